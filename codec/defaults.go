@@ -1,0 +1,145 @@
+package codec
+
+import (
+	"strconv"
+
+	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/codec/tree"
+)
+
+// nullDefault reports whether f's default at version v is null.
+func nullDefault(f *schema.Field, v int16) bool {
+	return f.Default == "null" && f.Nullable.Contains(v)
+}
+
+// defaultInt is the default of an integer or bool field.
+func defaultInt(f *schema.Field) int64 {
+	switch f.Default {
+	case "", "null", "false":
+		return 0
+	case "true":
+		return 1
+	}
+	if i, err := strconv.ParseInt(f.Default, 0, 64); err == nil {
+		return i
+	}
+	if u, err := strconv.ParseUint(f.Default, 0, 64); err == nil {
+		return int64(u)
+	}
+	return 0
+}
+
+func defaultFloat(f *schema.Field) float64 {
+	x, _ := strconv.ParseFloat(f.Default, 64)
+	return x
+}
+
+func defaultString(f *schema.Field) string {
+	if f.Default == "null" {
+		return ""
+	}
+	return f.Default
+}
+
+// isDefaultNode reports whether a decoded tagged field holds its default value.
+func isDefaultNode(n *tree.Node, f *schema.Field, v int16) bool {
+	switch n.Kind {
+	case schema.Bool, schema.Int8, schema.Int16, schema.Uint16, schema.Int32, schema.Uint32, schema.Int64:
+		return n.Int == defaultInt(f)
+	case schema.Float64:
+		return n.Float == defaultFloat(f)
+	case schema.String:
+		if nullDefault(f, v) {
+			return n.Null
+		}
+		return !n.Null && string(n.Raw) == defaultString(f)
+	case schema.Bytes, schema.Records:
+		if nullDefault(f, v) {
+			return n.Null
+		}
+		return !n.Null && len(n.Raw) == 0
+	case schema.UUID:
+		for _, b := range n.Raw {
+			if b != 0 {
+				return false
+			}
+		}
+		return true
+	case schema.Array:
+		if nullDefault(f, v) {
+			return n.Null
+		}
+		return !n.Null && len(n.Children) == 0
+	case schema.Struct:
+		if nullDefault(f, v) {
+			return n.Null
+		}
+		if n.Null {
+			return false
+		}
+		for _, c := range n.Children {
+			if c.Role == tree.RoleTags {
+				for _, t := range c.Children {
+					if t.Role == tree.RoleUnknownTag || (t.Field != nil && !isDefaultNode(t, t.Field, v)) {
+						return false
+					}
+				}
+				continue
+			}
+			if c.Field == nil || !isDefaultNode(c, c.Field, v) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// appendDefault writes the value JSON of f's default at version v.
+func appendDefault(dst []byte, f *schema.Field, k schema.Kind, v int16) []byte {
+	switch k {
+	case schema.Bool:
+		return strconv.AppendBool(dst, defaultInt(f) != 0)
+	case schema.Int8, schema.Int16, schema.Uint16, schema.Int32, schema.Uint32, schema.Int64:
+		return strconv.AppendInt(dst, defaultInt(f), 10)
+	case schema.Float64:
+		return appendFloat(dst, defaultFloat(f))
+	case schema.String:
+		if nullDefault(f, v) {
+			return append(dst, "null"...)
+		}
+		return appendJSONString(dst, []byte(defaultString(f)))
+	case schema.Bytes, schema.Records:
+		if nullDefault(f, v) {
+			return append(dst, "null"...)
+		}
+		return append(dst, `""`...)
+	case schema.UUID:
+		return append(dst, `"AAAAAAAAAAAAAAAAAAAAAA"`...)
+	case schema.Array:
+		if nullDefault(f, v) {
+			return append(dst, "null"...)
+		}
+		return append(dst, "[]"...)
+	case schema.Struct:
+		if nullDefault(f, v) {
+			return append(dst, "null"...)
+		}
+		dst = append(dst, '{')
+		first := true
+		for i := range f.Struct.Fields {
+			sf := &f.Struct.Fields[i]
+			if !sf.Versions.Contains(v) {
+				continue
+			}
+			if !first {
+				dst = append(dst, ',')
+			}
+			first = false
+			dst = appendKey(dst, sf.JSON)
+			dst = appendDefault(dst, sf, sf.Kind, v)
+		}
+		return append(dst, '}')
+	}
+	return append(dst, "null"...)
+}

@@ -1,0 +1,268 @@
+package codec
+
+import (
+	"encoding/base64"
+	"math"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/codec/tree"
+)
+
+// JSONOptions choose how value JSON is written.
+type JSONOptions struct {
+	// Opaque, when set, writes the value of a records or other opaque field
+	// whose node a hook decoded further; nil writes base64.
+	Opaque func(dst []byte, n *tree.Node) []byte
+}
+
+// AppendJSON appends the frame's value JSON: an envelope with direction, API
+// key, name, version and header, and the body in Kafka's own JSON form.
+// A partial frame (after a decode error) gives the fields decoded so far.
+func (f *Frame) AppendJSON(dst []byte, o JSONOptions) []byte {
+	w := jsonWriter{o: o}
+	dst = append(dst, `{"direction":`...)
+	if f.Response {
+		dst = append(dst, `"response"`...)
+	} else {
+		dst = append(dst, `"request"`...)
+	}
+	dst = append(dst, `,"apiKey":`...)
+	dst = strconv.AppendInt(dst, int64(f.APIKey), 10)
+	if f.API != nil {
+		dst = append(dst, `,"apiName":`...)
+		dst = appendJSONString(dst, []byte(f.API.Name))
+	}
+	dst = append(dst, `,"apiVersion":`...)
+	dst = strconv.AppendInt(dst, int64(f.Version), 10)
+	if f.Header != nil {
+		hdr := schema.RequestHeader()
+		if f.Response {
+			hdr = schema.ResponseHeader()
+		}
+		if d := hdr.At(f.HeaderVersion); d != nil {
+			dst = append(dst, `,"header":`...)
+			w.v, w.flex = f.HeaderVersion, d.Flexible.Contains(f.HeaderVersion)
+			dst = w.structJSON(dst, f.Header, d.Root)
+		}
+	}
+	if f.Body != nil && f.Message != nil {
+		dst = append(dst, `,"body":`...)
+		w.v, w.flex = f.Layout, f.Flexible
+		dst = w.structJSON(dst, f.Body, f.Message.At(f.Layout).Root)
+	}
+	return append(dst, '}')
+}
+
+// JSON returns the frame's value JSON.
+func (f *Frame) JSON() []byte { return f.AppendJSON(make([]byte, 0, 2*len(f.Buffers[0])+256), JSONOptions{}) }
+
+// AppendStructJSON writes the value JSON of a struct node decoded at version
+// v (flexible or not), for nested messages decoded by hooks.
+func AppendStructJSON(dst []byte, n *tree.Node, l *schema.Layout, v int16, flex bool, o JSONOptions) []byte {
+	w := jsonWriter{o: o, v: v, flex: flex}
+	return w.structJSON(dst, n, l)
+}
+
+type jsonWriter struct {
+	o    JSONOptions
+	v    int16
+	flex bool
+}
+
+func (w *jsonWriter) structJSON(dst []byte, n *tree.Node, l *schema.Layout) []byte {
+	dst = append(dst, '{')
+	kids := n.Children
+	var tags *tree.Node
+	if k := len(kids); k > 0 && kids[k-1].Role == tree.RoleTags {
+		tags = kids[k-1]
+		kids = kids[:k-1]
+	}
+	ki := 0
+	first := true
+	for i := range l.Fields {
+		f := &l.Fields[i]
+		if !f.Versions.Contains(w.v) {
+			continue
+		}
+		var c *tree.Node
+		if w.flex && f.IsTagged(w.v) {
+			if tags == nil {
+				continue // the section was not reached
+			}
+			for _, t := range tags.Children {
+				if t.Field == f {
+					c = t
+					break
+				}
+			}
+		} else {
+			if ki >= len(kids) || kids[ki].Field != f {
+				break // a partial struct ends here
+			}
+			c = kids[ki]
+			ki++
+		}
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+		dst = appendKey(dst, f.JSON)
+		if c == nil {
+			dst = appendDefault(dst, f, f.Kind, w.v)
+		} else {
+			dst = w.value(dst, c, f)
+		}
+	}
+	if tags != nil {
+		unknown := false
+		for _, t := range tags.Children {
+			if t.Role != tree.RoleUnknownTag {
+				continue
+			}
+			if !unknown {
+				if !first {
+					dst = append(dst, ',')
+				}
+				dst = append(dst, `"_unknownTaggedFields":[`...)
+				unknown = true
+			} else {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, `{"tag":`...)
+			dst = strconv.AppendInt(dst, t.Int, 10)
+			dst = append(dst, `,"data":"`...)
+			dst = base64.StdEncoding.AppendEncode(dst, t.Raw)
+			dst = append(dst, `"}`...)
+		}
+		if unknown {
+			dst = append(dst, ']')
+		}
+	}
+	return append(dst, '}')
+}
+
+func (w *jsonWriter) value(dst []byte, n *tree.Node, f *schema.Field) []byte {
+	switch n.Kind {
+	case schema.Bool:
+		return strconv.AppendBool(dst, n.Int != 0)
+	case schema.Int8, schema.Int16, schema.Uint16, schema.Int32, schema.Uint32, schema.Int64:
+		return strconv.AppendInt(dst, n.Int, 10)
+	case schema.Float64:
+		return appendFloat(dst, n.Float)
+	case schema.UUID:
+		dst = append(dst, '"')
+		dst = base64.RawURLEncoding.AppendEncode(dst, n.Raw)
+		return append(dst, '"')
+	case schema.String:
+		if n.Null {
+			return append(dst, "null"...)
+		}
+		return appendJSONString(dst, n.Raw)
+	case schema.Bytes, schema.Records:
+		if n.Null {
+			return append(dst, "null"...)
+		}
+		if len(n.Children) > 0 && w.o.Opaque != nil {
+			return w.o.Opaque(dst, n)
+		}
+		dst = append(dst, '"')
+		dst = base64.StdEncoding.AppendEncode(dst, n.Raw)
+		return append(dst, '"')
+	case schema.Array:
+		if n.Null {
+			return append(dst, "null"...)
+		}
+		dst = append(dst, '[')
+		for i, c := range n.Children {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			if f.Elem == schema.Struct {
+				dst = w.structJSON(dst, c, f.Struct)
+			} else {
+				dst = w.value(dst, c, f)
+			}
+		}
+		return append(dst, ']')
+	case schema.Struct:
+		if n.Null {
+			return append(dst, "null"...)
+		}
+		return w.structJSON(dst, n, f.Struct)
+	}
+	return append(dst, "null"...)
+}
+
+// appendFloat writes a float64; NaN and the infinities, which JSON lacks,
+// are written as the strings "NaN", "Infinity" and "-Infinity".
+func appendFloat(dst []byte, x float64) []byte {
+	switch {
+	case math.IsNaN(x):
+		return append(dst, `"NaN"`...)
+	case math.IsInf(x, 1):
+		return append(dst, `"Infinity"`...)
+	case math.IsInf(x, -1):
+		return append(dst, `"-Infinity"`...)
+	}
+	return strconv.AppendFloat(dst, x, 'g', -1, 64)
+}
+
+func appendKey(dst []byte, k string) []byte {
+	dst = append(dst, '"')
+	dst = append(dst, k...)
+	return append(dst, '"', ':')
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONString writes s as a JSON string. Invalid UTF-8 becomes U+FFFD
+// (the decoder warns about such strings).
+func appendJSONString(dst []byte, s []byte) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRune(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}

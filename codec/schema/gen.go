@@ -1,0 +1,578 @@
+//go:build ignore
+
+// gen reads Kafka's JSON message schemas and writes kwire's schema tables.
+//
+// It follows the precedence rule of the schemas' README: version N of a
+// message is laid out by the first folder, in a fixed order, whose file for
+// that message lists N in validVersions. Only structure is carried over;
+// the files' prose ("about", comments) is dropped.
+//
+//	go run gen.go -schemas ../../../shared/kafka-message-schemas -out tables_gen.go
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"go/format"
+	"log"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// folders in precedence order: the first that defines a version wins.
+var folders = []string{"kmsg-derived", "kafka-4.3-clients", "trunk-2025-extra", "current", "kafka-4.0", "legacy"}
+
+type rawField struct {
+	Name             string          `json:"name"`
+	Type             string          `json:"type"`
+	Versions         string          `json:"versions"`
+	NullableVersions string          `json:"nullableVersions"`
+	TaggedVersions   string          `json:"taggedVersions"`
+	FlexibleVersions *string         `json:"flexibleVersions"`
+	Tag              json.RawMessage `json:"tag"`
+	Default          json.RawMessage `json:"default"`
+	EntityType       string          `json:"entityType"`
+	MapKey           bool            `json:"mapKey"`
+	Ignorable        bool            `json:"ignorable"`
+	Fields           []rawField      `json:"fields"`
+}
+
+type rawStruct struct {
+	Name     string     `json:"name"`
+	Versions string     `json:"versions"`
+	Fields   []rawField `json:"fields"`
+}
+
+type rawMessage struct {
+	APIKey                *int              `json:"apiKey"`
+	Type                  string            `json:"type"`
+	Name                  string            `json:"name"`
+	ValidVersions         string            `json:"validVersions"`
+	FlexibleVersions      string            `json:"flexibleVersions"`
+	LatestVersionUnstable bool              `json:"latestVersionUnstable"`
+	HeaderVersions        map[string]string `json:"headerVersions"`
+	Fields                []rawField        `json:"fields"`
+	CommonStructs         []rawStruct       `json:"commonStructs"`
+
+	folder string
+	valid  rng
+	common map[string]*rawStruct
+}
+
+type rng struct{ lo, hi int }
+
+const open = 0x7fff
+
+func (r rng) empty() bool         { return r.lo > r.hi }
+func (r rng) contains(v int) bool { return v >= r.lo && v <= r.hi }
+func (r rng) lit() string {
+	if r.empty() {
+		return "None"
+	}
+	hi := strconv.Itoa(r.hi)
+	if r.hi == open {
+		hi = "Open"
+	}
+	return fmt.Sprintf("Range{%d, %s}", r.lo, hi)
+}
+
+func parseRange(s string) (rng, error) {
+	s = strings.TrimSpace(s)
+	switch {
+	case s == "" || s == "none":
+		return rng{1, 0}, nil
+	case strings.HasSuffix(s, "+"):
+		lo, err := strconv.Atoi(strings.TrimSuffix(s, "+"))
+		return rng{lo, open}, err
+	case strings.Contains(s, "-"):
+		a, b, _ := strings.Cut(s, "-")
+		lo, err1 := strconv.Atoi(a)
+		hi, err2 := strconv.Atoi(b)
+		if err1 != nil || err2 != nil {
+			return rng{}, fmt.Errorf("bad range %q", s)
+		}
+		return rng{lo, hi}, nil
+	}
+	v, err := strconv.Atoi(s)
+	return rng{v, v}, err
+}
+
+func mustRange(s, where string) rng {
+	r, err := parseRange(s)
+	if err != nil {
+		log.Fatalf("%s: %v", where, err)
+	}
+	return r
+}
+
+// stripComments removes // comments that stand outside strings.
+func stripComments(b []byte) []byte {
+	var out bytes.Buffer
+	inStr, esc := false, false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if inStr {
+			out.WriteByte(c)
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			}
+			continue
+		}
+		if c == '"' {
+			inStr = true
+		} else if c == '/' && i+1 < len(b) && b[i+1] == '/' {
+			for i < len(b) && b[i] != '\n' {
+				i++
+			}
+			out.WriteByte('\n')
+			continue
+		}
+		out.WriteByte(c)
+	}
+	return out.Bytes()
+}
+
+// msgKey identifies a message across folders: requests and responses by API
+// key and type, headers and data messages by name.
+func (m *rawMessage) key() string {
+	if m.APIKey != nil && (m.Type == "request" || m.Type == "response") {
+		return fmt.Sprintf("%s/%03d", m.Type, *m.APIKey)
+	}
+	return m.Type + "/" + m.Name
+}
+
+func load(dir string) map[string]map[string]*rawMessage {
+	byFolder := map[string]map[string]*rawMessage{}
+	for _, f := range folders {
+		files, err := filepath.Glob(filepath.Join(dir, f, "*.json"))
+		if err != nil {
+			log.Fatal(err)
+		}
+		byFolder[f] = map[string]*rawMessage{}
+		for _, p := range files {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				log.Fatal(err)
+			}
+			var m rawMessage
+			if err := json.Unmarshal(stripComments(b), &m); err != nil {
+				log.Fatalf("%s: %v", p, err)
+			}
+			m.folder = f
+			m.valid = mustRange(m.ValidVersions, p)
+			m.common = map[string]*rawStruct{}
+			for i := range m.CommonStructs {
+				m.common[m.CommonStructs[i].Name] = &m.CommonStructs[i]
+			}
+			if prev, dup := byFolder[f][m.key()]; dup {
+				log.Fatalf("%s: %s defined twice (also %s)", p, m.key(), prev.Name)
+			}
+			byFolder[f][m.key()] = &m
+		}
+	}
+	return byFolder
+}
+
+var kinds = map[string]string{
+	"bool": "Bool", "int8": "Int8", "int16": "Int16", "uint16": "Uint16", "int32": "Int32",
+	"uint32": "Uint32", "int64": "Int64", "float64": "Float64", "string": "String",
+	"bytes": "Bytes", "uuid": "UUID", "records": "Records",
+}
+
+// emitter writes layouts as package-level variables, sharing identical ones.
+type emitter struct {
+	out    bytes.Buffer
+	byText map[string]string
+	n      int
+}
+
+func (e *emitter) layout(m *rawMessage, name string, fields []rawField) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Layout{Name: %q, Fields: []Field{\n", name)
+	for _, f := range fields {
+		b.WriteString(e.field(m, f))
+	}
+	b.WriteString("}}")
+	text := b.String()
+	if v, ok := e.byText[text]; ok {
+		return v
+	}
+	v := fmt.Sprintf("l%d", e.n)
+	e.n++
+	e.byText[text] = v
+	fmt.Fprintf(&e.out, "var %s = %s\n\n", v, text)
+	return v
+}
+
+func camel(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
+}
+
+func (e *emitter) field(m *rawMessage, f rawField) string {
+	where := m.folder + "/" + m.Name + "." + f.Name
+	var b strings.Builder
+	fmt.Fprintf(&b, "{Name: %q, JSON: %q, Type: %q", f.Name, camel(f.Name), f.Type)
+	t := f.Type
+	isArray := strings.HasPrefix(t, "[]")
+	if isArray {
+		t = t[2:]
+		b.WriteString(", Kind: Array")
+	}
+	var sub string
+	if k, ok := kinds[t]; ok {
+		if isArray {
+			fmt.Fprintf(&b, ", Elem: %s", k)
+		} else {
+			fmt.Fprintf(&b, ", Kind: %s", k)
+		}
+		if len(f.Fields) > 0 {
+			log.Fatalf("%s: primitive with fields", where)
+		}
+	} else {
+		fields := f.Fields
+		if len(fields) == 0 {
+			cs, ok := m.common[t]
+			if !ok {
+				log.Fatalf("%s: unknown type %q", where, t)
+			}
+			fields = cs.Fields
+		}
+		sub = e.layout(m, t, fields)
+		if isArray {
+			b.WriteString(", Elem: Struct")
+		} else {
+			b.WriteString(", Kind: Struct")
+		}
+		fmt.Fprintf(&b, ", Struct: &%s", sub)
+	}
+	fmt.Fprintf(&b, ", Versions: %s", mustRange(f.Versions, where).lit())
+	if nv := mustRange(f.NullableVersions, where); !nv.empty() {
+		fmt.Fprintf(&b, ", Nullable: %s", nv.lit())
+	}
+	tag := -1
+	if len(f.Tag) > 0 {
+		s := strings.Trim(string(f.Tag), `"`)
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			log.Fatalf("%s: bad tag %s", where, f.Tag)
+		}
+		tag = n
+		tv := mustRange(f.TaggedVersions, where)
+		if tv.empty() {
+			log.Fatalf("%s: tag without taggedVersions", where)
+		}
+		fmt.Fprintf(&b, ", Tagged: %s", tv.lit())
+	}
+	fmt.Fprintf(&b, ", Tag: %d", tag)
+	if f.FlexibleVersions != nil {
+		fmt.Fprintf(&b, ", Flexible: %s, FlexSet: true", mustRange(*f.FlexibleVersions, where).lit())
+	}
+	if len(f.Default) > 0 {
+		var d string
+		if f.Default[0] == '"' {
+			if err := json.Unmarshal(f.Default, &d); err != nil {
+				log.Fatalf("%s: %v", where, err)
+			}
+		} else {
+			d = string(f.Default)
+		}
+		fmt.Fprintf(&b, ", Default: %q", d)
+	}
+	if f.EntityType != "" {
+		fmt.Fprintf(&b, ", EntityType: %q", f.EntityType)
+	}
+	if f.MapKey {
+		b.WriteString(", MapKey: true")
+	}
+	if f.Ignorable {
+		b.WriteString(", Ignorable: true")
+	}
+	b.WriteString("},\n")
+	return b.String()
+}
+
+type version struct {
+	v   int
+	def *rawMessage
+}
+
+func trimDir(name string) string {
+	return strings.TrimSuffix(strings.TrimSuffix(name, "Request"), "Response")
+}
+
+func main() {
+	dir := flag.String("schemas", "../../../shared/kafka-message-schemas", "the kafka-message-schemas folder")
+	out := flag.String("out", "tables_gen.go", "output file")
+	flag.Parse()
+
+	byFolder := load(*dir)
+	keys := map[string]bool{}
+	for _, f := range folders {
+		for k := range byFolder[f] {
+			keys[k] = true
+		}
+	}
+	sorted := make([]string, 0, len(keys))
+	for k := range keys {
+		sorted = append(sorted, k)
+	}
+	sort.Strings(sorted)
+
+	e := &emitter{byText: map[string]string{}}
+	var msgs bytes.Buffer
+	msgVar := map[string]string{}
+	type apiInfo struct {
+		key      int
+		names    []string
+		req, rsp string
+		removed  rng
+	}
+	apis := map[int]*apiInfo{}
+	var dataVars []string
+	var reqHeader, rspHeader string
+
+	for i, k := range sorted {
+		// Which file defines each version.
+		all := rng{1 << 30, -1}
+		for _, f := range folders {
+			if m := byFolder[f][k]; m != nil {
+				all.lo = min(all.lo, m.valid.lo)
+				all.hi = max(all.hi, m.valid.hi)
+			}
+		}
+		var vs []version
+		for v := all.lo; v <= all.hi; v++ {
+			for _, f := range folders {
+				if m := byFolder[f][k]; m != nil && m.valid.contains(v) {
+					vs = append(vs, version{v, m})
+					break
+				}
+			}
+		}
+		if len(vs) == 0 || vs[0].v != all.lo || vs[len(vs)-1].v != all.hi || len(vs) != all.hi-all.lo+1 {
+			log.Fatalf("%s: versions are not contiguous", k)
+		}
+		newest := vs[len(vs)-1].def
+		type group struct {
+			lo, hi int
+			flex   rng
+			root   string
+			folder string
+		}
+		var groups []group
+		unstable := rng{1, 0}
+		hdr := make([]int, len(vs))
+		for _, x := range vs {
+			m := x.def
+			flex := mustRange(m.FlexibleVersions, m.folder+"/"+m.Name)
+			root := e.layout(m, m.Name, m.Fields)
+			if n := len(groups); n > 0 && groups[n-1].root == root && groups[n-1].flex == flex && groups[n-1].hi == x.v-1 {
+				groups[n-1].hi = x.v
+			} else {
+				groups = append(groups, group{x.v, x.v, flex, root, m.folder})
+			}
+			if m.LatestVersionUnstable && x.v == m.valid.hi {
+				unstable = rng{x.v, x.v}
+			}
+			// Header version at this version.
+			h := -1
+			for rs, hv := range m.HeaderVersions {
+				if mustRange(rs, m.Name+" headerVersions").contains(x.v) {
+					h, _ = strconv.Atoi(hv)
+				}
+			}
+			if h < 0 {
+				fl := flex.contains(x.v)
+				switch {
+				case m.Type == "request" && *m.APIKey == 7 && x.v == 0:
+					h = 0
+				case m.Type == "request" && fl:
+					h = 2
+				case m.Type == "request":
+					h = 1
+				case m.Type == "response" && *m.APIKey == 18:
+					h = 0
+				case fl:
+					h = 1
+				default:
+					h = 0
+				}
+			}
+			hdr[x.v-all.lo] = h
+		}
+		mv := fmt.Sprintf("m%d", i)
+		msgVar[k] = mv
+		kind := map[string]string{"request": "Request", "response": "Response", "header": "Header", "data": "Data"}[newest.Type]
+		apiKey := -1
+		if newest.APIKey != nil && (kind == "Request" || kind == "Response") {
+			apiKey = *newest.APIKey
+		}
+		fmt.Fprintf(&msgs, "var %s = Message{Name: %q, Kind: %s, APIKey: %d, Valid: %s, Unstable: %s,\nVersions: []Version{\n",
+			mv, newest.Name, kind, apiKey, rng{all.lo, all.hi}.lit(), unstable.lit())
+		for _, g := range groups {
+			fmt.Fprintf(&msgs, "{Versions: %s, Flexible: %s, Root: &%s, Source: %q},\n", rng{g.lo, g.hi}.lit(), g.flex.lit(), g.root, g.folder)
+		}
+		msgs.WriteString("},\n")
+		if kind == "Request" || kind == "Response" {
+			// Indexed from version 0; versions below Valid.Lo repeat the first.
+			msgs.WriteString("HeaderVersions: []int8{")
+			for v := 0; v <= all.hi; v++ {
+				idx := max(v-all.lo, 0)
+				fmt.Fprintf(&msgs, "%d,", hdr[idx])
+			}
+			msgs.WriteString("},\n")
+		}
+		msgs.WriteString("}\n\n")
+
+		switch kind {
+		case "Request", "Response":
+			a := apis[apiKey]
+			if a == nil {
+				a = &apiInfo{key: apiKey}
+				apis[apiKey] = a
+			}
+			if kind == "Request" {
+				a.req = mv
+				// Every name the API has had, newest first.
+				for fi := len(folders) - 1; fi >= 0; fi-- {
+					if m := byFolder[folders[fi]][k]; m != nil {
+						n := trimDir(m.Name)
+						found := false
+						for _, x := range a.names {
+							found = found || x == n
+						}
+						if !found {
+							a.names = append([]string{n}, a.names...)
+						}
+					}
+				}
+				// Versions Kafka 4.0 removed.
+				if m := byFolder["kafka-4.0"][k]; m != nil {
+					a.removed = rng{all.lo, m.valid.lo - 1}
+				} else if byFolder["legacy"][k] != nil {
+					a.removed = rng{all.lo, all.hi}
+				} else {
+					a.removed = rng{1, 0}
+				}
+			} else {
+				a.rsp = mv
+			}
+		case "Header":
+			if newest.Name == "RequestHeader" {
+				reqHeader = mv
+			} else {
+				rspHeader = mv
+			}
+		case "Data":
+			dataVars = append(dataVars, mv)
+		}
+	}
+
+	var b bytes.Buffer
+	b.WriteString("// Code generated by gen.go from Kafka's message schemas. DO NOT EDIT.\n\npackage schema\n\n")
+	b.Write(e.out.Bytes())
+	b.Write(msgs.Bytes())
+	keysSorted := make([]int, 0, len(apis))
+	for k := range apis {
+		keysSorted = append(keysSorted, k)
+	}
+	sort.Ints(keysSorted)
+	b.WriteString("var apis = []*API{\n")
+	for _, k := range keysSorted {
+		a := apis[k]
+		if a.req == "" || a.rsp == "" {
+			log.Fatalf("api %d lacks a request or response", k)
+		}
+		qn := make([]string, len(a.names))
+		for i, n := range a.names {
+			qn[i] = strconv.Quote(n)
+		}
+		fmt.Fprintf(&b, "{Key: %d, Name: %q, Names: []string{%s}, Category: category(%d), Request: &%s, Response: &%s, Removed40: %s},\n",
+			k, a.names[0], strings.Join(qn, ", "), k, a.req, a.rsp, a.removed.lit())
+	}
+	b.WriteString("}\n\n")
+	fmt.Fprintf(&b, "var apiByKey = func() []*API {\nt := make([]*API, %d)\nfor _, a := range apis {\nt[a.Key] = a\n}\nreturn t\n}()\n\n", keysSorted[len(keysSorted)-1]+1)
+	fmt.Fprintf(&b, "var requestHeader = &%s\nvar responseHeader = &%s\n\n", reqHeader, rspHeader)
+	fmt.Fprintf(&b, "var dataMessages = []*Message{")
+	for _, v := range dataVars {
+		fmt.Fprintf(&b, "&%s, ", v)
+	}
+	b.WriteString("}\n\n")
+
+	// Error codes.
+	errs := readTSV(filepath.Join(*dir, "errors.tsv"))
+	lo, hi := 0, 0
+	codes := map[int]string{}
+	for _, r := range errs {
+		c, err := strconv.Atoi(r[0])
+		if err != nil || len(r) < 2 {
+			log.Fatalf("errors.tsv: bad row %q", r)
+		}
+		codes[c] = r[1]
+		lo, hi = min(lo, c), max(hi, c)
+	}
+	fmt.Fprintf(&b, "const errorBase = %d\n\nvar errorNames = [...]string{\n", lo)
+	for c := lo; c <= hi; c++ {
+		fmt.Fprintf(&b, "%q,\n", codes[c])
+	}
+	b.WriteString("}\n\n")
+
+	// Enumerations, in file order.
+	b.WriteString("var enums = []*Enum{\n")
+	var cur string
+	for _, r := range readTSV(filepath.Join(*dir, "enums.tsv")) {
+		if len(r) < 3 {
+			log.Fatalf("enums.tsv: bad row %q", r)
+		}
+		if r[0] != cur {
+			if cur != "" {
+				b.WriteString("}},\n")
+			}
+			cur = r[0]
+			fmt.Fprintf(&b, "{Name: %q, Values: []EnumValue{", cur)
+		}
+		fmt.Fprintf(&b, "{%s, %q}, ", r[1], r[2])
+	}
+	b.WriteString("}},\n}\n")
+
+	src, err := format.Source(b.Bytes())
+	if err != nil {
+		os.WriteFile(*out+".broken", b.Bytes(), 0o644)
+		log.Fatalf("format: %v", err)
+	}
+	if err := os.WriteFile(*out, src, 0o644); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func readTSV(p string) [][]string {
+	f, err := os.Open(p)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer f.Close()
+	var rows [][]string
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		line := strings.TrimSpace(s.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		rows = append(rows, strings.Split(line, "\t"))
+	}
+	return rows
+}

@@ -1,0 +1,149 @@
+// Package tree is the decoded form of Kafka bytes: a tree of nodes in which
+// every byte of the input belongs to a node with [Start, End) offsets.
+package tree
+
+import "github.com/kwire/kwire/codec/schema"
+
+// Role says what part of a frame a node is.
+type Role uint8
+
+const (
+	RoleField      Role = iota // a schema field (Field is set)
+	RoleElement                // an array element (Index is set)
+	RoleFrame                  // the whole frame
+	RoleSize                   // the 4-byte size prefix
+	RoleHeader                 // the request or response header
+	RoleBody                   // the message body
+	RoleTags                   // a tagged-field section
+	RoleUnknownTag             // a tagged field the schema does not know at this version
+	RoleTrailing               // bytes after the message
+	RoleRaw                    // bytes left undecoded after an error
+	RoleRecord                 // a synthetic node inside records (batch, record, header, ...)
+)
+
+var roleNames = [...]string{"field", "element", "frame", "size", "header", "body", "tags", "unknownTag", "trailing", "raw", "record"}
+
+func (r Role) String() string {
+	if int(r) < len(roleNames) {
+		return roleNames[r]
+	}
+	return "role"
+}
+
+// Flags mark how a node was read.
+type Flags uint8
+
+const (
+	Tagged    Flags = 1 << iota // the node came from a tagged-field section
+	Assumed                     // decoded with a layout assumed for an unknown version
+	Truncated                   // the input ended inside the node; Children hold what was there
+	Compact                     // lengths and counts are unsigned varints (flexible versions)
+	Varint                      // the value itself is a (zig-zag) varint
+)
+
+// Node is one decoded value or structural part of the input.
+type Node struct {
+	Name  string        // field name (Kafka's), or a fixed name for structural nodes
+	Role  Role          //
+	Kind  schema.Kind   // wire kind of the value
+	Field *schema.Field // the schema field, when Role is RoleField or the node is a tagged field
+	Type  string        // display type: "int32", "compact_string", "[]TopicData", "tagged_fields", ...
+	Index int           // element index for RoleElement, else -1
+
+	Start int // first byte
+	// For a tagged field, Start..TagEnd is the tag number and TagEnd..SizeEnd
+	// its size; the value follows. Elsewhere TagEnd == SizeEnd == Start.
+	TagEnd, SizeEnd int
+	PrefixEnd       int // end of the value's length, count or null-marker prefix; == SizeEnd when none
+	End             int // one past the last byte
+	Buf       int // 0 for the input; n > 0 for derived buffer n (decompressed bytes)
+
+	Int   int64   // bool, integer kinds, unknown tag number
+	Float float64 // float64
+	Null  bool    // a null string, bytes, array, records or struct
+	Raw   []byte  // string, bytes, uuid, records, unknown-tag payload: a sub-slice of the buffer
+	Tag   int32   // tag number for tagged fields, -1 otherwise
+
+	Flags    Flags
+	Children []*Node
+	Warnings []string
+}
+
+// ValueStart is where the value's own bytes (its prefix included) begin:
+// after the tag number and size of a tagged field, else Start.
+func (n *Node) ValueStart() int { return n.SizeEnd }
+
+// Len is the number of bytes the node covers.
+func (n *Node) Len() int { return n.End - n.Start }
+
+// Warn attaches a warning.
+func (n *Node) Warn(msg string) { n.Warnings = append(n.Warnings, msg) }
+
+// Child returns the first child named name, or nil.
+func (n *Node) Child(name string) *Node {
+	for _, c := range n.Children {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// Walk calls fn for n and every node below it, depth first, until fn returns false.
+func Walk(n *Node, fn func(*Node) bool) bool {
+	if n == nil {
+		return true
+	}
+	if !fn(n) {
+		return false
+	}
+	for _, c := range n.Children {
+		if !Walk(c, fn) {
+			return false
+		}
+	}
+	return true
+}
+
+// Deepest returns the deepest node in buffer buf that covers offset off, or nil.
+func Deepest(n *Node, buf, off int) *Node {
+	var best *Node
+	Walk(n, func(x *Node) bool {
+		if x.Buf == buf && off >= x.Start && off < x.End {
+			best = x
+		}
+		return true
+	})
+	return best
+}
+
+// Slab hands out nodes from large blocks, so a tree of many nodes costs a few allocations.
+type Slab struct {
+	nodes []Node
+	kids  []*Node
+}
+
+// New returns a zeroed node.
+func (s *Slab) New() *Node {
+	if len(s.nodes) == 0 {
+		s.nodes = make([]Node, 256)
+	}
+	n := &s.nodes[0]
+	s.nodes = s.nodes[1:]
+	n.Index = -1
+	n.Tag = -1
+	return n
+}
+
+// Kids returns an empty slice with capacity c for a node's children.
+func (s *Slab) Kids(c int) []*Node {
+	if c > 64 {
+		return make([]*Node, 0, c)
+	}
+	if len(s.kids) < c {
+		s.kids = make([]*Node, 1024)
+	}
+	k := s.kids[:0:c]
+	s.kids = s.kids[c:]
+	return k
+}

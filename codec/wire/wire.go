@@ -1,0 +1,242 @@
+// Package wire holds the primitives of Kafka's wire format: an
+// offset-tracking Reader with a sticky error, and Append writers that pair
+// with it. It knows no schema.
+package wire
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+)
+
+// ErrShort is the cause when the input ends before a value does.
+var ErrShort = errors.New("wire: unexpected end of input")
+
+// ErrVarint is the cause when a varint runs past its maximum length.
+var ErrVarint = errors.New("wire: varint too long")
+
+// Error is the first failure a Reader met: where, what was wanted, what was there.
+type Error struct {
+	Offset   int    // byte offset of the value that failed
+	Expected string // e.g. "4 bytes for int32"
+	Found    string // e.g. "2 bytes left"
+	Err      error  // ErrShort, ErrVarint, or nil
+}
+
+func (e *Error) Error() string {
+	return "wire: at byte " + Itoa(e.Offset) + ": expected " + e.Expected + ", found " + e.Found
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Reader reads primitives from B starting at Off. After the first failure
+// every read returns zero and Err holds the failure, with its offset.
+type Reader struct {
+	B   []byte
+	Off int
+	Err *Error
+}
+
+// NewReader reads b from offset 0.
+func NewReader(b []byte) *Reader { return &Reader{B: b} }
+
+// Remaining is the number of unread bytes.
+func (r *Reader) Remaining() int { return len(r.B) - r.Off }
+
+// Fail records a failure at off unless one is already recorded.
+func (r *Reader) Fail(off int, expected, found string, cause error) {
+	if r.Err == nil {
+		r.Err = &Error{Offset: off, Expected: expected, Found: found, Err: cause}
+	}
+}
+
+func (r *Reader) need(n int, what string) bool {
+	if r.Err != nil {
+		return false
+	}
+	if n > len(r.B)-r.Off {
+		r.Fail(r.Off, Itoa(n)+" bytes for "+what, Itoa(len(r.B)-r.Off)+" bytes left", ErrShort)
+		return false
+	}
+	return true
+}
+
+func (r *Reader) Bool() bool { return r.Uint8() != 0 }
+
+func (r *Reader) Uint8() uint8 {
+	if !r.need(1, "int8") {
+		return 0
+	}
+	v := r.B[r.Off]
+	r.Off++
+	return v
+}
+
+func (r *Reader) Int8() int8 { return int8(r.Uint8()) }
+
+func (r *Reader) Uint16() uint16 {
+	if !r.need(2, "int16") {
+		return 0
+	}
+	v := binary.BigEndian.Uint16(r.B[r.Off:])
+	r.Off += 2
+	return v
+}
+
+func (r *Reader) Int16() int16 { return int16(r.Uint16()) }
+
+func (r *Reader) Uint32() uint32 {
+	if !r.need(4, "int32") {
+		return 0
+	}
+	v := binary.BigEndian.Uint32(r.B[r.Off:])
+	r.Off += 4
+	return v
+}
+
+func (r *Reader) Int32() int32 { return int32(r.Uint32()) }
+
+func (r *Reader) Uint64() uint64 {
+	if !r.need(8, "int64") {
+		return 0
+	}
+	v := binary.BigEndian.Uint64(r.B[r.Off:])
+	r.Off += 8
+	return v
+}
+
+func (r *Reader) Int64() int64 { return int64(r.Uint64()) }
+
+func (r *Reader) Float64() float64 { return math.Float64frombits(r.Uint64()) }
+
+// Span returns the next n bytes as a sub-slice of B (no copy) and advances.
+func (r *Reader) Span(n int, what string) []byte {
+	if n < 0 || !r.need(n, what) {
+		return nil
+	}
+	v := r.B[r.Off : r.Off+n : r.Off+n]
+	r.Off += n
+	return v
+}
+
+// Uvarint reads an unsigned varint of at most 5 bytes (Kafka's 32-bit form).
+func (r *Reader) Uvarint() uint32 {
+	v, _ := r.uvarint(5)
+	return uint32(v)
+}
+
+// Varint reads a zig-zag varint of at most 5 bytes.
+func (r *Reader) Varint() int32 {
+	v, _ := r.uvarint(5)
+	u := uint32(v)
+	return int32(u>>1) ^ -int32(u&1)
+}
+
+// Varlong reads a zig-zag varint of at most 10 bytes.
+func (r *Reader) Varlong() int64 {
+	v, _ := r.uvarint(10)
+	return int64(v>>1) ^ -int64(v&1)
+}
+
+// Uvarlong reads an unsigned varint of at most 10 bytes.
+func (r *Reader) Uvarlong() uint64 {
+	v, _ := r.uvarint(10)
+	return v
+}
+
+func (r *Reader) uvarint(max int) (uint64, bool) {
+	if r.Err != nil {
+		return 0, false
+	}
+	var v uint64
+	start := r.Off
+	for i := 0; i < max; i++ {
+		if r.Off >= len(r.B) {
+			r.Off = start
+			r.Fail(start, "a varint", "the input ends after "+Itoa(i)+" bytes of it", ErrShort)
+			return 0, false
+		}
+		c := r.B[r.Off]
+		r.Off++
+		v |= uint64(c&0x7f) << (7 * i)
+		if c < 0x80 {
+			return v, true
+		}
+	}
+	r.Off = start
+	r.Fail(start, "a varint of at most "+Itoa(max)+" bytes", "a longer one", ErrVarint)
+	return 0, false
+}
+
+// AppendBool appends a bool.
+func AppendBool(dst []byte, v bool) []byte {
+	if v {
+		return append(dst, 1)
+	}
+	return append(dst, 0)
+}
+
+func AppendInt8(dst []byte, v int8) []byte     { return append(dst, byte(v)) }
+func AppendInt16(dst []byte, v int16) []byte   { return binary.BigEndian.AppendUint16(dst, uint16(v)) }
+func AppendUint16(dst []byte, v uint16) []byte { return binary.BigEndian.AppendUint16(dst, v) }
+func AppendInt32(dst []byte, v int32) []byte   { return binary.BigEndian.AppendUint32(dst, uint32(v)) }
+func AppendUint32(dst []byte, v uint32) []byte { return binary.BigEndian.AppendUint32(dst, v) }
+func AppendInt64(dst []byte, v int64) []byte   { return binary.BigEndian.AppendUint64(dst, uint64(v)) }
+func AppendFloat64(dst []byte, v float64) []byte {
+	return binary.BigEndian.AppendUint64(dst, math.Float64bits(v))
+}
+
+// AppendUvarint appends an unsigned varint.
+func AppendUvarint(dst []byte, v uint32) []byte { return AppendUvarlong(dst, uint64(v)) }
+
+// AppendUvarlong appends an unsigned 64-bit varint.
+func AppendUvarlong(dst []byte, v uint64) []byte {
+	for v >= 0x80 {
+		dst = append(dst, byte(v)|0x80)
+		v >>= 7
+	}
+	return append(dst, byte(v))
+}
+
+// AppendVarint appends a zig-zag varint.
+func AppendVarint(dst []byte, v int32) []byte {
+	return AppendUvarlong(dst, uint64(uint32(v<<1)^uint32(v>>31)))
+}
+
+// AppendVarlong appends a zig-zag varlong.
+func AppendVarlong(dst []byte, v int64) []byte {
+	return AppendUvarlong(dst, uint64(v<<1)^uint64(v>>63))
+}
+
+// UvarintLen is the encoded size of v.
+func UvarintLen(v uint64) int {
+	n := 1
+	for v >= 0x80 {
+		v >>= 7
+		n++
+	}
+	return n
+}
+
+// Itoa formats an int without fmt or strconv, for error texts.
+func Itoa(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	var b [20]byte
+	p := len(b)
+	u := uint64(i)
+	if i < 0 {
+		u = uint64(-i)
+	}
+	for u > 0 {
+		p--
+		b[p] = byte('0' + u%10)
+		u /= 10
+	}
+	if i < 0 {
+		p--
+		b[p] = '-'
+	}
+	return string(b[p:])
+}
