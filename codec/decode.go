@@ -626,3 +626,41 @@ func (d *decoder) tags(l *schema.Layout) *tree.Node {
 	t.Children = kids
 	return t
 }
+
+// DecodeBody decodes a request or response body alone (no size prefix, no
+// header), as a proxy or broker that has already parsed the header would.
+func DecodeBody(b []byte, apiKey, version int16, response bool, opts Options) (*Frame, error) {
+	f := &Frame{Response: response, APIKey: apiKey, Version: version, Buffers: [][]byte{b}}
+	d := &decoder{f: f, s: &f.slab, maxDepth: opts.MaxDepth, maxNodes: opts.MaxNodes, hooks: opts.Hooks}
+	if d.maxDepth <= 0 {
+		d.maxDepth = DefaultMaxDepth
+	}
+	if d.maxNodes <= 0 {
+		d.maxNodes = DefaultMaxNodes
+	}
+	d.r.B = b
+	root := d.node()
+	root.Name, root.Role, root.Type, root.End = "frame", tree.RoleFrame, "frame", len(b)
+	f.Root = root
+	kids := d.s.Kids(2)
+	if f.API = schema.ByKey(apiKey); f.API == nil {
+		return f, &DecodeError{Path: "body", Expected: "a known API key", Found: strconv.Itoa(int(apiKey))}
+	}
+	f.Message = f.API.Request
+	if response {
+		f.Message = f.API.Response
+	}
+	d.pickVersion()
+	if f.Message != nil {
+		f.HeaderVersion = f.Message.HeaderVersion(f.Layout)
+		d.body(&kids)
+		if d.err == nil && d.r.Off < len(b) {
+			d.fail(d.r.Off, "the end of the body", strconv.Itoa(len(b)-d.r.Off)+" more bytes")
+		}
+	}
+	root.Children = kids
+	if d.err != nil {
+		return f, d.err
+	}
+	return f, nil
+}

@@ -625,3 +625,22 @@ func (e *encoder) isDefault(f *schema.Field, k schema.Kind, v any) bool {
 	}
 	return false
 }
+
+// EncodeBody appends a request or response body alone (no size, no header)
+// from its generic value.
+func EncodeBody(dst []byte, apiKey, version int16, response bool, body map[string]any, o EncodeOptions) ([]byte, error) {
+	api := schema.ByKey(apiKey)
+	if api == nil {
+		return nil, &EncodeError{Path: "apiKey", Msg: "unknown API key " + strconv.Itoa(int(apiKey))}
+	}
+	m := api.Request
+	if response {
+		m = api.Response
+	}
+	def := m.At(version)
+	if def == nil {
+		return nil, &EncodeError{Path: "apiVersion", Msg: m.Name + " has versions " + m.Valid.String() + ", not " + strconv.Itoa(int(version))}
+	}
+	e := &encoder{o: o, v: version, flex: def.Flexible.Contains(version)}
+	return e.structValue(dst, def.Root, body, "body")
+}

@@ -260,10 +260,10 @@ func (e *emitter) field(m *rawMessage, f rawField) string {
 		fmt.Fprintf(&b, ", Struct: &%s", sub)
 	}
 	fmt.Fprintf(&b, ", Versions: %s", mustRange(f.Versions, where).lit())
-	if nv := mustRange(f.NullableVersions, where); !nv.empty() {
-		fmt.Fprintf(&b, ", Nullable: %s", nv.lit())
-	}
+	// Ranges are always written: the zero Range is {0, 0}, version 0.
+	fmt.Fprintf(&b, ", Nullable: %s", mustRange(f.NullableVersions, where).lit())
 	tag := -1
+	tagged := "None"
 	if len(f.Tag) > 0 {
 		s := strings.Trim(string(f.Tag), `"`)
 		n, err := strconv.Atoi(s)
@@ -275,11 +275,13 @@ func (e *emitter) field(m *rawMessage, f rawField) string {
 		if tv.empty() {
 			log.Fatalf("%s: tag without taggedVersions", where)
 		}
-		fmt.Fprintf(&b, ", Tagged: %s", tv.lit())
+		tagged = tv.lit()
 	}
-	fmt.Fprintf(&b, ", Tag: %d", tag)
+	fmt.Fprintf(&b, ", Tagged: %s, Tag: %d", tagged, tag)
 	if f.FlexibleVersions != nil {
 		fmt.Fprintf(&b, ", Flexible: %s, FlexSet: true", mustRange(*f.FlexibleVersions, where).lit())
+	} else {
+		b.WriteString(", Flexible: None")
 	}
 	if len(f.Default) > 0 {
 		var d string

@@ -3,3317 +3,3317 @@
 package schema
 
 var l0 = Layout{Name: "TopicPartition", Fields: []Field{
-	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName", MapKey: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l1 = Layout{Name: "ConsumerProtocolAssignment", Fields: []Field{
-	{Name: "AssignedPartitions", JSON: "assignedPartitions", Type: "[]TopicPartition", Kind: Array, Elem: Struct, Struct: &l0, Versions: Range{0, Open}, Tag: -1},
-	{Name: "UserData", JSON: "userData", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
+	{Name: "AssignedPartitions", JSON: "assignedPartitions", Type: "[]TopicPartition", Kind: Array, Elem: Struct, Struct: &l0, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "UserData", JSON: "userData", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
 }}
 
 var l2 = Layout{Name: "TopicPartition", Fields: []Field{
-	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{1, Open}, Tag: -1, EntityType: "topicName", MapKey: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{1, Open}, Tag: -1},
+	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l3 = Layout{Name: "ConsumerProtocolSubscription", Fields: []Field{
-	{Name: "Topics", JSON: "topics", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "UserData", JSON: "userData", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "OwnedPartitions", JSON: "ownedPartitions", Type: "[]TopicPartition", Kind: Array, Elem: Struct, Struct: &l2, Versions: Range{1, Open}, Tag: -1, Ignorable: true},
-	{Name: "GenerationId", JSON: "generationId", Type: "int32", Kind: Int32, Versions: Range{2, Open}, Tag: -1, Default: "-1", Ignorable: true},
-	{Name: "RackId", JSON: "rackId", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{3, Open}, Tag: -1, Default: "null", Ignorable: true},
+	{Name: "Topics", JSON: "topics", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "UserData", JSON: "userData", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "OwnedPartitions", JSON: "ownedPartitions", Type: "[]TopicPartition", Kind: Array, Elem: Struct, Struct: &l2, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "GenerationId", JSON: "generationId", Type: "int32", Kind: Int32, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
+	{Name: "RackId", JSON: "rackId", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{3, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", Ignorable: true},
 }}
 
 var l4 = Layout{Name: "DefaultPrincipalData", Fields: []Field{
-	{Name: "Type", JSON: "type", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "TokenAuthenticated", JSON: "tokenAuthenticated", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Type", JSON: "type", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TokenAuthenticated", JSON: "tokenAuthenticated", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l5 = Layout{Name: "KRaftVersionRecord", Fields: []Field{
-	{Name: "Version", JSON: "version", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "KRaftVersion", JSON: "kRaftVersion", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Version", JSON: "version", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "KRaftVersion", JSON: "kRaftVersion", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l6 = Layout{Name: "Voter", Fields: []Field{
-	{Name: "VoterId", JSON: "voterId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "VoterDirectoryId", JSON: "voterDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{1, Open}, Tag: -1},
+	{Name: "VoterId", JSON: "voterId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "VoterDirectoryId", JSON: "voterDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l7 = Layout{Name: "LeaderChangeMessage", Fields: []Field{
-	{Name: "Version", JSON: "version", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, EntityType: "brokerId"},
-	{Name: "Voters", JSON: "voters", Type: "[]Voter", Kind: Array, Elem: Struct, Struct: &l6, Versions: Range{0, Open}, Tag: -1},
-	{Name: "GrantingVoters", JSON: "grantingVoters", Type: "[]Voter", Kind: Array, Elem: Struct, Struct: &l6, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Version", JSON: "version", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
+	{Name: "Voters", JSON: "voters", Type: "[]Voter", Kind: Array, Elem: Struct, Struct: &l6, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "GrantingVoters", JSON: "grantingVoters", Type: "[]Voter", Kind: Array, Elem: Struct, Struct: &l6, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l8 = Layout{Name: "SnapshotFooterRecord", Fields: []Field{
-	{Name: "Version", JSON: "version", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Version", JSON: "version", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l9 = Layout{Name: "SnapshotHeaderRecord", Fields: []Field{
-	{Name: "Version", JSON: "version", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "LastContainedLogTimestamp", JSON: "lastContainedLogTimestamp", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Version", JSON: "version", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "LastContainedLogTimestamp", JSON: "lastContainedLogTimestamp", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l10 = Layout{Name: "Endpoint", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, MapKey: true},
-	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Port", JSON: "port", Type: "uint16", Kind: Uint16, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
+	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Port", JSON: "port", Type: "uint16", Kind: Uint16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l11 = Layout{Name: "KRaftVersionFeature", Fields: []Field{
-	{Name: "MinSupportedVersion", JSON: "minSupportedVersion", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "MaxSupportedVersion", JSON: "maxSupportedVersion", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
+	{Name: "MinSupportedVersion", JSON: "minSupportedVersion", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "MaxSupportedVersion", JSON: "maxSupportedVersion", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l12 = Layout{Name: "Voter", Fields: []Field{
-	{Name: "VoterId", JSON: "voterId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, EntityType: "brokerId"},
-	{Name: "VoterDirectoryId", JSON: "voterDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Endpoints", JSON: "endpoints", Type: "[]Endpoint", Kind: Array, Elem: Struct, Struct: &l10, Versions: Range{0, Open}, Tag: -1},
-	{Name: "KRaftVersionFeature", JSON: "kRaftVersionFeature", Type: "KRaftVersionFeature", Kind: Struct, Struct: &l11, Versions: Range{0, Open}, Tag: -1},
+	{Name: "VoterId", JSON: "voterId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
+	{Name: "VoterDirectoryId", JSON: "voterDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Endpoints", JSON: "endpoints", Type: "[]Endpoint", Kind: Array, Elem: Struct, Struct: &l10, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "KRaftVersionFeature", JSON: "kRaftVersionFeature", Type: "KRaftVersionFeature", Kind: Struct, Struct: &l11, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l13 = Layout{Name: "VotersRecord", Fields: []Field{
-	{Name: "Version", JSON: "version", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Voters", JSON: "voters", Type: "[]Voter", Kind: Array, Elem: Struct, Struct: &l12, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Version", JSON: "version", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Voters", JSON: "voters", Type: "[]Voter", Kind: Array, Elem: Struct, Struct: &l12, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l14 = Layout{Name: "RequestHeader", Fields: []Field{
-	{Name: "RequestApiKey", JSON: "requestApiKey", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "RequestApiVersion", JSON: "requestApiVersion", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "CorrelationId", JSON: "correlationId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ClientId", JSON: "clientId", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: Range{1, Open}, Tag: -1, Flexible: None, FlexSet: true, Ignorable: true},
+	{Name: "RequestApiKey", JSON: "requestApiKey", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "RequestApiVersion", JSON: "requestApiVersion", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "CorrelationId", JSON: "correlationId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ClientId", JSON: "clientId", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: Range{1, Open}, Tagged: None, Tag: -1, Flexible: None, FlexSet: true, Ignorable: true},
 }}
 
 var l15 = Layout{Name: "RequestHeader", Fields: []Field{
-	{Name: "RequestApiKey", JSON: "requestApiKey", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "RequestApiVersion", JSON: "requestApiVersion", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "CorrelationId", JSON: "correlationId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ClientId", JSON: "clientId", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: Range{1, Open}, Tag: -1, Flexible: None, FlexSet: true},
+	{Name: "RequestApiKey", JSON: "requestApiKey", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "RequestApiVersion", JSON: "requestApiVersion", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "CorrelationId", JSON: "correlationId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ClientId", JSON: "clientId", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: Range{1, Open}, Tagged: None, Tag: -1, Flexible: None, FlexSet: true},
 }}
 
 var l16 = Layout{Name: "ResponseHeader", Fields: []Field{
-	{Name: "CorrelationId", JSON: "correlationId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
+	{Name: "CorrelationId", JSON: "correlationId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l17 = Layout{Name: "PartitionProduceData", Fields: []Field{
-	{Name: "Index", JSON: "index", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Records", JSON: "records", Type: "records", Kind: Records, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
+	{Name: "Index", JSON: "index", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Records", JSON: "records", Type: "records", Kind: Records, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l18 = Layout{Name: "TopicProduceData", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName", MapKey: true},
-	{Name: "PartitionData", JSON: "partitionData", Type: "[]PartitionProduceData", Kind: Array, Elem: Struct, Struct: &l17, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true},
+	{Name: "PartitionData", JSON: "partitionData", Type: "[]PartitionProduceData", Kind: Array, Elem: Struct, Struct: &l17, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l19 = Layout{Name: "ProduceRequest", Fields: []Field{
-	{Name: "TransactionalId", JSON: "transactionalId", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{3, Open}, Tag: -1, Default: "null", EntityType: "transactionalId"},
-	{Name: "Acks", JSON: "acks", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "TimeoutMs", JSON: "timeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "TopicData", JSON: "topicData", Type: "[]TopicProduceData", Kind: Array, Elem: Struct, Struct: &l18, Versions: Range{0, Open}, Tag: -1},
+	{Name: "TransactionalId", JSON: "transactionalId", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{3, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", EntityType: "transactionalId"},
+	{Name: "Acks", JSON: "acks", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TimeoutMs", JSON: "timeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicData", JSON: "topicData", Type: "[]TopicProduceData", Kind: Array, Elem: Struct, Struct: &l18, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l20 = Layout{Name: "TopicProduceData", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, 12}, Tag: -1, EntityType: "topicName", MapKey: true, Ignorable: true},
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{13, Open}, Tag: -1, MapKey: true, Ignorable: true},
-	{Name: "PartitionData", JSON: "partitionData", Type: "[]PartitionProduceData", Kind: Array, Elem: Struct, Struct: &l17, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, 12}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true, Ignorable: true},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{13, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true, Ignorable: true},
+	{Name: "PartitionData", JSON: "partitionData", Type: "[]PartitionProduceData", Kind: Array, Elem: Struct, Struct: &l17, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l21 = Layout{Name: "ProduceRequest", Fields: []Field{
-	{Name: "TransactionalId", JSON: "transactionalId", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{3, Open}, Tag: -1, Default: "null", EntityType: "transactionalId"},
-	{Name: "Acks", JSON: "acks", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "TimeoutMs", JSON: "timeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "TopicData", JSON: "topicData", Type: "[]TopicProduceData", Kind: Array, Elem: Struct, Struct: &l20, Versions: Range{0, Open}, Tag: -1},
+	{Name: "TransactionalId", JSON: "transactionalId", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{3, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", EntityType: "transactionalId"},
+	{Name: "Acks", JSON: "acks", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TimeoutMs", JSON: "timeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicData", JSON: "topicData", Type: "[]TopicProduceData", Kind: Array, Elem: Struct, Struct: &l20, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l22 = Layout{Name: "ReplicaState", Fields: []Field{
-	{Name: "ReplicaId", JSON: "replicaId", Type: "int32", Kind: Int32, Versions: Range{15, Open}, Tag: -1, Default: "-1", EntityType: "brokerId"},
-	{Name: "ReplicaEpoch", JSON: "replicaEpoch", Type: "int64", Kind: Int64, Versions: Range{15, Open}, Tag: -1, Default: "-1"},
+	{Name: "ReplicaId", JSON: "replicaId", Type: "int32", Kind: Int32, Versions: Range{15, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", EntityType: "brokerId"},
+	{Name: "ReplicaEpoch", JSON: "replicaEpoch", Type: "int64", Kind: Int64, Versions: Range{15, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
 }}
 
 var l23 = Layout{Name: "FetchPartition", Fields: []Field{
-	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "CurrentLeaderEpoch", JSON: "currentLeaderEpoch", Type: "int32", Kind: Int32, Versions: Range{9, Open}, Tag: -1, Default: "-1", Ignorable: true},
-	{Name: "FetchOffset", JSON: "fetchOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1},
-	{Name: "LastFetchedEpoch", JSON: "lastFetchedEpoch", Type: "int32", Kind: Int32, Versions: Range{12, Open}, Tag: -1, Default: "-1"},
-	{Name: "LogStartOffset", JSON: "logStartOffset", Type: "int64", Kind: Int64, Versions: Range{5, Open}, Tag: -1, Default: "-1", Ignorable: true},
-	{Name: "PartitionMaxBytes", JSON: "partitionMaxBytes", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ReplicaDirectoryId", JSON: "replicaDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{17, Open}, Tagged: Range{17, Open}, Tag: 0, Ignorable: true},
+	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "CurrentLeaderEpoch", JSON: "currentLeaderEpoch", Type: "int32", Kind: Int32, Versions: Range{9, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
+	{Name: "FetchOffset", JSON: "fetchOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "LastFetchedEpoch", JSON: "lastFetchedEpoch", Type: "int32", Kind: Int32, Versions: Range{12, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
+	{Name: "LogStartOffset", JSON: "logStartOffset", Type: "int64", Kind: Int64, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
+	{Name: "PartitionMaxBytes", JSON: "partitionMaxBytes", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ReplicaDirectoryId", JSON: "replicaDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{17, Open}, Nullable: None, Tagged: Range{17, Open}, Tag: 0, Flexible: None, Ignorable: true},
 }}
 
 var l24 = Layout{Name: "FetchTopic", Fields: []Field{
-	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{0, 12}, Tag: -1, EntityType: "topicName", Ignorable: true},
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{13, Open}, Tag: -1, Ignorable: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]FetchPartition", Kind: Array, Elem: Struct, Struct: &l23, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{0, 12}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", Ignorable: true},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{13, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]FetchPartition", Kind: Array, Elem: Struct, Struct: &l23, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l25 = Layout{Name: "ForgottenTopic", Fields: []Field{
-	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{7, 12}, Tag: -1, EntityType: "topicName", Ignorable: true},
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{13, Open}, Tag: -1, Ignorable: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{7, Open}, Tag: -1},
+	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{7, 12}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", Ignorable: true},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{13, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{7, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l26 = Layout{Name: "FetchRequest", Fields: []Field{
-	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{12, Open}, Nullable: Range{12, Open}, Tagged: Range{12, Open}, Tag: 0, Default: "null", Ignorable: true},
-	{Name: "ReplicaId", JSON: "replicaId", Type: "int32", Kind: Int32, Versions: Range{0, 14}, Tag: -1, Default: "-1", EntityType: "brokerId"},
-	{Name: "ReplicaState", JSON: "replicaState", Type: "ReplicaState", Kind: Struct, Struct: &l22, Versions: Range{15, Open}, Tagged: Range{15, Open}, Tag: 1},
-	{Name: "MaxWaitMs", JSON: "maxWaitMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "MinBytes", JSON: "minBytes", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "MaxBytes", JSON: "maxBytes", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Tag: -1, Default: "0x7fffffff", Ignorable: true},
-	{Name: "IsolationLevel", JSON: "isolationLevel", Type: "int8", Kind: Int8, Versions: Range{4, Open}, Tag: -1, Default: "0", Ignorable: true},
-	{Name: "SessionId", JSON: "sessionId", Type: "int32", Kind: Int32, Versions: Range{7, Open}, Tag: -1, Default: "0", Ignorable: true},
-	{Name: "SessionEpoch", JSON: "sessionEpoch", Type: "int32", Kind: Int32, Versions: Range{7, Open}, Tag: -1, Default: "-1", Ignorable: true},
-	{Name: "Topics", JSON: "topics", Type: "[]FetchTopic", Kind: Array, Elem: Struct, Struct: &l24, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ForgottenTopicsData", JSON: "forgottenTopicsData", Type: "[]ForgottenTopic", Kind: Array, Elem: Struct, Struct: &l25, Versions: Range{7, Open}, Tag: -1},
-	{Name: "RackId", JSON: "rackId", Type: "string", Kind: String, Versions: Range{11, Open}, Tag: -1, Default: "", Ignorable: true},
+	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{12, Open}, Nullable: Range{12, Open}, Tagged: Range{12, Open}, Tag: 0, Flexible: None, Default: "null", Ignorable: true},
+	{Name: "ReplicaId", JSON: "replicaId", Type: "int32", Kind: Int32, Versions: Range{0, 14}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", EntityType: "brokerId"},
+	{Name: "ReplicaState", JSON: "replicaState", Type: "ReplicaState", Kind: Struct, Struct: &l22, Versions: Range{15, Open}, Nullable: None, Tagged: Range{15, Open}, Tag: 1, Flexible: None},
+	{Name: "MaxWaitMs", JSON: "maxWaitMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "MinBytes", JSON: "minBytes", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "MaxBytes", JSON: "maxBytes", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "0x7fffffff", Ignorable: true},
+	{Name: "IsolationLevel", JSON: "isolationLevel", Type: "int8", Kind: Int8, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "0", Ignorable: true},
+	{Name: "SessionId", JSON: "sessionId", Type: "int32", Kind: Int32, Versions: Range{7, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "0", Ignorable: true},
+	{Name: "SessionEpoch", JSON: "sessionEpoch", Type: "int32", Kind: Int32, Versions: Range{7, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
+	{Name: "Topics", JSON: "topics", Type: "[]FetchTopic", Kind: Array, Elem: Struct, Struct: &l24, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ForgottenTopicsData", JSON: "forgottenTopicsData", Type: "[]ForgottenTopic", Kind: Array, Elem: Struct, Struct: &l25, Versions: Range{7, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "RackId", JSON: "rackId", Type: "string", Kind: String, Versions: Range{11, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "", Ignorable: true},
 }}
 
 var l27 = Layout{Name: "FetchPartition", Fields: []Field{
-	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "CurrentLeaderEpoch", JSON: "currentLeaderEpoch", Type: "int32", Kind: Int32, Versions: Range{9, Open}, Tag: -1, Default: "-1", Ignorable: true},
-	{Name: "FetchOffset", JSON: "fetchOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1},
-	{Name: "LastFetchedEpoch", JSON: "lastFetchedEpoch", Type: "int32", Kind: Int32, Versions: Range{12, Open}, Tag: -1, Default: "-1"},
-	{Name: "LogStartOffset", JSON: "logStartOffset", Type: "int64", Kind: Int64, Versions: Range{5, Open}, Tag: -1, Default: "-1", Ignorable: true},
-	{Name: "PartitionMaxBytes", JSON: "partitionMaxBytes", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ReplicaDirectoryId", JSON: "replicaDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{17, Open}, Tagged: Range{17, Open}, Tag: 0, Ignorable: true},
-	{Name: "HighWatermark", JSON: "highWatermark", Type: "int64", Kind: Int64, Versions: Range{18, Open}, Tagged: Range{18, Open}, Tag: 1, Default: "9223372036854775807", Ignorable: true},
+	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "CurrentLeaderEpoch", JSON: "currentLeaderEpoch", Type: "int32", Kind: Int32, Versions: Range{9, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
+	{Name: "FetchOffset", JSON: "fetchOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "LastFetchedEpoch", JSON: "lastFetchedEpoch", Type: "int32", Kind: Int32, Versions: Range{12, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
+	{Name: "LogStartOffset", JSON: "logStartOffset", Type: "int64", Kind: Int64, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
+	{Name: "PartitionMaxBytes", JSON: "partitionMaxBytes", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ReplicaDirectoryId", JSON: "replicaDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{17, Open}, Nullable: None, Tagged: Range{17, Open}, Tag: 0, Flexible: None, Ignorable: true},
+	{Name: "HighWatermark", JSON: "highWatermark", Type: "int64", Kind: Int64, Versions: Range{18, Open}, Nullable: None, Tagged: Range{18, Open}, Tag: 1, Flexible: None, Default: "9223372036854775807", Ignorable: true},
 }}
 
 var l28 = Layout{Name: "FetchTopic", Fields: []Field{
-	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{0, 12}, Tag: -1, EntityType: "topicName", Ignorable: true},
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{13, Open}, Tag: -1, Ignorable: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]FetchPartition", Kind: Array, Elem: Struct, Struct: &l27, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{0, 12}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", Ignorable: true},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{13, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]FetchPartition", Kind: Array, Elem: Struct, Struct: &l27, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l29 = Layout{Name: "FetchRequest", Fields: []Field{
-	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{12, Open}, Nullable: Range{12, Open}, Tagged: Range{12, Open}, Tag: 0, Default: "null", Ignorable: true},
-	{Name: "ReplicaId", JSON: "replicaId", Type: "int32", Kind: Int32, Versions: Range{0, 14}, Tag: -1, Default: "-1", EntityType: "brokerId"},
-	{Name: "ReplicaState", JSON: "replicaState", Type: "ReplicaState", Kind: Struct, Struct: &l22, Versions: Range{15, Open}, Tagged: Range{15, Open}, Tag: 1},
-	{Name: "MaxWaitMs", JSON: "maxWaitMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "MinBytes", JSON: "minBytes", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "MaxBytes", JSON: "maxBytes", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Tag: -1, Default: "0x7fffffff", Ignorable: true},
-	{Name: "IsolationLevel", JSON: "isolationLevel", Type: "int8", Kind: Int8, Versions: Range{4, Open}, Tag: -1, Default: "0", Ignorable: true},
-	{Name: "SessionId", JSON: "sessionId", Type: "int32", Kind: Int32, Versions: Range{7, Open}, Tag: -1, Default: "0", Ignorable: true},
-	{Name: "SessionEpoch", JSON: "sessionEpoch", Type: "int32", Kind: Int32, Versions: Range{7, Open}, Tag: -1, Default: "-1", Ignorable: true},
-	{Name: "Topics", JSON: "topics", Type: "[]FetchTopic", Kind: Array, Elem: Struct, Struct: &l28, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ForgottenTopicsData", JSON: "forgottenTopicsData", Type: "[]ForgottenTopic", Kind: Array, Elem: Struct, Struct: &l25, Versions: Range{7, Open}, Tag: -1},
-	{Name: "RackId", JSON: "rackId", Type: "string", Kind: String, Versions: Range{11, Open}, Tag: -1, Default: "", Ignorable: true},
+	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{12, Open}, Nullable: Range{12, Open}, Tagged: Range{12, Open}, Tag: 0, Flexible: None, Default: "null", Ignorable: true},
+	{Name: "ReplicaId", JSON: "replicaId", Type: "int32", Kind: Int32, Versions: Range{0, 14}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", EntityType: "brokerId"},
+	{Name: "ReplicaState", JSON: "replicaState", Type: "ReplicaState", Kind: Struct, Struct: &l22, Versions: Range{15, Open}, Nullable: None, Tagged: Range{15, Open}, Tag: 1, Flexible: None},
+	{Name: "MaxWaitMs", JSON: "maxWaitMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "MinBytes", JSON: "minBytes", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "MaxBytes", JSON: "maxBytes", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "0x7fffffff", Ignorable: true},
+	{Name: "IsolationLevel", JSON: "isolationLevel", Type: "int8", Kind: Int8, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "0", Ignorable: true},
+	{Name: "SessionId", JSON: "sessionId", Type: "int32", Kind: Int32, Versions: Range{7, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "0", Ignorable: true},
+	{Name: "SessionEpoch", JSON: "sessionEpoch", Type: "int32", Kind: Int32, Versions: Range{7, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
+	{Name: "Topics", JSON: "topics", Type: "[]FetchTopic", Kind: Array, Elem: Struct, Struct: &l28, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ForgottenTopicsData", JSON: "forgottenTopicsData", Type: "[]ForgottenTopic", Kind: Array, Elem: Struct, Struct: &l25, Versions: Range{7, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "RackId", JSON: "rackId", Type: "string", Kind: String, Versions: Range{11, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "", Ignorable: true},
 }}
 
 var l30 = Layout{Name: "ListOffsetsPartition", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "CurrentLeaderEpoch", JSON: "currentLeaderEpoch", Type: "int32", Kind: Int32, Versions: Range{4, Open}, Tag: -1, Default: "-1", Ignorable: true},
-	{Name: "Timestamp", JSON: "timestamp", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1},
-	{Name: "MaxNumOffsets", JSON: "maxNumOffsets", Type: "int32", Kind: Int32, Versions: Range{0, 0}, Tag: -1, Default: "1"},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "CurrentLeaderEpoch", JSON: "currentLeaderEpoch", Type: "int32", Kind: Int32, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
+	{Name: "Timestamp", JSON: "timestamp", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "MaxNumOffsets", JSON: "maxNumOffsets", Type: "int32", Kind: Int32, Versions: Range{0, 0}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "1"},
 }}
 
 var l31 = Layout{Name: "ListOffsetsTopic", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]ListOffsetsPartition", Kind: Array, Elem: Struct, Struct: &l30, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]ListOffsetsPartition", Kind: Array, Elem: Struct, Struct: &l30, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l32 = Layout{Name: "ListOffsetsRequest", Fields: []Field{
-	{Name: "ReplicaId", JSON: "replicaId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, EntityType: "brokerId"},
-	{Name: "IsolationLevel", JSON: "isolationLevel", Type: "int8", Kind: Int8, Versions: Range{2, Open}, Tag: -1},
-	{Name: "Topics", JSON: "topics", Type: "[]ListOffsetsTopic", Kind: Array, Elem: Struct, Struct: &l31, Versions: Range{0, Open}, Tag: -1},
-	{Name: "TimeoutMs", JSON: "timeoutMs", Type: "int32", Kind: Int32, Versions: Range{10, Open}, Tag: -1, Ignorable: true},
+	{Name: "ReplicaId", JSON: "replicaId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
+	{Name: "IsolationLevel", JSON: "isolationLevel", Type: "int8", Kind: Int8, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Topics", JSON: "topics", Type: "[]ListOffsetsTopic", Kind: Array, Elem: Struct, Struct: &l31, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TimeoutMs", JSON: "timeoutMs", Type: "int32", Kind: Int32, Versions: Range{10, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
 }}
 
 var l33 = Layout{Name: "MetadataRequestTopic", Fields: []Field{
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{10, Open}, Tag: -1, Ignorable: true},
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{10, Open}, Tag: -1, EntityType: "topicName"},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{10, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{10, Open}, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
 }}
 
 var l34 = Layout{Name: "MetadataRequest", Fields: []Field{
-	{Name: "Topics", JSON: "topics", Type: "[]MetadataRequestTopic", Kind: Array, Elem: Struct, Struct: &l33, Versions: Range{0, Open}, Nullable: Range{1, Open}, Tag: -1},
-	{Name: "AllowAutoTopicCreation", JSON: "allowAutoTopicCreation", Type: "bool", Kind: Bool, Versions: Range{4, Open}, Tag: -1, Default: "true"},
-	{Name: "IncludeClusterAuthorizedOperations", JSON: "includeClusterAuthorizedOperations", Type: "bool", Kind: Bool, Versions: Range{8, 10}, Tag: -1},
-	{Name: "IncludeTopicAuthorizedOperations", JSON: "includeTopicAuthorizedOperations", Type: "bool", Kind: Bool, Versions: Range{8, Open}, Tag: -1},
+	{Name: "Topics", JSON: "topics", Type: "[]MetadataRequestTopic", Kind: Array, Elem: Struct, Struct: &l33, Versions: Range{0, Open}, Nullable: Range{1, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "AllowAutoTopicCreation", JSON: "allowAutoTopicCreation", Type: "bool", Kind: Bool, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "true"},
+	{Name: "IncludeClusterAuthorizedOperations", JSON: "includeClusterAuthorizedOperations", Type: "bool", Kind: Bool, Versions: Range{8, 10}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "IncludeTopicAuthorizedOperations", JSON: "includeTopicAuthorizedOperations", Type: "bool", Kind: Bool, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l35 = Layout{Name: "LeaderAndIsrPartitionState", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, 1}, Tag: -1, EntityType: "topicName", Ignorable: true},
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ControllerEpoch", JSON: "controllerEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Leader", JSON: "leader", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, EntityType: "brokerId"},
-	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Isr", JSON: "isr", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Tag: -1, EntityType: "brokerId"},
-	{Name: "PartitionEpoch", JSON: "partitionEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Replicas", JSON: "replicas", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Tag: -1, EntityType: "brokerId"},
-	{Name: "AddingReplicas", JSON: "addingReplicas", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{3, Open}, Tag: -1, EntityType: "brokerId", Ignorable: true},
-	{Name: "RemovingReplicas", JSON: "removingReplicas", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{3, Open}, Tag: -1, EntityType: "brokerId", Ignorable: true},
-	{Name: "IsNew", JSON: "isNew", Type: "bool", Kind: Bool, Versions: Range{1, Open}, Tag: -1, Default: "false", Ignorable: true},
-	{Name: "LeaderRecoveryState", JSON: "leaderRecoveryState", Type: "int8", Kind: Int8, Versions: Range{6, Open}, Tag: -1, Default: "0"},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, 1}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", Ignorable: true},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ControllerEpoch", JSON: "controllerEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Leader", JSON: "leader", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
+	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Isr", JSON: "isr", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
+	{Name: "PartitionEpoch", JSON: "partitionEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Replicas", JSON: "replicas", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
+	{Name: "AddingReplicas", JSON: "addingReplicas", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId", Ignorable: true},
+	{Name: "RemovingReplicas", JSON: "removingReplicas", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId", Ignorable: true},
+	{Name: "IsNew", JSON: "isNew", Type: "bool", Kind: Bool, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "false", Ignorable: true},
+	{Name: "LeaderRecoveryState", JSON: "leaderRecoveryState", Type: "int8", Kind: Int8, Versions: Range{6, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "0"},
 }}
 
 var l36 = Layout{Name: "LeaderAndIsrTopicState", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{2, Open}, Tag: -1, EntityType: "topicName"},
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{5, Open}, Tag: -1, Ignorable: true},
-	{Name: "PartitionStates", JSON: "partitionStates", Type: "[]LeaderAndIsrPartitionState", Kind: Array, Elem: Struct, Struct: &l35, Versions: Range{2, Open}, Tag: -1},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "PartitionStates", JSON: "partitionStates", Type: "[]LeaderAndIsrPartitionState", Kind: Array, Elem: Struct, Struct: &l35, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l37 = Layout{Name: "LeaderAndIsrLiveLeader", Fields: []Field{
-	{Name: "BrokerId", JSON: "brokerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, EntityType: "brokerId"},
-	{Name: "HostName", JSON: "hostName", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Port", JSON: "port", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
+	{Name: "BrokerId", JSON: "brokerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
+	{Name: "HostName", JSON: "hostName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Port", JSON: "port", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l38 = Layout{Name: "LeaderAndIsrRequest", Fields: []Field{
-	{Name: "ControllerId", JSON: "controllerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, EntityType: "brokerId"},
-	{Name: "isKRaftController", JSON: "isKRaftController", Type: "bool", Kind: Bool, Versions: Range{7, Open}, Tag: -1, Default: "false"},
-	{Name: "ControllerEpoch", JSON: "controllerEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "BrokerEpoch", JSON: "brokerEpoch", Type: "int64", Kind: Int64, Versions: Range{2, Open}, Tag: -1, Default: "-1", Ignorable: true},
-	{Name: "Type", JSON: "type", Type: "int8", Kind: Int8, Versions: Range{5, Open}, Tag: -1},
-	{Name: "UngroupedPartitionStates", JSON: "ungroupedPartitionStates", Type: "[]LeaderAndIsrPartitionState", Kind: Array, Elem: Struct, Struct: &l35, Versions: Range{0, 1}, Tag: -1},
-	{Name: "TopicStates", JSON: "topicStates", Type: "[]LeaderAndIsrTopicState", Kind: Array, Elem: Struct, Struct: &l36, Versions: Range{2, Open}, Tag: -1},
-	{Name: "LiveLeaders", JSON: "liveLeaders", Type: "[]LeaderAndIsrLiveLeader", Kind: Array, Elem: Struct, Struct: &l37, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ControllerId", JSON: "controllerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
+	{Name: "isKRaftController", JSON: "isKRaftController", Type: "bool", Kind: Bool, Versions: Range{7, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "false"},
+	{Name: "ControllerEpoch", JSON: "controllerEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "BrokerEpoch", JSON: "brokerEpoch", Type: "int64", Kind: Int64, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
+	{Name: "Type", JSON: "type", Type: "int8", Kind: Int8, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "UngroupedPartitionStates", JSON: "ungroupedPartitionStates", Type: "[]LeaderAndIsrPartitionState", Kind: Array, Elem: Struct, Struct: &l35, Versions: Range{0, 1}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicStates", JSON: "topicStates", Type: "[]LeaderAndIsrTopicState", Kind: Array, Elem: Struct, Struct: &l36, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "LiveLeaders", JSON: "liveLeaders", Type: "[]LeaderAndIsrLiveLeader", Kind: Array, Elem: Struct, Struct: &l37, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l39 = Layout{Name: "StopReplicaPartitionV0", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, 0}, Tag: -1, EntityType: "topicName"},
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, 0}, Tag: -1},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, 0}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, 0}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l40 = Layout{Name: "StopReplicaTopicV1", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{1, 2}, Tag: -1, EntityType: "topicName"},
-	{Name: "PartitionIndexes", JSON: "partitionIndexes", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{1, 2}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{1, 2}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
+	{Name: "PartitionIndexes", JSON: "partitionIndexes", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{1, 2}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l41 = Layout{Name: "StopReplicaPartitionState", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Tag: -1},
-	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Tag: -1, Default: "-1"},
-	{Name: "DeletePartition", JSON: "deletePartition", Type: "bool", Kind: Bool, Versions: Range{3, Open}, Tag: -1},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
+	{Name: "DeletePartition", JSON: "deletePartition", Type: "bool", Kind: Bool, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l42 = Layout{Name: "StopReplicaTopicState", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{3, Open}, Tag: -1, EntityType: "topicName"},
-	{Name: "PartitionStates", JSON: "partitionStates", Type: "[]StopReplicaPartitionState", Kind: Array, Elem: Struct, Struct: &l41, Versions: Range{3, Open}, Tag: -1},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
+	{Name: "PartitionStates", JSON: "partitionStates", Type: "[]StopReplicaPartitionState", Kind: Array, Elem: Struct, Struct: &l41, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l43 = Layout{Name: "StopReplicaRequest", Fields: []Field{
-	{Name: "ControllerId", JSON: "controllerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, EntityType: "brokerId"},
-	{Name: "isKRaftController", JSON: "isKRaftController", Type: "bool", Kind: Bool, Versions: Range{4, Open}, Tag: -1, Default: "false"},
-	{Name: "ControllerEpoch", JSON: "controllerEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "BrokerEpoch", JSON: "brokerEpoch", Type: "int64", Kind: Int64, Versions: Range{1, Open}, Tag: -1, Default: "-1", Ignorable: true},
-	{Name: "DeletePartitions", JSON: "deletePartitions", Type: "bool", Kind: Bool, Versions: Range{0, 2}, Tag: -1},
-	{Name: "UngroupedPartitions", JSON: "ungroupedPartitions", Type: "[]StopReplicaPartitionV0", Kind: Array, Elem: Struct, Struct: &l39, Versions: Range{0, 0}, Tag: -1},
-	{Name: "Topics", JSON: "topics", Type: "[]StopReplicaTopicV1", Kind: Array, Elem: Struct, Struct: &l40, Versions: Range{1, 2}, Tag: -1},
-	{Name: "TopicStates", JSON: "topicStates", Type: "[]StopReplicaTopicState", Kind: Array, Elem: Struct, Struct: &l42, Versions: Range{3, Open}, Tag: -1},
+	{Name: "ControllerId", JSON: "controllerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
+	{Name: "isKRaftController", JSON: "isKRaftController", Type: "bool", Kind: Bool, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "false"},
+	{Name: "ControllerEpoch", JSON: "controllerEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "BrokerEpoch", JSON: "brokerEpoch", Type: "int64", Kind: Int64, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
+	{Name: "DeletePartitions", JSON: "deletePartitions", Type: "bool", Kind: Bool, Versions: Range{0, 2}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "UngroupedPartitions", JSON: "ungroupedPartitions", Type: "[]StopReplicaPartitionV0", Kind: Array, Elem: Struct, Struct: &l39, Versions: Range{0, 0}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Topics", JSON: "topics", Type: "[]StopReplicaTopicV1", Kind: Array, Elem: Struct, Struct: &l40, Versions: Range{1, 2}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicStates", JSON: "topicStates", Type: "[]StopReplicaTopicState", Kind: Array, Elem: Struct, Struct: &l42, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l44 = Layout{Name: "UpdateMetadataPartitionState", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, 4}, Tag: -1, EntityType: "topicName", Ignorable: true},
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ControllerEpoch", JSON: "controllerEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Leader", JSON: "leader", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, EntityType: "brokerId"},
-	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Isr", JSON: "isr", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Tag: -1, EntityType: "brokerId"},
-	{Name: "ZkVersion", JSON: "zkVersion", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Replicas", JSON: "replicas", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Tag: -1, EntityType: "brokerId"},
-	{Name: "OfflineReplicas", JSON: "offlineReplicas", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{4, Open}, Tag: -1, EntityType: "brokerId", Ignorable: true},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, 4}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", Ignorable: true},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ControllerEpoch", JSON: "controllerEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Leader", JSON: "leader", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
+	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Isr", JSON: "isr", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
+	{Name: "ZkVersion", JSON: "zkVersion", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Replicas", JSON: "replicas", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
+	{Name: "OfflineReplicas", JSON: "offlineReplicas", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId", Ignorable: true},
 }}
 
 var l45 = Layout{Name: "UpdateMetadataTopicState", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{5, Open}, Tag: -1, EntityType: "topicName"},
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{7, Open}, Tag: -1, Ignorable: true},
-	{Name: "PartitionStates", JSON: "partitionStates", Type: "[]UpdateMetadataPartitionState", Kind: Array, Elem: Struct, Struct: &l44, Versions: Range{5, Open}, Tag: -1},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{7, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "PartitionStates", JSON: "partitionStates", Type: "[]UpdateMetadataPartitionState", Kind: Array, Elem: Struct, Struct: &l44, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l46 = Layout{Name: "UpdateMetadataEndpoint", Fields: []Field{
-	{Name: "Port", JSON: "port", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Tag: -1},
-	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{1, Open}, Tag: -1},
-	{Name: "Listener", JSON: "listener", Type: "string", Kind: String, Versions: Range{3, Open}, Tag: -1, Ignorable: true},
-	{Name: "SecurityProtocol", JSON: "securityProtocol", Type: "int16", Kind: Int16, Versions: Range{1, Open}, Tag: -1},
+	{Name: "Port", JSON: "port", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Listener", JSON: "listener", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "SecurityProtocol", JSON: "securityProtocol", Type: "int16", Kind: Int16, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l47 = Layout{Name: "UpdateMetadataBroker", Fields: []Field{
-	{Name: "Id", JSON: "id", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, EntityType: "brokerId"},
-	{Name: "V0Host", JSON: "v0Host", Type: "string", Kind: String, Versions: Range{0, 0}, Tag: -1, Ignorable: true},
-	{Name: "V0Port", JSON: "v0Port", Type: "int32", Kind: Int32, Versions: Range{0, 0}, Tag: -1, Ignorable: true},
-	{Name: "Endpoints", JSON: "endpoints", Type: "[]UpdateMetadataEndpoint", Kind: Array, Elem: Struct, Struct: &l46, Versions: Range{1, Open}, Tag: -1, Ignorable: true},
-	{Name: "Rack", JSON: "rack", Type: "string", Kind: String, Versions: Range{2, Open}, Nullable: Range{0, Open}, Tag: -1, Ignorable: true},
+	{Name: "Id", JSON: "id", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
+	{Name: "V0Host", JSON: "v0Host", Type: "string", Kind: String, Versions: Range{0, 0}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "V0Port", JSON: "v0Port", Type: "int32", Kind: Int32, Versions: Range{0, 0}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "Endpoints", JSON: "endpoints", Type: "[]UpdateMetadataEndpoint", Kind: Array, Elem: Struct, Struct: &l46, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "Rack", JSON: "rack", Type: "string", Kind: String, Versions: Range{2, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
 }}
 
 var l48 = Layout{Name: "UpdateMetadataRequest", Fields: []Field{
-	{Name: "ControllerId", JSON: "controllerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, EntityType: "brokerId"},
-	{Name: "isKRaftController", JSON: "isKRaftController", Type: "bool", Kind: Bool, Versions: Range{8, Open}, Tag: -1, Default: "false"},
-	{Name: "Type", JSON: "type", Type: "int8", Kind: Int8, Versions: Range{8, Open}, Tagged: Range{8, Open}, Tag: 0, Default: "0"},
-	{Name: "ControllerEpoch", JSON: "controllerEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "BrokerEpoch", JSON: "brokerEpoch", Type: "int64", Kind: Int64, Versions: Range{5, Open}, Tag: -1, Default: "-1", Ignorable: true},
-	{Name: "UngroupedPartitionStates", JSON: "ungroupedPartitionStates", Type: "[]UpdateMetadataPartitionState", Kind: Array, Elem: Struct, Struct: &l44, Versions: Range{0, 4}, Tag: -1},
-	{Name: "TopicStates", JSON: "topicStates", Type: "[]UpdateMetadataTopicState", Kind: Array, Elem: Struct, Struct: &l45, Versions: Range{5, Open}, Tag: -1},
-	{Name: "LiveBrokers", JSON: "liveBrokers", Type: "[]UpdateMetadataBroker", Kind: Array, Elem: Struct, Struct: &l47, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ControllerId", JSON: "controllerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
+	{Name: "isKRaftController", JSON: "isKRaftController", Type: "bool", Kind: Bool, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "false"},
+	{Name: "Type", JSON: "type", Type: "int8", Kind: Int8, Versions: Range{8, Open}, Nullable: None, Tagged: Range{8, Open}, Tag: 0, Flexible: None, Default: "0"},
+	{Name: "ControllerEpoch", JSON: "controllerEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "BrokerEpoch", JSON: "brokerEpoch", Type: "int64", Kind: Int64, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
+	{Name: "UngroupedPartitionStates", JSON: "ungroupedPartitionStates", Type: "[]UpdateMetadataPartitionState", Kind: Array, Elem: Struct, Struct: &l44, Versions: Range{0, 4}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicStates", JSON: "topicStates", Type: "[]UpdateMetadataTopicState", Kind: Array, Elem: Struct, Struct: &l45, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "LiveBrokers", JSON: "liveBrokers", Type: "[]UpdateMetadataBroker", Kind: Array, Elem: Struct, Struct: &l47, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l49 = Layout{Name: "ControlledShutdownRequest", Fields: []Field{
-	{Name: "BrokerId", JSON: "brokerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, EntityType: "brokerId"},
-	{Name: "BrokerEpoch", JSON: "brokerEpoch", Type: "int64", Kind: Int64, Versions: Range{2, Open}, Tag: -1, Default: "-1", Ignorable: true},
+	{Name: "BrokerId", JSON: "brokerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
+	{Name: "BrokerEpoch", JSON: "brokerEpoch", Type: "int64", Kind: Int64, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
 }}
 
 var l50 = Layout{Name: "OffsetCommitRequestPartition", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "CommittedOffset", JSON: "committedOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1},
-	{Name: "CommittedLeaderEpoch", JSON: "committedLeaderEpoch", Type: "int32", Kind: Int32, Versions: Range{6, Open}, Tag: -1, Default: "-1", Ignorable: true},
-	{Name: "CommitTimestamp", JSON: "commitTimestamp", Type: "int64", Kind: Int64, Versions: Range{1, 1}, Tag: -1, Default: "-1"},
-	{Name: "CommittedMetadata", JSON: "committedMetadata", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "CommittedOffset", JSON: "committedOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "CommittedLeaderEpoch", JSON: "committedLeaderEpoch", Type: "int32", Kind: Int32, Versions: Range{6, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
+	{Name: "CommitTimestamp", JSON: "commitTimestamp", Type: "int64", Kind: Int64, Versions: Range{1, 1}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
+	{Name: "CommittedMetadata", JSON: "committedMetadata", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l51 = Layout{Name: "OffsetCommitRequestTopic", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]OffsetCommitRequestPartition", Kind: Array, Elem: Struct, Struct: &l50, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]OffsetCommitRequestPartition", Kind: Array, Elem: Struct, Struct: &l50, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l52 = Layout{Name: "OffsetCommitRequest", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "groupId"},
-	{Name: "GenerationIdOrMemberEpoch", JSON: "generationIdOrMemberEpoch", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Tag: -1, Default: "-1", Ignorable: true},
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{1, Open}, Tag: -1, Ignorable: true},
-	{Name: "GroupInstanceId", JSON: "groupInstanceId", Type: "string", Kind: String, Versions: Range{7, Open}, Nullable: Range{7, Open}, Tag: -1, Default: "null"},
-	{Name: "RetentionTimeMs", JSON: "retentionTimeMs", Type: "int64", Kind: Int64, Versions: Range{2, 4}, Tag: -1, Default: "-1", Ignorable: true},
-	{Name: "Topics", JSON: "topics", Type: "[]OffsetCommitRequestTopic", Kind: Array, Elem: Struct, Struct: &l51, Versions: Range{0, Open}, Tag: -1},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
+	{Name: "GenerationIdOrMemberEpoch", JSON: "generationIdOrMemberEpoch", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "GroupInstanceId", JSON: "groupInstanceId", Type: "string", Kind: String, Versions: Range{7, Open}, Nullable: Range{7, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "RetentionTimeMs", JSON: "retentionTimeMs", Type: "int64", Kind: Int64, Versions: Range{2, 4}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
+	{Name: "Topics", JSON: "topics", Type: "[]OffsetCommitRequestTopic", Kind: Array, Elem: Struct, Struct: &l51, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l53 = Layout{Name: "OffsetCommitRequestTopic", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, 9}, Tag: -1, EntityType: "topicName", Ignorable: true},
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{10, Open}, Tag: -1, Ignorable: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]OffsetCommitRequestPartition", Kind: Array, Elem: Struct, Struct: &l50, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, 9}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", Ignorable: true},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{10, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]OffsetCommitRequestPartition", Kind: Array, Elem: Struct, Struct: &l50, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l54 = Layout{Name: "OffsetCommitRequest", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "groupId"},
-	{Name: "GenerationIdOrMemberEpoch", JSON: "generationIdOrMemberEpoch", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Tag: -1, Default: "-1", Ignorable: true},
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{1, Open}, Tag: -1, Ignorable: true},
-	{Name: "GroupInstanceId", JSON: "groupInstanceId", Type: "string", Kind: String, Versions: Range{7, Open}, Nullable: Range{7, Open}, Tag: -1, Default: "null"},
-	{Name: "RetentionTimeMs", JSON: "retentionTimeMs", Type: "int64", Kind: Int64, Versions: Range{2, 4}, Tag: -1, Default: "-1", Ignorable: true},
-	{Name: "Topics", JSON: "topics", Type: "[]OffsetCommitRequestTopic", Kind: Array, Elem: Struct, Struct: &l53, Versions: Range{0, Open}, Tag: -1},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
+	{Name: "GenerationIdOrMemberEpoch", JSON: "generationIdOrMemberEpoch", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "GroupInstanceId", JSON: "groupInstanceId", Type: "string", Kind: String, Versions: Range{7, Open}, Nullable: Range{7, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "RetentionTimeMs", JSON: "retentionTimeMs", Type: "int64", Kind: Int64, Versions: Range{2, 4}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
+	{Name: "Topics", JSON: "topics", Type: "[]OffsetCommitRequestTopic", Kind: Array, Elem: Struct, Struct: &l53, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l55 = Layout{Name: "OffsetFetchRequestTopic", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, 7}, Tag: -1, EntityType: "topicName"},
-	{Name: "PartitionIndexes", JSON: "partitionIndexes", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, 7}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, 7}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
+	{Name: "PartitionIndexes", JSON: "partitionIndexes", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, 7}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l56 = Layout{Name: "OffsetFetchRequestTopics", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{8, Open}, Tag: -1, EntityType: "topicName"},
-	{Name: "PartitionIndexes", JSON: "partitionIndexes", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{8, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
+	{Name: "PartitionIndexes", JSON: "partitionIndexes", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l57 = Layout{Name: "OffsetFetchRequestGroup", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{8, Open}, Tag: -1, EntityType: "groupId"},
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{9, Open}, Nullable: Range{9, Open}, Tag: -1, Default: "null", Ignorable: true},
-	{Name: "MemberEpoch", JSON: "memberEpoch", Type: "int32", Kind: Int32, Versions: Range{9, Open}, Tag: -1, Default: "-1", Ignorable: true},
-	{Name: "Topics", JSON: "topics", Type: "[]OffsetFetchRequestTopics", Kind: Array, Elem: Struct, Struct: &l56, Versions: Range{8, Open}, Nullable: Range{8, Open}, Tag: -1},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{9, Open}, Nullable: Range{9, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", Ignorable: true},
+	{Name: "MemberEpoch", JSON: "memberEpoch", Type: "int32", Kind: Int32, Versions: Range{9, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
+	{Name: "Topics", JSON: "topics", Type: "[]OffsetFetchRequestTopics", Kind: Array, Elem: Struct, Struct: &l56, Versions: Range{8, Open}, Nullable: Range{8, Open}, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l58 = Layout{Name: "OffsetFetchRequest", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, 7}, Tag: -1, EntityType: "groupId"},
-	{Name: "Topics", JSON: "topics", Type: "[]OffsetFetchRequestTopic", Kind: Array, Elem: Struct, Struct: &l55, Versions: Range{0, 7}, Nullable: Range{2, 7}, Tag: -1},
-	{Name: "Groups", JSON: "groups", Type: "[]OffsetFetchRequestGroup", Kind: Array, Elem: Struct, Struct: &l57, Versions: Range{8, Open}, Tag: -1},
-	{Name: "RequireStable", JSON: "requireStable", Type: "bool", Kind: Bool, Versions: Range{7, Open}, Tag: -1, Default: "false"},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, 7}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
+	{Name: "Topics", JSON: "topics", Type: "[]OffsetFetchRequestTopic", Kind: Array, Elem: Struct, Struct: &l55, Versions: Range{0, 7}, Nullable: Range{2, 7}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Groups", JSON: "groups", Type: "[]OffsetFetchRequestGroup", Kind: Array, Elem: Struct, Struct: &l57, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "RequireStable", JSON: "requireStable", Type: "bool", Kind: Bool, Versions: Range{7, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "false"},
 }}
 
 var l59 = Layout{Name: "OffsetFetchRequestTopics", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{8, 9}, Tag: -1, EntityType: "topicName", Ignorable: true},
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{10, Open}, Tag: -1, Ignorable: true},
-	{Name: "PartitionIndexes", JSON: "partitionIndexes", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{8, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{8, 9}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", Ignorable: true},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{10, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "PartitionIndexes", JSON: "partitionIndexes", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l60 = Layout{Name: "OffsetFetchRequestGroup", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{8, Open}, Tag: -1, EntityType: "groupId"},
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{9, Open}, Nullable: Range{9, Open}, Tag: -1, Default: "null", Ignorable: true},
-	{Name: "MemberEpoch", JSON: "memberEpoch", Type: "int32", Kind: Int32, Versions: Range{9, Open}, Tag: -1, Default: "-1", Ignorable: true},
-	{Name: "Topics", JSON: "topics", Type: "[]OffsetFetchRequestTopics", Kind: Array, Elem: Struct, Struct: &l59, Versions: Range{8, Open}, Nullable: Range{8, Open}, Tag: -1},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{9, Open}, Nullable: Range{9, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", Ignorable: true},
+	{Name: "MemberEpoch", JSON: "memberEpoch", Type: "int32", Kind: Int32, Versions: Range{9, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
+	{Name: "Topics", JSON: "topics", Type: "[]OffsetFetchRequestTopics", Kind: Array, Elem: Struct, Struct: &l59, Versions: Range{8, Open}, Nullable: Range{8, Open}, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l61 = Layout{Name: "OffsetFetchRequest", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, 7}, Tag: -1, EntityType: "groupId"},
-	{Name: "Topics", JSON: "topics", Type: "[]OffsetFetchRequestTopic", Kind: Array, Elem: Struct, Struct: &l55, Versions: Range{0, 7}, Nullable: Range{2, 7}, Tag: -1},
-	{Name: "Groups", JSON: "groups", Type: "[]OffsetFetchRequestGroup", Kind: Array, Elem: Struct, Struct: &l60, Versions: Range{8, Open}, Tag: -1},
-	{Name: "RequireStable", JSON: "requireStable", Type: "bool", Kind: Bool, Versions: Range{7, Open}, Tag: -1, Default: "false"},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, 7}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
+	{Name: "Topics", JSON: "topics", Type: "[]OffsetFetchRequestTopic", Kind: Array, Elem: Struct, Struct: &l55, Versions: Range{0, 7}, Nullable: Range{2, 7}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Groups", JSON: "groups", Type: "[]OffsetFetchRequestGroup", Kind: Array, Elem: Struct, Struct: &l60, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "RequireStable", JSON: "requireStable", Type: "bool", Kind: Bool, Versions: Range{7, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "false"},
 }}
 
 var l62 = Layout{Name: "FindCoordinatorRequest", Fields: []Field{
-	{Name: "Key", JSON: "key", Type: "string", Kind: String, Versions: Range{0, 3}, Tag: -1},
-	{Name: "KeyType", JSON: "keyType", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Tag: -1, Default: "0"},
-	{Name: "CoordinatorKeys", JSON: "coordinatorKeys", Type: "[]string", Kind: Array, Elem: String, Versions: Range{4, Open}, Tag: -1},
+	{Name: "Key", JSON: "key", Type: "string", Kind: String, Versions: Range{0, 3}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "KeyType", JSON: "keyType", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "0"},
+	{Name: "CoordinatorKeys", JSON: "coordinatorKeys", Type: "[]string", Kind: Array, Elem: String, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l63 = Layout{Name: "JoinGroupRequestProtocol", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, MapKey: true},
-	{Name: "Metadata", JSON: "metadata", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
+	{Name: "Metadata", JSON: "metadata", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l64 = Layout{Name: "JoinGroupRequest", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "groupId"},
-	{Name: "SessionTimeoutMs", JSON: "sessionTimeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "RebalanceTimeoutMs", JSON: "rebalanceTimeoutMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Tag: -1, Default: "-1", Ignorable: true},
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "GroupInstanceId", JSON: "groupInstanceId", Type: "string", Kind: String, Versions: Range{5, Open}, Nullable: Range{5, Open}, Tag: -1, Default: "null"},
-	{Name: "ProtocolType", JSON: "protocolType", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Protocols", JSON: "protocols", Type: "[]JoinGroupRequestProtocol", Kind: Array, Elem: Struct, Struct: &l63, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Reason", JSON: "reason", Type: "string", Kind: String, Versions: Range{8, Open}, Nullable: Range{8, Open}, Tag: -1, Default: "null", Ignorable: true},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
+	{Name: "SessionTimeoutMs", JSON: "sessionTimeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "RebalanceTimeoutMs", JSON: "rebalanceTimeoutMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "GroupInstanceId", JSON: "groupInstanceId", Type: "string", Kind: String, Versions: Range{5, Open}, Nullable: Range{5, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "ProtocolType", JSON: "protocolType", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Protocols", JSON: "protocols", Type: "[]JoinGroupRequestProtocol", Kind: Array, Elem: Struct, Struct: &l63, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Reason", JSON: "reason", Type: "string", Kind: String, Versions: Range{8, Open}, Nullable: Range{8, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", Ignorable: true},
 }}
 
 var l65 = Layout{Name: "HeartbeatRequest", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "groupId"},
-	{Name: "GenerationId", JSON: "generationId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "GroupInstanceId", JSON: "groupInstanceId", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{3, Open}, Tag: -1, Default: "null"},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
+	{Name: "GenerationId", JSON: "generationId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "GroupInstanceId", JSON: "groupInstanceId", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{3, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
 }}
 
 var l66 = Layout{Name: "MemberIdentity", Fields: []Field{
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{3, Open}, Tag: -1},
-	{Name: "GroupInstanceId", JSON: "groupInstanceId", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{3, Open}, Tag: -1, Default: "null"},
-	{Name: "Reason", JSON: "reason", Type: "string", Kind: String, Versions: Range{5, Open}, Nullable: Range{5, Open}, Tag: -1, Default: "null", Ignorable: true},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "GroupInstanceId", JSON: "groupInstanceId", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{3, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "Reason", JSON: "reason", Type: "string", Kind: String, Versions: Range{5, Open}, Nullable: Range{5, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", Ignorable: true},
 }}
 
 var l67 = Layout{Name: "LeaveGroupRequest", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "groupId"},
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, 2}, Tag: -1},
-	{Name: "Members", JSON: "members", Type: "[]MemberIdentity", Kind: Array, Elem: Struct, Struct: &l66, Versions: Range{3, Open}, Tag: -1},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, 2}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Members", JSON: "members", Type: "[]MemberIdentity", Kind: Array, Elem: Struct, Struct: &l66, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l68 = Layout{Name: "SyncGroupRequestAssignment", Fields: []Field{
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Assignment", JSON: "assignment", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Tag: -1},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Assignment", JSON: "assignment", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l69 = Layout{Name: "SyncGroupRequest", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "groupId"},
-	{Name: "GenerationId", JSON: "generationId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "GroupInstanceId", JSON: "groupInstanceId", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{3, Open}, Tag: -1, Default: "null"},
-	{Name: "ProtocolType", JSON: "protocolType", Type: "string", Kind: String, Versions: Range{5, Open}, Nullable: Range{5, Open}, Tag: -1, Default: "null", Ignorable: true},
-	{Name: "ProtocolName", JSON: "protocolName", Type: "string", Kind: String, Versions: Range{5, Open}, Nullable: Range{5, Open}, Tag: -1, Default: "null", Ignorable: true},
-	{Name: "Assignments", JSON: "assignments", Type: "[]SyncGroupRequestAssignment", Kind: Array, Elem: Struct, Struct: &l68, Versions: Range{0, Open}, Tag: -1},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
+	{Name: "GenerationId", JSON: "generationId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "GroupInstanceId", JSON: "groupInstanceId", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{3, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "ProtocolType", JSON: "protocolType", Type: "string", Kind: String, Versions: Range{5, Open}, Nullable: Range{5, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", Ignorable: true},
+	{Name: "ProtocolName", JSON: "protocolName", Type: "string", Kind: String, Versions: Range{5, Open}, Nullable: Range{5, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", Ignorable: true},
+	{Name: "Assignments", JSON: "assignments", Type: "[]SyncGroupRequestAssignment", Kind: Array, Elem: Struct, Struct: &l68, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l70 = Layout{Name: "DescribeGroupsRequest", Fields: []Field{
-	{Name: "Groups", JSON: "groups", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Tag: -1, EntityType: "groupId"},
-	{Name: "IncludeAuthorizedOperations", JSON: "includeAuthorizedOperations", Type: "bool", Kind: Bool, Versions: Range{3, Open}, Tag: -1},
+	{Name: "Groups", JSON: "groups", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
+	{Name: "IncludeAuthorizedOperations", JSON: "includeAuthorizedOperations", Type: "bool", Kind: Bool, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l71 = Layout{Name: "ListGroupsRequest", Fields: []Field{
-	{Name: "StatesFilter", JSON: "statesFilter", Type: "[]string", Kind: Array, Elem: String, Versions: Range{4, Open}, Tag: -1},
-	{Name: "TypesFilter", JSON: "typesFilter", Type: "[]string", Kind: Array, Elem: String, Versions: Range{5, Open}, Tag: -1},
+	{Name: "StatesFilter", JSON: "statesFilter", Type: "[]string", Kind: Array, Elem: String, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TypesFilter", JSON: "typesFilter", Type: "[]string", Kind: Array, Elem: String, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l72 = Layout{Name: "SaslHandshakeRequest", Fields: []Field{
-	{Name: "Mechanism", JSON: "mechanism", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Mechanism", JSON: "mechanism", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l73 = Layout{Name: "ApiVersionsRequest", Fields: []Field{
-	{Name: "ClientSoftwareName", JSON: "clientSoftwareName", Type: "string", Kind: String, Versions: Range{3, Open}, Tag: -1, Ignorable: true},
-	{Name: "ClientSoftwareVersion", JSON: "clientSoftwareVersion", Type: "string", Kind: String, Versions: Range{3, Open}, Tag: -1, Ignorable: true},
-	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{5, Open}, Nullable: Range{5, Open}, Tag: -1, Default: "null"},
-	{Name: "NodeId", JSON: "nodeId", Type: "int32", Kind: Int32, Versions: Range{5, Open}, Tag: -1, Default: "-1", EntityType: "brokerId"},
+	{Name: "ClientSoftwareName", JSON: "clientSoftwareName", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "ClientSoftwareVersion", JSON: "clientSoftwareVersion", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{5, Open}, Nullable: Range{5, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "NodeId", JSON: "nodeId", Type: "int32", Kind: Int32, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", EntityType: "brokerId"},
 }}
 
 var l74 = Layout{Name: "CreatableReplicaAssignment", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, MapKey: true},
-	{Name: "BrokerIds", JSON: "brokerIds", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Tag: -1, EntityType: "brokerId"},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
+	{Name: "BrokerIds", JSON: "brokerIds", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
 }}
 
 var l75 = Layout{Name: "CreatableTopicConfig", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, MapKey: true},
-	{Name: "Value", JSON: "value", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
+	{Name: "Value", JSON: "value", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l76 = Layout{Name: "CreatableTopic", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName", MapKey: true},
-	{Name: "NumPartitions", JSON: "numPartitions", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ReplicationFactor", JSON: "replicationFactor", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Assignments", JSON: "assignments", Type: "[]CreatableReplicaAssignment", Kind: Array, Elem: Struct, Struct: &l74, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Configs", JSON: "configs", Type: "[]CreatableTopicConfig", Kind: Array, Elem: Struct, Struct: &l75, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true},
+	{Name: "NumPartitions", JSON: "numPartitions", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ReplicationFactor", JSON: "replicationFactor", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Assignments", JSON: "assignments", Type: "[]CreatableReplicaAssignment", Kind: Array, Elem: Struct, Struct: &l74, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Configs", JSON: "configs", Type: "[]CreatableTopicConfig", Kind: Array, Elem: Struct, Struct: &l75, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l77 = Layout{Name: "CreateTopicsRequest", Fields: []Field{
-	{Name: "Topics", JSON: "topics", Type: "[]CreatableTopic", Kind: Array, Elem: Struct, Struct: &l76, Versions: Range{0, Open}, Tag: -1},
-	{Name: "timeoutMs", JSON: "timeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, Default: "60000"},
-	{Name: "validateOnly", JSON: "validateOnly", Type: "bool", Kind: Bool, Versions: Range{1, Open}, Tag: -1, Default: "false"},
+	{Name: "Topics", JSON: "topics", Type: "[]CreatableTopic", Kind: Array, Elem: Struct, Struct: &l76, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "timeoutMs", JSON: "timeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "60000"},
+	{Name: "validateOnly", JSON: "validateOnly", Type: "bool", Kind: Bool, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "false"},
 }}
 
 var l78 = Layout{Name: "DeleteTopicState", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{6, Open}, Nullable: Range{6, Open}, Tag: -1, Default: "null", EntityType: "topicName"},
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{6, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{6, Open}, Nullable: Range{6, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", EntityType: "topicName"},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{6, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l79 = Layout{Name: "DeleteTopicsRequest", Fields: []Field{
-	{Name: "Topics", JSON: "topics", Type: "[]DeleteTopicState", Kind: Array, Elem: Struct, Struct: &l78, Versions: Range{6, Open}, Tag: -1},
-	{Name: "TopicNames", JSON: "topicNames", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, 5}, Tag: -1, EntityType: "topicName", Ignorable: true},
-	{Name: "TimeoutMs", JSON: "timeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Topics", JSON: "topics", Type: "[]DeleteTopicState", Kind: Array, Elem: Struct, Struct: &l78, Versions: Range{6, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicNames", JSON: "topicNames", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, 5}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", Ignorable: true},
+	{Name: "TimeoutMs", JSON: "timeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l80 = Layout{Name: "DeleteRecordsPartition", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Offset", JSON: "offset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Offset", JSON: "offset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l81 = Layout{Name: "DeleteRecordsTopic", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]DeleteRecordsPartition", Kind: Array, Elem: Struct, Struct: &l80, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]DeleteRecordsPartition", Kind: Array, Elem: Struct, Struct: &l80, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l82 = Layout{Name: "DeleteRecordsRequest", Fields: []Field{
-	{Name: "Topics", JSON: "topics", Type: "[]DeleteRecordsTopic", Kind: Array, Elem: Struct, Struct: &l81, Versions: Range{0, Open}, Tag: -1},
-	{Name: "TimeoutMs", JSON: "timeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Topics", JSON: "topics", Type: "[]DeleteRecordsTopic", Kind: Array, Elem: Struct, Struct: &l81, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TimeoutMs", JSON: "timeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l83 = Layout{Name: "InitProducerIdRequest", Fields: []Field{
-	{Name: "TransactionalId", JSON: "transactionalId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, EntityType: "transactionalId"},
-	{Name: "TransactionTimeoutMs", JSON: "transactionTimeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{3, Open}, Tag: -1, Default: "-1", EntityType: "producerId"},
-	{Name: "ProducerEpoch", JSON: "producerEpoch", Type: "int16", Kind: Int16, Versions: Range{3, Open}, Tag: -1, Default: "-1"},
-	{Name: "Enable2Pc", JSON: "enable2Pc", Type: "bool", Kind: Bool, Versions: Range{6, Open}, Tag: -1, Default: "false"},
-	{Name: "KeepPreparedTxn", JSON: "keepPreparedTxn", Type: "bool", Kind: Bool, Versions: Range{6, Open}, Tag: -1, Default: "false"},
+	{Name: "TransactionalId", JSON: "transactionalId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, EntityType: "transactionalId"},
+	{Name: "TransactionTimeoutMs", JSON: "transactionTimeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", EntityType: "producerId"},
+	{Name: "ProducerEpoch", JSON: "producerEpoch", Type: "int16", Kind: Int16, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
+	{Name: "Enable2Pc", JSON: "enable2Pc", Type: "bool", Kind: Bool, Versions: Range{6, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "false"},
+	{Name: "KeepPreparedTxn", JSON: "keepPreparedTxn", Type: "bool", Kind: Bool, Versions: Range{6, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "false"},
 }}
 
 var l84 = Layout{Name: "OffsetForLeaderPartition", Fields: []Field{
-	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "CurrentLeaderEpoch", JSON: "currentLeaderEpoch", Type: "int32", Kind: Int32, Versions: Range{2, Open}, Tag: -1, Default: "-1", Ignorable: true},
-	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "CurrentLeaderEpoch", JSON: "currentLeaderEpoch", Type: "int32", Kind: Int32, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
+	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l85 = Layout{Name: "OffsetForLeaderTopic", Fields: []Field{
-	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName", MapKey: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]OffsetForLeaderPartition", Kind: Array, Elem: Struct, Struct: &l84, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]OffsetForLeaderPartition", Kind: Array, Elem: Struct, Struct: &l84, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l86 = Layout{Name: "OffsetForLeaderEpochRequest", Fields: []Field{
-	{Name: "ReplicaId", JSON: "replicaId", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Tag: -1, Default: "-2", EntityType: "brokerId", Ignorable: true},
-	{Name: "Topics", JSON: "topics", Type: "[]OffsetForLeaderTopic", Kind: Array, Elem: Struct, Struct: &l85, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ReplicaId", JSON: "replicaId", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-2", EntityType: "brokerId", Ignorable: true},
+	{Name: "Topics", JSON: "topics", Type: "[]OffsetForLeaderTopic", Kind: Array, Elem: Struct, Struct: &l85, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l87 = Layout{Name: "AddPartitionsToTxnTopic", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName", MapKey: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l88 = Layout{Name: "AddPartitionsToTxnTransaction", Fields: []Field{
-	{Name: "TransactionalId", JSON: "transactionalId", Type: "string", Kind: String, Versions: Range{4, Open}, Tag: -1, EntityType: "transactionalId", MapKey: true},
-	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{4, Open}, Tag: -1, EntityType: "producerId"},
-	{Name: "ProducerEpoch", JSON: "producerEpoch", Type: "int16", Kind: Int16, Versions: Range{4, Open}, Tag: -1},
-	{Name: "VerifyOnly", JSON: "verifyOnly", Type: "bool", Kind: Bool, Versions: Range{4, Open}, Tag: -1, Default: "false"},
-	{Name: "Topics", JSON: "topics", Type: "[]AddPartitionsToTxnTopic", Kind: Array, Elem: Struct, Struct: &l87, Versions: Range{4, Open}, Tag: -1},
+	{Name: "TransactionalId", JSON: "transactionalId", Type: "string", Kind: String, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "transactionalId", MapKey: true},
+	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "producerId"},
+	{Name: "ProducerEpoch", JSON: "producerEpoch", Type: "int16", Kind: Int16, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "VerifyOnly", JSON: "verifyOnly", Type: "bool", Kind: Bool, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "false"},
+	{Name: "Topics", JSON: "topics", Type: "[]AddPartitionsToTxnTopic", Kind: Array, Elem: Struct, Struct: &l87, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l89 = Layout{Name: "AddPartitionsToTxnRequest", Fields: []Field{
-	{Name: "Transactions", JSON: "transactions", Type: "[]AddPartitionsToTxnTransaction", Kind: Array, Elem: Struct, Struct: &l88, Versions: Range{4, Open}, Tag: -1},
-	{Name: "V3AndBelowTransactionalId", JSON: "v3AndBelowTransactionalId", Type: "string", Kind: String, Versions: Range{0, 3}, Tag: -1, EntityType: "transactionalId"},
-	{Name: "V3AndBelowProducerId", JSON: "v3AndBelowProducerId", Type: "int64", Kind: Int64, Versions: Range{0, 3}, Tag: -1, EntityType: "producerId"},
-	{Name: "V3AndBelowProducerEpoch", JSON: "v3AndBelowProducerEpoch", Type: "int16", Kind: Int16, Versions: Range{0, 3}, Tag: -1},
-	{Name: "V3AndBelowTopics", JSON: "v3AndBelowTopics", Type: "[]AddPartitionsToTxnTopic", Kind: Array, Elem: Struct, Struct: &l87, Versions: Range{0, 3}, Tag: -1},
+	{Name: "Transactions", JSON: "transactions", Type: "[]AddPartitionsToTxnTransaction", Kind: Array, Elem: Struct, Struct: &l88, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "V3AndBelowTransactionalId", JSON: "v3AndBelowTransactionalId", Type: "string", Kind: String, Versions: Range{0, 3}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "transactionalId"},
+	{Name: "V3AndBelowProducerId", JSON: "v3AndBelowProducerId", Type: "int64", Kind: Int64, Versions: Range{0, 3}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "producerId"},
+	{Name: "V3AndBelowProducerEpoch", JSON: "v3AndBelowProducerEpoch", Type: "int16", Kind: Int16, Versions: Range{0, 3}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "V3AndBelowTopics", JSON: "v3AndBelowTopics", Type: "[]AddPartitionsToTxnTopic", Kind: Array, Elem: Struct, Struct: &l87, Versions: Range{0, 3}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l90 = Layout{Name: "AddOffsetsToTxnRequest", Fields: []Field{
-	{Name: "TransactionalId", JSON: "transactionalId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "transactionalId"},
-	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1, EntityType: "producerId"},
-	{Name: "ProducerEpoch", JSON: "producerEpoch", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "groupId"},
+	{Name: "TransactionalId", JSON: "transactionalId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "transactionalId"},
+	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "producerId"},
+	{Name: "ProducerEpoch", JSON: "producerEpoch", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
 }}
 
 var l91 = Layout{Name: "EndTxnRequest", Fields: []Field{
-	{Name: "TransactionalId", JSON: "transactionalId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "transactionalId"},
-	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1, EntityType: "producerId"},
-	{Name: "ProducerEpoch", JSON: "producerEpoch", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Committed", JSON: "committed", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Tag: -1},
+	{Name: "TransactionalId", JSON: "transactionalId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "transactionalId"},
+	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "producerId"},
+	{Name: "ProducerEpoch", JSON: "producerEpoch", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Committed", JSON: "committed", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l92 = Layout{Name: "WritableTxnMarkerTopic", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName"},
-	{Name: "PartitionIndexes", JSON: "partitionIndexes", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
+	{Name: "PartitionIndexes", JSON: "partitionIndexes", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l93 = Layout{Name: "WritableTxnMarker", Fields: []Field{
-	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1, EntityType: "producerId"},
-	{Name: "ProducerEpoch", JSON: "producerEpoch", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "TransactionResult", JSON: "transactionResult", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Topics", JSON: "topics", Type: "[]WritableTxnMarkerTopic", Kind: Array, Elem: Struct, Struct: &l92, Versions: Range{0, Open}, Tag: -1},
-	{Name: "CoordinatorEpoch", JSON: "coordinatorEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "producerId"},
+	{Name: "ProducerEpoch", JSON: "producerEpoch", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TransactionResult", JSON: "transactionResult", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Topics", JSON: "topics", Type: "[]WritableTxnMarkerTopic", Kind: Array, Elem: Struct, Struct: &l92, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "CoordinatorEpoch", JSON: "coordinatorEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l94 = Layout{Name: "WriteTxnMarkersRequest", Fields: []Field{
-	{Name: "Markers", JSON: "markers", Type: "[]WritableTxnMarker", Kind: Array, Elem: Struct, Struct: &l93, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Markers", JSON: "markers", Type: "[]WritableTxnMarker", Kind: Array, Elem: Struct, Struct: &l93, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l95 = Layout{Name: "WritableTxnMarker", Fields: []Field{
-	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1, EntityType: "producerId"},
-	{Name: "ProducerEpoch", JSON: "producerEpoch", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "TransactionResult", JSON: "transactionResult", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Topics", JSON: "topics", Type: "[]WritableTxnMarkerTopic", Kind: Array, Elem: Struct, Struct: &l92, Versions: Range{0, Open}, Tag: -1},
-	{Name: "CoordinatorEpoch", JSON: "coordinatorEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "TransactionVersion", JSON: "transactionVersion", Type: "int8", Kind: Int8, Versions: Range{2, Open}, Tag: -1, Default: "0", Ignorable: true},
+	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "producerId"},
+	{Name: "ProducerEpoch", JSON: "producerEpoch", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TransactionResult", JSON: "transactionResult", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Topics", JSON: "topics", Type: "[]WritableTxnMarkerTopic", Kind: Array, Elem: Struct, Struct: &l92, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "CoordinatorEpoch", JSON: "coordinatorEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TransactionVersion", JSON: "transactionVersion", Type: "int8", Kind: Int8, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "0", Ignorable: true},
 }}
 
 var l96 = Layout{Name: "WriteTxnMarkersRequest", Fields: []Field{
-	{Name: "Markers", JSON: "markers", Type: "[]WritableTxnMarker", Kind: Array, Elem: Struct, Struct: &l95, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Markers", JSON: "markers", Type: "[]WritableTxnMarker", Kind: Array, Elem: Struct, Struct: &l95, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l97 = Layout{Name: "TxnOffsetCommitRequestPartition", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "CommittedOffset", JSON: "committedOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1},
-	{Name: "CommittedLeaderEpoch", JSON: "committedLeaderEpoch", Type: "int32", Kind: Int32, Versions: Range{2, Open}, Tag: -1, Default: "-1", Ignorable: true},
-	{Name: "CommittedMetadata", JSON: "committedMetadata", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "CommittedOffset", JSON: "committedOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "CommittedLeaderEpoch", JSON: "committedLeaderEpoch", Type: "int32", Kind: Int32, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
+	{Name: "CommittedMetadata", JSON: "committedMetadata", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l98 = Layout{Name: "TxnOffsetCommitRequestTopic", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, 5}, Tag: -1, EntityType: "topicName"},
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{6, Open}, Tag: -1},
-	{Name: "Partitions", JSON: "partitions", Type: "[]TxnOffsetCommitRequestPartition", Kind: Array, Elem: Struct, Struct: &l97, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, 5}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{6, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Partitions", JSON: "partitions", Type: "[]TxnOffsetCommitRequestPartition", Kind: Array, Elem: Struct, Struct: &l97, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l99 = Layout{Name: "TxnOffsetCommitRequest", Fields: []Field{
-	{Name: "TransactionalId", JSON: "transactionalId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "transactionalId"},
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "groupId"},
-	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1, EntityType: "producerId"},
-	{Name: "ProducerEpoch", JSON: "producerEpoch", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "GenerationId", JSON: "generationId", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Tag: -1, Default: "-1"},
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{3, Open}, Tag: -1, Default: ""},
-	{Name: "GroupInstanceId", JSON: "groupInstanceId", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{3, Open}, Tag: -1, Default: "null"},
-	{Name: "Topics", JSON: "topics", Type: "[]TxnOffsetCommitRequestTopic", Kind: Array, Elem: Struct, Struct: &l98, Versions: Range{0, Open}, Tag: -1},
+	{Name: "TransactionalId", JSON: "transactionalId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "transactionalId"},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
+	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "producerId"},
+	{Name: "ProducerEpoch", JSON: "producerEpoch", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "GenerationId", JSON: "generationId", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: ""},
+	{Name: "GroupInstanceId", JSON: "groupInstanceId", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{3, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "Topics", JSON: "topics", Type: "[]TxnOffsetCommitRequestTopic", Kind: Array, Elem: Struct, Struct: &l98, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l100 = Layout{Name: "DescribeAclsRequest", Fields: []Field{
-	{Name: "ResourceTypeFilter", JSON: "resourceTypeFilter", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ResourceNameFilter", JSON: "resourceNameFilter", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
-	{Name: "PatternTypeFilter", JSON: "patternTypeFilter", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Tag: -1, Default: "3"},
-	{Name: "PrincipalFilter", JSON: "principalFilter", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
-	{Name: "HostFilter", JSON: "hostFilter", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
-	{Name: "Operation", JSON: "operation", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Tag: -1},
-	{Name: "PermissionType", JSON: "permissionType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ResourceTypeFilter", JSON: "resourceTypeFilter", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ResourceNameFilter", JSON: "resourceNameFilter", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PatternTypeFilter", JSON: "patternTypeFilter", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "3"},
+	{Name: "PrincipalFilter", JSON: "principalFilter", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "HostFilter", JSON: "hostFilter", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Operation", JSON: "operation", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PermissionType", JSON: "permissionType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l101 = Layout{Name: "AclCreation", Fields: []Field{
-	{Name: "ResourceType", JSON: "resourceType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ResourceName", JSON: "resourceName", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ResourcePatternType", JSON: "resourcePatternType", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Tag: -1, Default: "3"},
-	{Name: "Principal", JSON: "principal", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Operation", JSON: "operation", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Tag: -1},
-	{Name: "PermissionType", JSON: "permissionType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ResourceType", JSON: "resourceType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ResourceName", JSON: "resourceName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ResourcePatternType", JSON: "resourcePatternType", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "3"},
+	{Name: "Principal", JSON: "principal", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Operation", JSON: "operation", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PermissionType", JSON: "permissionType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l102 = Layout{Name: "CreateAclsRequest", Fields: []Field{
-	{Name: "Creations", JSON: "creations", Type: "[]AclCreation", Kind: Array, Elem: Struct, Struct: &l101, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Creations", JSON: "creations", Type: "[]AclCreation", Kind: Array, Elem: Struct, Struct: &l101, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l103 = Layout{Name: "DeleteAclsFilter", Fields: []Field{
-	{Name: "ResourceTypeFilter", JSON: "resourceTypeFilter", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ResourceNameFilter", JSON: "resourceNameFilter", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
-	{Name: "PatternTypeFilter", JSON: "patternTypeFilter", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Tag: -1, Default: "3"},
-	{Name: "PrincipalFilter", JSON: "principalFilter", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
-	{Name: "HostFilter", JSON: "hostFilter", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
-	{Name: "Operation", JSON: "operation", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Tag: -1},
-	{Name: "PermissionType", JSON: "permissionType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ResourceTypeFilter", JSON: "resourceTypeFilter", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ResourceNameFilter", JSON: "resourceNameFilter", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PatternTypeFilter", JSON: "patternTypeFilter", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "3"},
+	{Name: "PrincipalFilter", JSON: "principalFilter", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "HostFilter", JSON: "hostFilter", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Operation", JSON: "operation", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PermissionType", JSON: "permissionType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l104 = Layout{Name: "DeleteAclsRequest", Fields: []Field{
-	{Name: "Filters", JSON: "filters", Type: "[]DeleteAclsFilter", Kind: Array, Elem: Struct, Struct: &l103, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Filters", JSON: "filters", Type: "[]DeleteAclsFilter", Kind: Array, Elem: Struct, Struct: &l103, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l105 = Layout{Name: "DescribeConfigsResource", Fields: []Field{
-	{Name: "ResourceType", JSON: "resourceType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ResourceName", JSON: "resourceName", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ConfigurationKeys", JSON: "configurationKeys", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
+	{Name: "ResourceType", JSON: "resourceType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ResourceName", JSON: "resourceName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ConfigurationKeys", JSON: "configurationKeys", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l106 = Layout{Name: "DescribeConfigsRequest", Fields: []Field{
-	{Name: "Resources", JSON: "resources", Type: "[]DescribeConfigsResource", Kind: Array, Elem: Struct, Struct: &l105, Versions: Range{0, Open}, Tag: -1},
-	{Name: "IncludeSynonyms", JSON: "includeSynonyms", Type: "bool", Kind: Bool, Versions: Range{1, Open}, Tag: -1, Default: "false"},
-	{Name: "IncludeDocumentation", JSON: "includeDocumentation", Type: "bool", Kind: Bool, Versions: Range{3, Open}, Tag: -1, Default: "false"},
+	{Name: "Resources", JSON: "resources", Type: "[]DescribeConfigsResource", Kind: Array, Elem: Struct, Struct: &l105, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "IncludeSynonyms", JSON: "includeSynonyms", Type: "bool", Kind: Bool, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "false"},
+	{Name: "IncludeDocumentation", JSON: "includeDocumentation", Type: "bool", Kind: Bool, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "false"},
 }}
 
 var l107 = Layout{Name: "AlterableConfig", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, MapKey: true},
-	{Name: "Value", JSON: "value", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
+	{Name: "Value", JSON: "value", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l108 = Layout{Name: "AlterConfigsResource", Fields: []Field{
-	{Name: "ResourceType", JSON: "resourceType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Tag: -1, MapKey: true},
-	{Name: "ResourceName", JSON: "resourceName", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, MapKey: true},
-	{Name: "Configs", JSON: "configs", Type: "[]AlterableConfig", Kind: Array, Elem: Struct, Struct: &l107, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ResourceType", JSON: "resourceType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
+	{Name: "ResourceName", JSON: "resourceName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
+	{Name: "Configs", JSON: "configs", Type: "[]AlterableConfig", Kind: Array, Elem: Struct, Struct: &l107, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l109 = Layout{Name: "AlterConfigsRequest", Fields: []Field{
-	{Name: "Resources", JSON: "resources", Type: "[]AlterConfigsResource", Kind: Array, Elem: Struct, Struct: &l108, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ValidateOnly", JSON: "validateOnly", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Resources", JSON: "resources", Type: "[]AlterConfigsResource", Kind: Array, Elem: Struct, Struct: &l108, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ValidateOnly", JSON: "validateOnly", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l110 = Layout{Name: "AlterReplicaLogDirTopic", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName", MapKey: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l111 = Layout{Name: "AlterReplicaLogDir", Fields: []Field{
-	{Name: "Path", JSON: "path", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, MapKey: true},
-	{Name: "Topics", JSON: "topics", Type: "[]AlterReplicaLogDirTopic", Kind: Array, Elem: Struct, Struct: &l110, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Path", JSON: "path", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
+	{Name: "Topics", JSON: "topics", Type: "[]AlterReplicaLogDirTopic", Kind: Array, Elem: Struct, Struct: &l110, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l112 = Layout{Name: "AlterReplicaLogDirsRequest", Fields: []Field{
-	{Name: "Dirs", JSON: "dirs", Type: "[]AlterReplicaLogDir", Kind: Array, Elem: Struct, Struct: &l111, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Dirs", JSON: "dirs", Type: "[]AlterReplicaLogDir", Kind: Array, Elem: Struct, Struct: &l111, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l113 = Layout{Name: "DescribableLogDirTopic", Fields: []Field{
-	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName", MapKey: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l114 = Layout{Name: "DescribeLogDirsRequest", Fields: []Field{
-	{Name: "Topics", JSON: "topics", Type: "[]DescribableLogDirTopic", Kind: Array, Elem: Struct, Struct: &l113, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
+	{Name: "Topics", JSON: "topics", Type: "[]DescribableLogDirTopic", Kind: Array, Elem: Struct, Struct: &l113, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l115 = Layout{Name: "SaslAuthenticateRequest", Fields: []Field{
-	{Name: "AuthBytes", JSON: "authBytes", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Tag: -1},
+	{Name: "AuthBytes", JSON: "authBytes", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l116 = Layout{Name: "CreatePartitionsAssignment", Fields: []Field{
-	{Name: "BrokerIds", JSON: "brokerIds", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Tag: -1, EntityType: "brokerId"},
+	{Name: "BrokerIds", JSON: "brokerIds", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
 }}
 
 var l117 = Layout{Name: "CreatePartitionsTopic", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName", MapKey: true},
-	{Name: "Count", JSON: "count", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Assignments", JSON: "assignments", Type: "[]CreatePartitionsAssignment", Kind: Array, Elem: Struct, Struct: &l116, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true},
+	{Name: "Count", JSON: "count", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Assignments", JSON: "assignments", Type: "[]CreatePartitionsAssignment", Kind: Array, Elem: Struct, Struct: &l116, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l118 = Layout{Name: "CreatePartitionsRequest", Fields: []Field{
-	{Name: "Topics", JSON: "topics", Type: "[]CreatePartitionsTopic", Kind: Array, Elem: Struct, Struct: &l117, Versions: Range{0, Open}, Tag: -1},
-	{Name: "TimeoutMs", JSON: "timeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ValidateOnly", JSON: "validateOnly", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Topics", JSON: "topics", Type: "[]CreatePartitionsTopic", Kind: Array, Elem: Struct, Struct: &l117, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TimeoutMs", JSON: "timeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ValidateOnly", JSON: "validateOnly", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l119 = Layout{Name: "CreatableRenewers", Fields: []Field{
-	{Name: "PrincipalType", JSON: "principalType", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "PrincipalName", JSON: "principalName", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
+	{Name: "PrincipalType", JSON: "principalType", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PrincipalName", JSON: "principalName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l120 = Layout{Name: "CreateDelegationTokenRequest", Fields: []Field{
-	{Name: "OwnerPrincipalType", JSON: "ownerPrincipalType", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{3, Open}, Tag: -1},
-	{Name: "OwnerPrincipalName", JSON: "ownerPrincipalName", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{3, Open}, Tag: -1},
-	{Name: "Renewers", JSON: "renewers", Type: "[]CreatableRenewers", Kind: Array, Elem: Struct, Struct: &l119, Versions: Range{0, Open}, Tag: -1},
-	{Name: "MaxLifetimeMs", JSON: "maxLifetimeMs", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1},
+	{Name: "OwnerPrincipalType", JSON: "ownerPrincipalType", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{3, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "OwnerPrincipalName", JSON: "ownerPrincipalName", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{3, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Renewers", JSON: "renewers", Type: "[]CreatableRenewers", Kind: Array, Elem: Struct, Struct: &l119, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "MaxLifetimeMs", JSON: "maxLifetimeMs", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l121 = Layout{Name: "RenewDelegationTokenRequest", Fields: []Field{
-	{Name: "Hmac", JSON: "hmac", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Tag: -1},
-	{Name: "RenewPeriodMs", JSON: "renewPeriodMs", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Hmac", JSON: "hmac", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "RenewPeriodMs", JSON: "renewPeriodMs", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l122 = Layout{Name: "ExpireDelegationTokenRequest", Fields: []Field{
-	{Name: "Hmac", JSON: "hmac", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ExpiryTimePeriodMs", JSON: "expiryTimePeriodMs", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Hmac", JSON: "hmac", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ExpiryTimePeriodMs", JSON: "expiryTimePeriodMs", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l123 = Layout{Name: "DescribeDelegationTokenOwner", Fields: []Field{
-	{Name: "PrincipalType", JSON: "principalType", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "PrincipalName", JSON: "principalName", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
+	{Name: "PrincipalType", JSON: "principalType", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PrincipalName", JSON: "principalName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l124 = Layout{Name: "DescribeDelegationTokenRequest", Fields: []Field{
-	{Name: "Owners", JSON: "owners", Type: "[]DescribeDelegationTokenOwner", Kind: Array, Elem: Struct, Struct: &l123, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
+	{Name: "Owners", JSON: "owners", Type: "[]DescribeDelegationTokenOwner", Kind: Array, Elem: Struct, Struct: &l123, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l125 = Layout{Name: "DeleteGroupsRequest", Fields: []Field{
-	{Name: "GroupsNames", JSON: "groupsNames", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Tag: -1, EntityType: "groupId"},
+	{Name: "GroupsNames", JSON: "groupsNames", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
 }}
 
 var l126 = Layout{Name: "TopicPartitions", Fields: []Field{
-	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName", MapKey: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l127 = Layout{Name: "ElectLeadersRequest", Fields: []Field{
-	{Name: "ElectionType", JSON: "electionType", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Tag: -1},
-	{Name: "TopicPartitions", JSON: "topicPartitions", Type: "[]TopicPartitions", Kind: Array, Elem: Struct, Struct: &l126, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
-	{Name: "TimeoutMs", JSON: "timeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, Default: "60000"},
+	{Name: "ElectionType", JSON: "electionType", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicPartitions", JSON: "topicPartitions", Type: "[]TopicPartitions", Kind: Array, Elem: Struct, Struct: &l126, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TimeoutMs", JSON: "timeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "60000"},
 }}
 
 var l128 = Layout{Name: "AlterableConfig", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, MapKey: true},
-	{Name: "ConfigOperation", JSON: "configOperation", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Tag: -1, MapKey: true},
-	{Name: "Value", JSON: "value", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
+	{Name: "ConfigOperation", JSON: "configOperation", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
+	{Name: "Value", JSON: "value", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l129 = Layout{Name: "AlterConfigsResource", Fields: []Field{
-	{Name: "ResourceType", JSON: "resourceType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Tag: -1, MapKey: true},
-	{Name: "ResourceName", JSON: "resourceName", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, MapKey: true},
-	{Name: "Configs", JSON: "configs", Type: "[]AlterableConfig", Kind: Array, Elem: Struct, Struct: &l128, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ResourceType", JSON: "resourceType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
+	{Name: "ResourceName", JSON: "resourceName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
+	{Name: "Configs", JSON: "configs", Type: "[]AlterableConfig", Kind: Array, Elem: Struct, Struct: &l128, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l130 = Layout{Name: "IncrementalAlterConfigsRequest", Fields: []Field{
-	{Name: "Resources", JSON: "resources", Type: "[]AlterConfigsResource", Kind: Array, Elem: Struct, Struct: &l129, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ValidateOnly", JSON: "validateOnly", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Resources", JSON: "resources", Type: "[]AlterConfigsResource", Kind: Array, Elem: Struct, Struct: &l129, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ValidateOnly", JSON: "validateOnly", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l131 = Layout{Name: "ReassignablePartition", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Replicas", JSON: "replicas", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null", EntityType: "brokerId"},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Replicas", JSON: "replicas", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", EntityType: "brokerId"},
 }}
 
 var l132 = Layout{Name: "ReassignableTopic", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]ReassignablePartition", Kind: Array, Elem: Struct, Struct: &l131, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]ReassignablePartition", Kind: Array, Elem: Struct, Struct: &l131, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l133 = Layout{Name: "AlterPartitionReassignmentsRequest", Fields: []Field{
-	{Name: "TimeoutMs", JSON: "timeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, Default: "60000"},
-	{Name: "AllowReplicationFactorChange", JSON: "allowReplicationFactorChange", Type: "bool", Kind: Bool, Versions: Range{1, Open}, Tag: -1, Default: "true"},
-	{Name: "Topics", JSON: "topics", Type: "[]ReassignableTopic", Kind: Array, Elem: Struct, Struct: &l132, Versions: Range{0, Open}, Tag: -1},
+	{Name: "TimeoutMs", JSON: "timeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "60000"},
+	{Name: "AllowReplicationFactorChange", JSON: "allowReplicationFactorChange", Type: "bool", Kind: Bool, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "true"},
+	{Name: "Topics", JSON: "topics", Type: "[]ReassignableTopic", Kind: Array, Elem: Struct, Struct: &l132, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l134 = Layout{Name: "ListPartitionReassignmentsTopics", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName"},
-	{Name: "PartitionIndexes", JSON: "partitionIndexes", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
+	{Name: "PartitionIndexes", JSON: "partitionIndexes", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l135 = Layout{Name: "ListPartitionReassignmentsRequest", Fields: []Field{
-	{Name: "TimeoutMs", JSON: "timeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, Default: "60000"},
-	{Name: "Topics", JSON: "topics", Type: "[]ListPartitionReassignmentsTopics", Kind: Array, Elem: Struct, Struct: &l134, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
+	{Name: "TimeoutMs", JSON: "timeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "60000"},
+	{Name: "Topics", JSON: "topics", Type: "[]ListPartitionReassignmentsTopics", Kind: Array, Elem: Struct, Struct: &l134, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
 }}
 
 var l136 = Layout{Name: "OffsetDeleteRequestPartition", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l137 = Layout{Name: "OffsetDeleteRequestTopic", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName", MapKey: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]OffsetDeleteRequestPartition", Kind: Array, Elem: Struct, Struct: &l136, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]OffsetDeleteRequestPartition", Kind: Array, Elem: Struct, Struct: &l136, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l138 = Layout{Name: "OffsetDeleteRequest", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "groupId"},
-	{Name: "Topics", JSON: "topics", Type: "[]OffsetDeleteRequestTopic", Kind: Array, Elem: Struct, Struct: &l137, Versions: Range{0, Open}, Tag: -1},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
+	{Name: "Topics", JSON: "topics", Type: "[]OffsetDeleteRequestTopic", Kind: Array, Elem: Struct, Struct: &l137, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l139 = Layout{Name: "ComponentData", Fields: []Field{
-	{Name: "EntityType", JSON: "entityType", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "MatchType", JSON: "matchType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Match", JSON: "match", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
+	{Name: "EntityType", JSON: "entityType", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "MatchType", JSON: "matchType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Match", JSON: "match", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l140 = Layout{Name: "DescribeClientQuotasRequest", Fields: []Field{
-	{Name: "Components", JSON: "components", Type: "[]ComponentData", Kind: Array, Elem: Struct, Struct: &l139, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Strict", JSON: "strict", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Components", JSON: "components", Type: "[]ComponentData", Kind: Array, Elem: Struct, Struct: &l139, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Strict", JSON: "strict", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l141 = Layout{Name: "EntityData", Fields: []Field{
-	{Name: "EntityType", JSON: "entityType", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "EntityName", JSON: "entityName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
+	{Name: "EntityType", JSON: "entityType", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "EntityName", JSON: "entityName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l142 = Layout{Name: "OpData", Fields: []Field{
-	{Name: "Key", JSON: "key", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Value", JSON: "value", Type: "float64", Kind: Float64, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Remove", JSON: "remove", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Key", JSON: "key", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Value", JSON: "value", Type: "float64", Kind: Float64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Remove", JSON: "remove", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l143 = Layout{Name: "EntryData", Fields: []Field{
-	{Name: "Entity", JSON: "entity", Type: "[]EntityData", Kind: Array, Elem: Struct, Struct: &l141, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Ops", JSON: "ops", Type: "[]OpData", Kind: Array, Elem: Struct, Struct: &l142, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Entity", JSON: "entity", Type: "[]EntityData", Kind: Array, Elem: Struct, Struct: &l141, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Ops", JSON: "ops", Type: "[]OpData", Kind: Array, Elem: Struct, Struct: &l142, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l144 = Layout{Name: "AlterClientQuotasRequest", Fields: []Field{
-	{Name: "Entries", JSON: "entries", Type: "[]EntryData", Kind: Array, Elem: Struct, Struct: &l143, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ValidateOnly", JSON: "validateOnly", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Entries", JSON: "entries", Type: "[]EntryData", Kind: Array, Elem: Struct, Struct: &l143, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ValidateOnly", JSON: "validateOnly", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l145 = Layout{Name: "UserName", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l146 = Layout{Name: "DescribeUserScramCredentialsRequest", Fields: []Field{
-	{Name: "Users", JSON: "users", Type: "[]UserName", Kind: Array, Elem: Struct, Struct: &l145, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
+	{Name: "Users", JSON: "users", Type: "[]UserName", Kind: Array, Elem: Struct, Struct: &l145, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l147 = Layout{Name: "ScramCredentialDeletion", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Mechanism", JSON: "mechanism", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Mechanism", JSON: "mechanism", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l148 = Layout{Name: "ScramCredentialUpsertion", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Mechanism", JSON: "mechanism", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Iterations", JSON: "iterations", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Salt", JSON: "salt", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Tag: -1},
-	{Name: "SaltedPassword", JSON: "saltedPassword", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Mechanism", JSON: "mechanism", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Iterations", JSON: "iterations", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Salt", JSON: "salt", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "SaltedPassword", JSON: "saltedPassword", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l149 = Layout{Name: "AlterUserScramCredentialsRequest", Fields: []Field{
-	{Name: "Deletions", JSON: "deletions", Type: "[]ScramCredentialDeletion", Kind: Array, Elem: Struct, Struct: &l147, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Upsertions", JSON: "upsertions", Type: "[]ScramCredentialUpsertion", Kind: Array, Elem: Struct, Struct: &l148, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Deletions", JSON: "deletions", Type: "[]ScramCredentialDeletion", Kind: Array, Elem: Struct, Struct: &l147, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Upsertions", JSON: "upsertions", Type: "[]ScramCredentialUpsertion", Kind: Array, Elem: Struct, Struct: &l148, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l150 = Layout{Name: "PartitionData", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ReplicaEpoch", JSON: "replicaEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ReplicaId", JSON: "replicaId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, EntityType: "brokerId"},
-	{Name: "ReplicaDirectoryId", JSON: "replicaDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{1, Open}, Tag: -1, Ignorable: true},
-	{Name: "VoterDirectoryId", JSON: "voterDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{1, Open}, Tag: -1, Ignorable: true},
-	{Name: "LastOffsetEpoch", JSON: "lastOffsetEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "LastOffset", JSON: "lastOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1},
-	{Name: "PreVote", JSON: "preVote", Type: "bool", Kind: Bool, Versions: Range{2, Open}, Tag: -1},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ReplicaEpoch", JSON: "replicaEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ReplicaId", JSON: "replicaId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
+	{Name: "ReplicaDirectoryId", JSON: "replicaDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "VoterDirectoryId", JSON: "voterDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "LastOffsetEpoch", JSON: "lastOffsetEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "LastOffset", JSON: "lastOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PreVote", JSON: "preVote", Type: "bool", Kind: Bool, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l151 = Layout{Name: "TopicData", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l150, Versions: Range{0, Open}, Tag: -1},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l150, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l152 = Layout{Name: "VoteRequest", Fields: []Field{
-	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "VoterId", JSON: "voterId", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Tag: -1, Default: "-1", EntityType: "brokerId", Ignorable: true},
-	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l151, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "VoterId", JSON: "voterId", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", EntityType: "brokerId", Ignorable: true},
+	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l151, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l153 = Layout{Name: "PartitionData", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "VoterDirectoryId", JSON: "voterDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{1, Open}, Tag: -1, Ignorable: true},
-	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, EntityType: "brokerId"},
-	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "VoterDirectoryId", JSON: "voterDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
+	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l154 = Layout{Name: "TopicData", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l153, Versions: Range{0, Open}, Tag: -1},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l153, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l155 = Layout{Name: "LeaderEndpoint", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{1, Open}, Tag: -1, MapKey: true},
-	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{1, Open}, Tag: -1},
-	{Name: "Port", JSON: "port", Type: "uint16", Kind: Uint16, Versions: Range{1, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
+	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Port", JSON: "port", Type: "uint16", Kind: Uint16, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l156 = Layout{Name: "BeginQuorumEpochRequest", Fields: []Field{
-	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "VoterId", JSON: "voterId", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Tag: -1, Default: "-1", EntityType: "brokerId", Ignorable: true},
-	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l154, Versions: Range{0, Open}, Tag: -1},
-	{Name: "LeaderEndpoints", JSON: "leaderEndpoints", Type: "[]LeaderEndpoint", Kind: Array, Elem: Struct, Struct: &l155, Versions: Range{1, Open}, Tag: -1, Ignorable: true},
+	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "VoterId", JSON: "voterId", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", EntityType: "brokerId", Ignorable: true},
+	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l154, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "LeaderEndpoints", JSON: "leaderEndpoints", Type: "[]LeaderEndpoint", Kind: Array, Elem: Struct, Struct: &l155, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
 }}
 
 var l157 = Layout{Name: "ReplicaInfo", Fields: []Field{
-	{Name: "CandidateId", JSON: "candidateId", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Tag: -1, EntityType: "brokerId"},
-	{Name: "CandidateDirectoryId", JSON: "candidateDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{1, Open}, Tag: -1},
+	{Name: "CandidateId", JSON: "candidateId", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
+	{Name: "CandidateDirectoryId", JSON: "candidateDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l158 = Layout{Name: "PartitionData", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, EntityType: "brokerId"},
-	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "PreferredSuccessors", JSON: "preferredSuccessors", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, 0}, Tag: -1, Ignorable: true},
-	{Name: "PreferredCandidates", JSON: "preferredCandidates", Type: "[]ReplicaInfo", Kind: Array, Elem: Struct, Struct: &l157, Versions: Range{1, Open}, Tag: -1, Ignorable: true},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
+	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PreferredSuccessors", JSON: "preferredSuccessors", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, 0}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "PreferredCandidates", JSON: "preferredCandidates", Type: "[]ReplicaInfo", Kind: Array, Elem: Struct, Struct: &l157, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
 }}
 
 var l159 = Layout{Name: "TopicData", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l158, Versions: Range{0, Open}, Tag: -1},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l158, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l160 = Layout{Name: "EndQuorumEpochRequest", Fields: []Field{
-	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l159, Versions: Range{0, Open}, Tag: -1},
-	{Name: "LeaderEndpoints", JSON: "leaderEndpoints", Type: "[]LeaderEndpoint", Kind: Array, Elem: Struct, Struct: &l155, Versions: Range{1, Open}, Tag: -1, Ignorable: true},
+	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l159, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "LeaderEndpoints", JSON: "leaderEndpoints", Type: "[]LeaderEndpoint", Kind: Array, Elem: Struct, Struct: &l155, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
 }}
 
 var l161 = Layout{Name: "PartitionData", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l162 = Layout{Name: "TopicData", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l161, Versions: Range{0, Open}, Tag: -1},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l161, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l163 = Layout{Name: "DescribeQuorumRequest", Fields: []Field{
-	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l162, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l162, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l164 = Layout{Name: "BrokerState", Fields: []Field{
-	{Name: "BrokerId", JSON: "brokerId", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Tag: -1, EntityType: "brokerId"},
-	{Name: "BrokerEpoch", JSON: "brokerEpoch", Type: "int64", Kind: Int64, Versions: Range{3, Open}, Tag: -1, Default: "-1"},
+	{Name: "BrokerId", JSON: "brokerId", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
+	{Name: "BrokerEpoch", JSON: "brokerEpoch", Type: "int64", Kind: Int64, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
 }}
 
 var l165 = Layout{Name: "PartitionData", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "NewIsr", JSON: "newIsr", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, 2}, Tag: -1, EntityType: "brokerId"},
-	{Name: "NewIsrWithEpochs", JSON: "newIsrWithEpochs", Type: "[]BrokerState", Kind: Array, Elem: Struct, Struct: &l164, Versions: Range{3, Open}, Tag: -1},
-	{Name: "LeaderRecoveryState", JSON: "leaderRecoveryState", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Tag: -1, Default: "0"},
-	{Name: "PartitionEpoch", JSON: "partitionEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "NewIsr", JSON: "newIsr", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, 2}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
+	{Name: "NewIsrWithEpochs", JSON: "newIsrWithEpochs", Type: "[]BrokerState", Kind: Array, Elem: Struct, Struct: &l164, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "LeaderRecoveryState", JSON: "leaderRecoveryState", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "0"},
+	{Name: "PartitionEpoch", JSON: "partitionEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l166 = Layout{Name: "TopicData", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, 1}, Tag: -1, EntityType: "topicName", Ignorable: true},
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{2, Open}, Tag: -1, Ignorable: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l165, Versions: Range{0, Open}, Tag: -1},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, 1}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", Ignorable: true},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l165, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l167 = Layout{Name: "AlterPartitionRequest", Fields: []Field{
-	{Name: "BrokerId", JSON: "brokerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, EntityType: "brokerId"},
-	{Name: "BrokerEpoch", JSON: "brokerEpoch", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1, Default: "-1"},
-	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l166, Versions: Range{0, Open}, Tag: -1},
+	{Name: "BrokerId", JSON: "brokerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
+	{Name: "BrokerEpoch", JSON: "brokerEpoch", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
+	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l166, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l168 = Layout{Name: "FeatureUpdateKey", Fields: []Field{
-	{Name: "Feature", JSON: "feature", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, MapKey: true},
-	{Name: "MaxVersionLevel", JSON: "maxVersionLevel", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "AllowDowngrade", JSON: "allowDowngrade", Type: "bool", Kind: Bool, Versions: Range{0, 0}, Tag: -1},
-	{Name: "UpgradeType", JSON: "upgradeType", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Tag: -1, Default: "1"},
+	{Name: "Feature", JSON: "feature", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
+	{Name: "MaxVersionLevel", JSON: "maxVersionLevel", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "AllowDowngrade", JSON: "allowDowngrade", Type: "bool", Kind: Bool, Versions: Range{0, 0}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "UpgradeType", JSON: "upgradeType", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "1"},
 }}
 
 var l169 = Layout{Name: "UpdateFeaturesRequest", Fields: []Field{
-	{Name: "timeoutMs", JSON: "timeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, Default: "60000"},
-	{Name: "FeatureUpdates", JSON: "featureUpdates", Type: "[]FeatureUpdateKey", Kind: Array, Elem: Struct, Struct: &l168, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ValidateOnly", JSON: "validateOnly", Type: "bool", Kind: Bool, Versions: Range{1, Open}, Tag: -1, Default: "false"},
+	{Name: "timeoutMs", JSON: "timeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "60000"},
+	{Name: "FeatureUpdates", JSON: "featureUpdates", Type: "[]FeatureUpdateKey", Kind: Array, Elem: Struct, Struct: &l168, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ValidateOnly", JSON: "validateOnly", Type: "bool", Kind: Bool, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "false"},
 }}
 
 var l170 = Layout{Name: "EnvelopeRequest", Fields: []Field{
-	{Name: "RequestData", JSON: "requestData", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Tag: -1},
-	{Name: "RequestPrincipal", JSON: "requestPrincipal", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
-	{Name: "ClientHostAddress", JSON: "clientHostAddress", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Tag: -1},
+	{Name: "RequestData", JSON: "requestData", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "RequestPrincipal", JSON: "requestPrincipal", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ClientHostAddress", JSON: "clientHostAddress", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l171 = Layout{Name: "SnapshotId", Fields: []Field{
-	{Name: "EndOffset", JSON: "endOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Epoch", JSON: "epoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
+	{Name: "EndOffset", JSON: "endOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Epoch", JSON: "epoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l172 = Layout{Name: "PartitionSnapshot", Fields: []Field{
-	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "CurrentLeaderEpoch", JSON: "currentLeaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "SnapshotId", JSON: "snapshotId", Type: "SnapshotId", Kind: Struct, Struct: &l171, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Position", JSON: "position", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ReplicaDirectoryId", JSON: "replicaDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{1, Open}, Tagged: Range{1, Open}, Tag: 0, Ignorable: true},
+	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "CurrentLeaderEpoch", JSON: "currentLeaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "SnapshotId", JSON: "snapshotId", Type: "SnapshotId", Kind: Struct, Struct: &l171, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Position", JSON: "position", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ReplicaDirectoryId", JSON: "replicaDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{1, Open}, Nullable: None, Tagged: Range{1, Open}, Tag: 0, Flexible: None, Ignorable: true},
 }}
 
 var l173 = Layout{Name: "TopicSnapshot", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionSnapshot", Kind: Array, Elem: Struct, Struct: &l172, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionSnapshot", Kind: Array, Elem: Struct, Struct: &l172, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l174 = Layout{Name: "FetchSnapshotRequest", Fields: []Field{
-	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: Range{0, Open}, Tag: 0, Default: "null"},
-	{Name: "ReplicaId", JSON: "replicaId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, Default: "-1", EntityType: "brokerId"},
-	{Name: "MaxBytes", JSON: "maxBytes", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, Default: "0x7fffffff"},
-	{Name: "Topics", JSON: "topics", Type: "[]TopicSnapshot", Kind: Array, Elem: Struct, Struct: &l173, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: Range{0, Open}, Tag: 0, Flexible: None, Default: "null"},
+	{Name: "ReplicaId", JSON: "replicaId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", EntityType: "brokerId"},
+	{Name: "MaxBytes", JSON: "maxBytes", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "0x7fffffff"},
+	{Name: "Topics", JSON: "topics", Type: "[]TopicSnapshot", Kind: Array, Elem: Struct, Struct: &l173, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l175 = Layout{Name: "DescribeClusterRequest", Fields: []Field{
-	{Name: "IncludeClusterAuthorizedOperations", JSON: "includeClusterAuthorizedOperations", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Tag: -1},
-	{Name: "EndpointType", JSON: "endpointType", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Tag: -1, Default: "1"},
-	{Name: "IncludeFencedBrokers", JSON: "includeFencedBrokers", Type: "bool", Kind: Bool, Versions: Range{2, Open}, Tag: -1},
+	{Name: "IncludeClusterAuthorizedOperations", JSON: "includeClusterAuthorizedOperations", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "EndpointType", JSON: "endpointType", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "1"},
+	{Name: "IncludeFencedBrokers", JSON: "includeFencedBrokers", Type: "bool", Kind: Bool, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l176 = Layout{Name: "TopicRequest", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName"},
-	{Name: "PartitionIndexes", JSON: "partitionIndexes", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
+	{Name: "PartitionIndexes", JSON: "partitionIndexes", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l177 = Layout{Name: "DescribeProducersRequest", Fields: []Field{
-	{Name: "Topics", JSON: "topics", Type: "[]TopicRequest", Kind: Array, Elem: Struct, Struct: &l176, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Topics", JSON: "topics", Type: "[]TopicRequest", Kind: Array, Elem: Struct, Struct: &l176, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l178 = Layout{Name: "Listener", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, MapKey: true},
-	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Port", JSON: "port", Type: "uint16", Kind: Uint16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "SecurityProtocol", JSON: "securityProtocol", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
+	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Port", JSON: "port", Type: "uint16", Kind: Uint16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "SecurityProtocol", JSON: "securityProtocol", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l179 = Layout{Name: "Feature", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, MapKey: true},
-	{Name: "MinSupportedVersion", JSON: "minSupportedVersion", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "MaxSupportedVersion", JSON: "maxSupportedVersion", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
+	{Name: "MinSupportedVersion", JSON: "minSupportedVersion", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "MaxSupportedVersion", JSON: "maxSupportedVersion", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l180 = Layout{Name: "BrokerRegistrationRequest", Fields: []Field{
-	{Name: "BrokerId", JSON: "brokerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, EntityType: "brokerId"},
-	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "IncarnationId", JSON: "incarnationId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Listeners", JSON: "listeners", Type: "[]Listener", Kind: Array, Elem: Struct, Struct: &l178, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Features", JSON: "features", Type: "[]Feature", Kind: Array, Elem: Struct, Struct: &l179, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Rack", JSON: "rack", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
-	{Name: "IsMigratingZkBroker", JSON: "isMigratingZkBroker", Type: "bool", Kind: Bool, Versions: Range{1, Open}, Tag: -1, Default: "false"},
-	{Name: "LogDirs", JSON: "logDirs", Type: "[]uuid", Kind: Array, Elem: UUID, Versions: Range{2, Open}, Tag: -1, Ignorable: true},
-	{Name: "PreviousBrokerEpoch", JSON: "previousBrokerEpoch", Type: "int64", Kind: Int64, Versions: Range{3, Open}, Tag: -1, Default: "-1", Ignorable: true},
+	{Name: "BrokerId", JSON: "brokerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
+	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "IncarnationId", JSON: "incarnationId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Listeners", JSON: "listeners", Type: "[]Listener", Kind: Array, Elem: Struct, Struct: &l178, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Features", JSON: "features", Type: "[]Feature", Kind: Array, Elem: Struct, Struct: &l179, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Rack", JSON: "rack", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "IsMigratingZkBroker", JSON: "isMigratingZkBroker", Type: "bool", Kind: Bool, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "false"},
+	{Name: "LogDirs", JSON: "logDirs", Type: "[]uuid", Kind: Array, Elem: UUID, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "PreviousBrokerEpoch", JSON: "previousBrokerEpoch", Type: "int64", Kind: Int64, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
 }}
 
 var l181 = Layout{Name: "BrokerHeartbeatRequest", Fields: []Field{
-	{Name: "BrokerId", JSON: "brokerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, EntityType: "brokerId"},
-	{Name: "BrokerEpoch", JSON: "brokerEpoch", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1, Default: "-1"},
-	{Name: "CurrentMetadataOffset", JSON: "currentMetadataOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1},
-	{Name: "WantFence", JSON: "wantFence", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Tag: -1},
-	{Name: "WantShutDown", JSON: "wantShutDown", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Tag: -1},
-	{Name: "OfflineLogDirs", JSON: "offlineLogDirs", Type: "[]uuid", Kind: Array, Elem: UUID, Versions: Range{1, Open}, Tagged: Range{1, Open}, Tag: 0},
-	{Name: "CordonedLogDirs", JSON: "cordonedLogDirs", Type: "[]uuid", Kind: Array, Elem: UUID, Versions: Range{2, Open}, Nullable: Range{2, Open}, Tagged: Range{2, Open}, Tag: 1, Default: "null"},
+	{Name: "BrokerId", JSON: "brokerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
+	{Name: "BrokerEpoch", JSON: "brokerEpoch", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
+	{Name: "CurrentMetadataOffset", JSON: "currentMetadataOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "WantFence", JSON: "wantFence", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "WantShutDown", JSON: "wantShutDown", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "OfflineLogDirs", JSON: "offlineLogDirs", Type: "[]uuid", Kind: Array, Elem: UUID, Versions: Range{1, Open}, Nullable: None, Tagged: Range{1, Open}, Tag: 0, Flexible: None},
+	{Name: "CordonedLogDirs", JSON: "cordonedLogDirs", Type: "[]uuid", Kind: Array, Elem: UUID, Versions: Range{2, Open}, Nullable: Range{2, Open}, Tagged: Range{2, Open}, Tag: 1, Flexible: None, Default: "null"},
 }}
 
 var l182 = Layout{Name: "UnregisterBrokerRequest", Fields: []Field{
-	{Name: "BrokerId", JSON: "brokerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, EntityType: "brokerId"},
+	{Name: "BrokerId", JSON: "brokerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
 }}
 
 var l183 = Layout{Name: "DescribeTransactionsRequest", Fields: []Field{
-	{Name: "TransactionalIds", JSON: "transactionalIds", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Tag: -1, EntityType: "transactionalId"},
+	{Name: "TransactionalIds", JSON: "transactionalIds", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "transactionalId"},
 }}
 
 var l184 = Layout{Name: "ListTransactionsRequest", Fields: []Field{
-	{Name: "StateFilters", JSON: "stateFilters", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ProducerIdFilters", JSON: "producerIdFilters", Type: "[]int64", Kind: Array, Elem: Int64, Versions: Range{0, Open}, Tag: -1, EntityType: "producerId"},
-	{Name: "DurationFilter", JSON: "durationFilter", Type: "int64", Kind: Int64, Versions: Range{1, Open}, Tag: -1, Default: "-1"},
-	{Name: "TransactionalIdPattern", JSON: "transactionalIdPattern", Type: "string", Kind: String, Versions: Range{2, Open}, Nullable: Range{2, Open}, Tag: -1, Default: "null"},
+	{Name: "StateFilters", JSON: "stateFilters", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ProducerIdFilters", JSON: "producerIdFilters", Type: "[]int64", Kind: Array, Elem: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "producerId"},
+	{Name: "DurationFilter", JSON: "durationFilter", Type: "int64", Kind: Int64, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
+	{Name: "TransactionalIdPattern", JSON: "transactionalIdPattern", Type: "string", Kind: String, Versions: Range{2, Open}, Nullable: Range{2, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
 }}
 
 var l185 = Layout{Name: "AllocateProducerIdsRequest", Fields: []Field{
-	{Name: "BrokerId", JSON: "brokerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, EntityType: "brokerId"},
-	{Name: "BrokerEpoch", JSON: "brokerEpoch", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1, Default: "-1"},
+	{Name: "BrokerId", JSON: "brokerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
+	{Name: "BrokerEpoch", JSON: "brokerEpoch", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
 }}
 
 var l186 = Layout{Name: "TopicPartitions", Fields: []Field{
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Tag: -1},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l187 = Layout{Name: "ConsumerGroupHeartbeatRequest", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "groupId"},
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "MemberEpoch", JSON: "memberEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "InstanceId", JSON: "instanceId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "RackId", JSON: "rackId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "RebalanceTimeoutMs", JSON: "rebalanceTimeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, Default: "-1"},
-	{Name: "SubscribedTopicNames", JSON: "subscribedTopicNames", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null", EntityType: "topicName"},
-	{Name: "SubscribedTopicRegex", JSON: "subscribedTopicRegex", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: Range{1, Open}, Tag: -1, Default: "null"},
-	{Name: "ServerAssignor", JSON: "serverAssignor", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "TopicPartitions", JSON: "topicPartitions", Type: "[]TopicPartitions", Kind: Array, Elem: Struct, Struct: &l186, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "MemberEpoch", JSON: "memberEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "InstanceId", JSON: "instanceId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "RackId", JSON: "rackId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "RebalanceTimeoutMs", JSON: "rebalanceTimeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
+	{Name: "SubscribedTopicNames", JSON: "subscribedTopicNames", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", EntityType: "topicName"},
+	{Name: "SubscribedTopicRegex", JSON: "subscribedTopicRegex", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: Range{1, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "ServerAssignor", JSON: "serverAssignor", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "TopicPartitions", JSON: "topicPartitions", Type: "[]TopicPartitions", Kind: Array, Elem: Struct, Struct: &l186, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
 }}
 
 var l188 = Layout{Name: "ConsumerGroupDescribeRequest", Fields: []Field{
-	{Name: "GroupIds", JSON: "groupIds", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Tag: -1, EntityType: "groupId"},
-	{Name: "IncludeAuthorizedOperations", JSON: "includeAuthorizedOperations", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Tag: -1},
+	{Name: "GroupIds", JSON: "groupIds", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
+	{Name: "IncludeAuthorizedOperations", JSON: "includeAuthorizedOperations", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l189 = Layout{Name: "ControllerRegistrationRequest", Fields: []Field{
-	{Name: "ControllerId", JSON: "controllerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "IncarnationId", JSON: "incarnationId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ZkMigrationReady", JSON: "zkMigrationReady", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Listeners", JSON: "listeners", Type: "[]Listener", Kind: Array, Elem: Struct, Struct: &l178, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Features", JSON: "features", Type: "[]Feature", Kind: Array, Elem: Struct, Struct: &l179, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ControllerId", JSON: "controllerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "IncarnationId", JSON: "incarnationId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ZkMigrationReady", JSON: "zkMigrationReady", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Listeners", JSON: "listeners", Type: "[]Listener", Kind: Array, Elem: Struct, Struct: &l178, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Features", JSON: "features", Type: "[]Feature", Kind: Array, Elem: Struct, Struct: &l179, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l190 = Layout{Name: "GetTelemetrySubscriptionsRequest", Fields: []Field{
-	{Name: "ClientInstanceId", JSON: "clientInstanceId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ClientInstanceId", JSON: "clientInstanceId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l191 = Layout{Name: "PushTelemetryRequest", Fields: []Field{
-	{Name: "ClientInstanceId", JSON: "clientInstanceId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Tag: -1},
-	{Name: "SubscriptionId", JSON: "subscriptionId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Terminating", JSON: "terminating", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Tag: -1},
-	{Name: "CompressionType", JSON: "compressionType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Metrics", JSON: "metrics", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ClientInstanceId", JSON: "clientInstanceId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "SubscriptionId", JSON: "subscriptionId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Terminating", JSON: "terminating", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "CompressionType", JSON: "compressionType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Metrics", JSON: "metrics", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l192 = Layout{Name: "TopicData", Fields: []Field{
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l161, Versions: Range{0, Open}, Tag: -1},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l161, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l193 = Layout{Name: "DirectoryData", Fields: []Field{
-	{Name: "Id", JSON: "id", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l192, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Id", JSON: "id", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l192, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l194 = Layout{Name: "AssignReplicasToDirsRequest", Fields: []Field{
-	{Name: "BrokerId", JSON: "brokerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, EntityType: "brokerId"},
-	{Name: "BrokerEpoch", JSON: "brokerEpoch", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1, Default: "-1"},
-	{Name: "Directories", JSON: "directories", Type: "[]DirectoryData", Kind: Array, Elem: Struct, Struct: &l193, Versions: Range{0, Open}, Tag: -1},
+	{Name: "BrokerId", JSON: "brokerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
+	{Name: "BrokerEpoch", JSON: "brokerEpoch", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
+	{Name: "Directories", JSON: "directories", Type: "[]DirectoryData", Kind: Array, Elem: Struct, Struct: &l193, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l195 = Layout{Name: "ListConfigResourcesRequest", Fields: []Field{
-	{Name: "ResourceTypes", JSON: "resourceTypes", Type: "[]int8", Kind: Array, Elem: Int8, Versions: Range{1, Open}, Tag: -1},
+	{Name: "ResourceTypes", JSON: "resourceTypes", Type: "[]int8", Kind: Array, Elem: Int8, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l196 = Layout{Name: "TopicRequest", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName"},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
 }}
 
 var l197 = Layout{Name: "Cursor", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName"},
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l198 = Layout{Name: "DescribeTopicPartitionsRequest", Fields: []Field{
-	{Name: "Topics", JSON: "topics", Type: "[]TopicRequest", Kind: Array, Elem: Struct, Struct: &l196, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ResponsePartitionLimit", JSON: "responsePartitionLimit", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, Default: "2000"},
-	{Name: "Cursor", JSON: "cursor", Type: "Cursor", Kind: Struct, Struct: &l197, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
+	{Name: "Topics", JSON: "topics", Type: "[]TopicRequest", Kind: Array, Elem: Struct, Struct: &l196, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ResponsePartitionLimit", JSON: "responsePartitionLimit", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "2000"},
+	{Name: "Cursor", JSON: "cursor", Type: "Cursor", Kind: Struct, Struct: &l197, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
 }}
 
 var l199 = Layout{Name: "ShareGroupHeartbeatRequest", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "groupId"},
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "MemberEpoch", JSON: "memberEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "RackId", JSON: "rackId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "SubscribedTopicNames", JSON: "subscribedTopicNames", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null", EntityType: "topicName"},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "MemberEpoch", JSON: "memberEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "RackId", JSON: "rackId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "SubscribedTopicNames", JSON: "subscribedTopicNames", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", EntityType: "topicName"},
 }}
 
 var l200 = Layout{Name: "ShareGroupDescribeRequest", Fields: []Field{
-	{Name: "GroupIds", JSON: "groupIds", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Tag: -1, EntityType: "groupId"},
-	{Name: "IncludeAuthorizedOperations", JSON: "includeAuthorizedOperations", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Tag: -1},
+	{Name: "GroupIds", JSON: "groupIds", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
+	{Name: "IncludeAuthorizedOperations", JSON: "includeAuthorizedOperations", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l201 = Layout{Name: "AcknowledgementBatch", Fields: []Field{
-	{Name: "FirstOffset", JSON: "firstOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1},
-	{Name: "LastOffset", JSON: "lastOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1},
-	{Name: "AcknowledgeTypes", JSON: "acknowledgeTypes", Type: "[]int8", Kind: Array, Elem: Int8, Versions: Range{0, Open}, Tag: -1},
+	{Name: "FirstOffset", JSON: "firstOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "LastOffset", JSON: "lastOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "AcknowledgeTypes", JSON: "acknowledgeTypes", Type: "[]int8", Kind: Array, Elem: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l202 = Layout{Name: "FetchPartition", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "PartitionMaxBytes", JSON: "partitionMaxBytes", Type: "int32", Kind: Int32, Versions: Range{0, 0}, Tag: -1},
-	{Name: "AcknowledgementBatches", JSON: "acknowledgementBatches", Type: "[]AcknowledgementBatch", Kind: Array, Elem: Struct, Struct: &l201, Versions: Range{0, Open}, Tag: -1},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PartitionMaxBytes", JSON: "partitionMaxBytes", Type: "int32", Kind: Int32, Versions: Range{0, 0}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "AcknowledgementBatches", JSON: "acknowledgementBatches", Type: "[]AcknowledgementBatch", Kind: Array, Elem: Struct, Struct: &l201, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l203 = Layout{Name: "FetchTopic", Fields: []Field{
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Partitions", JSON: "partitions", Type: "[]FetchPartition", Kind: Array, Elem: Struct, Struct: &l202, Versions: Range{0, Open}, Tag: -1},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Partitions", JSON: "partitions", Type: "[]FetchPartition", Kind: Array, Elem: Struct, Struct: &l202, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l204 = Layout{Name: "ForgottenTopic", Fields: []Field{
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Tag: -1},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l205 = Layout{Name: "ShareFetchRequest", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null", EntityType: "groupId"},
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
-	{Name: "ShareSessionEpoch", JSON: "shareSessionEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "MaxWaitMs", JSON: "maxWaitMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "MinBytes", JSON: "minBytes", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "MaxBytes", JSON: "maxBytes", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, Default: "0x7fffffff"},
-	{Name: "MaxRecords", JSON: "maxRecords", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Tag: -1},
-	{Name: "BatchSize", JSON: "batchSize", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Tag: -1},
-	{Name: "ShareAcquireMode", JSON: "shareAcquireMode", Type: "int8", Kind: Int8, Versions: Range{2, Open}, Tag: -1},
-	{Name: "IsRenewAck", JSON: "isRenewAck", Type: "bool", Kind: Bool, Versions: Range{2, Open}, Tag: -1},
-	{Name: "Topics", JSON: "topics", Type: "[]FetchTopic", Kind: Array, Elem: Struct, Struct: &l203, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ForgottenTopicsData", JSON: "forgottenTopicsData", Type: "[]ForgottenTopic", Kind: Array, Elem: Struct, Struct: &l204, Versions: Range{0, Open}, Tag: -1},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", EntityType: "groupId"},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ShareSessionEpoch", JSON: "shareSessionEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "MaxWaitMs", JSON: "maxWaitMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "MinBytes", JSON: "minBytes", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "MaxBytes", JSON: "maxBytes", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "0x7fffffff"},
+	{Name: "MaxRecords", JSON: "maxRecords", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "BatchSize", JSON: "batchSize", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ShareAcquireMode", JSON: "shareAcquireMode", Type: "int8", Kind: Int8, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "IsRenewAck", JSON: "isRenewAck", Type: "bool", Kind: Bool, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Topics", JSON: "topics", Type: "[]FetchTopic", Kind: Array, Elem: Struct, Struct: &l203, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ForgottenTopicsData", JSON: "forgottenTopicsData", Type: "[]ForgottenTopic", Kind: Array, Elem: Struct, Struct: &l204, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l206 = Layout{Name: "AcknowledgePartition", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "AcknowledgementBatches", JSON: "acknowledgementBatches", Type: "[]AcknowledgementBatch", Kind: Array, Elem: Struct, Struct: &l201, Versions: Range{0, Open}, Tag: -1},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "AcknowledgementBatches", JSON: "acknowledgementBatches", Type: "[]AcknowledgementBatch", Kind: Array, Elem: Struct, Struct: &l201, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l207 = Layout{Name: "AcknowledgeTopic", Fields: []Field{
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Partitions", JSON: "partitions", Type: "[]AcknowledgePartition", Kind: Array, Elem: Struct, Struct: &l206, Versions: Range{0, Open}, Tag: -1},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Partitions", JSON: "partitions", Type: "[]AcknowledgePartition", Kind: Array, Elem: Struct, Struct: &l206, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l208 = Layout{Name: "ShareAcknowledgeRequest", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null", EntityType: "groupId"},
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
-	{Name: "ShareSessionEpoch", JSON: "shareSessionEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "IsRenewAck", JSON: "isRenewAck", Type: "bool", Kind: Bool, Versions: Range{2, Open}, Tag: -1},
-	{Name: "Topics", JSON: "topics", Type: "[]AcknowledgeTopic", Kind: Array, Elem: Struct, Struct: &l207, Versions: Range{0, Open}, Tag: -1},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", EntityType: "groupId"},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ShareSessionEpoch", JSON: "shareSessionEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "IsRenewAck", JSON: "isRenewAck", Type: "bool", Kind: Bool, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Topics", JSON: "topics", Type: "[]AcknowledgeTopic", Kind: Array, Elem: Struct, Struct: &l207, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l209 = Layout{Name: "Listener", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, MapKey: true},
-	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Port", JSON: "port", Type: "uint16", Kind: Uint16, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
+	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Port", JSON: "port", Type: "uint16", Kind: Uint16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l210 = Layout{Name: "AddRaftVoterRequest", Fields: []Field{
-	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
-	{Name: "TimeoutMs", JSON: "timeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "VoterId", JSON: "voterId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "VoterDirectoryId", JSON: "voterDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Listeners", JSON: "listeners", Type: "[]Listener", Kind: Array, Elem: Struct, Struct: &l209, Versions: Range{0, Open}, Tag: -1},
-	{Name: "AckWhenCommitted", JSON: "ackWhenCommitted", Type: "bool", Kind: Bool, Versions: Range{1, Open}, Tag: -1, Default: "true"},
+	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TimeoutMs", JSON: "timeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "VoterId", JSON: "voterId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "VoterDirectoryId", JSON: "voterDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Listeners", JSON: "listeners", Type: "[]Listener", Kind: Array, Elem: Struct, Struct: &l209, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "AckWhenCommitted", JSON: "ackWhenCommitted", Type: "bool", Kind: Bool, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "true"},
 }}
 
 var l211 = Layout{Name: "RemoveRaftVoterRequest", Fields: []Field{
-	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
-	{Name: "VoterId", JSON: "voterId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "VoterDirectoryId", JSON: "voterDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "VoterId", JSON: "voterId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "VoterDirectoryId", JSON: "voterDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l212 = Layout{Name: "UpdateRaftVoterRequest", Fields: []Field{
-	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
-	{Name: "CurrentLeaderEpoch", JSON: "currentLeaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "VoterId", JSON: "voterId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "VoterDirectoryId", JSON: "voterDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Listeners", JSON: "listeners", Type: "[]Listener", Kind: Array, Elem: Struct, Struct: &l209, Versions: Range{0, Open}, Tag: -1},
-	{Name: "KRaftVersionFeature", JSON: "kRaftVersionFeature", Type: "KRaftVersionFeature", Kind: Struct, Struct: &l11, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "CurrentLeaderEpoch", JSON: "currentLeaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "VoterId", JSON: "voterId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "VoterDirectoryId", JSON: "voterDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Listeners", JSON: "listeners", Type: "[]Listener", Kind: Array, Elem: Struct, Struct: &l209, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "KRaftVersionFeature", JSON: "kRaftVersionFeature", Type: "KRaftVersionFeature", Kind: Struct, Struct: &l11, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l213 = Layout{Name: "PartitionData", Fields: []Field{
-	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "StateEpoch", JSON: "stateEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "StartOffset", JSON: "startOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "StateEpoch", JSON: "stateEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "StartOffset", JSON: "startOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l214 = Layout{Name: "InitializeStateData", Fields: []Field{
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l213, Versions: Range{0, Open}, Tag: -1},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l213, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l215 = Layout{Name: "InitializeShareGroupStateRequest", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Topics", JSON: "topics", Type: "[]InitializeStateData", Kind: Array, Elem: Struct, Struct: &l214, Versions: Range{0, Open}, Tag: -1},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Topics", JSON: "topics", Type: "[]InitializeStateData", Kind: Array, Elem: Struct, Struct: &l214, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l216 = Layout{Name: "PartitionData", Fields: []Field{
-	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l217 = Layout{Name: "ReadStateData", Fields: []Field{
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l216, Versions: Range{0, Open}, Tag: -1},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l216, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l218 = Layout{Name: "ReadShareGroupStateRequest", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Topics", JSON: "topics", Type: "[]ReadStateData", Kind: Array, Elem: Struct, Struct: &l217, Versions: Range{0, Open}, Tag: -1},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Topics", JSON: "topics", Type: "[]ReadStateData", Kind: Array, Elem: Struct, Struct: &l217, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l219 = Layout{Name: "StateBatch", Fields: []Field{
-	{Name: "FirstOffset", JSON: "firstOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1},
-	{Name: "LastOffset", JSON: "lastOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1},
-	{Name: "DeliveryState", JSON: "deliveryState", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Tag: -1},
-	{Name: "DeliveryCount", JSON: "deliveryCount", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
+	{Name: "FirstOffset", JSON: "firstOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "LastOffset", JSON: "lastOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "DeliveryState", JSON: "deliveryState", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "DeliveryCount", JSON: "deliveryCount", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l220 = Layout{Name: "PartitionData", Fields: []Field{
-	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "StateEpoch", JSON: "stateEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "StartOffset", JSON: "startOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1},
-	{Name: "DeliveryCompleteCount", JSON: "deliveryCompleteCount", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Tag: -1, Default: "-1"},
-	{Name: "StateBatches", JSON: "stateBatches", Type: "[]StateBatch", Kind: Array, Elem: Struct, Struct: &l219, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "StateEpoch", JSON: "stateEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "StartOffset", JSON: "startOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "DeliveryCompleteCount", JSON: "deliveryCompleteCount", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
+	{Name: "StateBatches", JSON: "stateBatches", Type: "[]StateBatch", Kind: Array, Elem: Struct, Struct: &l219, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l221 = Layout{Name: "WriteStateData", Fields: []Field{
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l220, Versions: Range{0, Open}, Tag: -1},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l220, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l222 = Layout{Name: "WriteShareGroupStateRequest", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Topics", JSON: "topics", Type: "[]WriteStateData", Kind: Array, Elem: Struct, Struct: &l221, Versions: Range{0, Open}, Tag: -1},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Topics", JSON: "topics", Type: "[]WriteStateData", Kind: Array, Elem: Struct, Struct: &l221, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l223 = Layout{Name: "PartitionData", Fields: []Field{
-	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l224 = Layout{Name: "DeleteStateData", Fields: []Field{
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l223, Versions: Range{0, Open}, Tag: -1},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l223, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l225 = Layout{Name: "DeleteShareGroupStateRequest", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Topics", JSON: "topics", Type: "[]DeleteStateData", Kind: Array, Elem: Struct, Struct: &l224, Versions: Range{0, Open}, Tag: -1},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Topics", JSON: "topics", Type: "[]DeleteStateData", Kind: Array, Elem: Struct, Struct: &l224, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l226 = Layout{Name: "ReadStateSummaryData", Fields: []Field{
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l216, Versions: Range{0, Open}, Tag: -1},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l216, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l227 = Layout{Name: "ReadShareGroupStateSummaryRequest", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Topics", JSON: "topics", Type: "[]ReadStateSummaryData", Kind: Array, Elem: Struct, Struct: &l226, Versions: Range{0, Open}, Tag: -1},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Topics", JSON: "topics", Type: "[]ReadStateSummaryData", Kind: Array, Elem: Struct, Struct: &l226, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l228 = Layout{Name: "KeyValue", Fields: []Field{
-	{Name: "Key", JSON: "key", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Value", JSON: "value", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Key", JSON: "key", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Value", JSON: "value", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l229 = Layout{Name: "TopicInfo", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Partitions", JSON: "partitions", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ReplicationFactor", JSON: "replicationFactor", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "TopicConfigs", JSON: "topicConfigs", Type: "[]KeyValue", Kind: Array, Elem: Struct, Struct: &l228, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Partitions", JSON: "partitions", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ReplicationFactor", JSON: "replicationFactor", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicConfigs", JSON: "topicConfigs", Type: "[]KeyValue", Kind: Array, Elem: Struct, Struct: &l228, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l230 = Layout{Name: "CopartitionGroup", Fields: []Field{
-	{Name: "SourceTopics", JSON: "sourceTopics", Type: "[]int16", Kind: Array, Elem: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "SourceTopicRegex", JSON: "sourceTopicRegex", Type: "[]int16", Kind: Array, Elem: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "RepartitionSourceTopics", JSON: "repartitionSourceTopics", Type: "[]int16", Kind: Array, Elem: Int16, Versions: Range{0, Open}, Tag: -1},
+	{Name: "SourceTopics", JSON: "sourceTopics", Type: "[]int16", Kind: Array, Elem: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "SourceTopicRegex", JSON: "sourceTopicRegex", Type: "[]int16", Kind: Array, Elem: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "RepartitionSourceTopics", JSON: "repartitionSourceTopics", Type: "[]int16", Kind: Array, Elem: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l231 = Layout{Name: "Subtopology", Fields: []Field{
-	{Name: "SubtopologyId", JSON: "subtopologyId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "SourceTopics", JSON: "sourceTopics", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "SourceTopicRegex", JSON: "sourceTopicRegex", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "StateChangelogTopics", JSON: "stateChangelogTopics", Type: "[]TopicInfo", Kind: Array, Elem: Struct, Struct: &l229, Versions: Range{0, Open}, Tag: -1},
-	{Name: "RepartitionSinkTopics", JSON: "repartitionSinkTopics", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "RepartitionSourceTopics", JSON: "repartitionSourceTopics", Type: "[]TopicInfo", Kind: Array, Elem: Struct, Struct: &l229, Versions: Range{0, Open}, Tag: -1},
-	{Name: "CopartitionGroups", JSON: "copartitionGroups", Type: "[]CopartitionGroup", Kind: Array, Elem: Struct, Struct: &l230, Versions: Range{0, Open}, Tag: -1},
+	{Name: "SubtopologyId", JSON: "subtopologyId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "SourceTopics", JSON: "sourceTopics", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "SourceTopicRegex", JSON: "sourceTopicRegex", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "StateChangelogTopics", JSON: "stateChangelogTopics", Type: "[]TopicInfo", Kind: Array, Elem: Struct, Struct: &l229, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "RepartitionSinkTopics", JSON: "repartitionSinkTopics", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "RepartitionSourceTopics", JSON: "repartitionSourceTopics", Type: "[]TopicInfo", Kind: Array, Elem: Struct, Struct: &l229, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "CopartitionGroups", JSON: "copartitionGroups", Type: "[]CopartitionGroup", Kind: Array, Elem: Struct, Struct: &l230, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l232 = Layout{Name: "Topology", Fields: []Field{
-	{Name: "Epoch", JSON: "epoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Subtopologies", JSON: "subtopologies", Type: "[]Subtopology", Kind: Array, Elem: Struct, Struct: &l231, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Epoch", JSON: "epoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Subtopologies", JSON: "subtopologies", Type: "[]Subtopology", Kind: Array, Elem: Struct, Struct: &l231, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l233 = Layout{Name: "TaskIds", Fields: []Field{
-	{Name: "SubtopologyId", JSON: "subtopologyId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Tag: -1},
+	{Name: "SubtopologyId", JSON: "subtopologyId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l234 = Layout{Name: "Endpoint", Fields: []Field{
-	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Port", JSON: "port", Type: "uint16", Kind: Uint16, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Port", JSON: "port", Type: "uint16", Kind: Uint16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l235 = Layout{Name: "TaskOffset", Fields: []Field{
-	{Name: "SubtopologyId", JSON: "subtopologyId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Offset", JSON: "offset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1},
+	{Name: "SubtopologyId", JSON: "subtopologyId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Offset", JSON: "offset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l236 = Layout{Name: "StreamsGroupHeartbeatRequest", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "groupId"},
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "MemberEpoch", JSON: "memberEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "EndpointInformationEpoch", JSON: "endpointInformationEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "InstanceId", JSON: "instanceId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "RackId", JSON: "rackId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "RebalanceTimeoutMs", JSON: "rebalanceTimeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, Default: "-1"},
-	{Name: "Topology", JSON: "topology", Type: "Topology", Kind: Struct, Struct: &l232, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "ActiveTasks", JSON: "activeTasks", Type: "[]TaskIds", Kind: Array, Elem: Struct, Struct: &l233, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "StandbyTasks", JSON: "standbyTasks", Type: "[]TaskIds", Kind: Array, Elem: Struct, Struct: &l233, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "WarmupTasks", JSON: "warmupTasks", Type: "[]TaskIds", Kind: Array, Elem: Struct, Struct: &l233, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "ProcessId", JSON: "processId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "UserEndpoint", JSON: "userEndpoint", Type: "Endpoint", Kind: Struct, Struct: &l234, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "ClientTags", JSON: "clientTags", Type: "[]KeyValue", Kind: Array, Elem: Struct, Struct: &l228, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "TaskOffsets", JSON: "taskOffsets", Type: "[]TaskOffset", Kind: Array, Elem: Struct, Struct: &l235, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "TaskEndOffsets", JSON: "taskEndOffsets", Type: "[]TaskOffset", Kind: Array, Elem: Struct, Struct: &l235, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "ShutdownApplication", JSON: "shutdownApplication", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Tag: -1, Default: "false"},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "MemberEpoch", JSON: "memberEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "EndpointInformationEpoch", JSON: "endpointInformationEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "InstanceId", JSON: "instanceId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "RackId", JSON: "rackId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "RebalanceTimeoutMs", JSON: "rebalanceTimeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
+	{Name: "Topology", JSON: "topology", Type: "Topology", Kind: Struct, Struct: &l232, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "ActiveTasks", JSON: "activeTasks", Type: "[]TaskIds", Kind: Array, Elem: Struct, Struct: &l233, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "StandbyTasks", JSON: "standbyTasks", Type: "[]TaskIds", Kind: Array, Elem: Struct, Struct: &l233, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "WarmupTasks", JSON: "warmupTasks", Type: "[]TaskIds", Kind: Array, Elem: Struct, Struct: &l233, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "ProcessId", JSON: "processId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "UserEndpoint", JSON: "userEndpoint", Type: "Endpoint", Kind: Struct, Struct: &l234, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "ClientTags", JSON: "clientTags", Type: "[]KeyValue", Kind: Array, Elem: Struct, Struct: &l228, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "TaskOffsets", JSON: "taskOffsets", Type: "[]TaskOffset", Kind: Array, Elem: Struct, Struct: &l235, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "TaskEndOffsets", JSON: "taskEndOffsets", Type: "[]TaskOffset", Kind: Array, Elem: Struct, Struct: &l235, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "ShutdownApplication", JSON: "shutdownApplication", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "false"},
 }}
 
 var l237 = Layout{Name: "StreamsGroupDescribeRequest", Fields: []Field{
-	{Name: "GroupIds", JSON: "groupIds", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Tag: -1, EntityType: "groupId"},
-	{Name: "IncludeAuthorizedOperations", JSON: "includeAuthorizedOperations", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Tag: -1},
-	{Name: "IncludeTopologyDescription", JSON: "includeTopologyDescription", Type: "bool", Kind: Bool, Versions: Range{1, Open}, Tag: -1},
+	{Name: "GroupIds", JSON: "groupIds", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
+	{Name: "IncludeAuthorizedOperations", JSON: "includeAuthorizedOperations", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "IncludeTopologyDescription", JSON: "includeTopologyDescription", Type: "bool", Kind: Bool, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l238 = Layout{Name: "DescribeShareGroupOffsetsRequestTopic", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Tag: -1},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l239 = Layout{Name: "DescribeShareGroupOffsetsRequestGroup", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "groupId"},
-	{Name: "Topics", JSON: "topics", Type: "[]DescribeShareGroupOffsetsRequestTopic", Kind: Array, Elem: Struct, Struct: &l238, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
+	{Name: "Topics", JSON: "topics", Type: "[]DescribeShareGroupOffsetsRequestTopic", Kind: Array, Elem: Struct, Struct: &l238, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l240 = Layout{Name: "DescribeShareGroupOffsetsRequest", Fields: []Field{
-	{Name: "Groups", JSON: "groups", Type: "[]DescribeShareGroupOffsetsRequestGroup", Kind: Array, Elem: Struct, Struct: &l239, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Groups", JSON: "groups", Type: "[]DescribeShareGroupOffsetsRequestGroup", Kind: Array, Elem: Struct, Struct: &l239, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l241 = Layout{Name: "AlterShareGroupOffsetsRequestPartition", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "StartOffset", JSON: "startOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "StartOffset", JSON: "startOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l242 = Layout{Name: "AlterShareGroupOffsetsRequestTopic", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName", MapKey: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]AlterShareGroupOffsetsRequestPartition", Kind: Array, Elem: Struct, Struct: &l241, Versions: Range{0, Open}, Tag: -1},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]AlterShareGroupOffsetsRequestPartition", Kind: Array, Elem: Struct, Struct: &l241, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l243 = Layout{Name: "AlterShareGroupOffsetsRequest", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "groupId"},
-	{Name: "Topics", JSON: "topics", Type: "[]AlterShareGroupOffsetsRequestTopic", Kind: Array, Elem: Struct, Struct: &l242, Versions: Range{0, Open}, Tag: -1},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
+	{Name: "Topics", JSON: "topics", Type: "[]AlterShareGroupOffsetsRequestTopic", Kind: Array, Elem: Struct, Struct: &l242, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l244 = Layout{Name: "DeleteShareGroupOffsetsRequestTopic", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName"},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
 }}
 
 var l245 = Layout{Name: "DeleteShareGroupOffsetsRequest", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "groupId"},
-	{Name: "Topics", JSON: "topics", Type: "[]DeleteShareGroupOffsetsRequestTopic", Kind: Array, Elem: Struct, Struct: &l244, Versions: Range{0, Open}, Tag: -1},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
+	{Name: "Topics", JSON: "topics", Type: "[]DeleteShareGroupOffsetsRequestTopic", Kind: Array, Elem: Struct, Struct: &l244, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l246 = Layout{Name: "TopologyNode", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "NodeType", JSON: "nodeType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Tag: -1},
-	{Name: "SourceTopics", JSON: "sourceTopics", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "SinkTopic", JSON: "sinkTopic", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "Stores", JSON: "stores", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Successors", JSON: "successors", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "NodeType", JSON: "nodeType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "SourceTopics", JSON: "sourceTopics", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "SinkTopic", JSON: "sinkTopic", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "Stores", JSON: "stores", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Successors", JSON: "successors", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l247 = Layout{Name: "Subtopology", Fields: []Field{
-	{Name: "SubtopologyId", JSON: "subtopologyId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Nodes", JSON: "nodes", Type: "[]TopologyNode", Kind: Array, Elem: Struct, Struct: &l246, Versions: Range{0, Open}, Tag: -1},
+	{Name: "SubtopologyId", JSON: "subtopologyId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Nodes", JSON: "nodes", Type: "[]TopologyNode", Kind: Array, Elem: Struct, Struct: &l246, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l248 = Layout{Name: "GlobalStore", Fields: []Field{
-	{Name: "Source", JSON: "source", Type: "TopologyNode", Kind: Struct, Struct: &l246, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Processor", JSON: "processor", Type: "TopologyNode", Kind: Struct, Struct: &l246, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Source", JSON: "source", Type: "TopologyNode", Kind: Struct, Struct: &l246, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Processor", JSON: "processor", Type: "TopologyNode", Kind: Struct, Struct: &l246, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l249 = Layout{Name: "TopologyDescription", Fields: []Field{
-	{Name: "Subtopologies", JSON: "subtopologies", Type: "[]Subtopology", Kind: Array, Elem: Struct, Struct: &l247, Versions: Range{0, Open}, Tag: -1},
-	{Name: "GlobalStores", JSON: "globalStores", Type: "[]GlobalStore", Kind: Array, Elem: Struct, Struct: &l248, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Subtopologies", JSON: "subtopologies", Type: "[]Subtopology", Kind: Array, Elem: Struct, Struct: &l247, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "GlobalStores", JSON: "globalStores", Type: "[]GlobalStore", Kind: Array, Elem: Struct, Struct: &l248, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l250 = Layout{Name: "StreamsGroupTopologyDescriptionUpdateRequest", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "groupId"},
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "TopologyEpoch", JSON: "topologyEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "TopologyDescription", JSON: "topologyDescription", Type: "TopologyDescription", Kind: Struct, Struct: &l249, Versions: Range{0, Open}, Tag: -1},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopologyEpoch", JSON: "topologyEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopologyDescription", JSON: "topologyDescription", Type: "TopologyDescription", Kind: Struct, Struct: &l249, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l251 = Layout{Name: "UnregisterControllerRequest", Fields: []Field{
-	{Name: "ControllerId", JSON: "controllerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, EntityType: "brokerId"},
+	{Name: "ControllerId", JSON: "controllerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
 }}
 
 var l252 = Layout{Name: "BatchIndexAndErrorMessage", Fields: []Field{
-	{Name: "BatchIndex", JSON: "batchIndex", Type: "int32", Kind: Int32, Versions: Range{8, Open}, Tag: -1},
-	{Name: "BatchIndexErrorMessage", JSON: "batchIndexErrorMessage", Type: "string", Kind: String, Versions: Range{8, Open}, Nullable: Range{8, Open}, Tag: -1, Default: "null"},
+	{Name: "BatchIndex", JSON: "batchIndex", Type: "int32", Kind: Int32, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "BatchIndexErrorMessage", JSON: "batchIndexErrorMessage", Type: "string", Kind: String, Versions: Range{8, Open}, Nullable: Range{8, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
 }}
 
 var l253 = Layout{Name: "LeaderIdAndEpoch", Fields: []Field{
-	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{10, Open}, Tag: -1, Default: "-1", EntityType: "brokerId"},
-	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{10, Open}, Tag: -1, Default: "-1"},
+	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{10, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", EntityType: "brokerId"},
+	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{10, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
 }}
 
 var l254 = Layout{Name: "PartitionProduceResponse", Fields: []Field{
-	{Name: "Index", JSON: "index", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "BaseOffset", JSON: "baseOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1},
-	{Name: "LogAppendTimeMs", JSON: "logAppendTimeMs", Type: "int64", Kind: Int64, Versions: Range{2, Open}, Tag: -1, Default: "-1", Ignorable: true},
-	{Name: "LogStartOffset", JSON: "logStartOffset", Type: "int64", Kind: Int64, Versions: Range{5, Open}, Tag: -1, Default: "-1", Ignorable: true},
-	{Name: "RecordErrors", JSON: "recordErrors", Type: "[]BatchIndexAndErrorMessage", Kind: Array, Elem: Struct, Struct: &l252, Versions: Range{8, Open}, Tag: -1, Ignorable: true},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{8, Open}, Nullable: Range{8, Open}, Tag: -1, Default: "null", Ignorable: true},
-	{Name: "CurrentLeader", JSON: "currentLeader", Type: "LeaderIdAndEpoch", Kind: Struct, Struct: &l253, Versions: Range{10, Open}, Tagged: Range{10, Open}, Tag: 0},
+	{Name: "Index", JSON: "index", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "BaseOffset", JSON: "baseOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "LogAppendTimeMs", JSON: "logAppendTimeMs", Type: "int64", Kind: Int64, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
+	{Name: "LogStartOffset", JSON: "logStartOffset", Type: "int64", Kind: Int64, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
+	{Name: "RecordErrors", JSON: "recordErrors", Type: "[]BatchIndexAndErrorMessage", Kind: Array, Elem: Struct, Struct: &l252, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{8, Open}, Nullable: Range{8, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", Ignorable: true},
+	{Name: "CurrentLeader", JSON: "currentLeader", Type: "LeaderIdAndEpoch", Kind: Struct, Struct: &l253, Versions: Range{10, Open}, Nullable: None, Tagged: Range{10, Open}, Tag: 0, Flexible: None},
 }}
 
 var l255 = Layout{Name: "TopicProduceResponse", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName", MapKey: true},
-	{Name: "PartitionResponses", JSON: "partitionResponses", Type: "[]PartitionProduceResponse", Kind: Array, Elem: Struct, Struct: &l254, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true},
+	{Name: "PartitionResponses", JSON: "partitionResponses", Type: "[]PartitionProduceResponse", Kind: Array, Elem: Struct, Struct: &l254, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l256 = Layout{Name: "NodeEndpoint", Fields: []Field{
-	{Name: "NodeId", JSON: "nodeId", Type: "int32", Kind: Int32, Versions: Range{10, Open}, Tag: -1, EntityType: "brokerId", MapKey: true},
-	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{10, Open}, Tag: -1},
-	{Name: "Port", JSON: "port", Type: "int32", Kind: Int32, Versions: Range{10, Open}, Tag: -1},
-	{Name: "Rack", JSON: "rack", Type: "string", Kind: String, Versions: Range{10, Open}, Nullable: Range{10, Open}, Tag: -1, Default: "null"},
+	{Name: "NodeId", JSON: "nodeId", Type: "int32", Kind: Int32, Versions: Range{10, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId", MapKey: true},
+	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{10, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Port", JSON: "port", Type: "int32", Kind: Int32, Versions: Range{10, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Rack", JSON: "rack", Type: "string", Kind: String, Versions: Range{10, Open}, Nullable: Range{10, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
 }}
 
 var l257 = Layout{Name: "ProduceResponse", Fields: []Field{
-	{Name: "Responses", JSON: "responses", Type: "[]TopicProduceResponse", Kind: Array, Elem: Struct, Struct: &l255, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Tag: -1, Default: "0", Ignorable: true},
-	{Name: "NodeEndpoints", JSON: "nodeEndpoints", Type: "[]NodeEndpoint", Kind: Array, Elem: Struct, Struct: &l256, Versions: Range{10, Open}, Tagged: Range{10, Open}, Tag: 0},
+	{Name: "Responses", JSON: "responses", Type: "[]TopicProduceResponse", Kind: Array, Elem: Struct, Struct: &l255, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "0", Ignorable: true},
+	{Name: "NodeEndpoints", JSON: "nodeEndpoints", Type: "[]NodeEndpoint", Kind: Array, Elem: Struct, Struct: &l256, Versions: Range{10, Open}, Nullable: None, Tagged: Range{10, Open}, Tag: 0, Flexible: None},
 }}
 
 var l258 = Layout{Name: "TopicProduceResponse", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, 12}, Tag: -1, EntityType: "topicName", MapKey: true, Ignorable: true},
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{13, Open}, Tag: -1, MapKey: true, Ignorable: true},
-	{Name: "PartitionResponses", JSON: "partitionResponses", Type: "[]PartitionProduceResponse", Kind: Array, Elem: Struct, Struct: &l254, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, 12}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true, Ignorable: true},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{13, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true, Ignorable: true},
+	{Name: "PartitionResponses", JSON: "partitionResponses", Type: "[]PartitionProduceResponse", Kind: Array, Elem: Struct, Struct: &l254, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l259 = Layout{Name: "ProduceResponse", Fields: []Field{
-	{Name: "Responses", JSON: "responses", Type: "[]TopicProduceResponse", Kind: Array, Elem: Struct, Struct: &l258, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Tag: -1, Default: "0", Ignorable: true},
-	{Name: "NodeEndpoints", JSON: "nodeEndpoints", Type: "[]NodeEndpoint", Kind: Array, Elem: Struct, Struct: &l256, Versions: Range{10, Open}, Tagged: Range{10, Open}, Tag: 0},
+	{Name: "Responses", JSON: "responses", Type: "[]TopicProduceResponse", Kind: Array, Elem: Struct, Struct: &l258, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "0", Ignorable: true},
+	{Name: "NodeEndpoints", JSON: "nodeEndpoints", Type: "[]NodeEndpoint", Kind: Array, Elem: Struct, Struct: &l256, Versions: Range{10, Open}, Nullable: None, Tagged: Range{10, Open}, Tag: 0, Flexible: None},
 }}
 
 var l260 = Layout{Name: "EpochEndOffset", Fields: []Field{
-	{Name: "Epoch", JSON: "epoch", Type: "int32", Kind: Int32, Versions: Range{12, Open}, Tag: -1, Default: "-1"},
-	{Name: "EndOffset", JSON: "endOffset", Type: "int64", Kind: Int64, Versions: Range{12, Open}, Tag: -1, Default: "-1"},
+	{Name: "Epoch", JSON: "epoch", Type: "int32", Kind: Int32, Versions: Range{12, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
+	{Name: "EndOffset", JSON: "endOffset", Type: "int64", Kind: Int64, Versions: Range{12, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
 }}
 
 var l261 = Layout{Name: "LeaderIdAndEpoch", Fields: []Field{
-	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{12, Open}, Tag: -1, Default: "-1", EntityType: "brokerId"},
-	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{12, Open}, Tag: -1, Default: "-1"},
+	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{12, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", EntityType: "brokerId"},
+	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{12, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
 }}
 
 var l262 = Layout{Name: "SnapshotId", Fields: []Field{
-	{Name: "EndOffset", JSON: "endOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1, Default: "-1"},
-	{Name: "Epoch", JSON: "epoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, Default: "-1"},
+	{Name: "EndOffset", JSON: "endOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
+	{Name: "Epoch", JSON: "epoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
 }}
 
 var l263 = Layout{Name: "AbortedTransaction", Fields: []Field{
-	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{4, Open}, Tag: -1, EntityType: "producerId"},
-	{Name: "FirstOffset", JSON: "firstOffset", Type: "int64", Kind: Int64, Versions: Range{4, Open}, Tag: -1},
+	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "producerId"},
+	{Name: "FirstOffset", JSON: "firstOffset", Type: "int64", Kind: Int64, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l264 = Layout{Name: "PartitionData", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "HighWatermark", JSON: "highWatermark", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1},
-	{Name: "LastStableOffset", JSON: "lastStableOffset", Type: "int64", Kind: Int64, Versions: Range{4, Open}, Tag: -1, Default: "-1", Ignorable: true},
-	{Name: "LogStartOffset", JSON: "logStartOffset", Type: "int64", Kind: Int64, Versions: Range{5, Open}, Tag: -1, Default: "-1", Ignorable: true},
-	{Name: "DivergingEpoch", JSON: "divergingEpoch", Type: "EpochEndOffset", Kind: Struct, Struct: &l260, Versions: Range{12, Open}, Tagged: Range{12, Open}, Tag: 0},
-	{Name: "CurrentLeader", JSON: "currentLeader", Type: "LeaderIdAndEpoch", Kind: Struct, Struct: &l261, Versions: Range{12, Open}, Tagged: Range{12, Open}, Tag: 1},
-	{Name: "SnapshotId", JSON: "snapshotId", Type: "SnapshotId", Kind: Struct, Struct: &l262, Versions: Range{12, Open}, Tagged: Range{12, Open}, Tag: 2},
-	{Name: "AbortedTransactions", JSON: "abortedTransactions", Type: "[]AbortedTransaction", Kind: Array, Elem: Struct, Struct: &l263, Versions: Range{4, Open}, Nullable: Range{4, Open}, Tag: -1, Ignorable: true},
-	{Name: "PreferredReadReplica", JSON: "preferredReadReplica", Type: "int32", Kind: Int32, Versions: Range{11, Open}, Tag: -1, Default: "-1", EntityType: "brokerId"},
-	{Name: "Records", JSON: "records", Type: "records", Kind: Records, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "HighWatermark", JSON: "highWatermark", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "LastStableOffset", JSON: "lastStableOffset", Type: "int64", Kind: Int64, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
+	{Name: "LogStartOffset", JSON: "logStartOffset", Type: "int64", Kind: Int64, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
+	{Name: "DivergingEpoch", JSON: "divergingEpoch", Type: "EpochEndOffset", Kind: Struct, Struct: &l260, Versions: Range{12, Open}, Nullable: None, Tagged: Range{12, Open}, Tag: 0, Flexible: None},
+	{Name: "CurrentLeader", JSON: "currentLeader", Type: "LeaderIdAndEpoch", Kind: Struct, Struct: &l261, Versions: Range{12, Open}, Nullable: None, Tagged: Range{12, Open}, Tag: 1, Flexible: None},
+	{Name: "SnapshotId", JSON: "snapshotId", Type: "SnapshotId", Kind: Struct, Struct: &l262, Versions: Range{12, Open}, Nullable: None, Tagged: Range{12, Open}, Tag: 2, Flexible: None},
+	{Name: "AbortedTransactions", JSON: "abortedTransactions", Type: "[]AbortedTransaction", Kind: Array, Elem: Struct, Struct: &l263, Versions: Range{4, Open}, Nullable: Range{4, Open}, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "PreferredReadReplica", JSON: "preferredReadReplica", Type: "int32", Kind: Int32, Versions: Range{11, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", EntityType: "brokerId"},
+	{Name: "Records", JSON: "records", Type: "records", Kind: Records, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l265 = Layout{Name: "FetchableTopicResponse", Fields: []Field{
-	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{0, 12}, Tag: -1, EntityType: "topicName", Ignorable: true},
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{13, Open}, Tag: -1, Ignorable: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l264, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{0, 12}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", Ignorable: true},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{13, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l264, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l266 = Layout{Name: "NodeEndpoint", Fields: []Field{
-	{Name: "NodeId", JSON: "nodeId", Type: "int32", Kind: Int32, Versions: Range{16, Open}, Tag: -1, EntityType: "brokerId", MapKey: true},
-	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{16, Open}, Tag: -1},
-	{Name: "Port", JSON: "port", Type: "int32", Kind: Int32, Versions: Range{16, Open}, Tag: -1},
-	{Name: "Rack", JSON: "rack", Type: "string", Kind: String, Versions: Range{16, Open}, Nullable: Range{16, Open}, Tag: -1, Default: "null"},
+	{Name: "NodeId", JSON: "nodeId", Type: "int32", Kind: Int32, Versions: Range{16, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId", MapKey: true},
+	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{16, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Port", JSON: "port", Type: "int32", Kind: Int32, Versions: Range{16, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Rack", JSON: "rack", Type: "string", Kind: String, Versions: Range{16, Open}, Nullable: Range{16, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
 }}
 
 var l267 = Layout{Name: "FetchResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Tag: -1, Ignorable: true},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{7, Open}, Tag: -1, Ignorable: true},
-	{Name: "SessionId", JSON: "sessionId", Type: "int32", Kind: Int32, Versions: Range{7, Open}, Tag: -1, Default: "0"},
-	{Name: "Responses", JSON: "responses", Type: "[]FetchableTopicResponse", Kind: Array, Elem: Struct, Struct: &l265, Versions: Range{0, Open}, Tag: -1},
-	{Name: "NodeEndpoints", JSON: "nodeEndpoints", Type: "[]NodeEndpoint", Kind: Array, Elem: Struct, Struct: &l266, Versions: Range{16, Open}, Tagged: Range{16, Open}, Tag: 0},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{7, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "SessionId", JSON: "sessionId", Type: "int32", Kind: Int32, Versions: Range{7, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "0"},
+	{Name: "Responses", JSON: "responses", Type: "[]FetchableTopicResponse", Kind: Array, Elem: Struct, Struct: &l265, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "NodeEndpoints", JSON: "nodeEndpoints", Type: "[]NodeEndpoint", Kind: Array, Elem: Struct, Struct: &l266, Versions: Range{16, Open}, Nullable: None, Tagged: Range{16, Open}, Tag: 0, Flexible: None},
 }}
 
 var l268 = Layout{Name: "ListOffsetsPartitionResponse", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "OldStyleOffsets", JSON: "oldStyleOffsets", Type: "[]int64", Kind: Array, Elem: Int64, Versions: Range{0, 0}, Tag: -1},
-	{Name: "Timestamp", JSON: "timestamp", Type: "int64", Kind: Int64, Versions: Range{1, Open}, Tag: -1, Default: "-1"},
-	{Name: "Offset", JSON: "offset", Type: "int64", Kind: Int64, Versions: Range{1, Open}, Tag: -1, Default: "-1"},
-	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{4, Open}, Tag: -1, Default: "-1"},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "OldStyleOffsets", JSON: "oldStyleOffsets", Type: "[]int64", Kind: Array, Elem: Int64, Versions: Range{0, 0}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Timestamp", JSON: "timestamp", Type: "int64", Kind: Int64, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
+	{Name: "Offset", JSON: "offset", Type: "int64", Kind: Int64, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
+	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
 }}
 
 var l269 = Layout{Name: "ListOffsetsTopicResponse", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]ListOffsetsPartitionResponse", Kind: Array, Elem: Struct, Struct: &l268, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]ListOffsetsPartitionResponse", Kind: Array, Elem: Struct, Struct: &l268, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l270 = Layout{Name: "ListOffsetsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{2, Open}, Tag: -1, Ignorable: true},
-	{Name: "Topics", JSON: "topics", Type: "[]ListOffsetsTopicResponse", Kind: Array, Elem: Struct, Struct: &l269, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "Topics", JSON: "topics", Type: "[]ListOffsetsTopicResponse", Kind: Array, Elem: Struct, Struct: &l269, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l271 = Layout{Name: "MetadataResponseBroker", Fields: []Field{
-	{Name: "NodeId", JSON: "nodeId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, EntityType: "brokerId", MapKey: true},
-	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Port", JSON: "port", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Rack", JSON: "rack", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: Range{1, Open}, Tag: -1, Default: "null", Ignorable: true},
+	{Name: "NodeId", JSON: "nodeId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId", MapKey: true},
+	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Port", JSON: "port", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Rack", JSON: "rack", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: Range{1, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", Ignorable: true},
 }}
 
 var l272 = Layout{Name: "MetadataResponsePartition", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, EntityType: "brokerId"},
-	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{7, Open}, Tag: -1, Default: "-1", Ignorable: true},
-	{Name: "ReplicaNodes", JSON: "replicaNodes", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Tag: -1, EntityType: "brokerId"},
-	{Name: "IsrNodes", JSON: "isrNodes", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Tag: -1, EntityType: "brokerId"},
-	{Name: "OfflineReplicas", JSON: "offlineReplicas", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{5, Open}, Tag: -1, EntityType: "brokerId", Ignorable: true},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
+	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{7, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
+	{Name: "ReplicaNodes", JSON: "replicaNodes", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
+	{Name: "IsrNodes", JSON: "isrNodes", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
+	{Name: "OfflineReplicas", JSON: "offlineReplicas", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId", Ignorable: true},
 }}
 
 var l273 = Layout{Name: "MetadataResponseTopic", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{12, Open}, Tag: -1, EntityType: "topicName", MapKey: true},
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{10, Open}, Tag: -1, Ignorable: true},
-	{Name: "IsInternal", JSON: "isInternal", Type: "bool", Kind: Bool, Versions: Range{1, Open}, Tag: -1, Default: "false", Ignorable: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]MetadataResponsePartition", Kind: Array, Elem: Struct, Struct: &l272, Versions: Range{0, Open}, Tag: -1},
-	{Name: "TopicAuthorizedOperations", JSON: "topicAuthorizedOperations", Type: "int32", Kind: Int32, Versions: Range{8, Open}, Tag: -1, Default: "-2147483648"},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{12, Open}, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{10, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "IsInternal", JSON: "isInternal", Type: "bool", Kind: Bool, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "false", Ignorable: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]MetadataResponsePartition", Kind: Array, Elem: Struct, Struct: &l272, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicAuthorizedOperations", JSON: "topicAuthorizedOperations", Type: "int32", Kind: Int32, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-2147483648"},
 }}
 
 var l274 = Layout{Name: "MetadataResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Tag: -1, Ignorable: true},
-	{Name: "Brokers", JSON: "brokers", Type: "[]MetadataResponseBroker", Kind: Array, Elem: Struct, Struct: &l271, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{2, Open}, Nullable: Range{2, Open}, Tag: -1, Default: "null", Ignorable: true},
-	{Name: "ControllerId", JSON: "controllerId", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Tag: -1, Default: "-1", EntityType: "brokerId", Ignorable: true},
-	{Name: "Topics", JSON: "topics", Type: "[]MetadataResponseTopic", Kind: Array, Elem: Struct, Struct: &l273, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ClusterAuthorizedOperations", JSON: "clusterAuthorizedOperations", Type: "int32", Kind: Int32, Versions: Range{8, 10}, Tag: -1, Default: "-2147483648"},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{13, Open}, Tag: -1, Ignorable: true},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "Brokers", JSON: "brokers", Type: "[]MetadataResponseBroker", Kind: Array, Elem: Struct, Struct: &l271, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{2, Open}, Nullable: Range{2, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", Ignorable: true},
+	{Name: "ControllerId", JSON: "controllerId", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", EntityType: "brokerId", Ignorable: true},
+	{Name: "Topics", JSON: "topics", Type: "[]MetadataResponseTopic", Kind: Array, Elem: Struct, Struct: &l273, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ClusterAuthorizedOperations", JSON: "clusterAuthorizedOperations", Type: "int32", Kind: Int32, Versions: Range{8, 10}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-2147483648"},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{13, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
 }}
 
 var l275 = Layout{Name: "LeaderAndIsrPartitionError", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, 4}, Tag: -1, EntityType: "topicName", Ignorable: true},
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, 4}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", Ignorable: true},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l276 = Layout{Name: "LeaderAndIsrTopicError", Fields: []Field{
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{5, Open}, Tag: -1, MapKey: true},
-	{Name: "PartitionErrors", JSON: "partitionErrors", Type: "[]LeaderAndIsrPartitionError", Kind: Array, Elem: Struct, Struct: &l275, Versions: Range{5, Open}, Tag: -1},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
+	{Name: "PartitionErrors", JSON: "partitionErrors", Type: "[]LeaderAndIsrPartitionError", Kind: Array, Elem: Struct, Struct: &l275, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l277 = Layout{Name: "LeaderAndIsrResponse", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "PartitionErrors", JSON: "partitionErrors", Type: "[]LeaderAndIsrPartitionError", Kind: Array, Elem: Struct, Struct: &l275, Versions: Range{0, 4}, Tag: -1},
-	{Name: "Topics", JSON: "topics", Type: "[]LeaderAndIsrTopicError", Kind: Array, Elem: Struct, Struct: &l276, Versions: Range{5, Open}, Tag: -1},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PartitionErrors", JSON: "partitionErrors", Type: "[]LeaderAndIsrPartitionError", Kind: Array, Elem: Struct, Struct: &l275, Versions: Range{0, 4}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Topics", JSON: "topics", Type: "[]LeaderAndIsrTopicError", Kind: Array, Elem: Struct, Struct: &l276, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l278 = Layout{Name: "StopReplicaPartitionError", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName"},
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l279 = Layout{Name: "StopReplicaResponse", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "PartitionErrors", JSON: "partitionErrors", Type: "[]StopReplicaPartitionError", Kind: Array, Elem: Struct, Struct: &l278, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PartitionErrors", JSON: "partitionErrors", Type: "[]StopReplicaPartitionError", Kind: Array, Elem: Struct, Struct: &l278, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l280 = Layout{Name: "UpdateMetadataResponse", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l281 = Layout{Name: "RemainingPartition", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName", MapKey: true},
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, MapKey: true},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
 }}
 
 var l282 = Layout{Name: "ControlledShutdownResponse", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "RemainingPartitions", JSON: "remainingPartitions", Type: "[]RemainingPartition", Kind: Array, Elem: Struct, Struct: &l281, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "RemainingPartitions", JSON: "remainingPartitions", Type: "[]RemainingPartition", Kind: Array, Elem: Struct, Struct: &l281, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l283 = Layout{Name: "OffsetCommitResponsePartition", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l284 = Layout{Name: "OffsetCommitResponseTopic", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]OffsetCommitResponsePartition", Kind: Array, Elem: Struct, Struct: &l283, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]OffsetCommitResponsePartition", Kind: Array, Elem: Struct, Struct: &l283, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l285 = Layout{Name: "OffsetCommitResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Tag: -1, Ignorable: true},
-	{Name: "Topics", JSON: "topics", Type: "[]OffsetCommitResponseTopic", Kind: Array, Elem: Struct, Struct: &l284, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "Topics", JSON: "topics", Type: "[]OffsetCommitResponseTopic", Kind: Array, Elem: Struct, Struct: &l284, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l286 = Layout{Name: "OffsetCommitResponseTopic", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, 9}, Tag: -1, EntityType: "topicName", Ignorable: true},
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{10, Open}, Tag: -1, Ignorable: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]OffsetCommitResponsePartition", Kind: Array, Elem: Struct, Struct: &l283, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, 9}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", Ignorable: true},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{10, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]OffsetCommitResponsePartition", Kind: Array, Elem: Struct, Struct: &l283, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l287 = Layout{Name: "OffsetCommitResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Tag: -1, Ignorable: true},
-	{Name: "Topics", JSON: "topics", Type: "[]OffsetCommitResponseTopic", Kind: Array, Elem: Struct, Struct: &l286, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "Topics", JSON: "topics", Type: "[]OffsetCommitResponseTopic", Kind: Array, Elem: Struct, Struct: &l286, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l288 = Layout{Name: "OffsetFetchResponsePartition", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, 7}, Tag: -1},
-	{Name: "CommittedOffset", JSON: "committedOffset", Type: "int64", Kind: Int64, Versions: Range{0, 7}, Tag: -1},
-	{Name: "CommittedLeaderEpoch", JSON: "committedLeaderEpoch", Type: "int32", Kind: Int32, Versions: Range{5, 7}, Tag: -1, Default: "-1", Ignorable: true},
-	{Name: "Metadata", JSON: "metadata", Type: "string", Kind: String, Versions: Range{0, 7}, Nullable: Range{0, 7}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, 7}, Tag: -1},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, 7}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "CommittedOffset", JSON: "committedOffset", Type: "int64", Kind: Int64, Versions: Range{0, 7}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "CommittedLeaderEpoch", JSON: "committedLeaderEpoch", Type: "int32", Kind: Int32, Versions: Range{5, 7}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
+	{Name: "Metadata", JSON: "metadata", Type: "string", Kind: String, Versions: Range{0, 7}, Nullable: Range{0, 7}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, 7}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l289 = Layout{Name: "OffsetFetchResponseTopic", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, 7}, Tag: -1, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]OffsetFetchResponsePartition", Kind: Array, Elem: Struct, Struct: &l288, Versions: Range{0, 7}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, 7}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]OffsetFetchResponsePartition", Kind: Array, Elem: Struct, Struct: &l288, Versions: Range{0, 7}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l290 = Layout{Name: "OffsetFetchResponsePartitions", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{8, Open}, Tag: -1},
-	{Name: "CommittedOffset", JSON: "committedOffset", Type: "int64", Kind: Int64, Versions: Range{8, Open}, Tag: -1},
-	{Name: "CommittedLeaderEpoch", JSON: "committedLeaderEpoch", Type: "int32", Kind: Int32, Versions: Range{8, Open}, Tag: -1, Default: "-1", Ignorable: true},
-	{Name: "Metadata", JSON: "metadata", Type: "string", Kind: String, Versions: Range{8, Open}, Nullable: Range{8, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{8, Open}, Tag: -1},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "CommittedOffset", JSON: "committedOffset", Type: "int64", Kind: Int64, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "CommittedLeaderEpoch", JSON: "committedLeaderEpoch", Type: "int32", Kind: Int32, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
+	{Name: "Metadata", JSON: "metadata", Type: "string", Kind: String, Versions: Range{8, Open}, Nullable: Range{8, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l291 = Layout{Name: "OffsetFetchResponseTopics", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{8, Open}, Tag: -1, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]OffsetFetchResponsePartitions", Kind: Array, Elem: Struct, Struct: &l290, Versions: Range{8, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]OffsetFetchResponsePartitions", Kind: Array, Elem: Struct, Struct: &l290, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l292 = Layout{Name: "OffsetFetchResponseGroup", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{8, Open}, Tag: -1, EntityType: "groupId"},
-	{Name: "Topics", JSON: "topics", Type: "[]OffsetFetchResponseTopics", Kind: Array, Elem: Struct, Struct: &l291, Versions: Range{8, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{8, Open}, Tag: -1, Default: "0"},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
+	{Name: "Topics", JSON: "topics", Type: "[]OffsetFetchResponseTopics", Kind: Array, Elem: Struct, Struct: &l291, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "0"},
 }}
 
 var l293 = Layout{Name: "OffsetFetchResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Tag: -1, Ignorable: true},
-	{Name: "Topics", JSON: "topics", Type: "[]OffsetFetchResponseTopic", Kind: Array, Elem: Struct, Struct: &l289, Versions: Range{0, 7}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{2, 7}, Tag: -1, Default: "0", Ignorable: true},
-	{Name: "Groups", JSON: "groups", Type: "[]OffsetFetchResponseGroup", Kind: Array, Elem: Struct, Struct: &l292, Versions: Range{8, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "Topics", JSON: "topics", Type: "[]OffsetFetchResponseTopic", Kind: Array, Elem: Struct, Struct: &l289, Versions: Range{0, 7}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{2, 7}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "0", Ignorable: true},
+	{Name: "Groups", JSON: "groups", Type: "[]OffsetFetchResponseGroup", Kind: Array, Elem: Struct, Struct: &l292, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l294 = Layout{Name: "OffsetFetchResponseTopics", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{8, 9}, Tag: -1, EntityType: "topicName", Ignorable: true},
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{10, Open}, Tag: -1, Ignorable: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]OffsetFetchResponsePartitions", Kind: Array, Elem: Struct, Struct: &l290, Versions: Range{8, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{8, 9}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", Ignorable: true},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{10, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]OffsetFetchResponsePartitions", Kind: Array, Elem: Struct, Struct: &l290, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l295 = Layout{Name: "OffsetFetchResponseGroup", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{8, Open}, Tag: -1, EntityType: "groupId"},
-	{Name: "Topics", JSON: "topics", Type: "[]OffsetFetchResponseTopics", Kind: Array, Elem: Struct, Struct: &l294, Versions: Range{8, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{8, Open}, Tag: -1, Default: "0"},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
+	{Name: "Topics", JSON: "topics", Type: "[]OffsetFetchResponseTopics", Kind: Array, Elem: Struct, Struct: &l294, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "0"},
 }}
 
 var l296 = Layout{Name: "OffsetFetchResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Tag: -1, Ignorable: true},
-	{Name: "Topics", JSON: "topics", Type: "[]OffsetFetchResponseTopic", Kind: Array, Elem: Struct, Struct: &l289, Versions: Range{0, 7}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{2, 7}, Tag: -1, Default: "0", Ignorable: true},
-	{Name: "Groups", JSON: "groups", Type: "[]OffsetFetchResponseGroup", Kind: Array, Elem: Struct, Struct: &l295, Versions: Range{8, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "Topics", JSON: "topics", Type: "[]OffsetFetchResponseTopic", Kind: Array, Elem: Struct, Struct: &l289, Versions: Range{0, 7}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{2, 7}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "0", Ignorable: true},
+	{Name: "Groups", JSON: "groups", Type: "[]OffsetFetchResponseGroup", Kind: Array, Elem: Struct, Struct: &l295, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l297 = Layout{Name: "Coordinator", Fields: []Field{
-	{Name: "Key", JSON: "key", Type: "string", Kind: String, Versions: Range{4, Open}, Tag: -1},
-	{Name: "NodeId", JSON: "nodeId", Type: "int32", Kind: Int32, Versions: Range{4, Open}, Tag: -1, EntityType: "brokerId"},
-	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{4, Open}, Tag: -1},
-	{Name: "Port", JSON: "port", Type: "int32", Kind: Int32, Versions: Range{4, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{4, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{4, Open}, Nullable: Range{4, Open}, Tag: -1, Ignorable: true},
+	{Name: "Key", JSON: "key", Type: "string", Kind: String, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "NodeId", JSON: "nodeId", Type: "int32", Kind: Int32, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
+	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Port", JSON: "port", Type: "int32", Kind: Int32, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{4, Open}, Nullable: Range{4, Open}, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
 }}
 
 var l298 = Layout{Name: "FindCoordinatorResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Tag: -1, Ignorable: true},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, 3}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{1, 3}, Nullable: Range{1, 3}, Tag: -1, Ignorable: true},
-	{Name: "NodeId", JSON: "nodeId", Type: "int32", Kind: Int32, Versions: Range{0, 3}, Tag: -1, EntityType: "brokerId"},
-	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{0, 3}, Tag: -1},
-	{Name: "Port", JSON: "port", Type: "int32", Kind: Int32, Versions: Range{0, 3}, Tag: -1},
-	{Name: "Coordinators", JSON: "coordinators", Type: "[]Coordinator", Kind: Array, Elem: Struct, Struct: &l297, Versions: Range{4, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, 3}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{1, 3}, Nullable: Range{1, 3}, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "NodeId", JSON: "nodeId", Type: "int32", Kind: Int32, Versions: Range{0, 3}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
+	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{0, 3}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Port", JSON: "port", Type: "int32", Kind: Int32, Versions: Range{0, 3}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Coordinators", JSON: "coordinators", Type: "[]Coordinator", Kind: Array, Elem: Struct, Struct: &l297, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l299 = Layout{Name: "JoinGroupResponseMember", Fields: []Field{
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "GroupInstanceId", JSON: "groupInstanceId", Type: "string", Kind: String, Versions: Range{5, Open}, Nullable: Range{5, Open}, Tag: -1, Default: "null", Ignorable: true},
-	{Name: "Metadata", JSON: "metadata", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Tag: -1},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "GroupInstanceId", JSON: "groupInstanceId", Type: "string", Kind: String, Versions: Range{5, Open}, Nullable: Range{5, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", Ignorable: true},
+	{Name: "Metadata", JSON: "metadata", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l300 = Layout{Name: "JoinGroupResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{2, Open}, Tag: -1, Ignorable: true},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "GenerationId", JSON: "generationId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, Default: "-1"},
-	{Name: "ProtocolType", JSON: "protocolType", Type: "string", Kind: String, Versions: Range{7, Open}, Nullable: Range{7, Open}, Tag: -1, Default: "null", Ignorable: true},
-	{Name: "ProtocolName", JSON: "protocolName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{7, Open}, Tag: -1},
-	{Name: "Leader", JSON: "leader", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "SkipAssignment", JSON: "skipAssignment", Type: "bool", Kind: Bool, Versions: Range{9, Open}, Tag: -1, Default: "false"},
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Members", JSON: "members", Type: "[]JoinGroupResponseMember", Kind: Array, Elem: Struct, Struct: &l299, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "GenerationId", JSON: "generationId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
+	{Name: "ProtocolType", JSON: "protocolType", Type: "string", Kind: String, Versions: Range{7, Open}, Nullable: Range{7, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", Ignorable: true},
+	{Name: "ProtocolName", JSON: "protocolName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{7, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Leader", JSON: "leader", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "SkipAssignment", JSON: "skipAssignment", Type: "bool", Kind: Bool, Versions: Range{9, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "false"},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Members", JSON: "members", Type: "[]JoinGroupResponseMember", Kind: Array, Elem: Struct, Struct: &l299, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l301 = Layout{Name: "HeartbeatResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Tag: -1, Ignorable: true},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l302 = Layout{Name: "MemberResponse", Fields: []Field{
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{3, Open}, Tag: -1},
-	{Name: "GroupInstanceId", JSON: "groupInstanceId", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{3, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{3, Open}, Tag: -1},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "GroupInstanceId", JSON: "groupInstanceId", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{3, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l303 = Layout{Name: "LeaveGroupResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Tag: -1, Ignorable: true},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Members", JSON: "members", Type: "[]MemberResponse", Kind: Array, Elem: Struct, Struct: &l302, Versions: Range{3, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Members", JSON: "members", Type: "[]MemberResponse", Kind: Array, Elem: Struct, Struct: &l302, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l304 = Layout{Name: "SyncGroupResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Tag: -1, Ignorable: true},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ProtocolType", JSON: "protocolType", Type: "string", Kind: String, Versions: Range{5, Open}, Nullable: Range{5, Open}, Tag: -1, Default: "null", Ignorable: true},
-	{Name: "ProtocolName", JSON: "protocolName", Type: "string", Kind: String, Versions: Range{5, Open}, Nullable: Range{5, Open}, Tag: -1, Default: "null", Ignorable: true},
-	{Name: "Assignment", JSON: "assignment", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ProtocolType", JSON: "protocolType", Type: "string", Kind: String, Versions: Range{5, Open}, Nullable: Range{5, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", Ignorable: true},
+	{Name: "ProtocolName", JSON: "protocolName", Type: "string", Kind: String, Versions: Range{5, Open}, Nullable: Range{5, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", Ignorable: true},
+	{Name: "Assignment", JSON: "assignment", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l305 = Layout{Name: "DescribedGroupMember", Fields: []Field{
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "GroupInstanceId", JSON: "groupInstanceId", Type: "string", Kind: String, Versions: Range{4, Open}, Nullable: Range{4, Open}, Tag: -1, Default: "null", Ignorable: true},
-	{Name: "ClientId", JSON: "clientId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ClientHost", JSON: "clientHost", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "MemberMetadata", JSON: "memberMetadata", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Tag: -1},
-	{Name: "MemberAssignment", JSON: "memberAssignment", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Tag: -1},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "GroupInstanceId", JSON: "groupInstanceId", Type: "string", Kind: String, Versions: Range{4, Open}, Nullable: Range{4, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", Ignorable: true},
+	{Name: "ClientId", JSON: "clientId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ClientHost", JSON: "clientHost", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "MemberMetadata", JSON: "memberMetadata", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "MemberAssignment", JSON: "memberAssignment", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l306 = Layout{Name: "DescribedGroup", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{6, Open}, Nullable: Range{6, Open}, Tag: -1, Default: "null"},
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "groupId"},
-	{Name: "GroupState", JSON: "groupState", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ProtocolType", JSON: "protocolType", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ProtocolData", JSON: "protocolData", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Members", JSON: "members", Type: "[]DescribedGroupMember", Kind: Array, Elem: Struct, Struct: &l305, Versions: Range{0, Open}, Tag: -1},
-	{Name: "AuthorizedOperations", JSON: "authorizedOperations", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Tag: -1, Default: "-2147483648"},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{6, Open}, Nullable: Range{6, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
+	{Name: "GroupState", JSON: "groupState", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ProtocolType", JSON: "protocolType", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ProtocolData", JSON: "protocolData", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Members", JSON: "members", Type: "[]DescribedGroupMember", Kind: Array, Elem: Struct, Struct: &l305, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "AuthorizedOperations", JSON: "authorizedOperations", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-2147483648"},
 }}
 
 var l307 = Layout{Name: "DescribeGroupsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Tag: -1, Ignorable: true},
-	{Name: "Groups", JSON: "groups", Type: "[]DescribedGroup", Kind: Array, Elem: Struct, Struct: &l306, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "Groups", JSON: "groups", Type: "[]DescribedGroup", Kind: Array, Elem: Struct, Struct: &l306, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l308 = Layout{Name: "ListedGroup", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "groupId"},
-	{Name: "ProtocolType", JSON: "protocolType", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "GroupState", JSON: "groupState", Type: "string", Kind: String, Versions: Range{4, Open}, Tag: -1, Ignorable: true},
-	{Name: "GroupType", JSON: "groupType", Type: "string", Kind: String, Versions: Range{5, Open}, Tag: -1, Ignorable: true},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
+	{Name: "ProtocolType", JSON: "protocolType", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "GroupState", JSON: "groupState", Type: "string", Kind: String, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "GroupType", JSON: "groupType", Type: "string", Kind: String, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
 }}
 
 var l309 = Layout{Name: "ListGroupsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Tag: -1, Ignorable: true},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Groups", JSON: "groups", Type: "[]ListedGroup", Kind: Array, Elem: Struct, Struct: &l308, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Groups", JSON: "groups", Type: "[]ListedGroup", Kind: Array, Elem: Struct, Struct: &l308, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l310 = Layout{Name: "SaslHandshakeResponse", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Mechanisms", JSON: "mechanisms", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Mechanisms", JSON: "mechanisms", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l311 = Layout{Name: "ApiVersion", Fields: []Field{
-	{Name: "ApiKey", JSON: "apiKey", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1, MapKey: true},
-	{Name: "MinVersion", JSON: "minVersion", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "MaxVersion", JSON: "maxVersion", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ApiKey", JSON: "apiKey", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
+	{Name: "MinVersion", JSON: "minVersion", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "MaxVersion", JSON: "maxVersion", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l312 = Layout{Name: "SupportedFeatureKey", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{3, Open}, Tag: -1, MapKey: true},
-	{Name: "MinVersion", JSON: "minVersion", Type: "int16", Kind: Int16, Versions: Range{3, Open}, Tag: -1},
-	{Name: "MaxVersion", JSON: "maxVersion", Type: "int16", Kind: Int16, Versions: Range{3, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
+	{Name: "MinVersion", JSON: "minVersion", Type: "int16", Kind: Int16, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "MaxVersion", JSON: "maxVersion", Type: "int16", Kind: Int16, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l313 = Layout{Name: "FinalizedFeatureKey", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{3, Open}, Tag: -1, MapKey: true},
-	{Name: "MaxVersionLevel", JSON: "maxVersionLevel", Type: "int16", Kind: Int16, Versions: Range{3, Open}, Tag: -1},
-	{Name: "MinVersionLevel", JSON: "minVersionLevel", Type: "int16", Kind: Int16, Versions: Range{3, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
+	{Name: "MaxVersionLevel", JSON: "maxVersionLevel", Type: "int16", Kind: Int16, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "MinVersionLevel", JSON: "minVersionLevel", Type: "int16", Kind: Int16, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l314 = Layout{Name: "ApiVersionsResponse", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ApiKeys", JSON: "apiKeys", Type: "[]ApiVersion", Kind: Array, Elem: Struct, Struct: &l311, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Tag: -1, Ignorable: true},
-	{Name: "SupportedFeatures", JSON: "supportedFeatures", Type: "[]SupportedFeatureKey", Kind: Array, Elem: Struct, Struct: &l312, Versions: Range{3, Open}, Tagged: Range{3, Open}, Tag: 0, Ignorable: true},
-	{Name: "FinalizedFeaturesEpoch", JSON: "finalizedFeaturesEpoch", Type: "int64", Kind: Int64, Versions: Range{3, Open}, Tagged: Range{3, Open}, Tag: 1, Default: "-1", Ignorable: true},
-	{Name: "FinalizedFeatures", JSON: "finalizedFeatures", Type: "[]FinalizedFeatureKey", Kind: Array, Elem: Struct, Struct: &l313, Versions: Range{3, Open}, Tagged: Range{3, Open}, Tag: 2, Ignorable: true},
-	{Name: "ZkMigrationReady", JSON: "zkMigrationReady", Type: "bool", Kind: Bool, Versions: Range{3, Open}, Tagged: Range{3, Open}, Tag: 3, Default: "false", Ignorable: true},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ApiKeys", JSON: "apiKeys", Type: "[]ApiVersion", Kind: Array, Elem: Struct, Struct: &l311, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "SupportedFeatures", JSON: "supportedFeatures", Type: "[]SupportedFeatureKey", Kind: Array, Elem: Struct, Struct: &l312, Versions: Range{3, Open}, Nullable: None, Tagged: Range{3, Open}, Tag: 0, Flexible: None, Ignorable: true},
+	{Name: "FinalizedFeaturesEpoch", JSON: "finalizedFeaturesEpoch", Type: "int64", Kind: Int64, Versions: Range{3, Open}, Nullable: None, Tagged: Range{3, Open}, Tag: 1, Flexible: None, Default: "-1", Ignorable: true},
+	{Name: "FinalizedFeatures", JSON: "finalizedFeatures", Type: "[]FinalizedFeatureKey", Kind: Array, Elem: Struct, Struct: &l313, Versions: Range{3, Open}, Nullable: None, Tagged: Range{3, Open}, Tag: 2, Flexible: None, Ignorable: true},
+	{Name: "ZkMigrationReady", JSON: "zkMigrationReady", Type: "bool", Kind: Bool, Versions: Range{3, Open}, Nullable: None, Tagged: Range{3, Open}, Tag: 3, Flexible: None, Default: "false", Ignorable: true},
 }}
 
 var l315 = Layout{Name: "CreatableTopicConfigs", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{5, Open}, Tag: -1},
-	{Name: "Value", JSON: "value", Type: "string", Kind: String, Versions: Range{5, Open}, Nullable: Range{5, Open}, Tag: -1},
-	{Name: "ReadOnly", JSON: "readOnly", Type: "bool", Kind: Bool, Versions: Range{5, Open}, Tag: -1},
-	{Name: "ConfigSource", JSON: "configSource", Type: "int8", Kind: Int8, Versions: Range{5, Open}, Tag: -1, Default: "-1", Ignorable: true},
-	{Name: "IsSensitive", JSON: "isSensitive", Type: "bool", Kind: Bool, Versions: Range{5, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Value", JSON: "value", Type: "string", Kind: String, Versions: Range{5, Open}, Nullable: Range{5, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ReadOnly", JSON: "readOnly", Type: "bool", Kind: Bool, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ConfigSource", JSON: "configSource", Type: "int8", Kind: Int8, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
+	{Name: "IsSensitive", JSON: "isSensitive", Type: "bool", Kind: Bool, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l316 = Layout{Name: "CreatableTopicResult", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName", MapKey: true},
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{7, Open}, Tag: -1, Ignorable: true},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: Range{0, Open}, Tag: -1, Ignorable: true},
-	{Name: "TopicConfigErrorCode", JSON: "topicConfigErrorCode", Type: "int16", Kind: Int16, Versions: Range{5, Open}, Tagged: Range{5, Open}, Tag: 0, Ignorable: true},
-	{Name: "NumPartitions", JSON: "numPartitions", Type: "int32", Kind: Int32, Versions: Range{5, Open}, Tag: -1, Default: "-1", Ignorable: true},
-	{Name: "ReplicationFactor", JSON: "replicationFactor", Type: "int16", Kind: Int16, Versions: Range{5, Open}, Tag: -1, Default: "-1", Ignorable: true},
-	{Name: "Configs", JSON: "configs", Type: "[]CreatableTopicConfigs", Kind: Array, Elem: Struct, Struct: &l315, Versions: Range{5, Open}, Nullable: Range{5, Open}, Tag: -1, Ignorable: true},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{7, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "TopicConfigErrorCode", JSON: "topicConfigErrorCode", Type: "int16", Kind: Int16, Versions: Range{5, Open}, Nullable: None, Tagged: Range{5, Open}, Tag: 0, Flexible: None, Ignorable: true},
+	{Name: "NumPartitions", JSON: "numPartitions", Type: "int32", Kind: Int32, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
+	{Name: "ReplicationFactor", JSON: "replicationFactor", Type: "int16", Kind: Int16, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
+	{Name: "Configs", JSON: "configs", Type: "[]CreatableTopicConfigs", Kind: Array, Elem: Struct, Struct: &l315, Versions: Range{5, Open}, Nullable: Range{5, Open}, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
 }}
 
 var l317 = Layout{Name: "CreateTopicsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{2, Open}, Tag: -1, Ignorable: true},
-	{Name: "Topics", JSON: "topics", Type: "[]CreatableTopicResult", Kind: Array, Elem: Struct, Struct: &l316, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "Topics", JSON: "topics", Type: "[]CreatableTopicResult", Kind: Array, Elem: Struct, Struct: &l316, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l318 = Layout{Name: "DeletableTopicResult", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{6, Open}, Tag: -1, EntityType: "topicName", MapKey: true},
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{6, Open}, Tag: -1, Ignorable: true},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{5, Open}, Nullable: Range{5, Open}, Tag: -1, Default: "null", Ignorable: true},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{6, Open}, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{6, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{5, Open}, Nullable: Range{5, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", Ignorable: true},
 }}
 
 var l319 = Layout{Name: "DeleteTopicsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Tag: -1, Ignorable: true},
-	{Name: "Responses", JSON: "responses", Type: "[]DeletableTopicResult", Kind: Array, Elem: Struct, Struct: &l318, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "Responses", JSON: "responses", Type: "[]DeletableTopicResult", Kind: Array, Elem: Struct, Struct: &l318, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l320 = Layout{Name: "DeleteRecordsPartitionResult", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, MapKey: true},
-	{Name: "LowWatermark", JSON: "lowWatermark", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
+	{Name: "LowWatermark", JSON: "lowWatermark", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l321 = Layout{Name: "DeleteRecordsTopicResult", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName", MapKey: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]DeleteRecordsPartitionResult", Kind: Array, Elem: Struct, Struct: &l320, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]DeleteRecordsPartitionResult", Kind: Array, Elem: Struct, Struct: &l320, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l322 = Layout{Name: "DeleteRecordsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Topics", JSON: "topics", Type: "[]DeleteRecordsTopicResult", Kind: Array, Elem: Struct, Struct: &l321, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Topics", JSON: "topics", Type: "[]DeleteRecordsTopicResult", Kind: Array, Elem: Struct, Struct: &l321, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l323 = Layout{Name: "InitProducerIdResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, Ignorable: true},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1, Default: "-1", EntityType: "producerId"},
-	{Name: "ProducerEpoch", JSON: "producerEpoch", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "OngoingTxnProducerId", JSON: "ongoingTxnProducerId", Type: "int64", Kind: Int64, Versions: Range{6, Open}, Tag: -1, Default: "-1", EntityType: "producerId"},
-	{Name: "OngoingTxnProducerEpoch", JSON: "ongoingTxnProducerEpoch", Type: "int16", Kind: Int16, Versions: Range{6, Open}, Tag: -1, Default: "-1"},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", EntityType: "producerId"},
+	{Name: "ProducerEpoch", JSON: "producerEpoch", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "OngoingTxnProducerId", JSON: "ongoingTxnProducerId", Type: "int64", Kind: Int64, Versions: Range{6, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", EntityType: "producerId"},
+	{Name: "OngoingTxnProducerEpoch", JSON: "ongoingTxnProducerEpoch", Type: "int16", Kind: Int16, Versions: Range{6, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
 }}
 
 var l324 = Layout{Name: "EpochEndOffset", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Tag: -1, Default: "-1", Ignorable: true},
-	{Name: "EndOffset", JSON: "endOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1, Default: "-1"},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
+	{Name: "EndOffset", JSON: "endOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
 }}
 
 var l325 = Layout{Name: "OffsetForLeaderTopicResult", Fields: []Field{
-	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName", MapKey: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]EpochEndOffset", Kind: Array, Elem: Struct, Struct: &l324, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]EpochEndOffset", Kind: Array, Elem: Struct, Struct: &l324, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l326 = Layout{Name: "OffsetForLeaderEpochResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{2, Open}, Tag: -1, Ignorable: true},
-	{Name: "Topics", JSON: "topics", Type: "[]OffsetForLeaderTopicResult", Kind: Array, Elem: Struct, Struct: &l325, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "Topics", JSON: "topics", Type: "[]OffsetForLeaderTopicResult", Kind: Array, Elem: Struct, Struct: &l325, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l327 = Layout{Name: "AddPartitionsToTxnPartitionResult", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, MapKey: true},
-	{Name: "PartitionErrorCode", JSON: "partitionErrorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
+	{Name: "PartitionErrorCode", JSON: "partitionErrorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l328 = Layout{Name: "AddPartitionsToTxnTopicResult", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName", MapKey: true},
-	{Name: "ResultsByPartition", JSON: "resultsByPartition", Type: "[]AddPartitionsToTxnPartitionResult", Kind: Array, Elem: Struct, Struct: &l327, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true},
+	{Name: "ResultsByPartition", JSON: "resultsByPartition", Type: "[]AddPartitionsToTxnPartitionResult", Kind: Array, Elem: Struct, Struct: &l327, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l329 = Layout{Name: "AddPartitionsToTxnResult", Fields: []Field{
-	{Name: "TransactionalId", JSON: "transactionalId", Type: "string", Kind: String, Versions: Range{4, Open}, Tag: -1, EntityType: "transactionalId", MapKey: true},
-	{Name: "TopicResults", JSON: "topicResults", Type: "[]AddPartitionsToTxnTopicResult", Kind: Array, Elem: Struct, Struct: &l328, Versions: Range{4, Open}, Tag: -1},
+	{Name: "TransactionalId", JSON: "transactionalId", Type: "string", Kind: String, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "transactionalId", MapKey: true},
+	{Name: "TopicResults", JSON: "topicResults", Type: "[]AddPartitionsToTxnTopicResult", Kind: Array, Elem: Struct, Struct: &l328, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l330 = Layout{Name: "AddPartitionsToTxnResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{4, Open}, Tag: -1, Ignorable: true},
-	{Name: "ResultsByTransaction", JSON: "resultsByTransaction", Type: "[]AddPartitionsToTxnResult", Kind: Array, Elem: Struct, Struct: &l329, Versions: Range{4, Open}, Tag: -1},
-	{Name: "ResultsByTopicV3AndBelow", JSON: "resultsByTopicV3AndBelow", Type: "[]AddPartitionsToTxnTopicResult", Kind: Array, Elem: Struct, Struct: &l328, Versions: Range{0, 3}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "ResultsByTransaction", JSON: "resultsByTransaction", Type: "[]AddPartitionsToTxnResult", Kind: Array, Elem: Struct, Struct: &l329, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ResultsByTopicV3AndBelow", JSON: "resultsByTopicV3AndBelow", Type: "[]AddPartitionsToTxnTopicResult", Kind: Array, Elem: Struct, Struct: &l328, Versions: Range{0, 3}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l331 = Layout{Name: "AddOffsetsToTxnResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l332 = Layout{Name: "EndTxnResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{5, Open}, Tag: -1, Default: "-1", EntityType: "producerId", Ignorable: true},
-	{Name: "ProducerEpoch", JSON: "producerEpoch", Type: "int16", Kind: Int16, Versions: Range{5, Open}, Tag: -1, Default: "-1", Ignorable: true},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", EntityType: "producerId", Ignorable: true},
+	{Name: "ProducerEpoch", JSON: "producerEpoch", Type: "int16", Kind: Int16, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
 }}
 
 var l333 = Layout{Name: "WritableTxnMarkerPartitionResult", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l334 = Layout{Name: "WritableTxnMarkerTopicResult", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]WritableTxnMarkerPartitionResult", Kind: Array, Elem: Struct, Struct: &l333, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]WritableTxnMarkerPartitionResult", Kind: Array, Elem: Struct, Struct: &l333, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l335 = Layout{Name: "WritableTxnMarkerResult", Fields: []Field{
-	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1, EntityType: "producerId"},
-	{Name: "Topics", JSON: "topics", Type: "[]WritableTxnMarkerTopicResult", Kind: Array, Elem: Struct, Struct: &l334, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "producerId"},
+	{Name: "Topics", JSON: "topics", Type: "[]WritableTxnMarkerTopicResult", Kind: Array, Elem: Struct, Struct: &l334, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l336 = Layout{Name: "WriteTxnMarkersResponse", Fields: []Field{
-	{Name: "Markers", JSON: "markers", Type: "[]WritableTxnMarkerResult", Kind: Array, Elem: Struct, Struct: &l335, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Markers", JSON: "markers", Type: "[]WritableTxnMarkerResult", Kind: Array, Elem: Struct, Struct: &l335, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l337 = Layout{Name: "TxnOffsetCommitResponsePartition", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l338 = Layout{Name: "TxnOffsetCommitResponseTopic", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, 5}, Tag: -1, EntityType: "topicName"},
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{6, Open}, Tag: -1},
-	{Name: "Partitions", JSON: "partitions", Type: "[]TxnOffsetCommitResponsePartition", Kind: Array, Elem: Struct, Struct: &l337, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, 5}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{6, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Partitions", JSON: "partitions", Type: "[]TxnOffsetCommitResponsePartition", Kind: Array, Elem: Struct, Struct: &l337, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l339 = Layout{Name: "TxnOffsetCommitResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Topics", JSON: "topics", Type: "[]TxnOffsetCommitResponseTopic", Kind: Array, Elem: Struct, Struct: &l338, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Topics", JSON: "topics", Type: "[]TxnOffsetCommitResponseTopic", Kind: Array, Elem: Struct, Struct: &l338, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l340 = Layout{Name: "AclDescription", Fields: []Field{
-	{Name: "Principal", JSON: "principal", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Operation", JSON: "operation", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Tag: -1},
-	{Name: "PermissionType", JSON: "permissionType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Principal", JSON: "principal", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Operation", JSON: "operation", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PermissionType", JSON: "permissionType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l341 = Layout{Name: "DescribeAclsResource", Fields: []Field{
-	{Name: "ResourceType", JSON: "resourceType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ResourceName", JSON: "resourceName", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "PatternType", JSON: "patternType", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Tag: -1, Default: "3"},
-	{Name: "Acls", JSON: "acls", Type: "[]AclDescription", Kind: Array, Elem: Struct, Struct: &l340, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ResourceType", JSON: "resourceType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ResourceName", JSON: "resourceName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PatternType", JSON: "patternType", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "3"},
+	{Name: "Acls", JSON: "acls", Type: "[]AclDescription", Kind: Array, Elem: Struct, Struct: &l340, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l342 = Layout{Name: "DescribeAclsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
-	{Name: "Resources", JSON: "resources", Type: "[]DescribeAclsResource", Kind: Array, Elem: Struct, Struct: &l341, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Resources", JSON: "resources", Type: "[]DescribeAclsResource", Kind: Array, Elem: Struct, Struct: &l341, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l343 = Layout{Name: "AclCreationResult", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l344 = Layout{Name: "CreateAclsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Results", JSON: "results", Type: "[]AclCreationResult", Kind: Array, Elem: Struct, Struct: &l343, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Results", JSON: "results", Type: "[]AclCreationResult", Kind: Array, Elem: Struct, Struct: &l343, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l345 = Layout{Name: "DeleteAclsMatchingAcl", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
-	{Name: "ResourceType", JSON: "resourceType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ResourceName", JSON: "resourceName", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "PatternType", JSON: "patternType", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Tag: -1, Default: "3"},
-	{Name: "Principal", JSON: "principal", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Operation", JSON: "operation", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Tag: -1},
-	{Name: "PermissionType", JSON: "permissionType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ResourceType", JSON: "resourceType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ResourceName", JSON: "resourceName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PatternType", JSON: "patternType", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "3"},
+	{Name: "Principal", JSON: "principal", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Operation", JSON: "operation", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PermissionType", JSON: "permissionType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l346 = Layout{Name: "DeleteAclsFilterResult", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
-	{Name: "MatchingAcls", JSON: "matchingAcls", Type: "[]DeleteAclsMatchingAcl", Kind: Array, Elem: Struct, Struct: &l345, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "MatchingAcls", JSON: "matchingAcls", Type: "[]DeleteAclsMatchingAcl", Kind: Array, Elem: Struct, Struct: &l345, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l347 = Layout{Name: "DeleteAclsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "FilterResults", JSON: "filterResults", Type: "[]DeleteAclsFilterResult", Kind: Array, Elem: Struct, Struct: &l346, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "FilterResults", JSON: "filterResults", Type: "[]DeleteAclsFilterResult", Kind: Array, Elem: Struct, Struct: &l346, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l348 = Layout{Name: "DescribeConfigsSynonym", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{1, Open}, Tag: -1},
-	{Name: "Value", JSON: "value", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: Range{0, Open}, Tag: -1},
-	{Name: "Source", JSON: "source", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Value", JSON: "value", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Source", JSON: "source", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l349 = Layout{Name: "DescribeConfigsResourceResult", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Value", JSON: "value", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
-	{Name: "ReadOnly", JSON: "readOnly", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Tag: -1},
-	{Name: "IsDefault", JSON: "isDefault", Type: "bool", Kind: Bool, Versions: Range{0, 0}, Tag: -1},
-	{Name: "ConfigSource", JSON: "configSource", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Tag: -1, Default: "-1", Ignorable: true},
-	{Name: "IsSensitive", JSON: "isSensitive", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Synonyms", JSON: "synonyms", Type: "[]DescribeConfigsSynonym", Kind: Array, Elem: Struct, Struct: &l348, Versions: Range{1, Open}, Tag: -1, Ignorable: true},
-	{Name: "ConfigType", JSON: "configType", Type: "int8", Kind: Int8, Versions: Range{3, Open}, Tag: -1, Default: "0", Ignorable: true},
-	{Name: "Documentation", JSON: "documentation", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{0, Open}, Tag: -1, Ignorable: true},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Value", JSON: "value", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ReadOnly", JSON: "readOnly", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "IsDefault", JSON: "isDefault", Type: "bool", Kind: Bool, Versions: Range{0, 0}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ConfigSource", JSON: "configSource", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
+	{Name: "IsSensitive", JSON: "isSensitive", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Synonyms", JSON: "synonyms", Type: "[]DescribeConfigsSynonym", Kind: Array, Elem: Struct, Struct: &l348, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "ConfigType", JSON: "configType", Type: "int8", Kind: Int8, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "0", Ignorable: true},
+	{Name: "Documentation", JSON: "documentation", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
 }}
 
 var l350 = Layout{Name: "DescribeConfigsResult", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
-	{Name: "ResourceType", JSON: "resourceType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ResourceName", JSON: "resourceName", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Configs", JSON: "configs", Type: "[]DescribeConfigsResourceResult", Kind: Array, Elem: Struct, Struct: &l349, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ResourceType", JSON: "resourceType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ResourceName", JSON: "resourceName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Configs", JSON: "configs", Type: "[]DescribeConfigsResourceResult", Kind: Array, Elem: Struct, Struct: &l349, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l351 = Layout{Name: "DescribeConfigsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Results", JSON: "results", Type: "[]DescribeConfigsResult", Kind: Array, Elem: Struct, Struct: &l350, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Results", JSON: "results", Type: "[]DescribeConfigsResult", Kind: Array, Elem: Struct, Struct: &l350, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l352 = Layout{Name: "DescribeConfigsResourceResult", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Value", JSON: "value", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
-	{Name: "ReadOnly", JSON: "readOnly", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ConfigSource", JSON: "configSource", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Tag: -1, Default: "-1", Ignorable: true},
-	{Name: "IsDefault", JSON: "isDefault", Type: "bool", Kind: Bool, Versions: Range{0, 0}, Tag: -1},
-	{Name: "IsSensitive", JSON: "isSensitive", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Synonyms", JSON: "synonyms", Type: "[]DescribeConfigsSynonym", Kind: Array, Elem: Struct, Struct: &l348, Versions: Range{1, Open}, Tag: -1, Ignorable: true},
-	{Name: "ConfigType", JSON: "configType", Type: "int8", Kind: Int8, Versions: Range{3, Open}, Tag: -1, Default: "0", Ignorable: true},
-	{Name: "Documentation", JSON: "documentation", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{0, Open}, Tag: -1, Ignorable: true},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Value", JSON: "value", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ReadOnly", JSON: "readOnly", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ConfigSource", JSON: "configSource", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
+	{Name: "IsDefault", JSON: "isDefault", Type: "bool", Kind: Bool, Versions: Range{0, 0}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "IsSensitive", JSON: "isSensitive", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Synonyms", JSON: "synonyms", Type: "[]DescribeConfigsSynonym", Kind: Array, Elem: Struct, Struct: &l348, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "ConfigType", JSON: "configType", Type: "int8", Kind: Int8, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "0", Ignorable: true},
+	{Name: "Documentation", JSON: "documentation", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
 }}
 
 var l353 = Layout{Name: "DescribeConfigsResult", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
-	{Name: "ResourceType", JSON: "resourceType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ResourceName", JSON: "resourceName", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Configs", JSON: "configs", Type: "[]DescribeConfigsResourceResult", Kind: Array, Elem: Struct, Struct: &l352, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ResourceType", JSON: "resourceType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ResourceName", JSON: "resourceName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Configs", JSON: "configs", Type: "[]DescribeConfigsResourceResult", Kind: Array, Elem: Struct, Struct: &l352, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l354 = Layout{Name: "DescribeConfigsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Results", JSON: "results", Type: "[]DescribeConfigsResult", Kind: Array, Elem: Struct, Struct: &l353, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Results", JSON: "results", Type: "[]DescribeConfigsResult", Kind: Array, Elem: Struct, Struct: &l353, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l355 = Layout{Name: "AlterConfigsResourceResponse", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
-	{Name: "ResourceType", JSON: "resourceType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ResourceName", JSON: "resourceName", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ResourceType", JSON: "resourceType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ResourceName", JSON: "resourceName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l356 = Layout{Name: "AlterConfigsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Responses", JSON: "responses", Type: "[]AlterConfigsResourceResponse", Kind: Array, Elem: Struct, Struct: &l355, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Responses", JSON: "responses", Type: "[]AlterConfigsResourceResponse", Kind: Array, Elem: Struct, Struct: &l355, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l357 = Layout{Name: "AlterReplicaLogDirPartitionResult", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l358 = Layout{Name: "AlterReplicaLogDirTopicResult", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]AlterReplicaLogDirPartitionResult", Kind: Array, Elem: Struct, Struct: &l357, Versions: Range{0, Open}, Tag: -1},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]AlterReplicaLogDirPartitionResult", Kind: Array, Elem: Struct, Struct: &l357, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l359 = Layout{Name: "AlterReplicaLogDirsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Results", JSON: "results", Type: "[]AlterReplicaLogDirTopicResult", Kind: Array, Elem: Struct, Struct: &l358, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Results", JSON: "results", Type: "[]AlterReplicaLogDirTopicResult", Kind: Array, Elem: Struct, Struct: &l358, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l360 = Layout{Name: "DescribeLogDirsPartition", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "PartitionSize", JSON: "partitionSize", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1},
-	{Name: "OffsetLag", JSON: "offsetLag", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1},
-	{Name: "IsFutureKey", JSON: "isFutureKey", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Tag: -1},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PartitionSize", JSON: "partitionSize", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "OffsetLag", JSON: "offsetLag", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "IsFutureKey", JSON: "isFutureKey", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l361 = Layout{Name: "DescribeLogDirsTopic", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]DescribeLogDirsPartition", Kind: Array, Elem: Struct, Struct: &l360, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]DescribeLogDirsPartition", Kind: Array, Elem: Struct, Struct: &l360, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l362 = Layout{Name: "DescribeLogDirsResult", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "LogDir", JSON: "logDir", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Topics", JSON: "topics", Type: "[]DescribeLogDirsTopic", Kind: Array, Elem: Struct, Struct: &l361, Versions: Range{0, Open}, Tag: -1},
-	{Name: "TotalBytes", JSON: "totalBytes", Type: "int64", Kind: Int64, Versions: Range{4, Open}, Tag: -1, Default: "-1", Ignorable: true},
-	{Name: "UsableBytes", JSON: "usableBytes", Type: "int64", Kind: Int64, Versions: Range{4, Open}, Tag: -1, Default: "-1", Ignorable: true},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "LogDir", JSON: "logDir", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Topics", JSON: "topics", Type: "[]DescribeLogDirsTopic", Kind: Array, Elem: Struct, Struct: &l361, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TotalBytes", JSON: "totalBytes", Type: "int64", Kind: Int64, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
+	{Name: "UsableBytes", JSON: "usableBytes", Type: "int64", Kind: Int64, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
 }}
 
 var l363 = Layout{Name: "DescribeLogDirsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{3, Open}, Tag: -1, Ignorable: true},
-	{Name: "Results", JSON: "results", Type: "[]DescribeLogDirsResult", Kind: Array, Elem: Struct, Struct: &l362, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "Results", JSON: "results", Type: "[]DescribeLogDirsResult", Kind: Array, Elem: Struct, Struct: &l362, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l364 = Layout{Name: "DescribeLogDirsResult", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "LogDir", JSON: "logDir", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Topics", JSON: "topics", Type: "[]DescribeLogDirsTopic", Kind: Array, Elem: Struct, Struct: &l361, Versions: Range{0, Open}, Tag: -1},
-	{Name: "TotalBytes", JSON: "totalBytes", Type: "int64", Kind: Int64, Versions: Range{4, Open}, Tag: -1, Default: "-1", Ignorable: true},
-	{Name: "UsableBytes", JSON: "usableBytes", Type: "int64", Kind: Int64, Versions: Range{4, Open}, Tag: -1, Default: "-1", Ignorable: true},
-	{Name: "IsCordoned", JSON: "isCordoned", Type: "bool", Kind: Bool, Versions: Range{5, Open}, Tag: -1, Default: "false", Ignorable: true},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "LogDir", JSON: "logDir", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Topics", JSON: "topics", Type: "[]DescribeLogDirsTopic", Kind: Array, Elem: Struct, Struct: &l361, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TotalBytes", JSON: "totalBytes", Type: "int64", Kind: Int64, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
+	{Name: "UsableBytes", JSON: "usableBytes", Type: "int64", Kind: Int64, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
+	{Name: "IsCordoned", JSON: "isCordoned", Type: "bool", Kind: Bool, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "false", Ignorable: true},
 }}
 
 var l365 = Layout{Name: "DescribeLogDirsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{3, Open}, Tag: -1, Ignorable: true},
-	{Name: "Results", JSON: "results", Type: "[]DescribeLogDirsResult", Kind: Array, Elem: Struct, Struct: &l364, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "Results", JSON: "results", Type: "[]DescribeLogDirsResult", Kind: Array, Elem: Struct, Struct: &l364, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l366 = Layout{Name: "SaslAuthenticateResponse", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
-	{Name: "AuthBytes", JSON: "authBytes", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Tag: -1},
-	{Name: "SessionLifetimeMs", JSON: "sessionLifetimeMs", Type: "int64", Kind: Int64, Versions: Range{1, Open}, Tag: -1, Default: "0", Ignorable: true},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "AuthBytes", JSON: "authBytes", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "SessionLifetimeMs", JSON: "sessionLifetimeMs", Type: "int64", Kind: Int64, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "0", Ignorable: true},
 }}
 
 var l367 = Layout{Name: "CreatePartitionsTopicResult", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName"},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
 }}
 
 var l368 = Layout{Name: "CreatePartitionsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Results", JSON: "results", Type: "[]CreatePartitionsTopicResult", Kind: Array, Elem: Struct, Struct: &l367, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Results", JSON: "results", Type: "[]CreatePartitionsTopicResult", Kind: Array, Elem: Struct, Struct: &l367, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l369 = Layout{Name: "CreateDelegationTokenResponse", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "PrincipalType", JSON: "principalType", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "PrincipalName", JSON: "principalName", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "TokenRequesterPrincipalType", JSON: "tokenRequesterPrincipalType", Type: "string", Kind: String, Versions: Range{3, Open}, Tag: -1},
-	{Name: "TokenRequesterPrincipalName", JSON: "tokenRequesterPrincipalName", Type: "string", Kind: String, Versions: Range{3, Open}, Tag: -1},
-	{Name: "IssueTimestampMs", JSON: "issueTimestampMs", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ExpiryTimestampMs", JSON: "expiryTimestampMs", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1},
-	{Name: "MaxTimestampMs", JSON: "maxTimestampMs", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1},
-	{Name: "TokenId", JSON: "tokenId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Hmac", JSON: "hmac", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PrincipalType", JSON: "principalType", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PrincipalName", JSON: "principalName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TokenRequesterPrincipalType", JSON: "tokenRequesterPrincipalType", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TokenRequesterPrincipalName", JSON: "tokenRequesterPrincipalName", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "IssueTimestampMs", JSON: "issueTimestampMs", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ExpiryTimestampMs", JSON: "expiryTimestampMs", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "MaxTimestampMs", JSON: "maxTimestampMs", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TokenId", JSON: "tokenId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Hmac", JSON: "hmac", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l370 = Layout{Name: "RenewDelegationTokenResponse", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ExpiryTimestampMs", JSON: "expiryTimestampMs", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ExpiryTimestampMs", JSON: "expiryTimestampMs", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l371 = Layout{Name: "ExpireDelegationTokenResponse", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ExpiryTimestampMs", JSON: "expiryTimestampMs", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ExpiryTimestampMs", JSON: "expiryTimestampMs", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l372 = Layout{Name: "DescribedDelegationTokenRenewer", Fields: []Field{
-	{Name: "PrincipalType", JSON: "principalType", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "PrincipalName", JSON: "principalName", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
+	{Name: "PrincipalType", JSON: "principalType", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PrincipalName", JSON: "principalName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l373 = Layout{Name: "DescribedDelegationToken", Fields: []Field{
-	{Name: "PrincipalType", JSON: "principalType", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "PrincipalName", JSON: "principalName", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "TokenRequesterPrincipalType", JSON: "tokenRequesterPrincipalType", Type: "string", Kind: String, Versions: Range{3, Open}, Tag: -1},
-	{Name: "TokenRequesterPrincipalName", JSON: "tokenRequesterPrincipalName", Type: "string", Kind: String, Versions: Range{3, Open}, Tag: -1},
-	{Name: "IssueTimestamp", JSON: "issueTimestamp", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ExpiryTimestamp", JSON: "expiryTimestamp", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1},
-	{Name: "MaxTimestamp", JSON: "maxTimestamp", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1},
-	{Name: "TokenId", JSON: "tokenId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Hmac", JSON: "hmac", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Renewers", JSON: "renewers", Type: "[]DescribedDelegationTokenRenewer", Kind: Array, Elem: Struct, Struct: &l372, Versions: Range{0, Open}, Tag: -1},
+	{Name: "PrincipalType", JSON: "principalType", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PrincipalName", JSON: "principalName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TokenRequesterPrincipalType", JSON: "tokenRequesterPrincipalType", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TokenRequesterPrincipalName", JSON: "tokenRequesterPrincipalName", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "IssueTimestamp", JSON: "issueTimestamp", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ExpiryTimestamp", JSON: "expiryTimestamp", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "MaxTimestamp", JSON: "maxTimestamp", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TokenId", JSON: "tokenId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Hmac", JSON: "hmac", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Renewers", JSON: "renewers", Type: "[]DescribedDelegationTokenRenewer", Kind: Array, Elem: Struct, Struct: &l372, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l374 = Layout{Name: "DescribeDelegationTokenResponse", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Tokens", JSON: "tokens", Type: "[]DescribedDelegationToken", Kind: Array, Elem: Struct, Struct: &l373, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Tokens", JSON: "tokens", Type: "[]DescribedDelegationToken", Kind: Array, Elem: Struct, Struct: &l373, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l375 = Layout{Name: "DeletableGroupResult", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "groupId", MapKey: true},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{3, Open}, Tag: -1, Default: "null"},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId", MapKey: true},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{3, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
 }}
 
 var l376 = Layout{Name: "DeleteGroupsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Results", JSON: "results", Type: "[]DeletableGroupResult", Kind: Array, Elem: Struct, Struct: &l375, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Results", JSON: "results", Type: "[]DeletableGroupResult", Kind: Array, Elem: Struct, Struct: &l375, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l377 = Layout{Name: "PartitionResult", Fields: []Field{
-	{Name: "PartitionId", JSON: "partitionId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
+	{Name: "PartitionId", JSON: "partitionId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l378 = Layout{Name: "ReplicaElectionResult", Fields: []Field{
-	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName"},
-	{Name: "PartitionResult", JSON: "partitionResult", Type: "[]PartitionResult", Kind: Array, Elem: Struct, Struct: &l377, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
+	{Name: "PartitionResult", JSON: "partitionResult", Type: "[]PartitionResult", Kind: Array, Elem: Struct, Struct: &l377, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l379 = Layout{Name: "ElectLeadersResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{1, Open}, Tag: -1},
-	{Name: "ReplicaElectionResults", JSON: "replicaElectionResults", Type: "[]ReplicaElectionResult", Kind: Array, Elem: Struct, Struct: &l378, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ReplicaElectionResults", JSON: "replicaElectionResults", Type: "[]ReplicaElectionResult", Kind: Array, Elem: Struct, Struct: &l378, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l380 = Layout{Name: "IncrementalAlterConfigsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Responses", JSON: "responses", Type: "[]AlterConfigsResourceResponse", Kind: Array, Elem: Struct, Struct: &l355, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Responses", JSON: "responses", Type: "[]AlterConfigsResourceResponse", Kind: Array, Elem: Struct, Struct: &l355, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l381 = Layout{Name: "ReassignablePartitionResponse", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l382 = Layout{Name: "ReassignableTopicResponse", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]ReassignablePartitionResponse", Kind: Array, Elem: Struct, Struct: &l381, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]ReassignablePartitionResponse", Kind: Array, Elem: Struct, Struct: &l381, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l383 = Layout{Name: "AlterPartitionReassignmentsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "AllowReplicationFactorChange", JSON: "allowReplicationFactorChange", Type: "bool", Kind: Bool, Versions: Range{1, Open}, Tag: -1, Default: "true", Ignorable: true},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
-	{Name: "Responses", JSON: "responses", Type: "[]ReassignableTopicResponse", Kind: Array, Elem: Struct, Struct: &l382, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "AllowReplicationFactorChange", JSON: "allowReplicationFactorChange", Type: "bool", Kind: Bool, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "true", Ignorable: true},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Responses", JSON: "responses", Type: "[]ReassignableTopicResponse", Kind: Array, Elem: Struct, Struct: &l382, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l384 = Layout{Name: "OngoingPartitionReassignment", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Replicas", JSON: "replicas", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Tag: -1, EntityType: "brokerId"},
-	{Name: "AddingReplicas", JSON: "addingReplicas", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Tag: -1, EntityType: "brokerId"},
-	{Name: "RemovingReplicas", JSON: "removingReplicas", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Tag: -1, EntityType: "brokerId"},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Replicas", JSON: "replicas", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
+	{Name: "AddingReplicas", JSON: "addingReplicas", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
+	{Name: "RemovingReplicas", JSON: "removingReplicas", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
 }}
 
 var l385 = Layout{Name: "OngoingTopicReassignment", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]OngoingPartitionReassignment", Kind: Array, Elem: Struct, Struct: &l384, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]OngoingPartitionReassignment", Kind: Array, Elem: Struct, Struct: &l384, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l386 = Layout{Name: "ListPartitionReassignmentsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
-	{Name: "Topics", JSON: "topics", Type: "[]OngoingTopicReassignment", Kind: Array, Elem: Struct, Struct: &l385, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Topics", JSON: "topics", Type: "[]OngoingTopicReassignment", Kind: Array, Elem: Struct, Struct: &l385, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l387 = Layout{Name: "OffsetDeleteResponsePartition", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, MapKey: true},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l388 = Layout{Name: "OffsetDeleteResponseTopic", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName", MapKey: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]OffsetDeleteResponsePartition", Kind: Array, Elem: Struct, Struct: &l387, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]OffsetDeleteResponsePartition", Kind: Array, Elem: Struct, Struct: &l387, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l389 = Layout{Name: "OffsetDeleteResponse", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, Ignorable: true},
-	{Name: "Topics", JSON: "topics", Type: "[]OffsetDeleteResponseTopic", Kind: Array, Elem: Struct, Struct: &l388, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "Topics", JSON: "topics", Type: "[]OffsetDeleteResponseTopic", Kind: Array, Elem: Struct, Struct: &l388, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l390 = Layout{Name: "ValueData", Fields: []Field{
-	{Name: "Key", JSON: "key", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Value", JSON: "value", Type: "float64", Kind: Float64, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Key", JSON: "key", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Value", JSON: "value", Type: "float64", Kind: Float64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l391 = Layout{Name: "EntryData", Fields: []Field{
-	{Name: "Entity", JSON: "entity", Type: "[]EntityData", Kind: Array, Elem: Struct, Struct: &l141, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Values", JSON: "values", Type: "[]ValueData", Kind: Array, Elem: Struct, Struct: &l390, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Entity", JSON: "entity", Type: "[]EntityData", Kind: Array, Elem: Struct, Struct: &l141, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Values", JSON: "values", Type: "[]ValueData", Kind: Array, Elem: Struct, Struct: &l390, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l392 = Layout{Name: "DescribeClientQuotasResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
-	{Name: "Entries", JSON: "entries", Type: "[]EntryData", Kind: Array, Elem: Struct, Struct: &l391, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Entries", JSON: "entries", Type: "[]EntryData", Kind: Array, Elem: Struct, Struct: &l391, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l393 = Layout{Name: "EntryData", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
-	{Name: "Entity", JSON: "entity", Type: "[]EntityData", Kind: Array, Elem: Struct, Struct: &l141, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Entity", JSON: "entity", Type: "[]EntityData", Kind: Array, Elem: Struct, Struct: &l141, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l394 = Layout{Name: "AlterClientQuotasResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Entries", JSON: "entries", Type: "[]EntryData", Kind: Array, Elem: Struct, Struct: &l393, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Entries", JSON: "entries", Type: "[]EntryData", Kind: Array, Elem: Struct, Struct: &l393, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l395 = Layout{Name: "CredentialInfo", Fields: []Field{
-	{Name: "Mechanism", JSON: "mechanism", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Iterations", JSON: "iterations", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Mechanism", JSON: "mechanism", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Iterations", JSON: "iterations", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l396 = Layout{Name: "DescribeUserScramCredentialsResult", Fields: []Field{
-	{Name: "User", JSON: "user", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
-	{Name: "CredentialInfos", JSON: "credentialInfos", Type: "[]CredentialInfo", Kind: Array, Elem: Struct, Struct: &l395, Versions: Range{0, Open}, Tag: -1},
+	{Name: "User", JSON: "user", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "CredentialInfos", JSON: "credentialInfos", Type: "[]CredentialInfo", Kind: Array, Elem: Struct, Struct: &l395, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l397 = Layout{Name: "DescribeUserScramCredentialsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
-	{Name: "Results", JSON: "results", Type: "[]DescribeUserScramCredentialsResult", Kind: Array, Elem: Struct, Struct: &l396, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Results", JSON: "results", Type: "[]DescribeUserScramCredentialsResult", Kind: Array, Elem: Struct, Struct: &l396, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l398 = Layout{Name: "AlterUserScramCredentialsResult", Fields: []Field{
-	{Name: "User", JSON: "user", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
+	{Name: "User", JSON: "user", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l399 = Layout{Name: "AlterUserScramCredentialsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Results", JSON: "results", Type: "[]AlterUserScramCredentialsResult", Kind: Array, Elem: Struct, Struct: &l398, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Results", JSON: "results", Type: "[]AlterUserScramCredentialsResult", Kind: Array, Elem: Struct, Struct: &l398, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l400 = Layout{Name: "PartitionData", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, EntityType: "brokerId"},
-	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "VoteGranted", JSON: "voteGranted", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Tag: -1},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
+	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "VoteGranted", JSON: "voteGranted", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l401 = Layout{Name: "TopicData", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l400, Versions: Range{0, Open}, Tag: -1},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l400, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l402 = Layout{Name: "NodeEndpoint", Fields: []Field{
-	{Name: "NodeId", JSON: "nodeId", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Tag: -1, EntityType: "brokerId", MapKey: true},
-	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{1, Open}, Tag: -1},
-	{Name: "Port", JSON: "port", Type: "uint16", Kind: Uint16, Versions: Range{1, Open}, Tag: -1},
+	{Name: "NodeId", JSON: "nodeId", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId", MapKey: true},
+	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Port", JSON: "port", Type: "uint16", Kind: Uint16, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l403 = Layout{Name: "VoteResponse", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l401, Versions: Range{0, Open}, Tag: -1},
-	{Name: "NodeEndpoints", JSON: "nodeEndpoints", Type: "[]NodeEndpoint", Kind: Array, Elem: Struct, Struct: &l402, Versions: Range{1, Open}, Tagged: Range{1, Open}, Tag: 0},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l401, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "NodeEndpoints", JSON: "nodeEndpoints", Type: "[]NodeEndpoint", Kind: Array, Elem: Struct, Struct: &l402, Versions: Range{1, Open}, Nullable: None, Tagged: Range{1, Open}, Tag: 0, Flexible: None},
 }}
 
 var l404 = Layout{Name: "PartitionData", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, EntityType: "brokerId"},
-	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
+	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l405 = Layout{Name: "TopicData", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l404, Versions: Range{0, Open}, Tag: -1},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l404, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l406 = Layout{Name: "BeginQuorumEpochResponse", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l405, Versions: Range{0, Open}, Tag: -1},
-	{Name: "NodeEndpoints", JSON: "nodeEndpoints", Type: "[]NodeEndpoint", Kind: Array, Elem: Struct, Struct: &l402, Versions: Range{1, Open}, Tagged: Range{1, Open}, Tag: 0},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l405, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "NodeEndpoints", JSON: "nodeEndpoints", Type: "[]NodeEndpoint", Kind: Array, Elem: Struct, Struct: &l402, Versions: Range{1, Open}, Nullable: None, Tagged: Range{1, Open}, Tag: 0, Flexible: None},
 }}
 
 var l407 = Layout{Name: "EndQuorumEpochResponse", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l405, Versions: Range{0, Open}, Tag: -1},
-	{Name: "NodeEndpoints", JSON: "nodeEndpoints", Type: "[]NodeEndpoint", Kind: Array, Elem: Struct, Struct: &l402, Versions: Range{1, Open}, Tagged: Range{1, Open}, Tag: 0},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l405, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "NodeEndpoints", JSON: "nodeEndpoints", Type: "[]NodeEndpoint", Kind: Array, Elem: Struct, Struct: &l402, Versions: Range{1, Open}, Nullable: None, Tagged: Range{1, Open}, Tag: 0, Flexible: None},
 }}
 
 var l408 = Layout{Name: "ReplicaState", Fields: []Field{
-	{Name: "ReplicaId", JSON: "replicaId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, EntityType: "brokerId"},
-	{Name: "ReplicaDirectoryId", JSON: "replicaDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{2, Open}, Tag: -1},
-	{Name: "LogEndOffset", JSON: "logEndOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1},
-	{Name: "LastFetchTimestamp", JSON: "lastFetchTimestamp", Type: "int64", Kind: Int64, Versions: Range{1, Open}, Tag: -1, Default: "-1", Ignorable: true},
-	{Name: "LastCaughtUpTimestamp", JSON: "lastCaughtUpTimestamp", Type: "int64", Kind: Int64, Versions: Range{1, Open}, Tag: -1, Default: "-1", Ignorable: true},
+	{Name: "ReplicaId", JSON: "replicaId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
+	{Name: "ReplicaDirectoryId", JSON: "replicaDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "LogEndOffset", JSON: "logEndOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "LastFetchTimestamp", JSON: "lastFetchTimestamp", Type: "int64", Kind: Int64, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
+	{Name: "LastCaughtUpTimestamp", JSON: "lastCaughtUpTimestamp", Type: "int64", Kind: Int64, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
 }}
 
 var l409 = Layout{Name: "PartitionData", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{2, Open}, Nullable: Range{2, Open}, Tag: -1, Ignorable: true},
-	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, EntityType: "brokerId"},
-	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "HighWatermark", JSON: "highWatermark", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1},
-	{Name: "CurrentVoters", JSON: "currentVoters", Type: "[]ReplicaState", Kind: Array, Elem: Struct, Struct: &l408, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Observers", JSON: "observers", Type: "[]ReplicaState", Kind: Array, Elem: Struct, Struct: &l408, Versions: Range{0, Open}, Tag: -1},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{2, Open}, Nullable: Range{2, Open}, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
+	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "HighWatermark", JSON: "highWatermark", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "CurrentVoters", JSON: "currentVoters", Type: "[]ReplicaState", Kind: Array, Elem: Struct, Struct: &l408, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Observers", JSON: "observers", Type: "[]ReplicaState", Kind: Array, Elem: Struct, Struct: &l408, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l410 = Layout{Name: "TopicData", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l409, Versions: Range{0, Open}, Tag: -1},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l409, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l411 = Layout{Name: "Listener", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{2, Open}, Tag: -1, MapKey: true},
-	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{2, Open}, Tag: -1},
-	{Name: "Port", JSON: "port", Type: "uint16", Kind: Uint16, Versions: Range{2, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
+	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Port", JSON: "port", Type: "uint16", Kind: Uint16, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l412 = Layout{Name: "Node", Fields: []Field{
-	{Name: "NodeId", JSON: "nodeId", Type: "int32", Kind: Int32, Versions: Range{2, Open}, Tag: -1, EntityType: "brokerId", MapKey: true},
-	{Name: "Listeners", JSON: "listeners", Type: "[]Listener", Kind: Array, Elem: Struct, Struct: &l411, Versions: Range{2, Open}, Tag: -1},
+	{Name: "NodeId", JSON: "nodeId", Type: "int32", Kind: Int32, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId", MapKey: true},
+	{Name: "Listeners", JSON: "listeners", Type: "[]Listener", Kind: Array, Elem: Struct, Struct: &l411, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l413 = Layout{Name: "DescribeQuorumResponse", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{2, Open}, Nullable: Range{2, Open}, Tag: -1, Ignorable: true},
-	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l410, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Nodes", JSON: "nodes", Type: "[]Node", Kind: Array, Elem: Struct, Struct: &l412, Versions: Range{2, Open}, Tag: -1},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{2, Open}, Nullable: Range{2, Open}, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l410, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Nodes", JSON: "nodes", Type: "[]Node", Kind: Array, Elem: Struct, Struct: &l412, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l414 = Layout{Name: "PartitionData", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, EntityType: "brokerId"},
-	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Isr", JSON: "isr", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Tag: -1, EntityType: "brokerId"},
-	{Name: "LeaderRecoveryState", JSON: "leaderRecoveryState", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Tag: -1, Default: "0", Ignorable: true},
-	{Name: "PartitionEpoch", JSON: "partitionEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
+	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Isr", JSON: "isr", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
+	{Name: "LeaderRecoveryState", JSON: "leaderRecoveryState", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "0", Ignorable: true},
+	{Name: "PartitionEpoch", JSON: "partitionEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l415 = Layout{Name: "TopicData", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, 1}, Tag: -1, EntityType: "topicName", Ignorable: true},
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{2, Open}, Tag: -1, Ignorable: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l414, Versions: Range{0, Open}, Tag: -1},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, 1}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", Ignorable: true},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l414, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l416 = Layout{Name: "AlterPartitionResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l415, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l415, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l417 = Layout{Name: "UpdatableFeatureResult", Fields: []Field{
-	{Name: "Feature", JSON: "feature", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, MapKey: true},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
+	{Name: "Feature", JSON: "feature", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l418 = Layout{Name: "UpdateFeaturesResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
-	{Name: "Results", JSON: "results", Type: "[]UpdatableFeatureResult", Kind: Array, Elem: Struct, Struct: &l417, Versions: Range{0, 1}, Tag: -1, Ignorable: true},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Results", JSON: "results", Type: "[]UpdatableFeatureResult", Kind: Array, Elem: Struct, Struct: &l417, Versions: Range{0, 1}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
 }}
 
 var l419 = Layout{Name: "EnvelopeResponse", Fields: []Field{
-	{Name: "ResponseData", JSON: "responseData", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ResponseData", JSON: "responseData", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l420 = Layout{Name: "LeaderIdAndEpoch", Fields: []Field{
-	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, EntityType: "brokerId"},
-	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
+	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
+	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l421 = Layout{Name: "PartitionSnapshot", Fields: []Field{
-	{Name: "Index", JSON: "index", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "SnapshotId", JSON: "snapshotId", Type: "SnapshotId", Kind: Struct, Struct: &l171, Versions: Range{0, Open}, Tag: -1},
-	{Name: "CurrentLeader", JSON: "currentLeader", Type: "LeaderIdAndEpoch", Kind: Struct, Struct: &l420, Versions: Range{0, Open}, Tagged: Range{0, Open}, Tag: 0},
-	{Name: "Size", JSON: "size", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Position", JSON: "position", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1},
-	{Name: "UnalignedRecords", JSON: "unalignedRecords", Type: "records", Kind: Records, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Index", JSON: "index", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "SnapshotId", JSON: "snapshotId", Type: "SnapshotId", Kind: Struct, Struct: &l171, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "CurrentLeader", JSON: "currentLeader", Type: "LeaderIdAndEpoch", Kind: Struct, Struct: &l420, Versions: Range{0, Open}, Nullable: None, Tagged: Range{0, Open}, Tag: 0, Flexible: None},
+	{Name: "Size", JSON: "size", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Position", JSON: "position", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "UnalignedRecords", JSON: "unalignedRecords", Type: "records", Kind: Records, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l422 = Layout{Name: "TopicSnapshot", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionSnapshot", Kind: Array, Elem: Struct, Struct: &l421, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionSnapshot", Kind: Array, Elem: Struct, Struct: &l421, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l423 = Layout{Name: "FetchSnapshotResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, Ignorable: true},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Topics", JSON: "topics", Type: "[]TopicSnapshot", Kind: Array, Elem: Struct, Struct: &l422, Versions: Range{0, Open}, Tag: -1},
-	{Name: "NodeEndpoints", JSON: "nodeEndpoints", Type: "[]NodeEndpoint", Kind: Array, Elem: Struct, Struct: &l402, Versions: Range{1, Open}, Tagged: Range{1, Open}, Tag: 0},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Topics", JSON: "topics", Type: "[]TopicSnapshot", Kind: Array, Elem: Struct, Struct: &l422, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "NodeEndpoints", JSON: "nodeEndpoints", Type: "[]NodeEndpoint", Kind: Array, Elem: Struct, Struct: &l402, Versions: Range{1, Open}, Nullable: None, Tagged: Range{1, Open}, Tag: 0, Flexible: None},
 }}
 
 var l424 = Layout{Name: "DescribeClusterBroker", Fields: []Field{
-	{Name: "BrokerId", JSON: "brokerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, EntityType: "brokerId", MapKey: true},
-	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Port", JSON: "port", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Rack", JSON: "rack", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "IsFenced", JSON: "isFenced", Type: "bool", Kind: Bool, Versions: Range{2, Open}, Tag: -1},
+	{Name: "BrokerId", JSON: "brokerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId", MapKey: true},
+	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Port", JSON: "port", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Rack", JSON: "rack", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "IsFenced", JSON: "isFenced", Type: "bool", Kind: Bool, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l425 = Layout{Name: "DescribeClusterResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "EndpointType", JSON: "endpointType", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Tag: -1, Default: "1"},
-	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ControllerId", JSON: "controllerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, Default: "-1", EntityType: "brokerId"},
-	{Name: "Brokers", JSON: "brokers", Type: "[]DescribeClusterBroker", Kind: Array, Elem: Struct, Struct: &l424, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ClusterAuthorizedOperations", JSON: "clusterAuthorizedOperations", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, Default: "-2147483648"},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "EndpointType", JSON: "endpointType", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "1"},
+	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ControllerId", JSON: "controllerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", EntityType: "brokerId"},
+	{Name: "Brokers", JSON: "brokers", Type: "[]DescribeClusterBroker", Kind: Array, Elem: Struct, Struct: &l424, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ClusterAuthorizedOperations", JSON: "clusterAuthorizedOperations", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-2147483648"},
 }}
 
 var l426 = Layout{Name: "ProducerState", Fields: []Field{
-	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1, EntityType: "producerId"},
-	{Name: "ProducerEpoch", JSON: "producerEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "LastSequence", JSON: "lastSequence", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, Default: "-1"},
-	{Name: "LastTimestamp", JSON: "lastTimestamp", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1, Default: "-1"},
-	{Name: "CoordinatorEpoch", JSON: "coordinatorEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "CurrentTxnStartOffset", JSON: "currentTxnStartOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1, Default: "-1"},
+	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "producerId"},
+	{Name: "ProducerEpoch", JSON: "producerEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "LastSequence", JSON: "lastSequence", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
+	{Name: "LastTimestamp", JSON: "lastTimestamp", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
+	{Name: "CoordinatorEpoch", JSON: "coordinatorEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "CurrentTxnStartOffset", JSON: "currentTxnStartOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
 }}
 
 var l427 = Layout{Name: "PartitionResponse", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "ActiveProducers", JSON: "activeProducers", Type: "[]ProducerState", Kind: Array, Elem: Struct, Struct: &l426, Versions: Range{0, Open}, Tag: -1},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "ActiveProducers", JSON: "activeProducers", Type: "[]ProducerState", Kind: Array, Elem: Struct, Struct: &l426, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l428 = Layout{Name: "TopicResponse", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionResponse", Kind: Array, Elem: Struct, Struct: &l427, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionResponse", Kind: Array, Elem: Struct, Struct: &l427, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l429 = Layout{Name: "DescribeProducersResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Topics", JSON: "topics", Type: "[]TopicResponse", Kind: Array, Elem: Struct, Struct: &l428, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Topics", JSON: "topics", Type: "[]TopicResponse", Kind: Array, Elem: Struct, Struct: &l428, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l430 = Layout{Name: "BrokerRegistrationResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "BrokerEpoch", JSON: "brokerEpoch", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1, Default: "-1"},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "BrokerEpoch", JSON: "brokerEpoch", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
 }}
 
 var l431 = Layout{Name: "BrokerHeartbeatResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "IsCaughtUp", JSON: "isCaughtUp", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Tag: -1, Default: "false"},
-	{Name: "IsFenced", JSON: "isFenced", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Tag: -1, Default: "true"},
-	{Name: "ShouldShutDown", JSON: "shouldShutDown", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "IsCaughtUp", JSON: "isCaughtUp", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "false"},
+	{Name: "IsFenced", JSON: "isFenced", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "true"},
+	{Name: "ShouldShutDown", JSON: "shouldShutDown", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l432 = Layout{Name: "UnregisterBrokerResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l433 = Layout{Name: "TopicData", Fields: []Field{
-	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName", MapKey: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l434 = Layout{Name: "TransactionState", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "TransactionalId", JSON: "transactionalId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "transactionalId"},
-	{Name: "TransactionState", JSON: "transactionState", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "TransactionTimeoutMs", JSON: "transactionTimeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "TransactionStartTimeMs", JSON: "transactionStartTimeMs", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1, EntityType: "producerId"},
-	{Name: "ProducerEpoch", JSON: "producerEpoch", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l433, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TransactionalId", JSON: "transactionalId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "transactionalId"},
+	{Name: "TransactionState", JSON: "transactionState", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TransactionTimeoutMs", JSON: "transactionTimeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TransactionStartTimeMs", JSON: "transactionStartTimeMs", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "producerId"},
+	{Name: "ProducerEpoch", JSON: "producerEpoch", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l433, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l435 = Layout{Name: "DescribeTransactionsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "TransactionStates", JSON: "transactionStates", Type: "[]TransactionState", Kind: Array, Elem: Struct, Struct: &l434, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TransactionStates", JSON: "transactionStates", Type: "[]TransactionState", Kind: Array, Elem: Struct, Struct: &l434, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l436 = Layout{Name: "TransactionState", Fields: []Field{
-	{Name: "TransactionalId", JSON: "transactionalId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "transactionalId"},
-	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1, EntityType: "producerId"},
-	{Name: "TransactionState", JSON: "transactionState", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
+	{Name: "TransactionalId", JSON: "transactionalId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "transactionalId"},
+	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "producerId"},
+	{Name: "TransactionState", JSON: "transactionState", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l437 = Layout{Name: "ListTransactionsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "UnknownStateFilters", JSON: "unknownStateFilters", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "TransactionStates", JSON: "transactionStates", Type: "[]TransactionState", Kind: Array, Elem: Struct, Struct: &l436, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "UnknownStateFilters", JSON: "unknownStateFilters", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TransactionStates", JSON: "transactionStates", Type: "[]TransactionState", Kind: Array, Elem: Struct, Struct: &l436, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l438 = Layout{Name: "AllocateProducerIdsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ProducerIdStart", JSON: "producerIdStart", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1, EntityType: "producerId"},
-	{Name: "ProducerIdLen", JSON: "producerIdLen", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ProducerIdStart", JSON: "producerIdStart", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "producerId"},
+	{Name: "ProducerIdLen", JSON: "producerIdLen", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l439 = Layout{Name: "Assignment", Fields: []Field{
-	{Name: "TopicPartitions", JSON: "topicPartitions", Type: "[]TopicPartitions", Kind: Array, Elem: Struct, Struct: &l186, Versions: Range{0, Open}, Tag: -1},
+	{Name: "TopicPartitions", JSON: "topicPartitions", Type: "[]TopicPartitions", Kind: Array, Elem: Struct, Struct: &l186, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l440 = Layout{Name: "ConsumerGroupHeartbeatResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "MemberEpoch", JSON: "memberEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "HeartbeatIntervalMs", JSON: "heartbeatIntervalMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Assignment", JSON: "assignment", Type: "Assignment", Kind: Struct, Struct: &l439, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "MemberEpoch", JSON: "memberEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "HeartbeatIntervalMs", JSON: "heartbeatIntervalMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Assignment", JSON: "assignment", Type: "Assignment", Kind: Struct, Struct: &l439, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
 }}
 
 var l441 = Layout{Name: "TopicPartitions", Fields: []Field{
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Tag: -1},
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Tag: -1},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l442 = Layout{Name: "Assignment", Fields: []Field{
-	{Name: "TopicPartitions", JSON: "topicPartitions", Type: "[]TopicPartitions", Kind: Array, Elem: Struct, Struct: &l441, Versions: Range{0, Open}, Tag: -1},
+	{Name: "TopicPartitions", JSON: "topicPartitions", Type: "[]TopicPartitions", Kind: Array, Elem: Struct, Struct: &l441, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l443 = Layout{Name: "Member", Fields: []Field{
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "InstanceId", JSON: "instanceId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "RackId", JSON: "rackId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "MemberEpoch", JSON: "memberEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ClientId", JSON: "clientId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ClientHost", JSON: "clientHost", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "SubscribedTopicNames", JSON: "subscribedTopicNames", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName"},
-	{Name: "SubscribedTopicRegex", JSON: "subscribedTopicRegex", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "Assignment", JSON: "assignment", Type: "Assignment", Kind: Struct, Struct: &l442, Versions: Range{0, Open}, Tag: -1},
-	{Name: "TargetAssignment", JSON: "targetAssignment", Type: "Assignment", Kind: Struct, Struct: &l442, Versions: Range{0, Open}, Tag: -1},
-	{Name: "MemberType", JSON: "memberType", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Tag: -1, Default: "-1", Ignorable: true},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "InstanceId", JSON: "instanceId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "RackId", JSON: "rackId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "MemberEpoch", JSON: "memberEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ClientId", JSON: "clientId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ClientHost", JSON: "clientHost", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "SubscribedTopicNames", JSON: "subscribedTopicNames", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
+	{Name: "SubscribedTopicRegex", JSON: "subscribedTopicRegex", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "Assignment", JSON: "assignment", Type: "Assignment", Kind: Struct, Struct: &l442, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TargetAssignment", JSON: "targetAssignment", Type: "Assignment", Kind: Struct, Struct: &l442, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "MemberType", JSON: "memberType", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
 }}
 
 var l444 = Layout{Name: "DescribedGroup", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "groupId"},
-	{Name: "GroupState", JSON: "groupState", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "GroupEpoch", JSON: "groupEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "AssignmentEpoch", JSON: "assignmentEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "AssignorName", JSON: "assignorName", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Members", JSON: "members", Type: "[]Member", Kind: Array, Elem: Struct, Struct: &l443, Versions: Range{0, Open}, Tag: -1},
-	{Name: "AuthorizedOperations", JSON: "authorizedOperations", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, Default: "-2147483648"},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
+	{Name: "GroupState", JSON: "groupState", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "GroupEpoch", JSON: "groupEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "AssignmentEpoch", JSON: "assignmentEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "AssignorName", JSON: "assignorName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Members", JSON: "members", Type: "[]Member", Kind: Array, Elem: Struct, Struct: &l443, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "AuthorizedOperations", JSON: "authorizedOperations", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-2147483648"},
 }}
 
 var l445 = Layout{Name: "ConsumerGroupDescribeResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Groups", JSON: "groups", Type: "[]DescribedGroup", Kind: Array, Elem: Struct, Struct: &l444, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Groups", JSON: "groups", Type: "[]DescribedGroup", Kind: Array, Elem: Struct, Struct: &l444, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l446 = Layout{Name: "ControllerRegistrationResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l447 = Layout{Name: "GetTelemetrySubscriptionsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ClientInstanceId", JSON: "clientInstanceId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Tag: -1},
-	{Name: "SubscriptionId", JSON: "subscriptionId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "AcceptedCompressionTypes", JSON: "acceptedCompressionTypes", Type: "[]int8", Kind: Array, Elem: Int8, Versions: Range{0, Open}, Tag: -1},
-	{Name: "PushIntervalMs", JSON: "pushIntervalMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "TelemetryMaxBytes", JSON: "telemetryMaxBytes", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "DeltaTemporality", JSON: "deltaTemporality", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Tag: -1},
-	{Name: "RequestedMetrics", JSON: "requestedMetrics", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ClientInstanceId", JSON: "clientInstanceId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "SubscriptionId", JSON: "subscriptionId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "AcceptedCompressionTypes", JSON: "acceptedCompressionTypes", Type: "[]int8", Kind: Array, Elem: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PushIntervalMs", JSON: "pushIntervalMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TelemetryMaxBytes", JSON: "telemetryMaxBytes", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "DeltaTemporality", JSON: "deltaTemporality", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "RequestedMetrics", JSON: "requestedMetrics", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l448 = Layout{Name: "PushTelemetryResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l449 = Layout{Name: "PartitionData", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l450 = Layout{Name: "TopicData", Fields: []Field{
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l449, Versions: Range{0, Open}, Tag: -1},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l449, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l451 = Layout{Name: "DirectoryData", Fields: []Field{
-	{Name: "Id", JSON: "id", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l450, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Id", JSON: "id", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l450, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l452 = Layout{Name: "AssignReplicasToDirsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Directories", JSON: "directories", Type: "[]DirectoryData", Kind: Array, Elem: Struct, Struct: &l451, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Directories", JSON: "directories", Type: "[]DirectoryData", Kind: Array, Elem: Struct, Struct: &l451, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l453 = Layout{Name: "ConfigResource", Fields: []Field{
-	{Name: "ResourceName", JSON: "resourceName", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ResourceType", JSON: "resourceType", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Tag: -1, Default: "16", Ignorable: true},
+	{Name: "ResourceName", JSON: "resourceName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ResourceType", JSON: "resourceType", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "16", Ignorable: true},
 }}
 
 var l454 = Layout{Name: "ListConfigResourcesResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ConfigResources", JSON: "configResources", Type: "[]ConfigResource", Kind: Array, Elem: Struct, Struct: &l453, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ConfigResources", JSON: "configResources", Type: "[]ConfigResource", Kind: Array, Elem: Struct, Struct: &l453, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l455 = Layout{Name: "DescribeTopicPartitionsResponsePartition", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, EntityType: "brokerId"},
-	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, Default: "-1", Ignorable: true},
-	{Name: "ReplicaNodes", JSON: "replicaNodes", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Tag: -1, EntityType: "brokerId"},
-	{Name: "IsrNodes", JSON: "isrNodes", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Tag: -1, EntityType: "brokerId"},
-	{Name: "EligibleLeaderReplicas", JSON: "eligibleLeaderReplicas", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null", EntityType: "brokerId"},
-	{Name: "LastKnownElr", JSON: "lastKnownElr", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null", EntityType: "brokerId"},
-	{Name: "OfflineReplicas", JSON: "offlineReplicas", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Tag: -1, EntityType: "brokerId", Ignorable: true},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
+	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
+	{Name: "ReplicaNodes", JSON: "replicaNodes", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
+	{Name: "IsrNodes", JSON: "isrNodes", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
+	{Name: "EligibleLeaderReplicas", JSON: "eligibleLeaderReplicas", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", EntityType: "brokerId"},
+	{Name: "LastKnownElr", JSON: "lastKnownElr", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", EntityType: "brokerId"},
+	{Name: "OfflineReplicas", JSON: "offlineReplicas", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId", Ignorable: true},
 }}
 
 var l456 = Layout{Name: "DescribeTopicPartitionsResponseTopic", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, EntityType: "topicName", MapKey: true},
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Tag: -1, Ignorable: true},
-	{Name: "IsInternal", JSON: "isInternal", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Tag: -1, Default: "false", Ignorable: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]DescribeTopicPartitionsResponsePartition", Kind: Array, Elem: Struct, Struct: &l455, Versions: Range{0, Open}, Tag: -1},
-	{Name: "TopicAuthorizedOperations", JSON: "topicAuthorizedOperations", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, Default: "-2147483648"},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "IsInternal", JSON: "isInternal", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "false", Ignorable: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]DescribeTopicPartitionsResponsePartition", Kind: Array, Elem: Struct, Struct: &l455, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicAuthorizedOperations", JSON: "topicAuthorizedOperations", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-2147483648"},
 }}
 
 var l457 = Layout{Name: "DescribeTopicPartitionsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, Ignorable: true},
-	{Name: "Topics", JSON: "topics", Type: "[]DescribeTopicPartitionsResponseTopic", Kind: Array, Elem: Struct, Struct: &l456, Versions: Range{0, Open}, Tag: -1},
-	{Name: "NextCursor", JSON: "nextCursor", Type: "Cursor", Kind: Struct, Struct: &l197, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "Topics", JSON: "topics", Type: "[]DescribeTopicPartitionsResponseTopic", Kind: Array, Elem: Struct, Struct: &l456, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "NextCursor", JSON: "nextCursor", Type: "Cursor", Kind: Struct, Struct: &l197, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
 }}
 
 var l458 = Layout{Name: "ShareGroupHeartbeatResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "MemberEpoch", JSON: "memberEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "HeartbeatIntervalMs", JSON: "heartbeatIntervalMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Assignment", JSON: "assignment", Type: "Assignment", Kind: Struct, Struct: &l439, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "MemberEpoch", JSON: "memberEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "HeartbeatIntervalMs", JSON: "heartbeatIntervalMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Assignment", JSON: "assignment", Type: "Assignment", Kind: Struct, Struct: &l439, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
 }}
 
 var l459 = Layout{Name: "Member", Fields: []Field{
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "RackId", JSON: "rackId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "MemberEpoch", JSON: "memberEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ClientId", JSON: "clientId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ClientHost", JSON: "clientHost", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "SubscribedTopicNames", JSON: "subscribedTopicNames", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName"},
-	{Name: "Assignment", JSON: "assignment", Type: "Assignment", Kind: Struct, Struct: &l442, Versions: Range{0, Open}, Tag: -1},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "RackId", JSON: "rackId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "MemberEpoch", JSON: "memberEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ClientId", JSON: "clientId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ClientHost", JSON: "clientHost", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "SubscribedTopicNames", JSON: "subscribedTopicNames", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
+	{Name: "Assignment", JSON: "assignment", Type: "Assignment", Kind: Struct, Struct: &l442, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l460 = Layout{Name: "DescribedGroup", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "groupId"},
-	{Name: "GroupState", JSON: "groupState", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "GroupEpoch", JSON: "groupEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "AssignmentEpoch", JSON: "assignmentEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "AssignorName", JSON: "assignorName", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Members", JSON: "members", Type: "[]Member", Kind: Array, Elem: Struct, Struct: &l459, Versions: Range{0, Open}, Tag: -1},
-	{Name: "AuthorizedOperations", JSON: "authorizedOperations", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, Default: "-2147483648"},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
+	{Name: "GroupState", JSON: "groupState", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "GroupEpoch", JSON: "groupEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "AssignmentEpoch", JSON: "assignmentEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "AssignorName", JSON: "assignorName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Members", JSON: "members", Type: "[]Member", Kind: Array, Elem: Struct, Struct: &l459, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "AuthorizedOperations", JSON: "authorizedOperations", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-2147483648"},
 }}
 
 var l461 = Layout{Name: "ShareGroupDescribeResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Groups", JSON: "groups", Type: "[]DescribedGroup", Kind: Array, Elem: Struct, Struct: &l460, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Groups", JSON: "groups", Type: "[]DescribedGroup", Kind: Array, Elem: Struct, Struct: &l460, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l462 = Layout{Name: "LeaderIdAndEpoch", Fields: []Field{
-	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
+	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l463 = Layout{Name: "AcquiredRecords", Fields: []Field{
-	{Name: "FirstOffset", JSON: "firstOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1},
-	{Name: "LastOffset", JSON: "lastOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1},
-	{Name: "DeliveryCount", JSON: "deliveryCount", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
+	{Name: "FirstOffset", JSON: "firstOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "LastOffset", JSON: "lastOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "DeliveryCount", JSON: "deliveryCount", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l464 = Layout{Name: "PartitionData", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "AcknowledgeErrorCode", JSON: "acknowledgeErrorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "AcknowledgeErrorMessage", JSON: "acknowledgeErrorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "CurrentLeader", JSON: "currentLeader", Type: "LeaderIdAndEpoch", Kind: Struct, Struct: &l462, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Records", JSON: "records", Type: "records", Kind: Records, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1},
-	{Name: "AcquiredRecords", JSON: "acquiredRecords", Type: "[]AcquiredRecords", Kind: Array, Elem: Struct, Struct: &l463, Versions: Range{0, Open}, Tag: -1},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "AcknowledgeErrorCode", JSON: "acknowledgeErrorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "AcknowledgeErrorMessage", JSON: "acknowledgeErrorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "CurrentLeader", JSON: "currentLeader", Type: "LeaderIdAndEpoch", Kind: Struct, Struct: &l462, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Records", JSON: "records", Type: "records", Kind: Records, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "AcquiredRecords", JSON: "acquiredRecords", Type: "[]AcquiredRecords", Kind: Array, Elem: Struct, Struct: &l463, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l465 = Layout{Name: "ShareFetchableTopicResponse", Fields: []Field{
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l464, Versions: Range{0, Open}, Tag: -1},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l464, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l466 = Layout{Name: "NodeEndpoint", Fields: []Field{
-	{Name: "NodeId", JSON: "nodeId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, EntityType: "brokerId", MapKey: true},
-	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Port", JSON: "port", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Rack", JSON: "rack", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
+	{Name: "NodeId", JSON: "nodeId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId", MapKey: true},
+	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Port", JSON: "port", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Rack", JSON: "rack", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
 }}
 
 var l467 = Layout{Name: "ShareFetchResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "AcquisitionLockTimeoutMs", JSON: "acquisitionLockTimeoutMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Tag: -1},
-	{Name: "Responses", JSON: "responses", Type: "[]ShareFetchableTopicResponse", Kind: Array, Elem: Struct, Struct: &l465, Versions: Range{0, Open}, Tag: -1},
-	{Name: "NodeEndpoints", JSON: "nodeEndpoints", Type: "[]NodeEndpoint", Kind: Array, Elem: Struct, Struct: &l466, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "AcquisitionLockTimeoutMs", JSON: "acquisitionLockTimeoutMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Responses", JSON: "responses", Type: "[]ShareFetchableTopicResponse", Kind: Array, Elem: Struct, Struct: &l465, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "NodeEndpoints", JSON: "nodeEndpoints", Type: "[]NodeEndpoint", Kind: Array, Elem: Struct, Struct: &l466, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l468 = Layout{Name: "PartitionData", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "CurrentLeader", JSON: "currentLeader", Type: "LeaderIdAndEpoch", Kind: Struct, Struct: &l462, Versions: Range{0, Open}, Tag: -1},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "CurrentLeader", JSON: "currentLeader", Type: "LeaderIdAndEpoch", Kind: Struct, Struct: &l462, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l469 = Layout{Name: "ShareAcknowledgeTopicResponse", Fields: []Field{
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Tag: -1, Ignorable: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l468, Versions: Range{0, Open}, Tag: -1},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l468, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l470 = Layout{Name: "ShareAcknowledgeResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, Ignorable: true},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1, Ignorable: true},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "AcquisitionLockTimeoutMs", JSON: "acquisitionLockTimeoutMs", Type: "int32", Kind: Int32, Versions: Range{2, Open}, Tag: -1},
-	{Name: "Responses", JSON: "responses", Type: "[]ShareAcknowledgeTopicResponse", Kind: Array, Elem: Struct, Struct: &l469, Versions: Range{0, Open}, Tag: -1},
-	{Name: "NodeEndpoints", JSON: "nodeEndpoints", Type: "[]NodeEndpoint", Kind: Array, Elem: Struct, Struct: &l466, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "AcquisitionLockTimeoutMs", JSON: "acquisitionLockTimeoutMs", Type: "int32", Kind: Int32, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Responses", JSON: "responses", Type: "[]ShareAcknowledgeTopicResponse", Kind: Array, Elem: Struct, Struct: &l469, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "NodeEndpoints", JSON: "nodeEndpoints", Type: "[]NodeEndpoint", Kind: Array, Elem: Struct, Struct: &l466, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l471 = Layout{Name: "AddRaftVoterResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Ignorable: true},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
 }}
 
 var l472 = Layout{Name: "RemoveRaftVoterResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Ignorable: true},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
 }}
 
 var l473 = Layout{Name: "CurrentLeader", Fields: []Field{
-	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, Default: "-1", EntityType: "brokerId"},
-	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, Default: "-1"},
-	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Port", JSON: "port", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
+	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", EntityType: "brokerId"},
+	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
+	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Port", JSON: "port", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l474 = Layout{Name: "UpdateRaftVoterResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "CurrentLeader", JSON: "currentLeader", Type: "CurrentLeader", Kind: Struct, Struct: &l473, Versions: Range{0, Open}, Tagged: Range{0, Open}, Tag: 0},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "CurrentLeader", JSON: "currentLeader", Type: "CurrentLeader", Kind: Struct, Struct: &l473, Versions: Range{0, Open}, Nullable: None, Tagged: Range{0, Open}, Tag: 0, Flexible: None},
 }}
 
 var l475 = Layout{Name: "PartitionResult", Fields: []Field{
-	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
+	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
 }}
 
 var l476 = Layout{Name: "InitializeStateResult", Fields: []Field{
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionResult", Kind: Array, Elem: Struct, Struct: &l475, Versions: Range{0, Open}, Tag: -1},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionResult", Kind: Array, Elem: Struct, Struct: &l475, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l477 = Layout{Name: "InitializeShareGroupStateResponse", Fields: []Field{
-	{Name: "Results", JSON: "results", Type: "[]InitializeStateResult", Kind: Array, Elem: Struct, Struct: &l476, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Results", JSON: "results", Type: "[]InitializeStateResult", Kind: Array, Elem: Struct, Struct: &l476, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l478 = Layout{Name: "PartitionResult", Fields: []Field{
-	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "StateEpoch", JSON: "stateEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "StartOffset", JSON: "startOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1},
-	{Name: "StateBatches", JSON: "stateBatches", Type: "[]StateBatch", Kind: Array, Elem: Struct, Struct: &l219, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "StateEpoch", JSON: "stateEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "StartOffset", JSON: "startOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "StateBatches", JSON: "stateBatches", Type: "[]StateBatch", Kind: Array, Elem: Struct, Struct: &l219, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l479 = Layout{Name: "ReadStateResult", Fields: []Field{
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionResult", Kind: Array, Elem: Struct, Struct: &l478, Versions: Range{0, Open}, Tag: -1},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionResult", Kind: Array, Elem: Struct, Struct: &l478, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l480 = Layout{Name: "ReadShareGroupStateResponse", Fields: []Field{
-	{Name: "Results", JSON: "results", Type: "[]ReadStateResult", Kind: Array, Elem: Struct, Struct: &l479, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Results", JSON: "results", Type: "[]ReadStateResult", Kind: Array, Elem: Struct, Struct: &l479, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l481 = Layout{Name: "WriteStateResult", Fields: []Field{
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionResult", Kind: Array, Elem: Struct, Struct: &l475, Versions: Range{0, Open}, Tag: -1},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionResult", Kind: Array, Elem: Struct, Struct: &l475, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l482 = Layout{Name: "WriteShareGroupStateResponse", Fields: []Field{
-	{Name: "Results", JSON: "results", Type: "[]WriteStateResult", Kind: Array, Elem: Struct, Struct: &l481, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Results", JSON: "results", Type: "[]WriteStateResult", Kind: Array, Elem: Struct, Struct: &l481, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l483 = Layout{Name: "DeleteStateResult", Fields: []Field{
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionResult", Kind: Array, Elem: Struct, Struct: &l475, Versions: Range{0, Open}, Tag: -1},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionResult", Kind: Array, Elem: Struct, Struct: &l475, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l484 = Layout{Name: "DeleteShareGroupStateResponse", Fields: []Field{
-	{Name: "Results", JSON: "results", Type: "[]DeleteStateResult", Kind: Array, Elem: Struct, Struct: &l483, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Results", JSON: "results", Type: "[]DeleteStateResult", Kind: Array, Elem: Struct, Struct: &l483, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l485 = Layout{Name: "PartitionResult", Fields: []Field{
-	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "StateEpoch", JSON: "stateEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "StartOffset", JSON: "startOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1},
-	{Name: "DeliveryCompleteCount", JSON: "deliveryCompleteCount", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Tag: -1, Default: "-1"},
+	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "StateEpoch", JSON: "stateEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "StartOffset", JSON: "startOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "DeliveryCompleteCount", JSON: "deliveryCompleteCount", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
 }}
 
 var l486 = Layout{Name: "ReadStateSummaryResult", Fields: []Field{
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionResult", Kind: Array, Elem: Struct, Struct: &l485, Versions: Range{0, Open}, Tag: -1},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionResult", Kind: Array, Elem: Struct, Struct: &l485, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l487 = Layout{Name: "ReadShareGroupStateSummaryResponse", Fields: []Field{
-	{Name: "Results", JSON: "results", Type: "[]ReadStateSummaryResult", Kind: Array, Elem: Struct, Struct: &l486, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Results", JSON: "results", Type: "[]ReadStateSummaryResult", Kind: Array, Elem: Struct, Struct: &l486, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l488 = Layout{Name: "Status", Fields: []Field{
-	{Name: "StatusCode", JSON: "statusCode", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Tag: -1},
-	{Name: "StatusDetail", JSON: "statusDetail", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
+	{Name: "StatusCode", JSON: "statusCode", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "StatusDetail", JSON: "statusDetail", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l489 = Layout{Name: "TopicPartition", Fields: []Field{
-	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Tag: -1},
+	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l490 = Layout{Name: "EndpointToPartitions", Fields: []Field{
-	{Name: "UserEndpoint", JSON: "userEndpoint", Type: "Endpoint", Kind: Struct, Struct: &l234, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ActivePartitions", JSON: "activePartitions", Type: "[]TopicPartition", Kind: Array, Elem: Struct, Struct: &l489, Versions: Range{0, Open}, Tag: -1},
-	{Name: "StandbyPartitions", JSON: "standbyPartitions", Type: "[]TopicPartition", Kind: Array, Elem: Struct, Struct: &l489, Versions: Range{0, Open}, Tag: -1},
+	{Name: "UserEndpoint", JSON: "userEndpoint", Type: "Endpoint", Kind: Struct, Struct: &l234, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ActivePartitions", JSON: "activePartitions", Type: "[]TopicPartition", Kind: Array, Elem: Struct, Struct: &l489, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "StandbyPartitions", JSON: "standbyPartitions", Type: "[]TopicPartition", Kind: Array, Elem: Struct, Struct: &l489, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l491 = Layout{Name: "StreamsGroupHeartbeatResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "MemberEpoch", JSON: "memberEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "HeartbeatIntervalMs", JSON: "heartbeatIntervalMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "AcceptableRecoveryLagLegacy", JSON: "acceptableRecoveryLagLegacy", Type: "int32", Kind: Int32, Versions: Range{0, 0}, Tag: -1},
-	{Name: "TaskOffsetIntervalMs", JSON: "taskOffsetIntervalMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "AcceptableRecoveryLag", JSON: "acceptableRecoveryLag", Type: "int64", Kind: Int64, Versions: Range{1, Open}, Tag: -1, Default: "-1"},
-	{Name: "Status", JSON: "status", Type: "[]Status", Kind: Array, Elem: Struct, Struct: &l488, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "ActiveTasks", JSON: "activeTasks", Type: "[]TaskIds", Kind: Array, Elem: Struct, Struct: &l233, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "StandbyTasks", JSON: "standbyTasks", Type: "[]TaskIds", Kind: Array, Elem: Struct, Struct: &l233, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "WarmupTasks", JSON: "warmupTasks", Type: "[]TaskIds", Kind: Array, Elem: Struct, Struct: &l233, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "TopologyDescriptionRequired", JSON: "topologyDescriptionRequired", Type: "bool", Kind: Bool, Versions: Range{1, Open}, Tag: -1},
-	{Name: "EndpointInformationEpoch", JSON: "endpointInformationEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "PartitionsByUserEndpoint", JSON: "partitionsByUserEndpoint", Type: "[]EndpointToPartitions", Kind: Array, Elem: Struct, Struct: &l490, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "MemberEpoch", JSON: "memberEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "HeartbeatIntervalMs", JSON: "heartbeatIntervalMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "AcceptableRecoveryLagLegacy", JSON: "acceptableRecoveryLagLegacy", Type: "int32", Kind: Int32, Versions: Range{0, 0}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TaskOffsetIntervalMs", JSON: "taskOffsetIntervalMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "AcceptableRecoveryLag", JSON: "acceptableRecoveryLag", Type: "int64", Kind: Int64, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
+	{Name: "Status", JSON: "status", Type: "[]Status", Kind: Array, Elem: Struct, Struct: &l488, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "ActiveTasks", JSON: "activeTasks", Type: "[]TaskIds", Kind: Array, Elem: Struct, Struct: &l233, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "StandbyTasks", JSON: "standbyTasks", Type: "[]TaskIds", Kind: Array, Elem: Struct, Struct: &l233, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "WarmupTasks", JSON: "warmupTasks", Type: "[]TaskIds", Kind: Array, Elem: Struct, Struct: &l233, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "TopologyDescriptionRequired", JSON: "topologyDescriptionRequired", Type: "bool", Kind: Bool, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "EndpointInformationEpoch", JSON: "endpointInformationEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PartitionsByUserEndpoint", JSON: "partitionsByUserEndpoint", Type: "[]EndpointToPartitions", Kind: Array, Elem: Struct, Struct: &l490, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
 }}
 
 var l492 = Layout{Name: "Subtopology", Fields: []Field{
-	{Name: "SubtopologyId", JSON: "subtopologyId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "SourceTopics", JSON: "sourceTopics", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "RepartitionSinkTopics", JSON: "repartitionSinkTopics", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "StateChangelogTopics", JSON: "stateChangelogTopics", Type: "[]TopicInfo", Kind: Array, Elem: Struct, Struct: &l229, Versions: Range{0, Open}, Tag: -1},
-	{Name: "RepartitionSourceTopics", JSON: "repartitionSourceTopics", Type: "[]TopicInfo", Kind: Array, Elem: Struct, Struct: &l229, Versions: Range{0, Open}, Tag: -1},
+	{Name: "SubtopologyId", JSON: "subtopologyId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "SourceTopics", JSON: "sourceTopics", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "RepartitionSinkTopics", JSON: "repartitionSinkTopics", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "StateChangelogTopics", JSON: "stateChangelogTopics", Type: "[]TopicInfo", Kind: Array, Elem: Struct, Struct: &l229, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "RepartitionSourceTopics", JSON: "repartitionSourceTopics", Type: "[]TopicInfo", Kind: Array, Elem: Struct, Struct: &l229, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l493 = Layout{Name: "Topology", Fields: []Field{
-	{Name: "Epoch", JSON: "epoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Subtopologies", JSON: "subtopologies", Type: "[]Subtopology", Kind: Array, Elem: Struct, Struct: &l492, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
+	{Name: "Epoch", JSON: "epoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Subtopologies", JSON: "subtopologies", Type: "[]Subtopology", Kind: Array, Elem: Struct, Struct: &l492, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
 }}
 
 var l494 = Layout{Name: "Assignment", Fields: []Field{
-	{Name: "ActiveTasks", JSON: "activeTasks", Type: "[]TaskIds", Kind: Array, Elem: Struct, Struct: &l233, Versions: Range{0, Open}, Tag: -1},
-	{Name: "StandbyTasks", JSON: "standbyTasks", Type: "[]TaskIds", Kind: Array, Elem: Struct, Struct: &l233, Versions: Range{0, Open}, Tag: -1},
-	{Name: "WarmupTasks", JSON: "warmupTasks", Type: "[]TaskIds", Kind: Array, Elem: Struct, Struct: &l233, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ActiveTasks", JSON: "activeTasks", Type: "[]TaskIds", Kind: Array, Elem: Struct, Struct: &l233, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "StandbyTasks", JSON: "standbyTasks", Type: "[]TaskIds", Kind: Array, Elem: Struct, Struct: &l233, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "WarmupTasks", JSON: "warmupTasks", Type: "[]TaskIds", Kind: Array, Elem: Struct, Struct: &l233, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l495 = Layout{Name: "Member", Fields: []Field{
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "MemberEpoch", JSON: "memberEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "InstanceId", JSON: "instanceId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "RackId", JSON: "rackId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "ClientId", JSON: "clientId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ClientHost", JSON: "clientHost", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "TopologyEpoch", JSON: "topologyEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ProcessId", JSON: "processId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "UserEndpoint", JSON: "userEndpoint", Type: "Endpoint", Kind: Struct, Struct: &l234, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "ClientTags", JSON: "clientTags", Type: "[]KeyValue", Kind: Array, Elem: Struct, Struct: &l228, Versions: Range{0, Open}, Tag: -1},
-	{Name: "TaskOffsets", JSON: "taskOffsets", Type: "[]TaskOffset", Kind: Array, Elem: Struct, Struct: &l235, Versions: Range{0, Open}, Tag: -1},
-	{Name: "TaskEndOffsets", JSON: "taskEndOffsets", Type: "[]TaskOffset", Kind: Array, Elem: Struct, Struct: &l235, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Assignment", JSON: "assignment", Type: "Assignment", Kind: Struct, Struct: &l494, Versions: Range{0, Open}, Tag: -1},
-	{Name: "TargetAssignment", JSON: "targetAssignment", Type: "Assignment", Kind: Struct, Struct: &l494, Versions: Range{0, Open}, Tag: -1},
-	{Name: "IsClassic", JSON: "isClassic", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Tag: -1},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "MemberEpoch", JSON: "memberEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "InstanceId", JSON: "instanceId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "RackId", JSON: "rackId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "ClientId", JSON: "clientId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ClientHost", JSON: "clientHost", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopologyEpoch", JSON: "topologyEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ProcessId", JSON: "processId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "UserEndpoint", JSON: "userEndpoint", Type: "Endpoint", Kind: Struct, Struct: &l234, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "ClientTags", JSON: "clientTags", Type: "[]KeyValue", Kind: Array, Elem: Struct, Struct: &l228, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TaskOffsets", JSON: "taskOffsets", Type: "[]TaskOffset", Kind: Array, Elem: Struct, Struct: &l235, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TaskEndOffsets", JSON: "taskEndOffsets", Type: "[]TaskOffset", Kind: Array, Elem: Struct, Struct: &l235, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Assignment", JSON: "assignment", Type: "Assignment", Kind: Struct, Struct: &l494, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TargetAssignment", JSON: "targetAssignment", Type: "Assignment", Kind: Struct, Struct: &l494, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "IsClassic", JSON: "isClassic", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l496 = Layout{Name: "TopologyNode", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{1, Open}, Tag: -1},
-	{Name: "NodeType", JSON: "nodeType", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Tag: -1},
-	{Name: "SourceTopics", JSON: "sourceTopics", Type: "[]string", Kind: Array, Elem: String, Versions: Range{1, Open}, Tag: -1},
-	{Name: "SinkTopic", JSON: "sinkTopic", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: Range{1, Open}, Tag: -1, Default: "null"},
-	{Name: "Stores", JSON: "stores", Type: "[]string", Kind: Array, Elem: String, Versions: Range{1, Open}, Tag: -1},
-	{Name: "Successors", JSON: "successors", Type: "[]string", Kind: Array, Elem: String, Versions: Range{1, Open}, Tag: -1},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "NodeType", JSON: "nodeType", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "SourceTopics", JSON: "sourceTopics", Type: "[]string", Kind: Array, Elem: String, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "SinkTopic", JSON: "sinkTopic", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: Range{1, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "Stores", JSON: "stores", Type: "[]string", Kind: Array, Elem: String, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Successors", JSON: "successors", Type: "[]string", Kind: Array, Elem: String, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l497 = Layout{Name: "TopologyDescriptionSubtopology", Fields: []Field{
-	{Name: "SubtopologyId", JSON: "subtopologyId", Type: "string", Kind: String, Versions: Range{1, Open}, Tag: -1},
-	{Name: "Nodes", JSON: "nodes", Type: "[]TopologyNode", Kind: Array, Elem: Struct, Struct: &l496, Versions: Range{1, Open}, Tag: -1},
+	{Name: "SubtopologyId", JSON: "subtopologyId", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Nodes", JSON: "nodes", Type: "[]TopologyNode", Kind: Array, Elem: Struct, Struct: &l496, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l498 = Layout{Name: "GlobalStore", Fields: []Field{
-	{Name: "Source", JSON: "source", Type: "TopologyNode", Kind: Struct, Struct: &l496, Versions: Range{1, Open}, Tag: -1},
-	{Name: "Processor", JSON: "processor", Type: "TopologyNode", Kind: Struct, Struct: &l496, Versions: Range{1, Open}, Tag: -1},
+	{Name: "Source", JSON: "source", Type: "TopologyNode", Kind: Struct, Struct: &l496, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Processor", JSON: "processor", Type: "TopologyNode", Kind: Struct, Struct: &l496, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l499 = Layout{Name: "TopologyDescription", Fields: []Field{
-	{Name: "Subtopologies", JSON: "subtopologies", Type: "[]TopologyDescriptionSubtopology", Kind: Array, Elem: Struct, Struct: &l497, Versions: Range{1, Open}, Tag: -1},
-	{Name: "GlobalStores", JSON: "globalStores", Type: "[]GlobalStore", Kind: Array, Elem: Struct, Struct: &l498, Versions: Range{1, Open}, Tag: -1},
+	{Name: "Subtopologies", JSON: "subtopologies", Type: "[]TopologyDescriptionSubtopology", Kind: Array, Elem: Struct, Struct: &l497, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "GlobalStores", JSON: "globalStores", Type: "[]GlobalStore", Kind: Array, Elem: Struct, Struct: &l498, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l500 = Layout{Name: "DescribedGroup", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "groupId"},
-	{Name: "GroupState", JSON: "groupState", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1},
-	{Name: "GroupEpoch", JSON: "groupEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "AssignmentEpoch", JSON: "assignmentEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Topology", JSON: "topology", Type: "Topology", Kind: Struct, Struct: &l493, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "Members", JSON: "members", Type: "[]Member", Kind: Array, Elem: Struct, Struct: &l495, Versions: Range{0, Open}, Tag: -1},
-	{Name: "AuthorizedOperations", JSON: "authorizedOperations", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1, Default: "-2147483648"},
-	{Name: "TopologyDescription", JSON: "topologyDescription", Type: "TopologyDescription", Kind: Struct, Struct: &l499, Versions: Range{1, Open}, Nullable: Range{1, Open}, Tag: -1, Default: "null"},
-	{Name: "TopologyDescriptionStatus", JSON: "topologyDescriptionStatus", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Tag: -1},
-	{Name: "AssignorName", JSON: "assignorName", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: Range{1, Open}, Tag: -1, Default: "null"},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
+	{Name: "GroupState", JSON: "groupState", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "GroupEpoch", JSON: "groupEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "AssignmentEpoch", JSON: "assignmentEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Topology", JSON: "topology", Type: "Topology", Kind: Struct, Struct: &l493, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "Members", JSON: "members", Type: "[]Member", Kind: Array, Elem: Struct, Struct: &l495, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "AuthorizedOperations", JSON: "authorizedOperations", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-2147483648"},
+	{Name: "TopologyDescription", JSON: "topologyDescription", Type: "TopologyDescription", Kind: Struct, Struct: &l499, Versions: Range{1, Open}, Nullable: Range{1, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "TopologyDescriptionStatus", JSON: "topologyDescriptionStatus", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "AssignorName", JSON: "assignorName", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: Range{1, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
 }}
 
 var l501 = Layout{Name: "StreamsGroupDescribeResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Groups", JSON: "groups", Type: "[]DescribedGroup", Kind: Array, Elem: Struct, Struct: &l500, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Groups", JSON: "groups", Type: "[]DescribedGroup", Kind: Array, Elem: Struct, Struct: &l500, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l502 = Layout{Name: "DescribeShareGroupOffsetsResponsePartition", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "StartOffset", JSON: "startOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Tag: -1},
-	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Lag", JSON: "lag", Type: "int64", Kind: Int64, Versions: Range{1, Open}, Tag: -1, Default: "-1"},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "StartOffset", JSON: "startOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Lag", JSON: "lag", Type: "int64", Kind: Int64, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
 }}
 
 var l503 = Layout{Name: "DescribeShareGroupOffsetsResponseTopic", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName"},
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Partitions", JSON: "partitions", Type: "[]DescribeShareGroupOffsetsResponsePartition", Kind: Array, Elem: Struct, Struct: &l502, Versions: Range{0, Open}, Tag: -1},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Partitions", JSON: "partitions", Type: "[]DescribeShareGroupOffsetsResponsePartition", Kind: Array, Elem: Struct, Struct: &l502, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l504 = Layout{Name: "DescribeShareGroupOffsetsResponseGroup", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "groupId"},
-	{Name: "Topics", JSON: "topics", Type: "[]DescribeShareGroupOffsetsResponseTopic", Kind: Array, Elem: Struct, Struct: &l503, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
+	{Name: "Topics", JSON: "topics", Type: "[]DescribeShareGroupOffsetsResponseTopic", Kind: Array, Elem: Struct, Struct: &l503, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
 }}
 
 var l505 = Layout{Name: "DescribeShareGroupOffsetsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Groups", JSON: "groups", Type: "[]DescribeShareGroupOffsetsResponseGroup", Kind: Array, Elem: Struct, Struct: &l504, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Groups", JSON: "groups", Type: "[]DescribeShareGroupOffsetsResponseGroup", Kind: Array, Elem: Struct, Struct: &l504, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l506 = Layout{Name: "AlterShareGroupOffsetsResponsePartition", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
 }}
 
 var l507 = Layout{Name: "AlterShareGroupOffsetsResponseTopic", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName"},
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Tag: -1},
-	{Name: "Partitions", JSON: "partitions", Type: "[]AlterShareGroupOffsetsResponsePartition", Kind: Array, Elem: Struct, Struct: &l506, Versions: Range{0, Open}, Tag: -1},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Partitions", JSON: "partitions", Type: "[]AlterShareGroupOffsetsResponsePartition", Kind: Array, Elem: Struct, Struct: &l506, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l508 = Layout{Name: "AlterShareGroupOffsetsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "Responses", JSON: "responses", Type: "[]AlterShareGroupOffsetsResponseTopic", Kind: Array, Elem: Struct, Struct: &l507, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "Responses", JSON: "responses", Type: "[]AlterShareGroupOffsetsResponseTopic", Kind: Array, Elem: Struct, Struct: &l507, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l509 = Layout{Name: "DeleteShareGroupOffsetsResponseTopic", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Tag: -1, EntityType: "topicName"},
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
 }}
 
 var l510 = Layout{Name: "DeleteShareGroupOffsetsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
-	{Name: "Responses", JSON: "responses", Type: "[]DeleteShareGroupOffsetsResponseTopic", Kind: Array, Elem: Struct, Struct: &l509, Versions: Range{0, Open}, Tag: -1},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "Responses", JSON: "responses", Type: "[]DeleteShareGroupOffsetsResponseTopic", Kind: Array, Elem: Struct, Struct: &l509, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
 }}
 
 var l511 = Layout{Name: "StreamsGroupTopologyDescriptionUpdateResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
 }}
 
 var l512 = Layout{Name: "UnregisterControllerResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Tag: -1},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tag: -1, Default: "null"},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
 }}
 
 var m0 = Message{Name: "ConsumerProtocolAssignment", Kind: Data, APIKey: -1, Valid: Range{0, 3}, Unstable: None,
