@@ -362,6 +362,8 @@ func (d *decoder) structBody(n *tree.Node, l *schema.Layout) {
 		d.path = d.path[:len(d.path)-1]
 		kids = append(kids, c)
 		if d.err != nil {
+			c.Flags |= tree.Broken
+			n.Flags |= tree.Broken
 			n.Children = kids
 			return
 		}
@@ -424,6 +426,9 @@ func (d *decoder) value(n *tree.Node, f *schema.Field, k schema.Kind) {
 				return
 			}
 			n.PrefixEnd = r.Off
+			if marker != 1 && marker != -1 {
+				n.Warn("struct presence byte is " + strconv.Itoa(int(marker)) + ", not 1 or -1")
+			}
 			if marker < 0 {
 				n.Null = true
 				return
@@ -541,6 +546,7 @@ func (d *decoder) array(n *tree.Node, f *schema.Field, nullable, compact bool) {
 		d.path = d.path[:len(d.path)-1]
 		kids = append(kids, c)
 		if d.err != nil {
+			c.Flags |= tree.Broken
 			break
 		}
 	}
@@ -611,6 +617,7 @@ func (d *decoder) tags(l *schema.Layout) *tree.Node {
 		r.B = full
 		d.path = d.path[:len(d.path)-1]
 		if d.err != nil {
+			c.Flags |= tree.Broken
 			c.End = r.Off
 			break
 		}

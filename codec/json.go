@@ -103,6 +103,9 @@ func (w *jsonWriter) structJSON(dst []byte, n *tree.Node, l *schema.Layout) []by
 			}
 			c = kids[ki]
 			ki++
+			if c.Flags&tree.Broken != 0 && len(c.Children) == 0 {
+				break // a value that could not be read
+			}
 		}
 		if !first {
 			dst = append(dst, ',')
@@ -176,6 +179,9 @@ func (w *jsonWriter) value(dst []byte, n *tree.Node, f *schema.Field) []byte {
 		}
 		dst = append(dst, '[')
 		for i, c := range n.Children {
+			if c.Flags&tree.Broken != 0 && len(c.Children) == 0 {
+				break
+			}
 			if i > 0 {
 				dst = append(dst, ',')
 			}

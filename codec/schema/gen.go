@@ -462,8 +462,12 @@ func main() {
 						}
 					}
 				}
-				// Versions Kafka 4.0 removed.
-				if m := byFolder["kafka-4.0"][k]; m != nil {
+				// Versions Kafka 4.0 removed. The schemas README names keys
+				// 4-7 as the ZooKeeper-era APIs a 4.0 broker no longer
+				// serves, though kafka-4.0/ still carries their files.
+				if apiKey >= 4 && apiKey <= 7 {
+					a.removed = rng{all.lo, all.hi}
+				} else if m := byFolder["kafka-4.0"][k]; m != nil {
 					a.removed = rng{all.lo, m.valid.lo - 1}
 				} else if byFolder["legacy"][k] != nil {
 					a.removed = rng{all.lo, all.hi}

@@ -39,6 +39,7 @@ const (
 	Truncated                   // the input ended inside the node; Children hold what was there
 	Compact                     // lengths and counts are unsigned varints (flexible versions)
 	Varint                      // the value itself is a (zig-zag) varint
+	Broken                      // decoding failed inside this node; what it holds is partial
 )
 
 // Node is one decoded value or structural part of the input.
@@ -117,16 +118,19 @@ func Deepest(n *Node, buf, off int) *Node {
 	return best
 }
 
-// Slab hands out nodes from large blocks, so a tree of many nodes costs a few allocations.
+// Slab hands out nodes from blocks, so a tree of many nodes costs a few
+// allocations. Blocks start small and double, so small frames stay cheap.
 type Slab struct {
 	nodes []Node
 	kids  []*Node
+	next  int
 }
 
 // New returns a zeroed node.
 func (s *Slab) New() *Node {
 	if len(s.nodes) == 0 {
-		s.nodes = make([]Node, 256)
+		s.next = min(max(2*s.next, 16), 1024)
+		s.nodes = make([]Node, s.next)
 	}
 	n := &s.nodes[0]
 	s.nodes = s.nodes[1:]
@@ -141,7 +145,7 @@ func (s *Slab) Kids(c int) []*Node {
 		return make([]*Node, 0, c)
 	}
 	if len(s.kids) < c {
-		s.kids = make([]*Node, 1024)
+		s.kids = make([]*Node, max(4*s.next, 64))
 	}
 	k := s.kids[:0:c]
 	s.kids = s.kids[c:]

@@ -153,7 +153,11 @@ func (r *Reader) uvarint(max int) (uint64, bool) {
 	for i := 0; i < max; i++ {
 		if r.Off >= len(r.B) {
 			r.Off = start
-			r.Fail(start, "a varint", "the input ends after "+Itoa(i)+" bytes of it", ErrShort)
+			found := "the end of the input"
+			if i > 0 {
+				found = "the input ends after " + Itoa(i) + " bytes of it"
+			}
+			r.Fail(start, "a varint", found, ErrShort)
 			return 0, false
 		}
 		c := r.B[r.Off]

@@ -1,0 +1,145 @@
+// Command kwire decodes and encodes Kafka wire-protocol frames.
+//
+// Usage:
+//
+//	kwire decode [flags] [HEX | FILE ...]   decode frames to value JSON
+//	kwire encode [flags] [JSON | FILE ...]  encode value JSON to frames
+//	kwire apis [--json]                     list every API kwire knows
+//
+// Input comes from the arguments, from files named as arguments, or from
+// standard input. Hex may be spaced, 0x-prefixed, colon- or
+// comma-separated, or a dump from xxd, hexdump -C, od or Wireshark; base64
+// and raw binary files are recognised too.
+//
+// Errors go to standard error prefixed "kwire:"; the exit status is 1 when
+// a frame fails to decode or encode and 2 on misuse.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// env is what a command reads and writes; tests give it buffers.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	stdinIsTTY     bool
+	stdoutIsTTY    bool
+}
+
+type command struct {
+	name    string
+	summary string
+	run     func(e *env, args []string) int
+}
+
+var commands []command
+
+func init() {
+	commands = []command{
+		{"decode", "decode frames (hex, dumps, base64, binary) to JSON", runDecode},
+		{"encode", "encode value JSON to frames as hex", runEncode},
+		{"apis", "list every API with key, category and versions", runAPIs},
+	}
+}
+
+// errUsage marks misuse: exit status 2.
+var errUsage = errors.New("usage")
+
+func main() {
+	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
+		stdinIsTTY: isTerminal(os.Stdin), stdoutIsTTY: isTerminal(os.Stdout)}
+	os.Exit(run(e, os.Args[1:]))
+}
+
+func run(e *env, args []string) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		if len(args) > 1 {
+			return run(e, []string{args[1], "--help"})
+		}
+		usage(e.stdout)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	for _, c := range commands {
+		if c.name == args[0] {
+			return c.run(e, args[1:])
+		}
+	}
+	fmt.Fprintf(e.stderr, "kwire: unknown command %q; run kwire --help\n", args[0])
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "kwire reads and writes the Kafka wire protocol.")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Usage: kwire COMMAND [flags] [args]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Commands:")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Run kwire COMMAND --help for a command's flags and examples.")
+}
+
+// newFlags makes a flag set whose --help prints the summary, the flags and
+// examples, and whose errors count as misuse.
+func newFlags(e *env, name, synopsis string, examples ...string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprintf(w, "Usage: kwire %s %s\n\nFlags:\n", name, synopsis)
+		fs.PrintDefaults()
+		if len(examples) > 0 {
+			fmt.Fprintln(w, "\nExamples:")
+			for _, x := range examples {
+				fmt.Fprintf(w, "  %s\n", x)
+			}
+		}
+	}
+	return fs
+}
+
+// parseFlags parses args, allowing flags after positional arguments. It
+// returns -1 to go on, or the exit status.
+func parseFlags(e *env, fs *flag.FlagSet, args []string) ([]string, int) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fs.SetOutput(e.stdout)
+				fs.Usage()
+				return nil, 0
+			}
+			return nil, 2
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, -1
+		}
+		if rest[0] == "--" {
+			return append(pos, rest[1:]...), -1
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+func fail(e *env, format string, a ...any) {
+	msg := fmt.Sprintf(format, a...)
+	fmt.Fprintln(e.stderr, "kwire: "+strings.TrimSuffix(msg, "\n"))
+}
+
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+var kwireBin string
+
+// TestMain builds the real binary once; the tests run it as a user would.
+func TestMain(m *testing.M) {
+	flag.Parse()
+	dir, err := os.MkdirTemp("", "kwire-cli")
+	if err != nil {
+		panic(err)
+	}
+	kwireBin = filepath.Join(dir, "kwire")
+	if out, err := exec.Command("go", "build", "-o", kwireBin, ".").CombinedOutput(); err != nil {
+		panic(string(out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type cliCase struct {
+	name   string
+	args   []string
+	stdin  string // a file under testdata, or ""
+	golden string // expected stdout in testdata/NAME.golden, or ""
+	code   int
+	stderr string // a substring stderr must hold
+}
+
+func runCLI(t *testing.T, args []string, stdin []byte) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(kwireBin, args...)
+	cmd.Dir = "testdata"
+	cmd.Stdin = bytes.NewReader(stdin)
+	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+func checkGolden(t *testing.T, name, got string) {
+	t.Helper()
+	p := filepath.Join("testdata", name+".golden")
+	if *update {
+		require.NoError(t, os.WriteFile(p, []byte(got), 0o644))
+		return
+	}
+	want, err := os.ReadFile(p)
+	require.NoError(t, err, "run go test ./cmd/kwire -update to create it")
+	require.Equal(t, string(want), got)
+}
+
+func runCases(t *testing.T, cases []cliCase) {
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var in []byte
+			if c.stdin != "" {
+				var err error
+				in, err = os.ReadFile(filepath.Join("testdata", c.stdin))
+				require.NoError(t, err)
+			}
+			out, errOut, code := runCLI(t, c.args, in)
+			require.Equal(t, c.code, code, "stderr: %s", errOut)
+			if c.stderr != "" {
+				require.Contains(t, errOut, c.stderr)
+				require.True(t, strings.HasPrefix(errOut, "kwire: "), "errors start with kwire: %q", errOut)
+			}
+			if c.golden != "" {
+				checkGolden(t, c.golden, out)
+			}
+		})
+	}
+}
+
+// apiVersionsV3 is an ApiVersions v3 request (hand-built, see codec/golden_test.go).
+const apiVersionsV3 = "0000001c0012000300000007" + "00056b7769726500" + "076b7769726520" + "04312e30" + "00"
+
+func TestDecodeCLI(t *testing.T) {
+	runCases(t, []cliCase{
+		{name: "hex argument", args: []string{"decode", apiVersionsV3}, golden: "decode_apiversions"},
+		{name: "spaced 0x hex with colons", args: []string{"decode", "--format", "ndjson", "0x00:0x00:0x00:0x1c 00 12 00 03 00000007 00056b7769726500076b772069726520" + "04312e3000"}, code: 1, stderr: "at byte"},
+		{name: "xxd dump on stdin", args: []string{"decode", "--format", "ndjson"}, stdin: "apiversions.xxd", golden: "decode_apiversions_ndjson"},
+		{name: "file argument", args: []string{"decode", "--format", "ndjson", "apiversions.xxd"}, golden: "decode_apiversions_ndjson"},
+		{name: "no size prefix", args: []string{"decode", "--no-size", "--format", "ndjson", apiVersionsV3[8:]}, golden: "decode_apiversions_ndjson"},
+		{name: "response with hints", args: []string{"decode", "--response", "--api", "ApiVersions", "--version", "0", "0000000a000000070000" + "00000000"}, golden: "decode_response"},
+		{name: "two frames back to back", args: []string{"decode", "--format", "ndjson", apiVersionsV3 + apiVersionsV3}, golden: "decode_two_frames"},
+		{name: "annotated", args: []string{"decode", "--format", "annotated", apiVersionsV3}, golden: "decode_annotated"},
+		{name: "truncated frame", args: []string{"decode", "--format", "ndjson", apiVersionsV3[:40]}, code: 1, stderr: "kwire: at byte 20 (body.clientSoftwareName): expected a varint, found the end of the input"},
+		{name: "not hex", args: []string{"decode", "zz"}, code: 1, stderr: "kwire: "},
+		{name: "response without hints", args: []string{"decode", "--response", "00"}, code: 2, stderr: "needs --api"},
+		{name: "unknown flag", args: []string{"decode", "--bogus"}, code: 2},
+		{name: "unknown command", args: []string{"bogus"}, code: 2, stderr: "unknown command"},
+	})
+}
+
+func TestEncodeCLI(t *testing.T) {
+	out, errOut, code := runCLI(t, []string{"decode", "--format", "ndjson", apiVersionsV3}, nil)
+	require.Equal(t, 0, code, errOut)
+	hexOut, errOut, code := runCLI(t, []string{"encode"}, []byte(out))
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, apiVersionsV3+"\n", hexOut)
+	// NDJSON: one line out per line in.
+	hexOut, _, code = runCLI(t, []string{"encode"}, []byte(out+out))
+	require.Equal(t, 0, code)
+	require.Equal(t, apiVersionsV3+"\n"+apiVersionsV3+"\n", hexOut)
+	_, errOut, code = runCLI(t, []string{"encode", `{"apiKey":18,"apiVersion":3,"body":{"nope":1}}`}, nil)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "kwire: body.nope: unknown field; valid here: clientSoftwareName, clientSoftwareVersion")
+}
+
+func TestAPIsCLI(t *testing.T) {
+	runCases(t, []cliCase{
+		{name: "table", args: []string{"apis"}, golden: "apis"},
+		{name: "json", args: []string{"apis", "--json"}, golden: "apis_json"},
+	})
+}
+
+func TestHelp(t *testing.T) {
+	for _, c := range commands {
+		out, _, code := runCLI(t, []string{c.name, "--help"}, nil)
+		require.Equal(t, 0, code, c.name)
+		require.Contains(t, out, "Usage: kwire "+c.name)
+	}
+	out, _, code := runCLI(t, []string{"--help"}, nil)
+	require.Equal(t, 0, code)
+	for _, c := range commands {
+		require.Contains(t, out, c.name)
+	}
+}

@@ -1,0 +1,183 @@
+package codec
+
+import (
+	"encoding/base64"
+	"strconv"
+
+	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/codec/tree"
+)
+
+// AppendAnnotated appends the annotated tree as JSON: every node with its
+// name, role, type, [start, end) span, prefix extent, value, warnings and
+// children, for pages and tools. Values of error codes and enumerated
+// fields carry their names.
+func (f *Frame) AppendAnnotated(dst []byte) []byte {
+	dst = append(dst, `{"direction":`...)
+	if f.Response {
+		dst = append(dst, `"response"`...)
+	} else {
+		dst = append(dst, `"request"`...)
+	}
+	dst = append(dst, `,"apiKey":`...)
+	dst = strconv.AppendInt(dst, int64(f.APIKey), 10)
+	if f.API != nil {
+		dst = append(dst, `,"apiName":`...)
+		dst = appendJSONString(dst, []byte(f.API.Name))
+	}
+	dst = append(dst, `,"apiVersion":`...)
+	dst = strconv.AppendInt(dst, int64(f.Version), 10)
+	dst = append(dst, `,"headerVersion":`...)
+	dst = strconv.AppendInt(dst, int64(f.HeaderVersion), 10)
+	dst = append(dst, `,"flexible":`...)
+	dst = strconv.AppendBool(dst, f.Flexible)
+	if f.Assumed {
+		dst = append(dst, `,"assumedLayout":`...)
+		dst = strconv.AppendInt(dst, int64(f.Layout), 10)
+	}
+	dst = append(dst, `,"buffers":[`...)
+	for i, b := range f.Buffers {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = strconv.AppendInt(dst, int64(len(b)), 10)
+	}
+	dst = append(dst, `],"root":`...)
+	dst = AppendNode(dst, f.Root, f.APIKey)
+	return append(dst, '}')
+}
+
+// AppendNode appends one node and its subtree as annotated JSON.
+func AppendNode(dst []byte, n *tree.Node, apiKey int16) []byte {
+	dst = append(dst, `{"name":`...)
+	name := n.Name
+	if n.Field != nil {
+		name = n.Field.JSON
+	}
+	dst = appendJSONString(dst, []byte(name))
+	if n.Index >= 0 {
+		dst = append(dst, `,"index":`...)
+		dst = strconv.AppendInt(dst, int64(n.Index), 10)
+	}
+	dst = append(dst, `,"role":"`...)
+	dst = append(dst, n.Role.String()...)
+	dst = append(dst, `","type":`...)
+	dst = appendJSONString(dst, []byte(n.Type))
+	dst = append(dst, `,"start":`...)
+	dst = strconv.AppendInt(dst, int64(n.Start), 10)
+	dst = append(dst, `,"end":`...)
+	dst = strconv.AppendInt(dst, int64(n.End), 10)
+	if n.TagEnd > n.Start {
+		dst = append(dst, `,"tag":`...)
+		dst = strconv.AppendInt(dst, int64(n.Tag), 10)
+		dst = append(dst, `,"tagEnd":`...)
+		dst = strconv.AppendInt(dst, int64(n.TagEnd), 10)
+		dst = append(dst, `,"sizeEnd":`...)
+		dst = strconv.AppendInt(dst, int64(n.SizeEnd), 10)
+	}
+	if n.PrefixEnd > n.SizeEnd {
+		dst = append(dst, `,"prefixEnd":`...)
+		dst = strconv.AppendInt(dst, int64(n.PrefixEnd), 10)
+	}
+	if n.Buf != 0 {
+		dst = append(dst, `,"buf":`...)
+		dst = strconv.AppendInt(dst, int64(n.Buf), 10)
+	}
+	if n.Flags&tree.Tagged != 0 {
+		dst = append(dst, `,"tagged":true`...)
+	}
+	if n.Flags&tree.Truncated != 0 {
+		dst = append(dst, `,"truncated":true`...)
+	}
+	if n.Flags&tree.Broken != 0 {
+		dst = append(dst, `,"broken":true`...)
+	}
+	if n.Flags&tree.Assumed != 0 {
+		dst = append(dst, `,"assumed":true`...)
+	}
+	if n.Null {
+		dst = append(dst, `,"null":true`...)
+	} else if len(n.Children) == 0 || n.Kind == schema.Records || n.Kind == schema.Bytes {
+		dst = appendLeafValue(dst, n, apiKey)
+	}
+	if len(n.Warnings) > 0 {
+		dst = append(dst, `,"warnings":[`...)
+		for i, w := range n.Warnings {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendJSONString(dst, []byte(w))
+		}
+		dst = append(dst, ']')
+	}
+	if len(n.Children) > 0 {
+		dst = append(dst, `,"children":[`...)
+		for i, c := range n.Children {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = AppendNode(dst, c, apiKey)
+		}
+		dst = append(dst, ']')
+	}
+	return append(dst, '}')
+}
+
+func appendLeafValue(dst []byte, n *tree.Node, apiKey int16) []byte {
+	switch n.Kind {
+	case schema.Bool:
+		dst = append(dst, `,"value":`...)
+		return strconv.AppendBool(dst, n.Int != 0)
+	case schema.Int8, schema.Int16, schema.Uint16, schema.Int32, schema.Uint32, schema.Int64:
+		dst = append(dst, `,"value":`...)
+		dst = strconv.AppendInt(dst, n.Int, 10)
+		if name := ValueName(n, apiKey); name != "" {
+			dst = append(dst, `,"valueName":`...)
+			dst = appendJSONString(dst, []byte(name))
+		}
+		return dst
+	case schema.Float64:
+		dst = append(dst, `,"value":`...)
+		return appendFloat(dst, n.Float)
+	case schema.String:
+		dst = append(dst, `,"value":`...)
+		return appendJSONString(dst, n.Raw)
+	case schema.UUID:
+		dst = append(dst, `,"value":"`...)
+		dst = base64.RawURLEncoding.AppendEncode(dst, n.Raw)
+		return append(dst, '"')
+	case schema.Bytes, schema.Records:
+		if n.Raw == nil {
+			return dst
+		}
+		dst = append(dst, `,"size":`...)
+		dst = strconv.AppendInt(dst, int64(len(n.Raw)), 10)
+		if len(n.Raw) <= 4096 {
+			dst = append(dst, `,"value":"`...)
+			dst = base64.StdEncoding.AppendEncode(dst, n.Raw)
+			dst = append(dst, '"')
+		}
+		if n.Role == tree.RoleUnknownTag {
+			dst = append(dst, `,"unknownTag":`...)
+			dst = strconv.AppendInt(dst, n.Int, 10)
+		}
+		return dst
+	}
+	return dst
+}
+
+// ValueName names an integer value where the schema gives it meaning: error
+// codes by their Kafka name, enumerated fields by their enum's name.
+func ValueName(n *tree.Node, apiKey int16) string {
+	f := n.Field
+	if f == nil {
+		return ""
+	}
+	if f.Kind == schema.Int16 && (f.Name == "ErrorCode" || len(f.Name) > 9 && f.Name[len(f.Name)-9:] == "ErrorCode") {
+		return schema.ErrorName(int16(n.Int))
+	}
+	if e := schema.EnumFor(apiKey, f); e != nil {
+		return e.ValueName(n.Int)
+	}
+	return ""
+}

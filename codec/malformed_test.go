@@ -1,0 +1,175 @@
+package codec
+
+import (
+	"encoding/hex"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/codec/tree"
+	"github.com/stretchr/testify/require"
+)
+
+func mustHex(t *testing.T, s string) []byte {
+	b, err := hex.DecodeString(strings.ReplaceAll(s, " ", ""))
+	require.NoError(t, err)
+	return b
+}
+
+func warnings(root *tree.Node) []string {
+	var out []string
+	tree.Walk(root, func(n *tree.Node) bool {
+		out = append(out, n.Warnings...)
+		return true
+	})
+	return out
+}
+
+func TestMalformedErrorsNameOffsetAndPath(t *testing.T) {
+	cases := []struct {
+		name, hex      string
+		offset         int
+		path, expected string
+	}{
+		{"truncated header", "0000000e 0012 0000 0000", 8, "header.correlationId", "4 bytes for int32"},
+		{"string longer than the frame", "0000000e 0012 0000 00000001 0040 6b636174", 12, "header.clientId", "a length of at most 4"},
+		{"negative string length", "0000000e 0012 0000 00000001 fffe 6b636174", 12, "header.clientId", "a length of -1 or more"},
+		{"array count beyond the bytes", "00000012 0003 0000 00000001 ffff 7fffffff 0000", 14, "body.topics", "a count of at most 2"},
+		{"negative frame size", "ffffff00 0012 0000", 0, "", "a non-negative frame size"},
+		{"unknown API key", "0000000a 0100 0000 00000001 ffff", 4, "", "a known API key"},
+		{"bytes after the message inside the frame", "00000010 0012 0000 00000001 0001 61 000000", 15, "", "the end of the message"},
+		{"element cut short", "00000016 0003 0000 0000002a ffff 00000002 0001 61 0003 62", 21, "body.topics[1].name", "a length of at most 1"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b := mustHex(t, c.hex)
+			f, err := Decode(b, Options{})
+			require.Error(t, err)
+			var de *DecodeError
+			require.True(t, errors.As(err, &de))
+			require.Equal(t, c.offset, de.Offset, err.Error())
+			require.Equal(t, c.path, de.Path, err.Error())
+			require.Contains(t, de.Expected, c.expected)
+			require.NotNil(t, f.Root, "the partial tree comes back with the error")
+			require.Equal(t, len(b), f.Root.End)
+			// Every byte still belongs to some node at the top level.
+			end := 0
+			for _, k := range f.Root.Children {
+				end = max(end, k.End)
+			}
+			require.Equal(t, len(b), end, "undecoded bytes are kept as a node")
+		})
+	}
+}
+
+func TestPartialResultKeepsWhatWasRead(t *testing.T) {
+	b := mustHex(t, "00000016 0003 0000 0000002a ffff 00000002 0001 61 0003 62")
+	f, err := Decode(b, Options{})
+	require.Error(t, err)
+	require.JSONEq(t, `{"direction":"request","apiKey":3,"apiName":"Metadata","apiVersion":0,
+		"header":{"requestApiKey":3,"requestApiVersion":0,"correlationId":42,"clientId":null},
+		"body":{"topics":[{"name":"a"},{}]}}`, string(f.JSON()))
+}
+
+func TestLeniency(t *testing.T) {
+	t.Run("null where non-nullable is a warning", func(t *testing.T) {
+		// Metadata v0 topic name (non-nullable string) sent as null.
+		b := mustHex(t, "00000010 0003 0000 00000001 ffff 00000001 ffff")
+		f, err := Decode(b, Options{})
+		require.NoError(t, err)
+		require.Contains(t, strings.Join(warnings(f.Root), "\n"), "null where the schema says non-nullable")
+		require.Contains(t, string(f.JSON()), `"topics":[{"name":null}]`)
+		again, err := EncodeJSON(f.JSON(), EncodeOptions{})
+		require.NoError(t, err)
+		require.Equal(t, b, again)
+	})
+	t.Run("unknown tags are kept with their bytes", func(t *testing.T) {
+		// ApiVersions v3 request whose body carries tag 9 with 2 bytes.
+		b := mustHex(t, "00000014 0012 0003 00000007 ffff 00 02 61 02 30 01 09 02 abcd")
+		f, err := Decode(b, Options{})
+		require.NoError(t, err)
+		require.Contains(t, strings.Join(warnings(f.Root), "\n"), "unknown tag 9")
+		require.Contains(t, string(f.JSON()), `"_unknownTaggedFields":[{"tag":9,"data":"q80="}]`)
+		again, err := EncodeJSON(f.JSON(), EncodeOptions{})
+		require.NoError(t, err)
+		require.Equal(t, b, again)
+	})
+	t.Run("a version newer than any known uses the newest layout", func(t *testing.T) {
+		api := schema.ByName("ApiVersions")
+		newest := api.Request.Valid.Hi
+		b, err := ExampleFrame(api, newest, false)
+		require.NoError(t, err)
+		b[7] = byte(newest + 3) // the version in the header
+		f, err := Decode(b, Options{})
+		require.NoError(t, err)
+		require.True(t, f.Assumed)
+		require.Equal(t, newest, f.Layout)
+		require.Equal(t, newest+3, f.Version)
+		require.NotZero(t, f.Body.Flags&tree.Assumed)
+		require.Contains(t, strings.Join(f.Body.Warnings, ""), "newer than any known")
+	})
+	t.Run("trailing bytes after the declared size", func(t *testing.T) {
+		b := mustHex(t, "0000000a 0012 0000 00000001 ffff beef")
+		f, err := Decode(b, Options{})
+		require.NoError(t, err)
+		last := f.Root.Children[len(f.Root.Children)-1]
+		require.Equal(t, tree.RoleTrailing, last.Role)
+		require.Equal(t, [2]int{14, 16}, [2]int{last.Start, last.End})
+		require.NotEmpty(t, last.Warnings)
+	})
+}
+
+func TestLimits(t *testing.T) {
+	// Metadata v0 with 3 topics and a node limit of 5.
+	b := mustHex(t, "0000001a 0003 0000 00000001 ffff 00000003 0001 61 0001 62 0001 63")
+	_, err := Decode(b, Options{MaxNodes: 5})
+	require.ErrorContains(t, err, "MaxNodes")
+	_, err = Decode(b, Options{})
+	require.NoError(t, err)
+	// A nested struct deeper than MaxDepth.
+	api := schema.ByName("Produce")
+	fr, err := ExampleFrame(api, 9, false)
+	require.NoError(t, err)
+	_, err = Decode(fr, Options{MaxDepth: 2})
+	require.ErrorContains(t, err, "MaxDepth")
+}
+
+func TestEncodeErrors(t *testing.T) {
+	cases := []struct{ json, want string }{
+		{`{"apiKey":18,"apiVersion":3,"body":{"clientSoftwareNam":"x"}}`, "body.clientSoftwareNam: unknown field; valid here: clientSoftwareName, clientSoftwareVersion, _unknownTaggedFields (at v3)"},
+		{`{"apiKey":3,"apiVersion":0,"body":{"topics":[{"name":5}]}}`, "body.topics[0].name: expected a string, found a number"},
+		{`{"apiKey":3,"apiVersion":0,"body":{"topics":"x"}}`, "body.topics: expected an array, found a string"},
+		{`{"apiKey":0,"apiVersion":9,"body":{"acks":70000}}`, "body.acks: expected an integer in -32768..32767, found 70000"},
+		{`{"apiKey":18,"apiVersion":99,"body":{}}`, "apiVersion: ApiVersionsRequest has versions 0-5, not 99"},
+		{`{"apiKey":999,"apiVersion":0}`, "apiKey: unknown API key 999"},
+		{`{"apiName":"nope","apiVersion":0}`, `apiName: unknown API "nope"`},
+		{`{"apiKey":18,"apiVersion":0,"header":{"requestApiKey":3}}`, "header.requestApiKey: is 3 but the envelope says 18"},
+		{`[1]`, "expected an object"},
+		{`{"apiKey":18`, "invalid JSON"},
+	}
+	for _, c := range cases {
+		_, err := EncodeJSON([]byte(c.json), EncodeOptions{})
+		require.Error(t, err, c.json)
+		require.Contains(t, err.Error(), c.want)
+	}
+}
+
+func TestEncodeDefaults(t *testing.T) {
+	// Missing fields take their defaults: Metadata v4's allowAutoTopicCreation defaults to true.
+	b, err := EncodeJSON([]byte(`{"apiKey":3,"apiVersion":4,"header":{"correlationId":1,"clientId":"c"},"body":{"topics":null}}`), EncodeOptions{})
+	require.NoError(t, err)
+	f, err := Decode(b, Options{})
+	require.NoError(t, err)
+	require.Contains(t, string(f.JSON()), `"allowAutoTopicCreation":true`)
+}
+
+// Found by FuzzDecode (testdata/fuzz/FuzzDecode/nullable_struct_marker_48): a
+// nullable struct's presence byte of 48 reads as present, but re-encodes as
+// 1, so it must be a warning, not a clean decode.
+func TestRegressionNullableStructMarker(t *testing.T) {
+	b := []byte("\x00\x00\x00C0000\x00000000\r000000000000\t00\x0000000000000000\x020000000000000000\x020000\x00\x00\x00")
+	f, err := Decode(b, Options{Response: true, APIKey: 68, Version: 1})
+	require.NoError(t, err)
+	require.Contains(t, strings.Join(warnings(f.Root), "\n"), "struct presence byte is 48")
+}

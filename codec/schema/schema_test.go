@@ -1,0 +1,87 @@
+package schema
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestCoverage(t *testing.T) {
+	require.Len(t, APIs(), 95, "API keys 0-94")
+	for i, a := range APIs() {
+		require.Equal(t, int16(i), a.Key)
+		require.NotZero(t, a.Category, "%s has no category", a.Name)
+		require.NotNil(t, a.Request.At(a.Request.Valid.Hi))
+		require.Equal(t, a.Request.Valid, a.Response.Valid, a.Name)
+		for v := a.Request.Valid.Lo; v <= a.Request.Valid.Hi; v++ {
+			require.NotNil(t, a.Request.At(v), "%s v%d", a.Name, v)
+			require.NotNil(t, a.Response.At(v), "%s v%d", a.Name, v)
+		}
+	}
+	for name, hi := range map[string]int16{"Produce": 13, "Fetch": 18, "Metadata": 13, "ApiVersions": 5, "LeaderAndIsr": 7} {
+		a := ByName(name)
+		require.Equal(t, int16(0), a.Request.Valid.Lo, name)
+		require.Equal(t, hi, a.Request.Valid.Hi, name)
+	}
+	require.Equal(t, Range{0, 2}, RequestHeader().Valid)
+	require.Equal(t, Range{0, 1}, ResponseHeader().Valid)
+	for _, n := range []string{"ConsumerProtocolSubscription", "ConsumerProtocolAssignment", "LeaderChangeMessage", "SnapshotHeaderRecord", "SnapshotFooterRecord", "KRaftVersionRecord", "VotersRecord", "DefaultPrincipalData"} {
+		require.NotNil(t, DataMessage(n), n)
+	}
+}
+
+func TestLookups(t *testing.T) {
+	for _, n := range []string{"Produce", "produce", "ProduceRequest", "produceresponse", "0", " PRODUCE "} {
+		a := ByName(n)
+		require.NotNil(t, a, n)
+		require.Equal(t, int16(0), a.Key)
+	}
+	require.Equal(t, int16(74), ByName("ListClientMetricsResources").Key, "old names still work")
+	require.Equal(t, "ListConfigResources", ByKey(74).Name)
+	require.Nil(t, ByName("nope"))
+	require.Nil(t, ByKey(-1))
+	require.Nil(t, ByKey(500))
+	require.Equal(t, Request, Lookup(3, Request).Kind)
+	require.Equal(t, Response, Lookup(3, Response).Kind)
+}
+
+func TestHeaderVersions(t *testing.T) {
+	p := ByName("Produce")
+	require.Equal(t, int16(1), p.Request.HeaderVersion(8))
+	require.Equal(t, int16(2), p.Request.HeaderVersion(9))
+	require.Equal(t, int16(0), p.Response.HeaderVersion(8))
+	require.Equal(t, int16(1), p.Response.HeaderVersion(9))
+	av := ByName("ApiVersions")
+	require.Equal(t, int16(0), av.Response.HeaderVersion(3), "ApiVersions responses always use header v0")
+	require.Equal(t, int16(2), av.Request.HeaderVersion(3))
+	require.Equal(t, int16(0), ByName("ControlledShutdown").Request.HeaderVersion(0))
+	require.Equal(t, int16(1), ByName("ControlledShutdown").Request.HeaderVersion(1))
+}
+
+func TestUnstableAndRemoved(t *testing.T) {
+	require.True(t, ByName("InitProducerId").Request.Unstable.Contains(6))
+	require.Equal(t, Range{0, 2}, ByName("Produce").Removed40)
+	require.Equal(t, Range{0, 7}, ByName("LeaderAndIsr").Removed40, "Kafka 4.0 dropped ZooKeeper-era APIs")
+	require.True(t, ByName("DeleteShareGroupOffsets").Removed40.Empty())
+}
+
+func TestRanges(t *testing.T) {
+	require.Equal(t, "none", None.String())
+	require.Equal(t, "3+", Range{3, Open}.String())
+	require.Equal(t, "1-4", Range{1, 4}.String())
+	require.Equal(t, "0", Range{0, 0}.String())
+	require.False(t, None.Contains(0))
+}
+
+func TestErrorsAndEnums(t *testing.T) {
+	require.Equal(t, "NONE", ErrorName(0))
+	require.Equal(t, "UNKNOWN_SERVER_ERROR", ErrorName(-1))
+	require.Equal(t, "", ErrorName(30000))
+	c, ok := ErrorCodeByName("STREAMS_TOPOLOGY_FENCED")
+	require.True(t, ok)
+	require.Equal(t, int16(132), c)
+	require.Equal(t, "TOPIC", EnumByName("ResourceType").ValueName(2))
+	f := &Field{Name: "ResourceType", Kind: Int8}
+	require.Equal(t, "ConfigResourceType", EnumFor(32, f).Name)
+	require.Equal(t, "ResourceType", EnumFor(29, f).Name)
+}

@@ -1,0 +1,87 @@
+package wire
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Varint vectors from the protobuf encoding Kafka adopted (KIP-482 for
+// unsigned varints, the record format's zig-zag varints).
+func TestVarints(t *testing.T) {
+	uv := []struct {
+		v   uint32
+		enc []byte
+	}{
+		{0, []byte{0}}, {1, []byte{1}}, {127, []byte{0x7f}}, {128, []byte{0x80, 1}},
+		{300, []byte{0xac, 0x02}}, {math.MaxUint32, []byte{0xff, 0xff, 0xff, 0xff, 0x0f}},
+	}
+	for _, c := range uv {
+		require.Equal(t, c.enc, AppendUvarint(nil, c.v))
+		r := NewReader(c.enc)
+		require.Equal(t, c.v, r.Uvarint())
+		require.Nil(t, r.Err)
+		require.Equal(t, len(c.enc), UvarintLen(uint64(c.v)))
+	}
+	zz := []struct {
+		v   int32
+		enc []byte
+	}{{0, []byte{0}}, {-1, []byte{1}}, {1, []byte{2}}, {-2, []byte{3}}, {63, []byte{0x7e}}, {-64, []byte{0x7f}}, {64, []byte{0x80, 1}},
+		{math.MaxInt32, []byte{0xfe, 0xff, 0xff, 0xff, 0x0f}}, {math.MinInt32, []byte{0xff, 0xff, 0xff, 0xff, 0x0f}}}
+	for _, c := range zz {
+		require.Equal(t, c.enc, AppendVarint(nil, c.v))
+		r := NewReader(c.enc)
+		require.Equal(t, c.v, r.Varint())
+	}
+	for _, v := range []int64{0, -1, 1, math.MaxInt64, math.MinInt64, 1 << 40} {
+		r := NewReader(AppendVarlong(nil, v))
+		require.Equal(t, v, r.Varlong())
+		require.Nil(t, r.Err)
+	}
+}
+
+func TestReaderErrorsAreStickyWithOffsets(t *testing.T) {
+	r := NewReader([]byte{0, 1, 2})
+	require.Equal(t, int16(1), r.Int16())
+	require.Equal(t, int32(0), r.Int32())
+	require.Equal(t, 2, r.Err.Offset)
+	require.ErrorIs(t, r.Err, ErrShort)
+	require.Equal(t, "wire: at byte 2: expected 4 bytes for int32, found 1 bytes left", r.Err.Error())
+	require.Equal(t, int8(0), r.Int8(), "reads after a failure return zero")
+	require.Equal(t, 2, r.Err.Offset, "the first failure is kept")
+
+	r = NewReader([]byte{0x80, 0x80, 0x80, 0x80, 0x80, 0x01})
+	r.Uvarint()
+	require.ErrorIs(t, r.Err, ErrVarint)
+	require.Equal(t, 0, r.Err.Offset)
+
+	r = NewReader([]byte{5})
+	require.Nil(t, r.Span(-1, "x"))
+	require.Nil(t, r.Span(2, "bytes"))
+	require.Equal(t, "wire: at byte 0: expected 2 bytes for bytes, found 1 bytes left", r.Err.Error())
+}
+
+func TestFrames(t *testing.T) {
+	var buf bytes.Buffer
+	require.NoError(t, WriteFrame(&buf, []byte("hello")))
+	require.NoError(t, WriteFrame(&buf, nil))
+	f, err := ReadFrame(&buf, nil, 100)
+	require.NoError(t, err)
+	require.Equal(t, []byte("\x00\x00\x00\x05hello"), f)
+	f, err = ReadFrame(&buf, f, 100)
+	require.NoError(t, err)
+	require.Equal(t, []byte{0, 0, 0, 0}, f)
+	_, err = ReadFrame(&buf, nil, 100)
+	require.Equal(t, io.EOF, err)
+
+	_, err = ReadFrame(bytes.NewReader([]byte{0x7f, 0, 0, 0}), nil, 1<<20)
+	require.ErrorIs(t, err, ErrFrameTooLarge)
+	_, err = ReadFrame(bytes.NewReader([]byte{0xff, 0, 0, 0}), nil, 1<<20)
+	require.ErrorIs(t, err, ErrNegativeSize)
+	_, err = ReadFrame(bytes.NewReader([]byte{0, 0, 0, 9, 1}), nil, 1<<20)
+	require.True(t, errors.Is(err, io.ErrUnexpectedEOF))
+}

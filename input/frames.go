@@ -1,0 +1,35 @@
+package input
+
+// HasSizePrefix reports whether b starts with a 4-byte big-endian int32
+// equal to len(b)-4, i.e. whether b is exactly one size-prefixed Kafka frame.
+func HasSizePrefix(b []byte) bool {
+	if len(b) < 4 {
+		return false
+	}
+	n := int32(uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3]))
+	return n >= 0 && int64(n) == int64(len(b))-4
+}
+
+// SplitFrames splits back-to-back size-prefixed frames (a TCP stream's
+// worth). It returns the frames, each INCLUDING its 4-byte prefix, and any
+// bytes at the end that do not form a whole frame. A size prefix that is
+// negative, larger than what remains, or larger than maxFrame (when
+// maxFrame > 0) ends the split; the rest is returned as rest.
+//
+// The frames and rest share b's memory; each frame's capacity is capped at
+// its length, so appending to one does not overwrite the next.
+func SplitFrames(b []byte, maxFrame int) (frames [][]byte, rest []byte) {
+	for len(b) >= 4 {
+		n := int64(int32(uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])))
+		if n < 0 || n > int64(len(b)-4) || (maxFrame > 0 && n > int64(maxFrame)) {
+			break
+		}
+		end := 4 + int(n)
+		frames = append(frames, b[:end:end])
+		b = b[end:]
+	}
+	if len(b) == 0 {
+		return frames, nil
+	}
+	return frames, b
+}

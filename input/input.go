@@ -1,0 +1,381 @@
+// Package input turns whatever a user pastes (or pipes) into the raw bytes
+// of Kafka frames.
+//
+// It recognises plain hex in its many spellings (spaced, 0x-prefixed,
+// colon/comma/dash separated, C and Go array literals), C/Go/Python string
+// escapes, the dumps printed by xxd, hexdump -C, od -A x -t x1z, Wireshark's
+// "Copy as Hex Dump" and tcpdump -X, base64 (standard or URL alphabet, with
+// or without padding), and raw binary.
+//
+// Parse returns the bytes; HasSizePrefix and SplitFrames then find the
+// size-prefixed Kafka frames in them, and TCPPayload strips the IP and TCP
+// headers when a whole captured packet was pasted.
+//
+// The package is used both natively and compiled to WebAssembly, so it uses
+// only the standard library, avoids fmt and reflection, never panics, and
+// allocates memory proportional to its input (see ParseLimit for the one
+// exception, the '*' repeat lines of hexdump and od).
+package input
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Mode selects how Parse interprets its input.
+type Mode int
+
+const (
+	// Auto detects the shape of the input.
+	Auto Mode = iota
+	// Hex accepts every textual hex shape: plain hex, byte lists, array
+	// literals, string escapes and hex dumps.
+	Hex
+	// Base64 accepts standard or URL-alphabet base64, padded or not, with
+	// whitespace anywhere.
+	Base64
+	// Binary returns the input unchanged.
+	Binary
+)
+
+// String returns the mode's name as accepted by ParseMode.
+func (m Mode) String() string {
+	switch m {
+	case Auto:
+		return "auto"
+	case Hex:
+		return "hex"
+	case Base64:
+		return "base64"
+	case Binary:
+		return "binary"
+	}
+	return "mode(" + strconv.Itoa(int(m)) + ")"
+}
+
+// ParseMode parses a mode name: "auto" (or ""), "hex", "base64" (or "b64")
+// and "binary" (or "bin", "raw"). Case and surrounding space are ignored.
+func ParseMode(s string) (Mode, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "auto":
+		return Auto, nil
+	case "hex":
+		return Hex, nil
+	case "base64", "b64":
+		return Base64, nil
+	case "binary", "bin", "raw":
+		return Binary, nil
+	}
+	return Auto, &Error{Offset: -1, Err: ErrMode,
+		Msg: "unknown mode " + strconv.Quote(s) + " (want auto, hex, base64 or binary)"}
+}
+
+// Format names the input shape Parse found.
+type Format string
+
+// The formats Parse reports.
+const (
+	FormatBinary    Format = "binary"       // raw bytes, returned unchanged
+	FormatHex       Format = "hex"          // plain hex, byte lists, array literals
+	FormatCEscapes  Format = "c-escapes"    // "\x00\x00..." string escapes
+	FormatXXD       Format = "hex-dump-xxd" // xxd
+	FormatHexdumpC  Format = "hexdump-C"    // hexdump -C
+	FormatOD        Format = "od"           // od -A x -t x1z
+	FormatWireshark Format = "wireshark"    // Wireshark "Copy as Hex Dump"
+	FormatTcpdump   Format = "tcpdump"      // tcpdump -X / -x
+	FormatBase64    Format = "base64"       // base64, standard or URL alphabet
+)
+
+// maxHeaderLines is how many lines before a hex dump Parse skips: a shell
+// prompt with the command, or the packet line tcpdump prints before the
+// dump.
+const maxHeaderLines = 2
+
+// DefaultRepeatLimit is the number of bytes that '*' lines of hexdump, od
+// and xxd -a dumps may add to the output in Parse.
+const DefaultRepeatLimit = 16 << 20
+
+// Parse turns data (text or raw bytes) into bytes. In Auto mode it detects
+// the shape of the input and reports it as the Format. Errors are *Error.
+//
+// Except for Binary input, which is returned as is, the result is a new
+// slice. Apart from '*' repeat lines in dumps, the result is never longer
+// than data.
+func Parse(data []byte, mode Mode) ([]byte, Format, error) {
+	return ParseLimit(data, mode, DefaultRepeatLimit)
+}
+
+// ParseLimit is Parse with a bound on how many bytes the '*' lines of a dump
+// (which mean "the previous line repeats until the next offset") may add to
+// the output. A limit <= 0 forbids any expansion.
+func ParseLimit(data []byte, mode Mode, repeatLimit int) ([]byte, Format, error) {
+	if repeatLimit < 0 {
+		repeatLimit = 0
+	}
+	if len(data) == 0 {
+		return nil, "", &Error{Offset: -1, Err: ErrEmpty, Msg: "empty input"}
+	}
+	switch mode {
+	case Binary:
+		return data, FormatBinary, nil
+	case Auto:
+		if looksBinary(data) {
+			return data, FormatBinary, nil
+		}
+		return parseText(data, repeatLimit, true, true)
+	case Hex:
+		return parseText(data, repeatLimit, true, false)
+	case Base64:
+		return parseText(data, repeatLimit, false, true)
+	}
+	return nil, "", &Error{Offset: -1, Err: ErrMode, Msg: "unknown mode " + strconv.Itoa(int(mode))}
+}
+
+// looksBinary reports whether b is not plain text: invalid UTF-8, or a
+// control byte other than whitespace.
+func looksBinary(b []byte) bool {
+	if !utf8.Valid(b) {
+		return true
+	}
+	for _, c := range b {
+		if (c < 0x20 && !isSpace(c)) || c == 0x7f {
+			return true
+		}
+	}
+	return false
+}
+
+// parseText parses textual input, trying the hex family if hex is set and
+// base64 if b64 is set.
+func parseText(data []byte, repeatLimit int, hex, b64 bool) ([]byte, Format, error) {
+	start := 0
+	if len(data) >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF {
+		start = 3 // UTF-8 byte order mark
+	}
+	t := text{src: data}
+	lo, hi := start, len(data)
+	for lo < hi && isSpace(data[lo]) {
+		lo++
+	}
+	for hi > lo && isSpace(data[hi-1]) {
+		hi--
+	}
+	if lo == hi {
+		return nil, "", t.errAt(-1, ErrEmpty, "empty input")
+	}
+	if !hex {
+		lo, hi = unquote(data, lo, hi)
+		out, err := parseBase64(t, lo, hi, false)
+		if err != nil {
+			return nil, "", err
+		}
+		return out, FormatBase64, nil
+	}
+
+	// Dumps: detected from the first line's shape. Up to maxHeaderLines
+	// lines before it (a shell prompt, tcpdump's packet line) are skipped.
+	// A dump that is not certainly one (a single line of offset and bytes)
+	// is taken as a dump only if it is not plain hex.
+	var (
+		dumpOut    []byte
+		dumpFormat Format
+	)
+	for dlo, skipped := lo, 0; dlo < hi && skipped <= maxHeaderLines; skipped++ {
+		if kind, ok := detectDump(data[dlo:hi]); ok {
+			out, validated, err := parseDump(t, dlo, hi, kind, repeatLimit)
+			switch {
+			case err != nil:
+				// Its error (a bad offset, say) says more than one about
+				// the offsets and ASCII column not being hex.
+				return nil, "", err
+			case validated:
+				return out, kind.format(), nil
+			case skipped == 0:
+				dumpOut, dumpFormat = out, kind.format()
+			}
+			break
+		}
+		nl := bytes.IndexByte(data[dlo:hi], '\n')
+		if nl < 0 {
+			break
+		}
+		dlo += nl + 1
+	}
+	body := data[lo:hi]
+	// String escapes: "\x00\x00..." with or without quotes.
+	var firstErr error
+	if isEscapes(body) && bytes.IndexByte(body, '\\') >= 0 {
+		out, err := parseEscapes(t, lo, hi)
+		if err == nil {
+			return out, FormatCEscapes, nil
+		}
+		firstErr = err
+	}
+	// Plain hex and its relatives (quotes around it are ignored).
+	out, err := parseHex(t, lo, hi)
+	if err == nil {
+		return out, FormatHex, nil
+	}
+	if dumpOut != nil {
+		return dumpOut, dumpFormat, nil
+	}
+	if firstErr == nil {
+		firstErr = err
+	}
+	// Base64: only when the text is not purely hex digits (those are hex, and
+	// an error about them is a hex error) and has no spaces inside lines
+	// (base64 tools never print those, hex byte lists always do).
+	blo, bhi := unquote(data, lo, hi)
+	bbody := data[blo:bhi]
+	if b64 && !onlyHexDigits(bbody) && !hasInnerBlanks(bbody) && onlyBase64Chars(bbody) {
+		out, berr := parseBase64(t, blo, bhi, true)
+		if berr == nil {
+			return out, FormatBase64, nil
+		}
+		if hasBase64Only(bbody) && !mostlyHex(bbody) {
+			firstErr = berr
+		}
+	}
+	// A quoted string without escapes is taken literally.
+	if isEscapes(body) && bytes.IndexByte(body, '\\') < 0 {
+		if out, err := parseEscapes(t, lo, hi); err == nil {
+			return out, FormatCEscapes, nil
+		}
+	}
+	return nil, "", firstErr
+}
+
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+}
+
+func isHexDigit(c byte) bool {
+	return ('0' <= c && c <= '9') || ('a' <= c && c <= 'f') || ('A' <= c && c <= 'F')
+}
+
+func hexVal(c byte) byte {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0'
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10
+	}
+	return 0
+}
+
+func onlyHexDigits(b []byte) bool {
+	for _, c := range b {
+		if !isHexDigit(c) && !isSpace(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// hasBase64Only reports whether b has a character of the base64 alphabet
+// that cannot appear in hex text (anything but hex digits and the x of 0x).
+func hasBase64Only(b []byte) bool {
+	for _, c := range b {
+		if isBase64Char(c) && !isHexDigit(c) && c != 'x' && c != 'X' {
+			return true
+		}
+	}
+	return false
+}
+
+// mostlyHex reports whether at most a few non-space characters of b are
+// outside the hex digits, in which case a hex error is more useful than a
+// base64 one.
+func mostlyHex(b []byte) bool {
+	n, bad := 0, 0
+	for _, c := range b {
+		if isSpace(c) {
+			continue
+		}
+		n++
+		if !isHexDigit(c) {
+			bad++
+		}
+	}
+	return bad*10 < n
+}
+
+// hasInnerBlanks reports whether some line of b has a space or tab between
+// two non-space characters.
+func hasInnerBlanks(b []byte) bool {
+	for i := 1; i+1 < len(b); i++ {
+		if (b[i] == ' ' || b[i] == '\t') && !isSpace(b[i-1]) {
+			j := i
+			for j < len(b) && (b[j] == ' ' || b[j] == '\t') {
+				j++
+			}
+			if j < len(b) && b[j] != '\n' && b[j] != '\r' {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// text is the input being parsed; it turns byte offsets into line and
+// column numbers for errors.
+type text struct {
+	src []byte
+}
+
+// errAt returns an *Error at byte offset off (-1 for none).
+func (t text) errAt(off int, kind error, msg string) *Error {
+	e := &Error{Offset: off, Err: kind, Msg: msg}
+	if off >= 0 && off <= len(t.src) {
+		e.Line = 1
+		ls := 0
+		for i := 0; i < off; i++ {
+			if t.src[i] == '\n' {
+				e.Line++
+				ls = i + 1
+			}
+		}
+		e.Column = utf8.RuneCount(t.src[ls:off]) + 1
+	}
+	return e
+}
+
+// charAt describes the character at off for an error message.
+func (t text) charAt(off int) string {
+	if off < 0 || off >= len(t.src) {
+		return "end of input"
+	}
+	r, size := utf8.DecodeRune(t.src[off:])
+	if r == utf8.RuneError && size <= 1 {
+		return "byte 0x" + hex2(t.src[off])
+	}
+	return strconv.QuoteRune(r)
+}
+
+func hex2(c byte) string {
+	const digits = "0123456789abcdef"
+	return string([]byte{digits[c>>4], digits[c&15]})
+}
+
+// badChar returns the "unexpected character" error at off.
+func (t text) badChar(off int, what string) *Error {
+	return t.errAt(off, ErrChar, "unexpected character "+t.charAt(off)+" in "+what)
+}
+
+// unquote strips one pair of matching quotes around src[lo:hi].
+func unquote(src []byte, lo, hi int) (int, int) {
+	if hi-lo >= 2 && (src[lo] == '"' || src[lo] == '\'') && src[hi-1] == src[lo] {
+		lo, hi = lo+1, hi-1
+		for lo < hi && isSpace(src[lo]) {
+			lo++
+		}
+		for hi > lo && isSpace(src[hi-1]) {
+			hi--
+		}
+	}
+	return lo, hi
+}
