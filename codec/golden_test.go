@@ -33,7 +33,7 @@ var goldens = []golden{
 		hex: `0000000e   size 14
 		      0012 0000 00000001   api_key 18, api_version 0, correlation_id 1
 		      0004 6b636174        client_id "kcat" (int16 length 4)`,
-		json: `{"direction":"request","apiKey":18,"apiName":"ApiVersions","apiVersion":0,"header":{"requestApiKey":18,"requestApiVersion":0,"correlationId":1,"clientId":"kcat"},"body":{}}`,
+		json:   `{"direction":"request","apiKey":18,"apiName":"ApiVersions","apiVersion":0,"header":{"requestApiKey":18,"requestApiVersion":0,"correlationId":1,"clientId":"kcat"},"body":{}}`,
 		spans:  map[string][2]int{"size": {0, 4}, "header": {4, 18}, "header.clientId": {12, 18}, "body": {18, 18}},
 		prefix: map[string]int{"header.clientId": 14},
 	},

@@ -56,7 +56,9 @@ func (f *Frame) AppendJSON(dst []byte, o JSONOptions) []byte {
 }
 
 // JSON returns the frame's value JSON.
-func (f *Frame) JSON() []byte { return f.AppendJSON(make([]byte, 0, 2*len(f.Buffers[0])+256), JSONOptions{}) }
+func (f *Frame) JSON() []byte {
+	return f.AppendJSON(make([]byte, 0, 2*len(f.Buffers[0])+256), JSONOptions{})
+}
 
 // AppendStructJSON writes the value JSON of a struct node decoded at version
 // v (flexible or not), for nested messages decoded by hooks.

@@ -227,7 +227,7 @@ func Categories() []Category {
 // API is one API key with its request and response messages.
 type API struct {
 	Key      int16
-	Name     string // e.g. "Produce"
+	Name     string   // e.g. "Produce"
 	Names    []string // every name the API has had, e.g. ListClientMetricsResources and ListConfigResources
 	Category Category
 	Request  *Message

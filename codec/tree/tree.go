@@ -57,7 +57,7 @@ type Node struct {
 	TagEnd, SizeEnd int
 	PrefixEnd       int // end of the value's length, count or null-marker prefix; == SizeEnd when none
 	End             int // one past the last byte
-	Buf       int // 0 for the input; n > 0 for derived buffer n (decompressed bytes)
+	Buf             int // 0 for the input; n > 0 for derived buffer n (decompressed bytes)
 
 	Int   int64   // bool, integer kinds, unknown tag number
 	Float float64 // float64
