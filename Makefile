@@ -2,7 +2,11 @@
 SCHEMAS ?= ../shared/kafka-message-schemas
 FUZZTIME ?= 3000x
 
-.PHONY: build generate check-generated test fuzz fuzz-ci bench
+.PHONY: build generate check-generated test fuzz fuzz-ci bench wasm site serve
+
+GOROOT := $(shell go env GOROOT)
+DIST ?= dist
+ADDR ?= 127.0.0.1:8080
 
 build:
 	go build -o bin/kwire ./cmd/kwire
@@ -30,3 +34,18 @@ fuzz: fuzz-ci
 
 bench:
 	go test -run='^$$' -bench=. -benchmem ./codec/...
+
+# The playground's WebAssembly module, with its raw and gzip sizes.
+wasm:
+	mkdir -p $(DIST)
+	GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' -o $(DIST)/kwire.wasm ./wasm
+	cp $(GOROOT)/lib/wasm/wasm_exec.js $(DIST)/wasm_exec.js
+	@echo "kwire.wasm: $$(wc -c < $(DIST)/kwire.wasm) bytes raw, $$(gzip -9 -c $(DIST)/kwire.wasm | wc -c) bytes gzip"
+
+# The docs site and the playground as plain files in $(DIST).
+site: wasm
+	go run ./cmd/kwire site --out $(DIST) --wasm $(DIST)/kwire.wasm --wasm-exec $(DIST)/wasm_exec.js
+
+# Build everything and serve it on 127.0.0.1.
+serve: site
+	go run ./cmd/kwire serve --dir $(DIST) --addr $(ADDR)

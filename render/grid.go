@@ -1,0 +1,254 @@
+// Package render lays decoded frames out for people: the RFC-style byte
+// grid (4 bytes a row, every field a labelled cell spanning its bytes) as
+// cells and rows, shared by the docs site (pre-rendered HTML), the
+// playground (rows as JSON, drawn in the browser) and the CLI (a terminal
+// grid). It holds no decoding logic and writes no HTML from untrusted text
+// without escaping it.
+package render
+
+import (
+	"encoding/base64"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/codec/tree"
+)
+
+// Cell kinds: what part of the wire a run of bytes is.
+const (
+	KindValue    = "value"    // a fixed-size value or the data of a string/bytes
+	KindPrefix   = "prefix"   // a length or count prefix (int16/int32 or uvarint)
+	KindMarker   = "marker"   // a nullable struct's presence byte
+	KindTag      = "tag"      // a tagged field's tag number (uvarint)
+	KindTagSize  = "tagsize"  // a tagged field's size (uvarint)
+	KindTags     = "tags"     // a tagged-field section's count (uvarint)
+	KindUnknown  = "unknown"  // an unknown tagged field's payload
+	KindSize     = "size"     // the frame's size prefix
+	KindTrailing = "trailing" // bytes after the frame
+	KindRaw      = "raw"      // bytes left undecoded after an error
+	KindVarint   = "varint"   // a (zig-zag) varint value
+)
+
+// Cell is one run of bytes with one meaning.
+type Cell struct {
+	Node   int    // pre-order index of the node it belongs to (0 = root)
+	Start  int    // first byte
+	End    int    // one past the last
+	Kind   string // one of the Kind constants
+	Label  string // the field's name, e.g. "clientId", "topics[0]", "topics count"
+	Path   string // the value-JSON path, e.g. "body.topics[0].name"
+	Value  string // a short display value; untrusted text, escape before use
+	Type   string // the wire type, e.g. "int32", "compact_string"
+	Warn   bool   // the node carries a warning
+	Broken bool   // decoding failed here
+}
+
+// Cells lists the cells of buffer buf (0 for the input) in byte order.
+func Cells(f *codec.Frame, buf int) []Cell {
+	c := &collector{buf: buf, apiKey: f.APIKey}
+	c.walk(f.Root, "", "")
+	return c.cells
+}
+
+type collector struct {
+	buf    int
+	apiKey int16
+	next   int
+	cells  []Cell
+}
+
+func nodeName(n *tree.Node, parentName string) string {
+	if n.Role == tree.RoleElement {
+		return parentName + "[" + strconv.Itoa(n.Index) + "]"
+	}
+	if n.Field != nil {
+		return n.Field.JSON
+	}
+	return n.Name
+}
+
+func joinPath(p, name string, elem bool) string {
+	switch {
+	case elem:
+		return p + name[len(stripIndex(name)):]
+	case p == "":
+		return name
+	}
+	return p + "." + name
+}
+
+func stripIndex(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '[' {
+			return s[:i]
+		}
+	}
+	return s
+}
+
+func (c *collector) add(id int, n *tree.Node, start, end int, kind, label, path string) {
+	if end <= start || n.Buf != c.buf {
+		return
+	}
+	c.cells = append(c.cells, Cell{Node: id, Start: start, End: end, Kind: kind, Label: label, Path: path,
+		Type: n.Type, Warn: len(n.Warnings) > 0, Broken: n.Flags&tree.Broken != 0})
+}
+
+func (c *collector) walk(n *tree.Node, parentName, parentPath string) {
+	id := c.next
+	c.next++
+	name := nodeName(n, parentName)
+	path := parentPath
+	switch n.Role {
+	case tree.RoleFrame:
+		name, path = "", ""
+	case tree.RoleHeader, tree.RoleBody:
+		path = n.Name
+	case tree.RoleTags:
+		// the section's fields are named from the struct
+	default:
+		path = joinPath(parentPath, name, n.Role == tree.RoleElement)
+	}
+	if n.Buf == c.buf {
+		if n.TagEnd > n.Start {
+			c.add(id, n, n.Start, n.TagEnd, KindTag, name+" tag", path)
+			c.add(id, n, n.TagEnd, n.SizeEnd, KindTagSize, name+" size", path)
+		}
+		if n.PrefixEnd > n.SizeEnd {
+			kind, label := KindPrefix, name+" length"
+			switch {
+			case n.Role == tree.RoleTags:
+				kind, label = KindTags, "tagged fields"
+			case n.Kind == schema.Array:
+				label = name + " count"
+			case n.Kind == schema.Struct:
+				kind, label = KindMarker, name+" present"
+			}
+			c.add(id, n, n.SizeEnd, n.PrefixEnd, kind, label, path)
+		}
+	}
+	if len(n.Children) == 0 || (n.Kind == schema.Records || n.Kind == schema.Bytes) && n.Role != tree.RoleRecord && !hasSameBufChildren(n) {
+		if n.Buf == c.buf && n.End > n.PrefixEnd && n.Role != tree.RoleFrame {
+			kind := KindValue
+			switch n.Role {
+			case tree.RoleSize:
+				kind = KindSize
+			case tree.RoleUnknownTag:
+				kind = KindUnknown
+			case tree.RoleTrailing:
+				kind = KindTrailing
+			case tree.RoleRaw:
+				kind = KindRaw
+			}
+			if n.Flags&tree.Varint != 0 {
+				kind = KindVarint
+			}
+			c.add(id, n, n.PrefixEnd, n.End, kind, name, path)
+			c.cells[len(c.cells)-1].Value = ShortValue(n, c.apiKey)
+		}
+	}
+	childParent := name
+	for _, k := range n.Children {
+		c.walk(k, childParent, path)
+	}
+}
+
+func hasSameBufChildren(n *tree.Node) bool {
+	for _, k := range n.Children {
+		if k.Buf == n.Buf {
+			return true
+		}
+	}
+	return false
+}
+
+// ShortValue is a one-line display of a node's value (untrusted text).
+func ShortValue(n *tree.Node, apiKey int16) string {
+	if n.Null {
+		return "null"
+	}
+	switch n.Kind {
+	case schema.Bool:
+		return strconv.FormatBool(n.Int != 0)
+	case schema.Int8, schema.Int16, schema.Uint16, schema.Int32, schema.Uint32, schema.Int64:
+		s := strconv.FormatInt(n.Int, 10)
+		if name := codec.ValueName(n, apiKey); name != "" {
+			s += " " + name
+		}
+		return s
+	case schema.Float64:
+		return strconv.FormatFloat(n.Float, 'g', -1, 64)
+	case schema.String:
+		return strconv.Quote(truncate(string(n.Raw), 40))
+	case schema.UUID:
+		return base64.RawURLEncoding.EncodeToString(n.Raw)
+	case schema.Bytes, schema.Records:
+		return strconv.Itoa(len(n.Raw)) + " bytes"
+	}
+	return ""
+}
+
+func truncate(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// Segment is the part of a cell that falls in one row.
+type Segment struct {
+	Cell  int // index into the cells
+	Col   int // first byte column in the row (0-3)
+	Span  int // columns covered
+	First bool
+	Last  bool
+}
+
+// Row is one line of the grid: Width bytes starting at Offset, or, when
+// Elided > 0, a stand-in for that many bytes of one long cell.
+type Row struct {
+	Offset int
+	Segs   []Segment
+	Elided int
+	Cell   int // the elided cell, when Elided > 0
+}
+
+// Layout arranges cells into rows of width bytes. A cell longer than
+// elideOver bytes (0: never) keeps its first and last rows and stands in
+// for the rest with one elided row, unless expanded[cell] is true.
+func Layout(cells []Cell, width, elideOver int, expanded map[int]bool) []Row {
+	if width <= 0 {
+		width = 4
+	}
+	var rows []Row
+	var cur *Row
+	for i, c := range cells {
+		pos := c.Start
+		for pos < c.End {
+			rowStart := pos - pos%width
+			if cur == nil || cur.Offset != rowStart || cur.Elided > 0 {
+				rows = append(rows, Row{Offset: rowStart})
+				cur = &rows[len(rows)-1]
+			}
+			end := min(c.End, rowStart+width)
+			cur.Segs = append(cur.Segs, Segment{Cell: i, Col: pos - rowStart, Span: end - pos, First: pos == c.Start, Last: end == c.End})
+			pos = end
+			// Elide the middle of a long cell: jump to its last row.
+			if elideOver > 0 && c.End-c.Start > elideOver && !expanded[i] && pos < c.End {
+				lastRow := (c.End - 1) - (c.End-1)%width
+				if lastRow > pos {
+					rows = append(rows, Row{Offset: pos, Elided: lastRow - pos, Cell: i})
+					cur = &rows[len(rows)-1]
+					pos = lastRow
+				}
+			}
+		}
+	}
+	return rows
+}

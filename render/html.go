@@ -1,0 +1,234 @@
+package render
+
+import (
+	"html"
+	"strconv"
+	"strings"
+)
+
+// AppendGridHTML appends the byte grid of cells as HTML: a bit ruler, then
+// one row per 4 bytes, each cell a labelled span placed on a CSS grid of an
+// offset column and 32 bit columns. Every label and value is escaped.
+// Cells carry data-node, data-start and data-end, so a page can light up the
+// same span in other views.
+func AppendGridHTML(dst []byte, cells []Cell, rows []Row, buf int) []byte {
+	dst = append(dst, `<div class="kw-grid" data-buf="`...)
+	dst = strconv.AppendInt(dst, int64(buf), 10)
+	dst = append(dst, `" role="grid"><div class="kw-ruler" aria-hidden="true"><span class="kw-off"></span>`...)
+	for i := 0; i < 32; i++ {
+		dst = append(dst, `<span>`...)
+		dst = strconv.AppendInt(dst, int64(i%10), 10)
+		dst = append(dst, `</span>`...)
+	}
+	dst = append(dst, `</div>`...)
+	for _, r := range rows {
+		dst = append(dst, `<div class="kw-row`...)
+		if r.Elided > 0 {
+			dst = append(dst, ` kw-elided" data-cell="`...)
+			dst = strconv.AppendInt(dst, int64(r.Cell), 10)
+			dst = append(dst, `"><span class="kw-off"></span><span class="kw-cell kw-more" style="grid-column:2/span 32">… `...)
+			dst = strconv.AppendInt(dst, int64(r.Elided), 10)
+			dst = append(dst, ` more bytes of `...)
+			dst = append(dst, html.EscapeString(cells[r.Cell].Label)...)
+			dst = append(dst, ` …</span></div>`...)
+			continue
+		}
+		dst = append(dst, `"><span class="kw-off">`...)
+		dst = appendHex(dst, r.Offset, 4)
+		dst = append(dst, `</span>`...)
+		for _, s := range r.Segs {
+			c := &cells[s.Cell]
+			dst = append(dst, `<span class="kw-cell kw-`...)
+			dst = append(dst, c.Kind...)
+			if !s.First {
+				dst = append(dst, ` kw-cont`...)
+			}
+			if !s.Last {
+				dst = append(dst, ` kw-open`...)
+			}
+			if c.Warn {
+				dst = append(dst, ` kw-warn`...)
+			}
+			if c.Broken {
+				dst = append(dst, ` kw-broken`...)
+			}
+			dst = append(dst, `" style="grid-column:`...)
+			dst = strconv.AppendInt(dst, int64(2+s.Col*8), 10)
+			dst = append(dst, `/span `...)
+			dst = strconv.AppendInt(dst, int64(s.Span*8), 10)
+			dst = append(dst, `" data-node="`...)
+			dst = strconv.AppendInt(dst, int64(c.Node), 10)
+			dst = append(dst, `" data-start="`...)
+			dst = strconv.AppendInt(dst, int64(c.Start), 10)
+			dst = append(dst, `" data-end="`...)
+			dst = strconv.AppendInt(dst, int64(c.End), 10)
+			dst = append(dst, `" title="`...)
+			title := c.Path + " (" + c.Type + ") [" + strconv.Itoa(c.Start) + ", " + strconv.Itoa(c.End) + ")"
+			if c.Value != "" {
+				title += " = " + c.Value
+			}
+			dst = append(dst, html.EscapeString(title)...)
+			dst = append(dst, `"><span class="kw-label">`...)
+			dst = append(dst, html.EscapeString(c.Label)...)
+			dst = append(dst, `</span>`...)
+			if c.Value != "" && s.First {
+				dst = append(dst, `<span class="kw-val">`...)
+				dst = append(dst, html.EscapeString(c.Value)...)
+				dst = append(dst, `</span>`...)
+			}
+			dst = append(dst, `</span>`...)
+		}
+		dst = append(dst, `</div>`...)
+	}
+	return append(dst, `</div>`...)
+}
+
+func appendHex(dst []byte, v, width int) []byte {
+	s := strconv.FormatInt(int64(v), 16)
+	for i := len(s); i < width; i++ {
+		dst = append(dst, '0')
+	}
+	return append(dst, s...)
+}
+
+// AppendLayoutJSON appends cells and rows as JSON for a page to draw:
+// {"cells":[{...}],"rows":[{"offset":0,"segs":[[cell,col,span,first,last]]},{"offset":8,"elided":100,"cell":3}]}.
+func AppendLayoutJSON(dst []byte, cells []Cell, rows []Row) []byte {
+	dst = append(dst, `{"cells":[`...)
+	for i, c := range cells {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"node":`...)
+		dst = strconv.AppendInt(dst, int64(c.Node), 10)
+		dst = append(dst, `,"start":`...)
+		dst = strconv.AppendInt(dst, int64(c.Start), 10)
+		dst = append(dst, `,"end":`...)
+		dst = strconv.AppendInt(dst, int64(c.End), 10)
+		dst = append(dst, `,"kind":"`...)
+		dst = append(dst, c.Kind...)
+		dst = append(dst, `","label":`...)
+		dst = appendJSONText(dst, c.Label)
+		dst = append(dst, `,"path":`...)
+		dst = appendJSONText(dst, c.Path)
+		dst = append(dst, `,"type":`...)
+		dst = appendJSONText(dst, c.Type)
+		if c.Value != "" {
+			dst = append(dst, `,"value":`...)
+			dst = appendJSONText(dst, c.Value)
+		}
+		if c.Warn {
+			dst = append(dst, `,"warn":true`...)
+		}
+		if c.Broken {
+			dst = append(dst, `,"broken":true`...)
+		}
+		dst = append(dst, '}')
+	}
+	dst = append(dst, `],"rows":[`...)
+	for i, r := range rows {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"offset":`...)
+		dst = strconv.AppendInt(dst, int64(r.Offset), 10)
+		if r.Elided > 0 {
+			dst = append(dst, `,"elided":`...)
+			dst = strconv.AppendInt(dst, int64(r.Elided), 10)
+			dst = append(dst, `,"cell":`...)
+			dst = strconv.AppendInt(dst, int64(r.Cell), 10)
+			dst = append(dst, '}')
+			continue
+		}
+		dst = append(dst, `,"segs":[`...)
+		for j, s := range r.Segs {
+			if j > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, '[')
+			dst = strconv.AppendInt(dst, int64(s.Cell), 10)
+			dst = append(dst, ',')
+			dst = strconv.AppendInt(dst, int64(s.Col), 10)
+			dst = append(dst, ',')
+			dst = strconv.AppendInt(dst, int64(s.Span), 10)
+			dst = append(dst, ',')
+			dst = strconv.AppendBool(dst, s.First)
+			dst = append(dst, ',')
+			dst = strconv.AppendBool(dst, s.Last)
+			dst = append(dst, ']')
+		}
+		dst = append(dst, "]}"...)
+	}
+	return append(dst, "]}"...)
+}
+
+// appendJSONText writes s as a JSON string, escaping <, > and & too so the
+// text is safe inside HTML script blocks.
+func appendJSONText(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			dst = append(dst, '\\', byte(r))
+		case r < 0x20 || r == '<' || r == '>' || r == '&' || r == 0x2028 || r == 0x2029:
+			dst = append(dst, `\u`...)
+			h := strconv.FormatInt(int64(r), 16)
+			dst = append(dst, strings.Repeat("0", 4-len(h))...)
+			dst = append(dst, h...)
+		default:
+			dst = append(dst, string(r)...)
+		}
+	}
+	return append(dst, '"')
+}
+
+// Terminal draws the grid as RFC-style ASCII art: a bit ruler, then rows of
+// 4 bytes, each cell a box with its label and value.
+func Terminal(cells []Cell, rows []Row) string {
+	const byteW = 16 // characters per byte: 8 bits, 2 columns each
+	var b strings.Builder
+	b.WriteString("       0                   1                   2                   3\n")
+	b.WriteString("       0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1\n")
+	border := "      +" + strings.Repeat("-+", 32) + "\n"
+	b.WriteString(border)
+	for _, r := range rows {
+		if r.Elided > 0 {
+			text := "… " + strconv.Itoa(r.Elided) + " more bytes of " + cells[r.Cell].Label + " …"
+			b.WriteString("      |" + center(text, 4*byteW-1) + "|\n")
+			b.WriteString(border)
+			continue
+		}
+		off := strconv.FormatInt(int64(r.Offset), 16)
+		b.WriteString(strings.Repeat("0", max(0, 4-len(off))) + off + "  |")
+		col := 0
+		for _, s := range r.Segs {
+			if s.Col > col {
+				b.WriteString(strings.Repeat(" ", (s.Col-col)*byteW-1) + "|")
+			}
+			c := &cells[s.Cell]
+			text := c.Label
+			if c.Value != "" && s.First {
+				text += " = " + c.Value
+			}
+			if !s.First {
+				text = "(" + c.Label + ")"
+			}
+			b.WriteString(center(text, s.Span*byteW-1) + "|")
+			col = s.Col + s.Span
+		}
+		b.WriteString("\n" + border)
+	}
+	return b.String()
+}
+
+func center(s string, w int) string {
+	r := []rune(s)
+	if len(r) > w {
+		if w <= 1 {
+			return string(r[:w])
+		}
+		return string(r[:w-1]) + "…"
+	}
+	pad := w - len(r)
+	return strings.Repeat(" ", pad/2) + s + strings.Repeat(" ", pad-pad/2)
+}

@@ -1,0 +1,100 @@
+package render
+
+import (
+	"encoding/hex"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/schema"
+	"github.com/stretchr/testify/require"
+)
+
+const apiVersionsV3 = "0000001c001200030000000700056b7769726500076b776972652004312e3000"
+
+func TestCellsTileTheFrame(t *testing.T) {
+	for _, name := range []string{"Produce", "Fetch", "Metadata", "ApiVersions", "CreateTopics"} {
+		api := schema.ByName(name)
+		for _, resp := range []bool{false, true} {
+			for _, v := range []int16{api.Request.Valid.Lo, api.Request.Valid.Hi} {
+				b, err := codec.ExampleFrame(api, v, resp)
+				require.NoError(t, err)
+				f, err := codec.Decode(b, codec.Options{Response: resp, APIKey: api.Key, Version: v})
+				require.NoError(t, err)
+				cells := Cells(f, 0)
+				pos := 0
+				for _, c := range cells {
+					require.Equal(t, pos, c.Start, "%s v%d: gap or overlap before %s", name, v, c.Path)
+					pos = c.End
+				}
+				require.Equal(t, len(b), pos)
+			}
+		}
+	}
+}
+
+func TestCellKindsAndLabels(t *testing.T) {
+	b, _ := hex.DecodeString(apiVersionsV3)
+	f, err := codec.Decode(b, codec.Options{})
+	require.NoError(t, err)
+	cells := Cells(f, 0)
+	var got []string
+	for _, c := range cells {
+		got = append(got, c.Kind+":"+c.Label+"@"+itoa(c.Start)+"-"+itoa(c.End))
+	}
+	require.Equal(t, []string{
+		"size:size@0-4", "value:requestApiKey@4-6", "value:requestApiVersion@6-8", "value:correlationId@8-12",
+		"prefix:clientId length@12-14", "value:clientId@14-19", "tags:tagged fields@19-20",
+		"prefix:clientSoftwareName length@20-21", "value:clientSoftwareName@21-27",
+		"prefix:clientSoftwareVersion length@27-28", "value:clientSoftwareVersion@28-31", "tags:tagged fields@31-32",
+	}, got)
+	require.Equal(t, `"kwire"`, cells[5].Value)
+	require.Equal(t, "header.clientId", cells[5].Path)
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+func TestLayoutRowsAndElision(t *testing.T) {
+	cells := []Cell{{Start: 0, End: 4, Label: "size"}, {Start: 4, End: 6, Label: "a"}, {Start: 6, End: 70, Label: "long"}, {Start: 70, End: 72, Label: "z"}}
+	rows := Layout(cells, 4, 0, nil)
+	require.Len(t, rows, 18)
+	require.Equal(t, []Segment{{Cell: 1, Col: 0, Span: 2, First: true, Last: true}, {Cell: 2, Col: 2, Span: 2, First: true, Last: false}}, rows[1].Segs)
+	rows = Layout(cells, 4, 16, nil)
+	require.Len(t, rows, 4)
+	require.Equal(t, 60, rows[2].Elided)
+	require.Equal(t, 2, rows[2].Cell)
+	require.Equal(t, 68, rows[3].Offset)
+	rows = Layout(cells, 4, 16, map[int]bool{2: true})
+	require.Len(t, rows, 18, "an expanded cell shows all its rows")
+}
+
+func TestHTMLEscapesUntrustedText(t *testing.T) {
+	// A Metadata v0 request whose topic name is markup.
+	evil := `<img src=x onerror=alert(1)>`
+	js := `{"apiKey":3,"apiVersion":0,"header":{"correlationId":1,"clientId":"<script>x</script>"},"body":{"topics":[{"name":"` + evil + `"}]}}`
+	b, err := codec.EncodeJSON([]byte(js), codec.EncodeOptions{})
+	require.NoError(t, err)
+	f, err := codec.Decode(b, codec.Options{})
+	require.NoError(t, err)
+	cells := Cells(f, 0)
+	out := string(AppendGridHTML(nil, cells, Layout(cells, 4, 0, nil), 0))
+	require.NotContains(t, out, "<img")
+	require.NotContains(t, out, "<script>")
+	require.Contains(t, out, "&lt;img src=x onerror=alert(1)&gt;")
+	lj := string(AppendLayoutJSON(nil, cells, Layout(cells, 4, 0, nil)))
+	require.NotContains(t, lj, "<")
+}
+
+func TestTerminalGrid(t *testing.T) {
+	b, _ := hex.DecodeString(apiVersionsV3)
+	f, err := codec.Decode(b, codec.Options{})
+	require.NoError(t, err)
+	cells := Cells(f, 0)
+	out := Terminal(cells, Layout(cells, 4, 16, nil))
+	require.Contains(t, out, "size = 28")
+	require.Contains(t, out, "clientId = \"kwire\"")
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n")[2:] {
+		require.Equal(t, 6+1+64, len([]rune(line)), "every row is 4 bytes wide: %q", line)
+	}
+}
