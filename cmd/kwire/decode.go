@@ -2,17 +2,19 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/input"
 )
+
+func errorf(format string, a ...any) error { return fmt.Errorf(format, a...) }
 
 // readInputs gathers the bytes to work on: each argument is a file when one
 // exists by that name, else data; with no arguments, standard input.
@@ -36,6 +38,7 @@ func readInputs(e *env, args []string) ([]byte, error) {
 }
 
 type frameFlags struct {
+	request  bool
 	response bool
 	api      string
 	version  int
@@ -49,33 +52,28 @@ func (f *frameFlags) register(fs interface {
 	StringVar(*string, string, string, string)
 	IntVar(*int, string, int, string)
 }) {
-	fs.BoolVar(&f.response, "response", false, "the frames are responses (give --api and --version)")
-	fs.StringVar(&f.api, "api", "", "API name or key, for responses (e.g. Metadata or 3)")
-	fs.IntVar(&f.version, "version", -1, "API version, for responses")
+	fs.BoolVar(&f.request, "request", false, "the frames are requests (default: recognised from the header)")
+	fs.BoolVar(&f.response, "response", false, "the frames are responses; without --api/--version kwire guesses")
+	fs.StringVar(&f.api, "api", "", "API name or key (e.g. Metadata or 3), to pin a response's API")
+	fs.IntVar(&f.version, "version", -1, "API version, to pin a response's version")
 	fs.BoolVar(&f.noSize, "no-size", false, "the frame has no 4-byte size prefix (same as --size no)")
 	fs.StringVar(&f.size, "size", "auto", "size prefix: auto, yes or no")
 	fs.StringVar(&f.input, "input", "auto", "input form: auto, hex, base64 or binary")
 }
 
-// options turns the flags into decode options, or a misuse error.
-func (f *frameFlags) options() (codec.Options, error) {
-	var o codec.Options
-	o.Response = f.response
-	if f.response || f.api != "" {
-		api := schema.ByName(f.api)
-		if api == nil {
-			if f.api == "" {
-				return o, fmt.Errorf("a response needs --api and --version")
-			}
-			return o, fmt.Errorf("unknown API %q (run kwire apis)", f.api)
+// pin resolves --api; nil when none was given.
+func (f *frameFlags) pin() (*schema.API, error) {
+	if f.api == "" {
+		if f.version >= 0 && !f.request {
+			return nil, errorf("--version needs --api")
 		}
-		o.APIKey = api.Key
-		if f.response && f.version < 0 {
-			return o, fmt.Errorf("a response needs --version")
-		}
-		o.Version = int16(f.version)
+		return nil, nil
 	}
-	return o, nil
+	api := schema.ByName(f.api)
+	if api == nil {
+		return nil, errorf("unknown API %q (run kwire apis)", f.api)
+	}
+	return api, nil
 }
 
 // splitFrames cuts the input into frames and says whether they carry their
@@ -103,9 +101,9 @@ func (f *frameFlags) splitFrames(b []byte) ([][]byte, bool, error) {
 			return frames, true, nil
 		}
 		// A size larger than what follows is a truncated frame: keep the
-		// prefix so the error says how much is missing. (Without a prefix a
-		// request starts with its API key and version, which read as a
-		// size of at most a few million only for keys above 0.)
+		// prefix so the error says how much is missing. (Without a prefix
+		// a request starts with its API key and version, which read as a
+		// small size.)
 		if len(b) >= 4 {
 			size := int(int32(uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])))
 			if size > len(b)-4 && size >= 8 && size < 1<<16 {
@@ -114,33 +112,140 @@ func (f *frameFlags) splitFrames(b []byte) ([][]byte, bool, error) {
 		}
 		return [][]byte{b}, false, nil
 	}
-	return nil, false, fmt.Errorf("--size must be auto, yes or no, not %q", size)
+	return nil, false, errorf("--size must be auto, yes or no, not %q", size)
+}
+
+// decoded is one frame's reading, with the guesses that led to it.
+type decoded struct {
+	frame *codec.Frame
+	err   error
+	cands []codec.Candidate // for guessed responses
+}
+
+// decodeOne reads a frame as the flags say: a request from its header; a
+// response with a pinned API and version; otherwise by ranking guesses.
+func decodeOne(ff *frameFlags, api *schema.API, b []byte, sized bool, hooks codec.Hooks) decoded {
+	opts := codec.Options{NoSizePrefix: !sized, Hooks: hooks}
+	if !ff.response {
+		f, err := codec.Decode(b, opts)
+		if err == nil || ff.request {
+			return decoded{frame: f, err: err}
+		}
+		// Not a clean request: it may be a response.
+		if c := guess(ff, api, b, sized, hooks); len(c) > 0 {
+			return decoded{frame: c[0].Frame, cands: c}
+		}
+		return decoded{frame: f, err: err}
+	}
+	if api != nil && ff.version >= 0 {
+		opts.Response, opts.APIKey, opts.Version = true, api.Key, int16(ff.version)
+		f, err := codec.Decode(b, opts)
+		return decoded{frame: f, err: err}
+	}
+	c := guess(ff, api, b, sized, hooks)
+	if len(c) == 0 {
+		what := "any API and version"
+		if api != nil {
+			what = "any version of " + api.Name
+		}
+		f := &codec.Frame{Response: true, Buffers: [][]byte{b}}
+		return decoded{frame: f, err: errorf("the bytes do not decode cleanly as a response of %s", what)}
+	}
+	return decoded{frame: c[0].Frame, cands: c}
+}
+
+func guess(ff *frameFlags, api *schema.API, b []byte, sized bool, hooks codec.Hooks) []codec.Candidate {
+	cands := codec.GuessResponse(b, codec.GuessOptions{NoSizePrefix: !sized, Max: 50, Hooks: hooks})
+	if api == nil {
+		if len(cands) > 5 {
+			cands = cands[:5]
+		}
+		return cands
+	}
+	var out []codec.Candidate
+	for _, c := range cands {
+		if c.APIKey == api.Key {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func describeGuess(c []codec.Candidate) string {
+	var b strings.Builder
+	for i, x := range c {
+		name := schema.ByKey(x.APIKey).Name
+		vs := "v" + strconv.Itoa(int(x.Version))
+		if len(x.Versions) > 0 {
+			vs += " (same bytes as v" + joinVersions(x.Versions) + ")"
+		}
+		if i == 0 {
+			fmt.Fprintf(&b, "guessed %s %s response, confidence %.2f", name, vs, x.Confidence)
+			continue
+		}
+		if i == 1 {
+			b.WriteString("; runners-up:")
+		}
+		fmt.Fprintf(&b, " %s %s (%.2f)", name, vs, x.Confidence)
+	}
+	return b.String()
+}
+
+func joinVersions(vs []int16) string {
+	s := make([]string, len(vs))
+	for i, v := range vs {
+		s[i] = strconv.Itoa(int(v))
+	}
+	return strings.Join(s, ",")
 }
 
 func runDecode(e *env, args []string) int {
 	fs := newFlags(e, "decode", "[flags] [HEX | FILE ...]",
-		"kwire decode 0000001f0012000300000007000576776972650000067377617461000001000",
-		"kwire decode --response --api ApiVersions --version 3 capture.bin",
-		"xxd frame.bin | kwire decode")
+		"kwire decode 0000001c001200030000000700056b7769726500076b776972652004312e3000",
+		"kwire decode --format tree apiversions.xxd",
+		"kwire decode --response --api ApiVersions --version 0 0000000a00000007000000000000",
+		"kwire decode --response 0000000a00000007000000000000",
+		"xxd frame.bin | kwire decode --format grid")
 	var ff frameFlags
 	ff.register(fs)
-	format := fs.String("format", "json", "output: json (indented), ndjson (one line per frame) or annotated (tree with spans)")
+	format := fs.String("format", "json", "output: json (indented), ndjson, tree, grid or annotated")
+	color := fs.String("color", "auto", "colour: auto (on a terminal, unless NO_COLOR is set), always or never")
+	records := fs.String("records", "decoded", "records in value JSON: decoded, base64 or size")
 	args, code := parseFlags(e, fs, args)
 	if code >= 0 {
 		return code
 	}
-	opts, err := ff.options()
+	if ff.request && ff.response {
+		fail(e, "--request and --response exclude each other")
+		return 2
+	}
+	api, err := ff.pin()
 	if err != nil {
 		fail(e, "%v", err)
 		return 2
+	}
+	if api != nil && !ff.request {
+		ff.response = true
 	}
 	mode, err := input.ParseMode(ff.input)
 	if err != nil {
 		fail(e, "%v", err)
 		return 2
 	}
-	if *format != "json" && *format != "ndjson" && *format != "annotated" {
-		fail(e, "--format must be json, ndjson or annotated, not %q", *format)
+	switch *format {
+	case "json", "ndjson", "tree", "grid", "annotated":
+	default:
+		fail(e, "--format must be json, ndjson, tree, grid or annotated, not %q", *format)
+		return 2
+	}
+	useColor, err := colorOn(*color, e.stdoutIsTTY)
+	if err != nil {
+		fail(e, "%v", err)
+		return 2
+	}
+	jo, hooks, err := recordsMode(*records)
+	if err != nil {
+		fail(e, "%v", err)
 		return 2
 	}
 	raw, err := readInputs(e, args)
@@ -158,33 +263,43 @@ func runDecode(e *env, args []string) int {
 		fail(e, "%v", err)
 		return 2
 	}
-	opts.NoSizePrefix = !sized
 	status := 0
 	for i, fr := range frames {
-		f, err := codec.Decode(fr, opts)
+		d := decodeOne(&ff, api, fr, sized, hooks)
+		prefix := ""
+		if len(frames) > 1 {
+			prefix = "frame " + strconv.Itoa(i) + ": "
+		}
+		if len(d.cands) > 0 {
+			fail(e, "%s%s", prefix, describeGuess(d.cands))
+		}
+		f := d.frame
 		var out []byte
-		if *format == "annotated" {
+		switch *format {
+		case "annotated":
 			out = f.AppendAnnotated(nil)
-		} else {
-			out = f.AppendJSON(nil, codec.JSONOptions{})
-		}
-		if *format == "json" {
-			var ind bytes.Buffer
-			if json.Indent(&ind, out, "", "  ") == nil {
-				out = ind.Bytes()
+		case "tree":
+			out = []byte(strings.TrimRight(treeText(f, useColor), "\n"))
+		case "grid":
+			out = []byte(strings.TrimRight(gridText(f), "\n"))
+		default:
+			out = f.AppendJSON(nil, jo)
+			if *format == "json" {
+				out = indentJSON(out)
+				if useColor {
+					out = highlightJSON(out)
+				}
 			}
 		}
-		e.stdout.Write(append(out, '\n'))
-		if err != nil {
+		if f.Root != nil || *format == "json" || *format == "ndjson" {
+			e.stdout.Write(append(out, '\n'))
+		}
+		if d.err != nil {
 			var de *codec.DecodeError
-			prefix := ""
-			if len(frames) > 1 {
-				prefix = "frame " + strconv.Itoa(i) + ": "
-			}
-			if errors.As(err, &de) {
+			if errors.As(d.err, &de) {
 				fail(e, "%s%v", prefix, de)
 			} else {
-				fail(e, "%s%v", prefix, err)
+				fail(e, "%s%v", prefix, d.err)
 			}
 			status = 1
 		}

@@ -12,7 +12,7 @@ import (
 func runEncode(e *env, args []string) int {
 	fs := newFlags(e, "encode", "[flags] [JSON | FILE ...]",
 		`kwire encode '{"apiKey":18,"apiVersion":3,"header":{"correlationId":7,"clientId":"kwire"},"body":{"clientSoftwareName":"kwire","clientSoftwareVersion":"1.0"}}'`,
-		"kwire decode frame.hex | kwire encode")
+		"kwire decode --format ndjson frame.bin | kwire encode")
 	noSize := fs.Bool("no-size", false, "leave out the 4-byte size prefix")
 	args, code := parseFlags(e, fs, args)
 	if code >= 0 {

@@ -30,6 +30,7 @@ type env struct {
 	stdout, stderr io.Writer
 	stdinIsTTY     bool
 	stdoutIsTTY    bool
+	stderrIsTTY    bool
 }
 
 type command struct {
@@ -45,6 +46,9 @@ func init() {
 		{"decode", "decode frames (hex, dumps, base64, binary) to JSON", runDecode},
 		{"encode", "encode value JSON to frames as hex", runEncode},
 		{"apis", "list every API with key, category and versions", runAPIs},
+		{"schema", "show an API's layout as Kafka's BNF and a field table", runSchema},
+		{"example", "print the example frame of an API and version as hex and JSON", runExample},
+		{"batch", "decode NDJSON or one-hex-per-line input to NDJSON, on all cores", runBatch},
 	}
 }
 
@@ -53,7 +57,7 @@ var errUsage = errors.New("usage")
 
 func main() {
 	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
-		stdinIsTTY: isTerminal(os.Stdin), stdoutIsTTY: isTerminal(os.Stdout)}
+		stdinIsTTY: isTerminal(os.Stdin), stdoutIsTTY: isTerminal(os.Stdout), stderrIsTTY: isTerminal(os.Stderr)}
 	os.Exit(run(e, os.Args[1:]))
 }
 

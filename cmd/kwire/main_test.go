@@ -108,7 +108,7 @@ func TestDecodeCLI(t *testing.T) {
 		{name: "annotated", args: []string{"decode", "--format", "annotated", apiVersionsV3}, golden: "decode_annotated"},
 		{name: "truncated frame", args: []string{"decode", "--format", "ndjson", apiVersionsV3[:40]}, code: 1, stderr: "kwire: at byte 20 (body.clientSoftwareName): expected a varint, found the end of the input"},
 		{name: "not hex", args: []string{"decode", "zz"}, code: 1, stderr: "kwire: "},
-		{name: "response without hints", args: []string{"decode", "--response", "00"}, code: 2, stderr: "needs --api"},
+		{name: "response that fits no API", args: []string{"decode", "--response", "00"}, code: 1, stderr: "do not decode cleanly as a response of any API"},
 		{name: "unknown flag", args: []string{"decode", "--bogus"}, code: 2},
 		{name: "unknown command", args: []string{"bogus"}, code: 2, stderr: "unknown command"},
 	})
@@ -147,4 +147,48 @@ func TestHelp(t *testing.T) {
 	for _, c := range commands {
 		require.Contains(t, out, c.name)
 	}
+}
+
+// TestHelpExamples runs every example that --help shows, as a shell would,
+// from testdata/ with the built binary first on PATH.
+func TestHelpExamples(t *testing.T) {
+	n := 0
+	for _, c := range commands {
+		out, _, code := runCLI(t, []string{c.name, "--help"}, nil)
+		require.Equal(t, 0, code)
+		_, ex, found := strings.Cut(out, "Examples:\n")
+		if !found {
+			continue
+		}
+		for _, line := range strings.Split(strings.TrimSpace(ex), "\n") {
+			line = strings.TrimSpace(line)
+			if line == "" {
+				continue
+			}
+			n++
+			cmd := exec.Command("sh", "-c", line)
+			cmd.Dir = "testdata"
+			cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(kwireBin)+":"+os.Getenv("PATH"), "NO_COLOR=1")
+			got, err := cmd.CombinedOutput()
+			require.NoError(t, err, "%s --help example %q failed:\n%s", c.name, line, got)
+			require.NotEmpty(t, got, line)
+		}
+	}
+	require.Greater(t, n, 10)
+}
+
+func TestFormatsAndCommandsCLI(t *testing.T) {
+	runCases(t, []cliCase{
+		{name: "tree", args: []string{"decode", "--format", "tree", apiVersionsV3}, golden: "decode_tree"},
+		{name: "grid", args: []string{"decode", "--format", "grid", apiVersionsV3}, golden: "decode_grid"},
+		{name: "colour forced", args: []string{"decode", "--color", "always", apiVersionsV3}, golden: "decode_color"},
+		{name: "bad colour", args: []string{"decode", "--color", "purple", apiVersionsV3}, code: 2, stderr: "--color must be"},
+		{name: "guessed response", args: []string{"decode", "--format", "ndjson", "--response", "--api", "ApiVersions", "0000000a000000070000" + "00000000"}, golden: "decode_guess_pinned_api", stderr: "guessed ApiVersions v0"},
+		{name: "schema", args: []string{"schema", "Produce", "--version", "9"}, golden: "schema_produce_v9"},
+		{name: "schema response", args: []string{"schema", "apiversions", "--response", "--version", "3"}, golden: "schema_apiversions_v3_response"},
+		{name: "schema bad version", args: []string{"schema", "Produce", "--version", "99"}, code: 2, stderr: "Produce has versions 0-13"},
+		{name: "example", args: []string{"example", "Metadata", "--version", "1"}, golden: "example_metadata_v1"},
+		{name: "batch", args: []string{"batch", "frames.hex"}, golden: "batch_frames"},
+		{name: "batch with bad lines", args: []string{"batch"}, stdin: "batch_bad.txt", golden: "batch_bad", code: 1, stderr: "kwire: 2 of 4 lines failed"},
+	})
 }

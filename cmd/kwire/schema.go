@@ -1,0 +1,95 @@
+package main
+
+import (
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/render"
+)
+
+// messageArgs resolves "API [--version N] [--response]" for schema and example.
+func messageArgs(e *env, name string, args []string, examples ...string) (*schema.API, int16, bool, int) {
+	fs := newFlags(e, name, "API [--version N] [--response]", examples...)
+	version := fs.Int("version", -1, "API version (default: the newest)")
+	response := fs.Bool("response", false, "the response instead of the request")
+	rest, code := parseFlags(e, fs, args)
+	if code >= 0 {
+		return nil, 0, false, code
+	}
+	if len(rest) != 1 {
+		fail(e, "%s needs one API name or key (run kwire apis)", name)
+		return nil, 0, false, 2
+	}
+	api := schema.ByName(rest[0])
+	if api == nil {
+		fail(e, "unknown API %q (run kwire apis)", rest[0])
+		return nil, 0, false, 2
+	}
+	v := api.Request.Valid.Hi
+	if *version >= 0 {
+		v = int16(*version)
+		if !api.Request.Valid.Contains(v) {
+			fail(e, "%s has versions %s, not %d", api.Name, api.Request.Valid, v)
+			return nil, 0, false, 2
+		}
+	}
+	return api, v, *response, -1
+}
+
+func runSchema(e *env, args []string) int {
+	api, v, response, code := messageArgs(e, "schema", args, "kwire schema Produce", "kwire schema metadata --version 1 --response")
+	if code >= 0 {
+		return code
+	}
+	m := api.Message(schema.Request)
+	dir := "Request"
+	if response {
+		m, dir = api.Response, "Response"
+	}
+	hdr := "request header v"
+	if response {
+		hdr = "response header v"
+	}
+	flex := "not flexible"
+	if m.Flexible(v) {
+		flex = "flexible"
+	}
+	fmt.Fprintf(e.stdout, "%s %s v%d (API key %d, %s, %s%d)\n\n", api.Name, strings.ToLower(dir), v, api.Key, flex, hdr, m.HeaderVersion(v))
+	fmt.Fprint(e.stdout, render.BNF(m, v, fmt.Sprintf("%s %s (Version: %d)", api.Name, dir, v)))
+	fmt.Fprintln(e.stdout)
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "FIELD\tTYPE\tVERSIONS\tNULLABLE\tTAG\tDEFAULT\tENTITY\tMAP KEY")
+	for _, r := range render.FieldTable(m, v) {
+		mk := ""
+		if r.MapKey {
+			mk = "yes"
+		}
+		fmt.Fprintf(tw, "%s%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", strings.Repeat("  ", r.Depth), r.Path[strings.LastIndex(r.Path, ".")+1:], r.Type, r.Versions, r.Nullable, r.Tag, r.Default, r.EntityType, mk)
+	}
+	tw.Flush()
+	return 0
+}
+
+func runExample(e *env, args []string) int {
+	api, v, response, code := messageArgs(e, "example", args, "kwire example ApiVersions", "kwire example Fetch --version 4 --response")
+	if code >= 0 {
+		return code
+	}
+	b, err := codec.ExampleFrame(api, v, response)
+	if err != nil {
+		fail(e, "%v", err)
+		return 1
+	}
+	f, err := codec.Decode(b, codec.Options{Response: response, APIKey: api.Key, Version: v})
+	if err != nil {
+		fail(e, "%v", err)
+		return 1
+	}
+	fmt.Fprintln(e.stdout, hex.EncodeToString(b))
+	e.stdout.Write(append(indentJSON(f.AppendJSON(nil, codec.JSONOptions{})), '\n'))
+	return 0
+}

@@ -1,0 +1,101 @@
+package records
+
+import (
+	"encoding/binary"
+	"math/rand"
+	"testing"
+
+	"github.com/kwire/kwire/codec/tree"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// benchPayload is ~1 MiB: 10 batches of 1,000 records (key, ~80-byte
+// JSON-ish value, one header each).
+func benchPayload(tb testing.TB, codec int) []byte {
+	rng := rand.New(rand.NewSource(1))
+	words := []string{"alpha", "beta", "gamma", "delta", "order", "user", "amount", "status", "shipped", "pending", "eu-west", "id"}
+	var out []byte
+	for b := 0; b < 10; b++ {
+		recs := make([]tRec, 1000)
+		for i := range recs {
+			v := []byte(`{"`)
+			for len(v) < 70 {
+				v = append(v, words[rng.Intn(len(words))]...)
+				v = append(v, `":`...)
+				v = append(v, itoa(rng.Intn(100000))...)
+				v = append(v, `,"`...)
+			}
+			v = append(v, `x":0}`...)
+			recs[i] = tRec{key: []byte("user-" + itoa(rng.Intn(1e6))), val: v, tsDelta: int64(i),
+				hdrs: []kmsg.Header{{Key: "trace", Value: []byte(itoa(rng.Int()))}}}
+		}
+		out = append(out, buildBatch(tb, codec, int64(b*1000), 0, recs)...)
+	}
+	return out
+}
+
+var benchCodecs = []struct {
+	name  string
+	codec int
+}{{"none", CodecNone}, {"lz4", CodecLZ4}, {"zstd", CodecZstd}}
+
+func BenchmarkDecode(b *testing.B) {
+	for _, c := range benchCodecs {
+		p := benchPayload(b, c.codec)
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(p)))
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				var s tree.Slab
+				res, err := Decode(&s, p, 0, 0, len(p), 1, Options{})
+				if err != nil || len(res.Records) != 10000 {
+					b.Fatal(err, len(res.Records))
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkFranz does franz-go's work on the same bytes: kmsg.RecordBatch
+// ReadFrom, kgo's default decompressor, kmsg.Record ReadFrom per record.
+func BenchmarkFranz(b *testing.B) {
+	dec := kgo.DefaultDecompressor()
+	for _, c := range benchCodecs {
+		p := benchPayload(b, c.codec)
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(p)))
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				n := 0
+				for off := 0; off < len(p); {
+					l := int(binary.BigEndian.Uint32(p[off+8:]))
+					var rb kmsg.RecordBatch
+					if err := rb.ReadFrom(p[off : off+12+l]); err != nil {
+						b.Fatal(err)
+					}
+					off += 12 + l
+					raw := rb.Records
+					if codec := rb.Attributes & 7; codec != 0 {
+						var err error
+						if raw, err = dec.Decompress(raw, kgo.CompressionCodecType(codec)); err != nil {
+							b.Fatal(err)
+						}
+					}
+					for j := 0; j < int(rb.NumRecords); j++ {
+						rl, sz, _ := zz32(raw, 0, len(raw))
+						var r kmsg.Record
+						if err := r.ReadFrom(raw[:sz+int(rl)]); err != nil {
+							b.Fatal(err)
+						}
+						raw = raw[sz+int(rl):]
+						n++
+					}
+				}
+				if n != 10000 {
+					b.Fatal(n)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,410 @@
+package records
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+	"sync"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/s2"
+	"github.com/klauspost/compress/zstd"
+	"github.com/pierrec/lz4/v4"
+)
+
+// Compression codecs, as in the low three attribute bits.
+const (
+	CodecNone   = 0
+	CodecGzip   = 1
+	CodecSnappy = 2
+	CodecLZ4    = 3
+	CodecZstd   = 4
+)
+
+var codecNames = [...]string{"none", "gzip", "snappy", "lz4", "zstd"}
+
+// CodecName is the JSON name of a codec: "none", "gzip", "snappy", "lz4",
+// "zstd", or "" for the unassigned values 5-7.
+func CodecName(c int) string {
+	if c >= 0 && c < len(codecNames) {
+		return codecNames[c]
+	}
+	return ""
+}
+
+var errLimit = errors.New("decompressed size exceeds Options.MaxDecompressed")
+
+// xerialMagic starts the framed snappy stream the Java client (xerial
+// snappy-java) writes: the magic, then int32 version and int32 compatible
+// version, then [int32 length][snappy block] chunks.
+var xerialMagic = []byte{0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0}
+
+// inflate decompresses src with codec, producing at most limit bytes
+// (zstd decoders are pooled per poolLimit >= limit, which bounds their
+// memory). warn is set for accepted quirks (the old Kafka lz4 header
+// checksum).
+func inflate(codec int, src []byte, limit, poolLimit int) (out []byte, warn string, err error) {
+	if limit < 0 {
+		limit = 0
+	}
+	switch codec {
+	case CodecGzip:
+		out, err = gunzip(src, limit)
+	case CodecSnappy:
+		out, err = unsnappy(src, limit)
+	case CodecLZ4:
+		out, warn, err = unlz4(src, limit)
+	case CodecZstd:
+		out, err = unzstd(src, limit, max(limit, poolLimit))
+	default:
+		err = errors.New("unknown compression codec " + itoa(codec))
+	}
+	return out, warn, err
+}
+
+// readLimited reads r to EOF into a buffer of initial capacity hint, failing
+// with errLimit once more than limit bytes come out.
+func readLimited(r io.Reader, hint, limit int) ([]byte, error) {
+	if hint > limit {
+		hint = limit
+	}
+	if hint > 1<<20 {
+		// Size hints come from the (untrusted) input: trust them only so
+		// far, and grow by doubling past that.
+		hint = 1 << 20
+	}
+	if hint < 512 {
+		hint = 512
+	}
+	buf := make([]byte, 0, hint)
+	for {
+		if len(buf) == cap(buf) {
+			if len(buf) > limit {
+				return nil, errLimit
+			}
+			n := cap(buf) * 2
+			if n > limit+1 {
+				n = limit + 1
+			}
+			if n <= len(buf) {
+				n = len(buf) + 1
+			}
+			nb := make([]byte, len(buf), n)
+			copy(nb, buf)
+			buf = nb
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if len(buf) > limit {
+			return nil, errLimit
+		}
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+var gzipPool sync.Pool
+
+func gunzip(src []byte, limit int) ([]byte, error) {
+	br := bytes.NewReader(src)
+	var zr *gzip.Reader
+	if p, _ := gzipPool.Get().(*gzip.Reader); p != nil {
+		if err := p.Reset(br); err != nil {
+			gzipPool.Put(p)
+			return nil, err
+		}
+		zr = p
+	} else {
+		var err error
+		if zr, err = gzip.NewReader(br); err != nil {
+			return nil, err
+		}
+	}
+	hint := 4 * len(src)
+	if len(src) >= 18 {
+		if isize := int(binary.LittleEndian.Uint32(src[len(src)-4:])); isize > 0 && isize < 1<<30 {
+			hint = isize + 1
+		}
+	}
+	out, err := readLimited(zr, hint, limit)
+	gzipPool.Put(zr)
+	return out, err
+}
+
+func unsnappy(src []byte, limit int) ([]byte, error) {
+	if len(src) >= 16 && bytes.Equal(src[:8], xerialMagic) {
+		var out []byte
+		p := 16
+		for p < len(src) {
+			if len(src)-p < 4 {
+				return nil, errors.New("xerial snappy: truncated chunk length")
+			}
+			n := int(binary.BigEndian.Uint32(src[p:]))
+			p += 4
+			if n < 0 || n > len(src)-p {
+				return nil, errors.New("xerial snappy: chunk runs past the end")
+			}
+			chunk := src[p : p+n]
+			p += n
+			dl, err := s2.DecodedLen(chunk)
+			if err != nil {
+				return nil, err
+			}
+			if dl > limit-len(out) {
+				return nil, errLimit
+			}
+			if out == nil {
+				out = make([]byte, 0, min(limit, 4*len(src)+dl))
+			}
+			if cap(out)-len(out) < dl {
+				nb := make([]byte, len(out), min(limit, 2*cap(out)+dl))
+				copy(nb, out)
+				out = nb
+			}
+			d, err := s2.Decode(out[len(out):len(out)+dl], chunk)
+			if err != nil {
+				return nil, err
+			}
+			out = out[:len(out)+len(d)]
+		}
+		if out == nil {
+			out = []byte{}
+		}
+		return out, nil
+	}
+	dl, err := s2.DecodedLen(src)
+	if err != nil {
+		return nil, err
+	}
+	if dl > limit {
+		return nil, errLimit
+	}
+	return s2.Decode(make([]byte, dl), src)
+}
+
+// isXerial reports whether src is the framed (xerial) snappy form.
+func isXerial(src []byte) bool { return len(src) >= 16 && bytes.Equal(src[:8], xerialMagic) }
+
+const lz4Magic = 0x184D2204
+
+// lz4HeaderEnd returns the offset of the header checksum byte of an lz4
+// frame, or -1.
+func lz4HeaderEnd(src []byte) int {
+	if len(src) < 7 || binary.LittleEndian.Uint32(src) != lz4Magic {
+		return -1
+	}
+	flg := src[4]
+	hc := 6
+	if flg&0x08 != 0 {
+		hc += 8
+	}
+	if flg&0x01 != 0 {
+		hc += 4
+	}
+	if hc >= len(src) {
+		return -1
+	}
+	return hc
+}
+
+var lz4Pool sync.Pool
+
+func unlz4(src []byte, limit int) ([]byte, string, error) {
+	var warn string
+	var r io.Reader = bytes.NewReader(src)
+	hint := 4 * len(src)
+	if hc := lz4HeaderEnd(src); hc > 0 {
+		good := byte(xxh32(src[4:hc]) >> 8)
+		old := byte(xxh32(src[:hc]) >> 8)
+		if src[hc] != good && src[hc] == old {
+			// Kafka before KIP-57 (magic 0 messages) hashed the frame
+			// descriptor together with the magic number.
+			warn = "lz4 frame header checksum computed over the magic number too (old Kafka clients, magic 0): accepted"
+			fixed := make([]byte, hc+1)
+			copy(fixed, src[:hc])
+			fixed[hc] = good
+			r = io.MultiReader(bytes.NewReader(fixed), bytes.NewReader(src[hc+1:]))
+		}
+		if src[4]&0x08 != 0 {
+			if cs := binary.LittleEndian.Uint64(src[6:]); cs < 1<<30 {
+				hint = int(cs) + 1
+			}
+		}
+	}
+	zr, _ := lz4Pool.Get().(*lz4.Reader)
+	if zr == nil {
+		zr = lz4.NewReader(r)
+	} else {
+		zr.Reset(r)
+	}
+	out, err := readLimited(zr, hint, limit)
+	zr.Reset(nil)
+	lz4Pool.Put(zr)
+	return out, warn, err
+}
+
+const defaultMaxDecompressed = 64 << 20
+
+// zstdPools holds a *sync.Pool of decoders per decompression limit.
+var zstdPools sync.Map
+
+func newZstd(limit int) *zstd.Decoder {
+	d, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(uint64(limit)),
+		zstd.WithDecoderMaxWindow(uint64(max(limit, 1<<10))), zstd.WithDecoderLowmem(true))
+	return d
+}
+
+func unzstd(src []byte, limit, poolLimit int) ([]byte, error) {
+	pv, _ := zstdPools.LoadOrStore(poolLimit, new(sync.Pool))
+	pool := pv.(*sync.Pool)
+	d, _ := pool.Get().(*zstd.Decoder)
+	if d == nil {
+		d = newZstd(poolLimit)
+	}
+	if fcs, ok := zstdContentSize(src); ok && fcs > uint64(limit) {
+		pool.Put(d)
+		return nil, errLimit
+	}
+	out, err := d.DecodeAll(src, nil)
+	pool.Put(d)
+	if err != nil {
+		if errors.Is(err, zstd.ErrDecoderSizeExceeded) || errors.Is(err, zstd.ErrWindowSizeExceeded) {
+			return nil, errLimit
+		}
+		return nil, err
+	}
+	if len(out) > limit {
+		return nil, errLimit
+	}
+	return out, nil
+}
+
+// zstdContentSize reads the Frame_Content_Size of the first zstd frame.
+func zstdContentSize(src []byte) (uint64, bool) {
+	if len(src) < 5 || binary.LittleEndian.Uint32(src) != 0xFD2FB528 {
+		return 0, false
+	}
+	fhd := src[4]
+	single := fhd>>5&1 == 1
+	p := 5
+	if !single {
+		p++ // window descriptor
+	}
+	p += [4]int{0, 1, 2, 4}[fhd&3] // dictionary ID
+	var n int
+	switch fhd >> 6 {
+	case 0:
+		if single {
+			n = 1
+		}
+	case 1:
+		n = 2
+	case 2:
+		n = 4
+	case 3:
+		n = 8
+	}
+	if n == 0 || p+n > len(src) {
+		return 0, false
+	}
+	var v uint64
+	for i := n - 1; i >= 0; i-- {
+		v = v<<8 | uint64(src[p+i])
+	}
+	if n == 2 {
+		v += 256
+	}
+	return v, true
+}
+
+// deflate compresses src with codec. magic0 selects the old Kafka lz4 header
+// checksum that magic 0 readers expect.
+func deflate(codec int, src []byte, magic0 bool) ([]byte, error) {
+	switch codec {
+	case CodecGzip:
+		var b bytes.Buffer
+		w := gzip.NewWriter(&b)
+		if _, err := w.Write(src); err != nil {
+			return nil, err
+		}
+		if err := w.Close(); err != nil {
+			return nil, err
+		}
+		return b.Bytes(), nil
+	case CodecSnappy:
+		return s2.EncodeSnappy(nil, src), nil
+	case CodecLZ4:
+		var b bytes.Buffer
+		w := lz4.NewWriter(&b)
+		if _, err := w.Write(src); err != nil {
+			return nil, err
+		}
+		if err := w.Close(); err != nil {
+			return nil, err
+		}
+		out := b.Bytes()
+		if hc := lz4HeaderEnd(out); magic0 && hc > 0 {
+			out[hc] = byte(xxh32(out[:hc]) >> 8)
+		}
+		return out, nil
+	case CodecZstd:
+		e, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))
+		if err != nil {
+			return nil, err
+		}
+		out := e.EncodeAll(src, nil)
+		e.Close()
+		return out, nil
+	}
+	return nil, errors.New("cannot compress with codec " + itoa(codec))
+}
+
+// xxh32 is XXH32 with seed 0 (the lz4 frame header checksum).
+func xxh32(b []byte) uint32 {
+	const (
+		p1 = 2654435761
+		p2 = 2246822519
+		p3 = 3266489917
+		p4 = 668265263
+		p5 = 374761393
+	)
+	rotl := func(x uint32, r uint) uint32 { return x<<r | x>>(32-r) }
+	n := len(b)
+	var h uint32
+	if n >= 16 {
+		var prime1, prime2 uint32 = p1, p2
+		v1 := prime1 + prime2
+		v2 := prime2
+		v3 := uint32(0)
+		v4 := -prime1
+		for len(b) >= 16 {
+			v1 = rotl(v1+binary.LittleEndian.Uint32(b)*p2, 13) * p1
+			v2 = rotl(v2+binary.LittleEndian.Uint32(b[4:])*p2, 13) * p1
+			v3 = rotl(v3+binary.LittleEndian.Uint32(b[8:])*p2, 13) * p1
+			v4 = rotl(v4+binary.LittleEndian.Uint32(b[12:])*p2, 13) * p1
+			b = b[16:]
+		}
+		h = rotl(v1, 1) + rotl(v2, 7) + rotl(v3, 12) + rotl(v4, 18)
+	} else {
+		h = p5
+	}
+	h += uint32(n)
+	for len(b) >= 4 {
+		h = rotl(h+binary.LittleEndian.Uint32(b)*p3, 17) * p4
+		b = b[4:]
+	}
+	for _, c := range b {
+		h = rotl(h+uint32(c)*p5, 11) * p1
+	}
+	h ^= h >> 15
+	h *= p2
+	h ^= h >> 13
+	h *= p3
+	h ^= h >> 16
+	return h
+}

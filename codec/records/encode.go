@@ -1,0 +1,493 @@
+package records
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"hash/crc32"
+	"math"
+	"strconv"
+
+	"github.com/kwire/kwire/codec/wire"
+)
+
+// EncodeError is an Encode failure at a JSON path such as "[0].records[2].value".
+type EncodeError struct {
+	Path string
+	Msg  string
+}
+
+func (e *EncodeError) Error() string { return e.Path + ": " + e.Msg }
+
+func eerr(path, msg string) error { return &EncodeError{Path: path, Msg: msg} }
+
+// Encode turns the decoded JSON form (as AppendJSON writes it, parsed by
+// encoding/json with UseNumber into map[string]any, []any, json.Number,
+// string, bool and nil; float64 numbers are accepted too) back into record
+// batch or message set bytes appended to dst. Lengths, counts and CRCs are
+// computed; "crc", "offset", "timestamp", "absoluteOffset" and "control"
+// are ignored. An entry with "_raw" or "_truncated" is written verbatim from
+// that base64 text. A compressed batch or wrapper whose content equals the
+// decompressed "_compressed" bytes reuses them, so an unchanged batch comes
+// back byte for byte; otherwise the content is compressed afresh with the
+// codec in attributes. A record lacking offsetDelta or timestampDelta gets
+// it from "offset"/"timestamp" and the batch base, else from its index / 0.
+// A nil v encodes nothing.
+func Encode(dst []byte, v any) ([]byte, error) {
+	if v == nil {
+		return dst, nil
+	}
+	return encodeSet(dst, v, "", 0)
+}
+
+func encodeSet(dst []byte, v any, path string, depth int) ([]byte, error) {
+	arr, ok := v.([]any)
+	if !ok {
+		return dst, eerr(pathOr(path), "expected an array of batches or messages")
+	}
+	if depth > 16 {
+		return dst, eerr(pathOr(path), "message sets nested too deep")
+	}
+	for i, e := range arr {
+		p := path + "[" + itoa(i) + "]"
+		obj, ok := e.(map[string]any)
+		if !ok {
+			return dst, eerr(p, "expected an object")
+		}
+		if raw, ok, err := b64Field(obj, "_raw", p); err != nil {
+			return dst, err
+		} else if ok {
+			dst = append(dst, raw...)
+			continue
+		}
+		if raw, ok, err := b64Field(obj, "_truncated", p); err != nil {
+			return dst, err
+		} else if ok {
+			dst = append(dst, raw...)
+			continue
+		}
+		magic, err := intOf(obj, "magic", p, 8, true, 0)
+		if err != nil {
+			return dst, err
+		}
+		switch magic {
+		case 2:
+			dst, err = encodeBatch(dst, obj, p)
+		case 0, 1:
+			dst, err = encodeMessage(dst, obj, p, int8(magic), depth)
+		default:
+			return dst, eerr(p+".magic", "must be 0, 1 or 2")
+		}
+		if err != nil {
+			return dst, err
+		}
+	}
+	return dst, nil
+}
+
+func pathOr(p string) string {
+	if p == "" {
+		return "$"
+	}
+	return p
+}
+
+func b64Field(obj map[string]any, name, path string) ([]byte, bool, error) {
+	v, ok := obj[name]
+	if !ok || v == nil {
+		return nil, false, nil
+	}
+	s, ok := v.(string)
+	if !ok {
+		return nil, false, eerr(path+"."+name, "expected a base64 string")
+	}
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return nil, false, eerr(path+"."+name, "bad base64: "+err.Error())
+	}
+	return b, true, nil
+}
+
+// num converts a JSON number to int64.
+func num(v any) (int64, bool) {
+	switch x := v.(type) {
+	case json.Number:
+		i, err := strconv.ParseInt(string(x), 10, 64)
+		if err != nil {
+			f, ferr := strconv.ParseFloat(string(x), 64)
+			if ferr != nil || f != math.Trunc(f) || f < -9.2e18 || f > 9.2e18 {
+				return 0, false
+			}
+			return int64(f), true
+		}
+		return i, true
+	case float64:
+		if x != math.Trunc(x) || x < -9.2e18 || x > 9.2e18 {
+			return 0, false
+		}
+		return int64(x), true
+	case int:
+		return int64(x), true
+	case int64:
+		return x, true
+	case int32:
+		return int64(x), true
+	}
+	return 0, false
+}
+
+func intOf(obj map[string]any, name, path string, bits int, required bool, def int64) (int64, error) {
+	v, ok := obj[name]
+	if !ok || v == nil {
+		if required {
+			return 0, eerr(path+"."+name, "missing")
+		}
+		return def, nil
+	}
+	i, ok := num(v)
+	if !ok {
+		return 0, eerr(path+"."+name, "expected an integer")
+	}
+	if bits < 64 {
+		lim := int64(1) << (bits - 1)
+		if i < -lim || i >= lim {
+			return 0, eerr(path+"."+name, strconv.FormatInt(i, 10)+" does not fit int"+itoa(bits))
+		}
+	}
+	return i, nil
+}
+
+func boolOf(obj map[string]any, name, path string) (bool, error) {
+	v, ok := obj[name]
+	if !ok || v == nil {
+		return false, nil
+	}
+	b, ok := v.(bool)
+	if !ok {
+		return false, eerr(path+"."+name, "expected true or false")
+	}
+	return b, nil
+}
+
+// attrsOf reads an attributes object (or a plain number).
+func attrsOf(obj map[string]any, path string, magic int8) (int, error) {
+	p := path + ".attributes"
+	v, ok := obj["attributes"]
+	if !ok || v == nil {
+		return 0, nil
+	}
+	if i, ok := num(v); ok {
+		return int(i), nil
+	}
+	a, ok := v.(map[string]any)
+	if !ok {
+		return 0, eerr(p, "expected an object or integer")
+	}
+	attrs := 0
+	switch c := a["compression"].(type) {
+	case nil:
+	case string:
+		found := false
+		for i, n := range codecNames {
+			if n == c {
+				attrs, found = i, true
+			}
+		}
+		if !found {
+			return 0, eerr(p+".compression", "unknown codec "+strconv.Quote(c))
+		}
+	default:
+		i, ok := num(c)
+		if !ok || i < 0 || i > 7 {
+			return 0, eerr(p+".compression", "expected a codec name or 0-7")
+		}
+		attrs = int(i)
+	}
+	switch t := a["timestampType"].(type) {
+	case nil:
+	case string:
+		switch t {
+		case "CreateTime":
+		case "LogAppendTime":
+			attrs |= 8
+		default:
+			return 0, eerr(p+".timestampType", "expected CreateTime or LogAppendTime")
+		}
+	default:
+		return 0, eerr(p+".timestampType", "expected CreateTime or LogAppendTime")
+	}
+	if magic == 2 {
+		for i, f := range [...]string{"transactional", "control", "deleteHorizon"} {
+			b, err := boolOf(a, f, p)
+			if err != nil {
+				return 0, err
+			}
+			if b {
+				attrs |= 0x10 << i
+			}
+		}
+	}
+	o, err := intOf(a, "otherBits", p, 32, false, 0)
+	if err != nil {
+		return 0, err
+	}
+	return attrs | int(o), nil
+}
+
+// bytesOf reads a key/value: null, {"text":...}, {"base64":...} or a string.
+func bytesOf(v any, path string) ([]byte, bool, error) {
+	switch x := v.(type) {
+	case nil:
+		return nil, true, nil
+	case string:
+		return []byte(x), false, nil
+	case map[string]any:
+		if t, ok := x["text"]; ok {
+			s, ok := t.(string)
+			if !ok {
+				return nil, false, eerr(path+".text", "expected a string")
+			}
+			return []byte(s), false, nil
+		}
+		if t, ok := x["base64"]; ok {
+			s, ok := t.(string)
+			if !ok {
+				return nil, false, eerr(path+".base64", "expected a string")
+			}
+			b, err := base64.StdEncoding.DecodeString(s)
+			if err != nil {
+				return nil, false, eerr(path+".base64", "bad base64: "+err.Error())
+			}
+			return b, false, nil
+		}
+	}
+	return nil, false, eerr(path, `expected null, a string, {"text":...} or {"base64":...}`)
+}
+
+func appendVarbytes(dst, b []byte, null bool) []byte {
+	if null {
+		return wire.AppendVarint(dst, -1)
+	}
+	dst = wire.AppendVarint(dst, int32(len(b)))
+	return append(dst, b...)
+}
+
+func encodeBatch(dst []byte, obj map[string]any, path string) ([]byte, error) {
+	var f [8]int64
+	for i, spec := range [...]struct {
+		name string
+		bits int
+	}{{"baseOffset", 64}, {"partitionLeaderEpoch", 32}, {"lastOffsetDelta", 32}, {"baseTimestamp", 64}, {"maxTimestamp", 64}, {"producerId", 64}, {"producerEpoch", 16}, {"baseSequence", 32}} {
+		var err error
+		if f[i], err = intOf(obj, spec.name, path, spec.bits, true, 0); err != nil {
+			return dst, err
+		}
+	}
+	attrs, err := attrsOf(obj, path, 2)
+	if err != nil {
+		return dst, err
+	}
+	if attrs < -32768 || attrs > 0xffff {
+		return dst, eerr(path+".attributes", "does not fit int16")
+	}
+	rv, ok := obj["records"]
+	if !ok || rv == nil {
+		return dst, eerr(path+".records", "missing (a batch with undecodable records needs _raw)")
+	}
+	recs, ok := rv.([]any)
+	if !ok {
+		return dst, eerr(path+".records", "expected an array")
+	}
+	if len(recs) > math.MaxInt32 {
+		return dst, eerr(path+".records", "too many records")
+	}
+	var body []byte
+	var scratch []byte
+	for k, r := range recs {
+		if body, scratch, err = encodeRecord(body, scratch, r, path+".records["+itoa(k)+"]", f[0], f[3], k); err != nil {
+			return dst, err
+		}
+	}
+	if codec := attrs & 7; codec != CodecNone {
+		if body, err = recompress(codec, body, obj, path, false); err != nil {
+			return dst, err
+		}
+	}
+	start := len(dst)
+	dst = wire.AppendInt64(dst, f[0])
+	dst = wire.AppendInt32(dst, 0) // batchLength
+	dst = wire.AppendInt32(dst, int32(f[1]))
+	dst = append(dst, 2)
+	dst = wire.AppendUint32(dst, 0) // crc
+	dst = wire.AppendUint16(dst, uint16(attrs))
+	dst = wire.AppendInt32(dst, int32(f[2]))
+	dst = wire.AppendInt64(dst, f[3])
+	dst = wire.AppendInt64(dst, f[4])
+	dst = wire.AppendInt64(dst, f[5])
+	dst = wire.AppendInt16(dst, int16(f[6]))
+	dst = wire.AppendInt32(dst, int32(f[7]))
+	dst = wire.AppendInt32(dst, int32(len(recs)))
+	dst = append(dst, body...)
+	if len(dst)-start-12 > math.MaxInt32 {
+		return dst[:start], eerr(path, "batch too large")
+	}
+	binary.BigEndian.PutUint32(dst[start+8:], uint32(len(dst)-start-12))
+	binary.BigEndian.PutUint32(dst[start+17:], crc32.Checksum(dst[start+21:], castagnoli))
+	return dst, nil
+}
+
+// recompress reuses obj["_compressed"] when it inflates to content,
+// else compresses content with codec.
+func recompress(codec int, content []byte, obj map[string]any, path string, magic0 bool) ([]byte, error) {
+	comp, ok, err := b64Field(obj, "_compressed", path)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		if out, _, err := inflate(codec, comp, max(len(content), 1), defaultMaxDecompressed); err == nil && bytes.Equal(out, content) {
+			return comp, nil
+		}
+	}
+	out, err := deflate(codec, content, magic0)
+	if err != nil {
+		return nil, eerr(path+".attributes.compression", err.Error())
+	}
+	return out, nil
+}
+
+func encodeRecord(dst, scratch []byte, v any, path string, baseOffset, baseTS int64, idx int) ([]byte, []byte, error) {
+	r, ok := v.(map[string]any)
+	if !ok {
+		return dst, scratch, eerr(path, "expected an object")
+	}
+	attrs, err := intOf(r, "attributes", path, 8, false, 0)
+	if err != nil {
+		return dst, scratch, err
+	}
+	var tsd, od int64
+	if _, ok := r["timestampDelta"]; ok {
+		tsd, err = intOf(r, "timestampDelta", path, 64, true, 0)
+	} else if ts, ok := num(r["timestamp"]); ok {
+		tsd = ts - baseTS
+	}
+	if err != nil {
+		return dst, scratch, err
+	}
+	if _, ok := r["offsetDelta"]; ok {
+		od, err = intOf(r, "offsetDelta", path, 32, true, 0)
+	} else if o, ok := num(r["offset"]); ok {
+		od = o - baseOffset
+	} else {
+		od = int64(idx)
+	}
+	if err != nil {
+		return dst, scratch, err
+	}
+	if od < math.MinInt32 || od > math.MaxInt32 {
+		return dst, scratch, eerr(path+".offsetDelta", "does not fit int32")
+	}
+	b := scratch[:0]
+	b = append(b, byte(attrs))
+	b = wire.AppendVarlong(b, tsd)
+	b = wire.AppendVarint(b, int32(od))
+	for _, name := range [...]string{"key", "value"} {
+		x, null, err := bytesOf(r[name], path+"."+name)
+		if err != nil {
+			return dst, scratch, err
+		}
+		b = appendVarbytes(b, x, null)
+	}
+	var hs []any
+	if h, ok := r["headers"]; ok && h != nil {
+		if hs, ok = h.([]any); !ok {
+			return dst, scratch, eerr(path+".headers", "expected an array")
+		}
+	}
+	b = wire.AppendVarint(b, int32(len(hs)))
+	for i, h := range hs {
+		hp := path + ".headers[" + itoa(i) + "]"
+		ho, ok := h.(map[string]any)
+		if !ok {
+			return dst, scratch, eerr(hp, "expected an object")
+		}
+		for _, name := range [...]string{"key", "value"} {
+			x, null, err := bytesOf(ho[name], hp+"."+name)
+			if err != nil {
+				return dst, scratch, err
+			}
+			b = appendVarbytes(b, x, null)
+		}
+	}
+	if len(b) > math.MaxInt32 {
+		return dst, b, eerr(path, "record too large")
+	}
+	dst = wire.AppendVarint(dst, int32(len(b)))
+	dst = append(dst, b...)
+	return dst, b, nil
+}
+
+func encodeMessage(dst []byte, obj map[string]any, path string, magic int8, depth int) ([]byte, error) {
+	offset, err := intOf(obj, "offset", path, 64, true, 0)
+	if err != nil {
+		return dst, err
+	}
+	attrs, err := attrsOf(obj, path, magic)
+	if err != nil {
+		return dst, err
+	}
+	if attrs < -128 || attrs > 0xff {
+		return dst, eerr(path+".attributes", "does not fit int8")
+	}
+	var ts int64
+	if magic == 1 {
+		if ts, err = intOf(obj, "timestamp", path, 64, true, 0); err != nil {
+			return dst, err
+		}
+	}
+	key, keyNull, err := bytesOf(obj["key"], path+".key")
+	if err != nil {
+		return dst, err
+	}
+	var val []byte
+	valNull := false
+	if ms, ok := obj["messages"]; ok && attrs&7 != 0 {
+		if ms == nil {
+			return dst, eerr(path+".messages", "missing (a wrapper with undecodable content needs _raw)")
+		}
+		inner, err := encodeSet(nil, ms, path+".messages", depth+1)
+		if err != nil {
+			return dst, err
+		}
+		if val, err = recompress(attrs&7, inner, obj, path, magic == 0); err != nil {
+			return dst, err
+		}
+	} else if val, valNull, err = bytesOf(obj["value"], path+".value"); err != nil {
+		return dst, err
+	}
+	start := len(dst)
+	dst = wire.AppendInt64(dst, offset)
+	dst = wire.AppendInt32(dst, 0)
+	dst = wire.AppendUint32(dst, 0)
+	dst = append(dst, byte(magic), byte(attrs))
+	if magic == 1 {
+		dst = wire.AppendInt64(dst, ts)
+	}
+	for _, x := range [...]struct {
+		b    []byte
+		null bool
+	}{{key, keyNull}, {val, valNull}} {
+		if x.null {
+			dst = wire.AppendInt32(dst, -1)
+		} else {
+			dst = wire.AppendInt32(dst, int32(len(x.b)))
+			dst = append(dst, x.b...)
+		}
+	}
+	if len(dst)-start-12 > math.MaxInt32 {
+		return dst[:start], eerr(path, "message too large")
+	}
+	binary.BigEndian.PutUint32(dst[start+8:], uint32(len(dst)-start-12))
+	binary.BigEndian.PutUint32(dst[start+12:], crc32.ChecksumIEEE(dst[start+16:]))
+	return dst, nil
+}

@@ -1,0 +1,488 @@
+package records
+
+import (
+	"encoding/base64"
+	"strconv"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/codec/tree"
+)
+
+// JSONMode selects how AppendJSON shows a records field.
+type JSONMode int
+
+const (
+	Decoded JSONMode = iota // the decoded form: an array of batches / messages
+	Base64                  // the whole records field as one base64 string
+	Size                    // {"sizeInBytes":N}
+)
+
+// AppendJSON appends the JSON form of a records field: raw is its bytes
+// (used by Base64 and Size; Decoded reads the nodes of res). A nil res in
+// Decoded mode writes null.
+//
+// Decoded form: an array with one object per entry.
+//
+//	Batch (magic 2): {"baseOffset","partitionLeaderEpoch","magic":2,"crc",
+//	  "attributes":{"compression":"none|gzip|snappy|lz4|zstd" (or a number),
+//	    "timestampType":"CreateTime|LogAppendTime","transactional","control",
+//	    "deleteHorizon", "otherBits" (only when bits 7-15 are set)},
+//	  "lastOffsetDelta","baseTimestamp","maxTimestamp","producerId",
+//	  "producerEpoch","baseSequence","records":[...] (null if undecodable),
+//	  "_compressed":"<base64 of the compressed records bytes>" (compressed only),
+//	  "_raw":"<base64 of the whole batch>" (only when it decoded with warnings)}
+//	Record: {"attributes","timestampDelta","offsetDelta","offset","timestamp",
+//	  "key","value","headers":[{"key","value"}],
+//	  "control":{...} (control batches: "keyVersion","type" name or number,
+//	    "valueVersion", "coordinatorEpoch" (markers) or "data" (KRaft))}
+//	Message (magic 0/1): {"offset","magic","crc","attributes":{"compression",
+//	  "timestampType" (magic 1)},"timestamp" (magic 1),"key","value"} where a
+//	  compressed wrapper has "messages":[...] and "_compressed" instead of
+//	  "value"; inner messages whose absolute offset differs from the stored
+//	  one add "absoluteOffset"; "_raw" as for batches.
+//	A final entry cut short: {"_truncated":"<base64>"}; undecodable bytes
+//	  after a framing error: {"_raw":"<base64>"}.
+//
+// Keys, values and header values are null, {"text":"..."} when the bytes
+// are valid UTF-8 of printable characters (and tab, CR, LF), else
+// {"base64":"..."}. Header keys are a plain string when valid UTF-8, else
+// {"base64":"..."}, or null. "crc", "offset", "timestamp",
+// "absoluteOffset" and "control" are informational: Encode recomputes or
+// ignores them.
+func AppendJSON(dst []byte, res *Result, raw []byte, mode JSONMode) []byte {
+	switch mode {
+	case Size:
+		dst = append(dst, `{"sizeInBytes":`...)
+		dst = strconv.AppendInt(dst, int64(len(raw)), 10)
+		return append(dst, '}')
+	case Base64:
+		return appendB64(dst, raw)
+	}
+	if res == nil {
+		return append(dst, "null"...)
+	}
+	j := jw{res: res}
+	return j.entries(dst, res.Nodes)
+}
+
+type jw struct {
+	res *Result
+	ri  int // cursor into res.Records
+}
+
+func (j *jw) info(n *tree.Node) (RecordInfo, bool) {
+	if j.ri < len(j.res.Records) && j.res.Records[j.ri].Node == n {
+		j.ri++
+		return j.res.Records[j.ri-1], true
+	}
+	for i := range j.res.Records {
+		if j.res.Records[i].Node == n {
+			j.ri = i + 1
+			return j.res.Records[i], true
+		}
+	}
+	return RecordInfo{}, false
+}
+
+func appendB64(dst []byte, b []byte) []byte {
+	dst = append(dst, '"')
+	dst = base64.StdEncoding.AppendEncode(dst, b)
+	return append(dst, '"')
+}
+
+func (j *jw) entries(dst []byte, nodes []*tree.Node) []byte {
+	dst = append(dst, '[')
+	for i, n := range nodes {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		switch {
+		case n.Role == tree.RoleRaw:
+			dst = append(dst, `{"_raw":`...)
+			dst = appendB64(dst, n.Raw)
+			dst = append(dst, '}')
+		case n.Flags&tree.Truncated != 0:
+			dst = append(dst, `{"_truncated":`...)
+			dst = appendB64(dst, n.Raw)
+			dst = append(dst, '}')
+		case n.Name == "batch":
+			dst = j.batch(dst, n)
+		default:
+			dst = j.message(dst, n)
+		}
+	}
+	return append(dst, ']')
+}
+
+func hasWarnings(n *tree.Node) bool {
+	return !tree.Walk(n, func(x *tree.Node) bool { return len(x.Warnings) == 0 && x.Role != tree.RoleRaw })
+}
+
+func key(dst []byte, first bool, k string) []byte {
+	if !first {
+		dst = append(dst, ',')
+	}
+	dst = append(dst, '"')
+	dst = append(dst, k...)
+	return append(dst, '"', ':')
+}
+
+func intField(dst []byte, n *tree.Node, name string, first bool) []byte {
+	dst = key(dst, first, name)
+	if c := n.Child(name); c != nil {
+		return strconv.AppendInt(dst, c.Int, 10)
+	}
+	return append(dst, '0')
+}
+
+func (j *jw) batch(dst []byte, n *tree.Node) []byte {
+	dst = append(dst, '{')
+	dst = intField(dst, n, "baseOffset", true)
+	dst = intField(dst, n, "partitionLeaderEpoch", false)
+	dst = intField(dst, n, "magic", false)
+	dst = intField(dst, n, "crc", false)
+	attrs := 0
+	if a := n.Child("attributes"); a != nil {
+		attrs = int(a.Int)
+	}
+	dst = key(dst, false, "attributes")
+	dst = appendAttrs(dst, attrs, 2)
+	for _, f := range [...]string{"lastOffsetDelta", "baseTimestamp", "maxTimestamp", "producerId", "producerEpoch", "baseSequence"} {
+		dst = intField(dst, n, f, false)
+	}
+	recs := n.Child("records")
+	dst = key(dst, false, "records")
+	if recs == nil {
+		dst = append(dst, "null"...)
+	} else {
+		list := recs.Children
+		ok := true
+		if attrs&7 != 0 {
+			ok = len(list) == 1 && list[0].Name == "inflated"
+			if ok {
+				list = list[0].Children
+			}
+		}
+		if !ok {
+			dst = append(dst, "null"...)
+		} else {
+			dst = append(dst, '[')
+			first := true
+			for _, r := range list {
+				if r.Name != "record" {
+					continue
+				}
+				if !first {
+					dst = append(dst, ',')
+				}
+				first = false
+				dst = j.record(dst, r, attrs&0x20 != 0)
+			}
+			dst = append(dst, ']')
+		}
+		if attrs&7 != 0 {
+			dst = key(dst, false, "_compressed")
+			dst = appendB64(dst, recs.Raw)
+		}
+	}
+	if hasWarnings(n) {
+		dst = j.rawOf(dst, n)
+	}
+	return append(dst, '}')
+}
+
+// rawOf writes "_raw" with the bytes of the entry n (kept in n.Raw).
+func (j *jw) rawOf(dst []byte, n *tree.Node) []byte {
+	if n.Raw == nil {
+		return dst
+	}
+	dst = key(dst, false, "_raw")
+	return appendB64(dst, n.Raw)
+}
+
+func appendAttrs(dst []byte, attrs int, magic int) []byte {
+	dst = append(dst, `{"compression":`...)
+	if name := CodecName(attrs & 7); name != "" {
+		dst = append(dst, '"')
+		dst = append(dst, name...)
+		dst = append(dst, '"')
+	} else {
+		dst = strconv.AppendInt(dst, int64(attrs&7), 10)
+	}
+	if magic >= 1 {
+		dst = append(dst, `,"timestampType":`...)
+		if attrs&8 != 0 {
+			dst = append(dst, `"LogAppendTime"`...)
+		} else {
+			dst = append(dst, `"CreateTime"`...)
+		}
+	}
+	known := 0x0f
+	switch magic {
+	case 0:
+		known = 0x07
+	case 2:
+		known = 0x7f
+		for i, f := range [...]string{"transactional", "control", "deleteHorizon"} {
+			dst = key(dst, false, f)
+			dst = strconv.AppendBool(dst, attrs&(0x10<<i) != 0)
+		}
+	}
+	if o := attrs &^ known; o != 0 {
+		dst = append(dst, `,"otherBits":`...)
+		dst = strconv.AppendInt(dst, int64(o), 10)
+	}
+	return append(dst, '}')
+}
+
+func (j *jw) record(dst []byte, r *tree.Node, control bool) []byte {
+	info, _ := j.info(r)
+	dst = append(dst, '{')
+	dst = intField(dst, r, "attributes", true)
+	dst = intField(dst, r, "timestampDelta", false)
+	dst = intField(dst, r, "offsetDelta", false)
+	dst = key(dst, false, "offset")
+	dst = strconv.AppendInt(dst, info.Offset, 10)
+	dst = key(dst, false, "timestamp")
+	dst = strconv.AppendInt(dst, info.Timestamp, 10)
+	k, v := r.Child("key"), r.Child("value")
+	dst = key(dst, false, "key")
+	dst = appendBytesJSON(dst, k)
+	dst = key(dst, false, "value")
+	dst = appendBytesJSON(dst, v)
+	dst = key(dst, false, "headers")
+	dst = append(dst, '[')
+	if hs := r.Child("headers"); hs != nil {
+		for i, h := range hs.Children {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, `{"key":`...)
+			hk := h.Child("key")
+			switch {
+			case hk == nil || hk.Null:
+				dst = append(dst, "null"...)
+			case utf8.Valid(hk.Raw):
+				dst = appendString(dst, hk.Raw)
+			default:
+				dst = append(dst, `{"base64":`...)
+				dst = appendB64(dst, hk.Raw)
+				dst = append(dst, '}')
+			}
+			dst = append(dst, `,"value":`...)
+			dst = appendBytesJSON(dst, h.Child("value"))
+			dst = append(dst, '}')
+		}
+	}
+	dst = append(dst, ']')
+	if control && k != nil && len(k.Children) >= 2 {
+		dst = key(dst, false, "control")
+		dst = append(dst, `{"keyVersion":`...)
+		dst = strconv.AppendInt(dst, k.Children[0].Int, 10)
+		t := int(k.Children[1].Int)
+		dst = append(dst, `,"type":`...)
+		if name := ControlTypeName(t); name != "" {
+			dst = append(dst, '"')
+			dst = append(dst, name...)
+			dst = append(dst, '"')
+		} else {
+			dst = strconv.AppendInt(dst, int64(t), 10)
+		}
+		if v != nil && len(v.Children) > 0 {
+			dst = append(dst, `,"valueVersion":`...)
+			dst = strconv.AppendInt(dst, v.Children[0].Int, 10)
+			for _, c := range v.Children[1:] {
+				switch c.Name {
+				case "coordinatorEpoch":
+					dst = append(dst, `,"coordinatorEpoch":`...)
+					dst = strconv.AppendInt(dst, c.Int, 10)
+				case "rest":
+				default:
+					dst = append(dst, `,"data":`...)
+					dst = appendNodeJSON(dst, c)
+				}
+			}
+		}
+		dst = append(dst, '}')
+	}
+	return append(dst, '}')
+}
+
+func (j *jw) message(dst []byte, m *tree.Node) []byte {
+	info, _ := j.info(m)
+	dst = append(dst, '{')
+	dst = intField(dst, m, "offset", true)
+	if o := m.Child("offset"); o != nil && o.Int != info.Offset && info.Node != nil {
+		dst = key(dst, false, "absoluteOffset")
+		dst = strconv.AppendInt(dst, info.Offset, 10)
+	}
+	dst = intField(dst, m, "magic", false)
+	dst = intField(dst, m, "crc", false)
+	magic := 0
+	if c := m.Child("magic"); c != nil {
+		magic = int(c.Int)
+	}
+	attrs := 0
+	if a := m.Child("attributes"); a != nil {
+		attrs = int(a.Int) & 0xff
+	}
+	dst = key(dst, false, "attributes")
+	dst = appendAttrs(dst, attrs, magic)
+	if magic == 1 {
+		dst = intField(dst, m, "timestamp", false)
+	}
+	if k := m.Child("key"); k != nil {
+		dst = key(dst, false, "key")
+		dst = appendBytesJSON(dst, k)
+	}
+	if v := m.Child("value"); v != nil {
+		if attrs&7 != 0 && !v.Null {
+			dst = key(dst, false, "messages")
+			if len(v.Children) == 1 && v.Children[0].Name == "inflated" {
+				dst = j.entries(dst, v.Children[0].Children)
+			} else {
+				dst = append(dst, "null"...)
+			}
+			dst = key(dst, false, "_compressed")
+			dst = appendB64(dst, v.Raw)
+		} else {
+			dst = key(dst, false, "value")
+			dst = appendBytesJSON(dst, v)
+		}
+	}
+	if hasWarnings(m) {
+		dst = j.rawOf(dst, m)
+	}
+	return append(dst, '}')
+}
+
+func printable(b []byte) bool {
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c < 0x80 {
+			if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f {
+				return false
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return false
+		}
+		if !unicode.IsPrint(r) {
+			return false
+		}
+		i += n
+	}
+	return true
+}
+
+func appendBytesJSON(dst []byte, n *tree.Node) []byte {
+	if n == nil || n.Null {
+		return append(dst, "null"...)
+	}
+	if printable(n.Raw) {
+		dst = append(dst, `{"text":`...)
+		dst = appendString(dst, n.Raw)
+	} else {
+		dst = append(dst, `{"base64":`...)
+		dst = appendB64(dst, n.Raw)
+	}
+	return append(dst, '}')
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString appends b (valid UTF-8) as a JSON string.
+func appendString(dst []byte, b []byte) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c != 0x7f {
+			continue
+		}
+		dst = append(dst, b[start:i]...)
+		switch c {
+		case '"', '\\':
+			dst = append(dst, '\\', c)
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&15])
+		}
+		start = i + 1
+	}
+	dst = append(dst, b[start:]...)
+	return append(dst, '"')
+}
+
+// appendNodeJSON writes a generic JSON view of a decoded data-message node
+// (from Options.DecodeData): structs as objects keyed by the field's JSON
+// name, arrays as arrays, bytes as base64.
+func appendNodeJSON(dst []byte, n *tree.Node) []byte {
+	if n.Null {
+		return append(dst, "null"...)
+	}
+	switch {
+	case n.Kind == schema.Array:
+		dst = append(dst, '[')
+		first := true
+		for _, c := range n.Children {
+			if c.Role != tree.RoleElement && c.Role != tree.RoleRecord {
+				continue
+			}
+			if !first {
+				dst = append(dst, ',')
+			}
+			first = false
+			dst = appendNodeJSON(dst, c)
+		}
+		return append(dst, ']')
+	case n.Kind == schema.Struct || (n.Kind == schema.Invalid && len(n.Children) > 0) || n.Role == tree.RoleBody:
+		dst = append(dst, '{')
+		first := true
+		for _, c := range n.Children {
+			if c.Role != tree.RoleField && c.Role != tree.RoleRecord && c.Role != tree.RoleElement {
+				continue
+			}
+			name := c.Name
+			if c.Field != nil && c.Field.JSON != "" {
+				name = c.Field.JSON
+			}
+			if !first {
+				dst = append(dst, ',')
+			}
+			first = false
+			dst = appendString(dst, []byte(name))
+			dst = append(dst, ':')
+			dst = appendNodeJSON(dst, c)
+		}
+		return append(dst, '}')
+	}
+	switch n.Kind {
+	case schema.Bool:
+		return strconv.AppendBool(dst, n.Int != 0)
+	case schema.Float64:
+		return strconv.AppendFloat(dst, n.Float, 'g', -1, 64)
+	case schema.String:
+		if utf8.Valid(n.Raw) {
+			return appendString(dst, n.Raw)
+		}
+		return appendB64(dst, n.Raw)
+	case schema.Bytes, schema.Records:
+		return appendB64(dst, n.Raw)
+	case schema.UUID:
+		dst = append(dst, '"')
+		dst = base64.RawURLEncoding.AppendEncode(dst, n.Raw)
+		return append(dst, '"')
+	}
+	return strconv.AppendInt(dst, n.Int, 10)
+}
