@@ -75,7 +75,7 @@ func AppendNode(dst []byte, n *tree.Node, apiKey int16) []byte {
 		dst = append(dst, `,"sizeEnd":`...)
 		dst = strconv.AppendInt(dst, int64(n.SizeEnd), 10)
 	}
-	if n.PrefixEnd > n.SizeEnd {
+	if n.PrefixEnd > n.ValueStart() {
 		dst = append(dst, `,"prefixEnd":`...)
 		dst = strconv.AppendInt(dst, int64(n.PrefixEnd), 10)
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/kwire/kwire/codec/records"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
 	"github.com/kwire/kwire/codec/wire"
@@ -31,16 +32,12 @@ type Options struct {
 	// Zero means the defaults.
 	MaxDepth int
 	MaxNodes int
-	// Hooks, when set, decode the content of fields the schema leaves
-	// opaque (records, consumer-protocol bytes). See Hooks.
-	Hooks Hooks
-}
-
-// Hooks let a caller decode opaque fields further. A hook gets the node of
-// the field (its Raw holds the field's bytes) and the frame, and may add
-// children, derived buffers and warnings.
-type Hooks interface {
-	Opaque(d *Frame, n *tree.Node, path string) error
+	// RawRecords leaves records fields as bytes instead of decoding their
+	// batches, and consumer-protocol bytes undecoded.
+	RawRecords bool
+	// MaxDecompressed bounds the bytes decompression may produce for one
+	// frame (default 64 MiB).
+	MaxDecompressed int
 }
 
 // Frame is a decoded request or response.
@@ -61,8 +58,13 @@ type Frame struct {
 	Body    *tree.Node
 	Buffers [][]byte // Buffers[0] is the input; later ones are derived (decompressed) bytes
 
-	slab tree.Slab
+	slab    tree.Slab
+	records map[*tree.Node]*records.Result // decoded records fields
+	data    map[*tree.Node]dataView        // bytes fields decoded as data messages
 }
+
+// Records returns the decoded content of a records field node, or nil.
+func (f *Frame) Records(n *tree.Node) *records.Result { return f.records[n] }
 
 // Slab is the frame's node allocator, for hooks that add nodes.
 func (f *Frame) Slab() *tree.Slab { return &f.slab }
@@ -84,13 +86,9 @@ type decoder struct {
 	nodes    int
 	maxNodes int
 	err      *DecodeError
-	hooks    Hooks
-	hooked   []hooked
-}
-
-type hooked struct {
-	n    *tree.Node
-	path string
+	nest     bool
+	buf      int // the buffer nodes point into
+	hooked   []opaqueField
 }
 
 func (d *decoder) pathString() string {
@@ -133,7 +131,9 @@ func (d *decoder) node() *tree.Node {
 	if d.nodes > d.maxNodes && d.err == nil {
 		d.fail(d.r.Off, "at most "+strconv.Itoa(d.maxNodes)+" nodes (the MaxNodes limit)", "more")
 	}
-	return d.s.New()
+	n := d.s.New()
+	n.Buf = d.buf
+	return n
 }
 
 // Decode decodes one frame. On malformed input it returns the partial frame
@@ -141,13 +141,7 @@ func (d *decoder) node() *tree.Node {
 // readings are attached to the nodes they concern.
 func Decode(b []byte, opts Options) (*Frame, error) {
 	f := &Frame{Response: opts.Response, Buffers: [][]byte{b}}
-	d := &decoder{f: f, s: &f.slab, maxDepth: opts.MaxDepth, maxNodes: opts.MaxNodes, hooks: opts.Hooks}
-	if d.maxDepth <= 0 {
-		d.maxDepth = DefaultMaxDepth
-	}
-	if d.maxNodes <= 0 {
-		d.maxNodes = DefaultMaxNodes
-	}
+	d := newDecoder(f, &opts)
 	d.r.B = b
 	root := d.node()
 	root.Name, root.Role, root.Type = "frame", tree.RoleFrame, "frame"
@@ -210,20 +204,29 @@ func Decode(b []byte, opts Options) (*Frame, error) {
 		kids = append(kids, n)
 	}
 	root.Children = kids
-	if d.err == nil && d.hooks != nil {
-		for _, h := range d.hooked {
-			if err := d.hooks.Opaque(f, h.n, h.path); err != nil {
-				if de, ok := err.(*DecodeError); ok {
-					return f, de
-				}
-				return f, &DecodeError{Offset: h.n.Start, Buf: h.n.Buf, Path: h.path, Expected: "decodable content", Found: err.Error()}
-			}
-		}
-	}
 	if d.err != nil {
 		return f, d.err
 	}
+	if d.nest {
+		if err := d.nestOpaque(&opts); err != nil {
+			return f, err
+		}
+	}
 	return f, nil
+}
+
+func newDecoder(f *Frame, o *Options) *decoder {
+	d := &decoder{f: f, s: &f.slab, maxDepth: o.MaxDepth, maxNodes: o.MaxNodes, nest: !o.RawRecords}
+	if d.maxDepth <= 0 {
+		d.maxDepth = DefaultMaxDepth
+	}
+	if d.maxNodes <= 0 {
+		d.maxNodes = DefaultMaxNodes
+	}
+	if o.MaxDecompressed <= 0 {
+		o.MaxDecompressed = 64 << 20
+	}
+	return d
 }
 
 func (d *decoder) request(kids *[]*tree.Node) {
@@ -494,8 +497,8 @@ func (d *decoder) lengthPrefixed(n *tree.Node, f *schema.Field, k schema.Kind, n
 	if k == schema.String && !utf8.Valid(n.Raw) {
 		n.Warn("string is not valid UTF-8")
 	}
-	if k == schema.Records && d.hooks != nil {
-		d.hooked = append(d.hooked, hooked{n, d.pathString()})
+	if k == schema.Records && d.nest {
+		d.hooked = append(d.hooked, opaqueField{n, d.pathString()})
 	}
 }
 
@@ -638,13 +641,7 @@ func (d *decoder) tags(l *schema.Layout) *tree.Node {
 // header), as a proxy or broker that has already parsed the header would.
 func DecodeBody(b []byte, apiKey, version int16, response bool, opts Options) (*Frame, error) {
 	f := &Frame{Response: response, APIKey: apiKey, Version: version, Buffers: [][]byte{b}}
-	d := &decoder{f: f, s: &f.slab, maxDepth: opts.MaxDepth, maxNodes: opts.MaxNodes, hooks: opts.Hooks}
-	if d.maxDepth <= 0 {
-		d.maxDepth = DefaultMaxDepth
-	}
-	if d.maxNodes <= 0 {
-		d.maxNodes = DefaultMaxNodes
-	}
+	d := newDecoder(f, &opts)
 	d.r.B = b
 	root := d.node()
 	root.Name, root.Role, root.Type, root.End = "frame", tree.RoleFrame, "frame", len(b)
@@ -668,6 +665,11 @@ func DecodeBody(b []byte, apiKey, version int16, response bool, opts Options) (*
 	root.Children = kids
 	if d.err != nil {
 		return f, d.err
+	}
+	if d.nest {
+		if err := d.nestOpaque(&opts); err != nil {
+			return f, err
+		}
 	}
 	return f, nil
 }

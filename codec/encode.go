@@ -3,12 +3,14 @@ package codec
 import (
 	"bytes"
 	"encoding/base64"
+	"errors"
 	"encoding/json"
 	"math"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/kwire/kwire/codec/records"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/wire"
 )
@@ -17,9 +19,6 @@ import (
 type EncodeOptions struct {
 	// NoSizePrefix leaves out the 4-byte size prefix.
 	NoSizePrefix bool
-	// Opaque, when set, encodes the value of a records (or other opaque
-	// bytes) field given as something other than a base64 string or null.
-	Opaque func(dst []byte, path string, v any) ([]byte, error)
 }
 
 // ParseJSON parses value JSON into the generic form Encode takes: objects as
@@ -437,10 +436,7 @@ func (e *encoder) value(dst []byte, f *schema.Field, k schema.Kind, v any, path 
 		}
 		s, ok := v.(string)
 		if !ok {
-			if e.o.Opaque != nil {
-				return e.opaque(dst, f, k, v, path)
-			}
-			return nil, &EncodeError{Path: path, Msg: "expected base64 text, found " + jsonKind(v)}
+			return e.nested(dst, f, k, v, path)
 		}
 		b, err := base64.StdEncoding.DecodeString(s)
 		if err != nil {
@@ -494,10 +490,51 @@ func (e *encoder) value(dst []byte, f *schema.Field, k schema.Kind, v any, path 
 	return nil, &EncodeError{Path: path, Msg: "cannot encode kind " + k.String()}
 }
 
-func (e *encoder) opaque(dst []byte, f *schema.Field, k schema.Kind, v any, path string) ([]byte, error) {
-	body, err := e.o.Opaque(e.scratch[:0], path, v)
-	if err != nil {
-		return nil, err
+// nested encodes a records field given as batches, or a consumer-protocol
+// bytes field given as its decoded data message.
+func (e *encoder) nested(dst []byte, f *schema.Field, k schema.Kind, v any, path string) ([]byte, error) {
+	var body []byte
+	var err error
+	switch {
+	case k == schema.Records:
+		if _, ok := v.([]any); !ok {
+			return nil, &EncodeError{Path: path, Msg: "expected base64 text or an array of batches, found " + jsonKind(v)}
+		}
+		body, err = records.Encode(e.scratch[:0], v)
+		if err != nil {
+			var re *records.EncodeError
+			if errors.As(err, &re) {
+				return nil, &EncodeError{Path: path + re.Path, Msg: re.Msg}
+			}
+			return nil, &EncodeError{Path: path, Msg: err.Error()}
+		}
+	case consumerData(f.Name) != "":
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return nil, &EncodeError{Path: path, Msg: "expected base64 text or a " + consumerData(f.Name) + " object, found " + jsonKind(v)}
+		}
+		m := schema.DataMessage(consumerData(f.Name))
+		ver, err := e.intValue(obj["version"], path+".version", 0, math.MaxInt16)
+		if err != nil {
+			return nil, err
+		}
+		lv := int16(ver)
+		if lv > m.Valid.Hi {
+			lv = m.Valid.Hi
+		}
+		fields := make(map[string]any, len(obj))
+		for k, x := range obj {
+			if k != "version" {
+				fields[k] = x
+			}
+		}
+		body = wire.AppendInt16(e.scratch[:0], int16(ver))
+		sub := &encoder{o: e.o, v: lv, flex: m.Flexible(lv)}
+		if body, err = sub.structValue(body, m.At(lv).Root, fields, path); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, &EncodeError{Path: path, Msg: "expected base64 text, found " + jsonKind(v)}
 	}
 	e.scratch = body
 	dst = e.appendLen(dst, f, k, len(body))

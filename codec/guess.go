@@ -27,7 +27,6 @@ type Candidate struct {
 type GuessOptions struct {
 	NoSizePrefix bool
 	Max          int // candidates to return (default 5)
-	Hooks        Hooks
 }
 
 // GuessResponse tries every API, version and header version on a response
@@ -44,7 +43,7 @@ func GuessResponse(b []byte, o GuessOptions) []Candidate {
 	for _, api := range schema.APIs() {
 		m := api.Response
 		for v := m.Valid.Lo; v <= m.Valid.Hi; v++ {
-			f, err := Decode(b, Options{Response: true, APIKey: api.Key, Version: v, NoSizePrefix: o.NoSizePrefix, MaxNodes: 8*len(b) + 64, Hooks: o.Hooks})
+			f, err := Decode(b, Options{Response: true, APIKey: api.Key, Version: v, NoSizePrefix: o.NoSizePrefix, MaxNodes: 8*len(b) + 64})
 			if err != nil {
 				continue
 			}

@@ -6,22 +6,39 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/kwire/kwire/codec/records"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
 )
 
+// dataJSON writes a bytes field decoded as a data message: its version,
+// then the message's fields.
+func (w *jsonWriter) dataJSON(dst []byte, n *tree.Node, dv dataView) []byte {
+	dst = append(dst, `{"version":`...)
+	dst = strconv.AppendInt(dst, int64(dv.version), 10)
+	inner := jsonWriter{o: w.o, f: w.f, v: dv.layout, flex: dv.msg.Flexible(dv.layout)}
+	view := *n
+	view.Children = n.Children[1:]
+	body := inner.structJSON(nil, &view, dv.msg.At(dv.layout).Root)
+	if len(body) > 2 {
+		dst = append(dst, ',')
+		dst = append(dst, body[1:len(body)-1]...)
+	}
+	return append(dst, '}')
+}
+
 // JSONOptions choose how value JSON is written.
 type JSONOptions struct {
-	// Opaque, when set, writes the value of a records or other opaque field
-	// whose node a hook decoded further; nil writes base64.
-	Opaque func(dst []byte, n *tree.Node) []byte
+	// Records chooses how decoded records fields appear: as batches and
+	// records (the default), as base64, or as their size.
+	Records records.JSONMode
 }
 
 // AppendJSON appends the frame's value JSON: an envelope with direction, API
 // key, name, version and header, and the body in Kafka's own JSON form.
 // A partial frame (after a decode error) gives the fields decoded so far.
 func (f *Frame) AppendJSON(dst []byte, o JSONOptions) []byte {
-	w := jsonWriter{o: o}
+	w := jsonWriter{o: o, f: f}
 	dst = append(dst, `{"direction":`...)
 	if f.Response {
 		dst = append(dst, `"response"`...)
@@ -69,6 +86,7 @@ func AppendStructJSON(dst []byte, n *tree.Node, l *schema.Layout, v int16, flex 
 
 type jsonWriter struct {
 	o    JSONOptions
+	f    *Frame
 	v    int16
 	flex bool
 }
@@ -169,8 +187,13 @@ func (w *jsonWriter) value(dst []byte, n *tree.Node, f *schema.Field) []byte {
 		if n.Null {
 			return append(dst, "null"...)
 		}
-		if len(n.Children) > 0 && w.o.Opaque != nil {
-			return w.o.Opaque(dst, n)
+		if w.f != nil && len(n.Children) > 0 {
+			if res := w.f.records[n]; res != nil {
+				return records.AppendJSON(dst, res, n.Raw, w.o.Records)
+			}
+			if dv, ok := w.f.data[n]; ok {
+				return w.dataJSON(dst, n, dv)
+			}
 		}
 		dst = append(dst, '"')
 		dst = base64.StdEncoding.AppendEncode(dst, n.Raw)

@@ -45,9 +45,9 @@ func coverage(t *testing.T, root *tree.Node, size int) {
 	require.Equal(t, size, root.End)
 	var check func(n *tree.Node)
 	check = func(n *tree.Node) {
-		pos := n.PrefixEnd
-		if n.Role == tree.RoleFrame {
-			pos = n.Start
+		pos := n.DataStart()
+		if n.BitView() {
+			return
 		}
 		for _, c := range n.Children {
 			if c.Buf != n.Buf {

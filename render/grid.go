@@ -116,7 +116,7 @@ func (c *collector) walk(n *tree.Node, parentName, parentPath string) {
 			c.add(id, n, n.Start, n.TagEnd, KindTag, name+" tag", path)
 			c.add(id, n, n.TagEnd, n.SizeEnd, KindTagSize, name+" size", path)
 		}
-		if n.PrefixEnd > n.SizeEnd {
+		if n.DataStart() > n.ValueStart() {
 			kind, label := KindPrefix, name+" length"
 			switch {
 			case n.Role == tree.RoleTags:
@@ -126,11 +126,12 @@ func (c *collector) walk(n *tree.Node, parentName, parentPath string) {
 			case n.Kind == schema.Struct:
 				kind, label = KindMarker, name+" present"
 			}
-			c.add(id, n, n.SizeEnd, n.PrefixEnd, kind, label, path)
+			c.add(id, n, n.ValueStart(), n.PrefixEnd, kind, label, path)
 		}
 	}
-	if len(n.Children) == 0 || (n.Kind == schema.Records || n.Kind == schema.Bytes) && n.Role != tree.RoleRecord && !hasSameBufChildren(n) {
-		if n.Buf == c.buf && n.End > n.PrefixEnd && n.Role != tree.RoleFrame {
+	leaf := len(n.Children) == 0 || n.BitView() || (n.Kind == schema.Records || n.Kind == schema.Bytes) && !hasSameBufChildren(n)
+	if leaf {
+		if n.Buf == c.buf && n.End > n.DataStart() && n.Role != tree.RoleFrame {
 			kind := KindValue
 			switch n.Role {
 			case tree.RoleSize:
@@ -145,13 +146,16 @@ func (c *collector) walk(n *tree.Node, parentName, parentPath string) {
 			if n.Flags&tree.Varint != 0 {
 				kind = KindVarint
 			}
-			c.add(id, n, n.PrefixEnd, n.End, kind, name, path)
+			c.add(id, n, n.DataStart(), n.End, kind, name, path)
 			c.cells[len(c.cells)-1].Value = ShortValue(n, c.apiKey)
 		}
 	}
-	childParent := name
 	for _, k := range n.Children {
-		c.walk(k, childParent, path)
+		if n.BitView() {
+			c.next++ // numbered as in the tree, drawn as the parent's cell
+			continue
+		}
+		c.walk(k, name, path)
 	}
 }
 

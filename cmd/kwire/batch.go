@@ -66,7 +66,7 @@ func runBatch(e *env, args []string) int {
 	if api != nil && !ff.request {
 		ff.response = true
 	}
-	jo, hooks, err := recordsMode(*records)
+	jo, err := recordsMode(*records)
 	if err != nil {
 		fail(e, "%v", err)
 		return 2
@@ -98,7 +98,7 @@ func runBatch(e *env, args []string) int {
 		go func() {
 			defer wg.Done()
 			for j := range jobCh {
-				out, bad := decodeBatchLine(&ff, api, j, jo, hooks)
+				out, bad := decodeBatchLine(&ff, api, j, jo)
 				resCh <- batchResult{j.n, out, bad}
 			}
 		}()
@@ -186,7 +186,7 @@ func drawProgress(w io.Writer, done, total int64, took time.Duration) {
 
 // decodeBatchLine decodes one line into its output: value JSON, or an
 // error object naming the line, offset and path.
-func decodeBatchLine(ff *frameFlags, api *schema.API, j batchJob, jo codec.JSONOptions, hooks codec.Hooks) ([]byte, bool) {
+func decodeBatchLine(ff *frameFlags, api *schema.API, j batchJob, jo codec.JSONOptions) ([]byte, bool) {
 	line := bytes.TrimSpace(j.line)
 	lf := *ff
 	lapi := api
@@ -237,7 +237,7 @@ func decodeBatchLine(ff *frameFlags, api *schema.API, j batchJob, jo codec.JSONO
 	if frames, s, err := lf.splitFrames(data); err == nil && len(frames) == 1 {
 		sized = s
 	}
-	d := decodeOne(&lf, lapi, data, sized, hooks)
+	d := decodeOne(&lf, lapi, data, sized)
 	if d.err != nil {
 		var de *codec.DecodeError
 		if errors.As(d.err, &de) {

@@ -124,15 +124,15 @@ type decoded struct {
 
 // decodeOne reads a frame as the flags say: a request from its header; a
 // response with a pinned API and version; otherwise by ranking guesses.
-func decodeOne(ff *frameFlags, api *schema.API, b []byte, sized bool, hooks codec.Hooks) decoded {
-	opts := codec.Options{NoSizePrefix: !sized, Hooks: hooks}
+func decodeOne(ff *frameFlags, api *schema.API, b []byte, sized bool) decoded {
+	opts := codec.Options{NoSizePrefix: !sized}
 	if !ff.response {
 		f, err := codec.Decode(b, opts)
 		if err == nil || ff.request {
 			return decoded{frame: f, err: err}
 		}
 		// Not a clean request: it may be a response.
-		if c := guess(ff, api, b, sized, hooks); len(c) > 0 {
+		if c := guess(ff, api, b, sized); len(c) > 0 {
 			return decoded{frame: c[0].Frame, cands: c}
 		}
 		return decoded{frame: f, err: err}
@@ -142,7 +142,7 @@ func decodeOne(ff *frameFlags, api *schema.API, b []byte, sized bool, hooks code
 		f, err := codec.Decode(b, opts)
 		return decoded{frame: f, err: err}
 	}
-	c := guess(ff, api, b, sized, hooks)
+	c := guess(ff, api, b, sized)
 	if len(c) == 0 {
 		what := "any API and version"
 		if api != nil {
@@ -154,8 +154,8 @@ func decodeOne(ff *frameFlags, api *schema.API, b []byte, sized bool, hooks code
 	return decoded{frame: c[0].Frame, cands: c}
 }
 
-func guess(ff *frameFlags, api *schema.API, b []byte, sized bool, hooks codec.Hooks) []codec.Candidate {
-	cands := codec.GuessResponse(b, codec.GuessOptions{NoSizePrefix: !sized, Max: 50, Hooks: hooks})
+func guess(ff *frameFlags, api *schema.API, b []byte, sized bool) []codec.Candidate {
+	cands := codec.GuessResponse(b, codec.GuessOptions{NoSizePrefix: !sized, Max: 50})
 	if api == nil {
 		if len(cands) > 5 {
 			cands = cands[:5]
@@ -243,7 +243,7 @@ func runDecode(e *env, args []string) int {
 		fail(e, "%v", err)
 		return 2
 	}
-	jo, hooks, err := recordsMode(*records)
+	jo, err := recordsMode(*records)
 	if err != nil {
 		fail(e, "%v", err)
 		return 2
@@ -265,7 +265,7 @@ func runDecode(e *env, args []string) int {
 	}
 	status := 0
 	for i, fr := range frames {
-		d := decodeOne(&ff, api, fr, sized, hooks)
+		d := decodeOne(&ff, api, fr, sized)
 		prefix := ""
 		if len(frames) > 1 {
 			prefix = "frame " + strconv.Itoa(i) + ": "

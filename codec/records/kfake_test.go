@@ -17,9 +17,8 @@ import (
 // recConn records every byte a client writes and reads on a connection.
 type recConn struct {
 	net.Conn
-	mu       *sync.Mutex
-	out, in  bytes.Buffer
-	captured *[]*recConn
+	mu      *sync.Mutex
+	out, in bytes.Buffer
 }
 
 func (c *recConn) Write(p []byte) (int, error) {

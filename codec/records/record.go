@@ -288,7 +288,7 @@ func (d *decoder) control(b []byte, bi int, key, val *tree.Node) {
 	var dn *tree.Node
 	if d.opts.DecodeData != nil {
 		var err error
-		dn, err = safeDecodeData(d.opts.DecodeData, d.s, controlData[t], int16(ver), b, bi, p, val.End)
+		dn, err = d.opts.DecodeData(d.s, controlData[t], int16(ver), b, bi, p, val.End)
 		if err != nil {
 			val.Warn("cannot decode " + controlData[t] + ": " + err.Error())
 		}
@@ -299,19 +299,6 @@ func (d *decoder) control(b []byte, bi int, key, val *tree.Node) {
 	}
 	vk = append(vk, dn)
 	val.Children = vk
-}
-
-type panicErr struct{}
-
-func (panicErr) Error() string { return "DecodeData panicked" }
-
-func safeDecodeData(f func(*tree.Slab, string, int16, []byte, int, int, int) (*tree.Node, error), s *tree.Slab, name string, v int16, b []byte, bi, start, end int) (n *tree.Node, err error) {
-	defer func() {
-		if recover() != nil {
-			n, err = nil, panicErr{}
-		}
-	}()
-	return f(s, name, v, b, bi, start, end)
 }
 
 // message decodes a legacy (magic 0 or 1) message in b[off:end].

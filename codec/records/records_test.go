@@ -482,7 +482,9 @@ func TestRegressionPartialRecordJSON(t *testing.T) {
 	fuzzCheck(t, in)
 }
 
-func rawBatch(codec int, count int32, records []byte) []byte { return codecBatch(codec, count, records) }
+func rawBatch(codec int, count int32, records []byte) []byte {
+	return codecBatch(codec, count, records)
+}
 
 func TestNonMinimalVarint(t *testing.T) {
 	// length 7, attributes 0, timestampDelta 0, offsetDelta 0 written as

@@ -72,7 +72,41 @@ type Node struct {
 
 // ValueStart is where the value's own bytes (its prefix included) begin:
 // after the tag number and size of a tagged field, else Start.
-func (n *Node) ValueStart() int { return n.SizeEnd }
+func (n *Node) ValueStart() int { return max(n.SizeEnd, n.Start) }
+
+// DataStart is where the value's data begins, after any length, count or
+// marker prefix. When a child node itself covers the prefix (as record
+// lengths do), the data starts with that child.
+func (n *Node) DataStart() int {
+	vs := n.ValueStart()
+	if n.PrefixEnd <= vs {
+		return vs
+	}
+	for _, c := range n.Children {
+		if c.Buf == n.Buf {
+			if c.Start < n.PrefixEnd {
+				return vs
+			}
+			break
+		}
+	}
+	return n.PrefixEnd
+}
+
+// BitView reports whether n's children are views of bits of n's own bytes
+// (record attributes): they share n's span exactly and their types name
+// their bits ("bits 0-2", "bit 3").
+func (n *Node) BitView() bool {
+	if len(n.Children) == 0 {
+		return false
+	}
+	for _, c := range n.Children {
+		if c.Start != n.Start || c.End != n.End || c.Buf != n.Buf || len(c.Type) < 4 || c.Type[:3] != "bit" {
+			return false
+		}
+	}
+	return true
+}
 
 // Len is the number of bytes the node covers.
 func (n *Node) Len() int { return n.End - n.Start }

@@ -1,0 +1,493 @@
+// Package capture reads pcap and pcapng files and turns the TCP traffic in
+// them into Kafka conversations: per connection, a list of request/response
+// frame pairs matched by correlation id. Kafka bodies are not decoded; each
+// Frame carries the raw bytes of one size-prefixed Kafka frame (prefix
+// included) for a codec to decode later.
+//
+// Only the pure-Go github.com/google/gopacket/pcapgo is used for the file
+// formats (no libpcap, no cgo), so the package builds for GOOS=js
+// GOARCH=wasm. Link, IP and TCP headers are parsed by hand (see packet.go).
+//
+// The package never panics on malformed input and bounds its memory: the
+// out-of-order data of one TCP direction is capped by
+// Options.MaxStreamBuffer and a single frame by Options.MaxFrame.
+package capture
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net/netip"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/google/gopacket"
+	"github.com/google/gopacket/layers"
+	"github.com/google/gopacket/pcapgo"
+)
+
+// Options control Read and ReadFunc. The zero value is usable.
+type Options struct {
+	// BrokerPorts are the TCP ports Kafka brokers listen on. A connection
+	// with one of these ports on one side has its broker on that side.
+	// Connections where neither port is listed are inspected and kept if
+	// one side sends frames that parse as Kafka requests. Default {9092}.
+	BrokerPorts []uint16
+	// MaxFrame is the largest acceptable value of a frame's 4-byte size
+	// prefix (exclusive). Larger sizes are treated as garbage and cause a
+	// resynchronisation. Default 100 MiB.
+	MaxFrame int
+	// MaxStreamBuffer caps the out-of-order bytes buffered per TCP
+	// direction; when exceeded, the missing bytes are declared lost (a gap)
+	// and the stream resynchronises. Default 16 MiB.
+	MaxStreamBuffer int
+}
+
+// Defaults used for zero Options fields.
+const (
+	DefaultBrokerPort      = 9092
+	DefaultMaxFrame        = 100 << 20
+	DefaultMaxStreamBuffer = 16 << 20
+)
+
+// Endpoint is one side of a TCP connection.
+type Endpoint struct {
+	IP   netip.Addr
+	Port uint16
+}
+
+func (e Endpoint) String() string {
+	return netip.AddrPortFrom(e.IP, e.Port).String()
+}
+
+// Conn is one TCP connection carrying Kafka traffic.
+type Conn struct {
+	// ID numbers connections in order of first appearance, starting at 1.
+	// Connections found not to carry Kafka are dropped from Result.Conns,
+	// so IDs may have holes.
+	ID     int
+	Client Endpoint
+	Broker Endpoint
+	// BrokerByPort is true when the broker side was chosen by
+	// Options.BrokerPorts, false when it was inferred from the traffic.
+	BrokerByPort bool
+	// SYN is true when the connection's SYN was captured (the streams start
+	// at a known frame boundary).
+	SYN bool
+	// Closed is true when a FIN or RST was seen.
+	Closed    bool
+	FirstTime time.Time
+	LastTime  time.Time
+	// Packets counts the packets of this connection (including empty ACKs).
+	Packets   int
+	Requests  int // frames sent by the client
+	Responses int // frames sent by the broker
+	// Gaps counts lost-segment gaps (bytes missing from the capture).
+	Gaps int
+	// SkippedBytes counts stream bytes discarded while resynchronising or
+	// because they belonged to frames damaged by a gap.
+	SkippedBytes int64
+
+	ep        [2]Endpoint // ep[0] < ep[1]
+	half      [2]*half    // half[i]: data sent by ep[i]
+	clientIdx int
+	decided   bool
+	nonKafka  bool
+	finished  bool
+
+	pending      []*Frame // frames seen before the broker side was known
+	pendingBytes int
+
+	early       map[int32]*Exchange // Read mode: recent unpaired responses
+	outstanding []*Exchange         // requests awaiting a response, in order
+	outHead     int
+	outCorr     map[int32]int
+}
+
+func (c *Conn) String() string {
+	return fmt.Sprintf("conn %d %s->%s", c.ID, c.Client, c.Broker)
+}
+
+// Frame is one Kafka frame: the 4-byte big-endian size prefix and the
+// size bytes that follow.
+type Frame struct {
+	Conn       *Conn
+	FromClient bool
+	// Time is the timestamp of the packet that completed the frame,
+	// FirstTime that of the packet carrying its first byte.
+	Time      time.Time
+	FirstTime time.Time
+	// StreamOffset is the offset of the frame's first byte in its TCP
+	// direction (0 = first byte after the SYN, or the first byte captured
+	// when the SYN was not).
+	StreamOffset int64
+	// Bytes is the whole frame including the size prefix.
+	Bytes []byte
+	// PacketIndex is the 1-based index in the file of the packet that
+	// completed the frame (as Wireshark numbers frames).
+	PacketIndex int
+
+	dir      int // index of the sending endpoint in Conn.ep
+	firstPkt int // packet index of the first byte
+}
+
+// Exchange is a request and its response. Unpaired frames are kept as
+// exchanges with one side nil.
+type Exchange struct {
+	Conn     *Conn
+	Request  *Frame // nil for a response whose request was not captured
+	Response *Frame // nil for an unanswered request
+	// APIKey and APIVersion come from the request header; -1 when there is
+	// no request (or it is too short).
+	APIKey        int16
+	APIVersion    int16
+	CorrelationID int32
+	// Latency is Response.Time - Request.Time for paired exchanges.
+	Latency time.Duration
+	// NoResponseExpected is set for Produce requests with acks=0, which
+	// brokers never answer.
+	NoResponseExpected bool
+
+	seq    int
+	merged bool // an unpaired response later paired with its request
+}
+
+// Paired reports whether both request and response are present.
+func (x *Exchange) Paired() bool { return x.Request != nil && x.Response != nil }
+
+// Note is a non-fatal problem found while reading.
+type Note struct {
+	Packet  int   // 1-based packet index, 0 when not tied to a packet
+	Conn    *Conn // nil when not tied to a connection
+	Message string
+}
+
+func (n Note) String() string {
+	s := ""
+	if n.Packet > 0 {
+		s = "packet " + strconv.Itoa(n.Packet) + ": "
+	}
+	if n.Conn != nil {
+		s += n.Conn.String() + ": "
+	}
+	return s + n.Message
+}
+
+// Result is what Read returns.
+type Result struct {
+	// Conns are the Kafka connections, in order of first appearance.
+	Conns []*Conn
+	// Exchanges are in request order (unpaired responses at the time of
+	// the response). Always nil when returned by ReadFunc.
+	Exchanges []*Exchange
+	// Notes are non-fatal problems (capped at MaxNotes, then summarised).
+	Notes []Note
+	// Packets is the number of packets read; NonKafka how many of them
+	// were not Kafka traffic (other protocols, other TCP connections).
+	Packets  int
+	NonKafka int
+	// Fragments counts IP fragments, which are skipped.
+	Fragments int
+	// Frames counts Kafka frames found; SkippedBytes the stream bytes
+	// discarded while resynchronising (all connections).
+	Frames       int
+	SkippedBytes int64
+	// Truncated is set when the file ended in the middle of a packet or
+	// was corrupt after some point; what was read before is returned.
+	Truncated bool
+}
+
+// MaxNotes is the maximum number of notes kept in a Result.
+const MaxNotes = 1000
+
+// ErrFormat is returned (wrapped) when the input is not a pcap or pcapng file.
+var ErrFormat = errors.New("capture: not a pcap or pcapng file")
+
+// Read reads a whole pcap or pcapng file (classic pcap may be gzipped) and
+// returns its Kafka exchanges. The error is non-nil only if the file can't
+// be read at all (unknown magic, unreadable header); problems later in the
+// file are reported as Notes with what was read so far.
+func Read(r io.Reader, opts Options) (*Result, error) {
+	e := newEngine(opts, nil)
+	err := e.run(r)
+	if err != nil {
+		return nil, err
+	}
+	xs := e.res.Exchanges[:0]
+	for _, x := range e.res.Exchanges {
+		if !x.merged {
+			xs = append(xs, x)
+		}
+	}
+	clear(e.res.Exchanges[len(xs):])
+	e.res.Exchanges = xs
+	sort.SliceStable(e.res.Exchanges, func(i, j int) bool {
+		a, b := e.res.Exchanges[i], e.res.Exchanges[j]
+		ta, tb := a.sortKey(), b.sortKey()
+		if ta != tb {
+			return ta < tb
+		}
+		return a.seq < b.seq
+	})
+	return e.res, nil
+}
+
+// ReadFunc is the streaming form of Read: fn is called for each exchange
+// as soon as it is complete (a response arrived, or the request can no
+// longer be answered because a later request on its connection was, or
+// the connection or file ended), so exchanges need not all be held in
+// memory. Calls are therefore in completion order, not request order. The
+// returned Result has no Exchanges.
+func ReadFunc(r io.Reader, opts Options, fn func(*Exchange)) (*Result, error) {
+	if fn == nil {
+		fn = func(*Exchange) {}
+	}
+	e := newEngine(opts, fn)
+	if err := e.run(r); err != nil {
+		return nil, err
+	}
+	return e.res, nil
+}
+
+func (x *Exchange) sortKey() int {
+	if x.Request != nil {
+		return x.Request.PacketIndex
+	}
+	if x.Response != nil {
+		return x.Response.PacketIndex
+	}
+	return 0
+}
+
+// maxPacket bounds the size of one captured packet we accept (and the
+// buffer pcapgo allocates for it).
+const maxPacket = 1 << 20
+
+type packetSource interface {
+	ZeroCopyReadPacketData() ([]byte, gopacket.CaptureInfo, error)
+}
+
+func (e *engine) run(r io.Reader) (err error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	magic, perr := br.Peek(4)
+	if perr != nil {
+		return fmt.Errorf("%w: %v", ErrFormat, perr)
+	}
+	m := binary.LittleEndian.Uint32(magic)
+	var src packetSource
+	var linkType func(ci *gopacket.CaptureInfo) uint32
+	// pcapgo is not hardened against hostile input; convert any panic in
+	// it into an error (the result so far is kept).
+	defer func() {
+		if p := recover(); p != nil {
+			if src == nil {
+				err = fmt.Errorf("%w: %v", ErrFormat, p)
+				return
+			}
+			e.res.Truncated = true
+			e.note(nil, "file corrupt after this point (reader panic: %v)", p)
+			e.finish()
+			err = nil
+		}
+	}()
+	switch {
+	case m == 0x0A0D0D0A:
+		ng, err := pcapgo.NewNgReader(&ngGuard{r: br, max: maxPacket + 64<<10}, pcapgo.NgReaderOptions{WantMixedLinkType: true, SkipUnknownVersion: true})
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrFormat, err)
+		}
+		// ZeroCopyReadPacketData would allocate the interface's declared
+		// snap length, which a hostile file can set to 4 GiB; ReadPacketData
+		// allocates the packet's own (guarded) length.
+		src = ngSource{ng}
+		// gopacket v1.1.19's LinkType is a uint8, so LINKTYPE_LINUX_SLL2
+		// (276) arrives as 20 (which is otherwise unassigned).
+		ngLink := func(lt layers.LinkType) uint32 {
+			if lt == linkSLL2&0xff {
+				return linkSLL2
+			}
+			return uint32(lt)
+		}
+		linkType = func(ci *gopacket.CaptureInfo) uint32 {
+			if len(ci.AncillaryData) > 0 {
+				if lt, ok := ci.AncillaryData[0].(layers.LinkType); ok {
+					return ngLink(lt)
+				}
+			}
+			return ngLink(ng.LinkType())
+		}
+	case m == 0xa1b2c3d4 || m == 0xd4c3b2a1 || m == 0xa1b23c4d || m == 0x4d3cb2a1 || magic[0] == 0x1f && magic[1] == 0x8b:
+		// Read the 32-bit link type ourselves: pcapgo truncates it to 8
+		// bits (gopacket v1.1.19), which would turn SLL2 (276) into 20.
+		lt := uint32(0)
+		if hdr, _ := br.Peek(24); len(hdr) == 24 && magic[0] != 0x1f {
+			if m == 0xa1b2c3d4 || m == 0xa1b23c4d {
+				lt = binary.LittleEndian.Uint32(hdr[20:])
+			} else {
+				lt = binary.BigEndian.Uint32(hdr[20:])
+			}
+		}
+		pr, err := pcapgo.NewReader(br)
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrFormat, err)
+		}
+		// Ignore the header's snap length (some writers exceed it, a
+		// hostile one makes it huge): accept any packet up to maxPacket.
+		pr.SetSnaplen(maxPacket)
+		if magic[0] == 0x1f { // gzipped: trust pcapgo (SLL2 arrives as 20)
+			lt = uint32(pr.LinkType())
+			if lt == linkSLL2&0xff {
+				lt = linkSLL2
+			}
+		}
+		src = pr
+		linkType = func(*gopacket.CaptureInfo) uint32 { return lt }
+	default:
+		return fmt.Errorf("%w: unknown magic %08x", ErrFormat, m)
+	}
+	for {
+		data, ci, rerr := src.ZeroCopyReadPacketData()
+		if rerr != nil {
+			if rerr != io.EOF {
+				e.res.Truncated = true
+				e.note(nil, "file truncated or corrupt after packet %d: %v", e.res.Packets, rerr)
+			}
+			break
+		}
+		e.packet(data, ci.Timestamp, linkType(&ci))
+	}
+	e.finish()
+	return nil
+}
+
+type ngSource struct{ r *pcapgo.NgReader }
+
+func (s ngSource) ZeroCopyReadPacketData() ([]byte, gopacket.CaptureInfo, error) {
+	return s.r.ReadPacketData()
+}
+
+var errNgCorrupt = errors.New("corrupt pcapng block")
+
+// ngGuard passes a pcapng byte stream through unchanged while checking the
+// block structure, so that pcapgo never sees a block whose lengths would
+// make it allocate huge buffers or underflow its length arithmetic. On a bad
+// block it stops with an error at the block's start.
+type ngGuard struct {
+	r    io.Reader
+	max  uint32
+	big  bool
+	hdr  [28]byte
+	nhdr int    // bytes of the current block's header collected
+	left uint32 // bytes of the current block still to pass after the header
+	err  error
+}
+
+func (g *ngGuard) u32(b []byte) uint32 {
+	if g.big {
+		return binary.BigEndian.Uint32(b)
+	}
+	return binary.LittleEndian.Uint32(b)
+}
+
+func (g *ngGuard) Read(p []byte) (int, error) {
+	if g.err != nil {
+		return 0, g.err
+	}
+	n, err := g.r.Read(p)
+	if err == io.EOF && (g.left > 0 || g.nhdr > 0) && n == 0 {
+		g.err = io.ErrUnexpectedEOF // file ends inside a block
+		return 0, g.err
+	}
+	i := 0
+	for i < n {
+		if g.left > 0 {
+			k := n - i
+			if uint32(k) > g.left {
+				k = int(g.left)
+			}
+			g.left -= uint32(k)
+			i += k
+			continue
+		}
+		// collecting a block header
+		start := i - g.nhdr // may be negative: header began in an earlier read
+		for i < n && g.nhdr < len(g.hdr) {
+			g.hdr[g.nhdr] = p[i]
+			g.nhdr++
+			i++
+			if g.nhdr == 12 || g.nhdr == len(g.hdr) {
+				break
+			}
+		}
+		if g.nhdr < 12 {
+			continue
+		}
+		typ := binary.LittleEndian.Uint32(g.hdr[0:4])
+		if typ == 0x0A0D0D0A {
+			switch binary.LittleEndian.Uint32(g.hdr[8:12]) {
+			case 0x1A2B3C4D:
+				g.big = false
+			case 0x4D3C2B1A:
+				g.big = true
+			default:
+				return g.fail(p, start, err)
+			}
+		} else {
+			typ = g.u32(g.hdr[0:4])
+		}
+		blen := g.u32(g.hdr[4:8])
+		min := uint32(12)
+		switch typ {
+		case 0x0A0D0D0A:
+			min = 28
+		case 1: // IDB
+			min = 20
+		case 2, 6: // PB, EPB
+			min = 32
+		case 3: // SPB
+			min = 16
+		case 5: // ISB
+			min = 24
+		}
+		if blen < min || blen > g.max || blen%4 != 0 {
+			return g.fail(p, start, err)
+		}
+		need := 12
+		if typ == 2 || typ == 6 {
+			need = 24
+		}
+		if g.nhdr < need {
+			if i < n {
+				continue
+			}
+			break
+		}
+		switch typ {
+		case 2, 6:
+			if g.u32(g.hdr[20:24]) > blen-32 {
+				return g.fail(p, start, err)
+			}
+		case 3:
+			if g.u32(g.hdr[8:12]) > g.max {
+				return g.fail(p, start, err)
+			}
+		}
+		g.left = blen - uint32(g.nhdr)
+		g.nhdr = 0
+	}
+	return n, err
+}
+
+func (g *ngGuard) fail(p []byte, start int, err error) (int, error) {
+	g.err = errNgCorrupt
+	if start < 0 {
+		start = 0 // the block began in a previous read; stop here anyway
+	}
+	if start > 0 {
+		return start, nil
+	}
+	return 0, g.err
+}

@@ -1,0 +1,524 @@
+package capture
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sort"
+	"time"
+)
+
+type connKey struct{ a, b Endpoint }
+
+type engine struct {
+	opts    Options
+	ports   []uint16
+	res     *Result
+	stream  func(*Exchange) // nil: collect into res.Exchanges
+	conns   map[connKey]*Conn
+	all     []*Conn
+	nextID  int
+	pkt     int // 1-based index of the current packet
+	now     time.Time
+	xseq    int
+	dropped int // notes not kept
+	badLink map[uint32]bool
+	tp      tcpPacket
+}
+
+func newEngine(opts Options, stream func(*Exchange)) *engine {
+	if opts.MaxFrame <= 0 {
+		opts.MaxFrame = DefaultMaxFrame
+	}
+	if opts.MaxStreamBuffer <= 0 {
+		opts.MaxStreamBuffer = DefaultMaxStreamBuffer
+	}
+	ports := opts.BrokerPorts
+	if len(ports) == 0 {
+		ports = []uint16{DefaultBrokerPort}
+	}
+	return &engine{
+		opts:    opts,
+		ports:   ports,
+		res:     &Result{},
+		stream:  stream,
+		conns:   make(map[connKey]*Conn),
+		badLink: make(map[uint32]bool),
+	}
+}
+
+func (e *engine) isBrokerPort(p uint16) bool {
+	for _, q := range e.ports {
+		if q == p {
+			return true
+		}
+	}
+	return false
+}
+
+func (e *engine) note(c *Conn, format string, args ...any) {
+	if len(e.res.Notes) >= MaxNotes {
+		e.dropped++
+		return
+	}
+	e.res.Notes = append(e.res.Notes, Note{Packet: e.pkt, Conn: c, Message: fmt.Sprintf(format, args...)})
+}
+
+func (e *engine) packet(data []byte, ts time.Time, lt uint32) {
+	e.res.Packets++
+	e.pkt = e.res.Packets
+	e.now = ts
+	p := &e.tp
+	switch decodePacket(lt, data, p) {
+	case kindTCP:
+	case kindFragment:
+		e.res.Fragments++
+		e.res.NonKafka++
+		if e.res.Fragments <= 10 {
+			e.note(nil, "IP fragment skipped (fragments are not reassembled)")
+		}
+		return
+	case kindMalformed:
+		e.res.NonKafka++
+		e.note(nil, "malformed packet skipped")
+		return
+	case kindUnsupportedLink:
+		e.res.NonKafka++
+		if !e.badLink[lt] {
+			e.badLink[lt] = true
+			e.note(nil, "unsupported link type %d: its packets are skipped", int(lt))
+		}
+		return
+	default:
+		e.res.NonKafka++
+		return
+	}
+	e.tcp(p)
+}
+
+// tcp handles one decoded TCP segment.
+func (e *engine) tcp(p *tcpPacket) {
+	ts := e.now
+	src := Endpoint{p.src, p.sport}
+	dst := Endpoint{p.dst, p.dport}
+	key := connKey{src, dst}
+	dir := 0
+	if less(dst, src) {
+		key = connKey{dst, src}
+		dir = 1
+	}
+	syn := p.flags&tcpSYN != 0
+	c := e.conns[key]
+	if c != nil && syn && p.flags&tcpACK == 0 {
+		// A new SYN on a known 4-tuple starts a new connection unless it is
+		// a retransmission of the one we have.
+		h := c.half[dir]
+		if c.finished || !(h.started && h.anchored && h.isn == p.seq) {
+			e.finishConn(c)
+			c = nil
+		}
+	}
+	if c == nil {
+		if !syn && len(p.payload) == 0 && p.missing == 0 {
+			// stray ACK/FIN of a connection we don't track
+			e.res.NonKafka++
+			return
+		}
+		c = e.newConn(key, src, dst, dir, p)
+	}
+	c.Packets++
+	c.LastTime = ts
+	if c.finished || c.nonKafka {
+		return
+	}
+	h := c.half[dir]
+	if p.flags&tcpACK != 0 {
+		o := c.half[1-dir]
+		if !o.ackValid || int32(p.ack-o.peerAck) > 0 {
+			o.peerAck = p.ack
+			o.ackValid = true
+		}
+	}
+	h.segment(p)
+	if p.flags&tcpACK != 0 {
+		c.half[1-dir].checkAckGap()
+	}
+	if p.flags&tcpRST != 0 {
+		c.Closed = true
+		e.finishConn(c)
+		return
+	}
+	if p.flags&tcpFIN != 0 {
+		c.Closed = true
+		if c.half[0].finDone() && c.half[1].finDone() {
+			e.finishConn(c)
+		}
+	}
+}
+
+func less(a, b Endpoint) bool {
+	if c := a.IP.Compare(b.IP); c != 0 {
+		return c < 0
+	}
+	return a.Port < b.Port
+}
+
+func (e *engine) newConn(key connKey, src, dst Endpoint, dir int, p *tcpPacket) *Conn {
+	e.nextID++
+	c := &Conn{ID: e.nextID, ep: [2]Endpoint{key.a, key.b}, FirstTime: e.now, outCorr: make(map[int32]int)}
+	for i := range c.half {
+		c.half[i] = &half{e: e, c: c, idx: i}
+	}
+	// Role: by port first; the SYN sender (or first sender) is the
+	// tentative client otherwise.
+	srcB, dstB := e.isBrokerPort(src.Port), e.isBrokerPort(dst.Port)
+	switch {
+	case dstB && (!srcB || p.flags&(tcpSYN|tcpACK) != tcpSYN|tcpACK):
+		c.clientIdx = dir
+		c.decided, c.BrokerByPort = true, true
+	case srcB:
+		c.clientIdx = 1 - dir
+		c.decided, c.BrokerByPort = true, true
+	default:
+		c.clientIdx = dir
+		if p.flags&(tcpSYN|tcpACK) == tcpSYN|tcpACK {
+			c.clientIdx = 1 - dir
+		}
+	}
+	c.setRole()
+	e.conns[key] = c
+	e.all = append(e.all, c)
+	return c
+}
+
+func (c *Conn) setRole() {
+	c.Client = c.ep[c.clientIdx]
+	c.Broker = c.ep[1-c.clientIdx]
+}
+
+// finishConn flushes a connection's streams and settles its exchanges.
+func (e *engine) finishConn(c *Conn) {
+	if c.finished {
+		return
+	}
+	c.finished = true
+	if !c.nonKafka {
+		for _, h := range c.half {
+			h.flush()
+		}
+		if !c.decided {
+			e.decide(c, true)
+		}
+		// unanswered requests
+		for i := c.outHead; i < len(c.outstanding); i++ {
+			e.done(c.outstanding[i])
+		}
+	}
+	c.outstanding, c.outHead, c.outCorr = nil, 0, nil
+	c.pending, c.early = nil, nil
+	for _, h := range c.half {
+		h.release()
+	}
+}
+
+func (e *engine) finish() {
+	for _, c := range e.all {
+		e.finishConn(c)
+	}
+	for _, c := range e.all {
+		if c.nonKafka || (!c.decided) {
+			e.res.NonKafka += c.Packets
+			continue
+		}
+		e.res.Conns = append(e.res.Conns, c)
+	}
+	if e.dropped > 0 {
+		e.res.Notes = append(e.res.Notes, Note{Message: fmt.Sprintf("%d more notes not shown", e.dropped)})
+	}
+}
+
+// ---- frames and pairing ----
+
+func (e *engine) frame(h *half, f *Frame) {
+	c := h.c
+	e.res.Frames++
+	if !c.decided {
+		c.pending = append(c.pending, f)
+		c.pendingBytes += len(f.Bytes)
+		e.decide(c, false)
+		return
+	}
+	e.pair(c, f)
+}
+
+// looksLikeRequest applies the request-header plausibility test to a
+// frame (or the start of a buffer).
+func looksLikeRequest(b []byte, maxFrame int) bool {
+	if len(b) < 12 {
+		return false
+	}
+	size := binary.BigEndian.Uint32(b)
+	if size < 8 || uint64(size) >= uint64(maxFrame) {
+		return false
+	}
+	key := int16(binary.BigEndian.Uint16(b[4:]))
+	ver := int16(binary.BigEndian.Uint16(b[6:]))
+	corr := int32(binary.BigEndian.Uint32(b[8:]))
+	if key < 0 || key > 100 || ver < 0 || ver > 30 || corr < 0 {
+		return false
+	}
+	if size >= 10 && len(b) >= 14 {
+		cl := int(int16(binary.BigEndian.Uint16(b[12:])))
+		if cl < -1 || cl > int(size)-10 {
+			return false
+		}
+		// client ids are text: no control characters
+		for _, ch := range b[14:min(len(b), 14+max(cl, 0))] {
+			if ch < 0x20 || ch == 0x7f {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// decide infers the broker side of a connection whose ports are not in
+// Options.BrokerPorts from its first frames.
+func (e *engine) decide(c *Conn, final bool) {
+	if c.decided || c.nonKafka {
+		return
+	}
+	client := -1
+	// A request whose correlation id is echoed by a later frame from the
+	// other side is conclusive.
+	for _, a := range c.pending {
+		if !looksLikeRequest(a.Bytes, e.opts.MaxFrame) {
+			continue
+		}
+		corr := binary.BigEndian.Uint32(a.Bytes[8:])
+		for _, b := range c.pending {
+			if b.dir != a.dir && len(b.Bytes) >= 8 && binary.BigEndian.Uint32(b.Bytes[4:]) == corr {
+				client = a.dir
+				break
+			}
+		}
+		if client >= 0 {
+			break
+		}
+	}
+	if client < 0 && (final || len(c.pending) >= 32 || c.pendingBytes >= 4<<20) {
+		var score [2]int
+		var any [2]bool
+		first := -1
+		for _, f := range c.pending {
+			if first < 0 {
+				first = f.dir
+			}
+			if looksLikeRequest(f.Bytes, e.opts.MaxFrame) {
+				score[f.dir]++
+				any[f.dir] = true
+			} else {
+				score[f.dir]--
+			}
+		}
+		switch {
+		case !any[0] && !any[1]:
+			c.nonKafka = true
+			e.res.Frames -= len(c.pending)
+			c.pending = nil
+			for _, h := range c.half {
+				h.release()
+			}
+			return
+		case score[0] > score[1]:
+			client = 0
+		case score[1] > score[0]:
+			client = 1
+		default:
+			client = first
+		}
+	}
+	if client < 0 {
+		return
+	}
+	c.clientIdx = client
+	c.decided = true
+	c.setRole()
+	p := c.pending
+	c.pending, c.pendingBytes = nil, 0
+	// Frames can be emitted out of order while a stream resynchronises;
+	// replay them in order of their first byte.
+	sort.SliceStable(p, func(i, j int) bool { return p[i].firstPkt < p[j].firstPkt })
+	for _, f := range p {
+		f.FromClient = f.dir == client
+		e.pair(c, f)
+	}
+}
+
+const maxOutstanding = 4096
+
+func (e *engine) created(x *Exchange) {
+	e.xseq++
+	x.seq = e.xseq
+	if e.stream == nil {
+		e.res.Exchanges = append(e.res.Exchanges, x)
+	}
+}
+
+func (e *engine) done(x *Exchange) {
+	if e.stream != nil {
+		e.stream(x)
+	}
+}
+
+func (e *engine) pair(c *Conn, f *Frame) {
+	f.FromClient = f.dir == c.clientIdx
+	b := f.Bytes
+	if f.FromClient {
+		c.Requests++
+		x := &Exchange{Conn: c, Request: f, APIKey: -1, APIVersion: -1, CorrelationID: -1}
+		e.created(x)
+		if len(b) < 12 {
+			e.done(x)
+			return
+		}
+		x.APIKey = int16(binary.BigEndian.Uint16(b[4:]))
+		x.APIVersion = int16(binary.BigEndian.Uint16(b[6:]))
+		x.CorrelationID = int32(binary.BigEndian.Uint32(b[8:]))
+		if x.APIKey == 0 && produceAcks(b, x.APIVersion) == 0 {
+			x.NoResponseExpected = true
+			e.done(x)
+			return
+		}
+		if r := c.early[x.CorrelationID]; r != nil && r.Response.firstPkt >= f.firstPkt {
+			// The response was framed before its request (the client
+			// stream was still resynchronising): pair them after all.
+			delete(c.early, x.CorrelationID)
+			r.merged = true
+			x.Response = r.Response
+			x.Latency = x.Response.Time.Sub(f.Time)
+			return
+		}
+		c.outstanding = append(c.outstanding, x)
+		c.outCorr[x.CorrelationID]++
+		if len(c.outstanding)-c.outHead > maxOutstanding {
+			e.done(e.popOutstanding(c))
+		}
+		return
+	}
+	c.Responses++
+	corr := int32(-1)
+	if len(b) >= 8 {
+		corr = int32(binary.BigEndian.Uint32(b[4:]))
+	}
+	if len(b) >= 8 && c.outCorr[corr] > 0 {
+		// Brokers answer a connection's requests in order: requests before
+		// the matching one will never be answered.
+		for c.outHead < len(c.outstanding) {
+			x := e.popOutstanding(c)
+			if x.CorrelationID == corr {
+				x.Response = f
+				x.Latency = f.Time.Sub(x.Request.Time)
+				e.done(x)
+				return
+			}
+			e.done(x) // never answered
+		}
+	}
+	x := &Exchange{Conn: c, Response: f, APIKey: -1, APIVersion: -1, CorrelationID: corr}
+	e.created(x)
+	e.done(x)
+	if e.stream == nil && len(b) >= 8 {
+		// Read mode: remember a few unpaired responses in case their
+		// request is framed late.
+		if c.early == nil || len(c.early) >= 16 {
+			c.early = make(map[int32]*Exchange)
+		}
+		c.early[corr] = x
+	}
+}
+
+// popOutstanding removes and returns the oldest outstanding request.
+func (e *engine) popOutstanding(c *Conn) *Exchange {
+	x := c.outstanding[c.outHead]
+	c.outstanding[c.outHead] = nil
+	c.outHead++
+	if n := c.outCorr[x.CorrelationID]; n <= 1 {
+		delete(c.outCorr, x.CorrelationID)
+	} else {
+		c.outCorr[x.CorrelationID] = n - 1
+	}
+	if c.outHead > 64 && c.outHead*2 > len(c.outstanding) {
+		n := copy(c.outstanding, c.outstanding[c.outHead:])
+		clear(c.outstanding[n:])
+		c.outstanding = c.outstanding[:n]
+		c.outHead = 0
+	}
+	return x
+}
+
+// produceAcks returns the acks field of a Produce request, or -2 if it
+// can't be read.
+func produceAcks(b []byte, ver int16) int {
+	p := 12
+	if len(b) < p+2 {
+		return -2
+	}
+	cl := int(int16(binary.BigEndian.Uint16(b[p:])))
+	p += 2
+	if cl > 0 {
+		p += cl
+	}
+	if ver >= 9 { // flexible header: tagged fields
+		n, ok := uvarint(b, &p)
+		if !ok {
+			return -2
+		}
+		for i := uint64(0); i < n; i++ {
+			if _, ok := uvarint(b, &p); !ok {
+				return -2
+			}
+			sz, ok := uvarint(b, &p)
+			if !ok || sz > uint64(len(b)) {
+				return -2
+			}
+			p += int(sz)
+		}
+		// transactional_id: compact nullable string
+		l, ok := uvarint(b, &p)
+		if !ok || l > uint64(len(b)) {
+			return -2
+		}
+		if l > 0 {
+			p += int(l) - 1
+		}
+	} else if ver >= 3 {
+		if p+2 > len(b) {
+			return -2
+		}
+		l := int(int16(binary.BigEndian.Uint16(b[p:])))
+		p += 2
+		if l > 0 {
+			p += l
+		}
+	}
+	if p < 0 || p+2 > len(b) {
+		return -2
+	}
+	return int(int16(binary.BigEndian.Uint16(b[p:])))
+}
+
+func uvarint(b []byte, p *int) (uint64, bool) {
+	var v uint64
+	for s := uint(0); s < 64; s += 7 {
+		if *p < 0 || *p >= len(b) {
+			return 0, false
+		}
+		c := b[*p]
+		*p++
+		v |= uint64(c&0x7f) << s
+		if c < 0x80 {
+			return v, true
+		}
+	}
+	return 0, false
+}

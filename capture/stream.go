@@ -1,0 +1,600 @@
+package capture
+
+import (
+	"bytes"
+	"encoding/binary"
+	"sort"
+	"time"
+)
+
+// half is one direction of a TCP connection: sequence-number reassembly
+// feeding a Kafka framer.
+type half struct {
+	e   *engine
+	c   *Conn
+	idx int
+
+	// reassembly
+	started  bool
+	anchored bool // SYN seen: stream offset 0 is a frame boundary
+	isn      uint32
+	next     uint32 // next expected sequence number
+	segs     []seg  // out-of-order segments, sorted by seq, all after next
+	buffered int
+	fin      bool
+	peerAck  uint32 // highest ACK sent by the other side
+	ackValid bool
+
+	// framing
+	buf      []byte // undelivered stream bytes starting at bufOff
+	bufOff   int64
+	off      int64 // stream offset of the next byte to arrive
+	marks    []mark
+	mcur     int
+	synced   bool
+	skipTo   int64 // bytes before this offset are discarded (rest of a damaged frame)
+	skipped  int64 // bytes skipped since sync was lost
+	final    bool
+	released bool
+}
+
+type seg struct {
+	seq     uint32
+	data    []byte
+	missing int
+	t       time.Time
+	pkt     int
+}
+
+// mark records which packet delivered the stream bytes starting at off.
+type mark struct {
+	off int64
+	t   time.Time
+	pkt int
+}
+
+const segOverhead = 64
+
+func (h *half) segment(p *tcpPacket) {
+	seq := p.seq
+	if p.flags&tcpSYN != 0 {
+		if !h.started || (!h.anchored && h.off == 0 && len(h.segs) == 0 && len(h.buf) == 0) {
+			h.started, h.anchored = true, true
+			h.isn, h.next = seq, seq+1
+			h.synced = true
+			h.c.SYN = true
+		}
+		seq++
+	}
+	if !h.started {
+		// mid-stream start: the first byte seen is not known to begin a
+		// frame, so start by resynchronising (which accepts offset 0 if it
+		// looks like a frame).
+		h.started = true
+		h.next = seq
+		h.synced = false
+	}
+	if len(p.payload) > 0 || p.missing > 0 {
+		h.data(seq, p.payload, p.missing)
+	}
+	if p.flags&tcpFIN != 0 {
+		h.fin = true
+	}
+}
+
+func (h *half) finDone() bool { return h.fin && len(h.segs) == 0 }
+
+func (h *half) data(seq uint32, payload []byte, missing int) {
+	if h.released {
+		return
+	}
+	d := int32(seq - h.next)
+	if d <= 0 {
+		h.deliverSeg(seg{seq: seq, data: payload, missing: missing, t: h.e.now, pkt: h.e.pkt})
+		h.drain()
+		return
+	}
+	if d > 1<<30 {
+		h.e.note(h.c, "segment %d bytes ahead of the stream ignored", d)
+		return
+	}
+	// out of order: keep a copy
+	i := sort.Search(len(h.segs), func(i int) bool { return int32(h.segs[i].seq-h.next) >= d })
+	if i < len(h.segs) && h.segs[i].seq == seq && len(h.segs[i].data)+h.segs[i].missing >= len(payload)+missing {
+		return // retransmission of a buffered segment
+	}
+	s := seg{seq: seq, data: bytes.Clone(payload), missing: missing, t: h.e.now, pkt: h.e.pkt}
+	h.segs = append(h.segs, seg{})
+	copy(h.segs[i+1:], h.segs[i:])
+	h.segs[i] = s
+	h.buffered += len(payload) + segOverhead
+	for h.buffered > h.e.opts.MaxStreamBuffer && len(h.segs) > 0 {
+		h.forceGap("out-of-order buffer full")
+	}
+}
+
+// deliverSeg passes the part of s at or after next to the framer.
+func (h *half) deliverSeg(s seg) {
+	over := int64(uint32(h.next - s.seq)) // s.seq <= next
+	if over >= int64(len(s.data)+s.missing) {
+		return // retransmission
+	}
+	if over < int64(len(s.data)) {
+		d := s.data[over:]
+		h.next += uint32(len(d))
+		h.deliver(d, s.t, s.pkt)
+		over = 0
+	} else {
+		over -= int64(len(s.data))
+	}
+	if m := int64(s.missing) - over; m > 0 {
+		h.c.Gaps++
+		h.e.note(h.c, "%d bytes not captured (snap length) at stream offset %d", m, h.off)
+		h.next += uint32(m)
+		h.gap(m)
+	}
+}
+
+func (h *half) drain() {
+	for len(h.segs) > 0 && !h.released && int32(h.segs[0].seq-h.next) <= 0 {
+		s := h.segs[0]
+		h.segs[0] = seg{}
+		h.segs = h.segs[1:]
+		h.buffered -= len(s.data) + segOverhead
+		h.deliverSeg(s)
+	}
+	if len(h.segs) == 0 {
+		h.segs = nil
+	}
+}
+
+// forceGap declares the bytes before the first buffered segment lost.
+func (h *half) forceGap(why string) {
+	if len(h.segs) == 0 || h.released {
+		return
+	}
+	n := int64(uint32(h.segs[0].seq - h.next))
+	h.c.Gaps++
+	h.e.note(h.c, "gap: %d bytes missing at stream offset %d (%s)", n, h.off, why)
+	h.next = h.segs[0].seq
+	h.gap(n)
+	h.drain()
+}
+
+// checkAckGap: the peer acknowledged data beyond a hole, so the hole's
+// bytes were sent but are not in the capture.
+func (h *half) checkAckGap() {
+	for len(h.segs) > 0 && h.ackValid && !h.released && int32(h.peerAck-h.segs[0].seq) >= 0 {
+		h.forceGap("acknowledged by peer but not captured")
+	}
+}
+
+func (h *half) flush() {
+	if h.released {
+		return
+	}
+	for len(h.segs) > 0 && !h.released {
+		h.forceGap("never filled")
+	}
+	if h.released {
+		return
+	}
+	if !h.synced && len(h.buf) > 0 {
+		h.final = true
+		h.process()
+	}
+	if h.released || len(h.buf) == 0 {
+		h.endSkip()
+		return
+	}
+	if h.synced {
+		if len(h.buf) >= 4 {
+			size := binary.BigEndian.Uint32(h.buf)
+			h.e.note(h.c, "incomplete frame at stream offset %d: %d of %d bytes captured", h.bufOff, len(h.buf), int64(size)+4)
+		} else {
+			h.e.note(h.c, "incomplete frame header at stream offset %d: %d bytes captured", h.bufOff, len(h.buf))
+		}
+		h.skip(int64(len(h.buf)))
+	} else {
+		h.skip(int64(len(h.buf)))
+		h.skipped += int64(len(h.buf))
+		h.endSkip()
+	}
+	h.buf = nil
+}
+
+func (h *half) release() {
+	h.released = true
+	h.buf, h.segs, h.marks = nil, nil, nil
+}
+
+// ---- framing ----
+
+// skip counts discarded stream bytes.
+func (h *half) skip(n int64) {
+	h.c.SkippedBytes += n
+	h.e.res.SkippedBytes += n
+}
+
+// endSkip reports bytes skipped while out of sync.
+func (h *half) endSkip() {
+	if h.skipped > 0 {
+		h.e.note(h.c, "skipped %d bytes of %s stream to resynchronise at offset %d", h.skipped, h.name(), h.bufOff)
+		h.skipped = 0
+	}
+}
+
+func (h *half) name() string {
+	if !h.c.decided {
+		return h.c.ep[h.idx].String()
+	}
+	if h.idx == h.c.clientIdx {
+		return "client"
+	}
+	return "broker"
+}
+
+func (h *half) deliver(data []byte, t time.Time, pkt int) {
+	if h.released {
+		return
+	}
+	if h.skipTo > h.off {
+		n := h.skipTo - h.off
+		if n >= int64(len(data)) {
+			h.off += int64(len(data))
+			h.skip(int64(len(data)))
+			return
+		}
+		h.skip(n)
+		data = data[n:]
+		h.off += n
+	}
+	if len(h.buf) == 0 {
+		h.bufOff = h.off
+		h.marks = h.marks[:0]
+		h.mcur = 0
+		if cap(h.buf) > 1<<20 {
+			h.buf = nil
+		}
+	}
+	h.marks = append(h.marks, mark{h.off, t, pkt})
+	h.buf = append(h.buf, data...)
+	h.off += int64(len(data))
+	h.process()
+}
+
+// gap tells the framer that n stream bytes are missing.
+func (h *half) gap(n int64) {
+	start, end := h.off, h.off+n
+	h.off = end
+	if h.skipTo > start {
+		if h.skipTo >= end {
+			h.skip(n)
+			return
+		}
+		h.loseSync(end)
+		return
+	}
+	if h.synced && len(h.buf) >= 4 {
+		fend := h.bufOff + 4 + int64(binary.BigEndian.Uint32(h.buf))
+		if fend >= end {
+			// The gap lies within the current frame: drop it and continue
+			// in sync after it.
+			h.e.note(h.c, "frame at stream offset %d (%d bytes) damaged by a gap, dropped", h.bufOff, fend-h.bufOff)
+			h.skip(int64(len(h.buf)) + n)
+			h.buf = h.buf[:0]
+			h.marks = h.marks[:0]
+			h.bufOff = end
+			h.skipTo = fend
+			return
+		}
+	}
+	h.loseSync(end)
+}
+
+func (h *half) loseSync(at int64) {
+	if h.synced {
+		h.e.note(h.c, "lost frame sync in %s stream at offset %d", h.name(), at)
+	}
+	h.skip(int64(len(h.buf)))
+	h.buf = h.buf[:0]
+	h.marks = h.marks[:0]
+	h.mcur = 0
+	h.bufOff = at
+	h.synced = false
+}
+
+type verdict int
+
+const (
+	vNo verdict = iota
+	vYes
+	vMore
+)
+
+const (
+	roleUnknown = iota
+	roleClient
+	roleBroker
+)
+
+func (h *half) role() int {
+	if !h.c.decided {
+		return roleUnknown
+	}
+	if h.idx == h.c.clientIdx {
+		return roleClient
+	}
+	return roleBroker
+}
+
+// candidate decides whether a frame plausibly starts at b[0] while
+// resynchronising. Before the broker side of a connection is known, both
+// the request and the response tests are tried.
+func (h *half) candidate(b []byte) verdict {
+	switch h.role() {
+	case roleClient:
+		return h.reqCandidate(b)
+	case roleBroker:
+		return h.respCandidate(b)
+	}
+	v := h.reqCandidate(b)
+	if v == vYes {
+		return v
+	}
+	if w := h.respCandidate(b); w != vNo {
+		return w
+	}
+	return v
+}
+
+func (h *half) reqCandidate(b []byte) verdict {
+	if len(b) < 4 {
+		return vMore
+	}
+	max := h.e.opts.MaxFrame
+	size := binary.BigEndian.Uint32(b)
+	if size < 8 || uint64(size) >= uint64(max) {
+		return vNo
+	}
+	need := 12
+	if size >= 10 {
+		need = 14
+	}
+	if len(b) < need {
+		// reject early on what we have
+		if len(b) >= 6 {
+			if k := int16(binary.BigEndian.Uint16(b[4:])); k < 0 || k > 100 {
+				return vNo
+			}
+		}
+		if len(b) >= 8 {
+			if v := int16(binary.BigEndian.Uint16(b[6:])); v < 0 || v > 30 {
+				return vNo
+			}
+		}
+		return vMore
+	}
+	if !looksLikeRequest(b, max) {
+		return vNo
+	}
+	// Header fields of all-zero-ish data look like requests too often.
+	// A client id of 3+ printable characters is convincing; otherwise, for
+	// frames up to 1 MiB, also require the next frame's header to be
+	// plausible (or the stream to end right after the frame).
+	if cl := int16(binary.BigEndian.Uint16(b[12:])); size > 1<<20 || (cl >= 3 && len(b) >= 14+int(cl)) {
+		return vYes
+	}
+	end := 4 + int(size)
+	if len(b) < end+8 {
+		if h.final && len(b) >= end {
+			if len(b) == end || reqPrefixOK(b[end:], max) {
+				return vYes
+			}
+			return vNo
+		}
+		return vMore
+	}
+	if reqPrefixOK(b[end:], max) {
+		return vYes
+	}
+	return vNo
+}
+
+// reqPrefixOK checks the size, apiKey and apiVersion of a request header
+// (as far as b goes).
+func reqPrefixOK(b []byte, max int) bool {
+	if len(b) < 4 {
+		return true
+	}
+	size := binary.BigEndian.Uint32(b)
+	if size < 8 || uint64(size) >= uint64(max) {
+		return false
+	}
+	if len(b) >= 6 {
+		if k := int16(binary.BigEndian.Uint16(b[4:])); k < 0 || k > 100 {
+			return false
+		}
+	}
+	if len(b) >= 8 {
+		if v := int16(binary.BigEndian.Uint16(b[6:])); v < 0 || v > 30 {
+			return false
+		}
+	}
+	return true
+}
+
+func (h *half) respCandidate(b []byte) verdict {
+	if len(b) < 4 {
+		return vMore
+	}
+	max := h.e.opts.MaxFrame
+	size := binary.BigEndian.Uint32(b)
+	if size < 4 || uint64(size) >= uint64(max) {
+		return vNo
+	}
+	if len(b) < 8 {
+		return vMore
+	}
+	corr := int32(binary.BigEndian.Uint32(b[4:]))
+	if corr < 0 {
+		return vNo
+	}
+	if h.c.decided && len(h.c.outCorr) > 0 {
+		if h.c.outCorr[corr] > 0 {
+			return vYes
+		}
+		return vNo
+	}
+	// No outstanding requests to check against: require the frame to be
+	// followed by another plausible size prefix.
+	if size > 1<<20 {
+		return vNo
+	}
+	end := 4 + int(size)
+	if len(b) < end+4 {
+		if h.final && len(b) == end {
+			return vYes
+		}
+		return vMore
+	}
+	next := binary.BigEndian.Uint32(b[end:])
+	if next >= 4 && uint64(next) < uint64(max) {
+		return vYes
+	}
+	return vNo
+}
+
+// headerOK checks the header of the next frame while in sync.
+func (h *half) headerOK(b []byte) verdict {
+	size := binary.BigEndian.Uint32(b)
+	if uint64(size) >= uint64(h.e.opts.MaxFrame) || size < 4 {
+		return vNo
+	}
+	if h.role() == roleClient {
+		if size < 8 {
+			return vNo
+		}
+		if len(b) < 12 {
+			return vMore
+		}
+		if !looksLikeRequest(b, h.e.opts.MaxFrame) {
+			return vNo
+		}
+	}
+	return vYes
+}
+
+const nonKafkaSkip = 256 << 10
+
+func (h *half) process() {
+	p := 0
+	for !h.released {
+		rest := h.buf[p:]
+		if !h.synced {
+			i := 0
+			found := false
+			for ; i < len(rest); i++ {
+				v := h.candidate(rest[i:])
+				if v == vMore && h.final {
+					v = vNo
+				}
+				if v == vMore {
+					break
+				}
+				if v == vYes {
+					found = true
+					break
+				}
+			}
+			p += i
+			h.skip(int64(i))
+			h.skipped += int64(i)
+			if !found {
+				c := h.c
+				if !c.decided && c.half[0].skipped+c.half[1].skipped > nonKafkaSkip && len(c.pending) == 0 {
+					// Nothing here frames as Kafka.
+					c.nonKafka = true
+					c.half[0].release()
+					c.half[1].release()
+					return
+				}
+				break
+			}
+			h.synced = true
+			if h.skipped > 0 {
+				h.e.note(h.c, "skipped %d bytes of %s stream to resynchronise at offset %d", h.skipped, h.name(), h.bufOff+int64(p))
+				h.skipped = 0
+			}
+			continue
+		}
+		if len(rest) < 4 {
+			break
+		}
+		switch h.headerOK(rest) {
+		case vMore:
+		case vNo:
+			h.e.note(h.c, "implausible frame header % x at offset %d of %s stream", rest[:min(len(rest), 12)], h.bufOff+int64(p), h.name())
+			h.synced = false
+			p++
+			h.skip(1)
+			h.skipped++
+			continue
+		}
+		total := 4 + int(binary.BigEndian.Uint32(rest))
+		if len(rest) < total {
+			break
+		}
+		if p == 0 && total == len(h.buf) {
+			// The frame is the whole buffer: hand it over instead of
+			// copying it.
+			b := h.buf[:total:total]
+			h.buf = nil
+			h.emit(b, h.bufOff, true)
+			h.bufOff += int64(total)
+			continue
+		}
+		h.emit(rest[:total], h.bufOff+int64(p), false)
+		p += total
+	}
+	if h.released || p == 0 {
+		return
+	}
+	n := copy(h.buf, h.buf[p:])
+	h.buf = h.buf[:n]
+	h.bufOff += int64(p)
+	// drop marks wholly before bufOff
+	k := 0
+	for k+1 < len(h.marks) && h.marks[k+1].off <= h.bufOff {
+		k++
+	}
+	if k > 0 {
+		m := copy(h.marks, h.marks[k:])
+		h.marks = h.marks[:m]
+	}
+	h.mcur = 0
+}
+
+func (h *half) emit(b []byte, off int64, own bool) {
+	if !own {
+		b = bytes.Clone(b)
+	}
+	f := &Frame{Conn: h.c, StreamOffset: off, Bytes: b, dir: h.idx}
+	f.firstPkt = h.e.pkt
+	// marks: find the one covering off, then the latest packet among those
+	// contributing to the frame.
+	for h.mcur+1 < len(h.marks) && h.marks[h.mcur+1].off <= off {
+		h.mcur++
+	}
+	if h.mcur < len(h.marks) {
+		m := h.marks[h.mcur]
+		f.FirstTime, f.Time, f.PacketIndex, f.firstPkt = m.t, m.t, m.pkt, m.pkt
+		end := off + int64(len(b))
+		for j := h.mcur + 1; j < len(h.marks) && h.marks[j].off < end; j++ {
+			if h.marks[j].pkt > f.PacketIndex {
+				f.Time, f.PacketIndex = h.marks[j].t, h.marks[j].pkt
+			}
+		}
+	}
+	h.e.frame(h, f)
+}
