@@ -53,7 +53,7 @@ func fakeRecords(n int) []byte {
 			"key": map[string]any{"text": "key-" + itoa(i)}, "value": map[string]any{"text": string(v)}, "headers": []any{}})
 	}
 	batch := []any{map[string]any{"baseOffset": json.Number("0"), "partitionLeaderEpoch": json.Number("0"), "magic": json.Number("2"),
-		"attributes": map[string]any{"compression": "none", "timestampType": "CreateTime", "transactional": false, "control": false},
+		"attributes":      map[string]any{"compression": "none", "timestampType": "CreateTime", "transactional": false, "control": false},
 		"lastOffsetDelta": json.Number(itoa(len(recs) - 1)), "baseTimestamp": json.Number("1737156468928"), "maxTimestamp": json.Number("1737156468928"),
 		"producerId": json.Number("-1"), "producerEpoch": json.Number("-1"), "baseSequence": json.Number("-1"), "records": recs}}
 	b, err := records.Encode(nil, batch)

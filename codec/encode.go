@@ -3,8 +3,8 @@ package codec
 import (
 	"bytes"
 	"encoding/base64"
-	"errors"
 	"encoding/json"
+	"errors"
 	"math"
 	"sort"
 	"strconv"
