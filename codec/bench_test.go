@@ -162,12 +162,23 @@ func BenchmarkDecode(b *testing.B) {
 				}
 			}
 		})
+		b.Run(bf.name+"/kwire-tree-reused", func(b *testing.B) {
+			b.SetBytes(int64(len(bf.frame)))
+			b.ReportAllocs()
+			var dec Decoder
+			for i := 0; i < b.N; i++ {
+				if _, err := dec.Decode(bf.frame, opts); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 		b.Run(bf.name+"/kwire-json", func(b *testing.B) {
 			b.SetBytes(int64(len(bf.frame)))
 			b.ReportAllocs()
 			var buf []byte
+			var dec Decoder
 			for i := 0; i < b.N; i++ {
-				f, err := Decode(bf.frame, opts)
+				f, err := dec.Decode(bf.frame, opts)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -140,7 +140,28 @@ func (d *decoder) node() *tree.Node {
 // (its Root covers the input) and a *DecodeError. Warnings for lenient
 // readings are attached to the nodes they concern.
 func Decode(b []byte, opts Options) (*Frame, error) {
-	f := &Frame{Response: opts.Response, Buffers: [][]byte{b}}
+	return decodeInto(&Frame{}, b, opts)
+}
+
+// A Decoder decodes frames reusing its memory from one frame to the next,
+// for callers that decode many: each Decode invalidates the Frame (and
+// every node of it) that the previous call returned.
+type Decoder struct {
+	f Frame
+}
+
+// Decode is Decode reusing the decoder's memory.
+func (dec *Decoder) Decode(b []byte, opts Options) (*Frame, error) {
+	slab := dec.f.slab
+	slab.Reset()
+	bufs := dec.f.Buffers[:0]
+	dec.f = Frame{slab: slab, Buffers: bufs}
+	return decodeInto(&dec.f, b, opts)
+}
+
+func decodeInto(f *Frame, b []byte, opts Options) (*Frame, error) {
+	f.Response = opts.Response
+	f.Buffers = append(f.Buffers[:0], b)
 	d := newDecoder(f, &opts)
 	d.r.B = b
 	root := d.node()

@@ -88,3 +88,21 @@ func TestRoundTripExamples(t *testing.T) {
 	})
 	t.Logf("%d API/version/direction examples round-tripped", n)
 }
+
+// A reused Decoder gives the same results as fresh decoding, frame after
+// frame, though it recycles its memory.
+func TestDecoderReuse(t *testing.T) {
+	var dec Decoder
+	n := eachVersion(t, func(t *testing.T, api *schema.API, v int16, response bool) {
+		b, err := ExampleFrame(api, v, response)
+		require.NoError(t, err)
+		opts := Options{Response: response, APIKey: api.Key, Version: v}
+		want, err := Decode(b, opts)
+		require.NoError(t, err)
+		got, err := dec.Decode(b, opts)
+		require.NoError(t, err)
+		require.Equal(t, string(want.JSON()), string(got.JSON()))
+		require.Equal(t, string(want.AppendAnnotated(nil)), string(got.AppendAnnotated(nil)))
+	})
+	require.Greater(t, n, 700)
+}

@@ -97,8 +97,9 @@ func runBatch(e *env, args []string) int {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var dec codec.Decoder // reused: each line's frame is done with once written
 			for j := range jobCh {
-				out, bad := decodeBatchLine(&ff, api, j, jo)
+				out, bad := decodeBatchLine(&ff, api, j, jo, &dec)
 				resCh <- batchResult{j.n, out, bad}
 			}
 		}()
@@ -186,7 +187,7 @@ func drawProgress(w io.Writer, done, total int64, took time.Duration) {
 
 // decodeBatchLine decodes one line into its output: value JSON, or an
 // error object naming the line, offset and path.
-func decodeBatchLine(ff *frameFlags, api *schema.API, j batchJob, jo codec.JSONOptions) ([]byte, bool) {
+func decodeBatchLine(ff *frameFlags, api *schema.API, j batchJob, jo codec.JSONOptions, dec *codec.Decoder) ([]byte, bool) {
 	line := bytes.TrimSpace(j.line)
 	lf := *ff
 	lapi := api
@@ -237,7 +238,7 @@ func decodeBatchLine(ff *frameFlags, api *schema.API, j batchJob, jo codec.JSONO
 	if frames, s, err := lf.splitFrames(data); err == nil && len(frames) == 1 {
 		sized = s
 	}
-	d := decodeOne(&lf, lapi, data, sized)
+	d := decodeOne(&lf, lapi, data, sized, dec)
 	if d.err != nil {
 		var de *codec.DecodeError
 		if errors.As(d.err, &de) {

@@ -124,10 +124,10 @@ type decoded struct {
 
 // decodeOne reads a frame as the flags say: a request from its header; a
 // response with a pinned API and version; otherwise by ranking guesses.
-func decodeOne(ff *frameFlags, api *schema.API, b []byte, sized bool) decoded {
+func decodeOne(ff *frameFlags, api *schema.API, b []byte, sized bool, dec *codec.Decoder) decoded {
 	opts := codec.Options{NoSizePrefix: !sized}
 	if !ff.response {
-		f, err := codec.Decode(b, opts)
+		f, err := dec.Decode(b, opts)
 		if err == nil || ff.request {
 			return decoded{frame: f, err: err}
 		}
@@ -139,7 +139,7 @@ func decodeOne(ff *frameFlags, api *schema.API, b []byte, sized bool) decoded {
 	}
 	if api != nil && ff.version >= 0 {
 		opts.Response, opts.APIKey, opts.Version = true, api.Key, int16(ff.version)
-		f, err := codec.Decode(b, opts)
+		f, err := dec.Decode(b, opts)
 		return decoded{frame: f, err: err}
 	}
 	c := guess(ff, api, b, sized)
@@ -265,7 +265,7 @@ func runDecode(e *env, args []string) int {
 	}
 	status := 0
 	for i, fr := range frames {
-		d := decodeOne(&ff, api, fr, sized)
+		d := decodeOne(&ff, api, fr, sized, new(codec.Decoder))
 		prefix := ""
 		if len(frames) > 1 {
 			prefix = "frame " + strconv.Itoa(i) + ": "

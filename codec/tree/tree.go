@@ -153,35 +153,57 @@ func Deepest(n *Node, buf, off int) *Node {
 }
 
 // Slab hands out nodes from blocks, so a tree of many nodes costs a few
-// allocations. Blocks start small and double, so small frames stay cheap.
+// allocations. Blocks start small and double, so small frames stay cheap;
+// Reset makes a slab hand out its blocks again, so a decoder that keeps
+// one allocates almost nothing once warm.
 type Slab struct {
-	nodes []Node
-	kids  []*Node
-	next  int
+	blocks  [][]Node
+	bi, ni  int // current block and the next node in it
+	kblocks [][]*Node
+	kbi, ki int
 }
 
-// New returns a zeroed node.
+// New returns a zeroed node (Index and Tag -1).
 func (s *Slab) New() *Node {
-	if len(s.nodes) == 0 {
-		s.next = min(max(2*s.next, 16), 1024)
-		s.nodes = make([]Node, s.next)
+	for s.bi < len(s.blocks) && s.ni == len(s.blocks[s.bi]) {
+		s.bi++
+		s.ni = 0
 	}
-	n := &s.nodes[0]
-	s.nodes = s.nodes[1:]
-	n.Index = -1
-	n.Tag = -1
+	if s.bi == len(s.blocks) {
+		size := 16
+		if k := len(s.blocks); k > 0 {
+			size = min(2*len(s.blocks[k-1]), 4096)
+		}
+		s.blocks = append(s.blocks, make([]Node, size))
+		s.ni = 0
+	}
+	n := &s.blocks[s.bi][s.ni]
+	s.ni++
+	*n = Node{Index: -1, Tag: -1}
 	return n
 }
 
 // Kids returns an empty slice with capacity c for a node's children.
 func (s *Slab) Kids(c int) []*Node {
-	if c > 64 {
-		return make([]*Node, 0, c)
+	for s.kbi < len(s.kblocks) && len(s.kblocks[s.kbi])-s.ki < c {
+		s.kbi++
+		s.ki = 0
 	}
-	if len(s.kids) < c {
-		s.kids = make([]*Node, max(4*s.next, 64))
+	if s.kbi == len(s.kblocks) {
+		size := 64
+		if k := len(s.kblocks); k > 0 {
+			size = min(2*len(s.kblocks[k-1]), 8192)
+		}
+		s.kblocks = append(s.kblocks, make([]*Node, max(size, c)))
+		s.ki = 0
 	}
-	k := s.kids[:0:c]
-	s.kids = s.kids[c:]
+	k := s.kblocks[s.kbi][s.ki : s.ki : s.ki+c]
+	s.ki += c
 	return k
+}
+
+// Reset lets the slab hand out its memory again. Nodes handed out before
+// must no longer be used.
+func (s *Slab) Reset() {
+	s.bi, s.ni, s.kbi, s.ki = 0, 0, 0, 0
 }
