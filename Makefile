@@ -20,6 +20,8 @@ check-generated:
 		diff -q tables_gen.go /tmp/kwire_tables_gen.go >/dev/null || \
 		{ echo "codec/schema/tables_gen.go is stale: run make generate"; exit 1; }
 
+# Every test: short fuzzing runs, the Go tests (the CLI binary, captures of
+# real clients), then the browser and Worker tests (node's runner).
 test: fuzz-ci
 	go test -count=1 ./...
 

@@ -11,6 +11,7 @@ require (
 	github.com/pierrec/lz4/v4 v4.1.26 // indirect
 	github.com/pmezard/go-difflib v1.0.0 // indirect
 	github.com/stretchr/testify v1.11.1 // indirect
+	github.com/syumai/workers v0.32.0 // indirect
 	github.com/twmb/franz-go v1.21.6 // indirect
 	github.com/twmb/franz-go/pkg/kfake v0.0.0-20260515175617-8268a5d078c0 // indirect
 	github.com/twmb/franz-go/pkg/kmsg v1.15.1 // indirect
