@@ -1,8 +1,8 @@
 # Thin targets over go commands; each line is something anyone can type.
 SCHEMAS ?= ../shared/kafka-message-schemas
-FUZZTIME ?= 3000x
+FUZZTIME ?= 2000x
 
-.PHONY: build generate check-generated test fuzz fuzz-ci bench wasm site serve
+.PHONY: build generate check-generated test fuzz fuzz-ci bench bench-compare wasm site serve
 
 GOROOT := $(shell go env GOROOT)
 DIST ?= dist
@@ -26,16 +26,29 @@ test: fuzz-ci
 	go test -count=1 ./...
 
 # Each fuzz target for a fixed number of inputs, as CI runs them.
+FUZZ_TARGETS = ./codec:FuzzDecode ./codec:FuzzEncodeJSON \
+	./codec/records:FuzzBatch ./codec/records:FuzzMessageSet ./codec/records:FuzzGzip \
+	./codec/records:FuzzSnappy ./codec/records:FuzzLZ4 ./codec/records:FuzzZstd \
+	./input:FuzzParse ./input:FuzzParseRepeat ./input:FuzzSplitFrames ./input:FuzzRoundTrip \
+	./capture:FuzzRead ./capture:FuzzReassemble
+
 fuzz-ci:
-	go test -run='^$$' -fuzz='^FuzzDecode$$' -fuzztime=$(FUZZTIME) ./codec
-	go test -run='^$$' -fuzz='^FuzzEncodeJSON$$' -fuzztime=$(FUZZTIME) ./codec
+	@for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; fn=$${t##*:}; \
+		echo "fuzz $$pkg $$fn ($(FUZZTIME))"; \
+		go test -run='^$$' -fuzz="^$$fn$$" -fuzztime=$(FUZZTIME) $$pkg >/tmp/kwire-fuzz.log 2>&1 || { cat /tmp/kwire-fuzz.log; exit 1; }; \
+	done
 
 # Longer local fuzzing: make fuzz FUZZTIME=5m
 fuzz: FUZZTIME = 60s
 fuzz: fuzz-ci
 
 bench:
-	go test -run='^$$' -bench=. -benchmem ./codec/...
+	go test -run='^$$' -bench=. -benchmem ./codec/... ./capture
+
+# kwire beside its peers on the same bytes: kmsg + encoding/json, tshark.
+bench-compare: build
+	go run ./bench/compare -n 100000
 
 # The playground's WebAssembly module, with its raw and gzip sizes.
 wasm:

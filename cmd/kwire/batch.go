@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -195,12 +196,14 @@ func decodeBatchLine(ff *frameFlags, api *schema.API, j batchJob, jo codec.JSONO
 	var err error
 	if len(line) > 0 && line[0] == '{' {
 		var bl batchLine
-		if err := json.Unmarshal(line, &bl); err != nil {
-			return lineError(j.n, nil, "invalid JSON: "+err.Error()), true
+		if !scanLine(line, &bl) {
+			if err := json.Unmarshal(line, &bl); err != nil {
+				return lineError(j.n, nil, "invalid JSON: "+err.Error()), true
+			}
 		}
 		switch {
 		case bl.Hex != "":
-			data, _, err = input.Parse([]byte(bl.Hex), input.Hex)
+			data, err = parseHex(bl.Hex)
 		case bl.Base64 != "":
 			data, _, err = input.Parse([]byte(bl.Base64), input.Base64)
 		default:
@@ -228,7 +231,7 @@ func decodeBatchLine(ff *frameFlags, api *schema.API, j batchJob, jo codec.JSONO
 				return lineError(j.n, nil, "unknown API "+strconv.Quote(lf.api)), true
 			}
 		}
-	} else {
+	} else if data, err = hexFast(line); err != nil {
 		data, _, err = input.Parse(line, input.Auto)
 	}
 	if err != nil {
@@ -266,4 +269,123 @@ func lineError(n int, de *codec.DecodeError, msg string) []byte {
 		out = append(out, f...)
 	}
 	return append(out, "}}"...)
+}
+
+// hexFast decodes plain hex, the common shape of batch lines, without the
+// shape detection input.Parse does.
+func hexFast(b []byte) ([]byte, error) {
+	out := make([]byte, len(b)/2)
+	if _, err := hex.Decode(out, b); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func parseHex(s string) ([]byte, error) {
+	if b, err := hexFast([]byte(s)); err == nil {
+		return b, nil
+	}
+	b, _, err := input.Parse([]byte(s), input.Hex)
+	return b, err
+}
+
+// scanLine reads a flat line object of the common shape quickly: string
+// values without escapes, integers and booleans. It reports false for
+// anything else, which encoding/json then reads.
+func scanLine(b []byte, bl *batchLine) bool {
+	i := 0
+	skip := func() {
+		for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+			i++
+		}
+	}
+	str := func() (string, bool) {
+		if i >= len(b) || b[i] != '"' {
+			return "", false
+		}
+		i++
+		start := i
+		for i < len(b) && b[i] != '"' {
+			if b[i] == '\\' || b[i] < 0x20 {
+				return "", false
+			}
+			i++
+		}
+		if i >= len(b) {
+			return "", false
+		}
+		i++
+		return string(b[start : i-1]), true
+	}
+	skip()
+	if i >= len(b) || b[i] != '{' {
+		return false
+	}
+	i++
+	for {
+		skip()
+		if i < len(b) && b[i] == '}' {
+			i++
+			skip()
+			return i == len(b)
+		}
+		k, ok := str()
+		if !ok {
+			return false
+		}
+		skip()
+		if i >= len(b) || b[i] != ':' {
+			return false
+		}
+		i++
+		skip()
+		if i < len(b) && b[i] == '"' {
+			v, ok := str()
+			if !ok {
+				return false
+			}
+			switch k {
+			case "hex":
+				bl.Hex = v
+			case "base64":
+				bl.Base64 = v
+			case "direction":
+				bl.Direction = v
+			case "api":
+				bl.API = v
+			default:
+				return false
+			}
+		} else {
+			start := i
+			for i < len(b) && (b[i] == '-' || b[i] >= '0' && b[i] <= '9' || b[i] >= 'a' && b[i] <= 'z') {
+				i++
+			}
+			v := string(b[start:i])
+			switch k {
+			case "apiKey", "apiVersion":
+				n, err := strconv.Atoi(v)
+				if err != nil {
+					return false
+				}
+				if k == "apiKey" {
+					bl.APIKey = &n
+				} else {
+					bl.APIVersion = &n
+				}
+			case "sizePrefix":
+				if v != "true" && v != "false" {
+					return false
+				}
+				x := v == "true"
+				bl.SizePrefix = &x
+			default:
+				return false
+			}
+		}
+		skip()
+		if i < len(b) && b[i] == ',' {
+			i++
+		}
+	}
 }
