@@ -54,6 +54,19 @@ func BenchmarkDecode(b *testing.B) {
 				}
 			}
 		})
+		// As codec.Decoder does: the node slab is kept from one decode to the next.
+		b.Run(c.name+"-reused", func(b *testing.B) {
+			b.SetBytes(int64(len(p)))
+			b.ReportAllocs()
+			var s tree.Slab
+			for i := 0; i < b.N; i++ {
+				s.Reset()
+				res, err := Decode(&s, p, 0, 0, len(p), 1, Options{})
+				if err != nil || len(res.Records) != 10000 {
+					b.Fatal(err, len(res.Records))
+				}
+			}
+		})
 	}
 }
 

@@ -177,9 +177,9 @@ func (s *Slab) New() *Node {
 		s.blocks = append(s.blocks, make([]Node, size))
 		s.ni = 0
 	}
-	n := &s.blocks[s.bi][s.ni]
+	n := &s.blocks[s.bi][s.ni] // zeroed: new, or cleared by Reset
 	s.ni++
-	*n = Node{Index: -1, Tag: -1}
+	n.Index, n.Tag = -1, -1
 	return n
 }
 
@@ -205,5 +205,12 @@ func (s *Slab) Kids(c int) []*Node {
 // Reset lets the slab hand out its memory again. Nodes handed out before
 // must no longer be used.
 func (s *Slab) Reset() {
+	for i := 0; i <= s.bi && i < len(s.blocks); i++ {
+		if i < s.bi {
+			clear(s.blocks[i])
+		} else {
+			clear(s.blocks[i][:s.ni])
+		}
+	}
 	s.bi, s.ni, s.kbi, s.ki = 0, 0, 0, 0
 }
