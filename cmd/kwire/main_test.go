@@ -192,3 +192,48 @@ func TestFormatsAndCommandsCLI(t *testing.T) {
 		{name: "batch with bad lines", args: []string{"batch"}, stdin: "batch_bad.txt", golden: "batch_bad", code: 1, stderr: "kwire: 2 of 4 lines failed"},
 	})
 }
+
+// TestInputShapesCLI decodes the same ApiVersions v3 request from every
+// input shape a user pastes (the dumps were made by the real tools, see
+// input/testdata/README.md): each gives the same JSON.
+func TestInputShapesCLI(t *testing.T) {
+	want, errOut, code := runCLI(t, []string{"decode", "--format", "ndjson", "../../../input/testdata/frame.bin"}, nil)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, want, `"clientSoftwareName":"kafka-cli"`)
+	for _, shape := range []string{"frame.hex", "frame.xxd", "frame.xxd-g1", "frame.xxd-i", "frame.hexdump-C", "frame.od", "frame.wireshark", "frame.tcpdump", "frame.base64"} {
+		t.Run(shape, func(t *testing.T) {
+			got, errOut, code := runCLI(t, []string{"decode", "--format", "ndjson", "../../../input/testdata/" + shape}, nil)
+			require.Equal(t, 0, code, errOut)
+			require.Equal(t, want, got)
+			// The same text on standard input.
+			in, err := os.ReadFile(filepath.Join("..", "..", "input", "testdata", shape))
+			require.NoError(t, err)
+			got, _, code = runCLI(t, []string{"decode", "--format", "ndjson"}, in)
+			require.Equal(t, 0, code)
+			require.Equal(t, want, got)
+		})
+	}
+	hexText, err := os.ReadFile(filepath.Join("..", "..", "input", "testdata", "frame.hex"))
+	require.NoError(t, err)
+	h := strings.TrimSpace(string(hexText))
+	spaced := ""
+	for i := 0; i+2 <= len(h); i += 2 {
+		spaced += h[i:i+2] + " "
+	}
+	forms := map[string]string{
+		"spaced":  spaced,
+		"0x":      "0x" + strings.ReplaceAll(strings.TrimSpace(spaced), " ", " 0x"),
+		"colons":  strings.ReplaceAll(strings.TrimSpace(spaced), " ", ":"),
+		"commas":  "{0x" + strings.ReplaceAll(strings.TrimSpace(spaced), " ", ", 0x") + "}",
+		"escapes": `"\x` + strings.ReplaceAll(strings.TrimSpace(spaced), " ", `\x`) + `"`,
+	}
+	for name, text := range forms {
+		got, errOut, code := runCLI(t, []string{"decode", "--format", "ndjson", text}, nil)
+		require.Equal(t, 0, code, "%s: %s", name, errOut)
+		require.Equal(t, want, got, name)
+	}
+	// Forcing the wrong form is an error, not a guess.
+	_, errOut, code = runCLI(t, []string{"decode", "--input", "base64", h}, nil)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "kwire: ")
+}

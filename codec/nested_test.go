@@ -1,0 +1,107 @@
+package codec
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/codec/tree"
+	"github.com/stretchr/testify/require"
+)
+
+// The consumer protocol's subscription inside a JoinGroup request decodes
+// into a nested tree and encodes back to the same bytes.
+func TestConsumerProtocolJoinGroup(t *testing.T) {
+	js := `{"apiName":"JoinGroup","apiVersion":9,"header":{"correlationId":3,"clientId":"c"},"body":{
+		"groupId":"billing","sessionTimeoutMs":45000,"rebalanceTimeoutMs":60000,"memberId":"","groupInstanceId":null,
+		"protocolType":"consumer","protocols":[{"name":"cooperative-sticky","metadata":
+		{"version":3,"topics":["orders","payments"],"userData":"AAAAAA==","ownedPartitions":[{"topic":"orders","partitions":[0,2]}],"generationId":4,"rackId":"eu-1"}}],"reason":null}}`
+	b, err := EncodeJSON([]byte(js), EncodeOptions{})
+	require.NoError(t, err)
+	f, err := Decode(b, Options{})
+	require.NoError(t, err)
+	noWarnings(t, f.Root)
+	coverage(t, f.Root, len(b))
+	out := string(f.JSON())
+	require.Contains(t, out, `"metadata":{"version":3,"topics":["orders","payments"],"userData":"AAAAAA==","ownedPartitions":[{"topic":"orders","partitions":[0,2]}],"generationId":4,"rackId":"eu-1"}`)
+	again, err := EncodeJSON([]byte(out), EncodeOptions{})
+	require.NoError(t, err)
+	require.Equal(t, b, again)
+	// The nested nodes carry spans inside the metadata bytes.
+	md := nodeAt(f.Root, "body.protocols[0].metadata")
+	require.NotNil(t, md)
+	require.Equal(t, "version", md.Children[0].Name)
+	require.Equal(t, md.PrefixEnd, md.Children[0].Start)
+	require.Equal(t, md.End, md.Children[len(md.Children)-1].End)
+}
+
+// Bytes that are not a valid subscription stay bytes, with a warning
+// where the group says it speaks the consumer protocol, silently where not.
+func TestConsumerProtocolGarbageStaysRaw(t *testing.T) {
+	mk := func(protocolType string) *Frame {
+		js := `{"apiName":"JoinGroup","apiVersion":5,"header":{"correlationId":3,"clientId":"c"},"body":{
+			"groupId":"g","sessionTimeoutMs":1,"rebalanceTimeoutMs":1,"memberId":"","groupInstanceId":null,
+			"protocolType":"` + protocolType + `","protocols":[{"name":"range","metadata":"AAMAAAAB"}]}}`
+		b, err := EncodeJSON([]byte(js), EncodeOptions{})
+		require.NoError(t, err)
+		f, err := Decode(b, Options{})
+		require.NoError(t, err)
+		require.Contains(t, string(f.JSON()), `"metadata":"AAMAAAAB"`)
+		return f
+	}
+	require.Contains(t, strings.Join(warnings(mk("consumer").Root), "\n"), "not a valid ConsumerProtocolSubscription")
+	require.Empty(t, warnings(mk("connect").Root))
+}
+
+// A SyncGroup response's assignment, and an empty one (followers get it).
+func TestConsumerProtocolAssignment(t *testing.T) {
+	js := `{"direction":"response","apiName":"SyncGroup","apiVersion":5,"header":{"correlationId":3},"body":{"throttleTimeMs":0,"errorCode":0,
+		"protocolType":"consumer","protocolName":"range","assignment":{"version":1,"assignedPartitions":[{"topic":"orders","partitions":[1]}],"userData":null}}}`
+	b, err := EncodeJSON([]byte(js), EncodeOptions{})
+	require.NoError(t, err)
+	f, err := Decode(b, Options{Response: true, APIKey: 14, Version: 5})
+	require.NoError(t, err)
+	require.Contains(t, string(f.JSON()), `"assignment":{"version":1,"assignedPartitions":[{"topic":"orders","partitions":[1]}],"userData":null}`)
+	again, err := EncodeJSON(f.JSON(), EncodeOptions{})
+	require.NoError(t, err)
+	require.Equal(t, b, again)
+
+	empty := strings.Replace(js, `{"version":1,"assignedPartitions":[{"topic":"orders","partitions":[1]}],"userData":null}`, `""`, 1)
+	b, err = EncodeJSON([]byte(empty), EncodeOptions{})
+	require.NoError(t, err)
+	f, err = Decode(b, Options{Response: true, APIKey: 14, Version: 5})
+	require.NoError(t, err)
+	require.Contains(t, string(f.JSON()), `"assignment":""`)
+	require.Empty(t, warnings(f.Root))
+}
+
+// KRaft control records decode through the data-message schemas.
+func TestDecodeDataMessage(t *testing.T) {
+	m := schema.DataMessage("LeaderChangeMessage")
+	v := m.Valid.Hi
+	val := map[string]any{"version": jsonNum(v), "leaderId": jsonNum(3), "voters": []any{map[string]any{"voterId": jsonNum(3)}}, "grantingVoters": []any{}}
+	body, err := EncodeStruct(nil, m.At(v).Root, v, m.Flexible(v), val, "", EncodeOptions{})
+	require.NoError(t, err)
+	var s tree.Slab
+	n, err := DecodeDataMessage(&s, "LeaderChangeMessage", v, body, 0, 0, len(body))
+	require.NoError(t, err)
+	require.Equal(t, len(body), n.End)
+	require.Equal(t, int64(3), n.Child("LeaderId").Int)
+	_, err = DecodeDataMessage(&s, "LeaderChangeMessage", v, body[:len(body)-1], 0, 0, len(body)-1)
+	require.Error(t, err)
+	_, err = DecodeDataMessage(&s, "NoSuchMessage", 0, body, 0, 0, len(body))
+	require.Error(t, err)
+}
+
+func jsonNum(v any) any {
+	switch x := v.(type) {
+	case int16:
+		return jsonNumber(itoa(int(x)))
+	case int:
+		return jsonNumber(itoa(x))
+	}
+	return v
+}
+
+type jsonNumber = json.Number
