@@ -26,7 +26,7 @@ test: fuzz-ci
 	go test -count=1 ./...
 
 # Each fuzz target for a fixed number of inputs, as CI runs them.
-FUZZ_TARGETS = ./codec:FuzzDecode ./codec:FuzzEncodeJSON \
+FUZZ_TARGETS = ./codec:FuzzDecode ./codec:FuzzEncodeJSON ./codec:FuzzParseJSON \
 	./codec/records:FuzzBatch ./codec/records:FuzzMessageSet ./codec/records:FuzzGzip \
 	./codec/records:FuzzSnappy ./codec/records:FuzzLZ4 ./codec/records:FuzzZstd \
 	./input:FuzzParse ./input:FuzzParseRepeat ./input:FuzzSplitFrames ./input:FuzzRoundTrip \

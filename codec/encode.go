@@ -1,7 +1,6 @@
 package codec
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -19,21 +18,6 @@ import (
 type EncodeOptions struct {
 	// NoSizePrefix leaves out the 4-byte size prefix.
 	NoSizePrefix bool
-}
-
-// ParseJSON parses value JSON into the generic form Encode takes: objects as
-// map[string]any, arrays as []any, numbers as json.Number (exact).
-func ParseJSON(js []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(js))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, &EncodeError{Msg: "invalid JSON: " + err.Error()}
-	}
-	if dec.More() {
-		return nil, &EncodeError{Msg: "invalid JSON: more than one value"}
-	}
-	return v, nil
 }
 
 // EncodeJSON encodes value JSON (the envelope Frame.AppendJSON writes) into a frame.

@@ -1,0 +1,56 @@
+//go:build !js
+
+package records
+
+import (
+	"bytes"
+	"errors"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/s2"
+	"github.com/klauspost/compress/zstd"
+	"github.com/pierrec/lz4/v4"
+)
+
+// deflate compresses src with codec. magic0 selects the old Kafka lz4 header
+// checksum that magic 0 readers expect.
+func deflate(codec int, src []byte, magic0 bool) ([]byte, error) {
+	switch codec {
+	case CodecGzip:
+		var b bytes.Buffer
+		w := gzip.NewWriter(&b)
+		if _, err := w.Write(src); err != nil {
+			return nil, err
+		}
+		if err := w.Close(); err != nil {
+			return nil, err
+		}
+		return b.Bytes(), nil
+	case CodecSnappy:
+		return s2.EncodeSnappy(nil, src), nil
+	case CodecLZ4:
+		var b bytes.Buffer
+		w := lz4.NewWriter(&b)
+		if _, err := w.Write(src); err != nil {
+			return nil, err
+		}
+		if err := w.Close(); err != nil {
+			return nil, err
+		}
+		out := b.Bytes()
+		if hc := lz4HeaderEnd(out); magic0 && hc > 0 {
+			out[hc] = byte(xxh32(out[:hc]) >> 8)
+		}
+		return out, nil
+	case CodecZstd:
+		e, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))
+		if err != nil {
+			return nil, err
+		}
+		out := e.EncodeAll(src, nil)
+		e.Close()
+		return out, nil
+	}
+	return nil, errors.New("cannot compress with codec " + itoa(codec))
+}
+
