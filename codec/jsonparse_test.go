@@ -3,8 +3,8 @@ package codec
 import (
 	"encoding/json"
 	"io"
-	"strings"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -58,7 +58,6 @@ func FuzzParseJSON(f *testing.F) {
 		}
 	})
 }
-
 
 func stringsReader(s string) *bytesReaderT { return &bytesReaderT{b: []byte(s)} }
 func bytesReader(b []byte) *bytesReaderT   { return &bytesReaderT{b: b} }

@@ -53,4 +53,3 @@ func deflate(codec int, src []byte, magic0 bool) ([]byte, error) {
 	}
 	return nil, errors.New("cannot compress with codec " + itoa(codec))
 }
-
