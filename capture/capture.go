@@ -4,9 +4,9 @@
 // Frame carries the raw bytes of one size-prefixed Kafka frame (prefix
 // included) for a codec to decode later.
 //
-// Only the pure-Go github.com/google/gopacket/pcapgo is used for the file
-// formats (no libpcap, no cgo), so the package builds for GOOS=js
-// GOARCH=wasm. Link, IP and TCP headers are parsed by hand (see packet.go).
+// The file formats (pcapfile.go) and the link, IP and TCP headers
+// (packet.go) are read by hand, without libpcap or cgo, so the package
+// builds for GOOS=js GOARCH=wasm and stays small there.
 //
 // The package never panics on malformed input and bounds its memory: the
 // out-of-order data of one TCP direction is capped by
@@ -15,7 +15,6 @@ package capture
 
 import (
 	"bufio"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -23,10 +22,6 @@ import (
 	"sort"
 	"strconv"
 	"time"
-
-	"github.com/google/gopacket"
-	"github.com/google/gopacket/layers"
-	"github.com/google/gopacket/pcapgo"
 )
 
 // Options control Read and ReadFunc. The zero value is usable.
@@ -262,94 +257,16 @@ func (x *Exchange) sortKey() int {
 	return 0
 }
 
-// maxPacket bounds the size of one captured packet we accept (and the
-// buffer pcapgo allocates for it).
+// maxPacket bounds the size of one captured packet we accept.
 const maxPacket = 1 << 20
 
-type packetSource interface {
-	ZeroCopyReadPacketData() ([]byte, gopacket.CaptureInfo, error)
-}
-
-func (e *engine) run(r io.Reader) (err error) {
-	br := bufio.NewReaderSize(r, 64<<10)
-	magic, perr := br.Peek(4)
-	if perr != nil {
-		return fmt.Errorf("%w: %v", ErrFormat, perr)
-	}
-	m := binary.LittleEndian.Uint32(magic)
-	var src packetSource
-	var linkType func(ci *gopacket.CaptureInfo) uint32
-	// pcapgo is not hardened against hostile input; convert any panic in
-	// it into an error (the result so far is kept).
-	defer func() {
-		if p := recover(); p != nil {
-			if src == nil {
-				err = fmt.Errorf("%w: %v", ErrFormat, p)
-				return
-			}
-			e.res.Truncated = true
-			e.note(nil, "file corrupt after this point (reader panic: %v)", p)
-			e.finish()
-			err = nil
-		}
-	}()
-	switch {
-	case m == 0x0A0D0D0A:
-		ng, err := pcapgo.NewNgReader(&ngGuard{r: br, max: maxPacket + 64<<10}, pcapgo.NgReaderOptions{WantMixedLinkType: true, SkipUnknownVersion: true})
-		if err != nil {
-			return fmt.Errorf("%w: %v", ErrFormat, err)
-		}
-		// ZeroCopyReadPacketData would allocate the interface's declared
-		// snap length, which a hostile file can set to 4 GiB; ReadPacketData
-		// allocates the packet's own (guarded) length.
-		src = ngSource{ng}
-		// gopacket v1.1.19's LinkType is a uint8, so LINKTYPE_LINUX_SLL2
-		// (276) arrives as 20 (which is otherwise unassigned).
-		ngLink := func(lt layers.LinkType) uint32 {
-			if lt == linkSLL2&0xff {
-				return linkSLL2
-			}
-			return uint32(lt)
-		}
-		linkType = func(ci *gopacket.CaptureInfo) uint32 {
-			if len(ci.AncillaryData) > 0 {
-				if lt, ok := ci.AncillaryData[0].(layers.LinkType); ok {
-					return ngLink(lt)
-				}
-			}
-			return ngLink(ng.LinkType())
-		}
-	case m == 0xa1b2c3d4 || m == 0xd4c3b2a1 || m == 0xa1b23c4d || m == 0x4d3cb2a1 || magic[0] == 0x1f && magic[1] == 0x8b:
-		// Read the 32-bit link type ourselves: pcapgo truncates it to 8
-		// bits (gopacket v1.1.19), which would turn SLL2 (276) into 20.
-		lt := uint32(0)
-		if hdr, _ := br.Peek(24); len(hdr) == 24 && magic[0] != 0x1f {
-			if m == 0xa1b2c3d4 || m == 0xa1b23c4d {
-				lt = binary.LittleEndian.Uint32(hdr[20:])
-			} else {
-				lt = binary.BigEndian.Uint32(hdr[20:])
-			}
-		}
-		pr, err := pcapgo.NewReader(br)
-		if err != nil {
-			return fmt.Errorf("%w: %v", ErrFormat, err)
-		}
-		// Ignore the header's snap length (some writers exceed it, a
-		// hostile one makes it huge): accept any packet up to maxPacket.
-		pr.SetSnaplen(maxPacket)
-		if magic[0] == 0x1f { // gzipped: trust pcapgo (SLL2 arrives as 20)
-			lt = uint32(pr.LinkType())
-			if lt == linkSLL2&0xff {
-				lt = linkSLL2
-			}
-		}
-		src = pr
-		linkType = func(*gopacket.CaptureInfo) uint32 { return lt }
-	default:
-		return fmt.Errorf("%w: unknown magic %08x", ErrFormat, m)
+func (e *engine) run(r io.Reader) error {
+	src, err := openFile(bufio.NewReaderSize(r, 64<<10))
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrFormat, err)
 	}
 	for {
-		data, ci, rerr := src.ZeroCopyReadPacketData()
+		data, ts, link, rerr := src.next()
 		if rerr != nil {
 			if rerr != io.EOF {
 				e.res.Truncated = true
@@ -357,137 +274,8 @@ func (e *engine) run(r io.Reader) (err error) {
 			}
 			break
 		}
-		e.packet(data, ci.Timestamp, linkType(&ci))
+		e.packet(data, ts, link)
 	}
 	e.finish()
 	return nil
-}
-
-type ngSource struct{ r *pcapgo.NgReader }
-
-func (s ngSource) ZeroCopyReadPacketData() ([]byte, gopacket.CaptureInfo, error) {
-	return s.r.ReadPacketData()
-}
-
-var errNgCorrupt = errors.New("corrupt pcapng block")
-
-// ngGuard passes a pcapng byte stream through unchanged while checking the
-// block structure, so that pcapgo never sees a block whose lengths would
-// make it allocate huge buffers or underflow its length arithmetic. On a bad
-// block it stops with an error at the block's start.
-type ngGuard struct {
-	r    io.Reader
-	max  uint32
-	big  bool
-	hdr  [28]byte
-	nhdr int    // bytes of the current block's header collected
-	left uint32 // bytes of the current block still to pass after the header
-	err  error
-}
-
-func (g *ngGuard) u32(b []byte) uint32 {
-	if g.big {
-		return binary.BigEndian.Uint32(b)
-	}
-	return binary.LittleEndian.Uint32(b)
-}
-
-func (g *ngGuard) Read(p []byte) (int, error) {
-	if g.err != nil {
-		return 0, g.err
-	}
-	n, err := g.r.Read(p)
-	if err == io.EOF && (g.left > 0 || g.nhdr > 0) && n == 0 {
-		g.err = io.ErrUnexpectedEOF // file ends inside a block
-		return 0, g.err
-	}
-	i := 0
-	for i < n {
-		if g.left > 0 {
-			k := n - i
-			if uint32(k) > g.left {
-				k = int(g.left)
-			}
-			g.left -= uint32(k)
-			i += k
-			continue
-		}
-		// collecting a block header
-		start := i - g.nhdr // may be negative: header began in an earlier read
-		for i < n && g.nhdr < len(g.hdr) {
-			g.hdr[g.nhdr] = p[i]
-			g.nhdr++
-			i++
-			if g.nhdr == 12 || g.nhdr == len(g.hdr) {
-				break
-			}
-		}
-		if g.nhdr < 12 {
-			continue
-		}
-		typ := binary.LittleEndian.Uint32(g.hdr[0:4])
-		if typ == 0x0A0D0D0A {
-			switch binary.LittleEndian.Uint32(g.hdr[8:12]) {
-			case 0x1A2B3C4D:
-				g.big = false
-			case 0x4D3C2B1A:
-				g.big = true
-			default:
-				return g.fail(p, start, err)
-			}
-		} else {
-			typ = g.u32(g.hdr[0:4])
-		}
-		blen := g.u32(g.hdr[4:8])
-		min := uint32(12)
-		switch typ {
-		case 0x0A0D0D0A:
-			min = 28
-		case 1: // IDB
-			min = 20
-		case 2, 6: // PB, EPB
-			min = 32
-		case 3: // SPB
-			min = 16
-		case 5: // ISB
-			min = 24
-		}
-		if blen < min || blen > g.max || blen%4 != 0 {
-			return g.fail(p, start, err)
-		}
-		need := 12
-		if typ == 2 || typ == 6 {
-			need = 24
-		}
-		if g.nhdr < need {
-			if i < n {
-				continue
-			}
-			break
-		}
-		switch typ {
-		case 2, 6:
-			if g.u32(g.hdr[20:24]) > blen-32 {
-				return g.fail(p, start, err)
-			}
-		case 3:
-			if g.u32(g.hdr[8:12]) > g.max {
-				return g.fail(p, start, err)
-			}
-		}
-		g.left = blen - uint32(g.nhdr)
-		g.nhdr = 0
-	}
-	return n, err
-}
-
-func (g *ngGuard) fail(p []byte, start int, err error) (int, error) {
-	g.err = errNgCorrupt
-	if start < 0 {
-		start = 0 // the block began in a previous read; stop here anyway
-	}
-	if start > 0 {
-		return start, nil
-	}
-	return 0, g.err
 }

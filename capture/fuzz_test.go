@@ -67,7 +67,10 @@ func FuzzRead(f *testing.F) {
 		n := 0
 		r2, err := ReadFunc(bytes.NewReader(data), Options{MaxStreamBuffer: 1 << 16}, func(*Exchange) { n++ })
 		require.NoError(t, err)
-		if n != len(r.Exchanges) || r2.Frames != r.Frames {
+		// ReadFunc hands out exchanges as they complete, so a response seen
+		// before its request comes out as two unpaired ones there, where
+		// Read pairs them afterwards: it may report more, never fewer.
+		if n < len(r.Exchanges) || r2.Frames != r.Frames {
 			t.Fatalf("ReadFunc gave %d exchanges / %d frames, Read %d / %d", n, r2.Frames, len(r.Exchanges), r.Frames)
 		}
 	})

@@ -9,14 +9,8 @@ import (
 // gopacket/layers' DecodingLayerParser: we need a handful of fields from a
 // few fixed header formats, the hand parser does no allocation and no
 // interface dispatch per packet, handles SLL2 (which gopacket v1.1.19 does
-// not know) and is small and obviously bounds-checked. The WebAssembly size
-// argument turned out weak: pcapgo itself imports layers (for its LinkType
-// enum, whose init registers every decoder), so for GOOS=js GOARCH=wasm a
-// main importing only pcapgo is 5.35 MB against 2.63 MB for fmt alone,
-// and adding a DecodingLayerParser over Ethernet/SLL/Loopback/Dot1Q/IPv4/
-// IPv6/TCP adds only ~94 KB more (5.44 MB); this whole package is 5.57 MB.
-// Dropping the ~2.7 MB would mean replacing pcapgo with a hand-written
-// pcap/pcapng reader.
+// not know) and is small and obviously bounds-checked. Together with the
+// file reader (pcapfile.go) it keeps gopacket out of the WebAssembly build.
 
 // Link types (pcap LINKTYPE_* values).
 const (
