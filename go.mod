@@ -3,20 +3,23 @@ module github.com/kwire/kwire
 go 1.26.8
 
 require (
-	github.com/alecthomas/chroma/v2 v2.27.0 // indirect
+	github.com/alecthomas/chroma/v2 v2.27.0
+	github.com/google/gopacket v1.1.19
+	github.com/klauspost/compress v1.18.7
+	github.com/pierrec/lz4/v4 v4.1.26
+	github.com/stretchr/testify v1.11.1
+	github.com/syumai/workers v0.32.0
+	github.com/twmb/franz-go v1.21.6
+	github.com/twmb/franz-go/pkg/kfake v0.0.0-20260515175617-8268a5d078c0
+	github.com/twmb/franz-go/pkg/kmsg v1.15.1
+	golang.org/x/net v0.53.0
+)
+
+require (
 	github.com/davecgh/go-spew v1.1.1 // indirect
 	github.com/dlclark/regexp2/v2 v2.2.1 // indirect
-	github.com/google/gopacket v1.1.19 // indirect
-	github.com/klauspost/compress v1.18.7 // indirect
-	github.com/pierrec/lz4/v4 v4.1.26 // indirect
 	github.com/pmezard/go-difflib v1.0.0 // indirect
-	github.com/stretchr/testify v1.11.1 // indirect
-	github.com/syumai/workers v0.32.0 // indirect
-	github.com/twmb/franz-go v1.21.6 // indirect
-	github.com/twmb/franz-go/pkg/kfake v0.0.0-20260515175617-8268a5d078c0 // indirect
-	github.com/twmb/franz-go/pkg/kmsg v1.15.1 // indirect
 	golang.org/x/crypto v0.51.0 // indirect
-	golang.org/x/net v0.53.0 // indirect
 	golang.org/x/sys v0.44.0 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )

@@ -50,6 +50,8 @@ func init() {
 		{"example", "print the example frame of an API and version as hex and JSON", runExample},
 		{"batch", "decode NDJSON or one-hex-per-line input to NDJSON, on all cores", runBatch},
 		{"pcap", "decode the Kafka conversations in a pcap or pcapng capture", runPcap},
+		{"site", "generate the documentation site and playground as static files", runSite},
+		{"serve", "serve a folder (the built site) over HTTP on 127.0.0.1", runServe},
 	}
 }
 

@@ -1,0 +1,224 @@
+// Package api is kwire's JSON API over HTTP: one http.Handler that serves
+// the routes under /api/ and nothing else, so that the same code runs in
+// the Cloudflare Worker (worker/, through github.com/syumai/workers) and
+// natively beside the static site (kwire serve) or in tests (httptest).
+//
+// Routes:
+//
+//	POST /api/decode   a frame (raw bytes, hex or base64) -> value or annotated JSON
+//	POST /api/encode   value JSON -> the frame as bytes (or ?as=hex, ?as=base64)
+//	GET  /api/apis     every API: key, name, category, versions
+//	GET  /api/schema/{api}/{version}  the request and response layouts: BNF and field table
+//
+// Every failure is JSON of one shape, described at Error. Bad input gets
+// 400, a body over the limit 413, an unknown route 404, a known route with
+// the wrong method 405 (with Allow). No input makes the handler answer 500.
+//
+// The package keeps no state between requests and does no work at init:
+// in a Worker, every request may start a fresh instance.
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// Default limits.
+const (
+	DefaultMaxBody         = 1 << 20 // 1 MiB
+	DefaultMaxNodes        = 1 << 17
+	DefaultMaxDecompressed = 8 << 20
+	DefaultMaxGuess        = 64 << 10
+)
+
+// Options bound what one request may cost. Zero values mean the defaults.
+type Options struct {
+	// MaxBody is the largest request body accepted; larger gets 413.
+	MaxBody int64
+	// MaxNodes bounds the decoded tree (codec.Options.MaxNodes), and so
+	// the size of the annotated JSON.
+	MaxNodes int
+	// MaxDecompressed bounds the bytes decompressing records may produce.
+	MaxDecompressed int
+	// MaxGuess is the largest response decoded without a given API and
+	// version: guessing tries every API and version, so it costs hundreds
+	// of decodes.
+	MaxGuess int
+}
+
+// New returns the handler for the /api/ routes.
+func New(o Options) http.Handler {
+	if o.MaxBody <= 0 {
+		o.MaxBody = DefaultMaxBody
+	}
+	if o.MaxNodes <= 0 {
+		o.MaxNodes = DefaultMaxNodes
+	}
+	if o.MaxDecompressed <= 0 {
+		o.MaxDecompressed = DefaultMaxDecompressed
+	}
+	if o.MaxGuess <= 0 {
+		o.MaxGuess = DefaultMaxGuess
+	}
+	return &handler{o: o}
+}
+
+type handler struct {
+	o Options
+}
+
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p := r.URL.Path
+	switch {
+	case p == "/api/decode":
+		if allow(w, r, http.MethodPost) {
+			h.decode(w, r)
+		}
+	case p == "/api/encode":
+		if allow(w, r, http.MethodPost) {
+			h.encode(w, r)
+		}
+	case p == "/api/apis":
+		if allow(w, r, http.MethodGet) {
+			apis(w)
+		}
+	case strings.HasPrefix(p, "/api/schema/"):
+		parts := strings.Split(p[len("/api/schema/"):], "/")
+		if len(parts) != 2 || parts[0] == "" || parts[1] == "" {
+			notFound(w, r)
+			return
+		}
+		if allow(w, r, http.MethodGet) {
+			schemaRoute(w, parts[0], parts[1])
+		}
+	default:
+		notFound(w, r)
+	}
+}
+
+// IsRoute reports whether path is one of the API's routes: /api/decode,
+// /api/encode, /api/apis or /api/schema/... . The docs site has pages
+// under /api/{name}/ too, so a server that mounts the handler beside the
+// static files sends it these paths only (as wrangler.jsonc's
+// run_worker_first does) and the rest to the files.
+func IsRoute(path string) bool {
+	switch path {
+	case "/api/decode", "/api/encode", "/api/apis":
+		return true
+	}
+	return strings.HasPrefix(path, "/api/schema/")
+}
+
+// allow answers 405 unless r uses method (GET also allows HEAD).
+func allow(w http.ResponseWriter, r *http.Request, method string) bool {
+	if r.Method == method || method == http.MethodGet && r.Method == http.MethodHead {
+		return true
+	}
+	a := method
+	if method == http.MethodGet {
+		a = "GET, HEAD"
+	}
+	w.Header().Set("Allow", a)
+	writeError(w, http.StatusMethodNotAllowed, &Error{Message: "method " + r.Method + " not allowed; use " + a,
+		Expected: a, Found: r.Method})
+	return false
+}
+
+func notFound(w http.ResponseWriter, r *http.Request) {
+	writeError(w, http.StatusNotFound, &Error{Message: "no such route: " + r.URL.Path +
+		" (routes: POST /api/decode, POST /api/encode, GET /api/apis, GET /api/schema/{api}/{version})"})
+}
+
+// body reads the request body: 413 over the limit, 400 when empty.
+func (h *handler) body(w http.ResponseWriter, r *http.Request, what string) ([]byte, bool) {
+	limit := strconv.FormatInt(h.o.MaxBody, 10)
+	tooLarge := &Error{Message: "the body is larger than " + limit + " bytes", Expected: "at most " + limit + " bytes"}
+	if r.ContentLength > h.o.MaxBody {
+		tooLarge.Found = strconv.FormatInt(r.ContentLength, 10) + " bytes"
+		writeError(w, http.StatusRequestEntityTooLarge, tooLarge)
+		return nil, false
+	}
+	var b []byte
+	if r.Body != nil {
+		var err error
+		b, err = io.ReadAll(http.MaxBytesReader(w, r.Body, h.o.MaxBody))
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			tooLarge.Found = "more"
+			writeError(w, http.StatusRequestEntityTooLarge, tooLarge)
+			return nil, false
+		}
+		if err != nil {
+			writeError(w, http.StatusBadRequest, &Error{Message: "reading the body: " + err.Error()})
+			return nil, false
+		}
+	}
+	if len(b) == 0 {
+		writeError(w, http.StatusBadRequest, &Error{Message: "the body is empty", Expected: what, Found: "nothing"})
+		return nil, false
+	}
+	return b, true
+}
+
+// Error is the body of every failed request:
+//
+//	{"error": "at byte 12 (header.clientId): expected 5 bytes, found 2",
+//	 "offset": 12, "path": "header.clientId", "expected": "5 bytes", "found": "2"}
+//
+// Offset is the byte offset in the decoded frame, or in the request body
+// for malformed hex, base64 and JSON; null when the error is about no byte.
+// Path is the JSON path of the field (decode and encode), or "?name" for
+// a query parameter. Every key is always present. A failed decode adds
+// "partial": the JSON of the fields decoded before the failure.
+type Error struct {
+	Message  string          `json:"error"`
+	Offset   *int            `json:"offset"`
+	Path     string          `json:"path"`
+	Expected string          `json:"expected"`
+	Found    string          `json:"found"`
+	Partial  json.RawMessage `json:"partial,omitempty"`
+}
+
+func (e *Error) Error() string { return e.Message }
+
+func at(off int) *int { return &off }
+
+func writeError(w http.ResponseWriter, status int, e *Error) {
+	b, err := marshal(e)
+	if err != nil {
+		// Only an invalid Partial can fail; drop it.
+		e.Partial = nil
+		b, _ = marshal(e)
+	}
+	writeJSON(w, status, b)
+}
+
+// marshal writes v as JSON, leaving <, > and & as they are (BNF has =>).
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+func writeJSON(w http.ResponseWriter, status int, b []byte) {
+	write(w, status, "application/json", append(b, '\n'))
+}
+
+func write(w http.ResponseWriter, status int, contentType string, b []byte) {
+	hd := w.Header()
+	hd.Set("Content-Type", contentType)
+	hd.Set("Content-Length", strconv.Itoa(len(b)))
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	w.Write(b)
+}

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"mime"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/kwire/kwire/api"
+)
+
+func runServe(e *env, args []string) int {
+	fs := newFlags(e, "serve", "[--dir DIR] [--addr HOST:PORT]")
+	dir := fs.String("dir", "dist", "serve the files under `DIR` (as kwire site writes them)")
+	addr := fs.String("addr", "127.0.0.1:8080", "listen on `HOST:PORT` exactly as given; port 0 picks a free one")
+	rest, code := parseFlags(e, fs, args)
+	if code >= 0 {
+		return code
+	}
+	if len(rest) > 0 {
+		fail(e, "serve takes no arguments; the folder is --dir")
+		return 2
+	}
+	if st, err := os.Stat(*dir); err != nil || !st.IsDir() {
+		fail(e, "%s is not a folder; run make site first", *dir)
+		return 1
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fail(e, "%v", err)
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	e.stderr.Write([]byte("kwire: serving " + *dir + " at http://" + ln.Addr().String() + "/\n"))
+	if err := serve(ctx, ln, *dir); err != nil {
+		fail(e, "%v", err)
+		return 1
+	}
+	return 0
+}
+
+// serve answers on ln until ctx ends.
+func serve(ctx context.Context, ln net.Listener, dir string) error {
+	srv := &http.Server{Handler: siteHandler(dir), ReadHeaderTimeout: 10 * time.Second}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		srv.Shutdown(sctx)
+		if err := <-done; !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+		return nil
+	}
+}
+
+// siteHandler serves the JSON API (the same handler the Worker runs) on its
+// routes and the files under dir everywhere else: the docs site has pages
+// under /api/<name>/ too, so only the API's own routes go to it.
+func siteHandler(dir string) http.Handler {
+	apiHandler := api.New(api.Options{})
+	files := fileHandler(dir)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if api.IsRoute(r.URL.Path) {
+			apiHandler.ServeHTTP(w, r)
+			return
+		}
+		files.ServeHTTP(w, r)
+	})
+}
+
+// contentTypes pins the types a static host must get right, whatever the
+// system's MIME tables say: browsers compile WebAssembly streaming only
+// from application/wasm.
+var contentTypes = map[string]string{
+	".html":        "text/html; charset=utf-8",
+	".css":         "text/css; charset=utf-8",
+	".js":          "text/javascript; charset=utf-8",
+	".mjs":         "text/javascript; charset=utf-8",
+	".json":        "application/json",
+	".wasm":        "application/wasm",
+	".svg":         "image/svg+xml",
+	".png":         "image/png",
+	".ico":         "image/x-icon",
+	".txt":         "text/plain; charset=utf-8",
+	".webmanifest": "application/manifest+json",
+}
+
+// fileHandler serves the files under dir: GET and HEAD only, a folder
+// answers with its index.html, nothing outside dir, no listings.
+// Content-hashed names are cached for a year, everything else revalidated.
+func fileHandler(dir string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		p := path.Clean("/" + r.URL.Path)
+		name := filepath.Join(dir, filepath.FromSlash(p))
+		st, err := os.Stat(name)
+		if err == nil && st.IsDir() {
+			if !strings.HasSuffix(r.URL.Path, "/") {
+				// Relative, so the site works behind any path prefix.
+				w.Header().Set("Location", path.Base(p)+"/")
+				w.WriteHeader(http.StatusMovedPermanently)
+				return
+			}
+			name = filepath.Join(name, "index.html")
+			st, err = os.Stat(name)
+		}
+		if err != nil || st.IsDir() {
+			http.NotFound(w, r)
+			return
+		}
+		f, err := os.Open(name)
+		if err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		defer f.Close()
+		ext := strings.ToLower(filepath.Ext(name))
+		ct := contentTypes[ext]
+		if ct == "" {
+			ct = mime.TypeByExtension(ext)
+		}
+		if ct == "" {
+			ct = "application/octet-stream"
+		}
+		h := w.Header()
+		h.Set("Content-Type", ct)
+		h.Set("X-Content-Type-Options", "nosniff")
+		if hashedFile(filepath.Base(name)) {
+			h.Set("Cache-Control", "public, max-age=31536000, immutable")
+		} else {
+			h.Set("Cache-Control", "no-cache")
+		}
+		http.ServeContent(w, r, name, st.ModTime(), f)
+	})
+}
+
+// hashedFile reports whether a name carries a content hash as kwire site
+// writes it: "app.0123456789.js".
+func hashedFile(name string) bool {
+	stem := strings.TrimSuffix(name, path.Ext(name))
+	h := path.Ext(stem)
+	if len(h) != 11 {
+		return false
+	}
+	for _, c := range h[1:] {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}

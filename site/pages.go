@@ -1,0 +1,365 @@
+package site
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"html/template"
+	"strconv"
+	"strings"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/codec/tree"
+	"github.com/kwire/kwire/render"
+)
+
+// ---- index ----
+
+type indexCategory struct {
+	ID   string
+	Name string
+	APIs []indexAPI
+}
+
+type indexAPI struct {
+	Key        int16
+	Name       string
+	OldNames   []string
+	Slug       string
+	Versions   string
+	Lo, Hi     int16
+	Removed    string // versions Kafka 4.0 removed ("" none, "all" every one)
+	Unstable   string
+	Flexible   string // first flexible version, "" when never
+	Playground string // the highest version's request example, relative to the root
+}
+
+func indexData(apis []*schema.API) []indexCategory {
+	var cats []indexCategory
+	byCat := map[schema.Category]int{}
+	for _, c := range schema.Categories() {
+		byCat[c] = len(cats)
+		cats = append(cats, indexCategory{ID: "cat-" + slugText(c.String()), Name: c.String()})
+	}
+	for _, a := range apis {
+		i, ok := byCat[a.Category]
+		if !ok {
+			byCat[a.Category] = len(cats)
+			i = len(cats)
+			cats = append(cats, indexCategory{ID: "cat-" + slugText(a.Category.String()), Name: a.Category.String()})
+		}
+		cats[i].APIs = append(cats[i].APIs, apiSummary(a))
+	}
+	return cats
+}
+
+func apiSummary(a *schema.API) indexAPI {
+	r := a.Valid()
+	x := indexAPI{Key: a.Key, Name: a.Name, Slug: Slug(a), Versions: r.String(), Lo: r.Lo, Hi: r.Hi,
+		Removed: removedText(a)}
+	for _, n := range a.Names {
+		if n != a.Name {
+			x.OldNames = append(x.OldNames, n)
+		}
+	}
+	if !a.Request.Unstable.Empty() {
+		x.Unstable = a.Request.Unstable.String()
+	}
+	for v := r.Lo; v <= r.Hi; v++ {
+		if a.Request.Flexible(v) {
+			x.Flexible = strconv.Itoa(int(v)) + "+"
+			break
+		}
+	}
+	if b, err := codec.ExampleFrame(a, r.Hi, false); err == nil {
+		x.Playground = playgroundLink(a, r.Hi, false, b)
+	}
+	return x
+}
+
+func removedText(a *schema.API) string {
+	r := a.Removed40
+	switch {
+	case r.Empty():
+		return ""
+	case r == a.Valid():
+		return "all"
+	}
+	return r.String()
+}
+
+func slugText(s string) string {
+	b := []byte(s)
+	out := b[:0]
+	for _, c := range b {
+		switch {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+			out = append(out, c)
+		case c >= 'A' && c <= 'Z':
+			out = append(out, c+'a'-'A')
+		default:
+			if len(out) > 0 && out[len(out)-1] != '-' {
+				out = append(out, '-')
+			}
+		}
+	}
+	return string(out)
+}
+
+// playgroundLink opens the playground with a frame filled in, in the
+// fragment format web/playground documents. The path is relative to the
+// site root.
+func playgroundLink(a *schema.API, v int16, response bool, frame []byte) string {
+	dir := "request"
+	if response {
+		dir = "response"
+	}
+	return "playground/#hex=" + hex.EncodeToString(frame) + "&dir=" + dir + "&api=" + strconv.Itoa(int(a.Key)) + "&v=" + strconv.Itoa(int(v)) + "&size=yes"
+}
+
+// ---- one API ----
+
+type apiVersionRow struct {
+	V          int16
+	Href       string
+	ReqHeader  int16
+	RespHeader int16
+	Flexible   bool
+	Removed    bool
+	Unstable   bool
+	Changes    int
+	Summary    []change
+}
+
+type apiData struct {
+	API      indexAPI
+	Category string
+	Rows     []apiVersionRow
+}
+
+func (b *builder) apiPage(a *schema.API) error {
+	d := apiData{API: apiSummary(a), Category: a.Category.String()}
+	for v := a.Valid().Lo; v <= a.Valid().Hi; v++ {
+		r := apiVersionRow{V: v, Href: "v" + itoa(int(v)) + ".html", ReqHeader: a.Request.HeaderVersion(v),
+			RespHeader: a.Response.HeaderVersion(v), Flexible: a.Request.Flexible(v),
+			Removed: a.Removed40.Contains(v), Unstable: a.Request.Unstable.Contains(v)}
+		rc := changes(a.Request, v, "req")
+		sc := changes(a.Response, v, "resp")
+		for i := range rc {
+			rc[i].Path = strings.TrimSpace("request " + rc[i].Path)
+		}
+		for i := range sc {
+			sc[i].Path = strings.TrimSpace("response " + sc[i].Path)
+		}
+		r.Summary = append(rc, sc...)
+		r.Changes = len(r.Summary)
+		d.Rows = append(d.Rows, r)
+	}
+	return b.render("api", "api/"+Slug(a)+"/index.html", page{Title: a.Name + " (key " + itoa(int(a.Key)) + ")", Nav: "index", Body: d})
+}
+
+// ---- one API version ----
+
+type versionLink struct {
+	V       int16
+	Href    string
+	Current bool
+}
+
+type versionData struct {
+	API      indexAPI
+	Category string
+	V        int16
+	Versions []versionLink
+	Prev     string
+	Next     string
+	Removed  bool
+	Unstable bool
+	Dirs     []*dirData
+}
+
+type gridData struct {
+	Buf     int
+	Caption string
+	HTML    template.HTML // pre-escaped by render.AppendGridHTML
+}
+
+type dirData struct {
+	ID            string // "request" or "response"
+	Prefix        string // "req" or "resp": anchor prefix
+	Title         string // "Produce Request"
+	Message       string // "ProduceRequest"
+	HeaderVersion int16
+	HeaderTitle   string
+	HeaderBNF     []bnfLine
+	Flexible      bool
+	Hex           string
+	Size          int
+	Grids         []gridData
+	Tree          *treeNode
+	JSON          template.HTML // chroma output: every token escaped
+	BNF           []bnfLine
+	Fields        []fieldRow
+	Changes       []change
+	First         bool // the first version: nothing to compare with
+	Playground    string
+	Error         string
+}
+
+// treeNode is a decoded node for the expanded tree.
+type treeNode struct {
+	ID    int // pre-order index, as render's cells number nodes
+	Name  string
+	Type  string
+	Start int
+	End   int
+	Buf   int
+	Value string
+	Warn  []string
+	Bits  []string // bit fields of this node's bytes
+	Kids  []*treeNode
+}
+
+func (b *builder) versionPage(a *schema.API, v int16) error {
+	d := versionData{API: apiSummary(a), Category: a.Category.String(), V: v,
+		Removed: a.Removed40.Contains(v), Unstable: a.Request.Unstable.Contains(v)}
+	r := a.Valid()
+	for x := r.Lo; x <= r.Hi; x++ {
+		d.Versions = append(d.Versions, versionLink{V: x, Href: "v" + itoa(int(x)) + ".html", Current: x == v})
+	}
+	if v > r.Lo {
+		d.Prev = "v" + itoa(int(v-1)) + ".html"
+	}
+	if v < r.Hi {
+		d.Next = "v" + itoa(int(v+1)) + ".html"
+	}
+	for _, resp := range []bool{false, true} {
+		dd, err := direction(a, v, resp)
+		if err != nil {
+			return err
+		}
+		d.Dirs = append(d.Dirs, dd)
+	}
+	return b.render("version", VersionPath(a, v), page{Title: a.Name + " v" + itoa(int(v)), Nav: "index", Body: d})
+}
+
+// ExampleFrame is the example frame a version page draws, decoded as the
+// page decodes it (records fields opened into batches).
+func ExampleFrame(a *schema.API, v int16, response bool) ([]byte, *codec.Frame, error) {
+	b, err := codec.ExampleFrame(a, v, response)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := codec.Decode(b, codec.Options{Response: response, APIKey: a.Key, Version: v})
+	return b, f, err
+}
+
+func direction(a *schema.API, v int16, resp bool) (*dirData, error) {
+	m := a.Request
+	hdr := schema.RequestHeader()
+	d := &dirData{ID: "request", Prefix: "req", Title: a.Name + " Request"}
+	if resp {
+		m, hdr = a.Response, schema.ResponseHeader()
+		d.ID, d.Prefix, d.Title = "response", "resp", a.Name+" Response"
+	}
+	d.Message = m.Name
+	def := m.At(v)
+	if def == nil {
+		d.Error = "no layout for this version"
+		return d, nil
+	}
+	d.Flexible = m.Flexible(v)
+	d.HeaderVersion = m.HeaderVersion(v)
+	hname := "Request Header"
+	if resp {
+		hname = "Response Header"
+	}
+	d.HeaderTitle = hname + " (Version: " + itoa(int(d.HeaderVersion)) + ")"
+	if hd := hdr.At(d.HeaderVersion); hd != nil {
+		h := "../../protocol.html#reqh"
+		if resp {
+			h = "../../protocol.html#resph"
+		}
+		d.HeaderBNF = bnf(d.HeaderTitle, hd.Root, d.HeaderVersion, hdr.Flexible(d.HeaderVersion), h+itoa(int(d.HeaderVersion)))
+	}
+	d.BNF = bnf(d.Title+" (Version: "+itoa(int(v))+")", def.Root, v, d.Flexible, "#"+d.Prefix)
+	d.Fields = fieldRows(a.Key, def.Root, v, d.Flexible, d.Prefix)
+	d.Changes = changes(m, v, d.Prefix)
+	d.First = v == m.Valid.Lo
+
+	frame, f, err := ExampleFrame(a, v, resp)
+	if frame == nil {
+		return nil, err
+	}
+	d.Hex = hex.EncodeToString(frame)
+	d.Size = len(frame)
+	d.Playground = playgroundLink(a, v, resp, frame)
+	if err != nil {
+		d.Error = err.Error()
+	}
+	if f == nil {
+		return d, nil
+	}
+	d.Grids = grids(f, "the frame")
+	id := 0
+	d.Tree = buildTree(f.Root, a.Key, &id)
+	var js bytes.Buffer
+	if err := json.Indent(&js, f.JSON(), "", "  "); err != nil {
+		return nil, err
+	}
+	h, err := highlightJSON(js.Bytes())
+	if err != nil {
+		return nil, err
+	}
+	d.JSON = template.HTML(h)
+	return d, nil
+}
+
+// grids draws every buffer of a frame: the input, then any derived
+// (decompressed) buffers.
+func grids(f *codec.Frame, what string) []gridData {
+	var out []gridData
+	for i := range f.Buffers {
+		cells := render.Cells(f, i)
+		if len(cells) == 0 {
+			continue
+		}
+		rows := render.Layout(cells, 4, 96, nil)
+		caption := what + ", " + strconv.Itoa(len(f.Buffers[0])) + " bytes"
+		if i > 0 {
+			caption = "derived buffer " + strconv.Itoa(i) + " (decompressed), " + strconv.Itoa(len(f.Buffers[i])) + " bytes"
+		}
+		out = append(out, gridData{Buf: i, Caption: caption, HTML: template.HTML(render.AppendGridHTML(nil, cells, rows, i))})
+	}
+	return out
+}
+
+// buildTree converts a decoded subtree, numbering nodes in pre-order as
+// render numbers cells. Children that view bits of their parent's bytes
+// (record attributes) become notes on the parent, as the grid draws them.
+func buildTree(n *tree.Node, apiKey int16, id *int) *treeNode {
+	t := &treeNode{ID: *id, Name: n.Name, Type: n.Type, Start: n.Start, End: n.End, Buf: n.Buf, Warn: n.Warnings}
+	*id++
+	if n.BitView() {
+		for _, b := range n.Children {
+			*id++
+			t.Bits = append(t.Bits, b.Name+" ("+b.Type+") = "+render.ShortValue(b, apiKey))
+		}
+		t.Value = render.ShortValue(n, apiKey)
+		return t
+	}
+	if n.Field != nil {
+		t.Name = n.Field.JSON
+	}
+	if n.Role == tree.RoleElement {
+		t.Name = "[" + strconv.Itoa(n.Index) + "]"
+	}
+	if len(n.Children) == 0 || n.Kind == schema.Records || n.Kind == schema.Bytes {
+		t.Value = render.ShortValue(n, apiKey)
+	}
+	for _, c := range n.Children {
+		t.Kids = append(t.Kids, buildTree(c, apiKey, id))
+	}
+	return t
+}

@@ -1,0 +1,657 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"strconv"
+	"syscall/js"
+	"time"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/tree"
+	"github.com/kwire/kwire/render"
+)
+
+// view is the last decoded frame and what the page has opened of it.
+// Nodes are numbered in pre-order (root = 0), as render.Cell.Node is.
+type view struct {
+	f      *codec.Frame
+	err    error
+	nodes  []*tree.Node
+	parent []int32
+	depth  []int16
+	open   []bool
+	flat   []int32 // the visible tree rows: node numbers
+	where  []int32 // node -> index in flat, or -1; nil until needed
+	grids  []*grid
+	ms     []int64 // decode, index, grids: milliseconds
+	value  []byte  // indented value JSON, written when first asked for
+	lines  []int32 // start of each line in value
+}
+
+type grid struct {
+	cells    []render.Cell
+	rows     []render.Row
+	expanded map[int]bool
+}
+
+var cur *view
+
+// decode(bytes, response, apiKey, version, size) decodes one frame, keeps
+// it, and returns {summary, buffers}: summary is JSON text
+//
+//	{"direction","apiKey","apiName","apiVersion","headerVersion","flexible",
+//	 "sizePrefix","nodeCount","treeRows",
+//	 "ms":[decode, index, grids] (milliseconds),
+//	 "buffers":[{"buf","len","rows","from":node|null}],
+//	 "error":{"offset","buf","path","expected","found","message"}|null,"errNode",
+//	 "warnings":[{"node","buf","start","end","message"}]}
+//
+// and buffers holds the derived (decompressed) buffers' bytes, from 1.
+func decode(this js.Value, args []js.Value) any {
+	b := bytesArg(arg(args, 0))
+	hasSize := sized(b, orDefault(arg(args, 4), "auto"))
+	opts := codec.Options{
+		Response:     arg(args, 1).Truthy(),
+		APIKey:       int16(intArg(args, 2)),
+		Version:      int16(intArg(args, 3)),
+		NoSizePrefix: !hasSize,
+	}
+	t := time.Now()
+	f, err := codec.Decode(b, opts)
+	v := &view{f: f, err: err}
+	v.lap(&t)
+	v.index()
+	v.lap(&t)
+	for i := range f.Buffers {
+		cells := render.Cells(f, i)
+		v.grids = append(v.grids, &grid{cells: cells, rows: render.Layout(cells, 4, elideOver, nil), expanded: map[int]bool{}})
+	}
+	v.lap(&t)
+	cur = v
+	derived := js.Global().Get("Array").New()
+	for _, d := range f.Buffers[1:] {
+		derived.Call("push", bytesValue(d))
+	}
+	return map[string]any{"summary": string(v.appendSummary(nil, hasSize)), "buffers": derived}
+}
+
+func (v *view) lap(t *time.Time) {
+	v.ms = append(v.ms, time.Since(*t).Milliseconds())
+	*t = time.Now()
+}
+
+// index numbers the nodes in pre-order and opens the first levels.
+func (v *view) index() {
+	type item struct {
+		n      *tree.Node
+		parent int32
+		depth  int16
+	}
+	stack := []item{{v.f.Root, -1, 0}}
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		v.nodes = append(v.nodes, it.n)
+		v.parent = append(v.parent, it.parent)
+		v.depth = append(v.depth, it.depth)
+		id := int32(len(v.nodes) - 1)
+		for i := len(it.n.Children) - 1; i >= 0; i-- {
+			stack = append(stack, item{it.n.Children[i], id, it.depth + 1})
+		}
+	}
+	v.open = make([]bool, len(v.nodes))
+	small := len(v.nodes) < 5000
+	for i, n := range v.nodes {
+		k := len(n.Children)
+		v.open[i] = k > 0 && (v.depth[i] < 2 || small && v.depth[i] < 6 && k <= 20)
+	}
+	v.flatten()
+}
+
+func (v *view) flatten() {
+	v.flat = v.flat[:0]
+	v.where = nil
+	var walk func(id int32) int32
+	// next returns the number of the node after id's subtree.
+	walk = func(id int32) int32 {
+		v.flat = append(v.flat, id)
+		next := id + 1
+		for range v.nodes[id].Children {
+			if v.open[id] {
+				next = walk(next)
+			} else {
+				next = v.skip(next)
+			}
+		}
+		return next
+	}
+	walk(0)
+}
+
+// skip returns the number of the node after id's subtree.
+func (v *view) skip(id int32) int32 {
+	next := id + 1
+	for range v.nodes[id].Children {
+		next = v.skip(next)
+	}
+	return next
+}
+
+func (v *view) flatIndex(id int32) int {
+	if v.where == nil {
+		v.where = make([]int32, len(v.nodes))
+		for i := range v.where {
+			v.where[i] = -1
+		}
+		for i, n := range v.flat {
+			v.where[n] = int32(i)
+		}
+	}
+	return int(v.where[id])
+}
+
+func (v *view) appendSummary(dst []byte, hasSize bool) []byte {
+	f := v.f
+	dst = append(dst, `{"direction":`...)
+	if f.Response {
+		dst = append(dst, `"response"`...)
+	} else {
+		dst = append(dst, `"request"`...)
+	}
+	dst = append(dst, `,"apiKey":`...)
+	dst = strconv.AppendInt(dst, int64(f.APIKey), 10)
+	if f.API != nil {
+		dst = appendStr(append(dst, `,"apiName":`...), f.API.Name)
+	}
+	dst = append(dst, `,"apiVersion":`...)
+	dst = strconv.AppendInt(dst, int64(f.Version), 10)
+	dst = append(dst, `,"headerVersion":`...)
+	dst = strconv.AppendInt(dst, int64(f.HeaderVersion), 10)
+	dst = append(dst, `,"flexible":`...)
+	dst = strconv.AppendBool(dst, f.Flexible)
+	dst = append(dst, `,"sizePrefix":`...)
+	dst = strconv.AppendBool(dst, hasSize)
+	dst = append(dst, `,"nodeCount":`...)
+	dst = strconv.AppendInt(dst, int64(len(v.nodes)), 10)
+	dst = append(dst, `,"treeRows":`...)
+	dst = strconv.AppendInt(dst, int64(len(v.flat)), 10)
+	dst = append(dst, `,"ms":[`...)
+	for i, m := range v.ms {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = strconv.AppendInt(dst, m, 10)
+	}
+	dst = append(dst, `],"buffers":[`...)
+	from := make([]int32, len(f.Buffers))
+	for i := range from {
+		from[i] = -1
+	}
+	for i, n := range v.nodes {
+		if p := v.parent[i]; p >= 0 && n.Buf < len(from) && from[n.Buf] < 0 && v.nodes[p].Buf != n.Buf {
+			from[n.Buf] = p
+		}
+	}
+	for i, g := range v.grids {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"buf":`...)
+		dst = strconv.AppendInt(dst, int64(i), 10)
+		dst = append(dst, `,"len":`...)
+		dst = strconv.AppendInt(dst, int64(len(f.Buffers[i])), 10)
+		dst = append(dst, `,"rows":`...)
+		dst = strconv.AppendInt(dst, int64(len(g.rows)), 10)
+		dst = append(dst, `,"from":`...)
+		if i > 0 && from[i] >= 0 {
+			dst = v.appendNode(dst, from[i])
+		} else {
+			dst = append(dst, `null`...)
+		}
+		dst = append(dst, '}')
+	}
+	dst = append(dst, `],"error":`...)
+	dst = appendError(dst, v.err)
+	errNode := -1
+	var de *codec.DecodeError
+	if asDecodeError(v.err, &de) {
+		for i, n := range v.nodes {
+			if n.Buf == de.Buf && n.Start <= de.Offset && (de.Offset < n.End || n.Start == de.Offset) {
+				errNode = i
+			}
+		}
+	}
+	dst = append(dst, `,"errNode":`...)
+	dst = strconv.AppendInt(dst, int64(errNode), 10)
+	dst = append(dst, `,"warnings":[`...)
+	count := 0
+	for i, n := range v.nodes {
+		for _, w := range n.Warnings {
+			if count == 200 {
+				break
+			}
+			if count > 0 {
+				dst = append(dst, ',')
+			}
+			count++
+			dst = append(dst, `{"node":`...)
+			dst = strconv.AppendInt(dst, int64(i), 10)
+			dst = appendSpan(dst, n.Buf, n.Start, n.End)
+			dst = appendStr(append(dst, `,"message":`...), w)
+			dst = append(dst, '}')
+		}
+	}
+	return append(dst, "]}"...)
+}
+
+func appendSpan(dst []byte, buf, start, end int) []byte {
+	dst = append(dst, `,"buf":`...)
+	dst = strconv.AppendInt(dst, int64(buf), 10)
+	dst = append(dst, `,"start":`...)
+	dst = strconv.AppendInt(dst, int64(start), 10)
+	dst = append(dst, `,"end":`...)
+	return strconv.AppendInt(dst, int64(end), 10)
+}
+
+// appendNode writes one node without its children: the codec's annotated
+// form of the node alone, plus its number, depth and tree state.
+func (v *view) appendNode(dst []byte, id int32) []byte {
+	n := v.nodes[id]
+	leaf := *n
+	leaf.Children = nil
+	dst = append(dst, `{"id":`...)
+	dst = strconv.AppendInt(dst, int64(id), 10)
+	dst = append(dst, `,"depth":`...)
+	dst = strconv.AppendInt(dst, int64(v.depth[id]), 10)
+	dst = append(dst, `,"kids":`...)
+	dst = strconv.AppendInt(dst, int64(len(n.Children)), 10)
+	dst = append(dst, `,"open":`...)
+	dst = strconv.AppendBool(dst, v.open[id])
+	if n.Index >= 0 && v.parent[id] >= 0 {
+		p := v.nodes[v.parent[id]]
+		name := p.Name
+		if p.Field != nil {
+			name = p.Field.JSON
+		}
+		dst = appendStr(append(dst, `,"label":`...), name+"["+strconv.Itoa(n.Index)+"]")
+	}
+	if len(n.Children) > 0 {
+		// A records or bytes field with decoded content still has its value.
+		dst = append(dst, `,"hasKids":true`...)
+	}
+	dst = append(dst, `,"node":`...)
+	dst = codec.AppendNode(dst, &leaf, v.f.APIKey)
+	return append(dst, '}')
+}
+
+func view0() *view {
+	return cur
+}
+
+// treeRows(from, count) -> JSON [node...] for visible tree rows.
+func treeRows(this js.Value, args []js.Value) any {
+	v := view0()
+	if v == nil {
+		return "[]"
+	}
+	from, count := intArg(args, 0), intArg(args, 1)
+	dst := []byte{'['}
+	for i := max(from, 0); i < len(v.flat) && i < from+count; i++ {
+		if len(dst) > 1 {
+			dst = append(dst, ',')
+		}
+		dst = v.appendNode(dst, v.flat[i])
+	}
+	return string(append(dst, ']'))
+}
+
+// setOpen(id, open) opens (1), closes (0) or toggles (-1) a node and
+// returns the number of visible tree rows.
+func setOpen(this js.Value, args []js.Value) any {
+	v := view0()
+	if v == nil {
+		return 0
+	}
+	id, how := intArg(args, 0), intArg(args, 1)
+	if id >= 0 && id < len(v.nodes) && len(v.nodes[id].Children) > 0 {
+		if how < 0 {
+			v.open[id] = !v.open[id]
+		} else {
+			v.open[id] = how > 0
+		}
+		v.flatten()
+	}
+	return len(v.flat)
+}
+
+// reveal(id) opens a node's ancestors: {"treeIndex","treeRows","gridRow","node"}.
+func reveal(this js.Value, args []js.Value) any {
+	v := view0()
+	id := intArg(args, 0)
+	if v == nil || id < 0 || id >= len(v.nodes) {
+		return "null"
+	}
+	changed := false
+	for p := v.parent[id]; p >= 0; p = v.parent[p] {
+		if !v.open[p] {
+			v.open[p], changed = true, true
+		}
+	}
+	if changed {
+		v.flatten()
+	}
+	n := v.nodes[id]
+	dst := []byte(`{"treeIndex":`)
+	dst = strconv.AppendInt(dst, int64(v.flatIndex(int32(id))), 10)
+	dst = append(dst, `,"treeRows":`...)
+	dst = strconv.AppendInt(dst, int64(len(v.flat)), 10)
+	dst = append(dst, `,"gridRow":`...)
+	dst = strconv.AppendInt(dst, int64(v.rowOf(n.Buf, n.Start)), 10)
+	dst = append(dst, `,"node":`...)
+	dst = v.appendNode(dst, int32(id))
+	return string(append(dst, '}'))
+}
+
+func (v *view) grid(buf int) *grid {
+	if buf < 0 || buf >= len(v.grids) {
+		return nil
+	}
+	return v.grids[buf]
+}
+
+func (v *view) rowOf(buf, off int) int {
+	g := v.grid(buf)
+	if g == nil {
+		return -1
+	}
+	lo, hi, best := 0, len(g.rows)-1, 0
+	for lo <= hi {
+		mid := (lo + hi) / 2
+		if g.rows[mid].Offset <= off {
+			best, lo = mid, mid+1
+		} else {
+			hi = mid - 1
+		}
+	}
+	return best
+}
+
+func rowOf(this js.Value, args []js.Value) any {
+	v := view0()
+	if v == nil {
+		return -1
+	}
+	return v.rowOf(intArg(args, 0), intArg(args, 1))
+}
+
+// gridRows(buf, from, count) -> JSON [{"index","offset","segs":[{"col","span",
+// "first","last","cell":{...}}]} | {"index","offset","elided","cell":{...}}].
+func gridRows(this js.Value, args []js.Value) any {
+	v := view0()
+	if v == nil {
+		return "[]"
+	}
+	g := v.grid(intArg(args, 0))
+	if g == nil {
+		return "[]"
+	}
+	from, count := intArg(args, 1), intArg(args, 2)
+	dst := []byte{'['}
+	for i := max(from, 0); i < len(g.rows) && i < from+count; i++ {
+		r := g.rows[i]
+		if len(dst) > 1 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"index":`...)
+		dst = strconv.AppendInt(dst, int64(i), 10)
+		dst = append(dst, `,"offset":`...)
+		dst = strconv.AppendInt(dst, int64(r.Offset), 10)
+		if r.Elided > 0 {
+			dst = append(dst, `,"elided":`...)
+			dst = strconv.AppendInt(dst, int64(r.Elided), 10)
+			dst = appendCell(append(dst, `,"cell":`...), g, r.Cell)
+			dst = append(dst, '}')
+			continue
+		}
+		dst = append(dst, `,"segs":[`...)
+		for j, s := range r.Segs {
+			if j > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, `{"col":`...)
+			dst = strconv.AppendInt(dst, int64(s.Col), 10)
+			dst = append(dst, `,"span":`...)
+			dst = strconv.AppendInt(dst, int64(s.Span), 10)
+			dst = append(dst, `,"first":`...)
+			dst = strconv.AppendBool(dst, s.First)
+			dst = append(dst, `,"last":`...)
+			dst = strconv.AppendBool(dst, s.Last)
+			dst = appendCell(append(dst, `,"cell":`...), g, s.Cell)
+			dst = append(dst, '}')
+		}
+		dst = append(dst, "]}"...)
+	}
+	return string(append(dst, ']'))
+}
+
+func appendCell(dst []byte, g *grid, i int) []byte {
+	c := &g.cells[i]
+	dst = append(dst, `{"index":`...)
+	dst = strconv.AppendInt(dst, int64(i), 10)
+	dst = append(dst, `,"node":`...)
+	dst = strconv.AppendInt(dst, int64(c.Node), 10)
+	dst = append(dst, `,"start":`...)
+	dst = strconv.AppendInt(dst, int64(c.Start), 10)
+	dst = append(dst, `,"end":`...)
+	dst = strconv.AppendInt(dst, int64(c.End), 10)
+	dst = appendStr(append(dst, `,"kind":`...), c.Kind)
+	dst = appendStr(append(dst, `,"label":`...), c.Label)
+	dst = appendStr(append(dst, `,"path":`...), c.Path)
+	dst = appendStr(append(dst, `,"type":`...), c.Type)
+	if c.Value != "" {
+		dst = appendStr(append(dst, `,"value":`...), c.Value)
+	}
+	if c.Warn {
+		dst = append(dst, `,"warn":true`...)
+	}
+	if c.Broken {
+		dst = append(dst, `,"broken":true`...)
+	}
+	return append(dst, '}')
+}
+
+// expandCell(buf, cell) shows every row of an elided cell; it returns the
+// number of rows.
+func expandCell(this js.Value, args []js.Value) any {
+	v := view0()
+	if v == nil {
+		return 0
+	}
+	g := v.grid(intArg(args, 0))
+	if g == nil {
+		return 0
+	}
+	g.expanded[intArg(args, 1)] = true
+	g.rows = render.Layout(g.cells, 4, elideOver, g.expanded)
+	return len(g.rows)
+}
+
+// cellAt(buf, off) -> JSON {"buf","start","end","node"} of the cell holding
+// byte off, or null.
+func cellAt(this js.Value, args []js.Value) any {
+	v := view0()
+	if v == nil {
+		return "null"
+	}
+	buf, off := intArg(args, 0), intArg(args, 1)
+	g := v.grid(buf)
+	if g == nil {
+		return "null"
+	}
+	lo, hi, best := 0, len(g.cells)-1, -1
+	for lo <= hi {
+		mid := (lo + hi) / 2
+		if g.cells[mid].Start <= off {
+			best, lo = mid, mid+1
+		} else {
+			hi = mid - 1
+		}
+	}
+	if best < 0 || off >= g.cells[best].End {
+		return "null"
+	}
+	c := g.cells[best]
+	dst := []byte(`{"node":`)
+	dst = strconv.AppendInt(dst, int64(c.Node), 10)
+	dst = appendSpan(dst, buf, c.Start, c.End)
+	return string(append(dst, '}'))
+}
+
+// valueJSON writes the indented value JSON on first use: a big frame's
+// first screen does not wait for it.
+func (v *view) valueJSON() {
+	if v.lines != nil {
+		return
+	}
+	v.value = indentJSON(nil, v.f.AppendJSON(nil, codec.JSONOptions{}))
+	v.lines = append(v.lines, 0)
+	for i, c := range v.value {
+		if c == '\n' {
+			v.lines = append(v.lines, int32(i+1))
+		}
+	}
+}
+
+// jsonCount() -> the number of lines of the indented value JSON.
+func jsonCount(this js.Value, args []js.Value) any {
+	v := view0()
+	if v == nil {
+		return 0
+	}
+	v.valueJSON()
+	return len(v.lines)
+}
+
+// jsonLines(from, count) -> lines of the indented value JSON, joined by
+// newlines.
+func jsonLines(this js.Value, args []js.Value) any {
+	v := view0()
+	if v == nil {
+		return ""
+	}
+	v.valueJSON()
+	from, count := max(intArg(args, 0), 0), intArg(args, 1)
+	if from >= len(v.lines) || count <= 0 {
+		return ""
+	}
+	to := min(from+count, len(v.lines))
+	end := len(v.value)
+	if to < len(v.lines) {
+		end = int(v.lines[to]) - 1
+	}
+	return string(v.value[v.lines[from]:end])
+}
+
+// nodeJSON(id) -> the annotated JSON of a node and its subtree.
+func nodeJSON(this js.Value, args []js.Value) any {
+	v := view0()
+	id := intArg(args, 0)
+	if v == nil || id < 0 || id >= len(v.nodes) {
+		return "null"
+	}
+	return string(indentJSON(nil, codec.AppendNode(nil, v.nodes[id], v.f.APIKey)))
+}
+
+// path(id) -> "body › topics[0] › name".
+func nodePath(this js.Value, args []js.Value) any {
+	v := view0()
+	id := intArg(args, 0)
+	if v == nil || id < 0 || id >= len(v.nodes) {
+		return ""
+	}
+	var parts []string
+	for i := int32(id); i > 0; i = v.parent[i] {
+		n := v.nodes[i]
+		name := n.Name
+		if n.Field != nil {
+			name = n.Field.JSON
+		}
+		if n.Index >= 0 && v.parent[i] >= 0 {
+			p := v.nodes[v.parent[i]]
+			name = p.Name
+			if p.Field != nil {
+				name = p.Field.JSON
+			}
+			name += "[" + strconv.Itoa(n.Index) + "]"
+		}
+		parts = append(parts, name)
+	}
+	s := ""
+	for i := len(parts) - 1; i >= 0; i-- {
+		if s != "" {
+			s += " › "
+		}
+		s += parts[i]
+	}
+	return s
+}
+
+func parentOf(this js.Value, args []js.Value) any {
+	v := view0()
+	id := intArg(args, 0)
+	if v == nil || id < 0 || id >= len(v.nodes) {
+		return -1
+	}
+	return int(v.parent[id])
+}
+
+// indentJSON indents compact JSON (as the codec writes it) by two spaces,
+// as encoding/json.Indent would, without its scanner's cost.
+func indentJSON(dst, src []byte) []byte {
+	depth := 0
+	nl := func(dst []byte) []byte {
+		dst = append(dst, '\n')
+		for i := 0; i < depth; i++ {
+			dst = append(dst, ' ', ' ')
+		}
+		return dst
+	}
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch c {
+		case '"':
+			j := i + 1
+			for j < len(src) && src[j] != '"' {
+				if src[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if j >= len(src) {
+				j = len(src) - 1
+			}
+			dst = append(dst, src[i:j+1]...)
+			i = j
+		case '{', '[':
+			if i+1 < len(src) && (src[i+1] == '}' || src[i+1] == ']') {
+				dst = append(dst, c, src[i+1])
+				i++
+				continue
+			}
+			depth++
+			dst = nl(append(dst, c))
+		case '}', ']':
+			depth--
+			dst = append(nl(dst), c)
+		case ',':
+			dst = nl(append(dst, ','))
+		case ':':
+			dst = append(dst, ':', ' ')
+		case ' ', '\n', '\t', '\r':
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst
+}

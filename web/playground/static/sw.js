@@ -1,0 +1,25 @@
+// Offline support: every file of the playground is cached as it is
+// fetched (network first, cache when offline), and the core files are
+// cached at install.
+'use strict';
+const CORE = ['./', 'index.html', 'app.js', 'worker.js', 'style.css', 'grid.css', 'wasm_exec.js', 'kwire.wasm'];
+// The site gives files content-hashed names and rewrites them here, so a
+// new build has a new cache name and the old cache is dropped.
+const CACHE = 'kwire-playground ' + CORE.join(' ');
+
+self.addEventListener('install', (e) => {
+  e.waitUntil(caches.open(CACHE).then((c) => Promise.all(CORE.map((u) => c.add(u).catch(() => {})))).then(() => self.skipWaiting()));
+});
+self.addEventListener('activate', (e) => {
+  e.waitUntil(caches.keys()
+    .then((keys) => Promise.all(keys.filter((k) => k.startsWith('kwire-playground') && k !== CACHE).map((k) => caches.delete(k))))
+    .then(() => self.clients.claim()));
+});
+self.addEventListener('fetch', (e) => {
+  const req = e.request;
+  if (req.method !== 'GET' || new URL(req.url).origin !== location.origin) return;
+  e.respondWith(fetch(req).then((res) => {
+    if (res.ok) { const copy = res.clone(); caches.open(CACHE).then((c) => c.put(req, copy)); }
+    return res;
+  }).catch(() => caches.match(req, { ignoreSearch: true }).then((r) => r || caches.match('index.html'))));
+});
