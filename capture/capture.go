@@ -211,14 +211,6 @@ func Read(r io.Reader, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	xs := e.res.Exchanges[:0]
-	for _, x := range e.res.Exchanges {
-		if !x.merged {
-			xs = append(xs, x)
-		}
-	}
-	clear(e.res.Exchanges[len(xs):])
-	e.res.Exchanges = xs
 	sort.SliceStable(e.res.Exchanges, func(i, j int) bool {
 		a, b := e.res.Exchanges[i], e.res.Exchanges[j]
 		ta, tb := a.sortKey(), b.sortKey()

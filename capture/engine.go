@@ -234,6 +234,16 @@ func (e *engine) finish() {
 	if e.dropped > 0 {
 		e.res.Notes = append(e.res.Notes, Note{Message: fmt.Sprintf("%d more notes not shown", e.dropped)})
 	}
+	// Responses paired late with their request live on in that request's
+	// exchange only.
+	xs := e.res.Exchanges[:0]
+	for _, x := range e.res.Exchanges {
+		if !x.merged {
+			xs = append(xs, x)
+		}
+	}
+	clear(e.res.Exchanges[len(xs):])
+	e.res.Exchanges = xs
 }
 
 // ---- frames and pairing ----
