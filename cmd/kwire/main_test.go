@@ -237,3 +237,27 @@ func TestInputShapesCLI(t *testing.T) {
 	require.Equal(t, 1, code)
 	require.Contains(t, errOut, "kwire: ")
 }
+
+// On a terminal JSON is coloured, unless NO_COLOR is set; a pty from
+// script(1) stands in for the terminal.
+func TestColourOnATerminal(t *testing.T) {
+	script := needTool(t, "script")
+	run := func(env ...string) string {
+		cmd := exec.Command(script, "-qec", kwireBin+" decode "+apiVersionsV3, "/dev/null")
+		cmd.Env = append(os.Environ(), env...)
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, string(out))
+		return string(out)
+	}
+	require.Contains(t, run("TERM=xterm-256color"), "\x1b[")
+	require.NotContains(t, run("TERM=xterm-256color", "NO_COLOR=1"), "\x1b[")
+}
+
+// The progress bar is drawn on stderr while a file is read.
+func TestBatchProgress(t *testing.T) {
+	out, errOut, code := runCLI(t, []string{"batch", "--progress", "always", "frames.hex"}, nil)
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, 6, strings.Count(out, "\n"))
+	require.Contains(t, errOut, "[==============================] 100%")
+	require.Contains(t, errOut, "kwire: 6 lines decoded")
+}
