@@ -410,7 +410,7 @@ func gridRows(this js.Value, args []js.Value) any {
 		if r.Elided > 0 {
 			dst = append(dst, `,"elided":`...)
 			dst = strconv.AppendInt(dst, int64(r.Elided), 10)
-			dst = appendCell(append(dst, `,"cell":`...), g, r.Cell)
+			dst = v.appendCell(append(dst, `,"cell":`...), g, r.Cell)
 			dst = append(dst, '}')
 			continue
 		}
@@ -427,7 +427,7 @@ func gridRows(this js.Value, args []js.Value) any {
 			dst = strconv.AppendBool(dst, s.First)
 			dst = append(dst, `,"last":`...)
 			dst = strconv.AppendBool(dst, s.Last)
-			dst = appendCell(append(dst, `,"cell":`...), g, s.Cell)
+			dst = v.appendCell(append(dst, `,"cell":`...), g, s.Cell)
 			dst = append(dst, '}')
 		}
 		dst = append(dst, "]}"...)
@@ -435,7 +435,7 @@ func gridRows(this js.Value, args []js.Value) any {
 	return string(append(dst, ']'))
 }
 
-func appendCell(dst []byte, g *grid, i int) []byte {
+func (v *view) appendCell(dst []byte, g *grid, i int) []byte {
 	c := &g.cells[i]
 	dst = append(dst, `{"index":`...)
 	dst = strconv.AppendInt(dst, int64(i), 10)
@@ -458,7 +458,35 @@ func appendCell(dst []byte, g *grid, i int) []byte {
 	if c.Broken {
 		dst = append(dst, `,"broken":true`...)
 	}
+	if c.Node < len(v.nodes) {
+		dst = v.appendBits(dst, v.nodes[c.Node])
+	}
 	return append(dst, '}')
+}
+
+// appendBits writes the bit fields of an attributes-like node, whose
+// children all cover its own bytes and are typed "bit N" or "bits N-M":
+// ,"bits":[{"name","type","value"}].
+func (v *view) appendBits(dst []byte, n *tree.Node) []byte {
+	if len(n.Children) == 0 {
+		return dst
+	}
+	for _, k := range n.Children {
+		if k.Start != n.Start || k.End != n.End || len(k.Type) < 5 || k.Type[:4] != "bit " && k.Type[:5] != "bits " {
+			return dst
+		}
+	}
+	dst = append(dst, `,"bits":[`...)
+	for i, k := range n.Children {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendStr(append(dst, `{"name":`...), k.Name)
+		dst = appendStr(append(dst, `,"type":`...), k.Type)
+		dst = appendStr(append(dst, `,"value":`...), render.ShortValue(k, v.f.APIKey))
+		dst = append(dst, '}')
+	}
+	return append(dst, ']')
 }
 
 // expandCell(buf, cell) shows every row of an elided cell; it returns the

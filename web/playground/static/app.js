@@ -147,10 +147,30 @@ function drawGridRow(buf, r) {
     e.dataset.node = c.node; e.dataset.start = c.start; e.dataset.end = c.end; e.dataset.buf = buf; e.dataset.cell = c.index;
     e.title = c.path + ' (' + c.type + ') [' + c.start + ', ' + c.end + ')' + (c.value !== undefined ? ' = ' + c.value : '');
     e.appendChild(el('span', 'kw-label', c.label));
-    if (c.value !== undefined && s.first) e.appendChild(el('span', 'kw-val', c.value));
+    if (c.bits && s.first && s.last) e.appendChild(drawBits(c));
+    else if (c.value !== undefined && s.first) e.appendChild(el('span', 'kw-val', c.value));
     row.appendChild(e);
   }
   return row;
+}
+
+// drawBits shows the bit fields of an attributes cell on the bit ruler:
+// bit 0 is the least significant, so it sits in the rightmost column.
+function drawBits(c) {
+  const w = (c.end - c.start) * 8;
+  const box = el('span', 'pg-bits');
+  box.style.gridTemplateColumns = 'repeat(' + w + ', 1fr)';
+  for (const b of c.bits) {
+    const m = /^bits? (\d+)(?:-(\d+))?$/.exec(b.type);
+    if (!m) continue;
+    const lo = +m[1], hi = m[2] === undefined ? lo : +m[2];
+    if (hi >= w) continue;
+    const f = el('span', 'pg-bit' + (b.value !== '0' && b.value !== 'false' ? ' pg-bit-set' : ''), b.name + '=' + b.value);
+    f.style.gridColumn = (w - hi) + ' / ' + (w - lo + 1);
+    f.title = b.name + ' (' + b.type + ') = ' + b.value;
+    box.appendChild(f);
+  }
+  return box;
 }
 
 function isTime(name, v) {
@@ -443,6 +463,7 @@ const run = debounce(() => decodeInput(), 200);
 
 async function decodeInput() {
   run.cancel();
+  st.picked = null;
   const gen = ++st.gen;
   let bytes, format;
   showError($('error'), '');
@@ -462,6 +483,7 @@ async function decodeInput() {
       return;
     }
     bytes = r.bytes; format = r.format;
+    if (r.frames) { showFrames(bytes, r.frames, format, gen); return; }
   }
   if (looksLikeCapture(bytes)) {
     await openCapture(bytes, gen);
@@ -474,6 +496,8 @@ async function decodeInput() {
 
 async function decodeBytes(bytes, format, gen) {
   const o = options();
+  showError($('error'), '');
+  $('guesses').hidden = true;
   st.bytes = bytes;
   if (o.response && (o.api === null || o.version === null)) {
     const cands = (await rpc('guess', bytes, o.size)).filter((c) => o.api === null || c.apiKey === o.api);
@@ -579,13 +603,35 @@ async function openCapture(bytes, gen) {
   else { clearViews(); status('the capture holds no Kafka frames'); }
 }
 
+// showFrames lists back-to-back frames found in one input and decodes the
+// first; each can be picked.
+function showFrames(bytes, offs, format, gen) {
+  const box = $('capture');
+  st.capture = null;
+  box.replaceChildren(el('h3', '', (offs.length - 1) + ' frames, back to back'));
+  const pick = (i, b, g) => {
+    for (const x of box.querySelectorAll('button')) x.setAttribute('aria-current', String(x === b));
+    st.picked = { bytes: bytes.subarray(offs[i], offs[i + 1]), format: format + ' frame ' + (i + 1) + ' of ' + (offs.length - 1) };
+    decodeBytes(st.picked.bytes, st.picked.format, g);
+  };
+  for (let i = 0; i + 1 < offs.length; i++) {
+    const b = el('button', '', 'frame ' + (i + 1) + ': bytes [' + offs[i] + ', ' + offs[i + 1] + ')');
+    b.dataset.frame = i;
+    b.addEventListener('click', () => pick(i, b, ++st.gen));
+    box.appendChild(b);
+  }
+  box.hidden = false;
+  pick(0, box.querySelector('button'), gen);
+}
+
 function pickFrame(i, k) {
   const r = st.capture, x = r.summary.exchanges[i];
   for (const b of $('capture').querySelectorAll('button')) b.setAttribute('aria-current', String(+b.dataset.exchange === i && b.dataset.side === (k ? 'response' : 'request')));
   $('dir').value = k ? 'response' : 'request';
   if (k && x.apiKey >= 0) { $('api').value = String(x.apiKey); $('ver').value = x.version; } else if (!k) { $('api').value = 'auto'; $('ver').value = ''; }
   $('size').value = 'yes';
-  decodeBytes(r.frames[2 * i + k], 'capture frame', ++st.gen);
+  st.picked = { bytes: r.frames[2 * i + k], format: 'capture frame' };
+  decodeBytes(st.picked.bytes, st.picked.format, ++st.gen);
 }
 
 // ---- permalinks: #hex=...&dir=response&api=3&v=12&size=yes ----
@@ -655,7 +701,7 @@ function setMode(m) {
 async function enterEncode() {
   setMode('encode');
   if (st.sum && !st.sum.error) {
-    const lines = await rpc('jsonLines', 0, st.sum.jsonLines);
+    const lines = await rpc('jsonLines', 0, await rpc('jsonCount'));
     $('enc-json').value = lines.join('\n');
     $('enc-nosize').checked = !st.sum.sizePrefix;
     $('ex-api').value = st.sum.apiKey; $('ex-ver').value = st.sum.apiVersion; $('ex-dir').value = st.sum.direction;
@@ -678,13 +724,56 @@ function lineCol(text, off) {
   return 'line ' + line + ', column ' + (off - before.lastIndexOf('\n'));
 }
 
+// locate finds where a value-JSON path ("body.topics[0].name") is in the
+// text: the offset and length of the deepest key or element on it.
+function locate(text, target) {
+  let i = 0, best = null;
+  const ws = () => { while (i < text.length && ' \t\r\n'.includes(text[i])) i++; };
+  const str = () => { const s = i; i++; while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1; i++; return text.slice(s, i); };
+  const on = (p) => target === p || target.startsWith(p + '.') || target.startsWith(p + '[');
+  const value = (path, depth) => {
+    ws();
+    if (depth > 200 || i >= text.length) return;
+    const c = text[i];
+    if (c === '{') {
+      i++; ws();
+      while (i < text.length && text[i] !== '}') {
+        ws();
+        const at = i;
+        let key;
+        try { key = JSON.parse(str()); } catch { return; }
+        const p = path ? path + '.' + key : key;
+        if (on(p)) best = [at, key.length + 2];
+        ws(); if (text[i] === ':') i++;
+        value(p, depth + 1);
+        ws(); if (text[i] === ',') i++; else break;
+      }
+      i++;
+    } else if (c === '[') {
+      i++; ws();
+      for (let n = 0; i < text.length && text[i] !== ']'; n++) {
+        ws();
+        const p = path + '[' + n + ']';
+        if (on(p)) best = [i, 1];
+        value(p, depth + 1);
+        ws(); if (text[i] === ',') i++; else break;
+      }
+      i++;
+    } else if (c === '"') str();
+    else { while (i < text.length && !',}] \t\r\n'.includes(text[i])) i++; }
+  };
+  value('', 0);
+  return best;
+}
+
 const runEncode = debounce(async () => {
   const text = $('enc-json').value;
   const r = await rpc('encode', text, $('enc-nosize').checked);
   if (r.error) {
     const e = r.error;
-    showError($('enc-error'), (e.path ? 'at ' + e.path + ': ' : '') + (e.offset !== undefined ? '(' + lineCol(text, e.offset) + ') ' : '') + e.message);
-    $('enc-error').dataset.path = e.path || '';
+    const at = e.path ? locate(text, e.path) : null;
+    showError($('enc-error'), (e.path ? 'at ' + e.path + (at ? ' (' + lineCol(text, at[0]) + ')' : '') + ': ' : '') + e.message);
+    st.encErrorAt = at;
     $('enc-hex').textContent = '';
     st.encoded = null;
     return;
@@ -738,13 +827,26 @@ async function init() {
   $('ex-api').value = 18; $('ex-ver').value = 3;
 
   $('input').addEventListener('input', () => { st.file = null; run(); });
-  for (const id of ['dir', 'api', 'ver', 'size', 'mode']) $(id).addEventListener('change', () => { if (st.capture && !st.file) return; run(); });
-  $('ver').addEventListener('input', run);
+  // A frame picked from a list (capture or back-to-back frames) is decoded
+  // again with the new options; otherwise the input is read again.
+  const redo = () => {
+    if (st.picked) { run.cancel(); decodeBytes(st.picked.bytes, st.picked.format, ++st.gen); } else run();
+  };
+  for (const id of ['dir', 'api', 'ver', 'size']) $(id).addEventListener('change', redo);
+  $('mode').addEventListener('change', run);
+  $('ver').addEventListener('input', debounce(redo, 200));
   $('file').addEventListener('change', () => { const f = $('file').files[0]; $('file').value = ''; if (f) openFile(f); });
   $('mode-decode').addEventListener('click', () => setMode('decode'));
   $('mode-encode').addEventListener('click', enterEncode);
   $('ex-load').addEventListener('click', loadExample);
   $('enc-json').addEventListener('input', runEncode);
+  $('enc-error').addEventListener('click', () => {
+    const at = st.encErrorAt, ta = $('enc-json');
+    if (!at) return;
+    ta.focus();
+    ta.setSelectionRange(at[0], at[0] + at[1]);
+    ta.scrollTop = Math.max(0, (ta.value.slice(0, at[0]).split('\n').length - 5) * 16);
+  });
   $('enc-nosize').addEventListener('change', runEncode);
   $('enc-decode').addEventListener('click', () => {
     if (!st.encoded) return;

@@ -1,0 +1,198 @@
+// The Cloudflare Worker under `wrangler dev` (workerd), offline on
+// 127.0.0.1: every API route with good and bad input, the docs site and the
+// playground's wasm from the static assets, content types, and the cold and
+// warm latency of the Go Worker.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { tempDir, buildWorker, buildAssets, workerConfig, startWrangler, timed, median } from "./helpers-worker.mjs";
+
+// The README's ApiVersions v3 request (client "kwire", correlation id 7).
+const frameHex = "0000001c001200030000000700056b7769726500076b776972652004312e3000";
+const frame = Buffer.from(frameHex, "hex");
+
+let tmp, wr, assets;
+
+before(async () => {
+  tmp = tempDir();
+  const build = join(tmp.dir, "build");
+  const sizes = buildWorker(build);
+  console.log(sizes);
+  assets = buildAssets(join(tmp.dir, "dist"), build);
+  console.log(`worker e2e: assets from ${assets.kind}; docs page ${assets.docs}, wasm ${assets.wasm}`);
+  wr = await startWrangler(tmp.dir, workerConfig(build, join(tmp.dir, "dist")));
+}, { timeout: 12 * 60_000 });
+
+after(async () => {
+  if (wr) await wr.stop();
+  if (tmp) tmp.cleanup();
+}, { timeout: 30_000 });
+
+const api = (path, init) => timed(wr.url + path, init);
+const post = (path, body, type = "application/octet-stream") =>
+  api(path, { method: "POST", body, headers: { "content-type": type } });
+
+function json(r) {
+  assert.equal(r.res.headers.get("content-type"), "application/json");
+  return JSON.parse(r.body.toString("utf8"));
+}
+
+// An error answer: the status and the full error shape.
+function error(r, status) {
+  assert.equal(r.res.status, status, r.body.toString());
+  const e = json(r);
+  for (const k of ["error", "offset", "path", "expected", "found"]) assert.ok(k in e, `${k} missing in ${r.body}`);
+  assert.ok(e.error.length > 0);
+  return e;
+}
+
+// Latency first, so the first request is the Worker's first.
+test("latency: first request and warm requests", async () => {
+  const cold = await api("/api/apis");
+  assert.equal(cold.res.status, 200);
+  const warm = [];
+  for (let i = 0; i < 20; i++) warm.push((await api("/api/apis")).ms);
+  const decode = [];
+  for (let i = 0; i < 20; i++) {
+    const r = await post("/api/decode", frame);
+    assert.equal(r.res.status, 200);
+    decode.push(r.ms);
+  }
+  const asset = [];
+  for (let i = 0; i < 20; i++) asset.push((await api("/")).ms);
+  console.log(`worker latency under wrangler dev: first request (GET /api/apis) ${cold.ms.toFixed(1)} ms; ` +
+    `warm median of 20: GET /api/apis ${median(warm).toFixed(1)} ms, POST /api/decode ${median(decode).toFixed(1)} ms, ` +
+    `static GET / ${median(asset).toFixed(1)} ms`);
+});
+
+test("GET /api/apis lists every API", async () => {
+  const list = json(await api("/api/apis"));
+  assert.ok(Array.isArray(list) && list.length >= 90);
+  assert.deepEqual(list[0], { ...list[0], key: 0, name: "Produce" });
+  assert.ok(list.every((a) => typeof a.minVersion === "number" && typeof a.category === "string"));
+});
+
+test("GET /api/schema/{api}/{version}", async () => {
+  const r = await api("/api/schema/Metadata/12");
+  assert.equal(r.res.status, 200);
+  const d = json(r);
+  assert.equal(d.name, "Metadata");
+  assert.equal(d.version, 12);
+  assert.match(d.request.bnf, /Metadata Request \(Version: 12\)/);
+  assert.ok(d.request.fields.length > 0 && d.response.fields.length > 0);
+  assert.equal(json(await api("/api/schema/3/0")).key, 3);
+  error(await api("/api/schema/Nope/1"), 404);
+  error(await api("/api/schema/Metadata/999"), 404);
+  error(await api("/api/schema/Metadata/x"), 400);
+  error(await api("/api/schema/Metadata/1", { method: "POST", body: "x" }), 405);
+});
+
+test("POST /api/decode: bytes, hex, base64, annotated, responses", async () => {
+  for (const [body, type] of [
+    [frame, "application/octet-stream"],
+    [frameHex, "text/plain"],
+    [frameHex.match(/../g).join(" ") + "\n", "text/plain"],
+    [frame.toString("base64"), "text/plain"],
+  ]) {
+    const r = await post("/api/decode", body, type);
+    assert.equal(r.res.status, 200, r.body.toString());
+    const v = json(r);
+    assert.equal(v.apiName, "ApiVersions");
+    assert.equal(v.header.correlationId, 7);
+  }
+  const unsized = await post("/api/decode?sizePrefix=false", frame.subarray(4));
+  assert.equal(json(unsized).apiVersion, 3);
+  const ann = json(await post("/api/decode?format=annotated", frame));
+  assert.ok(Array.isArray(ann.root.children));
+
+  // A response: a Metadata v12 response the Worker encodes from a minimal
+  // envelope (defaults for every field), decoded back with api and version.
+  const env = { direction: "response", apiKey: 3, apiVersion: 12, header: { correlationId: 9 }, body: {} };
+  const enc = await post("/api/encode", JSON.stringify(env), "application/json");
+  assert.equal(enc.res.status, 200, enc.body.toString());
+  const resp = json(await post("/api/decode?direction=response&api=Metadata&version=12", enc.body));
+  assert.equal(resp.direction, "response");
+  assert.equal(resp.header.correlationId, 9);
+});
+
+test("POST /api/decode: bad input gets 400 with offset, path, expected, found", async () => {
+  error(await post("/api/decode", Buffer.alloc(0)), 400);
+  const garbage = error(await post("/api/decode", "this is not a frame at all", "text/plain"), 400);
+  assert.equal(typeof garbage.offset, "number");
+  error(await post("/api/decode", Buffer.from([0xff, 0xfe, 0xfd, 0x00, 0x01])), 400);
+  for (const n of [3, 8, 12, 17, 25, frame.length - 1]) {
+    const e = error(await post("/api/decode", frame.subarray(0, n)), 400);
+    assert.equal(typeof e.offset, "number", `${n} bytes: ${JSON.stringify(e)}`);
+    assert.ok(e.expected && e.found, `${n} bytes: ${JSON.stringify(e)}`);
+    if (n >= 12) assert.ok(e.path.length > 0 && "partial" in e, `${n} bytes: ${JSON.stringify(e)}`);
+  }
+  const bad = error(await post("/api/decode?direction=sideways", frame), 400);
+  assert.equal(bad.path, "?direction");
+  error(await post("/api/decode?direction=response&api=Nope", frame), 400);
+  // Over 1 MiB: 413.
+  error(await post("/api/decode", Buffer.alloc((1 << 20) + 1)), 413);
+  error(await post("/api/decode", "00".repeat(1 << 20), "text/plain"), 413);
+});
+
+test("POST /api/encode: value JSON to bytes, hex; wrong JSON gets 400", async () => {
+  const value = (await post("/api/decode", frame)).body;
+  const r = await post("/api/encode", value, "application/json");
+  assert.equal(r.res.status, 200);
+  assert.equal(r.res.headers.get("content-type"), "application/octet-stream");
+  assert.deepEqual(r.body, frame);
+  const h = await post("/api/encode?as=hex", value, "application/json");
+  assert.equal(h.res.headers.get("content-type"), "text/plain; charset=utf-8");
+  assert.equal(h.body.toString(), frameHex);
+
+  error(await post("/api/encode", "", "application/json"), 400);
+  const syntax = error(await post("/api/encode", '{"apiKey": 18,', "application/json"), 400);
+  assert.equal(syntax.offset, 14);
+  const wrong = JSON.parse(value.toString());
+  wrong.body.clientName = wrong.body.clientSoftwareName;
+  delete wrong.body.clientSoftwareName;
+  assert.equal(error(await post("/api/encode", JSON.stringify(wrong), "application/json"), 400).path, "body.clientName");
+  const typed = JSON.parse(value.toString());
+  typed.header.correlationId = "seven";
+  const e = error(await post("/api/encode", JSON.stringify(typed), "application/json"), 400);
+  assert.equal(e.path, "header.correlationId");
+  assert.equal(e.expected, "an integer");
+  error(await post("/api/encode", "[1,2,3]", "application/json"), 400);
+  error(await post("/api/encode", "{".repeat((1 << 20) + 10), "application/json"), 413);
+});
+
+test("unknown routes get 404, wrong methods 405", async () => {
+  error(await api("/api/nope"), 404);
+  error(await api("/api/decode/more", { method: "POST", body: "00" }), 404);
+  const m = error(await api("/api/decode"), 405);
+  assert.equal(m.found, "GET");
+  const r = await api("/api/apis", { method: "DELETE" });
+  error(r, 405);
+  assert.equal(r.res.headers.get("allow"), "GET, HEAD");
+  error(await api("/api/decode", { method: "OPTIONS" }), 405);
+  const head = await api("/api/apis", { method: "HEAD" });
+  assert.equal(head.res.status, 200);
+  assert.equal(head.res.headers.get("content-type"), "application/json");
+  assert.equal(head.body.length, 0);
+  // A path that is no file falls through to the Worker's 404.
+  error(await api("/no/such/page.html"), 404);
+});
+
+test("static assets: the site, a docs page under /api/, the wasm module", async () => {
+  const home = await api("/");
+  assert.equal(home.res.status, 200);
+  assert.match(home.res.headers.get("content-type"), /^text\/html/);
+  assert.match(home.body.toString(), /<html|<!doctype/i);
+
+  const docs = await api(assets.docs);
+  assert.equal(docs.res.status, 200, assets.docs);
+  assert.match(docs.res.headers.get("content-type"), /^text\/html/);
+  // Without the extension too (html_handling), beside the API routes.
+  const bare = await api(assets.docs.replace(/\.html$/, ""));
+  assert.equal(bare.res.status, 200, assets.docs);
+  assert.match(bare.res.headers.get("content-type"), /^text\/html/);
+
+  const wasm = await api(assets.wasm);
+  assert.equal(wasm.res.status, 200);
+  assert.equal(wasm.res.headers.get("content-type"), "application/wasm");
+  assert.deepEqual(wasm.body.subarray(0, 4), Buffer.from([0x00, 0x61, 0x73, 0x6d]));
+});
