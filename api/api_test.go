@@ -15,6 +15,7 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/render"
 	"github.com/stretchr/testify/require"
 )
 
@@ -328,7 +329,7 @@ func TestAPIs(t *testing.T) {
 	w := do(t, New(Options{}), "GET", "/api/apis", "", nil)
 	require.Equal(t, http.StatusOK, w.Code)
 	require.Equal(t, "application/json", w.Header().Get("Content-Type"))
-	var list []apiInfo
+	var list []render.APIInfo
 	require.NoError(t, json.Unmarshal(w.Body.Bytes(), &list))
 	require.Len(t, list, len(schema.APIs()))
 	require.Equal(t, "Produce", list[0].Name)

@@ -8,39 +8,8 @@ import (
 	"github.com/kwire/kwire/render"
 )
 
-// apiInfo is one element of GET /api/apis, the shape `kwire apis --json`
-// prints.
-type apiInfo struct {
-	Key        int16    `json:"key"`
-	Name       string   `json:"name"`
-	Names      []string `json:"names,omitempty"`
-	Category   string   `json:"category"`
-	MinVersion int16    `json:"minVersion"`
-	MaxVersion int16    `json:"maxVersion"`
-	Removed40  string   `json:"removedInKafka40,omitempty"`
-	Unstable   []int16  `json:"unstableVersions,omitempty"`
-}
-
 func apis(w http.ResponseWriter) {
-	all := schema.APIs()
-	out := make([]apiInfo, 0, len(all))
-	for _, a := range all {
-		i := apiInfo{Key: a.Key, Name: a.Name, Category: a.Category.String(),
-			MinVersion: a.Request.Valid.Lo, MaxVersion: a.Request.Valid.Hi}
-		if len(a.Names) > 1 {
-			i.Names = a.Names
-		}
-		if !a.Removed40.Empty() {
-			i.Removed40 = a.Removed40.String()
-		}
-		if u := a.Request.Unstable; !u.Empty() {
-			for v := u.Lo; v <= u.Hi; v++ {
-				i.Unstable = append(i.Unstable, v)
-			}
-		}
-		out = append(out, i)
-	}
-	b, _ := marshal(out)
+	b, _ := marshal(render.APIList())
 	writeJSON(w, http.StatusOK, b)
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"strconv"
 
+	"github.com/kwire/kwire/codec/internal/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
 )
@@ -13,20 +14,7 @@ import (
 // children, for pages and tools. Values of error codes and enumerated
 // fields carry their names.
 func (f *Frame) AppendAnnotated(dst []byte) []byte {
-	dst = append(dst, `{"direction":`...)
-	if f.Response {
-		dst = append(dst, `"response"`...)
-	} else {
-		dst = append(dst, `"request"`...)
-	}
-	dst = append(dst, `,"apiKey":`...)
-	dst = strconv.AppendInt(dst, int64(f.APIKey), 10)
-	if f.API != nil {
-		dst = append(dst, `,"apiName":`...)
-		dst = appendJSONString(dst, []byte(f.API.Name))
-	}
-	dst = append(dst, `,"apiVersion":`...)
-	dst = strconv.AppendInt(dst, int64(f.Version), 10)
+	dst = f.appendEnvelopeHead(dst)
 	dst = append(dst, `,"headerVersion":`...)
 	dst = strconv.AppendInt(dst, int64(f.HeaderVersion), 10)
 	dst = append(dst, `,"flexible":`...)
@@ -54,7 +42,7 @@ func AppendNode(dst []byte, n *tree.Node, apiKey int16) []byte {
 	if n.Field != nil {
 		name = n.Field.JSON
 	}
-	dst = appendJSONString(dst, []byte(name))
+	dst = jsontext.AppendString(dst, []byte(name))
 	if n.Index >= 0 {
 		dst = append(dst, `,"index":`...)
 		dst = strconv.AppendInt(dst, int64(n.Index), 10)
@@ -62,7 +50,7 @@ func AppendNode(dst []byte, n *tree.Node, apiKey int16) []byte {
 	dst = append(dst, `,"role":"`...)
 	dst = append(dst, n.Role.String()...)
 	dst = append(dst, `","type":`...)
-	dst = appendJSONString(dst, []byte(n.Type))
+	dst = jsontext.AppendString(dst, []byte(n.Type))
 	dst = append(dst, `,"start":`...)
 	dst = strconv.AppendInt(dst, int64(n.Start), 10)
 	dst = append(dst, `,"end":`...)
@@ -106,7 +94,7 @@ func AppendNode(dst []byte, n *tree.Node, apiKey int16) []byte {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendJSONString(dst, []byte(w))
+			dst = jsontext.AppendString(dst, []byte(w))
 		}
 		dst = append(dst, ']')
 	}
@@ -133,7 +121,7 @@ func appendLeafValue(dst []byte, n *tree.Node, apiKey int16) []byte {
 		dst = strconv.AppendInt(dst, n.Int, 10)
 		if name := ValueName(n, apiKey); name != "" {
 			dst = append(dst, `,"valueName":`...)
-			dst = appendJSONString(dst, []byte(name))
+			dst = jsontext.AppendString(dst, []byte(name))
 		}
 		return dst
 	case schema.Float64:
@@ -141,7 +129,7 @@ func appendLeafValue(dst []byte, n *tree.Node, apiKey int16) []byte {
 		return appendFloat(dst, n.Float)
 	case schema.String:
 		dst = append(dst, `,"value":`...)
-		return appendJSONString(dst, n.Raw)
+		return jsontext.AppendString(dst, n.Raw)
 	case schema.UUID:
 		dst = append(dst, `,"value":"`...)
 		dst = base64.RawURLEncoding.AppendEncode(dst, n.Raw)

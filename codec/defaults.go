@@ -3,6 +3,7 @@ package codec
 import (
 	"strconv"
 
+	"github.com/kwire/kwire/codec/internal/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
 )
@@ -108,7 +109,7 @@ func appendDefault(dst []byte, f *schema.Field, k schema.Kind, v int16) []byte {
 		if nullDefault(f, v) {
 			return append(dst, "null"...)
 		}
-		return appendJSONString(dst, []byte(defaultString(f)))
+		return jsontext.AppendString(dst, []byte(defaultString(f)))
 	case schema.Bytes, schema.Records:
 		if nullDefault(f, v) {
 			return append(dst, "null"...)

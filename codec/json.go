@@ -4,8 +4,8 @@ import (
 	"encoding/base64"
 	"math"
 	"strconv"
-	"unicode/utf8"
 
+	"github.com/kwire/kwire/codec/internal/jsontext"
 	"github.com/kwire/kwire/codec/records"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
@@ -39,20 +39,7 @@ type JSONOptions struct {
 // A partial frame (after a decode error) gives the fields decoded so far.
 func (f *Frame) AppendJSON(dst []byte, o JSONOptions) []byte {
 	w := jsonWriter{o: o, f: f}
-	dst = append(dst, `{"direction":`...)
-	if f.Response {
-		dst = append(dst, `"response"`...)
-	} else {
-		dst = append(dst, `"request"`...)
-	}
-	dst = append(dst, `,"apiKey":`...)
-	dst = strconv.AppendInt(dst, int64(f.APIKey), 10)
-	if f.API != nil {
-		dst = append(dst, `,"apiName":`...)
-		dst = appendJSONString(dst, []byte(f.API.Name))
-	}
-	dst = append(dst, `,"apiVersion":`...)
-	dst = strconv.AppendInt(dst, int64(f.Version), 10)
+	dst = f.appendEnvelopeHead(dst)
 	if f.Header != nil {
 		hdr := schema.RequestHeader()
 		if f.Response {
@@ -70,6 +57,25 @@ func (f *Frame) AppendJSON(dst []byte, o JSONOptions) []byte {
 		dst = w.structJSON(dst, f.Body, f.Message.At(f.Layout).Root)
 	}
 	return append(dst, '}')
+}
+
+// appendEnvelopeHead opens the envelope both JSON forms share: direction,
+// API key and name, version.
+func (f *Frame) appendEnvelopeHead(dst []byte) []byte {
+	dst = append(dst, `{"direction":`...)
+	if f.Response {
+		dst = append(dst, `"response"`...)
+	} else {
+		dst = append(dst, `"request"`...)
+	}
+	dst = append(dst, `,"apiKey":`...)
+	dst = strconv.AppendInt(dst, int64(f.APIKey), 10)
+	if f.API != nil {
+		dst = append(dst, `,"apiName":`...)
+		dst = jsontext.AppendString(dst, []byte(f.API.Name))
+	}
+	dst = append(dst, `,"apiVersion":`...)
+	return strconv.AppendInt(dst, int64(f.Version), 10)
 }
 
 // JSON returns the frame's value JSON.
@@ -182,7 +188,7 @@ func (w *jsonWriter) value(dst []byte, n *tree.Node, f *schema.Field) []byte {
 		if n.Null {
 			return append(dst, "null"...)
 		}
-		return appendJSONString(dst, n.Raw)
+		return jsontext.AppendString(dst, n.Raw)
 	case schema.Bytes, schema.Records:
 		if n.Null {
 			return append(dst, "null"...)
@@ -244,56 +250,4 @@ func appendKey(dst []byte, k string) []byte {
 	dst = append(dst, '"')
 	dst = append(dst, k...)
 	return append(dst, '"', ':')
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString writes s as a JSON string. Invalid UTF-8 becomes U+FFFD
-// (the decoder warns about such strings).
-func appendJSONString(dst []byte, s []byte) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c < utf8.RuneSelf {
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRune(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
 }

@@ -5,40 +5,8 @@ import (
 	"fmt"
 	"text/tabwriter"
 
-	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/render"
 )
-
-type apiInfo struct {
-	Key        int16    `json:"key"`
-	Name       string   `json:"name"`
-	Names      []string `json:"names,omitempty"`
-	Category   string   `json:"category"`
-	MinVersion int16    `json:"minVersion"`
-	MaxVersion int16    `json:"maxVersion"`
-	Removed40  string   `json:"removedInKafka40,omitempty"`
-	Unstable   []int16  `json:"unstableVersions,omitempty"`
-}
-
-func apiInfos() []apiInfo {
-	var out []apiInfo
-	for _, a := range schema.APIs() {
-		i := apiInfo{Key: a.Key, Name: a.Name, Category: a.Category.String(),
-			MinVersion: a.Request.Valid.Lo, MaxVersion: a.Request.Valid.Hi}
-		if len(a.Names) > 1 {
-			i.Names = a.Names
-		}
-		if !a.Removed40.Empty() {
-			i.Removed40 = a.Removed40.String()
-		}
-		if u := a.Request.Unstable; !u.Empty() {
-			for v := u.Lo; v <= u.Hi; v++ {
-				i.Unstable = append(i.Unstable, v)
-			}
-		}
-		out = append(out, i)
-	}
-	return out
-}
 
 func runAPIs(e *env, args []string) int {
 	fs := newFlags(e, "apis", "[--json]", "kwire apis", "kwire apis --json")
@@ -51,7 +19,7 @@ func runAPIs(e *env, args []string) int {
 		fail(e, "apis takes no arguments")
 		return 2
 	}
-	infos := apiInfos()
+	infos := render.APIList()
 	if *asJSON {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")

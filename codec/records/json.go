@@ -6,6 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/kwire/kwire/codec/internal/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
 )
@@ -265,7 +266,7 @@ func (j *jw) record(dst []byte, r *tree.Node, control bool) []byte {
 			case hk == nil || hk.Null:
 				dst = append(dst, "null"...)
 			case utf8.Valid(hk.Raw):
-				dst = appendString(dst, hk.Raw)
+				dst = jsontext.AppendString(dst, hk.Raw)
 			default:
 				dst = append(dst, `{"base64":`...)
 				dst = appendB64(dst, hk.Raw)
@@ -386,42 +387,12 @@ func appendBytesJSON(dst []byte, n *tree.Node) []byte {
 	}
 	if printable(n.Raw) {
 		dst = append(dst, `{"text":`...)
-		dst = appendString(dst, n.Raw)
+		dst = jsontext.AppendString(dst, n.Raw)
 	} else {
 		dst = append(dst, `{"base64":`...)
 		dst = appendB64(dst, n.Raw)
 	}
 	return append(dst, '}')
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendString appends b (valid UTF-8) as a JSON string.
-func appendString(dst []byte, b []byte) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c != 0x7f {
-			continue
-		}
-		dst = append(dst, b[start:i]...)
-		switch c {
-		case '"', '\\':
-			dst = append(dst, '\\', c)
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&15])
-		}
-		start = i + 1
-	}
-	dst = append(dst, b[start:]...)
-	return append(dst, '"')
 }
 
 // appendNodeJSON writes a generic JSON view of a decoded data-message node
@@ -461,7 +432,7 @@ func appendNodeJSON(dst []byte, n *tree.Node) []byte {
 				dst = append(dst, ',')
 			}
 			first = false
-			dst = appendString(dst, []byte(name))
+			dst = jsontext.AppendString(dst, []byte(name))
 			dst = append(dst, ':')
 			dst = appendNodeJSON(dst, c)
 		}
@@ -474,7 +445,7 @@ func appendNodeJSON(dst []byte, n *tree.Node) []byte {
 		return strconv.AppendFloat(dst, n.Float, 'g', -1, 64)
 	case schema.String:
 		if utf8.Valid(n.Raw) {
-			return appendString(dst, n.Raw)
+			return jsontext.AppendString(dst, n.Raw)
 		}
 		return appendB64(dst, n.Raw)
 	case schema.Bytes, schema.Records:

@@ -1,0 +1,39 @@
+package render
+
+import "github.com/kwire/kwire/codec/schema"
+
+// APIInfo summarises one API for lists: the CLI's apis --json, the JSON
+// API's /api/apis.
+type APIInfo struct {
+	Key        int16    `json:"key"`
+	Name       string   `json:"name"`
+	Names      []string `json:"names,omitempty"`
+	Category   string   `json:"category"`
+	MinVersion int16    `json:"minVersion"`
+	MaxVersion int16    `json:"maxVersion"`
+	Removed40  string   `json:"removedInKafka40,omitempty"`
+	Unstable   []int16  `json:"unstableVersions,omitempty"`
+}
+
+// APIList summarises every API the tables know, ordered by key.
+func APIList() []APIInfo {
+	all := schema.APIs()
+	out := make([]APIInfo, 0, len(all))
+	for _, a := range all {
+		i := APIInfo{Key: a.Key, Name: a.Name, Category: a.Category.String(),
+			MinVersion: a.Request.Valid.Lo, MaxVersion: a.Request.Valid.Hi}
+		if len(a.Names) > 1 {
+			i.Names = a.Names
+		}
+		if !a.Removed40.Empty() {
+			i.Removed40 = a.Removed40.String()
+		}
+		if u := a.Request.Unstable; !u.Empty() {
+			for v := u.Lo; v <= u.Hi; v++ {
+				i.Unstable = append(i.Unstable, v)
+			}
+		}
+		out = append(out, i)
+	}
+	return out
+}
