@@ -3,8 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/hex"
-	"encoding/json"
+	"errors"
 	"io"
+	"strconv"
 
 	"github.com/kwire/kwire/codec"
 )
@@ -23,30 +24,49 @@ func runEncode(e *env, args []string) int {
 		fail(e, "%v", err)
 		return 1
 	}
-	// One JSON value, or several one after another (NDJSON).
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	status, n := 0, 0
-	for {
-		var v any
-		if err := dec.Decode(&v); err == io.EOF {
-			break
-		} else if err != nil {
-			fail(e, "invalid JSON: %v", err)
-			return 1
-		}
-		n++
-		b, err := codec.Encode(nil, v, codec.EncodeOptions{NoSizePrefix: *noSize})
+	if len(bytes.TrimSpace(raw)) == 0 {
+		fail(e, "no JSON given")
+		return 2
+	}
+	opts := codec.EncodeOptions{NoSizePrefix: *noSize}
+	// One JSON value (indented or not), or NDJSON: one value a line, one
+	// line out per line in, a bad line giving an error object in its place.
+	if v, err := codec.ParseJSON(raw); err == nil {
+		b, err := codec.Encode(nil, v, opts)
 		if err != nil {
 			fail(e, "%v", err)
-			status = 1
+			return 1
+		}
+		io.WriteString(e.stdout, hex.EncodeToString(b)+"\n")
+		return 0
+	}
+	lines, failed := 0, 0
+	for _, line := range bytes.Split(raw, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		lines++
+		v, err := codec.ParseJSON(line)
+		var b []byte
+		if err == nil {
+			b, err = codec.Encode(nil, v, opts)
+		}
+		if err != nil {
+			failed++
+			var ee *codec.EncodeError
+			path, msg := "", err.Error()
+			if errors.As(err, &ee) {
+				path, msg = ee.Path, ee.Msg
+			}
+			io.WriteString(e.stdout, `{"line":`+strconv.Itoa(lines)+`,"error":{"path":`+strconv.Quote(path)+`,"message":`+strconv.Quote(msg)+"}}\n")
+			fail(e, "line %d: %v", lines, err)
 			continue
 		}
 		io.WriteString(e.stdout, hex.EncodeToString(b)+"\n")
 	}
-	if n == 0 {
-		fail(e, "no JSON given")
-		return 2
+	if failed > 0 {
+		fail(e, "%d of %d lines failed", failed, lines)
+		return 1
 	}
-	return status
+	return 0
 }

@@ -127,6 +127,16 @@ func TestEncodeCLI(t *testing.T) {
 	_, errOut, code = runCLI(t, []string{"encode", `{"apiKey":18,"apiVersion":3,"body":{"nope":1}}`}, nil)
 	require.Equal(t, 1, code)
 	require.Contains(t, errOut, "kwire: body.nope: unknown field; valid here: clientSoftwareName, clientSoftwareVersion")
+	// A bad NDJSON line keeps its place with an error object; the rest encode.
+	hexOut, errOut, code = runCLI(t, []string{"encode"}, []byte(out+`{"apiKey":18,"apiVersion":3,"body":{"nope":1}}`+"\n{not json\n"+out))
+	require.Equal(t, 1, code)
+	lines := strings.Split(strings.TrimSpace(hexOut), "\n")
+	require.Len(t, lines, 4)
+	require.Equal(t, apiVersionsV3, lines[0])
+	require.Contains(t, lines[1], `{"line":2,"error":{"path":"body.nope"`)
+	require.Contains(t, lines[2], `{"line":3,"error":{"path":"","message":"invalid JSON`)
+	require.Equal(t, apiVersionsV3, lines[3])
+	require.Contains(t, errOut, "kwire: 2 of 4 lines failed")
 }
 
 func TestAPIsCLI(t *testing.T) {
