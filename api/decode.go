@@ -222,16 +222,5 @@ func sizePrefixed(b []byte, mode string) bool {
 	case "no":
 		return false
 	}
-	if input.HasSizePrefix(b) {
-		return true
-	}
-	// A size larger than what follows is a truncated frame: keep the
-	// prefix so the error says how much is missing. (Without a prefix a
-	// request starts with its API key and version, which read as a small
-	// size.)
-	if len(b) >= 4 {
-		size := int(int32(uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])))
-		return size > len(b)-4 && size >= 8 && size < 1<<16
-	}
-	return false
+	return input.LooksSizePrefixed(b)
 }

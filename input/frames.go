@@ -33,3 +33,21 @@ func SplitFrames(b []byte, maxFrame int) (frames [][]byte, rest []byte) {
 	}
 	return frames, b
 }
+
+// LooksSizePrefixed decides whether one frame starts with its 4-byte size
+// prefix when the user did not say: yes when the size matches the bytes
+// that follow (HasSizePrefix), and yes when it exceeds them the way a
+// truncated frame's would (8 bytes to 64 KiB), so that the decode error
+// can say how much is missing. Without a prefix a request starts with its
+// API key and version, which read as a size of a few million for keys
+// above 0 and a few bytes for Produce.
+func LooksSizePrefixed(b []byte) bool {
+	if HasSizePrefix(b) {
+		return true
+	}
+	if len(b) < 4 {
+		return false
+	}
+	n := int(int32(uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])))
+	return n > len(b)-4 && n >= 8 && n < 1<<16
+}

@@ -555,3 +555,25 @@ func TestTCPPayload(t *testing.T) {
 		t.Errorf("TCPPayload(Parse(tcpdump -X)) = %x, %v", p, ok)
 	}
 }
+
+func TestLooksSizePrefixed(t *testing.T) {
+	cases := []struct {
+		hex  string
+		want bool
+	}{
+		{"0000000400120003", true},            // size equals what follows
+		{"0000001c00120003", true},            // truncated: 28 announced, 4 present
+		{"0012000300000007", false},           // a request header without prefix: "size" 1.18 M
+		{"0000000500000007ffff000000", false}, // Produce v5 without prefix: "size" 5 < what follows
+		{"000000", false},
+	}
+	for _, c := range cases {
+		b, err := hex.DecodeString(c.hex)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := LooksSizePrefixed(b); got != c.want {
+			t.Errorf("LooksSizePrefixed(%s) = %v, want %v", c.hex, got, c.want)
+		}
+	}
+}

@@ -181,16 +181,7 @@ func sized(b []byte, size string) bool {
 	case "no":
 		return false
 	}
-	if input.HasSizePrefix(b) {
-		return true
-	}
-	if len(b) >= 4 {
-		n := int(int32(uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])))
-		if n > len(b)-4 && n >= 8 && n < 1<<16 {
-			return true
-		}
-	}
-	return false
+	return input.LooksSizePrefixed(b)
 }
 
 func appendError(dst []byte, err error) []byte {

@@ -100,17 +100,7 @@ func (f *frameFlags) splitFrames(b []byte) ([][]byte, bool, error) {
 		if len(frames) > 0 && len(rest) == 0 {
 			return frames, true, nil
 		}
-		// A size larger than what follows is a truncated frame: keep the
-		// prefix so the error says how much is missing. (Without a prefix
-		// a request starts with its API key and version, which read as a
-		// small size.)
-		if len(b) >= 4 {
-			size := int(int32(uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])))
-			if size > len(b)-4 && size >= 8 && size < 1<<16 {
-				return [][]byte{b}, true, nil
-			}
-		}
-		return [][]byte{b}, false, nil
+		return [][]byte{b}, input.LooksSizePrefixed(b), nil
 	}
 	return nil, false, errorf("--size must be auto, yes or no, not %q", size)
 }
