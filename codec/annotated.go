@@ -14,7 +14,7 @@ import (
 // children, for pages and tools. Values of error codes and enumerated
 // fields carry their names.
 func (f *Frame) AppendAnnotated(dst []byte) []byte {
-	dst = f.appendEnvelopeHead(dst)
+	dst = f.AppendEnvelopeHead(dst)
 	dst = append(dst, `,"headerVersion":`...)
 	dst = strconv.AppendInt(dst, int64(f.HeaderVersion), 10)
 	dst = append(dst, `,"flexible":`...)

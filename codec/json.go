@@ -39,7 +39,7 @@ type JSONOptions struct {
 // A partial frame (after a decode error) gives the fields decoded so far.
 func (f *Frame) AppendJSON(dst []byte, o JSONOptions) []byte {
 	w := jsonWriter{o: o, f: f}
-	dst = f.appendEnvelopeHead(dst)
+	dst = f.AppendEnvelopeHead(dst)
 	if f.Header != nil {
 		hdr := schema.RequestHeader()
 		if f.Response {
@@ -59,9 +59,9 @@ func (f *Frame) AppendJSON(dst []byte, o JSONOptions) []byte {
 	return append(dst, '}')
 }
 
-// appendEnvelopeHead opens the envelope both JSON forms share: direction,
-// API key and name, version.
-func (f *Frame) appendEnvelopeHead(dst []byte) []byte {
+// AppendEnvelopeHead opens the envelope the JSON forms share and leaves it
+// open for more members: {"direction","apiKey","apiName","apiVersion".
+func (f *Frame) AppendEnvelopeHead(dst []byte) []byte {
 	dst = append(dst, `{"direction":`...)
 	if f.Response {
 		dst = append(dst, `"response"`...)

@@ -153,19 +153,7 @@ func (v *view) flatIndex(id int32) int {
 
 func (v *view) appendSummary(dst []byte, hasSize bool) []byte {
 	f := v.f
-	dst = append(dst, `{"direction":`...)
-	if f.Response {
-		dst = append(dst, `"response"`...)
-	} else {
-		dst = append(dst, `"request"`...)
-	}
-	dst = append(dst, `,"apiKey":`...)
-	dst = strconv.AppendInt(dst, int64(f.APIKey), 10)
-	if f.API != nil {
-		dst = appendStr(append(dst, `,"apiName":`...), f.API.Name)
-	}
-	dst = append(dst, `,"apiVersion":`...)
-	dst = strconv.AppendInt(dst, int64(f.Version), 10)
+	dst = f.AppendEnvelopeHead(dst)
 	dst = append(dst, `,"headerVersion":`...)
 	dst = strconv.AppendInt(dst, int64(f.HeaderVersion), 10)
 	dst = append(dst, `,"flexible":`...)
