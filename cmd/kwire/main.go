@@ -2,9 +2,15 @@
 //
 // Usage:
 //
-//	kwire decode [flags] [HEX | FILE ...]   decode frames to value JSON
-//	kwire encode [flags] [JSON | FILE ...]  encode value JSON to frames
+//	kwire decode [flags] [HEX | FILE ...]   decode frames (json, ndjson, tree, grid, annotated)
+//	kwire encode [flags] [JSON | FILE ...]  encode value JSON (or NDJSON) to frames
+//	kwire batch [flags] [FILE]              decode NDJSON or hex lines on all cores
+//	kwire pcap [flags] FILE                 decode the Kafka conversations in a capture
+//	kwire schema API [--version N]          Kafka-style BNF and a field table
+//	kwire example API [--version N]         an API's example frame as hex and JSON
 //	kwire apis [--json]                     list every API kwire knows
+//	kwire site --out DIR                    write the docs site and playground
+//	kwire serve [--dir DIR] [--addr A]      serve them, with the JSON API, on 127.0.0.1
 //
 // Input comes from the arguments, from files named as arguments, or from
 // standard input. Hex may be spaced, 0x-prefixed, colon- or
