@@ -45,8 +45,6 @@ const (
 // Node is one decoded value or structural part of the input.
 type Node struct {
 	Name  string        // field name (Kafka's), or a fixed name for structural nodes
-	Role  Role          //
-	Kind  schema.Kind   // wire kind of the value
 	Field *schema.Field // the schema field, when Role is RoleField or the node is a tagged field
 	Type  string        // display type: "int32", "compact_string", "[]TopicData", "tagged_fields", ...
 	Index int           // element index for RoleElement, else -1
@@ -61,11 +59,15 @@ type Node struct {
 
 	Int   int64   // bool, integer kinds, unknown tag number
 	Float float64 // float64
-	Null  bool    // a null string, bytes, array, records or struct
 	Raw   []byte  // string, bytes, uuid, records, unknown-tag payload: a sub-slice of the buffer
-	Tag   int32   // tag number for tagged fields, -1 otherwise
 
-	Flags    Flags
+	// The small fields sit together so the struct packs without padding.
+	Tag   int32       // tag number for tagged fields, -1 otherwise
+	Role  Role        //
+	Kind  schema.Kind // wire kind of the value
+	Null  bool        // a null string, bytes, array, records or struct
+	Flags Flags
+
 	Children []*Node
 	Warnings []string
 }
