@@ -36,8 +36,10 @@ type Options struct {
 	// batches, and consumer-protocol bytes undecoded.
 	RawRecords bool
 	// MaxDecompressed bounds the bytes decompression may produce for one
-	// frame (default 64 MiB).
-	MaxDecompressed int
+	// frame (default 64 MiB); MaxRecordNesting the depth of compressed
+	// message-set wrappers inside wrappers (default 4).
+	MaxDecompressed  int
+	MaxRecordNesting int
 }
 
 // Frame is a decoded request or response.

@@ -47,7 +47,7 @@ func nestRecords(f *Frame, n *tree.Node, path string, o *Options) error {
 	if n.Null || n.End <= n.PrefixEnd {
 		return nil
 	}
-	ro := records.Options{MaxDecompressed: o.MaxDecompressed, MaxDepth: 4, DecodeData: DecodeDataMessage}
+	ro := records.Options{MaxDecompressed: o.MaxDecompressed, MaxDepth: o.MaxRecordNesting, DecodeData: DecodeDataMessage}
 	res, err := records.Decode(f.Slab(), f.Buffers[n.Buf], n.Buf, n.PrefixEnd, n.End, len(f.Buffers), ro)
 	if res != nil {
 		f.Buffers = append(f.Buffers, res.Derived...)

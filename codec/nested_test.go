@@ -105,3 +105,22 @@ func jsonNum(v any) any {
 }
 
 type jsonNumber = json.Number
+
+// Compressed message-set wrappers nest no deeper than MaxRecordNesting.
+func TestMaxRecordNesting(t *testing.T) {
+	inner := `{"offset":0,"magic":1,"attributes":{"compression":"none","timestampType":"CreateTime"},"timestamp":5,"key":null,"value":{"text":"v"}}`
+	wrap := func(m string) string {
+		return `{"offset":0,"magic":1,"attributes":{"compression":"gzip","timestampType":"CreateTime"},"timestamp":5,"key":null,"messages":[` + m + `]}`
+	}
+	js := `{"apiName":"Produce","apiVersion":2,"header":{"correlationId":1,"clientId":"c"},"body":{"acks":1,"timeoutMs":100,
+		"topicData":[{"name":"t","partitionData":[{"index":0,"records":[` + wrap(wrap(inner)) + `]}]}]}}`
+	b, err := EncodeJSON([]byte(js), EncodeOptions{})
+	require.NoError(t, err)
+	f, err := Decode(b, Options{})
+	require.NoError(t, err)
+	require.Empty(t, warnings(f.Root))
+	require.Contains(t, string(f.JSON()), `"value":{"text":"v"}`)
+	f, _ = Decode(b, Options{MaxRecordNesting: 1})
+	require.NotEmpty(t, warnings(f.Root), "the inner wrapper is past the limit")
+	require.NotContains(t, string(f.JSON()), `"value":{"text":"v"}`)
+}
