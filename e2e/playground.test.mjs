@@ -248,6 +248,12 @@ test('encode mode: round trip, examples and errors at the JSON path', { timeout:
   await page.click('#ex-load');
   await page.waitForFunction(() => document.getElementById('enc-hex').textContent.length > 20 && document.getElementById('enc-error').hidden);
   const bytes = await page.textContent('#enc-hex');
+  // The link carries encode mode and its JSON, and reproduces the bytes.
+  const encLink = await page.evaluate(() => location.hash);
+  assert.match(encLink, /^#mode=encode&json=/);
+  const again = await open(encLink);
+  await again.waitForFunction((h) => document.getElementById('enc-hex').textContent === h, bytes, { timeout: 20_000 });
+  await again.close();
   await decoded(page, () => page.click('#enc-decode'));
   assert.match(await page.textContent('#status'), /Metadata v12 request/);
   assert.equal(await page.inputValue('#input'), bytes);

@@ -766,8 +766,19 @@ function locate(text, target) {
   return best;
 }
 
+// setEncodeLink puts the JSON being encoded into the fragment, so a link
+// reproduces encode mode too (as long as the text fits a link).
+function setEncodeLink(text) {
+  if (text.length > LINK_MAX) { history.replaceState(null, '', location.pathname + location.search); return; }
+  const p = new URLSearchParams();
+  p.set('mode', 'encode');
+  p.set('json', text);
+  history.replaceState(null, '', '#' + p.toString());
+}
+
 const runEncode = debounce(async () => {
   const text = $('enc-json').value;
+  setEncodeLink(text);
   const r = await rpc('encode', text, $('enc-nosize').checked);
   if (r.error) {
     const e = r.error;
