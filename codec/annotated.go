@@ -4,9 +4,9 @@ import (
 	"encoding/base64"
 	"strconv"
 
-	"github.com/kwire/kwire/codec/internal/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
+	"github.com/kwire/kwire/internal/jsontext"
 )
 
 // AppendAnnotated appends the annotated tree as JSON: every node with its

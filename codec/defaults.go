@@ -3,9 +3,9 @@ package codec
 import (
 	"strconv"
 
-	"github.com/kwire/kwire/codec/internal/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
+	"github.com/kwire/kwire/internal/jsontext"
 )
 
 // nullDefault reports whether f's default at version v is null.

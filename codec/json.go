@@ -5,10 +5,10 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/kwire/kwire/codec/internal/jsontext"
 	"github.com/kwire/kwire/codec/records"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
+	"github.com/kwire/kwire/internal/jsontext"
 )
 
 // dataJSON writes a bytes field decoded as a data message: its version,

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"github.com/kwire/kwire/internal/jsontext"
 	"html"
 	"strconv"
 	"strings"
@@ -108,14 +109,14 @@ func AppendLayoutJSON(dst []byte, cells []Cell, rows []Row) []byte {
 		dst = append(dst, `,"kind":"`...)
 		dst = append(dst, c.Kind...)
 		dst = append(dst, `","label":`...)
-		dst = appendJSONText(dst, c.Label)
+		dst = jsontext.AppendHTMLSafe(dst, c.Label)
 		dst = append(dst, `,"path":`...)
-		dst = appendJSONText(dst, c.Path)
+		dst = jsontext.AppendHTMLSafe(dst, c.Path)
 		dst = append(dst, `,"type":`...)
-		dst = appendJSONText(dst, c.Type)
+		dst = jsontext.AppendHTMLSafe(dst, c.Type)
 		if c.Value != "" {
 			dst = append(dst, `,"value":`...)
-			dst = appendJSONText(dst, c.Value)
+			dst = jsontext.AppendHTMLSafe(dst, c.Value)
 		}
 		if c.Warn {
 			dst = append(dst, `,"warn":true`...)
@@ -160,26 +161,6 @@ func AppendLayoutJSON(dst []byte, cells []Cell, rows []Row) []byte {
 		dst = append(dst, "]}"...)
 	}
 	return append(dst, "]}"...)
-}
-
-// appendJSONText writes s as a JSON string, escaping <, > and & too so the
-// text is safe inside HTML script blocks.
-func appendJSONText(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			dst = append(dst, '\\', byte(r))
-		case r < 0x20 || r == '<' || r == '>' || r == '&' || r == 0x2028 || r == 0x2029:
-			dst = append(dst, `\u`...)
-			h := strconv.FormatInt(int64(r), 16)
-			dst = append(dst, strings.Repeat("0", 4-len(h))...)
-			dst = append(dst, h...)
-		default:
-			dst = append(dst, string(r)...)
-		}
-	}
-	return append(dst, '"')
 }
 
 // Terminal draws the grid as RFC-style ASCII art: a bit ruler, then rows of

@@ -27,6 +27,7 @@ package main
 
 import (
 	"errors"
+	"github.com/kwire/kwire/internal/jsontext"
 	"runtime/debug"
 	"strconv"
 	"syscall/js"
@@ -194,33 +195,14 @@ func appendError(dst []byte, err error) []byte {
 		dst = strconv.AppendInt(dst, int64(de.Offset), 10)
 		dst = append(dst, `,"buf":`...)
 		dst = strconv.AppendInt(dst, int64(de.Buf), 10)
-		dst = appendStr(append(dst, `,"path":`...), de.Path)
-		dst = appendStr(append(dst, `,"expected":`...), de.Expected)
-		dst = appendStr(append(dst, `,"found":`...), de.Found)
-		dst = appendStr(append(dst, `,"message":`...), de.Error())
+		dst = jsontext.AppendHTMLSafe(append(dst, `,"path":`...), de.Path)
+		dst = jsontext.AppendHTMLSafe(append(dst, `,"expected":`...), de.Expected)
+		dst = jsontext.AppendHTMLSafe(append(dst, `,"found":`...), de.Found)
+		dst = jsontext.AppendHTMLSafe(append(dst, `,"message":`...), de.Error())
 		return append(dst, '}')
 	}
-	dst = appendStr(append(dst, `{"offset":-1,"message":`...), err.Error())
+	dst = jsontext.AppendHTMLSafe(append(dst, `{"offset":-1,"message":`...), err.Error())
 	return append(dst, '}')
-}
-
-// appendStr writes s as a JSON string (strconv's quoting is valid JSON for
-// the ASCII escapes it uses, except \x and \U, so escape by hand).
-func appendStr(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '"' || c == '\\':
-			dst = append(dst, '\\', c)
-		case c < 0x20 || c == '<' || c == '>' || c == '&':
-			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
-		default:
-			dst = append(dst, c)
-		}
-	}
-	return append(dst, '"')
 }
 
 // encode(json, noSize) encodes value JSON into a frame.
@@ -275,7 +257,7 @@ func guess(this js.Value, args []js.Value) any {
 		dst = append(dst, `{"apiKey":`...)
 		dst = strconv.AppendInt(dst, int64(c.APIKey), 10)
 		if a := schema.ByKey(c.APIKey); a != nil {
-			dst = appendStr(append(dst, `,"apiName":`...), a.Name)
+			dst = jsontext.AppendHTMLSafe(append(dst, `,"apiName":`...), a.Name)
 		}
 		dst = append(dst, `,"version":`...)
 		dst = strconv.AppendInt(dst, int64(c.Version), 10)
@@ -295,7 +277,7 @@ func guess(this js.Value, args []js.Value) any {
 			if j > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendStr(dst, d)
+			dst = jsontext.AppendHTMLSafe(dst, d)
 		}
 		dst = append(dst, "]}"...)
 	}

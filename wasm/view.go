@@ -3,6 +3,7 @@
 package main
 
 import (
+	"github.com/kwire/kwire/internal/jsontext"
 	"strconv"
 	"syscall/js"
 	"time"
@@ -226,7 +227,7 @@ func (v *view) appendSummary(dst []byte, hasSize bool) []byte {
 			dst = append(dst, `{"node":`...)
 			dst = strconv.AppendInt(dst, int64(i), 10)
 			dst = appendSpan(dst, n.Buf, n.Start, n.End)
-			dst = appendStr(append(dst, `,"message":`...), w)
+			dst = jsontext.AppendHTMLSafe(append(dst, `,"message":`...), w)
 			dst = append(dst, '}')
 		}
 	}
@@ -262,7 +263,7 @@ func (v *view) appendNode(dst []byte, id int32) []byte {
 		if p.Field != nil {
 			name = p.Field.JSON
 		}
-		dst = appendStr(append(dst, `,"label":`...), name+"["+strconv.Itoa(n.Index)+"]")
+		dst = jsontext.AppendHTMLSafe(append(dst, `,"label":`...), name+"["+strconv.Itoa(n.Index)+"]")
 	}
 	if len(n.Children) > 0 {
 		// A records or bytes field with decoded content still has its value.
@@ -433,12 +434,12 @@ func (v *view) appendCell(dst []byte, g *grid, i int) []byte {
 	dst = strconv.AppendInt(dst, int64(c.Start), 10)
 	dst = append(dst, `,"end":`...)
 	dst = strconv.AppendInt(dst, int64(c.End), 10)
-	dst = appendStr(append(dst, `,"kind":`...), c.Kind)
-	dst = appendStr(append(dst, `,"label":`...), c.Label)
-	dst = appendStr(append(dst, `,"path":`...), c.Path)
-	dst = appendStr(append(dst, `,"type":`...), c.Type)
+	dst = jsontext.AppendHTMLSafe(append(dst, `,"kind":`...), c.Kind)
+	dst = jsontext.AppendHTMLSafe(append(dst, `,"label":`...), c.Label)
+	dst = jsontext.AppendHTMLSafe(append(dst, `,"path":`...), c.Path)
+	dst = jsontext.AppendHTMLSafe(append(dst, `,"type":`...), c.Type)
 	if c.Value != "" {
-		dst = appendStr(append(dst, `,"value":`...), c.Value)
+		dst = jsontext.AppendHTMLSafe(append(dst, `,"value":`...), c.Value)
 	}
 	if c.Warn {
 		dst = append(dst, `,"warn":true`...)
@@ -469,9 +470,9 @@ func (v *view) appendBits(dst []byte, n *tree.Node) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendStr(append(dst, `{"name":`...), k.Name)
-		dst = appendStr(append(dst, `,"type":`...), k.Type)
-		dst = appendStr(append(dst, `,"value":`...), render.ShortValue(k, v.f.APIKey))
+		dst = jsontext.AppendHTMLSafe(append(dst, `{"name":`...), k.Name)
+		dst = jsontext.AppendHTMLSafe(append(dst, `,"type":`...), k.Type)
+		dst = jsontext.AppendHTMLSafe(append(dst, `,"value":`...), render.ShortValue(k, v.f.APIKey))
 		dst = append(dst, '}')
 	}
 	return append(dst, ']')

@@ -6,9 +6,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/kwire/kwire/codec/internal/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
+	"github.com/kwire/kwire/internal/jsontext"
 )
 
 // JSONMode selects how AppendJSON shows a records field.

@@ -13,6 +13,7 @@ package main
 
 import (
 	"bytes"
+	"github.com/kwire/kwire/internal/jsontext"
 	"strconv"
 	"syscall/js"
 
@@ -52,23 +53,6 @@ func arg(args []js.Value, i int) js.Value {
 	return js.Undefined()
 }
 
-func appendStr(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '"' || c == '\\':
-			dst = append(dst, '\\', c)
-		case c < 0x20 || c == '<' || c == '>' || c == '&':
-			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
-		default:
-			dst = append(dst, c)
-		}
-	}
-	return append(dst, '"')
-}
-
 // capture(bytes) reads a pcap or pcapng file: a summary of its Kafka
 // exchanges as JSON, and the frames' bytes (request then response of each
 // exchange, null where missing) in frames[2*i] and frames[2*i+1].
@@ -87,8 +71,8 @@ func readCapture(this js.Value, args []js.Value) any {
 		}
 		dst = append(dst, `{"id":`...)
 		dst = strconv.AppendInt(dst, int64(c.ID), 10)
-		dst = appendStr(append(dst, `,"client":`...), c.Client.String())
-		dst = appendStr(append(dst, `,"broker":`...), c.Broker.String())
+		dst = jsontext.AppendHTMLSafe(append(dst, `,"client":`...), c.Client.String())
+		dst = jsontext.AppendHTMLSafe(append(dst, `,"broker":`...), c.Broker.String())
 		dst = append(dst, '}')
 	}
 	dst = append(dst, `],"exchanges":[`...)
@@ -101,7 +85,7 @@ func readCapture(this js.Value, args []js.Value) any {
 		dst = append(dst, `,"apiKey":`...)
 		dst = strconv.AppendInt(dst, int64(x.APIKey), 10)
 		if a := schema.ByKey(x.APIKey); a != nil {
-			dst = appendStr(append(dst, `,"apiName":`...), a.Name)
+			dst = jsontext.AppendHTMLSafe(append(dst, `,"apiName":`...), a.Name)
 		}
 		dst = append(dst, `,"version":`...)
 		dst = strconv.AppendInt(dst, int64(x.APIVersion), 10)
@@ -129,7 +113,7 @@ func readCapture(this js.Value, args []js.Value) any {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendStr(dst, n.String())
+		dst = jsontext.AppendHTMLSafe(dst, n.String())
 	}
 	dst = append(dst, "]}"...)
 	return map[string]any{"summary": string(dst), "frames": frames}

@@ -1,6 +1,6 @@
-// Package jsontext writes JSON text by hand, for the codec's JSON writers
-// (which run in the browser's WebAssembly too, where reflection-driven
-// encoding/json is too heavy).
+// Package jsontext writes JSON text by hand, for the codec's JSON writers,
+// the render layouts and the playground's glue (which run in the browser's
+// WebAssembly too, where reflection-driven encoding/json is too heavy).
 package jsontext
 
 import "unicode/utf8"
@@ -9,12 +9,18 @@ const hexDigits = "0123456789abcdef"
 
 // AppendString writes s as a JSON string. Invalid UTF-8 becomes U+FFFD
 // (the decoder warns about such strings).
-func AppendString(dst []byte, s []byte) []byte {
+func AppendString(dst []byte, s []byte) []byte { return appendString(dst, s, false) }
+
+// AppendHTMLSafe is AppendString that also escapes <, > and &, so the text
+// can stand inside an HTML script block or be handed to a page as data.
+func AppendHTMLSafe(dst []byte, s string) []byte { return appendString(dst, []byte(s), true) }
+
+func appendString(dst []byte, s []byte, html bool) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf && !(html && (c == '<' || c == '>' || c == '&')) {
 			i++
 			continue
 		}

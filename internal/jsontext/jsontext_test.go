@@ -1,0 +1,27 @@
+package jsontext
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestStrings(t *testing.T) {
+	for _, s := range []string{"", "plain", "q\"b\\s", "tab\tnl\n\x01", "é😀", "\u2028x", "<script>&</script>", "bad\xffutf8"} {
+		for _, html := range []bool{false, true} {
+			out := appendString(nil, []byte(s), html)
+			var back string
+			if err := json.Unmarshal(out, &back); err != nil {
+				t.Fatalf("%q: invalid JSON %s: %v", s, out, err)
+			}
+			want := string([]rune(s)) // invalid bytes read as U+FFFD
+			if back != want {
+				t.Errorf("%q: round trip gave %q", s, back)
+			}
+			for _, c := range out {
+				if html && (c == '<' || c == '>' || c == '&') {
+					t.Errorf("%q: %s holds %c", s, out, c)
+				}
+			}
+		}
+	}
+}
