@@ -59,13 +59,10 @@ func runBatch(e *env, args []string) int {
 		fail(e, "batch reads one file or standard input")
 		return 2
 	}
-	api, err := ff.pin()
+	api, err := ff.resolve()
 	if err != nil {
 		fail(e, "%v", err)
 		return 2
-	}
-	if api != nil && !ff.request {
-		ff.response = true
 	}
 	jo, err := recordsMode(*records)
 	if err != nil {

@@ -61,6 +61,16 @@ func (f *frameFlags) register(fs interface {
 	fs.StringVar(&f.input, "input", "auto", "input form: auto, hex, base64 or binary")
 }
 
+// resolve resolves --api, and a pinned API means responses unless
+// --request says otherwise; nil when no API was given.
+func (f *frameFlags) resolve() (*schema.API, error) {
+	api, err := f.pin()
+	if api != nil && !f.request {
+		f.response = true
+	}
+	return api, err
+}
+
 // pin resolves --api; nil when none was given.
 func (f *frameFlags) pin() (*schema.API, error) {
 	if f.api == "" {
@@ -209,13 +219,10 @@ func runDecode(e *env, args []string) int {
 		fail(e, "--request and --response exclude each other")
 		return 2
 	}
-	api, err := ff.pin()
+	api, err := ff.resolve()
 	if err != nil {
 		fail(e, "%v", err)
 		return 2
-	}
-	if api != nil && !ff.request {
-		ff.response = true
 	}
 	mode, err := input.ParseMode(ff.input)
 	if err != nil {
