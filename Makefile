@@ -24,15 +24,15 @@ check-generated:
 # real clients), then the browser and Worker tests (node's runner).
 test: fuzz-ci
 	go test -count=1 ./...
-	@test -d node_modules || npm ci --no-audit --no-fund --loglevel=error
-	npm test
+	@test -d site/node_modules || (cd site && npm ci --no-audit --no-fund --loglevel=error)
+	cd site && npm test
 
 # Each fuzz target for a fixed number of inputs, as CI runs them.
 FUZZ_TARGETS = ./codec:FuzzDecode ./codec:FuzzEncodeJSON ./codec:FuzzParseJSON \
 	./codec/records:FuzzBatch ./codec/records:FuzzMessageSet ./codec/records:FuzzGzip \
 	./codec/records:FuzzSnappy ./codec/records:FuzzLZ4 ./codec/records:FuzzZstd \
-	./input:FuzzParse ./input:FuzzParseRepeat ./input:FuzzSplitFrames ./input:FuzzRoundTrip \
-	./capture:FuzzRead ./capture:FuzzReassemble
+	./internal/input:FuzzParse ./internal/input:FuzzParseRepeat ./internal/input:FuzzSplitFrames ./internal/input:FuzzRoundTrip \
+	./internal/capture:FuzzRead ./internal/capture:FuzzReassemble
 
 fuzz-ci:
 	@for t in $(FUZZ_TARGETS); do \
@@ -46,11 +46,11 @@ fuzz: FUZZTIME = 60s
 fuzz: fuzz-ci
 
 bench:
-	go test -run='^$$' -bench=. -benchmem ./codec/... ./capture
+	go test -run='^$$' -bench=. -benchmem ./codec/... ./internal/capture
 
 # kwire beside its peers on the same bytes: kmsg + encoding/json, tshark.
 bench-compare: build
-	go run ./bench/compare -n 100000
+	go run ./internal/bench -n 100000
 
 # The playground's WebAssembly modules, with their raw and gzip sizes:
 # kwire.wasm (the codec; its gzip size must stay under 1.5 MB) and
@@ -74,6 +74,6 @@ site: wasm
 serve: site
 	go run ./cmd/kwire serve --dir $(DIST) --addr $(ADDR)
 
-# The Cloudflare Worker (worker/build); prints its gzip size, fails over 3 MB.
+# The Cloudflare Worker (wasm/worker/build); prints its gzip size, fails over 3 MB.
 worker:
-	worker/build.sh
+	wasm/worker/build.sh

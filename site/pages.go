@@ -11,7 +11,7 @@ import (
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
-	"github.com/kwire/kwire/render"
+	"github.com/kwire/kwire/internal/render"
 )
 
 // ---- index ----
@@ -108,7 +108,7 @@ func slugText(s string) string {
 }
 
 // playgroundLink opens the playground with a frame filled in, in the
-// fragment format web/playground documents. The path is relative to the
+// fragment format site/playground documents. The path is relative to the
 // site root.
 func playgroundLink(a *schema.API, v int16, response bool, frame []byte) string {
 	dir := "request"

@@ -10,7 +10,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/kwire/kwire/render"
+	"github.com/kwire/kwire/internal/render"
 )
 
 // copyPlayground writes the playground into out/playground: every file of

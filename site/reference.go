@@ -12,7 +12,7 @@ import (
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
 	"github.com/kwire/kwire/codec/wire"
-	"github.com/kwire/kwire/render"
+	"github.com/kwire/kwire/internal/render"
 )
 
 // part is one labelled run of bytes in a hand-built example.

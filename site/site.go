@@ -37,7 +37,7 @@ import (
 	"sync"
 
 	"github.com/kwire/kwire/codec/schema"
-	"github.com/kwire/kwire/render"
+	"github.com/kwire/kwire/internal/render"
 )
 
 // Options say what goes into the site besides the pages.

@@ -22,12 +22,12 @@ import (
 
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
-	"github.com/kwire/kwire/render"
+	"github.com/kwire/kwire/internal/render"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
-// fakePlayground stands in for web/playground's files: a page that loads a
+// fakePlayground stands in for site/playground's files: a page that loads a
 // script and styles, a script that starts a worker, a worker that loads the
 // Go runtime and the module, and a service worker that lists them all.
 var fakePlayground = fstest.MapFS{

@@ -34,8 +34,8 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/schema"
-	"github.com/kwire/kwire/input"
-	"github.com/kwire/kwire/render"
+	"github.com/kwire/kwire/internal/input"
+	"github.com/kwire/kwire/internal/render"
 )
 
 // elideOver is the length beyond which a grid cell shows its first and last

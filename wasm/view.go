@@ -10,7 +10,7 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/tree"
-	"github.com/kwire/kwire/render"
+	"github.com/kwire/kwire/internal/render"
 )
 
 // view is the last decoded frame and what the page has opened of it.

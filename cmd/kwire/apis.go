@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"text/tabwriter"
 
-	"github.com/kwire/kwire/render"
+	"github.com/kwire/kwire/internal/render"
 )
 
 func runAPIs(e *env, args []string) int {

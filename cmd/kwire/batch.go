@@ -17,7 +17,7 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/schema"
-	"github.com/kwire/kwire/input"
+	"github.com/kwire/kwire/internal/input"
 )
 
 // batchLine is one NDJSON input line: the frame and, optionally, how to read it.

@@ -11,7 +11,7 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/schema"
-	"github.com/kwire/kwire/input"
+	"github.com/kwire/kwire/internal/input"
 )
 
 func errorf(format string, a ...any) error { return fmt.Errorf(format, a...) }

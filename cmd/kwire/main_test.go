@@ -27,9 +27,42 @@ func TestMain(m *testing.M) {
 	if out, err := exec.Command("go", "build", "-o", kwireBin, ".").CombinedOutput(); err != nil {
 		panic(string(out))
 	}
+	if workDir, err = linkInputs(filepath.Join(dir, "work")); err != nil {
+		panic(err)
+	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// workDir is where the CLI runs in tests: links to this package's
+// testdata beside the shared captures and dumps of the top-level testdata,
+// so commands (and the --help examples) name inputs as a user would.
+var workDir string
+
+// sharedTestdata is the repository's top-level corpus, from this package.
+var sharedTestdata = filepath.Join("..", "..", "testdata")
+
+func linkInputs(dst string) (string, error) {
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return "", err
+	}
+	for _, src := range []string{"testdata", filepath.Join(sharedTestdata, "captures"), filepath.Join(sharedTestdata, "dumps")} {
+		entries, err := os.ReadDir(src)
+		if err != nil {
+			return "", err
+		}
+		for _, e := range entries {
+			abs, err := filepath.Abs(filepath.Join(src, e.Name()))
+			if err != nil {
+				return "", err
+			}
+			if err := os.Symlink(abs, filepath.Join(dst, e.Name())); err != nil && !os.IsExist(err) {
+				return "", err
+			}
+		}
+	}
+	return dst, nil
 }
 
 type cliCase struct {
@@ -44,7 +77,7 @@ type cliCase struct {
 func runCLI(t *testing.T, args []string, stdin []byte) (string, string, int) {
 	t.Helper()
 	cmd := exec.Command(kwireBin, args...)
-	cmd.Dir = "testdata"
+	cmd.Dir = workDir
 	cmd.Stdin = bytes.NewReader(stdin)
 	cmd.Env = append(os.Environ(), "NO_COLOR=1")
 	var out, errb bytes.Buffer
@@ -160,7 +193,7 @@ func TestHelp(t *testing.T) {
 }
 
 // TestHelpExamples runs every example that --help shows, as a shell would,
-// from testdata/ with the built binary first on PATH.
+// where the tests run the CLI (workDir), with the built binary first on PATH.
 func TestHelpExamples(t *testing.T) {
 	n := 0
 	for _, c := range commands {
@@ -177,7 +210,7 @@ func TestHelpExamples(t *testing.T) {
 			}
 			n++
 			cmd := exec.Command("sh", "-c", line)
-			cmd.Dir = "testdata"
+			cmd.Dir = workDir
 			cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(kwireBin)+":"+os.Getenv("PATH"), "NO_COLOR=1")
 			got, err := cmd.CombinedOutput()
 			require.NoError(t, err, "%s --help example %q failed:\n%s", c.name, line, got)
@@ -205,25 +238,27 @@ func TestFormatsAndCommandsCLI(t *testing.T) {
 
 // TestInputShapesCLI decodes the same ApiVersions v3 request from every
 // input shape a user pastes (the dumps were made by the real tools, see
-// input/testdata/README.md): each gives the same JSON.
+// testdata/dumps/README.md): each gives the same JSON.
 func TestInputShapesCLI(t *testing.T) {
-	want, errOut, code := runCLI(t, []string{"decode", "--format", "ndjson", "../../../input/testdata/frame.bin"}, nil)
+	dumps, err := filepath.Abs(filepath.Join(sharedTestdata, "dumps"))
+	require.NoError(t, err)
+	want, errOut, code := runCLI(t, []string{"decode", "--format", "ndjson", filepath.Join(dumps, "frame.bin")}, nil)
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, want, `"clientSoftwareName":"kafka-cli"`)
 	for _, shape := range []string{"frame.hex", "frame.xxd", "frame.xxd-g1", "frame.xxd-i", "frame.hexdump-C", "frame.od", "frame.wireshark", "frame.tcpdump", "frame.base64"} {
 		t.Run(shape, func(t *testing.T) {
-			got, errOut, code := runCLI(t, []string{"decode", "--format", "ndjson", "../../../input/testdata/" + shape}, nil)
+			got, errOut, code := runCLI(t, []string{"decode", "--format", "ndjson", filepath.Join(dumps, shape)}, nil)
 			require.Equal(t, 0, code, errOut)
 			require.Equal(t, want, got)
 			// The same text on standard input.
-			in, err := os.ReadFile(filepath.Join("..", "..", "input", "testdata", shape))
+			in, err := os.ReadFile(filepath.Join(dumps, shape))
 			require.NoError(t, err)
 			got, _, code = runCLI(t, []string{"decode", "--format", "ndjson"}, in)
 			require.Equal(t, 0, code)
 			require.Equal(t, want, got)
 		})
 	}
-	hexText, err := os.ReadFile(filepath.Join("..", "..", "input", "testdata", "frame.hex"))
+	hexText, err := os.ReadFile(filepath.Join(dumps, "frame.hex"))
 	require.NoError(t, err)
 	h := strings.TrimSpace(string(hexText))
 	spaced := ""

@@ -13,7 +13,7 @@ import (
 	"github.com/alecthomas/chroma/v2/styles"
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/tree"
-	"github.com/kwire/kwire/render"
+	"github.com/kwire/kwire/internal/render"
 )
 
 // colorOn decides whether to colour: --color always|never|auto, where auto

@@ -223,7 +223,7 @@ func checkCapture(t *testing.T, file string, port int, want []produced) map[stri
 
 // TestCaptureRealClients captures kcat and franz-go talking to a kfake
 // broker on loopback and decodes the capture with kwire pcap. With -update
-// it also refreshes testdata/kfake-clients.pcapng (see testdata/README.md).
+// it also refreshes testdata/captures/kfake-clients.pcapng at the top (see its README.md).
 func TestCaptureRealClients(t *testing.T) {
 	kcat := needTool(t, "kcat")
 	port := freePort(t)
@@ -234,7 +234,7 @@ func TestCaptureRealClients(t *testing.T) {
 	if *update {
 		b, err := os.ReadFile(file)
 		require.NoError(t, err)
-		require.NoError(t, os.WriteFile("testdata/kfake-clients.pcapng", b, 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(sharedTestdata, "captures", "kfake-clients.pcapng"), b, 0o644))
 		recs := make([]map[string]string, len(want))
 		for i, p := range want {
 			recs[i] = map[string]string{"key": p.key, "value": p.value}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/schema"
-	"github.com/kwire/kwire/render"
+	"github.com/kwire/kwire/internal/render"
 )
 
 // messageArgs resolves "API [--version N] [--response]" for schema and example.

@@ -14,7 +14,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/kwire/kwire/api"
+	"github.com/kwire/kwire/internal/api"
 )
 
 func runServe(e *env, args []string) int {

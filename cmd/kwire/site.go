@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/kwire/kwire/site"
-	"github.com/kwire/kwire/web/playground"
+	"github.com/kwire/kwire/site/playground"
 )
 
 // The WebAssembly modules the playground loads besides kwire.wasm; kwire

@@ -17,8 +17,8 @@ import (
 	"strconv"
 	"syscall/js"
 
-	"github.com/kwire/kwire/capture"
 	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/internal/capture"
 )
 
 func main() {

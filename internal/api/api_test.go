@@ -1,0 +1,472 @@
+package api
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/internal/render"
+	"github.com/stretchr/testify/require"
+)
+
+// apiVersionsV3 is the README's quick-start frame: an ApiVersions v3
+// request from client "kwire" (software "kwire " 1.0), correlation id 7.
+const apiVersionsV3 = "0000001c001200030000000700056b7769726500076b776972652004312e3000"
+
+func frame(t testing.TB) []byte {
+	b, err := hex.DecodeString(apiVersionsV3)
+	require.NoError(t, err)
+	return b
+}
+
+// do sends one request through the handler and returns the response.
+func do(t testing.TB, h http.Handler, method, target, contentType string, body []byte) *httptest.ResponseRecorder {
+	var r io.Reader
+	if body != nil {
+		r = bytes.NewReader(body)
+	}
+	req := httptest.NewRequest(method, target, r)
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	return w
+}
+
+// errorBody checks the error shape: JSON with every key present.
+func errorBody(t testing.TB, w *httptest.ResponseRecorder) map[string]any {
+	t.Helper()
+	require.Equal(t, "application/json", w.Header().Get("Content-Type"))
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(w.Body.Bytes(), &m), w.Body.String())
+	for _, k := range []string{"error", "offset", "path", "expected", "found"} {
+		require.Contains(t, m, k, w.Body.String())
+	}
+	require.NotEmpty(t, m["error"])
+	return m
+}
+
+func jsonBody(t testing.TB, w *httptest.ResponseRecorder) map[string]any {
+	t.Helper()
+	require.Equal(t, http.StatusOK, w.Code, w.Body.String())
+	require.Equal(t, "application/json", w.Header().Get("Content-Type"))
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(w.Body.Bytes(), &m), w.Body.String())
+	return m
+}
+
+func TestDecodeForms(t *testing.T) {
+	h := New(Options{})
+	b := frame(t)
+	unsized := b[4:]
+	for _, tc := range []struct {
+		name, query, ct string
+		body            []byte
+	}{
+		{"hex text", "", "text/plain", []byte(apiVersionsV3)},
+		{"hex, no content type", "", "", []byte(apiVersionsV3)},
+		{"spaced hex with newline", "", "text/plain", []byte("00 00 00 1c 00 12 00 03 00 00 00 07 00 05 6b 77 69 72 65 00 07 6b 77 69 72 65 20 04 31 2e 30 00\n")},
+		{"binary", "", "application/octet-stream", b},
+		{"binary by query", "?input=binary", "text/plain", b},
+		{"base64", "", "text/plain", []byte(base64.StdEncoding.EncodeToString(b))},
+		{"base64 by query", "?input=base64", "", []byte(base64.StdEncoding.EncodeToString(b))},
+		{"no size prefix, auto", "", "application/octet-stream", unsized},
+		{"no size prefix, told", "?sizePrefix=false", "application/octet-stream", unsized},
+		{"size prefix, told", "?sizePrefix=true&direction=request", "application/octet-stream", b},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := jsonBody(t, do(t, h, "POST", "/api/decode"+tc.query, tc.ct, tc.body))
+			require.Equal(t, "request", m["direction"])
+			require.Equal(t, "ApiVersions", m["apiName"])
+			require.EqualValues(t, 3, m["apiVersion"])
+			require.EqualValues(t, 7, m["header"].(map[string]any)["correlationId"])
+		})
+	}
+}
+
+func TestDecodeResponse(t *testing.T) {
+	h := New(Options{})
+	md := schema.ByName("Metadata")
+	b, err := codec.ExampleFrame(md, 12, true)
+	require.NoError(t, err)
+
+	w := do(t, h, "POST", "/api/decode?direction=response&api=Metadata&version=12", "application/octet-stream", b)
+	m := jsonBody(t, w)
+	require.Equal(t, "response", m["direction"])
+	require.EqualValues(t, 12, m["apiVersion"])
+	require.Empty(t, w.Header().Get("Kwire-Guess"))
+
+	// By key, in hex.
+	m = jsonBody(t, do(t, h, "POST", "/api/decode?direction=response&api=3&version=12", "", []byte(hex.EncodeToString(b))))
+	require.EqualValues(t, 3, m["apiKey"])
+
+	// Guessed: no API and version, and then the API alone.
+	for _, q := range []string{"?direction=response", "?direction=response&api=Metadata", ""} {
+		w = do(t, h, "POST", "/api/decode"+q, "application/octet-stream", b)
+		m = jsonBody(t, w)
+		require.EqualValues(t, 3, m["apiKey"], q)
+		require.Contains(t, w.Header().Get("Kwire-Guess"), "apiKey=3", q)
+	}
+
+	// A response of another API than the one pinned does not decode.
+	w = do(t, h, "POST", "/api/decode?direction=response&api=Produce", "application/octet-stream", b)
+	require.Equal(t, http.StatusBadRequest, w.Code)
+	require.Contains(t, errorBody(t, w)["error"], "Produce")
+}
+
+func TestDecodeAnnotated(t *testing.T) {
+	h := New(Options{})
+	w := do(t, h, "POST", "/api/decode?format=annotated", "", []byte(apiVersionsV3))
+	m := jsonBody(t, w)
+	require.Equal(t, "ApiVersions", m["apiName"])
+	require.Contains(t, m["root"], "children")
+}
+
+func TestDecodeRecordsMode(t *testing.T) {
+	h := New(Options{})
+	for _, mode := range []string{"decoded", "base64", "size"} {
+		jsonBody(t, do(t, h, "POST", "/api/decode?records="+mode, "", []byte(apiVersionsV3)))
+	}
+}
+
+func TestDecodeErrors(t *testing.T) {
+	h := New(Options{})
+	b := frame(t)
+	for _, tc := range []struct {
+		name, query, ct string
+		body            []byte
+		status          int
+		path            string // "" to skip
+		offset          int    // -1: null
+	}{
+		{"empty", "", "", nil, 400, "", -1},
+		{"empty binary", "", "application/octet-stream", []byte{}, 400, "", -1},
+		{"garbage text", "", "text/plain", []byte("this is not a frame!"), 400, "", 0},
+		{"odd hex digits", "?input=hex", "", []byte("0000001c0"), 400, "", 0},
+		{"bad base64", "?input=base64", "", []byte("@@@@"), 400, "", 0},
+		{"truncated, size prefix says more", "", "application/octet-stream", b[:12], 400, "header.clientId", 12},
+		{"truncated in a string", "", "application/octet-stream", b[:17], 400, "header.clientId", 12},
+		{"unknown api key", "?sizePrefix=false", "application/octet-stream", []byte{0x7f, 0x00, 0, 0, 0, 0, 0, 1}, 400, "", -2},
+		{"binary garbage", "", "application/octet-stream", []byte{0xff, 0xfe, 0x00, 0x01, 0x02}, 400, "", -2},
+		{"response, unknown api", "?direction=response&api=Nope", "", []byte(apiVersionsV3), 400, "?api", -1},
+		{"bad direction", "?direction=sideways", "", []byte(apiVersionsV3), 400, "?direction", -1},
+		{"bad version", "?direction=response&api=3&version=x", "", []byte(apiVersionsV3), 400, "?version", -1},
+		{"negative version", "?direction=response&api=3&version=-1", "", []byte(apiVersionsV3), 400, "?version", -1},
+		{"version without api", "?direction=response&version=1", "", []byte(apiVersionsV3), 400, "?api", -1},
+		{"request with api", "?direction=request&api=3", "", []byte(apiVersionsV3), 400, "?direction", -1},
+		{"bad format", "?format=xml", "", []byte(apiVersionsV3), 400, "?format", -1},
+		{"bad sizePrefix", "?sizePrefix=maybe", "", []byte(apiVersionsV3), 400, "?sizePrefix", -1},
+		{"bad input", "?input=morse", "", []byte(apiVersionsV3), 400, "?input", -1},
+		{"bad records", "?records=all", "", []byte(apiVersionsV3), 400, "?records", -1},
+		{"response of the wrong api", "?direction=response&api=Metadata&version=12", "", []byte(apiVersionsV3), 400, "", -2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := do(t, h, "POST", "/api/decode"+tc.query, tc.ct, tc.body)
+			require.Equal(t, tc.status, w.Code, w.Body.String())
+			m := errorBody(t, w)
+			if tc.path != "" {
+				require.Equal(t, tc.path, m["path"], w.Body.String())
+			}
+			switch {
+			case tc.offset == -1:
+				require.Nil(t, m["offset"], w.Body.String())
+			case tc.offset >= 0:
+				require.EqualValues(t, tc.offset, m["offset"], w.Body.String())
+			}
+		})
+	}
+}
+
+// A truncated frame gets the whole error: offset, path, expected, found,
+// and the fields decoded before it.
+func TestDecodeTruncated(t *testing.T) {
+	h := New(Options{})
+	b := frame(t)
+	for n := 1; n < len(b); n++ {
+		w := do(t, h, "POST", "/api/decode?direction=request", "application/octet-stream", b[:n])
+		require.Equal(t, http.StatusBadRequest, w.Code, "%d bytes: %s", n, w.Body.String())
+		m := errorBody(t, w)
+		require.NotNil(t, m["offset"], "%d bytes: %s", n, w.Body.String())
+		require.NotEmpty(t, m["expected"], "%d bytes: %s", n, w.Body.String())
+		require.NotEmpty(t, m["found"], "%d bytes: %s", n, w.Body.String())
+		if n >= 12 {
+			require.NotEmpty(t, m["path"], "%d bytes: %s", n, w.Body.String())
+			require.Contains(t, m, "partial", "%d bytes", n)
+		}
+	}
+	// Annotated partials too.
+	w := do(t, h, "POST", "/api/decode?format=annotated", "application/octet-stream", b[:20])
+	require.Equal(t, http.StatusBadRequest, w.Code)
+	require.Contains(t, errorBody(t, w)["partial"].(map[string]any)["root"], "children")
+}
+
+func TestBodyLimit(t *testing.T) {
+	h := New(Options{})
+	huge := bytes.Repeat([]byte("00"), DefaultMaxBody/2+1)
+	for _, route := range []string{"/api/decode", "/api/encode"} {
+		// Content-Length over the limit.
+		w := do(t, h, "POST", route, "", huge)
+		require.Equal(t, http.StatusRequestEntityTooLarge, w.Code, route)
+		errorBody(t, w)
+		// No Content-Length: the limit applies while reading.
+		req := httptest.NewRequest("POST", route, io.MultiReader(bytes.NewReader(huge)))
+		req.ContentLength = -1
+		w = httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		require.Equal(t, http.StatusRequestEntityTooLarge, w.Code, route)
+		errorBody(t, w)
+	}
+	// Exactly at the limit is read (and then judged on its content).
+	w := do(t, h, "POST", "/api/decode", "application/octet-stream", make([]byte, DefaultMaxBody))
+	require.Equal(t, http.StatusBadRequest, w.Code)
+	// A smaller limit.
+	w = do(t, New(Options{MaxBody: 10}), "POST", "/api/decode", "", []byte(apiVersionsV3))
+	require.Equal(t, http.StatusRequestEntityTooLarge, w.Code)
+}
+
+// Guessing costs hundreds of decodes; over MaxGuess it is refused.
+func TestGuessLimit(t *testing.T) {
+	w := do(t, New(Options{MaxGuess: 16}), "POST", "/api/decode?direction=response", "", []byte(apiVersionsV3))
+	require.Equal(t, http.StatusBadRequest, w.Code)
+	require.Equal(t, "?version", errorBody(t, w)["path"])
+}
+
+func TestEncode(t *testing.T) {
+	h := New(Options{})
+	b := frame(t)
+	js := jsonBody(t, do(t, h, "POST", "/api/decode", "", []byte(apiVersionsV3)))
+	body, err := json.Marshal(js)
+	require.NoError(t, err)
+
+	w := do(t, h, "POST", "/api/encode", "application/json", body)
+	require.Equal(t, http.StatusOK, w.Code, w.Body.String())
+	require.Equal(t, "application/octet-stream", w.Header().Get("Content-Type"))
+	require.Equal(t, b, w.Body.Bytes())
+
+	w = do(t, h, "POST", "/api/encode?as=hex", "application/json", body)
+	require.Equal(t, http.StatusOK, w.Code)
+	require.Equal(t, "text/plain; charset=utf-8", w.Header().Get("Content-Type"))
+	require.Equal(t, apiVersionsV3, w.Body.String())
+
+	w = do(t, h, "POST", "/api/encode?as=base64", "", body)
+	require.Equal(t, base64.StdEncoding.EncodeToString(b), w.Body.String())
+
+	w = do(t, h, "POST", "/api/encode?sizePrefix=false", "", body)
+	require.Equal(t, b[4:], w.Body.Bytes())
+
+	// Every API, version and direction's example survives decode and encode
+	// through the API.
+	for _, a := range schema.APIs() {
+		for _, resp := range []bool{false, true} {
+			v := a.Request.Valid.Hi
+			ex, err := codec.ExampleFrame(a, v, resp)
+			require.NoError(t, err)
+			q := "/api/decode"
+			if resp {
+				q += "?direction=response&api=" + a.Name + "&version=" + strconv.Itoa(int(v))
+			}
+			w := do(t, h, "POST", q, "application/octet-stream", ex)
+			require.Equal(t, http.StatusOK, w.Code, "%s v%d: %s", a.Name, v, w.Body.String())
+			w = do(t, h, "POST", "/api/encode", "application/json", w.Body.Bytes())
+			require.Equal(t, http.StatusOK, w.Code, "%s v%d: %s", a.Name, v, w.Body.String())
+			require.Equal(t, ex, w.Body.Bytes(), "%s v%d", a.Name, v)
+		}
+	}
+}
+
+func TestEncodeErrors(t *testing.T) {
+	h := New(Options{})
+	good := `{"direction":"request","apiKey":18,"apiVersion":3,"header":{"correlationId":7,"clientId":"kwire"},"body":{"clientSoftwareName":"kwire","clientSoftwareVersion":"1.0"}}`
+	for _, tc := range []struct {
+		name, query, body string
+		path              string
+		offset            int // -1: null
+		expected          string
+	}{
+		{"empty", "", "", "", -1, ""},
+		{"not JSON", "", "hello", "", 1, ""},
+		{"truncated JSON", "", good[:40], "", 40, ""},
+		{"two values", "", good + " " + good, "", len(good) + 1, "one JSON value"},
+		{"an array", "", "[1,2]", "", -1, "an object with direction, apiKey, apiVersion, header and body"},
+		{"unknown top-level key", "", strings.Replace(good, `"body"`, `"bdy"`, 1), "bdy", -1, ""},
+		{"unknown body field", "", strings.Replace(good, `clientSoftwareName`, `clientName`, 1), "body.clientName", -1, ""},
+		{"wrong type", "", strings.Replace(good, `"correlationId":7`, `"correlationId":"seven"`, 1), "header.correlationId", -1, "an integer"},
+		{"version out of range", "", strings.Replace(good, `"apiVersion":3`, `"apiVersion":99`, 1), "apiVersion", -1, ""},
+		{"bad direction", "", strings.Replace(good, `"request"`, `"sideways"`, 1), "direction", -1, `"request" or "response"`},
+		{"int out of range", "", strings.Replace(good, `"correlationId":7`, `"correlationId":99999999999`, 1), "header.correlationId", -1, ""},
+		{"bad as", "?as=morse", good, "?as", -1, ""},
+		{"bad sizePrefix", "?sizePrefix=maybe", good, "?sizePrefix", -1, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := do(t, h, "POST", "/api/encode"+tc.query, "application/json", []byte(tc.body))
+			require.Equal(t, http.StatusBadRequest, w.Code, w.Body.String())
+			m := errorBody(t, w)
+			require.Equal(t, tc.path, m["path"], w.Body.String())
+			if tc.offset < 0 {
+				require.Nil(t, m["offset"], w.Body.String())
+			} else {
+				require.EqualValues(t, tc.offset, m["offset"], w.Body.String())
+			}
+			if tc.expected != "" {
+				require.Equal(t, tc.expected, m["expected"], w.Body.String())
+			}
+		})
+	}
+}
+
+func TestAPIs(t *testing.T) {
+	w := do(t, New(Options{}), "GET", "/api/apis", "", nil)
+	require.Equal(t, http.StatusOK, w.Code)
+	require.Equal(t, "application/json", w.Header().Get("Content-Type"))
+	var list []render.APIInfo
+	require.NoError(t, json.Unmarshal(w.Body.Bytes(), &list))
+	require.Len(t, list, len(schema.APIs()))
+	require.Equal(t, "Produce", list[0].Name)
+	require.EqualValues(t, 0, list[0].Key)
+	require.Contains(t, w.Body.String(), `"minVersion":`)
+}
+
+func TestSchema(t *testing.T) {
+	h := New(Options{})
+	for _, p := range []string{"/api/schema/Metadata/12", "/api/schema/3/12", "/api/schema/metadatarequest/12"} {
+		w := do(t, h, "GET", p, "", nil)
+		var d schemaDoc
+		require.Equal(t, http.StatusOK, w.Code, p)
+		require.Equal(t, "application/json", w.Header().Get("Content-Type"))
+		require.NoError(t, json.Unmarshal(w.Body.Bytes(), &d))
+		require.Equal(t, "Metadata", d.Name)
+		require.EqualValues(t, 3, d.Key)
+		require.EqualValues(t, 12, d.Version)
+		require.NotNil(t, d.Request)
+		require.NotNil(t, d.Response)
+		require.Equal(t, "MetadataRequest", d.Request.Name)
+		require.True(t, d.Request.Flexible)
+		require.EqualValues(t, 2, d.Request.HeaderVersion)
+		require.EqualValues(t, 1, d.Response.HeaderVersion)
+		require.Contains(t, d.Request.BNF, "Metadata Request (Version: 12) =>")
+		require.Contains(t, w.Body.String(), "=>", "no HTML escaping")
+		require.NotEmpty(t, d.Request.Fields)
+		require.Equal(t, "topics", d.Request.Fields[0].Path)
+	}
+	for _, tc := range []struct {
+		path   string
+		status int
+	}{
+		{"/api/schema/Nope/1", 404},
+		{"/api/schema/Metadata/x", 400},
+		{"/api/schema/Metadata/-1", 400},
+		{"/api/schema/Metadata/99999999", 400},
+		{"/api/schema/Metadata/999", 404},
+		{"/api/schema/Metadata", 404},
+		{"/api/schema/Metadata/", 404},
+		{"/api/schema/Metadata/1/2", 404},
+		{"/api/schema/", 404},
+	} {
+		w := do(t, h, "GET", tc.path, "", nil)
+		require.Equal(t, tc.status, w.Code, tc.path+": "+w.Body.String())
+		errorBody(t, w)
+	}
+}
+
+func TestRoutesAndMethods(t *testing.T) {
+	h := New(Options{})
+	for _, tc := range []struct {
+		method, path string
+		status       int
+		allow        string
+	}{
+		{"GET", "/api/decode", 405, "POST"},
+		{"PUT", "/api/encode", 405, "POST"},
+		{"POST", "/api/apis", 405, "GET, HEAD"},
+		{"DELETE", "/api/schema/Metadata/1", 405, "GET, HEAD"},
+		{"GET", "/api/nope", 404, ""},
+		{"GET", "/api", 404, ""},
+		{"GET", "/api/", 404, ""},
+		{"GET", "/", 404, ""},
+		{"POST", "/api/decode/extra", 404, ""},
+		{"GET", "/api/apis/", 404, ""},
+	} {
+		w := do(t, h, tc.method, tc.path, "", nil)
+		require.Equal(t, tc.status, w.Code, tc.method+" "+tc.path)
+		require.Equal(t, tc.allow, w.Header().Get("Allow"), tc.method+" "+tc.path)
+		errorBody(t, w)
+		require.Equal(t, "nosniff", w.Header().Get("X-Content-Type-Options"))
+	}
+	// HEAD answers like GET.
+	w := do(t, h, "HEAD", "/api/apis", "", nil)
+	require.Equal(t, http.StatusOK, w.Code)
+	require.Equal(t, "application/json", w.Header().Get("Content-Type"))
+}
+
+// The handler runs behind a real server as kwire serve will run it.
+func TestOverHTTP(t *testing.T) {
+	srv := httptest.NewServer(New(Options{}))
+	defer srv.Close()
+	res, err := srv.Client().Post(srv.URL+"/api/decode", "application/octet-stream", bytes.NewReader(frame(t)))
+	require.NoError(t, err)
+	defer res.Body.Close()
+	require.Equal(t, http.StatusOK, res.StatusCode)
+	require.Equal(t, "application/json", res.Header.Get("Content-Type"))
+	// A chunked body over the limit.
+	pr, pw := io.Pipe()
+	go func() {
+		chunk := bytes.Repeat([]byte("ab"), 1<<15)
+		for i := 0; i < 40; i++ {
+			if _, err := pw.Write(chunk); err != nil {
+				break
+			}
+		}
+		pw.Close()
+	}()
+	res2, err := srv.Client().Post(srv.URL+"/api/encode", "application/json", pr)
+	require.NoError(t, err)
+	defer res2.Body.Close()
+	require.Equal(t, http.StatusRequestEntityTooLarge, res2.StatusCode)
+}
+
+func TestIsRoute(t *testing.T) {
+	for p, want := range map[string]bool{
+		"/api/decode": true, "/api/encode": true, "/api/apis": true, "/api/schema/Metadata/12": true,
+		"/api/schema/": true, "/api/metadata/v12.html": false, "/api/metadata/": false, "/api/": false,
+		"/api/decode/": false, "/": false, "/index.html": false,
+	} {
+		require.Equal(t, want, IsRoute(p), p)
+	}
+}
+
+// The Worker's wrangler.jsonc sends exactly the API routes to Go before
+// the static assets; it must agree with IsRoute.
+func TestWranglerRoutes(t *testing.T) {
+	raw, err := os.ReadFile("../../wasm/worker/wrangler.jsonc")
+	require.NoError(t, err)
+	var lines []string
+	for _, l := range strings.Split(string(raw), "\n") {
+		if !strings.HasPrefix(strings.TrimSpace(l), "//") {
+			lines = append(lines, l)
+		}
+	}
+	var cfg struct {
+		Assets struct {
+			RunWorkerFirst []string `json:"run_worker_first"`
+		} `json:"assets"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(strings.Join(lines, "\n")), &cfg))
+	require.ElementsMatch(t, []string{"/api/decode", "/api/encode", "/api/apis", "/api/schema/*"}, cfg.Assets.RunWorkerFirst)
+	for _, p := range cfg.Assets.RunWorkerFirst {
+		if strings.HasSuffix(p, "*") {
+			p = strings.TrimSuffix(p, "*") + "Metadata/1"
+		}
+		require.True(t, IsRoute(p), p)
+	}
+}

@@ -1,0 +1,226 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/records"
+	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/internal/input"
+)
+
+const frameWanted = "a Kafka frame: raw bytes (Content-Type: application/octet-stream), hex or base64"
+
+// decodeQuery is what the query string of /api/decode says.
+type decodeQuery struct {
+	direction string // "", "request" or "response"
+	api       *schema.API
+	version   int // -1 when not given
+	size      string
+	annotated bool
+	records   records.JSONMode
+	mode      input.Mode
+}
+
+func queryError(name, expected, found string) *Error {
+	return &Error{Message: "query parameter " + name + ": expected " + expected + ", found \"" + found + "\"",
+		Path: "?" + name, Expected: expected, Found: found}
+}
+
+func parseDecodeQuery(r *http.Request) (decodeQuery, *Error) {
+	q := r.URL.Query()
+	d := decodeQuery{version: -1, mode: input.Auto}
+	switch v := strings.ToLower(q.Get("direction")); v {
+	case "", "auto":
+	case "request", "response":
+		d.direction = v
+	default:
+		return d, queryError("direction", "request, response or auto", v)
+	}
+	if v := q.Get("api"); v != "" {
+		d.api = schema.ByName(v)
+		if d.api == nil {
+			return d, queryError("api", "an API name or key (GET /api/apis lists them)", v)
+		}
+	}
+	if v := q.Get("version"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > 0x7fff {
+			return d, queryError("version", "a version number from 0 to 32767", v)
+		}
+		d.version = n
+	}
+	switch v := strings.ToLower(q.Get("sizePrefix")); v {
+	case "", "auto":
+		d.size = "auto"
+	case "true", "yes", "1":
+		d.size = "yes"
+	case "false", "no", "0":
+		d.size = "no"
+	default:
+		return d, queryError("sizePrefix", "true, false or auto", v)
+	}
+	switch v := strings.ToLower(q.Get("format")); v {
+	case "", "value":
+	case "annotated":
+		d.annotated = true
+	default:
+		return d, queryError("format", "value or annotated", v)
+	}
+	switch v := strings.ToLower(q.Get("records")); v {
+	case "", "decoded":
+	case "base64":
+		d.records = records.Base64
+	case "size":
+		d.records = records.Size
+	default:
+		return d, queryError("records", "decoded, base64 or size", v)
+	}
+	// The body's form: the input parameter, else raw bytes for
+	// application/octet-stream and text (hex, dumps, base64) otherwise.
+	switch v := strings.ToLower(q.Get("input")); v {
+	case "", "auto":
+		if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct == "application/octet-stream" {
+			d.mode = input.Binary
+		}
+	case "hex":
+		d.mode = input.Hex
+	case "base64":
+		d.mode = input.Base64
+	case "binary":
+		d.mode = input.Binary
+	default:
+		return d, queryError("input", "auto, hex, base64 or binary", v)
+	}
+	if d.direction == "request" && (d.api != nil || d.version >= 0) {
+		return d, &Error{Message: "a request names its API and version in its header; api and version are for responses",
+			Path: "?direction", Expected: "response (or no api and version)", Found: "request"}
+	}
+	if d.api == nil && d.version >= 0 {
+		return d, &Error{Message: "version needs api", Path: "?api", Expected: "an API name or key beside version", Found: ""}
+	}
+	return d, nil
+}
+
+func (h *handler) decode(w http.ResponseWriter, r *http.Request) {
+	q, qerr := parseDecodeQuery(r)
+	if qerr != nil {
+		writeError(w, http.StatusBadRequest, qerr)
+		return
+	}
+	body, ok := h.body(w, r, frameWanted)
+	if !ok {
+		return
+	}
+	b, _, err := input.ParseLimit(body, q.mode, int(h.o.MaxBody))
+	if err != nil {
+		e := &Error{Message: err.Error(), Expected: frameWanted}
+		var ie *input.Error
+		if errors.As(err, &ie) {
+			if ie.Offset >= 0 {
+				e.Offset = at(ie.Offset)
+			}
+			e.Found = ie.Msg
+		}
+		writeError(w, http.StatusBadRequest, e)
+		return
+	}
+	sized := sizePrefixed(b, q.size)
+	opts := codec.Options{NoSizePrefix: !sized, MaxNodes: h.o.MaxNodes, MaxDecompressed: h.o.MaxDecompressed}
+
+	var f *codec.Frame
+	var guessed *codec.Candidate
+	switch {
+	case q.direction == "response" && q.api != nil && q.version >= 0:
+		opts.Response, opts.APIKey, opts.Version = true, q.api.Key, int16(q.version)
+		f, err = codec.Decode(b, opts)
+	case q.direction == "response":
+		if len(b) > h.o.MaxGuess {
+			n := strconv.Itoa(h.o.MaxGuess)
+			writeError(w, http.StatusBadRequest, &Error{Message: "a response over " + n + " bytes needs api and version",
+				Path: "?version", Expected: "api and version, or at most " + n + " bytes", Found: strconv.Itoa(len(b)) + " bytes"})
+			return
+		}
+		guessed = h.guess(b, sized, q.api)
+		if guessed == nil {
+			what := "any API and version"
+			if q.api != nil {
+				what = "any version of " + q.api.Name
+			}
+			writeError(w, http.StatusBadRequest, &Error{Message: "the bytes do not decode cleanly as a response of " + what,
+				Expected: "a response of " + what, Found: strconv.Itoa(len(b)) + " bytes that are none"})
+			return
+		}
+		f = guessed.Frame
+	default:
+		f, err = codec.Decode(b, opts)
+		if err != nil && q.direction == "" && len(b) <= h.o.MaxGuess {
+			// Not a clean request: it may be a response.
+			if c := h.guess(b, sized, nil); c != nil {
+				guessed, f, err = c, c.Frame, nil
+			}
+		}
+	}
+	jo := codec.JSONOptions{Records: q.records}
+	if err != nil {
+		e := &Error{Message: err.Error()}
+		var de *codec.DecodeError
+		if errors.As(err, &de) {
+			e.Offset, e.Path, e.Expected, e.Found = at(de.Offset), de.Path, de.Expected, de.Found
+		}
+		if f != nil && f.Root != nil {
+			if q.annotated {
+				e.Partial = f.AppendAnnotated(nil)
+			} else {
+				e.Partial = f.AppendJSON(nil, jo)
+			}
+			if !json.Valid(e.Partial) {
+				e.Partial = nil
+			}
+		}
+		writeError(w, http.StatusBadRequest, e)
+		return
+	}
+	if guessed != nil {
+		w.Header().Set("Kwire-Guess", "apiKey="+strconv.Itoa(int(guessed.APIKey))+"; version="+strconv.Itoa(int(guessed.Version))+
+			"; confidence="+strconv.FormatFloat(guessed.Confidence, 'f', 2, 64))
+	}
+	if q.annotated {
+		writeJSON(w, http.StatusOK, f.AppendAnnotated(nil))
+		return
+	}
+	writeJSON(w, http.StatusOK, f.AppendJSON(nil, jo))
+}
+
+// guess returns the likeliest reading of b as a response (of api, when
+// given), or nil.
+func (h *handler) guess(b []byte, sized bool, api *schema.API) *codec.Candidate {
+	n := 1
+	if api != nil {
+		n = 50
+	}
+	for _, c := range codec.GuessResponse(b, codec.GuessOptions{NoSizePrefix: !sized, Max: n}) {
+		if api == nil || c.APIKey == api.Key {
+			return &c
+		}
+	}
+	return nil
+}
+
+// sizePrefixed decides whether b starts with the 4-byte size: as told, or
+// (auto) when the size matches the bytes that follow, or exceeds them as a
+// truncated frame's would.
+func sizePrefixed(b []byte, mode string) bool {
+	switch mode {
+	case "yes":
+		return true
+	case "no":
+		return false
+	}
+	return input.LooksSizePrefixed(b)
+}

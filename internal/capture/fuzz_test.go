@@ -1,0 +1,218 @@
+package capture
+
+import (
+	"bytes"
+	"encoding/binary"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/google/gopacket/layers"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func seedCaptures(t testing.TB) [][]byte {
+	var out [][]byte
+	files, _ := filepath.Glob(filepath.Join(captures, "*.pcap*"))
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		out = append(out, data)
+	}
+	b := newTB(t, layers.LinkTypeEthernet)
+	simple(b, 2)
+	out = append(out, b.pcap(), b.pcapng())
+	n := newTB(t, layers.LinkTypeNull)
+	v := n.conv("[fd00::1]:40000", "[fd00::2]:9092")
+	v.req(apiVersionsReq(1)[3:])
+	v.resp(apiVersionsResp(1))
+	v.req(produceReq(2, 3, 0))
+	out = append(out, n.pcap(), n.pcapng())
+	return out
+}
+
+func checkResult(t *testing.T, r *Result) {
+	for _, x := range r.Exchanges {
+		for _, f := range []*Frame{x.Request, x.Response} {
+			if f == nil {
+				continue
+			}
+			if len(f.Bytes) < 4 || int(binary.BigEndian.Uint32(f.Bytes))+4 != len(f.Bytes) {
+				t.Fatalf("bad frame %x", f.Bytes)
+			}
+			if f.Conn != x.Conn {
+				t.Fatal("frame conn mismatch")
+			}
+		}
+		if x.Request == nil && x.Response == nil {
+			t.Fatal("empty exchange")
+		}
+	}
+}
+
+func FuzzRead(f *testing.F) {
+	for _, s := range seedCaptures(f) {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := Read(bytes.NewReader(data), Options{MaxStreamBuffer: 1 << 16})
+		if err != nil {
+			return
+		}
+		checkResult(t, r)
+		n := 0
+		r2, err := ReadFunc(bytes.NewReader(data), Options{MaxStreamBuffer: 1 << 16}, func(*Exchange) { n++ })
+		require.NoError(t, err)
+		// ReadFunc hands out exchanges as they complete, so a response seen
+		// before its request comes out as two unpaired ones there, where
+		// Read pairs them afterwards: it may report more, never fewer.
+		if n < len(r.Exchanges) || r2.Frames != r.Frames {
+			t.Fatalf("ReadFunc gave %d exchanges / %d frames, Read %d / %d", n, r2.Frames, len(r.Exchanges), r.Frames)
+		}
+	})
+}
+
+// reassemblyStreams are the two byte streams FuzzReassemble cuts into
+// segments.
+func reassemblyStreams() (cli, srv []byte, reqs, resps [][]byte) {
+	for i := int32(1); i <= 6; i++ {
+		q := kreq(int16(i), 1, i, "fz", bytes.Repeat([]byte{byte(i)}, int(i)*7))
+		p := kresp(i, bytes.Repeat([]byte{byte(i)}, int(i)*5))
+		reqs, resps = append(reqs, q), append(resps, p)
+		cli, srv = append(cli, q...), append(srv, p...)
+	}
+	return
+}
+
+// FuzzReassemble feeds the TCP layer a sequence of segments cut from a
+// fixed client and broker stream: each 4 fuzz bytes are
+// flags, offset (2 bytes), length. If both SYNs were sent first, no
+// RST/FIN/ACK was used and the segments cover both streams, every frame
+// must come out intact.
+func FuzzReassemble(f *testing.F) {
+	f.Add([]byte{1, 0, 0, 0, 255, 1, 0, 0, 255})
+	f.Add([]byte{1, 0, 0, 50, 255, 0, 0, 0, 60, 1, 0, 0, 255, 0, 0, 40, 255})
+	f.Add([]byte{0, 0, 0, 10, 20, 1, 0, 5, 30, 4, 0, 0, 255})
+	f.Add([]byte{1, 2, 0, 100, 255, 3, 0, 0, 255, 0, 0, 0, 99, 16, 0, 0, 0})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) == 0 || len(data) > 4000 {
+			return
+		}
+		cli, srv, reqs, resps := reassemblyStreams()
+		opts := Options{}
+		if data[0]&2 != 0 {
+			opts.MaxStreamBuffer = 300 // forces gaps
+		}
+		e := newEngine(opts, nil)
+		c := Endpoint{netip.MustParseAddr("10.0.0.1"), 40000}
+		s := Endpoint{netip.MustParseAddr("10.0.0.2"), 9092}
+		const cisn, sisn = 0xfffffff0, 77 // client wraps around 2^32
+		now := time.Unix(1700000000, 0)
+		send := func(fromClient bool, seq, ack uint32, flags uint8, payload []byte) {
+			e.res.Packets++
+			e.pkt = e.res.Packets
+			now = now.Add(time.Millisecond)
+			e.now = now
+			p := &tcpPacket{seq: seq, ack: ack, flags: flags, payload: payload}
+			if fromClient {
+				p.src, p.sport, p.dst, p.dport = c.IP, c.Port, s.IP, s.Port
+			} else {
+				p.src, p.sport, p.dst, p.dport = s.IP, s.Port, c.IP, c.Port
+			}
+			e.tcp(p)
+		}
+		syn := data[0]&1 == 1
+		strict := syn && opts.MaxStreamBuffer == 0
+		if syn {
+			send(true, cisn, 0, tcpSYN, nil)
+			send(false, sisn, cisn+1, tcpSYN|tcpACK, nil)
+		}
+		covered := [2][]bool{make([]bool, len(cli)), make([]bool, len(srv))}
+		data = data[1:]
+		for len(data) >= 4 {
+			fl, off, n := data[0], int(binary.BigEndian.Uint16(data[1:])), int(data[3])+1
+			data = data[4:]
+			fromClient := fl&1 == 0
+			stream, isn, di := srv, uint32(sisn), 1
+			if fromClient {
+				stream, isn, di = cli, cisn, 0
+			}
+			off %= len(stream)
+			end := min(off+n, len(stream))
+			var flags uint8
+			var ack uint32
+			if fl&2 != 0 {
+				flags |= tcpACK
+				ack = isnOther(fromClient, cisn, sisn) + 1 + uint32(fl>>4)*8
+				strict = false
+			}
+			if fl&4 != 0 {
+				flags |= tcpFIN
+				strict = false
+			}
+			if fl&8 != 0 && fl&0xf0 == 0xf0 {
+				flags |= tcpRST
+				strict = false
+			}
+			for i := off; i < end; i++ {
+				covered[di][i] = true
+			}
+			send(fromClient, isn+1+uint32(off), ack, flags, stream[off:end])
+		}
+		e.finish()
+		for _, cv := range covered {
+			for _, ok := range cv {
+				if !ok {
+					strict = false
+				}
+			}
+		}
+		var gotReq, gotResp []*Frame
+		for _, x := range e.res.Exchanges {
+			if x.Request != nil {
+				gotReq = append(gotReq, x.Request)
+			}
+			if x.Response != nil {
+				gotResp = append(gotResp, x.Response)
+			}
+		}
+		checkResult(t, e.res)
+		if strict {
+			require.Equal(t, reqs, frameBytes(gotReq))
+			require.Equal(t, resps, frameBytes(gotResp))
+		}
+	})
+}
+
+func isnOther(fromClient bool, cisn, sisn uint32) uint32 {
+	if fromClient {
+		return sisn
+	}
+	return cisn
+}
+
+func frameBytes(fs []*Frame) [][]byte {
+	sort.Slice(fs, func(i, j int) bool { return fs[i].StreamOffset < fs[j].StreamOffset })
+	var out [][]byte
+	for _, f := range fs {
+		out = append(out, f.Bytes)
+	}
+	return out
+}
+
+// TestRegressionFlushShortHeader: FuzzReassemble found a panic when a
+// stream in sync ended with fewer than 4 bytes of the next frame's size
+// prefix buffered (testdata/fuzz/FuzzReassemble/fa8d9dea41169254).
+func TestRegressionFlushShortHeader(t *testing.T) {
+	b := newTB(t, layers.LinkTypeEthernet)
+	v := b.conv("10.0.0.1:40000", "10.0.0.2:9092")
+	v.handshake()
+	v.req(apiVersionsReq(1)[:3])
+	r := b.read(Options{})
+	assert.True(t, hasNote(r, "incomplete frame header"), "%v", r.Notes)
+	assert.Equal(t, int64(3), r.SkippedBytes)
+}

@@ -1,0 +1,162 @@
+package input
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// seeds returns the golden texts in testdata and some malformed inputs.
+func seeds(f *testing.F) [][]byte {
+	var out [][]byte
+	entries, err := os.ReadDir(dumps)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.IsDir() || e.Name() == "gen.sh" {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dumps, e.Name()))
+		if err != nil {
+			f.Fatal(err)
+		}
+		out = append(out, b)
+	}
+	for _, s := range shapes(f) {
+		out = append(out, []byte(s.text))
+	}
+	for _, s := range []string{
+		"", " ", "0", "0x", "00 0 0a", "00:0g", `\x0`, `"\x00`, "AAAA=AAA", "AAAAA",
+		"00000000  00 00  |..|\n*\n", "00000000  00 00  |..|\n*\nffffffffffffffff\n",
+		"ffffffffffffffff: 0000 0025  ...%\n", "\t0x0000:  00", "0000   00", "000000 00 >.<",
+		"{", "[]byte{0x0", "/* x", `"\u12`, `"\U0011ffff"`, `\777`,
+	} {
+		out = append(out, []byte(s))
+	}
+	return out
+}
+
+// FuzzParse checks that Parse never panics, returns *Error with a sane
+// position, returns binary input unchanged, and never returns more bytes
+// than it was given (with '*' repeats forbidden or bounded).
+func FuzzParse(f *testing.F) {
+	for _, s := range seeds(f) {
+		for m := uint8(0); m < 4; m++ {
+			f.Add(s, m)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte, mode uint8) {
+		m := Mode(mode % 5) // 4 is an invalid mode
+		out, format, err := ParseLimit(data, m, 0)
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("error %T is not *Error", err)
+			}
+			if e.Offset < -1 || e.Offset > len(data) || e.Line < 0 || (e.Line > 0) != (e.Column > 0) {
+				t.Fatalf("bad error position %+v", e)
+			}
+			if e.Error() == "" || e.Msg == "" {
+				t.Fatal("empty error message")
+			}
+			return
+		}
+		if format == FormatBinary {
+			if !bytes.Equal(out, data) {
+				t.Fatal("binary input changed")
+			}
+			return
+		}
+		if len(out) > len(data) {
+			t.Fatalf("%s output of %d bytes from %d bytes of input", format, len(out), len(data))
+		}
+		const limit = 1 << 10
+		out2, _, err := ParseLimit(data, m, limit)
+		if err != nil || !bytes.Equal(out, out2) {
+			t.Fatalf("raising the repeat limit changed the result: %v", err)
+		}
+	})
+}
+
+// FuzzParseRepeat checks the bound on '*' expansion.
+func FuzzParseRepeat(f *testing.F) {
+	for _, s := range seeds(f) {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		const limit = 1 << 12
+		out, _, err := ParseLimit(data, Hex, limit)
+		if err == nil && len(out) > len(data)+limit {
+			t.Fatalf("output %d bytes from %d bytes of input with limit %d", len(out), len(data), limit)
+		}
+	})
+}
+
+// FuzzRoundTrip checks Parse(hex(x), Hex) == x, and the same for every
+// other shape the test emulators can print.
+func FuzzRoundTrip(f *testing.F) {
+	f.Add(frame)
+	f.Add([]byte("\x00\x00\x00\x04cafe"))
+	f.Add([]byte{0})
+	f.Add(bytes.Repeat([]byte{0}, 100))
+	f.Fuzz(func(t *testing.T, x []byte) {
+		if len(x) == 0 {
+			return
+		}
+		got, _, err := Parse([]byte(hex.EncodeToString(x)), Hex)
+		if err != nil || !bytes.Equal(got, x) {
+			t.Fatalf("Parse(hex(%x), Hex) = %x, %v", x, got, err)
+		}
+		checkDumpRoundTrips(t, x)
+	})
+}
+
+// FuzzSplitFrames checks that SplitFrames never panics, loses or invents
+// bytes, and stops only where it must.
+func FuzzSplitFrames(f *testing.F) {
+	f.Add(frame, 0)
+	f.Add(append(append([]byte{}, frame...), frame[:7]...), 0)
+	f.Add([]byte{0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff}, 0)
+	f.Add(append(append([]byte{}, frame...), frame...), 10)
+	for _, name := range []string{"frame.bin", "zeros.bin"} {
+		b, err := os.ReadFile(filepath.Join(dumps, name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b, 0)
+	}
+	f.Fuzz(func(t *testing.T, b []byte, maxFrame int) {
+		frames, rest := SplitFrames(b, maxFrame)
+		var joined []byte
+		for i, fr := range frames {
+			if !HasSizePrefix(fr) {
+				t.Fatalf("frame %d has no size prefix", i)
+			}
+			if maxFrame > 0 && len(fr)-4 > maxFrame {
+				t.Fatalf("frame %d larger than %d", i, maxFrame)
+			}
+			joined = append(joined, fr...)
+		}
+		joined = append(joined, rest...)
+		if p, ok := TCPPayload(b); ok && !bytes.HasSuffix(b, p) && len(p) > 0 {
+			// The payload is a piece of b (Ethernet padding may follow it).
+			if !bytes.Contains(b, p) {
+				t.Fatal("TCPPayload returned bytes not in its input")
+			}
+		}
+		if !bytes.Equal(joined, b) {
+			t.Fatal("frames + rest != input")
+		}
+		if len(rest) >= 4 {
+			n := int64(int32(binary.BigEndian.Uint32(rest)))
+			if n >= 0 && n <= int64(len(rest)-4) && (maxFrame <= 0 || n <= int64(maxFrame)) {
+				t.Fatalf("split stopped before a whole frame of %d bytes", n)
+			}
+		}
+	})
+}

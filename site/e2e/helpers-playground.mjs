@@ -1,0 +1,78 @@
+// Helpers for the playground's browser tests: build the WebAssembly
+// modules and the page into a temporary directory laid out as the site
+// generator lays out dist/playground/, serve it on 127.0.0.1, and start
+// Debian's Chromium through playwright-core.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { mkdtemp, mkdir, copyFile, readdir, readFile, stat } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, extname, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const run = promisify(execFile);
+export const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+// build compiles kwire.wasm and capture.wasm and assembles the page in a
+// new directory, which it returns with the generated test inputs.
+export async function build() {
+  const dir = await mkdtemp(join(tmpdir(), 'kwire-playground-'));
+  const site = join(dir, 'playground');
+  const inputs = join(dir, 'inputs');
+  await mkdir(site, { recursive: true });
+  const env = { ...process.env, GOOS: 'js', GOARCH: 'wasm' };
+  const opts = { cwd: root, env, timeout: 300_000, maxBuffer: 16 << 20 };
+  await Promise.all([
+    run('go', ['build', '-trimpath', '-ldflags=-s -w', '-o', join(site, 'kwire.wasm'), './wasm'], opts),
+    run('go', ['build', '-trimpath', '-ldflags=-s -w', '-o', join(site, 'capture.wasm'), './wasm/capture'], opts),
+    run('go', ['run', './site/internal/e2egen', '-out', inputs], { cwd: root, timeout: 300_000 }),
+  ]);
+  const { stdout: goroot } = await run('go', ['env', 'GOROOT'], { cwd: root });
+  await copyFile(join(goroot.trim(), 'lib', 'wasm', 'wasm_exec.js'), join(site, 'wasm_exec.js'));
+  await copyFile(join(root, 'internal', 'render', 'grid.css'), join(site, 'grid.css'));
+  const staticDir = join(root, 'site', 'playground', 'static');
+  for (const f of await readdir(staticDir)) await copyFile(join(staticDir, f), join(site, f));
+  const sizes = {};
+  for (const f of ['kwire.wasm', 'capture.wasm']) sizes[f] = (await stat(join(site, f))).size;
+  const manifest = JSON.parse(await readFile(join(inputs, 'manifest.json'), 'utf8'));
+  return { dir, site, inputs, manifest, sizes };
+}
+
+const types = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css',
+  '.wasm': 'application/wasm', '.json': 'application/json',
+};
+
+// serve serves dir at http://127.0.0.1:PORT/prefix/ (a path prefix, as on
+// the docs site), returning the page's URL and a close function.
+export function serve(dir, prefix = '/docs/playground/') {
+  const server = createServer(async (req, res) => {
+    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    if (!path.startsWith(prefix)) { res.writeHead(404).end(); return; }
+    let file = path.slice(prefix.length);
+    if (file === '' || file.endsWith('/')) file += 'index.html';
+    if (file.includes('..')) { res.writeHead(400).end(); return; }
+    try {
+      const body = await readFile(join(dir, file));
+      res.writeHead(200, { 'content-type': types[extname(file)] || 'application/octet-stream', 'cache-control': 'no-cache' });
+      res.end(body);
+    } catch {
+      res.writeHead(404).end();
+    }
+  });
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => {
+      const url = 'http://127.0.0.1:' + server.address().port + prefix;
+      resolve({ url, close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(() => r()); }) });
+    });
+  });
+}
+
+export function launch() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+}
