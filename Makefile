@@ -1,5 +1,8 @@
 # Thin targets over go commands; each line is something anyone can type.
-SCHEMAS ?= ../shared/kafka-message-schemas
+# Kafka's schemas live in codec/schema/kafka; KAFKA=DIR imports a newer
+# Kafka's message files first (KAFKA_AS names their folder).
+KAFKA ?=
+KAFKA_AS ?= kafka-import
 FUZZTIME ?= 2000x
 
 .PHONY: build generate check-generated test fuzz fuzz-ci bench bench-compare wasm site serve worker
@@ -12,11 +15,11 @@ build:
 	go build -o bin/kwire ./cmd/kwire
 
 generate:
-	cd codec/schema && go run gen.go -schemas ../../$(SCHEMAS) -out tables_gen.go
+	cd codec/schema && go run gen.go $(if $(KAFKA),-import $(abspath $(KAFKA)) -as $(KAFKA_AS)) -out tables_gen.go
 
 # Regenerates into a temporary file and fails when the committed tables differ.
 check-generated:
-	cd codec/schema && go run gen.go -schemas ../../$(SCHEMAS) -out /tmp/kwire_tables_gen.go && \
+	cd codec/schema && go run gen.go -out /tmp/kwire_tables_gen.go && \
 		diff -q tables_gen.go /tmp/kwire_tables_gen.go >/dev/null || \
 		{ echo "codec/schema/tables_gen.go is stale: run make generate"; exit 1; }
 

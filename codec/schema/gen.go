@@ -2,12 +2,15 @@
 
 // gen reads Kafka's JSON message schemas and writes kwire's schema tables.
 //
-// It follows the precedence rule of the schemas' README: version N of a
-// message is laid out by the first folder, in a fixed order, whose file for
-// that message lists N in validVersions. Only structure is carried over;
-// the files' prose ("about", comments) is dropped.
+// It follows the precedence rule of kafka/README.md: version N of a
+// message is laid out by the first folder, in the order kafka/ORDER lists
+// them, whose file for that message lists N in validVersions. Only
+// structure is carried over; the files' prose ("about" texts, comments) is
+// dropped, both from the tables and from the copy kept in kafka/.
 //
-//	go run gen.go -schemas ../../../shared/kafka-message-schemas -out tables_gen.go
+//	go run gen.go                       # kafka/ -> tables_gen.go
+//	go run gen.go -import DIR -as NAME  # copy Kafka's files from DIR into kafka/NAME,
+//	                                    # first in kafka/ORDER, then generate
 package main
 
 import (
@@ -25,8 +28,136 @@ import (
 	"strings"
 )
 
-// folders in precedence order: the first that defines a version wins.
-var folders = []string{"kmsg-derived", "kafka-4.3-clients", "trunk-2025-extra", "current", "kafka-4.0", "legacy"}
+// folders in precedence order (kafka/ORDER): the first that defines a
+// version wins.
+var folders []string
+
+func readOrder(dir string) []string {
+	b, err := os.ReadFile(filepath.Join(dir, "ORDER"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	var fs []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			fs = append(fs, l)
+		}
+	}
+	return fs
+}
+
+// importFolder copies the message files of src into dir/name with their
+// prose removed (structure only, in the files' own order), and puts name
+// first in dir/ORDER so its versions take precedence.
+func importFolder(dir, src, name string) {
+	files, err := filepath.Glob(filepath.Join(src, "*.json"))
+	if err != nil || len(files) == 0 {
+		log.Fatalf("-import %s: no *.json files there", src)
+	}
+	dst := filepath.Join(dir, name)
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		log.Fatal(err)
+	}
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			log.Fatal(err)
+		}
+		out, err := structureOnly(b)
+		if err != nil {
+			log.Fatalf("%s: %v", p, err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, filepath.Base(p)), out, 0o644); err != nil {
+			log.Fatal(err)
+		}
+	}
+	order := []string{name}
+	for _, f := range readOrder(dir) {
+		if f != name {
+			order = append(order, f)
+		}
+	}
+	head := "# Schema folders, first wins: version N of a message is laid out by the\n# first folder here whose file for it lists N in validVersions.\n"
+	if err := os.WriteFile(filepath.Join(dir, "ORDER"), []byte(head+strings.Join(order, "\n")+"\n"), 0o644); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// structureOnly rewrites a Kafka schema file (JSON with // comments) as
+// plain JSON without comments and without "about" members, keeping the
+// order of every other member, two spaces a level.
+func structureOnly(b []byte) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(stripComments(b)))
+	dec.UseNumber()
+	var out bytes.Buffer
+	if err := copyValue(dec, &out, 0); err != nil {
+		return nil, err
+	}
+	out.WriteByte('\n')
+	return out.Bytes(), nil
+}
+
+func copyValue(dec *json.Decoder, out *bytes.Buffer, depth int) error {
+	t, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	indent := func(d int) { out.WriteByte('\n'); out.WriteString(strings.Repeat("  ", d)) }
+	switch t := t.(type) {
+	case json.Delim:
+		closing := byte('}')
+		if t == '[' {
+			closing = ']'
+		}
+		out.WriteByte(byte(t))
+		n := 0
+		for dec.More() {
+			if t == '{' {
+				k, err := dec.Token()
+				if err != nil {
+					return err
+				}
+				if k == "about" {
+					var skip json.RawMessage
+					if err := dec.Decode(&skip); err != nil {
+						return err
+					}
+					continue
+				}
+				if n > 0 {
+					out.WriteByte(',')
+				}
+				indent(depth + 1)
+				kb, _ := json.Marshal(k)
+				out.Write(kb)
+				out.WriteString(": ")
+			} else {
+				if n > 0 {
+					out.WriteByte(',')
+				}
+				indent(depth + 1)
+			}
+			if err := copyValue(dec, out, depth+1); err != nil {
+				return err
+			}
+			n++
+		}
+		if _, err := dec.Token(); err != nil {
+			return err
+		}
+		if n > 0 {
+			indent(depth)
+		}
+		out.WriteByte(closing)
+	default:
+		vb, err := json.Marshal(t)
+		if err != nil {
+			return err
+		}
+		out.Write(vb)
+	}
+	return nil
+}
 
 type rawField struct {
 	Name             string          `json:"name"`
@@ -317,9 +448,16 @@ func trimDir(name string) string {
 }
 
 func main() {
-	dir := flag.String("schemas", "../../../shared/kafka-message-schemas", "the kafka-message-schemas folder")
+	dir := flag.String("schemas", "kafka", "the schema folder: ORDER, the folders it names, errors.tsv, enums.tsv")
 	out := flag.String("out", "tables_gen.go", "output file")
+	imp := flag.String("import", "", "copy Kafka's message files (clients/src/main/resources/common/message) from `DIR` first")
+	as := flag.String("as", "kafka-import", "the folder name the imported files get under -schemas")
 	flag.Parse()
+
+	if *imp != "" {
+		importFolder(*dir, *imp, *as)
+	}
+	folders = readOrder(*dir)
 
 	byFolder := load(*dir)
 	keys := map[string]bool{}

@@ -9,7 +9,7 @@ package schema
 
 import "strings"
 
-//go:generate go run gen.go -schemas ../../../shared/kafka-message-schemas -out tables_gen.go
+//go:generate go run gen.go -out tables_gen.go
 
 // Range is an inclusive range of versions. An empty range has Lo > Hi.
 type Range struct{ Lo, Hi int16 }
