@@ -1,0 +1,299 @@
+package jsontext
+
+import (
+	"encoding/json"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// MaxDepth bounds the nesting Parse accepts.
+const MaxDepth = 1000
+
+// SyntaxError is JSON text Parse cannot read: where, and what is wrong.
+type SyntaxError struct {
+	Offset int // byte offset of the problem
+	Msg    string
+}
+
+func (e *SyntaxError) Error() string {
+	return "invalid JSON at byte " + strconv.Itoa(e.Offset) + ": " + e.Msg
+}
+
+// Parse reads one JSON value into generic form: objects as map[string]any,
+// arrays as []any, numbers as json.Number (their exact text), strings,
+// bools and nil. Invalid UTF-8 in strings becomes U+FFFD. It is a small
+// parser of its own rather than encoding/json's Decoder, whose reflection
+// would add a third of a megabyte to the WebAssembly build. Nesting deeper
+// than MaxDepth is refused.
+func Parse(js []byte) (any, error) {
+	p := jsonParser{b: js}
+	p.ws()
+	v, err := p.value(0)
+	if err != nil {
+		return nil, err
+	}
+	p.ws()
+	if p.i < len(p.b) {
+		return nil, p.fail("more than one value")
+	}
+	return v, nil
+}
+
+type jsonParser struct {
+	b []byte
+	i int
+}
+
+func (p *jsonParser) fail(msg string) error {
+	return &SyntaxError{Offset: p.i, Msg: msg}
+}
+
+func (p *jsonParser) ws() {
+	for p.i < len(p.b) {
+		switch p.b[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+func (p *jsonParser) value(depth int) (any, error) {
+	if depth > MaxDepth {
+		return nil, p.fail("nested too deeply")
+	}
+	if p.i >= len(p.b) {
+		return nil, p.fail("unexpected end of input")
+	}
+	switch c := p.b[p.i]; {
+	case c == '{':
+		p.i++
+		obj := map[string]any{}
+		p.ws()
+		if p.i < len(p.b) && p.b[p.i] == '}' {
+			p.i++
+			return obj, nil
+		}
+		for {
+			p.ws()
+			if p.i >= len(p.b) || p.b[p.i] != '"' {
+				return nil, p.fail("expected a string key")
+			}
+			k, err := p.str()
+			if err != nil {
+				return nil, err
+			}
+			p.ws()
+			if p.i >= len(p.b) || p.b[p.i] != ':' {
+				return nil, p.fail("expected ':' after a key")
+			}
+			p.i++
+			p.ws()
+			v, err := p.value(depth + 1)
+			if err != nil {
+				return nil, err
+			}
+			obj[k] = v
+			p.ws()
+			if p.i < len(p.b) && p.b[p.i] == ',' {
+				p.i++
+				continue
+			}
+			if p.i < len(p.b) && p.b[p.i] == '}' {
+				p.i++
+				return obj, nil
+			}
+			return nil, p.fail("expected ',' or '}' in an object")
+		}
+	case c == '[':
+		p.i++
+		arr := []any{}
+		p.ws()
+		if p.i < len(p.b) && p.b[p.i] == ']' {
+			p.i++
+			return arr, nil
+		}
+		for {
+			p.ws()
+			v, err := p.value(depth + 1)
+			if err != nil {
+				return nil, err
+			}
+			arr = append(arr, v)
+			p.ws()
+			if p.i < len(p.b) && p.b[p.i] == ',' {
+				p.i++
+				continue
+			}
+			if p.i < len(p.b) && p.b[p.i] == ']' {
+				p.i++
+				return arr, nil
+			}
+			return nil, p.fail("expected ',' or ']' in an array")
+		}
+	case c == '"':
+		return p.str()
+	case c == 't':
+		return true, p.word("true")
+	case c == 'f':
+		return false, p.word("false")
+	case c == 'n':
+		return nil, p.word("null")
+	case c == '-' || c >= '0' && c <= '9':
+		return p.number()
+	}
+	return nil, p.fail("unexpected character " + strconv.QuoteRune(rune(p.b[p.i])))
+}
+
+func (p *jsonParser) word(w string) error {
+	if len(p.b)-p.i < len(w) || string(p.b[p.i:p.i+len(w)]) != w {
+		return p.fail("expected " + w)
+	}
+	p.i += len(w)
+	return nil
+}
+
+func (p *jsonParser) number() (any, error) {
+	start := p.i
+	digits := func() int {
+		n := 0
+		for p.i < len(p.b) && p.b[p.i] >= '0' && p.b[p.i] <= '9' {
+			p.i++
+			n++
+		}
+		return n
+	}
+	if p.b[p.i] == '-' {
+		p.i++
+	}
+	if p.i < len(p.b) && p.b[p.i] == '0' {
+		p.i++
+	} else if digits() == 0 {
+		return nil, p.fail("expected a digit")
+	}
+	if p.i < len(p.b) && p.b[p.i] == '.' {
+		p.i++
+		if digits() == 0 {
+			return nil, p.fail("expected a digit after '.'")
+		}
+	}
+	if p.i < len(p.b) && (p.b[p.i] == 'e' || p.b[p.i] == 'E') {
+		p.i++
+		if p.i < len(p.b) && (p.b[p.i] == '+' || p.b[p.i] == '-') {
+			p.i++
+		}
+		if digits() == 0 {
+			return nil, p.fail("expected a digit in the exponent")
+		}
+	}
+	return json.Number(p.b[start:p.i]), nil
+}
+
+func (p *jsonParser) str() (string, error) {
+	p.i++ // the opening quote
+	start := p.i
+	// Fast path: no escapes.
+	for p.i < len(p.b) {
+		c := p.b[p.i]
+		if c == '"' {
+			s := p.b[start:p.i]
+			p.i++
+			if utf8.Valid(s) {
+				return string(s), nil
+			}
+			return string([]rune(string(s))), nil // invalid bytes become U+FFFD
+		}
+		if c == '\\' || c < 0x20 {
+			break
+		}
+		p.i++
+	}
+	out := append([]byte(nil), p.b[start:p.i]...)
+	for p.i < len(p.b) {
+		c := p.b[p.i]
+		switch {
+		case c == '"':
+			p.i++
+			if !utf8.Valid(out) {
+				return string([]rune(string(out))), nil
+			}
+			return string(out), nil
+		case c < 0x20:
+			return "", p.fail("control character in a string")
+		case c != '\\':
+			out = append(out, c)
+			p.i++
+			continue
+		}
+		p.i++
+		if p.i >= len(p.b) {
+			break
+		}
+		e := p.b[p.i]
+		p.i++
+		switch e {
+		case '"', '\\', '/':
+			out = append(out, e)
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r, ok := p.hex4()
+			if !ok {
+				return "", p.fail("bad \\u escape")
+			}
+			if utf16.IsSurrogate(r) {
+				r2 := rune(utf8.RuneError)
+				if p.i+1 < len(p.b) && p.b[p.i] == '\\' && p.b[p.i+1] == 'u' {
+					save := p.i
+					p.i += 2
+					if x, ok := p.hex4(); ok {
+						if d := utf16.DecodeRune(r, x); d != utf8.RuneError {
+							r2 = d
+						} else {
+							p.i = save
+						}
+					} else {
+						p.i = save
+					}
+				}
+				r = r2
+			}
+			out = utf8.AppendRune(out, r)
+		default:
+			return "", p.fail("bad escape \\" + string(rune(e)))
+		}
+	}
+	return "", p.fail("unterminated string")
+}
+
+func (p *jsonParser) hex4() (rune, bool) {
+	if len(p.b)-p.i < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range p.b[p.i : p.i+4] {
+		r <<= 4
+		switch {
+		case c >= '0' && c <= '9':
+			r |= rune(c - '0')
+		case c >= 'a' && c <= 'f':
+			r |= rune(c - 'a' + 10)
+		case c >= 'A' && c <= 'F':
+			r |= rune(c - 'A' + 10)
+		default:
+			return 0, false
+		}
+	}
+	p.i += 4
+	return r, true
+}
