@@ -15,18 +15,21 @@ build:
 	go build -o bin/kwire ./cmd/kwire
 
 generate:
-	cd codec/schema && go run gen.go $(if $(KAFKA),-import $(abspath $(KAFKA)) -as $(KAFKA_AS)) -out tables_gen.go
+	cd codec/schema && go run gen.go $(if $(KAFKA),-import $(abspath $(KAFKA)) -as $(KAFKA_AS)) -out tables_gen.go -consts constants_gen.go
 
-# Regenerates into a temporary file and fails when the committed tables differ.
+# Regenerates into temporary files and fails when the committed ones differ.
 check-generated:
-	cd codec/schema && go run gen.go -out /tmp/kwire_tables_gen.go && \
-		diff -q tables_gen.go /tmp/kwire_tables_gen.go >/dev/null || \
-		{ echo "codec/schema/tables_gen.go is stale: run make generate"; exit 1; }
+	cd codec/schema && go run gen.go -out /tmp/kwire_tables_gen.go -consts /tmp/kwire_constants_gen.go && \
+		diff -q tables_gen.go /tmp/kwire_tables_gen.go >/dev/null && \
+		diff -q constants_gen.go /tmp/kwire_constants_gen.go >/dev/null || \
+		{ echo "codec/schema/tables_gen.go or constants_gen.go is stale: run make generate"; exit 1; }
 
 # Every test: short fuzzing runs, the Go tests (the CLI binary, captures of
-# real clients), then the browser and Worker tests (node's runner).
+# real clients), the codec's browser-build tests under node, then the browser
+# and Worker tests (node's runner).
 test: fuzz-ci
 	go test -count=1 ./...
+	GOOS=js GOARCH=wasm go test -count=1 -exec=$(GOROOT)/lib/wasm/go_js_wasm_exec -run Browser ./codec/records
 	@test -d site/node_modules || (cd site && npm ci --no-audit --no-fund --loglevel=error)
 	cd site && npm test
 

@@ -61,13 +61,3 @@ func ExampleParseRequestHeader() {
 	// Output:
 	// ApiVersions 0 1 kcat
 }
-
-// Error codes by name and back.
-func ExampleErrorName() {
-	fmt.Println(schema.ErrorName(3))
-	code, _ := schema.ErrorCodeByName("not_coordinator")
-	fmt.Println(code)
-	// Output:
-	// UNKNOWN_TOPIC_OR_PARTITION
-	// 16
-}

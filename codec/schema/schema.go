@@ -4,12 +4,15 @@
 // entity types, map keys) of Kafka's JSON schema files and none of their prose.
 //
 // The tables themselves are generated from those files (tables_gen.go, made
-// by gen.go); this file holds the types and lookups over them.
+// by gen.go), as are constants for every API key (KeyMetadata) and error
+// code (CodeNotLeaderOrFollower) in constants_gen.go; this file holds the
+// types and lookups over them: ByKey, ByName, APIName, ErrorName,
+// ErrorCodeByName.
 package schema
 
 import "strings"
 
-//go:generate go run gen.go -out tables_gen.go
+//go:generate go run gen.go -out tables_gen.go -consts constants_gen.go
 
 // Range is an inclusive range of versions. An empty range has Lo > Hi.
 type Range struct{ Lo, Hi int16 }
@@ -309,7 +312,17 @@ func DataMessage(name string) *Message {
 // DataMessages lists the data messages (consumer protocol, KRaft control records, ...).
 func DataMessages() []*Message { return dataMessages }
 
-// ErrorName returns the name of a Kafka error code, or "" when unknown.
+// APIName returns the name of an API key ("Metadata" for KeyMetadata), or
+// "" when unknown.
+func APIName(key int16) string {
+	if a := ByKey(key); a != nil {
+		return a.Name
+	}
+	return ""
+}
+
+// ErrorName returns Kafka's name for an error code ("NOT_LEADER_OR_FOLLOWER"
+// for CodeNotLeaderOrFollower), or "" when unknown.
 func ErrorName(code int16) string {
 	i := int(code) - errorBase
 	if i >= 0 && i < len(errorNames) {
@@ -318,11 +331,18 @@ func ErrorName(code int16) string {
 	return ""
 }
 
-// ErrorCodeByName returns the code of a Kafka error name (case-insensitive).
+// ErrorCodeByName returns the code of a Kafka error name, case-insensitive.
+// Names Kafka has since changed are accepted too: NOT_LEADER_FOR_PARTITION
+// is 6 (NOT_LEADER_OR_FOLLOWER since Kafka 2.6).
 func ErrorCodeByName(name string) (int16, bool) {
 	for i, n := range errorNames {
 		if n != "" && strings.EqualFold(n, name) {
 			return int16(i + errorBase), true
+		}
+	}
+	for _, r := range renamedErrors {
+		if strings.EqualFold(r.name, name) {
+			return r.code, true
 		}
 	}
 	return 0, false
