@@ -3,17 +3,21 @@ package codec
 import (
 	"strconv"
 	"strings"
+
+	"github.com/kwire/kwire/codec/wire"
 )
 
 // DecodeError is a decoding failure: where it happened, in which field, what
 // the codec expected and what it found. The partial tree decoded up to that
-// point is returned beside it.
+// point is returned beside it. Err keeps the cause, so
+// errors.Is(err, wire.ErrShort) tells truncated input from corrupt input.
 type DecodeError struct {
 	Offset   int    // byte offset in the buffer
 	Buf      int    // 0 for the input, n for derived buffer n
 	Path     string // e.g. "body.topics[2].partitions[0].records"
 	Expected string
 	Found    string
+	Err      error // the cause: a *wire.Error (whose cause is wire.ErrShort or wire.ErrVarint), wire.ErrShort, or nil
 }
 
 func (e *DecodeError) Error() string {
@@ -38,15 +42,24 @@ func (e *DecodeError) Error() string {
 	return b.String()
 }
 
-// EncodeError is a failure to encode value JSON: the JSON path and what is wrong.
-type EncodeError struct {
-	Path string // e.g. "body.topics[0].name"
-	Msg  string
+// Unwrap returns the cause.
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+// newDecodeError is how the decoder makes its errors: at offset off of
+// buffer buf, in the field at path, with the cause (nil when the bytes are
+// there but wrong; wire.ErrShort when they are missing).
+func newDecodeError(off, buf int, path, expected, found string, cause error) *DecodeError {
+	return &DecodeError{Offset: off, Buf: buf, Path: path, Expected: expected, Found: found, Err: cause}
 }
 
-func (e *EncodeError) Error() string {
-	if e.Path == "" {
-		return e.Msg
-	}
-	return e.Path + ": " + e.Msg
+// wireDecodeError turns a reader's failure into a DecodeError at path,
+// keeping the *wire.Error (and through it wire.ErrShort or wire.ErrVarint)
+// as the cause.
+func wireDecodeError(we *wire.Error, buf int, path string) *DecodeError {
+	return &DecodeError{Offset: we.Offset, Buf: buf, Path: path, Expected: we.Expected, Found: we.Found, Err: we}
 }
+
+// EncodeError is a failure to encode value JSON or Go values: the path
+// (e.g. "body.topics[0].name") and what is wrong. It is wire.EncodeError,
+// the one encoding error type, which the records package returns too.
+type EncodeError = wire.EncodeError

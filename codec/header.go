@@ -19,17 +19,30 @@ type RequestHeader struct {
 
 // ParseRequestHeader parses the header at the start of a request frame
 // (after its size prefix when sizePrefix is true), choosing the header
-// version from the API key and version as Kafka does.
+// version from the API key and version as Kafka does. A header cut short is
+// a *DecodeError naming the field (header.requestApiKey, ...) whose cause
+// is wire.ErrShort.
 func ParseRequestHeader(frame []byte, sizePrefix bool) (RequestHeader, error) {
 	var h RequestHeader
 	r := wire.Reader{B: frame}
 	if sizePrefix {
 		r.Int32()
+		if r.Err != nil {
+			return h, wireDecodeError(r.Err, 0, "size")
+		}
 	}
 	start := r.Off
-	h.APIKey, h.APIVersion, h.CorrelationID = r.Int16(), r.Int16(), r.Int32()
+	h.APIKey = r.Int16()
 	if r.Err != nil {
-		return h, &DecodeError{Offset: r.Err.Offset, Path: "header", Expected: r.Err.Expected, Found: r.Err.Found}
+		return h, wireDecodeError(r.Err, 0, "header.requestApiKey")
+	}
+	h.APIVersion = r.Int16()
+	if r.Err != nil {
+		return h, wireDecodeError(r.Err, 0, "header.requestApiVersion")
+	}
+	h.CorrelationID = r.Int32()
+	if r.Err != nil {
+		return h, wireDecodeError(r.Err, 0, "header.correlationId")
 	}
 	h.Version = 1
 	if api := schema.ByKey(h.APIKey); api != nil {
@@ -45,13 +58,16 @@ func ParseRequestHeader(frame []byte, sizePrefix bool) (RequestHeader, error) {
 		switch {
 		case r.Err != nil:
 		case n < -1:
-			return h, &DecodeError{Offset: off, Path: "header.clientId", Expected: "a length of -1 or more", Found: strconv.Itoa(n)}
+			return h, newDecodeError(off, 0, "header.clientId", "a length of -1 or more", strconv.Itoa(n), nil)
 		case n >= 0:
 			b := r.Span(n, "clientId")
 			if r.Err == nil {
 				s := string(b)
 				h.ClientID = &s
 			}
+		}
+		if r.Err != nil {
+			return h, wireDecodeError(r.Err, 0, "header.clientId")
 		}
 	}
 	if h.Version >= 2 {
@@ -60,9 +76,9 @@ func ParseRequestHeader(frame []byte, sizePrefix bool) (RequestHeader, error) {
 			r.Uvarint()
 			r.Span(int(r.Uvarint()), "tagged field")
 		}
-	}
-	if r.Err != nil {
-		return h, &DecodeError{Offset: r.Err.Offset, Path: "header", Expected: r.Err.Expected, Found: r.Err.Found}
+		if r.Err != nil {
+			return h, wireDecodeError(r.Err, 0, "header._tagged")
+		}
 	}
 	h.Len = r.Off - start
 	return h, nil
