@@ -5,9 +5,10 @@ package records
 import "errors"
 
 // deflate is not in the WebAssembly build: the compressors would add about
-// half a megabyte to a module that must stay small, and the browser only
-// needs them when a compressed batch's content was edited. Unchanged
-// batches reuse their original compressed bytes and need no compressor.
+// half a megabyte to a module that must stay small. Content that is
+// unchanged reuses its original compressed bytes and needs no compressor;
+// edited content inside a compressed batch or wrapper is refused here
+// (Encode puts the path in front), never written with stale bytes.
 func deflate(codec int, src []byte, magic0 bool) ([]byte, error) {
-	return nil, errors.New("compressing a changed " + CodecName(codec) + " batch is not available in the browser build; use the kwire CLI or leave the batch unchanged")
+	return nil, errors.New("the content changed, and compressing it with " + CodecName(codec) + " is not available in the browser build: encode it with the kwire CLI, or leave the compressed content as it was")
 }

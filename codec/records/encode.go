@@ -9,29 +9,38 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/kwire/kwire/codec/tree"
 	"github.com/kwire/kwire/codec/wire"
+	"github.com/kwire/kwire/internal/jsontext"
 )
 
-// EncodeError is an Encode failure at a JSON path such as "[0].records[2].value".
-type EncodeError struct {
-	Path string
-	Msg  string
-}
-
-func (e *EncodeError) Error() string { return e.Path + ": " + e.Msg }
+// EncodeError is an Encode failure at a JSON path such as
+// "[0].records[2].value": wire.EncodeError, the one encoding error type
+// kwire has (codec.EncodeError is the same type).
+type EncodeError = wire.EncodeError
 
 func eerr(path, msg string) error { return &EncodeError{Path: path, Msg: msg} }
 
-// Encode turns the decoded JSON form (as AppendJSON writes it, parsed by
-// encoding/json with UseNumber into map[string]any, []any, json.Number,
-// string, bool and nil; float64 numbers are accepted too) back into record
-// batch or message set bytes appended to dst. Lengths, counts and CRCs are
+// Encode turns the decoded JSON form (as AppendJSON writes it, parsed into
+// map[string]any, []any, json.Number, string, bool and nil; float64 and Go
+// integers are accepted for numbers, []byte for keys and values,
+// []map[string]any for arrays of entries) back into record batch or
+// message set bytes appended to dst. Lengths, counts and CRCs are
 // computed; "crc", "offset", "timestamp", "absoluteOffset" and "control"
-// are ignored. An entry with "_raw" or "_truncated" is written verbatim from
-// that base64 text. A compressed batch or wrapper whose content equals the
-// decompressed "_compressed" bytes reuses them, so an unchanged batch comes
-// back byte for byte; otherwise the content is compressed afresh with the
-// codec in attributes. A record lacking offsetDelta or timestampDelta gets
+// are ignored.
+//
+// No edit is dropped. An entry with "_raw" (one that decoded with
+// warnings) is written verbatim from it only when those bytes, decoded,
+// show exactly the entry given ("absoluteOffset" and "control" aside);
+// otherwise the entry is encoded from its fields. Likewise a compressed
+// batch or wrapper reuses its "_compressed" bytes only when they inflate to
+// the content encoded from the JSON, so an unchanged batch comes back byte
+// for byte; otherwise the content is compressed afresh with the codec in
+// attributes (magic 0 lz4 with the old Kafka header checksum), and
+// lengths, offsets and CRCs are computed anew. A build without compressors
+// (WebAssembly) refuses such an edit with an error naming its path. An
+// entry that is only "_raw" (bytes after a framing error) or "_truncated"
+// is written verbatim. A record lacking offsetDelta or timestampDelta gets
 // it from "offset"/"timestamp" and the batch base, else from its index / 0.
 // A nil v encodes nothing.
 func Encode(dst []byte, v any) ([]byte, error) {
@@ -42,22 +51,22 @@ func Encode(dst []byte, v any) ([]byte, error) {
 }
 
 func encodeSet(dst []byte, v any, path string, depth int) ([]byte, error) {
-	arr, ok := v.([]any)
+	n, ok := listLen(v)
 	if !ok {
 		return dst, eerr(pathOr(path), "expected an array of batches or messages")
 	}
 	if depth > 16 {
 		return dst, eerr(pathOr(path), "message sets nested too deep")
 	}
-	for i, e := range arr {
+	for i := 0; i < n; i++ {
 		p := path + "[" + itoa(i) + "]"
-		obj, ok := e.(map[string]any)
+		obj, ok := listAt(v, i).(map[string]any)
 		if !ok {
 			return dst, eerr(p, "expected an object")
 		}
 		if raw, ok, err := b64Field(obj, "_raw", p); err != nil {
 			return dst, err
-		} else if ok {
+		} else if ok && (len(obj) == 1 || unchanged(obj, raw)) {
 			dst = append(dst, raw...)
 			continue
 		}
@@ -98,13 +107,16 @@ func b64Field(obj map[string]any, name, path string) ([]byte, bool, error) {
 	if !ok || v == nil {
 		return nil, false, nil
 	}
+	if b, ok := v.([]byte); ok {
+		return b, true, nil
+	}
 	s, ok := v.(string)
 	if !ok {
 		return nil, false, eerr(path+"."+name, "expected a base64 string")
 	}
 	b, err := base64.StdEncoding.DecodeString(s)
 	if err != nil {
-		return nil, false, eerr(path+"."+name, "bad base64: "+err.Error())
+		return nil, false, &EncodeError{Path: path + "." + name, Msg: "bad base64: " + err.Error(), Err: err}
 	}
 	return b, true, nil
 }
@@ -129,10 +141,24 @@ func num(v any) (int64, bool) {
 		return int64(x), true
 	case int:
 		return int64(x), true
-	case int64:
-		return x, true
+	case int8:
+		return int64(x), true
+	case int16:
+		return int64(x), true
 	case int32:
 		return int64(x), true
+	case int64:
+		return x, true
+	case uint8:
+		return int64(x), true
+	case uint16:
+		return int64(x), true
+	case uint32:
+		return int64(x), true
+	case uint:
+		return int64(x), uint64(x) <= math.MaxInt64
+	case uint64:
+		return int64(x), x <= math.MaxInt64
 	}
 	return 0, false
 }
@@ -240,6 +266,8 @@ func bytesOf(v any, path string) ([]byte, bool, error) {
 	switch x := v.(type) {
 	case nil:
 		return nil, true, nil
+	case []byte:
+		return x, x == nil, nil
 	case string:
 		return []byte(x), false, nil
 	case map[string]any:
@@ -291,28 +319,43 @@ func encodeBatch(dst []byte, obj map[string]any, path string) ([]byte, error) {
 	if attrs < -32768 || attrs > 0xffff {
 		return dst, eerr(path+".attributes", "does not fit int16")
 	}
-	rv, ok := obj["records"]
-	if !ok || rv == nil {
-		return dst, eerr(path+".records", "missing (a batch with undecodable records needs _raw)")
-	}
-	recs, ok := rv.([]any)
-	if !ok {
-		return dst, eerr(path+".records", "expected an array")
-	}
-	if len(recs) > math.MaxInt32 {
-		return dst, eerr(path+".records", "too many records")
-	}
 	var body []byte
-	var scratch []byte
-	for k, r := range recs {
-		if body, scratch, err = encodeRecord(body, scratch, r, path+".records["+itoa(k)+"]", f[0], f[3], k); err != nil {
-			return dst, err
+	count := 0
+	rv := obj["records"]
+	if comp, ok, err := b64Field(obj, "_compressed", path); err != nil {
+		return dst, err
+	} else if rv == nil && ok && attrs&7 != CodecNone {
+		// Records that could not be decompressed: the edit is to the batch
+		// fields, so the compressed bytes stay as they are, with the record
+		// count the original batch declared.
+		raw, _, _ := b64Field(obj, "_raw", path)
+		if len(raw) < batchHeader {
+			return dst, eerr(path+".records", "missing (a batch whose records could not be decompressed needs its _raw)")
 		}
-	}
-	if codec := attrs & 7; codec != CodecNone {
-		if body, err = recompress(codec, body, obj, path, false); err != nil {
-			return dst, err
+		body, count = comp, int(be32(raw[batchHeader-4:]))
+	} else {
+		if rv == nil {
+			return dst, eerr(path+".records", "missing (a batch with undecodable records needs _raw)")
 		}
+		n, ok := listLen(rv)
+		if !ok {
+			return dst, eerr(path+".records", "expected an array")
+		}
+		if n > math.MaxInt32 {
+			return dst, eerr(path+".records", "too many records")
+		}
+		var scratch []byte
+		for k := 0; k < n; k++ {
+			if body, scratch, err = encodeRecord(body, scratch, listAt(rv, k), path+".records["+itoa(k)+"]", f[0], f[3], k); err != nil {
+				return dst, err
+			}
+		}
+		if codec := attrs & 7; codec != CodecNone {
+			if body, err = recompress(codec, body, obj, path, false); err != nil {
+				return dst, err
+			}
+		}
+		count = n
 	}
 	start := len(dst)
 	dst = wire.AppendInt64(dst, f[0])
@@ -327,7 +370,7 @@ func encodeBatch(dst []byte, obj map[string]any, path string) ([]byte, error) {
 	dst = wire.AppendInt64(dst, f[5])
 	dst = wire.AppendInt16(dst, int16(f[6]))
 	dst = wire.AppendInt32(dst, int32(f[7]))
-	dst = wire.AppendInt32(dst, int32(len(recs)))
+	dst = wire.AppendInt32(dst, int32(count))
 	dst = append(dst, body...)
 	if len(dst)-start-12 > math.MaxInt32 {
 		return dst[:start], eerr(path, "batch too large")
@@ -351,7 +394,7 @@ func recompress(codec int, content []byte, obj map[string]any, path string, magi
 	}
 	out, err := deflate(codec, content, magic0)
 	if err != nil {
-		return nil, eerr(path+".attributes.compression", err.Error())
+		return nil, &EncodeError{Path: path + ".attributes.compression", Msg: err.Error(), Err: err}
 	}
 	return out, nil
 }
@@ -398,16 +441,16 @@ func encodeRecord(dst, scratch []byte, v any, path string, baseOffset, baseTS in
 		}
 		b = appendVarbytes(b, x, null)
 	}
-	var hs []any
-	if h, ok := r["headers"]; ok && h != nil {
-		if hs, ok = h.([]any); !ok {
+	hs, nh := r["headers"], 0
+	if hs != nil {
+		if nh, ok = listLen(hs); !ok {
 			return dst, scratch, eerr(path+".headers", "expected an array")
 		}
 	}
-	b = wire.AppendVarint(b, int32(len(hs)))
-	for i, h := range hs {
+	b = wire.AppendVarint(b, int32(nh))
+	for i := 0; i < nh; i++ {
 		hp := path + ".headers[" + itoa(i) + "]"
-		ho, ok := h.(map[string]any)
+		ho, ok := listAt(hs, i).(map[string]any)
 		if !ok {
 			return dst, scratch, eerr(hp, "expected an object")
 		}
@@ -453,14 +496,23 @@ func encodeMessage(dst []byte, obj map[string]any, path string, magic int8, dept
 	valNull := false
 	if ms, ok := obj["messages"]; ok && attrs&7 != 0 {
 		if ms == nil {
-			return dst, eerr(path+".messages", "missing (a wrapper with undecodable content needs _raw)")
-		}
-		inner, err := encodeSet(nil, ms, path+".messages", depth+1)
-		if err != nil {
-			return dst, err
-		}
-		if val, err = recompress(attrs&7, inner, obj, path, magic == 0); err != nil {
-			return dst, err
+			// Content that could not be decompressed: keep its bytes.
+			comp, ok, err := b64Field(obj, "_compressed", path)
+			if err != nil {
+				return dst, err
+			}
+			if !ok {
+				return dst, eerr(path+".messages", "missing (a wrapper with undecodable content needs _compressed or _raw)")
+			}
+			val = comp
+		} else {
+			inner, err := encodeSet(nil, ms, path+".messages", depth+1)
+			if err != nil {
+				return dst, err
+			}
+			if val, err = recompress(attrs&7, inner, obj, path, magic == 0); err != nil {
+				return dst, err
+			}
 		}
 	} else if val, valNull, err = bytesOf(obj["value"], path+".value"); err != nil {
 		return dst, err
@@ -490,4 +542,90 @@ func encodeMessage(dst []byte, obj map[string]any, path string, magic int8, dept
 	binary.BigEndian.PutUint32(dst[start+8:], uint32(len(dst)-start-12))
 	binary.BigEndian.PutUint32(dst[start+12:], crc32.ChecksumIEEE(dst[start+16:]))
 	return dst, nil
+}
+
+// listLen reports whether v is an array of entries ([]any, or
+// []map[string]any from Go code) and its length.
+func listLen(v any) (int, bool) {
+	switch x := v.(type) {
+	case []any:
+		return len(x), true
+	case []map[string]any:
+		return len(x), true
+	}
+	return 0, false
+}
+
+func listAt(v any, i int) any {
+	switch x := v.(type) {
+	case []any:
+		return x[i]
+	case []map[string]any:
+		return x[i]
+	}
+	return nil
+}
+
+// unchanged reports whether raw, the bytes an entry was decoded from, shows
+// exactly the entry obj when decoded again: only then may Encode write raw
+// instead of encoding obj. "absoluteOffset" (which depends on the enclosing
+// wrapper) and "control" (which Encode ignores, and whose KRaft data needs
+// the codec's data-message schemas) are left out of the comparison.
+func unchanged(obj map[string]any, raw []byte) bool {
+	var s tree.Slab
+	res, _ := Decode(&s, raw, 0, 0, len(raw), 1, Options{})
+	v, err := jsontext.Parse(AppendJSON(nil, res, raw, Decoded))
+	if err != nil {
+		return false
+	}
+	arr, ok := v.([]any)
+	return ok && len(arr) == 1 && sameValue(arr[0], obj)
+}
+
+// sameValue compares a value parsed from AppendJSON's output (want) with
+// one given to Encode (got), numbers by value.
+func sameValue(want, got any) bool {
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			return false
+		}
+		n := 0
+		for k, gv := range g {
+			if k == "absoluteOffset" || k == "control" {
+				continue
+			}
+			wv, ok := w[k]
+			if !ok || !sameValue(wv, gv) {
+				return false
+			}
+			n++
+		}
+		for k := range w {
+			if k != "absoluteOffset" && k != "control" {
+				n--
+			}
+		}
+		return n == 0
+	case []any:
+		n, ok := listLen(got)
+		if !ok || n != len(w) {
+			return false
+		}
+		for i := range w {
+			if !sameValue(w[i], listAt(got, i)) {
+				return false
+			}
+		}
+		return true
+	case json.Number:
+		if i, ok := num(w); ok {
+			j, ok := num(got)
+			return ok && i == j
+		}
+		g, ok := got.(json.Number)
+		return ok && g == w
+	}
+	return want == got
 }
