@@ -29,16 +29,32 @@ func EncodeJSON(js []byte, o EncodeOptions) ([]byte, error) {
 	return Encode(nil, v, o)
 }
 
-// Encode appends the frame for an envelope in generic form (see ParseJSON)
-// to dst. Fields left out take the schema's default; a field unknown at
-// the version is an error naming it and the valid names.
+// envelopeKeys are the keys an envelope may have. "warnings" and "guess"
+// are what the decoder adds about its reading; the encoder ignores them.
+var envelopeKeys = []string{"direction", "apiKey", "apiName", "apiVersion", "header", "body", "warnings", "guess"}
+
+// Encode appends the frame for an envelope in generic form to dst.
+//
+// The envelope is what ParseJSON makes of value JSON, or the same built in
+// Go: map[string]any objects, []any arrays, and for values json.Number,
+// float64, every Go integer type, bool, string, *string, []byte (a bytes or
+// records field's raw bytes), [16]byte (a UUID) and nil, with typed slices
+// ([]int32, []string, []map[string]any, ...) for arrays. Bytes, records and
+// consumer-protocol fields take either Kafka's form (base64 text) or the
+// decoded form kwire's JSON shows (batches, data-message objects).
+//
+// Fields left out take the schema's default; tagged fields left out stay
+// absent, and a tagged field given is written even when it holds its
+// default. A field unknown at the version is an error naming it and the
+// valid names; a value of the wrong kind or Go type is an error naming its
+// path and its type.
 func Encode(dst []byte, env any, o EncodeOptions) ([]byte, error) {
 	e := &encoder{o: o}
 	obj, ok := env.(map[string]any)
 	if !ok {
 		return nil, &EncodeError{Msg: "expected an object with direction, apiKey, apiVersion, header and body, found " + jsonKind(env)}
 	}
-	if err := checkKeys(obj, "", []string{"direction", "apiKey", "apiName", "apiVersion", "header", "body"}); err != nil {
+	if err := checkKeys(obj, "", envelopeKeys); err != nil {
 		return nil, err
 	}
 	response := false
@@ -124,7 +140,7 @@ func Encode(dst []byte, env any, o EncodeOptions) ([]byte, error) {
 					return nil, &EncodeError{Path: "header." + k, Msg: "is " + strconv.FormatInt(got, 10) + " but the envelope says " + strconv.FormatInt(want, 10)}
 				}
 			}
-			h[k] = json.Number(strconv.FormatInt(want, 10))
+			h[k] = want
 		}
 		hdr = h
 	}
@@ -155,31 +171,30 @@ func EncodeStruct(dst []byte, l *schema.Layout, v int16, flex bool, val map[stri
 	return e.structValue(dst, l, val, path)
 }
 
+// EncodeBody appends a request or response body alone (no size, no header)
+// from its generic value (see Encode for the Go values it takes).
+func EncodeBody(dst []byte, apiKey, version int16, response bool, body map[string]any, o EncodeOptions) ([]byte, error) {
+	api := schema.ByKey(apiKey)
+	if api == nil {
+		return nil, &EncodeError{Path: "apiKey", Msg: "unknown API key " + strconv.Itoa(int(apiKey))}
+	}
+	m := api.Request
+	if response {
+		m = api.Response
+	}
+	def := m.At(version)
+	if def == nil {
+		return nil, &EncodeError{Path: "apiVersion", Msg: m.Name + " has versions " + m.Valid.String() + ", not " + strconv.Itoa(int(version))}
+	}
+	e := &encoder{o: o, v: version, flex: def.Flexible.Contains(version)}
+	return e.structValue(dst, def.Root, body, "body")
+}
+
 type encoder struct {
 	o       EncodeOptions
 	v       int16
 	flex    bool
 	scratch []byte
-}
-
-func jsonKind(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a bool"
-	case json.Number, float64:
-		return "a number"
-	case string:
-		return "a string"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
-	default:
-		_ = x
-		return "a value"
-	}
 }
 
 func join(path, k string) string {
@@ -241,7 +256,9 @@ func (e *encoder) structValue(dst []byte, l *schema.Layout, obj map[string]any, 
 		val, present := obj[f.JSON]
 		p := join(path, f.JSON)
 		if e.flex && f.IsTagged(e.v) {
-			if !present || e.isDefault(f, f.Kind, val) {
+			// A tagged field is written exactly when it is given, even
+			// holding its default: the bytes then say what the JSON says.
+			if !present {
 				continue
 			}
 			var b []byte
@@ -263,12 +280,13 @@ func (e *encoder) structValue(dst []byte, l *schema.Layout, obj map[string]any, 
 		return dst, nil
 	}
 	if u, ok := obj["_unknownTaggedFields"]; ok && u != nil {
-		arr, ok := u.([]any)
 		up := join(path, "_unknownTaggedFields")
+		n, ok := sliceLen(u)
 		if !ok {
 			return nil, &EncodeError{Path: up, Msg: "expected an array, found " + jsonKind(u)}
 		}
-		for i, x := range arr {
+		for i := 0; i < n; i++ {
+			x := sliceAt(u, i)
 			ip := up + "[" + strconv.Itoa(i) + "]"
 			t, ok := x.(map[string]any)
 			if !ok {
@@ -281,13 +299,16 @@ func (e *encoder) structValue(dst []byte, l *schema.Layout, obj map[string]any, 
 			if err != nil {
 				return nil, err
 			}
-			s, ok := t["data"].(string)
-			if !ok {
+			var b []byte
+			switch d := t["data"].(type) {
+			case []byte:
+				b = d
+			case string:
+				if b, err = base64.StdEncoding.DecodeString(d); err != nil {
+					return nil, &EncodeError{Path: ip + ".data", Msg: "invalid base64: " + err.Error(), Err: err}
+				}
+			default:
 				return nil, &EncodeError{Path: ip + ".data", Msg: "expected base64 text, found " + jsonKind(t["data"])}
-			}
-			b, err := base64.StdEncoding.DecodeString(s)
-			if err != nil {
-				return nil, &EncodeError{Path: ip + ".data", Msg: "invalid base64: " + err.Error()}
 			}
 			tags = append(tags, tagged{uint32(tag), b})
 		}
@@ -302,17 +323,31 @@ func (e *encoder) structValue(dst []byte, l *schema.Layout, obj map[string]any, 
 	return dst, nil
 }
 
+// intValue reads an integer in [lo, hi] from JSON (a number, or its text in
+// a string) or from any Go integer or integral float.
 func (e *encoder) intValue(v any, path string, lo, hi int64) (int64, error) {
 	var s string
 	switch x := v.(type) {
 	case json.Number:
 		s = string(x)
-	case float64:
-		s = strconv.FormatFloat(x, 'f', -1, 64)
 	case string:
 		s = x // integers quoted as strings are accepted
+	case float64:
+		if x != math.Trunc(x) || math.IsInf(x, 0) {
+			return 0, &EncodeError{Path: path, Msg: "expected an integer, found " + strconv.FormatFloat(x, 'g', -1, 64)}
+		}
+		s = strconv.FormatFloat(x, 'f', -1, 64)
+	case float32:
+		return e.intValue(float64(x), path, lo, hi)
 	default:
-		return 0, &EncodeError{Path: path, Msg: "expected an integer, found " + jsonKind(v)}
+		i, ok, exact := goInt(v)
+		if !ok {
+			return 0, &EncodeError{Path: path, Msg: "expected an integer, found " + jsonKind(v)}
+		}
+		if !exact || i < lo || i > hi {
+			return 0, &EncodeError{Path: path, Msg: "expected an integer in " + strconv.FormatInt(lo, 10) + ".." + strconv.FormatInt(hi, 10) + ", found " + goIntText(v) + " (Go " + goTypeName(v) + ")"}
+		}
+		return i, nil
 	}
 	i, err := strconv.ParseInt(s, 10, 64)
 	if err != nil {
@@ -369,44 +404,40 @@ func (e *encoder) value(dst []byte, f *schema.Field, k schema.Kind, v any, path 
 		}
 		return wire.AppendInt64(dst, i), nil
 	case schema.Float64:
-		var x float64
-		switch t := v.(type) {
-		case json.Number:
-			var err error
-			if x, err = strconv.ParseFloat(string(t), 64); err != nil {
-				return nil, &EncodeError{Path: path, Msg: "expected a float64, found " + string(t)}
-			}
-		case string:
-			switch t {
-			case "NaN":
-				x = math.NaN()
-			case "Infinity":
-				x = math.Inf(1)
-			case "-Infinity":
-				x = math.Inf(-1)
-			default:
-				return nil, &EncodeError{Path: path, Msg: `expected a number, "NaN", "Infinity" or "-Infinity", found ` + strconv.Quote(t)}
-			}
-		default:
-			return nil, &EncodeError{Path: path, Msg: "expected a number, found " + jsonKind(v)}
+		x, err := floatValue(v, path)
+		if err != nil {
+			return nil, err
 		}
 		return wire.AppendFloat64(dst, x), nil
 	case schema.UUID:
-		s, ok := v.(string)
-		if !ok {
-			return nil, &EncodeError{Path: path, Msg: "expected a UUID in Kafka's base64url form, found " + jsonKind(v)}
+		switch x := v.(type) {
+		case [16]byte:
+			return append(dst, x[:]...), nil
+		case []byte:
+			if len(x) == 16 {
+				return append(dst, x...), nil
+			}
+		case string:
+			b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(x, "="))
+			if err != nil || len(b) != 16 {
+				return nil, &EncodeError{Path: path, Msg: "expected a UUID in Kafka's base64url form (22 characters), found " + strconv.Quote(x)}
+			}
+			return append(dst, b...), nil
 		}
-		b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(s, "="))
-		if err != nil || len(b) != 16 {
-			return nil, &EncodeError{Path: path, Msg: "expected a UUID in Kafka's base64url form (22 characters), found " + strconv.Quote(s)}
-		}
-		return append(dst, b...), nil
+		return nil, &EncodeError{Path: path, Msg: "expected a UUID in Kafka's base64url form, found " + jsonKind(v)}
 	case schema.String:
-		if v == nil {
+		var s string
+		switch x := v.(type) {
+		case nil:
 			return e.appendLen(dst, f, k, -1), nil
-		}
-		s, ok := v.(string)
-		if !ok {
+		case string:
+			s = x
+		case *string:
+			if x == nil {
+				return e.appendLen(dst, f, k, -1), nil
+			}
+			s = *x
+		default:
 			return nil, &EncodeError{Path: path, Msg: "expected a string, found " + jsonKind(v)}
 		}
 		if len(s) > math.MaxInt16 && !e.compact(f) {
@@ -415,30 +446,42 @@ func (e *encoder) value(dst []byte, f *schema.Field, k schema.Kind, v any, path 
 		dst = e.appendLen(dst, f, k, len(s))
 		return append(dst, s...), nil
 	case schema.Bytes, schema.Records:
-		if v == nil {
+		switch x := v.(type) {
+		case nil:
 			return e.appendLen(dst, f, k, -1), nil
+		case []byte:
+			if x == nil && f.Nullable.Contains(e.v) {
+				return e.appendLen(dst, f, k, -1), nil
+			}
+			dst = e.appendLen(dst, f, k, len(x))
+			return append(dst, x...), nil
+		case string:
+			b, err := base64.StdEncoding.DecodeString(x)
+			if err != nil {
+				return nil, &EncodeError{Path: path, Msg: "invalid base64: " + err.Error(), Err: err}
+			}
+			dst = e.appendLen(dst, f, k, len(b))
+			return append(dst, b...), nil
 		}
-		s, ok := v.(string)
-		if !ok {
-			return e.nested(dst, f, k, v, path)
-		}
-		b, err := base64.StdEncoding.DecodeString(s)
-		if err != nil {
-			return nil, &EncodeError{Path: path, Msg: "invalid base64: " + err.Error()}
-		}
-		dst = e.appendLen(dst, f, k, len(b))
-		return append(dst, b...), nil
+		return e.nested(dst, f, k, v, path)
 	case schema.Array:
 		if v == nil {
 			return e.appendLen(dst, f, k, -1), nil
 		}
-		arr, ok := v.([]any)
+		n, ok := sliceLen(v)
 		if !ok {
 			return nil, &EncodeError{Path: path, Msg: "expected an array, found " + jsonKind(v)}
 		}
-		dst = e.appendLen(dst, f, k, len(arr))
+		if n == -1 { // a nil typed slice
+			if f.Nullable.Contains(e.v) {
+				return e.appendLen(dst, f, k, -1), nil
+			}
+			n = 0
+		}
+		dst = e.appendLen(dst, f, k, n)
 		var err error
-		for i, x := range arr {
+		for i := 0; i < n; i++ {
+			x := sliceAt(v, i)
 			p := path + "[" + strconv.Itoa(i) + "]"
 			if f.Elem == schema.Struct {
 				obj, ok := x.(map[string]any)
@@ -474,6 +517,35 @@ func (e *encoder) value(dst []byte, f *schema.Field, k schema.Kind, v any, path 
 	return nil, &EncodeError{Path: path, Msg: "cannot encode kind " + k.String()}
 }
 
+func floatValue(v any, path string) (float64, error) {
+	switch t := v.(type) {
+	case float64:
+		return t, nil
+	case float32:
+		return float64(t), nil
+	case json.Number:
+		x, err := strconv.ParseFloat(string(t), 64)
+		if err != nil {
+			return 0, &EncodeError{Path: path, Msg: "expected a float64, found " + string(t)}
+		}
+		return x, nil
+	case string:
+		switch t {
+		case "NaN":
+			return math.NaN(), nil
+		case "Infinity":
+			return math.Inf(1), nil
+		case "-Infinity":
+			return math.Inf(-1), nil
+		}
+		return 0, &EncodeError{Path: path, Msg: `expected a number, "NaN", "Infinity" or "-Infinity", found ` + strconv.Quote(t)}
+	}
+	if i, ok, exact := goInt(v); ok && exact {
+		return float64(i), nil
+	}
+	return 0, &EncodeError{Path: path, Msg: "expected a number, found " + jsonKind(v)}
+}
+
 // nested encodes a records field given as batches, or a consumer-protocol
 // bytes field given as its decoded data message.
 func (e *encoder) nested(dst []byte, f *schema.Field, k schema.Kind, v any, path string) ([]byte, error) {
@@ -481,21 +553,21 @@ func (e *encoder) nested(dst []byte, f *schema.Field, k schema.Kind, v any, path
 	var err error
 	switch {
 	case k == schema.Records:
-		if _, ok := v.([]any); !ok {
-			return nil, &EncodeError{Path: path, Msg: "expected base64 text or an array of batches, found " + jsonKind(v)}
+		if _, ok := sliceLen(v); !ok {
+			return nil, &EncodeError{Path: path, Msg: "expected base64 text, bytes or an array of batches, found " + jsonKind(v)}
 		}
 		body, err = records.Encode(e.scratch[:0], v)
 		if err != nil {
-			var re *records.EncodeError
+			var re *EncodeError
 			if errors.As(err, &re) {
-				return nil, &EncodeError{Path: path + re.Path, Msg: re.Msg}
+				return nil, &EncodeError{Path: path + re.Path, Msg: re.Msg, Err: re.Err}
 			}
-			return nil, &EncodeError{Path: path, Msg: err.Error()}
+			return nil, &EncodeError{Path: path, Msg: err.Error(), Err: err}
 		}
 	case consumerData(f.Name) != "":
 		obj, ok := v.(map[string]any)
 		if !ok {
-			return nil, &EncodeError{Path: path, Msg: "expected base64 text or a " + consumerData(f.Name) + " object, found " + jsonKind(v)}
+			return nil, &EncodeError{Path: path, Msg: "expected base64 text, bytes or a " + consumerData(f.Name) + " object, found " + jsonKind(v)}
 		}
 		m := schema.DataMessage(consumerData(f.Name))
 		ver, err := e.intValue(obj["version"], path+".version", 0, math.MaxInt16)
@@ -518,7 +590,7 @@ func (e *encoder) nested(dst []byte, f *schema.Field, k schema.Kind, v any, path
 			return nil, err
 		}
 	default:
-		return nil, &EncodeError{Path: path, Msg: "expected base64 text, found " + jsonKind(v)}
+		return nil, &EncodeError{Path: path, Msg: "expected base64 text or bytes, found " + jsonKind(v)}
 	}
 	e.scratch = body
 	dst = e.appendLen(dst, f, k, len(body))
@@ -585,83 +657,4 @@ func (e *encoder) defaultValue(dst []byte, f *schema.Field, k schema.Kind) []byt
 		return out
 	}
 	return dst
-}
-
-// isDefault reports whether a JSON value equals f's default, so a tagged
-// field holding it is left out, as Kafka's encoders do.
-func (e *encoder) isDefault(f *schema.Field, k schema.Kind, v any) bool {
-	switch k {
-	case schema.Bool:
-		b, ok := v.(bool)
-		return ok && b == (defaultInt(f) != 0)
-	case schema.Int8, schema.Int16, schema.Uint16, schema.Int32, schema.Uint32, schema.Int64:
-		i, err := e.intValue(v, "", math.MinInt64, math.MaxInt64)
-		return err == nil && i == defaultInt(f)
-	case schema.Float64:
-		n, ok := v.(json.Number)
-		if !ok {
-			return false
-		}
-		x, err := strconv.ParseFloat(string(n), 64)
-		return err == nil && x == defaultFloat(f)
-	case schema.UUID:
-		s, ok := v.(string)
-		return ok && s == "AAAAAAAAAAAAAAAAAAAAAA"
-	case schema.String:
-		if nullDefault(f, e.v) {
-			return v == nil
-		}
-		s, ok := v.(string)
-		return ok && s == defaultString(f)
-	case schema.Bytes, schema.Records:
-		if nullDefault(f, e.v) {
-			return v == nil
-		}
-		s, ok := v.(string)
-		return ok && s == ""
-	case schema.Array:
-		if nullDefault(f, e.v) {
-			return v == nil
-		}
-		a, ok := v.([]any)
-		return ok && len(a) == 0
-	case schema.Struct:
-		if nullDefault(f, e.v) {
-			return v == nil
-		}
-		obj, ok := v.(map[string]any)
-		if !ok {
-			return false
-		}
-		for i := range f.Struct.Fields {
-			sf := &f.Struct.Fields[i]
-			if x, present := obj[sf.JSON]; present && sf.Versions.Contains(e.v) && !e.isDefault(sf, sf.Kind, x) {
-				return false
-			}
-		}
-		if u, ok := obj["_unknownTaggedFields"].([]any); ok && len(u) > 0 {
-			return false
-		}
-		return true
-	}
-	return false
-}
-
-// EncodeBody appends a request or response body alone (no size, no header)
-// from its generic value.
-func EncodeBody(dst []byte, apiKey, version int16, response bool, body map[string]any, o EncodeOptions) ([]byte, error) {
-	api := schema.ByKey(apiKey)
-	if api == nil {
-		return nil, &EncodeError{Path: "apiKey", Msg: "unknown API key " + strconv.Itoa(int(apiKey))}
-	}
-	m := api.Request
-	if response {
-		m = api.Response
-	}
-	def := m.At(version)
-	if def == nil {
-		return nil, &EncodeError{Path: "apiVersion", Msg: m.Name + " has versions " + m.Valid.String() + ", not " + strconv.Itoa(int(version))}
-	}
-	e := &encoder{o: o, v: version, flex: def.Flexible.Contains(version)}
-	return e.structValue(dst, def.Root, body, "body")
 }

@@ -146,7 +146,7 @@ func TestGoldenVectors(t *testing.T) {
 				require.NotNil(t, n, p)
 				require.Equal(t, end, n.PrefixEnd, p)
 			}
-			again, err := EncodeJSON(f.JSON(), EncodeOptions{})
+			again, err := Encode(nil, presentValue(t, f), EncodeOptions{})
 			require.NoError(t, err)
 			require.Equal(t, hex.EncodeToString(b), hex.EncodeToString(again))
 		})

@@ -110,11 +110,10 @@ func kmsgFor(key int16, response bool) kmsgMsg {
 	return req
 }
 
+// bodyJSON is the body of f's value JSON with the tagged fields its bytes carry.
 func bodyJSON(t *testing.T, f *Frame) map[string]any {
 	t.Helper()
-	v, err := ParseJSON(f.JSON())
-	require.NoError(t, err)
-	body, _ := v.(map[string]any)["body"].(map[string]any)
+	body, _ := presentValue(t, f)["body"].(map[string]any)
 	require.NotNil(t, body)
 	return body
 }
@@ -216,4 +215,133 @@ func appendInt(b []byte, i int) []byte {
 		b = appendInt(b, i/10)
 	}
 	return append(b, byte('0'+i%10))
+}
+
+// withTags rewrites an example body in place: every tagged field, at every
+// depth, holds its default (present) or is left out (absent). It reports
+// whether there was any.
+func withTags(t *testing.T, l *schema.Layout, obj map[string]any, v int16, present bool) bool {
+	found := false
+	for i := range l.Fields {
+		f := &l.Fields[i]
+		if !f.Versions.Contains(v) {
+			continue
+		}
+		if f.IsTagged(v) {
+			found = true
+			if !present {
+				delete(obj, f.JSON)
+				continue
+			}
+			d, err := ParseJSON(appendDefault(nil, f, f.Kind, v))
+			require.NoError(t, err)
+			obj[f.JSON] = d
+			continue
+		}
+		switch x := obj[f.JSON].(type) {
+		case map[string]any:
+			if f.Kind == schema.Struct && withTags(t, f.Struct, x, v, present) {
+				found = true
+			}
+		case []any:
+			for _, el := range x {
+				if o, ok := el.(map[string]any); ok && f.Elem == schema.Struct && withTags(t, f.Struct, o, v, present) {
+					found = true
+				}
+			}
+		}
+	}
+	return found
+}
+
+// kmsgUnknownTags reports whether kmsg kept tags it has no field for
+// (UnknownTags at any depth): it writes those back as they came.
+func kmsgUnknownTags(rv reflect.Value) bool {
+	switch rv.Kind() {
+	case reflect.Ptr, reflect.Interface:
+		return !rv.IsNil() && kmsgUnknownTags(rv.Elem())
+	case reflect.Struct:
+		if u := rv.FieldByName("UnknownTags"); u.IsValid() {
+			if l := u.Addr().MethodByName("Len"); l.IsValid() && l.Call(nil)[0].Int() > 0 {
+				return true
+			}
+		}
+		for i := 0; i < rv.NumField(); i++ {
+			if rv.Type().Field(i).IsExported() && kmsgUnknownTags(rv.Field(i)) {
+				return true
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		for i := 0; i < rv.Len(); i++ {
+			if kmsgUnknownTags(rv.Index(i)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// TestKmsgTaggedPresence: a tagged field given holding its default is
+// written (and decodes as present, with the warning Kafka's encoders would
+// earn); one left out is not written. kmsg, which has no notion of
+// presence, reads our bytes and writes the fields back only when they
+// differ from the default, which must be our bytes for the same body with
+// those fields left out, byte for byte.
+func TestKmsgTaggedPresence(t *testing.T) {
+	checked, unknown := 0, 0
+	eachVersion(t, func(t *testing.T, api *schema.API, v int16, response bool) {
+		m := api.Message(schema.Request)
+		if response {
+			m = api.Response
+		}
+		req := kmsg.RequestForKey(api.Key)
+		if !m.Flexible(v) || req == nil || v > req.MaxVersion() || kmsgWrong(api.Key, v, response) {
+			return
+		}
+		name := api.Name + " v" + itoa(int(v)) + map[bool]string{false: " request", true: " response"}[response]
+		root := m.At(v).Root
+		withDefaults := Example(api, v, response)["body"].(map[string]any)
+		if !withTags(t, root, withDefaults, v, true) {
+			return
+		}
+		without := Example(api, v, response)["body"].(map[string]any)
+		withTags(t, root, without, v, false)
+		present, err := EncodeBody(nil, api.Key, v, response, withDefaults, EncodeOptions{})
+		require.NoError(t, err, name)
+		absent, err := EncodeBody(nil, api.Key, v, response, without, EncodeOptions{})
+		require.NoError(t, err, name)
+		require.NotEqual(t, present, absent, "%s: tagged fields at their defaults were not written", name)
+
+		msg := kmsgFor(api.Key, response)
+		msg.SetVersion(v)
+		require.NoError(t, msg.ReadFrom(present), "%s: kmsg cannot read %x", name, present)
+		want, what := absent, "we write without the default tags"
+		if kmsgUnknownTags(reflect.ValueOf(msg)) {
+			want, what, unknown = present, "kmsg keeps tags it does not know; we write", unknown+1
+		}
+		if back := msg.AppendTo(nil); !bytes.Equal(back, want) {
+			t.Errorf("%s: kmsg writes back\n%x\n%s\n%x", name, back, what, want)
+		}
+
+		// Our decoder sees them present (and says they hold defaults), and
+		// the encoder writes them back.
+		f, err := DecodeBody(present, api.Key, v, response, Options{})
+		require.NoError(t, err, name)
+		warned := 0
+		tree.Walk(f.Root, func(n *tree.Node) bool {
+			for _, w := range n.Warnings {
+				if strings.Contains(w, "present with its default") {
+					warned++
+				}
+			}
+			return true
+		})
+		require.Positive(t, warned, name)
+		again, err := EncodeBody(nil, api.Key, v, response, bodyJSON(t, f), EncodeOptions{})
+		require.NoError(t, err, name)
+		require.Equal(t, present, again, name)
+		checked++
+	})
+	t.Logf("%d flexible API/version/direction triples with tagged fields checked (%d with tags kmsg does not know)", checked, unknown)
+	require.GreaterOrEqual(t, checked, 36) // every flexible triple with a tagged field, as of Kafka 4.3
 }

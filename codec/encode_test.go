@@ -1,0 +1,347 @@
+package codec
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/kwire/kwire/codec/records"
+	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/codec/tree"
+	"github.com/kwire/kwire/codec/wire"
+	"github.com/stretchr/testify/require"
+)
+
+// A tagged field a client sent holding its default is kept: the ApiVersions
+// v3 response of issue 13 carries tag 1 (finalizedFeaturesEpoch) = -1.
+func TestTaggedFieldPresentAtDefault(t *testing.T) {
+	withTag := cleanHex(t, `0000001d 00000007   size 29, correlation 7 (response header v0)
+		0000 02 0003 0000 000c 00   errorCode 0; apiKeys: one (Metadata 0-12), no tags
+		00000000                    throttleTimeMs 0
+		01 01 08 ffffffffffffffff   one tag: 1, 8 bytes, finalizedFeaturesEpoch -1`)
+	f, err := Decode(withTag, Options{Response: true, APIKey: 18, Version: 3})
+	require.NoError(t, err)
+	tags := f.Body.Children[len(f.Body.Children)-1]
+	require.Equal(t, tree.RoleTags, tags.Role)
+	require.Len(t, tags.Children, 1)
+	require.Equal(t, "FinalizedFeaturesEpoch", tags.Children[0].Name)
+	env := presentValue(t, f)
+	require.Equal(t, int64(-1), mustInt(t, env["body"].(map[string]any)["finalizedFeaturesEpoch"]))
+	again, err := Encode(nil, env, EncodeOptions{})
+	require.NoError(t, err)
+	require.Equal(t, hex.EncodeToString(withTag), hex.EncodeToString(again), "the tag holding its default is written back")
+
+	// Left out of the JSON, it stays out of the bytes.
+	js := `{"direction":"response","apiKey":18,"apiVersion":3,"header":{"correlationId":7},
+		"body":{"errorCode":0,"apiKeys":[{"apiKey":3,"minVersion":0,"maxVersion":12}],"throttleTimeMs":0}}`
+	without, err := EncodeJSON([]byte(js), EncodeOptions{})
+	require.NoError(t, err)
+	require.Equal(t, "00000013"+"00000007"+"0000020003"+"0000000c00"+"00000000"+"00", hex.EncodeToString(without))
+	// Given, at its default, it is written.
+	given, err := EncodeJSON([]byte(strings.Replace(js, `"throttleTimeMs":0`, `"throttleTimeMs":0,"finalizedFeaturesEpoch":-1`, 1)), EncodeOptions{})
+	require.NoError(t, err)
+	require.Equal(t, withTag, given)
+}
+
+func mustInt(t *testing.T, v any) int64 {
+	t.Helper()
+	i, ok := num(v)
+	require.True(t, ok, "%#v is not an integer", v)
+	return i
+}
+
+func num(v any) (int64, bool) {
+	e := encoder{}
+	i, err := e.intValue(v, "", -1<<63, 1<<63-1)
+	return i, err == nil
+}
+
+// The envelope's "warnings" and "guess" (what the decoder adds about its
+// reading) are accepted and ignored.
+func TestEncodeIgnoresWarningsAndGuess(t *testing.T) {
+	plain := `{"direction":"response","apiKey":18,"apiVersion":0,"header":{"correlationId":7},"body":{"errorCode":0,"apiKeys":[]}}`
+	want, err := EncodeJSON([]byte(plain), EncodeOptions{})
+	require.NoError(t, err)
+	annotated := strings.TrimSuffix(plain, "}") + `,"guess":{"confidence":0.93,"candidates":12,"runnersUp":[]},"warnings":[{"offset":4,"path":"body","message":"x","limit":true}]}`
+	got, err := EncodeJSON([]byte(annotated), EncodeOptions{})
+	require.NoError(t, err)
+	require.Equal(t, want, got)
+	_, err = EncodeJSON([]byte(strings.Replace(plain, `"body"`, `"bdy"`, 1)), EncodeOptions{})
+	require.ErrorContains(t, err, "bdy: unknown field; valid here: direction, apiKey, apiName, apiVersion, header, body, warnings, guess")
+}
+
+// A broker's Go code hands the encoder Go values: every integer width,
+// typed slices, []map[string]any, []byte, *string, nil. The bytes equal
+// those of the same response given as JSON.
+func TestEncodeNativeGoValues(t *testing.T) {
+	rack := "eu-1"
+	native := map[string]any{
+		"direction": "response", "apiKey": int16(3), "apiVersion": 12,
+		"header": map[string]any{"correlationId": int32(9)},
+		"body": map[string]any{
+			"throttleTimeMs": uint8(0),
+			"brokers":        []map[string]any{{"nodeId": int32(1), "host": "localhost", "port": uint16(9092), "rack": &rack}},
+			"clusterId":      nil,
+			"controllerId":   int64(1),
+			"topics": []map[string]any{{
+				"errorCode": schema.CodeNone, "name": "orders", "topicId": [16]byte{1, 2, 3},
+				"isInternal": false,
+				"partitions": []map[string]any{{
+					"errorCode": int16(schema.CodeNone), "partitionIndex": 0, "leaderId": int32(1), "leaderEpoch": uint32(7),
+					"replicaNodes": []int32{1, 2, 3}, "isrNodes": []int{1, 2}, "offlineReplicas": []int64(nil),
+				}},
+				"topicAuthorizedOperations": float64(-2147483648),
+			}},
+		},
+	}
+	got, err := Encode(nil, native, EncodeOptions{})
+	require.NoError(t, err)
+	js := `{"direction":"response","apiKey":3,"apiVersion":12,"header":{"correlationId":9},"body":{"throttleTimeMs":0,
+		"brokers":[{"nodeId":1,"host":"localhost","port":9092,"rack":"eu-1"}],"clusterId":null,"controllerId":1,
+		"topics":[{"errorCode":0,"name":"orders","topicId":"` + base64.RawURLEncoding.EncodeToString([]byte{1, 2, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}) + `","isInternal":false,
+		"partitions":[{"errorCode":0,"partitionIndex":0,"leaderId":1,"leaderEpoch":7,"replicaNodes":[1,2,3],"isrNodes":[1,2],"offlineReplicas":[]}],
+		"topicAuthorizedOperations":-2147483648}]}}`
+	want, err := EncodeJSON([]byte(js), EncodeOptions{})
+	require.NoError(t, err)
+	require.Equal(t, hex.EncodeToString(want), hex.EncodeToString(got))
+
+	// Bytes and records fields take []byte as their raw bytes.
+	batch, err := base64.StdEncoding.DecodeString(ExampleRecords)
+	require.NoError(t, err)
+	produce := map[string]any{"apiKey": schema.KeyProduce, "apiVersion": int8(9), "header": map[string]any{"correlationId": 1, "clientId": "c"},
+		"body": map[string]any{"acks": -1, "timeoutMs": 1000, "topicData": []map[string]any{{"name": "t", "partitionData": []map[string]any{{"index": 0, "records": batch}}}}}}
+	b, err := Encode(nil, produce, EncodeOptions{})
+	require.NoError(t, err)
+	f, err := Decode(b, Options{})
+	require.NoError(t, err)
+	noWarnings(t, f.Root)
+
+	// What the encoder cannot use is named with its path and Go type.
+	for _, tc := range []struct {
+		path string
+		val  any
+		want string
+	}{
+		{"body.throttleTimeMs", complex(1, 2), "body.throttleTimeMs: expected an integer, found a value of Go type complex128"},
+		{"body.throttleTimeMs", uint64(1 << 63), "body.throttleTimeMs: expected an integer in -2147483648..2147483647, found 9223372036854775808 (Go uint64)"},
+		{"body.throttleTimeMs", int64(1 << 40), "body.throttleTimeMs: expected an integer in -2147483648..2147483647, found 1099511627776 (Go int64)"},
+		{"body.throttleTimeMs", 1.5, "body.throttleTimeMs: expected an integer, found 1.5"},
+		{"body.brokers", []uint8{1}, "body.brokers: expected an array, found bytes (Go []byte)"},
+		{"body.brokers", map[string]int{}, "body.brokers: expected an array, found a value of Go type map[string]int"},
+		{"body.clusterId", 7, "body.clusterId: expected a string, found a number (Go int)"},
+		{"body.topics", []map[string]string{{}}, "body.topics: expected an array, found a value of Go type []map[string]string"},
+		{"body.topics[0].partitions[0].replicaNodes", []int32{1 << 30, -1}, ""},
+		{"body.topics[0].partitions[0].replicaNodes", []uint64{1 << 40}, "body.topics[0].partitions[0].replicaNodes[0]: expected an integer in -2147483648..2147483647, found 1099511627776 (Go uint64)"},
+		{"body.topics[0].isInternal", 1, "body.topics[0].isInternal: expected a bool, found a number (Go int)"},
+		{"body.topics[0].topicId", []byte{1}, "body.topics[0].topicId: expected a UUID in Kafka's base64url form, found bytes (Go []byte)"},
+	} {
+		env := cloneValue(native).(map[string]any)
+		setPath(t, env, tc.path, tc.val)
+		_, err := Encode(nil, env, EncodeOptions{})
+		if tc.want == "" {
+			require.NoError(t, err, tc.path)
+			continue
+		}
+		require.EqualError(t, err, tc.want)
+		var ee *EncodeError
+		require.True(t, errors.As(err, &ee))
+	}
+}
+
+// cloneValue deep-copies maps and []map[string]any, []any.
+func cloneValue(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		c := make(map[string]any, len(x))
+		for k, e := range x {
+			c[k] = cloneValue(e)
+		}
+		return c
+	case []map[string]any:
+		c := make([]map[string]any, len(x))
+		for i, e := range x {
+			c[i] = cloneValue(e).(map[string]any)
+		}
+		return c
+	case []any:
+		c := make([]any, len(x))
+		for i, e := range x {
+			c[i] = cloneValue(e)
+		}
+		return c
+	}
+	return v
+}
+
+// setPath sets the value at a path such as "body.topics[0].name" in a
+// generic value.
+func setPath(t *testing.T, root map[string]any, path string, val any) {
+	t.Helper()
+	var cur any = root
+	segs := strings.Split(path, ".")
+	for i, seg := range segs {
+		name, idx := seg, -1
+		if j := strings.IndexByte(seg, '['); j >= 0 {
+			name = seg[:j]
+			n, err := strconv.Atoi(strings.TrimSuffix(seg[j+1:], "]"))
+			require.NoError(t, err)
+			idx = n
+		}
+		obj, ok := cur.(map[string]any)
+		require.True(t, ok, "%s: %T", seg, cur)
+		last := i == len(segs)-1
+		if idx < 0 {
+			if last {
+				obj[name] = val
+				return
+			}
+			cur = obj[name]
+			continue
+		}
+		switch arr := obj[name].(type) {
+		case []any:
+			if last {
+				arr[idx] = val
+				return
+			}
+			cur = arr[idx]
+		case []map[string]any:
+			require.False(t, last)
+			cur = arr[idx]
+		default:
+			t.Fatalf("%s: %T", seg, obj[name])
+		}
+	}
+}
+
+// kafkaForm turns f's value JSON into Kafka's own form: every records field
+// and every bytes field shown decoded (consumer-protocol metadata and
+// assignments) becomes base64 of its bytes.
+func kafkaForm(t *testing.T, f *Frame) (map[string]any, int) {
+	env := presentValue(t, f)
+	n := 0
+	var walk func(x *tree.Node, path string)
+	walk = func(x *tree.Node, path string) {
+		for _, c := range x.Children {
+			p := path
+			switch {
+			case c.Role == tree.RoleElement:
+				p += "[" + strconv.Itoa(c.Index) + "]"
+			case c.Field != nil:
+				p += "." + c.Field.JSON
+			case c.Role == tree.RoleTags:
+			default:
+				continue
+			}
+			if c.Field != nil && c.Role != tree.RoleElement && (c.Kind == schema.Records || c.Kind == schema.Bytes) && !c.Null && len(c.Children) > 0 {
+				setPath(t, env, p, base64.StdEncoding.EncodeToString(f.Buffers[c.Buf][c.PrefixEnd:c.End]))
+				n++
+				continue
+			}
+			walk(c, p)
+		}
+	}
+	walk(f.Body, "body")
+	return env, n
+}
+
+// The encoder reads Kafka's own form (bytes fields as base64) as well as
+// the decoded, nested form: both give the same frame.
+func TestEncodeKafkaForm(t *testing.T) {
+	lc := schema.DataMessage("LeaderChangeMessage")
+	lcv := lc.Valid.Hi
+	leaderChange, err := EncodeStruct(wire.AppendInt16(nil, lcv), lc.At(lcv).Root, lcv, lc.Flexible(lcv),
+		map[string]any{"leaderId": 3, "voters": []map[string]any{{"voterId": 3}}, "grantingVoters": []any{}}, "", EncodeOptions{})
+	require.NoError(t, err)
+	controlBatch := `{"baseOffset":10,"partitionLeaderEpoch":2,"magic":2,"attributes":{"compression":"none","timestampType":"CreateTime","transactional":false,"control":true},
+		"lastOffsetDelta":0,"baseTimestamp":1700000000000,"maxTimestamp":1700000000000,"producerId":-1,"producerEpoch":-1,"baseSequence":-1,
+		"records":[{"attributes":0,"timestampDelta":0,"offsetDelta":0,"key":{"base64":"AAAAAg=="},"value":{"base64":"` + base64.StdEncoding.EncodeToString(leaderChange) + `"},"headers":[]}]}`
+	for _, tc := range []struct {
+		name     string
+		js       string
+		opts     Options
+		replaced int
+	}{
+		{"JoinGroup request, consumer-protocol subscription", `{"apiName":"JoinGroup","apiVersion":9,"header":{"correlationId":3,"clientId":"c"},"body":{
+			"groupId":"billing","sessionTimeoutMs":45000,"rebalanceTimeoutMs":60000,"memberId":"","groupInstanceId":null,
+			"protocolType":"consumer","protocols":[{"name":"range","metadata":{"version":1,"topics":["orders"],"userData":null,"ownedPartitions":[]}}],"reason":null}}`,
+			Options{}, 1},
+		{"SyncGroup request and response, consumer-protocol assignments", `{"apiName":"SyncGroup","apiVersion":5,"header":{"correlationId":3,"clientId":"c"},"body":{
+			"groupId":"g","generationId":1,"memberId":"m","groupInstanceId":null,"protocolType":"consumer","protocolName":"range",
+			"assignments":[{"memberId":"m","assignment":{"version":0,"assignedPartitions":[{"topic":"orders","partitions":[0,1]}],"userData":null}}]}}`,
+			Options{}, 1},
+		{"Fetch response, a record batch holding a KRaft LeaderChange control record", `{"direction":"response","apiName":"Fetch","apiVersion":16,"header":{"correlationId":3},"body":{
+			"throttleTimeMs":0,"errorCode":0,"sessionId":0,"responses":[{"topicId":"AAAAAAAAAAAAAAAAAAAAAQ","partitions":[{"partitionIndex":0,"errorCode":0,
+			"highWatermark":11,"lastStableOffset":11,"logStartOffset":0,"abortedTransactions":null,"preferredReadReplica":-1,"records":[` + controlBatch + `]}]}]}}`,
+			Options{Response: true, APIKey: 1, Version: 16}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			nested, err := EncodeJSON([]byte(tc.js), EncodeOptions{})
+			require.NoError(t, err)
+			f, err := Decode(nested, tc.opts)
+			require.NoError(t, err)
+			noWarnings(t, f.Root)
+			kafka, n := kafkaForm(t, f)
+			require.Equal(t, tc.replaced, n)
+			got, err := Encode(nil, kafka, EncodeOptions{})
+			require.NoError(t, err)
+			require.Equal(t, hex.EncodeToString(nested), hex.EncodeToString(got))
+		})
+	}
+}
+
+// Decoding errors keep their cause: a header cut short is wire.ErrShort,
+// through the *wire.Error that found it, and names the field.
+func TestDecodeErrorCause(t *testing.T) {
+	for _, tc := range []struct {
+		hex, path string
+	}{
+		{"0000000a 00", "header.requestApiKey"},
+		{"0000000a 0012 00", "header.requestApiVersion"},
+		{"0000000a 0012 0000 0000", "header.correlationId"},
+		{"0000000a 0012 0000 00000001 0004 6b", "header.clientId"},
+		{"0000000a 0012 0003 00000001 ffff", "header._tagged"},
+		{"0000", "size"},
+	} {
+		_, err := ParseRequestHeader(mustHex(t, tc.hex), true)
+		require.ErrorIs(t, err, wire.ErrShort, tc.hex)
+		var de *DecodeError
+		require.True(t, errors.As(err, &de))
+		require.Equal(t, tc.path, de.Path, tc.hex)
+		var we *wire.Error
+		require.True(t, errors.As(err, &we), "the *wire.Error is in the chain")
+		require.Equal(t, de.Offset, we.Offset)
+	}
+	// Wrong but present bytes have no cause.
+	_, err := ParseRequestHeader(mustHex(t, "0000000a 0012 0000 00000001 fffe"), true)
+	var de *DecodeError
+	require.True(t, errors.As(err, &de))
+	require.Nil(t, errors.Unwrap(err))
+	require.Equal(t, "header.clientId", de.Path)
+	require.NotErrorIs(t, err, wire.ErrShort)
+
+	require.ErrorIs(t, newDecodeError(3, 0, "body", "x", "y", wire.ErrShort), wire.ErrShort)
+}
+
+// There is one EncodeError type: the records package's errors are codec's,
+// with the records field's path in front.
+func TestOneEncodeError(t *testing.T) {
+	_, err := records.Encode(nil, []any{map[string]any{"magic": 2}})
+	var ce *EncodeError
+	require.True(t, errors.As(err, &ce))
+	require.Equal(t, "[0].baseOffset", ce.Path)
+	var re *records.EncodeError = ce // the same type
+	require.Equal(t, "missing", re.Msg)
+
+	js := `{"apiName":"Produce","apiVersion":9,"header":{"correlationId":1,"clientId":"c"},"body":{"acks":1,"timeoutMs":1,
+		"topicData":[{"name":"t","partitionData":[{"index":0,"records":[{"magic":2,"records":[{"value":{"base64":"!"}}]}]}]}]}}`
+	_, err = EncodeJSON([]byte(js), EncodeOptions{})
+	require.True(t, errors.As(err, &ce))
+	require.Equal(t, "body.topicData[0].partitionData[0].records[0].baseOffset", ce.Path)
+	_, err = EncodeJSON([]byte(`{"apiName":"ApiVersions","apiVersion":3,"body":{"clientSoftwareName":`), EncodeOptions{})
+	require.True(t, errors.As(err, &ce))
+	require.Contains(t, ce.Msg, "invalid JSON at byte")
+}
