@@ -61,3 +61,24 @@ func ExampleParseRequestHeader() {
 	// Output:
 	// ApiVersions 0 1 kcat
 }
+
+// Nodes are found by value-JSON paths, into records too; Kafka's own field
+// names work as well.
+func ExampleFrame_Lookup() {
+	b, _ := codec.EncodeJSON([]byte(`{"apiName":"Produce","apiVersion":9,"header":{"correlationId":1,"clientId":"c"},
+		"body":{"acks":-1,"timeoutMs":1000,"topicData":[{"name":"orders","partitionData":[{"index":3,"records":[{
+		"baseOffset":0,"partitionLeaderEpoch":0,"magic":2,"attributes":{"compression":"zstd"},"lastOffsetDelta":1,
+		"baseTimestamp":0,"maxTimestamp":0,"producerId":-1,"producerEpoch":-1,"baseSequence":-1,
+		"records":[{"key":{"text":"k1"},"value":{"text":"first"}},{"key":{"text":"k2"},"value":{"text":"second"}}]}]}]}]}}`), codec.EncodeOptions{})
+	f, err := codec.Decode(b, codec.Options{})
+	if err != nil {
+		panic(err)
+	}
+	p := f.Lookup("body.topicData[0].partitionData[0]")
+	fmt.Println(p.Lookup("index").Int, p.Find("Index") == p.Find("index"))
+	v := p.Lookup("records[0].records[1].value")
+	fmt.Printf("%s: %q at bytes %d-%d (its length at %d) of buffer %d, the decompressed records\n", v.Name, v.Raw, v.PrefixEnd, v.End, v.Start, v.Buf)
+	// Output:
+	// 3 true
+	// value: "second" at bytes 22-28 (its length at 21) of buffer 1, the decompressed records
+}

@@ -1,0 +1,48 @@
+// Package codec reads and writes Kafka's wire protocol for every API, at
+// every version Kafka's message schemas have ever defined, requests and
+// responses, headers, tagged fields and records.
+//
+// It is an interpreter, not generated code per message: Kafka's JSON
+// message schemas are turned into tables (package schema), and one decoder
+// and one encoder walk those tables. Decoding gives a tree in which every
+// byte of the frame belongs to a node that knows its span: the size
+// prefix, the header, each field, length and count prefixes, tag numbers
+// and sizes, unknown tags, record batches and their decompressed contents
+// (package records), trailing bytes. Value JSON (Kafka's JSON form, with
+// records and consumer-protocol metadata shown decoded) is written from
+// it, and the encoder takes that JSON, or the same values built in Go,
+// back to bytes: encode(decode(b)) == b for every frame decoded without
+// warnings. Decoding never panics; bad input gives a *DecodeError with the
+// byte offset and field path, beside the partial tree.
+//
+// What is here:
+//
+//   - Decode, DecodeBody and a reusable Decoder turn bytes into a Frame;
+//     Frame.JSON and AppendJSON write value JSON, AppendAnnotated the tree
+//     with spans.
+//   - Frame.Lookup("body.topics[0].partitions[2]") finds a node by its
+//     value-JSON path (tree.Node.Find and Lookup take JSON or Kafka names);
+//     Frame.ErrorCodes lists every error code with its path and name.
+//   - Encode, EncodeJSON and EncodeBody write frames from value JSON or Go
+//     values (every integer width, []byte, []int32, []map[string]any, ...);
+//     EncodeResponse answers a parsed RequestHeader with a whole response
+//     frame, AppendResponseHeader writes the header alone.
+//   - ParseRequestHeader reads what a proxy or broker needs to route a
+//     request; package wire reads and writes size-prefixed frames on a
+//     connection; package schema has a constant for every API key
+//     (schema.KeyMetadata) and error code (schema.CodeNotLeaderOrFollower).
+//   - Example and ExampleFrame give a deterministic example of every API,
+//     version and direction.
+//
+// When typed structs fit better: a client or broker that speaks a fixed set
+// of APIs and versions, and wants the compiler to check field names and
+// types, is better served by franz-go's kmsg, which generates a Go struct
+// per message (kmsg.MetadataResponse) and decodes into it without a tree or
+// maps. kwire is for the other cases: the API or version is known only at
+// run time (a proxy, a capture, a log line); every version ever defined
+// must work, removed ones included; the position and meaning of each byte
+// matter (debugging, teaching, checking another implementation); or a
+// frame should survive a round trip exactly, quirks and unknown tags
+// included. The two agree byte for byte: kwire's tests check every API and
+// version against kmsg.
+package codec
