@@ -1,24 +1,27 @@
 package main
 
 import (
-	"encoding/hex"
 	"fmt"
 	"strings"
 	"text/tabwriter"
 
-	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/internal/render"
 )
 
-// messageArgs resolves "API [--version N] [--response]" for schema and example.
+// messageArgs resolves "API [--version N] [--request|--response]" for schema and example.
 func messageArgs(e *env, name string, args []string, examples ...string) (*schema.API, int16, bool, int) {
-	fs := newFlags(e, name, "API [--version N] [--response]", examples...)
+	fs := newFlags(e, name, "API [--version N] [--request|--response]", examples...)
 	version := fs.Int("version", -1, "API version (default: the newest)")
+	request := fs.Bool("request", false, "the request (the default)")
 	response := fs.Bool("response", false, "the response instead of the request")
 	rest, code := parseFlags(e, fs, args)
 	if code >= 0 {
 		return nil, 0, false, code
+	}
+	if *request && *response {
+		fail(e, "%s: give --request or --response, not both", name)
+		return nil, 0, false, 2
 	}
 	if len(rest) != 1 {
 		fail(e, "%s needs one API name or key (run kwire apis)", name)
@@ -71,25 +74,5 @@ func runSchema(e *env, args []string) int {
 		fmt.Fprintf(tw, "%s%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", strings.Repeat("  ", r.Depth), r.Path[strings.LastIndex(r.Path, ".")+1:], r.Type, r.Versions, r.Nullable, r.Tag, r.Default, r.EntityType, mk)
 	}
 	tw.Flush()
-	return 0
-}
-
-func runExample(e *env, args []string) int {
-	api, v, response, code := messageArgs(e, "example", args, "kwire example ApiVersions", "kwire example Fetch --version 4 --response")
-	if code >= 0 {
-		return code
-	}
-	b, err := codec.ExampleFrame(api, v, response)
-	if err != nil {
-		fail(e, "%v", err)
-		return 1
-	}
-	f, err := codec.Decode(b, codec.Options{Response: response, APIKey: api.Key, Version: v})
-	if err != nil {
-		fail(e, "%v", err)
-		return 1
-	}
-	fmt.Fprintln(e.stdout, hex.EncodeToString(b))
-	e.stdout.Write(append(indentJSON(f.AppendJSON(nil, codec.JSONOptions{})), '\n'))
 	return 0
 }

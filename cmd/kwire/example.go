@@ -1,0 +1,29 @@
+package main
+
+import (
+	"encoding/hex"
+
+	"github.com/kwire/kwire/codec"
+)
+
+// runExample prints the example frame of an API, version and direction as
+// hex, then as value JSON: the frames the docs site draws.
+func runExample(e *env, args []string) int {
+	api, v, response, code := messageArgs(e, "example", args, "kwire example ApiVersions", "kwire example Produce --version 0 --request", "kwire example Fetch --version 4 --response")
+	if code >= 0 {
+		return code
+	}
+	b, err := codec.ExampleFrame(api, v, response)
+	if err != nil {
+		fail(e, "%v", err)
+		return 1
+	}
+	f, err := codec.Decode(b, codec.Options{Response: response, APIKey: api.Key, Version: v})
+	if err != nil {
+		fail(e, "%v", err)
+		return 1
+	}
+	e.stdout.Write(append([]byte(hex.EncodeToString(b)), '\n'))
+	e.stdout.Write(append(indentJSON(f.AppendJSON(nil, codec.JSONOptions{})), '\n'))
+	return 0
+}
