@@ -4,9 +4,11 @@ package records
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
 	"hash/crc32"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -257,4 +259,32 @@ func TestEncodeGoValues(t *testing.T) {
 		t.Fatalf("warnings %q", warnings(res))
 	}
 	compareKgo(t, res, out)
+}
+
+// A small _raw that inflates to far more than the JSON beside it holds
+// cannot be that JSON unchanged: the encoder stops inflating it early
+// (memory bounded by the JSON's size, from 1 MiB), and encodes the fields.
+func TestRawBombIsNotInflated(t *testing.T) {
+	bomb := buildBatch(t, CodecGzip, 0, 0, []tRec{{val: make([]byte, 32<<20)}})
+	if len(bomb) > 1<<17 {
+		t.Fatalf("bomb of %d bytes", len(bomb))
+	}
+	entry := map[string]any{"baseOffset": 0, "partitionLeaderEpoch": 0, "magic": 2, "lastOffsetDelta": 0, "baseTimestamp": 0,
+		"maxTimestamp": 0, "producerId": -1, "producerEpoch": -1, "baseSequence": -1, "attributes": map[string]any{"compression": "gzip"},
+		"records": []any{map[string]any{"value": map[string]any{"text": "x"}}}, "_raw": base64.StdEncoding.EncodeToString(bomb)}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	out, err := Encode(nil, []any{entry})
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 8<<20 {
+		t.Fatalf("encoding allocated %d bytes", got)
+	}
+	res, _ := decodeJSON(t, out)
+	if vals := leafValues(res); len(vals) != 1 || vals[0] != "x" {
+		t.Fatalf("values %q", vals)
+	}
 }

@@ -571,9 +571,20 @@ func listAt(v any, i int) any {
 // instead of encoding obj. "absoluteOffset" (which depends on the enclosing
 // wrapper) and "control" (which Encode ignores, and whose KRaft data needs
 // the codec's data-message schemas) are left out of the comparison.
+//
+// Decompression is bounded by the size of obj itself: content that is
+// unchanged is all in obj (as text or base64, with more than a few bytes of
+// JSON for each record's framing), so raw inflating to more than that
+// cannot match, and a small hostile _raw cannot make the encoder inflate
+// much more than its JSON holds. The bound is a power of two from 1 MiB to
+// the decoder's default, so few decompressor pools exist.
 func unchanged(obj map[string]any, raw []byte) bool {
+	limit, size := 1<<20, valueSize(obj, 0)
+	for limit < size && limit < defaultMaxDecompressed {
+		limit <<= 1
+	}
 	var s tree.Slab
-	res, _ := Decode(&s, raw, 0, 0, len(raw), 1, Options{})
+	res, _ := Decode(&s, raw, 0, 0, len(raw), 1, Options{MaxDecompressed: limit})
 	v, err := jsontext.Parse(AppendJSON(nil, res, raw, Decoded))
 	if err != nil {
 		return false
@@ -628,4 +639,40 @@ func sameValue(want, got any) bool {
 		return ok && g == w
 	}
 	return want == got
+}
+
+// valueSize is an upper bound of the bytes a generic value can stand for:
+// its strings' lengths and 32 for every other value, capped at 1 GiB.
+func valueSize(v any, depth int) int {
+	const most = 1 << 30
+	n := 32
+	switch x := v.(type) {
+	case string:
+		n = len(x)
+	case []byte:
+		n = len(x)
+	case map[string]any:
+		if depth > 64 {
+			return most
+		}
+		for k, e := range x {
+			n += len(k) + valueSize(e, depth+1)
+			if n > most {
+				return most
+			}
+		}
+	default:
+		if l, ok := listLen(v); ok {
+			if depth > 64 {
+				return most
+			}
+			for i := 0; i < l; i++ {
+				n += valueSize(listAt(v, i), depth+1)
+				if n > most {
+					return most
+				}
+			}
+		}
+	}
+	return n
 }
