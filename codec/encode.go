@@ -146,7 +146,8 @@ func Encode(dst []byte, env any, o EncodeOptions) ([]byte, error) {
 	}
 	hd := hdrMsg.At(hv)
 	e.v, e.flex = hv, hd.Flexible.Contains(hv)
-	if dst, err = e.structValue(dst, hd.Root, hdr, "header"); err != nil {
+	e.path = append(e.path[:0], encStep{"header", -1})
+	if dst, err = e.structValue(dst, hd.Root, hdr); err != nil {
 		return nil, err
 	}
 	body, _ := obj["body"].(map[string]any)
@@ -154,7 +155,8 @@ func Encode(dst []byte, env any, o EncodeOptions) ([]byte, error) {
 		return nil, &EncodeError{Path: "body", Msg: "expected an object, found " + jsonKind(obj["body"])}
 	}
 	e.v, e.flex = version, def.Flexible.Contains(version)
-	if dst, err = e.structValue(dst, def.Root, body, "body"); err != nil {
+	e.path = append(e.path[:0], encStep{"body", -1})
+	if dst, err = e.structValue(dst, def.Root, body); err != nil {
 		return nil, err
 	}
 	if !o.NoSizePrefix {
@@ -168,7 +170,10 @@ func Encode(dst []byte, env any, o EncodeOptions) ([]byte, error) {
 // not) from its generic value, for nested messages.
 func EncodeStruct(dst []byte, l *schema.Layout, v int16, flex bool, val map[string]any, path string, o EncodeOptions) ([]byte, error) {
 	e := &encoder{o: o, v: v, flex: flex}
-	return e.structValue(dst, l, val, path)
+	if path != "" {
+		e.path = append(e.path, encStep{path, -1})
+	}
+	return e.structValue(dst, l, val)
 }
 
 // EncodeBody appends a request or response body alone (no size, no header)
@@ -186,8 +191,8 @@ func EncodeBody(dst []byte, apiKey, version int16, response bool, body map[strin
 	if def == nil {
 		return nil, &EncodeError{Path: "apiVersion", Msg: m.Name + " has versions " + m.Valid.String() + ", not " + strconv.Itoa(int(version))}
 	}
-	e := &encoder{o: o, v: version, flex: def.Flexible.Contains(version)}
-	return e.structValue(dst, def.Root, body, "body")
+	e := &encoder{o: o, v: version, flex: def.Flexible.Contains(version), path: []encStep{{"body", -1}}}
+	return e.structValue(dst, def.Root, body)
 }
 
 type encoder struct {
@@ -195,6 +200,7 @@ type encoder struct {
 	v       int16
 	flex    bool
 	scratch []byte
+	path    []encStep // where the value being encoded is; written out only for an error
 }
 
 func join(path, k string) string {
@@ -202,6 +208,31 @@ func join(path, k string) string {
 		return k
 	}
 	return path + "." + k
+}
+
+// encStep is one step of the path of the value being encoded: a field
+// name, or an array index when name is "".
+type encStep struct {
+	name string
+	idx  int
+}
+
+// pathString writes out the current path, as in "body.topics[0].name".
+func (e *encoder) pathString() string {
+	var b []byte
+	for _, p := range e.path {
+		if p.name == "" {
+			b = append(b, '[')
+			b = strconv.AppendInt(b, int64(p.idx), 10)
+			b = append(b, ']')
+			continue
+		}
+		if len(b) > 0 {
+			b = append(b, '.')
+		}
+		b = append(b, p.name...)
+	}
+	return string(b)
 }
 
 // checkKeys rejects keys of obj outside valid, naming the valid ones.
@@ -226,20 +257,8 @@ func checkKeys(obj map[string]any, path string, valid []string) error {
 	return &EncodeError{Path: join(path, bad[0]), Msg: "unknown field; valid here: " + strings.Join(valid, ", ")}
 }
 
-func (e *encoder) structValue(dst []byte, l *schema.Layout, obj map[string]any, path string) ([]byte, error) {
-	valid := make([]string, 0, len(l.Fields)+1)
-	for i := range l.Fields {
-		if f := &l.Fields[i]; f.Versions.Contains(e.v) {
-			valid = append(valid, f.JSON)
-		}
-	}
-	if e.flex {
-		valid = append(valid, "_unknownTaggedFields")
-	}
-	if err := checkKeys(obj, path, valid); err != nil {
-		if ee, ok := err.(*EncodeError); ok {
-			ee.Msg += " (at v" + strconv.Itoa(int(e.v)) + ")"
-		}
+func (e *encoder) structValue(dst []byte, l *schema.Layout, obj map[string]any) ([]byte, error) {
+	if err := e.checkFields(l, obj); err != nil {
 		return nil, err
 	}
 	var err error
@@ -254,7 +273,6 @@ func (e *encoder) structValue(dst []byte, l *schema.Layout, obj map[string]any, 
 			continue
 		}
 		val, present := obj[f.JSON]
-		p := join(path, f.JSON)
 		if e.flex && f.IsTagged(e.v) {
 			// A tagged field is written exactly when it is given, even
 			// holding its default: the bytes then say what the JSON says.
@@ -262,9 +280,11 @@ func (e *encoder) structValue(dst []byte, l *schema.Layout, obj map[string]any, 
 				continue
 			}
 			var b []byte
-			if b, err = e.value(nil, f, f.Kind, val, p); err != nil {
+			e.path = append(e.path, encStep{f.JSON, -1})
+			if b, err = e.value(nil, f, f.Kind, val); err != nil {
 				return nil, err
 			}
+			e.path = e.path[:len(e.path)-1]
 			tags = append(tags, tagged{uint32(f.Tag), b})
 			continue
 		}
@@ -272,15 +292,17 @@ func (e *encoder) structValue(dst []byte, l *schema.Layout, obj map[string]any, 
 			dst = e.defaultValue(dst, f, f.Kind)
 			continue
 		}
-		if dst, err = e.value(dst, f, f.Kind, val, p); err != nil {
+		e.path = append(e.path, encStep{f.JSON, -1})
+		if dst, err = e.value(dst, f, f.Kind, val); err != nil {
 			return nil, err
 		}
+		e.path = e.path[:len(e.path)-1]
 	}
 	if !e.flex {
 		return dst, nil
 	}
 	if u, ok := obj["_unknownTaggedFields"]; ok && u != nil {
-		up := join(path, "_unknownTaggedFields")
+		up := join(e.pathString(), "_unknownTaggedFields")
 		n, ok := sliceLen(u)
 		if !ok {
 			return nil, &EncodeError{Path: up, Msg: "expected an array, found " + jsonKind(u)}
@@ -323,9 +345,52 @@ func (e *encoder) structValue(dst []byte, l *schema.Layout, obj map[string]any, 
 	return dst, nil
 }
 
+// checkFields rejects keys of obj that are no field of l at this version,
+// naming the valid ones; the list is built only then.
+func (e *encoder) checkFields(l *schema.Layout, obj map[string]any) error {
+	for k := range obj {
+		if k == "_unknownTaggedFields" && e.flex {
+			continue
+		}
+		known := false
+		for i := range l.Fields {
+			if f := &l.Fields[i]; f.JSON == k && f.Versions.Contains(e.v) {
+				known = true
+				break
+			}
+		}
+		if known {
+			continue
+		}
+		valid := make([]string, 0, len(l.Fields)+1)
+		for i := range l.Fields {
+			if f := &l.Fields[i]; f.Versions.Contains(e.v) {
+				valid = append(valid, f.JSON)
+			}
+		}
+		if e.flex {
+			valid = append(valid, "_unknownTaggedFields")
+		}
+		err := checkKeys(obj, e.pathString(), valid).(*EncodeError)
+		err.Msg += " (at v" + strconv.Itoa(int(e.v)) + ")"
+		return err
+	}
+	return nil
+}
+
 // intValue reads an integer in [lo, hi] from JSON (a number, or its text in
 // a string) or from any Go integer or integral float.
 func (e *encoder) intValue(v any, path string, lo, hi int64) (int64, error) {
+	i, err := intOf(v, lo, hi)
+	if err != nil {
+		err.Path = path
+		return 0, err
+	}
+	return i, nil
+}
+
+// intOf is intValue with the error's path left for the caller to fill.
+func intOf(v any, lo, hi int64) (int64, *EncodeError) {
 	var s string
 	switch x := v.(type) {
 	case json.Number:
@@ -334,18 +399,18 @@ func (e *encoder) intValue(v any, path string, lo, hi int64) (int64, error) {
 		s = x // integers quoted as strings are accepted
 	case float64:
 		if x != math.Trunc(x) || math.IsInf(x, 0) {
-			return 0, &EncodeError{Path: path, Msg: "expected an integer, found " + strconv.FormatFloat(x, 'g', -1, 64)}
+			return 0, &EncodeError{Msg: "expected an integer, found " + strconv.FormatFloat(x, 'g', -1, 64)}
 		}
 		s = strconv.FormatFloat(x, 'f', -1, 64)
 	case float32:
-		return e.intValue(float64(x), path, lo, hi)
+		return intOf(float64(x), lo, hi)
 	default:
 		i, ok, exact := goInt(v)
 		if !ok {
-			return 0, &EncodeError{Path: path, Msg: "expected an integer, found " + jsonKind(v)}
+			return 0, &EncodeError{Msg: "expected an integer, found " + jsonKind(v)}
 		}
 		if !exact || i < lo || i > hi {
-			return 0, &EncodeError{Path: path, Msg: "expected an integer in " + strconv.FormatInt(lo, 10) + ".." + strconv.FormatInt(hi, 10) + ", found " + goIntText(v) + " (Go " + goTypeName(v) + ")"}
+			return 0, &EncodeError{Msg: "expected an integer in " + strconv.FormatInt(lo, 10) + ".." + strconv.FormatInt(hi, 10) + ", found " + goIntText(v) + " (Go " + goTypeName(v) + ")"}
 		}
 		return i, nil
 	}
@@ -354,10 +419,10 @@ func (e *encoder) intValue(v any, path string, lo, hi int64) (int64, error) {
 		if u, err2 := strconv.ParseUint(s, 10, 64); err2 == nil && hi > math.MaxInt32 && u <= math.MaxUint32 {
 			return int64(u), nil
 		}
-		return 0, &EncodeError{Path: path, Msg: "expected an integer, found " + strconv.Quote(s)}
+		return 0, &EncodeError{Msg: "expected an integer, found " + strconv.Quote(s)}
 	}
 	if i < lo || i > hi {
-		return 0, &EncodeError{Path: path, Msg: "expected an integer in " + strconv.FormatInt(lo, 10) + ".." + strconv.FormatInt(hi, 10) + ", found " + s}
+		return 0, &EncodeError{Msg: "expected an integer in " + strconv.FormatInt(lo, 10) + ".." + strconv.FormatInt(hi, 10) + ", found " + s}
 	}
 	return i, nil
 }
@@ -376,18 +441,19 @@ func (e *encoder) appendLen(dst []byte, f *schema.Field, k schema.Kind, n int) [
 	return wire.AppendInt32(dst, int32(n))
 }
 
-func (e *encoder) value(dst []byte, f *schema.Field, k schema.Kind, v any, path string) ([]byte, error) {
+func (e *encoder) value(dst []byte, f *schema.Field, k schema.Kind, v any) ([]byte, error) {
 	switch k {
 	case schema.Bool:
 		b, ok := v.(bool)
 		if !ok {
-			return nil, &EncodeError{Path: path, Msg: "expected a bool, found " + jsonKind(v)}
+			return nil, &EncodeError{Path: e.pathString(), Msg: "expected a bool, found " + jsonKind(v)}
 		}
 		return wire.AppendBool(dst, b), nil
 	case schema.Int8, schema.Int16, schema.Int32, schema.Int64, schema.Uint16, schema.Uint32:
 		lo, hi := intRange(k)
-		i, err := e.intValue(v, path, lo, hi)
+		i, err := intOf(v, lo, hi)
 		if err != nil {
+			err.Path = e.pathString()
 			return nil, err
 		}
 		switch k {
@@ -404,8 +470,9 @@ func (e *encoder) value(dst []byte, f *schema.Field, k schema.Kind, v any, path 
 		}
 		return wire.AppendInt64(dst, i), nil
 	case schema.Float64:
-		x, err := floatValue(v, path)
+		x, err := floatOf(v)
 		if err != nil {
+			err.Path = e.pathString()
 			return nil, err
 		}
 		return wire.AppendFloat64(dst, x), nil
@@ -420,11 +487,11 @@ func (e *encoder) value(dst []byte, f *schema.Field, k schema.Kind, v any, path 
 		case string:
 			b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(x, "="))
 			if err != nil || len(b) != 16 {
-				return nil, &EncodeError{Path: path, Msg: "expected a UUID in Kafka's base64url form (22 characters), found " + strconv.Quote(x)}
+				return nil, &EncodeError{Path: e.pathString(), Msg: "expected a UUID in Kafka's base64url form (22 characters), found " + strconv.Quote(x)}
 			}
 			return append(dst, b...), nil
 		}
-		return nil, &EncodeError{Path: path, Msg: "expected a UUID in Kafka's base64url form, found " + jsonKind(v)}
+		return nil, &EncodeError{Path: e.pathString(), Msg: "expected a UUID in Kafka's base64url form, found " + jsonKind(v)}
 	case schema.String:
 		var s string
 		switch x := v.(type) {
@@ -438,10 +505,10 @@ func (e *encoder) value(dst []byte, f *schema.Field, k schema.Kind, v any, path 
 			}
 			s = *x
 		default:
-			return nil, &EncodeError{Path: path, Msg: "expected a string, found " + jsonKind(v)}
+			return nil, &EncodeError{Path: e.pathString(), Msg: "expected a string, found " + jsonKind(v)}
 		}
 		if len(s) > math.MaxInt16 && !e.compact(f) {
-			return nil, &EncodeError{Path: path, Msg: "string of " + strconv.Itoa(len(s)) + " bytes is longer than 32767"}
+			return nil, &EncodeError{Path: e.pathString(), Msg: "string of " + strconv.Itoa(len(s)) + " bytes is longer than 32767"}
 		}
 		dst = e.appendLen(dst, f, k, len(s))
 		return append(dst, s...), nil
@@ -458,19 +525,19 @@ func (e *encoder) value(dst []byte, f *schema.Field, k schema.Kind, v any, path 
 		case string:
 			b, err := base64.StdEncoding.DecodeString(x)
 			if err != nil {
-				return nil, &EncodeError{Path: path, Msg: "invalid base64: " + err.Error(), Err: err}
+				return nil, &EncodeError{Path: e.pathString(), Msg: "invalid base64: " + err.Error(), Err: err}
 			}
 			dst = e.appendLen(dst, f, k, len(b))
 			return append(dst, b...), nil
 		}
-		return e.nested(dst, f, k, v, path)
+		return e.nested(dst, f, k, v)
 	case schema.Array:
 		if v == nil {
 			return e.appendLen(dst, f, k, -1), nil
 		}
 		n, ok := sliceLen(v)
 		if !ok {
-			return nil, &EncodeError{Path: path, Msg: "expected an array, found " + jsonKind(v)}
+			return nil, &EncodeError{Path: e.pathString(), Msg: "expected an array, found " + jsonKind(v)}
 		}
 		if n == -1 { // a nil typed slice
 			if f.Nullable.Contains(e.v) {
@@ -482,42 +549,43 @@ func (e *encoder) value(dst []byte, f *schema.Field, k schema.Kind, v any, path 
 		var err error
 		for i := 0; i < n; i++ {
 			x := sliceAt(v, i)
-			p := path + "[" + strconv.Itoa(i) + "]"
+			e.path = append(e.path, encStep{"", i})
 			if f.Elem == schema.Struct {
 				obj, ok := x.(map[string]any)
 				if !ok {
-					return nil, &EncodeError{Path: p, Msg: "expected an object, found " + jsonKind(x)}
+					return nil, &EncodeError{Path: e.pathString(), Msg: "expected an object, found " + jsonKind(x)}
 				}
-				dst, err = e.structValue(dst, f.Struct, obj, p)
+				dst, err = e.structValue(dst, f.Struct, obj)
 			} else {
-				dst, err = e.value(dst, f, f.Elem, x, p)
+				dst, err = e.value(dst, f, f.Elem, x)
 			}
 			if err != nil {
 				return nil, err
 			}
+			e.path = e.path[:len(e.path)-1]
 		}
 		return dst, nil
 	case schema.Struct:
 		nullable := f.Nullable.Contains(e.v)
 		if v == nil {
 			if !nullable {
-				return nil, &EncodeError{Path: path, Msg: "null is not allowed here at v" + strconv.Itoa(int(e.v))}
+				return nil, &EncodeError{Path: e.pathString(), Msg: "null is not allowed here at v" + strconv.Itoa(int(e.v))}
 			}
 			return wire.AppendInt8(dst, -1), nil
 		}
 		obj, ok := v.(map[string]any)
 		if !ok {
-			return nil, &EncodeError{Path: path, Msg: "expected an object, found " + jsonKind(v)}
+			return nil, &EncodeError{Path: e.pathString(), Msg: "expected an object, found " + jsonKind(v)}
 		}
 		if nullable {
 			dst = wire.AppendInt8(dst, 1)
 		}
-		return e.structValue(dst, f.Struct, obj, path)
+		return e.structValue(dst, f.Struct, obj)
 	}
-	return nil, &EncodeError{Path: path, Msg: "cannot encode kind " + k.String()}
+	return nil, &EncodeError{Path: e.pathString(), Msg: "cannot encode kind " + k.String()}
 }
 
-func floatValue(v any, path string) (float64, error) {
+func floatOf(v any) (float64, *EncodeError) {
 	switch t := v.(type) {
 	case float64:
 		return t, nil
@@ -526,7 +594,7 @@ func floatValue(v any, path string) (float64, error) {
 	case json.Number:
 		x, err := strconv.ParseFloat(string(t), 64)
 		if err != nil {
-			return 0, &EncodeError{Path: path, Msg: "expected a float64, found " + string(t)}
+			return 0, &EncodeError{Msg: "expected a float64, found " + string(t)}
 		}
 		return x, nil
 	case string:
@@ -538,39 +606,39 @@ func floatValue(v any, path string) (float64, error) {
 		case "-Infinity":
 			return math.Inf(-1), nil
 		}
-		return 0, &EncodeError{Path: path, Msg: `expected a number, "NaN", "Infinity" or "-Infinity", found ` + strconv.Quote(t)}
+		return 0, &EncodeError{Msg: `expected a number, "NaN", "Infinity" or "-Infinity", found ` + strconv.Quote(t)}
 	}
 	if i, ok, exact := goInt(v); ok && exact {
 		return float64(i), nil
 	}
-	return 0, &EncodeError{Path: path, Msg: "expected a number, found " + jsonKind(v)}
+	return 0, &EncodeError{Msg: "expected a number, found " + jsonKind(v)}
 }
 
 // nested encodes a records field given as batches, or a consumer-protocol
 // bytes field given as its decoded data message.
-func (e *encoder) nested(dst []byte, f *schema.Field, k schema.Kind, v any, path string) ([]byte, error) {
+func (e *encoder) nested(dst []byte, f *schema.Field, k schema.Kind, v any) ([]byte, error) {
 	var body []byte
 	var err error
 	switch {
 	case k == schema.Records:
 		if _, ok := sliceLen(v); !ok {
-			return nil, &EncodeError{Path: path, Msg: "expected base64 text, bytes or an array of batches, found " + jsonKind(v)}
+			return nil, &EncodeError{Path: e.pathString(), Msg: "expected base64 text, bytes or an array of batches, found " + jsonKind(v)}
 		}
 		body, err = records.Encode(e.scratch[:0], v)
 		if err != nil {
 			var re *EncodeError
 			if errors.As(err, &re) {
-				return nil, &EncodeError{Path: path + re.Path, Msg: re.Msg, Err: re.Err}
+				return nil, &EncodeError{Path: e.pathString() + re.Path, Msg: re.Msg, Err: re.Err}
 			}
-			return nil, &EncodeError{Path: path, Msg: err.Error(), Err: err}
+			return nil, &EncodeError{Path: e.pathString(), Msg: err.Error(), Err: err}
 		}
 	case consumerData(f.Name) != "":
 		obj, ok := v.(map[string]any)
 		if !ok {
-			return nil, &EncodeError{Path: path, Msg: "expected base64 text, bytes or a " + consumerData(f.Name) + " object, found " + jsonKind(v)}
+			return nil, &EncodeError{Path: e.pathString(), Msg: "expected base64 text, bytes or a " + consumerData(f.Name) + " object, found " + jsonKind(v)}
 		}
 		m := schema.DataMessage(consumerData(f.Name))
-		ver, err := e.intValue(obj["version"], path+".version", 0, math.MaxInt16)
+		ver, err := e.intValue(obj["version"], join(e.pathString(), "version"), 0, math.MaxInt16)
 		if err != nil {
 			return nil, err
 		}
@@ -585,12 +653,12 @@ func (e *encoder) nested(dst []byte, f *schema.Field, k schema.Kind, v any, path
 			}
 		}
 		body = wire.AppendInt16(e.scratch[:0], int16(ver))
-		sub := &encoder{o: e.o, v: lv, flex: m.Flexible(lv)}
-		if body, err = sub.structValue(body, m.At(lv).Root, fields, path); err != nil {
+		sub := &encoder{o: e.o, v: lv, flex: m.Flexible(lv), path: e.path}
+		if body, err = sub.structValue(body, m.At(lv).Root, fields); err != nil {
 			return nil, err
 		}
 	default:
-		return nil, &EncodeError{Path: path, Msg: "expected base64 text or bytes, found " + jsonKind(v)}
+		return nil, &EncodeError{Path: e.pathString(), Msg: "expected base64 text or bytes, found " + jsonKind(v)}
 	}
 	e.scratch = body
 	dst = e.appendLen(dst, f, k, len(body))
@@ -653,7 +721,7 @@ func (e *encoder) defaultValue(dst []byte, f *schema.Field, k schema.Kind) []byt
 		if f.Nullable.Contains(e.v) {
 			dst = wire.AppendInt8(dst, 1)
 		}
-		out, _ := e.structValue(dst, f.Struct, nil, "")
+		out, _ := e.structValue(dst, f.Struct, nil)
 		return out
 	}
 	return dst
