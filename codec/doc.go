@@ -13,7 +13,9 @@
 // it, and the encoder takes that JSON, or the same values built in Go,
 // back to bytes: encode(decode(b)) == b for every frame decoded without
 // warnings. Decoding never panics; bad input gives a *DecodeError with the
-// byte offset and field path, beside the partial tree.
+// byte offset and field path, beside the partial tree. The package does no
+// I/O beyond a reader or writer its caller hands over, and keeps no global
+// mutable state.
 //
 // What is here:
 //
