@@ -48,12 +48,16 @@ type Cell struct {
 // Cells lists the cells of buffer buf (0 for the input) in byte order.
 func Cells(f *codec.Frame, buf int) []Cell {
 	c := &collector{buf: buf, apiKey: f.APIKey}
+	if buf >= 0 && buf < len(f.Buffers) {
+		c.bytes = f.Buffers[buf]
+	}
 	c.walk(f.Root, "", "")
 	return c.cells
 }
 
 type collector struct {
 	buf    int
+	bytes  []byte // the buffer's bytes, to read prefixes back
 	apiKey int16
 	next   int
 	cells  []Cell
@@ -92,8 +96,76 @@ func (c *collector) add(id int, n *tree.Node, start, end int, kind, label, path 
 	if end <= start || n.Buf != c.buf {
 		return
 	}
+	typ := n.Type
+	value := ""
+	switch kind {
+	case KindPrefix, KindMarker, KindTags, KindTag, KindTagSize:
+		typ, value = prefixValue(c.bytes, start, end, kind, n.Flags&tree.Compact != 0)
+	}
 	c.cells = append(c.cells, Cell{Node: id, Start: start, End: end, Kind: kind, Label: label, Path: path,
-		Type: n.Type, Warn: len(n.Warnings) > 0, Broken: n.Flags&tree.Broken != 0})
+		Type: typ, Value: value, Warn: len(n.Warnings) > 0, Broken: n.Flags&tree.Broken != 0})
+}
+
+// prefixValue reads back the bytes of a length, count, null-marker, tag or
+// tag-size cell and says what they hold, the way the types page does:
+// "5", "6 = 5 + 1" (a compact length), "-1 (null)", "0 (null)". It returns
+// the prefix's own wire type and the text; "" when the bytes are not there
+// (a truncated frame).
+func prefixValue(b []byte, start, end int, kind string, compact bool) (string, string) {
+	if start < 0 || end > len(b) || end <= start {
+		return "", ""
+	}
+	p := b[start:end]
+	switch {
+	case kind == KindMarker && len(p) == 1:
+		v := int8(p[0])
+		if v < 0 {
+			return "int8", "-1 (null)"
+		}
+		return "int8", strconv.Itoa(int(v)) + " (present)"
+	case kind == KindPrefix && len(p) == 2 && !compact:
+		return "int16", fixedLength(int64(int16(uint16(p[0])<<8 | uint16(p[1]))))
+	case kind == KindPrefix && len(p) == 4 && !compact:
+		return "int32", fixedLength(int64(int32(uint32(p[0])<<24 | uint32(p[1])<<16 | uint32(p[2])<<8 | uint32(p[3]))))
+	}
+	u, ok := uvarint(p)
+	if !ok {
+		return "", ""
+	}
+	switch {
+	case kind != KindPrefix:
+		// Tags, tag numbers and sizes are plain unsigned varints.
+		return "uvarint", strconv.FormatUint(u, 10)
+	case compact:
+		if u == 0 {
+			return "uvarint", "0 (null)"
+		}
+		return "uvarint", strconv.FormatUint(u, 10) + " = " + strconv.FormatUint(u-1, 10) + " + 1"
+	}
+	// Inside records, lengths and counts are zig-zag varints.
+	return "varint", fixedLength(int64(u>>1) ^ -int64(u&1))
+}
+
+func fixedLength(v int64) string {
+	if v == -1 {
+		return "-1 (null)"
+	}
+	return strconv.FormatInt(v, 10)
+}
+
+// uvarint reads an unsigned varint that fills p exactly.
+func uvarint(p []byte) (uint64, bool) {
+	var u uint64
+	for i, c := range p {
+		if i == 10 {
+			return 0, false
+		}
+		u |= uint64(c&0x7f) << (7 * i)
+		if c < 0x80 {
+			return u, i == len(p)-1
+		}
+	}
+	return 0, false
 }
 
 func (c *collector) walk(n *tree.Node, parentName, parentPath string) {

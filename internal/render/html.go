@@ -11,11 +11,20 @@ import (
 // one row per 4 bytes, each cell a labelled span placed on a CSS grid of an
 // offset column and 32 bit columns. Every label and value is escaped.
 // Cells carry data-node, data-start and data-end, so a page can light up the
-// same span in other views.
+// same span in other views. The grid is an ARIA grid: rows of a row header
+// (the offset) and grid cells; the bit ruler is hidden from assistive
+// technology, and a cell's accessible name is its label and value.
 func AppendGridHTML(dst []byte, cells []Cell, rows []Row, buf int) []byte {
 	dst = append(dst, `<div class="kw-grid" data-buf="`...)
 	dst = strconv.AppendInt(dst, int64(buf), 10)
-	dst = append(dst, `" role="grid"><div class="kw-ruler" aria-hidden="true"><span class="kw-off"></span>`...)
+	dst = append(dst, `" role="grid" aria-readonly="true" aria-label="`...)
+	if buf > 0 {
+		dst = append(dst, `decompressed bytes, buffer `...)
+		dst = strconv.AppendInt(dst, int64(buf), 10)
+	} else {
+		dst = append(dst, `bytes of the frame`...)
+	}
+	dst = append(dst, `" tabindex="0"><div class="kw-ruler" aria-hidden="true"><span class="kw-off"></span>`...)
 	for i := 0; i < 32; i++ {
 		dst = append(dst, `<span>`...)
 		dst = strconv.AppendInt(dst, int64(i%10), 10)
@@ -23,23 +32,23 @@ func AppendGridHTML(dst []byte, cells []Cell, rows []Row, buf int) []byte {
 	}
 	dst = append(dst, `</div>`...)
 	for _, r := range rows {
-		dst = append(dst, `<div class="kw-row`...)
+		dst = append(dst, `<div role="row" class="kw-row`...)
 		if r.Elided > 0 {
 			dst = append(dst, ` kw-elided" data-cell="`...)
 			dst = strconv.AppendInt(dst, int64(r.Cell), 10)
-			dst = append(dst, `"><span class="kw-off"></span><span class="kw-cell kw-more" style="grid-column:2/span 32">… `...)
+			dst = append(dst, `"><span class="kw-off" role="rowheader"></span><span role="gridcell" class="kw-cell kw-more" style="grid-column:2/span 32">… `...)
 			dst = strconv.AppendInt(dst, int64(r.Elided), 10)
 			dst = append(dst, ` more bytes of `...)
 			dst = append(dst, html.EscapeString(cells[r.Cell].Label)...)
 			dst = append(dst, ` …</span></div>`...)
 			continue
 		}
-		dst = append(dst, `"><span class="kw-off">`...)
+		dst = append(dst, `"><span class="kw-off" role="rowheader">`...)
 		dst = appendHex(dst, r.Offset, 4)
 		dst = append(dst, `</span>`...)
 		for _, s := range r.Segs {
 			c := &cells[s.Cell]
-			dst = append(dst, `<span class="kw-cell kw-`...)
+			dst = append(dst, `<span role="gridcell" class="kw-cell kw-`...)
 			dst = append(dst, c.Kind...)
 			if !s.First {
 				dst = append(dst, ` kw-cont`...)

@@ -1,0 +1,95 @@
+package render
+
+import (
+	"encoding/hex"
+	"strings"
+	"testing"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/schema"
+	"github.com/stretchr/testify/require"
+)
+
+func TestPrefixCellsSayWhatTheyHold(t *testing.T) {
+	b, _ := hex.DecodeString(apiVersionsV3)
+	f, err := codec.Decode(b, codec.Options{})
+	require.NoError(t, err)
+	got := map[string]string{}
+	for _, c := range Cells(f, 0) {
+		got[c.Label+"@"+itoa(c.Start)] = c.Type + " " + c.Value
+	}
+	require.Equal(t, "int16 5", got["clientId length@12"], "a classic string's INT16 length")
+	require.Equal(t, "uvarint 7 = 6 + 1", got["clientSoftwareName length@20"], "a compact length is the length + 1")
+	require.Equal(t, "uvarint 0", got["tagged fields@19"])
+	require.Equal(t, "int32 28", got["size@0"])
+
+	for _, tc := range []struct {
+		b       []byte
+		kind    string
+		compact bool
+		typ     string
+		want    string
+	}{
+		{[]byte{0xff, 0xff}, KindPrefix, false, "int16", "-1 (null)"},
+		{[]byte{0, 0, 0, 3}, KindPrefix, false, "int32", "3"},
+		{[]byte{0xff, 0xff, 0xff, 0xff}, KindPrefix, false, "int32", "-1 (null)"},
+		{[]byte{0}, KindPrefix, true, "uvarint", "0 (null)"},
+		{[]byte{0x81, 0x01}, KindPrefix, true, "uvarint", "129 = 128 + 1"},
+		{[]byte{0x01}, KindPrefix, false, "varint", "-1 (null)"},       // zig-zag, inside records
+		{[]byte{0x0a}, KindPrefix, false, "varint", "5"},               // zig-zag 10 -> 5
+		{[]byte{0xff}, KindMarker, false, "int8", "-1 (null)"},         // a null struct
+		{[]byte{0x01}, KindMarker, false, "int8", "1 (present)"},       //
+		{[]byte{0x03}, KindTag, false, "uvarint", "3"},                 //
+		{[]byte{0x80}, KindTags, true, "", ""},                         // a varint cut short says nothing
+		{[]byte{0x80, 0x80, 0x00}, KindTagSize, false, "uvarint", "0"}, // non-minimal, still read
+	} {
+		typ, v := prefixValue(tc.b, 0, len(tc.b), tc.kind, tc.compact)
+		require.Equal(t, tc.typ+" "+tc.want, typ+" "+v, "% x as %s", tc.b, tc.kind)
+	}
+	typ, v := prefixValue([]byte{0, 5}, 0, 4, KindPrefix, false)
+	require.Equal(t, "", typ+v, "bytes past the end of a truncated buffer")
+}
+
+// Every JSON line maps to a node, and the nodes of a compressed batch's
+// records land on their own lines.
+func TestNodePathsMeetTheJSONLines(t *testing.T) {
+	for _, name := range []string{"Produce", "Fetch", "JoinGroup", "Metadata"} {
+		api := schema.ByName(name)
+		for _, resp := range []bool{false, true} {
+			v := api.Request.Valid.Hi
+			b, err := codec.ExampleFrame(api, v, resp)
+			require.NoError(t, err)
+			f, err := codec.Decode(b, codec.Options{Response: resp, APIKey: api.Key, Version: v})
+			require.NoError(t, err)
+			js := IndentJSON(nil, f.AppendJSON(nil, codec.JSONOptions{}))
+			lines := ScanJSONLines(js)
+			require.Equal(t, strings.Count(string(js), "\n")+1, len(lines.Paths))
+			has := func(p string) bool { _, ok := lines.Spans[p]; return ok }
+			paths := NodePaths(f.Root)
+			// Each value cell has its own line, except the fields Kafka's
+			// JSON leaves out because they follow from the rest (a batch's
+			// length and record count, a record's length): those find
+			// the line of what holds them.
+			derived := map[string]bool{"batchLength": true, "recordCount": true, "length": true, "messageSize": true}
+			for _, c := range Cells(f, 0) {
+				if c.Kind != KindValue && c.Kind != KindVarint {
+					continue
+				}
+				p := paths[c.Node]
+				if derived[c.Label] {
+					require.NotEqual(t, "", Resolve(p, has), "%s: %s", name, p)
+					continue
+				}
+				require.True(t, has(p), "%s v%d response=%v: no JSON line for %q (%s)", name, v, resp, p, c.Path)
+			}
+		}
+	}
+	// "key" of the second record inside a batch.
+	b, _ := hex.DecodeString(apiVersionsV3)
+	f, _ := codec.Decode(b, codec.Options{})
+	js := IndentJSON(nil, f.AppendJSON(nil, codec.JSONOptions{}))
+	lines := ScanJSONLines(js)
+	sp := lines.Spans["header.clientId"]
+	require.Contains(t, strings.Split(string(js), "\n")[sp[0]], `"clientId": "kwire"`)
+	require.Equal(t, "header", Resolve("header.nothing[3].x", func(p string) bool { _, ok := lines.Spans[p]; return ok }))
+}
