@@ -15,11 +15,25 @@
 //	kwire.parseInput(text|Uint8Array, mode) -> {bytes, format, sizePrefix, frames?: [offsets]} | {error, offset, line, column}
 //	kwire.decode(bytes, response, apiKey, version, size) -> {summary: JSON text, buffers: [Uint8Array]} (see view.go)
 //	kwire.treeRows, setOpen, reveal, gridRows, expandCell, cellAt, rowOf,
-//	      jsonCount, jsonLines, nodeJSON, path, parentOf: windows on the decoded frame
+//	      jsonCount, jsonLines, jsonNodeAt, jsonSpanOf, nodeJSON, path, parentOf: windows on
+//	      the decoded frame
 //	kwire.encode(json, noSize) -> {bytes} | {error:{path, message}}
 //	kwire.example(apiKey, version, response) -> value JSON text, or ""
 //	kwire.guess(bytes, size) -> JSON [{apiKey, apiName, version, versions, score, confidence, doubts}]
+//	kwire.partial(bytes, size) -> JSON [{apiKey, apiName, version, offset, message}]: readings of a
+//	      response that fail, furthest first (a truncated frame still shows its partial tree)
+//	kwire.exampleFrame(apiKey, version, response) -> Uint8Array of the example frame, or null
+//	kwire.scanExchanges(frames, apiKeys, versions) -> JSON [{clientId, errors, requestError, responseError}]
+//	kwire.use(slot) selects which decoded frame (0 main, 1 a second, 2 encode mode's) the
+//	      window functions read and decode replaces
+//	kwire.mem() -> JSON {heapAlloc, heapSys}: the Go heap, for tests and the curious
 //
+// # Limits
+//
+// The browser decodes with its own, smaller limits than the CLI (see
+// browserLimits): a wasm32 heap cannot grow past 4 GB, the page holds
+// the decoded tree for as long as it is shown, and a page that stops
+// answering for a minute is as broken as one that ran out of memory.
 // Reading pcap/pcapng captures lives in a second module (wasm/capture),
 // which the page loads only when a capture is opened: linked into this one
 // it would take the module past its 1.5 MB gzip budget (measured: 1.52 MB).
@@ -27,16 +41,51 @@ package main
 
 import (
 	"errors"
-	"github.com/kwire/kwire/internal/jsontext"
+	"runtime"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"syscall/js"
+
+	"github.com/kwire/kwire/internal/jsontext"
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/codec/tree"
 	"github.com/kwire/kwire/internal/input"
 	"github.com/kwire/kwire/internal/render"
 )
+
+// The browser's limits, through codec.Options. A decoded node costs 1 to
+// 1.5 KB of live heap here (measured in Chromium: a frame cut at 2^20
+// nodes held 1057 MiB, one cut at 2^19 held 779 MiB): the codec's node (192 bytes) and its child pointer, the view's
+// per-node index (parent, depth, open state, row), the grid cell that
+// draws it with its label and path, the grid rows, and, once the JSON pane
+// asks, the indented JSON and the maps between its lines and the nodes.
+// So MaxNodes of 2^19 is under 800 MiB live at worst (about 1 GB taken
+// from the system), inside memoryLimit and far from wasm32's 4 GB, with
+// a first screen in about 5 s (2^20 took 7 s and 1.6 GB); it is still
+// nearly five times what a 1 MiB Fetch response of 10,000 records needs
+// (about 110,000 nodes). Decompressed
+// bytes are held twice (in Go and, for the hex pane, in JavaScript) and
+// each byte can become nodes, so the browser inflates at most 32 MiB per
+// frame, half the CLI's 64 MiB. Real Kafka never nests a compressed
+// message-set wrapper inside another, so two levels are plenty.
+const (
+	browserMaxNodes         = 1 << 19
+	browserMaxDecompressed  = 32 << 20
+	browserMaxRecordNesting = 2
+	memoryLimit             = 2 << 30
+)
+
+// browserLimits sets the browser's limits on o (field by field, so the
+// code reads the same whether the limits sit in Options or in an
+// embedded Limits).
+func browserLimits(o *codec.Options) {
+	o.MaxNodes = browserMaxNodes
+	o.MaxDecompressed = browserMaxDecompressed
+	o.MaxRecordNesting = browserMaxRecordNesting
+}
 
 // elideOver is the length beyond which a grid cell shows its first and last
 // rows only; the page expands it on request.
@@ -46,6 +95,9 @@ func main() {
 	// Decoding a big frame allocates a tree that lives until the next one;
 	// collecting less often keeps a 1 MiB frame's first screen fast.
 	debug.SetGCPercent(400)
+	// A soft ceiling well under wasm32's 4 GB: near it the collector runs
+	// as often as it must instead of letting garbage grow the heap.
+	debug.SetMemoryLimit(memoryLimit)
 	k := js.Global().Get("Object").New()
 	k.Set("apis", js.FuncOf(apis))
 	k.Set("parseInput", js.FuncOf(parseInput))
@@ -59,12 +111,19 @@ func main() {
 	k.Set("rowOf", js.FuncOf(rowOf))
 	k.Set("jsonLines", js.FuncOf(jsonLines))
 	k.Set("jsonCount", js.FuncOf(jsonCount))
+	k.Set("jsonNodeAt", js.FuncOf(jsonNodeAt))
+	k.Set("jsonSpanOf", js.FuncOf(jsonSpanOf))
 	k.Set("nodeJSON", js.FuncOf(nodeJSON))
 	k.Set("path", js.FuncOf(nodePath))
 	k.Set("parentOf", js.FuncOf(parentOf))
 	k.Set("encode", js.FuncOf(encode))
 	k.Set("example", js.FuncOf(example))
 	k.Set("guess", js.FuncOf(guess))
+	k.Set("partial", js.FuncOf(partial))
+	k.Set("exampleFrame", js.FuncOf(exampleFrame))
+	k.Set("scanExchanges", js.FuncOf(scanExchanges))
+	k.Set("use", js.FuncOf(use))
+	k.Set("mem", js.FuncOf(mem))
 	js.Global().Set("kwire", k)
 	warm()
 	if cb := js.Global().Get("kwireReady"); cb.Type() == js.TypeFunction {
@@ -146,6 +205,8 @@ func parseInput(this js.Value, args []js.Value) any {
 		res["error"] = err.Error()
 		var ie *input.Error
 		if errors.As(err, &ie) {
+			// The page words the position itself: no "input:" prefix.
+			res["error"] = ie.Msg
 			res["offset"], res["line"], res["column"] = ie.Offset, ie.Line, ie.Column
 		}
 		return res
@@ -236,11 +297,20 @@ func example(this js.Value, args []js.Value) any {
 	if err != nil {
 		return ""
 	}
-	return indent(f.AppendJSON(nil, codec.JSONOptions{}))
+	return string(render.IndentJSON(nil, f.AppendJSON(nil, codec.JSONOptions{})))
 }
 
-func indent(b []byte) string {
-	return string(indentJSON(nil, b))
+// exampleFrame(apiKey, version, response) is the example frame's bytes.
+func exampleFrame(this js.Value, args []js.Value) any {
+	api := schema.ByKey(int16(intArg(args, 0)))
+	if api == nil {
+		return js.Null()
+	}
+	b, err := codec.ExampleFrame(api, int16(intArg(args, 1)), arg(args, 2).Truthy())
+	if err != nil {
+		return js.Null()
+	}
+	return bytesValue(b)
 }
 
 // guess(bytes, size) ranks the readings of a response of unknown API and
@@ -248,7 +318,7 @@ func indent(b []byte) string {
 func guess(this js.Value, args []js.Value) any {
 	b := bytesArg(arg(args, 0))
 	hasSize := sized(b, orDefault(arg(args, 1), "auto"))
-	cands := codec.GuessResponse(b, codec.GuessOptions{NoSizePrefix: !hasSize})
+	cands := codec.GuessResponse(b, codec.GuessOptions{NoSizePrefix: !hasSize, Max: 8})
 	dst := []byte{'['}
 	for i, c := range cands {
 		if i > 0 {
@@ -284,6 +354,181 @@ func guess(this js.Value, args []js.Value) any {
 	return string(append(dst, ']'))
 }
 
+// partialOver is the largest response partial() reads every way: each
+// API and version is one decode, about a thousand of them.
+const partialOver = 64 << 10
+
+// partial(bytes, size) lists the readings of a response that no API and
+// version reads cleanly (a truncated frame, say), those that read
+// furthest first: the page draws the first one's partial tree with the
+// error at its byte, so the bytes that are there still mean something.
+// A reading that ran out of bytes ranks above one that found an
+// impossible value (a count larger than the bytes left, say). Frames larger than partialOver are not tried.
+func partial(this js.Value, args []js.Value) any {
+	b := bytesArg(arg(args, 0))
+	hasSize := sized(b, orDefault(arg(args, 1), "auto"))
+	if len(b) > partialOver {
+		return "[]"
+	}
+	type reading struct {
+		api      *schema.API
+		v        int16
+		off, buf int
+		msg      string
+		out      bool // the reading ran out of bytes
+	}
+	var best []reading
+	for _, api := range schema.APIs() {
+		for v := api.Response.Valid.Lo; v <= api.Response.Valid.Hi; v++ {
+			o := codec.Options{Response: true, APIKey: api.Key, Version: v, NoSizePrefix: !hasSize, RawRecords: true}
+			o.MaxNodes = 8*len(b) + 64
+			_, err := codec.Decode(b, o)
+			var de *codec.DecodeError
+			if err == nil || !errors.As(err, &de) || de.Buf != 0 {
+				continue
+			}
+			r := reading{api: api, v: v, off: de.Offset, buf: de.Buf, msg: de.Error()}
+			// Running out of bytes is what a cut-short frame does; an
+			// impossible value earlier is a worse reading.
+			r.out = de.Offset >= len(b) || strings.Contains(de.Found, "left") || strings.Contains(de.Found, "end")
+			better := func(a, b reading) bool { return a.out && !b.out || a.out == b.out && a.off > b.off }
+			i := len(best)
+			for i > 0 && better(r, best[i-1]) {
+				i--
+			}
+			if i < 5 {
+				best = append(best, reading{})
+				copy(best[i+1:], best[i:])
+				best[i] = r
+				if len(best) > 5 {
+					best = best[:5]
+				}
+			}
+		}
+	}
+	dst := []byte{'['}
+	for i, r := range best {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"apiKey":`...)
+		dst = strconv.AppendInt(dst, int64(r.api.Key), 10)
+		dst = jsontext.AppendHTMLSafe(append(dst, `,"apiName":`...), r.api.Name)
+		dst = append(dst, `,"version":`...)
+		dst = strconv.AppendInt(dst, int64(r.v), 10)
+		dst = append(dst, `,"offset":`...)
+		dst = strconv.AppendInt(dst, int64(r.off), 10)
+		dst = jsontext.AppendHTMLSafe(append(dst, `,"message":`...), r.msg)
+		dst = append(dst, '}')
+	}
+	return string(append(dst, ']'))
+}
+
+// scanExchanges(frames, apiKeys, versions) decodes a capture's frames
+// (frames[2i] the request, frames[2i+1] the response of exchange i, null
+// where missing) without their records, for the capture table: the
+// request's client id, the error codes a response carries (named), and
+// whether either side failed to decode.
+func scanExchanges(this js.Value, args []js.Value) any {
+	frames, keys, vers := arg(args, 0), arg(args, 1), arg(args, 2)
+	n := keys.Get("length").Int()
+	var dec codec.Decoder
+	dst := []byte{'['}
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, '{')
+		key, ver := int16(keys.Index(i).Int()), int16(vers.Index(i).Int())
+		if req := frames.Index(2 * i); req.Truthy() {
+			o := codec.Options{RawRecords: true}
+			browserLimits(&o)
+			f, err := dec.Decode(bytesArg(req), o)
+			dst = append(dst, `"clientId":`...)
+			if c := clientID(f); c != nil {
+				dst = jsontext.AppendHTMLSafe(dst, *c)
+			} else {
+				dst = append(dst, "null"...)
+			}
+			if err != nil {
+				dst = jsontext.AppendHTMLSafe(append(dst, `,"requestError":`...), err.Error())
+			}
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `"errors":[`...)
+		if resp := frames.Index(2*i + 1); resp.Truthy() && key >= 0 {
+			o := codec.Options{Response: true, APIKey: key, Version: ver, RawRecords: true}
+			browserLimits(&o)
+			f, err := dec.Decode(bytesArg(resp), o)
+			codes := errorCodes(f)
+			for j, c := range codes {
+				if j > 0 {
+					dst = append(dst, ',')
+				}
+				name := schema.ErrorName(c)
+				if name == "" {
+					name = strconv.Itoa(int(c))
+				}
+				dst = jsontext.AppendHTMLSafe(dst, name)
+			}
+			dst = append(dst, ']')
+			if err != nil {
+				dst = jsontext.AppendHTMLSafe(append(dst, `,"responseError":`...), err.Error())
+			}
+		} else {
+			dst = append(dst, ']')
+		}
+		dst = append(dst, '}')
+	}
+	return string(append(dst, ']'))
+}
+
+// clientID is a request header's client id, nil when it has none.
+func clientID(f *codec.Frame) *string {
+	if f == nil || f.Header == nil {
+		return nil
+	}
+	for _, c := range f.Header.Children {
+		if c.Field != nil && c.Field.Name == "ClientId" && !c.Null {
+			s := string(c.Raw)
+			return &s
+		}
+	}
+	return nil
+}
+
+// errorCodes lists the distinct non-zero error codes in a response, in
+// the order they first appear.
+func errorCodes(f *codec.Frame) []int16 {
+	if f == nil || f.Body == nil {
+		return nil
+	}
+	var out []int16
+	tree.Walk(f.Body, func(n *tree.Node) bool {
+		if n.Field != nil && n.Kind == schema.Int16 && n.Int != 0 && strings.HasSuffix(n.Field.Name, "ErrorCode") {
+			for _, c := range out {
+				if c == int16(n.Int) {
+					return true
+				}
+			}
+			out = append(out, int16(n.Int))
+		}
+		return true
+	})
+	return out
+}
+
+// mem() reports the Go heap.
+func mem(this js.Value, args []js.Value) any {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	dst := []byte(`{"heapAlloc":`)
+	dst = strconv.AppendUint(dst, m.HeapAlloc, 10)
+	dst = append(dst, `,"heapSys":`...)
+	dst = strconv.AppendUint(dst, m.HeapSys, 10)
+	return string(append(dst, '}'))
+}
+
 func asDecodeError(err error, de **codec.DecodeError) bool {
 	return err != nil && errors.As(err, de)
 }
@@ -302,5 +547,5 @@ func warm() {
 	f, _ := codec.Decode(b, codec.Options{})
 	cells := render.Cells(f, 0)
 	render.Layout(cells, 4, elideOver, nil)
-	indentJSON(nil, f.AppendJSON(nil, codec.JSONOptions{}))
+	render.ScanJSONLines(render.IndentJSON(nil, f.AppendJSON(nil, codec.JSONOptions{})))
 }

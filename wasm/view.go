@@ -3,13 +3,14 @@
 package main
 
 import (
-	"github.com/kwire/kwire/internal/jsontext"
 	"strconv"
+	"strings"
 	"syscall/js"
 	"time"
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/tree"
+	"github.com/kwire/kwire/internal/jsontext"
 	"github.com/kwire/kwire/internal/render"
 )
 
@@ -28,6 +29,9 @@ type view struct {
 	ms     []int64 // decode, index, grids: milliseconds
 	value  []byte  // indented value JSON, written when first asked for
 	lines  []int32 // start of each line in value
+	// The links between nodes and JSON lines, made with value.
+	lineNode []int32    // line -> the node whose value it shows
+	nodeSpan [][2]int32 // node -> its value's first and last line
 }
 
 type grid struct {
@@ -36,7 +40,21 @@ type grid struct {
 	expanded map[int]bool
 }
 
-var cur *view
+// slots hold up to three decoded frames at once: the main one, a second
+// (a capture's response beside its request) and encode mode's output.
+// use(slot) picks the one the other functions read.
+var (
+	slots [3]*view
+	slot  int
+)
+
+// use(slot) selects the frame the window functions read and decode replaces.
+func use(this js.Value, args []js.Value) any {
+	if s := intArg(args, 0); s >= 0 && s < len(slots) {
+		slot = s
+	}
+	return slot
+}
 
 // decode(bytes, response, apiKey, version, size) decodes one frame, keeps
 // it, and returns {summary, buffers}: summary is JSON text
@@ -46,7 +64,8 @@ var cur *view
 //	 "ms":[decode, index, grids] (milliseconds),
 //	 "buffers":[{"buf","len","rows","from":node|null}],
 //	 "error":{"offset","buf","path","expected","found","message"}|null,"errNode",
-//	 "warnings":[{"node","buf","start","end","message"}]}
+//	 "limit":{"message","offset","buf"}|null (a limit cut decoding short),
+//	 "warnings":[{"node","buf","start","end","message","limit"?}],"warningCount"}
 //
 // and buffers holds the derived (decompressed) buffers' bytes, from 1.
 func decode(this js.Value, args []js.Value) any {
@@ -58,6 +77,8 @@ func decode(this js.Value, args []js.Value) any {
 		Version:      int16(intArg(args, 3)),
 		NoSizePrefix: !hasSize,
 	}
+	browserLimits(&opts)
+	slots[slot] = nil // let the collector have the previous frame
 	t := time.Now()
 	f, err := codec.Decode(b, opts)
 	v := &view{f: f, err: err}
@@ -69,7 +90,7 @@ func decode(this js.Value, args []js.Value) any {
 		v.grids = append(v.grids, &grid{cells: cells, rows: render.Layout(cells, 4, elideOver, nil), expanded: map[int]bool{}})
 	}
 	v.lap(&t)
-	cur = v
+	slots[slot] = v
 	derived := js.Global().Get("Array").New()
 	for _, d := range f.Buffers[1:] {
 		derived.Call("push", bytesValue(d))
@@ -213,25 +234,69 @@ func (v *view) appendSummary(dst []byte, hasSize bool) []byte {
 	}
 	dst = append(dst, `,"errNode":`...)
 	dst = strconv.AppendInt(dst, int64(errNode), 10)
+	// A limit that cut decoding short: the first one, said plainly.
+	dst = append(dst, `,"limit":`...)
+	limit := false
+	if de != nil && isLimit(de.Expected) {
+		limit = true
+		dst = jsontext.AppendHTMLSafe(append(dst, `{"message":`...), de.Expected)
+		dst = append(dst, `,"offset":`...)
+		dst = strconv.AppendInt(dst, int64(de.Offset), 10)
+		dst = append(dst, `,"buf":`...)
+		dst = strconv.AppendInt(dst, int64(de.Buf), 10)
+		dst = append(dst, '}')
+	}
+	for _, n := range v.nodes {
+		if limit {
+			break
+		}
+		for _, w := range n.Warnings {
+			if isLimit(w) {
+				limit = true
+				dst = jsontext.AppendHTMLSafe(append(dst, `{"message":`...), w)
+				dst = append(dst, `,"offset":`...)
+				dst = strconv.AppendInt(dst, int64(n.Start), 10)
+				dst = append(dst, `,"buf":`...)
+				dst = strconv.AppendInt(dst, int64(n.Buf), 10)
+				dst = append(dst, '}')
+				break
+			}
+		}
+	}
+	if !limit {
+		dst = append(dst, "null"...)
+	}
 	dst = append(dst, `,"warnings":[`...)
 	count := 0
 	for i, n := range v.nodes {
 		for _, w := range n.Warnings {
-			if count == 200 {
-				break
+			count++
+			if count > 200 {
+				continue
 			}
-			if count > 0 {
+			if count > 1 {
 				dst = append(dst, ',')
 			}
-			count++
 			dst = append(dst, `{"node":`...)
 			dst = strconv.AppendInt(dst, int64(i), 10)
 			dst = appendSpan(dst, n.Buf, n.Start, n.End)
 			dst = jsontext.AppendHTMLSafe(append(dst, `,"message":`...), w)
+			if isLimit(w) {
+				dst = append(dst, `,"limit":true`...)
+			}
 			dst = append(dst, '}')
 		}
 	}
-	return append(dst, "]}"...)
+	dst = append(dst, `],"warningCount":`...)
+	dst = strconv.AppendInt(dst, int64(count), 10)
+	return append(dst, '}')
+}
+
+// isLimit says whether a warning or an error's expectation is a decoding
+// limit cutting the work short. (Until the codec flags such warnings
+// itself, the wording tells: its limit messages name the limit.)
+func isLimit(msg string) bool {
+	return strings.Contains(msg, "limit")
 }
 
 func appendSpan(dst []byte, buf, start, end int) []byte {
@@ -275,7 +340,7 @@ func (v *view) appendNode(dst []byte, id int32) []byte {
 }
 
 func view0() *view {
-	return cur
+	return slots[slot]
 }
 
 // treeRows(from, count) -> JSON [node...] for visible tree rows.
@@ -522,6 +587,14 @@ func cellAt(this js.Value, args []js.Value) any {
 	dst := []byte(`{"node":`)
 	dst = strconv.AppendInt(dst, int64(c.Node), 10)
 	dst = appendSpan(dst, buf, c.Start, c.End)
+	if c.Node >= 0 && c.Node < len(v.nodes) {
+		// The node the cell is part of: a selection is always a node.
+		n := v.nodes[c.Node]
+		dst = append(dst, `,"nodeStart":`...)
+		dst = strconv.AppendInt(dst, int64(n.Start), 10)
+		dst = append(dst, `,"nodeEnd":`...)
+		dst = strconv.AppendInt(dst, int64(n.End), 10)
+	}
 	return string(append(dst, '}'))
 }
 
@@ -531,13 +604,56 @@ func (v *view) valueJSON() {
 	if v.lines != nil {
 		return
 	}
-	v.value = indentJSON(nil, v.f.AppendJSON(nil, codec.JSONOptions{}))
+	v.value = render.IndentJSON(nil, v.f.AppendJSON(nil, codec.JSONOptions{}))
 	v.lines = append(v.lines, 0)
 	for i, c := range v.value {
 		if c == '\n' {
 			v.lines = append(v.lines, int32(i+1))
 		}
 	}
+	// Link lines and nodes through their value-JSON paths; a path the
+	// other side lacks falls back to its nearest ancestor.
+	jl := render.ScanJSONLines(v.value)
+	paths := render.NodePaths(v.f.Root)
+	byPath := make(map[string]int32, len(paths))
+	for i := len(paths) - 1; i >= 0; i-- {
+		byPath[paths[i]] = int32(i) // the first node of a path wins
+	}
+	hasNode := func(p string) bool { _, ok := byPath[p]; return ok }
+	hasLine := func(p string) bool { _, ok := jl.Spans[p]; return ok }
+	v.lineNode = make([]int32, len(jl.Paths))
+	for i, p := range jl.Paths {
+		v.lineNode[i] = byPath[render.Resolve(p, hasNode)]
+	}
+	v.nodeSpan = make([][2]int32, len(paths))
+	for i, p := range paths {
+		v.nodeSpan[i] = jl.Spans[render.Resolve(p, hasLine)]
+	}
+}
+
+// jsonNodeAt(line) -> the node a line of value JSON shows, or -1.
+func jsonNodeAt(this js.Value, args []js.Value) any {
+	v := view0()
+	if v == nil {
+		return -1
+	}
+	v.valueJSON()
+	if i := intArg(args, 0); i >= 0 && i < len(v.lineNode) {
+		return int(v.lineNode[i])
+	}
+	return -1
+}
+
+// jsonSpanOf(id) -> [first, last]: the lines of value JSON that show a node.
+func jsonSpanOf(this js.Value, args []js.Value) any {
+	v := view0()
+	id := intArg(args, 0)
+	if v == nil || id < 0 || id >= len(v.nodes) {
+		return "null"
+	}
+	v.valueJSON()
+	sp := v.nodeSpan[id]
+	return "[" + strconv.Itoa(int(sp[0])) + "," + strconv.Itoa(int(sp[1])) + "]"
 }
 
 // jsonCount() -> the number of lines of the indented value JSON.
@@ -577,7 +693,7 @@ func nodeJSON(this js.Value, args []js.Value) any {
 	if v == nil || id < 0 || id >= len(v.nodes) {
 		return "null"
 	}
-	return string(indentJSON(nil, codec.AppendNode(nil, v.nodes[id], v.f.APIKey)))
+	return string(render.IndentJSON(nil, codec.AppendNode(nil, v.nodes[id], v.f.APIKey)))
 }
 
 // path(id) -> "body › topics[0] › name".
@@ -621,54 +737,4 @@ func parentOf(this js.Value, args []js.Value) any {
 		return -1
 	}
 	return int(v.parent[id])
-}
-
-// indentJSON indents compact JSON (as the codec writes it) by two spaces,
-// as encoding/json.Indent would, without its scanner's cost.
-func indentJSON(dst, src []byte) []byte {
-	depth := 0
-	nl := func(dst []byte) []byte {
-		dst = append(dst, '\n')
-		for i := 0; i < depth; i++ {
-			dst = append(dst, ' ', ' ')
-		}
-		return dst
-	}
-	for i := 0; i < len(src); i++ {
-		c := src[i]
-		switch c {
-		case '"':
-			j := i + 1
-			for j < len(src) && src[j] != '"' {
-				if src[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			if j >= len(src) {
-				j = len(src) - 1
-			}
-			dst = append(dst, src[i:j+1]...)
-			i = j
-		case '{', '[':
-			if i+1 < len(src) && (src[i+1] == '}' || src[i+1] == ']') {
-				dst = append(dst, c, src[i+1])
-				i++
-				continue
-			}
-			depth++
-			dst = nl(append(dst, c))
-		case '}', ']':
-			depth--
-			dst = append(nl(dst), c)
-		case ',':
-			dst = nl(append(dst, ','))
-		case ':':
-			dst = append(dst, ':', ' ')
-		case ' ', '\n', '\t', '\r':
-		default:
-			dst = append(dst, c)
-		}
-	}
-	return dst
 }

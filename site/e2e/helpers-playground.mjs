@@ -46,25 +46,58 @@ const types = {
 
 // serve serves dir at http://127.0.0.1:PORT/prefix/ (a path prefix, as on
 // the docs site), returning the page's URL and a close function.
+//
+// A slow link is a gate: server.holdWasm() makes the next kwire.wasm
+// response send its headers and first third, then wait until the test
+// calls the release function it returns (no timers: the test decides when
+// the rest arrives). server.wasmSent tells how far it got.
 export function serve(dir, prefix = '/docs/playground/') {
+  let hold = null;
+  const state = { wasmSent: 0 };
   const server = createServer(async (req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
     if (!path.startsWith(prefix)) { res.writeHead(404).end(); return; }
     let file = path.slice(prefix.length);
     if (file === '' || file.endsWith('/')) file += 'index.html';
     if (file.includes('..')) { res.writeHead(400).end(); return; }
+    let body;
     try {
-      const body = await readFile(join(dir, file));
-      res.writeHead(200, { 'content-type': types[extname(file)] || 'application/octet-stream', 'cache-control': 'no-cache' });
-      res.end(body);
+      body = await readFile(join(dir, file));
     } catch {
       res.writeHead(404).end();
+      return;
     }
+    res.writeHead(200, { 'content-type': types[extname(file)] || 'application/octet-stream', 'cache-control': 'no-cache', 'content-length': body.length });
+    if (file === 'kwire.wasm' && hold) {
+      const gate = hold;
+      hold = null;
+      const cut = Math.floor(body.length / 3);
+      res.write(body.subarray(0, cut));
+      state.wasmSent = cut;
+      gate.sent();
+      await gate.released;
+      state.wasmSent = body.length;
+      res.end(body.subarray(cut));
+      return;
+    }
+    res.end(body);
   });
   return new Promise((resolve) => {
     server.listen(0, '127.0.0.1', () => {
       const url = 'http://127.0.0.1:' + server.address().port + prefix;
-      resolve({ url, close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(() => r()); }) });
+      resolve({
+        url,
+        state,
+        // holdWasm returns {sent: a promise that the first part went out, release()}.
+        holdWasm() {
+          let release, sent;
+          const released = new Promise((r) => { release = r; });
+          const first = new Promise((r) => { sent = r; });
+          hold = { released, sent };
+          return { sent: first, release };
+        },
+        close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(() => r()); }),
+      });
     });
   });
 }
@@ -75,4 +108,17 @@ export function launch() {
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
+}
+
+// axe runs axe-core's WCAG 2 A/AA rules on the page and returns the
+// violations as [rule, impact, [selectors of up to 5 nodes]].
+const axeSource = await readFile(join(root, 'site', 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
+export async function axe(page, opts = {}) {
+  await page.evaluate(axeSource);
+  const res = await page.evaluate((o) => window.axe.run(document, {
+    runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21aa'] },
+    resultTypes: ['violations'],
+    ...o,
+  }), opts);
+  return res.violations.map((v) => [v.id, v.impact, v.nodes.slice(0, 5).map((n) => n.target.join(' ') + ' ' + (n.any[0]?.message || n.failureSummary || '').slice(0, 160))]);
 }

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { build, serve, launch, root } from './helpers-playground.mjs';
+import { build, serve, launch, root, axe } from './helpers-playground.mjs';
 
 const shots = join(root, 'test-results', 'playground');
 const QUICK = '0000001c001200030000000700056b7769726500076b776972652004312e3000';
@@ -84,9 +84,9 @@ test('every pasted input shape decodes to the same values', { timeout: 120_000 }
   await page.screenshot({ path: join(shots, 'decode-request.png'), fullPage: true });
   // Back-to-back frames (a stream's worth) are listed; each can be picked.
   await decoded(page, () => page.fill('#input', QUICK + input('html.hex')));
-  assert.match(await page.textContent('#capture h3'), /^2 frames, back to back/);
+  assert.match(await page.textContent('#frames h3'), /^2 frames, back to back/);
   assert.match(await page.textContent('#status'), /frame 1 of 2, 32 bytes: ApiVersions v3 request/);
-  await decoded(page, () => page.click('#capture button[data-frame="1"]'));
+  await decoded(page, () => page.click('#frames button[data-frame="1"]'));
   assert.match(await page.textContent('#status'), /frame 2 of 2, 134 bytes: ApiVersions v3 request/);
   assert.deepEqual(page.errors, []);
   await page.close();
@@ -137,42 +137,6 @@ test('hovering a tree node lights its grid cells and hex bytes; keys and copy wo
   await page.close();
 });
 
-test('a dropped pcap lists its exchanges and decodes the one picked', { timeout: 60_000 }, async () => {
-  const page = await open();
-  const pcap = readFileSync(join(root, 'testdata', 'captures', 'kafka.pcap'));
-  await decoded(page, async () => {
-    const dt = await page.evaluateHandle((b64) => {
-      const bin = atob(b64);
-      const bytes = new Uint8Array(bin.length);
-      for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-      const dt = new DataTransfer();
-      dt.items.add(new File([bytes], 'kafka.pcap', { type: 'application/vnd.tcpdump.pcap' }));
-      return dt;
-    }, pcap.toString('base64'));
-    await page.dispatchEvent('body', 'dragenter', { dataTransfer: dt });
-    await page.dispatchEvent('body', 'drop', { dataTransfer: dt });
-  });
-  const list = await page.$eval('#capture', (e) => e.innerText);
-  assert.match(list, /Capture: \d+ packets, 2 Kafka connection/);
-  assert.match(list, /ApiVersions v3/);
-  assert.match(list, /Metadata/);
-  assert.match(await page.textContent('#status'), /capture frame, \d+ bytes: ApiVersions v3 request/);
-  // Pick responses: each decodes with the API and version of its request.
-  // (The fixture's frames are synthetic: their bodies need not fit.)
-  await decoded(page, () => page.locator('#capture button', { hasText: /corr 2\s+response/ }).click());
-  assert.match(await page.textContent('#status'), /ApiVersions v3 response/);
-  assert.match(await treeText(page), /correlationId int32 = 2/);
-  await decoded(page, () => page.locator('#capture button', { hasText: /Metadata.*corr 9\s+response/ }).click());
-  assert.match(await page.textContent('#status'), /capture frame, 38 bytes: Metadata v12 response/);
-  assert.match(await treeText(page), /correlationId int32 = 9/);
-  // Changing the options decodes the picked frame again.
-  await decoded(page, () => page.selectOption('#size', 'no'));
-  assert.match(await page.textContent('#status'), /capture frame, 38 bytes: Metadata v12 response, no size prefix/);
-  await page.screenshot({ path: join(shots, 'capture.png'), fullPage: true });
-  assert.deepEqual(page.errors, []);
-  await page.close();
-});
-
 test('a permalink reproduces the view; the site link format works', { timeout: 60_000 }, async () => {
   const page = await open();
   await page.selectOption('#size', 'yes');
@@ -210,7 +174,9 @@ test('automatic detection ranks the readings of a response', { timeout: 120_000 
   await page.waitForSelector('#guesses button');
   const first = await page.$eval('#guesses button', (b) => b.textContent);
   assert.match(first, /^ApiVersions v3/);
-  assert.match(await page.textContent('#status'), /ApiVersions v3 response \(guessed\)/);
+  assert.match(await page.textContent('#status'), /ApiVersions v3 response \(guessed, (very likely|likely|possible) \(\d+%\)\)/);
+  // Plain words: a likelihood, never a bare score.
+  assert.doesNotMatch(await page.textContent('#guesses'), /score/);
   await page.screenshot({ path: join(shots, 'guess.png') });
   await page.close();
 });
@@ -221,7 +187,7 @@ test('encode mode: round trip, examples and errors at the JSON path', { timeout:
   await decoded(page, () => page.fill('#input', hex));
   // The gzip batch's records are a derived buffer with its own grid.
   assert.equal(await page.locator('#grids .pg-derived').count(), 1);
-  assert.match(await page.textContent('#grids .pg-derived h3'), /Derived buffer 1 \(\d+ bytes, decompressed\) from records/);
+  assert.match(await page.textContent('#grids .pg-derived h4'), /Derived buffer 1 \(\d+ bytes, decompressed\) from records/);
   // The batch's attributes show their bit fields on the bit ruler.
   await page.$eval('#grids .pg-main .pg-scroll', (e) => { e.scrollTop = 15 * 36; });
   await page.waitForSelector('#grids .pg-bit');
@@ -236,7 +202,7 @@ test('encode mode: round trip, examples and errors at the JSON path', { timeout:
   await page.fill('#enc-json', js.replace('"acks": ', '"acks": "x", "_": '));
   await page.waitForFunction(() => !document.getElementById('enc-error').hidden);
   const err = await page.textContent('#enc-error');
-  assert.match(err, /^at body\.(acks|_) \(line \d+, column \d+\): /);
+  assert.match(err, /^At body\.(acks|_) \(line \d+, column \d+\): /);
   // Clicking the message selects the field in the JSON.
   await page.click('#enc-error');
   const picked = await page.$eval('#enc-json', (t) => t.value.slice(t.selectionStart, t.selectionEnd));
@@ -292,7 +258,8 @@ test('a malformed frame shows the error at its byte with the partial tree', { ti
   const m = built.manifest.malformed;
   await decoded(page, () => page.fill('#input', input('malformed.hex')));
   const err = await page.textContent('#error');
-  assert.equal(err, 'at byte ' + m.offset + ' (' + m.path + '): expected ' + m.expected + ', found ' + m.found);
+  assert.equal(err, 'Decoding stopped at byte ' + m.offset + ' (' + m.path + '): expected ' + m.expected + ', found ' + m.found +
+    '. What was read before it is shown below; the error is marked in the grid and the hex.');
   const at = await page.$$eval('#grids .kw-cell.kw-errat', (cs) => cs.map((c) => [+c.dataset.start, +c.dataset.end]));
   assert.ok(at.length > 0 && at.every(([s, e]) => s <= m.offset && m.offset < e), JSON.stringify(at));
   assert.deepEqual(await page.$$eval('#hex .pg-byte.pg-err', (bs) => bs.map((b) => +b.dataset.off)), [m.offset]);
@@ -321,11 +288,11 @@ test('a 1 MiB Fetch response with 10,000 records (time to first screen reported)
   const treeRows = await page.$$eval('#tree .pg-row', (r) => r.length);
   assert.ok(rows < 200 && treeRows < 200, rows + ' grid rows, ' + treeRows + ' tree rows in the DOM');
   // Long cells are elided; a click shows them whole.
-  const rowsBefore = await page.evaluate(() => window.kwirePlayground.views.grid0.count);
+  const rowsBefore = await page.evaluate(() => window.kwirePlayground.panels[0].views.grid0.count);
   await page.$eval('#grids .pg-main .pg-scroll', (e) => { e.scrollTop = 40 * 36; });
   await page.waitForSelector('#grids .kw-more');
   await page.click('#grids .kw-more');
-  await page.waitForFunction((n) => window.kwirePlayground.views.grid0.count > n, rowsBefore);
+  await page.waitForFunction((n) => window.kwirePlayground.panels[0].views.grid0.count > n, rowsBefore);
   // Error codes by name, in the tree and the grid.
   assert.match(await treeText(page), /errorCode int16 = 2 CORRUPT_MESSAGE/);
   await page.waitForFunction(() => document.querySelectorAll('#json .pg-row').length > 0);
@@ -358,6 +325,287 @@ test('phone width, dark theme, and offline after the first load', { timeout: 90_
   await page.waitForSelector('#tree .pg-row', { timeout: 30_000 });
   assert.match(await page.textContent('#status'), /ApiVersions v3 request/);
   await phone.close();
+});
+
+
+test('bytes pasted while the module loads decode once it is ready; the page shows the download', { timeout: 120_000 }, async () => {
+  const ctx = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  const page = await ctx.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  // The module comes over a slow link: a third of it, then nothing until
+  // the test lets the rest through.
+  const gate = server.holdWasm();
+  await page.goto(server.url);
+  await gate.sent;
+  await page.waitForFunction(() => document.getElementById('loading-bar').value > 0);
+  const loading = await page.textContent('#loading-text');
+  assert.match(loading, /^Loading the decoder: \d+% \([\d.]+ MB of [\d.]+ MB\)$/);
+  const pct = await page.$eval('#loading-bar', (b) => b.value);
+  assert.ok(pct >= 20 && pct < 60, 'progress ' + pct + '%');
+  await page.screenshot({ path: join(shots, 'loading.png') });
+  // The first screen says what this is, and the examples are there before the module.
+  assert.match(await page.textContent('.pg-tagline'), /Kafka wire protocol, decoded in your browser/);
+  assert.equal(await page.locator('#examples button').count(), 6);
+  // Paste now: nothing can decode yet, and the page says it will.
+  await page.fill('#input', QUICK);
+  await page.waitForFunction(() => /still loading/.test(document.getElementById('status').textContent));
+  assert.equal(await page.evaluate(() => document.body.dataset.decoded), undefined);
+  assert.equal(await page.evaluate(() => document.body.dataset.ready), undefined);
+  gate.release();
+  await page.waitForFunction(() => document.body.dataset.decoded, null, { timeout: 60_000 });
+  await page.waitForSelector('#tree .pg-row');
+  assert.match(await page.textContent('#status'), /^hex, 32 bytes: ApiVersions v3 request/);
+  assert.ok(await page.locator('#loading').isHidden());
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});
+
+test('every example decodes with one click, and the frame links to its reference page', { timeout: 120_000 }, async () => {
+  const page = await open();
+  const want = {
+    request: /ApiVersions v3 request/, response: /Metadata v12 response/, produce: /Produce v9 request/,
+    'fetch-gzip': /Fetch v12 response/, joingroup: /JoinGroup v9 request/,
+  };
+  for (const [id, re] of Object.entries(want)) {
+    await decoded(page, () => page.click(`#examples button[data-example="${id}"]`));
+    assert.match(await page.textContent('#status'), re, id);
+    assert.equal(await page.isHidden('#error'), true, id + ': ' + await page.textContent('#error'));
+    const href = await page.getAttribute('#doc-link', 'href');
+    const m = re.source.match(/^(\w+) v(\d+) (\w+)$/);
+    assert.equal(href, '../api/' + m[1].toLowerCase() + '/v' + m[2] + '.html#' + m[3]);
+  }
+  // The compressed Fetch shows its decompressed records in a buffer of their own.
+  await decoded(page, () => page.click('#examples button[data-example="fetch-gzip"]'));
+  assert.equal(await page.locator('#grids .pg-derived').count(), 1);
+  // JoinGroup's consumer-protocol metadata is decoded: its topics are in the tree.
+  await decoded(page, () => page.click('#examples button[data-example="joingroup"]'));
+  await page.waitForFunction(() => /"payments"/.test(document.getElementById('json').innerText), null, { timeout: 20_000 });
+  await page.screenshot({ path: join(shots, 'example-joingroup.png') });
+  // The capture example opens the capture table.
+  await decoded(page, () => page.click('#examples button[data-example="capture"]'));
+  assert.ok(await page.locator('#cap-table tbody tr').count() > 10);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('grid, tree, JSON and hex are linked both ways; selection is not hover; spans agree', { timeout: 60_000 }, async () => {
+  const page = await open();
+  await decoded(page, () => page.fill('#input', QUICK));
+  await page.waitForSelector('#json .pg-row');
+  // A click on the clientId length prefix selects the clientId node: the
+  // bar and the tree say the same span, and the bar names the part.
+  await page.click('#grids .kw-cell:has(.kw-label:text-is("clientId length"))');
+  await page.waitForFunction(() => /clientId/.test(document.getElementById('sel-desc').textContent));
+  const bar = await page.textContent('#sel-desc');
+  assert.match(bar, /^header › clientId {2}\[12, 19\) {2}7 bytes {2}\(pointed at \[12, 14\)\)$/);
+  const treeSel = await page.$eval('#tree .pg-row.pg-sel', (r) => r.innerText);
+  assert.match(treeSel, /clientId nullable_string = "kwire" {2}\[12, 19\)/);
+  // The prefix cell shows its value.
+  assert.equal(await page.$eval('#grids .kw-cell:has(.kw-label:text-is("clientId length")) .kw-val', (e) => e.textContent), '5');
+  // Both cells of the node are selected; the JSON line shows the selection.
+  assert.deepEqual(await page.$$eval('#grids .kw-cell.kw-sel .kw-label', (ls) => ls.map((l) => l.textContent)).then((x) => [...new Set(x)].sort()), ['clientId', 'clientId length']);
+  assert.match(await page.$eval('#json .pg-row.pg-sel', (r) => r.textContent), /"clientId": "kwire"/);
+  assert.deepEqual(await page.$$eval('#hex .pg-byte.pg-sel', (bs) => bs.map((b) => +b.dataset.off)), [12, 13, 14, 15, 16, 17, 18]);
+  // Hover elsewhere: the hovered cell is marked apart from the selection.
+  await page.hover('#grids .kw-cell:has(.kw-label:text-is("correlationId"))');
+  await page.waitForSelector('#grids .kw-cell.kw-hl');
+  const look = await page.evaluate(() => {
+    const st = (sel) => { const c = getComputedStyle(document.querySelector(sel)); return c.outlineStyle + ' ' + c.outlineWidth + ' ' + c.backgroundImage.slice(0, 15); };
+    return { hl: st('#grids .kw-cell.kw-hl'), sel: st('#grids .kw-cell.kw-sel') };
+  });
+  assert.notEqual(look.hl, look.sel);
+  assert.match(look.hl, /^dashed/);
+  assert.match(look.sel, /^solid/);
+  await page.screenshot({ path: join(shots, 'hover-vs-selection.png') });
+  // A click on a JSON line selects its node in the tree and the grid.
+  await page.locator('#json .pg-row', { hasText: '"correlationId": 7' }).click();
+  await page.waitForFunction(() => /correlationId/.test(document.getElementById('sel-desc').textContent));
+  assert.match(await page.textContent('#sel-desc'), /^header › correlationId {2}\[8, 12\)/);
+  assert.match(await page.$eval('#tree .pg-row.pg-sel', (r) => r.innerText), /correlationId int32 = 7/);
+  assert.deepEqual(await page.$$eval('#grids .kw-cell.kw-sel .kw-label', (ls) => ls.map((l) => l.textContent)), ['correlationId']);
+  // Hovering a JSON line lights the grid.
+  await page.locator('#json .pg-row', { hasText: '"clientSoftwareVersion"' }).hover();
+  await page.waitForFunction(() => [...document.querySelectorAll('#grids .kw-cell.kw-hl .kw-label')].some((l) => l.textContent === 'clientSoftwareVersion'));
+  // The keyboard walks the JSON too.
+  await page.focus('#json');
+  await page.keyboard.press('ArrowDown');
+  await page.waitForFunction(() => /clientId/.test(document.getElementById('sel-desc').textContent));
+  // A hex byte selects its node, with the part it is in.
+  await page.click('#hex .pg-byte[data-off="21"]');
+  await page.waitForFunction(() => /clientSoftwareName/.test(document.getElementById('sel-desc').textContent));
+  assert.match(await page.textContent('#sel-desc'), /\[20, 27\) {2}7 bytes {2}\(pointed at \[21, 27\)\)/);
+  // In a compressed batch, a record's key in the derived buffer finds its JSON line.
+  await decoded(page, () => page.click('#examples button[data-example="fetch-gzip"]'));
+  await page.waitForSelector('#json .pg-row');
+  await page.$eval('#grids .pg-derived .pg-scroll', (e) => { e.scrollTop = 0; });
+  await page.waitForSelector('#grids .pg-derived .kw-cell');
+  await page.click('#grids .pg-derived .kw-cell:has(.kw-label:text-is("key"))');
+  await page.waitForFunction(() => document.querySelector('#json .pg-row.pg-sel'));
+  assert.match(await page.$eval('#json .pg-row.pg-sel', (r) => r.textContent), /"key": \{/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('a response pasted as a request offers the switch; a cut-short response still draws', { timeout: 120_000 }, async () => {
+  const page = await open();
+  await decoded(page, () => page.fill('#input', input('apiversions-response.hex')));
+  await page.waitForSelector('#hint:not([hidden])');
+  assert.match(await page.textContent('#hint'), /do not read as a request .* read cleanly as a response: ApiVersions v3, (very likely|likely)/);
+  await page.screenshot({ path: join(shots, 'response-hint.png') });
+  await decoded(page, () => page.click('#hint-switch'));
+  assert.match(await page.textContent('#status'), /ApiVersions v3 response/);
+  assert.equal(await page.inputValue('#dir'), 'response');
+  assert.ok(await page.isHidden('#error'));
+  assert.match(await treeText(page), /finalizedFeaturesEpoch int64 = 11/);
+
+  // A Metadata response cut short: no reading fits every byte, so the page
+  // shows those that read furthest and draws the first, partial tree and all.
+  await page.selectOption('#api', 'auto');
+  await page.fill('#ver', '');
+  await decoded(page, () => page.fill('#input', input('truncated-response.hex')));
+  assert.match(await page.textContent('#guesses h3'), /^No reading decodes every byte/);
+  assert.match(await page.textContent('#guesses button'), /^Metadata v1[0-3]: reads to byte 57, then expected 16 bytes for uuid, found 3 bytes left$/);
+  await page.locator('#guesses button', { hasText: 'Metadata v12' }).click();
+  await page.waitForFunction(() => /Metadata v12 response/.test(document.getElementById('status').textContent));
+  await page.waitForSelector('#tree .pg-row');
+  assert.match(await page.textContent('#error'), /^Decoding stopped at byte 57 \(body\.topics\[0\]\.topicId\): expected 16 bytes for uuid, found 3 bytes left\./);
+  assert.match(await treeText(page), /correlationId int32 = 7/);
+  assert.deepEqual(await page.$$eval('#hex .pg-byte.pg-err', (bs) => bs.map((b) => +b.dataset.off)), [57]);
+  assert.ok(await page.locator('#grids .kw-cell').count() > 5);
+  await page.screenshot({ path: join(shots, 'truncated.png'), fullPage: true });
+  // Unreadable input is said plainly, with its place.
+  await page.fill('#input', '00 11 zz');
+  await page.waitForSelector('#input-error:not([hidden])');
+  const err = await page.textContent('#input-error');
+  assert.doesNotMatch(err, /input:/);
+  assert.match(err, /^These bytes could not be read(: line 1, column \d+)?: .+\.$/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('a capture is a table of exchanges: sort, filter, summary, request and response side by side', { timeout: 120_000 }, async () => {
+  const page = await open();
+  const pcap = readFileSync(join(root, 'testdata', 'captures', 'kfake-clients.pcapng'));
+  await decoded(page, async () => {
+    const dt = await page.evaluateHandle((b64) => {
+      const bin = atob(b64);
+      const bytes = new Uint8Array(bin.length);
+      for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+      const dt = new DataTransfer();
+      dt.items.add(new File([bytes], 'clients.pcapng', { type: 'application/octet-stream' }));
+      return dt;
+    }, pcap.toString('base64'));
+    await page.dispatchEvent('body', 'dragenter', { dataTransfer: dt });
+    await page.dispatchEvent('body', 'drop', { dataTransfer: dt });
+  });
+  assert.match(await page.textContent('#cap-title'), /^Capture: \d+ packets, \d+ Kafka connections, \d+ exchanges/);
+  const head = await page.$$eval('#cap-table thead th', (ths) => ths.map((t) => t.textContent.replace(/ [▲▼]$/, '')));
+  assert.deepEqual(head, ['#', 'Time (s)', 'Connection', 'Direction', 'API', 'Version', 'Corr. id', 'Req. bytes', 'Resp. bytes', 'Latency ms', 'Error']);
+  const rows = () => page.$$eval('#cap-table tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+  const all = await rows();
+  assert.ok(all.length > 20, all.length + ' rows');
+  // Every exchange with both sides says so, and has a latency.
+  for (const r of all.filter((r) => r[3] === '⇄ both')) assert.match(r[9], /^\d+\.\d{3}$/);
+  // Sort by API, then by latency, descending.
+  await page.click('#cap-table thead button[data-col="api"]');
+  const byAPI = (await rows()).map((r) => r[4]);
+  assert.deepEqual(byAPI, [...byAPI].sort());
+  await page.click('#cap-table thead button[data-col="latency"]');
+  await page.click('#cap-table thead button[data-col="latency"]');
+  assert.equal(await page.getAttribute('#cap-table th:has(button[data-col="latency"])', 'aria-sort'), 'descending');
+  const lat = (await rows()).map((r) => (r[9] === '' ? -1 : +r[9]));
+  assert.deepEqual(lat, [...lat].sort((a, b) => b - a));
+  // Filters: an API, a client id, errors only.
+  await page.selectOption('#cap-api', 'Fetch');
+  const fetches = await rows();
+  assert.ok(fetches.length > 0 && fetches.every((r) => r[4] === 'Fetch'));
+  assert.match(await page.textContent('#cap-count'), new RegExp('^' + fetches.length + ' of ' + all.length + ' exchanges'));
+  await page.selectOption('#cap-api', '');
+  await page.fill('#cap-client', 'no such client');
+  await page.waitForFunction(() => document.querySelectorAll('#cap-table tbody tr').length === 0);
+  await page.fill('#cap-client', '');
+  await page.waitForFunction((n) => document.querySelectorAll('#cap-table tbody tr').length === n, all.length);
+  await page.check('#cap-errors');
+  const errs = await rows();
+  assert.ok(errs.every((r) => r[10] !== ''), JSON.stringify(errs));
+  assert.ok(errs.length >= 1, 'the capture has a JoinGroup answered with an error');
+  assert.ok(errs.some((r) => /^[A-Z_]+$/.test(r[10])), 'errors are named: ' + JSON.stringify(errs));
+  await page.uncheck('#cap-errors');
+  // The summary table: one row per API, counts adding up.
+  const sum = await page.$$eval('#cap-summary tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+  assert.equal(sum.reduce((n, r) => n + +r[2], 0), all.length);
+  assert.ok(sum.some((r) => r[0] === 'Fetch' && /^v\d+×\d+/.test(r[1])));
+  // A row shows its request and response side by side.
+  await decoded(page, () => page.locator('#cap-table tbody tr', { hasText: 'Metadata' }).first().click());
+  assert.match(await page.textContent('#frame-title'), /^Request: Metadata v\d+ request, \d+ bytes$/);
+  assert.match(await page.textContent('#frame-title-2'), /^Response: Metadata v\d+ response, \d+ bytes$/);
+  const [a, b] = await page.evaluate(() => [document.getElementById('tree').getBoundingClientRect(), document.getElementById('tree-2').getBoundingClientRect()].map((r) => [r.left, r.top]));
+  assert.ok(b[0] > a[0] + 300 && Math.abs(a[1] - b[1]) < 5, 'side by side: ' + JSON.stringify([a, b]));
+  assert.match(await page.$eval('#tree-2', (e) => e.innerText), /brokers/);
+  assert.ok(await page.isHidden('#error-2'), await page.textContent('#error-2'));
+  // Selecting in the response panel works within it.
+  await page.locator('#tree-2 .pg-row', { hasText: 'correlationId' }).click();
+  await page.waitForFunction(() => /correlationId/.test(document.getElementById('sel-desc').textContent));
+  assert.ok(await page.locator('#grids-2 .kw-cell.kw-sel').count() > 0);
+  await page.screenshot({ path: join(shots, 'capture.png'), fullPage: true });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('encode mode: copy buttons and the encoded frame drawn as a grid', { timeout: 60_000 }, async () => {
+  const page = await open('#mode=encode&api=3&v=12&dir=request');
+  await page.waitForFunction(() => document.getElementById('enc-hex').textContent.length > 20);
+  await page.waitForFunction(() => document.body.dataset.encoded);
+  const hex = await page.textContent('#enc-hex');
+  await page.waitForSelector('#enc-grids .kw-cell');
+  assert.match(await page.textContent('#enc-title'), /^Encoded: Metadata v12 request, \d+ bytes$/);
+  const labels = await page.$$eval('#enc-grids .kw-cell .kw-label', (ls) => ls.map((l) => l.textContent));
+  assert.ok(labels.includes('size') && labels.includes('topics count'), labels.join('|'));
+  await page.click('#enc-copy-hex');
+  await page.waitForFunction((h) => window.kwirePlayground.copied === h, hex);
+  await page.click('#enc-copy-b64');
+  await page.waitForFunction((b) => window.kwirePlayground.copied === b, Buffer.from(hex, 'hex').toString('base64'));
+  await page.click('#enc-copy-json');
+  await page.waitForFunction(() => /"apiName": "Metadata"/.test(window.kwirePlayground.copied || ''));
+  await page.screenshot({ path: join(shots, 'encode-grid.png'), fullPage: true });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('a frame past the browser limits says so on the page', { timeout: 180_000 }, async () => {
+  const page = await open();
+  await page.selectOption('#dir', 'response');
+  await page.selectOption('#api', '18');
+  await page.fill('#ver', '0');
+  await decoded(page, () => page.setInputFiles('#file', join(built.inputs, 'node-flood.bin')));
+  await page.waitForSelector('#limit:not([hidden])');
+  const note = await page.textContent('#limit');
+  assert.match(note, /^A limit cut decoding short at byte \d+: .*limit.*\. The browser decodes with smaller limits/);
+  const mem = await page.evaluate(() => new Promise((resolve) => {
+    // The Go heap after the decode, through the worker.
+    const w = window.kwirePlayground;
+    resolve(w.panels[0].rpc('mem'));
+  }));
+  console.log('playground: node flood (' + built.manifest.nodeFlood.bytes + ' bytes, ' + built.manifest.nodeFlood.entries + ' entries): Go heap ' +
+    (mem.heapAlloc / 1048576).toFixed(0) + ' MiB in use, ' + (mem.heapSys / 1048576).toFixed(0) + ' MiB from the system; first screen ' + Math.round(await page.evaluate(() => window.kwirePlayground.firstScreenMs)) + ' ms');
+  assert.ok(mem.heapSys < 2 * 1024 ** 3, 'the Go heap stays under its 2 GiB soft limit');
+  await page.screenshot({ path: join(shots, 'limit.png') });
+  await page.close();
+});
+
+test('accessibility: contrast and ARIA in light and dark (axe-core)', { timeout: 120_000 }, async () => {
+  for (const scheme of ['light', 'dark']) {
+    const ctx = await browser.newContext({ viewport: { width: 1400, height: 1000 }, colorScheme: scheme });
+    const page = await ctx.newPage();
+    await page.goto(server.url + '#hex=' + QUICK);
+    await page.waitForSelector('#tree .pg-row', { timeout: 60_000 });
+    await page.click('#grids .kw-cell:has(.kw-label:text-is("clientId"))');
+    await page.waitForSelector('#json .pg-row');
+    const v = await axe(page);
+    assert.deepEqual(v, [], scheme + ': ' + JSON.stringify(v, null, 1));
+    await ctx.close();
+  }
 });
 
 test('module sizes', () => {

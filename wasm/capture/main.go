@@ -6,7 +6,9 @@
 //
 //	kwireCapture.read(bytes) -> {summary: JSON text, frames: [Uint8Array|null]} | {error}
 //
-// The summary lists connections and exchanges; frames[2*i] and
+// The summary lists connections and exchanges (API, version, correlation
+// id, packet numbers, times in milliseconds since 1970, sizes, latency);
+// frames[2*i] and
 // frames[2*i+1] are the request and response bytes of exchange i (size
 // prefix included), which the page then decodes with the main module.
 package main
@@ -101,10 +103,25 @@ func readCapture(this js.Value, args []js.Value) any {
 		if x.Request != nil {
 			dst = append(dst, `,"requestPacket":`...)
 			dst = strconv.AppendInt(dst, int64(x.Request.PacketIndex), 10)
+			dst = append(dst, `,"requestTime":`...)
+			dst = strconv.AppendFloat(dst, float64(x.Request.Time.UnixMicro())/1000, 'f', 3, 64)
+			dst = append(dst, `,"requestBytes":`...)
+			dst = strconv.AppendInt(dst, int64(len(x.Request.Bytes)), 10)
 		}
 		if x.Response != nil {
 			dst = append(dst, `,"responsePacket":`...)
 			dst = strconv.AppendInt(dst, int64(x.Response.PacketIndex), 10)
+			dst = append(dst, `,"responseTime":`...)
+			dst = strconv.AppendFloat(dst, float64(x.Response.Time.UnixMicro())/1000, 'f', 3, 64)
+			dst = append(dst, `,"responseBytes":`...)
+			dst = strconv.AppendInt(dst, int64(len(x.Response.Bytes)), 10)
+		}
+		if x.Paired() {
+			dst = append(dst, `,"latencyMs":`...)
+			dst = strconv.AppendFloat(dst, float64(x.Latency.Microseconds())/1000, 'f', 3, 64)
+		}
+		if x.NoResponseExpected {
+			dst = append(dst, `,"noResponseExpected":true`...)
 		}
 		dst = append(dst, '}')
 	}

@@ -9,6 +9,8 @@
 // html.hex         an ApiVersions v3 request whose strings hold HTML and script
 // malformed.hex    an ApiVersions v3 request with a string length past the end
 // apiversions-response.hex  the example ApiVersions v3 response
+// truncated-response.hex    a Metadata v12 response cut short: its size says more bytes follow
+// node-flood.bin   an ApiVersions v0 response of 300,000 entries: more tree nodes than the browser's limit
 // manifest.json    sizes, expected values and the malformed frame's error offset
 package main
 
@@ -25,6 +27,7 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/codec/wire"
 )
 
 func main() {
@@ -103,6 +106,31 @@ func main() {
 		log.Fatal(err)
 	}
 	write(*out, "apiversions-response.hex", []byte(hex.EncodeToString(resp)))
+
+	// A Metadata response cut off after 60 of its bytes.
+	md, err := codec.ExampleFrame(schema.ByName("Metadata"), 12, true)
+	if err != nil {
+		log.Fatal(err)
+	}
+	cut := md[:60]
+	write(*out, "truncated-response.hex", []byte(hex.EncodeToString(cut)))
+	man["truncated"] = map[string]any{"bytes": len(cut), "whole": len(md)}
+
+	// 300,000 ApiVersions entries of 6 bytes: 4 nodes each, 1.2 million in
+	// all, past the browser's 2^20.
+	const entries = 300000
+	flood := wire.AppendInt32(nil, 0)        // size, set below
+	flood = wire.AppendInt32(flood, 5)       // correlation id
+	flood = wire.AppendInt16(flood, 0)       // error code
+	flood = wire.AppendInt32(flood, entries) // apiKeys
+	for i := 0; i < entries; i++ {
+		flood = wire.AppendInt16(flood, int16(i%100))
+		flood = wire.AppendInt16(flood, 0)
+		flood = wire.AppendInt16(flood, 3)
+	}
+	copy(flood, wire.AppendInt32(nil, int32(len(flood)-4)))
+	write(*out, "node-flood.bin", flood)
+	man["nodeFlood"] = map[string]any{"bytes": len(flood), "entries": entries}
 
 	m, _ := json.MarshalIndent(man, "", "  ")
 	write(*out, "manifest.json", m)

@@ -2,7 +2,7 @@
 // fetched (network first, cache when offline), and the core files are
 // cached at install.
 'use strict';
-const CORE = ['./', 'index.html', 'app.js', 'worker.js', 'style.css', 'grid.css', 'wasm_exec.js', 'kwire.wasm'];
+const CORE = ['./', 'index.html', 'app.js', 'worker.js', 'style.css', 'grid.css', 'wasm_exec.js', 'kwire.wasm', 'examples.json'];
 // The site gives files content-hashed names and rewrites them here, so a
 // new build has a new cache name and the old cache is dropped.
 const CACHE = 'kwire-playground ' + CORE.join(' ');

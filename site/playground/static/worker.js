@@ -1,7 +1,10 @@
 // The playground's worker: it runs the WebAssembly codec, which keeps the
-// decoded frame, so the page only asks for what it shows (a window of grid
-// rows, tree rows, JSON lines or hex lines). Messages: {id, op, args} in,
-// {id, result} or {id, error} out. Nothing leaves the browser.
+// decoded frames (up to three: see kwire.use in wasm/main.go), so the page
+// only asks for what it shows (a window of grid rows, tree rows, JSON lines
+// or hex lines). Messages: {id, op, args, slot} in, {id, result} or
+// {id, error} out, and {event: 'load', phase, loaded, total} while the
+// module downloads, so the page can show its progress. A request that
+// arrives before the module runs waits for it. Nothing leaves the browser.
 'use strict';
 
 importScripts('wasm_exec.js');
@@ -9,27 +12,67 @@ importScripts('wasm_exec.js');
 let ready = null; // promise: the main module is running
 let captureReady = null; // promise: the capture module is running
 
-function runModule(url, readyName) {
+// fetchCounting fetches url and reports the bytes received as they come.
+// The total is the Content-Length, unless the body is content-encoded
+// (then the length counts compressed bytes and the total is unknown: 0).
+function fetchCounting(url, report) {
+  return fetch(url).then((res) => {
+    if (!res.ok) throw new Error(url + ': HTTP ' + res.status);
+    const enc = res.headers.get('content-encoding');
+    const total = enc && enc !== 'identity' ? 0 : +(res.headers.get('content-length') || 0);
+    if (!res.body) return res;
+    const reader = res.body.getReader();
+    let loaded = 0;
+    report(loaded, total);
+    const body = new ReadableStream({
+      async pull(ctl) {
+        const { done, value } = await reader.read();
+        if (done) { ctl.close(); return; }
+        loaded += value.length;
+        report(loaded, total);
+        ctl.enqueue(value);
+      },
+    });
+    return new Response(body, { headers: { 'content-type': 'application/wasm' } });
+  });
+}
+
+function runModule(url, readyName, report) {
   return new Promise((resolve, reject) => {
     self[readyName] = resolve;
     const go = new Go();
-    const slow = () => fetch(url).then((r) => r.arrayBuffer()).then((b) => WebAssembly.instantiate(b, go.importObject));
+    const bytes = () => fetchCounting(url, report);
+    const slow = () => bytes().then((r) => r.arrayBuffer()).then((b) => WebAssembly.instantiate(b, go.importObject));
     const load = WebAssembly.instantiateStreaming
-      ? WebAssembly.instantiateStreaming(fetch(url), go.importObject).catch(slow)
+      ? WebAssembly.instantiateStreaming(bytes(), go.importObject).catch(slow)
       : slow();
-    load.then((r) => { go.run(r.instance); }, reject);
+    load.then((r) => {
+      report(-1, 0);
+      go.run(r.instance);
+    }, reject);
   });
 }
 
 function main() {
-  if (!ready) ready = runModule('kwire.wasm', 'kwireReady');
+  if (!ready) {
+    let last = -1;
+    ready = runModule('kwire.wasm', 'kwireReady', (loaded, total) => {
+      // One progress message for each percent (each 64 KiB when the
+      // total is unknown), and always the ends.
+      const step = loaded < 0 ? -2 : total > 0 ? Math.floor(100 * loaded / total) : loaded >> 16;
+      if (step === last) return;
+      last = step;
+      self.postMessage({ event: 'load', phase: loaded < 0 ? 'starting' : 'downloading', loaded, total });
+    }).then(() => self.postMessage({ event: 'load', phase: 'ready' }));
+  }
   return ready;
 }
+main(); // start downloading at once: the page needs it in any case
 
-let buffers = []; // the decoded frame's buffers: the input, then derived ones
+const buffers = [[], [], []]; // per slot: the decoded frame's buffers, the input first
 
-function hexLines(buf, from, count) {
-  const b = buffers[buf];
+function hexLines(slot, buf, from, count) {
+  const b = buffers[slot][buf];
   if (!b) return [];
   const out = [];
   for (let i = Math.max(0, from); i < Math.min(Math.ceil(b.length / 16), from + count); i++) {
@@ -43,50 +86,64 @@ const J = (s) => JSON.parse(s);
 // are kept as their digits.
 const JX = (s) => JSON.parse(s.replace(/"value":(-?\d{16,})/g, '"value":"$1"'));
 
+// Each op runs after the module is running and kwire.use(slot) has picked
+// the frame it reads, in one go: no other message runs in between.
 const ops = {
-  async init() { await main(); return J(self.kwire.apis()); },
-  async parse(text, mode) { await main(); return self.kwire.parseInput(text, mode || 'auto'); },
-  async decode(bytes, o) {
-    await main();
+  init: () => J(self.kwire.apis()),
+  parse: (slot, text, mode) => self.kwire.parseInput(text, mode || 'auto'),
+  decode(slot, bytes, o) {
     const t0 = performance.now();
     const res = self.kwire.decode(bytes, !!o.response, o.api | 0, o.version | 0, o.size || 'auto');
-    buffers = [bytes].concat(Array.from(res.buffers));
+    buffers[slot] = [bytes].concat(Array.from(res.buffers));
     const sum = JX(res.summary);
     sum.timing = { worker: performance.now() - t0 };
     return sum;
   },
-  async guess(bytes, size) { await main(); return J(self.kwire.guess(bytes, size || 'auto')); },
-  async encode(json, noSize) { await main(); return self.kwire.encode(json, !!noSize); },
-  async example(api, version, response) { await main(); return self.kwire.example(api, version, !!response); },
-  async capture(bytes) {
-    if (!captureReady) captureReady = runModule('capture.wasm', 'kwireCaptureReady');
-    await captureReady;
-    const r = self.kwireCapture.read(bytes);
-    if (r.error) return { error: r.error };
-    return { summary: J(r.summary), frames: Array.from(r.frames) };
-  },
-  treeRows: (from, n) => JX(self.kwire.treeRows(from, n)),
-  setOpen: (id, open) => self.kwire.setOpen(id, open === undefined ? -1 : open ? 1 : 0),
-  reveal: (id) => JX(self.kwire.reveal(id)),
-  gridRows: (buf, from, n) => J(self.kwire.gridRows(buf, from, n)),
-  expandCell: (buf, cell) => self.kwire.expandCell(buf, cell),
-  cellAt: (buf, off) => J(self.kwire.cellAt(buf, off)),
-  rowOf: (buf, off) => self.kwire.rowOf(buf, off),
+  guess: (slot, bytes, size) => J(self.kwire.guess(bytes, size || 'auto')),
+  partial: (slot, bytes, size) => J(self.kwire.partial(bytes, size || 'auto')),
+  encode: (slot, json, noSize) => self.kwire.encode(json, !!noSize),
+  example: (slot, api, version, response) => self.kwire.example(api, version, !!response),
+  exampleFrame: (slot, api, version, response) => self.kwire.exampleFrame(api, version, !!response),
+  scan: (slot, frames, keys, versions) => J(self.kwire.scanExchanges(frames, keys, versions)),
+  mem: () => J(self.kwire.mem()),
+  treeRows: (slot, from, n) => JX(self.kwire.treeRows(from, n)),
+  setOpen: (slot, id, open) => self.kwire.setOpen(id, open === undefined ? -1 : open ? 1 : 0),
+  reveal: (slot, id) => JX(self.kwire.reveal(id)),
+  gridRows: (slot, buf, from, n) => J(self.kwire.gridRows(buf, from, n)),
+  expandCell: (slot, buf, cell) => self.kwire.expandCell(buf, cell),
+  cellAt: (slot, buf, off) => J(self.kwire.cellAt(buf, off)),
+  rowOf: (slot, buf, off) => self.kwire.rowOf(buf, off),
   jsonCount: () => self.kwire.jsonCount(),
-  jsonLines: (from, n) => { const s = self.kwire.jsonLines(from, n); return s === '' && n <= 0 ? [] : s.split('\n'); },
-  nodeJSON: (id) => self.kwire.nodeJSON(id),
-  path: (id) => self.kwire.path(id),
-  parentOf: (id) => self.kwire.parentOf(id),
+  jsonLines: (slot, from, n) => { const s = self.kwire.jsonLines(from, n); return s === '' && n <= 0 ? [] : s.split('\n'); },
+  jsonNodeAt: (slot, line) => self.kwire.jsonNodeAt(line),
+  jsonSpanOf: (slot, id) => J(self.kwire.jsonSpanOf(id)),
+  nodeJSON: (slot, id) => self.kwire.nodeJSON(id),
+  path: (slot, id) => self.kwire.path(id),
+  parentOf: (slot, id) => self.kwire.parentOf(id),
   hexLines,
-  slice: (buf, start, end) => (buffers[buf] || new Uint8Array(0)).slice(start, end),
+  slice: (slot, buf, start, end) => (buffers[slot][buf] || new Uint8Array(0)).slice(start, end),
 };
 
+async function capture(bytes) {
+  if (!captureReady) captureReady = runModule('capture.wasm', 'kwireCaptureReady', () => {});
+  await captureReady;
+  const r = self.kwireCapture.read(bytes);
+  if (r.error) return { error: r.error };
+  return { summary: J(r.summary), frames: Array.from(r.frames) };
+}
+
 self.onmessage = async (e) => {
-  const { id, op, args } = e.data;
+  const { id, op, args, slot } = e.data;
   const recv = performance.timeOrigin + performance.now();
   try {
-    if (!ops[op]) throw new Error('unknown op ' + op);
-    const result = await ops[op](...(args || []));
+    let result;
+    if (op === 'capture') result = await capture(...args);
+    else {
+      if (!ops[op]) throw new Error('unknown op ' + op);
+      await main();
+      self.kwire.use(slot | 0);
+      result = ops[op](slot | 0, ...(args || []));
+    }
     if (op === 'decode') { result.timing.recv = recv; result.timing.sent = performance.timeOrigin + performance.now(); }
     self.postMessage({ id, result });
   } catch (err) {
