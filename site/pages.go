@@ -33,9 +33,20 @@ type indexAPI struct {
 	Unstable   string
 	Flexible   string // first flexible version, "" when never
 	Playground string // the highest version's request example, relative to the root
+	Releases   string // "4.2:13 4.1:13 ...": each release's highest version, newest first
+	Latest     string // the newest release's highest version, "" when it lacks the API
 }
 
-func indexData(apis []*schema.API) []indexCategory {
+// indexData is the index page: the categories, the releases a column can
+// show, and the search index over field names.
+type indexPage struct {
+	Cats     []indexCategory
+	Releases []string
+	Search   template.JS
+}
+
+func indexData(apis []*schema.API) indexPage {
+	rs := releases()
 	var cats []indexCategory
 	byCat := map[schema.Category]int{}
 	for _, c := range schema.Categories() {
@@ -49,9 +60,24 @@ func indexData(apis []*schema.API) []indexCategory {
 			i = len(cats)
 			cats = append(cats, indexCategory{ID: "cat-" + slugText(a.Category.String()), Name: a.Category.String()})
 		}
-		cats[i].APIs = append(cats[i].APIs, apiSummary(a))
+		x := apiSummary(a)
+		var parts []string
+		for j, r := range rs {
+			if v, ok := r.Max[a.Key]; ok {
+				parts = append(parts, r.Name+":"+itoa(int(v)))
+				if j == 0 {
+					x.Latest = "v" + itoa(int(v))
+				}
+			}
+		}
+		x.Releases = strings.Join(parts, " ")
+		cats[i].APIs = append(cats[i].APIs, x)
 	}
-	return cats
+	p := indexPage{Cats: cats, Search: searchIndex()}
+	for _, r := range rs {
+		p.Releases = append(p.Releases, r.Name)
+	}
+	return p
 }
 
 func apiSummary(a *schema.API) indexAPI {
@@ -128,6 +154,7 @@ type apiVersionRow struct {
 	Flexible   bool
 	Removed    bool
 	Unstable   bool
+	Since      string // the first Kafka release whose broker speaks it
 	Changes    int
 	Summary    []change
 }
@@ -136,14 +163,17 @@ type apiData struct {
 	API      indexAPI
 	Category string
 	Rows     []apiVersionRow
+	Releases []releaseSpan
 }
 
 func (b *builder) apiPage(a *schema.API) error {
-	d := apiData{API: apiSummary(a), Category: a.Category.String()}
+	rs := releases()
+	d := apiData{API: apiSummary(a), Category: a.Category.String(), Releases: releaseSpans(a, rs)}
+	since := sinceRelease(a, rs)
 	for v := a.Valid().Lo; v <= a.Valid().Hi; v++ {
 		r := apiVersionRow{V: v, Href: "v" + itoa(int(v)) + ".html", ReqHeader: a.Request.HeaderVersion(v),
 			RespHeader: a.Response.HeaderVersion(v), Flexible: a.Request.Flexible(v),
-			Removed: a.Removed40.Contains(v), Unstable: a.Request.Unstable.Contains(v)}
+			Removed: a.Removed40.Contains(v), Unstable: a.Request.Unstable.Contains(v), Since: since[v]}
 		rc := changes(a.Request, v, "req")
 		sc := changes(a.Response, v, "resp")
 		for i := range rc {
@@ -195,6 +225,9 @@ type dirData struct {
 	HeaderBNF     []bnfLine
 	Flexible      bool
 	Hex           string
+	Hexdump       string // xxd's layout
+	Schema        template.HTML
+	SchemaSource  string
 	Size          int
 	Grids         []gridData
 	Tree          *treeNode
@@ -293,7 +326,16 @@ func direction(a *schema.API, v int16, resp bool) (*dirData, error) {
 		return nil, err
 	}
 	d.Hex = hex.EncodeToString(frame)
+	d.Hexdump = xxd(frame)
 	d.Size = len(frame)
+	if js := schemaJSON(m, v); js != nil {
+		h, err := highlightJSON(js)
+		if err != nil {
+			return nil, err
+		}
+		d.Schema = template.HTML(h)
+		d.SchemaSource = m.At(v).Source
+	}
 	d.Playground = playgroundLink(a, v, resp, frame)
 	if err != nil {
 		d.Error = err.Error()

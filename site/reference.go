@@ -191,7 +191,7 @@ func (b *builder) recordsPage() error {
 	if d.Batch, d.Tree, err = recordsGrid(batch); err != nil {
 		return err
 	}
-	d.BatchHex = spacedHex(batch)
+	d.BatchHex = xxd(batch)
 	v0 := legacyMessage(0, 0, "k", "v")
 	v1 := legacyMessage(1, 1, "k", "v")
 	if d.V0, _, err = recordsGrid(v0); err != nil {
@@ -200,7 +200,7 @@ func (b *builder) recordsPage() error {
 	if d.V1, _, err = recordsGrid(v1); err != nil {
 		return err
 	}
-	d.V0Hex, d.V1Hex = spacedHex(v0), spacedHex(v1)
+	d.V0Hex, d.V1Hex = xxd(v0), xxd(v1)
 	return b.render("records", "records.html", page{Title: "Record batches and message sets", Nav: "records", Body: d})
 }
 
@@ -250,7 +250,7 @@ func (b *builder) protocolPage() error {
 		return err
 	}
 	d.Example = grids(f, "the frame")
-	d.ExampleHex = spacedHex(frame)
+	d.ExampleHex = xxd(frame)
 	d.ExampleAPI = a.Name + " v" + itoa(int(v))
 	d.ExampleHref = VersionPath(a, v)
 	d.Playground = playgroundLink(a, v, false, frame)
@@ -260,8 +260,15 @@ func (b *builder) protocolPage() error {
 // ---- errors and enums ----
 
 type errorRow struct {
-	Code int16
-	Name string
+	Code      int16
+	Name      string
+	Retriable bool
+	Note      string
+	APIs      []apiRef
+}
+
+type apiRef struct {
+	Name, Href string
 }
 
 type errorsData struct {
@@ -271,10 +278,19 @@ type errorsData struct {
 
 func (b *builder) errorsPage() error {
 	var d errorsData
+	retriable, notes, apis := retriableCodes(), errorNotes(), errorAPIs()
 	for c := -1; c < 1000; c++ {
-		if n := schema.ErrorName(int16(c)); n != "" {
-			d.Errors = append(d.Errors, errorRow{int16(c), n})
+		n := schema.ErrorName(int16(c))
+		if n == "" {
+			continue
 		}
+		r := errorRow{Code: int16(c), Name: n, Retriable: retriable[int16(c)], Note: notes[int16(c)]}
+		for _, k := range apis[n] {
+			if a := schema.ByKey(k); a != nil {
+				r.APIs = append(r.APIs, apiRef{a.Name, "api/" + Slug(a) + "/index.html"})
+			}
+		}
+		d.Errors = append(d.Errors, r)
 	}
 	d.Enums = schema.Enums()
 	return b.render("errors", "errors.html", page{Title: "Error codes and enumerations", Nav: "errors", Body: d})

@@ -55,7 +55,7 @@ type Options struct {
 	Title string
 }
 
-//go:embed templates/*.tmpl assets/*
+//go:embed templates/*.tmpl assets/* data/*.tsv
 var files embed.FS
 
 // The output entries Build owns and replaces on every run.

@@ -271,7 +271,7 @@ type pageCell struct {
 	kind, label      string
 }
 
-var cellRE = regexp.MustCompile(`<span class="kw-cell kw-([a-z]+)[^"]*" style="[^"]*" data-node="(\d+)" data-start="(\d+)" data-end="(\d+)" title="[^"]*"><span class="kw-label">([^<]*)</span>`)
+var cellRE = regexp.MustCompile(`<span role="gridcell" class="kw-cell kw-([a-z]+)[^"]*" style="[^"]*" data-node="(\d+)" data-start="(\d+)" data-end="(\d+)" title="[^"]*"><span class="kw-label">([^<]*)</span>`)
 
 // gridCells reads the cells of one section's first grid (buffer 0) off a
 // page, joining the segments of cells that span rows.

@@ -1,0 +1,168 @@
+package site
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kversion"
+
+	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/site/internal/pgexamples"
+)
+
+// retriable.tsv is Kafka's classification as kerr transcribes it: every
+// code kerr marks retriable is listed, and no other.
+func TestRetriableMatchesKafkasDefinitions(t *testing.T) {
+	got := retriableCodes()
+	n := 0
+	for c := -1; c < 1000; c++ {
+		ke, ok := kerr.ErrorForCode(int16(c)).(*kerr.Error)
+		want := ok && ke.Retriable
+		if got[int16(c)] != want {
+			t.Errorf("code %d (%s): retriable.tsv says %v, Kafka's definitions %v", c, schema.ErrorName(int16(c)), got[int16(c)], want)
+		}
+		if want {
+			n++
+		}
+	}
+	if n < 20 || !got[6] || !got[3] || got[10] {
+		t.Errorf("%d retriable codes; NOT_LEADER_OR_FOLLOWER %v, UNKNOWN_TOPIC_OR_PARTITION %v, MESSAGE_TOO_LARGE %v", n, got[6], got[3], got[10])
+	}
+	// Notes exist only for codes that exist.
+	for c := range errorNotes() {
+		if schema.ErrorName(c) == "" {
+			t.Errorf("a note for unknown code %d", c)
+		}
+	}
+}
+
+// releases.tsv is kversion's tables; Kafka 4.0's column agrees with the
+// schema folder taken from the 4.0 branch where both speak the API.
+func TestReleasesMatchKversion(t *testing.T) {
+	rs := releases()
+	if len(rs) < 30 {
+		t.Fatalf("%d releases", len(rs))
+	}
+	for _, r := range rs {
+		vs := kversion.FromString("v" + r.Name)
+		if vs == nil {
+			t.Fatalf("kversion knows no %s", r.Name)
+		}
+		n := 0
+		vs.EachMaxKeyVersion(func(k, v int16) {
+			n++
+			if got, ok := r.Max[k]; !ok || got != v {
+				t.Errorf("Kafka %s, key %d: releases.tsv %d (%v), kversion %d", r.Name, k, got, ok, v)
+			}
+		})
+		if n != len(r.Max) {
+			t.Errorf("Kafka %s: %d APIs in releases.tsv, %d in kversion", r.Name, len(r.Max), n)
+		}
+	}
+	var r40 release
+	for _, r := range rs {
+		if r.Name == "4.0" {
+			r40 = r
+		}
+	}
+	files, _ := filepath.Glob("../codec/schema/kafka/kafka-4.0/*Request.json")
+	checked := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m struct {
+			APIKey        *int16 `json:"apiKey"`
+			ValidVersions string `json:"validVersions"`
+		}
+		if json.Unmarshal(b, &m) != nil || m.APIKey == nil {
+			continue
+		}
+		hi := m.ValidVersions[strings.LastIndexAny(m.ValidVersions, "-")+1:]
+		want, _ := strconv.Atoi(hi)
+		if got, ok := r40.Max[*m.APIKey]; ok {
+			checked++
+			if int(got) != want {
+				t.Errorf("key %d: kversion says Kafka 4.0 speaks v%d, the 4.0 branch's file v%d", *m.APIKey, got, want)
+			}
+		}
+	}
+	if checked < 50 {
+		t.Errorf("only %d APIs checked against the 4.0 files", checked)
+	}
+	// Produce: the run of releases for each highest version.
+	sp := releaseSpans(schema.ByName("Produce"), rs)
+	if sp[0].From != "0.8.0" || sp[0].V != 0 || sp[len(sp)-1].To != rs[0].Name {
+		t.Errorf("Produce spans %+v", sp)
+	}
+	if s := sinceRelease(schema.ByName("Produce"), rs); s[3] != "0.11.0" {
+		t.Errorf("Produce v3 since %q, want 0.11.0 (record batches)", s[3])
+	}
+}
+
+func TestXXD(t *testing.T) {
+	got := xxd([]byte("\x00\x00\x00\x1c\x00\x12\x00\x03\x00\x00\x00\x07\x00\x05kwire<b>"))
+	want := "00000000: 0000 001c 0012 0003 0000 0007 0005 6b77  ..............kw\n" +
+		"00000010: 6972 653c 623e                           ire<b>"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestSchemaJSONIsStructureOnly(t *testing.T) {
+	a := schema.ByName("Produce")
+	js := schemaJSON(a.Request, a.Request.Valid.Hi)
+	var m map[string]any
+	if err := json.Unmarshal(js, &m); err != nil {
+		t.Fatalf("%v\n%s", err, js)
+	}
+	if bytes.Contains(js, []byte(`"about"`)) {
+		t.Error("the schema JSON carries about texts")
+	}
+	for _, want := range []string{`"name": "ProduceRequest"`, `"name": "TransactionalId", "type": "string"`, `"entityType": "transactionalId"`, `"fields": [`} {
+		if !bytes.Contains(js, []byte(want)) {
+			t.Errorf("no %s in\n%s", want, js)
+		}
+	}
+}
+
+func TestSearchIndexHasFieldNames(t *testing.T) {
+	var rows [][]any
+	if err := json.Unmarshal([]byte(searchIndex()), &rows); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, r := range rows {
+		if r[0] == "topicId" && r[2] == float64(1) && r[3] == "req" && r[4] == "topics.topicId" {
+			found = true
+		}
+	}
+	if !found {
+		t.Error("Fetch's request field topics.topicId is not in the search index")
+	}
+}
+
+// The playground's examples in site/playground/static are what
+// pgexamples makes (go run ./site/internal/pgexamples/cmd).
+func TestPlaygroundExamplesAreCurrent(t *testing.T) {
+	files, err := pgexamples.Files("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range files {
+		got, err := os.ReadFile(filepath.Join("playground", "static", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("site/playground/static/%s is stale: go run ./site/internal/pgexamples/cmd", name)
+		}
+	}
+}

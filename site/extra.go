@@ -1,0 +1,182 @@
+package site
+
+import (
+	"encoding/json"
+	"html/template"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/kwire/kwire/codec/schema"
+)
+
+// xxd lays bytes out as xxd does: an offset, 16 bytes in groups of two,
+// then the printable ASCII ("." for the rest). The caller escapes it.
+func xxd(b []byte) string {
+	const hexd = "0123456789abcdef"
+	var out []byte
+	for off := 0; off < len(b); off += 16 {
+		line := b[off:min(off+16, len(b))]
+		for s := 28; s >= 0; s -= 4 {
+			out = append(out, hexd[(off>>s)&15])
+		}
+		out = append(out, ':', ' ')
+		for i := 0; i < 16; i++ {
+			if i < len(line) {
+				out = append(out, hexd[line[i]>>4], hexd[line[i]&15])
+			} else {
+				out = append(out, ' ', ' ')
+			}
+			if i%2 == 1 {
+				out = append(out, ' ')
+			}
+		}
+		out = append(out, ' ')
+		for _, c := range line {
+			if c < 0x20 || c > 0x7e {
+				c = '.'
+			}
+			out = append(out, c)
+		}
+		out = append(out, '\n')
+	}
+	return strings.TrimSuffix(string(out), "\n")
+}
+
+// schemaJSON writes the structure of the definition that lays out version
+// v of m in the form of Kafka's message files (apiKey, type, name,
+// validVersions, flexibleVersions, fields with their versions,
+// nullability, tags, defaults and entity types), without the "about"
+// texts, indented.
+func schemaJSON(m *schema.Message, v int16) []byte {
+	d := m.At(v)
+	if d == nil {
+		return nil
+	}
+	b := []byte("{\n")
+	kv := func(ind, k, val string, last bool) {
+		b = append(b, ind...)
+		b = strconv.AppendQuote(b, k)
+		b = append(b, ": "...)
+		b = append(b, val...)
+		if !last {
+			b = append(b, ',')
+		}
+		b = append(b, '\n')
+	}
+	q := strconv.Quote
+	if m.APIKey >= 0 {
+		kv("  ", "apiKey", strconv.Itoa(int(m.APIKey)), false)
+	}
+	kv("  ", "type", q(m.Kind.String()), false)
+	kv("  ", "name", q(m.Name), false)
+	kv("  ", "validVersions", q(d.Versions.String()), false)
+	kv("  ", "flexibleVersions", q(d.Flexible.String()), false)
+	b = append(b, `  "fields": `...)
+	b = appendFields(b, d.Root, "  ")
+	b = append(b, "\n}\n"...)
+	return b
+}
+
+func appendFields(b []byte, l *schema.Layout, ind string) []byte {
+	if len(l.Fields) == 0 {
+		return append(b, "[]"...)
+	}
+	b = append(b, "[\n"...)
+	for i := range l.Fields {
+		f := &l.Fields[i]
+		in := ind + "  "
+		b = append(b, in...)
+		b = append(b, "{ "...)
+		parts := []string{`"name": ` + strconv.Quote(f.Name), `"type": ` + strconv.Quote(f.Type), `"versions": ` + strconv.Quote(f.Versions.String())}
+		if !f.Nullable.Empty() {
+			parts = append(parts, `"nullableVersions": `+strconv.Quote(f.Nullable.String()))
+		}
+		if f.Tag >= 0 {
+			parts = append(parts, `"taggedVersions": `+strconv.Quote(f.Tagged.String()), `"tag": `+strconv.Itoa(int(f.Tag)))
+		}
+		if f.FlexSet {
+			parts = append(parts, `"flexibleVersions": `+strconv.Quote(f.Flexible.String()))
+		}
+		if f.Default != "" {
+			parts = append(parts, `"default": `+strconv.Quote(f.Default))
+		}
+		if f.EntityType != "" {
+			parts = append(parts, `"entityType": `+strconv.Quote(f.EntityType))
+		}
+		if f.MapKey {
+			parts = append(parts, `"mapKey": true`)
+		}
+		if f.Ignorable {
+			parts = append(parts, `"ignorable": true`)
+		}
+		b = append(b, strings.Join(parts, ", ")...)
+		if f.Struct != nil {
+			b = append(b, ",\n"...)
+			b = append(b, in+`  "fields": `...)
+			b = appendFields(b, f.Struct, in+"  ")
+			b = append(b, '\n')
+			b = append(b, in...)
+			b = append(b, '}')
+		} else {
+			b = append(b, " }"...)
+		}
+		if i < len(l.Fields)-1 {
+			b = append(b, ',')
+		}
+		b = append(b, '\n')
+	}
+	b = append(b, ind...)
+	return append(b, ']')
+}
+
+// searchIndex is what the index page's search reads: for every field of
+// every API (request and response, all versions), its names and where it
+// lives, as a JSON array of [name, kafkaName, apiKey, "req"|"resp", path, lo, hi].
+func searchIndex() template.JS {
+	type entry struct {
+		name, kname, dir, path string
+		key, lo, hi            int16
+	}
+	var all []entry
+	for _, a := range schema.APIs() {
+		for _, x := range []struct {
+			m   *schema.Message
+			dir string
+		}{{a.Request, "req"}, {a.Response, "resp"}} {
+			seen := map[string]int{}
+			for _, d := range x.m.Versions {
+				var walk func(l *schema.Layout, path string)
+				walk = func(l *schema.Layout, path string) {
+					for i := range l.Fields {
+						f := &l.Fields[i]
+						p := joinField(path, f.JSON)
+						lo, hi := max(f.Versions.Lo, d.Versions.Lo), min(f.Versions.Hi, d.Versions.Hi)
+						if lo <= hi {
+							if j, ok := seen[p]; ok {
+								all[j].lo, all[j].hi = min(all[j].lo, lo), max(all[j].hi, hi)
+							} else {
+								seen[p] = len(all)
+								all = append(all, entry{f.JSON, f.Name, x.dir, p, a.Key, lo, hi})
+							}
+						}
+						if f.Struct != nil {
+							walk(f.Struct, p)
+						}
+					}
+				}
+				walk(d.Root, "")
+			}
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].name < all[j].name })
+	rows := make([][]any, len(all))
+	for i, e := range all {
+		rows[i] = []any{e.name, e.kname, e.key, e.dir, e.path, e.lo, e.hi}
+	}
+	js, err := json.Marshal(rows) // escapes <, > and & as \u003c...: safe in a script element
+	if err != nil {
+		return "[]"
+	}
+	return template.JS(js)
+}
