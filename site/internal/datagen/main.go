@@ -165,7 +165,9 @@ func wordIn(b []byte, w string) bool {
 		}
 		at := i + j
 		end := at + len(w)
-		word := func(c byte) bool { return c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
+		word := func(c byte) bool {
+			return c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9'
+		}
 		if (at == 0 || !word(b[at-1])) && (end == len(b) || !word(b[end])) {
 			return true
 		}

@@ -160,7 +160,7 @@ func joinGroup() ([]byte, error) {
 		"body": map[string]any{"groupId": "billing", "sessionTimeoutMs": 45000, "rebalanceTimeoutMs": 60000,
 			"memberId": "", "groupInstanceId": nil, "protocolType": "consumer",
 			"protocols": []any{map[string]any{"name": "cooperative-sticky", "metadata": base64.StdEncoding.EncodeToString(meta)}},
-			"reason": nil}}
+			"reason":    nil}}
 	return encode(env)
 }
 
