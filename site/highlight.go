@@ -29,7 +29,8 @@ func highlightJSON(js []byte) (string, error) {
 	if err := formatter.Format(&b, styles.Get("github"), it); err != nil {
 		return "", err
 	}
-	return b.String(), nil
+	// A pre that scrolls must take the keyboard's focus (WCAG 2.1.1).
+	return strings.Replace(b.String(), `<pre class="chroma"`, `<pre tabindex="0" class="chroma"`, 1), nil
 }
 
 // highlightCSS writes the token colours: github for light pages,

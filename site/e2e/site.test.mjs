@@ -5,6 +5,13 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { tempDir, buildCLI, buildSite, serve, launch, watch, annotated, leaves, apis } from "./helpers-site.mjs";
+import { axe } from "./helpers-playground.mjs";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { root } from "./helpers-playground.mjs";
+
+const shots = join(root, "test-results", "site");
+mkdirSync(shots, { recursive: true });
 
 let tmp, bin, server, browser, apiList, built;
 
@@ -44,8 +51,31 @@ test("index lists every API by category and filters", async () => {
   const visible = await page.locator("tr.api:not(.hidden) td:nth-child(2) a").allTextContents();
   assert.ok(visible.includes("Fetch"), visible.join());
   assert.ok(!visible.includes("Produce"), visible.join());
+  // A number is an API key, matched exactly: "1" is Fetch alone.
+  await page.fill("#filter", "1");
+  assert.deepEqual(await page.locator("tr.api:not(.hidden) td:nth-child(2) a").allTextContents(), ["Fetch"]);
   await page.fill("#filter", "3");
-  assert.ok((await page.locator("tr.api:not(.hidden) td:nth-child(2) a").allTextContents()).includes("Metadata"));
+  assert.deepEqual(await page.locator("tr.api:not(.hidden) td:nth-child(2) a").allTextContents(), ["Metadata"]);
+  // Field names are searched too, with links to where they live.
+  await page.fill("#filter", "topicId");
+  await page.waitForSelector("#field-hits:not([hidden])");
+  const hits = await page.locator("#field-hits a").allTextContents();
+  assert.ok(hits.includes("Fetch request topics.topicId"), hits.slice(0, 20).join(" | "));
+  assert.ok((await page.locator("tr.api:not(.hidden) td:nth-child(2) a").allTextContents()).includes("Fetch"));
+  await page.screenshot({ path: join(shots, "search-topicid.png") });
+  const hit = page.getByRole("link", { name: "Fetch request topics.topicId", exact: true });
+  assert.equal(await hit.getAttribute("href"), "api/fetch/v13.html#req-f-topics.topicId");
+  await Promise.all([page.waitForURL(/fetch\/v13\.html#req-f-topics\.topicId$/), hit.click()]);
+  assert.equal(await page.locator("tr#req-f-topics\\.topicId").count(), 1);
+  await page.goBack();
+  // The highest version of each API in a Kafka release.
+  const produceRel = () => page.locator('tr.api[data-key="0"] td.rel').textContent();
+  assert.equal(await page.locator("th.relhead").first().textContent(), "Kafka 4.2");
+  assert.equal(await produceRel(), "v13");
+  await page.selectOption("#release", "4.0");
+  assert.equal(await produceRel(), "v12");
+  await page.selectOption("#release", "2.8");
+  assert.equal(await produceRel(), "v9");
   await page.fill("#filter", "");
   assert.equal(await page.locator("tr.api:not(.hidden)").count(), apiList.length);
   assert.ok(await page.locator('a[href^="playground/#hex="]').count() >= apiList.length);
@@ -88,7 +118,7 @@ for (const [name, which] of samples) {
       }
       // The tree and the JSON are there too, and a grid cell is visible.
       assert.ok(await sec.locator(".tree .tn").count() > cells.length / 2);
-      assert.ok(await sec.locator(".json pre.chroma").count() === 1);
+      assert.equal(await sec.locator(".json pre.chroma").count(), 2, "the value JSON and the schema JSON");
       assert.ok(await sec.locator(".kw-cell").first().isVisible());
       assert.match(await sec.locator("a.play").getAttribute("href"), new RegExp(`^\\.\\./\\.\\./playground/#hex=${hex}&dir=${dir}&api=${a.key}&v=${v}`));
     }
@@ -111,11 +141,36 @@ test("version switcher moves between versions", async () => {
   await ctx.close();
 });
 
+// cut lists what scrolls sideways or has its text cut: the page, scroll
+// boxes, grids, and table cells.
+function cutParts() {
+  const out = [];
+  const d = document.documentElement;
+  if (d.scrollWidth > d.clientWidth + 1) out.push("page by " + (d.scrollWidth - d.clientWidth) + "px");
+  for (const e of document.querySelectorAll(".scroll, .kw-grid, td, td code, th")) {
+    if (e.offsetParent === null) continue;
+    if (e.scrollWidth > e.clientWidth + 1) out.push((e.className || e.tagName) + " " + e.textContent.slice(0, 40).replace(/\s+/g, " ") + " by " + (e.scrollWidth - e.clientWidth) + "px");
+  }
+  return out.slice(0, 10);
+}
+
+test("nothing scrolls sideways or is cut at 1400 px and on a phone", async () => {
+  for (const [width, height] of [[1400, 1000], [390, 844]]) {
+    for (const path of ["index.html", "api/produce/v13.html", "api/produce/v0.html", "api/fetch/v18.html", "api/produce/index.html", "types.html", "records.html", "protocol.html", "errors.html"]) {
+      const { ctx, page } = await open(path, { viewport: { width, height } });
+      const cut = await page.evaluate(cutParts);
+      assert.deepEqual(cut, [], `${path} at ${width}px`);
+      if (path === "api/produce/v13.html") await page.screenshot({ path: join(shots, `produce-v13-${width}.png`) });
+      await ctx.close();
+    }
+  }
+});
+
 test("pages fit a phone and follow the dark scheme", async () => {
   for (const path of ["index.html", "api/produce/v13.html", "types.html", "records.html", "protocol.html", "errors.html"]) {
-    const { ctx, page, errors } = await open(path, { viewport: { width: 375, height: 800 }, colorScheme: "dark" });
+    const { ctx, page, errors } = await open(path, { viewport: { width: 390, height: 800 }, colorScheme: "dark" });
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-    assert.ok(overflow <= 1, `${path}: the page scrolls sideways by ${overflow}px at 375px`);
+    assert.ok(overflow <= 1, `${path}: the page scrolls sideways by ${overflow}px at 390px`);
     const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
     const [r, g, b] = bg.match(/\d+/g).map(Number);
     assert.ok(r + g + b < 150, `${path}: background ${bg} is not dark`);
@@ -149,7 +204,99 @@ test("open in playground decodes the same example", async (t) => {
     assert.match(text, new RegExp(`\\b${count} nodes`), `${text}; the CLI decodes ${count} nodes`);
     assert.equal((await page.locator("#input").inputValue()).replace(/\s/g, ""), hex);
     assert.ok(await page.locator(".kw-cell").count() > 0, "the playground drew no grid");
+    // And the decoded frame links back to its reference page.
+    await Promise.all([page.waitForURL(new RegExp(`api/${name.toLowerCase()}/v${v}\\.html#${dir}$`)), page.click("#doc-link")]);
+    assert.match(await page.locator("h1").innerText(), new RegExp(`${name}\\s+v${v}`));
     assert.deepEqual(errors, []);
     await ctx.close();
   }
+});
+
+test("accessibility: contrast and ARIA in light and dark (axe-core)", async () => {
+  for (const scheme of ["light", "dark"]) {
+    for (const path of ["index.html", "api/produce/v13.html", "api/produce/index.html", "errors.html", "types.html", "records.html"]) {
+      const { ctx, page } = await open(path, { viewport: { width: 1400, height: 1000 }, colorScheme: scheme });
+      const v = await axe(page);
+      assert.deepEqual(v, [], `${path} (${scheme}): ` + JSON.stringify(v, null, 1));
+      await ctx.close();
+    }
+  }
+});
+
+test("a version page: prefix values, xxd hex, schema JSON, and selection linked to the tree beside the grid", async () => {
+  const { ctx, page, errors } = await open("api/produce/v13.html", { viewport: { width: 1400, height: 1000 } });
+  const sec = page.locator("section#request");
+  // Length and count cells say what they hold.
+  const prefix = await sec.locator(".kw-cell.kw-prefix").evaluateAll((cs) => cs.map((c) => c.querySelector(".kw-label").textContent + "=" + (c.querySelector(".kw-val") || {}).textContent));
+  assert.ok(prefix.some((p) => /^topicData count=2 = 1 \+ 1$/.test(p)), prefix.join(" | "));
+  assert.ok(prefix.some((p) => /^clientId length=5$/.test(p)), prefix.join(" | "));
+  // The hex is an xxd dump.
+  assert.match(await sec.locator("pre.hexdump").textContent(), /^00000000: [0-9a-f]{4} [0-9a-f]{4} .* {2}\S{1,16}$/m);
+  // The schema's structure as JSON, without Kafka's descriptions.
+  const schemaText = await sec.locator(".schemajson .json").textContent();
+  assert.match(schemaText, /"name": "ProduceRequest"/);
+  assert.doesNotMatch(schemaText, /"about"/);
+  // The tree sits beside the grid.
+  const g = await sec.locator(".pair-grid").boundingBox(), t = await sec.locator(".pair-tree").boundingBox();
+  assert.ok(t.x > g.x + g.width - 2 && Math.abs(t.y - g.y) < 5, JSON.stringify([g, t]));
+  // A click on a cell selects its node in the tree (and says so).
+  await sec.locator('.kw-cell:has(.kw-label:text-is("acks"))').click();
+  assert.match(await sec.locator(".tn.kw-sel").textContent(), /^acks int16/);
+  assert.equal(await sec.locator('.kw-cell[aria-selected="true"] .kw-label').first().textContent(), "acks");
+  assert.match(await sec.locator(".selnote").textContent(), /^Selected: acks int16 \[\d+, \d+\)/);
+  // Keys walk the cells.
+  await sec.locator(".kw-grid").first().focus();
+  await page.keyboard.press("ArrowRight");
+  assert.match(await sec.locator(".tn.kw-sel").textContent(), /^timeoutMs int32/);
+  await page.keyboard.press("ArrowLeft");
+  assert.match(await sec.locator(".tn.kw-sel").textContent(), /^acks int16/);
+  // A click in the tree selects the cells.
+  await sec.locator('.tn:has(.tname:text-is("transactionalId"))').click();
+  assert.deepEqual([...new Set(await sec.locator(".kw-cell.kw-sel .kw-label").allTextContents())].sort(), ["transactionalId", "transactionalId length"]);
+  // Hover is drawn apart from selection.
+  await sec.locator('.kw-cell:has(.kw-label:text-is("timeoutMs"))').hover();
+  const look = await page.evaluate(() => {
+    const st = (e) => { const c = getComputedStyle(e); return c.outlineStyle; };
+    return [st(document.querySelector("#request .kw-cell.kw-hl")), st(document.querySelector("#request .kw-cell.kw-sel"))];
+  });
+  assert.deepEqual(look, ["dashed", "solid"]);
+  await page.screenshot({ path: join(shots, "version-selection.png") });
+  // The grid is an ARIA grid: rows of a row header and cells.
+  const roles = await sec.locator(".kw-grid").first().evaluate((g) => [...g.children].filter((r) => r.getAttribute("aria-hidden") !== "true").map((r) => r.getAttribute("role") + ":" + [...new Set([...r.children].map((c) => c.getAttribute("role")))].join(",")));
+  assert.ok(roles.length > 5 && roles.every((r) => r === "row:rowheader,gridcell"), roles.join(" "));
+  assert.deepEqual(errors, []);
+  await ctx.close();
+  // On a touch screen, a tap selects too.
+  const touch = await open("api/produce/v13.html", { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+  await touch.page.locator('section#request .kw-cell:has(.kw-label:text-is("acks"))').tap();
+  assert.match(await touch.page.locator("section#request .tn.kw-sel").textContent(), /^acks int16/);
+  await touch.page.screenshot({ path: join(shots, "phone-version.png"), fullPage: false });
+  await touch.ctx.close();
+});
+
+test("the errors page: retriable, notes in kwire's words, and the APIs whose schemas name each code", async () => {
+  const { ctx, page, errors } = await open("errors.html", { viewport: { width: 1400, height: 1000 } });
+  const row = (name) => page.locator(`tr#error-${name} td`).allTextContents();
+  const nl = await row("NOT_LEADER_OR_FOLLOWER");
+  assert.equal(nl[0], "6");
+  assert.equal(nl[2], "retriable");
+  assert.match(nl[3], /stale/);
+  assert.equal((await row("MESSAGE_TOO_LARGE"))[2], "no");
+  const nc = await row("NOT_COORDINATOR");
+  assert.equal(nc[2], "retriable");
+  assert.match(nc[4], /OffsetCommit/);
+  assert.match(nc[4], /ConsumerGroupHeartbeat/);
+  await page.screenshot({ path: join(shots, "errors.png") });
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});
+
+test("an API page lists each Kafka release's highest version", async () => {
+  const { ctx, page } = await open("api/produce/index.html");
+  const rel = await page.locator("table.releases tbody tr").evaluateAll((trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+  assert.deepEqual(rel[0], ["0.8.0 – 0.9.0", "v0"].slice(0, 2).map((x, i) => (i === 0 ? rel[0][0] : x)));
+  assert.ok(rel.some((r) => r[0] === "4.0" && r[1] === "v12"), JSON.stringify(rel));
+  const since = await page.locator('table.versions tr:has(a[href="v3.html"]) td:nth-child(2)').textContent();
+  assert.equal(since, "0.11.0");
+  await ctx.close();
 });
