@@ -63,11 +63,13 @@ test("index lists every API by category and filters", async () => {
   assert.ok(hits.includes("Fetch request topics.topicId"), hits.slice(0, 20).join(" | "));
   assert.ok((await page.locator("tr.api:not(.hidden) td:nth-child(2) a").allTextContents()).includes("Fetch"));
   await page.screenshot({ path: join(shots, "search-topicid.png") });
+  await page.waitForLoadState("load"); // no request of this page is cut short by leaving it
   const hit = page.getByRole("link", { name: "Fetch request topics.topicId", exact: true });
   assert.equal(await hit.getAttribute("href"), "api/fetch/v13.html#req-f-topics.topicId");
   await Promise.all([page.waitForURL(/fetch\/v13\.html#req-f-topics\.topicId$/), hit.click()]);
   assert.equal(await page.locator("tr#req-f-topics\\.topicId").count(), 1);
   await page.goBack();
+  await page.waitForLoadState("load");
   // The highest version of each API in a Kafka release.
   const produceRel = () => page.locator('tr.api[data-key="0"] td.rel').textContent();
   assert.equal(await page.locator("th.relhead").first().textContent(), "Kafka 4.2");
