@@ -48,7 +48,7 @@ const types = {
 // the docs site), returning the page's URL and a close function.
 //
 // A slow link is a gate: server.holdWasm() makes the next kwire.wasm
-// response send its headers and first third, then wait until the test
+// response to a request carrying its headers send them and a first third, then wait until the test
 // calls the release function it returns (no timers: the test decides when
 // the rest arrives). server.wasmSent tells how far it got.
 export function serve(dir, prefix = '/docs/playground/') {
@@ -68,7 +68,7 @@ export function serve(dir, prefix = '/docs/playground/') {
       return;
     }
     res.writeHead(200, { 'content-type': types[extname(file)] || 'application/octet-stream', 'cache-control': 'no-cache', 'content-length': body.length });
-    if (file === 'kwire.wasm' && hold) {
+    if (file === 'kwire.wasm' && hold && req.headers['x-kwire-gate'] === hold.tag) {
       const gate = hold;
       hold = null;
       const cut = Math.floor(body.length / 3);
@@ -88,13 +88,17 @@ export function serve(dir, prefix = '/docs/playground/') {
       resolve({
         url,
         state,
-        // holdWasm returns {sent: a promise that the first part went out, release()}.
+        // holdWasm returns {sent: a promise that the first part went out,
+        // release(), headers}: only a request carrying those headers (a
+        // browser context made with them as extraHTTPHeaders) is held, so
+        // other pages (and service workers filling their caches) are not.
         holdWasm() {
           let release, sent;
           const released = new Promise((r) => { release = r; });
           const first = new Promise((r) => { sent = r; });
-          hold = { released, sent };
-          return { sent: first, release };
+          const tag = String(Math.random()).slice(2);
+          hold = { released, sent, tag };
+          return { sent: first, release, headers: { 'x-kwire-gate': tag } };
         },
         close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(() => r()); }),
       });

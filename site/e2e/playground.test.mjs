@@ -329,13 +329,13 @@ test('phone width, dark theme, and offline after the first load', { timeout: 90_
 
 
 test('bytes pasted while the module loads decode once it is ready; the page shows the download', { timeout: 120_000 }, async () => {
-  const ctx = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
-  const page = await ctx.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e.message));
   // The module comes over a slow link: a third of it, then nothing until
   // the test lets the rest through.
   const gate = server.holdWasm();
+  const ctx = await browser.newContext({ viewport: { width: 1400, height: 1000 }, extraHTTPHeaders: gate.headers });
+  const page = await ctx.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(server.url);
   await gate.sent;
   await page.waitForFunction(() => document.getElementById('loading-bar').value > 0);
