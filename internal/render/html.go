@@ -5,6 +5,7 @@ import (
 	"html"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // AppendGridHTML appends the byte grid of cells as HTML: a bit ruler, then
@@ -196,14 +197,17 @@ func Terminal(cells []Cell, rows []Row) string {
 				b.WriteString(strings.Repeat(" ", (s.Col-col)*byteW-1) + "|")
 			}
 			c := &cells[s.Cell]
+			w := s.Span*byteW - 1
 			text := c.Label
-			if c.Value != "" && s.First {
+			if c.Value != "" && s.First && utf8.RuneCountInString(text+" = "+c.Value) <= w {
+				// A value shows only where it fits whole: a clipped
+				// number would say something false.
 				text += " = " + c.Value
 			}
 			if !s.First {
 				text = "(" + c.Label + ")"
 			}
-			b.WriteString(center(text, s.Span*byteW-1) + "|")
+			b.WriteString(center(text, w) + "|")
 			col = s.Col + s.Span
 		}
 		b.WriteString("\n" + border)
