@@ -29,16 +29,26 @@ type fileReader interface {
 // openFile detects the format from the first bytes: classic pcap (either
 // byte order, micro- or nanosecond), pcapng, or either of them gzipped.
 func openFile(br *bufio.Reader) (fileReader, error) {
+	return openLayer(br, true)
+}
+
+// openLayer opens the capture in br, unwrapping one gzip layer when
+// gunzip is true. Only one: a gzip file that inflates to itself exists,
+// and would otherwise recurse without end.
+func openLayer(br *bufio.Reader, gunzip bool) (fileReader, error) {
 	magic, err := br.Peek(4)
 	if err != nil {
 		return nil, errors.New("too short for a capture file")
 	}
 	if magic[0] == 0x1f && magic[1] == 0x8b {
+		if !gunzip {
+			return nil, errors.New("gzip inside gzip")
+		}
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, err
 		}
-		return openFile(bufio.NewReaderSize(zr, 64<<10))
+		return openLayer(bufio.NewReaderSize(zr, 64<<10), false)
 	}
 	switch binary.LittleEndian.Uint32(magic) {
 	case 0x0A0D0D0A:
@@ -120,6 +130,11 @@ type ngReader struct {
 	block []byte
 }
 
+// maxInterfaces bounds the interface descriptions of one pcapng section,
+// so a stream of them cannot grow memory without end (dumpcap writes one
+// per captured interface).
+const maxInterfaces = 1 << 12
+
 type ngIface struct {
 	link uint32
 	// timestamp units per second, and the offset in seconds (if_tsoffset)
@@ -183,6 +198,9 @@ func (g *ngReader) next() ([]byte, time.Time, uint32, error) {
 					ifc.offset = int64(g.order.Uint64(v))
 				}
 			})
+			if len(g.ifs) >= maxInterfaces {
+				return nil, time.Time{}, 0, errors.New("more than " + strconv.Itoa(maxInterfaces) + " interfaces in one section")
+			}
 			g.ifs = append(g.ifs, ifc)
 		case 6, 2: // enhanced packet, obsolete packet
 			if len(b) < 20 {
@@ -254,16 +272,20 @@ func (g *ngReader) sectionRest(h [8]byte) error {
 	return nil
 }
 
+// options calls fn for each option of a block: code, length, value padded
+// to 4 bytes. An option whose value or padding runs past the block ends
+// the list (its value is still given when it fits).
 func (g *ngReader) options(b []byte, fn func(code uint16, v []byte)) {
 	for len(b) >= 4 {
 		code, n := g.order.Uint16(b), int(g.order.Uint16(b[2:]))
-		if code == 0 || 4+n > len(b) {
+		if code == 0 || n > len(b)-4 {
 			return
 		}
 		fn(code, b[4:4+n])
-		b = b[4+(n+3)&^3:]
-		if 4+(n+3)&^3 > len(b)+4+(n+3)&^3 {
+		padded := 4 + (n+3)&^3
+		if padded > len(b) {
 			return
 		}
+		b = b[padded:]
 	}
 }

@@ -382,8 +382,15 @@ func (h *half) reqCandidate(b []byte) verdict {
 	// A client id of 3+ printable characters is convincing; otherwise, for
 	// frames up to 1 MiB, also require the next frame's header to be
 	// plausible (or the stream to end right after the frame).
-	if cl := int16(binary.BigEndian.Uint16(b[12:])); size > 1<<20 || (cl >= 3 && len(b) >= 14+int(cl)) {
+	if size > 1<<20 {
 		return vYes
+	}
+	// A request of 8 or 9 bytes (header v0) has no client id: b[12:] may
+	// already be the next frame, or nothing.
+	if size >= 10 && len(b) >= 14 {
+		if cl := int(int16(binary.BigEndian.Uint16(b[12:]))); cl >= 3 && len(b) >= 14+cl {
+			return vYes
+		}
 	}
 	end := 4 + int(size)
 	if len(b) < end+8 {

@@ -1,0 +1,110 @@
+package capture
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/binary"
+	"encoding/hex"
+	"testing"
+
+	"github.com/google/gopacket/layers"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestRegressionShortRequestResync: a 106-byte pcap (issue 11) panicked
+// with an index out of range in reqCandidate. Its one TCP segment, seen
+// without a SYN, so the stream starts by resynchronising, carries a
+// 12-byte request of size 8 (ApiVersions v3, correlation id 1): a header
+// without a client id, and nothing after it, where reqCandidate read the
+// client id length at b[12:]. Made with tb (helpers_test.go):
+//
+//	conv("10.0.0.1:40000", "10.0.0.2:9092").req(000000080012000300000001)
+func TestRegressionShortRequestResync(t *testing.T) {
+	const file = "4d3cb2a10200040000000000000000000000010001000000c02e326640420f00420000004200000002000000000202000000000108004500003400000000400666c20a0000010a0000029c402384000003e80007a1205018ffff36cc0000000000080012000300000001"
+	data, err := hex.DecodeString(file)
+	require.NoError(t, err)
+	require.Len(t, data, 106)
+	r, err := Read(bytes.NewReader(data), Options{})
+	require.NoError(t, err)
+	assert.Equal(t, 1, r.Packets)
+	// The frame is taken at the end of the stream, where nothing follows
+	// it to contradict it: one request, never answered.
+	require.Len(t, r.Exchanges, 1)
+	x := r.Exchanges[0]
+	require.NotNil(t, x.Request)
+	assert.Nil(t, x.Response)
+	assert.Equal(t, int16(18), x.APIKey)
+	assert.Equal(t, int32(1), x.CorrelationID)
+
+	n := 0
+	_, err = ReadFunc(bytes.NewReader(data), Options{}, func(*Exchange) { n++ })
+	require.NoError(t, err)
+	assert.Equal(t, 1, n)
+}
+
+// TestGzipInsideGzip: only one gzip layer is unwrapped (a gzip quine
+// would otherwise recurse until the stack runs out).
+func TestGzipInsideGzip(t *testing.T) {
+	b := newTB(t, layers.LinkTypeEthernet)
+	simple(b, 1)
+	once := gzipped(t, b.pcap())
+	r, err := Read(bytes.NewReader(once), Options{})
+	require.NoError(t, err)
+	assert.Equal(t, []int32{1}, pairedCorrs(r))
+	_, err = Read(bytes.NewReader(gzipped(t, once)), Options{})
+	require.ErrorIs(t, err, ErrFormat)
+	assert.ErrorContains(t, err, "gzip inside gzip")
+}
+
+func gzipped(t *testing.T, b []byte) []byte {
+	var z bytes.Buffer
+	w := gzip.NewWriter(&z)
+	_, err := w.Write(b)
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
+	return z.Bytes()
+}
+
+// TestPcapngOptionsPadding: an option whose value fits its block but whose
+// padding does not ends the option list instead of slicing past it.
+func TestPcapngOptionsPadding(t *testing.T) {
+	g := &ngReader{order: binary.LittleEndian}
+	var got [][]byte
+	collect := func(code uint16, v []byte) { got = append(got, bytes.Clone(v)) }
+	// code 9, length 1, value 6, no padding: the value is read, then the list ends
+	g.options([]byte{9, 0, 1, 0, 6}, collect)
+	assert.Equal(t, [][]byte{{6}}, got)
+	got = nil
+	// a length past the end: nothing
+	g.options([]byte{9, 0, 9, 0, 6, 0, 0, 0}, collect)
+	assert.Empty(t, got)
+	got = nil
+	// two padded options, then the end-of-options marker
+	g.options([]byte{9, 0, 1, 0, 6, 0, 0, 0, 2, 0, 2, 0, 'h', 'i', 0, 0, 0, 0, 0, 0}, collect)
+	assert.Equal(t, [][]byte{{6}, []byte("hi")}, got)
+}
+
+// TestPcapngInterfaceFlood: interface descriptions are capped per section,
+// so a stream of them cannot grow memory without end.
+func TestPcapngInterfaceFlood(t *testing.T) {
+	b := newTB(t, layers.LinkTypeEthernet)
+	simple(b, 1)
+	data := b.pcapng()
+	shb := int(binary.LittleEndian.Uint32(data[4:]))
+	idb := binary.LittleEndian.AppendUint32(nil, 1)
+	idb = binary.LittleEndian.AppendUint32(idb, 20)
+	idb = binary.LittleEndian.AppendUint32(idb, 1)
+	idb = binary.LittleEndian.AppendUint32(idb, 65536)
+	idb = binary.LittleEndian.AppendUint32(idb, 20)
+	flood := bytes.Clone(data[:shb])
+	for i := 0; i <= maxInterfaces; i++ {
+		flood = append(flood, idb...)
+	}
+	flood = append(flood, data[shb:]...)
+	r, err := Read(bytes.NewReader(flood), Options{})
+	require.NoError(t, err)
+	assert.True(t, r.Truncated)
+	assert.True(t, hasNote(r, "interfaces in one section"), "%v", r.Notes)
+	assert.Zero(t, r.Packets)
+}
