@@ -270,10 +270,8 @@ func looksLikeRequest(b []byte, maxFrame int) bool {
 	if size < 8 || uint64(size) >= uint64(maxFrame) {
 		return false
 	}
-	key := int16(binary.BigEndian.Uint16(b[4:]))
-	ver := int16(binary.BigEndian.Uint16(b[6:]))
 	corr := int32(binary.BigEndian.Uint32(b[8:]))
-	if key < 0 || key > 100 || ver < 0 || ver > 30 || corr < 0 {
+	if !plausibleAPI(b) || corr < 0 {
 		return false
 	}
 	if size >= 10 && len(b) >= 14 {
@@ -394,7 +392,7 @@ func (e *engine) pair(c *Conn, f *Frame) {
 		x.APIKey = int16(binary.BigEndian.Uint16(b[4:]))
 		x.APIVersion = int16(binary.BigEndian.Uint16(b[6:]))
 		x.CorrelationID = int32(binary.BigEndian.Uint32(b[8:]))
-		if x.APIKey == 0 && produceAcks(b, x.APIVersion) == 0 {
+		if produceAPI != nil && x.APIKey == produceAPI.Key && produceAcks(b, x.APIVersion) == 0 {
 			x.NoResponseExpected = true
 			e.done(x)
 			return
@@ -464,71 +462,4 @@ func (e *engine) popOutstanding(c *Conn) *Exchange {
 		c.outHead = 0
 	}
 	return x
-}
-
-// produceAcks returns the acks field of a Produce request, or -2 if it
-// can't be read.
-func produceAcks(b []byte, ver int16) int {
-	p := 12
-	if len(b) < p+2 {
-		return -2
-	}
-	cl := int(int16(binary.BigEndian.Uint16(b[p:])))
-	p += 2
-	if cl > 0 {
-		p += cl
-	}
-	if ver >= 9 { // flexible header: tagged fields
-		n, ok := uvarint(b, &p)
-		if !ok {
-			return -2
-		}
-		for i := uint64(0); i < n; i++ {
-			if _, ok := uvarint(b, &p); !ok {
-				return -2
-			}
-			sz, ok := uvarint(b, &p)
-			if !ok || sz > uint64(len(b)) {
-				return -2
-			}
-			p += int(sz)
-		}
-		// transactional_id: compact nullable string
-		l, ok := uvarint(b, &p)
-		if !ok || l > uint64(len(b)) {
-			return -2
-		}
-		if l > 0 {
-			p += int(l) - 1
-		}
-	} else if ver >= 3 {
-		if p+2 > len(b) {
-			return -2
-		}
-		l := int(int16(binary.BigEndian.Uint16(b[p:])))
-		p += 2
-		if l > 0 {
-			p += l
-		}
-	}
-	if p < 0 || p+2 > len(b) {
-		return -2
-	}
-	return int(int16(binary.BigEndian.Uint16(b[p:])))
-}
-
-func uvarint(b []byte, p *int) (uint64, bool) {
-	var v uint64
-	for s := uint(0); s < 64; s += 7 {
-		if *p < 0 || *p >= len(b) {
-			return 0, false
-		}
-		c := b[*p]
-		*p++
-		v |= uint64(c&0x7f) << s
-		if c < 0x80 {
-			return v, true
-		}
-	}
-	return 0, false
 }

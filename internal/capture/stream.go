@@ -363,15 +363,8 @@ func (h *half) reqCandidate(b []byte) verdict {
 	}
 	if len(b) < need {
 		// reject early on what we have
-		if len(b) >= 6 {
-			if k := int16(binary.BigEndian.Uint16(b[4:])); k < 0 || k > 100 {
-				return vNo
-			}
-		}
-		if len(b) >= 8 {
-			if v := int16(binary.BigEndian.Uint16(b[6:])); v < 0 || v > 30 {
-				return vNo
-			}
+		if !plausibleAPI(b) {
+			return vNo
 		}
 		return vMore
 	}
@@ -418,17 +411,7 @@ func reqPrefixOK(b []byte, max int) bool {
 	if size < 8 || uint64(size) >= uint64(max) {
 		return false
 	}
-	if len(b) >= 6 {
-		if k := int16(binary.BigEndian.Uint16(b[4:])); k < 0 || k > 100 {
-			return false
-		}
-	}
-	if len(b) >= 8 {
-		if v := int16(binary.BigEndian.Uint16(b[6:])); v < 0 || v > 30 {
-			return false
-		}
-	}
-	return true
+	return plausibleAPI(b)
 }
 
 func (h *half) respCandidate(b []byte) verdict {
