@@ -10,7 +10,11 @@
 //
 // The package never panics on malformed input and bounds its memory: the
 // out-of-order data of one TCP direction is capped by
-// Options.MaxStreamBuffer and a single frame by Options.MaxFrame.
+// Options.MaxStreamBuffer, a single frame by Options.MaxFrame, and the
+// requests waiting for their response by Options.MaxWaiting and
+// MaxWaitingBytes. ReadFunc hands exchanges out as they complete and
+// forgets closed connections, so its memory follows the open connections
+// and the waiting requests, not the size of the capture.
 package capture
 
 import (
@@ -39,6 +43,14 @@ type Options struct {
 	// direction; when exceeded, the missing bytes are declared lost (a gap)
 	// and the stream resynchronises. Default 16 MiB.
 	MaxStreamBuffer int
+	// MaxWaiting and MaxWaitingBytes bound the requests, over all
+	// connections, that wait for their response: their number and the
+	// bytes of their frames. When either is exceeded the request that has
+	// waited longest is given up on: handed out unanswered with Evicted
+	// set and counted in Result.Evicted (a response that comes for it
+	// later is an unpaired response). Defaults 65536 and 128 MiB.
+	MaxWaiting      int
+	MaxWaitingBytes int
 }
 
 // Defaults used for zero Options fields.
@@ -46,6 +58,8 @@ const (
 	DefaultBrokerPort      = 9092
 	DefaultMaxFrame        = 100 << 20
 	DefaultMaxStreamBuffer = 16 << 20
+	DefaultMaxWaiting      = 1 << 16
+	DefaultMaxWaitingBytes = 128 << 20
 )
 
 // Endpoint is one side of a TCP connection.
@@ -92,6 +106,8 @@ type Conn struct {
 	decided   bool
 	nonKafka  bool
 	finished  bool
+	retired   bool
+	key       connKey
 
 	pending      []*Frame // frames seen before the broker side was known
 	pendingBytes int
@@ -145,9 +161,13 @@ type Exchange struct {
 	// NoResponseExpected is set for Produce requests with acks=0, which
 	// brokers never answer.
 	NoResponseExpected bool
+	// Evicted is set for a request given up on because too many requests
+	// were waiting for their response (Options.MaxWaiting).
+	Evicted bool
 
-	seq    int
-	merged bool // an unpaired response later paired with its request
+	seq     int
+	merged  bool // an unpaired response later paired with its request
+	waiting bool // in the engine's window of requests awaiting a response
 }
 
 // Paired reports whether both request and response are present.
@@ -174,7 +194,9 @@ func (n Note) String() string {
 // Result is what Read returns.
 type Result struct {
 	// Conns are the Kafka connections, in order of first appearance.
-	Conns []*Conn
+	// Always nil when returned by ReadFunc; Connections counts them.
+	Conns       []*Conn
+	Connections int
 	// Exchanges are in request order (unpaired responses at the time of
 	// the response). Always nil when returned by ReadFunc.
 	Exchanges []*Exchange
@@ -190,6 +212,9 @@ type Result struct {
 	// discarded while resynchronising (all connections).
 	Frames       int
 	SkippedBytes int64
+	// Evicted counts requests given up on while waiting for their response
+	// (see Options.MaxWaiting).
+	Evicted int
 	// Truncated is set when the file ended in the middle of a packet or
 	// was corrupt after some point; what was read before is returned.
 	Truncated bool
@@ -225,9 +250,12 @@ func Read(r io.Reader, opts Options) (*Result, error) {
 // ReadFunc is the streaming form of Read: fn is called for each exchange
 // as soon as it is complete (a response arrived, or the request can no
 // longer be answered because a later request on its connection was, or
-// the connection or file ended), so exchanges need not all be held in
-// memory. Calls are therefore in completion order, not request order. The
-// returned Result has no Exchanges.
+// it was evicted from the window of waiting requests, or the connection
+// or file ended), so exchanges need not all be held in memory. Calls are
+// therefore in completion order, not request order. The returned Result
+// has no Exchanges and no Conns. fn may keep the exchange; the engine does
+// not touch it again, but its Conn goes on changing until the connection
+// ends.
 func ReadFunc(r io.Reader, opts Options, fn func(*Exchange)) (*Result, error) {
 	if fn == nil {
 		fn = func(*Exchange) {}
@@ -267,6 +295,9 @@ func (e *engine) run(r io.Reader) error {
 			break
 		}
 		e.packet(data, ts, link)
+		if e.onPacket != nil {
+			e.onPacket()
+		}
 	}
 	e.finish()
 	return nil

@@ -15,7 +15,9 @@ type engine struct {
 	res     *Result
 	stream  func(*Exchange) // nil: collect into res.Exchanges
 	conns   map[connKey]*Conn
-	all     []*Conn
+	all     []*Conn // connections not yet retired, in order of first appearance
+	retired int     // retired connections still in all
+	closed  []*Conn // finished connections not yet retired, oldest first
 	nextID  int
 	pkt     int // 1-based index of the current packet
 	now     time.Time
@@ -23,6 +25,16 @@ type engine struct {
 	dropped int // notes not kept
 	badLink map[uint32]bool
 	tp      tcpPacket
+
+	// The window of requests awaiting a response, over all connections,
+	// oldest first; entries no longer waiting are skipped and compacted
+	// away.
+	waiting   []*Exchange
+	waitHead  int
+	nWaiting  int
+	waitBytes int
+
+	onPacket func() // tests: called after each packet
 }
 
 func newEngine(opts Options, stream func(*Exchange)) *engine {
@@ -31,6 +43,12 @@ func newEngine(opts Options, stream func(*Exchange)) *engine {
 	}
 	if opts.MaxStreamBuffer <= 0 {
 		opts.MaxStreamBuffer = DefaultMaxStreamBuffer
+	}
+	if opts.MaxWaiting <= 0 {
+		opts.MaxWaiting = DefaultMaxWaiting
+	}
+	if opts.MaxWaitingBytes <= 0 {
+		opts.MaxWaitingBytes = DefaultMaxWaitingBytes
 	}
 	ports := opts.BrokerPorts
 	if len(ports) == 0 {
@@ -164,7 +182,7 @@ func less(a, b Endpoint) bool {
 
 func (e *engine) newConn(key connKey, src, dst Endpoint, dir int, p *tcpPacket) *Conn {
 	e.nextID++
-	c := &Conn{ID: e.nextID, ep: [2]Endpoint{key.a, key.b}, FirstTime: e.now, outCorr: make(map[int32]int)}
+	c := &Conn{ID: e.nextID, ep: [2]Endpoint{key.a, key.b}, key: key, FirstTime: e.now, outCorr: make(map[int32]int)}
 	for i := range c.half {
 		c.half[i] = &half{e: e, c: c, idx: i}
 	}
@@ -208,28 +226,70 @@ func (e *engine) finishConn(c *Conn) {
 		if !c.decided {
 			e.decide(c, true)
 		}
-		// unanswered requests
-		for i := c.outHead; i < len(c.outstanding); i++ {
-			e.done(c.outstanding[i])
-		}
+	}
+	// unanswered requests
+	for c.outHead < len(c.outstanding) {
+		e.done(e.popOutstanding(c))
 	}
 	c.outstanding, c.outHead, c.outCorr = nil, 0, nil
 	c.pending, c.early = nil, nil
 	for _, h := range c.half {
 		h.release()
 	}
+	e.closed = append(e.closed, c)
+	if len(e.closed) > maxClosed {
+		e.retire(e.closed[0])
+		e.closed[0] = nil
+		e.closed = e.closed[1:]
+	}
+}
+
+// maxClosed is how many finished connections are remembered, so that
+// their last ACKs and retransmissions are not mistaken for new
+// connections; older ones are retired.
+const maxClosed = 1024
+
+// retire accounts for a finished connection and forgets it.
+func (e *engine) retire(c *Conn) {
+	if c.retired {
+		return
+	}
+	c.retired = true
+	if c.nonKafka || !c.decided {
+		e.res.NonKafka += c.Packets
+	} else {
+		e.res.Connections++
+		if e.stream == nil {
+			e.res.Conns = append(e.res.Conns, c)
+		}
+	}
+	if e.conns[c.key] == c {
+		delete(e.conns, c.key)
+	}
+	e.retired++
+	if e.retired > 64 && e.retired*2 > len(e.all) {
+		live := e.all[:0]
+		for _, c := range e.all {
+			if !c.retired {
+				live = append(live, c)
+			}
+		}
+		clear(e.all[len(live):])
+		e.all, e.retired = live, 0
+	}
 }
 
 func (e *engine) finish() {
-	for _, c := range e.all {
-		e.finishConn(c)
+	for i := 0; i < len(e.all); i++ {
+		e.finishConn(e.all[i])
 	}
-	for _, c := range e.all {
-		if c.nonKafka || (!c.decided) {
-			e.res.NonKafka += c.Packets
-			continue
-		}
-		e.res.Conns = append(e.res.Conns, c)
+	for _, c := range e.closed {
+		e.retire(c)
+	}
+	e.closed = nil
+	sort.Slice(e.res.Conns, func(i, j int) bool { return e.res.Conns[i].ID < e.res.Conns[j].ID })
+	if e.res.Evicted > 0 {
+		e.note(nil, "%d requests were given up on while waiting for their response (more than %d requests or %d bytes were waiting)", e.res.Evicted, e.opts.MaxWaiting, e.opts.MaxWaitingBytes)
 	}
 	if e.dropped > 0 {
 		e.res.Notes = append(e.res.Notes, Note{Message: fmt.Sprintf("%d more notes not shown", e.dropped)})
@@ -362,8 +422,6 @@ func (e *engine) decide(c *Conn, final bool) {
 	}
 }
 
-const maxOutstanding = 4096
-
 func (e *engine) created(x *Exchange) {
 	e.xseq++
 	x.seq = e.xseq
@@ -406,11 +464,7 @@ func (e *engine) pair(c *Conn, f *Frame) {
 			x.Latency = x.Response.Time.Sub(f.Time)
 			return
 		}
-		c.outstanding = append(c.outstanding, x)
-		c.outCorr[x.CorrelationID]++
-		if len(c.outstanding)-c.outHead > maxOutstanding {
-			e.done(e.popOutstanding(c))
-		}
+		e.wait(c, x)
 		return
 	}
 	c.Responses++
@@ -445,11 +499,58 @@ func (e *engine) pair(c *Conn, f *Frame) {
 	}
 }
 
-// popOutstanding removes and returns the oldest outstanding request.
+// wait adds a request to its connection's outstanding requests and to the
+// window, evicting the requests that have waited longest while the window
+// is over its bounds.
+func (e *engine) wait(c *Conn, x *Exchange) {
+	c.outstanding = append(c.outstanding, x)
+	c.outCorr[x.CorrelationID]++
+	x.waiting = true
+	e.waiting = append(e.waiting, x)
+	e.nWaiting++
+	e.waitBytes += len(x.Request.Bytes)
+	for e.nWaiting > e.opts.MaxWaiting || e.waitBytes > e.opts.MaxWaitingBytes {
+		e.evictOldest()
+	}
+}
+
+// evictOldest gives up on the request that has waited longest. It is the
+// oldest outstanding request of its own connection too, since both lists
+// are in order of arrival.
+func (e *engine) evictOldest() {
+	for e.waitHead < len(e.waiting) && !e.waiting[e.waitHead].waiting {
+		e.waiting[e.waitHead] = nil
+		e.waitHead++
+	}
+	if e.waitHead == len(e.waiting) {
+		return
+	}
+	x := e.popOutstanding(e.waiting[e.waitHead].Conn)
+	x.Evicted = true
+	e.res.Evicted++
+	e.done(x)
+}
+
+// popOutstanding removes and returns the oldest outstanding request of c,
+// and takes it out of the window.
 func (e *engine) popOutstanding(c *Conn) *Exchange {
 	x := c.outstanding[c.outHead]
 	c.outstanding[c.outHead] = nil
 	c.outHead++
+	x.waiting = false
+	e.nWaiting--
+	e.waitBytes -= len(x.Request.Bytes)
+	if live := len(e.waiting) - e.waitHead; live > 64 && live > 2*e.nWaiting {
+		// mostly answered requests: keep the waiting ones
+		w := e.waiting[:0]
+		for _, y := range e.waiting[e.waitHead:] {
+			if y.waiting {
+				w = append(w, y)
+			}
+		}
+		clear(e.waiting[len(w):])
+		e.waiting, e.waitHead = w, 0
+	}
 	if n := c.outCorr[x.CorrelationID]; n <= 1 {
 		delete(c.outCorr, x.CorrelationID)
 	} else {

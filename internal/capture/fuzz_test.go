@@ -51,6 +51,9 @@ func checkResult(t *testing.T, r *Result) {
 		if x.Request == nil && x.Response == nil {
 			t.Fatal("empty exchange")
 		}
+		if x.Evicted && (x.Request == nil || x.Response != nil) {
+			t.Fatal("an evicted exchange must be an unanswered request")
+		}
 	}
 }
 
@@ -59,19 +62,33 @@ func FuzzRead(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r, err := Read(bytes.NewReader(data), Options{MaxStreamBuffer: 1 << 16})
+		// A small window, so evictions happen too.
+		opts := Options{MaxStreamBuffer: 1 << 16, MaxWaiting: 8}
+		r, err := Read(bytes.NewReader(data), opts)
 		if err != nil {
 			return
 		}
 		checkResult(t, r)
+		if len(r.Conns) != r.Connections {
+			t.Fatalf("%d connections listed, %d counted", len(r.Conns), r.Connections)
+		}
 		n := 0
-		r2, err := ReadFunc(bytes.NewReader(data), Options{MaxStreamBuffer: 1 << 16}, func(*Exchange) { n++ })
+		r2, err := ReadFunc(bytes.NewReader(data), opts, func(x *Exchange) {
+			n++
+			if x.Evicted && (x.Request == nil || x.Response != nil) {
+				t.Fatal("an evicted exchange must be an unanswered request")
+			}
+		})
 		require.NoError(t, err)
 		// ReadFunc hands out exchanges as they complete, so a response seen
 		// before its request comes out as two unpaired ones there, where
 		// Read pairs them afterwards: it may report more, never fewer.
 		if n < len(r.Exchanges) || r2.Frames != r.Frames {
 			t.Fatalf("ReadFunc gave %d exchanges / %d frames, Read %d / %d", n, r2.Frames, len(r.Exchanges), r.Frames)
+		}
+		if r2.Packets != r.Packets || r2.NonKafka != r.NonKafka || r2.Connections != r.Connections {
+			t.Fatalf("ReadFunc counted %d packets, %d non-Kafka, %d connections; Read %d, %d, %d",
+				r2.Packets, r2.NonKafka, r2.Connections, r.Packets, r.NonKafka, r.Connections)
 		}
 	})
 }
