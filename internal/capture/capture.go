@@ -164,6 +164,11 @@ type Exchange struct {
 	// Evicted is set for a request given up on because too many requests
 	// were waiting for their response (Options.MaxWaiting).
 	Evicted bool
+	// ConnClosed is set for a request still waiting when its connection
+	// closed (FIN or RST): a client that closes with a request in flight
+	// (a heartbeat as it leaves its group, a fetch long poll) never gets
+	// the answer.
+	ConnClosed bool
 
 	seq     int
 	merged  bool // an unpaired response later paired with its request

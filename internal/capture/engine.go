@@ -229,7 +229,9 @@ func (e *engine) finishConn(c *Conn) {
 	}
 	// unanswered requests
 	for c.outHead < len(c.outstanding) {
-		e.done(e.popOutstanding(c))
+		x := e.popOutstanding(c)
+		x.ConnClosed = c.Closed
+		e.done(x)
 	}
 	c.outstanding, c.outHead, c.outCorr = nil, 0, nil
 	c.pending, c.early = nil, nil

@@ -153,3 +153,41 @@ func TestStreamingForgetsClosedConnections(t *testing.T) {
 	assert.Equal(t, e.res.NonKafka, r.NonKafka)
 	assert.Equal(t, e.res.Frames, r.Frames)
 }
+
+// TestConnClosedWithRequestInFlight: a request still waiting when its
+// connection closes is marked so (a client leaving its group closes with
+// its last heartbeat unanswered); one waiting when the capture ends on an
+// open connection is not.
+func TestConnClosedWithRequestInFlight(t *testing.T) {
+	b := newTB(t, layers.LinkTypeEthernet)
+	v := b.conv("10.0.0.1:40000", "10.0.0.2:9092")
+	w := b.conv("10.0.0.1:40001", "10.0.0.2:9092")
+	v.handshake()
+	w.handshake()
+	v.req(apiVersionsReq(1))
+	v.resp(apiVersionsResp(1))
+	v.req(apiVersionsReq(2)) // in flight as the client closes
+	v.fin()
+	w.req(apiVersionsReq(1)) // in flight as the capture ends
+	for _, stream := range []bool{false, true} {
+		var xs []*Exchange
+		if stream {
+			_, err := ReadFunc(bytes.NewReader(b.pcap()), Options{}, func(x *Exchange) { xs = append(xs, x) })
+			require.NoError(t, err)
+		} else {
+			xs = b.read(Options{}).Exchanges
+		}
+		require.Len(t, xs, 3)
+		for _, x := range xs {
+			switch {
+			case x.Paired():
+				assert.False(t, x.ConnClosed)
+			case x.Conn.Client.Port == 40000:
+				assert.Equal(t, int32(2), x.CorrelationID)
+				assert.True(t, x.ConnClosed, "closed with a request in flight")
+			default:
+				assert.False(t, x.ConnClosed, "still open when the capture ended")
+			}
+		}
+	}
+}
