@@ -5,7 +5,7 @@
 //	kwire decode [flags] [HEX | FILE ...]   decode frames (json, ndjson, tree, grid, annotated)
 //	kwire encode [flags] [JSON | FILE ...]  encode value JSON (or NDJSON) to frames
 //	kwire batch [flags] [FILE]              decode NDJSON or hex lines on all cores
-//	kwire pcap [flags] FILE                 decode the Kafka conversations in a capture
+//	kwire pcap [flags] FILE|-               decode the Kafka conversations in a capture (- streams stdin)
 //	kwire schema API [--version N]          Kafka-style BNF and a field table
 //	kwire example API [--version N]         an API's example frame as hex and JSON
 //	kwire apis [--json]                     list every API kwire knows

@@ -3,10 +3,13 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"os"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -15,6 +18,13 @@ import (
 	"github.com/kwire/kwire/codec/tree"
 	"github.com/kwire/kwire/internal/capture"
 )
+
+// kwire pcap streams: the capture is read packet by packet
+// (capture.ReadFunc), each exchange is handed to a worker as soon as it
+// pairs (or can no longer pair), the workers decode on every core with
+// decoders and buffers of their own, and the lines are written in the
+// order the exchanges completed. Memory follows the open connections and
+// the requests waiting for their response, not the size of the capture.
 
 // portList is a repeatable --port flag.
 type portList []uint16
@@ -38,200 +48,416 @@ func (p *portList) Set(v string) error {
 	return nil
 }
 
-type apiStats struct {
-	name      string
-	key       int16
-	versions  map[int16]int
-	count     int
-	bytes     int64
-	latencies []time.Duration
-	unpaired  int
+// pcapConfig is what the flags of kwire pcap ask for.
+type pcapConfig struct {
+	file       string // "-" for standard input
+	ports      portList
+	only       *schema.API // --api, or nil
+	errorsOnly bool
+	clientID   string
+	summary    bool
+	jo         codec.JSONOptions
+	jobs       int
 }
 
+// live reports whether the capture comes from a pipe, where each line is
+// flushed as soon as it is ready (tcpdump -w - | kwire pcap -).
+func (c *pcapConfig) live() bool { return c.file == "-" }
+
+// needTree reports whether the response's decoded tree is needed beyond
+// its JSON: for its error codes.
+func (c *pcapConfig) needTree() bool { return c.errorsOnly || c.summary }
+
 func runPcap(e *env, args []string) int {
-	fs := newFlags(e, "pcap", "[flags] FILE",
-		"kwire pcap kfake-clients.pcapng",
-		"kwire pcap --summary kfake-clients.pcapng",
-		"kwire pcap --api JoinGroup --client-id kwire-group kfake-clients.pcapng")
-	var ports portList
-	fs.Var(&ports, "port", "broker port (repeatable, or comma-separated; default 9092, else inferred from who sends requests)")
-	apiFilter := fs.String("api", "", "only exchanges of this API (name or key)")
-	errorsOnly := fs.Bool("errors-only", false, "only exchanges whose response holds a non-zero error code")
-	clientID := fs.String("client-id", "", "only requests with this client id")
-	summary := fs.Bool("summary", false, "print a table per API: counts, versions, bytes, error codes, latency percentiles")
-	records := fs.String("records", "decoded", "records in value JSON: decoded, base64 or size")
-	args, code := parseFlags(e, fs, args)
+	cfg, code := parsePcapFlags(e, args)
 	if code >= 0 {
 		return code
 	}
-	if len(args) != 1 {
-		fail(e, "pcap needs one capture file")
-		return 2
-	}
-	var only *schema.API
-	if *apiFilter != "" {
-		if only = schema.ByName(*apiFilter); only == nil {
-			fail(e, "unknown API %q (run kwire apis)", *apiFilter)
-			return 2
+	in := e.stdin
+	if !cfg.live() {
+		f, err := os.Open(cfg.file)
+		if err != nil {
+			fail(e, "%v", err)
+			return 1
 		}
-	}
-	jo, err := recordsMode(*records)
-	if err != nil {
-		fail(e, "%v", err)
-		return 2
-	}
-	f, err := os.Open(args[0])
-	if err != nil {
-		fail(e, "%v", err)
-		return 1
-	}
-	defer f.Close()
-	res, err := capture.Read(bufio.NewReaderSize(f, 1<<20), capture.Options{BrokerPorts: ports})
-	if err != nil {
-		fail(e, "%s: %v", args[0], err)
-		return 1
+		defer f.Close()
+		in = f
 	}
 	w := bufio.NewWriterSize(e.stdout, 1<<20)
-	defer w.Flush()
-	stats := map[int16]*apiStats{}
-	errCodes := map[int16]int{}
-	failed := 0
-	for _, x := range res.Exchanges {
-		var req, rsp *codec.Frame
-		var reqErr, rspErr error
-		var guessed []codec.Candidate
-		key, ver := x.APIKey, x.APIVersion
-		if x.Request != nil {
-			req, reqErr = codec.Decode(x.Request.Bytes, codec.Options{})
-			key, ver = req.APIKey, req.Version
-		}
-		if x.Response != nil {
-			if x.Request != nil {
-				rsp, rspErr = codec.Decode(x.Response.Bytes, codec.Options{Response: true, APIKey: key, Version: ver})
-			} else if c := codec.GuessResponse(x.Response.Bytes, codec.GuessOptions{}); len(c) > 0 {
-				rsp, guessed, key, ver = c[0].Frame, c, c[0].APIKey, c[0].Version
-			} else {
-				rspErr = errorf("an unpaired response that fits no API")
-			}
-		}
-		if only != nil && key != only.Key {
-			continue
-		}
-		if *clientID != "" && (req == nil || clientIDOf(req) != *clientID) {
-			continue
-		}
-		codes := errorCodes(rsp)
-		if *errorsOnly && len(codes) == 0 {
-			continue
-		}
-		if reqErr != nil || rspErr != nil {
-			failed++
-		}
-		st := stats[key]
-		if st == nil {
-			name := strconv.Itoa(int(key))
-			if a := schema.ByKey(key); a != nil {
-				name = a.Name
-			}
-			st = &apiStats{name: name, key: key, versions: map[int16]int{}}
-			stats[key] = st
-		}
-		st.count++
-		st.versions[ver]++
-		if x.Request != nil {
-			st.bytes += int64(len(x.Request.Bytes))
-		}
-		if x.Response != nil {
-			st.bytes += int64(len(x.Response.Bytes))
-		}
-		if x.Request != nil && x.Response != nil {
-			st.latencies = append(st.latencies, x.Latency)
-		} else if !x.NoResponseExpected {
-			st.unpaired++
-		}
-		for _, c := range codes {
-			errCodes[c]++
-		}
-		if *summary {
-			continue
-		}
-		out := []byte(`{"conn":`)
-		out = strconv.AppendQuote(out, x.Conn.String())
-		out = append(out, `,"connId":`...)
-		out = strconv.AppendInt(out, int64(x.Conn.ID), 10)
-		out = append(out, `,"apiKey":`...)
-		out = strconv.AppendInt(out, int64(key), 10)
-		if a := schema.ByKey(key); a != nil {
-			out = append(out, `,"apiName":`...)
-			out = strconv.AppendQuote(out, a.Name)
-		}
-		out = append(out, `,"apiVersion":`...)
-		out = strconv.AppendInt(out, int64(ver), 10)
-		out = append(out, `,"correlationId":`...)
-		out = strconv.AppendInt(out, int64(x.CorrelationID), 10)
-		out = append(out, `,"paired":`...)
-		out = strconv.AppendBool(out, x.Paired())
-		if x.NoResponseExpected {
-			out = append(out, `,"noResponseExpected":true`...)
-		}
-		if x.Request != nil {
-			out = append(out, `,"requestTime":`...)
-			out = strconv.AppendQuote(out, x.Request.Time.UTC().Format(time.RFC3339Nano))
-		}
-		if x.Response != nil {
-			out = append(out, `,"responseTime":`...)
-			out = strconv.AppendQuote(out, x.Response.Time.UTC().Format(time.RFC3339Nano))
-		}
-		if x.Paired() {
-			out = append(out, `,"latencyMs":`...)
-			out = strconv.AppendFloat(out, float64(x.Latency.Microseconds())/1000, 'f', 3, 64)
-		}
-		if len(guessed) > 0 {
-			out = append(out, `,"guessed":{"confidence":`...)
-			out = strconv.AppendFloat(out, guessed[0].Confidence, 'f', 2, 64)
-			out = append(out, '}')
-		}
-		if req != nil {
-			out = append(out, `,"request":`...)
-			out = req.AppendJSON(out, jo)
-		}
-		if reqErr != nil {
-			out = append(out, `,"requestError":`...)
-			out = strconv.AppendQuote(out, reqErr.Error())
-		}
-		if rsp != nil {
-			out = append(out, `,"response":`...)
-			out = rsp.AppendJSON(out, jo)
-		}
-		if rspErr != nil {
-			out = append(out, `,"responseError":`...)
-			out = strconv.AppendQuote(out, rspErr.Error())
-		}
-		out = append(out, "}\n"...)
-		w.Write(out)
+	run := pcapRun{cfg: cfg, w: w, stats: map[int16]*apiStats{}, errCodes: map[int16]int{}}
+	res, err := run.decode(in)
+	if err != nil {
+		w.Flush()
+		fail(e, "%s: %v", cfg.file, err)
+		return 1
 	}
 	for _, n := range res.Notes {
-		fail(e, "%s: %s", args[0], n.String())
+		fail(e, "%s: %s", cfg.file, n.String())
 	}
-	if *summary {
-		printSummary(w, res, stats, errCodes)
+	if cfg.summary {
+		run.printSummary(res)
 	}
-	if failed > 0 {
-		w.Flush()
-		fail(e, "%d exchanges had frames that failed to decode", failed)
+	w.Flush()
+	if run.failed > 0 {
+		fail(e, "%d exchanges had frames that failed to decode", run.failed)
 		return 1
 	}
 	return 0
 }
 
-func clientIDOf(f *codec.Frame) string {
-	if f.Header == nil {
+func parsePcapFlags(e *env, args []string) (*pcapConfig, int) {
+	fs := newFlags(e, "pcap", "[flags] FILE|-  (- reads standard input: tcpdump -i lo -U -w - port 9092 | kwire pcap -)",
+		"kwire pcap kfake-clients.pcapng",
+		"kwire pcap - < kafka-ipv6-null.pcapng",
+		"kwire pcap --summary kfake-clients.pcapng",
+		"kwire pcap --api JoinGroup --client-id kwire-group kfake-clients.pcapng")
+	cfg := &pcapConfig{}
+	fs.Var(&cfg.ports, "port", "broker port (repeatable, or comma-separated; default 9092, else inferred from who sends requests)")
+	apiFilter := fs.String("api", "", "only exchanges of this API (name or key)")
+	fs.BoolVar(&cfg.errorsOnly, "errors-only", false, "only exchanges whose response holds a non-zero error code")
+	fs.StringVar(&cfg.clientID, "client-id", "", "only requests with this client id")
+	fs.BoolVar(&cfg.summary, "summary", false, "print a table per API: counts, versions, bytes, error codes, latency percentiles")
+	records := fs.String("records", "decoded", "records in value JSON: decoded, base64 or size")
+	fs.IntVar(&cfg.jobs, "jobs", runtime.NumCPU(), "decoders working at once")
+	args, code := parseFlags(e, fs, args)
+	if code >= 0 {
+		return nil, code
+	}
+	if len(args) != 1 {
+		fail(e, "pcap needs one capture file, or - for standard input")
+		return nil, 2
+	}
+	cfg.file = args[0]
+	if *apiFilter != "" {
+		if cfg.only = schema.ByName(*apiFilter); cfg.only == nil {
+			fail(e, "unknown API %q (run kwire apis)", *apiFilter)
+			return nil, 2
+		}
+	}
+	jo, err := recordsMode(*records)
+	if err != nil {
+		fail(e, "%v", err)
+		return nil, 2
+	}
+	cfg.jo = jo
+	cfg.jobs = max(cfg.jobs, 1)
+	return cfg, -1
+}
+
+// pcapRun is one run of kwire pcap: the pipeline's writing end and what
+// the summary adds up.
+type pcapRun struct {
+	cfg       *pcapConfig
+	w         *bufio.Writer
+	stats     map[int16]*apiStats
+	errCodes  map[int16]int
+	exchanges int // exchanges in the capture, filtered out or not
+	failed    int
+}
+
+// pcapJob is one exchange for a worker, numbered in completion order.
+type pcapJob struct {
+	n int
+	x *capture.Exchange
+}
+
+// pcapLineOut is a worker's answer: the line (nil when filtered out), and
+// what the summary needs.
+type pcapLineOut struct {
+	n      int
+	line   *[]byte
+	keep   bool
+	failed bool
+	stat   exchangeStat
+}
+
+// exchangeStat is what one exchange adds to the summary.
+type exchangeStat struct {
+	key, ver   int16
+	bytes      int64
+	latency    time.Duration
+	paired     bool
+	noResponse bool
+	codes      []int16
+}
+
+// decode reads the capture, decodes its exchanges on cfg.jobs workers and
+// writes them in order.
+func (p *pcapRun) decode(in io.Reader) (*capture.Result, error) {
+	jobs := make(chan pcapJob, 4*p.cfg.jobs)
+	outs := make(chan pcapLineOut, 4*p.cfg.jobs)
+	lines := &sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+	var wg sync.WaitGroup
+	for i := 0; i < p.cfg.jobs; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			wk := pcapWorker{cfg: p.cfg}
+			for j := range jobs {
+				buf := lines.Get().(*[]byte)
+				outs <- wk.exchange(j, buf)
+			}
+		}()
+	}
+	var res *capture.Result
+	var readErr error
+	go func() {
+		n := 0
+		res, readErr = capture.ReadFunc(in, capture.Options{BrokerPorts: p.cfg.ports}, func(x *capture.Exchange) {
+			jobs <- pcapJob{n, x}
+			n++
+		})
+		close(jobs)
+		wg.Wait()
+		close(outs)
+	}()
+	p.writeInOrder(outs, lines)
+	return res, readErr
+}
+
+// writeInOrder writes the workers' lines in the order of their exchanges.
+// On a live capture each line is flushed as soon as no other is ready.
+func (p *pcapRun) writeInOrder(outs <-chan pcapLineOut, lines *sync.Pool) {
+	waiting := map[int]pcapLineOut{}
+	next := 0
+	for o := range outs {
+		waiting[o.n] = o
+		for {
+			o, ok := waiting[next]
+			if !ok {
+				break
+			}
+			delete(waiting, next)
+			next++
+			p.exchanges++
+			if o.keep {
+				p.add(o)
+				if !p.cfg.summary {
+					p.w.Write(*o.line)
+				}
+			}
+			*o.line = (*o.line)[:0]
+			lines.Put(o.line)
+		}
+		if p.cfg.live() && len(outs) == 0 {
+			p.w.Flush()
+		}
+	}
+}
+
+// add counts an exchange that was kept.
+func (p *pcapRun) add(o pcapLineOut) {
+	if o.failed {
+		p.failed++
+	}
+	s := o.stat
+	st := p.stats[s.key]
+	if st == nil {
+		name := strconv.Itoa(int(s.key))
+		if a := schema.ByKey(s.key); a != nil {
+			name = a.Name
+		}
+		st = &apiStats{name: name, key: s.key, versions: map[int16]int{}}
+		p.stats[s.key] = st
+	}
+	st.count++
+	st.versions[s.ver]++
+	st.bytes += s.bytes
+	if s.paired {
+		st.latencies = append(st.latencies, s.latency)
+	} else if !s.noResponse {
+		st.unpaired++
+	}
+	for _, c := range s.codes {
+		p.errCodes[c]++
+	}
+}
+
+// pcapWorker decodes exchanges with decoders of its own, reused from one
+// exchange to the next.
+type pcapWorker struct {
+	cfg      *pcapConfig
+	req, rsp codec.Decoder
+}
+
+// decodedFrame is one side of an exchange once decoded.
+type decodedFrame struct {
+	frame   *codec.Frame // nil when there is nothing to show
+	err     error
+	guessed []codec.Candidate
+}
+
+// exchange decodes one exchange into its line, applying the filters.
+func (wk *pcapWorker) exchange(j pcapJob, buf *[]byte) pcapLineOut {
+	x := j.x
+	out := pcapLineOut{n: j.n, line: buf}
+	cfg := wk.cfg
+	key, ver := x.APIKey, x.APIVersion
+	if x.Request != nil {
+		if cfg.only != nil && key != cfg.only.Key {
+			return out
+		}
+		if cfg.clientID != "" && requestClientID(x.Request.Bytes) != cfg.clientID {
+			return out
+		}
+	} else if cfg.clientID != "" {
+		return out
+	}
+	var req, rsp decodedFrame
+	if x.Request != nil {
+		f, err := wk.req.Decode(x.Request.Bytes, codec.Options{})
+		req = decodedFrame{frame: f, err: err}
+		if f != nil {
+			key, ver = f.APIKey, f.Version
+		}
+	}
+	if x.Response != nil {
+		rsp = wk.response(x, key, ver)
+		if len(rsp.guessed) > 0 {
+			key, ver = rsp.guessed[0].APIKey, rsp.guessed[0].Version
+		}
+	}
+	if cfg.only != nil && key != cfg.only.Key {
+		return out
+	}
+	var codes []int16
+	if cfg.needTree() {
+		codes = errorCodes(rsp.frame)
+		if cfg.errorsOnly && len(codes) == 0 {
+			return out
+		}
+	}
+	out.keep = true
+	out.failed = req.err != nil || rsp.err != nil
+	out.stat = statOf(x, key, ver, codes)
+	if !cfg.summary {
+		*buf = appendExchange(*buf, x, key, ver, req, rsp, cfg.jo)
+	}
+	return out
+}
+
+// response decodes the response of x: as the request says, or, without
+// one, by ranking the readings of every API and version.
+func (wk *pcapWorker) response(x *capture.Exchange, key, ver int16) decodedFrame {
+	b := x.Response.Bytes
+	if x.Request != nil {
+		f, err := wk.rsp.Decode(b, codec.Options{Response: true, APIKey: key, Version: ver})
+		return decodedFrame{frame: f, err: err}
+	}
+	if c := codec.GuessResponse(b, codec.GuessOptions{}); len(c) > 0 {
+		return decodedFrame{frame: c[0].Frame, guessed: c}
+	}
+	return decodedFrame{err: errorf("an unpaired response that fits no API")}
+}
+
+func statOf(x *capture.Exchange, key, ver int16, codes []int16) exchangeStat {
+	s := exchangeStat{key: key, ver: ver, paired: x.Paired(), latency: x.Latency, noResponse: x.NoResponseExpected, codes: codes}
+	if x.Request != nil {
+		s.bytes += int64(len(x.Request.Bytes))
+	}
+	if x.Response != nil {
+		s.bytes += int64(len(x.Response.Bytes))
+	}
+	return s
+}
+
+// requestClientID reads the client id from a request's header, "" when it
+// has none.
+func requestClientID(b []byte) string {
+	h, err := codec.ParseRequestHeader(b, true)
+	if err != nil || h.ClientID == nil {
 		return ""
 	}
-	if c := f.Header.Child("ClientId"); c != nil && !c.Null {
-		return string(c.Raw)
+	return *h.ClientID
+}
+
+// appendExchange appends one exchange's NDJSON line: where and when it
+// happened, then the request and response in value JSON.
+func appendExchange(out []byte, x *capture.Exchange, key, ver int16, req, rsp decodedFrame, jo codec.JSONOptions) []byte {
+	out = append(out, `{"conn":"conn `...)
+	out = strconv.AppendInt(out, int64(x.Conn.ID), 10)
+	out = append(out, ' ')
+	out = appendEndpoint(out, x.Conn.Client)
+	out = append(out, "->"...)
+	out = appendEndpoint(out, x.Conn.Broker)
+	out = append(out, `","connId":`...)
+	out = strconv.AppendInt(out, int64(x.Conn.ID), 10)
+	out = append(out, `,"apiKey":`...)
+	out = strconv.AppendInt(out, int64(key), 10)
+	if a := schema.ByKey(key); a != nil {
+		out = append(out, `,"apiName":"`...)
+		out = append(out, a.Name...)
+		out = append(out, '"')
 	}
-	return ""
+	out = append(out, `,"apiVersion":`...)
+	out = strconv.AppendInt(out, int64(ver), 10)
+	out = append(out, `,"correlationId":`...)
+	out = strconv.AppendInt(out, int64(x.CorrelationID), 10)
+	out = append(out, `,"paired":`...)
+	out = strconv.AppendBool(out, x.Paired())
+	if x.NoResponseExpected {
+		out = append(out, `,"noResponseExpected":true`...)
+	}
+	if x.Evicted {
+		out = append(out, `,"evicted":true`...)
+	}
+	if x.ConnClosed {
+		out = append(out, `,"connClosed":true`...)
+	}
+	if x.Request != nil {
+		out = appendTime(append(out, `,"requestTime":`...), x.Request.Time)
+	}
+	if x.Response != nil {
+		out = appendTime(append(out, `,"responseTime":`...), x.Response.Time)
+	}
+	if x.Paired() {
+		out = append(out, `,"latencyMs":`...)
+		out = strconv.AppendFloat(out, float64(x.Latency.Microseconds())/1000, 'f', 3, 64)
+	}
+	if len(rsp.guessed) > 0 {
+		out = append(out, `,"guessed":{"confidence":`...)
+		out = strconv.AppendFloat(out, rsp.guessed[0].Confidence, 'f', 2, 64)
+		out = append(out, '}')
+	}
+	out = appendSide(out, "request", req, jo)
+	out = appendSide(out, "response", rsp, jo)
+	return append(out, "}\n"...)
+}
+
+// appendSide appends a frame's value JSON (partial after an error) and its
+// error, as "request"/"requestError" or "response"/"responseError".
+func appendSide(out []byte, name string, d decodedFrame, jo codec.JSONOptions) []byte {
+	if d.frame != nil {
+		out = append(out, `,"`...)
+		out = append(out, name...)
+		out = append(out, `":`...)
+		out = d.frame.AppendJSON(out, jo)
+	}
+	if d.err != nil {
+		out = append(out, `,"`...)
+		out = append(out, name...)
+		out = append(out, `Error":`...)
+		out = strconv.AppendQuote(out, d.err.Error())
+	}
+	return out
+}
+
+// appendEndpoint appends ip:port ([ip]:port for IPv6): text that needs no
+// JSON escaping.
+func appendEndpoint(out []byte, ep capture.Endpoint) []byte {
+	if ep.IP.Is6() {
+		out = ep.IP.AppendTo(append(out, '['))
+		out = append(out, ']')
+	} else {
+		out = ep.IP.AppendTo(out)
+	}
+	return strconv.AppendUint(append(out, ':'), uint64(ep.Port), 10)
+}
+
+func appendTime(out []byte, t time.Time) []byte {
+	out = append(out, '"')
+	out = t.UTC().AppendFormat(out, time.RFC3339Nano)
+	return append(out, '"')
 }
 
 // errorCodes lists the non-zero error codes anywhere in a response.
@@ -249,6 +475,16 @@ func errorCodes(f *codec.Frame) []int16 {
 	return out
 }
 
+type apiStats struct {
+	name      string
+	key       int16
+	versions  map[int16]int
+	count     int
+	bytes     int64
+	latencies []time.Duration
+	unpaired  int
+}
+
 func percentile(d []time.Duration, p float64) time.Duration {
 	if len(d) == 0 {
 		return 0
@@ -257,17 +493,19 @@ func percentile(d []time.Duration, p float64) time.Duration {
 	return d[i]
 }
 
-func printSummary(w *bufio.Writer, res *capture.Result, stats map[int16]*apiStats, errCodes map[int16]int) {
-	fmt.Fprintf(w, "%d packets, %d connections, %d exchanges, %d non-Kafka packets\n\n", res.Packets, len(res.Conns), len(res.Exchanges), res.NonKafka)
-	keys := make([]int, 0, len(stats))
-	for k := range stats {
+// printSummary writes the table per API and the error codes seen.
+func (p *pcapRun) printSummary(res *capture.Result) {
+	w := p.w
+	fmt.Fprintf(w, "%d packets, %d connections, %d exchanges, %d non-Kafka packets\n\n", res.Packets, res.Connections, p.exchanges, res.NonKafka)
+	keys := make([]int, 0, len(p.stats))
+	for k := range p.stats {
 		keys = append(keys, int(k))
 	}
 	sort.Ints(keys)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "API\tVERSIONS\tCOUNT\tUNPAIRED\tBYTES\tP50 ms\tP90 ms\tP99 ms\tMAX ms\t")
 	for _, k := range keys {
-		s := stats[int16(k)]
+		s := p.stats[int16(k)]
 		sort.Slice(s.latencies, func(i, j int) bool { return s.latencies[i] < s.latencies[j] })
 		var vs []string
 		var vk []int
@@ -283,15 +521,15 @@ func printSummary(w *bufio.Writer, res *capture.Result, stats map[int16]*apiStat
 			ms(percentile(s.latencies, .5)), ms(percentile(s.latencies, .9)), ms(percentile(s.latencies, .99)), ms(percentile(s.latencies, 1)))
 	}
 	tw.Flush()
-	if len(errCodes) > 0 {
+	if len(p.errCodes) > 0 {
 		fmt.Fprintln(w, "\nerror codes seen:")
 		var cs []int
-		for c := range errCodes {
+		for c := range p.errCodes {
 			cs = append(cs, int(c))
 		}
 		sort.Ints(cs)
 		for _, c := range cs {
-			fmt.Fprintf(w, "  %d %s ×%d\n", c, schema.ErrorName(int16(c)), errCodes[int16(c)])
+			fmt.Fprintf(w, "  %d %s ×%d\n", c, schema.ErrorName(int16(c)), p.errCodes[int16(c)])
 		}
 	}
 }

@@ -3,8 +3,10 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -16,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kwire/kwire/internal/bench/traffic"
+	"github.com/kwire/kwire/internal/capture"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -108,52 +112,158 @@ func clientTraffic(t *testing.T, port int, kcat string) []produced {
 	return want
 }
 
-// capture runs dumpcap on the loopback interface for the broker's port
-// while fn runs, and returns the pcapng file.
-func captureLoopback(t *testing.T, port int, fn func()) string {
+// dumpcapRun is dumpcap capturing "tcp port P" on the loopback interface
+// and writing pcapng to its standard output, which the test reads: it
+// passes the bytes on to a sink (a file, or kwire's standard input) and
+// watches the packets go by, so the test knows when the capture has
+// started and when it has seen everything, without sleeping.
+type dumpcapRun struct {
+	t    *testing.T
+	cmd  *exec.Cmd
+	port int
+	syns chan uint16 // source ports of SYNs to port, as they are captured
+	done chan error  // the copy to the sink ended
+}
+
+// startDumpcap starts the capture and waits until it is live: until a
+// marker connection is seen in its output.
+func startDumpcap(t *testing.T, port int, sink io.WriteCloser) *dumpcapRun {
 	dumpcap := needTool(t, "dumpcap")
-	file := filepath.Join(t.TempDir(), "kafka.pcapng")
-	cmd := exec.Command(dumpcap, "-i", "lo", "-f", "tcp port "+strconv.Itoa(port), "-w", file, "-q")
-	stderr, _ := cmd.StderrPipe()
+	cmd := exec.Command(dumpcap, "-i", "lo", "-f", "tcp port "+strconv.Itoa(port), "-w", "-", "-q")
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	cmd.Stderr = io.Discard
 	require.NoError(t, cmd.Start())
-	ready := make(chan struct{})
+	d := &dumpcapRun{t: t, cmd: cmd, port: port, syns: make(chan uint16, 256), done: make(chan error, 1)}
 	go func() {
-		s := bufio.NewScanner(stderr)
-		once := false
-		for s.Scan() {
-			if !once && strings.Contains(s.Text(), "File:") {
-				once = true
-				close(ready)
-			}
-		}
-		if !once {
-			close(ready)
-		}
+		err := d.copy(out, sink)
+		sink.Close()
+		d.done <- err
 	}()
-	select {
-	case <-ready:
-	case <-time.After(15 * time.Second):
-		cmd.Process.Kill()
-		t.Fatal("dumpcap did not start")
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	d.mark()
+	return d
+}
+
+// copy passes dumpcap's pcapng blocks to sink, noting the SYNs it carries.
+func (d *dumpcapRun) copy(r io.Reader, sink io.Writer) error {
+	br := bufio.NewReader(r)
+	order := binary.ByteOrder(binary.LittleEndian)
+	for {
+		var h [12]byte
+		if _, err := io.ReadFull(br, h[:]); err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+		if binary.LittleEndian.Uint32(h[:]) == 0x0A0D0D0A && binary.LittleEndian.Uint32(h[8:]) != 0x1A2B3C4D {
+			order = binary.BigEndian
+		}
+		n := int(order.Uint32(h[4:]))
+		if n < 12 || n > 1<<24 {
+			return fmt.Errorf("dumpcap wrote a block of %d bytes", n)
+		}
+		block := make([]byte, n)
+		copy(block, h[:])
+		if _, err := io.ReadFull(br, block[12:]); err != nil {
+			return err
+		}
+		if _, err := sink.Write(block); err != nil {
+			return err
+		}
+		if order.Uint32(block) == 6 && n >= 28 {
+			d.notice(block[28:min(n, 28+int(order.Uint32(block[20:])))])
+		}
 	}
-	time.Sleep(200 * time.Millisecond)
+}
+
+// notice reports a SYN to the port in an Ethernet/IPv4 packet (Linux's
+// loopback link type).
+func (d *dumpcapRun) notice(pkt []byte) {
+	if len(pkt) < 14+20 || binary.BigEndian.Uint16(pkt[12:]) != 0x0800 {
+		return
+	}
+	ip := pkt[14:]
+	ihl := int(ip[0]&0x0f) * 4
+	if ip[9] != 6 || len(ip) < ihl+20 {
+		return
+	}
+	tcp := ip[ihl:]
+	if int(binary.BigEndian.Uint16(tcp[2:])) == d.port && tcp[13]&0x12 == 0x02 {
+		select {
+		case d.syns <- binary.BigEndian.Uint16(tcp[0:]):
+		default:
+		}
+	}
+}
+
+// mark opens a connection to the port from a port of its own (refused:
+// nothing listens there before and after the broker runs) and waits for
+// its SYN in the capture, trying again while the capture is not yet live.
+// Every packet sent before it has then been captured.
+func (d *dumpcapRun) mark() {
+	t := d.t
+	for try := 0; try < 50; try++ {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		from := l.Addr().(*net.TCPAddr)
+		l.Close()
+		dialer := net.Dialer{LocalAddr: from, Timeout: time.Second}
+		if c, err := dialer.Dial("tcp", "127.0.0.1:"+strconv.Itoa(d.port)); err == nil {
+			c.Close()
+		}
+		deadline := time.After(500 * time.Millisecond)
+		for {
+			select {
+			case p := <-d.syns:
+				if int(p) == from.Port {
+					return
+				}
+				continue
+			case err := <-d.done:
+				t.Fatalf("dumpcap stopped: %v", err)
+			case <-deadline:
+			}
+			break
+		}
+	}
+	t.Fatal("the capture never saw a marker connection")
+}
+
+// stop waits until everything sent so far is captured, then ends dumpcap
+// and the copy.
+func (d *dumpcapRun) stop() {
+	d.mark()
+	d.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-d.done:
+		require.NoError(d.t, err)
+	case <-time.After(20 * time.Second):
+		d.t.Fatal("dumpcap did not stop")
+	}
+	d.cmd.Wait()
+}
+
+// captureLoopback captures the broker's port on loopback while fn runs
+// and returns the pcapng file.
+func captureLoopback(t *testing.T, port int, fn func()) string {
+	file := filepath.Join(t.TempDir(), "kafka.pcapng")
+	f, err := os.Create(file)
+	require.NoError(t, err)
+	d := startDumpcap(t, port, f)
 	fn()
-	time.Sleep(300 * time.Millisecond)
-	cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		cmd.Process.Kill()
-	}
+	d.stop()
 	return file
 }
 
 type pcapLine struct {
+	ConnID        int             `json:"connId"`
+	CorrelationID int32           `json:"correlationId"`
 	APIName       string          `json:"apiName"`
 	Paired        bool            `json:"paired"`
 	NoResponse    bool            `json:"noResponseExpected"`
+	ConnClosed    bool            `json:"connClosed"`
 	Request       json.RawMessage `json:"request"`
 	Response      json.RawMessage `json:"response"`
 	RequestError  string          `json:"requestError"`
@@ -205,9 +315,11 @@ func checkCapture(t *testing.T, file string, port int, want []produced) map[stri
 		require.NoError(t, json.Unmarshal([]byte(s), &l), s)
 		require.Empty(t, l.RequestError)
 		require.Empty(t, l.ResponseError)
-		// A fetch long poll still waiting when its client closes the
-		// connection never gets its answer; every other request is paired.
-		require.True(t, l.Paired || l.NoResponse || l.APIName == "Fetch" && l.Response == nil, "unpaired %s", l.APIName)
+		// A request still in flight when its client closes the connection
+		// (a fetch long poll, the last heartbeat as a member leaves its
+		// group) never gets its answer; every other request is paired,
+		// and no response is left without its request.
+		require.True(t, l.Paired || l.NoResponse || l.ConnClosed && l.Response == nil, "unpaired %s %s", l.APIName, s)
 		lines = append(lines, l)
 		apis[l.APIName]++
 	}
@@ -269,4 +381,172 @@ func TestCommittedCapture(t *testing.T) {
 	n := strings.Count(strings.TrimSpace(out), "\n") + 1
 	require.GreaterOrEqual(t, n, 1)
 	require.NotContains(t, out, `"clientId":"kwire-gzip"`)
+}
+
+// TestPcapLive decodes live traffic: dumpcap writes its capture to a pipe
+// that kwire pcap - reads (as tcpdump -w - | kwire pcap - would) while a
+// franz-go client produces to a kfake broker on loopback. Each Produce
+// exchange must come out of kwire while the capture is still running: it
+// is decoded as soon as its response is captured, and its line flushed.
+// Bounded: three records, 30 seconds at most for each line.
+func TestPcapLive(t *testing.T) {
+	port := freePort(t)
+	kw := exec.Command(kwireBin, "pcap", "--port", strconv.Itoa(port), "-")
+	stdin, err := kw.StdinPipe()
+	require.NoError(t, err)
+	stdout, err := kw.StdoutPipe()
+	require.NoError(t, err)
+	var stderr strings.Builder
+	kw.Stderr = &stderr
+	require.NoError(t, kw.Start())
+	t.Cleanup(func() { kw.Process.Kill(); kw.Wait() })
+	lines := make(chan string, 1024)
+	go func() {
+		s := bufio.NewScanner(stdout)
+		s.Buffer(nil, 1<<24)
+		for s.Scan() {
+			lines <- s.Text()
+		}
+		close(lines)
+	}()
+	var out []string
+	waitFor := func(what string) {
+		timeout := time.After(30 * time.Second)
+		for {
+			select {
+			case l, ok := <-lines:
+				require.True(t, ok, "kwire ended before printing %s; stderr: %s", what, stderr.String())
+				out = append(out, l)
+				if strings.Contains(l, `"apiName":"Produce"`) && strings.Contains(l, what) {
+					return
+				}
+			case <-timeout:
+				t.Fatalf("no line with %s from kwire pcap - within 30 s", what)
+			}
+		}
+	}
+
+	d := startDumpcap(t, port, stdin)
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.Ports(port), kfake.SeedTopics(1, "live"))
+	require.NoError(t, err)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(cluster.ListenAddrs()...), kgo.ClientID("kwire-live"))
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for i := 0; i < 3; i++ {
+		key := "live-key-" + strconv.Itoa(i)
+		rec := &kgo.Record{Topic: "live", Key: []byte(key), Value: []byte("live value " + strconv.Itoa(i))}
+		require.NoError(t, cl.ProduceSync(ctx, rec).FirstErr())
+		waitFor(key) // while dumpcap still runs
+	}
+	cl.Close()
+	cluster.Close()
+	d.stop()
+	for l := range lines {
+		out = append(out, l)
+	}
+	require.NoError(t, kw.Wait(), stderr.String())
+	produce := 0
+	for _, s := range out {
+		var l pcapLine
+		require.NoError(t, json.Unmarshal([]byte(s), &l), s)
+		require.Empty(t, l.RequestError)
+		require.Empty(t, l.ResponseError)
+		require.True(t, l.Paired || l.NoResponse || l.ConnClosed && l.Response == nil, "unpaired %s", s)
+		if l.APIName == "Produce" {
+			produce++
+		}
+	}
+	require.Equal(t, 3, produce)
+}
+
+// trafficPcap writes a capture of realistic exchanges (Metadata v9,
+// Produce v7, Fetch v11 with record batches) to a temporary file.
+func trafficPcap(t *testing.T, o traffic.PcapOptions) string {
+	file := filepath.Join(t.TempDir(), "traffic.pcap")
+	f, err := os.Create(file)
+	require.NoError(t, err)
+	_, err = traffic.WritePcap(f, o)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	return file
+}
+
+// TestPcapOrderManyExchanges: decoded by one worker or by four, the
+// output is the same bytes, one line per exchange in the order the
+// capture completes them (capture.ReadFunc's order), which differs from
+// the order of the requests here.
+func TestPcapOrderManyExchanges(t *testing.T) {
+	file := trafficPcap(t, traffic.PcapOptions{Pairs: 1500, Conns: 7, InFlight: 5})
+	one, errOut, code := runCLI(t, []string{"pcap", "--jobs", "1", file}, nil)
+	require.Equal(t, 0, code, errOut)
+	four, errOut, code := runCLI(t, []string{"pcap", "--jobs", "4", file}, nil)
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, one, four)
+
+	type id struct {
+		conn int
+		corr int32
+	}
+	f, err := os.Open(file)
+	require.NoError(t, err)
+	defer f.Close()
+	var want []id
+	_, err = capture.ReadFunc(f, capture.Options{}, func(x *capture.Exchange) {
+		want = append(want, id{x.Conn.ID, x.CorrelationID})
+	})
+	require.NoError(t, err)
+	var got []id
+	for _, s := range strings.Split(strings.TrimSuffix(one, "\n"), "\n") {
+		var l pcapLine
+		require.NoError(t, json.Unmarshal([]byte(s), &l))
+		require.True(t, l.Paired)
+		got = append(got, id{l.ConnID, l.CorrelationID})
+	}
+	require.Len(t, got, 1500)
+	require.Equal(t, want, got)
+	require.NotEqual(t, want[0], id{1, 1}, "the first exchange to complete is not the first request")
+}
+
+// TestPcapStdin: kwire pcap - reads the capture from standard input.
+func TestPcapStdin(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(sharedTestdata, "captures", "kafka-ipv6-null.pcapng"))
+	require.NoError(t, err)
+	want, wantErr, code := runCLI(t, []string{"pcap", "kafka-ipv6-null.pcapng"}, nil)
+	require.Equal(t, 0, code, wantErr)
+	got, gotErr, code := runCLI(t, []string{"pcap", "-"}, b)
+	require.Equal(t, 0, code, gotErr)
+	require.Equal(t, want, got)
+	require.Equal(t, strings.ReplaceAll(wantErr, "kafka-ipv6-null.pcapng", "-"), gotErr)
+}
+
+// TestPcapMemoryFlat: kwire pcap streams, so its peak memory (the child
+// process's maximum resident set) barely moves when the capture grows
+// tenfold: at most 1.5 times, from 1,000 exchanges (7 MB) to 10,000 (70 MB).
+func TestPcapMemoryFlat(t *testing.T) {
+	helper := filepath.Join(t.TempDir(), "maxrss")
+	out, err := exec.Command("go", "build", "-o", helper, "./testdata/maxrss").CombinedOutput()
+	require.NoError(t, err, string(out))
+	rss := func(pairs int) int64 {
+		file := trafficPcap(t, traffic.PcapOptions{Pairs: pairs, Conns: 10, InFlight: 4})
+		defer os.Remove(file)
+		return peakRSS(t, helper, kwireBin, "pcap", "--jobs", "2", file)
+	}
+	small, large := rss(1000), rss(10000)
+	t.Logf("peak RSS: %d KiB at 1,000 exchanges, %d KiB at 10,000 (%.2fx)", small, large, float64(large)/float64(small))
+	require.LessOrEqual(t, float64(large), 1.5*float64(small))
+}
+
+// peakRSS runs a command through the maxrss helper (testdata/maxrss) with
+// its output discarded, and returns its peak resident set in KiB.
+func peakRSS(t *testing.T, helper string, args ...string) int64 {
+	cmd := exec.Command(helper, args...)
+	cmd.Stdout = io.Discard
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Run(), stderr.String())
+	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+	kib, err := strconv.ParseInt(strings.TrimPrefix(lines[len(lines)-1], "maxrss "), 10, 64)
+	require.NoError(t, err, stderr.String())
+	return kib
 }
