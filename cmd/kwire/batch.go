@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kwire/kwire/codec"
@@ -20,59 +21,30 @@ import (
 	"github.com/kwire/kwire/internal/input"
 )
 
-// batchLine is one NDJSON input line: the frame and, optionally, how to read it.
-type batchLine struct {
-	Hex        string `json:"hex"`
-	Base64     string `json:"base64"`
-	Direction  string `json:"direction"`
-	APIKey     *int   `json:"apiKey"`
-	API        string `json:"api"`
-	APIVersion *int   `json:"apiVersion"`
-	SizePrefix *bool  `json:"sizePrefix"`
-}
+// kwire batch reads its input in chunks of whole lines, straight into
+// buffers that go to the workers as they are (no copy per line); each
+// worker decodes a chunk's lines with its own decoder and frame buffer,
+// reused from line to line, into one output buffer; the chunks' outputs
+// are written in input order.
 
-type batchJob struct {
-	n    int
-	line []byte
-}
-
-type batchResult struct {
-	n   int
-	out []byte
-	bad bool
+// batchConfig is what the flags of kwire batch ask for.
+type batchConfig struct {
+	ff       frameFlags
+	api      *schema.API // --api, or nil
+	jo       codec.JSONOptions
+	jobs     int
+	progress string
 }
 
 func runBatch(e *env, args []string) int {
-	fs := newFlags(e, "batch", "[flags] [FILE]",
-		"kwire batch frames.hex",
-		`echo '{"hex":"0000000a00000007000000000000","direction":"response","api":"ApiVersions","apiVersion":0}' | kwire batch`)
-	var ff frameFlags
-	ff.register(fs)
-	jobs := fs.Int("jobs", runtime.NumCPU(), "decoders working at once")
-	progress := fs.String("progress", "auto", "progress bar on stderr: auto (a terminal and a file input), always or never")
-	records := fs.String("records", "decoded", "records in value JSON: decoded, base64 or size")
-	args, code := parseFlags(e, fs, args)
+	cfg, file, code := parseBatchFlags(e, args)
 	if code >= 0 {
 		return code
 	}
-	if len(args) > 1 {
-		fail(e, "batch reads one file or standard input")
-		return 2
-	}
-	api, err := ff.resolve()
-	if err != nil {
-		fail(e, "%v", err)
-		return 2
-	}
-	jo, err := recordsMode(*records)
-	if err != nil {
-		fail(e, "%v", err)
-		return 2
-	}
 	in := e.stdin
 	var total int64 = -1
-	if len(args) == 1 {
-		f, err := os.Open(args[0])
+	if file != "" {
+		f, err := os.Open(file)
 		if err != nil {
 			fail(e, "%v", err)
 			return 1
@@ -83,90 +55,207 @@ func runBatch(e *env, args []string) int {
 		}
 		in = f
 	}
-	showProgress := *progress == "always" || *progress == "auto" && total > 0 && e.stderrIsTTY
-	if *jobs < 1 {
-		*jobs = 1
-	}
-
-	jobCh := make(chan batchJob, 4**jobs)
-	resCh := make(chan batchResult, 4**jobs)
-	var wg sync.WaitGroup
-	for i := 0; i < *jobs; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var dec codec.Decoder // reused: each line's frame is done with once written
-			for j := range jobCh {
-				out, bad := decodeBatchLine(&ff, api, j, jo, &dec)
-				resCh <- batchResult{j.n, out, bad}
-			}
-		}()
-	}
-	var read int64
-	var readErr error
-	go func() {
-		r := bufio.NewReaderSize(in, 1<<20)
-		n := 0
-		for {
-			line, err := r.ReadBytes('\n')
-			read += int64(len(line))
-			if len(bytes.TrimSpace(line)) > 0 {
-				n++
-				jobCh <- batchJob{n, line}
-			}
-			if err != nil {
-				if err != io.EOF {
-					readErr = err
-				}
-				break
-			}
-		}
-		close(jobCh)
-		wg.Wait()
-		close(resCh)
-	}()
-
+	b := batchRun{cfg: cfg, total: total}
+	b.showProgress = cfg.progress == "always" || cfg.progress == "auto" && total > 0 && e.stderrIsTTY
 	w := bufio.NewWriterSize(e.stdout, 1<<20)
-	pending := map[int]batchResult{}
-	next, lines, failed := 1, 0, 0
-	start := time.Now()
-	lastDraw := start
-	for r := range resCh {
-		pending[r.n] = r
-		for {
-			p, ok := pending[next]
-			if !ok {
-				break
-			}
-			delete(pending, next)
-			w.Write(p.out)
-			w.WriteByte('\n')
-			lines++
-			if p.bad {
-				failed++
-			}
-			next++
-		}
-		if showProgress && time.Since(lastDraw) > 200*time.Millisecond {
-			lastDraw = time.Now()
-			drawProgress(e.stderr, read, total, time.Since(start))
-		}
-	}
+	readErr := b.run(in, w, e.stderr)
 	w.Flush()
-	if showProgress {
-		drawProgress(e.stderr, total, total, time.Since(start))
-		fmt.Fprintln(e.stderr)
-	}
 	if readErr != nil {
 		fail(e, "%v", readErr)
 		return 1
 	}
-	if failed > 0 {
-		fail(e, "%d of %d lines failed", failed, lines)
+	if b.failed > 0 {
+		fail(e, "%d of %d lines failed", b.failed, b.lines)
 		return 1
 	}
-	fmt.Fprintf(e.stderr, "kwire: %d lines decoded\n", lines)
+	fmt.Fprintf(e.stderr, "kwire: %d lines decoded\n", b.lines)
 	return 0
+}
+
+func parseBatchFlags(e *env, args []string) (*batchConfig, string, int) {
+	fs := newFlags(e, "batch", "[flags] [FILE]",
+		"kwire batch frames.hex",
+		`echo '{"hex":"0000000a00000007000000000000","direction":"response","api":"ApiVersions","apiVersion":0}' | kwire batch`,
+		`echo '{"response":true,"api":18,"version":0,"hex":"0000000a00000007000000000000"}' | kwire batch`)
+	cfg := &batchConfig{}
+	cfg.ff.register(fs)
+	fs.IntVar(&cfg.jobs, "jobs", runtime.NumCPU(), "decoders working at once")
+	fs.StringVar(&cfg.progress, "progress", "auto", "progress bar on stderr: auto (a terminal and a file input), always or never")
+	records := fs.String("records", "decoded", "records in value JSON: decoded, base64 or size")
+	args, code := parseFlags(e, fs, args)
+	if code >= 0 {
+		return nil, "", code
+	}
+	if len(args) > 1 {
+		fail(e, "batch reads one file or standard input")
+		return nil, "", 2
+	}
+	api, err := cfg.ff.resolve()
+	if err != nil {
+		fail(e, "%v", err)
+		return nil, "", 2
+	}
+	cfg.api = api
+	if cfg.jo, err = recordsMode(*records); err != nil {
+		fail(e, "%v", err)
+		return nil, "", 2
+	}
+	cfg.jobs = max(cfg.jobs, 1)
+	file := ""
+	if len(args) == 1 {
+		file = args[0]
+	}
+	return cfg, file, -1
+}
+
+// batchRun is one run of kwire batch.
+type batchRun struct {
+	cfg          *batchConfig
+	total        int64 // input size, -1 when unknown
+	read         atomic.Int64
+	showProgress bool
+	lines        int
+	failed       int
+}
+
+// batchChunk is whole lines of input for a worker: first is the number of
+// its first non-blank line (lines are numbered without the blank ones).
+type batchChunk struct {
+	seq   int
+	first int
+	buf   *[]byte
+}
+
+// batchOut is a worker's output for a chunk: a line of JSON per line.
+type batchOut struct {
+	seq    int
+	buf    *[]byte
+	lines  int
+	failed int
+}
+
+// chunkSize is how much input a chunk holds (more for a longer line).
+const chunkSize = 256 << 10
+
+func (b *batchRun) run(in io.Reader, w *bufio.Writer, stderr io.Writer) error {
+	jobs := make(chan batchChunk, 2*b.cfg.jobs)
+	outs := make(chan batchOut, 2*b.cfg.jobs)
+	inPool := &sync.Pool{New: func() any { s := make([]byte, 0, chunkSize); return &s }}
+	outPool := &sync.Pool{New: func() any { s := make([]byte, 0, 2*chunkSize); return &s }}
+	var wg sync.WaitGroup
+	for i := 0; i < b.cfg.jobs; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			wk := batchWorker{cfg: b.cfg}
+			for c := range jobs {
+				out := outPool.Get().(*[]byte)
+				o := wk.chunk(c, out)
+				*c.buf = (*c.buf)[:0]
+				inPool.Put(c.buf)
+				outs <- o
+			}
+		}()
+	}
+	var readErr error
+	go func() {
+		readErr = b.readChunks(in, jobs, inPool)
+		close(jobs)
+		wg.Wait()
+		close(outs)
+	}()
+	b.writeInOrder(w, stderr, outs, outPool)
+	return readErr
+}
+
+// readChunks cuts the input into chunks of whole lines. Each read goes
+// straight into a chunk's buffer; only the unfinished line at its end is
+// copied into the next.
+func (b *batchRun) readChunks(in io.Reader, jobs chan<- batchChunk, pool *sync.Pool) error {
+	seq, line := 0, 1
+	buf := pool.Get().(*[]byte)
+	for {
+		if len(*buf) == cap(*buf) {
+			grown := append(*buf, make([]byte, cap(*buf))...) // a line longer than the buffer
+			*buf = grown[:len(*buf)]
+		}
+		n, err := in.Read((*buf)[len(*buf):cap(*buf)])
+		*buf = (*buf)[:len(*buf)+n]
+		b.read.Add(int64(n))
+		end := len(*buf)
+		if err == nil {
+			end = bytes.LastIndexByte(*buf, '\n') + 1
+			if end == 0 || end < cap(*buf)/2 && n > 0 {
+				continue // fill the buffer before handing it over
+			}
+		} else if err != io.EOF {
+			return err
+		}
+		next := pool.Get().(*[]byte)
+		*next = append((*next)[:0], (*buf)[end:]...)
+		*buf = (*buf)[:end]
+		lines := countLines(*buf)
+		if lines > 0 {
+			jobs <- batchChunk{seq, line, buf}
+			seq++
+			line += lines
+		} else {
+			pool.Put(buf)
+		}
+		buf = next
+		if err == io.EOF {
+			return nil
+		}
+	}
+}
+
+// countLines counts the non-blank lines of b.
+func countLines(b []byte) int {
+	n := 0
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			i = len(b)
+		}
+		if len(bytes.TrimSpace(b[:i])) > 0 {
+			n++
+		}
+		b = b[min(i+1, len(b)):]
+	}
+	return n
+}
+
+// writeInOrder writes the chunks' outputs in input order, drawing the
+// progress bar as it goes.
+func (b *batchRun) writeInOrder(w *bufio.Writer, stderr io.Writer, outs <-chan batchOut, pool *sync.Pool) {
+	waiting := map[int]batchOut{}
+	next := 0
+	start := time.Now()
+	lastDraw := start
+	for o := range outs {
+		waiting[o.seq] = o
+		for {
+			o, ok := waiting[next]
+			if !ok {
+				break
+			}
+			delete(waiting, next)
+			next++
+			w.Write(*o.buf)
+			b.lines += o.lines
+			b.failed += o.failed
+			*o.buf = (*o.buf)[:0]
+			pool.Put(o.buf)
+		}
+		if b.showProgress && time.Since(lastDraw) > 200*time.Millisecond {
+			lastDraw = time.Now()
+			drawProgress(stderr, b.read.Load(), b.total, time.Since(start))
+		}
+	}
+	if b.showProgress {
+		drawProgress(stderr, b.total, b.total, time.Since(start))
+		fmt.Fprintln(stderr)
+	}
 }
 
 func drawProgress(w io.Writer, done, total int64, took time.Duration) {
@@ -183,78 +272,170 @@ func drawProgress(w io.Writer, done, total int64, took time.Duration) {
 	fmt.Fprintf(w, "\r[%s] %3.0f%% %.1f MB/s", bar, frac*100, rate)
 }
 
-// decodeBatchLine decodes one line into its output: value JSON, or an
-// error object naming the line, offset and path.
-func decodeBatchLine(ff *frameFlags, api *schema.API, j batchJob, jo codec.JSONOptions, dec *codec.Decoder) ([]byte, bool) {
-	line := bytes.TrimSpace(j.line)
-	lf := *ff
-	lapi := api
-	var data []byte
+// batchWorker decodes lines with a decoder and a frame buffer of its own,
+// reused from one line to the next.
+type batchWorker struct {
+	cfg  *batchConfig
+	dec  codec.Decoder
+	data []byte // the current line's frame bytes
+	// the last API a line named, and what it resolved to
+	apiText string
+	api     *schema.API
+}
+
+// chunk decodes every non-blank line of c into out, a line of JSON each.
+func (wk *batchWorker) chunk(c batchChunk, out *[]byte) batchOut {
+	o := batchOut{seq: c.seq, buf: out}
+	rest := *c.buf
+	n := c.first
+	for len(rest) > 0 {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			i = len(rest)
+		}
+		line := bytes.TrimSpace(rest[:i])
+		rest = rest[min(i+1, len(rest)):]
+		if len(line) == 0 {
+			continue
+		}
+		var bad bool
+		*out, bad = wk.line(*out, n, line)
+		*out = append(*out, '\n')
+		o.lines++
+		if bad {
+			o.failed++
+		}
+		n++
+	}
+	return o
+}
+
+// lineSpec is what a line says: the frame (hex or base64, as sub-slices of
+// the line) and how to read it.
+type lineSpec struct {
+	hex, base64 []byte
+	direction   string // "request", "response" or ""
+	api         string // a name or a key number, "" when none
+	version     int    // -1 when none
+	sizePrefix  int    // 1 yes, 0 no, -1 not given
+}
+
+// line decodes one non-blank line numbered n into its output: value JSON,
+// or an error object naming the line, offset and path.
+func (wk *batchWorker) line(dst []byte, n int, line []byte) ([]byte, bool) {
+	lf := wk.cfg.ff
+	api := wk.cfg.api
 	var err error
-	if len(line) > 0 && line[0] == '{' {
-		var bl batchLine
-		if !scanLine(line, &bl) {
-			if err := json.Unmarshal(line, &bl); err != nil {
-				return lineError(j.n, nil, "invalid JSON: "+err.Error()), true
+	if line[0] == '{' {
+		spec := lineSpec{version: -1, sizePrefix: -1}
+		if !scanLine(line, &spec) {
+			if msg := parseLineJSON(line, &spec); msg != "" {
+				return lineError(dst, n, nil, msg), true
 			}
+		}
+		if api, err = wk.apply(&spec, &lf, api); err != nil {
+			return lineError(dst, n, nil, err.Error()), true
 		}
 		switch {
-		case bl.Hex != "":
-			data, err = parseHex(bl.Hex)
-		case bl.Base64 != "":
-			data, _, err = input.Parse([]byte(bl.Base64), input.Base64)
+		case len(spec.hex) > 0:
+			err = wk.frameFrom(spec.hex, input.Hex)
+		case len(spec.base64) > 0:
+			err = wk.frameFrom(spec.base64, input.Base64)
 		default:
-			return lineError(j.n, nil, `a line object needs "hex" or "base64"`), true
+			return lineError(dst, n, nil, `a line object needs "hex" or "base64"`), true
 		}
-		switch strings.ToLower(bl.Direction) {
-		case "response":
-			lf.response, lf.request = true, false
-		case "request":
-			lf.request, lf.response = true, false
-		}
-		if bl.APIKey != nil {
-			lf.api = strconv.Itoa(*bl.APIKey)
-		} else if bl.API != "" {
-			lf.api = bl.API
-		}
-		if bl.APIVersion != nil {
-			lf.version = *bl.APIVersion
-		}
-		if bl.SizePrefix != nil {
-			lf.size, lf.noSize = map[bool]string{true: "yes", false: "no"}[*bl.SizePrefix], !*bl.SizePrefix
-		}
-		if lf.api != "" {
-			if lapi = schema.ByName(lf.api); lapi == nil {
-				return lineError(j.n, nil, "unknown API "+strconv.Quote(lf.api)), true
-			}
-		}
-	} else if data, err = hexFast(line); err != nil {
-		data, _, err = input.Parse(line, input.Auto)
+	} else {
+		err = wk.frameFrom(line, input.Auto)
 	}
 	if err != nil {
-		return lineError(j.n, nil, err.Error()), true
+		return lineError(dst, n, nil, err.Error()), true
 	}
-	sized := true
-	if frames, s, err := lf.splitFrames(data); err == nil && len(frames) == 1 {
-		sized = s
-	}
-	d := decodeOne(&lf, lapi, data, sized, dec)
+	d := decodeOne(&lf, api, wk.data, lineSized(&lf, wk.data), &wk.dec)
 	if d.err != nil {
 		var de *codec.DecodeError
 		if errors.As(d.err, &de) {
-			return lineError(j.n, de, de.Error()), true
+			return lineError(dst, n, de, de.Error()), true
 		}
-		return lineError(j.n, nil, d.err.Error()), true
+		return lineError(dst, n, nil, d.err.Error()), true
 	}
-	return d.frame.AppendJSON(nil, jo), false
+	return d.frame.AppendJSON(dst, wk.cfg.jo), false
 }
 
-func lineError(n int, de *codec.DecodeError, msg string) []byte {
-	out := []byte(`{"line":` + strconv.Itoa(n) + `,"error":{"message":`)
+// apply sets the line's own reading over the flags': direction, API (a
+// name or a key number; naming one means a response unless the line or
+// the flags say request), version and size prefix.
+func (wk *batchWorker) apply(spec *lineSpec, lf *frameFlags, api *schema.API) (*schema.API, error) {
+	switch spec.direction {
+	case "response":
+		lf.response, lf.request = true, false
+	case "request":
+		lf.request, lf.response = true, false
+	case "":
+	default:
+		return nil, errorf(`"direction" must be "request" or "response", not %q`, spec.direction)
+	}
+	if spec.api != "" {
+		if spec.api != wk.apiText || wk.api == nil {
+			wk.apiText, wk.api = spec.api, schema.ByName(spec.api)
+		}
+		if wk.api == nil {
+			return nil, errorf("unknown API %q", spec.api)
+		}
+		api, lf.api = wk.api, spec.api
+		if spec.direction == "" && !lf.request {
+			lf.response = true
+		}
+	}
+	if spec.version >= 0 {
+		lf.version = spec.version
+	}
+	switch spec.sizePrefix {
+	case 1:
+		lf.size, lf.noSize = "yes", false
+	case 0:
+		lf.size, lf.noSize = "no", true
+	}
+	return api, nil
+}
+
+// frameFrom decodes a line's frame text into the worker's frame buffer:
+// plain hex, the common shape, directly; anything else through input.Parse.
+func (wk *batchWorker) frameFrom(text []byte, shape input.Mode) error {
+	if shape != input.Base64 && len(text)%2 == 0 {
+		wk.data = append(wk.data[:0], make([]byte, len(text)/2)...)
+		if _, err := hex.Decode(wk.data, text); err == nil {
+			return nil
+		}
+	}
+	b, _, err := input.Parse(text, shape)
+	wk.data = append(wk.data[:0], b...)
+	return err
+}
+
+// lineSized says whether a line's frame carries its size prefix, as the
+// flags (or the line) say, else as the bytes look.
+func lineSized(lf *frameFlags, b []byte) bool {
+	if lf.noSize || lf.size == "no" {
+		return false
+	}
+	if lf.size == "yes" || input.HasSizePrefix(b) {
+		return true
+	}
+	if frames, s, err := lf.splitFrames(b); err == nil && len(frames) == 1 {
+		return s
+	}
+	return true
+}
+
+func lineError(out []byte, n int, de *codec.DecodeError, msg string) []byte {
+	out = append(out, `{"line":`...)
+	out = strconv.AppendInt(out, int64(n), 10)
+	out = append(out, `,"error":{"message":`...)
 	m, _ := json.Marshal(msg)
 	out = append(out, m...)
 	if de != nil {
-		out = append(out, `,"offset":`+strconv.Itoa(de.Offset)...)
+		out = append(out, `,"offset":`...)
+		out = strconv.AppendInt(out, int64(de.Offset), 10)
 		p, _ := json.Marshal(de.Path)
 		x, _ := json.Marshal(de.Expected)
 		f, _ := json.Marshal(de.Found)
@@ -268,51 +449,101 @@ func lineError(n int, de *codec.DecodeError, msg string) []byte {
 	return append(out, "}}"...)
 }
 
-// hexFast decodes plain hex, the common shape of batch lines, without the
-// shape detection input.Parse does.
-func hexFast(b []byte) ([]byte, error) {
-	out := make([]byte, len(b)/2)
-	if _, err := hex.Decode(out, b); err != nil {
-		return nil, err
-	}
-	return out, nil
+// batchLineJSON is a line object as encoding/json reads it, for the lines
+// scanLine leaves (escapes in strings, unknown members, odd spacing).
+type batchLineJSON struct {
+	Hex        string `json:"hex"`
+	Base64     string `json:"base64"`
+	Direction  string `json:"direction"`
+	Response   *bool  `json:"response"`
+	Request    *bool  `json:"request"`
+	APIKey     *int   `json:"apiKey"`
+	API        apiRef `json:"api"`
+	APIVersion *int   `json:"apiVersion"`
+	Version    *int   `json:"version"`
+	SizePrefix *bool  `json:"sizePrefix"`
 }
 
-func parseHex(s string) ([]byte, error) {
-	if b, err := hexFast([]byte(s)); err == nil {
-		return b, nil
+// apiRef is an API named by name ("Metadata") or by key (3 or "3").
+type apiRef string
+
+func (a *apiRef) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		*a = apiRef(s)
+		return nil
 	}
-	b, _, err := input.Parse([]byte(s), input.Hex)
-	return b, err
+	var n int
+	if err := json.Unmarshal(b, &n); err != nil {
+		return errors.New(`"api" must be a name or a key number`)
+	}
+	*a = apiRef(strconv.Itoa(n))
+	return nil
 }
 
-// scanLine reads a flat line object of the common shape quickly: string
-// values without escapes, integers and booleans. It reports false for
-// anything else, which encoding/json then reads.
-func scanLine(b []byte, bl *batchLine) bool {
+// parseLineJSON reads a line object with encoding/json; it returns an
+// error message, or "".
+func parseLineJSON(line []byte, spec *lineSpec) string {
+	var bl batchLineJSON
+	if err := json.Unmarshal(line, &bl); err != nil {
+		return "invalid JSON: " + err.Error()
+	}
+	spec.hex, spec.base64 = []byte(bl.Hex), []byte(bl.Base64)
+	spec.direction = strings.ToLower(bl.Direction)
+	if bl.Response != nil {
+		spec.direction = direction(*bl.Response)
+	}
+	if bl.Request != nil {
+		spec.direction = direction(!*bl.Request)
+	}
+	spec.api = string(bl.API)
+	if bl.APIKey != nil {
+		spec.api = strconv.Itoa(*bl.APIKey)
+	}
+	for _, v := range []*int{bl.Version, bl.APIVersion} {
+		if v != nil {
+			spec.version = *v
+		}
+	}
+	if bl.SizePrefix != nil {
+		spec.sizePrefix = 0
+		if *bl.SizePrefix {
+			spec.sizePrefix = 1
+		}
+	}
+	return ""
+}
+
+// scanLine reads a flat line object of the common shape without copying:
+// string values without escapes, integers and booleans, the known members.
+// It reports false for anything else, which parseLineJSON then reads.
+func scanLine(b []byte, spec *lineSpec) bool {
 	i := 0
 	skip := func() {
 		for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
 			i++
 		}
 	}
-	str := func() (string, bool) {
+	str := func() ([]byte, bool) {
 		if i >= len(b) || b[i] != '"' {
-			return "", false
+			return nil, false
 		}
 		i++
 		start := i
 		for i < len(b) && b[i] != '"' {
 			if b[i] == '\\' || b[i] < 0x20 {
-				return "", false
+				return nil, false
 			}
 			i++
 		}
 		if i >= len(b) {
-			return "", false
+			return nil, false
 		}
 		i++
-		return string(b[start : i-1]), true
+		return b[start : i-1], true
 	}
 	skip()
 	if i >= len(b) || b[i] != '{' {
@@ -338,19 +569,7 @@ func scanLine(b []byte, bl *batchLine) bool {
 		skip()
 		if i < len(b) && b[i] == '"' {
 			v, ok := str()
-			if !ok {
-				return false
-			}
-			switch k {
-			case "hex":
-				bl.Hex = v
-			case "base64":
-				bl.Base64 = v
-			case "direction":
-				bl.Direction = v
-			case "api":
-				bl.API = v
-			default:
+			if !ok || !spec.setString(k, v) {
 				return false
 			}
 		} else {
@@ -358,25 +577,7 @@ func scanLine(b []byte, bl *batchLine) bool {
 			for i < len(b) && (b[i] == '-' || b[i] >= '0' && b[i] <= '9' || b[i] >= 'a' && b[i] <= 'z') {
 				i++
 			}
-			v := string(b[start:i])
-			switch k {
-			case "apiKey", "apiVersion":
-				n, err := strconv.Atoi(v)
-				if err != nil {
-					return false
-				}
-				if k == "apiKey" {
-					bl.APIKey = &n
-				} else {
-					bl.APIVersion = &n
-				}
-			case "sizePrefix":
-				if v != "true" && v != "false" {
-					return false
-				}
-				x := v == "true"
-				bl.SizePrefix = &x
-			default:
+			if !spec.setLiteral(k, b[start:i]) {
 				return false
 			}
 		}
@@ -385,4 +586,66 @@ func scanLine(b []byte, bl *batchLine) bool {
 			i++
 		}
 	}
+}
+
+// setString sets a member given as a string; false for one scanLine
+// leaves to encoding/json.
+func (s *lineSpec) setString(k, v []byte) bool {
+	switch string(k) {
+	case "hex":
+		s.hex = v
+	case "base64":
+		s.base64 = v
+	case "direction":
+		s.direction = strings.ToLower(string(v))
+	case "api":
+		s.api = string(v)
+	default:
+		return false
+	}
+	return true
+}
+
+// setLiteral sets a member given as a number or a boolean.
+func (s *lineSpec) setLiteral(k, v []byte) bool {
+	switch string(k) {
+	case "api", "apiKey":
+		if _, err := strconv.Atoi(string(v)); err != nil {
+			return false
+		}
+		s.api = string(v)
+	case "apiVersion", "version":
+		n, err := strconv.Atoi(string(v))
+		if err != nil {
+			return false
+		}
+		s.version = n
+	case "response", "request", "sizePrefix":
+		if string(v) != "true" && string(v) != "false" {
+			return false
+		}
+		yes := string(v) == "true"
+		switch string(k) {
+		case "response":
+			s.direction = direction(yes)
+		case "request":
+			s.direction = direction(!yes)
+		default:
+			s.sizePrefix = 0
+			if yes {
+				s.sizePrefix = 1
+			}
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// direction names the direction of a frame that is a response or not.
+func direction(response bool) string {
+	if response {
+		return "response"
+	}
+	return "request"
 }

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/kwire/kwire/internal/bench/traffic"
+	"github.com/stretchr/testify/require"
+)
+
+// TestBatchLineForms: every way a line can name a frame's reading gives the
+// same decoding: "api" as a name or a key number (a number or a string),
+// "apiKey", "direction" or "response"/"request" booleans, "version" or
+// "apiVersion"; a named API without a direction means a response, as
+// --api does; lines encoding/json must read (escapes, unknown members)
+// agree with the fast scanner's.
+func TestBatchLineForms(t *testing.T) {
+	const frame = "0000000a00000007000000000000" // ApiVersions v0 response, no API keys
+	lines := []string{
+		`{"hex":"` + frame + `","direction":"response","api":"ApiVersions","apiVersion":0}`,
+		`{"response":true,"api":18,"version":0,"hex":"` + frame + `"}`,
+		`{"request":false,"api":"18","version":0,"hex":"` + frame + `"}`,
+		`{"apiKey":18,"apiVersion":0,"hex":"` + frame + `"}`,
+		`{"api":"apiversions","version":0,"hex":"` + frame + `"}`,
+		`{"api": 18, "version": 0, "hex": "` + frame + `", "comment": "unknown members are ignored"}`,
+		`{"api":"Api\u0056ersions","version":0,"hex":"` + frame + `"}`,
+		`{"base64":"AAAACgAAAAcAAAAAAAA=","response":true,"api":18,"version":0}`,
+		`{"hex":"` + frame + `","direction":"response","api":18,"apiVersion":0,"sizePrefix":true}`,
+	}
+	out, errOut, code := runCLI(t, []string{"batch"}, []byte(strings.Join(lines, "\n")+"\n"))
+	require.Equal(t, 0, code, errOut)
+	got := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	require.Len(t, got, len(lines))
+	for i, g := range got {
+		require.Equal(t, got[0], g, "line %d: %s", i+1, lines[i])
+	}
+	require.Contains(t, got[0], `"direction":"response","apiKey":18,"apiName":"ApiVersions","apiVersion":0`)
+
+	for _, bad := range []struct{ line, msg string }{
+		{`{"api":"NoSuchAPI","hex":"` + frame + `"}`, `unknown API \"NoSuchAPI\"`},
+		{`{"api":true,"hex":"` + frame + `"}`, `\"api\" must be a name or a key number`},
+		{`{"direction":"sideways","hex":"` + frame + `"}`, `\"direction\" must be`},
+		{`{"api":18}`, `needs \"hex\" or \"base64\"`},
+	} {
+		out, _, code := runCLI(t, []string{"batch"}, []byte(bad.line+"\n"))
+		require.Equal(t, 1, code, bad.line)
+		require.Contains(t, out, `{"line":1,"error":{"message":`, bad.line)
+		require.Contains(t, out, bad.msg, bad.line)
+	}
+}
+
+// TestBatchOrderManyLines: 3,000 lines of realistic frames (20 MB, 80 chunks), with bad and
+// blank lines among them, decoded by one worker or by four: the same
+// bytes, one output line per non-blank input line in input order, and
+// error objects numbering lines as before (blank lines not counted),
+// across the chunks the input is read in.
+func TestBatchOrderManyLines(t *testing.T) {
+	var good bytes.Buffer
+	_, err := traffic.WriteNDJSON(&good, 3000)
+	require.NoError(t, err)
+	in := strings.Split(strings.TrimSuffix(good.String(), "\n"), "\n")
+	var input strings.Builder
+	badAt := map[int]bool{}
+	n := 0
+	for i, l := range in {
+		if i%97 == 0 {
+			input.WriteString("\n   \n") // blank lines are skipped, not numbered
+		}
+		input.WriteString(l + "\n")
+		n++
+		if i%101 == 0 {
+			input.WriteString("zz not a frame\n")
+			n++
+			badAt[n] = true
+		}
+	}
+	file := filepath.Join(t.TempDir(), "lines.ndjson")
+	require.NoError(t, os.WriteFile(file, []byte(input.String()), 0o644))
+	one, _, code := runCLI(t, []string{"batch", "--jobs", "1", file}, nil)
+	require.Equal(t, 1, code)
+	four, errOut, code := runCLI(t, []string{"batch", "--jobs", "4", file}, nil)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, strconv.Itoa(len(badAt))+" of "+strconv.Itoa(n)+" lines failed")
+	require.Equal(t, one, four)
+
+	out := strings.Split(strings.TrimSuffix(one, "\n"), "\n")
+	require.Len(t, out, n)
+	k := 0
+	for i, l := range out {
+		if badAt[i+1] {
+			require.True(t, strings.HasPrefix(l, `{"line":`+strconv.Itoa(i+1)+`,"error"`), "line %d: %s", i+1, l)
+			continue
+		}
+		var src struct {
+			Direction  string
+			APIKey     int16
+			APIVersion int16
+		}
+		require.NoError(t, json.Unmarshal([]byte(in[k]), &src))
+		k++
+		var dec struct {
+			Direction  string
+			APIKey     int16
+			APIVersion int16
+			Body       json.RawMessage
+		}
+		require.NoError(t, json.Unmarshal([]byte(l), &dec), l)
+		require.Equal(t, src.Direction, dec.Direction, "line %d", i+1)
+		require.Equal(t, src.APIKey, dec.APIKey, "line %d", i+1)
+		require.Equal(t, src.APIVersion, dec.APIVersion, "line %d", i+1)
+		require.NotEmpty(t, dec.Body)
+	}
+	require.Equal(t, len(in), k)
+}
