@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/gopacket/layers"
+	"github.com/kwire/kwire/internal/bench/traffic"
 )
 
 // benchCapture builds a capture with n frames (n/2 exchanges) over 10
@@ -65,4 +66,27 @@ func BenchmarkReadFunc(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(frames)*float64(b.N)/b.Elapsed().Seconds(), "frames/s")
+}
+
+// BenchmarkReadFuncTraffic reads realistic traffic (package traffic:
+// Metadata, Produce and Fetch frames of up to 10 KB cut into 1448-byte
+// segments over 10 connections): reassembly across segments, not one
+// frame a packet.
+func BenchmarkReadFuncTraffic(b *testing.B) {
+	var buf bytes.Buffer
+	st, err := traffic.WritePcap(&buf, traffic.PcapOptions{Pairs: 3000, Conns: 10, InFlight: 4})
+	if err != nil {
+		b.Fatal(err)
+	}
+	data := buf.Bytes()
+	b.SetBytes(st.Bytes)
+	b.ReportAllocs()
+	for b.Loop() {
+		n := 0
+		_, err := ReadFunc(bytes.NewReader(data), Options{}, func(*Exchange) { n++ })
+		if err != nil || n != 3000 {
+			b.Fatalf("%v %d", err, n)
+		}
+	}
+	b.ReportMetric(float64(st.Frames)*float64(b.N)/b.Elapsed().Seconds(), "frames/s")
 }

@@ -256,6 +256,16 @@ func (h *half) deliver(data []byte, t time.Time, pkt int) {
 		if cap(h.buf) > 1<<20 {
 			h.buf = nil
 		}
+		h.marks = append(h.marks, mark{h.off, t, pkt})
+		h.off += int64(len(data))
+		// Frames wholly inside the segment are cut from it directly; only
+		// what is left is kept.
+		p := h.scan(data)
+		if !h.released {
+			h.buf = append(h.buf, data[p:]...)
+			h.consumed(p)
+		}
+		return
 	}
 	h.marks = append(h.marks, mark{h.off, t, pkt})
 	h.buf = append(h.buf, data...)
@@ -477,10 +487,39 @@ func (h *half) headerOK(b []byte) verdict {
 
 const nonKafkaSkip = 256 << 10
 
+// process frames what h.buf holds and keeps the rest.
 func (h *half) process() {
+	p := h.scan(h.buf)
+	if h.released || p == 0 {
+		return
+	}
+	n := copy(h.buf, h.buf[p:])
+	h.buf = h.buf[:n]
+	h.consumed(p)
+}
+
+// consumed moves the buffer's start p bytes on, dropping the marks wholly
+// before it.
+func (h *half) consumed(p int) {
+	h.bufOff += int64(p)
+	k := 0
+	for k+1 < len(h.marks) && h.marks[k+1].off <= h.bufOff {
+		k++
+	}
+	if k > 0 {
+		m := copy(h.marks, h.marks[k:])
+		h.marks = h.marks[:m]
+	}
+	h.mcur = 0
+}
+
+// scan emits the frames in buf (the stream from h.bufOff on),
+// resynchronising where needed, and returns how many bytes it consumed.
+// Frames are copied out, so buf may be borrowed.
+func (h *half) scan(buf []byte) int {
 	p := 0
 	for !h.released {
-		rest := h.buf[p:]
+		rest := buf[p:]
 		if !h.synced {
 			i := 0
 			found := false
@@ -507,7 +546,7 @@ func (h *half) process() {
 					c.nonKafka = true
 					c.half[0].release()
 					c.half[1].release()
-					return
+					return p
 				}
 				break
 			}
@@ -535,40 +574,15 @@ func (h *half) process() {
 		if len(rest) < total {
 			break
 		}
-		if p == 0 && total == len(h.buf) {
-			// The frame is the whole buffer: hand it over instead of
-			// copying it.
-			b := h.buf[:total:total]
-			h.buf = nil
-			h.emit(b, h.bufOff, true)
-			h.bufOff += int64(total)
-			continue
-		}
-		h.emit(rest[:total], h.bufOff+int64(p), false)
+		h.emit(rest[:total], h.bufOff+int64(p))
 		p += total
 	}
-	if h.released || p == 0 {
-		return
-	}
-	n := copy(h.buf, h.buf[p:])
-	h.buf = h.buf[:n]
-	h.bufOff += int64(p)
-	// drop marks wholly before bufOff
-	k := 0
-	for k+1 < len(h.marks) && h.marks[k+1].off <= h.bufOff {
-		k++
-	}
-	if k > 0 {
-		m := copy(h.marks, h.marks[k:])
-		h.marks = h.marks[:m]
-	}
-	h.mcur = 0
+	return p
 }
 
-func (h *half) emit(b []byte, off int64, own bool) {
-	if !own {
-		b = bytes.Clone(b)
-	}
+// emit hands a copy of the frame b, at stream offset off, to the engine.
+func (h *half) emit(b []byte, off int64) {
+	b = append(make([]byte, 0, len(b)), b...)
 	f := &Frame{Conn: h.c, StreamOffset: off, Bytes: b, dir: h.idx}
 	f.firstPkt = h.e.pkt
 	// marks: find the one covering off, then the latest packet among those
