@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -264,7 +266,7 @@ func (p *pcapRun) add(o pcapLineOut) {
 	st.versions[s.ver]++
 	st.bytes += s.bytes
 	if s.paired {
-		st.latencies = append(st.latencies, s.latency)
+		st.latencies.add(s.latency)
 	} else if !s.noResponse {
 		st.unpaired++
 	}
@@ -481,17 +483,56 @@ type apiStats struct {
 	versions  map[int16]int
 	count     int
 	bytes     int64
-	latencies []time.Duration
+	latencies latencySample
 	unpaired  int
 }
 
-func percentile(d []time.Duration, p float64) time.Duration {
-	if len(d) == 0 {
+// maxLatencies is how many latencies an API keeps for its percentiles;
+// past that, a uniform sample of them (so --summary's memory stays flat
+// however long the capture).
+const maxLatencies = 1 << 14
+
+// latencySample holds an API's latencies, or a uniform sample of them
+// (reservoir sampling, seeded: the same capture gives the same table),
+// and the largest exactly.
+type latencySample struct {
+	d    []time.Duration
+	seen int
+	max  time.Duration
+	rng  *rand.Rand
+}
+
+func (l *latencySample) add(d time.Duration) {
+	l.seen++
+	l.max = max(l.max, d)
+	if len(l.d) < maxLatencies {
+		l.d = append(l.d, d)
+		return
+	}
+	if l.rng == nil {
+		l.rng = rand.New(rand.NewPCG(1, 2))
+	}
+	if j := l.rng.IntN(l.seen); j < maxLatencies {
+		l.d[j] = d
+	}
+}
+
+// sampled reports whether the percentiles come from a sample.
+func (l *latencySample) sampled() bool { return l.seen > len(l.d) }
+
+// percentile returns the p-th quantile (0-1) of the latencies; call sort
+// first.
+func (l *latencySample) percentile(p float64) time.Duration {
+	if len(l.d) == 0 {
 		return 0
 	}
-	i := int(p * float64(len(d)-1))
-	return d[i]
+	if p >= 1 {
+		return l.max
+	}
+	return l.d[int(p*float64(len(l.d)-1))]
 }
+
+func (l *latencySample) sort() { slices.Sort(l.d) }
 
 // printSummary writes the table per API and the error codes seen.
 func (p *pcapRun) printSummary(res *capture.Result) {
@@ -503,10 +544,12 @@ func (p *pcapRun) printSummary(res *capture.Result) {
 	}
 	sort.Ints(keys)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	sampled := false
 	fmt.Fprintln(tw, "API\tVERSIONS\tCOUNT\tUNPAIRED\tBYTES\tP50 ms\tP90 ms\tP99 ms\tMAX ms\t")
 	for _, k := range keys {
 		s := p.stats[int16(k)]
-		sort.Slice(s.latencies, func(i, j int) bool { return s.latencies[i] < s.latencies[j] })
+		s.latencies.sort()
+		sampled = sampled || s.latencies.sampled()
 		var vs []string
 		var vk []int
 		for v := range s.versions {
@@ -518,9 +561,12 @@ func (p *pcapRun) printSummary(res *capture.Result) {
 		}
 		ms := func(d time.Duration) string { return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 2, 64) }
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t\n", s.name, strings.Join(vs, " "), s.count, s.unpaired, s.bytes,
-			ms(percentile(s.latencies, .5)), ms(percentile(s.latencies, .9)), ms(percentile(s.latencies, .99)), ms(percentile(s.latencies, 1)))
+			ms(s.latencies.percentile(.5)), ms(s.latencies.percentile(.9)), ms(s.latencies.percentile(.99)), ms(s.latencies.percentile(1)))
 	}
 	tw.Flush()
+	if sampled {
+		fmt.Fprintf(w, "(percentiles from a uniform sample of %d latencies per API; MAX exact)\n", maxLatencies)
+	}
 	if len(p.errCodes) > 0 {
 		fmt.Fprintln(w, "\nerror codes seen:")
 		var cs []int

@@ -550,3 +550,31 @@ func peakRSS(t *testing.T, helper string, args ...string) int64 {
 	require.NoError(t, err, stderr.String())
 	return kib
 }
+
+// TestLatencySample: --summary keeps at most maxLatencies latencies per
+// API; past that a uniform sample, whose percentiles stay close to the
+// true ones (here within 2% of the range), and the maximum exactly.
+func TestLatencySample(t *testing.T) {
+	var l latencySample
+	const n = 20 * maxLatencies
+	for i := 1; i <= n; i++ {
+		l.add(time.Duration(i) * time.Microsecond)
+	}
+	require.Len(t, l.d, maxLatencies)
+	require.True(t, l.sampled())
+	l.sort()
+	for _, p := range []float64{.5, .9, .99} {
+		got := float64(l.percentile(p) / time.Microsecond)
+		require.InDelta(t, p*n, got, 0.02*n, "p%v", p*100)
+	}
+	require.Equal(t, time.Duration(n)*time.Microsecond, l.percentile(1))
+
+	var small latencySample
+	for _, d := range []time.Duration{3, 1, 2} {
+		small.add(d)
+	}
+	small.sort()
+	require.False(t, small.sampled())
+	require.Equal(t, time.Duration(2), small.percentile(.5))
+	require.Equal(t, time.Duration(3), small.percentile(1))
+}
