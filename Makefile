@@ -60,11 +60,11 @@ fuzz: CAPTURE_FUZZTIME_SHORT = $(FUZZTIME)
 fuzz: fuzz-ci
 
 bench:
-	go test -run='^$$' -bench=. -benchmem ./codec/... ./internal/capture
+	go test -run='^$$' -bench=. -benchmem ./codec/... ./internal/capture ./cmd/kwire
 
 # kwire beside its peers on the same bytes: kmsg + encoding/json, tshark.
 bench-compare: build
-	go run ./internal/bench -n 100000
+	go run ./internal/bench
 
 # The playground's WebAssembly modules, with their raw and gzip sizes:
 # kwire.wasm (the codec; its gzip size must stay under 1.5 MB) and

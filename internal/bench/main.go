@@ -1,76 +1,58 @@
 // Command compare measures kwire beside its peers on the same bytes, in one
-// run, and prints the ratios:
+// run, and prints the ratios. The traffic is realistic (package traffic):
+// Metadata v9, Produce v7 and Fetch v11 exchanges with record batches,
+// versions tshark 4.0 decodes too.
 //
-//   - kwire batch on 100,000 mixed frames (one NDJSON object a line), beside
-//     a small program doing the same with franz-go's kmsg + encoding/json,
-//     and beside tshark -T json on the same frames in a capture file;
-//   - kwire pcap on that capture, frames per second, beside
-//     tshark -d tcp.port==9092,kafka -T json.
+//   - kwire batch on N frames (one NDJSON object a line), on one core and
+//     on all, beside a program doing the same with franz-go's kmsg and
+//     encoding/json, parsing every record batch and record with kmsg's
+//     readers (one core);
+//   - kwire pcap on a capture of the same N frames (N/2 exchanges over 10
+//     connections), on one core and on all, beside
+//     tshark -d tcp.port==9092,kafka -T json;
+//   - kwire pcap's peak memory on a capture and on one ten times larger.
 //
-// Usage: go run ./internal/bench [-n 100000] [-kwire bin/kwire] [-tshark=false]
+// Every child runs under a small helper (this program, -rusage) that
+// reports its wall time, CPU time and peak resident set: Go starts
+// children with vfork, which makes Linux count a grown parent's peak in
+// the child's ru_maxrss, so the measuring process must stay small.
+//
+// Usage: go run ./internal/bench [-n 6000] [-kwire bin/kwire] [-tshark=false]
 package main
 
 import (
 	"bufio"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"log"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
+	"syscall"
 	"time"
 
-	"github.com/google/gopacket"
-	"github.com/google/gopacket/layers"
-	"github.com/google/gopacket/pcapgo"
-	"github.com/kwire/kwire/codec"
-	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/internal/bench/traffic"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-type frame struct {
-	b        []byte
-	response bool
-	key, ver int16
-}
-
-// mix is the frame mix: the example request and response of the newest
-// version of common client APIs.
-func mix() []frame {
-	var out []frame
-	for _, name := range []string{"Produce", "Fetch", "Metadata", "ApiVersions", "FindCoordinator", "JoinGroup", "SyncGroup", "Heartbeat", "OffsetCommit", "OffsetFetch", "ListOffsets"} {
-		api := schema.ByName(name)
-		// The newest version kmsg knows, so the peer can read it too.
-		v := kmsg.RequestForKey(api.Key).MaxVersion()
-		if v > api.Request.Valid.Hi {
-			v = api.Request.Valid.Hi
-		}
-		for _, resp := range []bool{false, true} {
-			b, err := codec.ExampleFrame(api, v, resp)
-			if err != nil {
-				log.Fatal(err)
-			}
-			out = append(out, frame{b, resp, api.Key, v})
-		}
-	}
-	return out
-}
-
 func main() {
-	n := flag.Int("n", 100000, "frames")
+	n := flag.Int("n", 6000, "frames (half as many exchanges in the capture)")
 	kwire := flag.String("kwire", "bin/kwire", "the kwire binary")
 	useTshark := flag.Bool("tshark", true, "also time tshark")
 	peer := flag.Bool("peer", false, "run as the kmsg + encoding/json peer: NDJSON lines on stdin")
-	keep := flag.String("keep", "", "write the frames and capture to this folder and keep them")
+	rusage := flag.Bool("rusage", false, "run the command in the arguments and report its resources on stderr")
+	keep := flag.String("keep", "", "write the inputs to this folder and keep them")
 	flag.Parse()
-	if *peer {
+	switch {
+	case *peer:
 		runPeer()
 		return
+	case *rusage:
+		os.Exit(runMeasured(flag.Args()))
 	}
 	dir, err := os.MkdirTemp("", "kwire-bench")
 	if err != nil {
@@ -82,69 +64,132 @@ func main() {
 	} else {
 		defer os.RemoveAll(dir)
 	}
-	frames := mix()
 	lines := filepath.Join(dir, "frames.ndjson")
 	pcap := filepath.Join(dir, "frames.pcap")
-	var inBytes int64
-	{
-		f, _ := os.Create(lines)
-		w := bufio.NewWriter(f)
-		for i := 0; i < *n; i++ {
-			fr := frames[i%len(frames)]
-			l := fmt.Sprintf(`{"hex":"%s","direction":"%s","apiKey":%d,"apiVersion":%d}`+"\n", hex.EncodeToString(fr.b), map[bool]string{false: "request", true: "response"}[fr.response], fr.key, fr.ver)
-			inBytes += int64(len(fr.b))
-			w.WriteString(l)
-		}
-		w.Flush()
-		f.Close()
-	}
-	writePcap(pcap, frames, *n)
-	fmt.Printf("%d frames, %.1f MB of frames (%d kinds)\n\n", *n, float64(inBytes)/1e6, len(frames))
+	st := write(lines, func(w io.Writer) (traffic.Stats, error) { return traffic.WriteNDJSON(w, *n) })
+	write(pcap, func(w io.Writer) (traffic.Stats, error) {
+		return traffic.WritePcap(w, traffic.PcapOptions{Pairs: *n / 2, Conns: 10, InFlight: 4})
+	})
+	mb := float64(st.Bytes) / 1e6
+	fmt.Printf("%d frames of Metadata v9, Produce v7, Fetch v11 (requests and responses), %.1f MB of frames\n\n", st.Frames, mb)
 
 	self, _ := os.Executable()
-	tKwire := timeCmd(*kwire, []string{"batch", "--jobs", "1", lines})
-	tKwireAll := timeCmd(*kwire, []string{"batch", lines})
-	tPeer := timeCmd(self, []string{"-peer"}, lines)
-	mbps := func(d time.Duration) float64 { return float64(inBytes) / 1e6 / d.Seconds() }
-	fmt.Printf("batch, value JSON per frame:\n")
-	fmt.Printf("  kwire batch (1 core)      %8.2fs %8.1f MB/s\n", tKwire.Seconds(), mbps(tKwire))
-	fmt.Printf("  kwire batch (all cores)   %8.2fs %8.1f MB/s\n", tKwireAll.Seconds(), mbps(tKwireAll))
-	fmt.Printf("  kmsg + encoding/json      %8.2fs %8.1f MB/s   kwire (1 core) is %.2fx\n", tPeer.Seconds(), mbps(tPeer), tPeer.Seconds()/tKwire.Seconds())
-	tPcap := timeCmd(*kwire, []string{"pcap", pcap})
-	fmt.Printf("\ncapture of the same frames:\n")
-	fmt.Printf("  kwire pcap                %8.2fs %8.0f frames/s\n", tPcap.Seconds(), float64(*n)/tPcap.Seconds())
+	m := measurer{self: self, frames: st.Frames, mb: mb}
+	oneCore := []string{"GOMAXPROCS=1"}
+	fmt.Println("batch, value JSON per frame (NDJSON in, NDJSON out):")
+	kb1 := m.run("kwire batch (1 core)", oneCore, "", *kwire, "batch", "--jobs", "1", lines)
+	kbAll := m.run("kwire batch (all cores)", nil, "", *kwire, "batch", lines)
+	peerRes := m.run("kmsg + encoding/json", oneCore, lines, self, "-peer")
+	fmt.Printf("  kwire batch (1 core) vs kmsg + encoding/json: %.2fx less CPU, %.2fx faster\n", peerRes.cpu.Seconds()/kb1.cpu.Seconds(), peerRes.wall.Seconds()/kb1.wall.Seconds())
+	_ = kbAll
+
+	fmt.Println("\ncapture of the same frames:")
+	kp1 := m.run("kwire pcap (1 core)", oneCore, "", *kwire, "pcap", "--jobs", "1", pcap)
+	kpAll := m.run("kwire pcap (all cores)", nil, "", *kwire, "pcap", pcap)
 	if *useTshark {
 		if _, err := exec.LookPath("tshark"); err == nil {
-			tT := timeCmd("tshark", []string{"-r", pcap, "-d", "tcp.port==9092,kafka", "-T", "json"})
-			fmt.Printf("  tshark -T json            %8.2fs %8.0f frames/s   kwire pcap is %.2fx, kwire batch (1 core) %.2fx\n",
-				tT.Seconds(), float64(*n)/tT.Seconds(), tT.Seconds()/tPcap.Seconds(), tT.Seconds()/tKwire.Seconds())
+			ts := m.run("tshark -T json", nil, "", "tshark", "-r", pcap, "-d", "tcp.port==9092,kafka", "-T", "json")
+			fmt.Printf("  kwire pcap vs tshark -T json: %.1fx faster (all cores), %.1fx (1 core); %.1fx less CPU\n",
+				ts.wall.Seconds()/kpAll.wall.Seconds(), ts.wall.Seconds()/kp1.wall.Seconds(), ts.cpu.Seconds()/kpAll.cpu.Seconds())
 		}
 	}
+
+	fmt.Println("\nkwire pcap's peak memory as the capture grows tenfold:")
+	var peaks [2]int64
+	for i, pairs := range []int{3000, 30000} {
+		file := filepath.Join(dir, "grow.pcap")
+		s := write(file, func(w io.Writer) (traffic.Stats, error) {
+			return traffic.WritePcap(w, traffic.PcapOptions{Pairs: pairs, Conns: 10, InFlight: 4})
+		})
+		r := measure(self, nil, "", *kwire, "pcap", file)
+		peaks[i] = r.maxrss
+		fmt.Printf("  %6d exchanges, %5.0f MB of frames: peak RSS %6.1f MiB, %.2fs\n", pairs, float64(s.Bytes)/1e6, float64(r.maxrss)/1024, r.wall.Seconds())
+		os.Remove(file)
+	}
+	fmt.Printf("  tenfold capture: %.2fx the peak memory\n", float64(peaks[1])/float64(peaks[0]))
 }
 
-func timeCmd(name string, args []string, stdin ...string) time.Duration {
-	cmd := exec.Command(name, args...)
-	cmd.Stdout = io.Discard
-	cmd.Stderr = io.Discard
-	if len(stdin) > 0 {
-		f, err := os.Open(stdin[0])
+func write(path string, fn func(io.Writer) (traffic.Stats, error)) traffic.Stats {
+	f, err := os.Create(path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	st, err := fn(f)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		log.Fatal(err)
+	}
+	return st
+}
+
+// result is what one measured run cost.
+type result struct {
+	wall, cpu time.Duration
+	maxrss    int64 // KiB
+}
+
+type measurer struct {
+	self   string
+	frames int
+	mb     float64
+}
+
+// run measures a command and prints a line: time, CPU, frames/s, MB/s of
+// frames, peak memory.
+func (m *measurer) run(label string, env []string, stdin string, name string, args ...string) result {
+	r := measure(m.self, env, stdin, name, args...)
+	fmt.Printf("  %-24s %7.2fs wall %7.2fs CPU %9.0f frames/s %7.1f MB/s %7.1f MiB peak\n",
+		label, r.wall.Seconds(), r.cpu.Seconds(), float64(m.frames)/r.wall.Seconds(), m.mb/r.wall.Seconds(), float64(r.maxrss)/1024)
+	return r
+}
+
+// measure runs a command under this program's -rusage helper.
+func measure(self string, env []string, stdin string, name string, args ...string) result {
+	cmd := exec.Command(self, append([]string{"-rusage", "--", name}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	if stdin != "" {
+		f, err := os.Open(stdin)
 		if err != nil {
 			log.Fatal(err)
 		}
 		defer f.Close()
 		cmd.Stdin = f
 	}
-	start := time.Now()
-	if err := cmd.Run(); err != nil {
-		if _, ok := err.(*exec.ExitError); !ok {
-			log.Fatalf("%s: %v", name, err)
-		}
+	out, err := cmd.Output()
+	if err != nil {
+		log.Fatalf("%s: %v", name, err)
 	}
-	return time.Since(start)
+	var wall, cpu, rss int64
+	if _, err := fmt.Sscanf(string(out), "%d %d %d", &wall, &cpu, &rss); err != nil {
+		log.Fatalf("%s: %q: %v", name, out, err)
+	}
+	return result{wall: time.Duration(wall), cpu: time.Duration(cpu), maxrss: rss}
+}
+
+// runMeasured runs args with its output discarded and prints its wall
+// time and CPU time (ns) and peak resident set (KiB) on standard output.
+func runMeasured(args []string) int {
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Stdin = os.Stdin
+	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+	start := time.Now()
+	err := cmd.Run()
+	wall := time.Since(start)
+	if cmd.ProcessState == nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	fmt.Printf("%d %d %d\n", wall.Nanoseconds(), cpu.Nanoseconds(), ru.Maxrss)
+	return 0
 }
 
 // runPeer reads the same NDJSON lines and does the same job with kmsg and
-// encoding/json: parse, decode the header and body, print JSON.
+// encoding/json: parse the line, decode the header and body, parse every
+// record batch and record with kmsg's readers, print JSON.
 func runPeer() {
 	r := bufio.NewReaderSize(os.Stdin, 1<<20)
 	w := bufio.NewWriterSize(os.Stdout, 1<<20)
@@ -152,45 +197,7 @@ func runPeer() {
 	for {
 		line, err := r.ReadBytes('\n')
 		if len(line) > 0 {
-			var in struct {
-				Hex        string
-				Direction  string
-				APIKey     int16
-				APIVersion int16
-			}
-			if json.Unmarshal(line, &in) != nil {
-				continue
-			}
-			b, _ := hex.DecodeString(in.Hex)
-			b = b[4:]
-			var msg interface {
-				ReadFrom([]byte) error
-				SetVersion(int16)
-			}
-			req := kmsg.RequestForKey(in.APIKey)
-			var hdr any
-			if in.Direction == "response" {
-				rsp := req.ResponseKind()
-				req.SetVersion(in.APIVersion)
-				flexible := req.IsFlexible()
-				corr := int32(b[0])<<24 | int32(b[1])<<16 | int32(b[2])<<8 | int32(b[3])
-				b = b[4:]
-				if flexible && in.APIKey != 18 {
-					b = b[1:]
-				}
-				hdr = map[string]any{"correlationId": corr}
-				msg = rsp
-			} else {
-				req.SetVersion(in.APIVersion)
-				h, rest, err := readHeader(b, req.IsFlexible())
-				if err != nil {
-					continue
-				}
-				b, hdr, msg = rest, h, req
-			}
-			msg.SetVersion(in.APIVersion)
-			if msg.ReadFrom(b) == nil {
-				out, _ := json.Marshal(map[string]any{"direction": in.Direction, "apiKey": in.APIKey, "apiVersion": in.APIVersion, "header": hdr, "body": msg})
+			if out, ok := peerLine(line); ok {
 				w.Write(out)
 				w.WriteByte('\n')
 			}
@@ -201,70 +208,142 @@ func runPeer() {
 	}
 }
 
+func peerLine(line []byte) ([]byte, bool) {
+	var in struct {
+		Hex        string
+		Direction  string
+		APIKey     int16
+		APIVersion int16
+	}
+	if json.Unmarshal(line, &in) != nil {
+		return nil, false
+	}
+	b, err := hex.DecodeString(in.Hex)
+	if err != nil || len(b) < 8 {
+		return nil, false
+	}
+	b = b[4:]
+	req := kmsg.RequestForKey(in.APIKey)
+	if req == nil {
+		return nil, false
+	}
+	req.SetVersion(in.APIVersion)
+	var msg interface {
+		ReadFrom([]byte) error
+		SetVersion(int16)
+	}
+	var hdr any
+	if in.Direction == "response" {
+		corr := int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+		if req.IsFlexible() && in.APIKey != 18 {
+			b = b[1:] // an empty tag section
+		}
+		hdr = map[string]any{"correlationId": corr}
+		msg = req.ResponseKind()
+	} else {
+		h, rest, err := readHeader(b, req.IsFlexible())
+		if err != nil {
+			return nil, false
+		}
+		b, hdr, msg = rest, h, req
+	}
+	msg.SetVersion(in.APIVersion)
+	if msg.ReadFrom(b) != nil {
+		return nil, false
+	}
+	out, err := json.Marshal(map[string]any{"direction": in.Direction, "apiKey": in.APIKey, "apiVersion": in.APIVersion,
+		"header": hdr, "body": msg, "records": peerRecords(msg)})
+	return out, err == nil
+}
+
+// peerBatch is a record batch with its records read.
+type peerBatch struct {
+	kmsg.RecordBatch
+	Records []kmsg.Record `json:"records"`
+}
+
+// peerRecords reads the record batches of a Produce request or a Fetch
+// response, and their records, with kmsg.
+func peerRecords(msg any) []peerBatch {
+	var out []peerBatch
+	switch m := msg.(type) {
+	case *kmsg.ProduceRequest:
+		for i := range m.Topics {
+			for j := range m.Topics[i].Partitions {
+				p := &m.Topics[i].Partitions[j]
+				out = appendBatches(out, p.Records)
+				p.Records = nil // shown parsed, not also as base64
+			}
+		}
+	case *kmsg.FetchResponse:
+		for i := range m.Topics {
+			for j := range m.Topics[i].Partitions {
+				p := &m.Topics[i].Partitions[j]
+				out = appendBatches(out, p.RecordBatches)
+				p.RecordBatches = nil
+			}
+		}
+	}
+	return out
+}
+
+// appendBatches reads back-to-back magic-2 record batches (uncompressed,
+// as the benchmark's are) and every record in them.
+func appendBatches(out []peerBatch, b []byte) []peerBatch {
+	for len(b) >= 12 {
+		n := 12 + int(int32(binary.BigEndian.Uint32(b[8:])))
+		if n < 12 || n > len(b) {
+			break
+		}
+		var pb peerBatch
+		if pb.RecordBatch.ReadFrom(b[:n]) != nil {
+			break
+		}
+		recs := pb.RecordBatch.Records
+		for i := int32(0); i < pb.NumRecords && len(recs) > 0; i++ {
+			l, k := binary.Varint(recs)
+			if k <= 0 || int(l) < 0 || k+int(l) > len(recs) {
+				break
+			}
+			var rec kmsg.Record
+			if rec.ReadFrom(recs[:k+int(l)]) != nil {
+				break
+			}
+			pb.Records = append(pb.Records, rec)
+			recs = recs[k+int(l):]
+		}
+		pb.RecordBatch.Records = nil
+		out = append(out, pb)
+		b = b[n:]
+	}
+	return out
+}
+
 func readHeader(b []byte, flexible bool) (map[string]any, []byte, error) {
 	// api key, version, correlation id, nullable client id, tags (v2).
 	if len(b) < 10 {
 		return nil, nil, io.ErrUnexpectedEOF
 	}
 	h := map[string]any{
-		"requestApiKey":     int16(b[0])<<8 | int16(b[1]),
-		"requestApiVersion": int16(b[2])<<8 | int16(b[3]),
-		"correlationId":     int32(b[4])<<24 | int32(b[5])<<16 | int32(b[6])<<8 | int32(b[7]),
+		"requestApiKey":     int16(binary.BigEndian.Uint16(b)),
+		"requestApiVersion": int16(binary.BigEndian.Uint16(b[2:])),
+		"correlationId":     int32(binary.BigEndian.Uint32(b[4:])),
 	}
-	n := int(int16(b[8])<<8 | int16(b[9]))
+	n := int(int16(binary.BigEndian.Uint16(b[8:])))
 	b = b[10:]
+	if n > len(b) {
+		return nil, nil, io.ErrUnexpectedEOF
+	}
 	if n > 0 {
 		h["clientId"] = string(b[:n])
 		b = b[n:]
 	}
 	if flexible {
+		if len(b) < 1 {
+			return nil, nil, io.ErrUnexpectedEOF
+		}
 		b = b[1:] // empty tag section
 	}
 	return h, b, nil
-}
-
-// writePcap writes the frames as one TCP conversation on port 9092:
-// requests from the client, responses from the broker, one frame a packet.
-func writePcap(path string, frames []frame, n int) {
-	f, err := os.Create(path)
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer f.Close()
-	w := pcapgo.NewWriter(f)
-	w.WriteFileHeader(262144, layers.LinkTypeEthernet)
-	seq := map[bool]uint32{false: 1000, true: 5000}
-	ts := time.Unix(1700000000, 0)
-	corr := int32(0)
-	for i := 0; i < n; i++ {
-		fr := frames[i%len(frames)]
-		if !fr.response {
-			corr++
-		}
-		b := append([]byte(nil), fr.b...)
-		// Correlation ids must pair requests with their responses.
-		at := 8
-		if fr.response {
-			at = 4
-		}
-		b[at], b[at+1], b[at+2], b[at+3] = byte(corr>>24), byte(corr>>16), byte(corr>>8), byte(corr)
-		src, dst := net.IP{127, 0, 0, 1}, net.IP{127, 0, 0, 2}
-		sp, dp := layers.TCPPort(40000), layers.TCPPort(9092)
-		if fr.response {
-			src, dst, sp, dp = dst, src, dp, sp
-		}
-		eth := &layers.Ethernet{SrcMAC: net.HardwareAddr{2, 0, 0, 0, 0, 1}, DstMAC: net.HardwareAddr{2, 0, 0, 0, 0, 2}, EthernetType: layers.EthernetTypeIPv4}
-		ip := &layers.IPv4{Version: 4, TTL: 64, Protocol: layers.IPProtocolTCP, SrcIP: src, DstIP: dst}
-		tcp := &layers.TCP{SrcPort: sp, DstPort: dp, Seq: seq[fr.response], ACK: true, PSH: true, Ack: seq[!fr.response], Window: 65535}
-		tcp.SetNetworkLayerForChecksum(ip)
-		buf := gopacket.NewSerializeBuffer()
-		if err := gopacket.SerializeLayers(buf, gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true}, eth, ip, tcp, gopacket.Payload(b)); err != nil {
-			log.Fatal(err)
-		}
-		seq[fr.response] += uint32(len(b))
-		ts = ts.Add(50 * time.Microsecond)
-		data := buf.Bytes()
-		w.WritePacket(gopacket.CaptureInfo{Timestamp: ts, CaptureLength: len(data), Length: len(data)}, data)
-	}
-	_ = strconv.Itoa
 }
