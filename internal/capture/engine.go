@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"time"
+
+	"github.com/kwire/kwire/codec/schema"
 )
 
 type connKey struct{ a, b Endpoint }
@@ -452,7 +454,7 @@ func (e *engine) pair(c *Conn, f *Frame) {
 		x.APIKey = int16(binary.BigEndian.Uint16(b[4:]))
 		x.APIVersion = int16(binary.BigEndian.Uint16(b[6:]))
 		x.CorrelationID = int32(binary.BigEndian.Uint32(b[8:]))
-		if produceAPI != nil && x.APIKey == produceAPI.Key && produceAcks(b, x.APIVersion) == 0 {
+		if x.APIKey == schema.KeyProduce && produceAcks(b, x.APIVersion) == 0 {
 			x.NoResponseExpected = true
 			e.done(x)
 			return

@@ -33,8 +33,8 @@ var maxKnownKey = func() int16 {
 	return k
 }()
 
-// produceAPI is the Produce API, found by name in the tables.
-var produceAPI = schema.ByName("Produce")
+// produceAPI is the Produce API in the tables.
+var produceAPI = schema.ByKey(schema.KeyProduce)
 
 // plausibleKey reports whether key can be an API key of a request.
 func plausibleKey(key int16) bool {
