@@ -1,0 +1,607 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/internal/proxy"
+)
+
+// kwire proxy sits between Kafka clients and brokers, forwards every byte
+// and prints each exchange as kwire pcap does: one NDJSON line per
+// exchange, or a tree per exchange on a terminal, or the per-API table.
+// The relaying and pairing live in internal/proxy; this file turns its
+// exchanges into lines, applies the filters and keeps the summary.
+
+func runProxy(e *env, args []string) int {
+	cfg, code := parseProxyFlags(e, args)
+	if code >= 0 {
+		return code
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if cfg.runFor > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, cfg.runFor)
+		defer cancel()
+	}
+	return cfg.run(ctx, e)
+}
+
+// proxyConfig is what the flags of kwire proxy ask for.
+type proxyConfig struct {
+	listen, upstream, advertise string
+	ports                       portList
+	only                        *schema.API
+	clientID                    string
+	errorsOnly                  bool
+	summary                     bool
+	every                       time.Duration
+	format                      string
+	color                       bool
+	jo                          codec.JSONOptions
+	maxFrame                    int
+	showSecrets                 bool
+	clientTLS, upstreamTLS      *tls.Config
+	web, webDir                 string
+	queue                       int
+	runFor                      time.Duration
+}
+
+func parseProxyFlags(e *env, args []string) (*proxyConfig, int) {
+	fs := newFlags(e, "proxy", "--upstream HOST:PORT [flags]   (runs until interrupted, or --for)",
+		"kwire proxy --upstream broker:9092 --listen 127.0.0.1:0 --for 1s",
+		"kwire proxy --upstream broker:9092 --listen 127.0.0.1:0 --api Produce --errors-only --for 1s",
+		"kwire proxy --upstream broker:9092 --listen 127.0.0.1:0 --summary --every 500ms --for 1s")
+	c := &proxyConfig{}
+	fs.StringVar(&c.listen, "listen", "127.0.0.1:19092", "accept clients on `HOST:PORT` exactly as given (the bootstrap address clients are given)")
+	fs.StringVar(&c.upstream, "upstream", "", "the broker to forward to, `HOST:PORT` (required)")
+	fs.Var(&c.ports, "ports", "ports for the listeners opened for each broker the responses name, in order (repeatable or comma-separated; default: the system picks)")
+	fs.StringVar(&c.advertise, "advertise-host", "", "the host written into rewritten responses (default: --listen's host)")
+	apiFilter := fs.String("api", "", "only exchanges of this API (name or key)")
+	fs.BoolVar(&c.errorsOnly, "errors-only", false, "only exchanges whose response holds a non-zero error code")
+	fs.StringVar(&c.clientID, "client-id", "", "only requests with this client id")
+	fs.BoolVar(&c.summary, "summary", false, "print the per-API table instead of each exchange: on exit, on SIGUSR1 and every --every")
+	fs.DurationVar(&c.every, "every", 0, "with --summary, also print the table at this interval (e.g. 10s)")
+	fs.StringVar(&c.format, "format", "auto", "each exchange as ndjson, or tree (one exchange at a time, for a terminal); auto: tree on a terminal, else ndjson")
+	colorMode := fs.String("color", "auto", "colour the tree: auto, always or never")
+	records := fs.String("records", "decoded", "records in value JSON: decoded, base64 or size")
+	fs.IntVar(&c.maxFrame, "max-frame", proxy.DefaultMaxFrame, "close a connection that sends a frame larger than this many `bytes`")
+	fs.BoolVar(&c.showSecrets, "show-secrets", false, "print SASL authentication bytes, delegation-token HMACs and SCRAM credentials instead of zeroing them")
+	cert := fs.String("tls-cert", "", "speak TLS to clients with this certificate `FILE` (PEM; with --tls-key)")
+	key := fs.String("tls-key", "", "the private key `FILE` (PEM) of --tls-cert")
+	upTLS := fs.Bool("upstream-tls", false, "connect to brokers with TLS")
+	upCA := fs.String("upstream-ca", "", "trust the brokers' certificates signed by this CA `FILE` (PEM; default: the system's)")
+	upName := fs.String("upstream-server-name", "", "the name to check in every broker's certificate (default: each broker's host)")
+	fs.StringVar(&c.web, "web", "", "serve the playground with a live feed of the exchanges on `HOST:PORT` (e.g. 127.0.0.1:8080)")
+	fs.StringVar(&c.webDir, "web-dir", "dist", "the built site --web serves (make site writes it)")
+	fs.DurationVar(&c.runFor, "for", 0, "stop after this long (default: run until interrupted)")
+	fs.IntVar(&c.queue, "queue", 1024, "exchanges waiting to be decoded; when it is full, exchanges are skipped (and counted), never the traffic")
+	rest, code := parseFlags(e, fs, args)
+	if code >= 0 {
+		return nil, code
+	}
+	if len(rest) > 0 {
+		fail(e, "proxy takes no arguments; the broker is --upstream")
+		return nil, 2
+	}
+	if c.upstream == "" {
+		fail(e, "proxy needs --upstream HOST:PORT, the broker to forward to")
+		return nil, 2
+	}
+	if *apiFilter != "" {
+		if c.only = schema.ByName(*apiFilter); c.only == nil {
+			fail(e, "unknown API %q (run kwire apis)", *apiFilter)
+			return nil, 2
+		}
+	}
+	jo, err := recordsMode(*records)
+	if err != nil {
+		fail(e, "%v", err)
+		return nil, 2
+	}
+	c.jo = jo
+	switch c.format {
+	case "auto":
+		c.format = "ndjson"
+		if e.stdoutIsTTY {
+			c.format = "tree"
+		}
+	case "ndjson", "tree":
+	default:
+		fail(e, "--format must be auto, ndjson or tree, not %q", c.format)
+		return nil, 2
+	}
+	if c.color, err = colorOn(*colorMode, e.stdoutIsTTY); err != nil {
+		fail(e, "%v", err)
+		return nil, 2
+	}
+	if c.runFor < 0 {
+		fail(e, "--for must be positive")
+		return nil, 2
+	}
+	if c.every < 0 || c.every > 0 && !c.summary {
+		fail(e, "--every needs --summary and a positive interval")
+		return nil, 2
+	}
+	if c.maxFrame <= 0 {
+		fail(e, "--max-frame must be positive")
+		return nil, 2
+	}
+	if (*cert == "") != (*key == "") {
+		fail(e, "--tls-cert and --tls-key go together")
+		return nil, 2
+	}
+	if *cert != "" {
+		pair, err := tls.LoadX509KeyPair(*cert, *key)
+		if err != nil {
+			fail(e, "%v", err)
+			return nil, 2
+		}
+		c.clientTLS = &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}
+	}
+	if !*upTLS && (*upCA != "" || *upName != "") {
+		fail(e, "--upstream-ca and --upstream-server-name need --upstream-tls")
+		return nil, 2
+	}
+	if *upTLS {
+		c.upstreamTLS = &tls.Config{ServerName: *upName, MinVersion: tls.VersionTLS12}
+		if *upCA != "" {
+			pem, err := os.ReadFile(*upCA)
+			if err != nil {
+				fail(e, "%v", err)
+				return nil, 2
+			}
+			pool := x509.NewCertPool()
+			if !pool.AppendCertsFromPEM(pem) {
+				fail(e, "%s holds no PEM certificate", *upCA)
+				return nil, 2
+			}
+			c.upstreamTLS.RootCAs = pool
+		}
+	}
+	return c, -1
+}
+
+// proxyRun is one run: the output, the filters and what the summary adds up.
+type proxyRun struct {
+	cfg  *proxyConfig
+	e    *env
+	p    *proxy.Proxy
+	feed *proxy.Feed
+
+	outMu sync.Mutex // the output and the summary
+	w     *bufio.Writer
+	errMu sync.Mutex // standard error
+
+	dec      proxy.Decoder
+	line     []byte
+	ev       []byte
+	stats    map[int16]*proxyAPIStats
+	errCodes map[int16]int
+	shown    int
+	skipped  int
+	started  time.Time
+}
+
+func (c *proxyConfig) run(ctx context.Context, e *env) int {
+	r := &proxyRun{cfg: c, e: e, w: bufio.NewWriterSize(e.stdout, 64<<10), stats: map[int16]*proxyAPIStats{}, errCodes: map[int16]int{}, started: time.Now()}
+	r.dec.ShowSecrets = c.showSecrets
+	pc := proxy.Config{
+		Listen: c.listen, Upstream: c.upstream, AdvertiseHost: c.advertise, MaxFrame: c.maxFrame,
+		ClientTLS: c.clientTLS, UpstreamTLS: c.upstreamTLS, QueueLen: c.queue,
+		Sink: r.exchange, Log: func(s string) { r.logf("proxy: %s", s) },
+	}
+	for _, p := range c.ports {
+		pc.Ports = append(pc.Ports, int(p))
+	}
+	if c.only != nil {
+		key := c.only.Key
+		pc.Keep = func(k int16) bool { return k == key }
+	}
+	p, err := proxy.New(pc)
+	if err != nil {
+		fail(e, "%v", strings.TrimPrefix(err.Error(), "proxy: "))
+		return 1
+	}
+	r.p = p
+	r.logf("proxy: listening on %s, forwarding to %s", p.Addr(), c.upstream)
+	var web *http.Server
+	if c.web != "" {
+		if web, err = r.serveWeb(); err != nil {
+			p.Close()
+			fail(e, "%v", err)
+			return 1
+		}
+	}
+	usr1 := make(chan os.Signal, 1)
+	signal.Notify(usr1, syscall.SIGUSR1)
+	defer signal.Stop(usr1)
+	var tick <-chan time.Time
+	if c.every > 0 {
+		t := time.NewTicker(c.every)
+		defer t.Stop()
+		tick = t.C
+	}
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case <-usr1:
+				r.printSummary()
+			case <-tick:
+				r.printSummary()
+			}
+		}
+	}()
+	p.Serve(ctx) // until SIGINT or SIGTERM; every exchange copied is shown
+	close(done)
+	if web != nil {
+		sctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		web.Shutdown(sctx)
+		cancel()
+		web.Close()
+	}
+	if c.summary {
+		r.printSummary()
+	}
+	r.outMu.Lock()
+	r.w.Flush()
+	r.outMu.Unlock()
+	st := p.Stats()
+	r.logf("proxy: stopped: %d connections, %d exchanges (%d shown, %d skipped because decoding was behind)", st.Connections, st.Exchanges, r.shown, st.Skipped)
+	return 0
+}
+
+func (r *proxyRun) logf(format string, a ...any) {
+	r.errMu.Lock()
+	defer r.errMu.Unlock()
+	fail(r.e, format, a...)
+}
+
+// exchange is the proxy's sink: decode, filter, print, count.
+func (r *proxyRun) exchange(x *proxy.Exchange) {
+	c := r.cfg
+	if x.Skipped > 0 {
+		r.logf("proxy: %d exchanges skipped: decoding was behind the traffic", x.Skipped)
+	}
+	if c.clientID != "" && (x.Request == nil || requestClientID(x.Request) != c.clientID) {
+		return
+	}
+	d := r.dec.Decode(x)
+	if c.only != nil && d.APIKey != c.only.Key {
+		return
+	}
+	var codes []int16
+	if d.Response != nil {
+		for _, ec := range d.Response.ErrorCodes() {
+			if ec.Code != 0 {
+				codes = append(codes, ec.Code)
+			}
+		}
+	}
+	if c.errorsOnly && len(codes) == 0 {
+		return
+	}
+	r.outMu.Lock()
+	defer r.outMu.Unlock()
+	r.shown++
+	r.skipped += x.Skipped
+	r.count(x, &d, codes)
+	if c.format == "ndjson" && !c.summary || r.feed != nil {
+		r.line = appendProxyLine(r.line[:0], x, &d, c.jo)
+	}
+	if r.feed != nil && r.feed.Subscribers() > 0 {
+		r.ev = r.feed.AppendEvent(r.ev[:0], r.line, x.Request, x.Response)
+		r.feed.Publish(append([]byte(nil), r.ev...))
+	}
+	if c.summary {
+		return
+	}
+	if c.format == "tree" {
+		r.w.WriteString(exchangeTree(x, &d, c.color))
+	} else {
+		r.w.Write(r.line)
+		r.w.WriteByte('\n')
+	}
+	if r.p.Queued() == 0 {
+		r.w.Flush()
+	}
+}
+
+// appendProxyLine appends an exchange's line in kwire pcap's format: where
+// and when it happened, then the request and response in value JSON; and
+// what the proxy adds: the endpoints it rewrote and the secrets it
+// blanked.
+func appendProxyLine(out []byte, x *proxy.Exchange, d *proxy.Decoded, jo codec.JSONOptions) []byte {
+	out = append(out, `{"conn":"conn `...)
+	out = strconv.AppendUint(out, x.ConnID, 10)
+	out = append(out, ' ')
+	out = x.Client.AppendTo(out)
+	out = append(out, "->"...)
+	out = x.Broker.AppendTo(out)
+	out = append(out, `","connId":`...)
+	out = strconv.AppendUint(out, x.ConnID, 10)
+	out = append(out, `,"apiKey":`...)
+	out = strconv.AppendInt(out, int64(d.APIKey), 10)
+	if a := schema.ByKey(d.APIKey); a != nil {
+		out = append(out, `,"apiName":"`...)
+		out = append(out, a.Name...)
+		out = append(out, '"')
+	}
+	out = append(out, `,"apiVersion":`...)
+	out = strconv.AppendInt(out, int64(d.APIVersion), 10)
+	out = append(out, `,"correlationId":`...)
+	out = strconv.AppendInt(out, int64(x.CorrelationID), 10)
+	out = append(out, `,"paired":`...)
+	out = strconv.AppendBool(out, x.Paired())
+	if x.NoResponseExpected {
+		out = append(out, `,"noResponseExpected":true`...)
+	}
+	if x.ConnClosed {
+		out = append(out, `,"connClosed":true`...)
+	}
+	if x.Unanswered {
+		out = append(out, `,"unanswered":true`...)
+	}
+	if x.RequestSize > 0 {
+		out = appendProxyTime(append(out, `,"requestTime":`...), x.RequestTime)
+	}
+	if x.ResponseSize > 0 {
+		out = appendProxyTime(append(out, `,"responseTime":`...), x.ResponseTime)
+	}
+	if x.Paired() {
+		out = append(out, `,"latencyMs":`...)
+		out = strconv.AppendFloat(out, float64(x.Latency().Microseconds())/1000, 'f', 3, 64)
+	}
+	if len(d.Guessed) > 0 {
+		out = append(out, `,"guessed":{"confidence":`...)
+		out = strconv.AppendFloat(out, d.Guessed[0].Confidence, 'f', 2, 64)
+		out = append(out, '}')
+	}
+	if x.Rewritten > 0 {
+		out = append(out, `,"rewritten":`...)
+		out = strconv.AppendInt(out, int64(x.Rewritten), 10)
+	}
+	if len(d.Redacted) > 0 {
+		out = append(out, `,"redacted":[`...)
+		for i, p := range d.Redacted {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			out = strconv.AppendQuote(out, p)
+		}
+		out = append(out, ']')
+	}
+	out = appendProxySide(out, "request", d.Request, d.RequestErr, jo)
+	out = appendProxySide(out, "response", d.Response, d.ResponseErr, jo)
+	return append(out, '}')
+}
+
+func appendProxySide(out []byte, name string, f *codec.Frame, err error, jo codec.JSONOptions) []byte {
+	if f != nil {
+		out = append(out, `,"`...)
+		out = append(out, name...)
+		out = append(out, `":`...)
+		out = f.AppendJSON(out, jo)
+	}
+	if err != nil {
+		out = append(out, `,"`...)
+		out = append(out, name...)
+		out = append(out, `Error":`...)
+		out = strconv.AppendQuote(out, err.Error())
+	}
+	return out
+}
+
+func appendProxyTime(out []byte, t time.Time) []byte {
+	out = append(out, '"')
+	out = t.UTC().AppendFormat(out, time.RFC3339Nano)
+	return append(out, '"')
+}
+
+// exchangeTree draws one exchange for a terminal: a title line, then the
+// request's and the response's trees.
+func exchangeTree(x *proxy.Exchange, d *proxy.Decoded, color bool) string {
+	var b strings.Builder
+	title := "conn " + strconv.FormatUint(x.ConnID, 10) + " " + x.Client.String() + "->" + x.Broker.String() + "  " +
+		schema.APIName(d.APIKey) + " v" + strconv.Itoa(int(d.APIVersion)) + "  correlation id " + strconv.Itoa(int(x.CorrelationID))
+	if x.Paired() {
+		title += "  " + strconv.FormatFloat(float64(x.Latency().Microseconds())/1000, 'f', 3, 64) + " ms"
+	}
+	if x.Rewritten > 0 {
+		title += "  " + strconv.Itoa(x.Rewritten) + " broker addresses rewritten"
+	}
+	if color {
+		title = ansiBold + title + ansiReset
+	}
+	b.WriteString(title + "\n")
+	side := func(name string, f *codec.Frame, err error, size int) {
+		switch {
+		case f != nil:
+			b.WriteString(name + ":\n")
+			b.WriteString(treeText(f, color))
+		case size == 0 && name == "response" && x.NoResponseExpected:
+			b.WriteString("response: none expected (acks=0)\n")
+		case size == 0:
+			b.WriteString(name + ": none\n")
+		}
+		if err != nil {
+			msg := name + " error: " + err.Error()
+			if color {
+				msg = ansiRed + msg + ansiReset
+			}
+			b.WriteString(msg + "\n")
+		}
+	}
+	side("request", d.Request, d.RequestErr, x.RequestSize)
+	side("response", d.Response, d.ResponseErr, x.ResponseSize)
+	if len(d.Redacted) > 0 {
+		b.WriteString("secrets zeroed (--show-secrets shows them): " + strings.Join(d.Redacted, ", ") + "\n")
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// proxyAPIStats is what the summary keeps per API.
+type proxyAPIStats struct {
+	versions  map[int16]int
+	count     int
+	bytes     int64
+	unpaired  int
+	latencies []time.Duration // up to maxProxyLatencies, then a uniform sample
+	seen      int
+	max       time.Duration
+	rng       *rand.Rand
+}
+
+// maxProxyLatencies bounds the latencies kept per API for percentiles, so
+// a proxy running for days keeps a flat memory.
+const maxProxyLatencies = 1 << 14
+
+func (r *proxyRun) count(x *proxy.Exchange, d *proxy.Decoded, codes []int16) {
+	st := r.stats[d.APIKey]
+	if st == nil {
+		st = &proxyAPIStats{versions: map[int16]int{}}
+		r.stats[d.APIKey] = st
+	}
+	st.count++
+	st.versions[d.APIVersion]++
+	st.bytes += int64(x.RequestSize + x.ResponseSize)
+	if x.Paired() {
+		l := x.Latency()
+		st.seen++
+		st.max = max(st.max, l)
+		if len(st.latencies) < maxProxyLatencies {
+			st.latencies = append(st.latencies, l)
+		} else {
+			if st.rng == nil {
+				st.rng = rand.New(rand.NewPCG(1, 2))
+			}
+			if j := st.rng.IntN(st.seen); j < maxProxyLatencies {
+				st.latencies[j] = l
+			}
+		}
+	} else if !x.NoResponseExpected {
+		st.unpaired++
+	}
+	for _, c := range codes {
+		r.errCodes[c]++
+	}
+}
+
+// printSummary prints the per-API table: on standard output with
+// --summary, else on standard error (SIGUSR1).
+func (r *proxyRun) printSummary() {
+	r.outMu.Lock()
+	defer r.outMu.Unlock()
+	var w io.Writer = r.w
+	if !r.cfg.summary {
+		r.errMu.Lock()
+		defer r.errMu.Unlock()
+		w = r.e.stderr
+	}
+	st := r.p.Stats()
+	fmt.Fprintf(w, "%s: %d connections (%d open), %d exchanges, %d shown, %d skipped because decoding was behind, %d broker addresses rewritten, %d listeners\n\n",
+		time.Now().UTC().Format(time.RFC3339), st.Connections, st.Open, st.Exchanges, r.shown, st.Skipped, st.Rewritten, st.Listeners)
+	keys := make([]int, 0, len(r.stats))
+	for k := range r.stats {
+		keys = append(keys, int(k))
+	}
+	sort.Ints(keys)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "API\tVERSIONS\tCOUNT\tUNPAIRED\tBYTES\tP50 ms\tP90 ms\tP99 ms\tMAX ms\t")
+	sampled := false
+	for _, k := range keys {
+		s := r.stats[int16(k)]
+		lat := slices.Clone(s.latencies)
+		slices.Sort(lat)
+		sampled = sampled || s.seen > len(lat)
+		pct := func(p float64) time.Duration {
+			if len(lat) == 0 {
+				return 0
+			}
+			if p >= 1 {
+				return s.max
+			}
+			return lat[int(p*float64(len(lat)-1))]
+		}
+		var vs []string
+		var vk []int
+		for v := range s.versions {
+			vk = append(vk, int(v))
+		}
+		sort.Ints(vk)
+		for _, v := range vk {
+			vs = append(vs, "v"+strconv.Itoa(v)+"×"+strconv.Itoa(s.versions[int16(v)]))
+		}
+		name := schema.APIName(int16(k))
+		if name == "" {
+			name = strconv.Itoa(k)
+		}
+		ms := func(d time.Duration) string { return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 2, 64) }
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t\n", name, strings.Join(vs, " "), s.count, s.unpaired, s.bytes,
+			ms(pct(.5)), ms(pct(.9)), ms(pct(.99)), ms(pct(1)))
+	}
+	tw.Flush()
+	if sampled {
+		fmt.Fprintf(w, "(percentiles from a uniform sample of %d latencies per API; MAX exact)\n", maxProxyLatencies)
+	}
+	if len(r.errCodes) > 0 {
+		fmt.Fprintln(w, "\nerror codes seen:")
+		var cs []int
+		for c := range r.errCodes {
+			cs = append(cs, int(c))
+		}
+		sort.Ints(cs)
+		for _, c := range cs {
+			fmt.Fprintf(w, "  %d %s ×%d\n", c, schema.ErrorName(int16(c)), r.errCodes[int16(c)])
+		}
+	}
+	fmt.Fprintln(w)
+	if w == io.Writer(r.w) {
+		r.w.Flush()
+	}
+}
+
+// serveWeb serves the built site (as kwire serve does, the JSON API
+// included) with the live feed at /proxy/events.
+func (r *proxyRun) serveWeb() (*http.Server, error) {
+	if st, err := os.Stat(r.cfg.webDir); err != nil || !st.IsDir() {
+		return nil, errors.New(r.cfg.webDir + " is not a folder; run make site first, or give the built site with --web-dir")
+	}
+	ln, err := net.Listen("tcp", r.cfg.web)
+	if err != nil {
+		return nil, err
+	}
+	r.feed = &proxy.Feed{}
+	mux := http.NewServeMux()
+	mux.Handle("/proxy/events", r.feed)
+	mux.Handle("/", siteHandler(r.cfg.webDir))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	r.logf("proxy: the playground with the live feed is at http://%s/playground/#live (events at /proxy/events)", ln.Addr())
+	return srv, nil
+}

@@ -1,0 +1,613 @@
+package proxy
+
+import (
+	"crypto/tls"
+	"encoding/binary"
+	"errors"
+	"io"
+	"net"
+	"net/netip"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/schema"
+)
+
+const (
+	relayBuf   = 64 << 10
+	maxWaiting = 1024 // requests waiting for their response, per connection
+	// produceHead is how much of a Produce request is looked at to find
+	// acks: the header with the longest client id, then the longest
+	// transactional id.
+	produceHead = 4 + 10 + 2 + 32767 + 8 + 2 + 32767 + 2
+)
+
+// conn is one client connection and its connection to the broker.
+type conn struct {
+	p        *Proxy
+	id       uint64
+	client   net.Conn
+	upstream net.Conn
+	ln       *listener
+	name     string // "conn 3 127.0.0.1:50000->127.0.0.1:9092"
+	cAddr    netip.AddrPort
+	bAddr    netip.AddrPort
+
+	closeOnce sync.Once
+
+	mu      sync.Mutex
+	cond    *sync.Cond
+	waiting []*waitingReq // requests in flight, in order
+	done    bool
+	saslRaw bool // after SaslHandshake v0: frames may be raw SASL tokens
+
+	dec codec.Decoder // for rewriting responses
+}
+
+// waitingReq is a request forwarded and not yet answered.
+type waitingReq struct {
+	x      *Exchange
+	wanted bool
+}
+
+func newConn(p *Proxy, nc net.Conn, l *listener) *conn {
+	c := &conn{p: p, id: p.nextConn.Add(1), client: nc, ln: l}
+	c.cond = sync.NewCond(&c.mu)
+	c.cAddr = addrPort(nc.RemoteAddr())
+	c.name = "conn " + strconv.FormatUint(c.id, 10) + " " + nc.RemoteAddr().String() + "->" + l.upstream
+	return c
+}
+
+func addrPort(a net.Addr) netip.AddrPort {
+	if t, ok := a.(*net.TCPAddr); ok {
+		return t.AddrPort()
+	}
+	ap, _ := netip.ParseAddrPort(a.String())
+	return ap
+}
+
+func (c *conn) logf(parts ...string) {
+	c.p.logf(append([]string{c.name, ": "}, parts...)...)
+}
+
+func (c *conn) close() {
+	c.closeOnce.Do(func() {
+		c.client.Close()
+		if c.upstream != nil {
+			c.upstream.Close()
+		}
+		c.mu.Lock()
+		c.done = true
+		c.cond.Broadcast()
+		c.mu.Unlock()
+	})
+}
+
+func (c *conn) isDone() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.done
+}
+
+// run dials the broker and relays both ways until either side ends.
+func (c *conn) run() {
+	defer c.p.relays.Done()
+	defer c.p.forget(c)
+	if tc, ok := c.client.(*tls.Conn); ok {
+		tc.SetDeadline(time.Now().Add(c.p.cfg.DialTimeout))
+		if err := tc.Handshake(); err != nil {
+			c.logf("TLS handshake with the client failed: ", err.Error())
+			c.client.Close()
+			return
+		}
+		tc.SetDeadline(time.Time{})
+	}
+	up, err := c.p.dial(c.ln.upstream)
+	if err != nil {
+		c.logf("cannot reach the broker: ", err.Error())
+		c.client.Close()
+		return
+	}
+	c.mu.Lock()
+	c.upstream = up
+	closed := c.done
+	c.mu.Unlock()
+	if closed {
+		up.Close()
+		return
+	}
+	c.bAddr = addrPort(up.RemoteAddr())
+	c.name = "conn " + strconv.FormatUint(c.id, 10) + " " + c.client.RemoteAddr().String() + "->" + up.RemoteAddr().String()
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if err := c.requests(); err != nil {
+			c.logf(err.Error())
+		}
+		c.close()
+	}()
+	if err := c.responses(); err != nil {
+		c.logf(err.Error())
+	}
+	c.close()
+	wg.Wait()
+	// What is still waiting will not be answered.
+	c.mu.Lock()
+	w := c.waiting
+	c.waiting = nil
+	c.mu.Unlock()
+	for _, r := range w {
+		r.x.ConnClosed = true
+		c.p.deliver(r.x, r.wanted)
+	}
+}
+
+// framer follows the frames of one direction: the size prefix and the
+// first bytes after it (a request's API key, version and correlation id; a
+// response's correlation id), then the rest of the frame.
+type framer struct {
+	need int // prefix bytes wanted: 12 for requests, 8 for responses
+	pre  [12]byte
+	pn   int
+	size int // after the size prefix
+	left int // bytes of the frame still to come once the prefix is complete
+	in   bool
+}
+
+// errFrame is a frame the proxy refuses.
+type errFrame struct{ msg string }
+
+func (e *errFrame) Error() string { return e.msg }
+
+// prefix takes bytes of p into the prefix; it returns what is left of p and
+// whether the prefix is complete. A size over max is an *errFrame.
+func (f *framer) prefix(p []byte, max int, what string) ([]byte, bool, error) {
+	for len(p) > 0 {
+		want := f.need
+		if f.pn >= 4 && 4+f.size < want {
+			want = 4 + f.size
+		}
+		if f.pn < 4 {
+			want = 4
+		}
+		k := copy(f.pre[f.pn:want], p)
+		f.pn += k
+		p = p[k:]
+		if f.pn == 4 {
+			s := int32(binary.BigEndian.Uint32(f.pre[:4]))
+			if s < 0 || int(s) > max {
+				return p, false, &errFrame{frameTooBig(what, s, max, f.pre[:4])}
+			}
+			f.size = int(s)
+		}
+		if f.pn >= 4 && f.pn == min(f.need, 4+f.size) {
+			f.in = true
+			f.left = 4 + f.size - f.pn
+			return p, true, nil
+		}
+	}
+	return p, false, nil
+}
+
+func (f *framer) reset() { f.pn, f.in, f.left = 0, false, 0 }
+
+// frameTooBig explains a size prefix the proxy refuses, guessing at what
+// the bytes were when they are no Kafka frame.
+func frameTooBig(what string, s int32, max int, b []byte) string {
+	msg := "a " + what + " of " + strconv.FormatInt(int64(s), 10) + " bytes is over the limit of " + strconv.Itoa(max) + " (--max-frame); closing the connection"
+	if s < 0 {
+		msg = "a " + what + " size prefix of " + strconv.FormatInt(int64(s), 10) + " is negative; closing the connection"
+	}
+	switch {
+	case b[0] == 0x16 && b[1] == 3:
+		msg += " (the bytes look like a TLS handshake: does the client use TLS where the proxy does not, or the reverse?)"
+	case printable(b):
+		msg += " (the bytes are text, " + strconv.Quote(string(b)) + ": not Kafka)"
+	}
+	return msg
+}
+
+func printable(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 || c > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// requests relays client to broker.
+func (c *conn) requests() error {
+	buf := make([]byte, relayBuf)
+	var out []byte
+	var f framer
+	f.need = 12
+	var cur *Exchange // the request being relayed
+	var wanted bool
+	var head []byte // the start of a Produce request, to find acks
+	raw := false    // the frame is a raw SASL token
+	for {
+		n, rerr := c.client.Read(buf)
+		p := buf[:n]
+		out = out[:0]
+		for len(p) > 0 {
+			if !f.in {
+				var ok bool
+				var err error
+				p, ok, err = f.prefix(p, c.p.cfg.MaxFrame, "request")
+				if err != nil {
+					c.p.stats.overLimit.Add(1)
+					c.write(c.upstream, out, &c.p.stats.bytesUp)
+					return err
+				}
+				if !ok {
+					break
+				}
+				cur, wanted, raw = c.beginRequest(&f)
+				out = append(out, f.pre[:f.pn]...)
+				head = head[:0]
+				if cur != nil {
+					if cur.Request != nil {
+						cur.Request = append(cur.Request, f.pre[:f.pn]...)
+					}
+					if cur.APIKey == schema.KeyProduce {
+						head = append(head, f.pre[:f.pn]...)
+					}
+				}
+			} else {
+				k := min(f.left, len(p))
+				b := p[:k]
+				p = p[k:]
+				f.left -= k
+				out = append(out, b...)
+				if cur != nil {
+					if cur.Request != nil {
+						cur.Request = append(cur.Request, b...)
+					}
+					if cur.APIKey == schema.KeyProduce && len(head) < produceHead {
+						head = append(head, b[:min(len(b), produceHead-len(head))]...)
+					}
+				}
+			}
+			if f.in && f.left == 0 {
+				if err := c.endRequest(cur, wanted, raw, head); err != nil {
+					return err
+				}
+				cur = nil
+				f.reset()
+			}
+		}
+		if len(out) > 0 {
+			if err := c.write(c.upstream, out, &c.p.stats.bytesUp); err != nil {
+				return nil // the broker side ends the connection and says why
+			}
+		}
+		if cap(out) > 4*relayBuf {
+			out = nil
+		}
+		if rerr != nil {
+			if c.isDone() {
+				c.p.release(budgetOf(cur))
+				return nil // closed from the other side, which said why
+			}
+			if cur != nil || f.pn > 0 {
+				c.p.release(budgetOf(cur))
+				got := f.pn
+				if f.in {
+					got = 4 + f.size - f.left
+				}
+				return errors.New("the client closed the connection in the middle of a request (" + strconv.Itoa(got) + " of " + sizeText(&f) + " bytes); the broker connection is closed too")
+			}
+			if rerr == io.EOF || errors.Is(rerr, net.ErrClosed) {
+				return nil
+			}
+			return errors.New("reading from the client: " + rerr.Error())
+		}
+	}
+}
+
+func budgetOf(x *Exchange) int64 {
+	if x == nil {
+		return 0
+	}
+	return x.budget
+}
+
+func sizeText(f *framer) string {
+	if f.pn < 4 {
+		return "an unknown number of"
+	}
+	return strconv.Itoa(4 + f.size)
+}
+
+// beginRequest starts a request once its prefix is known. It returns the
+// exchange to fill (nil for a raw SASL token or a frame too short to be a
+// request), whether the sink wants it, and whether it is a raw SASL token.
+func (c *conn) beginRequest(f *framer) (*Exchange, bool, bool) {
+	if f.pn < 12 {
+		c.logf("a request of ", strconv.Itoa(f.size), " bytes is too short for a request header; forwarded as it is")
+		return nil, false, false
+	}
+	key := int16(binary.BigEndian.Uint16(f.pre[4:]))
+	ver := int16(binary.BigEndian.Uint16(f.pre[6:]))
+	corr := int32(binary.BigEndian.Uint32(f.pre[8:]))
+	c.mu.Lock()
+	if c.saslRaw {
+		if a := schema.ByKey(key); a == nil || !a.Request.Valid.Contains(ver) {
+			c.mu.Unlock()
+			c.p.stats.saslTokens.Add(1)
+			return nil, false, true
+		}
+		c.saslRaw = false
+	}
+	c.mu.Unlock()
+	x := &Exchange{ConnID: c.id, Client: c.cAddr, Broker: c.bAddr, APIKey: key, APIVersion: ver, CorrelationID: corr, RequestSize: 4 + f.size}
+	wanted := c.p.keep(key)
+	if wanted && c.p.acquire(4+f.size) {
+		x.budget = int64(4 + f.size)
+		x.Request = make([]byte, 0, 4+f.size)
+	}
+	return x, wanted, false
+}
+
+// endRequest registers a whole request as waiting for its response (before
+// its last bytes are forwarded, so the response always finds it).
+func (c *conn) endRequest(x *Exchange, wanted, raw bool, head []byte) error {
+	if x == nil {
+		return nil
+	}
+	x.RequestTime = time.Now()
+	if x.APIKey == schema.KeyProduce && acksZero(head) {
+		x.NoResponseExpected = true
+		c.p.deliver(x, wanted)
+		return nil
+	}
+	c.mu.Lock()
+	for len(c.waiting) >= maxWaiting && !c.done {
+		c.cond.Wait() // like a broker, stop reading until answers go out
+	}
+	if c.done {
+		c.mu.Unlock()
+		c.p.release(x.budget)
+		return nil
+	}
+	c.waiting = append(c.waiting, &waitingReq{x, wanted})
+	if x.APIKey == schema.KeySaslHandshake && x.APIVersion == 0 {
+		// After a version 0 handshake, SASL tokens travel as bare
+		// size-prefixed frames, not Kafka requests.
+		c.saslRaw = true
+	}
+	c.mu.Unlock()
+	return nil
+}
+
+// acksZero reads acks from the start of a Produce request.
+func acksZero(b []byte) bool {
+	h, err := codec.ParseRequestHeader(b, true)
+	if err != nil {
+		return false
+	}
+	off := 4 + h.Len
+	if h.APIVersion >= 3 {
+		// transactionalId: nullable string, compact from version 9.
+		if h.APIVersion >= 9 {
+			n, k := binary.Uvarint(b[min(off, len(b)):])
+			if k <= 0 {
+				return false
+			}
+			off += k
+			if n > 0 {
+				off += int(n) - 1
+			}
+		} else {
+			if off+2 > len(b) {
+				return false
+			}
+			n := int16(binary.BigEndian.Uint16(b[off:]))
+			off += 2
+			if n > 0 {
+				off += int(n)
+			}
+		}
+	}
+	if off+2 > len(b) {
+		return false
+	}
+	return binary.BigEndian.Uint16(b[off:]) == 0
+}
+
+// write writes b whole, counting it.
+func (c *conn) write(w net.Conn, b []byte, count interface{ Add(int64) int64 }) error {
+	if len(b) == 0 {
+		return nil
+	}
+	_, err := w.Write(b)
+	count.Add(int64(len(b)))
+	return err
+}
+
+// responses relays broker to client.
+func (c *conn) responses() error {
+	buf := make([]byte, relayBuf)
+	var out, hold []byte
+	var f framer
+	f.need = 8
+	var cur *Exchange
+	var wanted, holding bool
+	for {
+		n, rerr := c.upstream.Read(buf)
+		p := buf[:n]
+		out = out[:0]
+		for len(p) > 0 {
+			if !f.in {
+				var ok bool
+				var err error
+				p, ok, err = f.prefix(p, c.p.cfg.MaxFrame, "response")
+				if err != nil {
+					c.p.stats.overLimit.Add(1)
+					c.write(c.client, out, &c.p.stats.bytesDown)
+					return err
+				}
+				if !ok {
+					break
+				}
+				cur, wanted = c.beginResponse(&f)
+				holding = cur != nil && (cur.APIKey == schema.KeyApiVersions || HasEndpoints(cur.APIKey, cur.APIVersion)) && cur.RequestSize > 0
+				if holding {
+					hold = append(hold[:0], f.pre[:f.pn]...)
+				} else {
+					out = append(out, f.pre[:f.pn]...)
+					if cur != nil && cur.Response != nil {
+						cur.Response = append(cur.Response, f.pre[:f.pn]...)
+					}
+				}
+			} else {
+				k := min(f.left, len(p))
+				b := p[:k]
+				p = p[k:]
+				f.left -= k
+				if holding {
+					hold = append(hold, b...)
+				} else {
+					out = append(out, b...)
+					if cur != nil && cur.Response != nil {
+						cur.Response = append(cur.Response, b...)
+					}
+				}
+			}
+			if f.in && f.left == 0 {
+				if holding {
+					b, err := c.rewrite(cur, hold)
+					if err != nil {
+						c.p.stats.rewriteFails.Add(1)
+						c.p.release(cur.budget)
+						c.write(c.client, out, &c.p.stats.bytesDown)
+						return err
+					}
+					out = append(out, b...)
+					if cap(hold) > 4*relayBuf {
+						hold = nil
+					}
+				}
+				if cur != nil {
+					cur.ResponseTime = time.Now()
+					c.p.deliver(cur, wanted)
+				}
+				cur, holding = nil, false
+				f.reset()
+			}
+		}
+		if len(out) > 0 {
+			if err := c.write(c.client, out, &c.p.stats.bytesDown); err != nil {
+				return nil // the client side ends the connection and says why
+			}
+		}
+		if cap(out) > 4*relayBuf {
+			out = nil
+		}
+		if rerr != nil {
+			if c.isDone() {
+				c.p.release(budgetOf(cur))
+				return nil // closed from the other side, which said why
+			}
+			if cur != nil || f.pn > 0 {
+				c.p.release(budgetOf(cur))
+				got := f.pn
+				if f.in {
+					got = 4 + f.size - f.left
+				}
+				return errors.New("the broker closed the connection in the middle of a response (" + strconv.Itoa(got) + " of " + sizeText(&f) + " bytes); the client connection is closed too")
+			}
+			if rerr == io.EOF || errors.Is(rerr, net.ErrClosed) {
+				return nil
+			}
+			return errors.New("reading from the broker: " + rerr.Error())
+		}
+	}
+}
+
+// beginResponse pairs a response with the request it answers, by
+// correlation id. Requests it overtook will not be answered. A response
+// that answers nothing is passed on as it is (a raw SASL token after a
+// version 0 handshake, or a broker's mistake).
+func (c *conn) beginResponse(f *framer) (*Exchange, bool) {
+	if f.pn < 8 {
+		c.logf("a response of ", strconv.Itoa(f.size), " bytes is too short for a response header; forwarded as it is")
+		return nil, false
+	}
+	corr := int32(binary.BigEndian.Uint32(f.pre[4:]))
+	c.mu.Lock()
+	i := 0
+	for i < len(c.waiting) && c.waiting[i].x.CorrelationID != corr {
+		i++
+	}
+	if i == len(c.waiting) {
+		raw := c.saslRaw
+		c.mu.Unlock()
+		if raw {
+			c.p.stats.saslTokens.Add(1)
+			return nil, false
+		}
+		c.logf("a response with correlation id ", strconv.Itoa(int(corr)), " answers no request in flight; forwarded as it is")
+		x := &Exchange{ConnID: c.id, Client: c.cAddr, Broker: c.bAddr, APIKey: -1, APIVersion: -1, CorrelationID: corr, ResponseSize: 4 + f.size}
+		wanted := c.p.cfg.Sink != nil
+		if wanted && c.p.acquire(4+f.size) {
+			x.budget = int64(4 + f.size)
+			x.Response = make([]byte, 0, 4+f.size)
+		}
+		return x, wanted
+	}
+	overtaken := c.waiting[:i]
+	w := c.waiting[i]
+	c.waiting = c.waiting[i+1:]
+	if len(c.waiting) == 0 {
+		c.waiting = nil
+	}
+	c.cond.Broadcast()
+	c.mu.Unlock()
+	for _, o := range overtaken {
+		o.x.Unanswered = true
+		c.p.deliver(o.x, o.wanted)
+	}
+	x := w.x
+	x.ResponseSize = 4 + f.size
+	if x.Request != nil && c.p.acquire(4+f.size) {
+		x.budget += int64(4 + f.size)
+		x.Response = make([]byte, 0, 4+f.size)
+	} else if x.Request != nil {
+		// No room for the response: the exchange is skipped whole.
+		c.p.release(x.budget)
+		x.budget = 0
+		x.Request = nil
+	}
+	return x, w.wanted
+}
+
+// rewrite gives the bytes to send the client for a response held whole:
+// the original, or the codec's re-encoding with the proxy's addresses.
+func (c *conn) rewrite(x *Exchange, frame []byte) ([]byte, error) {
+	if x.Response != nil {
+		x.Response = append(x.Response, frame...)
+	}
+	b, n, err := rewriteResponse(&c.dec, frame, x.APIKey, x.APIVersion, c.p.mapEndpoint)
+	if err != nil {
+		return nil, errors.New("a " + apiName(x.APIKey) + " v" + strconv.Itoa(int(x.APIVersion)) + " response (" + strconv.Itoa(len(frame)) +
+			" bytes) could not be rewritten (" + err.Error() + "); closing the connection rather than give the client a broker's own address")
+	}
+	if b == nil {
+		return frame, nil
+	}
+	x.Rewritten = n
+	c.p.stats.rewritten.Add(int64(n))
+	return b, nil
+}
+
+func apiName(k int16) string {
+	if n := schema.APIName(k); n != "" {
+		return n
+	}
+	return "API " + strconv.Itoa(int(k))
+}

@@ -1,0 +1,118 @@
+package proxy
+
+import (
+	"errors"
+	"strconv"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/codec/tree"
+)
+
+// Decoded is an exchange decoded: each side's frame (partial after an
+// error) and error, the ranked readings of a response that answered no
+// request, and the secrets blanked.
+type Decoded struct {
+	APIKey, APIVersion      int16
+	Request, Response       *codec.Frame
+	RequestErr, ResponseErr error
+	Guessed                 []codec.Candidate
+	// Redacted lists the value-JSON paths ("request.body.authBytes") of
+	// the secrets whose bytes were blanked, in the exchange's frames too.
+	Redacted []string
+}
+
+// Decoder decodes exchanges, reusing its memory from one to the next: the
+// frames of a Decoded are valid until the next call. One per goroutine.
+type Decoder struct {
+	// Options are the codec's options for both sides (limits); Response,
+	// APIKey and Version are set per frame.
+	Options codec.Options
+	// ShowSecrets leaves secrets as they are.
+	ShowSecrets bool
+
+	req, rsp codec.Decoder
+}
+
+// Decode decodes both sides of x. Unless ShowSecrets is set, the bytes of
+// every secret (SASL authentication bytes, delegation-token HMACs, SCRAM
+// salts and salted passwords) are zeroed in x's frames before anything is
+// written from them, so neither the value JSON nor the raw bytes show
+// them; Redacted says where they were.
+func (d *Decoder) Decode(x *Exchange) Decoded {
+	out := Decoded{APIKey: x.APIKey, APIVersion: x.APIVersion}
+	if x.Request != nil {
+		o := d.Options
+		o.Response = false
+		out.Request, out.RequestErr = d.req.Decode(x.Request, o)
+		if out.Request != nil && out.RequestErr == nil {
+			out.APIKey, out.APIVersion = out.Request.APIKey, out.Request.Version
+		}
+		if !d.ShowSecrets && HasSecrets(x.APIKey, x.APIVersion) {
+			out.Redacted = redact(out.Request, out.RequestErr, x.Request, "request", out.Redacted)
+		}
+	}
+	if x.Response != nil {
+		if x.Request != nil {
+			o := d.Options
+			o.Response, o.APIKey, o.Version = true, x.APIKey, x.APIVersion
+			out.Response, out.ResponseErr = d.rsp.Decode(x.Response, o)
+			if !d.ShowSecrets && HasSecrets(x.APIKey, x.APIVersion) {
+				out.Redacted = redact(out.Response, out.ResponseErr, x.Response, "response", out.Redacted)
+			}
+		} else if c := codec.GuessResponse(x.Response, codec.GuessOptions{}); len(c) > 0 {
+			out.Guessed = c
+			out.Response = c[0].Frame
+			out.APIKey, out.APIVersion = c[0].APIKey, c[0].Version
+			if !d.ShowSecrets && HasSecrets(out.APIKey, out.APIVersion) {
+				out.Redacted = redact(out.Response, nil, x.Response, "response", out.Redacted)
+			}
+		} else {
+			out.ResponseErr = errors.New("a response that answers no request and fits no API")
+		}
+	}
+	return out
+}
+
+// redact zeroes the bytes of every secret field in f (decoded from b) and
+// appends their paths. When decoding failed, the whole body is zeroed:
+// what could not be read cannot be shown to hold no secret.
+func redact(f *codec.Frame, err error, b []byte, side string, paths []string) []string {
+	if err != nil || f == nil || f.Body == nil {
+		start := min(len(b), 4)
+		if f != nil && f.Body != nil {
+			start = f.Body.Start
+		} else if f != nil && f.Header != nil {
+			start = f.Header.End
+		}
+		clear(b[start:])
+		return append(paths, side+".body")
+	}
+	var walk func(n *tree.Node, path string)
+	walk = func(n *tree.Node, path string) {
+		for _, c := range n.Children {
+			p := path
+			switch {
+			case c.Role == tree.RoleTags:
+				walk(c, path)
+				continue
+			case c.Role == tree.RoleElement:
+				p += "[" + strconv.Itoa(c.Index) + "]"
+			case c.Field != nil:
+				p += "." + c.Field.JSON
+			default:
+				continue
+			}
+			if c.Field != nil && isSecret(c.Field) && c.Buf == 0 && !c.Null {
+				clear(b[c.DataStart():c.End])
+				paths = append(paths, p)
+				continue
+			}
+			if c.Kind == schema.Struct || c.Kind == schema.Array || c.Role == tree.RoleElement {
+				walk(c, p)
+			}
+		}
+	}
+	walk(f.Body, side+".body")
+	return paths
+}

@@ -1,0 +1,131 @@
+package proxy
+
+import (
+	"context"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kfake"
+)
+
+// countingListener records the remote address of every connection a kfake
+// broker accepts, so a test can tell that each came from the proxy.
+type countingListener struct {
+	net.Listener
+	mu      *sync.Mutex
+	remotes *[]string
+}
+
+func (l countingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err == nil {
+		l.mu.Lock()
+		*l.remotes = append(*l.remotes, c.RemoteAddr().String())
+		l.mu.Unlock()
+	}
+	return c, err
+}
+
+// cluster is kfake with three brokers on loopback whose accepted
+// connections are recorded.
+type cluster struct {
+	*kfake.Cluster
+	mu      sync.Mutex
+	remotes []string
+}
+
+func newCluster(t *testing.T, opts ...kfake.Opt) *cluster {
+	c := &cluster{}
+	listen := func(network, addr string) (net.Listener, error) {
+		if strings.HasPrefix(addr, ":") {
+			addr = "127.0.0.1" + addr
+		}
+		ln, err := net.Listen(network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return countingListener{ln, &c.mu, &c.remotes}, nil
+	}
+	opts = append([]kfake.Opt{kfake.NumBrokers(3), kfake.ListenFn(listen)}, opts...)
+	kc, err := kfake.NewCluster(opts...)
+	require.NoError(t, err)
+	c.Cluster = kc
+	t.Cleanup(kc.Close)
+	return c
+}
+
+func (c *cluster) accepted() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.remotes...)
+}
+
+// collector is a sink that keeps every exchange (their frames copied, as
+// the proxy reuses nothing it hands over, but tests may hold them).
+type collector struct {
+	mu  sync.Mutex
+	xs  []*Exchange
+	dec Decoder
+	// decoded value JSON per exchange, request and response
+	js []decodedJSON
+}
+
+type decodedJSON struct {
+	api        string
+	req, rsp   string
+	reqErr     error
+	rspErr     error
+	redacted   []string
+	exchange   *Exchange
+	rewritten  int
+	noResponse bool
+}
+
+func (c *collector) sink(x *Exchange) {
+	d := c.dec.Decode(x)
+	j := decodedJSON{api: apiName(d.APIKey), reqErr: d.RequestErr, rspErr: d.ResponseErr, redacted: d.Redacted, exchange: x, rewritten: x.Rewritten, noResponse: x.NoResponseExpected}
+	if d.Request != nil {
+		j.req = string(d.Request.JSON())
+	}
+	if d.Response != nil {
+		j.rsp = string(d.Response.JSON())
+	}
+	c.mu.Lock()
+	c.xs = append(c.xs, x)
+	c.js = append(c.js, j)
+	c.mu.Unlock()
+}
+
+func (c *collector) all() []decodedJSON {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]decodedJSON(nil), c.js...)
+}
+
+// startProxy runs a proxy in front of upstream until the test ends.
+func startProxy(t *testing.T, cfg Config) *Proxy {
+	if cfg.Listen == "" {
+		cfg.Listen = "127.0.0.1:0"
+	}
+	if cfg.Log == nil {
+		cfg.Log = func(s string) { t.Log(s) }
+	}
+	p, err := New(cfg)
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { p.Serve(ctx); close(done) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Error("the proxy did not stop")
+		}
+	})
+	return p
+}

@@ -1,0 +1,471 @@
+// Package proxy is a Kafka proxy that shows what passes through it: it
+// forwards every byte between clients and brokers, pairs each request with
+// its response by correlation id, and hands the exchanges, as the bytes
+// that crossed, to a caller's sink behind a bounded queue, where they can
+// be decoded without ever holding up the traffic.
+//
+// Clients stay on the proxy: every broker address a response carries (the
+// fields are found in the schemas: Metadata's brokers, FindCoordinator,
+// DescribeCluster, the node endpoints of Produce and Fetch, and every other
+// response struct naming a node's host and port) is rewritten to a
+// listener of the proxy, one per broker, opened when the broker is first
+// named. A response that can carry addresses is held whole, decoded,
+// rewritten and encoded again by the codec; every other frame is relayed
+// as it arrives.
+//
+// What it guarantees:
+//
+//   - Forwarding never waits for the sink: an exchange that finds the queue
+//     full (or the bytes it holds over Config.QueueBytes) is skipped and
+//     counted, and the next one delivered says how many were skipped.
+//   - A frame that does not decode is forwarded unchanged, except a
+//     response that needed rewriting: that closes its connection, with a
+//     log line, rather than hand the client a broker's own address.
+//   - A frame over Config.MaxFrame closes its connection, with a log line.
+//   - Memory per connection is bounded: two relay buffers, at most
+//     maxWaiting requests waiting for their response, and one response of
+//     at most MaxFrame held while it is rewritten; copies made for the sink
+//     come out of one budget shared by every connection.
+//   - It listens only where told.
+package proxy
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"net"
+	"net/netip"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// DefaultMaxFrame is the largest frame relayed by default, Kafka's own
+// socket.request.max.bytes.
+const DefaultMaxFrame = 100 << 20
+
+// Config says where to listen, where to forward and what to do with the
+// exchanges.
+type Config struct {
+	// Listen is the address of the first listener, which forwards to
+	// Upstream ("127.0.0.1:19092"; port 0 picks one).
+	Listen string
+	// Upstream is the broker the first listener forwards to ("broker:9092").
+	Upstream string
+	// Ports are used in order for the listeners opened for brokers as
+	// responses name them; when none are left the system picks.
+	Ports []int
+	// AdvertiseHost is the host written into rewritten responses; by
+	// default Listen's host (which must then be a specific address).
+	AdvertiseHost string
+	// MaxFrame is the largest frame relayed; a larger size prefix closes
+	// the connection. Zero means DefaultMaxFrame.
+	MaxFrame int
+	// ClientTLS, when set, makes every listener speak TLS to clients.
+	ClientTLS *tls.Config
+	// UpstreamTLS, when set, makes connections to brokers use TLS. An empty
+	// ServerName is filled with each broker's host.
+	UpstreamTLS *tls.Config
+	// DialTimeout bounds connecting to a broker (default 10 s).
+	DialTimeout time.Duration
+
+	// Sink receives each exchange, in the order they complete, from one
+	// goroutine. Nil turns copying off: the proxy only forwards (and
+	// counts).
+	Sink func(*Exchange)
+	// Keep, when set, says which API keys the sink wants; others are not
+	// copied at all.
+	Keep func(apiKey int16) bool
+	// QueueLen bounds the exchanges waiting for the sink (default 1024);
+	// QueueBytes the bytes of frames copied for it, waiting or in flight,
+	// across all connections (default 256 MiB).
+	QueueLen   int
+	QueueBytes int64
+
+	// Log receives one line per event worth telling: a connection closed
+	// for a reason, a frame over the limit, a response that could not be
+	// rewritten, a listener opened.
+	Log func(string)
+}
+
+// Exchange is a request and its response as they crossed the proxy.
+type Exchange struct {
+	ConnID uint64
+	// Client is the client's address, Broker the broker's, as connected.
+	Client, Broker netip.AddrPort
+	// APIKey, APIVersion and CorrelationID come from the request header
+	// (from the response alone when there is no request: -1, -1 and the
+	// response's).
+	APIKey        int16
+	APIVersion    int16
+	CorrelationID int32
+	// Request and Response are the whole frames, size prefix included, as
+	// the client and broker sent them (the response before any rewriting).
+	// Nil when there is none; both nil when the exchange was not copied.
+	Request, Response []byte
+	// Sizes of the frames, copied or not (0 when absent).
+	RequestSize, ResponseSize int
+	// When the last byte of each frame arrived.
+	RequestTime, ResponseTime time.Time
+	// NoResponseExpected marks a Produce with acks=0.
+	NoResponseExpected bool
+	// ConnClosed marks a request still waiting when its connection closed;
+	// Unanswered one that a later response overtook.
+	ConnClosed, Unanswered bool
+	// Rewritten counts the broker endpoints rewritten in the response.
+	Rewritten int
+	// Skipped is how many exchanges were skipped (the sink was behind)
+	// since the one delivered before this.
+	Skipped int
+
+	budget int64
+}
+
+// Paired reports whether both frames are there.
+func (x *Exchange) Paired() bool { return x.RequestSize > 0 && x.ResponseSize > 0 }
+
+// Latency is the time from the request's last byte to the response's.
+func (x *Exchange) Latency() time.Duration {
+	if x.RequestTime.IsZero() || x.ResponseTime.IsZero() {
+		return 0
+	}
+	return x.ResponseTime.Sub(x.RequestTime)
+}
+
+// Stats are the proxy's counters.
+type Stats struct {
+	Connections  int64 // accepted
+	Open         int64 // open now
+	Exchanges    int64 // completed (copied or not)
+	Delivered    int64 // handed to the sink
+	Skipped      int64 // not handed to the sink because it was behind
+	Rewritten    int64 // endpoints rewritten
+	Listeners    int64 // listeners open
+	OverLimit    int64 // connections closed for a frame over MaxFrame
+	RewriteFails int64 // connections closed for a response that could not be rewritten
+	SASLTokens   int64 // legacy (SaslHandshake v0) SASL tokens passed through
+	BytesUp      int64 // bytes relayed from clients
+	BytesDown    int64 // bytes relayed to clients
+}
+
+// Listener is one of the proxy's listeners and the broker it forwards to.
+type Listener struct {
+	Addr     net.Addr
+	Upstream string
+}
+
+// Proxy is a running proxy.
+type Proxy struct {
+	cfg       Config
+	advertise string
+	listenIP  string
+
+	mu         sync.Mutex
+	byUpstream map[string]*listener
+	listeners  []*listener
+	ports      []int
+	conns      map[uint64]*conn
+	closed     bool
+
+	queue    chan *Exchange
+	used     atomic.Int64 // bytes copied for the sink and not yet released
+	skipped  atomic.Int64 // since the last delivery
+	nextConn atomic.Uint64
+	stats    struct {
+		connections, open, exchanges, delivered, skipped, rewritten, listeners atomic.Int64
+		overLimit, rewriteFails, saslTokens, bytesUp, bytesDown                atomic.Int64
+	}
+
+	relays sync.WaitGroup // connection goroutines and accept loops
+	sinkWG sync.WaitGroup
+}
+
+type listener struct {
+	ln       net.Listener
+	upstream string
+	adv      Endpoint
+}
+
+// New opens the first listener; Serve runs the proxy.
+func New(cfg Config) (*Proxy, error) {
+	if cfg.Upstream == "" {
+		return nil, errors.New("proxy: no upstream broker")
+	}
+	if _, _, err := net.SplitHostPort(cfg.Upstream); err != nil {
+		return nil, errors.New("proxy: upstream " + strconv.Quote(cfg.Upstream) + " is not host:port")
+	}
+	if cfg.Listen == "" {
+		cfg.Listen = "127.0.0.1:0"
+	}
+	if cfg.MaxFrame <= 0 {
+		cfg.MaxFrame = DefaultMaxFrame
+	}
+	if cfg.QueueLen <= 0 {
+		cfg.QueueLen = 1024
+	}
+	if cfg.QueueBytes <= 0 {
+		cfg.QueueBytes = 256 << 20
+	}
+	if cfg.DialTimeout <= 0 {
+		cfg.DialTimeout = 10 * time.Second
+	}
+	host, _, err := net.SplitHostPort(cfg.Listen)
+	if err != nil {
+		return nil, errors.New("proxy: listen address " + strconv.Quote(cfg.Listen) + " is not host:port")
+	}
+	adv := cfg.AdvertiseHost
+	if adv == "" {
+		if ip, err := netip.ParseAddr(host); host == "" || err == nil && ip.IsUnspecified() {
+			return nil, errors.New("proxy: listening on every address (" + cfg.Listen + ") needs an address to give clients (AdvertiseHost, --advertise-host)")
+		}
+		adv = host
+	}
+	p := &Proxy{cfg: cfg, advertise: adv, listenIP: host, byUpstream: map[string]*listener{},
+		ports: append([]int(nil), cfg.Ports...), conns: map[uint64]*conn{}, queue: make(chan *Exchange, cfg.QueueLen)}
+	l, err := p.listen(cfg.Listen, cfg.Upstream)
+	if err != nil {
+		return nil, err
+	}
+	p.byUpstream[cfg.Upstream] = l
+	return p, nil
+}
+
+// Addr is the first listener's address.
+func (p *Proxy) Addr() net.Addr { return p.listeners[0].ln.Addr() }
+
+// Listeners lists the listeners open now, the first one first.
+func (p *Proxy) Listeners() []Listener {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]Listener, len(p.listeners))
+	for i, l := range p.listeners {
+		out[i] = Listener{Addr: l.ln.Addr(), Upstream: l.upstream}
+	}
+	return out
+}
+
+// Queued is the number of exchanges waiting for the sink.
+func (p *Proxy) Queued() int { return len(p.queue) }
+
+// Stats returns the counters.
+func (p *Proxy) Stats() Stats {
+	s := &p.stats
+	return Stats{Connections: s.connections.Load(), Open: s.open.Load(), Exchanges: s.exchanges.Load(),
+		Delivered: s.delivered.Load(), Skipped: s.skipped.Load(), Rewritten: s.rewritten.Load(),
+		Listeners: s.listeners.Load(), OverLimit: s.overLimit.Load(), RewriteFails: s.rewriteFails.Load(),
+		SASLTokens: s.saslTokens.Load(), BytesUp: s.bytesUp.Load(), BytesDown: s.bytesDown.Load()}
+}
+
+func (p *Proxy) logf(parts ...string) {
+	if p.cfg.Log == nil {
+		return
+	}
+	n := 0
+	for _, s := range parts {
+		n += len(s)
+	}
+	b := make([]byte, 0, n)
+	for _, s := range parts {
+		b = append(b, s...)
+	}
+	p.cfg.Log(string(b))
+}
+
+// listen opens a listener forwarding to upstream (p.mu held or not yet
+// shared) and starts accepting on it.
+func (p *Proxy) listen(addr, upstream string) (*listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	if p.cfg.ClientTLS != nil {
+		ln = tls.NewListener(ln, p.cfg.ClientTLS)
+	}
+	l := &listener{ln: ln, upstream: upstream, adv: Endpoint{p.advertise, port}}
+	p.listeners = append(p.listeners, l)
+	p.stats.listeners.Add(1)
+	return l, nil
+}
+
+// mapEndpoint gives the proxy's address for a broker's, opening a listener
+// the first time a broker is named.
+func (p *Proxy) mapEndpoint(e Endpoint) (Endpoint, error) {
+	key := e.String()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if l := p.byUpstream[key]; l != nil {
+		return l.adv, nil
+	}
+	if p.closed {
+		return Endpoint{}, errors.New("proxy closed")
+	}
+	port := 0
+	if len(p.ports) > 0 {
+		port, p.ports = p.ports[0], p.ports[1:]
+	} else if len(p.cfg.Ports) > 0 {
+		p.logf("proxy: --ports are all in use; the system picks the port for ", key)
+	}
+	l, err := p.listen(joinHostPort(p.listenIP, port), key)
+	if err != nil {
+		return Endpoint{}, errors.New("cannot open a listener for broker " + key + ": " + err.Error())
+	}
+	p.byUpstream[key] = l
+	p.logf("proxy: broker ", key, " is reached through ", l.ln.Addr().String())
+	p.relays.Add(1)
+	go p.accept(l)
+	return l.adv, nil
+}
+
+// Serve accepts connections and feeds the sink until ctx ends or Close is
+// called; then it closes every connection and returns once the sink has
+// had every exchange copied for it.
+func (p *Proxy) Serve(ctx context.Context) error {
+	p.sinkWG.Add(1)
+	go p.runSink()
+	p.mu.Lock()
+	for _, l := range p.listeners {
+		p.relays.Add(1)
+		go p.accept(l)
+	}
+	p.mu.Unlock()
+	<-ctx.Done()
+	p.Close()
+	return nil
+}
+
+// Close stops the listeners and connections. It waits for them, and for
+// the sink to finish the exchanges queued.
+func (p *Proxy) Close() error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil
+	}
+	p.closed = true
+	for _, l := range p.listeners {
+		l.ln.Close()
+	}
+	for _, c := range p.conns {
+		c.close()
+	}
+	p.mu.Unlock()
+	p.relays.Wait()
+	close(p.queue)
+	p.sinkWG.Wait()
+	return nil
+}
+
+func (p *Proxy) runSink() {
+	defer p.sinkWG.Done()
+	for x := range p.queue {
+		if p.cfg.Sink != nil {
+			p.cfg.Sink(x)
+		}
+		p.release(x.budget)
+		p.stats.delivered.Add(1)
+	}
+}
+
+func (p *Proxy) accept(l *listener) {
+	defer p.relays.Done()
+	for {
+		nc, err := l.ln.Accept()
+		if err != nil {
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			return
+		}
+		p.mu.Lock()
+		if p.closed {
+			p.mu.Unlock()
+			nc.Close()
+			return
+		}
+		c := newConn(p, nc, l)
+		p.conns[c.id] = c
+		p.relays.Add(1)
+		p.mu.Unlock()
+		p.stats.connections.Add(1)
+		p.stats.open.Add(1)
+		go c.run()
+	}
+}
+
+func (p *Proxy) forget(c *conn) {
+	p.mu.Lock()
+	delete(p.conns, c.id)
+	p.mu.Unlock()
+	p.stats.open.Add(-1)
+}
+
+// dial connects to a broker, with TLS when configured.
+func (p *Proxy) dial(addr string) (net.Conn, error) {
+	d := net.Dialer{Timeout: p.cfg.DialTimeout}
+	if p.cfg.UpstreamTLS == nil {
+		return d.Dial("tcp", addr)
+	}
+	tc := p.cfg.UpstreamTLS.Clone()
+	if tc.ServerName == "" {
+		host, _, _ := net.SplitHostPort(addr)
+		tc.ServerName = host
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), p.cfg.DialTimeout)
+	defer cancel()
+	return (&tls.Dialer{NetDialer: &d, Config: tc}).DialContext(ctx, "tcp", addr)
+}
+
+// acquire takes n bytes from the budget for copies; false when it is spent.
+func (p *Proxy) acquire(n int) bool {
+	if p.cfg.Sink == nil {
+		return false
+	}
+	if p.used.Add(int64(n)) > p.cfg.QueueBytes {
+		p.used.Add(-int64(n))
+		return false
+	}
+	return true
+}
+
+func (p *Proxy) release(n int64) {
+	if n != 0 {
+		p.used.Add(-n)
+	}
+}
+
+// keep reports whether exchanges of an API are wanted at all.
+func (p *Proxy) keep(key int16) bool {
+	return p.cfg.Sink != nil && (p.cfg.Keep == nil || p.cfg.Keep(key))
+}
+
+// deliver hands a finished exchange to the sink, or skips it when the sink
+// is behind. wanted says whether the sink wanted it (its API passed Keep);
+// an exchange it wanted but that was not copied counts as skipped.
+func (p *Proxy) deliver(x *Exchange, wanted bool) {
+	p.stats.exchanges.Add(1)
+	if !wanted {
+		p.release(x.budget)
+		return
+	}
+	if x.Request == nil && x.Response == nil {
+		p.skip(x)
+		return
+	}
+	x.Skipped = int(p.skipped.Swap(0))
+	select {
+	case p.queue <- x:
+	default:
+		p.skipped.Add(int64(x.Skipped))
+		p.skip(x)
+	}
+}
+
+func (p *Proxy) skip(x *Exchange) {
+	p.release(x.budget)
+	x.budget = 0
+	p.skipped.Add(1)
+	p.stats.skipped.Add(1)
+}

@@ -1,0 +1,240 @@
+package proxy
+
+import (
+	"encoding/json"
+	"errors"
+	"strconv"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/codec/tree"
+)
+
+// Endpoint is a broker address as a response gives it.
+type Endpoint struct {
+	Host string
+	Port int
+}
+
+func (e Endpoint) String() string { return joinHostPort(e.Host, e.Port) }
+
+// mapFunc gives the address the client must use in place of a broker's.
+type mapFunc func(Endpoint) (Endpoint, error)
+
+// rewriteResponse rewrites every broker endpoint of a response frame (size
+// prefix included) through m: decode (records left as bytes), rewrite the
+// value, encode. It returns nil when the response names no endpoint or
+// every endpoint maps to itself, so the original bytes go through
+// unchanged. dec is reused from one call to the next.
+//
+// ApiVersions responses are read here too: the APIs whose responses carry
+// endpoints are capped at the newest version the codec knows, so that a
+// client never picks a version the proxy could not rewrite.
+func rewriteResponse(dec *codec.Decoder, frame []byte, key, ver int16, m mapFunc) ([]byte, int, error) {
+	var o codec.Options
+	o.Response, o.APIKey, o.Version, o.RawRecords = true, key, ver, true
+	f, err := dec.Decode(frame, o)
+	if err != nil {
+		return nil, 0, err
+	}
+	if f.Assumed {
+		return nil, 0, errors.New("version " + strconv.Itoa(int(ver)) + " is newer than kwire knows; its endpoints cannot be rewritten")
+	}
+	if key == schema.KeyApiVersions {
+		return capVersions(f)
+	}
+	d := f.Message.At(f.Layout)
+	if d == nil || f.Body == nil {
+		return nil, 0, errors.New("no layout for this version")
+	}
+	// Find the endpoints first: most Produce and Fetch responses carry none.
+	var found []Endpoint
+	visitEndpoints(f.Body, d.Root, nil, func(n *tree.Node) {
+		h, p := n.Find("Host"), n.Find("Port")
+		if h != nil && p != nil && !h.Null {
+			found = append(found, Endpoint{string(h.Raw), int(p.Int)})
+		}
+	})
+	if len(found) == 0 {
+		return nil, 0, nil
+	}
+	changed := false
+	for _, e := range found {
+		to, err := m(e)
+		if err != nil {
+			return nil, 0, err
+		}
+		changed = changed || to != e
+	}
+	if !changed {
+		return nil, 0, nil
+	}
+	env, err := codec.ParseJSON(f.AppendJSON(nil, codec.JSONOptions{}))
+	if err != nil {
+		return nil, 0, err
+	}
+	body, _ := env.(map[string]any)["body"].(map[string]any)
+	n := 0
+	var rerr error
+	rewriteValue(body, d.Root, nil, func(v map[string]any, l *schema.Layout) {
+		hf, pf := fieldOf(l, "Host", schema.String), portField(l)
+		host, ok := v[hf.JSON].(string)
+		if !ok {
+			return // a null host (never sent by a broker) stays null
+		}
+		port, err := intOf(v[pf.JSON])
+		if err != nil {
+			rerr = err
+			return
+		}
+		to, err := m(Endpoint{host, port})
+		if err != nil {
+			rerr = err
+			return
+		}
+		v[hf.JSON] = to.Host
+		v[pf.JSON] = to.Port
+		n++
+	})
+	if rerr != nil {
+		return nil, 0, rerr
+	}
+	out, err := codec.Encode(nil, env, codec.EncodeOptions{})
+	if err != nil {
+		return nil, 0, err
+	}
+	return out, n, nil
+}
+
+func portField(l *schema.Layout) *schema.Field {
+	if f := fieldOf(l, "Port", schema.Int32); f != nil {
+		return f
+	}
+	return fieldOf(l, "Port", schema.Uint16)
+}
+
+func intOf(v any) (int, error) {
+	switch x := v.(type) {
+	case json.Number:
+		n, err := strconv.Atoi(string(x))
+		return n, err
+	case float64:
+		return int(x), nil
+	case int:
+		return x, nil
+	}
+	return 0, errors.New("port is not a number")
+}
+
+// visitEndpoints calls fn for every struct node under n (laid out by l,
+// inside parent) that is a broker endpoint.
+func visitEndpoints(n *tree.Node, l, parent *schema.Layout, fn func(*tree.Node)) {
+	if isEndpoint(l, parent) {
+		fn(n)
+	}
+	var kids func(c *tree.Node)
+	kids = func(c *tree.Node) {
+		if c.Role == tree.RoleTags {
+			for _, t := range c.Children {
+				kids(t)
+			}
+			return
+		}
+		if c.Field == nil || c.Field.Struct == nil || c.Null {
+			return
+		}
+		switch c.Field.Kind {
+		case schema.Struct:
+			visitEndpoints(c, c.Field.Struct, l, fn)
+		case schema.Array:
+			for _, e := range c.Children {
+				if e.Role == tree.RoleElement {
+					visitEndpoints(e, c.Field.Struct, l, fn)
+				}
+			}
+		}
+	}
+	for _, c := range n.Children {
+		kids(c)
+	}
+}
+
+// rewriteValue calls fn for every endpoint object in a generic value laid
+// out by l.
+func rewriteValue(v map[string]any, l, parent *schema.Layout, fn func(map[string]any, *schema.Layout)) {
+	if v == nil {
+		return
+	}
+	if isEndpoint(l, parent) {
+		fn(v, l)
+	}
+	for i := range l.Fields {
+		f := &l.Fields[i]
+		if f.Struct == nil {
+			continue
+		}
+		switch x := v[f.JSON].(type) {
+		case map[string]any:
+			rewriteValue(x, f.Struct, l, fn)
+		case []any:
+			for _, e := range x {
+				if m, ok := e.(map[string]any); ok {
+					rewriteValue(m, f.Struct, l, fn)
+				}
+			}
+		}
+	}
+}
+
+// capVersions lowers the highest version an ApiVersions response offers for
+// APIs whose responses carry endpoints to the newest kwire knows.
+func capVersions(f *codec.Frame) ([]byte, int, error) {
+	keys := f.Lookup("body.apiKeys")
+	if keys == nil {
+		return nil, 0, nil
+	}
+	need := false
+	for i := 0; keys.Elem(i) != nil; i++ {
+		e := keys.Elem(i)
+		k, mx := e.Find("apiKey"), e.Find("maxVersion")
+		if k == nil || mx == nil {
+			continue
+		}
+		if a := schema.ByKey(int16(k.Int)); a != nil && builtTables.endpoints[a.Key] != nil && mx.Int > int64(a.Response.Valid.Hi) {
+			need = true
+		}
+	}
+	if !need {
+		return nil, 0, nil
+	}
+	env, err := codec.ParseJSON(f.AppendJSON(nil, codec.JSONOptions{}))
+	if err != nil {
+		return nil, 0, err
+	}
+	body, _ := env.(map[string]any)["body"].(map[string]any)
+	list, _ := body["apiKeys"].([]any)
+	n := 0
+	for _, e := range list {
+		m, _ := e.(map[string]any)
+		k, err1 := intOf(m["apiKey"])
+		mx, err2 := intOf(m["maxVersion"])
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		if a := schema.ByKey(int16(k)); a != nil && builtTables.endpoints[a.Key] != nil && mx > int(a.Response.Valid.Hi) {
+			m["maxVersion"] = int(a.Response.Valid.Hi)
+			n++
+		}
+	}
+	out, err := codec.Encode(nil, env, codec.EncodeOptions{})
+	return out, n, err
+}
+
+func joinHostPort(host string, port int) string {
+	for i := 0; i < len(host); i++ {
+		if host[i] == ':' {
+			return "[" + host + "]:" + strconv.Itoa(port)
+		}
+	}
+	return host + ":" + strconv.Itoa(port)
+}
