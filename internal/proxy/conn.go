@@ -535,6 +535,13 @@ func (c *conn) responses() error {
 // version 0 handshake, or a broker's mistake).
 func (c *conn) beginResponse(f *framer) (*Exchange, bool) {
 	if f.pn < 8 {
+		c.mu.Lock()
+		raw := c.saslRaw
+		c.mu.Unlock()
+		if raw {
+			c.p.stats.saslTokens.Add(1)
+			return nil, false
+		}
 		c.logf("a response of ", strconv.Itoa(f.size), " bytes is too short for a response header; forwarded as it is")
 		return nil, false
 	}

@@ -129,3 +129,13 @@ func startProxy(t *testing.T, cfg Config) *Proxy {
 	})
 	return p
 }
+
+// waitDrained waits until every connection is closed and every exchange
+// has been through the sink (or skipped).
+func waitDrained(t *testing.T, p *Proxy) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		s := p.Stats()
+		return s.Open == 0 && s.Exchanges == s.Delivered+s.Skipped
+	}, 10*time.Second, 5*time.Millisecond, "the proxy did not drain: %+v", p.Stats())
+}

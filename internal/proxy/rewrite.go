@@ -69,11 +69,10 @@ func rewriteResponse(dec *codec.Decoder, frame []byte, key, ver int16, m mapFunc
 	if !changed {
 		return nil, 0, nil
 	}
-	env, err := codec.ParseJSON(f.AppendJSON(nil, codec.JSONOptions{}))
+	env, body, err := genericOf(f, d.Root)
 	if err != nil {
 		return nil, 0, err
 	}
-	body, _ := env.(map[string]any)["body"].(map[string]any)
 	n := 0
 	var rerr error
 	rewriteValue(body, d.Root, nil, func(v map[string]any, l *schema.Layout) {
@@ -207,11 +206,10 @@ func capVersions(f *codec.Frame) ([]byte, int, error) {
 	if !need {
 		return nil, 0, nil
 	}
-	env, err := codec.ParseJSON(f.AppendJSON(nil, codec.JSONOptions{}))
+	env, body, err := genericOf(f, f.Message.At(f.Layout).Root)
 	if err != nil {
 		return nil, 0, err
 	}
-	body, _ := env.(map[string]any)["body"].(map[string]any)
 	list, _ := body["apiKeys"].([]any)
 	n := 0
 	for _, e := range list {
@@ -228,6 +226,77 @@ func capVersions(f *codec.Frame) ([]byte, int, error) {
 	}
 	out, err := codec.Encode(nil, env, codec.EncodeOptions{})
 	return out, n, err
+}
+
+// genericOf turns a decoded frame into the generic value the encoder
+// takes, through its value JSON. The codec's value JSON shows a tagged
+// field the bytes do not carry at its default, and the encoder writes
+// every tagged field it is given, so those are taken out again: the
+// re-encoded frame carries the tagged fields the broker sent, no more.
+func genericOf(f *codec.Frame, root *schema.Layout) (map[string]any, map[string]any, error) {
+	v, err := codec.ParseJSON(f.AppendJSON(nil, codec.JSONOptions{}))
+	if err != nil {
+		return nil, nil, err
+	}
+	env, _ := v.(map[string]any)
+	body, _ := env["body"].(map[string]any)
+	if body == nil {
+		return nil, nil, errors.New("the response has no body")
+	}
+	dropAbsentTags(body, f.Body, root, f.Layout)
+	return env, body, nil
+}
+
+// dropAbsentTags deletes from v (the value of struct node n, laid out by l
+// at version ver) the tagged fields n does not hold, at every depth.
+func dropAbsentTags(v map[string]any, n *tree.Node, l *schema.Layout, ver int16) {
+	nodes := make(map[*schema.Field]*tree.Node, len(n.Children))
+	tagged := false
+	for _, c := range n.Children {
+		if c.Role == tree.RoleTags {
+			tagged = true
+			for _, t := range c.Children {
+				if t.Field != nil {
+					nodes[t.Field] = t
+				}
+			}
+		} else if c.Field != nil {
+			nodes[c.Field] = c
+		}
+	}
+	for i := range l.Fields {
+		f := &l.Fields[i]
+		if !f.Versions.Contains(ver) {
+			continue
+		}
+		c := nodes[f]
+		if c == nil {
+			if tagged && f.IsTagged(ver) {
+				delete(v, f.JSON)
+			}
+			continue
+		}
+		if f.Struct == nil || c.Null {
+			continue
+		}
+		switch x := v[f.JSON].(type) {
+		case map[string]any:
+			dropAbsentTags(x, c, f.Struct, ver)
+		case []any:
+			i := 0
+			for _, e := range c.Children {
+				if e.Role != tree.RoleElement {
+					continue
+				}
+				if i < len(x) {
+					if m, ok := x[i].(map[string]any); ok {
+						dropAbsentTags(m, e, f.Struct, ver)
+					}
+				}
+				i++
+			}
+		}
+	}
 }
 
 func joinHostPort(host string, port int) string {

@@ -1,0 +1,373 @@
+package proxy
+
+import (
+	"encoding/binary"
+	"errors"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/codec/wire"
+	"github.com/stretchr/testify/require"
+)
+
+// fakeBroker is a small broker made with the codec: it answers
+// ApiVersions, Metadata (naming itself) and ListGroups, and misbehaves on
+// request for the fault tests, by client id:
+//
+//	"half-response"  writes half its response, then closes
+//	"huge-response"  answers with a size prefix of 1 GiB
+//	"raw-sasl"       after SaslHandshake v0, echoes raw SASL tokens
+type fakeBroker struct {
+	ln  net.Listener
+	mu  sync.Mutex
+	eof []string // how each connection ended, as the broker saw it
+}
+
+func newFakeBroker(t *testing.T) *fakeBroker {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	b := &fakeBroker{ln: ln}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go b.serve(c)
+		}
+	}()
+	t.Cleanup(func() { ln.Close() })
+	return b
+}
+
+func (b *fakeBroker) addr() string { return b.ln.Addr().String() }
+
+func (b *fakeBroker) ended(why string) {
+	b.mu.Lock()
+	b.eof = append(b.eof, why)
+	b.mu.Unlock()
+}
+
+func (b *fakeBroker) endings() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]string(nil), b.eof...)
+}
+
+func (b *fakeBroker) serve(c net.Conn) {
+	defer c.Close()
+	raw := false
+	for {
+		frame, err := wire.ReadFrame(c, nil, 1<<20)
+		if err != nil {
+			b.ended(err.Error())
+			return
+		}
+		if raw {
+			// A raw SASL token: answer with an empty one, once.
+			raw = false
+			c.Write([]byte{0, 0, 0, 0})
+			continue
+		}
+		h, err := codec.ParseRequestHeader(frame, true)
+		if err != nil || schema.ByKey(h.APIKey) == nil {
+			b.ended("not a request")
+			return
+		}
+		if _, err := codec.DecodeBody(frame[4+h.Len:], h.APIKey, h.APIVersion, false, codec.Options{}); err != nil {
+			b.ended("not a request")
+			return
+		}
+		client := ""
+		if h.ClientID != nil {
+			client = *h.ClientID
+		}
+		var body map[string]any
+		switch h.APIKey {
+		case schema.KeyApiVersions:
+			body = map[string]any{"apiKeys": []map[string]any{
+				{"apiKey": schema.KeyMetadata, "minVersion": 0, "maxVersion": 12},
+				{"apiKey": schema.KeyListGroups, "minVersion": 0, "maxVersion": 4},
+			}}
+		case schema.KeyMetadata:
+			_, port, _ := net.SplitHostPort(b.addr())
+			p, _ := strconv.Atoi(port)
+			body = map[string]any{"brokers": []map[string]any{{"nodeId": 1, "host": "127.0.0.1", "port": p}}, "controllerId": 1, "topics": []any{}}
+		case schema.KeySaslHandshake:
+			body = map[string]any{"mechanisms": []string{"PLAIN"}}
+			raw = client == "raw-sasl"
+		default:
+			body = map[string]any{}
+		}
+		resp, err := codec.EncodeResponse(nil, h, body)
+		if err != nil {
+			panic(err)
+		}
+		switch client {
+		case "half-response":
+			c.Write(resp[:len(resp)/2])
+			b.ended("closed mid-response")
+			return
+		case "huge-response":
+			c.Write([]byte{0x40, 0, 0, 0, 0, 0, 0, 1})
+			b.ended("sent a huge size")
+			return
+		}
+		if _, err := c.Write(resp); err != nil {
+			return
+		}
+	}
+}
+
+// request encodes a request frame.
+func request(t *testing.T, key, ver int16, corr int32, client string, body map[string]any) []byte {
+	b, err := codec.Encode(nil, map[string]any{"apiKey": key, "apiVersion": ver,
+		"header": map[string]any{"correlationId": corr, "clientId": client}, "body": body}, codec.EncodeOptions{})
+	require.NoError(t, err)
+	return b
+}
+
+// roundTrip sends a request over c and reads its response frame.
+func roundTrip(c net.Conn, req []byte) ([]byte, error) {
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := c.Write(req); err != nil {
+		return nil, err
+	}
+	return wire.ReadFrame(c, nil, 1<<20)
+}
+
+// healthy checks that a fresh client still gets answers through the
+// proxy, with its Metadata rewritten to the proxy.
+func healthy(t *testing.T, p *Proxy) {
+	t.Helper()
+	c, err := net.Dial("tcp", p.Addr().String())
+	require.NoError(t, err)
+	defer c.Close()
+	for i := int32(1); i <= 3; i++ {
+		rsp, err := roundTrip(c, request(t, schema.KeyMetadata, 9, i, "healthy", map[string]any{"topics": nil}))
+		require.NoError(t, err)
+		var o codec.Options
+		o.Response, o.APIKey, o.Version = true, schema.KeyMetadata, 9
+		f, err := codec.Decode(rsp, o)
+		require.NoError(t, err)
+		require.Equal(t, i, f.CorrelationID)
+		require.Equal(t, int64(p.Addr().(*net.TCPAddr).Port), f.Lookup("body.brokers[0].port").Int, "the client is sent to the proxy")
+	}
+}
+
+// logs collects the proxy's log lines.
+type logs struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *logs) log(s string) {
+	l.mu.Lock()
+	l.lines = append(l.lines, s)
+	l.mu.Unlock()
+}
+
+func (l *logs) has(sub string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, s := range l.lines {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+func (l *logs) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.lines, "\n")
+}
+
+func readEOF(t *testing.T, c net.Conn) []byte {
+	t.Helper()
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	b, err := io.ReadAll(c)
+	var ne net.Error
+	require.False(t, errors.As(err, &ne) && ne.Timeout(), "the proxy closed the connection")
+	return b
+}
+
+// TestFaults runs each fault on its own connection while other clients
+// keep working through the same proxy, and checks what the proxy says.
+func TestFaults(t *testing.T) {
+	b := newFakeBroker(t)
+	lg := &logs{}
+	col := &collector{}
+	p := startProxy(t, Config{Upstream: b.addr(), MaxFrame: 1 << 20, Sink: col.sink, Log: lg.log})
+	dial := func() net.Conn {
+		c, err := net.Dial("tcp", p.Addr().String())
+		require.NoError(t, err)
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	// A client that stays connected across every fault.
+	steady := dial()
+	steadyCorr := int32(100)
+	steadyOK := func() {
+		steadyCorr++
+		rsp, err := roundTrip(steady, request(t, schema.KeyListGroups, 4, steadyCorr, "steady", map[string]any{}))
+		require.NoError(t, err)
+		require.Equal(t, steadyCorr, int32(binary.BigEndian.Uint32(rsp[4:])))
+	}
+	steadyOK()
+
+	t.Run("broker closes mid-frame", func(t *testing.T) {
+		c := dial()
+		req := request(t, schema.KeyListGroups, 4, 1, "half-response", map[string]any{})
+		c.Write(req)
+		got := readEOF(t, c)
+		require.Less(t, len(got), 4+int(binary.BigEndian.Uint32(got[:4])), "the client got part of the response, then the connection closed")
+		require.Eventually(t, func() bool { return lg.has("the broker closed the connection in the middle of a response") }, 5*time.Second, 5*time.Millisecond, lg.String())
+		// A response held for rewriting is never half forwarded.
+		c = dial()
+		c.Write(request(t, schema.KeyMetadata, 9, 2, "half-response", map[string]any{"topics": nil}))
+		require.Empty(t, readEOF(t, c))
+		steadyOK()
+		healthy(t, p)
+	})
+
+	t.Run("client disconnects mid-request", func(t *testing.T) {
+		n := len(b.endings())
+		c := dial()
+		req := request(t, schema.KeyListGroups, 4, 1, "leaver", map[string]any{})
+		c.Write(req[:len(req)-3])
+		require.Eventually(t, func() bool { return p.Stats().BytesUp > 0 }, time.Second, time.Millisecond)
+		c.Close()
+		require.Eventually(t, func() bool {
+			return lg.has("the client closed the connection in the middle of a request (" + strconv.Itoa(len(req)-3) + " of " + strconv.Itoa(len(req)) + " bytes)")
+		}, 5*time.Second, 5*time.Millisecond, lg.String())
+		require.Eventually(t, func() bool { return len(b.endings()) > n }, 5*time.Second, 5*time.Millisecond, "the broker's connection is closed too")
+		steadyOK()
+		healthy(t, p)
+	})
+
+	t.Run("frame over the limit", func(t *testing.T) {
+		c := dial()
+		c.Write([]byte{0, 0x20, 0, 0, 0, 1, 0, 0}) // 2 MiB
+		require.Empty(t, readEOF(t, c))
+		require.Eventually(t, func() bool { return lg.has("a request of 2097152 bytes is over the limit of 1048576 (--max-frame)") }, 5*time.Second, 5*time.Millisecond, lg.String())
+		c = dial()
+		c.Write(request(t, schema.KeyListGroups, 4, 1, "huge-response", map[string]any{}))
+		require.Empty(t, readEOF(t, c))
+		require.Eventually(t, func() bool { return lg.has("a response of 1073741824 bytes is over the limit") }, 5*time.Second, 5*time.Millisecond, lg.String())
+		require.Equal(t, int64(2), p.Stats().OverLimit)
+		steadyOK()
+		healthy(t, p)
+	})
+
+	t.Run("garbage instead of Kafka", func(t *testing.T) {
+		c := dial()
+		c.Write([]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n"))
+		require.Empty(t, readEOF(t, c))
+		require.Eventually(t, func() bool { return lg.has(`(the bytes are text, "GET ": not Kafka)`) }, 5*time.Second, 5*time.Millisecond, lg.String())
+		c = dial()
+		c.Write([]byte{0x16, 3, 1, 2, 0, 1, 0, 1, 0xfc, 3, 3})
+		require.Empty(t, readEOF(t, c))
+		require.Eventually(t, func() bool { return lg.has("look like a TLS handshake") }, 5*time.Second, 5*time.Millisecond, lg.String())
+		// Garbage that fits in a frame is forwarded unchanged; the broker
+		// hangs up, and the exchange is shown with its decoding error.
+		c = dial()
+		junk := []byte{0, 0, 0, 12, 0, 3, 0, 9, 0, 0, 0, 5, 0xff, 0xff, 0xee, 0xee}
+		c.Write(junk)
+		require.Empty(t, readEOF(t, c))
+		require.Eventually(t, func() bool {
+			for _, j := range col.all() {
+				if j.exchange.CorrelationID == 5 && j.reqErr != nil && j.exchange.ConnClosed {
+					return string(j.exchange.Request) == string(junk)
+				}
+			}
+			return false
+		}, 5*time.Second, 5*time.Millisecond)
+		steadyOK()
+		healthy(t, p)
+	})
+
+	t.Run("raw SASL tokens after a version 0 handshake", func(t *testing.T) {
+		c := dial()
+		rsp, err := roundTrip(c, request(t, schema.KeySaslHandshake, 0, 1, "raw-sasl", map[string]any{"mechanism": "PLAIN"}))
+		require.NoError(t, err)
+		require.Equal(t, int32(1), int32(binary.BigEndian.Uint32(rsp[4:])))
+		secret := "\x00user\x00token-password"
+		token := append([]byte{0, 0, 0, byte(len(secret))}, secret...)
+		c.Write(token)
+		c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		var empty [4]byte
+		_, err = io.ReadFull(c, empty[:])
+		require.NoError(t, err, "%s\n%v", lg, b.endings())
+		require.Equal(t, [4]byte{}, empty, "the broker's empty token came through as it was")
+		rsp, err = roundTrip(c, request(t, schema.KeyApiVersions, 0, 2, "raw-sasl", map[string]any{}))
+		require.NoError(t, err)
+		require.Equal(t, int32(2), int32(binary.BigEndian.Uint32(rsp[4:])))
+		require.Equal(t, int64(2), p.Stats().SASLTokens)
+		require.Eventually(t, func() bool {
+			for _, j := range col.all() {
+				if j.exchange.CorrelationID == 2 && j.api == "ApiVersions" && j.exchange.Paired() {
+					return true
+				}
+			}
+			return false
+		}, 5*time.Second, 5*time.Millisecond)
+		for _, j := range col.all() {
+			require.NotContains(t, string(j.exchange.Request), "token-password")
+			require.NotContains(t, string(j.exchange.Response), "token-password")
+		}
+		steadyOK()
+	})
+	steadyOK()
+}
+
+// TestSlowSink: a sink that does not keep up never slows the traffic:
+// while it is stuck, clients get every answer, the exchanges it cannot
+// take are skipped and counted, and the first exchange it gets afterwards
+// says how many were skipped.
+func TestSlowSink(t *testing.T) {
+	b := newFakeBroker(t)
+	stuck := make(chan struct{})
+	var mu sync.Mutex
+	var got []*Exchange
+	p := startProxy(t, Config{Upstream: b.addr(), QueueLen: 4, Sink: func(x *Exchange) {
+		<-stuck
+		mu.Lock()
+		got = append(got, x)
+		mu.Unlock()
+	}})
+	c, err := net.Dial("tcp", p.Addr().String())
+	require.NoError(t, err)
+	defer c.Close()
+	const n = 200
+	for i := int32(1); i <= n; i++ {
+		rsp, err := roundTrip(c, request(t, schema.KeyListGroups, 4, i, "busy", map[string]any{}))
+		require.NoError(t, err, "request %d answered while the sink is stuck", i)
+		require.Equal(t, i, int32(binary.BigEndian.Uint32(rsp[4:])))
+	}
+	st := p.Stats()
+	require.GreaterOrEqual(t, st.Skipped, int64(n-5), "at most the queue and the one in the sink are kept")
+	close(stuck)
+	rsp, err := roundTrip(c, request(t, schema.KeyListGroups, 4, n+1, "busy", map[string]any{}))
+	require.NoError(t, err)
+	require.NotEmpty(t, rsp)
+	c.Close()
+	waitDrained(t, p)
+	mu.Lock()
+	defer mu.Unlock()
+	skipped := 0
+	for _, x := range got {
+		skipped += x.Skipped
+	}
+	require.Equal(t, int(p.Stats().Skipped), skipped, "the exchanges delivered say how many were skipped")
+	require.Equal(t, int32(n+1), got[len(got)-1].CorrelationID)
+	require.Equal(t, int64(n+1), p.Stats().Exchanges)
+}
