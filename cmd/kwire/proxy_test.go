@@ -4,9 +4,21 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
+	"encoding/pem"
+	"io"
+	"math/big"
 	"net"
+	"net/http"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -16,6 +28,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/schema"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -373,4 +387,327 @@ func TestProxyRealClients(t *testing.T) {
 	require.Equal(t, strconv.Itoa(len(lines)), m[3])
 	require.Len(t, accepted()[direct:], conns, "the brokers accepted exactly the connections the proxy made: no client reached a broker directly")
 	t.Logf("%d exchanges over %d connections: %v", len(lines), conns, apis)
+}
+
+// testPKI is a CA made for one test, and certificates it signs.
+type testPKI struct {
+	ca     *x509.Certificate
+	key    *ecdsa.PrivateKey
+	pool   *x509.CertPool
+	dir    string
+	serial int64
+}
+
+func newTestPKI(t *testing.T) *testPKI {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "kwire test CA"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	require.NoError(t, err)
+	ca, err := x509.ParseCertificate(der)
+	require.NoError(t, err)
+	pool := x509.NewCertPool()
+	pool.AddCert(ca)
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "ca.pem"), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600))
+	return &testPKI{ca: ca, key: key, pool: pool, dir: dir, serial: 1}
+}
+
+// issue signs a server certificate for the names and IPs, writes it and
+// its key as NAME.pem and NAME-key.pem, and returns it.
+func (p *testPKI) issue(t *testing.T, name string, dns []string, ips []net.IP) tls.Certificate {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	p.serial++
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(p.serial), Subject: pkix.Name{CommonName: name},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		DNSNames: dns, IPAddresses: ips, KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, p.ca, &key.PublicKey, p.key)
+	require.NoError(t, err)
+	kder, err := x509.MarshalECPrivateKey(key)
+	require.NoError(t, err)
+	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder})
+	require.NoError(t, os.WriteFile(filepath.Join(p.dir, name+".pem"), certPEM, 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(p.dir, name+"-key.pem"), keyPEM, 0o600))
+	c, err := tls.X509KeyPair(certPEM, keyPEM)
+	require.NoError(t, err)
+	return c
+}
+
+// TestProxyTLS: TLS on both sides, with certificates made here. The
+// brokers' certificate names broker.test only (not their IP), so the
+// proxy must check it against --upstream-server-name; the client checks
+// the proxy's own certificate against the CA. A client speaking plain
+// Kafka to the TLS listener is refused and said so, and the others go on.
+func TestProxyTLS(t *testing.T) {
+	pki := newTestPKI(t)
+	brokerCert := pki.issue(t, "broker", []string{"broker.test"}, nil)
+	pki.issue(t, "proxy", nil, []net.IP{net.ParseIP("127.0.0.1")})
+	cluster, _ := kfakeCluster(t, kfake.SeedTopics(2, "secure"), kfake.TLS(&tls.Config{Certificates: []tls.Certificate{brokerCert}}))
+	dir := pki.dir
+	p := startProxyCLI(t, "--upstream", cluster.ListenAddrs()[0], "--listen", "127.0.0.1:0", "--format", "ndjson",
+		"--tls-cert", filepath.Join(dir, "proxy.pem"), "--tls-key", filepath.Join(dir, "proxy-key.pem"),
+		"--upstream-tls", "--upstream-ca", filepath.Join(dir, "ca.pem"), "--upstream-server-name", "broker.test")
+
+	// Plain Kafka to a TLS listener.
+	plainConn, err := net.Dial("tcp", p.addr)
+	require.NoError(t, err)
+	plainConn.Write([]byte{0, 0, 0, 12, 0, 18, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0})
+	plainConn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	io.ReadAll(plainConn)
+	plainConn.Close()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(p.addr), kgo.DialTLSConfig(&tls.Config{RootCAs: pki.pool}),
+		kgo.ConsumeTopics("secure"), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	require.NoError(t, err)
+	for i := 0; i < 10; i++ {
+		require.NoError(t, cl.ProduceSync(ctx, &kgo.Record{Topic: "secure", Key: []byte("k" + strconv.Itoa(i)), Value: []byte("over TLS")}).FirstErr())
+	}
+	n := 0
+	for n < 10 {
+		fs := cl.PollFetches(ctx)
+		require.NoError(t, ctx.Err())
+		fs.EachRecord(func(*kgo.Record) { n++ })
+	}
+	cl.Close()
+	stdout, stderr := p.stop(t)
+	require.Contains(t, stderr, "TLS handshake with the client failed")
+	lines := parseProxyLines(t, stdout)
+	apis := map[string]int{}
+	for _, l := range lines {
+		require.Empty(t, l.RequestError)
+		require.Empty(t, l.ResponseError)
+		apis[l.APIName]++
+	}
+	require.Greater(t, apis["Produce"], 0)
+	require.Greater(t, apis["Fetch"], 0)
+	require.Greater(t, apis["Metadata"], 0)
+	require.Len(t, proxiedRecords(t, lines), 10)
+
+	// Without --upstream-server-name the brokers' certificate (for
+	// broker.test) does not match 127.0.0.1: the proxy refuses them.
+	p = startProxyCLI(t, "--upstream", cluster.ListenAddrs()[0], "--listen", "127.0.0.1:0",
+		"--upstream-tls", "--upstream-ca", filepath.Join(dir, "ca.pem"))
+	c, err := net.Dial("tcp", p.addr)
+	require.NoError(t, err)
+	c.Write([]byte{0, 0, 0, 12, 0, 18, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0})
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	got, _ := io.ReadAll(c)
+	require.Empty(t, got)
+	_, stderr = p.stop(t)
+	require.Contains(t, stderr, "cannot reach the broker")
+	require.Contains(t, stderr, "certificate")
+}
+
+// kgoTraffic produces n records to topic through addr with a client id,
+// and fetches them back.
+func kgoTraffic(t *testing.T, addr, clientID, topic string, n int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.ClientID(clientID), kgo.ConsumeTopics(topic),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	require.NoError(t, err)
+	defer cl.Close()
+	for i := 0; i < n; i++ {
+		require.NoError(t, cl.ProduceSync(ctx, &kgo.Record{Topic: topic, Value: []byte(strings.Repeat("x", 100))}).FirstErr())
+	}
+	got := 0
+	for got < n {
+		fs := cl.PollFetches(ctx)
+		require.NoError(t, ctx.Err())
+		fs.EachRecord(func(*kgo.Record) { got++ })
+	}
+}
+
+// TestProxyCLIFilters: --api, --client-id and --errors-only keep exactly
+// the exchanges they name, as kwire pcap's do.
+func TestProxyCLIFilters(t *testing.T) {
+	cluster, _ := kfakeCluster(t, kfake.SeedTopics(1, "f"))
+	seed := cluster.ListenAddrs()[0]
+	api := startProxyCLI(t, "--upstream", seed, "--listen", "127.0.0.1:0", "--format", "ndjson", "--api", "Metadata")
+	client := startProxyCLI(t, "--upstream", seed, "--listen", "127.0.0.1:0", "--format", "ndjson", "--client-id", "only-me")
+	errs := startProxyCLI(t, "--upstream", seed, "--listen", "127.0.0.1:0", "--format", "ndjson", "--errors-only")
+	kgoTraffic(t, api.addr, "a", "f", 3)
+	kgoTraffic(t, client.addr, "only-me", "f", 3)
+	kgoTraffic(t, client.addr, "someone-else", "f", 3)
+	kgoTraffic(t, errs.addr, "e", "f", 3)
+	// A topic that does not exist: Metadata and Produce answer with errors.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(errs.addr), kgo.ProduceRequestTimeout(time.Second), kgo.RecordDeliveryTimeout(2*time.Second))
+	require.NoError(t, err)
+	require.Error(t, cl.ProduceSync(ctx, &kgo.Record{Topic: "no-such-topic", Value: []byte("v")}).FirstErr())
+	cl.Close()
+
+	out, _ := api.stop(t)
+	lines := parseProxyLines(t, out)
+	require.NotEmpty(t, lines)
+	for _, l := range lines {
+		require.Equal(t, "Metadata", l.APIName)
+	}
+	out, _ = client.stop(t)
+	lines = parseProxyLines(t, out)
+	require.NotEmpty(t, lines)
+	for _, l := range lines {
+		require.Equal(t, "only-me", clientIDIn(l.Request))
+	}
+	out, _ = errs.stop(t)
+	lines = parseProxyLines(t, out)
+	require.NotEmpty(t, lines)
+	for _, l := range lines {
+		require.Regexp(t, `"errorCode":[1-9]`, string(l.Response), l.APIName)
+	}
+}
+
+// TestProxyCLISummaryAndTree: --summary prints the per-API table on
+// SIGUSR1 while running, every --every, and on exit; --format tree draws
+// each exchange as a tree.
+func TestProxyCLISummaryAndTree(t *testing.T) {
+	cluster, _ := kfakeCluster(t, kfake.SeedTopics(1, "s"))
+	seed := cluster.ListenAddrs()[0]
+	sum := startProxyCLI(t, "--upstream", seed, "--listen", "127.0.0.1:0", "--summary")
+	tree := startProxyCLI(t, "--upstream", seed, "--listen", "127.0.0.1:0", "--format", "tree")
+	every := startProxyCLI(t, "--upstream", seed, "--listen", "127.0.0.1:0", "--summary", "--every", "50ms")
+	kgoTraffic(t, sum.addr, "sum", "s", 2)
+	kgoTraffic(t, tree.addr, "tree", "s", 2)
+	kgoTraffic(t, every.addr, "every", "s", 2)
+
+	require.NoError(t, sum.cmd.Process.Signal(syscall.SIGUSR1))
+	require.Eventually(t, func() bool { return strings.Contains(sum.stdout.String(), "Produce") }, 10*time.Second, 5*time.Millisecond,
+		"SIGUSR1 prints the table while the proxy runs")
+	require.Regexp(t, `(?m)^\s+Produce\s+v\d+×2\s+2\s+0\s+\d+`, sum.stdout.String())
+	out, _ := sum.stop(t)
+	require.Equal(t, 2, strings.Count(out, "API  VERSIONS"), "once on SIGUSR1, once on exit:\n%s", out)
+	require.Contains(t, out, "ApiVersions")
+
+	require.Eventually(t, func() bool { return strings.Count(every.stdout.String(), "API  VERSIONS") >= 3 }, 10*time.Second, 5*time.Millisecond)
+	every.stop(t)
+
+	out, _ = tree.stop(t)
+	require.Regexp(t, `(?m)^conn \d+ 127\.0\.0\.1:\d+->127\.0\.0\.1:\d+  Produce v\d+  correlation id \d+  [0-9.]+ ms$`, out)
+	require.Contains(t, out, "request:\n[0,")
+	require.Contains(t, out, "size int32")
+	require.Contains(t, out, "response:\n")
+	require.Regexp(t, `Metadata v\d+  correlation id \d+  [0-9.]+ ms  \d+ broker addresses rewritten`, out)
+}
+
+var webRE = regexp.MustCompile(`live feed is at http://([^/]+)/`)
+
+// TestProxyCLIWeb: --web serves the site folder and a live feed on which
+// each exchange arrives as it happens, with its line and raw frames.
+func TestProxyCLIWeb(t *testing.T) {
+	cluster, _ := kfakeCluster(t, kfake.SeedTopics(1, "w"))
+	site := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(site, "index.html"), []byte("<title>kwire</title>"), 0o644))
+	p := startProxyCLI(t, "--upstream", cluster.ListenAddrs()[0], "--listen", "127.0.0.1:0", "--format", "ndjson", "--web", "127.0.0.1:0", "--web-dir", site)
+	var web string
+	require.Eventually(t, func() bool {
+		m := webRE.FindStringSubmatch(p.stderr.String())
+		if m != nil {
+			web = m[1]
+		}
+		return m != nil
+	}, 10*time.Second, 5*time.Millisecond)
+	resp, err := http.Get("http://" + web + "/")
+	require.NoError(t, err)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Equal(t, "<title>kwire</title>", string(body))
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", "http://"+web+"/proxy/events", nil)
+	resp, err = http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"))
+	r := bufio.NewReader(resp.Body)
+	// Wait for the subscription to be in place: the stream starts with
+	// its retry line once the feed has the page.
+	line, err := r.ReadString('\n')
+	require.NoError(t, err)
+	require.Equal(t, "retry: 1000\n", line)
+
+	kgoTraffic(t, p.addr, "web", "w", 1)
+	var apis []string
+	for len(apis) < 4 {
+		line, err := r.ReadString('\n')
+		require.NoError(t, err)
+		data, ok := strings.CutPrefix(line, "data: ")
+		if !ok {
+			continue
+		}
+		var ev struct {
+			Exchange proxyLine `json:"exchange"`
+			Request  []byte    `json:"request"`
+			Response []byte    `json:"response"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(data), &ev))
+		apis = append(apis, ev.Exchange.APIName)
+		require.NotEmpty(t, ev.Request)
+		h, err := codec.ParseRequestHeader(ev.Request, true)
+		require.NoError(t, err)
+		require.Equal(t, ev.Exchange.APIName, schema.APIName(h.APIKey))
+		if ev.Exchange.Paired {
+			var o codec.Options
+			o.Response, o.APIKey, o.Version = true, h.APIKey, h.APIVersion
+			_, err := codec.Decode(ev.Response, o)
+			require.NoError(t, err)
+		}
+	}
+	require.Contains(t, apis, "ApiVersions")
+	cancel()
+	p.stop(t)
+}
+
+// TestProxyCLISlowOutput: when nothing reads the proxy's output, decoding
+// falls behind and skips exchanges, saying how many, while the clients are
+// served as fast as ever.
+func TestProxyCLISlowOutput(t *testing.T) {
+	cluster, _ := kfakeCluster(t, kfake.SeedTopics(1, "slow"))
+	pr, pw, err := os.Pipe()
+	require.NoError(t, err)
+	defer pr.Close()
+	p := &proxyCLI{cmd: exec.Command(kwireBin, "proxy", "--upstream", cluster.ListenAddrs()[0], "--listen", "127.0.0.1:0",
+		"--format", "ndjson", "--queue", "4"), done: make(chan struct{})}
+	p.cmd.Stdout = pw
+	errPipe, err := p.cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, p.cmd.Start())
+	pw.Close()
+	addr := make(chan string, 1)
+	go func() {
+		s := bufio.NewScanner(errPipe)
+		for s.Scan() {
+			p.stderr.Write([]byte(s.Text() + "\n"))
+			if m := listeningRE.FindStringSubmatch(s.Text()); m != nil {
+				addr <- m[1]
+			}
+		}
+		p.cmd.Wait()
+		close(p.done)
+	}()
+	t.Cleanup(func() { p.cmd.Process.Kill(); <-p.done })
+	p.addr = <-addr
+	// Nobody reads standard output: the pipe fills (64 KiB), then every
+	// write of the decoder waits.
+	kgoTraffic(t, p.addr, "slow", "slow", 400)
+	// Once the output is read again, the next exchange says how many
+	// were skipped.
+	go io.Copy(io.Discard, pr)
+	kgoTraffic(t, p.addr, "slow", "slow", 1)
+	require.Eventually(t, func() bool {
+		return strings.Contains(p.stderr.String(), "exchanges skipped: decoding was behind the traffic")
+	}, 10*time.Second, 5*time.Millisecond, p.stderr.String())
+	_, stderr := p.stop(t)
+	m := regexp.MustCompile(`(\d+) skipped because decoding was behind`).FindStringSubmatch(stderr)
+	require.NotNil(t, m, stderr)
+	n, _ := strconv.Atoi(m[1])
+	require.Greater(t, n, 0)
 }

@@ -305,14 +305,14 @@ func (p *Proxy) mapEndpoint(e Endpoint) (Endpoint, error) {
 	if len(p.ports) > 0 {
 		port, p.ports = p.ports[0], p.ports[1:]
 	} else if len(p.cfg.Ports) > 0 {
-		p.logf("proxy: --ports are all in use; the system picks the port for ", key)
+		p.logf("--ports are all in use; the system picks the port for ", key)
 	}
 	l, err := p.listen(joinHostPort(p.listenIP, port), key)
 	if err != nil {
 		return Endpoint{}, errors.New("cannot open a listener for broker " + key + ": " + err.Error())
 	}
 	p.byUpstream[key] = l
-	p.logf("proxy: broker ", key, " is reached through ", l.ln.Addr().String())
+	p.logf("broker ", key, " is reached through ", l.ln.Addr().String())
 	p.relays.Add(1)
 	go p.accept(l)
 	return l.adv, nil
