@@ -66,6 +66,7 @@ type proxyConfig struct {
 	web, webDir                 string
 	queue                       int
 	runFor                      time.Duration
+	decodeCPU                   float64
 }
 
 func parseProxyFlags(e *env, args []string) (*proxyConfig, int) {
@@ -97,6 +98,7 @@ func parseProxyFlags(e *env, args []string) (*proxyConfig, int) {
 	fs.StringVar(&c.webDir, "web-dir", "dist", "the built site --web serves (make site writes it)")
 	fs.DurationVar(&c.runFor, "for", 0, "stop after this long (default: run until interrupted)")
 	fs.IntVar(&c.queue, "queue", 1024, "exchanges waiting to be decoded; when it is full, exchanges are skipped (and counted), never the traffic")
+	fs.Float64Var(&c.decodeCPU, "decode-cpu", proxy.DefaultSinkShare, "the share of one CPU core decoding and printing may take (after a 100 ms burst); past it exchanges are skipped and counted, so the traffic keeps the CPU; 0: no limit")
 	rest, code := parseFlags(e, fs, args)
 	if code >= 0 {
 		return nil, code
@@ -134,6 +136,10 @@ func parseProxyFlags(e *env, args []string) (*proxyConfig, int) {
 	}
 	if c.color, err = colorOn(*colorMode, e.stdoutIsTTY); err != nil {
 		fail(e, "%v", err)
+		return nil, 2
+	}
+	if c.decodeCPU < 0 {
+		fail(e, "--decode-cpu must be 0 (no limit) or more")
 		return nil, 2
 	}
 	if c.runFor < 0 {
@@ -207,9 +213,11 @@ type proxyRun struct {
 func (c *proxyConfig) run(ctx context.Context, e *env) int {
 	r := &proxyRun{cfg: c, e: e, w: bufio.NewWriterSize(e.stdout, 64<<10), stats: map[int16]*proxyAPIStats{}, errCodes: map[int16]int{}, started: time.Now()}
 	r.dec.ShowSecrets = c.showSecrets
+	// The table alone needs error codes, not records.
+	r.dec.Options.RawRecords = c.summary && c.web == ""
 	pc := proxy.Config{
 		Listen: c.listen, Upstream: c.upstream, AdvertiseHost: c.advertise, MaxFrame: c.maxFrame,
-		ClientTLS: c.clientTLS, UpstreamTLS: c.upstreamTLS, QueueLen: c.queue,
+		ClientTLS: c.clientTLS, UpstreamTLS: c.upstreamTLS, QueueLen: c.queue, SinkShare: c.decodeCPU,
 		Sink: r.exchange, Log: func(s string) { r.logf("proxy: %s", s) },
 	}
 	for _, p := range c.ports {
@@ -285,7 +293,7 @@ func (r *proxyRun) logf(format string, a ...any) {
 func (r *proxyRun) exchange(x *proxy.Exchange) {
 	c := r.cfg
 	if x.Skipped > 0 {
-		r.logf("proxy: %d exchanges skipped: decoding was behind the traffic", x.Skipped)
+		r.logf("proxy: %d exchanges skipped: decoding was behind the traffic (--decode-cpu, --queue)", x.Skipped)
 	}
 	if c.clientID != "" && (x.Request == nil || requestClientID(x.Request) != c.clientID) {
 		return

@@ -250,7 +250,8 @@ func TestProxyRealClients(t *testing.T) {
 	cluster, accepted := kfakeCluster(t, kfake.SeedTopics(3, "orders", "kcat", "txn"))
 	produceFromV0(t, cluster)
 	direct := len(accepted())
-	p := startProxyCLI(t, "--upstream", cluster.ListenAddrs()[0], "--listen", "127.0.0.1:0", "--format", "ndjson")
+	// --decode-cpu 0: every exchange is shown, however loaded the machine.
+	p := startProxyCLI(t, "--upstream", cluster.ListenAddrs()[0], "--listen", "127.0.0.1:0", "--format", "ndjson", "--decode-cpu", "0")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	seeds := kgo.SeedBrokers(p.addr)
@@ -448,7 +449,7 @@ func TestProxyTLS(t *testing.T) {
 	pki.issue(t, "proxy", nil, []net.IP{net.ParseIP("127.0.0.1")})
 	cluster, _ := kfakeCluster(t, kfake.SeedTopics(2, "secure"), kfake.TLS(&tls.Config{Certificates: []tls.Certificate{brokerCert}}))
 	dir := pki.dir
-	p := startProxyCLI(t, "--upstream", cluster.ListenAddrs()[0], "--listen", "127.0.0.1:0", "--format", "ndjson",
+	p := startProxyCLI(t, "--upstream", cluster.ListenAddrs()[0], "--listen", "127.0.0.1:0", "--format", "ndjson", "--decode-cpu", "0",
 		"--tls-cert", filepath.Join(dir, "proxy.pem"), "--tls-key", filepath.Join(dir, "proxy-key.pem"),
 		"--upstream-tls", "--upstream-ca", filepath.Join(dir, "ca.pem"), "--upstream-server-name", "broker.test")
 

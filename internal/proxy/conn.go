@@ -233,6 +233,20 @@ func (c *conn) requests() error {
 		n, rerr := c.client.Read(buf)
 		p := buf[:n]
 		out = out[:0]
+		if f.in && f.left > n && n > 0 {
+			// The middle of a large frame: straight through, no copy.
+			f.left -= n
+			if cur != nil && cur.Request != nil {
+				cur.Request = append(cur.Request, p...)
+			}
+			if cur != nil && cur.APIKey == schema.KeyProduce && len(head) < produceHead {
+				head = append(head, p[:min(n, produceHead-len(head))]...)
+			}
+			if err := c.write(c.upstream, p, &c.p.stats.bytesUp); err != nil {
+				return nil
+			}
+			p = nil
+		}
 		for len(p) > 0 {
 			if !f.in {
 				var ok bool
@@ -441,6 +455,17 @@ func (c *conn) responses() error {
 		n, rerr := c.upstream.Read(buf)
 		p := buf[:n]
 		out = out[:0]
+		if f.in && !holding && f.left > n && n > 0 {
+			// The middle of a large frame: straight through, no copy.
+			f.left -= n
+			if cur != nil && cur.Response != nil {
+				cur.Response = append(cur.Response, p...)
+			}
+			if err := c.write(c.client, p, &c.p.stats.bytesDown); err != nil {
+				return nil
+			}
+			p = nil
+		}
 		for len(p) > 0 {
 			if !f.in {
 				var ok bool

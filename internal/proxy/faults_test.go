@@ -371,3 +371,41 @@ func TestSlowSink(t *testing.T) {
 	require.Equal(t, int32(n+1), got[len(got)-1].CorrelationID)
 	require.Equal(t, int64(n+1), p.Stats().Exchanges)
 }
+
+// TestSinkShare: a sink slower than its share of the CPU gets only that
+// share (after its burst); the rest is skipped, and counted, and the
+// traffic is not slowed.
+func TestSinkShare(t *testing.T) {
+	b := newFakeBroker(t)
+	var mu sync.Mutex
+	var busy, longest time.Duration
+	const share, burst = 0.1, 10 * time.Millisecond
+	start := time.Now() // before the sink's bucket starts filling
+	p := startProxy(t, Config{Upstream: b.addr(), SinkShare: share, SinkBurst: burst, Sink: func(x *Exchange) {
+		start := time.Now()
+		time.Sleep(2 * time.Millisecond)
+		d := time.Since(start)
+		mu.Lock()
+		busy += d
+		longest = max(longest, d)
+		mu.Unlock()
+	}})
+	c, err := net.Dial("tcp", p.Addr().String())
+	require.NoError(t, err)
+	for i := int32(1); i <= 300; i++ {
+		_, err := roundTrip(c, request(t, schema.KeyListGroups, 4, i, "share", map[string]any{}))
+		require.NoError(t, err)
+	}
+	c.Close()
+	waitDrained(t, p)
+	elapsed := time.Since(start)
+	st := p.Stats()
+	require.Equal(t, int64(300), st.Exchanges)
+	require.Greater(t, st.Skipped, int64(0))
+	mu.Lock()
+	defer mu.Unlock()
+	// What the sink took: at most its burst, its share of the time, and
+	// one call that went over (each call starts only within the share).
+	limit := burst + time.Duration(share*float64(elapsed)) + longest
+	require.LessOrEqual(t, busy, limit, "sink time %v over %v (delivered %d, skipped %d)", busy, elapsed, st.Delivered, st.Skipped)
+}

@@ -41,6 +41,10 @@ import (
 	"time"
 )
 
+// DefaultSinkShare is the share of one CPU kwire proxy lets decoding take
+// by default (--decode-cpu).
+const DefaultSinkShare = 0.1
+
 // DefaultMaxFrame is the largest frame relayed by default, Kafka's own
 // socket.request.max.bytes.
 const DefaultMaxFrame = 100 << 20
@@ -79,9 +83,20 @@ type Config struct {
 	Keep func(apiKey int16) bool
 	// QueueLen bounds the exchanges waiting for the sink (default 1024);
 	// QueueBytes the bytes of frames copied for it, waiting or in flight,
-	// across all connections (default 256 MiB).
+	// across all connections (default 64 MiB; one frame larger than that
+	// is still copied when nothing else is).
 	QueueLen   int
 	QueueBytes int64
+	// SinkShare bounds the time the sink may take, as a share of one CPU
+	// (0.25: a quarter of a core's time), measured as the wall time spent
+	// in Sink; past it (after a burst of SinkBurst) exchanges are skipped,
+	// and not even copied, until the share is back under. Decoding is
+	// what a busy proxy can least afford: this keeps it from taking the
+	// CPU the traffic needs. Zero means no limit beyond the queue.
+	SinkShare float64
+	// SinkBurst is the sink time allowed above SinkShare in a burst
+	// (default 100 ms).
+	SinkBurst time.Duration
 
 	// Log receives one line per event worth telling: a connection closed
 	// for a reason, a frame over the limit, a response that could not be
@@ -169,6 +184,7 @@ type Proxy struct {
 	closed     bool
 
 	queue    chan *Exchange
+	paused   atomic.Int64 // UnixNano until which nothing is copied: the sink is over its share
 	used     atomic.Int64 // bytes copied for the sink and not yet released
 	skipped  atomic.Int64 // since the last delivery
 	nextConn atomic.Uint64
@@ -205,7 +221,7 @@ func New(cfg Config) (*Proxy, error) {
 		cfg.QueueLen = 1024
 	}
 	if cfg.QueueBytes <= 0 {
-		cfg.QueueBytes = 256 << 20
+		cfg.QueueBytes = 64 << 20
 	}
 	if cfg.DialTimeout <= 0 {
 		cfg.DialTimeout = 10 * time.Second
@@ -357,15 +373,49 @@ func (p *Proxy) Close() error {
 	return nil
 }
 
+// runSink hands the queued exchanges to the sink, within its share of
+// the CPU: a token bucket of sink time that fills at SinkShare seconds per
+// second, up to SinkBurst.
 func (p *Proxy) runSink() {
 	defer p.sinkWG.Done()
+	share := p.cfg.SinkShare
+	burst := p.cfg.SinkBurst
+	if burst <= 0 {
+		burst = 100 * time.Millisecond
+	}
+	tokens := float64(burst)
+	last := time.Now()
 	for x := range p.queue {
+		if share > 0 {
+			now := time.Now()
+			tokens = min(tokens+float64(now.Sub(last))*share, float64(burst))
+			last = now
+			if tokens <= 0 {
+				p.pause(now, tokens, share)
+				p.skipped.Add(int64(x.Skipped))
+				p.skip(x)
+				continue
+			}
+		}
+		start := time.Now()
 		if p.cfg.Sink != nil {
 			p.cfg.Sink(x)
 		}
 		p.release(x.budget)
 		p.stats.delivered.Add(1)
+		if share > 0 {
+			now := time.Now()
+			tokens -= float64(now.Sub(start))
+			if tokens <= 0 {
+				p.pause(now, tokens, share)
+			}
+		}
 	}
+}
+
+// pause stops copying until the sink's bucket is back to zero.
+func (p *Proxy) pause(now time.Time, tokens, share float64) {
+	p.paused.Store(now.Add(time.Duration(-tokens / share)).UnixNano())
 }
 
 func (p *Proxy) accept(l *listener) {
@@ -418,12 +468,16 @@ func (p *Proxy) dial(addr string) (net.Conn, error) {
 	return (&tls.Dialer{NetDialer: &d, Config: tc}).DialContext(ctx, "tcp", addr)
 }
 
-// acquire takes n bytes from the budget for copies; false when it is spent.
+// acquire takes n bytes from the budget for copies; false when it is
+// spent, or when the sink is over its share of the CPU.
 func (p *Proxy) acquire(n int) bool {
 	if p.cfg.Sink == nil {
 		return false
 	}
-	if p.used.Add(int64(n)) > p.cfg.QueueBytes {
+	if p.cfg.SinkShare > 0 && time.Now().UnixNano() < p.paused.Load() {
+		return false
+	}
+	if u := p.used.Add(int64(n)); u > p.cfg.QueueBytes && u != int64(n) {
 		p.used.Add(-int64(n))
 		return false
 	}

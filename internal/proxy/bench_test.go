@@ -1,0 +1,275 @@
+package proxy
+
+import (
+	"context"
+	"encoding/binary"
+	"net"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/wire"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// benchBroker is a broker that stores nothing: it answers ApiVersions,
+// Metadata, InitProducerId and Produce (every partition accepted) as fast
+// as kmsg can, so that what a benchmark measures is the path between
+// client and broker, not the broker.
+type benchBroker struct {
+	ln     net.Listener
+	offset atomic.Int64
+}
+
+func newBenchBroker(b *testing.B) *benchBroker {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	k := &benchBroker{ln: ln}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go k.serve(c)
+		}
+	}()
+	b.Cleanup(func() { ln.Close() })
+	return k
+}
+
+func (k *benchBroker) serve(c net.Conn) {
+	defer c.Close()
+	host, port, _ := net.SplitHostPort(k.ln.Addr().String())
+	p, _ := strconv.Atoi(port)
+	var buf, out []byte
+	for {
+		frame, err := wire.ReadFrame(c, buf, 64<<20)
+		if err != nil {
+			return
+		}
+		buf = frame
+		h, err := codec.ParseRequestHeader(frame, true)
+		if err != nil {
+			return
+		}
+		req := kmsg.RequestForKey(h.APIKey)
+		if req == nil {
+			return
+		}
+		req.SetVersion(h.APIVersion)
+		if err := req.ReadFrom(frame[4+h.Len:]); err != nil {
+			return
+		}
+		var resp kmsg.Response
+		switch r := req.(type) {
+		case *kmsg.ApiVersionsRequest:
+			a := r.ResponseKind().(*kmsg.ApiVersionsResponse)
+			for _, v := range [][3]int16{{18, 0, 3}, {3, 0, 12}, {0, 3, 11}, {22, 0, 4}} {
+				a.ApiKeys = append(a.ApiKeys, kmsg.ApiVersionsResponseApiKey{ApiKey: v[0], MinVersion: v[1], MaxVersion: v[2]})
+			}
+			resp = a
+		case *kmsg.MetadataRequest:
+			m := r.ResponseKind().(*kmsg.MetadataResponse)
+			m.Brokers = []kmsg.MetadataResponseBroker{{NodeID: 0, Host: host, Port: int32(p)}}
+			for _, t := range r.Topics {
+				mt := kmsg.NewMetadataResponseTopic()
+				mt.Topic = t.Topic
+				for i := int32(0); i < 4; i++ {
+					mp := kmsg.NewMetadataResponseTopicPartition()
+					mp.Partition, mp.Leader, mp.Replicas, mp.ISR = i, 0, []int32{0}, []int32{0}
+					mt.Partitions = append(mt.Partitions, mp)
+				}
+				m.Topics = append(m.Topics, mt)
+			}
+			resp = m
+		case *kmsg.InitProducerIDRequest:
+			ip := r.ResponseKind().(*kmsg.InitProducerIDResponse)
+			ip.ProducerID = 1
+			resp = ip
+		case *kmsg.ProduceRequest:
+			pr := r.ResponseKind().(*kmsg.ProduceResponse)
+			for _, t := range r.Topics {
+				rt := kmsg.NewProduceResponseTopic()
+				rt.Topic = t.Topic
+				for _, part := range t.Partitions {
+					rp := kmsg.NewProduceResponseTopicPartition()
+					rp.Partition = part.Partition
+					rp.BaseOffset = k.offset.Add(1)
+					rt.Partitions = append(rt.Partitions, rp)
+				}
+				pr.Topics = append(pr.Topics, rt)
+			}
+			if r.Acks == 0 {
+				continue
+			}
+			resp = pr
+		default:
+			return
+		}
+		resp.SetVersion(h.APIVersion)
+		out = codec.AppendResponseHeader(append(out[:0], 0, 0, 0, 0), h.APIKey, h.APIVersion, h.CorrelationID)
+		out = resp.AppendTo(out)
+		binary.BigEndian.PutUint32(out, uint32(len(out)-4))
+		if _, err := c.Write(out); err != nil {
+			return
+		}
+	}
+}
+
+// benchValue is a record value of about 1 KiB: JSON-like text with
+// numbers that differ from record to record, as events are.
+func benchValue(i int) []byte {
+	v := make([]byte, 0, 1100)
+	for len(v) < 1000 {
+		v = append(v, `{"order":`...)
+		v = strconv.AppendInt(v, int64(i*7919+len(v)), 10)
+		v = append(v, `,"customer":"c-`...)
+		v = strconv.AppendInt(v, int64((i*31+len(v))%9973), 10)
+		v = append(v, `","amount":`...)
+		v = strconv.AppendFloat(v, float64(i%1000)*1.17, 'f', 2, 64)
+		v = append(v, "},"...)
+	}
+	return v
+}
+
+// BenchmarkProduce measures produce throughput (franz-go's kgo with its
+// defaults: snappy, 10 ms linger) against a broker that stores nothing:
+// directly, through the proxy forwarding only, and through the proxy
+// decoding exchanges to value JSON (records decoded) as kwire proxy does,
+// within DefaultSinkShare of a core (decode) or all of them (decode-all);
+// with 1 and 16 producers. Each op is one 1 KiB record. Besides
+// MB/s it reports the exchanges the decoder skipped (skipped-%) and the
+// peak heap of the whole process (peak-heap-MB: clients, broker and proxy).
+//
+//	go test -run '^$' -bench Produce -benchtime 20000x -count 5 ./internal/proxy
+func BenchmarkProduce(b *testing.B) {
+	for _, producers := range []int{1, 16} {
+		for _, mode := range []string{"direct", "forward", "decode", "decode-all"} {
+			b.Run(mode+"/producers="+strconv.Itoa(producers), func(b *testing.B) {
+				benchProduce(b, mode, producers)
+			})
+		}
+	}
+}
+
+func benchProduce(b *testing.B, mode string, producers int) {
+	broker := newBenchBroker(b)
+	addr := broker.ln.Addr().String()
+	var p *Proxy
+	var decoded atomic.Int64
+	if mode != "direct" {
+		cfg := Config{Listen: "127.0.0.1:0", Upstream: addr}
+		if mode == "decode" {
+			cfg.SinkShare = DefaultSinkShare
+		}
+		if mode == "decode" || mode == "decode-all" {
+			var d Decoder
+			var line []byte
+			cfg.Sink = func(x *Exchange) {
+				got := d.Decode(x)
+				line = line[:0]
+				if got.Request != nil {
+					line = got.Request.AppendJSON(line, codec.JSONOptions{})
+				}
+				if got.Response != nil {
+					line = got.Response.AppendJSON(line, codec.JSONOptions{})
+				}
+				decoded.Add(1)
+			}
+		}
+		var err error
+		if p, err = New(cfg); err != nil {
+			b.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { p.Serve(ctx); close(done) }()
+		defer func() { cancel(); <-done }()
+		addr = p.Addr().String()
+	}
+	clients := make([]*kgo.Client, producers)
+	for i := range clients {
+		cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.DefaultProduceTopic("bench"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer cl.Close()
+		// Warm up: connections, metadata, producer id.
+		if err := cl.ProduceSync(context.Background(), &kgo.Record{Value: benchValue(0)}).FirstErr(); err != nil {
+			b.Fatal(err)
+		}
+		clients[i] = cl
+	}
+	values := make([][]byte, 256)
+	for i := range values {
+		values[i] = benchValue(i)
+	}
+	var peak atomic.Uint64
+	stop := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		var ms runtime.MemStats
+		t := time.NewTicker(5 * time.Millisecond)
+		defer t.Stop()
+		for {
+			runtime.ReadMemStats(&ms)
+			if ms.HeapAlloc > peak.Load() {
+				peak.Store(ms.HeapAlloc)
+			}
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	var before Stats
+	if p != nil {
+		before = p.Stats()
+	}
+	b.SetBytes(int64(len(values[0])))
+	b.ResetTimer()
+	var wg sync.WaitGroup
+	for w, cl := range clients {
+		n := b.N / producers
+		if w < b.N%producers {
+			n++
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx := context.Background()
+			for i := 0; i < n; i++ {
+				cl.Produce(ctx, &kgo.Record{Value: values[i%len(values)]}, func(_ *kgo.Record, err error) {
+					if err != nil {
+						b.Error(err)
+					}
+				})
+			}
+			if err := cl.Flush(ctx); err != nil {
+				b.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	b.StopTimer()
+	close(stop)
+	<-sampled
+	b.ReportMetric(float64(peak.Load())/(1<<20), "peak-heap-MB")
+	if p != nil {
+		after := p.Stats()
+		ex := after.Exchanges - before.Exchanges
+		if mode != "forward" && ex > 0 {
+			b.ReportMetric(100*float64(after.Skipped-before.Skipped)/float64(ex), "skipped-%")
+		}
+	}
+}
