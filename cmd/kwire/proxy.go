@@ -8,12 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -24,6 +22,7 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/internal/capture"
 	"github.com/kwire/kwire/internal/proxy"
 )
 
@@ -203,7 +202,7 @@ type proxyRun struct {
 	dec      proxy.Decoder
 	line     []byte
 	ev       []byte
-	stats    map[int16]*proxyAPIStats
+	stats    map[int16]*apiStats
 	errCodes map[int16]int
 	shown    int
 	skipped  int
@@ -211,7 +210,7 @@ type proxyRun struct {
 }
 
 func (c *proxyConfig) run(ctx context.Context, e *env) int {
-	r := &proxyRun{cfg: c, e: e, w: bufio.NewWriterSize(e.stdout, 64<<10), stats: map[int16]*proxyAPIStats{}, errCodes: map[int16]int{}, started: time.Now()}
+	r := &proxyRun{cfg: c, e: e, w: bufio.NewWriterSize(e.stdout, 64<<10), stats: map[int16]*apiStats{}, errCodes: map[int16]int{}, started: time.Now()}
 	r.dec.ShowSecrets = c.showSecrets
 	// The table alone needs error codes, not records.
 	r.dec.Options.RawRecords = c.summary && c.web == ""
@@ -339,55 +338,29 @@ func (r *proxyRun) exchange(x *proxy.Exchange) {
 	}
 }
 
-// appendProxyLine appends an exchange's line in kwire pcap's format: where
-// and when it happened, then the request and response in value JSON; and
-// what the proxy adds: the endpoints it rewrote and the secrets it
-// blanked.
+// appendProxyLine appends an exchange's line: kwire pcap's line, written
+// by pcap's own appendExchange from the exchange as a capture would hold
+// it, then what the proxy adds: "unanswered" (a later response overtook
+// it), "rewritten" (broker endpoints rewritten in the response the client
+// got) and "redacted" (the paths of the secrets zeroed).
 func appendProxyLine(out []byte, x *proxy.Exchange, d *proxy.Decoded, jo codec.JSONOptions) []byte {
-	out = append(out, `{"conn":"conn `...)
-	out = strconv.AppendUint(out, x.ConnID, 10)
-	out = append(out, ' ')
-	out = x.Client.AppendTo(out)
-	out = append(out, "->"...)
-	out = x.Broker.AppendTo(out)
-	out = append(out, `","connId":`...)
-	out = strconv.AppendUint(out, x.ConnID, 10)
-	out = append(out, `,"apiKey":`...)
-	out = strconv.AppendInt(out, int64(d.APIKey), 10)
-	if a := schema.ByKey(d.APIKey); a != nil {
-		out = append(out, `,"apiName":"`...)
-		out = append(out, a.Name...)
-		out = append(out, '"')
+	conn := &capture.Conn{ID: int(x.ConnID),
+		Client: capture.Endpoint{IP: x.Client.Addr(), Port: x.Client.Port()},
+		Broker: capture.Endpoint{IP: x.Broker.Addr(), Port: x.Broker.Port()}}
+	cx := &capture.Exchange{Conn: conn, APIKey: x.APIKey, APIVersion: x.APIVersion, CorrelationID: x.CorrelationID,
+		Latency: x.Latency(), NoResponseExpected: x.NoResponseExpected, ConnClosed: x.ConnClosed}
+	if x.Request != nil {
+		cx.Request = &capture.Frame{Conn: conn, FromClient: true, Time: x.RequestTime, Bytes: x.Request}
 	}
-	out = append(out, `,"apiVersion":`...)
-	out = strconv.AppendInt(out, int64(d.APIVersion), 10)
-	out = append(out, `,"correlationId":`...)
-	out = strconv.AppendInt(out, int64(x.CorrelationID), 10)
-	out = append(out, `,"paired":`...)
-	out = strconv.AppendBool(out, x.Paired())
-	if x.NoResponseExpected {
-		out = append(out, `,"noResponseExpected":true`...)
+	if x.Response != nil {
+		cx.Response = &capture.Frame{Conn: conn, Time: x.ResponseTime, Bytes: x.Response}
 	}
-	if x.ConnClosed {
-		out = append(out, `,"connClosed":true`...)
-	}
+	out = appendExchange(out, cx, d.APIKey, d.APIVersion,
+		decodedFrame{frame: d.Request, err: d.RequestErr},
+		decodedFrame{frame: d.Response, err: d.ResponseErr, guessed: d.Guessed}, jo)
+	out = out[:len(out)-2] // "}\n"
 	if x.Unanswered {
 		out = append(out, `,"unanswered":true`...)
-	}
-	if x.RequestSize > 0 {
-		out = appendProxyTime(append(out, `,"requestTime":`...), x.RequestTime)
-	}
-	if x.ResponseSize > 0 {
-		out = appendProxyTime(append(out, `,"responseTime":`...), x.ResponseTime)
-	}
-	if x.Paired() {
-		out = append(out, `,"latencyMs":`...)
-		out = strconv.AppendFloat(out, float64(x.Latency().Microseconds())/1000, 'f', 3, 64)
-	}
-	if len(d.Guessed) > 0 {
-		out = append(out, `,"guessed":{"confidence":`...)
-		out = strconv.AppendFloat(out, d.Guessed[0].Confidence, 'f', 2, 64)
-		out = append(out, '}')
 	}
 	if x.Rewritten > 0 {
 		out = append(out, `,"rewritten":`...)
@@ -403,31 +376,7 @@ func appendProxyLine(out []byte, x *proxy.Exchange, d *proxy.Decoded, jo codec.J
 		}
 		out = append(out, ']')
 	}
-	out = appendProxySide(out, "request", d.Request, d.RequestErr, jo)
-	out = appendProxySide(out, "response", d.Response, d.ResponseErr, jo)
 	return append(out, '}')
-}
-
-func appendProxySide(out []byte, name string, f *codec.Frame, err error, jo codec.JSONOptions) []byte {
-	if f != nil {
-		out = append(out, `,"`...)
-		out = append(out, name...)
-		out = append(out, `":`...)
-		out = f.AppendJSON(out, jo)
-	}
-	if err != nil {
-		out = append(out, `,"`...)
-		out = append(out, name...)
-		out = append(out, `Error":`...)
-		out = strconv.AppendQuote(out, err.Error())
-	}
-	return out
-}
-
-func appendProxyTime(out []byte, t time.Time) []byte {
-	out = append(out, '"')
-	out = t.UTC().AppendFormat(out, time.RFC3339Nano)
-	return append(out, '"')
 }
 
 // exchangeTree draws one exchange for a terminal: a title line, then the
@@ -473,45 +422,22 @@ func exchangeTree(x *proxy.Exchange, d *proxy.Decoded, color bool) string {
 	return b.String()
 }
 
-// proxyAPIStats is what the summary keeps per API.
-type proxyAPIStats struct {
-	versions  map[int16]int
-	count     int
-	bytes     int64
-	unpaired  int
-	latencies []time.Duration // up to maxProxyLatencies, then a uniform sample
-	seen      int
-	max       time.Duration
-	rng       *rand.Rand
-}
-
-// maxProxyLatencies bounds the latencies kept per API for percentiles, so
-// a proxy running for days keeps a flat memory.
-const maxProxyLatencies = 1 << 14
-
+// count adds an exchange shown to the summary, in pcap's apiStats.
 func (r *proxyRun) count(x *proxy.Exchange, d *proxy.Decoded, codes []int16) {
 	st := r.stats[d.APIKey]
 	if st == nil {
-		st = &proxyAPIStats{versions: map[int16]int{}}
+		name := schema.APIName(d.APIKey)
+		if name == "" {
+			name = strconv.Itoa(int(d.APIKey))
+		}
+		st = &apiStats{name: name, key: d.APIKey, versions: map[int16]int{}}
 		r.stats[d.APIKey] = st
 	}
 	st.count++
 	st.versions[d.APIVersion]++
 	st.bytes += int64(x.RequestSize + x.ResponseSize)
 	if x.Paired() {
-		l := x.Latency()
-		st.seen++
-		st.max = max(st.max, l)
-		if len(st.latencies) < maxProxyLatencies {
-			st.latencies = append(st.latencies, l)
-		} else {
-			if st.rng == nil {
-				st.rng = rand.New(rand.NewPCG(1, 2))
-			}
-			if j := st.rng.IntN(st.seen); j < maxProxyLatencies {
-				st.latencies[j] = l
-			}
-		}
+		st.latencies.add(x.Latency())
 	} else if !x.NoResponseExpected {
 		st.unpaired++
 	}
@@ -544,18 +470,8 @@ func (r *proxyRun) printSummary() {
 	sampled := false
 	for _, k := range keys {
 		s := r.stats[int16(k)]
-		lat := slices.Clone(s.latencies)
-		slices.Sort(lat)
-		sampled = sampled || s.seen > len(lat)
-		pct := func(p float64) time.Duration {
-			if len(lat) == 0 {
-				return 0
-			}
-			if p >= 1 {
-				return s.max
-			}
-			return lat[int(p*float64(len(lat)-1))]
-		}
+		s.latencies.sort()
+		sampled = sampled || s.latencies.sampled()
 		var vs []string
 		var vk []int
 		for v := range s.versions {
@@ -565,17 +481,13 @@ func (r *proxyRun) printSummary() {
 		for _, v := range vk {
 			vs = append(vs, "v"+strconv.Itoa(v)+"×"+strconv.Itoa(s.versions[int16(v)]))
 		}
-		name := schema.APIName(int16(k))
-		if name == "" {
-			name = strconv.Itoa(k)
-		}
 		ms := func(d time.Duration) string { return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 2, 64) }
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t\n", name, strings.Join(vs, " "), s.count, s.unpaired, s.bytes,
-			ms(pct(.5)), ms(pct(.9)), ms(pct(.99)), ms(pct(1)))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t\n", s.name, strings.Join(vs, " "), s.count, s.unpaired, s.bytes,
+			ms(s.latencies.percentile(.5)), ms(s.latencies.percentile(.9)), ms(s.latencies.percentile(.99)), ms(s.latencies.percentile(1)))
 	}
 	tw.Flush()
 	if sampled {
-		fmt.Fprintf(w, "(percentiles from a uniform sample of %d latencies per API; MAX exact)\n", maxProxyLatencies)
+		fmt.Fprintf(w, "(percentiles from a uniform sample of %d latencies per API; MAX exact)\n", maxLatencies)
 	}
 	if len(r.errCodes) > 0 {
 		fmt.Fprintln(w, "\nerror codes seen:")
