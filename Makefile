@@ -43,7 +43,8 @@ FUZZ_TARGETS = ./codec:FuzzDecode ./codec:FuzzEncodeJSON ./codec:FuzzParseJSON \
 	./codec/records:FuzzSnappy ./codec/records:FuzzLZ4 ./codec/records:FuzzZstd \
 	./internal/input:FuzzParse ./internal/input:FuzzParseRepeat ./internal/input:FuzzSplitFrames ./internal/input:FuzzRoundTrip \
 	./internal/capture:FuzzRead:$(CAPTURE_FUZZTIME) ./internal/capture:FuzzReassemble:$(CAPTURE_FUZZTIME_SHORT) \
-	./internal/capture:FuzzPcapng:$(CAPTURE_FUZZTIME_SHORT)
+	./internal/capture:FuzzPcapng:$(CAPTURE_FUZZTIME_SHORT) \
+	./internal/proxy:FuzzRelay ./internal/proxy:FuzzRewrite
 
 fuzz-ci:
 	@for t in $(FUZZ_TARGETS); do \

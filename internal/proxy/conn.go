@@ -120,6 +120,12 @@ func (c *conn) run() {
 	}
 	c.bAddr = addrPort(up.RemoteAddr())
 	c.name = "conn " + strconv.FormatUint(c.id, 10) + " " + c.client.RemoteAddr().String() + "->" + up.RemoteAddr().String()
+	c.relay()
+}
+
+// relay runs both directions until either ends, then hands over the
+// requests left unanswered.
+func (c *conn) relay() {
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
@@ -225,7 +231,8 @@ func (c *conn) requests() error {
 	var out []byte
 	var f framer
 	f.need = 12
-	var cur *Exchange // the request being relayed
+	var cur *Exchange                             // the request being relayed
+	defer func() { c.p.release(budgetOf(cur)) }() // a request cut short is never shown
 	var wanted bool
 	var head []byte // the start of a Produce request, to find acks
 	raw := false    // the frame is a raw SASL token
@@ -304,11 +311,9 @@ func (c *conn) requests() error {
 		}
 		if rerr != nil {
 			if c.isDone() {
-				c.p.release(budgetOf(cur))
 				return nil // closed from the other side, which said why
 			}
 			if cur != nil || f.pn > 0 {
-				c.p.release(budgetOf(cur))
 				got := f.pn
 				if f.in {
 					got = 4 + f.size - f.left
@@ -450,6 +455,7 @@ func (c *conn) responses() error {
 	var f framer
 	f.need = 8
 	var cur *Exchange
+	defer func() { c.p.release(budgetOf(cur)) }() // a response cut short is never shown
 	var wanted, holding bool
 	for {
 		n, rerr := c.upstream.Read(buf)
@@ -508,7 +514,6 @@ func (c *conn) responses() error {
 					b, err := c.rewrite(cur, hold)
 					if err != nil {
 						c.p.stats.rewriteFails.Add(1)
-						c.p.release(cur.budget)
 						c.write(c.client, out, &c.p.stats.bytesDown)
 						return err
 					}
@@ -535,11 +540,9 @@ func (c *conn) responses() error {
 		}
 		if rerr != nil {
 			if c.isDone() {
-				c.p.release(budgetOf(cur))
 				return nil // closed from the other side, which said why
 			}
 			if cur != nil || f.pn > 0 {
-				c.p.release(budgetOf(cur))
 				got := f.pn
 				if f.in {
 					got = 4 + f.size - f.left
