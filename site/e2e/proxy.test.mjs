@@ -1,0 +1,124 @@
+// kwire proxy's live view in real Chromium: kfake with three brokers
+// (internal/proxy/kfakedemo), kwire proxy in front of it serving the
+// playground with --web, and a franz-go client producing through the
+// proxy. The exchange must appear in the page's capture table within a
+// second of the client starting, and a click must show its request and
+// response decoded. Screenshots go to test-results/proxy/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { build, launch, root } from './helpers-playground.mjs';
+
+const run = promisify(execFile);
+const shots = join(root, 'test-results', 'proxy');
+
+// A child process whose output lines can be waited for.
+function start(cmd, args, stream) {
+  const p = spawn(cmd, args, { stdio: ['pipe', stream === 'stdout' ? 'pipe' : 'ignore', stream === 'stderr' ? 'pipe' : 'inherit'] });
+  const lines = [];
+  const waiters = [];
+  createInterface({ input: p[stream] }).on('line', (l) => {
+    lines.push(l);
+    for (const w of waiters.splice(0)) if (!w(l)) waiters.push(w);
+  });
+  p.waitFor = (re, ms = 30_000) => new Promise((resolve, reject) => {
+    const seen = lines.map((l) => l.match(re)).find(Boolean);
+    if (seen) { resolve(seen); return; }
+    const t = setTimeout(() => reject(new Error(cmd + ': no line matching ' + re + ' in ' + ms + ' ms; got:\n' + lines.join('\n'))), ms);
+    waiters.push((l) => { const m = l.match(re); if (m) { clearTimeout(t); resolve(m); } return !!m; });
+  });
+  p.send = (line) => p.stdin.write(line + '\n');
+  return p;
+}
+
+let built, browser, demo, proxy, proxyAddr, web;
+
+before(async () => {
+  mkdirSync(shots, { recursive: true });
+  built = await build();
+  const kwire = join(built.dir, 'kwire'), kfakedemo = join(built.dir, 'kfakedemo');
+  await Promise.all([
+    run('go', ['build', '-o', kwire, './cmd/kwire'], { cwd: root, timeout: 300_000 }),
+    run('go', ['build', '-o', kfakedemo, './internal/proxy/kfakedemo'], { cwd: root, timeout: 300_000 }),
+  ]);
+  demo = start(kfakedemo, [], 'stdout');
+  const [, seed] = await demo.waitFor(/^seed (\S+)$/);
+  // The proxy's lines go nowhere; its log (stderr) says where it listens.
+  // --decode-cpu 0: every exchange is shown, however loaded the machine.
+  proxy = start(kwire, ['proxy', '--upstream', seed, '--listen', '127.0.0.1:0', '--web', '127.0.0.1:0', '--web-dir', built.dir,
+    '--format', 'ndjson', '--decode-cpu', '0'], 'stderr');
+  [, proxyAddr] = await proxy.waitFor(/listening on (\S+),/);
+  [, web] = await proxy.waitFor(/live feed is at http:\/\/([^/]+)\//);
+  browser = await launch();
+}, { timeout: 600_000 });
+
+after(async () => {
+  await browser?.close();
+  proxy?.kill('SIGINT');
+  demo?.stdin.end();
+  demo?.kill();
+});
+
+test('kwire proxy --web: a client\'s exchanges appear in the table within a second; a click shows one', { timeout: 120_000 }, async () => {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto('http://' + web + '/playground/#live');
+  await page.waitForSelector('body[data-ready]', { timeout: 60_000 });
+  await page.waitForFunction(() => document.body.dataset.live === 'open', null, { timeout: 10_000 });
+  assert.match(await page.textContent('#cap-title'), /^Live from kwire proxy: 0 exchanges, 0 connections \(connected\)$/);
+
+  const produceRow = () => [...document.querySelectorAll('#cap-table tbody tr')].some((tr) => tr.cells[4].textContent === 'Produce');
+  const t0 = Date.now();
+  demo.send('produce ' + proxyAddr + ' hello from the browser test');
+  await page.waitForFunction(produceRow, null, { timeout: 1000, polling: 10 });
+  const took = Date.now() - t0;
+  console.log('the Produce exchange was in the table ' + took + ' ms after the client started');
+  assert.ok(took <= 1000, took + ' ms');
+  await demo.waitFor(/^produced 1$/);
+
+  const rows = await page.$$eval('#cap-table tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+  const apis = rows.map((r) => r[4]);
+  for (const a of ['ApiVersions', 'Metadata', 'Produce']) assert.ok(apis.includes(a), a + ' in ' + apis);
+  for (const r of rows.filter((r) => r[4] === 'Produce' || r[4] === 'Metadata')) {
+    assert.equal(r[3], '⇄ both');
+    assert.match(r[9], /^\d+\.\d{3}$/, 'a latency');
+  }
+  assert.match(await page.textContent('#cap-title'), /^Live from kwire proxy: \d+ exchanges, \d+ connections? \(connected\)$/);
+  const sum = await page.$$eval('#cap-summary tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+  assert.equal(sum.reduce((n, r) => n + +r[2], 0), rows.length);
+
+  // A click decodes the request and the response side by side, from the
+  // bytes the feed carried.
+  const before = await page.evaluate(() => document.body.dataset.decoded || '');
+  await page.locator('#cap-table tbody tr').filter({ has: page.locator('td.pg-c-api', { hasText: /^Produce$/ }) }).first().click();
+  await page.waitForFunction((b) => (document.body.dataset.decoded || '') !== b, before, { timeout: 30_000 });
+  await page.waitForFunction(() => document.querySelectorAll('#tree .pg-row').length > 0 && document.querySelectorAll('#grids .kw-row').length > 0);
+  assert.match(await page.textContent('#frame-title'), /^Request: Produce v\d+ request, \d+ bytes$/);
+  assert.match(await page.textContent('#frame-title-2'), /^Response: Produce v\d+ response, \d+ bytes$/);
+  // The record's value, decoded, further down the (virtual) JSON view.
+  await page.waitForFunction(() => {
+    const j = document.getElementById('json');
+    if (/"text": "hello from the browser test"/.test(j.innerText)) return true;
+    let s = j;
+    while (s && s.scrollHeight <= s.clientHeight) s = s.parentElement;
+    if (s) s.scrollTop += s.clientHeight / 2;
+    return false;
+  }, null, { timeout: 10_000, polling: 100 });
+  assert.match(await page.$eval('#tree', (e) => e.innerText), /topicData/);
+  assert.match(await page.$eval('#tree-2', (e) => e.innerText), /responses/);
+
+  // More traffic keeps arriving while an exchange is shown.
+  const n = rows.length;
+  demo.send('produce ' + proxyAddr);
+  await page.waitForFunction((n) => document.querySelectorAll('#cap-table tbody tr').length > n, n, { timeout: 5000 });
+  await demo.waitFor(/^produced 2$/);
+  await page.screenshot({ path: join(shots, 'live.png'), fullPage: true });
+  assert.deepEqual(errors, []);
+  await context.close();
+});
