@@ -24,6 +24,7 @@ import (
 //	"half-response"  writes half its response, then closes
 //	"huge-response"  answers with a size prefix of 1 GiB
 //	"raw-sasl"       after SaslHandshake v0, echoes raw SASL tokens
+//	"bad-metadata"   answers Metadata with bytes that do not decode
 type fakeBroker struct {
 	ln  net.Listener
 	mu  sync.Mutex
@@ -111,6 +112,13 @@ func (b *fakeBroker) serve(c net.Conn) {
 			panic(err)
 		}
 		switch client {
+		case "bad-metadata":
+			if h.APIKey == schema.KeyMetadata {
+				bad := append(resp[:8:8], 0xff, 0xff, 0xff, 0x7f) // a broker count of 2^31-1
+				binary.BigEndian.PutUint32(bad, uint32(len(bad)-4))
+				c.Write(bad)
+				continue
+			}
 		case "half-response":
 			c.Write(resp[:len(resp)/2])
 			b.ended("closed mid-response")
@@ -291,6 +299,18 @@ func TestFaults(t *testing.T) {
 			}
 			return false
 		}, 5*time.Second, 5*time.Millisecond)
+		steadyOK()
+		healthy(t, p)
+	})
+
+	t.Run("a response that needs rewriting and does not decode", func(t *testing.T) {
+		c := dial()
+		c.Write(request(t, schema.KeyMetadata, 9, 3, "bad-metadata", map[string]any{"topics": nil}))
+		require.Empty(t, readEOF(t, c), "nothing reaches the client, least of all a broker's address")
+		require.Eventually(t, func() bool {
+			return lg.has("a Metadata v9 response (12 bytes) could not be rewritten") && lg.has("closing the connection rather than give the client a broker's own address")
+		}, 5*time.Second, 5*time.Millisecond, lg.String())
+		require.Equal(t, int64(1), p.Stats().RewriteFails)
 		steadyOK()
 		healthy(t, p)
 	})
