@@ -527,13 +527,15 @@ func kgoTraffic(t *testing.T, addr, clientID, topic string, n int) {
 }
 
 // TestProxyCLIFilters: --api, --client-id and --errors-only keep exactly
-// the exchanges they name, as kwire pcap's do.
+// the exchanges they name, as kwire pcap's do. The CLI tests run with
+// --decode-cpu 0, so that every exchange is shown however loaded the
+// machine; the CPU share itself is tested in internal/proxy (TestSinkShare).
 func TestProxyCLIFilters(t *testing.T) {
 	cluster, _ := kfakeCluster(t, kfake.SeedTopics(1, "f"))
 	seed := cluster.ListenAddrs()[0]
-	api := startProxyCLI(t, "--upstream", seed, "--listen", "127.0.0.1:0", "--format", "ndjson", "--api", "Metadata")
-	client := startProxyCLI(t, "--upstream", seed, "--listen", "127.0.0.1:0", "--format", "ndjson", "--client-id", "only-me")
-	errs := startProxyCLI(t, "--upstream", seed, "--listen", "127.0.0.1:0", "--format", "ndjson", "--errors-only")
+	api := startProxyCLI(t, "--upstream", seed, "--listen", "127.0.0.1:0", "--decode-cpu", "0", "--format", "ndjson", "--api", "Metadata")
+	client := startProxyCLI(t, "--upstream", seed, "--listen", "127.0.0.1:0", "--decode-cpu", "0", "--format", "ndjson", "--client-id", "only-me")
+	errs := startProxyCLI(t, "--upstream", seed, "--listen", "127.0.0.1:0", "--decode-cpu", "0", "--format", "ndjson", "--errors-only")
 	kgoTraffic(t, api.addr, "a", "f", 3)
 	kgoTraffic(t, client.addr, "only-me", "f", 3)
 	kgoTraffic(t, client.addr, "someone-else", "f", 3)
@@ -572,9 +574,9 @@ func TestProxyCLIFilters(t *testing.T) {
 func TestProxyCLISummaryAndTree(t *testing.T) {
 	cluster, _ := kfakeCluster(t, kfake.SeedTopics(1, "s"))
 	seed := cluster.ListenAddrs()[0]
-	sum := startProxyCLI(t, "--upstream", seed, "--listen", "127.0.0.1:0", "--summary")
-	tree := startProxyCLI(t, "--upstream", seed, "--listen", "127.0.0.1:0", "--format", "tree")
-	every := startProxyCLI(t, "--upstream", seed, "--listen", "127.0.0.1:0", "--summary", "--every", "50ms")
+	sum := startProxyCLI(t, "--upstream", seed, "--listen", "127.0.0.1:0", "--decode-cpu", "0", "--summary")
+	tree := startProxyCLI(t, "--upstream", seed, "--listen", "127.0.0.1:0", "--decode-cpu", "0", "--format", "tree")
+	every := startProxyCLI(t, "--upstream", seed, "--listen", "127.0.0.1:0", "--decode-cpu", "0", "--summary", "--every", "50ms")
 	kgoTraffic(t, sum.addr, "sum", "s", 2)
 	kgoTraffic(t, tree.addr, "tree", "s", 2)
 	kgoTraffic(t, every.addr, "every", "s", 2)
@@ -606,7 +608,7 @@ func TestProxyCLIWeb(t *testing.T) {
 	cluster, _ := kfakeCluster(t, kfake.SeedTopics(1, "w"))
 	site := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(site, "index.html"), []byte("<title>kwire</title>"), 0o644))
-	p := startProxyCLI(t, "--upstream", cluster.ListenAddrs()[0], "--listen", "127.0.0.1:0", "--format", "ndjson", "--web", "127.0.0.1:0", "--web-dir", site)
+	p := startProxyCLI(t, "--upstream", cluster.ListenAddrs()[0], "--listen", "127.0.0.1:0", "--format", "ndjson", "--decode-cpu", "0", "--web", "127.0.0.1:0", "--web-dir", site)
 	var web string
 	require.Eventually(t, func() bool {
 		m := webRE.FindStringSubmatch(p.stderr.String())
@@ -669,14 +671,14 @@ func TestProxyCLIWeb(t *testing.T) {
 
 // TestProxyCLISlowOutput: when nothing reads the proxy's output, decoding
 // falls behind and skips exchanges, saying how many, while the clients are
-// served as fast as ever.
+// served as fast as ever. (--decode-cpu 0: the queue alone decides here.)
 func TestProxyCLISlowOutput(t *testing.T) {
 	cluster, _ := kfakeCluster(t, kfake.SeedTopics(1, "slow"))
 	pr, pw, err := os.Pipe()
 	require.NoError(t, err)
 	defer pr.Close()
 	p := &proxyCLI{cmd: exec.Command(kwireBin, "proxy", "--upstream", cluster.ListenAddrs()[0], "--listen", "127.0.0.1:0",
-		"--format", "ndjson", "--queue", "4"), done: make(chan struct{})}
+		"--format", "ndjson", "--queue", "4", "--decode-cpu", "0"), done: make(chan struct{})}
 	p.cmd.Stdout = pw
 	errPipe, err := p.cmd.StderrPipe()
 	require.NoError(t, err)

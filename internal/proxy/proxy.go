@@ -90,7 +90,9 @@ type Config struct {
 	// SinkShare bounds the time the sink may take, as a share of one CPU
 	// (0.25: a quarter of a core's time), measured as the wall time spent
 	// in Sink; past it (after a burst of SinkBurst) exchanges are skipped,
-	// and not even copied, until the share is back under. Decoding is
+	// and not even copied, until the share is back under. One call is
+	// charged at most SinkBurst, so the longest silence after a stall is
+	// SinkBurst/SinkShare. Decoding is
 	// what a busy proxy can least afford: this keeps it from taking the
 	// CPU the traffic needs. Zero means no limit beyond the queue.
 	SinkShare float64
@@ -404,8 +406,12 @@ func (p *Proxy) runSink() {
 		p.release(x.budget)
 		p.stats.delivered.Add(1)
 		if share > 0 {
+			// A call is charged at most the burst: wall time is what is
+			// measured, and a sink stuck on its output (a pager, a full
+			// pipe) is not using the CPU; a long stall must not silence
+			// the sink for ten times as long afterwards.
 			now := time.Now()
-			tokens -= float64(now.Sub(start))
+			tokens = max(tokens-float64(now.Sub(start)), -float64(burst))
 			if tokens <= 0 {
 				p.pause(now, tokens, share)
 			}
