@@ -13,6 +13,7 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/codec/wire"
 )
 
 const (
@@ -44,6 +45,10 @@ type conn struct {
 	saslRaw bool // after SaslHandshake v0: frames may be raw SASL tokens
 
 	dec codec.Decoder // for rewriting responses
+
+	// Said once per connection, not once per frame: the requests side's
+	// short frames, the responses side's short and stray ones.
+	saidShortReq, saidShortRsp, saidStray bool
 }
 
 // waitingReq is a request forwarded and not yet answered.
@@ -235,7 +240,17 @@ func (c *conn) requests() error {
 	defer func() { c.p.release(budgetOf(cur)) }() // a request cut short is never shown
 	var wanted bool
 	var head []byte // the start of a Produce request, to find acks
-	raw := false    // the frame is a raw SASL token
+	var acks int16
+	headDone := true
+	collect := func(b []byte) {
+		if headDone {
+			return
+		}
+		head = append(head, b[:min(len(b), produceHead-len(head))]...)
+		if a, ok := produceAcks(head); ok || len(head) >= produceHead {
+			headDone, acks = true, a
+		}
+	}
 	for {
 		n, rerr := c.client.Read(buf)
 		p := buf[:n]
@@ -246,9 +261,7 @@ func (c *conn) requests() error {
 			if cur != nil && cur.Request != nil {
 				cur.Request = append(cur.Request, p...)
 			}
-			if cur != nil && cur.APIKey == schema.KeyProduce && len(head) < produceHead {
-				head = append(head, p[:min(n, produceHead-len(head))]...)
-			}
+			collect(p)
 			if err := c.write(c.upstream, p, &c.p.stats.bytesUp); err != nil {
 				return nil
 			}
@@ -267,17 +280,14 @@ func (c *conn) requests() error {
 				if !ok {
 					break
 				}
-				cur, wanted, raw = c.beginRequest(&f)
+				cur, wanted = c.beginRequest(&f)
 				out = append(out, f.pre[:f.pn]...)
-				head = head[:0]
-				if cur != nil {
-					if cur.Request != nil {
-						cur.Request = append(cur.Request, f.pre[:f.pn]...)
-					}
-					if cur.APIKey == schema.KeyProduce {
-						head = append(head, f.pre[:f.pn]...)
-					}
+				head, acks = head[:0], -1
+				headDone = cur == nil || cur.APIKey != schema.KeyProduce
+				if cur != nil && cur.Request != nil {
+					cur.Request = append(cur.Request, f.pre[:f.pn]...)
 				}
+				collect(f.pre[:f.pn])
 			} else {
 				k := min(f.left, len(p))
 				b := p[:k]
@@ -288,13 +298,11 @@ func (c *conn) requests() error {
 					if cur.Request != nil {
 						cur.Request = append(cur.Request, b...)
 					}
-					if cur.APIKey == schema.KeyProduce && len(head) < produceHead {
-						head = append(head, b[:min(len(b), produceHead-len(head))]...)
-					}
+					collect(b)
 				}
 			}
 			if f.in && f.left == 0 {
-				if err := c.endRequest(cur, wanted, raw, head); err != nil {
+				if err := c.endRequest(cur, wanted, acks == 0); err != nil {
 					return err
 				}
 				cur = nil
@@ -344,11 +352,14 @@ func sizeText(f *framer) string {
 
 // beginRequest starts a request once its prefix is known. It returns the
 // exchange to fill (nil for a raw SASL token or a frame too short to be a
-// request), whether the sink wants it, and whether it is a raw SASL token.
-func (c *conn) beginRequest(f *framer) (*Exchange, bool, bool) {
+// request) and whether the sink wants it.
+func (c *conn) beginRequest(f *framer) (*Exchange, bool) {
 	if f.pn < 12 {
-		c.logf("a request of ", strconv.Itoa(f.size), " bytes is too short for a request header; forwarded as it is")
-		return nil, false, false
+		if !c.saidShortReq {
+			c.saidShortReq = true
+			c.logf("a request of ", strconv.Itoa(f.size), " bytes is too short for a request header; forwarded as it is (said once per connection)")
+		}
+		return nil, false
 	}
 	key := int16(binary.BigEndian.Uint16(f.pre[4:]))
 	ver := int16(binary.BigEndian.Uint16(f.pre[6:]))
@@ -358,7 +369,7 @@ func (c *conn) beginRequest(f *framer) (*Exchange, bool, bool) {
 		if a := schema.ByKey(key); a == nil || !a.Request.Valid.Contains(ver) {
 			c.mu.Unlock()
 			c.p.stats.saslTokens.Add(1)
-			return nil, false, true
+			return nil, false
 		}
 		c.saslRaw = false
 	}
@@ -369,17 +380,17 @@ func (c *conn) beginRequest(f *framer) (*Exchange, bool, bool) {
 		x.budget = int64(4 + f.size)
 		x.Request = make([]byte, 0, 4+f.size)
 	}
-	return x, wanted, false
+	return x, wanted
 }
 
 // endRequest registers a whole request as waiting for its response (before
 // its last bytes are forwarded, so the response always finds it).
-func (c *conn) endRequest(x *Exchange, wanted, raw bool, head []byte) error {
+func (c *conn) endRequest(x *Exchange, wanted, acksZero bool) error {
 	if x == nil {
 		return nil
 	}
 	x.RequestTime = time.Now()
-	if x.APIKey == schema.KeyProduce && acksZero(head) {
+	if x.APIKey == schema.KeyProduce && acksZero {
 		x.NoResponseExpected = true
 		c.p.deliver(x, wanted)
 		return nil
@@ -403,19 +414,23 @@ func (c *conn) endRequest(x *Exchange, wanted, raw bool, head []byte) error {
 	return nil
 }
 
-// acksZero reads acks from the start of a Produce request.
-func acksZero(b []byte) bool {
+// produceAcks reads acks from the start of a Produce request; known is
+// false while more bytes are needed.
+func produceAcks(b []byte) (acks int16, known bool) {
 	h, err := codec.ParseRequestHeader(b, true)
 	if err != nil {
-		return false
+		return -1, !errors.Is(err, wire.ErrShort)
 	}
 	off := 4 + h.Len
 	if h.APIVersion >= 3 {
 		// transactionalId: nullable string, compact from version 9.
 		if h.APIVersion >= 9 {
 			n, k := binary.Uvarint(b[min(off, len(b)):])
-			if k <= 0 {
-				return false
+			if k == 0 {
+				return -1, false
+			}
+			if k < 0 {
+				return -1, true
 			}
 			off += k
 			if n > 0 {
@@ -423,7 +438,7 @@ func acksZero(b []byte) bool {
 			}
 		} else {
 			if off+2 > len(b) {
-				return false
+				return -1, false
 			}
 			n := int16(binary.BigEndian.Uint16(b[off:]))
 			off += 2
@@ -433,9 +448,9 @@ func acksZero(b []byte) bool {
 		}
 	}
 	if off+2 > len(b) {
-		return false
+		return -1, false
 	}
-	return binary.BigEndian.Uint16(b[off:]) == 0
+	return int16(binary.BigEndian.Uint16(b[off:])), true
 }
 
 // write writes b whole, counting it.
@@ -570,7 +585,10 @@ func (c *conn) beginResponse(f *framer) (*Exchange, bool) {
 			c.p.stats.saslTokens.Add(1)
 			return nil, false
 		}
-		c.logf("a response of ", strconv.Itoa(f.size), " bytes is too short for a response header; forwarded as it is")
+		if !c.saidShortRsp {
+			c.saidShortRsp = true
+			c.logf("a response of ", strconv.Itoa(f.size), " bytes is too short for a response header; forwarded as it is (said once per connection)")
+		}
 		return nil, false
 	}
 	corr := int32(binary.BigEndian.Uint32(f.pre[4:]))
@@ -586,7 +604,10 @@ func (c *conn) beginResponse(f *framer) (*Exchange, bool) {
 			c.p.stats.saslTokens.Add(1)
 			return nil, false
 		}
-		c.logf("a response with correlation id ", strconv.Itoa(int(corr)), " answers no request in flight; forwarded as it is")
+		if !c.saidStray {
+			c.saidStray = true
+			c.logf("a response with correlation id ", strconv.Itoa(int(corr)), " answers no request in flight; forwarded as it is (said once per connection)")
+		}
 		x := &Exchange{ConnID: c.id, Client: c.cAddr, Broker: c.bAddr, APIKey: -1, APIVersion: -1, CorrelationID: corr, ResponseSize: 4 + f.size}
 		wanted := c.p.cfg.Sink != nil
 		if wanted && c.p.acquire(4+f.size) {

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"encoding/binary"
 	"io"
 	"net"
@@ -13,6 +14,9 @@ import (
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // TestListenOnlyWhereTold: the proxy listens where it is told, on that
@@ -155,4 +159,67 @@ func TestMemoryBounded(t *testing.T) {
 	require.Less(t, forward, uint64(4<<20), "forwarding holds no frame")
 	require.Less(t, sinking, uint64(2*(queue+len(frame))), "copies stop at the queue's budget")
 	require.Equal(t, int64(queue), dec.used.Load(), "two frames held: the one in the stuck sink and one queued")
+}
+
+// TestProduceAcks reads acks from the start of Produce requests of every
+// header and transactional-id shape, byte by byte as they arrive.
+func TestProduceAcks(t *testing.T) {
+	long := string(make([]byte, 300))
+	for _, c := range []struct {
+		ver  int16
+		txn  any
+		acks int16
+	}{{2, nil, 0}, {3, nil, 0}, {8, "tx", 1}, {8, long, 0}, {9, nil, -1}, {9, long, 0}, {11, "tx", 0}} {
+		body := map[string]any{"acks": c.acks, "timeoutMs": 1000}
+		if c.ver >= 3 {
+			body["transactionalId"] = c.txn
+		}
+		b, err := codec.Encode(nil, map[string]any{"apiKey": schema.KeyProduce, "apiVersion": c.ver,
+			"header": map[string]any{"correlationId": 1, "clientId": "acks"}, "body": body}, codec.EncodeOptions{})
+		require.NoError(t, err)
+		for n := 0; n < len(b); n++ {
+			if _, ok := produceAcks(b[:n]); ok {
+				acks, _ := produceAcks(b[:n])
+				require.Equal(t, c.acks, acks, "v%d after %d bytes", c.ver, n)
+				break
+			}
+		}
+		acks, ok := produceAcks(b)
+		require.True(t, ok)
+		require.Equal(t, c.acks, acks, "v%d", c.ver)
+	}
+}
+
+// TestAcksZeroThroughProxy: a producer with acks=0 gets no answers, and
+// the proxy pairs the answers to its other requests all the same.
+func TestAcksZeroThroughProxy(t *testing.T) {
+	c := newCluster(t, kfake.SeedTopics(1, "a0"))
+	col := &collector{}
+	p := startProxy(t, Config{Upstream: c.ListenAddrs()[0], Sink: col.sink})
+	cl, err := kgo.NewClient(kgo.SeedBrokers(p.Addr().String()), kgo.RequiredAcks(kgo.NoAck()), kgo.DisableIdempotentWrite())
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for i := 0; i < 5; i++ {
+		require.NoError(t, cl.ProduceSync(ctx, &kgo.Record{Topic: "a0", Value: []byte("fire and forget")}).FirstErr())
+		_, err := kmsg.NewPtrMetadataRequest().RequestWith(ctx, cl)
+		require.NoError(t, err)
+	}
+	cl.Close()
+	waitDrained(t, p)
+	produces, metadata := 0, 0
+	for _, j := range col.all() {
+		switch j.api {
+		case "Produce":
+			produces++
+			require.True(t, j.noResponse)
+			require.Nil(t, j.exchange.Response)
+		case "Metadata":
+			metadata++
+			require.True(t, j.exchange.Paired())
+		}
+		require.False(t, j.exchange.Unanswered, j.api)
+	}
+	require.Equal(t, 5, produces)
+	require.GreaterOrEqual(t, metadata, 5)
 }
