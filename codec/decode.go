@@ -13,33 +13,27 @@ import (
 	"github.com/kwire/kwire/codec/wire"
 )
 
-// Default limits against hostile input.
-const (
-	DefaultMaxDepth = 32
-	DefaultMaxNodes = 1 << 22
-)
-
 // Options say how to read a frame.
 type Options struct {
-	// Response selects response decoding; APIKey and Version must then be
-	// given, since a response header does not carry them.
+	// Response selects response decoding. A response header does not
+	// carry its API and version: APIKey and Version give them, or either
+	// is Any and the decoder guesses it (Frame.Guess says how).
 	Response bool
 	APIKey   int16
 	Version  int16
+	// Auto reads the frame as a request when it decodes cleanly as one,
+	// else as the likeliest response of any API and version (Response,
+	// APIKey and Version are then ignored). A size prefix that is negative
+	// or larger than the bytes given is an error either way.
+	Auto bool
 	// NoSizePrefix says the frame starts at the header, without the 4-byte size.
 	NoSizePrefix bool
-	// MaxDepth bounds struct nesting; MaxNodes the number of tree nodes.
-	// Zero means the defaults.
-	MaxDepth int
-	MaxNodes int
 	// RawRecords leaves records fields as bytes instead of decoding their
 	// batches, and consumer-protocol bytes undecoded.
 	RawRecords bool
-	// MaxDecompressed bounds the bytes decompression may produce for one
-	// frame (default 64 MiB); MaxRecordNesting the depth of compressed
-	// message-set wrappers inside wrappers (default 4).
-	MaxDecompressed  int
-	MaxRecordNesting int
+	// Limits bound the work and memory of one frame; zero values mean the
+	// defaults.
+	Limits
 }
 
 // Frame is a decoded request or response.
@@ -60,9 +54,14 @@ type Frame struct {
 	Body    *tree.Node
 	Buffers [][]byte // Buffers[0] is the input; later ones are derived (decompressed) bytes
 
-	slab    tree.Slab
-	records map[*tree.Node]*records.Result // decoded records fields
-	data    map[*tree.Node]dataView        // bytes fields decoded as data messages
+	// Guess is set when the frame was read as a response whose API and
+	// version were guessed (see Read).
+	Guess *Guess
+
+	slab     tree.Slab
+	warnings []Warning
+	records  map[*tree.Node]*records.Result // decoded records fields
+	data     map[*tree.Node]dataView        // bytes fields decoded as data messages
 }
 
 // Records returns the decoded content of a records field node, or nil.
@@ -71,48 +70,68 @@ func (f *Frame) Records(n *tree.Node) *records.Result { return f.records[n] }
 // Slab is the frame's node allocator, for hooks that add nodes.
 func (f *Frame) Slab() *tree.Slab { return &f.slab }
 
+// pathSeg is one step of a field path: ".name", "[idx]" when idx >= 0, or
+// (idx == absPath) a whole path that replaces what came before it.
 type pathSeg struct {
 	name string
 	idx  int
 }
 
+const absPath = -2
+
 type decoder struct {
-	r        wire.Reader
-	f        *Frame
-	s        *tree.Slab
-	v        int16
-	flex     bool
-	path     []pathSeg
-	depth    int
-	maxDepth int
-	nodes    int
-	maxNodes int
-	err      *DecodeError
-	nest     bool
-	buf      int // the buffer nodes point into
-	hooked   []opaqueField
+	r     wire.Reader
+	f     *Frame
+	s     *tree.Slab
+	v     int16
+	flex  bool
+	path  []pathSeg
+	depth int
+	lim   Limits
+	b     *wire.Budget
+	w     *wire.Warnings
+	err   *DecodeError
+	// nestErr is the first error inside a nested payload (a records field
+	// whose batches are framed wrongly): the frame goes on decoding and
+	// returns it at the end unless its own fields fail.
+	nestErr *DecodeError
+	nest    bool // decode records and consumer-protocol bytes
+	buf     int  // the buffer nodes point into
+	// nested is set while decoding a nested payload: nodes then stop at
+	// the budget's NestedNodes, and limitHit says a limit ended it.
+	nested   bool
+	limitHit bool
+	frameEnd int // where the frame's own bytes end, for the nested reserve
+	consumer []consumerField
+	pt       protocolType
 }
 
 func (d *decoder) pathString() string {
 	var b []byte
 	for i, p := range d.path {
-		if p.idx >= 0 {
+		switch {
+		case p.idx == absPath:
+			b = append(b[:0], p.name...)
+		case p.idx >= 0:
 			b = append(b, '[')
 			b = strconv.AppendInt(b, int64(p.idx), 10)
 			b = append(b, ']')
-			continue
+		default:
+			if i > 0 && len(b) > 0 {
+				b = append(b, '.')
+			}
+			b = append(b, p.name...)
 		}
-		if i > 0 {
-			b = append(b, '.')
-		}
-		b = append(b, p.name...)
 	}
 	return string(b)
 }
 
+func (d *decoder) push(name string) { d.path = append(d.path, pathSeg{name, -1}) }
+func (d *decoder) pop()             { d.path = d.path[:len(d.path)-1] }
+
 func (d *decoder) fail(off int, expected, found string) {
 	if d.err == nil {
-		d.err = &DecodeError{Offset: off, Path: d.pathString(), Expected: expected, Found: found}
+		d.err = &DecodeError{Offset: off, Buf: d.buf, Path: d.pathString(), Expected: expected, Found: found}
 	}
 }
 
@@ -128,10 +147,42 @@ func (d *decoder) check() bool {
 	return true
 }
 
+// warn attaches msg to n and lists it at the current path (plus field, when
+// not ""), at offset off.
+func (d *decoder) warn(n *tree.Node, off int, field, msg string) {
+	d.warnAt(nil, n, off, field, msg, false)
+}
+
+// warnAt is warn for a warning learnt after n's children were read (it
+// goes to the mark taken when n was opened; nil: at the end), or for a
+// limit hit.
+func (d *decoder) warnAt(mark *int, n *tree.Node, off int, field, msg string, limit bool) {
+	n.Warn(msg)
+	p := d.pathString()
+	if field != "" {
+		if p != "" {
+			p += "."
+		}
+		p += field
+	}
+	x := Warning{Offset: off, Buf: d.buf, Path: p, Message: msg, Limit: limit}
+	if mark != nil {
+		d.w.Insert(mark, x)
+	} else {
+		d.w.Add(x)
+	}
+}
+
 func (d *decoder) node() *tree.Node {
-	d.nodes++
-	if d.nodes > d.maxNodes && d.err == nil {
-		d.fail(d.r.Off, "at most "+strconv.Itoa(d.maxNodes)+" nodes (the MaxNodes limit)", "more")
+	d.b.Nodes++
+	if max := d.b.MaxNodes; d.nested {
+		if d.b.Nodes > d.b.NestedNodes && d.err == nil {
+			d.limitHit = true
+			d.fail(d.r.Off, "at most "+strconv.Itoa(max)+" nodes (the MaxNodes limit)", "more")
+		}
+	} else if d.b.Nodes > max && d.err == nil {
+		d.limitHit = true
+		d.fail(d.r.Off, "at most "+strconv.Itoa(max)+" nodes (the MaxNodes limit)", "more")
 	}
 	n := d.s.New()
 	n.Buf = d.buf
@@ -140,9 +191,11 @@ func (d *decoder) node() *tree.Node {
 
 // Decode decodes one frame. On malformed input it returns the partial frame
 // (its Root covers the input) and a *DecodeError. Warnings for lenient
-// readings are attached to the nodes they concern.
+// readings and limit hits are attached to the nodes they concern and
+// listed by Frame.Warnings.
 func Decode(b []byte, opts Options) (*Frame, error) {
-	return decodeInto(&Frame{}, b, opts)
+	var dec Decoder
+	return dec.Decode(b, opts)
 }
 
 // A Decoder decodes frames reusing its memory from one frame to the next,
@@ -154,17 +207,33 @@ type Decoder struct {
 
 // Decode is Decode reusing the decoder's memory.
 func (dec *Decoder) Decode(b []byte, opts Options) (*Frame, error) {
+	if opts.guessing() {
+		return dec.read(b, opts)
+	}
+	return decodeInto(dec.reset(), b, opts, nil)
+}
+
+func (dec *Decoder) reset() *Frame {
 	slab := dec.f.slab
 	slab.Reset()
 	bufs := dec.f.Buffers[:0]
-	dec.f = Frame{slab: slab, Buffers: bufs}
-	return decodeInto(&dec.f, b, opts)
+	clear(dec.f.warnings)
+	dec.f = Frame{slab: slab, Buffers: bufs, warnings: dec.f.warnings[:0]}
+	return &dec.f
 }
 
-func decodeInto(f *Frame, b []byte, opts Options) (*Frame, error) {
+func newDecoder(f *Frame, o *Options, n int, b *wire.Budget) *decoder {
+	lim := o.Limits.Resolve(n)
+	if b == nil {
+		b = lim.budget()
+	}
+	return &decoder{f: f, s: &f.slab, lim: lim, b: b, w: &wire.Warnings{List: f.warnings[:0]}, nest: !o.RawRecords}
+}
+
+func decodeInto(f *Frame, b []byte, opts Options, budget *wire.Budget) (*Frame, error) {
 	f.Response = opts.Response
 	f.Buffers = append(f.Buffers[:0], b)
-	d := newDecoder(f, &opts)
+	d := newDecoder(f, &opts, len(b), budget)
 	d.r.B = b
 	root := d.node()
 	root.Name, root.Role, root.Type = "frame", tree.RoleFrame, "frame"
@@ -176,10 +245,9 @@ func decodeInto(f *Frame, b []byte, opts Options) (*Frame, error) {
 	if !opts.NoSizePrefix {
 		n := d.node()
 		n.Name, n.Role, n.Kind, n.Type = "size", tree.RoleSize, schema.Int32, "int32"
-		d.path = append(d.path, pathSeg{"size", -1})
+		d.push("size")
 		size := d.r.Int32()
 		d.check()
-		d.path = d.path[:0]
 		n.Int, n.End = int64(size), d.r.Off
 		kids = append(kids, n)
 		switch {
@@ -187,12 +255,13 @@ func decodeInto(f *Frame, b []byte, opts Options) (*Frame, error) {
 		case size < 0:
 			d.fail(0, "a non-negative frame size", strconv.Itoa(int(size)))
 		case int(size) > len(b)-4:
-			n.Warn("the size says " + strconv.Itoa(int(size)) + " bytes follow; " + strconv.Itoa(len(b)-4) + " do")
-			n.Flags |= tree.Truncated
+			d.fail(0, "a size of at most "+strconv.Itoa(len(b)-4)+" (the bytes given after it)", strconv.Itoa(int(size)))
 		default:
 			end = 4 + int(size)
 		}
+		d.path = d.path[:0]
 	}
+	d.frameEnd = end
 	if d.err == nil {
 		d.r.B = b[:end]
 		if opts.Response {
@@ -205,12 +274,13 @@ func decodeInto(f *Frame, b []byte, opts Options) (*Frame, error) {
 			d.fail(d.r.Off, "the end of the message", strconv.Itoa(end-d.r.Off)+" more bytes inside the frame")
 		}
 	}
+	d.b.Work += d.r.Off
 	if d.err != nil && d.r.Off < len(b) {
 		// What could not be read stays visible as raw bytes.
-		n := d.node()
+		n := d.s.New()
 		n.Name, n.Role, n.Kind, n.Type = "_undecoded", tree.RoleRaw, schema.Bytes, "bytes"
 		n.Start, n.End = d.r.Off, len(b)
-		if d.err.Offset > n.Start && d.err.Offset <= len(b) {
+		if d.err.Offset > n.Start && d.err.Offset <= len(b) && d.err.Buf == 0 {
 			n.Start = d.err.Offset
 		}
 		n.PrefixEnd, n.SizeEnd, n.TagEnd = n.Start, n.Start, n.Start
@@ -219,44 +289,37 @@ func decodeInto(f *Frame, b []byte, opts Options) (*Frame, error) {
 			kids = append(kids, n)
 		}
 	} else if d.err == nil && end < len(b) {
-		n := d.node()
+		n := d.s.New()
 		n.Name, n.Role, n.Kind, n.Type = "_trailing", tree.RoleTrailing, schema.Bytes, "bytes"
 		n.Start, n.TagEnd, n.SizeEnd, n.PrefixEnd, n.End = end, end, end, end, len(b)
 		n.Raw = b[end:]
-		n.Warn(strconv.Itoa(len(b)-end) + " bytes after the frame's declared size")
+		d.push("_trailing")
+		d.warn(n, end, "", strconv.Itoa(len(b)-end)+" bytes after the frame's declared size")
+		d.pop()
 		kids = append(kids, n)
 	}
 	root.Children = kids
+	f.warnings = d.w.List
 	if d.err != nil {
 		return f, d.err
 	}
-	if d.nest {
-		if err := d.nestOpaque(&opts); err != nil {
-			return f, err
-		}
+	if d.nestErr != nil {
+		return f, d.nestErr
 	}
 	return f, nil
-}
-
-func newDecoder(f *Frame, o *Options) *decoder {
-	d := &decoder{f: f, s: &f.slab, maxDepth: o.MaxDepth, maxNodes: o.MaxNodes, nest: !o.RawRecords}
-	if d.maxDepth <= 0 {
-		d.maxDepth = DefaultMaxDepth
-	}
-	if d.maxNodes <= 0 {
-		d.maxNodes = DefaultMaxNodes
-	}
-	if o.MaxDecompressed <= 0 {
-		o.MaxDecompressed = 64 << 20
-	}
-	return d
 }
 
 func (d *decoder) request(kids *[]*tree.Node) {
 	f := d.f
 	start := d.r.Off
-	if d.r.Remaining() < 4 {
-		d.fail(start, "a request header (api key and version)", strconv.Itoa(d.r.Remaining())+" bytes")
+	if left := d.r.Remaining(); left < 4 {
+		if left < 2 {
+			d.path = append(d.path[:0], pathSeg{"header.requestApiKey", absPath})
+		} else {
+			d.path = append(d.path[:0], pathSeg{"header.requestApiVersion", absPath})
+		}
+		d.fail(start, "a request header (api key and version)", strconv.Itoa(left)+" bytes")
+		d.path = d.path[:0]
 		return
 	}
 	f.APIKey = int16(uint16(d.r.B[start])<<8 | uint16(d.r.B[start+1]))
@@ -266,7 +329,9 @@ func (d *decoder) request(kids *[]*tree.Node) {
 	hv := int16(1)
 	if f.API != nil {
 		f.Message = f.API.Request
-		d.pickVersion()
+		d.path = append(d.path[:0], pathSeg{"header.requestApiVersion", absPath})
+		d.pickVersion(start + 2)
+		d.path = d.path[:0]
 		if f.Message != nil {
 			hv = f.Message.HeaderVersion(f.Layout)
 		}
@@ -277,7 +342,9 @@ func (d *decoder) request(kids *[]*tree.Node) {
 		return
 	}
 	if f.API == nil {
+		d.path = append(d.path[:0], pathSeg{"header.requestApiKey", absPath})
 		d.fail(start, "a known API key (0-"+strconv.Itoa(int(schema.APIs()[len(schema.APIs())-1].Key))+")", strconv.Itoa(int(f.APIKey)))
+		d.path = d.path[:0]
 		return
 	}
 	if f.Message == nil {
@@ -298,7 +365,7 @@ func (d *decoder) response(opts Options, kids *[]*tree.Node) {
 		return
 	}
 	f.Message = f.API.Response
-	d.pickVersion()
+	d.pickVersion(d.r.Off)
 	if f.Message == nil {
 		return
 	}
@@ -314,8 +381,8 @@ func (d *decoder) response(opts Options, kids *[]*tree.Node) {
 }
 
 // pickVersion chooses the layout for f.Version, assuming the newest for
-// versions beyond it.
-func (d *decoder) pickVersion() {
+// versions beyond it; at is the version's offset, for the error.
+func (d *decoder) pickVersion(at int) {
 	f := d.f
 	m := f.Message
 	f.Layout = f.Version
@@ -323,11 +390,12 @@ func (d *decoder) pickVersion() {
 	case f.Version > m.Valid.Hi:
 		f.Layout, f.Assumed = m.Valid.Hi, true
 	case f.Version < m.Valid.Lo:
-		d.fail(d.r.Off+2, m.Name+" version "+m.Valid.String(), "version "+strconv.Itoa(int(f.Version)))
+		d.fail(at, m.Name+" version "+m.Valid.String(), "version "+strconv.Itoa(int(f.Version)))
 		f.Message = nil
 		return
 	}
 	f.Flexible = m.Flexible(f.Layout)
+	d.consumer = consumerFieldsOf(f.APIKey, f.Response)
 }
 
 func (d *decoder) header(hdr *schema.Message, hv int16, kids *[]*tree.Node) {
@@ -351,13 +419,13 @@ func (d *decoder) body(kids *[]*tree.Node) {
 	n.Type = m.Name + " v" + strconv.Itoa(int(f.Version))
 	f.Body = n
 	*kids = append(*kids, n)
-	if f.Assumed {
-		n.Flags |= tree.Assumed
-		n.Warn("version " + strconv.Itoa(int(f.Version)) + " is newer than any known; decoded with the v" + strconv.Itoa(int(f.Layout)) + " layout")
-	}
 	d.v, d.flex = f.Layout, f.Flexible
 	d.path = append(d.path[:0], pathSeg{"body", -1})
 	d.start(n)
+	if f.Assumed {
+		n.Flags |= tree.Assumed
+		d.warn(n, n.Start, "", "version "+strconv.Itoa(int(f.Version))+" is newer than any known; decoded with the v"+strconv.Itoa(int(f.Layout))+" layout")
+	}
 	d.structBody(n, m.At(f.Layout).Root)
 	n.End = d.r.Off
 	d.path = d.path[:0]
@@ -369,9 +437,9 @@ func (d *decoder) start(n *tree.Node) {
 
 func (d *decoder) structBody(n *tree.Node, l *schema.Layout) {
 	d.depth++
-	defer func() { d.depth-- }()
-	if d.depth > d.maxDepth {
-		d.fail(d.r.Off, "nesting of at most "+strconv.Itoa(d.maxDepth)+" (the MaxDepth limit)", "deeper")
+	defer d.leave()
+	if d.depth > d.lim.MaxDepth {
+		d.fail(d.r.Off, "nesting of at most "+strconv.Itoa(d.lim.MaxDepth)+" (the MaxDepth limit)", "deeper")
 		return
 	}
 	kids := d.s.Kids(len(l.Fields) + 1)
@@ -383,9 +451,9 @@ func (d *decoder) structBody(n *tree.Node, l *schema.Layout) {
 		c := d.node()
 		c.Name, c.Role, c.Field = f.Name, tree.RoleField, f
 		d.start(c)
-		d.path = append(d.path, pathSeg{f.JSON, -1})
+		d.push(f.JSON)
 		d.value(c, f, f.Kind)
-		d.path = d.path[:len(d.path)-1]
+		d.pop()
 		kids = append(kids, c)
 		if d.err != nil {
 			c.Flags |= tree.Broken
@@ -393,11 +461,22 @@ func (d *decoder) structBody(n *tree.Node, l *schema.Layout) {
 			n.Children = kids
 			return
 		}
+		if f.Kind == schema.String && f.Name == "ProtocolType" {
+			d.pt = protocolType{name: string(c.Raw), known: !c.Null, depth: d.depth}
+		}
 	}
 	if d.flex {
 		kids = append(kids, d.tags(l))
 	}
 	n.Children = kids
+}
+
+// leave ends a struct: its depth, and the protocol type it declared.
+func (d *decoder) leave() {
+	if d.pt.depth == d.depth {
+		d.pt = protocolType{}
+	}
+	d.depth--
 }
 
 // value decodes one value of kind k for field f into n, whose Start (and,
@@ -420,7 +499,7 @@ func (d *decoder) value(n *tree.Node, f *schema.Field, k schema.Kind) {
 		}
 		n.Int = int64(b)
 		if b > 1 {
-			n.Warn("bool byte is " + strconv.Itoa(int(b)) + ", read as true")
+			d.warn(n, n.Start, "", "bool byte is "+strconv.Itoa(int(b))+", read as true")
 		}
 	case schema.Int8:
 		n.Type, n.Int = "int8", int64(r.Int8())
@@ -453,7 +532,7 @@ func (d *decoder) value(n *tree.Node, f *schema.Field, k schema.Kind) {
 			}
 			n.PrefixEnd = r.Off
 			if marker != 1 && marker != -1 {
-				n.Warn("struct presence byte is " + strconv.Itoa(int(marker)) + ", not 1 or -1")
+				d.warn(n, n.Start, "", "struct presence byte is "+strconv.Itoa(int(marker))+", not 1 or -1")
 			}
 			if marker < 0 {
 				n.Null = true
@@ -478,12 +557,18 @@ func typeName(k schema.Kind, compact, nullable bool) string {
 	return s
 }
 
-func (d *decoder) length(compact bool, k schema.Kind) (int, bool) {
+// length reads a length or count prefix, warning on n when a compact one
+// is not minimal.
+func (d *decoder) length(n *tree.Node, compact bool, k schema.Kind) (int, bool) {
 	r := &d.r
 	if compact {
-		u := r.Uvarint()
+		at := r.Off
+		u, minimal := r.UvarintMinimal()
 		if !d.check() {
 			return 0, false
+		}
+		if !minimal {
+			d.warn(n, at, "", nonMinimal(r.Off-at, uint64(u)))
 		}
 		return int(u) - 1, true
 	}
@@ -493,11 +578,16 @@ func (d *decoder) length(compact bool, k schema.Kind) (int, bool) {
 	return int(r.Int32()), d.check()
 }
 
+// nonMinimal says what a varint of n bytes holding v is.
+func nonMinimal(n int, v uint64) string {
+	return "non-minimal varint: " + strconv.Itoa(n) + " bytes for a value that needs " + strconv.Itoa(wire.UvarintLen(v))
+}
+
 func (d *decoder) lengthPrefixed(n *tree.Node, f *schema.Field, k schema.Kind, nullable, compact bool) {
 	r := &d.r
 	n.Type = typeName(k, compact, nullable)
 	pstart := r.Off
-	l, ok := d.length(compact, k)
+	l, ok := d.length(n, compact, k)
 	n.PrefixEnd = r.Off
 	if !ok {
 		return
@@ -506,7 +596,7 @@ func (d *decoder) lengthPrefixed(n *tree.Node, f *schema.Field, k schema.Kind, n
 	case l == -1:
 		n.Null = true
 		if !nullable {
-			n.Warn("null where the schema says non-nullable at v" + strconv.Itoa(int(d.v)))
+			d.warn(n, n.Start, "", "null where the schema says non-nullable at v"+strconv.Itoa(int(d.v)))
 		}
 		return
 	case l < -1:
@@ -518,10 +608,22 @@ func (d *decoder) lengthPrefixed(n *tree.Node, f *schema.Field, k schema.Kind, n
 	}
 	n.Raw = r.Span(l, k.String())
 	if k == schema.String && !utf8.Valid(n.Raw) {
-		n.Warn("string is not valid UTF-8")
+		d.warn(n, n.Start, "", "string is not valid UTF-8")
 	}
-	if k == schema.Records && d.nest {
-		d.hooked = append(d.hooked, opaqueField{n, d.pathString()})
+	if !d.nest {
+		return
+	}
+	switch {
+	case k == schema.Records:
+		d.records(n)
+	case k == schema.Bytes && len(d.consumer) > 0:
+		for _, c := range d.consumer {
+			if c.field == f.Name {
+				n.End = r.Off
+				d.nestData(n, c.data)
+				break
+			}
+		}
 	}
 }
 
@@ -529,7 +631,7 @@ func (d *decoder) array(n *tree.Node, f *schema.Field, nullable, compact bool) {
 	r := &d.r
 	n.Type = f.Type
 	pstart := r.Off
-	count, ok := d.length(compact, schema.Array)
+	count, ok := d.length(n, compact, schema.Array)
 	n.PrefixEnd = r.Off
 	if !ok {
 		return
@@ -538,7 +640,7 @@ func (d *decoder) array(n *tree.Node, f *schema.Field, nullable, compact bool) {
 	case count == -1:
 		n.Null = true
 		if !nullable {
-			n.Warn("null where the schema says non-nullable at v" + strconv.Itoa(int(d.v)))
+			d.warn(n, n.Start, "", "null where the schema says non-nullable at v"+strconv.Itoa(int(d.v)))
 		}
 		return
 	case count < -1:
@@ -552,11 +654,13 @@ func (d *decoder) array(n *tree.Node, f *schema.Field, nullable, compact bool) {
 		d.fail(pstart, "a count of at most "+strconv.Itoa(r.Remaining()/min)+" (what the bytes left can hold)", strconv.Itoa(count))
 		return
 	}
-	if d.nodes+count > d.maxNodes {
-		d.fail(pstart, "at most "+strconv.Itoa(d.maxNodes)+" nodes (the MaxNodes limit)", strconv.Itoa(count)+" more elements")
+	if limit := d.nodeLimit(); d.b.Nodes+count > limit {
+		d.limitHit = true
+		d.fail(pstart, "at most "+strconv.Itoa(d.b.MaxNodes)+" nodes (the MaxNodes limit)", strconv.Itoa(count)+" more elements")
 		return
 	}
-	kids := d.s.Kids(count)
+	// The count is a claim: memory follows the elements actually read.
+	kids := d.s.Kids(smallCap(count))
 	for i := 0; i < count; i++ {
 		c := d.node()
 		c.Role, c.Index = tree.RoleElement, i
@@ -569,7 +673,7 @@ func (d *decoder) array(n *tree.Node, f *schema.Field, nullable, compact bool) {
 		} else {
 			d.value(c, f, f.Elem)
 		}
-		d.path = d.path[:len(d.path)-1]
+		d.pop()
 		kids = append(kids, c)
 		if d.err != nil {
 			c.Flags |= tree.Broken
@@ -579,29 +683,44 @@ func (d *decoder) array(n *tree.Node, f *schema.Field, nullable, compact bool) {
 	n.Children = kids
 }
 
+// nodeLimit is where node counting stops at this level.
+func (d *decoder) nodeLimit() int {
+	if d.nested {
+		return d.b.NestedNodes
+	}
+	return d.b.MaxNodes
+}
+
+// smallCap is the capacity to start a list of a declared count with:
+// the count itself only when small, so memory follows what is read.
+func smallCap(count int) int { return min(count, 32) }
+
 func (d *decoder) tags(l *schema.Layout) *tree.Node {
 	r := &d.r
 	t := d.node()
 	t.Name, t.Role, t.Type = "_tagged", tree.RoleTags, "tagged_fields"
 	d.start(t)
 	defer func() { t.End = r.Off }()
-	count := r.Uvarint()
+	count, minimal := r.UvarintMinimal()
 	if !d.check() {
 		return t
 	}
 	t.PrefixEnd = r.Off
+	if !minimal {
+		d.warn(t, t.Start, "_tagged", nonMinimal(r.Off-t.Start, uint64(count)))
+	}
 	if int(count) > r.Remaining()/2 || count > 1<<20 {
 		d.fail(t.Start, "a tagged-field count of at most "+strconv.Itoa(r.Remaining()/2)+" (what the bytes left can hold)", strconv.FormatUint(uint64(count), 10))
 		return t
 	}
-	kids := d.s.Kids(int(count))
+	kids := d.s.Kids(smallCap(int(count)))
 	last := int64(-1)
 	for i := 0; i < int(count); i++ {
 		c := d.node()
 		c.Start = r.Off
-		tag := r.Uvarint()
+		tag, tagMin := r.UvarintMinimal()
 		c.TagEnd = r.Off
-		size := r.Uvarint()
+		size, sizeMin := r.UvarintMinimal()
 		c.SizeEnd, c.PrefixEnd = r.Off, r.Off
 		c.Tag = int32(tag)
 		kids = append(kids, c)
@@ -622,8 +741,18 @@ func (d *decoder) tags(l *schema.Layout) *tree.Node {
 				break
 			}
 		}
+		name := "_unknownTaggedFields"
+		if f != nil {
+			name = f.JSON
+		}
+		if !tagMin {
+			d.warn(c, c.Start, name, nonMinimal(c.TagEnd-c.Start, uint64(tag))+" (the tag number)")
+		}
+		if !sizeMin {
+			d.warn(c, c.TagEnd, name, nonMinimal(c.SizeEnd-c.TagEnd, uint64(size))+" (the tagged field's size)")
+		}
 		if int64(tag) <= last {
-			c.Warn("tag " + strconv.FormatUint(uint64(tag), 10) + " is out of order (tags must ascend)")
+			d.warn(c, c.Start, name, "tag "+strconv.FormatUint(uint64(tag), 10)+" is out of order (tags must ascend)")
 		}
 		last = int64(tag)
 		if f == nil {
@@ -631,30 +760,35 @@ func (d *decoder) tags(l *schema.Layout) *tree.Node {
 			c.Int = int64(tag)
 			c.Raw = r.Span(int(size), "tag")
 			c.End = r.Off
-			c.Warn("unknown tag " + strconv.FormatUint(uint64(tag), 10) + " at v" + strconv.Itoa(int(d.v)) + " (" + strconv.Itoa(int(size)) + " bytes kept)")
+			d.warn(c, c.Start, name, "unknown tag "+strconv.FormatUint(uint64(tag), 10)+" at v"+strconv.Itoa(int(d.v))+" ("+strconv.Itoa(int(size))+" bytes kept)")
 			continue
 		}
 		c.Name, c.Role, c.Field = f.Name, tree.RoleField, f
 		c.Flags |= tree.Tagged
-		d.path = append(d.path, pathSeg{f.JSON, -1})
+		d.push(f.JSON)
 		full := r.B
 		r.B = r.B[:end]
+		own, mark := len(c.Warnings), d.w.Mark()
 		d.value(c, f, f.Kind)
 		r.B = full
-		d.path = d.path[:len(d.path)-1]
 		if d.err != nil {
+			d.pop()
 			c.Flags |= tree.Broken
 			c.End = r.Off
 			break
 		}
+		// What is learnt now goes after c's own warnings, before its
+		// children's (c's own come first: prefixes are read first).
+		mark += len(c.Warnings) - own
 		if r.Off < end {
-			c.Warn(strconv.Itoa(end-r.Off) + " bytes after the value inside the tagged field")
+			d.warnAt(&mark, c, r.Off, "", strconv.Itoa(end-r.Off)+" bytes after the value inside the tagged field", false)
 			r.Off = end
 		}
 		c.End = r.Off
 		if isDefaultNode(c, f, d.v) {
-			c.Warn("tagged field present with its default value (encoders omit it)")
+			d.warnAt(&mark, c, c.Start, "", "tagged field present with its default value (encoders omit it)", false)
 		}
+		d.pop()
 	}
 	t.Children = kids
 	return t
@@ -664,8 +798,9 @@ func (d *decoder) tags(l *schema.Layout) *tree.Node {
 // header), as a proxy or broker that has already parsed the header would.
 func DecodeBody(b []byte, apiKey, version int16, response bool, opts Options) (*Frame, error) {
 	f := &Frame{Response: response, APIKey: apiKey, Version: version, Buffers: [][]byte{b}}
-	d := newDecoder(f, &opts)
+	d := newDecoder(f, &opts, len(b), nil)
 	d.r.B = b
+	d.frameEnd = len(b)
 	root := d.node()
 	root.Name, root.Role, root.Type, root.End = "frame", tree.RoleFrame, "frame", len(b)
 	f.Root = root
@@ -677,7 +812,7 @@ func DecodeBody(b []byte, apiKey, version int16, response bool, opts Options) (*
 	if response {
 		f.Message = f.API.Response
 	}
-	d.pickVersion()
+	d.pickVersion(0)
 	if f.Message != nil {
 		f.HeaderVersion = f.Message.HeaderVersion(f.Layout)
 		d.body(&kids)
@@ -686,13 +821,12 @@ func DecodeBody(b []byte, apiKey, version int16, response bool, opts Options) (*
 		}
 	}
 	root.Children = kids
+	f.warnings = d.w.List
 	if d.err != nil {
 		return f, d.err
 	}
-	if d.nest {
-		if err := d.nestOpaque(&opts); err != nil {
-			return f, err
-		}
+	if d.nestErr != nil {
+		return f, d.nestErr
 	}
 	return f, nil
 }

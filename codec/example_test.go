@@ -26,7 +26,7 @@ func ExampleDecode() {
 
 // A response does not say which API it answers: give the API key and version.
 func ExampleDecode_response() {
-	b, _ := hex.DecodeString("0000000a000000070000000000000000")
+	b, _ := hex.DecodeString("0000000a00000007000000000000")
 	f, err := codec.Decode(b, codec.Options{Response: true, APIKey: 18, Version: 0})
 	fmt.Println(err)
 	fmt.Println(string(f.JSON()))

@@ -26,7 +26,7 @@ func seedFrames(add func(b []byte, response bool, key, version int16)) {
 func FuzzDecode(f *testing.F) {
 	seedFrames(func(b []byte, response bool, key, version int16) { f.Add(b, response, key, version) })
 	f.Fuzz(func(t *testing.T, b []byte, response bool, key, version int16) {
-		fr, err := Decode(b, Options{Response: response, APIKey: key, Version: version, MaxNodes: 1 << 16})
+		fr, err := Decode(b, Options{Response: response, APIKey: key, Version: version, Limits: Limits{MaxNodes: 1 << 16}})
 		if fr == nil || fr.Root == nil || fr.Root.End != len(b) {
 			t.Fatal("no root covering the input")
 		}

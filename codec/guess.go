@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"hash/fnv"
 	"math"
 	"sort"
 	"strconv"
@@ -9,55 +10,126 @@ import (
 
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
+	"github.com/kwire/kwire/codec/wire"
 )
 
+// Any, as Options.APIKey or Options.Version, says the API or version of a
+// response is not known: Decode and the JSON writers then guess it.
+const Any = -1
+
 // Candidate is one reading of a response whose API and version were not
-// given: the decode, how plausible it is, and why.
+// given: how plausible it is, and why.
 type Candidate struct {
 	APIKey     int16
 	Version    int16
-	Frame      *Frame
+	Frame      *Frame   // the decoded frame, for the first candidate GuessResponse returns only
 	Score      float64  // 100 for a clean, plausible decode; less for each doubt
 	Confidence float64  // this candidate's share of belief among all, 0-1
 	Versions   []int16  // other versions that decode to the same value JSON
 	Doubts     []string // what lowered the score
 }
 
+// Guess says how a frame came to be read as a response of its API and
+// version: Candidates are the clean readings, best first (the one chosen
+// is Candidates[0]; they carry no Frame), Tried counts the readings tried,
+// and Cut says the MaxWork limit ended the search before every one was.
+type Guess struct {
+	Confidence float64
+	Tried      int
+	Cut        bool
+	Candidates []Candidate
+}
+
 // GuessOptions bound the search.
 type GuessOptions struct {
 	NoSizePrefix bool
-	Max          int // candidates to return (default 5)
+	Max          int         // candidates to return (default 5)
+	API          *schema.API // only this API's versions, when set
+	// Limits are shared by every reading tried: they draw from one work
+	// budget (MaxWork), each is bounded by MaxNodes and MaxDepth, and the
+	// chosen reading's full decode (records included) draws from the same
+	// budget after them.
+	Limits Limits
 }
 
 // GuessResponse tries every API, version and header version on a response
 // and ranks the readings that consume every byte: fewer warnings, known
 // error codes, sane counts, lengths and text score higher. Versions that
-// decode to the same JSON are folded into one candidate.
+// decode to the same JSON are folded into one candidate. Only the first
+// candidate has its Frame (decoded in full); the others keep no tree.
 func GuessResponse(b []byte, o GuessOptions) []Candidate {
-	max := o.Max
-	if max <= 0 {
-		max = 5
+	lim := o.Limits.Resolve(len(b))
+	budget := lim.budget()
+	g := guessResponses(b, o.NoSizePrefix, o.API, lim, budget)
+	cands := g.Candidates
+	if max := o.Max; max > 0 && len(cands) > max {
+		cands = cands[:max]
+	} else if max <= 0 && len(cands) > 5 {
+		cands = cands[:5]
 	}
+	if len(cands) > 0 {
+		c := &cands[0]
+		c.Frame, _ = decodeInto(&Frame{}, b, Options{Response: true, APIKey: c.APIKey, Version: c.Version, NoSizePrefix: o.NoSizePrefix, Limits: lim}, budget)
+		c.Frame.Guess = g
+	}
+	return cands
+}
+
+// guessResponses ranks the clean readings of b as a response (of api
+// alone, when given). Every reading is decoded without records or nested
+// payloads, its tree dropped once scored; all of them draw from budget's
+// work, each with MaxNodes of its own.
+func guessResponses(b []byte, noSize bool, only *schema.API, lim Limits, budget *wire.Budget) *Guess {
+	g := &Guess{}
+	type folded struct {
+		key uint64
+		idx int
+	}
+	var seen []folded
 	var all []Candidate
-	seen := map[string]int{}
+	var dec Decoder
+	var js []byte
+	h := fnv.New64a()
 	for _, api := range schema.APIs() {
+		if only != nil && api != only {
+			continue
+		}
 		m := api.Response
 		for v := m.Valid.Lo; v <= m.Valid.Hi; v++ {
-			f, err := Decode(b, Options{Response: true, APIKey: api.Key, Version: v, NoSizePrefix: o.NoSizePrefix, MaxNodes: 8*len(b) + 64})
+			if budget.Work >= budget.MaxWork {
+				g.Cut = true
+				break
+			}
+			g.Tried++
+			cb := &wire.Budget{MaxNodes: lim.MaxNodes, NestedNodes: lim.MaxNodes, MaxDecompressed: lim.MaxDecompressed, MaxWork: budget.MaxWork, Work: budget.Work}
+			f, err := decodeInto(dec.reset(), b, Options{Response: true, APIKey: api.Key, Version: v, NoSizePrefix: noSize, RawRecords: true, Limits: lim}, cb)
+			budget.Work = cb.Work
 			if err != nil {
 				continue
 			}
-			js := string(f.AppendJSON(nil, JSONOptions{}))
-			// The envelope names the version; fold equal bodies per API.
-			key := strconv.Itoa(int(api.Key)) + js[len(`{"direction":"response","apiKey":`+strconv.Itoa(int(api.Key))):]
-			key = stripVersion(key)
-			if i, ok := seen[key]; ok {
-				all[i].Versions = append(all[i].Versions, v)
+			// Versions of one API that read to the same header and body fold.
+			js = f.appendHeaderBody(js[:0])
+			h.Reset()
+			h.Write([]byte{byte(api.Key >> 8), byte(api.Key)})
+			h.Write(js)
+			key := h.Sum64()
+			dup := false
+			for _, s := range seen {
+				if s.key == key {
+					all[s.idx].Versions = append(all[s.idx].Versions, v)
+					dup = true
+					break
+				}
+			}
+			if dup {
 				continue
 			}
 			score, doubts := plausibility(f)
-			seen[key] = len(all)
-			all = append(all, Candidate{APIKey: api.Key, Version: v, Frame: f, Score: score, Doubts: doubts})
+			seen = append(seen, folded{key, len(all)})
+			all = append(all, Candidate{APIKey: api.Key, Version: v, Score: score, Doubts: doubts})
+		}
+		if g.Cut {
+			break
 		}
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].Score > all[j].Score })
@@ -68,85 +140,106 @@ func GuessResponse(b []byte, o GuessOptions) []Candidate {
 	for i := range all {
 		all[i].Confidence = math.Exp((all[i].Score-all[0].Score)/8) / sum
 	}
-	if len(all) > max {
-		all = all[:max]
+	g.Candidates = all
+	if len(all) > 0 {
+		g.Confidence = all[0].Confidence
 	}
-	return all
+	return g
 }
 
-// stripVersion removes the apiVersion member from an envelope's JSON so
-// versions with equal content compare equal.
-func stripVersion(js string) string {
-	const k = `,"apiVersion":`
-	for i := 0; i+len(k) <= len(js); i++ {
-		if js[i:i+len(k)] == k {
-			j := i + len(k)
-			for j < len(js) && js[j] >= '0' && js[j] <= '9' {
-				j++
-			}
-			return js[:i] + js[j:]
+// appendHeaderBody writes the value JSON of the header and body alone.
+func (f *Frame) appendHeaderBody(dst []byte) []byte {
+	w := jsonWriter{f: f}
+	if f.Header != nil {
+		if hd := schema.ResponseHeader().At(f.HeaderVersion); hd != nil {
+			w.v, w.flex = f.HeaderVersion, hd.Flexible.Contains(f.HeaderVersion)
+			dst = w.structJSON(dst, f.Header, hd.Root)
 		}
 	}
-	return js
+	if f.Body != nil && f.Message != nil {
+		w.v, w.flex = f.Layout, f.Flexible
+		dst = w.structJSON(dst, f.Body, f.Message.At(f.Layout).Root)
+	}
+	return dst
 }
 
 // plausibility scores a clean decode: 100 less penalties for what real
 // brokers rarely send.
 func plausibility(f *Frame) (float64, []string) {
-	score := 100.0
-	var doubts []string
-	doubt := func(p float64, why string) {
-		score -= p
-		if len(doubts) < 8 {
-			doubts = append(doubts, why)
-		}
-	}
-	fields := 0
+	var s scorer
 	tree.Walk(f.Body, func(n *tree.Node) bool {
 		for _, w := range n.Warnings {
-			doubt(15, w)
+			s.doubt(15, w)
 		}
 		if n.Field == nil || n.Role == tree.RoleElement && n.Kind == schema.Struct {
 			return true
 		}
-		fields++
-		switch n.Kind {
-		case schema.Int16:
-			if n.Field.Name == "ErrorCode" || len(n.Field.Name) > 9 && n.Field.Name[len(n.Field.Name)-9:] == "ErrorCode" {
-				if schema.ErrorName(int16(n.Int)) == "" {
-					doubt(12, n.Field.JSON+" "+strconv.FormatInt(n.Int, 10)+" is no Kafka error code")
-				}
-			}
-		case schema.Int32:
-			if n.Field.Name == "ThrottleTimeMs" && (n.Int < 0 || n.Int > 3600_000) {
-				doubt(8, "throttleTimeMs "+strconv.FormatInt(n.Int, 10)+" is implausible")
-			}
-		case schema.Bool:
-			if n.Int > 1 {
-				doubt(5, "bool byte "+strconv.FormatInt(n.Int, 10))
-			}
-		case schema.String:
-			if !n.Null && !printable(n.Raw) {
-				doubt(10, n.Field.JSON+" is not printable text")
-			}
-		case schema.Array:
-			if len(n.Children) > 10000 {
-				doubt(3, n.Field.JSON+" holds "+strconv.Itoa(len(n.Children))+" elements")
-			}
-		}
+		s.field(n.Field, n.Kind, n.Int, n.Raw, n.Null, len(n.Children))
 		return true
 	})
-	if fields == 0 && f.Body != nil && f.Body.End-f.Body.Start == 0 {
-		doubt(30, "the body is empty")
+	empty := f.Body == nil || f.Body.End == f.Body.Start
+	return s.total(empty)
+}
+
+// scorer adds up the doubts about one reading.
+type scorer struct {
+	score  float64
+	doubts []string
+	fields int
+}
+
+func (s *scorer) doubt(p float64, why string) {
+	s.score -= p
+	if len(s.doubts) < 8 {
+		s.doubts = append(s.doubts, why)
 	}
-	// A reading that explains more bytes with structure beats one that
-	// swallows them into a single opaque field.
-	if f.Body != nil {
-		if n := f.Body.End - f.Body.Start; n > 0 {
-			score += math.Min(5, float64(fields)/4)
+}
+
+// field weighs one decoded field: its kind, integer value, bytes, null and
+// element count.
+func (s *scorer) field(f *schema.Field, k schema.Kind, i int64, raw []byte, null bool, count int) {
+	s.fields++
+	switch k {
+	case schema.Int16:
+		if f.Name == "ErrorCode" || len(f.Name) > 9 && f.Name[len(f.Name)-9:] == "ErrorCode" {
+			if schema.ErrorName(int16(i)) == "" {
+				s.doubt(12, f.JSON+" "+strconv.FormatInt(i, 10)+" is no Kafka error code")
+			}
+		}
+	case schema.Int32:
+		if f.Name == "ThrottleTimeMs" && (i < 0 || i > 3600_000) {
+			s.doubt(8, "throttleTimeMs "+strconv.FormatInt(i, 10)+" is implausible")
+		}
+	case schema.Bool:
+		if i > 1 {
+			s.doubt(5, "bool byte "+strconv.FormatInt(i, 10))
+		}
+	case schema.String:
+		if !null && !printable(raw) {
+			s.doubt(10, f.JSON+" is not printable text")
+		}
+	case schema.Array:
+		if count > 10000 {
+			s.doubt(3, f.JSON+" holds "+strconv.Itoa(count)+" elements")
 		}
 	}
-	return score, doubts
+}
+
+// total is the score: 100 less the doubts, less 30 for an empty body, plus
+// up to 5 for a reading that explains its bytes with structure rather than
+// swallowing them into one opaque field.
+func (s *scorer) total(emptyBody bool) (float64, []string) {
+	score := 100 + s.score
+	if s.fields == 0 && emptyBody {
+		score -= 30
+		if len(s.doubts) < 8 {
+			s.doubts = append(s.doubts, "the body is empty")
+		}
+	}
+	if !emptyBody {
+		score += math.Min(5, float64(s.fields)/4)
+	}
+	return score, s.doubts
 }
 
 func printable(b []byte) bool {

@@ -35,8 +35,10 @@ type JSONOptions struct {
 }
 
 // AppendJSON appends the frame's value JSON: an envelope with direction, API
-// key, name, version and header, and the body in Kafka's own JSON form.
-// A partial frame (after a decode error) gives the fields decoded so far.
+// key, name, version and header, and the body in Kafka's own JSON form,
+// then "guess" (for a guessed response) and "warnings" (when there are
+// any). A partial frame (after a decode error) gives the fields decoded so
+// far.
 func (f *Frame) AppendJSON(dst []byte, o JSONOptions) []byte {
 	w := jsonWriter{o: o, f: f}
 	dst = f.AppendEnvelopeHead(dst)
@@ -56,7 +58,7 @@ func (f *Frame) AppendJSON(dst []byte, o JSONOptions) []byte {
 		w.v, w.flex = f.Layout, f.Flexible
 		dst = w.structJSON(dst, f.Body, f.Message.At(f.Layout).Root)
 	}
-	return append(dst, '}')
+	return appendEnvelopeTail(dst, f.Guess, f.warnings)
 }
 
 // AppendEnvelopeHead opens the envelope the JSON forms share and leaves it

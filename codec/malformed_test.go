@@ -32,14 +32,17 @@ func TestMalformedErrorsNameOffsetAndPath(t *testing.T) {
 		offset         int
 		path, expected string
 	}{
-		{"truncated header", "0000000e 0012 0000 0000", 8, "header.correlationId", "4 bytes for int32"},
+		{"truncated header", "00000006 0012 0000 0000", 8, "header.correlationId", "4 bytes for int32"},
 		{"string longer than the frame", "0000000e 0012 0000 00000001 0040 6b636174", 12, "header.clientId", "a length of at most 4"},
 		{"negative string length", "0000000e 0012 0000 00000001 fffe 6b636174", 12, "header.clientId", "a length of -1 or more"},
-		{"array count beyond the bytes", "00000012 0003 0000 00000001 ffff 7fffffff 0000", 14, "body.topics", "a count of at most 2"},
-		{"negative frame size", "ffffff00 0012 0000", 0, "", "a non-negative frame size"},
-		{"unknown API key", "0000000a 0100 0000 00000001 ffff", 4, "", "a known API key"},
-		{"bytes after the message inside the frame", "00000010 0012 0000 00000001 0001 61 000000", 15, "", "the end of the message"},
-		{"element cut short", "00000016 0003 0000 0000002a ffff 00000002 0001 61 0003 62", 21, "body.topics[1].name", "a length of at most 1"},
+		{"array count beyond the bytes", "00000010 0003 0000 00000001 ffff 7fffffff 0000", 14, "body.topics", "a count of at most 2"},
+		{"negative frame size", "ffffff00 0012 0000", 0, "size", "a non-negative frame size"},
+		{"unknown API key", "0000000a 0100 0000 00000001 ffff", 4, "header.requestApiKey", "a known API key"},
+		{"bytes after the message inside the frame", "0000000e 0012 0000 00000001 0001 61 000000", 15, "", "the end of the message"},
+		{"element cut short", "00000014 0003 0000 0000002a ffff 00000002 0001 61 0003 62", 21, "body.topics[1].name", "a length of at most 1"},
+		{"size beyond the bytes given", "00000016 0003 0000 0000002a ffff 00000002 0001 61 0003 62", 0, "size", "a size of at most 20"},
+		{"size of a frame cut short", "7fffffff 0012 0000 0000002a ffff", 0, "size", "a size of at most 10"},
+		{"no room for the api version", "00000002 0012", 4, "header.requestApiVersion", "a request header"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -64,7 +67,7 @@ func TestMalformedErrorsNameOffsetAndPath(t *testing.T) {
 }
 
 func TestPartialResultKeepsWhatWasRead(t *testing.T) {
-	b := mustHex(t, "00000016 0003 0000 0000002a ffff 00000002 0001 61 0003 62")
+	b := mustHex(t, "00000014 0003 0000 0000002a ffff 00000002 0001 61 0003 62")
 	f, err := Decode(b, Options{})
 	require.Error(t, err)
 	require.JSONEq(t, `{"direction":"request","apiKey":3,"apiName":"Metadata","apiVersion":0,
@@ -122,8 +125,8 @@ func TestLeniency(t *testing.T) {
 
 func TestLimits(t *testing.T) {
 	// Metadata v0 with 3 topics and a node limit of 5.
-	b := mustHex(t, "0000001a 0003 0000 00000001 ffff 00000003 0001 61 0001 62 0001 63")
-	_, err := Decode(b, Options{MaxNodes: 5})
+	b := mustHex(t, "00000017 0003 0000 00000001 ffff 00000003 0001 61 0001 62 0001 63")
+	_, err := Decode(b, Options{Limits: Limits{MaxNodes: 5}})
 	require.ErrorContains(t, err, "MaxNodes")
 	_, err = Decode(b, Options{})
 	require.NoError(t, err)
@@ -131,7 +134,7 @@ func TestLimits(t *testing.T) {
 	api := schema.ByName("Produce")
 	fr, err := ExampleFrame(api, 9, false)
 	require.NoError(t, err)
-	_, err = Decode(fr, Options{MaxDepth: 2})
+	_, err = Decode(fr, Options{Limits: Limits{MaxDepth: 2}})
 	require.ErrorContains(t, err, "MaxDepth")
 }
 

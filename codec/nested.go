@@ -10,6 +10,12 @@ import (
 	"github.com/kwire/kwire/codec/wire"
 )
 
+// Nested payloads (records fields, consumer-protocol bytes, KRaft control
+// values) are decoded where the walk meets them, with the frame's budget:
+// their nodes stop at the budget's NestedNodes, which leaves room for the
+// frame's own fields after them, and a limit that stops one is a warning
+// on its node, never an error of the frame.
+
 // dataView records how an opaque bytes field was decoded as a data message
 // (consumer-protocol metadata and assignments): which message, at which
 // version, and which layout was used.
@@ -19,95 +25,35 @@ type dataView struct {
 	layout  int16 // the version whose layout was used
 }
 
-// opaqueField is a records or bytes field queued for nested decoding once
-// the frame itself has been read.
-type opaqueField struct {
-	n    *tree.Node
-	path string
+// consumerField is a bytes field that holds a consumer-protocol data
+// message when the group's protocol type is "consumer" (or not given).
+type consumerField struct {
+	field, data string
 }
 
-// nestOpaque decodes the contents of records fields and of consumer-protocol
-// bytes, adding derived buffers and children to the frame's tree.
-func (d *decoder) nestOpaque(o *Options) error {
-	f := d.f
-	for _, q := range d.hooked {
-		if q.n.Kind == schema.Records {
-			if err := nestRecords(f, q.n, q.path, o); err != nil {
-				return err
-			}
+// consumerFields lists, per API and direction, the bytes fields holding
+// consumer-protocol data messages (KIP-429's ConsumerProtocolSubscription
+// and ConsumerProtocolAssignment), beside the group's ProtocolType.
+var consumerFields = []struct {
+	api      int16
+	response bool
+	fields   []consumerField
+}{
+	{11, false, []consumerField{{"Metadata", "ConsumerProtocolSubscription"}}}, // JoinGroup: protocols[].metadata
+	{11, true, []consumerField{{"Metadata", "ConsumerProtocolSubscription"}}},  // JoinGroup: members[].metadata
+	{14, false, []consumerField{{"Assignment", "ConsumerProtocolAssignment"}}}, // SyncGroup: assignments[].assignment
+	{14, true, []consumerField{{"Assignment", "ConsumerProtocolAssignment"}}},  // SyncGroup: assignment
+	{15, true, []consumerField{{"MemberMetadata", "ConsumerProtocolSubscription"}, // DescribeGroups: groups[].members[]
+		{"MemberAssignment", "ConsumerProtocolAssignment"}}},
+}
+
+func consumerFieldsOf(api int16, response bool) []consumerField {
+	for _, c := range consumerFields {
+		if c.api == api && c.response == response {
+			return c.fields
 		}
-	}
-	if f.Body != nil && f.API != nil {
-		nestConsumer(f, d)
 	}
 	return nil
-}
-
-func nestRecords(f *Frame, n *tree.Node, path string, o *Options) error {
-	if n.Null || n.End <= n.PrefixEnd {
-		return nil
-	}
-	ro := records.Options{MaxDecompressed: o.MaxDecompressed, MaxDepth: o.MaxRecordNesting, DecodeData: DecodeDataMessage}
-	res, err := records.Decode(f.Slab(), f.Buffers[n.Buf], n.Buf, n.PrefixEnd, n.End, len(f.Buffers), ro)
-	if res != nil {
-		f.Buffers = append(f.Buffers, res.Derived...)
-		n.Children = res.Nodes
-		if f.records == nil {
-			f.records = map[*tree.Node]*records.Result{}
-		}
-		f.records[n] = res
-	}
-	if err != nil {
-		n.Flags |= tree.Broken
-		var we *wire.Error
-		if errors.As(err, &we) {
-			return &DecodeError{Offset: we.Offset, Buf: n.Buf, Path: path, Expected: we.Expected, Found: we.Found}
-		}
-		return &DecodeError{Offset: n.PrefixEnd, Buf: n.Buf, Path: path, Expected: "a record batch or message set", Found: err.Error()}
-	}
-	return nil
-}
-
-// DecodeDataMessage decodes a data message (e.g. "LeaderChangeMessage") at
-// version from buf[start:end], as a struct node whose nodes point into
-// buffer bufIdx. Versions newer than known use the newest layout, with a
-// warning.
-func DecodeDataMessage(s *tree.Slab, name string, version int16, buf []byte, bufIdx, start, end int) (*tree.Node, error) {
-	m := schema.DataMessage(name)
-	if m == nil {
-		return nil, errors.New("codec: unknown data message " + name)
-	}
-	if start < 0 || end > len(buf) || start > end {
-		return nil, errors.New("codec: data message span out of range")
-	}
-	lv := version
-	if lv > m.Valid.Hi {
-		lv = m.Valid.Hi
-	}
-	if lv < m.Valid.Lo {
-		return nil, &DecodeError{Offset: start, Buf: bufIdx, Path: name, Expected: name + " version " + m.Valid.String(), Found: "version " + strconv.Itoa(int(version))}
-	}
-	d := &decoder{f: &Frame{}, s: s, maxDepth: DefaultMaxDepth, maxNodes: DefaultMaxNodes, buf: bufIdx}
-	d.r.B, d.r.Off = buf[:end], start
-	d.v, d.flex = lv, m.Flexible(lv)
-	n := d.node()
-	n.Name, n.Role, n.Kind, n.Type = name, tree.RoleField, schema.Struct, name+" v"+strconv.Itoa(int(version))
-	d.path = append(d.path, pathSeg{name, -1})
-	d.start(n)
-	d.structBody(n, m.At(lv).Root)
-	n.End = d.r.Off
-	if lv != version {
-		n.Flags |= tree.Assumed
-		n.Warn("version " + strconv.Itoa(int(version)) + " is newer than any known; decoded with the v" + strconv.Itoa(int(lv)) + " layout")
-	}
-	if d.err != nil {
-		d.err.Buf = bufIdx
-		return n, d.err
-	}
-	if d.r.Off < end {
-		return n, &DecodeError{Offset: d.r.Off, Buf: bufIdx, Path: name, Expected: "the end of " + name, Found: strconv.Itoa(end-d.r.Off) + " more bytes"}
-	}
-	return n, nil
 }
 
 // consumerData names the data message a consumer-protocol bytes field holds.
@@ -121,83 +67,169 @@ func consumerData(field string) string {
 	return ""
 }
 
-// nestConsumer decodes the consumer-protocol metadata and assignments of
-// JoinGroup, SyncGroup and DescribeGroups where the group's protocol type is
-// "consumer" (or not given, in older versions).
-func nestConsumer(f *Frame, d *decoder) {
-	body := f.Body
-	switch {
-	case f.APIKey == 11 && !f.Response: // JoinGroup request
-		pt, known := stringField(body, "ProtocolType")
-		for _, p := range elements(body, "Protocols") {
-			nestData(f, d, p.Child("Metadata"), pt, known)
-		}
-	case f.APIKey == 11: // JoinGroup response
-		pt, known := stringField(body, "ProtocolType")
-		for _, m := range elements(body, "Members") {
-			nestData(f, d, m.Child("Metadata"), pt, known)
-		}
-	case f.APIKey == 14: // SyncGroup
-		pt, known := stringField(body, "ProtocolType")
-		if f.Response {
-			nestData(f, d, body.Child("Assignment"), pt, known)
-			return
-		}
-		for _, a := range elements(body, "Assignments") {
-			nestData(f, d, a.Child("Assignment"), pt, known)
-		}
-	case f.APIKey == 15 && f.Response: // DescribeGroups response
-		for _, g := range elements(body, "Groups") {
-			pt, known := stringField(g, "ProtocolType")
-			for _, m := range elements(g, "Members") {
-				nestData(f, d, m.Child("MemberMetadata"), pt, known)
-				nestData(f, d, m.Child("MemberAssignment"), pt, known)
-			}
-		}
-	}
+// protocolType is the ProtocolType field of the struct at depth, the
+// nearest one enclosing the walk.
+type protocolType struct {
+	name  string
+	known bool // present and not null
+	depth int
 }
 
-func stringField(n *tree.Node, name string) (string, bool) {
-	c := n.Child(name)
-	if c == nil || c.Null {
-		return "", false
-	}
-	return string(c.Raw), true
-}
-
-func elements(n *tree.Node, name string) []*tree.Node {
-	if c := n.Child(name); c != nil {
-		return c.Children
-	}
-	return nil
-}
-
-func nestData(f *Frame, d *decoder, n *tree.Node, protocolType string, known bool) {
-	if n == nil || n.Null || n.Field == nil || (known && protocolType != "consumer") {
+// reserveNested sets where nested payloads must stop taking nodes: half
+// of what is left, or less, so that the frame's own fields after them
+// (up to 4 nodes per byte) still fit.
+func (d *decoder) reserveNested() {
+	if d.nested {
 		return
 	}
-	name := consumerData(n.Field.Name)
-	if name == "" || n.End-n.PrefixEnd < 2 {
+	b := d.b
+	reserve := min(b.MaxNodes/2, 4*max(d.frameEnd-d.r.Off, 0))
+	b.NestedNodes = b.MaxNodes - reserve
+}
+
+// records decodes the batches of the records field n (its bytes read up
+// to d.r.Off) into its children.
+func (d *decoder) records(n *tree.Node) {
+	if n.Null || d.r.Off <= n.PrefixEnd {
+		return
+	}
+	f := d.f
+	size := d.r.Off - n.PrefixEnd
+	if !d.b.WorkLeft(size) {
+		d.warnAt(nil, n, n.Start, "", "records not decoded: the MaxWork limit ("+strconv.Itoa(d.b.MaxWork)+" bytes) is reached", true)
+		return
+	}
+	d.reserveNested()
+	path := d.pathString()
+	ro := records.Options{MaxDepth: d.lim.MaxRecordNesting, Budget: d.b, Warnings: d.w, Path: path, Data: d.dataHook}
+	res, err := records.Decode(d.s, d.r.B, d.buf, n.PrefixEnd, d.r.Off, len(f.Buffers), ro)
+	if res != nil {
+		f.Buffers = append(f.Buffers, res.Derived...)
+		n.Children = res.Nodes
+		if f.records == nil {
+			f.records = map[*tree.Node]*records.Result{}
+		}
+		f.records[n] = res
+	}
+	if err != nil && d.nestErr == nil {
+		n.Flags |= tree.Broken
+		var we *wire.Error
+		if errors.As(err, &we) {
+			d.nestErr = &DecodeError{Offset: we.Offset, Buf: n.Buf, Path: path, Expected: we.Expected, Found: we.Found}
+		} else {
+			d.nestErr = &DecodeError{Offset: n.PrefixEnd, Buf: n.Buf, Path: path, Expected: "a record batch or message set", Found: err.Error()}
+		}
+	}
+}
+
+// limitError is a nested decoding cut short by a limit.
+type limitError struct{ *DecodeError }
+
+// LimitHit tells the records package that a limit, not the bytes, ended
+// the nested decoding.
+func (limitError) LimitHit() bool { return true }
+
+// dataHook decodes a KRaft control record value for the records package,
+// within the frame's budget.
+func (d *decoder) dataHook(name string, version int16, buf []byte, bufIdx, start, end int, path string) (*tree.Node, error) {
+	if !d.b.WorkLeft(end - start) {
+		return nil, limitError{&DecodeError{Offset: start, Buf: bufIdx, Path: path, Expected: "work within the MaxWork limit (" + strconv.Itoa(d.b.MaxWork) + " bytes)", Found: "more"}}
+	}
+	d.path = append(d.path, pathSeg{path, absPath})
+	n, err := d.dataMessage(name, version, buf, bufIdx, start, end)
+	d.pop()
+	if err != nil {
+		if d.limitHit {
+			d.limitHit = false
+			return n, limitError{err}
+		}
+		return n, err
+	}
+	return n, nil
+}
+
+// dataMessage decodes buf[start:end] (buffer bufIdx) as the data message
+// name at version, with the decoder's budget and limits, as a struct node.
+// The decoder's state is kept and restored around it.
+func (d *decoder) dataMessage(name string, version int16, buf []byte, bufIdx, start, end int) (*tree.Node, *DecodeError) {
+	m := schema.DataMessage(name)
+	if m == nil {
+		return nil, &DecodeError{Offset: start, Buf: bufIdx, Path: d.pathString(), Expected: "a known data message", Found: name}
+	}
+	if start < 0 || end > len(buf) || start > end {
+		return nil, &DecodeError{Offset: start, Buf: bufIdx, Path: d.pathString(), Expected: "a span inside the buffer", Found: strconv.Itoa(start) + "-" + strconv.Itoa(end)}
+	}
+	lv := version
+	if lv > m.Valid.Hi {
+		lv = m.Valid.Hi
+	}
+	if lv < m.Valid.Lo {
+		return nil, &DecodeError{Offset: start, Buf: bufIdx, Path: d.pathString(), Expected: name + " version " + m.Valid.String(), Found: "version " + strconv.Itoa(int(version))}
+	}
+	saved := *d
+	d.r = wire.Reader{B: buf[:end], Off: start}
+	d.v, d.flex, d.buf, d.err, d.nested, d.limitHit = lv, m.Flexible(lv), bufIdx, nil, true, false
+	d.consumer, d.pt = nil, protocolType{}
+	d.b.Work += end - start
+	n := d.node()
+	n.Name, n.Role, n.Kind, n.Type = name, tree.RoleField, schema.Struct, name+" v"+strconv.Itoa(int(version))
+	d.start(n)
+	if lv != version {
+		n.Flags |= tree.Assumed
+		d.warn(n, start, "", "version "+strconv.Itoa(int(version))+" is newer than any known; decoded with the v"+strconv.Itoa(int(lv))+" layout")
+	}
+	d.structBody(n, m.At(lv).Root)
+	n.End = d.r.Off
+	err := d.err
+	if err == nil && d.r.Off < end {
+		err = &DecodeError{Offset: d.r.Off, Buf: bufIdx, Path: d.pathString(), Expected: "the end of " + name, Found: strconv.Itoa(end-d.r.Off) + " more bytes"}
+	}
+	limitHit := d.limitHit
+	d.r, d.v, d.flex, d.buf, d.err, d.nested = saved.r, saved.v, saved.flex, saved.buf, saved.err, saved.nested
+	d.consumer, d.pt, d.depth, d.path = saved.consumer, saved.pt, saved.depth, d.path[:len(saved.path)]
+	d.limitHit = limitHit
+	return n, err
+}
+
+// nestData decodes the consumer-protocol bytes of field n (read up to
+// d.r.Off) as the data message name, unless the group's protocol type
+// says it is something else.
+func (d *decoder) nestData(n *tree.Node, name string) {
+	if n.Null || (d.pt.known && d.pt.name != "consumer") {
+		return
+	}
+	if len(n.Raw) < 2 {
 		return // an empty assignment (followers get one) stays empty bytes
 	}
-	buf := f.Buffers[n.Buf]
-	at := n.PrefixEnd
+	buf, at, end := d.r.B, n.PrefixEnd, d.r.Off
+	if !d.b.WorkLeft(end - at) {
+		d.warnAt(nil, n, n.Start, "", "not decoded as "+name+": the MaxWork limit ("+strconv.Itoa(d.b.MaxWork)+" bytes) is reached; kept as bytes", true)
+		return
+	}
+	d.reserveNested()
 	version := int16(uint16(buf[at])<<8 | uint16(buf[at+1]))
-	sub, err := DecodeDataMessage(f.Slab(), name, version, buf, n.Buf, at+2, n.End)
-	if err != nil || sub.Flags&tree.Assumed != 0 && version < 0 {
-		if known {
+	mark, own := d.w.Mark(), len(n.Warnings)
+	vn := d.nestedNode()
+	sub, err := d.dataMessage(name, version, buf, d.buf, at+2, end)
+	if err != nil || vn == nil {
+		d.w.Truncate(mark)
+		n.Warnings = n.Warnings[:own]
+		switch {
+		case d.limitHit || vn == nil:
+			d.limitHit = false
+			d.warnAt(nil, n, n.Start, "", "not decoded as "+name+": the MaxNodes limit ("+strconv.Itoa(d.b.MaxNodes)+" nodes) is reached; kept as bytes", true)
+		case d.pt.known:
 			msg := "not a valid " + name
 			if err != nil {
 				msg += ": " + err.Error()
 			}
-			n.Warn(msg + "; kept as bytes")
+			d.warn(n, n.Start, "", msg+"; kept as bytes")
 		}
 		return
 	}
-	vn := f.Slab().New()
-	vn.Name, vn.Role, vn.Kind, vn.Type, vn.Buf = "version", tree.RoleField, schema.Int16, "int16", n.Buf
+	vn.Name, vn.Role, vn.Kind, vn.Type = "version", tree.RoleField, schema.Int16, "int16"
 	vn.Start, vn.TagEnd, vn.SizeEnd, vn.PrefixEnd, vn.End, vn.Int = at, at, at, at, at+2, int64(version)
-	kids := make([]*tree.Node, 0, len(sub.Children)+1)
+	kids := d.s.Kids(len(sub.Children) + 1)
 	kids = append(kids, vn)
 	kids = append(kids, sub.Children...)
 	n.Children = kids
@@ -210,8 +242,41 @@ func nestData(f *Frame, d *decoder, n *tree.Node, protocolType string, known boo
 	if m := schema.DataMessage(name); lv > m.Valid.Hi {
 		lv = m.Valid.Hi
 	}
-	if f.data == nil {
-		f.data = map[*tree.Node]dataView{}
+	if d.f.data == nil {
+		d.f.data = map[*tree.Node]dataView{}
 	}
-	f.data[n] = dataView{msg: schema.DataMessage(name), version: version, layout: lv}
+	d.f.data[n] = dataView{msg: schema.DataMessage(name), version: version, layout: lv}
+}
+
+// nestedNode takes a node from the nested share of the budget, or nil.
+func (d *decoder) nestedNode() *tree.Node {
+	if d.b.Nodes >= d.b.NestedNodes {
+		d.b.Nodes++
+		return nil
+	}
+	d.b.Nodes++
+	n := d.s.New()
+	n.Buf = d.buf
+	return n
+}
+
+// DecodeDataMessage decodes a data message (e.g. "LeaderChangeMessage") at
+// version from buf[start:end], as a struct node whose nodes point into
+// buffer bufIdx, with the default limits. Versions newer than known use
+// the newest layout, with a warning.
+func DecodeDataMessage(s *tree.Slab, name string, version int16, buf []byte, bufIdx, start, end int) (*tree.Node, error) {
+	if schema.DataMessage(name) == nil {
+		return nil, errors.New("codec: unknown data message " + name)
+	}
+	if start < 0 || end > len(buf) || start > end {
+		return nil, errors.New("codec: data message span out of range")
+	}
+	lim := Limits{}.Resolve(end - start)
+	d := &decoder{f: &Frame{}, s: s, lim: lim, b: lim.budget(), w: &wire.Warnings{}}
+	d.path = append(d.path, pathSeg{name, -1})
+	n, err := d.dataMessage(name, version, buf, bufIdx, start, end)
+	if err != nil {
+		return n, err
+	}
+	return n, nil
 }

@@ -120,7 +120,7 @@ func TestMaxRecordNesting(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, warnings(f.Root))
 	require.Contains(t, string(f.JSON()), `"value":{"text":"v"}`)
-	f, _ = Decode(b, Options{MaxRecordNesting: 1})
+	f, _ = Decode(b, Options{Limits: Limits{MaxRecordNesting: 1}})
 	require.NotEmpty(t, warnings(f.Root), "the inner wrapper is past the limit")
 	require.NotContains(t, string(f.JSON()), `"value":{"text":"v"}`)
 }

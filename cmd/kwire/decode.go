@@ -57,7 +57,7 @@ func (f *frameFlags) register(fs interface {
 	fs.StringVar(&f.api, "api", "", "API name or key (e.g. Metadata or 3), to pin a response's API")
 	fs.IntVar(&f.version, "version", -1, "API version, to pin a response's version")
 	fs.BoolVar(&f.noSize, "no-size", false, "the frame has no 4-byte size prefix (same as --size no)")
-	fs.StringVar(&f.size, "size", "auto", "size prefix: auto, yes or no")
+	fs.StringVar(&f.size, "size", "auto", "size prefix: auto, yes or no (auto: the first 4 bytes are a size when they match the bytes after them, a cut frame's, or no unsized frame's: negative or 2^24 and more)")
 	fs.StringVar(&f.input, "input", "auto", "input form: auto, hex, base64 or binary")
 }
 
@@ -110,9 +110,22 @@ func (f *frameFlags) splitFrames(b []byte) ([][]byte, bool, error) {
 		if len(frames) > 0 && len(rest) == 0 {
 			return frames, true, nil
 		}
-		return [][]byte{b}, input.LooksSizePrefixed(b), nil
+		return [][]byte{b}, input.LooksSizePrefixed(b) || brokenSize(b), nil
 	}
 	return nil, false, errorf("--size must be auto, yes or no, not %q", size)
+}
+
+// brokenSize reports whether b starts with an int32 no unsized frame
+// starts with: negative, or 2^24 and more (a request's API key is below
+// 256; a correlation id that large is implausible). It is read as a size
+// prefix, so the frame fails with an error at "size" instead of being
+// guessed at; --size no reads it otherwise.
+func brokenSize(b []byte) bool {
+	if len(b) < 4 {
+		return false
+	}
+	n := int32(uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3]))
+	return n < 0 || n >= 1<<24
 }
 
 // decoded is one frame's reading, with the guesses that led to it.
@@ -122,58 +135,45 @@ type decoded struct {
 	cands []codec.Candidate // for guessed responses
 }
 
-// decodeOne reads a frame as the flags say: a request from its header; a
-// response with a pinned API and version; otherwise by ranking guesses.
-func decodeOne(ff *frameFlags, api *schema.API, b []byte, sized bool, dec *codec.Decoder) decoded {
-	opts := codec.Options{NoSizePrefix: !sized}
-	if !ff.response {
-		f, err := dec.Decode(b, opts)
-		if err == nil || ff.request {
-			return decoded{frame: f, err: err}
-		}
-		// Not a clean request: it may be a response.
-		if c := guess(ff, api, b, sized); len(c) > 0 {
-			return decoded{frame: c[0].Frame, cands: c}
-		}
-		return decoded{frame: f, err: err}
-	}
-	if api != nil && ff.version >= 0 {
-		opts.Response, opts.APIKey, opts.Version = true, api.Key, int16(ff.version)
-		f, err := dec.Decode(b, opts)
-		return decoded{frame: f, err: err}
-	}
-	c := guess(ff, api, b, sized)
-	if len(c) == 0 {
-		what := "any API and version"
+// options turns the flags into the codec's: a request from its header; a
+// response with a pinned API and version; a response whose API or version
+// is guessed; or, with neither --request nor --response, a request if it
+// reads cleanly as one, else the likeliest response.
+func (f *frameFlags) options(api *schema.API, sized bool) codec.Options {
+	o := codec.Options{NoSizePrefix: !sized}
+	switch {
+	case f.request:
+	case f.response:
+		o.Response, o.APIKey, o.Version = true, codec.Any, codec.Any
 		if api != nil {
-			what = "any version of " + api.Name
+			o.APIKey = api.Key
 		}
-		f := &codec.Frame{Response: true, Buffers: [][]byte{b}}
-		return decoded{frame: f, err: errorf("the bytes do not decode cleanly as a response of %s", what)}
+		if f.version >= 0 {
+			o.Version = int16(f.version)
+		}
+	default:
+		o.Auto = true
 	}
-	return decoded{frame: c[0].Frame, cands: c}
+	return o
 }
 
-func guess(ff *frameFlags, api *schema.API, b []byte, sized bool) []codec.Candidate {
-	cands := codec.GuessResponse(b, codec.GuessOptions{NoSizePrefix: !sized, Max: 50})
-	if api == nil {
-		if len(cands) > 5 {
-			cands = cands[:5]
-		}
-		return cands
+// decodeOne reads a frame as the flags say (see options).
+func decodeOne(ff *frameFlags, api *schema.API, b []byte, sized bool, dec *codec.Decoder) decoded {
+	f, err := dec.Decode(b, ff.options(api, sized))
+	d := decoded{frame: f, err: err}
+	if f != nil && f.Guess != nil {
+		d.cands = f.Guess.Candidates
 	}
-	var out []codec.Candidate
-	for _, c := range cands {
-		if c.APIKey == api.Key {
-			out = append(out, c)
-		}
-	}
-	return out
+	return d
 }
 
-func describeGuess(c []codec.Candidate) string {
+// describeGuess says how a response was read: the API and version
+// guessed, the confidence, the runners-up, and whether the work limit cut
+// the search.
+func describeGuess(g *codec.Guess) string {
 	var b strings.Builder
-	for i, x := range c {
+	b.WriteString("read as a response: ")
+	for i, x := range g.Candidates[:min(len(g.Candidates), 5)] {
 		name := schema.ByKey(x.APIKey).Name
 		vs := "v" + strconv.Itoa(int(x.Version))
 		if len(x.Versions) > 0 {
@@ -188,6 +188,10 @@ func describeGuess(c []codec.Candidate) string {
 		}
 		fmt.Fprintf(&b, " %s %s (%.2f)", name, vs, x.Confidence)
 	}
+	fmt.Fprintf(&b, "; %d readings tried", g.Tried)
+	if g.Cut {
+		b.WriteString(", then the MaxWork limit stopped the search")
+	}
 	return b.String()
 }
 
@@ -199,18 +203,48 @@ func joinVersions(vs []int16) string {
 	return strings.Join(s, ",")
 }
 
+// warnLines prints each warning on stderr as
+// "kwire: warning: at byte N (path): message".
+func warnLines(e *env, prefix string, ws []codec.Warning) {
+	for _, w := range ws {
+		fmt.Fprintf(e.stderr, "kwire: warning: %s%s\n", prefix, describeWarning(w))
+	}
+}
+
+// describeWarning is "at byte N (path): message", naming the derived
+// buffer for bytes that came out of a decompression.
+func describeWarning(w codec.Warning) string {
+	var b strings.Builder
+	b.WriteString("at byte ")
+	b.WriteString(strconv.Itoa(w.Offset))
+	if w.Buf > 0 {
+		b.WriteString(" of derived buffer ")
+		b.WriteString(strconv.Itoa(w.Buf))
+	}
+	if w.Path != "" {
+		b.WriteString(" (")
+		b.WriteString(w.Path)
+		b.WriteString(")")
+	}
+	b.WriteString(": ")
+	b.WriteString(w.Message)
+	return b.String()
+}
+
 func runDecode(e *env, args []string) int {
 	fs := newFlags(e, "decode", "[flags] [HEX | FILE ...]",
 		"kwire decode 0000001c001200030000000700056b7769726500076b776972652004312e3000",
 		"kwire decode --format tree apiversions.xxd",
 		"kwire decode --response --api ApiVersions --version 0 0000000a00000007000000000000",
 		"kwire decode --response 0000000a00000007000000000000",
+		"kwire decode --strict frame.bin",
 		"xxd frame.bin | kwire decode --format grid")
 	var ff frameFlags
 	ff.register(fs)
 	format := fs.String("format", "json", "output: json (indented), ndjson, tree, grid or annotated")
 	color := fs.String("color", "auto", "colour: auto (on a terminal, unless NO_COLOR is set), always or never")
 	records := fs.String("records", "decoded", "records in value JSON: decoded, base64 or size")
+	strict := fs.Bool("strict", false, "exit 1 when any warning (a lenient reading or a limit hit) is printed")
 	args, code := parseFlags(e, fs, args)
 	if code >= 0 {
 		return code
@@ -267,10 +301,16 @@ func runDecode(e *env, args []string) int {
 		if len(frames) > 1 {
 			prefix = "frame " + strconv.Itoa(i) + ": "
 		}
-		if len(d.cands) > 0 {
-			fail(e, "%s%s", prefix, describeGuess(d.cands))
-		}
 		f := d.frame
+		if f.Guess != nil && len(f.Guess.Candidates) > 0 {
+			fail(e, "%s%s", prefix, describeGuess(f.Guess))
+		}
+		if ws := f.Warnings(); len(ws) > 0 {
+			warnLines(e, prefix, ws)
+			if *strict {
+				status = 1
+			}
+		}
 		var out []byte
 		switch *format {
 		case "annotated":

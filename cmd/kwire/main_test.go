@@ -126,6 +126,10 @@ func runCases(t *testing.T, cases []cliCase) {
 	}
 }
 
+// nonMinimalFrame is apiVersionsV3 with the client software name's length
+// (uvarint 7) written in two bytes, 87 00.
+const nonMinimalFrame = "0000001d0012000300000007" + "00056b7769726500" + "87006b7769726520" + "04312e30" + "00"
+
 // apiVersionsV3 is an ApiVersions v3 request (hand-built, see codec/golden_test.go).
 const apiVersionsV3 = "0000001c0012000300000007" + "00056b7769726500" + "076b7769726520" + "04312e30" + "00"
 
@@ -139,9 +143,15 @@ func TestDecodeCLI(t *testing.T) {
 		{name: "response with hints", args: []string{"decode", "--response", "--api", "ApiVersions", "--version", "0", "0000000a000000070000" + "00000000"}, golden: "decode_response"},
 		{name: "two frames back to back", args: []string{"decode", "--format", "ndjson", apiVersionsV3 + apiVersionsV3}, golden: "decode_two_frames"},
 		{name: "annotated", args: []string{"decode", "--format", "annotated", apiVersionsV3}, golden: "decode_annotated"},
-		{name: "truncated frame", args: []string{"decode", "--format", "ndjson", apiVersionsV3[:40]}, code: 1, stderr: "kwire: at byte 20 (body.clientSoftwareName): expected a varint, found the end of the input"},
+		{name: "truncated frame", args: []string{"decode", "--format", "ndjson", apiVersionsV3[:40]}, code: 1, stderr: "kwire: at byte 0 (size): expected a size of at most 16 (the bytes given after it), found 28"},
+		{name: "truncated body", args: []string{"decode", "--format", "ndjson", "--size", "no", apiVersionsV3[8:40]}, code: 1, stderr: "kwire: at byte 16 (body.clientSoftwareName): expected a varint, found the end of the input"},
 		{name: "not hex", args: []string{"decode", "zz"}, code: 1, stderr: "kwire: "},
-		{name: "response that fits no API", args: []string{"decode", "--response", "00"}, code: 1, stderr: "do not decode cleanly as a response of any API"},
+		{name: "warning on stderr", args: []string{"decode", "--format", "ndjson", nonMinimalFrame}, stderr: "kwire: warning: at byte 20 (body.clientSoftwareName): non-minimal varint: 2 bytes for a value that needs 1"},
+		{name: "strict makes a warning fail", args: []string{"decode", "--strict", "--format", "ndjson", nonMinimalFrame}, code: 1, stderr: "kwire: warning: at byte 20"},
+		{name: "guessing is said", args: []string{"decode", "--format", "ndjson", "0000000a00000007000000000000"}, stderr: "kwire: read as a response: guessed "},
+		{name: "size beyond the bytes is no guess", args: []string{"decode", "--response", "7fffffff00000007000000000000"}, code: 1, stderr: "kwire: at byte 0 (size): expected a size of at most 10"},
+		{name: "negative size is no guess", args: []string{"decode", "ffffff0000000007000000000000"}, code: 1, stderr: "kwire: at byte 0 (size): expected a non-negative frame size"},
+		{name: "response that fits no API", args: []string{"decode", "--response", "00"}, code: 1, stderr: "expected a response of any API and version, found 1 bytes that read as none"},
 		{name: "unknown flag", args: []string{"decode", "--bogus"}, code: 2},
 		{name: "unknown command", args: []string{"bogus"}, code: 2, stderr: "unknown command"},
 	})

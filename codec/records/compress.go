@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"strconv"
 	"sync"
 
 	"github.com/klauspost/compress/gzip"
@@ -40,11 +41,14 @@ var errLimit = errors.New("decompressed size exceeds Options.MaxDecompressed")
 // version, then [int32 length][snappy block] chunks.
 var xerialMagic = []byte{0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0}
 
-// inflate decompresses src with codec, producing at most limit bytes
-// (zstd decoders are pooled per poolLimit >= limit, which bounds their
-// memory). warn is set for accepted quirks (the old Kafka lz4 header
-// checksum).
-func inflate(codec int, src []byte, limit, poolLimit int) (out []byte, warn string, err error) {
+// inflate decompresses src with codec, producing at most limit bytes.
+// Memory grows with the bytes actually produced: sizes the compressed
+// data declares (gzip's ISIZE, lz4's content size, snappy's decoded
+// length, zstd's frame content size) are never trusted for an allocation
+// beyond what that many compressed bytes could really hold. warn is set
+// for accepted quirks (the old Kafka lz4 header checksum). The last
+// argument is unused (it sized decoder pools once).
+func inflate(codec int, src []byte, limit, _ int) (out []byte, warn string, err error) {
 	if limit < 0 {
 		limit = 0
 	}
@@ -56,37 +60,29 @@ func inflate(codec int, src []byte, limit, poolLimit int) (out []byte, warn stri
 	case CodecLZ4:
 		out, warn, err = unlz4(src, limit)
 	case CodecZstd:
-		out, err = unzstd(src, limit, max(limit, poolLimit))
+		out, err = unzstd(src, limit)
 	default:
 		err = errors.New("unknown compression codec " + itoa(codec))
 	}
 	return out, warn, err
 }
 
-// readLimited reads r to EOF into a buffer of initial capacity hint, failing
-// with errLimit once more than limit bytes come out.
-func readLimited(r io.Reader, hint, limit int) ([]byte, error) {
-	if hint > limit {
-		hint = limit
-	}
-	if hint > 1<<20 {
-		// Size hints come from the (untrusted) input: trust them only so
-		// far, and grow by doubling past that.
-		hint = 1 << 20
-	}
-	if hint < 512 {
-		hint = 512
-	}
-	buf := make([]byte, 0, hint)
+// firstCap is the capacity a decompression starts with: a small multiple
+// of the compressed size (work already done), never a declared size.
+func firstCap(src []byte, limit int) int {
+	return min(limit+1, max(512, 4*len(src)))
+}
+
+// readLimited reads r to EOF into a buffer that starts at firstCap and
+// doubles, failing with errLimit once more than limit bytes come out.
+func readLimited(r io.Reader, src []byte, limit int) ([]byte, error) {
+	buf := make([]byte, 0, firstCap(src, limit))
 	for {
 		if len(buf) == cap(buf) {
 			if len(buf) > limit {
 				return nil, errLimit
 			}
-			n := cap(buf) * 2
-			if n > limit+1 {
-				n = limit + 1
-			}
+			n := min(cap(buf)*2, limit+1)
 			if n <= len(buf) {
 				n = len(buf) + 1
 			}
@@ -125,19 +121,18 @@ func gunzip(src []byte, limit int) ([]byte, error) {
 			return nil, err
 		}
 	}
-	hint := 4 * len(src)
-	if len(src) >= 18 {
-		if isize := int(binary.LittleEndian.Uint32(src[len(src)-4:])); isize > 0 && isize < 1<<30 {
-			hint = isize + 1
-		}
-	}
-	out, err := readLimited(zr, hint, limit)
+	out, err := readLimited(zr, src, limit)
 	gzipPool.Put(zr)
 	return out, err
 }
 
+// snappyRatio bounds what one byte of a snappy block can decode to: the
+// longest copy (64 bytes) takes a 3-byte element. A decoded length beyond
+// it is a lie, refused before anything is allocated for it.
+const snappyRatio = 22
+
 func unsnappy(src []byte, limit int) ([]byte, error) {
-	if len(src) >= 16 && bytes.Equal(src[:8], xerialMagic) {
+	if isXerial(src) {
 		var out []byte
 		p := 16
 		for p < len(src) {
@@ -151,15 +146,12 @@ func unsnappy(src []byte, limit int) ([]byte, error) {
 			}
 			chunk := src[p : p+n]
 			p += n
-			dl, err := s2.DecodedLen(chunk)
+			dl, err := snappyLen(chunk)
 			if err != nil {
 				return nil, err
 			}
 			if dl > limit-len(out) {
 				return nil, errLimit
-			}
-			if out == nil {
-				out = make([]byte, 0, min(limit, 4*len(src)+dl))
 			}
 			if cap(out)-len(out) < dl {
 				nb := make([]byte, len(out), min(limit, 2*cap(out)+dl))
@@ -177,7 +169,7 @@ func unsnappy(src []byte, limit int) ([]byte, error) {
 		}
 		return out, nil
 	}
-	dl, err := s2.DecodedLen(src)
+	dl, err := snappyLen(src)
 	if err != nil {
 		return nil, err
 	}
@@ -185,6 +177,18 @@ func unsnappy(src []byte, limit int) ([]byte, error) {
 		return nil, errLimit
 	}
 	return s2.Decode(make([]byte, dl), src)
+}
+
+// snappyLen is a block's decoded length, when the block could hold it.
+func snappyLen(block []byte) (int, error) {
+	dl, err := s2.DecodedLen(block)
+	if err != nil {
+		return 0, err
+	}
+	if dl > snappyRatio*len(block) {
+		return 0, errors.New("snappy: a decoded length of " + itoa(dl) + " bytes is impossible for " + itoa(len(block)) + " compressed bytes")
+	}
+	return dl, nil
 }
 
 // isXerial reports whether src is the framed (xerial) snappy form.
@@ -217,7 +221,6 @@ var lz4Pool sync.Pool
 func unlz4(src []byte, limit int) ([]byte, string, error) {
 	var warn string
 	var r io.Reader = bytes.NewReader(src)
-	hint := 4 * len(src)
 	if hc := lz4HeaderEnd(src); hc > 0 {
 		good := byte(xxh32(src[4:hc]) >> 8)
 		old := byte(xxh32(src[:hc]) >> 8)
@@ -230,11 +233,6 @@ func unlz4(src []byte, limit int) ([]byte, string, error) {
 			fixed[hc] = good
 			r = io.MultiReader(bytes.NewReader(fixed), bytes.NewReader(src[hc+1:]))
 		}
-		if src[4]&0x08 != 0 {
-			if cs := binary.LittleEndian.Uint64(src[6:]); cs < 1<<30 {
-				hint = int(cs) + 1
-			}
-		}
 	}
 	zr, _ := lz4Pool.Get().(*lz4.Reader)
 	if zr == nil {
@@ -242,7 +240,7 @@ func unlz4(src []byte, limit int) ([]byte, string, error) {
 	} else {
 		zr.Reset(r)
 	}
-	out, err := readLimited(zr, hint, limit)
+	out, err := readLimited(zr, src, limit)
 	zr.Reset(nil)
 	lz4Pool.Put(zr)
 	return out, warn, err
@@ -250,38 +248,49 @@ func unlz4(src []byte, limit int) ([]byte, string, error) {
 
 const defaultMaxDecompressed = 64 << 20
 
-// zstdPools holds a *sync.Pool of decoders per decompression limit.
-var zstdPools sync.Map
+// zstdRatio bounds what one byte of a zstd frame can decode to: a
+// 4-byte RLE block stands for at most 128 KiB.
+const zstdRatio = 1 << 15
 
-func newZstd(limit int) *zstd.Decoder {
-	d, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(uint64(limit)),
-		zstd.WithDecoderMaxWindow(uint64(max(limit, 1<<10))), zstd.WithDecoderLowmem(true))
-	return d
-}
+// zstdPool holds decoders that decode into the caller's buffer and never
+// past its capacity (WithDecodeAllCapLimit), so the output buffer is ours
+// to size: from the compressed size up, never from a declared size alone.
+var zstdPool sync.Pool
 
-func unzstd(src []byte, limit, poolLimit int) ([]byte, error) {
-	pv, _ := zstdPools.LoadOrStore(poolLimit, new(sync.Pool))
-	pool := pv.(*sync.Pool)
-	d, _ := pool.Get().(*zstd.Decoder)
+func unzstd(src []byte, limit int) ([]byte, error) {
+	d, _ := zstdPool.Get().(*zstd.Decoder)
 	if d == nil {
-		d = newZstd(poolLimit)
+		var err error
+		d, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
+			zstd.WithDecodeAllCapLimit(true), zstd.WithDecoderMaxMemory(1<<40), zstd.WithDecoderMaxWindow(1<<31))
+		if err != nil {
+			return nil, err
+		}
 	}
-	if fcs, ok := zstdContentSize(src); ok && fcs > uint64(limit) {
-		pool.Put(d)
-		return nil, errLimit
-	}
-	out, err := d.DecodeAll(src, nil)
-	pool.Put(d)
-	if err != nil {
-		if errors.Is(err, zstd.ErrDecoderSizeExceeded) || errors.Is(err, zstd.ErrWindowSizeExceeded) {
+	defer zstdPool.Put(d)
+	size := firstCap(src, limit)
+	if fcs, ok := zstdContentSize(src); ok {
+		switch {
+		case fcs > uint64(zstdRatio)*uint64(len(src)):
+			return nil, errors.New("zstd: a frame content size of " + strconv.FormatUint(fcs, 10) + " bytes is impossible for " + itoa(len(src)) + " compressed bytes")
+		case fcs > uint64(limit):
 			return nil, errLimit
 		}
-		return nil, err
+		size = max(size, int(fcs))
 	}
-	if len(out) > limit {
-		return nil, errLimit
+	for {
+		out, err := d.DecodeAll(src, make([]byte, 0, size))
+		if err == nil {
+			return out, nil
+		}
+		if !errors.Is(err, zstd.ErrDecoderSizeExceeded) {
+			return nil, err
+		}
+		if size > limit {
+			return nil, errLimit
+		}
+		size = min(limit+1, 4*size)
 	}
-	return out, nil
 }
 
 // zstdContentSize reads the Frame_Content_Size of the first zstd frame.

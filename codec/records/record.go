@@ -49,120 +49,106 @@ func zz64(b []byte, p, end int) (int64, int, bool) {
 
 type recErr string
 
-func (d *decoder) recordList(b []byte, bi, p, end int, ctx *batchCtx, parent *tree.Node) []*tree.Node {
-	c := ctx.count
-	if c < 0 {
-		c = 0
-	}
-	if c > (end-p)/7 {
-		c = (end - p) / 7
-	}
-	if room := (d.opts.MaxNodes - d.nodes) / 8; c > room {
-		c = max(room, 0)
-	}
-	kids := d.s.Kids(c + 1)
-	for p < end {
-		if d.nodes >= d.opts.MaxNodes {
-			parent.Warn("records from byte " + itoa(p) + " not decoded: Options.MaxNodes reached")
-			raw := d.leaf("raw", schema.Bytes, "bytes", bi, p, end)
-			raw.Role = tree.RoleRaw
-			raw.Raw = b[p:end]
-			kids = append(kids, raw)
-			break
-		}
-		rec, next, msg := d.record(b, bi, p, end, ctx, len(kids))
-		if msg != "" {
-			parent.Warn("record " + itoa(len(kids)) + " at byte " + itoa(p) + ": " + string(msg))
-			raw := d.leaf("raw", schema.Bytes, "bytes", bi, p, end)
-			raw.Role = tree.RoleRaw
-			raw.Raw = b[p:end]
-			kids = append(kids, raw)
-			break
-		}
-		kids = append(kids, rec)
-		ctx.parsed++
-		p = next
-	}
-	return kids
+const nonMinimal = "non-minimal varint"
+
+// varField is a varint-framed part of a record: [at, at+n) holds the
+// varint, and for keys, values and header parts the data follows.
+type varField struct {
+	at, n int
+	v     int64
+	canon bool
+	null  bool
+	raw   []byte
 }
 
-// record decodes one record at p; msg is set when its length framing is broken.
-func (d *decoder) record(b []byte, bi, p, end int, ctx *batchCtx, idx int) (*tree.Node, int, recErr) {
+func (f *varField) end() int { return f.at + f.n + len(f.raw) }
+
+// recHeader is one parsed record header; hasVal is false when its value
+// could not be read.
+type recHeader struct {
+	key, val varField
+	hasVal   bool
+}
+
+// recParse is one record read from the bytes before any node or JSON is
+// made of it, so both sinks see the same values, warnings and failures.
+type recParse struct {
+	p, rend int
+	length  varField
+	stage   int // how many of attributes, timestampDelta, offsetDelta, key, value, headers were read
+	attr    int8
+	tsd, od varField
+	key     varField
+	val     varField
+	hc      varField
+	hdrs    []recHeader // the headers read; with hdrFail, the last may lack its value
+	hdrFail bool
+	q       int    // where reading stopped
+	fail    string // why the record is cut short, or ""
+}
+
+const (
+	stAttributes = iota + 1
+	stTimestamp
+	stOffset
+	stKey
+	stValue
+	stHeaders
+)
+
+// parseRecord reads the record at p. A broken length framing is returned
+// as recErr (the record list ends there); a problem inside the record is
+// r.fail, with what was read before it.
+func parseRecord(b []byte, p, end int, r *recParse) recErr {
+	hdrs := r.hdrs[:0]
+	*r = recParse{p: p, hdrs: hdrs}
 	l, n, canon := zz32(b, p, end)
 	if n == 0 {
-		return nil, 0, "the input ends inside the record length"
+		return "the input ends inside the record length"
 	}
 	if n < 0 {
-		return nil, 0, "record length varint too long"
+		return "record length varint too long"
 	}
 	if l < 0 || int(l) > end-p-n {
-		return nil, 0, recErr("record length " + itoa(int(l)) + " does not fit the " + itoa(end-p-n) + " bytes left")
+		return recErr("record length " + itoa(int(l)) + " does not fit the " + itoa(end-p-n) + " bytes left")
 	}
-	rend := p + n + int(l)
-	rec := d.leaf("record", schema.Struct, "Record", bi, p, rend)
-	rec.PrefixEnd = p + n
-	rec.Index = idx
-	kids := d.s.Kids(8)
-	ln := d.leaf("length", schema.Int32, "varint", bi, p, p+n)
-	ln.Int = int64(l)
-	ln.Flags |= tree.Varint
-	if !canon {
-		ln.Warn("non-minimal varint")
-	}
-	kids = append(kids, ln)
+	r.length = varField{at: p, n: n, v: int64(l), canon: canon}
+	r.rend = p + n + int(l)
+	rend := r.rend
 	q := p + n
-	fail := func(msg string) (*tree.Node, int, recErr) {
-		rec.Warn(msg)
-		raw := d.leaf("raw", schema.Bytes, "bytes", bi, q, rend)
-		raw.Role = tree.RoleRaw
-		raw.Raw = b[q:rend]
-		if q < rend {
-			kids = append(kids, raw)
-		}
-		rec.Children = kids
-		d.res.Records = append(d.res.Records, RecordInfo{Node: rec, Offset: ctx.base, Timestamp: ctx.baseTS})
-		rec.Int = ctx.base
-		return rec, rend, ""
+	r.q = q
+	fail := func(msg string) recErr {
+		r.fail, r.q = msg, q
+		return ""
 	}
 	if q >= rend {
 		return fail("the record ends before its attributes")
 	}
-	at := d.leaf("attributes", schema.Int8, "int8", bi, q, q+1)
-	at.Int = int64(int8(b[q]))
-	kids = append(kids, at)
+	r.attr = int8(b[q])
+	r.stage = stAttributes
 	q++
 	tsd, n, canon := zz64(b, q, rend)
 	if n <= 0 {
 		return fail("bad timestampDelta varlong")
 	}
-	tn := d.leaf("timestampDelta", schema.Int64, "varlong", bi, q, q+n)
-	tn.Int, tn.Flags = tsd, tree.Varint
-	if !canon {
-		tn.Warn("non-minimal varint")
-	}
-	kids = append(kids, tn)
+	r.tsd = varField{at: q, n: n, v: tsd, canon: canon}
+	r.stage = stTimestamp
 	q += n
 	od, n, canon := zz32(b, q, rend)
 	if n <= 0 {
 		return fail("bad offsetDelta varint")
 	}
-	on := d.leaf("offsetDelta", schema.Int32, "varint", bi, q, q+n)
-	on.Int, on.Flags = int64(od), tree.Varint
-	if !canon {
-		on.Warn("non-minimal varint")
-	}
-	kids = append(kids, on)
+	r.od = varField{at: q, n: n, v: int64(od), canon: canon}
+	r.stage = stOffset
 	q += n
-	key, msg := d.varbytes(b, bi, &q, rend, "key", schema.Bytes, "varbytes")
-	if msg != "" {
+	if msg := varbytes(b, &q, rend, "key", &r.key); msg != "" {
 		return fail(msg)
 	}
-	kids = append(kids, key)
-	val, msg := d.varbytes(b, bi, &q, rend, "value", schema.Bytes, "varbytes")
-	if msg != "" {
+	r.stage = stKey
+	if msg := varbytes(b, &q, rend, "value", &r.val); msg != "" {
 		return fail(msg)
 	}
-	kids = append(kids, val)
+	r.stage = stValue
 	hc, n, canon := zz32(b, q, rend)
 	if n <= 0 {
 		return fail("bad header count varint")
@@ -170,87 +156,205 @@ func (d *decoder) record(b []byte, bi, p, end int, ctx *batchCtx, idx int) (*tre
 	if hc < 0 || int(hc) > (rend-q-n)/2 {
 		return fail("header count " + itoa(int(hc)) + " does not fit the record")
 	}
-	hs := d.leaf("headers", schema.Array, "[]Header", bi, q, q+n)
-	hs.PrefixEnd = q + n
-	hs.Int = int64(hc)
-	if !canon {
-		hs.Warn("non-minimal varint")
-	}
-	kids = append(kids, hs)
+	r.hc = varField{at: q, n: n, v: int64(hc), canon: canon}
+	r.stage = stHeaders
 	q += n
-	if hc > 0 {
-		hk := d.s.Kids(int(hc))
-		for i := 0; i < int(hc); i++ {
-			h := d.leaf("header", schema.Struct, "Header", bi, q, q)
-			h.Index = i
-			k, msg := d.varbytes(b, bi, &q, rend, "key", schema.String, "varstring")
-			if msg != "" {
-				hs.Children = hk
-				hs.End = q
-				return fail("header " + itoa(i) + ": " + msg)
-			}
-			v, msg := d.varbytes(b, bi, &q, rend, "value", schema.Bytes, "varbytes")
-			if msg != "" {
-				h.Children = append(d.s.Kids(1), k)
-				h.End = k.End
-				hk = append(hk, h)
-				hs.Children = hk
-				hs.End = q
-				return fail("header " + itoa(i) + ": " + msg)
-			}
-			h.Children = append(d.s.Kids(2), k, v)
-			h.End = q
-			hk = append(hk, h)
+	for i := 0; i < int(hc); i++ {
+		var h recHeader
+		if msg := varbytes(b, &q, rend, "key", &h.key); msg != "" {
+			r.hdrFail = true
+			return fail("header " + itoa(i) + ": " + msg)
 		}
-		hs.Children = hk
-		hs.End = q
+		if msg := varbytes(b, &q, rend, "value", &h.val); msg != "" {
+			r.hdrs, r.hdrFail = append(r.hdrs, h), true
+			return fail("header " + itoa(i) + ": " + msg)
+		}
+		h.hasVal = true
+		r.hdrs = append(r.hdrs, h)
 	}
-	if ctx.control {
-		d.control(b, bi, key, val)
-	}
+	r.q = q
 	if q < rend {
-		return fail(itoa(rend-q) + " bytes after the headers")
+		r.fail = itoa(rend-q) + " bytes after the headers"
+	}
+	return ""
+}
+
+// varbytes reads a varint length and that many bytes (-1: null) at *q.
+func varbytes(b []byte, q *int, end int, name string, f *varField) string {
+	l, n, canon := zz32(b, *q, end)
+	if n <= 0 {
+		return "bad " + name + " length varint"
+	}
+	if l < -1 || int(l) > end-*q-n {
+		return name + " length " + itoa(int(l)) + " does not fit the " + itoa(end-*q-n) + " bytes left"
+	}
+	*f = varField{at: *q, n: n, v: int64(l), canon: canon, null: l == -1}
+	*q += n
+	if l >= 0 {
+		f.raw = b[*q : *q+int(l) : *q+int(l)]
+		*q += int(l)
+	}
+	return ""
+}
+
+// complete reports whether the record was read to its headers' end, so it
+// counts as a record with its own offset and timestamp.
+func (r *recParse) complete() bool { return r.stage == stHeaders && !r.hdrFail && r.q >= r.rend }
+
+func (d *decoder) recordList(b []byte, bi, p, end int, ctx *batchCtx, parent *tree.Node) []*tree.Node {
+	c := min(max(ctx.count, 0), (end-p)/7, 16)
+	kids := d.s.Kids(c + 1)
+	mark := d.w.Mark()
+	var r recParse
+	for p < end {
+		if !d.b.NodesLeft() {
+			raw := d.rawNode(b, bi, p, end)
+			kids = append(kids, raw)
+			d.push("", len(kids)-1)
+			d.limit(raw, "", "records from byte "+itoa(p)+" not decoded: the MaxNodes limit ("+itoa(d.b.MaxNodes)+" nodes) is reached")
+			d.pop()
+			break
+		}
+		if msg := parseRecord(b, p, end, &r); msg != "" {
+			d.warnAt(&mark, parent, "", "record "+itoa(len(kids))+" at byte "+itoa(p)+": "+string(msg), false)
+			kids = append(kids, d.rawNode(b, bi, p, end))
+			break
+		}
+		d.push("", len(kids))
+		kids = append(kids, d.record(b, bi, &r, ctx, len(kids)))
+		d.pop()
+		ctx.parsed++
+		p = r.rend
+	}
+	return kids
+}
+
+// record makes the nodes of a parsed record.
+func (d *decoder) record(b []byte, bi int, r *recParse, ctx *batchCtx, idx int) *tree.Node {
+	rec := d.leaf("record", schema.Struct, "Record", bi, r.p, r.rend)
+	rec.PrefixEnd = r.p + r.length.n
+	rec.Index = idx
+	if r.fail != "" {
+		d.warn(rec, "", r.fail)
+	}
+	kids := d.s.Kids(8)
+	ln := d.varLeaf(&r.length, "length", schema.Int32, "varint", bi)
+	ln.Int = r.length.v
+	kids = append(kids, ln)
+	var key, val *tree.Node
+	if r.stage >= stAttributes {
+		at := d.leaf("attributes", schema.Int8, "int8", bi, r.length.end(), r.length.end()+1)
+		at.Int = int64(r.attr)
+		kids = append(kids, at)
+	}
+	if r.stage >= stTimestamp {
+		kids = append(kids, d.varLeaf(&r.tsd, "timestampDelta", schema.Int64, "varlong", bi))
+	}
+	if r.stage >= stOffset {
+		kids = append(kids, d.varLeaf(&r.od, "offsetDelta", schema.Int32, "varint", bi))
+	}
+	if r.stage >= stKey {
+		key = d.bytesLeaf(&r.key, "key", schema.Bytes, "varbytes", bi)
+		kids = append(kids, key)
+	}
+	if r.stage >= stValue {
+		if ctx.control && r.stage >= stHeaders && !r.hdrFail {
+			d.controlKey(b, bi, key)
+		}
+		val = d.bytesLeaf(&r.val, "value", schema.Bytes, "varbytes", bi)
+		if ctx.control && r.stage >= stHeaders && !r.hdrFail {
+			d.controlValue(b, bi, key, val)
+		}
+		kids = append(kids, val)
+	}
+	if r.stage >= stHeaders {
+		hs := d.leaf("headers", schema.Array, "[]Header", bi, r.hc.at, r.hc.at+r.hc.n)
+		hs.PrefixEnd = hs.End
+		hs.Int = r.hc.v
+		if !r.hc.canon {
+			d.warn(hs, "headers", nonMinimal)
+		}
+		if len(r.hdrs) > 0 {
+			d.push("headers", -1)
+			hk := d.s.Kids(len(r.hdrs))
+			for i := range r.hdrs {
+				x := &r.hdrs[i]
+				h := d.leaf("header", schema.Struct, "Header", bi, x.key.at, x.key.at)
+				h.Index = i
+				d.push("", i)
+				k := d.bytesLeaf(&x.key, "key", schema.String, "varstring", bi)
+				h.End = k.End
+				if x.hasVal {
+					v := d.bytesLeaf(&x.val, "value", schema.Bytes, "varbytes", bi)
+					h.Children = append(d.s.Kids(2), k, v)
+					h.End = v.End
+				} else {
+					h.Children = append(d.s.Kids(1), k)
+				}
+				d.pop()
+				hk = append(hk, h)
+				hs.End = h.End
+			}
+			d.pop()
+			hs.Children = hk
+			if r.hdrFail {
+				hs.End = r.q
+			}
+		}
+		kids = append(kids, hs)
+	}
+	if r.fail != "" {
+		if r.q < r.rend {
+			kids = append(kids, d.rawNode(b, bi, r.q, r.rend))
+		}
+		rec.Children = kids
+		d.res.Records = append(d.res.Records, RecordInfo{Node: rec, Offset: ctx.base, Timestamp: ctx.baseTS})
+		rec.Int = ctx.base
+		return rec
 	}
 	rec.Children = kids
-	off := ctx.base + int64(od)
-	ts := ctx.baseTS + tsd
+	off := ctx.base + r.od.v
+	ts := ctx.baseTS + r.tsd.v
 	if ctx.logAppend {
 		ts = ctx.maxTS
 	}
 	rec.Int = off
 	d.res.Records = append(d.res.Records, RecordInfo{Node: rec, Offset: off, Timestamp: ts})
-	return rec, rend, ""
+	return rec
 }
 
-func (d *decoder) varbytes(b []byte, bi int, q *int, end int, name string, k schema.Kind, typ string) (*tree.Node, string) {
-	l, n, canon := zz32(b, *q, end)
-	if n <= 0 {
-		return nil, "bad " + name + " length varint"
+// varLeaf makes the node of a varint part, warning when it is not minimal.
+func (d *decoder) varLeaf(f *varField, name string, k schema.Kind, typ string, bi int) *tree.Node {
+	n := d.leaf(name, k, typ, bi, f.at, f.at+f.n)
+	n.Int = f.v
+	n.Flags |= tree.Varint
+	if !f.canon {
+		d.warn(n, name, nonMinimal)
 	}
-	if l < -1 || int(l) > end-*q-n {
-		return nil, name + " length " + itoa(int(l)) + " does not fit the " + itoa(end-*q-n) + " bytes left"
+	return n
+}
+
+// bytesLeaf makes the node of a varint-length key, value or header part.
+func (d *decoder) bytesLeaf(f *varField, name string, k schema.Kind, typ string, bi int) *tree.Node {
+	x := d.leaf(name, k, typ, bi, f.at, f.at+f.n)
+	x.PrefixEnd = f.at + f.n
+	x.Int = f.v
+	if !f.canon {
+		d.warn(x, name, nonMinimal)
 	}
-	x := d.leaf(name, k, typ, bi, *q, *q+n)
-	x.PrefixEnd = *q + n
-	x.Int = int64(l)
-	if !canon {
-		x.Warn("non-minimal varint")
-	}
-	*q += n
-	if l == -1 {
+	if f.null {
 		x.Null = true
 	} else {
-		x.Raw = b[*q : *q+int(l) : *q+int(l)]
-		*q += int(l)
-		x.End = *q
+		x.Raw = f.raw
+		x.End = f.end()
 	}
-	return x, ""
+	return x
 }
 
-// control decodes the key and value of a control record.
-func (d *decoder) control(b []byte, bi int, key, val *tree.Node) {
+// controlKey decodes the key of a control record: version and type.
+func (d *decoder) controlKey(b []byte, bi int, key *tree.Node) {
 	if key.Null || len(key.Raw) < 4 {
-		key.Warn("a control record key needs version int16 and type int16")
+		d.warn(key, "key", "a control record key needs version int16 and type int16")
 		return
 	}
 	p := key.PrefixEnd
@@ -264,13 +368,21 @@ func (d *decoder) control(b []byte, bi int, key, val *tree.Node) {
 	}
 	key.Children = kk
 	if t < 0 || t >= len(controlNames) {
-		key.Warn("unknown control record type " + itoa(t))
+		d.warn(key, "key", "unknown control record type "+itoa(t))
+	}
+}
+
+// controlValue decodes the value of a control record whose key is known:
+// version and coordinatorEpoch for markers, a data message for KRaft.
+func (d *decoder) controlValue(b []byte, bi int, key, val *tree.Node) {
+	if len(key.Children) < 2 {
 		return
 	}
-	if val.Null || len(val.Raw) < 2 {
+	t := int(key.Children[1].Int)
+	if t < 0 || t >= len(controlNames) || val.Null || len(val.Raw) < 2 {
 		return
 	}
-	p = val.PrefixEnd
+	p := val.PrefixEnd
 	vk := d.s.Kids(3)
 	ver := d.fixed(&vk, "version", schema.Int16, b, bi, &p).Int
 	if t <= 1 {
@@ -286,11 +398,23 @@ func (d *decoder) control(b []byte, bi int, key, val *tree.Node) {
 		return
 	}
 	var dn *tree.Node
-	if d.opts.DecodeData != nil {
-		var err error
-		dn, err = d.opts.DecodeData(d.s, controlData[t], int16(ver), b, bi, p, val.End)
+	var err error
+	switch {
+	case d.opts.Data != nil:
+		mark := d.w.Mark()
+		dn, err = d.opts.Data(controlData[t], int16(ver), b, bi, p, val.End, d.pathString("control.data"))
 		if err != nil {
-			val.Warn("cannot decode " + controlData[t] + ": " + err.Error())
+			d.w.Truncate(mark)
+		}
+	case d.opts.DecodeData != nil:
+		dn, err = d.opts.DecodeData(d.s, controlData[t], int16(ver), b, bi, p, val.End)
+	}
+	if err != nil {
+		dn = nil
+		if l, ok := err.(interface{ LimitHit() bool }); ok && l.LimitHit() {
+			d.limit(val, "value", "not decoded as "+controlData[t]+": "+err.Error())
+		} else {
+			d.warn(val, "value", "cannot decode "+controlData[t]+": "+err.Error())
 		}
 	}
 	if dn == nil {
@@ -301,100 +425,159 @@ func (d *decoder) control(b []byte, bi int, key, val *tree.Node) {
 	val.Children = vk
 }
 
+// msgParse is a legacy message read from the bytes before its nodes are made.
+type msgParse struct {
+	off, end   int
+	offset     int64
+	crc        uint32
+	magic      int8
+	attrs      int
+	ts         int64
+	p          int // after the fixed fields
+	key, val   varField
+	stage      int // 1: key read, 2: value read
+	q          int // where reading stopped
+	fail       string
+	crcWrong   bool
+	crcCorrect uint32
+}
+
+func parseMessage(b []byte, off, end int, m *msgParse) {
+	*m = msgParse{off: off, end: end}
+	m.offset = be64(b[off:])
+	m.crc = uint32(be32(b[off+12:]))
+	m.magic = int8(b[off+16])
+	m.attrs = int(b[off+17])
+	p := off + 18
+	m.ts = -1
+	if m.magic == 1 {
+		m.ts = be64(b[p:])
+		p += 8
+	}
+	m.p = p
+	if c := crc32.ChecksumIEEE(b[off+16 : end]); c != m.crc {
+		m.crcWrong, m.crcCorrect = true, c
+	}
+	if msg := bytes32(b, &p, end, "key", &m.key); msg != "" {
+		m.fail, m.q = msg, p
+		return
+	}
+	m.stage = 1
+	if msg := bytes32(b, &p, end, "value", &m.val); msg != "" {
+		m.fail, m.q = msg, p
+		return
+	}
+	m.stage = 2
+	m.q = p
+	if p < end {
+		m.fail = itoa(end-p) + " bytes after the value"
+	}
+}
+
 // message decodes a legacy (magic 0 or 1) message in b[off:end].
 func (d *decoder) message(b []byte, bi, off, end, depth int, w *wrapper) *tree.Node {
+	var m msgParse
+	parseMessage(b, off, end, &m)
 	n := d.leaf("message", schema.Struct, "Message", bi, off, end)
 	n.Raw = b[off:end:end]
+	if m.fail != "" {
+		d.warn(n, "", m.fail)
+	}
 	kids := d.s.Kids(9)
 	p := off
-	offset := d.fixed(&kids, "offset", schema.Int64, b, bi, &p).Int
+	d.fixed(&kids, "offset", schema.Int64, b, bi, &p)
 	d.fixed(&kids, "messageSize", schema.Int32, b, bi, &p)
 	crcNode := d.fixed(&kids, "crc", schema.Uint32, b, bi, &p)
-	magic := int8(d.fixed(&kids, "magic", schema.Int8, b, bi, &p).Int)
+	if m.crcWrong {
+		d.warn(crcNode, "crc", crcMessage("CRC-32", m.crcCorrect, m.crc))
+	}
+	d.fixed(&kids, "magic", schema.Int8, b, bi, &p)
 	attrNode := d.fixed(&kids, "attributes", schema.Int8, b, bi, &p)
-	attrs := int(attrNode.Int) & 0xff
-	attrNode.Children = d.bits(attrNode, attrs, false)
-	if attrs&^0x0f != 0 || (magic == 0 && attrs&8 != 0) {
-		attrNode.Warn("unused attribute bits are set")
+	attrNode.Children = d.bits(attrNode, m.attrs, false)
+	if m.attrs&^0x0f != 0 || (m.magic == 0 && m.attrs&8 != 0) {
+		d.warn(attrNode, "attributes", "unused attribute bits are set")
 	}
-	ts := int64(-1)
-	if magic == 1 {
-		ts = d.fixed(&kids, "timestamp", schema.Int64, b, bi, &p).Int
+	if m.magic == 1 {
+		d.fixed(&kids, "timestamp", schema.Int64, b, bi, &p)
 	}
-	n.Int = offset
-	info := RecordInfo{Node: n, Offset: offset, Timestamp: ts}
-	if w != nil && w.logAppend && magic == 1 {
+	n.Int = m.offset
+	info := RecordInfo{Node: n, Offset: m.offset, Timestamp: m.ts}
+	if w != nil && w.logAppend && m.magic == 1 {
 		info.Timestamp = w.timestamp
 	}
 	d.res.Records = append(d.res.Records, info)
-	if c := crc32.ChecksumIEEE(b[off+16 : end]); c != uint32(crcNode.Int) {
-		crcWarn(crcNode, "CRC-32", c, uint32(crcNode.Int))
+	if m.stage >= 1 {
+		kids = append(kids, d.bytes32Leaf(&m.key, "key", bi))
 	}
-	fail := func(msg string) *tree.Node {
-		n.Warn(msg)
-		if p < end {
-			raw := d.leaf("raw", schema.Bytes, "bytes", bi, p, end)
-			raw.Role = tree.RoleRaw
-			raw.Raw = b[p:end]
-			kids = append(kids, raw)
-		}
-		n.Children = kids
-		return n
-	}
-	key, msg := d.bytes32(b, bi, &p, end, "key")
-	if msg != "" {
-		return fail(msg)
-	}
-	kids = append(kids, key)
-	val, msg := d.bytes32(b, bi, &p, end, "value")
-	if msg != "" {
-		return fail(msg)
-	}
-	kids = append(kids, val)
-	if codec := attrs & 7; codec != CodecNone {
-		switch {
-		case val.Null:
-			val.Warn("a compressed wrapper message has a null value")
-		case depth+1 > d.opts.MaxDepth:
-			val.Warn("not decompressed: wrapper messages nested deeper than Options.MaxDepth")
-		default:
-			if inf := d.inflate(val, codec, val.Raw); inf != nil {
-				ib := inf.Raw
-				ww := &wrapper{node: n, offset: offset, magic: magic, logAppend: magic == 1 && attrs&8 != 0, timestamp: ts}
-				inner, err := d.set(ib, inf.Buf, 0, len(ib), depth+1, ww)
-				if err != nil {
-					inf.Warn("inner message set: " + err.Error())
-				}
-				inf.Children = inner
-				val.Children = append(d.s.Kids(1), inf)
-			}
+	if m.stage >= 2 {
+		val := d.bytes32Leaf(&m.val, "value", bi)
+		kids = append(kids, val)
+		if codec := m.attrs & 7; codec != CodecNone {
+			d.wrapped(n, val, codec, &m, depth)
 		}
 	}
-	if p < end {
-		return fail(itoa(end-p) + " bytes after the value")
+	if m.fail != "" && m.q < end {
+		kids = append(kids, d.rawNode(b, bi, m.q, end))
 	}
 	n.Children = kids
 	return n
 }
 
-func (d *decoder) bytes32(b []byte, bi int, p *int, end int, name string) (*tree.Node, string) {
+// wrapped decompresses the value of a wrapper message and decodes the
+// message set inside it.
+func (d *decoder) wrapped(n, val *tree.Node, codec int, m *msgParse, depth int) {
+	switch {
+	case val.Null:
+		d.warn(val, "value", "a compressed wrapper message has a null value")
+		return
+	case depth+1 > d.maxDepth:
+		d.limit(val, "value", "not decompressed: wrappers nest deeper than the MaxRecordNesting limit ("+itoa(d.maxDepth)+")")
+		return
+	}
+	inf := d.inflate(val, "value", codec, val.Raw)
+	if inf == nil {
+		return
+	}
+	mark := d.w.Mark()
+	ib := inf.Raw
+	ww := &wrapper{node: n, offset: m.offset, magic: m.magic, logAppend: m.magic == 1 && m.attrs&8 != 0, timestamp: m.ts}
+	d.push("messages", -1)
+	inner, err := d.set(ib, inf.Buf, 0, len(ib), depth+1, ww)
+	if err != nil {
+		d.warnAt(&mark, inf, "", "inner message set: "+err.Error(), false)
+	}
+	d.pop()
+	inf.Children = inner
+	val.Children = append(d.s.Kids(1), inf)
+}
+
+func (d *decoder) bytes32Leaf(f *varField, name string, bi int) *tree.Node {
+	x := d.leaf(name, schema.Bytes, "bytes", bi, f.at, f.at+4)
+	x.PrefixEnd = f.at + 4
+	x.Int = f.v
+	if f.null {
+		x.Null = true
+	} else {
+		x.Raw = f.raw
+		x.End = f.end()
+	}
+	return x
+}
+
+// bytes32 reads an int32 length and that many bytes (-1: null) at *p.
+func bytes32(b []byte, p *int, end int, name string, f *varField) string {
 	if end-*p < 4 {
-		return nil, "the message ends inside the " + name + " length"
+		return "the message ends inside the " + name + " length"
 	}
 	l := be32(b[*p:])
 	if l < -1 || l > int64(end-*p-4) {
-		return nil, name + " length " + itoa(int(l)) + " does not fit the " + itoa(end-*p-4) + " bytes left"
+		return name + " length " + itoa(int(l)) + " does not fit the " + itoa(end-*p-4) + " bytes left"
 	}
-	x := d.leaf(name, schema.Bytes, "bytes", bi, *p, *p+4)
-	x.PrefixEnd = *p + 4
-	x.Int = l
+	*f = varField{at: *p, n: 4, v: l, canon: true, null: l == -1}
 	*p += 4
-	if l == -1 {
-		x.Null = true
-	} else {
-		x.Raw = b[*p : *p+int(l) : *p+int(l)]
+	if l >= 0 {
+		f.raw = b[*p : *p+int(l) : *p+int(l)]
 		*p += int(l)
-		x.End = *p
 	}
-	return x, ""
+	return ""
 }

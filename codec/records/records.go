@@ -61,6 +61,14 @@ type Options struct {
 	// + 1<<20), so decompressed data cannot blow the tree up: records past
 	// the limit stay a RoleRaw node with a warning.
 	MaxNodes int
+	// Budget, when set, is the caller's budget for the whole frame, which
+	// this call draws from (nodes up to Budget.NestedNodes, decompressed
+	// bytes, work) instead of MaxNodes and MaxDecompressed.
+	Budget *wire.Budget
+	// Warnings, when set, receives every warning (besides the node it is
+	// attached to), with its path under Path, in document order.
+	Warnings *wire.Warnings
+	Path     string
 	// DecodeData decodes a KRaft control record value (after its int16
 	// version prefix, which is passed as version) through a data-message
 	// schema: "LeaderChangeMessage", "SnapshotHeaderRecord",
@@ -68,6 +76,9 @@ type Options struct {
 	// returned node should span [start, end) of buffer bufIdx. nil = keep
 	// the raw bytes.
 	DecodeData func(s *tree.Slab, name string, version int16, buf []byte, bufIdx, start, end int) (*tree.Node, error)
+	// Data is DecodeData for a caller that keeps its own budget and
+	// warnings: path names the value for them. It is used when set.
+	Data func(name string, version int16, buf []byte, bufIdx, start, end int, path string) (*tree.Node, error)
 }
 
 // RecordInfo holds what a record or message implies but does not store as
@@ -113,12 +124,21 @@ func (r *Result) Buffer(input []byte, idx int) []byte {
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
+// seg is one step of a warning's path below the records field: ".name",
+// or "[idx]" when idx >= 0.
+type seg struct {
+	name string
+	idx  int
+}
+
 type decoder struct {
-	s      *tree.Slab
-	opts   Options
-	res    *Result
-	budget int
-	nodes  int // nodes created
+	s        *tree.Slab
+	opts     Options
+	res      *Result
+	b        *wire.Budget
+	w        *wire.Warnings
+	path     []seg
+	maxDepth int
 }
 
 // Decode decodes buf[start:end], the payload of a records field. Offsets are
@@ -126,15 +146,6 @@ type decoder struct {
 // buffers get indexes base, base+1, ... The error, if any, is a *wire.Error;
 // the nodes decoded until then are returned with it.
 func Decode(s *tree.Slab, buf []byte, bufIdx, start, end, base int, opts Options) (*Result, error) {
-	if opts.MaxDecompressed <= 0 {
-		opts.MaxDecompressed = defaultMaxDecompressed
-	}
-	if opts.MaxDepth <= 0 {
-		opts.MaxDepth = 4
-	}
-	if opts.MaxNodes <= 0 {
-		opts.MaxNodes = 2*max(end-start, 0) + 1<<20
-	}
 	if start < 0 {
 		start = 0
 	}
@@ -144,13 +155,85 @@ func Decode(s *tree.Slab, buf []byte, bufIdx, start, end, base int, opts Options
 	if end < start {
 		end = start
 	}
-	d := &decoder{s: s, opts: opts, res: &Result{Base: base}, budget: opts.MaxDecompressed}
+	d := newDecoder(s, &opts, end-start)
+	d.res.Base = base
+	d.b.Work += end - start
 	nodes, err := d.set(buf[:end], bufIdx, start, end, 0, nil)
 	d.res.Nodes = nodes
 	if err != nil {
 		return d.res, err
 	}
 	return d.res, nil
+}
+
+func newDecoder(s *tree.Slab, opts *Options, size int) *decoder {
+	if opts.MaxDepth <= 0 {
+		opts.MaxDepth = 4
+	}
+	b := opts.Budget
+	if b == nil {
+		if opts.MaxDecompressed <= 0 {
+			opts.MaxDecompressed = defaultMaxDecompressed
+		}
+		if opts.MaxNodes <= 0 {
+			opts.MaxNodes = 2*size + 1<<20
+		}
+		b = &wire.Budget{MaxNodes: opts.MaxNodes, NestedNodes: opts.MaxNodes, MaxDecompressed: opts.MaxDecompressed, MaxWork: 1 << 62}
+	}
+	return &decoder{s: s, opts: *opts, res: &Result{}, b: b, w: opts.Warnings, maxDepth: opts.MaxDepth}
+}
+
+func (d *decoder) push(name string, idx int) { d.path = append(d.path, seg{name, idx}) }
+func (d *decoder) pop()                      { d.path = d.path[:len(d.path)-1] }
+
+// pathString names the current place, with field appended when not "".
+func (d *decoder) pathString(field string) string {
+	b := []byte(d.opts.Path)
+	for _, p := range d.path {
+		if p.idx >= 0 {
+			b = append(b, '[')
+			b = append(b, itoa(p.idx)...)
+			b = append(b, ']')
+		} else {
+			b = append(b, '.')
+			b = append(b, p.name...)
+		}
+	}
+	if field != "" {
+		b = append(b, '.')
+		b = append(b, field...)
+	}
+	return string(b)
+}
+
+// warn attaches msg to n and lists it under the current path (plus field).
+func (d *decoder) warn(n *tree.Node, field string, msg string) {
+	d.warnAt(nil, n, field, msg, false)
+}
+
+// limit is warn for a limit that cut decoding short.
+func (d *decoder) limit(n *tree.Node, field string, msg string) {
+	d.warnAt(nil, n, field, msg, true)
+}
+
+// warnAt is warn for a warning learnt after n's children were read: it
+// goes to the mark taken when n was opened (nil: at the end).
+func (d *decoder) warnAt(mark *int, n *tree.Node, field string, msg string, limit bool) {
+	if n != nil {
+		n.Warn(msg)
+	}
+	if d.w == nil {
+		return
+	}
+	x := wire.Warning{Path: d.pathString(field), Message: msg, Limit: limit}
+	if n != nil {
+		x.Offset, x.Buf = n.Start, n.Buf
+	}
+	if mark != nil {
+		d.w.Insert(mark, x)
+	} else {
+		d.w.Add(x)
+	}
 }
 
 // wrapper describes the compressed message whose value holds a message set.
@@ -164,16 +247,22 @@ type wrapper struct {
 
 // set decodes entries (batches or messages) in b[start:end].
 func (d *decoder) set(b []byte, bi, start, end, depth int, w *wrapper) ([]*tree.Node, error) {
-	guess := (end - start) / 64
-	if guess > 64 {
-		guess = 64
-	}
-	nodes := make([]*tree.Node, 0, guess+1)
+	var nodes []*tree.Node
 	var direct []int // Records indexes of the messages directly in this set
 	off := start
 	for off < end {
+		if !d.b.NodesLeft() {
+			raw := d.rawNode(b, bi, off, end)
+			nodes = append(nodes, raw)
+			d.push("", len(nodes)-1)
+			d.limit(raw, "", "entries from byte "+itoa(off)+" not decoded: the MaxNodes limit ("+itoa(d.b.MaxNodes)+" nodes) is reached")
+			d.pop()
+			break
+		}
 		ri := len(d.res.Records)
+		d.push("", len(nodes))
 		n, next, err := d.entry(b, bi, off, end, depth, w)
+		d.pop()
 		if n != nil {
 			nodes = append(nodes, n)
 			if w != nil && n.Name == "message" && n.Flags&tree.Truncated == 0 && ri < len(d.res.Records) {
@@ -181,15 +270,12 @@ func (d *decoder) set(b []byte, bi, start, end, depth int, w *wrapper) ([]*tree.
 			}
 		}
 		if err != nil {
-			raw := d.leaf("raw", schema.Bytes, "bytes", bi, off, end)
-			raw.Role = tree.RoleRaw
-			raw.Raw = b[off:end]
+			p := off
 			if n != nil && n.End > off {
-				raw.Start = n.End
-				raw.Raw = b[n.End:end]
+				p = n.End
 			}
-			if raw.Start < raw.End {
-				nodes = append(nodes, raw)
+			if p < end {
+				nodes = append(nodes, d.rawNode(b, bi, p, end))
 			}
 			return nodes, err
 		}
@@ -210,8 +296,16 @@ func (d *decoder) set(b []byte, bi, start, end, depth int, w *wrapper) ([]*tree.
 	return nodes, nil
 }
 
+// rawNode covers b[p:end], bytes left undecoded.
+func (d *decoder) rawNode(b []byte, bi, p, end int) *tree.Node {
+	raw := d.leaf("raw", schema.Bytes, "bytes", bi, p, end)
+	raw.Role = tree.RoleRaw
+	raw.Raw = b[p:end]
+	return raw
+}
+
 func (d *decoder) leaf(name string, k schema.Kind, typ string, bi, start, end int) *tree.Node {
-	d.nodes++
+	d.b.Nodes++
 	n := d.s.New()
 	n.Name = name
 	n.Role = tree.RoleRecord
@@ -300,7 +394,7 @@ func (d *decoder) truncated(b []byte, bi, off, end int, magic int8) *tree.Node {
 	n.Flags |= tree.Truncated
 	n.Raw = b[off:end]
 	n.Int = int64(magic)
-	n.Warn("the input ends inside this entry (" + itoa(end-off) + " bytes present)")
+	d.warn(n, "", "the input ends inside this entry ("+itoa(end-off)+" bytes present)")
 	kids := d.s.Kids(3)
 	p := off
 	if end-off >= 8 {
@@ -346,8 +440,8 @@ func hex32(v uint32) string {
 	return string(b[:])
 }
 
-func crcWarn(n *tree.Node, kind string, computed, found uint32) {
-	n.Warn(kind + " mismatch: computed " + hex32(computed) + ", found " + hex32(found))
+func crcMessage(kind string, computed, found uint32) string {
+	return kind + " mismatch: computed " + hex32(computed) + ", found " + hex32(found)
 }
 
 func (d *decoder) batch(b []byte, bi, off, end, depth int) *tree.Node {
@@ -361,11 +455,14 @@ func (d *decoder) batch(b []byte, bi, off, end, depth int) *tree.Node {
 	d.fixed(&kids, "partitionLeaderEpoch", schema.Int32, b, bi, &p)
 	d.fixed(&kids, "magic", schema.Int8, b, bi, &p)
 	crcNode := d.fixed(&kids, "crc", schema.Uint32, b, bi, &p)
+	if c := crc32.Checksum(b[off+21:end], castagnoli); c != uint32(crcNode.Int) {
+		d.warn(crcNode, "crc", crcMessage("CRC-32C", c, uint32(crcNode.Int)))
+	}
 	attrNode := d.fixed(&kids, "attributes", schema.Int16, b, bi, &p)
 	attrs := int(attrNode.Int)
 	attrNode.Children = d.bits(attrNode, attrs, true)
 	if attrs&^0x7f != 0 {
-		attrNode.Warn("unused attribute bits 7-15 are set")
+		d.warn(attrNode, "attributes", "unused attribute bits 7-15 are set")
 	}
 	d.fixed(&kids, "lastOffsetDelta", schema.Int32, b, bi, &p)
 	baseTS := d.fixed(&kids, "baseTimestamp", schema.Int64, b, bi, &p).Int
@@ -374,54 +471,61 @@ func (d *decoder) batch(b []byte, bi, off, end, depth int) *tree.Node {
 	d.fixed(&kids, "producerEpoch", schema.Int16, b, bi, &p)
 	d.fixed(&kids, "baseSequence", schema.Int32, b, bi, &p)
 	countNode := d.fixed(&kids, "recordCount", schema.Int32, b, bi, &p)
-	if c := crc32.Checksum(b[off+21:end], castagnoli); c != uint32(crcNode.Int) {
-		crcWarn(crcNode, "CRC-32C", c, uint32(crcNode.Int))
-	}
+	countMark := d.w.Mark()
 	recs := d.leaf("records", schema.Records, "records", bi, p, end)
 	recs.Raw = b[p:end]
 	kids = append(kids, recs)
 	n.Children = kids
 	ctx := batchCtx{base: base, baseTS: baseTS, maxTS: maxTS, logAppend: attrs&8 != 0, control: attrs&0x20 != 0, count: int(countNode.Int)}
 	codec := attrs & 7
+	d.push("records", -1)
 	if codec == CodecNone {
 		recs.Children = d.recordList(b, bi, p, end, &ctx, recs)
 	} else {
 		recs.Type = "compressed records"
-		if inf := d.inflate(recs, codec, b[p:end]); inf != nil {
+		if inf := d.inflate(recs, "", codec, b[p:end]); inf != nil {
 			ib := inf.Raw
 			inf.Children = d.recordList(ib, inf.Buf, 0, len(ib), &ctx, inf)
 			recs.Children = append(d.s.Kids(1), inf)
 		}
 	}
+	d.pop()
 	if ctx.parsed != ctx.count && (codec == CodecNone || len(recs.Children) > 0) {
-		countNode.Warn("recordCount is " + itoa(ctx.count) + " but the batch holds " + itoa(ctx.parsed) + " records")
+		d.warnAt(&countMark, countNode, "recordCount", "recordCount is "+itoa(ctx.count)+" but the batch holds "+itoa(ctx.parsed)+" records", false)
 	}
 	return n
 }
 
-// inflate decompresses src for node n into a new derived buffer and returns
-// the "inflated" node spanning it, or nil after a warning.
-func (d *decoder) inflate(n *tree.Node, codec int, src []byte) *tree.Node {
-	if d.budget <= 0 {
-		n.Warn("not decompressed: Options.MaxDecompressed is used up")
+// inflate decompresses src for node n (at field below the current path)
+// into a new derived buffer and returns the "inflated" node spanning it, or
+// nil after a warning.
+func (d *decoder) inflate(n *tree.Node, field string, codec int, src []byte) *tree.Node {
+	limit, which := d.b.MaxDecompressed-d.b.Decompressed, "MaxDecompressed"
+	if w := d.b.MaxWork - d.b.Work; w < limit {
+		limit, which = w, "MaxWork"
+	}
+	if limit <= 0 {
+		d.limit(n, field, "not decompressed: the "+which+" limit is used up")
 		return nil
 	}
-	out, warn, err := inflate(codec, src, d.budget, d.opts.MaxDecompressed)
+	out, warn, err := inflate(codec, src, limit, 0)
 	if warn != "" {
-		n.Warn(warn)
+		d.warn(n, field, warn)
 	}
 	if err != nil {
+		if err == errLimit {
+			d.limit(n, field, "not decompressed: it holds more than the "+itoa(limit)+" bytes left of the "+which+" limit")
+			return nil
+		}
 		name := CodecName(codec)
 		if name == "" {
 			name = "codec " + itoa(codec)
 		}
-		n.Warn("cannot decompress " + name + ": " + err.Error())
-		if err == errLimit {
-			d.budget = 0
-		}
+		d.warn(n, field, "cannot decompress "+name+": "+err.Error())
 		return nil
 	}
-	d.budget -= len(out)
+	d.b.Decompressed += len(out)
+	d.b.Work += len(out)
 	d.res.Derived = append(d.res.Derived, out)
 	idx := d.res.Base + len(d.res.Derived) - 1
 	inf := d.leaf("inflated", schema.Bytes, CodecName(codec)+" inflated", idx, 0, len(out))

@@ -363,7 +363,7 @@ func TestMaxDepth(t *testing.T) {
 	if len(res.Derived) != 3 {
 		t.Fatalf("%d derived", len(res.Derived))
 	}
-	if w := warnings(res); len(w) != 1 || !strings.Contains(w[0], "MaxDepth") {
+	if w := warnings(res); len(w) != 1 || !strings.Contains(w[0], "MaxRecordNesting") {
 		t.Fatalf("warnings %q", w)
 	}
 	roundTrip(t, m, false)

@@ -125,6 +125,20 @@ func (r *Reader) Uvarint() uint32 {
 	return uint32(v)
 }
 
+// UvarintMinimal reads an unsigned 32-bit varint and reports whether it was
+// written in the fewest bytes that hold its value (with no bits beyond 32):
+// a non-minimal varint decodes, but re-encodes to other bytes.
+func (r *Reader) UvarintMinimal() (uint32, bool) {
+	start := r.Off
+	v, ok := r.uvarint(5)
+	if !ok {
+		return 0, true
+	}
+	n := r.Off - start
+	last := r.B[r.Off-1]
+	return uint32(v), n == 1 || last != 0 && (n < 5 || last <= 0x0f)
+}
+
 // Varint reads a zig-zag varint of at most 5 bytes.
 func (r *Reader) Varint() int32 {
 	v, _ := r.uvarint(5)

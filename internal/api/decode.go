@@ -131,7 +131,7 @@ func (h *handler) decode(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sized := sizePrefixed(b, q.size)
-	opts := codec.Options{NoSizePrefix: !sized, MaxNodes: h.o.MaxNodes, MaxDecompressed: h.o.MaxDecompressed}
+	opts := codec.Options{NoSizePrefix: !sized, Limits: codec.Limits{MaxNodes: h.o.MaxNodes, MaxDecompressed: h.o.MaxDecompressed}}
 
 	var f *codec.Frame
 	var guessed *codec.Candidate
@@ -200,14 +200,9 @@ func (h *handler) decode(w http.ResponseWriter, r *http.Request) {
 // guess returns the likeliest reading of b as a response (of api, when
 // given), or nil.
 func (h *handler) guess(b []byte, sized bool, api *schema.API) *codec.Candidate {
-	n := 1
-	if api != nil {
-		n = 50
-	}
-	for _, c := range codec.GuessResponse(b, codec.GuessOptions{NoSizePrefix: !sized, Max: n}) {
-		if api == nil || c.APIKey == api.Key {
-			return &c
-		}
+	lim := codec.Limits{MaxNodes: h.o.MaxNodes, MaxDecompressed: h.o.MaxDecompressed}
+	for _, c := range codec.GuessResponse(b, codec.GuessOptions{NoSizePrefix: !sized, Max: 1, API: api, Limits: lim}) {
+		return &c
 	}
 	return nil
 }

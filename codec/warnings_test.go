@@ -1,0 +1,178 @@
+package codec
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/codec/tree"
+	"github.com/stretchr/testify/require"
+)
+
+// corpusCase is one input of a Go fuzz corpus file.
+type corpusCase struct {
+	name     string
+	b        []byte
+	response bool
+	key, ver int16
+}
+
+// readCorpus parses the "go test fuzz v1" files of dir whose values are
+// ([]byte, bool, int16, int16), as FuzzDecode's are.
+func readCorpus(tb testing.TB, dir string) []corpusCase {
+	tb.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var out []corpusCase
+	for _, e := range entries {
+		raw, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+		if len(lines) != 5 || lines[0] != "go test fuzz v1" {
+			continue
+		}
+		c := corpusCase{name: e.Name()}
+		arg := func(l, pre string) string {
+			return strings.TrimSuffix(strings.TrimPrefix(l, pre+"("), ")")
+		}
+		s, err := strconv.Unquote(arg(lines[1], "[]byte"))
+		if err != nil {
+			tb.Fatalf("%s: %v", e.Name(), err)
+		}
+		c.b = []byte(s)
+		c.response = arg(lines[2], "bool") == "true"
+		k, _ := strconv.Atoi(arg(lines[3], "int16"))
+		v, _ := strconv.Atoi(arg(lines[4], "int16"))
+		c.key, c.ver = int16(k), int16(v)
+		out = append(out, c)
+	}
+	return out
+}
+
+// recordsCorpus is every records fuzz corpus entry as the records field of
+// a Produce v0 request: batches and message sets as they are, compressed
+// payloads inside a batch with their codec.
+func recordsCorpus(tb testing.TB) []corpusCase {
+	tb.Helper()
+	dirs := []struct {
+		name  string
+		codec int16
+	}{{"FuzzBatch", -1}, {"FuzzMessageSet", -1}, {"FuzzGzip", 1}, {"FuzzSnappy", 2}, {"FuzzLZ4", 3}, {"FuzzZstd", 4}}
+	var out []corpusCase
+	for _, d := range dirs {
+		dir := filepath.Join("records", "testdata", "fuzz", d.name)
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		for _, e := range entries {
+			raw, err := os.ReadFile(filepath.Join(dir, e.Name()))
+			if err != nil {
+				tb.Fatal(err)
+			}
+			lines := strings.Split(string(raw), "\n")
+			if len(lines) < 2 || !strings.HasPrefix(lines[1], "[]byte(") {
+				continue
+			}
+			v, err := strconv.Unquote(strings.TrimSuffix(strings.TrimPrefix(lines[1], "[]byte("), ")"))
+			if err != nil {
+				tb.Fatalf("%s: %v", e.Name(), err)
+			}
+			recs := []byte(v)
+			if d.codec >= 0 {
+				recs = recordBatch(d.codec, 4, recs)
+			}
+			out = append(out, corpusCase{name: d.name + "/" + e.Name(), b: produceV0(recs)})
+		}
+	}
+	return out
+}
+
+// treeWarnings walks f's tree depth first and lists every node's warnings
+// with the path the walk gives the node: the order and the paths
+// Frame.Warnings must have.
+func treeWarnings(f *Frame) []string {
+	var out []string
+	var walk func(n *tree.Node, path string, parent *tree.Node)
+	join := func(p, s string) string {
+		if p == "" {
+			return s
+		}
+		return p + "." + s
+	}
+	walk = func(n *tree.Node, path string, parent *tree.Node) {
+		for _, w := range n.Warnings {
+			out = append(out, path+": "+w)
+		}
+		for i, c := range n.Children {
+			var cp string
+			switch {
+			case n.Role == tree.RoleFrame:
+				cp = c.Name
+			case c.Role == tree.RoleTags:
+				cp = join(path, "_tagged")
+			case c.Role == tree.RoleUnknownTag:
+				cp = strings.TrimSuffix(path, "._tagged") + "._unknownTaggedFields"
+			case c.Field != nil && n.Role == tree.RoleTags:
+				cp = strings.TrimSuffix(path, "._tagged") + "." + c.Field.JSON
+			case c.Name == "inflated" && n.Name == "value":
+				cp = strings.TrimSuffix(path, ".value") + ".messages"
+			case c.Name == "inflated":
+				cp = path
+			case c.Role == tree.RoleElement:
+				cp = path + "[" + strconv.Itoa(c.Index) + "]"
+			case c.Field != nil:
+				cp = join(path, c.Field.JSON)
+			case n.Kind == schema.Records && n.Role != tree.RoleRecord, // the entries of a records field
+				n.Name == "records" && n.Role == tree.RoleRecord, // the records of a batch
+				n.Name == "inflated", n.Name == "headers":
+				cp = path + "[" + strconv.Itoa(i) + "]"
+			case c.Role == tree.RoleRecord && n.Name == "value" && c.Name != "version" && c.Name != "coordinatorEpoch" && c.Name != "rest":
+				cp = strings.TrimSuffix(path, ".value") + ".control.data"
+			default:
+				cp = join(path, c.Name)
+			}
+			if c.Role == tree.RoleField && c.Field == nil && n.Name == "value" {
+				cp = strings.TrimSuffix(path, ".value") + ".control.data" // a KRaft value's data message
+			}
+			walk(c, cp, n)
+		}
+	}
+	walk(f.Root, "", nil)
+	return out
+}
+
+func listedWarnings(f *Frame) []string {
+	var out []string
+	for _, w := range f.Warnings() {
+		out = append(out, w.Path+": "+w.Message)
+	}
+	return out
+}
+
+// Frame.Warnings lists the warnings of the tree's nodes in document order,
+// each with its node's path: checked on every FuzzDecode corpus entry,
+// most of which decode with warnings or fail part way.
+func TestWarningsInDocumentOrder(t *testing.T) {
+	cases := readCorpus(t, filepath.Join("testdata", "fuzz", "FuzzDecode"))
+	require.NotEmpty(t, cases)
+	cases = append(cases, recordsCorpus(t)...)
+	with := 0
+	for _, c := range cases {
+		f, _ := Decode(c.b, Options{Response: c.response, APIKey: c.key, Version: c.ver})
+		want := treeWarnings(f)
+		if len(want) > 0 {
+			with++
+		}
+		require.Equal(t, want, listedWarnings(f), "%s", c.name)
+	}
+	t.Logf("%d corpus frames, %d with warnings", len(cases), with)
+	require.Greater(t, with, 10)
+}

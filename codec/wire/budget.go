@@ -1,0 +1,90 @@
+package wire
+
+// Budget is what decoding one frame may spend, shared by every level of
+// nesting (the frame itself, records, compressed wrappers inside wrappers,
+// data messages) and by every reading tried while guessing. Spending is
+// counted as it happens, so what a frame costs grows with the work done,
+// never with a count, length or size the input declares.
+//
+// Nodes counts tree nodes (the tree-less path counts the nodes it would
+// have built, so both paths stop at the same place); Decompressed the bytes
+// decompression produced; Work the bytes scanned, every nested payload and
+// every guessing candidate included.
+type Budget struct {
+	MaxNodes, MaxDecompressed, MaxWork int
+	Nodes, Decompressed, Work          int
+
+	// NestedNodes is where nested payloads (records, data messages) must
+	// stop taking nodes, below MaxNodes so that the frame's own fields
+	// after them still fit. The caller sets it before each payload.
+	NestedNodes int
+}
+
+// NodesLeft reports whether a nested payload may still take nodes.
+func (b *Budget) NodesLeft() bool { return b.Nodes < b.NestedNodes }
+
+// WorkLeft reports whether n more bytes of work fit.
+func (b *Budget) WorkLeft(n int) bool { return b.Work+n <= b.MaxWork }
+
+// Warning is a lenient reading (a null where the schema says non-nullable,
+// an unknown tag, a non-minimal varint, a CRC mismatch...) or a limit that
+// cut decoding short (Limit set): where it is (Offset in buffer Buf: 0 for
+// the input, n for the nth decompressed buffer), the field path in value
+// JSON terms, and what happened.
+type Warning struct {
+	Offset  int
+	Buf     int
+	Path    string
+	Message string
+	Limit   bool
+}
+
+// Warnings collects a frame's warnings in document order: the order of the
+// nodes they belong to in a depth-first walk of the decoded tree. A
+// decoder that learns something about a node only after reading its
+// children (a record cut short, a count that disagrees) inserts the
+// warning at the mark it took when it opened the node.
+type Warnings struct {
+	List []Warning
+}
+
+// Mark is the position a node's own late warnings go to.
+func (w *Warnings) Mark() int {
+	if w == nil {
+		return 0
+	}
+	return len(w.List)
+}
+
+// Add appends a warning.
+func (w *Warnings) Add(x Warning) {
+	if w != nil {
+		w.List = append(w.List, x)
+	}
+}
+
+// Insert puts x at position i (a Mark), after the warnings already there
+// for the same node: *at is advanced so that a node's late warnings keep
+// their order.
+func (w *Warnings) Insert(at *int, x Warning) {
+	if w == nil {
+		return
+	}
+	i := *at
+	if i < 0 || i > len(w.List) {
+		i = len(w.List)
+	}
+	w.List = append(w.List, Warning{})
+	copy(w.List[i+1:], w.List[i:])
+	w.List[i] = x
+	*at = i + 1
+}
+
+// Truncate drops the warnings after position n (a Mark): a nested reading
+// that is thrown away takes its warnings with it.
+func (w *Warnings) Truncate(n int) {
+	if w != nil && n >= 0 && n < len(w.List) {
+		clear(w.List[n:])
+		w.List = w.List[:n]
+	}
+}
