@@ -38,7 +38,7 @@ test: fuzz-ci
 # (FuzzRead found issue 11's panic in 25 s; 2000 inputs never would).
 CAPTURE_FUZZTIME ?= 25s
 CAPTURE_FUZZTIME_SHORT ?= 15s
-FUZZ_TARGETS = ./codec:FuzzDecode ./codec:FuzzEncodeJSON ./codec:FuzzParseJSON \
+FUZZ_TARGETS = ./codec:FuzzDecode ./codec:FuzzFastPath ./codec:FuzzEncodeJSON ./codec:FuzzParseJSON \
 	./codec/records:FuzzBatch ./codec/records:FuzzMessageSet ./codec/records:FuzzGzip \
 	./codec/records:FuzzSnappy ./codec/records:FuzzLZ4 ./codec/records:FuzzZstd \
 	./internal/input:FuzzParse ./internal/input:FuzzParseRepeat ./internal/input:FuzzSplitFrames ./internal/input:FuzzRoundTrip \

@@ -34,6 +34,8 @@ type Options struct {
 	// Limits bound the work and memory of one frame; zero values mean the
 	// defaults.
 	Limits
+
+	skipRecords bool // records are written as base64 or size: not decoded
 }
 
 // Frame is a decoded request or response.
@@ -60,6 +62,7 @@ type Frame struct {
 
 	slab     tree.Slab
 	warnings []Warning
+	spent    wire.Budget                    // what decoding it spent
 	records  map[*tree.Node]*records.Result // decoded records fields
 	data     map[*tree.Node]dataView        // bytes fields decoded as data messages
 }
@@ -104,6 +107,16 @@ type decoder struct {
 	frameEnd int // where the frame's own bytes end, for the nested reserve
 	consumer []consumerField
 	pt       protocolType
+	inHeader bool
+	nbufs    int // buffers numbered so far: the input and the derived ones
+	// skipRecords leaves records fields undecoded (written as base64 or
+	// their size) while consumer-protocol bytes are still decoded.
+	skipRecords bool
+
+	// The tree-less sink: with out set, no tree is built and value JSON is
+	// written as the walk goes (see fast.go).
+	out  *jsonOut
+	fast *fastState
 }
 
 func (d *decoder) pathString() string {
@@ -184,6 +197,9 @@ func (d *decoder) node() *tree.Node {
 		d.limitHit = true
 		d.fail(d.r.Off, "at most "+strconv.Itoa(max)+" nodes (the MaxNodes limit)", "more")
 	}
+	if d.out != nil {
+		return d.scratchNode()
+	}
 	n := d.s.New()
 	n.Buf = d.buf
 	return n
@@ -202,7 +218,14 @@ func Decode(b []byte, opts Options) (*Frame, error) {
 // for callers that decode many: each Decode invalidates the Frame (and
 // every node of it) that the previous call returned.
 type Decoder struct {
-	f Frame
+	f Frame // the tree's
+
+	// The tree-less path's: a frame for what it learns, its scratch, its
+	// output.
+	jf   Frame
+	fast fastState
+	out  jsonOut
+	gout jsonOut // readings tried while guessing
 }
 
 // Decode is Decode reusing the decoder's memory.
@@ -227,13 +250,20 @@ func newDecoder(f *Frame, o *Options, n int, b *wire.Budget) *decoder {
 	if b == nil {
 		b = lim.budget()
 	}
-	return &decoder{f: f, s: &f.slab, lim: lim, b: b, w: &wire.Warnings{List: f.warnings[:0]}, nest: !o.RawRecords}
+	return &decoder{f: f, s: &f.slab, lim: lim, b: b, w: &wire.Warnings{List: f.warnings[:0]}, nest: !o.RawRecords, skipRecords: o.skipRecords}
 }
 
 func decodeInto(f *Frame, b []byte, opts Options, budget *wire.Budget) (*Frame, error) {
+	d := newDecoder(f, &opts, len(b), budget)
+	return f, d.frame(b, &opts)
+}
+
+// frame walks one frame, building the tree or writing JSON.
+func (d *decoder) frame(b []byte, opts *Options) error {
+	f := d.f
 	f.Response = opts.Response
 	f.Buffers = append(f.Buffers[:0], b)
-	d := newDecoder(f, &opts, len(b), budget)
+	d.nbufs = 1
 	d.r.B = b
 	root := d.node()
 	root.Name, root.Role, root.Type = "frame", tree.RoleFrame, "frame"
@@ -265,7 +295,7 @@ func decodeInto(f *Frame, b []byte, opts Options, budget *wire.Budget) (*Frame, 
 	if d.err == nil {
 		d.r.B = b[:end]
 		if opts.Response {
-			d.response(opts, &kids)
+			d.response(*opts, &kids)
 		} else {
 			d.request(&kids)
 		}
@@ -275,6 +305,9 @@ func decodeInto(f *Frame, b []byte, opts Options, budget *wire.Budget) (*Frame, 
 		}
 	}
 	d.b.Work += d.r.Off
+	if d.out != nil {
+		return d.endJSON(b, end)
+	}
 	if d.err != nil && d.r.Off < len(b) {
 		// What could not be read stays visible as raw bytes.
 		n := d.s.New()
@@ -300,13 +333,19 @@ func decodeInto(f *Frame, b []byte, opts Options, budget *wire.Budget) (*Frame, 
 	}
 	root.Children = kids
 	f.warnings = d.w.List
+	f.spent = *d.b
+	return d.result()
+}
+
+// result is the frame's error: its own fields' first, else a nested one's.
+func (d *decoder) result() error {
 	if d.err != nil {
-		return f, d.err
+		return d.err
 	}
 	if d.nestErr != nil {
-		return f, d.nestErr
+		return d.nestErr
 	}
-	return f, nil
+	return nil
 }
 
 func (d *decoder) request(kids *[]*tree.Node) {
@@ -325,6 +364,7 @@ func (d *decoder) request(kids *[]*tree.Node) {
 	f.APIKey = int16(uint16(d.r.B[start])<<8 | uint16(d.r.B[start+1]))
 	f.Version = int16(uint16(d.r.B[start+2])<<8 | uint16(d.r.B[start+3]))
 	f.API = schema.ByKey(f.APIKey)
+	d.head()
 	hdr := schema.RequestHeader()
 	hv := int16(1)
 	if f.API != nil {
@@ -350,9 +390,6 @@ func (d *decoder) request(kids *[]*tree.Node) {
 	if f.Message == nil {
 		return
 	}
-	if h := f.Header.Child("CorrelationId"); h != nil {
-		f.CorrelationID = int32(h.Int)
-	}
 	d.body(kids)
 }
 
@@ -360,6 +397,7 @@ func (d *decoder) response(opts Options, kids *[]*tree.Node) {
 	f := d.f
 	f.APIKey, f.Version = opts.APIKey, opts.Version
 	f.API = schema.ByKey(f.APIKey)
+	d.head()
 	if f.API == nil {
 		d.fail(d.r.Off, "a known API key as the hint for a response", strconv.Itoa(int(f.APIKey)))
 		return
@@ -373,9 +411,6 @@ func (d *decoder) response(opts Options, kids *[]*tree.Node) {
 	d.header(schema.ResponseHeader(), f.HeaderVersion, kids)
 	if d.err != nil {
 		return
-	}
-	if h := f.Header.Child("CorrelationId"); h != nil {
-		f.CorrelationID = int32(h.Int)
 	}
 	d.body(kids)
 }
@@ -406,7 +441,12 @@ func (d *decoder) header(hdr *schema.Message, hv int16, kids *[]*tree.Node) {
 	d.v, d.flex = hv, hdr.Flexible(hv)
 	d.path = append(d.path[:0], pathSeg{"header", -1})
 	d.start(n)
+	if d.out != nil {
+		d.out.b = append(d.out.b, `,"header":`...)
+	}
+	d.inHeader = true
 	d.structBody(n, hdr.At(hv).Root)
+	d.inHeader = false
 	n.End = d.r.Off
 	d.path = d.path[:0]
 }
@@ -422,6 +462,10 @@ func (d *decoder) body(kids *[]*tree.Node) {
 	d.v, d.flex = f.Layout, f.Flexible
 	d.path = append(d.path[:0], pathSeg{"body", -1})
 	d.start(n)
+	if d.out != nil {
+		d.out.b = append(d.out.b, `,"body":`...)
+		d.fast.bodyStart = n.Start
+	}
 	if f.Assumed {
 		n.Flags |= tree.Assumed
 		d.warn(n, n.Start, "", "version "+strconv.Itoa(int(f.Version))+" is newer than any known; decoded with the v"+strconv.Itoa(int(f.Layout))+" layout")
@@ -440,6 +484,10 @@ func (d *decoder) structBody(n *tree.Node, l *schema.Layout) {
 	defer d.leave()
 	if d.depth > d.lim.MaxDepth {
 		d.fail(d.r.Off, "nesting of at most "+strconv.Itoa(d.lim.MaxDepth)+" (the MaxDepth limit)", "deeper")
+		return
+	}
+	if d.out != nil {
+		d.structJSON(l)
 		return
 	}
 	kids := d.s.Kids(len(l.Fields) + 1)
@@ -461,14 +509,23 @@ func (d *decoder) structBody(n *tree.Node, l *schema.Layout) {
 			n.Children = kids
 			return
 		}
-		if f.Kind == schema.String && f.Name == "ProtocolType" {
-			d.pt = protocolType{name: string(c.Raw), known: !c.Null, depth: d.depth}
-		}
+		d.noteField(c, f)
 	}
 	if d.flex {
 		kids = append(kids, d.tags(l))
 	}
 	n.Children = kids
+}
+
+// noteField keeps what later fields depend on: the correlation id, the
+// group's protocol type.
+func (d *decoder) noteField(c *tree.Node, f *schema.Field) {
+	switch {
+	case d.inHeader && f.Name == "CorrelationId":
+		d.f.CorrelationID = int32(c.Int)
+	case f.Kind == schema.String && f.Name == "ProtocolType":
+		d.pt = protocolType{name: string(c.Raw), known: !c.Null, depth: d.depth}
+	}
 }
 
 // leave ends a struct: its depth, and the protocol type it declared.
@@ -540,6 +597,7 @@ func (d *decoder) value(n *tree.Node, f *schema.Field, k schema.Kind) {
 			}
 		}
 		d.structBody(n, f.Struct)
+		d.wroteValue()
 		return
 	}
 	d.check()
@@ -614,13 +672,22 @@ func (d *decoder) lengthPrefixed(n *tree.Node, f *schema.Field, k schema.Kind, n
 		return
 	}
 	switch {
+	case k == schema.Records && d.skipRecords:
 	case k == schema.Records:
-		d.records(n)
+		if d.out != nil {
+			d.recordsJSON(n)
+		} else {
+			d.records(n)
+		}
 	case k == schema.Bytes && len(d.consumer) > 0:
 		for _, c := range d.consumer {
 			if c.field == f.Name {
 				n.End = r.Off
-				d.nestData(n, c.data)
+				if d.out != nil {
+					d.nestDataJSON(n, c.data)
+				} else {
+					d.nestData(n, c.data)
+				}
 				break
 			}
 		}
@@ -657,6 +724,10 @@ func (d *decoder) array(n *tree.Node, f *schema.Field, nullable, compact bool) {
 	if limit := d.nodeLimit(); d.b.Nodes+count > limit {
 		d.limitHit = true
 		d.fail(pstart, "at most "+strconv.Itoa(d.b.MaxNodes)+" nodes (the MaxNodes limit)", strconv.Itoa(count)+" more elements")
+		return
+	}
+	if d.out != nil {
+		d.arrayJSON(n, f, count)
 		return
 	}
 	// The count is a claim: memory follows the elements actually read.
@@ -768,7 +839,7 @@ func (d *decoder) tags(l *schema.Layout) *tree.Node {
 		d.push(f.JSON)
 		full := r.B
 		r.B = r.B[:end]
-		own, mark := len(c.Warnings), d.w.Mark()
+		mark := d.w.Mark()
 		d.value(c, f, f.Kind)
 		r.B = full
 		if d.err != nil {
@@ -777,9 +848,7 @@ func (d *decoder) tags(l *schema.Layout) *tree.Node {
 			c.End = r.Off
 			break
 		}
-		// What is learnt now goes after c's own warnings, before its
-		// children's (c's own come first: prefixes are read first).
-		mark += len(c.Warnings) - own
+		mark = d.ownEnd(mark)
 		if r.Off < end {
 			d.warnAt(&mark, c, r.Off, "", strconv.Itoa(end-r.Off)+" bytes after the value inside the tagged field", false)
 			r.Off = end
@@ -794,6 +863,17 @@ func (d *decoder) tags(l *schema.Layout) *tree.Node {
 	return t
 }
 
+// ownEnd is where warnings learnt after a value was read go: after the
+// value's own warnings (listed from mark, with the value's path; a value
+// reads its prefixes first), before its children's.
+func (d *decoder) ownEnd(mark int) int {
+	p := d.pathString()
+	for mark < len(d.w.List) && d.w.List[mark].Path == p {
+		mark++
+	}
+	return mark
+}
+
 // DecodeBody decodes a request or response body alone (no size prefix, no
 // header), as a proxy or broker that has already parsed the header would.
 func DecodeBody(b []byte, apiKey, version int16, response bool, opts Options) (*Frame, error) {
@@ -801,6 +881,7 @@ func DecodeBody(b []byte, apiKey, version int16, response bool, opts Options) (*
 	d := newDecoder(f, &opts, len(b), nil)
 	d.r.B = b
 	d.frameEnd = len(b)
+	d.nbufs = 1
 	root := d.node()
 	root.Name, root.Role, root.Type, root.End = "frame", tree.RoleFrame, "frame", len(b)
 	f.Root = root

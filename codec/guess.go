@@ -9,7 +9,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/kwire/kwire/codec/schema"
-	"github.com/kwire/kwire/codec/tree"
 	"github.com/kwire/kwire/codec/wire"
 )
 
@@ -60,7 +59,8 @@ type GuessOptions struct {
 func GuessResponse(b []byte, o GuessOptions) []Candidate {
 	lim := o.Limits.Resolve(len(b))
 	budget := lim.budget()
-	g := guessResponses(b, o.NoSizePrefix, o.API, lim, budget)
+	var dec Decoder
+	g := dec.guessResponses(b, o.NoSizePrefix, o.API, lim, budget)
 	cands := g.Candidates
 	if max := o.Max; max > 0 && len(cands) > max {
 		cands = cands[:max]
@@ -76,10 +76,11 @@ func GuessResponse(b []byte, o GuessOptions) []Candidate {
 }
 
 // guessResponses ranks the clean readings of b as a response (of api
-// alone, when given). Every reading is decoded without records or nested
-// payloads, its tree dropped once scored; all of them draw from budget's
-// work, each with MaxNodes of its own.
-func guessResponses(b []byte, noSize bool, only *schema.API, lim Limits, budget *wire.Budget) *Guess {
+// alone, when given). Every reading is walked without a tree, records or
+// nested payloads, its JSON hashed (to fold versions that read the same)
+// and scored as it goes; all of them draw from budget's work, each with
+// MaxNodes of its own.
+func (dec *Decoder) guessResponses(b []byte, noSize bool, only *schema.API, lim Limits, budget *wire.Budget) *Guess {
 	g := &Guess{}
 	type folded struct {
 		key uint64
@@ -87,9 +88,8 @@ func guessResponses(b []byte, noSize bool, only *schema.API, lim Limits, budget 
 	}
 	var seen []folded
 	var all []Candidate
-	var dec Decoder
-	var js []byte
 	h := fnv.New64a()
+	out := &dec.gout
 	for _, api := range schema.APIs() {
 		if only != nil && api != only {
 			continue
@@ -102,16 +102,17 @@ func guessResponses(b []byte, noSize bool, only *schema.API, lim Limits, budget 
 			}
 			g.Tried++
 			cb := &wire.Budget{MaxNodes: lim.MaxNodes, NestedNodes: lim.MaxNodes, MaxDecompressed: lim.MaxDecompressed, MaxWork: budget.MaxWork, Work: budget.Work}
-			f, err := decodeInto(dec.reset(), b, Options{Response: true, APIKey: api.Key, Version: v, NoSizePrefix: noSize, RawRecords: true, Limits: lim}, cb)
+			out.b = out.b[:0]
+			var sc scorer
+			d, err := dec.walkWith(b, Options{Response: true, APIKey: api.Key, Version: v, NoSizePrefix: noSize, RawRecords: true, Limits: lim}, JSONOptions{}, cb, out, nil, &sc, true)
 			budget.Work = cb.Work
 			if err != nil {
 				continue
 			}
 			// Versions of one API that read to the same header and body fold.
-			js = f.appendHeaderBody(js[:0])
 			h.Reset()
 			h.Write([]byte{byte(api.Key >> 8), byte(api.Key)})
-			h.Write(js)
+			h.Write(out.b)
 			key := h.Sum64()
 			dup := false
 			for _, s := range seen {
@@ -124,7 +125,12 @@ func guessResponses(b []byte, noSize bool, only *schema.API, lim Limits, budget 
 			if dup {
 				continue
 			}
-			score, doubts := plausibility(f)
+			for _, w := range d.w.List {
+				if len(w.Path) >= 4 && w.Path[:4] == "body" {
+					sc.doubt(15, w.Message)
+				}
+			}
+			score, doubts := sc.total(d.r.Off == d.fast.bodyStart)
 			seen = append(seen, folded{key, len(all)})
 			all = append(all, Candidate{APIKey: api.Key, Version: v, Score: score, Doubts: doubts})
 		}
@@ -147,38 +153,20 @@ func guessResponses(b []byte, noSize bool, only *schema.API, lim Limits, budget 
 	return g
 }
 
-// appendHeaderBody writes the value JSON of the header and body alone.
-func (f *Frame) appendHeaderBody(dst []byte) []byte {
-	w := jsonWriter{f: f}
-	if f.Header != nil {
-		if hd := schema.ResponseHeader().At(f.HeaderVersion); hd != nil {
-			w.v, w.flex = f.HeaderVersion, hd.Flexible.Contains(f.HeaderVersion)
-			dst = w.structJSON(dst, f.Header, hd.Root)
+// keepVersion keeps the readings of version v alone (it was given).
+func (g *Guess) keepVersion(v int16) {
+	var keep []Candidate
+	for _, c := range g.Candidates {
+		if c.Version == v || containsVersion(c.Versions, v) {
+			c.Version, c.Versions = v, nil
+			keep = append(keep, c)
 		}
 	}
-	if f.Body != nil && f.Message != nil {
-		w.v, w.flex = f.Layout, f.Flexible
-		dst = w.structJSON(dst, f.Body, f.Message.At(f.Layout).Root)
+	g.Candidates = keep
+	g.Confidence = 0
+	if len(keep) > 0 {
+		g.Confidence = keep[0].Confidence
 	}
-	return dst
-}
-
-// plausibility scores a clean decode: 100 less penalties for what real
-// brokers rarely send.
-func plausibility(f *Frame) (float64, []string) {
-	var s scorer
-	tree.Walk(f.Body, func(n *tree.Node) bool {
-		for _, w := range n.Warnings {
-			s.doubt(15, w)
-		}
-		if n.Field == nil || n.Role == tree.RoleElement && n.Kind == schema.Struct {
-			return true
-		}
-		s.field(n.Field, n.Kind, n.Int, n.Raw, n.Null, len(n.Children))
-		return true
-	})
-	empty := f.Body == nil || f.Body.End == f.Body.Start
-	return s.total(empty)
 }
 
 // scorer adds up the doubts about one reading.

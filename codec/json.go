@@ -195,6 +195,9 @@ func (w *jsonWriter) value(dst []byte, n *tree.Node, f *schema.Field) []byte {
 		if n.Null {
 			return append(dst, "null"...)
 		}
+		if n.Kind == schema.Records && w.o.Records != records.Decoded {
+			return appendBytesField(dst, n.Kind, false, n.Raw, w.o.Records)
+		}
 		if w.f != nil && len(n.Children) > 0 {
 			if res := w.f.records[n]; res != nil {
 				return records.AppendJSON(dst, res, n.Raw, w.o.Records)

@@ -136,6 +136,14 @@ func (d *decoder) dataHook(name string, version int16, buf []byte, bufIdx, start
 		return nil, limitError{&DecodeError{Offset: start, Buf: bufIdx, Path: path, Expected: "work within the MaxWork limit (" + strconv.Itoa(d.b.MaxWork) + " bytes)", Found: "more"}}
 	}
 	d.path = append(d.path, pathSeg{path, absPath})
+	if d.out != nil {
+		// The tree-less path too decodes a KRaft value as a small tree
+		// (records writes its generic JSON), one at a time.
+		out, s := d.out, d.s
+		d.out, d.s = nil, &d.fast.dataSlab
+		d.s.Reset()
+		defer func() { d.out, d.s = out, s }()
+	}
 	n, err := d.dataMessage(name, version, buf, bufIdx, start, end)
 	d.pop()
 	if err != nil {
@@ -255,6 +263,9 @@ func (d *decoder) nestedNode() *tree.Node {
 		return nil
 	}
 	d.b.Nodes++
+	if d.out != nil {
+		return d.scratchNode()
+	}
 	n := d.s.New()
 	n.Buf = d.buf
 	return n

@@ -58,17 +58,9 @@ func (dec *Decoder) read(b []byte, opts Options) (*Frame, error) {
 			return decodeInto(dec.reset(), b, o, budget)
 		}
 	}
-	g := guessResponses(b, opts.NoSizePrefix, only, lim, budget)
+	g := dec.guessResponses(b, opts.NoSizePrefix, only, lim, budget)
 	if !opts.Auto && opts.Version != Any {
-		// The version is known: keep its readings alone.
-		var keep []Candidate
-		for _, c := range g.Candidates {
-			if c.Version == opts.Version || containsVersion(c.Versions, opts.Version) {
-				c.Version, c.Versions = opts.Version, nil
-				keep = append(keep, c)
-			}
-		}
-		g.Candidates = keep
+		g.keepVersion(opts.Version)
 	}
 	if len(g.Candidates) == 0 {
 		if opts.Auto {
@@ -110,13 +102,18 @@ func (dec *Decoder) unread(b []byte, opts Options, g *Guess) (*Frame, error) {
 	n.Name, n.Role, n.Kind, n.Type, n.End, n.Raw = "_undecoded", tree.RoleRaw, schema.Bytes, "bytes", len(b), b
 	root.Children = append(f.slab.Kids(1), n)
 	f.Root = root
+	return f, unreadError(len(b), opts, g)
+}
+
+// unreadError says no reading of n bytes as a response fits.
+func unreadError(n int, opts Options, g *Guess) *DecodeError {
 	what := "any API and version"
 	if api := schema.ByKey(opts.APIKey); api != nil && opts.APIKey != Any {
 		what = "any version of " + api.Name
 	}
-	found := strconv.Itoa(len(b)) + " bytes that read as none"
+	found := strconv.Itoa(n) + " bytes that read as none"
 	if g.Cut {
 		found += " of the " + strconv.Itoa(g.Tried) + " readings tried before the MaxWork limit"
 	}
-	return f, &DecodeError{Expected: "a response of " + what, Found: found}
+	return &DecodeError{Expected: "a response of " + what, Found: found}
 }

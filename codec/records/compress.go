@@ -49,18 +49,24 @@ var xerialMagic = []byte{0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0}
 // for accepted quirks (the old Kafka lz4 header checksum). The last
 // argument is unused (it sized decoder pools once).
 func inflate(codec int, src []byte, limit, _ int) (out []byte, warn string, err error) {
+	return inflateInto(nil, codec, src, limit)
+}
+
+// inflateInto is inflate writing into dst's memory when it is big enough
+// (the tree-less path reuses one buffer per nesting depth).
+func inflateInto(dst []byte, codec int, src []byte, limit int) (out []byte, warn string, err error) {
 	if limit < 0 {
 		limit = 0
 	}
 	switch codec {
 	case CodecGzip:
-		out, err = gunzip(src, limit)
+		out, err = gunzip(dst, src, limit)
 	case CodecSnappy:
-		out, err = unsnappy(src, limit)
+		out, err = unsnappy(dst, src, limit)
 	case CodecLZ4:
-		out, warn, err = unlz4(src, limit)
+		out, warn, err = unlz4(dst, src, limit)
 	case CodecZstd:
-		out, err = unzstd(src, limit)
+		out, err = unzstd(dst, src, limit)
 	default:
 		err = errors.New("unknown compression codec " + itoa(codec))
 	}
@@ -73,10 +79,14 @@ func firstCap(src []byte, limit int) int {
 	return min(limit+1, max(512, 4*len(src)))
 }
 
-// readLimited reads r to EOF into a buffer that starts at firstCap and
-// doubles, failing with errLimit once more than limit bytes come out.
-func readLimited(r io.Reader, src []byte, limit int) ([]byte, error) {
-	buf := make([]byte, 0, firstCap(src, limit))
+// readLimited reads r to EOF into a buffer (dst's memory, or one that
+// starts at firstCap) that doubles, failing with errLimit once more than
+// limit bytes come out.
+func readLimited(dst []byte, r io.Reader, src []byte, limit int) ([]byte, error) {
+	buf := dst[:0]
+	if cap(buf) == 0 {
+		buf = make([]byte, 0, firstCap(src, limit))
+	}
 	for {
 		if len(buf) == cap(buf) {
 			if len(buf) > limit {
@@ -106,7 +116,7 @@ func readLimited(r io.Reader, src []byte, limit int) ([]byte, error) {
 
 var gzipPool sync.Pool
 
-func gunzip(src []byte, limit int) ([]byte, error) {
+func gunzip(dst, src []byte, limit int) ([]byte, error) {
 	br := bytes.NewReader(src)
 	var zr *gzip.Reader
 	if p, _ := gzipPool.Get().(*gzip.Reader); p != nil {
@@ -121,7 +131,7 @@ func gunzip(src []byte, limit int) ([]byte, error) {
 			return nil, err
 		}
 	}
-	out, err := readLimited(zr, src, limit)
+	out, err := readLimited(dst, zr, src, limit)
 	gzipPool.Put(zr)
 	return out, err
 }
@@ -131,9 +141,9 @@ func gunzip(src []byte, limit int) ([]byte, error) {
 // it is a lie, refused before anything is allocated for it.
 const snappyRatio = 22
 
-func unsnappy(src []byte, limit int) ([]byte, error) {
+func unsnappy(dst, src []byte, limit int) ([]byte, error) {
 	if isXerial(src) {
-		var out []byte
+		out := dst[:0]
 		p := 16
 		for p < len(src) {
 			if len(src)-p < 4 {
@@ -176,7 +186,10 @@ func unsnappy(src []byte, limit int) ([]byte, error) {
 	if dl > limit {
 		return nil, errLimit
 	}
-	return s2.Decode(make([]byte, dl), src)
+	if cap(dst) < dl {
+		dst = make([]byte, dl)
+	}
+	return s2.Decode(dst[:dl], src)
 }
 
 // snappyLen is a block's decoded length, when the block could hold it.
@@ -218,7 +231,7 @@ func lz4HeaderEnd(src []byte) int {
 
 var lz4Pool sync.Pool
 
-func unlz4(src []byte, limit int) ([]byte, string, error) {
+func unlz4(dst, src []byte, limit int) ([]byte, string, error) {
 	var warn string
 	var r io.Reader = bytes.NewReader(src)
 	if hc := lz4HeaderEnd(src); hc > 0 {
@@ -240,7 +253,7 @@ func unlz4(src []byte, limit int) ([]byte, string, error) {
 	} else {
 		zr.Reset(r)
 	}
-	out, err := readLimited(zr, src, limit)
+	out, err := readLimited(dst, zr, src, limit)
 	zr.Reset(nil)
 	lz4Pool.Put(zr)
 	return out, warn, err
@@ -257,7 +270,7 @@ const zstdRatio = 1 << 15
 // to size: from the compressed size up, never from a declared size alone.
 var zstdPool sync.Pool
 
-func unzstd(src []byte, limit int) ([]byte, error) {
+func unzstd(dst, src []byte, limit int) ([]byte, error) {
 	d, _ := zstdPool.Get().(*zstd.Decoder)
 	if d == nil {
 		var err error
@@ -279,7 +292,10 @@ func unzstd(src []byte, limit int) ([]byte, error) {
 		size = max(size, int(fcs))
 	}
 	for {
-		out, err := d.DecodeAll(src, make([]byte, 0, size))
+		if cap(dst) < size {
+			dst = make([]byte, 0, size)
+		}
+		out, err := d.DecodeAll(src, dst[:0:size])
 		if err == nil {
 			return out, nil
 		}

@@ -385,12 +385,18 @@ func appendBytesJSON(dst []byte, n *tree.Node) []byte {
 	if n == nil || n.Null {
 		return append(dst, "null"...)
 	}
-	if printable(n.Raw) {
+	return appendBytesValue(dst, n.Raw)
+}
+
+// appendBytesValue writes a key, value or header value that is not null:
+// {"text":...} when printable, else {"base64":...}.
+func appendBytesValue(dst []byte, raw []byte) []byte {
+	if printable(raw) {
 		dst = append(dst, `{"text":`...)
-		dst = jsontext.AppendString(dst, n.Raw)
+		dst = jsontext.AppendString(dst, raw)
 	} else {
 		dst = append(dst, `{"base64":`...)
-		dst = appendB64(dst, n.Raw)
+		dst = appendB64(dst, raw)
 	}
 	return append(dst, '}')
 }

@@ -475,7 +475,7 @@ func parseMessage(b []byte, off, end int, m *msgParse) {
 }
 
 // message decodes a legacy (magic 0 or 1) message in b[off:end].
-func (d *decoder) message(b []byte, bi, off, end, depth int, w *wrapper) *tree.Node {
+func (d *decoder) message(b []byte, bi, off, end, depth int, w *wrapper, shift int64) *tree.Node {
 	var m msgParse
 	parseMessage(b, off, end, &m)
 	n := d.leaf("message", schema.Struct, "Message", bi, off, end)
@@ -500,8 +500,8 @@ func (d *decoder) message(b []byte, bi, off, end, depth int, w *wrapper) *tree.N
 	if m.magic == 1 {
 		d.fixed(&kids, "timestamp", schema.Int64, b, bi, &p)
 	}
-	n.Int = m.offset
-	info := RecordInfo{Node: n, Offset: m.offset, Timestamp: m.ts}
+	n.Int = m.offset + shift
+	info := RecordInfo{Node: n, Offset: m.offset + shift, Timestamp: m.ts}
 	if w != nil && w.logAppend && m.magic == 1 {
 		info.Timestamp = w.timestamp
 	}

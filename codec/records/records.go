@@ -79,6 +79,8 @@ type Options struct {
 	// Data is DecodeData for a caller that keeps its own budget and
 	// warnings: path names the value for them. It is used when set.
 	Data func(name string, version int16, buf []byte, bufIdx, start, end int, path string) (*tree.Node, error)
+	// Scratch, when set, lends WriteJSON memory kept from call to call.
+	Scratch *Scratch
 }
 
 // RecordInfo holds what a record or message implies but does not store as
@@ -139,6 +141,12 @@ type decoder struct {
 	w        *wire.Warnings
 	path     []seg
 	maxDepth int
+	jsonState
+}
+
+// warningAt makes a warning at offset off of buffer bi.
+func warningAt(path string, bi, off int, msg string, limit bool) wire.Warning {
+	return wire.Warning{Offset: off, Buf: bi, Path: path, Message: msg, Limit: limit}
 }
 
 // Decode decodes buf[start:end], the payload of a records field. Offsets are
@@ -248,7 +256,7 @@ type wrapper struct {
 // set decodes entries (batches or messages) in b[start:end].
 func (d *decoder) set(b []byte, bi, start, end, depth int, w *wrapper) ([]*tree.Node, error) {
 	var nodes []*tree.Node
-	var direct []int // Records indexes of the messages directly in this set
+	shift := innerShift(b, start, end, w)
 	off := start
 	for off < end {
 		if !d.b.NodesLeft() {
@@ -259,15 +267,11 @@ func (d *decoder) set(b []byte, bi, start, end, depth int, w *wrapper) ([]*tree.
 			d.pop()
 			break
 		}
-		ri := len(d.res.Records)
 		d.push("", len(nodes))
-		n, next, err := d.entry(b, bi, off, end, depth, w)
+		n, next, err := d.entry(b, bi, off, end, depth, w, shift)
 		d.pop()
 		if n != nil {
 			nodes = append(nodes, n)
-			if w != nil && n.Name == "message" && n.Flags&tree.Truncated == 0 && ri < len(d.res.Records) {
-				direct = append(direct, ri)
-			}
 		}
 		if err != nil {
 			p := off
@@ -280,18 +284,6 @@ func (d *decoder) set(b []byte, bi, start, end, depth int, w *wrapper) ([]*tree.
 			return nodes, err
 		}
 		off = next
-	}
-	if w != nil && w.magic == 1 {
-		// Magic 1 inner messages carry offsets relative to the first; the
-		// wrapper carries the absolute offset of the last.
-		if len(direct) > 0 {
-			last := d.res.Records[direct[len(direct)-1]].Offset
-			for _, i := range direct {
-				ri := &d.res.Records[i]
-				ri.Offset = w.offset - last + ri.Offset
-				ri.Node.Int = ri.Offset
-			}
-		}
 	}
 	return nodes, nil
 }
@@ -352,29 +344,75 @@ func shortErr(off, need, have int, what string) *wire.Error {
 	return &wire.Error{Offset: off, Expected: what, Found: wire.Itoa(have) + " bytes left (needed " + wire.Itoa(need) + ")", Err: wire.ErrShort}
 }
 
-// entry decodes one batch or message at off.
-func (d *decoder) entry(b []byte, bi, off, end, depth int, w *wrapper) (*tree.Node, int, error) {
+// The kinds of entry frameAt finds.
+const (
+	entryTruncated = iota // cut short by the end of the input
+	entryBatch
+	entryMessage
+)
+
+// frameAt reads the framing of the entry at off: what it is, its magic
+// byte (-1 when not there) and where it ends, or a framing error.
+func frameAt(b []byte, off, end int) (kind int, magic int8, next int, err error) {
 	left := end - off
 	if left < 17 {
-		return d.truncated(b, bi, off, end, -1), end, nil
+		return entryTruncated, -1, end, nil
 	}
 	size := int(be32(b[off+8:]))
-	magic := int8(b[off+16])
+	magic = int8(b[off+16])
 	switch {
 	case magic > 2 || magic < 0:
-		return nil, off, &wire.Error{Offset: off + 16, Expected: "magic 0, 1 or 2", Found: "magic " + itoa(int(magic))}
+		return 0, magic, off, &wire.Error{Offset: off + 16, Expected: "magic 0, 1 or 2", Found: "magic " + itoa(int(magic))}
 	case magic == 2 && size < batchHeader-12:
-		return nil, off, &wire.Error{Offset: off + 8, Expected: "a batchLength of at least 49", Found: itoa(size)}
+		return 0, magic, off, &wire.Error{Offset: off + 8, Expected: "a batchLength of at least 49", Found: itoa(size)}
 	case magic < 2 && size < msgMin(magic):
-		return nil, off, &wire.Error{Offset: off + 8, Expected: "a messageSize of at least " + itoa(msgMin(magic)), Found: itoa(size)}
+		return 0, magic, off, &wire.Error{Offset: off + 8, Expected: "a messageSize of at least " + itoa(msgMin(magic)), Found: itoa(size)}
 	}
 	if size > left-12 {
-		return d.truncated(b, bi, off, end, magic), end, nil
+		return entryTruncated, magic, end, nil
 	}
 	if magic == 2 {
-		return d.batch(b, bi, off, off+12+size, depth), off + 12 + size, nil
+		return entryBatch, magic, off + 12 + size, nil
 	}
-	return d.message(b, bi, off, off+12+size, depth, w), off + 12 + size, nil
+	return entryMessage, magic, off + 12 + size, nil
+}
+
+// innerShift is what turns the offsets stored in the messages of a magic 1
+// wrapper's set (relative, the first 0) into absolute ones: the wrapper
+// carries the absolute offset of the set's last message.
+func innerShift(b []byte, start, end int, w *wrapper) int64 {
+	if w == nil || w.magic != 1 {
+		return 0
+	}
+	last, found := int64(0), false
+	for off := start; off < end; {
+		kind, _, next, err := frameAt(b, off, end)
+		if err != nil || kind == entryTruncated {
+			break
+		}
+		if kind == entryMessage {
+			last, found = be64(b[off:]), true
+		}
+		off = next
+	}
+	if !found {
+		return 0
+	}
+	return w.offset - last
+}
+
+// entry decodes one batch or message at off.
+func (d *decoder) entry(b []byte, bi, off, end, depth int, w *wrapper, shift int64) (*tree.Node, int, error) {
+	kind, magic, next, err := frameAt(b, off, end)
+	switch {
+	case err != nil:
+		return nil, off, err
+	case kind == entryTruncated:
+		return d.truncated(b, bi, off, end, magic), end, nil
+	case kind == entryBatch:
+		return d.batch(b, bi, off, next, depth), next, nil
+	}
+	return d.message(b, bi, off, next, depth, w, shift), next, nil
 }
 
 func msgMin(magic int8) int {

@@ -1,0 +1,1015 @@
+package codec
+
+import (
+	"encoding/base64"
+	"errors"
+	"io"
+	"strconv"
+
+	"github.com/kwire/kwire/codec/records"
+	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/codec/tree"
+	"github.com/kwire/kwire/codec/wire"
+	"github.com/kwire/kwire/internal/jsontext"
+)
+
+// The tree-less path: the same walk over the same layouts as Decode, with
+// the same checks, budget and warnings, but a JSON sink instead of a tree
+// builder. Nodes are counted as the tree would make them (so limits stop
+// both paths at the same byte) but each is a scratch node, reused as soon
+// as its value is written. Records go through records.WriteJSON, one
+// record at a time. Output is flushed to a writer between array elements
+// and records, so a big frame streams.
+//
+// Two places differ from writing down a tree: tagged fields appear in the
+// JSON at their declared place but travel at the end of their struct, so
+// their values are written to a scratch buffer as the section is read and
+// put in place after it; and in the few layouts that declare a tagged
+// field before an untagged one (FetchRequest, Fetch partitions, ...), the
+// tag section is located first by skipping over the struct (prescan), and
+// those tagged values are decoded where they are declared, their warnings
+// moved to the section's place in document order.
+
+// Info is what the tree-less path learnt about a frame besides its JSON.
+type Info struct {
+	Response      bool
+	APIKey        int16
+	Version       int16
+	API           *schema.API // nil when the API key is unknown
+	CorrelationID int32
+	Warnings      []Warning // in document order, as Frame.Warnings
+	Guess         *Guess    // how a guessed response was read, or nil
+	// What the frame spent of its budget.
+	Nodes, Decompressed, Work int
+}
+
+// jsonOut is where the tree-less walk writes: a buffer, flushed to w (when
+// set) once it holds flushAt bytes, at a place where that is allowed.
+type jsonOut struct {
+	b       []byte
+	w       io.Writer
+	flushed int64
+	err     error
+	hold    int // > 0 while output goes to a scratch buffer: no flushing
+}
+
+// flushAt is how much output is kept before it is written away: small
+// against any frame worth streaming, big enough that a failed frame of
+// ordinary size can be written again from its tree instead.
+const flushAt = 1 << 20
+
+func (o *jsonOut) flush(force bool) {
+	if o.w == nil || o.hold > 0 || o.err != nil || len(o.b) == 0 || !force && len(o.b) < flushAt {
+		return
+	}
+	_, o.err = o.w.Write(o.b)
+	o.flushed += int64(len(o.b))
+	o.b = o.b[:0]
+}
+
+func (o *jsonOut) pos() int64 { return o.flushed + int64(len(o.b)) }
+
+// fastState is what the tree-less walk keeps and reuses.
+type fastState struct {
+	pool      []*tree.Node // scratch nodes
+	npool     int
+	wrote     bool // the value just read was written by its container
+	jo        JSONOptions
+	headDone  bool
+	bodyStart int
+	lastDef   bool // the struct just written holds only default values
+	tags      []*tagFrame
+	bufs      [][]byte // scratch output, a stack
+	nbuf      int
+	out       *jsonOut
+	rscratch  records.Scratch
+	dataSlab  tree.Slab // KRaft values are small trees, one at a time
+	score     *scorer
+	noEnv     bool // write the header and body alone (guessing)
+	flushFn   func()
+}
+
+// tagFrame is one struct level's tagged fields while its section is read.
+type tagFrame struct {
+	buf        []byte // their values' JSON
+	found      []foundTag
+	unknown    []unknownTag
+	pre        []preTag // with prescanned: the section's tags, first occurrences
+	prescanned bool
+}
+
+type foundTag struct {
+	f          *schema.Field
+	start, end int // in buf; -1: written at its declared place already
+}
+
+type unknownTag struct {
+	tag uint32
+	raw []byte
+}
+
+// preTag is a tag the prescan found: where its header and value are.
+type preTag struct {
+	tag                    uint32
+	start, tagEnd, sizeEnd int
+	end                    int
+	done                   bool      // decoded and written at its declared place
+	warnings               []Warning // its value's, for the section's place
+}
+
+// takeBuf lends a scratch output buffer; giveBuf takes it back (LIFO).
+func (s *fastState) takeBuf() []byte {
+	if s.nbuf == len(s.bufs) {
+		s.bufs = append(s.bufs, nil)
+	}
+	b := s.bufs[s.nbuf][:0]
+	s.nbuf++
+	return b
+}
+
+func (s *fastState) giveBuf(b []byte) {
+	s.nbuf--
+	s.bufs[s.nbuf] = b[:0]
+}
+
+func (d *decoder) scratchNode() *tree.Node {
+	s := d.fast
+	if s.npool == len(s.pool) {
+		s.pool = append(s.pool, new(tree.Node))
+	}
+	n := s.pool[s.npool]
+	s.npool++
+	w := n.Warnings[:0]
+	*n = tree.Node{Index: -1, Tag: -1, Buf: d.buf, Warnings: w}
+	return n
+}
+
+// wroteValue says the value just decoded was written by its container.
+func (d *decoder) wroteValue() {
+	if d.out != nil {
+		d.fast.wrote = true
+	}
+}
+
+// head writes the envelope's opening once the direction, API and version
+// are known.
+func (d *decoder) head() {
+	if d.out == nil || d.fast.headDone {
+		return
+	}
+	d.fast.headDone = true
+	if !d.fast.noEnv {
+		d.out.b = d.f.AppendEnvelopeHead(d.out.b)
+	}
+}
+
+// endJSON closes the envelope: "guess", "warnings" and the brace.
+func (d *decoder) endJSON(b []byte, end int) error {
+	if d.err == nil && end < len(b) {
+		n := d.scratchNode()
+		n.Start = end
+		d.push("_trailing")
+		d.warn(n, end, "", strconv.Itoa(len(b)-end)+" bytes after the frame's declared size")
+		d.pop()
+	}
+	d.head()
+	if !d.fast.noEnv {
+		d.out.b = appendEnvelopeTail(d.out.b, d.f.Guess, d.w.List)
+	}
+	d.f.warnings = d.w.List
+	return d.result()
+}
+
+// key writes a member's key, after a comma unless it is the first.
+func (d *decoder) key(first *bool, k string) {
+	o := d.out
+	if !*first {
+		o.b = append(o.b, ',')
+	}
+	*first = false
+	o.b = append(o.b, '"')
+	o.b = append(o.b, k...)
+	o.b = append(o.b, '"', ':')
+}
+
+// unkey drops a key whose value failed before writing anything, when it
+// is still in the buffer, so the partial JSON stays valid.
+func (d *decoder) unkey(keyAt, valAt int64) {
+	o := d.out
+	if o.pos() == valAt && keyAt >= o.flushed {
+		o.b = o.b[:keyAt-o.flushed]
+	}
+}
+
+// emit writes the value just decoded into c, unless its container did.
+func (d *decoder) emit(c *tree.Node, f *schema.Field) {
+	s := d.fast
+	if s.wrote {
+		s.wrote = false
+		return
+	}
+	o := d.out
+	switch c.Kind {
+	case schema.Bool:
+		o.b = strconv.AppendBool(o.b, c.Int != 0)
+	case schema.Int8, schema.Int16, schema.Uint16, schema.Int32, schema.Uint32, schema.Int64:
+		o.b = strconv.AppendInt(o.b, c.Int, 10)
+	case schema.Float64:
+		o.b = appendFloat(o.b, c.Float)
+	case schema.UUID:
+		o.b = append(o.b, '"')
+		o.b = base64.RawURLEncoding.AppendEncode(o.b, c.Raw)
+		o.b = append(o.b, '"')
+	case schema.String:
+		if c.Null {
+			o.b = append(o.b, "null"...)
+		} else {
+			o.b = jsontext.AppendString(o.b, c.Raw)
+		}
+	case schema.Bytes, schema.Records:
+		o.b = appendBytesField(o.b, c.Kind, c.Null, c.Raw, s.jo.Records)
+	default:
+		o.b = append(o.b, "null"...)
+	}
+}
+
+// appendBytesField writes a bytes or records field that was not decoded
+// further: null, its size, or base64.
+func appendBytesField(dst []byte, k schema.Kind, null bool, raw []byte, mode records.JSONMode) []byte {
+	switch {
+	case null:
+		return append(dst, "null"...)
+	case k == schema.Records && mode == records.Size:
+		dst = append(dst, `{"sizeInBytes":`...)
+		dst = strconv.AppendInt(dst, int64(len(raw)), 10)
+		return append(dst, '}')
+	}
+	dst = append(dst, '"')
+	dst = base64.StdEncoding.AppendEncode(dst, raw)
+	return append(dst, '"')
+}
+
+// isDefault is isDefaultNode for the tree-less path: an array's count is in
+// its node's Int, a struct's default-ness in lastDef.
+func (d *decoder) isDefault(c *tree.Node, f *schema.Field) bool {
+	switch c.Kind {
+	case schema.Array:
+		if nullDefault(f, d.v) {
+			return c.Null
+		}
+		return !c.Null && c.Int == 0
+	case schema.Struct:
+		if nullDefault(f, d.v) {
+			return c.Null
+		}
+		return !c.Null && d.fast.lastDef
+	}
+	return isDefaultNode(c, f, d.v)
+}
+
+// scoreField tells the guess's scorer about a body field.
+func (d *decoder) scoreField(c *tree.Node, f *schema.Field) {
+	if s := d.fast.score; s != nil && !d.inHeader {
+		s.field(f, c.Kind, c.Int, c.Raw, c.Null, int(c.Int))
+	}
+}
+
+// structJSON writes a struct's fields in their declared order.
+func (d *decoder) structJSON(l *schema.Layout) {
+	o, s := d.out, d.fast
+	o.b = append(o.b, '{')
+	first, allDef := true, true
+	var tf *tagFrame
+	if d.flex && hasTagged(l, d.v) {
+		tf = d.tagFrame()
+		if needsPrescan(l, d.v) {
+			tf.prescanned = d.prescan(l, tf)
+		}
+	}
+	for i := range l.Fields {
+		f := &l.Fields[i]
+		if !f.Versions.Contains(d.v) {
+			continue
+		}
+		if d.flex && f.IsTagged(d.v) {
+			if tf != nil && tf.prescanned {
+				if !d.preTagged(f, tf, &first, &allDef) {
+					o.b = append(o.b, '}')
+					return
+				}
+			}
+			continue
+		}
+		mark := s.npool
+		keyAt := o.pos()
+		d.key(&first, f.JSON)
+		valAt := o.pos()
+		c := d.node()
+		c.Name, c.Role, c.Field = f.Name, tree.RoleField, f
+		d.start(c)
+		d.push(f.JSON)
+		d.value(c, f, f.Kind)
+		d.pop()
+		if d.err != nil {
+			s.wrote = false
+			d.unkey(keyAt, valAt)
+			s.npool = mark
+			o.b = append(o.b, '}')
+			return
+		}
+		d.emit(c, f)
+		allDef = allDef && d.isDefault(c, f)
+		d.scoreField(c, f)
+		d.noteField(c, f)
+		s.npool = mark
+	}
+	if d.flex {
+		d.tagsJSON(l, tf, &first, &allDef)
+	}
+	o.b = append(o.b, '}')
+	s.lastDef = allDef
+}
+
+// tagFrame returns the tagged-field state of the current depth, emptied.
+func (d *decoder) tagFrame() *tagFrame {
+	s := d.fast
+	for len(s.tags) <= d.depth {
+		s.tags = append(s.tags, new(tagFrame))
+	}
+	tf := s.tags[d.depth]
+	tf.buf, tf.found, tf.unknown, tf.pre, tf.prescanned = tf.buf[:0], tf.found[:0], tf.unknown[:0], tf.pre[:0], false
+	return tf
+}
+
+// arrayJSON writes the elements of an array whose count was read.
+func (d *decoder) arrayJSON(n *tree.Node, f *schema.Field, count int) {
+	o, s := d.out, d.fast
+	r := &d.r
+	n.Int = int64(count)
+	o.b = append(o.b, '[')
+	for i := 0; i < count; i++ {
+		mark := s.npool
+		elemAt := o.pos()
+		if i > 0 {
+			o.b = append(o.b, ',')
+		}
+		valAt := o.pos()
+		c := d.node()
+		c.Role, c.Index = tree.RoleElement, i
+		d.start(c)
+		d.path = append(d.path, pathSeg{"", i})
+		if f.Elem == schema.Struct {
+			c.Kind, c.Type = schema.Struct, f.Struct.Name
+			d.structBody(c, f.Struct)
+			c.End = r.Off
+		} else {
+			d.value(c, f, f.Elem)
+			if d.err == nil {
+				d.emit(c, f)
+			}
+		}
+		d.pop()
+		s.wrote = false
+		s.npool = mark
+		if d.err != nil {
+			d.unkey(elemAt, valAt)
+			break
+		}
+		o.flush(false)
+	}
+	o.b = append(o.b, ']')
+	s.wrote = true
+}
+
+// tagsJSON reads a tag section and writes the tagged fields not written
+// yet (at their declared place, which for the layouts without a prescan is
+// after every untagged field), then the unknown tags.
+func (d *decoder) tagsJSON(l *schema.Layout, tf *tagFrame, first, allDef *bool) {
+	o, s := d.out, d.fast
+	r := &d.r
+	if tf == nil {
+		tf = d.tagFrame()
+	}
+	t := d.node()
+	t.Name, t.Role, t.Type = "_tagged", tree.RoleTags, "tagged_fields"
+	d.start(t)
+	count, minimal := r.UvarintMinimal()
+	if !d.check() {
+		return
+	}
+	if !minimal {
+		d.warn(t, t.Start, "_tagged", nonMinimal(r.Off-t.Start, uint64(count)))
+	}
+	if int(count) > r.Remaining()/2 || count > 1<<20 {
+		d.fail(t.Start, "a tagged-field count of at most "+strconv.Itoa(r.Remaining()/2)+" (what the bytes left can hold)", strconv.FormatUint(uint64(count), 10))
+		return
+	}
+	last := int64(-1)
+	pi := 0 // the next prescanned tag
+	for i := 0; i < int(count) && d.err == nil; i++ {
+		mark := s.npool
+		var pre *preTag
+		if pi < len(tf.pre) && tf.pre[pi].start == r.Off {
+			pre = &tf.pre[pi]
+			pi++
+		}
+		var c *tree.Node
+		if pre == nil || !pre.done {
+			c = d.node()
+		} else {
+			c = d.scratchNode() // counted where it was decoded
+		}
+		c.Start = r.Off
+		tag, tagMin := r.UvarintMinimal()
+		c.TagEnd = r.Off
+		size, sizeMin := r.UvarintMinimal()
+		c.SizeEnd, c.PrefixEnd = r.Off, r.Off
+		c.Tag = int32(tag)
+		if !d.check() {
+			break
+		}
+		if int(size) > r.Remaining() || size > 1<<30 {
+			d.fail(c.TagEnd, "a tagged-field size of at most "+strconv.Itoa(r.Remaining())+" (the bytes left)", strconv.FormatUint(uint64(size), 10))
+			break
+		}
+		end := r.Off + int(size)
+		f := taggedField(l, d.v, tag)
+		name := "_unknownTaggedFields"
+		if f != nil {
+			name = f.JSON
+		}
+		if !tagMin {
+			d.warn(c, c.Start, name, nonMinimal(c.TagEnd-c.Start, uint64(tag))+" (the tag number)")
+		}
+		if !sizeMin {
+			d.warn(c, c.TagEnd, name, nonMinimal(c.SizeEnd-c.TagEnd, uint64(size))+" (the tagged field's size)")
+		}
+		if int64(tag) <= last {
+			d.warn(c, c.Start, name, "tag "+strconv.FormatUint(uint64(tag), 10)+" is out of order (tags must ascend)")
+		}
+		last = int64(tag)
+		if f == nil {
+			raw := r.Span(int(size), "tag")
+			d.warn(c, c.Start, name, "unknown tag "+strconv.FormatUint(uint64(tag), 10)+" at v"+strconv.Itoa(int(d.v))+" ("+strconv.Itoa(int(size))+" bytes kept)")
+			tf.unknown = append(tf.unknown, unknownTag{tag, raw})
+			s.npool = mark
+			continue
+		}
+		if pre != nil && pre.done {
+			// Decoded at its declared place: its warnings go here.
+			for _, w := range pre.warnings {
+				d.w.Add(w)
+			}
+			r.Off = end
+			tf.found = append(tf.found, foundTag{f: f, start: -1})
+			s.npool = mark
+			continue
+		}
+		firstTime := !tf.has(f)
+		at := len(tf.buf)
+		d.taggedValue(c, f, end, tf, allDef, firstTime)
+		if d.err == nil && firstTime {
+			tf.found = append(tf.found, foundTag{f: f, start: at, end: len(tf.buf)})
+		}
+		s.npool = mark
+	}
+	if !tf.prescanned {
+		for i := range l.Fields {
+			f := &l.Fields[i]
+			if !f.Versions.Contains(d.v) || !f.IsTagged(d.v) {
+				continue
+			}
+			d.key(first, f.JSON)
+			if j := tf.index(f); j >= 0 {
+				o.b = append(o.b, tf.buf[tf.found[j].start:tf.found[j].end]...)
+			} else {
+				o.b = appendDefault(o.b, f, f.Kind, d.v)
+			}
+		}
+	}
+	if len(tf.unknown) > 0 {
+		*allDef = false
+		if !*first {
+			o.b = append(o.b, ',')
+		}
+		*first = false
+		o.b = append(o.b, `"_unknownTaggedFields":[`...)
+		for i, u := range tf.unknown {
+			if i > 0 {
+				o.b = append(o.b, ',')
+			}
+			o.b = append(o.b, `{"tag":`...)
+			o.b = strconv.AppendInt(o.b, int64(u.tag), 10)
+			o.b = append(o.b, `,"data":"`...)
+			o.b = base64.StdEncoding.AppendEncode(o.b, u.raw)
+			o.b = append(o.b, `"}`...)
+		}
+		o.b = append(o.b, ']')
+	}
+}
+
+func (tf *tagFrame) has(f *schema.Field) bool { return tf.index(f) >= 0 }
+
+func (tf *tagFrame) index(f *schema.Field) int {
+	for i := range tf.found {
+		if tf.found[i].f == f {
+			return i
+		}
+	}
+	return -1
+}
+
+func taggedField(l *schema.Layout, v int16, tag uint32) *schema.Field {
+	for j := range l.Fields {
+		if x := &l.Fields[j]; x.Versions.Contains(v) && x.IsTagged(v) && x.Tag == int32(tag) {
+			return x
+		}
+	}
+	return nil
+}
+
+// taggedValue decodes a known tagged field's value (up to end) into the
+// tag frame's buffer, with the warnings tags gives it. Only a field's
+// first occurrence is kept (as the tree's JSON writes the first).
+func (d *decoder) taggedValue(c *tree.Node, f *schema.Field, end int, tf *tagFrame, allDef *bool, keep bool) {
+	o := d.out
+	r := &d.r
+	c.Name, c.Role, c.Field = f.Name, tree.RoleField, f
+	c.Flags |= tree.Tagged
+	d.push(f.JSON)
+	defer d.pop()
+	full, saved := r.B, o.b
+	r.B = r.B[:end]
+	o.b, o.hold = tf.buf, o.hold+1
+	mark := d.w.Mark()
+	d.value(c, f, f.Kind)
+	r.B = full
+	if d.err == nil {
+		d.emit(c, f)
+	}
+	d.fast.wrote = false
+	if keep {
+		tf.buf = o.b
+	}
+	o.b, o.hold = saved, o.hold-1
+	if d.err != nil {
+		return
+	}
+	mark = d.ownEnd(mark)
+	if r.Off < end {
+		d.warnAt(&mark, c, r.Off, "", strconv.Itoa(end-r.Off)+" bytes after the value inside the tagged field", false)
+		r.Off = end
+	}
+	c.End = r.Off
+	def := d.isDefault(c, f)
+	if def {
+		d.warnAt(&mark, c, c.Start, "", "tagged field present with its default value (encoders omit it)", false)
+	}
+	if keep {
+		*allDef = *allDef && def
+		d.scoreField(c, f)
+	}
+}
+
+// preTagged writes a tagged field at its declared place in a prescanned
+// struct: its value decoded from where the section holds it, its warnings
+// kept aside for the section's place; or its default. False when its
+// value failed.
+func (d *decoder) preTagged(f *schema.Field, tf *tagFrame, first, allDef *bool) bool {
+	o := d.out
+	r := &d.r
+	var p *preTag
+	for i := range tf.pre {
+		if taggedField2(tf.pre[i].tag, f, d.v) {
+			p = &tf.pre[i]
+			break
+		}
+	}
+	d.key(first, f.JSON)
+	if p == nil {
+		o.b = appendDefault(o.b, f, f.Kind, d.v)
+		return true
+	}
+	mark, pool := d.w.Mark(), d.fast.npool
+	defer func() { d.fast.npool = pool }()
+	c := d.node()
+	c.Start, c.TagEnd, c.SizeEnd, c.PrefixEnd = p.start, p.tagEnd, p.sizeEnd, p.sizeEnd
+	c.Tag = int32(p.tag)
+	off, full := r.Off, r.B
+	r.Off = p.sizeEnd
+	at := len(tf.buf)
+	d.taggedValue(c, f, p.end, tf, allDef, true)
+	r.Off, r.B = off, full
+	tf.buf = tf.buf[:at+len(tf.buf[at:])]
+	if d.err != nil {
+		// It fails: but a tag before it in the section may fail first.
+		// The section, read in order, meets the failure where the tree
+		// does; until then the default holds its place.
+		d.err, r.Err, d.limitHit = nil, nil, false
+		d.w.Truncate(mark)
+		tf.buf = tf.buf[:at]
+		o.b = appendDefault(o.b, f, f.Kind, d.v)
+		return true
+	}
+	o.b = append(o.b, tf.buf[at:]...)
+	tf.buf = tf.buf[:at]
+	p.warnings = append(p.warnings[:0], d.w.List[mark:]...)
+	d.w.Truncate(mark)
+	p.done = true
+	return true
+}
+
+func taggedField2(tag uint32, f *schema.Field, v int16) bool {
+	return f.IsTagged(v) && f.Tag == int32(tag)
+}
+
+// hasTagged reports whether layout l has tagged fields at version v.
+func hasTagged(l *schema.Layout, v int16) bool {
+	for i := range l.Fields {
+		if f := &l.Fields[i]; f.Versions.Contains(v) && f.IsTagged(v) {
+			return true
+		}
+	}
+	return false
+}
+
+// needsPrescan reports whether l declares, at version v, a tagged field
+// before an untagged one: its JSON then needs the tag section first.
+func needsPrescan(l *schema.Layout, v int16) bool {
+	tagged := false
+	for i := range l.Fields {
+		f := &l.Fields[i]
+		if !f.Versions.Contains(v) {
+			continue
+		}
+		if f.IsTagged(v) {
+			tagged = true
+		} else if tagged {
+			return true
+		}
+	}
+	return false
+}
+
+// prescan skips over the struct at the reader (reading no value, making no
+// node or warning) to its tag section and lists the tags there, in tf.pre.
+// False when the struct does not read that far: its tagged fields are then
+// not written at their declared place (the walk meets the failure itself).
+func (d *decoder) prescan(l *schema.Layout, tf *tagFrame) bool {
+	r := d.r
+	sk := skipper{r: &r, v: d.v, flex: d.flex, depth: d.depth, max: d.lim.MaxDepth}
+	for i := range l.Fields {
+		f := &l.Fields[i]
+		if !f.Versions.Contains(d.v) || f.IsTagged(d.v) {
+			continue
+		}
+		if !sk.value(f, f.Kind) {
+			return false
+		}
+	}
+	count := r.Uvarint()
+	if r.Err != nil || int(count) > r.Remaining()/2 || count > 1<<20 {
+		return false
+	}
+	pre := tf.pre[:0]
+	for i := 0; i < int(count); i++ {
+		p := preTag{start: r.Off}
+		p.tag = r.Uvarint()
+		p.tagEnd = r.Off
+		size := r.Uvarint()
+		p.sizeEnd = r.Off
+		if r.Err != nil || int(size) > r.Remaining() || size > 1<<30 {
+			return false
+		}
+		p.end = r.Off + int(size)
+		r.Off = p.end
+		pre = append(pre, p)
+	}
+	// Only a tag's first occurrence is written; drop the others.
+	kept := pre[:0]
+	for _, p := range pre {
+		dup := false
+		for _, k := range kept {
+			if k.tag == p.tag {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			kept = append(kept, p)
+		}
+	}
+	tf.pre = kept
+	return true
+}
+
+// skipper reads over values without decoding them, with the walk's checks
+// (never stricter, so what it refuses the walk refuses too).
+type skipper struct {
+	r          *wire.Reader
+	v          int16
+	flex       bool
+	depth, max int
+}
+
+func (sk *skipper) length(compact bool, k schema.Kind) (int, bool) {
+	r := sk.r
+	if compact {
+		u := r.Uvarint()
+		return int(u) - 1, r.Err == nil
+	}
+	if k == schema.String {
+		return int(r.Int16()), r.Err == nil
+	}
+	return int(r.Int32()), r.Err == nil
+}
+
+func (sk *skipper) value(f *schema.Field, k schema.Kind) bool {
+	r := sk.r
+	compact := sk.flex && (!f.FlexSet || f.Flexible.Contains(sk.v))
+	if n := k.FixedSize(); n > 0 {
+		r.Span(n, "value")
+		return r.Err == nil
+	}
+	switch k {
+	case schema.String, schema.Bytes, schema.Records:
+		l, ok := sk.length(compact, k)
+		if !ok || l < -1 || l > r.Remaining() {
+			return false
+		}
+		if l > 0 {
+			r.Off += l
+		}
+		return true
+	case schema.Array:
+		count, ok := sk.length(compact, schema.Array)
+		if !ok || count < -1 || count > r.Remaining()/max(f.Elem.FixedSize(), 1) {
+			return false
+		}
+		for i := 0; i < count; i++ {
+			if f.Elem == schema.Struct {
+				if !sk.structBody(f.Struct) {
+					return false
+				}
+			} else if !sk.value(f, f.Elem) {
+				return false
+			}
+		}
+		return true
+	case schema.Struct:
+		if f.Nullable.Contains(sk.v) {
+			if r.Int8() < 0 || r.Err != nil {
+				return r.Err == nil
+			}
+		}
+		return sk.structBody(f.Struct)
+	}
+	return false
+}
+
+func (sk *skipper) structBody(l *schema.Layout) bool {
+	sk.depth++
+	defer func() { sk.depth-- }()
+	if sk.depth > sk.max {
+		return false
+	}
+	r := sk.r
+	for i := range l.Fields {
+		f := &l.Fields[i]
+		if !f.Versions.Contains(sk.v) || (sk.flex && f.IsTagged(sk.v)) {
+			continue
+		}
+		if !sk.value(f, f.Kind) {
+			return false
+		}
+	}
+	if !sk.flex {
+		return true
+	}
+	count := r.Uvarint()
+	if r.Err != nil || int(count) > r.Remaining()/2 || count > 1<<20 {
+		return false
+	}
+	for i := 0; i < int(count); i++ {
+		r.Uvarint()
+		size := r.Uvarint()
+		if r.Err != nil || int(size) > r.Remaining() || size > 1<<30 {
+			return false
+		}
+		r.Off += int(size)
+	}
+	return true
+}
+
+// recordsJSON writes a records field's batches, decoding them record by
+// record with records.WriteJSON, or leaves it to emit (base64 or size).
+func (d *decoder) recordsJSON(n *tree.Node) {
+	s := d.fast
+	if n.Null || d.r.Off <= n.PrefixEnd {
+		return
+	}
+	size := d.r.Off - n.PrefixEnd
+	if !d.b.WorkLeft(size) {
+		d.warnAt(nil, n, n.Start, "", "records not decoded: the MaxWork limit ("+strconv.Itoa(d.b.MaxWork)+" bytes) is reached", true)
+		return
+	}
+	d.reserveNested()
+	path := d.pathString()
+	ro := records.Options{MaxDepth: d.lim.MaxRecordNesting, Budget: d.b, Warnings: d.w, Path: path, Data: d.dataHook, Scratch: &s.rscratch}
+	nb, err := records.WriteJSON(&d.out.b, d.r.B, d.buf, n.PrefixEnd, d.r.Off, d.nbufs, ro, s.flushFn)
+	d.nbufs += nb
+	s.wrote = true
+	if err != nil && d.nestErr == nil {
+		var we *wire.Error
+		if errors.As(err, &we) {
+			d.nestErr = &DecodeError{Offset: we.Offset, Buf: n.Buf, Path: path, Expected: we.Expected, Found: we.Found}
+		} else {
+			d.nestErr = &DecodeError{Offset: n.PrefixEnd, Buf: n.Buf, Path: path, Expected: "a record batch or message set", Found: err.Error()}
+		}
+	}
+}
+
+// nestDataJSON is nestData writing {"version":N,...} (or leaving the bytes
+// to emit when they are not the data message).
+func (d *decoder) nestDataJSON(n *tree.Node, name string) {
+	if n.Null || (d.pt.known && d.pt.name != "consumer") || len(n.Raw) < 2 {
+		return
+	}
+	o := d.out
+	buf, at, end := d.r.B, n.PrefixEnd, d.r.Off
+	if !d.b.WorkLeft(end - at) {
+		d.warnAt(nil, n, n.Start, "", "not decoded as "+name+": the MaxWork limit ("+strconv.Itoa(d.b.MaxWork)+" bytes) is reached; kept as bytes", true)
+		return
+	}
+	d.reserveNested()
+	version := int16(uint16(buf[at])<<8 | uint16(buf[at+1]))
+	mark := d.w.Mark()
+	vn := d.nestedNode()
+	saved := o.b
+	o.b, o.hold = d.fast.takeBuf(), o.hold+1
+	_, err := d.dataMessage(name, version, buf, d.buf, at+2, end)
+	inner := o.b
+	o.b, o.hold = saved, o.hold-1
+	defer d.fast.giveBuf(inner)
+	d.fast.wrote = false
+	if err != nil || vn == nil {
+		d.w.Truncate(mark)
+		switch {
+		case d.limitHit || vn == nil:
+			d.limitHit = false
+			d.warnAt(nil, n, n.Start, "", "not decoded as "+name+": the MaxNodes limit ("+strconv.Itoa(d.b.MaxNodes)+" nodes) is reached; kept as bytes", true)
+		case d.pt.known:
+			msg := "not a valid " + name
+			if err != nil {
+				msg += ": " + err.Error()
+			}
+			d.warn(n, n.Start, "", msg+"; kept as bytes")
+		}
+		return
+	}
+	o.b = append(o.b, `{"version":`...)
+	o.b = strconv.AppendInt(o.b, int64(version), 10)
+	if len(inner) > 2 {
+		o.b = append(o.b, ',')
+		o.b = append(o.b, inner[1:len(inner)-1]...)
+	}
+	o.b = append(o.b, '}')
+	d.fast.wrote = true
+}
+
+// AppendJSON appends the value JSON of frame b to dst, byte for byte what
+// Decode(b, o) and then Frame.AppendJSON(dst, jo) would give, without
+// building a tree: one pass from the bytes to JSON, records and nested
+// payloads included, the same limits (the tree's nodes are counted, not
+// made), the warnings collected in Info. With o.Auto, or a response whose
+// APIKey or Version is Any, the frame is read (and guessed) as Decode
+// reads it. jo.Records set to base64 or size leaves records undecoded.
+//
+// A frame that fails is written by the tree, whose partial JSON is the
+// reference. Info (its Warnings) is valid until the decoder's next call.
+func (dec *Decoder) AppendJSON(dst, b []byte, o Options, jo JSONOptions) ([]byte, Info, error) {
+	dec.out = jsonOut{b: dst}
+	info, err := dec.json(b, o, jo, &dec.out)
+	dst = dec.out.b
+	dec.out = jsonOut{}
+	return dst, info, err
+}
+
+// WriteJSON writes what AppendJSON would append to w, streaming: output is
+// written away as it grows past 1 MiB, between array elements and records,
+// so a frame of any size costs little more than its own bytes. A frame
+// that fails before any output was written away is written by the tree,
+// as AppendJSON does; one that fails later ends with valid JSON that
+// stops where the failure is.
+func (dec *Decoder) WriteJSON(w io.Writer, b []byte, o Options, jo JSONOptions) (Info, error) {
+	dec.out = jsonOut{b: dec.out.b[:0], w: w}
+	info, err := dec.json(b, o, jo, &dec.out)
+	dec.out.flush(true)
+	if werr := dec.out.err; werr != nil && err == nil {
+		err = werr
+	}
+	dec.out = jsonOut{b: dec.out.b[:0]}
+	return info, err
+}
+
+// json writes frame b's value JSON to out; a failed frame is written by
+// the tree when none of its output has been written away yet.
+func (dec *Decoder) json(b []byte, o Options, jo JSONOptions, out *jsonOut) (Info, error) {
+	o.skipRecords = jo.Records != records.Decoded
+	start := len(out.b)
+	info, err := dec.readJSON(b, o, jo, out)
+	if err != nil && out.flushed == 0 && out.err == nil {
+		out.b = out.b[:start]
+		f, ferr := dec.Decode(b, o)
+		out.b = f.AppendJSON(out.b, jo)
+		return f.info(), ferr
+	}
+	return info, err
+}
+
+// info is what a decoded frame tells about itself.
+func (f *Frame) info() Info {
+	return Info{Response: f.Response, APIKey: f.APIKey, Version: f.Version, API: f.API, CorrelationID: f.CorrelationID, Warnings: f.warnings, Guess: f.Guess}
+}
+
+// readJSON is read (Decode's reading of a frame to guess) for the
+// tree-less path.
+func (dec *Decoder) readJSON(b []byte, o Options, jo JSONOptions, out *jsonOut) (Info, error) {
+	lim := o.Limits.Resolve(len(b))
+	o.Limits = lim
+	budget := lim.budget()
+	if !o.guessing() {
+		return dec.walk(b, o, jo, budget, out, nil)
+	}
+	if sizeBad(b, o.NoSizePrefix) {
+		x := o
+		x.Auto, x.Response = false, false
+		return dec.walk(b, x, jo, budget, out, nil)
+	}
+	var reqErr error
+	if o.Auto {
+		x := o
+		x.Auto, x.Response = false, false
+		at := len(out.b)
+		out.hold++
+		info, err := dec.walk(b, x, jo, budget, out, nil)
+		out.hold--
+		if err == nil {
+			out.flush(false)
+			return info, nil
+		}
+		out.b = out.b[:at]
+		reqErr = err
+	}
+	var only *schema.API
+	if !o.Auto && o.APIKey != Any {
+		if only = schema.ByKey(o.APIKey); only == nil {
+			x := o
+			x.Auto = false
+			return dec.walk(b, x, jo, budget, out, nil)
+		}
+	}
+	g := dec.guessResponses(b, o.NoSizePrefix, only, lim, budget)
+	if !o.Auto && o.Version != Any {
+		g.keepVersion(o.Version)
+	}
+	if len(g.Candidates) == 0 {
+		if reqErr != nil {
+			return Info{}, reqErr
+		}
+		return Info{Response: true, APIKey: o.APIKey, Version: o.Version, Guess: g}, unreadError(len(b), o, g)
+	}
+	top := g.Candidates[0]
+	x := o
+	x.Auto, x.Response, x.APIKey, x.Version = false, true, top.APIKey, top.Version
+	return dec.walk(b, x, jo, budget, out, g)
+}
+
+// walk runs the tree-less walk over frame b, writing to out.
+func (dec *Decoder) walk(b []byte, o Options, jo JSONOptions, budget *wire.Budget, out *jsonOut, g *Guess) (Info, error) {
+	d, err := dec.walkWith(b, o, jo, budget, out, g, nil, false)
+	info := d.f.info()
+	info.Nodes, info.Decompressed, info.Work = budget.Nodes, budget.Decompressed, budget.Work
+	return info, err
+}
+
+// walkWith is walk with a scorer (for guessing) and without the envelope
+// when noEnv. The guess, when any, is set on the frame before the walk.
+func (dec *Decoder) walkWith(b []byte, o Options, jo JSONOptions, budget *wire.Budget, out *jsonOut, g *Guess, score *scorer, noEnv bool) (*decoder, error) {
+	f := &dec.jf
+	slab := f.slab
+	slab.Reset()
+	ws := f.warnings
+	clear(ws)
+	*f = Frame{slab: slab, Buffers: f.Buffers[:0], warnings: ws[:0], Guess: g}
+	d := newDecoder(f, &o, len(b), budget)
+	s := &dec.fast
+	s.npool, s.nbuf, s.wrote, s.headDone, s.lastDef = 0, 0, false, false, false
+	s.jo, s.score, s.noEnv, s.out = jo, score, noEnv, out
+	if s.flushFn == nil {
+		s.flushFn = func() { s.out.flush(false) }
+	}
+	d.out, d.fast = out, s
+	err := d.frame(b, &o)
+	return d, err
+}

@@ -1,0 +1,122 @@
+package codec
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/kwire/kwire/codec/records"
+	"github.com/kwire/kwire/codec/schema"
+	"github.com/stretchr/testify/require"
+)
+
+// bothPaths decodes b through the tree (Decode, then Frame.AppendJSON) and
+// without one (Decoder.AppendJSON), and requires the same JSON, warnings,
+// error and, for a frame that reads, the same nodes counted and work
+// done. The tree-less walk's own error (before the tree writes a failed
+// frame) must be the tree's too: same offset, path, expectation.
+func bothPaths(tb testing.TB, b []byte, o Options, jo JSONOptions) {
+	tb.Helper()
+	var tdec, fdec Decoder
+	to := o
+	to.skipRecords = jo.Records != records.Decoded
+	f, terr := tdec.Decode(b, to)
+	tjs := f.AppendJSON(nil, jo)
+	if !json.Valid(tjs) {
+		tb.Fatalf("tree JSON invalid: %s", tjs)
+	}
+	fjs, info, ferr := fdec.AppendJSON(nil, b, o, jo)
+	if string(tjs) != string(fjs) {
+		tb.Fatalf("JSON differs (%v)\ntree %s\nfast %s", terr, tjs, fjs)
+	}
+	if fmt.Sprint(terr) != fmt.Sprint(ferr) {
+		tb.Fatalf("errors differ\ntree %v\nfast %v", terr, ferr)
+	}
+	if fmt.Sprint(f.Warnings()) != fmt.Sprint(info.Warnings) {
+		tb.Fatalf("warnings differ\ntree %v\nfast %v", f.Warnings(), info.Warnings)
+	}
+	// The walk's own result, before any fallback to the tree.
+	var raw jsonOut
+	var rdec Decoder
+	rinfo, rerr := rdec.readJSON(b, to, jo, &raw)
+	if fmt.Sprint(terr) != fmt.Sprint(rerr) {
+		tb.Fatalf("walk error differs\ntree %v\nwalk %v", terr, rerr)
+	}
+	if terr == nil {
+		if f.spent.Nodes != rinfo.Nodes || f.spent.Work != rinfo.Work || f.spent.Decompressed != rinfo.Decompressed {
+			tb.Fatalf("spent differs: tree %d nodes, %d work, %d decompressed; walk %d, %d, %d",
+				f.spent.Nodes, f.spent.Work, f.spent.Decompressed, rinfo.Nodes, rinfo.Work, rinfo.Decompressed)
+		}
+		if f.APIKey != rinfo.APIKey || f.Version != rinfo.Version || f.CorrelationID != rinfo.CorrelationID {
+			tb.Fatalf("info differs")
+		}
+	}
+}
+
+var jsonModes = []JSONOptions{{}, {Records: records.Base64}, {Records: records.Size}}
+
+// Every example of every API, version and direction reads the same both ways.
+func TestFastPathExamples(t *testing.T) {
+	n := 0
+	for _, api := range schema.APIs() {
+		for _, resp := range []bool{false, true} {
+			m := api.Request
+			if resp {
+				m = api.Response
+			}
+			for v := m.Valid.Lo; v <= m.Valid.Hi; v++ {
+				b, err := ExampleFrame(api, v, resp)
+				require.NoError(t, err)
+				for _, jo := range jsonModes {
+					bothPaths(t, b, Options{Response: resp, APIKey: api.Key, Version: v}, jo)
+				}
+				n++
+			}
+		}
+	}
+	t.Logf("%d examples", n)
+}
+
+// FuzzFastPath: the same bytes give the same JSON, warnings and error
+// through the tree and without it (the walk's own error included: same
+// offset and path), in every records mode.
+func FuzzFastPath(f *testing.F) {
+	seedFrames(func(b []byte, response bool, key, version int16) { f.Add(b, response, key, version, uint8(0)) })
+	f.Add(mustHexF(f, "0000001d 0012 0003 00000007 0005 6b77697265 00 8700 6b7769726520 04 312e30 00"), false, int16(0), int16(0), uint8(0))
+	f.Fuzz(func(t *testing.T, b []byte, response bool, key, version int16, mode uint8) {
+		o := Options{Response: response, APIKey: key, Version: version, Limits: Limits{MaxNodes: 1 << 16, MaxWork: 1 << 22}}
+		if mode&4 != 0 {
+			o.Auto = true
+		}
+		if mode&8 != 0 {
+			o.RawRecords = true
+		}
+		bothPaths(t, b, o, jsonModes[int(mode&3)%len(jsonModes)])
+	})
+}
+
+func mustHexF(tb testing.TB, s string) []byte {
+	b, err := hex.DecodeString(strings.ReplaceAll(s, " ", ""))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+// Found by FuzzFastPath (testdata/fuzz/FuzzFastPath/694fcb5f2fdf9c7e): a
+// Fetch v18 response partition whose tag section holds divergingEpoch
+// twice, the second copy cut short, then a short currentLeader. Fetch
+// partitions declare their tagged fields before abortedTransactions, so
+// the tree-less path decodes them first, at their declared place; it
+// failed on currentLeader where the tree, reading the section in order,
+// fails earlier on the second divergingEpoch. The failure now waits for
+// the section.
+func TestRegressionPrescannedTagFailsInSectionOrder(t *testing.T) {
+	b := []byte("\x00\x00\x00\xe20000\x000000000000\x020000000000000000\x02000000000000000000000000000000\x020000000000000000\x000000K00000000000000000000000000000000000000000000000000000000000000000000000000\x03\x00&000000000000\x000000000000000000000000000\x00\x00\x01\x00000000000000000000000")
+	o := Options{Response: true, APIKey: 1, Version: 18, Limits: Limits{MaxNodes: 1 << 16, MaxWork: 1 << 22}}
+	bothPaths(t, b, o, JSONOptions{Records: records.Base64})
+	_, err := Decode(b, o)
+	require.ErrorContains(t, err, "divergingEpoch.epoch")
+}

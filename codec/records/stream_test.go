@@ -1,0 +1,168 @@
+package records
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/codec/tree"
+	"github.com/kwire/kwire/codec/wire"
+)
+
+// bothWays decodes payload through the tree (Decode, then AppendJSON) and
+// without it (WriteJSON), with the same options, and fails unless the two
+// agree on the JSON, the warnings (paths, offsets, order), the nodes
+// counted, the derived buffers numbered and the error.
+func bothWays(tb testing.TB, payload []byte, opts Options) []byte {
+	tb.Helper()
+	run := func(stream bool) (js []byte, ws []wire.Warning, b wire.Budget, nbuf int, err error) {
+		o := opts
+		o.Budget = &wire.Budget{MaxNodes: max(opts.MaxNodes, 1<<20), NestedNodes: max(opts.MaxNodes, 1<<20), MaxDecompressed: max(opts.MaxDecompressed, 1<<20), MaxWork: 1 << 40}
+		if opts.MaxNodes > 0 {
+			o.Budget.MaxNodes, o.Budget.NestedNodes = opts.MaxNodes, opts.MaxNodes
+		}
+		if opts.MaxDecompressed > 0 {
+			o.Budget.MaxDecompressed = opts.MaxDecompressed
+		}
+		o.Warnings, o.Path = &wire.Warnings{}, "records"
+		if stream {
+			flushes := 0
+			nbuf, err = WriteJSON(&js, payload, 0, 0, len(payload), 1, o, func() { flushes++ })
+		} else {
+			var s tree.Slab
+			var res *Result
+			res, err = Decode(&s, payload, 0, 0, len(payload), 1, o)
+			js = AppendJSON(nil, res, payload, Decoded)
+			nbuf = len(res.Derived)
+			checkWarningsOnNodes(tb, res, o.Warnings.List)
+		}
+		return js, o.Warnings.List, *o.Budget, nbuf, err
+	}
+	tjs, tws, tb2, tn, terr := run(false)
+	sjs, sws, sb, sn, serr := run(true)
+	if !bytes.Equal(tjs, sjs) {
+		tb.Fatalf("JSON differs\ntree   %s\nstream %s", tjs, sjs)
+	}
+	if fmt.Sprint(tws) != fmt.Sprint(sws) {
+		tb.Fatalf("warnings differ\ntree   %v\nstream %v", tws, sws)
+	}
+	if tb2 != sb {
+		tb.Fatalf("budgets differ\ntree   %+v\nstream %+v", tb2, sb)
+	}
+	if tn != sn || fmt.Sprint(terr) != fmt.Sprint(serr) {
+		tb.Fatalf("derived %d/%d, errors %v / %v", tn, sn, terr, serr)
+	}
+	return tjs
+}
+
+// checkWarningsOnNodes requires the listed warnings to be exactly the
+// nodes' warnings, in a depth-first walk.
+func checkWarningsOnNodes(tb testing.TB, res *Result, list []wire.Warning) {
+	tb.Helper()
+	var walked []string
+	for _, n := range res.Nodes {
+		tree.Walk(n, func(x *tree.Node) bool {
+			walked = append(walked, x.Warnings...)
+			return true
+		})
+	}
+	var listed []string
+	for _, w := range list {
+		listed = append(listed, w.Message)
+	}
+	if strings.Join(walked, "\n") != strings.Join(listed, "\n") {
+		tb.Fatalf("listed warnings are not the nodes' in document order\nnodes  %q\nlisted %q", walked, listed)
+	}
+}
+
+// fuzzInputs reads the first []byte of every entry of the fuzz corpus dir.
+func fuzzInputs(tb testing.TB, dir string) [][]byte {
+	tb.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var out [][]byte
+	for _, e := range entries {
+		raw, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		lines := strings.Split(string(raw), "\n")
+		if len(lines) < 2 || !strings.HasPrefix(lines[1], "[]byte(") {
+			continue
+		}
+		v, err := strconv.Unquote(strings.TrimSuffix(strings.TrimPrefix(lines[1], "[]byte("), ")"))
+		if err != nil {
+			tb.Fatalf("%s: %v", e.Name(), err)
+		}
+		out = append(out, []byte(v))
+	}
+	return out
+}
+
+// The tree and the tree-less writer agree on every fuzz corpus entry,
+// under generous and under tight limits.
+func TestWriteJSONMatchesTree(t *testing.T) {
+	var inputs [][]byte
+	for _, name := range []string{"FuzzBatch", "FuzzMessageSet"} {
+		inputs = append(inputs, fuzzInputs(t, filepath.Join("testdata", "fuzz", name))...)
+	}
+	for codec, name := range map[int]string{CodecGzip: "FuzzGzip", CodecSnappy: "FuzzSnappy", CodecLZ4: "FuzzLZ4", CodecZstd: "FuzzZstd"} {
+		for _, p := range fuzzInputs(t, filepath.Join("testdata", "fuzz", name)) {
+			inputs = append(inputs, codecBatch(codec, 4, p))
+		}
+	}
+	for codec := CodecNone; codec <= CodecZstd; codec++ {
+		inputs = append(inputs, buildBatch(t, codec, 0, 0, sampleRecs(3)), benchPayload(t, codec)[:1<<16])
+	}
+	inputs = append(inputs, controlBatch(t, []byte{0, 0, 0, 1}, []byte{0, 0, 0, 0, 0, 7}),
+		controlBatch(t, []byte{0, 0, 0, 2}, []byte{0, 0, 0, 0, 0, 1, 0xAB}))
+	for _, h := range []string{gzipWrappedV0, gzipWrappedV1} {
+		p, _ := hexDecode(h)
+		inputs = append(inputs, p, append(p, p[:30]...))
+	}
+	m := withOffset(msgV1, 0)
+	for i := 0; i < 6; i++ {
+		m = wrapMessages(t, 1, CodecGzip, int64(i), 1, m)
+	}
+	inputs = append(inputs, m)
+	for i, in := range inputs {
+		for _, o := range []Options{{}, {MaxNodes: 64, MaxDepth: 2}, {MaxDecompressed: 100}} {
+			o.DecodeData = fakeData
+			t.Run(strconv.Itoa(i), func(t *testing.T) { bothWays(t, in, o) })
+		}
+	}
+}
+
+// fakeData decodes a KRaft value as one int32 "leaderId" field, or fails
+// when it is shorter.
+func fakeData(s *tree.Slab, name string, version int16, buf []byte, bufIdx, start, end int) (*tree.Node, error) {
+	if end-start < 4 {
+		return nil, fmt.Errorf("%s too short", name)
+	}
+	n := s.New()
+	n.Name, n.Kind, n.Role, n.Buf, n.Start, n.PrefixEnd, n.End = name, schema.Struct, tree.RoleBody, bufIdx, start, start, end
+	c := s.New()
+	c.Name, c.Kind, c.Role, c.Buf, c.Start, c.PrefixEnd, c.End, c.Int = "leaderId", schema.Int32, tree.RoleField, bufIdx, start, start, start+4, int64(binary.BigEndian.Uint32(buf[start:]))
+	n.Children = []*tree.Node{c}
+	return n, nil
+}
+
+func hexDecode(s string) ([]byte, error) {
+	b := make([]byte, len(s)/2)
+	for i := range b {
+		v, err := strconv.ParseUint(s[2*i:2*i+2], 16, 8)
+		if err != nil {
+			return nil, err
+		}
+		b[i] = byte(v)
+	}
+	return b, nil
+}
