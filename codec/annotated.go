@@ -2,6 +2,7 @@ package codec
 
 import (
 	"encoding/base64"
+	"io"
 	"strconv"
 
 	"github.com/kwire/kwire/codec/schema"
@@ -14,7 +15,38 @@ import (
 // children, for pages and tools. Values of error codes and enumerated
 // fields carry their names.
 func (f *Frame) AppendAnnotated(dst []byte) []byte {
-	dst = f.AppendEnvelopeHead(dst)
+	a := annotator{b: dst}
+	a.frame(f)
+	return a.b
+}
+
+// WriteAnnotated writes what AppendAnnotated appends to w, streaming: a
+// big tree's JSON is never held whole.
+func (f *Frame) WriteAnnotated(w io.Writer) error {
+	a := annotator{w: w}
+	a.frame(f)
+	a.flush(true)
+	return a.err
+}
+
+// annotator writes the annotated JSON to b, and from b to w (when set)
+// between nodes once b is big.
+type annotator struct {
+	b   []byte
+	w   io.Writer
+	err error
+}
+
+func (a *annotator) flush(force bool) {
+	if a.w == nil || a.err != nil || !force && len(a.b) < 64<<10 {
+		return
+	}
+	_, a.err = a.w.Write(a.b)
+	a.b = a.b[:0]
+}
+
+func (a *annotator) frame(f *Frame) {
+	dst := f.AppendEnvelopeHead(a.b)
 	dst = append(dst, `,"headerVersion":`...)
 	dst = strconv.AppendInt(dst, int64(f.HeaderVersion), 10)
 	dst = append(dst, `,"flexible":`...)
@@ -31,12 +63,39 @@ func (f *Frame) AppendAnnotated(dst []byte) []byte {
 		dst = strconv.AppendInt(dst, int64(len(b)), 10)
 	}
 	dst = append(dst, `],"root":`...)
-	dst = AppendNode(dst, f.Root, f.APIKey)
-	return append(dst, '}')
+	a.b = dst
+	a.node(f.Root, f.APIKey)
+	a.b = append(a.b, '}')
 }
 
 // AppendNode appends one node and its subtree as annotated JSON.
 func AppendNode(dst []byte, n *tree.Node, apiKey int16) []byte {
+	a := annotator{b: dst}
+	a.node(n, apiKey)
+	return a.b
+}
+
+func (a *annotator) node(n *tree.Node, apiKey int16) {
+	dst := appendNodeHead(a.b, n, apiKey)
+	if len(n.Children) > 0 {
+		dst = append(dst, `,"children":[`...)
+		for i, c := range n.Children {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			a.b = dst
+			a.node(c, apiKey)
+			a.flush(false)
+			dst = a.b
+		}
+		dst = append(dst, ']')
+	}
+	a.b = append(dst, '}')
+}
+
+// appendNodeHead writes a node's members but its children, leaving the
+// object open.
+func appendNodeHead(dst []byte, n *tree.Node, apiKey int16) []byte {
 	dst = append(dst, `{"name":`...)
 	name := n.Name
 	if n.Field != nil {
@@ -98,17 +157,7 @@ func AppendNode(dst []byte, n *tree.Node, apiKey int16) []byte {
 		}
 		dst = append(dst, ']')
 	}
-	if len(n.Children) > 0 {
-		dst = append(dst, `,"children":[`...)
-		for i, c := range n.Children {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = AppendNode(dst, c, apiKey)
-		}
-		dst = append(dst, ']')
-	}
-	return append(dst, '}')
+	return dst
 }
 
 func appendLeafValue(dst []byte, n *tree.Node, apiKey int16) []byte {

@@ -51,6 +51,10 @@ type jsonOut struct {
 	flushed int64
 	err     error
 	hold    int // > 0 while output goes to a scratch buffer: no flushing
+	// tentative holds the output of a reading that may be dropped (a
+	// frame tried as a request), until it grows past flushAt: the reading
+	// is then committed to, and flushed as usual.
+	tentative, committed bool
 }
 
 // flushAt is how much output is kept before it is written away: small
@@ -61,6 +65,9 @@ const flushAt = 1 << 20
 func (o *jsonOut) flush(force bool) {
 	if o.w == nil || o.hold > 0 || o.err != nil || len(o.b) == 0 || !force && len(o.b) < flushAt {
 		return
+	}
+	if o.tentative {
+		o.tentative, o.committed = false, true
 	}
 	_, o.err = o.w.Write(o.b)
 	o.flushed += int64(len(o.b))
@@ -227,10 +234,30 @@ func (d *decoder) emit(c *tree.Node, f *schema.Field) {
 			o.b = jsontext.AppendString(o.b, c.Raw)
 		}
 	case schema.Bytes, schema.Records:
+		if len(c.Raw) > 3<<18 && !(c.Kind == schema.Records && s.jo.Records == records.Size) {
+			d.base64Pieces(c.Raw)
+			return
+		}
 		o.b = appendBytesField(o.b, c.Kind, c.Null, c.Raw, s.jo.Records)
 	default:
 		o.b = append(o.b, "null"...)
 	}
+}
+
+// base64Pieces writes a big bytes value as base64 in pieces, flushed
+// between them (when flushing is allowed), so the output never holds all
+// of it.
+func (d *decoder) base64Pieces(b []byte) {
+	const piece = 3 << 18 // 768 KiB: whole base64 quanta
+	o := d.out
+	o.b = append(o.b, '"')
+	for len(b) > 0 {
+		n := min(len(b), piece)
+		o.b = base64.StdEncoding.AppendEncode(o.b, b[:n])
+		b = b[n:]
+		o.flush(false)
+	}
+	o.b = append(o.b, '"')
 }
 
 // appendBytesField writes a bytes or records field that was not decoded
@@ -948,15 +975,18 @@ func (dec *Decoder) readJSON(b []byte, o Options, jo JSONOptions, out *jsonOut) 
 	}
 	var reqErr error
 	if o.Auto {
+		// Read as a request, the output held until it is big: a frame
+		// whose request reading writes that much and then fails is a
+		// broken request, not a response to guess.
 		x := o
 		x.Auto, x.Response = false, false
 		at := len(out.b)
-		out.hold++
+		out.tentative = true
 		info, err := dec.walk(b, x, jo, budget, out, nil)
-		out.hold--
-		if err == nil {
-			out.flush(false)
-			return info, nil
+		committed := out.committed
+		out.tentative, out.committed = false, false
+		if err == nil || committed {
+			return info, err
 		}
 		out.b = out.b[:at]
 		reqErr = err

@@ -35,7 +35,7 @@ type Limits struct {
 // work already done.
 const (
 	DefaultMaxDepth         = 32
-	DefaultMaxNodes         = 1 << 19  // plus one node per 4 input bytes
+	DefaultMaxNodes         = 1 << 19  // plus one node per 8 input bytes
 	DefaultMaxDecompressed  = 32 << 20 // per frame, all records together
 	DefaultMaxRecordNesting = 4
 	DefaultMaxWork          = 256 << 20 // plus 4 bytes per input byte
@@ -45,7 +45,7 @@ const (
 // frame of n bytes.
 func (l Limits) Resolve(n int) Limits {
 	if l.MaxNodes <= 0 {
-		l.MaxNodes = DefaultMaxNodes + n/4
+		l.MaxNodes = DefaultMaxNodes + n/8
 	}
 	if l.MaxDecompressed <= 0 {
 		l.MaxDecompressed = DefaultMaxDecompressed

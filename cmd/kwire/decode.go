@@ -34,6 +34,9 @@ func readInputs(e *env, args []string) ([]byte, error) {
 		}
 		all = append(all, []byte(a))
 	}
+	if len(all) == 1 {
+		return all[0], nil // no copy: a frame may be big
+	}
 	return bytes.Join(all, []byte("\n")), nil
 }
 
@@ -134,6 +137,14 @@ type decoded struct {
 	err   error
 	cands []codec.Candidate // for guessed responses
 }
+
+// viewLimits bound the frames the tree and grid views draw: what a person
+// reads, and what their per-node text costs, is a small tree; a limit
+// warning says where they cut one. Value JSON has the codec's defaults.
+var viewLimits = codec.Limits{MaxNodes: 1 << 18, MaxDecompressed: 8 << 20}
+
+// gridLimits are the grid's: each node is a cell with its strings and rows.
+var gridLimits = codec.Limits{MaxNodes: 1 << 17, MaxDecompressed: 8 << 20}
 
 // options turns the flags into the codec's: a request from its header; a
 // response with a pinned API and version; a response whose API or version
@@ -241,7 +252,7 @@ func runDecode(e *env, args []string) int {
 		"xxd frame.bin | kwire decode --format grid")
 	var ff frameFlags
 	ff.register(fs)
-	format := fs.String("format", "json", "output: json (indented), ndjson, tree, grid or annotated")
+	format := fs.String("format", "json", "output: json (indented), ndjson, tree, grid or annotated (tree and grid draw at most 2^18 and 2^17 nodes)")
 	color := fs.String("color", "auto", "colour: auto (on a terminal, unless NO_COLOR is set), always or never")
 	records := fs.String("records", "decoded", "records in value JSON: decoded, base64 or size")
 	strict := fs.Bool("strict", false, "exit 1 when any warning (a lenient reading or a limit hit) is printed")
@@ -295,48 +306,67 @@ func runDecode(e *env, args []string) int {
 		return 2
 	}
 	status := 0
+	var dec codec.Decoder
 	for i, fr := range frames {
-		d := decodeOne(&ff, api, fr, sized, new(codec.Decoder))
 		prefix := ""
 		if len(frames) > 1 {
 			prefix = "frame " + strconv.Itoa(i) + ": "
 		}
-		f := d.frame
-		if f.Guess != nil && len(f.Guess.Candidates) > 0 {
-			fail(e, "%s%s", prefix, describeGuess(f.Guess))
+		var g *codec.Guess
+		var ws []codec.Warning
+		var err error
+		if *format == "json" || *format == "ndjson" {
+			// Value JSON is written straight from the bytes, streamed.
+			var out io.Writer = e.stdout
+			var ind *indentWriter
+			if *format == "json" {
+				ind = &indentWriter{w: e.stdout, color: useColor}
+				out = ind
+			}
+			var info codec.Info
+			info, err = dec.WriteJSON(out, fr, ff.options(api, sized), jo)
+			if ind != nil {
+				ind.Close()
+			}
+			e.stdout.Write([]byte{'\n'})
+			g, ws = info.Guess, info.Warnings
+		} else {
+			o := ff.options(api, sized)
+			switch *format {
+			case "tree":
+				// Views drawn for people: a smaller tree, whose limits
+				// say where they cut it.
+				o.Limits = viewLimits
+			case "grid":
+				o.Limits = gridLimits
+			}
+			f, derr := dec.Decode(fr, o)
+			switch *format {
+			case "annotated":
+				f.WriteAnnotated(e.stdout)
+				e.stdout.Write([]byte{'\n'})
+			case "tree":
+				writeTree(e.stdout, f, useColor)
+			case "grid":
+				e.stdout.Write([]byte(strings.TrimRight(gridText(f), "\n") + "\n"))
+			}
+			g, ws, err = f.Guess, f.Warnings(), derr
 		}
-		if ws := f.Warnings(); len(ws) > 0 {
+		if g != nil && len(g.Candidates) > 0 {
+			fail(e, "%s%s", prefix, describeGuess(g))
+		}
+		if len(ws) > 0 {
 			warnLines(e, prefix, ws)
 			if *strict {
 				status = 1
 			}
 		}
-		var out []byte
-		switch *format {
-		case "annotated":
-			out = f.AppendAnnotated(nil)
-		case "tree":
-			out = []byte(strings.TrimRight(treeText(f, useColor), "\n"))
-		case "grid":
-			out = []byte(strings.TrimRight(gridText(f), "\n"))
-		default:
-			out = f.AppendJSON(nil, jo)
-			if *format == "json" {
-				out = indentJSON(out)
-				if useColor {
-					out = highlightJSON(out)
-				}
-			}
-		}
-		if f.Root != nil || *format == "json" || *format == "ndjson" {
-			e.stdout.Write(append(out, '\n'))
-		}
-		if d.err != nil {
+		if err != nil {
 			var de *codec.DecodeError
-			if errors.As(d.err, &de) {
+			if errors.As(err, &de) {
 				fail(e, "%s%v", prefix, de)
 			} else {
-				fail(e, "%s%v", prefix, d.err)
+				fail(e, "%s%v", prefix, err)
 			}
 			status = 1
 		}

@@ -1,9 +1,10 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/hex"
-	"encoding/json"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -45,12 +46,104 @@ func highlightJSON(js []byte) []byte {
 	return out.Bytes()
 }
 
-func indentJSON(js []byte) []byte {
-	var ind bytes.Buffer
-	if json.Indent(&ind, js, "", "  ") != nil {
-		return js
+// indentWriter indents compact JSON as it streams through, the way
+// json.Indent(dst, src, "", "  ") does (empty objects and arrays stay
+// {} and []), colouring it for a terminal when color is set. Close
+// writes what is left.
+type indentWriter struct {
+	w       io.Writer
+	color   bool
+	buf     []byte
+	inStr   bool
+	escaped bool
+	pending bool // a { or [ whose newline waits to see whether it is empty
+	depth   int
+	err     error
+}
+
+func (x *indentWriter) newline(depth int) {
+	x.buf = append(x.buf, '\n')
+	for i := 0; i < depth; i++ {
+		x.buf = append(x.buf, ' ', ' ')
 	}
-	return ind.Bytes()
+}
+
+func (x *indentWriter) Write(p []byte) (int, error) {
+	for _, c := range p {
+		if x.inStr {
+			x.buf = append(x.buf, c)
+			switch {
+			case x.escaped:
+				x.escaped = false
+			case c == '\\':
+				x.escaped = true
+			case c == '"':
+				x.inStr = false
+			}
+			continue
+		}
+		if x.pending && c != '}' && c != ']' {
+			x.pending = false
+			x.depth++
+			x.newline(x.depth)
+		}
+		switch c {
+		case '"':
+			x.inStr = true
+			x.buf = append(x.buf, c)
+		case '{', '[':
+			x.pending = true
+			x.buf = append(x.buf, c)
+		case ',':
+			x.buf = append(x.buf, c)
+			x.newline(x.depth)
+		case ':':
+			x.buf = append(x.buf, ':', ' ')
+		case '}', ']':
+			if x.pending {
+				x.pending = false
+			} else {
+				x.depth--
+				x.newline(x.depth)
+			}
+			x.buf = append(x.buf, c)
+		default:
+			x.buf = append(x.buf, c)
+		}
+	}
+	if len(x.buf) >= 64<<10 {
+		x.flush(false)
+	}
+	return len(p), x.err
+}
+
+// flush writes the buffered lines (all of them when final): whole lines,
+// so that colouring sees whole tokens.
+func (x *indentWriter) flush(final bool) {
+	n := len(x.buf)
+	if !final && x.color {
+		n = bytes.LastIndexByte(x.buf, '\n') + 1
+		if n == 0 && len(x.buf) > 1<<20 {
+			n = len(x.buf) // one huge value: it will be left plain
+		}
+	}
+	if n == 0 || x.err != nil {
+		return
+	}
+	out := x.buf[:n]
+	if x.color && n <= 1<<20 {
+		// (A longer run of lines is one huge value: left plain, since
+		// lexing it would cost many times its size.)
+		out = highlightJSON(out)
+	}
+	_, x.err = x.w.Write(out)
+	x.buf = append(x.buf[:0], x.buf[n:]...)
+}
+
+// Close writes what is left.
+func (x *indentWriter) Close() error {
+	x.flush(true)
+	return x.err
 }
 
 const (
@@ -61,10 +154,11 @@ const (
 	ansiReset = "\x1b[0m"
 )
 
-// treeText writes the tree indented, each line with its byte range and the
-// bytes it covers.
-func treeText(f *codec.Frame, color bool) string {
-	var b strings.Builder
+// writeTree writes the tree indented, each line with its byte range and
+// the bytes it covers, to w as it goes.
+func writeTree(w io.Writer, f *codec.Frame, color bool) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	b := bw
 	paint := func(code, s string) string {
 		if !color {
 			return s
@@ -122,7 +216,7 @@ func treeText(f *codec.Frame, color bool) string {
 		}
 	}
 	walk(f.Root, 0)
-	return b.String()
+	return bw.Flush()
 }
 
 func padRight(s string, n int) string {
@@ -160,4 +254,13 @@ func gridText(f *codec.Frame) string {
 		b.WriteString(render.Terminal(cells, render.Layout(cells, 4, 32, nil)))
 	}
 	return b.String()
+}
+
+// indentJSON indents a whole JSON text (see indentWriter).
+func indentJSON(js []byte) []byte {
+	var b bytes.Buffer
+	x := indentWriter{w: &b}
+	x.Write(js)
+	x.Close()
+	return b.Bytes()
 }

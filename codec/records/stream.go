@@ -1,6 +1,7 @@
 package records
 
 import (
+	"encoding/base64"
 	"hash/crc32"
 	"strconv"
 	"unicode/utf8"
@@ -54,10 +55,27 @@ type jsonState struct {
 	data    tree.Slab // a KRaft value's data message, one at a time
 }
 
-func (d *decoder) w8(s string)   { *d.out = append(*d.out, s...) }
-func (d *decoder) wb(c byte)     { *d.out = append(*d.out, c) }
-func (d *decoder) wint(v int64)  { *d.out = strconv.AppendInt(*d.out, v, 10) }
-func (d *decoder) wb64(b []byte) { *d.out = appendB64(*d.out, b) }
+func (d *decoder) w8(s string)  { *d.out = append(*d.out, s...) }
+func (d *decoder) wb(c byte)    { *d.out = append(*d.out, c) }
+func (d *decoder) wint(v int64) { *d.out = strconv.AppendInt(*d.out, v, 10) }
+
+// wb64 writes b as a base64 string; a big one in pieces, flushed between
+// them, so the output never holds all of it.
+func (d *decoder) wb64(b []byte) {
+	const piece = 3 << 18 // 768 KiB: whole base64 quanta
+	if len(b) <= piece || d.flush == nil {
+		*d.out = appendB64(*d.out, b)
+		return
+	}
+	*d.out = append(*d.out, '"')
+	for len(b) > 0 {
+		n := min(len(b), piece)
+		*d.out = base64.StdEncoding.AppendEncode(*d.out, b[:n])
+		b = b[n:]
+		d.flush()
+	}
+	*d.out = append(*d.out, '"')
+}
 func (d *decoder) wbytes(f *varField) {
 	if f == nil || f.null {
 		d.w8("null")
