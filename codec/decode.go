@@ -117,6 +117,7 @@ type decoder struct {
 	// written as the walk goes (see fast.go).
 	out  *jsonOut
 	fast *fastState
+	sink jsonSink
 }
 
 func (d *decoder) pathString() string {
@@ -225,7 +226,6 @@ type Decoder struct {
 	jf   Frame
 	fast fastState
 	out  jsonOut
-	gout jsonOut // readings tried while guessing
 }
 
 // Decode is Decode reusing the decoder's memory.
@@ -305,8 +305,8 @@ func (d *decoder) frame(b []byte, opts *Options) error {
 		}
 	}
 	d.b.Work += d.r.Off
-	if d.out != nil {
-		return d.endJSON(b, end)
+	if d.sink != nil {
+		return d.sink.end(d, b, end)
 	}
 	if d.err != nil && d.r.Off < len(b) {
 		// What could not be read stays visible as raw bytes.
@@ -464,7 +464,6 @@ func (d *decoder) body(kids *[]*tree.Node) {
 	d.start(n)
 	if d.out != nil {
 		d.out.b = append(d.out.b, `,"body":`...)
-		d.fast.bodyStart = n.Start
 	}
 	if f.Assumed {
 		n.Flags |= tree.Assumed
@@ -486,8 +485,8 @@ func (d *decoder) structBody(n *tree.Node, l *schema.Layout) {
 		d.fail(d.r.Off, "nesting of at most "+strconv.Itoa(d.lim.MaxDepth)+" (the MaxDepth limit)", "deeper")
 		return
 	}
-	if d.out != nil {
-		d.structJSON(l)
+	if d.sink != nil {
+		d.sink.structBody(d, l)
 		return
 	}
 	kids := d.s.Kids(len(l.Fields) + 1)
@@ -674,8 +673,8 @@ func (d *decoder) lengthPrefixed(n *tree.Node, f *schema.Field, k schema.Kind, n
 	switch {
 	case k == schema.Records && d.skipRecords:
 	case k == schema.Records:
-		if d.out != nil {
-			d.recordsJSON(n)
+		if d.sink != nil {
+			d.sink.records(d, n)
 		} else {
 			d.records(n)
 		}
@@ -683,8 +682,8 @@ func (d *decoder) lengthPrefixed(n *tree.Node, f *schema.Field, k schema.Kind, n
 		for _, c := range d.consumer {
 			if c.field == f.Name {
 				n.End = r.Off
-				if d.out != nil {
-					d.nestDataJSON(n, c.data)
+				if d.sink != nil {
+					d.sink.consumer(d, n, c.data)
 				} else {
 					d.nestData(n, c.data)
 				}
@@ -726,8 +725,8 @@ func (d *decoder) array(n *tree.Node, f *schema.Field, nullable, compact bool) {
 		d.fail(pstart, "at most "+strconv.Itoa(d.b.MaxNodes)+" nodes (the MaxNodes limit)", strconv.Itoa(count)+" more elements")
 		return
 	}
-	if d.out != nil {
-		d.arrayJSON(n, f, count)
+	if d.sink != nil {
+		d.sink.array(d, n, f, count)
 		return
 	}
 	// The count is a claim: memory follows the elements actually read.

@@ -30,6 +30,28 @@ import (
 // those tagged values are decoded where they are declared, their warnings
 // moved to the section's place in document order.
 
+// jsonSink is the tree-less walk's side of the places where the walk
+// writes JSON rather than nodes. Only the tree-less entry points
+// (AppendJSON, WriteJSON) make one, so a build that never calls them (the
+// playground's wasm) links none of this file's writers.
+type jsonSink interface {
+	structBody(d *decoder, l *schema.Layout)
+	array(d *decoder, n *tree.Node, f *schema.Field, count int)
+	records(d *decoder, n *tree.Node)
+	consumer(d *decoder, n *tree.Node, name string)
+	end(d *decoder, b []byte, end int) error
+}
+
+type fastSink struct{}
+
+func (fastSink) structBody(d *decoder, l *schema.Layout) { d.structJSON(l) }
+func (fastSink) array(d *decoder, n *tree.Node, f *schema.Field, count int) {
+	d.arrayJSON(n, f, count)
+}
+func (fastSink) records(d *decoder, n *tree.Node)               { d.recordsJSON(n) }
+func (fastSink) consumer(d *decoder, n *tree.Node, name string) { d.nestDataJSON(n, name) }
+func (fastSink) end(d *decoder, b []byte, end int) error        { return d.endJSON(b, end) }
+
 // Info is what the tree-less path learnt about a frame besides its JSON.
 type Info struct {
 	Response      bool
@@ -78,22 +100,19 @@ func (o *jsonOut) pos() int64 { return o.flushed + int64(len(o.b)) }
 
 // fastState is what the tree-less walk keeps and reuses.
 type fastState struct {
-	pool      []*tree.Node // scratch nodes
-	npool     int
-	wrote     bool // the value just read was written by its container
-	jo        JSONOptions
-	headDone  bool
-	bodyStart int
-	lastDef   bool // the struct just written holds only default values
-	tags      []*tagFrame
-	bufs      [][]byte // scratch output, a stack
-	nbuf      int
-	out       *jsonOut
-	rscratch  records.Scratch
-	dataSlab  tree.Slab // KRaft values are small trees, one at a time
-	score     *scorer
-	noEnv     bool // write the header and body alone (guessing)
-	flushFn   func()
+	pool     []*tree.Node // scratch nodes
+	npool    int
+	wrote    bool // the value just read was written by its container
+	jo       JSONOptions
+	headDone bool
+	lastDef  bool // the struct just written holds only default values
+	tags     []*tagFrame
+	bufs     [][]byte // scratch output, a stack
+	nbuf     int
+	out      *jsonOut
+	rscratch records.Scratch
+	dataSlab tree.Slab // KRaft values are small trees, one at a time
+	flushFn  func()
 }
 
 // tagFrame is one struct level's tagged fields while its section is read.
@@ -165,9 +184,7 @@ func (d *decoder) head() {
 		return
 	}
 	d.fast.headDone = true
-	if !d.fast.noEnv {
-		d.out.b = d.f.AppendEnvelopeHead(d.out.b)
-	}
+	d.out.b = d.f.AppendEnvelopeHead(d.out.b)
 }
 
 // endJSON closes the envelope: "guess", "warnings" and the brace.
@@ -180,9 +197,7 @@ func (d *decoder) endJSON(b []byte, end int) error {
 		d.pop()
 	}
 	d.head()
-	if !d.fast.noEnv {
-		d.out.b = appendEnvelopeTail(d.out.b, d.f.Guess, d.w.List)
-	}
+	d.out.b = appendEnvelopeTail(d.out.b, d.f.Guess, d.w.List)
 	d.f.warnings = d.w.List
 	return d.result()
 }
@@ -294,13 +309,6 @@ func (d *decoder) isDefault(c *tree.Node, f *schema.Field) bool {
 	return isDefaultNode(c, f, d.v)
 }
 
-// scoreField tells the guess's scorer about a body field.
-func (d *decoder) scoreField(c *tree.Node, f *schema.Field) {
-	if s := d.fast.score; s != nil && !d.inHeader {
-		s.field(f, c.Kind, c.Int, c.Raw, c.Null, int(c.Int))
-	}
-}
-
 // structJSON writes a struct's fields in their declared order.
 func (d *decoder) structJSON(l *schema.Layout) {
 	o, s := d.out, d.fast
@@ -346,7 +354,6 @@ func (d *decoder) structJSON(l *schema.Layout) {
 		}
 		d.emit(c, f)
 		allDef = allDef && d.isDefault(c, f)
-		d.scoreField(c, f)
 		d.noteField(c, f)
 		s.npool = mark
 	}
@@ -594,7 +601,6 @@ func (d *decoder) taggedValue(c *tree.Node, f *schema.Field, end int, tf *tagFra
 	}
 	if keep {
 		*allDef = *allDef && def
-		d.scoreField(c, f)
 	}
 }
 
@@ -1017,15 +1023,15 @@ func (dec *Decoder) readJSON(b []byte, o Options, jo JSONOptions, out *jsonOut) 
 
 // walk runs the tree-less walk over frame b, writing to out.
 func (dec *Decoder) walk(b []byte, o Options, jo JSONOptions, budget *wire.Budget, out *jsonOut, g *Guess) (Info, error) {
-	d, err := dec.walkWith(b, o, jo, budget, out, g, nil, false)
+	d, err := dec.walkWith(b, o, jo, budget, out, g)
 	info := d.f.info()
 	info.Nodes, info.Decompressed, info.Work = budget.Nodes, budget.Decompressed, budget.Work
 	return info, err
 }
 
-// walkWith is walk with a scorer (for guessing) and without the envelope
-// when noEnv. The guess, when any, is set on the frame before the walk.
-func (dec *Decoder) walkWith(b []byte, o Options, jo JSONOptions, budget *wire.Budget, out *jsonOut, g *Guess, score *scorer, noEnv bool) (*decoder, error) {
+// walkWith runs the walk, the guess (when any) set on the frame first,
+// and returns the decoder for what it learnt.
+func (dec *Decoder) walkWith(b []byte, o Options, jo JSONOptions, budget *wire.Budget, out *jsonOut, g *Guess) (*decoder, error) {
 	f := &dec.jf
 	slab := f.slab
 	slab.Reset()
@@ -1035,11 +1041,11 @@ func (dec *Decoder) walkWith(b []byte, o Options, jo JSONOptions, budget *wire.B
 	d := newDecoder(f, &o, len(b), budget)
 	s := &dec.fast
 	s.npool, s.nbuf, s.wrote, s.headDone, s.lastDef = 0, 0, false, false, false
-	s.jo, s.score, s.noEnv, s.out = jo, score, noEnv, out
+	s.jo, s.out = jo, out
 	if s.flushFn == nil {
 		s.flushFn = func() { s.out.flush(false) }
 	}
-	d.out, d.fast = out, s
+	d.out, d.fast, d.sink = out, s, fastSink{}
 	err := d.frame(b, &o)
 	return d, err
 }

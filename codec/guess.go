@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/codec/tree"
 	"github.com/kwire/kwire/codec/wire"
 )
 
@@ -76,10 +77,14 @@ func GuessResponse(b []byte, o GuessOptions) []Candidate {
 }
 
 // guessResponses ranks the clean readings of b as a response (of api
-// alone, when given). Every reading is walked without a tree, records or
-// nested payloads, its JSON hashed (to fold versions that read the same)
-// and scored as it goes; all of them draw from budget's work, each with
-// MaxNodes of its own.
+// alone, when given). Every reading is decoded without records or nested
+// payloads into one reused slab, so no tree outlives its scoring; its JSON
+// is hashed (to fold versions that read the same). All readings draw from
+// budget's work, each with MaxNodes of its own.
+//
+// (Readings are scored from a tree rather than during the tree-less walk:
+// the playground's wasm build, which guesses, then needs none of the
+// tree-less code, and stays inside its size budget.)
 func (dec *Decoder) guessResponses(b []byte, noSize bool, only *schema.API, lim Limits, budget *wire.Budget) *Guess {
 	g := &Guess{}
 	type folded struct {
@@ -88,8 +93,9 @@ func (dec *Decoder) guessResponses(b []byte, noSize bool, only *schema.API, lim 
 	}
 	var seen []folded
 	var all []Candidate
+	var cand Decoder // each reading's tree, dropped when the next starts
+	var js []byte
 	h := fnv.New64a()
-	out := &dec.gout
 	for _, api := range schema.APIs() {
 		if only != nil && api != only {
 			continue
@@ -102,17 +108,16 @@ func (dec *Decoder) guessResponses(b []byte, noSize bool, only *schema.API, lim 
 			}
 			g.Tried++
 			cb := &wire.Budget{MaxNodes: lim.MaxNodes, NestedNodes: lim.MaxNodes, MaxDecompressed: lim.MaxDecompressed, MaxWork: budget.MaxWork, Work: budget.Work}
-			out.b = out.b[:0]
-			var sc scorer
-			d, err := dec.walkWith(b, Options{Response: true, APIKey: api.Key, Version: v, NoSizePrefix: noSize, RawRecords: true, Limits: lim}, JSONOptions{}, cb, out, nil, &sc, true)
+			f, err := decodeInto(cand.reset(), b, Options{Response: true, APIKey: api.Key, Version: v, NoSizePrefix: noSize, RawRecords: true, Limits: lim}, cb)
 			budget.Work = cb.Work
 			if err != nil {
 				continue
 			}
 			// Versions of one API that read to the same header and body fold.
+			js = f.appendHeaderBody(js[:0])
 			h.Reset()
 			h.Write([]byte{byte(api.Key >> 8), byte(api.Key)})
-			h.Write(out.b)
+			h.Write(js)
 			key := h.Sum64()
 			dup := false
 			for _, s := range seen {
@@ -125,12 +130,7 @@ func (dec *Decoder) guessResponses(b []byte, noSize bool, only *schema.API, lim 
 			if dup {
 				continue
 			}
-			for _, w := range d.w.List {
-				if len(w.Path) >= 4 && w.Path[:4] == "body" {
-					sc.doubt(15, w.Message)
-				}
-			}
-			score, doubts := sc.total(d.r.Off == d.fast.bodyStart)
+			score, doubts := plausibility(f)
 			seen = append(seen, folded{key, len(all)})
 			all = append(all, Candidate{APIKey: api.Key, Version: v, Score: score, Doubts: doubts})
 		}
@@ -151,6 +151,40 @@ func (dec *Decoder) guessResponses(b []byte, noSize bool, only *schema.API, lim 
 		g.Confidence = all[0].Confidence
 	}
 	return g
+}
+
+// appendHeaderBody writes the value JSON of the header and body alone.
+func (f *Frame) appendHeaderBody(dst []byte) []byte {
+	w := jsonWriter{f: f}
+	if f.Header != nil {
+		if hd := schema.ResponseHeader().At(f.HeaderVersion); hd != nil {
+			w.v, w.flex = f.HeaderVersion, hd.Flexible.Contains(f.HeaderVersion)
+			dst = w.structJSON(dst, f.Header, hd.Root)
+		}
+	}
+	if f.Body != nil && f.Message != nil {
+		w.v, w.flex = f.Layout, f.Flexible
+		dst = w.structJSON(dst, f.Body, f.Message.At(f.Layout).Root)
+	}
+	return dst
+}
+
+// plausibility scores a clean decode: 100 less penalties for what real
+// brokers rarely send.
+func plausibility(f *Frame) (float64, []string) {
+	var s scorer
+	tree.Walk(f.Body, func(n *tree.Node) bool {
+		for _, w := range n.Warnings {
+			s.doubt(15, w)
+		}
+		if n.Field == nil || n.Role == tree.RoleElement && n.Kind == schema.Struct {
+			return true
+		}
+		s.field(n.Field, n.Kind, n.Int, n.Raw, n.Null, len(n.Children))
+		return true
+	})
+	empty := f.Body == nil || f.Body.End == f.Body.Start
+	return s.total(empty)
 }
 
 // keepVersion keeps the readings of version v alone (it was given).
