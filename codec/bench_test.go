@@ -1,10 +1,15 @@
 package codec
 
 import (
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
+	"hash/crc32"
+	"runtime"
 	"testing"
 
 	"github.com/kwire/kwire/codec/records"
+	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -61,6 +66,40 @@ func fakeRecords(n int) []byte {
 		panic(err)
 	}
 	return b
+}
+
+// realisticBatch is a record batch of n records as a producer writes them:
+// a short key, a ~90-byte JSON-ish value, one header, compressed with
+// franz-go's own compressor.
+func realisticBatch(base int64, n int, codec kgo.CompressionCodec) []byte {
+	words := []string{"alpha", "beta", "gamma", "order", "user", "amount", "status", "shipped", "pending", "eu-west"}
+	var raw []byte
+	for i := 0; i < n; i++ {
+		v := []byte(`{"`)
+		for j := 0; len(v) < 80; j++ {
+			v = append(v, words[(i+j)%len(words)]...)
+			v = append(v, `":`...)
+			v = append(v, itoa((i*7919+j*104729)%100000)...)
+			v = append(v, `,"`...)
+		}
+		v = append(v, `x":0}`...)
+		r := kmsg.Record{TimestampDelta64: int64(i), OffsetDelta: int32(i), Key: []byte("user-" + itoa(i*31%10007)), Value: v,
+			Headers: []kmsg.Header{{Key: "trace", Value: []byte(itoa(i * 2654435761 % 1000000007))}}}
+		r.Length = int32(len(r.AppendTo(nil)) - 1)
+		raw = r.AppendTo(raw)
+	}
+	attrs := int16(0)
+	if c, err := kgo.DefaultCompressor(codec); err == nil && c != nil {
+		var buf bytes.Buffer
+		out, ct := c.Compress(&buf, raw)
+		raw, attrs = append([]byte(nil), out...), int16(ct)
+	}
+	rb := kmsg.RecordBatch{FirstOffset: base, Magic: 2, Attributes: attrs, LastOffsetDelta: int32(n - 1), FirstTimestamp: 1737156468928,
+		MaxTimestamp: 1737156468928 + int64(n), ProducerID: -1, ProducerEpoch: -1, FirstSequence: -1, NumRecords: int32(n), Records: raw}
+	out := rb.AppendTo(nil)
+	binary.BigEndian.PutUint32(out[8:], uint32(len(out)-12))
+	binary.BigEndian.PutUint32(out[17:], crc32.Checksum(out[21:], crc32.MakeTable(crc32.Castagnoli)))
+	return out
 }
 
 func benchFrames() []benchFrame {
@@ -120,6 +159,25 @@ func benchFrames() []benchFrame {
 	b, at = frameOf(&fr, 1, 13, true, true)
 	out = append(out, benchFrame{"FetchV13Response", b, at, true, 1, 13, func() kmsgMsg { m := kmsg.NewPtrFetchResponse(); m.SetVersion(13); return m }})
 
+	for _, c := range []struct {
+		name  string
+		codec kgo.CompressionCodec
+	}{{"None", kgo.NoCompression()}, {"LZ4", kgo.Lz4Compression()}, {"Zstd", kgo.ZstdCompression()}} {
+		fr := kmsg.NewFetchResponse()
+		fr.SetVersion(11)
+		ft := kmsg.NewFetchResponseTopic()
+		ft.Topic = "orders"
+		for p := int32(0); p < 10; p++ {
+			fp := kmsg.NewFetchResponseTopicPartition()
+			fp.Partition, fp.HighWatermark, fp.LastStableOffset = p, 100000, 100000
+			fp.RecordBatches = realisticBatch(int64(p)*1000, 1000, c.codec)
+			ft.Partitions = append(ft.Partitions, fp)
+		}
+		fr.Topics = append(fr.Topics, ft)
+		b, at := frameOf(&fr, 1, 11, true, false)
+		out = append(out, benchFrame{"FetchV11Response10000Records" + c.name, b, at, true, 1, 11, func() kmsgMsg { m := kmsg.NewPtrFetchResponse(); m.SetVersion(11); return m }})
+	}
+
 	av := kmsg.NewApiVersionsResponse()
 	av.SetVersion(3)
 	for k := int16(0); k < 95; k++ {
@@ -143,60 +201,165 @@ func TestBenchFramesDecode(t *testing.T) {
 		if err := m.ReadFrom(bf.frame[bf.bodyAt:]); err != nil {
 			t.Fatalf("%s: kmsg: %v", bf.name, err)
 		}
+		for _, jo := range jsonModes {
+			bothPaths(t, bf.frame, Options{Response: bf.response, APIKey: bf.key, Version: bf.ver}, jo)
+		}
 	}
 }
 
-// BenchmarkDecode measures kwire decoding to the spanned tree and to value
-// JSON, beside kmsg ReadFrom + encoding/json.Marshal of the same bytes.
+// BenchmarkDecode measures kwire decoding to value JSON without a tree
+// (the fast path, records decoded or left as base64), to the spanned tree,
+// and through the tree to value JSON, beside kmsg ReadFrom +
+// encoding/json.Marshal of the same bytes, with records left as bytes
+// (kmsg's own form) or parsed by kmsg too (batches decompressed, every
+// record read), as a consumer does. Besides ns/op, MB/s and allocs/op,
+// live-B/op is what one decode holds at its end (its result: JSON bytes,
+// or tree and JSON).
 func BenchmarkDecode(b *testing.B) {
 	for _, bf := range benchFrames() {
-		// Records stay raw here, as kmsg leaves them; the records package
-		// has its own benchmarks beside franz-go's batch processing.
-		opts := Options{Response: bf.response, APIKey: bf.key, Version: bf.ver, RawRecords: true}
-		b.Run(bf.name+"/kwire-tree", func(b *testing.B) {
-			b.SetBytes(int64(len(bf.frame)))
-			b.ReportAllocs()
-			for i := 0; i < b.N; i++ {
-				if _, err := Decode(bf.frame, opts); err != nil {
+		opts := Options{Response: bf.response, APIKey: bf.key, Version: bf.ver}
+		run := func(name string, op func() any) {
+			b.Run(bf.name+"/"+name, func(b *testing.B) {
+				b.SetBytes(int64(len(bf.frame)))
+				b.ReportAllocs()
+				b.ReportMetric(float64(liveBytes(op)), "live-B/op")
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					op()
+				}
+			})
+		}
+		var fdec Decoder
+		var fbuf []byte
+		fast := func(jo JSONOptions) func() any {
+			return func() any {
+				var err error
+				if fbuf, _, err = fdec.AppendJSON(fbuf[:0], bf.frame, opts, jo); err != nil {
 					b.Fatal(err)
 				}
+				return fbuf
 			}
-		})
-		b.Run(bf.name+"/kwire-tree-reused", func(b *testing.B) {
-			b.SetBytes(int64(len(bf.frame)))
-			b.ReportAllocs()
-			var dec Decoder
-			for i := 0; i < b.N; i++ {
-				if _, err := dec.Decode(bf.frame, opts); err != nil {
-					b.Fatal(err)
-				}
+		}
+		run("kwire-fast", fast(JSONOptions{}))
+		run("kwire-fast-records-base64", fast(JSONOptions{Records: records.Base64}))
+		var tdec Decoder
+		run("kwire-tree", func() any {
+			f, err := tdec.Decode(bf.frame, opts)
+			if err != nil {
+				b.Fatal(err)
 			}
+			return f
 		})
-		b.Run(bf.name+"/kwire-json", func(b *testing.B) {
-			b.SetBytes(int64(len(bf.frame)))
-			b.ReportAllocs()
-			var buf []byte
-			var dec Decoder
-			for i := 0; i < b.N; i++ {
-				f, err := dec.Decode(bf.frame, opts)
-				if err != nil {
-					b.Fatal(err)
-				}
-				buf = f.AppendJSON(buf[:0], JSONOptions{})
+		var tbuf []byte
+		run("kwire-tree-json", func() any {
+			f, err := tdec.Decode(bf.frame, opts)
+			if err != nil {
+				b.Fatal(err)
 			}
+			tbuf = f.AppendJSON(tbuf[:0], JSONOptions{})
+			return f
 		})
-		b.Run(bf.name+"/kmsg-json", func(b *testing.B) {
-			b.SetBytes(int64(len(bf.frame)))
-			b.ReportAllocs()
-			for i := 0; i < b.N; i++ {
+		run("kmsg-json", func() any {
+			m := bf.kmsg()
+			if err := m.ReadFrom(bf.frame[bf.bodyAt:]); err != nil {
+				b.Fatal(err)
+			}
+			js, err := json.Marshal(m)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return js
+		})
+		if hasRecords(bf.kmsg()) {
+			dec := kgo.DefaultDecompressor()
+			run("kmsg-json-records", func() any {
 				m := bf.kmsg()
 				if err := m.ReadFrom(bf.frame[bf.bodyAt:]); err != nil {
 					b.Fatal(err)
 				}
-				if _, err := json.Marshal(m); err != nil {
+				out := struct {
+					Msg     any
+					Records [][]kmsg.Record
+				}{Msg: m, Records: kmsgRecords(b, m, dec)}
+				js, err := json.Marshal(out)
+				if err != nil {
+					b.Fatal(err)
+				}
+				return js
+			})
+		}
+	}
+}
+
+// liveBytes is what op's result holds: the heap after op, its result
+// kept, less the heap before.
+func liveBytes(op func() any) int64 {
+	op() // warm: reused buffers are at size
+	runtime.GC()
+	var a, c runtime.MemStats
+	runtime.ReadMemStats(&a)
+	keep := op()
+	runtime.GC()
+	runtime.ReadMemStats(&c)
+	runtime.KeepAlive(keep)
+	return int64(c.HeapAlloc) - int64(a.HeapAlloc)
+}
+
+func hasRecords(m kmsgMsg) bool {
+	switch m.(type) {
+	case *kmsg.FetchResponse, *kmsg.ProduceRequest:
+		return true
+	}
+	return false
+}
+
+// kmsgRecords parses every record of a Fetch response or Produce request
+// with kmsg, as a consumer (or broker) does: batch headers, decompression,
+// records.
+func kmsgRecords(b *testing.B, m kmsgMsg, dec kgo.Decompressor) [][]kmsg.Record {
+	var sets [][]byte
+	switch x := m.(type) {
+	case *kmsg.FetchResponse:
+		for _, t := range x.Topics {
+			for _, p := range t.Partitions {
+				sets = append(sets, p.RecordBatches)
+			}
+		}
+	case *kmsg.ProduceRequest:
+		for _, t := range x.Topics {
+			for _, p := range t.Partitions {
+				sets = append(sets, p.Records)
+			}
+		}
+	}
+	var out [][]kmsg.Record
+	for _, set := range sets {
+		var recs []kmsg.Record
+		for off := 0; off+12 <= len(set); {
+			l := int(binary.BigEndian.Uint32(set[off+8:]))
+			var rb kmsg.RecordBatch
+			if err := rb.ReadFrom(set[off : off+12+l]); err != nil {
+				b.Fatal(err)
+			}
+			off += 12 + l
+			raw := rb.Records
+			if c := rb.Attributes & 7; c != 0 {
+				var err error
+				if raw, err = dec.Decompress(raw, kgo.CompressionCodecType(c)); err != nil {
 					b.Fatal(err)
 				}
 			}
-		})
+			for j := 0; j < int(rb.NumRecords); j++ {
+				v, n := binary.Varint(raw)
+				var r kmsg.Record
+				if err := r.ReadFrom(raw[:n+int(v)]); err != nil {
+					b.Fatal(err)
+				}
+				raw = raw[n+int(v):]
+				recs = append(recs, r)
+			}
+		}
+		out = append(out, recs)
 	}
+	return out
 }

@@ -2,6 +2,7 @@ package codec
 
 import (
 	"encoding/base64"
+	"encoding/binary"
 	"errors"
 	"io"
 	"strconv"
@@ -106,6 +107,7 @@ type fastState struct {
 	jo       JSONOptions
 	headDone bool
 	lastDef  bool // the struct just written holds only default values
+	inTagged int  // > 0 inside a tagged value: lastDef is wanted
 	tags     []*tagFrame
 	bufs     [][]byte // scratch output, a stack
 	nbuf     int
@@ -165,8 +167,13 @@ func (d *decoder) scratchNode() *tree.Node {
 	}
 	n := s.pool[s.npool]
 	s.npool++
-	w := n.Warnings[:0]
-	*n = tree.Node{Index: -1, Tag: -1, Buf: d.buf, Warnings: w}
+	// Only what the tree-less walk reads without setting first is reset:
+	// the walk sets kind, type, spans and names itself, and reads a value
+	// (Int, Float, Raw) only after setting it, or after seeing Null false.
+	n.Null = false
+	if len(n.Warnings) > 0 {
+		n.Warnings = n.Warnings[:0]
+	}
 	return n
 }
 
@@ -353,7 +360,9 @@ func (d *decoder) structJSON(l *schema.Layout) {
 			return
 		}
 		d.emit(c, f)
-		allDef = allDef && d.isDefault(c, f)
+		if s.inTagged > 0 {
+			allDef = allDef && d.isDefault(c, f)
+		}
 		d.noteField(c, f)
 		s.npool = mark
 	}
@@ -381,6 +390,11 @@ func (d *decoder) arrayJSON(n *tree.Node, f *schema.Field, count int) {
 	r := &d.r
 	n.Int = int64(count)
 	o.b = append(o.b, '[')
+	if d.numbers(f.Elem, count) {
+		o.b = append(o.b, ']')
+		s.wrote = true
+		return
+	}
 	for i := 0; i < count; i++ {
 		mark := s.npool
 		elemAt := o.pos()
@@ -413,6 +427,50 @@ func (d *decoder) arrayJSON(n *tree.Node, f *schema.Field, count int) {
 	}
 	o.b = append(o.b, ']')
 	s.wrote = true
+}
+
+// numbers writes an array of fixed-size numbers in one loop: the count was
+// checked against the bytes left, so every element is there, and an
+// element makes one node and no warning. False for other element kinds.
+func (d *decoder) numbers(k schema.Kind, count int) bool {
+	r := &d.r
+	b := r.B[r.Off:]
+	var size int
+	switch k {
+	case schema.Int8, schema.Int16, schema.Uint16, schema.Int32, schema.Uint32, schema.Int64:
+		size = k.FixedSize()
+	default:
+		return false
+	}
+	if len(b) < size*count {
+		return false // (cannot happen: the walk then reads them one by one)
+	}
+	d.b.Nodes += count
+	o := d.out
+	for i := 0; i < count; i++ {
+		if i > 0 {
+			o.b = append(o.b, ',')
+		}
+		var v int64
+		switch k {
+		case schema.Int8:
+			v = int64(int8(b[0]))
+		case schema.Int16:
+			v = int64(int16(binary.BigEndian.Uint16(b)))
+		case schema.Uint16:
+			v = int64(binary.BigEndian.Uint16(b))
+		case schema.Int32:
+			v = int64(int32(binary.BigEndian.Uint32(b)))
+		case schema.Uint32:
+			v = int64(binary.BigEndian.Uint32(b))
+		default:
+			v = int64(binary.BigEndian.Uint64(b))
+		}
+		o.b = strconv.AppendInt(o.b, v, 10)
+		b = b[size:]
+	}
+	r.Off += size * count
+	return true
 }
 
 // tagsJSON reads a tag section and writes the tagged fields not written
@@ -576,7 +634,9 @@ func (d *decoder) taggedValue(c *tree.Node, f *schema.Field, end int, tf *tagFra
 	r.B = r.B[:end]
 	o.b, o.hold = tf.buf, o.hold+1
 	mark := d.w.Mark()
+	d.fast.inTagged++
 	d.value(c, f, f.Kind)
+	d.fast.inTagged--
 	r.B = full
 	if d.err == nil {
 		d.emit(c, f)
@@ -1040,7 +1100,7 @@ func (dec *Decoder) walkWith(b []byte, o Options, jo JSONOptions, budget *wire.B
 	*f = Frame{slab: slab, Buffers: f.Buffers[:0], warnings: ws[:0], Guess: g}
 	d := newDecoder(f, &o, len(b), budget)
 	s := &dec.fast
-	s.npool, s.nbuf, s.wrote, s.headDone, s.lastDef = 0, 0, false, false, false
+	s.npool, s.nbuf, s.wrote, s.headDone, s.lastDef, s.inTagged = 0, 0, false, false, false, 0
 	s.jo, s.out = jo, out
 	if s.flushFn == nil {
 		s.flushFn = func() { s.out.flush(false) }

@@ -70,6 +70,41 @@ func BenchmarkDecode(b *testing.B) {
 	}
 }
 
+// BenchmarkJSON compares the records' JSON through the tree (Decode, then
+// AppendJSON, the slab reused) with WriteJSON, which builds no tree and
+// writes each record as it reads it, reusing its memory (Scratch).
+func BenchmarkJSON(b *testing.B) {
+	for _, c := range benchCodecs {
+		p := benchPayload(b, c.codec)
+		b.Run(c.name+"/tree", func(b *testing.B) {
+			b.SetBytes(int64(len(p)))
+			b.ReportAllocs()
+			var s tree.Slab
+			var out []byte
+			for i := 0; i < b.N; i++ {
+				s.Reset()
+				res, err := Decode(&s, p, 0, 0, len(p), 1, Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				out = AppendJSON(out[:0], res, p, Decoded)
+			}
+		})
+		b.Run(c.name+"/stream", func(b *testing.B) {
+			b.SetBytes(int64(len(p)))
+			b.ReportAllocs()
+			var sc Scratch
+			var out []byte
+			for i := 0; i < b.N; i++ {
+				out = out[:0]
+				if _, err := WriteJSON(&out, p, 0, 0, len(p), 1, Options{Scratch: &sc}, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkFranz does franz-go's work on the same bytes: kmsg.RecordBatch
 // ReadFrom, kgo's default decompressor, kmsg.Record ReadFrom per record.
 func BenchmarkFranz(b *testing.B) {

@@ -359,28 +359,6 @@ func (j *jw) message(dst []byte, m *tree.Node) []byte {
 	return append(dst, '}')
 }
 
-func printable(b []byte) bool {
-	for i := 0; i < len(b); {
-		c := b[i]
-		if c < 0x80 {
-			if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f {
-				return false
-			}
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && n <= 1 {
-			return false
-		}
-		if !unicode.IsPrint(r) {
-			return false
-		}
-		i += n
-	}
-	return true
-}
-
 func appendBytesJSON(dst []byte, n *tree.Node) []byte {
 	if n == nil || n.Null {
 		return append(dst, "null"...)
@@ -389,17 +367,69 @@ func appendBytesJSON(dst []byte, n *tree.Node) []byte {
 }
 
 // appendBytesValue writes a key, value or header value that is not null:
-// {"text":...} when printable, else {"base64":...}.
+// {"text":...} when printable, else {"base64":...}. One pass: the text is
+// written as it is checked, and taken back when a byte is not printable.
 func appendBytesValue(dst []byte, raw []byte) []byte {
-	if printable(raw) {
-		dst = append(dst, `{"text":`...)
-		dst = jsontext.AppendString(dst, raw)
-	} else {
-		dst = append(dst, `{"base64":`...)
+	at := len(dst)
+	dst = append(dst, `{"text":"`...)
+	start := 0
+	for i := 0; i < len(raw); {
+		c := raw[i]
+		switch textClass[c] {
+		case textPlain:
+			i++
+			continue
+		case textEscape:
+			dst = append(dst, raw[start:i]...)
+			dst = append(dst, '\\', textEscapes[c])
+			i++
+			start = i
+			continue
+		case textMulti:
+			r, n := utf8.DecodeRune(raw[i:])
+			if !(r == utf8.RuneError && n <= 1) && unicode.IsPrint(r) {
+				i += n
+				continue
+			}
+		}
+		// Not printable: base64 instead.
+		dst = append(dst[:at], `{"base64":`...)
 		dst = appendB64(dst, raw)
+		return append(dst, '}')
 	}
-	return append(dst, '}')
+	dst = append(dst, raw[start:]...)
+	return append(dst, '"', '}')
 }
+
+// How appendBytesValue treats each byte: printable ASCII as it is; the
+// quote, backslash, tab, CR and LF escaped; other control bytes (and DEL)
+// not printable; bytes of multi-byte UTF-8 checked as runes.
+const (
+	textPlain = iota
+	textEscape
+	textControl
+	textMulti
+)
+
+var textClass, textEscapes = func() (cls, esc [256]byte) {
+	for c := 0; c < 256; c++ {
+		switch {
+		case c == '"' || c == '\\':
+			cls[c], esc[c] = textEscape, byte(c)
+		case c == '\t':
+			cls[c], esc[c] = textEscape, 't'
+		case c == '\n':
+			cls[c], esc[c] = textEscape, 'n'
+		case c == '\r':
+			cls[c], esc[c] = textEscape, 'r'
+		case c < 0x20 || c == 0x7f:
+			cls[c] = textControl
+		case c >= 0x80:
+			cls[c] = textMulti
+		}
+	}
+	return
+}()
 
 // appendNodeJSON writes a generic JSON view of a decoded data-message node
 // (from Options.DecodeData): structs as objects keyed by the field's JSON
