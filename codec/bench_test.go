@@ -212,97 +212,100 @@ func TestBenchFramesDecode(t *testing.T) {
 // and through the tree to value JSON, beside kmsg ReadFrom +
 // encoding/json.Marshal of the same bytes, with records left as bytes
 // (kmsg's own form) or parsed by kmsg too (batches decompressed, every
-// record read), as a consumer does. Besides ns/op, MB/s and allocs/op,
-// live-B/op is what one decode holds at its end (its result: JSON bytes,
-// or tree and JSON).
+// record read), as a consumer does. Besides ns/op, MB/s and allocs/op
+// (with decoders and buffers reused, as a long-running caller keeps
+// them), peak-B is what one decode allocates from cold (a fresh decoder
+// and buffers): an upper bound of the heap it needs.
 func BenchmarkDecode(b *testing.B) {
 	for _, bf := range benchFrames() {
 		opts := Options{Response: bf.response, APIKey: bf.key, Version: bf.ver}
-		run := func(name string, op func() any) {
+		// Each op is made by mk, so a fresh one measures a cold decode.
+		run := func(name string, mk func() func()) {
 			b.Run(bf.name+"/"+name, func(b *testing.B) {
 				b.SetBytes(int64(len(bf.frame)))
 				b.ReportAllocs()
-				b.ReportMetric(float64(liveBytes(op)), "live-B/op")
+				peak := coldBytes(mk())
+				op := mk()
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
 					op()
 				}
+				b.ReportMetric(float64(peak), "peak-B")
 			})
 		}
-		var fdec Decoder
-		var fbuf []byte
-		fast := func(jo JSONOptions) func() any {
-			return func() any {
-				var err error
-				if fbuf, _, err = fdec.AppendJSON(fbuf[:0], bf.frame, opts, jo); err != nil {
-					b.Fatal(err)
+		fast := func(jo JSONOptions) func() func() {
+			return func() func() {
+				var dec Decoder
+				var buf []byte
+				return func() {
+					var err error
+					if buf, _, err = dec.AppendJSON(buf[:0], bf.frame, opts, jo); err != nil {
+						b.Fatal(err)
+					}
 				}
-				return fbuf
 			}
 		}
 		run("kwire-fast", fast(JSONOptions{}))
 		run("kwire-fast-records-base64", fast(JSONOptions{Records: records.Base64}))
-		var tdec Decoder
-		run("kwire-tree", func() any {
-			f, err := tdec.Decode(bf.frame, opts)
-			if err != nil {
-				b.Fatal(err)
+		run("kwire-tree", func() func() {
+			var dec Decoder
+			return func() {
+				if _, err := dec.Decode(bf.frame, opts); err != nil {
+					b.Fatal(err)
+				}
 			}
-			return f
 		})
-		var tbuf []byte
-		run("kwire-tree-json", func() any {
-			f, err := tdec.Decode(bf.frame, opts)
-			if err != nil {
-				b.Fatal(err)
+		run("kwire-tree-json", func() func() {
+			var dec Decoder
+			var buf []byte
+			return func() {
+				f, err := dec.Decode(bf.frame, opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				buf = f.AppendJSON(buf[:0], JSONOptions{})
 			}
-			tbuf = f.AppendJSON(tbuf[:0], JSONOptions{})
-			return f
 		})
-		run("kmsg-json", func() any {
-			m := bf.kmsg()
-			if err := m.ReadFrom(bf.frame[bf.bodyAt:]); err != nil {
-				b.Fatal(err)
-			}
-			js, err := json.Marshal(m)
-			if err != nil {
-				b.Fatal(err)
-			}
-			return js
-		})
-		if hasRecords(bf.kmsg()) {
-			dec := kgo.DefaultDecompressor()
-			run("kmsg-json-records", func() any {
+		run("kmsg-json", func() func() {
+			return func() {
 				m := bf.kmsg()
 				if err := m.ReadFrom(bf.frame[bf.bodyAt:]); err != nil {
 					b.Fatal(err)
 				}
-				out := struct {
-					Msg     any
-					Records [][]kmsg.Record
-				}{Msg: m, Records: kmsgRecords(b, m, dec)}
-				js, err := json.Marshal(out)
-				if err != nil {
+				if _, err := json.Marshal(m); err != nil {
 					b.Fatal(err)
 				}
-				return js
+			}
+		})
+		if hasRecords(bf.kmsg()) {
+			run("kmsg-json-records", func() func() {
+				dec := kgo.DefaultDecompressor()
+				return func() {
+					m := bf.kmsg()
+					if err := m.ReadFrom(bf.frame[bf.bodyAt:]); err != nil {
+						b.Fatal(err)
+					}
+					out := struct {
+						Msg     any
+						Records [][]kmsg.Record
+					}{Msg: m, Records: kmsgRecords(b, m, dec)}
+					if _, err := json.Marshal(out); err != nil {
+						b.Fatal(err)
+					}
+				}
 			})
 		}
 	}
 }
 
-// liveBytes is what op's result holds: the heap after op, its result
-// kept, less the heap before.
-func liveBytes(op func() any) int64 {
-	op() // warm: reused buffers are at size
+// coldBytes is what op allocates the first time it runs.
+func coldBytes(op func()) uint64 {
 	runtime.GC()
 	var a, c runtime.MemStats
 	runtime.ReadMemStats(&a)
-	keep := op()
-	runtime.GC()
+	op()
 	runtime.ReadMemStats(&c)
-	runtime.KeepAlive(keep)
-	return int64(c.HeapAlloc) - int64(a.HeapAlloc)
+	return c.TotalAlloc - a.TotalAlloc
 }
 
 func hasRecords(m kmsgMsg) bool {

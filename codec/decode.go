@@ -118,6 +118,9 @@ type decoder struct {
 	out  *jsonOut
 	fast *fastState
 	sink jsonSink
+
+	ws  wire.Warnings // w points here
+	own wire.Budget   // b points here when the frame has a budget of its own
 }
 
 func (d *decoder) pathString() string {
@@ -226,6 +229,9 @@ type Decoder struct {
 	jf   Frame
 	fast fastState
 	out  jsonOut
+
+	td, jd decoder     // the walks' state, kept between frames
+	budget wire.Budget // the tree-less path's frame budget
 }
 
 // Decode is Decode reusing the decoder's memory.
@@ -233,7 +239,9 @@ func (dec *Decoder) Decode(b []byte, opts Options) (*Frame, error) {
 	if opts.guessing() {
 		return dec.read(b, opts)
 	}
-	return decodeInto(dec.reset(), b, opts, nil)
+	f := dec.reset()
+	dec.td.init(f, &opts, len(b), nil)
+	return f, dec.td.frame(b, &opts)
 }
 
 func (dec *Decoder) reset() *Frame {
@@ -246,11 +254,26 @@ func (dec *Decoder) reset() *Frame {
 }
 
 func newDecoder(f *Frame, o *Options, n int, b *wire.Budget) *decoder {
+	d := new(decoder)
+	d.init(f, o, n, b)
+	return d
+}
+
+// init readies d (kept by a Decoder, so a frame costs no allocation of
+// it) for frame f of n bytes: its own budget unless b is given.
+func (d *decoder) init(f *Frame, o *Options, n int, b *wire.Budget) {
 	lim := o.Limits.Resolve(n)
 	if b == nil {
-		b = lim.budget()
+		d.own = lim.budgetValue()
+		b = &d.own
 	}
-	return &decoder{f: f, s: &f.slab, lim: lim, b: b, w: &wire.Warnings{List: f.warnings[:0]}, nest: !o.RawRecords, skipRecords: o.skipRecords}
+	path := d.path[:0]
+	*d = decoder{f: f, s: &f.slab, lim: lim, b: b, nest: !o.RawRecords, skipRecords: o.skipRecords, path: path, own: d.own}
+	if b != &d.own {
+		d.own = wire.Budget{}
+	}
+	d.ws.List = f.warnings[:0]
+	d.w = &d.ws
 }
 
 func decodeInto(f *Frame, b []byte, opts Options, budget *wire.Budget) (*Frame, error) {

@@ -1030,7 +1030,8 @@ func (f *Frame) info() Info {
 func (dec *Decoder) readJSON(b []byte, o Options, jo JSONOptions, out *jsonOut) (Info, error) {
 	lim := o.Limits.Resolve(len(b))
 	o.Limits = lim
-	budget := lim.budget()
+	dec.budget = lim.budgetValue()
+	budget := &dec.budget
 	if !o.guessing() {
 		return dec.walk(b, o, jo, budget, out, nil)
 	}
@@ -1098,7 +1099,8 @@ func (dec *Decoder) walkWith(b []byte, o Options, jo JSONOptions, budget *wire.B
 	ws := f.warnings
 	clear(ws)
 	*f = Frame{slab: slab, Buffers: f.Buffers[:0], warnings: ws[:0], Guess: g}
-	d := newDecoder(f, &o, len(b), budget)
+	d := &dec.jd
+	d.init(f, &o, len(b), budget)
 	s := &dec.fast
 	s.npool, s.nbuf, s.wrote, s.headDone, s.lastDef, s.inTagged = 0, 0, false, false, false, 0
 	s.jo, s.out = jo, out

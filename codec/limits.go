@@ -65,7 +65,12 @@ func (l Limits) Resolve(n int) Limits {
 // budget starts the one budget a frame (and all its guessing candidates)
 // spends from.
 func (l Limits) budget() *wire.Budget {
-	return &wire.Budget{MaxNodes: l.MaxNodes, NestedNodes: l.MaxNodes, MaxDecompressed: l.MaxDecompressed, MaxWork: l.MaxWork}
+	b := l.budgetValue()
+	return &b
+}
+
+func (l Limits) budgetValue() wire.Budget {
+	return wire.Budget{MaxNodes: l.MaxNodes, NestedNodes: l.MaxNodes, MaxDecompressed: l.MaxDecompressed, MaxWork: l.MaxWork}
 }
 
 // Warning is a lenient reading or a limit hit: where (Offset in buffer
