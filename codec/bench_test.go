@@ -277,7 +277,7 @@ func BenchmarkDecode(b *testing.B) {
 				}
 			}
 		})
-		if hasRecords(bf.kmsg()) {
+		if kmsgHasRecords(bf.kmsg()) {
 			run("kmsg-json-records", func() func() {
 				dec := kgo.DefaultDecompressor()
 				return func() {
@@ -308,7 +308,7 @@ func coldBytes(op func()) uint64 {
 	return c.TotalAlloc - a.TotalAlloc
 }
 
-func hasRecords(m kmsgMsg) bool {
+func kmsgHasRecords(m kmsgMsg) bool {
 	switch m.(type) {
 	case *kmsg.FetchResponse, *kmsg.ProduceRequest:
 		return true

@@ -18,9 +18,6 @@ var kwireBin string
 
 // TestMain builds the real binary once; the tests run it as a user would.
 func TestMain(m *testing.M) {
-	if args := os.Getenv(rssLaunchEnv); args != "" {
-		os.Exit(launchForRSS(args))
-	}
 	flag.Parse()
 	dir, err := os.MkdirTemp("", "kwire-cli")
 	if err != nil {

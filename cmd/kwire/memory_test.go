@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/binary"
-	"fmt"
 	"hash/crc32"
 	"io"
 	"os"
@@ -11,7 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
+	"sync"
 	"testing"
 
 	"github.com/klauspost/compress/gzip"
@@ -59,44 +58,39 @@ func fetchResponse(size int) []byte {
 	return append(frame, body...)
 }
 
-// rssLaunchEnv makes the test binary a small launcher: it runs the command
-// in the variable (arguments separated by US, 0x1f) and prints its peak RSS and
-// exit code. A child's peak RSS counts its parent's at the moment it was
-// started (it starts as a copy), so the test, holding big frames, has this
-// small process start kwire.
-const rssLaunchEnv = "KWIRE_RSS_OF"
-
-func launchForRSS(args string) int {
-	a := strings.Split(args, "\x1f")
-	cmd := exec.Command(a[0], a[1:]...)
-	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+// decodeRSS runs kwire with args through the maxrss helper (see
+// testdata/maxrss: a child's peak counts its parent's, so a small process
+// must start kwire), its output thrown away, and returns kwire's peak
+// resident memory in bytes and its exit code.
+func decodeRSS(t *testing.T, args ...string) (int64, int) {
+	t.Helper()
+	rssHelperOnce.Do(func() {
+		rssHelper = filepath.Join(filepath.Dir(kwireBin), "maxrss") // removed with the binary
+		if out, err := exec.Command("go", "build", "-o", rssHelper, "./testdata/maxrss").CombinedOutput(); err != nil {
+			t.Fatal(string(out))
+		}
+	})
+	cmd := exec.Command(rssHelper, append([]string{kwireBin}, args...)...)
+	cmd.Stdout = io.Discard
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
 	err := cmd.Run()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
-	} else if err != nil {
-		fmt.Println(err)
-		return 1
+	} else {
+		require.NoError(t, err)
 	}
-	ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	fmt.Println(ru.Maxrss<<10, code)
-	return 0
+	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+	kib, err := strconv.ParseInt(strings.TrimPrefix(lines[len(lines)-1], "maxrss "), 10, 64)
+	require.NoError(t, err, stderr.String())
+	return kib << 10, code
 }
 
-// peakRSS runs kwire with args, its output thrown away, and returns its
-// peak resident memory in bytes and its exit code.
-func peakRSS(t *testing.T, args ...string) (int64, int) {
-	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), rssLaunchEnv+"="+strings.Join(append([]string{kwireBin}, args...), "\x1f"))
-	out, err := cmd.Output()
-	require.NoError(t, err, "%s", out)
-	var rss int64
-	var code int
-	_, err = fmt.Sscan(string(out), &rss, &code)
-	require.NoError(t, err, "%s", out)
-	return rss, code
-}
+var (
+	rssHelperOnce sync.Once
+	rssHelper     string
+)
 
 // Issue 12: "a 64 MB Fetch response to NDJSON in at most 4 bytes of
 // memory per input byte plus 64 MiB (today: 3.4 GB)". The records stream
@@ -110,7 +104,7 @@ func TestStreamingFetchMemory(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "fetch.bin")
 	require.NoError(t, os.WriteFile(p, frame, 0o644))
 	for _, format := range []string{"ndjson", "json"} {
-		rss, code := peakRSS(t, "decode", "--format", format, "--response", "--api", "Fetch", "--version", "11", p)
+		rss, code := decodeRSS(t, "decode", "--format", format, "--response", "--api", "Fetch", "--version", "11", p)
 		require.Equal(t, 0, code)
 		t.Logf("%d MB Fetch response, --format %s: peak RSS %d MiB (%.2f bytes per input byte)", len(frame)>>20, format, rss>>20, float64(rss)/float64(len(frame)))
 		require.LessOrEqual(t, rss, int64(4*len(frame)+64<<20))
@@ -205,7 +199,7 @@ func TestHostileFramesMemory(t *testing.T) {
 			args = []string{"--response", "--api", "ApiVersions", "--version", "3"}
 		}
 		for _, format := range []string{"ndjson", "json", "annotated", "tree", "grid"} {
-			rss, code := peakRSS(t, append([]string{"decode", "--format", format, p}, args...)...)
+			rss, code := decodeRSS(t, append([]string{"decode", "--format", format, p}, args...)...)
 			t.Logf("%-36s %-9s %4d MiB (exit %d)", name, format, rss>>20, code)
 			require.Less(t, rss, int64(256<<20), "%s, --format %s", name, format)
 		}
