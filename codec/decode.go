@@ -1,6 +1,3 @@
-// Package codec decodes Kafka frames into spanned trees and value JSON, and
-// encodes value JSON back into frames, for every API and version Kafka's
-// message schemas define. It does no I/O and keeps no global mutable state.
 package codec
 
 import (

@@ -22,6 +22,15 @@
 //   - Decode, DecodeBody and a reusable Decoder turn bytes into a Frame;
 //     Frame.JSON and AppendJSON write value JSON, AppendAnnotated the tree
 //     with spans.
+//   - Decoder.AppendJSON and WriteJSON write the same value JSON straight
+//     from the bytes, without a tree, streaming big frames; Info says what
+//     they learnt. Options.Auto, or a response's APIKey or Version set to
+//     Any, reads a frame whose API and version are not known (Frame.Guess
+//     and Info.Guess rank the readings).
+//   - Limits (in Options) bound one frame's budget of nodes, decompressed
+//     bytes, nesting and work; a limit that cuts decoding short is a
+//     Warning, listed with every lenient reading by Frame.Warnings and in
+//     the JSON's "warnings".
 //   - Frame.Lookup("body.topics[0].partitions[2]") finds a node by its
 //     value-JSON path (tree.Node.Find and Lookup take JSON or Kafka names);
 //     Frame.ErrorCodes lists every error code with its path and name.
