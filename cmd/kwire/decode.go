@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -214,12 +215,24 @@ func joinVersions(vs []int16) string {
 	return strings.Join(s, ",")
 }
 
+// maxWarnLines is how many warnings of one frame are printed; a hostile
+// frame can hold hundreds of thousands (all of them are in the JSON's
+// "warnings").
+const maxWarnLines = 1000
+
 // warnLines prints each warning on stderr as
-// "kwire: warning: at byte N (path): message".
+// "kwire: warning: at byte N (path): message", up to maxWarnLines, then
+// how many more there are.
 func warnLines(e *env, prefix string, ws []codec.Warning) {
-	for _, w := range ws {
-		fmt.Fprintf(e.stderr, "kwire: warning: %s%s\n", prefix, describeWarning(w))
+	bw := bufio.NewWriter(e.stderr)
+	for i, w := range ws {
+		if i == maxWarnLines {
+			fmt.Fprintf(bw, "kwire: warning: %s%d more warnings not shown (the JSON's \"warnings\" lists them all)\n", prefix, len(ws)-i)
+			break
+		}
+		fmt.Fprintf(bw, "kwire: warning: %s%s\n", prefix, describeWarning(w))
 	}
+	bw.Flush()
 }
 
 // describeWarning is "at byte N (path): message", naming the derived
