@@ -175,6 +175,14 @@ func Decode(s *tree.Slab, buf []byte, bufIdx, start, end, base int, opts Options
 }
 
 func newDecoder(s *tree.Slab, opts *Options, size int) *decoder {
+	d := new(decoder)
+	d.init(s, opts, size)
+	return d
+}
+
+// init readies d for a call, keeping what it reuses (its path, its
+// tree-less state).
+func (d *decoder) init(s *tree.Slab, opts *Options, size int) {
 	if opts.MaxDepth <= 0 {
 		opts.MaxDepth = 4
 	}
@@ -188,7 +196,13 @@ func newDecoder(s *tree.Slab, opts *Options, size int) *decoder {
 		}
 		b = &wire.Budget{MaxNodes: opts.MaxNodes, NestedNodes: opts.MaxNodes, MaxDecompressed: opts.MaxDecompressed, MaxWork: 1 << 62}
 	}
-	return &decoder{s: s, opts: *opts, res: &Result{}, b: b, w: opts.Warnings, maxDepth: opts.MaxDepth}
+	res := d.res
+	if res == nil || s != nil {
+		res = &Result{}
+	} else {
+		*res = Result{}
+	}
+	*d = decoder{s: s, opts: *opts, res: res, b: b, w: opts.Warnings, maxDepth: opts.MaxDepth, path: d.path[:0], jsonState: d.jsonState}
 }
 
 func (d *decoder) push(name string, idx int) { d.path = append(d.path, seg{name, idx}) }

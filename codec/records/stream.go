@@ -28,12 +28,12 @@ func WriteJSON(out *[]byte, buf []byte, bufIdx, start, end, base int, opts Optio
 	if end < start {
 		end = start
 	}
-	d := newDecoder(nil, &opts, end-start)
-	d.res.Base = base
+	d := new(decoder)
 	if opts.Scratch != nil {
-		d.jsonState = opts.Scratch.st
-		defer func() { opts.Scratch.st = d.jsonState }()
+		d = &opts.Scratch.d
 	}
+	d.init(nil, &opts, end-start)
+	d.res.Base = base
 	d.out, d.flush, d.nbuf = out, flush, 0
 	d.b.Work += end - start
 	err := d.setJSON(buf[:end], bufIdx, start, end, 0, nil)
@@ -42,7 +42,7 @@ func WriteJSON(out *[]byte, buf []byte, bufIdx, start, end, base int, opts Optio
 
 // Scratch is memory WriteJSON reuses from one call to the next: its
 // decompression buffers and record state. A zero Scratch is ready.
-type Scratch struct{ st jsonState }
+type Scratch struct{ d decoder }
 
 // jsonState is the decoder's tree-less side: where JSON goes and what it
 // reuses.
