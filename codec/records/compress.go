@@ -293,11 +293,15 @@ func unzstd(dst, src []byte, limit int) ([]byte, error) {
 	}
 	for {
 		if cap(dst) < size {
-			dst = make([]byte, 0, size)
+			// A reused buffer grows by at least doubling, so batches of
+			// slightly different sizes do not each allocate.
+			dst = make([]byte, 0, max(size, min(2*cap(dst), limit+1)))
 		}
 		out, err := d.DecodeAll(src, dst[:0:size])
 		if err == nil {
-			return out, nil
+			// (Within dst, which it never outgrows: keep dst's whole
+			// capacity for the next use.)
+			return dst[:len(out)], nil
 		}
 		if !errors.Is(err, zstd.ErrDecoderSizeExceeded) {
 			return nil, err
