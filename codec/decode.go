@@ -192,11 +192,11 @@ func (d *decoder) node() *tree.Node {
 	if max := d.b.MaxNodes; d.nested {
 		if d.b.Nodes > d.b.NestedNodes && d.err == nil {
 			d.limitHit = true
-			d.fail(d.r.Off, "at most "+strconv.Itoa(max)+" nodes (the MaxNodes limit)", "more")
+			d.fail(d.r.Off, "at most "+decimal(max)+" nodes (the MaxNodes limit)", "more")
 		}
 	} else if d.b.Nodes > max && d.err == nil {
 		d.limitHit = true
-		d.fail(d.r.Off, "at most "+strconv.Itoa(max)+" nodes (the MaxNodes limit)", "more")
+		d.fail(d.r.Off, "at most "+decimal(max)+" nodes (the MaxNodes limit)", "more")
 	}
 	if d.out != nil {
 		return d.scratchNode()
@@ -303,9 +303,9 @@ func (d *decoder) frame(b []byte, opts *Options) error {
 		switch {
 		case d.err != nil:
 		case size < 0:
-			d.fail(0, "a non-negative frame size", strconv.Itoa(int(size)))
+			d.fail(0, "a non-negative frame size", decimal(int(size)))
 		case int(size) > len(b)-4:
-			d.fail(0, "a size of at most "+strconv.Itoa(len(b)-4)+" (the bytes given after it)", strconv.Itoa(int(size)))
+			d.fail(0, "a size of at most "+decimal(len(b)-4)+" (the bytes given after it)", decimal(int(size)))
 		default:
 			end = 4 + int(size)
 		}
@@ -321,7 +321,7 @@ func (d *decoder) frame(b []byte, opts *Options) error {
 		}
 		d.r.B = b
 		if d.err == nil && d.r.Off < end {
-			d.fail(d.r.Off, "the end of the message", strconv.Itoa(end-d.r.Off)+" more bytes inside the frame")
+			d.fail(d.r.Off, "the end of the message", decimal(end-d.r.Off)+" more bytes inside the frame")
 		}
 	}
 	d.b.Work += d.r.Off
@@ -347,7 +347,7 @@ func (d *decoder) frame(b []byte, opts *Options) error {
 		n.Start, n.TagEnd, n.SizeEnd, n.PrefixEnd, n.End = end, end, end, end, len(b)
 		n.Raw = b[end:]
 		d.push("_trailing")
-		d.warn(n, end, "", strconv.Itoa(len(b)-end)+" bytes after the frame's declared size")
+		d.warn(n, end, "", decimal(len(b)-end)+" bytes after the frame's declared size")
 		d.pop()
 		kids = append(kids, n)
 	}
@@ -377,7 +377,7 @@ func (d *decoder) request(kids *[]*tree.Node) {
 		} else {
 			d.path = append(d.path[:0], pathSeg{"header.requestApiVersion", absPath})
 		}
-		d.fail(start, "a request header (api key and version)", strconv.Itoa(left)+" bytes")
+		d.fail(start, "a request header (api key and version)", decimal(left)+" bytes")
 		d.path = d.path[:0]
 		return
 	}
@@ -403,7 +403,7 @@ func (d *decoder) request(kids *[]*tree.Node) {
 	}
 	if f.API == nil {
 		d.path = append(d.path[:0], pathSeg{"header.requestApiKey", absPath})
-		d.fail(start, "a known API key (0-"+strconv.Itoa(int(schema.APIs()[len(schema.APIs())-1].Key))+")", strconv.Itoa(int(f.APIKey)))
+		d.fail(start, "a known API key (0-"+decimal(int(schema.APIs()[len(schema.APIs())-1].Key))+")", decimal(int(f.APIKey)))
 		d.path = d.path[:0]
 		return
 	}
@@ -419,7 +419,7 @@ func (d *decoder) response(opts Options, kids *[]*tree.Node) {
 	f.API = schema.ByKey(f.APIKey)
 	d.head()
 	if f.API == nil {
-		d.fail(d.r.Off, "a known API key as the hint for a response", strconv.Itoa(int(f.APIKey)))
+		d.fail(d.r.Off, "a known API key as the hint for a response", decimal(int(f.APIKey)))
 		return
 	}
 	f.Message = f.API.Response
@@ -445,7 +445,7 @@ func (d *decoder) pickVersion(at int) {
 	case f.Version > m.Valid.Hi:
 		f.Layout, f.Assumed = m.Valid.Hi, true
 	case f.Version < m.Valid.Lo:
-		d.fail(at, m.Name+" version "+m.Valid.String(), "version "+strconv.Itoa(int(f.Version)))
+		d.fail(at, m.Name+" version "+m.Valid.String(), "version "+decimal(int(f.Version)))
 		f.Message = nil
 		return
 	}
@@ -455,7 +455,7 @@ func (d *decoder) pickVersion(at int) {
 
 func (d *decoder) header(hdr *schema.Message, hv int16, kids *[]*tree.Node) {
 	n := d.node()
-	n.Name, n.Role, n.Kind, n.Type = "header", tree.RoleHeader, schema.Struct, hdr.Name+" v"+strconv.Itoa(int(hv))
+	n.Name, n.Role, n.Kind, n.Type = "header", tree.RoleHeader, schema.Struct, hdr.Name+" v"+decimal(int(hv))
 	d.f.Header = n
 	*kids = append(*kids, n)
 	d.v, d.flex = hv, hdr.Flexible(hv)
@@ -476,7 +476,7 @@ func (d *decoder) body(kids *[]*tree.Node) {
 	m := f.Message
 	n := d.node()
 	n.Name, n.Role, n.Kind = "body", tree.RoleBody, schema.Struct
-	n.Type = m.Name + " v" + strconv.Itoa(int(f.Version))
+	n.Type = m.Name + " v" + decimal(int(f.Version))
 	f.Body = n
 	*kids = append(*kids, n)
 	d.v, d.flex = f.Layout, f.Flexible
@@ -487,7 +487,7 @@ func (d *decoder) body(kids *[]*tree.Node) {
 	}
 	if f.Assumed {
 		n.Flags |= tree.Assumed
-		d.warn(n, n.Start, "", "version "+strconv.Itoa(int(f.Version))+" is newer than any known; decoded with the v"+strconv.Itoa(int(f.Layout))+" layout")
+		d.warn(n, n.Start, "", "version "+decimal(int(f.Version))+" is newer than any known; decoded with the v"+decimal(int(f.Layout))+" layout")
 	}
 	d.structBody(n, m.At(f.Layout).Root)
 	n.End = d.r.Off
@@ -502,7 +502,7 @@ func (d *decoder) structBody(n *tree.Node, l *schema.Layout) {
 	d.depth++
 	defer d.leave()
 	if d.depth > d.lim.MaxDepth {
-		d.fail(d.r.Off, "nesting of at most "+strconv.Itoa(d.lim.MaxDepth)+" (the MaxDepth limit)", "deeper")
+		d.fail(d.r.Off, "nesting of at most "+decimal(d.lim.MaxDepth)+" (the MaxDepth limit)", "deeper")
 		return
 	}
 	if d.sink != nil {
@@ -575,7 +575,7 @@ func (d *decoder) value(n *tree.Node, f *schema.Field, k schema.Kind) {
 		}
 		n.Int = int64(b)
 		if b > 1 {
-			d.warn(n, n.Start, "", "bool byte is "+strconv.Itoa(int(b))+", read as true")
+			d.warn(n, n.Start, "", "bool byte is "+decimal(int(b))+", read as true")
 		}
 	case schema.Int8:
 		n.Type, n.Int = "int8", int64(r.Int8())
@@ -608,7 +608,7 @@ func (d *decoder) value(n *tree.Node, f *schema.Field, k schema.Kind) {
 			}
 			n.PrefixEnd = r.Off
 			if marker != 1 && marker != -1 {
-				d.warn(n, n.Start, "", "struct presence byte is "+strconv.Itoa(int(marker))+", not 1 or -1")
+				d.warn(n, n.Start, "", "struct presence byte is "+decimal(int(marker))+", not 1 or -1")
 			}
 			if marker < 0 {
 				n.Null = true
@@ -657,7 +657,7 @@ func (d *decoder) length(n *tree.Node, compact bool, k schema.Kind) (int, bool) 
 
 // nonMinimal says what a varint of n bytes holding v is.
 func nonMinimal(n int, v uint64) string {
-	return "non-minimal varint: " + strconv.Itoa(n) + " bytes for a value that needs " + strconv.Itoa(wire.UvarintLen(v))
+	return "non-minimal varint: " + decimal(n) + " bytes for a value that needs " + decimal(wire.UvarintLen(v))
 }
 
 func (d *decoder) lengthPrefixed(n *tree.Node, f *schema.Field, k schema.Kind, nullable, compact bool) {
@@ -673,14 +673,14 @@ func (d *decoder) lengthPrefixed(n *tree.Node, f *schema.Field, k schema.Kind, n
 	case l == -1:
 		n.Null = true
 		if !nullable {
-			d.warn(n, n.Start, "", "null where the schema says non-nullable at v"+strconv.Itoa(int(d.v)))
+			d.warn(n, n.Start, "", "null where the schema says non-nullable at v"+decimal(int(d.v)))
 		}
 		return
 	case l < -1:
-		d.fail(pstart, "a length of -1 or more", strconv.Itoa(l))
+		d.fail(pstart, "a length of -1 or more", decimal(l))
 		return
 	case l > r.Remaining():
-		d.fail(pstart, "a length of at most "+strconv.Itoa(r.Remaining())+" (the bytes left)", strconv.Itoa(l))
+		d.fail(pstart, "a length of at most "+decimal(r.Remaining())+" (the bytes left)", decimal(l))
 		return
 	}
 	n.Raw = r.Span(l, k.String())
@@ -726,23 +726,23 @@ func (d *decoder) array(n *tree.Node, f *schema.Field, nullable, compact bool) {
 	case count == -1:
 		n.Null = true
 		if !nullable {
-			d.warn(n, n.Start, "", "null where the schema says non-nullable at v"+strconv.Itoa(int(d.v)))
+			d.warn(n, n.Start, "", "null where the schema says non-nullable at v"+decimal(int(d.v)))
 		}
 		return
 	case count < -1:
-		d.fail(pstart, "a count of -1 or more", strconv.Itoa(count))
+		d.fail(pstart, "a count of -1 or more", decimal(count))
 		return
 	}
 	// Each element takes at least one byte (a struct in flexible versions
 	// at least its tag count); fixed-size elements more.
 	min := max(f.Elem.FixedSize(), 1)
 	if count > r.Remaining()/min {
-		d.fail(pstart, "a count of at most "+strconv.Itoa(r.Remaining()/min)+" (what the bytes left can hold)", strconv.Itoa(count))
+		d.fail(pstart, "a count of at most "+decimal(r.Remaining()/min)+" (what the bytes left can hold)", decimal(count))
 		return
 	}
 	if limit := d.nodeLimit(); d.b.Nodes+count > limit {
 		d.limitHit = true
-		d.fail(pstart, "at most "+strconv.Itoa(d.b.MaxNodes)+" nodes (the MaxNodes limit)", strconv.Itoa(count)+" more elements")
+		d.fail(pstart, "at most "+decimal(d.b.MaxNodes)+" nodes (the MaxNodes limit)", decimal(count)+" more elements")
 		return
 	}
 	if d.sink != nil {
@@ -800,7 +800,7 @@ func (d *decoder) tags(l *schema.Layout) *tree.Node {
 		d.warn(t, t.Start, "_tagged", nonMinimal(r.Off-t.Start, uint64(count)))
 	}
 	if int(count) > r.Remaining()/2 || count > 1<<20 {
-		d.fail(t.Start, "a tagged-field count of at most "+strconv.Itoa(r.Remaining()/2)+" (what the bytes left can hold)", strconv.FormatUint(uint64(count), 10))
+		d.fail(t.Start, "a tagged-field count of at most "+decimal(r.Remaining()/2)+" (what the bytes left can hold)", strconv.FormatUint(uint64(count), 10))
 		return t
 	}
 	kids := d.s.Kids(smallCap(int(count)))
@@ -819,7 +819,7 @@ func (d *decoder) tags(l *schema.Layout) *tree.Node {
 			break
 		}
 		if int(size) > r.Remaining() || size > 1<<30 {
-			d.fail(c.TagEnd, "a tagged-field size of at most "+strconv.Itoa(r.Remaining())+" (the bytes left)", strconv.FormatUint(uint64(size), 10))
+			d.fail(c.TagEnd, "a tagged-field size of at most "+decimal(r.Remaining())+" (the bytes left)", strconv.FormatUint(uint64(size), 10))
 			c.End = r.Off
 			break
 		}
@@ -850,7 +850,7 @@ func (d *decoder) tags(l *schema.Layout) *tree.Node {
 			c.Int = int64(tag)
 			c.Raw = r.Span(int(size), "tag")
 			c.End = r.Off
-			d.warn(c, c.Start, name, "unknown tag "+strconv.FormatUint(uint64(tag), 10)+" at v"+strconv.Itoa(int(d.v))+" ("+strconv.Itoa(int(size))+" bytes kept)")
+			d.warn(c, c.Start, name, "unknown tag "+strconv.FormatUint(uint64(tag), 10)+" at v"+decimal(int(d.v))+" ("+decimal(int(size))+" bytes kept)")
 			continue
 		}
 		c.Name, c.Role, c.Field = f.Name, tree.RoleField, f
@@ -869,7 +869,7 @@ func (d *decoder) tags(l *schema.Layout) *tree.Node {
 		}
 		mark = d.ownEnd(mark)
 		if r.Off < end {
-			d.warnAt(&mark, c, r.Off, "", strconv.Itoa(end-r.Off)+" bytes after the value inside the tagged field", false)
+			d.warnAt(&mark, c, r.Off, "", decimal(end-r.Off)+" bytes after the value inside the tagged field", false)
 			r.Off = end
 		}
 		c.End = r.Off
@@ -906,7 +906,7 @@ func DecodeBody(b []byte, apiKey, version int16, response bool, opts Options) (*
 	f.Root = root
 	kids := d.s.Kids(2)
 	if f.API = schema.ByKey(apiKey); f.API == nil {
-		return f, &DecodeError{Path: "body", Expected: "a known API key", Found: strconv.Itoa(int(apiKey))}
+		return f, &DecodeError{Path: "body", Expected: "a known API key", Found: decimal(int(apiKey))}
 	}
 	f.Message = f.API.Request
 	if response {
@@ -917,7 +917,7 @@ func DecodeBody(b []byte, apiKey, version int16, response bool, opts Options) (*
 		f.HeaderVersion = f.Message.HeaderVersion(f.Layout)
 		d.body(&kids)
 		if d.err == nil && d.r.Off < len(b) {
-			d.fail(d.r.Off, "the end of the body", strconv.Itoa(len(b)-d.r.Off)+" more bytes")
+			d.fail(d.r.Off, "the end of the body", decimal(len(b)-d.r.Off)+" more bytes")
 		}
 	}
 	root.Children = kids

@@ -26,21 +26,12 @@ func appendEnvelopeTail(dst []byte, g *Guess, ws []Warning) []byte {
 // readings tried, whether the work limit cut the search, the other
 // versions that read the same, and up to four runners-up.
 func appendGuess(dst []byte, g *Guess) []byte {
-	dst = append(dst, `{"confidence":`...)
-	dst = strconv.AppendFloat(dst, g.Confidence, 'f', 3, 64)
-	dst = append(dst, `,"tried":`...)
-	dst = strconv.AppendInt(dst, int64(g.Tried), 10)
-	dst = append(dst, `,"cut":`...)
-	dst = strconv.AppendBool(dst, g.Cut)
+	dst = appendNum(append(dst, `{"confidence":`...), g.Confidence)
+	dst = strconv.AppendInt(append(dst, `,"tried":`...), int64(g.Tried), 10)
+	dst = strconv.AppendBool(append(dst, `,"cut":`...), g.Cut)
 	if len(g.Candidates) > 0 && len(g.Candidates[0].Versions) > 0 {
-		dst = append(dst, `,"sameAs":[`...)
-		for i, v := range g.Candidates[0].Versions {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = strconv.AppendInt(dst, int64(v), 10)
-		}
-		dst = append(dst, ']')
+		dst = append(dst, `,"sameAs":`...)
+		dst = appendVersions(dst, g.Candidates[0].Versions)
 	}
 	if len(g.Candidates) > 1 {
 		dst = append(dst, `,"runnersUp":[`...)
@@ -48,41 +39,46 @@ func appendGuess(dst []byte, g *Guess) []byte {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = append(dst, `{"apiKey":`...)
-			dst = strconv.AppendInt(dst, int64(c.APIKey), 10)
+			dst = strconv.AppendInt(append(dst, `{"apiKey":`...), int64(c.APIKey), 10)
 			if api := schema.ByKey(c.APIKey); api != nil {
-				dst = append(dst, `,"apiName":`...)
-				dst = jsontext.AppendString(dst, []byte(api.Name))
+				dst = jsontext.AppendString(append(dst, `,"apiName":`...), []byte(api.Name))
 			}
-			dst = append(dst, `,"apiVersion":`...)
-			dst = strconv.AppendInt(dst, int64(c.Version), 10)
-			dst = append(dst, `,"confidence":`...)
-			dst = strconv.AppendFloat(dst, c.Confidence, 'f', 3, 64)
-			dst = append(dst, '}')
+			dst = strconv.AppendInt(append(dst, `,"apiVersion":`...), int64(c.Version), 10)
+			dst = append(appendNum(append(dst, `,"confidence":`...), c.Confidence), '}')
 		}
 		dst = append(dst, ']')
 	}
 	return append(dst, '}')
 }
 
+func appendNum(dst []byte, x float64) []byte { return strconv.AppendFloat(dst, x, 'f', 3, 64) }
+
+func appendVersions(dst []byte, vs []int16) []byte {
+	dst = append(dst, '[')
+	for i, v := range vs {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = strconv.AppendInt(dst, int64(v), 10)
+	}
+	return append(dst, ']')
+}
+
 // AppendWarnings writes warnings as a JSON array of
 // {"offset","buf" (when > 0),"path","message","limit" (when true)}.
 func AppendWarnings(dst []byte, ws []Warning) []byte {
 	dst = append(dst, '[')
-	for i, w := range ws {
+	for i := range ws {
+		w := &ws[i]
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = append(dst, `{"offset":`...)
-		dst = strconv.AppendInt(dst, int64(w.Offset), 10)
+		dst = strconv.AppendInt(append(dst, `{"offset":`...), int64(w.Offset), 10)
 		if w.Buf > 0 {
-			dst = append(dst, `,"buf":`...)
-			dst = strconv.AppendInt(dst, int64(w.Buf), 10)
+			dst = strconv.AppendInt(append(dst, `,"buf":`...), int64(w.Buf), 10)
 		}
-		dst = append(dst, `,"path":`...)
-		dst = jsontext.AppendString(dst, []byte(w.Path))
-		dst = append(dst, `,"message":`...)
-		dst = jsontext.AppendString(dst, []byte(w.Message))
+		dst = jsontext.AppendString(append(dst, `,"path":`...), []byte(w.Path))
+		dst = jsontext.AppendString(append(dst, `,"message":`...), []byte(w.Message))
 		if w.Limit {
 			dst = append(dst, `,"limit":true`...)
 		}

@@ -200,7 +200,7 @@ func (d *decoder) endJSON(b []byte, end int) error {
 		n := d.scratchNode()
 		n.Start = end
 		d.push("_trailing")
-		d.warn(n, end, "", strconv.Itoa(len(b)-end)+" bytes after the frame's declared size")
+		d.warn(n, end, "", decimal(len(b)-end)+" bytes after the frame's declared size")
 		d.pop()
 	}
 	d.head()
@@ -493,7 +493,7 @@ func (d *decoder) tagsJSON(l *schema.Layout, tf *tagFrame, first, allDef *bool) 
 		d.warn(t, t.Start, "_tagged", nonMinimal(r.Off-t.Start, uint64(count)))
 	}
 	if int(count) > r.Remaining()/2 || count > 1<<20 {
-		d.fail(t.Start, "a tagged-field count of at most "+strconv.Itoa(r.Remaining()/2)+" (what the bytes left can hold)", strconv.FormatUint(uint64(count), 10))
+		d.fail(t.Start, "a tagged-field count of at most "+decimal(r.Remaining()/2)+" (what the bytes left can hold)", strconv.FormatUint(uint64(count), 10))
 		return
 	}
 	last := int64(-1)
@@ -521,7 +521,7 @@ func (d *decoder) tagsJSON(l *schema.Layout, tf *tagFrame, first, allDef *bool) 
 			break
 		}
 		if int(size) > r.Remaining() || size > 1<<30 {
-			d.fail(c.TagEnd, "a tagged-field size of at most "+strconv.Itoa(r.Remaining())+" (the bytes left)", strconv.FormatUint(uint64(size), 10))
+			d.fail(c.TagEnd, "a tagged-field size of at most "+decimal(r.Remaining())+" (the bytes left)", strconv.FormatUint(uint64(size), 10))
 			break
 		}
 		end := r.Off + int(size)
@@ -542,7 +542,7 @@ func (d *decoder) tagsJSON(l *schema.Layout, tf *tagFrame, first, allDef *bool) 
 		last = int64(tag)
 		if f == nil {
 			raw := r.Span(int(size), "tag")
-			d.warn(c, c.Start, name, "unknown tag "+strconv.FormatUint(uint64(tag), 10)+" at v"+strconv.Itoa(int(d.v))+" ("+strconv.Itoa(int(size))+" bytes kept)")
+			d.warn(c, c.Start, name, "unknown tag "+strconv.FormatUint(uint64(tag), 10)+" at v"+decimal(int(d.v))+" ("+decimal(int(size))+" bytes kept)")
 			tf.unknown = append(tf.unknown, unknownTag{tag, raw})
 			s.npool = mark
 			continue
@@ -651,7 +651,7 @@ func (d *decoder) taggedValue(c *tree.Node, f *schema.Field, end int, tf *tagFra
 	}
 	mark = d.ownEnd(mark)
 	if r.Off < end {
-		d.warnAt(&mark, c, r.Off, "", strconv.Itoa(end-r.Off)+" bytes after the value inside the tagged field", false)
+		d.warnAt(&mark, c, r.Off, "", decimal(end-r.Off)+" bytes after the value inside the tagged field", false)
 		r.Off = end
 	}
 	c.End = r.Off
@@ -903,7 +903,7 @@ func (d *decoder) recordsJSON(n *tree.Node) {
 	}
 	size := d.r.Off - n.PrefixEnd
 	if !d.b.WorkLeft(size) {
-		d.warnAt(nil, n, n.Start, "", "records not decoded: the MaxWork limit ("+strconv.Itoa(d.b.MaxWork)+" bytes) is reached", true)
+		d.warnAt(nil, n, n.Start, "", "records not decoded: the MaxWork limit ("+decimal(d.b.MaxWork)+" bytes) is reached", true)
 		return
 	}
 	d.reserveNested()
@@ -931,7 +931,7 @@ func (d *decoder) nestDataJSON(n *tree.Node, name string) {
 	o := d.out
 	buf, at, end := d.r.B, n.PrefixEnd, d.r.Off
 	if !d.b.WorkLeft(end - at) {
-		d.warnAt(nil, n, n.Start, "", "not decoded as "+name+": the MaxWork limit ("+strconv.Itoa(d.b.MaxWork)+" bytes) is reached; kept as bytes", true)
+		d.warnAt(nil, n, n.Start, "", "not decoded as "+name+": the MaxWork limit ("+decimal(d.b.MaxWork)+" bytes) is reached; kept as bytes", true)
 		return
 	}
 	d.reserveNested()
@@ -950,7 +950,7 @@ func (d *decoder) nestDataJSON(n *tree.Node, name string) {
 		switch {
 		case d.limitHit || vn == nil:
 			d.limitHit = false
-			d.warnAt(nil, n, n.Start, "", "not decoded as "+name+": the MaxNodes limit ("+strconv.Itoa(d.b.MaxNodes)+" nodes) is reached; kept as bytes", true)
+			d.warnAt(nil, n, n.Start, "", "not decoded as "+name+": the MaxNodes limit ("+decimal(d.b.MaxNodes)+" nodes) is reached; kept as bytes", true)
 		case d.pt.known:
 			msg := "not a valid " + name
 			if err != nil {

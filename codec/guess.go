@@ -1,7 +1,6 @@
 package codec
 
 import (
-	"hash/fnv"
 	"math"
 	"sort"
 	"strconv"
@@ -95,7 +94,6 @@ func (dec *Decoder) guessResponses(b []byte, noSize bool, only *schema.API, lim 
 	var all []Candidate
 	var cand Decoder // each reading's tree, dropped when the next starts
 	var js []byte
-	h := fnv.New64a()
 	for _, api := range schema.APIs() {
 		if only != nil && api != only {
 			continue
@@ -114,11 +112,8 @@ func (dec *Decoder) guessResponses(b []byte, noSize bool, only *schema.API, lim 
 				continue
 			}
 			// Versions of one API that read to the same header and body fold.
-			js = f.appendHeaderBody(js[:0])
-			h.Reset()
-			h.Write([]byte{byte(api.Key >> 8), byte(api.Key)})
-			h.Write(js)
-			key := h.Sum64()
+			js = f.appendHeaderBody(append(js[:0], byte(api.Key>>8), byte(api.Key)))
+			key := fnv64a(js)
 			dup := false
 			for _, s := range seen {
 				if s.key == key {
@@ -151,6 +146,16 @@ func (dec *Decoder) guessResponses(b []byte, noSize bool, only *schema.API, lim 
 		g.Confidence = all[0].Confidence
 	}
 	return g
+}
+
+// fnv64a is the 64-bit FNV-1a hash of b.
+func fnv64a(b []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range b {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	return h
 }
 
 // appendHeaderBody writes the value JSON of the header and body alone.
@@ -242,7 +247,7 @@ func (s *scorer) field(f *schema.Field, k schema.Kind, i int64, raw []byte, null
 		}
 	case schema.Array:
 		if count > 10000 {
-			s.doubt(3, f.JSON+" holds "+strconv.Itoa(count)+" elements")
+			s.doubt(3, f.JSON+" holds "+decimal(count)+" elements")
 		}
 	}
 }

@@ -1,6 +1,8 @@
 package codec
 
 import (
+	"strconv"
+
 	"github.com/kwire/kwire/codec/wire"
 )
 
@@ -82,3 +84,9 @@ type Warning = wire.Warning
 // Warnings lists every warning of the frame in document order: the order
 // of the nodes they are attached to in a depth-first walk of the tree.
 func (f *Frame) Warnings() []Warning { return f.warnings }
+
+// decimal formats i for a message. Messages are cold; strconv.Itoa's fast
+// path inlined at each of their call sites cost the wasm build kilobytes.
+//
+//go:noinline
+func decimal(i int) string { return strconv.Itoa(i) }

@@ -2,7 +2,6 @@ package codec
 
 import (
 	"errors"
-	"strconv"
 
 	"github.com/kwire/kwire/codec/records"
 	"github.com/kwire/kwire/codec/schema"
@@ -96,7 +95,7 @@ func (d *decoder) records(n *tree.Node) {
 	f := d.f
 	size := d.r.Off - n.PrefixEnd
 	if !d.b.WorkLeft(size) {
-		d.warnAt(nil, n, n.Start, "", "records not decoded: the MaxWork limit ("+strconv.Itoa(d.b.MaxWork)+" bytes) is reached", true)
+		d.warnAt(nil, n, n.Start, "", "records not decoded: the MaxWork limit ("+decimal(d.b.MaxWork)+" bytes) is reached", true)
 		return
 	}
 	d.reserveNested()
@@ -133,7 +132,7 @@ func (limitError) LimitHit() bool { return true }
 // within the frame's budget.
 func (d *decoder) dataHook(name string, version int16, buf []byte, bufIdx, start, end int, path string) (*tree.Node, error) {
 	if !d.b.WorkLeft(end - start) {
-		return nil, limitError{&DecodeError{Offset: start, Buf: bufIdx, Path: path, Expected: "work within the MaxWork limit (" + strconv.Itoa(d.b.MaxWork) + " bytes)", Found: "more"}}
+		return nil, limitError{&DecodeError{Offset: start, Buf: bufIdx, Path: path, Expected: "work within the MaxWork limit (" + decimal(d.b.MaxWork) + " bytes)", Found: "more"}}
 	}
 	d.path = append(d.path, pathSeg{path, absPath})
 	if d.out != nil {
@@ -165,38 +164,50 @@ func (d *decoder) dataMessage(name string, version int16, buf []byte, bufIdx, st
 		return nil, &DecodeError{Offset: start, Buf: bufIdx, Path: d.pathString(), Expected: "a known data message", Found: name}
 	}
 	if start < 0 || end > len(buf) || start > end {
-		return nil, &DecodeError{Offset: start, Buf: bufIdx, Path: d.pathString(), Expected: "a span inside the buffer", Found: strconv.Itoa(start) + "-" + strconv.Itoa(end)}
+		return nil, &DecodeError{Offset: start, Buf: bufIdx, Path: d.pathString(), Expected: "a span inside the buffer", Found: decimal(start) + "-" + decimal(end)}
 	}
 	lv := version
 	if lv > m.Valid.Hi {
 		lv = m.Valid.Hi
 	}
 	if lv < m.Valid.Lo {
-		return nil, &DecodeError{Offset: start, Buf: bufIdx, Path: d.pathString(), Expected: name + " version " + m.Valid.String(), Found: "version " + strconv.Itoa(int(version))}
+		return nil, &DecodeError{Offset: start, Buf: bufIdx, Path: d.pathString(), Expected: name + " version " + m.Valid.String(), Found: "version " + decimal(int(version))}
 	}
-	saved := *d
+	saved := walkState{d.r, d.v, d.flex, d.buf, d.err, d.nested, d.consumer, d.pt, d.depth, len(d.path)}
 	d.r = wire.Reader{B: buf[:end], Off: start}
 	d.v, d.flex, d.buf, d.err, d.nested, d.limitHit = lv, m.Flexible(lv), bufIdx, nil, true, false
 	d.consumer, d.pt = nil, protocolType{}
 	d.b.Work += end - start
 	n := d.node()
-	n.Name, n.Role, n.Kind, n.Type = name, tree.RoleField, schema.Struct, name+" v"+strconv.Itoa(int(version))
+	n.Name, n.Role, n.Kind, n.Type = name, tree.RoleField, schema.Struct, name+" v"+decimal(int(version))
 	d.start(n)
 	if lv != version {
 		n.Flags |= tree.Assumed
-		d.warn(n, start, "", "version "+strconv.Itoa(int(version))+" is newer than any known; decoded with the v"+strconv.Itoa(int(lv))+" layout")
+		d.warn(n, start, "", "version "+decimal(int(version))+" is newer than any known; decoded with the v"+decimal(int(lv))+" layout")
 	}
 	d.structBody(n, m.At(lv).Root)
 	n.End = d.r.Off
 	err := d.err
 	if err == nil && d.r.Off < end {
-		err = &DecodeError{Offset: d.r.Off, Buf: bufIdx, Path: d.pathString(), Expected: "the end of " + name, Found: strconv.Itoa(end-d.r.Off) + " more bytes"}
+		err = &DecodeError{Offset: d.r.Off, Buf: bufIdx, Path: d.pathString(), Expected: "the end of " + name, Found: decimal(end-d.r.Off) + " more bytes"}
 	}
-	limitHit := d.limitHit
 	d.r, d.v, d.flex, d.buf, d.err, d.nested = saved.r, saved.v, saved.flex, saved.buf, saved.err, saved.nested
-	d.consumer, d.pt, d.depth, d.path = saved.consumer, saved.pt, saved.depth, d.path[:len(saved.path)]
-	d.limitHit = limitHit
+	d.consumer, d.pt, d.depth, d.path = saved.consumer, saved.pt, saved.depth, d.path[:saved.path]
 	return n, err
+}
+
+// walkState is what a nested decoding changes and puts back.
+type walkState struct {
+	r        wire.Reader
+	v        int16
+	flex     bool
+	buf      int
+	err      *DecodeError
+	nested   bool
+	consumer []consumerField
+	pt       protocolType
+	depth    int
+	path     int
 }
 
 // nestData decodes the consumer-protocol bytes of field n (read up to
@@ -211,7 +222,7 @@ func (d *decoder) nestData(n *tree.Node, name string) {
 	}
 	buf, at, end := d.r.B, n.PrefixEnd, d.r.Off
 	if !d.b.WorkLeft(end - at) {
-		d.warnAt(nil, n, n.Start, "", "not decoded as "+name+": the MaxWork limit ("+strconv.Itoa(d.b.MaxWork)+" bytes) is reached; kept as bytes", true)
+		d.warnAt(nil, n, n.Start, "", "not decoded as "+name+": the MaxWork limit ("+decimal(d.b.MaxWork)+" bytes) is reached; kept as bytes", true)
 		return
 	}
 	d.reserveNested()
@@ -225,7 +236,7 @@ func (d *decoder) nestData(n *tree.Node, name string) {
 		switch {
 		case d.limitHit || vn == nil:
 			d.limitHit = false
-			d.warnAt(nil, n, n.Start, "", "not decoded as "+name+": the MaxNodes limit ("+strconv.Itoa(d.b.MaxNodes)+" nodes) is reached; kept as bytes", true)
+			d.warnAt(nil, n, n.Start, "", "not decoded as "+name+": the MaxNodes limit ("+decimal(d.b.MaxNodes)+" nodes) is reached; kept as bytes", true)
 		case d.pt.known:
 			msg := "not a valid " + name
 			if err != nil {

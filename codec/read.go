@@ -1,10 +1,7 @@
 package codec
 
 import (
-	"strconv"
-
 	"github.com/kwire/kwire/codec/schema"
-	"github.com/kwire/kwire/codec/tree"
 )
 
 // guessing reports whether opts leave something to guess: a frame that
@@ -90,18 +87,13 @@ func containsVersion(vs []int16, v int16) bool {
 	return false
 }
 
-// unread is the frame of a response no reading fits: its bytes undecoded.
+// unread is the frame of a response no reading fits: read with the hints
+// as given, which cannot work, so its bytes are kept undecoded.
 func (dec *Decoder) unread(b []byte, opts Options, g *Guess) (*Frame, error) {
-	f := dec.reset()
-	f.Response, f.APIKey, f.Version = true, opts.APIKey, opts.Version
-	f.Buffers = append(f.Buffers, b)
+	o := opts
+	o.Auto = false
+	f, _ := decodeInto(dec.reset(), b, o, nil)
 	f.Guess = g
-	root := f.slab.New()
-	root.Name, root.Role, root.Type, root.End = "frame", tree.RoleFrame, "frame", len(b)
-	n := f.slab.New()
-	n.Name, n.Role, n.Kind, n.Type, n.End, n.Raw = "_undecoded", tree.RoleRaw, schema.Bytes, "bytes", len(b), b
-	root.Children = append(f.slab.Kids(1), n)
-	f.Root = root
 	return f, unreadError(len(b), opts, g)
 }
 
@@ -111,9 +103,9 @@ func unreadError(n int, opts Options, g *Guess) *DecodeError {
 	if api := schema.ByKey(opts.APIKey); api != nil && opts.APIKey != Any {
 		what = "any version of " + api.Name
 	}
-	found := strconv.Itoa(n) + " bytes that read as none"
+	found := decimal(n) + " bytes that read as none"
 	if g.Cut {
-		found += " of the " + strconv.Itoa(g.Tried) + " readings tried before the MaxWork limit"
+		found += " of the " + decimal(g.Tried) + " readings tried before the MaxWork limit"
 	}
 	return &DecodeError{Expected: "a response of " + what, Found: found}
 }

@@ -264,3 +264,10 @@ func indentJSON(js []byte) []byte {
 	x.Close()
 	return b.Bytes()
 }
+
+// treeText is writeTree's text as a string.
+func treeText(f *codec.Frame, color bool) string {
+	var b strings.Builder
+	writeTree(&b, f, color)
+	return b.String()
+}
