@@ -12,11 +12,15 @@ import (
 )
 
 // fuzzCheck is the property every input must meet: no panic, spans that
-// tile, valid JSON, and for inputs decoded without error, warning or
-// truncation, Encode(JSON) gives back the input.
+// tile, valid JSON, the same JSON, warnings and error without the tree,
+// and for inputs decoded without error, warning or truncation,
+// Encode(JSON) gives back the input.
 func fuzzCheck(t *testing.T, data []byte) {
 	var s tree.Slab
 	opts := Options{MaxDecompressed: 1 << 20, MaxDepth: 3}
+	// The tree-less writer agrees with the tree, here and under tight limits.
+	bothWays(t, data, Options{MaxDecompressed: 1 << 20, MaxDepth: 3, DecodeData: fakeData})
+	bothWays(t, data, Options{MaxDecompressed: 200, MaxDepth: 1, MaxNodes: 50, DecodeData: fakeData})
 	res, err := Decode(&s, data, 0, 0, len(data), 1, opts)
 	checkTree(t, res, 0, len(data))
 	js := AppendJSON(nil, res, data, Decoded)
