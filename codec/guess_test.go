@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/kwire/kwire/codec/schema"
@@ -59,4 +60,59 @@ func TestGuessResponse(t *testing.T) {
 			require.Greater(t, top.Confidence, 0.3)
 		})
 	}
+}
+
+// Guessing shares one work budget: with too little of it, the search
+// stops early and says so, in Frame.Guess and the envelope's "guess".
+func TestGuessWorkLimitCutsTheSearch(t *testing.T) {
+	b, err := ExampleFrame(schema.ByName("Metadata"), 12, true)
+	require.NoError(t, err)
+	f, err := Decode(b, Options{Auto: true})
+	require.NoError(t, err)
+	require.NotNil(t, f.Guess)
+	require.False(t, f.Guess.Cut)
+	all := f.Guess.Tried
+
+	f, _ = Decode(b, Options{Auto: true, Limits: Limits{MaxWork: 40 * len(b)}})
+	require.NotNil(t, f.Guess)
+	require.True(t, f.Guess.Cut, "tried %d of %d", f.Guess.Tried, all)
+	require.Less(t, f.Guess.Tried, all)
+	require.Contains(t, string(f.JSON()), `"cut":true`)
+	var dec Decoder
+	js, info, _ := dec.AppendJSON(nil, b, Options{Auto: true, Limits: Limits{MaxWork: 40 * len(b)}}, JSONOptions{})
+	require.True(t, info.Guess.Cut)
+	require.Contains(t, string(js), `"cut":true`)
+}
+
+// A size prefix that is negative or larger than the bytes given is an
+// error at "size", whether the frame is read as a request, a response or
+// either: never a reason to guess.
+func TestBadSizeIsNoGuess(t *testing.T) {
+	b, err := ExampleFrame(schema.ByName("ApiVersions"), 3, true)
+	require.NoError(t, err)
+	for _, size := range []uint32{0x7fffffff, 0xfffffff0, uint32(len(b))} {
+		bad := append([]byte(nil), b...)
+		bad[0], bad[1], bad[2], bad[3] = byte(size>>24), byte(size>>16), byte(size>>8), byte(size)
+		for _, o := range []Options{{}, {Auto: true}, {Response: true, APIKey: Any, Version: Any}, {Response: true, APIKey: 18, Version: 3}} {
+			f, err := Decode(bad, o)
+			var de *DecodeError
+			require.True(t, errors.As(err, &de), "%x %+v: %v", size, o, err)
+			require.Equal(t, "size", de.Path)
+			require.Nil(t, f.Guess)
+			var dec Decoder
+			_, _, ferr := dec.AppendJSON(nil, bad, o, JSONOptions{})
+			require.Equal(t, err.Error(), ferr.Error())
+		}
+	}
+}
+
+// Each reading tried is bounded by the caller's MaxNodes, as the API's
+// budget is: a frame beyond it reads as no response at all.
+func TestGuessHonoursMaxNodes(t *testing.T) {
+	b, err := ExampleFrame(schema.ByName("Metadata"), 12, true)
+	require.NoError(t, err)
+	cands := GuessResponse(b, GuessOptions{Limits: Limits{MaxNodes: 8}})
+	require.Empty(t, cands)
+	cands = GuessResponse(b, GuessOptions{})
+	require.NotEmpty(t, cands)
 }
