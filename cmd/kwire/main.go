@@ -77,10 +77,12 @@ func run(e *env, args []string) int {
 		if len(args) > 1 {
 			return run(e, []string{args[1], "--help"})
 		}
-		usage(e.stdout)
 		if len(args) == 0 {
+			// Misuse: the usage goes with the errors.
+			usage(e.stderr)
 			return 2
 		}
+		usage(e.stdout)
 		return 0
 	}
 	for _, c := range commands {
@@ -106,10 +108,11 @@ func usage(w io.Writer) {
 }
 
 // newFlags makes a flag set whose --help prints the summary, the flags and
-// examples, and whose errors count as misuse.
+// examples, and whose errors count as misuse. The flag package itself
+// prints nothing: parseFlags says what went wrong, once, where it belongs.
 func newFlags(e *env, name, synopsis string, examples ...string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs.SetOutput(io.Discard)
 	fs.Usage = func() {
 		w := fs.Output()
 		fmt.Fprintf(w, "Usage: kwire %s %s\n\nFlags:\n", name, synopsis)
@@ -124,17 +127,33 @@ func newFlags(e *env, name, synopsis string, examples ...string) *flag.FlagSet {
 	return fs
 }
 
+// printUsage writes fs's usage to w.
+func printUsage(fs *flag.FlagSet, w io.Writer) {
+	fs.SetOutput(w)
+	fs.Usage()
+	fs.SetOutput(io.Discard)
+}
+
 // parseFlags parses args, allowing flags after positional arguments. It
-// returns -1 to go on, or the exit status.
+// returns -1 to go on, or the exit status: --help prints the usage once,
+// on stdout, and exits 0; a bad flag prints the error and the usage on
+// stderr and exits 2.
 func parseFlags(e *env, fs *flag.FlagSet, args []string) ([]string, int) {
+	// The flag package calls Usage itself on -h and on every error, before
+	// returning; silence it for the parse and print here instead.
+	usage := fs.Usage
+	fs.Usage = func() {}
+	defer func() { fs.Usage = usage }()
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
+			fs.Usage = usage
 			if errors.Is(err, flag.ErrHelp) {
-				fs.SetOutput(e.stdout)
-				fs.Usage()
+				printUsage(fs, e.stdout)
 				return nil, 0
 			}
+			fail(e, "%s: %v", fs.Name(), err)
+			printUsage(fs, e.stderr)
 			return nil, 2
 		}
 		rest := fs.Args()

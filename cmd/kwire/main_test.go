@@ -189,17 +189,37 @@ func TestAPIsCLI(t *testing.T) {
 	})
 }
 
+// TestHelp: --help (and -h, and kwire help COMMAND) prints the usage once,
+// on stdout, with nothing on stderr; a bad flag prints the error and the
+// usage once, on stderr, and exits 2.
 func TestHelp(t *testing.T) {
 	for _, c := range commands {
-		out, _, code := runCLI(t, []string{c.name, "--help"}, nil)
-		require.Equal(t, 0, code, c.name)
-		require.Contains(t, out, "Usage: kwire "+c.name)
+		for _, args := range [][]string{{c.name, "--help"}, {c.name, "-h"}, {"help", c.name}} {
+			out, errOut, code := runCLI(t, args, nil)
+			require.Equal(t, 0, code, args)
+			require.Equal(t, 1, strings.Count(out, "Usage: kwire "+c.name+" "), "%v stdout:\n%s", args, out)
+			require.Empty(t, errOut, args)
+		}
+		out, errOut, code := runCLI(t, []string{c.name, "--no-such-flag"}, nil)
+		require.Equal(t, 2, code, c.name)
+		require.Empty(t, out, c.name)
+		require.True(t, strings.HasPrefix(errOut, "kwire: "+c.name+": flag provided but not defined: -no-such-flag\n"), errOut)
+		require.Equal(t, 1, strings.Count(errOut, "Usage: kwire "+c.name+" "), errOut)
 	}
-	out, _, code := runCLI(t, []string{"--help"}, nil)
-	require.Equal(t, 0, code)
-	for _, c := range commands {
-		require.Contains(t, out, c.name)
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}} {
+		out, errOut, code := runCLI(t, args, nil)
+		require.Equal(t, 0, code)
+		require.Empty(t, errOut)
+		require.Equal(t, 1, strings.Count(out, "Usage: kwire COMMAND"), out)
+		for _, c := range commands {
+			require.Contains(t, out, "\n  "+c.name+" ")
+		}
 	}
+	// No command at all is misuse: the usage goes to stderr.
+	out, errOut, code := runCLI(t, nil, nil)
+	require.Equal(t, 2, code)
+	require.Empty(t, out)
+	require.Contains(t, errOut, "Usage: kwire COMMAND")
 }
 
 // TestHelpExamples runs every example that --help shows, as a shell would,
