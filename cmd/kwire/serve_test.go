@@ -2,7 +2,9 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -14,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kwire/kwire/internal/api"
 	"github.com/stretchr/testify/require"
 )
 
@@ -83,7 +86,7 @@ func TestServeStopsWithContext(t *testing.T) {
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- serve(ctx, ln, serveDir(t)) }()
+	go func() { done <- serve(ctx, ln, siteHandler(serveDir(t), nil), defaultLimits) }()
 	resp, err := http.Get("http://" + ln.Addr().String() + "/")
 	require.NoError(t, err)
 	resp.Body.Close()
@@ -134,7 +137,7 @@ func TestServeMountsAPI(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "api", "produce"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "api", "produce", "v9.html"), []byte("<!doctype html><p>produce"), 0o644))
-	srv := httptest.NewServer(siteHandler(dir))
+	srv := httptest.NewServer(siteHandler(dir, nil))
 	defer srv.Close()
 	res, err := http.Get(srv.URL + "/api/apis")
 	require.NoError(t, err)
@@ -154,4 +157,166 @@ func TestServeMountsAPI(t *testing.T) {
 	res.Body.Close()
 	require.Equal(t, 200, res.StatusCode)
 	require.Contains(t, string(body), `"apiName":"ApiVersions"`)
+}
+
+// startServe runs serve with h and l on a free loopback port until the
+// test ends, and returns its address.
+func startServe(t *testing.T, h http.Handler, l serverLimits) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx, ln, h, l) }()
+	t.Cleanup(func() {
+		cancel()
+		require.NoError(t, <-done)
+	})
+	return ln.Addr().String()
+}
+
+// testLimits are defaultLimits with timeouts short enough for a test to
+// see them cut; what is asserted is that they cut, never how fast.
+var testLimits = serverLimits{
+	readHeader:     300 * time.Millisecond,
+	read:           300 * time.Millisecond,
+	write:          5 * time.Second,
+	idle:           time.Second,
+	maxHeaderBytes: defaultLimits.maxHeaderBytes,
+	maxConns:       64,
+}
+
+// dialGuarded connects to addr; a deadline far beyond the server's
+// timeouts turns a server that never cuts the connection into a failure
+// instead of a hang.
+func dialGuarded(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+	require.NoError(t, c.SetDeadline(time.Now().Add(20*time.Second)))
+	return c
+}
+
+// requireCut reads c to its end and fails if only the guard deadline
+// ended it: the server must have closed the connection.
+func requireCut(t *testing.T, c net.Conn) []byte {
+	t.Helper()
+	got, err := io.ReadAll(c)
+	require.False(t, errors.Is(err, os.ErrDeadlineExceeded), "the server kept the connection open; read so far: %q", got)
+	return got
+}
+
+func decodeRequest(t *testing.T, addr string) *http.Response {
+	t.Helper()
+	res, err := http.Post("http://"+addr+"/api/decode", "text/plain", strings.NewReader(apiVersionsV3))
+	require.NoError(t, err)
+	body, err := io.ReadAll(res.Body)
+	require.NoError(t, err)
+	res.Body.Close()
+	res.Body = io.NopCloser(bytes.NewReader(body))
+	return res
+}
+
+// A POST whose body stalls after its headers is answered 408 and cut by
+// the read timeout; while it stalls it holds no decode slot, so another
+// client decodes through the only one.
+func TestServeCutsStalledBody(t *testing.T) {
+	lim := api.NewLimiter(1, 0, 0)
+	addr := startServe(t, siteHandler(serveDir(t), lim), testLimits)
+	c := dialGuarded(t, addr)
+	_, err := io.WriteString(c, "POST /api/decode HTTP/1.1\r\nHost: kwire\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\n0000001c0012")
+	require.NoError(t, err)
+
+	res := decodeRequest(t, addr)
+	require.Equal(t, http.StatusOK, res.StatusCode)
+
+	got := requireCut(t, c)
+	res, err = http.ReadResponse(bufio.NewReader(bytes.NewReader(got)), nil)
+	require.NoError(t, err, "%q", got)
+	require.Equal(t, http.StatusRequestTimeout, res.StatusCode)
+	body, _ := io.ReadAll(res.Body)
+	require.Contains(t, string(body), "did not arrive in time")
+}
+
+// Headers that stop coming, or trickle in a byte at a time, are cut by the
+// header timeout.
+func TestServeCutsSlowHeaders(t *testing.T) {
+	addr := startServe(t, siteHandler(serveDir(t), nil), testLimits)
+
+	c := dialGuarded(t, addr)
+	_, err := io.WriteString(c, "GET / HTTP/1.1\r\nHost: kwire\r\n")
+	require.NoError(t, err)
+	requireCut(t, c)
+
+	// The slow loris: one byte of an endless header every 20 ms.
+	c = dialGuarded(t, addr)
+	_, err = io.WriteString(c, "GET / HTTP/1.1\r\nHost: kwire\r\nX-Slow: ")
+	require.NoError(t, err)
+	stop := make(chan struct{})
+	trickled := make(chan struct{})
+	go func() {
+		defer close(trickled)
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				if _, err := c.Write([]byte("a")); err != nil {
+					return
+				}
+			}
+		}
+	}()
+	requireCut(t, c)
+	close(stop)
+	<-trickled
+}
+
+// Headers over the limit get 431; headers as large as a browser's with
+// cookies are served.
+func TestServeHeaderLimit(t *testing.T) {
+	addr := startServe(t, siteHandler(serveDir(t), nil), testLimits)
+	c := dialGuarded(t, addr)
+	_, err := io.WriteString(c, "GET / HTTP/1.1\r\nHost: kwire\r\nX-Big: "+strings.Repeat("a", 64<<10)+"\r\n\r\n")
+	require.NoError(t, err)
+	res, err := http.ReadResponse(bufio.NewReader(c), nil)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusRequestHeaderFieldsTooLarge, res.StatusCode)
+
+	req, err := http.NewRequest(http.MethodGet, "http://"+addr+"/", nil)
+	require.NoError(t, err)
+	req.Header.Set("Cookie", strings.Repeat("c", 12<<10))
+	res, err = http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Equal(t, http.StatusOK, res.StatusCode)
+}
+
+// With every decode slot taken and none to wait in, a decode over a real
+// connection gets 503 with Retry-After, and decodes again once a slot is free.
+func TestServeBusy(t *testing.T) {
+	lim := api.NewLimiter(1, 0, 0)
+	addr := startServe(t, siteHandler(serveDir(t), lim), testLimits)
+	require.True(t, lim.Acquire(context.Background()))
+	res := decodeRequest(t, addr)
+	require.Equal(t, http.StatusServiceUnavailable, res.StatusCode)
+	require.Equal(t, "1", res.Header.Get("Retry-After"))
+	require.Equal(t, "application/json", res.Header.Get("Content-Type"))
+	lim.Release()
+	require.Equal(t, http.StatusOK, decodeRequest(t, addr).StatusCode)
+}
+
+// The binary's limits are all set and ordered: the whole request's time
+// covers the headers', and the answer's covers the request's body.
+func TestServeDefaultLimits(t *testing.T) {
+	l := defaultLimits
+	require.Positive(t, l.readHeader)
+	require.Greater(t, l.read, l.readHeader)
+	require.Greater(t, l.write, l.read)
+	require.Positive(t, l.idle)
+	require.Positive(t, l.maxHeaderBytes)
+	require.Positive(t, l.maxConns)
 }

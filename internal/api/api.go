@@ -11,11 +11,14 @@
 //	GET  /api/schema/{api}/{version}  the request and response layouts: BNF and field table
 //
 // Every failure is JSON of one shape, described at Error. Bad input gets
-// 400, a body over the limit 413, an unknown route 404, a known route with
-// the wrong method 405 (with Allow). No input makes the handler answer 500.
+// 400, a body over the limit 413, a body cut by the server's read timeout
+// 408, an unknown route 404, a known route with the wrong method 405 (with
+// Allow), and a decode or encode that finds the Limiter full 503 (with
+// Retry-After). No input makes the handler answer 500.
 //
-// The package keeps no state between requests and does no work at init:
-// in a Worker, every request may start a fresh instance.
+// The package keeps no state between requests (beyond the Limiter's count
+// of decodes running) and does no work at init: in a Worker, every request
+// starts a fresh instance.
 package api
 
 import (
@@ -24,6 +27,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 )
@@ -49,6 +53,9 @@ type Options struct {
 	// version: guessing tries every API and version, so it costs hundreds
 	// of decodes.
 	MaxGuess int
+	// Limiter bounds the decodes and encodes running at once; nil means
+	// DefaultLimiter().
+	Limiter *Limiter
 }
 
 // New returns the handler for the /api/ routes.
@@ -65,11 +72,16 @@ func New(o Options) http.Handler {
 	if o.MaxGuess <= 0 {
 		o.MaxGuess = DefaultMaxGuess
 	}
-	return &handler{o: o}
+	lim := o.Limiter
+	if lim == nil {
+		lim = DefaultLimiter()
+	}
+	return &handler{o: o, lim: lim}
 }
 
 type handler struct {
-	o Options
+	o   Options
+	lim *Limiter
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -134,7 +146,10 @@ func notFound(w http.ResponseWriter, r *http.Request) {
 		" (routes: POST /api/decode, POST /api/encode, GET /api/apis, GET /api/schema/{api}/{version})"})
 }
 
-// body reads the request body: 413 over the limit, 400 when empty.
+// body reads the request body (413 over the limit, 400 when empty) and
+// then takes a slot of the Limiter (503 when none is free); when it returns
+// true the caller calls h.lim.Release once done. The body is read first so
+// that a client slow to send it holds no slot.
 func (h *handler) body(w http.ResponseWriter, r *http.Request, what string) ([]byte, bool) {
 	limit := strconv.FormatInt(h.o.MaxBody, 10)
 	tooLarge := &Error{Message: "the body is larger than " + limit + " bytes", Expected: "at most " + limit + " bytes"}
@@ -153,6 +168,12 @@ func (h *handler) body(w http.ResponseWriter, r *http.Request, what string) ([]b
 			writeError(w, http.StatusRequestEntityTooLarge, tooLarge)
 			return nil, false
 		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			// The server's read timeout cut a body that came too slowly.
+			writeError(w, http.StatusRequestTimeout, &Error{Message: "the body did not arrive in time",
+				Expected: what, Found: strconv.Itoa(len(b)) + " bytes before the timeout"})
+			return nil, false
+		}
 		if err != nil {
 			writeError(w, http.StatusBadRequest, &Error{Message: "reading the body: " + err.Error()})
 			return nil, false
@@ -160,6 +181,10 @@ func (h *handler) body(w http.ResponseWriter, r *http.Request, what string) ([]b
 	}
 	if len(b) == 0 {
 		writeError(w, http.StatusBadRequest, &Error{Message: "the body is empty", Expected: what, Found: "nothing"})
+		return nil, false
+	}
+	if !h.lim.Acquire(r.Context()) {
+		h.busy(w)
 		return nil, false
 	}
 	return b, true

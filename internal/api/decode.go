@@ -117,6 +117,7 @@ func (h *handler) decode(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	defer h.lim.Release()
 	b, _, err := input.ParseLimit(body, q.mode, int(h.o.MaxBody))
 	if err != nil {
 		e := &Error{Message: err.Error(), Expected: frameWanted}

@@ -40,6 +40,7 @@ func (h *handler) encode(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	defer h.lim.Release()
 	v, jerr := parseJSON(body)
 	if jerr != nil {
 		writeError(w, http.StatusBadRequest, jerr)
