@@ -13,10 +13,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/kwire/kwire/internal/api"
+	"github.com/kwire/kwire/internal/api/worst"
 	"github.com/stretchr/testify/require"
 )
 
@@ -111,19 +114,8 @@ func TestServeCLI(t *testing.T) {
 	_, _, code = runCLI(t, []string{"serve", "extra"}, nil)
 	require.Equal(t, 2, code)
 
-	cmd := exec.Command(kwireBin, "serve", "--dir", serveDir(t), "--addr", "127.0.0.1:0")
-	stderr, err := cmd.StderrPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	defer func() {
-		cmd.Process.Signal(os.Interrupt)
-		cmd.Wait()
-	}()
-	line, err := bufio.NewReader(stderr).ReadString('\n')
-	require.NoError(t, err)
-	_, url, ok := strings.Cut(strings.TrimSpace(line), " at ")
-	require.True(t, ok, line)
-	require.True(t, strings.HasPrefix(url, "http://127.0.0.1:"), line)
+	url, _ := startServeBinary(t)
+	require.True(t, strings.HasPrefix(url, "http://127.0.0.1:"), url)
 	resp, err := http.Get(url + "playground/kwire.0123456789.wasm")
 	require.NoError(t, err)
 	resp.Body.Close()
@@ -319,4 +311,78 @@ func TestServeDefaultLimits(t *testing.T) {
 	require.Positive(t, l.idle)
 	require.Positive(t, l.maxHeaderBytes)
 	require.Positive(t, l.maxConns)
+}
+
+// startServeBinary runs the kwire binary's serve on a free loopback port
+// with args added, until the test ends, and returns its URL (ending in /)
+// and the command, whose ProcessState is set once the test's cleanup ran.
+func startServeBinary(t *testing.T, args ...string) (string, *exec.Cmd) {
+	t.Helper()
+	cmd := exec.Command(kwireBin, append([]string{"serve", "--dir", serveDir(t), "--addr", "127.0.0.1:0"}, args...)...)
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	stopped := false
+	stop := func() {
+		if !stopped {
+			stopped = true
+			cmd.Process.Signal(os.Interrupt)
+			cmd.Wait()
+		}
+	}
+	t.Cleanup(stop)
+	line, err := bufio.NewReader(stderr).ReadString('\n')
+	require.NoError(t, err)
+	_, url, ok := strings.Cut(strings.TrimSpace(line), " at ")
+	require.True(t, ok, line)
+	return url, cmd
+}
+
+// 32 clients at once post the costliest requests the API accepts to the
+// kwire binary, with two decode slots: each gets its answer or 503 with
+// Retry-After, the server stays up, and its peak memory stays bounded.
+func TestServeManyClients(t *testing.T) {
+	cases, err := worst.Cases(worst.LimitsOf(api.Options{}))
+	require.NoError(t, err)
+	url, cmd := startServeBinary(t, "--max-decodes", "2")
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 32}, Timeout: 2 * time.Minute}
+	const clients = 32
+	status := make([]int, clients)
+	var wg sync.WaitGroup
+	for i := range clients {
+		c := cases[i%len(cases)]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := client.Post(url+c.Route[1:]+c.Query, c.ContentType, bytes.NewReader(c.Body))
+			if err != nil {
+				t.Errorf("%s: %v", c.Name, err)
+				return
+			}
+			io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+			status[i] = res.StatusCode
+			if res.StatusCode == http.StatusServiceUnavailable && res.Header.Get("Retry-After") == "" {
+				t.Errorf("%s: 503 without Retry-After", c.Name)
+			}
+		}()
+	}
+	wg.Wait()
+	counts := map[int]int{}
+	for i, s := range status {
+		counts[s]++
+		require.Contains(t, []int{http.StatusOK, http.StatusServiceUnavailable}, s, cases[i%len(cases)].Name)
+	}
+	require.Positive(t, counts[http.StatusOK])
+	// Still up: it answers again.
+	res, err := client.Post(url+"api/decode", "text/plain", strings.NewReader(apiVersionsV3))
+	require.NoError(t, err)
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	require.Equal(t, http.StatusOK, res.StatusCode)
+
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	require.NoError(t, cmd.Wait())
+	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
+	t.Logf("%d clients, 2 decode slots: %d answered 200, %d got 503; peak RSS %d MiB", clients, counts[200], counts[503], rss>>20)
 }

@@ -58,8 +58,8 @@ type Options struct {
 	Limiter *Limiter
 }
 
-// New returns the handler for the /api/ routes.
-func New(o Options) http.Handler {
+// WithDefaults is o with every zero limit set to its default.
+func (o Options) WithDefaults() Options {
 	if o.MaxBody <= 0 {
 		o.MaxBody = DefaultMaxBody
 	}
@@ -72,6 +72,16 @@ func New(o Options) http.Handler {
 	if o.MaxGuess <= 0 {
 		o.MaxGuess = DefaultMaxGuess
 	}
+	return o
+}
+
+// WorkerOptions are the Worker's limits (wasm/worker): see its README for
+// the CPU time they bound a request to.
+var WorkerOptions = Options{}
+
+// New returns the handler for the /api/ routes.
+func New(o Options) http.Handler {
+	o = o.WithDefaults()
 	lim := o.Limiter
 	if lim == nil {
 		lim = DefaultLimiter()

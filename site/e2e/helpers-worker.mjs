@@ -142,7 +142,7 @@ export async function startWrangler(dir, cfg, timeoutMs = 90_000) {
     await stop();
     throw err;
   }
-  return { url, stop, log: () => log };
+  return { url, stop, log: () => log, pid: child.pid };
 }
 
 // timed fetches with a bound on the time, and says how long it took.
@@ -157,4 +157,24 @@ export function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+// workerdCPU is the CPU time, in milliseconds, that the workerd processes
+// under a wrangler dev (the process group pgid leads) have used so far:
+// every thread's time on a CPU, from /proc/PID/task/TID/schedstat
+// (nanoseconds). Linux only.
+export function workerdCPU(pgid) {
+  let ns = 0;
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    let stat;
+    try { stat = readFileSync(`/proc/${pid}/stat`, "utf8"); } catch { continue; }
+    // comm may hold spaces: the fields after it start past the last ")".
+    const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (comm !== "workerd" || Number(fields[2]) !== pgid) continue;
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try { ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]); } catch { /* thread gone */ }
+    }
+  }
+  return ns / 1e6;
 }

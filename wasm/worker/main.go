@@ -15,5 +15,5 @@ import (
 )
 
 func main() {
-	workers.Serve(api.New(api.Options{}))
+	workers.Serve(api.New(api.WorkerOptions))
 }
