@@ -245,15 +245,19 @@ func marshal(v any) ([]byte, error) {
 }
 
 func writeJSON(w http.ResponseWriter, status int, b []byte) {
-	write(w, status, "application/json", append(b, '\n'))
+	// The newline is written apart: appending it could copy a large b.
+	write(w, status, "application/json", b, '\n')
 }
 
-func write(w http.ResponseWriter, status int, contentType string, b []byte) {
+func write(w http.ResponseWriter, status int, contentType string, b []byte, end ...byte) {
 	hd := w.Header()
 	hd.Set("Content-Type", contentType)
-	hd.Set("Content-Length", strconv.Itoa(len(b)))
+	hd.Set("Content-Length", strconv.Itoa(len(b)+len(end)))
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	w.Write(b)
+	if len(end) > 0 {
+		w.Write(end)
+	}
 }

@@ -296,7 +296,7 @@ func TestEncodeErrors(t *testing.T) {
 		expected          string
 	}{
 		{"empty", "", "", "", -1, ""},
-		{"not JSON", "", "hello", "", 1, ""},
+		{"not JSON", "", "hello", "", 0, ""}, // the offending byte
 		{"truncated JSON", "", good[:40], "", 40, ""},
 		{"two values", "", good + " " + good, "", len(good) + 1, "one JSON value"},
 		{"an array", "", "[1,2]", "", -1, "an object with direction, apiKey, apiVersion, header and body"},

@@ -1,17 +1,14 @@
 package api
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/internal/jsontext"
 )
 
 const envelopeWanted = "value JSON: {direction, apiKey, apiVersion, header, body} as POST /api/decode returns it"
@@ -75,35 +72,20 @@ func (h *handler) encode(w http.ResponseWriter, r *http.Request) {
 
 // parseJSON reads exactly one JSON value in the generic form codec.Encode
 // takes (numbers as json.Number), with the body offset of a syntax error.
+// It uses the codec's own parser: no reflection, several times faster
+// than encoding/json's in the Worker's WebAssembly.
 func parseJSON(b []byte) (any, *Error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	err := dec.Decode(&v)
+	v, err := jsontext.Parse(b)
 	if err == nil {
-		off := int(dec.InputOffset())
-		if _, terr := dec.Token(); terr != io.EOF {
-			return nil, &Error{Message: "invalid JSON: more than one value", Offset: at(skipSpace(b, off)),
-				Expected: "one JSON value", Found: "more after byte " + strconv.Itoa(off)}
-		}
 		return v, nil
 	}
-	e := &Error{Message: "invalid JSON: " + err.Error(), Expected: envelopeWanted}
-	var se *json.SyntaxError
-	switch {
-	case errors.As(err, &se):
-		e.Offset, e.Found = at(int(se.Offset)), se.Error()
-	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		e.Offset, e.Found = at(len(b)), "the end of the body"
-	default:
-		e.Found = err.Error()
+	e := &Error{Message: err.Error(), Expected: envelopeWanted, Found: err.Error()}
+	var se *jsontext.SyntaxError
+	if errors.As(err, &se) {
+		e.Offset, e.Found = at(se.Offset), se.Msg
+		if se.Msg == "more than one value" {
+			e.Expected = "one JSON value"
+		}
 	}
 	return nil, e
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
-		i++
-	}
-	return i
 }
