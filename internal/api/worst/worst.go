@@ -84,6 +84,19 @@ func Cases(l Limits) ([]Case, error) {
 			"/api/decode", "", bin, b)
 	}
 
+	// The same limit filled with records of 1 KiB values (text, so that
+	// value JSON writes them out): fewer nodes, the most bytes written.
+	v := recordsInWith(l.MaxDecompressed, bigValue)
+	for _, c := range []int{1, 2, 3, 4} {
+		b, err := produce(batchWith(v, c, bigValue))
+		if err != nil {
+			return nil, err
+		}
+		name := codecNames[c]
+		add("records-"+name+"-1k-values-max-decompressed", strconv.Itoa(v)+" records of 1 KiB values, "+kib(v*recordSizeWith(bigValue))+
+			" decompressed from "+kib(len(b))+" of "+name, "/api/decode", "", bin, b)
+	}
+
 	// Guessing: responses at the guessing limit read without api and
 	// version, so every API and version is tried on them.
 	g := recordsIn(l.MaxGuess - 256)
@@ -126,14 +139,53 @@ func recordsIn(limit int) int { return limit / recordSize }
 
 var crc32c = crc32.MakeTable(crc32.Castagnoli)
 
+// bigValue is the value of the records of the *-1k-values cases: 1 KiB
+// of text.
+var bigValue = []byte(strings.Repeat("kwire worst case value 0123456789 abcdefghijklmnopqrstuvwxyz ", 17)[:1024])
+
+// recordSizeWith is the size of a record whose value is v (and whose
+// offset delta is below 64).
+func recordSizeWith(v []byte) int {
+	body := recordBody(v)
+	return varintLen(body) + body
+}
+
+// recordBody is the length of a record after its length prefix:
+// attributes, timestamp delta, offset delta, key -1, the value, no headers.
+func recordBody(v []byte) int {
+	if v == nil {
+		return 6
+	}
+	return 1 + 1 + 1 + 1 + varintLen(len(v)) + len(v) + 1
+}
+
+func varintLen(n int) int { return len(binary.AppendVarint(nil, int64(n))) }
+
+func recordsInWith(limit int, v []byte) int { return limit / recordSizeWith(v) }
+
 // batch writes a magic-2 record batch of n tiny records compressed with
 // codec (0 none, 1 gzip, 2 snappy, 3 lz4, 4 zstd), at baseOffset.
 func batch(n, codec int, baseOffset int64) []byte {
-	recs := make([]byte, 0, recordsSize(n))
+	return batchAt(n, codec, baseOffset, nil)
+}
+
+// batchWith is batch with records whose value is v.
+func batchWith(n, codec int, v []byte) []byte { return batchAt(n, codec, 0, v) }
+
+func batchAt(n, codec int, baseOffset int64, v []byte) []byte {
+	recs := make([]byte, 0, n*recordSizeWith(v))
 	for i := 0; i < n; i++ {
-		recs = append(recs, (recordSize-1)<<1, 0, 0) // length, attributes, timestamp delta
+		recs = binary.AppendVarint(recs, int64(recordBody(v)))
+		recs = append(recs, 0, 0) // attributes, timestamp delta
 		recs = binary.AppendVarint(recs, int64(i%64))
-		recs = append(recs, 1, 1, 0) // key -1, value -1, no headers
+		recs = append(recs, 1) // key -1
+		if v == nil {
+			recs = append(recs, 1)
+		} else {
+			recs = binary.AppendVarint(recs, int64(len(v)))
+			recs = append(recs, v...)
+		}
+		recs = append(recs, 0) // no headers
 	}
 	if codec != 0 {
 		recs = compress(codec, recs)
@@ -172,9 +224,10 @@ func compress(codec int, src []byte) []byte {
 		w.Write(src)
 		w.Close()
 	case 4:
-		w, _ := zstd.NewWriter(&buf, zstd.WithEncoderLevel(zstd.SpeedBestCompression))
-		w.Write(src)
-		w.Close()
+		// One shot, with the content size in the frame header, as
+		// librdkafka writes it.
+		w, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBestCompression))
+		return w.EncodeAll(src, nil)
 	}
 	return buf.Bytes()
 }
