@@ -519,7 +519,7 @@ func (r *proxyRun) serveWeb() (*http.Server, error) {
 	r.feed = &proxy.Feed{}
 	mux := http.NewServeMux()
 	mux.Handle("/proxy/events", r.feed)
-	mux.Handle("/", siteHandler(r.cfg.webDir))
+	mux.Handle("/", siteHandler(r.cfg.webDir, nil))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
 	r.logf("proxy: the playground with the live feed is at http://%s/playground/#live (events at /proxy/events)", ln.Addr())
