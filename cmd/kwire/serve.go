@@ -23,7 +23,7 @@ func runServe(e *env, args []string) int {
 	dir := fs.String("dir", "dist", "serve the files under `DIR` (as kwire site writes them)")
 	addr := fs.String("addr", "127.0.0.1:8080", "listen on `HOST:PORT` exactly as given; port 0 picks a free one")
 	running := fs.Int("max-decodes", api.DefaultRunning(), "run at most `N` API decodes and encodes at once (default: one per core, at most 8); "+
-		"4 per slot more wait up to 2 s, the rest get 503")
+		"16 per slot more wait up to 2 s, the rest get 503")
 	rest, code := parseFlags(e, fs, args)
 	if code >= 0 {
 		return code

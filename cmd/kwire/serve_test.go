@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -381,8 +380,13 @@ func TestServeManyClients(t *testing.T) {
 	res.Body.Close()
 	require.Equal(t, http.StatusOK, res.StatusCode)
 
+	rss, err := worst.PeakRSS(cmd.Process.Pid)
+	require.NoError(t, err)
 	require.NoError(t, cmd.Process.Signal(os.Interrupt))
 	require.NoError(t, cmd.Wait())
-	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
 	t.Logf("%d clients, 2 decode slots: %d answered 200, %d got 503; peak RSS %d MiB", clients, counts[200], counts[503], rss>>20)
+	// Two decodes at api.RequestPeak each, and every client's body read
+	// (at most 2 MiB in memory for a 1 MiB body), over the server's own
+	// 32 MiB at most.
+	require.LessOrEqual(t, rss, int64(32<<20+2*api.RequestPeak+clients*2<<20))
 }

@@ -35,9 +35,10 @@ import (
 // Default limits.
 const (
 	DefaultMaxBody         = 1 << 20 // 1 MiB
-	DefaultMaxNodes        = 1 << 17
-	DefaultMaxDecompressed = 8 << 20
+	DefaultMaxNodes        = 1 << 16
+	DefaultMaxDecompressed = 6 << 20
 	DefaultMaxGuess        = 64 << 10
+	DefaultMaxWork         = 32 << 20
 )
 
 // Options bound what one request may cost. Zero values mean the defaults.
@@ -49,6 +50,10 @@ type Options struct {
 	MaxNodes int
 	// MaxDecompressed bounds the bytes decompressing records may produce.
 	MaxDecompressed int
+	// MaxWork bounds the bytes a decode scans (codec.Limits.MaxWork): the
+	// frame, every nested payload, decompressed bytes included, and every
+	// reading tried while guessing.
+	MaxWork int
 	// MaxGuess is the largest response decoded without a given API and
 	// version: guessing tries every API and version, so it costs hundreds
 	// of decodes.
@@ -72,12 +77,25 @@ func (o Options) WithDefaults() Options {
 	if o.MaxGuess <= 0 {
 		o.MaxGuess = DefaultMaxGuess
 	}
+	if o.MaxWork <= 0 {
+		o.MaxWork = DefaultMaxWork
+	}
 	return o
 }
 
-// WorkerOptions are the Worker's limits (wasm/worker): see its README for
-// the CPU time they bound a request to.
-var WorkerOptions = Options{}
+// WorkerOptions are the Worker's limits (wasm/worker), half of kwire
+// serve's: a Worker runs each request in a fresh Go instance whose wasm
+// memory counts against an isolate's 128 MB, shared with the requests
+// beside it, and bills and bounds its CPU time. With these no accepted
+// request grows its instance past 64 MiB, and none takes more than a few
+// hundred milliseconds of CPU (wasm/worker/README.md has the numbers).
+var WorkerOptions = Options{
+	MaxBody:         512 << 10,
+	MaxNodes:        1 << 14,
+	MaxDecompressed: 2 << 20,
+	MaxGuess:        64 << 10,
+	MaxWork:         8 << 20,
+}
 
 // New returns the handler for the /api/ routes.
 func New(o Options) http.Handler {

@@ -471,3 +471,88 @@ func TestWranglerRoutes(t *testing.T) {
 		require.True(t, IsRoute(p), p)
 	}
 }
+
+// The answer is the codec's value JSON, byte for byte what the tree gives
+// (the handler writes it straight from the bytes), with the codec's
+// warnings and guess in the envelope.
+func TestDecodeAnswerIsTheCodecs(t *testing.T) {
+	h := New(Options{})
+	for _, a := range []string{"Produce", "Fetch", "Metadata", "JoinGroup", "ApiVersions"} {
+		api := schema.ByName(a)
+		for _, resp := range []bool{false, true} {
+			v := api.Request.Valid.Hi
+			b, err := codec.ExampleFrame(api, v, resp)
+			require.NoError(t, err)
+			q := "?direction=request"
+			o := codec.Options{Limits: codec.Limits{MaxNodes: DefaultMaxNodes, MaxDecompressed: DefaultMaxDecompressed, MaxWork: DefaultMaxWork}}
+			if resp {
+				q = "?direction=response&api=" + a + "&version=" + strconv.Itoa(int(v))
+				o.Response, o.APIKey, o.Version = true, api.Key, v
+			}
+			f, err := codec.Decode(b, o)
+			require.NoError(t, err)
+			w := do(t, h, "POST", "/api/decode"+q, "application/octet-stream", b)
+			require.Equal(t, http.StatusOK, w.Code, w.Body.String())
+			require.Equal(t, string(f.AppendJSON(nil, codec.JSONOptions{}))+"\n", w.Body.String(), "%s v%d response=%v", a, v, resp)
+		}
+	}
+}
+
+// A limit that cuts decoding short is in the answer: a warning with
+// "limit": true at the field it cut.
+func TestDecodeLimitWarning(t *testing.T) {
+	b, err := codec.ExampleFrame(schema.ByName("Produce"), 9, false)
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name string
+		o    Options
+	}{
+		{"nodes", Options{MaxNodes: 25}},
+		{"work", Options{MaxWork: 40}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := jsonBody(t, do(t, New(tc.o), "POST", "/api/decode?direction=request", "application/octet-stream", b))
+			ws, ok := m["warnings"].([]any)
+			require.True(t, ok, "no warnings in %v", m)
+			var limit map[string]any
+			for _, x := range ws {
+				if x.(map[string]any)["limit"] == true {
+					limit = x.(map[string]any)
+				}
+			}
+			require.NotNil(t, limit, "no limit warning in %v", ws)
+			require.NotEmpty(t, limit["path"])
+			require.NotEmpty(t, limit["message"])
+			require.Contains(t, limit, "offset")
+		})
+	}
+}
+
+// A response read without its API and version says so: the guess in the
+// envelope (confidence, readings tried) and in the Kwire-Guess header,
+// for the value and the annotated form alike.
+func TestDecodeGuessInAnswer(t *testing.T) {
+	b, err := codec.ExampleFrame(schema.ByName("Metadata"), 12, true)
+	require.NoError(t, err)
+	for _, q := range []string{"", "?direction=response", "?api=Metadata", "?format=annotated"} {
+		w := do(t, New(Options{}), "POST", "/api/decode"+q, "application/octet-stream", b)
+		m := jsonBody(t, w)
+		require.Regexp(t, `^apiKey=3; version=\d+; confidence=[01]\.\d\d$`, w.Header().Get("Kwire-Guess"), q)
+		if q == "?format=annotated" {
+			continue
+		}
+		g, ok := m["guess"].(map[string]any)
+		require.True(t, ok, "%s: no guess in %v", q, m)
+		require.Contains(t, g, "confidence", q)
+		require.Positive(t, g["tried"], q)
+	}
+	// A request is no guess.
+	w := do(t, New(Options{}), "POST", "/api/decode", "", []byte(apiVersionsV3))
+	require.NotContains(t, jsonBody(t, w), "guess")
+	require.Empty(t, w.Header().Get("Kwire-Guess"))
+	// Guessing shares one work budget: a tiny one cuts the search, and
+	// the answer says nothing reads cleanly rather than guessing blind.
+	w = do(t, New(Options{MaxWork: 64}), "POST", "/api/decode?direction=response", "application/octet-stream", b)
+	require.Equal(t, http.StatusBadRequest, w.Code, w.Body.String())
+	require.Contains(t, errorBody(t, w)["found"], "MaxWork")
+}

@@ -101,6 +101,10 @@ func parseDecodeQuery(r *http.Request) (decodeQuery, *Error) {
 		return d, &Error{Message: "a request names its API and version in its header; api and version are for responses",
 			Path: "?direction", Expected: "response (or no api and version)", Found: "request"}
 	}
+	if d.direction == "" && d.api != nil {
+		// Only a response needs its API named.
+		d.direction = "response"
+	}
 	if d.api == nil && d.version >= 0 {
 		return d, &Error{Message: "version needs api", Path: "?api", Expected: "an API name or key beside version", Found: ""}
 	}
@@ -132,80 +136,69 @@ func (h *handler) decode(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sized := sizePrefixed(b, q.size)
-	opts := codec.Options{NoSizePrefix: !sized, Limits: codec.Limits{MaxNodes: h.o.MaxNodes, MaxDecompressed: h.o.MaxDecompressed}}
-
-	var f *codec.Frame
-	var guessed *codec.Candidate
+	opts := codec.Options{NoSizePrefix: !sized, Limits: h.limits()}
+	guessing := false
 	switch {
-	case q.direction == "response" && q.api != nil && q.version >= 0:
-		opts.Response, opts.APIKey, opts.Version = true, q.api.Key, int16(q.version)
-		f, err = codec.Decode(b, opts)
 	case q.direction == "response":
-		if len(b) > h.o.MaxGuess {
+		opts.Response, opts.APIKey, opts.Version = true, codec.Any, codec.Any
+		if q.api != nil {
+			opts.APIKey = q.api.Key
+		}
+		if q.version >= 0 {
+			opts.Version = int16(q.version)
+		}
+		guessing = q.api == nil || q.version < 0
+		if guessing && len(b) > h.o.MaxGuess {
 			n := strconv.Itoa(h.o.MaxGuess)
 			writeError(w, http.StatusBadRequest, &Error{Message: "a response over " + n + " bytes needs api and version",
 				Path: "?version", Expected: "api and version, or at most " + n + " bytes", Found: strconv.Itoa(len(b)) + " bytes"})
 			return
 		}
-		guessed = h.guess(b, sized, q.api)
-		if guessed == nil {
-			what := "any API and version"
-			if q.api != nil {
-				what = "any version of " + q.api.Name
-			}
-			writeError(w, http.StatusBadRequest, &Error{Message: "the bytes do not decode cleanly as a response of " + what,
-				Expected: "a response of " + what, Found: strconv.Itoa(len(b)) + " bytes that are none"})
-			return
-		}
-		f = guessed.Frame
-	default:
-		f, err = codec.Decode(b, opts)
-		if err != nil && q.direction == "" && len(b) <= h.o.MaxGuess {
-			// Not a clean request: it may be a response.
-			if c := h.guess(b, sized, nil); c != nil {
-				guessed, f, err = c, c.Frame, nil
-			}
-		}
+	case q.direction == "":
+		// A request, else (when small enough to guess) the likeliest
+		// response: the codec's one reading for both.
+		opts.Auto = len(b) <= h.o.MaxGuess
 	}
-	jo := codec.JSONOptions{Records: q.records}
+
+	var out []byte
+	var g *codec.Guess
+	if q.annotated {
+		f, derr := codec.Decode(b, opts)
+		err, g = derr, f.Guess
+		if f.Root != nil {
+			out = f.AppendAnnotated(nil)
+		}
+	} else {
+		// Value JSON straight from the bytes, no tree; a frame that fails
+		// is written as far as it decoded.
+		var dec codec.Decoder
+		var info codec.Info
+		out, info, err = dec.AppendJSON(nil, b, opts, codec.JSONOptions{Records: q.records})
+		g = info.Guess
+	}
+	if g != nil && len(g.Candidates) > 0 {
+		c := g.Candidates[0]
+		w.Header().Set("Kwire-Guess", "apiKey="+strconv.Itoa(int(c.APIKey))+"; version="+strconv.Itoa(int(c.Version))+
+			"; confidence="+strconv.FormatFloat(c.Confidence, 'f', 2, 64))
+	}
 	if err != nil {
 		e := &Error{Message: err.Error()}
 		var de *codec.DecodeError
 		if errors.As(err, &de) {
 			e.Offset, e.Path, e.Expected, e.Found = at(de.Offset), de.Path, de.Expected, de.Found
 		}
-		if f != nil && f.Root != nil {
-			if q.annotated {
-				e.Partial = f.AppendAnnotated(nil)
-			} else {
-				e.Partial = f.AppendJSON(nil, jo)
-			}
-			if !json.Valid(e.Partial) {
-				e.Partial = nil
-			}
+		if len(out) > 0 && json.Valid(out) {
+			e.Partial = out
 		}
 		writeError(w, http.StatusBadRequest, e)
 		return
 	}
-	if guessed != nil {
-		w.Header().Set("Kwire-Guess", "apiKey="+strconv.Itoa(int(guessed.APIKey))+"; version="+strconv.Itoa(int(guessed.Version))+
-			"; confidence="+strconv.FormatFloat(guessed.Confidence, 'f', 2, 64))
-	}
-	if q.annotated {
-		writeJSON(w, http.StatusOK, f.AppendAnnotated(nil))
-		return
-	}
-	writeJSON(w, http.StatusOK, f.AppendJSON(nil, jo))
+	writeJSON(w, http.StatusOK, out)
 }
 
-// guess returns the likeliest reading of b as a response (of api, when
-// given), or nil.
-func (h *handler) guess(b []byte, sized bool, api *schema.API) *codec.Candidate {
-	lim := codec.Limits{MaxNodes: h.o.MaxNodes, MaxDecompressed: h.o.MaxDecompressed}
-	for _, c := range codec.GuessResponse(b, codec.GuessOptions{NoSizePrefix: !sized, Max: 1, API: api, Limits: lim}) {
-		return &c
-	}
-	return nil
+// limits is the codec's budget for one request.
+func (h *handler) limits() codec.Limits {
+	return codec.Limits{MaxNodes: h.o.MaxNodes, MaxDecompressed: h.o.MaxDecompressed, MaxWork: h.o.MaxWork}
 }
 
 // sizePrefixed decides whether b starts with the 4-byte size: as told, or

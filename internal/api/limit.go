@@ -38,10 +38,13 @@ func NewLimiter(running, waiting int, wait time.Duration) *Limiter {
 
 // Memory a decode may use, on which DefaultRunning bases its count.
 const (
-	// RequestPeak bounds the memory one decode or encode may use under
-	// the default Options: the codec's tree (MaxNodes nodes of about 200
-	// bytes: 26 MiB), the bytes decompressed (8 MiB), the input and the
-	// JSON written (each at most a few MiB under these limits).
+	// RequestPeak bounds the peak memory (RSS) of a process serving one
+	// decode or encode under the default Options, itself included
+	// (internal/api/worst's TestPeakMemory checks every worst case; the
+	// largest, 1 KiB records filling MaxDecompressed and an annotated
+	// tree of MaxNodes, peak at about 50 MiB: 6 MiB decompressed, 7 MiB
+	// of JSON built by doubling, a tree of 2^16 nodes of about 220 bytes,
+	// and the garbage collector's headroom over all of it).
 	RequestPeak = 64 << 20
 	// DecodeMemory is what kwire serve lets its decodes use at once.
 	DecodeMemory = 512 << 20
@@ -60,11 +63,12 @@ func DefaultRunning() int {
 	return n
 }
 
-// Defaults for the requests that wait for a slot: four per slot, each at
-// most two seconds. A waiting request holds its body (at most MaxBody) but
-// no decoding memory.
+// Defaults for the requests that wait for a slot: 16 per slot, each at
+// most two seconds. The slowest accepted decode takes about 100 ms of CPU
+// here, so a slot clears 16 waiting well within the wait; a waiting
+// request holds its body (at most MaxBody) but no decoding memory.
 const (
-	DefaultWaitingPerSlot = 4
+	DefaultWaitingPerSlot = 16
 	DefaultWait           = 2 * time.Second
 	// RetryAfter is the Retry-After of a 503, in seconds.
 	RetryAfter = 1

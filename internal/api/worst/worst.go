@@ -11,7 +11,9 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/binary"
+	"errors"
 	"hash/crc32"
+	"os"
 	"strconv"
 	"strings"
 
@@ -277,4 +279,21 @@ func hexString(b []byte) string {
 		s[2*i], s[2*i+1] = digits[c>>4], digits[c&15]
 	}
 	return string(s)
+}
+
+// PeakRSS is the peak resident memory of process pid, in bytes: VmHWM
+// from /proc/PID/status (Linux). A child's rusage is no use for this: its
+// maximum counts the parent's memory at the fork.
+func PeakRSS(pid int) (int64, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb << 10, err
+		}
+	}
+	return 0, errors.New("no VmHWM in /proc/" + strconv.Itoa(pid) + "/status")
 }
