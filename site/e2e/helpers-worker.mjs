@@ -178,3 +178,40 @@ export function workerdCPU(pgid) {
   }
   return ns / 1e6;
 }
+
+// loadWorkerModule loads the Worker's Go module from a build folder into
+// this node process and returns handle(request), which answers one
+// request as the Worker does (a fresh Go instance per request, see
+// syumai/workers' worker.mjs) and also says how large the instance's
+// linear memory grew: wasm memory only grows, so that is the request's
+// peak, what counts against a Worker's 128 MB.
+export async function loadWorkerModule(build) {
+  await import(join(build, "wasm_exec.js"));
+  globalThis.tryCatch ??= (fn) => {
+    try { return { result: fn() }; } catch (error) { return { error }; }
+  };
+  const mod = await WebAssembly.compile(readFileSync(join(build, "app.wasm")));
+  return async function handle(request) {
+    const go = new Go();
+    let ready;
+    const isReady = new Promise((resolve) => { ready = resolve; });
+    const instance = new WebAssembly.Instance(mod, { ...go.importObject, workers: { ready: () => ready() } });
+    const binding = {};
+    const exited = go.run(instance, { binding });
+    await isReady;
+    const res = await binding.handleRequest(request);
+    const body = Buffer.from(await res.arrayBuffer());
+    await exited;
+    // Timers the Go runtime left behind would resume an exited program.
+    for (const t of go._scheduledTimeouts.values()) clearTimeout(t);
+    return { res, body, memory: instance.exports.mem.buffer.byteLength };
+  };
+}
+
+// worstCases writes the costliest requests the Worker's limits accept
+// (internal/api/worst) into dir and returns them with their bodies.
+export function worstCases(dir) {
+  run("go", ["run", "internal/api/worst/write.go", "-worker", dir]);
+  return JSON.parse(readFileSync(join(dir, "index.json"), "utf8"))
+    .map((c) => ({ ...c, body: readFileSync(join(dir, c.file)) }));
+}

@@ -5,17 +5,19 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { tempDir, buildWorker, buildAssets, workerConfig, startWrangler, timed, median } from "./helpers-worker.mjs";
+import {
+  tempDir, buildWorker, buildAssets, workerConfig, startWrangler, timed, median, workerdCPU, loadWorkerModule, worstCases,
+} from "./helpers-worker.mjs";
 
 // The README's ApiVersions v3 request (client "kwire", correlation id 7).
 const frameHex = "0000001c001200030000000700056b7769726500076b776972652004312e3000";
 const frame = Buffer.from(frameHex, "hex");
 
-let tmp, wr, assets;
+let tmp, wr, assets, build;
 
 before(async () => {
   tmp = tempDir();
-  const build = join(tmp.dir, "build");
+  build = join(tmp.dir, "build");
   const sizes = buildWorker(build);
   console.log(sizes);
   assets = buildAssets(join(tmp.dir, "dist"), build);
@@ -195,4 +197,46 @@ test("static assets: the site, a docs page under /api/, the wasm module", async 
   assert.equal(wasm.res.status, 200);
   assert.equal(wasm.res.headers.get("content-type"), "application/wasm");
   assert.deepEqual(wasm.body.subarray(0, 4), Buffer.from([0x00, 0x61, 0x73, 0x6d]));
+});
+
+// The Go instance's memory (wasm memory only grows: its size after a
+// request is the request's peak) must leave room under a Worker isolate's
+// 128 MB for other requests running beside it; api.WorkerOptions bound
+// every request to this (wasm/worker/README.md says how).
+const workerMemory = 64 << 20;
+
+// The costliest requests the Worker's limits accept (internal/api/worst):
+// each is answered 200 under workerd, its Go instance stays within
+// workerMemory, and the CPU time workerd spent on it is reported (timed
+// numbers are reported, never asserted).
+test("the costliest accepted requests: CPU time under workerd, memory per Go instance", { timeout: 15 * 60_000 }, async () => {
+  const cases = worstCases(join(tmp.dir, "worst"));
+  const handle = await loadWorkerModule(build);
+  const cpu = async (f) => {
+    const c0 = workerdCPU(wr.pid);
+    const r = await f();
+    return { r, cpu: workerdCPU(wr.pid) - c0 };
+  };
+  // What a Go instance costs before any decoding: the smallest answers.
+  const apis = [], small = [];
+  for (let i = 0; i < 5; i++) {
+    apis.push((await cpu(() => api("/api/apis"))).cpu);
+    small.push((await cpu(() => post("/api/decode", frame))).cpu);
+  }
+  const rows = [`GET /api/apis: ${median(apis).toFixed(0)} ms; POST /api/decode of a 32-byte frame: ${median(small).toFixed(0)} ms (medians of 5)`];
+  let slowest = { cpu: 0 };
+  for (const c of cases) {
+    const init = { method: "POST", body: c.body, headers: { "content-type": c.contentType } };
+    const { r, cpu: ms } = await cpu(() => timed(wr.url + c.route + c.query, init, 120_000));
+    assert.equal(r.res.status, 200, `${c.name}: ${r.body.subarray(0, 300)}`);
+    const m = await handle(new Request("http://worker" + c.route + c.query, init));
+    assert.equal(m.res.status, 200, c.name);
+    assert.equal(m.body.length, r.body.length, `${c.name}: the same module answers the same under node`);
+    assert.ok(m.memory <= workerMemory, `${c.name}: the Go instance grew to ${m.memory >> 20} MiB, over ${workerMemory >> 20} MiB`);
+    rows.push(`${c.name.padEnd(36)} ${ms.toFixed(0).padStart(6)} ms CPU ${r.ms.toFixed(0).padStart(6)} ms wall ` +
+      `${(m.memory >> 20).toString().padStart(4)} MiB memory ${(r.body.length >> 10).toString().padStart(6)} KiB out  (${c.what})`);
+    if (ms > slowest.cpu) slowest = { cpu: ms, name: c.name };
+  }
+  console.log(`worker: workerd CPU time per request under wrangler dev\n  ${rows.join("\n  ")}\n` +
+    `  slowest accepted request: ${slowest.name}, ${slowest.cpu.toFixed(0)} ms CPU`);
 });
