@@ -201,14 +201,15 @@ test("static assets: the site, a docs page under /api/, the wasm module", async 
 
 // The Go instance's memory (wasm memory only grows: its size after a
 // request is the request's peak) must leave room under a Worker isolate's
-// 128 MB for other requests running beside it; api.WorkerOptions bound
-// every request to this (wasm/worker/README.md says how).
+// 128 MB for other requests running beside it: api.WorkerOptions keep
+// every accepted request within half of it (wasm/worker/README.md).
 const workerMemory = 64 << 20;
 
 // The costliest requests the Worker's limits accept (internal/api/worst):
 // each is answered 200 under workerd, its Go instance stays within
-// workerMemory, and the CPU time workerd spent on it is reported (timed
-// numbers are reported, never asserted).
+// workerMemory, and the CPU time workerd spent on it is reported, the
+// first time (V8 still runs the code paths it meets first unoptimised) and
+// the least of three. Times are reported, never asserted.
 test("the costliest accepted requests: CPU time under workerd, memory per Go instance", { timeout: 15 * 60_000 }, async () => {
   const cases = worstCases(join(tmp.dir, "worst"));
   const handle = await loadWorkerModule(build);
@@ -223,20 +224,26 @@ test("the costliest accepted requests: CPU time under workerd, memory per Go ins
     apis.push((await cpu(() => api("/api/apis"))).cpu);
     small.push((await cpu(() => post("/api/decode", frame))).cpu);
   }
-  const rows = [`GET /api/apis: ${median(apis).toFixed(0)} ms; POST /api/decode of a 32-byte frame: ${median(small).toFixed(0)} ms (medians of 5)`];
+  const rows = [`GET /api/apis ${median(apis).toFixed(0)} ms, POST /api/decode of a 32-byte frame ${median(small).toFixed(0)} ms (medians of 5)`];
   let slowest = { cpu: 0 };
   for (const c of cases) {
     const init = { method: "POST", body: c.body, headers: { "content-type": c.contentType } };
-    const { r, cpu: ms } = await cpu(() => timed(wr.url + c.route + c.query, init, 120_000));
-    assert.equal(r.res.status, 200, `${c.name}: ${r.body.subarray(0, 300)}`);
+    const runs = [];
+    let r;
+    for (let i = 0; i < 3; i++) {
+      const m = await cpu(() => timed(wr.url + c.route + c.query, init, 120_000));
+      r = m.r;
+      assert.equal(r.res.status, 200, `${c.name}: ${r.body.subarray(0, 300)}`);
+      runs.push(m.cpu);
+    }
     const m = await handle(new Request("http://worker" + c.route + c.query, init));
     assert.equal(m.res.status, 200, c.name);
     assert.equal(m.body.length, r.body.length, `${c.name}: the same module answers the same under node`);
     assert.ok(m.memory <= workerMemory, `${c.name}: the Go instance grew to ${m.memory >> 20} MiB, over ${workerMemory >> 20} MiB`);
-    rows.push(`${c.name.padEnd(36)} ${ms.toFixed(0).padStart(6)} ms CPU ${r.ms.toFixed(0).padStart(6)} ms wall ` +
-      `${(m.memory >> 20).toString().padStart(4)} MiB memory ${(r.body.length >> 10).toString().padStart(6)} KiB out  (${c.what})`);
-    if (ms > slowest.cpu) slowest = { cpu: ms, name: c.name };
+    rows.push(`${c.name.padEnd(42)} CPU ${runs[0].toFixed(0).padStart(4)} ms first, ${Math.min(...runs).toFixed(0).padStart(4)} ms least; ` +
+      `memory ${(m.memory >> 20).toString().padStart(3)} MiB; answer ${(r.body.length >> 10).toString().padStart(5)} KiB (${c.what})`);
+    if (runs[0] > slowest.cpu) slowest = { cpu: runs[0], name: c.name };
   }
   console.log(`worker: workerd CPU time per request under wrangler dev\n  ${rows.join("\n  ")}\n` +
-    `  slowest accepted request: ${slowest.name}, ${slowest.cpu.toFixed(0)} ms CPU`);
+    `  slowest accepted request: ${slowest.name}, ${slowest.cpu.toFixed(0)} ms of CPU the first time`);
 });
