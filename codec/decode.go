@@ -143,19 +143,39 @@ func (d *decoder) pathString() string {
 func (d *decoder) push(name string) { d.path = append(d.path, pathSeg{name, -1}) }
 func (d *decoder) pop()             { d.path = d.path[:len(d.path)-1] }
 
-func (d *decoder) fail(off int, expected, found string) {
+// fail records the walk's first error: the bytes at off are there but
+// wrong.
+func (d *decoder) fail(off int, expected, found string) { d.failWith(off, expected, found, nil) }
+
+// short is fail for bytes that are missing: a length, count or size that
+// runs past the end of the input. The error's cause is wire.ErrShort.
+func (d *decoder) short(off int, expected, found string) {
+	d.failWith(off, expected, found, wire.ErrShort)
+}
+
+func (d *decoder) failWith(off int, expected, found string, cause error) {
 	if d.err == nil {
-		d.err = &DecodeError{Offset: off, Buf: d.buf, Path: d.pathString(), Expected: expected, Found: found}
+		d.err = newDecodeError(off, d.buf, d.pathString(), expected, found, cause)
 	}
 }
 
-// check turns a reader failure into a DecodeError at the current path.
+// shortIf is wire.ErrShort when missing says bytes are missing, else nil.
+func shortIf(missing bool) error {
+	if missing {
+		return wire.ErrShort
+	}
+	return nil
+}
+
+// check turns a reader failure into a DecodeError at the current path,
+// keeping the reader's error (and through it wire.ErrShort or
+// wire.ErrVarint) as its cause.
 func (d *decoder) check() bool {
 	if d.err != nil {
 		return false
 	}
 	if e := d.r.Err; e != nil {
-		d.fail(e.Offset, e.Expected, e.Found)
+		d.err = wireDecodeError(e, d.buf, d.pathString())
 		return false
 	}
 	return true
@@ -305,7 +325,7 @@ func (d *decoder) frame(b []byte, opts *Options) error {
 		case size < 0:
 			d.fail(0, "a non-negative frame size", decimal(int(size)))
 		case int(size) > len(b)-4:
-			d.fail(0, "a size of at most "+decimal(len(b)-4)+" (the bytes given after it)", decimal(int(size)))
+			d.short(0, "a size of at most "+decimal(len(b)-4)+" (the bytes given after it)", decimal(int(size)))
 		default:
 			end = 4 + int(size)
 		}
@@ -328,6 +348,14 @@ func (d *decoder) frame(b []byte, opts *Options) error {
 	if d.sink != nil {
 		return d.sink.end(d, b, end)
 	}
+	return d.finish(root, kids, b, end)
+}
+
+// finish ends the tree of a frame (or a body alone) whose bytes end at end
+// and whose input is b: what could not be read becomes "_undecoded", what
+// follows the frame "_trailing", so every byte belongs to a node.
+func (d *decoder) finish(root *tree.Node, kids []*tree.Node, b []byte, end int) error {
+	f := d.f
 	if d.err != nil && d.r.Off < len(b) {
 		// What could not be read stays visible as raw bytes.
 		n := d.s.New()
@@ -377,7 +405,7 @@ func (d *decoder) request(kids *[]*tree.Node) {
 		} else {
 			d.path = append(d.path[:0], pathSeg{"header.requestApiVersion", absPath})
 		}
-		d.fail(start, "a request header (api key and version)", decimal(left)+" bytes")
+		d.short(start, "a request header (api key and version)", decimal(left)+" bytes")
 		d.path = d.path[:0]
 		return
 	}
@@ -680,7 +708,7 @@ func (d *decoder) lengthPrefixed(n *tree.Node, f *schema.Field, k schema.Kind, n
 		d.fail(pstart, "a length of -1 or more", decimal(l))
 		return
 	case l > r.Remaining():
-		d.fail(pstart, "a length of at most "+decimal(r.Remaining())+" (the bytes left)", decimal(l))
+		d.short(pstart, "a length of at most "+decimal(r.Remaining())+" (the bytes left)", decimal(l))
 		return
 	}
 	n.Raw = r.Span(l, k.String())
@@ -737,7 +765,7 @@ func (d *decoder) array(n *tree.Node, f *schema.Field, nullable, compact bool) {
 	// at least its tag count); fixed-size elements more.
 	min := max(f.Elem.FixedSize(), 1)
 	if count > r.Remaining()/min {
-		d.fail(pstart, "a count of at most "+decimal(r.Remaining()/min)+" (what the bytes left can hold)", decimal(count))
+		d.short(pstart, "a count of at most "+decimal(r.Remaining()/min)+" (what the bytes left can hold)", decimal(count))
 		return
 	}
 	if limit := d.nodeLimit(); d.b.Nodes+count > limit {
@@ -800,7 +828,7 @@ func (d *decoder) tags(l *schema.Layout) *tree.Node {
 		d.warn(t, t.Start, "_tagged", nonMinimal(r.Off-t.Start, uint64(count)))
 	}
 	if int(count) > r.Remaining()/2 || count > 1<<20 {
-		d.fail(t.Start, "a tagged-field count of at most "+decimal(r.Remaining()/2)+" (what the bytes left can hold)", strconv.FormatUint(uint64(count), 10))
+		d.failWith(t.Start, "a tagged-field count of at most "+decimal(r.Remaining()/2)+" (what the bytes left can hold)", strconv.FormatUint(uint64(count), 10), shortIf(int(count) > r.Remaining()/2))
 		return t
 	}
 	kids := d.s.Kids(smallCap(int(count)))
@@ -819,7 +847,7 @@ func (d *decoder) tags(l *schema.Layout) *tree.Node {
 			break
 		}
 		if int(size) > r.Remaining() || size > 1<<30 {
-			d.fail(c.TagEnd, "a tagged-field size of at most "+decimal(r.Remaining())+" (the bytes left)", strconv.FormatUint(uint64(size), 10))
+			d.failWith(c.TagEnd, "a tagged-field size of at most "+decimal(r.Remaining())+" (the bytes left)", strconv.FormatUint(uint64(size), 10), shortIf(int(size) > r.Remaining()))
 			c.End = r.Off
 			break
 		}
@@ -895,6 +923,8 @@ func (d *decoder) ownEnd(mark int) int {
 
 // DecodeBody decodes a request or response body alone (no size prefix, no
 // header), as a proxy or broker that has already parsed the header would.
+// Its tree spans every byte as Decode's does: bytes after the body, or
+// after a failure, are "_undecoded".
 func DecodeBody(b []byte, apiKey, version int16, response bool, opts Options) (*Frame, error) {
 	f := &Frame{Response: response, APIKey: apiKey, Version: version, Buffers: [][]byte{b}}
 	d := newDecoder(f, &opts, len(b), nil)
@@ -906,27 +936,25 @@ func DecodeBody(b []byte, apiKey, version int16, response bool, opts Options) (*
 	f.Root = root
 	kids := d.s.Kids(2)
 	if f.API = schema.ByKey(apiKey); f.API == nil {
-		return f, &DecodeError{Path: "body", Expected: "a known API key", Found: decimal(int(apiKey))}
-	}
-	f.Message = f.API.Request
-	if response {
-		f.Message = f.API.Response
-	}
-	d.pickVersion(0)
-	if f.Message != nil {
-		f.HeaderVersion = f.Message.HeaderVersion(f.Layout)
-		d.body(&kids)
-		if d.err == nil && d.r.Off < len(b) {
-			d.fail(d.r.Off, "the end of the body", decimal(len(b)-d.r.Off)+" more bytes")
+		d.path = append(d.path[:0], pathSeg{"body", -1})
+		d.fail(0, "a known API key", decimal(int(apiKey)))
+		d.path = d.path[:0]
+	} else {
+		f.Message = f.API.Request
+		if response {
+			f.Message = f.API.Response
+		}
+		d.path = append(d.path[:0], pathSeg{"body", -1})
+		d.pickVersion(0)
+		d.path = d.path[:0]
+		if f.Message != nil {
+			f.HeaderVersion = f.Message.HeaderVersion(f.Layout)
+			d.body(&kids)
+			if d.err == nil && d.r.Off < len(b) {
+				d.fail(d.r.Off, "the end of the body", decimal(len(b)-d.r.Off)+" more bytes")
+			}
 		}
 	}
-	root.Children = kids
-	f.warnings = d.w.List
-	if d.err != nil {
-		return f, d.err
-	}
-	if d.nestErr != nil {
-		return f, d.nestErr
-	}
-	return f, nil
+	d.b.Work += d.r.Off
+	return f, d.finish(root, kids, b, len(b))
 }

@@ -28,7 +28,7 @@ func TestTaggedFieldPresentAtDefault(t *testing.T) {
 	require.Equal(t, tree.RoleTags, tags.Role)
 	require.Len(t, tags.Children, 1)
 	require.Equal(t, "FinalizedFeaturesEpoch", tags.Children[0].Name)
-	env := presentValue(t, f)
+	env := valueOf(t, f)
 	require.Equal(t, int64(-1), mustInt(t, env["body"].(map[string]any)["finalizedFeaturesEpoch"]))
 	again, err := Encode(nil, env, EncodeOptions{})
 	require.NoError(t, err)
@@ -221,7 +221,7 @@ func setPath(t *testing.T, root map[string]any, path string, val any) {
 // and every bytes field shown decoded (consumer-protocol metadata and
 // assignments) becomes base64 of its bytes.
 func kafkaForm(t *testing.T, f *Frame) (map[string]any, int) {
-	env := presentValue(t, f)
+	env := valueOf(t, f)
 	n := 0
 	var walk func(x *tree.Node, path string)
 	walk = func(x *tree.Node, path string) {

@@ -335,10 +335,7 @@ func (d *decoder) structJSON(l *schema.Layout) {
 		}
 		if d.flex && f.IsTagged(d.v) {
 			if tf != nil && tf.prescanned {
-				if !d.preTagged(f, tf, &first, &allDef) {
-					o.b = append(o.b, '}')
-					return
-				}
+				d.preTagged(f, tf, &first, &allDef)
 			}
 			continue
 		}
@@ -493,7 +490,7 @@ func (d *decoder) tagsJSON(l *schema.Layout, tf *tagFrame, first, allDef *bool) 
 		d.warn(t, t.Start, "_tagged", nonMinimal(r.Off-t.Start, uint64(count)))
 	}
 	if int(count) > r.Remaining()/2 || count > 1<<20 {
-		d.fail(t.Start, "a tagged-field count of at most "+decimal(r.Remaining()/2)+" (what the bytes left can hold)", strconv.FormatUint(uint64(count), 10))
+		d.failWith(t.Start, "a tagged-field count of at most "+decimal(r.Remaining()/2)+" (what the bytes left can hold)", strconv.FormatUint(uint64(count), 10), shortIf(int(count) > r.Remaining()/2))
 		return
 	}
 	last := int64(-1)
@@ -521,7 +518,7 @@ func (d *decoder) tagsJSON(l *schema.Layout, tf *tagFrame, first, allDef *bool) 
 			break
 		}
 		if int(size) > r.Remaining() || size > 1<<30 {
-			d.fail(c.TagEnd, "a tagged-field size of at most "+decimal(r.Remaining())+" (the bytes left)", strconv.FormatUint(uint64(size), 10))
+			d.failWith(c.TagEnd, "a tagged-field size of at most "+decimal(r.Remaining())+" (the bytes left)", strconv.FormatUint(uint64(size), 10), shortIf(int(size) > r.Remaining()))
 			break
 		}
 		end := r.Off + int(size)
@@ -571,11 +568,10 @@ func (d *decoder) tagsJSON(l *schema.Layout, tf *tagFrame, first, allDef *bool) 
 			if !f.Versions.Contains(d.v) || !f.IsTagged(d.v) {
 				continue
 			}
-			d.key(first, f.JSON)
+			// A tagged field appears exactly when the bytes carry it.
 			if j := tf.index(f); j >= 0 {
+				d.key(first, f.JSON)
 				o.b = append(o.b, tf.buf[tf.found[j].start:tf.found[j].end]...)
-			} else {
-				o.b = appendDefault(o.b, f, f.Kind, d.v)
 			}
 		}
 	}
@@ -665,10 +661,11 @@ func (d *decoder) taggedValue(c *tree.Node, f *schema.Field, end int, tf *tagFra
 }
 
 // preTagged writes a tagged field at its declared place in a prescanned
-// struct: its value decoded from where the section holds it, its warnings
-// kept aside for the section's place; or its default. False when its
-// value failed.
-func (d *decoder) preTagged(f *schema.Field, tf *tagFrame, first, allDef *bool) bool {
+// struct when the section holds it: its value decoded from there, its
+// warnings kept aside for the section's place. A field the section lacks,
+// or whose value fails (the section, read in order, meets the failure
+// where the tree does), is left out.
+func (d *decoder) preTagged(f *schema.Field, tf *tagFrame, first, allDef *bool) {
 	o := d.out
 	r := &d.r
 	var p *preTag
@@ -678,11 +675,11 @@ func (d *decoder) preTagged(f *schema.Field, tf *tagFrame, first, allDef *bool) 
 			break
 		}
 	}
-	d.key(first, f.JSON)
 	if p == nil {
-		o.b = appendDefault(o.b, f, f.Kind, d.v)
-		return true
+		return // absent: not written
 	}
+	keyAt, wasFirst := len(o.b), *first
+	d.key(first, f.JSON)
 	mark, pool := d.w.Mark(), d.fast.npool
 	defer func() { d.fast.npool = pool }()
 	c := d.node()
@@ -697,19 +694,18 @@ func (d *decoder) preTagged(f *schema.Field, tf *tagFrame, first, allDef *bool) 
 	if d.err != nil {
 		// It fails: but a tag before it in the section may fail first.
 		// The section, read in order, meets the failure where the tree
-		// does; until then the default holds its place.
+		// does; until then the field is left out.
 		d.err, r.Err, d.limitHit = nil, nil, false
 		d.w.Truncate(mark)
 		tf.buf = tf.buf[:at]
-		o.b = appendDefault(o.b, f, f.Kind, d.v)
-		return true
+		o.b, *first = o.b[:keyAt], wasFirst
+		return
 	}
 	o.b = append(o.b, tf.buf[at:]...)
 	tf.buf = tf.buf[:at]
 	p.warnings = append(p.warnings[:0], d.w.List[mark:]...)
 	d.w.Truncate(mark)
 	p.done = true
-	return true
 }
 
 func taggedField2(tag uint32, f *schema.Field, v int16) bool {
@@ -915,9 +911,9 @@ func (d *decoder) recordsJSON(n *tree.Node) {
 	if err != nil && d.nestErr == nil {
 		var we *wire.Error
 		if errors.As(err, &we) {
-			d.nestErr = &DecodeError{Offset: we.Offset, Buf: n.Buf, Path: path, Expected: we.Expected, Found: we.Found}
+			d.nestErr = wireDecodeError(we, n.Buf, path)
 		} else {
-			d.nestErr = &DecodeError{Offset: n.PrefixEnd, Buf: n.Buf, Path: path, Expected: "a record batch or message set", Found: err.Error()}
+			d.nestErr = newDecodeError(n.PrefixEnd, n.Buf, path, "a record batch or message set", err.Error(), err)
 		}
 	}
 }

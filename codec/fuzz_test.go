@@ -34,6 +34,7 @@ func FuzzDecode(f *testing.F) {
 		if err != nil || fr.Assumed {
 			return
 		}
+		requireTagsAsCarried(t, fr)
 		clean := true
 		tree.Walk(fr.Root, func(n *tree.Node) bool {
 			clean = clean && len(n.Warnings) == 0
@@ -91,7 +92,8 @@ func FuzzEncodeJSON(f *testing.F) {
 		if err != nil {
 			t.Fatalf("encoded bytes do not decode: %v\n%s\n%x", err, js, b)
 		}
-		again, err := Encode(nil, presentValue(t, fr), EncodeOptions{}) // the tagged fields the bytes carry
+		requireTagsAsCarried(t, fr)
+		again, err := EncodeJSON(fr.JSON(), EncodeOptions{})
 		if err != nil || !bytes.Equal(again, b) {
 			t.Fatalf("re-encoding differs: %v\n%x\n%x", err, b, again)
 		}

@@ -116,6 +116,7 @@ func (w *jsonWriter) structJSON(dst []byte, n *tree.Node, l *schema.Layout) []by
 		}
 		var c *tree.Node
 		if w.flex && f.IsTagged(w.v) {
+			// A tagged field appears exactly when the bytes carry it.
 			if tags == nil {
 				continue // the section was not reached
 			}
@@ -124,6 +125,9 @@ func (w *jsonWriter) structJSON(dst []byte, n *tree.Node, l *schema.Layout) []by
 					c = t
 					break
 				}
+			}
+			if c == nil {
+				continue
 			}
 		} else {
 			if ki >= len(kids) || kids[ki].Field != f {
@@ -140,11 +144,7 @@ func (w *jsonWriter) structJSON(dst []byte, n *tree.Node, l *schema.Layout) []by
 		}
 		first = false
 		dst = appendKey(dst, f.JSON)
-		if c == nil {
-			dst = appendDefault(dst, f, f.Kind, w.v)
-		} else {
-			dst = w.value(dst, c, f)
-		}
+		dst = w.value(dst, c, f)
 	}
 	if tags != nil {
 		unknown := false

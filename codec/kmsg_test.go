@@ -36,9 +36,24 @@ func kmsgWrong(key, v int16, response bool) bool {
 	return key == 5 && v == 4 && !response // kmsg writes ControllerEpoch before IsKRaftController
 }
 
-func fillRandom(rv reflect.Value, rnd *rand.Rand, depth int) {
+func fillRandom(rv reflect.Value, rnd *rand.Rand, depth int) { fillValue(rv, rnd, depth, 0) }
+
+// fillMixed is fillRandom leaving about one struct in two (at any depth,
+// the message itself included) at kmsg's defaults, so that some tagged
+// fields hold their defaults, which kmsg then leaves out (or, for a few,
+// writes all the same), and others do not.
+func fillMixed(rv reflect.Value, rnd *rand.Rand) { fillValue(rv, rnd, 0, 2) }
+
+func fillValue(rv reflect.Value, rnd *rand.Rand, depth, oneInDefault int) {
+	fillRandom := func(rv reflect.Value, rnd *rand.Rand, depth int) { fillValue(rv, rnd, depth, oneInDefault) }
 	switch rv.Kind() {
 	case reflect.Struct:
+		if oneInDefault > 0 && rv.CanAddr() && rnd.Intn(oneInDefault) == 0 {
+			if m := rv.Addr().MethodByName("Default"); m.IsValid() {
+				m.Call(nil)
+				return
+			}
+		}
 		t := rv.Type()
 		for i := 0; i < rv.NumField(); i++ {
 			sf := t.Field(i)
@@ -110,10 +125,12 @@ func kmsgFor(key int16, response bool) kmsgMsg {
 	return req
 }
 
-// bodyJSON is the body of f's value JSON with the tagged fields its bytes carry.
+// bodyJSON is the body of f's value JSON, which shows the tagged fields
+// its bytes carry, no more (checked).
 func bodyJSON(t *testing.T, f *Frame) map[string]any {
 	t.Helper()
-	body, _ := presentValue(t, f)["body"].(map[string]any)
+	requireTagsAsCarried(t, f)
+	body, _ := valueOf(t, f)["body"].(map[string]any)
 	require.NotNil(t, body)
 	return body
 }
@@ -125,6 +142,8 @@ func TestAgainstKmsg(t *testing.T) {
 	rnd := rand.New(rand.NewSource(1))
 	checked := 0
 	var onlyOurs []string
+	atDefault := map[string]bool{}
+	tagCount := map[bool]int{} // tagged fields of flexible layouts: present, absent
 	for _, api := range schema.APIs() {
 		for _, response := range []bool{false, true} {
 			m := api.Message(schema.Request)
@@ -141,10 +160,21 @@ func TestAgainstKmsg(t *testing.T) {
 				if kmsgWrong(api.Key, v, response) {
 					continue
 				}
-				// kmsg -> us -> bytes.
-				for round := 0; round < 3; round++ {
+				// kmsg -> us -> bytes: random values, then (rounds 3-5)
+				// random values with some structs at their defaults, so
+				// that tagged fields are present in some places and
+				// absent in others. The JSON shows exactly the tagged
+				// fields the bytes carry (bodyJSON checks), and the
+				// encoder writes them back byte for byte: absent ones
+				// stay absent, and the few kmsg writes at their default
+				// are kept.
+				for round := 0; round < 6; round++ {
 					msg := kmsgFor(api.Key, response)
-					fillRandom(reflect.ValueOf(msg).Elem(), rnd, 0)
+					if round < 3 {
+						fillRandom(reflect.ValueOf(msg).Elem(), rnd, 0)
+					} else {
+						fillMixed(reflect.ValueOf(msg).Elem(), rnd)
+					}
 					msg.SetVersion(v)
 					want := msg.AppendTo(nil)
 					f, err := DecodeBody(want, api.Key, v, response, Options{RawRecords: true}) // records hold random bytes
@@ -155,10 +185,17 @@ func TestAgainstKmsg(t *testing.T) {
 							if n.Role == tree.RoleUnknownTag && kmsgTagLeaks(api.Key, v) {
 								continue
 							}
+							if n.Flags&tree.Tagged != 0 && strings.HasPrefix(w, "tagged field present with its default") {
+								atDefault[name+" "+n.Name] = true // kmsg writes this one at its default
+								continue
+							}
 							t.Errorf("%s: %s: %s", name, n.Name, w)
 						}
 						return true
 					})
+					present, absent := requireTagsAsCarried(t, f)
+					tagCount[true] += present
+					tagCount[false] += absent
 					got, err := EncodeBody(nil, api.Key, v, response, bodyJSON(t, f), EncodeOptions{})
 					require.NoError(t, err, name)
 					if !bytes.Equal(want, got) {
@@ -199,6 +236,14 @@ func TestAgainstKmsg(t *testing.T) {
 	}
 	sort.Strings(onlyKmsg)
 	t.Logf("checked %d API/version/direction pairs against kmsg", checked)
+	var written []string
+	for k := range atDefault {
+		written = append(written, k)
+	}
+	sort.Strings(written)
+	t.Logf("tagged fields present %d times, absent %d; kmsg writes at their default (%d): %s", tagCount[true], tagCount[false], len(written), strings.Join(written, ", "))
+	require.Greater(t, tagCount[true], 300)
+	require.Greater(t, tagCount[false], 100)
 	t.Logf("only kwire knows (%d): %s", len(onlyOurs), strings.Join(onlyOurs, ", "))
 	t.Logf("only kmsg knows (%d): %s", len(onlyKmsg), strings.Join(onlyKmsg, ", "))
 	require.Greater(t, checked, 700)

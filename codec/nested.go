@@ -114,9 +114,9 @@ func (d *decoder) records(n *tree.Node) {
 		n.Flags |= tree.Broken
 		var we *wire.Error
 		if errors.As(err, &we) {
-			d.nestErr = &DecodeError{Offset: we.Offset, Buf: n.Buf, Path: path, Expected: we.Expected, Found: we.Found}
+			d.nestErr = wireDecodeError(we, n.Buf, path)
 		} else {
-			d.nestErr = &DecodeError{Offset: n.PrefixEnd, Buf: n.Buf, Path: path, Expected: "a record batch or message set", Found: err.Error()}
+			d.nestErr = newDecodeError(n.PrefixEnd, n.Buf, path, "a record batch or message set", err.Error(), err)
 		}
 	}
 }
@@ -132,7 +132,7 @@ func (limitError) LimitHit() bool { return true }
 // within the frame's budget.
 func (d *decoder) dataHook(name string, version int16, buf []byte, bufIdx, start, end int, path string) (*tree.Node, error) {
 	if !d.b.WorkLeft(end - start) {
-		return nil, limitError{&DecodeError{Offset: start, Buf: bufIdx, Path: path, Expected: "work within the MaxWork limit (" + decimal(d.b.MaxWork) + " bytes)", Found: "more"}}
+		return nil, limitError{newDecodeError(start, bufIdx, path, "work within the MaxWork limit ("+decimal(d.b.MaxWork)+" bytes)", "more", nil)}
 	}
 	d.path = append(d.path, pathSeg{path, absPath})
 	if d.out != nil {
@@ -161,17 +161,17 @@ func (d *decoder) dataHook(name string, version int16, buf []byte, bufIdx, start
 func (d *decoder) dataMessage(name string, version int16, buf []byte, bufIdx, start, end int) (*tree.Node, *DecodeError) {
 	m := schema.DataMessage(name)
 	if m == nil {
-		return nil, &DecodeError{Offset: start, Buf: bufIdx, Path: d.pathString(), Expected: "a known data message", Found: name}
+		return nil, newDecodeError(start, bufIdx, d.pathString(), "a known data message", name, nil)
 	}
 	if start < 0 || end > len(buf) || start > end {
-		return nil, &DecodeError{Offset: start, Buf: bufIdx, Path: d.pathString(), Expected: "a span inside the buffer", Found: decimal(start) + "-" + decimal(end)}
+		return nil, newDecodeError(start, bufIdx, d.pathString(), "a span inside the buffer", decimal(start)+"-"+decimal(end), nil)
 	}
 	lv := version
 	if lv > m.Valid.Hi {
 		lv = m.Valid.Hi
 	}
 	if lv < m.Valid.Lo {
-		return nil, &DecodeError{Offset: start, Buf: bufIdx, Path: d.pathString(), Expected: name + " version " + m.Valid.String(), Found: "version " + decimal(int(version))}
+		return nil, newDecodeError(start, bufIdx, d.pathString(), name+" version "+m.Valid.String(), "version "+decimal(int(version)), nil)
 	}
 	saved := walkState{d.r, d.v, d.flex, d.buf, d.err, d.nested, d.consumer, d.pt, d.depth, len(d.path)}
 	d.r = wire.Reader{B: buf[:end], Off: start}
@@ -189,7 +189,7 @@ func (d *decoder) dataMessage(name string, version int16, buf []byte, bufIdx, st
 	n.End = d.r.Off
 	err := d.err
 	if err == nil && d.r.Off < end {
-		err = &DecodeError{Offset: d.r.Off, Buf: bufIdx, Path: d.pathString(), Expected: "the end of " + name, Found: decimal(end-d.r.Off) + " more bytes"}
+		err = newDecodeError(d.r.Off, bufIdx, d.pathString(), "the end of "+name, decimal(end-d.r.Off)+" more bytes", nil)
 	}
 	d.r, d.v, d.flex, d.buf, d.err, d.nested = saved.r, saved.v, saved.flex, saved.buf, saved.err, saved.nested
 	d.consumer, d.pt, d.depth, d.path = saved.consumer, saved.pt, saved.depth, d.path[:saved.path]

@@ -107,5 +107,5 @@ func unreadError(n int, opts Options, g *Guess) *DecodeError {
 	if g.Cut {
 		found += " of the " + decimal(g.Tried) + " readings tried before the MaxWork limit"
 	}
-	return &DecodeError{Expected: "a response of " + what, Found: found}
+	return newDecodeError(0, 0, "", "a response of "+what, found, nil)
 }

@@ -69,7 +69,7 @@ func rewriteResponse(dec *codec.Decoder, frame []byte, key, ver int16, m mapFunc
 	if !changed {
 		return nil, 0, nil
 	}
-	env, body, err := genericOf(f, d.Root)
+	env, body, err := genericOf(f)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -206,7 +206,7 @@ func capVersions(f *codec.Frame) ([]byte, int, error) {
 	if !need {
 		return nil, 0, nil
 	}
-	env, body, err := genericOf(f, f.Message.At(f.Layout).Root)
+	env, body, err := genericOf(f)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -229,11 +229,9 @@ func capVersions(f *codec.Frame) ([]byte, int, error) {
 }
 
 // genericOf turns a decoded frame into the generic value the encoder
-// takes, through its value JSON. The codec's value JSON shows a tagged
-// field the bytes do not carry at its default, and the encoder writes
-// every tagged field it is given, so those are taken out again: the
-// re-encoded frame carries the tagged fields the broker sent, no more.
-func genericOf(f *codec.Frame, root *schema.Layout) (map[string]any, map[string]any, error) {
+// takes, through its value JSON, which shows the tagged fields the broker
+// sent, no more: the re-encoded frame carries the same ones.
+func genericOf(f *codec.Frame) (map[string]any, map[string]any, error) {
 	v, err := codec.ParseJSON(f.AppendJSON(nil, codec.JSONOptions{}))
 	if err != nil {
 		return nil, nil, err
@@ -243,60 +241,7 @@ func genericOf(f *codec.Frame, root *schema.Layout) (map[string]any, map[string]
 	if body == nil {
 		return nil, nil, errors.New("the response has no body")
 	}
-	dropAbsentTags(body, f.Body, root, f.Layout)
 	return env, body, nil
-}
-
-// dropAbsentTags deletes from v (the value of struct node n, laid out by l
-// at version ver) the tagged fields n does not hold, at every depth.
-func dropAbsentTags(v map[string]any, n *tree.Node, l *schema.Layout, ver int16) {
-	nodes := make(map[*schema.Field]*tree.Node, len(n.Children))
-	tagged := false
-	for _, c := range n.Children {
-		if c.Role == tree.RoleTags {
-			tagged = true
-			for _, t := range c.Children {
-				if t.Field != nil {
-					nodes[t.Field] = t
-				}
-			}
-		} else if c.Field != nil {
-			nodes[c.Field] = c
-		}
-	}
-	for i := range l.Fields {
-		f := &l.Fields[i]
-		if !f.Versions.Contains(ver) {
-			continue
-		}
-		c := nodes[f]
-		if c == nil {
-			if tagged && f.IsTagged(ver) {
-				delete(v, f.JSON)
-			}
-			continue
-		}
-		if f.Struct == nil || c.Null {
-			continue
-		}
-		switch x := v[f.JSON].(type) {
-		case map[string]any:
-			dropAbsentTags(x, c, f.Struct, ver)
-		case []any:
-			i := 0
-			for _, e := range c.Children {
-				if e.Role != tree.RoleElement {
-					continue
-				}
-				if i < len(x) {
-					if m, ok := x[i].(map[string]any); ok {
-						dropAbsentTags(m, e, f.Struct, ver)
-					}
-				}
-				i++
-			}
-		}
-	}
 }
 
 func joinHostPort(host string, port int) string {
