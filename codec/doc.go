@@ -9,7 +9,9 @@
 // prefix, the header, each field, length and count prefixes, tag numbers
 // and sizes, unknown tags, record batches and their decompressed contents
 // (package records), trailing bytes. Value JSON (Kafka's JSON form, with
-// records and consumer-protocol metadata shown decoded) is written from
+// records and consumer-protocol metadata shown decoded, or, with
+// JSONOptions.Kafka, exactly Kafka's form: every bytes field base64; a
+// tagged field appears exactly when the bytes carry it) is written from
 // it, and the encoder takes that JSON, or the same values built in Go,
 // back to bytes: encode(decode(b)) == b for every frame decoded without
 // warnings. Decoding never panics; bad input gives a *DecodeError with the

@@ -577,6 +577,9 @@ func (d *decoder) tagsJSON(l *schema.Layout, tf *tagFrame, first, allDef *bool) 
 	}
 	if len(tf.unknown) > 0 {
 		*allDef = false
+		if s.jo.Kafka {
+			return // Kafka's form has no place for them
+		}
 		if !*first {
 			o.b = append(o.b, ',')
 		}
@@ -1004,6 +1007,10 @@ func (dec *Decoder) WriteJSON(w io.Writer, b []byte, o Options, jo JSONOptions) 
 // json writes frame b's value JSON to out; a failed frame is written by
 // the tree when none of its output has been written away yet.
 func (dec *Decoder) json(b []byte, o Options, jo JSONOptions, out *jsonOut) (Info, error) {
+	if jo.Kafka {
+		// Every bytes field as base64: nothing nested is decoded.
+		o.RawRecords, jo.Records = true, records.Base64
+	}
 	o.skipRecords = jo.Records != records.Decoded
 	start := len(out.b)
 	info, err := dec.readJSON(b, o, jo, out)

@@ -32,6 +32,16 @@ type JSONOptions struct {
 	// Records chooses how decoded records fields appear: as batches and
 	// records (the default), as base64, or as their size.
 	Records records.JSONMode
+	// Kafka writes Kafka's own JSON form: every bytes field as base64
+	// (records, consumer-protocol metadata and assignments, and so the
+	// KRaft values inside records), Records ignored, and no key of
+	// kwire's own inside the body (unknown tags, which Kafka's form has
+	// no place for, are left out; the frame's warnings name them). The
+	// envelope is the same. The encoder reads this form back.
+	// Decoder.AppendJSON and WriteJSON then decode nothing nested, so
+	// their "warnings" are the frame's own: Decode with
+	// Options.RawRecords gives the same.
+	Kafka bool
 }
 
 // AppendJSON appends the frame's value JSON: an envelope with direction, API
@@ -146,7 +156,7 @@ func (w *jsonWriter) structJSON(dst []byte, n *tree.Node, l *schema.Layout) []by
 		dst = appendKey(dst, f.JSON)
 		dst = w.value(dst, c, f)
 	}
-	if tags != nil {
+	if tags != nil && !w.o.Kafka {
 		unknown := false
 		for _, t := range tags.Children {
 			if t.Role != tree.RoleUnknownTag {
@@ -194,6 +204,9 @@ func (w *jsonWriter) value(dst []byte, n *tree.Node, f *schema.Field) []byte {
 	case schema.Bytes, schema.Records:
 		if n.Null {
 			return append(dst, "null"...)
+		}
+		if w.o.Kafka {
+			return appendBytesField(dst, n.Kind, false, n.Raw, records.Base64)
 		}
 		if n.Kind == schema.Records && w.o.Records != records.Decoded {
 			return appendBytesField(dst, n.Kind, false, n.Raw, w.o.Records)
