@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/kwire/kwire/codec/records"
 	"github.com/kwire/kwire/codec/schema"
@@ -62,6 +63,10 @@ type Info struct {
 	CorrelationID int32
 	Warnings      []Warning // in document order, as Frame.Warnings
 	Guess         *Guess    // how a guessed response was read, or nil
+	// ErrorCodes are the non-zero codes of Frame.ErrorCodes (failures
+	// only), in the order the walk reads them (tagged fields where their
+	// section is), so a filter needs no tree.
+	ErrorCodes []int16
 	// What the frame spent of its budget.
 	Nodes, Decompressed, Work int
 }
@@ -115,6 +120,7 @@ type fastState struct {
 	rscratch records.Scratch
 	dataSlab tree.Slab // KRaft values are small trees, one at a time
 	flushFn  func()
+	codes    []int16 // non-zero error codes read
 }
 
 // tagFrame is one struct level's tagged fields while its section is read.
@@ -175,6 +181,14 @@ func (d *decoder) scratchNode() *tree.Node {
 		n.Warnings = n.Warnings[:0]
 	}
 	return n
+}
+
+// noteCode keeps a non-zero error code just read (an int16 field named
+// ...ErrorCode, as Frame.ErrorCodes finds them).
+func (d *decoder) noteCode(c *tree.Node, f *schema.Field) {
+	if c.Kind == schema.Int16 && c.Int != 0 && strings.HasSuffix(f.Name, "ErrorCode") {
+		d.fast.codes = append(d.fast.codes, int16(c.Int))
+	}
 }
 
 // wroteValue says the value just decoded was written by its container.
@@ -360,6 +374,7 @@ func (d *decoder) structJSON(l *schema.Layout) {
 		if s.inTagged > 0 {
 			allDef = allDef && d.isDefault(c, f)
 		}
+		d.noteCode(c, f)
 		d.noteField(c, f)
 		s.npool = mark
 	}
@@ -639,6 +654,7 @@ func (d *decoder) taggedValue(c *tree.Node, f *schema.Field, end int, tf *tagFra
 	r.B = full
 	if d.err == nil {
 		d.emit(c, f)
+		d.noteCode(c, f)
 	}
 	d.fast.wrote = false
 	if keep {
@@ -683,7 +699,7 @@ func (d *decoder) preTagged(f *schema.Field, tf *tagFrame, first, allDef *bool) 
 	}
 	keyAt, wasFirst := len(o.b), *first
 	d.key(first, f.JSON)
-	mark, pool := d.w.Mark(), d.fast.npool
+	mark, pool, codes := d.w.Mark(), d.fast.npool, len(d.fast.codes)
 	defer func() { d.fast.npool = pool }()
 	c := d.node()
 	c.Start, c.TagEnd, c.SizeEnd, c.PrefixEnd = p.start, p.tagEnd, p.sizeEnd, p.sizeEnd
@@ -700,6 +716,7 @@ func (d *decoder) preTagged(f *schema.Field, tf *tagFrame, first, allDef *bool) 
 		// does; until then the field is left out.
 		d.err, r.Err, d.limitHit = nil, nil, false
 		d.w.Truncate(mark)
+		d.fast.codes = d.fast.codes[:codes]
 		tf.buf = tf.buf[:at]
 		o.b, *first = o.b[:keyAt], wasFirst
 		return
@@ -1025,7 +1042,13 @@ func (dec *Decoder) json(b []byte, o Options, jo JSONOptions, out *jsonOut) (Inf
 
 // info is what a decoded frame tells about itself.
 func (f *Frame) info() Info {
-	return Info{Response: f.Response, APIKey: f.APIKey, Version: f.Version, API: f.API, CorrelationID: f.CorrelationID, Warnings: f.warnings, Guess: f.Guess}
+	var codes []int16
+	for _, c := range f.ErrorCodes() {
+		if c.Code != 0 {
+			codes = append(codes, c.Code)
+		}
+	}
+	return Info{Response: f.Response, APIKey: f.APIKey, Version: f.Version, API: f.API, CorrelationID: f.CorrelationID, Warnings: f.warnings, Guess: f.Guess, ErrorCodes: codes}
 }
 
 // readJSON is read (Decode's reading of a frame to guess) for the
@@ -1088,7 +1111,7 @@ func (dec *Decoder) readJSON(b []byte, o Options, jo JSONOptions, out *jsonOut) 
 // walk runs the tree-less walk over frame b, writing to out.
 func (dec *Decoder) walk(b []byte, o Options, jo JSONOptions, budget *wire.Budget, out *jsonOut, g *Guess) (Info, error) {
 	d, err := dec.walkWith(b, o, jo, budget, out, g)
-	info := d.f.info()
+	info := Info{Response: d.f.Response, APIKey: d.f.APIKey, Version: d.f.Version, API: d.f.API, CorrelationID: d.f.CorrelationID, Warnings: d.f.warnings, Guess: d.f.Guess, ErrorCodes: d.fast.codes}
 	info.Nodes, info.Decompressed, info.Work = budget.Nodes, budget.Decompressed, budget.Work
 	return info, err
 }
@@ -1106,6 +1129,7 @@ func (dec *Decoder) walkWith(b []byte, o Options, jo JSONOptions, budget *wire.B
 	d.init(f, &o, len(b), budget)
 	s := &dec.fast
 	s.npool, s.nbuf, s.wrote, s.headDone, s.lastDef, s.inTagged = 0, 0, false, false, false, 0
+	s.codes = s.codes[:0]
 	s.jo, s.out = jo, out
 	if s.flushFn == nil {
 		s.flushFn = func() { s.out.flush(false) }

@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -40,6 +41,15 @@ func bothPaths(tb testing.TB, b []byte, o Options, jo JSONOptions) {
 	if fmt.Sprint(f.Warnings()) != fmt.Sprint(info.Warnings) {
 		tb.Fatalf("warnings differ\ntree %v\nfast %v", f.Warnings(), info.Warnings)
 	}
+	var codes []int16
+	for _, c := range f.ErrorCodes() {
+		if c.Code != 0 {
+			codes = append(codes, c.Code)
+		}
+	}
+	if terr == nil && fmt.Sprint(sorted(codes)) != fmt.Sprint(sorted(info.ErrorCodes)) {
+		tb.Fatalf("error codes differ\ntree %v\nfast %v", codes, info.ErrorCodes)
+	}
 	// The walk's own result, before any fallback to the tree.
 	var raw jsonOut
 	var rdec Decoder
@@ -56,6 +66,12 @@ func bothPaths(tb testing.TB, b []byte, o Options, jo JSONOptions) {
 			tb.Fatalf("info differs")
 		}
 	}
+}
+
+func sorted(s []int16) []int16 {
+	s = append([]int16(nil), s...)
+	slices.Sort(s)
+	return s
 }
 
 var jsonModes = []JSONOptions{{}, {Records: records.Base64}, {Records: records.Size}, {Kafka: true}}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/codec/wire"
 	"github.com/stretchr/testify/require"
 )
 
@@ -179,4 +180,39 @@ func TestKafkaFormKafkaPythonGroupVectors(t *testing.T) {
 func jsonOf(v any) (string, error) {
 	b, err := json.Marshal(v)
 	return string(b), err
+}
+
+// A Fetch response whose batch holds a KRaft LeaderChange control record:
+// the default form shows its value decoded, Kafka's form the records field
+// as one base64 string of its bytes; both paths agree in every mode. (The
+// tree-less path panicked here: the KRaft value, decoded as a small tree,
+// still went to the JSON sink, which had no output.)
+func TestKafkaFormKRaftValue(t *testing.T) {
+	lc := schema.DataMessage("LeaderChangeMessage")
+	lcv := lc.Valid.Hi
+	leaderChange, err := EncodeStruct(wire.AppendInt16(nil, lcv), lc.At(lcv).Root, lcv, lc.Flexible(lcv),
+		map[string]any{"leaderId": 3, "voters": []map[string]any{{"voterId": 3}}, "grantingVoters": []any{}}, "", EncodeOptions{})
+	require.NoError(t, err)
+	js := `{"direction":"response","apiName":"Fetch","apiVersion":16,"header":{"correlationId":3},"body":{
+		"throttleTimeMs":0,"errorCode":0,"sessionId":0,"responses":[{"topicId":"AAAAAAAAAAAAAAAAAAAAAQ","partitions":[{"partitionIndex":0,"errorCode":0,
+		"highWatermark":11,"lastStableOffset":11,"logStartOffset":0,"abortedTransactions":null,"preferredReadReplica":-1,"records":[
+		{"baseOffset":10,"partitionLeaderEpoch":2,"magic":2,"attributes":{"compression":"none","timestampType":"CreateTime","transactional":false,"control":true},
+		"lastOffsetDelta":0,"baseTimestamp":1700000000000,"maxTimestamp":1700000000000,"producerId":-1,"producerEpoch":-1,"baseSequence":-1,
+		"records":[{"attributes":0,"timestampDelta":0,"offsetDelta":0,"key":{"base64":"AAAAAg=="},"value":{"base64":"` + base64.StdEncoding.EncodeToString(leaderChange) + `"},"headers":[]}]}]}]}]}}`
+	b, err := EncodeJSON([]byte(js), EncodeOptions{})
+	require.NoError(t, err)
+	o := Options{Response: true, APIKey: 1, Version: 16}
+	for _, jo := range jsonModes {
+		bothPaths(t, b, o, jo)
+	}
+	f, err := Decode(b, o)
+	require.NoError(t, err)
+	require.Contains(t, string(f.JSON()), `"type":"LEADER_CHANGE"`)
+	var dec Decoder
+	kafka, _, err := dec.AppendJSON(nil, b, o, JSONOptions{Kafka: true})
+	require.NoError(t, err)
+	rec := f.Lookup("body.responses[0].partitions[0].records")
+	require.NotNil(t, rec)
+	require.Contains(t, string(kafka), `"records":"`+base64.StdEncoding.EncodeToString(rec.Raw)+`"`)
+	require.NotContains(t, string(kafka), "LEADER_CHANGE")
 }

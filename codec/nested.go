@@ -138,10 +138,10 @@ func (d *decoder) dataHook(name string, version int16, buf []byte, bufIdx, start
 	if d.out != nil {
 		// The tree-less path too decodes a KRaft value as a small tree
 		// (records writes its generic JSON), one at a time.
-		out, s := d.out, d.s
-		d.out, d.s = nil, &d.fast.dataSlab
+		out, s, sink := d.out, d.s, d.sink
+		d.out, d.s, d.sink = nil, &d.fast.dataSlab, nil
 		d.s.Reset()
-		defer func() { d.out, d.s = out, s }()
+		defer func() { d.out, d.s, d.sink = out, s, sink }()
 	}
 	n, err := d.dataMessage(name, version, buf, bufIdx, start, end)
 	d.pop()
