@@ -34,6 +34,7 @@ type batchConfig struct {
 	jo       codec.JSONOptions
 	jobs     int
 	progress string
+	strict   bool
 }
 
 func runBatch(e *env, args []string) int {
@@ -64,24 +65,33 @@ func runBatch(e *env, args []string) int {
 		fail(e, "%v", readErr)
 		return 1
 	}
+	status := 0
 	if b.failed > 0 {
 		fail(e, "%d of %d lines failed", b.failed, b.lines)
-		return 1
+		status = 1
+	} else {
+		fmt.Fprintf(e.stderr, "kwire: %d lines decoded\n", b.lines)
 	}
-	fmt.Fprintf(e.stderr, "kwire: %d lines decoded\n", b.lines)
-	return 0
+	if cfg.strict && b.warned > 0 {
+		fail(e, "%d lines had warnings (--strict)", b.warned)
+		status = 1
+	}
+	return status
 }
 
 func parseBatchFlags(e *env, args []string) (*batchConfig, string, int) {
 	fs := newFlags(e, "batch", "[flags] [FILE]",
 		"kwire batch frames.hex",
 		`echo '{"hex":"0000000a00000007000000000000","direction":"response","api":"ApiVersions","apiVersion":0}' | kwire batch`,
-		`echo '{"response":true,"api":18,"version":0,"hex":"0000000a00000007000000000000"}' | kwire batch`)
+		`echo '{"response":true,"api":18,"version":0,"hex":"0000000a00000007000000000000"}' | kwire batch`,
+		"kwire batch --kafka --strict frames.hex")
 	cfg := &batchConfig{}
 	cfg.ff.register(fs)
 	fs.IntVar(&cfg.jobs, "jobs", runtime.NumCPU(), "decoders working at once")
 	fs.StringVar(&cfg.progress, "progress", "auto", "progress bar on stderr: auto (a terminal and a file input), always or never")
-	records := fs.String("records", "decoded", "records in value JSON: decoded, base64 or size")
+	var jf jsonFlags
+	jf.register(fs)
+	fs.BoolVar(&cfg.strict, "strict", false, "exit 1 when any line has a warning (a lenient reading or a limit hit)")
 	args, code := parseFlags(e, fs, args)
 	if code >= 0 {
 		return nil, "", code
@@ -96,7 +106,7 @@ func parseBatchFlags(e *env, args []string) (*batchConfig, string, int) {
 		return nil, "", 2
 	}
 	cfg.api = api
-	if cfg.jo, err = recordsMode(*records); err != nil {
+	if cfg.jo, err = jf.options(); err != nil {
 		fail(e, "%v", err)
 		return nil, "", 2
 	}
@@ -116,6 +126,7 @@ type batchRun struct {
 	showProgress bool
 	lines        int
 	failed       int
+	warned       int // lines with warnings
 }
 
 // batchChunk is whole lines of input for a worker: first is the number of
@@ -126,12 +137,15 @@ type batchChunk struct {
 	buf   *[]byte
 }
 
-// batchOut is a worker's output for a chunk: a line of JSON per line.
+// batchOut is a worker's output for a chunk: a line of JSON per line, and
+// the lines for standard error (guessed readings, warnings), if any.
 type batchOut struct {
 	seq    int
 	buf    *[]byte
+	diag   []byte
 	lines  int
 	failed int
+	warned int
 }
 
 // chunkSize is how much input a chunk holds (more for a longer line).
@@ -242,8 +256,13 @@ func (b *batchRun) writeInOrder(w *bufio.Writer, stderr io.Writer, outs <-chan b
 			delete(waiting, next)
 			next++
 			w.Write(*o.buf)
+			if len(o.diag) > 0 {
+				w.Flush() // the lines before it first
+				stderr.Write(o.diag)
+			}
 			b.lines += o.lines
 			b.failed += o.failed
+			b.warned += o.warned
 			*o.buf = (*o.buf)[:0]
 			pool.Put(o.buf)
 		}
@@ -273,11 +292,14 @@ func drawProgress(w io.Writer, done, total int64, took time.Duration) {
 }
 
 // batchWorker decodes lines with a decoder and a frame buffer of its own,
-// reused from one line to the next.
+// reused from one line to the next: value JSON straight from the bytes
+// (the tree-less path).
 type batchWorker struct {
 	cfg  *batchConfig
 	dec  codec.Decoder
 	data []byte // the current line's frame bytes
+	diag []byte // the chunk's lines for standard error
+	warn bool   // the last line had warnings
 	// the last API a line named, and what it resolved to
 	apiText string
 	api     *schema.API
@@ -299,13 +321,21 @@ func (wk *batchWorker) chunk(c batchChunk, out *[]byte) batchOut {
 			continue
 		}
 		var bad bool
+		wk.warn = false
 		*out, bad = wk.line(*out, n, line)
 		*out = append(*out, '\n')
 		o.lines++
 		if bad {
 			o.failed++
 		}
+		if wk.warn {
+			o.warned++
+		}
 		n++
+	}
+	if len(wk.diag) > 0 {
+		o.diag = append([]byte(nil), wk.diag...)
+		wk.diag = wk.diag[:0]
 	}
 	return o
 }
@@ -350,15 +380,21 @@ func (wk *batchWorker) line(dst []byte, n int, line []byte) ([]byte, bool) {
 	if err != nil {
 		return lineError(dst, n, nil, err.Error()), true
 	}
-	d := decodeOne(&lf, api, wk.data, lineSized(&lf, wk.data), &wk.dec)
-	if d.err != nil {
+	start := len(dst)
+	dst, info, err := wk.dec.AppendJSON(dst, wk.data, lf.options(api, lineSized(&lf, wk.data)), wk.cfg.jo)
+	if info.Guess != nil || len(info.Warnings) > 0 {
+		wk.warn = len(info.Warnings) > 0
+		wk.diag = appendDiagnostics(wk.diag, "line "+strconv.Itoa(n)+": ", info.Guess, info.Warnings)
+	}
+	if err != nil {
+		dst = dst[:start]
 		var de *codec.DecodeError
-		if errors.As(d.err, &de) {
+		if errors.As(err, &de) {
 			return lineError(dst, n, de, de.Error()), true
 		}
-		return lineError(dst, n, nil, d.err.Error()), true
+		return lineError(dst, n, nil, err.Error()), true
 	}
-	return d.frame.AppendJSON(dst, wk.cfg.jo), false
+	return dst, false
 }
 
 // apply sets the line's own reading over the flags': direction, API (a

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -220,21 +219,6 @@ func joinVersions(vs []int16) string {
 // "warnings").
 const maxWarnLines = 1000
 
-// warnLines prints each warning on stderr as
-// "kwire: warning: at byte N (path): message", up to maxWarnLines, then
-// how many more there are.
-func warnLines(e *env, prefix string, ws []codec.Warning) {
-	bw := bufio.NewWriter(e.stderr)
-	for i, w := range ws {
-		if i == maxWarnLines {
-			fmt.Fprintf(bw, "kwire: warning: %s%d more warnings not shown (the JSON's \"warnings\" lists them all)\n", prefix, len(ws)-i)
-			break
-		}
-		fmt.Fprintf(bw, "kwire: warning: %s%s\n", prefix, describeWarning(w))
-	}
-	bw.Flush()
-}
-
 // describeWarning is "at byte N (path): message", naming the derived
 // buffer for bytes that came out of a decompression.
 func describeWarning(w codec.Warning) string {
@@ -262,12 +246,14 @@ func runDecode(e *env, args []string) int {
 		"kwire decode --response --api ApiVersions --version 0 0000000a00000007000000000000",
 		"kwire decode --response 0000000a00000007000000000000",
 		"kwire decode --strict frame.bin",
+		"kwire decode --kafka --format ndjson frame.bin",
 		"xxd frame.bin | kwire decode --format grid")
 	var ff frameFlags
 	ff.register(fs)
 	format := fs.String("format", "json", "output: json (indented), ndjson, tree, grid or annotated (tree and grid draw at most 2^18 and 2^17 nodes)")
 	color := fs.String("color", "auto", "colour: auto (on a terminal, unless NO_COLOR is set), always or never")
-	records := fs.String("records", "decoded", "records in value JSON: decoded, base64 or size")
+	var jf jsonFlags
+	jf.register(fs)
 	strict := fs.Bool("strict", false, "exit 1 when any warning (a lenient reading or a limit hit) is printed")
 	args, code := parseFlags(e, fs, args)
 	if code >= 0 {
@@ -298,9 +284,13 @@ func runDecode(e *env, args []string) int {
 		fail(e, "%v", err)
 		return 2
 	}
-	jo, err := recordsMode(*records)
+	jo, err := jf.options()
 	if err != nil {
 		fail(e, "%v", err)
+		return 2
+	}
+	if jo.Kafka && *format != "json" && *format != "ndjson" {
+		fail(e, "--kafka is a form of value JSON: --format json or ndjson")
 		return 2
 	}
 	raw, err := readInputs(e, args)
@@ -365,14 +355,11 @@ func runDecode(e *env, args []string) int {
 			}
 			g, ws, err = f.Guess, f.Warnings(), derr
 		}
-		if g != nil && len(g.Candidates) > 0 {
-			fail(e, "%s%s", prefix, describeGuess(g))
+		if diag := appendDiagnostics(nil, prefix, g, ws); len(diag) > 0 {
+			e.stderr.Write(diag)
 		}
-		if len(ws) > 0 {
-			warnLines(e, prefix, ws)
-			if *strict {
-				status = 1
-			}
+		if len(ws) > 0 && *strict {
+			status = 1
 		}
 		if err != nil {
 			var de *codec.DecodeError

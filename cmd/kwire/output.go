@@ -13,6 +13,7 @@ import (
 	"github.com/alecthomas/chroma/v2/lexers"
 	"github.com/alecthomas/chroma/v2/styles"
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/records"
 	"github.com/kwire/kwire/codec/tree"
 	"github.com/kwire/kwire/internal/render"
 )
@@ -270,4 +271,60 @@ func treeText(f *codec.Frame, color bool) string {
 	var b strings.Builder
 	writeTree(&b, f, color)
 	return b.String()
+}
+
+// jsonFlags are the flags of the commands that print value JSON:
+// --records and --kafka.
+type jsonFlags struct {
+	records string
+	kafka   bool
+}
+
+func (j *jsonFlags) register(fs interface {
+	BoolVar(*bool, string, bool, string)
+	StringVar(*string, string, string, string)
+}) {
+	fs.StringVar(&j.records, "records", "decoded", "records in value JSON: decoded, base64 or size")
+	fs.BoolVar(&j.kafka, "kafka", false, "Kafka's own JSON form: every bytes field base64 (records, consumer-protocol metadata and assignments, KRaft values), no kwire-only keys in the body")
+}
+
+// options turns the flags into the codec's JSON options.
+func (j *jsonFlags) options() (codec.JSONOptions, error) {
+	jo, err := recordsMode(j.records)
+	if err != nil {
+		return jo, err
+	}
+	if j.kafka {
+		if jo.Records == records.Size {
+			return jo, errorf("--kafka writes records as base64, Kafka's form; --records size is kwire's")
+		}
+		jo.Kafka = true
+	}
+	return jo, nil
+}
+
+// appendDiagnostics appends the standard-error lines for a frame read
+// with the tree-less path: how a guessed response was read, then each
+// warning as "kwire: warning: PREFIXat byte N (path): message", up to
+// maxWarnLines, then how many more there are. prefix names the frame
+// ("line 3: ", "conn 2 correlation 7 response: "), or is "".
+func appendDiagnostics(dst []byte, prefix string, g *codec.Guess, ws []codec.Warning) []byte {
+	if g != nil && len(g.Candidates) > 0 {
+		dst = append(dst, "kwire: "...)
+		dst = append(dst, prefix...)
+		dst = append(dst, describeGuess(g)...)
+		dst = append(dst, '\n')
+	}
+	for i, w := range ws {
+		dst = append(dst, "kwire: warning: "...)
+		dst = append(dst, prefix...)
+		if i == maxWarnLines {
+			dst = strconv.AppendInt(dst, int64(len(ws)-i), 10)
+			dst = append(dst, " more warnings not shown (the JSON's \"warnings\" lists them all)\n"...)
+			break
+		}
+		dst = append(dst, describeWarning(w)...)
+		dst = append(dst, '\n')
+	}
+	return dst
 }

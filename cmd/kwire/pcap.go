@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/records"
 	"github.com/kwire/kwire/codec/schema"
-	"github.com/kwire/kwire/codec/tree"
 	"github.com/kwire/kwire/internal/capture"
 )
 
@@ -60,15 +60,15 @@ type pcapConfig struct {
 	summary    bool
 	jo         codec.JSONOptions
 	jobs       int
+	strict     bool
 }
 
 // live reports whether the capture comes from a pipe, where each line is
 // flushed as soon as it is ready (tcpdump -w - | kwire pcap -).
 func (c *pcapConfig) live() bool { return c.file == "-" }
 
-// needTree reports whether the response's decoded tree is needed beyond
-// its JSON: for its error codes.
-func (c *pcapConfig) needTree() bool { return c.errorsOnly || c.summary }
+// needCodes reports whether the response's error codes are needed.
+func (c *pcapConfig) needCodes() bool { return c.errorsOnly || c.summary }
 
 func runPcap(e *env, args []string) int {
 	cfg, code := parsePcapFlags(e, args)
@@ -86,7 +86,7 @@ func runPcap(e *env, args []string) int {
 		in = f
 	}
 	w := bufio.NewWriterSize(e.stdout, 1<<20)
-	run := pcapRun{cfg: cfg, w: w, stats: map[int16]*apiStats{}, errCodes: map[int16]int{}}
+	run := pcapRun{cfg: cfg, w: w, stderr: e.stderr, stats: map[int16]*apiStats{}, errCodes: map[int16]int{}}
 	res, err := run.decode(in)
 	if err != nil {
 		w.Flush()
@@ -100,11 +100,16 @@ func runPcap(e *env, args []string) int {
 		run.printSummary(res)
 	}
 	w.Flush()
+	status := 0
 	if run.failed > 0 {
 		fail(e, "%d exchanges had frames that failed to decode", run.failed)
-		return 1
+		status = 1
 	}
-	return 0
+	if cfg.strict && run.warned > 0 {
+		fail(e, "%d exchanges had warnings (--strict)", run.warned)
+		status = 1
+	}
+	return status
 }
 
 func parsePcapFlags(e *env, args []string) (*pcapConfig, int) {
@@ -112,14 +117,17 @@ func parsePcapFlags(e *env, args []string) (*pcapConfig, int) {
 		"kwire pcap kfake-clients.pcapng",
 		"kwire pcap - < kafka-ipv6-null.pcapng",
 		"kwire pcap --summary kfake-clients.pcapng",
-		"kwire pcap --api JoinGroup --client-id kwire-group kfake-clients.pcapng")
+		"kwire pcap --api JoinGroup --client-id kwire-group kfake-clients.pcapng",
+		"kwire pcap --kafka --strict kfake-clients.pcapng")
 	cfg := &pcapConfig{}
 	fs.Var(&cfg.ports, "port", "broker port (repeatable, or comma-separated; default 9092, else inferred from who sends requests)")
 	apiFilter := fs.String("api", "", "only exchanges of this API (name or key)")
 	fs.BoolVar(&cfg.errorsOnly, "errors-only", false, "only exchanges whose response holds a non-zero error code")
 	fs.StringVar(&cfg.clientID, "client-id", "", "only requests with this client id")
 	fs.BoolVar(&cfg.summary, "summary", false, "print a table per API: counts, versions, bytes, error codes, latency percentiles")
-	records := fs.String("records", "decoded", "records in value JSON: decoded, base64 or size")
+	var jf jsonFlags
+	jf.register(fs)
+	fs.BoolVar(&cfg.strict, "strict", false, "exit 1 when any exchange shown has a warning (a lenient reading or a limit hit)")
 	fs.IntVar(&cfg.jobs, "jobs", runtime.NumCPU(), "decoders working at once")
 	args, code := parseFlags(e, fs, args)
 	if code >= 0 {
@@ -136,7 +144,7 @@ func parsePcapFlags(e *env, args []string) (*pcapConfig, int) {
 			return nil, 2
 		}
 	}
-	jo, err := recordsMode(*records)
+	jo, err := jf.options()
 	if err != nil {
 		fail(e, "%v", err)
 		return nil, 2
@@ -151,10 +159,12 @@ func parsePcapFlags(e *env, args []string) (*pcapConfig, int) {
 type pcapRun struct {
 	cfg       *pcapConfig
 	w         *bufio.Writer
+	stderr    io.Writer
 	stats     map[int16]*apiStats
 	errCodes  map[int16]int
 	exchanges int // exchanges in the capture, filtered out or not
 	failed    int
+	warned    int // exchanges shown with warnings
 }
 
 // pcapJob is one exchange for a worker, numbered in completion order.
@@ -168,8 +178,10 @@ type pcapJob struct {
 type pcapLineOut struct {
 	n      int
 	line   *[]byte
+	diag   []byte // lines for standard error: guessed readings, warnings
 	keep   bool
 	failed bool
+	warned bool
 	stat   exchangeStat
 }
 
@@ -237,6 +249,10 @@ func (p *pcapRun) writeInOrder(outs <-chan pcapLineOut, lines *sync.Pool) {
 				if !p.cfg.summary {
 					p.w.Write(*o.line)
 				}
+				if len(o.diag) > 0 {
+					p.w.Flush() // the lines before it first
+					p.stderr.Write(o.diag)
+				}
 			}
 			*o.line = (*o.line)[:0]
 			lines.Put(o.line)
@@ -251,6 +267,9 @@ func (p *pcapRun) writeInOrder(outs <-chan pcapLineOut, lines *sync.Pool) {
 func (p *pcapRun) add(o pcapLineOut) {
 	if o.failed {
 		p.failed++
+	}
+	if o.warned {
+		p.warned++
 	}
 	s := o.stat
 	st := p.stats[s.key]
@@ -276,17 +295,20 @@ func (p *pcapRun) add(o pcapLineOut) {
 }
 
 // pcapWorker decodes exchanges with decoders of its own, reused from one
-// exchange to the next.
+// exchange to the next: value JSON straight from the bytes (the tree-less
+// path), into buffers of its own.
 type pcapWorker struct {
-	cfg      *pcapConfig
-	req, rsp codec.Decoder
+	cfg          *pcapConfig
+	req, rsp     codec.Decoder
+	reqJS, rspJS []byte
+	diag         []byte
 }
 
 // decodedFrame is one side of an exchange once decoded.
 type decodedFrame struct {
-	frame   *codec.Frame // nil when there is nothing to show
-	err     error
-	guessed []codec.Candidate
+	json  []byte // its value JSON (partial after an error); nil when there is nothing to show
+	err   error
+	guess *codec.Guess // how a response that answered no request was read
 }
 
 // exchange decodes one exchange into its line, applying the filters.
@@ -305,51 +327,78 @@ func (wk *pcapWorker) exchange(j pcapJob, buf *[]byte) pcapLineOut {
 	} else if cfg.clientID != "" {
 		return out
 	}
-	var req, rsp decodedFrame
-	if x.Request != nil {
-		f, err := wk.req.Decode(x.Request.Bytes, codec.Options{})
-		req = decodedFrame{frame: f, err: err}
-		if f != nil {
-			key, ver = f.APIKey, f.Version
-		}
+	jo := cfg.jo
+	if cfg.summary {
+		jo = codec.JSONOptions{Records: records.Size} // only the error codes are wanted
 	}
+	wk.diag = wk.diag[:0]
+	var req, rsp decodedFrame
+	var warned bool
+	if x.Request != nil {
+		var info codec.Info
+		wk.reqJS, info, req.err = wk.req.AppendJSON(wk.reqJS[:0], x.Request.Bytes, codec.Options{}, jo)
+		req.json = wk.reqJS
+		key, ver = info.APIKey, info.Version
+		warned = wk.diagnose(x, "request", info)
+	}
+	var codes []int16
 	if x.Response != nil {
-		rsp = wk.response(x, key, ver)
-		if len(rsp.guessed) > 0 {
-			key, ver = rsp.guessed[0].APIKey, rsp.guessed[0].Version
+		o := codec.Options{Response: true, APIKey: key, Version: ver}
+		if x.Request == nil {
+			o.APIKey, o.Version = codec.Any, codec.Any // guessed
+		}
+		var info codec.Info
+		wk.rspJS, info, rsp.err = wk.rsp.AppendJSON(wk.rspJS[:0], x.Response.Bytes, o, jo)
+		rsp.json = wk.rspJS
+		if x.Request == nil {
+			if info.Guess == nil || len(info.Guess.Candidates) == 0 {
+				rsp = decodedFrame{err: errorf("an unpaired response that fits no API")}
+				info.Warnings = nil
+			} else {
+				rsp.guess = info.Guess
+				key, ver = info.APIKey, info.Version
+			}
+		}
+		if cfg.needCodes() && len(info.ErrorCodes) > 0 {
+			codes = append(codes, info.ErrorCodes...) // a copy: the decoder's are reused
+		}
+		if wk.diagnose(x, "response", info) {
+			warned = true
 		}
 	}
 	if cfg.only != nil && key != cfg.only.Key {
 		return out
 	}
-	var codes []int16
-	if cfg.needTree() {
-		codes = errorCodes(rsp.frame)
-		if cfg.errorsOnly && len(codes) == 0 {
-			return out
-		}
+	if cfg.errorsOnly && len(codes) == 0 {
+		return out
 	}
 	out.keep = true
 	out.failed = req.err != nil || rsp.err != nil
+	out.warned = warned
 	out.stat = statOf(x, key, ver, codes)
+	if len(wk.diag) > 0 {
+		out.diag = append([]byte(nil), wk.diag...)
+	}
 	if !cfg.summary {
-		*buf = appendExchange(*buf, x, key, ver, req, rsp, cfg.jo)
+		*buf = appendExchange(*buf, x, key, ver, req, rsp)
 	}
 	return out
 }
 
-// response decodes the response of x: as the request says, or, without
-// one, by ranking the readings of every API and version.
-func (wk *pcapWorker) response(x *capture.Exchange, key, ver int16) decodedFrame {
-	b := x.Response.Bytes
-	if x.Request != nil {
-		f, err := wk.rsp.Decode(b, codec.Options{Response: true, APIKey: key, Version: ver})
-		return decodedFrame{frame: f, err: err}
+// diagnose adds the standard-error lines of one side of x: a guessed
+// reading, warnings. It reports whether there were warnings.
+func (wk *pcapWorker) diagnose(x *capture.Exchange, side string, info codec.Info) bool {
+	if info.Guess == nil && len(info.Warnings) == 0 {
+		return false
 	}
-	if c := codec.GuessResponse(b, codec.GuessOptions{}); len(c) > 0 {
-		return decodedFrame{frame: c[0].Frame, guessed: c}
-	}
-	return decodedFrame{err: errorf("an unpaired response that fits no API")}
+	wk.diag = appendDiagnostics(wk.diag, exchangePrefix(x.Conn.ID, x.CorrelationID, side), info.Guess, info.Warnings)
+	return len(info.Warnings) > 0
+}
+
+// exchangePrefix names one side of an exchange on standard error as its
+// line shows it: "conn 2 correlation 7 response: ".
+func exchangePrefix(conn int, correlation int32, side string) string {
+	return "conn " + strconv.Itoa(conn) + " correlation " + strconv.Itoa(int(correlation)) + " " + side + ": "
 }
 
 func statOf(x *capture.Exchange, key, ver int16, codes []int16) exchangeStat {
@@ -375,7 +424,7 @@ func requestClientID(b []byte) string {
 
 // appendExchange appends one exchange's NDJSON line: where and when it
 // happened, then the request and response in value JSON.
-func appendExchange(out []byte, x *capture.Exchange, key, ver int16, req, rsp decodedFrame, jo codec.JSONOptions) []byte {
+func appendExchange(out []byte, x *capture.Exchange, key, ver int16, req, rsp decodedFrame) []byte {
 	out = append(out, `{"conn":"conn `...)
 	out = strconv.AppendInt(out, int64(x.Conn.ID), 10)
 	out = append(out, ' ')
@@ -416,24 +465,24 @@ func appendExchange(out []byte, x *capture.Exchange, key, ver int16, req, rsp de
 		out = append(out, `,"latencyMs":`...)
 		out = strconv.AppendFloat(out, float64(x.Latency.Microseconds())/1000, 'f', 3, 64)
 	}
-	if len(rsp.guessed) > 0 {
+	if rsp.guess != nil && len(rsp.guess.Candidates) > 0 {
 		out = append(out, `,"guessed":{"confidence":`...)
-		out = strconv.AppendFloat(out, rsp.guessed[0].Confidence, 'f', 2, 64)
+		out = strconv.AppendFloat(out, rsp.guess.Candidates[0].Confidence, 'f', 2, 64)
 		out = append(out, '}')
 	}
-	out = appendSide(out, "request", req, jo)
-	out = appendSide(out, "response", rsp, jo)
+	out = appendSide(out, "request", req)
+	out = appendSide(out, "response", rsp)
 	return append(out, "}\n"...)
 }
 
 // appendSide appends a frame's value JSON (partial after an error) and its
 // error, as "request"/"requestError" or "response"/"responseError".
-func appendSide(out []byte, name string, d decodedFrame, jo codec.JSONOptions) []byte {
-	if d.frame != nil {
+func appendSide(out []byte, name string, d decodedFrame) []byte {
+	if d.json != nil {
 		out = append(out, `,"`...)
 		out = append(out, name...)
 		out = append(out, `":`...)
-		out = d.frame.AppendJSON(out, jo)
+		out = append(out, d.json...)
 	}
 	if d.err != nil {
 		out = append(out, `,"`...)
@@ -460,21 +509,6 @@ func appendTime(out []byte, t time.Time) []byte {
 	out = append(out, '"')
 	out = t.UTC().AppendFormat(out, time.RFC3339Nano)
 	return append(out, '"')
-}
-
-// errorCodes lists the non-zero error codes anywhere in a response.
-func errorCodes(f *codec.Frame) []int16 {
-	if f == nil || f.Body == nil {
-		return nil
-	}
-	var out []int16
-	tree.Walk(f.Body, func(n *tree.Node) bool {
-		if n.Field != nil && n.Kind == schema.Int16 && n.Int != 0 && strings.HasSuffix(n.Field.Name, "ErrorCode") {
-			out = append(out, int16(n.Int))
-		}
-		return true
-	})
-	return out
 }
 
 type apiStats struct {

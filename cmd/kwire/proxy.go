@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/records"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/internal/capture"
 	"github.com/kwire/kwire/internal/proxy"
@@ -85,7 +86,8 @@ func parseProxyFlags(e *env, args []string) (*proxyConfig, int) {
 	fs.DurationVar(&c.every, "every", 0, "with --summary, also print the table at this interval (e.g. 10s)")
 	fs.StringVar(&c.format, "format", "auto", "each exchange as ndjson, or tree (one exchange at a time, for a terminal); auto: tree on a terminal, else ndjson")
 	colorMode := fs.String("color", "auto", "colour the tree: auto, always or never")
-	records := fs.String("records", "decoded", "records in value JSON: decoded, base64 or size")
+	var jf jsonFlags
+	jf.register(fs)
 	fs.IntVar(&c.maxFrame, "max-frame", proxy.DefaultMaxFrame, "close a connection that sends a frame larger than this many `bytes`")
 	fs.BoolVar(&c.showSecrets, "show-secrets", false, "print SASL authentication bytes, delegation-token HMACs and SCRAM credentials instead of zeroing them")
 	cert := fs.String("tls-cert", "", "speak TLS to clients with this certificate `FILE` (PEM; with --tls-key)")
@@ -116,7 +118,7 @@ func parseProxyFlags(e *env, args []string) (*proxyConfig, int) {
 			return nil, 2
 		}
 	}
-	jo, err := recordsMode(*records)
+	jo, err := jf.options()
 	if err != nil {
 		fail(e, "%v", err)
 		return nil, 2
@@ -202,6 +204,8 @@ type proxyRun struct {
 	dec      proxy.Decoder
 	line     []byte
 	ev       []byte
+	diag     []byte
+	sides    [2][]byte // the tree view's value JSON for the live feed
 	stats    map[int16]*apiStats
 	errCodes map[int16]int
 	shown    int
@@ -213,7 +217,7 @@ func (c *proxyConfig) run(ctx context.Context, e *env) int {
 	r := &proxyRun{cfg: c, e: e, w: bufio.NewWriterSize(e.stdout, 64<<10), stats: map[int16]*apiStats{}, errCodes: map[int16]int{}, started: time.Now()}
 	r.dec.ShowSecrets = c.showSecrets
 	// The table alone needs error codes, not records.
-	r.dec.Options.RawRecords = c.summary && c.web == ""
+	r.dec.Options.RawRecords = c.summary && c.web == "" && c.format == "tree"
 	pc := proxy.Config{
 		Listen: c.listen, Upstream: c.upstream, AdvertiseHost: c.advertise, MaxFrame: c.maxFrame,
 		ClientTLS: c.clientTLS, UpstreamTLS: c.upstreamTLS, QueueLen: c.queue, SinkShare: c.decodeCPU,
@@ -288,7 +292,9 @@ func (r *proxyRun) logf(format string, a ...any) {
 	fail(r.e, format, a...)
 }
 
-// exchange is the proxy's sink: decode, filter, print, count.
+// exchange is the proxy's sink: decode, filter, print, count. Value JSON
+// (NDJSON, the live feed) is written straight from the bytes; the tree
+// view decodes trees.
 func (r *proxyRun) exchange(x *proxy.Exchange) {
 	c := r.cfg
 	if x.Skipped > 0 {
@@ -297,32 +303,47 @@ func (r *proxyRun) exchange(x *proxy.Exchange) {
 	if c.clientID != "" && (x.Request == nil || requestClientID(x.Request) != c.clientID) {
 		return
 	}
-	d := r.dec.Decode(x)
-	if c.only != nil && d.APIKey != c.only.Key {
-		return
-	}
-	var codes []int16
-	if d.Response != nil {
-		for _, ec := range d.Response.ErrorCodes() {
-			if ec.Code != 0 {
-				codes = append(codes, ec.Code)
-			}
+	var ex proxyExchange
+	var d proxy.Decoded
+	if c.format == "tree" {
+		d = r.dec.Decode(x)
+		ex = r.fromTrees(x, &d)
+	} else {
+		jo := c.jo
+		if c.summary && r.feed == nil {
+			jo = codec.JSONOptions{Records: records.Size} // the table alone needs error codes, not records
 		}
+		ex = fromJSON(r.dec.DecodeJSON(x, jo))
 	}
-	if c.errorsOnly && len(codes) == 0 {
+	if c.only != nil && ex.key != c.only.Key {
 		return
+	}
+	if c.errorsOnly && len(ex.codes) == 0 {
+		return
+	}
+	r.diag = r.diag[:0]
+	for i, side := range [2]string{"request", "response"} {
+		if ex.guess[i] != nil || len(ex.warnings[i]) > 0 {
+			r.diag = appendDiagnostics(r.diag, exchangePrefix(int(x.ConnID), x.CorrelationID, side), ex.guess[i], ex.warnings[i])
+		}
 	}
 	r.outMu.Lock()
 	defer r.outMu.Unlock()
 	r.shown++
 	r.skipped += x.Skipped
-	r.count(x, &d, codes)
+	r.count(x, ex.key, ex.ver, ex.codes)
 	if c.format == "ndjson" && !c.summary || r.feed != nil {
-		r.line = appendProxyLine(r.line[:0], x, &d, c.jo)
+		r.line = appendProxyLine(r.line[:0], x, &ex)
 	}
 	if r.feed != nil && r.feed.Subscribers() > 0 {
 		r.ev = r.feed.AppendEvent(r.ev[:0], r.line, x.Request, x.Response)
 		r.feed.Publish(append([]byte(nil), r.ev...))
+	}
+	if len(r.diag) > 0 {
+		r.w.Flush() // the lines before it first
+		r.errMu.Lock()
+		r.e.stderr.Write(r.diag)
+		r.errMu.Unlock()
 	}
 	if c.summary {
 		return
@@ -338,12 +359,65 @@ func (r *proxyRun) exchange(x *proxy.Exchange) {
 	}
 }
 
+// proxyExchange is an exchange decoded, either way: what its line, the
+// filters, the summary and standard error need.
+type proxyExchange struct {
+	key, ver int16
+	req, rsp decodedFrame
+	codes    []int16 // the response's non-zero error codes
+	warnings [2][]codec.Warning
+	guess    [2]*codec.Guess
+	redacted []string
+}
+
+// fromJSON is an exchange written by the tree-less path.
+func fromJSON(d proxy.DecodedJSON) proxyExchange {
+	ex := proxyExchange{key: d.APIKey, ver: d.APIVersion, redacted: d.Redacted,
+		req:      decodedFrame{json: d.Request.JSON, err: d.Request.Err},
+		rsp:      decodedFrame{json: d.Response.JSON, err: d.Response.Err, guess: d.Response.Info.Guess},
+		codes:    d.Response.Info.ErrorCodes,
+		warnings: [2][]codec.Warning{d.Request.Info.Warnings, d.Response.Info.Warnings},
+		guess:    [2]*codec.Guess{nil, d.Response.Info.Guess}}
+	return ex
+}
+
+// fromTrees is an exchange decoded as trees (the tree view), its value
+// JSON written only for the live feed.
+func (r *proxyRun) fromTrees(x *proxy.Exchange, d *proxy.Decoded) proxyExchange {
+	ex := proxyExchange{key: d.APIKey, ver: d.APIVersion, redacted: d.Redacted,
+		req: decodedFrame{err: d.RequestErr}, rsp: decodedFrame{err: d.ResponseErr}}
+	for i, f := range [2]*codec.Frame{d.Request, d.Response} {
+		if f == nil {
+			continue
+		}
+		if r.feed != nil {
+			r.sides[i] = f.AppendJSON(r.sides[i][:0], r.cfg.jo)
+		}
+		ex.warnings[i] = f.Warnings()
+	}
+	if d.Request != nil && r.feed != nil {
+		ex.req.json = r.sides[0]
+	}
+	if d.Response != nil {
+		if r.feed != nil {
+			ex.rsp.json = r.sides[1]
+		}
+		ex.rsp.guess, ex.guess[1] = d.Response.Guess, d.Response.Guess // set when guessed
+		for _, ec := range d.Response.ErrorCodes() {
+			if ec.Code != 0 {
+				ex.codes = append(ex.codes, ec.Code)
+			}
+		}
+	}
+	return ex
+}
+
 // appendProxyLine appends an exchange's line: kwire pcap's line, written
 // by pcap's own appendExchange from the exchange as a capture would hold
 // it, then what the proxy adds: "unanswered" (a later response overtook
 // it), "rewritten" (broker endpoints rewritten in the response the client
 // got) and "redacted" (the paths of the secrets zeroed).
-func appendProxyLine(out []byte, x *proxy.Exchange, d *proxy.Decoded, jo codec.JSONOptions) []byte {
+func appendProxyLine(out []byte, x *proxy.Exchange, ex *proxyExchange) []byte {
 	conn := &capture.Conn{ID: int(x.ConnID),
 		Client: capture.Endpoint{IP: x.Client.Addr(), Port: x.Client.Port()},
 		Broker: capture.Endpoint{IP: x.Broker.Addr(), Port: x.Broker.Port()}}
@@ -355,9 +429,7 @@ func appendProxyLine(out []byte, x *proxy.Exchange, d *proxy.Decoded, jo codec.J
 	if x.Response != nil {
 		cx.Response = &capture.Frame{Conn: conn, Time: x.ResponseTime, Bytes: x.Response}
 	}
-	out = appendExchange(out, cx, d.APIKey, d.APIVersion,
-		decodedFrame{frame: d.Request, err: d.RequestErr},
-		decodedFrame{frame: d.Response, err: d.ResponseErr, guessed: d.Guessed}, jo)
+	out = appendExchange(out, cx, ex.key, ex.ver, ex.req, ex.rsp)
 	out = out[:len(out)-2] // "}\n"
 	if x.Unanswered {
 		out = append(out, `,"unanswered":true`...)
@@ -366,9 +438,9 @@ func appendProxyLine(out []byte, x *proxy.Exchange, d *proxy.Decoded, jo codec.J
 		out = append(out, `,"rewritten":`...)
 		out = strconv.AppendInt(out, int64(x.Rewritten), 10)
 	}
-	if len(d.Redacted) > 0 {
+	if len(ex.redacted) > 0 {
 		out = append(out, `,"redacted":[`...)
-		for i, p := range d.Redacted {
+		for i, p := range ex.redacted {
 			if i > 0 {
 				out = append(out, ',')
 			}
@@ -423,18 +495,18 @@ func exchangeTree(x *proxy.Exchange, d *proxy.Decoded, color bool) string {
 }
 
 // count adds an exchange shown to the summary, in pcap's apiStats.
-func (r *proxyRun) count(x *proxy.Exchange, d *proxy.Decoded, codes []int16) {
-	st := r.stats[d.APIKey]
+func (r *proxyRun) count(x *proxy.Exchange, key, ver int16, codes []int16) {
+	st := r.stats[key]
 	if st == nil {
-		name := schema.APIName(d.APIKey)
+		name := schema.APIName(key)
 		if name == "" {
-			name = strconv.Itoa(int(d.APIKey))
+			name = strconv.Itoa(int(key))
 		}
-		st = &apiStats{name: name, key: d.APIKey, versions: map[int16]int{}}
-		r.stats[d.APIKey] = st
+		st = &apiStats{name: name, key: key, versions: map[int16]int{}}
+		r.stats[key] = st
 	}
 	st.count++
-	st.versions[d.APIVersion]++
+	st.versions[ver]++
 	st.bytes += int64(x.RequestSize + x.ResponseSize)
 	if x.Paired() {
 		st.latencies.add(x.Latency())

@@ -31,7 +31,8 @@ type Decoder struct {
 	// ShowSecrets leaves secrets as they are.
 	ShowSecrets bool
 
-	req, rsp codec.Decoder
+	req, rsp     codec.Decoder
+	reqJS, rspJS []byte
 }
 
 // Decode decodes both sides of x. Unless ShowSecrets is set, the bytes of
@@ -71,6 +72,76 @@ func (d *Decoder) Decode(x *Exchange) Decoded {
 			out.ResponseErr = errors.New("a response that answers no request and fits no API")
 		}
 	}
+	return out
+}
+
+// Side is one side of an exchange as value JSON.
+type Side struct {
+	JSON []byte // its value JSON (partial after an error); nil when there is nothing to show
+	Err  error
+	Info codec.Info // what decoding it learnt: warnings, the guess, error codes
+}
+
+// DecodedJSON is an exchange as value JSON written straight from the
+// bytes (codec's tree-less path): each side, and the secrets blanked.
+type DecodedJSON struct {
+	APIKey, APIVersion int16
+	Request, Response  Side
+	Redacted           []string // as Decoded's
+}
+
+// DecodeJSON writes both sides of x as value JSON with jo, without a tree
+// (a tree is decoded only to find secrets to zero, for the few APIs that
+// carry them). What it returns is valid until the next call. Secrets are
+// zeroed in x's frames as Decode does, before any JSON is written.
+func (d *Decoder) DecodeJSON(x *Exchange, jo codec.JSONOptions) DecodedJSON {
+	out := DecodedJSON{APIKey: x.APIKey, APIVersion: x.APIVersion}
+	secrets := func(key, ver int16) bool { return !d.ShowSecrets && HasSecrets(key, ver) }
+	if x.Request != nil {
+		o := d.Options
+		o.Response = false
+		if secrets(x.APIKey, x.APIVersion) {
+			f, err := d.req.Decode(x.Request, o)
+			out.Redacted = redact(f, err, x.Request, "request", out.Redacted)
+		}
+		var s Side
+		d.reqJS, s.Info, s.Err = d.req.AppendJSON(d.reqJS[:0], x.Request, o, jo)
+		s.JSON = d.reqJS
+		if s.Err == nil {
+			out.APIKey, out.APIVersion = s.Info.APIKey, s.Info.Version
+		}
+		out.Request = s
+	}
+	if x.Response == nil {
+		return out
+	}
+	o := d.Options
+	o.Response, o.APIKey, o.Version = true, x.APIKey, x.APIVersion
+	if x.Request == nil {
+		o.APIKey, o.Version = codec.Any, codec.Any // guessed
+	} else if secrets(x.APIKey, x.APIVersion) {
+		f, err := d.rsp.Decode(x.Response, o)
+		out.Redacted = redact(f, err, x.Response, "response", out.Redacted)
+	}
+	var s Side
+	d.rspJS, s.Info, s.Err = d.rsp.AppendJSON(d.rspJS[:0], x.Response, o, jo)
+	if x.Request == nil {
+		if g := s.Info.Guess; g == nil || len(g.Candidates) == 0 {
+			out.Response = Side{Err: errors.New("a response that answers no request and fits no API")}
+			return out
+		}
+		out.APIKey, out.APIVersion = s.Info.APIKey, s.Info.Version
+		if secrets(out.APIKey, out.APIVersion) {
+			// Zeroed as read, then written again from the zeroed bytes.
+			po := o
+			po.APIKey, po.Version = out.APIKey, out.APIVersion
+			f, err := d.rsp.Decode(x.Response, po)
+			out.Redacted = redact(f, err, x.Response, "response", out.Redacted)
+			d.rspJS, s.Info, s.Err = d.rsp.AppendJSON(d.rspJS[:0], x.Response, o, jo)
+		}
+	}
+	s.JSON = d.rspJS
+	out.Response = s
 	return out
 }
 

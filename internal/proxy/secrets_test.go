@@ -93,6 +93,16 @@ func TestRedactExamples(t *testing.T) {
 			}
 			require.NotEqual(t, orig, append(append([]byte(nil), x.Request...), x.Response...), "the frames themselves are zeroed")
 
+			// The tree-less path zeroes them before writing: the same
+			// paths, the same JSON as the trees'.
+			x = exampleExchange(t, c.key, c.ver)
+			js := d.DecodeJSON(x, codec.JSONOptions{})
+			require.NoError(t, js.Request.Err)
+			require.NoError(t, js.Response.Err)
+			require.Equal(t, c.paths, js.Redacted)
+			require.Equal(t, string(got.Request.JSON()), string(js.Request.JSON))
+			require.Equal(t, string(got.Response.JSON()), string(js.Response.JSON))
+
 			d.ShowSecrets = true
 			x = exampleExchange(t, c.key, c.ver)
 			got = d.Decode(x)
@@ -100,7 +110,32 @@ func TestRedactExamples(t *testing.T) {
 			for _, v := range append(valuesAt(t, got.Request.JSON(), c.field), valuesAt(t, got.Response.JSON(), c.field)...) {
 				require.False(t, allZero(t, v))
 			}
+			x = exampleExchange(t, c.key, c.ver)
+			js = d.DecodeJSON(x, codec.JSONOptions{})
+			require.Empty(t, js.Redacted)
+			for _, v := range append(valuesAt(t, js.Request.JSON, c.field), valuesAt(t, js.Response.JSON, c.field)...) {
+				require.False(t, allZero(t, v))
+			}
 		})
+	}
+}
+
+// TestRedactGuessedResponse: a SaslAuthenticate response whose request
+// was not seen is read by guessing; its authBytes are zeroed all the same,
+// in the frame and the JSON, once the guess says what it is.
+func TestRedactGuessedResponse(t *testing.T) {
+	x := exampleExchange(t, schema.KeySaslAuthenticate, 2)
+	x.Request, x.RequestSize, x.APIKey, x.APIVersion = nil, 0, -1, -1
+	var d Decoder
+	js := d.DecodeJSON(x, codec.JSONOptions{})
+	require.NoError(t, js.Response.Err)
+	require.NotNil(t, js.Response.Info.Guess)
+	require.Equal(t, int16(schema.KeySaslAuthenticate), js.APIKey)
+	require.Equal(t, []string{"response.body.authBytes"}, js.Redacted)
+	vals := valuesAt(t, js.Response.JSON, "authBytes")
+	require.NotEmpty(t, vals)
+	for _, v := range vals {
+		require.True(t, allZero(t, v))
 	}
 }
 
