@@ -2,6 +2,7 @@ package records
 
 import (
 	"encoding/base64"
+	"slices"
 	"strconv"
 	"unicode"
 	"unicode/utf8"
@@ -369,25 +370,33 @@ func appendBytesJSON(dst []byte, n *tree.Node) []byte {
 // appendBytesValue writes a key, value or header value that is not null:
 // {"text":...} when printable, else {"base64":...}. One pass: the text is
 // written as it is checked, and taken back when a byte is not printable.
+// Text at most doubles (each byte escaped), so room for that is made
+// first and bytes are written in place: JSON values, dense with quotes,
+// cost no growth check per escape.
 func appendBytesValue(dst []byte, raw []byte) []byte {
 	at := len(dst)
-	dst = append(dst, `{"text":"`...)
-	start := 0
+	if n := len(`{"text":""}`) + 2*len(raw); cap(dst)-at < n {
+		dst = slices.Grow(dst, n)
+	}
+	buf := dst[:cap(dst)]
+	j := at + copy(buf[at:], `{"text":"`)
 	for i := 0; i < len(raw); {
 		c := raw[i]
 		switch textClass[c] {
 		case textPlain:
+			buf[j] = c
+			j++
 			i++
 			continue
 		case textEscape:
-			dst = append(dst, raw[start:i]...)
-			dst = append(dst, '\\', textEscapes[c])
+			buf[j], buf[j+1] = '\\', textEscapes[c]
+			j += 2
 			i++
-			start = i
 			continue
 		case textMulti:
 			r, n := utf8.DecodeRune(raw[i:])
 			if !(r == utf8.RuneError && n <= 1) && unicode.IsPrint(r) {
+				j += copy(buf[j:], raw[i:i+n])
 				i += n
 				continue
 			}
@@ -397,8 +406,8 @@ func appendBytesValue(dst []byte, raw []byte) []byte {
 		dst = appendB64(dst, raw)
 		return append(dst, '}')
 	}
-	dst = append(dst, raw[start:]...)
-	return append(dst, '"', '}')
+	buf[j], buf[j+1] = '"', '}'
+	return buf[:j+2]
 }
 
 // How appendBytesValue treats each byte: printable ASCII as it is; the

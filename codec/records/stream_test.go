@@ -183,8 +183,8 @@ func TestAppendBytesValueOnePass(t *testing.T) {
 	}
 	inputs := [][]byte{nil, []byte(`{"a":"b\\c"}`), []byte("tab\tnl\ncr\r"), []byte("é😀 ok"), []byte("\u2028"), []byte("bad\xff"), []byte{0x7f}, []byte{1}}
 	rnd := rand.New(rand.NewSource(1))
-	for i := 0; i < 2000; i++ {
-		b := make([]byte, rnd.Intn(20))
+	for i := 0; i < 4000; i++ {
+		b := make([]byte, rnd.Intn(20+i%2*200))
 		for j := range b {
 			b[j] = byte(rnd.Intn(256))
 			if rnd.Intn(3) > 0 {
@@ -199,6 +199,12 @@ func TestAppendBytesValueOnePass(t *testing.T) {
 	for _, in := range inputs {
 		if got, want := appendBytesValue(nil, in), ref(in); !bytes.Equal(got, want) {
 			t.Fatalf("%q: %s, want %s", in, got, want)
+		}
+		// After other output, with room to spare or none.
+		for _, dst := range [][]byte{[]byte("x,"), append(make([]byte, 0, 4096), "x,"...)} {
+			if got, want := appendBytesValue(dst, in), append([]byte("x,"), ref(in)...); !bytes.Equal(got, want) {
+				t.Fatalf("%q after output: %s, want %s", in, got, want)
+			}
 		}
 	}
 }
