@@ -114,6 +114,7 @@ func main() {
 	k.Set("jsonNodeAt", js.FuncOf(jsonNodeAt))
 	k.Set("jsonSpanOf", js.FuncOf(jsonSpanOf))
 	k.Set("nodeJSON", js.FuncOf(nodeJSON))
+	k.Set("setJSONForm", js.FuncOf(setJSONForm))
 	k.Set("path", js.FuncOf(nodePath))
 	k.Set("parentOf", js.FuncOf(parentOf))
 	k.Set("encode", js.FuncOf(encode))

@@ -46,7 +46,23 @@ type grid struct {
 var (
 	slots [3]*view
 	slot  int
+	// jsonOpts is the form of the value JSON shown: kwire's (records and
+	// consumer-protocol data decoded) or Kafka's own (setJSONForm).
+	jsonOpts codec.JSONOptions
 )
+
+// setJSONForm(kafka) shows value JSON in Kafka's own form (every bytes
+// field base64, no key of kwire's own in the body) or in kwire's; every
+// frame's JSON is written again when next asked for.
+func setJSONForm(this js.Value, args []js.Value) any {
+	jsonOpts.Kafka = arg(args, 0).Truthy()
+	for _, v := range slots {
+		if v != nil {
+			v.value, v.lines, v.lineNode, v.nodeSpan = nil, nil, nil, nil
+		}
+	}
+	return jsonOpts.Kafka
+}
 
 // use(slot) selects the frame the window functions read and decode replaces.
 func use(this js.Value, args []js.Value) any {
@@ -604,7 +620,7 @@ func (v *view) valueJSON() {
 	if v.lines != nil {
 		return
 	}
-	v.value = render.IndentJSON(nil, v.f.AppendJSON(nil, codec.JSONOptions{}))
+	v.value = render.IndentJSON(nil, v.f.AppendJSON(nil, jsonOpts))
 	v.lines = append(v.lines, 0)
 	for i, c := range v.value {
 		if c == '\n' {

@@ -447,6 +447,57 @@ test('grid, tree, JSON and hex are linked both ways; selection is not hover; spa
   await page.close();
 });
 
+test("the Kafka's JSON form switch: bytes fields as base64 in every panel, kept in the link, read back by encode", { timeout: 90_000 }, async () => {
+  const page = await open();
+  const jsonText = () => page.$eval('#json', (e) => e.innerText);
+  // The JSON view draws the lines in sight: the records are near its end.
+  const records = (p, re) => p.waitForFunction((src) => {
+    const e = document.getElementById('json');
+    e.scrollTop = e.scrollHeight;
+    return new RegExp(src).test(e.innerText);
+  }, re.source);
+  // A JoinGroup request: the consumer-protocol metadata is decoded...
+  await decoded(page, () => page.click('#examples button[data-example="joingroup"]'));
+  await page.waitForSelector('#json .pg-row');
+  await page.waitForFunction(() => /"topics": \[/.test(document.getElementById('json').innerText));
+  assert.match(await jsonText(), /"metadata": \{/);
+  // ...and, switched to Kafka's form, one base64 string.
+  await page.check('#kafka-form');
+  await page.waitForFunction(() => /"metadata": "[A-Za-z0-9+/=]+"/.test(document.getElementById('json').innerText));
+  assert.doesNotMatch(await jsonText(), /"topics": \[/);
+  assert.match(page.url(), /[#&]form=kafka/);
+  // A click on that line still selects the metadata field.
+  await page.locator('#json .pg-row', { hasText: '"metadata"' }).click();
+  await page.waitForFunction(() => /metadata/.test(document.getElementById('sel-desc').textContent));
+  assert.match(await page.textContent('#sel-desc'), /protocols\[0\] › metadata/);
+  await page.screenshot({ path: join(shots, 'kafka-form.png') });
+  // A new frame comes in the form chosen: records as base64.
+  await decoded(page, () => page.click('#examples button[data-example="fetch-gzip"]'));
+  await records(page, /"records": "[A-Za-z0-9+/=]{16}/);
+  assert.doesNotMatch(await jsonText(), /"baseOffset"/);
+  // The link carries the form.
+  const url = page.url();
+  assert.match(url, /&form=kafka/);
+  const other = await open(url.slice(url.indexOf('#')));
+  await other.waitForFunction(() => document.body.dataset.decoded);
+  await records(other, /"records": "[A-Za-z0-9+/=]{16}/);
+  assert.equal(await other.isChecked('#kafka-form'), true);
+  await other.close();
+  // Switched back: records decoded again.
+  await page.uncheck('#kafka-form');
+  await records(page, /"baseOffset"/);
+  assert.doesNotMatch(page.url(), /form=kafka/);
+  // Taken to the encoder in Kafka's form, the frame encodes to the same bytes.
+  await page.check('#kafka-form');
+  await records(page, /"records": "[A-Za-z0-9+/=]{16}/);
+  const hex = (await page.inputValue('#input')).replace(/\s+/g, '');
+  await page.click('#mode-encode');
+  await page.waitForFunction((h) => document.getElementById('enc-hex').textContent === h, hex, { timeout: 20_000 });
+  assert.match(await page.inputValue('#enc-json'), /"records": "[A-Za-z0-9+/=]{16}/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test('a response pasted as a request offers the switch; a cut-short response still draws', { timeout: 120_000 }, async () => {
   const page = await open();
   await decoded(page, () => page.fill('#input', input('apiversions-response.hex')));

@@ -335,17 +335,20 @@ class Panel {
     this.showHex(0);
     for (const k of Object.keys(this.views)) if (k !== 'json') this.views[k].update(true);
     // The value JSON is written after the first screen is up.
-    setTimeout(async () => {
-      if (this.sum !== sum) return;
-      const n = await this.rpc('jsonCount');
-      if (this.sum !== sum) return;
-      sum.jsonLines = n;
-      this.jsonReady = true;
-      this.views.json.setCount(n);
-      await this.views.json.update(true);
-      if (this.sel && this.sel.node >= 0) this.sel.lines = await this.rpc('jsonSpanOf', this.sel.node);
-      this.paint();
-    }, 0);
+    setTimeout(() => { if (this.sum === sum) this.loadJSON(sum); }, 0);
+  }
+
+  // loadJSON shows the frame's value JSON, in the form the switch says.
+  async loadJSON(sum) {
+    const n = await this.rpc('jsonCount');
+    if (this.sum !== sum) return;
+    sum.jsonLines = n;
+    this.jsonReady = true;
+    this.views.json.clear();
+    this.views.json.setCount(n);
+    await this.views.json.update(true);
+    if (this.sel && this.sel.node >= 0) this.sel.lines = await this.rpc('jsonSpanOf', this.sel.node);
+    this.paint();
   }
 
   showHex(buf) {
@@ -1145,7 +1148,22 @@ function setLink(bytes, o, sum) {
     if (sum) { p.set('api', sum.apiKey); p.set('v', sum.apiVersion); }
   }
   if (o.size !== 'auto') p.set('size', o.size);
+  if ($('kafka-form').checked) p.set('form', 'kafka');
   history.replaceState(null, '', '#' + p.toString());
+}
+
+// setJSONForm shows value JSON in Kafka's own form (every bytes field
+// base64) or kwire's (records and consumer-protocol data decoded), in
+// every panel.
+async function setJSONForm() {
+  const kafka = $('kafka-form').checked;
+  await rpc('jsonForm', kafka);
+  for (const p of st.panels) if (p.sum) await p.loadJSON(p.sum);
+  const h = new URLSearchParams(location.hash.slice(1));
+  if (h.has('hex') || h.has('b64') || h.has('in')) {
+    if (kafka) h.set('form', 'kafka'); else h.delete('form');
+    history.replaceState(null, '', '#' + h.toString());
+  }
 }
 
 async function readLink() {
@@ -1172,6 +1190,10 @@ async function readLink() {
   $('api').value = 'auto';
   $('ver').value = p.get('v') || '';
   $('size').value = ['yes', 'no'].includes(p.get('size')) ? p.get('size') : 'auto';
+  if ($('kafka-form').checked !== (p.get('form') === 'kafka')) {
+    $('kafka-form').checked = p.get('form') === 'kafka';
+    await rpc('jsonForm', $('kafka-form').checked);
+  }
   $('mode').value = p.has('b64') ? 'base64' : /^[0-9a-fA-F\s]*$/.test(text) ? 'hex' : 'auto';
   st.file = null;
   $('input').value = text;
@@ -1386,6 +1408,7 @@ st.panels[1].hidden = true;
 $('input').addEventListener('input', () => { st.file = null; run(); });
 for (const id of ['dir', 'api', 'ver', 'size']) $(id).addEventListener('change', redo);
 $('mode').addEventListener('change', run);
+$('kafka-form').addEventListener('change', setJSONForm);
 $('ver').addEventListener('input', debounce(redo, 200));
 $('file').addEventListener('change', () => { const f = $('file').files[0]; $('file').value = ''; if (f) openFile(f); });
 $('mode-decode').addEventListener('click', () => setMode('decode'));

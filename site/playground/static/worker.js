@@ -118,6 +118,7 @@ const ops = {
   jsonNodeAt: (slot, line) => self.kwire.jsonNodeAt(line),
   jsonSpanOf: (slot, id) => J(self.kwire.jsonSpanOf(id)),
   nodeJSON: (slot, id) => self.kwire.nodeJSON(id),
+  jsonForm: (slot, kafka) => self.kwire.setJSONForm(!!kafka),
   path: (slot, id) => self.kwire.path(id),
   parentOf: (slot, id) => self.kwire.parentOf(id),
   hexLines,
