@@ -3,11 +3,13 @@ package proxy
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"net"
 	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -140,14 +142,33 @@ func benchValue(i int) []byte {
 	return v
 }
 
+// BenchmarkDebugLoad is the load of a debugging session, not a stress:
+// producers at a steady 20,000 and 60,000 records a second in all (20
+// and 60 MB/s of 1 KiB records; 1 and 16 producers) through the proxy
+// decoding within DefaultSinkShare. skipped-% says whether the default
+// decodes every exchange at such a load; cpu-ns/op what it costs.
+//
+//	go test -run '^$' -bench DebugLoad -benchtime 120000x ./internal/proxy
+func BenchmarkDebugLoad(b *testing.B) {
+	for _, rate := range []int{20000, 60000} {
+		for _, producers := range []int{1, 16} {
+			b.Run("records/s="+strconv.Itoa(rate)+"/producers="+strconv.Itoa(producers), func(b *testing.B) {
+				benchPaced(b, "decode-paced", producers, rate)
+			})
+		}
+	}
+}
+
 // BenchmarkProduce measures produce throughput (franz-go's kgo with its
 // defaults: snappy, 10 ms linger) against a broker that stores nothing:
 // directly, through the proxy forwarding only, and through the proxy
-// decoding exchanges to value JSON (records decoded) as kwire proxy does,
+// decoding exchanges to value JSON (records decoded, straight from the
+// bytes) as kwire proxy does,
 // within DefaultSinkShare of a core (decode) or all of them (decode-all);
 // with 1 and 16 producers. Each op is one 1 KiB record. Besides
-// MB/s it reports the exchanges the decoder skipped (skipped-%) and the
-// peak heap of the whole process (peak-heap-MB: clients, broker and proxy).
+// MB/s it reports the exchanges the decoder skipped (skipped-%), the
+// process's CPU time per record (cpu-ns/op: clients, broker and proxy) and
+// its peak heap (peak-heap-MB).
 //
 //	go test -run '^$' -bench Produce -benchtime 20000x -count 5 ./internal/proxy
 func BenchmarkProduce(b *testing.B) {
@@ -160,29 +181,29 @@ func BenchmarkProduce(b *testing.B) {
 	}
 }
 
-func benchProduce(b *testing.B, mode string, producers int) {
+func benchProduce(b *testing.B, mode string, producers int) { benchPaced(b, mode, producers, 0) }
+
+// benchPaced is benchProduce with the producers held to rate records a
+// second in all (0: as fast as they go) and mode "decode-paced".
+func benchPaced(b *testing.B, mode string, producers, rate int) {
 	broker := newBenchBroker(b)
 	addr := broker.ln.Addr().String()
 	var p *Proxy
-	var decoded atomic.Int64
+	var decoded, sinkTime atomic.Int64 // request bytes decoded, time decoding
 	if mode != "direct" {
 		cfg := Config{Listen: "127.0.0.1:0", Upstream: addr}
-		if mode == "decode" {
+		if mode == "decode" || mode == "decode-paced" {
 			cfg.SinkShare = DefaultSinkShare
 		}
-		if mode == "decode" || mode == "decode-all" {
+		if mode != "forward" {
 			var d Decoder
 			var line []byte
 			cfg.Sink = func(x *Exchange) {
-				got := d.Decode(x)
-				line = line[:0]
-				if got.Request != nil {
-					line = got.Request.AppendJSON(line, codec.JSONOptions{})
-				}
-				if got.Response != nil {
-					line = got.Response.AppendJSON(line, codec.JSONOptions{})
-				}
-				decoded.Add(1)
+				start := time.Now()
+				got := d.DecodeJSON(x, codec.JSONOptions{}) // as kwire proxy writes NDJSON: no tree
+				line = append(append(line[:0], got.Request.JSON...), got.Response.JSON...)
+				sinkTime.Add(int64(time.Since(start)))
+				decoded.Add(int64(x.RequestSize))
 			}
 		}
 		var err error
@@ -237,6 +258,7 @@ func benchProduce(b *testing.B, mode string, producers int) {
 		before = p.Stats()
 	}
 	b.SetBytes(int64(len(values[0])))
+	cpu0 := processCPU()
 	b.ResetTimer()
 	var wg sync.WaitGroup
 	for w, cl := range clients {
@@ -248,7 +270,12 @@ func benchProduce(b *testing.B, mode string, producers int) {
 		go func() {
 			defer wg.Done()
 			ctx := context.Background()
+			start := time.Now()
 			for i := 0; i < n; i++ {
+				if rate > 0 && i%100 == 0 {
+					// Each producer's share of the rate.
+					time.Sleep(time.Until(start.Add(time.Duration(i) * time.Second * time.Duration(producers) / time.Duration(rate))))
+				}
 				cl.Produce(ctx, &kgo.Record{Value: values[i%len(values)]}, func(_ *kgo.Record, err error) {
 					if err != nil {
 						b.Error(err)
@@ -262,6 +289,9 @@ func benchProduce(b *testing.B, mode string, producers int) {
 	}
 	wg.Wait()
 	b.StopTimer()
+	// CPU time of the whole process (clients, broker, proxy, decoder) per
+	// record: steadier than the rate on a shared machine.
+	b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
 	close(stop)
 	<-sampled
 	b.ReportMetric(float64(peak.Load())/(1<<20), "peak-heap-MB")
@@ -270,6 +300,112 @@ func benchProduce(b *testing.B, mode string, producers int) {
 		ex := after.Exchanges - before.Exchanges
 		if mode != "forward" && ex > 0 {
 			b.ReportMetric(100*float64(after.Skipped-before.Skipped)/float64(ex), "skipped-%")
+			// The sink's wall time per MB of Produce requests it
+			// decoded (with their small responses), in the thick of
+			// the traffic: what a share of a core buys.
+			b.ReportMetric(float64(sinkTime.Load())/1e6/(float64(decoded.Load())/1e6), "sink-ms/MB")
 		}
 	}
+}
+
+// BenchmarkSink measures what kwire proxy's sink costs per exchange on
+// one core, without the traffic around it: the Produce exchanges of
+// BenchmarkProduce (kgo's defaults, 1 KiB records, snappy), recorded
+// through the proxy, then decoded to value JSON with DecodeJSON over and
+// over (json), and, for comparison, as trees and then their JSON (tree,
+// what the proxy did before). MB/s counts the frames' bytes as they
+// travel (compressed); a share s of a core decodes every exchange of
+// such traffic up to s times that.
+func BenchmarkSink(b *testing.B) {
+	xs := recordExchanges(b, 64)
+	var size int64
+	for _, x := range xs {
+		size += int64(x.RequestSize + x.ResponseSize)
+	}
+	run := func(b *testing.B, sink func(d *Decoder, x *Exchange, line []byte) ([]byte, error)) {
+		var d Decoder
+		var line []byte
+		b.SetBytes(size / int64(len(xs)))
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			x := xs[i%len(xs)]
+			var err error
+			if line, err = sink(&d, &x, line[:0]); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "exchanges/s")
+	}
+	// What kwire proxy does: value JSON straight from the bytes.
+	b.Run("json", func(b *testing.B) {
+		run(b, func(d *Decoder, x *Exchange, line []byte) ([]byte, error) {
+			got := d.DecodeJSON(x, codec.JSONOptions{})
+			return append(append(line, got.Request.JSON...), got.Response.JSON...), errors.Join(got.Request.Err, got.Response.Err)
+		})
+	})
+	// What it did before: trees, then their JSON.
+	b.Run("tree", func(b *testing.B) {
+		run(b, func(d *Decoder, x *Exchange, line []byte) ([]byte, error) {
+			got := d.Decode(x)
+			if got.Request != nil {
+				line = got.Request.AppendJSON(line, codec.JSONOptions{})
+			}
+			if got.Response != nil {
+				line = got.Response.AppendJSON(line, codec.JSONOptions{})
+			}
+			return line, errors.Join(got.RequestErr, got.ResponseErr)
+		})
+	})
+}
+
+// recordExchanges records n Produce exchanges of kgo producing through
+// the proxy to the bench broker.
+func recordExchanges(b *testing.B, n int) []Exchange {
+	broker := newBenchBroker(b)
+	var mu sync.Mutex
+	var xs []Exchange
+	p, err := New(Config{Listen: "127.0.0.1:0", Upstream: broker.ln.Addr().String(), Sink: func(x *Exchange) {
+		mu.Lock()
+		defer mu.Unlock()
+		if x.APIKey == 0 && x.Request != nil && x.Response != nil && len(xs) < n {
+			c := *x
+			c.Request, c.Response = append([]byte(nil), x.Request...), append([]byte(nil), x.Response...)
+			xs = append(xs, c)
+		}
+	}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { p.Serve(ctx); close(done) }()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(p.Addr().String()), kgo.DefaultProduceTopic("bench"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; ; i++ {
+		mu.Lock()
+		enough := len(xs) >= n
+		mu.Unlock()
+		if enough {
+			break
+		}
+		cl.Produce(ctx, &kgo.Record{Value: benchValue(i)}, nil)
+		if i%1000 == 999 {
+			cl.Flush(ctx)
+		}
+	}
+	cl.Close()
+	cancel()
+	<-done
+	return xs
+}
+
+// processCPU is the user and system CPU time this process has used.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
