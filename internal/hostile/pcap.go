@@ -1,0 +1,137 @@
+package hostile
+
+import "encoding/binary"
+
+// Captures, written by hand: classic pcap (little-endian, microseconds) and
+// pcapng, Ethernet, IPv4 and TCP.
+
+const brokerPort = 9092
+
+// pcapFile is a classic pcap file with the given header snap length.
+func pcapFile(snaplen uint32, packets ...[]byte) []byte {
+	b := binary.LittleEndian.AppendUint32(nil, 0xa1b2c3d4)
+	b = binary.LittleEndian.AppendUint16(b, 2)
+	b = binary.LittleEndian.AppendUint16(b, 4)
+	b = binary.LittleEndian.AppendUint32(b, 0) // thiszone
+	b = binary.LittleEndian.AppendUint32(b, 0) // sigfigs
+	b = binary.LittleEndian.AppendUint32(b, snaplen)
+	b = binary.LittleEndian.AppendUint32(b, 1) // Ethernet
+	for i, p := range packets {
+		b = pcapRecord(b, uint32(i), uint32(len(p)), uint32(len(p)))
+		b = append(b, p...)
+	}
+	return b
+}
+
+// pcapRecord appends a record header: time, captured and original length.
+func pcapRecord(b []byte, sec, incl, orig uint32) []byte {
+	b = binary.LittleEndian.AppendUint32(b, 1700000000+sec)
+	b = binary.LittleEndian.AppendUint32(b, 0)
+	b = binary.LittleEndian.AppendUint32(b, incl)
+	return binary.LittleEndian.AppendUint32(b, orig)
+}
+
+// tcp is an Ethernet frame holding an IPv4 packet holding a TCP segment
+// from 10.0.0.1:50000 to 10.0.0.2:9092 (or back when toClient).
+func tcp(toClient bool, seq uint32, flags byte, payload []byte) []byte {
+	src, dst := [4]byte{10, 0, 0, 1}, [4]byte{10, 0, 0, 2}
+	sport, dport := uint16(50000), uint16(brokerPort)
+	if toClient {
+		src, dst, sport, dport = dst, src, dport, sport
+	}
+	b := []byte{2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00} // Ethernet, IPv4
+	ip := []byte{0x45, 0}
+	ip = binary.BigEndian.AppendUint16(ip, uint16(20+20+len(payload)))
+	ip = append(ip, 0, 1, 0x40, 0, 64, 6, 0, 0) // id, DF, TTL, TCP, checksum
+	ip = append(ip, src[:]...)
+	ip = append(ip, dst[:]...)
+	binary.BigEndian.PutUint16(ip[10:], ipChecksum(ip))
+	t := binary.BigEndian.AppendUint16(nil, sport)
+	t = binary.BigEndian.AppendUint16(t, dport)
+	t = binary.BigEndian.AppendUint32(t, seq)
+	t = binary.BigEndian.AppendUint32(t, 1) // ack
+	t = append(t, 5<<4, flags)
+	t = binary.BigEndian.AppendUint16(t, 65535) // window
+	t = append(t, 0, 0, 0, 0)                   // checksum (not checked by capture readers), urgent
+	b = append(b, ip...)
+	b = append(b, t...)
+	return append(b, payload...)
+}
+
+const (
+	tcpPSHACK = 0x18
+	tcpSYN    = 0x02
+)
+
+func ipChecksum(h []byte) uint16 {
+	var s uint32
+	for i := 0; i+1 < len(h); i += 2 {
+		s += uint32(h[i])<<8 | uint32(h[i+1])
+	}
+	for s > 0xffff {
+		s = s>>16 + s&0xffff
+	}
+	return ^uint16(s)
+}
+
+// pcapng blocks.
+
+func ngBlock(typ uint32, body []byte) []byte {
+	for len(body)%4 != 0 {
+		body = append(body, 0)
+	}
+	n := uint32(12 + len(body))
+	b := binary.LittleEndian.AppendUint32(nil, typ)
+	b = binary.LittleEndian.AppendUint32(b, n)
+	b = append(b, body...)
+	return binary.LittleEndian.AppendUint32(b, n)
+}
+
+// ngSection is a section header block with the given section length.
+func ngSection(length int64) []byte {
+	body := binary.LittleEndian.AppendUint32(nil, 0x1A2B3C4D)
+	body = binary.LittleEndian.AppendUint16(body, 1)
+	body = binary.LittleEndian.AppendUint16(body, 0)
+	body = binary.LittleEndian.AppendUint64(body, uint64(length))
+	return ngBlock(0x0A0D0D0A, body)
+}
+
+// ngInterface is an interface description block: Ethernet, snaplen.
+func ngInterface(snaplen uint32) []byte {
+	body := binary.LittleEndian.AppendUint16(nil, 1)
+	body = binary.LittleEndian.AppendUint16(body, 0)
+	body = binary.LittleEndian.AppendUint32(body, snaplen)
+	return ngBlock(1, body)
+}
+
+// ngPacket is an enhanced packet block on interface 0.
+func ngPacket(i uint32, data []byte) []byte {
+	return ngPacketLen(i, uint32(len(data)), data)
+}
+
+// ngPacketLen is an enhanced packet block whose captured length field says
+// caplen, whatever data holds.
+func ngPacketLen(i, caplen uint32, data []byte) []byte {
+	ts := uint64(1700000000+i) * 1000000
+	body := binary.LittleEndian.AppendUint32(nil, 0)
+	body = binary.LittleEndian.AppendUint32(body, uint32(ts>>32))
+	body = binary.LittleEndian.AppendUint32(body, uint32(ts))
+	body = binary.LittleEndian.AppendUint32(body, caplen)
+	body = binary.LittleEndian.AppendUint32(body, uint32(len(data)))
+	body = append(body, data...)
+	return ngBlock(6, body)
+}
+
+// kafkaExchange is a well-formed ApiVersions v0 request and its response,
+// as the two TCP segments that carry them: captures that must still decode.
+func kafkaExchange() (req, resp []byte) {
+	req = sized(header1(18, 0, clientID))
+	r := be32(nil, 7) // correlation id
+	r = be16(r, 0)    // errorCode
+	r = be32(r, 1)
+	r = be16(r, 18)
+	r = be16(r, 0)
+	r = be16(r, 3)
+	resp = sized(r)
+	return tcp(false, 1, tcpPSHACK, req), tcp(true, 1, tcpPSHACK, resp)
+}
