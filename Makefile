@@ -32,6 +32,7 @@ test: fuzz-ci
 	GOOS=js GOARCH=wasm go test -count=1 -exec=$(GOROOT)/lib/wasm/go_js_wasm_exec -run Browser ./codec/records
 	@test -d site/node_modules || (cd site && npm ci --no-audit --no-fund --loglevel=error)
 	cd site && npm test
+	GOOS=js GOARCH=wasm go test -count=1 -exec=$(GOROOT)/lib/wasm/go_js_wasm_exec ./wasm
 
 # Each fuzz target for a fixed budget, as CI runs them: FUZZTIME inputs,
 # or the budget after a second colon. The capture fuzzers get 55 s in all
@@ -92,3 +93,8 @@ serve: site
 # The Cloudflare Worker (wasm/worker/build); prints its gzip size, fails over 3 MB.
 worker:
 	wasm/worker/build.sh
+
+# The hostile corpus (testdata/hostile): allocation stays within a small
+# multiple of the input plus the limits (issue 11). make test also runs the
+# playground's glue on the corpus under node (the ./wasm line above).
+FUZZ_TARGETS += ./codec:FuzzDecodeAlloc ./codec/records:FuzzRecordsAlloc
