@@ -121,7 +121,7 @@ func hostileWasmDecode(e hostile.Entry, b []byte) (string, hostile.Outcome) {
 			v, _ := cands[0]["version"].(float64)
 			response, key, version = true, int(k), int(v)
 			for name, val := range cands[0] {
-				if t, ok := val.(bool); ok && t && strings.Contains(strings.ToLower(name), "limit") {
+				if t, ok := val.(bool); ok && t && (name == "cut" || strings.Contains(strings.ToLower(name), "limit")) {
 					o.GuessLimit = true
 				}
 			}

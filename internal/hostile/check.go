@@ -372,14 +372,15 @@ func (s *JSONScan) Fill(o *Outcome) {
 }
 
 // guessSaysLimit reports whether the "guess" object says a limit cut the
-// search short: any member whose name mentions a limit holding true.
+// search short: a member "cut", or one whose name mentions a limit,
+// holding true.
 func guessSaysLimit(b []byte) bool {
 	var m map[string]any
 	if json.Unmarshal(b, &m) != nil {
 		return false
 	}
 	for k, v := range m {
-		if t, ok := v.(bool); ok && t && strings.Contains(strings.ToLower(k), "limit") {
+		if t, ok := v.(bool); ok && t && (k == "cut" || strings.Contains(strings.ToLower(k), "limit")) {
 			return true
 		}
 	}

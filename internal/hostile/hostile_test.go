@@ -92,6 +92,13 @@ func TestJSONScan(t *testing.T) {
 			t.Errorf("chunk %d: guessed %v, limit %v", chunk, o.Guessed, o.GuessLimit)
 		}
 	}
+	var o Outcome
+	g := JSONScan{}
+	g.Write([]byte(`{"guess":{"confidence":1.000,"tried":368,"cut":true}}`))
+	g.Fill(&o)
+	if !o.Guessed || !o.GuessLimit {
+		t.Errorf("a guess cut short: guessed %v, limit %v", o.Guessed, o.GuessLimit)
+	}
 	s := JSONScan{CountKey: "voterId"}
 	s.Write([]byte(`{"a":[{"voterId":1},{"voterId":2}],"voterIds":3}`))
 	if s.Counted != 2 {
