@@ -90,22 +90,34 @@ func hostileCodecChild(e hostile.Entry, path string) {
 	hostile.WriteReport(r)
 }
 
-func hostileOptions(e hostile.Entry) codec.Options {
-	var o codec.Options
-	if e.Mode == hostile.Response {
+// hostileOptions reads e as its mode says. With no hints (Auto), the
+// codec's own guessing is used where Options has it (a bool field Auto:
+// a request when it decodes cleanly as one, else the likeliest
+// response), found through reflection so this compiles before it lands.
+func hostileOptions(e hostile.Entry) (o codec.Options, auto bool) {
+	switch e.Mode {
+	case hostile.Response:
 		o.Response, o.APIKey, o.Version = true, e.APIKey, e.Version
+	case hostile.Auto:
+		if f := reflect.ValueOf(&o).Elem().FieldByName("Auto"); f.IsValid() && f.Kind() == reflect.Bool {
+			f.SetBool(true)
+			auto = true
+		}
 	}
-	return o
+	return o, auto
 }
 
 // decodeTree reads e as kwire decode does: a request, or a pinned
-// response, or with no hints a request and else the likeliest response.
-// A size prefix that is wrong is an error, never a reason to guess.
+// response, or with no hints a request and else the likeliest response
+// (by Options.Auto, or else as kwire decode did before it: GuessResponse
+// after a failed request). A size prefix that is wrong is an error, never
+// a reason to guess.
 func decodeTree(e hostile.Entry, b []byte) ([]byte, error, bool) {
-	f, err := codec.Decode(b, hostileOptions(e))
+	o, auto := hostileOptions(e)
+	f, err := codec.Decode(b, o)
 	guessed := false
 	var de *codec.DecodeError
-	if err != nil && e.Mode == hostile.Auto && !(errors.As(err, &de) && de.Path == "size") {
+	if err != nil && e.Mode == hostile.Auto && !auto && !(errors.As(err, &de) && de.Path == "size") {
 		if c := codec.GuessResponse(b, codec.GuessOptions{}); len(c) > 0 {
 			f, err, guessed = c[0].Frame, nil, true
 		}
@@ -139,8 +151,9 @@ func decodeFast(e hostile.Entry, b []byte) ([]byte, error) {
 	if !ok {
 		return nil, errors.New("no fast path")
 	}
+	o, _ := hostileOptions(e)
 	res := m.Call([]reflect.Value{reflect.ValueOf([]byte(nil)), reflect.ValueOf(b),
-		reflect.ValueOf(hostileOptions(e)), reflect.ValueOf(codec.JSONOptions{})})
+		reflect.ValueOf(o), reflect.ValueOf(codec.JSONOptions{})})
 	out := res[0].Bytes()
 	err, _ := res[2].Interface().(error)
 	return out, err
