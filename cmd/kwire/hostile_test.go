@@ -75,11 +75,11 @@ func TestHostileDecode(t *testing.T) {
 			t.Parallel()
 			file := filepath.Join(hostile.Dir(), e.File())
 			args := append(append([]string{"decode", "--format", "ndjson"}, e.CLIArgs()...), file)
-			scan := &hostile.JSONScan{CountKey: e.Expect.CountKey}
+			scan := &hostile.JSONScan{CountKey: e.Expect.CountKey, Want: e.Expect.Warning}
 			stderr, u := hostileRun(t, scan, args...)
 			t.Logf("kwire %s: %v", strings.Join(args, " "), u)
 			var o hostile.Outcome
-			hostile.ParseStderr(stderr, &o, 10000)
+			hostile.ParseStderr(stderr, &o, e.Expect.Warning)
 			o.Counted = scan.Counted
 			for _, p := range e.Check(o) {
 				t.Error(p)

@@ -52,6 +52,68 @@ type Outcome struct {
 	// Captures: the exit status and all the text the command wrote.
 	Exit int
 	Text string
+
+	wanted map[string]bool // the wanted texts a kept warning holds
+}
+
+// KeepWarnings is how many warnings an outcome keeps in full: the
+// first KeepWarnings, as many limit warnings, and the first that mentions
+// each text Expect.Warning asks for; the rest are only counted, so that a
+// flood of hundreds of thousands costs the test little.
+const KeepWarnings = 1000
+
+// AddWarning counts w and keeps it as KeepWarnings says; want is the
+// entry's Expect.Warning.
+func (o *Outcome) AddWarning(w Warning, want string) {
+	o.WarningCount++
+	keep := len(o.Warnings) < KeepWarnings
+	if !keep && w.IsLimit() {
+		n := 0
+		for _, k := range o.Warnings {
+			if k.IsLimit() {
+				n++
+			}
+		}
+		keep = n < KeepWarnings
+	}
+	if !keep && want != "" {
+		for _, t := range strings.Split(want, "|") {
+			keep = keep || t != "" && !o.wanted[t] && strings.Contains(w.Message, t)
+		}
+	}
+	if !keep {
+		return
+	}
+	o.Warnings = append(o.Warnings, w)
+	for _, t := range strings.Split(want, "|") {
+		if t != "" && strings.Contains(w.Message, t) {
+			if o.wanted == nil {
+				o.wanted = map[string]bool{}
+			}
+			o.wanted[t] = true
+		}
+	}
+}
+
+// mayKeep says whether AddWarning could keep the warning whose JSON is b,
+// without parsing it: it only could while fewer than KeepWarnings are
+// kept, or when it is a limit warning or mentions a wanted text.
+func (o *Outcome) mayKeep(b []byte, want string) bool {
+	if len(o.Warnings) < KeepWarnings || bytes.Contains(b, []byte(`"limit":true`)) {
+		return true
+	}
+	for _, t := range strings.Split(want, "|") {
+		if t != "" && !o.wanted[t] && bytes.Contains(b, []byte(t)) {
+			return true
+		}
+	}
+	// (A limit named in the message without the flag: see IsLimit.)
+	for _, n := range LimitNames {
+		if bytes.Contains(b, []byte(n)) {
+			return true
+		}
+	}
+	return false
 }
 
 // Check compares an outcome with what the entry must give; it returns
@@ -193,17 +255,15 @@ var (
 	guessLine = regexp.MustCompile(`^kwire: (?:frame \d+: )?read as a response: `)
 )
 
-// ParseStderr reads the CLI's standard error into o: warnings, the error,
-// the guess notice. maxWarnings bounds the warnings kept.
-func ParseStderr(stderr []byte, o *Outcome, maxWarnings int) {
+// ParseStderr reads the CLI's standard error into o: warnings (kept as
+// Outcome.AddWarning says; want is the entry's Expect.Warning), the error,
+// the guess notice.
+func ParseStderr(stderr []byte, o *Outcome, want string) {
 	for _, line := range strings.Split(string(stderr), "\n") {
 		if m := warnLine.FindStringSubmatch(line); m != nil {
-			o.WarningCount++
-			if len(o.Warnings) < maxWarnings {
-				off, _ := strconv.Atoi(m[1])
-				buf, _ := strconv.Atoi(m[2])
-				o.Warnings = append(o.Warnings, Warning{Offset: off, Buf: buf, Path: m[3], Message: m[4]})
-			}
+			off, _ := strconv.Atoi(m[1])
+			buf, _ := strconv.Atoi(m[2])
+			o.AddWarning(Warning{Offset: off, Buf: buf, Path: m[3], Message: m[4]}, want)
 			continue
 		}
 		if guessLine.MatchString(line) {
@@ -222,30 +282,36 @@ func ParseStderr(stderr []byte, o *Outcome, maxWarnings int) {
 }
 
 // JSONScan reads value JSON as it streams by (an io.Writer), holding only
-// a small state: it counts the items an Expect counts and keeps the
-// envelope's "warnings" and "guess" (the members of the outermost object).
-// It never holds the document.
+// a small state: it counts the items an Expect counts and reads the
+// envelope's "warnings" (one element at a time, kept as Outcome.AddWarning
+// says) and "guess" (the members of the outermost object). It never holds
+// the document.
 type JSONScan struct {
 	CountKey string // as Expect.CountKey
+	Want     string // as Expect.Warning: which warnings to keep past the first few
 	Counted  int
-	Warnings []Warning
-	NWarn    int    // warnings seen, kept or not
-	Guess    []byte // the raw "guess" member, when present
+	Found    Outcome // the warnings read
+	Guess    []byte  // the raw "guess" member, when present
+	// Bad says an element of "warnings" was not a warning object.
+	Bad string
 
-	depth     int
-	inStr     bool
-	esc       bool
-	key       []byte // the current string, up to 64 bytes
-	keyLong   bool
-	afterStr  bool // a string just ended: a ':' makes it a key
-	magicNext bool // the next value is a "magic" member's
-	capture   *bytes.Buffer
-	capName   string
-	capDepth  int
-	capStart  bool // capturing starts with the next non-space byte
+	depth      int
+	inStr      bool
+	esc        bool
+	key        []byte // the current string, up to 64 bytes
+	keyLong    bool
+	afterStr   bool // a string just ended: a ':' makes it a key
+	magicNext  bool // the next value is a "magic" member's
+	inWarnings bool // inside the envelope's "warnings" array
+	capture    *bytes.Buffer
+	buf        bytes.Buffer // what capture points to, reused
+	capName    string
+	capDepth   int
+	capStart   bool // capturing starts with the next non-space byte
 }
 
-// maxCapture bounds the bytes kept of a captured member.
+// maxCapture bounds the bytes kept of a captured member (a guess, or one
+// warning).
 const maxCapture = 4 << 20
 
 func (s *JSONScan) Write(p []byte) (int, error) {
@@ -307,8 +373,17 @@ func (s *JSONScan) byte(c byte) {
 		s.inStr, s.key, s.keyLong = true, s.key[:0], false
 	case '{', '[':
 		s.depth++
+		if s.inWarnings && c == '{' && s.depth == 3 && s.capture == nil {
+			// An element of "warnings": read it alone.
+			s.buf.Reset()
+			s.capture, s.capName, s.capDepth, s.capStart = &s.buf, "warning", 2, false
+			s.capture.WriteByte('{')
+		}
 	case '}', ']':
 		s.depth--
+		if s.inWarnings && s.depth < 2 {
+			s.inWarnings = false
+		}
 		switch {
 		case s.capture == nil:
 		case s.depth == s.capDepth:
@@ -319,7 +394,7 @@ func (s *JSONScan) byte(c byte) {
 			s.endCapture()
 		}
 	case ',':
-		if s.capture != nil && s.depth == s.capDepth {
+		if s.capture != nil && s.depth == s.capDepth && s.capName == "guess" {
 			// A scalar member ended (a guess given as a number or a bool).
 			s.capture.Truncate(s.capture.Len() - 1)
 			s.endCapture()
@@ -336,24 +411,29 @@ func (s *JSONScan) onKey(k string) {
 	case s.CountKey != "" && k == s.CountKey:
 		s.Counted++
 	}
-	if s.depth == 1 && (k == "warnings" || k == "guess") && s.capture == nil {
-		s.capture, s.capName, s.capDepth, s.capStart = new(bytes.Buffer), k, 1, true
+	if s.depth == 1 && s.capture == nil {
+		switch k {
+		case "warnings":
+			s.inWarnings = true
+		case "guess":
+			s.capture, s.capName, s.capDepth, s.capStart = new(bytes.Buffer), k, 1, true
+		}
 	}
 }
 
 func (s *JSONScan) endCapture() {
 	b := s.capture.Bytes()
 	switch s.capName {
-	case "warnings":
-		var ws []Warning
-		if json.Unmarshal(b, &ws) == nil {
-			s.Warnings = append(s.Warnings, ws...)
-			s.NWarn += len(ws)
-		} else {
-			// Cut at maxCapture: count what was there.
-			s.NWarn += bytes.Count(b, []byte(`"message"`))
-			s.Warnings = append(s.Warnings, Warning{Message: "(warnings cut at " + strconv.Itoa(maxCapture) + " bytes) " + string(b[:min(len(b), 200)])})
+	case "warning":
+		if !s.Found.mayKeep(b, s.Want) {
+			s.Found.WarningCount++
+			break
 		}
+		var w Warning
+		if err := json.Unmarshal(b, &w); err != nil && s.Bad == "" {
+			s.Bad = "a \"warnings\" element that is not a warning: " + string(b[:min(len(b), 200)])
+		}
+		s.Found.AddWarning(w, s.Want)
 	case "guess":
 		s.Guess = append([]byte(nil), b...)
 	}
@@ -363,8 +443,10 @@ func (s *JSONScan) endCapture() {
 // Fill puts what the scan found into o.
 func (s *JSONScan) Fill(o *Outcome) {
 	o.Counted = s.Counted
-	o.Warnings = append(o.Warnings, s.Warnings...)
-	o.WarningCount += s.NWarn
+	for _, w := range s.Found.Warnings {
+		o.Warnings = append(o.Warnings, w)
+	}
+	o.WarningCount += s.Found.WarningCount
 	if s.Guess != nil && !bytes.Equal(s.Guess, []byte("null")) {
 		o.Guessed = true
 		o.GuessLimit = o.GuessLimit || guessSaysLimit(s.Guess)
@@ -411,7 +493,7 @@ func (e Entry) APIOutcome(status int, guessHeader string, body io.Reader) (Outco
 		}
 		return o, nil
 	}
-	scan := JSONScan{CountKey: e.Expect.CountKey}
+	scan := JSONScan{CountKey: e.Expect.CountKey, Want: e.Expect.Warning}
 	if _, err := io.Copy(&scan, body); err != nil {
 		return o, err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -106,13 +107,49 @@ func TestJSONScan(t *testing.T) {
 	}
 }
 
+// TestJSONScanWarningFlood: a flood of warnings is counted to the last,
+// and the ones a check needs are kept past the first KeepWarnings.
+func TestJSONScanWarningFlood(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"body":{},"warnings":[`)
+	const n = 3 * KeepWarnings
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		msg := "unknown tag 0"
+		switch i {
+		case n - 2:
+			msg = "non-minimal varint"
+		case n - 1:
+			msg = "cut by the MaxNodes limit"
+		}
+		b.WriteString(`{"offset":` + strconv.Itoa(i) + `,"path":"body","message":"` + msg + `"}`)
+	}
+	b.WriteString(`]}`)
+	s := JSONScan{Want: "non-minimal|nothing"}
+	s.Write([]byte(b.String()))
+	var o Outcome
+	s.Fill(&o)
+	if o.WarningCount != n || s.Bad != "" {
+		t.Fatalf("counted %d warnings, want %d (%s)", o.WarningCount, n, s.Bad)
+	}
+	if len(o.Warnings) != KeepWarnings+2 {
+		t.Errorf("kept %d warnings, want %d", len(o.Warnings), KeepWarnings+2)
+	}
+	e := Entry{Name: "x.bin", Mode: Request, Expect: Expect{Warning: "non-minimal", Limit: "MaxNodes"}}
+	if bad := e.Check(o); len(bad) != 0 {
+		t.Errorf("%v", bad)
+	}
+}
+
 func TestParseStderr(t *testing.T) {
 	var o Outcome
 	ParseStderr([]byte(`kwire: read as a response: guessed Fetch v7 response, confidence 0.93
 kwire: warning: at byte 40 of derived buffer 2 (body.responses[0].partitions[0].records): not decompressed: the MaxDecompressed limit (64 MiB) is used up
 kwire: warning: at byte 7 (body): non-minimal varint
 kwire: at byte 0 (size): expected a size of at most 14 (the bytes given), found 2147483647
-`), &o, 10)
+`), &o, "")
 	if !o.Guessed || o.WarningCount != 2 || !o.Err || o.ErrPath != "size" || o.ErrOff != 0 {
 		t.Fatalf("%+v", o)
 	}

@@ -137,6 +137,9 @@ type Report struct {
 	TotalAlloc uint64 // bytes allocated while decoding
 	PeakLive   uint64 // the largest live heap a collection saw while decoding, less the live heap before
 	Skip       string // why the child did not run the entry
+	// Mismatch: two ways a build reports the same thing disagree (the
+	// codec's Warnings and the JSON's "warnings"), or "".
+	Mismatch string
 }
 
 const reportPrefix = "hostile-report: "
