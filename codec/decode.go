@@ -399,17 +399,22 @@ func (d *decoder) result() error {
 func (d *decoder) request(kids *[]*tree.Node) {
 	f := d.f
 	start := d.r.Off
-	if left := d.r.Remaining(); left < 4 {
-		if left < 2 {
-			d.path = append(d.path[:0], pathSeg{"header.requestApiKey", absPath})
-		} else {
-			d.path = append(d.path[:0], pathSeg{"header.requestApiVersion", absPath})
-		}
-		d.short(start, "a request header (api key and version)", decimal(left)+" bytes")
+	left := d.r.Remaining()
+	if left < 2 {
+		d.path = append(d.path[:0], pathSeg{"header.requestApiKey", absPath})
+		d.short(start, "2 bytes for int16 (the request's API key)", decimal(left)+" bytes left")
 		d.path = d.path[:0]
 		return
 	}
 	f.APIKey = int16(uint16(d.r.B[start])<<8 | uint16(d.r.B[start+1]))
+	if left < 4 {
+		// The key but no version: the header is read as far as it goes,
+		// so the key is in the tree and the error is at the version,
+		// where it starts, as the reader's are.
+		f.API = schema.ByKey(f.APIKey)
+		d.header(schema.RequestHeader(), 1, kids)
+		return
+	}
 	f.Version = int16(uint16(d.r.B[start+2])<<8 | uint16(d.r.B[start+3]))
 	f.API = schema.ByKey(f.APIKey)
 	d.head()

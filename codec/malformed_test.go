@@ -42,7 +42,8 @@ func TestMalformedErrorsNameOffsetAndPath(t *testing.T) {
 		{"element cut short", "00000014 0003 0000 0000002a ffff 00000002 0001 61 0003 62", 21, "body.topics[1].name", "a length of at most 1"},
 		{"size beyond the bytes given", "00000016 0003 0000 0000002a ffff 00000002 0001 61 0003 62", 0, "size", "a size of at most 20"},
 		{"size of a frame cut short", "7fffffff 0012 0000 0000002a ffff", 0, "size", "a size of at most 10"},
-		{"no room for the api version", "00000002 0012", 4, "header.requestApiVersion", "a request header"},
+		{"no room for the api version", "00000002 0012", 6, "header.requestApiVersion", "2 bytes for int16"},
+		{"no room for the api key", "00000000", 4, "header.requestApiKey", "2 bytes for int16"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
