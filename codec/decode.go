@@ -118,6 +118,10 @@ type decoder struct {
 
 	ws  wire.Warnings // w points here
 	own wire.Budget   // b points here when the frame has a budget of its own
+
+	// spare is the records fields' decompression buffer when no frame
+	// holds it (records.Options.Spare), kept between frames.
+	spare []byte
 }
 
 func (d *decoder) pathString() string {
@@ -285,7 +289,7 @@ func (d *decoder) init(f *Frame, o *Options, n int, b *wire.Budget) {
 		b = &d.own
 	}
 	path := d.path[:0]
-	*d = decoder{f: f, s: &f.slab, lim: lim, b: b, nest: !o.RawRecords, skipRecords: o.skipRecords, path: path, own: d.own}
+	*d = decoder{f: f, s: &f.slab, lim: lim, b: b, nest: !o.RawRecords, skipRecords: o.skipRecords, path: path, own: d.own, spare: d.spare}
 	if b != &d.own {
 		d.own = wire.Budget{}
 	}

@@ -36,6 +36,11 @@ func CodecName(c int) string {
 
 var errLimit = errors.New("decompressed size exceeds Options.MaxDecompressed")
 
+// errLimitAhead is errLimit known before the bytes were made (a size the
+// data says, or its raw and RLE zstd blocks): the work is what was made
+// before it, not the limit. inflateInto returns it as errLimit.
+var errLimitAhead = errors.New("decompressed size would exceed Options.MaxDecompressed")
+
 // xerialMagic starts the framed snappy stream the Java client (xerial
 // snappy-java) writes: the magic, then int32 version and int32 compatible
 // version, then [int32 length][snappy block] chunks.
@@ -49,15 +54,26 @@ var xerialMagic = []byte{0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0}
 // for accepted quirks (the old Kafka lz4 header checksum). The last
 // argument is unused (it sized decoder pools once).
 func inflate(codec int, src []byte, limit, _ int) (out []byte, warn string, err error) {
-	return inflateInto(nil, codec, src, limit)
+	out, warn, _, err = inflateInto(nil, codec, src, limit)
+	if err != nil {
+		out = nil
+	}
+	return out, warn, err
 }
 
 // inflateInto is inflate writing into dst's memory when it is big enough
-// (the tree-less path reuses one buffer per nesting depth).
-func inflateInto(dst []byte, codec int, src []byte, limit int) (out []byte, warn string, err error) {
+// (the tree-less path reuses one buffer per nesting depth). done is the
+// work it counts for, the same whatever dst was: the bytes it made, or
+// limit when they would be more, or the bytes made before a failure. On
+// failure out is an empty buffer to reuse (dst's, or a bigger one the
+// attempt made), so that a flood of decompressions that fail does not
+// allocate anew each time.
+func inflateInto(dst []byte, codec int, src []byte, limit int) (out []byte, warn string, done int, err error) {
 	if limit < 0 {
 		limit = 0
 	}
+	// On failure the decompressors return the buffer they were filling,
+	// holding what they made before the failure.
 	switch codec {
 	case CodecGzip:
 		out, err = gunzip(dst, src, limit)
@@ -70,7 +86,20 @@ func inflateInto(dst []byte, codec int, src []byte, limit int) (out []byte, warn
 	default:
 		err = errors.New("unknown compression codec " + itoa(codec))
 	}
-	return out, warn, err
+	done = len(out)
+	if err != nil {
+		switch err {
+		case errLimit:
+			done = limit
+		case errLimitAhead:
+			err = errLimit
+		}
+		if cap(out) < cap(dst) {
+			out = dst
+		}
+		out = out[:0]
+	}
+	return out, warn, done, err
 }
 
 // firstCap is the capacity a decompression starts with: a small multiple
@@ -90,7 +119,7 @@ func readLimited(dst []byte, r io.Reader, src []byte, limit int) ([]byte, error)
 	for {
 		if len(buf) == cap(buf) {
 			if len(buf) > limit {
-				return nil, errLimit
+				return buf, errLimit
 			}
 			n := min(cap(buf)*2, limit+1)
 			if n <= len(buf) {
@@ -103,13 +132,13 @@ func readLimited(dst []byte, r io.Reader, src []byte, limit int) ([]byte, error)
 		n, err := r.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
 		if len(buf) > limit {
-			return nil, errLimit
+			return buf, errLimit
 		}
 		if err == io.EOF {
 			return buf, nil
 		}
 		if err != nil {
-			return nil, err
+			return buf, err
 		}
 	}
 }
@@ -122,13 +151,13 @@ func gunzip(dst, src []byte, limit int) ([]byte, error) {
 	if p, _ := gzipPool.Get().(*gzip.Reader); p != nil {
 		if err := p.Reset(br); err != nil {
 			gzipPool.Put(p)
-			return nil, err
+			return dst[:0], err
 		}
 		zr = p
 	} else {
 		var err error
 		if zr, err = gzip.NewReader(br); err != nil {
-			return nil, err
+			return dst[:0], err
 		}
 	}
 	out, err := readLimited(dst, zr, src, limit)
@@ -147,21 +176,21 @@ func unsnappy(dst, src []byte, limit int) ([]byte, error) {
 		p := 16
 		for p < len(src) {
 			if len(src)-p < 4 {
-				return nil, errors.New("xerial snappy: truncated chunk length")
+				return out, errors.New("xerial snappy: truncated chunk length")
 			}
 			n := int(binary.BigEndian.Uint32(src[p:]))
 			p += 4
 			if n < 0 || n > len(src)-p {
-				return nil, errors.New("xerial snappy: chunk runs past the end")
+				return out, errors.New("xerial snappy: chunk runs past the end")
 			}
 			chunk := src[p : p+n]
 			p += n
 			dl, err := snappyLen(chunk)
 			if err != nil {
-				return nil, err
+				return out, err
 			}
 			if dl > limit-len(out) {
-				return nil, errLimit
+				return out, errLimitAhead
 			}
 			if cap(out)-len(out) < dl {
 				nb := make([]byte, len(out), min(limit, 2*cap(out)+dl))
@@ -170,7 +199,7 @@ func unsnappy(dst, src []byte, limit int) ([]byte, error) {
 			}
 			d, err := s2.Decode(out[len(out):len(out)+dl], chunk)
 			if err != nil {
-				return nil, err
+				return out, err
 			}
 			out = out[:len(out)+len(d)]
 		}
@@ -181,15 +210,19 @@ func unsnappy(dst, src []byte, limit int) ([]byte, error) {
 	}
 	dl, err := snappyLen(src)
 	if err != nil {
-		return nil, err
+		return dst[:0], err
 	}
 	if dl > limit {
-		return nil, errLimit
+		return dst[:0], errLimitAhead
 	}
 	if cap(dst) < dl {
 		dst = make([]byte, dl)
 	}
-	return s2.Decode(dst[:dl], src)
+	out, err := s2.Decode(dst[:dl], src)
+	if err != nil {
+		return dst[:0], err
+	}
+	return out, nil
 }
 
 // snappyLen is a block's decoded length, when the block could hold it.
@@ -265,52 +298,160 @@ const defaultMaxDecompressed = 64 << 20
 // 4-byte RLE block stands for at most 128 KiB.
 const zstdRatio = 1 << 15
 
+// zstdBlockMax is the most one zstd block decodes to (RFC 8878 3.1.1.2.4).
+const zstdBlockMax = 128 << 10
+
 // zstdPool holds decoders that decode into the caller's buffer and never
 // past its capacity (WithDecodeAllCapLimit), so the output buffer is ours
 // to size: from the compressed size up, never from a declared size alone.
 var zstdPool sync.Pool
 
+// unzstd decodes src into a buffer that starts at firstCap (or what src
+// must decode to at least) and grows by 4 while the output does not fit,
+// up to what its blocks can make, or one block past limit.
+//
+// The block headers are read first (zstdBounds): raw and RLE blocks say
+// their size, so a bomb of them is refused before anything is decoded or
+// allocated, and the buffer never grows past what the frames can make.
+//
+// A full buffer is not always reported as zstd.ErrDecoderSizeExceeded:
+// a compressed block whose sequences run out of room fails with "output
+// bigger than max block size" (klauspost/compress v1.18, decodeSync), the
+// error a corrupt block gives. So a failure within a block's reach of the
+// buffer's end (the output holds the blocks decoded before it) is taken
+// for a full buffer and tried again bigger; the last try has room for a
+// whole block past limit, or for all the frames can make, so there a
+// failure is the stream's own (a corrupt frame) or the output passed
+// limit (errLimit).
 func unzstd(dst, src []byte, limit int) ([]byte, error) {
+	last := limit + 1 + zstdBlockMax
+	lo, hi, bounded := zstdBounds(src)
+	if bounded {
+		if lo > limit {
+			return dst[:0], errLimitAhead
+		}
+		last = min(last, hi)
+	}
+	size := max(firstCap(src, limit), lo)
+	if fcs, ok := zstdContentSize(src); ok {
+		switch {
+		case fcs > uint64(zstdRatio)*uint64(len(src)):
+			return dst[:0], errors.New("zstd: a frame content size of " + strconv.FormatUint(fcs, 10) + " bytes is impossible for " + itoa(len(src)) + " compressed bytes")
+		case fcs > uint64(limit):
+			return dst[:0], errLimitAhead
+		}
+		size = max(size, int(fcs))
+	}
+	// Capacity already there costs nothing: use it.
+	size = min(max(size, cap(dst)), last)
 	d, _ := zstdPool.Get().(*zstd.Decoder)
 	if d == nil {
 		var err error
 		d, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
 			zstd.WithDecodeAllCapLimit(true), zstd.WithDecoderMaxMemory(1<<40), zstd.WithDecoderMaxWindow(1<<31))
 		if err != nil {
-			return nil, err
+			return dst[:0], err
 		}
 	}
 	defer zstdPool.Put(d)
-	size := firstCap(src, limit)
-	if fcs, ok := zstdContentSize(src); ok {
-		switch {
-		case fcs > uint64(zstdRatio)*uint64(len(src)):
-			return nil, errors.New("zstd: a frame content size of " + strconv.FormatUint(fcs, 10) + " bytes is impossible for " + itoa(len(src)) + " compressed bytes")
-		case fcs > uint64(limit):
-			return nil, errLimit
-		}
-		size = max(size, int(fcs))
-	}
 	for {
 		if cap(dst) < size {
 			// A reused buffer grows by at least doubling, so batches of
 			// slightly different sizes do not each allocate.
-			dst = make([]byte, 0, max(size, min(2*cap(dst), limit+1)))
+			dst = make([]byte, 0, max(size, min(2*cap(dst), last)))
 		}
 		out, err := d.DecodeAll(src, dst[:0:size])
+		if cap(out) > cap(dst) {
+			// A raw or RLE block is appended past the capacity before
+			// the limit is seen: the bigger buffer is the one to keep.
+			dst = out[:0]
+		}
+		if len(out) > limit {
+			return dst[:0], errLimit
+		}
 		if err == nil {
 			// (Within dst, which it never outgrows: keep dst's whole
 			// capacity for the next use.)
 			return dst[:len(out)], nil
 		}
-		if !errors.Is(err, zstd.ErrDecoderSizeExceeded) {
-			return nil, err
+		full := errors.Is(err, zstd.ErrDecoderSizeExceeded) || len(out)+zstdBlockMax > size
+		switch {
+		case !full || bounded && size >= hi:
+			return dst[:len(out)], err
+		case size >= last:
+			return dst[:0], errLimit
 		}
-		if size > limit {
-			return nil, errLimit
-		}
-		size = min(limit+1, 4*size)
+		size = min(last, 4*size)
 	}
+}
+
+// zstdBounds reads the frames of src, their headers and block headers
+// only, and returns bounds of what they decode to: a raw or RLE block
+// says its size, a compressed block makes at most 128 KiB (RFC 8878
+// 3.1.1.2.4). ok is false when src does not read as frames; decoding
+// then says why.
+func zstdBounds(src []byte) (lo, hi int, ok bool) {
+	p := 0
+	for p < len(src) {
+		if len(src)-p < 8 {
+			return 0, 0, false
+		}
+		magic := binary.LittleEndian.Uint32(src[p:])
+		if magic&0xFFFFFFF0 == 0x184D2A50 { // a skippable frame
+			n := int(binary.LittleEndian.Uint32(src[p+4:]))
+			if n > len(src)-p-8 {
+				return 0, 0, false
+			}
+			p += 8 + n
+			continue
+		}
+		if magic != 0xFD2FB528 {
+			return 0, 0, false
+		}
+		fhd := src[p+4]
+		single := fhd>>5&1 == 1
+		q := p + 5
+		if !single {
+			q++ // window descriptor
+		}
+		q += [4]int{0, 1, 2, 4}[fhd&3] // dictionary ID
+		q += [4]int{0, 2, 4, 8}[fhd>>6]
+		if single && fhd>>6 == 0 {
+			q++ // a 1-byte content size
+		}
+		for {
+			if len(src)-q < 3 {
+				return 0, 0, false
+			}
+			h := int(src[q]) | int(src[q+1])<<8 | int(src[q+2])<<16
+			q += 3
+			size := h >> 3
+			switch h >> 1 & 3 {
+			case 0: // raw
+				lo, hi, q = lo+size, hi+size, q+size
+			case 1: // RLE
+				lo, hi, q = lo+size, hi+size, q+1
+			case 2: // compressed
+				hi, q = hi+zstdBlockMax, q+size
+			default:
+				return 0, 0, false
+			}
+			if q > len(src) {
+				return 0, 0, false
+			}
+			if h&1 == 1 {
+				break
+			}
+		}
+		if fhd>>2&1 == 1 {
+			q += 4 // content checksum
+		}
+		if q > len(src) {
+			return 0, 0, false
+		}
+		p = q
+	}
+	return lo, hi, true
 }
 
 // zstdContentSize reads the Frame_Content_Size of the first zstd frame.

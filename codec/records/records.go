@@ -81,6 +81,11 @@ type Options struct {
 	Data func(name string, version int16, buf []byte, bufIdx, start, end int, path string) (*tree.Node, error)
 	// Scratch, when set, lends WriteJSON memory kept from call to call.
 	Scratch *Scratch
+	// Spare, when set, is a buffer Decode decompresses into and leaves
+	// there, emptied, when the decompression fails or the frame keeps an
+	// exact copy; a result keeps it otherwise (it is then nil). It lets
+	// the records fields of one frame share one buffer.
+	Spare *[]byte
 }
 
 // RecordInfo holds what a record or message implies but does not store as
@@ -162,6 +167,9 @@ func Decode(s *tree.Slab, buf []byte, bufIdx, start, end, base int, opts Options
 	}
 	if end < start {
 		end = start
+	}
+	if opts.Spare == nil {
+		opts.Spare = new([]byte) // the call's own
 	}
 	d := newDecoder(s, &opts, end-start)
 	d.res.Base = base
@@ -560,11 +568,21 @@ func (d *decoder) inflate(n *tree.Node, field string, codec int, src []byte) *tr
 		d.limit(n, field, "not decompressed: the "+which+" limit is used up")
 		return nil
 	}
-	out, warn, err := inflate(codec, src, limit, 0)
+	var dst []byte
+	if d.opts.Spare != nil {
+		dst, *d.opts.Spare = *d.opts.Spare, nil
+	}
+	out, warn, done, err := inflateInto(dst, codec, src, limit)
 	if warn != "" {
 		d.warn(n, field, warn)
 	}
 	if err != nil {
+		// The work was done all the same: a flood of decompressions that
+		// fail stops at MaxWork. Their buffer serves the next one.
+		d.b.Work += done
+		if d.opts.Spare != nil {
+			*d.opts.Spare = out
+		}
 		if err == errLimit {
 			d.limit(n, field, "not decompressed: it holds more than the "+itoa(limit)+" bytes left of the "+which+" limit")
 			return nil
@@ -576,8 +594,15 @@ func (d *decoder) inflate(n *tree.Node, field string, codec int, src []byte) *tr
 		d.warn(n, field, "cannot decompress "+name+": "+err.Error())
 		return nil
 	}
+	if d.opts.Spare != nil && cap(out)-len(out) > len(out)/4+4096 {
+		// The buffer grew in steps past what it holds: the frame keeps
+		// an exact copy, the buffer serves the next decompression.
+		exact := make([]byte, len(out))
+		copy(exact, out)
+		*d.opts.Spare, out = out[:0], exact
+	}
 	d.b.Decompressed += len(out)
-	d.b.Work += len(out)
+	d.b.Work += done
 	d.res.Derived = append(d.res.Derived, out)
 	idx := d.res.Base + len(d.res.Derived) - 1
 	inf := d.leaf("inflated", schema.Bytes, CodecName(codec)+" inflated", idx, 0, len(out))

@@ -269,11 +269,13 @@ func (d *decoder) inflateJSON(bi, at int, field string, codec int, src []byte, d
 	for len(d.scratch) <= depth {
 		d.scratch = append(d.scratch, nil)
 	}
-	out, warn, err := inflateInto(d.scratch[depth], codec, src, limit)
+	out, warn, done, err := inflateInto(d.scratch[depth], codec, src, limit)
 	if warn != "" {
 		d.warnJSON(bi, at, field, warn)
 	}
 	if err != nil {
+		d.b.Work += done // as inflate: the work was done all the same
+		d.scratch[depth] = out
 		if err == errLimit {
 			d.limitAt(bi, at, field, "not decompressed: it holds more than the "+itoa(limit)+" bytes left of the "+which+" limit")
 			return nil, 0, false
@@ -287,7 +289,7 @@ func (d *decoder) inflateJSON(bi, at int, field string, codec int, src []byte, d
 	}
 	d.scratch[depth] = out
 	d.b.Decompressed += len(out)
-	d.b.Work += len(out)
+	d.b.Work += done
 	d.nbuf++
 	return out, d.res.Base + d.nbuf - 1, true
 }
