@@ -119,13 +119,21 @@ type decoder struct {
 	ws  wire.Warnings // w points here
 	own wire.Budget   // b points here when the frame has a budget of its own
 
+	pathBuf  []byte // pathWith's buffer
+	lastPath string // the path pathWith made last
 	// spare is the records fields' decompression buffer when no frame
 	// holds it (records.Options.Spare), kept between frames.
 	spare []byte
 }
 
-func (d *decoder) pathString() string {
-	var b []byte
+func (d *decoder) pathString() string { return d.pathWith("") }
+
+// pathWith is the current path, plus field when it is not empty. A flood
+// of warnings at one place (unknown tags, non-minimal varints) shares one
+// string: the path is built in a reused buffer and kept when it is the
+// one built last.
+func (d *decoder) pathWith(field string) string {
+	b := d.pathBuf[:0]
 	for i, p := range d.path {
 		switch {
 		case p.idx == absPath:
@@ -141,7 +149,17 @@ func (d *decoder) pathString() string {
 			b = append(b, p.name...)
 		}
 	}
-	return string(b)
+	if field != "" {
+		if len(b) > 0 {
+			b = append(b, '.')
+		}
+		b = append(b, field...)
+	}
+	d.pathBuf = b
+	if string(b) != d.lastPath {
+		d.lastPath = string(b)
+	}
+	return d.lastPath
 }
 
 func (d *decoder) push(name string) { d.path = append(d.path, pathSeg{name, -1}) }
@@ -196,14 +214,9 @@ func (d *decoder) warn(n *tree.Node, off int, field, msg string) {
 // limit hit.
 func (d *decoder) warnAt(mark *int, n *tree.Node, off int, field, msg string, limit bool) {
 	n.Warn(msg)
-	p := d.pathString()
-	if field != "" {
-		if p != "" {
-			p += "."
-		}
-		p += field
-	}
-	x := Warning{Offset: off, Buf: d.buf, Path: p, Message: msg, Limit: limit}
+	// Warnings are charged as nodes, so a flood of them stops at MaxNodes.
+	d.b.ChargeWarning(limit)
+	x := Warning{Offset: off, Buf: d.buf, Path: d.pathWith(field), Message: msg, Limit: limit}
 	if mark != nil {
 		d.w.Insert(mark, x)
 	} else {
@@ -289,7 +302,7 @@ func (d *decoder) init(f *Frame, o *Options, n int, b *wire.Budget) {
 		b = &d.own
 	}
 	path := d.path[:0]
-	*d = decoder{f: f, s: &f.slab, lim: lim, b: b, nest: !o.RawRecords, skipRecords: o.skipRecords, path: path, own: d.own, spare: d.spare}
+	*d = decoder{f: f, s: &f.slab, lim: lim, b: b, nest: !o.RawRecords, skipRecords: o.skipRecords, path: path, own: d.own, pathBuf: d.pathBuf[:0], spare: d.spare}
 	if b != &d.own {
 		d.own = wire.Budget{}
 	}

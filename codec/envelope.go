@@ -16,6 +16,17 @@ func appendEnvelopeTail(dst []byte, g *Guess, ws []Warning) []byte {
 		dst = appendGuess(dst, g)
 	}
 	if len(ws) > 0 {
+		// Warnings can be most of the document (a flood of unknown tags):
+		// room for them all at once, not in many steps of growth.
+		n := 16
+		for i := range ws {
+			n += len(ws[i].Path) + len(ws[i].Message) + 64
+		}
+		if cap(dst)-len(dst) < n {
+			nd := make([]byte, len(dst), len(dst)+n)
+			copy(nd, dst)
+			dst = nd
+		}
 		dst = append(dst, `,"warnings":`...)
 		dst = AppendWarnings(dst, ws)
 	}
@@ -69,20 +80,24 @@ func appendVersions(dst []byte, vs []int16) []byte {
 func AppendWarnings(dst []byte, ws []Warning) []byte {
 	dst = append(dst, '[')
 	for i := range ws {
-		w := &ws[i]
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = strconv.AppendInt(append(dst, `{"offset":`...), int64(w.Offset), 10)
-		if w.Buf > 0 {
-			dst = strconv.AppendInt(append(dst, `,"buf":`...), int64(w.Buf), 10)
-		}
-		dst = jsontext.AppendString(append(dst, `,"path":`...), []byte(w.Path))
-		dst = jsontext.AppendString(append(dst, `,"message":`...), []byte(w.Message))
-		if w.Limit {
-			dst = append(dst, `,"limit":true`...)
-		}
-		dst = append(dst, '}')
+		dst = appendWarning(dst, &ws[i])
 	}
 	return append(dst, ']')
+}
+
+// appendWarning writes one element of AppendWarnings's array.
+func appendWarning(dst []byte, w *Warning) []byte {
+	dst = strconv.AppendInt(append(dst, `{"offset":`...), int64(w.Offset), 10)
+	if w.Buf > 0 {
+		dst = strconv.AppendInt(append(dst, `,"buf":`...), int64(w.Buf), 10)
+	}
+	dst = jsontext.AppendString(append(dst, `,"path":`...), []byte(w.Path))
+	dst = jsontext.AppendString(append(dst, `,"message":`...), []byte(w.Message))
+	if w.Limit {
+		dst = append(dst, `,"limit":true`...)
+	}
+	return append(dst, '}')
 }

@@ -218,9 +218,30 @@ func (d *decoder) endJSON(b []byte, end int) error {
 		d.pop()
 	}
 	d.head()
-	d.out.b = appendEnvelopeTail(d.out.b, d.f.Guess, d.w.List)
-	d.f.warnings = d.w.List
-	return d.result()
+	err := d.result()
+	o, ws := d.out, d.w.List
+	if err != nil || len(ws) == 0 {
+		o.b = appendEnvelopeTail(o.b, d.f.Guess, ws)
+	} else {
+		// Warnings can be many (MaxNodes bounds them, not the output
+		// buffer): they stream like the value before them. (A frame that
+		// failed is not flushed here: unless it already was, it is written
+		// again by the tree.)
+		if g := d.f.Guess; g != nil {
+			o.b = appendGuess(append(o.b, `,"guess":`...), g)
+		}
+		o.b = append(o.b, `,"warnings":[`...)
+		for i := range ws {
+			if i > 0 {
+				o.b = append(o.b, ',')
+			}
+			o.b = appendWarning(o.b, &ws[i])
+			o.flush(false)
+		}
+		o.b = append(o.b, "]}"...)
+	}
+	d.f.warnings = ws
+	return err
 }
 
 // key writes a member's key, after a comma unless it is the first.

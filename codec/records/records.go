@@ -147,7 +147,14 @@ type decoder struct {
 	path     []seg
 	maxDepth int
 	jsonState
+
+	pathBuf  []byte // pathString's buffer
+	lastPath string // the path pathString made last
 }
+
+// chargeWarning spends a warning's nodes (wire.WarningNodes), so a flood
+// of them stops at MaxNodes as nodes do. Both paths charge alike.
+func (d *decoder) chargeWarning(limit bool) { d.b.ChargeWarning(limit) }
 
 // warningAt makes a warning at offset off of buffer bi.
 func warningAt(path string, bi, off int, msg string, limit bool) wire.Warning {
@@ -210,7 +217,7 @@ func (d *decoder) init(s *tree.Slab, opts *Options, size int) {
 	} else {
 		*res = Result{}
 	}
-	*d = decoder{s: s, opts: *opts, res: res, b: b, w: opts.Warnings, maxDepth: opts.MaxDepth, path: d.path[:0], jsonState: d.jsonState}
+	*d = decoder{s: s, opts: *opts, res: res, b: b, w: opts.Warnings, maxDepth: opts.MaxDepth, path: d.path[:0], jsonState: d.jsonState, pathBuf: d.pathBuf[:0]}
 }
 
 func (d *decoder) push(name string, idx int) { d.path = append(d.path, seg{name, idx}) }
@@ -218,7 +225,7 @@ func (d *decoder) pop()                      { d.path = d.path[:len(d.path)-1] }
 
 // pathString names the current place, with field appended when not "".
 func (d *decoder) pathString(field string) string {
-	b := []byte(d.opts.Path)
+	b := append(d.pathBuf[:0], d.opts.Path...)
 	for _, p := range d.path {
 		if p.idx >= 0 {
 			b = append(b, '[')
@@ -233,7 +240,12 @@ func (d *decoder) pathString(field string) string {
 		b = append(b, '.')
 		b = append(b, field...)
 	}
-	return string(b)
+	// Warnings at one place share one string (see codec's pathWith).
+	d.pathBuf = b
+	if string(b) != d.lastPath {
+		d.lastPath = string(b)
+	}
+	return d.lastPath
 }
 
 // warn attaches msg to n and lists it under the current path (plus field).
@@ -252,6 +264,7 @@ func (d *decoder) warnAt(mark *int, n *tree.Node, field string, msg string, limi
 	if n != nil {
 		n.Warn(msg)
 	}
+	d.chargeWarning(limit)
 	if d.w == nil {
 		return
 	}

@@ -156,6 +156,7 @@ func (d *decoder) setJSON(b []byte, bi, start, end, depth int, w *wrapper) error
 
 // warnAt is warn for the tree-less path: no node, the place given.
 func (d *decoder) warnAtJSON(mark *int, bi, off int, field, msg string, limit bool) {
+	d.chargeWarning(limit)
 	if d.w == nil {
 		return
 	}

@@ -20,6 +20,22 @@ type Budget struct {
 	NestedNodes int
 }
 
+// WarningNodes is what a warning costs in nodes. A warning that is not a
+// limit hit takes about two nodes' memory (a node is ~210 bytes): its
+// Warning in the frame's list (56 bytes, up to twice that while the list
+// grows), its message, the message's entry on its node, and some 170 bytes
+// of "warnings" JSON. Charging it so keeps a flood of warnings (unknown
+// tags, non-minimal varints) inside what MaxNodes allows.
+const WarningNodes = 2
+
+// ChargeWarning spends a warning's nodes. A limit warning ends work and
+// is free.
+func (b *Budget) ChargeWarning(limit bool) {
+	if !limit {
+		b.Nodes += WarningNodes
+	}
+}
+
 // NodesLeft reports whether a nested payload may still take nodes.
 func (b *Budget) NodesLeft() bool { return b.Nodes < b.NestedNodes }
 
