@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/internal/hostile"
 )
 
@@ -312,5 +313,30 @@ func TestHostileServe(t *testing.T) {
 	}
 	if u.MaxRSS > hostileServePeak {
 		t.Errorf("kwire serve peaked at %s; the bound is %s", hostile.MiB(u.MaxRSS), hostile.MiB(hostileServePeak))
+	}
+}
+
+// TestWarnLinesShowLimits: kwire decode (batch, pcap, proxy) prints the first maxWarnLines
+// warnings, and after them still every one that says a limit cut decoding
+// short. The corpus's KRaft tag flood hid its MaxNodes warning behind
+// 200,000 unknown tags.
+func TestWarnLinesShowLimits(t *testing.T) {
+	ws := make([]codec.Warning, 3*maxWarnLines)
+	for i := range ws {
+		ws[i] = codec.Warning{Offset: i, Path: "body", Message: "unknown tag 0"}
+	}
+	ws[2*maxWarnLines] = codec.Warning{Offset: 7, Path: "body.x", Message: "records from byte 7 not decoded: the MaxNodes limit (9 nodes) is reached", Limit: true}
+	b := bytes.NewBuffer(appendDiagnostics(nil, "", nil, ws))
+	var o hostile.Outcome
+	hostile.ParseStderr(b.Bytes(), &o, "")
+	if o.WarningCount != maxWarnLines+1 {
+		t.Errorf("%d warnings printed, want %d (the first ones and the limit)", o.WarningCount, maxWarnLines+1)
+	}
+	e := hostile.Entry{Name: "x.bin", Mode: hostile.Request, Expect: hostile.Expect{Limit: "MaxNodes"}}
+	if bad := e.Check(o); len(bad) != 0 {
+		t.Error(bad)
+	}
+	if !strings.Contains(b.String(), "kwire: warning: 1999 more warnings not shown") {
+		t.Errorf("no count of the rest: %s", hostileHead(b.Bytes()[b.Len()-200:]))
 	}
 }

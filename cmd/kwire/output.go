@@ -306,8 +306,11 @@ func (j *jsonFlags) options() (codec.JSONOptions, error) {
 // appendDiagnostics appends the standard-error lines for a frame read
 // with the tree-less path: how a guessed response was read, then each
 // warning as "kwire: warning: PREFIXat byte N (path): message", up to
-// maxWarnLines, then how many more there are. prefix names the frame
-// ("line 3: ", "conn 2 correlation 7 response: "), or is "".
+// maxWarnLines, then how many more there are. A warning that says a
+// limit cut decoding short is printed wherever it comes (up to
+// maxWarnLines more of them): a flood of lenient readings must not hide
+// the limit that ended it. prefix names the frame ("line 3: ", "conn 2
+// correlation 7 response: "), or is "".
 func appendDiagnostics(dst []byte, prefix string, g *codec.Guess, ws []codec.Warning) []byte {
 	if g != nil && len(g.Candidates) > 0 {
 		dst = append(dst, "kwire: "...)
@@ -315,16 +318,26 @@ func appendDiagnostics(dst []byte, prefix string, g *codec.Guess, ws []codec.War
 		dst = append(dst, describeGuess(g)...)
 		dst = append(dst, '\n')
 	}
+	shown, limits := 0, 0
 	for i, w := range ws {
+		switch {
+		case i < maxWarnLines:
+		case w.Limit && limits < maxWarnLines:
+			limits++
+		default:
+			continue
+		}
+		shown++
 		dst = append(dst, "kwire: warning: "...)
 		dst = append(dst, prefix...)
-		if i == maxWarnLines {
-			dst = strconv.AppendInt(dst, int64(len(ws)-i), 10)
-			dst = append(dst, " more warnings not shown (the JSON's \"warnings\" lists them all)\n"...)
-			break
-		}
 		dst = append(dst, describeWarning(w)...)
 		dst = append(dst, '\n')
+	}
+	if more := len(ws) - shown; more > 0 {
+		dst = append(dst, "kwire: warning: "...)
+		dst = append(dst, prefix...)
+		dst = strconv.AppendInt(dst, int64(more), 10)
+		dst = append(dst, " more warnings not shown (the JSON's \"warnings\" lists them all)\n"...)
 	}
 	return dst
 }
