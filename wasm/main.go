@@ -56,24 +56,29 @@ import (
 	"github.com/kwire/kwire/internal/render"
 )
 
-// The browser's limits, through codec.Options. A decoded node costs 1 to
-// 1.5 KB of live heap here (measured in Chromium: a frame cut at 2^20
-// nodes held 1057 MiB, one cut at 2^19 held 779 MiB): the codec's node (192 bytes) and its child pointer, the view's
+// The browser's limits, through codec.Options: half the CLI's
+// (codec.DefaultMaxNodes, DefaultMaxDecompressed), as the page says ("the
+// browser decodes with smaller limits than the kwire command line"). A
+// decoded node costs 1 to 1.5 KB of live heap here (measured in Chromium:
+// a frame cut at 2^20 nodes held 1057 MiB, one cut at 2^19 held 779 MiB):
+// the codec's node (192 bytes) and its child pointer, the view's
 // per-node index (parent, depth, open state, row), the grid cell that
 // draws it with its label and path, the grid rows, and, once the JSON pane
 // asks, the indented JSON and the maps between its lines and the nodes.
-// So MaxNodes of 2^19 is under 800 MiB live at worst (about 1 GB taken
-// from the system), inside memoryLimit and far from wasm32's 4 GB, with
-// a first screen in about 5 s (2^20 took 7 s and 1.6 GB); it is still
-// nearly five times what a 1 MiB Fetch response of 10,000 records needs
-// (about 110,000 nodes). Decompressed
-// bytes are held twice (in Go and, for the hex pane, in JavaScript) and
-// each byte can become nodes, so the browser inflates at most 32 MiB per
-// frame, half the CLI's 64 MiB. Real Kafka never nests a compressed
-// message-set wrapper inside another, so two levels are plenty.
+// So MaxNodes of 2^18 is under 400 MiB live at worst, inside memoryLimit
+// and far from wasm32's 4 GB; it is still more than twice what a 1 MiB
+// Fetch response of 10,000 records needs (about 110,000 nodes). Under
+// node, the hostile corpus (wasm/hostile_test.go) grows the heap by at
+// most 240 MiB a frame and 450 MiB in all (2^19 and 32 MiB took it to
+// 980 MiB). Decompressed bytes are held twice (in Go and, for the hex
+// pane, in JavaScript) and each byte can become nodes, so the browser
+// inflates at most 16 MiB per frame. Guessing a response's API decodes
+// the likeliest reading in full, so it takes the same limits. Real Kafka
+// never nests a compressed message-set wrapper inside another, so two
+// levels are plenty.
 const (
-	browserMaxNodes         = 1 << 19
-	browserMaxDecompressed  = 32 << 20
+	browserMaxNodes         = 1 << 18
+	browserMaxDecompressed  = 16 << 20
 	browserMaxRecordNesting = 2
 	memoryLimit             = 2 << 30
 )
@@ -319,7 +324,9 @@ func exampleFrame(this js.Value, args []js.Value) any {
 func guess(this js.Value, args []js.Value) any {
 	b := bytesArg(arg(args, 0))
 	hasSize := sized(b, orDefault(arg(args, 1), "auto"))
-	cands := codec.GuessResponse(b, codec.GuessOptions{NoSizePrefix: !hasSize, Max: 8})
+	var lim codec.Options
+	browserLimits(&lim) // guessing too: it decodes the likeliest reading in full
+	cands := codec.GuessResponse(b, codec.GuessOptions{NoSizePrefix: !hasSize, Max: 8, Limits: lim.Limits})
 	dst := []byte{'['}
 	for i, c := range cands {
 		if i > 0 {
