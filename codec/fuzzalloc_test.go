@@ -66,5 +66,14 @@ func FuzzDecodeAlloc(f *testing.F) {
 			t.Fatalf("decoding %d bytes (response %v, api %d v%d) allocated %s; the bound is %s",
 				len(b), o.Response, o.APIKey, o.Version, hostile.MiB(int64(got)), hostile.MiB(int64(bound)))
 		}
+		// The tree-less path, as kwire decode and the API take it.
+		runtime.ReadMemStats(&before)
+		out, _, _ = new(codec.Decoder).AppendJSON(nil, b, o, codec.JSONOptions{})
+		runtime.ReadMemStats(&after)
+		runtime.KeepAlive(out)
+		if got, bound := after.TotalAlloc-before.TotalAlloc, fuzzAllocBound(len(b)); got > bound {
+			t.Fatalf("the tree-less path on %d bytes (response %v, api %d v%d) allocated %s; the bound is %s",
+				len(b), o.Response, o.APIKey, o.Version, hostile.MiB(int64(got)), hostile.MiB(int64(bound)))
+		}
 	})
 }

@@ -73,5 +73,15 @@ func FuzzRecordsAlloc(f *testing.F) {
 		if got, bound := after.TotalAlloc-before.TotalAlloc, fuzzAllocBound(len(b)); got > bound {
 			t.Fatalf("decoding %d bytes of records allocated %s; the bound is %s", len(b), hostile.MiB(int64(got)), hostile.MiB(int64(bound)))
 		}
+		// The tree-less writer, as the codec's fast path calls it.
+		opts = records.Options{MaxDecompressed: fuzzMaxDecompressed, MaxNodes: fuzzMaxNodes, DecodeData: codec.DecodeDataMessage}
+		runtime.ReadMemStats(&before)
+		var js []byte
+		records.WriteJSON(&js, b, 0, 0, len(b), 1, opts, nil)
+		runtime.ReadMemStats(&after)
+		runtime.KeepAlive(js)
+		if got, bound := after.TotalAlloc-before.TotalAlloc, fuzzAllocBound(len(b)); got > bound {
+			t.Fatalf("writing %d bytes of records as JSON allocated %s; the bound is %s", len(b), hostile.MiB(int64(got)), hostile.MiB(int64(bound)))
+		}
 	})
 }
