@@ -1,3 +1,5 @@
+//go:build !js
+
 // Command measure runs a kwire binary over the hostile corpus and prints,
 // for each entry, the peak resident set and wall time of kwire decode (or
 // kwire pcap for captures), each run capped at 4 GiB of address space and
