@@ -33,6 +33,11 @@ type Options struct {
 	Limits
 
 	skipRecords bool // records are written as base64 or size: not decoded
+	// sizeFirst makes a size prefix beyond the bytes given an error at
+	// "size" before anything else is read: a guess never starts from a
+	// frame cut short. Read as given, a cut-short frame's bytes are read
+	// and the error says where reading stopped, and why.
+	sizeFirst bool
 }
 
 // Frame is a decoded request or response.
@@ -109,6 +114,7 @@ type decoder struct {
 	// skipRecords leaves records fields undecoded (written as base64 or
 	// their size) while consumer-protocol bytes are still decoded.
 	skipRecords bool
+	sizeFirst   bool // see Options.sizeFirst
 
 	// The tree-less sink: with out set, no tree is built and value JSON is
 	// written as the walk goes (see fast.go).
@@ -302,7 +308,7 @@ func (d *decoder) init(f *Frame, o *Options, n int, b *wire.Budget) {
 		b = &d.own
 	}
 	path := d.path[:0]
-	*d = decoder{f: f, s: &f.slab, lim: lim, b: b, nest: !o.RawRecords, skipRecords: o.skipRecords, path: path, own: d.own, pathBuf: d.pathBuf[:0], spare: d.spare}
+	*d = decoder{f: f, s: &f.slab, lim: lim, b: b, nest: !o.RawRecords, skipRecords: o.skipRecords, sizeFirst: o.sizeFirst, path: path, own: d.own, pathBuf: d.pathBuf[:0], spare: d.spare}
 	if b != &d.own {
 		d.own = wire.Budget{}
 	}
@@ -327,7 +333,7 @@ func (d *decoder) frame(b []byte, opts *Options) error {
 	root.End = len(b)
 	f.Root = root
 	kids := d.s.Kids(4)
-	end := len(b)
+	end, cut := len(b), -1
 
 	if !opts.NoSizePrefix {
 		n := d.node()
@@ -341,8 +347,13 @@ func (d *decoder) frame(b []byte, opts *Options) error {
 		case d.err != nil:
 		case size < 0:
 			d.fail(0, "a non-negative frame size", decimal(int(size)))
-		case int(size) > len(b)-4:
+		case int(size) > len(b)-4 && d.sizeFirst:
 			d.short(0, "a size of at most "+decimal(len(b)-4)+" (the bytes given after it)", decimal(int(size)))
+		case int(size) > len(b)-4:
+			// A frame cut short: the bytes that are there are still read,
+			// so the partial tree shows them and the error says where
+			// reading stopped, and why (below).
+			cut = int(size)
 		default:
 			end = 4 + int(size)
 		}
@@ -357,7 +368,15 @@ func (d *decoder) frame(b []byte, opts *Options) error {
 			d.request(&kids)
 		}
 		d.r.B = b
-		if d.err == nil && d.r.Off < end {
+		switch {
+		case cut >= 0 && d.err == nil:
+			// Everything given read cleanly, yet the size says more follows.
+			d.push("size")
+			d.short(0, "a size of at most "+decimal(len(b)-4)+" (the bytes given after it)", decimal(cut))
+			d.path = d.path[:0]
+		case cut >= 0:
+			d.err.Found += " (the frame is cut short: its size says " + decimal(cut) + " bytes follow, " + decimal(len(b)-4) + " do)"
+		case d.err == nil && d.r.Off < end:
 			d.fail(d.r.Off, "the end of the message", decimal(end-d.r.Off)+" more bytes inside the frame")
 		}
 	}

@@ -3,6 +3,7 @@ package codec
 import (
 	"encoding/hex"
 	"errors"
+	"github.com/kwire/kwire/codec/wire"
 	"strings"
 	"testing"
 
@@ -40,7 +41,9 @@ func TestMalformedErrorsNameOffsetAndPath(t *testing.T) {
 		{"unknown API key", "0000000a 0100 0000 00000001 ffff", 4, "header.requestApiKey", "a known API key"},
 		{"bytes after the message inside the frame", "0000000e 0012 0000 00000001 0001 61 000000", 15, "", "the end of the message"},
 		{"element cut short", "00000014 0003 0000 0000002a ffff 00000002 0001 61 0003 62", 21, "body.topics[1].name", "a length of at most 1"},
-		{"size beyond the bytes given", "00000016 0003 0000 0000002a ffff 00000002 0001 61 0003 62", 0, "size", "a size of at most 20"},
+		// Read as given, a cut-short frame's bytes are read: the error is
+		// where reading stopped (its Found says the frame is cut short).
+		{"size beyond the bytes given", "00000016 0003 0000 0000002a ffff 00000002 0001 61 0003 62", 21, "body.topics[1].name", "a length of at most 1"},
 		{"size of a frame cut short", "7fffffff 0012 0000 0000002a ffff", 0, "size", "a size of at most 10"},
 		{"no room for the api version", "00000002 0012", 6, "header.requestApiVersion", "2 bytes for int16"},
 		{"no room for the api key", "00000000", 4, "header.requestApiKey", "2 bytes for int16"},
@@ -176,4 +179,26 @@ func TestRegressionNullableStructMarker(t *testing.T) {
 	f, err := Decode(b, Options{Response: true, APIKey: 68, Version: 1})
 	require.NoError(t, err)
 	require.Contains(t, strings.Join(warnings(f.Root), "\n"), "struct presence byte is 48")
+}
+
+// A frame cut short (its size says more than the bytes given, as a capture
+// with a small snap length or a partial paste does) is read as far as its
+// bytes go: the partial value is there, the error is where reading stopped
+// and says the frame is cut short, and the tree-less path agrees.
+func TestCutShortFrameKeepsWhatWasRead(t *testing.T) {
+	b := mustHex(t, "00000016 0003 0000 0000002a ffff 00000002 0001 61 0003 62")
+	f, err := Decode(b, Options{})
+	require.EqualError(t, err, "at byte 21 (body.topics[1].name): expected a length of at most 1 (the bytes left), "+
+		"found 3 (the frame is cut short: its size says 22 bytes follow, 20 do)")
+	require.True(t, errors.Is(err, wire.ErrShort))
+	require.JSONEq(t, `{"direction":"request","apiKey":3,"apiName":"Metadata","apiVersion":0,
+		"header":{"requestApiKey":3,"requestApiVersion":0,"correlationId":42,"clientId":null},
+		"body":{"topics":[{"name":"a"},{}]}}`, string(f.JSON()))
+	var dec Decoder
+	_, _, ferr := dec.AppendJSON(nil, b, Options{}, JSONOptions{})
+	require.EqualError(t, ferr, err.Error())
+
+	// Guessing never starts from a cut-short frame: the size is the error.
+	_, err = Decode(b, Options{Auto: true})
+	require.EqualError(t, err, "at byte 0 (size): expected a size of at most 20 (the bytes given after it), found 22")
 }

@@ -34,7 +34,7 @@ func (dec *Decoder) read(b []byte, opts Options) (*Frame, error) {
 	budget := lim.budget()
 	if sizeBad(b, opts.NoSizePrefix) {
 		o := opts
-		o.Auto, o.Response = false, false
+		o.Auto, o.Response, o.sizeFirst = false, false, true
 		return decodeInto(dec.reset(), b, o, budget)
 	}
 	var reqErr error

@@ -47,7 +47,7 @@ const types = {
 // serve serves dir at http://127.0.0.1:PORT/prefix/ (a path prefix, as on
 // the docs site), returning the page's URL and a close function.
 //
-// A slow link is a gate: server.holdWasm() makes the next kwire.wasm
+// A slow link is a gate: server.holdWasm() makes every kwire.wasm
 // response to a request carrying its headers send them and a first third, then wait until the test
 // calls the release function it returns (no timers: the test decides when
 // the rest arrives). server.wasmSent tells how far it got.
@@ -69,13 +69,15 @@ export function serve(dir, prefix = '/docs/playground/') {
     }
     res.writeHead(200, { 'content-type': types[extname(file)] || 'application/octet-stream', 'cache-control': 'no-cache', 'content-length': body.length });
     if (file === 'kwire.wasm' && hold && req.headers['x-kwire-gate'] === hold.tag) {
+      // Every request of the gated context is held (the page's and a
+      // service worker's precache alike), so none slips past at full speed.
       const gate = hold;
-      hold = null;
       const cut = Math.floor(body.length / 3);
       res.write(body.subarray(0, cut));
       state.wasmSent = cut;
       gate.sent();
       await gate.released;
+      if (hold === gate) hold = null;
       state.wasmSent = body.length;
       res.end(body.subarray(cut));
       return;

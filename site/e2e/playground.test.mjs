@@ -516,11 +516,11 @@ test('a response pasted as a request offers the switch; a cut-short response sti
   await page.fill('#ver', '');
   await decoded(page, () => page.fill('#input', input('truncated-response.hex')));
   assert.match(await page.textContent('#guesses h3'), /^No reading decodes every byte/);
-  assert.match(await page.textContent('#guesses button'), /^Metadata v1[0-3]: reads to byte 57, then expected 16 bytes for uuid, found 3 bytes left$/);
+  assert.match(await page.textContent('#guesses button'), /^Metadata v1[0-3]: reads to byte 57, then expected 16 bytes for uuid, found 3 bytes left \(the frame is cut short: its size says 107 bytes follow, 56 do\)$/);
   await page.locator('#guesses button', { hasText: 'Metadata v12' }).click();
   await page.waitForFunction(() => /Metadata v12 response/.test(document.getElementById('status').textContent));
   await page.waitForSelector('#tree .pg-row');
-  assert.match(await page.textContent('#error'), /^Decoding stopped at byte 57 \(body\.topics\[0\]\.topicId\): expected 16 bytes for uuid, found 3 bytes left\./);
+  assert.match(await page.textContent('#error'), /^Decoding stopped at byte 57 \(body\.topics\[0\]\.topicId\): expected 16 bytes for uuid, found 3 bytes left \(the frame is cut short: its size says 107 bytes follow, 56 do\)\./);
   assert.match(await treeText(page), /correlationId int32 = 7/);
   assert.deepEqual(await page.$$eval('#hex .pg-byte.pg-err', (bs) => bs.map((b) => +b.dataset.off)), [57]);
   assert.ok(await page.locator('#grids .kw-cell').count() > 5);
