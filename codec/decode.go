@@ -235,11 +235,11 @@ func (d *decoder) node() *tree.Node {
 	if max := d.b.MaxNodes; d.nested {
 		if d.b.Nodes > d.b.NestedNodes && d.err == nil {
 			d.limitHit = true
-			d.fail(d.r.Off, "at most "+decimal(max)+" nodes (the MaxNodes limit)", "more")
+			d.failWith(d.r.Off, "at most "+decimal(max)+" nodes (the MaxNodes limit)", "more", wire.ErrLimit)
 		}
 	} else if d.b.Nodes > max && d.err == nil {
 		d.limitHit = true
-		d.fail(d.r.Off, "at most "+decimal(max)+" nodes (the MaxNodes limit)", "more")
+		d.failWith(d.r.Off, "at most "+decimal(max)+" nodes (the MaxNodes limit)", "more", wire.ErrLimit)
 	}
 	if d.out != nil {
 		return d.scratchNode()
@@ -571,7 +571,7 @@ func (d *decoder) structBody(n *tree.Node, l *schema.Layout) {
 	d.depth++
 	defer d.leave()
 	if d.depth > d.lim.MaxDepth {
-		d.fail(d.r.Off, "nesting of at most "+decimal(d.lim.MaxDepth)+" (the MaxDepth limit)", "deeper")
+		d.failWith(d.r.Off, "nesting of at most "+decimal(d.lim.MaxDepth)+" (the MaxDepth limit)", "deeper", wire.ErrLimit)
 		return
 	}
 	if d.sink != nil {
@@ -811,7 +811,7 @@ func (d *decoder) array(n *tree.Node, f *schema.Field, nullable, compact bool) {
 	}
 	if limit := d.nodeLimit(); d.b.Nodes+count > limit {
 		d.limitHit = true
-		d.fail(pstart, "at most "+decimal(d.b.MaxNodes)+" nodes (the MaxNodes limit)", decimal(count)+" more elements")
+		d.failWith(pstart, "at most "+decimal(d.b.MaxNodes)+" nodes (the MaxNodes limit)", decimal(count)+" more elements", wire.ErrLimit)
 		return
 	}
 	if d.sink != nil {

@@ -132,7 +132,7 @@ func (limitError) LimitHit() bool { return true }
 // within the frame's budget.
 func (d *decoder) dataHook(name string, version int16, buf []byte, bufIdx, start, end int, path string) (*tree.Node, error) {
 	if !d.b.WorkLeft(end - start) {
-		return nil, limitError{newDecodeError(start, bufIdx, path, "work within the MaxWork limit ("+decimal(d.b.MaxWork)+" bytes)", "more", nil)}
+		return nil, limitError{newDecodeError(start, bufIdx, path, "work within the MaxWork limit ("+decimal(d.b.MaxWork)+" bytes)", "more", wire.ErrLimit)}
 	}
 	d.path = append(d.path, pathSeg{path, absPath})
 	if d.out != nil {

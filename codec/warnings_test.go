@@ -9,6 +9,7 @@ import (
 
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
+	"github.com/kwire/kwire/codec/wire"
 	"github.com/stretchr/testify/require"
 )
 
@@ -175,4 +176,24 @@ func TestWarningsInDocumentOrder(t *testing.T) {
 	}
 	t.Logf("%d corpus frames, %d with warnings", len(cases), with)
 	require.Greater(t, with, 10)
+}
+
+// A limit that stops the frame's own fields is an error whose cause is
+// wire.ErrLimit, so a program (and the playground) can tell "a larger
+// limit would read this" from "these bytes are wrong" without reading
+// the message.
+func TestLimitErrorsAreErrLimit(t *testing.T) {
+	b, err := ExampleFrame(schema.ByName("Metadata"), 12, true)
+	require.NoError(t, err)
+	for _, lim := range []Limits{{MaxNodes: 3}, {MaxDepth: 1}} {
+		_, err := Decode(b, Options{Response: true, APIKey: 3, Version: 12, Limits: lim})
+		require.Error(t, err)
+		require.ErrorIs(t, err, wire.ErrLimit, "%+v", lim)
+		var dec Decoder
+		_, _, ferr := dec.AppendJSON(nil, b, Options{Response: true, APIKey: 3, Version: 12, Limits: lim}, JSONOptions{})
+		require.ErrorIs(t, ferr, wire.ErrLimit, "%+v (tree-less)", lim)
+	}
+	_, err = Decode(b[:len(b)-3], Options{Response: true, APIKey: 3, Version: 12, NoSizePrefix: true})
+	require.Error(t, err)
+	require.NotErrorIs(t, err, wire.ErrLimit)
 }

@@ -3,13 +3,14 @@
 package main
 
 import (
+	"errors"
 	"strconv"
-	"strings"
 	"syscall/js"
 	"time"
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/tree"
+	"github.com/kwire/kwire/codec/wire"
 	"github.com/kwire/kwire/internal/jsontext"
 	"github.com/kwire/kwire/internal/render"
 )
@@ -253,7 +254,8 @@ func (v *view) appendSummary(dst []byte, hasSize bool) []byte {
 	// A limit that cut decoding short: the first one, said plainly.
 	dst = append(dst, `,"limit":`...)
 	limit := false
-	if de != nil && isLimit(de.Expected) {
+	limits := v.limitWarnings()
+	if de != nil && errors.Is(de, wire.ErrLimit) {
 		limit = true
 		dst = jsontext.AppendHTMLSafe(append(dst, `{"message":`...), de.Expected)
 		dst = append(dst, `,"offset":`...)
@@ -267,7 +269,7 @@ func (v *view) appendSummary(dst []byte, hasSize bool) []byte {
 			break
 		}
 		for _, w := range n.Warnings {
-			if isLimit(w) {
+			if limits[w] {
 				limit = true
 				dst = jsontext.AppendHTMLSafe(append(dst, `{"message":`...), w)
 				dst = append(dst, `,"offset":`...)
@@ -297,7 +299,7 @@ func (v *view) appendSummary(dst []byte, hasSize bool) []byte {
 			dst = strconv.AppendInt(dst, int64(i), 10)
 			dst = appendSpan(dst, n.Buf, n.Start, n.End)
 			dst = jsontext.AppendHTMLSafe(append(dst, `,"message":`...), w)
-			if isLimit(w) {
+			if limits[w] {
 				dst = append(dst, `,"limit":true`...)
 			}
 			dst = append(dst, '}')
@@ -308,11 +310,19 @@ func (v *view) appendSummary(dst []byte, hasSize bool) []byte {
 	return append(dst, '}')
 }
 
-// isLimit says whether a warning or an error's expectation is a decoding
-// limit cutting the work short. (Until the codec flags such warnings
-// itself, the wording tells: its limit messages name the limit.)
-func isLimit(msg string) bool {
-	return strings.Contains(msg, "limit")
+// limitWarnings are the messages of the frame's warnings that say a
+// limit cut decoding short, as the codec flags them (Warning.Limit).
+func (v *view) limitWarnings() map[string]bool {
+	var m map[string]bool
+	for _, w := range v.f.Warnings() {
+		if w.Limit {
+			if m == nil {
+				m = map[string]bool{}
+			}
+			m[w.Message] = true
+		}
+	}
+	return m
 }
 
 func appendSpan(dst []byte, buf, start, end int) []byte {

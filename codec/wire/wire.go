@@ -15,6 +15,11 @@ var ErrShort = errors.New("wire: unexpected end of input")
 // ErrVarint is the cause when a varint runs past its maximum length.
 var ErrVarint = errors.New("wire: varint too long")
 
+// ErrLimit is the cause when a decoding limit (nodes, nesting, work),
+// not the bytes, stopped decoding: the input may be valid, and a larger
+// limit would read it.
+var ErrLimit = errors.New("wire: a decoding limit is reached")
+
 // Error is the first failure a Reader met: where, what was wanted, what was there.
 type Error struct {
 	Offset   int    // byte offset of the value that failed
