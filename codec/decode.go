@@ -790,7 +790,7 @@ func (d *decoder) lengthPrefixed(n *tree.Node, f *schema.Field, k schema.Kind, n
 func (d *decoder) nestedOver() {
 	if !d.nested && d.b.Nodes > d.b.MaxNodes && d.err == nil {
 		d.limitHit = true
-		d.fail(d.r.Off, "at most "+decimal(d.b.MaxNodes)+" nodes (the MaxNodes limit)", "more")
+		d.failWith(d.r.Off, "at most "+decimal(d.b.MaxNodes)+" nodes (the MaxNodes limit)", "more", wire.ErrLimit)
 	}
 }
 

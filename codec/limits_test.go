@@ -118,6 +118,7 @@ func TestMaxNodesMonotonic(t *testing.T) {
 				if err != nil {
 					require.Zero(t, first, "MaxNodes %d fails after %d decoded: %v", n, first, err)
 					require.Contains(t, err.Error(), "the MaxNodes limit", "MaxNodes %d", n)
+					require.ErrorIs(t, err, wire.ErrLimit, "MaxNodes %d", n)
 					continue
 				}
 				if first == 0 {
