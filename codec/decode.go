@@ -767,6 +767,7 @@ func (d *decoder) lengthPrefixed(n *tree.Node, f *schema.Field, k schema.Kind, n
 		} else {
 			d.records(n)
 		}
+		d.nestedOver()
 	case k == schema.Bytes && len(d.consumer) > 0:
 		for _, c := range d.consumer {
 			if c.field == f.Name {
@@ -776,9 +777,20 @@ func (d *decoder) lengthPrefixed(n *tree.Node, f *schema.Field, k schema.Kind, n
 				} else {
 					d.nestData(n, c.data)
 				}
+				d.nestedOver()
 				break
 			}
 		}
+	}
+}
+
+// nestedOver fails the frame when a nested payload ended past MaxNodes:
+// that happens only when the frame's own fields left it no room even for
+// the node that keeps its bytes, so the frame's own fields did not fit.
+func (d *decoder) nestedOver() {
+	if !d.nested && d.b.Nodes > d.b.MaxNodes && d.err == nil {
+		d.limitHit = true
+		d.failWith(d.r.Off, "at most "+decimal(d.b.MaxNodes)+" nodes (the MaxNodes limit)", "more", wire.ErrLimit)
 	}
 }
 

@@ -977,7 +977,10 @@ func (d *decoder) nestDataJSON(n *tree.Node, name string) {
 	vn := d.nestedNode()
 	saved := o.b
 	o.b, o.hold = d.fast.takeBuf(), o.hold+1
-	_, err := d.dataMessage(name, version, buf, d.buf, at+2, end)
+	var err *DecodeError
+	if vn != nil {
+		_, err = d.dataMessage(name, version, buf, d.buf, at+2, end)
+	}
 	inner := o.b
 	o.b, o.hold = saved, o.hold-1
 	defer d.fast.giveBuf(inner)

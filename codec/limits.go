@@ -17,7 +17,9 @@ type Limits struct {
 	// MaxNodes bounds the tree's nodes (about 220 bytes each). The
 	// tree-less JSON path counts the nodes it would have built, so both
 	// paths stop at the same place. Nested payloads stop short of it,
-	// leaving room for the frame's own fields after them.
+	// leaving room for the frame's own fields after them: a limit met
+	// inside records, consumer-protocol data or a KRaft value is a
+	// warning, and the frame decodes whenever its own fields fit.
 	MaxNodes int
 	// MaxDecompressed bounds the bytes decompression may produce, all
 	// records fields and wrappers of the frame together.

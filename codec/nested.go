@@ -74,16 +74,19 @@ type protocolType struct {
 	depth int
 }
 
-// reserveNested sets where nested payloads must stop taking nodes: half
-// of what is left, or less, so that the frame's own fields after them
-// (up to 4 nodes per byte) still fit.
+// reserveNested sets where nested payloads must stop taking nodes, so
+// that the frame's own fields after them (up to 4 nodes per byte, at most
+// half of MaxNodes) still fit: a payload takes a unit only when it fits
+// whole and may end past NestedNodes only by wire.NestedSlack, which is
+// reserved too. So a limit met inside a nested payload is a warning and
+// the frame still decodes whenever its own fields fit, at any MaxNodes.
 func (d *decoder) reserveNested() {
 	if d.nested {
 		return
 	}
 	b := d.b
 	reserve := min(b.MaxNodes/2, 4*max(d.frameEnd-d.r.Off, 0))
-	b.NestedNodes = b.MaxNodes - reserve
+	b.NestedNodes = b.MaxNodes - reserve - wire.NestedSlack(d.lim.MaxRecordNesting)
 }
 
 // records decodes the batches of the records field n (its bytes read up
@@ -229,7 +232,11 @@ func (d *decoder) nestData(n *tree.Node, name string) {
 	version := int16(uint16(buf[at])<<8 | uint16(buf[at+1]))
 	mark, own := d.w.Mark(), len(n.Warnings)
 	vn := d.nestedNode()
-	sub, err := d.dataMessage(name, version, buf, d.buf, at+2, end)
+	var sub *tree.Node
+	var err *DecodeError
+	if vn != nil {
+		sub, err = d.dataMessage(name, version, buf, d.buf, at+2, end)
+	}
 	if err != nil || vn == nil {
 		d.w.Truncate(mark)
 		n.Warnings = n.Warnings[:own]

@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/internal/api"
 	"github.com/kwire/kwire/internal/api/worst"
 	"github.com/stretchr/testify/require"
@@ -148,6 +150,27 @@ func TestServeMountsAPI(t *testing.T) {
 	res.Body.Close()
 	require.Equal(t, 200, res.StatusCode)
 	require.Contains(t, string(body), `"apiName":"ApiVersions"`)
+}
+
+// kwire serve's /api/decode takes kafka=1: a Produce request's records
+// come back as one base64 string (Kafka's form), not as batches.
+func TestServeDecodeKafkaForm(t *testing.T) {
+	srv := httptest.NewServer(siteHandler(t.TempDir(), nil))
+	defer srv.Close()
+	b, err := codec.ExampleFrame(schema.ByName("Produce"), 9, false)
+	require.NoError(t, err)
+	post := func(q string) string {
+		res, err := http.Post(srv.URL+"/api/decode"+q, "application/octet-stream", bytes.NewReader(b))
+		require.NoError(t, err)
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		require.Equal(t, 200, res.StatusCode, string(body))
+		return string(body)
+	}
+	require.Contains(t, post(""), `"records":[{"baseOffset":`)
+	kafka := post("?kafka=1")
+	require.Contains(t, kafka, `"records":"`+codec.ExampleRecords+`"`)
+	require.NotContains(t, kafka, `"baseOffset"`)
 }
 
 // startServe runs serve with h and l on a free loopback port until the

@@ -5,6 +5,7 @@ import (
 
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
+	"github.com/kwire/kwire/codec/wire"
 )
 
 // uvar reads an unsigned varint of at most max bytes from b[p:end]. n is 0
@@ -208,11 +209,7 @@ func (d *decoder) recordList(b []byte, bi, p, end int, ctx *batchCtx, parent *tr
 	var r recParse
 	for p < end {
 		if !d.b.NodesLeft() {
-			raw := d.rawNode(b, bi, p, end)
-			kids = append(kids, raw)
-			d.push("", len(kids)-1)
-			d.limit(raw, "", "records from byte "+itoa(p)+" not decoded: the MaxNodes limit ("+itoa(d.b.MaxNodes)+" nodes) is reached")
-			d.pop()
+			kids = d.recordsCut(kids, b, bi, p, end, ctx)
 			break
 		}
 		if msg := parseRecord(b, p, end, &r); msg != "" {
@@ -220,12 +217,30 @@ func (d *decoder) recordList(b []byte, bi, p, end int, ctx *batchCtx, parent *tr
 			kids = append(kids, d.rawNode(b, bi, p, end))
 			break
 		}
+		cost, after := recordCost(&r, ctx)
+		if !d.b.Fits(cost) {
+			kids = d.recordsCut(kids, b, bi, p, end, ctx)
+			break
+		}
 		d.push("", len(kids))
+		d.dataAfter = after
 		kids = append(kids, d.record(b, bi, &r, ctx, len(kids)))
 		d.pop()
 		ctx.parsed++
 		p = r.rend
 	}
+	return kids
+}
+
+// recordsCut ends a record list that the MaxNodes limit cut at p: the
+// bytes left as one raw node, with a limit warning.
+func (d *decoder) recordsCut(kids []*tree.Node, b []byte, bi, p, end int, ctx *batchCtx) []*tree.Node {
+	ctx.cut = true
+	raw := d.rawNode(b, bi, p, end)
+	kids = append(kids, raw)
+	d.push("", len(kids)-1)
+	d.limit(raw, "", "records from byte "+itoa(p)+" not decoded: the MaxNodes limit ("+itoa(d.b.MaxNodes)+" nodes) is reached")
+	d.pop()
 	return kids
 }
 
@@ -402,7 +417,7 @@ func (d *decoder) controlValue(b []byte, bi int, key, val *tree.Node) {
 	switch {
 	case d.opts.Data != nil:
 		mark := d.w.Mark()
-		dn, err = d.opts.Data(controlData[t], int16(ver), b, bi, p, val.End, d.pathString("control.data"))
+		dn, err = d.decodeData(controlData[t], int16(ver), b, bi, p, val.End)
 		if err != nil {
 			d.w.Truncate(mark)
 		}
@@ -580,4 +595,103 @@ func bytes32(b []byte, p *int, end int, name string, f *varField) string {
 		*p += int(l)
 	}
 	return ""
+}
+
+// maxEntryNodes bounds what an entry costs before its records or inner
+// messages: a batch's header is 20 nodes, an inflated node and up to two
+// warnings (CRC, attribute bits); a legacy message at most 12 nodes, an
+// inflated node and four warnings; a truncated entry 4 nodes and one.
+// An entry is begun only when this much fits (wire.Budget.Fits).
+const maxEntryNodes = 25
+
+// recordCost is what the parsed record r costs, in nodes and warnings
+// charged (wire.WarningNodes each), as record and recordJSON charge it;
+// after is the part charged after a KRaft control value's data message
+// (its headers, the bytes left, the value's data leaf or its warning),
+// which that data message must leave room for. The data message's own
+// nodes are not counted: it stops at the budget's limit by itself.
+func recordCost(r *recParse, ctx *batchCtx) (total, after int) {
+	const w = wire.WarningNodes
+	n := 2 // record, length
+	if r.fail != "" {
+		n += w
+	}
+	if !r.length.canon {
+		n += w
+	}
+	if r.stage >= stAttributes {
+		n++
+	}
+	if r.stage >= stTimestamp {
+		n++
+		if !r.tsd.canon {
+			n += w
+		}
+	}
+	if r.stage >= stOffset {
+		n++
+		if !r.od.canon {
+			n += w
+		}
+	}
+	control := ctx.control && r.stage >= stHeaders && !r.hdrFail
+	ctype, keyOK := -1, false
+	if r.stage >= stKey {
+		n++
+		if !r.key.canon {
+			n += w
+		}
+		if control {
+			if r.key.null || len(r.key.raw) < 4 {
+				n += w
+			} else {
+				keyOK = true
+				ctype = int(be16(r.key.raw[2:]))
+				n += 2
+				if len(r.key.raw) > 4 {
+					n++
+				}
+				if ctype < 0 || ctype >= len(controlNames) {
+					n += w
+				}
+			}
+		}
+	}
+	if r.stage >= stValue {
+		n++
+		if !r.val.canon {
+			n += w
+		}
+		if keyOK && ctype >= 0 && ctype < len(controlNames) && !r.val.null && len(r.val.raw) >= 2 {
+			n++ // version
+			if ctype <= 1 {
+				n += 2 // coordinatorEpoch, rest
+			} else {
+				after += 1 + w // the data leaf when it did not decode, and why
+			}
+		}
+	}
+	if r.stage >= stHeaders {
+		after++
+		if !r.hc.canon {
+			after += w
+		}
+		for i := range r.hdrs {
+			h := &r.hdrs[i]
+			after += 2
+			if !h.key.canon {
+				after += w
+			}
+			if h.hasVal {
+				after++
+				if !h.val.canon {
+					after += w
+				}
+			}
+		}
+	}
+	if r.fail != "" && r.q < r.rend {
+		after++
+	}
+	return n + after, after
 }

@@ -146,6 +146,9 @@ type decoder struct {
 	w        *wire.Warnings
 	path     []seg
 	maxDepth int
+	// dataAfter is what the record being made charges after its KRaft
+	// data message (recordCost), kept free while that message decodes.
+	dataAfter int
 	jsonState
 
 	pathBuf  []byte // pathString's buffer
@@ -294,7 +297,7 @@ func (d *decoder) set(b []byte, bi, start, end, depth int, w *wrapper) ([]*tree.
 	shift := innerShift(b, start, end, w)
 	off := start
 	for off < end {
-		if !d.b.NodesLeft() {
+		if !d.b.Fits(maxEntryNodes) {
 			raw := d.rawNode(b, bi, off, end)
 			nodes = append(nodes, raw)
 			d.push("", len(nodes)-1)
@@ -563,7 +566,7 @@ func (d *decoder) batch(b []byte, bi, off, end, depth int) *tree.Node {
 		}
 	}
 	d.pop()
-	if ctx.parsed != ctx.count && (codec == CodecNone || len(recs.Children) > 0) {
+	if ctx.parsed != ctx.count && !ctx.cut && (codec == CodecNone || len(recs.Children) > 0) {
 		d.warnAt(&countMark, countNode, "recordCount", "recordCount is "+itoa(ctx.count)+" but the batch holds "+itoa(ctx.parsed)+" records", false)
 	}
 	return n
@@ -649,4 +652,13 @@ type batchCtx struct {
 	base, baseTS, maxTS int64
 	logAppend, control  bool
 	count, parsed       int
+	cut                 bool // the MaxNodes limit ended the record list
+}
+
+// decodeData decodes a KRaft control value through Options.Data, keeping free
+// what the record charges after it (d.dataAfter).
+func (d *decoder) decodeData(name string, version int16, b []byte, bi, start, end int) (*tree.Node, error) {
+	d.b.NestedNodes -= d.dataAfter
+	defer func() { d.b.NestedNodes += d.dataAfter }()
+	return d.opts.Data(name, version, b, bi, start, end, d.pathString("control.data"))
 }

@@ -114,7 +114,7 @@ func (d *decoder) setJSON(b []byte, bi, start, end, depth int, w *wrapper) error
 	idx := 0
 	off := start
 	for off < end {
-		if !d.b.NodesLeft() {
+		if !d.b.Fits(maxEntryNodes) {
 			d.b.Nodes++
 			d.sep(&first)
 			d.w8(`{"_raw":`)
@@ -242,7 +242,7 @@ func (d *decoder) batchJSON(b []byte, bi, off, end, depth int) {
 		d.w8("null")
 	}
 	d.pop()
-	if ctx.parsed != ctx.count && decoded {
+	if ctx.parsed != ctx.count && !ctx.cut && decoded {
 		d.warnAtJSON(&countMark, bi, off+57, "recordCount", "recordCount is "+itoa(ctx.count)+" but the batch holds "+itoa(ctx.parsed)+" records", false)
 	}
 	if codec != CodecNone {
@@ -303,12 +303,16 @@ func (d *decoder) recordListJSON(b []byte, bi, p, end int, ctx *batchCtx) {
 	mark := d.w.Mark()
 	r := &d.rp
 	idx, start := 0, p
+	cut := func() {
+		ctx.cut = true
+		d.b.Nodes++
+		d.push("", idx)
+		d.limitAt(bi, p, "", "records from byte "+itoa(p)+" not decoded: the MaxNodes limit ("+itoa(d.b.MaxNodes)+" nodes) is reached")
+		d.pop()
+	}
 	for p < end {
 		if !d.b.NodesLeft() {
-			d.b.Nodes++
-			d.push("", idx)
-			d.limitAt(bi, p, "", "records from byte "+itoa(p)+" not decoded: the MaxNodes limit ("+itoa(d.b.MaxNodes)+" nodes) is reached")
-			d.pop()
+			cut()
 			break
 		}
 		if msg := parseRecord(b, p, end, r); msg != "" {
@@ -316,8 +320,14 @@ func (d *decoder) recordListJSON(b []byte, bi, p, end int, ctx *batchCtx) {
 			d.b.Nodes++
 			break
 		}
+		cost, after := recordCost(r, ctx)
+		if !d.b.Fits(cost) {
+			cut()
+			break
+		}
 		d.sep(&first)
 		d.push("", idx)
+		d.dataAfter = after
 		d.recordJSON(b, bi, r, ctx)
 		d.pop()
 		idx++
@@ -546,7 +556,7 @@ func (d *decoder) controlValueJSON(b []byte, bi, t int, val *varField) (controlV
 	case d.opts.Data != nil:
 		mark := d.w.Mark()
 		d.data.Reset()
-		dn, err = d.opts.Data(controlData[t], int16(cv.version), b, bi, p, vend, d.pathString("control.data"))
+		dn, err = d.decodeData(controlData[t], int16(cv.version), b, bi, p, vend)
 		if err != nil {
 			d.w.Truncate(mark)
 		}

@@ -16,9 +16,21 @@ type Budget struct {
 
 	// NestedNodes is where nested payloads (records, data messages) must
 	// stop taking nodes, below MaxNodes so that the frame's own fields
-	// after them still fit. The caller sets it before each payload.
+	// after them still fit. The caller sets it before each payload, less
+	// NestedSlack: a payload takes a unit (a batch's header, a record, a
+	// message) only when all of it fits (Fits), and what a cut or a
+	// failure adds after that (the node holding the bytes left, a
+	// warning) stays within the slack.
 	NestedNodes int
 }
+
+// NestedSlack is how far past NestedNodes a nested payload may end: per
+// level of record nesting (maxRecordNesting wrapper levels, then a batch
+// and its records) the node for the bytes a cut leaves and the warnings a
+// level adds once its units are read (a decompression's, an inner
+// message set's, a batch's record count), and what a data message's
+// nodes may pass its limit by before they stop.
+func NestedSlack(maxRecordNesting int) int { return 16 + 8*(max(maxRecordNesting, 0)+1) }
 
 // WarningNodes is what a warning costs in nodes. A warning that is not a
 // limit hit takes about two nodes' memory (a node is ~210 bytes): its
@@ -38,6 +50,11 @@ func (b *Budget) ChargeWarning(limit bool) {
 
 // NodesLeft reports whether a nested payload may still take nodes.
 func (b *Budget) NodesLeft() bool { return b.Nodes < b.NestedNodes }
+
+// Fits reports whether a nested payload may take n more nodes: a unit is
+// taken whole or not at all, so a payload never passes NestedNodes by
+// more than NestedSlack.
+func (b *Budget) Fits(n int) bool { return b.Nodes+n <= b.NestedNodes }
 
 // WorkLeft reports whether n more bytes of work fit.
 func (b *Budget) WorkLeft(n int) bool { return b.Work+n <= b.MaxWork }

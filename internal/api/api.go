@@ -5,7 +5,7 @@
 //
 // Routes:
 //
-//	POST /api/decode   a frame (raw bytes, hex or base64) -> value or annotated JSON
+//	POST /api/decode   a frame (raw bytes, hex or base64) -> value (?kafka=1: Kafka's own form) or annotated JSON
 //	POST /api/encode   value JSON -> the frame as bytes (or ?as=hex, ?as=base64)
 //	GET  /api/apis     every API: key, name, category, versions
 //	GET  /api/schema/{api}/{version}  the request and response layouts: BNF and field table

@@ -170,6 +170,9 @@ func TestDecodeErrors(t *testing.T) {
 		{"bad sizePrefix", "?sizePrefix=maybe", "", []byte(apiVersionsV3), 400, "?sizePrefix", -1},
 		{"bad input", "?input=morse", "", []byte(apiVersionsV3), 400, "?input", -1},
 		{"bad records", "?records=all", "", []byte(apiVersionsV3), 400, "?records", -1},
+		{"bad kafka", "?kafka=maybe", "", []byte(apiVersionsV3), 400, "?kafka", -1},
+		{"kafka with annotated", "?kafka=1&format=annotated", "", []byte(apiVersionsV3), 400, "?kafka", -1},
+		{"kafka with records size", "?kafka=1&records=size", "", []byte(apiVersionsV3), 400, "?kafka", -1},
 		{"response of the wrong api", "?direction=response&api=Metadata&version=12", "", []byte(apiVersionsV3), 400, "", -2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -555,4 +558,59 @@ func TestDecodeGuessInAnswer(t *testing.T) {
 	w = do(t, New(Options{MaxWork: 64}), "POST", "/api/decode?direction=response", "application/octet-stream", b)
 	require.Equal(t, http.StatusBadRequest, w.Code, w.Body.String())
 	require.Contains(t, errorBody(t, w)["found"], "MaxWork")
+}
+
+// kafka=1 writes Kafka's own JSON form: the consumer-protocol metadata of
+// a JoinGroup request and the records of a Produce request are base64
+// strings (the default decodes them into objects and batches), and the
+// body has no key of kwire's own. It reads back to the same frame.
+func TestDecodeKafkaForm(t *testing.T) {
+	h := New(Options{})
+	join := `{"apiName":"JoinGroup","apiVersion":9,"header":{"correlationId":3,"clientId":"c"},"body":{
+		"groupId":"billing","sessionTimeoutMs":45000,"rebalanceTimeoutMs":60000,"memberId":"","groupInstanceId":null,
+		"protocolType":"consumer","protocols":[{"name":"range","metadata":
+		{"version":3,"topics":["orders"],"userData":null,"ownedPartitions":[],"generationId":4,"rackId":null}}],"reason":null}}`
+	jb, err := codec.EncodeJSON([]byte(join), codec.EncodeOptions{})
+	require.NoError(t, err)
+	pb, err := codec.ExampleFrame(schema.ByName("Produce"), 9, false)
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name  string
+		frame []byte
+		get   func(body map[string]any) any
+	}{
+		{"JoinGroup metadata", jb, func(b map[string]any) any { return b["protocols"].([]any)[0].(map[string]any)["metadata"] }},
+		{"Produce records", pb, func(b map[string]any) any {
+			td := b["topicData"].([]any)[0].(map[string]any)
+			return td["partitionData"].([]any)[0].(map[string]any)["records"]
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			def := jsonBody(t, do(t, h, "POST", "/api/decode", "application/octet-stream", tc.frame))
+			switch tc.get(def["body"].(map[string]any)).(type) {
+			case map[string]any, []any:
+			default:
+				t.Fatalf("default form: want a decoded object or batches, got %v", tc.get(def["body"].(map[string]any)))
+			}
+			for _, q := range []string{"?kafka=1", "?kafka=true", "?kafka=1&records=base64"} {
+				w := do(t, h, "POST", "/api/decode"+q, "application/octet-stream", tc.frame)
+				m := jsonBody(t, w)
+				v, ok := tc.get(m["body"].(map[string]any)).(string)
+				require.True(t, ok, "%s: want a base64 string: %s", q, w.Body.String())
+				raw, err := base64.StdEncoding.DecodeString(v)
+				require.NoError(t, err)
+				require.True(t, bytes.Contains(tc.frame, raw), "%s: the base64 is the field's own bytes", q)
+				body := strings.SplitN(w.Body.String(), `"body":`, 2)[1]
+				require.NotContains(t, body, `"_`, q)
+				require.NotContains(t, body, `"baseOffset"`, q)
+				require.NotContains(t, body, `"version":3,"topics"`, q)
+				// Kafka's form reads back to the same frame.
+				w = do(t, h, "POST", "/api/encode", "application/json", w.Body.Bytes())
+				require.Equal(t, http.StatusOK, w.Code, w.Body.String())
+				require.Equal(t, tc.frame, w.Body.Bytes())
+			}
+			off := jsonBody(t, do(t, h, "POST", "/api/decode?kafka=0", "application/octet-stream", tc.frame))
+			require.Equal(t, def, off)
+		})
+	}
 }

@@ -24,6 +24,7 @@ type decodeQuery struct {
 	size      string
 	annotated bool
 	records   records.JSONMode
+	kafka     bool // Kafka's own JSON form (codec.JSONOptions.Kafka)
 	mode      input.Mode
 }
 
@@ -80,6 +81,21 @@ func parseDecodeQuery(r *http.Request) (decodeQuery, *Error) {
 		d.records = records.Size
 	default:
 		return d, queryError("records", "decoded, base64 or size", v)
+	}
+	switch v := strings.ToLower(q.Get("kafka")); v {
+	case "", "false", "no", "0":
+	case "true", "yes", "1":
+		d.kafka = true
+	default:
+		return d, queryError("kafka", "1 or 0 (true or false)", v)
+	}
+	if d.kafka && d.annotated {
+		return d, &Error{Message: "kafka is a form of value JSON; format=annotated has its own",
+			Path: "?kafka", Expected: "format=value (or no kafka)", Found: "format=annotated"}
+	}
+	if d.kafka && d.records == records.Size {
+		return d, &Error{Message: "kafka writes records as base64, Kafka's form; records=size is kwire's",
+			Path: "?kafka", Expected: "records=decoded or base64 (or no kafka)", Found: "records=size"}
 	}
 	// The body's form: the input parameter, else raw bytes for
 	// application/octet-stream and text (hex, dumps, base64) otherwise.
@@ -173,7 +189,7 @@ func (h *handler) decode(w http.ResponseWriter, r *http.Request) {
 		// is written as far as it decoded.
 		var dec codec.Decoder
 		var info codec.Info
-		out, info, err = dec.AppendJSON(nil, b, opts, codec.JSONOptions{Records: q.records})
+		out, info, err = dec.AppendJSON(nil, b, opts, codec.JSONOptions{Records: q.records, Kafka: q.kafka})
 		g = info.Guess
 	}
 	if g != nil && len(g.Candidates) > 0 {

@@ -30,6 +30,7 @@ func FuzzHandler(f *testing.F) {
 	f.Add(uint8(0), uint8(0), "", "", "application/octet-stream", b[:17])
 	md, _ := codec.ExampleFrame(schema.ByName("Metadata"), 12, true)
 	f.Add(uint8(0), uint8(0), "", "direction=response", "application/octet-stream", md)
+	f.Add(uint8(0), uint8(0), "", "direction=response&kafka=1", "application/octet-stream", md)
 	f.Add(uint8(0), uint8(0), "", "direction=response&api=3&version=12&sizePrefix=true", "application/octet-stream", md[:40])
 	f.Add(uint8(1), uint8(0), "", "as=hex", "application/json",
 		[]byte(`{"direction":"request","apiKey":18,"apiVersion":3,"header":{"correlationId":7},"body":{}}`))

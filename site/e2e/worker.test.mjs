@@ -117,6 +117,48 @@ test("POST /api/decode: bytes, hex, base64, annotated, responses", async () => {
   assert.equal(resp.header.correlationId, 9);
 });
 
+// kafka=1: Kafka's own JSON form. A Produce request's records and a
+// JoinGroup request's consumer-protocol metadata are base64 strings (by
+// default they decode into batches and a subscription), the body has no
+// key of kwire's own, and the form encodes back to the same bytes.
+test("POST /api/decode?kafka=1: Kafka's own JSON form", async () => {
+  // codec.ExampleRecords: one uncompressed batch, one record (key "k", value "v", one header).
+  const records = "AAAAAAAAAAAAAAA+AAAAAAL8JTYnAAAAAAAAAAABlHaYIMAAAAGUdpggwP//////////////////AAAAARgAAAACawJ2AgJoAng=";
+  const produce = { apiName: "Produce", apiVersion: 9, header: { correlationId: 5, clientId: "kwire" },
+    body: { transactionalId: null, acks: -1, timeoutMs: 1000, topicData: [{ name: "orders", partitionData: [{ index: 0, records }] }] } };
+  const join = { apiName: "JoinGroup", apiVersion: 9, header: { correlationId: 3, clientId: "c" },
+    body: { groupId: "billing", sessionTimeoutMs: 45000, rebalanceTimeoutMs: 60000, memberId: "", groupInstanceId: null,
+      protocolType: "consumer", protocols: [{ name: "range", metadata:
+        { version: 3, topics: ["orders"], userData: null, ownedPartitions: [], generationId: 4, rackId: null } }], reason: null } };
+  for (const [name, env, get] of [
+    ["Produce records", produce, (b) => b.topicData[0].partitionData[0].records],
+    ["JoinGroup metadata", join, (b) => b.protocols[0].metadata],
+  ]) {
+    const enc = await post("/api/encode", JSON.stringify(env), "application/json");
+    assert.equal(enc.res.status, 200, `${name}: ${enc.body}`);
+    const def = get(json(await post("/api/decode", enc.body)).body);
+    assert.equal(typeof def, "object", `${name}: the default form decodes it`);
+    assert.ok(def !== null);
+    for (const q of ["?kafka=1", "?kafka=true&records=base64"]) {
+      const r = await post("/api/decode" + q, enc.body);
+      assert.equal(r.res.status, 200, `${name} ${q}: ${r.body}`);
+      const v = json(r);
+      const got = get(v.body);
+      assert.equal(typeof got, "string", `${name} ${q}: ${JSON.stringify(got)}`);
+      assert.ok(enc.body.includes(Buffer.from(got, "base64")), `${name} ${q}: the field's own bytes`);
+      if (name === "Produce records") assert.equal(got, records);
+      const body = JSON.stringify(v.body);
+      assert.ok(!body.includes('"_'), `${name} ${q}: no kwire-only key: ${body}`);
+      assert.ok(!body.includes('"baseOffset"') && !body.includes('"topics":['), `${name} ${q}: nothing nested: ${body}`);
+      const again = await post("/api/encode", r.body, "application/json");
+      assert.equal(again.res.status, 200, again.body.toString());
+      assert.deepEqual(again.body, enc.body, `${name} ${q}: reads back to the same frame`);
+    }
+  }
+  assert.equal(error(await post("/api/decode?kafka=maybe", frame), 400).path, "?kafka");
+  assert.equal(error(await post("/api/decode?kafka=1&format=annotated", frame), 400).path, "?kafka");
+});
+
 test("POST /api/decode: bad input gets 400 with offset, path, expected, found", async () => {
   error(await post("/api/decode", Buffer.alloc(0)), 400);
   const garbage = error(await post("/api/decode", "this is not a frame at all", "text/plain"), 400);
