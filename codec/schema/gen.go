@@ -204,7 +204,7 @@ func (r rng) empty() bool         { return r.lo > r.hi }
 func (r rng) contains(v int) bool { return v >= r.lo && v <= r.hi }
 func (r rng) lit() string {
 	if r.empty() {
-		return "None"
+		return "none"
 	}
 	hi := strconv.Itoa(r.hi)
 	if r.hi == open {
@@ -394,7 +394,7 @@ func (e *emitter) field(m *rawMessage, f rawField) string {
 	// Ranges are always written: the zero Range is {0, 0}, version 0.
 	fmt.Fprintf(&b, ", Nullable: %s", mustRange(f.NullableVersions, where).lit())
 	tag := -1
-	tagged := "None"
+	tagged := "none"
 	if len(f.Tag) > 0 {
 		s := strings.Trim(string(f.Tag), `"`)
 		n, err := strconv.Atoi(s)
@@ -412,7 +412,7 @@ func (e *emitter) field(m *rawMessage, f rawField) string {
 	if f.FlexibleVersions != nil {
 		fmt.Fprintf(&b, ", Flexible: %s, FlexSet: true", mustRange(*f.FlexibleVersions, where).lit())
 	} else {
-		b.WriteString(", Flexible: None")
+		b.WriteString(", Flexible: none")
 	}
 	if len(f.Default) > 0 {
 		var d string
