@@ -308,11 +308,7 @@ func (d *decoder) set(b []byte, bi, start, end, depth int, w *wrapper) ([]*tree.
 	off := start
 	for off < end {
 		if !d.b.NodesLeft() {
-			raw := d.rawNode(b, bi, off, end)
-			nodes = append(nodes, raw)
-			d.push("", len(nodes)-1)
-			d.limit(raw, "", "entries from byte "+itoa(off)+" not decoded: the MaxNodes limit ("+itoa(d.b.MaxNodes)+" nodes) is reached")
-			d.pop()
+			nodes = d.nodesOut(nodes, b, bi, off, end, "entries")
 			break
 		}
 		d.push("", len(nodes))
@@ -334,6 +330,18 @@ func (d *decoder) set(b []byte, bi, start, end, depth int, w *wrapper) ([]*tree.
 		off = next
 	}
 	return nodes, nil
+}
+
+// nodesOut ends a list of nodes at the MaxNodes limit: b[p:end] becomes a
+// raw node with a limit warning saying what it holds ("entries",
+// "records").
+func (d *decoder) nodesOut(list []*tree.Node, b []byte, bi, p, end int, what string) []*tree.Node {
+	raw := d.rawNode(b, bi, p, end)
+	list = append(list, raw)
+	d.push("", len(list)-1)
+	d.limit(raw, "", what+" from byte "+itoa(p)+" not decoded: the MaxNodes limit ("+itoa(d.b.MaxNodes)+" nodes) is reached")
+	d.pop()
+	return list
 }
 
 // rawNode covers b[p:end], bytes left undecoded.

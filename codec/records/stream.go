@@ -413,13 +413,7 @@ func (d *decoder) recordJSON(b []byte, bi int, r *recParse, ctx *batchCtx) {
 	}
 	d.b.Nodes += nodes
 
-	off, ts := ctx.base, ctx.baseTS
-	if r.fail == "" {
-		off, ts = ctx.base+r.od.v, ctx.baseTS+r.tsd.v
-		if ctx.logAppend {
-			ts = ctx.maxTS
-		}
-	}
+	off, ts := recordTime(r, ctx)
 	d.w8(`{"attributes":`)
 	d.wint(int64(r.attr))
 	d.field("timestampDelta", r.tsd.v)
