@@ -612,7 +612,7 @@ func (d *decoder) value(n *tree.Node, f *schema.Field, k schema.Kind) {
 	n.Kind = k
 	defer func() { n.End = r.Off }()
 	nullable := f.Nullable.Contains(d.v)
-	compact := d.flex && (!f.FlexSet || f.Flexible.Contains(d.v))
+	compact := f.CompactAt(d.v, d.flex)
 	if compact {
 		n.Flags |= tree.Compact
 	}

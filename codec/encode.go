@@ -427,12 +427,8 @@ func intOf(v any, lo, hi int64) (int64, *EncodeError) {
 	return i, nil
 }
 
-func (e *encoder) compact(f *schema.Field) bool {
-	return e.flex && (!f.FlexSet || f.Flexible.Contains(e.v))
-}
-
 func (e *encoder) appendLen(dst []byte, f *schema.Field, k schema.Kind, n int) []byte {
-	if e.compact(f) {
+	if f.CompactAt(e.v, e.flex) {
 		return wire.AppendUvarint(dst, uint32(n+1))
 	}
 	if k == schema.String {
@@ -507,7 +503,7 @@ func (e *encoder) value(dst []byte, f *schema.Field, k schema.Kind, v any) ([]by
 		default:
 			return nil, &EncodeError{Path: e.pathString(), Msg: "expected a string, found " + jsonKind(v)}
 		}
-		if len(s) > math.MaxInt16 && !e.compact(f) {
+		if len(s) > math.MaxInt16 && !f.CompactAt(e.v, e.flex) {
 			return nil, &EncodeError{Path: e.pathString(), Msg: "string of " + strconv.Itoa(len(s)) + " bytes is longer than 32767"}
 		}
 		dst = e.appendLen(dst, f, k, len(s))

@@ -856,7 +856,7 @@ func (sk *skipper) length(compact bool, k schema.Kind) (int, bool) {
 
 func (sk *skipper) value(f *schema.Field, k schema.Kind) bool {
 	r := sk.r
-	compact := sk.flex && (!f.FlexSet || f.Flexible.Contains(sk.v))
+	compact := f.CompactAt(sk.v, sk.flex)
 	if n := k.FixedSize(); n > 0 {
 		r.Span(n, "value")
 		return r.Err == nil
