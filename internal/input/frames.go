@@ -1,13 +1,12 @@
 package input
 
+import "github.com/kwire/kwire/codec/wire"
+
 // HasSizePrefix reports whether b starts with a 4-byte big-endian int32
 // equal to len(b)-4, i.e. whether b is exactly one size-prefixed Kafka frame.
 func HasSizePrefix(b []byte) bool {
-	if len(b) < 4 {
-		return false
-	}
-	n := int32(uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3]))
-	return n >= 0 && int64(n) == int64(len(b))-4
+	n, ok := wire.SizePrefix(b)
+	return ok && n >= 0 && int64(n) == int64(len(b))-4
 }
 
 // SplitFrames splits back-to-back size-prefixed frames (a TCP stream's
@@ -19,14 +18,12 @@ func HasSizePrefix(b []byte) bool {
 // The frames and rest share b's memory; each frame's capacity is capped at
 // its length, so appending to one does not overwrite the next.
 func SplitFrames(b []byte, maxFrame int) (frames [][]byte, rest []byte) {
-	for len(b) >= 4 {
-		n := int64(int32(uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])))
-		if n < 0 || n > int64(len(b)-4) || (maxFrame > 0 && n > int64(maxFrame)) {
+	for {
+		f, r, ok := wire.SplitFrame(b, maxFrame)
+		if !ok {
 			break
 		}
-		end := 4 + int(n)
-		frames = append(frames, b[:end:end])
-		b = b[end:]
+		frames, b = append(frames, f), r
 	}
 	if len(b) == 0 {
 		return frames, nil
@@ -45,9 +42,7 @@ func LooksSizePrefixed(b []byte) bool {
 	if HasSizePrefix(b) {
 		return true
 	}
-	if len(b) < 4 {
-		return false
-	}
-	n := int(int32(uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])))
-	return n > len(b)-4 && n >= 8 && n < 1<<16
+	size, ok := wire.SizePrefix(b)
+	n := int(size)
+	return ok && n > len(b)-4 && n >= 8 && n < 1<<16
 }
