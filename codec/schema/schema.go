@@ -198,7 +198,7 @@ func (m *Message) HeaderVersion(v int16) int16 {
 		return int16(m.HeaderVersions[v])
 	}
 	if m.Kind == Response {
-		if m.APIKey == 18 || !m.Flexible(m.Valid.Hi) {
+		if m.APIKey == KeyApiVersions || !m.Flexible(m.Valid.Hi) {
 			return 0
 		}
 		return 1
