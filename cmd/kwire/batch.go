@@ -451,10 +451,10 @@ func (wk *batchWorker) frameFrom(text []byte, shape input.Mode) error {
 // lineSized says whether a line's frame carries its size prefix, as the
 // flags (or the line) say, else as the bytes look.
 func lineSized(lf *frameFlags, b []byte) bool {
-	if lf.noSize || lf.size == "no" {
+	switch mode, _ := lf.sizeMode(); {
+	case mode == input.SizeNo:
 		return false
-	}
-	if lf.size == "yes" || input.HasSizePrefix(b) {
+	case mode == input.SizeYes || input.HasSizePrefix(b):
 		return true
 	}
 	if frames, s, err := lf.splitFrames(b); err == nil && len(frames) == 1 {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/codec/wire"
 	"github.com/kwire/kwire/internal/input"
 )
 
@@ -89,33 +90,43 @@ func (f *frameFlags) pin() (*schema.API, error) {
 	return api, nil
 }
 
+// sizeMode is --size, or no for --no-size.
+func (f *frameFlags) sizeMode() (input.SizeMode, error) {
+	mode, err := input.ParseSizeMode(f.size)
+	if err != nil {
+		return mode, errorf("--size must be auto, yes or no, not %q", f.size)
+	}
+	if f.noSize {
+		mode = input.SizeNo
+	}
+	return mode, nil
+}
+
 // splitFrames cuts the input into frames and says whether they carry their
 // size prefix.
 func (f *frameFlags) splitFrames(b []byte) ([][]byte, bool, error) {
-	size := f.size
-	if f.noSize {
-		size = "no"
+	mode, err := f.sizeMode()
+	if err != nil {
+		return nil, false, err
 	}
-	switch size {
-	case "no":
+	switch mode {
+	case input.SizeNo:
 		return [][]byte{b}, false, nil
-	case "yes":
+	case input.SizeYes:
 		frames, rest := input.SplitFrames(b, 0)
 		if len(rest) > 0 || len(frames) == 0 {
 			frames = append(frames, rest)
 		}
 		return frames, true, nil
-	case "auto":
-		if input.HasSizePrefix(b) {
-			return [][]byte{b}, true, nil
-		}
-		frames, rest := input.SplitFrames(b, 0)
-		if len(frames) > 0 && len(rest) == 0 {
-			return frames, true, nil
-		}
-		return [][]byte{b}, input.LooksSizePrefixed(b) || brokenSize(b), nil
 	}
-	return nil, false, errorf("--size must be auto, yes or no, not %q", size)
+	if input.HasSizePrefix(b) {
+		return [][]byte{b}, true, nil
+	}
+	frames, rest := input.SplitFrames(b, 0)
+	if len(frames) > 0 && len(rest) == 0 {
+		return frames, true, nil
+	}
+	return [][]byte{b}, mode.Sized(b) || brokenSize(b), nil
 }
 
 // brokenSize reports whether b starts with an int32 no unsized frame
@@ -124,11 +135,8 @@ func (f *frameFlags) splitFrames(b []byte) ([][]byte, bool, error) {
 // prefix, so the frame fails with an error at "size" instead of being
 // guessed at; --size no reads it otherwise.
 func brokenSize(b []byte) bool {
-	if len(b) < 4 {
-		return false
-	}
-	n := int32(uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3]))
-	return n < 0 || n >= 1<<24
+	n, ok := wire.SizePrefix(b)
+	return ok && (n < 0 || n >= 1<<24)
 }
 
 // decoded is one frame's reading, with the guesses that led to it.

@@ -1,6 +1,11 @@
 package input
 
-import "github.com/kwire/kwire/codec/wire"
+import (
+	"strconv"
+	"strings"
+
+	"github.com/kwire/kwire/codec/wire"
+)
 
 // HasSizePrefix reports whether b starts with a 4-byte big-endian int32
 // equal to len(b)-4, i.e. whether b is exactly one size-prefixed Kafka frame.
@@ -45,4 +50,44 @@ func LooksSizePrefixed(b []byte) bool {
 	size, ok := wire.SizePrefix(b)
 	n := int(size)
 	return ok && n > len(b)-4 && n >= 8 && n < 1<<16
+}
+
+// SizeMode says whether a frame carries its 4-byte size prefix: as the
+// user said (SizeYes, SizeNo), or SizeAuto, decided from the bytes.
+type SizeMode uint8
+
+// The size prefix modes ParseSizeMode returns.
+const (
+	SizeAuto SizeMode = iota
+	SizeYes
+	SizeNo
+)
+
+// ParseSizeMode parses the size prefix switch of the CLI (--size), the API
+// (?sizePrefix=) and the playground: "auto" (or ""), "yes" ("true", "1")
+// or "no" ("false", "0"). Case and surrounding space are ignored. An
+// unknown word is an error, with SizeAuto.
+func ParseSizeMode(s string) (SizeMode, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "auto":
+		return SizeAuto, nil
+	case "yes", "true", "1":
+		return SizeYes, nil
+	case "no", "false", "0":
+		return SizeNo, nil
+	}
+	return SizeAuto, &Error{Offset: -1, Err: ErrMode,
+		Msg: "unknown size prefix mode " + strconv.Quote(s) + " (want auto, yes or no)"}
+}
+
+// Sized says whether the one frame b starts with its size prefix: as m
+// says, or for SizeAuto as LooksSizePrefixed decides.
+func (m SizeMode) Sized(b []byte) bool {
+	switch m {
+	case SizeYes:
+		return true
+	case SizeNo:
+		return false
+	}
+	return LooksSizePrefixed(b)
 }
