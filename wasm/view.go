@@ -86,7 +86,7 @@ func use(this js.Value, args []js.Value) any {
 // and buffers holds the derived (decompressed) buffers' bytes, from 1.
 func decode(this js.Value, args []js.Value) any {
 	b := bytesArg(arg(args, 0))
-	hasSize := sized(b, orDefault(arg(args, 4), "auto"))
+	hasSize := sized(b, arg(args, 4))
 	opts := codec.Options{
 		Response:     arg(args, 1).Truthy(),
 		APIKey:       int16(intArg(args, 2)),
@@ -561,7 +561,7 @@ func (v *view) valueJSON() {
 	if v.lines != nil {
 		return
 	}
-	v.value = render.IndentJSON(nil, v.f.AppendJSON(nil, jsonOpts))
+	v.value = jsontext.Indent(nil, v.f.AppendJSON(nil, jsonOpts))
 	v.lines = append(v.lines, 0)
 	for i, c := range v.value {
 		if c == '\n' {
@@ -650,7 +650,7 @@ func nodeJSON(this js.Value, args []js.Value) any {
 	if v == nil || id < 0 || id >= len(v.nodes) {
 		return "null"
 	}
-	return string(render.IndentJSON(nil, codec.AppendNode(nil, v.nodes[id], v.f.APIKey)))
+	return string(jsontext.Indent(nil, codec.AppendNode(nil, v.nodes[id], v.f.APIKey)))
 }
 
 // path(id) -> "body › topics[0] › name".
