@@ -232,35 +232,25 @@ func (p *pcapRun) decode(in io.Reader) (*capture.Result, error) {
 // writeInOrder writes the workers' lines in the order of their exchanges.
 // On a live capture each line is flushed as soon as no other is ready.
 func (p *pcapRun) writeInOrder(outs <-chan pcapLineOut, lines *sync.Pool) {
-	waiting := map[int]pcapLineOut{}
-	next := 0
-	for o := range outs {
-		waiting[o.n] = o
-		for {
-			o, ok := waiting[next]
-			if !ok {
-				break
+	inOrder(outs, func(o pcapLineOut) int { return o.n }, func(o pcapLineOut) {
+		p.exchanges++
+		if o.keep {
+			p.add(o)
+			if !p.cfg.summary {
+				p.w.Write(*o.line)
 			}
-			delete(waiting, next)
-			next++
-			p.exchanges++
-			if o.keep {
-				p.add(o)
-				if !p.cfg.summary {
-					p.w.Write(*o.line)
-				}
-				if len(o.diag) > 0 {
-					p.w.Flush() // the lines before it first
-					p.stderr.Write(o.diag)
-				}
+			if len(o.diag) > 0 {
+				p.w.Flush() // the lines before it first
+				p.stderr.Write(o.diag)
 			}
-			*o.line = (*o.line)[:0]
-			lines.Put(o.line)
 		}
+		*o.line = (*o.line)[:0]
+		lines.Put(o.line)
+	}, func() {
 		if p.cfg.live() && len(outs) == 0 {
 			p.w.Flush()
 		}
-	}
+	})
 }
 
 // add counts an exchange that was kept.
@@ -572,8 +562,14 @@ func (l *latencySample) sort() { slices.Sort(l.d) }
 func (p *pcapRun) printSummary(res *capture.Result) {
 	w := p.w
 	fmt.Fprintf(w, "%d packets, %d connections, %d exchanges, %d non-Kafka packets\n\n", res.Packets, res.Connections, p.exchanges, res.NonKafka)
-	keys := make([]int, 0, len(p.stats))
-	for k := range p.stats {
+	writeAPITable(w, p.stats, p.errCodes)
+}
+
+// writeAPITable writes the table per API (kwire pcap's and kwire proxy's
+// --summary) and the error codes seen.
+func writeAPITable(w io.Writer, stats map[int16]*apiStats, errCodes map[int16]int) {
+	keys := make([]int, 0, len(stats))
+	for k := range stats {
 		keys = append(keys, int(k))
 	}
 	sort.Ints(keys)
@@ -581,7 +577,7 @@ func (p *pcapRun) printSummary(res *capture.Result) {
 	sampled := false
 	fmt.Fprintln(tw, "API\tVERSIONS\tCOUNT\tUNPAIRED\tBYTES\tP50 ms\tP90 ms\tP99 ms\tMAX ms\t")
 	for _, k := range keys {
-		s := p.stats[int16(k)]
+		s := stats[int16(k)]
 		s.latencies.sort()
 		sampled = sampled || s.latencies.sampled()
 		var vs []string
@@ -601,15 +597,15 @@ func (p *pcapRun) printSummary(res *capture.Result) {
 	if sampled {
 		fmt.Fprintf(w, "(percentiles from a uniform sample of %d latencies per API; MAX exact)\n", maxLatencies)
 	}
-	if len(p.errCodes) > 0 {
+	if len(errCodes) > 0 {
 		fmt.Fprintln(w, "\nerror codes seen:")
 		var cs []int
-		for c := range p.errCodes {
+		for c := range errCodes {
 			cs = append(cs, int(c))
 		}
 		sort.Ints(cs)
 		for _, c := range cs {
-			fmt.Fprintf(w, "  %d %s ×%d\n", c, schema.ErrorName(int16(c)), p.errCodes[int16(c)])
+			fmt.Fprintf(w, "  %d %s ×%d\n", c, schema.ErrorName(int16(c)), errCodes[int16(c)])
 		}
 	}
 }

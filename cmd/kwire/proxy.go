@@ -12,12 +12,10 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/kwire/kwire/codec"
@@ -532,46 +530,7 @@ func (r *proxyRun) printSummary() {
 	st := r.p.Stats()
 	fmt.Fprintf(w, "%s: %d connections (%d open), %d exchanges, %d shown, %d skipped because decoding was behind, %d broker addresses rewritten, %d listeners\n\n",
 		time.Now().UTC().Format(time.RFC3339), st.Connections, st.Open, st.Exchanges, r.shown, st.Skipped, st.Rewritten, st.Listeners)
-	keys := make([]int, 0, len(r.stats))
-	for k := range r.stats {
-		keys = append(keys, int(k))
-	}
-	sort.Ints(keys)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "API\tVERSIONS\tCOUNT\tUNPAIRED\tBYTES\tP50 ms\tP90 ms\tP99 ms\tMAX ms\t")
-	sampled := false
-	for _, k := range keys {
-		s := r.stats[int16(k)]
-		s.latencies.sort()
-		sampled = sampled || s.latencies.sampled()
-		var vs []string
-		var vk []int
-		for v := range s.versions {
-			vk = append(vk, int(v))
-		}
-		sort.Ints(vk)
-		for _, v := range vk {
-			vs = append(vs, "v"+strconv.Itoa(v)+"×"+strconv.Itoa(s.versions[int16(v)]))
-		}
-		ms := func(d time.Duration) string { return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 2, 64) }
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t\n", s.name, strings.Join(vs, " "), s.count, s.unpaired, s.bytes,
-			ms(s.latencies.percentile(.5)), ms(s.latencies.percentile(.9)), ms(s.latencies.percentile(.99)), ms(s.latencies.percentile(1)))
-	}
-	tw.Flush()
-	if sampled {
-		fmt.Fprintf(w, "(percentiles from a uniform sample of %d latencies per API; MAX exact)\n", maxLatencies)
-	}
-	if len(r.errCodes) > 0 {
-		fmt.Fprintln(w, "\nerror codes seen:")
-		var cs []int
-		for c := range r.errCodes {
-			cs = append(cs, int(c))
-		}
-		sort.Ints(cs)
-		for _, c := range cs {
-			fmt.Fprintf(w, "  %d %s ×%d\n", c, schema.ErrorName(int16(c)), r.errCodes[int16(c)])
-		}
-	}
+	writeAPITable(w, r.stats, r.errCodes)
 	fmt.Fprintln(w)
 	if w == io.Writer(r.w) {
 		r.w.Flush()
