@@ -83,11 +83,18 @@ func (f *frameFlags) pin() (*schema.API, error) {
 		}
 		return nil, nil
 	}
-	api := schema.ByName(f.api)
-	if api == nil {
-		return nil, errorf("unknown API %q (run kwire apis)", f.api)
+	return apiNamed(f.api)
+}
+
+// apiNamed resolves an --api flag (a name or key); nil for "".
+func apiNamed(name string) (*schema.API, error) {
+	if name == "" {
+		return nil, nil
 	}
-	return api, nil
+	if api := schema.ByName(name); api != nil {
+		return api, nil
+	}
+	return nil, errorf("unknown API %q (run kwire apis)", name)
 }
 
 // sizeMode is --size, or no for --no-size.

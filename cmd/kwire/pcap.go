@@ -138,11 +138,10 @@ func parsePcapFlags(e *env, args []string) (*pcapConfig, int) {
 		return nil, 2
 	}
 	cfg.file = args[0]
-	if *apiFilter != "" {
-		if cfg.only = schema.ByName(*apiFilter); cfg.only == nil {
-			fail(e, "unknown API %q (run kwire apis)", *apiFilter)
-			return nil, 2
-		}
+	var err error
+	if cfg.only, err = apiNamed(*apiFilter); err != nil {
+		fail(e, "%v", err)
+		return nil, 2
 	}
 	jo, err := jf.options()
 	if err != nil {

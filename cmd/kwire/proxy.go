@@ -110,11 +110,10 @@ func parseProxyFlags(e *env, args []string) (*proxyConfig, int) {
 		fail(e, "proxy needs --upstream HOST:PORT, the broker to forward to")
 		return nil, 2
 	}
-	if *apiFilter != "" {
-		if c.only = schema.ByName(*apiFilter); c.only == nil {
-			fail(e, "unknown API %q (run kwire apis)", *apiFilter)
-			return nil, 2
-		}
+	var err error
+	if c.only, err = apiNamed(*apiFilter); err != nil {
+		fail(e, "%v", err)
+		return nil, 2
 	}
 	jo, err := jf.options()
 	if err != nil {
