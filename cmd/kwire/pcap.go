@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -50,17 +51,41 @@ func (p *portList) Set(v string) error {
 	return nil
 }
 
-// pcapConfig is what the flags of kwire pcap ask for.
-type pcapConfig struct {
-	file       string // "-" for standard input
-	ports      portList
+// exchangeFilter is which exchanges kwire pcap and kwire proxy show
+// (--api, --errors-only, --client-id) and in what value JSON (jsonFlags).
+type exchangeFilter struct {
 	only       *schema.API // --api, or nil
 	errorsOnly bool
 	clientID   string
-	summary    bool
 	jo         codec.JSONOptions
-	jobs       int
-	strict     bool
+	api        string
+	jf         jsonFlags
+}
+
+func (x *exchangeFilter) register(fs *flag.FlagSet) {
+	fs.StringVar(&x.api, "api", "", "only exchanges of this API (name or key)")
+	fs.BoolVar(&x.errorsOnly, "errors-only", false, "only exchanges whose response holds a non-zero error code")
+	fs.StringVar(&x.clientID, "client-id", "", "only requests with this client id")
+	x.jf.register(fs)
+}
+
+// resolve checks the flags; an error is a usage error.
+func (x *exchangeFilter) resolve() (err error) {
+	if x.only, err = apiNamed(x.api); err != nil {
+		return err
+	}
+	x.jo, err = x.jf.options()
+	return err
+}
+
+// pcapConfig is what the flags of kwire pcap ask for.
+type pcapConfig struct {
+	file  string // "-" for standard input
+	ports portList
+	exchangeFilter
+	summary bool
+	jobs    int
+	strict  bool
 }
 
 // live reports whether the capture comes from a pipe, where each line is
@@ -121,12 +146,8 @@ func parsePcapFlags(e *env, args []string) (*pcapConfig, int) {
 		"kwire pcap --kafka --strict kfake-clients.pcapng")
 	cfg := &pcapConfig{}
 	fs.Var(&cfg.ports, "port", "broker port (repeatable, or comma-separated; default 9092, else inferred from who sends requests)")
-	apiFilter := fs.String("api", "", "only exchanges of this API (name or key)")
-	fs.BoolVar(&cfg.errorsOnly, "errors-only", false, "only exchanges whose response holds a non-zero error code")
-	fs.StringVar(&cfg.clientID, "client-id", "", "only requests with this client id")
+	cfg.exchangeFilter.register(fs)
 	fs.BoolVar(&cfg.summary, "summary", false, "print a table per API: counts, versions, bytes, error codes, latency percentiles")
-	var jf jsonFlags
-	jf.register(fs)
 	fs.BoolVar(&cfg.strict, "strict", false, "exit 1 when any exchange shown has a warning (a lenient reading or a limit hit)")
 	fs.IntVar(&cfg.jobs, "jobs", runtime.NumCPU(), "decoders working at once")
 	args, code := parseFlags(e, fs, args)
@@ -138,17 +159,10 @@ func parsePcapFlags(e *env, args []string) (*pcapConfig, int) {
 		return nil, 2
 	}
 	cfg.file = args[0]
-	var err error
-	if cfg.only, err = apiNamed(*apiFilter); err != nil {
+	if err := cfg.exchangeFilter.resolve(); err != nil {
 		fail(e, "%v", err)
 		return nil, 2
 	}
-	jo, err := jf.options()
-	if err != nil {
-		fail(e, "%v", err)
-		return nil, 2
-	}
-	cfg.jo = jo
 	cfg.jobs = max(cfg.jobs, 1)
 	return cfg, -1
 }

@@ -50,21 +50,18 @@ func runProxy(e *env, args []string) int {
 type proxyConfig struct {
 	listen, upstream, advertise string
 	ports                       portList
-	only                        *schema.API
-	clientID                    string
-	errorsOnly                  bool
-	summary                     bool
-	every                       time.Duration
-	format                      string
-	color                       bool
-	jo                          codec.JSONOptions
-	maxFrame                    int
-	showSecrets                 bool
-	clientTLS, upstreamTLS      *tls.Config
-	web, webDir                 string
-	queue                       int
-	runFor                      time.Duration
-	decodeCPU                   float64
+	exchangeFilter
+	summary                bool
+	every                  time.Duration
+	format                 string
+	color                  bool
+	maxFrame               int
+	showSecrets            bool
+	clientTLS, upstreamTLS *tls.Config
+	web, webDir            string
+	queue                  int
+	runFor                 time.Duration
+	decodeCPU              float64
 }
 
 func parseProxyFlags(e *env, args []string) (*proxyConfig, int) {
@@ -77,15 +74,11 @@ func parseProxyFlags(e *env, args []string) (*proxyConfig, int) {
 	fs.StringVar(&c.upstream, "upstream", "", "the broker to forward to, `HOST:PORT` (required)")
 	fs.Var(&c.ports, "ports", "ports for the listeners opened for each broker the responses name, in order (repeatable or comma-separated; default: the system picks)")
 	fs.StringVar(&c.advertise, "advertise-host", "", "the host written into rewritten responses (default: --listen's host)")
-	apiFilter := fs.String("api", "", "only exchanges of this API (name or key)")
-	fs.BoolVar(&c.errorsOnly, "errors-only", false, "only exchanges whose response holds a non-zero error code")
-	fs.StringVar(&c.clientID, "client-id", "", "only requests with this client id")
+	c.exchangeFilter.register(fs)
 	fs.BoolVar(&c.summary, "summary", false, "print the per-API table instead of each exchange: on exit, on SIGUSR1 and every --every")
 	fs.DurationVar(&c.every, "every", 0, "with --summary, also print the table at this interval (e.g. 10s)")
 	fs.StringVar(&c.format, "format", "auto", "each exchange as ndjson, or tree (one exchange at a time, for a terminal); auto: tree on a terminal, else ndjson")
 	colorMode := fs.String("color", "auto", "colour the tree: auto, always or never")
-	var jf jsonFlags
-	jf.register(fs)
 	fs.IntVar(&c.maxFrame, "max-frame", proxy.DefaultMaxFrame, "close a connection that sends a frame larger than this many `bytes`")
 	fs.BoolVar(&c.showSecrets, "show-secrets", false, "print SASL authentication bytes, delegation-token HMACs and SCRAM credentials instead of zeroing them")
 	cert := fs.String("tls-cert", "", "speak TLS to clients with this certificate `FILE` (PEM; with --tls-key)")
@@ -110,17 +103,11 @@ func parseProxyFlags(e *env, args []string) (*proxyConfig, int) {
 		fail(e, "proxy needs --upstream HOST:PORT, the broker to forward to")
 		return nil, 2
 	}
-	var err error
-	if c.only, err = apiNamed(*apiFilter); err != nil {
-		fail(e, "%v", err)
-		return nil, 2
-	}
-	jo, err := jf.options()
+	err := c.exchangeFilter.resolve()
 	if err != nil {
 		fail(e, "%v", err)
 		return nil, 2
 	}
-	c.jo = jo
 	switch c.format {
 	case "auto":
 		c.format = "ndjson"
