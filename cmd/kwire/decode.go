@@ -11,7 +11,6 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/schema"
-	"github.com/kwire/kwire/codec/wire"
 	"github.com/kwire/kwire/internal/input"
 )
 
@@ -133,17 +132,7 @@ func (f *frameFlags) splitFrames(b []byte) ([][]byte, bool, error) {
 	if len(frames) > 0 && len(rest) == 0 {
 		return frames, true, nil
 	}
-	return [][]byte{b}, mode.Sized(b) || brokenSize(b), nil
-}
-
-// brokenSize reports whether b starts with an int32 no unsized frame
-// starts with: negative, or 2^24 and more (a request's API key is below
-// 256; a correlation id that large is implausible). It is read as a size
-// prefix, so the frame fails with an error at "size" instead of being
-// guessed at; --size no reads it otherwise.
-func brokenSize(b []byte) bool {
-	n, ok := wire.SizePrefix(b)
-	return ok && (n < 0 || n >= 1<<24)
+	return [][]byte{b}, mode.Sized(b), nil
 }
 
 // decoded is one frame's reading, with the guesses that led to it.

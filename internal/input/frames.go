@@ -43,13 +43,19 @@ func SplitFrames(b []byte, maxFrame int) (frames [][]byte, rest []byte) {
 // can say how much is missing. Without a prefix a request starts with its
 // API key and version, which read as a size of a few million for keys
 // above 0 and a few bytes for Produce.
+//
+// It is also yes for an int32 no unprefixed frame starts with: negative,
+// or 2^24 and more (a request's API key is below 256; a response's
+// correlation id that large is rare). Such a frame fails with an error at
+// "size" instead of being guessed at; a size switch of "no" reads it
+// otherwise. The CLI, the API and the playground all decide with this.
 func LooksSizePrefixed(b []byte) bool {
 	if HasSizePrefix(b) {
 		return true
 	}
 	size, ok := wire.SizePrefix(b)
 	n := int(size)
-	return ok && n > len(b)-4 && n >= 8 && n < 1<<16
+	return ok && (n > len(b)-4 && n >= 8 && n < 1<<16 || n < 0 || n >= 1<<24)
 }
 
 // SizeMode says whether a frame carries its 4-byte size prefix: as the

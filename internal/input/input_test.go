@@ -570,6 +570,10 @@ func TestLooksSizePrefixed(t *testing.T) {
 		{"0012000300000007", false},           // a request header without prefix: "size" 1.18 M
 		{"0000000500000007ffff000000", false}, // Produce v5 without prefix: "size" 5 < what follows
 		{"000000", false},
+		{"7fffffff0012000300000007", true}, // no unprefixed frame starts so: a size error, not a guess
+		{"ffffff000012000300000007", true}, // negative
+		{"0100000000000007ffff", true},     // 2^24: an API key of 256 or more
+		{"00ffffff00000007ffff", false},    // below 2^24: a response's correlation id, say
 	}
 	for _, c := range cases {
 		b, err := hex.DecodeString(c.hex)
