@@ -202,3 +202,19 @@ func TestCutShortFrameKeepsWhatWasRead(t *testing.T) {
 	_, err = Decode(b, Options{Auto: true})
 	require.EqualError(t, err, "at byte 0 (size): expected a size of at most 20 (the bytes given after it), found 22")
 }
+
+// Found by FuzzFastPath (testdata/fuzz/FuzzFastPath/a6dadef1427d3c36):
+// "0000" read with a guess is a size of 808,464,432 over no bytes. The
+// tree-less path read it as given (a header cut short) while the tree
+// path said "size": a guess reads such a frame as an error at "size" on
+// both.
+func TestCutShortGuessSameOnBothPaths(t *testing.T) {
+	b := []byte("0000")
+	for _, o := range []Options{{Auto: true}, {Response: true, APIKey: Any, Version: Any}} {
+		_, err := Decode(b, o)
+		require.EqualError(t, err, "at byte 0 (size): expected a size of at most 0 (the bytes given after it), found 808464432")
+		var dec Decoder
+		_, _, ferr := dec.AppendJSON(nil, b, o, JSONOptions{})
+		require.EqualError(t, ferr, err.Error())
+	}
+}
