@@ -30,7 +30,8 @@ import (
 // field before an untagged one (FetchRequest, Fetch partitions, ...), the
 // tag section is located first by skipping over the struct (prescan), and
 // those tagged values are decoded where they are declared, their warnings
-// moved to the section's place in document order.
+// moved to the section's place in document order and their nodes spent
+// there, where the tree spends them.
 
 // jsonSink is the tree-less walk's side of the places where the walk
 // writes JSON rather than nodes. Only the tree-less entry points
@@ -711,7 +712,7 @@ func (d *decoder) taggedValue(c *tree.Node, f *schema.Field, end int, tf *tagFra
 
 // preTagged writes a tagged field at its declared place in a prescanned
 // struct when the section holds it: its value decoded from there, its
-// warnings kept aside for the section's place. A field the section lacks,
+// warnings and what it cost kept aside for the section's place. A field the section lacks,
 // or whose value fails (the section, read in order, meets the failure
 // where the tree does), is left out.
 func (d *decoder) preTagged(f *schema.Field, tf *tagFrame, first, allDef *bool) {
