@@ -1106,7 +1106,7 @@ func (dec *Decoder) readJSON(b []byte, o Options, jo JSONOptions, out *jsonOut) 
 	}
 	if sizeBad(b, o.NoSizePrefix) {
 		x := o
-		x.Auto, x.Response = false, false
+		x.Auto, x.Response, x.sizeFirst = false, false, true
 		return dec.walk(b, x, jo, budget, out, nil)
 	}
 	var reqErr error
