@@ -72,9 +72,6 @@ type Frame struct {
 // Records returns the decoded content of a records field node, or nil.
 func (f *Frame) Records(n *tree.Node) *records.Result { return f.records[n] }
 
-// Slab is the frame's node allocator, for hooks that add nodes.
-func (f *Frame) Slab() *tree.Slab { return &f.slab }
-
 // pathSeg is one step of a field path: ".name", "[idx]" when idx >= 0, or
 // (idx == absPath) a whole path that replaces what came before it.
 type pathSeg struct {

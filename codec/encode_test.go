@@ -306,7 +306,7 @@ func TestDecodeErrorCause(t *testing.T) {
 		{"0000000a 0012 0003 00000001 ffff", "header._tagged"},
 		{"0000", "size"},
 	} {
-		_, err := ParseRequestHeader(mustHex(t, tc.hex), true)
+		_, err := ParseRequestHeader(mustHex(t, tc.hex), false)
 		require.ErrorIs(t, err, wire.ErrShort, tc.hex)
 		var de *DecodeError
 		require.True(t, errors.As(err, &de))
@@ -316,7 +316,7 @@ func TestDecodeErrorCause(t *testing.T) {
 		require.Equal(t, de.Offset, we.Offset)
 	}
 	// Wrong but present bytes have no cause.
-	_, err := ParseRequestHeader(mustHex(t, "0000000a 0012 0000 00000001 fffe"), true)
+	_, err := ParseRequestHeader(mustHex(t, "0000000a 0012 0000 00000001 fffe"), false)
 	var de *DecodeError
 	require.True(t, errors.As(err, &de))
 	require.Nil(t, errors.Unwrap(err))
@@ -324,6 +324,26 @@ func TestDecodeErrorCause(t *testing.T) {
 	require.NotErrorIs(t, err, wire.ErrShort)
 
 	require.ErrorIs(t, newDecodeError(3, 0, "body", "x", "y", wire.ErrShort), wire.ErrShort)
+}
+
+// ParseRequestHeader takes the size prefix's polarity of Options and
+// EncodeOptions: noSizePrefix false reads past the prefix, true starts at
+// the header.
+func TestParseRequestHeaderNoSizePrefix(t *testing.T) {
+	frame := mustHex(t, "0000000e 0012 0000 00000007 0004 6b636174")
+	with, err := ParseRequestHeader(frame, false)
+	require.NoError(t, err)
+	without, err := ParseRequestHeader(frame[4:], true)
+	require.NoError(t, err)
+	require.Equal(t, with, without)
+	require.Equal(t, int16(18), with.APIKey)
+	require.Equal(t, int32(7), with.CorrelationID)
+	require.Equal(t, "kcat", *with.ClientID)
+	// Read the wrong way, the prefix is taken for the key and version.
+	wrong, err := ParseRequestHeader(frame, true)
+	require.NoError(t, err)
+	require.Equal(t, int16(0), wrong.APIKey)
+	require.Equal(t, int16(14), wrong.APIVersion)
 }
 
 // There is one EncodeError type: the records package's errors are codec's,

@@ -28,7 +28,7 @@ func appendEnvelopeTail(dst []byte, g *Guess, ws []Warning) []byte {
 			dst = nd
 		}
 		dst = append(dst, `,"warnings":`...)
-		dst = AppendWarnings(dst, ws)
+		dst = appendWarnings(dst, ws)
 	}
 	return append(dst, '}')
 }
@@ -75,9 +75,9 @@ func appendVersions(dst []byte, vs []int16) []byte {
 	return append(dst, ']')
 }
 
-// AppendWarnings writes warnings as a JSON array of
+// appendWarnings writes warnings as a JSON array of
 // {"offset","buf" (when > 0),"path","message","limit" (when true)}.
-func AppendWarnings(dst []byte, ws []Warning) []byte {
+func appendWarnings(dst []byte, ws []Warning) []byte {
 	dst = append(dst, '[')
 	for i := range ws {
 		if i > 0 {
@@ -88,7 +88,7 @@ func AppendWarnings(dst []byte, ws []Warning) []byte {
 	return append(dst, ']')
 }
 
-// appendWarning writes one element of AppendWarnings's array.
+// appendWarning writes one element of appendWarnings's array.
 func appendWarning(dst []byte, w *Warning) []byte {
 	dst = strconv.AppendInt(append(dst, `{"offset":`...), int64(w.Offset), 10)
 	if w.Buf > 0 {

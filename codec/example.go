@@ -13,7 +13,7 @@ import (
 // record batches: base64 of a small uncompressed record batch (magic 2, one
 // record, key "k", value "v", one header, timestamp 1737156468928). The
 // round-trip tests decode it without a warning (its CRC is right).
-var ExampleRecords = "AAAAAAAAAAAAAAA+AAAAAAL8JTYnAAAAAAAAAAABlHaYIMAAAAGUdpggwP//////////////////AAAAARgAAAACawJ2AgJoAng="
+const ExampleRecords = "AAAAAAAAAAAAAAA+AAAAAAL8JTYnAAAAAAAAAAABlHaYIMAAAAGUdpggwP//////////////////AAAAARgAAAACawJ2AgJoAng="
 
 // recordsMagic is the record format a records field carries at an API
 // version: Produce v0-1 and Fetch v0-1 carry message sets of magic 0;

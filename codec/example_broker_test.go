@@ -20,7 +20,7 @@ func serve(conn net.Conn) {
 			return // io.EOF: the client closed the connection
 		}
 		buf = frame
-		h, err := codec.ParseRequestHeader(frame, true)
+		h, err := codec.ParseRequestHeader(frame, false)
 		if err != nil {
 			return
 		}

@@ -53,7 +53,7 @@ func ExampleParseRequestHeader() {
 	if err != nil {
 		panic(err)
 	}
-	h, err := codec.ParseRequestHeader(frame, true)
+	h, err := codec.ParseRequestHeader(frame, false)
 	if err != nil {
 		panic(err)
 	}

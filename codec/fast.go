@@ -964,8 +964,9 @@ func (d *decoder) recordsJSON(n *tree.Node) {
 	}
 	d.reserveNested()
 	path := d.pathString()
-	ro := records.Options{MaxDepth: d.lim.MaxRecordNesting, Budget: d.b, Warnings: d.w, Path: path, Data: d.dataHook, Scratch: &s.rscratch}
-	nb, err := records.WriteJSON(&d.out.b, d.r.B, d.buf, n.PrefixEnd, d.r.Off, d.nbufs, ro, s.flushFn)
+	ro := records.Options{MaxDepth: d.lim.MaxRecordNesting, Budget: d.b, Warnings: d.w, Path: path, Data: d.dataHook, Scratch: &s.rscratch,
+		Start: n.PrefixEnd, Buffer: d.buf, Base: d.nbufs}
+	nb, err := records.WriteJSON(&d.out.b, d.r.B[:d.r.Off], ro, s.flushFn)
 	d.nbufs += nb
 	s.wrote = true
 	if err != nil && d.nestErr == nil {

@@ -71,7 +71,7 @@ func FuzzEncodeJSON(f *testing.F) {
 		response := env["direction"] == "response"
 		var key, version int16
 		if response {
-			h, _ := ParseRequestHeader(append([]byte{0, 0, 0, 0}, b[4:]...), true)
+			h, _ := ParseRequestHeader(append([]byte{0, 0, 0, 0}, b[4:]...), false)
 			_ = h
 			api := schema.ByName(jsonName(env))
 			if api == nil {

@@ -18,14 +18,15 @@ type RequestHeader struct {
 }
 
 // ParseRequestHeader parses the header at the start of a request frame
-// (after its size prefix when sizePrefix is true), choosing the header
+// (after its 4-byte size prefix, unless noSizePrefix says the frame starts
+// at the header, as Options.NoSizePrefix does), choosing the header
 // version from the API key and version as Kafka does. A header cut short is
 // a *DecodeError naming the field (header.requestApiKey, ...) whose cause
 // is wire.ErrShort.
-func ParseRequestHeader(frame []byte, sizePrefix bool) (RequestHeader, error) {
+func ParseRequestHeader(frame []byte, noSizePrefix bool) (RequestHeader, error) {
 	var h RequestHeader
 	r := wire.Reader{B: frame}
-	if sizePrefix {
+	if !noSizePrefix {
 		r.Int32()
 		if r.Err != nil {
 			return h, wireDecodeError(r.Err, 0, "size")

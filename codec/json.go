@@ -95,13 +95,6 @@ func (f *Frame) JSON() []byte {
 	return f.AppendJSON(make([]byte, 0, 2*len(f.Buffers[0])+256), JSONOptions{})
 }
 
-// AppendStructJSON writes the value JSON of a struct node decoded at version
-// v (flexible or not), for nested messages decoded by hooks.
-func AppendStructJSON(dst []byte, n *tree.Node, l *schema.Layout, v int16, flex bool, o JSONOptions) []byte {
-	w := jsonWriter{o: o, v: v, flex: flex}
-	return w.structJSON(dst, n, l)
-}
-
 type jsonWriter struct {
 	o    JSONOptions
 	f    *Frame

@@ -103,8 +103,9 @@ func (d *decoder) records(n *tree.Node) {
 	}
 	d.reserveNested()
 	path := d.pathString()
-	ro := records.Options{MaxDepth: d.lim.MaxRecordNesting, Budget: d.b, Warnings: d.w, Path: path, Data: d.dataHook, Spare: &d.spare}
-	res, err := records.Decode(d.s, d.r.B, d.buf, n.PrefixEnd, d.r.Off, len(f.Buffers), ro)
+	ro := records.Options{MaxDepth: d.lim.MaxRecordNesting, Budget: d.b, Warnings: d.w, Path: path, Data: d.dataHook, Spare: &d.spare,
+		Start: n.PrefixEnd, Buffer: d.buf, Base: len(f.Buffers)}
+	res, err := records.Decode(d.s, d.r.B[:d.r.Off], ro)
 	if res != nil {
 		f.Buffers = append(f.Buffers, res.Derived...)
 		n.Children = res.Nodes

@@ -151,7 +151,7 @@ type recordsData struct {
 // recordsGrid decodes buf with the records package and draws it.
 func recordsGrid(buf []byte) ([]gridData, *treeNode, error) {
 	s := new(tree.Slab)
-	res, err := records.Decode(s, buf, 0, 0, len(buf), 1, records.Options{DecodeData: codec.DecodeDataMessage})
+	res, err := records.Decode(s, buf, records.Options{DecodeData: codec.DecodeDataMessage})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -68,7 +68,7 @@ func wireType(f *schema.Field, k schema.Kind, v int16, flex bool) string {
 	case schema.Array:
 		inner := f.Type[2:]
 		if f.Elem != schema.Struct {
-			inner = wireType(&schema.Field{Nullable: schema.None, Tag: -1, Flexible: f.Flexible, FlexSet: f.FlexSet, Type: inner}, f.Elem, v, flex)
+			inner = wireType(&schema.Field{Nullable: schema.Range{Lo: 1, Hi: 0}, Tag: -1, Flexible: f.Flexible, FlexSet: f.FlexSet, Type: inner}, f.Elem, v, flex)
 		}
 		s := "ARRAY"
 		if nullable {

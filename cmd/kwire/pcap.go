@@ -415,7 +415,7 @@ func statOf(x *capture.Exchange, key, ver int16, codes []int16) exchangeStat {
 // requestClientID reads the client id from a request's header, "" when it
 // has none.
 func requestClientID(b []byte) string {
-	h, err := codec.ParseRequestHeader(b, true)
+	h, err := codec.ParseRequestHeader(b, false)
 	if err != nil || h.ClientID == nil {
 		return ""
 	}

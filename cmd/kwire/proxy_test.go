@@ -654,7 +654,7 @@ func TestProxyCLIWeb(t *testing.T) {
 		require.NoError(t, json.Unmarshal([]byte(data), &ev))
 		apis = append(apis, ev.Exchange.APIName)
 		require.NotEmpty(t, ev.Request)
-		h, err := codec.ParseRequestHeader(ev.Request, true)
+		h, err := codec.ParseRequestHeader(ev.Request, false)
 		require.NoError(t, err)
 		require.Equal(t, ev.Exchange.APIName, schema.APIName(h.APIKey))
 		if ev.Exchange.Paired {

@@ -48,7 +48,7 @@ func BenchmarkDecode(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
 				var s tree.Slab
-				res, err := Decode(&s, p, 0, 0, len(p), 1, Options{})
+				res, err := Decode(&s, p, Options{})
 				if err != nil || len(res.Records) != 10000 {
 					b.Fatal(err, len(res.Records))
 				}
@@ -61,7 +61,7 @@ func BenchmarkDecode(b *testing.B) {
 			var s tree.Slab
 			for i := 0; i < b.N; i++ {
 				s.Reset()
-				res, err := Decode(&s, p, 0, 0, len(p), 1, Options{})
+				res, err := Decode(&s, p, Options{})
 				if err != nil || len(res.Records) != 10000 {
 					b.Fatal(err, len(res.Records))
 				}
@@ -83,7 +83,7 @@ func BenchmarkJSON(b *testing.B) {
 			var out []byte
 			for i := 0; i < b.N; i++ {
 				s.Reset()
-				res, err := Decode(&s, p, 0, 0, len(p), 1, Options{})
+				res, err := Decode(&s, p, Options{})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -97,7 +97,7 @@ func BenchmarkJSON(b *testing.B) {
 			var out []byte
 			for i := 0; i < b.N; i++ {
 				out = out[:0]
-				if _, err := WriteJSON(&out, p, 0, 0, len(p), 1, Options{Scratch: &sc}, nil); err != nil {
+				if _, err := WriteJSON(&out, p, Options{Scratch: &sc}, nil); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -26,7 +26,7 @@ func TestBrowserRefusesEditInsideCompressed(t *testing.T) {
 		wrapMessage(t, CodecSnappy, inner),
 	} {
 		var s tree.Slab
-		res, err := Decode(&s, p, 0, 0, len(p), 1, Options{})
+		res, err := Decode(&s, p, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -26,7 +26,7 @@ const perlGzipWrapper = "0000000000000000" + "00000045" + "a5c2da7f" + "00" + "0
 func decodeJSON(t *testing.T, payload []byte) (*Result, []any) {
 	t.Helper()
 	var s tree.Slab
-	res, err := Decode(&s, payload, 0, 0, len(payload), 1, Options{})
+	res, err := Decode(&s, payload, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

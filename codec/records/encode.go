@@ -584,7 +584,7 @@ func unchanged(obj map[string]any, raw []byte) bool {
 		limit <<= 1
 	}
 	var s tree.Slab
-	res, _ := Decode(&s, raw, 0, 0, len(raw), 1, Options{MaxDecompressed: limit})
+	res, _ := Decode(&s, raw, Options{MaxDecompressed: limit})
 	v, err := jsontext.Parse(AppendJSON(nil, res, raw, Decoded))
 	if err != nil {
 		return false

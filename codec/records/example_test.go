@@ -25,7 +25,7 @@ func ExampleDecode() {
 		panic(err)
 	}
 	var slab tree.Slab
-	res, err := records.Decode(&slab, payload, 0, 0, len(payload), 1, records.Options{})
+	res, err := records.Decode(&slab, payload, records.Options{})
 	if err != nil {
 		panic(err)
 	}

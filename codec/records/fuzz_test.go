@@ -21,7 +21,7 @@ func fuzzCheck(t *testing.T, data []byte) {
 	// The tree-less writer agrees with the tree, here and under tight limits.
 	bothWays(t, data, Options{MaxDecompressed: 1 << 20, MaxDepth: 3, DecodeData: fakeData})
 	bothWays(t, data, Options{MaxDecompressed: 200, MaxDepth: 1, MaxNodes: 50, DecodeData: fakeData})
-	res, err := Decode(&s, data, 0, 0, len(data), 1, opts)
+	res, err := Decode(&s, data, opts)
 	checkTree(t, res, 0, len(data))
 	js := AppendJSON(nil, res, data, Decoded)
 	if !json.Valid(js) {

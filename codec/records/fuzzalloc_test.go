@@ -66,7 +66,7 @@ func FuzzRecordsAlloc(f *testing.F) {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		var s tree.Slab
-		res, _ := records.Decode(&s, b, 0, 0, len(b), 1, opts)
+		res, _ := records.Decode(&s, b, opts)
 		out := records.AppendJSON(nil, res, b, records.Decoded)
 		runtime.ReadMemStats(&after)
 		runtime.KeepAlive(out)
@@ -77,7 +77,7 @@ func FuzzRecordsAlloc(f *testing.F) {
 		opts = records.Options{MaxDecompressed: fuzzMaxDecompressed, MaxNodes: fuzzMaxNodes, DecodeData: codec.DecodeDataMessage}
 		runtime.ReadMemStats(&before)
 		var js []byte
-		records.WriteJSON(&js, b, 0, 0, len(b), 1, opts, nil)
+		records.WriteJSON(&js, b, opts, nil)
 		runtime.ReadMemStats(&after)
 		runtime.KeepAlive(js)
 		if got, bound := after.TotalAlloc-before.TotalAlloc, fuzzAllocBound(len(b)); got > bound {

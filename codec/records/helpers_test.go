@@ -145,7 +145,7 @@ func roundTrip(tb testing.TB, payload []byte, wantClean bool) (*Result, []byte) 
 	tb.Helper()
 	var s tree.Slab
 	buf := append([]byte{0xEE, 0xEE, 0xEE}, payload...) // non-zero start
-	res, err := Decode(&s, buf, 0, 3, len(buf), 1, Options{})
+	res, err := Decode(&s, buf, Options{Start: 3})
 	if err != nil {
 		tb.Fatalf("decode: %v", err)
 	}

@@ -236,12 +236,7 @@ func (d *decoder) recordList(b []byte, bi, p, end int, ctx *batchCtx, parent *tr
 // bytes left as one raw node, with a limit warning.
 func (d *decoder) recordsCut(kids []*tree.Node, b []byte, bi, p, end int, ctx *batchCtx) []*tree.Node {
 	ctx.cut = true
-	raw := d.rawNode(b, bi, p, end)
-	kids = append(kids, raw)
-	d.push("", len(kids)-1)
-	d.limit(raw, "", "records from byte "+itoa(p)+" not decoded: the MaxNodes limit ("+itoa(d.b.MaxNodes)+" nodes) is reached")
-	d.pop()
-	return kids
+	return d.nodesOut(kids, b, bi, p, end, "records")
 }
 
 // record makes the nodes of a parsed record.
@@ -256,7 +251,7 @@ func (d *decoder) record(b []byte, bi int, r *recParse, ctx *batchCtx, idx int) 
 	ln := d.varLeaf(&r.length, "length", schema.Int32, "varint", bi)
 	ln.Int = r.length.v
 	kids = append(kids, ln)
-	var key, val *tree.Node
+	var key *tree.Node
 	if r.stage >= stAttributes {
 		at := d.leaf("attributes", schema.Int8, "int8", bi, r.length.end(), r.length.end()+1)
 		at.Int = int64(r.attr)
@@ -273,69 +268,79 @@ func (d *decoder) record(b []byte, bi int, r *recParse, ctx *batchCtx, idx int) 
 		kids = append(kids, key)
 	}
 	if r.stage >= stValue {
-		if ctx.control && r.stage >= stHeaders && !r.hdrFail {
+		control := ctx.control && r.stage >= stHeaders && !r.hdrFail
+		if control {
 			d.controlKey(b, bi, key)
 		}
-		val = d.bytesLeaf(&r.val, "value", schema.Bytes, "varbytes", bi)
-		if ctx.control && r.stage >= stHeaders && !r.hdrFail {
+		val := d.bytesLeaf(&r.val, "value", schema.Bytes, "varbytes", bi)
+		if control {
 			d.controlValue(b, bi, key, val)
 		}
 		kids = append(kids, val)
 	}
 	if r.stage >= stHeaders {
-		hs := d.leaf("headers", schema.Array, "[]Header", bi, r.hc.at, r.hc.at+r.hc.n)
-		hs.PrefixEnd = hs.End
-		hs.Int = r.hc.v
-		if !r.hc.canon {
-			d.warn(hs, "headers", nonMinimal)
-		}
-		if len(r.hdrs) > 0 {
-			d.push("headers", -1)
-			hk := d.s.Kids(len(r.hdrs))
-			for i := range r.hdrs {
-				x := &r.hdrs[i]
-				h := d.leaf("header", schema.Struct, "Header", bi, x.key.at, x.key.at)
-				h.Index = i
-				d.push("", i)
-				k := d.bytesLeaf(&x.key, "key", schema.String, "varstring", bi)
-				h.End = k.End
-				if x.hasVal {
-					v := d.bytesLeaf(&x.val, "value", schema.Bytes, "varbytes", bi)
-					h.Children = append(d.s.Kids(2), k, v)
-					h.End = v.End
-				} else {
-					h.Children = append(d.s.Kids(1), k)
-				}
-				d.pop()
-				hk = append(hk, h)
-				hs.End = h.End
-			}
-			d.pop()
-			hs.Children = hk
-			if r.hdrFail {
-				hs.End = r.q
-			}
-		}
-		kids = append(kids, hs)
+		kids = append(kids, d.headers(r, bi))
 	}
-	if r.fail != "" {
-		if r.q < r.rend {
-			kids = append(kids, d.rawNode(b, bi, r.q, r.rend))
-		}
-		rec.Children = kids
-		d.res.Records = append(d.res.Records, RecordInfo{Node: rec, Offset: ctx.base, Timestamp: ctx.baseTS})
-		rec.Int = ctx.base
-		return rec
+	if r.fail != "" && r.q < r.rend {
+		kids = append(kids, d.rawNode(b, bi, r.q, r.rend))
 	}
 	rec.Children = kids
-	off := ctx.base + r.od.v
-	ts := ctx.baseTS + r.tsd.v
-	if ctx.logAppend {
-		ts = ctx.maxTS
-	}
+	off, ts := recordTime(r, ctx)
 	rec.Int = off
 	d.res.Records = append(d.res.Records, RecordInfo{Node: rec, Offset: off, Timestamp: ts})
 	return rec
+}
+
+// recordTime is a parsed record's absolute offset and timestamp: the
+// batch's base plus the record's deltas (the batch's max timestamp under
+// log-append time), or the batch's base for a record that failed.
+func recordTime(r *recParse, ctx *batchCtx) (offset, timestamp int64) {
+	switch {
+	case r.fail != "":
+		return ctx.base, ctx.baseTS
+	case ctx.logAppend:
+		return ctx.base + r.od.v, ctx.maxTS
+	}
+	return ctx.base + r.od.v, ctx.baseTS + r.tsd.v
+}
+
+// headers makes a parsed record's headers node and its header children.
+func (d *decoder) headers(r *recParse, bi int) *tree.Node {
+	hs := d.leaf("headers", schema.Array, "[]Header", bi, r.hc.at, r.hc.at+r.hc.n)
+	hs.PrefixEnd = hs.End
+	hs.Int = r.hc.v
+	if !r.hc.canon {
+		d.warn(hs, "headers", nonMinimal)
+	}
+	if len(r.hdrs) == 0 {
+		return hs
+	}
+	d.push("headers", -1)
+	hk := d.s.Kids(len(r.hdrs))
+	for i := range r.hdrs {
+		x := &r.hdrs[i]
+		h := d.leaf("header", schema.Struct, "Header", bi, x.key.at, x.key.at)
+		h.Index = i
+		d.push("", i)
+		k := d.bytesLeaf(&x.key, "key", schema.String, "varstring", bi)
+		h.End = k.End
+		if x.hasVal {
+			v := d.bytesLeaf(&x.val, "value", schema.Bytes, "varbytes", bi)
+			h.Children = append(d.s.Kids(2), k, v)
+			h.End = v.End
+		} else {
+			h.Children = append(d.s.Kids(1), k)
+		}
+		d.pop()
+		hk = append(hk, h)
+		hs.End = h.End
+	}
+	d.pop()
+	hs.Children = hk
+	if r.hdrFail {
+		hs.End = r.q
+	}
+	return hs
 }
 
 // varLeaf makes the node of a varint part, warning when it is not minimal.
@@ -349,7 +354,9 @@ func (d *decoder) varLeaf(f *varField, name string, k schema.Kind, typ string, b
 	return n
 }
 
-// bytesLeaf makes the node of a varint-length key, value or header part.
+// bytesLeaf makes the node of a length-prefixed key, value or header part:
+// a varint length in a record, an int32 one (canon, 4 bytes) in a legacy
+// message.
 func (d *decoder) bytesLeaf(f *varField, name string, k schema.Kind, typ string, bi int) *tree.Node {
 	x := d.leaf(name, k, typ, bi, f.at, f.at+f.n)
 	x.PrefixEnd = f.at + f.n
@@ -522,10 +529,10 @@ func (d *decoder) message(b []byte, bi, off, end, depth int, w *wrapper, shift i
 	}
 	d.res.Records = append(d.res.Records, info)
 	if m.stage >= 1 {
-		kids = append(kids, d.bytes32Leaf(&m.key, "key", bi))
+		kids = append(kids, d.bytesLeaf(&m.key, "key", schema.Bytes, "bytes", bi))
 	}
 	if m.stage >= 2 {
-		val := d.bytes32Leaf(&m.val, "value", bi)
+		val := d.bytesLeaf(&m.val, "value", schema.Bytes, "bytes", bi)
 		kids = append(kids, val)
 		if codec := m.attrs & 7; codec != CodecNone {
 			d.wrapped(n, val, codec, &m, depth)
@@ -564,19 +571,6 @@ func (d *decoder) wrapped(n, val *tree.Node, codec int, m *msgParse, depth int) 
 	d.pop()
 	inf.Children = inner
 	val.Children = append(d.s.Kids(1), inf)
-}
-
-func (d *decoder) bytes32Leaf(f *varField, name string, bi int) *tree.Node {
-	x := d.leaf(name, schema.Bytes, "bytes", bi, f.at, f.at+4)
-	x.PrefixEnd = f.at + 4
-	x.Int = f.v
-	if f.null {
-		x.Null = true
-	} else {
-		x.Raw = f.raw
-		x.End = f.end()
-	}
-	return x
 }
 
 // bytes32 reads an int32 length and that many bytes (-1: null) at *p.

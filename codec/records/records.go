@@ -47,6 +47,7 @@ package records
 
 import (
 	"hash/crc32"
+	"strconv"
 
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
@@ -86,6 +87,25 @@ type Options struct {
 	// exact copy; a result keeps it otherwise (it is then nil). It lets
 	// the records fields of one frame share one buffer.
 	Spare *[]byte
+
+	// Start, Buffer and Base place the payload for a caller that decodes
+	// it where it lies inside bigger bytes (codec, inside a frame): the
+	// payload begins at offset Start of the bytes given and runs to their
+	// end, node offsets stay absolute within them, and they are buffer
+	// number Buffer. Derived (decompressed) buffers are numbered from Base
+	// (0 means Buffer+1).
+	Start, Buffer, Base int
+}
+
+// span is where opts place the payload within buf: [start, end) of buffer
+// bi, derived buffers numbered from base.
+func (o *Options) span(buf []byte) (bi, start, end, base int) {
+	start, end = min(max(o.Start, 0), len(buf)), len(buf)
+	base = o.Base
+	if base <= 0 {
+		base = o.Buffer + 1
+	}
+	return o.Buffer, start, end, base
 }
 
 // RecordInfo holds what a record or message implies but does not store as
@@ -164,27 +184,20 @@ func warningAt(path string, bi, off int, msg string, limit bool) wire.Warning {
 	return wire.Warning{Offset: off, Buf: bi, Path: path, Message: msg, Limit: limit}
 }
 
-// Decode decodes buf[start:end], the payload of a records field. Offsets are
-// absolute within buf, which is buffer number bufIdx; derived (decompressed)
-// buffers get indexes base, base+1, ... The error, if any, is a *wire.Error;
-// the nodes decoded until then are returned with it.
-func Decode(s *tree.Slab, buf []byte, bufIdx, start, end, base int, opts Options) (*Result, error) {
-	if start < 0 {
-		start = 0
-	}
-	if end > len(buf) {
-		end = len(buf)
-	}
-	if end < start {
-		end = start
-	}
+// Decode decodes payload, the bytes of a records field, into nodes from s.
+// The payload is buffer 0 and its derived (decompressed) buffers get
+// indexes 1, 2, ..., unless opts place it elsewhere (Options.Start,
+// Buffer, Base). The error, if any, is a *wire.Error; the nodes decoded
+// until then are returned with it.
+func Decode(s *tree.Slab, payload []byte, opts Options) (*Result, error) {
+	bufIdx, start, end, base := opts.span(payload)
 	if opts.Spare == nil {
 		opts.Spare = new([]byte) // the call's own
 	}
 	d := newDecoder(s, &opts, end-start)
 	d.res.Base = base
 	d.b.Work += end - start
-	nodes, err := d.set(buf[:end], bufIdx, start, end, 0, nil)
+	nodes, err := d.set(payload, bufIdx, start, end, 0, nil)
 	d.res.Nodes = nodes
 	if err != nil {
 		return d.res, err
@@ -298,11 +311,7 @@ func (d *decoder) set(b []byte, bi, start, end, depth int, w *wrapper) ([]*tree.
 	off := start
 	for off < end {
 		if !d.b.Fits(maxEntryNodes) {
-			raw := d.rawNode(b, bi, off, end)
-			nodes = append(nodes, raw)
-			d.push("", len(nodes)-1)
-			d.limit(raw, "", "entries from byte "+itoa(off)+" not decoded: the MaxNodes limit ("+itoa(d.b.MaxNodes)+" nodes) is reached")
-			d.pop()
+			nodes = d.nodesOut(nodes, b, bi, off, end, "entries")
 			break
 		}
 		d.push("", len(nodes))
@@ -324,6 +333,18 @@ func (d *decoder) set(b []byte, bi, start, end, depth int, w *wrapper) ([]*tree.
 		off = next
 	}
 	return nodes, nil
+}
+
+// nodesOut ends a list of nodes at the MaxNodes limit: b[p:end] becomes a
+// raw node with a limit warning saying what it holds ("entries",
+// "records").
+func (d *decoder) nodesOut(list []*tree.Node, b []byte, bi, p, end int, what string) []*tree.Node {
+	raw := d.rawNode(b, bi, p, end)
+	list = append(list, raw)
+	d.push("", len(list)-1)
+	d.limit(raw, "", what+" from byte "+itoa(p)+" not decoded: the MaxNodes limit ("+itoa(d.b.MaxNodes)+" nodes) is reached")
+	d.pop()
+	return list
 }
 
 // rawNode covers b[p:end], bytes left undecoded.
@@ -379,7 +400,7 @@ func (d *decoder) fixed(kids *[]*tree.Node, name string, k schema.Kind, b []byte
 }
 
 func shortErr(off, need, have int, what string) *wire.Error {
-	return &wire.Error{Offset: off, Expected: what, Found: wire.Itoa(have) + " bytes left (needed " + wire.Itoa(need) + ")", Err: wire.ErrShort}
+	return &wire.Error{Offset: off, Expected: what, Found: itoa(have) + " bytes left (needed " + itoa(need) + ")", Err: wire.ErrShort}
 }
 
 // The kinds of entry frameAt finds.
@@ -503,7 +524,11 @@ func ControlTypeName(t int) string {
 	return ""
 }
 
-func itoa(i int) string { return wire.Itoa(i) }
+// itoa formats an int for warning and error texts; like wire's, it is not
+// inlined at its many cold call sites.
+//
+//go:noinline
+func itoa(i int) string { return strconv.Itoa(i) }
 
 func hex32(v uint32) string {
 	const digits = "0123456789abcdef"

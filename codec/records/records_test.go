@@ -119,7 +119,7 @@ func TestGarbageInTheMiddle(t *testing.T) {
 	garbage[16] = 9 // magic 9
 	payload := append(append(append([]byte(nil), full...), garbage...), full...)
 	var s tree.Slab
-	res, err := Decode(&s, payload, 0, 0, len(payload), 1, Options{})
+	res, err := Decode(&s, payload, Options{})
 	var we *wire.Error
 	if !errors.As(err, &we) || we.Offset != len(full)+16 {
 		t.Fatalf("err %v", err)
@@ -131,7 +131,7 @@ func TestGarbageInTheMiddle(t *testing.T) {
 	// A too-small batchLength is an error too.
 	bad := append([]byte(nil), full...)
 	binary.BigEndian.PutUint32(bad[8:], 10)
-	if _, err := Decode(&s, bad, 0, 0, len(bad), 1, Options{}); err == nil {
+	if _, err := Decode(&s, bad, Options{}); err == nil {
 		t.Fatal("no error for batchLength 10")
 	}
 }
@@ -153,7 +153,7 @@ func TestCRCMismatch(t *testing.T) {
 func TestEncodeEditsAndErrors(t *testing.T) {
 	payload := buildBatch(t, CodecZstd, 0, 0, sampleRecs(3))
 	var s tree.Slab
-	res, _ := Decode(&s, payload, 0, 0, len(payload), 1, Options{})
+	res, _ := Decode(&s, payload, Options{})
 	v := parseJSON(t, AppendJSON(nil, res, payload, Decoded))
 	rec := v.([]any)[0].(map[string]any)["records"].([]any)[1].(map[string]any)
 	rec["value"] = map[string]any{"text": "changed"}
@@ -161,7 +161,7 @@ func TestEncodeEditsAndErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res2, err := Decode(&s, out, 0, 0, len(out), 1, Options{})
+	res2, err := Decode(&s, out, Options{})
 	if err != nil || len(warnings(res2)) > 0 {
 		t.Fatal(err, warnings(res2))
 	}
@@ -214,7 +214,7 @@ func TestControlRecords(t *testing.T) {
 		return n, nil
 	}}
 	var s tree.Slab
-	res, err := Decode(&s, lc, 0, 0, len(lc), 1, opts)
+	res, err := Decode(&s, lc, opts)
 	if err != nil || gotName != "LeaderChangeMessage" || gotVer != 0 {
 		t.Fatal(err, gotName, gotVer)
 	}
@@ -356,7 +356,7 @@ func TestMaxDepth(t *testing.T) {
 		m = wrapMessages(t, 1, CodecGzip, 0, 1, m)
 	}
 	var s tree.Slab
-	res, err := Decode(&s, m, 0, 0, len(m), 1, Options{MaxDepth: 3})
+	res, err := Decode(&s, m, Options{MaxDepth: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -374,7 +374,7 @@ func TestMaxDecompressed(t *testing.T) {
 	for _, codec := range []int{CodecGzip, CodecSnappy, CodecLZ4, CodecZstd} {
 		p := buildBatch(t, codec, 0, 0, []tRec{{val: make([]byte, 100000)}})
 		var s tree.Slab
-		res, err := Decode(&s, p, 0, 0, len(p), 1, Options{MaxDecompressed: 50000})
+		res, err := Decode(&s, p, Options{MaxDecompressed: 50000})
 		if err != nil || len(res.Derived) != 0 {
 			t.Fatal(err, len(res.Derived))
 		}
@@ -448,7 +448,7 @@ func TestHostileCounts(t *testing.T) {
 	p := buildBatch(t, CodecNone, 0, 0, sampleRecs(1))
 	binary.BigEndian.PutUint32(p[57:], 0x7fffffff)
 	var s tree.Slab
-	res, err := Decode(&s, p, 0, 0, len(p), 1, Options{})
+	res, err := Decode(&s, p, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -461,7 +461,7 @@ func TestMaxNodes(t *testing.T) {
 	recs := make([]tRec, 20000)
 	p := buildBatch(t, CodecZstd, 0, 0, recs)
 	var s tree.Slab
-	res, err := Decode(&s, p, 0, 0, len(p), 1, Options{MaxNodes: 10000})
+	res, err := Decode(&s, p, Options{MaxNodes: 10000})
 	if err != nil {
 		t.Fatal(err)
 	}

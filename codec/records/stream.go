@@ -10,24 +10,16 @@ import (
 	"github.com/kwire/kwire/internal/jsontext"
 )
 
-// WriteJSON decodes buf[start:end] as Decode does, with the same checks,
+// WriteJSON decodes payload (placed by opts as for Decode) as Decode does, with the same checks,
 // budget, warnings and error, but builds no tree: it appends the Decoded
 // JSON form (what AppendJSON writes for Decode's result) to *out as it
 // reads, one record at a time, reusing one decompression buffer per
 // nesting depth, and calls flush (when not nil) after each record and
 // entry so the caller can write the output away. It returns how many
-// derived buffers it numbered from base (as Decode's Result.Derived would
-// hold), and Decode's error.
-func WriteJSON(out *[]byte, buf []byte, bufIdx, start, end, base int, opts Options, flush func()) (int, error) {
-	if start < 0 {
-		start = 0
-	}
-	if end > len(buf) {
-		end = len(buf)
-	}
-	if end < start {
-		end = start
-	}
+// derived buffers it numbered (as Decode's Result.Derived would hold), and
+// Decode's error.
+func WriteJSON(out *[]byte, payload []byte, opts Options, flush func()) (int, error) {
+	bufIdx, start, end, base := opts.span(payload)
 	d := new(decoder)
 	if opts.Scratch != nil {
 		d = &opts.Scratch.d
@@ -36,7 +28,7 @@ func WriteJSON(out *[]byte, buf []byte, bufIdx, start, end, base int, opts Optio
 	d.res.Base = base
 	d.out, d.flush, d.nbuf = out, flush, 0
 	d.b.Work += end - start
-	err := d.setJSON(buf[:end], bufIdx, start, end, 0, nil)
+	err := d.setJSON(payload, bufIdx, start, end, 0, nil)
 	return d.nbuf, err
 }
 
@@ -431,13 +423,7 @@ func (d *decoder) recordJSON(b []byte, bi int, r *recParse, ctx *batchCtx) {
 	}
 	d.b.Nodes += nodes
 
-	off, ts := ctx.base, ctx.baseTS
-	if r.fail == "" {
-		off, ts = ctx.base+r.od.v, ctx.baseTS+r.tsd.v
-		if ctx.logAppend {
-			ts = ctx.maxTS
-		}
-	}
+	off, ts := recordTime(r, ctx)
 	d.w8(`{"attributes":`)
 	d.wint(int64(r.attr))
 	d.field("timestampDelta", r.tsd.v)

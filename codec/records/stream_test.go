@@ -37,11 +37,11 @@ func bothWays(tb testing.TB, payload []byte, opts Options) []byte {
 		o.Warnings, o.Path = &wire.Warnings{}, "records"
 		if stream {
 			flushes := 0
-			nbuf, err = WriteJSON(&js, payload, 0, 0, len(payload), 1, o, func() { flushes++ })
+			nbuf, err = WriteJSON(&js, payload, o, func() { flushes++ })
 		} else {
 			var s tree.Slab
 			var res *Result
-			res, err = Decode(&s, payload, 0, 0, len(payload), 1, o)
+			res, err = Decode(&s, payload, o)
 			js = AppendJSON(nil, res, payload, Decoded)
 			nbuf = len(res.Derived)
 			checkWarningsOnNodes(tb, res, o.Warnings.List)

@@ -20,8 +20,8 @@ type Range struct{ Lo, Hi int16 }
 // Open is the upper bound of an open-ended range ("3+").
 const Open int16 = 0x7fff
 
-// None is the empty range.
-var None = Range{1, 0}
+// none is the empty range (the generated tables use it).
+var none = Range{1, 0}
 
 // Contains reports whether v lies in r.
 func (r Range) Contains(v int16) bool { return v >= r.Lo && v <= r.Hi }

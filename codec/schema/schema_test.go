@@ -66,11 +66,11 @@ func TestUnstableAndRemoved(t *testing.T) {
 }
 
 func TestRanges(t *testing.T) {
-	require.Equal(t, "none", None.String())
+	require.Equal(t, "none", none.String())
 	require.Equal(t, "3+", Range{3, Open}.String())
 	require.Equal(t, "1-4", Range{1, 4}.String())
 	require.Equal(t, "0", Range{0, 0}.String())
-	require.False(t, None.Contains(0))
+	require.False(t, none.Contains(0))
 }
 
 func TestErrorsAndEnums(t *testing.T) {

@@ -3,3381 +3,3381 @@
 package schema
 
 var l0 = Layout{Name: "TopicPartition", Fields: []Field{
-	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName", MapKey: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l1 = Layout{Name: "ConsumerProtocolAssignment", Fields: []Field{
-	{Name: "AssignedPartitions", JSON: "assignedPartitions", Type: "[]TopicPartition", Kind: Array, Elem: Struct, Struct: &l0, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "UserData", JSON: "userData", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "AssignedPartitions", JSON: "assignedPartitions", Type: "[]TopicPartition", Kind: Array, Elem: Struct, Struct: &l0, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "UserData", JSON: "userData", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
 }}
 
 var l2 = Layout{Name: "TopicPartition", Fields: []Field{
-	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName", MapKey: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l3 = Layout{Name: "ConsumerProtocolSubscription", Fields: []Field{
-	{Name: "Topics", JSON: "topics", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "UserData", JSON: "userData", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "OwnedPartitions", JSON: "ownedPartitions", Type: "[]TopicPartition", Kind: Array, Elem: Struct, Struct: &l2, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "GenerationId", JSON: "generationId", Type: "int32", Kind: Int32, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
-	{Name: "RackId", JSON: "rackId", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{3, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", Ignorable: true},
+	{Name: "Topics", JSON: "topics", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "UserData", JSON: "userData", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "OwnedPartitions", JSON: "ownedPartitions", Type: "[]TopicPartition", Kind: Array, Elem: Struct, Struct: &l2, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "GenerationId", JSON: "generationId", Type: "int32", Kind: Int32, Versions: Range{2, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", Ignorable: true},
+	{Name: "RackId", JSON: "rackId", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{3, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null", Ignorable: true},
 }}
 
 var l4 = Layout{Name: "DefaultPrincipalData", Fields: []Field{
-	{Name: "Type", JSON: "type", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "TokenAuthenticated", JSON: "tokenAuthenticated", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Type", JSON: "type", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "TokenAuthenticated", JSON: "tokenAuthenticated", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l5 = Layout{Name: "KRaftVersionRecord", Fields: []Field{
-	{Name: "Version", JSON: "version", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "KRaftVersion", JSON: "kRaftVersion", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Version", JSON: "version", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "KRaftVersion", JSON: "kRaftVersion", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l6 = Layout{Name: "Voter", Fields: []Field{
-	{Name: "VoterId", JSON: "voterId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "VoterDirectoryId", JSON: "voterDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "VoterId", JSON: "voterId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "VoterDirectoryId", JSON: "voterDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l7 = Layout{Name: "LeaderChangeMessage", Fields: []Field{
-	{Name: "Version", JSON: "version", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
-	{Name: "Voters", JSON: "voters", Type: "[]Voter", Kind: Array, Elem: Struct, Struct: &l6, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "GrantingVoters", JSON: "grantingVoters", Type: "[]Voter", Kind: Array, Elem: Struct, Struct: &l6, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Version", JSON: "version", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId"},
+	{Name: "Voters", JSON: "voters", Type: "[]Voter", Kind: Array, Elem: Struct, Struct: &l6, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "GrantingVoters", JSON: "grantingVoters", Type: "[]Voter", Kind: Array, Elem: Struct, Struct: &l6, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l8 = Layout{Name: "SnapshotFooterRecord", Fields: []Field{
-	{Name: "Version", JSON: "version", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Version", JSON: "version", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l9 = Layout{Name: "SnapshotHeaderRecord", Fields: []Field{
-	{Name: "Version", JSON: "version", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "LastContainedLogTimestamp", JSON: "lastContainedLogTimestamp", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Version", JSON: "version", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "LastContainedLogTimestamp", JSON: "lastContainedLogTimestamp", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l10 = Layout{Name: "Endpoint", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
-	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Port", JSON: "port", Type: "uint16", Kind: Uint16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, MapKey: true},
+	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Port", JSON: "port", Type: "uint16", Kind: Uint16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l11 = Layout{Name: "KRaftVersionFeature", Fields: []Field{
-	{Name: "MinSupportedVersion", JSON: "minSupportedVersion", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "MaxSupportedVersion", JSON: "maxSupportedVersion", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "MinSupportedVersion", JSON: "minSupportedVersion", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "MaxSupportedVersion", JSON: "maxSupportedVersion", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l12 = Layout{Name: "Voter", Fields: []Field{
-	{Name: "VoterId", JSON: "voterId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
-	{Name: "VoterDirectoryId", JSON: "voterDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Endpoints", JSON: "endpoints", Type: "[]Endpoint", Kind: Array, Elem: Struct, Struct: &l10, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "KRaftVersionFeature", JSON: "kRaftVersionFeature", Type: "KRaftVersionFeature", Kind: Struct, Struct: &l11, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "VoterId", JSON: "voterId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId"},
+	{Name: "VoterDirectoryId", JSON: "voterDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Endpoints", JSON: "endpoints", Type: "[]Endpoint", Kind: Array, Elem: Struct, Struct: &l10, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "KRaftVersionFeature", JSON: "kRaftVersionFeature", Type: "KRaftVersionFeature", Kind: Struct, Struct: &l11, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l13 = Layout{Name: "VotersRecord", Fields: []Field{
-	{Name: "Version", JSON: "version", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Voters", JSON: "voters", Type: "[]Voter", Kind: Array, Elem: Struct, Struct: &l12, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Version", JSON: "version", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Voters", JSON: "voters", Type: "[]Voter", Kind: Array, Elem: Struct, Struct: &l12, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l14 = Layout{Name: "RequestHeader", Fields: []Field{
-	{Name: "RequestApiKey", JSON: "requestApiKey", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "RequestApiVersion", JSON: "requestApiVersion", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "CorrelationId", JSON: "correlationId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ClientId", JSON: "clientId", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: Range{1, Open}, Tagged: None, Tag: -1, Flexible: None, FlexSet: true, Ignorable: true},
+	{Name: "RequestApiKey", JSON: "requestApiKey", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "RequestApiVersion", JSON: "requestApiVersion", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "CorrelationId", JSON: "correlationId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ClientId", JSON: "clientId", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: Range{1, Open}, Tagged: none, Tag: -1, Flexible: none, FlexSet: true, Ignorable: true},
 }}
 
 var l15 = Layout{Name: "RequestHeader", Fields: []Field{
-	{Name: "RequestApiKey", JSON: "requestApiKey", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "RequestApiVersion", JSON: "requestApiVersion", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "CorrelationId", JSON: "correlationId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ClientId", JSON: "clientId", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: Range{1, Open}, Tagged: None, Tag: -1, Flexible: None, FlexSet: true},
+	{Name: "RequestApiKey", JSON: "requestApiKey", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "RequestApiVersion", JSON: "requestApiVersion", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "CorrelationId", JSON: "correlationId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ClientId", JSON: "clientId", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: Range{1, Open}, Tagged: none, Tag: -1, Flexible: none, FlexSet: true},
 }}
 
 var l16 = Layout{Name: "ResponseHeader", Fields: []Field{
-	{Name: "CorrelationId", JSON: "correlationId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "CorrelationId", JSON: "correlationId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l17 = Layout{Name: "PartitionProduceData", Fields: []Field{
-	{Name: "Index", JSON: "index", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Records", JSON: "records", Type: "records", Kind: Records, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Index", JSON: "index", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Records", JSON: "records", Type: "records", Kind: Records, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l18 = Layout{Name: "TopicProduceData", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true},
-	{Name: "PartitionData", JSON: "partitionData", Type: "[]PartitionProduceData", Kind: Array, Elem: Struct, Struct: &l17, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName", MapKey: true},
+	{Name: "PartitionData", JSON: "partitionData", Type: "[]PartitionProduceData", Kind: Array, Elem: Struct, Struct: &l17, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l19 = Layout{Name: "ProduceRequest", Fields: []Field{
-	{Name: "TransactionalId", JSON: "transactionalId", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{3, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", EntityType: "transactionalId"},
-	{Name: "Acks", JSON: "acks", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "TimeoutMs", JSON: "timeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "TopicData", JSON: "topicData", Type: "[]TopicProduceData", Kind: Array, Elem: Struct, Struct: &l18, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TransactionalId", JSON: "transactionalId", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{3, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null", EntityType: "transactionalId"},
+	{Name: "Acks", JSON: "acks", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "TimeoutMs", JSON: "timeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "TopicData", JSON: "topicData", Type: "[]TopicProduceData", Kind: Array, Elem: Struct, Struct: &l18, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l20 = Layout{Name: "TopicProduceData", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, 12}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true, Ignorable: true},
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{13, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true, Ignorable: true},
-	{Name: "PartitionData", JSON: "partitionData", Type: "[]PartitionProduceData", Kind: Array, Elem: Struct, Struct: &l17, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, 12}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName", MapKey: true, Ignorable: true},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{13, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, MapKey: true, Ignorable: true},
+	{Name: "PartitionData", JSON: "partitionData", Type: "[]PartitionProduceData", Kind: Array, Elem: Struct, Struct: &l17, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l21 = Layout{Name: "ProduceRequest", Fields: []Field{
-	{Name: "TransactionalId", JSON: "transactionalId", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{3, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", EntityType: "transactionalId"},
-	{Name: "Acks", JSON: "acks", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "TimeoutMs", JSON: "timeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "TopicData", JSON: "topicData", Type: "[]TopicProduceData", Kind: Array, Elem: Struct, Struct: &l20, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TransactionalId", JSON: "transactionalId", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{3, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null", EntityType: "transactionalId"},
+	{Name: "Acks", JSON: "acks", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "TimeoutMs", JSON: "timeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "TopicData", JSON: "topicData", Type: "[]TopicProduceData", Kind: Array, Elem: Struct, Struct: &l20, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l22 = Layout{Name: "ReplicaState", Fields: []Field{
-	{Name: "ReplicaId", JSON: "replicaId", Type: "int32", Kind: Int32, Versions: Range{15, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", EntityType: "brokerId"},
-	{Name: "ReplicaEpoch", JSON: "replicaEpoch", Type: "int64", Kind: Int64, Versions: Range{15, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
+	{Name: "ReplicaId", JSON: "replicaId", Type: "int32", Kind: Int32, Versions: Range{15, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", EntityType: "brokerId"},
+	{Name: "ReplicaEpoch", JSON: "replicaEpoch", Type: "int64", Kind: Int64, Versions: Range{15, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1"},
 }}
 
 var l23 = Layout{Name: "FetchPartition", Fields: []Field{
-	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "CurrentLeaderEpoch", JSON: "currentLeaderEpoch", Type: "int32", Kind: Int32, Versions: Range{9, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
-	{Name: "FetchOffset", JSON: "fetchOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "LastFetchedEpoch", JSON: "lastFetchedEpoch", Type: "int32", Kind: Int32, Versions: Range{12, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
-	{Name: "LogStartOffset", JSON: "logStartOffset", Type: "int64", Kind: Int64, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
-	{Name: "PartitionMaxBytes", JSON: "partitionMaxBytes", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ReplicaDirectoryId", JSON: "replicaDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{17, Open}, Nullable: None, Tagged: Range{17, Open}, Tag: 0, Flexible: None, Ignorable: true},
+	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "CurrentLeaderEpoch", JSON: "currentLeaderEpoch", Type: "int32", Kind: Int32, Versions: Range{9, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", Ignorable: true},
+	{Name: "FetchOffset", JSON: "fetchOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "LastFetchedEpoch", JSON: "lastFetchedEpoch", Type: "int32", Kind: Int32, Versions: Range{12, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1"},
+	{Name: "LogStartOffset", JSON: "logStartOffset", Type: "int64", Kind: Int64, Versions: Range{5, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", Ignorable: true},
+	{Name: "PartitionMaxBytes", JSON: "partitionMaxBytes", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ReplicaDirectoryId", JSON: "replicaDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{17, Open}, Nullable: none, Tagged: Range{17, Open}, Tag: 0, Flexible: none, Ignorable: true},
 }}
 
 var l24 = Layout{Name: "FetchTopic", Fields: []Field{
-	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{0, 12}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", Ignorable: true},
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{13, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]FetchPartition", Kind: Array, Elem: Struct, Struct: &l23, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{0, 12}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName", Ignorable: true},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{13, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]FetchPartition", Kind: Array, Elem: Struct, Struct: &l23, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l25 = Layout{Name: "ForgottenTopic", Fields: []Field{
-	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{7, 12}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", Ignorable: true},
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{13, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{7, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{7, 12}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName", Ignorable: true},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{13, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{7, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l26 = Layout{Name: "FetchRequest", Fields: []Field{
-	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{12, Open}, Nullable: Range{12, Open}, Tagged: Range{12, Open}, Tag: 0, Flexible: None, Default: "null", Ignorable: true},
-	{Name: "ReplicaId", JSON: "replicaId", Type: "int32", Kind: Int32, Versions: Range{0, 14}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", EntityType: "brokerId"},
-	{Name: "ReplicaState", JSON: "replicaState", Type: "ReplicaState", Kind: Struct, Struct: &l22, Versions: Range{15, Open}, Nullable: None, Tagged: Range{15, Open}, Tag: 1, Flexible: None},
-	{Name: "MaxWaitMs", JSON: "maxWaitMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "MinBytes", JSON: "minBytes", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "MaxBytes", JSON: "maxBytes", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "0x7fffffff", Ignorable: true},
-	{Name: "IsolationLevel", JSON: "isolationLevel", Type: "int8", Kind: Int8, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "0", Ignorable: true},
-	{Name: "SessionId", JSON: "sessionId", Type: "int32", Kind: Int32, Versions: Range{7, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "0", Ignorable: true},
-	{Name: "SessionEpoch", JSON: "sessionEpoch", Type: "int32", Kind: Int32, Versions: Range{7, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
-	{Name: "Topics", JSON: "topics", Type: "[]FetchTopic", Kind: Array, Elem: Struct, Struct: &l24, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ForgottenTopicsData", JSON: "forgottenTopicsData", Type: "[]ForgottenTopic", Kind: Array, Elem: Struct, Struct: &l25, Versions: Range{7, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "RackId", JSON: "rackId", Type: "string", Kind: String, Versions: Range{11, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "", Ignorable: true},
+	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{12, Open}, Nullable: Range{12, Open}, Tagged: Range{12, Open}, Tag: 0, Flexible: none, Default: "null", Ignorable: true},
+	{Name: "ReplicaId", JSON: "replicaId", Type: "int32", Kind: Int32, Versions: Range{0, 14}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", EntityType: "brokerId"},
+	{Name: "ReplicaState", JSON: "replicaState", Type: "ReplicaState", Kind: Struct, Struct: &l22, Versions: Range{15, Open}, Nullable: none, Tagged: Range{15, Open}, Tag: 1, Flexible: none},
+	{Name: "MaxWaitMs", JSON: "maxWaitMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "MinBytes", JSON: "minBytes", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "MaxBytes", JSON: "maxBytes", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "0x7fffffff", Ignorable: true},
+	{Name: "IsolationLevel", JSON: "isolationLevel", Type: "int8", Kind: Int8, Versions: Range{4, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "0", Ignorable: true},
+	{Name: "SessionId", JSON: "sessionId", Type: "int32", Kind: Int32, Versions: Range{7, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "0", Ignorable: true},
+	{Name: "SessionEpoch", JSON: "sessionEpoch", Type: "int32", Kind: Int32, Versions: Range{7, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", Ignorable: true},
+	{Name: "Topics", JSON: "topics", Type: "[]FetchTopic", Kind: Array, Elem: Struct, Struct: &l24, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ForgottenTopicsData", JSON: "forgottenTopicsData", Type: "[]ForgottenTopic", Kind: Array, Elem: Struct, Struct: &l25, Versions: Range{7, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "RackId", JSON: "rackId", Type: "string", Kind: String, Versions: Range{11, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "", Ignorable: true},
 }}
 
 var l27 = Layout{Name: "FetchPartition", Fields: []Field{
-	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "CurrentLeaderEpoch", JSON: "currentLeaderEpoch", Type: "int32", Kind: Int32, Versions: Range{9, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
-	{Name: "FetchOffset", JSON: "fetchOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "LastFetchedEpoch", JSON: "lastFetchedEpoch", Type: "int32", Kind: Int32, Versions: Range{12, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
-	{Name: "LogStartOffset", JSON: "logStartOffset", Type: "int64", Kind: Int64, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
-	{Name: "PartitionMaxBytes", JSON: "partitionMaxBytes", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ReplicaDirectoryId", JSON: "replicaDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{17, Open}, Nullable: None, Tagged: Range{17, Open}, Tag: 0, Flexible: None, Ignorable: true},
-	{Name: "HighWatermark", JSON: "highWatermark", Type: "int64", Kind: Int64, Versions: Range{18, Open}, Nullable: None, Tagged: Range{18, Open}, Tag: 1, Flexible: None, Default: "9223372036854775807", Ignorable: true},
+	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "CurrentLeaderEpoch", JSON: "currentLeaderEpoch", Type: "int32", Kind: Int32, Versions: Range{9, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", Ignorable: true},
+	{Name: "FetchOffset", JSON: "fetchOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "LastFetchedEpoch", JSON: "lastFetchedEpoch", Type: "int32", Kind: Int32, Versions: Range{12, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1"},
+	{Name: "LogStartOffset", JSON: "logStartOffset", Type: "int64", Kind: Int64, Versions: Range{5, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", Ignorable: true},
+	{Name: "PartitionMaxBytes", JSON: "partitionMaxBytes", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ReplicaDirectoryId", JSON: "replicaDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{17, Open}, Nullable: none, Tagged: Range{17, Open}, Tag: 0, Flexible: none, Ignorable: true},
+	{Name: "HighWatermark", JSON: "highWatermark", Type: "int64", Kind: Int64, Versions: Range{18, Open}, Nullable: none, Tagged: Range{18, Open}, Tag: 1, Flexible: none, Default: "9223372036854775807", Ignorable: true},
 }}
 
 var l28 = Layout{Name: "FetchTopic", Fields: []Field{
-	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{0, 12}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", Ignorable: true},
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{13, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]FetchPartition", Kind: Array, Elem: Struct, Struct: &l27, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{0, 12}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName", Ignorable: true},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{13, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]FetchPartition", Kind: Array, Elem: Struct, Struct: &l27, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l29 = Layout{Name: "FetchRequest", Fields: []Field{
-	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{12, Open}, Nullable: Range{12, Open}, Tagged: Range{12, Open}, Tag: 0, Flexible: None, Default: "null", Ignorable: true},
-	{Name: "ReplicaId", JSON: "replicaId", Type: "int32", Kind: Int32, Versions: Range{0, 14}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", EntityType: "brokerId"},
-	{Name: "ReplicaState", JSON: "replicaState", Type: "ReplicaState", Kind: Struct, Struct: &l22, Versions: Range{15, Open}, Nullable: None, Tagged: Range{15, Open}, Tag: 1, Flexible: None},
-	{Name: "MaxWaitMs", JSON: "maxWaitMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "MinBytes", JSON: "minBytes", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "MaxBytes", JSON: "maxBytes", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "0x7fffffff", Ignorable: true},
-	{Name: "IsolationLevel", JSON: "isolationLevel", Type: "int8", Kind: Int8, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "0", Ignorable: true},
-	{Name: "SessionId", JSON: "sessionId", Type: "int32", Kind: Int32, Versions: Range{7, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "0", Ignorable: true},
-	{Name: "SessionEpoch", JSON: "sessionEpoch", Type: "int32", Kind: Int32, Versions: Range{7, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
-	{Name: "Topics", JSON: "topics", Type: "[]FetchTopic", Kind: Array, Elem: Struct, Struct: &l28, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ForgottenTopicsData", JSON: "forgottenTopicsData", Type: "[]ForgottenTopic", Kind: Array, Elem: Struct, Struct: &l25, Versions: Range{7, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "RackId", JSON: "rackId", Type: "string", Kind: String, Versions: Range{11, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "", Ignorable: true},
+	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{12, Open}, Nullable: Range{12, Open}, Tagged: Range{12, Open}, Tag: 0, Flexible: none, Default: "null", Ignorable: true},
+	{Name: "ReplicaId", JSON: "replicaId", Type: "int32", Kind: Int32, Versions: Range{0, 14}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", EntityType: "brokerId"},
+	{Name: "ReplicaState", JSON: "replicaState", Type: "ReplicaState", Kind: Struct, Struct: &l22, Versions: Range{15, Open}, Nullable: none, Tagged: Range{15, Open}, Tag: 1, Flexible: none},
+	{Name: "MaxWaitMs", JSON: "maxWaitMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "MinBytes", JSON: "minBytes", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "MaxBytes", JSON: "maxBytes", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "0x7fffffff", Ignorable: true},
+	{Name: "IsolationLevel", JSON: "isolationLevel", Type: "int8", Kind: Int8, Versions: Range{4, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "0", Ignorable: true},
+	{Name: "SessionId", JSON: "sessionId", Type: "int32", Kind: Int32, Versions: Range{7, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "0", Ignorable: true},
+	{Name: "SessionEpoch", JSON: "sessionEpoch", Type: "int32", Kind: Int32, Versions: Range{7, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", Ignorable: true},
+	{Name: "Topics", JSON: "topics", Type: "[]FetchTopic", Kind: Array, Elem: Struct, Struct: &l28, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ForgottenTopicsData", JSON: "forgottenTopicsData", Type: "[]ForgottenTopic", Kind: Array, Elem: Struct, Struct: &l25, Versions: Range{7, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "RackId", JSON: "rackId", Type: "string", Kind: String, Versions: Range{11, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "", Ignorable: true},
 }}
 
 var l30 = Layout{Name: "ListOffsetsPartition", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "CurrentLeaderEpoch", JSON: "currentLeaderEpoch", Type: "int32", Kind: Int32, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
-	{Name: "Timestamp", JSON: "timestamp", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "MaxNumOffsets", JSON: "maxNumOffsets", Type: "int32", Kind: Int32, Versions: Range{0, 0}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "1"},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "CurrentLeaderEpoch", JSON: "currentLeaderEpoch", Type: "int32", Kind: Int32, Versions: Range{4, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", Ignorable: true},
+	{Name: "Timestamp", JSON: "timestamp", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "MaxNumOffsets", JSON: "maxNumOffsets", Type: "int32", Kind: Int32, Versions: Range{0, 0}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "1"},
 }}
 
 var l31 = Layout{Name: "ListOffsetsTopic", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]ListOffsetsPartition", Kind: Array, Elem: Struct, Struct: &l30, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]ListOffsetsPartition", Kind: Array, Elem: Struct, Struct: &l30, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l32 = Layout{Name: "ListOffsetsRequest", Fields: []Field{
-	{Name: "ReplicaId", JSON: "replicaId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
-	{Name: "IsolationLevel", JSON: "isolationLevel", Type: "int8", Kind: Int8, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Topics", JSON: "topics", Type: "[]ListOffsetsTopic", Kind: Array, Elem: Struct, Struct: &l31, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "TimeoutMs", JSON: "timeoutMs", Type: "int32", Kind: Int32, Versions: Range{10, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "ReplicaId", JSON: "replicaId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId"},
+	{Name: "IsolationLevel", JSON: "isolationLevel", Type: "int8", Kind: Int8, Versions: Range{2, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Topics", JSON: "topics", Type: "[]ListOffsetsTopic", Kind: Array, Elem: Struct, Struct: &l31, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "TimeoutMs", JSON: "timeoutMs", Type: "int32", Kind: Int32, Versions: Range{10, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
 }}
 
 var l33 = Layout{Name: "MetadataRequestTopic", Fields: []Field{
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{10, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{10, Open}, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{10, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{10, Open}, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName"},
 }}
 
 var l34 = Layout{Name: "MetadataRequest", Fields: []Field{
-	{Name: "Topics", JSON: "topics", Type: "[]MetadataRequestTopic", Kind: Array, Elem: Struct, Struct: &l33, Versions: Range{0, Open}, Nullable: Range{1, Open}, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "AllowAutoTopicCreation", JSON: "allowAutoTopicCreation", Type: "bool", Kind: Bool, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "true"},
-	{Name: "IncludeClusterAuthorizedOperations", JSON: "includeClusterAuthorizedOperations", Type: "bool", Kind: Bool, Versions: Range{8, 10}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "IncludeTopicAuthorizedOperations", JSON: "includeTopicAuthorizedOperations", Type: "bool", Kind: Bool, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Topics", JSON: "topics", Type: "[]MetadataRequestTopic", Kind: Array, Elem: Struct, Struct: &l33, Versions: Range{0, Open}, Nullable: Range{1, Open}, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "AllowAutoTopicCreation", JSON: "allowAutoTopicCreation", Type: "bool", Kind: Bool, Versions: Range{4, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "true"},
+	{Name: "IncludeClusterAuthorizedOperations", JSON: "includeClusterAuthorizedOperations", Type: "bool", Kind: Bool, Versions: Range{8, 10}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "IncludeTopicAuthorizedOperations", JSON: "includeTopicAuthorizedOperations", Type: "bool", Kind: Bool, Versions: Range{8, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l35 = Layout{Name: "LeaderAndIsrPartitionState", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, 1}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", Ignorable: true},
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ControllerEpoch", JSON: "controllerEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Leader", JSON: "leader", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
-	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Isr", JSON: "isr", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
-	{Name: "PartitionEpoch", JSON: "partitionEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Replicas", JSON: "replicas", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
-	{Name: "AddingReplicas", JSON: "addingReplicas", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId", Ignorable: true},
-	{Name: "RemovingReplicas", JSON: "removingReplicas", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId", Ignorable: true},
-	{Name: "IsNew", JSON: "isNew", Type: "bool", Kind: Bool, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "false", Ignorable: true},
-	{Name: "LeaderRecoveryState", JSON: "leaderRecoveryState", Type: "int8", Kind: Int8, Versions: Range{6, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "0"},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, 1}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName", Ignorable: true},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ControllerEpoch", JSON: "controllerEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Leader", JSON: "leader", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId"},
+	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Isr", JSON: "isr", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId"},
+	{Name: "PartitionEpoch", JSON: "partitionEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Replicas", JSON: "replicas", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId"},
+	{Name: "AddingReplicas", JSON: "addingReplicas", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{3, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId", Ignorable: true},
+	{Name: "RemovingReplicas", JSON: "removingReplicas", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{3, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId", Ignorable: true},
+	{Name: "IsNew", JSON: "isNew", Type: "bool", Kind: Bool, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "false", Ignorable: true},
+	{Name: "LeaderRecoveryState", JSON: "leaderRecoveryState", Type: "int8", Kind: Int8, Versions: Range{6, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "0"},
 }}
 
 var l36 = Layout{Name: "LeaderAndIsrTopicState", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "PartitionStates", JSON: "partitionStates", Type: "[]LeaderAndIsrPartitionState", Kind: Array, Elem: Struct, Struct: &l35, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{2, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName"},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{5, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "PartitionStates", JSON: "partitionStates", Type: "[]LeaderAndIsrPartitionState", Kind: Array, Elem: Struct, Struct: &l35, Versions: Range{2, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l37 = Layout{Name: "LeaderAndIsrLiveLeader", Fields: []Field{
-	{Name: "BrokerId", JSON: "brokerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
-	{Name: "HostName", JSON: "hostName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Port", JSON: "port", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "BrokerId", JSON: "brokerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId"},
+	{Name: "HostName", JSON: "hostName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Port", JSON: "port", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l38 = Layout{Name: "LeaderAndIsrRequest", Fields: []Field{
-	{Name: "ControllerId", JSON: "controllerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
-	{Name: "isKRaftController", JSON: "isKRaftController", Type: "bool", Kind: Bool, Versions: Range{7, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "false"},
-	{Name: "ControllerEpoch", JSON: "controllerEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "BrokerEpoch", JSON: "brokerEpoch", Type: "int64", Kind: Int64, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
-	{Name: "Type", JSON: "type", Type: "int8", Kind: Int8, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "UngroupedPartitionStates", JSON: "ungroupedPartitionStates", Type: "[]LeaderAndIsrPartitionState", Kind: Array, Elem: Struct, Struct: &l35, Versions: Range{0, 1}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "TopicStates", JSON: "topicStates", Type: "[]LeaderAndIsrTopicState", Kind: Array, Elem: Struct, Struct: &l36, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "LiveLeaders", JSON: "liveLeaders", Type: "[]LeaderAndIsrLiveLeader", Kind: Array, Elem: Struct, Struct: &l37, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ControllerId", JSON: "controllerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId"},
+	{Name: "isKRaftController", JSON: "isKRaftController", Type: "bool", Kind: Bool, Versions: Range{7, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "false"},
+	{Name: "ControllerEpoch", JSON: "controllerEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "BrokerEpoch", JSON: "brokerEpoch", Type: "int64", Kind: Int64, Versions: Range{2, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", Ignorable: true},
+	{Name: "Type", JSON: "type", Type: "int8", Kind: Int8, Versions: Range{5, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "UngroupedPartitionStates", JSON: "ungroupedPartitionStates", Type: "[]LeaderAndIsrPartitionState", Kind: Array, Elem: Struct, Struct: &l35, Versions: Range{0, 1}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "TopicStates", JSON: "topicStates", Type: "[]LeaderAndIsrTopicState", Kind: Array, Elem: Struct, Struct: &l36, Versions: Range{2, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "LiveLeaders", JSON: "liveLeaders", Type: "[]LeaderAndIsrLiveLeader", Kind: Array, Elem: Struct, Struct: &l37, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l39 = Layout{Name: "StopReplicaPartitionV0", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, 0}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, 0}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, 0}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName"},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, 0}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l40 = Layout{Name: "StopReplicaTopicV1", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{1, 2}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
-	{Name: "PartitionIndexes", JSON: "partitionIndexes", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{1, 2}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{1, 2}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName"},
+	{Name: "PartitionIndexes", JSON: "partitionIndexes", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{1, 2}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l41 = Layout{Name: "StopReplicaPartitionState", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
-	{Name: "DeletePartition", JSON: "deletePartition", Type: "bool", Kind: Bool, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1"},
+	{Name: "DeletePartition", JSON: "deletePartition", Type: "bool", Kind: Bool, Versions: Range{3, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l42 = Layout{Name: "StopReplicaTopicState", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
-	{Name: "PartitionStates", JSON: "partitionStates", Type: "[]StopReplicaPartitionState", Kind: Array, Elem: Struct, Struct: &l41, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName"},
+	{Name: "PartitionStates", JSON: "partitionStates", Type: "[]StopReplicaPartitionState", Kind: Array, Elem: Struct, Struct: &l41, Versions: Range{3, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l43 = Layout{Name: "StopReplicaRequest", Fields: []Field{
-	{Name: "ControllerId", JSON: "controllerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
-	{Name: "isKRaftController", JSON: "isKRaftController", Type: "bool", Kind: Bool, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "false"},
-	{Name: "ControllerEpoch", JSON: "controllerEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "BrokerEpoch", JSON: "brokerEpoch", Type: "int64", Kind: Int64, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
-	{Name: "DeletePartitions", JSON: "deletePartitions", Type: "bool", Kind: Bool, Versions: Range{0, 2}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "UngroupedPartitions", JSON: "ungroupedPartitions", Type: "[]StopReplicaPartitionV0", Kind: Array, Elem: Struct, Struct: &l39, Versions: Range{0, 0}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Topics", JSON: "topics", Type: "[]StopReplicaTopicV1", Kind: Array, Elem: Struct, Struct: &l40, Versions: Range{1, 2}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "TopicStates", JSON: "topicStates", Type: "[]StopReplicaTopicState", Kind: Array, Elem: Struct, Struct: &l42, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ControllerId", JSON: "controllerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId"},
+	{Name: "isKRaftController", JSON: "isKRaftController", Type: "bool", Kind: Bool, Versions: Range{4, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "false"},
+	{Name: "ControllerEpoch", JSON: "controllerEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "BrokerEpoch", JSON: "brokerEpoch", Type: "int64", Kind: Int64, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", Ignorable: true},
+	{Name: "DeletePartitions", JSON: "deletePartitions", Type: "bool", Kind: Bool, Versions: Range{0, 2}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "UngroupedPartitions", JSON: "ungroupedPartitions", Type: "[]StopReplicaPartitionV0", Kind: Array, Elem: Struct, Struct: &l39, Versions: Range{0, 0}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Topics", JSON: "topics", Type: "[]StopReplicaTopicV1", Kind: Array, Elem: Struct, Struct: &l40, Versions: Range{1, 2}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "TopicStates", JSON: "topicStates", Type: "[]StopReplicaTopicState", Kind: Array, Elem: Struct, Struct: &l42, Versions: Range{3, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l44 = Layout{Name: "UpdateMetadataPartitionState", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, 4}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", Ignorable: true},
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ControllerEpoch", JSON: "controllerEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Leader", JSON: "leader", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
-	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Isr", JSON: "isr", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
-	{Name: "ZkVersion", JSON: "zkVersion", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Replicas", JSON: "replicas", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
-	{Name: "OfflineReplicas", JSON: "offlineReplicas", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId", Ignorable: true},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, 4}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName", Ignorable: true},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ControllerEpoch", JSON: "controllerEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Leader", JSON: "leader", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId"},
+	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Isr", JSON: "isr", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId"},
+	{Name: "ZkVersion", JSON: "zkVersion", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Replicas", JSON: "replicas", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId"},
+	{Name: "OfflineReplicas", JSON: "offlineReplicas", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{4, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId", Ignorable: true},
 }}
 
 var l45 = Layout{Name: "UpdateMetadataTopicState", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{7, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "PartitionStates", JSON: "partitionStates", Type: "[]UpdateMetadataPartitionState", Kind: Array, Elem: Struct, Struct: &l44, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{5, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName"},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{7, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "PartitionStates", JSON: "partitionStates", Type: "[]UpdateMetadataPartitionState", Kind: Array, Elem: Struct, Struct: &l44, Versions: Range{5, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l46 = Layout{Name: "UpdateMetadataEndpoint", Fields: []Field{
-	{Name: "Port", JSON: "port", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Listener", JSON: "listener", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "SecurityProtocol", JSON: "securityProtocol", Type: "int16", Kind: Int16, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Port", JSON: "port", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Listener", JSON: "listener", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "SecurityProtocol", JSON: "securityProtocol", Type: "int16", Kind: Int16, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l47 = Layout{Name: "UpdateMetadataBroker", Fields: []Field{
-	{Name: "Id", JSON: "id", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
-	{Name: "V0Host", JSON: "v0Host", Type: "string", Kind: String, Versions: Range{0, 0}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "V0Port", JSON: "v0Port", Type: "int32", Kind: Int32, Versions: Range{0, 0}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "Endpoints", JSON: "endpoints", Type: "[]UpdateMetadataEndpoint", Kind: Array, Elem: Struct, Struct: &l46, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "Rack", JSON: "rack", Type: "string", Kind: String, Versions: Range{2, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "Id", JSON: "id", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId"},
+	{Name: "V0Host", JSON: "v0Host", Type: "string", Kind: String, Versions: Range{0, 0}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "V0Port", JSON: "v0Port", Type: "int32", Kind: Int32, Versions: Range{0, 0}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "Endpoints", JSON: "endpoints", Type: "[]UpdateMetadataEndpoint", Kind: Array, Elem: Struct, Struct: &l46, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "Rack", JSON: "rack", Type: "string", Kind: String, Versions: Range{2, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
 }}
 
 var l48 = Layout{Name: "UpdateMetadataRequest", Fields: []Field{
-	{Name: "ControllerId", JSON: "controllerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
-	{Name: "isKRaftController", JSON: "isKRaftController", Type: "bool", Kind: Bool, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "false"},
-	{Name: "Type", JSON: "type", Type: "int8", Kind: Int8, Versions: Range{8, Open}, Nullable: None, Tagged: Range{8, Open}, Tag: 0, Flexible: None, Default: "0"},
-	{Name: "ControllerEpoch", JSON: "controllerEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "BrokerEpoch", JSON: "brokerEpoch", Type: "int64", Kind: Int64, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
-	{Name: "UngroupedPartitionStates", JSON: "ungroupedPartitionStates", Type: "[]UpdateMetadataPartitionState", Kind: Array, Elem: Struct, Struct: &l44, Versions: Range{0, 4}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "TopicStates", JSON: "topicStates", Type: "[]UpdateMetadataTopicState", Kind: Array, Elem: Struct, Struct: &l45, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "LiveBrokers", JSON: "liveBrokers", Type: "[]UpdateMetadataBroker", Kind: Array, Elem: Struct, Struct: &l47, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ControllerId", JSON: "controllerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId"},
+	{Name: "isKRaftController", JSON: "isKRaftController", Type: "bool", Kind: Bool, Versions: Range{8, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "false"},
+	{Name: "Type", JSON: "type", Type: "int8", Kind: Int8, Versions: Range{8, Open}, Nullable: none, Tagged: Range{8, Open}, Tag: 0, Flexible: none, Default: "0"},
+	{Name: "ControllerEpoch", JSON: "controllerEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "BrokerEpoch", JSON: "brokerEpoch", Type: "int64", Kind: Int64, Versions: Range{5, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", Ignorable: true},
+	{Name: "UngroupedPartitionStates", JSON: "ungroupedPartitionStates", Type: "[]UpdateMetadataPartitionState", Kind: Array, Elem: Struct, Struct: &l44, Versions: Range{0, 4}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "TopicStates", JSON: "topicStates", Type: "[]UpdateMetadataTopicState", Kind: Array, Elem: Struct, Struct: &l45, Versions: Range{5, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "LiveBrokers", JSON: "liveBrokers", Type: "[]UpdateMetadataBroker", Kind: Array, Elem: Struct, Struct: &l47, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l49 = Layout{Name: "ControlledShutdownRequest", Fields: []Field{
-	{Name: "BrokerId", JSON: "brokerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
-	{Name: "BrokerEpoch", JSON: "brokerEpoch", Type: "int64", Kind: Int64, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
+	{Name: "BrokerId", JSON: "brokerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId"},
+	{Name: "BrokerEpoch", JSON: "brokerEpoch", Type: "int64", Kind: Int64, Versions: Range{2, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", Ignorable: true},
 }}
 
 var l50 = Layout{Name: "OffsetCommitRequestPartition", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "CommittedOffset", JSON: "committedOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "CommittedLeaderEpoch", JSON: "committedLeaderEpoch", Type: "int32", Kind: Int32, Versions: Range{6, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
-	{Name: "CommitTimestamp", JSON: "commitTimestamp", Type: "int64", Kind: Int64, Versions: Range{1, 1}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
-	{Name: "CommittedMetadata", JSON: "committedMetadata", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "CommittedOffset", JSON: "committedOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "CommittedLeaderEpoch", JSON: "committedLeaderEpoch", Type: "int32", Kind: Int32, Versions: Range{6, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", Ignorable: true},
+	{Name: "CommitTimestamp", JSON: "commitTimestamp", Type: "int64", Kind: Int64, Versions: Range{1, 1}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1"},
+	{Name: "CommittedMetadata", JSON: "committedMetadata", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l51 = Layout{Name: "OffsetCommitRequestTopic", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]OffsetCommitRequestPartition", Kind: Array, Elem: Struct, Struct: &l50, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]OffsetCommitRequestPartition", Kind: Array, Elem: Struct, Struct: &l50, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l52 = Layout{Name: "OffsetCommitRequest", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
-	{Name: "GenerationIdOrMemberEpoch", JSON: "generationIdOrMemberEpoch", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "GroupInstanceId", JSON: "groupInstanceId", Type: "string", Kind: String, Versions: Range{7, Open}, Nullable: Range{7, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "RetentionTimeMs", JSON: "retentionTimeMs", Type: "int64", Kind: Int64, Versions: Range{2, 4}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
-	{Name: "Topics", JSON: "topics", Type: "[]OffsetCommitRequestTopic", Kind: Array, Elem: Struct, Struct: &l51, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "groupId"},
+	{Name: "GenerationIdOrMemberEpoch", JSON: "generationIdOrMemberEpoch", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", Ignorable: true},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "GroupInstanceId", JSON: "groupInstanceId", Type: "string", Kind: String, Versions: Range{7, Open}, Nullable: Range{7, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "RetentionTimeMs", JSON: "retentionTimeMs", Type: "int64", Kind: Int64, Versions: Range{2, 4}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", Ignorable: true},
+	{Name: "Topics", JSON: "topics", Type: "[]OffsetCommitRequestTopic", Kind: Array, Elem: Struct, Struct: &l51, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l53 = Layout{Name: "OffsetCommitRequestTopic", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, 9}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", Ignorable: true},
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{10, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]OffsetCommitRequestPartition", Kind: Array, Elem: Struct, Struct: &l50, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, 9}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName", Ignorable: true},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{10, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]OffsetCommitRequestPartition", Kind: Array, Elem: Struct, Struct: &l50, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l54 = Layout{Name: "OffsetCommitRequest", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
-	{Name: "GenerationIdOrMemberEpoch", JSON: "generationIdOrMemberEpoch", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "GroupInstanceId", JSON: "groupInstanceId", Type: "string", Kind: String, Versions: Range{7, Open}, Nullable: Range{7, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "RetentionTimeMs", JSON: "retentionTimeMs", Type: "int64", Kind: Int64, Versions: Range{2, 4}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
-	{Name: "Topics", JSON: "topics", Type: "[]OffsetCommitRequestTopic", Kind: Array, Elem: Struct, Struct: &l53, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "groupId"},
+	{Name: "GenerationIdOrMemberEpoch", JSON: "generationIdOrMemberEpoch", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", Ignorable: true},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "GroupInstanceId", JSON: "groupInstanceId", Type: "string", Kind: String, Versions: Range{7, Open}, Nullable: Range{7, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "RetentionTimeMs", JSON: "retentionTimeMs", Type: "int64", Kind: Int64, Versions: Range{2, 4}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", Ignorable: true},
+	{Name: "Topics", JSON: "topics", Type: "[]OffsetCommitRequestTopic", Kind: Array, Elem: Struct, Struct: &l53, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l55 = Layout{Name: "OffsetFetchRequestTopic", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, 7}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
-	{Name: "PartitionIndexes", JSON: "partitionIndexes", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, 7}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, 7}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName"},
+	{Name: "PartitionIndexes", JSON: "partitionIndexes", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, 7}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l56 = Layout{Name: "OffsetFetchRequestTopics", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
-	{Name: "PartitionIndexes", JSON: "partitionIndexes", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{8, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName"},
+	{Name: "PartitionIndexes", JSON: "partitionIndexes", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{8, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l57 = Layout{Name: "OffsetFetchRequestGroup", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{9, Open}, Nullable: Range{9, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", Ignorable: true},
-	{Name: "MemberEpoch", JSON: "memberEpoch", Type: "int32", Kind: Int32, Versions: Range{9, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
-	{Name: "Topics", JSON: "topics", Type: "[]OffsetFetchRequestTopics", Kind: Array, Elem: Struct, Struct: &l56, Versions: Range{8, Open}, Nullable: Range{8, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{8, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "groupId"},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{9, Open}, Nullable: Range{9, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null", Ignorable: true},
+	{Name: "MemberEpoch", JSON: "memberEpoch", Type: "int32", Kind: Int32, Versions: Range{9, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", Ignorable: true},
+	{Name: "Topics", JSON: "topics", Type: "[]OffsetFetchRequestTopics", Kind: Array, Elem: Struct, Struct: &l56, Versions: Range{8, Open}, Nullable: Range{8, Open}, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l58 = Layout{Name: "OffsetFetchRequest", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, 7}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
-	{Name: "Topics", JSON: "topics", Type: "[]OffsetFetchRequestTopic", Kind: Array, Elem: Struct, Struct: &l55, Versions: Range{0, 7}, Nullable: Range{2, 7}, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Groups", JSON: "groups", Type: "[]OffsetFetchRequestGroup", Kind: Array, Elem: Struct, Struct: &l57, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "RequireStable", JSON: "requireStable", Type: "bool", Kind: Bool, Versions: Range{7, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "false"},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, 7}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "groupId"},
+	{Name: "Topics", JSON: "topics", Type: "[]OffsetFetchRequestTopic", Kind: Array, Elem: Struct, Struct: &l55, Versions: Range{0, 7}, Nullable: Range{2, 7}, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Groups", JSON: "groups", Type: "[]OffsetFetchRequestGroup", Kind: Array, Elem: Struct, Struct: &l57, Versions: Range{8, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "RequireStable", JSON: "requireStable", Type: "bool", Kind: Bool, Versions: Range{7, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "false"},
 }}
 
 var l59 = Layout{Name: "OffsetFetchRequestTopics", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{8, 9}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", Ignorable: true},
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{10, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "PartitionIndexes", JSON: "partitionIndexes", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{8, 9}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName", Ignorable: true},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{10, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "PartitionIndexes", JSON: "partitionIndexes", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{8, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l60 = Layout{Name: "OffsetFetchRequestGroup", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{9, Open}, Nullable: Range{9, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", Ignorable: true},
-	{Name: "MemberEpoch", JSON: "memberEpoch", Type: "int32", Kind: Int32, Versions: Range{9, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
-	{Name: "Topics", JSON: "topics", Type: "[]OffsetFetchRequestTopics", Kind: Array, Elem: Struct, Struct: &l59, Versions: Range{8, Open}, Nullable: Range{8, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{8, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "groupId"},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{9, Open}, Nullable: Range{9, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null", Ignorable: true},
+	{Name: "MemberEpoch", JSON: "memberEpoch", Type: "int32", Kind: Int32, Versions: Range{9, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", Ignorable: true},
+	{Name: "Topics", JSON: "topics", Type: "[]OffsetFetchRequestTopics", Kind: Array, Elem: Struct, Struct: &l59, Versions: Range{8, Open}, Nullable: Range{8, Open}, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l61 = Layout{Name: "OffsetFetchRequest", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, 7}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
-	{Name: "Topics", JSON: "topics", Type: "[]OffsetFetchRequestTopic", Kind: Array, Elem: Struct, Struct: &l55, Versions: Range{0, 7}, Nullable: Range{2, 7}, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Groups", JSON: "groups", Type: "[]OffsetFetchRequestGroup", Kind: Array, Elem: Struct, Struct: &l60, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "RequireStable", JSON: "requireStable", Type: "bool", Kind: Bool, Versions: Range{7, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "false"},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, 7}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "groupId"},
+	{Name: "Topics", JSON: "topics", Type: "[]OffsetFetchRequestTopic", Kind: Array, Elem: Struct, Struct: &l55, Versions: Range{0, 7}, Nullable: Range{2, 7}, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Groups", JSON: "groups", Type: "[]OffsetFetchRequestGroup", Kind: Array, Elem: Struct, Struct: &l60, Versions: Range{8, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "RequireStable", JSON: "requireStable", Type: "bool", Kind: Bool, Versions: Range{7, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "false"},
 }}
 
 var l62 = Layout{Name: "FindCoordinatorRequest", Fields: []Field{
-	{Name: "Key", JSON: "key", Type: "string", Kind: String, Versions: Range{0, 3}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "KeyType", JSON: "keyType", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "0"},
-	{Name: "CoordinatorKeys", JSON: "coordinatorKeys", Type: "[]string", Kind: Array, Elem: String, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Key", JSON: "key", Type: "string", Kind: String, Versions: Range{0, 3}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "KeyType", JSON: "keyType", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "0"},
+	{Name: "CoordinatorKeys", JSON: "coordinatorKeys", Type: "[]string", Kind: Array, Elem: String, Versions: Range{4, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l63 = Layout{Name: "JoinGroupRequestProtocol", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
-	{Name: "Metadata", JSON: "metadata", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, MapKey: true},
+	{Name: "Metadata", JSON: "metadata", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l64 = Layout{Name: "JoinGroupRequest", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
-	{Name: "SessionTimeoutMs", JSON: "sessionTimeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "RebalanceTimeoutMs", JSON: "rebalanceTimeoutMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "GroupInstanceId", JSON: "groupInstanceId", Type: "string", Kind: String, Versions: Range{5, Open}, Nullable: Range{5, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "ProtocolType", JSON: "protocolType", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Protocols", JSON: "protocols", Type: "[]JoinGroupRequestProtocol", Kind: Array, Elem: Struct, Struct: &l63, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Reason", JSON: "reason", Type: "string", Kind: String, Versions: Range{8, Open}, Nullable: Range{8, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", Ignorable: true},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "groupId"},
+	{Name: "SessionTimeoutMs", JSON: "sessionTimeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "RebalanceTimeoutMs", JSON: "rebalanceTimeoutMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", Ignorable: true},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "GroupInstanceId", JSON: "groupInstanceId", Type: "string", Kind: String, Versions: Range{5, Open}, Nullable: Range{5, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "ProtocolType", JSON: "protocolType", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Protocols", JSON: "protocols", Type: "[]JoinGroupRequestProtocol", Kind: Array, Elem: Struct, Struct: &l63, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Reason", JSON: "reason", Type: "string", Kind: String, Versions: Range{8, Open}, Nullable: Range{8, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null", Ignorable: true},
 }}
 
 var l65 = Layout{Name: "HeartbeatRequest", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
-	{Name: "GenerationId", JSON: "generationId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "GroupInstanceId", JSON: "groupInstanceId", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{3, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "groupId"},
+	{Name: "GenerationId", JSON: "generationId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "GroupInstanceId", JSON: "groupInstanceId", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{3, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
 }}
 
 var l66 = Layout{Name: "MemberIdentity", Fields: []Field{
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "GroupInstanceId", JSON: "groupInstanceId", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{3, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "Reason", JSON: "reason", Type: "string", Kind: String, Versions: Range{5, Open}, Nullable: Range{5, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", Ignorable: true},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "GroupInstanceId", JSON: "groupInstanceId", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{3, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "Reason", JSON: "reason", Type: "string", Kind: String, Versions: Range{5, Open}, Nullable: Range{5, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null", Ignorable: true},
 }}
 
 var l67 = Layout{Name: "LeaveGroupRequest", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, 2}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Members", JSON: "members", Type: "[]MemberIdentity", Kind: Array, Elem: Struct, Struct: &l66, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "groupId"},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, 2}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Members", JSON: "members", Type: "[]MemberIdentity", Kind: Array, Elem: Struct, Struct: &l66, Versions: Range{3, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l68 = Layout{Name: "SyncGroupRequestAssignment", Fields: []Field{
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Assignment", JSON: "assignment", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Assignment", JSON: "assignment", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l69 = Layout{Name: "SyncGroupRequest", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
-	{Name: "GenerationId", JSON: "generationId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "GroupInstanceId", JSON: "groupInstanceId", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{3, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "ProtocolType", JSON: "protocolType", Type: "string", Kind: String, Versions: Range{5, Open}, Nullable: Range{5, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", Ignorable: true},
-	{Name: "ProtocolName", JSON: "protocolName", Type: "string", Kind: String, Versions: Range{5, Open}, Nullable: Range{5, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", Ignorable: true},
-	{Name: "Assignments", JSON: "assignments", Type: "[]SyncGroupRequestAssignment", Kind: Array, Elem: Struct, Struct: &l68, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "groupId"},
+	{Name: "GenerationId", JSON: "generationId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "GroupInstanceId", JSON: "groupInstanceId", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{3, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "ProtocolType", JSON: "protocolType", Type: "string", Kind: String, Versions: Range{5, Open}, Nullable: Range{5, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null", Ignorable: true},
+	{Name: "ProtocolName", JSON: "protocolName", Type: "string", Kind: String, Versions: Range{5, Open}, Nullable: Range{5, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null", Ignorable: true},
+	{Name: "Assignments", JSON: "assignments", Type: "[]SyncGroupRequestAssignment", Kind: Array, Elem: Struct, Struct: &l68, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l70 = Layout{Name: "DescribeGroupsRequest", Fields: []Field{
-	{Name: "Groups", JSON: "groups", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
-	{Name: "IncludeAuthorizedOperations", JSON: "includeAuthorizedOperations", Type: "bool", Kind: Bool, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Groups", JSON: "groups", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "groupId"},
+	{Name: "IncludeAuthorizedOperations", JSON: "includeAuthorizedOperations", Type: "bool", Kind: Bool, Versions: Range{3, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l71 = Layout{Name: "ListGroupsRequest", Fields: []Field{
-	{Name: "StatesFilter", JSON: "statesFilter", Type: "[]string", Kind: Array, Elem: String, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "TypesFilter", JSON: "typesFilter", Type: "[]string", Kind: Array, Elem: String, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "StatesFilter", JSON: "statesFilter", Type: "[]string", Kind: Array, Elem: String, Versions: Range{4, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "TypesFilter", JSON: "typesFilter", Type: "[]string", Kind: Array, Elem: String, Versions: Range{5, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l72 = Layout{Name: "SaslHandshakeRequest", Fields: []Field{
-	{Name: "Mechanism", JSON: "mechanism", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Mechanism", JSON: "mechanism", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l73 = Layout{Name: "ApiVersionsRequest", Fields: []Field{
-	{Name: "ClientSoftwareName", JSON: "clientSoftwareName", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "ClientSoftwareVersion", JSON: "clientSoftwareVersion", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{5, Open}, Nullable: Range{5, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "NodeId", JSON: "nodeId", Type: "int32", Kind: Int32, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", EntityType: "brokerId"},
+	{Name: "ClientSoftwareName", JSON: "clientSoftwareName", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "ClientSoftwareVersion", JSON: "clientSoftwareVersion", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{5, Open}, Nullable: Range{5, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "NodeId", JSON: "nodeId", Type: "int32", Kind: Int32, Versions: Range{5, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", EntityType: "brokerId"},
 }}
 
 var l74 = Layout{Name: "CreatableReplicaAssignment", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
-	{Name: "BrokerIds", JSON: "brokerIds", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, MapKey: true},
+	{Name: "BrokerIds", JSON: "brokerIds", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId"},
 }}
 
 var l75 = Layout{Name: "CreatableTopicConfig", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
-	{Name: "Value", JSON: "value", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, MapKey: true},
+	{Name: "Value", JSON: "value", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l76 = Layout{Name: "CreatableTopic", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true},
-	{Name: "NumPartitions", JSON: "numPartitions", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ReplicationFactor", JSON: "replicationFactor", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Assignments", JSON: "assignments", Type: "[]CreatableReplicaAssignment", Kind: Array, Elem: Struct, Struct: &l74, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Configs", JSON: "configs", Type: "[]CreatableTopicConfig", Kind: Array, Elem: Struct, Struct: &l75, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName", MapKey: true},
+	{Name: "NumPartitions", JSON: "numPartitions", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ReplicationFactor", JSON: "replicationFactor", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Assignments", JSON: "assignments", Type: "[]CreatableReplicaAssignment", Kind: Array, Elem: Struct, Struct: &l74, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Configs", JSON: "configs", Type: "[]CreatableTopicConfig", Kind: Array, Elem: Struct, Struct: &l75, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l77 = Layout{Name: "CreateTopicsRequest", Fields: []Field{
-	{Name: "Topics", JSON: "topics", Type: "[]CreatableTopic", Kind: Array, Elem: Struct, Struct: &l76, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "timeoutMs", JSON: "timeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "60000"},
-	{Name: "validateOnly", JSON: "validateOnly", Type: "bool", Kind: Bool, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "false"},
+	{Name: "Topics", JSON: "topics", Type: "[]CreatableTopic", Kind: Array, Elem: Struct, Struct: &l76, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "timeoutMs", JSON: "timeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "60000"},
+	{Name: "validateOnly", JSON: "validateOnly", Type: "bool", Kind: Bool, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "false"},
 }}
 
 var l78 = Layout{Name: "DeleteTopicState", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{6, Open}, Nullable: Range{6, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", EntityType: "topicName"},
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{6, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{6, Open}, Nullable: Range{6, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null", EntityType: "topicName"},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{6, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l79 = Layout{Name: "DeleteTopicsRequest", Fields: []Field{
-	{Name: "Topics", JSON: "topics", Type: "[]DeleteTopicState", Kind: Array, Elem: Struct, Struct: &l78, Versions: Range{6, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "TopicNames", JSON: "topicNames", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, 5}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", Ignorable: true},
-	{Name: "TimeoutMs", JSON: "timeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Topics", JSON: "topics", Type: "[]DeleteTopicState", Kind: Array, Elem: Struct, Struct: &l78, Versions: Range{6, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "TopicNames", JSON: "topicNames", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, 5}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName", Ignorable: true},
+	{Name: "TimeoutMs", JSON: "timeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l80 = Layout{Name: "DeleteRecordsPartition", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Offset", JSON: "offset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Offset", JSON: "offset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l81 = Layout{Name: "DeleteRecordsTopic", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]DeleteRecordsPartition", Kind: Array, Elem: Struct, Struct: &l80, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]DeleteRecordsPartition", Kind: Array, Elem: Struct, Struct: &l80, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l82 = Layout{Name: "DeleteRecordsRequest", Fields: []Field{
-	{Name: "Topics", JSON: "topics", Type: "[]DeleteRecordsTopic", Kind: Array, Elem: Struct, Struct: &l81, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "TimeoutMs", JSON: "timeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Topics", JSON: "topics", Type: "[]DeleteRecordsTopic", Kind: Array, Elem: Struct, Struct: &l81, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "TimeoutMs", JSON: "timeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l83 = Layout{Name: "InitProducerIdRequest", Fields: []Field{
-	{Name: "TransactionalId", JSON: "transactionalId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, EntityType: "transactionalId"},
-	{Name: "TransactionTimeoutMs", JSON: "transactionTimeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", EntityType: "producerId"},
-	{Name: "ProducerEpoch", JSON: "producerEpoch", Type: "int16", Kind: Int16, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
-	{Name: "Enable2Pc", JSON: "enable2Pc", Type: "bool", Kind: Bool, Versions: Range{6, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "false"},
-	{Name: "KeepPreparedTxn", JSON: "keepPreparedTxn", Type: "bool", Kind: Bool, Versions: Range{6, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "false"},
+	{Name: "TransactionalId", JSON: "transactionalId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, EntityType: "transactionalId"},
+	{Name: "TransactionTimeoutMs", JSON: "transactionTimeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{3, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", EntityType: "producerId"},
+	{Name: "ProducerEpoch", JSON: "producerEpoch", Type: "int16", Kind: Int16, Versions: Range{3, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1"},
+	{Name: "Enable2Pc", JSON: "enable2Pc", Type: "bool", Kind: Bool, Versions: Range{6, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "false"},
+	{Name: "KeepPreparedTxn", JSON: "keepPreparedTxn", Type: "bool", Kind: Bool, Versions: Range{6, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "false"},
 }}
 
 var l84 = Layout{Name: "OffsetForLeaderPartition", Fields: []Field{
-	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "CurrentLeaderEpoch", JSON: "currentLeaderEpoch", Type: "int32", Kind: Int32, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
-	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "CurrentLeaderEpoch", JSON: "currentLeaderEpoch", Type: "int32", Kind: Int32, Versions: Range{2, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", Ignorable: true},
+	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l85 = Layout{Name: "OffsetForLeaderTopic", Fields: []Field{
-	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]OffsetForLeaderPartition", Kind: Array, Elem: Struct, Struct: &l84, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName", MapKey: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]OffsetForLeaderPartition", Kind: Array, Elem: Struct, Struct: &l84, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l86 = Layout{Name: "OffsetForLeaderEpochRequest", Fields: []Field{
-	{Name: "ReplicaId", JSON: "replicaId", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-2", EntityType: "brokerId", Ignorable: true},
-	{Name: "Topics", JSON: "topics", Type: "[]OffsetForLeaderTopic", Kind: Array, Elem: Struct, Struct: &l85, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ReplicaId", JSON: "replicaId", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-2", EntityType: "brokerId", Ignorable: true},
+	{Name: "Topics", JSON: "topics", Type: "[]OffsetForLeaderTopic", Kind: Array, Elem: Struct, Struct: &l85, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l87 = Layout{Name: "AddPartitionsToTxnTopic", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName", MapKey: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l88 = Layout{Name: "AddPartitionsToTxnTransaction", Fields: []Field{
-	{Name: "TransactionalId", JSON: "transactionalId", Type: "string", Kind: String, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "transactionalId", MapKey: true},
-	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "producerId"},
-	{Name: "ProducerEpoch", JSON: "producerEpoch", Type: "int16", Kind: Int16, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "VerifyOnly", JSON: "verifyOnly", Type: "bool", Kind: Bool, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "false"},
-	{Name: "Topics", JSON: "topics", Type: "[]AddPartitionsToTxnTopic", Kind: Array, Elem: Struct, Struct: &l87, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TransactionalId", JSON: "transactionalId", Type: "string", Kind: String, Versions: Range{4, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "transactionalId", MapKey: true},
+	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{4, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "producerId"},
+	{Name: "ProducerEpoch", JSON: "producerEpoch", Type: "int16", Kind: Int16, Versions: Range{4, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "VerifyOnly", JSON: "verifyOnly", Type: "bool", Kind: Bool, Versions: Range{4, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "false"},
+	{Name: "Topics", JSON: "topics", Type: "[]AddPartitionsToTxnTopic", Kind: Array, Elem: Struct, Struct: &l87, Versions: Range{4, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l89 = Layout{Name: "AddPartitionsToTxnRequest", Fields: []Field{
-	{Name: "Transactions", JSON: "transactions", Type: "[]AddPartitionsToTxnTransaction", Kind: Array, Elem: Struct, Struct: &l88, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "V3AndBelowTransactionalId", JSON: "v3AndBelowTransactionalId", Type: "string", Kind: String, Versions: Range{0, 3}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "transactionalId"},
-	{Name: "V3AndBelowProducerId", JSON: "v3AndBelowProducerId", Type: "int64", Kind: Int64, Versions: Range{0, 3}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "producerId"},
-	{Name: "V3AndBelowProducerEpoch", JSON: "v3AndBelowProducerEpoch", Type: "int16", Kind: Int16, Versions: Range{0, 3}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "V3AndBelowTopics", JSON: "v3AndBelowTopics", Type: "[]AddPartitionsToTxnTopic", Kind: Array, Elem: Struct, Struct: &l87, Versions: Range{0, 3}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Transactions", JSON: "transactions", Type: "[]AddPartitionsToTxnTransaction", Kind: Array, Elem: Struct, Struct: &l88, Versions: Range{4, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "V3AndBelowTransactionalId", JSON: "v3AndBelowTransactionalId", Type: "string", Kind: String, Versions: Range{0, 3}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "transactionalId"},
+	{Name: "V3AndBelowProducerId", JSON: "v3AndBelowProducerId", Type: "int64", Kind: Int64, Versions: Range{0, 3}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "producerId"},
+	{Name: "V3AndBelowProducerEpoch", JSON: "v3AndBelowProducerEpoch", Type: "int16", Kind: Int16, Versions: Range{0, 3}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "V3AndBelowTopics", JSON: "v3AndBelowTopics", Type: "[]AddPartitionsToTxnTopic", Kind: Array, Elem: Struct, Struct: &l87, Versions: Range{0, 3}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l90 = Layout{Name: "AddOffsetsToTxnRequest", Fields: []Field{
-	{Name: "TransactionalId", JSON: "transactionalId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "transactionalId"},
-	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "producerId"},
-	{Name: "ProducerEpoch", JSON: "producerEpoch", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
+	{Name: "TransactionalId", JSON: "transactionalId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "transactionalId"},
+	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "producerId"},
+	{Name: "ProducerEpoch", JSON: "producerEpoch", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "groupId"},
 }}
 
 var l91 = Layout{Name: "EndTxnRequest", Fields: []Field{
-	{Name: "TransactionalId", JSON: "transactionalId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "transactionalId"},
-	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "producerId"},
-	{Name: "ProducerEpoch", JSON: "producerEpoch", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Committed", JSON: "committed", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TransactionalId", JSON: "transactionalId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "transactionalId"},
+	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "producerId"},
+	{Name: "ProducerEpoch", JSON: "producerEpoch", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Committed", JSON: "committed", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l92 = Layout{Name: "WritableTxnMarkerTopic", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
-	{Name: "PartitionIndexes", JSON: "partitionIndexes", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName"},
+	{Name: "PartitionIndexes", JSON: "partitionIndexes", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l93 = Layout{Name: "WritableTxnMarker", Fields: []Field{
-	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "producerId"},
-	{Name: "ProducerEpoch", JSON: "producerEpoch", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "TransactionResult", JSON: "transactionResult", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Topics", JSON: "topics", Type: "[]WritableTxnMarkerTopic", Kind: Array, Elem: Struct, Struct: &l92, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "CoordinatorEpoch", JSON: "coordinatorEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "producerId"},
+	{Name: "ProducerEpoch", JSON: "producerEpoch", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "TransactionResult", JSON: "transactionResult", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Topics", JSON: "topics", Type: "[]WritableTxnMarkerTopic", Kind: Array, Elem: Struct, Struct: &l92, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "CoordinatorEpoch", JSON: "coordinatorEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l94 = Layout{Name: "WriteTxnMarkersRequest", Fields: []Field{
-	{Name: "Markers", JSON: "markers", Type: "[]WritableTxnMarker", Kind: Array, Elem: Struct, Struct: &l93, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Markers", JSON: "markers", Type: "[]WritableTxnMarker", Kind: Array, Elem: Struct, Struct: &l93, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l95 = Layout{Name: "WritableTxnMarker", Fields: []Field{
-	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "producerId"},
-	{Name: "ProducerEpoch", JSON: "producerEpoch", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "TransactionResult", JSON: "transactionResult", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Topics", JSON: "topics", Type: "[]WritableTxnMarkerTopic", Kind: Array, Elem: Struct, Struct: &l92, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "CoordinatorEpoch", JSON: "coordinatorEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "TransactionVersion", JSON: "transactionVersion", Type: "int8", Kind: Int8, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "0", Ignorable: true},
+	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "producerId"},
+	{Name: "ProducerEpoch", JSON: "producerEpoch", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "TransactionResult", JSON: "transactionResult", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Topics", JSON: "topics", Type: "[]WritableTxnMarkerTopic", Kind: Array, Elem: Struct, Struct: &l92, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "CoordinatorEpoch", JSON: "coordinatorEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "TransactionVersion", JSON: "transactionVersion", Type: "int8", Kind: Int8, Versions: Range{2, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "0", Ignorable: true},
 }}
 
 var l96 = Layout{Name: "WriteTxnMarkersRequest", Fields: []Field{
-	{Name: "Markers", JSON: "markers", Type: "[]WritableTxnMarker", Kind: Array, Elem: Struct, Struct: &l95, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Markers", JSON: "markers", Type: "[]WritableTxnMarker", Kind: Array, Elem: Struct, Struct: &l95, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l97 = Layout{Name: "TxnOffsetCommitRequestPartition", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "CommittedOffset", JSON: "committedOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "CommittedLeaderEpoch", JSON: "committedLeaderEpoch", Type: "int32", Kind: Int32, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
-	{Name: "CommittedMetadata", JSON: "committedMetadata", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "CommittedOffset", JSON: "committedOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "CommittedLeaderEpoch", JSON: "committedLeaderEpoch", Type: "int32", Kind: Int32, Versions: Range{2, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", Ignorable: true},
+	{Name: "CommittedMetadata", JSON: "committedMetadata", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l98 = Layout{Name: "TxnOffsetCommitRequestTopic", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, 5}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{6, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Partitions", JSON: "partitions", Type: "[]TxnOffsetCommitRequestPartition", Kind: Array, Elem: Struct, Struct: &l97, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, 5}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName"},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{6, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Partitions", JSON: "partitions", Type: "[]TxnOffsetCommitRequestPartition", Kind: Array, Elem: Struct, Struct: &l97, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l99 = Layout{Name: "TxnOffsetCommitRequest", Fields: []Field{
-	{Name: "TransactionalId", JSON: "transactionalId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "transactionalId"},
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
-	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "producerId"},
-	{Name: "ProducerEpoch", JSON: "producerEpoch", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "GenerationId", JSON: "generationId", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: ""},
-	{Name: "GroupInstanceId", JSON: "groupInstanceId", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{3, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "Topics", JSON: "topics", Type: "[]TxnOffsetCommitRequestTopic", Kind: Array, Elem: Struct, Struct: &l98, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TransactionalId", JSON: "transactionalId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "transactionalId"},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "groupId"},
+	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "producerId"},
+	{Name: "ProducerEpoch", JSON: "producerEpoch", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "GenerationId", JSON: "generationId", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1"},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: ""},
+	{Name: "GroupInstanceId", JSON: "groupInstanceId", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{3, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "Topics", JSON: "topics", Type: "[]TxnOffsetCommitRequestTopic", Kind: Array, Elem: Struct, Struct: &l98, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l100 = Layout{Name: "DescribeAclsRequest", Fields: []Field{
-	{Name: "ResourceTypeFilter", JSON: "resourceTypeFilter", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ResourceNameFilter", JSON: "resourceNameFilter", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "PatternTypeFilter", JSON: "patternTypeFilter", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "3"},
-	{Name: "PrincipalFilter", JSON: "principalFilter", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "HostFilter", JSON: "hostFilter", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Operation", JSON: "operation", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "PermissionType", JSON: "permissionType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ResourceTypeFilter", JSON: "resourceTypeFilter", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ResourceNameFilter", JSON: "resourceNameFilter", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "PatternTypeFilter", JSON: "patternTypeFilter", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "3"},
+	{Name: "PrincipalFilter", JSON: "principalFilter", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "HostFilter", JSON: "hostFilter", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Operation", JSON: "operation", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "PermissionType", JSON: "permissionType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l101 = Layout{Name: "AclCreation", Fields: []Field{
-	{Name: "ResourceType", JSON: "resourceType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ResourceName", JSON: "resourceName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ResourcePatternType", JSON: "resourcePatternType", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "3"},
-	{Name: "Principal", JSON: "principal", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Operation", JSON: "operation", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "PermissionType", JSON: "permissionType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ResourceType", JSON: "resourceType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ResourceName", JSON: "resourceName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ResourcePatternType", JSON: "resourcePatternType", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "3"},
+	{Name: "Principal", JSON: "principal", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Operation", JSON: "operation", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "PermissionType", JSON: "permissionType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l102 = Layout{Name: "CreateAclsRequest", Fields: []Field{
-	{Name: "Creations", JSON: "creations", Type: "[]AclCreation", Kind: Array, Elem: Struct, Struct: &l101, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Creations", JSON: "creations", Type: "[]AclCreation", Kind: Array, Elem: Struct, Struct: &l101, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l103 = Layout{Name: "DeleteAclsFilter", Fields: []Field{
-	{Name: "ResourceTypeFilter", JSON: "resourceTypeFilter", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ResourceNameFilter", JSON: "resourceNameFilter", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "PatternTypeFilter", JSON: "patternTypeFilter", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "3"},
-	{Name: "PrincipalFilter", JSON: "principalFilter", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "HostFilter", JSON: "hostFilter", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Operation", JSON: "operation", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "PermissionType", JSON: "permissionType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ResourceTypeFilter", JSON: "resourceTypeFilter", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ResourceNameFilter", JSON: "resourceNameFilter", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "PatternTypeFilter", JSON: "patternTypeFilter", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "3"},
+	{Name: "PrincipalFilter", JSON: "principalFilter", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "HostFilter", JSON: "hostFilter", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Operation", JSON: "operation", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "PermissionType", JSON: "permissionType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l104 = Layout{Name: "DeleteAclsRequest", Fields: []Field{
-	{Name: "Filters", JSON: "filters", Type: "[]DeleteAclsFilter", Kind: Array, Elem: Struct, Struct: &l103, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Filters", JSON: "filters", Type: "[]DeleteAclsFilter", Kind: Array, Elem: Struct, Struct: &l103, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l105 = Layout{Name: "DescribeConfigsResource", Fields: []Field{
-	{Name: "ResourceType", JSON: "resourceType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ResourceName", JSON: "resourceName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ConfigurationKeys", JSON: "configurationKeys", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ResourceType", JSON: "resourceType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ResourceName", JSON: "resourceName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ConfigurationKeys", JSON: "configurationKeys", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l106 = Layout{Name: "DescribeConfigsRequest", Fields: []Field{
-	{Name: "Resources", JSON: "resources", Type: "[]DescribeConfigsResource", Kind: Array, Elem: Struct, Struct: &l105, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "IncludeSynonyms", JSON: "includeSynonyms", Type: "bool", Kind: Bool, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "false"},
-	{Name: "IncludeDocumentation", JSON: "includeDocumentation", Type: "bool", Kind: Bool, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "false"},
+	{Name: "Resources", JSON: "resources", Type: "[]DescribeConfigsResource", Kind: Array, Elem: Struct, Struct: &l105, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "IncludeSynonyms", JSON: "includeSynonyms", Type: "bool", Kind: Bool, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "false"},
+	{Name: "IncludeDocumentation", JSON: "includeDocumentation", Type: "bool", Kind: Bool, Versions: Range{3, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "false"},
 }}
 
 var l107 = Layout{Name: "AlterableConfig", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
-	{Name: "Value", JSON: "value", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, MapKey: true},
+	{Name: "Value", JSON: "value", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l108 = Layout{Name: "AlterConfigsResource", Fields: []Field{
-	{Name: "ResourceType", JSON: "resourceType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
-	{Name: "ResourceName", JSON: "resourceName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
-	{Name: "Configs", JSON: "configs", Type: "[]AlterableConfig", Kind: Array, Elem: Struct, Struct: &l107, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ResourceType", JSON: "resourceType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, MapKey: true},
+	{Name: "ResourceName", JSON: "resourceName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, MapKey: true},
+	{Name: "Configs", JSON: "configs", Type: "[]AlterableConfig", Kind: Array, Elem: Struct, Struct: &l107, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l109 = Layout{Name: "AlterConfigsRequest", Fields: []Field{
-	{Name: "Resources", JSON: "resources", Type: "[]AlterConfigsResource", Kind: Array, Elem: Struct, Struct: &l108, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ValidateOnly", JSON: "validateOnly", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Resources", JSON: "resources", Type: "[]AlterConfigsResource", Kind: Array, Elem: Struct, Struct: &l108, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ValidateOnly", JSON: "validateOnly", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l110 = Layout{Name: "AlterReplicaLogDirTopic", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName", MapKey: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l111 = Layout{Name: "AlterReplicaLogDir", Fields: []Field{
-	{Name: "Path", JSON: "path", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
-	{Name: "Topics", JSON: "topics", Type: "[]AlterReplicaLogDirTopic", Kind: Array, Elem: Struct, Struct: &l110, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Path", JSON: "path", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, MapKey: true},
+	{Name: "Topics", JSON: "topics", Type: "[]AlterReplicaLogDirTopic", Kind: Array, Elem: Struct, Struct: &l110, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l112 = Layout{Name: "AlterReplicaLogDirsRequest", Fields: []Field{
-	{Name: "Dirs", JSON: "dirs", Type: "[]AlterReplicaLogDir", Kind: Array, Elem: Struct, Struct: &l111, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Dirs", JSON: "dirs", Type: "[]AlterReplicaLogDir", Kind: Array, Elem: Struct, Struct: &l111, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l113 = Layout{Name: "DescribableLogDirTopic", Fields: []Field{
-	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName", MapKey: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l114 = Layout{Name: "DescribeLogDirsRequest", Fields: []Field{
-	{Name: "Topics", JSON: "topics", Type: "[]DescribableLogDirTopic", Kind: Array, Elem: Struct, Struct: &l113, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Topics", JSON: "topics", Type: "[]DescribableLogDirTopic", Kind: Array, Elem: Struct, Struct: &l113, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l115 = Layout{Name: "SaslAuthenticateRequest", Fields: []Field{
-	{Name: "AuthBytes", JSON: "authBytes", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "AuthBytes", JSON: "authBytes", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l116 = Layout{Name: "CreatePartitionsAssignment", Fields: []Field{
-	{Name: "BrokerIds", JSON: "brokerIds", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
+	{Name: "BrokerIds", JSON: "brokerIds", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId"},
 }}
 
 var l117 = Layout{Name: "CreatePartitionsTopic", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true},
-	{Name: "Count", JSON: "count", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Assignments", JSON: "assignments", Type: "[]CreatePartitionsAssignment", Kind: Array, Elem: Struct, Struct: &l116, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName", MapKey: true},
+	{Name: "Count", JSON: "count", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Assignments", JSON: "assignments", Type: "[]CreatePartitionsAssignment", Kind: Array, Elem: Struct, Struct: &l116, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l118 = Layout{Name: "CreatePartitionsRequest", Fields: []Field{
-	{Name: "Topics", JSON: "topics", Type: "[]CreatePartitionsTopic", Kind: Array, Elem: Struct, Struct: &l117, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "TimeoutMs", JSON: "timeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ValidateOnly", JSON: "validateOnly", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Topics", JSON: "topics", Type: "[]CreatePartitionsTopic", Kind: Array, Elem: Struct, Struct: &l117, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "TimeoutMs", JSON: "timeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ValidateOnly", JSON: "validateOnly", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l119 = Layout{Name: "CreatableRenewers", Fields: []Field{
-	{Name: "PrincipalType", JSON: "principalType", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "PrincipalName", JSON: "principalName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PrincipalType", JSON: "principalType", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "PrincipalName", JSON: "principalName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l120 = Layout{Name: "CreateDelegationTokenRequest", Fields: []Field{
-	{Name: "OwnerPrincipalType", JSON: "ownerPrincipalType", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{3, Open}, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "OwnerPrincipalName", JSON: "ownerPrincipalName", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{3, Open}, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Renewers", JSON: "renewers", Type: "[]CreatableRenewers", Kind: Array, Elem: Struct, Struct: &l119, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "MaxLifetimeMs", JSON: "maxLifetimeMs", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "OwnerPrincipalType", JSON: "ownerPrincipalType", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{3, Open}, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "OwnerPrincipalName", JSON: "ownerPrincipalName", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{3, Open}, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Renewers", JSON: "renewers", Type: "[]CreatableRenewers", Kind: Array, Elem: Struct, Struct: &l119, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "MaxLifetimeMs", JSON: "maxLifetimeMs", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l121 = Layout{Name: "RenewDelegationTokenRequest", Fields: []Field{
-	{Name: "Hmac", JSON: "hmac", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "RenewPeriodMs", JSON: "renewPeriodMs", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Hmac", JSON: "hmac", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "RenewPeriodMs", JSON: "renewPeriodMs", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l122 = Layout{Name: "ExpireDelegationTokenRequest", Fields: []Field{
-	{Name: "Hmac", JSON: "hmac", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ExpiryTimePeriodMs", JSON: "expiryTimePeriodMs", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Hmac", JSON: "hmac", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ExpiryTimePeriodMs", JSON: "expiryTimePeriodMs", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l123 = Layout{Name: "DescribeDelegationTokenOwner", Fields: []Field{
-	{Name: "PrincipalType", JSON: "principalType", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "PrincipalName", JSON: "principalName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PrincipalType", JSON: "principalType", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "PrincipalName", JSON: "principalName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l124 = Layout{Name: "DescribeDelegationTokenRequest", Fields: []Field{
-	{Name: "Owners", JSON: "owners", Type: "[]DescribeDelegationTokenOwner", Kind: Array, Elem: Struct, Struct: &l123, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Owners", JSON: "owners", Type: "[]DescribeDelegationTokenOwner", Kind: Array, Elem: Struct, Struct: &l123, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l125 = Layout{Name: "DeleteGroupsRequest", Fields: []Field{
-	{Name: "GroupsNames", JSON: "groupsNames", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
+	{Name: "GroupsNames", JSON: "groupsNames", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "groupId"},
 }}
 
 var l126 = Layout{Name: "TopicPartitions", Fields: []Field{
-	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName", MapKey: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l127 = Layout{Name: "ElectLeadersRequest", Fields: []Field{
-	{Name: "ElectionType", JSON: "electionType", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "TopicPartitions", JSON: "topicPartitions", Type: "[]TopicPartitions", Kind: Array, Elem: Struct, Struct: &l126, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "TimeoutMs", JSON: "timeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "60000"},
+	{Name: "ElectionType", JSON: "electionType", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "TopicPartitions", JSON: "topicPartitions", Type: "[]TopicPartitions", Kind: Array, Elem: Struct, Struct: &l126, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "TimeoutMs", JSON: "timeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "60000"},
 }}
 
 var l128 = Layout{Name: "AlterableConfig", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
-	{Name: "ConfigOperation", JSON: "configOperation", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
-	{Name: "Value", JSON: "value", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, MapKey: true},
+	{Name: "ConfigOperation", JSON: "configOperation", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, MapKey: true},
+	{Name: "Value", JSON: "value", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l129 = Layout{Name: "AlterConfigsResource", Fields: []Field{
-	{Name: "ResourceType", JSON: "resourceType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
-	{Name: "ResourceName", JSON: "resourceName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
-	{Name: "Configs", JSON: "configs", Type: "[]AlterableConfig", Kind: Array, Elem: Struct, Struct: &l128, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ResourceType", JSON: "resourceType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, MapKey: true},
+	{Name: "ResourceName", JSON: "resourceName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, MapKey: true},
+	{Name: "Configs", JSON: "configs", Type: "[]AlterableConfig", Kind: Array, Elem: Struct, Struct: &l128, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l130 = Layout{Name: "IncrementalAlterConfigsRequest", Fields: []Field{
-	{Name: "Resources", JSON: "resources", Type: "[]AlterConfigsResource", Kind: Array, Elem: Struct, Struct: &l129, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ValidateOnly", JSON: "validateOnly", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Resources", JSON: "resources", Type: "[]AlterConfigsResource", Kind: Array, Elem: Struct, Struct: &l129, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ValidateOnly", JSON: "validateOnly", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l131 = Layout{Name: "ReassignablePartition", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Replicas", JSON: "replicas", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", EntityType: "brokerId"},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Replicas", JSON: "replicas", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null", EntityType: "brokerId"},
 }}
 
 var l132 = Layout{Name: "ReassignableTopic", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]ReassignablePartition", Kind: Array, Elem: Struct, Struct: &l131, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]ReassignablePartition", Kind: Array, Elem: Struct, Struct: &l131, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l133 = Layout{Name: "AlterPartitionReassignmentsRequest", Fields: []Field{
-	{Name: "TimeoutMs", JSON: "timeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "60000"},
-	{Name: "AllowReplicationFactorChange", JSON: "allowReplicationFactorChange", Type: "bool", Kind: Bool, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "true"},
-	{Name: "Topics", JSON: "topics", Type: "[]ReassignableTopic", Kind: Array, Elem: Struct, Struct: &l132, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TimeoutMs", JSON: "timeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "60000"},
+	{Name: "AllowReplicationFactorChange", JSON: "allowReplicationFactorChange", Type: "bool", Kind: Bool, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "true"},
+	{Name: "Topics", JSON: "topics", Type: "[]ReassignableTopic", Kind: Array, Elem: Struct, Struct: &l132, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l134 = Layout{Name: "ListPartitionReassignmentsTopics", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
-	{Name: "PartitionIndexes", JSON: "partitionIndexes", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName"},
+	{Name: "PartitionIndexes", JSON: "partitionIndexes", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l135 = Layout{Name: "ListPartitionReassignmentsRequest", Fields: []Field{
-	{Name: "TimeoutMs", JSON: "timeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "60000"},
-	{Name: "Topics", JSON: "topics", Type: "[]ListPartitionReassignmentsTopics", Kind: Array, Elem: Struct, Struct: &l134, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "TimeoutMs", JSON: "timeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "60000"},
+	{Name: "Topics", JSON: "topics", Type: "[]ListPartitionReassignmentsTopics", Kind: Array, Elem: Struct, Struct: &l134, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
 }}
 
 var l136 = Layout{Name: "OffsetDeleteRequestPartition", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l137 = Layout{Name: "OffsetDeleteRequestTopic", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]OffsetDeleteRequestPartition", Kind: Array, Elem: Struct, Struct: &l136, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName", MapKey: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]OffsetDeleteRequestPartition", Kind: Array, Elem: Struct, Struct: &l136, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l138 = Layout{Name: "OffsetDeleteRequest", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
-	{Name: "Topics", JSON: "topics", Type: "[]OffsetDeleteRequestTopic", Kind: Array, Elem: Struct, Struct: &l137, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "groupId"},
+	{Name: "Topics", JSON: "topics", Type: "[]OffsetDeleteRequestTopic", Kind: Array, Elem: Struct, Struct: &l137, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l139 = Layout{Name: "ComponentData", Fields: []Field{
-	{Name: "EntityType", JSON: "entityType", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "MatchType", JSON: "matchType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Match", JSON: "match", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "EntityType", JSON: "entityType", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "MatchType", JSON: "matchType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Match", JSON: "match", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l140 = Layout{Name: "DescribeClientQuotasRequest", Fields: []Field{
-	{Name: "Components", JSON: "components", Type: "[]ComponentData", Kind: Array, Elem: Struct, Struct: &l139, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Strict", JSON: "strict", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Components", JSON: "components", Type: "[]ComponentData", Kind: Array, Elem: Struct, Struct: &l139, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Strict", JSON: "strict", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l141 = Layout{Name: "EntityData", Fields: []Field{
-	{Name: "EntityType", JSON: "entityType", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "EntityName", JSON: "entityName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "EntityType", JSON: "entityType", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "EntityName", JSON: "entityName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l142 = Layout{Name: "OpData", Fields: []Field{
-	{Name: "Key", JSON: "key", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Value", JSON: "value", Type: "float64", Kind: Float64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Remove", JSON: "remove", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Key", JSON: "key", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Value", JSON: "value", Type: "float64", Kind: Float64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Remove", JSON: "remove", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l143 = Layout{Name: "EntryData", Fields: []Field{
-	{Name: "Entity", JSON: "entity", Type: "[]EntityData", Kind: Array, Elem: Struct, Struct: &l141, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Ops", JSON: "ops", Type: "[]OpData", Kind: Array, Elem: Struct, Struct: &l142, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Entity", JSON: "entity", Type: "[]EntityData", Kind: Array, Elem: Struct, Struct: &l141, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Ops", JSON: "ops", Type: "[]OpData", Kind: Array, Elem: Struct, Struct: &l142, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l144 = Layout{Name: "AlterClientQuotasRequest", Fields: []Field{
-	{Name: "Entries", JSON: "entries", Type: "[]EntryData", Kind: Array, Elem: Struct, Struct: &l143, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ValidateOnly", JSON: "validateOnly", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Entries", JSON: "entries", Type: "[]EntryData", Kind: Array, Elem: Struct, Struct: &l143, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ValidateOnly", JSON: "validateOnly", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l145 = Layout{Name: "UserName", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l146 = Layout{Name: "DescribeUserScramCredentialsRequest", Fields: []Field{
-	{Name: "Users", JSON: "users", Type: "[]UserName", Kind: Array, Elem: Struct, Struct: &l145, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Users", JSON: "users", Type: "[]UserName", Kind: Array, Elem: Struct, Struct: &l145, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l147 = Layout{Name: "ScramCredentialDeletion", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Mechanism", JSON: "mechanism", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Mechanism", JSON: "mechanism", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l148 = Layout{Name: "ScramCredentialUpsertion", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Mechanism", JSON: "mechanism", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Iterations", JSON: "iterations", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Salt", JSON: "salt", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "SaltedPassword", JSON: "saltedPassword", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Mechanism", JSON: "mechanism", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Iterations", JSON: "iterations", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Salt", JSON: "salt", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "SaltedPassword", JSON: "saltedPassword", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l149 = Layout{Name: "AlterUserScramCredentialsRequest", Fields: []Field{
-	{Name: "Deletions", JSON: "deletions", Type: "[]ScramCredentialDeletion", Kind: Array, Elem: Struct, Struct: &l147, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Upsertions", JSON: "upsertions", Type: "[]ScramCredentialUpsertion", Kind: Array, Elem: Struct, Struct: &l148, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Deletions", JSON: "deletions", Type: "[]ScramCredentialDeletion", Kind: Array, Elem: Struct, Struct: &l147, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Upsertions", JSON: "upsertions", Type: "[]ScramCredentialUpsertion", Kind: Array, Elem: Struct, Struct: &l148, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l150 = Layout{Name: "PartitionData", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ReplicaEpoch", JSON: "replicaEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ReplicaId", JSON: "replicaId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
-	{Name: "ReplicaDirectoryId", JSON: "replicaDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "VoterDirectoryId", JSON: "voterDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "LastOffsetEpoch", JSON: "lastOffsetEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "LastOffset", JSON: "lastOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "PreVote", JSON: "preVote", Type: "bool", Kind: Bool, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ReplicaEpoch", JSON: "replicaEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ReplicaId", JSON: "replicaId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId"},
+	{Name: "ReplicaDirectoryId", JSON: "replicaDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "VoterDirectoryId", JSON: "voterDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "LastOffsetEpoch", JSON: "lastOffsetEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "LastOffset", JSON: "lastOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "PreVote", JSON: "preVote", Type: "bool", Kind: Bool, Versions: Range{2, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l151 = Layout{Name: "TopicData", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l150, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l150, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l152 = Layout{Name: "VoteRequest", Fields: []Field{
-	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "VoterId", JSON: "voterId", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", EntityType: "brokerId", Ignorable: true},
-	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l151, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "VoterId", JSON: "voterId", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", EntityType: "brokerId", Ignorable: true},
+	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l151, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l153 = Layout{Name: "PartitionData", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "VoterDirectoryId", JSON: "voterDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
-	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "VoterDirectoryId", JSON: "voterDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId"},
+	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l154 = Layout{Name: "TopicData", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l153, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l153, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l155 = Layout{Name: "LeaderEndpoint", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
-	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Port", JSON: "port", Type: "uint16", Kind: Uint16, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, MapKey: true},
+	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Port", JSON: "port", Type: "uint16", Kind: Uint16, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l156 = Layout{Name: "BeginQuorumEpochRequest", Fields: []Field{
-	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "VoterId", JSON: "voterId", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", EntityType: "brokerId", Ignorable: true},
-	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l154, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "LeaderEndpoints", JSON: "leaderEndpoints", Type: "[]LeaderEndpoint", Kind: Array, Elem: Struct, Struct: &l155, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "VoterId", JSON: "voterId", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", EntityType: "brokerId", Ignorable: true},
+	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l154, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "LeaderEndpoints", JSON: "leaderEndpoints", Type: "[]LeaderEndpoint", Kind: Array, Elem: Struct, Struct: &l155, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
 }}
 
 var l157 = Layout{Name: "ReplicaInfo", Fields: []Field{
-	{Name: "CandidateId", JSON: "candidateId", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
-	{Name: "CandidateDirectoryId", JSON: "candidateDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "CandidateId", JSON: "candidateId", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId"},
+	{Name: "CandidateDirectoryId", JSON: "candidateDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l158 = Layout{Name: "PartitionData", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
-	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "PreferredSuccessors", JSON: "preferredSuccessors", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, 0}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "PreferredCandidates", JSON: "preferredCandidates", Type: "[]ReplicaInfo", Kind: Array, Elem: Struct, Struct: &l157, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId"},
+	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "PreferredSuccessors", JSON: "preferredSuccessors", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, 0}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "PreferredCandidates", JSON: "preferredCandidates", Type: "[]ReplicaInfo", Kind: Array, Elem: Struct, Struct: &l157, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
 }}
 
 var l159 = Layout{Name: "TopicData", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l158, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l158, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l160 = Layout{Name: "EndQuorumEpochRequest", Fields: []Field{
-	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l159, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "LeaderEndpoints", JSON: "leaderEndpoints", Type: "[]LeaderEndpoint", Kind: Array, Elem: Struct, Struct: &l155, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l159, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "LeaderEndpoints", JSON: "leaderEndpoints", Type: "[]LeaderEndpoint", Kind: Array, Elem: Struct, Struct: &l155, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
 }}
 
 var l161 = Layout{Name: "PartitionData", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l162 = Layout{Name: "TopicData", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l161, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l161, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l163 = Layout{Name: "DescribeQuorumRequest", Fields: []Field{
-	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l162, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l162, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l164 = Layout{Name: "BrokerState", Fields: []Field{
-	{Name: "BrokerId", JSON: "brokerId", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
-	{Name: "BrokerEpoch", JSON: "brokerEpoch", Type: "int64", Kind: Int64, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
+	{Name: "BrokerId", JSON: "brokerId", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId"},
+	{Name: "BrokerEpoch", JSON: "brokerEpoch", Type: "int64", Kind: Int64, Versions: Range{3, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1"},
 }}
 
 var l165 = Layout{Name: "PartitionData", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "NewIsr", JSON: "newIsr", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, 2}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
-	{Name: "NewIsrWithEpochs", JSON: "newIsrWithEpochs", Type: "[]BrokerState", Kind: Array, Elem: Struct, Struct: &l164, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "LeaderRecoveryState", JSON: "leaderRecoveryState", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "0"},
-	{Name: "PartitionEpoch", JSON: "partitionEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "NewIsr", JSON: "newIsr", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, 2}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId"},
+	{Name: "NewIsrWithEpochs", JSON: "newIsrWithEpochs", Type: "[]BrokerState", Kind: Array, Elem: Struct, Struct: &l164, Versions: Range{3, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "LeaderRecoveryState", JSON: "leaderRecoveryState", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "0"},
+	{Name: "PartitionEpoch", JSON: "partitionEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l166 = Layout{Name: "TopicData", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, 1}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", Ignorable: true},
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l165, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, 1}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName", Ignorable: true},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{2, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l165, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l167 = Layout{Name: "AlterPartitionRequest", Fields: []Field{
-	{Name: "BrokerId", JSON: "brokerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
-	{Name: "BrokerEpoch", JSON: "brokerEpoch", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
-	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l166, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "BrokerId", JSON: "brokerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId"},
+	{Name: "BrokerEpoch", JSON: "brokerEpoch", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1"},
+	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l166, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l168 = Layout{Name: "FeatureUpdateKey", Fields: []Field{
-	{Name: "Feature", JSON: "feature", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
-	{Name: "MaxVersionLevel", JSON: "maxVersionLevel", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "AllowDowngrade", JSON: "allowDowngrade", Type: "bool", Kind: Bool, Versions: Range{0, 0}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "UpgradeType", JSON: "upgradeType", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "1"},
+	{Name: "Feature", JSON: "feature", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, MapKey: true},
+	{Name: "MaxVersionLevel", JSON: "maxVersionLevel", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "AllowDowngrade", JSON: "allowDowngrade", Type: "bool", Kind: Bool, Versions: Range{0, 0}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "UpgradeType", JSON: "upgradeType", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "1"},
 }}
 
 var l169 = Layout{Name: "UpdateFeaturesRequest", Fields: []Field{
-	{Name: "timeoutMs", JSON: "timeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "60000"},
-	{Name: "FeatureUpdates", JSON: "featureUpdates", Type: "[]FeatureUpdateKey", Kind: Array, Elem: Struct, Struct: &l168, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ValidateOnly", JSON: "validateOnly", Type: "bool", Kind: Bool, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "false"},
+	{Name: "timeoutMs", JSON: "timeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "60000"},
+	{Name: "FeatureUpdates", JSON: "featureUpdates", Type: "[]FeatureUpdateKey", Kind: Array, Elem: Struct, Struct: &l168, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ValidateOnly", JSON: "validateOnly", Type: "bool", Kind: Bool, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "false"},
 }}
 
 var l170 = Layout{Name: "EnvelopeRequest", Fields: []Field{
-	{Name: "RequestData", JSON: "requestData", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "RequestPrincipal", JSON: "requestPrincipal", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ClientHostAddress", JSON: "clientHostAddress", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "RequestData", JSON: "requestData", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "RequestPrincipal", JSON: "requestPrincipal", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ClientHostAddress", JSON: "clientHostAddress", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l171 = Layout{Name: "SnapshotId", Fields: []Field{
-	{Name: "EndOffset", JSON: "endOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Epoch", JSON: "epoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "EndOffset", JSON: "endOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Epoch", JSON: "epoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l172 = Layout{Name: "PartitionSnapshot", Fields: []Field{
-	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "CurrentLeaderEpoch", JSON: "currentLeaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "SnapshotId", JSON: "snapshotId", Type: "SnapshotId", Kind: Struct, Struct: &l171, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Position", JSON: "position", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ReplicaDirectoryId", JSON: "replicaDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{1, Open}, Nullable: None, Tagged: Range{1, Open}, Tag: 0, Flexible: None, Ignorable: true},
+	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "CurrentLeaderEpoch", JSON: "currentLeaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "SnapshotId", JSON: "snapshotId", Type: "SnapshotId", Kind: Struct, Struct: &l171, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Position", JSON: "position", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ReplicaDirectoryId", JSON: "replicaDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{1, Open}, Nullable: none, Tagged: Range{1, Open}, Tag: 0, Flexible: none, Ignorable: true},
 }}
 
 var l173 = Layout{Name: "TopicSnapshot", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionSnapshot", Kind: Array, Elem: Struct, Struct: &l172, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionSnapshot", Kind: Array, Elem: Struct, Struct: &l172, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l174 = Layout{Name: "FetchSnapshotRequest", Fields: []Field{
-	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: Range{0, Open}, Tag: 0, Flexible: None, Default: "null"},
-	{Name: "ReplicaId", JSON: "replicaId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", EntityType: "brokerId"},
-	{Name: "MaxBytes", JSON: "maxBytes", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "0x7fffffff"},
-	{Name: "Topics", JSON: "topics", Type: "[]TopicSnapshot", Kind: Array, Elem: Struct, Struct: &l173, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: Range{0, Open}, Tag: 0, Flexible: none, Default: "null"},
+	{Name: "ReplicaId", JSON: "replicaId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", EntityType: "brokerId"},
+	{Name: "MaxBytes", JSON: "maxBytes", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "0x7fffffff"},
+	{Name: "Topics", JSON: "topics", Type: "[]TopicSnapshot", Kind: Array, Elem: Struct, Struct: &l173, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l175 = Layout{Name: "DescribeClusterRequest", Fields: []Field{
-	{Name: "IncludeClusterAuthorizedOperations", JSON: "includeClusterAuthorizedOperations", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "EndpointType", JSON: "endpointType", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "1"},
-	{Name: "IncludeFencedBrokers", JSON: "includeFencedBrokers", Type: "bool", Kind: Bool, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "IncludeClusterAuthorizedOperations", JSON: "includeClusterAuthorizedOperations", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "EndpointType", JSON: "endpointType", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "1"},
+	{Name: "IncludeFencedBrokers", JSON: "includeFencedBrokers", Type: "bool", Kind: Bool, Versions: Range{2, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l176 = Layout{Name: "TopicRequest", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
-	{Name: "PartitionIndexes", JSON: "partitionIndexes", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName"},
+	{Name: "PartitionIndexes", JSON: "partitionIndexes", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l177 = Layout{Name: "DescribeProducersRequest", Fields: []Field{
-	{Name: "Topics", JSON: "topics", Type: "[]TopicRequest", Kind: Array, Elem: Struct, Struct: &l176, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Topics", JSON: "topics", Type: "[]TopicRequest", Kind: Array, Elem: Struct, Struct: &l176, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l178 = Layout{Name: "Listener", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
-	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Port", JSON: "port", Type: "uint16", Kind: Uint16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "SecurityProtocol", JSON: "securityProtocol", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, MapKey: true},
+	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Port", JSON: "port", Type: "uint16", Kind: Uint16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "SecurityProtocol", JSON: "securityProtocol", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l179 = Layout{Name: "Feature", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
-	{Name: "MinSupportedVersion", JSON: "minSupportedVersion", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "MaxSupportedVersion", JSON: "maxSupportedVersion", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, MapKey: true},
+	{Name: "MinSupportedVersion", JSON: "minSupportedVersion", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "MaxSupportedVersion", JSON: "maxSupportedVersion", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l180 = Layout{Name: "BrokerRegistrationRequest", Fields: []Field{
-	{Name: "BrokerId", JSON: "brokerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
-	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "IncarnationId", JSON: "incarnationId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Listeners", JSON: "listeners", Type: "[]Listener", Kind: Array, Elem: Struct, Struct: &l178, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Features", JSON: "features", Type: "[]Feature", Kind: Array, Elem: Struct, Struct: &l179, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Rack", JSON: "rack", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "IsMigratingZkBroker", JSON: "isMigratingZkBroker", Type: "bool", Kind: Bool, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "false"},
-	{Name: "LogDirs", JSON: "logDirs", Type: "[]uuid", Kind: Array, Elem: UUID, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "PreviousBrokerEpoch", JSON: "previousBrokerEpoch", Type: "int64", Kind: Int64, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
+	{Name: "BrokerId", JSON: "brokerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId"},
+	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "IncarnationId", JSON: "incarnationId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Listeners", JSON: "listeners", Type: "[]Listener", Kind: Array, Elem: Struct, Struct: &l178, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Features", JSON: "features", Type: "[]Feature", Kind: Array, Elem: Struct, Struct: &l179, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Rack", JSON: "rack", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "IsMigratingZkBroker", JSON: "isMigratingZkBroker", Type: "bool", Kind: Bool, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "false"},
+	{Name: "LogDirs", JSON: "logDirs", Type: "[]uuid", Kind: Array, Elem: UUID, Versions: Range{2, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "PreviousBrokerEpoch", JSON: "previousBrokerEpoch", Type: "int64", Kind: Int64, Versions: Range{3, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", Ignorable: true},
 }}
 
 var l181 = Layout{Name: "BrokerHeartbeatRequest", Fields: []Field{
-	{Name: "BrokerId", JSON: "brokerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
-	{Name: "BrokerEpoch", JSON: "brokerEpoch", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
-	{Name: "CurrentMetadataOffset", JSON: "currentMetadataOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "WantFence", JSON: "wantFence", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "WantShutDown", JSON: "wantShutDown", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "OfflineLogDirs", JSON: "offlineLogDirs", Type: "[]uuid", Kind: Array, Elem: UUID, Versions: Range{1, Open}, Nullable: None, Tagged: Range{1, Open}, Tag: 0, Flexible: None},
-	{Name: "CordonedLogDirs", JSON: "cordonedLogDirs", Type: "[]uuid", Kind: Array, Elem: UUID, Versions: Range{2, Open}, Nullable: Range{2, Open}, Tagged: Range{2, Open}, Tag: 1, Flexible: None, Default: "null"},
+	{Name: "BrokerId", JSON: "brokerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId"},
+	{Name: "BrokerEpoch", JSON: "brokerEpoch", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1"},
+	{Name: "CurrentMetadataOffset", JSON: "currentMetadataOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "WantFence", JSON: "wantFence", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "WantShutDown", JSON: "wantShutDown", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "OfflineLogDirs", JSON: "offlineLogDirs", Type: "[]uuid", Kind: Array, Elem: UUID, Versions: Range{1, Open}, Nullable: none, Tagged: Range{1, Open}, Tag: 0, Flexible: none},
+	{Name: "CordonedLogDirs", JSON: "cordonedLogDirs", Type: "[]uuid", Kind: Array, Elem: UUID, Versions: Range{2, Open}, Nullable: Range{2, Open}, Tagged: Range{2, Open}, Tag: 1, Flexible: none, Default: "null"},
 }}
 
 var l182 = Layout{Name: "UnregisterBrokerRequest", Fields: []Field{
-	{Name: "BrokerId", JSON: "brokerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
+	{Name: "BrokerId", JSON: "brokerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId"},
 }}
 
 var l183 = Layout{Name: "DescribeTransactionsRequest", Fields: []Field{
-	{Name: "TransactionalIds", JSON: "transactionalIds", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "transactionalId"},
+	{Name: "TransactionalIds", JSON: "transactionalIds", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "transactionalId"},
 }}
 
 var l184 = Layout{Name: "ListTransactionsRequest", Fields: []Field{
-	{Name: "StateFilters", JSON: "stateFilters", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ProducerIdFilters", JSON: "producerIdFilters", Type: "[]int64", Kind: Array, Elem: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "producerId"},
-	{Name: "DurationFilter", JSON: "durationFilter", Type: "int64", Kind: Int64, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
-	{Name: "TransactionalIdPattern", JSON: "transactionalIdPattern", Type: "string", Kind: String, Versions: Range{2, Open}, Nullable: Range{2, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "StateFilters", JSON: "stateFilters", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ProducerIdFilters", JSON: "producerIdFilters", Type: "[]int64", Kind: Array, Elem: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "producerId"},
+	{Name: "DurationFilter", JSON: "durationFilter", Type: "int64", Kind: Int64, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1"},
+	{Name: "TransactionalIdPattern", JSON: "transactionalIdPattern", Type: "string", Kind: String, Versions: Range{2, Open}, Nullable: Range{2, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
 }}
 
 var l185 = Layout{Name: "AllocateProducerIdsRequest", Fields: []Field{
-	{Name: "BrokerId", JSON: "brokerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
-	{Name: "BrokerEpoch", JSON: "brokerEpoch", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
+	{Name: "BrokerId", JSON: "brokerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId"},
+	{Name: "BrokerEpoch", JSON: "brokerEpoch", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1"},
 }}
 
 var l186 = Layout{Name: "TopicPartitions", Fields: []Field{
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l187 = Layout{Name: "ConsumerGroupHeartbeatRequest", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "MemberEpoch", JSON: "memberEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "InstanceId", JSON: "instanceId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "RackId", JSON: "rackId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "RebalanceTimeoutMs", JSON: "rebalanceTimeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
-	{Name: "SubscribedTopicNames", JSON: "subscribedTopicNames", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", EntityType: "topicName"},
-	{Name: "SubscribedTopicRegex", JSON: "subscribedTopicRegex", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: Range{1, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "ServerAssignor", JSON: "serverAssignor", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "TopicPartitions", JSON: "topicPartitions", Type: "[]TopicPartitions", Kind: Array, Elem: Struct, Struct: &l186, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "groupId"},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "MemberEpoch", JSON: "memberEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "InstanceId", JSON: "instanceId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "RackId", JSON: "rackId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "RebalanceTimeoutMs", JSON: "rebalanceTimeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1"},
+	{Name: "SubscribedTopicNames", JSON: "subscribedTopicNames", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null", EntityType: "topicName"},
+	{Name: "SubscribedTopicRegex", JSON: "subscribedTopicRegex", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: Range{1, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "ServerAssignor", JSON: "serverAssignor", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "TopicPartitions", JSON: "topicPartitions", Type: "[]TopicPartitions", Kind: Array, Elem: Struct, Struct: &l186, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
 }}
 
 var l188 = Layout{Name: "ConsumerGroupDescribeRequest", Fields: []Field{
-	{Name: "GroupIds", JSON: "groupIds", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
-	{Name: "IncludeAuthorizedOperations", JSON: "includeAuthorizedOperations", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "GroupIds", JSON: "groupIds", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "groupId"},
+	{Name: "IncludeAuthorizedOperations", JSON: "includeAuthorizedOperations", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l189 = Layout{Name: "ControllerRegistrationRequest", Fields: []Field{
-	{Name: "ControllerId", JSON: "controllerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "IncarnationId", JSON: "incarnationId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ZkMigrationReady", JSON: "zkMigrationReady", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Listeners", JSON: "listeners", Type: "[]Listener", Kind: Array, Elem: Struct, Struct: &l178, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Features", JSON: "features", Type: "[]Feature", Kind: Array, Elem: Struct, Struct: &l179, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ControllerId", JSON: "controllerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "IncarnationId", JSON: "incarnationId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ZkMigrationReady", JSON: "zkMigrationReady", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Listeners", JSON: "listeners", Type: "[]Listener", Kind: Array, Elem: Struct, Struct: &l178, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Features", JSON: "features", Type: "[]Feature", Kind: Array, Elem: Struct, Struct: &l179, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l190 = Layout{Name: "GetTelemetrySubscriptionsRequest", Fields: []Field{
-	{Name: "ClientInstanceId", JSON: "clientInstanceId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ClientInstanceId", JSON: "clientInstanceId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l191 = Layout{Name: "PushTelemetryRequest", Fields: []Field{
-	{Name: "ClientInstanceId", JSON: "clientInstanceId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "SubscriptionId", JSON: "subscriptionId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Terminating", JSON: "terminating", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "CompressionType", JSON: "compressionType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Metrics", JSON: "metrics", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ClientInstanceId", JSON: "clientInstanceId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "SubscriptionId", JSON: "subscriptionId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Terminating", JSON: "terminating", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "CompressionType", JSON: "compressionType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Metrics", JSON: "metrics", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l192 = Layout{Name: "TopicData", Fields: []Field{
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l161, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l161, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l193 = Layout{Name: "DirectoryData", Fields: []Field{
-	{Name: "Id", JSON: "id", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l192, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Id", JSON: "id", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l192, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l194 = Layout{Name: "AssignReplicasToDirsRequest", Fields: []Field{
-	{Name: "BrokerId", JSON: "brokerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
-	{Name: "BrokerEpoch", JSON: "brokerEpoch", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
-	{Name: "Directories", JSON: "directories", Type: "[]DirectoryData", Kind: Array, Elem: Struct, Struct: &l193, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "BrokerId", JSON: "brokerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId"},
+	{Name: "BrokerEpoch", JSON: "brokerEpoch", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1"},
+	{Name: "Directories", JSON: "directories", Type: "[]DirectoryData", Kind: Array, Elem: Struct, Struct: &l193, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l195 = Layout{Name: "ListConfigResourcesRequest", Fields: []Field{
-	{Name: "ResourceTypes", JSON: "resourceTypes", Type: "[]int8", Kind: Array, Elem: Int8, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ResourceTypes", JSON: "resourceTypes", Type: "[]int8", Kind: Array, Elem: Int8, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l196 = Layout{Name: "TopicRequest", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName"},
 }}
 
 var l197 = Layout{Name: "Cursor", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName"},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l198 = Layout{Name: "DescribeTopicPartitionsRequest", Fields: []Field{
-	{Name: "Topics", JSON: "topics", Type: "[]TopicRequest", Kind: Array, Elem: Struct, Struct: &l196, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ResponsePartitionLimit", JSON: "responsePartitionLimit", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "2000"},
-	{Name: "Cursor", JSON: "cursor", Type: "Cursor", Kind: Struct, Struct: &l197, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "Topics", JSON: "topics", Type: "[]TopicRequest", Kind: Array, Elem: Struct, Struct: &l196, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ResponsePartitionLimit", JSON: "responsePartitionLimit", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "2000"},
+	{Name: "Cursor", JSON: "cursor", Type: "Cursor", Kind: Struct, Struct: &l197, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
 }}
 
 var l199 = Layout{Name: "ShareGroupHeartbeatRequest", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "MemberEpoch", JSON: "memberEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "RackId", JSON: "rackId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "SubscribedTopicNames", JSON: "subscribedTopicNames", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", EntityType: "topicName"},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "groupId"},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "MemberEpoch", JSON: "memberEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "RackId", JSON: "rackId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "SubscribedTopicNames", JSON: "subscribedTopicNames", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null", EntityType: "topicName"},
 }}
 
 var l200 = Layout{Name: "ShareGroupDescribeRequest", Fields: []Field{
-	{Name: "GroupIds", JSON: "groupIds", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
-	{Name: "IncludeAuthorizedOperations", JSON: "includeAuthorizedOperations", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "GroupIds", JSON: "groupIds", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "groupId"},
+	{Name: "IncludeAuthorizedOperations", JSON: "includeAuthorizedOperations", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l201 = Layout{Name: "AcknowledgementBatch", Fields: []Field{
-	{Name: "FirstOffset", JSON: "firstOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "LastOffset", JSON: "lastOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "AcknowledgeTypes", JSON: "acknowledgeTypes", Type: "[]int8", Kind: Array, Elem: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "FirstOffset", JSON: "firstOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "LastOffset", JSON: "lastOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "AcknowledgeTypes", JSON: "acknowledgeTypes", Type: "[]int8", Kind: Array, Elem: Int8, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l202 = Layout{Name: "FetchPartition", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "PartitionMaxBytes", JSON: "partitionMaxBytes", Type: "int32", Kind: Int32, Versions: Range{0, 0}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "AcknowledgementBatches", JSON: "acknowledgementBatches", Type: "[]AcknowledgementBatch", Kind: Array, Elem: Struct, Struct: &l201, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "PartitionMaxBytes", JSON: "partitionMaxBytes", Type: "int32", Kind: Int32, Versions: Range{0, 0}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "AcknowledgementBatches", JSON: "acknowledgementBatches", Type: "[]AcknowledgementBatch", Kind: Array, Elem: Struct, Struct: &l201, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l203 = Layout{Name: "FetchTopic", Fields: []Field{
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Partitions", JSON: "partitions", Type: "[]FetchPartition", Kind: Array, Elem: Struct, Struct: &l202, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Partitions", JSON: "partitions", Type: "[]FetchPartition", Kind: Array, Elem: Struct, Struct: &l202, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l204 = Layout{Name: "ForgottenTopic", Fields: []Field{
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l205 = Layout{Name: "ShareFetchRequest", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", EntityType: "groupId"},
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ShareSessionEpoch", JSON: "shareSessionEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "MaxWaitMs", JSON: "maxWaitMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "MinBytes", JSON: "minBytes", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "MaxBytes", JSON: "maxBytes", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "0x7fffffff"},
-	{Name: "MaxRecords", JSON: "maxRecords", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "BatchSize", JSON: "batchSize", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ShareAcquireMode", JSON: "shareAcquireMode", Type: "int8", Kind: Int8, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "IsRenewAck", JSON: "isRenewAck", Type: "bool", Kind: Bool, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Topics", JSON: "topics", Type: "[]FetchTopic", Kind: Array, Elem: Struct, Struct: &l203, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ForgottenTopicsData", JSON: "forgottenTopicsData", Type: "[]ForgottenTopic", Kind: Array, Elem: Struct, Struct: &l204, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null", EntityType: "groupId"},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ShareSessionEpoch", JSON: "shareSessionEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "MaxWaitMs", JSON: "maxWaitMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "MinBytes", JSON: "minBytes", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "MaxBytes", JSON: "maxBytes", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "0x7fffffff"},
+	{Name: "MaxRecords", JSON: "maxRecords", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "BatchSize", JSON: "batchSize", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ShareAcquireMode", JSON: "shareAcquireMode", Type: "int8", Kind: Int8, Versions: Range{2, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "IsRenewAck", JSON: "isRenewAck", Type: "bool", Kind: Bool, Versions: Range{2, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Topics", JSON: "topics", Type: "[]FetchTopic", Kind: Array, Elem: Struct, Struct: &l203, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ForgottenTopicsData", JSON: "forgottenTopicsData", Type: "[]ForgottenTopic", Kind: Array, Elem: Struct, Struct: &l204, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l206 = Layout{Name: "AcknowledgePartition", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "AcknowledgementBatches", JSON: "acknowledgementBatches", Type: "[]AcknowledgementBatch", Kind: Array, Elem: Struct, Struct: &l201, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "AcknowledgementBatches", JSON: "acknowledgementBatches", Type: "[]AcknowledgementBatch", Kind: Array, Elem: Struct, Struct: &l201, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l207 = Layout{Name: "AcknowledgeTopic", Fields: []Field{
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Partitions", JSON: "partitions", Type: "[]AcknowledgePartition", Kind: Array, Elem: Struct, Struct: &l206, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Partitions", JSON: "partitions", Type: "[]AcknowledgePartition", Kind: Array, Elem: Struct, Struct: &l206, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l208 = Layout{Name: "ShareAcknowledgeRequest", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", EntityType: "groupId"},
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ShareSessionEpoch", JSON: "shareSessionEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "IsRenewAck", JSON: "isRenewAck", Type: "bool", Kind: Bool, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Topics", JSON: "topics", Type: "[]AcknowledgeTopic", Kind: Array, Elem: Struct, Struct: &l207, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null", EntityType: "groupId"},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ShareSessionEpoch", JSON: "shareSessionEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "IsRenewAck", JSON: "isRenewAck", Type: "bool", Kind: Bool, Versions: Range{2, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Topics", JSON: "topics", Type: "[]AcknowledgeTopic", Kind: Array, Elem: Struct, Struct: &l207, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l209 = Layout{Name: "Listener", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
-	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Port", JSON: "port", Type: "uint16", Kind: Uint16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, MapKey: true},
+	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Port", JSON: "port", Type: "uint16", Kind: Uint16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l210 = Layout{Name: "AddRaftVoterRequest", Fields: []Field{
-	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "TimeoutMs", JSON: "timeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "VoterId", JSON: "voterId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "VoterDirectoryId", JSON: "voterDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Listeners", JSON: "listeners", Type: "[]Listener", Kind: Array, Elem: Struct, Struct: &l209, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "AckWhenCommitted", JSON: "ackWhenCommitted", Type: "bool", Kind: Bool, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "true"},
+	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "TimeoutMs", JSON: "timeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "VoterId", JSON: "voterId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "VoterDirectoryId", JSON: "voterDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Listeners", JSON: "listeners", Type: "[]Listener", Kind: Array, Elem: Struct, Struct: &l209, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "AckWhenCommitted", JSON: "ackWhenCommitted", Type: "bool", Kind: Bool, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "true"},
 }}
 
 var l211 = Layout{Name: "RemoveRaftVoterRequest", Fields: []Field{
-	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "VoterId", JSON: "voterId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "VoterDirectoryId", JSON: "voterDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "VoterId", JSON: "voterId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "VoterDirectoryId", JSON: "voterDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l212 = Layout{Name: "UpdateRaftVoterRequest", Fields: []Field{
-	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "CurrentLeaderEpoch", JSON: "currentLeaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "VoterId", JSON: "voterId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "VoterDirectoryId", JSON: "voterDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Listeners", JSON: "listeners", Type: "[]Listener", Kind: Array, Elem: Struct, Struct: &l209, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "KRaftVersionFeature", JSON: "kRaftVersionFeature", Type: "KRaftVersionFeature", Kind: Struct, Struct: &l11, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "CurrentLeaderEpoch", JSON: "currentLeaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "VoterId", JSON: "voterId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "VoterDirectoryId", JSON: "voterDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Listeners", JSON: "listeners", Type: "[]Listener", Kind: Array, Elem: Struct, Struct: &l209, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "KRaftVersionFeature", JSON: "kRaftVersionFeature", Type: "KRaftVersionFeature", Kind: Struct, Struct: &l11, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l213 = Layout{Name: "PartitionData", Fields: []Field{
-	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "StateEpoch", JSON: "stateEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "StartOffset", JSON: "startOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "StateEpoch", JSON: "stateEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "StartOffset", JSON: "startOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l214 = Layout{Name: "InitializeStateData", Fields: []Field{
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l213, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l213, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l215 = Layout{Name: "InitializeShareGroupStateRequest", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Topics", JSON: "topics", Type: "[]InitializeStateData", Kind: Array, Elem: Struct, Struct: &l214, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Topics", JSON: "topics", Type: "[]InitializeStateData", Kind: Array, Elem: Struct, Struct: &l214, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l216 = Layout{Name: "PartitionData", Fields: []Field{
-	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l217 = Layout{Name: "ReadStateData", Fields: []Field{
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l216, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l216, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l218 = Layout{Name: "ReadShareGroupStateRequest", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Topics", JSON: "topics", Type: "[]ReadStateData", Kind: Array, Elem: Struct, Struct: &l217, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Topics", JSON: "topics", Type: "[]ReadStateData", Kind: Array, Elem: Struct, Struct: &l217, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l219 = Layout{Name: "StateBatch", Fields: []Field{
-	{Name: "FirstOffset", JSON: "firstOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "LastOffset", JSON: "lastOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "DeliveryState", JSON: "deliveryState", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "DeliveryCount", JSON: "deliveryCount", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "FirstOffset", JSON: "firstOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "LastOffset", JSON: "lastOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "DeliveryState", JSON: "deliveryState", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "DeliveryCount", JSON: "deliveryCount", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l220 = Layout{Name: "PartitionData", Fields: []Field{
-	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "StateEpoch", JSON: "stateEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "StartOffset", JSON: "startOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "DeliveryCompleteCount", JSON: "deliveryCompleteCount", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
-	{Name: "StateBatches", JSON: "stateBatches", Type: "[]StateBatch", Kind: Array, Elem: Struct, Struct: &l219, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "StateEpoch", JSON: "stateEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "StartOffset", JSON: "startOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "DeliveryCompleteCount", JSON: "deliveryCompleteCount", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1"},
+	{Name: "StateBatches", JSON: "stateBatches", Type: "[]StateBatch", Kind: Array, Elem: Struct, Struct: &l219, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l221 = Layout{Name: "WriteStateData", Fields: []Field{
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l220, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l220, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l222 = Layout{Name: "WriteShareGroupStateRequest", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Topics", JSON: "topics", Type: "[]WriteStateData", Kind: Array, Elem: Struct, Struct: &l221, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Topics", JSON: "topics", Type: "[]WriteStateData", Kind: Array, Elem: Struct, Struct: &l221, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l223 = Layout{Name: "PartitionData", Fields: []Field{
-	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l224 = Layout{Name: "DeleteStateData", Fields: []Field{
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l223, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l223, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l225 = Layout{Name: "DeleteShareGroupStateRequest", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Topics", JSON: "topics", Type: "[]DeleteStateData", Kind: Array, Elem: Struct, Struct: &l224, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Topics", JSON: "topics", Type: "[]DeleteStateData", Kind: Array, Elem: Struct, Struct: &l224, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l226 = Layout{Name: "ReadStateSummaryData", Fields: []Field{
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l216, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l216, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l227 = Layout{Name: "ReadShareGroupStateSummaryRequest", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Topics", JSON: "topics", Type: "[]ReadStateSummaryData", Kind: Array, Elem: Struct, Struct: &l226, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Topics", JSON: "topics", Type: "[]ReadStateSummaryData", Kind: Array, Elem: Struct, Struct: &l226, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l228 = Layout{Name: "KeyValue", Fields: []Field{
-	{Name: "Key", JSON: "key", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Value", JSON: "value", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Key", JSON: "key", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Value", JSON: "value", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l229 = Layout{Name: "TopicInfo", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Partitions", JSON: "partitions", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ReplicationFactor", JSON: "replicationFactor", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "TopicConfigs", JSON: "topicConfigs", Type: "[]KeyValue", Kind: Array, Elem: Struct, Struct: &l228, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Partitions", JSON: "partitions", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ReplicationFactor", JSON: "replicationFactor", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "TopicConfigs", JSON: "topicConfigs", Type: "[]KeyValue", Kind: Array, Elem: Struct, Struct: &l228, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l230 = Layout{Name: "CopartitionGroup", Fields: []Field{
-	{Name: "SourceTopics", JSON: "sourceTopics", Type: "[]int16", Kind: Array, Elem: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "SourceTopicRegex", JSON: "sourceTopicRegex", Type: "[]int16", Kind: Array, Elem: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "RepartitionSourceTopics", JSON: "repartitionSourceTopics", Type: "[]int16", Kind: Array, Elem: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "SourceTopics", JSON: "sourceTopics", Type: "[]int16", Kind: Array, Elem: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "SourceTopicRegex", JSON: "sourceTopicRegex", Type: "[]int16", Kind: Array, Elem: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "RepartitionSourceTopics", JSON: "repartitionSourceTopics", Type: "[]int16", Kind: Array, Elem: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l231 = Layout{Name: "Subtopology", Fields: []Field{
-	{Name: "SubtopologyId", JSON: "subtopologyId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "SourceTopics", JSON: "sourceTopics", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "SourceTopicRegex", JSON: "sourceTopicRegex", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "StateChangelogTopics", JSON: "stateChangelogTopics", Type: "[]TopicInfo", Kind: Array, Elem: Struct, Struct: &l229, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "RepartitionSinkTopics", JSON: "repartitionSinkTopics", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "RepartitionSourceTopics", JSON: "repartitionSourceTopics", Type: "[]TopicInfo", Kind: Array, Elem: Struct, Struct: &l229, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "CopartitionGroups", JSON: "copartitionGroups", Type: "[]CopartitionGroup", Kind: Array, Elem: Struct, Struct: &l230, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "SubtopologyId", JSON: "subtopologyId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "SourceTopics", JSON: "sourceTopics", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "SourceTopicRegex", JSON: "sourceTopicRegex", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "StateChangelogTopics", JSON: "stateChangelogTopics", Type: "[]TopicInfo", Kind: Array, Elem: Struct, Struct: &l229, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "RepartitionSinkTopics", JSON: "repartitionSinkTopics", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "RepartitionSourceTopics", JSON: "repartitionSourceTopics", Type: "[]TopicInfo", Kind: Array, Elem: Struct, Struct: &l229, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "CopartitionGroups", JSON: "copartitionGroups", Type: "[]CopartitionGroup", Kind: Array, Elem: Struct, Struct: &l230, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l232 = Layout{Name: "Topology", Fields: []Field{
-	{Name: "Epoch", JSON: "epoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Subtopologies", JSON: "subtopologies", Type: "[]Subtopology", Kind: Array, Elem: Struct, Struct: &l231, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Epoch", JSON: "epoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Subtopologies", JSON: "subtopologies", Type: "[]Subtopology", Kind: Array, Elem: Struct, Struct: &l231, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l233 = Layout{Name: "TaskIds", Fields: []Field{
-	{Name: "SubtopologyId", JSON: "subtopologyId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "SubtopologyId", JSON: "subtopologyId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l234 = Layout{Name: "Endpoint", Fields: []Field{
-	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Port", JSON: "port", Type: "uint16", Kind: Uint16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Port", JSON: "port", Type: "uint16", Kind: Uint16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l235 = Layout{Name: "TaskOffset", Fields: []Field{
-	{Name: "SubtopologyId", JSON: "subtopologyId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Offset", JSON: "offset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "SubtopologyId", JSON: "subtopologyId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Offset", JSON: "offset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l236 = Layout{Name: "StreamsGroupHeartbeatRequest", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "MemberEpoch", JSON: "memberEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "EndpointInformationEpoch", JSON: "endpointInformationEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "InstanceId", JSON: "instanceId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "RackId", JSON: "rackId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "RebalanceTimeoutMs", JSON: "rebalanceTimeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
-	{Name: "Topology", JSON: "topology", Type: "Topology", Kind: Struct, Struct: &l232, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "ActiveTasks", JSON: "activeTasks", Type: "[]TaskIds", Kind: Array, Elem: Struct, Struct: &l233, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "StandbyTasks", JSON: "standbyTasks", Type: "[]TaskIds", Kind: Array, Elem: Struct, Struct: &l233, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "WarmupTasks", JSON: "warmupTasks", Type: "[]TaskIds", Kind: Array, Elem: Struct, Struct: &l233, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "ProcessId", JSON: "processId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "UserEndpoint", JSON: "userEndpoint", Type: "Endpoint", Kind: Struct, Struct: &l234, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "ClientTags", JSON: "clientTags", Type: "[]KeyValue", Kind: Array, Elem: Struct, Struct: &l228, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "TaskOffsets", JSON: "taskOffsets", Type: "[]TaskOffset", Kind: Array, Elem: Struct, Struct: &l235, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "TaskEndOffsets", JSON: "taskEndOffsets", Type: "[]TaskOffset", Kind: Array, Elem: Struct, Struct: &l235, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "ShutdownApplication", JSON: "shutdownApplication", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "false"},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "groupId"},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "MemberEpoch", JSON: "memberEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "EndpointInformationEpoch", JSON: "endpointInformationEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "InstanceId", JSON: "instanceId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "RackId", JSON: "rackId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "RebalanceTimeoutMs", JSON: "rebalanceTimeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1"},
+	{Name: "Topology", JSON: "topology", Type: "Topology", Kind: Struct, Struct: &l232, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "ActiveTasks", JSON: "activeTasks", Type: "[]TaskIds", Kind: Array, Elem: Struct, Struct: &l233, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "StandbyTasks", JSON: "standbyTasks", Type: "[]TaskIds", Kind: Array, Elem: Struct, Struct: &l233, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "WarmupTasks", JSON: "warmupTasks", Type: "[]TaskIds", Kind: Array, Elem: Struct, Struct: &l233, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "ProcessId", JSON: "processId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "UserEndpoint", JSON: "userEndpoint", Type: "Endpoint", Kind: Struct, Struct: &l234, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "ClientTags", JSON: "clientTags", Type: "[]KeyValue", Kind: Array, Elem: Struct, Struct: &l228, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "TaskOffsets", JSON: "taskOffsets", Type: "[]TaskOffset", Kind: Array, Elem: Struct, Struct: &l235, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "TaskEndOffsets", JSON: "taskEndOffsets", Type: "[]TaskOffset", Kind: Array, Elem: Struct, Struct: &l235, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "ShutdownApplication", JSON: "shutdownApplication", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "false"},
 }}
 
 var l237 = Layout{Name: "StreamsGroupDescribeRequest", Fields: []Field{
-	{Name: "GroupIds", JSON: "groupIds", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
-	{Name: "IncludeAuthorizedOperations", JSON: "includeAuthorizedOperations", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "IncludeTopologyDescription", JSON: "includeTopologyDescription", Type: "bool", Kind: Bool, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "GroupIds", JSON: "groupIds", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "groupId"},
+	{Name: "IncludeAuthorizedOperations", JSON: "includeAuthorizedOperations", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "IncludeTopologyDescription", JSON: "includeTopologyDescription", Type: "bool", Kind: Bool, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l238 = Layout{Name: "DescribeShareGroupOffsetsRequestTopic", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l239 = Layout{Name: "DescribeShareGroupOffsetsRequestGroup", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
-	{Name: "Topics", JSON: "topics", Type: "[]DescribeShareGroupOffsetsRequestTopic", Kind: Array, Elem: Struct, Struct: &l238, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "groupId"},
+	{Name: "Topics", JSON: "topics", Type: "[]DescribeShareGroupOffsetsRequestTopic", Kind: Array, Elem: Struct, Struct: &l238, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l240 = Layout{Name: "DescribeShareGroupOffsetsRequest", Fields: []Field{
-	{Name: "Groups", JSON: "groups", Type: "[]DescribeShareGroupOffsetsRequestGroup", Kind: Array, Elem: Struct, Struct: &l239, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Groups", JSON: "groups", Type: "[]DescribeShareGroupOffsetsRequestGroup", Kind: Array, Elem: Struct, Struct: &l239, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l241 = Layout{Name: "AlterShareGroupOffsetsRequestPartition", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "StartOffset", JSON: "startOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "StartOffset", JSON: "startOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l242 = Layout{Name: "AlterShareGroupOffsetsRequestTopic", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]AlterShareGroupOffsetsRequestPartition", Kind: Array, Elem: Struct, Struct: &l241, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName", MapKey: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]AlterShareGroupOffsetsRequestPartition", Kind: Array, Elem: Struct, Struct: &l241, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l243 = Layout{Name: "AlterShareGroupOffsetsRequest", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
-	{Name: "Topics", JSON: "topics", Type: "[]AlterShareGroupOffsetsRequestTopic", Kind: Array, Elem: Struct, Struct: &l242, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "groupId"},
+	{Name: "Topics", JSON: "topics", Type: "[]AlterShareGroupOffsetsRequestTopic", Kind: Array, Elem: Struct, Struct: &l242, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l244 = Layout{Name: "DeleteShareGroupOffsetsRequestTopic", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName"},
 }}
 
 var l245 = Layout{Name: "DeleteShareGroupOffsetsRequest", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
-	{Name: "Topics", JSON: "topics", Type: "[]DeleteShareGroupOffsetsRequestTopic", Kind: Array, Elem: Struct, Struct: &l244, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "groupId"},
+	{Name: "Topics", JSON: "topics", Type: "[]DeleteShareGroupOffsetsRequestTopic", Kind: Array, Elem: Struct, Struct: &l244, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l246 = Layout{Name: "TopologyNode", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "NodeType", JSON: "nodeType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "SourceTopics", JSON: "sourceTopics", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "SinkTopic", JSON: "sinkTopic", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "Stores", JSON: "stores", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Successors", JSON: "successors", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "NodeType", JSON: "nodeType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "SourceTopics", JSON: "sourceTopics", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "SinkTopic", JSON: "sinkTopic", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "Stores", JSON: "stores", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Successors", JSON: "successors", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l247 = Layout{Name: "Subtopology", Fields: []Field{
-	{Name: "SubtopologyId", JSON: "subtopologyId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Nodes", JSON: "nodes", Type: "[]TopologyNode", Kind: Array, Elem: Struct, Struct: &l246, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "SubtopologyId", JSON: "subtopologyId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Nodes", JSON: "nodes", Type: "[]TopologyNode", Kind: Array, Elem: Struct, Struct: &l246, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l248 = Layout{Name: "GlobalStore", Fields: []Field{
-	{Name: "Source", JSON: "source", Type: "TopologyNode", Kind: Struct, Struct: &l246, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Processor", JSON: "processor", Type: "TopologyNode", Kind: Struct, Struct: &l246, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Source", JSON: "source", Type: "TopologyNode", Kind: Struct, Struct: &l246, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Processor", JSON: "processor", Type: "TopologyNode", Kind: Struct, Struct: &l246, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l249 = Layout{Name: "TopologyDescription", Fields: []Field{
-	{Name: "Subtopologies", JSON: "subtopologies", Type: "[]Subtopology", Kind: Array, Elem: Struct, Struct: &l247, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "GlobalStores", JSON: "globalStores", Type: "[]GlobalStore", Kind: Array, Elem: Struct, Struct: &l248, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Subtopologies", JSON: "subtopologies", Type: "[]Subtopology", Kind: Array, Elem: Struct, Struct: &l247, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "GlobalStores", JSON: "globalStores", Type: "[]GlobalStore", Kind: Array, Elem: Struct, Struct: &l248, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l250 = Layout{Name: "StreamsGroupTopologyDescriptionUpdateRequest", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "TopologyEpoch", JSON: "topologyEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "TopologyDescription", JSON: "topologyDescription", Type: "TopologyDescription", Kind: Struct, Struct: &l249, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "groupId"},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "TopologyEpoch", JSON: "topologyEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "TopologyDescription", JSON: "topologyDescription", Type: "TopologyDescription", Kind: Struct, Struct: &l249, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l251 = Layout{Name: "UnregisterControllerRequest", Fields: []Field{
-	{Name: "ControllerId", JSON: "controllerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
+	{Name: "ControllerId", JSON: "controllerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId"},
 }}
 
 var l252 = Layout{Name: "BatchIndexAndErrorMessage", Fields: []Field{
-	{Name: "BatchIndex", JSON: "batchIndex", Type: "int32", Kind: Int32, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "BatchIndexErrorMessage", JSON: "batchIndexErrorMessage", Type: "string", Kind: String, Versions: Range{8, Open}, Nullable: Range{8, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "BatchIndex", JSON: "batchIndex", Type: "int32", Kind: Int32, Versions: Range{8, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "BatchIndexErrorMessage", JSON: "batchIndexErrorMessage", Type: "string", Kind: String, Versions: Range{8, Open}, Nullable: Range{8, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
 }}
 
 var l253 = Layout{Name: "LeaderIdAndEpoch", Fields: []Field{
-	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{10, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", EntityType: "brokerId"},
-	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{10, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
+	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{10, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", EntityType: "brokerId"},
+	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{10, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1"},
 }}
 
 var l254 = Layout{Name: "PartitionProduceResponse", Fields: []Field{
-	{Name: "Index", JSON: "index", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "BaseOffset", JSON: "baseOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "LogAppendTimeMs", JSON: "logAppendTimeMs", Type: "int64", Kind: Int64, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
-	{Name: "LogStartOffset", JSON: "logStartOffset", Type: "int64", Kind: Int64, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
-	{Name: "RecordErrors", JSON: "recordErrors", Type: "[]BatchIndexAndErrorMessage", Kind: Array, Elem: Struct, Struct: &l252, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{8, Open}, Nullable: Range{8, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", Ignorable: true},
-	{Name: "CurrentLeader", JSON: "currentLeader", Type: "LeaderIdAndEpoch", Kind: Struct, Struct: &l253, Versions: Range{10, Open}, Nullable: None, Tagged: Range{10, Open}, Tag: 0, Flexible: None},
+	{Name: "Index", JSON: "index", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "BaseOffset", JSON: "baseOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "LogAppendTimeMs", JSON: "logAppendTimeMs", Type: "int64", Kind: Int64, Versions: Range{2, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", Ignorable: true},
+	{Name: "LogStartOffset", JSON: "logStartOffset", Type: "int64", Kind: Int64, Versions: Range{5, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", Ignorable: true},
+	{Name: "RecordErrors", JSON: "recordErrors", Type: "[]BatchIndexAndErrorMessage", Kind: Array, Elem: Struct, Struct: &l252, Versions: Range{8, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{8, Open}, Nullable: Range{8, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null", Ignorable: true},
+	{Name: "CurrentLeader", JSON: "currentLeader", Type: "LeaderIdAndEpoch", Kind: Struct, Struct: &l253, Versions: Range{10, Open}, Nullable: none, Tagged: Range{10, Open}, Tag: 0, Flexible: none},
 }}
 
 var l255 = Layout{Name: "TopicProduceResponse", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true},
-	{Name: "PartitionResponses", JSON: "partitionResponses", Type: "[]PartitionProduceResponse", Kind: Array, Elem: Struct, Struct: &l254, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName", MapKey: true},
+	{Name: "PartitionResponses", JSON: "partitionResponses", Type: "[]PartitionProduceResponse", Kind: Array, Elem: Struct, Struct: &l254, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l256 = Layout{Name: "NodeEndpoint", Fields: []Field{
-	{Name: "NodeId", JSON: "nodeId", Type: "int32", Kind: Int32, Versions: Range{10, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId", MapKey: true},
-	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{10, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Port", JSON: "port", Type: "int32", Kind: Int32, Versions: Range{10, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Rack", JSON: "rack", Type: "string", Kind: String, Versions: Range{10, Open}, Nullable: Range{10, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "NodeId", JSON: "nodeId", Type: "int32", Kind: Int32, Versions: Range{10, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId", MapKey: true},
+	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{10, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Port", JSON: "port", Type: "int32", Kind: Int32, Versions: Range{10, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Rack", JSON: "rack", Type: "string", Kind: String, Versions: Range{10, Open}, Nullable: Range{10, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
 }}
 
 var l257 = Layout{Name: "ProduceResponse", Fields: []Field{
-	{Name: "Responses", JSON: "responses", Type: "[]TopicProduceResponse", Kind: Array, Elem: Struct, Struct: &l255, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "0", Ignorable: true},
-	{Name: "NodeEndpoints", JSON: "nodeEndpoints", Type: "[]NodeEndpoint", Kind: Array, Elem: Struct, Struct: &l256, Versions: Range{10, Open}, Nullable: None, Tagged: Range{10, Open}, Tag: 0, Flexible: None},
+	{Name: "Responses", JSON: "responses", Type: "[]TopicProduceResponse", Kind: Array, Elem: Struct, Struct: &l255, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "0", Ignorable: true},
+	{Name: "NodeEndpoints", JSON: "nodeEndpoints", Type: "[]NodeEndpoint", Kind: Array, Elem: Struct, Struct: &l256, Versions: Range{10, Open}, Nullable: none, Tagged: Range{10, Open}, Tag: 0, Flexible: none},
 }}
 
 var l258 = Layout{Name: "TopicProduceResponse", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, 12}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true, Ignorable: true},
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{13, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true, Ignorable: true},
-	{Name: "PartitionResponses", JSON: "partitionResponses", Type: "[]PartitionProduceResponse", Kind: Array, Elem: Struct, Struct: &l254, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, 12}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName", MapKey: true, Ignorable: true},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{13, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, MapKey: true, Ignorable: true},
+	{Name: "PartitionResponses", JSON: "partitionResponses", Type: "[]PartitionProduceResponse", Kind: Array, Elem: Struct, Struct: &l254, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l259 = Layout{Name: "ProduceResponse", Fields: []Field{
-	{Name: "Responses", JSON: "responses", Type: "[]TopicProduceResponse", Kind: Array, Elem: Struct, Struct: &l258, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "0", Ignorable: true},
-	{Name: "NodeEndpoints", JSON: "nodeEndpoints", Type: "[]NodeEndpoint", Kind: Array, Elem: Struct, Struct: &l256, Versions: Range{10, Open}, Nullable: None, Tagged: Range{10, Open}, Tag: 0, Flexible: None},
+	{Name: "Responses", JSON: "responses", Type: "[]TopicProduceResponse", Kind: Array, Elem: Struct, Struct: &l258, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "0", Ignorable: true},
+	{Name: "NodeEndpoints", JSON: "nodeEndpoints", Type: "[]NodeEndpoint", Kind: Array, Elem: Struct, Struct: &l256, Versions: Range{10, Open}, Nullable: none, Tagged: Range{10, Open}, Tag: 0, Flexible: none},
 }}
 
 var l260 = Layout{Name: "EpochEndOffset", Fields: []Field{
-	{Name: "Epoch", JSON: "epoch", Type: "int32", Kind: Int32, Versions: Range{12, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
-	{Name: "EndOffset", JSON: "endOffset", Type: "int64", Kind: Int64, Versions: Range{12, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
+	{Name: "Epoch", JSON: "epoch", Type: "int32", Kind: Int32, Versions: Range{12, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1"},
+	{Name: "EndOffset", JSON: "endOffset", Type: "int64", Kind: Int64, Versions: Range{12, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1"},
 }}
 
 var l261 = Layout{Name: "LeaderIdAndEpoch", Fields: []Field{
-	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{12, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", EntityType: "brokerId"},
-	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{12, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
+	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{12, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", EntityType: "brokerId"},
+	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{12, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1"},
 }}
 
 var l262 = Layout{Name: "SnapshotId", Fields: []Field{
-	{Name: "EndOffset", JSON: "endOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
-	{Name: "Epoch", JSON: "epoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
+	{Name: "EndOffset", JSON: "endOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1"},
+	{Name: "Epoch", JSON: "epoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1"},
 }}
 
 var l263 = Layout{Name: "AbortedTransaction", Fields: []Field{
-	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "producerId"},
-	{Name: "FirstOffset", JSON: "firstOffset", Type: "int64", Kind: Int64, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{4, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "producerId"},
+	{Name: "FirstOffset", JSON: "firstOffset", Type: "int64", Kind: Int64, Versions: Range{4, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l264 = Layout{Name: "PartitionData", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "HighWatermark", JSON: "highWatermark", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "LastStableOffset", JSON: "lastStableOffset", Type: "int64", Kind: Int64, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
-	{Name: "LogStartOffset", JSON: "logStartOffset", Type: "int64", Kind: Int64, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
-	{Name: "DivergingEpoch", JSON: "divergingEpoch", Type: "EpochEndOffset", Kind: Struct, Struct: &l260, Versions: Range{12, Open}, Nullable: None, Tagged: Range{12, Open}, Tag: 0, Flexible: None},
-	{Name: "CurrentLeader", JSON: "currentLeader", Type: "LeaderIdAndEpoch", Kind: Struct, Struct: &l261, Versions: Range{12, Open}, Nullable: None, Tagged: Range{12, Open}, Tag: 1, Flexible: None},
-	{Name: "SnapshotId", JSON: "snapshotId", Type: "SnapshotId", Kind: Struct, Struct: &l262, Versions: Range{12, Open}, Nullable: None, Tagged: Range{12, Open}, Tag: 2, Flexible: None},
-	{Name: "AbortedTransactions", JSON: "abortedTransactions", Type: "[]AbortedTransaction", Kind: Array, Elem: Struct, Struct: &l263, Versions: Range{4, Open}, Nullable: Range{4, Open}, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "PreferredReadReplica", JSON: "preferredReadReplica", Type: "int32", Kind: Int32, Versions: Range{11, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", EntityType: "brokerId"},
-	{Name: "Records", JSON: "records", Type: "records", Kind: Records, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "HighWatermark", JSON: "highWatermark", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "LastStableOffset", JSON: "lastStableOffset", Type: "int64", Kind: Int64, Versions: Range{4, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", Ignorable: true},
+	{Name: "LogStartOffset", JSON: "logStartOffset", Type: "int64", Kind: Int64, Versions: Range{5, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", Ignorable: true},
+	{Name: "DivergingEpoch", JSON: "divergingEpoch", Type: "EpochEndOffset", Kind: Struct, Struct: &l260, Versions: Range{12, Open}, Nullable: none, Tagged: Range{12, Open}, Tag: 0, Flexible: none},
+	{Name: "CurrentLeader", JSON: "currentLeader", Type: "LeaderIdAndEpoch", Kind: Struct, Struct: &l261, Versions: Range{12, Open}, Nullable: none, Tagged: Range{12, Open}, Tag: 1, Flexible: none},
+	{Name: "SnapshotId", JSON: "snapshotId", Type: "SnapshotId", Kind: Struct, Struct: &l262, Versions: Range{12, Open}, Nullable: none, Tagged: Range{12, Open}, Tag: 2, Flexible: none},
+	{Name: "AbortedTransactions", JSON: "abortedTransactions", Type: "[]AbortedTransaction", Kind: Array, Elem: Struct, Struct: &l263, Versions: Range{4, Open}, Nullable: Range{4, Open}, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "PreferredReadReplica", JSON: "preferredReadReplica", Type: "int32", Kind: Int32, Versions: Range{11, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", EntityType: "brokerId"},
+	{Name: "Records", JSON: "records", Type: "records", Kind: Records, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l265 = Layout{Name: "FetchableTopicResponse", Fields: []Field{
-	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{0, 12}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", Ignorable: true},
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{13, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l264, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{0, 12}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName", Ignorable: true},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{13, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l264, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l266 = Layout{Name: "NodeEndpoint", Fields: []Field{
-	{Name: "NodeId", JSON: "nodeId", Type: "int32", Kind: Int32, Versions: Range{16, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId", MapKey: true},
-	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{16, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Port", JSON: "port", Type: "int32", Kind: Int32, Versions: Range{16, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Rack", JSON: "rack", Type: "string", Kind: String, Versions: Range{16, Open}, Nullable: Range{16, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "NodeId", JSON: "nodeId", Type: "int32", Kind: Int32, Versions: Range{16, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId", MapKey: true},
+	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{16, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Port", JSON: "port", Type: "int32", Kind: Int32, Versions: Range{16, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Rack", JSON: "rack", Type: "string", Kind: String, Versions: Range{16, Open}, Nullable: Range{16, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
 }}
 
 var l267 = Layout{Name: "FetchResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{7, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "SessionId", JSON: "sessionId", Type: "int32", Kind: Int32, Versions: Range{7, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "0"},
-	{Name: "Responses", JSON: "responses", Type: "[]FetchableTopicResponse", Kind: Array, Elem: Struct, Struct: &l265, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "NodeEndpoints", JSON: "nodeEndpoints", Type: "[]NodeEndpoint", Kind: Array, Elem: Struct, Struct: &l266, Versions: Range{16, Open}, Nullable: None, Tagged: Range{16, Open}, Tag: 0, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{7, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "SessionId", JSON: "sessionId", Type: "int32", Kind: Int32, Versions: Range{7, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "0"},
+	{Name: "Responses", JSON: "responses", Type: "[]FetchableTopicResponse", Kind: Array, Elem: Struct, Struct: &l265, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "NodeEndpoints", JSON: "nodeEndpoints", Type: "[]NodeEndpoint", Kind: Array, Elem: Struct, Struct: &l266, Versions: Range{16, Open}, Nullable: none, Tagged: Range{16, Open}, Tag: 0, Flexible: none},
 }}
 
 var l268 = Layout{Name: "ListOffsetsPartitionResponse", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "OldStyleOffsets", JSON: "oldStyleOffsets", Type: "[]int64", Kind: Array, Elem: Int64, Versions: Range{0, 0}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Timestamp", JSON: "timestamp", Type: "int64", Kind: Int64, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
-	{Name: "Offset", JSON: "offset", Type: "int64", Kind: Int64, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
-	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "OldStyleOffsets", JSON: "oldStyleOffsets", Type: "[]int64", Kind: Array, Elem: Int64, Versions: Range{0, 0}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Timestamp", JSON: "timestamp", Type: "int64", Kind: Int64, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1"},
+	{Name: "Offset", JSON: "offset", Type: "int64", Kind: Int64, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1"},
+	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{4, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1"},
 }}
 
 var l269 = Layout{Name: "ListOffsetsTopicResponse", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]ListOffsetsPartitionResponse", Kind: Array, Elem: Struct, Struct: &l268, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]ListOffsetsPartitionResponse", Kind: Array, Elem: Struct, Struct: &l268, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l270 = Layout{Name: "ListOffsetsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "Topics", JSON: "topics", Type: "[]ListOffsetsTopicResponse", Kind: Array, Elem: Struct, Struct: &l269, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{2, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "Topics", JSON: "topics", Type: "[]ListOffsetsTopicResponse", Kind: Array, Elem: Struct, Struct: &l269, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l271 = Layout{Name: "MetadataResponseBroker", Fields: []Field{
-	{Name: "NodeId", JSON: "nodeId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId", MapKey: true},
-	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Port", JSON: "port", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Rack", JSON: "rack", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: Range{1, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", Ignorable: true},
+	{Name: "NodeId", JSON: "nodeId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId", MapKey: true},
+	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Port", JSON: "port", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Rack", JSON: "rack", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: Range{1, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null", Ignorable: true},
 }}
 
 var l272 = Layout{Name: "MetadataResponsePartition", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
-	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{7, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
-	{Name: "ReplicaNodes", JSON: "replicaNodes", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
-	{Name: "IsrNodes", JSON: "isrNodes", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
-	{Name: "OfflineReplicas", JSON: "offlineReplicas", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId", Ignorable: true},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId"},
+	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{7, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", Ignorable: true},
+	{Name: "ReplicaNodes", JSON: "replicaNodes", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId"},
+	{Name: "IsrNodes", JSON: "isrNodes", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId"},
+	{Name: "OfflineReplicas", JSON: "offlineReplicas", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{5, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId", Ignorable: true},
 }}
 
 var l273 = Layout{Name: "MetadataResponseTopic", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{12, Open}, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true},
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{10, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "IsInternal", JSON: "isInternal", Type: "bool", Kind: Bool, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "false", Ignorable: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]MetadataResponsePartition", Kind: Array, Elem: Struct, Struct: &l272, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "TopicAuthorizedOperations", JSON: "topicAuthorizedOperations", Type: "int32", Kind: Int32, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-2147483648"},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{12, Open}, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName", MapKey: true},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{10, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "IsInternal", JSON: "isInternal", Type: "bool", Kind: Bool, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "false", Ignorable: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]MetadataResponsePartition", Kind: Array, Elem: Struct, Struct: &l272, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "TopicAuthorizedOperations", JSON: "topicAuthorizedOperations", Type: "int32", Kind: Int32, Versions: Range{8, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-2147483648"},
 }}
 
 var l274 = Layout{Name: "MetadataResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "Brokers", JSON: "brokers", Type: "[]MetadataResponseBroker", Kind: Array, Elem: Struct, Struct: &l271, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{2, Open}, Nullable: Range{2, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", Ignorable: true},
-	{Name: "ControllerId", JSON: "controllerId", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", EntityType: "brokerId", Ignorable: true},
-	{Name: "Topics", JSON: "topics", Type: "[]MetadataResponseTopic", Kind: Array, Elem: Struct, Struct: &l273, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ClusterAuthorizedOperations", JSON: "clusterAuthorizedOperations", Type: "int32", Kind: Int32, Versions: Range{8, 10}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-2147483648"},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{13, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "Brokers", JSON: "brokers", Type: "[]MetadataResponseBroker", Kind: Array, Elem: Struct, Struct: &l271, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{2, Open}, Nullable: Range{2, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null", Ignorable: true},
+	{Name: "ControllerId", JSON: "controllerId", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", EntityType: "brokerId", Ignorable: true},
+	{Name: "Topics", JSON: "topics", Type: "[]MetadataResponseTopic", Kind: Array, Elem: Struct, Struct: &l273, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ClusterAuthorizedOperations", JSON: "clusterAuthorizedOperations", Type: "int32", Kind: Int32, Versions: Range{8, 10}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-2147483648"},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{13, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
 }}
 
 var l275 = Layout{Name: "LeaderAndIsrPartitionError", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, 4}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", Ignorable: true},
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, 4}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName", Ignorable: true},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l276 = Layout{Name: "LeaderAndIsrTopicError", Fields: []Field{
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
-	{Name: "PartitionErrors", JSON: "partitionErrors", Type: "[]LeaderAndIsrPartitionError", Kind: Array, Elem: Struct, Struct: &l275, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{5, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, MapKey: true},
+	{Name: "PartitionErrors", JSON: "partitionErrors", Type: "[]LeaderAndIsrPartitionError", Kind: Array, Elem: Struct, Struct: &l275, Versions: Range{5, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l277 = Layout{Name: "LeaderAndIsrResponse", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "PartitionErrors", JSON: "partitionErrors", Type: "[]LeaderAndIsrPartitionError", Kind: Array, Elem: Struct, Struct: &l275, Versions: Range{0, 4}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Topics", JSON: "topics", Type: "[]LeaderAndIsrTopicError", Kind: Array, Elem: Struct, Struct: &l276, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "PartitionErrors", JSON: "partitionErrors", Type: "[]LeaderAndIsrPartitionError", Kind: Array, Elem: Struct, Struct: &l275, Versions: Range{0, 4}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Topics", JSON: "topics", Type: "[]LeaderAndIsrTopicError", Kind: Array, Elem: Struct, Struct: &l276, Versions: Range{5, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l278 = Layout{Name: "StopReplicaPartitionError", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName"},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l279 = Layout{Name: "StopReplicaResponse", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "PartitionErrors", JSON: "partitionErrors", Type: "[]StopReplicaPartitionError", Kind: Array, Elem: Struct, Struct: &l278, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "PartitionErrors", JSON: "partitionErrors", Type: "[]StopReplicaPartitionError", Kind: Array, Elem: Struct, Struct: &l278, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l280 = Layout{Name: "UpdateMetadataResponse", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l281 = Layout{Name: "RemainingPartition", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true},
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName", MapKey: true},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, MapKey: true},
 }}
 
 var l282 = Layout{Name: "ControlledShutdownResponse", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "RemainingPartitions", JSON: "remainingPartitions", Type: "[]RemainingPartition", Kind: Array, Elem: Struct, Struct: &l281, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "RemainingPartitions", JSON: "remainingPartitions", Type: "[]RemainingPartition", Kind: Array, Elem: Struct, Struct: &l281, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l283 = Layout{Name: "OffsetCommitResponsePartition", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l284 = Layout{Name: "OffsetCommitResponseTopic", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]OffsetCommitResponsePartition", Kind: Array, Elem: Struct, Struct: &l283, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]OffsetCommitResponsePartition", Kind: Array, Elem: Struct, Struct: &l283, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l285 = Layout{Name: "OffsetCommitResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "Topics", JSON: "topics", Type: "[]OffsetCommitResponseTopic", Kind: Array, Elem: Struct, Struct: &l284, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "Topics", JSON: "topics", Type: "[]OffsetCommitResponseTopic", Kind: Array, Elem: Struct, Struct: &l284, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l286 = Layout{Name: "OffsetCommitResponseTopic", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, 9}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", Ignorable: true},
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{10, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]OffsetCommitResponsePartition", Kind: Array, Elem: Struct, Struct: &l283, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, 9}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName", Ignorable: true},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{10, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]OffsetCommitResponsePartition", Kind: Array, Elem: Struct, Struct: &l283, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l287 = Layout{Name: "OffsetCommitResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "Topics", JSON: "topics", Type: "[]OffsetCommitResponseTopic", Kind: Array, Elem: Struct, Struct: &l286, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "Topics", JSON: "topics", Type: "[]OffsetCommitResponseTopic", Kind: Array, Elem: Struct, Struct: &l286, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l288 = Layout{Name: "OffsetFetchResponsePartition", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, 7}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "CommittedOffset", JSON: "committedOffset", Type: "int64", Kind: Int64, Versions: Range{0, 7}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "CommittedLeaderEpoch", JSON: "committedLeaderEpoch", Type: "int32", Kind: Int32, Versions: Range{5, 7}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
-	{Name: "Metadata", JSON: "metadata", Type: "string", Kind: String, Versions: Range{0, 7}, Nullable: Range{0, 7}, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, 7}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, 7}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "CommittedOffset", JSON: "committedOffset", Type: "int64", Kind: Int64, Versions: Range{0, 7}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "CommittedLeaderEpoch", JSON: "committedLeaderEpoch", Type: "int32", Kind: Int32, Versions: Range{5, 7}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", Ignorable: true},
+	{Name: "Metadata", JSON: "metadata", Type: "string", Kind: String, Versions: Range{0, 7}, Nullable: Range{0, 7}, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, 7}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l289 = Layout{Name: "OffsetFetchResponseTopic", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, 7}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]OffsetFetchResponsePartition", Kind: Array, Elem: Struct, Struct: &l288, Versions: Range{0, 7}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, 7}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]OffsetFetchResponsePartition", Kind: Array, Elem: Struct, Struct: &l288, Versions: Range{0, 7}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l290 = Layout{Name: "OffsetFetchResponsePartitions", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "CommittedOffset", JSON: "committedOffset", Type: "int64", Kind: Int64, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "CommittedLeaderEpoch", JSON: "committedLeaderEpoch", Type: "int32", Kind: Int32, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
-	{Name: "Metadata", JSON: "metadata", Type: "string", Kind: String, Versions: Range{8, Open}, Nullable: Range{8, Open}, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{8, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "CommittedOffset", JSON: "committedOffset", Type: "int64", Kind: Int64, Versions: Range{8, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "CommittedLeaderEpoch", JSON: "committedLeaderEpoch", Type: "int32", Kind: Int32, Versions: Range{8, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", Ignorable: true},
+	{Name: "Metadata", JSON: "metadata", Type: "string", Kind: String, Versions: Range{8, Open}, Nullable: Range{8, Open}, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{8, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l291 = Layout{Name: "OffsetFetchResponseTopics", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]OffsetFetchResponsePartitions", Kind: Array, Elem: Struct, Struct: &l290, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{8, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]OffsetFetchResponsePartitions", Kind: Array, Elem: Struct, Struct: &l290, Versions: Range{8, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l292 = Layout{Name: "OffsetFetchResponseGroup", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
-	{Name: "Topics", JSON: "topics", Type: "[]OffsetFetchResponseTopics", Kind: Array, Elem: Struct, Struct: &l291, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "0"},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{8, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "groupId"},
+	{Name: "Topics", JSON: "topics", Type: "[]OffsetFetchResponseTopics", Kind: Array, Elem: Struct, Struct: &l291, Versions: Range{8, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{8, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "0"},
 }}
 
 var l293 = Layout{Name: "OffsetFetchResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "Topics", JSON: "topics", Type: "[]OffsetFetchResponseTopic", Kind: Array, Elem: Struct, Struct: &l289, Versions: Range{0, 7}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{2, 7}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "0", Ignorable: true},
-	{Name: "Groups", JSON: "groups", Type: "[]OffsetFetchResponseGroup", Kind: Array, Elem: Struct, Struct: &l292, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "Topics", JSON: "topics", Type: "[]OffsetFetchResponseTopic", Kind: Array, Elem: Struct, Struct: &l289, Versions: Range{0, 7}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{2, 7}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "0", Ignorable: true},
+	{Name: "Groups", JSON: "groups", Type: "[]OffsetFetchResponseGroup", Kind: Array, Elem: Struct, Struct: &l292, Versions: Range{8, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l294 = Layout{Name: "OffsetFetchResponseTopics", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{8, 9}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", Ignorable: true},
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{10, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]OffsetFetchResponsePartitions", Kind: Array, Elem: Struct, Struct: &l290, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{8, 9}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName", Ignorable: true},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{10, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]OffsetFetchResponsePartitions", Kind: Array, Elem: Struct, Struct: &l290, Versions: Range{8, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l295 = Layout{Name: "OffsetFetchResponseGroup", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
-	{Name: "Topics", JSON: "topics", Type: "[]OffsetFetchResponseTopics", Kind: Array, Elem: Struct, Struct: &l294, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "0"},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{8, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "groupId"},
+	{Name: "Topics", JSON: "topics", Type: "[]OffsetFetchResponseTopics", Kind: Array, Elem: Struct, Struct: &l294, Versions: Range{8, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{8, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "0"},
 }}
 
 var l296 = Layout{Name: "OffsetFetchResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "Topics", JSON: "topics", Type: "[]OffsetFetchResponseTopic", Kind: Array, Elem: Struct, Struct: &l289, Versions: Range{0, 7}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{2, 7}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "0", Ignorable: true},
-	{Name: "Groups", JSON: "groups", Type: "[]OffsetFetchResponseGroup", Kind: Array, Elem: Struct, Struct: &l295, Versions: Range{8, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "Topics", JSON: "topics", Type: "[]OffsetFetchResponseTopic", Kind: Array, Elem: Struct, Struct: &l289, Versions: Range{0, 7}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{2, 7}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "0", Ignorable: true},
+	{Name: "Groups", JSON: "groups", Type: "[]OffsetFetchResponseGroup", Kind: Array, Elem: Struct, Struct: &l295, Versions: Range{8, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l297 = Layout{Name: "Coordinator", Fields: []Field{
-	{Name: "Key", JSON: "key", Type: "string", Kind: String, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "NodeId", JSON: "nodeId", Type: "int32", Kind: Int32, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
-	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Port", JSON: "port", Type: "int32", Kind: Int32, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{4, Open}, Nullable: Range{4, Open}, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "Key", JSON: "key", Type: "string", Kind: String, Versions: Range{4, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "NodeId", JSON: "nodeId", Type: "int32", Kind: Int32, Versions: Range{4, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId"},
+	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{4, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Port", JSON: "port", Type: "int32", Kind: Int32, Versions: Range{4, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{4, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{4, Open}, Nullable: Range{4, Open}, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
 }}
 
 var l298 = Layout{Name: "FindCoordinatorResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, 3}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{1, 3}, Nullable: Range{1, 3}, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "NodeId", JSON: "nodeId", Type: "int32", Kind: Int32, Versions: Range{0, 3}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
-	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{0, 3}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Port", JSON: "port", Type: "int32", Kind: Int32, Versions: Range{0, 3}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Coordinators", JSON: "coordinators", Type: "[]Coordinator", Kind: Array, Elem: Struct, Struct: &l297, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, 3}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{1, 3}, Nullable: Range{1, 3}, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "NodeId", JSON: "nodeId", Type: "int32", Kind: Int32, Versions: Range{0, 3}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId"},
+	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{0, 3}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Port", JSON: "port", Type: "int32", Kind: Int32, Versions: Range{0, 3}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Coordinators", JSON: "coordinators", Type: "[]Coordinator", Kind: Array, Elem: Struct, Struct: &l297, Versions: Range{4, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l299 = Layout{Name: "JoinGroupResponseMember", Fields: []Field{
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "GroupInstanceId", JSON: "groupInstanceId", Type: "string", Kind: String, Versions: Range{5, Open}, Nullable: Range{5, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", Ignorable: true},
-	{Name: "Metadata", JSON: "metadata", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "GroupInstanceId", JSON: "groupInstanceId", Type: "string", Kind: String, Versions: Range{5, Open}, Nullable: Range{5, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null", Ignorable: true},
+	{Name: "Metadata", JSON: "metadata", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l300 = Layout{Name: "JoinGroupResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "GenerationId", JSON: "generationId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
-	{Name: "ProtocolType", JSON: "protocolType", Type: "string", Kind: String, Versions: Range{7, Open}, Nullable: Range{7, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", Ignorable: true},
-	{Name: "ProtocolName", JSON: "protocolName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{7, Open}, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Leader", JSON: "leader", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "SkipAssignment", JSON: "skipAssignment", Type: "bool", Kind: Bool, Versions: Range{9, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "false"},
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Members", JSON: "members", Type: "[]JoinGroupResponseMember", Kind: Array, Elem: Struct, Struct: &l299, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{2, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "GenerationId", JSON: "generationId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1"},
+	{Name: "ProtocolType", JSON: "protocolType", Type: "string", Kind: String, Versions: Range{7, Open}, Nullable: Range{7, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null", Ignorable: true},
+	{Name: "ProtocolName", JSON: "protocolName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{7, Open}, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Leader", JSON: "leader", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "SkipAssignment", JSON: "skipAssignment", Type: "bool", Kind: Bool, Versions: Range{9, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "false"},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Members", JSON: "members", Type: "[]JoinGroupResponseMember", Kind: Array, Elem: Struct, Struct: &l299, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l301 = Layout{Name: "HeartbeatResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l302 = Layout{Name: "MemberResponse", Fields: []Field{
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "GroupInstanceId", JSON: "groupInstanceId", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{3, Open}, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "GroupInstanceId", JSON: "groupInstanceId", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{3, Open}, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{3, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l303 = Layout{Name: "LeaveGroupResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Members", JSON: "members", Type: "[]MemberResponse", Kind: Array, Elem: Struct, Struct: &l302, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Members", JSON: "members", Type: "[]MemberResponse", Kind: Array, Elem: Struct, Struct: &l302, Versions: Range{3, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l304 = Layout{Name: "SyncGroupResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ProtocolType", JSON: "protocolType", Type: "string", Kind: String, Versions: Range{5, Open}, Nullable: Range{5, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", Ignorable: true},
-	{Name: "ProtocolName", JSON: "protocolName", Type: "string", Kind: String, Versions: Range{5, Open}, Nullable: Range{5, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", Ignorable: true},
-	{Name: "Assignment", JSON: "assignment", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ProtocolType", JSON: "protocolType", Type: "string", Kind: String, Versions: Range{5, Open}, Nullable: Range{5, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null", Ignorable: true},
+	{Name: "ProtocolName", JSON: "protocolName", Type: "string", Kind: String, Versions: Range{5, Open}, Nullable: Range{5, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null", Ignorable: true},
+	{Name: "Assignment", JSON: "assignment", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l305 = Layout{Name: "DescribedGroupMember", Fields: []Field{
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "GroupInstanceId", JSON: "groupInstanceId", Type: "string", Kind: String, Versions: Range{4, Open}, Nullable: Range{4, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", Ignorable: true},
-	{Name: "ClientId", JSON: "clientId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ClientHost", JSON: "clientHost", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "MemberMetadata", JSON: "memberMetadata", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "MemberAssignment", JSON: "memberAssignment", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "GroupInstanceId", JSON: "groupInstanceId", Type: "string", Kind: String, Versions: Range{4, Open}, Nullable: Range{4, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null", Ignorable: true},
+	{Name: "ClientId", JSON: "clientId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ClientHost", JSON: "clientHost", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "MemberMetadata", JSON: "memberMetadata", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "MemberAssignment", JSON: "memberAssignment", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l306 = Layout{Name: "DescribedGroup", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{6, Open}, Nullable: Range{6, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
-	{Name: "GroupState", JSON: "groupState", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ProtocolType", JSON: "protocolType", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ProtocolData", JSON: "protocolData", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Members", JSON: "members", Type: "[]DescribedGroupMember", Kind: Array, Elem: Struct, Struct: &l305, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "AuthorizedOperations", JSON: "authorizedOperations", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-2147483648"},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{6, Open}, Nullable: Range{6, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "groupId"},
+	{Name: "GroupState", JSON: "groupState", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ProtocolType", JSON: "protocolType", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ProtocolData", JSON: "protocolData", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Members", JSON: "members", Type: "[]DescribedGroupMember", Kind: Array, Elem: Struct, Struct: &l305, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "AuthorizedOperations", JSON: "authorizedOperations", Type: "int32", Kind: Int32, Versions: Range{3, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-2147483648"},
 }}
 
 var l307 = Layout{Name: "DescribeGroupsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "Groups", JSON: "groups", Type: "[]DescribedGroup", Kind: Array, Elem: Struct, Struct: &l306, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "Groups", JSON: "groups", Type: "[]DescribedGroup", Kind: Array, Elem: Struct, Struct: &l306, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l308 = Layout{Name: "ListedGroup", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
-	{Name: "ProtocolType", JSON: "protocolType", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "GroupState", JSON: "groupState", Type: "string", Kind: String, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "GroupType", JSON: "groupType", Type: "string", Kind: String, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "groupId"},
+	{Name: "ProtocolType", JSON: "protocolType", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "GroupState", JSON: "groupState", Type: "string", Kind: String, Versions: Range{4, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "GroupType", JSON: "groupType", Type: "string", Kind: String, Versions: Range{5, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
 }}
 
 var l309 = Layout{Name: "ListGroupsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Groups", JSON: "groups", Type: "[]ListedGroup", Kind: Array, Elem: Struct, Struct: &l308, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Groups", JSON: "groups", Type: "[]ListedGroup", Kind: Array, Elem: Struct, Struct: &l308, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l310 = Layout{Name: "SaslHandshakeResponse", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Mechanisms", JSON: "mechanisms", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Mechanisms", JSON: "mechanisms", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l311 = Layout{Name: "ApiVersion", Fields: []Field{
-	{Name: "ApiKey", JSON: "apiKey", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
-	{Name: "MinVersion", JSON: "minVersion", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "MaxVersion", JSON: "maxVersion", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ApiKey", JSON: "apiKey", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, MapKey: true},
+	{Name: "MinVersion", JSON: "minVersion", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "MaxVersion", JSON: "maxVersion", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l312 = Layout{Name: "SupportedFeatureKey", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
-	{Name: "MinVersion", JSON: "minVersion", Type: "int16", Kind: Int16, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "MaxVersion", JSON: "maxVersion", Type: "int16", Kind: Int16, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, MapKey: true},
+	{Name: "MinVersion", JSON: "minVersion", Type: "int16", Kind: Int16, Versions: Range{3, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "MaxVersion", JSON: "maxVersion", Type: "int16", Kind: Int16, Versions: Range{3, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l313 = Layout{Name: "FinalizedFeatureKey", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
-	{Name: "MaxVersionLevel", JSON: "maxVersionLevel", Type: "int16", Kind: Int16, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "MinVersionLevel", JSON: "minVersionLevel", Type: "int16", Kind: Int16, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, MapKey: true},
+	{Name: "MaxVersionLevel", JSON: "maxVersionLevel", Type: "int16", Kind: Int16, Versions: Range{3, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "MinVersionLevel", JSON: "minVersionLevel", Type: "int16", Kind: Int16, Versions: Range{3, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l314 = Layout{Name: "ApiVersionsResponse", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ApiKeys", JSON: "apiKeys", Type: "[]ApiVersion", Kind: Array, Elem: Struct, Struct: &l311, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "SupportedFeatures", JSON: "supportedFeatures", Type: "[]SupportedFeatureKey", Kind: Array, Elem: Struct, Struct: &l312, Versions: Range{3, Open}, Nullable: None, Tagged: Range{3, Open}, Tag: 0, Flexible: None, Ignorable: true},
-	{Name: "FinalizedFeaturesEpoch", JSON: "finalizedFeaturesEpoch", Type: "int64", Kind: Int64, Versions: Range{3, Open}, Nullable: None, Tagged: Range{3, Open}, Tag: 1, Flexible: None, Default: "-1", Ignorable: true},
-	{Name: "FinalizedFeatures", JSON: "finalizedFeatures", Type: "[]FinalizedFeatureKey", Kind: Array, Elem: Struct, Struct: &l313, Versions: Range{3, Open}, Nullable: None, Tagged: Range{3, Open}, Tag: 2, Flexible: None, Ignorable: true},
-	{Name: "ZkMigrationReady", JSON: "zkMigrationReady", Type: "bool", Kind: Bool, Versions: Range{3, Open}, Nullable: None, Tagged: Range{3, Open}, Tag: 3, Flexible: None, Default: "false", Ignorable: true},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ApiKeys", JSON: "apiKeys", Type: "[]ApiVersion", Kind: Array, Elem: Struct, Struct: &l311, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "SupportedFeatures", JSON: "supportedFeatures", Type: "[]SupportedFeatureKey", Kind: Array, Elem: Struct, Struct: &l312, Versions: Range{3, Open}, Nullable: none, Tagged: Range{3, Open}, Tag: 0, Flexible: none, Ignorable: true},
+	{Name: "FinalizedFeaturesEpoch", JSON: "finalizedFeaturesEpoch", Type: "int64", Kind: Int64, Versions: Range{3, Open}, Nullable: none, Tagged: Range{3, Open}, Tag: 1, Flexible: none, Default: "-1", Ignorable: true},
+	{Name: "FinalizedFeatures", JSON: "finalizedFeatures", Type: "[]FinalizedFeatureKey", Kind: Array, Elem: Struct, Struct: &l313, Versions: Range{3, Open}, Nullable: none, Tagged: Range{3, Open}, Tag: 2, Flexible: none, Ignorable: true},
+	{Name: "ZkMigrationReady", JSON: "zkMigrationReady", Type: "bool", Kind: Bool, Versions: Range{3, Open}, Nullable: none, Tagged: Range{3, Open}, Tag: 3, Flexible: none, Default: "false", Ignorable: true},
 }}
 
 var l315 = Layout{Name: "CreatableTopicConfigs", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Value", JSON: "value", Type: "string", Kind: String, Versions: Range{5, Open}, Nullable: Range{5, Open}, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ReadOnly", JSON: "readOnly", Type: "bool", Kind: Bool, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ConfigSource", JSON: "configSource", Type: "int8", Kind: Int8, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
-	{Name: "IsSensitive", JSON: "isSensitive", Type: "bool", Kind: Bool, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{5, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Value", JSON: "value", Type: "string", Kind: String, Versions: Range{5, Open}, Nullable: Range{5, Open}, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ReadOnly", JSON: "readOnly", Type: "bool", Kind: Bool, Versions: Range{5, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ConfigSource", JSON: "configSource", Type: "int8", Kind: Int8, Versions: Range{5, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", Ignorable: true},
+	{Name: "IsSensitive", JSON: "isSensitive", Type: "bool", Kind: Bool, Versions: Range{5, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l316 = Layout{Name: "CreatableTopicResult", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true},
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{7, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "TopicConfigErrorCode", JSON: "topicConfigErrorCode", Type: "int16", Kind: Int16, Versions: Range{5, Open}, Nullable: None, Tagged: Range{5, Open}, Tag: 0, Flexible: None, Ignorable: true},
-	{Name: "NumPartitions", JSON: "numPartitions", Type: "int32", Kind: Int32, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
-	{Name: "ReplicationFactor", JSON: "replicationFactor", Type: "int16", Kind: Int16, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
-	{Name: "Configs", JSON: "configs", Type: "[]CreatableTopicConfigs", Kind: Array, Elem: Struct, Struct: &l315, Versions: Range{5, Open}, Nullable: Range{5, Open}, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName", MapKey: true},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{7, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "TopicConfigErrorCode", JSON: "topicConfigErrorCode", Type: "int16", Kind: Int16, Versions: Range{5, Open}, Nullable: none, Tagged: Range{5, Open}, Tag: 0, Flexible: none, Ignorable: true},
+	{Name: "NumPartitions", JSON: "numPartitions", Type: "int32", Kind: Int32, Versions: Range{5, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", Ignorable: true},
+	{Name: "ReplicationFactor", JSON: "replicationFactor", Type: "int16", Kind: Int16, Versions: Range{5, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", Ignorable: true},
+	{Name: "Configs", JSON: "configs", Type: "[]CreatableTopicConfigs", Kind: Array, Elem: Struct, Struct: &l315, Versions: Range{5, Open}, Nullable: Range{5, Open}, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
 }}
 
 var l317 = Layout{Name: "CreateTopicsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "Topics", JSON: "topics", Type: "[]CreatableTopicResult", Kind: Array, Elem: Struct, Struct: &l316, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{2, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "Topics", JSON: "topics", Type: "[]CreatableTopicResult", Kind: Array, Elem: Struct, Struct: &l316, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l318 = Layout{Name: "DeletableTopicResult", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{6, Open}, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true},
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{6, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{5, Open}, Nullable: Range{5, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", Ignorable: true},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{6, Open}, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName", MapKey: true},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{6, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{5, Open}, Nullable: Range{5, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null", Ignorable: true},
 }}
 
 var l319 = Layout{Name: "DeleteTopicsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "Responses", JSON: "responses", Type: "[]DeletableTopicResult", Kind: Array, Elem: Struct, Struct: &l318, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "Responses", JSON: "responses", Type: "[]DeletableTopicResult", Kind: Array, Elem: Struct, Struct: &l318, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l320 = Layout{Name: "DeleteRecordsPartitionResult", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
-	{Name: "LowWatermark", JSON: "lowWatermark", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, MapKey: true},
+	{Name: "LowWatermark", JSON: "lowWatermark", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l321 = Layout{Name: "DeleteRecordsTopicResult", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]DeleteRecordsPartitionResult", Kind: Array, Elem: Struct, Struct: &l320, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName", MapKey: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]DeleteRecordsPartitionResult", Kind: Array, Elem: Struct, Struct: &l320, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l322 = Layout{Name: "DeleteRecordsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Topics", JSON: "topics", Type: "[]DeleteRecordsTopicResult", Kind: Array, Elem: Struct, Struct: &l321, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Topics", JSON: "topics", Type: "[]DeleteRecordsTopicResult", Kind: Array, Elem: Struct, Struct: &l321, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l323 = Layout{Name: "InitProducerIdResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", EntityType: "producerId"},
-	{Name: "ProducerEpoch", JSON: "producerEpoch", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "OngoingTxnProducerId", JSON: "ongoingTxnProducerId", Type: "int64", Kind: Int64, Versions: Range{6, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", EntityType: "producerId"},
-	{Name: "OngoingTxnProducerEpoch", JSON: "ongoingTxnProducerEpoch", Type: "int16", Kind: Int16, Versions: Range{6, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", EntityType: "producerId"},
+	{Name: "ProducerEpoch", JSON: "producerEpoch", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "OngoingTxnProducerId", JSON: "ongoingTxnProducerId", Type: "int64", Kind: Int64, Versions: Range{6, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", EntityType: "producerId"},
+	{Name: "OngoingTxnProducerEpoch", JSON: "ongoingTxnProducerEpoch", Type: "int16", Kind: Int16, Versions: Range{6, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1"},
 }}
 
 var l324 = Layout{Name: "EpochEndOffset", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
-	{Name: "EndOffset", JSON: "endOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", Ignorable: true},
+	{Name: "EndOffset", JSON: "endOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1"},
 }}
 
 var l325 = Layout{Name: "OffsetForLeaderTopicResult", Fields: []Field{
-	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]EpochEndOffset", Kind: Array, Elem: Struct, Struct: &l324, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName", MapKey: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]EpochEndOffset", Kind: Array, Elem: Struct, Struct: &l324, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l326 = Layout{Name: "OffsetForLeaderEpochResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "Topics", JSON: "topics", Type: "[]OffsetForLeaderTopicResult", Kind: Array, Elem: Struct, Struct: &l325, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{2, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "Topics", JSON: "topics", Type: "[]OffsetForLeaderTopicResult", Kind: Array, Elem: Struct, Struct: &l325, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l327 = Layout{Name: "AddPartitionsToTxnPartitionResult", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
-	{Name: "PartitionErrorCode", JSON: "partitionErrorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, MapKey: true},
+	{Name: "PartitionErrorCode", JSON: "partitionErrorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l328 = Layout{Name: "AddPartitionsToTxnTopicResult", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true},
-	{Name: "ResultsByPartition", JSON: "resultsByPartition", Type: "[]AddPartitionsToTxnPartitionResult", Kind: Array, Elem: Struct, Struct: &l327, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName", MapKey: true},
+	{Name: "ResultsByPartition", JSON: "resultsByPartition", Type: "[]AddPartitionsToTxnPartitionResult", Kind: Array, Elem: Struct, Struct: &l327, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l329 = Layout{Name: "AddPartitionsToTxnResult", Fields: []Field{
-	{Name: "TransactionalId", JSON: "transactionalId", Type: "string", Kind: String, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "transactionalId", MapKey: true},
-	{Name: "TopicResults", JSON: "topicResults", Type: "[]AddPartitionsToTxnTopicResult", Kind: Array, Elem: Struct, Struct: &l328, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TransactionalId", JSON: "transactionalId", Type: "string", Kind: String, Versions: Range{4, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "transactionalId", MapKey: true},
+	{Name: "TopicResults", JSON: "topicResults", Type: "[]AddPartitionsToTxnTopicResult", Kind: Array, Elem: Struct, Struct: &l328, Versions: Range{4, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l330 = Layout{Name: "AddPartitionsToTxnResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "ResultsByTransaction", JSON: "resultsByTransaction", Type: "[]AddPartitionsToTxnResult", Kind: Array, Elem: Struct, Struct: &l329, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ResultsByTopicV3AndBelow", JSON: "resultsByTopicV3AndBelow", Type: "[]AddPartitionsToTxnTopicResult", Kind: Array, Elem: Struct, Struct: &l328, Versions: Range{0, 3}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{4, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "ResultsByTransaction", JSON: "resultsByTransaction", Type: "[]AddPartitionsToTxnResult", Kind: Array, Elem: Struct, Struct: &l329, Versions: Range{4, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ResultsByTopicV3AndBelow", JSON: "resultsByTopicV3AndBelow", Type: "[]AddPartitionsToTxnTopicResult", Kind: Array, Elem: Struct, Struct: &l328, Versions: Range{0, 3}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l331 = Layout{Name: "AddOffsetsToTxnResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l332 = Layout{Name: "EndTxnResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", EntityType: "producerId", Ignorable: true},
-	{Name: "ProducerEpoch", JSON: "producerEpoch", Type: "int16", Kind: Int16, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{5, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", EntityType: "producerId", Ignorable: true},
+	{Name: "ProducerEpoch", JSON: "producerEpoch", Type: "int16", Kind: Int16, Versions: Range{5, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", Ignorable: true},
 }}
 
 var l333 = Layout{Name: "WritableTxnMarkerPartitionResult", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l334 = Layout{Name: "WritableTxnMarkerTopicResult", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]WritableTxnMarkerPartitionResult", Kind: Array, Elem: Struct, Struct: &l333, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]WritableTxnMarkerPartitionResult", Kind: Array, Elem: Struct, Struct: &l333, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l335 = Layout{Name: "WritableTxnMarkerResult", Fields: []Field{
-	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "producerId"},
-	{Name: "Topics", JSON: "topics", Type: "[]WritableTxnMarkerTopicResult", Kind: Array, Elem: Struct, Struct: &l334, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "producerId"},
+	{Name: "Topics", JSON: "topics", Type: "[]WritableTxnMarkerTopicResult", Kind: Array, Elem: Struct, Struct: &l334, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l336 = Layout{Name: "WriteTxnMarkersResponse", Fields: []Field{
-	{Name: "Markers", JSON: "markers", Type: "[]WritableTxnMarkerResult", Kind: Array, Elem: Struct, Struct: &l335, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Markers", JSON: "markers", Type: "[]WritableTxnMarkerResult", Kind: Array, Elem: Struct, Struct: &l335, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l337 = Layout{Name: "TxnOffsetCommitResponsePartition", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l338 = Layout{Name: "TxnOffsetCommitResponseTopic", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, 5}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{6, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Partitions", JSON: "partitions", Type: "[]TxnOffsetCommitResponsePartition", Kind: Array, Elem: Struct, Struct: &l337, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, 5}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName"},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{6, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Partitions", JSON: "partitions", Type: "[]TxnOffsetCommitResponsePartition", Kind: Array, Elem: Struct, Struct: &l337, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l339 = Layout{Name: "TxnOffsetCommitResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Topics", JSON: "topics", Type: "[]TxnOffsetCommitResponseTopic", Kind: Array, Elem: Struct, Struct: &l338, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Topics", JSON: "topics", Type: "[]TxnOffsetCommitResponseTopic", Kind: Array, Elem: Struct, Struct: &l338, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l340 = Layout{Name: "AclDescription", Fields: []Field{
-	{Name: "Principal", JSON: "principal", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Operation", JSON: "operation", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "PermissionType", JSON: "permissionType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Principal", JSON: "principal", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Operation", JSON: "operation", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "PermissionType", JSON: "permissionType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l341 = Layout{Name: "DescribeAclsResource", Fields: []Field{
-	{Name: "ResourceType", JSON: "resourceType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ResourceName", JSON: "resourceName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "PatternType", JSON: "patternType", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "3"},
-	{Name: "Acls", JSON: "acls", Type: "[]AclDescription", Kind: Array, Elem: Struct, Struct: &l340, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ResourceType", JSON: "resourceType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ResourceName", JSON: "resourceName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "PatternType", JSON: "patternType", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "3"},
+	{Name: "Acls", JSON: "acls", Type: "[]AclDescription", Kind: Array, Elem: Struct, Struct: &l340, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l342 = Layout{Name: "DescribeAclsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Resources", JSON: "resources", Type: "[]DescribeAclsResource", Kind: Array, Elem: Struct, Struct: &l341, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Resources", JSON: "resources", Type: "[]DescribeAclsResource", Kind: Array, Elem: Struct, Struct: &l341, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l343 = Layout{Name: "AclCreationResult", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l344 = Layout{Name: "CreateAclsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Results", JSON: "results", Type: "[]AclCreationResult", Kind: Array, Elem: Struct, Struct: &l343, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Results", JSON: "results", Type: "[]AclCreationResult", Kind: Array, Elem: Struct, Struct: &l343, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l345 = Layout{Name: "DeleteAclsMatchingAcl", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ResourceType", JSON: "resourceType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ResourceName", JSON: "resourceName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "PatternType", JSON: "patternType", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "3"},
-	{Name: "Principal", JSON: "principal", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Operation", JSON: "operation", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "PermissionType", JSON: "permissionType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ResourceType", JSON: "resourceType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ResourceName", JSON: "resourceName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "PatternType", JSON: "patternType", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "3"},
+	{Name: "Principal", JSON: "principal", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Operation", JSON: "operation", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "PermissionType", JSON: "permissionType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l346 = Layout{Name: "DeleteAclsFilterResult", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "MatchingAcls", JSON: "matchingAcls", Type: "[]DeleteAclsMatchingAcl", Kind: Array, Elem: Struct, Struct: &l345, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "MatchingAcls", JSON: "matchingAcls", Type: "[]DeleteAclsMatchingAcl", Kind: Array, Elem: Struct, Struct: &l345, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l347 = Layout{Name: "DeleteAclsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "FilterResults", JSON: "filterResults", Type: "[]DeleteAclsFilterResult", Kind: Array, Elem: Struct, Struct: &l346, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "FilterResults", JSON: "filterResults", Type: "[]DeleteAclsFilterResult", Kind: Array, Elem: Struct, Struct: &l346, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l348 = Layout{Name: "DescribeConfigsSynonym", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Value", JSON: "value", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Source", JSON: "source", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Value", JSON: "value", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Source", JSON: "source", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l349 = Layout{Name: "DescribeConfigsResourceResult", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Value", JSON: "value", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ReadOnly", JSON: "readOnly", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "IsDefault", JSON: "isDefault", Type: "bool", Kind: Bool, Versions: Range{0, 0}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ConfigSource", JSON: "configSource", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
-	{Name: "IsSensitive", JSON: "isSensitive", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Synonyms", JSON: "synonyms", Type: "[]DescribeConfigsSynonym", Kind: Array, Elem: Struct, Struct: &l348, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "ConfigType", JSON: "configType", Type: "int8", Kind: Int8, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "0", Ignorable: true},
-	{Name: "Documentation", JSON: "documentation", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Value", JSON: "value", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ReadOnly", JSON: "readOnly", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "IsDefault", JSON: "isDefault", Type: "bool", Kind: Bool, Versions: Range{0, 0}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ConfigSource", JSON: "configSource", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", Ignorable: true},
+	{Name: "IsSensitive", JSON: "isSensitive", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Synonyms", JSON: "synonyms", Type: "[]DescribeConfigsSynonym", Kind: Array, Elem: Struct, Struct: &l348, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "ConfigType", JSON: "configType", Type: "int8", Kind: Int8, Versions: Range{3, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "0", Ignorable: true},
+	{Name: "Documentation", JSON: "documentation", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
 }}
 
 var l350 = Layout{Name: "DescribeConfigsResult", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ResourceType", JSON: "resourceType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ResourceName", JSON: "resourceName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Configs", JSON: "configs", Type: "[]DescribeConfigsResourceResult", Kind: Array, Elem: Struct, Struct: &l349, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ResourceType", JSON: "resourceType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ResourceName", JSON: "resourceName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Configs", JSON: "configs", Type: "[]DescribeConfigsResourceResult", Kind: Array, Elem: Struct, Struct: &l349, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l351 = Layout{Name: "DescribeConfigsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Results", JSON: "results", Type: "[]DescribeConfigsResult", Kind: Array, Elem: Struct, Struct: &l350, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Results", JSON: "results", Type: "[]DescribeConfigsResult", Kind: Array, Elem: Struct, Struct: &l350, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l352 = Layout{Name: "DescribeConfigsResourceResult", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Value", JSON: "value", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ReadOnly", JSON: "readOnly", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ConfigSource", JSON: "configSource", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
-	{Name: "IsDefault", JSON: "isDefault", Type: "bool", Kind: Bool, Versions: Range{0, 0}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "IsSensitive", JSON: "isSensitive", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Synonyms", JSON: "synonyms", Type: "[]DescribeConfigsSynonym", Kind: Array, Elem: Struct, Struct: &l348, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "ConfigType", JSON: "configType", Type: "int8", Kind: Int8, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "0", Ignorable: true},
-	{Name: "Documentation", JSON: "documentation", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Value", JSON: "value", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ReadOnly", JSON: "readOnly", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ConfigSource", JSON: "configSource", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", Ignorable: true},
+	{Name: "IsDefault", JSON: "isDefault", Type: "bool", Kind: Bool, Versions: Range{0, 0}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "IsSensitive", JSON: "isSensitive", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Synonyms", JSON: "synonyms", Type: "[]DescribeConfigsSynonym", Kind: Array, Elem: Struct, Struct: &l348, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "ConfigType", JSON: "configType", Type: "int8", Kind: Int8, Versions: Range{3, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "0", Ignorable: true},
+	{Name: "Documentation", JSON: "documentation", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
 }}
 
 var l353 = Layout{Name: "DescribeConfigsResult", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ResourceType", JSON: "resourceType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ResourceName", JSON: "resourceName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Configs", JSON: "configs", Type: "[]DescribeConfigsResourceResult", Kind: Array, Elem: Struct, Struct: &l352, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ResourceType", JSON: "resourceType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ResourceName", JSON: "resourceName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Configs", JSON: "configs", Type: "[]DescribeConfigsResourceResult", Kind: Array, Elem: Struct, Struct: &l352, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l354 = Layout{Name: "DescribeConfigsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Results", JSON: "results", Type: "[]DescribeConfigsResult", Kind: Array, Elem: Struct, Struct: &l353, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Results", JSON: "results", Type: "[]DescribeConfigsResult", Kind: Array, Elem: Struct, Struct: &l353, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l355 = Layout{Name: "AlterConfigsResourceResponse", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ResourceType", JSON: "resourceType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ResourceName", JSON: "resourceName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ResourceType", JSON: "resourceType", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ResourceName", JSON: "resourceName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l356 = Layout{Name: "AlterConfigsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Responses", JSON: "responses", Type: "[]AlterConfigsResourceResponse", Kind: Array, Elem: Struct, Struct: &l355, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Responses", JSON: "responses", Type: "[]AlterConfigsResourceResponse", Kind: Array, Elem: Struct, Struct: &l355, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l357 = Layout{Name: "AlterReplicaLogDirPartitionResult", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l358 = Layout{Name: "AlterReplicaLogDirTopicResult", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]AlterReplicaLogDirPartitionResult", Kind: Array, Elem: Struct, Struct: &l357, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]AlterReplicaLogDirPartitionResult", Kind: Array, Elem: Struct, Struct: &l357, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l359 = Layout{Name: "AlterReplicaLogDirsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Results", JSON: "results", Type: "[]AlterReplicaLogDirTopicResult", Kind: Array, Elem: Struct, Struct: &l358, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Results", JSON: "results", Type: "[]AlterReplicaLogDirTopicResult", Kind: Array, Elem: Struct, Struct: &l358, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l360 = Layout{Name: "DescribeLogDirsPartition", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "PartitionSize", JSON: "partitionSize", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "OffsetLag", JSON: "offsetLag", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "IsFutureKey", JSON: "isFutureKey", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "PartitionSize", JSON: "partitionSize", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "OffsetLag", JSON: "offsetLag", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "IsFutureKey", JSON: "isFutureKey", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l361 = Layout{Name: "DescribeLogDirsTopic", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]DescribeLogDirsPartition", Kind: Array, Elem: Struct, Struct: &l360, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]DescribeLogDirsPartition", Kind: Array, Elem: Struct, Struct: &l360, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l362 = Layout{Name: "DescribeLogDirsResult", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "LogDir", JSON: "logDir", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Topics", JSON: "topics", Type: "[]DescribeLogDirsTopic", Kind: Array, Elem: Struct, Struct: &l361, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "TotalBytes", JSON: "totalBytes", Type: "int64", Kind: Int64, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
-	{Name: "UsableBytes", JSON: "usableBytes", Type: "int64", Kind: Int64, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "LogDir", JSON: "logDir", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Topics", JSON: "topics", Type: "[]DescribeLogDirsTopic", Kind: Array, Elem: Struct, Struct: &l361, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "TotalBytes", JSON: "totalBytes", Type: "int64", Kind: Int64, Versions: Range{4, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", Ignorable: true},
+	{Name: "UsableBytes", JSON: "usableBytes", Type: "int64", Kind: Int64, Versions: Range{4, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", Ignorable: true},
 }}
 
 var l363 = Layout{Name: "DescribeLogDirsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "Results", JSON: "results", Type: "[]DescribeLogDirsResult", Kind: Array, Elem: Struct, Struct: &l362, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{3, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "Results", JSON: "results", Type: "[]DescribeLogDirsResult", Kind: Array, Elem: Struct, Struct: &l362, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l364 = Layout{Name: "DescribeLogDirsResult", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "LogDir", JSON: "logDir", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Topics", JSON: "topics", Type: "[]DescribeLogDirsTopic", Kind: Array, Elem: Struct, Struct: &l361, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "TotalBytes", JSON: "totalBytes", Type: "int64", Kind: Int64, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
-	{Name: "UsableBytes", JSON: "usableBytes", Type: "int64", Kind: Int64, Versions: Range{4, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
-	{Name: "IsCordoned", JSON: "isCordoned", Type: "bool", Kind: Bool, Versions: Range{5, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "false", Ignorable: true},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "LogDir", JSON: "logDir", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Topics", JSON: "topics", Type: "[]DescribeLogDirsTopic", Kind: Array, Elem: Struct, Struct: &l361, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "TotalBytes", JSON: "totalBytes", Type: "int64", Kind: Int64, Versions: Range{4, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", Ignorable: true},
+	{Name: "UsableBytes", JSON: "usableBytes", Type: "int64", Kind: Int64, Versions: Range{4, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", Ignorable: true},
+	{Name: "IsCordoned", JSON: "isCordoned", Type: "bool", Kind: Bool, Versions: Range{5, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "false", Ignorable: true},
 }}
 
 var l365 = Layout{Name: "DescribeLogDirsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "Results", JSON: "results", Type: "[]DescribeLogDirsResult", Kind: Array, Elem: Struct, Struct: &l364, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{3, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "Results", JSON: "results", Type: "[]DescribeLogDirsResult", Kind: Array, Elem: Struct, Struct: &l364, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l366 = Layout{Name: "SaslAuthenticateResponse", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "AuthBytes", JSON: "authBytes", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "SessionLifetimeMs", JSON: "sessionLifetimeMs", Type: "int64", Kind: Int64, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "0", Ignorable: true},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "AuthBytes", JSON: "authBytes", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "SessionLifetimeMs", JSON: "sessionLifetimeMs", Type: "int64", Kind: Int64, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "0", Ignorable: true},
 }}
 
 var l367 = Layout{Name: "CreatePartitionsTopicResult", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName"},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
 }}
 
 var l368 = Layout{Name: "CreatePartitionsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Results", JSON: "results", Type: "[]CreatePartitionsTopicResult", Kind: Array, Elem: Struct, Struct: &l367, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Results", JSON: "results", Type: "[]CreatePartitionsTopicResult", Kind: Array, Elem: Struct, Struct: &l367, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l369 = Layout{Name: "CreateDelegationTokenResponse", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "PrincipalType", JSON: "principalType", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "PrincipalName", JSON: "principalName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "TokenRequesterPrincipalType", JSON: "tokenRequesterPrincipalType", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "TokenRequesterPrincipalName", JSON: "tokenRequesterPrincipalName", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "IssueTimestampMs", JSON: "issueTimestampMs", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ExpiryTimestampMs", JSON: "expiryTimestampMs", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "MaxTimestampMs", JSON: "maxTimestampMs", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "TokenId", JSON: "tokenId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Hmac", JSON: "hmac", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "PrincipalType", JSON: "principalType", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "PrincipalName", JSON: "principalName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "TokenRequesterPrincipalType", JSON: "tokenRequesterPrincipalType", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "TokenRequesterPrincipalName", JSON: "tokenRequesterPrincipalName", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "IssueTimestampMs", JSON: "issueTimestampMs", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ExpiryTimestampMs", JSON: "expiryTimestampMs", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "MaxTimestampMs", JSON: "maxTimestampMs", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "TokenId", JSON: "tokenId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Hmac", JSON: "hmac", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l370 = Layout{Name: "RenewDelegationTokenResponse", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ExpiryTimestampMs", JSON: "expiryTimestampMs", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ExpiryTimestampMs", JSON: "expiryTimestampMs", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l371 = Layout{Name: "ExpireDelegationTokenResponse", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ExpiryTimestampMs", JSON: "expiryTimestampMs", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ExpiryTimestampMs", JSON: "expiryTimestampMs", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l372 = Layout{Name: "DescribedDelegationTokenRenewer", Fields: []Field{
-	{Name: "PrincipalType", JSON: "principalType", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "PrincipalName", JSON: "principalName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PrincipalType", JSON: "principalType", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "PrincipalName", JSON: "principalName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l373 = Layout{Name: "DescribedDelegationToken", Fields: []Field{
-	{Name: "PrincipalType", JSON: "principalType", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "PrincipalName", JSON: "principalName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "TokenRequesterPrincipalType", JSON: "tokenRequesterPrincipalType", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "TokenRequesterPrincipalName", JSON: "tokenRequesterPrincipalName", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "IssueTimestamp", JSON: "issueTimestamp", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ExpiryTimestamp", JSON: "expiryTimestamp", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "MaxTimestamp", JSON: "maxTimestamp", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "TokenId", JSON: "tokenId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Hmac", JSON: "hmac", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Renewers", JSON: "renewers", Type: "[]DescribedDelegationTokenRenewer", Kind: Array, Elem: Struct, Struct: &l372, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PrincipalType", JSON: "principalType", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "PrincipalName", JSON: "principalName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "TokenRequesterPrincipalType", JSON: "tokenRequesterPrincipalType", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "TokenRequesterPrincipalName", JSON: "tokenRequesterPrincipalName", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "IssueTimestamp", JSON: "issueTimestamp", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ExpiryTimestamp", JSON: "expiryTimestamp", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "MaxTimestamp", JSON: "maxTimestamp", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "TokenId", JSON: "tokenId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Hmac", JSON: "hmac", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Renewers", JSON: "renewers", Type: "[]DescribedDelegationTokenRenewer", Kind: Array, Elem: Struct, Struct: &l372, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l374 = Layout{Name: "DescribeDelegationTokenResponse", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Tokens", JSON: "tokens", Type: "[]DescribedDelegationToken", Kind: Array, Elem: Struct, Struct: &l373, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Tokens", JSON: "tokens", Type: "[]DescribedDelegationToken", Kind: Array, Elem: Struct, Struct: &l373, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l375 = Layout{Name: "DeletableGroupResult", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId", MapKey: true},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{3, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "groupId", MapKey: true},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{3, Open}, Nullable: Range{3, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
 }}
 
 var l376 = Layout{Name: "DeleteGroupsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Results", JSON: "results", Type: "[]DeletableGroupResult", Kind: Array, Elem: Struct, Struct: &l375, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Results", JSON: "results", Type: "[]DeletableGroupResult", Kind: Array, Elem: Struct, Struct: &l375, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l377 = Layout{Name: "PartitionResult", Fields: []Field{
-	{Name: "PartitionId", JSON: "partitionId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PartitionId", JSON: "partitionId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l378 = Layout{Name: "ReplicaElectionResult", Fields: []Field{
-	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
-	{Name: "PartitionResult", JSON: "partitionResult", Type: "[]PartitionResult", Kind: Array, Elem: Struct, Struct: &l377, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName"},
+	{Name: "PartitionResult", JSON: "partitionResult", Type: "[]PartitionResult", Kind: Array, Elem: Struct, Struct: &l377, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l379 = Layout{Name: "ElectLeadersResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ReplicaElectionResults", JSON: "replicaElectionResults", Type: "[]ReplicaElectionResult", Kind: Array, Elem: Struct, Struct: &l378, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ReplicaElectionResults", JSON: "replicaElectionResults", Type: "[]ReplicaElectionResult", Kind: Array, Elem: Struct, Struct: &l378, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l380 = Layout{Name: "IncrementalAlterConfigsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Responses", JSON: "responses", Type: "[]AlterConfigsResourceResponse", Kind: Array, Elem: Struct, Struct: &l355, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Responses", JSON: "responses", Type: "[]AlterConfigsResourceResponse", Kind: Array, Elem: Struct, Struct: &l355, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l381 = Layout{Name: "ReassignablePartitionResponse", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l382 = Layout{Name: "ReassignableTopicResponse", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]ReassignablePartitionResponse", Kind: Array, Elem: Struct, Struct: &l381, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]ReassignablePartitionResponse", Kind: Array, Elem: Struct, Struct: &l381, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l383 = Layout{Name: "AlterPartitionReassignmentsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "AllowReplicationFactorChange", JSON: "allowReplicationFactorChange", Type: "bool", Kind: Bool, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "true", Ignorable: true},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Responses", JSON: "responses", Type: "[]ReassignableTopicResponse", Kind: Array, Elem: Struct, Struct: &l382, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "AllowReplicationFactorChange", JSON: "allowReplicationFactorChange", Type: "bool", Kind: Bool, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "true", Ignorable: true},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Responses", JSON: "responses", Type: "[]ReassignableTopicResponse", Kind: Array, Elem: Struct, Struct: &l382, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l384 = Layout{Name: "OngoingPartitionReassignment", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Replicas", JSON: "replicas", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
-	{Name: "AddingReplicas", JSON: "addingReplicas", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
-	{Name: "RemovingReplicas", JSON: "removingReplicas", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Replicas", JSON: "replicas", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId"},
+	{Name: "AddingReplicas", JSON: "addingReplicas", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId"},
+	{Name: "RemovingReplicas", JSON: "removingReplicas", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId"},
 }}
 
 var l385 = Layout{Name: "OngoingTopicReassignment", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]OngoingPartitionReassignment", Kind: Array, Elem: Struct, Struct: &l384, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]OngoingPartitionReassignment", Kind: Array, Elem: Struct, Struct: &l384, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l386 = Layout{Name: "ListPartitionReassignmentsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Topics", JSON: "topics", Type: "[]OngoingTopicReassignment", Kind: Array, Elem: Struct, Struct: &l385, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Topics", JSON: "topics", Type: "[]OngoingTopicReassignment", Kind: Array, Elem: Struct, Struct: &l385, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l387 = Layout{Name: "OffsetDeleteResponsePartition", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, MapKey: true},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l388 = Layout{Name: "OffsetDeleteResponseTopic", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]OffsetDeleteResponsePartition", Kind: Array, Elem: Struct, Struct: &l387, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName", MapKey: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]OffsetDeleteResponsePartition", Kind: Array, Elem: Struct, Struct: &l387, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l389 = Layout{Name: "OffsetDeleteResponse", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "Topics", JSON: "topics", Type: "[]OffsetDeleteResponseTopic", Kind: Array, Elem: Struct, Struct: &l388, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "Topics", JSON: "topics", Type: "[]OffsetDeleteResponseTopic", Kind: Array, Elem: Struct, Struct: &l388, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l390 = Layout{Name: "ValueData", Fields: []Field{
-	{Name: "Key", JSON: "key", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Value", JSON: "value", Type: "float64", Kind: Float64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Key", JSON: "key", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Value", JSON: "value", Type: "float64", Kind: Float64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l391 = Layout{Name: "EntryData", Fields: []Field{
-	{Name: "Entity", JSON: "entity", Type: "[]EntityData", Kind: Array, Elem: Struct, Struct: &l141, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Values", JSON: "values", Type: "[]ValueData", Kind: Array, Elem: Struct, Struct: &l390, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Entity", JSON: "entity", Type: "[]EntityData", Kind: Array, Elem: Struct, Struct: &l141, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Values", JSON: "values", Type: "[]ValueData", Kind: Array, Elem: Struct, Struct: &l390, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l392 = Layout{Name: "DescribeClientQuotasResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Entries", JSON: "entries", Type: "[]EntryData", Kind: Array, Elem: Struct, Struct: &l391, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Entries", JSON: "entries", Type: "[]EntryData", Kind: Array, Elem: Struct, Struct: &l391, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l393 = Layout{Name: "EntryData", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Entity", JSON: "entity", Type: "[]EntityData", Kind: Array, Elem: Struct, Struct: &l141, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Entity", JSON: "entity", Type: "[]EntityData", Kind: Array, Elem: Struct, Struct: &l141, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l394 = Layout{Name: "AlterClientQuotasResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Entries", JSON: "entries", Type: "[]EntryData", Kind: Array, Elem: Struct, Struct: &l393, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Entries", JSON: "entries", Type: "[]EntryData", Kind: Array, Elem: Struct, Struct: &l393, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l395 = Layout{Name: "CredentialInfo", Fields: []Field{
-	{Name: "Mechanism", JSON: "mechanism", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Iterations", JSON: "iterations", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Mechanism", JSON: "mechanism", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Iterations", JSON: "iterations", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l396 = Layout{Name: "DescribeUserScramCredentialsResult", Fields: []Field{
-	{Name: "User", JSON: "user", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "CredentialInfos", JSON: "credentialInfos", Type: "[]CredentialInfo", Kind: Array, Elem: Struct, Struct: &l395, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "User", JSON: "user", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "CredentialInfos", JSON: "credentialInfos", Type: "[]CredentialInfo", Kind: Array, Elem: Struct, Struct: &l395, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l397 = Layout{Name: "DescribeUserScramCredentialsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Results", JSON: "results", Type: "[]DescribeUserScramCredentialsResult", Kind: Array, Elem: Struct, Struct: &l396, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Results", JSON: "results", Type: "[]DescribeUserScramCredentialsResult", Kind: Array, Elem: Struct, Struct: &l396, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l398 = Layout{Name: "AlterUserScramCredentialsResult", Fields: []Field{
-	{Name: "User", JSON: "user", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "User", JSON: "user", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l399 = Layout{Name: "AlterUserScramCredentialsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Results", JSON: "results", Type: "[]AlterUserScramCredentialsResult", Kind: Array, Elem: Struct, Struct: &l398, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Results", JSON: "results", Type: "[]AlterUserScramCredentialsResult", Kind: Array, Elem: Struct, Struct: &l398, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l400 = Layout{Name: "PartitionData", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
-	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "VoteGranted", JSON: "voteGranted", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId"},
+	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "VoteGranted", JSON: "voteGranted", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l401 = Layout{Name: "TopicData", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l400, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l400, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l402 = Layout{Name: "NodeEndpoint", Fields: []Field{
-	{Name: "NodeId", JSON: "nodeId", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId", MapKey: true},
-	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Port", JSON: "port", Type: "uint16", Kind: Uint16, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "NodeId", JSON: "nodeId", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId", MapKey: true},
+	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Port", JSON: "port", Type: "uint16", Kind: Uint16, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l403 = Layout{Name: "VoteResponse", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l401, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "NodeEndpoints", JSON: "nodeEndpoints", Type: "[]NodeEndpoint", Kind: Array, Elem: Struct, Struct: &l402, Versions: Range{1, Open}, Nullable: None, Tagged: Range{1, Open}, Tag: 0, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l401, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "NodeEndpoints", JSON: "nodeEndpoints", Type: "[]NodeEndpoint", Kind: Array, Elem: Struct, Struct: &l402, Versions: Range{1, Open}, Nullable: none, Tagged: Range{1, Open}, Tag: 0, Flexible: none},
 }}
 
 var l404 = Layout{Name: "PartitionData", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
-	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId"},
+	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l405 = Layout{Name: "TopicData", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l404, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l404, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l406 = Layout{Name: "BeginQuorumEpochResponse", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l405, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "NodeEndpoints", JSON: "nodeEndpoints", Type: "[]NodeEndpoint", Kind: Array, Elem: Struct, Struct: &l402, Versions: Range{1, Open}, Nullable: None, Tagged: Range{1, Open}, Tag: 0, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l405, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "NodeEndpoints", JSON: "nodeEndpoints", Type: "[]NodeEndpoint", Kind: Array, Elem: Struct, Struct: &l402, Versions: Range{1, Open}, Nullable: none, Tagged: Range{1, Open}, Tag: 0, Flexible: none},
 }}
 
 var l407 = Layout{Name: "EndQuorumEpochResponse", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l405, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "NodeEndpoints", JSON: "nodeEndpoints", Type: "[]NodeEndpoint", Kind: Array, Elem: Struct, Struct: &l402, Versions: Range{1, Open}, Nullable: None, Tagged: Range{1, Open}, Tag: 0, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l405, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "NodeEndpoints", JSON: "nodeEndpoints", Type: "[]NodeEndpoint", Kind: Array, Elem: Struct, Struct: &l402, Versions: Range{1, Open}, Nullable: none, Tagged: Range{1, Open}, Tag: 0, Flexible: none},
 }}
 
 var l408 = Layout{Name: "ReplicaState", Fields: []Field{
-	{Name: "ReplicaId", JSON: "replicaId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
-	{Name: "ReplicaDirectoryId", JSON: "replicaDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "LogEndOffset", JSON: "logEndOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "LastFetchTimestamp", JSON: "lastFetchTimestamp", Type: "int64", Kind: Int64, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
-	{Name: "LastCaughtUpTimestamp", JSON: "lastCaughtUpTimestamp", Type: "int64", Kind: Int64, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
+	{Name: "ReplicaId", JSON: "replicaId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId"},
+	{Name: "ReplicaDirectoryId", JSON: "replicaDirectoryId", Type: "uuid", Kind: UUID, Versions: Range{2, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "LogEndOffset", JSON: "logEndOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "LastFetchTimestamp", JSON: "lastFetchTimestamp", Type: "int64", Kind: Int64, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", Ignorable: true},
+	{Name: "LastCaughtUpTimestamp", JSON: "lastCaughtUpTimestamp", Type: "int64", Kind: Int64, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", Ignorable: true},
 }}
 
 var l409 = Layout{Name: "PartitionData", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{2, Open}, Nullable: Range{2, Open}, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
-	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "HighWatermark", JSON: "highWatermark", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "CurrentVoters", JSON: "currentVoters", Type: "[]ReplicaState", Kind: Array, Elem: Struct, Struct: &l408, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Observers", JSON: "observers", Type: "[]ReplicaState", Kind: Array, Elem: Struct, Struct: &l408, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{2, Open}, Nullable: Range{2, Open}, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId"},
+	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "HighWatermark", JSON: "highWatermark", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "CurrentVoters", JSON: "currentVoters", Type: "[]ReplicaState", Kind: Array, Elem: Struct, Struct: &l408, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Observers", JSON: "observers", Type: "[]ReplicaState", Kind: Array, Elem: Struct, Struct: &l408, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l410 = Layout{Name: "TopicData", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l409, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l409, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l411 = Layout{Name: "Listener", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
-	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Port", JSON: "port", Type: "uint16", Kind: Uint16, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{2, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, MapKey: true},
+	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{2, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Port", JSON: "port", Type: "uint16", Kind: Uint16, Versions: Range{2, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l412 = Layout{Name: "Node", Fields: []Field{
-	{Name: "NodeId", JSON: "nodeId", Type: "int32", Kind: Int32, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId", MapKey: true},
-	{Name: "Listeners", JSON: "listeners", Type: "[]Listener", Kind: Array, Elem: Struct, Struct: &l411, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "NodeId", JSON: "nodeId", Type: "int32", Kind: Int32, Versions: Range{2, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId", MapKey: true},
+	{Name: "Listeners", JSON: "listeners", Type: "[]Listener", Kind: Array, Elem: Struct, Struct: &l411, Versions: Range{2, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l413 = Layout{Name: "DescribeQuorumResponse", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{2, Open}, Nullable: Range{2, Open}, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l410, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Nodes", JSON: "nodes", Type: "[]Node", Kind: Array, Elem: Struct, Struct: &l412, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{2, Open}, Nullable: Range{2, Open}, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l410, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Nodes", JSON: "nodes", Type: "[]Node", Kind: Array, Elem: Struct, Struct: &l412, Versions: Range{2, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l414 = Layout{Name: "PartitionData", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
-	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Isr", JSON: "isr", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
-	{Name: "LeaderRecoveryState", JSON: "leaderRecoveryState", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "0", Ignorable: true},
-	{Name: "PartitionEpoch", JSON: "partitionEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId"},
+	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Isr", JSON: "isr", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId"},
+	{Name: "LeaderRecoveryState", JSON: "leaderRecoveryState", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "0", Ignorable: true},
+	{Name: "PartitionEpoch", JSON: "partitionEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l415 = Layout{Name: "TopicData", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, 1}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", Ignorable: true},
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l414, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, 1}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName", Ignorable: true},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{2, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l414, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l416 = Layout{Name: "AlterPartitionResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l415, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l415, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l417 = Layout{Name: "UpdatableFeatureResult", Fields: []Field{
-	{Name: "Feature", JSON: "feature", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, MapKey: true},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Feature", JSON: "feature", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, MapKey: true},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l418 = Layout{Name: "UpdateFeaturesResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Results", JSON: "results", Type: "[]UpdatableFeatureResult", Kind: Array, Elem: Struct, Struct: &l417, Versions: Range{0, 1}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Results", JSON: "results", Type: "[]UpdatableFeatureResult", Kind: Array, Elem: Struct, Struct: &l417, Versions: Range{0, 1}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
 }}
 
 var l419 = Layout{Name: "EnvelopeResponse", Fields: []Field{
-	{Name: "ResponseData", JSON: "responseData", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ResponseData", JSON: "responseData", Type: "bytes", Kind: Bytes, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l420 = Layout{Name: "LeaderIdAndEpoch", Fields: []Field{
-	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
-	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId"},
+	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l421 = Layout{Name: "PartitionSnapshot", Fields: []Field{
-	{Name: "Index", JSON: "index", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "SnapshotId", JSON: "snapshotId", Type: "SnapshotId", Kind: Struct, Struct: &l171, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "CurrentLeader", JSON: "currentLeader", Type: "LeaderIdAndEpoch", Kind: Struct, Struct: &l420, Versions: Range{0, Open}, Nullable: None, Tagged: Range{0, Open}, Tag: 0, Flexible: None},
-	{Name: "Size", JSON: "size", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Position", JSON: "position", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "UnalignedRecords", JSON: "unalignedRecords", Type: "records", Kind: Records, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Index", JSON: "index", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "SnapshotId", JSON: "snapshotId", Type: "SnapshotId", Kind: Struct, Struct: &l171, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "CurrentLeader", JSON: "currentLeader", Type: "LeaderIdAndEpoch", Kind: Struct, Struct: &l420, Versions: Range{0, Open}, Nullable: none, Tagged: Range{0, Open}, Tag: 0, Flexible: none},
+	{Name: "Size", JSON: "size", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Position", JSON: "position", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "UnalignedRecords", JSON: "unalignedRecords", Type: "records", Kind: Records, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l422 = Layout{Name: "TopicSnapshot", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionSnapshot", Kind: Array, Elem: Struct, Struct: &l421, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionSnapshot", Kind: Array, Elem: Struct, Struct: &l421, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l423 = Layout{Name: "FetchSnapshotResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Topics", JSON: "topics", Type: "[]TopicSnapshot", Kind: Array, Elem: Struct, Struct: &l422, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "NodeEndpoints", JSON: "nodeEndpoints", Type: "[]NodeEndpoint", Kind: Array, Elem: Struct, Struct: &l402, Versions: Range{1, Open}, Nullable: None, Tagged: Range{1, Open}, Tag: 0, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Topics", JSON: "topics", Type: "[]TopicSnapshot", Kind: Array, Elem: Struct, Struct: &l422, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "NodeEndpoints", JSON: "nodeEndpoints", Type: "[]NodeEndpoint", Kind: Array, Elem: Struct, Struct: &l402, Versions: Range{1, Open}, Nullable: none, Tagged: Range{1, Open}, Tag: 0, Flexible: none},
 }}
 
 var l424 = Layout{Name: "DescribeClusterBroker", Fields: []Field{
-	{Name: "BrokerId", JSON: "brokerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId", MapKey: true},
-	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Port", JSON: "port", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Rack", JSON: "rack", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "IsFenced", JSON: "isFenced", Type: "bool", Kind: Bool, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "BrokerId", JSON: "brokerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId", MapKey: true},
+	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Port", JSON: "port", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Rack", JSON: "rack", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "IsFenced", JSON: "isFenced", Type: "bool", Kind: Bool, Versions: Range{2, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l425 = Layout{Name: "DescribeClusterResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "EndpointType", JSON: "endpointType", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "1"},
-	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ControllerId", JSON: "controllerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", EntityType: "brokerId"},
-	{Name: "Brokers", JSON: "brokers", Type: "[]DescribeClusterBroker", Kind: Array, Elem: Struct, Struct: &l424, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ClusterAuthorizedOperations", JSON: "clusterAuthorizedOperations", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-2147483648"},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "EndpointType", JSON: "endpointType", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "1"},
+	{Name: "ClusterId", JSON: "clusterId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ControllerId", JSON: "controllerId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", EntityType: "brokerId"},
+	{Name: "Brokers", JSON: "brokers", Type: "[]DescribeClusterBroker", Kind: Array, Elem: Struct, Struct: &l424, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ClusterAuthorizedOperations", JSON: "clusterAuthorizedOperations", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-2147483648"},
 }}
 
 var l426 = Layout{Name: "ProducerState", Fields: []Field{
-	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "producerId"},
-	{Name: "ProducerEpoch", JSON: "producerEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "LastSequence", JSON: "lastSequence", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
-	{Name: "LastTimestamp", JSON: "lastTimestamp", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
-	{Name: "CoordinatorEpoch", JSON: "coordinatorEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "CurrentTxnStartOffset", JSON: "currentTxnStartOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
+	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "producerId"},
+	{Name: "ProducerEpoch", JSON: "producerEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "LastSequence", JSON: "lastSequence", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1"},
+	{Name: "LastTimestamp", JSON: "lastTimestamp", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1"},
+	{Name: "CoordinatorEpoch", JSON: "coordinatorEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "CurrentTxnStartOffset", JSON: "currentTxnStartOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1"},
 }}
 
 var l427 = Layout{Name: "PartitionResponse", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "ActiveProducers", JSON: "activeProducers", Type: "[]ProducerState", Kind: Array, Elem: Struct, Struct: &l426, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "ActiveProducers", JSON: "activeProducers", Type: "[]ProducerState", Kind: Array, Elem: Struct, Struct: &l426, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l428 = Layout{Name: "TopicResponse", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionResponse", Kind: Array, Elem: Struct, Struct: &l427, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionResponse", Kind: Array, Elem: Struct, Struct: &l427, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l429 = Layout{Name: "DescribeProducersResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Topics", JSON: "topics", Type: "[]TopicResponse", Kind: Array, Elem: Struct, Struct: &l428, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Topics", JSON: "topics", Type: "[]TopicResponse", Kind: Array, Elem: Struct, Struct: &l428, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l430 = Layout{Name: "BrokerRegistrationResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "BrokerEpoch", JSON: "brokerEpoch", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "BrokerEpoch", JSON: "brokerEpoch", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1"},
 }}
 
 var l431 = Layout{Name: "BrokerHeartbeatResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "IsCaughtUp", JSON: "isCaughtUp", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "false"},
-	{Name: "IsFenced", JSON: "isFenced", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "true"},
-	{Name: "ShouldShutDown", JSON: "shouldShutDown", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "IsCaughtUp", JSON: "isCaughtUp", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "false"},
+	{Name: "IsFenced", JSON: "isFenced", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "true"},
+	{Name: "ShouldShutDown", JSON: "shouldShutDown", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l432 = Layout{Name: "UnregisterBrokerResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l433 = Layout{Name: "TopicData", Fields: []Field{
-	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName", MapKey: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l434 = Layout{Name: "TransactionState", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "TransactionalId", JSON: "transactionalId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "transactionalId"},
-	{Name: "TransactionState", JSON: "transactionState", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "TransactionTimeoutMs", JSON: "transactionTimeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "TransactionStartTimeMs", JSON: "transactionStartTimeMs", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "producerId"},
-	{Name: "ProducerEpoch", JSON: "producerEpoch", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l433, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "TransactionalId", JSON: "transactionalId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "transactionalId"},
+	{Name: "TransactionState", JSON: "transactionState", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "TransactionTimeoutMs", JSON: "transactionTimeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "TransactionStartTimeMs", JSON: "transactionStartTimeMs", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "producerId"},
+	{Name: "ProducerEpoch", JSON: "producerEpoch", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l433, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l435 = Layout{Name: "DescribeTransactionsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "TransactionStates", JSON: "transactionStates", Type: "[]TransactionState", Kind: Array, Elem: Struct, Struct: &l434, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "TransactionStates", JSON: "transactionStates", Type: "[]TransactionState", Kind: Array, Elem: Struct, Struct: &l434, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l436 = Layout{Name: "TransactionState", Fields: []Field{
-	{Name: "TransactionalId", JSON: "transactionalId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "transactionalId"},
-	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "producerId"},
-	{Name: "TransactionState", JSON: "transactionState", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TransactionalId", JSON: "transactionalId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "transactionalId"},
+	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "producerId"},
+	{Name: "TransactionState", JSON: "transactionState", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l437 = Layout{Name: "ListTransactionsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "UnknownStateFilters", JSON: "unknownStateFilters", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "TransactionStates", JSON: "transactionStates", Type: "[]TransactionState", Kind: Array, Elem: Struct, Struct: &l436, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "UnknownStateFilters", JSON: "unknownStateFilters", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "TransactionStates", JSON: "transactionStates", Type: "[]TransactionState", Kind: Array, Elem: Struct, Struct: &l436, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l438 = Layout{Name: "AllocateProducerIdsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ProducerIdStart", JSON: "producerIdStart", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "producerId"},
-	{Name: "ProducerIdLen", JSON: "producerIdLen", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ProducerIdStart", JSON: "producerIdStart", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "producerId"},
+	{Name: "ProducerIdLen", JSON: "producerIdLen", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l439 = Layout{Name: "Assignment", Fields: []Field{
-	{Name: "TopicPartitions", JSON: "topicPartitions", Type: "[]TopicPartitions", Kind: Array, Elem: Struct, Struct: &l186, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicPartitions", JSON: "topicPartitions", Type: "[]TopicPartitions", Kind: Array, Elem: Struct, Struct: &l186, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l440 = Layout{Name: "ConsumerGroupHeartbeatResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "MemberEpoch", JSON: "memberEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "HeartbeatIntervalMs", JSON: "heartbeatIntervalMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Assignment", JSON: "assignment", Type: "Assignment", Kind: Struct, Struct: &l439, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "MemberEpoch", JSON: "memberEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "HeartbeatIntervalMs", JSON: "heartbeatIntervalMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Assignment", JSON: "assignment", Type: "Assignment", Kind: Struct, Struct: &l439, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
 }}
 
 var l441 = Layout{Name: "TopicPartitions", Fields: []Field{
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
-	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName"},
+	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l442 = Layout{Name: "Assignment", Fields: []Field{
-	{Name: "TopicPartitions", JSON: "topicPartitions", Type: "[]TopicPartitions", Kind: Array, Elem: Struct, Struct: &l441, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicPartitions", JSON: "topicPartitions", Type: "[]TopicPartitions", Kind: Array, Elem: Struct, Struct: &l441, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l443 = Layout{Name: "Member", Fields: []Field{
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "InstanceId", JSON: "instanceId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "RackId", JSON: "rackId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "MemberEpoch", JSON: "memberEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ClientId", JSON: "clientId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ClientHost", JSON: "clientHost", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "SubscribedTopicNames", JSON: "subscribedTopicNames", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
-	{Name: "SubscribedTopicRegex", JSON: "subscribedTopicRegex", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "Assignment", JSON: "assignment", Type: "Assignment", Kind: Struct, Struct: &l442, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "TargetAssignment", JSON: "targetAssignment", Type: "Assignment", Kind: Struct, Struct: &l442, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "MemberType", JSON: "memberType", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "InstanceId", JSON: "instanceId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "RackId", JSON: "rackId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "MemberEpoch", JSON: "memberEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ClientId", JSON: "clientId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ClientHost", JSON: "clientHost", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "SubscribedTopicNames", JSON: "subscribedTopicNames", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName"},
+	{Name: "SubscribedTopicRegex", JSON: "subscribedTopicRegex", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "Assignment", JSON: "assignment", Type: "Assignment", Kind: Struct, Struct: &l442, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "TargetAssignment", JSON: "targetAssignment", Type: "Assignment", Kind: Struct, Struct: &l442, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "MemberType", JSON: "memberType", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", Ignorable: true},
 }}
 
 var l444 = Layout{Name: "DescribedGroup", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
-	{Name: "GroupState", JSON: "groupState", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "GroupEpoch", JSON: "groupEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "AssignmentEpoch", JSON: "assignmentEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "AssignorName", JSON: "assignorName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Members", JSON: "members", Type: "[]Member", Kind: Array, Elem: Struct, Struct: &l443, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "AuthorizedOperations", JSON: "authorizedOperations", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-2147483648"},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "groupId"},
+	{Name: "GroupState", JSON: "groupState", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "GroupEpoch", JSON: "groupEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "AssignmentEpoch", JSON: "assignmentEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "AssignorName", JSON: "assignorName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Members", JSON: "members", Type: "[]Member", Kind: Array, Elem: Struct, Struct: &l443, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "AuthorizedOperations", JSON: "authorizedOperations", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-2147483648"},
 }}
 
 var l445 = Layout{Name: "ConsumerGroupDescribeResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Groups", JSON: "groups", Type: "[]DescribedGroup", Kind: Array, Elem: Struct, Struct: &l444, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Groups", JSON: "groups", Type: "[]DescribedGroup", Kind: Array, Elem: Struct, Struct: &l444, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l446 = Layout{Name: "ControllerRegistrationResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l447 = Layout{Name: "GetTelemetrySubscriptionsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ClientInstanceId", JSON: "clientInstanceId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "SubscriptionId", JSON: "subscriptionId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "AcceptedCompressionTypes", JSON: "acceptedCompressionTypes", Type: "[]int8", Kind: Array, Elem: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "PushIntervalMs", JSON: "pushIntervalMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "TelemetryMaxBytes", JSON: "telemetryMaxBytes", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "DeltaTemporality", JSON: "deltaTemporality", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "RequestedMetrics", JSON: "requestedMetrics", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ClientInstanceId", JSON: "clientInstanceId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "SubscriptionId", JSON: "subscriptionId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "AcceptedCompressionTypes", JSON: "acceptedCompressionTypes", Type: "[]int8", Kind: Array, Elem: Int8, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "PushIntervalMs", JSON: "pushIntervalMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "TelemetryMaxBytes", JSON: "telemetryMaxBytes", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "DeltaTemporality", JSON: "deltaTemporality", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "RequestedMetrics", JSON: "requestedMetrics", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l448 = Layout{Name: "PushTelemetryResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l449 = Layout{Name: "PartitionData", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l450 = Layout{Name: "TopicData", Fields: []Field{
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l449, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l449, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l451 = Layout{Name: "DirectoryData", Fields: []Field{
-	{Name: "Id", JSON: "id", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l450, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Id", JSON: "id", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Topics", JSON: "topics", Type: "[]TopicData", Kind: Array, Elem: Struct, Struct: &l450, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l452 = Layout{Name: "AssignReplicasToDirsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Directories", JSON: "directories", Type: "[]DirectoryData", Kind: Array, Elem: Struct, Struct: &l451, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Directories", JSON: "directories", Type: "[]DirectoryData", Kind: Array, Elem: Struct, Struct: &l451, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l453 = Layout{Name: "ConfigResource", Fields: []Field{
-	{Name: "ResourceName", JSON: "resourceName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ResourceType", JSON: "resourceType", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "16", Ignorable: true},
+	{Name: "ResourceName", JSON: "resourceName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ResourceType", JSON: "resourceType", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "16", Ignorable: true},
 }}
 
 var l454 = Layout{Name: "ListConfigResourcesResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ConfigResources", JSON: "configResources", Type: "[]ConfigResource", Kind: Array, Elem: Struct, Struct: &l453, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ConfigResources", JSON: "configResources", Type: "[]ConfigResource", Kind: Array, Elem: Struct, Struct: &l453, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l455 = Layout{Name: "DescribeTopicPartitionsResponsePartition", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
-	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", Ignorable: true},
-	{Name: "ReplicaNodes", JSON: "replicaNodes", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
-	{Name: "IsrNodes", JSON: "isrNodes", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId"},
-	{Name: "EligibleLeaderReplicas", JSON: "eligibleLeaderReplicas", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", EntityType: "brokerId"},
-	{Name: "LastKnownElr", JSON: "lastKnownElr", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null", EntityType: "brokerId"},
-	{Name: "OfflineReplicas", JSON: "offlineReplicas", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId", Ignorable: true},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId"},
+	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", Ignorable: true},
+	{Name: "ReplicaNodes", JSON: "replicaNodes", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId"},
+	{Name: "IsrNodes", JSON: "isrNodes", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId"},
+	{Name: "EligibleLeaderReplicas", JSON: "eligibleLeaderReplicas", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null", EntityType: "brokerId"},
+	{Name: "LastKnownElr", JSON: "lastKnownElr", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null", EntityType: "brokerId"},
+	{Name: "OfflineReplicas", JSON: "offlineReplicas", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId", Ignorable: true},
 }}
 
 var l456 = Layout{Name: "DescribeTopicPartitionsResponseTopic", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName", MapKey: true},
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "IsInternal", JSON: "isInternal", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "false", Ignorable: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]DescribeTopicPartitionsResponsePartition", Kind: Array, Elem: Struct, Struct: &l455, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "TopicAuthorizedOperations", JSON: "topicAuthorizedOperations", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-2147483648"},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName", MapKey: true},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "IsInternal", JSON: "isInternal", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "false", Ignorable: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]DescribeTopicPartitionsResponsePartition", Kind: Array, Elem: Struct, Struct: &l455, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "TopicAuthorizedOperations", JSON: "topicAuthorizedOperations", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-2147483648"},
 }}
 
 var l457 = Layout{Name: "DescribeTopicPartitionsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "Topics", JSON: "topics", Type: "[]DescribeTopicPartitionsResponseTopic", Kind: Array, Elem: Struct, Struct: &l456, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "NextCursor", JSON: "nextCursor", Type: "Cursor", Kind: Struct, Struct: &l197, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "Topics", JSON: "topics", Type: "[]DescribeTopicPartitionsResponseTopic", Kind: Array, Elem: Struct, Struct: &l456, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "NextCursor", JSON: "nextCursor", Type: "Cursor", Kind: Struct, Struct: &l197, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
 }}
 
 var l458 = Layout{Name: "ShareGroupHeartbeatResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "MemberEpoch", JSON: "memberEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "HeartbeatIntervalMs", JSON: "heartbeatIntervalMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Assignment", JSON: "assignment", Type: "Assignment", Kind: Struct, Struct: &l439, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "MemberEpoch", JSON: "memberEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "HeartbeatIntervalMs", JSON: "heartbeatIntervalMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Assignment", JSON: "assignment", Type: "Assignment", Kind: Struct, Struct: &l439, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
 }}
 
 var l459 = Layout{Name: "Member", Fields: []Field{
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "RackId", JSON: "rackId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "MemberEpoch", JSON: "memberEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ClientId", JSON: "clientId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ClientHost", JSON: "clientHost", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "SubscribedTopicNames", JSON: "subscribedTopicNames", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
-	{Name: "Assignment", JSON: "assignment", Type: "Assignment", Kind: Struct, Struct: &l442, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "RackId", JSON: "rackId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "MemberEpoch", JSON: "memberEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ClientId", JSON: "clientId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ClientHost", JSON: "clientHost", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "SubscribedTopicNames", JSON: "subscribedTopicNames", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName"},
+	{Name: "Assignment", JSON: "assignment", Type: "Assignment", Kind: Struct, Struct: &l442, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l460 = Layout{Name: "DescribedGroup", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
-	{Name: "GroupState", JSON: "groupState", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "GroupEpoch", JSON: "groupEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "AssignmentEpoch", JSON: "assignmentEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "AssignorName", JSON: "assignorName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Members", JSON: "members", Type: "[]Member", Kind: Array, Elem: Struct, Struct: &l459, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "AuthorizedOperations", JSON: "authorizedOperations", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-2147483648"},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "groupId"},
+	{Name: "GroupState", JSON: "groupState", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "GroupEpoch", JSON: "groupEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "AssignmentEpoch", JSON: "assignmentEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "AssignorName", JSON: "assignorName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Members", JSON: "members", Type: "[]Member", Kind: Array, Elem: Struct, Struct: &l459, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "AuthorizedOperations", JSON: "authorizedOperations", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-2147483648"},
 }}
 
 var l461 = Layout{Name: "ShareGroupDescribeResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Groups", JSON: "groups", Type: "[]DescribedGroup", Kind: Array, Elem: Struct, Struct: &l460, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Groups", JSON: "groups", Type: "[]DescribedGroup", Kind: Array, Elem: Struct, Struct: &l460, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l462 = Layout{Name: "LeaderIdAndEpoch", Fields: []Field{
-	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l463 = Layout{Name: "AcquiredRecords", Fields: []Field{
-	{Name: "FirstOffset", JSON: "firstOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "LastOffset", JSON: "lastOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "DeliveryCount", JSON: "deliveryCount", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "FirstOffset", JSON: "firstOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "LastOffset", JSON: "lastOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "DeliveryCount", JSON: "deliveryCount", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l464 = Layout{Name: "PartitionData", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "AcknowledgeErrorCode", JSON: "acknowledgeErrorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "AcknowledgeErrorMessage", JSON: "acknowledgeErrorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "CurrentLeader", JSON: "currentLeader", Type: "LeaderIdAndEpoch", Kind: Struct, Struct: &l462, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Records", JSON: "records", Type: "records", Kind: Records, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "AcquiredRecords", JSON: "acquiredRecords", Type: "[]AcquiredRecords", Kind: Array, Elem: Struct, Struct: &l463, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "AcknowledgeErrorCode", JSON: "acknowledgeErrorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "AcknowledgeErrorMessage", JSON: "acknowledgeErrorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "CurrentLeader", JSON: "currentLeader", Type: "LeaderIdAndEpoch", Kind: Struct, Struct: &l462, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Records", JSON: "records", Type: "records", Kind: Records, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "AcquiredRecords", JSON: "acquiredRecords", Type: "[]AcquiredRecords", Kind: Array, Elem: Struct, Struct: &l463, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l465 = Layout{Name: "ShareFetchableTopicResponse", Fields: []Field{
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l464, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l464, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l466 = Layout{Name: "NodeEndpoint", Fields: []Field{
-	{Name: "NodeId", JSON: "nodeId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "brokerId", MapKey: true},
-	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Port", JSON: "port", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Rack", JSON: "rack", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "NodeId", JSON: "nodeId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "brokerId", MapKey: true},
+	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Port", JSON: "port", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Rack", JSON: "rack", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
 }}
 
 var l467 = Layout{Name: "ShareFetchResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "AcquisitionLockTimeoutMs", JSON: "acquisitionLockTimeoutMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Responses", JSON: "responses", Type: "[]ShareFetchableTopicResponse", Kind: Array, Elem: Struct, Struct: &l465, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "NodeEndpoints", JSON: "nodeEndpoints", Type: "[]NodeEndpoint", Kind: Array, Elem: Struct, Struct: &l466, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "AcquisitionLockTimeoutMs", JSON: "acquisitionLockTimeoutMs", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Responses", JSON: "responses", Type: "[]ShareFetchableTopicResponse", Kind: Array, Elem: Struct, Struct: &l465, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "NodeEndpoints", JSON: "nodeEndpoints", Type: "[]NodeEndpoint", Kind: Array, Elem: Struct, Struct: &l466, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l468 = Layout{Name: "PartitionData", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "CurrentLeader", JSON: "currentLeader", Type: "LeaderIdAndEpoch", Kind: Struct, Struct: &l462, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "CurrentLeader", JSON: "currentLeader", Type: "LeaderIdAndEpoch", Kind: Struct, Struct: &l462, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l469 = Layout{Name: "ShareAcknowledgeTopicResponse", Fields: []Field{
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l468, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionData", Kind: Array, Elem: Struct, Struct: &l468, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l470 = Layout{Name: "ShareAcknowledgeResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "AcquisitionLockTimeoutMs", JSON: "acquisitionLockTimeoutMs", Type: "int32", Kind: Int32, Versions: Range{2, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Responses", JSON: "responses", Type: "[]ShareAcknowledgeTopicResponse", Kind: Array, Elem: Struct, Struct: &l469, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "NodeEndpoints", JSON: "nodeEndpoints", Type: "[]NodeEndpoint", Kind: Array, Elem: Struct, Struct: &l466, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "AcquisitionLockTimeoutMs", JSON: "acquisitionLockTimeoutMs", Type: "int32", Kind: Int32, Versions: Range{2, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Responses", JSON: "responses", Type: "[]ShareAcknowledgeTopicResponse", Kind: Array, Elem: Struct, Struct: &l469, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "NodeEndpoints", JSON: "nodeEndpoints", Type: "[]NodeEndpoint", Kind: Array, Elem: Struct, Struct: &l466, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l471 = Layout{Name: "AddRaftVoterResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
 }}
 
 var l472 = Layout{Name: "RemoveRaftVoterResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Ignorable: true},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Ignorable: true},
 }}
 
 var l473 = Layout{Name: "CurrentLeader", Fields: []Field{
-	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1", EntityType: "brokerId"},
-	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
-	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Port", JSON: "port", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "LeaderId", JSON: "leaderId", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1", EntityType: "brokerId"},
+	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1"},
+	{Name: "Host", JSON: "host", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Port", JSON: "port", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l474 = Layout{Name: "UpdateRaftVoterResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "CurrentLeader", JSON: "currentLeader", Type: "CurrentLeader", Kind: Struct, Struct: &l473, Versions: Range{0, Open}, Nullable: None, Tagged: Range{0, Open}, Tag: 0, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "CurrentLeader", JSON: "currentLeader", Type: "CurrentLeader", Kind: Struct, Struct: &l473, Versions: Range{0, Open}, Nullable: none, Tagged: Range{0, Open}, Tag: 0, Flexible: none},
 }}
 
 var l475 = Layout{Name: "PartitionResult", Fields: []Field{
-	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
 }}
 
 var l476 = Layout{Name: "InitializeStateResult", Fields: []Field{
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionResult", Kind: Array, Elem: Struct, Struct: &l475, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionResult", Kind: Array, Elem: Struct, Struct: &l475, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l477 = Layout{Name: "InitializeShareGroupStateResponse", Fields: []Field{
-	{Name: "Results", JSON: "results", Type: "[]InitializeStateResult", Kind: Array, Elem: Struct, Struct: &l476, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Results", JSON: "results", Type: "[]InitializeStateResult", Kind: Array, Elem: Struct, Struct: &l476, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l478 = Layout{Name: "PartitionResult", Fields: []Field{
-	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "StateEpoch", JSON: "stateEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "StartOffset", JSON: "startOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "StateBatches", JSON: "stateBatches", Type: "[]StateBatch", Kind: Array, Elem: Struct, Struct: &l219, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "StateEpoch", JSON: "stateEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "StartOffset", JSON: "startOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "StateBatches", JSON: "stateBatches", Type: "[]StateBatch", Kind: Array, Elem: Struct, Struct: &l219, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l479 = Layout{Name: "ReadStateResult", Fields: []Field{
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionResult", Kind: Array, Elem: Struct, Struct: &l478, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionResult", Kind: Array, Elem: Struct, Struct: &l478, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l480 = Layout{Name: "ReadShareGroupStateResponse", Fields: []Field{
-	{Name: "Results", JSON: "results", Type: "[]ReadStateResult", Kind: Array, Elem: Struct, Struct: &l479, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Results", JSON: "results", Type: "[]ReadStateResult", Kind: Array, Elem: Struct, Struct: &l479, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l481 = Layout{Name: "WriteStateResult", Fields: []Field{
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionResult", Kind: Array, Elem: Struct, Struct: &l475, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionResult", Kind: Array, Elem: Struct, Struct: &l475, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l482 = Layout{Name: "WriteShareGroupStateResponse", Fields: []Field{
-	{Name: "Results", JSON: "results", Type: "[]WriteStateResult", Kind: Array, Elem: Struct, Struct: &l481, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Results", JSON: "results", Type: "[]WriteStateResult", Kind: Array, Elem: Struct, Struct: &l481, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l483 = Layout{Name: "DeleteStateResult", Fields: []Field{
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionResult", Kind: Array, Elem: Struct, Struct: &l475, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionResult", Kind: Array, Elem: Struct, Struct: &l475, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l484 = Layout{Name: "DeleteShareGroupStateResponse", Fields: []Field{
-	{Name: "Results", JSON: "results", Type: "[]DeleteStateResult", Kind: Array, Elem: Struct, Struct: &l483, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Results", JSON: "results", Type: "[]DeleteStateResult", Kind: Array, Elem: Struct, Struct: &l483, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l485 = Layout{Name: "PartitionResult", Fields: []Field{
-	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "StateEpoch", JSON: "stateEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "StartOffset", JSON: "startOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "DeliveryCompleteCount", JSON: "deliveryCompleteCount", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
+	{Name: "Partition", JSON: "partition", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "StateEpoch", JSON: "stateEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "StartOffset", JSON: "startOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "DeliveryCompleteCount", JSON: "deliveryCompleteCount", Type: "int32", Kind: Int32, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1"},
 }}
 
 var l486 = Layout{Name: "ReadStateSummaryResult", Fields: []Field{
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionResult", Kind: Array, Elem: Struct, Struct: &l485, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Partitions", JSON: "partitions", Type: "[]PartitionResult", Kind: Array, Elem: Struct, Struct: &l485, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l487 = Layout{Name: "ReadShareGroupStateSummaryResponse", Fields: []Field{
-	{Name: "Results", JSON: "results", Type: "[]ReadStateSummaryResult", Kind: Array, Elem: Struct, Struct: &l486, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Results", JSON: "results", Type: "[]ReadStateSummaryResult", Kind: Array, Elem: Struct, Struct: &l486, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l488 = Layout{Name: "Status", Fields: []Field{
-	{Name: "StatusCode", JSON: "statusCode", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "StatusDetail", JSON: "statusDetail", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "StatusCode", JSON: "statusCode", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "StatusDetail", JSON: "statusDetail", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l489 = Layout{Name: "TopicPartition", Fields: []Field{
-	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Topic", JSON: "topic", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Partitions", JSON: "partitions", Type: "[]int32", Kind: Array, Elem: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l490 = Layout{Name: "EndpointToPartitions", Fields: []Field{
-	{Name: "UserEndpoint", JSON: "userEndpoint", Type: "Endpoint", Kind: Struct, Struct: &l234, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ActivePartitions", JSON: "activePartitions", Type: "[]TopicPartition", Kind: Array, Elem: Struct, Struct: &l489, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "StandbyPartitions", JSON: "standbyPartitions", Type: "[]TopicPartition", Kind: Array, Elem: Struct, Struct: &l489, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "UserEndpoint", JSON: "userEndpoint", Type: "Endpoint", Kind: Struct, Struct: &l234, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ActivePartitions", JSON: "activePartitions", Type: "[]TopicPartition", Kind: Array, Elem: Struct, Struct: &l489, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "StandbyPartitions", JSON: "standbyPartitions", Type: "[]TopicPartition", Kind: Array, Elem: Struct, Struct: &l489, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l491 = Layout{Name: "StreamsGroupHeartbeatResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "MemberEpoch", JSON: "memberEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "HeartbeatIntervalMs", JSON: "heartbeatIntervalMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "AcceptableRecoveryLagLegacy", JSON: "acceptableRecoveryLagLegacy", Type: "int32", Kind: Int32, Versions: Range{0, 0}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "TaskOffsetIntervalMs", JSON: "taskOffsetIntervalMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "AcceptableRecoveryLag", JSON: "acceptableRecoveryLag", Type: "int64", Kind: Int64, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
-	{Name: "Status", JSON: "status", Type: "[]Status", Kind: Array, Elem: Struct, Struct: &l488, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "ActiveTasks", JSON: "activeTasks", Type: "[]TaskIds", Kind: Array, Elem: Struct, Struct: &l233, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "StandbyTasks", JSON: "standbyTasks", Type: "[]TaskIds", Kind: Array, Elem: Struct, Struct: &l233, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "WarmupTasks", JSON: "warmupTasks", Type: "[]TaskIds", Kind: Array, Elem: Struct, Struct: &l233, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "TopologyDescriptionRequired", JSON: "topologyDescriptionRequired", Type: "bool", Kind: Bool, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "EndpointInformationEpoch", JSON: "endpointInformationEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "PartitionsByUserEndpoint", JSON: "partitionsByUserEndpoint", Type: "[]EndpointToPartitions", Kind: Array, Elem: Struct, Struct: &l490, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "MemberEpoch", JSON: "memberEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "HeartbeatIntervalMs", JSON: "heartbeatIntervalMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "AcceptableRecoveryLagLegacy", JSON: "acceptableRecoveryLagLegacy", Type: "int32", Kind: Int32, Versions: Range{0, 0}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "TaskOffsetIntervalMs", JSON: "taskOffsetIntervalMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "AcceptableRecoveryLag", JSON: "acceptableRecoveryLag", Type: "int64", Kind: Int64, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1"},
+	{Name: "Status", JSON: "status", Type: "[]Status", Kind: Array, Elem: Struct, Struct: &l488, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "ActiveTasks", JSON: "activeTasks", Type: "[]TaskIds", Kind: Array, Elem: Struct, Struct: &l233, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "StandbyTasks", JSON: "standbyTasks", Type: "[]TaskIds", Kind: Array, Elem: Struct, Struct: &l233, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "WarmupTasks", JSON: "warmupTasks", Type: "[]TaskIds", Kind: Array, Elem: Struct, Struct: &l233, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "TopologyDescriptionRequired", JSON: "topologyDescriptionRequired", Type: "bool", Kind: Bool, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "EndpointInformationEpoch", JSON: "endpointInformationEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "PartitionsByUserEndpoint", JSON: "partitionsByUserEndpoint", Type: "[]EndpointToPartitions", Kind: Array, Elem: Struct, Struct: &l490, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
 }}
 
 var l492 = Layout{Name: "Subtopology", Fields: []Field{
-	{Name: "SubtopologyId", JSON: "subtopologyId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "SourceTopics", JSON: "sourceTopics", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "RepartitionSinkTopics", JSON: "repartitionSinkTopics", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "StateChangelogTopics", JSON: "stateChangelogTopics", Type: "[]TopicInfo", Kind: Array, Elem: Struct, Struct: &l229, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "RepartitionSourceTopics", JSON: "repartitionSourceTopics", Type: "[]TopicInfo", Kind: Array, Elem: Struct, Struct: &l229, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "SubtopologyId", JSON: "subtopologyId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "SourceTopics", JSON: "sourceTopics", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "RepartitionSinkTopics", JSON: "repartitionSinkTopics", Type: "[]string", Kind: Array, Elem: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "StateChangelogTopics", JSON: "stateChangelogTopics", Type: "[]TopicInfo", Kind: Array, Elem: Struct, Struct: &l229, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "RepartitionSourceTopics", JSON: "repartitionSourceTopics", Type: "[]TopicInfo", Kind: Array, Elem: Struct, Struct: &l229, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l493 = Layout{Name: "Topology", Fields: []Field{
-	{Name: "Epoch", JSON: "epoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Subtopologies", JSON: "subtopologies", Type: "[]Subtopology", Kind: Array, Elem: Struct, Struct: &l492, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "Epoch", JSON: "epoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Subtopologies", JSON: "subtopologies", Type: "[]Subtopology", Kind: Array, Elem: Struct, Struct: &l492, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
 }}
 
 var l494 = Layout{Name: "Assignment", Fields: []Field{
-	{Name: "ActiveTasks", JSON: "activeTasks", Type: "[]TaskIds", Kind: Array, Elem: Struct, Struct: &l233, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "StandbyTasks", JSON: "standbyTasks", Type: "[]TaskIds", Kind: Array, Elem: Struct, Struct: &l233, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "WarmupTasks", JSON: "warmupTasks", Type: "[]TaskIds", Kind: Array, Elem: Struct, Struct: &l233, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ActiveTasks", JSON: "activeTasks", Type: "[]TaskIds", Kind: Array, Elem: Struct, Struct: &l233, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "StandbyTasks", JSON: "standbyTasks", Type: "[]TaskIds", Kind: Array, Elem: Struct, Struct: &l233, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "WarmupTasks", JSON: "warmupTasks", Type: "[]TaskIds", Kind: Array, Elem: Struct, Struct: &l233, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l495 = Layout{Name: "Member", Fields: []Field{
-	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "MemberEpoch", JSON: "memberEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "InstanceId", JSON: "instanceId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "RackId", JSON: "rackId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "ClientId", JSON: "clientId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ClientHost", JSON: "clientHost", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "TopologyEpoch", JSON: "topologyEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ProcessId", JSON: "processId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "UserEndpoint", JSON: "userEndpoint", Type: "Endpoint", Kind: Struct, Struct: &l234, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "ClientTags", JSON: "clientTags", Type: "[]KeyValue", Kind: Array, Elem: Struct, Struct: &l228, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "TaskOffsets", JSON: "taskOffsets", Type: "[]TaskOffset", Kind: Array, Elem: Struct, Struct: &l235, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "TaskEndOffsets", JSON: "taskEndOffsets", Type: "[]TaskOffset", Kind: Array, Elem: Struct, Struct: &l235, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Assignment", JSON: "assignment", Type: "Assignment", Kind: Struct, Struct: &l494, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "TargetAssignment", JSON: "targetAssignment", Type: "Assignment", Kind: Struct, Struct: &l494, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "IsClassic", JSON: "isClassic", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "MemberId", JSON: "memberId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "MemberEpoch", JSON: "memberEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "InstanceId", JSON: "instanceId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "RackId", JSON: "rackId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "ClientId", JSON: "clientId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ClientHost", JSON: "clientHost", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "TopologyEpoch", JSON: "topologyEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ProcessId", JSON: "processId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "UserEndpoint", JSON: "userEndpoint", Type: "Endpoint", Kind: Struct, Struct: &l234, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "ClientTags", JSON: "clientTags", Type: "[]KeyValue", Kind: Array, Elem: Struct, Struct: &l228, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "TaskOffsets", JSON: "taskOffsets", Type: "[]TaskOffset", Kind: Array, Elem: Struct, Struct: &l235, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "TaskEndOffsets", JSON: "taskEndOffsets", Type: "[]TaskOffset", Kind: Array, Elem: Struct, Struct: &l235, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Assignment", JSON: "assignment", Type: "Assignment", Kind: Struct, Struct: &l494, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "TargetAssignment", JSON: "targetAssignment", Type: "Assignment", Kind: Struct, Struct: &l494, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "IsClassic", JSON: "isClassic", Type: "bool", Kind: Bool, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l496 = Layout{Name: "TopologyNode", Fields: []Field{
-	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "NodeType", JSON: "nodeType", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "SourceTopics", JSON: "sourceTopics", Type: "[]string", Kind: Array, Elem: String, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "SinkTopic", JSON: "sinkTopic", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: Range{1, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "Stores", JSON: "stores", Type: "[]string", Kind: Array, Elem: String, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Successors", JSON: "successors", Type: "[]string", Kind: Array, Elem: String, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Name", JSON: "name", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "NodeType", JSON: "nodeType", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "SourceTopics", JSON: "sourceTopics", Type: "[]string", Kind: Array, Elem: String, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "SinkTopic", JSON: "sinkTopic", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: Range{1, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "Stores", JSON: "stores", Type: "[]string", Kind: Array, Elem: String, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Successors", JSON: "successors", Type: "[]string", Kind: Array, Elem: String, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l497 = Layout{Name: "TopologyDescriptionSubtopology", Fields: []Field{
-	{Name: "SubtopologyId", JSON: "subtopologyId", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Nodes", JSON: "nodes", Type: "[]TopologyNode", Kind: Array, Elem: Struct, Struct: &l496, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "SubtopologyId", JSON: "subtopologyId", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Nodes", JSON: "nodes", Type: "[]TopologyNode", Kind: Array, Elem: Struct, Struct: &l496, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l498 = Layout{Name: "GlobalStore", Fields: []Field{
-	{Name: "Source", JSON: "source", Type: "TopologyNode", Kind: Struct, Struct: &l496, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Processor", JSON: "processor", Type: "TopologyNode", Kind: Struct, Struct: &l496, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Source", JSON: "source", Type: "TopologyNode", Kind: Struct, Struct: &l496, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Processor", JSON: "processor", Type: "TopologyNode", Kind: Struct, Struct: &l496, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l499 = Layout{Name: "TopologyDescription", Fields: []Field{
-	{Name: "Subtopologies", JSON: "subtopologies", Type: "[]TopologyDescriptionSubtopology", Kind: Array, Elem: Struct, Struct: &l497, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "GlobalStores", JSON: "globalStores", Type: "[]GlobalStore", Kind: Array, Elem: Struct, Struct: &l498, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "Subtopologies", JSON: "subtopologies", Type: "[]TopologyDescriptionSubtopology", Kind: Array, Elem: Struct, Struct: &l497, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "GlobalStores", JSON: "globalStores", Type: "[]GlobalStore", Kind: Array, Elem: Struct, Struct: &l498, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l500 = Layout{Name: "DescribedGroup", Fields: []Field{
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
-	{Name: "GroupState", JSON: "groupState", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "GroupEpoch", JSON: "groupEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "AssignmentEpoch", JSON: "assignmentEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Topology", JSON: "topology", Type: "Topology", Kind: Struct, Struct: &l493, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "Members", JSON: "members", Type: "[]Member", Kind: Array, Elem: Struct, Struct: &l495, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "AuthorizedOperations", JSON: "authorizedOperations", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-2147483648"},
-	{Name: "TopologyDescription", JSON: "topologyDescription", Type: "TopologyDescription", Kind: Struct, Struct: &l499, Versions: Range{1, Open}, Nullable: Range{1, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "TopologyDescriptionStatus", JSON: "topologyDescriptionStatus", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "AssignorName", JSON: "assignorName", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: Range{1, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "groupId"},
+	{Name: "GroupState", JSON: "groupState", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "GroupEpoch", JSON: "groupEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "AssignmentEpoch", JSON: "assignmentEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Topology", JSON: "topology", Type: "Topology", Kind: Struct, Struct: &l493, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "Members", JSON: "members", Type: "[]Member", Kind: Array, Elem: Struct, Struct: &l495, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "AuthorizedOperations", JSON: "authorizedOperations", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-2147483648"},
+	{Name: "TopologyDescription", JSON: "topologyDescription", Type: "TopologyDescription", Kind: Struct, Struct: &l499, Versions: Range{1, Open}, Nullable: Range{1, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "TopologyDescriptionStatus", JSON: "topologyDescriptionStatus", Type: "int8", Kind: Int8, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "AssignorName", JSON: "assignorName", Type: "string", Kind: String, Versions: Range{1, Open}, Nullable: Range{1, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
 }}
 
 var l501 = Layout{Name: "StreamsGroupDescribeResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Groups", JSON: "groups", Type: "[]DescribedGroup", Kind: Array, Elem: Struct, Struct: &l500, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Groups", JSON: "groups", Type: "[]DescribedGroup", Kind: Array, Elem: Struct, Struct: &l500, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l502 = Layout{Name: "DescribeShareGroupOffsetsResponsePartition", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "StartOffset", JSON: "startOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Lag", JSON: "lag", Type: "int64", Kind: Int64, Versions: Range{1, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, Default: "-1"},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "StartOffset", JSON: "startOffset", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "LeaderEpoch", JSON: "leaderEpoch", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Lag", JSON: "lag", Type: "int64", Kind: Int64, Versions: Range{1, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, Default: "-1"},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
 }}
 
 var l503 = Layout{Name: "DescribeShareGroupOffsetsResponseTopic", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Partitions", JSON: "partitions", Type: "[]DescribeShareGroupOffsetsResponsePartition", Kind: Array, Elem: Struct, Struct: &l502, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName"},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Partitions", JSON: "partitions", Type: "[]DescribeShareGroupOffsetsResponsePartition", Kind: Array, Elem: Struct, Struct: &l502, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l504 = Layout{Name: "DescribeShareGroupOffsetsResponseGroup", Fields: []Field{
-	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "groupId"},
-	{Name: "Topics", JSON: "topics", Type: "[]DescribeShareGroupOffsetsResponseTopic", Kind: Array, Elem: Struct, Struct: &l503, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "GroupId", JSON: "groupId", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "groupId"},
+	{Name: "Topics", JSON: "topics", Type: "[]DescribeShareGroupOffsetsResponseTopic", Kind: Array, Elem: Struct, Struct: &l503, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
 }}
 
 var l505 = Layout{Name: "DescribeShareGroupOffsetsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Groups", JSON: "groups", Type: "[]DescribeShareGroupOffsetsResponseGroup", Kind: Array, Elem: Struct, Struct: &l504, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Groups", JSON: "groups", Type: "[]DescribeShareGroupOffsetsResponseGroup", Kind: Array, Elem: Struct, Struct: &l504, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l506 = Layout{Name: "AlterShareGroupOffsetsResponsePartition", Fields: []Field{
-	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "PartitionIndex", JSON: "partitionIndex", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
 }}
 
 var l507 = Layout{Name: "AlterShareGroupOffsetsResponseTopic", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "Partitions", JSON: "partitions", Type: "[]AlterShareGroupOffsetsResponsePartition", Kind: Array, Elem: Struct, Struct: &l506, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName"},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "Partitions", JSON: "partitions", Type: "[]AlterShareGroupOffsetsResponsePartition", Kind: Array, Elem: Struct, Struct: &l506, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l508 = Layout{Name: "AlterShareGroupOffsetsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "Responses", JSON: "responses", Type: "[]AlterShareGroupOffsetsResponseTopic", Kind: Array, Elem: Struct, Struct: &l507, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "Responses", JSON: "responses", Type: "[]AlterShareGroupOffsetsResponseTopic", Kind: Array, Elem: Struct, Struct: &l507, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l509 = Layout{Name: "DeleteShareGroupOffsetsResponseTopic", Fields: []Field{
-	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None, EntityType: "topicName"},
-	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "TopicName", JSON: "topicName", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none, EntityType: "topicName"},
+	{Name: "TopicId", JSON: "topicId", Type: "uuid", Kind: UUID, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
 }}
 
 var l510 = Layout{Name: "DeleteShareGroupOffsetsResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
-	{Name: "Responses", JSON: "responses", Type: "[]DeleteShareGroupOffsetsResponseTopic", Kind: Array, Elem: Struct, Struct: &l509, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
+	{Name: "Responses", JSON: "responses", Type: "[]DeleteShareGroupOffsetsResponseTopic", Kind: Array, Elem: Struct, Struct: &l509, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 }}
 
 var l511 = Layout{Name: "StreamsGroupTopologyDescriptionUpdateResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
 }}
 
 var l512 = Layout{Name: "UnregisterControllerResponse", Fields: []Field{
-	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: None, Tagged: None, Tag: -1, Flexible: None},
-	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: None, Tag: -1, Flexible: None, Default: "null"},
+	{Name: "ThrottleTimeMs", JSON: "throttleTimeMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorCode", JSON: "errorCode", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
+	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
 }}
 
-var m0 = Message{Name: "ConsumerProtocolAssignment", Kind: Data, APIKey: -1, Valid: Range{0, 3}, Unstable: None,
+var m0 = Message{Name: "ConsumerProtocolAssignment", Kind: Data, APIKey: -1, Valid: Range{0, 3}, Unstable: none,
 	Versions: []Version{
-		{Versions: Range{0, 3}, Flexible: None, Root: &l1, Source: "kafka-4.3-clients"},
+		{Versions: Range{0, 3}, Flexible: none, Root: &l1, Source: "kafka-4.3-clients"},
 	},
 }
 
-var m1 = Message{Name: "ConsumerProtocolSubscription", Kind: Data, APIKey: -1, Valid: Range{0, 3}, Unstable: None,
+var m1 = Message{Name: "ConsumerProtocolSubscription", Kind: Data, APIKey: -1, Valid: Range{0, 3}, Unstable: none,
 	Versions: []Version{
-		{Versions: Range{0, 3}, Flexible: None, Root: &l3, Source: "kafka-4.3-clients"},
+		{Versions: Range{0, 3}, Flexible: none, Root: &l3, Source: "kafka-4.3-clients"},
 	},
 }
 
-var m2 = Message{Name: "DefaultPrincipalData", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: None,
+var m2 = Message{Name: "DefaultPrincipalData", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l4, Source: "current"},
 	},
 }
 
-var m3 = Message{Name: "KRaftVersionRecord", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: None,
+var m3 = Message{Name: "KRaftVersionRecord", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l5, Source: "current"},
 	},
 }
 
-var m4 = Message{Name: "LeaderChangeMessage", Kind: Data, APIKey: -1, Valid: Range{0, 1}, Unstable: None,
+var m4 = Message{Name: "LeaderChangeMessage", Kind: Data, APIKey: -1, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l7, Source: "current"},
 	},
 }
 
-var m5 = Message{Name: "SnapshotFooterRecord", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: None,
+var m5 = Message{Name: "SnapshotFooterRecord", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l8, Source: "current"},
 	},
 }
 
-var m6 = Message{Name: "SnapshotHeaderRecord", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: None,
+var m6 = Message{Name: "SnapshotHeaderRecord", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l9, Source: "current"},
 	},
 }
 
-var m7 = Message{Name: "VotersRecord", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: None,
+var m7 = Message{Name: "VotersRecord", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l13, Source: "current"},
 	},
 }
 
-var m8 = Message{Name: "RequestHeader", Kind: Header, APIKey: -1, Valid: Range{0, 2}, Unstable: None,
+var m8 = Message{Name: "RequestHeader", Kind: Header, APIKey: -1, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{2, Open}, Root: &l14, Source: "kafka-4.0"},
 		{Versions: Range{1, 2}, Flexible: Range{2, Open}, Root: &l15, Source: "kafka-4.3-clients"},
 	},
 }
 
-var m9 = Message{Name: "ResponseHeader", Kind: Header, APIKey: -1, Valid: Range{0, 1}, Unstable: None,
+var m9 = Message{Name: "ResponseHeader", Kind: Header, APIKey: -1, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{1, Open}, Root: &l16, Source: "kafka-4.3-clients"},
 	},
 }
 
-var m10 = Message{Name: "ProduceRequest", Kind: Request, APIKey: 0, Valid: Range{0, 13}, Unstable: None,
+var m10 = Message{Name: "ProduceRequest", Kind: Request, APIKey: 0, Valid: Range{0, 13}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{9, Open}, Root: &l19, Source: "legacy"},
 		{Versions: Range{3, 13}, Flexible: Range{9, Open}, Root: &l21, Source: "kafka-4.3-clients"},
@@ -3385,7 +3385,7 @@ var m10 = Message{Name: "ProduceRequest", Kind: Request, APIKey: 0, Valid: Range
 	HeaderVersions: []int8{1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2},
 }
 
-var m11 = Message{Name: "FetchRequest", Kind: Request, APIKey: 1, Valid: Range{0, 18}, Unstable: None,
+var m11 = Message{Name: "FetchRequest", Kind: Request, APIKey: 1, Valid: Range{0, 18}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 3}, Flexible: Range{12, Open}, Root: &l26, Source: "legacy"},
 		{Versions: Range{4, 18}, Flexible: Range{12, Open}, Root: &l29, Source: "kafka-4.3-clients"},
@@ -3393,49 +3393,49 @@ var m11 = Message{Name: "FetchRequest", Kind: Request, APIKey: 1, Valid: Range{0
 	HeaderVersions: []int8{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2},
 }
 
-var m12 = Message{Name: "ListOffsetsRequest", Kind: Request, APIKey: 2, Valid: Range{0, 11}, Unstable: None,
+var m12 = Message{Name: "ListOffsetsRequest", Kind: Request, APIKey: 2, Valid: Range{0, 11}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 11}, Flexible: Range{6, Open}, Root: &l32, Source: "legacy"},
 	},
 	HeaderVersions: []int8{1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2},
 }
 
-var m13 = Message{Name: "MetadataRequest", Kind: Request, APIKey: 3, Valid: Range{0, 13}, Unstable: None,
+var m13 = Message{Name: "MetadataRequest", Kind: Request, APIKey: 3, Valid: Range{0, 13}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 13}, Flexible: Range{9, Open}, Root: &l34, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2},
 }
 
-var m14 = Message{Name: "LeaderAndIsrRequest", Kind: Request, APIKey: 4, Valid: Range{0, 7}, Unstable: None,
+var m14 = Message{Name: "LeaderAndIsrRequest", Kind: Request, APIKey: 4, Valid: Range{0, 7}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 7}, Flexible: Range{4, Open}, Root: &l38, Source: "kafka-4.0"},
 	},
 	HeaderVersions: []int8{1, 1, 1, 1, 2, 2, 2, 2},
 }
 
-var m15 = Message{Name: "StopReplicaRequest", Kind: Request, APIKey: 5, Valid: Range{0, 4}, Unstable: None,
+var m15 = Message{Name: "StopReplicaRequest", Kind: Request, APIKey: 5, Valid: Range{0, 4}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 4}, Flexible: Range{2, Open}, Root: &l43, Source: "kafka-4.0"},
 	},
 	HeaderVersions: []int8{1, 1, 2, 2, 2},
 }
 
-var m16 = Message{Name: "UpdateMetadataRequest", Kind: Request, APIKey: 6, Valid: Range{0, 8}, Unstable: None,
+var m16 = Message{Name: "UpdateMetadataRequest", Kind: Request, APIKey: 6, Valid: Range{0, 8}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 8}, Flexible: Range{6, Open}, Root: &l48, Source: "kafka-4.0"},
 	},
 	HeaderVersions: []int8{1, 1, 1, 1, 1, 1, 2, 2, 2},
 }
 
-var m17 = Message{Name: "ControlledShutdownRequest", Kind: Request, APIKey: 7, Valid: Range{0, 3}, Unstable: None,
+var m17 = Message{Name: "ControlledShutdownRequest", Kind: Request, APIKey: 7, Valid: Range{0, 3}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 3}, Flexible: Range{3, Open}, Root: &l49, Source: "kafka-4.0"},
 	},
 	HeaderVersions: []int8{0, 1, 1, 2},
 }
 
-var m18 = Message{Name: "OffsetCommitRequest", Kind: Request, APIKey: 8, Valid: Range{0, 10}, Unstable: None,
+var m18 = Message{Name: "OffsetCommitRequest", Kind: Request, APIKey: 8, Valid: Range{0, 10}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{8, Open}, Root: &l52, Source: "legacy"},
 		{Versions: Range{2, 10}, Flexible: Range{8, Open}, Root: &l54, Source: "kafka-4.3-clients"},
@@ -3443,7 +3443,7 @@ var m18 = Message{Name: "OffsetCommitRequest", Kind: Request, APIKey: 8, Valid: 
 	HeaderVersions: []int8{1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2},
 }
 
-var m19 = Message{Name: "OffsetFetchRequest", Kind: Request, APIKey: 9, Valid: Range{0, 10}, Unstable: None,
+var m19 = Message{Name: "OffsetFetchRequest", Kind: Request, APIKey: 9, Valid: Range{0, 10}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{6, Open}, Root: &l58, Source: "legacy"},
 		{Versions: Range{1, 10}, Flexible: Range{6, Open}, Root: &l61, Source: "kafka-4.3-clients"},
@@ -3451,84 +3451,84 @@ var m19 = Message{Name: "OffsetFetchRequest", Kind: Request, APIKey: 9, Valid: R
 	HeaderVersions: []int8{1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2},
 }
 
-var m20 = Message{Name: "FindCoordinatorRequest", Kind: Request, APIKey: 10, Valid: Range{0, 6}, Unstable: None,
+var m20 = Message{Name: "FindCoordinatorRequest", Kind: Request, APIKey: 10, Valid: Range{0, 6}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 6}, Flexible: Range{3, Open}, Root: &l62, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 1, 1, 2, 2, 2, 2},
 }
 
-var m21 = Message{Name: "JoinGroupRequest", Kind: Request, APIKey: 11, Valid: Range{0, 9}, Unstable: None,
+var m21 = Message{Name: "JoinGroupRequest", Kind: Request, APIKey: 11, Valid: Range{0, 9}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 9}, Flexible: Range{6, Open}, Root: &l64, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 1, 1, 1, 1, 1, 2, 2, 2, 2},
 }
 
-var m22 = Message{Name: "HeartbeatRequest", Kind: Request, APIKey: 12, Valid: Range{0, 4}, Unstable: None,
+var m22 = Message{Name: "HeartbeatRequest", Kind: Request, APIKey: 12, Valid: Range{0, 4}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 4}, Flexible: Range{4, Open}, Root: &l65, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 1, 1, 1, 2},
 }
 
-var m23 = Message{Name: "LeaveGroupRequest", Kind: Request, APIKey: 13, Valid: Range{0, 5}, Unstable: None,
+var m23 = Message{Name: "LeaveGroupRequest", Kind: Request, APIKey: 13, Valid: Range{0, 5}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 5}, Flexible: Range{4, Open}, Root: &l67, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 1, 1, 1, 2, 2},
 }
 
-var m24 = Message{Name: "SyncGroupRequest", Kind: Request, APIKey: 14, Valid: Range{0, 5}, Unstable: None,
+var m24 = Message{Name: "SyncGroupRequest", Kind: Request, APIKey: 14, Valid: Range{0, 5}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 5}, Flexible: Range{4, Open}, Root: &l69, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 1, 1, 1, 2, 2},
 }
 
-var m25 = Message{Name: "DescribeGroupsRequest", Kind: Request, APIKey: 15, Valid: Range{0, 6}, Unstable: None,
+var m25 = Message{Name: "DescribeGroupsRequest", Kind: Request, APIKey: 15, Valid: Range{0, 6}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 6}, Flexible: Range{5, Open}, Root: &l70, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 1, 1, 1, 1, 2, 2},
 }
 
-var m26 = Message{Name: "ListGroupsRequest", Kind: Request, APIKey: 16, Valid: Range{0, 5}, Unstable: None,
+var m26 = Message{Name: "ListGroupsRequest", Kind: Request, APIKey: 16, Valid: Range{0, 5}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 5}, Flexible: Range{3, Open}, Root: &l71, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 1, 1, 2, 2, 2},
 }
 
-var m27 = Message{Name: "SaslHandshakeRequest", Kind: Request, APIKey: 17, Valid: Range{0, 1}, Unstable: None,
+var m27 = Message{Name: "SaslHandshakeRequest", Kind: Request, APIKey: 17, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
-		{Versions: Range{0, 1}, Flexible: None, Root: &l72, Source: "kafka-4.3-clients"},
+		{Versions: Range{0, 1}, Flexible: none, Root: &l72, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 1},
 }
 
-var m28 = Message{Name: "ApiVersionsRequest", Kind: Request, APIKey: 18, Valid: Range{0, 5}, Unstable: None,
+var m28 = Message{Name: "ApiVersionsRequest", Kind: Request, APIKey: 18, Valid: Range{0, 5}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 5}, Flexible: Range{3, Open}, Root: &l73, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{1, 1, 1, 2, 2, 2},
 }
 
-var m29 = Message{Name: "CreateTopicsRequest", Kind: Request, APIKey: 19, Valid: Range{0, 7}, Unstable: None,
+var m29 = Message{Name: "CreateTopicsRequest", Kind: Request, APIKey: 19, Valid: Range{0, 7}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 7}, Flexible: Range{5, Open}, Root: &l77, Source: "legacy"},
 	},
 	HeaderVersions: []int8{1, 1, 1, 1, 1, 2, 2, 2},
 }
 
-var m30 = Message{Name: "DeleteTopicsRequest", Kind: Request, APIKey: 20, Valid: Range{0, 6}, Unstable: None,
+var m30 = Message{Name: "DeleteTopicsRequest", Kind: Request, APIKey: 20, Valid: Range{0, 6}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 6}, Flexible: Range{4, Open}, Root: &l79, Source: "legacy"},
 	},
 	HeaderVersions: []int8{1, 1, 1, 1, 2, 2, 2},
 }
 
-var m31 = Message{Name: "DeleteRecordsRequest", Kind: Request, APIKey: 21, Valid: Range{0, 2}, Unstable: None,
+var m31 = Message{Name: "DeleteRecordsRequest", Kind: Request, APIKey: 21, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{2, Open}, Root: &l82, Source: "kafka-4.3-clients"},
 	},
@@ -3542,35 +3542,35 @@ var m32 = Message{Name: "InitProducerIdRequest", Kind: Request, APIKey: 22, Vali
 	HeaderVersions: []int8{1, 1, 2, 2, 2, 2, 2},
 }
 
-var m33 = Message{Name: "OffsetForLeaderEpochRequest", Kind: Request, APIKey: 23, Valid: Range{0, 4}, Unstable: None,
+var m33 = Message{Name: "OffsetForLeaderEpochRequest", Kind: Request, APIKey: 23, Valid: Range{0, 4}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 4}, Flexible: Range{4, Open}, Root: &l86, Source: "legacy"},
 	},
 	HeaderVersions: []int8{1, 1, 1, 1, 2},
 }
 
-var m34 = Message{Name: "AddPartitionsToTxnRequest", Kind: Request, APIKey: 24, Valid: Range{0, 5}, Unstable: None,
+var m34 = Message{Name: "AddPartitionsToTxnRequest", Kind: Request, APIKey: 24, Valid: Range{0, 5}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 5}, Flexible: Range{3, Open}, Root: &l89, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 1, 1, 2, 2, 2},
 }
 
-var m35 = Message{Name: "AddOffsetsToTxnRequest", Kind: Request, APIKey: 25, Valid: Range{0, 4}, Unstable: None,
+var m35 = Message{Name: "AddOffsetsToTxnRequest", Kind: Request, APIKey: 25, Valid: Range{0, 4}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 4}, Flexible: Range{3, Open}, Root: &l90, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 1, 1, 2, 2},
 }
 
-var m36 = Message{Name: "EndTxnRequest", Kind: Request, APIKey: 26, Valid: Range{0, 5}, Unstable: None,
+var m36 = Message{Name: "EndTxnRequest", Kind: Request, APIKey: 26, Valid: Range{0, 5}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 5}, Flexible: Range{3, Open}, Root: &l91, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 1, 1, 2, 2, 2},
 }
 
-var m37 = Message{Name: "WriteTxnMarkersRequest", Kind: Request, APIKey: 27, Valid: Range{0, 2}, Unstable: None,
+var m37 = Message{Name: "WriteTxnMarkersRequest", Kind: Request, APIKey: 27, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{1, Open}, Root: &l94, Source: "kafka-4.0"},
 		{Versions: Range{1, 2}, Flexible: Range{1, Open}, Root: &l96, Source: "kafka-4.3-clients"},
@@ -3578,385 +3578,385 @@ var m37 = Message{Name: "WriteTxnMarkersRequest", Kind: Request, APIKey: 27, Val
 	HeaderVersions: []int8{1, 2, 2},
 }
 
-var m38 = Message{Name: "TxnOffsetCommitRequest", Kind: Request, APIKey: 28, Valid: Range{0, 6}, Unstable: None,
+var m38 = Message{Name: "TxnOffsetCommitRequest", Kind: Request, APIKey: 28, Valid: Range{0, 6}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 6}, Flexible: Range{3, Open}, Root: &l99, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{1, 1, 1, 2, 2, 2, 2},
 }
 
-var m39 = Message{Name: "DescribeAclsRequest", Kind: Request, APIKey: 29, Valid: Range{0, 3}, Unstable: None,
+var m39 = Message{Name: "DescribeAclsRequest", Kind: Request, APIKey: 29, Valid: Range{0, 3}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 3}, Flexible: Range{2, Open}, Root: &l100, Source: "legacy"},
 	},
 	HeaderVersions: []int8{1, 1, 2, 2},
 }
 
-var m40 = Message{Name: "CreateAclsRequest", Kind: Request, APIKey: 30, Valid: Range{0, 3}, Unstable: None,
+var m40 = Message{Name: "CreateAclsRequest", Kind: Request, APIKey: 30, Valid: Range{0, 3}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 3}, Flexible: Range{2, Open}, Root: &l102, Source: "legacy"},
 	},
 	HeaderVersions: []int8{1, 1, 2, 2},
 }
 
-var m41 = Message{Name: "DeleteAclsRequest", Kind: Request, APIKey: 31, Valid: Range{0, 3}, Unstable: None,
+var m41 = Message{Name: "DeleteAclsRequest", Kind: Request, APIKey: 31, Valid: Range{0, 3}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 3}, Flexible: Range{2, Open}, Root: &l104, Source: "legacy"},
 	},
 	HeaderVersions: []int8{1, 1, 2, 2},
 }
 
-var m42 = Message{Name: "DescribeConfigsRequest", Kind: Request, APIKey: 32, Valid: Range{0, 4}, Unstable: None,
+var m42 = Message{Name: "DescribeConfigsRequest", Kind: Request, APIKey: 32, Valid: Range{0, 4}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 4}, Flexible: Range{4, Open}, Root: &l106, Source: "legacy"},
 	},
 	HeaderVersions: []int8{1, 1, 1, 1, 2},
 }
 
-var m43 = Message{Name: "AlterConfigsRequest", Kind: Request, APIKey: 33, Valid: Range{0, 2}, Unstable: None,
+var m43 = Message{Name: "AlterConfigsRequest", Kind: Request, APIKey: 33, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{2, Open}, Root: &l109, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 1, 2},
 }
 
-var m44 = Message{Name: "AlterReplicaLogDirsRequest", Kind: Request, APIKey: 34, Valid: Range{0, 2}, Unstable: None,
+var m44 = Message{Name: "AlterReplicaLogDirsRequest", Kind: Request, APIKey: 34, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{2, Open}, Root: &l112, Source: "legacy"},
 	},
 	HeaderVersions: []int8{1, 1, 2},
 }
 
-var m45 = Message{Name: "DescribeLogDirsRequest", Kind: Request, APIKey: 35, Valid: Range{0, 5}, Unstable: None,
+var m45 = Message{Name: "DescribeLogDirsRequest", Kind: Request, APIKey: 35, Valid: Range{0, 5}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 5}, Flexible: Range{2, Open}, Root: &l114, Source: "legacy"},
 	},
 	HeaderVersions: []int8{1, 1, 2, 2, 2, 2},
 }
 
-var m46 = Message{Name: "SaslAuthenticateRequest", Kind: Request, APIKey: 36, Valid: Range{0, 2}, Unstable: None,
+var m46 = Message{Name: "SaslAuthenticateRequest", Kind: Request, APIKey: 36, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{2, Open}, Root: &l115, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 1, 2},
 }
 
-var m47 = Message{Name: "CreatePartitionsRequest", Kind: Request, APIKey: 37, Valid: Range{0, 3}, Unstable: None,
+var m47 = Message{Name: "CreatePartitionsRequest", Kind: Request, APIKey: 37, Valid: Range{0, 3}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 3}, Flexible: Range{2, Open}, Root: &l118, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 1, 2, 2},
 }
 
-var m48 = Message{Name: "CreateDelegationTokenRequest", Kind: Request, APIKey: 38, Valid: Range{0, 3}, Unstable: None,
+var m48 = Message{Name: "CreateDelegationTokenRequest", Kind: Request, APIKey: 38, Valid: Range{0, 3}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 3}, Flexible: Range{2, Open}, Root: &l120, Source: "legacy"},
 	},
 	HeaderVersions: []int8{1, 1, 2, 2},
 }
 
-var m49 = Message{Name: "RenewDelegationTokenRequest", Kind: Request, APIKey: 39, Valid: Range{0, 2}, Unstable: None,
+var m49 = Message{Name: "RenewDelegationTokenRequest", Kind: Request, APIKey: 39, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{2, Open}, Root: &l121, Source: "legacy"},
 	},
 	HeaderVersions: []int8{1, 1, 2},
 }
 
-var m50 = Message{Name: "ExpireDelegationTokenRequest", Kind: Request, APIKey: 40, Valid: Range{0, 2}, Unstable: None,
+var m50 = Message{Name: "ExpireDelegationTokenRequest", Kind: Request, APIKey: 40, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{2, Open}, Root: &l122, Source: "legacy"},
 	},
 	HeaderVersions: []int8{1, 1, 2},
 }
 
-var m51 = Message{Name: "DescribeDelegationTokenRequest", Kind: Request, APIKey: 41, Valid: Range{0, 3}, Unstable: None,
+var m51 = Message{Name: "DescribeDelegationTokenRequest", Kind: Request, APIKey: 41, Valid: Range{0, 3}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 3}, Flexible: Range{2, Open}, Root: &l124, Source: "legacy"},
 	},
 	HeaderVersions: []int8{1, 1, 2, 2},
 }
 
-var m52 = Message{Name: "DeleteGroupsRequest", Kind: Request, APIKey: 42, Valid: Range{0, 3}, Unstable: None,
+var m52 = Message{Name: "DeleteGroupsRequest", Kind: Request, APIKey: 42, Valid: Range{0, 3}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 3}, Flexible: Range{2, Open}, Root: &l125, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{1, 1, 2, 2},
 }
 
-var m53 = Message{Name: "ElectLeadersRequest", Kind: Request, APIKey: 43, Valid: Range{0, 2}, Unstable: None,
+var m53 = Message{Name: "ElectLeadersRequest", Kind: Request, APIKey: 43, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{2, Open}, Root: &l127, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 1, 2},
 }
 
-var m54 = Message{Name: "IncrementalAlterConfigsRequest", Kind: Request, APIKey: 44, Valid: Range{0, 1}, Unstable: None,
+var m54 = Message{Name: "IncrementalAlterConfigsRequest", Kind: Request, APIKey: 44, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{1, Open}, Root: &l130, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 2},
 }
 
-var m55 = Message{Name: "AlterPartitionReassignmentsRequest", Kind: Request, APIKey: 45, Valid: Range{0, 1}, Unstable: None,
+var m55 = Message{Name: "AlterPartitionReassignmentsRequest", Kind: Request, APIKey: 45, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l133, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{2, 2},
 }
 
-var m56 = Message{Name: "ListPartitionReassignmentsRequest", Kind: Request, APIKey: 46, Valid: Range{0, 0}, Unstable: None,
+var m56 = Message{Name: "ListPartitionReassignmentsRequest", Kind: Request, APIKey: 46, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l135, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{2},
 }
 
-var m57 = Message{Name: "OffsetDeleteRequest", Kind: Request, APIKey: 47, Valid: Range{0, 0}, Unstable: None,
+var m57 = Message{Name: "OffsetDeleteRequest", Kind: Request, APIKey: 47, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
-		{Versions: Range{0, 0}, Flexible: None, Root: &l138, Source: "kafka-4.3-clients"},
+		{Versions: Range{0, 0}, Flexible: none, Root: &l138, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1},
 }
 
-var m58 = Message{Name: "DescribeClientQuotasRequest", Kind: Request, APIKey: 48, Valid: Range{0, 1}, Unstable: None,
+var m58 = Message{Name: "DescribeClientQuotasRequest", Kind: Request, APIKey: 48, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{1, Open}, Root: &l140, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 2},
 }
 
-var m59 = Message{Name: "AlterClientQuotasRequest", Kind: Request, APIKey: 49, Valid: Range{0, 1}, Unstable: None,
+var m59 = Message{Name: "AlterClientQuotasRequest", Kind: Request, APIKey: 49, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{1, Open}, Root: &l144, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 2},
 }
 
-var m60 = Message{Name: "DescribeUserScramCredentialsRequest", Kind: Request, APIKey: 50, Valid: Range{0, 0}, Unstable: None,
+var m60 = Message{Name: "DescribeUserScramCredentialsRequest", Kind: Request, APIKey: 50, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l146, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{2},
 }
 
-var m61 = Message{Name: "AlterUserScramCredentialsRequest", Kind: Request, APIKey: 51, Valid: Range{0, 0}, Unstable: None,
+var m61 = Message{Name: "AlterUserScramCredentialsRequest", Kind: Request, APIKey: 51, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l149, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{2},
 }
 
-var m62 = Message{Name: "VoteRequest", Kind: Request, APIKey: 52, Valid: Range{0, 2}, Unstable: None,
+var m62 = Message{Name: "VoteRequest", Kind: Request, APIKey: 52, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{0, Open}, Root: &l152, Source: "current"},
 	},
 	HeaderVersions: []int8{2, 2, 2},
 }
 
-var m63 = Message{Name: "BeginQuorumEpochRequest", Kind: Request, APIKey: 53, Valid: Range{0, 1}, Unstable: None,
+var m63 = Message{Name: "BeginQuorumEpochRequest", Kind: Request, APIKey: 53, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{1, Open}, Root: &l156, Source: "current"},
 	},
 	HeaderVersions: []int8{1, 2},
 }
 
-var m64 = Message{Name: "EndQuorumEpochRequest", Kind: Request, APIKey: 54, Valid: Range{0, 1}, Unstable: None,
+var m64 = Message{Name: "EndQuorumEpochRequest", Kind: Request, APIKey: 54, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{1, Open}, Root: &l160, Source: "current"},
 	},
 	HeaderVersions: []int8{1, 2},
 }
 
-var m65 = Message{Name: "DescribeQuorumRequest", Kind: Request, APIKey: 55, Valid: Range{0, 2}, Unstable: None,
+var m65 = Message{Name: "DescribeQuorumRequest", Kind: Request, APIKey: 55, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{0, Open}, Root: &l163, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{2, 2, 2},
 }
 
-var m66 = Message{Name: "AlterPartitionRequest", Kind: Request, APIKey: 56, Valid: Range{0, 3}, Unstable: None,
+var m66 = Message{Name: "AlterPartitionRequest", Kind: Request, APIKey: 56, Valid: Range{0, 3}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 3}, Flexible: Range{0, Open}, Root: &l167, Source: "current"},
 	},
 	HeaderVersions: []int8{2, 2, 2, 2},
 }
 
-var m67 = Message{Name: "UpdateFeaturesRequest", Kind: Request, APIKey: 57, Valid: Range{0, 2}, Unstable: None,
+var m67 = Message{Name: "UpdateFeaturesRequest", Kind: Request, APIKey: 57, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{0, Open}, Root: &l169, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{2, 2, 2},
 }
 
-var m68 = Message{Name: "EnvelopeRequest", Kind: Request, APIKey: 58, Valid: Range{0, 0}, Unstable: None,
+var m68 = Message{Name: "EnvelopeRequest", Kind: Request, APIKey: 58, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l170, Source: "current"},
 	},
 	HeaderVersions: []int8{2},
 }
 
-var m69 = Message{Name: "FetchSnapshotRequest", Kind: Request, APIKey: 59, Valid: Range{0, 1}, Unstable: None,
+var m69 = Message{Name: "FetchSnapshotRequest", Kind: Request, APIKey: 59, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l174, Source: "current"},
 	},
 	HeaderVersions: []int8{2, 2},
 }
 
-var m70 = Message{Name: "DescribeClusterRequest", Kind: Request, APIKey: 60, Valid: Range{0, 2}, Unstable: None,
+var m70 = Message{Name: "DescribeClusterRequest", Kind: Request, APIKey: 60, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{0, Open}, Root: &l175, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{2, 2, 2},
 }
 
-var m71 = Message{Name: "DescribeProducersRequest", Kind: Request, APIKey: 61, Valid: Range{0, 0}, Unstable: None,
+var m71 = Message{Name: "DescribeProducersRequest", Kind: Request, APIKey: 61, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l177, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{2},
 }
 
-var m72 = Message{Name: "BrokerRegistrationRequest", Kind: Request, APIKey: 62, Valid: Range{0, 4}, Unstable: None,
+var m72 = Message{Name: "BrokerRegistrationRequest", Kind: Request, APIKey: 62, Valid: Range{0, 4}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 4}, Flexible: Range{0, Open}, Root: &l180, Source: "current"},
 	},
 	HeaderVersions: []int8{2, 2, 2, 2, 2},
 }
 
-var m73 = Message{Name: "BrokerHeartbeatRequest", Kind: Request, APIKey: 63, Valid: Range{0, 2}, Unstable: None,
+var m73 = Message{Name: "BrokerHeartbeatRequest", Kind: Request, APIKey: 63, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{0, Open}, Root: &l181, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{2, 2, 2},
 }
 
-var m74 = Message{Name: "UnregisterBrokerRequest", Kind: Request, APIKey: 64, Valid: Range{0, 0}, Unstable: None,
+var m74 = Message{Name: "UnregisterBrokerRequest", Kind: Request, APIKey: 64, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l182, Source: "current"},
 	},
 	HeaderVersions: []int8{2},
 }
 
-var m75 = Message{Name: "DescribeTransactionsRequest", Kind: Request, APIKey: 65, Valid: Range{0, 0}, Unstable: None,
+var m75 = Message{Name: "DescribeTransactionsRequest", Kind: Request, APIKey: 65, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l183, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{2},
 }
 
-var m76 = Message{Name: "ListTransactionsRequest", Kind: Request, APIKey: 66, Valid: Range{0, 2}, Unstable: None,
+var m76 = Message{Name: "ListTransactionsRequest", Kind: Request, APIKey: 66, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{0, Open}, Root: &l184, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{2, 2, 2},
 }
 
-var m77 = Message{Name: "AllocateProducerIdsRequest", Kind: Request, APIKey: 67, Valid: Range{0, 0}, Unstable: None,
+var m77 = Message{Name: "AllocateProducerIdsRequest", Kind: Request, APIKey: 67, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l185, Source: "current"},
 	},
 	HeaderVersions: []int8{2},
 }
 
-var m78 = Message{Name: "ConsumerGroupHeartbeatRequest", Kind: Request, APIKey: 68, Valid: Range{0, 1}, Unstable: None,
+var m78 = Message{Name: "ConsumerGroupHeartbeatRequest", Kind: Request, APIKey: 68, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l187, Source: "current"},
 	},
 	HeaderVersions: []int8{2, 2},
 }
 
-var m79 = Message{Name: "ConsumerGroupDescribeRequest", Kind: Request, APIKey: 69, Valid: Range{0, 1}, Unstable: None,
+var m79 = Message{Name: "ConsumerGroupDescribeRequest", Kind: Request, APIKey: 69, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l188, Source: "current"},
 	},
 	HeaderVersions: []int8{2, 2},
 }
 
-var m80 = Message{Name: "ControllerRegistrationRequest", Kind: Request, APIKey: 70, Valid: Range{0, 0}, Unstable: None,
+var m80 = Message{Name: "ControllerRegistrationRequest", Kind: Request, APIKey: 70, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l189, Source: "current"},
 	},
 	HeaderVersions: []int8{2},
 }
 
-var m81 = Message{Name: "GetTelemetrySubscriptionsRequest", Kind: Request, APIKey: 71, Valid: Range{0, 0}, Unstable: None,
+var m81 = Message{Name: "GetTelemetrySubscriptionsRequest", Kind: Request, APIKey: 71, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l190, Source: "current"},
 	},
 	HeaderVersions: []int8{2},
 }
 
-var m82 = Message{Name: "PushTelemetryRequest", Kind: Request, APIKey: 72, Valid: Range{0, 0}, Unstable: None,
+var m82 = Message{Name: "PushTelemetryRequest", Kind: Request, APIKey: 72, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l191, Source: "current"},
 	},
 	HeaderVersions: []int8{2},
 }
 
-var m83 = Message{Name: "AssignReplicasToDirsRequest", Kind: Request, APIKey: 73, Valid: Range{0, 0}, Unstable: None,
+var m83 = Message{Name: "AssignReplicasToDirsRequest", Kind: Request, APIKey: 73, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l194, Source: "current"},
 	},
 	HeaderVersions: []int8{2},
 }
 
-var m84 = Message{Name: "ListConfigResourcesRequest", Kind: Request, APIKey: 74, Valid: Range{0, 1}, Unstable: None,
+var m84 = Message{Name: "ListConfigResourcesRequest", Kind: Request, APIKey: 74, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l195, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{2, 2},
 }
 
-var m85 = Message{Name: "DescribeTopicPartitionsRequest", Kind: Request, APIKey: 75, Valid: Range{0, 0}, Unstable: None,
+var m85 = Message{Name: "DescribeTopicPartitionsRequest", Kind: Request, APIKey: 75, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l198, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{2},
 }
 
-var m86 = Message{Name: "ShareGroupHeartbeatRequest", Kind: Request, APIKey: 76, Valid: Range{0, 1}, Unstable: None,
+var m86 = Message{Name: "ShareGroupHeartbeatRequest", Kind: Request, APIKey: 76, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l199, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{2, 2},
 }
 
-var m87 = Message{Name: "ShareGroupDescribeRequest", Kind: Request, APIKey: 77, Valid: Range{0, 1}, Unstable: None,
+var m87 = Message{Name: "ShareGroupDescribeRequest", Kind: Request, APIKey: 77, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l200, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{2, 2},
 }
 
-var m88 = Message{Name: "ShareFetchRequest", Kind: Request, APIKey: 78, Valid: Range{0, 2}, Unstable: None,
+var m88 = Message{Name: "ShareFetchRequest", Kind: Request, APIKey: 78, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{0, Open}, Root: &l205, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{2, 2, 2},
 }
 
-var m89 = Message{Name: "ShareAcknowledgeRequest", Kind: Request, APIKey: 79, Valid: Range{0, 2}, Unstable: None,
+var m89 = Message{Name: "ShareAcknowledgeRequest", Kind: Request, APIKey: 79, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{0, Open}, Root: &l208, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{2, 2, 2},
 }
 
-var m90 = Message{Name: "AddRaftVoterRequest", Kind: Request, APIKey: 80, Valid: Range{0, 1}, Unstable: None,
+var m90 = Message{Name: "AddRaftVoterRequest", Kind: Request, APIKey: 80, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l210, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{2, 2},
 }
 
-var m91 = Message{Name: "RemoveRaftVoterRequest", Kind: Request, APIKey: 81, Valid: Range{0, 0}, Unstable: None,
+var m91 = Message{Name: "RemoveRaftVoterRequest", Kind: Request, APIKey: 81, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l211, Source: "current"},
 	},
 	HeaderVersions: []int8{2},
 }
 
-var m92 = Message{Name: "UpdateRaftVoterRequest", Kind: Request, APIKey: 82, Valid: Range{0, 0}, Unstable: None,
+var m92 = Message{Name: "UpdateRaftVoterRequest", Kind: Request, APIKey: 82, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l212, Source: "current"},
 	},
@@ -3977,7 +3977,7 @@ var m94 = Message{Name: "ReadShareGroupStateRequest", Kind: Request, APIKey: 84,
 	HeaderVersions: []int8{2},
 }
 
-var m95 = Message{Name: "WriteShareGroupStateRequest", Kind: Request, APIKey: 85, Valid: Range{0, 1}, Unstable: None,
+var m95 = Message{Name: "WriteShareGroupStateRequest", Kind: Request, APIKey: 85, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l222, Source: "kmsg-derived"},
 	},
@@ -3991,35 +3991,35 @@ var m96 = Message{Name: "DeleteShareGroupStateRequest", Kind: Request, APIKey: 8
 	HeaderVersions: []int8{2},
 }
 
-var m97 = Message{Name: "ReadShareGroupStateSummaryRequest", Kind: Request, APIKey: 87, Valid: Range{0, 1}, Unstable: None,
+var m97 = Message{Name: "ReadShareGroupStateSummaryRequest", Kind: Request, APIKey: 87, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l227, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{2, 2},
 }
 
-var m98 = Message{Name: "StreamsGroupHeartbeatRequest", Kind: Request, APIKey: 88, Valid: Range{0, 1}, Unstable: None,
+var m98 = Message{Name: "StreamsGroupHeartbeatRequest", Kind: Request, APIKey: 88, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l236, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{2, 2},
 }
 
-var m99 = Message{Name: "StreamsGroupDescribeRequest", Kind: Request, APIKey: 89, Valid: Range{0, 1}, Unstable: None,
+var m99 = Message{Name: "StreamsGroupDescribeRequest", Kind: Request, APIKey: 89, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l237, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{2, 2},
 }
 
-var m100 = Message{Name: "DescribeShareGroupOffsetsRequest", Kind: Request, APIKey: 90, Valid: Range{0, 1}, Unstable: None,
+var m100 = Message{Name: "DescribeShareGroupOffsetsRequest", Kind: Request, APIKey: 90, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l240, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{2, 2},
 }
 
-var m101 = Message{Name: "AlterShareGroupOffsetsRequest", Kind: Request, APIKey: 91, Valid: Range{0, 0}, Unstable: None,
+var m101 = Message{Name: "AlterShareGroupOffsetsRequest", Kind: Request, APIKey: 91, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l243, Source: "trunk-2025-extra"},
 	},
@@ -4033,21 +4033,21 @@ var m102 = Message{Name: "DeleteShareGroupOffsetsRequest", Kind: Request, APIKey
 	HeaderVersions: []int8{2},
 }
 
-var m103 = Message{Name: "StreamsGroupTopologyDescriptionUpdateRequest", Kind: Request, APIKey: 93, Valid: Range{0, 0}, Unstable: None,
+var m103 = Message{Name: "StreamsGroupTopologyDescriptionUpdateRequest", Kind: Request, APIKey: 93, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l250, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{2},
 }
 
-var m104 = Message{Name: "UnregisterControllerRequest", Kind: Request, APIKey: 94, Valid: Range{0, 0}, Unstable: None,
+var m104 = Message{Name: "UnregisterControllerRequest", Kind: Request, APIKey: 94, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l251, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{2},
 }
 
-var m105 = Message{Name: "ProduceResponse", Kind: Response, APIKey: 0, Valid: Range{0, 13}, Unstable: None,
+var m105 = Message{Name: "ProduceResponse", Kind: Response, APIKey: 0, Valid: Range{0, 13}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{9, Open}, Root: &l257, Source: "legacy"},
 		{Versions: Range{3, 13}, Flexible: Range{9, Open}, Root: &l259, Source: "kafka-4.3-clients"},
@@ -4055,56 +4055,56 @@ var m105 = Message{Name: "ProduceResponse", Kind: Response, APIKey: 0, Valid: Ra
 	HeaderVersions: []int8{0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1},
 }
 
-var m106 = Message{Name: "FetchResponse", Kind: Response, APIKey: 1, Valid: Range{0, 18}, Unstable: None,
+var m106 = Message{Name: "FetchResponse", Kind: Response, APIKey: 1, Valid: Range{0, 18}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 18}, Flexible: Range{12, Open}, Root: &l267, Source: "legacy"},
 	},
 	HeaderVersions: []int8{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1},
 }
 
-var m107 = Message{Name: "ListOffsetsResponse", Kind: Response, APIKey: 2, Valid: Range{0, 11}, Unstable: None,
+var m107 = Message{Name: "ListOffsetsResponse", Kind: Response, APIKey: 2, Valid: Range{0, 11}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 11}, Flexible: Range{6, Open}, Root: &l270, Source: "legacy"},
 	},
 	HeaderVersions: []int8{0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1},
 }
 
-var m108 = Message{Name: "MetadataResponse", Kind: Response, APIKey: 3, Valid: Range{0, 13}, Unstable: None,
+var m108 = Message{Name: "MetadataResponse", Kind: Response, APIKey: 3, Valid: Range{0, 13}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 13}, Flexible: Range{9, Open}, Root: &l274, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1},
 }
 
-var m109 = Message{Name: "LeaderAndIsrResponse", Kind: Response, APIKey: 4, Valid: Range{0, 7}, Unstable: None,
+var m109 = Message{Name: "LeaderAndIsrResponse", Kind: Response, APIKey: 4, Valid: Range{0, 7}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 7}, Flexible: Range{4, Open}, Root: &l277, Source: "kafka-4.0"},
 	},
 	HeaderVersions: []int8{0, 0, 0, 0, 1, 1, 1, 1},
 }
 
-var m110 = Message{Name: "StopReplicaResponse", Kind: Response, APIKey: 5, Valid: Range{0, 4}, Unstable: None,
+var m110 = Message{Name: "StopReplicaResponse", Kind: Response, APIKey: 5, Valid: Range{0, 4}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 4}, Flexible: Range{2, Open}, Root: &l279, Source: "kafka-4.0"},
 	},
 	HeaderVersions: []int8{0, 0, 1, 1, 1},
 }
 
-var m111 = Message{Name: "UpdateMetadataResponse", Kind: Response, APIKey: 6, Valid: Range{0, 8}, Unstable: None,
+var m111 = Message{Name: "UpdateMetadataResponse", Kind: Response, APIKey: 6, Valid: Range{0, 8}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 8}, Flexible: Range{6, Open}, Root: &l280, Source: "kafka-4.0"},
 	},
 	HeaderVersions: []int8{0, 0, 0, 0, 0, 0, 1, 1, 1},
 }
 
-var m112 = Message{Name: "ControlledShutdownResponse", Kind: Response, APIKey: 7, Valid: Range{0, 3}, Unstable: None,
+var m112 = Message{Name: "ControlledShutdownResponse", Kind: Response, APIKey: 7, Valid: Range{0, 3}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 3}, Flexible: Range{3, Open}, Root: &l282, Source: "kafka-4.0"},
 	},
 	HeaderVersions: []int8{0, 0, 0, 1},
 }
 
-var m113 = Message{Name: "OffsetCommitResponse", Kind: Response, APIKey: 8, Valid: Range{0, 10}, Unstable: None,
+var m113 = Message{Name: "OffsetCommitResponse", Kind: Response, APIKey: 8, Valid: Range{0, 10}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{8, Open}, Root: &l285, Source: "legacy"},
 		{Versions: Range{2, 10}, Flexible: Range{8, Open}, Root: &l287, Source: "kafka-4.3-clients"},
@@ -4112,7 +4112,7 @@ var m113 = Message{Name: "OffsetCommitResponse", Kind: Response, APIKey: 8, Vali
 	HeaderVersions: []int8{0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1},
 }
 
-var m114 = Message{Name: "OffsetFetchResponse", Kind: Response, APIKey: 9, Valid: Range{0, 10}, Unstable: None,
+var m114 = Message{Name: "OffsetFetchResponse", Kind: Response, APIKey: 9, Valid: Range{0, 10}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{6, Open}, Root: &l293, Source: "legacy"},
 		{Versions: Range{1, 10}, Flexible: Range{6, Open}, Root: &l296, Source: "kafka-4.3-clients"},
@@ -4120,161 +4120,161 @@ var m114 = Message{Name: "OffsetFetchResponse", Kind: Response, APIKey: 9, Valid
 	HeaderVersions: []int8{0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1},
 }
 
-var m115 = Message{Name: "FindCoordinatorResponse", Kind: Response, APIKey: 10, Valid: Range{0, 6}, Unstable: None,
+var m115 = Message{Name: "FindCoordinatorResponse", Kind: Response, APIKey: 10, Valid: Range{0, 6}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 6}, Flexible: Range{3, Open}, Root: &l298, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{0, 0, 0, 1, 1, 1, 1},
 }
 
-var m116 = Message{Name: "JoinGroupResponse", Kind: Response, APIKey: 11, Valid: Range{0, 9}, Unstable: None,
+var m116 = Message{Name: "JoinGroupResponse", Kind: Response, APIKey: 11, Valid: Range{0, 9}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 9}, Flexible: Range{6, Open}, Root: &l300, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{0, 0, 0, 0, 0, 0, 1, 1, 1, 1},
 }
 
-var m117 = Message{Name: "HeartbeatResponse", Kind: Response, APIKey: 12, Valid: Range{0, 4}, Unstable: None,
+var m117 = Message{Name: "HeartbeatResponse", Kind: Response, APIKey: 12, Valid: Range{0, 4}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 4}, Flexible: Range{4, Open}, Root: &l301, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{0, 0, 0, 0, 1},
 }
 
-var m118 = Message{Name: "LeaveGroupResponse", Kind: Response, APIKey: 13, Valid: Range{0, 5}, Unstable: None,
+var m118 = Message{Name: "LeaveGroupResponse", Kind: Response, APIKey: 13, Valid: Range{0, 5}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 5}, Flexible: Range{4, Open}, Root: &l303, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{0, 0, 0, 0, 1, 1},
 }
 
-var m119 = Message{Name: "SyncGroupResponse", Kind: Response, APIKey: 14, Valid: Range{0, 5}, Unstable: None,
+var m119 = Message{Name: "SyncGroupResponse", Kind: Response, APIKey: 14, Valid: Range{0, 5}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 5}, Flexible: Range{4, Open}, Root: &l304, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{0, 0, 0, 0, 1, 1},
 }
 
-var m120 = Message{Name: "DescribeGroupsResponse", Kind: Response, APIKey: 15, Valid: Range{0, 6}, Unstable: None,
+var m120 = Message{Name: "DescribeGroupsResponse", Kind: Response, APIKey: 15, Valid: Range{0, 6}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 6}, Flexible: Range{5, Open}, Root: &l307, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{0, 0, 0, 0, 0, 1, 1},
 }
 
-var m121 = Message{Name: "ListGroupsResponse", Kind: Response, APIKey: 16, Valid: Range{0, 5}, Unstable: None,
+var m121 = Message{Name: "ListGroupsResponse", Kind: Response, APIKey: 16, Valid: Range{0, 5}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 5}, Flexible: Range{3, Open}, Root: &l309, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{0, 0, 0, 1, 1, 1},
 }
 
-var m122 = Message{Name: "SaslHandshakeResponse", Kind: Response, APIKey: 17, Valid: Range{0, 1}, Unstable: None,
+var m122 = Message{Name: "SaslHandshakeResponse", Kind: Response, APIKey: 17, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
-		{Versions: Range{0, 1}, Flexible: None, Root: &l310, Source: "kafka-4.3-clients"},
+		{Versions: Range{0, 1}, Flexible: none, Root: &l310, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{0, 0},
 }
 
-var m123 = Message{Name: "ApiVersionsResponse", Kind: Response, APIKey: 18, Valid: Range{0, 5}, Unstable: None,
+var m123 = Message{Name: "ApiVersionsResponse", Kind: Response, APIKey: 18, Valid: Range{0, 5}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 5}, Flexible: Range{3, Open}, Root: &l314, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{0, 0, 0, 0, 0, 0},
 }
 
-var m124 = Message{Name: "CreateTopicsResponse", Kind: Response, APIKey: 19, Valid: Range{0, 7}, Unstable: None,
+var m124 = Message{Name: "CreateTopicsResponse", Kind: Response, APIKey: 19, Valid: Range{0, 7}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 7}, Flexible: Range{5, Open}, Root: &l317, Source: "legacy"},
 	},
 	HeaderVersions: []int8{0, 0, 0, 0, 0, 1, 1, 1},
 }
 
-var m125 = Message{Name: "DeleteTopicsResponse", Kind: Response, APIKey: 20, Valid: Range{0, 6}, Unstable: None,
+var m125 = Message{Name: "DeleteTopicsResponse", Kind: Response, APIKey: 20, Valid: Range{0, 6}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 6}, Flexible: Range{4, Open}, Root: &l319, Source: "legacy"},
 	},
 	HeaderVersions: []int8{0, 0, 0, 0, 1, 1, 1},
 }
 
-var m126 = Message{Name: "DeleteRecordsResponse", Kind: Response, APIKey: 21, Valid: Range{0, 2}, Unstable: None,
+var m126 = Message{Name: "DeleteRecordsResponse", Kind: Response, APIKey: 21, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{2, Open}, Root: &l322, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{0, 0, 1},
 }
 
-var m127 = Message{Name: "InitProducerIdResponse", Kind: Response, APIKey: 22, Valid: Range{0, 6}, Unstable: None,
+var m127 = Message{Name: "InitProducerIdResponse", Kind: Response, APIKey: 22, Valid: Range{0, 6}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 6}, Flexible: Range{2, Open}, Root: &l323, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{0, 0, 1, 1, 1, 1, 1},
 }
 
-var m128 = Message{Name: "OffsetForLeaderEpochResponse", Kind: Response, APIKey: 23, Valid: Range{0, 4}, Unstable: None,
+var m128 = Message{Name: "OffsetForLeaderEpochResponse", Kind: Response, APIKey: 23, Valid: Range{0, 4}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 4}, Flexible: Range{4, Open}, Root: &l326, Source: "legacy"},
 	},
 	HeaderVersions: []int8{0, 0, 0, 0, 1},
 }
 
-var m129 = Message{Name: "AddPartitionsToTxnResponse", Kind: Response, APIKey: 24, Valid: Range{0, 5}, Unstable: None,
+var m129 = Message{Name: "AddPartitionsToTxnResponse", Kind: Response, APIKey: 24, Valid: Range{0, 5}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 5}, Flexible: Range{3, Open}, Root: &l330, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{0, 0, 0, 1, 1, 1},
 }
 
-var m130 = Message{Name: "AddOffsetsToTxnResponse", Kind: Response, APIKey: 25, Valid: Range{0, 4}, Unstable: None,
+var m130 = Message{Name: "AddOffsetsToTxnResponse", Kind: Response, APIKey: 25, Valid: Range{0, 4}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 4}, Flexible: Range{3, Open}, Root: &l331, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{0, 0, 0, 1, 1},
 }
 
-var m131 = Message{Name: "EndTxnResponse", Kind: Response, APIKey: 26, Valid: Range{0, 5}, Unstable: None,
+var m131 = Message{Name: "EndTxnResponse", Kind: Response, APIKey: 26, Valid: Range{0, 5}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 5}, Flexible: Range{3, Open}, Root: &l332, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{0, 0, 0, 1, 1, 1},
 }
 
-var m132 = Message{Name: "WriteTxnMarkersResponse", Kind: Response, APIKey: 27, Valid: Range{0, 2}, Unstable: None,
+var m132 = Message{Name: "WriteTxnMarkersResponse", Kind: Response, APIKey: 27, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{1, Open}, Root: &l336, Source: "kafka-4.0"},
 	},
 	HeaderVersions: []int8{0, 1, 1},
 }
 
-var m133 = Message{Name: "TxnOffsetCommitResponse", Kind: Response, APIKey: 28, Valid: Range{0, 6}, Unstable: None,
+var m133 = Message{Name: "TxnOffsetCommitResponse", Kind: Response, APIKey: 28, Valid: Range{0, 6}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 6}, Flexible: Range{3, Open}, Root: &l339, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{0, 0, 0, 1, 1, 1, 1},
 }
 
-var m134 = Message{Name: "DescribeAclsResponse", Kind: Response, APIKey: 29, Valid: Range{0, 3}, Unstable: None,
+var m134 = Message{Name: "DescribeAclsResponse", Kind: Response, APIKey: 29, Valid: Range{0, 3}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 3}, Flexible: Range{2, Open}, Root: &l342, Source: "legacy"},
 	},
 	HeaderVersions: []int8{0, 0, 1, 1},
 }
 
-var m135 = Message{Name: "CreateAclsResponse", Kind: Response, APIKey: 30, Valid: Range{0, 3}, Unstable: None,
+var m135 = Message{Name: "CreateAclsResponse", Kind: Response, APIKey: 30, Valid: Range{0, 3}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 3}, Flexible: Range{2, Open}, Root: &l344, Source: "legacy"},
 	},
 	HeaderVersions: []int8{0, 0, 1, 1},
 }
 
-var m136 = Message{Name: "DeleteAclsResponse", Kind: Response, APIKey: 31, Valid: Range{0, 3}, Unstable: None,
+var m136 = Message{Name: "DeleteAclsResponse", Kind: Response, APIKey: 31, Valid: Range{0, 3}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 3}, Flexible: Range{2, Open}, Root: &l347, Source: "legacy"},
 	},
 	HeaderVersions: []int8{0, 0, 1, 1},
 }
 
-var m137 = Message{Name: "DescribeConfigsResponse", Kind: Response, APIKey: 32, Valid: Range{0, 4}, Unstable: None,
+var m137 = Message{Name: "DescribeConfigsResponse", Kind: Response, APIKey: 32, Valid: Range{0, 4}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{4, Open}, Root: &l351, Source: "legacy"},
 		{Versions: Range{1, 4}, Flexible: Range{4, Open}, Root: &l354, Source: "kafka-4.3-clients"},
@@ -4282,21 +4282,21 @@ var m137 = Message{Name: "DescribeConfigsResponse", Kind: Response, APIKey: 32, 
 	HeaderVersions: []int8{0, 0, 0, 0, 1},
 }
 
-var m138 = Message{Name: "AlterConfigsResponse", Kind: Response, APIKey: 33, Valid: Range{0, 2}, Unstable: None,
+var m138 = Message{Name: "AlterConfigsResponse", Kind: Response, APIKey: 33, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{2, Open}, Root: &l356, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{0, 0, 1},
 }
 
-var m139 = Message{Name: "AlterReplicaLogDirsResponse", Kind: Response, APIKey: 34, Valid: Range{0, 2}, Unstable: None,
+var m139 = Message{Name: "AlterReplicaLogDirsResponse", Kind: Response, APIKey: 34, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{2, Open}, Root: &l359, Source: "legacy"},
 	},
 	HeaderVersions: []int8{0, 0, 1},
 }
 
-var m140 = Message{Name: "DescribeLogDirsResponse", Kind: Response, APIKey: 35, Valid: Range{0, 5}, Unstable: None,
+var m140 = Message{Name: "DescribeLogDirsResponse", Kind: Response, APIKey: 35, Valid: Range{0, 5}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{2, Open}, Root: &l363, Source: "legacy"},
 		{Versions: Range{1, 5}, Flexible: Range{2, Open}, Root: &l365, Source: "kafka-4.3-clients"},
@@ -4304,413 +4304,413 @@ var m140 = Message{Name: "DescribeLogDirsResponse", Kind: Response, APIKey: 35, 
 	HeaderVersions: []int8{0, 0, 1, 1, 1, 1},
 }
 
-var m141 = Message{Name: "SaslAuthenticateResponse", Kind: Response, APIKey: 36, Valid: Range{0, 2}, Unstable: None,
+var m141 = Message{Name: "SaslAuthenticateResponse", Kind: Response, APIKey: 36, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{2, Open}, Root: &l366, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{0, 0, 1},
 }
 
-var m142 = Message{Name: "CreatePartitionsResponse", Kind: Response, APIKey: 37, Valid: Range{0, 3}, Unstable: None,
+var m142 = Message{Name: "CreatePartitionsResponse", Kind: Response, APIKey: 37, Valid: Range{0, 3}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 3}, Flexible: Range{2, Open}, Root: &l368, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{0, 0, 1, 1},
 }
 
-var m143 = Message{Name: "CreateDelegationTokenResponse", Kind: Response, APIKey: 38, Valid: Range{0, 3}, Unstable: None,
+var m143 = Message{Name: "CreateDelegationTokenResponse", Kind: Response, APIKey: 38, Valid: Range{0, 3}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 3}, Flexible: Range{2, Open}, Root: &l369, Source: "legacy"},
 	},
 	HeaderVersions: []int8{0, 0, 1, 1},
 }
 
-var m144 = Message{Name: "RenewDelegationTokenResponse", Kind: Response, APIKey: 39, Valid: Range{0, 2}, Unstable: None,
+var m144 = Message{Name: "RenewDelegationTokenResponse", Kind: Response, APIKey: 39, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{2, Open}, Root: &l370, Source: "legacy"},
 	},
 	HeaderVersions: []int8{0, 0, 1},
 }
 
-var m145 = Message{Name: "ExpireDelegationTokenResponse", Kind: Response, APIKey: 40, Valid: Range{0, 2}, Unstable: None,
+var m145 = Message{Name: "ExpireDelegationTokenResponse", Kind: Response, APIKey: 40, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{2, Open}, Root: &l371, Source: "legacy"},
 	},
 	HeaderVersions: []int8{0, 0, 1},
 }
 
-var m146 = Message{Name: "DescribeDelegationTokenResponse", Kind: Response, APIKey: 41, Valid: Range{0, 3}, Unstable: None,
+var m146 = Message{Name: "DescribeDelegationTokenResponse", Kind: Response, APIKey: 41, Valid: Range{0, 3}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 3}, Flexible: Range{2, Open}, Root: &l374, Source: "legacy"},
 	},
 	HeaderVersions: []int8{0, 0, 1, 1},
 }
 
-var m147 = Message{Name: "DeleteGroupsResponse", Kind: Response, APIKey: 42, Valid: Range{0, 3}, Unstable: None,
+var m147 = Message{Name: "DeleteGroupsResponse", Kind: Response, APIKey: 42, Valid: Range{0, 3}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 3}, Flexible: Range{2, Open}, Root: &l376, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{0, 0, 1, 1},
 }
 
-var m148 = Message{Name: "ElectLeadersResponse", Kind: Response, APIKey: 43, Valid: Range{0, 2}, Unstable: None,
+var m148 = Message{Name: "ElectLeadersResponse", Kind: Response, APIKey: 43, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{2, Open}, Root: &l379, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{0, 0, 1},
 }
 
-var m149 = Message{Name: "IncrementalAlterConfigsResponse", Kind: Response, APIKey: 44, Valid: Range{0, 1}, Unstable: None,
+var m149 = Message{Name: "IncrementalAlterConfigsResponse", Kind: Response, APIKey: 44, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{1, Open}, Root: &l380, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{0, 1},
 }
 
-var m150 = Message{Name: "AlterPartitionReassignmentsResponse", Kind: Response, APIKey: 45, Valid: Range{0, 1}, Unstable: None,
+var m150 = Message{Name: "AlterPartitionReassignmentsResponse", Kind: Response, APIKey: 45, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l383, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 1},
 }
 
-var m151 = Message{Name: "ListPartitionReassignmentsResponse", Kind: Response, APIKey: 46, Valid: Range{0, 0}, Unstable: None,
+var m151 = Message{Name: "ListPartitionReassignmentsResponse", Kind: Response, APIKey: 46, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l386, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1},
 }
 
-var m152 = Message{Name: "OffsetDeleteResponse", Kind: Response, APIKey: 47, Valid: Range{0, 0}, Unstable: None,
+var m152 = Message{Name: "OffsetDeleteResponse", Kind: Response, APIKey: 47, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
-		{Versions: Range{0, 0}, Flexible: None, Root: &l389, Source: "kafka-4.3-clients"},
+		{Versions: Range{0, 0}, Flexible: none, Root: &l389, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{0},
 }
 
-var m153 = Message{Name: "DescribeClientQuotasResponse", Kind: Response, APIKey: 48, Valid: Range{0, 1}, Unstable: None,
+var m153 = Message{Name: "DescribeClientQuotasResponse", Kind: Response, APIKey: 48, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{1, Open}, Root: &l392, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{0, 1},
 }
 
-var m154 = Message{Name: "AlterClientQuotasResponse", Kind: Response, APIKey: 49, Valid: Range{0, 1}, Unstable: None,
+var m154 = Message{Name: "AlterClientQuotasResponse", Kind: Response, APIKey: 49, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{1, Open}, Root: &l394, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{0, 1},
 }
 
-var m155 = Message{Name: "DescribeUserScramCredentialsResponse", Kind: Response, APIKey: 50, Valid: Range{0, 0}, Unstable: None,
+var m155 = Message{Name: "DescribeUserScramCredentialsResponse", Kind: Response, APIKey: 50, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l397, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1},
 }
 
-var m156 = Message{Name: "AlterUserScramCredentialsResponse", Kind: Response, APIKey: 51, Valid: Range{0, 0}, Unstable: None,
+var m156 = Message{Name: "AlterUserScramCredentialsResponse", Kind: Response, APIKey: 51, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l399, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1},
 }
 
-var m157 = Message{Name: "VoteResponse", Kind: Response, APIKey: 52, Valid: Range{0, 2}, Unstable: None,
+var m157 = Message{Name: "VoteResponse", Kind: Response, APIKey: 52, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{0, Open}, Root: &l403, Source: "current"},
 	},
 	HeaderVersions: []int8{1, 1, 1},
 }
 
-var m158 = Message{Name: "BeginQuorumEpochResponse", Kind: Response, APIKey: 53, Valid: Range{0, 1}, Unstable: None,
+var m158 = Message{Name: "BeginQuorumEpochResponse", Kind: Response, APIKey: 53, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{1, Open}, Root: &l406, Source: "current"},
 	},
 	HeaderVersions: []int8{0, 1},
 }
 
-var m159 = Message{Name: "EndQuorumEpochResponse", Kind: Response, APIKey: 54, Valid: Range{0, 1}, Unstable: None,
+var m159 = Message{Name: "EndQuorumEpochResponse", Kind: Response, APIKey: 54, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{1, Open}, Root: &l407, Source: "current"},
 	},
 	HeaderVersions: []int8{0, 1},
 }
 
-var m160 = Message{Name: "DescribeQuorumResponse", Kind: Response, APIKey: 55, Valid: Range{0, 2}, Unstable: None,
+var m160 = Message{Name: "DescribeQuorumResponse", Kind: Response, APIKey: 55, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{0, Open}, Root: &l413, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 1, 1},
 }
 
-var m161 = Message{Name: "AlterPartitionResponse", Kind: Response, APIKey: 56, Valid: Range{0, 3}, Unstable: None,
+var m161 = Message{Name: "AlterPartitionResponse", Kind: Response, APIKey: 56, Valid: Range{0, 3}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 3}, Flexible: Range{0, Open}, Root: &l416, Source: "current"},
 	},
 	HeaderVersions: []int8{1, 1, 1, 1},
 }
 
-var m162 = Message{Name: "UpdateFeaturesResponse", Kind: Response, APIKey: 57, Valid: Range{0, 2}, Unstable: None,
+var m162 = Message{Name: "UpdateFeaturesResponse", Kind: Response, APIKey: 57, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{0, Open}, Root: &l418, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 1, 1},
 }
 
-var m163 = Message{Name: "EnvelopeResponse", Kind: Response, APIKey: 58, Valid: Range{0, 0}, Unstable: None,
+var m163 = Message{Name: "EnvelopeResponse", Kind: Response, APIKey: 58, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l419, Source: "current"},
 	},
 	HeaderVersions: []int8{1},
 }
 
-var m164 = Message{Name: "FetchSnapshotResponse", Kind: Response, APIKey: 59, Valid: Range{0, 1}, Unstable: None,
+var m164 = Message{Name: "FetchSnapshotResponse", Kind: Response, APIKey: 59, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l423, Source: "current"},
 	},
 	HeaderVersions: []int8{1, 1},
 }
 
-var m165 = Message{Name: "DescribeClusterResponse", Kind: Response, APIKey: 60, Valid: Range{0, 2}, Unstable: None,
+var m165 = Message{Name: "DescribeClusterResponse", Kind: Response, APIKey: 60, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{0, Open}, Root: &l425, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 1, 1},
 }
 
-var m166 = Message{Name: "DescribeProducersResponse", Kind: Response, APIKey: 61, Valid: Range{0, 0}, Unstable: None,
+var m166 = Message{Name: "DescribeProducersResponse", Kind: Response, APIKey: 61, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l429, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1},
 }
 
-var m167 = Message{Name: "BrokerRegistrationResponse", Kind: Response, APIKey: 62, Valid: Range{0, 4}, Unstable: None,
+var m167 = Message{Name: "BrokerRegistrationResponse", Kind: Response, APIKey: 62, Valid: Range{0, 4}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 4}, Flexible: Range{0, Open}, Root: &l430, Source: "current"},
 	},
 	HeaderVersions: []int8{1, 1, 1, 1, 1},
 }
 
-var m168 = Message{Name: "BrokerHeartbeatResponse", Kind: Response, APIKey: 63, Valid: Range{0, 2}, Unstable: None,
+var m168 = Message{Name: "BrokerHeartbeatResponse", Kind: Response, APIKey: 63, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{0, Open}, Root: &l431, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{1, 1, 1},
 }
 
-var m169 = Message{Name: "UnregisterBrokerResponse", Kind: Response, APIKey: 64, Valid: Range{0, 0}, Unstable: None,
+var m169 = Message{Name: "UnregisterBrokerResponse", Kind: Response, APIKey: 64, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l432, Source: "current"},
 	},
 	HeaderVersions: []int8{1},
 }
 
-var m170 = Message{Name: "DescribeTransactionsResponse", Kind: Response, APIKey: 65, Valid: Range{0, 0}, Unstable: None,
+var m170 = Message{Name: "DescribeTransactionsResponse", Kind: Response, APIKey: 65, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l435, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1},
 }
 
-var m171 = Message{Name: "ListTransactionsResponse", Kind: Response, APIKey: 66, Valid: Range{0, 2}, Unstable: None,
+var m171 = Message{Name: "ListTransactionsResponse", Kind: Response, APIKey: 66, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{0, Open}, Root: &l437, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 1, 1},
 }
 
-var m172 = Message{Name: "AllocateProducerIdsResponse", Kind: Response, APIKey: 67, Valid: Range{0, 0}, Unstable: None,
+var m172 = Message{Name: "AllocateProducerIdsResponse", Kind: Response, APIKey: 67, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l438, Source: "current"},
 	},
 	HeaderVersions: []int8{1},
 }
 
-var m173 = Message{Name: "ConsumerGroupHeartbeatResponse", Kind: Response, APIKey: 68, Valid: Range{0, 1}, Unstable: None,
+var m173 = Message{Name: "ConsumerGroupHeartbeatResponse", Kind: Response, APIKey: 68, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l440, Source: "current"},
 	},
 	HeaderVersions: []int8{1, 1},
 }
 
-var m174 = Message{Name: "ConsumerGroupDescribeResponse", Kind: Response, APIKey: 69, Valid: Range{0, 1}, Unstable: None,
+var m174 = Message{Name: "ConsumerGroupDescribeResponse", Kind: Response, APIKey: 69, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l445, Source: "current"},
 	},
 	HeaderVersions: []int8{1, 1},
 }
 
-var m175 = Message{Name: "ControllerRegistrationResponse", Kind: Response, APIKey: 70, Valid: Range{0, 0}, Unstable: None,
+var m175 = Message{Name: "ControllerRegistrationResponse", Kind: Response, APIKey: 70, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l446, Source: "current"},
 	},
 	HeaderVersions: []int8{1},
 }
 
-var m176 = Message{Name: "GetTelemetrySubscriptionsResponse", Kind: Response, APIKey: 71, Valid: Range{0, 0}, Unstable: None,
+var m176 = Message{Name: "GetTelemetrySubscriptionsResponse", Kind: Response, APIKey: 71, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l447, Source: "current"},
 	},
 	HeaderVersions: []int8{1},
 }
 
-var m177 = Message{Name: "PushTelemetryResponse", Kind: Response, APIKey: 72, Valid: Range{0, 0}, Unstable: None,
+var m177 = Message{Name: "PushTelemetryResponse", Kind: Response, APIKey: 72, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l448, Source: "current"},
 	},
 	HeaderVersions: []int8{1},
 }
 
-var m178 = Message{Name: "AssignReplicasToDirsResponse", Kind: Response, APIKey: 73, Valid: Range{0, 0}, Unstable: None,
+var m178 = Message{Name: "AssignReplicasToDirsResponse", Kind: Response, APIKey: 73, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l452, Source: "current"},
 	},
 	HeaderVersions: []int8{1},
 }
 
-var m179 = Message{Name: "ListConfigResourcesResponse", Kind: Response, APIKey: 74, Valid: Range{0, 1}, Unstable: None,
+var m179 = Message{Name: "ListConfigResourcesResponse", Kind: Response, APIKey: 74, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l454, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 1},
 }
 
-var m180 = Message{Name: "DescribeTopicPartitionsResponse", Kind: Response, APIKey: 75, Valid: Range{0, 0}, Unstable: None,
+var m180 = Message{Name: "DescribeTopicPartitionsResponse", Kind: Response, APIKey: 75, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l457, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1},
 }
 
-var m181 = Message{Name: "ShareGroupHeartbeatResponse", Kind: Response, APIKey: 76, Valid: Range{0, 1}, Unstable: None,
+var m181 = Message{Name: "ShareGroupHeartbeatResponse", Kind: Response, APIKey: 76, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l458, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{1, 1},
 }
 
-var m182 = Message{Name: "ShareGroupDescribeResponse", Kind: Response, APIKey: 77, Valid: Range{0, 1}, Unstable: None,
+var m182 = Message{Name: "ShareGroupDescribeResponse", Kind: Response, APIKey: 77, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l461, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{1, 1},
 }
 
-var m183 = Message{Name: "ShareFetchResponse", Kind: Response, APIKey: 78, Valid: Range{0, 2}, Unstable: None,
+var m183 = Message{Name: "ShareFetchResponse", Kind: Response, APIKey: 78, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{0, Open}, Root: &l467, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{1, 1, 1},
 }
 
-var m184 = Message{Name: "ShareAcknowledgeResponse", Kind: Response, APIKey: 79, Valid: Range{0, 2}, Unstable: None,
+var m184 = Message{Name: "ShareAcknowledgeResponse", Kind: Response, APIKey: 79, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{0, Open}, Root: &l470, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{1, 1, 1},
 }
 
-var m185 = Message{Name: "AddRaftVoterResponse", Kind: Response, APIKey: 80, Valid: Range{0, 1}, Unstable: None,
+var m185 = Message{Name: "AddRaftVoterResponse", Kind: Response, APIKey: 80, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l471, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{1, 1},
 }
 
-var m186 = Message{Name: "RemoveRaftVoterResponse", Kind: Response, APIKey: 81, Valid: Range{0, 0}, Unstable: None,
+var m186 = Message{Name: "RemoveRaftVoterResponse", Kind: Response, APIKey: 81, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l472, Source: "current"},
 	},
 	HeaderVersions: []int8{1},
 }
 
-var m187 = Message{Name: "UpdateRaftVoterResponse", Kind: Response, APIKey: 82, Valid: Range{0, 0}, Unstable: None,
+var m187 = Message{Name: "UpdateRaftVoterResponse", Kind: Response, APIKey: 82, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l474, Source: "current"},
 	},
 	HeaderVersions: []int8{1},
 }
 
-var m188 = Message{Name: "InitializeShareGroupStateResponse", Kind: Response, APIKey: 83, Valid: Range{0, 0}, Unstable: None,
+var m188 = Message{Name: "InitializeShareGroupStateResponse", Kind: Response, APIKey: 83, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l477, Source: "current"},
 	},
 	HeaderVersions: []int8{1},
 }
 
-var m189 = Message{Name: "ReadShareGroupStateResponse", Kind: Response, APIKey: 84, Valid: Range{0, 0}, Unstable: None,
+var m189 = Message{Name: "ReadShareGroupStateResponse", Kind: Response, APIKey: 84, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l480, Source: "current"},
 	},
 	HeaderVersions: []int8{1},
 }
 
-var m190 = Message{Name: "WriteShareGroupStateResponse", Kind: Response, APIKey: 85, Valid: Range{0, 1}, Unstable: None,
+var m190 = Message{Name: "WriteShareGroupStateResponse", Kind: Response, APIKey: 85, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l482, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{1, 1},
 }
 
-var m191 = Message{Name: "DeleteShareGroupStateResponse", Kind: Response, APIKey: 86, Valid: Range{0, 0}, Unstable: None,
+var m191 = Message{Name: "DeleteShareGroupStateResponse", Kind: Response, APIKey: 86, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l484, Source: "current"},
 	},
 	HeaderVersions: []int8{1},
 }
 
-var m192 = Message{Name: "ReadShareGroupStateSummaryResponse", Kind: Response, APIKey: 87, Valid: Range{0, 1}, Unstable: None,
+var m192 = Message{Name: "ReadShareGroupStateSummaryResponse", Kind: Response, APIKey: 87, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l487, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{1, 1},
 }
 
-var m193 = Message{Name: "StreamsGroupHeartbeatResponse", Kind: Response, APIKey: 88, Valid: Range{0, 1}, Unstable: None,
+var m193 = Message{Name: "StreamsGroupHeartbeatResponse", Kind: Response, APIKey: 88, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l491, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{1, 1},
 }
 
-var m194 = Message{Name: "StreamsGroupDescribeResponse", Kind: Response, APIKey: 89, Valid: Range{0, 1}, Unstable: None,
+var m194 = Message{Name: "StreamsGroupDescribeResponse", Kind: Response, APIKey: 89, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l501, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{1, 1},
 }
 
-var m195 = Message{Name: "DescribeShareGroupOffsetsResponse", Kind: Response, APIKey: 90, Valid: Range{0, 1}, Unstable: None,
+var m195 = Message{Name: "DescribeShareGroupOffsetsResponse", Kind: Response, APIKey: 90, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l505, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{1, 1},
 }
 
-var m196 = Message{Name: "AlterShareGroupOffsetsResponse", Kind: Response, APIKey: 91, Valid: Range{0, 0}, Unstable: None,
+var m196 = Message{Name: "AlterShareGroupOffsetsResponse", Kind: Response, APIKey: 91, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l508, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{1},
 }
 
-var m197 = Message{Name: "DeleteShareGroupOffsetsResponse", Kind: Response, APIKey: 92, Valid: Range{0, 0}, Unstable: None,
+var m197 = Message{Name: "DeleteShareGroupOffsetsResponse", Kind: Response, APIKey: 92, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l510, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{1},
 }
 
-var m198 = Message{Name: "StreamsGroupTopologyDescriptionUpdateResponse", Kind: Response, APIKey: 93, Valid: Range{0, 0}, Unstable: None,
+var m198 = Message{Name: "StreamsGroupTopologyDescriptionUpdateResponse", Kind: Response, APIKey: 93, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l511, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{1},
 }
 
-var m199 = Message{Name: "UnregisterControllerResponse", Kind: Response, APIKey: 94, Valid: Range{0, 0}, Unstable: None,
+var m199 = Message{Name: "UnregisterControllerResponse", Kind: Response, APIKey: 94, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l512, Source: "kmsg-derived"},
 	},
@@ -4728,91 +4728,91 @@ var apis = []*API{
 	{Key: 7, Name: "ControlledShutdown", Names: []string{"ControlledShutdown"}, Category: category(7), Request: &m17, Response: &m112, Removed40: Range{0, 3}},
 	{Key: 8, Name: "OffsetCommit", Names: []string{"OffsetCommit"}, Category: category(8), Request: &m18, Response: &m113, Removed40: Range{0, 1}},
 	{Key: 9, Name: "OffsetFetch", Names: []string{"OffsetFetch"}, Category: category(9), Request: &m19, Response: &m114, Removed40: Range{0, 0}},
-	{Key: 10, Name: "FindCoordinator", Names: []string{"FindCoordinator"}, Category: category(10), Request: &m20, Response: &m115, Removed40: None},
+	{Key: 10, Name: "FindCoordinator", Names: []string{"FindCoordinator"}, Category: category(10), Request: &m20, Response: &m115, Removed40: none},
 	{Key: 11, Name: "JoinGroup", Names: []string{"JoinGroup"}, Category: category(11), Request: &m21, Response: &m116, Removed40: Range{0, 1}},
-	{Key: 12, Name: "Heartbeat", Names: []string{"Heartbeat"}, Category: category(12), Request: &m22, Response: &m117, Removed40: None},
-	{Key: 13, Name: "LeaveGroup", Names: []string{"LeaveGroup"}, Category: category(13), Request: &m23, Response: &m118, Removed40: None},
-	{Key: 14, Name: "SyncGroup", Names: []string{"SyncGroup"}, Category: category(14), Request: &m24, Response: &m119, Removed40: None},
-	{Key: 15, Name: "DescribeGroups", Names: []string{"DescribeGroups"}, Category: category(15), Request: &m25, Response: &m120, Removed40: None},
-	{Key: 16, Name: "ListGroups", Names: []string{"ListGroups"}, Category: category(16), Request: &m26, Response: &m121, Removed40: None},
-	{Key: 17, Name: "SaslHandshake", Names: []string{"SaslHandshake"}, Category: category(17), Request: &m27, Response: &m122, Removed40: None},
-	{Key: 18, Name: "ApiVersions", Names: []string{"ApiVersions"}, Category: category(18), Request: &m28, Response: &m123, Removed40: None},
+	{Key: 12, Name: "Heartbeat", Names: []string{"Heartbeat"}, Category: category(12), Request: &m22, Response: &m117, Removed40: none},
+	{Key: 13, Name: "LeaveGroup", Names: []string{"LeaveGroup"}, Category: category(13), Request: &m23, Response: &m118, Removed40: none},
+	{Key: 14, Name: "SyncGroup", Names: []string{"SyncGroup"}, Category: category(14), Request: &m24, Response: &m119, Removed40: none},
+	{Key: 15, Name: "DescribeGroups", Names: []string{"DescribeGroups"}, Category: category(15), Request: &m25, Response: &m120, Removed40: none},
+	{Key: 16, Name: "ListGroups", Names: []string{"ListGroups"}, Category: category(16), Request: &m26, Response: &m121, Removed40: none},
+	{Key: 17, Name: "SaslHandshake", Names: []string{"SaslHandshake"}, Category: category(17), Request: &m27, Response: &m122, Removed40: none},
+	{Key: 18, Name: "ApiVersions", Names: []string{"ApiVersions"}, Category: category(18), Request: &m28, Response: &m123, Removed40: none},
 	{Key: 19, Name: "CreateTopics", Names: []string{"CreateTopics"}, Category: category(19), Request: &m29, Response: &m124, Removed40: Range{0, 1}},
 	{Key: 20, Name: "DeleteTopics", Names: []string{"DeleteTopics"}, Category: category(20), Request: &m30, Response: &m125, Removed40: Range{0, 0}},
-	{Key: 21, Name: "DeleteRecords", Names: []string{"DeleteRecords"}, Category: category(21), Request: &m31, Response: &m126, Removed40: None},
-	{Key: 22, Name: "InitProducerId", Names: []string{"InitProducerId"}, Category: category(22), Request: &m32, Response: &m127, Removed40: None},
+	{Key: 21, Name: "DeleteRecords", Names: []string{"DeleteRecords"}, Category: category(21), Request: &m31, Response: &m126, Removed40: none},
+	{Key: 22, Name: "InitProducerId", Names: []string{"InitProducerId"}, Category: category(22), Request: &m32, Response: &m127, Removed40: none},
 	{Key: 23, Name: "OffsetForLeaderEpoch", Names: []string{"OffsetForLeaderEpoch"}, Category: category(23), Request: &m33, Response: &m128, Removed40: Range{0, 1}},
-	{Key: 24, Name: "AddPartitionsToTxn", Names: []string{"AddPartitionsToTxn"}, Category: category(24), Request: &m34, Response: &m129, Removed40: None},
-	{Key: 25, Name: "AddOffsetsToTxn", Names: []string{"AddOffsetsToTxn"}, Category: category(25), Request: &m35, Response: &m130, Removed40: None},
-	{Key: 26, Name: "EndTxn", Names: []string{"EndTxn"}, Category: category(26), Request: &m36, Response: &m131, Removed40: None},
-	{Key: 27, Name: "WriteTxnMarkers", Names: []string{"WriteTxnMarkers"}, Category: category(27), Request: &m37, Response: &m132, Removed40: None},
-	{Key: 28, Name: "TxnOffsetCommit", Names: []string{"TxnOffsetCommit"}, Category: category(28), Request: &m38, Response: &m133, Removed40: None},
+	{Key: 24, Name: "AddPartitionsToTxn", Names: []string{"AddPartitionsToTxn"}, Category: category(24), Request: &m34, Response: &m129, Removed40: none},
+	{Key: 25, Name: "AddOffsetsToTxn", Names: []string{"AddOffsetsToTxn"}, Category: category(25), Request: &m35, Response: &m130, Removed40: none},
+	{Key: 26, Name: "EndTxn", Names: []string{"EndTxn"}, Category: category(26), Request: &m36, Response: &m131, Removed40: none},
+	{Key: 27, Name: "WriteTxnMarkers", Names: []string{"WriteTxnMarkers"}, Category: category(27), Request: &m37, Response: &m132, Removed40: none},
+	{Key: 28, Name: "TxnOffsetCommit", Names: []string{"TxnOffsetCommit"}, Category: category(28), Request: &m38, Response: &m133, Removed40: none},
 	{Key: 29, Name: "DescribeAcls", Names: []string{"DescribeAcls"}, Category: category(29), Request: &m39, Response: &m134, Removed40: Range{0, 0}},
 	{Key: 30, Name: "CreateAcls", Names: []string{"CreateAcls"}, Category: category(30), Request: &m40, Response: &m135, Removed40: Range{0, 0}},
 	{Key: 31, Name: "DeleteAcls", Names: []string{"DeleteAcls"}, Category: category(31), Request: &m41, Response: &m136, Removed40: Range{0, 0}},
 	{Key: 32, Name: "DescribeConfigs", Names: []string{"DescribeConfigs"}, Category: category(32), Request: &m42, Response: &m137, Removed40: Range{0, 0}},
-	{Key: 33, Name: "AlterConfigs", Names: []string{"AlterConfigs"}, Category: category(33), Request: &m43, Response: &m138, Removed40: None},
+	{Key: 33, Name: "AlterConfigs", Names: []string{"AlterConfigs"}, Category: category(33), Request: &m43, Response: &m138, Removed40: none},
 	{Key: 34, Name: "AlterReplicaLogDirs", Names: []string{"AlterReplicaLogDirs"}, Category: category(34), Request: &m44, Response: &m139, Removed40: Range{0, 0}},
 	{Key: 35, Name: "DescribeLogDirs", Names: []string{"DescribeLogDirs"}, Category: category(35), Request: &m45, Response: &m140, Removed40: Range{0, 0}},
-	{Key: 36, Name: "SaslAuthenticate", Names: []string{"SaslAuthenticate"}, Category: category(36), Request: &m46, Response: &m141, Removed40: None},
-	{Key: 37, Name: "CreatePartitions", Names: []string{"CreatePartitions"}, Category: category(37), Request: &m47, Response: &m142, Removed40: None},
+	{Key: 36, Name: "SaslAuthenticate", Names: []string{"SaslAuthenticate"}, Category: category(36), Request: &m46, Response: &m141, Removed40: none},
+	{Key: 37, Name: "CreatePartitions", Names: []string{"CreatePartitions"}, Category: category(37), Request: &m47, Response: &m142, Removed40: none},
 	{Key: 38, Name: "CreateDelegationToken", Names: []string{"CreateDelegationToken"}, Category: category(38), Request: &m48, Response: &m143, Removed40: Range{0, 0}},
 	{Key: 39, Name: "RenewDelegationToken", Names: []string{"RenewDelegationToken"}, Category: category(39), Request: &m49, Response: &m144, Removed40: Range{0, 0}},
 	{Key: 40, Name: "ExpireDelegationToken", Names: []string{"ExpireDelegationToken"}, Category: category(40), Request: &m50, Response: &m145, Removed40: Range{0, 0}},
 	{Key: 41, Name: "DescribeDelegationToken", Names: []string{"DescribeDelegationToken"}, Category: category(41), Request: &m51, Response: &m146, Removed40: Range{0, 0}},
 	{Key: 42, Name: "DeleteGroups", Names: []string{"DeleteGroups"}, Category: category(42), Request: &m52, Response: &m147, Removed40: Range{0, 0}},
-	{Key: 43, Name: "ElectLeaders", Names: []string{"ElectLeaders"}, Category: category(43), Request: &m53, Response: &m148, Removed40: None},
-	{Key: 44, Name: "IncrementalAlterConfigs", Names: []string{"IncrementalAlterConfigs"}, Category: category(44), Request: &m54, Response: &m149, Removed40: None},
-	{Key: 45, Name: "AlterPartitionReassignments", Names: []string{"AlterPartitionReassignments"}, Category: category(45), Request: &m55, Response: &m150, Removed40: None},
-	{Key: 46, Name: "ListPartitionReassignments", Names: []string{"ListPartitionReassignments"}, Category: category(46), Request: &m56, Response: &m151, Removed40: None},
-	{Key: 47, Name: "OffsetDelete", Names: []string{"OffsetDelete"}, Category: category(47), Request: &m57, Response: &m152, Removed40: None},
-	{Key: 48, Name: "DescribeClientQuotas", Names: []string{"DescribeClientQuotas"}, Category: category(48), Request: &m58, Response: &m153, Removed40: None},
-	{Key: 49, Name: "AlterClientQuotas", Names: []string{"AlterClientQuotas"}, Category: category(49), Request: &m59, Response: &m154, Removed40: None},
-	{Key: 50, Name: "DescribeUserScramCredentials", Names: []string{"DescribeUserScramCredentials"}, Category: category(50), Request: &m60, Response: &m155, Removed40: None},
-	{Key: 51, Name: "AlterUserScramCredentials", Names: []string{"AlterUserScramCredentials"}, Category: category(51), Request: &m61, Response: &m156, Removed40: None},
-	{Key: 52, Name: "Vote", Names: []string{"Vote"}, Category: category(52), Request: &m62, Response: &m157, Removed40: None},
-	{Key: 53, Name: "BeginQuorumEpoch", Names: []string{"BeginQuorumEpoch"}, Category: category(53), Request: &m63, Response: &m158, Removed40: None},
-	{Key: 54, Name: "EndQuorumEpoch", Names: []string{"EndQuorumEpoch"}, Category: category(54), Request: &m64, Response: &m159, Removed40: None},
-	{Key: 55, Name: "DescribeQuorum", Names: []string{"DescribeQuorum"}, Category: category(55), Request: &m65, Response: &m160, Removed40: None},
-	{Key: 56, Name: "AlterPartition", Names: []string{"AlterPartition"}, Category: category(56), Request: &m66, Response: &m161, Removed40: None},
-	{Key: 57, Name: "UpdateFeatures", Names: []string{"UpdateFeatures"}, Category: category(57), Request: &m67, Response: &m162, Removed40: None},
-	{Key: 58, Name: "Envelope", Names: []string{"Envelope"}, Category: category(58), Request: &m68, Response: &m163, Removed40: None},
-	{Key: 59, Name: "FetchSnapshot", Names: []string{"FetchSnapshot"}, Category: category(59), Request: &m69, Response: &m164, Removed40: None},
-	{Key: 60, Name: "DescribeCluster", Names: []string{"DescribeCluster"}, Category: category(60), Request: &m70, Response: &m165, Removed40: None},
-	{Key: 61, Name: "DescribeProducers", Names: []string{"DescribeProducers"}, Category: category(61), Request: &m71, Response: &m166, Removed40: None},
-	{Key: 62, Name: "BrokerRegistration", Names: []string{"BrokerRegistration"}, Category: category(62), Request: &m72, Response: &m167, Removed40: None},
-	{Key: 63, Name: "BrokerHeartbeat", Names: []string{"BrokerHeartbeat"}, Category: category(63), Request: &m73, Response: &m168, Removed40: None},
-	{Key: 64, Name: "UnregisterBroker", Names: []string{"UnregisterBroker"}, Category: category(64), Request: &m74, Response: &m169, Removed40: None},
-	{Key: 65, Name: "DescribeTransactions", Names: []string{"DescribeTransactions"}, Category: category(65), Request: &m75, Response: &m170, Removed40: None},
-	{Key: 66, Name: "ListTransactions", Names: []string{"ListTransactions"}, Category: category(66), Request: &m76, Response: &m171, Removed40: None},
-	{Key: 67, Name: "AllocateProducerIds", Names: []string{"AllocateProducerIds"}, Category: category(67), Request: &m77, Response: &m172, Removed40: None},
-	{Key: 68, Name: "ConsumerGroupHeartbeat", Names: []string{"ConsumerGroupHeartbeat"}, Category: category(68), Request: &m78, Response: &m173, Removed40: None},
-	{Key: 69, Name: "ConsumerGroupDescribe", Names: []string{"ConsumerGroupDescribe"}, Category: category(69), Request: &m79, Response: &m174, Removed40: None},
-	{Key: 70, Name: "ControllerRegistration", Names: []string{"ControllerRegistration"}, Category: category(70), Request: &m80, Response: &m175, Removed40: None},
-	{Key: 71, Name: "GetTelemetrySubscriptions", Names: []string{"GetTelemetrySubscriptions"}, Category: category(71), Request: &m81, Response: &m176, Removed40: None},
-	{Key: 72, Name: "PushTelemetry", Names: []string{"PushTelemetry"}, Category: category(72), Request: &m82, Response: &m177, Removed40: None},
-	{Key: 73, Name: "AssignReplicasToDirs", Names: []string{"AssignReplicasToDirs"}, Category: category(73), Request: &m83, Response: &m178, Removed40: None},
-	{Key: 74, Name: "ListConfigResources", Names: []string{"ListConfigResources", "ListClientMetricsResources"}, Category: category(74), Request: &m84, Response: &m179, Removed40: None},
-	{Key: 75, Name: "DescribeTopicPartitions", Names: []string{"DescribeTopicPartitions"}, Category: category(75), Request: &m85, Response: &m180, Removed40: None},
-	{Key: 76, Name: "ShareGroupHeartbeat", Names: []string{"ShareGroupHeartbeat"}, Category: category(76), Request: &m86, Response: &m181, Removed40: None},
-	{Key: 77, Name: "ShareGroupDescribe", Names: []string{"ShareGroupDescribe"}, Category: category(77), Request: &m87, Response: &m182, Removed40: None},
-	{Key: 78, Name: "ShareFetch", Names: []string{"ShareFetch"}, Category: category(78), Request: &m88, Response: &m183, Removed40: None},
-	{Key: 79, Name: "ShareAcknowledge", Names: []string{"ShareAcknowledge"}, Category: category(79), Request: &m89, Response: &m184, Removed40: None},
-	{Key: 80, Name: "AddRaftVoter", Names: []string{"AddRaftVoter"}, Category: category(80), Request: &m90, Response: &m185, Removed40: None},
-	{Key: 81, Name: "RemoveRaftVoter", Names: []string{"RemoveRaftVoter"}, Category: category(81), Request: &m91, Response: &m186, Removed40: None},
-	{Key: 82, Name: "UpdateRaftVoter", Names: []string{"UpdateRaftVoter"}, Category: category(82), Request: &m92, Response: &m187, Removed40: None},
-	{Key: 83, Name: "InitializeShareGroupState", Names: []string{"InitializeShareGroupState"}, Category: category(83), Request: &m93, Response: &m188, Removed40: None},
-	{Key: 84, Name: "ReadShareGroupState", Names: []string{"ReadShareGroupState"}, Category: category(84), Request: &m94, Response: &m189, Removed40: None},
-	{Key: 85, Name: "WriteShareGroupState", Names: []string{"WriteShareGroupState"}, Category: category(85), Request: &m95, Response: &m190, Removed40: None},
-	{Key: 86, Name: "DeleteShareGroupState", Names: []string{"DeleteShareGroupState"}, Category: category(86), Request: &m96, Response: &m191, Removed40: None},
-	{Key: 87, Name: "ReadShareGroupStateSummary", Names: []string{"ReadShareGroupStateSummary"}, Category: category(87), Request: &m97, Response: &m192, Removed40: None},
-	{Key: 88, Name: "StreamsGroupHeartbeat", Names: []string{"StreamsGroupHeartbeat"}, Category: category(88), Request: &m98, Response: &m193, Removed40: None},
-	{Key: 89, Name: "StreamsGroupDescribe", Names: []string{"StreamsGroupDescribe"}, Category: category(89), Request: &m99, Response: &m194, Removed40: None},
-	{Key: 90, Name: "DescribeShareGroupOffsets", Names: []string{"DescribeShareGroupOffsets"}, Category: category(90), Request: &m100, Response: &m195, Removed40: None},
-	{Key: 91, Name: "AlterShareGroupOffsets", Names: []string{"AlterShareGroupOffsets"}, Category: category(91), Request: &m101, Response: &m196, Removed40: None},
-	{Key: 92, Name: "DeleteShareGroupOffsets", Names: []string{"DeleteShareGroupOffsets"}, Category: category(92), Request: &m102, Response: &m197, Removed40: None},
-	{Key: 93, Name: "StreamsGroupTopologyDescriptionUpdate", Names: []string{"StreamsGroupTopologyDescriptionUpdate"}, Category: category(93), Request: &m103, Response: &m198, Removed40: None},
-	{Key: 94, Name: "UnregisterController", Names: []string{"UnregisterController"}, Category: category(94), Request: &m104, Response: &m199, Removed40: None},
+	{Key: 43, Name: "ElectLeaders", Names: []string{"ElectLeaders"}, Category: category(43), Request: &m53, Response: &m148, Removed40: none},
+	{Key: 44, Name: "IncrementalAlterConfigs", Names: []string{"IncrementalAlterConfigs"}, Category: category(44), Request: &m54, Response: &m149, Removed40: none},
+	{Key: 45, Name: "AlterPartitionReassignments", Names: []string{"AlterPartitionReassignments"}, Category: category(45), Request: &m55, Response: &m150, Removed40: none},
+	{Key: 46, Name: "ListPartitionReassignments", Names: []string{"ListPartitionReassignments"}, Category: category(46), Request: &m56, Response: &m151, Removed40: none},
+	{Key: 47, Name: "OffsetDelete", Names: []string{"OffsetDelete"}, Category: category(47), Request: &m57, Response: &m152, Removed40: none},
+	{Key: 48, Name: "DescribeClientQuotas", Names: []string{"DescribeClientQuotas"}, Category: category(48), Request: &m58, Response: &m153, Removed40: none},
+	{Key: 49, Name: "AlterClientQuotas", Names: []string{"AlterClientQuotas"}, Category: category(49), Request: &m59, Response: &m154, Removed40: none},
+	{Key: 50, Name: "DescribeUserScramCredentials", Names: []string{"DescribeUserScramCredentials"}, Category: category(50), Request: &m60, Response: &m155, Removed40: none},
+	{Key: 51, Name: "AlterUserScramCredentials", Names: []string{"AlterUserScramCredentials"}, Category: category(51), Request: &m61, Response: &m156, Removed40: none},
+	{Key: 52, Name: "Vote", Names: []string{"Vote"}, Category: category(52), Request: &m62, Response: &m157, Removed40: none},
+	{Key: 53, Name: "BeginQuorumEpoch", Names: []string{"BeginQuorumEpoch"}, Category: category(53), Request: &m63, Response: &m158, Removed40: none},
+	{Key: 54, Name: "EndQuorumEpoch", Names: []string{"EndQuorumEpoch"}, Category: category(54), Request: &m64, Response: &m159, Removed40: none},
+	{Key: 55, Name: "DescribeQuorum", Names: []string{"DescribeQuorum"}, Category: category(55), Request: &m65, Response: &m160, Removed40: none},
+	{Key: 56, Name: "AlterPartition", Names: []string{"AlterPartition"}, Category: category(56), Request: &m66, Response: &m161, Removed40: none},
+	{Key: 57, Name: "UpdateFeatures", Names: []string{"UpdateFeatures"}, Category: category(57), Request: &m67, Response: &m162, Removed40: none},
+	{Key: 58, Name: "Envelope", Names: []string{"Envelope"}, Category: category(58), Request: &m68, Response: &m163, Removed40: none},
+	{Key: 59, Name: "FetchSnapshot", Names: []string{"FetchSnapshot"}, Category: category(59), Request: &m69, Response: &m164, Removed40: none},
+	{Key: 60, Name: "DescribeCluster", Names: []string{"DescribeCluster"}, Category: category(60), Request: &m70, Response: &m165, Removed40: none},
+	{Key: 61, Name: "DescribeProducers", Names: []string{"DescribeProducers"}, Category: category(61), Request: &m71, Response: &m166, Removed40: none},
+	{Key: 62, Name: "BrokerRegistration", Names: []string{"BrokerRegistration"}, Category: category(62), Request: &m72, Response: &m167, Removed40: none},
+	{Key: 63, Name: "BrokerHeartbeat", Names: []string{"BrokerHeartbeat"}, Category: category(63), Request: &m73, Response: &m168, Removed40: none},
+	{Key: 64, Name: "UnregisterBroker", Names: []string{"UnregisterBroker"}, Category: category(64), Request: &m74, Response: &m169, Removed40: none},
+	{Key: 65, Name: "DescribeTransactions", Names: []string{"DescribeTransactions"}, Category: category(65), Request: &m75, Response: &m170, Removed40: none},
+	{Key: 66, Name: "ListTransactions", Names: []string{"ListTransactions"}, Category: category(66), Request: &m76, Response: &m171, Removed40: none},
+	{Key: 67, Name: "AllocateProducerIds", Names: []string{"AllocateProducerIds"}, Category: category(67), Request: &m77, Response: &m172, Removed40: none},
+	{Key: 68, Name: "ConsumerGroupHeartbeat", Names: []string{"ConsumerGroupHeartbeat"}, Category: category(68), Request: &m78, Response: &m173, Removed40: none},
+	{Key: 69, Name: "ConsumerGroupDescribe", Names: []string{"ConsumerGroupDescribe"}, Category: category(69), Request: &m79, Response: &m174, Removed40: none},
+	{Key: 70, Name: "ControllerRegistration", Names: []string{"ControllerRegistration"}, Category: category(70), Request: &m80, Response: &m175, Removed40: none},
+	{Key: 71, Name: "GetTelemetrySubscriptions", Names: []string{"GetTelemetrySubscriptions"}, Category: category(71), Request: &m81, Response: &m176, Removed40: none},
+	{Key: 72, Name: "PushTelemetry", Names: []string{"PushTelemetry"}, Category: category(72), Request: &m82, Response: &m177, Removed40: none},
+	{Key: 73, Name: "AssignReplicasToDirs", Names: []string{"AssignReplicasToDirs"}, Category: category(73), Request: &m83, Response: &m178, Removed40: none},
+	{Key: 74, Name: "ListConfigResources", Names: []string{"ListConfigResources", "ListClientMetricsResources"}, Category: category(74), Request: &m84, Response: &m179, Removed40: none},
+	{Key: 75, Name: "DescribeTopicPartitions", Names: []string{"DescribeTopicPartitions"}, Category: category(75), Request: &m85, Response: &m180, Removed40: none},
+	{Key: 76, Name: "ShareGroupHeartbeat", Names: []string{"ShareGroupHeartbeat"}, Category: category(76), Request: &m86, Response: &m181, Removed40: none},
+	{Key: 77, Name: "ShareGroupDescribe", Names: []string{"ShareGroupDescribe"}, Category: category(77), Request: &m87, Response: &m182, Removed40: none},
+	{Key: 78, Name: "ShareFetch", Names: []string{"ShareFetch"}, Category: category(78), Request: &m88, Response: &m183, Removed40: none},
+	{Key: 79, Name: "ShareAcknowledge", Names: []string{"ShareAcknowledge"}, Category: category(79), Request: &m89, Response: &m184, Removed40: none},
+	{Key: 80, Name: "AddRaftVoter", Names: []string{"AddRaftVoter"}, Category: category(80), Request: &m90, Response: &m185, Removed40: none},
+	{Key: 81, Name: "RemoveRaftVoter", Names: []string{"RemoveRaftVoter"}, Category: category(81), Request: &m91, Response: &m186, Removed40: none},
+	{Key: 82, Name: "UpdateRaftVoter", Names: []string{"UpdateRaftVoter"}, Category: category(82), Request: &m92, Response: &m187, Removed40: none},
+	{Key: 83, Name: "InitializeShareGroupState", Names: []string{"InitializeShareGroupState"}, Category: category(83), Request: &m93, Response: &m188, Removed40: none},
+	{Key: 84, Name: "ReadShareGroupState", Names: []string{"ReadShareGroupState"}, Category: category(84), Request: &m94, Response: &m189, Removed40: none},
+	{Key: 85, Name: "WriteShareGroupState", Names: []string{"WriteShareGroupState"}, Category: category(85), Request: &m95, Response: &m190, Removed40: none},
+	{Key: 86, Name: "DeleteShareGroupState", Names: []string{"DeleteShareGroupState"}, Category: category(86), Request: &m96, Response: &m191, Removed40: none},
+	{Key: 87, Name: "ReadShareGroupStateSummary", Names: []string{"ReadShareGroupStateSummary"}, Category: category(87), Request: &m97, Response: &m192, Removed40: none},
+	{Key: 88, Name: "StreamsGroupHeartbeat", Names: []string{"StreamsGroupHeartbeat"}, Category: category(88), Request: &m98, Response: &m193, Removed40: none},
+	{Key: 89, Name: "StreamsGroupDescribe", Names: []string{"StreamsGroupDescribe"}, Category: category(89), Request: &m99, Response: &m194, Removed40: none},
+	{Key: 90, Name: "DescribeShareGroupOffsets", Names: []string{"DescribeShareGroupOffsets"}, Category: category(90), Request: &m100, Response: &m195, Removed40: none},
+	{Key: 91, Name: "AlterShareGroupOffsets", Names: []string{"AlterShareGroupOffsets"}, Category: category(91), Request: &m101, Response: &m196, Removed40: none},
+	{Key: 92, Name: "DeleteShareGroupOffsets", Names: []string{"DeleteShareGroupOffsets"}, Category: category(92), Request: &m102, Response: &m197, Removed40: none},
+	{Key: 93, Name: "StreamsGroupTopologyDescriptionUpdate", Names: []string{"StreamsGroupTopologyDescriptionUpdate"}, Category: category(93), Request: &m103, Response: &m198, Removed40: none},
+	{Key: 94, Name: "UnregisterController", Names: []string{"UnregisterController"}, Category: category(94), Request: &m104, Response: &m199, Removed40: none},
 }
 
 var apiByKey = func() []*API {

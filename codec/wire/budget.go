@@ -11,8 +11,8 @@ package wire
 // decompression produced; Work the bytes scanned, every nested payload and
 // every guessing candidate included.
 type Budget struct {
-	MaxNodes, MaxDecompressed, MaxWork int
-	Nodes, Decompressed, Work          int
+	MaxNodes, MaxDecompressed, MaxWork int // the limits
+	Nodes, Decompressed, Work          int // what was spent so far
 
 	// NestedNodes is where nested payloads (records, data messages) must
 	// stop taking nodes, below MaxNodes so that the frame's own fields
@@ -65,11 +65,11 @@ func (b *Budget) WorkLeft(n int) bool { return b.Work+n <= b.MaxWork }
 // the input, n for the nth decompressed buffer), the field path in value
 // JSON terms, and what happened.
 type Warning struct {
-	Offset  int
-	Buf     int
-	Path    string
-	Message string
-	Limit   bool
+	Offset  int    // byte offset in buffer Buf
+	Buf     int    // 0 for the input, n for the nth decompressed buffer
+	Path    string // e.g. "body.topics[0].partitions[1].records"
+	Message string // what happened, in words
+	Limit   bool   // a limit cut decoding short here
 }
 
 // Warnings collects a frame's warnings in document order: the order of the
@@ -78,7 +78,7 @@ type Warning struct {
 // children (a record cut short, a count that disagrees) inserts the
 // warning at the mark it took when it opened the node.
 type Warnings struct {
-	List []Warning
+	List []Warning // in document order
 }
 
 // Mark is the position a node's own late warnings go to.

@@ -11,6 +11,8 @@ type EncodeError struct {
 	Err  error  // the underlying failure (a base64 or compression error), or nil
 }
 
+// Error formats the error as "path: message", or the message alone for
+// the whole input.
 func (e *EncodeError) Error() string {
 	if e.Path == "" {
 		return e.Msg

@@ -139,20 +139,10 @@ func detectDump(b []byte) (dumpKind, bool) {
 // ASCII column, a final offset line, more than one data line, or
 // Wireshark's three spaces after the offset.
 func parseDump(t text, lo, hi int, kind dumpKind, repeatLimit int) (out []byte, validated bool, err error) {
+	p := &dumpParser{t: t, kind: kind, what: kind.what(), repeatLimit: repeatLimit, star: -1, ended: -1}
+	p.out = make([]byte, 0, (hi-lo)/3+1)
+	p.validated = kind == dumpXXD || kind == dumpTcpdump
 	s := t.src
-	what := kind.what()
-	out = make([]byte, 0, (hi-lo)/3+1)
-	validated = kind == dumpXXD || kind == dumpTcpdump
-	dataLines := 0
-	var (
-		started  bool
-		pos      uint64 // offset the next line should have
-		prevFrom int    // out[prevFrom:] holds the previous line's bytes
-		star     = -1   // offset of a pending '*' line
-		ended    = -1   // offset of the final offset-only line
-		repeated int    // bytes added for '*' lines
-		trailer  bool   // a trailing line was skipped
-	)
 	for ls := lo; ls < hi; {
 		le := ls
 		for le < hi && s[le] != '\n' {
@@ -166,167 +156,215 @@ func parseDump(t text, lo, hi int, kind dumpKind, repeatLimit int) (out []byte, 
 		for i < le && isSpace(s[i]) {
 			i++
 		}
-		if i == le {
-			ls = next
-			continue
-		}
-		if ended >= 0 {
-			// One trailing line that is not dump data (a shell prompt)
-			// is ignored.
-			if !isHexDigit(s[i]) && !trailer {
-				trailer = true
-				ls = next
-				continue
-			}
-			return nil, false, t.errAt(i, ErrDump, "data after the final offset line of the "+what)
-		}
-		if s[i] == '*' && i+1 == le {
-			if !started {
-				return nil, false, t.errAt(i, ErrDump, "'*' repeat line before any data in "+what)
-			}
-			if star >= 0 {
-				return nil, false, t.errAt(i, ErrDump, "two '*' repeat lines in a row in "+what)
-			}
-			star = i
-			ls = next
-			continue
-		}
-
-		// Offset.
-		if kind == dumpTcpdump {
-			if !(i+1 < le && s[i] == '0' && (s[i+1] == 'x' || s[i+1] == 'X')) {
-				return nil, false, t.errAt(i, ErrDump, "expected a 0x offset at the start of a "+what+" line")
-			}
-			i += 2
-		}
-		j := hexRun(s, i, le)
-		if j == i {
-			return nil, false, t.errAt(i, ErrDump, "expected an offset at the start of a "+what+" line, found "+t.charAt(i))
-		}
-		if j-i > 16 {
-			return nil, false, t.errAt(i, ErrDump, "offset "+quoteToken(s[i:j])+" is too large")
-		}
-		var off uint64
-		for k := i; k < j; k++ {
-			off = off<<4 | uint64(hexVal(s[k]))
-		}
-		offAt := i
-		if kind == dumpXXD || kind == dumpTcpdump {
-			if j == le || s[j] != ':' {
-				return nil, false, t.errAt(j, ErrDump, "expected ':' after the offset in "+what+", found "+t.charAt(j))
-			}
-			j++
-		} else if j < le && s[j] != ' ' && s[j] != '\t' {
-			return nil, false, t.badChar(j, what+" offset")
-		}
-
-		// Bytes on this line: count them first, to check the offset.
-		a := j
-		for a < le && (s[a] == ' ' || s[a] == '\t') {
-			a++
-		}
-		if a == le {
-			// An offset-only line: the end of the data.
-			if !started {
-				return nil, false, t.errAt(offAt, ErrDump, "offset line without data in "+what)
+		if i < le {
+			if err := p.line(i, le); err != nil {
+				return nil, false, err
 			}
 		}
-		areaEnd := dumpAreaEnd(s, a, le, kind)
-		if areaEnd < le {
-			validated = true // an ASCII column
-		}
-
-		// Check the offset, expanding a pending '*'.
-		if !started {
-			if kind == dumpWireshark && a-j >= 3 {
-				validated = true // Wireshark's three spaces after the offset
-			}
-			started = true
-			pos = off
-		} else if star >= 0 {
-			L := uint64(len(out) - prevFrom)
-			if off < pos || L == 0 || (off-pos)%L != 0 {
-				return nil, false, t.errAt(offAt, ErrDump, "offset 0x"+strconv.FormatUint(off, 16)+
-					" does not continue the '*' repeat of the line at 0x"+strconv.FormatUint(pos-L, 16)+" in "+what)
-			}
-			gap := off - pos
-			if gap > uint64(repeatLimit-repeated) {
-				return nil, false, t.errAt(star, ErrTooLarge, "'*' repeat line would add "+strconv.FormatUint(gap, 10)+
-					" bytes, more than the limit of "+strconv.Itoa(repeatLimit))
-			}
-			line := out[prevFrom:]
-			for k := uint64(0); k < gap/L; k++ {
-				out = append(out, line...)
-			}
-			repeated += int(gap)
-			pos = off
-			star = -1
-		} else if off != pos {
-			return nil, false, t.errAt(offAt, ErrDump, "offset 0x"+strconv.FormatUint(off, 16)+
-				" does not follow the previous line (expected 0x"+strconv.FormatUint(pos, 16)+") in "+what)
-		}
-		if a == le {
-			ended = offAt
-			validated = true
-			ls = next
-			continue
-		}
-
-		// Hex bytes.
-		from := len(out)
-		for k := a; k < areaEnd; {
-			if s[k] == ' ' || s[k] == '\t' {
-				k++
-				continue
-			}
-			e := hexRun(s, k, areaEnd)
-			if e < areaEnd && s[e] != ' ' && s[e] != '\t' {
-				return nil, false, t.badChar(e, what)
-			}
-			n := e - k
-			if n%2 != 0 || (n != 2 && (kind == dumpHexdumpC || kind == dumpOD || kind == dumpWireshark)) {
-				msg := "odd number of hex digits"
-				if n%2 == 0 {
-					msg = "expected 2 hex digits per byte"
-				}
-				return nil, false, t.errAt(k, ErrOddDigits, msg+" in "+quoteToken(s[k:e])+" in "+what)
-			}
-			for ; k < e; k += 2 {
-				out = append(out, hexVal(s[k])<<4|hexVal(s[k+1]))
-			}
-		}
-		n := len(out) - from
-		if n == 0 {
-			return nil, false, t.errAt(a, ErrDump, "no hex bytes after the offset in "+what)
-		}
-		// The ASCII column, when it is not delimited, can be no longer
-		// than the bytes (plus a space every 8, as some viewers print);
-		// if it is, part of the hex was taken for ASCII.
-		if kind == dumpXXD || kind == dumpTcpdump || kind == dumpWireshark {
-			c := areaEnd
-			for c < le && (s[c] == ' ' || s[c] == '\t') {
-				c++
-			}
-			if utf8.RuneCount(s[c:le]) > n+n/8 { // allow a mid-line space
-				return nil, false, t.errAt(c, ErrDump, "ASCII column is longer than the "+strconv.Itoa(n)+
-					" bytes on the line in "+what)
-			}
-		}
-		if pos+uint64(n) < pos {
-			return nil, false, t.errAt(offAt, ErrDump, "offset overflows in "+what)
-		}
-		pos += uint64(n)
-		prevFrom = from
-		dataLines++
 		ls = next
 	}
-	if star >= 0 {
-		return nil, false, t.errAt(star, ErrDump, "'*' repeat line without a following offset line in "+what)
+	if p.star >= 0 {
+		return nil, false, t.errAt(p.star, ErrDump, "'*' repeat line without a following offset line in "+p.what)
 	}
-	if !started {
-		return nil, false, t.errAt(lo, ErrDump, "no data in "+what)
+	if !p.started {
+		return nil, false, t.errAt(lo, ErrDump, "no data in "+p.what)
 	}
-	return out, validated || dataLines > 1, nil
+	return p.out, p.validated || p.dataLines > 1, nil
+}
+
+// dumpParser is parseDump's state from line to line.
+type dumpParser struct {
+	t           text
+	kind        dumpKind
+	what        string // the dump's name, for errors
+	repeatLimit int
+
+	out       []byte
+	validated bool
+	dataLines int
+	started   bool
+	pos       uint64 // offset the next line should have
+	prevFrom  int    // out[prevFrom:] holds the previous line's bytes
+	star      int    // offset of a pending '*' line, or -1
+	ended     int    // offset of the final offset-only line, or -1
+	repeated  int    // bytes added for '*' lines
+	trailer   bool   // a trailing line was skipped
+}
+
+// line reads the non-blank line s[i:le] (trimmed): a '*' repeat line, an
+// offset-only final line, or an offset and its bytes.
+func (p *dumpParser) line(i, le int) error {
+	s, t, what := p.t.src, p.t, p.what
+	if p.ended >= 0 {
+		// One trailing line that is not dump data (a shell prompt)
+		// is ignored.
+		if !isHexDigit(s[i]) && !p.trailer {
+			p.trailer = true
+			return nil
+		}
+		return t.errAt(i, ErrDump, "data after the final offset line of the "+what)
+	}
+	if s[i] == '*' && i+1 == le {
+		if !p.started {
+			return t.errAt(i, ErrDump, "'*' repeat line before any data in "+what)
+		}
+		if p.star >= 0 {
+			return t.errAt(i, ErrDump, "two '*' repeat lines in a row in "+what)
+		}
+		p.star = i
+		return nil
+	}
+	off, offAt, j, err := p.offset(i, le)
+	if err != nil {
+		return err
+	}
+
+	// Bytes on this line: count them first, to check the offset.
+	a := j
+	for a < le && (s[a] == ' ' || s[a] == '\t') {
+		a++
+	}
+	if a == le && !p.started {
+		// An offset-only line ends the data; there must be some.
+		return t.errAt(offAt, ErrDump, "offset line without data in "+what)
+	}
+	areaEnd := dumpAreaEnd(s, a, le, p.kind)
+	if areaEnd < le {
+		p.validated = true // an ASCII column
+	}
+	if !p.started && p.kind == dumpWireshark && a-j >= 3 {
+		p.validated = true // Wireshark's three spaces after the offset
+	}
+	if err := p.follow(off, offAt); err != nil {
+		return err
+	}
+	if a == le {
+		p.ended = offAt
+		p.validated = true
+		return nil
+	}
+	n, err := p.bytes(a, areaEnd, le)
+	if err != nil {
+		return err
+	}
+	if p.pos+uint64(n) < p.pos {
+		return t.errAt(offAt, ErrDump, "offset overflows in "+what)
+	}
+	p.pos += uint64(n)
+	p.dataLines++
+	return nil
+}
+
+// offset reads the offset at the start of a line: its value, where it
+// starts, and where what follows it starts (after xxd's and tcpdump's ':').
+func (p *dumpParser) offset(i, le int) (off uint64, offAt, j int, err error) {
+	s, t, what := p.t.src, p.t, p.what
+	if p.kind == dumpTcpdump {
+		if !(i+1 < le && s[i] == '0' && (s[i+1] == 'x' || s[i+1] == 'X')) {
+			return 0, 0, 0, t.errAt(i, ErrDump, "expected a 0x offset at the start of a "+what+" line")
+		}
+		i += 2
+	}
+	j = hexRun(s, i, le)
+	if j == i {
+		return 0, 0, 0, t.errAt(i, ErrDump, "expected an offset at the start of a "+what+" line, found "+t.charAt(i))
+	}
+	if j-i > 16 {
+		return 0, 0, 0, t.errAt(i, ErrDump, "offset "+quoteToken(s[i:j])+" is too large")
+	}
+	for k := i; k < j; k++ {
+		off = off<<4 | uint64(hexVal(s[k]))
+	}
+	if p.kind == dumpXXD || p.kind == dumpTcpdump {
+		if j == le || s[j] != ':' {
+			return 0, 0, 0, t.errAt(j, ErrDump, "expected ':' after the offset in "+what+", found "+t.charAt(j))
+		}
+		j++
+	} else if j < le && s[j] != ' ' && s[j] != '\t' {
+		return 0, 0, 0, t.badChar(j, what+" offset")
+	}
+	return off, i, j, nil
+}
+
+// follow checks that a line's offset continues the data (the first sets
+// it), expanding a pending '*' line into copies of the previous line.
+func (p *dumpParser) follow(off uint64, offAt int) error {
+	t, what := p.t, p.what
+	switch {
+	case !p.started:
+		p.started = true
+		p.pos = off
+	case p.star >= 0:
+		L := uint64(len(p.out) - p.prevFrom)
+		if off < p.pos || L == 0 || (off-p.pos)%L != 0 {
+			return t.errAt(offAt, ErrDump, "offset 0x"+strconv.FormatUint(off, 16)+
+				" does not continue the '*' repeat of the line at 0x"+strconv.FormatUint(p.pos-L, 16)+" in "+what)
+		}
+		gap := off - p.pos
+		if gap > uint64(p.repeatLimit-p.repeated) {
+			return t.errAt(p.star, ErrTooLarge, "'*' repeat line would add "+strconv.FormatUint(gap, 10)+
+				" bytes, more than the limit of "+strconv.Itoa(p.repeatLimit))
+		}
+		line := p.out[p.prevFrom:]
+		for k := uint64(0); k < gap/L; k++ {
+			p.out = append(p.out, line...)
+		}
+		p.repeated += int(gap)
+		p.pos = off
+		p.star = -1
+	case off != p.pos:
+		return t.errAt(offAt, ErrDump, "offset 0x"+strconv.FormatUint(off, 16)+
+			" does not follow the previous line (expected 0x"+strconv.FormatUint(p.pos, 16)+") in "+what)
+	}
+	return nil
+}
+
+// bytes appends the hex bytes of s[a:areaEnd] and returns how many there
+// were, checking that the ASCII column after them (to le) is no longer
+// than they are.
+func (p *dumpParser) bytes(a, areaEnd, le int) (int, error) {
+	s, t, what, kind := p.t.src, p.t, p.what, p.kind
+	from := len(p.out)
+	for k := a; k < areaEnd; {
+		if s[k] == ' ' || s[k] == '\t' {
+			k++
+			continue
+		}
+		e := hexRun(s, k, areaEnd)
+		if e < areaEnd && s[e] != ' ' && s[e] != '\t' {
+			return 0, t.badChar(e, what)
+		}
+		n := e - k
+		if n%2 != 0 || (n != 2 && (kind == dumpHexdumpC || kind == dumpOD || kind == dumpWireshark)) {
+			msg := "odd number of hex digits"
+			if n%2 == 0 {
+				msg = "expected 2 hex digits per byte"
+			}
+			return 0, t.errAt(k, ErrOddDigits, msg+" in "+quoteToken(s[k:e])+" in "+what)
+		}
+		for ; k < e; k += 2 {
+			p.out = append(p.out, hexVal(s[k])<<4|hexVal(s[k+1]))
+		}
+	}
+	n := len(p.out) - from
+	if n == 0 {
+		return 0, t.errAt(a, ErrDump, "no hex bytes after the offset in "+what)
+	}
+	// The ASCII column, when it is not delimited, can be no longer
+	// than the bytes (plus a space every 8, as some viewers print);
+	// if it is, part of the hex was taken for ASCII.
+	if kind == dumpXXD || kind == dumpTcpdump || kind == dumpWireshark {
+		c := areaEnd
+		for c < le && (s[c] == ' ' || s[c] == '\t') {
+			c++
+		}
+		if utf8.RuneCount(s[c:le]) > n+n/8 { // allow a mid-line space
+			return 0, t.errAt(c, ErrDump, "ASCII column is longer than the "+strconv.Itoa(n)+
+				" bytes on the line in "+what)
+		}
+	}
+	p.prevFrom = from
+	return n, nil
 }
 
 // dumpAreaEnd returns the end of the hex area of a dump line whose hex

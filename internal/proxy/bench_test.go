@@ -58,7 +58,7 @@ func (k *benchBroker) serve(c net.Conn) {
 			return
 		}
 		buf = frame
-		h, err := codec.ParseRequestHeader(frame, true)
+		h, err := codec.ParseRequestHeader(frame, false)
 		if err != nil {
 			return
 		}

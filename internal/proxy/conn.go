@@ -417,7 +417,7 @@ func (c *conn) endRequest(x *Exchange, wanted, acksZero bool) error {
 // produceAcks reads acks from the start of a Produce request; known is
 // false while more bytes are needed.
 func produceAcks(b []byte) (acks int16, known bool) {
-	h, err := codec.ParseRequestHeader(b, true)
+	h, err := codec.ParseRequestHeader(b, false)
 	if err != nil {
 		return -1, !errors.Is(err, wire.ErrShort)
 	}

@@ -77,7 +77,7 @@ func (b *fakeBroker) serve(c net.Conn) {
 			c.Write([]byte{0, 0, 0, 0})
 			continue
 		}
-		h, err := codec.ParseRequestHeader(frame, true)
+		h, err := codec.ParseRequestHeader(frame, false)
 		if err != nil || schema.ByKey(h.APIKey) == nil {
 			b.ended("not a request")
 			return

@@ -11,6 +11,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// apiVersionsV3 is the hand-built golden "ApiVersions v3 request, header
+// v2" of codec/golden_test.go (byte by byte from Kafka's protocol guide and
+// KIP-482, each field annotated there): size 28, correlation id 7, client
+// id "kwire", software "kwire " 1.0, empty tag sections. The other frames
+// here are codec.ExampleFrame's deterministic examples.
 const apiVersionsV3 = "0000001c001200030000000700056b7769726500076b776972652004312e3000"
 
 func TestCellsTileTheFrame(t *testing.T) {

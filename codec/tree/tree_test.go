@@ -1,0 +1,244 @@
+package tree
+
+import (
+	"testing"
+
+	"github.com/kwire/kwire/codec/schema"
+	"github.com/stretchr/testify/require"
+)
+
+// node makes a node spanning [start, end) of buffer 0 with children.
+func node(name string, role Role, start, end int, kids ...*Node) *Node {
+	n := &Node{Name: name, Role: role, Index: -1, Tag: -1, Start: start, TagEnd: start, SizeEnd: start, PrefixEnd: start, End: end}
+	n.Children = kids
+	return n
+}
+
+// field makes a schema field node whose JSON name differs from Kafka's.
+func field(kafka, json string, start, end int, kids ...*Node) *Node {
+	n := node(kafka, RoleField, start, end, kids...)
+	n.Field = &schema.Field{Name: kafka, JSON: json, Tag: -1}
+	return n
+}
+
+func elem(i, start, end int, kids ...*Node) *Node {
+	n := node("", RoleElement, start, end, kids...)
+	n.Index = i
+	return n
+}
+
+// frame is a small Metadata-like response:
+//
+//	frame [0,40)
+//	  size [0,4)
+//	  header [4,8)  CorrelationId [4,8)
+//	  body [8,40)
+//	    ThrottleTimeMs [8,12)
+//	    Topics [12,38) (count prefix to 13)
+//	      [0] [13,25)  Name [13,19), ErrorCode [19,21), _tagged [21,25) { TopicId [22,25) tagged }
+//	      [1] [25,38)  Name [25,31), ErrorCode [31,33), _tagged [33,38)
+//	    _tagged [38,40)
+func frame() *Node {
+	tagged := field("TopicId", "topicId", 22, 25)
+	tagged.Flags |= Tagged
+	tagged.Tag, tagged.TagEnd, tagged.SizeEnd, tagged.PrefixEnd = 0, 23, 24, 24
+	t0 := elem(0, 13, 25, field("Name", "name", 13, 19), field("ErrorCode", "errorCode", 19, 21),
+		node("_tagged", RoleTags, 21, 25, tagged))
+	t1 := elem(1, 25, 38, field("Name", "name", 25, 31), field("ErrorCode", "errorCode", 31, 33),
+		node("_tagged", RoleTags, 33, 38))
+	topics := field("Topics", "topics", 12, 38, t0, t1)
+	topics.PrefixEnd = 13
+	return node("frame", RoleFrame, 0, 40,
+		node("size", RoleSize, 0, 4),
+		node("header", RoleHeader, 4, 8, field("CorrelationId", "correlationId", 4, 8)),
+		node("body", RoleBody, 8, 40, field("ThrottleTimeMs", "throttleTimeMs", 8, 12), topics, node("_tagged", RoleTags, 38, 40)))
+}
+
+func TestRoleString(t *testing.T) {
+	want := map[Role]string{RoleField: "field", RoleElement: "element", RoleFrame: "frame", RoleSize: "size",
+		RoleHeader: "header", RoleBody: "body", RoleTags: "tags", RoleUnknownTag: "unknownTag",
+		RoleTrailing: "trailing", RoleRaw: "raw", RoleRecord: "record"}
+	for r, s := range want {
+		require.Equal(t, s, r.String())
+	}
+	require.Equal(t, "role", Role(200).String(), "an unknown role still prints")
+}
+
+// Spans: Len, ValueStart after a tagged field's tag and size, DataStart
+// after a length or count prefix unless a child covers the prefix.
+func TestSpans(t *testing.T) {
+	f := frame()
+	body := f.Child("body")
+	topics := body.Child("Topics")
+	require.Equal(t, 40, f.Len())
+	require.Equal(t, 26, topics.Len())
+	require.Equal(t, 12, topics.ValueStart(), "untagged: the value starts at Start")
+	require.Equal(t, 13, topics.DataStart(), "after the count prefix")
+
+	id := topics.Children[0].Child("_tagged").Child("TopicId")
+	require.Equal(t, 24, id.ValueStart(), "after the tag number and size")
+	require.Equal(t, 24, id.DataStart(), "no prefix of its own")
+
+	// A record whose length child covers its prefix: the data starts with
+	// the child, not after the prefix.
+	rec := node("record", RoleRecord, 50, 60, node("length", RoleRecord, 50, 51), node("attributes", RoleRecord, 51, 52))
+	rec.PrefixEnd = 51
+	require.Equal(t, 50, rec.DataStart())
+	// A child in another buffer (decompressed) does not count.
+	inflated := node("inflated", RoleRecord, 0, 100)
+	inflated.Buf = 1
+	recs := node("records", RoleRecord, 70, 90, inflated)
+	recs.PrefixEnd = 74
+	require.Equal(t, 74, recs.DataStart())
+}
+
+func TestBitView(t *testing.T) {
+	attr := node("attributes", RoleRecord, 10, 12,
+		&Node{Name: "compression", Type: "bits 0-2", Start: 10, End: 12},
+		&Node{Name: "timestampType", Type: "bit 3", Start: 10, End: 12})
+	require.True(t, attr.BitView())
+	require.False(t, node("x", RoleRecord, 10, 12).BitView(), "no children")
+	attr.Children[1].End = 11
+	require.False(t, attr.BitView(), "a child with its own span")
+	attr.Children[1].End, attr.Children[1].Type = 12, "int8"
+	require.False(t, attr.BitView(), "a child that is not a bit")
+	attr.Children[1].Type = "bit 3"
+	attr.Children[1].Buf = 1
+	require.False(t, attr.BitView(), "a child in another buffer")
+}
+
+func TestChildAndWarn(t *testing.T) {
+	f := frame()
+	require.Equal(t, RoleHeader, f.Child("header").Role)
+	require.Nil(t, f.Child("Topics"), "Child looks at direct children only")
+	dup := node("p", RoleBody, 0, 2, node("a", RoleField, 0, 1), node("a", RoleField, 1, 2))
+	require.Equal(t, 0, dup.Child("a").Start, "the first of two")
+
+	n := &Node{}
+	n.Warn("one")
+	n.Warn("two")
+	require.Equal(t, []string{"one", "two"}, n.Warnings)
+}
+
+func TestWalk(t *testing.T) {
+	f := frame()
+	var names []string
+	require.True(t, Walk(f, func(n *Node) bool { names = append(names, n.Name); return true }))
+	require.Equal(t, []string{"frame", "size", "header", "CorrelationId", "body", "ThrottleTimeMs", "Topics",
+		"", "Name", "ErrorCode", "_tagged", "TopicId", "", "Name", "ErrorCode", "_tagged", "_tagged"}, names, "depth first, in order")
+
+	var seen int
+	require.False(t, Walk(f, func(n *Node) bool { seen++; return n.Name != "Topics" }), "stopped")
+	require.Equal(t, 7, seen, "nothing after the node that said stop")
+	require.True(t, Walk(nil, func(*Node) bool { panic("called") }))
+}
+
+func TestDeepest(t *testing.T) {
+	f := frame()
+	require.Equal(t, "CorrelationId", Deepest(f, 0, 4).Name)
+	require.Equal(t, "TopicId", Deepest(f, 0, 23).Name)
+	require.Equal(t, "Topics", Deepest(f, 0, 12).Name, "the count prefix belongs to the array")
+	require.Equal(t, "size", Deepest(f, 0, 0).Name)
+	require.Nil(t, Deepest(f, 0, 40), "End is exclusive")
+	require.Nil(t, Deepest(f, 1, 4), "no node in buffer 1")
+}
+
+// Find takes Kafka's or JSON's name, looks into the tagged-field section,
+// and finds a wrapper message's "messages".
+func TestFind(t *testing.T) {
+	f := frame()
+	body := f.Child("body")
+	require.Equal(t, body.Child("Topics"), body.Find("Topics"))
+	require.Equal(t, body.Child("Topics"), body.Find("topics"))
+	t0 := body.Find("topics").Elem(0)
+	require.Equal(t, 22, t0.Find("topicId").Start, "inside _tagged")
+	require.Equal(t, 22, t0.Find("TopicId").Start)
+	require.Nil(t, t0.Find("nope"))
+	require.Nil(t, (*Node)(nil).Find("x"))
+
+	inflated := node("inflated", RoleRecord, 0, 30)
+	msg := node("message", RoleRecord, 0, 60, node("offset", RoleRecord, 0, 8), node("value", RoleRecord, 30, 60, inflated))
+	require.Equal(t, inflated, msg.Find("messages"))
+	require.Nil(t, node("message", RoleRecord, 0, 60, node("value", RoleRecord, 30, 60)).Find("messages"))
+}
+
+// Elem counts what value JSON lists: array elements; a records field's
+// batches, messages and raw rest; a batch's records only (inside
+// "inflated" when compressed).
+func TestElem(t *testing.T) {
+	f := frame()
+	topics := f.Child("body").Child("Topics")
+	require.Equal(t, 25, topics.Elem(1).Start)
+	require.Nil(t, topics.Elem(2))
+	require.Nil(t, topics.Elem(-1))
+	require.Nil(t, (*Node)(nil).Elem(0))
+
+	rec := func(start int) *Node { return node("record", RoleRecord, start, start+10) }
+	batchRecords := node("records", RoleRecord, 61, 100, node("inflated", RoleRecord, 0, 30, rec(0), rec(10), node("partial", RoleRaw, 20, 30)))
+	require.Equal(t, 10, batchRecords.Elem(1).Start, "inside inflated")
+	require.Nil(t, batchRecords.Elem(2), "a batch's records list records only")
+
+	recordsField := field("Records", "records", 0, 100, node("batch", RoleRecord, 0, 80), node("raw", RoleRaw, 80, 100))
+	require.Equal(t, 80, recordsField.Elem(1).Start, "bytes left undecoded are an entry")
+
+	headers := node("headers", RoleRecord, 0, 9, node("count", RoleField, 0, 1), node("header", RoleRecord, 1, 5), node("header", RoleRecord, 5, 9))
+	require.Equal(t, 5, headers.Elem(1).Start, "a record's header i")
+}
+
+func TestLookup(t *testing.T) {
+	f := frame()
+	for path, start := range map[string]int{
+		"body.topics[1].name":          25,
+		"body.Topics[0].ErrorCode":     19,
+		"body.topics[0].topicId":       22,
+		"header.correlationId":         4,
+		"body.topics[1]":               25,
+		"body.throttleTimeMs":          8,
+		"body.topics[0000000001].name": 25,
+	} {
+		n := f.Lookup(path)
+		require.NotNil(t, n, path)
+		require.Equal(t, start, n.Start, path)
+	}
+	topic := f.Lookup("body.topics[0]")
+	require.Equal(t, 19, topic.Lookup("errorCode").Start, "relative to any node")
+	for _, path := range []string{"", ".", "body.", "body..topics", "body.[0]", "body.topics[", "body.topics[]",
+		"body.topics[x]", "body.topics[0", "body.topics[2]", "body.nope", "body.topics[99999999999999999999]"} {
+		require.Nil(t, f.Lookup(path), "%q", path)
+	}
+}
+
+// A slab's nodes come zeroed with Index and Tag -1; Kids hands out empty
+// slices of the capacity asked, which never overlap; Reset hands the same
+// memory out again, cleared.
+func TestSlab(t *testing.T) {
+	var s Slab
+	seen := map[*Node]bool{}
+	for i := 0; i < 5000; i++ {
+		n := s.New()
+		require.Equal(t, Node{Index: -1, Tag: -1}, *n)
+		require.False(t, seen[n], "a node handed out twice")
+		seen[n] = true
+		n.Name, n.Start, n.Warnings = "x", i, []string{"w"}
+	}
+	a, b := s.Kids(3), s.Kids(10000)
+	require.Len(t, a, 0)
+	require.Equal(t, 3, cap(a))
+	require.Equal(t, 10000, cap(b), "a list bigger than a block gets its own")
+	x, y := s.New(), s.New()
+	a = append(a, x, x, x)
+	c := s.Kids(2)
+	c = append(c, y, y)
+	require.Equal(t, []*Node{x, x, x}, a, "the next list does not overwrite the last")
+	a = append(a, y)
+	require.Equal(t, []*Node{y, y}, c, "appending past capacity reallocates, never overwrites")
+
+	first := s.blocks[0]
+	s.Reset()
+	n := s.New()
+	require.Same(t, &first[0], n, "Reset reuses the memory")
+	require.Equal(t, Node{Index: -1, Tag: -1}, *n, "cleared")
+	for i := 1; i < len(first); i++ {
+		require.Equal(t, Node{}, first[i], "every used node cleared")
+	}
+}
