@@ -140,7 +140,7 @@ func TestRegressionPrescannedTagFailsInSectionOrder(t *testing.T) {
 	require.ErrorContains(t, err, "divergingEpoch.epoch")
 }
 
-// Found by FuzzFastPath (testdata/fuzz/FuzzFastPath/1a108d15e7b19bba): a
+// Found by FuzzFastPath (testdata/fuzz/FuzzFastPath/auto_size_bad): a
 // frame read with Auto whose size says far more than the bytes given. The
 // tree refuses it at "size" before reading anything (a guess never starts
 // from a frame cut short); the tree-less walk read it as a cut-short
