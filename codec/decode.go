@@ -628,7 +628,7 @@ func (d *decoder) value(n *tree.Node, f *schema.Field, k schema.Kind) {
 	n.Kind = k
 	defer func() { n.End = r.Off }()
 	nullable := f.Nullable.Contains(d.v)
-	compact := d.flex && (!f.FlexSet || f.Flexible.Contains(d.v))
+	compact := f.CompactAt(d.v, d.flex)
 	if compact {
 		n.Flags |= tree.Compact
 	}
@@ -869,66 +869,27 @@ func (d *decoder) tags(l *schema.Layout) *tree.Node {
 	t.Name, t.Role, t.Type = "_tagged", tree.RoleTags, "tagged_fields"
 	d.start(t)
 	defer func() { t.End = r.Off }()
-	count, minimal := r.UvarintMinimal()
-	if !d.check() {
+	count, ok := d.tagCount(t)
+	if !ok {
 		return t
 	}
-	t.PrefixEnd = r.Off
-	if !minimal {
-		d.warn(t, t.Start, "_tagged", nonMinimal(r.Off-t.Start, uint64(count)))
-	}
-	if int(count) > r.Remaining()/2 || count > 1<<20 {
-		d.failWith(t.Start, "a tagged-field count of at most "+decimal(r.Remaining()/2)+" (what the bytes left can hold)", strconv.FormatUint(uint64(count), 10), shortIf(int(count) > r.Remaining()/2))
-		return t
-	}
-	kids := d.s.Kids(smallCap(int(count)))
+	kids := d.s.Kids(smallCap(count))
 	last := int64(-1)
-	for i := 0; i < int(count); i++ {
+	for i := 0; i < count; i++ {
 		c := d.node()
 		c.Start = r.Off
-		tag, tagMin := r.UvarintMinimal()
-		c.TagEnd = r.Off
-		size, sizeMin := r.UvarintMinimal()
-		c.SizeEnd, c.PrefixEnd = r.Off, r.Off
-		c.Tag = int32(tag)
+		f, size, ok := d.tagHeader(c, l, &last)
 		kids = append(kids, c)
-		if !d.check() {
-			c.End = r.Off
+		if !ok {
 			break
 		}
-		if int(size) > r.Remaining() || size > 1<<30 {
-			d.failWith(c.TagEnd, "a tagged-field size of at most "+decimal(r.Remaining())+" (the bytes left)", strconv.FormatUint(uint64(size), 10), shortIf(int(size) > r.Remaining()))
-			c.End = r.Off
-			break
-		}
-		end := r.Off + int(size)
-		var f *schema.Field
-		for j := range l.Fields {
-			if x := &l.Fields[j]; x.Versions.Contains(d.v) && x.IsTagged(d.v) && x.Tag == int32(tag) {
-				f = x
-				break
-			}
-		}
-		name := "_unknownTaggedFields"
-		if f != nil {
-			name = f.JSON
-		}
-		if !tagMin {
-			d.warn(c, c.Start, name, nonMinimal(c.TagEnd-c.Start, uint64(tag))+" (the tag number)")
-		}
-		if !sizeMin {
-			d.warn(c, c.TagEnd, name, nonMinimal(c.SizeEnd-c.TagEnd, uint64(size))+" (the tagged field's size)")
-		}
-		if int64(tag) <= last {
-			d.warn(c, c.Start, name, "tag "+strconv.FormatUint(uint64(tag), 10)+" is out of order (tags must ascend)")
-		}
-		last = int64(tag)
+		end := r.Off + size
 		if f == nil {
 			c.Name, c.Role, c.Kind, c.Type = "_unknown", tree.RoleUnknownTag, schema.Bytes, "unknown tag"
-			c.Int = int64(tag)
-			c.Raw = r.Span(int(size), "tag")
+			c.Int = int64(c.Tag)
+			c.Raw = r.Span(size, "tag")
 			c.End = r.Off
-			d.warn(c, c.Start, name, "unknown tag "+strconv.FormatUint(uint64(tag), 10)+" at v"+decimal(int(d.v))+" ("+decimal(int(size))+" bytes kept)")
+			d.unknownTag(c, size)
 			continue
 		}
 		c.Name, c.Role, c.Field = f.Name, tree.RoleField, f
@@ -1007,4 +968,78 @@ func DecodeBody(b []byte, apiKey, version int16, response bool, opts Options) (*
 	}
 	d.b.Work += d.r.Off
 	return f, d.finish(root, kids, b, len(b))
+}
+
+// tagCount reads the count of the tagged-field section t (whose Start is
+// set), warning when it is not minimal; false when the bytes fail or
+// cannot hold that many fields. Both sinks read a section this way.
+func (d *decoder) tagCount(t *tree.Node) (int, bool) {
+	r := &d.r
+	count, minimal := r.UvarintMinimal()
+	if !d.check() {
+		return 0, false
+	}
+	t.PrefixEnd = r.Off
+	if !minimal {
+		d.warn(t, t.Start, "_tagged", nonMinimal(r.Off-t.Start, uint64(count)))
+	}
+	if int(count) > r.Remaining()/2 || count > 1<<20 {
+		d.failWith(t.Start, "a tagged-field count of at most "+decimal(r.Remaining()/2)+" (what the bytes left can hold)", strconv.FormatUint(uint64(count), 10), shortIf(int(count) > r.Remaining()/2))
+		return 0, false
+	}
+	return int(count), true
+}
+
+// tagHeader reads one tagged field's tag and size into c (whose Start is
+// set) and finds its field in l at this version (nil: an unknown tag),
+// with the warnings both sinks give: a tag or size not minimal, a tag out
+// of order (last is the one before, updated). false, with c.End set, when
+// the bytes fail or the size passes them.
+func (d *decoder) tagHeader(c *tree.Node, l *schema.Layout, last *int64) (*schema.Field, int, bool) {
+	r := &d.r
+	tag, tagMin := r.UvarintMinimal()
+	c.TagEnd = r.Off
+	size, sizeMin := r.UvarintMinimal()
+	c.SizeEnd, c.PrefixEnd = r.Off, r.Off
+	c.Tag = int32(tag)
+	if !d.check() {
+		c.End = r.Off
+		return nil, 0, false
+	}
+	if int(size) > r.Remaining() || size > 1<<30 {
+		d.failWith(c.TagEnd, "a tagged-field size of at most "+decimal(r.Remaining())+" (the bytes left)", strconv.FormatUint(uint64(size), 10), shortIf(int(size) > r.Remaining()))
+		c.End = r.Off
+		return nil, 0, false
+	}
+	f := taggedField(l, d.v, tag)
+	name := "_unknownTaggedFields"
+	if f != nil {
+		name = f.JSON
+	}
+	if !tagMin {
+		d.warn(c, c.Start, name, nonMinimal(c.TagEnd-c.Start, uint64(tag))+" (the tag number)")
+	}
+	if !sizeMin {
+		d.warn(c, c.TagEnd, name, nonMinimal(c.SizeEnd-c.TagEnd, uint64(size))+" (the tagged field's size)")
+	}
+	if int64(tag) <= *last {
+		d.warn(c, c.Start, name, "tag "+strconv.FormatUint(uint64(tag), 10)+" is out of order (tags must ascend)")
+	}
+	*last = int64(tag)
+	return f, int(size), true
+}
+
+// unknownTag warns of the unknown tag c, whose size bytes are kept.
+func (d *decoder) unknownTag(c *tree.Node, size int) {
+	d.warn(c, c.Start, "_unknownTaggedFields", "unknown tag "+strconv.FormatUint(uint64(uint32(c.Tag)), 10)+" at v"+decimal(int(d.v))+" ("+decimal(size)+" bytes kept)")
+}
+
+// taggedField is the field of l tagged tag at version v, or nil.
+func taggedField(l *schema.Layout, v int16, tag uint32) *schema.Field {
+	for j := range l.Fields {
+		if x := &l.Fields[j]; x.Versions.Contains(v) && x.IsTagged(v) && x.Tag == int32(tag) {
+			return x
+		}
+	}
+	return nil
 }

@@ -427,12 +427,8 @@ func intOf(v any, lo, hi int64) (int64, *EncodeError) {
 	return i, nil
 }
 
-func (e *encoder) compact(f *schema.Field) bool {
-	return e.flex && (!f.FlexSet || f.Flexible.Contains(e.v))
-}
-
 func (e *encoder) appendLen(dst []byte, f *schema.Field, k schema.Kind, n int) []byte {
-	if e.compact(f) {
+	if f.CompactAt(e.v, e.flex) {
 		return wire.AppendUvarint(dst, uint32(n+1))
 	}
 	if k == schema.String {
@@ -450,25 +446,7 @@ func (e *encoder) value(dst []byte, f *schema.Field, k schema.Kind, v any) ([]by
 		}
 		return wire.AppendBool(dst, b), nil
 	case schema.Int8, schema.Int16, schema.Int32, schema.Int64, schema.Uint16, schema.Uint32:
-		lo, hi := intRange(k)
-		i, err := intOf(v, lo, hi)
-		if err != nil {
-			err.Path = e.pathString()
-			return nil, err
-		}
-		switch k {
-		case schema.Int8:
-			return wire.AppendInt8(dst, int8(i)), nil
-		case schema.Int16:
-			return wire.AppendInt16(dst, int16(i)), nil
-		case schema.Uint16:
-			return wire.AppendUint16(dst, uint16(i)), nil
-		case schema.Int32:
-			return wire.AppendInt32(dst, int32(i)), nil
-		case schema.Uint32:
-			return wire.AppendUint32(dst, uint32(i)), nil
-		}
-		return wire.AppendInt64(dst, i), nil
+		return e.appendInt(dst, k, v)
 	case schema.Float64:
 		x, err := floatOf(v)
 		if err != nil {
@@ -477,94 +455,13 @@ func (e *encoder) value(dst []byte, f *schema.Field, k schema.Kind, v any) ([]by
 		}
 		return wire.AppendFloat64(dst, x), nil
 	case schema.UUID:
-		switch x := v.(type) {
-		case [16]byte:
-			return append(dst, x[:]...), nil
-		case []byte:
-			if len(x) == 16 {
-				return append(dst, x...), nil
-			}
-		case string:
-			b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(x, "="))
-			if err != nil || len(b) != 16 {
-				return nil, &EncodeError{Path: e.pathString(), Msg: "expected a UUID in Kafka's base64url form (22 characters), found " + strconv.Quote(x)}
-			}
-			return append(dst, b...), nil
-		}
-		return nil, &EncodeError{Path: e.pathString(), Msg: "expected a UUID in Kafka's base64url form, found " + jsonKind(v)}
+		return e.uuidValue(dst, v)
 	case schema.String:
-		var s string
-		switch x := v.(type) {
-		case nil:
-			return e.appendLen(dst, f, k, -1), nil
-		case string:
-			s = x
-		case *string:
-			if x == nil {
-				return e.appendLen(dst, f, k, -1), nil
-			}
-			s = *x
-		default:
-			return nil, &EncodeError{Path: e.pathString(), Msg: "expected a string, found " + jsonKind(v)}
-		}
-		if len(s) > math.MaxInt16 && !e.compact(f) {
-			return nil, &EncodeError{Path: e.pathString(), Msg: "string of " + strconv.Itoa(len(s)) + " bytes is longer than 32767"}
-		}
-		dst = e.appendLen(dst, f, k, len(s))
-		return append(dst, s...), nil
+		return e.stringValue(dst, f, v)
 	case schema.Bytes, schema.Records:
-		switch x := v.(type) {
-		case nil:
-			return e.appendLen(dst, f, k, -1), nil
-		case []byte:
-			if x == nil && f.Nullable.Contains(e.v) {
-				return e.appendLen(dst, f, k, -1), nil
-			}
-			dst = e.appendLen(dst, f, k, len(x))
-			return append(dst, x...), nil
-		case string:
-			b, err := base64.StdEncoding.DecodeString(x)
-			if err != nil {
-				return nil, &EncodeError{Path: e.pathString(), Msg: "invalid base64: " + err.Error(), Err: err}
-			}
-			dst = e.appendLen(dst, f, k, len(b))
-			return append(dst, b...), nil
-		}
-		return e.nested(dst, f, k, v)
+		return e.bytesValue(dst, f, k, v)
 	case schema.Array:
-		if v == nil {
-			return e.appendLen(dst, f, k, -1), nil
-		}
-		n, ok := sliceLen(v)
-		if !ok {
-			return nil, &EncodeError{Path: e.pathString(), Msg: "expected an array, found " + jsonKind(v)}
-		}
-		if n == -1 { // a nil typed slice
-			if f.Nullable.Contains(e.v) {
-				return e.appendLen(dst, f, k, -1), nil
-			}
-			n = 0
-		}
-		dst = e.appendLen(dst, f, k, n)
-		var err error
-		for i := 0; i < n; i++ {
-			x := sliceAt(v, i)
-			e.path = append(e.path, encStep{"", i})
-			if f.Elem == schema.Struct {
-				obj, ok := x.(map[string]any)
-				if !ok {
-					return nil, &EncodeError{Path: e.pathString(), Msg: "expected an object, found " + jsonKind(x)}
-				}
-				dst, err = e.structValue(dst, f.Struct, obj)
-			} else {
-				dst, err = e.value(dst, f, f.Elem, x)
-			}
-			if err != nil {
-				return nil, err
-			}
-			e.path = e.path[:len(e.path)-1]
-		}
-		return dst, nil
+		return e.arrayValue(dst, f, v)
 	case schema.Struct:
 		nullable := f.Nullable.Contains(e.v)
 		if v == nil {
@@ -583,6 +480,132 @@ func (e *encoder) value(dst []byte, f *schema.Field, k schema.Kind, v any) ([]by
 		return e.structValue(dst, f.Struct, obj)
 	}
 	return nil, &EncodeError{Path: e.pathString(), Msg: "cannot encode kind " + k.String()}
+}
+
+// appendInt writes an integer of kind k, checked against the kind's range.
+func (e *encoder) appendInt(dst []byte, k schema.Kind, v any) ([]byte, error) {
+	lo, hi := intRange(k)
+	i, err := intOf(v, lo, hi)
+	if err != nil {
+		err.Path = e.pathString()
+		return nil, err
+	}
+	switch k {
+	case schema.Int8:
+		return wire.AppendInt8(dst, int8(i)), nil
+	case schema.Int16:
+		return wire.AppendInt16(dst, int16(i)), nil
+	case schema.Uint16:
+		return wire.AppendUint16(dst, uint16(i)), nil
+	case schema.Int32:
+		return wire.AppendInt32(dst, int32(i)), nil
+	case schema.Uint32:
+		return wire.AppendUint32(dst, uint32(i)), nil
+	}
+	return wire.AppendInt64(dst, i), nil
+}
+
+// uuidValue writes a UUID given as 16 bytes or in Kafka's base64url text.
+func (e *encoder) uuidValue(dst []byte, v any) ([]byte, error) {
+	switch x := v.(type) {
+	case [16]byte:
+		return append(dst, x[:]...), nil
+	case []byte:
+		if len(x) == 16 {
+			return append(dst, x...), nil
+		}
+	case string:
+		b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(x, "="))
+		if err != nil || len(b) != 16 {
+			return nil, &EncodeError{Path: e.pathString(), Msg: "expected a UUID in Kafka's base64url form (22 characters), found " + strconv.Quote(x)}
+		}
+		return append(dst, b...), nil
+	}
+	return nil, &EncodeError{Path: e.pathString(), Msg: "expected a UUID in Kafka's base64url form, found " + jsonKind(v)}
+}
+
+// stringValue writes a string (or null) with its length prefix.
+func (e *encoder) stringValue(dst []byte, f *schema.Field, v any) ([]byte, error) {
+	var s string
+	switch x := v.(type) {
+	case nil:
+		return e.appendLen(dst, f, schema.String, -1), nil
+	case string:
+		s = x
+	case *string:
+		if x == nil {
+			return e.appendLen(dst, f, schema.String, -1), nil
+		}
+		s = *x
+	default:
+		return nil, &EncodeError{Path: e.pathString(), Msg: "expected a string, found " + jsonKind(v)}
+	}
+	if len(s) > math.MaxInt16 && !f.CompactAt(e.v, e.flex) {
+		return nil, &EncodeError{Path: e.pathString(), Msg: "string of " + strconv.Itoa(len(s)) + " bytes is longer than 32767"}
+	}
+	dst = e.appendLen(dst, f, schema.String, len(s))
+	return append(dst, s...), nil
+}
+
+// bytesValue writes bytes or records of kind k given as bytes, base64 or
+// null with their length prefix, or, given as JSON, encoded by nested.
+func (e *encoder) bytesValue(dst []byte, f *schema.Field, k schema.Kind, v any) ([]byte, error) {
+	switch x := v.(type) {
+	case nil:
+		return e.appendLen(dst, f, k, -1), nil
+	case []byte:
+		if x == nil && f.Nullable.Contains(e.v) {
+			return e.appendLen(dst, f, k, -1), nil
+		}
+		dst = e.appendLen(dst, f, k, len(x))
+		return append(dst, x...), nil
+	case string:
+		b, err := base64.StdEncoding.DecodeString(x)
+		if err != nil {
+			return nil, &EncodeError{Path: e.pathString(), Msg: "invalid base64: " + err.Error(), Err: err}
+		}
+		dst = e.appendLen(dst, f, k, len(b))
+		return append(dst, b...), nil
+	}
+	return e.nested(dst, f, k, v)
+}
+
+// arrayValue writes an array (or null) with its count prefix, then each
+// element, the path naming its index.
+func (e *encoder) arrayValue(dst []byte, f *schema.Field, v any) ([]byte, error) {
+	if v == nil {
+		return e.appendLen(dst, f, schema.Array, -1), nil
+	}
+	n, ok := sliceLen(v)
+	if !ok {
+		return nil, &EncodeError{Path: e.pathString(), Msg: "expected an array, found " + jsonKind(v)}
+	}
+	if n == -1 { // a nil typed slice
+		if f.Nullable.Contains(e.v) {
+			return e.appendLen(dst, f, schema.Array, -1), nil
+		}
+		n = 0
+	}
+	dst = e.appendLen(dst, f, schema.Array, n)
+	var err error
+	for i := 0; i < n; i++ {
+		x := sliceAt(v, i)
+		e.path = append(e.path, encStep{"", i})
+		if f.Elem == schema.Struct {
+			obj, ok := x.(map[string]any)
+			if !ok {
+				return nil, &EncodeError{Path: e.pathString(), Msg: "expected an object, found " + jsonKind(x)}
+			}
+			dst, err = e.structValue(dst, f.Struct, obj)
+		} else {
+			dst, err = e.value(dst, f, f.Elem, x)
+		}
+		if err != nil {
+			return nil, err
+		}
+		e.path = e.path[:len(e.path)-1]
+	}
+	return dst, nil
 }
 
 func floatOf(v any) (float64, *EncodeError) {

@@ -520,20 +520,13 @@ func (d *decoder) tagsJSON(l *schema.Layout, tf *tagFrame, first, allDef *bool) 
 	t := d.node()
 	t.Name, t.Role, t.Type = "_tagged", tree.RoleTags, "tagged_fields"
 	d.start(t)
-	count, minimal := r.UvarintMinimal()
-	if !d.check() {
-		return
-	}
-	if !minimal {
-		d.warn(t, t.Start, "_tagged", nonMinimal(r.Off-t.Start, uint64(count)))
-	}
-	if int(count) > r.Remaining()/2 || count > 1<<20 {
-		d.failWith(t.Start, "a tagged-field count of at most "+decimal(r.Remaining()/2)+" (what the bytes left can hold)", strconv.FormatUint(uint64(count), 10), shortIf(int(count) > r.Remaining()/2))
+	count, ok := d.tagCount(t)
+	if !ok {
 		return
 	}
 	last := int64(-1)
 	pi := 0 // the next prescanned tag
-	for i := 0; i < int(count) && d.err == nil; i++ {
+	for i := 0; i < count && d.err == nil; i++ {
 		mark := s.npool
 		var pre *preTag
 		if pi < len(tf.pre) && tf.pre[pi].start == r.Off {
@@ -542,38 +535,15 @@ func (d *decoder) tagsJSON(l *schema.Layout, tf *tagFrame, first, allDef *bool) 
 		}
 		c := d.node()
 		c.Start = r.Off
-		tag, tagMin := r.UvarintMinimal()
-		c.TagEnd = r.Off
-		size, sizeMin := r.UvarintMinimal()
-		c.SizeEnd, c.PrefixEnd = r.Off, r.Off
-		c.Tag = int32(tag)
-		if !d.check() {
+		f, size, ok := d.tagHeader(c, l, &last)
+		if !ok {
 			break
 		}
-		if int(size) > r.Remaining() || size > 1<<30 {
-			d.failWith(c.TagEnd, "a tagged-field size of at most "+decimal(r.Remaining())+" (the bytes left)", strconv.FormatUint(uint64(size), 10), shortIf(int(size) > r.Remaining()))
-			break
-		}
-		end := r.Off + int(size)
-		f := taggedField(l, d.v, tag)
-		name := "_unknownTaggedFields"
-		if f != nil {
-			name = f.JSON
-		}
-		if !tagMin {
-			d.warn(c, c.Start, name, nonMinimal(c.TagEnd-c.Start, uint64(tag))+" (the tag number)")
-		}
-		if !sizeMin {
-			d.warn(c, c.TagEnd, name, nonMinimal(c.SizeEnd-c.TagEnd, uint64(size))+" (the tagged field's size)")
-		}
-		if int64(tag) <= last {
-			d.warn(c, c.Start, name, "tag "+strconv.FormatUint(uint64(tag), 10)+" is out of order (tags must ascend)")
-		}
-		last = int64(tag)
+		end := r.Off + size
 		if f == nil {
-			raw := r.Span(int(size), "tag")
-			d.warn(c, c.Start, name, "unknown tag "+strconv.FormatUint(uint64(tag), 10)+" at v"+decimal(int(d.v))+" ("+decimal(int(size))+" bytes kept)")
-			tf.unknown = append(tf.unknown, unknownTag{tag, raw})
+			raw := r.Span(size, "tag")
+			d.unknownTag(c, size)
+			tf.unknown = append(tf.unknown, unknownTag{uint32(c.Tag), raw})
 			s.npool = mark
 			continue
 		}
@@ -654,15 +624,6 @@ func (tf *tagFrame) index(f *schema.Field) int {
 		}
 	}
 	return -1
-}
-
-func taggedField(l *schema.Layout, v int16, tag uint32) *schema.Field {
-	for j := range l.Fields {
-		if x := &l.Fields[j]; x.Versions.Contains(v) && x.IsTagged(v) && x.Tag == int32(tag) {
-			return x
-		}
-	}
-	return nil
 }
 
 // taggedValue decodes a known tagged field's value (up to end) into the
@@ -875,7 +836,7 @@ func (sk *skipper) length(compact bool, k schema.Kind) (int, bool) {
 
 func (sk *skipper) value(f *schema.Field, k schema.Kind) bool {
 	r := sk.r
-	compact := sk.flex && (!f.FlexSet || f.Flexible.Contains(sk.v))
+	compact := f.CompactAt(sk.v, sk.flex)
 	if n := k.FixedSize(); n > 0 {
 		r.Span(n, "value")
 		return r.Err == nil

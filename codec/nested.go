@@ -38,11 +38,11 @@ var consumerFields = []struct {
 	response bool
 	fields   []consumerField
 }{
-	{11, false, []consumerField{{"Metadata", "ConsumerProtocolSubscription"}}}, // JoinGroup: protocols[].metadata
-	{11, true, []consumerField{{"Metadata", "ConsumerProtocolSubscription"}}},  // JoinGroup: members[].metadata
-	{14, false, []consumerField{{"Assignment", "ConsumerProtocolAssignment"}}}, // SyncGroup: assignments[].assignment
-	{14, true, []consumerField{{"Assignment", "ConsumerProtocolAssignment"}}},  // SyncGroup: assignment
-	{15, true, []consumerField{{"MemberMetadata", "ConsumerProtocolSubscription"}, // DescribeGroups: groups[].members[]
+	{schema.KeyJoinGroup, false, []consumerField{{"Metadata", "ConsumerProtocolSubscription"}}}, // protocols[].metadata
+	{schema.KeyJoinGroup, true, []consumerField{{"Metadata", "ConsumerProtocolSubscription"}}},  // members[].metadata
+	{schema.KeySyncGroup, false, []consumerField{{"Assignment", "ConsumerProtocolAssignment"}}}, // assignments[].assignment
+	{schema.KeySyncGroup, true, []consumerField{{"Assignment", "ConsumerProtocolAssignment"}}},  // assignment
+	{schema.KeyDescribeGroups, true, []consumerField{{"MemberMetadata", "ConsumerProtocolSubscription"}, // groups[].members[]
 		{"MemberAssignment", "ConsumerProtocolAssignment"}}},
 }
 

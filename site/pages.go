@@ -1,9 +1,7 @@
 package site
 
 import (
-	"bytes"
 	"encoding/hex"
-	"encoding/json"
 	"html/template"
 	"strconv"
 	"strings"
@@ -11,6 +9,7 @@ import (
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
+	"github.com/kwire/kwire/internal/jsontext"
 	"github.com/kwire/kwire/internal/render"
 )
 
@@ -346,11 +345,7 @@ func direction(a *schema.API, v int16, resp bool) (*dirData, error) {
 	d.Grids = grids(f, "the frame")
 	id := 0
 	d.Tree = buildTree(f.Root, a.Key, &id)
-	var js bytes.Buffer
-	if err := json.Indent(&js, f.JSON(), "", "  "); err != nil {
-		return nil, err
-	}
-	h, err := highlightJSON(js.Bytes())
+	h, err := highlightJSON(jsontext.Indent(nil, f.JSON()))
 	if err != nil {
 		return nil, err
 	}

@@ -219,9 +219,10 @@ func rewriteNames(text []byte, renamed map[string]string) []byte {
 	return b.Bytes()
 }
 
-// hashedName reports whether a file name carries a content hash, as
-// hashName writes it ("app.0123456789.js").
-func hashedName(name string) bool {
+// HashedName reports whether a file name carries a content hash, as the
+// generator writes it ("app.0123456789.js"): such a file never changes, so
+// a server may let it be cached for good (kwire serve does).
+func HashedName(name string) bool {
 	ext := path.Ext(name)
 	stem := strings.TrimSuffix(name, ext)
 	h := path.Ext(stem)

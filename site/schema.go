@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/internal/render"
 )
 
 // bnfLine is one line of a Kafka-guide-style schema: "name => a [b] TAG_BUFFER".
@@ -16,134 +17,19 @@ type bnfLine struct {
 	RHS   string
 }
 
-// snake writes a schema name the way Kafka's protocol guide does:
-// "TransactionalId" -> "transactional_id", "ApiKey" -> "api_key".
-func snake(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 'A' && c <= 'Z' {
-			if i > 0 {
-				p := s[i-1]
-				nextLower := i+1 < len(s) && s[i+1] >= 'a' && s[i+1] <= 'z'
-				if p >= 'a' && p <= 'z' || p >= '0' && p <= '9' || (p >= 'A' && p <= 'Z' && nextLower) {
-					b.WriteByte('_')
-				}
-			}
-			c += 'a' - 'A'
-		}
-		b.WriteByte(c)
-	}
-	return b.String()
-}
-
-// compactAt says whether f uses compact lengths at version v of a message
-// that is (or is not) flexible there.
-func compactAt(f *schema.Field, v int16, flex bool) bool {
-	return flex && (!f.FlexSet || f.Flexible.Contains(v))
-}
-
-// wireType is the protocol guide's type name for f at version v:
-// INT32, COMPACT_NULLABLE_STRING, ARRAY(INT32), ...
-func wireType(f *schema.Field, k schema.Kind, v int16, flex bool) string {
-	compact := compactAt(f, v, flex)
-	nullable := f.Nullable.Contains(v)
-	switch k {
-	case schema.Bool:
-		return "BOOLEAN"
-	case schema.String, schema.Bytes:
-		s := strings.ToUpper(k.String())
-		if nullable {
-			s = "NULLABLE_" + s
-		}
-		if compact {
-			s = "COMPACT_" + s
-		}
-		return s
-	case schema.Records:
-		if compact {
-			return "COMPACT_RECORDS"
-		}
-		return "RECORDS"
-	case schema.Array:
-		inner := f.Type[2:]
-		if f.Elem != schema.Struct {
-			inner = wireType(&schema.Field{Nullable: schema.Range{Lo: 1, Hi: 0}, Tag: -1, Flexible: f.Flexible, FlexSet: f.FlexSet, Type: inner}, f.Elem, v, flex)
-		}
-		s := "ARRAY"
-		if nullable {
-			s = "NULLABLE_ARRAY"
-		}
-		if compact {
-			s = "COMPACT_" + s
-		}
-		return s + "(" + inner + ")"
-	case schema.Struct:
-		if nullable {
-			return "NULLABLE_STRUCT(" + f.Type + ")"
-		}
-		return "STRUCT(" + f.Type + ")"
-	}
-	return strings.ToUpper(k.String())
-}
-
-// bnf lays out one message version as the protocol guide does: a title
-// line naming the top-level fields, then one line per field, nested.
-// Tagged fields are listed under the struct that holds them, marked with
-// their tag. Each field links to href + "-f-" + its path (a field table
-// row made with fieldRows and the same prefix).
+// bnf is render's BNF of one message version, each field's line linked to
+// href + "-f-" + its path (a field table row made with fieldRows and the
+// same prefix).
 func bnf(title string, l *schema.Layout, v int16, flex bool, href string) []bnfLine {
-	lines := []bnfLine{{Name: title, RHS: bnfRHS(l, v, flex)}}
-	return bnfFields(lines, l, v, flex, 1, href, "")
-}
-
-func bnfRHS(l *schema.Layout, v int16, flex bool) string {
-	var parts []string
-	for i := range l.Fields {
-		f := &l.Fields[i]
-		if !f.Versions.Contains(v) || flex && f.IsTagged(v) {
-			continue
+	rl := render.BNFLines(title, l, v, flex)
+	lines := make([]bnfLine, len(rl))
+	for i, r := range rl {
+		lines[i] = bnfLine{Depth: r.Depth, Name: r.Name, RHS: r.RHS}
+		if r.Path != "" {
+			lines[i].Href = href + "-f-" + r.Path
 		}
-		n := snake(f.Name)
-		if f.Kind == schema.Array {
-			n = "[" + n + "]"
-		}
-		parts = append(parts, n)
-	}
-	if flex {
-		parts = append(parts, "TAG_BUFFER")
-	}
-	return strings.Join(parts, " ")
-}
-
-func bnfFields(lines []bnfLine, l *schema.Layout, v int16, flex bool, depth int, href, path string) []bnfLine {
-	for pass := 0; pass < 2; pass++ {
-		for i := range l.Fields {
-			f := &l.Fields[i]
-			tagged := flex && f.IsTagged(v)
-			if !f.Versions.Contains(v) || tagged != (pass == 1) {
-				continue
-			}
-			p := joinField(path, f.JSON)
-			ln := bnfLine{Depth: depth, Name: snake(f.Name), Href: href + "-f-" + p}
-			if tagged {
-				ln.Tag = "tag " + strconv.Itoa(int(f.Tag))
-			}
-			if f.Struct != nil {
-				ln.RHS = bnfRHS(f.Struct, v, flex)
-				lines = append(lines, ln)
-				lines = bnfFields(lines, f.Struct, v, flex, depth+1, href, p)
-				continue
-			}
-			k := f.Kind
-			if k == schema.Array {
-				k = f.Elem
-			}
-			ln.RHS = wireType(f, k, v, flex)
-			if f.Kind == schema.Array && f.Nullable.Contains(v) {
-				ln.RHS += " (array nullable)"
-			}
-			lines = append(lines, ln)
+		if r.Tag >= 0 {
+			lines[i].Tag = "tag " + strconv.Itoa(int(r.Tag))
 		}
 	}
 	return lines
@@ -195,7 +81,7 @@ func fieldRows(apiKey int16, l *schema.Layout, v int16, flex bool, prefix string
 			}
 			p := joinField(path, f.JSON)
 			r := fieldRow{Depth: depth, Anchor: prefix + "-f-" + p, Path: p, JSON: f.JSON, Name: f.Name, Type: f.Type,
-				Wire: wireType(f, f.Kind, v, flex), Versions: f.Versions.String(), EntityType: f.EntityType,
+				Wire: render.WireType(f, f.Kind, v, flex), Versions: f.Versions.String(), EntityType: f.EntityType,
 				MapKey: f.MapKey, Ignorable: f.Ignorable, Tagged: flex && f.IsTagged(v)}
 			if !f.Nullable.Empty() {
 				r.Nullable = f.Nullable.String()

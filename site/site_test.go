@@ -397,7 +397,7 @@ func TestPlaygroundCopy(t *testing.T) {
 	for _, e := range entries {
 		n := e.Name()
 		stem := n
-		if hashedName(n) {
+		if HashedName(n) {
 			ext := path.Ext(n)
 			stem = strings.TrimSuffix(strings.TrimSuffix(n, ext), path.Ext(strings.TrimSuffix(n, ext))) + ext
 		}
@@ -414,7 +414,7 @@ func TestPlaygroundCopy(t *testing.T) {
 		}
 	}
 	for _, f := range []string{"app.js", "worker.js", "style.css", "grid.css", "wasm_exec.js", "kwire.wasm"} {
-		if !hashedName(names[f]) {
+		if !HashedName(names[f]) {
 			t.Errorf("%s has no content hash: %s", f, names[f])
 		}
 	}
@@ -462,16 +462,6 @@ func TestPlaygroundHashesFollowReferences(t *testing.T) {
 	}
 	if _, ok := a["index.html"]; ok {
 		t.Error("index.html was renamed")
-	}
-}
-
-func TestSnake(t *testing.T) {
-	for in, want := range map[string]string{"TransactionalId": "transactional_id", "ApiKey": "api_key",
-		"TimeoutMs": "timeout_ms", "Topics": "topics", "ClusterId": "cluster_id", "KRaftVersion": "k_raft_version",
-		"AllowAutoTopicCreation": "allow_auto_topic_creation", "Includes2": "includes2"} {
-		if got := snake(in); got != want {
-			t.Errorf("snake(%q) = %q, want %q", in, got, want)
-		}
 	}
 }
 

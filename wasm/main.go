@@ -240,16 +240,11 @@ func orDefault(v js.Value, d string) string {
 	return d
 }
 
-// sized says whether b carries its 4-byte size prefix: size is "yes", "no"
-// or "auto" (the same rule as the CLI's --size auto for one frame).
-func sized(b []byte, size string) bool {
-	switch size {
-	case "yes":
-		return true
-	case "no":
-		return false
-	}
-	return input.LooksSizePrefixed(b)
+// sized says whether b carries its 4-byte size prefix: size is the page's
+// "yes", "no" or "auto" (input.SizeMode; an unknown word is auto).
+func sized(b []byte, size js.Value) bool {
+	m, _ := input.ParseSizeMode(orDefault(size, "auto"))
+	return m.Sized(b)
 }
 
 func appendError(dst []byte, err error) []byte {
@@ -303,7 +298,7 @@ func example(this js.Value, args []js.Value) any {
 	if err != nil {
 		return ""
 	}
-	return string(render.IndentJSON(nil, f.AppendJSON(nil, codec.JSONOptions{})))
+	return string(jsontext.Indent(nil, f.AppendJSON(nil, codec.JSONOptions{})))
 }
 
 // exampleFrame(apiKey, version, response) is the example frame's bytes.
@@ -323,7 +318,7 @@ func exampleFrame(this js.Value, args []js.Value) any {
 // version.
 func guess(this js.Value, args []js.Value) any {
 	b := bytesArg(arg(args, 0))
-	hasSize := sized(b, orDefault(arg(args, 1), "auto"))
+	hasSize := sized(b, arg(args, 1))
 	var lim codec.Options
 	browserLimits(&lim) // guessing too: it decodes the likeliest reading in full
 	cands := codec.GuessResponse(b, codec.GuessOptions{NoSizePrefix: !hasSize, Max: 8, Limits: lim.Limits})
@@ -374,7 +369,7 @@ const partialOver = 64 << 10
 // impossible value (a count larger than the bytes left, say). Frames larger than partialOver are not tried.
 func partial(this js.Value, args []js.Value) any {
 	b := bytesArg(arg(args, 0))
-	hasSize := sized(b, orDefault(arg(args, 1), "auto"))
+	hasSize := sized(b, arg(args, 1))
 	if len(b) > partialOver {
 		return "[]"
 	}
@@ -555,5 +550,5 @@ func warm() {
 	f, _ := codec.Decode(b, codec.Options{})
 	cells := render.Cells(f, 0)
 	render.Layout(cells, 4, elideOver, nil)
-	render.ScanJSONLines(render.IndentJSON(nil, f.AppendJSON(nil, codec.JSONOptions{})))
+	render.ScanJSONLines(jsontext.Indent(nil, f.AppendJSON(nil, codec.JSONOptions{})))
 }

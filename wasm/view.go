@@ -87,7 +87,7 @@ func use(this js.Value, args []js.Value) any {
 // and buffers holds the derived (decompressed) buffers' bytes, from 1.
 func decode(this js.Value, args []js.Value) any {
 	b := bytesArg(arg(args, 0))
-	hasSize := sized(b, orDefault(arg(args, 4), "auto"))
+	hasSize := sized(b, arg(args, 4))
 	opts := codec.Options{
 		Response:     arg(args, 1).Truthy(),
 		APIKey:       int16(intArg(args, 2)),
@@ -477,71 +477,12 @@ func gridRows(this js.Value, args []js.Value) any {
 		return "[]"
 	}
 	from, count := intArg(args, 1), intArg(args, 2)
-	dst := []byte{'['}
-	for i := max(from, 0); i < len(g.rows) && i < from+count; i++ {
-		r := g.rows[i]
-		if len(dst) > 1 {
-			dst = append(dst, ',')
+	return string(render.AppendRowsJSON(nil, g.cells, g.rows, from, count, func(dst []byte, c *render.Cell) []byte {
+		if c.Node < len(v.nodes) {
+			dst = v.appendBits(dst, v.nodes[c.Node])
 		}
-		dst = append(dst, `{"index":`...)
-		dst = strconv.AppendInt(dst, int64(i), 10)
-		dst = append(dst, `,"offset":`...)
-		dst = strconv.AppendInt(dst, int64(r.Offset), 10)
-		if r.Elided > 0 {
-			dst = append(dst, `,"elided":`...)
-			dst = strconv.AppendInt(dst, int64(r.Elided), 10)
-			dst = v.appendCell(append(dst, `,"cell":`...), g, r.Cell)
-			dst = append(dst, '}')
-			continue
-		}
-		dst = append(dst, `,"segs":[`...)
-		for j, s := range r.Segs {
-			if j > 0 {
-				dst = append(dst, ',')
-			}
-			dst = append(dst, `{"col":`...)
-			dst = strconv.AppendInt(dst, int64(s.Col), 10)
-			dst = append(dst, `,"span":`...)
-			dst = strconv.AppendInt(dst, int64(s.Span), 10)
-			dst = append(dst, `,"first":`...)
-			dst = strconv.AppendBool(dst, s.First)
-			dst = append(dst, `,"last":`...)
-			dst = strconv.AppendBool(dst, s.Last)
-			dst = v.appendCell(append(dst, `,"cell":`...), g, s.Cell)
-			dst = append(dst, '}')
-		}
-		dst = append(dst, "]}"...)
-	}
-	return string(append(dst, ']'))
-}
-
-func (v *view) appendCell(dst []byte, g *grid, i int) []byte {
-	c := &g.cells[i]
-	dst = append(dst, `{"index":`...)
-	dst = strconv.AppendInt(dst, int64(i), 10)
-	dst = append(dst, `,"node":`...)
-	dst = strconv.AppendInt(dst, int64(c.Node), 10)
-	dst = append(dst, `,"start":`...)
-	dst = strconv.AppendInt(dst, int64(c.Start), 10)
-	dst = append(dst, `,"end":`...)
-	dst = strconv.AppendInt(dst, int64(c.End), 10)
-	dst = jsontext.AppendHTMLSafe(append(dst, `,"kind":`...), c.Kind)
-	dst = jsontext.AppendHTMLSafe(append(dst, `,"label":`...), c.Label)
-	dst = jsontext.AppendHTMLSafe(append(dst, `,"path":`...), c.Path)
-	dst = jsontext.AppendHTMLSafe(append(dst, `,"type":`...), c.Type)
-	if c.Value != "" {
-		dst = jsontext.AppendHTMLSafe(append(dst, `,"value":`...), c.Value)
-	}
-	if c.Warn {
-		dst = append(dst, `,"warn":true`...)
-	}
-	if c.Broken {
-		dst = append(dst, `,"broken":true`...)
-	}
-	if c.Node < len(v.nodes) {
-		dst = v.appendBits(dst, v.nodes[c.Node])
-	}
-	return append(dst, '}')
+		return dst
+	}))
 }
 
 // appendBits writes the bit fields of an attributes-like node, whose
@@ -630,7 +571,7 @@ func (v *view) valueJSON() {
 	if v.lines != nil {
 		return
 	}
-	v.value = render.IndentJSON(nil, v.f.AppendJSON(nil, jsonOpts))
+	v.value = jsontext.Indent(nil, v.f.AppendJSON(nil, jsonOpts))
 	v.lines = append(v.lines, 0)
 	for i, c := range v.value {
 		if c == '\n' {
@@ -719,7 +660,7 @@ func nodeJSON(this js.Value, args []js.Value) any {
 	if v == nil || id < 0 || id >= len(v.nodes) {
 		return "null"
 	}
-	return string(render.IndentJSON(nil, codec.AppendNode(nil, v.nodes[id], v.f.APIKey)))
+	return string(jsontext.Indent(nil, codec.AppendNode(nil, v.nodes[id], v.f.APIKey)))
 }
 
 // path(id) -> "body › topics[0] › name".

@@ -242,12 +242,39 @@ func countLines(b []byte) int {
 // writeInOrder writes the chunks' outputs in input order, drawing the
 // progress bar as it goes.
 func (b *batchRun) writeInOrder(w *bufio.Writer, stderr io.Writer, outs <-chan batchOut, pool *sync.Pool) {
-	waiting := map[int]batchOut{}
-	next := 0
 	start := time.Now()
 	lastDraw := start
+	inOrder(outs, func(o batchOut) int { return o.seq }, func(o batchOut) {
+		w.Write(*o.buf)
+		if len(o.diag) > 0 {
+			w.Flush() // the lines before it first
+			stderr.Write(o.diag)
+		}
+		b.lines += o.lines
+		b.failed += o.failed
+		b.warned += o.warned
+		*o.buf = (*o.buf)[:0]
+		pool.Put(o.buf)
+	}, func() {
+		if b.showProgress && time.Since(lastDraw) > 200*time.Millisecond {
+			lastDraw = time.Now()
+			drawProgress(stderr, b.read.Load(), b.total, time.Since(start))
+		}
+	})
+	if b.showProgress {
+		drawProgress(stderr, b.total, b.total, time.Since(start))
+		fmt.Fprintln(stderr)
+	}
+}
+
+// inOrder hands the values arriving on outs to put in the order their
+// seq numbers them (0, 1, 2, ...), holding those that come early; after
+// each arrival (and what it released), it calls settled.
+func inOrder[T any](outs <-chan T, seq func(T) int, put func(T), settled func()) {
+	waiting := map[int]T{}
+	next := 0
 	for o := range outs {
-		waiting[o.seq] = o
+		waiting[seq(o)] = o
 		for {
 			o, ok := waiting[next]
 			if !ok {
@@ -255,25 +282,9 @@ func (b *batchRun) writeInOrder(w *bufio.Writer, stderr io.Writer, outs <-chan b
 			}
 			delete(waiting, next)
 			next++
-			w.Write(*o.buf)
-			if len(o.diag) > 0 {
-				w.Flush() // the lines before it first
-				stderr.Write(o.diag)
-			}
-			b.lines += o.lines
-			b.failed += o.failed
-			b.warned += o.warned
-			*o.buf = (*o.buf)[:0]
-			pool.Put(o.buf)
+			put(o)
 		}
-		if b.showProgress && time.Since(lastDraw) > 200*time.Millisecond {
-			lastDraw = time.Now()
-			drawProgress(stderr, b.read.Load(), b.total, time.Since(start))
-		}
-	}
-	if b.showProgress {
-		drawProgress(stderr, b.total, b.total, time.Since(start))
-		fmt.Fprintln(stderr)
+		settled()
 	}
 }
 
@@ -451,10 +462,10 @@ func (wk *batchWorker) frameFrom(text []byte, shape input.Mode) error {
 // lineSized says whether a line's frame carries its size prefix, as the
 // flags (or the line) say, else as the bytes look.
 func lineSized(lf *frameFlags, b []byte) bool {
-	if lf.noSize || lf.size == "no" {
+	switch mode, _ := lf.sizeMode(); {
+	case mode == input.SizeNo:
 		return false
-	}
-	if lf.size == "yes" || input.HasSizePrefix(b) {
+	case mode == input.SizeYes || input.HasSizePrefix(b):
 		return true
 	}
 	if frames, s, err := lf.splitFrames(b); err == nil && len(frames) == 1 {

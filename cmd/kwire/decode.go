@@ -11,6 +11,7 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/codec/wire"
 	"github.com/kwire/kwire/internal/input"
 )
 
@@ -82,40 +83,57 @@ func (f *frameFlags) pin() (*schema.API, error) {
 		}
 		return nil, nil
 	}
-	api := schema.ByName(f.api)
-	if api == nil {
-		return nil, errorf("unknown API %q (run kwire apis)", f.api)
+	return apiNamed(f.api)
+}
+
+// apiNamed resolves an --api flag (a name or key); nil for "".
+func apiNamed(name string) (*schema.API, error) {
+	if name == "" {
+		return nil, nil
 	}
-	return api, nil
+	if api := schema.ByName(name); api != nil {
+		return api, nil
+	}
+	return nil, errorf("unknown API %q (run kwire apis)", name)
+}
+
+// sizeMode is --size, or no for --no-size.
+func (f *frameFlags) sizeMode() (input.SizeMode, error) {
+	mode, err := input.ParseSizeMode(f.size)
+	if err != nil {
+		return mode, errorf("--size must be auto, yes or no, not %q", f.size)
+	}
+	if f.noSize {
+		mode = input.SizeNo
+	}
+	return mode, nil
 }
 
 // splitFrames cuts the input into frames and says whether they carry their
 // size prefix.
 func (f *frameFlags) splitFrames(b []byte) ([][]byte, bool, error) {
-	size := f.size
-	if f.noSize {
-		size = "no"
+	mode, err := f.sizeMode()
+	if err != nil {
+		return nil, false, err
 	}
-	switch size {
-	case "no":
+	switch mode {
+	case input.SizeNo:
 		return [][]byte{b}, false, nil
-	case "yes":
+	case input.SizeYes:
 		frames, rest := input.SplitFrames(b, 0)
 		if len(rest) > 0 || len(frames) == 0 {
 			frames = append(frames, rest)
 		}
 		return frames, true, nil
-	case "auto":
-		if input.HasSizePrefix(b) {
-			return [][]byte{b}, true, nil
-		}
-		frames, rest := input.SplitFrames(b, 0)
-		if len(frames) > 0 && len(rest) == 0 {
-			return frames, true, nil
-		}
-		return [][]byte{b}, input.LooksSizePrefixed(b) || brokenSize(b), nil
 	}
-	return nil, false, errorf("--size must be auto, yes or no, not %q", size)
+	if input.HasSizePrefix(b) {
+		return [][]byte{b}, true, nil
+	}
+	frames, rest := input.SplitFrames(b, 0)
+	if len(frames) > 0 && len(rest) == 0 {
+		return frames, true, nil
+	}
+	return [][]byte{b}, mode.Sized(b) || brokenSize(b), nil
 }
 
 // brokenSize reports whether b starts with an int32 no unsized frame
@@ -124,11 +142,8 @@ func (f *frameFlags) splitFrames(b []byte) ([][]byte, bool, error) {
 // prefix, so the frame fails with an error at "size" instead of being
 // guessed at; --size no reads it otherwise.
 func brokenSize(b []byte) bool {
-	if len(b) < 4 {
-		return false
-	}
-	n := int32(uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3]))
-	return n < 0 || n >= 1<<24
+	n, ok := wire.SizePrefix(b)
+	return ok && (n < 0 || n >= 1<<24)
 }
 
 // decoded is one frame's reading, with the guesses that led to it.
@@ -248,62 +263,30 @@ func runDecode(e *env, args []string) int {
 		"kwire decode --strict frame.bin",
 		"kwire decode --kafka --format ndjson frame.bin",
 		"xxd frame.bin | kwire decode --format grid")
-	var ff frameFlags
-	ff.register(fs)
-	format := fs.String("format", "json", "output: json (indented), ndjson, tree, grid or annotated (tree and grid draw at most 2^18 and 2^17 nodes)")
+	var c decodeCmd
+	c.ff.register(fs)
+	fs.StringVar(&c.format, "format", "json", "output: json (indented), ndjson, tree, grid or annotated (tree and grid draw at most 2^18 and 2^17 nodes)")
 	color := fs.String("color", "auto", "colour: auto (on a terminal, unless NO_COLOR is set), always or never")
 	var jf jsonFlags
 	jf.register(fs)
-	strict := fs.Bool("strict", false, "exit 1 when any warning (a lenient reading or a limit hit) is printed")
+	fs.BoolVar(&c.strict, "strict", false, "exit 1 when any warning (a lenient reading or a limit hit) is printed")
 	args, code := parseFlags(e, fs, args)
 	if code >= 0 {
 		return code
 	}
-	if ff.request && ff.response {
-		fail(e, "--request and --response exclude each other")
-		return 2
-	}
-	api, err := ff.resolve()
-	if err != nil {
+	if err := c.check(e, *color, &jf); err != nil {
 		fail(e, "%v", err)
-		return 2
-	}
-	mode, err := input.ParseMode(ff.input)
-	if err != nil {
-		fail(e, "%v", err)
-		return 2
-	}
-	switch *format {
-	case "json", "ndjson", "tree", "grid", "annotated":
-	default:
-		fail(e, "--format must be json, ndjson, tree, grid or annotated, not %q", *format)
-		return 2
-	}
-	useColor, err := colorOn(*color, e.stdoutIsTTY)
-	if err != nil {
-		fail(e, "%v", err)
-		return 2
-	}
-	jo, err := jf.options()
-	if err != nil {
-		fail(e, "%v", err)
-		return 2
-	}
-	if jo.Kafka && *format != "json" && *format != "ndjson" {
-		fail(e, "--kafka is a form of value JSON: --format json or ndjson")
 		return 2
 	}
 	raw, err := readInputs(e, args)
+	if err == nil {
+		raw, _, err = input.Parse(raw, c.mode)
+	}
 	if err != nil {
 		fail(e, "%v", err)
 		return 1
 	}
-	b, _, err := input.Parse(raw, mode)
-	if err != nil {
-		fail(e, "%v", err)
-		return 1
-	}
-	frames, sized, err := ff.splitFrames(b)
+	frames, sized, err := c.ff.splitFrames(raw)
 	if err != nil {
 		fail(e, "%v", err)
 		return 2
@@ -315,61 +298,112 @@ func runDecode(e *env, args []string) int {
 		if len(frames) > 1 {
 			prefix = "frame " + strconv.Itoa(i) + ": "
 		}
-		var g *codec.Guess
-		var ws []codec.Warning
-		var err error
-		if *format == "json" || *format == "ndjson" {
-			// Value JSON is written straight from the bytes, streamed.
-			var out io.Writer = e.stdout
-			var ind *indentWriter
-			if *format == "json" {
-				ind = &indentWriter{w: e.stdout, color: useColor}
-				out = ind
-			}
-			var info codec.Info
-			info, err = dec.WriteJSON(out, fr, ff.options(api, sized), jo)
-			if ind != nil {
-				ind.Close()
-			}
-			e.stdout.Write([]byte{'\n'})
-			g, ws = info.Guess, info.Warnings
-		} else {
-			o := ff.options(api, sized)
-			switch *format {
-			case "tree":
-				// Views drawn for people: a smaller tree, whose limits
-				// say where they cut it.
-				o.Limits = viewLimits
-			case "grid":
-				o.Limits = gridLimits
-			}
-			f, derr := dec.Decode(fr, o)
-			switch *format {
-			case "annotated":
-				f.WriteAnnotated(e.stdout)
-				e.stdout.Write([]byte{'\n'})
-			case "tree":
-				writeTree(e.stdout, f, useColor)
-			case "grid":
-				e.stdout.Write([]byte(strings.TrimRight(gridText(f), "\n") + "\n"))
-			}
-			g, ws, err = f.Guess, f.Warnings(), derr
-		}
-		if diag := appendDiagnostics(nil, prefix, g, ws); len(diag) > 0 {
-			e.stderr.Write(diag)
-		}
-		if len(ws) > 0 && *strict {
-			status = 1
-		}
-		if err != nil {
-			var de *codec.DecodeError
-			if errors.As(err, &de) {
-				fail(e, "%s%v", prefix, de)
-			} else {
-				fail(e, "%s%v", prefix, err)
-			}
+		if !c.decodeFrame(e, &dec, fr, sized, prefix) {
 			status = 1
 		}
 	}
 	return status
+}
+
+// decodeCmd is what kwire decode's flags ask for, checked by check.
+type decodeCmd struct {
+	ff     frameFlags
+	api    *schema.API // --api, resolved
+	mode   input.Mode  // --input
+	format string
+	color  bool
+	jo     codec.JSONOptions
+	strict bool
+}
+
+// check resolves and cross-checks the flags; an error is a usage error.
+func (c *decodeCmd) check(e *env, color string, jf *jsonFlags) error {
+	if c.ff.request && c.ff.response {
+		return errorf("--request and --response exclude each other")
+	}
+	var err error
+	if c.api, err = c.ff.resolve(); err != nil {
+		return err
+	}
+	if c.mode, err = input.ParseMode(c.ff.input); err != nil {
+		return err
+	}
+	if _, err = c.ff.sizeMode(); err != nil {
+		return err
+	}
+	switch c.format {
+	case "json", "ndjson", "tree", "grid", "annotated":
+	default:
+		return errorf("--format must be json, ndjson, tree, grid or annotated, not %q", c.format)
+	}
+	if c.color, err = colorOn(color, e.stdoutIsTTY); err != nil {
+		return err
+	}
+	if c.jo, err = jf.options(); err != nil {
+		return err
+	}
+	if c.jo.Kafka && c.format != "json" && c.format != "ndjson" {
+		return errorf("--kafka is a form of value JSON: --format json or ndjson")
+	}
+	return nil
+}
+
+// decodeFrame writes one frame in the chosen format and its warnings and
+// error to stderr (each line after prefix); false when the frame failed,
+// or warned under --strict.
+func (c *decodeCmd) decodeFrame(e *env, dec *codec.Decoder, fr []byte, sized bool, prefix string) bool {
+	o := c.ff.options(c.api, sized)
+	var g *codec.Guess
+	var ws []codec.Warning
+	var err error
+	if c.format == "json" || c.format == "ndjson" {
+		// Value JSON is written straight from the bytes, streamed.
+		var out io.Writer = e.stdout
+		var ind *indentWriter
+		if c.format == "json" {
+			ind = &indentWriter{w: e.stdout, color: c.color}
+			out = ind
+		}
+		var info codec.Info
+		info, err = dec.WriteJSON(out, fr, o, c.jo)
+		if ind != nil {
+			ind.Close()
+		}
+		e.stdout.Write([]byte{'\n'})
+		g, ws = info.Guess, info.Warnings
+	} else {
+		switch c.format {
+		case "tree":
+			// Views drawn for people: a smaller tree, whose limits
+			// say where they cut it.
+			o.Limits = viewLimits
+		case "grid":
+			o.Limits = gridLimits
+		}
+		f, derr := dec.Decode(fr, o)
+		switch c.format {
+		case "annotated":
+			f.WriteAnnotated(e.stdout)
+			e.stdout.Write([]byte{'\n'})
+		case "tree":
+			writeTree(e.stdout, f, c.color)
+		case "grid":
+			e.stdout.Write([]byte(strings.TrimRight(gridText(f), "\n") + "\n"))
+		}
+		g, ws, err = f.Guess, f.Warnings(), derr
+	}
+	if diag := appendDiagnostics(nil, prefix, g, ws); len(diag) > 0 {
+		e.stderr.Write(diag)
+	}
+	ok := len(ws) == 0 || !c.strict
+	if err != nil {
+		var de *codec.DecodeError
+		if errors.As(err, &de) {
+			fail(e, "%s%v", prefix, de)
+		} else {
+			fail(e, "%s%v", prefix, err)
+		}
+		ok = false
+	}
+	return ok
 }

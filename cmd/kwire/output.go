@@ -15,6 +15,7 @@ import (
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/records"
 	"github.com/kwire/kwire/codec/tree"
+	"github.com/kwire/kwire/internal/jsontext"
 	"github.com/kwire/kwire/internal/render"
 )
 
@@ -47,71 +48,19 @@ func highlightJSON(js []byte) []byte {
 	return out.Bytes()
 }
 
-// indentWriter indents compact JSON as it streams through, the way
-// json.Indent(dst, src, "", "  ") does (empty objects and arrays stay
-// {} and []), colouring it for a terminal when color is set. Close
-// writes what is left.
+// indentWriter indents JSON as it streams through (jsontext.Indenter:
+// what json.Indent(dst, src, "", "  ") writes), colouring it for a
+// terminal when color is set. Close writes what is left.
 type indentWriter struct {
-	w       io.Writer
-	color   bool
-	buf     []byte
-	inStr   bool
-	escaped bool
-	pending bool // a { or [ whose newline waits to see whether it is empty
-	depth   int
-	err     error
-}
-
-func (x *indentWriter) newline(depth int) {
-	x.buf = append(x.buf, '\n')
-	for i := 0; i < depth; i++ {
-		x.buf = append(x.buf, ' ', ' ')
-	}
+	w     io.Writer
+	color bool
+	ind   jsontext.Indenter
+	buf   []byte
+	err   error
 }
 
 func (x *indentWriter) Write(p []byte) (int, error) {
-	for _, c := range p {
-		if x.inStr {
-			x.buf = append(x.buf, c)
-			switch {
-			case x.escaped:
-				x.escaped = false
-			case c == '\\':
-				x.escaped = true
-			case c == '"':
-				x.inStr = false
-			}
-			continue
-		}
-		if x.pending && c != '}' && c != ']' {
-			x.pending = false
-			x.depth++
-			x.newline(x.depth)
-		}
-		switch c {
-		case '"':
-			x.inStr = true
-			x.buf = append(x.buf, c)
-		case '{', '[':
-			x.pending = true
-			x.buf = append(x.buf, c)
-		case ',':
-			x.buf = append(x.buf, c)
-			x.newline(x.depth)
-		case ':':
-			x.buf = append(x.buf, ':', ' ')
-		case '}', ']':
-			if x.pending {
-				x.pending = false
-			} else {
-				x.depth--
-				x.newline(x.depth)
-			}
-			x.buf = append(x.buf, c)
-		default:
-			x.buf = append(x.buf, c)
-		}
-	}
+	x.buf = x.ind.Append(x.buf, p)
 	if len(x.buf) >= 64<<10 {
 		x.flush(false)
 	}
@@ -255,15 +204,6 @@ func gridText(f *codec.Frame) string {
 		b.WriteString(render.Terminal(cells, render.Layout(cells, 4, 32, nil)))
 	}
 	return b.String()
-}
-
-// indentJSON indents a whole JSON text (see indentWriter).
-func indentJSON(js []byte) []byte {
-	var b bytes.Buffer
-	x := indentWriter{w: &b}
-	x.Write(js)
-	x.Close()
-	return b.Bytes()
 }
 
 // treeText is writeTree's text as a string.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -50,17 +51,41 @@ func (p *portList) Set(v string) error {
 	return nil
 }
 
-// pcapConfig is what the flags of kwire pcap ask for.
-type pcapConfig struct {
-	file       string // "-" for standard input
-	ports      portList
+// exchangeFilter is which exchanges kwire pcap and kwire proxy show
+// (--api, --errors-only, --client-id) and in what value JSON (jsonFlags).
+type exchangeFilter struct {
 	only       *schema.API // --api, or nil
 	errorsOnly bool
 	clientID   string
-	summary    bool
 	jo         codec.JSONOptions
-	jobs       int
-	strict     bool
+	api        string
+	jf         jsonFlags
+}
+
+func (x *exchangeFilter) register(fs *flag.FlagSet) {
+	fs.StringVar(&x.api, "api", "", "only exchanges of this API (name or key)")
+	fs.BoolVar(&x.errorsOnly, "errors-only", false, "only exchanges whose response holds a non-zero error code")
+	fs.StringVar(&x.clientID, "client-id", "", "only requests with this client id")
+	x.jf.register(fs)
+}
+
+// resolve checks the flags; an error is a usage error.
+func (x *exchangeFilter) resolve() (err error) {
+	if x.only, err = apiNamed(x.api); err != nil {
+		return err
+	}
+	x.jo, err = x.jf.options()
+	return err
+}
+
+// pcapConfig is what the flags of kwire pcap ask for.
+type pcapConfig struct {
+	file  string // "-" for standard input
+	ports portList
+	exchangeFilter
+	summary bool
+	jobs    int
+	strict  bool
 }
 
 // live reports whether the capture comes from a pipe, where each line is
@@ -121,12 +146,8 @@ func parsePcapFlags(e *env, args []string) (*pcapConfig, int) {
 		"kwire pcap --kafka --strict kfake-clients.pcapng")
 	cfg := &pcapConfig{}
 	fs.Var(&cfg.ports, "port", "broker port (repeatable, or comma-separated; default 9092, else inferred from who sends requests)")
-	apiFilter := fs.String("api", "", "only exchanges of this API (name or key)")
-	fs.BoolVar(&cfg.errorsOnly, "errors-only", false, "only exchanges whose response holds a non-zero error code")
-	fs.StringVar(&cfg.clientID, "client-id", "", "only requests with this client id")
+	cfg.exchangeFilter.register(fs)
 	fs.BoolVar(&cfg.summary, "summary", false, "print a table per API: counts, versions, bytes, error codes, latency percentiles")
-	var jf jsonFlags
-	jf.register(fs)
 	fs.BoolVar(&cfg.strict, "strict", false, "exit 1 when any exchange shown has a warning (a lenient reading or a limit hit)")
 	fs.IntVar(&cfg.jobs, "jobs", runtime.NumCPU(), "decoders working at once")
 	args, code := parseFlags(e, fs, args)
@@ -138,18 +159,10 @@ func parsePcapFlags(e *env, args []string) (*pcapConfig, int) {
 		return nil, 2
 	}
 	cfg.file = args[0]
-	if *apiFilter != "" {
-		if cfg.only = schema.ByName(*apiFilter); cfg.only == nil {
-			fail(e, "unknown API %q (run kwire apis)", *apiFilter)
-			return nil, 2
-		}
-	}
-	jo, err := jf.options()
-	if err != nil {
+	if err := cfg.exchangeFilter.resolve(); err != nil {
 		fail(e, "%v", err)
 		return nil, 2
 	}
-	cfg.jo = jo
 	cfg.jobs = max(cfg.jobs, 1)
 	return cfg, -1
 }
@@ -232,35 +245,25 @@ func (p *pcapRun) decode(in io.Reader) (*capture.Result, error) {
 // writeInOrder writes the workers' lines in the order of their exchanges.
 // On a live capture each line is flushed as soon as no other is ready.
 func (p *pcapRun) writeInOrder(outs <-chan pcapLineOut, lines *sync.Pool) {
-	waiting := map[int]pcapLineOut{}
-	next := 0
-	for o := range outs {
-		waiting[o.n] = o
-		for {
-			o, ok := waiting[next]
-			if !ok {
-				break
+	inOrder(outs, func(o pcapLineOut) int { return o.n }, func(o pcapLineOut) {
+		p.exchanges++
+		if o.keep {
+			p.add(o)
+			if !p.cfg.summary {
+				p.w.Write(*o.line)
 			}
-			delete(waiting, next)
-			next++
-			p.exchanges++
-			if o.keep {
-				p.add(o)
-				if !p.cfg.summary {
-					p.w.Write(*o.line)
-				}
-				if len(o.diag) > 0 {
-					p.w.Flush() // the lines before it first
-					p.stderr.Write(o.diag)
-				}
+			if len(o.diag) > 0 {
+				p.w.Flush() // the lines before it first
+				p.stderr.Write(o.diag)
 			}
-			*o.line = (*o.line)[:0]
-			lines.Put(o.line)
 		}
+		*o.line = (*o.line)[:0]
+		lines.Put(o.line)
+	}, func() {
 		if p.cfg.live() && len(outs) == 0 {
 			p.w.Flush()
 		}
-	}
+	})
 }
 
 // add counts an exchange that was kept.
@@ -572,8 +575,14 @@ func (l *latencySample) sort() { slices.Sort(l.d) }
 func (p *pcapRun) printSummary(res *capture.Result) {
 	w := p.w
 	fmt.Fprintf(w, "%d packets, %d connections, %d exchanges, %d non-Kafka packets\n\n", res.Packets, res.Connections, p.exchanges, res.NonKafka)
-	keys := make([]int, 0, len(p.stats))
-	for k := range p.stats {
+	writeAPITable(w, p.stats, p.errCodes)
+}
+
+// writeAPITable writes the table per API (kwire pcap's and kwire proxy's
+// --summary) and the error codes seen.
+func writeAPITable(w io.Writer, stats map[int16]*apiStats, errCodes map[int16]int) {
+	keys := make([]int, 0, len(stats))
+	for k := range stats {
 		keys = append(keys, int(k))
 	}
 	sort.Ints(keys)
@@ -581,7 +590,7 @@ func (p *pcapRun) printSummary(res *capture.Result) {
 	sampled := false
 	fmt.Fprintln(tw, "API\tVERSIONS\tCOUNT\tUNPAIRED\tBYTES\tP50 ms\tP90 ms\tP99 ms\tMAX ms\t")
 	for _, k := range keys {
-		s := p.stats[int16(k)]
+		s := stats[int16(k)]
 		s.latencies.sort()
 		sampled = sampled || s.latencies.sampled()
 		var vs []string
@@ -601,15 +610,15 @@ func (p *pcapRun) printSummary(res *capture.Result) {
 	if sampled {
 		fmt.Fprintf(w, "(percentiles from a uniform sample of %d latencies per API; MAX exact)\n", maxLatencies)
 	}
-	if len(p.errCodes) > 0 {
+	if len(errCodes) > 0 {
 		fmt.Fprintln(w, "\nerror codes seen:")
 		var cs []int
-		for c := range p.errCodes {
+		for c := range errCodes {
 			cs = append(cs, int(c))
 		}
 		sort.Ints(cs)
 		for _, c := range cs {
-			fmt.Fprintf(w, "  %d %s ×%d\n", c, schema.ErrorName(int16(c)), p.errCodes[int16(c)])
+			fmt.Fprintf(w, "  %d %s ×%d\n", c, schema.ErrorName(int16(c)), errCodes[int16(c)])
 		}
 	}
 }

@@ -12,12 +12,10 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/kwire/kwire/codec"
@@ -52,21 +50,18 @@ func runProxy(e *env, args []string) int {
 type proxyConfig struct {
 	listen, upstream, advertise string
 	ports                       portList
-	only                        *schema.API
-	clientID                    string
-	errorsOnly                  bool
-	summary                     bool
-	every                       time.Duration
-	format                      string
-	color                       bool
-	jo                          codec.JSONOptions
-	maxFrame                    int
-	showSecrets                 bool
-	clientTLS, upstreamTLS      *tls.Config
-	web, webDir                 string
-	queue                       int
-	runFor                      time.Duration
-	decodeCPU                   float64
+	exchangeFilter
+	summary                bool
+	every                  time.Duration
+	format                 string
+	color                  bool
+	maxFrame               int
+	showSecrets            bool
+	clientTLS, upstreamTLS *tls.Config
+	web, webDir            string
+	queue                  int
+	runFor                 time.Duration
+	decodeCPU              float64
 }
 
 func parseProxyFlags(e *env, args []string) (*proxyConfig, int) {
@@ -79,15 +74,11 @@ func parseProxyFlags(e *env, args []string) (*proxyConfig, int) {
 	fs.StringVar(&c.upstream, "upstream", "", "the broker to forward to, `HOST:PORT` (required)")
 	fs.Var(&c.ports, "ports", "ports for the listeners opened for each broker the responses name, in order (repeatable or comma-separated; default: the system picks)")
 	fs.StringVar(&c.advertise, "advertise-host", "", "the host written into rewritten responses (default: --listen's host)")
-	apiFilter := fs.String("api", "", "only exchanges of this API (name or key)")
-	fs.BoolVar(&c.errorsOnly, "errors-only", false, "only exchanges whose response holds a non-zero error code")
-	fs.StringVar(&c.clientID, "client-id", "", "only requests with this client id")
+	c.exchangeFilter.register(fs)
 	fs.BoolVar(&c.summary, "summary", false, "print the per-API table instead of each exchange: on exit, on SIGUSR1 and every --every")
 	fs.DurationVar(&c.every, "every", 0, "with --summary, also print the table at this interval (e.g. 10s)")
 	fs.StringVar(&c.format, "format", "auto", "each exchange as ndjson, or tree (one exchange at a time, for a terminal); auto: tree on a terminal, else ndjson")
 	colorMode := fs.String("color", "auto", "colour the tree: auto, always or never")
-	var jf jsonFlags
-	jf.register(fs)
 	fs.IntVar(&c.maxFrame, "max-frame", proxy.DefaultMaxFrame, "close a connection that sends a frame larger than this many `bytes`")
 	fs.BoolVar(&c.showSecrets, "show-secrets", false, "print SASL authentication bytes, delegation-token HMACs and SCRAM credentials instead of zeroing them")
 	cert := fs.String("tls-cert", "", "speak TLS to clients with this certificate `FILE` (PEM; with --tls-key)")
@@ -112,18 +103,11 @@ func parseProxyFlags(e *env, args []string) (*proxyConfig, int) {
 		fail(e, "proxy needs --upstream HOST:PORT, the broker to forward to")
 		return nil, 2
 	}
-	if *apiFilter != "" {
-		if c.only = schema.ByName(*apiFilter); c.only == nil {
-			fail(e, "unknown API %q (run kwire apis)", *apiFilter)
-			return nil, 2
-		}
-	}
-	jo, err := jf.options()
+	err := c.exchangeFilter.resolve()
 	if err != nil {
 		fail(e, "%v", err)
 		return nil, 2
 	}
-	c.jo = jo
 	switch c.format {
 	case "auto":
 		c.format = "ndjson"
@@ -532,46 +516,7 @@ func (r *proxyRun) printSummary() {
 	st := r.p.Stats()
 	fmt.Fprintf(w, "%s: %d connections (%d open), %d exchanges, %d shown, %d skipped because decoding was behind, %d broker addresses rewritten, %d listeners\n\n",
 		time.Now().UTC().Format(time.RFC3339), st.Connections, st.Open, st.Exchanges, r.shown, st.Skipped, st.Rewritten, st.Listeners)
-	keys := make([]int, 0, len(r.stats))
-	for k := range r.stats {
-		keys = append(keys, int(k))
-	}
-	sort.Ints(keys)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "API\tVERSIONS\tCOUNT\tUNPAIRED\tBYTES\tP50 ms\tP90 ms\tP99 ms\tMAX ms\t")
-	sampled := false
-	for _, k := range keys {
-		s := r.stats[int16(k)]
-		s.latencies.sort()
-		sampled = sampled || s.latencies.sampled()
-		var vs []string
-		var vk []int
-		for v := range s.versions {
-			vk = append(vk, int(v))
-		}
-		sort.Ints(vk)
-		for _, v := range vk {
-			vs = append(vs, "v"+strconv.Itoa(v)+"×"+strconv.Itoa(s.versions[int16(v)]))
-		}
-		ms := func(d time.Duration) string { return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 2, 64) }
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t\n", s.name, strings.Join(vs, " "), s.count, s.unpaired, s.bytes,
-			ms(s.latencies.percentile(.5)), ms(s.latencies.percentile(.9)), ms(s.latencies.percentile(.99)), ms(s.latencies.percentile(1)))
-	}
-	tw.Flush()
-	if sampled {
-		fmt.Fprintf(w, "(percentiles from a uniform sample of %d latencies per API; MAX exact)\n", maxLatencies)
-	}
-	if len(r.errCodes) > 0 {
-		fmt.Fprintln(w, "\nerror codes seen:")
-		var cs []int
-		for c := range r.errCodes {
-			cs = append(cs, int(c))
-		}
-		sort.Ints(cs)
-		for _, c := range cs {
-			fmt.Fprintf(w, "  %d %s ×%d\n", c, schema.ErrorName(int16(c)), r.errCodes[int16(c)])
-		}
-	}
+	writeAPITable(w, r.stats, r.errCodes)
 	fmt.Fprintln(w)
 	if w == io.Writer(r.w) {
 		r.w.Flush()

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/kwire/kwire/internal/api"
+	"github.com/kwire/kwire/site"
 	"golang.org/x/net/netutil"
 )
 
@@ -195,27 +196,11 @@ func fileHandler(dir string) http.Handler {
 		h := w.Header()
 		h.Set("Content-Type", ct)
 		h.Set("X-Content-Type-Options", "nosniff")
-		if hashedFile(filepath.Base(name)) {
+		if site.HashedName(filepath.Base(name)) {
 			h.Set("Cache-Control", "public, max-age=31536000, immutable")
 		} else {
 			h.Set("Cache-Control", "no-cache")
 		}
 		http.ServeContent(w, r, name, st.ModTime(), f)
 	})
-}
-
-// hashedFile reports whether a name carries a content hash as kwire site
-// writes it: "app.0123456789.js".
-func hashedFile(name string) bool {
-	stem := strings.TrimSuffix(name, path.Ext(name))
-	h := path.Ext(stem)
-	if len(h) != 11 {
-		return false
-	}
-	for _, c := range h[1:] {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kwire/kwire/codec/tree"
+	"github.com/kwire/kwire/codec/wire"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -131,7 +132,7 @@ func BenchmarkFranz(b *testing.B) {
 						}
 					}
 					for j := 0; j < int(rb.NumRecords); j++ {
-						rl, sz, _ := zz32(raw, 0, len(raw))
+						rl, sz, _ := wire.Varint(raw)
 						var r kmsg.Record
 						if err := r.ReadFrom(raw[:sz+int(rl)]); err != nil {
 							b.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kwire/kwire/codec/wire"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -58,24 +59,23 @@ func (r *recorder) dial(ctx context.Context, network, host string) (net.Conn, er
 // frames splits a byte stream into size-prefixed Kafka frames (without the size).
 func frames(b []byte) [][]byte {
 	var out [][]byte
-	for len(b) >= 4 {
-		n := int(binary.BigEndian.Uint32(b))
-		if n < 0 || n > len(b)-4 {
+	for {
+		f, rest, ok := wire.SplitFrame(b, 0)
+		if !ok {
 			break
 		}
-		out = append(out, b[4:4+n])
-		b = b[4+n:]
+		out, b = append(out, f[4:]), rest
 	}
 	return out
 }
 
 func skipTags(b []byte) []byte {
-	n, l, _ := uvar(b, 0, len(b), 5)
+	n, l, _ := wire.Uvarint(b)
 	b = b[l:]
 	for i := 0; i < int(n); i++ {
-		_, l, _ = uvar(b, 0, len(b), 5) // tag
+		_, l, _ = wire.Uvarint(b) // tag
 		b = b[l:]
-		sz, l2, _ := uvar(b, 0, len(b), 5)
+		sz, l2, _ := wire.Uvarint(b)
 		b = b[l2+int(sz):]
 	}
 	return b

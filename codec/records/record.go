@@ -8,46 +8,6 @@ import (
 	"github.com/kwire/kwire/codec/wire"
 )
 
-// uvar reads an unsigned varint of at most max bytes from b[p:end]. n is 0
-// when the input ends first, -1 when the varint is too long. canon is false
-// for an encoding longer than needed or with bits beyond max*7 significance.
-func uvar(b []byte, p, end, max int) (v uint64, n int, canon bool) {
-	var shift uint
-	for i := 0; i < max; i++ {
-		if p+i >= end {
-			return 0, 0, false
-		}
-		c := b[p+i]
-		v |= uint64(c&0x7f) << shift
-		shift += 7
-		if c < 0x80 {
-			n = i + 1
-			canon = n == 1 || c != 0
-			return v, n, canon
-		}
-	}
-	return 0, -1, false
-}
-
-// zz32 decodes a zig-zag varint (5 bytes max); canon also requires that the
-// value fits in 32 bits.
-func zz32(b []byte, p, end int) (int32, int, bool) {
-	v, n, canon := uvar(b, p, end, 5)
-	if v > 0xffffffff {
-		canon = false
-	}
-	u := uint32(v)
-	return int32(u>>1) ^ -int32(u&1), n, canon
-}
-
-func zz64(b []byte, p, end int) (int64, int, bool) {
-	v, n, canon := uvar(b, p, end, 10)
-	if n == 10 && b[p+9] > 1 {
-		canon = false
-	}
-	return int64(v>>1) ^ -int64(v&1), n, canon
-}
-
 type recErr string
 
 const nonMinimal = "non-minimal varint"
@@ -103,7 +63,7 @@ const (
 func parseRecord(b []byte, p, end int, r *recParse) recErr {
 	hdrs := r.hdrs[:0]
 	*r = recParse{p: p, hdrs: hdrs}
-	l, n, canon := zz32(b, p, end)
+	l, n, canon := wire.Varint(b[p:end])
 	if n == 0 {
 		return "the input ends inside the record length"
 	}
@@ -128,14 +88,14 @@ func parseRecord(b []byte, p, end int, r *recParse) recErr {
 	r.attr = int8(b[q])
 	r.stage = stAttributes
 	q++
-	tsd, n, canon := zz64(b, q, rend)
+	tsd, n, canon := wire.Varlong(b[q:rend])
 	if n <= 0 {
 		return fail("bad timestampDelta varlong")
 	}
 	r.tsd = varField{at: q, n: n, v: tsd, canon: canon}
 	r.stage = stTimestamp
 	q += n
-	od, n, canon := zz32(b, q, rend)
+	od, n, canon := wire.Varint(b[q:rend])
 	if n <= 0 {
 		return fail("bad offsetDelta varint")
 	}
@@ -150,7 +110,7 @@ func parseRecord(b []byte, p, end int, r *recParse) recErr {
 		return fail(msg)
 	}
 	r.stage = stValue
-	hc, n, canon := zz32(b, q, rend)
+	hc, n, canon := wire.Varint(b[q:rend])
 	if n <= 0 {
 		return fail("bad header count varint")
 	}
@@ -182,7 +142,7 @@ func parseRecord(b []byte, p, end int, r *recParse) recErr {
 
 // varbytes reads a varint length and that many bytes (-1: null) at *q.
 func varbytes(b []byte, q *int, end int, name string, f *varField) string {
-	l, n, canon := zz32(b, *q, end)
+	l, n, canon := wire.Varint(b[*q:end])
 	if n <= 0 {
 		return "bad " + name + " length varint"
 	}

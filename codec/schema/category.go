@@ -41,7 +41,8 @@ var enumFields = map[string]string{
 }
 
 // EnumFor returns the enumeration a field's values are drawn from, or nil.
-// The config APIs (32, 33, 44, 74) use ConfigResourceType under the field
+// The config APIs (DescribeConfigs, AlterConfigs, IncrementalAlterConfigs,
+// ListConfigResources) use ConfigResourceType under the field
 // name ResourceType; the ACL APIs use ResourceType.
 func EnumFor(apiKey int16, f *Field) *Enum {
 	if f == nil || (f.Kind != Int8 && f.Kind != Int16 && f.Kind != Int32) {
@@ -51,7 +52,7 @@ func EnumFor(apiKey int16, f *Field) *Enum {
 	if !ok {
 		return nil
 	}
-	if n == "ResourceType" && (apiKey == 32 || apiKey == 33 || apiKey == 44 || apiKey == 74) {
+	if n == "ResourceType" && (apiKey == KeyDescribeConfigs || apiKey == KeyAlterConfigs || apiKey == KeyIncrementalAlterConfigs || apiKey == KeyListConfigResources) {
 		n = "ConfigResourceType"
 	}
 	return EnumByName(n)

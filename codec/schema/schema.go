@@ -100,9 +100,9 @@ type Field struct {
 	Versions   Range
 	Nullable   Range
 	Tagged     Range
-	Tag        int32 // -1 when never tagged
-	Flexible   Range // the field's own flexibleVersions override; FlexibleSet says whether there is one
-	FlexSet    bool
+	Tag        int32  // -1 when never tagged
+	Flexible   Range  // the field's own flexibleVersions override, when FlexSet
+	FlexSet    bool   // whether the schema gives the field its own flexibleVersions
 	Default    string // the schema's default, "" when none is given
 	EntityType string
 	MapKey     bool
@@ -113,6 +113,16 @@ type Field struct {
 type Layout struct {
 	Name   string
 	Fields []Field
+}
+
+// CompactAt reports whether f's length or count prefix is written in the
+// compact form (an unsigned varint of length+1) at version v of a message
+// that is flexible there (flexible, the message's flexibleVersions holding
+// v). A field may narrow its message's flexible versions with its own
+// flexibleVersions (the request header's ClientId never is compact); this
+// is the one place that rule is written.
+func (f *Field) CompactAt(v int16, flexible bool) bool {
+	return flexible && (!f.FlexSet || f.Flexible.Contains(v))
 }
 
 // IsTagged reports whether f travels in the tagged-field section at version v.
@@ -188,7 +198,7 @@ func (m *Message) HeaderVersion(v int16) int16 {
 		return int16(m.HeaderVersions[v])
 	}
 	if m.Kind == Response {
-		if m.APIKey == 18 || !m.Flexible(m.Valid.Hi) {
+		if m.APIKey == KeyApiVersions || !m.Flexible(m.Valid.Hi) {
 			return 0
 		}
 		return 1

@@ -85,3 +85,36 @@ func TestErrorsAndEnums(t *testing.T) {
 	require.Equal(t, "ConfigResourceType", EnumFor(32, f).Name)
 	require.Equal(t, "ResourceType", EnumFor(29, f).Name)
 }
+
+// TestCompactAt covers the rule every reader and writer of lengths asks:
+// a field is compact where its message is flexible, unless it narrows
+// that with its own flexibleVersions.
+func TestCompactAt(t *testing.T) {
+	hdr := RequestHeader()
+	clientID := &hdr.At(2).Root.Fields[3]
+	require.Equal(t, "ClientId", clientID.Name)
+	require.True(t, clientID.FlexSet, "the request header's ClientId has its own flexibleVersions")
+	require.False(t, clientID.CompactAt(2, hdr.Flexible(2)), "ClientId stays a classic string in the flexible header v2")
+	require.True(t, hdr.Flexible(2))
+
+	produce := ByName("Produce").Request
+	var txn *Field
+	for i, f := range produce.At(9).Root.Fields {
+		if f.Name == "TransactionalId" {
+			txn = &produce.At(9).Root.Fields[i]
+		}
+	}
+	require.NotNil(t, txn)
+	require.False(t, txn.FlexSet)
+	require.False(t, txn.CompactAt(8, produce.Flexible(8)), "Produce v8 is not flexible")
+	require.True(t, txn.CompactAt(9, produce.Flexible(9)), "Produce v9 is")
+
+	own := &Field{Flexible: Range{3, Open}, FlexSet: true}
+	for _, c := range []struct {
+		v        int16
+		flexible bool
+		want     bool
+	}{{2, true, false}, {3, true, true}, {3, false, false}, {5, true, true}} {
+		require.Equal(t, c.want, own.CompactAt(c.v, c.flexible), "v%d flexible=%v", c.v, c.flexible)
+	}
+}

@@ -20,7 +20,7 @@ func ReadFrame(r io.Reader, buf []byte, max int) ([]byte, error) {
 	if _, err := io.ReadFull(r, hdr[:]); err != nil {
 		return nil, err
 	}
-	size := int32(binary.BigEndian.Uint32(hdr[:]))
+	size, _ := SizePrefix(hdr[:])
 	switch {
 	case size < 0:
 		return nil, ErrNegativeSize
@@ -40,6 +40,31 @@ func ReadFrame(r io.Reader, buf []byte, max int) ([]byte, error) {
 		return nil, err
 	}
 	return buf, nil
+}
+
+// SizePrefix reads the 4-byte big-endian size prefix at the start of b:
+// the number of bytes of the frame that follow it. ok is false when b is
+// shorter than 4 bytes.
+func SizePrefix(b []byte) (size int32, ok bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	return int32(binary.BigEndian.Uint32(b)), true
+}
+
+// SplitFrame cuts the first size-prefixed frame off b, as ReadFrame reads
+// one from a stream: frame is the prefix and the bytes it counts (its
+// capacity capped at its length, so appending to it cannot overwrite what
+// follows), rest is what follows. ok is false, with b returned as rest,
+// when b holds no whole frame: fewer than 4 bytes, a negative size, a size
+// past the bytes b holds, or one above max (max <= 0: no limit).
+func SplitFrame(b []byte, max int) (frame, rest []byte, ok bool) {
+	size, ok := SizePrefix(b)
+	if !ok || size < 0 || max > 0 && int(size) > max || int(size) > len(b)-4 {
+		return nil, b, false
+	}
+	end := 4 + int(size)
+	return b[:end:end], b[end:], true
 }
 
 // WriteFrame writes payload (header and body, without a size) to w with its

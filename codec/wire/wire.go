@@ -167,7 +167,7 @@ func (r *Reader) Span(n int, what string) []byte {
 // dropped. Input that ends inside it fails with ErrShort; a fifth byte
 // with its high bit set (a longer varint) fails with ErrVarint.
 func (r *Reader) Uvarint() uint32 {
-	v, _ := r.uvarint(5)
+	v, _, _ := r.uvarint(5)
 	return uint32(v)
 }
 
@@ -176,66 +176,100 @@ func (r *Reader) Uvarint() uint32 {
 // a non-minimal varint decodes, but re-encodes to other bytes. A failed
 // read returns 0, true; it fails as Uvarint does.
 func (r *Reader) UvarintMinimal() (uint32, bool) {
-	start := r.Off
-	v, ok := r.uvarint(5)
-	if !ok {
-		return 0, true
-	}
-	n := r.Off - start
-	last := r.B[r.Off-1]
-	return uint32(v), n == 1 || last != 0 && (n < 5 || last <= 0x0f)
+	v, ok, minimal := r.uvarint(5)
+	return uint32(v), minimal || !ok
 }
 
 // Varint reads a zig-zag varint of at most 5 bytes (the record format's
 // lengths, deltas and counts). It fails as Uvarint does.
 func (r *Reader) Varint() int32 {
-	v, _ := r.uvarint(5)
-	u := uint32(v)
-	return int32(u>>1) ^ -int32(u&1)
+	v, _, _ := r.uvarint(5)
+	return unzigzag32(uint32(v))
 }
 
 // Varlong reads a zig-zag varint of at most 10 bytes (the record format's
 // timestamp and offset deltas). Input that ends inside it fails with
 // ErrShort; a tenth byte with its high bit set fails with ErrVarint.
 func (r *Reader) Varlong() int64 {
-	v, _ := r.uvarint(10)
-	return int64(v>>1) ^ -int64(v&1)
+	v, _, _ := r.uvarint(10)
+	return unzigzag64(v)
 }
 
 // Uvarlong reads an unsigned varint of at most 10 bytes. It fails as
 // Varlong does.
 func (r *Reader) Uvarlong() uint64 {
-	v, _ := r.uvarint(10)
+	v, _, _ := r.uvarint(10)
 	return v
 }
 
-func (r *Reader) uvarint(max int) (uint64, bool) {
+func (r *Reader) uvarint(max int) (v uint64, ok, minimal bool) {
 	if r.Err != nil {
-		return 0, false
+		return 0, false, false
 	}
-	var v uint64
-	start := r.Off
-	for i := 0; i < max; i++ {
-		if r.Off >= len(r.B) {
-			r.Off = start
-			found := "the end of the input"
-			if i > 0 {
-				found = "the input ends after " + itoa(i) + " bytes of it"
-			}
-			r.Fail(start, "a varint", found, ErrShort)
-			return 0, false
-		}
-		c := r.B[r.Off]
-		r.Off++
-		v |= uint64(c&0x7f) << (7 * i)
-		if c < 0x80 {
-			return v, true
-		}
+	v, n, minimal := uvarint(r.B[r.Off:], max)
+	if n > 0 {
+		r.Off += n
+		return v, true, minimal && (max != 5 || v <= math.MaxUint32)
 	}
-	r.Off = start
-	r.Fail(start, "a varint of at most "+itoa(max)+" bytes", "a longer one", ErrVarint)
-	return 0, false
+	if n == 0 {
+		found := "the end of the input"
+		if i := len(r.B) - r.Off; i > 0 {
+			found = "the input ends after " + itoa(i) + " bytes of it"
+		}
+		r.Fail(r.Off, "a varint", found, ErrShort)
+		return 0, false, false
+	}
+	r.Fail(r.Off, "a varint of at most "+itoa(max)+" bytes", "a longer one", ErrVarint)
+	return 0, false, false
 }
+
+// uvarint decodes an unsigned varint of at most max bytes from the start
+// of b, as encoding/binary.Uvarint does: n is the bytes read, 0 when b ends
+// first, -1 when the varint runs past max bytes. minimal is false for more
+// bytes than the value needs; bits beyond the form's 32 or 64 are for the
+// caller to check (small enough to inline into the records parser's loop).
+func uvarint(b []byte, max int) (v uint64, n int, minimal bool) {
+	var shift uint
+	for i := 0; i < max; i++ {
+		if i >= len(b) {
+			return 0, 0, false
+		}
+		c := b[i]
+		v |= uint64(c&0x7f) << shift
+		shift += 7
+		if c < 0x80 {
+			return v, i + 1, i == 0 || c != 0
+		}
+	}
+	return 0, -1, false
+}
+
+// Uvarint decodes an unsigned 32-bit varint (at most 5 bytes) from the
+// start of b without a Reader, for loops that track their own offsets (the
+// records parser). n is the bytes read, 0 when b ends first, -1 when the
+// varint is longer than 5 bytes; minimal is false for a varint written in
+// more bytes than its value needs or with bits beyond 32, which decodes but
+// does not re-encode to the same bytes.
+func Uvarint(b []byte) (v uint32, n int, minimal bool) {
+	u, n, minimal := uvarint(b, 5)
+	return uint32(u), n, minimal && u <= math.MaxUint32
+}
+
+// Varint decodes a zig-zag 32-bit varint from the start of b, as Uvarint.
+func Varint(b []byte) (v int32, n int, minimal bool) {
+	u, n, minimal := uvarint(b, 5)
+	return unzigzag32(uint32(u)), n, minimal && u <= math.MaxUint32
+}
+
+// Varlong decodes a zig-zag 64-bit varint (at most 10 bytes) from the
+// start of b, as Uvarint.
+func Varlong(b []byte) (v int64, n int, minimal bool) {
+	u, n, minimal := uvarint(b, 10)
+	return unzigzag64(u), n, minimal && (n < 10 || b[9] <= 1)
+}
+
+func unzigzag32(u uint32) int32 { return int32(u>>1) ^ -int32(u&1) }
+func unzigzag64(u uint64) int64 { return int64(u>>1) ^ -int64(u&1) }
 
 // AppendBool appends a bool as one byte, 1 or 0.
 func AppendBool(dst []byte, v bool) []byte {

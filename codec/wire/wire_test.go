@@ -85,3 +85,81 @@ func TestFrames(t *testing.T) {
 	_, err = ReadFrame(bytes.NewReader([]byte{0, 0, 0, 9, 1}), nil, 1<<20)
 	require.True(t, errors.Is(err, io.ErrUnexpectedEOF))
 }
+
+// The slice decoders the records parser uses agree with the Reader's and
+// say what the Reader says: too short, too long, or not minimal.
+func TestSliceVarints(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		b       []byte
+		u       uint32
+		n       int
+		minimal bool
+	}{
+		{"one byte", []byte{0x05}, 5, 1, true},
+		{"zero", []byte{0x00}, 0, 1, true},
+		{"two bytes", []byte{0xac, 0x02}, 300, 2, true},
+		{"padded with a zero byte", []byte{0x85, 0x00}, 5, 2, false},
+		{"max uint32", []byte{0xff, 0xff, 0xff, 0xff, 0x0f}, 0xffffffff, 5, true},
+		{"bits beyond 32", []byte{0xff, 0xff, 0xff, 0xff, 0x1f}, 0xffffffff, 5, false},
+		{"ends inside", []byte{0x80, 0x80}, 0, 0, false},
+		{"empty", nil, 0, 0, false},
+		{"six bytes", []byte{0x80, 0x80, 0x80, 0x80, 0x80, 0x01}, 0, -1, false},
+	} {
+		v, n, minimal := Uvarint(c.b)
+		require.Equal(t, c.u, v, c.name)
+		require.Equal(t, c.n, n, c.name)
+		require.Equal(t, c.minimal, minimal, c.name)
+		r := Reader{B: c.b}
+		rv, rmin := r.UvarintMinimal()
+		if c.n > 0 {
+			require.Nil(t, r.Err, c.name)
+			require.Equal(t, c.u, rv, c.name)
+			require.Equal(t, c.minimal, rmin, c.name)
+			require.Equal(t, c.n, r.Off, c.name)
+		} else {
+			require.NotNil(t, r.Err, c.name)
+		}
+	}
+	for _, v := range []int32{0, -1, 1, -64, 64, math.MaxInt32, math.MinInt32} {
+		got, n, minimal := Varint(AppendVarint(nil, v))
+		require.Equal(t, v, got)
+		require.Equal(t, len(AppendVarint(nil, v)), n)
+		require.True(t, minimal)
+	}
+	for _, v := range []int64{0, -1, 1 << 40, math.MaxInt64, math.MinInt64} {
+		got, n, minimal := Varlong(AppendVarlong(nil, v))
+		require.Equal(t, v, got)
+		require.Equal(t, len(AppendVarlong(nil, v)), n)
+		require.True(t, minimal)
+	}
+	ten := []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02}
+	_, n, minimal := Varlong(ten)
+	require.Equal(t, 10, n)
+	require.False(t, minimal, "bits beyond 64")
+}
+
+func TestSplitFrame(t *testing.T) {
+	two := []byte{0, 0, 0, 2, 'a', 'b', 0, 0, 0, 0, 9}
+	f, rest, ok := SplitFrame(two, 0)
+	require.True(t, ok)
+	require.Equal(t, []byte{0, 0, 0, 2, 'a', 'b'}, f)
+	require.Equal(t, len(f), cap(f), "appending to a frame cannot overwrite the next")
+	f, rest, ok = SplitFrame(rest, 0)
+	require.True(t, ok)
+	require.Equal(t, []byte{0, 0, 0, 0}, f)
+	require.Equal(t, []byte{9}, rest)
+	for name, b := range map[string][]byte{
+		"short prefix": {0, 0, 1},
+		"past the end": {0, 0, 0, 3, 'a', 'b'},
+		"negative":     {0xff, 0xff, 0xff, 0xff, 'a'},
+		"over max":     {0, 0, 0, 2, 'a', 'b'},
+	} {
+		_, rest, ok := SplitFrame(b, 1)
+		require.False(t, ok, name)
+		require.Equal(t, b, rest, name)
+	}
+	size, ok := SizePrefix([]byte{0x80, 0, 0, 0})
+	require.True(t, ok)
+	require.Equal(t, int32(math.MinInt32), size)
+}

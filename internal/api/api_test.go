@@ -311,6 +311,7 @@ func TestEncodeErrors(t *testing.T) {
 		{"int out of range", "", strings.Replace(good, `"correlationId":7`, `"correlationId":99999999999`, 1), "header.correlationId", -1, ""},
 		{"bad as", "?as=morse", good, "?as", -1, ""},
 		{"bad sizePrefix", "?sizePrefix=maybe", good, "?sizePrefix", -1, ""},
+		{"sizePrefix auto means nothing to encode", "?sizePrefix=auto", good, "?sizePrefix", -1, "true or false"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := do(t, h, "POST", "/api/encode"+tc.query, "application/json", []byte(tc.body))

@@ -21,7 +21,7 @@ type decodeQuery struct {
 	direction string // "", "request" or "response"
 	api       *schema.API
 	version   int // -1 when not given
-	size      string
+	size      input.SizeMode
 	annotated bool
 	records   records.JSONMode
 	kafka     bool // Kafka's own JSON form (codec.JSONOptions.Kafka)
@@ -56,16 +56,11 @@ func parseDecodeQuery(r *http.Request) (decodeQuery, *Error) {
 		}
 		d.version = n
 	}
-	switch v := strings.ToLower(q.Get("sizePrefix")); v {
-	case "", "auto":
-		d.size = "auto"
-	case "true", "yes", "1":
-		d.size = "yes"
-	case "false", "no", "0":
-		d.size = "no"
-	default:
-		return d, queryError("sizePrefix", "true, false or auto", v)
+	size, err := input.ParseSizeMode(q.Get("sizePrefix"))
+	if err != nil {
+		return d, queryError("sizePrefix", "true, false or auto", strings.ToLower(q.Get("sizePrefix")))
 	}
+	d.size = size
 	switch v := strings.ToLower(q.Get("format")); v {
 	case "", "value":
 	case "annotated":
@@ -151,7 +146,7 @@ func (h *handler) decode(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, e)
 		return
 	}
-	sized := sizePrefixed(b, q.size)
+	sized := q.size.Sized(b)
 	opts := codec.Options{NoSizePrefix: !sized, Limits: h.limits()}
 	guessing := false
 	switch {
@@ -215,17 +210,4 @@ func (h *handler) decode(w http.ResponseWriter, r *http.Request) {
 // limits is the codec's budget for one request.
 func (h *handler) limits() codec.Limits {
 	return codec.Limits{MaxNodes: h.o.MaxNodes, MaxDecompressed: h.o.MaxDecompressed, MaxWork: h.o.MaxWork}
-}
-
-// sizePrefixed decides whether b starts with the 4-byte size: as told, or
-// (auto) when the size matches the bytes that follow, or exceeds them as a
-// truncated frame's would.
-func sizePrefixed(b []byte, mode string) bool {
-	switch mode {
-	case "yes":
-		return true
-	case "no":
-		return false
-	}
-	return input.LooksSizePrefixed(b)
 }

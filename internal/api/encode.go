@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/internal/input"
 	"github.com/kwire/kwire/internal/jsontext"
 )
 
@@ -25,14 +26,15 @@ func (h *handler) encode(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var o codec.EncodeOptions
-	switch v := strings.ToLower(q.Get("sizePrefix")); v {
-	case "", "true", "yes", "1":
-	case "false", "no", "0":
-		o.NoSizePrefix = true
-	default:
-		writeError(w, http.StatusBadRequest, queryError("sizePrefix", "true or false", v))
+	// An encoded frame has its size prefix unless told otherwise: there
+	// is nothing to decide it from.
+	sp := q.Get("sizePrefix")
+	size, serr := input.ParseSizeMode(sp)
+	if serr != nil || size == input.SizeAuto && strings.TrimSpace(sp) != "" {
+		writeError(w, http.StatusBadRequest, queryError("sizePrefix", "true or false", strings.ToLower(sp)))
 		return
 	}
+	o.NoSizePrefix = size == input.SizeNo
 	body, ok := h.body(w, r, envelopeWanted)
 	if !ok {
 		return

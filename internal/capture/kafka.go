@@ -70,13 +70,6 @@ func layoutVersion(m *schema.Message, v int16) int16 {
 	return min(v, m.Valid.Hi)
 }
 
-// compactAt reports whether a string or bytes field is written in the
-// compact form at version v of a message whose flexibility is flex (a
-// field may opt out of its message's flexible versions).
-func compactAt(f *schema.Field, v int16, flex bool) bool {
-	return flex && (!f.FlexSet || f.Flexible.Contains(v))
-}
-
 // skipFields advances r over the fields of l present at version v, up to
 // (not including) the field named stop, or over all of them and the
 // tagged-field section when stop is "". It reports false when a field is
@@ -96,7 +89,7 @@ func skipFields(r *wire.Reader, l *schema.Layout, v int16, flex bool, stop strin
 		case f.Kind == schema.String || f.Kind == schema.Bytes:
 			var n int
 			switch {
-			case compactAt(f, v, flex):
+			case f.CompactAt(v, flex):
 				n = int(r.Uvarint()) - 1
 			case f.Kind == schema.String:
 				n = int(r.Int16())

@@ -1,13 +1,17 @@
 package input
 
+import (
+	"strconv"
+	"strings"
+
+	"github.com/kwire/kwire/codec/wire"
+)
+
 // HasSizePrefix reports whether b starts with a 4-byte big-endian int32
 // equal to len(b)-4, i.e. whether b is exactly one size-prefixed Kafka frame.
 func HasSizePrefix(b []byte) bool {
-	if len(b) < 4 {
-		return false
-	}
-	n := int32(uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3]))
-	return n >= 0 && int64(n) == int64(len(b))-4
+	n, ok := wire.SizePrefix(b)
+	return ok && n >= 0 && int64(n) == int64(len(b))-4
 }
 
 // SplitFrames splits back-to-back size-prefixed frames (a TCP stream's
@@ -19,14 +23,12 @@ func HasSizePrefix(b []byte) bool {
 // The frames and rest share b's memory; each frame's capacity is capped at
 // its length, so appending to one does not overwrite the next.
 func SplitFrames(b []byte, maxFrame int) (frames [][]byte, rest []byte) {
-	for len(b) >= 4 {
-		n := int64(int32(uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])))
-		if n < 0 || n > int64(len(b)-4) || (maxFrame > 0 && n > int64(maxFrame)) {
+	for {
+		f, r, ok := wire.SplitFrame(b, maxFrame)
+		if !ok {
 			break
 		}
-		end := 4 + int(n)
-		frames = append(frames, b[:end:end])
-		b = b[end:]
+		frames, b = append(frames, f), r
 	}
 	if len(b) == 0 {
 		return frames, nil
@@ -45,9 +47,47 @@ func LooksSizePrefixed(b []byte) bool {
 	if HasSizePrefix(b) {
 		return true
 	}
-	if len(b) < 4 {
+	size, ok := wire.SizePrefix(b)
+	n := int(size)
+	return ok && n > len(b)-4 && n >= 8 && n < 1<<16
+}
+
+// SizeMode says whether a frame carries its 4-byte size prefix: as the
+// user said (SizeYes, SizeNo), or SizeAuto, decided from the bytes.
+type SizeMode uint8
+
+// The size prefix modes ParseSizeMode returns.
+const (
+	SizeAuto SizeMode = iota
+	SizeYes
+	SizeNo
+)
+
+// ParseSizeMode parses the size prefix switch of the CLI (--size), the API
+// (?sizePrefix=) and the playground: "auto" (or ""), "yes" ("true", "1")
+// or "no" ("false", "0"). Case and surrounding space are ignored. An
+// unknown word is an error, with SizeAuto.
+func ParseSizeMode(s string) (SizeMode, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "auto":
+		return SizeAuto, nil
+	case "yes", "true", "1":
+		return SizeYes, nil
+	case "no", "false", "0":
+		return SizeNo, nil
+	}
+	return SizeAuto, &Error{Offset: -1, Err: ErrMode,
+		Msg: "unknown size prefix mode " + strconv.Quote(s) + " (want auto, yes or no)"}
+}
+
+// Sized says whether the one frame b starts with its size prefix: as m
+// says, or for SizeAuto as LooksSizePrefixed decides.
+func (m SizeMode) Sized(b []byte) bool {
+	switch m {
+	case SizeYes:
+		return true
+	case SizeNo:
 		return false
 	}
-	n := int(int32(uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])))
-	return n > len(b)-4 && n >= 8 && n < 1<<16
+	return LooksSizePrefixed(b)
 }

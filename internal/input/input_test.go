@@ -581,3 +581,27 @@ func TestLooksSizePrefixed(t *testing.T) {
 		}
 	}
 }
+
+func TestParseSizeMode(t *testing.T) {
+	unsized := []byte{0, 18, 0, 3, 0, 0, 0, 7} // ApiVersions v3 request header start
+	sized := []byte{0, 0, 0, 4, 0, 18, 0, 3}
+	for _, c := range []struct {
+		in   string
+		want SizeMode
+	}{{"", SizeAuto}, {"auto", SizeAuto}, {" AUTO ", SizeAuto}, {"yes", SizeYes}, {"true", SizeYes}, {"1", SizeYes},
+		{"No", SizeNo}, {"false", SizeNo}, {"0", SizeNo}} {
+		m, err := ParseSizeMode(c.in)
+		if err != nil || m != c.want {
+			t.Errorf("ParseSizeMode(%q) = %v, %v; want %v", c.in, m, err, c.want)
+		}
+	}
+	if m, err := ParseSizeMode("maybe"); err == nil || m != SizeAuto || !errors.Is(err, ErrMode) {
+		t.Errorf("ParseSizeMode(maybe) = %v, %v", m, err)
+	}
+	if !SizeYes.Sized(unsized) || SizeNo.Sized(sized) {
+		t.Error("yes and no are taken as said")
+	}
+	if !SizeAuto.Sized(sized) || SizeAuto.Sized(unsized) {
+		t.Error("auto decides from the bytes")
+	}
+}

@@ -188,7 +188,7 @@ func (f *framer) prefix(p []byte, max int, what string) ([]byte, bool, error) {
 		f.pn += k
 		p = p[k:]
 		if f.pn == 4 {
-			s := int32(binary.BigEndian.Uint32(f.pre[:4]))
+			s, _ := wire.SizePrefix(f.pre[:4])
 			if s < 0 || int(s) > max {
 				return p, false, &errFrame{frameTooBig(what, s, max, f.pre[:4])}
 			}
@@ -318,22 +318,31 @@ func (c *conn) requests() error {
 			out = nil
 		}
 		if rerr != nil {
-			if c.isDone() {
-				return nil // closed from the other side, which said why
-			}
-			if cur != nil || f.pn > 0 {
-				got := f.pn
-				if f.in {
-					got = 4 + f.size - f.left
-				}
-				return errors.New("the client closed the connection in the middle of a request (" + strconv.Itoa(got) + " of " + sizeText(&f) + " bytes); the broker connection is closed too")
-			}
-			if rerr == io.EOF || errors.Is(rerr, net.ErrClosed) {
-				return nil
-			}
-			return errors.New("reading from the client: " + rerr.Error())
+			return c.readEnd(rerr, &f, cur != nil, "client", "request", "broker")
 		}
 	}
+}
+
+// readEnd is how a relay loop reading from one side (from: "client" or
+// "broker") ends on rerr: nil for a clean close, or for one the other side
+// (done first) explains; else an error saying how much of a frame (a
+// "request" or "response") was cut off, or what the read failed with.
+// midFrame says an exchange was under way.
+func (c *conn) readEnd(rerr error, f *framer, midFrame bool, from, frame, other string) error {
+	if c.isDone() {
+		return nil // closed from the other side, which said why
+	}
+	if midFrame || f.pn > 0 {
+		got := f.pn
+		if f.in {
+			got = 4 + f.size - f.left
+		}
+		return errors.New("the " + from + " closed the connection in the middle of a " + frame + " (" + strconv.Itoa(got) + " of " + sizeText(f) + " bytes); the " + other + " connection is closed too")
+	}
+	if rerr == io.EOF || errors.Is(rerr, net.ErrClosed) {
+		return nil
+	}
+	return errors.New("reading from the " + from + ": " + rerr.Error())
 }
 
 func budgetOf(x *Exchange) int64 {
@@ -414,6 +423,23 @@ func (c *conn) endRequest(x *Exchange, wanted, acksZero bool) error {
 	return nil
 }
 
+// produceTxn is the Produce request's TransactionalId, the one field
+// before Acks in the versions that have it, per layout version (nil where
+// absent): which versions carry it, and in which it is compact, is the
+// tables' word.
+var produceTxn = func() []*schema.Field {
+	m := schema.ByKey(schema.KeyProduce).Request
+	out := make([]*schema.Field, m.Valid.Hi+1)
+	for v := m.Valid.Lo; v <= m.Valid.Hi; v++ {
+		for i, f := range m.At(v).Root.Fields {
+			if f.Name == "TransactionalId" && f.Versions.Contains(v) {
+				out[v] = &m.At(v).Root.Fields[i]
+			}
+		}
+	}
+	return out
+}()
+
 // produceAcks reads acks from the start of a Produce request; known is
 // false while more bytes are needed.
 func produceAcks(b []byte) (acks int16, known bool) {
@@ -422,10 +448,11 @@ func produceAcks(b []byte) (acks int16, known bool) {
 		return -1, !errors.Is(err, wire.ErrShort)
 	}
 	off := 4 + h.Len
-	if h.APIVersion >= 3 {
-		// transactionalId: nullable string, compact from version 9.
-		if h.APIVersion >= 9 {
-			n, k := binary.Uvarint(b[min(off, len(b)):])
+	m := schema.ByKey(schema.KeyProduce).Request
+	v := min(max(h.APIVersion, 0), m.Valid.Hi) // a newer version: the newest layout
+	if txn := produceTxn[v]; txn != nil {
+		if txn.CompactAt(v, m.Flexible(v)) {
+			n, k, _ := wire.Uvarint(b[min(off, len(b)):])
 			if k == 0 {
 				return -1, false
 			}
@@ -554,20 +581,7 @@ func (c *conn) responses() error {
 			out = nil
 		}
 		if rerr != nil {
-			if c.isDone() {
-				return nil // closed from the other side, which said why
-			}
-			if cur != nil || f.pn > 0 {
-				got := f.pn
-				if f.in {
-					got = 4 + f.size - f.left
-				}
-				return errors.New("the broker closed the connection in the middle of a response (" + strconv.Itoa(got) + " of " + sizeText(&f) + " bytes); the client connection is closed too")
-			}
-			if rerr == io.EOF || errors.Is(rerr, net.ErrClosed) {
-				return nil
-			}
-			return errors.New("reading from the broker: " + rerr.Error())
+			return c.readEnd(rerr, &f, cur != nil, "broker", "response", "client")
 		}
 	}
 }

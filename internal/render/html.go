@@ -102,52 +102,30 @@ func appendHex(dst []byte, v, width int) []byte {
 	return append(dst, s...)
 }
 
-// AppendLayoutJSON appends cells and rows as JSON for a page to draw:
-// {"cells":[{...}],"rows":[{"offset":0,"segs":[[cell,col,span,first,last]]},{"offset":8,"elided":100,"cell":3}]}.
-func AppendLayoutJSON(dst []byte, cells []Cell, rows []Row) []byte {
-	dst = append(dst, `{"cells":[`...)
-	for i, c := range cells {
-		if i > 0 {
+// AppendRowsJSON appends rows[from:from+count] of a grid as the JSON the
+// playground draws, each cell written in full where it is used:
+// [{"index","offset","segs":[{"col","span","first","last","cell":{...}}]} |
+// {"index","offset","elided","cell":{...}}]. A cell is {"index","node",
+// "start","end","kind","label","path","type"[,"value"][,"warn"][,"broken"]},
+// then whatever more(dst, cell) appends before its closing brace (more may
+// be nil). Every text is written HTML-safe.
+func AppendRowsJSON(dst []byte, cells []Cell, rows []Row, from, count int, more func(dst []byte, c *Cell) []byte) []byte {
+	dst = append(dst, '[')
+	first := true
+	for i := max(from, 0); i < len(rows) && i < from+count; i++ {
+		r := rows[i]
+		if !first {
 			dst = append(dst, ',')
 		}
-		dst = append(dst, `{"node":`...)
-		dst = strconv.AppendInt(dst, int64(c.Node), 10)
-		dst = append(dst, `,"start":`...)
-		dst = strconv.AppendInt(dst, int64(c.Start), 10)
-		dst = append(dst, `,"end":`...)
-		dst = strconv.AppendInt(dst, int64(c.End), 10)
-		dst = append(dst, `,"kind":"`...)
-		dst = append(dst, c.Kind...)
-		dst = append(dst, `","label":`...)
-		dst = jsontext.AppendHTMLSafe(dst, c.Label)
-		dst = append(dst, `,"path":`...)
-		dst = jsontext.AppendHTMLSafe(dst, c.Path)
-		dst = append(dst, `,"type":`...)
-		dst = jsontext.AppendHTMLSafe(dst, c.Type)
-		if c.Value != "" {
-			dst = append(dst, `,"value":`...)
-			dst = jsontext.AppendHTMLSafe(dst, c.Value)
-		}
-		if c.Warn {
-			dst = append(dst, `,"warn":true`...)
-		}
-		if c.Broken {
-			dst = append(dst, `,"broken":true`...)
-		}
-		dst = append(dst, '}')
-	}
-	dst = append(dst, `],"rows":[`...)
-	for i, r := range rows {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = append(dst, `{"offset":`...)
+		first = false
+		dst = append(dst, `{"index":`...)
+		dst = strconv.AppendInt(dst, int64(i), 10)
+		dst = append(dst, `,"offset":`...)
 		dst = strconv.AppendInt(dst, int64(r.Offset), 10)
 		if r.Elided > 0 {
 			dst = append(dst, `,"elided":`...)
 			dst = strconv.AppendInt(dst, int64(r.Elided), 10)
-			dst = append(dst, `,"cell":`...)
-			dst = strconv.AppendInt(dst, int64(r.Cell), 10)
+			dst = appendCellJSON(append(dst, `,"cell":`...), cells, r.Cell, more)
 			dst = append(dst, '}')
 			continue
 		}
@@ -156,21 +134,49 @@ func AppendLayoutJSON(dst []byte, cells []Cell, rows []Row) []byte {
 			if j > 0 {
 				dst = append(dst, ',')
 			}
-			dst = append(dst, '[')
-			dst = strconv.AppendInt(dst, int64(s.Cell), 10)
-			dst = append(dst, ',')
+			dst = append(dst, `{"col":`...)
 			dst = strconv.AppendInt(dst, int64(s.Col), 10)
-			dst = append(dst, ',')
+			dst = append(dst, `,"span":`...)
 			dst = strconv.AppendInt(dst, int64(s.Span), 10)
-			dst = append(dst, ',')
+			dst = append(dst, `,"first":`...)
 			dst = strconv.AppendBool(dst, s.First)
-			dst = append(dst, ',')
+			dst = append(dst, `,"last":`...)
 			dst = strconv.AppendBool(dst, s.Last)
-			dst = append(dst, ']')
+			dst = appendCellJSON(append(dst, `,"cell":`...), cells, s.Cell, more)
+			dst = append(dst, '}')
 		}
 		dst = append(dst, "]}"...)
 	}
-	return append(dst, "]}"...)
+	return append(dst, ']')
+}
+
+func appendCellJSON(dst []byte, cells []Cell, i int, more func(dst []byte, c *Cell) []byte) []byte {
+	c := &cells[i]
+	dst = append(dst, `{"index":`...)
+	dst = strconv.AppendInt(dst, int64(i), 10)
+	dst = append(dst, `,"node":`...)
+	dst = strconv.AppendInt(dst, int64(c.Node), 10)
+	dst = append(dst, `,"start":`...)
+	dst = strconv.AppendInt(dst, int64(c.Start), 10)
+	dst = append(dst, `,"end":`...)
+	dst = strconv.AppendInt(dst, int64(c.End), 10)
+	dst = jsontext.AppendHTMLSafe(append(dst, `,"kind":`...), c.Kind)
+	dst = jsontext.AppendHTMLSafe(append(dst, `,"label":`...), c.Label)
+	dst = jsontext.AppendHTMLSafe(append(dst, `,"path":`...), c.Path)
+	dst = jsontext.AppendHTMLSafe(append(dst, `,"type":`...), c.Type)
+	if c.Value != "" {
+		dst = jsontext.AppendHTMLSafe(append(dst, `,"value":`...), c.Value)
+	}
+	if c.Warn {
+		dst = append(dst, `,"warn":true`...)
+	}
+	if c.Broken {
+		dst = append(dst, `,"broken":true`...)
+	}
+	if more != nil {
+		dst = more(dst, c)
+	}
+	return append(dst, '}')
 }
 
 // Terminal draws the grid as RFC-style ASCII art: a bit ruler, then rows of

@@ -73,7 +73,7 @@ func childPath(parent, n *tree.Node, path string) string {
 	return path + "." + name
 }
 
-// JSONLines describes indented JSON (as IndentJSON writes it) line by
+// JSONLines describes indented JSON (as jsontext.Indent writes it) line by
 // line: Paths[i] is the path of the value that starts on line i (or, for
 // a closing bracket, of the value it closes), and Spans maps a path to the
 // first and last line of its value.
@@ -83,7 +83,7 @@ type JSONLines struct {
 }
 
 // ScanJSONLines reads the paths of indented JSON. It expects the layout
-// IndentJSON writes: one member or element per line, a container's
+// jsontext.Indent writes: one member or element per line, a container's
 // closing bracket on a line of its own.
 func ScanJSONLines(js []byte) JSONLines {
 	type frame struct {
@@ -170,56 +170,6 @@ func memberKey(l []byte) (string, []byte, bool) {
 		}
 	}
 	return "", nil, false
-}
-
-// IndentJSON indents compact JSON (as the codec writes it) by two spaces,
-// as encoding/json.Indent would, without its scanner's cost.
-func IndentJSON(dst, src []byte) []byte {
-	depth := 0
-	nl := func(dst []byte) []byte {
-		dst = append(dst, '\n')
-		for i := 0; i < depth; i++ {
-			dst = append(dst, ' ', ' ')
-		}
-		return dst
-	}
-	for i := 0; i < len(src); i++ {
-		c := src[i]
-		switch c {
-		case '"':
-			j := i + 1
-			for j < len(src) && src[j] != '"' {
-				if src[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			if j >= len(src) {
-				j = len(src) - 1
-			}
-			dst = append(dst, src[i:j+1]...)
-			i = j
-		case '{', '[':
-			if i+1 < len(src) && (src[i+1] == '}' || src[i+1] == ']') {
-				dst = append(dst, c, src[i+1])
-				i++
-				continue
-			}
-			depth++
-			dst = nl(append(dst, c))
-		case '}', ']':
-			depth--
-			dst = append(nl(dst), c)
-		case ',':
-			dst = nl(append(dst, ','))
-		case ':':
-			dst = append(dst, ':', ' ')
-		case ' ', '\n', '\t', '\r':
-		default:
-			dst = append(dst, c)
-		}
-	}
-	return dst
 }
 
 // Resolve finds the value-JSON path p among known paths, or its nearest

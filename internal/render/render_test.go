@@ -2,6 +2,7 @@ package render
 
 import (
 	"encoding/hex"
+	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
@@ -87,8 +88,23 @@ func TestHTMLEscapesUntrustedText(t *testing.T) {
 	require.NotContains(t, out, "<img")
 	require.NotContains(t, out, "<script>")
 	require.Contains(t, out, "&lt;img src=x onerror=alert(1)&gt;")
-	lj := string(AppendLayoutJSON(nil, cells, Layout(cells, 4, 0, nil)))
-	require.NotContains(t, lj, "<")
+	rows := Layout(cells, 4, 0, nil)
+	lj := AppendRowsJSON(nil, cells, rows, 0, len(rows), nil)
+	require.NotContains(t, string(lj), "<")
+	var got []struct {
+		Index int
+		Segs  []struct {
+			Cell struct{ Index int }
+		}
+	}
+	require.NoError(t, json.Unmarshal(lj, &got), "%s", lj)
+	require.Len(t, got, len(rows))
+	require.Equal(t, len(rows)-1, got[len(rows)-1].Index)
+	require.Equal(t, rows[1].Segs[0].Cell, got[1].Segs[0].Cell.Index)
+	more := AppendRowsJSON(nil, cells, rows, 1, 1, func(dst []byte, c *Cell) []byte { return append(dst, `,"more":1`...) })
+	require.True(t, json.Valid(more), "%s", more)
+	require.Contains(t, string(more), `,"more":1}`)
+	require.Equal(t, "[]", string(AppendRowsJSON(nil, cells, rows, len(rows), 5, nil)))
 }
 
 func TestTerminalGrid(t *testing.T) {
@@ -102,4 +118,29 @@ func TestTerminalGrid(t *testing.T) {
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n")[2:] {
 		require.Equal(t, 6+1+64, len([]rune(line)), "every row is 4 bytes wide: %q", line)
 	}
+}
+
+func TestSnake(t *testing.T) {
+	for in, want := range map[string]string{"TransactionalId": "transactional_id", "ApiKey": "api_key",
+		"TimeoutMs": "timeout_ms", "Topics": "topics", "ClusterId": "cluster_id", "KRaftVersion": "k_raft_version",
+		"AllowAutoTopicCreation": "allow_auto_topic_creation", "Includes2": "includes2"} {
+		if got := snake(in); got != want {
+			t.Errorf("snake(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// The CLI's text BNF: the guide's layout, tagged fields marked, arrays of
+// primitives bracketed above and typed by element, records untyped by
+// nullability as in Kafka's guide.
+func TestBNFText(t *testing.T) {
+	got := BNF(schema.ByName("Metadata").Request, 0, "Metadata Request (Version: 0)")
+	require.Equal(t, "Metadata Request (Version: 0) => [topics]\n  topics => name\n    name => STRING\n", got)
+	got = BNF(schema.ByName("ApiVersions").Response, 3, "t")
+	require.Contains(t, got, "\n  tag 0: supported_features => name min_version max_version TAG_BUFFER\n")
+	got = BNF(schema.ByName("Produce").Request, 9, "t")
+	require.Contains(t, got, "\n      records => COMPACT_RECORDS\n")
+	got = BNF(schema.ByName("Metadata").Response, 12, "t")
+	require.Contains(t, got, " [replica_nodes] ")
+	require.Contains(t, got, "\n      replica_nodes => INT32\n")
 }

@@ -11,111 +11,160 @@ import (
 // "TransactionalId" -> "transactional_id", "ISRNodes" -> "isr_nodes".
 func snake(s string) string {
 	var b strings.Builder
-	r := []rune(s)
-	for i, c := range r {
-		up := c >= 'A' && c <= 'Z'
-		if up && i > 0 {
-			prevLower := r[i-1] >= 'a' && r[i-1] <= 'z' || r[i-1] >= '0' && r[i-1] <= '9'
-			nextLower := i+1 < len(r) && r[i+1] >= 'a' && r[i+1] <= 'z'
-			if prevLower || (nextLower && r[i-1] >= 'A' && r[i-1] <= 'Z') {
-				b.WriteByte('_')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' {
+			if i > 0 {
+				p := s[i-1]
+				nextLower := i+1 < len(s) && s[i+1] >= 'a' && s[i+1] <= 'z'
+				if p >= 'a' && p <= 'z' || p >= '0' && p <= '9' || (p >= 'A' && p <= 'Z' && nextLower) {
+					b.WriteByte('_')
+				}
 			}
-		}
-		if up {
 			c += 'a' - 'A'
 		}
-		b.WriteRune(c)
+		b.WriteByte(c)
 	}
 	return b.String()
 }
 
-// WireType names a field's encoding at version v the way Kafka's guide
-// does: INT32, COMPACT_NULLABLE_STRING, UNSIGNED_VARINT, ...
+// WireType names f's encoding as kind k at version v of a message that is
+// (or is not) flexible there, the way Kafka's protocol guide does: INT32,
+// COMPACT_NULLABLE_STRING, COMPACT_RECORDS, ARRAY(INT32), ...
 func WireType(f *schema.Field, k schema.Kind, v int16, flexible bool) string {
-	compact := flexible && (!f.FlexSet || f.Flexible.Contains(v))
+	compact := f.CompactAt(v, flexible)
 	nullable := f.Nullable.Contains(v)
-	s := strings.ToUpper(k.String())
 	switch k {
-	case schema.Float64:
-		s = "FLOAT64"
 	case schema.Bool:
-		s = "BOOLEAN"
-	case schema.String, schema.Bytes, schema.Records:
+		return "BOOLEAN"
+	case schema.String, schema.Bytes:
+		s := strings.ToUpper(k.String())
 		if nullable {
 			s = "NULLABLE_" + s
 		}
 		if compact {
 			s = "COMPACT_" + s
 		}
+		return s
+	case schema.Records:
+		if compact {
+			return "COMPACT_RECORDS"
+		}
+		return "RECORDS"
+	case schema.Array:
+		inner := f.Type[2:]
+		if f.Elem != schema.Struct {
+			inner = WireType(&schema.Field{Nullable: schema.Range{Lo: 1, Hi: 0}, Tag: -1, Flexible: f.Flexible, FlexSet: f.FlexSet, Type: inner}, f.Elem, v, flexible)
+		}
+		s := "ARRAY"
+		if nullable {
+			s = "NULLABLE_ARRAY"
+		}
+		if compact {
+			s = "COMPACT_" + s
+		}
+		return s + "(" + inner + ")"
+	case schema.Struct:
+		if nullable {
+			return "NULLABLE_STRUCT(" + f.Type + ")"
+		}
+		return "STRUCT(" + f.Type + ")"
 	}
-	return s
+	return strings.ToUpper(k.String())
 }
 
-// BNF writes version v of message m in the BNF style of Kafka's protocol
-// guide: the top line lists the fields, then each field's type, nested
-// structs indented under their field. Tagged fields follow, marked with
-// their tag numbers.
+// BNFLine is one line of a message version in the style of Kafka's
+// protocol guide: "name => a [b] TAG_BUFFER" or "name => INT32".
+type BNFLine struct {
+	Depth int
+	Name  string // the left-hand side: the title, or the field's snake_case name
+	Path  string // the field's JSON path, e.g. "topics.partitions" ("" for the title line)
+	Tag   int32  // the field's tag when it is tagged at this version, else -1
+	RHS   string
+}
+
+// BNFLines lays out the fields of l at version v of a message that is (or
+// is not) flexible there: a title line naming the top-level fields, then
+// one line per field, nested. Tagged fields are listed after the others
+// of the struct that holds them, with their tag. An array of primitives is
+// named in brackets on its parent's line and given its element's type on
+// its own (with "(array nullable)" when the array may be null).
+func BNFLines(title string, l *schema.Layout, v int16, flexible bool) []BNFLine {
+	lines := []BNFLine{{Name: title, Tag: -1, RHS: bnfRHS(l, v, flexible)}}
+	return bnfFields(lines, l, v, flexible, 1, "")
+}
+
+func bnfRHS(l *schema.Layout, v int16, flex bool) string {
+	var parts []string
+	for i := range l.Fields {
+		f := &l.Fields[i]
+		if !f.Versions.Contains(v) || flex && f.IsTagged(v) {
+			continue
+		}
+		n := snake(f.Name)
+		if f.Kind == schema.Array {
+			n = "[" + n + "]"
+		}
+		parts = append(parts, n)
+	}
+	if flex {
+		parts = append(parts, "TAG_BUFFER")
+	}
+	return strings.Join(parts, " ")
+}
+
+func bnfFields(lines []BNFLine, l *schema.Layout, v int16, flex bool, depth int, path string) []BNFLine {
+	for pass := 0; pass < 2; pass++ {
+		for i := range l.Fields {
+			f := &l.Fields[i]
+			tagged := flex && f.IsTagged(v)
+			if !f.Versions.Contains(v) || tagged != (pass == 1) {
+				continue
+			}
+			p := f.JSON
+			if path != "" {
+				p = path + "." + f.JSON
+			}
+			ln := BNFLine{Depth: depth, Name: snake(f.Name), Path: p, Tag: -1}
+			if tagged {
+				ln.Tag = f.Tag
+			}
+			if f.Struct != nil {
+				ln.RHS = bnfRHS(f.Struct, v, flex)
+				lines = append(lines, ln)
+				lines = bnfFields(lines, f.Struct, v, flex, depth+1, p)
+				continue
+			}
+			k := f.Kind
+			if k == schema.Array {
+				k = f.Elem
+			}
+			ln.RHS = WireType(f, k, v, flex)
+			if f.Kind == schema.Array && f.Nullable.Contains(v) {
+				ln.RHS += " (array nullable)"
+			}
+			lines = append(lines, ln)
+		}
+	}
+	return lines
+}
+
+// BNF writes version v of message m as text, one BNFLine a line, nested
+// lines indented two spaces a level and tagged fields marked
+// "tag N: name".
 func BNF(m *schema.Message, v int16, title string) string {
 	d := m.At(v)
 	if d == nil {
 		return ""
 	}
-	flex := d.Flexible.Contains(v)
 	var b strings.Builder
-	var write func(l *schema.Layout, head string, depth int)
-	field := func(f *schema.Field, label string, depth int) {
-		ind := strings.Repeat("  ", depth)
-		switch {
-		case f.Kind == schema.Struct || f.Kind == schema.Array && f.Elem == schema.Struct:
-			if f.Kind == schema.Struct && f.Nullable.Contains(v) {
-				label = "(nullable) " + label
-			}
-			write(f.Struct, label, depth)
-		case f.Kind == schema.Array:
-			arr := "ARRAY"
-			if flex {
-				arr = "COMPACT_ARRAY"
-			}
-			if f.Nullable.Contains(v) {
-				arr = "NULLABLE_" + arr
-			}
-			b.WriteString(ind + label + " => " + arr + "(" + WireType(f, f.Elem, v, flex) + ")\n")
-		default:
-			b.WriteString(ind + label + " => " + WireType(f, f.Kind, v, flex) + "\n")
+	for _, l := range BNFLines(title, d.Root, v, d.Flexible.Contains(v)) {
+		b.WriteString(strings.Repeat("  ", l.Depth))
+		if l.Tag >= 0 {
+			b.WriteString("tag " + strconv.Itoa(int(l.Tag)) + ": ")
 		}
+		b.WriteString(l.Name + " => " + l.RHS + "\n")
 	}
-	write = func(l *schema.Layout, head string, depth int) {
-		var names []string
-		var tagged []*schema.Field
-		for i := range l.Fields {
-			f := &l.Fields[i]
-			if !f.Versions.Contains(v) {
-				continue
-			}
-			if flex && f.IsTagged(v) {
-				tagged = append(tagged, f)
-				continue
-			}
-			n := snake(f.Name)
-			if f.Kind == schema.Array {
-				n = "[" + n + "]"
-			}
-			names = append(names, n)
-		}
-		if flex {
-			names = append(names, "TAG_BUFFER")
-		}
-		b.WriteString(strings.Repeat("  ", depth) + head + " => " + strings.Join(names, " ") + "\n")
-		for i := range l.Fields {
-			if f := &l.Fields[i]; f.Versions.Contains(v) && !(flex && f.IsTagged(v)) {
-				field(f, snake(f.Name), depth+1)
-			}
-		}
-		for _, f := range tagged {
-			field(f, "tag "+strconv.Itoa(int(f.Tag))+": "+snake(f.Name), depth+1)
-		}
-	}
-	write(d.Root, title, 0)
 	return b.String()
 }
 

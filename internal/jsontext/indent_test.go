@@ -1,0 +1,54 @@
+package jsontext_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/rand"
+	"testing"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/internal/jsontext"
+)
+
+// The indenter writes what json.Indent(dst, src, "", "  ") does, whole or
+// in pieces cut anywhere: checked on the value JSON of every example frame
+// (with escapes, empty objects and arrays, nesting and whitespace added,
+// which it drops as json.Compact would).
+func TestIndentIsJSONIndent(t *testing.T) {
+	rnd := rand.New(rand.NewSource(1))
+	extra := `,"s":"a\"b\\c{[,:]}\\","e":{},"a":[],"n":[{}], "w" : [ 1 , {} ,"x\\\""] }`
+	for _, api := range schema.APIs() {
+		for _, resp := range []bool{false, true} {
+			v := api.Request.Valid.Hi
+			b, err := codec.ExampleFrame(api, v, resp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := codec.Decode(b, codec.Options{Response: resp, APIKey: api.Key, Version: v})
+			if err != nil {
+				t.Fatal(err)
+			}
+			js := f.AppendJSON(nil, codec.JSONOptions{})
+			js = append(js[:len(js)-1], extra...)
+			var compact, want bytes.Buffer
+			if err := json.Compact(&compact, js); err != nil {
+				t.Fatal(err)
+			}
+			json.Indent(&want, compact.Bytes(), "", "  ")
+			if got := jsontext.Indent(nil, js); string(got) != want.String() {
+				t.Fatalf("%s whole:\n%s\nwant\n%s", api.Name, got, want.String())
+			}
+			var x jsontext.Indenter
+			var got []byte
+			for rest := js; len(rest) > 0; {
+				k := min(len(rest), 1+rnd.Intn(40))
+				got = x.Append(got, rest[:k])
+				rest = rest[k:]
+			}
+			if string(got) != want.String() {
+				t.Fatalf("%s in pieces:\n%s\nwant\n%s", api.Name, got, want.String())
+			}
+		}
+	}
+}
