@@ -673,9 +673,9 @@ func (d *decoder) taggedValue(c *tree.Node, f *schema.Field, end int, tf *tagFra
 
 // preTagged writes a tagged field at its declared place in a prescanned
 // struct when the section holds it: its value decoded from there, its
-// warnings and what it cost kept aside for the section's place. A field the section lacks,
-// or whose value fails (the section, read in order, meets the failure
-// where the tree does), is left out.
+// warnings and what it cost kept aside for the section's place. A field
+// the section lacks, or whose value fails (the section, read in order,
+// meets the failure where the tree does), is left out.
 func (d *decoder) preTagged(f *schema.Field, tf *tagFrame, first, allDef *bool) {
 	o := d.out
 	r := &d.r
