@@ -30,7 +30,8 @@ import (
 // field before an untagged one (FetchRequest, Fetch partitions, ...), the
 // tag section is located first by skipping over the struct (prescan), and
 // those tagged values are decoded where they are declared, their warnings
-// moved to the section's place in document order.
+// moved to the section's place in document order and their nodes spent
+// there, where the tree spends them.
 
 // jsonSink is the tree-less walk's side of the places where the walk
 // writes JSON rather than nodes. Only the tree-less entry points
@@ -149,6 +150,7 @@ type preTag struct {
 	end                    int
 	done                   bool      // decoded and written at its declared place
 	warnings               []Warning // its value's, for the section's place
+	nodes                  int       // what its value spent, for the section's place
 }
 
 // takeBuf lends a scratch output buffer; giveBuf takes it back (LIFO).
@@ -531,12 +533,7 @@ func (d *decoder) tagsJSON(l *schema.Layout, tf *tagFrame, first, allDef *bool) 
 			pre = &tf.pre[pi]
 			pi++
 		}
-		var c *tree.Node
-		if pre == nil || !pre.done {
-			c = d.node()
-		} else {
-			c = d.scratchNode() // counted where it was decoded
-		}
+		c := d.node()
 		c.Start = r.Off
 		f, size, ok := d.tagHeader(c, l, &last)
 		if !ok {
@@ -551,12 +548,25 @@ func (d *decoder) tagsJSON(l *schema.Layout, tf *tagFrame, first, allDef *bool) 
 			continue
 		}
 		if pre != nil && pre.done {
-			// Decoded at its declared place: its warnings go here.
-			for _, w := range pre.warnings {
-				d.w.Add(w)
+			// Decoded at its declared place: its nodes are spent here, as
+			// the tree spends them, and its warnings go here. Spent in one
+			// step when they fit (each of the tree's checks is then
+			// passed: its count only grows); else the value is read again
+			// here, where it meets the limit at the tree's byte and path.
+			if d.b.Nodes+pre.nodes <= d.nodeLimit() {
+				d.b.Nodes += pre.nodes
+				for _, w := range pre.warnings {
+					d.w.Add(w)
+				}
+				r.Off = end
+			} else {
+				codes := len(s.codes)
+				d.taggedValue(c, f, end, tf, allDef, false)
+				s.codes = s.codes[:codes] // noted at the declared place
 			}
-			r.Off = end
-			tf.found = append(tf.found, foundTag{f: f, start: -1})
+			if d.err == nil {
+				tf.found = append(tf.found, foundTag{f: f, start: -1})
+			}
 			s.npool = mark
 			continue
 		}
@@ -663,9 +673,9 @@ func (d *decoder) taggedValue(c *tree.Node, f *schema.Field, end int, tf *tagFra
 
 // preTagged writes a tagged field at its declared place in a prescanned
 // struct when the section holds it: its value decoded from there, its
-// warnings kept aside for the section's place. A field the section lacks,
-// or whose value fails (the section, read in order, meets the failure
-// where the tree does), is left out.
+// warnings and what it cost kept aside for the section's place. A field
+// the section lacks, or whose value fails (the section, read in order,
+// meets the failure where the tree does), is left out.
 func (d *decoder) preTagged(f *schema.Field, tf *tagFrame, first, allDef *bool) {
 	o := d.out
 	r := &d.r
@@ -676,14 +686,21 @@ func (d *decoder) preTagged(f *schema.Field, tf *tagFrame, first, allDef *bool) 
 			break
 		}
 	}
-	if p == nil {
-		return // absent: not written
+	if p == nil || d.err != nil {
+		return // absent, or the walk failed before: not written
 	}
 	keyAt, wasFirst := len(o.b), *first
 	d.key(first, f.JSON)
 	mark, pool, codes := d.w.Mark(), d.fast.npool, len(d.fast.codes)
 	defer func() { d.fast.npool = pool }()
-	c := d.node()
+	// Nothing is spent here: what the value costs (its nodes and its
+	// warnings' nodes) is measured, given back, and spent when the walk
+	// reaches the section, where the tree spends it. (The tagged fields
+	// these layouts declare early hold no records or consumer-protocol
+	// bytes, whose own limits would see the early count:
+	// TestOutOfOrderTaggedNothingNested.)
+	spent := *d.b
+	c := d.scratchNode() // the section's walk counts the tag's node
 	c.Start, c.TagEnd, c.SizeEnd, c.PrefixEnd = p.start, p.tagEnd, p.sizeEnd, p.sizeEnd
 	c.Tag = int32(p.tag)
 	off, full := r.Off, r.B
@@ -691,6 +708,8 @@ func (d *decoder) preTagged(f *schema.Field, tf *tagFrame, first, allDef *bool) 
 	at := len(tf.buf)
 	d.taggedValue(c, f, p.end, tf, allDef, true)
 	r.Off, r.B = off, full
+	p.nodes = d.b.Nodes - spent.Nodes
+	*d.b = spent
 	tf.buf = tf.buf[:at+len(tf.buf[at:])]
 	if d.err != nil {
 		// It fails: but a tag before it in the section may fail first.

@@ -139,3 +139,19 @@ func TestRegressionPrescannedTagFailsInSectionOrder(t *testing.T) {
 	_, err := Decode(b, o)
 	require.ErrorContains(t, err, "divergingEpoch.epoch")
 }
+
+// Found by FuzzFastPath (testdata/fuzz/FuzzFastPath/auto_size_bad): a
+// frame read with Auto whose size says far more than the bytes given. The
+// tree refuses it at "size" before reading anything (a guess never starts
+// from a frame cut short); the tree-less walk read it as a cut-short
+// request and failed at header.requestApiKey. Its output was right (a
+// failed frame is written by the tree), its own error was not.
+func TestRegressionAutoSizeBadFailsAtSize(t *testing.T) {
+	b := []byte("0000")
+	o := Options{Auto: true, RawRecords: true, APIKey: -23, Version: 13, Limits: Limits{MaxNodes: 1 << 16, MaxWork: 1 << 22}}
+	bothPaths(t, b, o, JSONOptions{})
+	var dec Decoder
+	var raw jsonOut
+	_, err := dec.readJSON(b, o, JSONOptions{}, &raw)
+	require.ErrorContains(t, err, "at byte 0 (size)")
+}
