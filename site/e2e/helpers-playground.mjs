@@ -21,15 +21,13 @@ export async function build() {
   const site = join(dir, 'playground');
   const inputs = join(dir, 'inputs');
   await mkdir(site, { recursive: true });
-  const env = { ...process.env, GOOS: 'js', GOARCH: 'wasm' };
-  const opts = { cwd: root, env, timeout: 300_000, maxBuffer: 16 << 20 };
+  // The modules come from make wasm, as the site's do: the same flags, and
+  // its check that kwire.wasm stays under 1.5 MB gzip.
+  const opts = { cwd: root, timeout: 300_000, maxBuffer: 16 << 20 };
   await Promise.all([
-    run('go', ['build', '-trimpath', '-ldflags=-s -w', '-o', join(site, 'kwire.wasm'), './wasm'], opts),
-    run('go', ['build', '-trimpath', '-ldflags=-s -w', '-o', join(site, 'capture.wasm'), './wasm/capture'], opts),
+    run('make', ['--no-print-directory', 'wasm', 'DIST=' + site], opts),
     run('go', ['run', './site/internal/e2egen', '-out', inputs], { cwd: root, timeout: 300_000 }),
   ]);
-  const { stdout: goroot } = await run('go', ['env', 'GOROOT'], { cwd: root });
-  await copyFile(join(goroot.trim(), 'lib', 'wasm', 'wasm_exec.js'), join(site, 'wasm_exec.js'));
   await copyFile(join(root, 'internal', 'render', 'grid.css'), join(site, 'grid.css'));
   const staticDir = join(root, 'site', 'playground', 'static');
   for (const f of await readdir(staticDir)) await copyFile(join(staticDir, f), join(site, f));
