@@ -274,7 +274,9 @@ type Decoder struct {
 // Decode is Decode reusing the decoder's memory.
 func (dec *Decoder) Decode(b []byte, opts Options) (*Frame, error) {
 	if opts.guessing() {
-		return dec.read(b, opts)
+		opts.Limits = opts.Limits.Resolve(len(b))
+		err := dec.read(b, opts, opts.Limits.budget(), readTree)
+		return &dec.f, err
 	}
 	f := dec.reset()
 	dec.td.init(f, &opts, len(b), nil)

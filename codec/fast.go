@@ -122,6 +122,7 @@ type fastState struct {
 	dataSlab tree.Slab // KRaft values are small trees, one at a time
 	flushFn  func()
 	codes    []int16 // non-zero error codes read
+	info     Info    // what readJSON's last reading learnt
 }
 
 // tagFrame is one struct level's tagged fields while its section is read.
@@ -1056,61 +1057,51 @@ func (f *Frame) info() Info {
 	return Info{Response: f.Response, APIKey: f.APIKey, Version: f.Version, API: f.API, CorrelationID: f.CorrelationID, Warnings: f.warnings, Guess: f.Guess, ErrorCodes: codes}
 }
 
-// readJSON is read (Decode's reading of a frame to guess) for the
-// tree-less path.
+// readJSON is Decode's reading of a frame for the tree-less path, read
+// writing JSON to out when there is something to guess.
 func (dec *Decoder) readJSON(b []byte, o Options, jo JSONOptions, out *jsonOut) (Info, error) {
-	lim := o.Limits.Resolve(len(b))
-	o.Limits = lim
-	dec.budget = lim.budgetValue()
-	budget := &dec.budget
+	o.Limits = o.Limits.Resolve(len(b))
+	dec.budget = o.Limits.budgetValue()
 	if !o.guessing() {
-		return dec.walk(b, o, jo, budget, out, nil)
+		return dec.walk(b, o, jo, &dec.budget, out, nil)
 	}
-	if sizeBad(b, o.NoSizePrefix) {
-		x := o
-		x.Auto, x.Response, x.sizeFirst = false, false, true
-		return dec.walk(b, x, jo, budget, out, nil)
-	}
-	var reqErr error
-	if o.Auto {
-		// Read as a request, the output held until it is big: a frame
-		// whose request reading writes that much and then fails is a
-		// broken request, not a response to guess.
-		x := o
-		x.Auto, x.Response = false, false
+	s := &dec.fast
+	s.jo, s.out = jo, out
+	err := dec.read(b, o, &dec.budget, readFast)
+	info := s.info
+	s.info = Info{}
+	return info, err
+}
+
+// readFast is the tree-less path's readFn: a reading written to
+// dec.fast.out with dec.fast.jo, what it learnt left in dec.fast.info.
+func readFast(dec *Decoder, b []byte, o Options, budget *wire.Budget, g *Guess, what readFor) (bool, error) {
+	s := &dec.fast
+	out := s.out
+	switch what {
+	case readFailed:
+		// Nothing is written: json writes a failed frame by the tree.
+		s.info = Info{Response: o.Response, APIKey: o.APIKey, Version: o.Version, Guess: g}
+		return false, nil
+	case readRequest:
+		// The request's output is held until it is big: a frame whose
+		// request reading writes that much and then fails is a broken
+		// request, not a response to guess.
 		at := len(out.b)
 		out.tentative = true
-		info, err := dec.walk(b, x, jo, budget, out, nil)
+		info, err := dec.walk(b, o, s.jo, budget, out, g)
 		committed := out.committed
 		out.tentative, out.committed = false, false
 		if err == nil || committed {
-			return info, err
+			s.info = info
+			return true, err
 		}
 		out.b = out.b[:at]
-		reqErr = err
+		return false, err
 	}
-	var only *schema.API
-	if !o.Auto && o.APIKey != Any {
-		if only = schema.ByKey(o.APIKey); only == nil {
-			x := o
-			x.Auto = false
-			return dec.walk(b, x, jo, budget, out, nil)
-		}
-	}
-	g := dec.guessResponses(b, o.NoSizePrefix, only, lim, budget)
-	if !o.Auto && o.Version != Any {
-		g.keepVersion(o.Version)
-	}
-	if len(g.Candidates) == 0 {
-		if reqErr != nil {
-			return Info{}, reqErr
-		}
-		return Info{Response: true, APIKey: o.APIKey, Version: o.Version, Guess: g}, unreadError(len(b), o, g)
-	}
-	top := g.Candidates[0]
-	x := o
-	x.Auto, x.Response, x.APIKey, x.Version = false, true, top.APIKey, top.Version
-	return dec.walk(b, x, jo, budget, out, g)
+	var err error
+	s.info, err = dec.walk(b, o, s.jo, budget, out, g)
+	return err == nil, err
 }
 
 // walk runs the tree-less walk over frame b, writing to out.

@@ -2,6 +2,7 @@ package codec
 
 import (
 	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/codec/wire"
 )
 
 // guessing reports whether opts leave something to guess: a frame that
@@ -24,26 +25,45 @@ func sizeBad(b []byte, noSize bool) bool {
 	return size < 0 || int(size) > len(b)-4
 }
 
-// read decodes a frame whose direction, API or version is to be guessed:
-// as a request when Auto and it decodes cleanly as one; else as the
-// likeliest response (of APIKey, when not Any), the ranked readings in
-// Frame.Guess. Every reading draws from one budget.
-func (dec *Decoder) read(b []byte, opts Options) (*Frame, error) {
-	lim := opts.Limits.Resolve(len(b))
-	opts.Limits = lim
-	budget := lim.budget()
+// readFn is one path's way of reading a frame for read: the tree
+// path builds dec.f (readTree), the tree-less one writes value JSON
+// (readFast, in fast.go). read decides what is read, with which
+// options, from which budget; a readFn reads b with o from budget (its
+// own when nil), g the guess o was chosen by (or nil), and keeps the
+// result. keep says the reading stands: with readRequest, whether it is
+// the answer or is dropped for a guessed response. (A function, not an
+// interface: the wasm build links only the tree's, and no more.)
+type readFn func(dec *Decoder, b []byte, o Options, budget *wire.Budget, g *Guess, what readFor) (keep bool, err error)
+
+// readFor is what a reading is for.
+type readFor uint8
+
+const (
+	readAnswer  readFor = iota // the frame's answer
+	readRequest                // a request that may yet be dropped for a guessed response
+	readFailed                 // the answer when nothing fits: the caller says why
+)
+
+// read reads frame b, whose direction, API or version is to be guessed
+// (opts.guessing(), opts.Limits resolved), with readOne: as a
+// request when Auto and it decodes cleanly as one; else as the likeliest
+// response (of APIKey, when not Any), the ranked readings in the guess.
+// Every reading draws from budget. Both paths run it, so each rule of
+// the guess is made once, for both.
+func (dec *Decoder) read(b []byte, opts Options, budget *wire.Budget, readOne readFn) error {
 	if sizeBad(b, opts.NoSizePrefix) {
 		o := opts
 		o.Auto, o.Response, o.sizeFirst = false, false, true
-		return decodeInto(dec.reset(), b, o, budget)
+		_, err := readOne(dec, b, o, budget, nil, readAnswer)
+		return err
 	}
+	req := opts
+	req.Auto, req.Response = false, false
 	var reqErr error
 	if opts.Auto {
-		o := opts
-		o.Auto, o.Response = false, false
-		f, err := decodeInto(dec.reset(), b, o, budget)
-		if err == nil {
-			return f, nil
+		keep, err := readOne(dec, b, req, budget, nil, readRequest)
+		if keep {
+			return err
 		}
 		reqErr = err
 	}
@@ -52,30 +72,42 @@ func (dec *Decoder) read(b []byte, opts Options) (*Frame, error) {
 		if only = schema.ByKey(opts.APIKey); only == nil {
 			o := opts
 			o.Auto = false
-			return decodeInto(dec.reset(), b, o, budget)
+			_, err := readOne(dec, b, o, budget, nil, readAnswer)
+			return err
 		}
 	}
-	g := dec.guessResponses(b, opts.NoSizePrefix, only, lim, budget)
+	g := dec.guessResponses(b, opts.NoSizePrefix, only, opts.Limits, budget)
 	if !opts.Auto && opts.Version != Any {
 		g.keepVersion(opts.Version)
 	}
 	if len(g.Candidates) == 0 {
 		if opts.Auto {
 			// Neither a request nor any response: the request's reading
-			// and its error are the more useful to show.
-			o := opts
-			o.Auto, o.Response = false, false
-			f, _ := decodeInto(dec.reset(), b, o, lim.budget())
-			return f, reqErr
+			// (from a budget of its own) and its error are the more
+			// useful to show.
+			readOne(dec, b, req, nil, nil, readFailed)
+			return reqErr
 		}
-		return dec.unread(b, opts, g)
+		// A response no reading fits: read with the hints as given,
+		// which cannot work, so its bytes are kept undecoded.
+		o := opts
+		o.Auto = false
+		readOne(dec, b, o, nil, g, readFailed)
+		return unreadError(len(b), opts, g)
 	}
 	top := g.Candidates[0]
 	o := opts
 	o.Auto, o.Response, o.APIKey, o.Version = false, true, top.APIKey, top.Version
+	_, err := readOne(dec, b, o, budget, g, readAnswer)
+	return err
+}
+
+// readTree is the tree path's readFn: every reading into dec.f, kept
+// when it decodes cleanly.
+func readTree(dec *Decoder, b []byte, o Options, budget *wire.Budget, g *Guess, _ readFor) (bool, error) {
 	f, err := decodeInto(dec.reset(), b, o, budget)
 	f.Guess = g
-	return f, err
+	return err == nil, err
 }
 
 func containsVersion(vs []int16, v int16) bool {
@@ -85,16 +117,6 @@ func containsVersion(vs []int16, v int16) bool {
 		}
 	}
 	return false
-}
-
-// unread is the frame of a response no reading fits: read with the hints
-// as given, which cannot work, so its bytes are kept undecoded.
-func (dec *Decoder) unread(b []byte, opts Options, g *Guess) (*Frame, error) {
-	o := opts
-	o.Auto = false
-	f, _ := decodeInto(dec.reset(), b, o, nil)
-	f.Guess = g
-	return f, unreadError(len(b), opts, g)
 }
 
 // unreadError says no reading of n bytes as a response fits.
