@@ -42,7 +42,7 @@ CAPTURE_FUZZTIME_SHORT ?= 15s
 FUZZ_TARGETS = ./codec:FuzzDecode ./codec:FuzzFastPath ./codec:FuzzEncodeJSON ./codec:FuzzParseJSON \
 	./codec/records:FuzzBatch ./codec/records:FuzzMessageSet ./codec/records:FuzzGzip \
 	./codec/records:FuzzSnappy ./codec/records:FuzzLZ4 ./codec/records:FuzzZstd \
-	./internal/input:FuzzParse ./internal/input:FuzzParseRepeat ./internal/input:FuzzSplitFrames ./internal/input:FuzzRoundTrip \
+	./internal/jsontext:FuzzIndent ./internal/input:FuzzParse ./internal/input:FuzzParseRepeat ./internal/input:FuzzSplitFrames ./internal/input:FuzzRoundTrip \
 	./internal/capture:FuzzRead:$(CAPTURE_FUZZTIME) ./internal/capture:FuzzReassemble:$(CAPTURE_FUZZTIME_SHORT) \
 	./internal/capture:FuzzPcapng:$(CAPTURE_FUZZTIME_SHORT) \
 	./internal/proxy:FuzzRelay ./internal/proxy:FuzzRewrite

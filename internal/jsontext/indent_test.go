@@ -52,3 +52,34 @@ func TestIndentIsJSONIndent(t *testing.T) {
 		}
 	}
 }
+
+// FuzzIndent: on any bytes the indenter does not panic and writes the
+// same whole as cut in two anywhere, and on valid JSON it writes what
+// json.Indent writes.
+func FuzzIndent(f *testing.F) {
+	for _, s := range []string{`{}`, `[]`, `{"a":[1,{"b":"c\"}"}],"e":{}}`, `"x\\"`, `[[[]]]`, `}}]]`, `{"a":"\u00e9"}`, ` 1 `} {
+		f.Add([]byte(s), uint16(1))
+	}
+	f.Fuzz(func(t *testing.T, src []byte, cut uint16) {
+		whole := jsontext.Indent(nil, src)
+		at := int(cut) % (len(src) + 1)
+		var x jsontext.Indenter
+		pieces := x.Append(x.Append(nil, src[:at]), src[at:])
+		if !bytes.Equal(whole, pieces) {
+			t.Fatalf("whole and in pieces differ:\n%q\n%q", whole, pieces)
+		}
+		if !json.Valid(src) {
+			return
+		}
+		var compact, want bytes.Buffer
+		if err := json.Compact(&compact, src); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Indent(&want, compact.Bytes(), "", "  "); err != nil {
+			t.Fatal(err)
+		}
+		if string(whole) != want.String() {
+			t.Fatalf("%q:\ngot  %q\nwant %q", src, whole, want.String())
+		}
+	})
+}
