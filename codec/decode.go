@@ -347,7 +347,7 @@ func (d *decoder) frame(b []byte, opts *Options) error {
 		case size < 0:
 			d.fail(0, "a non-negative frame size", decimal(int(size)))
 		case int(size) > len(b)-4 && d.sizeFirst:
-			d.short(0, "a size of at most "+decimal(len(b)-4)+" (the bytes given after it)", decimal(int(size)))
+			d.sizeBeyond(len(b), int(size))
 		case int(size) > len(b)-4:
 			// A frame cut short: the bytes that are there are still read,
 			// so the partial tree shows them and the error says where
@@ -371,7 +371,7 @@ func (d *decoder) frame(b []byte, opts *Options) error {
 		case cut >= 0 && d.err == nil:
 			// Everything given read cleanly, yet the size says more follows.
 			d.push("size")
-			d.short(0, "a size of at most "+decimal(len(b)-4)+" (the bytes given after it)", decimal(cut))
+			d.sizeBeyond(len(b), cut)
 			d.path = d.path[:0]
 		case cut >= 0:
 			d.err.Found += " (the frame is cut short: its size says " + decimal(cut) + " bytes follow, " + decimal(len(b)-4) + " do)"
@@ -384,6 +384,12 @@ func (d *decoder) frame(b []byte, opts *Options) error {
 		return d.sink.end(d, b, end)
 	}
 	return d.finish(root, kids, b, end)
+}
+
+// sizeBeyond fails at the size prefix of an n-byte input that declares
+// size bytes after it, more than there are.
+func (d *decoder) sizeBeyond(n, size int) {
+	d.short(0, "a size of at most "+decimal(n-4)+" (the bytes given after it)", decimal(size))
 }
 
 // finish ends the tree of a frame (or a body alone) whose bytes end at end
