@@ -11,22 +11,6 @@ import (
 	"github.com/kwire/kwire/internal/hostile"
 )
 
-// Allocation bounds for fuzzing records: with small limits, decoding a
-// records field and writing its JSON may allocate a small multiple of the
-// input plus what the limits allow (issue 11). Measured with
-// runtime.MemStats' TotalAlloc around the call, garbage included.
-const (
-	fuzzMaxNodes        = 1 << 14
-	fuzzMaxDecompressed = 1 << 20
-	fuzzPerInputByte    = 64
-	fuzzPerNode         = 512     // a node, its share of child slices, warnings and JSON
-	fuzzSlack           = 8 << 20 // decompressors' state (an lz4 block buffer is 4 MiB)
-)
-
-func fuzzAllocBound(n int) uint64 {
-	return uint64(fuzzPerInputByte*n + 4*fuzzMaxDecompressed + fuzzPerNode*fuzzMaxNodes + fuzzSlack)
-}
-
 // hostileRecords is the records fields of the hostile corpus's frames,
 // read without decoding them.
 func hostileRecords(f *testing.F) [][]byte {
@@ -55,32 +39,31 @@ func hostileRecords(f *testing.F) [][]byte {
 }
 
 // FuzzRecordsAlloc decodes any input as a records field and checks its
-// allocation stays within fuzzAllocBound. Seeded with the records fields
+// allocation stays within hostile.FuzzAllocBound. Seeded with the records fields
 // of the hostile corpus.
 func FuzzRecordsAlloc(f *testing.F) {
 	for _, b := range hostileRecords(f) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		opts := records.Options{MaxDecompressed: fuzzMaxDecompressed, MaxNodes: fuzzMaxNodes, DecodeData: codec.DecodeDataMessage}
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		var s tree.Slab
-		res, _ := records.Decode(&s, b, opts)
-		out := records.AppendJSON(nil, res, b, records.Decoded)
-		runtime.ReadMemStats(&after)
+		opts := records.Options{MaxDecompressed: hostile.FuzzMaxDecompressed, MaxNodes: hostile.FuzzMaxNodes, DecodeData: codec.DecodeDataMessage}
+		var out []byte
+		got := hostile.Allocated(func() {
+			var s tree.Slab
+			res, _ := records.Decode(&s, b, opts)
+			out = records.AppendJSON(nil, res, b, records.Decoded)
+		})
 		runtime.KeepAlive(out)
-		if got, bound := after.TotalAlloc-before.TotalAlloc, fuzzAllocBound(len(b)); got > bound {
+		bound := hostile.FuzzAllocBound(len(b))
+		if got > bound {
 			t.Fatalf("decoding %d bytes of records allocated %s; the bound is %s", len(b), hostile.MiB(int64(got)), hostile.MiB(int64(bound)))
 		}
 		// The tree-less writer, as the codec's fast path calls it.
-		opts = records.Options{MaxDecompressed: fuzzMaxDecompressed, MaxNodes: fuzzMaxNodes, DecodeData: codec.DecodeDataMessage}
-		runtime.ReadMemStats(&before)
+		opts = records.Options{MaxDecompressed: hostile.FuzzMaxDecompressed, MaxNodes: hostile.FuzzMaxNodes, DecodeData: codec.DecodeDataMessage}
 		var js []byte
-		records.WriteJSON(&js, b, opts, nil)
-		runtime.ReadMemStats(&after)
+		got = hostile.Allocated(func() { records.WriteJSON(&js, b, opts, nil) })
 		runtime.KeepAlive(js)
-		if got, bound := after.TotalAlloc-before.TotalAlloc, fuzzAllocBound(len(b)); got > bound {
+		if got > bound {
 			t.Fatalf("writing %d bytes of records as JSON allocated %s; the bound is %s", len(b), hostile.MiB(int64(got)), hostile.MiB(int64(bound)))
 		}
 	})
