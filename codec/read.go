@@ -18,11 +18,8 @@ func sizeBad(b []byte, noSize bool) bool {
 	if noSize {
 		return false
 	}
-	if len(b) < 4 {
-		return true
-	}
-	size := int32(uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3]))
-	return size < 0 || int(size) > len(b)-4
+	size, ok := wire.SizePrefix(b)
+	return !ok || size < 0 || int(size) > len(b)-4
 }
 
 // readFn is one path's way of reading a frame for read: the tree
