@@ -175,7 +175,7 @@ func appendLeafValue(dst []byte, n *tree.Node, apiKey int16) []byte {
 		return dst
 	case schema.Float64:
 		dst = append(dst, `,"value":`...)
-		return appendFloat(dst, n.Float)
+		return jsontext.AppendFloat(dst, n.Float)
 	case schema.String:
 		dst = append(dst, `,"value":`...)
 		return jsontext.AppendString(dst, n.Raw)

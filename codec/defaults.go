@@ -2,6 +2,7 @@ package codec
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
@@ -42,8 +43,9 @@ func defaultString(f *schema.Field) string {
 	return f.Default
 }
 
-// isDefaultNode reports whether a decoded tagged field holds its default value.
-func isDefaultNode(n *tree.Node, f *schema.Field, v int16) bool {
+// isDefaultValue reports whether n, a value of f read at version v that
+// is neither an array nor a struct, holds f's default.
+func isDefaultValue(n *tree.Node, f *schema.Field, v int16) bool {
 	switch n.Kind {
 	case schema.Bool, schema.Int8, schema.Int16, schema.Uint16, schema.Int32, schema.Uint32, schema.Int64:
 		return n.Int == defaultInt(f)
@@ -66,34 +68,14 @@ func isDefaultNode(n *tree.Node, f *schema.Field, v int16) bool {
 			}
 		}
 		return true
-	case schema.Array:
-		if nullDefault(f, v) {
-			return n.Null
-		}
-		return !n.Null && len(n.Children) == 0
-	case schema.Struct:
-		if nullDefault(f, v) {
-			return n.Null
-		}
-		if n.Null {
-			return false
-		}
-		for _, c := range n.Children {
-			if c.Role == tree.RoleTags {
-				for _, t := range c.Children {
-					if t.Role == tree.RoleUnknownTag || (t.Field != nil && !isDefaultNode(t, t.Field, v)) {
-						return false
-					}
-				}
-				continue
-			}
-			if c.Field == nil || !isDefaultNode(c, c.Field, v) {
-				return false
-			}
-		}
-		return true
 	}
 	return false
+}
+
+// isErrorCode reports whether f holds an error code: an int16 named
+// ...ErrorCode (errorCode, partitionErrorCode, ...).
+func isErrorCode(f *schema.Field) bool {
+	return f.Kind == schema.Int16 && strings.HasSuffix(f.Name, "ErrorCode")
 }
 
 // appendDefault writes the value JSON of f's default at version v.
@@ -104,7 +86,7 @@ func appendDefault(dst []byte, f *schema.Field, k schema.Kind, v int16) []byte {
 	case schema.Int8, schema.Int16, schema.Uint16, schema.Int32, schema.Uint32, schema.Int64:
 		return strconv.AppendInt(dst, defaultInt(f), 10)
 	case schema.Float64:
-		return appendFloat(dst, defaultFloat(f))
+		return jsontext.AppendFloat(dst, defaultFloat(f))
 	case schema.String:
 		if nullDefault(f, v) {
 			return append(dst, "null"...)
@@ -137,7 +119,7 @@ func appendDefault(dst []byte, f *schema.Field, k schema.Kind, v int16) []byte {
 				dst = append(dst, ',')
 			}
 			first = false
-			dst = appendKey(dst, sf.JSON)
+			dst = append(append(append(dst, '"'), sf.JSON...), '"', ':')
 			dst = appendDefault(dst, sf, sf.Kind, v)
 		}
 		return append(dst, '}')

@@ -13,11 +13,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// bothPaths decodes b through the tree (Decode, then Frame.AppendJSON) and
-// without one (Decoder.AppendJSON), and requires the same JSON, warnings,
-// error and, for a frame that reads, the same nodes counted and work
-// done. The tree-less walk's own error (before the tree writes a failed
-// frame) must be the tree's too: same offset, path, expectation.
+// bothPaths walks b into the tree sink (Decode) and into the JSON sink
+// (Decoder.AppendJSON), and requires the same JSON (the tree's written by
+// treeJSON, a writer of its own), warnings, error and, for a frame that
+// reads, the same nodes counted and work done.
 func bothPaths(tb testing.TB, b []byte, o Options, jo JSONOptions) {
 	tb.Helper()
 	var tdec, fdec Decoder
@@ -27,7 +26,7 @@ func bothPaths(tb testing.TB, b []byte, o Options, jo JSONOptions) {
 		to.RawRecords = true // Kafka's form decodes nothing nested
 	}
 	f, terr := tdec.Decode(b, to)
-	tjs := f.AppendJSON(nil, jo)
+	tjs := treeJSON(f, jo)
 	if !json.Valid(tjs) {
 		tb.Fatalf("tree JSON invalid: %s", tjs)
 	}
@@ -50,21 +49,17 @@ func bothPaths(tb testing.TB, b []byte, o Options, jo JSONOptions) {
 	if terr == nil && fmt.Sprint(sorted(codes)) != fmt.Sprint(sorted(info.ErrorCodes)) {
 		tb.Fatalf("error codes differ\ntree %v\nfast %v", codes, info.ErrorCodes)
 	}
-	// The walk's own result, before any fallback to the tree.
-	var raw jsonOut
-	var rdec Decoder
-	rinfo, rerr := rdec.readJSON(b, to, jo, &raw)
-	if fmt.Sprint(terr) != fmt.Sprint(rerr) {
-		tb.Fatalf("walk error differs\ntree %v\nwalk %v", terr, rerr)
-	}
 	if terr == nil {
-		if f.spent.Nodes != rinfo.Nodes || f.spent.Work != rinfo.Work || f.spent.Decompressed != rinfo.Decompressed {
+		if f.spent.Nodes != info.Nodes || f.spent.Work != info.Work || f.spent.Decompressed != info.Decompressed {
 			tb.Fatalf("spent differs: tree %d nodes, %d work, %d decompressed; walk %d, %d, %d",
-				f.spent.Nodes, f.spent.Work, f.spent.Decompressed, rinfo.Nodes, rinfo.Work, rinfo.Decompressed)
+				f.spent.Nodes, f.spent.Work, f.spent.Decompressed, info.Nodes, info.Work, info.Decompressed)
 		}
-		if f.APIKey != rinfo.APIKey || f.Version != rinfo.Version || f.CorrelationID != rinfo.CorrelationID {
+		if f.APIKey != info.APIKey || f.Version != info.Version || f.CorrelationID != info.CorrelationID {
 			tb.Fatalf("info differs")
 		}
+	}
+	if rjs := f.AppendJSON(nil, jo); string(rjs) != string(fjs) {
+		tb.Fatalf("Frame.AppendJSON differs from Decoder.AppendJSON\nframe %s\nwalk  %s", rjs, fjs)
 	}
 }
 
@@ -151,7 +146,6 @@ func TestRegressionAutoSizeBadFailsAtSize(t *testing.T) {
 	o := Options{Auto: true, RawRecords: true, APIKey: -23, Version: 13, Limits: Limits{MaxNodes: 1 << 16, MaxWork: 1 << 22}}
 	bothPaths(t, b, o, JSONOptions{})
 	var dec Decoder
-	var raw jsonOut
-	_, err := dec.readJSON(b, o, JSONOptions{}, &raw)
+	_, _, err := dec.AppendJSON(nil, b, o, JSONOptions{})
 	require.ErrorContains(t, err, "at byte 0 (size)")
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
 	"github.com/kwire/kwire/codec/wire"
+	"github.com/kwire/kwire/internal/jsontext"
 )
 
 // Any, as Options.APIKey or Options.Version, says the API or version of a
@@ -76,14 +77,11 @@ func GuessResponse(b []byte, o GuessOptions) []Candidate {
 }
 
 // guessResponses ranks the clean readings of b as a response (of api
-// alone, when given). Every reading is decoded without records or nested
-// payloads into one reused slab, so no tree outlives its scoring; its JSON
-// is hashed (to fold versions that read the same). All readings draw from
-// budget's work, each with MaxNodes of its own.
-//
-// (Readings are scored from a tree rather than during the tree-less walk:
-// the playground's wasm build, which guesses, then needs none of the
-// tree-less code, and stays inside its size budget.)
+// alone, when given). Every reading is walked without records or nested
+// payloads and without a tree: its header and body are written as value
+// JSON into one reused buffer, hashed to fold versions that read the
+// same, and scored as they are read. All readings draw from budget's
+// work, each with MaxNodes of its own.
 func (dec *Decoder) guessResponses(b []byte, noSize bool, only *schema.API, lim Limits, budget *wire.Budget) *Guess {
 	g := &Guess{}
 	type folded struct {
@@ -92,8 +90,9 @@ func (dec *Decoder) guessResponses(b []byte, noSize bool, only *schema.API, lim 
 	}
 	var seen []folded
 	var all []Candidate
-	var cand Decoder // each reading's tree, dropped when the next starts
-	var js []byte
+	var w walker
+	var gs guessSink
+	var out jsontext.Writer
 	for _, api := range schema.APIs() {
 		if only != nil && api != only {
 			continue
@@ -106,14 +105,18 @@ func (dec *Decoder) guessResponses(b []byte, noSize bool, only *schema.API, lim 
 			}
 			g.Tried++
 			cb := &wire.Budget{MaxNodes: lim.MaxNodes, NestedNodes: lim.MaxNodes, MaxDecompressed: lim.MaxDecompressed, MaxWork: budget.MaxWork, Work: budget.Work}
-			f, err := decodeInto(cand.reset(), b, Options{Response: true, APIKey: api.Key, Version: v, NoSizePrefix: noSize, RawRecords: true, Limits: lim}, cb)
+			o := Options{Response: true, APIKey: api.Key, Version: v, NoSizePrefix: noSize, RawRecords: true, Limits: lim}
+			out.Reset(nil)
+			out.B = append(out.B, byte(api.Key>>8), byte(api.Key))
+			gs.reset(&w, &out)
+			w.init(&dec.jf, &gs, &o, len(b), cb)
+			err := w.frame(b, &o)
 			budget.Work = cb.Work
 			if err != nil {
 				continue
 			}
 			// Versions of one API that read to the same header and body fold.
-			js = f.appendHeaderBody(append(js[:0], byte(api.Key>>8), byte(api.Key)))
-			key := fnv64a(js)
+			key := fnv64a(out.B)
 			dup := false
 			for _, s := range seen {
 				if s.key == key {
@@ -125,7 +128,7 @@ func (dec *Decoder) guessResponses(b []byte, noSize bool, only *schema.API, lim 
 			if dup {
 				continue
 			}
-			score, doubts := plausibility(f)
+			score, doubts := gs.sc.total(gs.empty)
 			seen = append(seen, folded{key, len(all)})
 			all = append(all, Candidate{APIKey: api.Key, Version: v, Score: score, Doubts: doubts})
 		}
@@ -158,38 +161,58 @@ func fnv64a(b []byte) uint64 {
 	return h
 }
 
-// appendHeaderBody writes the value JSON of the header and body alone.
-func (f *Frame) appendHeaderBody(dst []byte) []byte {
-	w := jsonWriter{f: f}
-	if f.Header != nil {
-		if hd := schema.ResponseHeader().At(f.HeaderVersion); hd != nil {
-			w.v, w.flex = f.HeaderVersion, hd.Flexible.Contains(f.HeaderVersion)
-			dst = w.structJSON(dst, f.Header, hd.Root)
-		}
-	}
-	if f.Body != nil && f.Message != nil {
-		w.v, w.flex = f.Layout, f.Flexible
-		dst = w.structJSON(dst, f.Body, f.Message.At(f.Layout).Root)
-	}
-	return dst
+// guessSink writes a reading's header and body as value JSON (for the
+// hash that folds versions) and scores its body as it goes: 100 less
+// penalties for what real brokers rarely send.
+type guessSink struct {
+	jsonSink
+	sc     scorer
+	inBody bool
+	empty  bool // the body holds no bytes, or was never reached
 }
 
-// plausibility scores a clean decode: 100 less penalties for what real
-// brokers rarely send.
-func plausibility(f *Frame) (float64, []string) {
-	var s scorer
-	tree.Walk(f.Body, func(n *tree.Node) bool {
-		for _, w := range n.Warnings {
-			s.doubt(15, w)
-		}
-		if n.Field == nil || n.Role == tree.RoleElement && n.Kind == schema.Struct {
-			return true
-		}
-		s.field(n.Field, n.Kind, n.Int, n.Raw, n.Null, len(n.Children))
-		return true
-	})
-	empty := f.Body == nil || f.Body.End == f.Body.Start
-	return s.total(empty)
+func (g *guessSink) reset(w *walker, out *jsontext.Writer) {
+	g.jsonSink.reset(w, out, JSONOptions{})
+	g.bare = true
+	g.sc, g.inBody, g.empty = scorer{}, false, true
+}
+
+// note weighs n, a node of the body handed over: its warnings, and its
+// value when it is a field (struct elements aside).
+func (g *guessSink) note(n *tree.Node) {
+	if !g.inBody {
+		return
+	}
+	for _, w := range n.Warnings {
+		g.sc.doubt(15, w)
+	}
+	if n.Field == nil || n.Role == tree.RoleElement && n.Kind == schema.Struct {
+		return
+	}
+	g.sc.field(n.Field, n.Kind, n.Int, n.Raw, n.Null, int(n.Int))
+}
+
+func (g *guessSink) begin(n *tree.Node, l *schema.Layout, hint int) {
+	if n.Role == tree.RoleBody {
+		g.inBody = true
+	}
+	g.jsonSink.begin(n, l, hint)
+}
+
+func (g *guessSink) end(n *tree.Node) {
+	if n.Role == tree.RoleBody {
+		g.empty = n.End == n.Start
+		g.note(n)
+		g.inBody = false
+	} else {
+		g.note(n)
+	}
+	g.jsonSink.end(n)
+}
+
+func (g *guessSink) leaf(n *tree.Node) {
+	g.note(n)
+	g.jsonSink.leaf(n)
 }
 
 // keepVersion keeps the readings of version v alone (it was given).

@@ -99,14 +99,6 @@ func (dec *Decoder) read(b []byte, opts Options, budget *wire.Budget, readOne re
 	return err
 }
 
-// readTree is the tree path's readFn: every reading into dec.f, kept
-// when it decodes cleanly.
-func readTree(dec *Decoder, b []byte, o Options, budget *wire.Budget, g *Guess, _ readFor) (bool, error) {
-	f, err := decodeInto(dec.reset(), b, o, budget)
-	f.Guess = g
-	return err == nil, err
-}
-
 func containsVersion(vs []int16, v int16) bool {
 	for _, x := range vs {
 		if x == v {

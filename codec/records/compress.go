@@ -264,21 +264,40 @@ func lz4HeaderEnd(src []byte) int {
 
 var lz4Pool sync.Pool
 
-func unlz4(dst, src []byte, limit int) ([]byte, string, error) {
-	var warn string
-	var r io.Reader = bytes.NewReader(src)
-	if hc := lz4HeaderEnd(src); hc > 0 {
-		good := byte(xxh32(src[4:hc]) >> 8)
+// lz4OldChecksum is the lz4 warning for a frame whose header checksum
+// covers the magic number too, and the checksum byte's offset and the
+// right checksum; "" when the header is as the format says.
+func lz4OldChecksum(src []byte) (warn string, hc int, good byte) {
+	if hc = lz4HeaderEnd(src); hc > 0 {
+		good = byte(xxh32(src[4:hc]) >> 8)
 		old := byte(xxh32(src[:hc]) >> 8)
 		if src[hc] != good && src[hc] == old {
 			// Kafka before KIP-57 (magic 0 messages) hashed the frame
 			// descriptor together with the magic number.
-			warn = "lz4 frame header checksum computed over the magic number too (old Kafka clients, magic 0): accepted"
-			fixed := make([]byte, hc+1)
-			copy(fixed, src[:hc])
-			fixed[hc] = good
-			r = io.MultiReader(bytes.NewReader(fixed), bytes.NewReader(src[hc+1:]))
+			return "lz4 frame header checksum computed over the magic number too (old Kafka clients, magic 0): accepted", hc, good
 		}
+	}
+	return "", 0, 0
+}
+
+// inflateWarning is the warning a decompression of src that worked gave,
+// without decompressing again.
+func inflateWarning(codec int, src []byte) string {
+	if codec == CodecLZ4 {
+		w, _, _ := lz4OldChecksum(src)
+		return w
+	}
+	return ""
+}
+
+func unlz4(dst, src []byte, limit int) ([]byte, string, error) {
+	var r io.Reader = bytes.NewReader(src)
+	warn, hc, good := lz4OldChecksum(src)
+	if warn != "" {
+		fixed := make([]byte, hc+1)
+		copy(fixed, src[:hc])
+		fixed[hc] = good
+		r = io.MultiReader(bytes.NewReader(fixed), bytes.NewReader(src[hc+1:]))
 	}
 	zr, _ := lz4Pool.Get().(*lz4.Reader)
 	if zr == nil {

@@ -82,6 +82,11 @@ type Options struct {
 	Data func(name string, version int16, buf []byte, bufIdx, start, end int, path string) (*tree.Node, error)
 	// Scratch, when set, lends WriteJSON memory kept from call to call.
 	Scratch *Scratch
+	// Inflated, when set, holds the buffers an earlier walk of the same
+	// bytes made, by buffer number: a decompression whose derived buffer
+	// is there reads it (WriteJSON), with the same budget and warnings,
+	// instead of decompressing again.
+	Inflated [][]byte
 	// Spare, when set, is a buffer Decode decompresses into and leaves
 	// there, emptied, when the decompression fails or the frame keeps an
 	// exact copy; a result keeps it otherwise (it is then nil). It lets

@@ -259,6 +259,17 @@ func (d *decoder) inflateJSON(bi, at int, field string, codec int, src []byte, d
 		d.limitAt(bi, at, field, "not decompressed: the "+which+" limit is used up")
 		return nil, 0, false
 	}
+	if idx := d.res.Base + d.nbuf; idx < len(d.opts.Inflated) && d.opts.Inflated[idx] != nil && len(d.opts.Inflated[idx]) <= limit {
+		// An earlier walk of the same bytes decompressed this already.
+		out := d.opts.Inflated[idx]
+		if warn := inflateWarning(codec, src); warn != "" {
+			d.warnJSON(bi, at, field, warn)
+		}
+		d.b.Decompressed += len(out)
+		d.b.Work += len(out)
+		d.nbuf++
+		return out, idx, true
+	}
 	for len(d.scratch) <= depth {
 		d.scratch = append(d.scratch, nil)
 	}

@@ -2,7 +2,6 @@ package codec
 
 import (
 	"encoding/base64"
-	"math"
 	"strconv"
 
 	"github.com/kwire/kwire/codec/records"
@@ -11,47 +10,14 @@ import (
 	"github.com/kwire/kwire/internal/jsontext"
 )
 
-// dataJSON writes a bytes field decoded as a data message: its version,
-// then the message's fields.
-func (w *jsonWriter) dataJSON(dst []byte, n *tree.Node, dv dataView) []byte {
-	dst = append(dst, `{"version":`...)
-	dst = strconv.AppendInt(dst, int64(dv.version), 10)
-	inner := jsonWriter{o: w.o, f: w.f, v: dv.layout, flex: dv.msg.Flexible(dv.layout)}
-	view := *n
-	view.Children = n.Children[1:]
-	body := inner.structJSON(nil, &view, dv.msg.At(dv.layout).Root)
-	if len(body) > 2 {
-		dst = append(dst, ',')
-		dst = append(dst, body[1:len(body)-1]...)
-	}
-	return append(dst, '}')
-}
+// The reference the differential tests hold the walk's JSON sink to: value
+// JSON written from a tree (the tree sink's), by a writer of its own that
+// knows nothing of the walk. Both must agree on every frame that reads.
 
-// JSONOptions choose how value JSON is written.
-type JSONOptions struct {
-	// Records chooses how decoded records fields appear: as batches and
-	// records (the default), as base64, or as their size.
-	Records records.JSONMode
-	// Kafka writes Kafka's own JSON form: every bytes field as base64
-	// (records, consumer-protocol metadata and assignments, and so the
-	// KRaft values inside records), Records ignored, and no key of
-	// kwire's own inside the body (unknown tags, which Kafka's form has
-	// no place for, are left out; the frame's warnings name them). The
-	// envelope is the same. The encoder reads this form back.
-	// Decoder.AppendJSON and WriteJSON then decode nothing nested, so
-	// their "warnings" are the frame's own: Decode with
-	// Options.RawRecords gives the same.
-	Kafka bool
-}
-
-// AppendJSON appends the frame's value JSON: an envelope with direction, API
-// key, name, version and header, and the body in Kafka's own JSON form,
-// then "guess" (for a guessed response) and "warnings" (when there are
-// any). A partial frame (after a decode error) gives the fields decoded so
-// far.
-func (f *Frame) AppendJSON(dst []byte, o JSONOptions) []byte {
+// treeJSON is value JSON written from f's tree.
+func treeJSON(f *Frame, o JSONOptions) []byte {
 	w := jsonWriter{o: o, f: f}
-	dst = f.AppendEnvelopeHead(dst)
+	dst := f.AppendEnvelopeHead(nil)
 	if f.Header != nil {
 		hdr := schema.RequestHeader()
 		if f.Response {
@@ -71,28 +37,63 @@ func (f *Frame) AppendJSON(dst []byte, o JSONOptions) []byte {
 	return appendEnvelopeTail(dst, f.Guess, f.warnings)
 }
 
-// AppendEnvelopeHead opens the envelope the JSON forms share and leaves it
-// open for more members: {"direction","apiKey","apiName","apiVersion".
-func (f *Frame) AppendEnvelopeHead(dst []byte) []byte {
-	dst = append(dst, `{"direction":`...)
-	if f.Response {
-		dst = append(dst, `"response"`...)
-	} else {
-		dst = append(dst, `"request"`...)
+// dataJSON writes a bytes field decoded as a data message: its version,
+// then the message's fields.
+func (w *jsonWriter) dataJSON(dst []byte, n *tree.Node, dv treeDataView) []byte {
+	dst = append(dst, `{"version":`...)
+	dst = strconv.AppendInt(dst, int64(dv.version), 10)
+	inner := jsonWriter{o: w.o, f: w.f, v: dv.layout, flex: dv.msg.Flexible(dv.layout)}
+	view := *n
+	view.Children = n.Children[1:]
+	body := inner.structJSON(nil, &view, dv.msg.At(dv.layout).Root)
+	if len(body) > 2 {
+		dst = append(dst, ',')
+		dst = append(dst, body[1:len(body)-1]...)
 	}
-	dst = append(dst, `,"apiKey":`...)
-	dst = strconv.AppendInt(dst, int64(f.APIKey), 10)
-	if f.API != nil {
-		dst = append(dst, `,"apiName":`...)
-		dst = jsontext.AppendString(dst, []byte(f.API.Name))
-	}
-	dst = append(dst, `,"apiVersion":`...)
-	return strconv.AppendInt(dst, int64(f.Version), 10)
+	return append(dst, '}')
 }
 
-// JSON returns the frame's value JSON.
-func (f *Frame) JSON() []byte {
-	return f.AppendJSON(make([]byte, 0, 2*len(f.Buffers[0])+256), JSONOptions{})
+// treeDataView is how a bytes field was read as a data message, derived
+// from its node: the message (named in its type), the version its bytes
+// declare and the layout that read them.
+type treeDataView struct {
+	msg     *schema.Message
+	version int16
+	layout  int16
+}
+
+func dataViewOf(n *tree.Node) (treeDataView, bool) {
+	t := n.Type
+	i := len(t) - 1
+	if i < 0 || t[i] != ')' || len(n.Children) == 0 || n.Children[0].Name != "version" {
+		return treeDataView{}, false
+	}
+	j := i
+	for j > 0 && t[j] != '(' {
+		j--
+	}
+	m := schema.DataMessage(t[j+1 : i])
+	if m == nil {
+		return treeDataView{}, false
+	}
+	v := int16(n.Children[0].Int)
+	return treeDataView{msg: m, version: v, layout: min(v, m.Valid.Hi)}, true
+}
+
+// appendBytesField writes a bytes or records field that was not decoded
+// further: null, its size, or base64.
+func appendBytesField(dst []byte, k schema.Kind, null bool, raw []byte, mode records.JSONMode) []byte {
+	switch {
+	case null:
+		return append(dst, "null"...)
+	case k == schema.Records && mode == records.Size:
+		dst = append(dst, `{"sizeInBytes":`...)
+		dst = strconv.AppendInt(dst, int64(len(raw)), 10)
+		return append(dst, '}')
+	}
+	dst = append(dst, '"')
+	dst = base64.StdEncoding.AppendEncode(dst, raw)
+	return append(dst, '"')
 }
 
 type jsonWriter struct {
@@ -104,11 +105,19 @@ type jsonWriter struct {
 
 func (w *jsonWriter) structJSON(dst []byte, n *tree.Node, l *schema.Layout) []byte {
 	dst = append(dst, '{')
-	kids := n.Children
+	// The struct's untagged values in order, its tag section, and the
+	// tagged values read early whose section the walk did not finish.
+	var kids, early []*tree.Node
 	var tags *tree.Node
-	if k := len(kids); k > 0 && kids[k-1].Role == tree.RoleTags {
-		tags = kids[k-1]
-		kids = kids[:k-1]
+	for _, c := range n.Children {
+		switch {
+		case c.Role == tree.RoleTags:
+			tags = c
+		case c.Flags&tree.Tagged != 0:
+			early = append(early, c)
+		default:
+			kids = append(kids, c)
+		}
 	}
 	ki := 0
 	first := true
@@ -120,17 +129,27 @@ func (w *jsonWriter) structJSON(dst []byte, n *tree.Node, l *schema.Layout) []by
 		var c *tree.Node
 		if w.flex && f.IsTagged(w.v) {
 			// A tagged field appears exactly when the bytes carry it.
-			if tags == nil {
-				continue // the section was not reached
-			}
-			for _, t := range tags.Children {
-				if t.Field == f {
-					c = t
-					break
+			if tags != nil {
+				for _, t := range tags.Children {
+					if t.Field == f {
+						c = t
+						break
+					}
 				}
 			}
-			if c == nil {
-				continue
+			if c == nil || c.Flags&tree.Broken != 0 {
+				// Not read in its section (not reached, or failed there):
+				// a value read early, at its declared place, stays (after
+				// the struct's other children).
+				for _, t := range early {
+					if t.Field == f {
+						c = t
+						break
+					}
+				}
+			}
+			if c == nil || c.Flags&tree.Broken != 0 && len(c.Children) == 0 {
+				continue // absent, or a value that could not be read
 			}
 		} else {
 			if ki >= len(kids) || kids[ki].Field != f {
@@ -184,7 +203,7 @@ func (w *jsonWriter) value(dst []byte, n *tree.Node, f *schema.Field) []byte {
 	case schema.Int8, schema.Int16, schema.Uint16, schema.Int32, schema.Uint32, schema.Int64:
 		return strconv.AppendInt(dst, n.Int, 10)
 	case schema.Float64:
-		return appendFloat(dst, n.Float)
+		return jsontext.AppendFloat(dst, n.Float)
 	case schema.UUID:
 		dst = append(dst, '"')
 		dst = base64.RawURLEncoding.AppendEncode(dst, n.Raw)
@@ -208,7 +227,7 @@ func (w *jsonWriter) value(dst []byte, n *tree.Node, f *schema.Field) []byte {
 			if res := w.f.records[n]; res != nil {
 				return records.AppendJSON(dst, res, n.Raw, w.o.Records)
 			}
-			if dv, ok := w.f.data[n]; ok {
+			if dv, ok := dataViewOf(n); ok {
 				return w.dataJSON(dst, n, dv)
 			}
 		}
@@ -241,20 +260,6 @@ func (w *jsonWriter) value(dst []byte, n *tree.Node, f *schema.Field) []byte {
 		return w.structJSON(dst, n, f.Struct)
 	}
 	return append(dst, "null"...)
-}
-
-// appendFloat writes a float64; NaN and the infinities, which JSON lacks,
-// are written as the strings "NaN", "Infinity" and "-Infinity".
-func appendFloat(dst []byte, x float64) []byte {
-	switch {
-	case math.IsNaN(x):
-		return append(dst, `"NaN"`...)
-	case math.IsInf(x, 1):
-		return append(dst, `"Infinity"`...)
-	case math.IsInf(x, -1):
-		return append(dst, `"-Infinity"`...)
-	}
-	return strconv.AppendFloat(dst, x, 'g', -1, 64)
 }
 
 func appendKey(dst []byte, k string) []byte {

@@ -1,0 +1,226 @@
+package codec
+
+import (
+	"encoding/binary"
+
+	"github.com/kwire/kwire/codec/records"
+	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/codec/tree"
+	"github.com/kwire/kwire/internal/jsontext"
+)
+
+// sink is what the walk hands each structural step to. Every node the
+// walk takes from node() is handed back exactly once: as a leaf, or
+// opened (begin) and closed (end) around the nodes read inside it.
+type sink interface {
+	// node returns a node for the walk to fill: one the tree keeps, or
+	// scratch that is reused once handed back.
+	node() *tree.Node
+	// begin opens n (the frame, header, body, a struct or array value, a
+	// tag section, bytes read as a data message); l is its layout when it
+	// is a struct, hint how many children to expect.
+	begin(n *tree.Node, l *schema.Layout, hint int)
+	// end closes n.
+	end(n *tree.Node)
+	// leaf hands over n, a value with no children of its own (or one the
+	// walk could not read: Broken).
+	leaf(n *tree.Node)
+	// numbers hands over count fixed-size integers of kind k, the
+	// elements of the open array n, as the bytes b hold them.
+	numbers(n *tree.Node, k schema.Kind, b []byte, count int)
+	// records hands over the records field n, whose payload (with the
+	// bytes before it) is b, read with o; it returns how many derived
+	// buffers the records numbered and the records' error.
+	records(n *tree.Node, b []byte, o records.Options) (int, error)
+	// attach hands over h, the section's node of a tagged value read
+	// early (at its declared place) into early, now that the walk has
+	// reached it in its tag section.
+	attach(h, early *tree.Node)
+	// mark, commit and rollback bracket a reading that may be dropped:
+	// rollback forgets what the sink was handed since mark.
+	mark() sinkMark
+	commit(m sinkMark)
+	rollback(m sinkMark)
+	// dataSink is the sink KRaft control values are read into: a small
+	// tree the records package writes down.
+	dataSink() sink
+}
+
+// sinkMark is a sink's place to roll back to.
+type sinkMark struct {
+	depth, kids, pool int
+	found, unknown    int
+	frames            int
+	out               jsontext.Mark
+}
+
+// treeSink builds the tree: nodes from a slab, each level's children
+// collected while it is open.
+type treeSink struct {
+	slab   *tree.Slab
+	f      *Frame // the frame decoded records and derived buffers go to
+	levels []treeLevel
+}
+
+type treeLevel struct {
+	n    *tree.Node
+	kids []*tree.Node
+	// early holds the struct's tagged values read at their declared
+	// place until the walk reaches its section; what is left when the
+	// struct closes (the walk failed first) stays as its children.
+	early []*tree.Node
+}
+
+func (s *treeSink) node() *tree.Node { return s.slab.New() }
+
+func (s *treeSink) add(n *tree.Node) {
+	if k := len(s.levels); n.Flags&tree.Tagged != 0 && k > 0 && s.levels[k-1].n.Role != tree.RoleTags {
+		s.levels[k-1].early = append(s.levels[k-1].early, n) // attached at its section
+		return
+	}
+	if k := len(s.levels); k > 0 {
+		s.levels[k-1].kids = append(s.levels[k-1].kids, n)
+	}
+}
+
+func (s *treeSink) begin(n *tree.Node, _ *schema.Layout, hint int) {
+	s.add(n)
+	s.levels = append(s.levels, treeLevel{n: n, kids: s.slab.Kids(hint)})
+}
+
+func (s *treeSink) end(n *tree.Node) {
+	k := len(s.levels) - 1
+	lv := &s.levels[k]
+	n.Children = append(lv.kids, lv.early...)
+	s.levels = s.levels[:k]
+}
+
+func (s *treeSink) leaf(n *tree.Node) { s.add(n) }
+
+func (s *treeSink) attach(h, early *tree.Node) {
+	if len(h.Warnings) > 0 {
+		early.Warnings = append(h.Warnings, early.Warnings...)
+	}
+	k := len(s.levels)
+	s.levels[k-1].kids = append(s.levels[k-1].kids, early)
+	st := &s.levels[k-2] // the section's struct
+	for i, e := range st.early {
+		if e == early {
+			st.early = append(st.early[:i], st.early[i+1:]...)
+			break
+		}
+	}
+}
+
+func (s *treeSink) numbers(n *tree.Node, k schema.Kind, b []byte, count int) {
+	size := k.FixedSize()
+	lv := &s.levels[len(s.levels)-1]
+	at := n.PrefixEnd
+	for i := 0; i < count; i++ {
+		c := s.slab.New()
+		c.Role, c.Index, c.Kind, c.Type, c.Buf = tree.RoleElement, i, k, k.String(), n.Buf
+		c.Flags = n.Flags & tree.Compact
+		c.Start, c.TagEnd, c.SizeEnd, c.PrefixEnd, c.End = at, at, at, at, at+size
+		c.Int = fixedInt(k, b[i*size:])
+		at += size
+		lv.kids = append(lv.kids, c)
+	}
+}
+
+// fixedInt reads a big-endian integer of kind k from b.
+func fixedInt(k schema.Kind, b []byte) int64 {
+	switch k {
+	case schema.Int8:
+		return int64(int8(b[0]))
+	case schema.Int16:
+		return int64(int16(binary.BigEndian.Uint16(b)))
+	case schema.Uint16:
+		return int64(binary.BigEndian.Uint16(b))
+	case schema.Int32:
+		return int64(int32(binary.BigEndian.Uint32(b)))
+	case schema.Uint32:
+		return int64(binary.BigEndian.Uint32(b))
+	}
+	return int64(binary.BigEndian.Uint64(b))
+}
+
+func (s *treeSink) records(n *tree.Node, b []byte, o records.Options) (int, error) {
+	res, err := records.Decode(s.slab, b, o)
+	derived := 0
+	if res != nil {
+		derived = len(res.Derived)
+		s.f.Buffers = append(s.f.Buffers, res.Derived...)
+		n.Children = res.Nodes
+		if s.f.records == nil {
+			s.f.records = map[*tree.Node]*records.Result{}
+		}
+		s.f.records[n] = res
+	}
+	s.add(n)
+	return derived, err
+}
+
+func (s *treeSink) mark() sinkMark {
+	m := sinkMark{depth: len(s.levels)}
+	if m.depth > 0 {
+		m.kids, m.found = len(s.levels[m.depth-1].kids), len(s.levels[m.depth-1].early)
+	}
+	return m
+}
+
+func (s *treeSink) commit(sinkMark) {}
+
+func (s *treeSink) rollback(m sinkMark) {
+	s.levels = s.levels[:m.depth]
+	if m.depth > 0 {
+		lv := &s.levels[m.depth-1]
+		lv.kids, lv.early = lv.kids[:m.kids], lv.early[:m.found]
+	}
+}
+
+func (s *treeSink) dataSink() sink { return &treeSink{slab: s.slab, f: s.f} }
+
+// scratch is a stack of nodes for sinks that keep none: a node is taken
+// when the walk asks and given back when it is handed over.
+type scratch struct {
+	pool []*tree.Node
+	n    int
+}
+
+func (p *scratch) take() *tree.Node {
+	if p.n == len(p.pool) {
+		p.pool = append(p.pool, new(tree.Node))
+	}
+	n := p.pool[p.n]
+	p.n++
+	*n = tree.Node{Index: -1, Tag: -1, Warnings: n.Warnings[:0]}
+	return n
+}
+
+// give takes back n and every node taken after it.
+func (p *scratch) give(n *tree.Node) {
+	for i := p.n - 1; i >= 0; i-- {
+		if p.pool[i] == n {
+			p.n = i
+			return
+		}
+	}
+}
+
+// nullSink keeps nothing: the walk reading ahead (prescan) uses it.
+type nullSink struct{ scratch }
+
+func (s *nullSink) node() *tree.Node                             { return s.take() }
+func (s *nullSink) begin(*tree.Node, *schema.Layout, int)        {}
+func (s *nullSink) end(n *tree.Node)                             { s.give(n) }
+func (s *nullSink) leaf(n *tree.Node)                            { s.give(n) }
+func (s *nullSink) numbers(*tree.Node, schema.Kind, []byte, int) {}
+func (s *nullSink) records(n *tree.Node, _ []byte, _ records.Options) (int, error) {
+	s.give(n)
+	return 0, nil
+}
+func (s *nullSink) attach(h, _ *tree.Node) { s.give(h) }
+func (s *nullSink) mark() sinkMark         { return sinkMark{pool: s.n} }
+func (s *nullSink) commit(sinkMark)        {}
+func (s *nullSink) rollback(m sinkMark)    { s.n = m.pool }
+func (s *nullSink) dataSink() sink         { return s }

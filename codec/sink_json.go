@@ -1,0 +1,426 @@
+package codec
+
+import (
+	"strconv"
+
+	"github.com/kwire/kwire/codec/records"
+	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/codec/tree"
+	"github.com/kwire/kwire/internal/jsontext"
+)
+
+// jsonSink writes value JSON as the walk goes, keeping no tree: each node
+// is scratch, reused once handed back. Tagged values read in their
+// section are kept (they are small: never records) until their struct
+// ends, then written in declared order; those read early are written
+// where they stand. Output is flushed between array elements and records,
+// so a big frame streams.
+type jsonSink struct {
+	scratch
+	w      *walker
+	out    *jsontext.Writer
+	jo     JSONOptions
+	bare   bool // header and body alone, no envelope (guessing's hash)
+	head   bool // the envelope's head is written
+	levels []jsonLevel
+	frames []*tagFrame // tag frames, reused
+	nframe int
+	rs     records.Scratch
+	data   tree.Slab // KRaft values are small trees, one at a time
+}
+
+// A jsonLevel is an open node: what it writes and where.
+type jsonLevel struct {
+	n     *tree.Node
+	kind  uint8
+	out   *jsontext.Writer // where its children go
+	mark  jsontext.Mark    // before its key, to drop it whole
+	kids  int              // children handed to it
+	tf    *tagFrame        // a struct's tagged values, when it has any
+	l     *schema.Layout   // a struct's layout
+	start int              // a tagged value's start in its tag frame
+}
+
+const (
+	levelRoot = iota
+	levelObject
+	levelArray
+	levelSection
+)
+
+// tagFrame holds one struct's tagged values while its section is read.
+type tagFrame struct {
+	w       jsontext.Writer // the values read in the section
+	found   []foundTag
+	unknown []unknownTag
+}
+
+type foundTag struct {
+	f          *schema.Field
+	start, end int  // in w; early: written where it stands
+	early      bool // read at its declared place
+}
+
+type unknownTag struct {
+	tag int64
+	raw []byte
+}
+
+func (t *tagFrame) has(f *schema.Field) bool {
+	for i := range t.found {
+		if t.found[i].f == f {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *jsonSink) reset(w *walker, out *jsontext.Writer, jo JSONOptions) {
+	s.w, s.out, s.jo, s.bare, s.head = w, out, jo, false, false
+	s.levels, s.nframe, s.n = s.levels[:0], 0, 0
+}
+
+func (s *jsonSink) node() *tree.Node { return s.take() }
+
+// tagFrame returns the tag frame of struct level lv, emptied when new.
+func (s *jsonSink) tagFrame(lv *jsonLevel) *tagFrame {
+	if lv.tf == nil {
+		if s.nframe == len(s.frames) {
+			s.frames = append(s.frames, new(tagFrame))
+		}
+		tf := s.frames[s.nframe]
+		s.nframe++
+		tf.w.Reset(nil)
+		tf.found, tf.unknown = tf.found[:0], tf.unknown[:0]
+		lv.tf = tf
+	}
+	return lv.tf
+}
+
+// place readies the writer for n's value inside the open level: its key,
+// or its place in its struct's tag frame. It returns the writer, and the
+// struct level when n is a tagged value (read early or in its section).
+func (s *jsonSink) place(n *tree.Node) (*jsontext.Writer, *jsonLevel) {
+	p := &s.levels[len(s.levels)-1]
+	p.kids++
+	switch {
+	case p.kind == levelSection:
+		st := &s.levels[len(s.levels)-2]
+		tf := s.tagFrame(st)
+		tf.w.Fresh()
+		return &tf.w, st
+	case p.kind == levelArray:
+		return p.out, nil
+	case n.Flags&tree.Tagged != 0:
+		p.out.Key(n.Field.JSON)
+		return p.out, p
+	case n.Field != nil:
+		p.out.Key(n.Field.JSON)
+	default:
+		p.out.Key(n.Name)
+	}
+	return p.out, nil
+}
+
+// found notes tagged value n of struct level st, written from start to
+// the writer's end: in place (early), or in the tag frame, unless the
+// section held the field already (only the first occurrence counts).
+func (s *jsonSink) found(n *tree.Node, st *jsonLevel, w *jsontext.Writer, start int) {
+	tf := s.tagFrame(st)
+	switch {
+	case w != &tf.w:
+		tf.found = append(tf.found, foundTag{f: n.Field, early: true})
+	case tf.has(n.Field):
+		tf.w.B = tf.w.B[:start]
+	default:
+		tf.found = append(tf.found, foundTag{f: n.Field, start: start, end: len(tf.w.B)})
+	}
+}
+
+func (s *jsonSink) begin(n *tree.Node, l *schema.Layout, _ int) {
+	switch n.Role {
+	case tree.RoleFrame:
+		s.levels = append(s.levels, jsonLevel{n: n, kind: levelRoot, out: s.out})
+		return
+	case tree.RoleTags:
+		s.levels = append(s.levels, jsonLevel{n: n, kind: levelSection, out: s.top().out})
+		return
+	case tree.RoleHeader, tree.RoleBody:
+		s.envelopeHead()
+		if !s.bare {
+			s.out.Key(n.Name)
+		}
+		s.out.BeginObject()
+		s.levels = append(s.levels, jsonLevel{n: n, kind: levelObject, out: s.out, l: l})
+		return
+	}
+	p := s.top()
+	section := p.kind == levelSection
+	var mark jsontext.Mark
+	if !section {
+		mark = p.out.Mark() // before the key
+	}
+	out, st := s.place(n)
+	if section {
+		mark = out.Mark()
+	}
+	start := len(out.B)
+	if n.Kind == schema.Array {
+		out.BeginArray()
+		s.levels = append(s.levels, jsonLevel{n: n, kind: levelArray, out: out, mark: mark})
+	} else {
+		out.BeginObject()
+		s.levels = append(s.levels, jsonLevel{n: n, kind: levelObject, out: out, mark: mark, l: l})
+	}
+	if st != nil {
+		// The level knows its struct by position: remember where its
+		// value started in whichever writer holds it.
+		s.levels[len(s.levels)-1].start = start
+	}
+}
+
+func (s *jsonSink) top() *jsonLevel { return &s.levels[len(s.levels)-1] }
+
+func (s *jsonSink) end(n *tree.Node) {
+	lv := s.levels[len(s.levels)-1]
+	s.levels = s.levels[:len(s.levels)-1]
+	defer s.give(n)
+	switch lv.kind {
+	case levelRoot:
+		s.envelopeTail()
+		return
+	case levelSection:
+		return
+	case levelArray:
+		lv.out.EndArray()
+	default:
+		if n.Flags&tree.Broken != 0 && lv.kids == 0 && (n.Role == tree.RoleField || n.Role == tree.RoleElement) && n.Kind == schema.Struct {
+			// A struct that could not be read at all is left out, key and all.
+			lv.out.Rollback(lv.mark)
+			s.dropFrame(&lv)
+			return
+		}
+		s.tagged(&lv)
+		lv.out.EndObject()
+	}
+	if n.Flags&tree.Tagged != 0 && len(s.levels) > 0 {
+		st := s.top()
+		if st.kind == levelSection {
+			st = &s.levels[len(s.levels)-2]
+		}
+		s.found(n, st, lv.out, lv.start)
+	}
+	if n.Role == tree.RoleElement {
+		s.out.Flush(false)
+	}
+}
+
+// dropFrame gives back the tag frame of a level that is dropped.
+func (s *jsonSink) dropFrame(lv *jsonLevel) {
+	if lv.tf != nil && s.nframe > 0 && s.frames[s.nframe-1] == lv.tf {
+		s.nframe--
+	}
+}
+
+// tagged writes a struct's tagged values read in its section, in declared
+// order, then its unknown tags; and gives its tag frame back.
+func (s *jsonSink) tagged(lv *jsonLevel) {
+	tf := lv.tf
+	if tf == nil {
+		return
+	}
+	defer s.dropFrame(lv)
+	w := lv.out
+	if lv.l != nil {
+		for i := range lv.l.Fields {
+			f := &lv.l.Fields[i]
+			for _, t := range tf.found {
+				if t.f == f && !t.early {
+					w.Key(f.JSON)
+					w.Raw(tf.w.B[t.start:t.end])
+					break
+				}
+			}
+		}
+	}
+	if len(tf.unknown) == 0 || s.jo.Kafka {
+		return // Kafka's form has no place for unknown tags
+	}
+	w.Key("_unknownTaggedFields")
+	w.BeginArray()
+	for _, u := range tf.unknown {
+		w.BeginObject()
+		w.Key("tag")
+		w.Int(u.tag)
+		w.Key("data")
+		w.Base64(u.raw)
+		w.EndObject()
+	}
+	w.EndArray()
+}
+
+func (s *jsonSink) leaf(n *tree.Node) {
+	defer s.give(n)
+	p := s.top()
+	switch {
+	case n.Role == tree.RoleSize || n.Role == tree.RoleRaw || n.Role == tree.RoleTrailing:
+		return
+	case n.Role == tree.RoleUnknownTag:
+		tf := s.tagFrame(&s.levels[len(s.levels)-2])
+		tf.unknown = append(tf.unknown, unknownTag{tag: n.Int, raw: n.Raw})
+		return
+	case p.kind == levelSection && n.Flags&tree.Tagged == 0:
+		return // a tag whose header could not be read
+	case n.Flags&tree.Broken != 0:
+		p.kids++
+		return
+	}
+	out, st := s.place(n)
+	start := len(out.B)
+	s.value(out, n)
+	if st != nil {
+		s.found(n, st, out, start)
+	}
+	if n.Role == tree.RoleElement {
+		s.out.Flush(false)
+	}
+}
+
+// value writes the value of leaf n: the one formatter of each kind.
+func (s *jsonSink) value(w *jsontext.Writer, n *tree.Node) {
+	if n.Null {
+		w.Null()
+		return
+	}
+	switch n.Kind {
+	case schema.Bool:
+		w.Bool(n.Int != 0)
+	case schema.Int8, schema.Int16, schema.Uint16, schema.Int32, schema.Uint32, schema.Int64:
+		w.Int(n.Int)
+	case schema.Float64:
+		w.Float(n.Float)
+	case schema.UUID:
+		w.Base64URL(n.Raw)
+	case schema.String:
+		w.String(n.Raw)
+	case schema.Records:
+		if !s.jo.Kafka && s.jo.Records == records.Size {
+			w.BeginObject()
+			w.Key("sizeInBytes")
+			w.Int(int64(len(n.Raw)))
+			w.EndObject()
+			return
+		}
+		w.Base64(n.Raw)
+	case schema.Bytes:
+		w.Base64(n.Raw)
+	default:
+		w.Null()
+	}
+}
+
+func (s *jsonSink) numbers(n *tree.Node, k schema.Kind, b []byte, count int) {
+	w := s.top().out
+	size := k.FixedSize()
+	for i := 0; i < count; i++ {
+		w.Value()
+		w.B = strconv.AppendInt(w.B, fixedInt(k, b[i*size:]), 10)
+	}
+}
+
+func (s *jsonSink) records(n *tree.Node, b []byte, o records.Options) (int, error) {
+	defer s.give(n)
+	out, _ := s.place(n)
+	out.Value()
+	o.Scratch = &s.rs
+	var flush func()
+	if out == s.out {
+		flush = func() { s.out.Flush(false) }
+	}
+	return records.WriteJSON(&out.B, b, o, flush)
+}
+
+func (s *jsonSink) attach(h, _ *tree.Node) { s.give(h) }
+
+func (s *jsonSink) mark() sinkMark {
+	lv := s.top()
+	m := sinkMark{depth: len(s.levels), kids: lv.kids, pool: s.n, frames: s.nframe, out: lv.out.Mark()}
+	m.found = -1 // no tag frame yet
+	if lv.tf != nil {
+		m.found, m.unknown = len(lv.tf.found), len(lv.tf.unknown)
+	}
+	lv.out.Hold()
+	return m
+}
+
+func (s *jsonSink) commit(sinkMark) { s.top().out.Release() }
+
+func (s *jsonSink) rollback(m sinkMark) {
+	s.levels = s.levels[:m.depth]
+	lv := s.top()
+	lv.out.Release()
+	lv.out.Rollback(m.out)
+	lv.kids = m.kids
+	s.n, s.nframe = m.pool, m.frames
+	if m.found < 0 {
+		lv.tf = nil // made since the mark: given back with the frames
+	} else {
+		lv.tf.found, lv.tf.unknown = lv.tf.found[:m.found], lv.tf.unknown[:m.unknown]
+	}
+}
+
+func (s *jsonSink) dataSink() sink {
+	s.data.Reset()
+	return &treeSink{slab: &s.data, f: &Frame{}}
+}
+
+// envelopeHead opens the envelope once the direction, API and version are
+// known: {"direction","apiKey","apiName","apiVersion".
+func (s *jsonSink) envelopeHead() {
+	if s.head || s.bare {
+		return
+	}
+	s.head = true
+	f, w := s.w.f, s.out
+	w.BeginObject()
+	w.Key("direction")
+	if f.Response {
+		w.Text("response")
+	} else {
+		w.Text("request")
+	}
+	w.Key("apiKey")
+	w.Int(int64(f.APIKey))
+	if f.API != nil {
+		w.Key("apiName")
+		w.String([]byte(f.API.Name))
+	}
+	w.Key("apiVersion")
+	w.Int(int64(f.Version))
+}
+
+// envelopeTail ends the envelope: "guess", "warnings" (streamed: they can
+// be many) and the brace.
+func (s *jsonSink) envelopeTail() {
+	if s.bare {
+		return
+	}
+	s.envelopeHead()
+	w := s.out
+	if g := s.w.f.Guess; g != nil {
+		w.Key("guess")
+		w.Value()
+		w.B = appendGuess(w.B, g)
+	}
+	if ws := s.w.w.List; len(ws) > 0 {
+		w.Key("warnings")
+		w.BeginArray()
+		for i := range ws {
+			w.Value()
+			w.B = appendWarning(w.B, &ws[i])
+			w.Flush(false)
+		}
+		w.EndArray()
+	}
+	w.EndObject()
+}

@@ -1,0 +1,832 @@
+package codec
+
+import (
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/codec/tree"
+	"github.com/kwire/kwire/codec/wire"
+)
+
+// The walk: one interpreter over the schema layouts that reads a frame's
+// bytes and hands every structural step to a sink. It owns the reader,
+// the field path, the budget, warnings, errors and the order in which
+// values are read; a sink only keeps what it is given (the tree builder,
+// treeSink) or writes it down (the value-JSON writer, jsonSink). Nested
+// payloads (records, consumer-protocol data, KRaft values) are read where
+// the walk meets them, from the same budget.
+
+// pathSeg is one step of a field path: ".name", "[idx]" when idx >= 0, or
+// (idx == absPath) a whole path that replaces what came before it.
+type pathSeg struct {
+	name string
+	idx  int
+}
+
+const absPath = -2
+
+// walker is the state of one walk. A Decoder keeps two (one per sink
+// kind), so a frame costs no allocation of it.
+type walker struct {
+	r     wire.Reader
+	f     *Frame
+	s     sink
+	v     int16 // the layout's version
+	flex  bool
+	path  []pathSeg
+	depth int
+	lim   Limits
+	b     *wire.Budget
+	w     *wire.Warnings
+	err   *DecodeError
+	// nestErr is the first error inside a nested payload (a records field
+	// whose batches are framed wrongly): the frame goes on decoding and
+	// returns it at the end unless its own fields fail.
+	nestErr *DecodeError
+	nest    bool // decode records and consumer-protocol bytes
+	// skipRecords leaves records fields undecoded (written as base64 or
+	// their size) while consumer-protocol bytes are still decoded.
+	skipRecords bool
+	sizeFirst   bool // see Options.sizeFirst
+	buf         int  // the buffer nodes point into
+	nbufs       int  // buffers numbered so far: the input and the derived ones
+	// nested is set while decoding a nested payload: nodes then stop at
+	// the budget's NestedNodes, and limitHit says a limit ended it.
+	nested   bool
+	limitHit bool
+	frameEnd int // where the frame's own bytes end, for the nested reserve
+	consumer []consumerField
+	pt       protocolType
+	inHeader bool
+	// dry is set while the walk reads ahead to find a tag section
+	// (prescan): nothing nested is decoded and nothing read early.
+	dry bool
+	// inTagged counts the tagged values being read: their default-ness
+	// is then wanted (lastDef).
+	inTagged int
+	lastDef  bool
+	pre      []*preFrame // the prescanned tag sections, by depth
+	null     nullSink    // what the walk reading ahead writes to
+	// codes collects the non-zero error codes read, when wantCodes.
+	codes     []int16
+	wantCodes bool
+
+	ws  wire.Warnings // w points here
+	own wire.Budget   // b points here when the frame has a budget of its own
+
+	pathBuf  []byte // pathWith's buffer
+	lastPath string // the path pathWith made last
+	// inflated are the buffers of an earlier walk of the same frame, whose
+	// decompressions a records field reads instead of doing them again.
+	inflated [][]byte
+	// spare is the records fields' decompression buffer when no frame
+	// holds it (records.Options.Spare), kept between frames.
+	spare []byte
+}
+
+// init readies w for frame f of n bytes, written to s: its own budget
+// unless b is given. What w reuses (path, buffers) is kept.
+func (w *walker) init(f *Frame, s sink, o *Options, n int, b *wire.Budget) {
+	lim := o.Limits.Resolve(n)
+	if b == nil {
+		w.own = lim.budgetValue()
+		b = &w.own
+	}
+	*w = walker{f: f, s: s, lim: lim, b: b, nest: !o.RawRecords, skipRecords: o.skipRecords, sizeFirst: o.sizeFirst,
+		path: w.path[:0], own: w.own, pathBuf: w.pathBuf[:0], spare: w.spare, pre: w.pre, codes: w.codes[:0], null: w.null}
+	if b != &w.own {
+		w.own = wire.Budget{}
+	}
+	w.ws.List = f.warnings[:0]
+	w.w = &w.ws
+}
+
+func (w *walker) pathString() string { return w.pathWith("") }
+
+// pathWith is the current path, plus field when it is not empty. A flood
+// of warnings at one place (unknown tags, non-minimal varints) shares one
+// string: the path is built in a reused buffer and kept when it is the
+// one built last.
+func (w *walker) pathWith(field string) string {
+	b := w.pathBuf[:0]
+	for i, p := range w.path {
+		switch {
+		case p.idx == absPath:
+			b = append(b[:0], p.name...)
+		case p.idx >= 0:
+			b = append(b, '[')
+			b = strconv.AppendInt(b, int64(p.idx), 10)
+			b = append(b, ']')
+		default:
+			if i > 0 && len(b) > 0 {
+				b = append(b, '.')
+			}
+			b = append(b, p.name...)
+		}
+	}
+	if field != "" {
+		if len(b) > 0 {
+			b = append(b, '.')
+		}
+		b = append(b, field...)
+	}
+	w.pathBuf = b
+	if string(b) != w.lastPath {
+		w.lastPath = string(b)
+	}
+	return w.lastPath
+}
+
+func (w *walker) push(name string) { w.path = append(w.path, pathSeg{name, -1}) }
+func (w *walker) pop()             { w.path = w.path[:len(w.path)-1] }
+
+// at makes the path the whole of p (a header field, say) until the next
+// reset.
+func (w *walker) at(p string) { w.path = append(w.path[:0], pathSeg{p, absPath}) }
+
+// fail records the walk's first error: the bytes at off are there but
+// wrong.
+func (w *walker) fail(off int, expected, found string) { w.failWith(off, expected, found, nil) }
+
+// short is fail for bytes that are missing: a length, count or size that
+// runs past the end of the input. The error's cause is wire.ErrShort.
+func (w *walker) short(off int, expected, found string) {
+	w.failWith(off, expected, found, wire.ErrShort)
+}
+
+func (w *walker) failWith(off int, expected, found string, cause error) {
+	if w.err == nil {
+		w.err = newDecodeError(off, w.buf, w.pathString(), expected, found, cause)
+	}
+}
+
+// overLimit fails at off for the MaxNodes limit: found says what more was
+// wanted.
+func (w *walker) overLimit(off int, found string) {
+	if w.err == nil {
+		w.limitHit = true
+		w.failWith(off, "at most "+decimal(w.b.MaxNodes)+" nodes (the MaxNodes limit)", found, wire.ErrLimit)
+	}
+}
+
+// shortIf is wire.ErrShort when missing says bytes are missing, else nil.
+func shortIf(missing bool) error {
+	if missing {
+		return wire.ErrShort
+	}
+	return nil
+}
+
+// check turns a reader failure into a DecodeError at the current path,
+// keeping the reader's error (and through it wire.ErrShort or
+// wire.ErrVarint) as its cause.
+func (w *walker) check() bool {
+	if w.err != nil {
+		return false
+	}
+	if e := w.r.Err; e != nil {
+		w.err = wireDecodeError(e, w.buf, w.pathString())
+		return false
+	}
+	return true
+}
+
+// warn attaches msg to n and lists it at the current path (plus field, when
+// not ""), at offset off.
+func (w *walker) warn(n *tree.Node, off int, field, msg string) {
+	w.warnAt(nil, n, off, field, msg, false)
+}
+
+// warnAt is warn for a warning learnt after n's children were read (it
+// goes to the mark taken when n was opened; nil: at the end), or for a
+// limit hit.
+func (w *walker) warnAt(mark *int, n *tree.Node, off int, field, msg string, limit bool) {
+	n.Warn(msg)
+	// Warnings are charged as nodes, so a flood of them stops at MaxNodes.
+	w.b.ChargeWarning(limit)
+	x := Warning{Offset: off, Buf: w.buf, Path: w.pathWith(field), Message: msg, Limit: limit}
+	if mark != nil {
+		w.w.Insert(mark, x)
+	} else {
+		w.w.Add(x)
+	}
+}
+
+// charge spends one node of the budget, failing at the limit of this
+// level (NestedNodes inside a nested payload, else MaxNodes).
+func (w *walker) charge() {
+	w.b.Nodes++
+	if w.b.Nodes > w.nodeLimit() && w.err == nil {
+		w.overLimit(w.r.Off, "more")
+	}
+}
+
+// node charges a node and returns it from the sink, placed in the
+// current buffer.
+func (w *walker) node() *tree.Node {
+	w.charge()
+	n := w.s.node()
+	n.Buf = w.buf
+	return n
+}
+
+// nodeLimit is where node counting stops at this level.
+func (w *walker) nodeLimit() int {
+	if w.nested {
+		return w.b.NestedNodes
+	}
+	return w.b.MaxNodes
+}
+
+func (w *walker) start(n *tree.Node) {
+	n.Start, n.TagEnd, n.SizeEnd, n.PrefixEnd = w.r.Off, w.r.Off, w.r.Off, w.r.Off
+}
+
+// frame walks one frame whose first bytes are b: size prefix, header and
+// body (a request's, or a response's of opts' API and version).
+func (w *walker) frame(b []byte, opts *Options) error {
+	f := w.f
+	f.Response = opts.Response
+	f.Buffers = append(f.Buffers[:0], b)
+	w.nbufs = 1
+	w.r.B = b
+	root := w.node()
+	root.Name, root.Role, root.Type = "frame", tree.RoleFrame, "frame"
+	root.End = len(b)
+	f.Root = root
+	w.s.begin(root, nil, 4)
+	end, cut := len(b), -1
+	if !opts.NoSizePrefix {
+		end, cut = w.sizePrefix(len(b))
+	}
+	w.frameEnd = end
+	if w.err == nil {
+		w.r.B = b[:end]
+		if opts.Response {
+			w.response(*opts)
+		} else {
+			w.request()
+		}
+		w.r.B = b
+		switch {
+		case cut >= 0 && w.err == nil:
+			// Everything given read cleanly, yet the size says more follows.
+			w.push("size")
+			w.sizeBeyond(len(b), cut)
+			w.path = w.path[:0]
+		case cut >= 0:
+			w.err.Found += " (the frame is cut short: its size says " + decimal(cut) + " bytes follow, " + decimal(len(b)-4) + " do)"
+		case w.err == nil && w.r.Off < end:
+			w.fail(w.r.Off, "the end of the message", decimal(end-w.r.Off)+" more bytes inside the frame")
+		}
+	}
+	w.b.Work += w.r.Off
+	return w.finish(root, b, end)
+}
+
+// sizePrefix reads the 4-byte size of an n-byte input: where the frame
+// ends, and (when >= 0) the size it declares past the bytes given.
+func (w *walker) sizePrefix(n int) (end, cut int) {
+	end, cut = n, -1
+	s := w.node()
+	s.Name, s.Role, s.Kind, s.Type = "size", tree.RoleSize, schema.Int32, "int32"
+	w.push("size")
+	size := w.r.Int32()
+	w.check()
+	s.Int, s.End = int64(size), w.r.Off
+	w.s.leaf(s)
+	switch {
+	case w.err != nil:
+	case size < 0:
+		w.fail(0, "a non-negative frame size", decimal(int(size)))
+	case int(size) > n-4 && w.sizeFirst:
+		w.sizeBeyond(n, int(size))
+	case int(size) > n-4:
+		// A frame cut short: the bytes that are there are still read,
+		// so the partial tree shows them and the error says where
+		// reading stopped, and why.
+		cut = int(size)
+	default:
+		end = 4 + int(size)
+	}
+	w.path = w.path[:0]
+	return end, cut
+}
+
+// sizeBeyond fails at the size prefix of an n-byte input that declares
+// size bytes after it, more than there are.
+func (w *walker) sizeBeyond(n, size int) {
+	w.short(0, "a size of at most "+decimal(n-4)+" (the bytes given after it)", decimal(size))
+}
+
+// finish ends a frame (or a body alone) whose bytes end at end and whose
+// input is b: what could not be read becomes "_undecoded", what follows
+// the frame "_trailing", so every byte belongs to a node.
+func (w *walker) finish(root *tree.Node, b []byte, end int) error {
+	f := w.f
+	if w.err != nil && w.r.Off < len(b) {
+		// What could not be read stays visible as raw bytes.
+		start := w.r.Off
+		if w.err.Offset > start && w.err.Offset <= len(b) && w.err.Buf == 0 {
+			start = w.err.Offset
+		}
+		if start < len(b) {
+			n := w.s.node()
+			n.Name, n.Role, n.Kind, n.Type = "_undecoded", tree.RoleRaw, schema.Bytes, "bytes"
+			n.Start, n.PrefixEnd, n.SizeEnd, n.TagEnd, n.End = start, start, start, start, len(b)
+			n.Raw = b[start:]
+			w.s.leaf(n)
+		}
+	} else if w.err == nil && end < len(b) {
+		n := w.s.node()
+		n.Name, n.Role, n.Kind, n.Type = "_trailing", tree.RoleTrailing, schema.Bytes, "bytes"
+		n.Start, n.TagEnd, n.SizeEnd, n.PrefixEnd, n.End = end, end, end, end, len(b)
+		n.Raw = b[end:]
+		w.push("_trailing")
+		w.warn(n, end, "", decimal(len(b)-end)+" bytes after the frame's declared size")
+		w.pop()
+		w.s.leaf(n)
+	}
+	f.warnings = w.w.List
+	f.spent = *w.b
+	w.s.end(root)
+	return w.result()
+}
+
+// result is the frame's error: its own fields' first, else a nested one's.
+func (w *walker) result() error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.nestErr != nil {
+		return w.nestErr
+	}
+	return nil
+}
+
+func (w *walker) request() {
+	f := w.f
+	start := w.r.Off
+	left := w.r.Remaining()
+	if left < 2 {
+		w.at("header.requestApiKey")
+		w.short(start, "2 bytes for int16 (the request's API key)", decimal(left)+" bytes left")
+		w.path = w.path[:0]
+		return
+	}
+	f.APIKey = int16(uint16(w.r.B[start])<<8 | uint16(w.r.B[start+1]))
+	f.API = schema.ByKey(f.APIKey)
+	if left < 4 {
+		// The key but no version: the header is read as far as it goes,
+		// so the key is in the tree and the error is at the version,
+		// where it starts, as the reader's are.
+		f.HeaderVersion = 1
+		w.header(schema.RequestHeader(), 1)
+		return
+	}
+	f.Version = int16(uint16(w.r.B[start+2])<<8 | uint16(w.r.B[start+3]))
+	hv := int16(1)
+	if f.API != nil {
+		f.Message = f.API.Request
+		w.at("header.requestApiVersion")
+		w.pickVersion(start + 2)
+		w.path = w.path[:0]
+		if f.Message != nil {
+			hv = f.Message.HeaderVersion(f.Layout)
+		}
+	}
+	f.HeaderVersion = hv
+	w.header(schema.RequestHeader(), hv)
+	if w.err != nil {
+		return
+	}
+	if f.API == nil {
+		w.at("header.requestApiKey")
+		w.fail(start, "a known API key (0-"+decimal(int(schema.APIs()[len(schema.APIs())-1].Key))+")", decimal(int(f.APIKey)))
+		w.path = w.path[:0]
+		return
+	}
+	if f.Message != nil {
+		w.body()
+	}
+}
+
+func (w *walker) response(opts Options) {
+	f := w.f
+	f.APIKey, f.Version = opts.APIKey, opts.Version
+	f.API = schema.ByKey(f.APIKey)
+	if f.API == nil {
+		w.fail(w.r.Off, "a known API key as the hint for a response", decimal(int(f.APIKey)))
+		return
+	}
+	f.Message = f.API.Response
+	w.pickVersion(w.r.Off)
+	if f.Message == nil {
+		return
+	}
+	f.HeaderVersion = f.Message.HeaderVersion(f.Layout)
+	w.header(schema.ResponseHeader(), f.HeaderVersion)
+	if w.err != nil {
+		return
+	}
+	w.body()
+}
+
+// pickVersion chooses the layout for f.Version, assuming the newest for
+// versions beyond it; at is the version's offset, for the error.
+func (w *walker) pickVersion(at int) {
+	f := w.f
+	m := f.Message
+	f.Layout = f.Version
+	switch {
+	case f.Version > m.Valid.Hi:
+		f.Layout, f.Assumed = m.Valid.Hi, true
+	case f.Version < m.Valid.Lo:
+		w.fail(at, m.Name+" version "+m.Valid.String(), "version "+decimal(int(f.Version)))
+		f.Message = nil
+		return
+	}
+	f.Flexible = m.Flexible(f.Layout)
+	w.consumer = consumerFieldsOf(f.APIKey, f.Response)
+}
+
+func (w *walker) header(hdr *schema.Message, hv int16) {
+	n := w.node()
+	n.Name, n.Role, n.Kind, n.Type = "header", tree.RoleHeader, schema.Struct, hdr.Name+" v"+decimal(int(hv))
+	w.f.Header = n
+	w.v, w.flex = hv, hdr.Flexible(hv)
+	w.path = append(w.path[:0], pathSeg{"header", -1})
+	w.start(n)
+	l := hdr.At(hv).Root
+	w.s.begin(n, l, len(l.Fields)+1)
+	w.inHeader = true
+	w.structBody(n, l)
+	w.inHeader = false
+	n.End = w.r.Off
+	w.s.end(n)
+	w.path = w.path[:0]
+}
+
+func (w *walker) body() {
+	f := w.f
+	m := f.Message
+	n := w.node()
+	n.Name, n.Role, n.Kind = "body", tree.RoleBody, schema.Struct
+	n.Type = m.Name + " v" + decimal(int(f.Version))
+	f.Body = n
+	w.v, w.flex = f.Layout, f.Flexible
+	w.path = append(w.path[:0], pathSeg{"body", -1})
+	w.start(n)
+	l := m.At(f.Layout).Root
+	w.s.begin(n, l, len(l.Fields)+1)
+	if f.Assumed {
+		n.Flags |= tree.Assumed
+		w.warn(n, n.Start, "", "version "+decimal(int(f.Version))+" is newer than any known; decoded with the v"+decimal(int(f.Layout))+" layout")
+	}
+	w.structBody(n, l)
+	n.End = w.r.Off
+	w.s.end(n)
+	w.path = w.path[:0]
+}
+
+// structBody reads the fields of layout l into n, whose sink level is
+// open: its untagged fields in order (with tagged ones declared among
+// them read early, when the layout needs it), then its tag section.
+func (w *walker) structBody(n *tree.Node, l *schema.Layout) {
+	w.depth++
+	defer w.leave()
+	if w.depth > w.lim.MaxDepth {
+		w.failWith(w.r.Off, "nesting of at most "+decimal(w.lim.MaxDepth)+" (the MaxDepth limit)", "deeper", wire.ErrLimit)
+		return
+	}
+	var pre *preFrame
+	if w.flex && !w.dry && needsPrescan(l, w.v) {
+		pre = w.prescan(l)
+	}
+	allDef := true
+	for i := range l.Fields {
+		f := &l.Fields[i]
+		if !f.Versions.Contains(w.v) {
+			continue
+		}
+		if w.flex && f.IsTagged(w.v) {
+			if pre != nil && !w.earlyTag(f, pre) {
+				allDef = false
+			}
+			continue
+		}
+		c := w.node()
+		c.Name, c.Role, c.Field = f.Name, tree.RoleField, f
+		w.start(c)
+		w.push(f.JSON)
+		w.value(c, f, f.Kind)
+		w.pop()
+		if w.err != nil {
+			n.Flags |= tree.Broken
+			return
+		}
+		if w.inTagged > 0 {
+			allDef = allDef && w.isDefault(c, f)
+		}
+		w.noteField(c, f)
+	}
+	if w.flex && !w.tags(l, pre) {
+		allDef = false
+	}
+	w.lastDef = allDef
+}
+
+// noteField keeps what later fields depend on: the correlation id, the
+// group's protocol type; and, when wanted, the error codes.
+func (w *walker) noteField(c *tree.Node, f *schema.Field) {
+	switch {
+	case w.inHeader && f.Name == "CorrelationId":
+		w.f.CorrelationID = int32(c.Int)
+	case f.Kind == schema.String && f.Name == "ProtocolType":
+		w.pt = protocolType{name: string(c.Raw), known: !c.Null, depth: w.depth}
+	case w.wantCodes && c.Kind == schema.Int16 && c.Int != 0 && isErrorCode(f):
+		w.codes = append(w.codes, int16(c.Int))
+	}
+}
+
+// leave ends a struct: its depth, and the protocol type it declared.
+func (w *walker) leave() {
+	if w.pt.depth == w.depth {
+		w.pt = protocolType{}
+	}
+	w.depth--
+}
+
+// value reads one value of kind k for field f into n, whose Start (and,
+// for tagged fields, TagEnd and SizeEnd) the caller has set, and hands it
+// to the sink: as a leaf, or opened and closed around its children.
+func (w *walker) value(n *tree.Node, f *schema.Field, k schema.Kind) {
+	r := &w.r
+	n.Kind = k
+	nullable := f.Nullable.Contains(w.v)
+	compact := f.CompactAt(w.v, w.flex)
+	if compact {
+		n.Flags |= tree.Compact
+	}
+	switch k {
+	case schema.Bool:
+		n.Type = "bool"
+		b := r.Uint8()
+		if w.check() {
+			n.Int = int64(b)
+			if b > 1 {
+				w.warn(n, n.Start, "", "bool byte is "+decimal(int(b))+", read as true")
+			}
+		}
+	case schema.Int8:
+		n.Type, n.Int = "int8", int64(r.Int8())
+	case schema.Int16:
+		n.Type, n.Int = "int16", int64(r.Int16())
+	case schema.Uint16:
+		n.Type, n.Int = "uint16", int64(r.Uint16())
+	case schema.Int32:
+		n.Type, n.Int = "int32", int64(r.Int32())
+	case schema.Uint32:
+		n.Type, n.Int = "uint32", int64(r.Uint32())
+	case schema.Int64:
+		n.Type, n.Int = "int64", r.Int64()
+	case schema.Float64:
+		n.Type, n.Float = "float64", r.Float64()
+	case schema.UUID:
+		n.Type, n.Raw = "uuid", r.Span(16, "uuid")
+	case schema.String, schema.Bytes, schema.Records:
+		w.lengthPrefixed(n, f, k, nullable, compact)
+		return
+	case schema.Array:
+		w.array(n, f, nullable, compact)
+		return
+	case schema.Struct:
+		w.structValue(n, f, nullable)
+		return
+	}
+	w.check()
+	n.PrefixEnd = n.SizeEnd
+	w.leaf(n)
+}
+
+// leaf ends n (a value read, or not) and hands it to the sink.
+func (w *walker) leaf(n *tree.Node) {
+	n.End = w.r.Off
+	if w.err != nil {
+		n.Flags |= tree.Broken
+	}
+	w.s.leaf(n)
+}
+
+// close ends n, opened in the sink, and closes it there.
+func (w *walker) close(n *tree.Node) {
+	n.End = w.r.Off
+	if w.err != nil {
+		n.Flags |= tree.Broken
+	}
+	w.s.end(n)
+}
+
+func (w *walker) structValue(n *tree.Node, f *schema.Field, nullable bool) {
+	r := &w.r
+	n.Type = f.Type
+	if nullable {
+		marker := r.Int8()
+		if !w.check() {
+			w.leaf(n)
+			return
+		}
+		n.PrefixEnd = r.Off
+		if marker != 1 && marker != -1 {
+			w.warn(n, n.Start, "", "struct presence byte is "+decimal(int(marker))+", not 1 or -1")
+		}
+		if marker < 0 {
+			n.Null = true
+			w.leaf(n)
+			return
+		}
+	}
+	w.s.begin(n, f.Struct, len(f.Struct.Fields)+1)
+	w.structBody(n, f.Struct)
+	w.close(n)
+}
+
+func typeName(k schema.Kind, compact, nullable bool) string {
+	s := k.String()
+	if nullable {
+		s = "nullable_" + s
+	}
+	if compact {
+		s = "compact_" + s
+	}
+	return s
+}
+
+// length reads a length or count prefix, warning on n when a compact one
+// is not minimal.
+func (w *walker) length(n *tree.Node, compact bool, k schema.Kind) (int, bool) {
+	r := &w.r
+	if compact {
+		at := r.Off
+		u, minimal := r.UvarintMinimal()
+		if !w.check() {
+			return 0, false
+		}
+		if !minimal {
+			w.warn(n, at, "", nonMinimal(r.Off-at, uint64(u)))
+		}
+		return int(u) - 1, true
+	}
+	if k == schema.String {
+		return int(r.Int16()), w.check()
+	}
+	return int(r.Int32()), w.check()
+}
+
+// nonMinimal says what a varint of n bytes holding v is.
+func nonMinimal(n int, v uint64) string {
+	return "non-minimal varint: " + decimal(n) + " bytes for a value that needs " + decimal(wire.UvarintLen(v))
+}
+
+// readNull ends a -1 length or count: null, with a warning where the
+// schema says non-nullable.
+func (w *walker) readNull(n *tree.Node, nullable bool) {
+	n.Null = true
+	if !nullable {
+		w.warn(n, n.Start, "", "null where the schema says non-nullable at v"+decimal(int(w.v)))
+	}
+	w.leaf(n)
+}
+
+func (w *walker) lengthPrefixed(n *tree.Node, f *schema.Field, k schema.Kind, nullable, compact bool) {
+	r := &w.r
+	n.Type = typeName(k, compact, nullable)
+	pstart := r.Off
+	l, ok := w.length(n, compact, k)
+	n.PrefixEnd = r.Off
+	switch {
+	case !ok:
+		w.leaf(n)
+		return
+	case l == -1:
+		w.readNull(n, nullable)
+		return
+	case l < -1:
+		w.fail(pstart, "a length of -1 or more", decimal(l))
+		w.leaf(n)
+		return
+	case l > r.Remaining():
+		w.short(pstart, "a length of at most "+decimal(r.Remaining())+" (the bytes left)", decimal(l))
+		w.leaf(n)
+		return
+	}
+	n.Raw = r.Span(l, k.String())
+	if k == schema.String && !utf8.Valid(n.Raw) {
+		w.warn(n, n.Start, "", "string is not valid UTF-8")
+	}
+	n.End = r.Off
+	switch {
+	case !w.nest || w.dry:
+	case k == schema.Records && !w.skipRecords:
+		w.records(n)
+		return
+	case k == schema.Bytes && len(w.consumer) > 0:
+		for _, c := range w.consumer {
+			if c.field == f.Name {
+				w.consumerData(n, c.data)
+				return
+			}
+		}
+	}
+	w.leaf(n)
+}
+
+func (w *walker) array(n *tree.Node, f *schema.Field, nullable, compact bool) {
+	r := &w.r
+	n.Type = f.Type
+	pstart := r.Off
+	count, ok := w.length(n, compact, schema.Array)
+	n.PrefixEnd = r.Off
+	switch {
+	case !ok:
+		w.leaf(n)
+		return
+	case count == -1:
+		w.readNull(n, nullable)
+		return
+	case count < -1:
+		w.fail(pstart, "a count of -1 or more", decimal(count))
+		w.leaf(n)
+		return
+	}
+	// Each element takes at least one byte (a struct in flexible versions
+	// at least its tag count); fixed-size elements more.
+	min := max(f.Elem.FixedSize(), 1)
+	if count > r.Remaining()/min {
+		w.short(pstart, "a count of at most "+decimal(r.Remaining()/min)+" (what the bytes left can hold)", decimal(count))
+		w.leaf(n)
+		return
+	}
+	if w.b.Nodes+count > w.nodeLimit() {
+		w.limitHit = true
+		w.failWith(pstart, "at most "+decimal(w.b.MaxNodes)+" nodes (the MaxNodes limit)", decimal(count)+" more elements", wire.ErrLimit)
+		w.leaf(n)
+		return
+	}
+	n.Int = int64(count) // the count, for default checks and sinks that want it
+	if size := f.Elem.FixedSize(); size > 0 && f.Elem != schema.UUID && f.Elem != schema.Float64 && f.Elem != schema.Bool {
+		// Fixed-size integers: the count was checked against the bytes
+		// left, so every element is there, and an element makes one node
+		// and no warning. The sink takes them in one step.
+		w.s.begin(n, nil, count)
+		w.b.Nodes += count
+		w.s.numbers(n, f.Elem, r.B[r.Off:r.Off+size*count], count)
+		r.Off += size * count
+		w.close(n)
+		return
+	}
+	w.s.begin(n, nil, smallCap(count))
+	for i := 0; i < count; i++ {
+		c := w.node()
+		c.Role, c.Index = tree.RoleElement, i
+		w.start(c)
+		w.path = append(w.path, pathSeg{"", i})
+		if f.Elem == schema.Struct {
+			c.Kind, c.Type = schema.Struct, f.Struct.Name
+			w.s.begin(c, f.Struct, len(f.Struct.Fields)+1)
+			w.structBody(c, f.Struct)
+			w.close(c)
+		} else {
+			w.value(c, f, f.Elem)
+		}
+		w.pop()
+		if w.err != nil {
+			break
+		}
+	}
+	w.close(n)
+}
+
+// smallCap is the capacity to start a list of a declared count with:
+// the count itself only when small, so memory follows what is read.
+func smallCap(count int) int { return min(count, 32) }
+
+// isDefault reports whether c, a value of f just read inside a tagged
+// value, holds f's default: an array's count is in c.Int, a struct's
+// default-ness in lastDef.
+func (w *walker) isDefault(c *tree.Node, f *schema.Field) bool {
+	switch c.Kind {
+	case schema.Array:
+		if nullDefault(f, w.v) {
+			return c.Null
+		}
+		return !c.Null && c.Int == 0
+	case schema.Struct:
+		if nullDefault(f, w.v) {
+			return c.Null
+		}
+		return !c.Null && w.lastDef
+	}
+	return isDefaultValue(c, f, w.v)
+}

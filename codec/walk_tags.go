@@ -1,0 +1,392 @@
+package codec
+
+import (
+	"strconv"
+
+	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/codec/tree"
+)
+
+// Tagged fields travel in a section at the end of their struct but stand
+// at their declared place in value JSON. Most layouts declare every
+// tagged field after every untagged one, so the section is read where it
+// lies and a sink that writes in declared order keeps its values until
+// the struct ends. Six layouts declare a tagged field before an untagged
+// one (FetchRequest and Fetch partitions at v12+, UpdateMetadata v8,
+// CreateTopics results v5, FetchSnapshot): there the walk first reads
+// ahead to the section (prescan: the walk itself, dry, with nothing
+// nested decoded and everything it spent given back), then reads each
+// such tagged value at its declared place (early). What an early value
+// costs (its nodes, its warnings) is set aside and spent when the walk
+// reaches the section, where it lies, so the budget and the warnings'
+// document order are those of the bytes; a value that would pass
+// MaxNodes there is read again there, to fail where it lies. A value
+// that fails early is dropped: the section meets the failure.
+
+// preFrame is one prescanned tag section: its tags, first occurrences.
+type preFrame struct {
+	tags []preTag
+}
+
+// preTag is a tag the prescan found: where its header and value are, and
+// what its early reading left for the section.
+type preTag struct {
+	tag                    uint32
+	start, tagEnd, sizeEnd int
+	end                    int
+	done                   bool       // read early, at its declared place
+	node                   *tree.Node // what it was read into
+	warnings               []Warning  // its value's, for the section's place
+	nodes                  int        // what its value spent, for the section's place
+}
+
+// hasTagged reports whether layout l has tagged fields at version v.
+func hasTagged(l *schema.Layout, v int16) bool {
+	for i := range l.Fields {
+		if f := &l.Fields[i]; f.Versions.Contains(v) && f.IsTagged(v) {
+			return true
+		}
+	}
+	return false
+}
+
+// needsPrescan reports whether l declares, at version v, a tagged field
+// before an untagged one.
+func needsPrescan(l *schema.Layout, v int16) bool {
+	tagged := false
+	for i := range l.Fields {
+		f := &l.Fields[i]
+		if !f.Versions.Contains(v) {
+			continue
+		}
+		if f.IsTagged(v) {
+			tagged = true
+		} else if tagged {
+			return true
+		}
+	}
+	return false
+}
+
+// prescan reads ahead over the struct at the reader (its untagged
+// fields, with nothing nested decoded) to its tag section and lists the
+// tags there, first occurrences only. Everything the reading ahead spent
+// or said is given back. nil when the struct does not read that far: its
+// tagged fields are then read where they lie (the walk meets the failure
+// itself).
+func (w *walker) prescan(l *schema.Layout) *preFrame {
+	for len(w.pre) <= w.depth {
+		w.pre = append(w.pre, new(preFrame))
+	}
+	pf := w.pre[w.depth]
+	pf.tags = pf.tags[:0]
+	saved := *w
+	budget := *w.b
+	mark := w.w.Mark()
+	w.dry, w.s = true, &w.null
+	ok := true
+	for i := range l.Fields {
+		f := &l.Fields[i]
+		if !f.Versions.Contains(w.v) || f.IsTagged(w.v) {
+			continue
+		}
+		c := w.node()
+		c.Field = f
+		w.start(c)
+		w.value(c, f, f.Kind)
+		if w.err != nil {
+			ok = false
+			break
+		}
+	}
+	if ok {
+		ok = w.scanSection(pf)
+	}
+	w.w.Truncate(mark)
+	*w.b = budget
+	path, pathBuf, lastPath := w.path, w.pathBuf, w.lastPath
+	*w = saved
+	w.path, w.pathBuf, w.lastPath = path[:len(saved.path)], pathBuf, lastPath
+	if !ok {
+		return nil
+	}
+	return pf
+}
+
+// scanSection lists the tags of the section at the reader in pf.
+func (w *walker) scanSection(pf *preFrame) bool {
+	r := &w.r
+	count := r.Uvarint()
+	if r.Err != nil || int(count) > r.Remaining()/2 || count > 1<<20 {
+		return false
+	}
+	for i := 0; i < int(count); i++ {
+		p := preTag{start: r.Off}
+		p.tag = r.Uvarint()
+		p.tagEnd = r.Off
+		size := r.Uvarint()
+		p.sizeEnd = r.Off
+		if r.Err != nil || int(size) > r.Remaining() || size > 1<<30 {
+			return false
+		}
+		p.end = r.Off + int(size)
+		r.Off = p.end
+		dup := false
+		for _, k := range pf.tags {
+			if k.tag == p.tag {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			pf.tags = append(pf.tags, p)
+		}
+	}
+	return true
+}
+
+// earlyTag reads tagged field f at its declared place when the
+// prescanned section holds it; false when it was read and does not hold
+// its default. Nothing is spent here: what the value costs is measured,
+// given back and kept for the section's place. A value that fails is
+// dropped (the section, read in order, meets the failure where it lies).
+// (The tagged fields these layouts declare early hold no records or
+// consumer-protocol bytes, whose own limits would see the early count:
+// TestOutOfOrderTaggedNothingNested.)
+func (w *walker) earlyTag(f *schema.Field, pf *preFrame) bool {
+	var p *preTag
+	for i := range pf.tags {
+		if pf.tags[i].tag == uint32(f.Tag) {
+			p = &pf.tags[i]
+			break
+		}
+	}
+	if p == nil || w.err != nil {
+		return true
+	}
+	r := &w.r
+	m := w.s.mark()
+	mark, codes := w.w.Mark(), len(w.codes)
+	spent := *w.b
+	c := w.s.node() // the section charges the tag's node
+	c.Buf = w.buf
+	c.Start, c.TagEnd, c.SizeEnd, c.PrefixEnd = p.start, p.tagEnd, p.sizeEnd, p.sizeEnd
+	c.Tag = int32(p.tag)
+	off, full := r.Off, r.B
+	r.Off = p.sizeEnd
+	def := w.taggedValue(c, f, p.end)
+	r.Off, r.B = off, full
+	p.nodes = w.b.Nodes - spent.Nodes
+	*w.b = spent
+	if w.err != nil {
+		w.err, r.Err, w.limitHit = nil, nil, false
+		w.w.Truncate(mark)
+		w.codes = w.codes[:codes]
+		w.s.rollback(m)
+		return true
+	}
+	w.s.commit(m)
+	p.warnings = append(p.warnings[:0], w.w.List[mark:]...)
+	w.w.Truncate(mark)
+	p.node, p.done = c, true
+	return def
+}
+
+// tags reads a tag section, the struct's last part, whose layout is l and
+// prescanned section pf (or nil); false when it holds an unknown tag or
+// a value that is not its field's default.
+func (w *walker) tags(l *schema.Layout, pf *preFrame) bool {
+	r := &w.r
+	t := w.node()
+	t.Name, t.Role, t.Type = "_tagged", tree.RoleTags, "tagged_fields"
+	w.start(t)
+	w.s.begin(t, l, 0)
+	defer func() {
+		t.End = r.Off
+		w.s.end(t)
+	}()
+	count, ok := w.tagCount(t)
+	if !ok {
+		return false
+	}
+	allDef := true
+	last := int64(-1)
+	pi := 0 // the next prescanned tag
+	for i := 0; i < count && w.err == nil; i++ {
+		var p *preTag
+		if pf != nil && pi < len(pf.tags) && pf.tags[pi].start == r.Off {
+			p = &pf.tags[pi]
+			pi++
+		}
+		if p != nil && p.done {
+			// Read early: its tag's node and header are read here, where
+			// they lie, and what its value cost is spent here too, in one
+			// step when it fits (each check is then passed: the count
+			// only grows).
+			c := w.node()
+			c.Start = r.Off
+			f, size, _ := w.tagHeader(c, l, &last)
+			if w.err != nil {
+				w.s.leaf(c)
+				break
+			}
+			if w.b.Nodes+p.nodes <= w.nodeLimit() {
+				w.b.Nodes += p.nodes
+				for _, x := range p.warnings {
+					w.w.Add(x)
+				}
+				r.Off = p.end
+				w.s.attach(c, p.node)
+				continue
+			}
+			// Else it is read again here, to meet the limit where it
+			// lies (a sink writing in declared order keeps the first
+			// reading).
+			codes := len(w.codes)
+			w.taggedValue(c, f, r.Off+size)
+			w.codes = w.codes[:codes] // noted at the declared place
+			continue
+		}
+		c := w.node()
+		c.Start = r.Off
+		f, size, ok := w.tagHeader(c, l, &last)
+		if !ok {
+			w.s.leaf(c)
+			break
+		}
+		if f == nil {
+			c.Name, c.Role, c.Kind, c.Type = "_unknown", tree.RoleUnknownTag, schema.Bytes, "unknown tag"
+			c.Int = int64(c.Tag)
+			c.Raw = r.Span(size, "tag")
+			c.End = r.Off
+			w.unknownTag(c, size)
+			w.s.leaf(c)
+			allDef = false
+			continue
+		}
+		if !w.taggedValue(c, f, r.Off+size) {
+			allDef = false
+		}
+	}
+	return allDef
+}
+
+// taggedValue reads known tagged field f's value (up to end) into c,
+// whose tag and size are read, with the warnings a tagged value gets;
+// it reports whether the value is f's default.
+func (w *walker) taggedValue(c *tree.Node, f *schema.Field, end int) bool {
+	r := &w.r
+	c.Name, c.Role, c.Field = f.Name, tree.RoleField, f
+	c.Flags |= tree.Tagged
+	w.push(f.JSON)
+	defer w.pop()
+	full := r.B
+	r.B = r.B[:end]
+	mark := w.w.Mark()
+	w.inTagged++
+	w.value(c, f, f.Kind)
+	w.inTagged--
+	r.B = full
+	if w.err != nil {
+		return false
+	}
+	if w.wantCodes && c.Kind == schema.Int16 && c.Int != 0 && isErrorCode(f) {
+		w.codes = append(w.codes, int16(c.Int))
+	}
+	mark = w.ownEnd(mark)
+	if r.Off < end {
+		w.warnAt(&mark, c, r.Off, "", decimal(end-r.Off)+" bytes after the value inside the tagged field", false)
+		r.Off = end
+		c.End = end
+	}
+	def := w.isDefault(c, f)
+	if def {
+		w.warnAt(&mark, c, c.Start, "", "tagged field present with its default value (encoders omit it)", false)
+	}
+	return def
+}
+
+// ownEnd is where warnings learnt after a value was read go: after the
+// value's own warnings (listed from mark, with the value's path; a value
+// reads its prefixes first), before its children's.
+func (w *walker) ownEnd(mark int) int {
+	p := w.pathString()
+	for mark < len(w.w.List) && w.w.List[mark].Path == p {
+		mark++
+	}
+	return mark
+}
+
+// tagCount reads the count of the tagged-field section t (whose Start is
+// set), warning when it is not minimal; false when the bytes fail or
+// cannot hold that many fields.
+func (w *walker) tagCount(t *tree.Node) (int, bool) {
+	r := &w.r
+	count, minimal := r.UvarintMinimal()
+	if !w.check() {
+		return 0, false
+	}
+	t.PrefixEnd = r.Off
+	if !minimal {
+		w.warn(t, t.Start, "_tagged", nonMinimal(r.Off-t.Start, uint64(count)))
+	}
+	if int(count) > r.Remaining()/2 || count > 1<<20 {
+		w.failWith(t.Start, "a tagged-field count of at most "+decimal(r.Remaining()/2)+" (what the bytes left can hold)", strconv.FormatUint(uint64(count), 10), shortIf(int(count) > r.Remaining()/2))
+		return 0, false
+	}
+	return int(count), true
+}
+
+// tagHeader reads one tagged field's tag and size into c (whose Start is
+// set) and finds its field in l at this version (nil: an unknown tag),
+// with the warnings a section gives: a tag or size not minimal, a tag out
+// of order (last is the one before, updated). false, with c.End set, when
+// the bytes fail or the size passes them.
+func (w *walker) tagHeader(c *tree.Node, l *schema.Layout, last *int64) (*schema.Field, int, bool) {
+	r := &w.r
+	tag, tagMin := r.UvarintMinimal()
+	c.TagEnd = r.Off
+	size, sizeMin := r.UvarintMinimal()
+	c.SizeEnd, c.PrefixEnd = r.Off, r.Off
+	c.Tag = int32(tag)
+	if !w.check() {
+		c.End = r.Off
+		return nil, 0, false
+	}
+	if int(size) > r.Remaining() || size > 1<<30 {
+		w.failWith(c.TagEnd, "a tagged-field size of at most "+decimal(r.Remaining())+" (the bytes left)", strconv.FormatUint(uint64(size), 10), shortIf(int(size) > r.Remaining()))
+		c.End = r.Off
+		return nil, 0, false
+	}
+	f := taggedField(l, w.v, tag)
+	name := "_unknownTaggedFields"
+	if f != nil {
+		name = f.JSON
+	}
+	if !tagMin {
+		w.warn(c, c.Start, name, nonMinimal(c.TagEnd-c.Start, uint64(tag))+" (the tag number)")
+	}
+	if !sizeMin {
+		w.warn(c, c.TagEnd, name, nonMinimal(c.SizeEnd-c.TagEnd, uint64(size))+" (the tagged field's size)")
+	}
+	if int64(tag) <= *last {
+		w.warn(c, c.Start, name, "tag "+strconv.FormatUint(uint64(tag), 10)+" is out of order (tags must ascend)")
+	}
+	*last = int64(tag)
+	return f, int(size), true
+}
+
+// unknownTag warns of the unknown tag c, whose size bytes are kept.
+func (w *walker) unknownTag(c *tree.Node, size int) {
+	w.warn(c, c.Start, "_unknownTaggedFields", "unknown tag "+strconv.FormatUint(uint64(uint32(c.Tag)), 10)+" at v"+decimal(int(w.v))+" ("+decimal(size)+" bytes kept)")
+}
+
+// taggedField is the field of l tagged tag at version v, or nil.
+func taggedField(l *schema.Layout, v int16, tag uint32) *schema.Field {
+	for j := range l.Fields {
+		if x := &l.Fields[j]; x.Versions.Contains(v) && x.IsTagged(v) && x.Tag == int32(tag) {
+			return x
+		}
+	}
+	return nil
+}
