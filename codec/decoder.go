@@ -2,6 +2,7 @@ package codec
 
 import (
 	"io"
+	"slices"
 
 	"github.com/kwire/kwire/codec/records"
 	"github.com/kwire/kwire/codec/schema"
@@ -87,7 +88,8 @@ type Frame struct {
 	// How it was read, so its value JSON is the same walk again: the
 	// options (resolved) and the budget it started from.
 	opts  Options
-	start wire.Budget
+	start      wire.Budget
+	inflations records.Inflations // its decompressions' outcomes
 }
 
 // Info is what the tree-less path learnt about a frame besides its JSON.
@@ -160,6 +162,8 @@ func (dec *Decoder) decodeTree(f *Frame, b []byte, o Options, budget *wire.Budge
 	dec.tw.init(f, &dec.ts, &o, len(b), budget)
 	o.Limits = dec.tw.lim
 	f.opts, f.start = o, *dec.tw.b
+	f.inflations.Keep()
+	dec.tw.inflations = &f.inflations
 	if o.body {
 		return dec.tw.bodyOnly(b, &o)
 	}
@@ -231,17 +235,23 @@ func (f *Frame) AppendJSON(dst []byte, jo JSONOptions) []byte {
 	}
 	var w walker
 	var s jsonSink
-	out := jsontext.Writer{B: dst}
+	// Room for the JSON at once: about twice the bytes it shows.
+	n := 256
+	for _, b := range f.Buffers {
+		n += 2 * len(b)
+	}
+	out := jsontext.Writer{B: slices.Grow(dst, n)}
 	o := f.opts
 	if jo.Kafka {
 		o.RawRecords, jo.Records = true, records.Base64
 	}
 	o.skipRecords = o.skipRecords || jo.Records != records.Decoded
 	budget := f.start
+	// The walk again keeps no warnings: they are the frame's.
 	jf := Frame{Guess: f.Guess}
 	s.reset(&w, &out, jo)
 	w.init(&jf, &s, &o, len(f.Buffers[0]), &budget)
-	w.inflated = f.Buffers
+	w.inflations, w.quiet, jf.warnings = f.inflations.Replay(), true, f.warnings
 	if o.body {
 		w.bodyOnly(f.Buffers[0], &o)
 	} else {
@@ -265,7 +275,7 @@ func (f *Frame) JSON() []byte {
 	if len(f.Buffers) == 0 {
 		return nil
 	}
-	return f.AppendJSON(make([]byte, 0, 2*len(f.Buffers[0])+256), JSONOptions{})
+	return f.AppendJSON(nil, JSONOptions{})
 }
 
 // AppendJSON appends the value JSON of frame b to dst, byte for byte what

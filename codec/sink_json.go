@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/kwire/kwire/codec/records"
@@ -412,7 +413,17 @@ func (s *jsonSink) envelopeTail() {
 		w.Value()
 		w.B = appendGuess(w.B, g)
 	}
-	if ws := s.w.w.List; len(ws) > 0 {
+	if ws := s.w.f.warnings; len(ws) > 0 {
+		if w.W == nil {
+			// Unstreamed, warnings can be most of the document (a flood
+			// of unknown tags): room for them all at once, not in many
+			// steps of growth.
+			n := 16
+			for i := range ws {
+				n += len(ws[i].Path) + len(ws[i].Message) + 64
+			}
+			w.B = slices.Grow(w.B, n)
+		}
 		w.Key("warnings")
 		w.BeginArray()
 		for i := range ws {

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/kwire/kwire/codec/records"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
 	"github.com/kwire/kwire/codec/wire"
@@ -68,6 +69,9 @@ type walker struct {
 	lastDef  bool
 	pre      []*preFrame // the prescanned tag sections, by depth
 	null     nullSink    // what the walk reading ahead writes to
+	// quiet walks keep no warnings (only their cost): the walk again of a
+	// frame whose warnings are known (Frame.AppendJSON).
+	quiet bool
 	// codes collects the non-zero error codes read, when wantCodes.
 	codes     []int16
 	wantCodes bool
@@ -77,9 +81,9 @@ type walker struct {
 
 	pathBuf  []byte // pathWith's buffer
 	lastPath string // the path pathWith made last
-	// inflated are the buffers of an earlier walk of the same frame, whose
-	// decompressions a records field reads instead of doing them again.
-	inflated [][]byte
+	// inflations keeps the outcome of each decompression (a tree's walk)
+	// or reads them back (the walk again of the same frame).
+	inflations *records.Inflations
 	// spare is the records fields' decompression buffer when no frame
 	// holds it (records.Options.Spare), kept between frames.
 	spare []byte
@@ -202,9 +206,12 @@ func (w *walker) warn(n *tree.Node, off int, field, msg string) {
 // goes to the mark taken when n was opened; nil: at the end), or for a
 // limit hit.
 func (w *walker) warnAt(mark *int, n *tree.Node, off int, field, msg string, limit bool) {
-	n.Warn(msg)
 	// Warnings are charged as nodes, so a flood of them stops at MaxNodes.
 	w.b.ChargeWarning(limit)
+	if w.quiet {
+		return
+	}
+	n.Warn(msg)
 	x := Warning{Offset: off, Buf: w.buf, Path: w.pathWith(field), Message: msg, Limit: limit}
 	if mark != nil {
 		w.w.Insert(mark, x)
@@ -348,7 +355,9 @@ func (w *walker) finish(root *tree.Node, b []byte, end int) error {
 		w.pop()
 		w.s.leaf(n)
 	}
-	f.warnings = w.w.List
+	if !w.quiet {
+		f.warnings = w.w.List
+	}
 	f.spent = *w.b
 	w.s.end(root)
 	return w.result()

@@ -89,6 +89,15 @@ func (w *walker) nestedOver() {
 	}
 }
 
+// records is where the records package lists its warnings: the frame's
+// list, or none on a quiet walk.
+func (w *walker) recordsWarnings() *wire.Warnings {
+	if w.quiet {
+		return nil
+	}
+	return w.w
+}
+
 // records reads the batches of the records field n, its bytes read up to
 // the reader's offset, through the sink's records side.
 func (w *walker) records(n *tree.Node) {
@@ -104,8 +113,8 @@ func (w *walker) records(n *tree.Node) {
 	}
 	w.reserveNested()
 	path := w.pathString()
-	ro := records.Options{MaxDepth: w.lim.MaxRecordNesting, Budget: w.b, Warnings: w.w, Path: path, Data: w.dataHook, Spare: &w.spare,
-		Start: n.PrefixEnd, Buffer: w.buf, Base: w.nbufs, Inflated: w.inflated}
+	ro := records.Options{MaxDepth: w.lim.MaxRecordNesting, Budget: w.b, Warnings: w.recordsWarnings(), Path: path, Data: w.dataHook, Spare: &w.spare,
+		Start: n.PrefixEnd, Buffer: w.buf, Base: w.nbufs, Inflations: w.inflations}
 	derived, err := w.s.records(n, w.r.B[:w.r.Off], ro)
 	w.nbufs += derived
 	if err != nil && w.nestErr == nil {

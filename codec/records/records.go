@@ -82,11 +82,10 @@ type Options struct {
 	Data func(name string, version int16, buf []byte, bufIdx, start, end int, path string) (*tree.Node, error)
 	// Scratch, when set, lends WriteJSON memory kept from call to call.
 	Scratch *Scratch
-	// Inflated, when set, holds the buffers an earlier walk of the same
-	// bytes made, by buffer number: a decompression whose derived buffer
-	// is there reads it (WriteJSON), with the same budget and warnings,
-	// instead of decompressing again.
-	Inflated [][]byte
+	// Inflations, when set, keeps the outcome of each decompression, in
+	// order; when it holds outcomes already (an earlier walk of the same
+	// bytes kept them), they are read instead of decompressing again.
+	Inflations *Inflations
 	// Spare, when set, is a buffer Decode decompresses into and leaves
 	// there, emptied, when the decompression fails or the frame keeps an
 	// exact copy; a result keeps it otherwise (it is then nil). It lets
@@ -171,6 +170,8 @@ type decoder struct {
 	w        *wire.Warnings
 	path     []seg
 	maxDepth int
+	warned   int  // warnings made so far
+	replayed bool // the last decompression was an outcome read again
 	// dataAfter is what the record being made charges after its KRaft
 	// data message (recordCost), kept free while that message decodes.
 	dataAfter int
@@ -181,8 +182,12 @@ type decoder struct {
 }
 
 // chargeWarning spends a warning's nodes (wire.WarningNodes), so a flood
-// of them stops at MaxNodes as nodes do. Both paths charge alike.
-func (d *decoder) chargeWarning(limit bool) { d.b.ChargeWarning(limit) }
+// of them stops at MaxNodes as nodes do, and counts it (warned), whether
+// or not the caller lists warnings. Both paths charge alike.
+func (d *decoder) chargeWarning(limit bool) {
+	d.b.ChargeWarning(limit)
+	d.warned++
+}
 
 // warningAt makes a warning at offset off of buffer bi.
 func warningAt(path string, bi, off int, msg string, limit bool) wire.Warning {
@@ -618,7 +623,7 @@ func (d *decoder) inflate(n *tree.Node, field string, codec int, src []byte) *tr
 	if d.opts.Spare != nil {
 		dst, *d.opts.Spare = *d.opts.Spare, nil
 	}
-	out, warn, done, err := inflateInto(dst, codec, src, limit)
+	out, warn, done, err := d.inflateOnce(dst, codec, src, limit)
 	if warn != "" {
 		d.warn(n, field, warn)
 	}
@@ -647,6 +652,7 @@ func (d *decoder) inflate(n *tree.Node, field string, codec int, src []byte) *tr
 		copy(exact, out)
 		*d.opts.Spare, out = out[:0], exact
 	}
+	d.kept(out)
 	d.b.Decompressed += len(out)
 	d.b.Work += done
 	d.res.Derived = append(d.res.Derived, out)
@@ -691,4 +697,57 @@ func (d *decoder) decodeData(name string, version int16, b []byte, bi, start, en
 	d.b.NestedNodes -= d.dataAfter
 	defer func() { d.b.NestedNodes += d.dataAfter }()
 	return d.opts.Data(name, version, b, bi, start, end, d.pathString("control.data"))
+}
+
+// Inflations are the outcomes of a frame's decompressions, in the order
+// the walk meets them: one walk keeps them, a walk again over the same
+// bytes reads them back instead of decompressing anew (same bytes, same
+// work counted, same warnings).
+type Inflations struct {
+	list []inflation
+	next int // the next outcome to read back; -1: keep them
+}
+
+type inflation struct {
+	out  []byte // what it made (nil when it failed)
+	warn string
+	done int
+	err  error
+}
+
+// Keep readies i to keep the outcomes of a walk.
+func (i *Inflations) Keep() { *i = Inflations{next: -1} }
+
+// Replay returns a reader of the outcomes i kept.
+func (i *Inflations) Replay() *Inflations { return &Inflations{list: i.list} }
+
+// inflateOnce is inflateInto, or the outcome an earlier walk kept.
+func (d *decoder) inflateOnce(dst []byte, codec int, src []byte, limit int) (out []byte, warn string, done int, err error) {
+	in := d.opts.Inflations
+	d.replayed = false
+	if in != nil && in.next >= 0 && in.next < len(in.list) {
+		x := in.list[in.next]
+		in.next++
+		d.replayed = true
+		if x.err != nil {
+			return dst[:0], x.warn, x.done, x.err
+		}
+		return x.out, x.warn, x.done, nil
+	}
+	out, warn, done, err = inflateInto(dst, codec, src, limit)
+	if in != nil && in.next < 0 {
+		x := inflation{warn: warn, done: done, err: err}
+		if err == nil {
+			x.out = out
+		}
+		in.list = append(in.list, x)
+	}
+	return out, warn, done, err
+}
+
+// kept updates the last outcome kept to the buffer the frame keeps.
+func (d *decoder) kept(out []byte) {
+	if in := d.opts.Inflations; in != nil && in.next < 0 && len(in.list) > 0 {
+		in.list[len(in.list)-1].out = out
+	}
 }

@@ -194,7 +194,7 @@ func (d *decoder) truncatedJSON(b []byte, bi, off, end int, magic int8) {
 
 func (d *decoder) batchJSON(b []byte, bi, off, end, depth int) {
 	d.b.Nodes += 20 // batch, 13 fixed fields, 5 attribute bits, records
-	mark := d.w.Mark()
+	warned := d.warned
 	crc := uint32(be32(b[off+17:]))
 	if c := crc32.Checksum(b[off+21:end], castagnoli); c != crc {
 		d.warnJSON(bi, off+17, "crc", crcMessage("CRC-32C", c, crc))
@@ -241,7 +241,7 @@ func (d *decoder) batchJSON(b []byte, bi, off, end, depth int) {
 		d.w8(`,"_compressed":`)
 		d.wb64(b[p:end])
 	}
-	if d.w.Mark() > mark {
+	if d.warned > warned {
 		d.w8(`,"_raw":`)
 		d.wb64(b[off:end])
 	}
@@ -259,21 +259,10 @@ func (d *decoder) inflateJSON(bi, at int, field string, codec int, src []byte, d
 		d.limitAt(bi, at, field, "not decompressed: the "+which+" limit is used up")
 		return nil, 0, false
 	}
-	if idx := d.res.Base + d.nbuf; idx < len(d.opts.Inflated) && d.opts.Inflated[idx] != nil && len(d.opts.Inflated[idx]) <= limit {
-		// An earlier walk of the same bytes decompressed this already.
-		out := d.opts.Inflated[idx]
-		if warn := inflateWarning(codec, src); warn != "" {
-			d.warnJSON(bi, at, field, warn)
-		}
-		d.b.Decompressed += len(out)
-		d.b.Work += len(out)
-		d.nbuf++
-		return out, idx, true
-	}
 	for len(d.scratch) <= depth {
 		d.scratch = append(d.scratch, nil)
 	}
-	out, warn, done, err := inflateInto(d.scratch[depth], codec, src, limit)
+	out, warn, done, err := d.inflateOnce(d.scratch[depth], codec, src, limit)
 	if warn != "" {
 		d.warnJSON(bi, at, field, warn)
 	}
@@ -291,7 +280,9 @@ func (d *decoder) inflateJSON(bi, at int, field string, codec int, src []byte, d
 		d.warnJSON(bi, at, field, "cannot decompress "+name+": "+err.Error())
 		return nil, 0, false
 	}
-	d.scratch[depth] = out
+	if !d.replayed {
+		d.scratch[depth] = out
+	}
 	d.b.Decompressed += len(out)
 	d.b.Work += done
 	d.nbuf++
@@ -578,7 +569,7 @@ func (d *decoder) controlValueJSON(b []byte, bi, t int, val *varField) (controlV
 func (d *decoder) messageJSON(b []byte, bi, off, end, depth int, shift int64) {
 	var m msgParse
 	parseMessage(b, off, end, &m)
-	mark := d.w.Mark()
+	warned := d.warned
 	nodes := 8 // message, offset, messageSize, crc, magic, attributes and its 2 bits
 	if m.magic == 1 {
 		nodes++
@@ -633,7 +624,7 @@ func (d *decoder) messageJSON(b []byte, bi, off, end, depth int, shift int64) {
 			d.wbytes(&m.val)
 		}
 	}
-	if d.w.Mark() > mark {
+	if d.warned > warned {
 		d.w8(`,"_raw":`)
 		d.wb64(b[off:end])
 	}
