@@ -87,7 +87,7 @@ type Frame struct {
 	spent    wire.Budget                    // what decoding it spent
 	// How it was read, so its value JSON is the same walk again: the
 	// options (resolved) and the budget it started from.
-	opts  Options
+	opts       Options
 	start      wire.Budget
 	inflations records.Inflations // its decompressions' outcomes
 }
