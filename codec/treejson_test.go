@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"strconv"
 
+	"github.com/kwire/kwire/codec/internal/recjson"
 	"github.com/kwire/kwire/codec/records"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
@@ -225,7 +226,11 @@ func (w *jsonWriter) value(dst []byte, n *tree.Node, f *schema.Field) []byte {
 		}
 		if w.f != nil && len(n.Children) > 0 {
 			if res := w.f.records[n]; res != nil {
-				return records.AppendJSON(dst, res, n.Raw, w.o.Records)
+				info := func(n *tree.Node) (int64, int64, bool) {
+					ri, ok := res.Info(n)
+					return ri.Offset, ri.Timestamp, ok
+				}
+				return recjson.AppendJSON(dst, res.Nodes, info, n.Raw, int(w.o.Records))
 			}
 			if dv, ok := dataViewOf(n); ok {
 				return w.dataJSON(dst, n, dv)

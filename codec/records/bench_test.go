@@ -88,7 +88,7 @@ func BenchmarkJSON(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				out = AppendJSON(out[:0], res, p, Decoded)
+				out = treeJSON(out[:0], res, p, Decoded)
 			}
 		})
 		b.Run(c.name+"/stream", func(b *testing.B) {

@@ -30,7 +30,7 @@ func TestBrowserRefusesEditInsideCompressed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v := parseJSON(t, AppendJSON(nil, res, p, Decoded)).([]any)
+		v := parseJSON(t, treeJSON(nil, res, p, Decoded)).([]any)
 		out, err := Encode(nil, v)
 		if err != nil || !bytes.Equal(out, p) {
 			t.Fatalf("unchanged: %v", err)

@@ -30,7 +30,7 @@ func decodeJSON(t *testing.T, payload []byte) (*Result, []any) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, ok := parseJSON(t, AppendJSON(nil, res, payload, Decoded)).([]any)
+	v, ok := parseJSON(t, treeJSON(nil, res, payload, Decoded)).([]any)
 	if !ok {
 		t.Fatal("not an array")
 	}

@@ -9,7 +9,6 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/kwire/kwire/codec/tree"
 	"github.com/kwire/kwire/codec/wire"
 	"github.com/kwire/kwire/internal/jsontext"
 )
@@ -21,7 +20,7 @@ type EncodeError = wire.EncodeError
 
 func eerr(path, msg string) error { return &EncodeError{Path: path, Msg: msg} }
 
-// Encode turns the decoded JSON form (as AppendJSON writes it, parsed into
+// Encode turns the decoded JSON form (as WriteJSON writes it, parsed into
 // map[string]any, []any, json.Number, string, bool and nil; float64 and Go
 // integers are accepted for numbers, []byte for keys and values,
 // []map[string]any for arrays of entries) back into record batch or
@@ -583,9 +582,9 @@ func unchanged(obj map[string]any, raw []byte) bool {
 	for limit < size && limit < defaultMaxDecompressed {
 		limit <<= 1
 	}
-	var s tree.Slab
-	res, _ := Decode(&s, raw, Options{MaxDecompressed: limit})
-	v, err := jsontext.Parse(AppendJSON(nil, res, raw, Decoded))
+	var js []byte
+	WriteJSON(&js, raw, Options{MaxDecompressed: limit}, nil)
+	v, err := jsontext.Parse(js)
 	if err != nil {
 		return false
 	}
@@ -593,7 +592,7 @@ func unchanged(obj map[string]any, raw []byte) bool {
 	return ok && len(arr) == 1 && sameValue(arr[0], obj)
 }
 
-// sameValue compares a value parsed from AppendJSON's output (want) with
+// sameValue compares a value parsed from WriteJSON's output (want) with
 // one given to Encode (got), numbers by value.
 func sameValue(want, got any) bool {
 	switch w := want.(type) {

@@ -23,7 +23,7 @@ func fuzzCheck(t *testing.T, data []byte) {
 	bothWays(t, data, Options{MaxDecompressed: 200, MaxDepth: 1, MaxNodes: 50, DecodeData: fakeData})
 	res, err := Decode(&s, data, opts)
 	checkTree(t, res, 0, len(data))
-	js := AppendJSON(nil, res, data, Decoded)
+	js := treeJSON(nil, res, data, Decoded)
 	if !json.Valid(js) {
 		t.Fatalf("invalid JSON: %s", js)
 	}

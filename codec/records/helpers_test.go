@@ -7,6 +7,7 @@ import (
 	"hash/crc32"
 	"testing"
 
+	"github.com/kwire/kwire/codec/internal/recjson"
 	"github.com/kwire/kwire/codec/tree"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -153,7 +154,7 @@ func roundTrip(tb testing.TB, payload []byte, wantClean bool) (*Result, []byte) 
 	if w := warnings(res); wantClean && len(w) > 0 {
 		tb.Fatalf("warnings: %q", w)
 	}
-	js := AppendJSON(nil, res, payload, Decoded)
+	js := treeJSON(nil, res, payload, Decoded)
 	v := parseJSON(tb, js)
 	out, err := Encode(nil, v)
 	if err != nil {
@@ -217,4 +218,17 @@ func compareKgo(tb testing.TB, res *Result, payload []byte) {
 			}
 		}
 	}
+}
+
+// treeJSON is the JSON of a decoded records field written from its tree by
+// recjson, a writer of its own: the reference WriteJSON is held to.
+func treeJSON(dst []byte, res *Result, raw []byte, mode JSONMode) []byte {
+	if res == nil {
+		return recjson.AppendJSON(dst, nil, nil, raw, int(mode))
+	}
+	info := func(n *tree.Node) (int64, int64, bool) {
+		ri, ok := res.Info(n)
+		return ri.Offset, ri.Timestamp, ok
+	}
+	return recjson.AppendJSON(dst, res.Nodes, info, raw, int(mode))
 }

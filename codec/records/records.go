@@ -49,7 +49,6 @@ import (
 	"hash/crc32"
 	"strconv"
 
-	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
 	"github.com/kwire/kwire/codec/wire"
 )
@@ -163,19 +162,24 @@ type seg struct {
 }
 
 type decoder struct {
-	s        *tree.Slab
+	s        sink
 	opts     Options
 	res      *Result
 	b        *wire.Budget
 	w        *wire.Warnings
 	path     []seg
 	maxDepth int
+	nbuf     int  // derived buffers numbered so far
 	warned   int  // warnings made so far
 	replayed bool // the last decompression was an outcome read again
 	// dataAfter is what the record being made charges after its KRaft
 	// data message (recordCost), kept free while that message decodes.
 	dataAfter int
-	jsonState
+	rp        recParse
+	rv        recView
+	mp        []*msgParse
+	tree      treeSink
+	json      jsonSink
 
 	pathBuf  []byte // pathString's buffer
 	lastPath string // the path pathString made last
@@ -189,11 +193,6 @@ func (d *decoder) chargeWarning(limit bool) {
 	d.warned++
 }
 
-// warningAt makes a warning at offset off of buffer bi.
-func warningAt(path string, bi, off int, msg string, limit bool) wire.Warning {
-	return wire.Warning{Offset: off, Buf: bi, Path: path, Message: msg, Limit: limit}
-}
-
 // Decode decodes payload, the bytes of a records field, into nodes from s.
 // The payload is buffer 0 and its derived (decompressed) buffers get
 // indexes 1, 2, ..., unless opts place it elsewhere (Options.Start,
@@ -204,26 +203,83 @@ func Decode(s *tree.Slab, payload []byte, opts Options) (*Result, error) {
 	if opts.Spare == nil {
 		opts.Spare = new([]byte) // the call's own
 	}
-	d := newDecoder(s, &opts, end-start)
+	d := new(decoder)
+	d.init(&opts, end-start)
+	d.tree = treeSink{d: d, s: s, spare: opts.Spare}
+	d.s = &d.tree
 	d.res.Base = base
 	d.b.Work += end - start
-	nodes, err := d.set(payload, bufIdx, start, end, 0, nil)
+	nodes, err := d.entries(payload, bufIdx, start, end, 0, nil)
 	d.res.Nodes = nodes
-	if err != nil {
-		return d.res, err
-	}
-	return d.res, nil
+	return d.res, err
 }
 
-func newDecoder(s *tree.Slab, opts *Options, size int) *decoder {
+// WriteJSON decodes payload (placed by opts as for Decode) as Decode does,
+// with the same checks, budget, warnings and error, but builds no tree: it
+// appends the records' JSON to *out as it reads, one record at a time,
+// reusing one decompression buffer per nesting depth, and calls flush
+// (when not nil) after each record and entry so the caller can write the
+// output away. It returns how many derived buffers it numbered (as
+// Decode's Result.Derived would hold), and Decode's error.
+//
+// The JSON is an array with one object per entry:
+//
+//	Batch (magic 2): {"baseOffset","partitionLeaderEpoch","magic":2,"crc",
+//	  "attributes":{"compression":"none|gzip|snappy|lz4|zstd" (or a number),
+//	    "timestampType":"CreateTime|LogAppendTime","transactional","control",
+//	    "deleteHorizon", "otherBits" (only when bits 7-15 are set)},
+//	  "lastOffsetDelta","baseTimestamp","maxTimestamp","producerId",
+//	  "producerEpoch","baseSequence","records":[...] (null if undecodable),
+//	  "_compressed":"<base64 of the compressed records bytes>" (compressed only),
+//	  "_raw":"<base64 of the whole batch>" (only when it decoded with warnings)}
+//	Record: {"attributes","timestampDelta","offsetDelta","offset","timestamp",
+//	  "key","value","headers":[{"key","value"}],
+//	  "control":{...} (control batches: "keyVersion","type" name or number,
+//	    "valueVersion", "coordinatorEpoch" (markers) or "data" (KRaft))}
+//	Message (magic 0/1): {"offset","magic","crc","attributes":{"compression",
+//	  "timestampType" (magic 1)},"timestamp" (magic 1),"key","value"} where a
+//	  compressed wrapper has "messages":[...] and "_compressed" instead of
+//	  "value"; inner messages whose absolute offset differs from the stored
+//	  one add "absoluteOffset"; "_raw" as for batches.
+//	A final entry cut short: {"_truncated":"<base64>"}; undecodable bytes
+//	  after a framing error: {"_raw":"<base64>"}.
+//
+// Keys, values and header values are null, {"text":"..."} when the bytes
+// are valid UTF-8 of printable characters (and tab, CR, LF), else
+// {"base64":"..."}. Header keys are a plain string when valid UTF-8, else
+// {"base64":"..."}, or null. "crc", "offset", "timestamp",
+// "absoluteOffset" and "control" are informational: Encode recomputes or
+// ignores them.
+func WriteJSON(out *[]byte, payload []byte, opts Options, flush func()) (int, error) {
+	bufIdx, start, end, base := opts.span(payload)
 	d := new(decoder)
-	d.init(s, opts, size)
-	return d
+	if opts.Scratch != nil {
+		d = &opts.Scratch.d
+	}
+	d.init(&opts, end-start)
+	d.json.out, d.json.flushFn = out, flush
+	d.s = &d.json
+	d.res.Base = base
+	d.b.Work += end - start
+	_, err := d.entries(payload, bufIdx, start, end, 0, nil)
+	return d.nbuf, err
 }
 
-// init readies d for a call, keeping what it reuses (its path, its
-// tree-less state).
-func (d *decoder) init(s *tree.Slab, opts *Options, size int) {
+// Scratch is memory WriteJSON reuses from one call to the next: its
+// decompression buffers and record state. A zero Scratch is ready.
+type Scratch struct{ d decoder }
+
+// JSONMode selects how a records field is shown in value JSON.
+type JSONMode int
+
+const (
+	Decoded JSONMode = iota // the decoded form: an array of batches / messages
+	Base64                  // the whole records field as one base64 string
+	Size                    // {"sizeInBytes":N}
+)
+
+// init readies d for a call, keeping what it reuses.
+func (d *decoder) init(opts *Options, size int) {
 	if opts.MaxDepth <= 0 {
 		opts.MaxDepth = 4
 	}
@@ -237,13 +293,8 @@ func (d *decoder) init(s *tree.Slab, opts *Options, size int) {
 		}
 		b = &wire.Budget{MaxNodes: opts.MaxNodes, NestedNodes: opts.MaxNodes, MaxDecompressed: opts.MaxDecompressed, MaxWork: 1 << 62}
 	}
-	res := d.res
-	if res == nil || s != nil {
-		res = &Result{}
-	} else {
-		*res = Result{}
-	}
-	*d = decoder{s: s, opts: *opts, res: res, b: b, w: opts.Warnings, maxDepth: opts.MaxDepth, path: d.path[:0], jsonState: d.jsonState, pathBuf: d.pathBuf[:0]}
+	*d = decoder{opts: *opts, res: &Result{}, b: b, w: opts.Warnings, maxDepth: opts.MaxDepth, path: d.path[:0],
+		rp: d.rp, rv: d.rv, mp: d.mp, json: jsonSink{scratch: d.json.scratch, first: d.json.first[:0], recs: d.json.recs[:0]}, pathBuf: d.pathBuf[:0]}
 }
 
 func (d *decoder) push(name string, idx int) { d.path = append(d.path, seg{name, idx}) }
@@ -274,19 +325,19 @@ func (d *decoder) pathString(field string) string {
 	return d.lastPath
 }
 
-// warn attaches msg to n and lists it under the current path (plus field).
-func (d *decoder) warn(n *tree.Node, field string, msg string) {
-	d.warnAt(nil, n, field, msg, false)
+// note says a warning at offset at of buffer bi, on node n when the sink
+// makes nodes, at the current path plus field; mark is where a warning
+// learnt late goes (nil: at the end).
+func (d *decoder) note(mark *int, n *tree.Node, bi, at int, field, msg string) {
+	d.warnAt(mark, n, bi, at, field, msg, false)
 }
 
-// limit is warn for a limit that cut decoding short.
-func (d *decoder) limit(n *tree.Node, field string, msg string) {
-	d.warnAt(nil, n, field, msg, true)
+// limit is note for a limit that cut decoding short.
+func (d *decoder) limit(n *tree.Node, bi, at int, field, msg string) {
+	d.warnAt(nil, n, bi, at, field, msg, true)
 }
 
-// warnAt is warn for a warning learnt after n's children were read: it
-// goes to the mark taken when n was opened (nil: at the end).
-func (d *decoder) warnAt(mark *int, n *tree.Node, field string, msg string, limit bool) {
+func (d *decoder) warnAt(mark *int, n *tree.Node, bi, at int, field, msg string, limit bool) {
 	if n != nil {
 		n.Warn(msg)
 	}
@@ -294,89 +345,12 @@ func (d *decoder) warnAt(mark *int, n *tree.Node, field string, msg string, limi
 	if d.w == nil {
 		return
 	}
-	x := wire.Warning{Path: d.pathString(field), Message: msg, Limit: limit}
-	if n != nil {
-		x.Offset, x.Buf = n.Start, n.Buf
-	}
+	x := wire.Warning{Offset: at, Buf: bi, Path: d.pathString(field), Message: msg, Limit: limit}
 	if mark != nil {
 		d.w.Insert(mark, x)
 	} else {
 		d.w.Add(x)
 	}
-}
-
-// wrapper describes the compressed message whose value holds a message set.
-type wrapper struct {
-	node      *tree.Node
-	offset    int64
-	magic     int8
-	logAppend bool
-	timestamp int64
-}
-
-// set decodes entries (batches or messages) in b[start:end].
-func (d *decoder) set(b []byte, bi, start, end, depth int, w *wrapper) ([]*tree.Node, error) {
-	var nodes []*tree.Node
-	shift := innerShift(b, start, end, w)
-	off := start
-	for off < end {
-		if !d.b.Fits(maxEntryNodes) {
-			nodes = d.nodesOut(nodes, b, bi, off, end, "entries")
-			break
-		}
-		d.push("", len(nodes))
-		n, next, err := d.entry(b, bi, off, end, depth, w, shift)
-		d.pop()
-		if n != nil {
-			nodes = append(nodes, n)
-		}
-		if err != nil {
-			p := off
-			if n != nil && n.End > off {
-				p = n.End
-			}
-			if p < end {
-				nodes = append(nodes, d.rawNode(b, bi, p, end))
-			}
-			return nodes, err
-		}
-		off = next
-	}
-	return nodes, nil
-}
-
-// nodesOut ends a list of nodes at the MaxNodes limit: b[p:end] becomes a
-// raw node with a limit warning saying what it holds ("entries",
-// "records").
-func (d *decoder) nodesOut(list []*tree.Node, b []byte, bi, p, end int, what string) []*tree.Node {
-	raw := d.rawNode(b, bi, p, end)
-	list = append(list, raw)
-	d.push("", len(list)-1)
-	d.limit(raw, "", what+" from byte "+itoa(p)+" not decoded: the MaxNodes limit ("+itoa(d.b.MaxNodes)+" nodes) is reached")
-	d.pop()
-	return list
-}
-
-// rawNode covers b[p:end], bytes left undecoded.
-func (d *decoder) rawNode(b []byte, bi, p, end int) *tree.Node {
-	raw := d.leaf("raw", schema.Bytes, "bytes", bi, p, end)
-	raw.Role = tree.RoleRaw
-	raw.Raw = b[p:end]
-	return raw
-}
-
-func (d *decoder) leaf(name string, k schema.Kind, typ string, bi, start, end int) *tree.Node {
-	d.b.Nodes++
-	n := d.s.New()
-	n.Name = name
-	n.Role = tree.RoleRecord
-	n.Kind = k
-	n.Type = typ
-	n.Buf = bi
-	n.Start = start
-	n.PrefixEnd = start
-	n.End = end
-	return n
 }
 
 func be16(b []byte) int64 { return int64(int16(uint16(b[0])<<8 | uint16(b[1]))) }
@@ -387,140 +361,9 @@ func be64(b []byte) int64 {
 	return int64(uint64(be32(b))<<32 | uint64(uint32(be32(b[4:]))))
 }
 
-// fixed adds a fixed-width integer child at *p.
-func (d *decoder) fixed(kids *[]*tree.Node, name string, k schema.Kind, b []byte, bi int, p *int) *tree.Node {
-	sz := k.FixedSize()
-	n := d.leaf(name, k, k.String(), bi, *p, *p+sz)
-	switch sz {
-	case 1:
-		n.Int = int64(int8(b[*p]))
-	case 2:
-		n.Int = be16(b[*p:])
-	case 4:
-		n.Int = be32(b[*p:])
-		if k == schema.Uint32 {
-			n.Int = int64(uint32(n.Int))
-		}
-	case 8:
-		n.Int = be64(b[*p:])
-	}
-	*p += sz
-	*kids = append(*kids, n)
-	return n
-}
-
 func shortErr(off, need, have int, what string) *wire.Error {
 	return &wire.Error{Offset: off, Expected: what, Found: itoa(have) + " bytes left (needed " + itoa(need) + ")", Err: wire.ErrShort}
 }
-
-// The kinds of entry frameAt finds.
-const (
-	entryTruncated = iota // cut short by the end of the input
-	entryBatch
-	entryMessage
-)
-
-// frameAt reads the framing of the entry at off: what it is, its magic
-// byte (-1 when not there) and where it ends, or a framing error.
-func frameAt(b []byte, off, end int) (kind int, magic int8, next int, err error) {
-	left := end - off
-	if left < 17 {
-		return entryTruncated, -1, end, nil
-	}
-	size := int(be32(b[off+8:]))
-	magic = int8(b[off+16])
-	switch {
-	case magic > 2 || magic < 0:
-		return 0, magic, off, &wire.Error{Offset: off + 16, Expected: "magic 0, 1 or 2", Found: "magic " + itoa(int(magic))}
-	case magic == 2 && size < batchHeader-12:
-		return 0, magic, off, &wire.Error{Offset: off + 8, Expected: "a batchLength of at least 49", Found: itoa(size)}
-	case magic < 2 && size < msgMin(magic):
-		return 0, magic, off, &wire.Error{Offset: off + 8, Expected: "a messageSize of at least " + itoa(msgMin(magic)), Found: itoa(size)}
-	}
-	if size > left-12 {
-		return entryTruncated, magic, end, nil
-	}
-	if magic == 2 {
-		return entryBatch, magic, off + 12 + size, nil
-	}
-	return entryMessage, magic, off + 12 + size, nil
-}
-
-// innerShift is what turns the offsets stored in the messages of a magic 1
-// wrapper's set (relative, the first 0) into absolute ones: the wrapper
-// carries the absolute offset of the set's last message.
-func innerShift(b []byte, start, end int, w *wrapper) int64 {
-	if w == nil || w.magic != 1 {
-		return 0
-	}
-	last, found := int64(0), false
-	for off := start; off < end; {
-		kind, _, next, err := frameAt(b, off, end)
-		if err != nil || kind == entryTruncated {
-			break
-		}
-		if kind == entryMessage {
-			last, found = be64(b[off:]), true
-		}
-		off = next
-	}
-	if !found {
-		return 0
-	}
-	return w.offset - last
-}
-
-// entry decodes one batch or message at off.
-func (d *decoder) entry(b []byte, bi, off, end, depth int, w *wrapper, shift int64) (*tree.Node, int, error) {
-	kind, magic, next, err := frameAt(b, off, end)
-	switch {
-	case err != nil:
-		return nil, off, err
-	case kind == entryTruncated:
-		return d.truncated(b, bi, off, end, magic), end, nil
-	case kind == entryBatch:
-		return d.batch(b, bi, off, next, depth), next, nil
-	}
-	return d.message(b, bi, off, next, depth, w, shift), next, nil
-}
-
-func msgMin(magic int8) int {
-	if magic == 1 {
-		return 22
-	}
-	return 14
-}
-
-func (d *decoder) truncated(b []byte, bi, off, end int, magic int8) *tree.Node {
-	n := d.leaf("batch", schema.Struct, "RecordBatch", bi, off, end)
-	first, second := "baseOffset", "batchLength"
-	if magic == 0 || magic == 1 {
-		n.Name, n.Type = "message", "Message"
-		first, second = "offset", "messageSize"
-	}
-	n.Flags |= tree.Truncated
-	n.Raw = b[off:end]
-	n.Int = int64(magic)
-	d.warn(n, "", "the input ends inside this entry ("+itoa(end-off)+" bytes present)")
-	kids := d.s.Kids(3)
-	p := off
-	if end-off >= 8 {
-		d.fixed(&kids, first, schema.Int64, b, bi, &p)
-		if end-off >= 12 {
-			d.fixed(&kids, second, schema.Int32, b, bi, &p)
-		}
-	}
-	if p < end {
-		rest := d.leaf("partial", schema.Bytes, "bytes", bi, p, end)
-		rest.Raw = b[p:end:end]
-		rest.Flags |= tree.Truncated
-		kids = append(kids, rest)
-	}
-	n.Children = kids
-	return n
-}
-
-const batchHeader = 61
 
 var controlNames = [...]string{"ABORT", "COMMIT", "LEADER_CHANGE", "SNAPSHOT_HEADER", "SNAPSHOT_FOOTER", "KRAFT_VERSION", "KRAFT_VOTERS"}
 var controlData = [...]string{"", "", "LeaderChangeMessage", "SnapshotHeaderRecord", "SnapshotFooterRecord", "KRaftVersionRecord", "VotersRecord"}
@@ -553,150 +396,6 @@ func hex32(v uint32) string {
 
 func crcMessage(kind string, computed, found uint32) string {
 	return kind + " mismatch: computed " + hex32(computed) + ", found " + hex32(found)
-}
-
-func (d *decoder) batch(b []byte, bi, off, end, depth int) *tree.Node {
-	n := d.leaf("batch", schema.Struct, "RecordBatch", bi, off, end)
-	n.Int = 2
-	n.Raw = b[off:end:end]
-	kids := d.s.Kids(14)
-	p := off
-	base := d.fixed(&kids, "baseOffset", schema.Int64, b, bi, &p).Int
-	d.fixed(&kids, "batchLength", schema.Int32, b, bi, &p)
-	d.fixed(&kids, "partitionLeaderEpoch", schema.Int32, b, bi, &p)
-	d.fixed(&kids, "magic", schema.Int8, b, bi, &p)
-	crcNode := d.fixed(&kids, "crc", schema.Uint32, b, bi, &p)
-	if c := crc32.Checksum(b[off+21:end], castagnoli); c != uint32(crcNode.Int) {
-		d.warn(crcNode, "crc", crcMessage("CRC-32C", c, uint32(crcNode.Int)))
-	}
-	attrNode := d.fixed(&kids, "attributes", schema.Int16, b, bi, &p)
-	attrs := int(attrNode.Int)
-	attrNode.Children = d.bits(attrNode, attrs, true)
-	if attrs&^0x7f != 0 {
-		d.warn(attrNode, "attributes", "unused attribute bits 7-15 are set")
-	}
-	d.fixed(&kids, "lastOffsetDelta", schema.Int32, b, bi, &p)
-	baseTS := d.fixed(&kids, "baseTimestamp", schema.Int64, b, bi, &p).Int
-	maxTS := d.fixed(&kids, "maxTimestamp", schema.Int64, b, bi, &p).Int
-	d.fixed(&kids, "producerId", schema.Int64, b, bi, &p)
-	d.fixed(&kids, "producerEpoch", schema.Int16, b, bi, &p)
-	d.fixed(&kids, "baseSequence", schema.Int32, b, bi, &p)
-	countNode := d.fixed(&kids, "recordCount", schema.Int32, b, bi, &p)
-	countMark := d.w.Mark()
-	recs := d.leaf("records", schema.Records, "records", bi, p, end)
-	recs.Raw = b[p:end]
-	kids = append(kids, recs)
-	n.Children = kids
-	ctx := batchCtx{base: base, baseTS: baseTS, maxTS: maxTS, logAppend: attrs&8 != 0, control: attrs&0x20 != 0, count: int(countNode.Int)}
-	codec := attrs & 7
-	d.push("records", -1)
-	if codec == CodecNone {
-		recs.Children = d.recordList(b, bi, p, end, &ctx, recs)
-	} else {
-		recs.Type = "compressed records"
-		if inf := d.inflate(recs, "", codec, b[p:end]); inf != nil {
-			ib := inf.Raw
-			inf.Children = d.recordList(ib, inf.Buf, 0, len(ib), &ctx, inf)
-			recs.Children = append(d.s.Kids(1), inf)
-		}
-	}
-	d.pop()
-	if ctx.parsed != ctx.count && !ctx.cut && (codec == CodecNone || len(recs.Children) > 0) {
-		d.warnAt(&countMark, countNode, "recordCount", "recordCount is "+itoa(ctx.count)+" but the batch holds "+itoa(ctx.parsed)+" records", false)
-	}
-	return n
-}
-
-// inflate decompresses src for node n (at field below the current path)
-// into a new derived buffer and returns the "inflated" node spanning it, or
-// nil after a warning.
-func (d *decoder) inflate(n *tree.Node, field string, codec int, src []byte) *tree.Node {
-	limit, which := d.b.MaxDecompressed-d.b.Decompressed, "MaxDecompressed"
-	if w := d.b.MaxWork - d.b.Work; w < limit {
-		limit, which = w, "MaxWork"
-	}
-	if limit <= 0 {
-		d.limit(n, field, "not decompressed: the "+which+" limit is used up")
-		return nil
-	}
-	var dst []byte
-	if d.opts.Spare != nil {
-		dst, *d.opts.Spare = *d.opts.Spare, nil
-	}
-	out, warn, done, err := d.inflateOnce(dst, codec, src, limit)
-	if warn != "" {
-		d.warn(n, field, warn)
-	}
-	if err != nil {
-		// The work was done all the same: a flood of decompressions that
-		// fail stops at MaxWork. Their buffer serves the next one.
-		d.b.Work += done
-		if d.opts.Spare != nil {
-			*d.opts.Spare = out
-		}
-		if err == errLimit {
-			d.limit(n, field, "not decompressed: it holds more than the "+itoa(limit)+" bytes left of the "+which+" limit")
-			return nil
-		}
-		name := CodecName(codec)
-		if name == "" {
-			name = "codec " + itoa(codec)
-		}
-		d.warn(n, field, "cannot decompress "+name+": "+err.Error())
-		return nil
-	}
-	if d.opts.Spare != nil && cap(out)-len(out) > len(out)/4+4096 {
-		// The buffer grew in steps past what it holds: the frame keeps
-		// an exact copy, the buffer serves the next decompression.
-		exact := make([]byte, len(out))
-		copy(exact, out)
-		*d.opts.Spare, out = out[:0], exact
-	}
-	d.kept(out)
-	d.b.Decompressed += len(out)
-	d.b.Work += done
-	d.res.Derived = append(d.res.Derived, out)
-	idx := d.res.Base + len(d.res.Derived) - 1
-	inf := d.leaf("inflated", schema.Bytes, CodecName(codec)+" inflated", idx, 0, len(out))
-	inf.Raw = out
-	inf.Int = int64(codec)
-	return inf
-}
-
-var bitNames = [...]string{"compression", "timestampType", "transactional", "control", "deleteHorizon"}
-var bitTypes = [...]string{"bits 0-2", "bit 3", "bit 4", "bit 5", "bit 6"}
-
-func (d *decoder) bits(attr *tree.Node, v int, v2 bool) []*tree.Node {
-	num := 5
-	if !v2 {
-		num = 2
-	}
-	kids := d.s.Kids(num)
-	for i := 0; i < num; i++ {
-		c := d.leaf(bitNames[i], attr.Kind, bitTypes[i], attr.Buf, attr.Start, attr.End)
-		if i == 0 {
-			c.Int = int64(v & 7)
-		} else {
-			c.Int = int64(v>>(i+2)) & 1
-		}
-		kids = append(kids, c)
-	}
-	return kids
-}
-
-type batchCtx struct {
-	base, baseTS, maxTS int64
-	logAppend, control  bool
-	count, parsed       int
-	cut                 bool // the MaxNodes limit ended the record list
-}
-
-// decodeData decodes a KRaft control value through Options.Data, keeping free
-// what the record charges after it (d.dataAfter).
-func (d *decoder) decodeData(name string, version int16, b []byte, bi, start, end int) (*tree.Node, error) {
-	d.b.NestedNodes -= d.dataAfter
-	defer func() { d.b.NestedNodes += d.dataAfter }()
-	return d.opts.Data(name, version, b, bi, start, end, d.pathString("control.data"))
 }
 
 // Inflations are the outcomes of a frame's decompressions, in the order

@@ -93,10 +93,10 @@ func TestBatchFieldsAndJSON(t *testing.T) {
 	if string(js) != want {
 		t.Fatalf("json\n got %s\nwant %s", js, want)
 	}
-	if got := string(AppendJSON(nil, res, payload, Size)); got != `{"sizeInBytes":`+itoa(len(payload))+`}` {
+	if got := string(treeJSON(nil, res, payload, Size)); got != `{"sizeInBytes":`+itoa(len(payload))+`}` {
 		t.Fatal(got)
 	}
-	if got := string(AppendJSON(nil, res, []byte{1, 2, 3}, Base64)); got != `"AQID"` {
+	if got := string(treeJSON(nil, res, []byte{1, 2, 3}, Base64)); got != `"AQID"` {
 		t.Fatal(got)
 	}
 }
@@ -154,7 +154,7 @@ func TestEncodeEditsAndErrors(t *testing.T) {
 	payload := buildBatch(t, CodecZstd, 0, 0, sampleRecs(3))
 	var s tree.Slab
 	res, _ := Decode(&s, payload, Options{})
-	v := parseJSON(t, AppendJSON(nil, res, payload, Decoded))
+	v := parseJSON(t, treeJSON(nil, res, payload, Decoded))
 	rec := v.([]any)[0].(map[string]any)["records"].([]any)[1].(map[string]any)
 	rec["value"] = map[string]any{"text": "changed"}
 	out, err := Encode(nil, v)
@@ -219,7 +219,7 @@ func TestControlRecords(t *testing.T) {
 		t.Fatal(err, gotName, gotVer)
 	}
 	checkTree(t, res, 0, len(lc))
-	js = AppendJSON(nil, res, lc, Decoded)
+	js = treeJSON(nil, res, lc, Decoded)
 	if !bytes.Contains(js, []byte(`"control":{"keyVersion":0,"type":"LEADER_CHANGE","valueVersion":0,"data":{"leaderId":1}}`)) {
 		t.Fatalf("json %s", js)
 	}

@@ -42,7 +42,7 @@ func bothWays(tb testing.TB, payload []byte, opts Options) []byte {
 			var s tree.Slab
 			var res *Result
 			res, err = Decode(&s, payload, o)
-			js = AppendJSON(nil, res, payload, Decoded)
+			js = treeJSON(nil, res, payload, Decoded)
 			nbuf = len(res.Derived)
 			checkWarningsOnNodes(tb, res, o.Warnings.List)
 		}

@@ -1,4 +1,7 @@
-package records
+// Package recjson writes the JSON of a records field from its decoded
+// tree: the reference the tests hold the records reader's JSON sink to,
+// written without the reader. Tests only; nothing else links it.
+package recjson
 
 import (
 	"encoding/base64"
@@ -12,14 +15,33 @@ import (
 	"github.com/kwire/kwire/internal/jsontext"
 )
 
-// JSONMode selects how AppendJSON shows a records field.
-type JSONMode int
-
+// The modes of AppendJSON, as records.JSONMode numbers them.
 const (
-	Decoded JSONMode = iota // the decoded form: an array of batches / messages
-	Base64                  // the whole records field as one base64 string
-	Size                    // {"sizeInBytes":N}
+	Decoded = iota
+	Base64
+	Size
 )
+
+// Info gives a record's or message's absolute offset and timestamp.
+type Info func(n *tree.Node) (offset, timestamp int64, ok bool)
+
+var codecNames = [...]string{"none", "gzip", "snappy", "lz4", "zstd"}
+
+func codecName(c int) string {
+	if c >= 0 && c < len(codecNames) {
+		return codecNames[c]
+	}
+	return ""
+}
+
+var controlNames = [...]string{"ABORT", "COMMIT", "LEADER_CHANGE", "SNAPSHOT_HEADER", "SNAPSHOT_FOOTER", "KRAFT_VERSION", "KRAFT_VOTERS"}
+
+func controlTypeName(t int) string {
+	if t >= 0 && t < len(controlNames) {
+		return controlNames[t]
+	}
+	return ""
+}
 
 // AppendJSON appends the JSON form of a records field: raw is its bytes
 // (used by Base64 and Size; Decoded reads the nodes of res). A nil res in
@@ -53,7 +75,7 @@ const (
 // {"base64":"..."}, or null. "crc", "offset", "timestamp",
 // "absoluteOffset" and "control" are informational: Encode recomputes or
 // ignores them.
-func AppendJSON(dst []byte, res *Result, raw []byte, mode JSONMode) []byte {
+func AppendJSON(dst []byte, nodes []*tree.Node, info Info, raw []byte, mode int) []byte {
 	switch mode {
 	case Size:
 		dst = append(dst, `{"sizeInBytes":`...)
@@ -62,31 +84,14 @@ func AppendJSON(dst []byte, res *Result, raw []byte, mode JSONMode) []byte {
 	case Base64:
 		return appendB64(dst, raw)
 	}
-	if res == nil {
+	if info == nil {
 		return append(dst, "null"...)
 	}
-	j := jw{res: res}
-	return j.entries(dst, res.Nodes)
+	j := jw{info: info}
+	return j.entries(dst, nodes)
 }
 
-type jw struct {
-	res *Result
-	ri  int // cursor into res.Records
-}
-
-func (j *jw) info(n *tree.Node) (RecordInfo, bool) {
-	if j.ri < len(j.res.Records) && j.res.Records[j.ri].Node == n {
-		j.ri++
-		return j.res.Records[j.ri-1], true
-	}
-	for i := range j.res.Records {
-		if j.res.Records[i].Node == n {
-			j.ri = i + 1
-			return j.res.Records[i], true
-		}
-	}
-	return RecordInfo{}, false
-}
+type jw struct{ info Info }
 
 func appendB64(dst []byte, b []byte) []byte {
 	dst = append(dst, '"')
@@ -206,7 +211,7 @@ func (j *jw) rawOf(dst []byte, n *tree.Node) []byte {
 
 func appendAttrs(dst []byte, attrs int, magic int) []byte {
 	dst = append(dst, `{"compression":`...)
-	if name := CodecName(attrs & 7); name != "" {
+	if name := codecName(attrs & 7); name != "" {
 		dst = append(dst, '"')
 		dst = append(dst, name...)
 		dst = append(dst, '"')
@@ -240,15 +245,15 @@ func appendAttrs(dst []byte, attrs int, magic int) []byte {
 }
 
 func (j *jw) record(dst []byte, r *tree.Node, control bool) []byte {
-	info, _ := j.info(r)
+	off, ts, _ := j.info(r)
 	dst = append(dst, '{')
 	dst = intField(dst, r, "attributes", true)
 	dst = intField(dst, r, "timestampDelta", false)
 	dst = intField(dst, r, "offsetDelta", false)
 	dst = key(dst, false, "offset")
-	dst = strconv.AppendInt(dst, info.Offset, 10)
+	dst = strconv.AppendInt(dst, off, 10)
 	dst = key(dst, false, "timestamp")
-	dst = strconv.AppendInt(dst, info.Timestamp, 10)
+	dst = strconv.AppendInt(dst, ts, 10)
 	k, v := r.Child("key"), r.Child("value")
 	dst = key(dst, false, "key")
 	dst = appendBytesJSON(dst, k)
@@ -285,7 +290,7 @@ func (j *jw) record(dst []byte, r *tree.Node, control bool) []byte {
 		dst = strconv.AppendInt(dst, k.Children[0].Int, 10)
 		t := int(k.Children[1].Int)
 		dst = append(dst, `,"type":`...)
-		if name := ControlTypeName(t); name != "" {
+		if name := controlTypeName(t); name != "" {
 			dst = append(dst, '"')
 			dst = append(dst, name...)
 			dst = append(dst, '"')
@@ -313,12 +318,12 @@ func (j *jw) record(dst []byte, r *tree.Node, control bool) []byte {
 }
 
 func (j *jw) message(dst []byte, m *tree.Node) []byte {
-	info, _ := j.info(m)
+	off, _, ok := j.info(m)
 	dst = append(dst, '{')
 	dst = intField(dst, m, "offset", true)
-	if o := m.Child("offset"); o != nil && o.Int != info.Offset && info.Node != nil {
+	if o := m.Child("offset"); o != nil && o.Int != off && ok {
 		dst = key(dst, false, "absoluteOffset")
-		dst = strconv.AppendInt(dst, info.Offset, 10)
+		dst = strconv.AppendInt(dst, off, 10)
 	}
 	dst = intField(dst, m, "magic", false)
 	dst = intField(dst, m, "crc", false)

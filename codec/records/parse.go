@@ -1,0 +1,331 @@
+package records
+
+import (
+	"hash/crc32"
+
+	"github.com/kwire/kwire/codec/wire"
+)
+
+// Units are read from the bytes into small structs before any node or
+// JSON is made of them, so both sinks see the same values, warnings and
+// failures, and what a unit costs is known before it is taken.
+
+type recErr string
+
+const nonMinimal = "non-minimal varint"
+
+// varField is a varint-framed part of a record: [at, at+n) holds the
+// varint, and for keys, values and header parts the data follows.
+type varField struct {
+	at, n int
+	v     int64
+	canon bool
+	null  bool
+	raw   []byte
+}
+
+func (f *varField) end() int { return f.at + f.n + len(f.raw) }
+
+// recHeader is one parsed record header; hasVal is false when its value
+// could not be read.
+type recHeader struct {
+	key, val varField
+	hasVal   bool
+}
+
+// recParse is one record read from the bytes before any node or JSON is
+// made of it, so both sinks see the same values, warnings and failures.
+type recParse struct {
+	p, rend int
+	length  varField
+	stage   int // how many of attributes, timestampDelta, offsetDelta, key, value, headers were read
+	attr    int8
+	tsd, od varField
+	key     varField
+	val     varField
+	hc      varField
+	hdrs    []recHeader // the headers read; with hdrFail, the last may lack its value
+	hdrFail bool
+	q       int    // where reading stopped
+	fail    string // why the record is cut short, or ""
+}
+
+const (
+	stAttributes = iota + 1
+	stTimestamp
+	stOffset
+	stKey
+	stValue
+	stHeaders
+)
+
+// parseRecord reads the record at p. A broken length framing is returned
+// as recErr (the record list ends there); a problem inside the record is
+// r.fail, with what was read before it.
+func parseRecord(b []byte, p, end int, r *recParse) recErr {
+	hdrs := r.hdrs[:0]
+	*r = recParse{p: p, hdrs: hdrs}
+	l, n, canon := wire.Varint(b[p:end])
+	if n == 0 {
+		return "the input ends inside the record length"
+	}
+	if n < 0 {
+		return "record length varint too long"
+	}
+	if l < 0 || int(l) > end-p-n {
+		return recErr("record length " + itoa(int(l)) + " does not fit the " + itoa(end-p-n) + " bytes left")
+	}
+	r.length = varField{at: p, n: n, v: int64(l), canon: canon}
+	r.rend = p + n + int(l)
+	rend := r.rend
+	q := p + n
+	r.q = q
+	fail := func(msg string) recErr {
+		r.fail, r.q = msg, q
+		return ""
+	}
+	if q >= rend {
+		return fail("the record ends before its attributes")
+	}
+	r.attr = int8(b[q])
+	r.stage = stAttributes
+	q++
+	tsd, n, canon := wire.Varlong(b[q:rend])
+	if n <= 0 {
+		return fail("bad timestampDelta varlong")
+	}
+	r.tsd = varField{at: q, n: n, v: tsd, canon: canon}
+	r.stage = stTimestamp
+	q += n
+	od, n, canon := wire.Varint(b[q:rend])
+	if n <= 0 {
+		return fail("bad offsetDelta varint")
+	}
+	r.od = varField{at: q, n: n, v: int64(od), canon: canon}
+	r.stage = stOffset
+	q += n
+	if msg := varbytes(b, &q, rend, "key", &r.key); msg != "" {
+		return fail(msg)
+	}
+	r.stage = stKey
+	if msg := varbytes(b, &q, rend, "value", &r.val); msg != "" {
+		return fail(msg)
+	}
+	r.stage = stValue
+	hc, n, canon := wire.Varint(b[q:rend])
+	if n <= 0 {
+		return fail("bad header count varint")
+	}
+	if hc < 0 || int(hc) > (rend-q-n)/2 {
+		return fail("header count " + itoa(int(hc)) + " does not fit the record")
+	}
+	r.hc = varField{at: q, n: n, v: int64(hc), canon: canon}
+	r.stage = stHeaders
+	q += n
+	for i := 0; i < int(hc); i++ {
+		var h recHeader
+		if msg := varbytes(b, &q, rend, "key", &h.key); msg != "" {
+			r.hdrFail = true
+			return fail("header " + itoa(i) + ": " + msg)
+		}
+		if msg := varbytes(b, &q, rend, "value", &h.val); msg != "" {
+			r.hdrs, r.hdrFail = append(r.hdrs, h), true
+			return fail("header " + itoa(i) + ": " + msg)
+		}
+		h.hasVal = true
+		r.hdrs = append(r.hdrs, h)
+	}
+	r.q = q
+	if q < rend {
+		r.fail = itoa(rend-q) + " bytes after the headers"
+	}
+	return ""
+}
+
+// varbytes reads a varint length and that many bytes (-1: null) at *q.
+func varbytes(b []byte, q *int, end int, name string, f *varField) string {
+	l, n, canon := wire.Varint(b[*q:end])
+	if n <= 0 {
+		return "bad " + name + " length varint"
+	}
+	if l < -1 || int(l) > end-*q-n {
+		return name + " length " + itoa(int(l)) + " does not fit the " + itoa(end-*q-n) + " bytes left"
+	}
+	*f = varField{at: *q, n: n, v: int64(l), canon: canon, null: l == -1}
+	*q += n
+	if l >= 0 {
+		f.raw = b[*q : *q+int(l) : *q+int(l)]
+		*q += int(l)
+	}
+	return ""
+}
+
+// complete reports whether the record was read to its headers' end, so it
+// counts as a record with its own offset and timestamp.
+func (r *recParse) complete() bool { return r.stage == stHeaders && !r.hdrFail && r.q >= r.rend }
+
+// msgParse is a legacy message read from the bytes before its nodes are made.
+type msgParse struct {
+	off, end   int
+	offset     int64
+	crc        uint32
+	magic      int8
+	attrs      int
+	ts         int64
+	p          int // after the fixed fields
+	key, val   varField
+	stage      int // 1: key read, 2: value read
+	q          int // where reading stopped
+	fail       string
+	crcWrong   bool
+	crcCorrect uint32
+}
+
+func parseMessage(b []byte, off, end int, m *msgParse) {
+	*m = msgParse{off: off, end: end}
+	m.offset = be64(b[off:])
+	m.crc = uint32(be32(b[off+12:]))
+	m.magic = int8(b[off+16])
+	m.attrs = int(b[off+17])
+	p := off + 18
+	m.ts = -1
+	if m.magic == 1 {
+		m.ts = be64(b[p:])
+		p += 8
+	}
+	m.p = p
+	if c := crc32.ChecksumIEEE(b[off+16 : end]); c != m.crc {
+		m.crcWrong, m.crcCorrect = true, c
+	}
+	if msg := bytes32(b, &p, end, "key", &m.key); msg != "" {
+		m.fail, m.q = msg, p
+		return
+	}
+	m.stage = 1
+	if msg := bytes32(b, &p, end, "value", &m.val); msg != "" {
+		m.fail, m.q = msg, p
+		return
+	}
+	m.stage = 2
+	m.q = p
+	if p < end {
+		m.fail = itoa(end-p) + " bytes after the value"
+	}
+}
+
+// bytes32 reads an int32 length and that many bytes (-1: null) at *p.
+func bytes32(b []byte, p *int, end int, name string, f *varField) string {
+	if end-*p < 4 {
+		return "the message ends inside the " + name + " length"
+	}
+	l := be32(b[*p:])
+	if l < -1 || l > int64(end-*p-4) {
+		return name + " length " + itoa(int(l)) + " does not fit the " + itoa(end-*p-4) + " bytes left"
+	}
+	*f = varField{at: *p, n: 4, v: l, canon: true, null: l == -1}
+	*p += 4
+	if l >= 0 {
+		f.raw = b[*p : *p+int(l) : *p+int(l)]
+		*p += int(l)
+	}
+	return ""
+}
+
+// maxEntryNodes bounds what an entry costs before its records or inner
+// messages: a batch's header is 20 nodes, an inflated node and up to two
+// warnings (CRC, attribute bits); a legacy message at most 12 nodes, an
+// inflated node and four warnings; a truncated entry 4 nodes and one.
+// An entry is begun only when this much fits (wire.Budget.Fits).
+const maxEntryNodes = 25
+
+// recordCost is what the parsed record r costs, in nodes and warnings
+// charged (wire.WarningNodes each), as record and recordJSON charge it;
+// after is the part charged after a KRaft control value's data message
+// (its headers, the bytes left, the value's data leaf or its warning),
+// which that data message must leave room for. The data message's own
+// nodes are not counted: it stops at the budget's limit by itself.
+func recordCost(r *recParse, ctx *batchCtx) (total, after int) {
+	const w = wire.WarningNodes
+	n := 2 // record, length
+	if r.fail != "" {
+		n += w
+	}
+	if !r.length.canon {
+		n += w
+	}
+	if r.stage >= stAttributes {
+		n++
+	}
+	if r.stage >= stTimestamp {
+		n++
+		if !r.tsd.canon {
+			n += w
+		}
+	}
+	if r.stage >= stOffset {
+		n++
+		if !r.od.canon {
+			n += w
+		}
+	}
+	control := ctx.control && r.stage >= stHeaders && !r.hdrFail
+	ctype, keyOK := -1, false
+	if r.stage >= stKey {
+		n++
+		if !r.key.canon {
+			n += w
+		}
+		if control {
+			if r.key.null || len(r.key.raw) < 4 {
+				n += w
+			} else {
+				keyOK = true
+				ctype = int(be16(r.key.raw[2:]))
+				n += 2
+				if len(r.key.raw) > 4 {
+					n++
+				}
+				if ctype < 0 || ctype >= len(controlNames) {
+					n += w
+				}
+			}
+		}
+	}
+	if r.stage >= stValue {
+		n++
+		if !r.val.canon {
+			n += w
+		}
+		if keyOK && ctype >= 0 && ctype < len(controlNames) && !r.val.null && len(r.val.raw) >= 2 {
+			n++ // version
+			if ctype <= 1 {
+				n += 2 // coordinatorEpoch, rest
+			} else {
+				after += 1 + w // the data leaf when it did not decode, and why
+			}
+		}
+	}
+	if r.stage >= stHeaders {
+		after++
+		if !r.hc.canon {
+			after += w
+		}
+		for i := range r.hdrs {
+			h := &r.hdrs[i]
+			after += 2
+			if !h.key.canon {
+				after += w
+			}
+			if h.hasVal {
+				after++
+				if !h.val.canon {
+					after += w
+				}
+			}
+		}
+	}
+	if r.fail != "" && r.q < r.rend {
+		after++
+	}
+	return n + after, after
+}

@@ -1,0 +1,610 @@
+package records
+
+import (
+	"hash/crc32"
+
+	"github.com/kwire/kwire/codec/tree"
+	"github.com/kwire/kwire/codec/wire"
+)
+
+// The reader: one walk over a records payload (entries, the records of a
+// batch, the message set inside a wrapper), which checks, charges the
+// budget and says every warning once, and hands each unit to a sink: the
+// tree builder (treeSink) or the JSON writer (jsonSink). A unit is read
+// into a small struct first (recParse, msgParse, batchCtx), so both sinks
+// see the same values, and a record is taken only when all it costs
+// (recordCost) fits the budget.
+
+// sink is what the reader hands its units to. Methods that make a unit
+// return its node, or nil when the sink keeps no tree; the reader hangs
+// the unit's warnings on it.
+type sink interface {
+	// beginList opens a list of entries, or of a batch's records (whose
+	// JSON lists records alone); endList closes it and returns its nodes.
+	beginList(records bool)
+	endList() []*tree.Node
+	// raw hands over b[p:end], bytes left undecoded in a list.
+	raw(b []byte, bi, p, end int) *tree.Node
+	// truncated hands over an entry cut short by the end of the input.
+	truncated(b []byte, bi, off, end int, magic int8) *tree.Node
+	// batch opens the batch in b[off:end], whose header is read; its
+	// records follow (records, inflated, or noRecords), then endBatch.
+	batch(b []byte, bi, off, end int, ctx *batchCtx) batchNodes
+	// inflated hands over the decompressed bytes of n (buffer idx).
+	inflated(n *tree.Node, out []byte, idx, codec int) *tree.Node
+	// noRecords says the batch's records or the wrapper's messages
+	// could not be decompressed.
+	noRecords()
+	// children gives n the nodes of a list.
+	children(n *tree.Node, list []*tree.Node)
+	endBatch(b []byte, off, end int, ctx *batchCtx, warned bool)
+	// record hands over a record read whole.
+	record(b []byte, bi int, v *recView) *tree.Node
+	// message opens a legacy message; its inner message set (for a
+	// wrapper) follows, then endMessage.
+	message(b []byte, bi int, m *msgParse, shift int64) msgNodes
+	endMessage(b []byte, m *msgParse, warned bool)
+	// buffer lends the buffer a decompression at depth writes into;
+	// keep takes back what it made (for the tree, its derived buffer)
+	// or, on failure, the buffer to reuse.
+	buffer(depth int) []byte
+	keep(depth int, out []byte, ok bool) []byte
+	// flush says a unit is done: output may be written away.
+	flush()
+	// dataSlab is where a KRaft value decoded through Options.DecodeData
+	// makes its nodes.
+	dataSlab() *tree.Slab
+}
+
+// batchNodes are the nodes of a batch the reader hangs warnings on.
+type batchNodes struct{ crc, attrs, count, records *tree.Node }
+
+// msgNodes are the nodes of a legacy message the reader hangs warnings on.
+type msgNodes struct{ msg, crc, attrs, value *tree.Node }
+
+// entries reads the entries (batches, messages) in b[start:end] of buffer
+// bi, the message set of wrapper w at depth (nil: the payload's own).
+func (d *decoder) entries(b []byte, bi, start, end, depth int, w *wrapper) ([]*tree.Node, error) {
+	d.s.beginList(false)
+	shift := innerShift(b, start, end, w)
+	for idx, off := 0, start; off < end; idx++ {
+		if !d.b.Fits(maxEntryNodes) {
+			d.b.Nodes++
+			raw := d.s.raw(b, bi, off, end)
+			d.push("", idx)
+			d.limit(raw, bi, off, "", "entries from byte "+itoa(off)+" not decoded: the MaxNodes limit ("+itoa(d.b.MaxNodes)+" nodes) is reached")
+			d.pop()
+			break
+		}
+		kind, magic, next, err := frameAt(b, off, end)
+		if err != nil {
+			d.b.Nodes++
+			d.s.raw(b, bi, off, end)
+			return d.s.endList(), err
+		}
+		d.push("", idx)
+		switch kind {
+		case entryTruncated:
+			d.truncated(b, bi, off, end, magic)
+		case entryBatch:
+			d.batch(b, bi, off, next, depth)
+		default:
+			d.message(b, bi, off, next, depth, w, shift)
+		}
+		d.pop()
+		off = next
+		d.s.flush()
+	}
+	return d.s.endList(), nil
+}
+
+// truncated reads an entry cut short by the end of the input: its offset
+// and length when there, the rest as bytes.
+func (d *decoder) truncated(b []byte, bi, off, end int, magic int8) {
+	n, p := 1, off
+	if end-off >= 8 {
+		n, p = n+1, p+8
+		if end-off >= 12 {
+			n, p = n+1, p+4
+		}
+	}
+	if p < end {
+		n++
+	}
+	d.b.Nodes += n
+	u := d.s.truncated(b, bi, off, end, magic)
+	d.note(nil, u, bi, off, "", "the input ends inside this entry ("+itoa(end-off)+" bytes present)")
+}
+
+const batchHeader = 61
+
+// batchCtx is what a batch's header says about its records.
+type batchCtx struct {
+	base, baseTS, maxTS int64
+	attrs               int
+	logAppend, control  bool
+	count, parsed       int
+	cut                 bool // the MaxNodes limit ended the record list
+}
+
+func (d *decoder) batch(b []byte, bi, off, end, depth int) {
+	d.b.Nodes += 20 // batch, 13 fixed fields, 5 attribute bits, records
+	attrs := int(be16(b[off+21:]))
+	ctx := batchCtx{base: be64(b[off:]), baseTS: be64(b[off+27:]), maxTS: be64(b[off+35:]), attrs: attrs,
+		logAppend: attrs&8 != 0, control: attrs&0x20 != 0, count: int(be32(b[off+57:]))}
+	u := d.s.batch(b, bi, off, end, &ctx)
+	warned := d.warned
+	if crc, c := uint32(be32(b[off+17:])), crc32.Checksum(b[off+21:end], castagnoli); c != crc {
+		d.note(nil, u.crc, bi, off+17, "crc", crcMessage("CRC-32C", c, crc))
+	}
+	if attrs&^0x7f != 0 {
+		d.note(nil, u.attrs, bi, off+21, "attributes", "unused attribute bits 7-15 are set")
+	}
+	countMark := d.w.Mark()
+	p := off + batchHeader
+	codec := attrs & 7
+	d.push("records", -1)
+	decoded := codec == CodecNone
+	if decoded {
+		d.s.children(u.records, d.recordList(b, bi, p, end, &ctx, u.records))
+	} else if ib, ibi, ok := d.inflate(u.records, bi, p, "", codec, b[p:end], depth); ok {
+		decoded = true
+		d.b.Nodes++ // inflated
+		inf := d.s.inflated(u.records, ib, ibi, codec)
+		d.s.children(inf, d.recordList(ib, ibi, 0, len(ib), &ctx, inf))
+	} else {
+		d.s.noRecords()
+	}
+	d.pop()
+	if ctx.parsed != ctx.count && !ctx.cut && decoded {
+		d.note(&countMark, u.count, bi, off+57, "recordCount", "recordCount is "+itoa(ctx.count)+" but the batch holds "+itoa(ctx.parsed)+" records")
+	}
+	d.s.endBatch(b, off, end, &ctx, d.warned > warned)
+}
+
+// inflate decompresses src (the value of node n, at field below the
+// current path; at bi, at) into a derived buffer: its bytes and number,
+// or false after a warning.
+func (d *decoder) inflate(n *tree.Node, bi, at int, field string, codec int, src []byte, depth int) ([]byte, int, bool) {
+	limit, which := d.b.MaxDecompressed-d.b.Decompressed, "MaxDecompressed"
+	if w := d.b.MaxWork - d.b.Work; w < limit {
+		limit, which = w, "MaxWork"
+	}
+	if limit <= 0 {
+		d.limit(n, bi, at, field, "not decompressed: the "+which+" limit is used up")
+		return nil, 0, false
+	}
+	out, warn, done, err := d.inflateOnce(d.s.buffer(depth), codec, src, limit)
+	if warn != "" {
+		d.note(nil, n, bi, at, field, warn)
+	}
+	if err != nil {
+		// The work was done all the same: a flood of decompressions that
+		// fail stops at MaxWork. Their buffer serves the next one.
+		d.b.Work += done
+		d.s.keep(depth, out, false)
+		if err == errLimit {
+			d.limit(n, bi, at, field, "not decompressed: it holds more than the "+itoa(limit)+" bytes left of the "+which+" limit")
+			return nil, 0, false
+		}
+		name := CodecName(codec)
+		if name == "" {
+			name = "codec " + itoa(codec)
+		}
+		d.note(nil, n, bi, at, field, "cannot decompress "+name+": "+err.Error())
+		return nil, 0, false
+	}
+	if !d.replayed {
+		out = d.s.keep(depth, out, true)
+	}
+	d.kept(out)
+	d.b.Decompressed += len(out)
+	d.b.Work += done
+	d.nbuf++
+	return out, d.res.Base + d.nbuf - 1, true
+}
+
+// recordList reads the records in b[p:end] of buffer bi, a batch's (held
+// by node owner), until they end, one fails to read (the rest stays
+// bytes) or the MaxNodes limit cuts the list.
+func (d *decoder) recordList(b []byte, bi, p, end int, ctx *batchCtx, owner *tree.Node) []*tree.Node {
+	d.s.beginList(true)
+	mark, start := d.w.Mark(), p
+	r := &d.rp
+	for idx := 0; p < end; idx++ {
+		if !d.b.NodesLeft() {
+			d.recordsCut(b, bi, p, end, idx, ctx)
+			break
+		}
+		if msg := parseRecord(b, p, end, r); msg != "" {
+			d.note(&mark, owner, bi, start, "", "record "+itoa(idx)+" at byte "+itoa(p)+": "+string(msg))
+			d.b.Nodes++
+			d.s.raw(b, bi, p, end)
+			break
+		}
+		cost, after := recordCost(r, ctx)
+		if !d.b.Fits(cost) {
+			d.recordsCut(b, bi, p, end, idx, ctx)
+			break
+		}
+		d.push("", idx)
+		d.dataAfter = after
+		d.record(b, bi, r, ctx, idx)
+		d.pop()
+		ctx.parsed++
+		p = r.rend
+		d.s.flush()
+	}
+	return d.s.endList()
+}
+
+// recordsCut ends a record list the MaxNodes limit cut at p: the bytes
+// left as one raw node, with a limit warning.
+func (d *decoder) recordsCut(b []byte, bi, p, end, idx int, ctx *batchCtx) {
+	ctx.cut = true
+	d.b.Nodes++
+	raw := d.s.raw(b, bi, p, end)
+	d.push("", idx)
+	d.limit(raw, bi, p, "", "records from byte "+itoa(p)+" not decoded: the MaxNodes limit ("+itoa(d.b.MaxNodes)+" nodes) is reached")
+	d.pop()
+}
+
+// recView is a record read whole, with what it implies and what it said:
+// the unit a sink takes.
+type recView struct {
+	r                 *recParse
+	idx               int
+	offset, timestamp int64
+	control           bool // a control record whose key reads
+	ctype             int
+	cv                controlVal
+	data              *tree.Node // a KRaft control value's data message, when it read
+	warns             []recWarning
+}
+
+// recWarning is a warning of a record: the part it is on (header parts
+// with their header's index) and what it says.
+type recWarning struct {
+	part recPart
+	idx  int
+	msg  string
+}
+
+type recPart uint8
+
+const (
+	partRecord recPart = iota
+	partLength
+	partTimestamp
+	partOffset
+	partKey
+	partValue
+	partHeaders
+	partHeaderKey
+	partHeaderValue
+)
+
+// controlVal is what a control record's value holds.
+type controlVal struct {
+	ok               bool // the value has its version
+	version          int64
+	epoch            bool
+	coordinatorEpoch int64
+	data             bool   // a KRaft data message: view.data, or raw when it did not read
+	raw              []byte // the data message's bytes
+}
+
+// record reads the record r (index idx of its list), parsed whole: the
+// nodes it makes are charged and its warnings said here, in the order of
+// its parts, then the sink takes it.
+func (d *decoder) record(b []byte, bi int, r *recParse, ctx *batchCtx, idx int) {
+	v := &d.rv
+	*v = recView{r: r, idx: idx, warns: v.warns[:0]}
+	v.offset, v.timestamp = recordTime(r, ctx)
+	nodes := 2 // record, length
+	if r.fail != "" {
+		d.recWarn(v, partRecord, -1, bi, r.p, "", r.fail, false)
+	}
+	if !r.length.canon {
+		d.recWarn(v, partLength, -1, bi, r.length.at, "length", nonMinimal, false)
+	}
+	if r.stage >= stAttributes {
+		nodes++
+	}
+	if r.stage >= stTimestamp {
+		nodes++
+		if !r.tsd.canon {
+			d.recWarn(v, partTimestamp, -1, bi, r.tsd.at, "timestampDelta", nonMinimal, false)
+		}
+	}
+	if r.stage >= stOffset {
+		nodes++
+		if !r.od.canon {
+			d.recWarn(v, partOffset, -1, bi, r.od.at, "offsetDelta", nonMinimal, false)
+		}
+	}
+	control := ctx.control && r.stage >= stHeaders && !r.hdrFail
+	if r.stage >= stKey {
+		nodes++
+		if !r.key.canon {
+			d.recWarn(v, partKey, -1, bi, r.key.at, "key", nonMinimal, false)
+		}
+		if control {
+			if r.key.null || len(r.key.raw) < 4 {
+				d.recWarn(v, partKey, -1, bi, r.key.at, "key", "a control record key needs version int16 and type int16", false)
+			} else {
+				v.control, v.ctype = true, int(be16(r.key.raw[2:]))
+				nodes += 2
+				if len(r.key.raw) > 4 {
+					nodes++
+				}
+				if v.ctype < 0 || v.ctype >= len(controlNames) {
+					d.recWarn(v, partKey, -1, bi, r.key.at, "key", "unknown control record type "+itoa(v.ctype), false)
+				}
+			}
+		}
+	}
+	if r.stage >= stValue {
+		nodes++
+		if !r.val.canon {
+			d.recWarn(v, partValue, -1, bi, r.val.at, "value", nonMinimal, false)
+		}
+		if v.control {
+			// The control value is read in the value's place: its data
+			// message's warnings come there.
+			d.b.Nodes += nodes
+			nodes = 0
+			d.controlValue(b, bi, v)
+		}
+	}
+	if r.stage >= stHeaders {
+		nodes++
+		if !r.hc.canon {
+			d.recWarn(v, partHeaders, -1, bi, r.hc.at, "headers", nonMinimal, false)
+		}
+		if len(r.hdrs) > 0 {
+			d.push("headers", -1)
+			for i := range r.hdrs {
+				h := &r.hdrs[i]
+				nodes += 2
+				d.push("", i)
+				if !h.key.canon {
+					d.recWarn(v, partHeaderKey, i, bi, h.key.at, "key", nonMinimal, false)
+				}
+				if h.hasVal {
+					nodes++
+					if !h.val.canon {
+						d.recWarn(v, partHeaderValue, i, bi, h.val.at, "value", nonMinimal, false)
+					}
+				}
+				d.pop()
+			}
+			d.pop()
+		}
+	}
+	if r.fail != "" && r.q < r.rend {
+		nodes++
+	}
+	d.b.Nodes += nodes
+	d.s.record(b, bi, v)
+}
+
+// recWarn says a warning of record v's part (a limit hit when limit), and
+// keeps it for the part's node.
+func (d *decoder) recWarn(v *recView, part recPart, idx, bi, at int, field, msg string, limit bool) {
+	d.warnAt(nil, nil, bi, at, field, msg, limit)
+	v.warns = append(v.warns, recWarning{part, idx, msg})
+}
+
+// controlValue reads the value of a control record whose key reads: its
+// version and coordinatorEpoch (markers), or its KRaft data message,
+// decoded through the Data hook within the frame's budget.
+func (d *decoder) controlValue(b []byte, bi int, v *recView) {
+	t, val := v.ctype, &v.r.val
+	if t < 0 || t >= len(controlNames) || val.null || len(val.raw) < 2 {
+		return
+	}
+	cv := &v.cv
+	cv.ok = true
+	d.b.Nodes++ // version
+	p := val.at + val.n
+	vend := p + len(val.raw)
+	cv.version = be16(b[p:])
+	p += 2
+	if t <= 1 {
+		if vend-p >= 4 {
+			d.b.Nodes++
+			cv.epoch, cv.coordinatorEpoch = true, be32(b[p:])
+			p += 4
+		}
+		if p < vend {
+			d.b.Nodes++ // rest
+		}
+		return
+	}
+	cv.data, cv.raw = true, b[p:vend]
+	var err error
+	switch {
+	case d.opts.Data != nil:
+		mark := d.w.Mark()
+		d.b.NestedNodes -= d.dataAfter
+		v.data, err = d.opts.Data(controlData[t], int16(cv.version), b, bi, p, vend, d.pathString("control.data"))
+		d.b.NestedNodes += d.dataAfter
+		if err != nil {
+			d.w.Truncate(mark)
+		}
+	case d.opts.DecodeData != nil:
+		v.data, err = d.opts.DecodeData(d.s.dataSlab(), controlData[t], int16(cv.version), b, bi, p, vend)
+	}
+	if err != nil {
+		v.data = nil
+		if l, ok := err.(interface{ LimitHit() bool }); ok && l.LimitHit() {
+			d.recWarn(v, partValue, -1, bi, val.at, "value", "not decoded as "+controlData[t]+": "+err.Error(), true)
+		} else {
+			d.recWarn(v, partValue, -1, bi, val.at, "value", "cannot decode "+controlData[t]+": "+err.Error(), false)
+		}
+	}
+	if v.data == nil {
+		d.b.Nodes++ // the data leaf
+	}
+}
+
+// message reads a legacy (magic 0 or 1) message in b[off:end], and the
+// message set inside it when it is a compressed wrapper.
+func (d *decoder) message(b []byte, bi, off, end, depth int, w *wrapper, shift int64) {
+	for len(d.mp) <= depth {
+		d.mp = append(d.mp, new(msgParse)) // one per depth: a wrapper's inner messages come before its end
+	}
+	m := d.mp[depth]
+	parseMessage(b, off, end, m)
+	nodes := 8 // message, offset, messageSize, crc, magic, attributes and its 2 bits
+	if m.magic == 1 {
+		nodes++
+	}
+	if m.stage >= 1 {
+		nodes++
+	}
+	if m.stage >= 2 {
+		nodes++
+	}
+	if m.fail != "" && m.q < end {
+		nodes++
+	}
+	d.b.Nodes += nodes
+	info := RecordInfo{Offset: m.offset + shift, Timestamp: m.ts}
+	if w != nil && w.logAppend && m.magic == 1 {
+		info.Timestamp = w.timestamp
+	}
+	u := d.s.message(b, bi, m, shift)
+	info.Node = u.msg
+	d.res.Records = append(d.res.Records, info)
+	warned := d.warned
+	if m.fail != "" {
+		d.note(nil, u.msg, bi, off, "", m.fail)
+	}
+	if m.crcWrong {
+		d.note(nil, u.crc, bi, off+12, "crc", crcMessage("CRC-32", m.crcCorrect, m.crc))
+	}
+	if m.attrs&^0x0f != 0 || (m.magic == 0 && m.attrs&8 != 0) {
+		d.note(nil, u.attrs, bi, off+17, "attributes", "unused attribute bits are set")
+	}
+	if codec := m.attrs & 7; codec != CodecNone && m.stage >= 2 {
+		d.wrapped(u.value, bi, codec, m, depth)
+	}
+	d.s.endMessage(b, m, d.warned > warned)
+}
+
+// wrapped decompresses the value of a wrapper message and reads the
+// message set inside it.
+func (d *decoder) wrapped(val *tree.Node, bi, codec int, m *msgParse, depth int) {
+	switch {
+	case m.val.null:
+		d.note(nil, val, bi, m.val.at, "value", "a compressed wrapper message has a null value")
+		return
+	case depth+1 > d.maxDepth:
+		d.limit(val, bi, m.val.at, "value", "not decompressed: wrappers nest deeper than the MaxRecordNesting limit ("+itoa(d.maxDepth)+")")
+		d.s.noRecords()
+		return
+	}
+	ib, ibi, ok := d.inflate(val, bi, m.val.at, "value", codec, m.val.raw, depth)
+	if !ok {
+		d.s.noRecords()
+		return
+	}
+	d.b.Nodes++ // inflated
+	inf := d.s.inflated(val, ib, ibi, codec)
+	mark := d.w.Mark()
+	ww := &wrapper{offset: m.offset, magic: m.magic, logAppend: m.magic == 1 && m.attrs&8 != 0, timestamp: m.ts}
+	d.push("messages", -1)
+	inner, err := d.entries(ib, ibi, 0, len(ib), depth+1, ww)
+	if err != nil {
+		d.note(&mark, inf, ibi, 0, "", "inner message set: "+err.Error())
+	}
+	d.pop()
+	d.s.children(inf, inner)
+}
+
+// The kinds of entry frameAt finds.
+const (
+	entryTruncated = iota // cut short by the end of the input
+	entryBatch
+	entryMessage
+)
+
+// frameAt reads the framing of the entry at off: what it is, its magic
+// byte (-1 when not there) and where it ends, or a framing error.
+func frameAt(b []byte, off, end int) (kind int, magic int8, next int, err error) {
+	left := end - off
+	if left < 17 {
+		return entryTruncated, -1, end, nil
+	}
+	size := int(be32(b[off+8:]))
+	magic = int8(b[off+16])
+	switch {
+	case magic > 2 || magic < 0:
+		return 0, magic, off, &wire.Error{Offset: off + 16, Expected: "magic 0, 1 or 2", Found: "magic " + itoa(int(magic))}
+	case magic == 2 && size < batchHeader-12:
+		return 0, magic, off, &wire.Error{Offset: off + 8, Expected: "a batchLength of at least 49", Found: itoa(size)}
+	case magic < 2 && size < msgMin(magic):
+		return 0, magic, off, &wire.Error{Offset: off + 8, Expected: "a messageSize of at least " + itoa(msgMin(magic)), Found: itoa(size)}
+	}
+	if size > left-12 {
+		return entryTruncated, magic, end, nil
+	}
+	if magic == 2 {
+		return entryBatch, magic, off + 12 + size, nil
+	}
+	return entryMessage, magic, off + 12 + size, nil
+}
+
+func msgMin(magic int8) int {
+	if magic == 1 {
+		return 22
+	}
+	return 14
+}
+
+// wrapper describes the compressed message whose value holds a message set.
+type wrapper struct {
+	offset    int64
+	magic     int8
+	logAppend bool
+	timestamp int64
+}
+
+// innerShift is what turns the offsets stored in the messages of a magic 1
+// wrapper's set (relative, the first 0) into absolute ones: the wrapper
+// carries the absolute offset of the set's last message.
+func innerShift(b []byte, start, end int, w *wrapper) int64 {
+	if w == nil || w.magic != 1 {
+		return 0
+	}
+	last, found := int64(0), false
+	for off := start; off < end; {
+		kind, _, next, err := frameAt(b, off, end)
+		if err != nil || kind == entryTruncated {
+			break
+		}
+		if kind == entryMessage {
+			last, found = be64(b[off:]), true
+		}
+		off = next
+	}
+	if !found {
+		return 0
+	}
+	return w.offset - last
+}
+
+// recordTime is a parsed record's absolute offset and timestamp: the
+// batch's base plus the record's deltas (the batch's max timestamp under
+// log-append time), or the batch's base for a record that failed.
+func recordTime(r *recParse, ctx *batchCtx) (offset, timestamp int64) {
+	switch {
+	case r.fail != "":
+		return ctx.base, ctx.baseTS
+	case ctx.logAppend:
+		return ctx.base + r.od.v, ctx.maxTS
+	}
+	return ctx.base + r.od.v, ctx.baseTS + r.tsd.v
+}

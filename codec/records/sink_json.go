@@ -1,0 +1,468 @@
+package records
+
+import (
+	"encoding/base64"
+	"slices"
+	"strconv"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/kwire/kwire/codec/schema"
+
+	"github.com/kwire/kwire/codec/tree"
+	"github.com/kwire/kwire/internal/jsontext"
+)
+
+// jsonSink writes the records' JSON (the form AppendJSON's doc lays out)
+// as the reader goes, one unit at a time, keeping one decompression
+// buffer per nesting depth.
+type jsonSink struct {
+	out     *[]byte
+	flushFn func()
+	first   []bool   // per open list: nothing written in it yet
+	recs    []bool   // per open list: a batch's records
+	scratch [][]byte // decompressed bytes, one buffer per nesting depth
+	data    tree.Slab
+}
+
+func (j *jsonSink) b() []byte   { return *j.out }
+func (j *jsonSink) w(s string)  { *j.out = append(*j.out, s...) }
+func (j *jsonSink) c(c byte)    { *j.out = append(*j.out, c) }
+func (j *jsonSink) int(v int64) { *j.out = strconv.AppendInt(*j.out, v, 10) }
+func (j *jsonSink) field(name string, v int64) {
+	j.w(`,"`)
+	j.w(name)
+	j.w(`":`)
+	j.int(v)
+}
+
+// b64 writes b as a base64 string; a big one in pieces, flushed between
+// them, so the output never holds all of it.
+func (j *jsonSink) b64(b []byte) {
+	const piece = 3 << 18 // 768 KiB: whole base64 quanta
+	if len(b) <= piece || j.flushFn == nil {
+		*j.out = appendB64(*j.out, b)
+		return
+	}
+	j.c('"')
+	for len(b) > 0 {
+		n := min(len(b), piece)
+		*j.out = base64.StdEncoding.AppendEncode(*j.out, b[:n])
+		b = b[n:]
+		j.flushFn()
+	}
+	j.c('"')
+}
+
+func appendB64(dst []byte, b []byte) []byte {
+	dst = append(dst, '"')
+	dst = base64.StdEncoding.AppendEncode(dst, b)
+	return append(dst, '"')
+}
+
+// item starts an element of the open list.
+func (j *jsonSink) item() {
+	k := len(j.first) - 1
+	if !j.first[k] {
+		j.c(',')
+	}
+	j.first[k] = false
+}
+
+func (j *jsonSink) beginList(records bool) {
+	j.c('[')
+	j.first, j.recs = append(j.first, true), append(j.recs, records)
+}
+
+func (j *jsonSink) endList() []*tree.Node {
+	j.first, j.recs = j.first[:len(j.first)-1], j.recs[:len(j.recs)-1]
+	j.c(']')
+	return nil
+}
+
+func (j *jsonSink) raw(b []byte, _, p, end int) *tree.Node {
+	if j.recs[len(j.recs)-1] {
+		return nil // a batch's records list records alone
+	}
+	j.item()
+	j.w(`{"_raw":`)
+	j.b64(b[p:end])
+	j.c('}')
+	return nil
+}
+
+func (j *jsonSink) truncated(b []byte, _, off, end int, _ int8) *tree.Node {
+	j.item()
+	j.w(`{"_truncated":`)
+	j.b64(b[off:end])
+	j.c('}')
+	return nil
+}
+
+func (j *jsonSink) batch(b []byte, _, off, _ int, ctx *batchCtx) batchNodes {
+	j.item()
+	j.w(`{"baseOffset":`)
+	j.int(ctx.base)
+	j.field("partitionLeaderEpoch", be32(b[off+12:]))
+	j.field("magic", int64(int8(b[off+16])))
+	j.field("crc", int64(uint32(be32(b[off+17:]))))
+	j.w(`,"attributes":`)
+	*j.out = appendAttrs(*j.out, ctx.attrs, 2)
+	j.field("lastOffsetDelta", be32(b[off+23:]))
+	j.field("baseTimestamp", ctx.baseTS)
+	j.field("maxTimestamp", ctx.maxTS)
+	j.field("producerId", be64(b[off+43:]))
+	j.field("producerEpoch", be16(b[off+51:]))
+	j.field("baseSequence", be32(b[off+53:]))
+	j.w(`,"records":`)
+	return batchNodes{}
+}
+
+func (j *jsonSink) inflated(*tree.Node, []byte, int, int) *tree.Node { return nil }
+
+func (j *jsonSink) noRecords() { j.w("null") }
+
+func (j *jsonSink) children(*tree.Node, []*tree.Node) {}
+
+func (j *jsonSink) endBatch(b []byte, off, end int, ctx *batchCtx, warned bool) {
+	if ctx.attrs&7 != CodecNone {
+		j.w(`,"_compressed":`)
+		j.b64(b[off+batchHeader : end])
+	}
+	if warned {
+		j.w(`,"_raw":`)
+		j.b64(b[off:end])
+	}
+	j.c('}')
+}
+
+func (j *jsonSink) record(b []byte, _ int, v *recView) *tree.Node {
+	r := v.r
+	j.item()
+	j.w(`{"attributes":`)
+	j.int(int64(r.attr))
+	j.field("timestampDelta", r.tsd.v)
+	j.field("offsetDelta", r.od.v)
+	j.field("offset", v.offset)
+	j.field("timestamp", v.timestamp)
+	j.w(`,"key":`)
+	if r.stage >= stKey {
+		j.bytes(&r.key)
+	} else {
+		j.w("null")
+	}
+	j.w(`,"value":`)
+	if r.stage >= stValue {
+		j.bytes(&r.val)
+	} else {
+		j.w("null")
+	}
+	j.w(`,"headers":[`)
+	if r.stage >= stHeaders {
+		for i := range r.hdrs {
+			h := &r.hdrs[i]
+			if i > 0 {
+				j.c(',')
+			}
+			j.w(`{"key":`)
+			switch {
+			case h.key.null:
+				j.w("null")
+			case utf8.Valid(h.key.raw):
+				*j.out = jsontext.AppendString(*j.out, h.key.raw)
+			default:
+				j.w(`{"base64":`)
+				j.b64(h.key.raw)
+				j.c('}')
+			}
+			j.w(`,"value":`)
+			if h.hasVal {
+				j.bytes(&h.val)
+			} else {
+				j.w("null")
+			}
+			j.c('}')
+		}
+	}
+	j.c(']')
+	if v.control {
+		j.w(`,"control":{"keyVersion":`)
+		j.int(be16(r.key.raw))
+		j.w(`,"type":`)
+		if name := ControlTypeName(v.ctype); name != "" {
+			j.c('"')
+			j.w(name)
+			j.c('"')
+		} else {
+			j.int(int64(v.ctype))
+		}
+		if cv := &v.cv; cv.ok {
+			j.field("valueVersion", cv.version)
+			if cv.epoch {
+				j.field("coordinatorEpoch", cv.coordinatorEpoch)
+			}
+			if cv.data {
+				j.w(`,"data":`)
+				if v.data != nil {
+					*j.out = appendNodeJSON(*j.out, v.data)
+				} else {
+					j.b64(cv.raw)
+				}
+			}
+		}
+		j.c('}')
+	}
+	j.c('}')
+	return nil
+}
+
+// bytes writes a key, value or header value: null, or as appendBytesValue.
+func (j *jsonSink) bytes(f *varField) {
+	if f.null {
+		j.w("null")
+		return
+	}
+	*j.out = appendBytesValue(*j.out, f.raw)
+}
+
+func (j *jsonSink) message(b []byte, _ int, m *msgParse, shift int64) msgNodes {
+	j.item()
+	j.w(`{"offset":`)
+	j.int(m.offset)
+	if shift != 0 {
+		j.field("absoluteOffset", m.offset+shift)
+	}
+	j.field("magic", int64(m.magic))
+	j.field("crc", int64(m.crc))
+	j.w(`,"attributes":`)
+	*j.out = appendAttrs(*j.out, m.attrs, int(m.magic))
+	if m.magic == 1 {
+		j.field("timestamp", m.ts)
+	}
+	if m.stage >= 1 {
+		j.w(`,"key":`)
+		j.bytes(&m.key)
+	}
+	if m.stage >= 2 {
+		if wrapperOf(m) {
+			j.w(`,"messages":`)
+		} else {
+			j.w(`,"value":`)
+			j.bytes(&m.val)
+		}
+	}
+	return msgNodes{}
+}
+
+// wrapperOf reports whether m is a compressed wrapper whose value holds
+// a message set.
+func wrapperOf(m *msgParse) bool { return m.stage >= 2 && m.attrs&7 != CodecNone && !m.val.null }
+
+func (j *jsonSink) endMessage(b []byte, m *msgParse, warned bool) {
+	if wrapperOf(m) {
+		j.w(`,"_compressed":`)
+		j.b64(m.val.raw)
+	}
+	if warned {
+		j.w(`,"_raw":`)
+		j.b64(b[m.off:m.end])
+	}
+	j.c('}')
+}
+
+func (j *jsonSink) buffer(depth int) []byte {
+	for len(j.scratch) <= depth {
+		j.scratch = append(j.scratch, nil)
+	}
+	return j.scratch[depth]
+}
+
+func (j *jsonSink) keep(depth int, out []byte, _ bool) []byte {
+	j.scratch[depth] = out
+	return out
+}
+
+func (j *jsonSink) flush() {
+	if j.flushFn != nil {
+		j.flushFn()
+	}
+}
+
+func (j *jsonSink) dataSlab() *tree.Slab {
+	j.data.Reset()
+	return &j.data
+}
+
+// appendAttrs writes the attributes object of an entry of the magic given.
+func appendAttrs(dst []byte, attrs int, magic int) []byte {
+	dst = append(dst, `{"compression":`...)
+	if name := CodecName(attrs & 7); name != "" {
+		dst = append(dst, '"')
+		dst = append(dst, name...)
+		dst = append(dst, '"')
+	} else {
+		dst = strconv.AppendInt(dst, int64(attrs&7), 10)
+	}
+	if magic >= 1 {
+		dst = append(dst, `,"timestampType":`...)
+		if attrs&8 != 0 {
+			dst = append(dst, `"LogAppendTime"`...)
+		} else {
+			dst = append(dst, `"CreateTime"`...)
+		}
+	}
+	known := 0x0f
+	switch magic {
+	case 0:
+		known = 0x07
+	case 2:
+		known = 0x7f
+		for i, f := range [...]string{"transactional", "control", "deleteHorizon"} {
+			dst = append(dst, `,"`...)
+			dst = append(dst, f...)
+			dst = append(dst, `":`...)
+			dst = strconv.AppendBool(dst, attrs&(0x10<<i) != 0)
+		}
+	}
+	if o := attrs &^ known; o != 0 {
+		dst = append(dst, `,"otherBits":`...)
+		dst = strconv.AppendInt(dst, int64(o), 10)
+	}
+	return append(dst, '}')
+}
+
+// appendBytesValue writes a key, value or header value that is not null:
+// {"text":...} when printable, else {"base64":...}. One pass: the text is
+// written as it is checked, and taken back when a byte is not printable.
+// Text at most doubles (each byte escaped), so room for that is made
+// first and bytes are written in place: JSON values, dense with quotes,
+// cost no growth check per escape.
+func appendBytesValue(dst []byte, raw []byte) []byte {
+	at := len(dst)
+	if n := len(`{"text":""}`) + 2*len(raw); cap(dst)-at < n {
+		dst = slices.Grow(dst, n)
+	}
+	buf := dst[:cap(dst)]
+	j := at + copy(buf[at:], `{"text":"`)
+	for i := 0; i < len(raw); {
+		c := raw[i]
+		switch textClass[c] {
+		case textPlain:
+			buf[j] = c
+			j++
+			i++
+			continue
+		case textEscape:
+			buf[j], buf[j+1] = '\\', textEscapes[c]
+			j += 2
+			i++
+			continue
+		case textMulti:
+			r, n := utf8.DecodeRune(raw[i:])
+			if !(r == utf8.RuneError && n <= 1) && unicode.IsPrint(r) {
+				j += copy(buf[j:], raw[i:i+n])
+				i += n
+				continue
+			}
+		}
+		// Not printable: base64 instead.
+		dst = append(dst[:at], `{"base64":`...)
+		dst = appendB64(dst, raw)
+		return append(dst, '}')
+	}
+	buf[j], buf[j+1] = '"', '}'
+	return buf[:j+2]
+}
+
+// How appendBytesValue treats each byte: printable ASCII as it is; the
+// quote, backslash, tab, CR and LF escaped; other control bytes (and DEL)
+// not printable; bytes of multi-byte UTF-8 checked as runes.
+const (
+	textPlain = iota
+	textEscape
+	textControl
+	textMulti
+)
+
+var textClass, textEscapes = func() (cls, esc [256]byte) {
+	for c := 0; c < 256; c++ {
+		switch {
+		case c == '"' || c == '\\':
+			cls[c], esc[c] = textEscape, byte(c)
+		case c == '\t':
+			cls[c], esc[c] = textEscape, 't'
+		case c == '\n':
+			cls[c], esc[c] = textEscape, 'n'
+		case c == '\r':
+			cls[c], esc[c] = textEscape, 'r'
+		case c < 0x20 || c == 0x7f:
+			cls[c] = textControl
+		case c >= 0x80:
+			cls[c] = textMulti
+		}
+	}
+	return
+}()
+
+// appendNodeJSON writes a generic JSON view of a decoded data-message node
+// (from Options.DecodeData): structs as objects keyed by the field's JSON
+// name, arrays as arrays, bytes as base64.
+func appendNodeJSON(dst []byte, n *tree.Node) []byte {
+	if n.Null {
+		return append(dst, "null"...)
+	}
+	switch {
+	case n.Kind == schema.Array:
+		dst = append(dst, '[')
+		first := true
+		for _, c := range n.Children {
+			if c.Role != tree.RoleElement && c.Role != tree.RoleRecord {
+				continue
+			}
+			if !first {
+				dst = append(dst, ',')
+			}
+			first = false
+			dst = appendNodeJSON(dst, c)
+		}
+		return append(dst, ']')
+	case n.Kind == schema.Struct || (n.Kind == schema.Invalid && len(n.Children) > 0) || n.Role == tree.RoleBody:
+		dst = append(dst, '{')
+		first := true
+		for _, c := range n.Children {
+			if c.Role != tree.RoleField && c.Role != tree.RoleRecord && c.Role != tree.RoleElement {
+				continue
+			}
+			name := c.Name
+			if c.Field != nil && c.Field.JSON != "" {
+				name = c.Field.JSON
+			}
+			if !first {
+				dst = append(dst, ',')
+			}
+			first = false
+			dst = jsontext.AppendString(dst, []byte(name))
+			dst = append(dst, ':')
+			dst = appendNodeJSON(dst, c)
+		}
+		return append(dst, '}')
+	}
+	switch n.Kind {
+	case schema.Bool:
+		return strconv.AppendBool(dst, n.Int != 0)
+	case schema.Float64:
+		return strconv.AppendFloat(dst, n.Float, 'g', -1, 64)
+	case schema.String:
+		if utf8.Valid(n.Raw) {
+			return jsontext.AppendString(dst, n.Raw)
+		}
+		return appendB64(dst, n.Raw)
+	case schema.Bytes, schema.Records:
+		return appendB64(dst, n.Raw)
+	case schema.UUID:
+		dst = append(dst, '"')
+		dst = base64.RawURLEncoding.AppendEncode(dst, n.Raw)
+		return append(dst, '"')
+	}
+	return strconv.AppendInt(dst, n.Int, 10)
+}

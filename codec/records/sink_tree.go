@@ -1,0 +1,399 @@
+package records
+
+import (
+	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/codec/tree"
+)
+
+// treeSink builds the records' tree: nodes from a slab, with the spans and
+// values the package doc lays out. The reader charges the budget for
+// them; the sink only makes them.
+type treeSink struct {
+	d     *decoder
+	s     *tree.Slab
+	lists [][]*tree.Node // the open lists' nodes
+	spare *[]byte        // the buffer decompressions write into
+}
+
+func (t *treeSink) beginList(bool) { t.lists = append(t.lists, t.s.Kids(16)) }
+
+func (t *treeSink) endList() []*tree.Node {
+	k := len(t.lists) - 1
+	l := t.lists[k]
+	t.lists = t.lists[:k]
+	return l
+}
+
+func (t *treeSink) add(n *tree.Node) *tree.Node {
+	k := len(t.lists) - 1
+	t.lists[k] = append(t.lists[k], n)
+	return n
+}
+
+// leaf makes a node of buffer bi spanning [start, end).
+func (t *treeSink) leaf(name string, k schema.Kind, typ string, bi, start, end int) *tree.Node {
+	n := t.s.New()
+	n.Name, n.Role, n.Kind, n.Type, n.Buf = name, tree.RoleRecord, k, typ, bi
+	n.Start, n.PrefixEnd, n.End = start, start, end
+	return n
+}
+
+func (t *treeSink) rawNode(b []byte, bi, p, end int) *tree.Node {
+	n := t.leaf("raw", schema.Bytes, "bytes", bi, p, end)
+	n.Role, n.Raw = tree.RoleRaw, b[p:end]
+	return n
+}
+
+func (t *treeSink) raw(b []byte, bi, p, end int) *tree.Node { return t.add(t.rawNode(b, bi, p, end)) }
+
+// fixed adds a fixed-width integer child at *p to kids.
+func (t *treeSink) fixed(kids *[]*tree.Node, name string, k schema.Kind, b []byte, bi int, p *int) *tree.Node {
+	sz := k.FixedSize()
+	n := t.leaf(name, k, k.String(), bi, *p, *p+sz)
+	switch sz {
+	case 1:
+		n.Int = int64(int8(b[*p]))
+	case 2:
+		n.Int = be16(b[*p:])
+	case 4:
+		n.Int = be32(b[*p:])
+		if k == schema.Uint32 {
+			n.Int = int64(uint32(n.Int))
+		}
+	case 8:
+		n.Int = be64(b[*p:])
+	}
+	*p += sz
+	*kids = append(*kids, n)
+	return n
+}
+
+func (t *treeSink) truncated(b []byte, bi, off, end int, magic int8) *tree.Node {
+	n := t.leaf("batch", schema.Struct, "RecordBatch", bi, off, end)
+	first, second := "baseOffset", "batchLength"
+	if magic == 0 || magic == 1 {
+		n.Name, n.Type = "message", "Message"
+		first, second = "offset", "messageSize"
+	}
+	n.Flags |= tree.Truncated
+	n.Raw = b[off:end]
+	n.Int = int64(magic)
+	kids := t.s.Kids(3)
+	p := off
+	if end-off >= 8 {
+		t.fixed(&kids, first, schema.Int64, b, bi, &p)
+		if end-off >= 12 {
+			t.fixed(&kids, second, schema.Int32, b, bi, &p)
+		}
+	}
+	if p < end {
+		rest := t.leaf("partial", schema.Bytes, "bytes", bi, p, end)
+		rest.Raw = b[p:end:end]
+		rest.Flags |= tree.Truncated
+		kids = append(kids, rest)
+	}
+	n.Children = kids
+	return t.add(n)
+}
+
+var bitNames = [...]string{"compression", "timestampType", "transactional", "control", "deleteHorizon"}
+var bitTypes = [...]string{"bits 0-2", "bit 3", "bit 4", "bit 5", "bit 6"}
+
+// bits makes the attribute bits of attr (magic 2: five, else two).
+func (t *treeSink) bits(attr *tree.Node, v int, v2 bool) []*tree.Node {
+	num := 5
+	if !v2 {
+		num = 2
+	}
+	kids := t.s.Kids(num)
+	for i := 0; i < num; i++ {
+		c := t.leaf(bitNames[i], attr.Kind, bitTypes[i], attr.Buf, attr.Start, attr.End)
+		if i == 0 {
+			c.Int = int64(v & 7)
+		} else {
+			c.Int = int64(v>>(i+2)) & 1
+		}
+		kids = append(kids, c)
+	}
+	return kids
+}
+
+func (t *treeSink) batch(b []byte, bi, off, end int, ctx *batchCtx) batchNodes {
+	n := t.leaf("batch", schema.Struct, "RecordBatch", bi, off, end)
+	n.Int = 2
+	n.Raw = b[off:end:end]
+	kids := t.s.Kids(14)
+	var u batchNodes
+	p := off
+	t.fixed(&kids, "baseOffset", schema.Int64, b, bi, &p)
+	t.fixed(&kids, "batchLength", schema.Int32, b, bi, &p)
+	t.fixed(&kids, "partitionLeaderEpoch", schema.Int32, b, bi, &p)
+	t.fixed(&kids, "magic", schema.Int8, b, bi, &p)
+	u.crc = t.fixed(&kids, "crc", schema.Uint32, b, bi, &p)
+	u.attrs = t.fixed(&kids, "attributes", schema.Int16, b, bi, &p)
+	u.attrs.Children = t.bits(u.attrs, ctx.attrs, true)
+	t.fixed(&kids, "lastOffsetDelta", schema.Int32, b, bi, &p)
+	t.fixed(&kids, "baseTimestamp", schema.Int64, b, bi, &p)
+	t.fixed(&kids, "maxTimestamp", schema.Int64, b, bi, &p)
+	t.fixed(&kids, "producerId", schema.Int64, b, bi, &p)
+	t.fixed(&kids, "producerEpoch", schema.Int16, b, bi, &p)
+	t.fixed(&kids, "baseSequence", schema.Int32, b, bi, &p)
+	u.count = t.fixed(&kids, "recordCount", schema.Int32, b, bi, &p)
+	u.records = t.leaf("records", schema.Records, "records", bi, p, end)
+	u.records.Raw = b[p:end]
+	if ctx.attrs&7 != CodecNone {
+		u.records.Type = "compressed records"
+	}
+	n.Children = append(kids, u.records)
+	t.add(n)
+	return u
+}
+
+func (t *treeSink) inflated(n *tree.Node, out []byte, idx, codec int) *tree.Node {
+	inf := t.leaf("inflated", schema.Bytes, CodecName(codec)+" inflated", idx, 0, len(out))
+	inf.Raw = out
+	inf.Int = int64(codec)
+	n.Children = append(t.s.Kids(1), inf)
+	return inf
+}
+
+func (t *treeSink) noRecords() {}
+
+func (t *treeSink) children(n *tree.Node, list []*tree.Node) { n.Children = list }
+
+func (t *treeSink) endBatch([]byte, int, int, *batchCtx, bool) {}
+
+func (t *treeSink) record(b []byte, bi int, v *recView) *tree.Node {
+	r := v.r
+	rec := t.leaf("record", schema.Struct, "Record", bi, r.p, r.rend)
+	rec.PrefixEnd = r.p + r.length.n
+	rec.Index = v.idx
+	rec.Int = v.offset
+	kids := t.s.Kids(8)
+	ln := t.varLeaf(&r.length, "length", schema.Int32, "varint", bi)
+	kids = append(kids, ln)
+	var key, val, hs *tree.Node
+	if r.stage >= stAttributes {
+		at := t.leaf("attributes", schema.Int8, "int8", bi, r.length.end(), r.length.end()+1)
+		at.Int = int64(r.attr)
+		kids = append(kids, at)
+	}
+	var tsd, od *tree.Node
+	if r.stage >= stTimestamp {
+		tsd = t.varLeaf(&r.tsd, "timestampDelta", schema.Int64, "varlong", bi)
+		kids = append(kids, tsd)
+	}
+	if r.stage >= stOffset {
+		od = t.varLeaf(&r.od, "offsetDelta", schema.Int32, "varint", bi)
+		kids = append(kids, od)
+	}
+	if r.stage >= stKey {
+		key = t.bytesLeaf(&r.key, "key", schema.Bytes, "varbytes", bi)
+		kids = append(kids, key)
+		if v.control {
+			t.controlKey(b, bi, key)
+		}
+	}
+	if r.stage >= stValue {
+		val = t.bytesLeaf(&r.val, "value", schema.Bytes, "varbytes", bi)
+		if v.control {
+			t.controlValue(b, bi, v, val)
+		}
+		kids = append(kids, val)
+	}
+	if r.stage >= stHeaders {
+		hs = t.headers(r, bi)
+		kids = append(kids, hs)
+	}
+	if r.fail != "" && r.q < r.rend {
+		kids = append(kids, t.rawNode(b, bi, r.q, r.rend))
+	}
+	rec.Children = kids
+	for _, w := range v.warns {
+		var n *tree.Node
+		switch w.part {
+		case partRecord:
+			n = rec
+		case partLength:
+			n = ln
+		case partTimestamp:
+			n = tsd
+		case partOffset:
+			n = od
+		case partKey:
+			n = key
+		case partValue:
+			n = val
+		case partHeaders:
+			n = hs
+		case partHeaderKey, partHeaderValue:
+			n = hs.Children[w.idx].Children[int(w.part-partHeaderKey)]
+		}
+		n.Warn(w.msg)
+	}
+	t.d.res.Records = append(t.d.res.Records, RecordInfo{Node: rec, Offset: v.offset, Timestamp: v.timestamp})
+	return t.add(rec)
+}
+
+// headers makes a parsed record's headers node and its header children.
+func (t *treeSink) headers(r *recParse, bi int) *tree.Node {
+	hs := t.leaf("headers", schema.Array, "[]Header", bi, r.hc.at, r.hc.at+r.hc.n)
+	hs.PrefixEnd = hs.End
+	hs.Int = r.hc.v
+	if len(r.hdrs) == 0 {
+		return hs
+	}
+	hk := t.s.Kids(len(r.hdrs))
+	for i := range r.hdrs {
+		x := &r.hdrs[i]
+		h := t.leaf("header", schema.Struct, "Header", bi, x.key.at, x.key.at)
+		h.Index = i
+		k := t.bytesLeaf(&x.key, "key", schema.String, "varstring", bi)
+		h.End = k.End
+		if x.hasVal {
+			v := t.bytesLeaf(&x.val, "value", schema.Bytes, "varbytes", bi)
+			h.Children = append(t.s.Kids(2), k, v)
+			h.End = v.End
+		} else {
+			h.Children = append(t.s.Kids(1), k)
+		}
+		hk = append(hk, h)
+		hs.End = h.End
+	}
+	hs.Children = hk
+	if r.hdrFail {
+		hs.End = r.q
+	}
+	return hs
+}
+
+// varLeaf makes the node of a varint part.
+func (t *treeSink) varLeaf(f *varField, name string, k schema.Kind, typ string, bi int) *tree.Node {
+	n := t.leaf(name, k, typ, bi, f.at, f.at+f.n)
+	n.Int = f.v
+	n.Flags |= tree.Varint
+	return n
+}
+
+// bytesLeaf makes the node of a length-prefixed key, value or header part:
+// a varint length in a record, an int32 one in a legacy message.
+func (t *treeSink) bytesLeaf(f *varField, name string, k schema.Kind, typ string, bi int) *tree.Node {
+	x := t.leaf(name, k, typ, bi, f.at, f.at+f.n)
+	x.PrefixEnd = f.at + f.n
+	x.Int = f.v
+	if f.null {
+		x.Null = true
+	} else {
+		x.Raw = f.raw
+		x.End = f.end()
+	}
+	return x
+}
+
+// controlKey makes the children of a control record's key: version and
+// type, and bytes after them.
+func (t *treeSink) controlKey(b []byte, bi int, key *tree.Node) {
+	p := key.PrefixEnd
+	kk := t.s.Kids(3)
+	t.fixed(&kk, "version", schema.Int16, b, bi, &p)
+	t.fixed(&kk, "type", schema.Int16, b, bi, &p)
+	if p < key.End {
+		r := t.leaf("rest", schema.Bytes, "bytes", bi, p, key.End)
+		r.Raw = b[p:key.End]
+		kk = append(kk, r)
+	}
+	key.Children = kk
+}
+
+// controlValue makes the children of a control record's value: version
+// and coordinatorEpoch for markers, the data message (or its bytes) for
+// KRaft.
+func (t *treeSink) controlValue(b []byte, bi int, v *recView, val *tree.Node) {
+	if !v.cv.ok {
+		return
+	}
+	p := val.PrefixEnd
+	vk := t.s.Kids(3)
+	t.fixed(&vk, "version", schema.Int16, b, bi, &p)
+	if !v.cv.data {
+		if v.cv.epoch {
+			t.fixed(&vk, "coordinatorEpoch", schema.Int32, b, bi, &p)
+		}
+		if p < val.End {
+			r := t.leaf("rest", schema.Bytes, "bytes", bi, p, val.End)
+			r.Raw = b[p:val.End]
+			vk = append(vk, r)
+		}
+		val.Children = vk
+		return
+	}
+	dn := v.data
+	if dn == nil {
+		dn = t.leaf("data", schema.Bytes, controlData[v.ctype], bi, p, val.End)
+		dn.Raw = b[p:val.End]
+	}
+	val.Children = append(vk, dn)
+}
+
+func (t *treeSink) message(b []byte, bi int, m *msgParse, shift int64) msgNodes {
+	n := t.leaf("message", schema.Struct, "Message", bi, m.off, m.end)
+	n.Raw = b[m.off:m.end:m.end]
+	n.Int = m.offset + shift
+	kids := t.s.Kids(9)
+	u := msgNodes{msg: n}
+	p := m.off
+	t.fixed(&kids, "offset", schema.Int64, b, bi, &p)
+	t.fixed(&kids, "messageSize", schema.Int32, b, bi, &p)
+	u.crc = t.fixed(&kids, "crc", schema.Uint32, b, bi, &p)
+	t.fixed(&kids, "magic", schema.Int8, b, bi, &p)
+	u.attrs = t.fixed(&kids, "attributes", schema.Int8, b, bi, &p)
+	u.attrs.Children = t.bits(u.attrs, m.attrs, false)
+	if m.magic == 1 {
+		t.fixed(&kids, "timestamp", schema.Int64, b, bi, &p)
+	}
+	if m.stage >= 1 {
+		kids = append(kids, t.bytesLeaf(&m.key, "key", schema.Bytes, "bytes", bi))
+	}
+	if m.stage >= 2 {
+		u.value = t.bytesLeaf(&m.val, "value", schema.Bytes, "bytes", bi)
+		kids = append(kids, u.value)
+	}
+	if m.fail != "" && m.q < m.end {
+		kids = append(kids, t.rawNode(b, bi, m.q, m.end))
+	}
+	n.Children = kids
+	t.add(n)
+	return u
+}
+
+func (t *treeSink) endMessage([]byte, *msgParse, bool) {}
+
+func (t *treeSink) buffer(int) []byte {
+	var dst []byte
+	if t.spare != nil {
+		dst, *t.spare = *t.spare, nil
+	}
+	return dst
+}
+
+func (t *treeSink) keep(_ int, out []byte, ok bool) []byte {
+	if !ok {
+		if t.spare != nil {
+			*t.spare = out
+		}
+		return nil
+	}
+	if t.spare != nil && cap(out)-len(out) > len(out)/4+4096 {
+		// The buffer grew in steps past what it holds: the frame keeps
+		// an exact copy, the buffer serves the next decompression.
+		exact := make([]byte, len(out))
+		copy(exact, out)
+		*t.spare, out = out[:0], exact
+	}
+	t.d.res.Derived = append(t.d.res.Derived, out)
+	return out
+}
+
+func (t *treeSink) flush() {}
+
+func (t *treeSink) dataSlab() *tree.Slab { return t.s }
