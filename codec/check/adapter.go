@@ -1,0 +1,536 @@
+package check
+
+// This file is the one place the package reads decoded frames through the
+// codec's API (codec.Decoder, Frame, tree nodes and lookups, records
+// results): it turns a frame into frameFacts, which own their data, and
+// nothing else in the package imports codec or codec/tree. When the
+// codec's API changes, this file alone moves.
+
+import (
+	"encoding/base64"
+	"errors"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/codec/tree"
+	"github.com/kwire/kwire/codec/wire"
+)
+
+// reader decodes frames for the rules, reusing its decoders' memory.
+type reader struct {
+	dec  codec.Decoder
+	path     []pathSeg
+}
+
+type pathSeg struct {
+	name string
+	idx  int // -1: a field
+}
+
+// readFrame decodes b (a request, or a response of key and version, or a
+// response to guess when key is -1) into ff.
+func (r *reader) readFrame(b []byte, response bool, key, ver int16, ff *frameFacts) {
+	*ff = frameFacts{Present: true, Response: response, Len: len(b), APIKey: key, Version: ver}
+	if s, ok := wire.SizePrefix(b); ok {
+		ff.Size = s
+	}
+	o := codec.Options{}
+	if response {
+		o = codec.Options{Response: true, APIKey: key, Version: ver}
+		if key < 0 {
+			o.APIKey, o.Version = codec.Any, codec.Any
+		}
+	}
+	f, err := r.dec.Decode(b, o)
+	if f == nil {
+		ff.Err = failureOf(err)
+		return
+	}
+	ff.APIKey, ff.Version = f.APIKey, f.Version
+	ff.Known = f.API != nil
+	ff.Newer = f.Assumed
+	ff.Flexible = f.Flexible
+	ff.Corr = f.CorrelationID
+	ff.Guessed = f.Guess != nil
+	if !response && f.Header != nil {
+		ff.ClientID, _ = strOf(f.Header.Find("clientId"))
+	}
+	if response && f.Guess != nil && len(f.Guess.Candidates) == 0 {
+		ff.Err = &decodeFailure{Expected: "a response of some API", Found: "none fits"}
+		return
+	}
+	if err != nil {
+		ff.Err = failureOf(err)
+	}
+	clean := err == nil
+	for _, w := range f.Warnings() {
+		ff.Warnings = append(ff.Warnings, warning{Offset: w.Offset, Buf: w.Buf, Path: w.Path, Message: w.Message, Limit: w.Limit})
+		if !w.Limit {
+			clean = false
+		}
+	}
+	if !clean && f.Message != nil && !ff.Guessed {
+		r.otherHeader(b, f, ff)
+	}
+	if f.Body == nil || ff.HeaderMismatch {
+		return
+	}
+	r.enums(f.Body, f.APIKey, ff)
+	r.body(f, ff)
+}
+
+func failureOf(err error) *decodeFailure {
+	var de *codec.DecodeError
+	if errors.As(err, &de) {
+		return &decodeFailure{Offset: de.Offset, Buf: de.Buf, Path: de.Path, Expected: de.Expected, Found: de.Found,
+			Limit: errors.Is(err, wire.ErrLimit)}
+	}
+	if err == nil {
+		return nil
+	}
+	return &decodeFailure{Expected: "a frame", Found: err.Error()}
+}
+
+// otherHeader tries the body after the header version the API version
+// does not call for (v1 for v2 and back for requests, v0 for v1 and back
+// for responses): a frame that reads cleanly so was written with the
+// wrong one.
+func (r *reader) otherHeader(b []byte, f *codec.Frame, ff *frameFacts) {
+	hv := f.HeaderVersion
+	var end int
+	var other int16
+	if !f.Response {
+		if len(b) < 14 {
+			return
+		}
+		cl := int(int16(uint16(b[12])<<8 | uint16(b[13])))
+		end = 14 + max(cl, 0)
+		switch hv {
+		case 2:
+			other = 1
+		case 1:
+			other = 2
+			end = skipTagSection(b, end)
+		default:
+			return
+		}
+	} else {
+		end = 8
+		switch hv {
+		case 1:
+			other = 0
+		case 0:
+			other = 1
+			end = skipTagSection(b, end)
+		default:
+			return
+		}
+	}
+	if end < 0 || end > len(b) {
+		return
+	}
+	g, err := codec.DecodeBody(b[end:], f.APIKey, f.Version, f.Response, codec.Options{})
+	if err != nil || g == nil {
+		return
+	}
+	for _, w := range g.Warnings() {
+		if !w.Limit {
+			return
+		}
+	}
+	ff.HeaderMismatch, ff.HeaderWritten, ff.HeaderExpected = true, other, hv
+}
+
+// skipTagSection returns the offset after the tagged-field section at
+// off, or -1.
+func skipTagSection(b []byte, off int) int {
+	if off > len(b) {
+		return -1
+	}
+	n, k, _ := wire.Uvarint(b[off:])
+	if k <= 0 {
+		return -1
+	}
+	off += k
+	for i := uint32(0); i < n; i++ {
+		if off > len(b) {
+			return -1
+		}
+		_, k, _ = wire.Uvarint(b[off:])
+		if k <= 0 {
+			return -1
+		}
+		off += k
+		size, k, _ := wire.Uvarint(b[off:])
+		if k <= 0 || int(size) > len(b)-off-k {
+			return -1
+		}
+		off += k + int(size)
+	}
+	return off
+}
+
+// enums records every enumerated field of the body outside records and
+// nested payloads.
+func (r *reader) enums(body *tree.Node, key int16, ff *frameFacts) {
+	r.path = append(r.path[:0], pathSeg{"body", -1})
+	r.walkEnums(body, key, ff)
+}
+
+func (r *reader) walkEnums(n *tree.Node, key int16, ff *frameFacts) {
+	for _, c := range n.Children {
+		switch {
+		case c.Role == tree.RoleTags:
+			r.walkEnums(c, key, ff)
+			continue
+		case c.Role == tree.RoleElement:
+			r.path = append(r.path, pathSeg{"", c.Index})
+		case c.Role == tree.RoleField && c.Field != nil:
+			r.path = append(r.path, pathSeg{c.Field.JSON, -1})
+		default:
+			continue
+		}
+		switch {
+		case c.Kind == schema.Struct || c.Kind == schema.Array || c.Role == tree.RoleElement:
+			r.walkEnums(c, key, ff)
+		case c.Field != nil:
+			if e := schema.EnumFor(key, c.Field); e != nil {
+				ff.Enums = append(ff.Enums, enumValue{Offset: c.Start, Path: r.pathString(), Enum: e.Name, Value: c.Int, Named: e.ValueName(c.Int) != ""})
+			}
+		}
+		r.path = r.path[:len(r.path)-1]
+	}
+}
+
+func (r *reader) pathString() string {
+	var b []byte
+	for i, s := range r.path {
+		if s.idx >= 0 {
+			b = append(b, '[')
+			b = appendInt(b, int64(s.idx))
+			b = append(b, ']')
+			continue
+		}
+		if i > 0 {
+			b = append(b, '.')
+		}
+		b = append(b, s.name...)
+	}
+	return string(b)
+}
+
+// body reads what the connection and conversation rules need of the APIs
+// they follow, and the records of Produce requests and Fetch responses.
+func (r *reader) body(f *codec.Frame, ff *frameFacts) {
+	b := f.Body
+	ff.ErrorCode = int16(intOf(b.Find("errorCode")))
+	switch f.APIKey {
+	case schema.KeyProduce:
+		if f.Response {
+			eachPart(b, "responses", "partitionResponses", "index", func(p *partFacts, n *tree.Node) {
+				p.ErrorCode = int16(intOf(n.Find("errorCode")))
+			}, ff)
+			return
+		}
+		ff.TxnID, ff.HasTxnID = strOf(b.Find("transactionalId"))
+		if n := b.Find("acks"); n != nil {
+			ff.Acks, ff.HasAcks = int16(n.Int), true
+		}
+		eachPart(b, "topicData", "partitionData", "index", func(p *partFacts, n *tree.Node) {
+			r.records(f, n.Find("records"), p)
+		}, ff)
+	case schema.KeyFetch:
+		if f.Response {
+			eachPart(b, "responses", "partitions", "partitionIndex", func(p *partFacts, n *tree.Node) {
+				p.ErrorCode = int16(intOf(n.Find("errorCode")))
+				p.HighWatermark = intOf(n.Find("highWatermark"))
+				r.records(f, n.Find("records"), p)
+			}, ff)
+			return
+		}
+		ff.ReplicaID = -1
+		if n := b.Find("replicaId"); n != nil {
+			ff.ReplicaID = int32(n.Int)
+		} else if n := b.Lookup("replicaState.replicaId"); n != nil {
+			ff.ReplicaID = int32(n.Int)
+		}
+		eachPart(b, "topics", "partitions", "partition", func(p *partFacts, n *tree.Node) {
+			p.Offset = intOf(n.Find("fetchOffset"))
+		}, ff)
+	case schema.KeyListOffsets:
+		field := "timestamp"
+		if f.Response {
+			field = "offset"
+		}
+		eachPart(b, "topics", "partitions", "partitionIndex", func(p *partFacts, n *tree.Node) {
+			p.ErrorCode = int16(intOf(n.Find("errorCode")))
+			p.Offset = intOf(n.Find(field))
+		}, ff)
+	case schema.KeyOffsetCommit, schema.KeyTxnOffsetCommit:
+		ff.Group, _ = strOf(b.Find("groupId"))
+		ff.TxnID, ff.HasTxnID = strOf(b.Find("transactionalId"))
+		ff.ProducerID = intOf(b.Find("producerId"))
+		eachPart(b, "topics", "partitions", "partitionIndex", func(p *partFacts, n *tree.Node) {
+			p.ErrorCode = int16(intOf(n.Find("errorCode")))
+			p.Offset = intOf(n.Find("committedOffset"))
+		}, ff)
+	case schema.KeyOffsetFetch:
+		ff.Group, _ = strOf(b.Find("groupId"))
+		if f.Response {
+			eachPart(b, "topics", "partitions", "partitionIndex", func(p *partFacts, n *tree.Node) {
+				p.Offset = intOf(n.Find("committedOffset"))
+			}, ff)
+			for _, g := range elems(b.Find("groups")) {
+				eachPart(g, "topics", "partitions", "partitionIndex", func(p *partFacts, n *tree.Node) {
+					p.Offset = intOf(n.Find("committedOffset"))
+				}, ff)
+			}
+		}
+	case schema.KeyInitProducerId, schema.KeyEndTxn, schema.KeyAddOffsetsToTxn:
+		ff.TxnID, ff.HasTxnID = strOf(b.Find("transactionalId"))
+		ff.ProducerID = intOf(b.Find("producerId"))
+		ff.ProducerEpoch = int16(intOf(b.Find("producerEpoch")))
+		ff.Group, _ = strOf(b.Find("groupId"))
+		if n := b.Find("committed"); n != nil {
+			ff.Commit = n.Int != 0
+		}
+	case schema.KeyAddPartitionsToTxn:
+		if f.Response {
+			return
+		}
+		if ts := b.Find("transactions"); ts != nil {
+			for _, t := range elems(ts) {
+				var tx txnFacts
+				tx.TxnID, _ = strOf(t.Find("transactionalId"))
+				tx.ProducerID = intOf(t.Find("producerId"))
+				tx.Epoch = int16(intOf(t.Find("producerEpoch")))
+				if v := t.Find("verifyOnly"); v != nil {
+					tx.VerifyOnly = v.Int != 0
+				}
+				tx.Parts = txnParts(t.Find("topics"), tx.Parts)
+				ff.Txns = append(ff.Txns, tx)
+			}
+			return
+		}
+		var tx txnFacts
+		tx.TxnID, _ = strOf(b.Find("v3AndBelowTransactionalId"))
+		tx.ProducerID = intOf(b.Find("v3AndBelowProducerId"))
+		tx.Epoch = int16(intOf(b.Find("v3AndBelowProducerEpoch")))
+		tx.Parts = txnParts(b.Find("v3AndBelowTopics"), tx.Parts)
+		ff.Txns = append(ff.Txns, tx)
+	case schema.KeyMetadata:
+		if !f.Response {
+			return
+		}
+		for _, t := range elems(b.Find("topics")) {
+			name, ok := strOf(t.Find("name"))
+			id := t.Find("topicId")
+			if ok && id != nil && len(id.Raw) == 16 {
+				ff.Topics = append(ff.Topics, topicName{name, base64.RawURLEncoding.EncodeToString(id.Raw)})
+			}
+		}
+	case schema.KeySaslHandshake:
+		ff.Mechanism, _ = strOf(b.Find("mechanism"))
+	case schema.KeyApiVersions:
+		if !f.Response {
+			return
+		}
+		for _, k := range elems(b.Find("apiKeys")) {
+			ff.Ranges = append(ff.Ranges, apiRange{Key: int16(intOf(k.Find("apiKey"))),
+				Lo: int16(intOf(k.Find("minVersion"))), Hi: int16(intOf(k.Find("maxVersion")))})
+		}
+	}
+}
+
+// eachPart calls fn for every partition element of topics[].parts[] in
+// body, with its topic, index and path filled in.
+func eachPart(body *tree.Node, topics, parts, index string, fn func(*partFacts, *tree.Node), ff *frameFacts) {
+	for i, t := range elems(body.Find(topics)) {
+		name := topicOf(t)
+		for j, p := range elems(t.Find(parts)) {
+			pf := partFacts{Topic: name, Partition: int32(intOf(p.Find(index)))}
+			pf.Path = "body." + topics + "[" + itoa(i) + "]." + parts + "[" + itoa(j) + "]"
+			fn(&pf, p)
+			ff.Parts = append(ff.Parts, pf)
+		}
+	}
+}
+
+// txnParts lists AddPartitionsToTxn topics' partitions (arrays of int32).
+func txnParts(ts *tree.Node, out []partFacts) []partFacts {
+	for _, t := range elems(ts) {
+		name, _ := strOf(t.Find("name"))
+		for _, p := range elems(t.Find("partitions")) {
+			out = append(out, partFacts{Topic: name, Partition: int32(p.Int)})
+		}
+	}
+	return out
+}
+
+// elems are an array node's elements (none for nil or null).
+func elems(n *tree.Node) []*tree.Node {
+	if n == nil {
+		return nil
+	}
+	kids := n.Children
+	i := 0
+	for i < len(kids) && kids[i].Role != tree.RoleElement {
+		i++
+	}
+	j := i
+	for j < len(kids) && kids[j].Role == tree.RoleElement {
+		j++
+	}
+	return kids[i:j]
+}
+
+// topicOf is a topic element's name, or its id as Kafka prints it.
+func topicOf(t *tree.Node) string {
+	for _, k := range [...]string{"name", "topic"} {
+		if s, ok := strOf(t.Find(k)); ok {
+			return s
+		}
+	}
+	if id := t.Find("topicId"); id != nil && len(id.Raw) == 16 {
+		return base64.RawURLEncoding.EncodeToString(id.Raw)
+	}
+	return ""
+}
+
+func intOf(n *tree.Node) int64 {
+	if n == nil {
+		return 0
+	}
+	return n.Int
+}
+
+func strOf(n *tree.Node) (string, bool) {
+	if n == nil || n.Null {
+		return "", false
+	}
+	return string(n.Raw), true
+}
+
+// records reads the batches of a records field.
+func (r *reader) records(f *codec.Frame, n *tree.Node, p *partFacts) {
+	if n == nil || n.Null {
+		return
+	}
+	p.HasRecords = true
+	for i, e := range n.Children {
+		var bf batchFacts
+		bf.Offset, bf.Buf = e.Start, e.Buf
+		bf.Path = p.Path + ".records[" + itoa(i) + "]"
+		bf.Partial = e.Flags&tree.Truncated != 0
+		switch e.Name {
+		case "batch":
+			bf.Magic = int8(e.Int)
+			if bf.Partial {
+				p.Batches = append(p.Batches, bf)
+				continue
+			}
+			readBatch(e, &bf)
+		case "message":
+			bf.Magic = int8(intOf(e.Child("magic")))
+			bf.Attributes = int16(intOf(e.Child("attributes")))
+			bf.RecordCount, bf.Parsed = 1, 1
+		default:
+			continue
+		}
+		p.Batches = append(p.Batches, bf)
+	}
+}
+
+// readBatch fills bf from a batch node and its records.
+func readBatch(e *tree.Node, bf *batchFacts) {
+	for _, c := range e.Children {
+		switch c.Name {
+		case "baseOffset":
+			bf.BaseOffset = c.Int
+		case "lastOffsetDelta":
+			bf.LastOffsetDelta = int32(c.Int)
+		case "baseTimestamp":
+			bf.BaseTimestamp = c.Int
+		case "maxTimestamp":
+			bf.MaxTimestamp = c.Int
+		case "attributes":
+			bf.Attributes = int16(c.Int)
+		case "producerId":
+			bf.ProducerID = c.Int
+		case "producerEpoch":
+			bf.ProducerEpoch = int16(c.Int)
+		case "baseSequence":
+			bf.BaseSequence = int32(c.Int)
+		case "recordCount":
+			bf.RecordCount = int32(c.Int)
+		}
+	}
+	recs := e.Child("records")
+	if recs == nil {
+		return
+	}
+	kids := recs.Children
+	inflated := len(kids) == 1 && kids[0].Name == "inflated"
+	if inflated {
+		kids = kids[0].Children
+	}
+	bf.AllRead = bf.codec() == 0 || inflated
+	bf.DeltasCount, bf.DeltasAscend, bf.FirstDeltaBad = true, true, -1
+	bf.MaxRecordTS = -1 << 63
+	for _, rec := range kids {
+		if rec.Name != "record" {
+			bf.AllRead = false
+			continue
+		}
+		od, tsd := rec.Child("offsetDelta"), rec.Child("timestampDelta")
+		if od == nil || tsd == nil {
+			bf.AllRead = false
+			continue
+		}
+		if bf.Parsed == 0 {
+			bf.FirstTSDelta = tsd.Int
+		} else if od.Int <= bf.LastDelta {
+			bf.DeltasAscend = false
+		}
+		if od.Int != int64(bf.Parsed) && bf.DeltasCount {
+			bf.DeltasCount = false
+			bf.FirstDeltaBad, bf.FirstDeltaOffset = bf.Parsed, od.Start
+		}
+		bf.LastDelta = od.Int
+		bf.MaxRecordTS = max(bf.MaxRecordTS, bf.BaseTimestamp+tsd.Int)
+		bf.Parsed++
+	}
+	if int(bf.RecordCount) != bf.Parsed {
+		bf.AllRead = false
+	}
+}
+
+// asRequest reports whether b reads cleanly as a request (no error, no
+// warning but limits), and whether it is a Produce with acks=0, which no
+// response answers.
+func (r *reader) asRequest(b []byte) (clean, acksZero bool) {
+	f, err := r.dec.Decode(b, codec.Options{})
+	if err != nil || f == nil || f.API == nil {
+		return false, false
+	}
+	for _, w := range f.Warnings() {
+		if !w.Limit {
+			return false, false
+		}
+	}
+	if f.APIKey == schema.KeyProduce && f.Body != nil {
+		if n := f.Body.Find("acks"); n != nil && n.Int == 0 {
+			acksZero = true
+		}
+	}
+	return true, acksZero
+}
+
+// newestVersion is the newest request version kwire knows of key.
+func newestVersion(key int16) (int16, bool) {
+	a := schema.ByKey(key)
+	if a == nil {
+		return 0, false
+	}
+	return a.Request.Valid.Hi, true
+}

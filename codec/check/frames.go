@@ -1,0 +1,80 @@
+package check
+
+// FromFrames pairs frames read from a file (each whole, its size prefix
+// included) as one connection's conversation, in order: a frame whose
+// correlation id answers a request still waiting, and which does not read
+// cleanly as a request itself, is that request's response (paired even
+// out of order, as a capture pairs them); any other frame that reads as a
+// request is one; the rest are responses to no request seen. Exchanges
+// come out in the order they completed, as Checker wants them.
+func FromFrames(frames [][]byte) []Exchange {
+	var r reader
+	conn := &Conn{FromStart: true}
+	type waiting struct {
+		x      Exchange
+		corr   int32
+		passes int
+	}
+	var wait []*waiting
+	var out []Exchange
+	for i, f := range frames {
+		n := i + 1
+		corr := int32(-1)
+		if len(f) >= 8 {
+			corr = int32(uint32(f[4])<<24 | uint32(f[5])<<16 | uint32(f[6])<<8 | uint32(f[7]))
+		}
+		j := -1
+		for k, w := range wait {
+			if w.corr == corr {
+				j = k
+				break
+			}
+		}
+		clean, acks0 := false, false
+		if len(f) >= 12 {
+			clean, acks0 = r.asRequest(f)
+		}
+		if j >= 0 && !clean {
+			w := wait[j]
+			for _, o := range wait[:j] {
+				if o.x.Overtaken == 0 {
+					o.x.OvertakenBy = corr
+				}
+				o.x.Overtaken++
+			}
+			w.x.Overtook = j
+			w.x.Response, w.x.ResponseFrame = f, n
+			out = append(out, w.x)
+			wait = append(wait[:j], wait[j+1:]...)
+			continue
+		}
+		if clean || len(f) >= 12 && j < 0 && plausibleRequest(f) {
+			x := Exchange{Conn: conn, Request: f, RequestFrame: n, NoResponseExpected: acks0}
+			if acks0 {
+				out = append(out, x)
+				continue
+			}
+			for _, w := range wait {
+				if w.corr == int32(uint32(f[8])<<24|uint32(f[9])<<16|uint32(f[10])<<8|uint32(f[11])) {
+					x.ReusedCorrelation = true
+				}
+			}
+			wait = append(wait, &waiting{x: x, corr: int32(uint32(f[8])<<24 | uint32(f[9])<<16 | uint32(f[10])<<8 | uint32(f[11]))})
+			continue
+		}
+		out = append(out, Exchange{Conn: conn, Response: f, ResponseFrame: n})
+	}
+	for _, w := range wait {
+		out = append(out, w.x)
+	}
+	return out
+}
+
+// plausibleRequest reports whether a frame's header names an API key
+// Kafka defines, at a version from 0 to its newest plus a margin.
+func plausibleRequest(f []byte) bool {
+	key := int16(uint16(f[4])<<8 | uint16(f[5]))
+	ver := int16(uint16(f[6])<<8 | uint16(f[7]))
+	hi, ok := newestVersion(key)
+	return ok && ver >= 0 && ver <= hi+8
+}
