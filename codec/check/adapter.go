@@ -19,7 +19,7 @@ import (
 // reader decodes frames for the rules, reusing its decoders' memory.
 type reader struct {
 	dec  codec.Decoder
-	path     []pathSeg
+	path []pathSeg
 }
 
 type pathSeg struct {

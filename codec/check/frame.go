@@ -351,5 +351,3 @@ func (a *analysis) fetchRecords(ff *frameFacts) {
 }
 
 func tp(p *partFacts) string { return p.Topic + "-" + itoa(int(p.Partition)) }
-
-

@@ -104,8 +104,8 @@ type frameFacts struct {
 	Acks      int16
 	HasAcks   bool
 
-	TxnID     string // transactionalId (Produce, InitProducerId, EndTxn, AddPartitionsToTxn v0-3, AddOffsetsToTxn)
-	HasTxnID  bool
+	TxnID         string // transactionalId (Produce, InitProducerId, EndTxn, AddPartitionsToTxn v0-3, AddOffsetsToTxn)
+	HasTxnID      bool
 	ProducerID    int64
 	ProducerEpoch int16
 	Commit        bool   // EndTxn
