@@ -505,25 +505,52 @@ func readBatch(e *tree.Node, bf *batchFacts) {
 	}
 }
 
-// asRequest reports whether b reads cleanly as a request (no error, no
-// warning but limits), and whether it is a Produce with acks=0, which no
-// response answers.
-func (r *reader) asRequest(b []byte) (clean, acksZero bool) {
+// cleanRequest reports whether b reads cleanly as a request: no error,
+// no warning but limits.
+func (r *reader) cleanRequest(b []byte) bool {
 	f, err := r.dec.Decode(b, codec.Options{})
-	if err != nil || f == nil || f.API == nil {
-		return false, false
+	return err == nil && f != nil && f.API != nil && cleanWarnings(f)
+}
+
+// asResponse reports whether b reads cleanly as a response of key at ver.
+func (r *reader) asResponse(b []byte, key, ver int16) bool {
+	if schema.ByKey(key) == nil || ver < 0 {
+		return false
 	}
+	f, err := r.dec.Decode(b, codec.Options{Response: true, APIKey: key, Version: ver})
+	return err == nil && f != nil && cleanWarnings(f)
+}
+
+func cleanWarnings(f *codec.Frame) bool {
 	for _, w := range f.Warnings() {
 		if !w.Limit {
-			return false, false
+			return false
 		}
 	}
-	if f.APIKey == schema.KeyProduce && f.Body != nil {
-		if n := f.Body.Find("acks"); n != nil && n.Int == 0 {
-			acksZero = true
-		}
+	return true
+}
+
+// acksZero reports whether b is a Produce request with acks=0, which no
+// response answers.
+func (r *reader) acksZero(b []byte) bool {
+	if len(b) < 6 || b[4] != 0 || b[5] != 0 {
+		return false
 	}
-	return true, acksZero
+	f, _ := r.dec.Decode(b, codec.Options{})
+	if f == nil || f.Body == nil {
+		return false
+	}
+	n := f.Body.Find("acks")
+	return n != nil && n.Int == 0
+}
+
+// maxKey is the highest API key kwire knows.
+func maxKey() int16 {
+	var k int16
+	for _, a := range schema.APIs() {
+		k = max(k, a.Key)
+	}
+	return k
 }
 
 // newestVersion is the newest request version kwire knows of key.

@@ -9,11 +9,11 @@ package check
 // come out in the order they completed, as Checker wants them.
 func FromFrames(frames [][]byte) []Exchange {
 	var r reader
-	conn := &Conn{FromStart: true}
+	conn := &Conn{FromStart: true, Closed: true} // a file holds a whole conversation
 	type waiting struct {
 		x      Exchange
-		corr   int32
-		passes int
+		corr     int32
+		key, ver int16
 	}
 	var wait []*waiting
 	var out []Exchange
@@ -30,11 +30,14 @@ func FromFrames(frames [][]byte) []Exchange {
 				break
 			}
 		}
-		clean, acks0 := false, false
-		if len(f) >= 12 {
-			clean, acks0 = r.asRequest(f)
+		isResponse := false
+		if j >= 0 {
+			// Both readings are tried: a response's bytes can read as a
+			// request too (a correlation id 2 looks like Produce v2).
+			w := wait[j]
+			isResponse = r.asResponse(f, w.key, w.ver) || !r.cleanRequest(f)
 		}
-		if j >= 0 && !clean {
+		if isResponse {
 			w := wait[j]
 			for _, o := range wait[:j] {
 				if o.x.Overtaken == 0 {
@@ -48,18 +51,21 @@ func FromFrames(frames [][]byte) []Exchange {
 			wait = append(wait[:j], wait[j+1:]...)
 			continue
 		}
-		if clean || len(f) >= 12 && j < 0 && plausibleRequest(f) {
-			x := Exchange{Conn: conn, Request: f, RequestFrame: n, NoResponseExpected: acks0}
-			if acks0 {
+		if len(f) >= 12 && plausibleKey(f) {
+			rc := int32(uint32(f[8])<<24 | uint32(f[9])<<16 | uint32(f[10])<<8 | uint32(f[11]))
+			x := Exchange{Conn: conn, Request: f, RequestFrame: n, NoResponseExpected: r.acksZero(f)}
+			if x.NoResponseExpected {
 				out = append(out, x)
 				continue
 			}
 			for _, w := range wait {
-				if w.corr == int32(uint32(f[8])<<24|uint32(f[9])<<16|uint32(f[10])<<8|uint32(f[11])) {
+				if w.corr == rc {
 					x.ReusedCorrelation = true
 				}
 			}
-			wait = append(wait, &waiting{x: x, corr: int32(uint32(f[8])<<24 | uint32(f[9])<<16 | uint32(f[10])<<8 | uint32(f[11]))})
+			key := int16(uint16(f[4])<<8 | uint16(f[5]))
+			ver := int16(uint16(f[6])<<8 | uint16(f[7]))
+			wait = append(wait, &waiting{x: x, corr: rc, key: key, ver: ver})
 			continue
 		}
 		out = append(out, Exchange{Conn: conn, Response: f, ResponseFrame: n})
@@ -70,11 +76,10 @@ func FromFrames(frames [][]byte) []Exchange {
 	return out
 }
 
-// plausibleRequest reports whether a frame's header names an API key
-// Kafka defines, at a version from 0 to its newest plus a margin.
-func plausibleRequest(f []byte) bool {
+// plausibleKey reports whether a frame's header names an API key from 0
+// to a little past the newest Kafka defines (a newer Kafka's requests are
+// requests too).
+func plausibleKey(f []byte) bool {
 	key := int16(uint16(f[4])<<8 | uint16(f[5]))
-	ver := int16(uint16(f[6])<<8 | uint16(f[7]))
-	hi, ok := newestVersion(key)
-	return ok && ver >= 0 && ver <= hi+8
+	return key >= 0 && key <= maxKey()+16
 }
