@@ -11,7 +11,7 @@ func FromFrames(frames [][]byte) []Exchange {
 	var r reader
 	conn := &Conn{FromStart: true, Closed: true} // a file holds a whole conversation
 	type waiting struct {
-		x      Exchange
+		x        Exchange
 		corr     int32
 		key, ver int16
 	}
