@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kwire/kwire/codec/check/ruledoc"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -512,4 +513,28 @@ func findingLines(fs []Finding) string {
 		s = append(s, "  "+fs[i].String())
 	}
 	return strings.Join(s, "\n")
+}
+
+// TestRulePages: every rule has a page that says what Kafka requires,
+// where, and what its example's fault is, and the page's examples are
+// the builders'.
+func TestRulePages(t *testing.T) {
+	for _, r := range Rules() {
+		p, ok := ruledoc.ByID(r.ID)
+		if !ok {
+			t.Errorf("%s has no page", r.ID)
+			continue
+		}
+		if p.Requires == "" || len(p.Kafka) == 0 || p.Fault == "" || p.Allowed == "" {
+			t.Errorf("%s: page incomplete: %+v", r.ID, p)
+		}
+		bad, good := ruledoc.Example(r.ID)
+		e := ruleExamples()[r.ID]
+		if len(bad) != len(e.bad) || len(good) != len(e.good) {
+			t.Errorf("%s: the page's example has %d/%d frames, the builder %d/%d", r.ID, len(bad), len(good), len(e.bad), len(e.good))
+		}
+	}
+	if n := len(ruledoc.Pages()); n != len(Rules()) {
+		t.Errorf("%d pages for %d rules", n, len(Rules()))
+	}
 }
