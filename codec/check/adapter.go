@@ -42,6 +42,17 @@ func (r *reader) readFrame(b []byte, response bool, key, ver int16, ff *frameFac
 		}
 	}
 	f, err := r.dec.Decode(b, o)
+	if response && key == schema.KeyApiVersions && ver > 0 && (err != nil || !cleanWarnings(f)) {
+		// A broker answers an ApiVersions request of a version it does
+		// not support at v0, with UNSUPPORTED_VERSION and its range
+		// (KIP-511).
+		o.Version = 0
+		if g, gerr := r.dec.Decode(b, o); gerr == nil && g != nil && cleanWarnings(g) {
+			f, err = g, nil
+		} else {
+			f, err = r.dec.Decode(b, codec.Options{Response: true, APIKey: key, Version: ver})
+		}
+	}
 	if f == nil {
 		ff.Err = failureOf(err)
 		return
@@ -522,6 +533,9 @@ func (r *reader) asResponse(b []byte, key, ver int16) bool {
 }
 
 func cleanWarnings(f *codec.Frame) bool {
+	if f == nil {
+		return false
+	}
 	for _, w := range f.Warnings() {
 		if !w.Limit {
 			return false
