@@ -34,9 +34,9 @@ type checkConfig struct {
 func runCheck(e *env, args []string) int {
 	fs := newFlags(e, "check", "[flags] FILE...  (captures: pcap, pcapng; or frames: binary, hex lines, dumps; none or - reads standard input)",
 		"kwire check kfake-clients.pcapng",
-		"kwire check --format ndjson capture.pcapng",
-		"kwire check --sarif kwire.sarif --fail-on warning capture.pcapng",
-		"kwire check frames.hex")
+		"kwire check --format ndjson --fail-on none kafka.pcap",
+		"kwire check --format sarif --fail-on warning kfake-clients.pcapng",
+		"kwire example Produce --version 9 | head -1 | kwire check --fail-on none")
 	cfg := &checkConfig{}
 	fs.Var(&cfg.ports, "port", "broker port in captures (repeatable, or comma-separated; default 9092, else inferred)")
 	fs.StringVar(&cfg.format, "format", "text", "output: text (one line per finding), json, ndjson or sarif (SARIF 2.1.0)")
