@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kfake"
 )
 
 var ruleExamples = filepath.Join("..", "..", "codec", "check", "ruledoc", "examples")
@@ -82,7 +83,7 @@ func TestCheckJSON(t *testing.T) {
 	}
 	type finding struct {
 		Rule, Severity, Level, What, Expected, Found, File string
-		Where                                          where
+		Where                                              where
 	}
 	var got []finding
 	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
@@ -213,4 +214,35 @@ func validateSARIF(t *testing.T, b []byte) map[string]any {
 		}
 	}
 	return log
+}
+
+// TestProxyCheck: kwire proxy --check applies the rules live: a producer
+// that leaves a gap in its sequence is flagged on standard error as kwire
+// check would; franz-go producing and consuming through the proxy is not.
+func TestProxyCheck(t *testing.T) {
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "orders"), kfake.Ports(freePort(t)))
+	require.NoError(t, err)
+	defer cluster.Close()
+	seed := cluster.ListenAddrs()[0]
+	var seq scenario
+	for _, s := range scenarios {
+		if s.rule == "conv.sequence" {
+			seq = s
+		}
+	}
+
+	bad := startProxyCLI(t, "--upstream", seed, "--listen", "127.0.0.1:0", "--decode-cpu", "0", "--format", "ndjson", "--check")
+	seq.run(t, bad.addr, true)
+	_, errOut := bad.stop(t)
+	require.Regexp(t, `(?m)^kwire: check: conv\.sequence error conn \d+ correlation 3 request at byte \d+ \(body\.topicData\[0\]\.partitionData\[0\]\.records\[0\]\.baseSequence\): .* expected 2, found 3$`, errOut)
+	require.Equal(t, 1, strings.Count(errOut, " error conn "), errOut)
+
+	good := startProxyCLI(t, "--upstream", seed, "--listen", "127.0.0.1:0", "--decode-cpu", "0", "--format", "ndjson", "--check")
+	seq.run(t, good.addr, false)
+	kgoTraffic(t, good.addr, "kwire-proxy-check", "orders", 5)
+	out, errOut := good.stop(t)
+	require.NotEmpty(t, out)
+	for _, sev := range []string{" error ", " warning "} {
+		require.NotRegexp(t, `(?m)^kwire: check: \S+`+sev, errOut)
+	}
 }
