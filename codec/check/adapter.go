@@ -18,8 +18,9 @@ import (
 
 // reader decodes frames for the rules, reusing its decoders' memory.
 type reader struct {
-	dec  codec.Decoder
-	path []pathSeg
+	dec    codec.Decoder
+	path   []pathSeg
+	limits codec.Limits
 }
 
 type pathSeg struct {
@@ -34,9 +35,9 @@ func (r *reader) readFrame(b []byte, response bool, key, ver int16, ff *frameFac
 	if s, ok := wire.SizePrefix(b); ok {
 		ff.Size = s
 	}
-	o := codec.Options{}
+	o := codec.Options{Limits: r.limits}
 	if response {
-		o = codec.Options{Response: true, APIKey: key, Version: ver}
+		o = codec.Options{Response: true, APIKey: key, Version: ver, Limits: r.limits}
 		if key < 0 {
 			o.APIKey, o.Version = codec.Any, codec.Any
 		}
@@ -50,7 +51,7 @@ func (r *reader) readFrame(b []byte, response bool, key, ver int16, ff *frameFac
 		if g, gerr := r.dec.Decode(b, o); gerr == nil && g != nil && cleanWarnings(g) {
 			f, err = g, nil
 		} else {
-			f, err = r.dec.Decode(b, codec.Options{Response: true, APIKey: key, Version: ver})
+			f, err = r.dec.Decode(b, codec.Options{Response: true, APIKey: key, Version: ver, Limits: r.limits})
 		}
 	}
 	if f == nil {
@@ -140,7 +141,7 @@ func (r *reader) otherHeader(b []byte, f *codec.Frame, ff *frameFacts) {
 	if end < 0 || end > len(b) {
 		return
 	}
-	g, err := codec.DecodeBody(b[end:], f.APIKey, f.Version, f.Response, codec.Options{})
+	g, err := codec.DecodeBody(b[end:], f.APIKey, f.Version, f.Response, codec.Options{Limits: r.limits})
 	if err != nil || g == nil {
 		return
 	}
@@ -519,7 +520,7 @@ func readBatch(e *tree.Node, bf *batchFacts) {
 // cleanRequest reports whether b reads cleanly as a request: no error,
 // no warning but limits.
 func (r *reader) cleanRequest(b []byte) bool {
-	f, err := r.dec.Decode(b, codec.Options{})
+	f, err := r.dec.Decode(b, codec.Options{Limits: r.limits})
 	return err == nil && f != nil && f.API != nil && cleanWarnings(f)
 }
 
@@ -528,7 +529,7 @@ func (r *reader) asResponse(b []byte, key, ver int16) bool {
 	if schema.ByKey(key) == nil || ver < 0 {
 		return false
 	}
-	f, err := r.dec.Decode(b, codec.Options{Response: true, APIKey: key, Version: ver})
+	f, err := r.dec.Decode(b, codec.Options{Response: true, APIKey: key, Version: ver, Limits: r.limits})
 	return err == nil && f != nil && cleanWarnings(f)
 }
 
@@ -550,7 +551,7 @@ func (r *reader) acksZero(b []byte) bool {
 	if len(b) < 6 || b[4] != 0 || b[5] != 0 {
 		return false
 	}
-	f, _ := r.dec.Decode(b, codec.Options{})
+	f, _ := r.dec.Decode(b, codec.Options{Limits: r.limits})
 	if f == nil || f.Body == nil {
 		return false
 	}
@@ -575,3 +576,7 @@ func newestVersion(key int16) (int16, bool) {
 	}
 	return a.Request.Valid.Hi, true
 }
+
+// Limits bound what decoding one frame may cost (codec.Limits; zero
+// values are the codec's defaults).
+type Limits = codec.Limits

@@ -54,7 +54,14 @@ type brokerState struct {
 // slice is reused by the next call.
 func (c *Checker) Add(an *Analysis) []Finding {
 	a := &an.a
-	c.out = append(c.out[:0], a.findings...)
+	c.out = c.out[:0]
+	for _, f := range a.findings {
+		if f.Skipped {
+			c.skip(f.Rule, f.Where, f.What)
+		} else {
+			c.out = append(c.out, f)
+		}
+	}
 	cs := c.conn(a.x.Conn)
 	c.connRules(a, cs)
 	c.conversation(a, cs)

@@ -11,7 +11,10 @@ import (
 // reuses its decoders' memory; use one per goroutine. What it returns owns
 // its data.
 type Analyzer struct {
-	r reader
+	// Limits bound each frame's decoding; zero values are the codec's
+	// defaults.
+	Limits Limits
+	r      reader
 }
 
 // Analysis is one exchange read by an Analyzer, for a Checker.
@@ -24,6 +27,7 @@ func (an *Analysis) Findings() []Finding { return an.a.findings }
 func (z *Analyzer) Analyze(x *Exchange) *Analysis {
 	an := &Analysis{}
 	a := &an.a
+	z.r.limits = z.Limits
 	a.x = *x
 	a.key, a.ver = -1, -1
 	if x.Request != nil {
@@ -36,15 +40,16 @@ func (z *Analyzer) Analyze(x *Exchange) *Analysis {
 			a.key, a.ver = a.req.APIKey, a.req.Version
 		}
 	}
-	if x.Response != nil {
-		key, ver := a.key, a.ver
-		if x.Request == nil || schema.ByKey(key) == nil || key < 0 || ver < 0 {
-			key, ver = -1, -1
-		}
-		z.r.readFrame(x.Response, true, key, ver, &a.rsp)
-		if x.Request == nil && a.rsp.Err == nil {
-			a.key, a.ver = a.rsp.APIKey, a.rsp.Version
-		}
+	switch {
+	case x.Response != nil && x.Request != nil && schema.ByKey(a.key) != nil && a.ver >= 0:
+		z.r.readFrame(x.Response, true, a.key, a.ver, &a.rsp)
+	case x.Response != nil:
+		// A response whose request is not there could only be read by
+		// guessing its API and version: too costly for what a guess is
+		// worth (a flood of tiny frames would guess each), so its frame
+		// rules are not judged.
+		a.rsp = frameFacts{Present: true, Response: true, Len: len(x.Response), APIKey: -1, Version: -1}
+		a.skip(FrameDecode, a.where(Response), "a response whose request is not there is not decoded (its API and version are unknown)")
 	}
 	a.frameRules(Request, &a.req)
 	a.frameRules(Response, &a.rsp)

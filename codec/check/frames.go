@@ -7,8 +7,11 @@ package check
 // out of order, as a capture pairs them); any other frame that reads as a
 // request is one; the rest are responses to no request seen. Exchanges
 // come out in the order they completed, as Checker wants them.
-func FromFrames(frames [][]byte) []Exchange {
-	var r reader
+func FromFrames(frames [][]byte) []Exchange { return FromFramesLimits(frames, Limits{}) }
+
+// FromFramesLimits is FromFrames decoding each frame within limits.
+func FromFramesLimits(frames [][]byte, limits Limits) []Exchange {
+	r := reader{limits: limits}
 	conn := &Conn{FromStart: true, Closed: true} // a file holds a whole conversation
 	type waiting struct {
 		x        Exchange
