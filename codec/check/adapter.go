@@ -21,7 +21,18 @@ type reader struct {
 	dec    codec.Decoder
 	path   []pathSeg
 	limits codec.Limits
+	js     []byte              // the tree-less path's output, thrown away
+	names  map[string]string   // topic names, interned (at most maxNames)
+	trees  map[msgVersion]bool // which frames the rules read values of
 }
+
+type msgVersion struct {
+	key, ver int16
+	response bool
+}
+
+// maxNames bounds the topic names a reader keeps.
+const maxNames = 4096
 
 type pathSeg struct {
 	name string
@@ -41,6 +52,12 @@ func (r *reader) readFrame(b []byte, response bool, key, ver int16, ff *frameFac
 		if key < 0 {
 			o.APIKey, o.Version = codec.Any, codec.Any
 		}
+	} else if len(b) >= 8 {
+		key = int16(uint16(b[4])<<8 | uint16(b[5]))
+		ver = int16(uint16(b[6])<<8 | uint16(b[7]))
+	}
+	if key >= 0 && !r.needsTree(key, ver, response) && r.readValueless(b, o, ff) {
+		return
 	}
 	f, err := r.dec.Decode(b, o)
 	if response && key == schema.KeyApiVersions && ver > 0 && (err != nil || !cleanWarnings(f)) {
@@ -89,6 +106,94 @@ func (r *reader) readFrame(b []byte, response bool, key, ver int16, ff *frameFac
 	}
 	r.enums(f.Body, f.APIKey, ff)
 	r.body(f, ff)
+}
+
+// readValueless reads a frame whose values no rule reads on the codec's
+// tree-less path (as kwire pcap does), keeping its warnings and error
+// codes. It reports false, having read nothing into ff, when the frame
+// fails or warns: the tree then says more (the header version it was
+// written with).
+func (r *reader) readValueless(b []byte, o codec.Options, ff *frameFacts) bool {
+	var info codec.Info
+	var err error
+	r.js, info, err = r.dec.AppendJSON(r.js[:0], b, o, codec.JSONOptions{})
+	if cap(r.js) > 1<<20 {
+		r.js = nil
+	}
+	if err != nil || info.API == nil {
+		return false
+	}
+	for _, w := range info.Warnings {
+		if !w.Limit {
+			return false
+		}
+	}
+	ff.APIKey, ff.Version, ff.Known, ff.Corr = info.APIKey, info.Version, true, info.CorrelationID
+	for _, w := range info.Warnings {
+		ff.Warnings = append(ff.Warnings, warning{Offset: w.Offset, Buf: w.Buf, Path: w.Path, Message: w.Message, Limit: w.Limit})
+	}
+	for _, c := range info.ErrorCodes {
+		if ff.ErrorCode == 0 || c == errUnsupportedVersion {
+			ff.ErrorCode = c
+		}
+	}
+	return true
+}
+
+// needsTree reports whether the rules read values of a frame: those of
+// the APIs the connection and conversation rules follow, and any whose
+// layout holds an enumerated field.
+func (r *reader) needsTree(key, ver int16, response bool) bool {
+	switch key {
+	case schema.KeyProduce, schema.KeyFetch, schema.KeyListOffsets, schema.KeyApiVersions, schema.KeyAddPartitionsToTxn,
+		schema.KeyInitProducerId, schema.KeyEndTxn, schema.KeyAddOffsetsToTxn:
+		return !response || key != schema.KeyProduce && key != schema.KeyAddPartitionsToTxn && key != schema.KeyEndTxn && key != schema.KeyAddOffsetsToTxn
+	case schema.KeyOffsetCommit, schema.KeyTxnOffsetCommit, schema.KeySaslHandshake:
+		return !response
+	case schema.KeyOffsetFetch:
+		return response
+	case schema.KeyMetadata:
+		if response {
+			return true // topic ids, from v10
+		}
+	}
+	k := msgVersion{key, ver, response}
+	need, ok := r.trees[k]
+	if !ok {
+		m := schema.Lookup(key, schema.Request)
+		if response {
+			m = schema.Lookup(key, schema.Response)
+		}
+		need = true // unknown: the tree says why
+		if m != nil {
+			if d := m.At(min(max(ver, m.Valid.Lo), m.Valid.Hi)); d != nil {
+				need = hasEnum(d.Root, key, ver, 0)
+			}
+		}
+		if r.trees == nil {
+			r.trees = map[msgVersion]bool{}
+		}
+		r.trees[k] = need
+	}
+	return need
+}
+
+// hasEnum reports whether layout l holds, at version v, a field whose
+// values come from an enumeration.
+func hasEnum(l *schema.Layout, key, v int16, depth int) bool {
+	if l == nil || depth > 32 {
+		return false
+	}
+	for i := range l.Fields {
+		f := &l.Fields[i]
+		if !f.Versions.Contains(v) {
+			continue
+		}
+		if schema.EnumFor(key, f) != nil || hasEnum(f.Struct, key, v, depth+1) {
+			return true
+		}
+	}
+	return false
 }
 
 func failureOf(err error) *decodeFailure {
@@ -239,7 +344,7 @@ func (r *reader) body(f *codec.Frame, ff *frameFacts) {
 	switch f.APIKey {
 	case schema.KeyProduce:
 		if f.Response {
-			eachPart(b, "responses", "partitionResponses", "index", func(p *partFacts, n *tree.Node) {
+			r.eachPart(b, "responses", "partitionResponses", "index", func(p *partFacts, n *tree.Node) {
 				p.ErrorCode = int16(intOf(n.Find("errorCode")))
 			}, ff)
 			return
@@ -248,12 +353,12 @@ func (r *reader) body(f *codec.Frame, ff *frameFacts) {
 		if n := b.Find("acks"); n != nil {
 			ff.Acks, ff.HasAcks = int16(n.Int), true
 		}
-		eachPart(b, "topicData", "partitionData", "index", func(p *partFacts, n *tree.Node) {
+		r.eachPart(b, "topicData", "partitionData", "index", func(p *partFacts, n *tree.Node) {
 			r.records(f, n.Find("records"), p)
 		}, ff)
 	case schema.KeyFetch:
 		if f.Response {
-			eachPart(b, "responses", "partitions", "partitionIndex", func(p *partFacts, n *tree.Node) {
+			r.eachPart(b, "responses", "partitions", "partitionIndex", func(p *partFacts, n *tree.Node) {
 				p.ErrorCode = int16(intOf(n.Find("errorCode")))
 				p.HighWatermark = intOf(n.Find("highWatermark"))
 				r.records(f, n.Find("records"), p)
@@ -266,7 +371,7 @@ func (r *reader) body(f *codec.Frame, ff *frameFacts) {
 		} else if n := b.Lookup("replicaState.replicaId"); n != nil {
 			ff.ReplicaID = int32(n.Int)
 		}
-		eachPart(b, "topics", "partitions", "partition", func(p *partFacts, n *tree.Node) {
+		r.eachPart(b, "topics", "partitions", "partition", func(p *partFacts, n *tree.Node) {
 			p.Offset = intOf(n.Find("fetchOffset"))
 		}, ff)
 	case schema.KeyListOffsets:
@@ -274,7 +379,7 @@ func (r *reader) body(f *codec.Frame, ff *frameFacts) {
 		if f.Response {
 			field = "offset"
 		}
-		eachPart(b, "topics", "partitions", "partitionIndex", func(p *partFacts, n *tree.Node) {
+		r.eachPart(b, "topics", "partitions", "partitionIndex", func(p *partFacts, n *tree.Node) {
 			p.ErrorCode = int16(intOf(n.Find("errorCode")))
 			p.Offset = intOf(n.Find(field))
 		}, ff)
@@ -282,18 +387,18 @@ func (r *reader) body(f *codec.Frame, ff *frameFacts) {
 		ff.Group, _ = strOf(b.Find("groupId"))
 		ff.TxnID, ff.HasTxnID = strOf(b.Find("transactionalId"))
 		ff.ProducerID = intOf(b.Find("producerId"))
-		eachPart(b, "topics", "partitions", "partitionIndex", func(p *partFacts, n *tree.Node) {
+		r.eachPart(b, "topics", "partitions", "partitionIndex", func(p *partFacts, n *tree.Node) {
 			p.ErrorCode = int16(intOf(n.Find("errorCode")))
 			p.Offset = intOf(n.Find("committedOffset"))
 		}, ff)
 	case schema.KeyOffsetFetch:
 		ff.Group, _ = strOf(b.Find("groupId"))
 		if f.Response {
-			eachPart(b, "topics", "partitions", "partitionIndex", func(p *partFacts, n *tree.Node) {
+			r.eachPart(b, "topics", "partitions", "partitionIndex", func(p *partFacts, n *tree.Node) {
 				p.Offset = intOf(n.Find("committedOffset"))
 			}, ff)
 			for _, g := range elems(b.Find("groups")) {
-				eachPart(g, "topics", "partitions", "partitionIndex", func(p *partFacts, n *tree.Node) {
+				r.eachPart(g, "topics", "partitions", "partitionIndex", func(p *partFacts, n *tree.Node) {
 					p.Offset = intOf(n.Find("committedOffset"))
 				}, ff)
 			}
@@ -356,12 +461,11 @@ func (r *reader) body(f *codec.Frame, ff *frameFacts) {
 
 // eachPart calls fn for every partition element of topics[].parts[] in
 // body, with its topic, index and path filled in.
-func eachPart(body *tree.Node, topics, parts, index string, fn func(*partFacts, *tree.Node), ff *frameFacts) {
+func (r *reader) eachPart(body *tree.Node, topics, parts, index string, fn func(*partFacts, *tree.Node), ff *frameFacts) {
 	for i, t := range elems(body.Find(topics)) {
-		name := topicOf(t)
+		name := r.topicOf(t)
 		for j, p := range elems(t.Find(parts)) {
-			pf := partFacts{Topic: name, Partition: int32(intOf(p.Find(index)))}
-			pf.Path = "body." + topics + "[" + itoa(i) + "]." + parts + "[" + itoa(j) + "]"
+			pf := partFacts{Topic: name, Partition: int32(intOf(p.Find(index))), loc: partLoc{topics, parts, i, j}}
 			fn(&pf, p)
 			ff.Parts = append(ff.Parts, pf)
 		}
@@ -397,9 +501,19 @@ func elems(n *tree.Node) []*tree.Node {
 }
 
 // topicOf is a topic element's name, or its id as Kafka prints it.
-func topicOf(t *tree.Node) string {
+func (r *reader) topicOf(t *tree.Node) string {
 	for _, k := range [...]string{"name", "topic"} {
-		if s, ok := strOf(t.Find(k)); ok {
+		if n := t.Find(k); n != nil && !n.Null {
+			if s, ok := r.names[string(n.Raw)]; ok {
+				return s
+			}
+			s := string(n.Raw)
+			if r.names == nil {
+				r.names = map[string]string{}
+			}
+			if len(r.names) < maxNames {
+				r.names[s] = s
+			}
 			return s
 		}
 	}
@@ -432,7 +546,7 @@ func (r *reader) records(f *codec.Frame, n *tree.Node, p *partFacts) {
 	for i, e := range n.Children {
 		var bf batchFacts
 		bf.Offset, bf.Buf = e.Start, e.Buf
-		bf.Path = p.Path + ".records[" + itoa(i) + "]"
+		bf.loc, bf.bi = p.loc, i
 		bf.Partial = e.Flags&tree.Truncated != 0
 		switch e.Name {
 		case "batch":

@@ -256,7 +256,7 @@ func (c *Checker) fetch(a *analysis, who string) {
 			c.fetchers[k] = f
 		}
 		if f.seen && p.Offset < f.last && f.resets == resets {
-			c.add(ConvFetchOffset, a.atPath(Request, p.Path+".fetchOffset"),
+			c.add(ConvFetchOffset, a.atPath(Request, p.loc.path()+".fetchOffset"),
 				"the fetch offset for "+k.topic+"-"+itoa(int(p.Partition))+" went back without a reset (ListOffsets, OffsetFetch or OFFSET_OUT_OF_RANGE)",
 				"at least "+i64(f.last), i64(p.Offset))
 		}
@@ -293,17 +293,17 @@ func (c *Checker) commit(a *analysis, who string) {
 		k := partKey{who, c.topicName(p.Topic), p.Partition}
 		f := c.fetchers[k]
 		if f == nil || !f.seen {
-			c.skip(ConvCommitOffset, a.atPath(Request, p.Path+".committedOffset"), "an offset committed for a partition whose fetches were not captured is not judged")
+			c.skip(ConvCommitOffset, a.atPath(Request, p.loc.path()+".committedOffset"), "an offset committed for a partition whose fetches were not captured is not judged")
 			continue
 		}
 		hi := max(f.last, f.returned)
 		switch {
 		case p.Offset > hi:
-			c.add(ConvCommitOffset, a.atPath(Request, p.Path+".committedOffset"),
+			c.add(ConvCommitOffset, a.atPath(Request, p.loc.path()+".committedOffset"),
 				"the offset committed for "+k.topic+"-"+itoa(int(p.Partition))+" is past what the consumer fetched (records it never read would be skipped)",
 				"at most "+i64(hi), i64(p.Offset))
 		case p.Offset < f.first:
-			c.add(ConvCommitOffset, a.atPath(Request, p.Path+".committedOffset"),
+			c.add(ConvCommitOffset, a.atPath(Request, p.loc.path()+".committedOffset"),
 				"the offset committed for "+k.topic+"-"+itoa(int(p.Partition))+" is before where the consumer started fetching",
 				"at least "+i64(f.first), i64(p.Offset))
 		}

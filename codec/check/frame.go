@@ -217,7 +217,7 @@ func (a *analysis) recordsRules() {
 }
 
 func (a *analysis) batchAt(side Side, b *batchFacts, field int, name string) Where {
-	p := b.Path
+	p := b.path()
 	if name != "" {
 		p += "." + name
 	}
@@ -254,7 +254,7 @@ func (a *analysis) produceRecords(ff *frameFacts) {
 		if v >= 3 && p.HasRecords {
 			switch {
 			case len(p.Batches) == 0:
-				a.add(RecordsMagic, a.atPath(Request, p.Path+".records"), "Produce v"+itoa(int(v))+" carries no record batch for "+tp(p),
+				a.add(RecordsMagic, a.atPath(Request, p.loc.path()+".records"), "Produce v"+itoa(int(v))+" carries no record batch for "+tp(p),
 					"exactly one batch of magic 2", "none")
 			case len(p.Batches) > 1:
 				a.add(RecordsMagic, a.batchAt(Request, &p.Batches[1], 0, ""), "Produce v"+itoa(int(v))+" carries more than one batch for "+tp(p),
@@ -296,7 +296,7 @@ func (a *analysis) producedBatch(ff *frameFacts, p *partFacts, b *batchFacts) {
 		a.add(RecordsOffsetDelta, a.batchAt(Request, b, batchLastOffsetDelta, "lastOffsetDelta"), "lastOffsetDelta disagrees with recordCount "+itoa(int(b.RecordCount)),
 			itoa(int(b.RecordCount)-1), itoa(int(b.LastOffsetDelta)))
 	case b.AllRead && !b.DeltasCount:
-		a.add(RecordsOffsetDelta, a.at(Request, b.FirstDeltaOffset, b.Buf, b.Path+".records["+itoa(b.FirstDeltaBad)+"].offsetDelta"),
+		a.add(RecordsOffsetDelta, a.at(Request, b.FirstDeltaOffset, b.Buf, b.path()+".records["+itoa(b.FirstDeltaBad)+"].offsetDelta"),
 			"a produced batch's records have offsetDeltas 0, 1, 2...", itoa(b.FirstDeltaBad), "another")
 	}
 	if b.Parsed > 0 && b.FirstTSDelta != 0 {

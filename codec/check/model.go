@@ -129,11 +129,22 @@ type apiRange struct {
 	Lo, Hi int16
 }
 
+// partLoc is where a partition entry is: body.<topics>[ti].<parts>[pi];
+// its path is made only when a finding needs it.
+type partLoc struct {
+	topics, parts string
+	ti, pi        int
+}
+
+func (l partLoc) path() string {
+	return "body." + l.topics + "[" + itoa(l.ti) + "]." + l.parts + "[" + itoa(l.pi) + "]"
+}
+
 // partFacts is one partition entry of a request or response.
 type partFacts struct {
 	Topic     string // name, or the topic id as Kafka's base64
 	Partition int32
-	Path      string
+	loc       partLoc
 	ErrorCode int16
 	// Offset is the fetch offset (Fetch request), the committed offset
 	// (OffsetCommit request), the offset (OffsetFetch response, ListOffsets
@@ -156,7 +167,8 @@ type txnFacts struct {
 // batchFacts is one record batch (magic 2) or legacy message (magic 0/1).
 type batchFacts struct {
 	Offset, Buf     int // where the batch starts
-	Path            string
+	loc             partLoc
+	bi              int // its index in the records field
 	Magic           int8
 	Partial         bool // the input ends inside it
 	BaseOffset      int64
@@ -181,6 +193,9 @@ type batchFacts struct {
 	FirstDeltaOffset int // byte where the first out-of-line delta is
 	FirstDeltaBad    int // its index, -1 when none
 }
+
+// path is the batch's value-JSON path.
+func (b *batchFacts) path() string { return b.loc.path() + ".records[" + itoa(b.bi) + "]" }
 
 // codec is the compression codec a batch's attributes name.
 func (b *batchFacts) codec() int { return int(b.Attributes & 7) }
