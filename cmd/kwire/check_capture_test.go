@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -479,4 +480,47 @@ func captureName(rule string, bad bool) string {
 		side = "bad"
 	}
 	return filepath.Join(checkCaptures, rule+"."+side+".pcapng")
+}
+
+// TestCheckRealClientsKafkaJS: kafkajs (a non-idempotent producer, gzip
+// and none; a consumer group reading and committing) against kfake, as
+// captured in testdata/captures/kafkajs-clients.pcapng (-update records it
+// again: node and site/node_modules' kafkajs, dumpcap on lo), breaks no
+// rule: kafkajs's batches with producer id -1, epoch 0 and sequence 0 are
+// allowed.
+func TestCheckRealClientsKafkaJS(t *testing.T) {
+	file := filepath.Join(sharedTestdata, "captures", "kafkajs-clients.pcapng")
+	if *update {
+		node := needTool(t, "node")
+		mod, err := filepath.Abs(filepath.Join("..", "..", "site", "node_modules", "kafkajs"))
+		require.NoError(t, err)
+		if _, err := os.Stat(mod); err != nil {
+			t.Fatalf("kafkajs is not installed: cd site && npm ci")
+		}
+		port := freePort(t)
+		cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "orders"), kfake.Ports(port))
+		require.NoError(t, err)
+		defer cluster.Close()
+		script, err := filepath.Abs(filepath.Join("testdata", "kafkajs-clients.mjs"))
+		require.NoError(t, err)
+		pcapng := captureLoopback(t, port, func() {
+			cmd := exec.Command(node, script, "127.0.0.1:"+strconv.Itoa(port))
+			cmd.Dir = filepath.Join("..", "..", "site") // its node_modules
+			out, err := cmd.CombinedOutput()
+			require.NoError(t, err, string(out))
+			require.Contains(t, string(out), "produced and consumed 3")
+		})
+		b, err := os.ReadFile(pcapng)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(file, b, 0o644))
+	}
+	abs, err := filepath.Abs(file)
+	require.NoError(t, err)
+	out, errOut, code := runCLI(t, []string{"check", "--fail-on", "note", abs}, nil)
+	require.Equal(t, 0, code, out+errOut)
+	require.Empty(t, strings.TrimSpace(out))
+	// It holds what the rule pages say kafkajs does.
+	pc, _, code := runCLI(t, []string{"pcap", "--api", "Produce", abs}, nil)
+	require.Equal(t, 0, code)
+	require.Contains(t, pc, `"producerId":-1,"producerEpoch":0,"baseSequence":0`)
 }
