@@ -143,7 +143,7 @@ func (c *checkConfig) run(e *env) int {
 			status = 1
 		}
 	}
-	fail(e, "check: %d errors, %d warnings, %d notes; %d rules not judged somewhere (see their lines)",
+	fail(e, "check: %d errors, %d warnings, %d notes; %d rules not judged (said in their lines)",
 		o.counts[check.Error], o.counts[check.Warning], o.counts[check.Note], o.skips)
 	if c.failOn > 0 {
 		for s := c.failOn; s <= check.Error; s++ {
