@@ -246,7 +246,7 @@ func (r *reader) otherHeader(b []byte, f *codec.Frame, ff *frameFacts) {
 	if end < 0 || end > len(b) {
 		return
 	}
-	g, err := codec.DecodeBody(b[end:], f.APIKey, f.Version, f.Response, codec.Options{Limits: r.limits})
+	g, err := codec.DecodeBody(b[end:], f.APIKey, f.Version, f.Response, r.probe())
 	if err != nil || g == nil {
 		return
 	}
@@ -634,7 +634,7 @@ func readBatch(e *tree.Node, bf *batchFacts) {
 // cleanRequest reports whether b reads cleanly as a request: no error,
 // no warning but limits.
 func (r *reader) cleanRequest(b []byte) bool {
-	f, err := r.dec.Decode(b, codec.Options{Limits: r.limits})
+	f, err := r.dec.Decode(b, r.probe())
 	return err == nil && f != nil && f.API != nil && cleanWarnings(f)
 }
 
@@ -643,9 +643,26 @@ func (r *reader) asResponse(b []byte, key, ver int16) bool {
 	if schema.ByKey(key) == nil || ver < 0 {
 		return false
 	}
-	f, err := r.dec.Decode(b, codec.Options{Response: true, APIKey: key, Version: ver, Limits: r.limits})
+	o := r.probe()
+	o.Response, o.APIKey, o.Version = true, key, ver
+	f, err := r.dec.Decode(b, o)
 	return err == nil && f != nil && cleanWarnings(f)
 }
+
+// probe is how a frame is decoded to tell what it is (a request or a
+// response, its acks, its header version): records and nested payloads
+// stay bytes and a tree stays small, so a probe costs far less than the
+// reading itself. A probe a limit stops is not clean.
+func (r *reader) probe() codec.Options {
+	l := r.limits
+	if l.MaxNodes <= 0 || l.MaxNodes > probeNodes {
+		l.MaxNodes = probeNodes
+	}
+	return codec.Options{RawRecords: true, Limits: l}
+}
+
+// probeNodes bounds a probe's tree.
+const probeNodes = 1 << 16
 
 func cleanWarnings(f *codec.Frame) bool {
 	if f == nil {
@@ -665,7 +682,7 @@ func (r *reader) acksZero(b []byte) bool {
 	if len(b) < 6 || b[4] != 0 || b[5] != 0 {
 		return false
 	}
-	f, _ := r.dec.Decode(b, codec.Options{Limits: r.limits})
+	f, _ := r.dec.Decode(b, r.probe())
 	if f == nil || f.Body == nil {
 		return false
 	}
