@@ -1,0 +1,123 @@
+// Encode mode: value JSON in, bytes out, drawn back as the decoder reads
+// them (panel 2); an error points at its place in the JSON text.
+import { $, toHex, debounce, showError } from './dom.js';
+import { rpc } from './rpc.js';
+import { st, LINK_MAX } from './state.js';
+
+export function setMode(m) {
+  $('mode-decode').setAttribute('aria-selected', String(m === 'decode'));
+  $('mode-encode').setAttribute('aria-selected', String(m === 'encode'));
+  $('decode-pane').hidden = m !== 'decode';
+  $('encode-pane').hidden = m !== 'encode';
+}
+
+export async function enterEncode() {
+  setMode('encode');
+  const sum = st.panels[0].sum;
+  if (sum && !sum.error) {
+    const lines = await st.panels[0].rpc('jsonLines', 0, await st.panels[0].rpc('jsonCount'));
+    $('enc-json').value = lines.join('\n');
+    $('enc-nosize').checked = !sum.sizePrefix;
+    $('ex-api').value = sum.apiKey; $('ex-ver').value = sum.apiVersion; $('ex-dir').value = sum.direction;
+  } else if (!$('enc-json').value.trim()) {
+    await loadExample();
+  }
+  runEncode();
+}
+
+export async function loadExample() {
+  const js = await rpc('example', +$('ex-api').value, +$('ex-ver').value, $('ex-dir').value === 'response');
+  if (!js) { showError($('enc-error'), 'No example: ' + $('ex-dir').value + ' version ' + $('ex-ver').value + ' is not defined for this API.'); return; }
+  $('enc-json').value = js;
+  runEncode();
+}
+
+function lineCol(text, off) {
+  const before = text.slice(0, off);
+  const line = before.split('\n').length;
+  return 'line ' + line + ', column ' + (off - before.lastIndexOf('\n'));
+}
+
+// locate finds where a value-JSON path ("body.topics[0].name") is in the
+// text: the offset and length of the deepest key or element on it.
+function locate(text, target) {
+  let i = 0, best = null;
+  const ws = () => { while (i < text.length && ' \t\r\n'.includes(text[i])) i++; };
+  const str = () => { const s = i; i++; while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1; i++; return text.slice(s, i); };
+  const on = (p) => target === p || target.startsWith(p + '.') || target.startsWith(p + '[');
+  const value = (path, depth) => {
+    ws();
+    if (depth > 200 || i >= text.length) return;
+    const c = text[i];
+    if (c === '{') {
+      i++; ws();
+      while (i < text.length && text[i] !== '}') {
+        ws();
+        const at = i;
+        let key;
+        try { key = JSON.parse(str()); } catch { return; }
+        const p = path ? path + '.' + key : key;
+        if (on(p)) best = [at, key.length + 2];
+        ws(); if (text[i] === ':') i++;
+        value(p, depth + 1);
+        ws(); if (text[i] === ',') i++; else break;
+      }
+      i++;
+    } else if (c === '[') {
+      i++; ws();
+      for (let n = 0; i < text.length && text[i] !== ']'; n++) {
+        ws();
+        const p = path + '[' + n + ']';
+        if (on(p)) best = [i, 1];
+        value(p, depth + 1);
+        ws(); if (text[i] === ',') i++; else break;
+      }
+      i++;
+    } else if (c === '"') str();
+    else { while (i < text.length && !',}] \t\r\n'.includes(text[i])) i++; }
+  };
+  value('', 0);
+  return best;
+}
+
+// setEncodeLink puts the JSON being encoded into the fragment, so a link
+// reproduces encode mode too (as long as the text fits a link).
+function setEncodeLink(text) {
+  if (text.length > LINK_MAX) { history.replaceState(null, '', location.pathname + location.search); return; }
+  const p = new URLSearchParams();
+  p.set('mode', 'encode');
+  p.set('json', text);
+  history.replaceState(null, '', '#' + p.toString());
+}
+
+export const runEncode = debounce(async () => {
+  const text = $('enc-json').value;
+  setEncodeLink(text);
+  const gen = ++st.encGen;
+  const r = await rpc('encode', text, $('enc-nosize').checked);
+  if (gen !== st.encGen) return;
+  const ep = st.panels[2];
+  if (r.error) {
+    const e = r.error;
+    const at = e.path ? locate(text, e.path) : null;
+    showError($('enc-error'), (e.path ? 'At ' + e.path + (at ? ' (' + lineCol(text, at[0]) + ')' : '') + ': ' : '') + e.message);
+    st.encErrorAt = at;
+    $('enc-hex').textContent = '';
+    st.encoded = null;
+    $('enc-copy-hex').disabled = $('enc-copy-b64').disabled = true;
+    ep.clear();
+    return;
+  }
+  showError($('enc-error'), '');
+  st.encoded = r.bytes;
+  $('enc-hex').textContent = toHex(r.bytes);
+  $('enc-copy-hex').disabled = $('enc-copy-b64').disabled = false;
+  // The encoded frame, drawn as the decoder reads it back.
+  let env = {};
+  try { env = JSON.parse(text); } catch { /* the bytes say it all */ }
+  const resp = env.direction === 'response';
+  const sum = await ep.decode(r.bytes, { response: resp, api: env.apiKey, version: env.apiVersion, size: $('enc-nosize').checked ? 'no' : 'yes' }, 'Encoded');
+  if (gen !== st.encGen) return;
+  $('enc-status').textContent = r.bytes.length + ' bytes' + (sum.error ? '; they do not decode back: ' + sum.error.message : '; decoded back below');
+  document.body.dataset.encoded = String(gen);
+}, 120);
