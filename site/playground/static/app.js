@@ -20,12 +20,12 @@
 // attribute value, never parsed as HTML.
 import { $, el, toHex, debounce, status } from './dom.js';
 import { rpc } from './rpc.js';
-import { st } from './state.js';
+import { st, PASTE_INLINE } from './state.js';
 import { Panel } from './panel.js';
 import { looksLikeCapture, run, redo, decodeInput } from './decode.js';
 import { drawCapRows } from './capture.js';
 import { setJSONForm, readLink, drawExamples } from './link.js';
-import { setMode, enterEncode, loadExample, runEncode } from './encode.js';
+import { setMode, enterEncode, loadExample, runEncode, showLines, jumpToError } from './encode.js';
 import { copy, encCopy } from './copy.js';
 
 window.kwirePlayground = st; // for tests and the curious
@@ -33,14 +33,34 @@ window.kwirePlayground = st; // for tests and the curious
 // Everything is wired at once, before the module has loaded: what is typed
 // or dropped early waits in the worker's queue and decodes when it is ready.
 st.panels = [
-  new Panel(0, $('panels'), { tree: 'tree', json: 'json', hex: 'hex', grids: 'grids', hexbuf: 'hex-buf', error: 'error', warn: 'warnings', limit: 'limit', views: 'views', title: 'frame-title', doc: 'doc-link' }),
-  new Panel(1, $('panels'), { tree: 'tree-2', json: 'json-2', hex: 'hex-2', grids: 'grids-2', error: 'error-2', warn: 'warnings-2', limit: 'limit-2', title: 'frame-title-2', doc: 'doc-link-2' }),
+  new Panel(0, $('panels'), { tree: 'tree', json: 'json', hex: 'hex', grids: 'grids', hexbuf: 'hex-buf', error: 'error', warn: 'warnings', limit: 'limit', views: 'views', title: 'frame-title', doc: 'doc-link', frames: 'pframes' }),
+  new Panel(1, $('panels'), { tree: 'tree-2', json: 'json-2', hex: 'hex-2', grids: 'grids-2', error: 'error-2', warn: 'warnings-2', limit: 'limit-2', title: 'frame-title-2', doc: 'doc-link-2', frames: 'pframes-2' }),
   new Panel(2, $('enc-panel'), { grids: 'enc-grids', tree: 'enc-tree', title: 'enc-title' }),
 ];
 for (const p of st.panels) p.clear();
 st.panels[1].hidden = true;
 
-$('input').addEventListener('input', () => { st.file = null; run(); });
+$('input').addEventListener('input', () => { st.file = null; st.pasted = null; run(); });
+// A large paste is not put in the text box, where laying out megabytes of
+// text would hold the page for seconds: it is kept aside, parsed in the
+// worker like a file's bytes, and decoded at once.
+$('input').addEventListener('paste', (e) => {
+  const text = e.clipboardData && e.clipboardData.getData('text/plain');
+  if (!text || text.length < PASTE_INLINE) return; // the text box takes it
+  e.preventDefault();
+  st.file = null;
+  putText(text, 'pasted text');
+  decodeInput();
+});
+
+// putText shows text in the text box, or, past PASTE_INLINE characters,
+// keeps it aside (st.pasted) and says so in the box.
+function putText(text, name) {
+  if (text.length < PASTE_INLINE) { st.pasted = null; $('input').value = text; return; }
+  st.pasted = { text, name };
+  $('input').value = '';
+  $('input').placeholder = name + ': ' + text.length.toLocaleString('en') + ' characters, decoded below (not shown here, to keep the page quick); type or paste here to replace it';
+}
 for (const id of ['dir', 'api', 'ver', 'size']) $(id).addEventListener('change', redo);
 $('mode').addEventListener('change', run);
 $('kafka-form').addEventListener('change', setJSONForm);
@@ -50,19 +70,16 @@ $('mode-decode').addEventListener('click', () => setMode('decode'));
 $('mode-encode').addEventListener('click', enterEncode);
 $('ex-load').addEventListener('click', loadExample);
 $('enc-json').addEventListener('input', runEncode);
-$('enc-error').addEventListener('click', () => {
-  const at = st.encErrorAt, ta = $('enc-json');
-  if (!at) return;
-  ta.focus();
-  ta.setSelectionRange(at[0], at[0] + at[1]);
-  ta.scrollTop = Math.max(0, (ta.value.slice(0, at[0]).split('\n').length - 5) * 16);
-});
+$('enc-error').addEventListener('click', jumpToError);
+$('enc-error').addEventListener('keydown', (e) => { if (e.key === 'Enter') jumpToError(); });
+$('enc-json').addEventListener('input', showLines);
+$('enc-json').addEventListener('scroll', () => { $('enc-lines').scrollTop = $('enc-json').scrollTop; }, { passive: true });
 $('enc-nosize').addEventListener('change', runEncode);
 $('enc-decode').addEventListener('click', () => {
   if (!st.encoded) return;
   let env = {};
   try { env = JSON.parse($('enc-json').value); } catch { /* the bytes say it all */ }
-  st.file = null;
+  st.file = null; st.pasted = null;
   $('input').value = toHex(st.encoded);
   $('mode').value = 'hex';
   $('dir').value = env.direction === 'response' ? 'response' : 'request';
@@ -102,9 +119,9 @@ async function openFile(f) {
   }
   if (text !== null && !looksLikeCapture(bytes)) {
     st.file = null;
-    $('input').value = text;
+    putText(text, f.name);
   } else {
-    st.file = { name: f.name, bytes };
+    st.file = { name: f.name, bytes }; st.pasted = null;
     $('input').value = '';
     $('input').placeholder = f.name + ' (' + bytes.length + ' bytes, binary); type or paste here to replace it';
   }

@@ -5,9 +5,23 @@
 import { $, el, debounce, status, showError } from './dom.js';
 import { rpc } from './rpc.js';
 import { st, HINT_MAX } from './state.js';
-import { confidence } from './views.js';
+import { confidence, frameName } from './views.js';
 import { openCapture, closeCapture } from './capture.js';
 import { setLink } from './link.js';
+
+// BIG_INPUT is the input size (bytes of a file, characters of text) from
+// which the page shows a decoding state at once: a result takes long
+// enough then to need a sign of life.
+const BIG_INPUT = 64 << 10;
+
+// decodingState replaces the last result with a note that the input is
+// being read: the old frame's views go at once.
+export function decodingState(text) {
+  clearViews();
+  $('frames').hidden = true;
+  status(text);
+  document.body.dataset.decoding = String(st.gen);
+}
 
 export function looksLikeCapture(b) {
   if (b.length < 4) return false;
@@ -41,17 +55,24 @@ export async function decodeInput() {
   const gen = ++st.gen;
   let bytes, format;
   resetOutput();
+  const text = st.file ? '' : st.pasted ? st.pasted.text : $('input').value;
+  // A large input shows that it is being read at once, in place of the
+  // last result, which no longer stands for what is in the box.
+  if ((st.file ? st.file.bytes.length : text.length) >= BIG_INPUT) {
+    decodingState(st.file ? 'Decoding ' + st.file.name + ' (' + st.file.bytes.length.toLocaleString('en') + ' bytes)…'
+      : 'Reading ' + text.length.toLocaleString('en') + ' characters of text, then decoding…');
+  }
   if (!st.ready) status('The decoder is still loading; these bytes will be decoded as soon as it is ready.');
   if (st.file) {
     bytes = st.file.bytes; format = 'binary file ' + st.file.name;
   } else {
-    const text = $('input').value;
     if (!text.trim()) { clearViews(); status(''); setLink(null); return; }
     const r = await rpc('parse', text, $('mode').value);
     if (gen !== st.gen) return;
     if (r.error) {
       clearViews();
       status('');
+      delete document.body.dataset.decoding;
       const mode = $('mode').value === 'auto' ? '' : ' as ' + $('mode').value;
       showError($('input-error'), 'These bytes could not be read' + mode + (r.line ? ': line ' + r.line + ', column ' + r.column : '') + ': ' + r.error + '.');
       setLink(null);
@@ -108,8 +129,8 @@ async function decodeWith(bytes, format, gen, o, note) {
   const tDecoded = performance.now() - t0;
   p.show(sum);
   st.sum = sum;
-  const name = sum.apiName || ('API ' + sum.apiKey);
-  status(format + ', ' + bytes.length + ' bytes: ' + name + ' v' + sum.apiVersion + ' ' + sum.direction +
+  delete document.body.dataset.decoding;
+  status(format + ', ' + bytes.length + ' bytes: ' + frameName(sum) +
     (note ? ' (' + note + ')' : '') + (sum.sizePrefix ? '' : ', no size prefix') + ', ' + sum.nodeCount + ' nodes');
   setLink(bytes, o, sum);
   if (!o.response && sum.error) responseHint(bytes, o, gen, sum);

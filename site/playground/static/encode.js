@@ -32,6 +32,43 @@ export async function loadExample() {
   runEncode();
 }
 
+// indexOf is the index in text of a 1-based line and column (in
+// characters, as the worker counts them).
+function indexOf(text, line, column) {
+  let i = 0;
+  for (let l = 1; l < line; l++) {
+    const nl = text.indexOf('\n', i);
+    if (nl < 0) return text.length;
+    i = nl + 1;
+  }
+  for (let c = 1; c < column && i < text.length; c++) i += text.codePointAt(i) > 0xffff ? 2 : 1;
+  return i;
+}
+
+// showLines numbers the JSON's lines in the gutter beside it.
+export function showLines() {
+  const ta = $('enc-json'), g = $('enc-lines');
+  let n = 1;
+  for (let i = ta.value.indexOf('\n'); i >= 0; i = ta.value.indexOf('\n', i + 1)) n++;
+  if (g.dataset.n !== String(n)) {
+    g.dataset.n = String(n);
+    g.textContent = Array.from({ length: n }, (_, k) => k + 1).join('\n');
+  }
+  g.scrollTop = ta.scrollTop;
+}
+
+// jumpToError selects the place of the last encode error in the JSON and
+// scrolls it into view.
+export function jumpToError() {
+  const at = st.encErrorAt, ta = $('enc-json');
+  if (!at) return;
+  ta.focus();
+  ta.setSelectionRange(at[0], at[0] + at[1]);
+  const lh = parseFloat(getComputedStyle(ta).lineHeight) || 16;
+  ta.scrollTop = Math.max(0, (ta.value.slice(0, at[0]).split('\n').length - 5) * lh);
+  showLines();
+}
+
 function lineCol(text, off) {
   const before = text.slice(0, off);
   const line = before.split('\n').length;
@@ -92,6 +129,7 @@ function setEncodeLink(text) {
 
 export const runEncode = debounce(async () => {
   const text = $('enc-json').value;
+  showLines();
   setEncodeLink(text);
   const gen = ++st.encGen;
   const r = await rpc('encode', text, $('enc-nosize').checked);
@@ -99,9 +137,18 @@ export const runEncode = debounce(async () => {
   const ep = st.panels[2];
   if (r.error) {
     const e = r.error;
-    const at = e.path ? locate(text, e.path) : null;
-    showError($('enc-error'), (e.path ? 'At ' + e.path + (at ? ' (' + lineCol(text, at[0]) + ')' : '') + ': ' : '') + e.message);
+    let at = e.path ? locate(text, e.path) : null;
+    if (e.line) {
+      // A syntax error: its line and column, and the place to jump to.
+      at = [indexOf(text, e.line, e.column), 1];
+      showError($('enc-error'), 'The JSON does not parse at line ' + e.line + ', column ' + e.column + ': ' + e.syntax + '. Click here to go there.');
+    } else {
+      showError($('enc-error'), (e.path ? 'At ' + e.path + (at ? ' (' + lineCol(text, at[0]) + ')' : '') + ': ' : '') + e.message +
+        (at ? '. Click here to go there.' : ''));
+    }
     st.encErrorAt = at;
+    $('enc-status').textContent = 'Not encoded: the error is above.';
+    document.body.dataset.encError = String(gen);
     $('enc-hex').textContent = '';
     st.encoded = null;
     $('enc-copy-hex').disabled = $('enc-copy-b64').disabled = true;
@@ -109,6 +156,8 @@ export const runEncode = debounce(async () => {
     return;
   }
   showError($('enc-error'), '');
+  st.encErrorAt = null;
+  $('enc-status').textContent = r.bytes.length + ' bytes; decoding them back…';
   st.encoded = r.bytes;
   $('enc-hex').textContent = toHex(r.bytes);
   $('enc-copy-hex').disabled = $('enc-copy-b64').disabled = false;

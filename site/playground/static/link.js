@@ -70,8 +70,10 @@ export async function readLink() {
     $('kafka-form').checked = p.get('form') === 'kafka';
     await rpc('jsonForm', $('kafka-form').checked);
   }
-  $('mode').value = p.has('b64') ? 'base64' : /^[0-9a-fA-F\s]*$/.test(text) ? 'hex' : 'auto';
-  st.file = null;
+  // The parameter names the form: hex= is read as hex (so a bad digit is a
+  // hex error at its column), b64= as base64, in= by detection.
+  $('mode').value = p.get('hex') ? 'hex' : p.get('b64') ? 'base64' : 'auto';
+  st.file = null; st.pasted = null;
   $('input').value = text;
   if (api !== null) {
     // The API may be named: the list of names comes with the module.
@@ -112,11 +114,11 @@ async function loadDecodeExample(x) {
   $('size').value = 'auto';
   if (x.file) {
     const bytes = new Uint8Array(await (await fetch(x.file)).arrayBuffer());
-    st.file = { name: x.file, bytes };
+    st.file = { name: x.file, bytes }; st.pasted = null;
     $('input').value = '';
     $('input').placeholder = x.file + ' (' + bytes.length + ' bytes, binary); type or paste here to replace it';
   } else {
-    st.file = null;
+    st.file = null; st.pasted = null;
     $('mode').value = 'hex';
     $('input').value = x.hex;
   }

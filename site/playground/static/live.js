@@ -7,7 +7,7 @@
 import { $, el, fromB64, status } from './dom.js';
 import { rpc } from './rpc.js';
 import { st } from './state.js';
-import { closeCapture, drawCapHead, drawCapRows, drawCapSummary } from './capture.js';
+import { closeCapture, drawCapHead, drawCapRows, drawCapSummary, scanned, frameOptions } from './capture.js';
 import { clearViews } from './decode.js';
 
 const LIVE_MAX = 20000; // exchanges kept; later ones are counted, not shown
@@ -34,6 +34,7 @@ export function openLive(url) {
   drawCapSummary();
   liveTitle();
   $('capture').hidden = false;
+  frameOptions(false);
   clearViews();
   status('Waiting for exchanges from kwire proxy (' + url + ')…');
   const es = new EventSource(url);
@@ -81,7 +82,7 @@ async function liveFlush() {
       conn: '#' + id + ' ' + conn.client, connTitle: 'connection ' + id + ': client ' + conn.client + ' → broker ' + conn.broker,
       dirText: req && resp ? '⇄ both' : req ? (sx.noResponseExpected ? '→ no reply due' : '→ request only') : '← response only',
       apiText: x.apiName || (x.apiKey >= 0 ? 'API ' + x.apiKey : 'unknown'),
-      errors: [], errorText: '', clientId: (x.request && x.request.header && x.request.header.clientId) ?? null,
+      errors: [], expected: [], errorText: '', clientId: (x.request && x.request.header && x.request.header.clientId) ?? null,
     };
     c.rows.push(row);
     added.push(row);
@@ -99,12 +100,6 @@ async function liveFlush() {
   // Error codes (and client ids) come from decoding the frames, in the worker.
   const scan = await rpc('scan', added.flatMap((r) => [c.frames[2 * r.i], c.frames[2 * r.i + 1]]), added.map((r) => r.apiKey), added.map((r) => r.version));
   if (st.capture !== c) return;
-  scan.forEach((x, k) => {
-    const row = added[k];
-    row.clientId = x.clientId ?? row.clientId;
-    row.errors = x.errors;
-    row.errorText = x.errors.join(', ') || (x.requestError || x.responseError ? 'does not decode' : '');
-    row.decodeError = x.requestError || x.responseError || '';
-  });
-  if (added.some((r) => r.errorText)) { drawCapRows(); drawCapSummary(); }
+  scan.forEach((x, k) => scanned(added[k], x));
+  if (added.some((r) => r.errorText || r.expected.length || r.clientId)) { drawCapRows(); drawCapSummary(); }
 }

@@ -6,7 +6,7 @@ import { $, el } from './dom.js';
 import { rpcAt } from './rpc.js';
 import { st, GRID_ROW, LINE } from './state.js';
 import { Virtual } from './virtual.js';
-import { flatNode, within, overlaps, docsHref, drawGridRow, drawTreeRow, drawJSONLine, drawHexLine } from './views.js';
+import { flatNode, within, overlaps, docsHref, frameName, drawGridRow, drawTreeRow, drawJSONLine, drawHexLine } from './views.js';
 
 export class Panel {
   constructor(slot, host, ids) {
@@ -16,7 +16,7 @@ export class Panel {
     this.root = root;
     const q = (s) => root.querySelector(s);
     this.e = {
-      title: q('.pg-ptitle'), doc: q('.pg-doclink'), error: q('.pg-perror'), limit: q('.pg-plimit'), warn: q('.pg-pwarn'),
+      title: q('.pg-ptitle'), doc: q('.pg-doclink'), frames: q('.pg-pframes'), error: q('.pg-perror'), limit: q('.pg-plimit'), warn: q('.pg-pwarn'),
       views: q('.pg-views'), grids: q('.pg-grids'), tree: q('.pg-tree'), json: q('.pg-json'), hex: q('.pg-hex'), hexbuf: q('.pg-hexbuf'),
     };
     if (ids) for (const k of Object.keys(ids)) this.e[k].id = ids[k];
@@ -53,6 +53,7 @@ export class Panel {
     this.e.views.hidden = true;
     for (const k of ['error', 'limit', 'warn']) this.e[k].hidden = true;
     this.e.title.textContent = ''; this.e.doc.hidden = true;
+    this.e.frames.replaceChildren(); this.e.frames.hidden = true;
     if (st.active === this) $('selbar').hidden = true;
   }
 
@@ -71,9 +72,8 @@ export class Panel {
   show(sum, title) {
     this.sum = sum; this.hl = this.sel = null;
     if (st.active === this) $('selbar').hidden = true;
-    const name = sum.apiName || ('API ' + sum.apiKey);
-    this.e.title.textContent = (title ? title + ': ' : '') + name + ' v' + sum.apiVersion + ' ' + sum.direction + ', ' + sum.buffers[0].len + ' bytes';
-    if (sum.apiName) {
+    this.e.title.textContent = (title ? title + ': ' : '') + frameName(sum) + ', ' + sum.buffers[0].len + ' bytes';
+    if (sum.apiName && sum.headerDecoded) {
       this.e.doc.href = docsHref(sum.apiName, sum.apiVersion, sum.direction);
       this.e.doc.textContent = 'Reference page for ' + sum.apiName + ' v' + sum.apiVersion;
       this.e.doc.hidden = false;
@@ -130,10 +130,11 @@ export class Panel {
       box.setAttribute('aria-readonly', 'true');
       box.setAttribute('aria-rowcount', String(b.rows));
       box.setAttribute('aria-label', b.buf ? 'derived buffer ' + b.buf : 'byte grid');
+      // The ruler counts bytes, as the row offsets do (four a row).
       const ruler = el('div', 'kw-ruler');
       ruler.setAttribute('aria-hidden', 'true');
       ruler.appendChild(el('span', 'kw-off'));
-      for (let i = 0; i < 32; i++) ruler.appendChild(el('span', '', String(i % 10)));
+      for (let i = 0; i < 4; i++) ruler.appendChild(el('span', 'kw-rb', '+' + i));
       box.appendChild(ruler);
       box.appendChild(el('div', 'pg-spacer'));
       wrap.appendChild(box);

@@ -8,6 +8,7 @@ export const LINK_MAX = 32 << 10; // bytes (or JSON characters) kept in a permal
 export const HINT_MAX = 64 << 10; // largest request checked for a response reading
 export const GRID_ROW = 36; // a grid row's height in pixels
 export const LINE = 22; // a tree, JSON or hex line's height in pixels
+export const PASTE_INLINE = 256 << 10; // longest text (characters) put in the text box; longer is kept aside
 
 export const st = Object.seal({
   // The decoder module.
@@ -19,6 +20,7 @@ export const st = Object.seal({
 
   // Decode mode.
   file: null, // {name, bytes} of an opened binary file (the text box is then empty)
+  pasted: null, // {text, name?} a large paste or text file, kept out of the text box (too long to edit there)
   picked: null, // a frame picked from a list (back-to-back frames): {bytes, format}
   gen: 0, // decode generation: an answer for an older one is dropped
   sum: null, // the summary of the frame shown in panel 0 (null: nothing shown)

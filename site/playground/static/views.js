@@ -7,6 +7,20 @@ import { el, hex2 } from './dom.js';
 export function isTime(name, v) {
   return /(timestamp|timems|time)$/i.test(name) && !/delta/i.test(name) && Number(v) >= 1e11 && Number(v) < 1e14;
 }
+// utcDate is an epoch-milliseconds timestamp as a UTC date and time:
+// "2024-05-01 12:00:00.000 UTC".
+export function utcDate(v) {
+  const d = new Date(Number(v));
+  return isNaN(d) ? '' : d.toISOString().replace('T', ' ').replace('Z', ' UTC');
+}
+
+// frameName says what a decoded frame is: its API, version and direction,
+// but only when its header was read whole; junk whose "header" failed is
+// no API's frame, however its first bytes read.
+export function frameName(sum) {
+  if (!sum.headerDecoded) return 'not a Kafka ' + sum.direction + ' (its header does not decode)';
+  return (sum.apiName || 'API ' + sum.apiKey) + ' v' + sum.apiVersion + ' ' + sum.direction;
+}
 export function showValue(n) {
   if (n.null) return 'null';
   if (n.value === undefined) return n.size !== undefined ? n.size + ' bytes' : '';
@@ -41,7 +55,8 @@ export function drawBits(c) {
     if (!m) continue;
     const lo = +m[1], hi = m[2] === undefined ? lo : +m[2];
     if (hi >= w) continue;
-    const f = el('span', 'pg-bit' + (b.value !== '0' && b.value !== 'false' ? ' pg-bit-set' : ''), b.name + '=' + b.value);
+    const set = b.value !== 'false' && parseInt(b.value, 10) !== 0; // "0 none" is unset; "4 zstd" set
+    const f = el('span', 'pg-bit' + (set ? ' pg-bit-set' : ''), b.name + '=' + b.value);
     f.style.gridColumn = (w - hi) + ' / ' + (w - lo + 1);
     f.title = b.name + ' (' + b.type + ') = ' + b.value;
     box.appendChild(f);
@@ -92,10 +107,12 @@ export function drawGridRow(panel, buf, r) {
     if (c.broken) e.classList.add('kw-broken');
     e.style.gridColumn = (2 + s.col * 8) + ' / span ' + (s.span * 8);
     e.dataset.node = c.node; e.dataset.start = c.start; e.dataset.end = c.end; e.dataset.buf = buf; e.dataset.cell = c.index;
-    e.title = c.path + ' (' + c.type + ') [' + c.start + ', ' + c.end + ')' + (c.value !== undefined ? ' = ' + c.value : '');
+    const date = c.value !== undefined && isTime(c.label, c.value) ? utcDate(c.value) : '';
+    e.title = c.path + ' (' + c.type + ') [' + c.start + ', ' + c.end + ')' + (c.value !== undefined ? ' = ' + c.value : '') + (date ? ' (' + date + ')' : '');
     e.appendChild(el('span', 'kw-label', c.label));
     if (c.bits && s.first && s.last) e.appendChild(drawBits(c));
     else if (c.value !== undefined && s.first) e.appendChild(el('span', 'kw-val', c.value));
+    if (date && s.first) e.appendChild(el('span', 'kw-val kw-date', date));
     row.appendChild(e);
   }
   return row;
@@ -122,8 +139,8 @@ export function drawTreeRow(panel, row) {
   }
   if (n.valueName) r.appendChild(el('span', 'pg-vname', ' ' + n.valueName));
   if (n.value !== undefined && isTime(n.name, n.value)) {
-    const d = new Date(Number(n.value));
-    if (!isNaN(d)) r.appendChild(el('span', 'pg-vname', ' ' + d.toISOString()));
+    const d = utcDate(n.value);
+    if (d) r.appendChild(el('span', 'pg-vname pg-date', ' ' + d));
   }
   if (n.hasKids && !n.open) r.appendChild(el('span', 'pg-type', ' {' + n.kids + '}'));
   r.appendChild(el('span', 'pg-range', '  [' + n.start + ', ' + n.end + ')' + (n.buf ? ' buf ' + n.buf : '')));
