@@ -193,7 +193,7 @@ type proxyRun struct {
 	diag     []byte
 	sides    [2][]byte // the tree view's value JSON for the live feed
 	stats    map[int16]*apiStats
-	errCodes map[int16]int
+	errCodes map[apiCode]int
 	shown    int
 	skipped  int
 	started  time.Time
@@ -201,7 +201,7 @@ type proxyRun struct {
 }
 
 func (c *proxyConfig) run(ctx context.Context, e *env) int {
-	r := &proxyRun{cfg: c, e: e, w: bufio.NewWriterSize(e.stdout, 64<<10), stats: map[int16]*apiStats{}, errCodes: map[int16]int{}, started: time.Now()}
+	r := &proxyRun{cfg: c, e: e, w: bufio.NewWriterSize(e.stdout, 64<<10), stats: map[int16]*apiStats{}, errCodes: map[apiCode]int{}, started: time.Now()}
 	r.dec.ShowSecrets = c.showSecrets
 	if c.check {
 		r.checker = newProxyChecker()
@@ -510,12 +510,12 @@ func (r *proxyRun) count(x *proxy.Exchange, key, ver int16, codes []int16) {
 	st.versions[ver]++
 	st.bytes += int64(x.RequestSize + x.ResponseSize)
 	if x.Paired() {
-		st.latencies.add(x.Latency())
+		st.latencies.Add(x.Latency())
 	} else if !x.NoResponseExpected {
 		st.unpaired++
 	}
 	for _, c := range codes {
-		r.errCodes[c]++
+		r.errCodes[apiCode{key, c}]++
 	}
 }
 
