@@ -56,7 +56,7 @@ func (r *reader) readFrame(b []byte, response bool, key, ver int16, ff *frameFac
 		key = int16(uint16(b[4])<<8 | uint16(b[5]))
 		ver = int16(uint16(b[6])<<8 | uint16(b[7]))
 	}
-	if key >= 0 && !r.needsTree(key, ver, response) && r.readValueless(b, o, ff) {
+	if treeLess && key >= 0 && !r.needsTree(key, ver, response) && r.readValueless(b, o, ff) {
 		return
 	}
 	f, err := r.dec.Decode(b, o)
