@@ -70,6 +70,9 @@ export async function openCapture(bytes, gen) {
       dirText: r.frames[2 * i] && r.frames[2 * i + 1] ? '⇄ both' : r.frames[2 * i] ? (x.noResponseExpected ? '→ no reply due' : '→ request only') : '← response only',
       apiText: x.apiName || (x.apiKey >= 0 ? 'API ' + x.apiKey : 'unknown'),
       errors: [], expected: [], errorText: '', clientId: null,
+      // The protocol rules (kwire check) the exchange breaks; skipped ones
+      // (not judged) go with the notes.
+      findings: (x.findings || []).filter((f) => f.severity !== 'skipped'),
     };
   });
   st.capture = { summary: s, frames: r.frames, rows, sort: ['i', 1], current: -1 };
@@ -85,8 +88,10 @@ export async function openCapture(bytes, gen) {
   for (const a of [...new Set(rows.map((x) => x.apiText))].sort()) { const o = el('option', '', a); o.value = a; apiSel.appendChild(o); }
   $('cap-client').value = ''; $('cap-errors').checked = false;
   const notes = $('cap-notes');
-  notes.replaceChildren(...s.notes.slice(0, 50).map((n) => el('li', '', n)));
-  notes.hidden = !s.notes.length;
+  const checked = [...s.exchanges.flatMap((x) => (x.findings || []).filter((f) => f.severity === 'skipped')), ...(s.checkEnd || [])]
+    .map((f) => 'kwire check: ' + f.text);
+  notes.replaceChildren(...[...s.notes, ...checked].slice(0, 50).map((n) => el('li', '', n)));
+  notes.hidden = !s.notes.length && !checked.length;
   drawCapHead();
   drawCapRows();
   drawCapSummary();
@@ -141,9 +146,16 @@ export function drawCapRows() {
     tr.tabIndex = 0;
     if (x.i === c.current) tr.setAttribute('aria-current', 'true');
     if (x.errorText) tr.classList.add('pg-caperr');
+    const worst = ['error', 'warning', 'note'].find((v) => x.findings.some((f) => f.severity === v));
+    if (worst) { tr.classList.add('pg-capfind', 'pg-capfind-' + worst); tr.dataset.rules = x.findings.map((f) => f.rule).join(' '); }
     for (const [k, , , text] of COLS) {
       const td = el('td', 'pg-c-' + k, String(text(x)));
       if (k === 'time' && x.time !== undefined) td.title = new Date(x.time).toISOString();
+      if (k === 'i' && worst) {
+        // A flag on the row's number; its title lists kwire check's lines.
+        td.appendChild(el('span', 'pg-flag', ' ⚑'));
+        td.title = x.findings.map((f) => f.text).join('\n');
+      }
       if (k === 'error' && x.decodeError) td.title = x.decodeError;
       if (k === 'conn') td.title = x.connTitle + (x.clientId ? ', client id ' + x.clientId : '');
       if (k === 'error' && !x.errorText && x.expected.length) td.classList.add('pg-expected');
@@ -214,8 +226,10 @@ export async function pickExchange(i, gen) {
   frameLinks(p0, x.requestPacket, 'response', x.responsePacket, p1);
   frameLinks(p1, x.responsePacket, 'request', x.requestPacket, p0);
   st.sum = p0.sum;
+  const broken = c.rows[i].findings.map((f) => f.rule + ' (' + f.severity + ')');
   status('Capture exchange ' + (i + 1) + ': ' + (x.apiName || 'API ' + x.apiKey) + ' v' + x.version + ', correlation id ' + x.correlationId +
-    (x.latencyMs !== undefined ? ', answered in ' + x.latencyMs.toFixed(3) + ' ms' : ''));
+    (x.latencyMs !== undefined ? ', answered in ' + x.latencyMs.toFixed(3) + ' ms' : '') +
+    (broken.length ? '; breaks ' + [...new Set(broken)].join(', ') : ''));
   document.body.dataset.decoded = String(gen);
 }
 
