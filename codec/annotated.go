@@ -1,216 +1,199 @@
 package codec
 
 import (
-	"encoding/base64"
 	"io"
-	"strconv"
 
+	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
-	"github.com/kwire/kwire/internal/jsontext"
 )
 
 // AppendAnnotated appends the annotated tree as JSON: every node with its
 // name, role, type, [start, end) span, prefix extent, value, warnings and
 // children, for pages and tools. Values of error codes and enumerated
-// fields carry their names.
-func (f *Frame) AppendAnnotated(dst []byte) []byte {
-	a := annotator{b: dst}
-	a.frame(f)
-	return a.b
-}
-
-// WriteAnnotated writes what AppendAnnotated appends to w, streaming: a
-// big tree's JSON is never held whole.
-func (f *Frame) WriteAnnotated(w io.Writer) error {
-	a := annotator{w: w}
-	a.frame(f)
-	a.flush(true)
-	return a.err
-}
-
-// annotator writes the annotated JSON to b, and from b to w (when set)
-// between nodes once b is big.
-type annotator struct {
-	b   []byte
-	w   io.Writer
-	err error
-}
-
-func (a *annotator) flush(force bool) {
-	if a.w == nil || a.err != nil || !force && len(a.b) < 64<<10 {
-		return
+// fields carry their names. With n nil it is the whole frame, in an
+// envelope that says how it was read; else the subtree of n alone.
+func (f *Frame) AppendAnnotated(dst []byte, n *tree.Node) []byte {
+	w := jsontext.Writer{B: dst}
+	if n != nil {
+		annotate(&w, n, f.APIKey)
+	} else {
+		f.annotated(&w)
 	}
-	_, a.err = a.w.Write(a.b)
-	a.b = a.b[:0]
+	return w.B
 }
 
-func (a *annotator) frame(f *Frame) {
-	dst := f.AppendEnvelopeHead(a.b)
-	dst = append(dst, `,"headerVersion":`...)
-	dst = strconv.AppendInt(dst, int64(f.HeaderVersion), 10)
-	dst = append(dst, `,"flexible":`...)
-	dst = strconv.AppendBool(dst, f.Flexible)
+// WriteAnnotated writes what AppendAnnotated appends for the whole frame
+// to out, streaming: a big tree's JSON is never held whole.
+func (f *Frame) WriteAnnotated(out io.Writer) error {
+	w := jsontext.Writer{W: out}
+	f.annotated(&w)
+	w.Flush(true)
+	return w.Err
+}
+
+func (f *Frame) annotated(w *jsontext.Writer) {
+	w.BeginObject()
+	if f.Message != nil && f.API == nil {
+		w.Key("data")
+		w.String([]byte(f.Message.Name))
+		w.Key("version")
+	} else {
+		w.Key("direction")
+		w.Text(map[bool]string{false: "request", true: "response"}[f.Response])
+		w.Key("apiKey")
+		w.Int(int64(f.APIKey))
+		if f.API != nil {
+			w.Key("apiName")
+			w.String([]byte(f.API.Name))
+		}
+		w.Key("apiVersion")
+	}
+	w.Int(int64(f.Version))
+	w.Key("headerVersion")
+	w.Int(int64(f.HeaderVersion))
+	w.Key("flexible")
+	w.Bool(f.Flexible)
 	if f.Assumed {
-		dst = append(dst, `,"assumedLayout":`...)
-		dst = strconv.AppendInt(dst, int64(f.Layout), 10)
+		w.Key("assumedLayout")
+		w.Int(int64(f.LayoutVersion))
 	}
-	dst = append(dst, `,"buffers":[`...)
-	for i, b := range f.Buffers {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = strconv.AppendInt(dst, int64(len(b)), 10)
+	w.Key("buffers")
+	w.BeginArray()
+	for _, b := range f.Buffers {
+		w.Int(int64(len(b)))
 	}
-	dst = append(dst, `],"root":`...)
-	a.b = dst
-	a.node(f.Root, f.APIKey)
-	a.b = append(a.b, '}')
+	w.EndArray()
+	w.Key("root")
+	if f.Root != nil {
+		annotate(w, f.Root, f.APIKey)
+	} else {
+		w.Null()
+	}
+	w.EndObject()
 }
 
-// AppendNode appends one node and its subtree as annotated JSON.
-func AppendNode(dst []byte, n *tree.Node, apiKey int16) []byte {
-	a := annotator{b: dst}
-	a.node(n, apiKey)
-	return a.b
-}
-
-func (a *annotator) node(n *tree.Node, apiKey int16) {
-	dst := appendNodeHead(a.b, n, apiKey)
-	if len(n.Children) > 0 {
-		dst = append(dst, `,"children":[`...)
-		for i, c := range n.Children {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			a.b = dst
-			a.node(c, apiKey)
-			a.flush(false)
-			dst = a.b
-		}
-		dst = append(dst, ']')
-	}
-	a.b = append(dst, '}')
-}
-
-// appendNodeHead writes a node's members but its children, leaving the
-// object open.
-func appendNodeHead(dst []byte, n *tree.Node, apiKey int16) []byte {
-	dst = append(dst, `{"name":`...)
-	name := n.Name
+// annotate writes node n and its subtree.
+func annotate(w *jsontext.Writer, n *tree.Node, apiKey int16) {
+	w.BeginObject()
+	w.Key("name")
 	if n.Field != nil {
-		name = n.Field.JSON
+		w.String([]byte(n.Field.JSON))
+	} else {
+		w.String([]byte(n.Name))
 	}
-	dst = jsontext.AppendString(dst, []byte(name))
 	if n.Index >= 0 {
-		dst = append(dst, `,"index":`...)
-		dst = strconv.AppendInt(dst, int64(n.Index), 10)
+		w.Key("index")
+		w.Int(int64(n.Index))
 	}
-	dst = append(dst, `,"role":"`...)
-	dst = append(dst, n.Role.String()...)
-	dst = append(dst, `","type":`...)
-	dst = jsontext.AppendString(dst, []byte(n.Type))
-	dst = append(dst, `,"start":`...)
-	dst = strconv.AppendInt(dst, int64(n.Start), 10)
-	dst = append(dst, `,"end":`...)
-	dst = strconv.AppendInt(dst, int64(n.End), 10)
+	w.Key("role")
+	w.Text(n.Role.String())
+	w.Key("type")
+	w.String([]byte(n.Type))
+	w.Key("start")
+	w.Int(int64(n.Start))
+	w.Key("end")
+	w.Int(int64(n.End))
 	if n.TagEnd > n.Start {
-		dst = append(dst, `,"tag":`...)
-		dst = strconv.AppendInt(dst, int64(n.Tag), 10)
-		dst = append(dst, `,"tagEnd":`...)
-		dst = strconv.AppendInt(dst, int64(n.TagEnd), 10)
-		dst = append(dst, `,"sizeEnd":`...)
-		dst = strconv.AppendInt(dst, int64(n.SizeEnd), 10)
+		w.Key("tag")
+		w.Int(int64(n.Tag))
+		w.Key("tagEnd")
+		w.Int(int64(n.TagEnd))
+		w.Key("sizeEnd")
+		w.Int(int64(n.SizeEnd))
 	}
 	if n.PrefixEnd > n.ValueStart() {
-		dst = append(dst, `,"prefixEnd":`...)
-		dst = strconv.AppendInt(dst, int64(n.PrefixEnd), 10)
+		w.Key("prefixEnd")
+		w.Int(int64(n.PrefixEnd))
 	}
 	if n.Buf != 0 {
-		dst = append(dst, `,"buf":`...)
-		dst = strconv.AppendInt(dst, int64(n.Buf), 10)
+		w.Key("buf")
+		w.Int(int64(n.Buf))
 	}
-	if n.Flags&tree.Tagged != 0 {
-		dst = append(dst, `,"tagged":true`...)
-	}
-	if n.Flags&tree.Truncated != 0 {
-		dst = append(dst, `,"truncated":true`...)
-	}
-	if n.Flags&tree.Broken != 0 {
-		dst = append(dst, `,"broken":true`...)
-	}
-	if n.Flags&tree.Assumed != 0 {
-		dst = append(dst, `,"assumed":true`...)
+	for _, fl := range [...]struct {
+		f    tree.Flags
+		name string
+	}{{tree.Tagged, "tagged"}, {tree.Truncated, "truncated"}, {tree.Broken, "broken"}, {tree.Assumed, "assumed"}} {
+		if n.Flags&fl.f != 0 {
+			w.Key(fl.name)
+			w.Bool(true)
+		}
 	}
 	if n.Null {
-		dst = append(dst, `,"null":true`...)
+		w.Key("null")
+		w.Bool(true)
 	} else if len(n.Children) == 0 || n.Kind == schema.Records || n.Kind == schema.Bytes {
-		dst = appendLeafValue(dst, n, apiKey)
+		annotateValue(w, n, apiKey)
 	}
 	if len(n.Warnings) > 0 {
-		dst = append(dst, `,"warnings":[`...)
-		for i, w := range n.Warnings {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = jsontext.AppendString(dst, []byte(w))
+		w.Key("warnings")
+		w.BeginArray()
+		for _, m := range n.Warnings {
+			w.String([]byte(m))
 		}
-		dst = append(dst, ']')
+		w.EndArray()
 	}
-	return dst
+	if len(n.Children) > 0 {
+		w.Key("children")
+		w.BeginArray()
+		for _, c := range n.Children {
+			annotate(w, c, apiKey)
+			w.Flush(false)
+		}
+		w.EndArray()
+	}
+	w.EndObject()
 }
 
-func appendLeafValue(dst []byte, n *tree.Node, apiKey int16) []byte {
+// annotateValue writes a leaf's value: "value", and "valueName" for a
+// named code, or for bytes their "size" (and "value" when small).
+func annotateValue(w *jsontext.Writer, n *tree.Node, apiKey int16) {
 	switch n.Kind {
 	case schema.Bool:
-		dst = append(dst, `,"value":`...)
-		return strconv.AppendBool(dst, n.Int != 0)
+		w.Key("value")
+		w.Bool(n.Int != 0)
 	case schema.Int8, schema.Int16, schema.Uint16, schema.Int32, schema.Uint32, schema.Int64:
-		dst = append(dst, `,"value":`...)
-		dst = strconv.AppendInt(dst, n.Int, 10)
+		w.Key("value")
+		w.Int(n.Int)
 		if name := ValueName(n, apiKey); name != "" {
-			dst = append(dst, `,"valueName":`...)
-			dst = jsontext.AppendString(dst, []byte(name))
+			w.Key("valueName")
+			w.String([]byte(name))
 		}
-		return dst
 	case schema.Float64:
-		dst = append(dst, `,"value":`...)
-		return jsontext.AppendFloat(dst, n.Float)
+		w.Key("value")
+		w.Float(n.Float)
 	case schema.String:
-		dst = append(dst, `,"value":`...)
-		return jsontext.AppendString(dst, n.Raw)
+		w.Key("value")
+		w.String(n.Raw)
 	case schema.UUID:
-		dst = append(dst, `,"value":"`...)
-		dst = base64.RawURLEncoding.AppendEncode(dst, n.Raw)
-		return append(dst, '"')
+		w.Key("value")
+		w.Base64URL(n.Raw)
 	case schema.Bytes, schema.Records:
 		if n.Raw == nil {
-			return dst
+			return
 		}
-		dst = append(dst, `,"size":`...)
-		dst = strconv.AppendInt(dst, int64(len(n.Raw)), 10)
+		w.Key("size")
+		w.Int(int64(len(n.Raw)))
 		if len(n.Raw) <= 4096 {
-			dst = append(dst, `,"value":"`...)
-			dst = base64.StdEncoding.AppendEncode(dst, n.Raw)
-			dst = append(dst, '"')
+			w.Key("value")
+			w.Base64(n.Raw)
 		}
 		if n.Role == tree.RoleUnknownTag {
-			dst = append(dst, `,"unknownTag":`...)
-			dst = strconv.AppendInt(dst, n.Int, 10)
+			w.Key("unknownTag")
+			w.Int(n.Int)
 		}
-		return dst
 	}
-	return dst
 }
 
-// ValueName names an integer value where the schema gives it meaning: error
-// codes by their Kafka name, enumerated fields by their enum's name.
+// ValueName names an integer value where the schema gives it meaning: an
+// error code by Kafka's name for it, an enumerated field's value by its
+// enum's name; "" when there is none. apiKey is the frame's API.
 func ValueName(n *tree.Node, apiKey int16) string {
 	f := n.Field
 	if f == nil {
 		return ""
 	}
-	if f.Kind == schema.Int16 && (f.Name == "ErrorCode" || len(f.Name) > 9 && f.Name[len(f.Name)-9:] == "ErrorCode") {
+	if isErrorCode(f) {
 		return schema.ErrorName(int16(n.Int))
 	}
 	if e := schema.EnumFor(apiKey, f); e != nil {

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/kwire/kwire/codec/internal/rec"
 	"github.com/kwire/kwire/codec/records"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -246,7 +247,7 @@ func BenchmarkDecode(b *testing.B) {
 			}
 		}
 		run("kwire-fast", fast(JSONOptions{}))
-		run("kwire-fast-records-base64", fast(JSONOptions{Records: records.Base64}))
+		run("kwire-fast-records-base64", fast(JSONOptions{Records: rec.Base64}))
 		run("kwire-tree", func() func() {
 			var dec Decoder
 			return func() {

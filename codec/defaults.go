@@ -4,9 +4,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
-	"github.com/kwire/kwire/internal/jsontext"
 )
 
 // nullDefault reports whether f's default at version v is null.

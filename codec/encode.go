@@ -14,41 +14,83 @@ import (
 	"github.com/kwire/kwire/codec/wire"
 )
 
-// EncodeOptions say how to write a frame.
+// EncodeOptions say how to write bytes.
 type EncodeOptions struct {
 	// NoSizePrefix leaves out the 4-byte size prefix.
 	NoSizePrefix bool
-}
-
-// EncodeJSON encodes value JSON (the envelope Frame.AppendJSON writes) into a frame.
-func EncodeJSON(js []byte, o EncodeOptions) ([]byte, error) {
-	v, err := ParseJSON(js)
-	if err != nil {
-		return nil, err
-	}
-	return Encode(nil, v, o)
+	// Body says the value is a body alone, no envelope: of the request or
+	// response (Response) of APIKey at Version. What is written is the
+	// body alone too, no size or header.
+	Body     bool
+	Response bool
+	APIKey   int16
+	Version  int16
+	// Lenient drops the fields a value gives that its version lacks (a
+	// field Kafka added later, or removed), as kmsg does, instead of
+	// failing; a name no version knows is still an error. Dropped, when
+	// set, is told the path of each field dropped.
+	Lenient bool
+	Dropped func(path string)
 }
 
 // envelopeKeys are the keys an envelope may have. "warnings" and "guess"
 // are what the decoder adds about its reading; the encoder ignores them.
 var envelopeKeys = []string{"direction", "apiKey", "apiName", "apiVersion", "header", "body", "warnings", "guess"}
 
-// Encode appends the frame for an envelope in generic form to dst.
+// dataKeys are the keys of a data message's or records field's envelope.
+var dataKeys = []string{"data", "value", "warnings"}
+
+// Encode appends to dst the bytes v describes: a frame (an envelope of
+// direction, API, version, header and body), a data message or records
+// field (an envelope of data and value, as Decode reads them with
+// Options.Data), or, with o.Body, a body alone.
 //
-// The envelope is what ParseJSON makes of value JSON, or the same built in
-// Go: map[string]any objects, []any arrays, and for values json.Number,
-// float64, every Go integer type, bool, string, *string, []byte (a bytes or
-// records field's raw bytes), [16]byte (a UUID) and nil, with typed slices
-// ([]int32, []string, []map[string]any, ...) for arrays. Bytes, records and
-// consumer-protocol fields take either Kafka's form (base64 text) or the
-// decoded form kwire's JSON shows (batches, data-message objects).
+// v is value JSON text ([]byte or string, in either form Frame.AppendJSON
+// writes), or the same values built in Go: map[string]any objects, []any
+// arrays, and for values json.Number, float64, every Go integer type,
+// bool, string, *string, []byte (a bytes or records field's raw bytes),
+// [16]byte (a UUID) and nil, with typed slices ([]int32, []string,
+// []map[string]any, ...) for arrays; what tree.Node.Value gives is
+// taken as it is. Bytes, records and consumer-protocol fields take
+// either Kafka's form (base64 text) or the decoded form kwire's JSON
+// shows (batches, data-message objects). An integer quoted as a string is
+// taken for an int64 field only (JSON that keeps int64 exact).
 //
 // Fields left out take the schema's default; tagged fields left out stay
 // absent, and a tagged field given is written even when it holds its
 // default. A field unknown at the version is an error naming it and the
-// valid names; a value of the wrong kind or Go type is an error naming its
-// path and its type.
-func Encode(dst []byte, env any, o EncodeOptions) ([]byte, error) {
+// valid names (see Lenient); a value of the wrong kind or Go type is an
+// *EncodeError naming its path and its type.
+func Encode(dst []byte, v any, o EncodeOptions) ([]byte, error) {
+	switch x := v.(type) {
+	case []byte:
+		p, err := parseJSON(x)
+		if err != nil {
+			return nil, err
+		}
+		v = p
+	case string:
+		p, err := parseJSON([]byte(x))
+		if err != nil {
+			return nil, err
+		}
+		v = p
+	}
+	if o.Body {
+		body, ok := v.(map[string]any)
+		if !ok {
+			return nil, &EncodeError{Path: "body", Msg: "expected an object, found " + jsonKind(v)}
+		}
+		return encodeBody(dst, o.APIKey, o.Version, o.Response, body, o)
+	}
+	if obj, ok := v.(map[string]any); ok && obj["data"] != nil {
+		return encodeData(dst, obj, o)
+	}
+	return encode(dst, v, o)
+}
+
+// encode appends the frame of envelope env.
+func encode(dst []byte, env any, o EncodeOptions) ([]byte, error) {
 	e := &encoder{o: o}
 	obj, ok := env.(map[string]any)
 	if !ok {
@@ -96,7 +138,7 @@ func Encode(dst []byte, env any, o EncodeOptions) ([]byte, error) {
 		return nil, err
 	}
 	version := int16(ver)
-	m := api.Message(schema.Request)
+	m := api.Request
 	if response {
 		m = api.Response
 	}
@@ -166,9 +208,9 @@ func Encode(dst []byte, env any, o EncodeOptions) ([]byte, error) {
 	return dst, nil
 }
 
-// EncodeStruct appends the encoding of a struct at version v (flexible or
+// encodeStruct appends the encoding of a struct at version v (flexible or
 // not) from its generic value, for nested messages.
-func EncodeStruct(dst []byte, l *schema.Layout, v int16, flex bool, val map[string]any, path string, o EncodeOptions) ([]byte, error) {
+func encodeStruct(dst []byte, l *schema.Layout, v int16, flex bool, val map[string]any, path string, o EncodeOptions) ([]byte, error) {
 	e := &encoder{o: o, v: v, flex: flex}
 	if path != "" {
 		e.path = append(e.path, encStep{path, -1})
@@ -176,9 +218,9 @@ func EncodeStruct(dst []byte, l *schema.Layout, v int16, flex bool, val map[stri
 	return e.structValue(dst, l, val)
 }
 
-// EncodeBody appends a request or response body alone (no size, no header)
+// encodeBody appends a request or response body alone (no size, no header)
 // from its generic value (see Encode for the Go values it takes).
-func EncodeBody(dst []byte, apiKey, version int16, response bool, body map[string]any, o EncodeOptions) ([]byte, error) {
+func encodeBody(dst []byte, apiKey, version int16, response bool, body map[string]any, o EncodeOptions) ([]byte, error) {
 	api := schema.ByKey(apiKey)
 	if api == nil {
 		return nil, &EncodeError{Path: "apiKey", Msg: "unknown API key " + strconv.Itoa(int(apiKey))}
@@ -352,14 +394,20 @@ func (e *encoder) checkFields(l *schema.Layout, obj map[string]any) error {
 		if k == "_unknownTaggedFields" && e.flex {
 			continue
 		}
-		known := false
+		known, elsewhere := false, false
 		for i := range l.Fields {
-			if f := &l.Fields[i]; f.JSON == k && f.Versions.Contains(e.v) {
-				known = true
-				break
+			if f := &l.Fields[i]; f.JSON == k {
+				known = known || f.Versions.Contains(e.v)
+				elsewhere = true
 			}
 		}
 		if known {
+			continue
+		}
+		if elsewhere && e.o.Lenient {
+			if e.o.Dropped != nil {
+				e.o.Dropped(join(e.pathString(), k))
+			}
 			continue
 		}
 		valid := make([]string, 0, len(l.Fields)+1)
@@ -396,7 +444,10 @@ func intOf(v any, lo, hi int64) (int64, *EncodeError) {
 	case json.Number:
 		s = string(x)
 	case string:
-		s = x // integers quoted as strings are accepted
+		if hi < math.MaxInt64 {
+			return 0, &EncodeError{Msg: "expected an integer, found the string " + strconv.Quote(x) + " (only int64 values may be quoted)"}
+		}
+		s = x // an int64 quoted, as JSON that keeps it exact writes it
 	case float64:
 		if x != math.Trunc(x) || math.IsInf(x, 0) {
 			return 0, &EncodeError{Msg: "expected an integer, found " + strconv.FormatFloat(x, 'g', -1, 64)}
@@ -660,24 +711,7 @@ func (e *encoder) nested(dst []byte, f *schema.Field, k schema.Kind, v any) ([]b
 		if !ok {
 			return nil, &EncodeError{Path: e.pathString(), Msg: "expected base64 text, bytes or a " + consumerData(f.Name) + " object, found " + jsonKind(v)}
 		}
-		m := schema.DataMessage(consumerData(f.Name))
-		ver, err := e.intValue(obj["version"], join(e.pathString(), "version"), 0, math.MaxInt16)
-		if err != nil {
-			return nil, err
-		}
-		lv := int16(ver)
-		if lv > m.Valid.Hi {
-			lv = m.Valid.Hi
-		}
-		fields := make(map[string]any, len(obj))
-		for k, x := range obj {
-			if k != "version" {
-				fields[k] = x
-			}
-		}
-		body = wire.AppendInt16(e.scratch[:0], int16(ver))
-		sub := &encoder{o: e.o, v: lv, flex: m.Flexible(lv), path: e.path}
-		if body, err = sub.structValue(body, m.At(lv).Root, fields); err != nil {
+		if body, err = e.dataMessage(e.scratch[:0], schema.DataMessage(consumerData(f.Name)), obj, -1); err != nil {
 			return nil, err
 		}
 	default:
@@ -686,6 +720,68 @@ func (e *encoder) nested(dst []byte, f *schema.Field, k schema.Kind, v any) ([]b
 	e.scratch = body
 	dst = e.appendLen(dst, f, k, len(body))
 	return append(dst, body...), nil
+}
+
+// dataMessage appends data message m from obj: its "version" (int16)
+// and fields, or, when obj has no version, its fields alone at version
+// (-1: a version is required).
+func (e *encoder) dataMessage(dst []byte, m *schema.Message, obj map[string]any, version int16) ([]byte, error) {
+	fields := obj
+	if vv, ok := obj["version"]; ok || version < 0 {
+		ver, err := e.intValue(vv, join(e.pathString(), "version"), 0, math.MaxInt16)
+		if err != nil {
+			return nil, err
+		}
+		version = int16(ver)
+		dst = wire.AppendInt16(dst, version)
+		fields = make(map[string]any, len(obj))
+		for k, x := range obj {
+			if k != "version" {
+				fields[k] = x
+			}
+		}
+	}
+	lv := min(version, m.Valid.Hi)
+	if lv < m.Valid.Lo {
+		return nil, &EncodeError{Path: join(e.pathString(), "version"), Msg: m.Name + " has versions " + m.Valid.String() + ", not " + strconv.Itoa(int(version))}
+	}
+	sub := &encoder{o: e.o, v: lv, flex: m.Flexible(lv), path: e.path}
+	return sub.structValue(dst, m.At(lv).Root, fields)
+}
+
+// encodeData appends a data message's or records field's bytes from its
+// envelope {"data": name, "value": ...}: a records field's batches, or a
+// data message's fields, after its int16 version when the value gives
+// one (else at o.Version).
+func encodeData(dst []byte, env map[string]any, o EncodeOptions) ([]byte, error) {
+	if err := checkKeys(env, "", dataKeys); err != nil {
+		return nil, err
+	}
+	name, ok := env["data"].(string)
+	if !ok {
+		return nil, &EncodeError{Path: "data", Msg: "expected a name, found " + jsonKind(env["data"])}
+	}
+	e := &encoder{o: o, path: []encStep{{"value", -1}}}
+	if name == "records" {
+		b, err := records.Encode(dst, env["value"])
+		if err != nil {
+			var re *EncodeError
+			if errors.As(err, &re) {
+				return nil, &EncodeError{Path: "value" + re.Path, Msg: re.Msg, Err: re.Err}
+			}
+			return nil, err
+		}
+		return b, nil
+	}
+	m := schema.DataMessage(name)
+	if m == nil {
+		return nil, &EncodeError{Path: "data", Msg: "unknown data message " + strconv.Quote(name)}
+	}
+	obj, ok := env["value"].(map[string]any)
+	if !ok {
+		return nil, &EncodeError{Path: "value", Msg: "expected an object, found " + jsonKind(env["value"])}
+	}
+	return e.dataMessage(dst, m, obj, o.Version)
 }
 
 func intRange(k schema.Kind) (int64, int64) {

@@ -3,8 +3,8 @@ package codec
 import (
 	"strconv"
 
+	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
-	"github.com/kwire/kwire/internal/jsontext"
 )
 
 // appendEnvelopeTail ends a value-JSON envelope: "guess" when the frame

@@ -17,7 +17,7 @@ type DecodeError struct {
 	Path     string // e.g. "body.topics[2].partitions[0].records"
 	Expected string
 	Found    string
-	Err      error // the cause: a *wire.Error (whose cause is wire.ErrShort or wire.ErrVarint), wire.ErrShort, wire.ErrLimit (a limit, not the bytes, stopped decoding), or nil
+	Err      error // the cause: a *wire.Error (whose cause is wire.ErrShort or wire.ErrVarint), wire.ErrShort, budget.ErrLimit (a limit, not the bytes, stopped decoding), or nil
 }
 
 func (e *DecodeError) Error() string {

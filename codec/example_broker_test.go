@@ -40,7 +40,7 @@ func serve(conn net.Conn) {
 			var topics []map[string]any
 			asked := req.Lookup("body.topics")
 			for i := 0; asked.Elem(i) != nil; i++ {
-				name := string(asked.Elem(i).Find("name").Raw)
+				name := string(asked.Elem(i).Get("name").Raw)
 				t := map[string]any{"errorCode": schema.CodeUnknownTopicOrPartition, "name": name, "partitions": []any{}}
 				if name == "orders" {
 					t["errorCode"] = schema.CodeNone
@@ -107,7 +107,7 @@ func Example_broker() {
 	keys := f.Lookup("body.apiKeys")
 	for i := 0; keys.Elem(i) != nil; i++ {
 		k := keys.Elem(i)
-		fmt.Printf("%s v%d-%d\n", schema.APIName(int16(k.Find("apiKey").Int)), k.Find("minVersion").Int, k.Find("maxVersion").Int)
+		fmt.Printf("%s v%d-%d\n", schema.APIName(int16(k.Get("apiKey").Int)), k.Get("minVersion").Int, k.Get("maxVersion").Int)
 	}
 
 	f = roundTrip(client, schema.KeyMetadata, 12, 2, map[string]any{

@@ -79,7 +79,7 @@ func TestExamplesCarryTheirVersionsRecords(t *testing.T) {
 			}
 			for _, e := range n.Children {
 				entries++
-				require.Equal(t, int64(want(v)), e.Child("magic").Int, "%s v%d", name, v)
+				require.Equal(t, int64(want(v)), e.Get("magic").Int, "%s v%d", name, v)
 				wantName := "batch"
 				if want(v) < 2 {
 					wantName = "message"
@@ -87,8 +87,8 @@ func TestExamplesCarryTheirVersionsRecords(t *testing.T) {
 				require.Equal(t, wantName, e.Name, "%s v%d", name, v)
 				var vals []string
 				tree.Walk(e, func(x *tree.Node) bool {
-					if (x.Name == "record" || x.Name == "message") && x.Child("value") != nil {
-						vals = append(vals, string(x.Child("key").Raw)+"="+string(x.Child("value").Raw))
+					if (x.Name == "record" || x.Name == "message") && x.Get("value") != nil {
+						vals = append(vals, string(x.Get("key").Raw)+"="+string(x.Get("value").Raw))
 					}
 					return true
 				})

@@ -37,7 +37,7 @@ func ExampleDecode_response() {
 
 // Encode value JSON into a frame; fields left out take their defaults.
 func ExampleEncodeJSON() {
-	b, err := codec.EncodeJSON([]byte(`{"apiName":"Metadata","apiVersion":1,"header":{"correlationId":1,"clientId":"c"},"body":{"topics":[{"name":"orders"}]}}`), codec.EncodeOptions{})
+	b, err := codec.Encode(nil, []byte(`{"apiName":"Metadata","apiVersion":1,"header":{"correlationId":1,"clientId":"c"},"body":{"topics":[{"name":"orders"}]}}`), codec.EncodeOptions{})
 	if err != nil {
 		panic(err)
 	}
@@ -65,7 +65,7 @@ func ExampleParseRequestHeader() {
 // Nodes are found by value-JSON paths, into records too; Kafka's own field
 // names work as well.
 func ExampleFrame_Lookup() {
-	b, _ := codec.EncodeJSON([]byte(`{"apiName":"Produce","apiVersion":9,"header":{"correlationId":1,"clientId":"c"},
+	b, _ := codec.Encode(nil, []byte(`{"apiName":"Produce","apiVersion":9,"header":{"correlationId":1,"clientId":"c"},
 		"body":{"acks":-1,"timeoutMs":1000,"topicData":[{"name":"orders","partitionData":[{"index":3,"records":[{
 		"baseOffset":0,"partitionLeaderEpoch":0,"magic":2,"attributes":{"compression":"zstd"},"lastOffsetDelta":1,
 		"baseTimestamp":0,"maxTimestamp":0,"producerId":-1,"producerEpoch":-1,"baseSequence":-1,
@@ -75,7 +75,7 @@ func ExampleFrame_Lookup() {
 		panic(err)
 	}
 	p := f.Lookup("body.topicData[0].partitionData[0]")
-	fmt.Println(p.Lookup("index").Int, p.Find("Index") == p.Find("index"))
+	fmt.Println(p.Lookup("index").Int, p.Get("index") == p.Get("index"))
 	v := p.Lookup("records[0].records[1].value")
 	fmt.Printf("%s: %q at bytes %d-%d (its length at %d) of buffer %d, the decompressed records\n", v.Name, v.Raw, v.PrefixEnd, v.End, v.Start, v.Buf)
 	// Output:

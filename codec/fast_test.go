@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kwire/kwire/codec/records"
+	"github.com/kwire/kwire/codec/internal/rec"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/stretchr/testify/require"
 )
@@ -21,7 +21,7 @@ func bothPaths(tb testing.TB, b []byte, o Options, jo JSONOptions) {
 	tb.Helper()
 	var tdec, fdec Decoder
 	to := o
-	to.skipRecords = jo.Records != records.Decoded
+	to.skipRecords = jo.Records != rec.Decoded
 	if jo.Kafka {
 		to.RawRecords = true // Kafka's form decodes nothing nested
 	}
@@ -69,7 +69,7 @@ func sorted(s []int16) []int16 {
 	return s
 }
 
-var jsonModes = []JSONOptions{{}, {Records: records.Base64}, {Records: records.Size}, {Kafka: true}}
+var jsonModes = []JSONOptions{{}, {Records: rec.Base64}, {Records: rec.Size}, {Kafka: true}}
 
 // Every example of every API, version and direction reads the same both ways.
 func TestFastPathExamples(t *testing.T) {
@@ -130,7 +130,7 @@ func mustHexF(tb testing.TB, s string) []byte {
 func TestRegressionPrescannedTagFailsInSectionOrder(t *testing.T) {
 	b := []byte("\x00\x00\x00\xe20000\x000000000000\x020000000000000000\x02000000000000000000000000000000\x020000000000000000\x000000K00000000000000000000000000000000000000000000000000000000000000000000000000\x03\x00&000000000000\x000000000000000000000000000\x00\x00\x01\x00000000000000000000000")
 	o := Options{Response: true, APIKey: 1, Version: 18, Limits: Limits{MaxNodes: 1 << 16, MaxWork: 1 << 22}}
-	bothPaths(t, b, o, JSONOptions{Records: records.Base64})
+	bothPaths(t, b, o, JSONOptions{Records: rec.Base64})
 	_, err := Decode(b, o)
 	require.ErrorContains(t, err, "divergingEpoch.epoch")
 }

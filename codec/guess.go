@@ -7,10 +7,10 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/kwire/kwire/codec/internal/budget"
+	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
-	"github.com/kwire/kwire/codec/wire"
-	"github.com/kwire/kwire/internal/jsontext"
 )
 
 // Any, as Options.APIKey or Options.Version, says the API or version of a
@@ -22,7 +22,6 @@ const Any = -1
 type Candidate struct {
 	APIKey     int16
 	Version    int16
-	Frame      *Frame   // the decoded frame, for the first candidate GuessResponse returns only
 	Score      float64  // 100 for a clean, plausible decode; less for each doubt
 	Confidence float64  // this candidate's share of belief among all, 0-1
 	Versions   []int16  // other versions that decode to the same value JSON
@@ -40,49 +39,13 @@ type Guess struct {
 	Candidates []Candidate
 }
 
-// GuessOptions bound the search.
-type GuessOptions struct {
-	NoSizePrefix bool
-	Max          int         // candidates to return (default 5)
-	API          *schema.API // only this API's versions, when set
-	// Limits are shared by every reading tried: they draw from one work
-	// budget (MaxWork), each is bounded by MaxNodes and MaxDepth, and the
-	// chosen reading's full decode (records included) draws from the same
-	// budget after them.
-	Limits Limits
-}
-
-// GuessResponse tries every API, version and header version on a response
-// and ranks the readings that consume every byte: fewer warnings, known
-// error codes, sane counts, lengths and text score higher. Versions that
-// decode to the same JSON are folded into one candidate. Only the first
-// candidate has its Frame (decoded in full); the others keep no tree.
-func GuessResponse(b []byte, o GuessOptions) []Candidate {
-	lim := o.Limits.Resolve(len(b))
-	budget := lim.budget()
-	var dec Decoder
-	g := dec.guessResponses(b, o.NoSizePrefix, o.API, lim, budget)
-	cands := g.Candidates
-	if max := o.Max; max > 0 && len(cands) > max {
-		cands = cands[:max]
-	} else if max <= 0 && len(cands) > 5 {
-		cands = cands[:5]
-	}
-	if len(cands) > 0 {
-		c := &cands[0]
-		c.Frame, _ = decodeInto(&Frame{}, b, Options{Response: true, APIKey: c.APIKey, Version: c.Version, NoSizePrefix: o.NoSizePrefix, Limits: lim}, budget)
-		c.Frame.Guess = g
-	}
-	return cands
-}
-
 // guessResponses ranks the clean readings of b as a response (of api
 // alone, when given). Every reading is walked without records or nested
 // payloads and without a tree: its header and body are written as value
 // JSON into one reused buffer, hashed to fold versions that read the
 // same, and scored as they are read. All readings draw from budget's
 // work, each with MaxNodes of its own.
-func (dec *Decoder) guessResponses(b []byte, noSize bool, only *schema.API, lim Limits, budget *wire.Budget) *Guess {
+func (dec *Decoder) guessResponses(b []byte, noSize bool, only *schema.API, lim Limits, spend *budget.Budget) *Guess {
 	g := &Guess{}
 	type folded struct {
 		key uint64
@@ -99,19 +62,19 @@ func (dec *Decoder) guessResponses(b []byte, noSize bool, only *schema.API, lim 
 		}
 		m := api.Response
 		for v := m.Valid.Lo; v <= m.Valid.Hi; v++ {
-			if budget.Work >= budget.MaxWork {
+			if spend.Work >= spend.MaxWork {
 				g.Cut = true
 				break
 			}
 			g.Tried++
-			cb := &wire.Budget{MaxNodes: lim.MaxNodes, NestedNodes: lim.MaxNodes, MaxDecompressed: lim.MaxDecompressed, MaxWork: budget.MaxWork, Work: budget.Work}
-			o := Options{Response: true, APIKey: api.Key, Version: v, NoSizePrefix: noSize, RawRecords: true, Limits: lim}
+			cb := &budget.Budget{MaxNodes: lim.MaxNodes, NestedNodes: lim.MaxNodes, MaxDecompressed: lim.MaxDecompressed, MaxWork: spend.MaxWork, Work: spend.Work}
+			o := Options{Response: true, APIKey: api.Key, Version: v, NoSizePrefix: noSize, raw: true, Limits: lim}
 			out.Reset(nil)
 			out.B = append(out.B, byte(api.Key>>8), byte(api.Key))
 			gs.reset(&w, &out)
 			w.init(&dec.jf, &gs, &o, len(b), cb)
 			err := w.frame(b, &o)
-			budget.Work = cb.Work
+			spend.Work = cb.Work
 			if err != nil {
 				continue
 			}
@@ -172,7 +135,7 @@ type guessSink struct {
 }
 
 func (g *guessSink) reset(w *walker, out *jsontext.Writer) {
-	g.jsonSink.reset(w, out, JSONOptions{})
+	g.jsonSink.reset(w, out, &Options{})
 	g.bare = true
 	g.sc, g.inBody, g.empty = scorer{}, false, true
 }

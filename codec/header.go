@@ -3,30 +3,32 @@ package codec
 import (
 	"strconv"
 
+	"github.com/kwire/kwire/codec/internal/read"
 	"github.com/kwire/kwire/codec/schema"
-	"github.com/kwire/kwire/codec/wire"
 )
 
-// RequestHeader is the parsed header of a request.
+// RequestHeader is the parsed header of a request: what a proxy or broker
+// routes by, named as Frame names them.
 type RequestHeader struct {
 	APIKey        int16
-	APIVersion    int16
+	Version       int16 // the API version the request is at
+	HeaderVersion int16
 	CorrelationID int32
 	ClientID      *string // nil when null or absent (header v0)
-	Version       int16   // the header version
-	Len           int     // header length in bytes
+	Size          int     // the header's length in bytes
 }
 
 // ParseRequestHeader parses the header at the start of a request frame
-// (after its 4-byte size prefix, unless noSizePrefix says the frame starts
-// at the header, as Options.NoSizePrefix does), choosing the header
-// version from the API key and version as Kafka does. A header cut short is
-// a *DecodeError naming the field (header.requestApiKey, ...) whose cause
-// is wire.ErrShort.
-func ParseRequestHeader(frame []byte, noSizePrefix bool) (RequestHeader, error) {
+// (after its 4-byte size prefix, unless o.NoSizePrefix; o's other fields
+// are not used), choosing the header version from the API key and version
+// as Kafka does. It reads the header alone, which is quicker than Decode
+// when a request is only routed. A header cut short is a *DecodeError
+// naming the field (header.requestApiKey, ...) whose cause is
+// wire.ErrShort.
+func ParseRequestHeader(frame []byte, o Options) (RequestHeader, error) {
 	var h RequestHeader
-	r := wire.Reader{B: frame}
-	if !noSizePrefix {
+	r := read.Reader{B: frame}
+	if !o.NoSizePrefix {
 		r.Int32()
 		if r.Err != nil {
 			return h, wireDecodeError(r.Err, 0, "size")
@@ -37,7 +39,7 @@ func ParseRequestHeader(frame []byte, noSizePrefix bool) (RequestHeader, error) 
 	if r.Err != nil {
 		return h, wireDecodeError(r.Err, 0, "header.requestApiKey")
 	}
-	h.APIVersion = r.Int16()
+	h.Version = r.Int16()
 	if r.Err != nil {
 		return h, wireDecodeError(r.Err, 0, "header.requestApiVersion")
 	}
@@ -45,15 +47,11 @@ func ParseRequestHeader(frame []byte, noSizePrefix bool) (RequestHeader, error) 
 	if r.Err != nil {
 		return h, wireDecodeError(r.Err, 0, "header.correlationId")
 	}
-	h.Version = 1
+	h.HeaderVersion = 1
 	if api := schema.ByKey(h.APIKey); api != nil {
-		v := h.APIVersion
-		if v > api.Request.Valid.Hi {
-			v = api.Request.Valid.Hi
-		}
-		h.Version = api.Request.HeaderVersion(v)
+		h.HeaderVersion = api.Request.HeaderVersion(min(h.Version, api.Request.Valid.Hi))
 	}
-	if h.Version >= 1 {
+	if h.HeaderVersion >= 1 {
 		off := r.Off
 		n := int(r.Int16())
 		switch {
@@ -71,7 +69,7 @@ func ParseRequestHeader(frame []byte, noSizePrefix bool) (RequestHeader, error) 
 			return h, wireDecodeError(r.Err, 0, "header.clientId")
 		}
 	}
-	if h.Version >= 2 {
+	if h.HeaderVersion >= 2 {
 		count := r.Uvarint()
 		for i := uint32(0); i < count && r.Err == nil; i++ {
 			r.Uvarint()
@@ -81,6 +79,6 @@ func ParseRequestHeader(frame []byte, noSizePrefix bool) (RequestHeader, error) 
 			return h, wireDecodeError(r.Err, 0, "header._tagged")
 		}
 	}
-	h.Len = r.Off - start
+	h.Size = r.Off - start
 	return h, nil
 }

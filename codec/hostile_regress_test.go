@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/kwire/kwire/codec"
-	"github.com/kwire/kwire/codec/wire"
+	"github.com/kwire/kwire/codec/internal/budget"
 	"github.com/kwire/kwire/internal/hostile"
 )
 
@@ -52,7 +52,7 @@ func unknownTags(n int) []byte {
 }
 
 // TestWarningsAreCharged: a warning costs about two nodes' memory, and is
-// charged so (wire.WarningNodes): a flood of them stops at MaxNodes, on
+// charged so (budget.WarningNodes): a flood of them stops at MaxNodes, on
 // both paths alike, where before it grew without bound (the corpus's
 // KRaft tag flood took 520 MiB).
 func TestWarningsAreCharged(t *testing.T) {
@@ -62,8 +62,8 @@ func TestWarningsAreCharged(t *testing.T) {
 	if err != nil || len(info.Warnings) != n {
 		t.Fatalf("%v, %d warnings", err, len(info.Warnings))
 	}
-	if info.Nodes < n+wire.WarningNodes*n {
-		t.Errorf("%d nodes spent for %d tags and as many warnings; want at least %d", info.Nodes, n, n+wire.WarningNodes*n)
+	if info.Nodes < n+budget.WarningNodes*n {
+		t.Errorf("%d nodes spent for %d tags and as many warnings; want at least %d", info.Nodes, n, n+budget.WarningNodes*n)
 	}
 	// Room for every tag's node but not for its warning too.
 	lim := codec.Options{Limits: codec.Limits{MaxNodes: 2 * n}}

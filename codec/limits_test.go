@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"testing"
 
+	"github.com/kwire/kwire/codec/internal/budget"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/wire"
 	"github.com/stretchr/testify/require"
@@ -130,7 +131,7 @@ func TestMaxNodesMonotonic(t *testing.T) {
 				if err != nil {
 					require.Zero(t, first, "MaxNodes %d fails after %d decoded: %v", n, first, err)
 					require.Contains(t, err.Error(), "the MaxNodes limit", "MaxNodes %d", n)
-					require.ErrorIs(t, err, wire.ErrLimit, "MaxNodes %d", n)
+					require.ErrorIs(t, err, budget.ErrLimit, "MaxNodes %d", n)
 					continue
 				}
 				if first == 0 {
@@ -145,7 +146,7 @@ func TestMaxNodesMonotonic(t *testing.T) {
 				if limited {
 					cut = true
 				}
-				if n >= full.spent.Nodes+wire.NestedSlack(DefaultMaxRecordNesting)+4*len(fr.b) {
+				if n >= full.spent.Nodes+budget.NestedSlack(DefaultMaxRecordNesting)+4*len(fr.b) {
 					require.False(t, limited, "MaxNodes %d: the whole frame fits but was cut", n)
 				}
 			}

@@ -8,22 +8,12 @@ import (
 	"github.com/kwire/kwire/codec/tree"
 )
 
-// Lookup returns the node at a value-JSON path such as
-// "body.topics[0].partitions[2]" or "header.correlationId" (Kafka's field
-// names work too: "body.Topics[0]"), or nil. See tree.Node.Lookup.
-func (f *Frame) Lookup(path string) *tree.Node {
-	if f == nil {
-		return nil
-	}
-	return f.Root.Lookup(path)
-}
-
 // ErrorCode is one error code a frame carries: where, which, and its name.
 type ErrorCode struct {
 	Path string // the value-JSON path, e.g. "body.topics[0].partitions[2].errorCode"
 	Code int16
 	Name string // Kafka's name ("NOT_LEADER_OR_FOLLOWER"); "" for a code Kafka does not define
-	Node *tree.Node
+	Node *tree.Node // nil from the JSON writers
 }
 
 // ErrorCodes returns every error code in the frame's header and body, in
@@ -31,8 +21,12 @@ type ErrorCode struct {
 // (errorCode, partitionErrorCode, acknowledgeErrorCode, ...), at any depth,
 // tagged fields included. NONE (0) is listed too, so a response that is
 // all success still shows where its codes are; keep those with Code != 0
-// for the failures.
+// for the failures. A Frame from the JSON writers, which has no tree,
+// lists the failures alone, without their nodes.
 func (f *Frame) ErrorCodes() []ErrorCode {
+	if f.Root == nil {
+		return f.codes
+	}
 	var out []ErrorCode
 	var walk func(n *tree.Node, path string)
 	walk = func(n *tree.Node, path string) {

@@ -3,9 +3,10 @@ package codec
 import (
 	"encoding/hex"
 	"errors"
-	"github.com/kwire/kwire/codec/wire"
 	"strings"
 	"testing"
+
+	"github.com/kwire/kwire/codec/wire"
 
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kwire/kwire/codec/internal/slab"
 	"github.com/kwire/kwire/codec/schema"
-	"github.com/kwire/kwire/codec/tree"
 	"github.com/stretchr/testify/require"
 )
 
@@ -83,11 +83,11 @@ func TestDecodeDataMessage(t *testing.T) {
 	val := map[string]any{"version": jsonNum(v), "leaderId": jsonNum(3), "voters": []any{map[string]any{"voterId": jsonNum(3)}}, "grantingVoters": []any{}}
 	body, err := EncodeStruct(nil, m.At(v).Root, v, m.Flexible(v), val, "", EncodeOptions{})
 	require.NoError(t, err)
-	var s tree.Slab
+	var s slab.Slab
 	n, err := DecodeDataMessage(&s, "LeaderChangeMessage", v, body, 0, 0, len(body))
 	require.NoError(t, err)
 	require.Equal(t, len(body), n.End)
-	require.Equal(t, int64(3), n.Child("LeaderId").Int)
+	require.Equal(t, int64(3), n.Get("leaderId").Int)
 	_, err = DecodeDataMessage(&s, "LeaderChangeMessage", v, body[:len(body)-1], 0, 0, len(body)-1)
 	require.Error(t, err)
 	_, err = DecodeDataMessage(&s, "NoSuchMessage", 0, body, 0, 0, len(body))

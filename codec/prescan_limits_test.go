@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/kwire/kwire/codec/records"
+	"github.com/kwire/kwire/codec/internal/rec"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/stretchr/testify/require"
 )
@@ -94,7 +94,7 @@ func TestOutOfOrderTaggedLimits(t *testing.T) {
 			for _, lim := range limits {
 				o := e.o
 				o.Limits = lim
-				for _, jo := range []JSONOptions{{}, {Records: records.Base64}} {
+				for _, jo := range []JSONOptions{{}, {Records: rec.Base64}} {
 					t.Run(fmt.Sprintf("%+v/%d", lim, jo.Records), func(t *testing.T) { bothPaths(t, e.b, o, jo) })
 				}
 			}

@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"github.com/kwire/kwire/codec/internal/budget"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/wire"
 )
@@ -9,7 +10,7 @@ import (
 // may be a request or a response (Auto), or a response whose API or
 // version is Any.
 func (o *Options) guessing() bool {
-	return o.Auto || o.Response && (o.APIKey == Any || o.Version == Any)
+	return o.Data == "" && !o.Body && (o.Auto || o.Response && (o.APIKey == Any || o.Version == Any))
 }
 
 // sizeBad reports whether b's size prefix (when it has one) is negative or
@@ -25,12 +26,12 @@ func sizeBad(b []byte, noSize bool) bool {
 // readFn is one path's way of reading a frame for read: the tree
 // path builds dec.f (readTree), the tree-less one writes value JSON
 // (readFast, in fast.go). read decides what is read, with which
-// options, from which budget; a readFn reads b with o from budget (its
+// options, from which budget; a readFn reads b with o from spend (its
 // own when nil), g the guess o was chosen by (or nil), and keeps the
 // result. keep says the reading stands: with readRequest, whether it is
 // the answer or is dropped for a guessed response. (A function, not an
 // interface: the wasm build links only the tree's, and no more.)
-type readFn func(dec *Decoder, b []byte, o Options, budget *wire.Budget, g *Guess, what readFor) (keep bool, err error)
+type readFn func(dec *Decoder, b []byte, o Options, spend *budget.Budget, g *Guess, what readFor) (keep bool, err error)
 
 // readFor is what a reading is for.
 type readFor uint8
@@ -45,20 +46,20 @@ const (
 // (opts.guessing(), opts.Limits resolved), with readOne: as a
 // request when Auto and it decodes cleanly as one; else as the likeliest
 // response (of APIKey, when not Any), the ranked readings in the guess.
-// Every reading draws from budget. Both paths run it, so each rule of
+// Every reading draws from spend. Both paths run it, so each rule of
 // the guess is made once, for both.
-func (dec *Decoder) read(b []byte, opts Options, budget *wire.Budget, readOne readFn) error {
+func (dec *Decoder) read(b []byte, opts Options, spend *budget.Budget, readOne readFn) error {
 	if sizeBad(b, opts.NoSizePrefix) {
 		o := opts
 		o.Auto, o.Response, o.sizeFirst = false, false, true
-		_, err := readOne(dec, b, o, budget, nil, readAnswer)
+		_, err := readOne(dec, b, o, spend, nil, readAnswer)
 		return err
 	}
 	req := opts
 	req.Auto, req.Response = false, false
 	var reqErr error
 	if opts.Auto {
-		keep, err := readOne(dec, b, req, budget, nil, readRequest)
+		keep, err := readOne(dec, b, req, spend, nil, readRequest)
 		if keep {
 			return err
 		}
@@ -69,18 +70,18 @@ func (dec *Decoder) read(b []byte, opts Options, budget *wire.Budget, readOne re
 		if only = schema.ByKey(opts.APIKey); only == nil {
 			o := opts
 			o.Auto = false
-			_, err := readOne(dec, b, o, budget, nil, readAnswer)
+			_, err := readOne(dec, b, o, spend, nil, readAnswer)
 			return err
 		}
 	}
-	g := dec.guessResponses(b, opts.NoSizePrefix, only, opts.Limits, budget)
+	g := dec.guessResponses(b, opts.NoSizePrefix, only, opts.Limits, spend)
 	if !opts.Auto && opts.Version != Any {
 		g.keepVersion(opts.Version)
 	}
 	if len(g.Candidates) == 0 {
 		if opts.Auto {
 			// Neither a request nor any response: the request's reading
-			// (from a budget of its own) and its error are the more
+			// (from a spend of its own) and its error are the more
 			// useful to show.
 			readOne(dec, b, req, nil, nil, readFailed)
 			return reqErr
@@ -95,7 +96,7 @@ func (dec *Decoder) read(b []byte, opts Options, budget *wire.Budget, readOne re
 	top := g.Candidates[0]
 	o := opts
 	o.Auto, o.Response, o.APIKey, o.Version = false, true, top.APIKey, top.Version
-	_, err := readOne(dec, b, o, budget, g, readAnswer)
+	_, err := readOne(dec, b, o, spend, g, readAnswer)
 	return err
 }
 

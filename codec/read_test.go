@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
-	"github.com/kwire/kwire/internal/jsontext"
 	"github.com/stretchr/testify/require"
 )
 

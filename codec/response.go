@@ -8,14 +8,14 @@ import (
 	"github.com/kwire/kwire/codec/wire"
 )
 
-// AppendResponseHeader appends the header of the response to a request
+// appendResponseHeader appends the header of the response to a request
 // with this API key and version: the correlation id, then, where the
 // response is flexible (header v1), an empty tagged-field section.
 // ApiVersions responses always have header v0, so that a client that
 // asked with a version the broker does not know can still read them; an
 // unknown key gets header v0, a version newer than known that of the
 // newest.
-func AppendResponseHeader(dst []byte, apiKey, version int16, correlationID int32) []byte {
+func appendResponseHeader(dst []byte, apiKey, version int16, correlationID int32) []byte {
 	dst = wire.AppendInt32(dst, correlationID)
 	if api := schema.ByKey(apiKey); api != nil {
 		v := min(max(version, api.Response.Valid.Lo), api.Response.Valid.Hi)
@@ -27,19 +27,23 @@ func AppendResponseHeader(dst []byte, apiKey, version int16, correlationID int32
 }
 
 // EncodeResponse appends a whole response frame answering the request
-// whose header is h: the size prefix, the response header with h's
-// correlation id, and body encoded at h's API key and version (see Encode
-// for the values body may hold). It is what a broker writes back to the
-// connection the request came on.
-func EncodeResponse(dst []byte, h RequestHeader, body map[string]any) ([]byte, error) {
+// whose header is h, at version: the size prefix, the response header
+// with h's correlation id (header v1, with its tag section, where the
+// response is flexible; v0 for ApiVersions, as Kafka answers it), and
+// body encoded at version (see Encode for the values it may hold; o's
+// Lenient and Dropped apply). version is h.Version, or another one a
+// broker answers at (the v0 ApiVersions answer to a version it does not
+// know). It is what a broker writes back to the connection the request
+// came on.
+func EncodeResponse(dst []byte, h RequestHeader, version int16, body map[string]any, o EncodeOptions) ([]byte, error) {
 	api := schema.ByKey(h.APIKey)
 	if api == nil {
 		return nil, &EncodeError{Path: "apiKey", Msg: "unknown API key " + strconv.Itoa(int(h.APIKey))}
 	}
 	start := len(dst)
 	dst = append(dst, 0, 0, 0, 0)
-	dst = AppendResponseHeader(dst, h.APIKey, h.APIVersion, h.CorrelationID)
-	out, err := EncodeBody(dst, h.APIKey, h.APIVersion, true, body, EncodeOptions{})
+	dst = appendResponseHeader(dst, h.APIKey, version, h.CorrelationID)
+	out, err := encodeBody(dst, h.APIKey, version, true, body, o)
 	if err != nil {
 		return nil, err
 	}

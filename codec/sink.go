@@ -3,10 +3,11 @@ package codec
 import (
 	"encoding/binary"
 
-	"github.com/kwire/kwire/codec/records"
+	"github.com/kwire/kwire/codec/internal/rec"
+	"github.com/kwire/kwire/codec/internal/slab"
+	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
-	"github.com/kwire/kwire/internal/jsontext"
 )
 
 // sink is what the walk hands each structural step to. Every node the
@@ -31,7 +32,7 @@ type sink interface {
 	// records hands over the records field n, whose payload (with the
 	// bytes before it) is b, read with o; it returns how many derived
 	// buffers the records numbered and the records' error.
-	records(n *tree.Node, b []byte, o records.Options) (int, error)
+	records(n *tree.Node, b []byte, o rec.Options) (int, error)
 	// attach hands over h, the section's node of a tagged value read
 	// early (at its declared place) into early, now that the walk has
 	// reached it in its tag section.
@@ -57,7 +58,7 @@ type sinkMark struct {
 // treeSink builds the tree: nodes from a slab, each level's children
 // collected while it is open.
 type treeSink struct {
-	slab   *tree.Slab
+	slab   *slab.Slab
 	f      *Frame // the frame decoded records and derived buffers go to
 	levels []treeLevel
 }
@@ -144,15 +145,15 @@ func fixedInt(k schema.Kind, b []byte) int64 {
 	return int64(binary.BigEndian.Uint64(b))
 }
 
-func (s *treeSink) records(n *tree.Node, b []byte, o records.Options) (int, error) {
-	res, err := records.Decode(s.slab, b, o)
+func (s *treeSink) records(n *tree.Node, b []byte, o rec.Options) (int, error) {
+	res, err := rec.Decode(s.slab, b, o)
 	derived := 0
 	if res != nil {
 		derived = len(res.Derived)
 		s.f.Buffers = append(s.f.Buffers, res.Derived...)
 		n.Children = res.Nodes
 		if s.f.records == nil {
-			s.f.records = map[*tree.Node]*records.Result{}
+			s.f.records = map[*tree.Node]*rec.Result{}
 		}
 		s.f.records[n] = res
 	}
@@ -215,7 +216,7 @@ func (s *nullSink) begin(*tree.Node, *schema.Layout, int)        {}
 func (s *nullSink) end(n *tree.Node)                             { s.give(n) }
 func (s *nullSink) leaf(n *tree.Node)                            { s.give(n) }
 func (s *nullSink) numbers(*tree.Node, schema.Kind, []byte, int) {}
-func (s *nullSink) records(n *tree.Node, _ []byte, _ records.Options) (int, error) {
+func (s *nullSink) records(n *tree.Node, _ []byte, _ rec.Options) (int, error) {
 	s.give(n)
 	return 0, nil
 }

@@ -4,10 +4,11 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/kwire/kwire/codec/records"
+	"github.com/kwire/kwire/codec/internal/rec"
+	"github.com/kwire/kwire/codec/internal/slab"
+	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
-	"github.com/kwire/kwire/internal/jsontext"
 )
 
 // jsonSink writes value JSON as the walk goes, keeping no tree: each node
@@ -20,14 +21,16 @@ type jsonSink struct {
 	scratch
 	w      *walker
 	out    *jsontext.Writer
-	jo     JSONOptions
+	kafka  bool        // Kafka's own form (Options.Kafka)
+	size   bool        // records fields as their size (RecordsSize)
+	data   string      // a data message or records field, not a frame (Options.Data)
 	bare   bool // header and body alone, no envelope (guessing's hash)
 	head   bool // the envelope's head is written
 	levels []jsonLevel
 	frames []*tagFrame // tag frames, reused
 	nframe int
-	rs     records.Scratch
-	data   tree.Slab // KRaft values are small trees, one at a time
+	rs     rec.Scratch
+	kraft  slab.Slab // KRaft values are small trees, one at a time
 }
 
 // A jsonLevel is an open node: what it writes and where.
@@ -76,8 +79,9 @@ func (t *tagFrame) has(f *schema.Field) bool {
 	return false
 }
 
-func (s *jsonSink) reset(w *walker, out *jsontext.Writer, jo JSONOptions) {
-	s.w, s.out, s.jo, s.bare, s.head = w, out, jo, false, false
+func (s *jsonSink) reset(w *walker, out *jsontext.Writer, o *Options) {
+	s.w, s.out, s.bare, s.head = w, out, false, false
+	s.kafka, s.size, s.data = o.Kafka, o.Records == RecordsSize && !o.Kafka, o.Data
 	s.levels, s.nframe, s.n = s.levels[:0], 0, 0
 }
 
@@ -112,6 +116,9 @@ func (s *jsonSink) place(n *tree.Node) (*jsontext.Writer, *jsonLevel) {
 		return &tf.w, st
 	case p.kind == levelArray:
 		return p.out, nil
+	case p.kind == levelRoot:
+		s.envelopeHead() // the value of a data message or records field
+		p.out.Key(n.Name)
 	case n.Flags&tree.Tagged != 0:
 		p.out.Key(n.Field.JSON)
 		return p.out, p
@@ -244,7 +251,7 @@ func (s *jsonSink) tagged(lv *jsonLevel) {
 			}
 		}
 	}
-	if len(tf.unknown) == 0 || s.jo.Kafka {
+	if len(tf.unknown) == 0 || s.kafka {
 		return // Kafka's form has no place for unknown tags
 	}
 	w.Key("_unknownTaggedFields")
@@ -305,7 +312,7 @@ func (s *jsonSink) value(w *jsontext.Writer, n *tree.Node) {
 	case schema.String:
 		w.String(n.Raw)
 	case schema.Records:
-		if !s.jo.Kafka && s.jo.Records == records.Size {
+		if s.size {
 			w.BeginObject()
 			w.Key("sizeInBytes")
 			w.Int(int64(len(n.Raw)))
@@ -329,7 +336,7 @@ func (s *jsonSink) numbers(n *tree.Node, k schema.Kind, b []byte, count int) {
 	}
 }
 
-func (s *jsonSink) records(n *tree.Node, b []byte, o records.Options) (int, error) {
+func (s *jsonSink) records(n *tree.Node, b []byte, o rec.Options) (int, error) {
 	defer s.give(n)
 	out, _ := s.place(n)
 	out.Value()
@@ -338,7 +345,7 @@ func (s *jsonSink) records(n *tree.Node, b []byte, o records.Options) (int, erro
 	if out == s.out {
 		flush = func() { s.out.Flush(false) }
 	}
-	return records.WriteJSON(&out.B, b, o, flush)
+	return rec.WriteJSON(&out.B, b, o, flush)
 }
 
 func (s *jsonSink) attach(h, _ *tree.Node) { s.give(h) }
@@ -371,8 +378,8 @@ func (s *jsonSink) rollback(m sinkMark) {
 }
 
 func (s *jsonSink) dataSink() sink {
-	s.data.Reset()
-	return &treeSink{slab: &s.data, f: &Frame{}}
+	s.kraft.Reset()
+	return &treeSink{slab: &s.kraft, f: &Frame{}}
 }
 
 // envelopeHead opens the envelope once the direction, API and version are
@@ -384,6 +391,11 @@ func (s *jsonSink) envelopeHead() {
 	s.head = true
 	f, w := s.w.f, s.out
 	w.BeginObject()
+	if s.data != "" {
+		w.Key("data")
+		w.String([]byte(s.data))
+		return
+	}
 	w.Key("direction")
 	if f.Response {
 		w.Text("response")
@@ -413,7 +425,7 @@ func (s *jsonSink) envelopeTail() {
 		w.Value()
 		w.B = appendGuess(w.B, g)
 	}
-	if ws := s.w.f.warnings; len(ws) > 0 {
+	if ws := s.w.f.Warnings; len(ws) > 0 {
 		if w.W == nil {
 			// Unstreamed, warnings can be most of the document (a flood
 			// of unknown tags): room for them all at once, not in many

@@ -4,11 +4,11 @@ import (
 	"encoding/base64"
 	"strconv"
 
+	"github.com/kwire/kwire/codec/internal/rec"
 	"github.com/kwire/kwire/codec/internal/recjson"
-	"github.com/kwire/kwire/codec/records"
+	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
-	"github.com/kwire/kwire/internal/jsontext"
 )
 
 // The reference the differential tests hold the walk's JSON sink to: value
@@ -83,11 +83,11 @@ func dataViewOf(n *tree.Node) (treeDataView, bool) {
 
 // appendBytesField writes a bytes or records field that was not decoded
 // further: null, its size, or base64.
-func appendBytesField(dst []byte, k schema.Kind, null bool, raw []byte, mode records.JSONMode) []byte {
+func appendBytesField(dst []byte, k schema.Kind, null bool, raw []byte, mode rec.JSONMode) []byte {
 	switch {
 	case null:
 		return append(dst, "null"...)
-	case k == schema.Records && mode == records.Size:
+	case k == schema.Records && mode == rec.Size:
 		dst = append(dst, `{"sizeInBytes":`...)
 		dst = strconv.AppendInt(dst, int64(len(raw)), 10)
 		return append(dst, '}')
@@ -219,9 +219,9 @@ func (w *jsonWriter) value(dst []byte, n *tree.Node, f *schema.Field) []byte {
 			return append(dst, "null"...)
 		}
 		if w.o.Kafka {
-			return appendBytesField(dst, n.Kind, false, n.Raw, records.Base64)
+			return appendBytesField(dst, n.Kind, false, n.Raw, rec.Base64)
 		}
-		if n.Kind == schema.Records && w.o.Records != records.Decoded {
+		if n.Kind == schema.Records && w.o.Records != rec.Decoded {
 			return appendBytesField(dst, n.Kind, false, n.Raw, w.o.Records)
 		}
 		if w.f != nil && len(n.Children) > 0 {

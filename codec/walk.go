@@ -4,7 +4,9 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/kwire/kwire/codec/records"
+	"github.com/kwire/kwire/codec/internal/budget"
+	"github.com/kwire/kwire/codec/internal/read"
+	"github.com/kwire/kwire/codec/internal/rec"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
 	"github.com/kwire/kwire/codec/wire"
@@ -30,7 +32,7 @@ const absPath = -2
 // walker is the state of one walk. A Decoder keeps two (one per sink
 // kind), so a frame costs no allocation of it.
 type walker struct {
-	r     wire.Reader
+	r     read.Reader
 	f     *Frame
 	s     sink
 	v     int16 // the layout's version
@@ -38,8 +40,8 @@ type walker struct {
 	path  []pathSeg
 	depth int
 	lim   Limits
-	b     *wire.Budget
-	w     *wire.Warnings
+	b     *budget.Budget
+	w     *budget.Warnings
 	err   *DecodeError
 	// nestErr is the first error inside a nested payload (a records field
 	// whose batches are framed wrongly): the frame goes on decoding and
@@ -73,36 +75,36 @@ type walker struct {
 	// frame whose warnings are known (Frame.AppendJSON).
 	quiet bool
 	// codes collects the non-zero error codes read, when wantCodes.
-	codes     []int16
+	codes     []ErrorCode
 	wantCodes bool
 
-	ws  wire.Warnings // w points here
-	own wire.Budget   // b points here when the frame has a budget of its own
+	ws  budget.Warnings // w points here
+	own budget.Budget   // b points here when the frame has a budget of its own
 
 	pathBuf  []byte // pathWith's buffer
 	lastPath string // the path pathWith made last
 	// inflations keeps the outcome of each decompression (a tree's walk)
 	// or reads them back (the walk again of the same frame).
-	inflations *records.Inflations
+	inflations *rec.Inflations
 	// spare is the records fields' decompression buffer when no frame
-	// holds it (records.Options.Spare), kept between frames.
+	// holds it (rec.Options.Spare), kept between frames.
 	spare []byte
 }
 
 // init readies w for frame f of n bytes, written to s: its own budget
 // unless b is given. What w reuses (path, buffers) is kept.
-func (w *walker) init(f *Frame, s sink, o *Options, n int, b *wire.Budget) {
-	lim := o.Limits.Resolve(n)
+func (w *walker) init(f *Frame, s sink, o *Options, n int, b *budget.Budget) {
+	lim := o.Limits.resolve(n)
 	if b == nil {
 		w.own = lim.budgetValue()
 		b = &w.own
 	}
-	*w = walker{f: f, s: s, lim: lim, b: b, nest: !o.RawRecords, skipRecords: o.skipRecords, sizeFirst: o.sizeFirst,
+	*w = walker{f: f, s: s, lim: lim, b: b, nest: o.nest(), skipRecords: o.skipRecords, sizeFirst: o.sizeFirst,
 		path: w.path[:0], own: w.own, pathBuf: w.pathBuf[:0], spare: w.spare, pre: w.pre, codes: w.codes[:0], null: w.null}
 	if b != &w.own {
-		w.own = wire.Budget{}
+		w.own = budget.Budget{}
 	}
-	w.ws.List = f.warnings[:0]
+	w.ws.List = f.Warnings[:0]
 	w.w = &w.ws
 }
 
@@ -170,7 +172,7 @@ func (w *walker) failWith(off int, expected, found string, cause error) {
 func (w *walker) overLimit(off int, found string) {
 	if w.err == nil {
 		w.limitHit = true
-		w.failWith(off, "at most "+decimal(w.b.MaxNodes)+" nodes (the MaxNodes limit)", found, wire.ErrLimit)
+		w.failWith(off, "at most "+decimal(w.b.MaxNodes)+" nodes (the MaxNodes limit)", found, budget.ErrLimit)
 	}
 }
 
@@ -211,7 +213,7 @@ func (w *walker) warnAt(mark *int, n *tree.Node, off int, field, msg string, lim
 	if w.quiet {
 		return
 	}
-	n.Warn(msg)
+	n.Warnings = append(n.Warnings, msg)
 	x := Warning{Offset: off, Buf: w.buf, Path: w.pathWith(field), Message: msg, Limit: limit}
 	if mark != nil {
 		w.w.Insert(mark, x)
@@ -253,16 +255,8 @@ func (w *walker) start(n *tree.Node) {
 // frame walks one frame whose first bytes are b: size prefix, header and
 // body (a request's, or a response's of opts' API and version).
 func (w *walker) frame(b []byte, opts *Options) error {
-	f := w.f
-	f.Response = opts.Response
-	f.Buffers = append(f.Buffers[:0], b)
-	w.nbufs = 1
-	w.r.B = b
-	root := w.node()
-	root.Name, root.Role, root.Type = "frame", tree.RoleFrame, "frame"
-	root.End = len(b)
-	f.Root = root
-	w.s.begin(root, nil, 4)
+	w.f.Response = opts.Response
+	root := w.begin(b)
 	end, cut := len(b), -1
 	if !opts.NoSizePrefix {
 		end, cut = w.sizePrefix(len(b))
@@ -356,9 +350,9 @@ func (w *walker) finish(root *tree.Node, b []byte, end int) error {
 		w.s.leaf(n)
 	}
 	if !w.quiet {
-		f.warnings = w.w.List
+		f.Warnings = w.w.List
 	}
-	f.spent = *w.b
+	f.Spent = Limits{MaxNodes: w.b.Nodes, MaxDecompressed: w.b.Decompressed, MaxWork: w.b.Work}
 	w.s.end(root)
 	return w.result()
 }
@@ -402,7 +396,7 @@ func (w *walker) request() {
 		w.pickVersion(start + 2)
 		w.path = w.path[:0]
 		if f.Message != nil {
-			hv = f.Message.HeaderVersion(f.Layout)
+			hv = f.Message.HeaderVersion(f.LayoutVersion)
 		}
 	}
 	f.HeaderVersion = hv
@@ -434,7 +428,7 @@ func (w *walker) response(opts Options) {
 	if f.Message == nil {
 		return
 	}
-	f.HeaderVersion = f.Message.HeaderVersion(f.Layout)
+	f.HeaderVersion = f.Message.HeaderVersion(f.LayoutVersion)
 	w.header(schema.ResponseHeader(), f.HeaderVersion)
 	if w.err != nil {
 		return
@@ -447,16 +441,16 @@ func (w *walker) response(opts Options) {
 func (w *walker) pickVersion(at int) {
 	f := w.f
 	m := f.Message
-	f.Layout = f.Version
+	f.LayoutVersion = f.Version
 	switch {
 	case f.Version > m.Valid.Hi:
-		f.Layout, f.Assumed = m.Valid.Hi, true
+		f.LayoutVersion, f.Assumed = m.Valid.Hi, true
 	case f.Version < m.Valid.Lo:
 		w.fail(at, m.Name+" version "+m.Valid.String(), "version "+decimal(int(f.Version)))
 		f.Message = nil
 		return
 	}
-	f.Flexible = m.Flexible(f.Layout)
+	f.Flexible = m.Flexible(f.LayoutVersion)
 	w.consumer = consumerFieldsOf(f.APIKey, f.Response)
 }
 
@@ -484,14 +478,14 @@ func (w *walker) body() {
 	n.Name, n.Role, n.Kind = "body", tree.RoleBody, schema.Struct
 	n.Type = m.Name + " v" + decimal(int(f.Version))
 	f.Body = n
-	w.v, w.flex = f.Layout, f.Flexible
+	w.v, w.flex = f.LayoutVersion, f.Flexible
 	w.path = append(w.path[:0], pathSeg{"body", -1})
 	w.start(n)
-	l := m.At(f.Layout).Root
+	l := m.At(f.LayoutVersion).Root
 	w.s.begin(n, l, len(l.Fields)+1)
 	if f.Assumed {
 		n.Flags |= tree.Assumed
-		w.warn(n, n.Start, "", "version "+decimal(int(f.Version))+" is newer than any known; decoded with the v"+decimal(int(f.Layout))+" layout")
+		w.warn(n, n.Start, "", "version "+decimal(int(f.Version))+" is newer than any known; decoded with the v"+decimal(int(f.LayoutVersion))+" layout")
 	}
 	w.structBody(n, l)
 	n.End = w.r.Off
@@ -506,7 +500,7 @@ func (w *walker) structBody(n *tree.Node, l *schema.Layout) {
 	w.depth++
 	defer w.leave()
 	if w.depth > w.lim.MaxDepth {
-		w.failWith(w.r.Off, "nesting of at most "+decimal(w.lim.MaxDepth)+" (the MaxDepth limit)", "deeper", wire.ErrLimit)
+		w.failWith(w.r.Off, "nesting of at most "+decimal(w.lim.MaxDepth)+" (the MaxDepth limit)", "deeper", budget.ErrLimit)
 		return
 	}
 	var pre *preFrame
@@ -555,8 +549,15 @@ func (w *walker) noteField(c *tree.Node, f *schema.Field) {
 	case f.Kind == schema.String && f.Name == "ProtocolType":
 		w.pt = protocolType{name: string(c.Raw), known: !c.Null, depth: w.depth}
 	case w.wantCodes && c.Kind == schema.Int16 && c.Int != 0 && isErrorCode(f):
-		w.codes = append(w.codes, int16(c.Int))
+		w.noteCode(c, w.pathWith(f.JSON))
 	}
+}
+
+// noteCode keeps error code c (at path), read by a JSON writer, for
+// Frame.ErrorCodes.
+func (w *walker) noteCode(c *tree.Node, path string) {
+	code := int16(c.Int)
+	w.codes = append(w.codes, ErrorCode{Path: path, Code: code, Name: schema.ErrorName(code)})
 }
 
 // leave ends a struct: its depth, and the protocol type it declared.
@@ -779,7 +780,7 @@ func (w *walker) array(n *tree.Node, f *schema.Field, nullable, compact bool) {
 	}
 	if w.b.Nodes+count > w.nodeLimit() {
 		w.limitHit = true
-		w.failWith(pstart, "at most "+decimal(w.b.MaxNodes)+" nodes (the MaxNodes limit)", decimal(count)+" more elements", wire.ErrLimit)
+		w.failWith(pstart, "at most "+decimal(w.b.MaxNodes)+" nodes (the MaxNodes limit)", decimal(count)+" more elements", budget.ErrLimit)
 		w.leaf(n)
 		return
 	}

@@ -3,7 +3,9 @@ package codec
 import (
 	"errors"
 
-	"github.com/kwire/kwire/codec/records"
+	"github.com/kwire/kwire/codec/internal/budget"
+	"github.com/kwire/kwire/codec/internal/read"
+	"github.com/kwire/kwire/codec/internal/rec"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
 	"github.com/kwire/kwire/codec/wire"
@@ -68,7 +70,7 @@ type protocolType struct {
 // reserveNested sets where nested payloads must stop taking nodes, so
 // that the frame's own fields after them (up to 4 nodes per byte, at most
 // half of MaxNodes) still fit: a payload takes a unit only when it fits
-// whole and may end past NestedNodes only by wire.NestedSlack, which is
+// whole and may end past NestedNodes only by budget.NestedSlack, which is
 // reserved too. So a limit met inside a nested payload is a warning and
 // the frame still decodes whenever its own fields fit, at any MaxNodes.
 func (w *walker) reserveNested() {
@@ -77,7 +79,7 @@ func (w *walker) reserveNested() {
 	}
 	b := w.b
 	reserve := min(b.MaxNodes/2, 4*max(w.frameEnd-w.r.Off, 0))
-	b.NestedNodes = b.MaxNodes - reserve - wire.NestedSlack(w.lim.MaxRecordNesting)
+	b.NestedNodes = b.MaxNodes - reserve - budget.NestedSlack(w.lim.MaxRecordNesting)
 }
 
 // nestedOver fails the frame when a nested payload ended past MaxNodes:
@@ -91,7 +93,7 @@ func (w *walker) nestedOver() {
 
 // records is where the records package lists its warnings: the frame's
 // list, or none on a quiet walk.
-func (w *walker) recordsWarnings() *wire.Warnings {
+func (w *walker) recordsWarnings() *budget.Warnings {
 	if w.quiet {
 		return nil
 	}
@@ -113,7 +115,7 @@ func (w *walker) records(n *tree.Node) {
 	}
 	w.reserveNested()
 	path := w.pathString()
-	ro := records.Options{MaxDepth: w.lim.MaxRecordNesting, Budget: w.b, Warnings: w.recordsWarnings(), Path: path, Data: w.dataHook, Spare: &w.spare,
+	ro := rec.Options{MaxDepth: w.lim.MaxRecordNesting, Budget: w.b, Warnings: w.recordsWarnings(), Path: path, Data: w.dataHook, Spare: &w.spare,
 		Start: n.PrefixEnd, Buffer: w.buf, Base: w.nbufs, Inflations: w.inflations}
 	derived, err := w.s.records(n, w.r.B[:w.r.Off], ro)
 	w.nbufs += derived
@@ -176,7 +178,7 @@ func (w *walker) dataInto(n *tree.Node, name string, version int16, buf []byte, 
 	vn := w.nestedNode()
 	if vn == nil {
 		w.limitHit = true
-		return newDecodeError(at, bufIdx, w.pathString(), "room for "+name, "the MaxNodes limit", wire.ErrLimit)
+		return newDecodeError(at, bufIdx, w.pathString(), "room for "+name, "the MaxNodes limit", budget.ErrLimit)
 	}
 	m, lv, derr := w.dataLayout(name, version, bufIdx, at+2, end, buf)
 	if derr != nil {
@@ -216,7 +218,7 @@ func (w *walker) dataLayout(name string, version int16, bufIdx, start, end int, 
 // put back around it.
 func (w *walker) dataFields(n *tree.Node, m *schema.Message, version, lv int16, buf []byte, bufIdx, start, end int) *DecodeError {
 	saved := walkState{w.r, w.v, w.flex, w.buf, w.err, w.nested, w.consumer, w.pt, w.depth, len(w.path)}
-	w.r = wire.Reader{B: buf[:end], Off: start}
+	w.r = read.Reader{B: buf[:end], Off: start}
 	w.v, w.flex, w.buf, w.err, w.nested, w.limitHit = lv, m.Flexible(lv), bufIdx, nil, true, false
 	w.consumer, w.pt = nil, protocolType{}
 	w.b.Work += end - start
@@ -238,7 +240,7 @@ func (w *walker) dataFields(n *tree.Node, m *schema.Message, version, lv int16, 
 
 // walkState is what a nested decoding changes and puts back.
 type walkState struct {
-	r        wire.Reader
+	r        read.Reader
 	v        int16
 	flex     bool
 	buf      int
@@ -273,7 +275,7 @@ func (limitError) LimitHit() bool { return true }
 // or one at a time when the walk writes JSON).
 func (w *walker) dataHook(name string, version int16, buf []byte, bufIdx, start, end int, path string) (*tree.Node, error) {
 	if !w.b.WorkLeft(end - start) {
-		return nil, limitError{newDecodeError(start, bufIdx, path, "work within the MaxWork limit ("+decimal(w.b.MaxWork)+" bytes)", "more", wire.ErrLimit)}
+		return nil, limitError{newDecodeError(start, bufIdx, path, "work within the MaxWork limit ("+decimal(w.b.MaxWork)+" bytes)", "more", budget.ErrLimit)}
 	}
 	w.path = append(w.path, pathSeg{path, absPath})
 	saved := w.s
@@ -308,25 +310,62 @@ func (w *walker) dataMessage(name string, version int16, buf []byte, bufIdx, sta
 	return n, err
 }
 
-// DecodeDataMessage decodes a data message (e.g. "LeaderChangeMessage") at
-// version from buf[start:end], as a struct node whose nodes point into
-// buffer bufIdx, with the default limits. Versions newer than known use
-// the newest layout, with a warning.
-func DecodeDataMessage(s *tree.Slab, name string, version int16, buf []byte, bufIdx, start, end int) (*tree.Node, error) {
-	if schema.DataMessage(name) == nil {
-		return nil, errors.New("codec: unknown data message " + name)
+// data walks b as o.Data names it: a records field's bytes alone
+// ("records"), or a data message, its int16 version first unless
+// o.Version gives it. The value read is the frame's Body, named "value"
+// (its fields' paths are "value.members[0]...").
+func (w *walker) data(b []byte, o *Options) error {
+	f := w.f
+	root := w.begin(b)
+	n := w.node()
+	n.Name, n.Role = "value", tree.RoleBody
+	f.Body = n
+	w.path = append(w.path[:0], pathSeg{"value", -1})
+	if o.Data == "records" {
+		n.Kind, n.Type, n.End, n.Raw = schema.Records, "records", len(b), b
+		w.r.Off = len(b)
+		w.records(n)
+	} else {
+		w.dataValue(n, o.Data, o.Version, b)
 	}
-	if start < 0 || end > len(buf) || start > end {
-		return nil, errors.New("codec: data message span out of range")
+	w.path = w.path[:0]
+	w.b.Work += w.r.Off
+	return w.finish(root, b, len(b))
+}
+
+// dataValue reads b as data message name into the frame's value n: at
+// version, or (Any) the version its first two bytes say.
+func (w *walker) dataValue(n *tree.Node, name string, version int16, b []byte) {
+	f := w.f
+	n.Kind, n.Type = schema.Struct, name
+	at := 0
+	if version == Any {
+		if len(b) < 2 {
+			w.short(0, "2 bytes for the version of "+name, decimal(len(b))+" bytes left")
+			w.s.leaf(n)
+			return
+		}
+		version, at = int16(uint16(b[0])<<8|uint16(b[1])), 2
 	}
-	lim := Limits{}.Resolve(end - start)
-	var w walker
-	w.f, w.lim, w.b, w.w = &Frame{}, lim, lim.budget(), &wire.Warnings{}
-	w.s = &treeSink{slab: s}
-	w.path = append(w.path, pathSeg{name, -1})
-	n, err := w.dataMessage(name, version, buf, bufIdx, start, end)
+	m, lv, err := w.dataLayout(name, version, 0, at, len(b), b)
 	if err != nil {
-		return n, err
+		w.err = err
+		w.s.leaf(n)
+		return
 	}
-	return n, nil
+	f.Message, f.Version, f.LayoutVersion, f.Assumed, f.Flexible = m, version, lv, lv != version, m.Flexible(lv)
+	n.Type = name + " v" + decimal(int(version))
+	l := m.At(lv).Root
+	w.s.begin(n, l, len(l.Fields)+2)
+	if at == 2 {
+		vn := w.node()
+		vn.Name, vn.Role, vn.Kind, vn.Type = "version", tree.RoleField, schema.Int16, "int16"
+		vn.End, vn.Int = 2, int64(version)
+		w.s.leaf(vn)
+	}
+	// (A data message read alone is the frame's own fields: NestedNodes
+	// is MaxNodes, as nothing nested was met before it.)
+	w.err = w.dataFields(n, m, version, lv, b, 0, at, len(b))
+	w.r.Off = n.End
+	w.s.end(n)
 }

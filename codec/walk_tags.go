@@ -291,7 +291,7 @@ func (w *walker) taggedValue(c *tree.Node, f *schema.Field, end int) bool {
 		return false
 	}
 	if w.wantCodes && c.Kind == schema.Int16 && c.Int != 0 && isErrorCode(f) {
-		w.codes = append(w.codes, int16(c.Int))
+		w.noteCode(c, w.pathString())
 	}
 	mark = w.ownEnd(mark)
 	if r.Off < end {

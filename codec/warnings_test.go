@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kwire/kwire/codec/internal/budget"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
-	"github.com/kwire/kwire/codec/wire"
 	"github.com/stretchr/testify/require"
 )
 
@@ -179,7 +179,7 @@ func TestWarningsInDocumentOrder(t *testing.T) {
 }
 
 // A limit that stops the frame's own fields is an error whose cause is
-// wire.ErrLimit, so a program (and the playground) can tell "a larger
+// budget.ErrLimit, so a program (and the playground) can tell "a larger
 // limit would read this" from "these bytes are wrong" without reading
 // the message.
 func TestLimitErrorsAreErrLimit(t *testing.T) {
@@ -188,12 +188,12 @@ func TestLimitErrorsAreErrLimit(t *testing.T) {
 	for _, lim := range []Limits{{MaxNodes: 3}, {MaxDepth: 1}} {
 		_, err := Decode(b, Options{Response: true, APIKey: 3, Version: 12, Limits: lim})
 		require.Error(t, err)
-		require.ErrorIs(t, err, wire.ErrLimit, "%+v", lim)
+		require.ErrorIs(t, err, budget.ErrLimit, "%+v", lim)
 		var dec Decoder
 		_, _, ferr := dec.AppendJSON(nil, b, Options{Response: true, APIKey: 3, Version: 12, Limits: lim}, JSONOptions{})
-		require.ErrorIs(t, ferr, wire.ErrLimit, "%+v (tree-less)", lim)
+		require.ErrorIs(t, ferr, budget.ErrLimit, "%+v (tree-less)", lim)
 	}
 	_, err = Decode(b[:len(b)-3], Options{Response: true, APIKey: 3, Version: 12, NoSizePrefix: true})
 	require.Error(t, err)
-	require.NotErrorIs(t, err, wire.ErrLimit)
+	require.NotErrorIs(t, err, budget.ErrLimit)
 }

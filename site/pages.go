@@ -9,7 +9,7 @@ import (
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
-	"github.com/kwire/kwire/internal/jsontext"
+	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/internal/render"
 )
 
@@ -345,7 +345,7 @@ func direction(a *schema.API, v int16, resp bool) (*dirData, error) {
 	d.Grids = grids(f, "the frame")
 	id := 0
 	d.Tree = buildTree(f.Root, a.Key, &id)
-	h, err := highlightJSON(jsontext.Indent(nil, f.JSON()))
+	h, err := highlightJSON(jsontext.Indent(nil, f.AppendJSON(nil)))
 	if err != nil {
 		return nil, err
 	}

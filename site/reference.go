@@ -8,9 +8,7 @@ import (
 	"strconv"
 
 	"github.com/kwire/kwire/codec"
-	"github.com/kwire/kwire/codec/records"
 	"github.com/kwire/kwire/codec/schema"
-	"github.com/kwire/kwire/codec/tree"
 	"github.com/kwire/kwire/codec/wire"
 	"github.com/kwire/kwire/internal/render"
 )
@@ -148,21 +146,14 @@ type recordsData struct {
 	Tree          *treeNode
 }
 
-// recordsGrid decodes buf with the records package and draws it.
+// recordsGrid decodes buf as a records field's bytes alone and draws it.
 func recordsGrid(buf []byte) ([]gridData, *treeNode, error) {
-	s := new(tree.Slab)
-	res, err := records.Decode(s, buf, records.Options{DecodeData: codec.DecodeDataMessage})
+	f, err := codec.Decode(buf, codec.Options{Data: "records"})
 	if err != nil {
 		return nil, nil, err
 	}
-	root := s.New()
-	root.Name, root.Role, root.Type, root.Kind = "records", tree.RoleFrame, "records", schema.Records
-	root.End = len(buf)
-	root.Raw = buf
-	root.Children = res.Nodes
-	f := &codec.Frame{Root: root, Buffers: append([][]byte{buf}, res.Derived...)}
 	id := 0
-	return grids(f, "the records bytes"), buildTree(root, -1, &id), nil
+	return grids(f, "the records bytes"), buildTree(f.Body, -1, &id), nil
 }
 
 // legacyMessage builds one message of a magic 0 or 1 message set.

@@ -48,7 +48,7 @@ import (
 	"syscall/js"
 	"unicode/utf8"
 
-	"github.com/kwire/kwire/internal/jsontext"
+	"github.com/kwire/kwire/codec/jsontext"
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/schema"
@@ -59,7 +59,7 @@ import (
 )
 
 // The browser's limits, through codec.Options: half the CLI's
-// (codec.DefaultMaxNodes, DefaultMaxDecompressed), as the page says ("the
+// (the codec's default nodes and bytes decompressed), as the page says ("the
 // browser decodes with smaller limits than the kwire command line"). A
 // decoded node costs 1 to 1.5 KB of live heap here (measured in Chromium:
 // a frame cut at 2^20 nodes held 1057 MiB, one cut at 2^19 held 779 MiB):
@@ -272,7 +272,7 @@ func appendError(dst []byte, err error) []byte {
 // encode(json, noSize) encodes value JSON into a frame.
 func encode(this js.Value, args []js.Value) any {
 	js := []byte(orDefault(arg(args, 0), ""))
-	b, err := codec.EncodeJSON(js, codec.EncodeOptions{NoSizePrefix: arg(args, 1).Truthy()})
+	b, err := codec.Encode(nil, js, codec.EncodeOptions{NoSizePrefix: arg(args, 1).Truthy()})
 	if err != nil {
 		e := map[string]any{"message": err.Error(), "path": ""}
 		var ee *codec.EncodeError
@@ -319,7 +319,7 @@ func example(this js.Value, args []js.Value) any {
 	if err != nil {
 		return ""
 	}
-	return string(jsontext.Indent(nil, f.AppendJSON(nil, codec.JSONOptions{})))
+	return string(jsontext.Indent(nil, f.AppendJSON(nil)))
 }
 
 // exampleFrame(apiKey, version, response) is the example frame's bytes.
@@ -340,9 +340,12 @@ func exampleFrame(this js.Value, args []js.Value) any {
 func guess(this js.Value, args []js.Value) any {
 	b := bytesArg(arg(args, 0))
 	hasSize := sized(b, arg(args, 1))
-	var lim codec.Options
-	browserLimits(&lim) // guessing too: it decodes the likeliest reading in full
-	cands := codec.GuessResponse(b, codec.GuessOptions{NoSizePrefix: !hasSize, Max: 8, Limits: lim.Limits})
+	o := codec.Options{Response: true, APIKey: codec.Any, Version: codec.Any, NoSizePrefix: !hasSize}
+	browserLimits(&o) // guessing too: it decodes the likeliest reading in full
+	var cands []codec.Candidate
+	if f, _ := codec.Decode(b, o); f.Guess != nil {
+		cands = f.Guess.Candidates[:min(len(f.Guess.Candidates), 8)]
+	}
 	dst := []byte{'['}
 	for i, c := range cands {
 		if i > 0 {
@@ -404,7 +407,7 @@ func partial(this js.Value, args []js.Value) any {
 	var best []reading
 	for _, api := range schema.APIs() {
 		for v := api.Response.Valid.Lo; v <= api.Response.Valid.Hi; v++ {
-			o := codec.Options{Response: true, APIKey: api.Key, Version: v, NoSizePrefix: !hasSize, RawRecords: true}
+			o := codec.Options{Response: true, APIKey: api.Key, Version: v, NoSizePrefix: !hasSize, Kafka: true}
 			o.MaxNodes = 8*len(b) + 64
 			_, err := codec.Decode(b, o)
 			var de *codec.DecodeError
@@ -467,7 +470,7 @@ func scanExchanges(this js.Value, args []js.Value) any {
 		dst = append(dst, '{')
 		key, ver := int16(keys.Index(i).Int()), int16(vers.Index(i).Int())
 		if req := frames.Index(2 * i); req.Truthy() {
-			o := codec.Options{RawRecords: true}
+			o := codec.Options{Kafka: true}
 			browserLimits(&o)
 			f, err := dec.Decode(bytesArg(req), o)
 			dst = append(dst, `"clientId":`...)
@@ -483,7 +486,7 @@ func scanExchanges(this js.Value, args []js.Value) any {
 		}
 		dst = append(dst, `"errors":[`...)
 		if resp := frames.Index(2*i + 1); resp.Truthy() && key >= 0 {
-			o := codec.Options{Response: true, APIKey: key, Version: ver, RawRecords: true}
+			o := codec.Options{Response: true, APIKey: key, Version: ver, Kafka: true}
 			browserLimits(&o)
 			f, err := dec.Decode(bytesArg(resp), o)
 			codes := errorCodes(f)
@@ -586,5 +589,5 @@ func warm() {
 	f, _ := codec.Decode(b, codec.Options{})
 	cells := render.Cells(f, 0)
 	render.Layout(cells, 4, elideOver, nil)
-	render.ScanJSONLines(jsontext.Indent(nil, f.AppendJSON(nil, codec.JSONOptions{})))
+	render.ScanJSONLines(jsontext.Indent(nil, f.AppendJSON(nil)))
 }

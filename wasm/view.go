@@ -10,9 +10,8 @@ import (
 	"time"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/tree"
-	"github.com/kwire/kwire/codec/wire"
-	"github.com/kwire/kwire/internal/jsontext"
 	"github.com/kwire/kwire/internal/render"
 )
 
@@ -20,6 +19,7 @@ import (
 // Nodes are numbered in pre-order (root = 0), as render.Cell.Node is.
 type view struct {
 	f      *codec.Frame
+	opts   codec.Options // how f was read, for its JSON in Kafka's form
 	err    error
 	nodes  []*tree.Node
 	parent []int32
@@ -50,20 +50,20 @@ var (
 	slot  int
 	// jsonOpts is the form of the value JSON shown: kwire's (records and
 	// consumer-protocol data decoded) or Kafka's own (setJSONForm).
-	jsonOpts codec.JSONOptions
+	kafkaForm bool
 )
 
 // setJSONForm(kafka) shows value JSON in Kafka's own form (every bytes
 // field base64, no key of kwire's own in the body) or in kwire's; every
 // frame's JSON is written again when next asked for.
 func setJSONForm(this js.Value, args []js.Value) any {
-	jsonOpts.Kafka = arg(args, 0).Truthy()
+	kafkaForm = arg(args, 0).Truthy()
 	for _, v := range slots {
 		if v != nil {
 			v.value, v.lines, v.lineNode, v.nodeSpan = nil, nil, nil, nil
 		}
 	}
-	return jsonOpts.Kafka
+	return kafkaForm
 }
 
 // use(slot) selects the frame the window functions read and decode replaces.
@@ -100,7 +100,7 @@ func decode(this js.Value, args []js.Value) any {
 	slots[slot] = nil // let the collector have the previous frame
 	t := time.Now()
 	f, err := codec.Decode(b, opts)
-	v := &view{f: f, err: err}
+	v := &view{f: f, err: err, opts: opts}
 	v.lap(&t)
 	v.index()
 	v.lap(&t)
@@ -194,7 +194,13 @@ func (v *view) flatIndex(id int32) int {
 
 func (v *view) appendSummary(dst []byte, hasSize bool) []byte {
 	f := v.f
-	dst = f.AppendEnvelopeHead(dst)
+	dst = append(dst, `{"direction":`...)
+	dst = jsontext.AppendString(dst, []byte(map[bool]string{false: "request", true: "response"}[f.Response]))
+	dst = strconv.AppendInt(append(dst, `,"apiKey":`...), int64(f.APIKey), 10)
+	if f.API != nil {
+		dst = jsontext.AppendString(append(dst, `,"apiName":`...), []byte(f.API.Name))
+	}
+	dst = strconv.AppendInt(append(dst, `,"apiVersion":`...), int64(f.Version), 10)
 	dst = append(dst, `,"headerVersion":`...)
 	dst = strconv.AppendInt(dst, int64(f.HeaderVersion), 10)
 	dst = append(dst, `,"flexible":`...)
@@ -259,7 +265,7 @@ func (v *view) appendSummary(dst []byte, hasSize bool) []byte {
 	dst = append(dst, `,"limit":`...)
 	limit := false
 	limits := v.limitWarnings()
-	if de != nil && errors.Is(de, wire.ErrLimit) {
+	if de != nil && errors.Is(de, codec.ErrLimit) {
 		limit = true
 		dst = jsontext.AppendHTMLSafe(append(dst, `{"message":`...), de.Expected)
 		dst = append(dst, `,"offset":`...)
@@ -331,7 +337,7 @@ func headerDecoded(f *codec.Frame, de *codec.DecodeError) bool {
 // limit cut decoding short, as the codec flags them (Warning.Limit).
 func (v *view) limitWarnings() map[string]bool {
 	var m map[string]bool
-	for _, w := range v.f.Warnings() {
+	for _, w := range v.f.Warnings {
 		if w.Limit {
 			if m == nil {
 				m = map[string]bool{}
@@ -382,7 +388,7 @@ func (v *view) appendNode(dst []byte, id int32) []byte {
 		dst = append(dst, `,"hasKids":true`...)
 	}
 	dst = append(dst, `,"node":`...)
-	dst = codec.AppendNode(dst, &leaf, v.f.APIKey)
+	dst = v.f.AppendAnnotated(dst, &leaf)
 	return append(dst, '}')
 }
 
@@ -592,7 +598,17 @@ func (v *view) valueJSON() {
 	if v.lines != nil {
 		return
 	}
-	v.value = jsontext.Indent(nil, v.f.AppendJSON(nil, jsonOpts))
+	var js []byte
+	if kafkaForm {
+		// Kafka's form is another reading (nothing nested): the walk again
+		// with it, straight to JSON.
+		o := v.opts
+		o.Kafka = true
+		js, _, _ = new(codec.Decoder).AppendJSON(nil, v.f.Buffers[0], o)
+	} else {
+		js = v.f.AppendJSON(nil)
+	}
+	v.value = jsontext.Indent(nil, js)
 	v.lines = append(v.lines, 0)
 	for i, c := range v.value {
 		if c == '\n' {
@@ -681,7 +697,7 @@ func nodeJSON(this js.Value, args []js.Value) any {
 	if v == nil || id < 0 || id >= len(v.nodes) {
 		return "null"
 	}
-	return string(jsontext.Indent(nil, codec.AppendNode(nil, v.nodes[id], v.f.APIKey)))
+	return string(jsontext.Indent(nil, v.f.AppendAnnotated(nil, v.nodes[id])))
 }
 
 // path(id) -> "body › topics[0] › name".

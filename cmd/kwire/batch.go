@@ -31,7 +31,7 @@ import (
 type batchConfig struct {
 	ff       frameFlags
 	api      *schema.API // --api, or nil
-	jo       codec.JSONOptions
+	jo       jsonForm
 	jobs     int
 	progress string
 	strict   bool
@@ -392,7 +392,7 @@ func (wk *batchWorker) line(dst []byte, n int, line []byte) ([]byte, bool) {
 		return lineError(dst, n, nil, err.Error()), true
 	}
 	start := len(dst)
-	dst, info, err := wk.dec.AppendJSON(dst, wk.data, lf.options(api, lineSized(&lf, wk.data)), wk.cfg.jo)
+	dst, info, err := wk.dec.AppendJSON(dst, wk.data, wk.cfg.jo.apply(lf.options(api, lineSized(&lf, wk.data))))
 	if info.Guess != nil || len(info.Warnings) > 0 {
 		wk.warn = len(info.Warnings) > 0
 		wk.diag = appendDiagnostics(wk.diag, "line "+strconv.Itoa(n)+": ", info.Guess, info.Warnings)

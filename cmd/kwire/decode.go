@@ -301,7 +301,7 @@ type decodeCmd struct {
 	mode   input.Mode  // --input
 	format string
 	color  bool
-	jo     codec.JSONOptions
+	jo     jsonForm
 	strict bool
 }
 
@@ -331,7 +331,7 @@ func (c *decodeCmd) check(e *env, color string, jf *jsonFlags) error {
 	if c.jo, err = jf.options(); err != nil {
 		return err
 	}
-	if c.jo.Kafka && c.format != "json" && c.format != "ndjson" {
+	if c.jo.kafka && c.format != "json" && c.format != "ndjson" {
 		return errorf("--kafka is a form of value JSON: --format json or ndjson")
 	}
 	return nil
@@ -353,8 +353,8 @@ func (c *decodeCmd) decodeFrame(e *env, dec *codec.Decoder, fr []byte, sized boo
 			ind = &indentWriter{w: e.stdout, color: c.color}
 			out = ind
 		}
-		var info codec.Info
-		info, err = dec.WriteJSON(out, fr, o, c.jo)
+		var info *codec.Frame
+		info, err = dec.WriteJSON(out, fr, c.jo.apply(o))
 		if ind != nil {
 			ind.Close()
 		}
@@ -379,7 +379,7 @@ func (c *decodeCmd) decodeFrame(e *env, dec *codec.Decoder, fr []byte, sized boo
 		case "grid":
 			e.stdout.Write([]byte(strings.TrimRight(gridText(f), "\n") + "\n"))
 		}
-		g, ws, err = f.Guess, f.Warnings(), derr
+		g, ws, err = f.Guess, f.Warnings, derr
 	}
 	if diag := appendDiagnostics(nil, prefix, g, ws); len(diag) > 0 {
 		e.stderr.Write(diag)

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/jsontext"
 )
 
 func runEncode(e *env, args []string) int {
@@ -31,7 +32,7 @@ func runEncode(e *env, args []string) int {
 	opts := codec.EncodeOptions{NoSizePrefix: *noSize}
 	// One JSON value (indented or not), or NDJSON: one value a line, one
 	// line out per line in, a bad line giving an error object in its place.
-	if v, err := codec.ParseJSON(raw); err == nil {
+	if v, err := jsontext.Parse(raw); err == nil {
 		b, err := codec.Encode(nil, v, opts)
 		if err != nil {
 			fail(e, "%v", err)
@@ -46,7 +47,7 @@ func runEncode(e *env, args []string) int {
 			continue
 		}
 		lines++
-		v, err := codec.ParseJSON(line)
+		v, err := jsontext.Parse(line)
 		var b []byte
 		if err == nil {
 			b, err = codec.Encode(nil, v, opts)

@@ -4,7 +4,7 @@ import (
 	"encoding/hex"
 
 	"github.com/kwire/kwire/codec"
-	"github.com/kwire/kwire/internal/jsontext"
+	"github.com/kwire/kwire/codec/jsontext"
 )
 
 // runExample prints the example frame of an API, version and direction as
@@ -25,6 +25,6 @@ func runExample(e *env, args []string) int {
 		return 1
 	}
 	e.stdout.Write(append([]byte(hex.EncodeToString(b)), '\n'))
-	e.stdout.Write(append(jsontext.Indent(nil, f.AppendJSON(nil, codec.JSONOptions{})), '\n'))
+	e.stdout.Write(append(jsontext.Indent(nil, f.AppendJSON(nil)), '\n'))
 	return 0
 }

@@ -13,9 +13,8 @@ import (
 	"github.com/alecthomas/chroma/v2/lexers"
 	"github.com/alecthomas/chroma/v2/styles"
 	"github.com/kwire/kwire/codec"
-	"github.com/kwire/kwire/codec/records"
+	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/tree"
-	"github.com/kwire/kwire/internal/jsontext"
 	"github.com/kwire/kwire/internal/render"
 )
 
@@ -229,16 +228,16 @@ func (j *jsonFlags) register(fs interface {
 }
 
 // options turns the flags into the codec's JSON options.
-func (j *jsonFlags) options() (codec.JSONOptions, error) {
+func (j *jsonFlags) options() (jsonForm, error) {
 	jo, err := recordsMode(j.records)
 	if err != nil {
 		return jo, err
 	}
 	if j.kafka {
-		if jo.Records == records.Size {
+		if jo.records == codec.RecordsSize {
 			return jo, errorf("--kafka writes records as base64, Kafka's form; --records size is kwire's")
 		}
-		jo.Kafka = true
+		jo.kafka = true
 	}
 	return jo, nil
 }

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/kwire/kwire/codec"
-	"github.com/kwire/kwire/codec/records"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/internal/capture"
 	"github.com/kwire/kwire/internal/capture/summary"
@@ -56,7 +55,7 @@ type exchangeFilter struct {
 	only       *schema.API // --api, or nil
 	errorsOnly bool
 	clientID   string
-	jo         codec.JSONOptions
+	jo         jsonForm
 	api        string
 	jf         jsonFlags
 }
@@ -331,14 +330,14 @@ func (wk *pcapWorker) exchange(j pcapJob, buf *[]byte) pcapLineOut {
 	}
 	jo := cfg.jo
 	if cfg.summary {
-		jo = codec.JSONOptions{Records: records.Size} // only the error codes are wanted
+		jo = jsonForm{records: codec.RecordsSize} // only the error codes are wanted
 	}
 	wk.diag = wk.diag[:0]
 	var req, rsp decodedFrame
 	var warned bool
 	if x.Request != nil {
-		var info codec.Info
-		wk.reqJS, info, req.err = wk.req.AppendJSON(wk.reqJS[:0], x.Request.Bytes, codec.Options{}, jo)
+		var info *codec.Frame
+		wk.reqJS, info, req.err = wk.req.AppendJSON(wk.reqJS[:0], x.Request.Bytes, jo.apply(codec.Options{}))
 		req.json = wk.reqJS
 		key, ver = info.APIKey, info.Version
 		warned = wk.diagnose(x, "request", info)
@@ -349,8 +348,8 @@ func (wk *pcapWorker) exchange(j pcapJob, buf *[]byte) pcapLineOut {
 		if x.Request == nil {
 			o.APIKey, o.Version = codec.Any, codec.Any // guessed
 		}
-		var info codec.Info
-		wk.rspJS, info, rsp.err = wk.rsp.AppendJSON(wk.rspJS[:0], x.Response.Bytes, o, jo)
+		var info *codec.Frame
+		wk.rspJS, info, rsp.err = wk.rsp.AppendJSON(wk.rspJS[:0], x.Response.Bytes, jo.apply(o))
 		rsp.json = wk.rspJS
 		if x.Request == nil {
 			if info.Guess == nil || len(info.Guess.Candidates) == 0 {
@@ -361,8 +360,8 @@ func (wk *pcapWorker) exchange(j pcapJob, buf *[]byte) pcapLineOut {
 				key, ver = info.APIKey, info.Version
 			}
 		}
-		if cfg.needCodes() && len(info.ErrorCodes) > 0 {
-			codes = append(codes, info.ErrorCodes...) // a copy: the decoder's are reused
+		if cfg.needCodes() {
+			codes = appendCodes(codes, info) // a copy: the decoder's are reused
 		}
 		if wk.diagnose(x, "response", info) {
 			warned = true
@@ -389,7 +388,7 @@ func (wk *pcapWorker) exchange(j pcapJob, buf *[]byte) pcapLineOut {
 
 // diagnose adds the standard-error lines of one side of x: a guessed
 // reading, warnings. It reports whether there were warnings.
-func (wk *pcapWorker) diagnose(x *capture.Exchange, side string, info codec.Info) bool {
+func (wk *pcapWorker) diagnose(x *capture.Exchange, side string, info *codec.Frame) bool {
 	if info.Guess == nil && len(info.Warnings) == 0 {
 		return false
 	}
@@ -417,7 +416,7 @@ func statOf(x *capture.Exchange, key, ver int16, codes []int16) exchangeStat {
 // requestClientID reads the client id from a request's header, "" when it
 // has none.
 func requestClientID(b []byte) string {
-	h, err := codec.ParseRequestHeader(b, false)
+	h, err := codec.ParseRequestHeader(b, codec.Options{})
 	if err != nil || h.ClientID == nil {
 		return ""
 	}
@@ -589,4 +588,16 @@ func writeAPITable(w io.Writer, stats map[int16]*apiStats, errCodes map[apiCode]
 			fmt.Fprintf(w, "  %d %s ×%d%s\n", c, schema.ErrorName(int16(c)), total[int16(c)], note)
 		}
 	}
+}
+
+// appendCodes appends the error codes a frame the JSON writers read
+// carries (its failures).
+func appendCodes(dst []int16, f *codec.Frame) []int16 {
+	if f == nil {
+		return dst
+	}
+	for _, c := range f.ErrorCodes() {
+		dst = append(dst, c.Code)
+	}
+	return dst
 }

@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/kwire/kwire/codec"
-	"github.com/kwire/kwire/codec/records"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/internal/capture"
 	"github.com/kwire/kwire/internal/proxy"
@@ -207,7 +206,7 @@ func (c *proxyConfig) run(ctx context.Context, e *env) int {
 		r.checker = newProxyChecker()
 	}
 	// The table alone needs error codes, not records.
-	r.dec.Options.RawRecords = c.summary && c.web == "" && c.format == "tree"
+	r.dec.Options.Kafka = c.summary && c.web == "" && c.format == "tree"
 	pc := proxy.Config{
 		Listen: c.listen, Upstream: c.upstream, AdvertiseHost: c.advertise, MaxFrame: c.maxFrame,
 		ClientTLS: c.clientTLS, UpstreamTLS: c.upstreamTLS, QueueLen: c.queue, SinkShare: c.decodeCPU,
@@ -307,14 +306,16 @@ func (r *proxyRun) exchange(x *proxy.Exchange) {
 	var ex proxyExchange
 	var d proxy.Decoded
 	if c.format == "tree" {
+		r.dec.Options.Records, r.dec.Options.Kafka = c.jo.records, c.jo.kafka || r.dec.Options.Kafka
 		d = r.dec.Decode(x)
 		ex = r.fromTrees(x, &d)
 	} else {
 		jo := c.jo
 		if c.summary && r.feed == nil {
-			jo = codec.JSONOptions{Records: records.Size} // the table alone needs error codes, not records
+			jo = jsonForm{records: codec.RecordsSize} // the table alone needs error codes, not records
 		}
-		ex = fromJSON(r.dec.DecodeJSON(x, jo))
+		r.dec.Options = jo.apply(r.dec.Options)
+		ex = fromJSON(r.dec.DecodeJSON(x))
 	}
 	if c.only != nil && ex.key != c.only.Key {
 		return
@@ -373,12 +374,20 @@ type proxyExchange struct {
 
 // fromJSON is an exchange written by the tree-less path.
 func fromJSON(d proxy.DecodedJSON) proxyExchange {
+	var warnings [2][]codec.Warning
+	var guess *codec.Guess
+	if f := d.Request.Info; f != nil {
+		warnings[0] = f.Warnings
+	}
+	if f := d.Response.Info; f != nil {
+		warnings[1], guess = f.Warnings, f.Guess
+	}
 	ex := proxyExchange{key: d.APIKey, ver: d.APIVersion, redacted: d.Redacted,
 		req:      decodedFrame{json: d.Request.JSON, err: d.Request.Err},
-		rsp:      decodedFrame{json: d.Response.JSON, err: d.Response.Err, guess: d.Response.Info.Guess},
-		codes:    d.Response.Info.ErrorCodes,
-		warnings: [2][]codec.Warning{d.Request.Info.Warnings, d.Response.Info.Warnings},
-		guess:    [2]*codec.Guess{nil, d.Response.Info.Guess}}
+		rsp:      decodedFrame{json: d.Response.JSON, err: d.Response.Err, guess: guess},
+		codes:    appendCodes(nil, d.Response.Info),
+		warnings: warnings,
+		guess:    [2]*codec.Guess{nil, guess}}
 	return ex
 }
 
@@ -392,9 +401,9 @@ func (r *proxyRun) fromTrees(x *proxy.Exchange, d *proxy.Decoded) proxyExchange 
 			continue
 		}
 		if r.feed != nil {
-			r.sides[i] = f.AppendJSON(r.sides[i][:0], r.cfg.jo)
+			r.sides[i] = f.AppendJSON(r.sides[i][:0])
 		}
-		ex.warnings[i] = f.Warnings()
+		ex.warnings[i] = f.Warnings
 	}
 	if d.Request != nil && r.feed != nil {
 		ex.req.json = r.sides[0]

@@ -2,18 +2,29 @@ package main
 
 import (
 	"github.com/kwire/kwire/codec"
-	"github.com/kwire/kwire/codec/records"
 )
 
-// recordsMode turns --records into JSON options: decoded batches, base64 or size.
-func recordsMode(mode string) (codec.JSONOptions, error) {
+// jsonForm is what --records and --kafka say of value JSON.
+type jsonForm struct {
+	records codec.RecordsMode
+	kafka   bool
+}
+
+// apply puts the form into decode options.
+func (j jsonForm) apply(o codec.Options) codec.Options {
+	o.Records, o.Kafka = j.records, j.kafka
+	return o
+}
+
+// recordsMode turns --records into a JSON form: decoded batches, base64 or size.
+func recordsMode(mode string) (jsonForm, error) {
 	switch mode {
 	case "decoded":
-		return codec.JSONOptions{Records: records.Decoded}, nil
+		return jsonForm{records: codec.RecordsDecoded}, nil
 	case "base64":
-		return codec.JSONOptions{Records: records.Base64}, nil
+		return jsonForm{records: codec.RecordsBase64}, nil
 	case "size":
-		return codec.JSONOptions{Records: records.Size}, nil
+		return jsonForm{records: codec.RecordsSize}, nil
 	}
-	return codec.JSONOptions{}, errorf("--records must be decoded, base64 or size, not %q", mode)
+	return jsonForm{}, errorf("--records must be decoded, base64 or size, not %q", mode)
 }

@@ -11,6 +11,7 @@ import (
 	"errors"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/internal/budget"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
 	"github.com/kwire/kwire/codec/wire"
@@ -82,7 +83,7 @@ func (r *reader) readFrame(b []byte, response bool, key, ver int16, ff *frameFac
 	ff.Corr = f.CorrelationID
 	ff.Guessed = f.Guess != nil
 	if !response && f.Header != nil {
-		ff.ClientID, _ = strOf(f.Header.Find("clientId"))
+		ff.ClientID, _ = strOf(f.Header.Get("clientId"))
 	}
 	if response && f.Guess != nil && len(f.Guess.Candidates) == 0 {
 		ff.Err = &decodeFailure{Expected: "a response of some API", Found: "none fits"}
@@ -92,7 +93,7 @@ func (r *reader) readFrame(b []byte, response bool, key, ver int16, ff *frameFac
 		ff.Err = failureOf(err)
 	}
 	clean := err == nil
-	for _, w := range f.Warnings() {
+	for _, w := range f.Warnings {
 		ff.Warnings = append(ff.Warnings, warning{Offset: w.Offset, Buf: w.Buf, Path: w.Path, Message: w.Message, Limit: w.Limit})
 		if !w.Limit {
 			clean = false
@@ -114,9 +115,9 @@ func (r *reader) readFrame(b []byte, response bool, key, ver int16, ff *frameFac
 // fails or warns: the tree then says more (the header version it was
 // written with).
 func (r *reader) readValueless(b []byte, o codec.Options, ff *frameFacts) bool {
-	var info codec.Info
+	var info *codec.Frame
 	var err error
-	r.js, info, err = r.dec.AppendJSON(r.js[:0], b, o, codec.JSONOptions{})
+	r.js, info, err = r.dec.AppendJSON(r.js[:0], b, o)
 	if cap(r.js) > 1<<20 {
 		r.js = nil
 	}
@@ -132,9 +133,9 @@ func (r *reader) readValueless(b []byte, o codec.Options, ff *frameFacts) bool {
 	for _, w := range info.Warnings {
 		ff.Warnings = append(ff.Warnings, warning{Offset: w.Offset, Buf: w.Buf, Path: w.Path, Message: w.Message, Limit: w.Limit})
 	}
-	for _, c := range info.ErrorCodes {
-		if ff.ErrorCode == 0 || c == errUnsupportedVersion {
-			ff.ErrorCode = c
+	for _, c := range info.ErrorCodes() {
+		if ff.ErrorCode == 0 || c.Code == errUnsupportedVersion {
+			ff.ErrorCode = c.Code
 		}
 	}
 	return true
@@ -200,7 +201,7 @@ func failureOf(err error) *decodeFailure {
 	var de *codec.DecodeError
 	if errors.As(err, &de) {
 		return &decodeFailure{Offset: de.Offset, Buf: de.Buf, Path: de.Path, Expected: de.Expected, Found: de.Found,
-			Limit: errors.Is(err, wire.ErrLimit)}
+			Limit: errors.Is(err, budget.ErrLimit)}
 	}
 	if err == nil {
 		return nil
@@ -246,11 +247,13 @@ func (r *reader) otherHeader(b []byte, f *codec.Frame, ff *frameFacts) {
 	if end < 0 || end > len(b) {
 		return
 	}
-	g, err := codec.DecodeBody(b[end:], f.APIKey, f.Version, f.Response, r.probe())
+	po := r.probe()
+	po.Body, po.APIKey, po.Version, po.Response = true, f.APIKey, f.Version, f.Response
+	g, err := codec.Decode(b[end:], po)
 	if err != nil || g == nil {
 		return
 	}
-	for _, w := range g.Warnings() {
+	for _, w := range g.Warnings {
 		if !w.Limit {
 			return
 		}
@@ -340,39 +343,39 @@ func (r *reader) pathString() string {
 // they follow, and the records of Produce requests and Fetch responses.
 func (r *reader) body(f *codec.Frame, ff *frameFacts) {
 	b := f.Body
-	ff.ErrorCode = int16(intOf(b.Find("errorCode")))
+	ff.ErrorCode = int16(intOf(b.Get("errorCode")))
 	switch f.APIKey {
 	case schema.KeyProduce:
 		if f.Response {
 			r.eachPart(b, "responses", "partitionResponses", "index", func(p *partFacts, n *tree.Node) {
-				p.ErrorCode = int16(intOf(n.Find("errorCode")))
+				p.ErrorCode = int16(intOf(n.Get("errorCode")))
 			}, ff)
 			return
 		}
-		ff.TxnID, ff.HasTxnID = strOf(b.Find("transactionalId"))
-		if n := b.Find("acks"); n != nil {
+		ff.TxnID, ff.HasTxnID = strOf(b.Get("transactionalId"))
+		if n := b.Get("acks"); n != nil {
 			ff.Acks, ff.HasAcks = int16(n.Int), true
 		}
 		r.eachPart(b, "topicData", "partitionData", "index", func(p *partFacts, n *tree.Node) {
-			r.records(f, n.Find("records"), p)
+			r.records(f, n.Get("records"), p)
 		}, ff)
 	case schema.KeyFetch:
 		if f.Response {
 			r.eachPart(b, "responses", "partitions", "partitionIndex", func(p *partFacts, n *tree.Node) {
-				p.ErrorCode = int16(intOf(n.Find("errorCode")))
-				p.HighWatermark = intOf(n.Find("highWatermark"))
-				r.records(f, n.Find("records"), p)
+				p.ErrorCode = int16(intOf(n.Get("errorCode")))
+				p.HighWatermark = intOf(n.Get("highWatermark"))
+				r.records(f, n.Get("records"), p)
 			}, ff)
 			return
 		}
 		ff.ReplicaID = -1
-		if n := b.Find("replicaId"); n != nil {
+		if n := b.Get("replicaId"); n != nil {
 			ff.ReplicaID = int32(n.Int)
-		} else if n := b.Lookup("replicaState.replicaId"); n != nil {
+		} else if n, _ := b.Lookup("replicaState.replicaId"); n != nil {
 			ff.ReplicaID = int32(n.Int)
 		}
 		r.eachPart(b, "topics", "partitions", "partition", func(p *partFacts, n *tree.Node) {
-			p.Offset = intOf(n.Find("fetchOffset"))
+			p.Offset = intOf(n.Get("fetchOffset"))
 		}, ff)
 	case schema.KeyListOffsets:
 		field := "timestamp"
@@ -380,81 +383,81 @@ func (r *reader) body(f *codec.Frame, ff *frameFacts) {
 			field = "offset"
 		}
 		r.eachPart(b, "topics", "partitions", "partitionIndex", func(p *partFacts, n *tree.Node) {
-			p.ErrorCode = int16(intOf(n.Find("errorCode")))
-			p.Offset = intOf(n.Find(field))
+			p.ErrorCode = int16(intOf(n.Get("errorCode")))
+			p.Offset = intOf(n.Get(field))
 		}, ff)
 	case schema.KeyOffsetCommit, schema.KeyTxnOffsetCommit:
-		ff.Group, _ = strOf(b.Find("groupId"))
-		ff.TxnID, ff.HasTxnID = strOf(b.Find("transactionalId"))
-		ff.ProducerID = intOf(b.Find("producerId"))
+		ff.Group, _ = strOf(b.Get("groupId"))
+		ff.TxnID, ff.HasTxnID = strOf(b.Get("transactionalId"))
+		ff.ProducerID = intOf(b.Get("producerId"))
 		r.eachPart(b, "topics", "partitions", "partitionIndex", func(p *partFacts, n *tree.Node) {
-			p.ErrorCode = int16(intOf(n.Find("errorCode")))
-			p.Offset = intOf(n.Find("committedOffset"))
+			p.ErrorCode = int16(intOf(n.Get("errorCode")))
+			p.Offset = intOf(n.Get("committedOffset"))
 		}, ff)
 	case schema.KeyOffsetFetch:
-		ff.Group, _ = strOf(b.Find("groupId"))
+		ff.Group, _ = strOf(b.Get("groupId"))
 		if f.Response {
 			r.eachPart(b, "topics", "partitions", "partitionIndex", func(p *partFacts, n *tree.Node) {
-				p.Offset = intOf(n.Find("committedOffset"))
+				p.Offset = intOf(n.Get("committedOffset"))
 			}, ff)
-			for _, g := range elems(b.Find("groups")) {
+			for _, g := range elems(b.Get("groups")) {
 				r.eachPart(g, "topics", "partitions", "partitionIndex", func(p *partFacts, n *tree.Node) {
-					p.Offset = intOf(n.Find("committedOffset"))
+					p.Offset = intOf(n.Get("committedOffset"))
 				}, ff)
 			}
 		}
 	case schema.KeyInitProducerId, schema.KeyEndTxn, schema.KeyAddOffsetsToTxn:
-		ff.TxnID, ff.HasTxnID = strOf(b.Find("transactionalId"))
-		ff.ProducerID = intOf(b.Find("producerId"))
-		ff.ProducerEpoch = int16(intOf(b.Find("producerEpoch")))
-		ff.Group, _ = strOf(b.Find("groupId"))
-		if n := b.Find("committed"); n != nil {
+		ff.TxnID, ff.HasTxnID = strOf(b.Get("transactionalId"))
+		ff.ProducerID = intOf(b.Get("producerId"))
+		ff.ProducerEpoch = int16(intOf(b.Get("producerEpoch")))
+		ff.Group, _ = strOf(b.Get("groupId"))
+		if n := b.Get("committed"); n != nil {
 			ff.Commit = n.Int != 0
 		}
 	case schema.KeyAddPartitionsToTxn:
 		if f.Response {
 			return
 		}
-		if ts := b.Find("transactions"); ts != nil {
+		if ts := b.Get("transactions"); ts != nil {
 			for _, t := range elems(ts) {
 				var tx txnFacts
-				tx.TxnID, _ = strOf(t.Find("transactionalId"))
-				tx.ProducerID = intOf(t.Find("producerId"))
-				tx.Epoch = int16(intOf(t.Find("producerEpoch")))
-				if v := t.Find("verifyOnly"); v != nil {
+				tx.TxnID, _ = strOf(t.Get("transactionalId"))
+				tx.ProducerID = intOf(t.Get("producerId"))
+				tx.Epoch = int16(intOf(t.Get("producerEpoch")))
+				if v := t.Get("verifyOnly"); v != nil {
 					tx.VerifyOnly = v.Int != 0
 				}
-				tx.Parts = txnParts(t.Find("topics"), tx.Parts)
+				tx.Parts = txnParts(t.Get("topics"), tx.Parts)
 				ff.Txns = append(ff.Txns, tx)
 			}
 			return
 		}
 		var tx txnFacts
-		tx.TxnID, _ = strOf(b.Find("v3AndBelowTransactionalId"))
-		tx.ProducerID = intOf(b.Find("v3AndBelowProducerId"))
-		tx.Epoch = int16(intOf(b.Find("v3AndBelowProducerEpoch")))
-		tx.Parts = txnParts(b.Find("v3AndBelowTopics"), tx.Parts)
+		tx.TxnID, _ = strOf(b.Get("v3AndBelowTransactionalId"))
+		tx.ProducerID = intOf(b.Get("v3AndBelowProducerId"))
+		tx.Epoch = int16(intOf(b.Get("v3AndBelowProducerEpoch")))
+		tx.Parts = txnParts(b.Get("v3AndBelowTopics"), tx.Parts)
 		ff.Txns = append(ff.Txns, tx)
 	case schema.KeyMetadata:
 		if !f.Response {
 			return
 		}
-		for _, t := range elems(b.Find("topics")) {
-			name, ok := strOf(t.Find("name"))
-			id := t.Find("topicId")
+		for _, t := range elems(b.Get("topics")) {
+			name, ok := strOf(t.Get("name"))
+			id := t.Get("topicId")
 			if ok && id != nil && len(id.Raw) == 16 {
 				ff.Topics = append(ff.Topics, topicName{name, base64.RawURLEncoding.EncodeToString(id.Raw)})
 			}
 		}
 	case schema.KeySaslHandshake:
-		ff.Mechanism, _ = strOf(b.Find("mechanism"))
+		ff.Mechanism, _ = strOf(b.Get("mechanism"))
 	case schema.KeyApiVersions:
 		if !f.Response {
 			return
 		}
-		for _, k := range elems(b.Find("apiKeys")) {
-			ff.Ranges = append(ff.Ranges, apiRange{Key: int16(intOf(k.Find("apiKey"))),
-				Lo: int16(intOf(k.Find("minVersion"))), Hi: int16(intOf(k.Find("maxVersion")))})
+		for _, k := range elems(b.Get("apiKeys")) {
+			ff.Ranges = append(ff.Ranges, apiRange{Key: int16(intOf(k.Get("apiKey"))),
+				Lo: int16(intOf(k.Get("minVersion"))), Hi: int16(intOf(k.Get("maxVersion")))})
 		}
 	}
 }
@@ -462,10 +465,10 @@ func (r *reader) body(f *codec.Frame, ff *frameFacts) {
 // eachPart calls fn for every partition element of topics[].parts[] in
 // body, with its topic, index and path filled in.
 func (r *reader) eachPart(body *tree.Node, topics, parts, index string, fn func(*partFacts, *tree.Node), ff *frameFacts) {
-	for i, t := range elems(body.Find(topics)) {
+	for i, t := range elems(body.Get(topics)) {
 		name := r.topicOf(t)
-		for j, p := range elems(t.Find(parts)) {
-			pf := partFacts{Topic: name, Partition: int32(intOf(p.Find(index))), loc: partLoc{topics, parts, i, j}}
+		for j, p := range elems(t.Get(parts)) {
+			pf := partFacts{Topic: name, Partition: int32(intOf(p.Get(index))), loc: partLoc{topics, parts, i, j}}
 			fn(&pf, p)
 			ff.Parts = append(ff.Parts, pf)
 		}
@@ -475,8 +478,8 @@ func (r *reader) eachPart(body *tree.Node, topics, parts, index string, fn func(
 // txnParts lists AddPartitionsToTxn topics' partitions (arrays of int32).
 func txnParts(ts *tree.Node, out []partFacts) []partFacts {
 	for _, t := range elems(ts) {
-		name, _ := strOf(t.Find("name"))
-		for _, p := range elems(t.Find("partitions")) {
+		name, _ := strOf(t.Get("name"))
+		for _, p := range elems(t.Get("partitions")) {
 			out = append(out, partFacts{Topic: name, Partition: int32(p.Int)})
 		}
 	}
@@ -503,7 +506,7 @@ func elems(n *tree.Node) []*tree.Node {
 // topicOf is a topic element's name, or its id as Kafka prints it.
 func (r *reader) topicOf(t *tree.Node) string {
 	for _, k := range [...]string{"name", "topic"} {
-		if n := t.Find(k); n != nil && !n.Null {
+		if n := t.Get(k); n != nil && !n.Null {
 			if s, ok := r.names[string(n.Raw)]; ok {
 				return s
 			}
@@ -517,7 +520,7 @@ func (r *reader) topicOf(t *tree.Node) string {
 			return s
 		}
 	}
-	if id := t.Find("topicId"); id != nil && len(id.Raw) == 16 {
+	if id := t.Get("topicId"); id != nil && len(id.Raw) == 16 {
 		return base64.RawURLEncoding.EncodeToString(id.Raw)
 	}
 	return ""
@@ -557,8 +560,8 @@ func (r *reader) records(f *codec.Frame, n *tree.Node, p *partFacts) {
 			}
 			readBatch(e, &bf)
 		case "message":
-			bf.Magic = int8(intOf(e.Child("magic")))
-			bf.Attributes = int16(intOf(e.Child("attributes")))
+			bf.Magic = int8(intOf(e.Get("magic")))
+			bf.Attributes = int16(intOf(e.Get("attributes")))
 			bf.RecordCount, bf.Parsed = 1, 1
 		default:
 			continue
@@ -591,7 +594,7 @@ func readBatch(e *tree.Node, bf *batchFacts) {
 			bf.RecordCount = int32(c.Int)
 		}
 	}
-	recs := e.Child("records")
+	recs := e.Get("records")
 	if recs == nil {
 		return
 	}
@@ -608,7 +611,7 @@ func readBatch(e *tree.Node, bf *batchFacts) {
 			bf.AllRead = false
 			continue
 		}
-		od, tsd := rec.Child("offsetDelta"), rec.Child("timestampDelta")
+		od, tsd := rec.Get("offsetDelta"), rec.Get("timestampDelta")
 		if od == nil || tsd == nil {
 			bf.AllRead = false
 			continue
@@ -658,7 +661,7 @@ func (r *reader) probe() codec.Options {
 	if l.MaxNodes <= 0 || l.MaxNodes > probeNodes {
 		l.MaxNodes = probeNodes
 	}
-	return codec.Options{RawRecords: true, Limits: l}
+	return codec.Options{Kafka: true, Limits: l}
 }
 
 // probeNodes bounds a probe's tree.
@@ -668,7 +671,7 @@ func cleanWarnings(f *codec.Frame) bool {
 	if f == nil {
 		return false
 	}
-	for _, w := range f.Warnings() {
+	for _, w := range f.Warnings {
 		if !w.Limit {
 			return false
 		}
@@ -686,7 +689,7 @@ func (r *reader) acksZero(b []byte) bool {
 	if f == nil || f.Body == nil {
 		return false
 	}
-	n := f.Body.Find("acks")
+	n := f.Body.Get("acks")
 	return n != nil && n.Int == 0
 }
 

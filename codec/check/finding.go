@@ -3,7 +3,7 @@ package check
 import (
 	"strconv"
 
-	"github.com/kwire/kwire/internal/jsontext"
+	"github.com/kwire/kwire/codec/jsontext"
 )
 
 // Side is which frame of an exchange a finding is about.

@@ -24,16 +24,16 @@ func ExampleDecode() {
 	if err != nil {
 		panic(err)
 	}
-	var slab tree.Slab
+	var slab slab.Slab
 	res, err := records.Decode(&slab, payload, records.Options{})
 	if err != nil {
 		panic(err)
 	}
 	for _, r := range res.Records {
-		key := r.Node.Child("key")
-		fmt.Printf("offset %d, time %d, key %q (null %v), value %q\n", r.Offset, r.Timestamp, key.Raw, key.Null, r.Node.Child("value").Raw)
+		key := r.Node.Get("key")
+		fmt.Printf("offset %d, time %d, key %q (null %v), value %q\n", r.Offset, r.Timestamp, key.Raw, key.Null, r.Node.Get("value").Raw)
 	}
-	inflated := res.Nodes[0].Child("records").Children[0]
+	inflated := res.Nodes[0].Get("records").Children[0]
 	fmt.Printf("%s: %d bytes, buffer %d\n", inflated.Type, len(res.Derived[0]), inflated.Buf)
 	// Output:
 	// offset 100, time 1700000000000, key "user-1" (null false), value "signed up"

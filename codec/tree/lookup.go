@@ -1,80 +1,128 @@
 package tree
 
-// Find returns the child of n that holds the field named name, by Kafka's
-// name ("TopicId") or by the JSON name ("topicId"), looking inside the
-// tagged-field section too; nil when there is none. Nodes that are not
-// schema fields (header, body, the parts of record batches) match by Name;
-// a wrapper message's "messages" (its decompressed message set, as value
-// JSON calls it) is found too.
-func (n *Node) Find(name string) *Node {
+import (
+	"errors"
+	"iter"
+	"strconv"
+	"strings"
+
+	"github.com/kwire/kwire/codec/schema"
+)
+
+// Names: Get, Lookup and paths name a node as value JSON does: a schema
+// field by its JSON name ("topicId", "errorCode"), the parts of record
+// batches, records and messages by theirs ("baseOffset", "key",
+// "headers"), the frame's parts "size", "header" and "body". (Node.Name
+// holds Kafka's name of a field, "TopicId", for display.)
+
+// Get returns the child of n that holds the value named name, looking
+// inside n's tagged-field section too, or nil. A wrapper message's
+// "messages" is its decompressed message set, as value JSON shows it.
+func (n *Node) Get(name string) *Node {
 	if n == nil {
 		return nil
 	}
 	for _, c := range n.Children {
-		if c.Name == name || (c.Field != nil && c.Field.JSON == name) {
+		if c.name() == name {
 			return c
 		}
 	}
 	for _, c := range n.Children {
 		if c.Role == RoleTags {
-			if t := c.Find(name); t != nil {
+			if t := c.Get(name); t != nil {
 				return t
 			}
 		}
 	}
 	if name == "messages" {
-		if v := n.Child("value"); v != nil && len(v.Children) == 1 && v.Children[0].Name == "inflated" {
+		if v := n.Get("value"); v != nil && len(v.Children) == 1 && v.Children[0].Name == "inflated" {
 			return v.Children[0]
 		}
 	}
 	return nil
 }
 
-// Elem returns element i of an array node, entry i of a records field or
-// message set (a batch, a message, or bytes left undecoded), record i of a
-// batch's records (inside their decompressed buffer when compressed), or
-// header i of a record: the i-th item of the list value JSON shows there.
-// nil when there is no such item.
-func (n *Node) Elem(i int) *Node {
-	if n == nil || i < 0 {
-		return nil
+// name is n's name in value JSON: a field's JSON name, else Name.
+func (n *Node) name() string {
+	if n.Field != nil && n.Role != RoleElement {
+		return n.Field.JSON
 	}
-	kids := n.Children
-	if len(kids) == 1 && kids[0].Name == "inflated" {
-		kids = kids[0].Children
-	}
-	onlyRecords := n.Role == RoleRecord && n.Name == "records" // a batch's records: JSON lists only the records
-	k := 0
-	for _, c := range kids {
-		switch {
-		case c.Role == RoleElement:
-		case onlyRecords && c.Name != "record":
-			continue
-		case c.Role == RoleRecord || c.Role == RoleRaw:
-		default:
-			continue
+	return n.Name
+}
+
+// Elems iterates over the items of the list n holds, as value JSON lists
+// them: an array's elements, a records field's or message set's entries
+// (batches, messages, bytes left undecoded), a batch's records (inside
+// their decompressed buffer when compressed), a record's headers.
+func (n *Node) Elems() iter.Seq2[int, *Node] {
+	return func(yield func(int, *Node) bool) {
+		if n == nil {
+			return
 		}
-		if k == i {
+		kids := n.Children
+		if len(kids) == 1 && kids[0].Name == "inflated" {
+			kids = kids[0].Children
+		}
+		onlyRecords := n.Role == RoleRecord && n.Name == "records" // a batch's records: JSON lists only the records
+		i := 0
+		for _, c := range kids {
+			switch {
+			case c.Role == RoleElement:
+			case onlyRecords && c.Name != "record":
+				continue
+			case c.Role == RoleRecord || c.Role == RoleRaw:
+			default:
+				continue
+			}
+			if !yield(i, c) {
+				return
+			}
+			i++
+		}
+	}
+}
+
+// Elem returns item i of the list n holds (see Elems), or nil.
+func (n *Node) Elem(i int) *Node {
+	for j, c := range n.Elems() {
+		if j == i {
 			return c
 		}
-		k++
 	}
 	return nil
 }
 
-// Lookup follows a path from n: field names (JSON's or Kafka's) joined by
-// dots, each optionally followed by [i] indexes, as in error paths and
-// value JSON: "body.topics[0].partitions[2]" from a frame's root,
-// "partitions[2].errorCode" from a topic. It returns nil when a step is
-// missing or the path is malformed.
-func (n *Node) Lookup(path string) *Node {
-	cur := n
-	for i := 0; i < len(path) && cur != nil; {
+// Count is the number of items of the list n holds (see Elems).
+func (n *Node) Count() int {
+	k := 0
+	for range n.Elems() {
+		k++
+	}
+	return k
+}
+
+// Lookup follows a path from n: names joined by dots, each optionally
+// followed by [i] indexes, as in error paths and value JSON:
+// "body.topics[0].partitions[2]" from a frame's root,
+// "partitions[2].errorCode" from a topic. When a step is missing the error
+// says which, and what was there instead.
+func (n *Node) Lookup(path string) (*Node, error) {
+	cur, done := n, ""
+	fail := func(msg string) (*Node, error) {
+		if done == "" {
+			done = "the start"
+		}
+		return nil, errors.New("tree: path " + strconv.Quote(path) + ": " + msg + " after " + done)
+	}
+	if path == "" {
+		return fail("an empty path")
+	}
+	for i := 0; i < len(path); {
 		switch path[i] {
 		case '.':
 			i++
 			if i == len(path) || path[i] == '.' || path[i] == '[' {
-				return nil
+				return fail("a name missing")
 			}
 		case '[':
 			j := i + 1
@@ -84,21 +132,96 @@ func (n *Node) Lookup(path string) *Node {
 				j++
 			}
 			if j == i+1 || j == len(path) || path[j] != ']' {
-				return nil
+				return fail("a malformed index")
 			}
-			cur = cur.Elem(idx)
+			next := cur.Elem(idx)
+			if next == nil {
+				return fail("no item " + strconv.Itoa(idx) + " (" + strconv.Itoa(cur.Count()) + " there)")
+			}
+			cur, done = next, path[:j+1]
 			i = j + 1
 		default:
 			j := i
 			for j < len(path) && path[j] != '.' && path[j] != '[' {
 				j++
 			}
-			cur = cur.Find(path[i:j])
+			next := cur.Get(path[i:j])
+			if next == nil {
+				return fail("no " + strconv.Quote(path[i:j]) + " (there: " + strings.Join(cur.names(), ", ") + ")")
+			}
+			cur, done = next, path[:j]
 			i = j
 		}
 	}
-	if path == "" {
+	return cur, nil
+}
+
+// names lists the names Get finds among n's children.
+func (n *Node) names() []string {
+	var out []string
+	for _, c := range n.Children {
+		switch {
+		case c.Role == RoleTags:
+			out = append(out, c.names()...)
+		case c.Role == RoleElement || c.Role == RoleRaw || c.Role == RoleUnknownTag || c.Role == RoleTrailing:
+		default:
+			out = append(out, c.name())
+		}
+	}
+	return out
+}
+
+// Value returns n's value as Go values, the ones codec.Encode takes back:
+// int64 for every integer kind, bool, float64, string, []byte for bytes
+// and records (their raw bytes, even when decoded), [16]byte for a UUID,
+// []any for an array, map[string]any keyed by JSON name for a struct (its
+// tagged fields included, and its unknown tags as "_unknownTaggedFields",
+// a list of {"tag", "data"}, as value JSON has them), and nil for a null.
+func (n *Node) Value() any {
+	if n == nil || n.Null {
 		return nil
 	}
-	return cur
+	switch n.Kind {
+	case schema.Bool:
+		return n.Int != 0
+	case schema.Int8, schema.Int16, schema.Uint16, schema.Int32, schema.Uint32, schema.Int64:
+		return n.Int
+	case schema.Float64:
+		return n.Float
+	case schema.String:
+		return string(n.Raw)
+	case schema.Bytes, schema.Records:
+		return n.Raw
+	case schema.UUID:
+		var u [16]byte
+		copy(u[:], n.Raw)
+		return u
+	case schema.Array:
+		out := make([]any, 0, len(n.Children))
+		for _, c := range n.Elems() {
+			out = append(out, c.Value())
+		}
+		return out
+	}
+	out := map[string]any{}
+	n.fields(out)
+	return out
+}
+
+// fields puts the values of n's field children (and its tagged fields')
+// into out.
+func (n *Node) fields(out map[string]any) {
+	for _, c := range n.Children {
+		switch {
+		case c.Role == RoleTags:
+			c.fields(out)
+		case c.Field != nil && c.Role == RoleField && c.Flags&Broken == 0:
+			out[c.Field.JSON] = c.Value()
+		case c.Role == RoleRecord && c.Name != "raw":
+			out[c.Name] = c.Value()
+		case c.Role == RoleUnknownTag:
+			u, _ := out["_unknownTaggedFields"].([]any)
+			out["_unknownTaggedFields"] = append(u, map[string]any{"tag": c.Int, "data": c.Raw})
+		}
+	}
 }

@@ -68,14 +68,14 @@ func TestRoleString(t *testing.T) {
 // after a length or count prefix unless a child covers the prefix.
 func TestSpans(t *testing.T) {
 	f := frame()
-	body := f.Child("body")
-	topics := body.Child("Topics")
+	body := f.Get("body")
+	topics := body.Get("topics")
 	require.Equal(t, 40, f.Len())
 	require.Equal(t, 26, topics.Len())
 	require.Equal(t, 12, topics.ValueStart(), "untagged: the value starts at Start")
 	require.Equal(t, 13, topics.DataStart(), "after the count prefix")
 
-	id := topics.Children[0].Child("_tagged").Child("TopicId")
+	id := topics.Children[0].Get("_tagged").Get("topicId")
 	require.Equal(t, 24, id.ValueStart(), "after the tag number and size")
 	require.Equal(t, 24, id.DataStart(), "no prefix of its own")
 
@@ -109,14 +109,14 @@ func TestBitView(t *testing.T) {
 
 func TestChildAndWarn(t *testing.T) {
 	f := frame()
-	require.Equal(t, RoleHeader, f.Child("header").Role)
-	require.Nil(t, f.Child("Topics"), "Child looks at direct children only")
+	require.Equal(t, RoleHeader, f.Get("header").Role)
+	require.Nil(t, f.Get("topics"), "Child looks at direct children only")
 	dup := node("p", RoleBody, 0, 2, node("a", RoleField, 0, 1), node("a", RoleField, 1, 2))
-	require.Equal(t, 0, dup.Child("a").Start, "the first of two")
+	require.Equal(t, 0, dup.Get("a").Start, "the first of two")
 
 	n := &Node{}
-	n.Warn("one")
-	n.Warn("two")
+	n.Warnings = append(n.Warnings, "one")
+	n.Warnings = append(n.Warnings, "two")
 	require.Equal(t, []string{"one", "two"}, n.Warnings)
 }
 
@@ -147,19 +147,19 @@ func TestDeepest(t *testing.T) {
 // and finds a wrapper message's "messages".
 func TestFind(t *testing.T) {
 	f := frame()
-	body := f.Child("body")
-	require.Equal(t, body.Child("Topics"), body.Find("Topics"))
-	require.Equal(t, body.Child("Topics"), body.Find("topics"))
-	t0 := body.Find("topics").Elem(0)
-	require.Equal(t, 22, t0.Find("topicId").Start, "inside _tagged")
-	require.Equal(t, 22, t0.Find("TopicId").Start)
-	require.Nil(t, t0.Find("nope"))
-	require.Nil(t, (*Node)(nil).Find("x"))
+	body := f.Get("body")
+	require.Equal(t, body.Get("topics"), body.Get("topics"))
+	require.Equal(t, body.Get("topics"), body.Get("topics"))
+	t0 := body.Get("topics").Elem(0)
+	require.Equal(t, 22, t0.Get("topicId").Start, "inside _tagged")
+	require.Equal(t, 22, t0.Get("topicId").Start)
+	require.Nil(t, t0.Get("nope"))
+	require.Nil(t, (*Node)(nil).Get("x"))
 
 	inflated := node("inflated", RoleRecord, 0, 30)
 	msg := node("message", RoleRecord, 0, 60, node("offset", RoleRecord, 0, 8), node("value", RoleRecord, 30, 60, inflated))
-	require.Equal(t, inflated, msg.Find("messages"))
-	require.Nil(t, node("message", RoleRecord, 0, 60, node("value", RoleRecord, 30, 60)).Find("messages"))
+	require.Equal(t, inflated, msg.Get("messages"))
+	require.Nil(t, node("message", RoleRecord, 0, 60, node("value", RoleRecord, 30, 60)).Get("messages"))
 }
 
 // Elem counts what value JSON lists: array elements; a records field's
@@ -167,7 +167,7 @@ func TestFind(t *testing.T) {
 // "inflated" when compressed).
 func TestElem(t *testing.T) {
 	f := frame()
-	topics := f.Child("body").Child("Topics")
+	topics := f.Get("body").Get("topics")
 	require.Equal(t, 25, topics.Elem(1).Start)
 	require.Nil(t, topics.Elem(2))
 	require.Nil(t, topics.Elem(-1))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/wire"
 )
 
@@ -33,11 +34,11 @@ func ExampleReadFrame() {
 			break
 		}
 		buf = frame
-		r := wire.NewReader(frame)
-		size, key, version, corr := r.Int32(), r.Int16(), r.Int16(), r.Int32()
-		fmt.Println(size, key, version, corr, r.Remaining(), r.Err)
+		size, _ := wire.SizePrefix(frame)
+		h, _ := codec.ParseRequestHeader(frame, codec.Options{})
+		fmt.Println(size, h.APIKey, h.Version, h.CorrelationID, h.ClientID == nil)
 	}
 	// Output:
-	// 10 18 0 42 2 <nil>
+	// 10 18 0 42 true
 	// wire: frame larger than the limit
 }

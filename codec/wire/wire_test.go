@@ -22,9 +22,8 @@ func TestVarints(t *testing.T) {
 	}
 	for _, c := range uv {
 		require.Equal(t, c.enc, AppendUvarint(nil, c.v))
-		r := NewReader(c.enc)
-		require.Equal(t, c.v, r.Uvarint())
-		require.Nil(t, r.Err)
+		v, n, minimal := Uvarint(c.enc)
+		require.Equal(t, [3]any{c.v, len(c.enc), true}, [3]any{v, n, minimal})
 		require.Equal(t, len(c.enc), UvarintLen(uint64(c.v)))
 	}
 	zz := []struct {
@@ -34,35 +33,13 @@ func TestVarints(t *testing.T) {
 		{math.MaxInt32, []byte{0xfe, 0xff, 0xff, 0xff, 0x0f}}, {math.MinInt32, []byte{0xff, 0xff, 0xff, 0xff, 0x0f}}}
 	for _, c := range zz {
 		require.Equal(t, c.enc, AppendVarint(nil, c.v))
-		r := NewReader(c.enc)
-		require.Equal(t, c.v, r.Varint())
+		v, _, _ := Varint(c.enc)
+		require.Equal(t, c.v, v)
 	}
 	for _, v := range []int64{0, -1, 1, math.MaxInt64, math.MinInt64, 1 << 40} {
-		r := NewReader(AppendVarlong(nil, v))
-		require.Equal(t, v, r.Varlong())
-		require.Nil(t, r.Err)
+		got, _, _ := Varlong(AppendVarlong(nil, v))
+		require.Equal(t, v, got)
 	}
-}
-
-func TestReaderErrorsAreStickyWithOffsets(t *testing.T) {
-	r := NewReader([]byte{0, 1, 2})
-	require.Equal(t, int16(1), r.Int16())
-	require.Equal(t, int32(0), r.Int32())
-	require.Equal(t, 2, r.Err.Offset)
-	require.ErrorIs(t, r.Err, ErrShort)
-	require.Equal(t, "wire: at byte 2: expected 4 bytes for int32, found 1 bytes left", r.Err.Error())
-	require.Equal(t, int8(0), r.Int8(), "reads after a failure return zero")
-	require.Equal(t, 2, r.Err.Offset, "the first failure is kept")
-
-	r = NewReader([]byte{0x80, 0x80, 0x80, 0x80, 0x80, 0x01})
-	r.Uvarint()
-	require.ErrorIs(t, r.Err, ErrVarint)
-	require.Equal(t, 0, r.Err.Offset)
-
-	r = NewReader([]byte{5})
-	require.Nil(t, r.Span(-1, "x"))
-	require.Nil(t, r.Span(2, "bytes"))
-	require.Equal(t, "wire: at byte 0: expected 2 bytes for bytes, found 1 bytes left", r.Err.Error())
 }
 
 func TestFrames(t *testing.T) {
@@ -110,16 +87,6 @@ func TestSliceVarints(t *testing.T) {
 		require.Equal(t, c.u, v, c.name)
 		require.Equal(t, c.n, n, c.name)
 		require.Equal(t, c.minimal, minimal, c.name)
-		r := Reader{B: c.b}
-		rv, rmin := r.UvarintMinimal()
-		if c.n > 0 {
-			require.Nil(t, r.Err, c.name)
-			require.Equal(t, c.u, rv, c.name)
-			require.Equal(t, c.minimal, rmin, c.name)
-			require.Equal(t, c.n, r.Off, c.name)
-		} else {
-			require.NotNil(t, r.Err, c.name)
-		}
 	}
 	for _, v := range []int32{0, -1, 1, -64, 64, math.MaxInt32, math.MinInt32} {
 		got, n, minimal := Varint(AppendVarint(nil, v))

@@ -571,7 +571,7 @@ func TestDecodeKafkaForm(t *testing.T) {
 		"groupId":"billing","sessionTimeoutMs":45000,"rebalanceTimeoutMs":60000,"memberId":"","groupInstanceId":null,
 		"protocolType":"consumer","protocols":[{"name":"range","metadata":
 		{"version":3,"topics":["orders"],"userData":null,"ownedPartitions":[],"generationId":4,"rackId":null}}],"reason":null}}`
-	jb, err := codec.EncodeJSON([]byte(join), codec.EncodeOptions{})
+	jb, err := codec.Encode(nil, []byte(join), codec.EncodeOptions{})
 	require.NoError(t, err)
 	pb, err := codec.ExampleFrame(schema.ByName("Produce"), 9, false)
 	require.NoError(t, err)

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/kwire/kwire/codec"
-	"github.com/kwire/kwire/codec/records"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/internal/input"
 )
@@ -23,8 +22,8 @@ type decodeQuery struct {
 	version   int // -1 when not given
 	size      input.SizeMode
 	annotated bool
-	records   records.JSONMode
-	kafka     bool // Kafka's own JSON form (codec.JSONOptions.Kafka)
+	records   codec.RecordsMode
+	kafka     bool // Kafka's own JSON form (codec.Options.Kafka)
 	mode      input.Mode
 }
 
@@ -71,9 +70,9 @@ func parseDecodeQuery(r *http.Request) (decodeQuery, *Error) {
 	switch v := strings.ToLower(q.Get("records")); v {
 	case "", "decoded":
 	case "base64":
-		d.records = records.Base64
+		d.records = codec.RecordsBase64
 	case "size":
-		d.records = records.Size
+		d.records = codec.RecordsSize
 	default:
 		return d, queryError("records", "decoded, base64 or size", v)
 	}
@@ -88,7 +87,7 @@ func parseDecodeQuery(r *http.Request) (decodeQuery, *Error) {
 		return d, &Error{Message: "kafka is a form of value JSON; format=annotated has its own",
 			Path: "?kafka", Expected: "format=value (or no kafka)", Found: "format=annotated"}
 	}
-	if d.kafka && d.records == records.Size {
+	if d.kafka && d.records == codec.RecordsSize {
 		return d, &Error{Message: "kafka writes records as base64, Kafka's form; records=size is kwire's",
 			Path: "?kafka", Expected: "records=decoded or base64 (or no kafka)", Found: "records=size"}
 	}
@@ -177,14 +176,15 @@ func (h *handler) decode(w http.ResponseWriter, r *http.Request) {
 		f, derr := codec.Decode(b, opts)
 		err, g = derr, f.Guess
 		if f.Root != nil {
-			out = f.AppendAnnotated(nil)
+			out = f.AppendAnnotated(nil, nil)
 		}
 	} else {
 		// Value JSON straight from the bytes, no tree; a frame that fails
 		// is written as far as it decoded.
 		var dec codec.Decoder
-		var info codec.Info
-		out, info, err = dec.AppendJSON(nil, b, opts, codec.JSONOptions{Records: q.records, Kafka: q.kafka})
+		var info *codec.Frame
+		opts.Records, opts.Kafka = q.records, q.kafka
+		out, info, err = dec.AppendJSON(nil, b, opts)
 		g = info.Guess
 	}
 	if g != nil && len(g.Candidates) > 0 {

@@ -2,9 +2,11 @@ package capture
 
 import (
 	"encoding/binary"
+	"sync"
 
+	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/schema"
-	"github.com/kwire/kwire/codec/wire"
+	"github.com/kwire/kwire/codec/tree"
 )
 
 // What the capture layer knows of Kafka beyond framing comes from the
@@ -32,9 +34,6 @@ var maxKnownKey = func() int16 {
 	}
 	return k
 }()
-
-// produceAPI is the Produce API in the tables.
-var produceAPI = schema.ByKey(schema.KeyProduce)
 
 // plausibleKey reports whether key can be an API key of a request.
 func plausibleKey(key int16) bool {
@@ -64,99 +63,20 @@ func plausibleAPI(b []byte) bool {
 	return len(b) < 8 || plausibleVersion(key, int16(binary.BigEndian.Uint16(b[6:])))
 }
 
-// layoutVersion is the version whose layout and header version the tables
-// give for version v of m: v itself, or m's newest for a newer v.
-func layoutVersion(m *schema.Message, v int16) int16 {
-	return min(v, m.Valid.Hi)
-}
-
-// skipFields advances r over the fields of l present at version v, up to
-// (not including) the field named stop, or over all of them and the
-// tagged-field section when stop is "". It reports false when a field is
-// of a kind it cannot skip or the bytes end.
-func skipFields(r *wire.Reader, l *schema.Layout, v int16, flex bool, stop string) bool {
-	for i := range l.Fields {
-		f := &l.Fields[i]
-		if f.Name == stop {
-			return r.Err == nil
-		}
-		if !f.Versions.Contains(v) || f.IsTagged(v) {
-			continue
-		}
-		switch {
-		case f.Kind.FixedSize() > 0:
-			r.Span(f.Kind.FixedSize(), f.Name)
-		case f.Kind == schema.String || f.Kind == schema.Bytes:
-			var n int
-			switch {
-			case f.CompactAt(v, flex):
-				n = int(r.Uvarint()) - 1
-			case f.Kind == schema.String:
-				n = int(r.Int16())
-			default:
-				n = int(r.Int32())
-			}
-			if n > 0 {
-				r.Span(n, f.Name)
-			}
-		default:
-			return false
-		}
-		if r.Err != nil {
-			return false
-		}
-	}
-	if stop != "" {
-		return false
-	}
-	if flex {
-		skipTags(r)
-	}
-	return r.Err == nil
-}
-
-// skipTags advances r over a tagged-field section.
-func skipTags(r *wire.Reader) {
-	for n := r.Uvarint(); n > 0 && r.Err == nil; n-- {
-		r.Uvarint()
-		r.Span(int(r.Uvarint()), "tagged field")
-	}
-}
-
-// skipRequestHeader advances r (at the header) over a request header of
-// API key at version ver.
-func skipRequestHeader(r *wire.Reader, key, ver int16) bool {
-	hv := int16(1)
-	if a := schema.ByKey(key); a != nil {
-		hv = a.Request.HeaderVersion(layoutVersion(a.Request, ver))
-	}
-	h := schema.RequestHeader()
-	d := h.At(hv)
-	if d == nil {
-		return false
-	}
-	return skipFields(r, d.Root, hv, h.Flexible(hv), "")
-}
-
 // produceAcks returns the acks field of a Produce request frame (size
-// prefix included) at version ver, or -2 if it can't be read.
+// prefix included), or -2 if it can't be read. The codec reads as far as
+// acks (its node limit stops it soon after, records are left as bytes).
 func produceAcks(b []byte, ver int16) int {
-	if produceAPI == nil || ver < 0 {
+	dec := acksDecoders.Get().(*codec.Decoder)
+	defer acksDecoders.Put(dec)
+	f, _ := dec.Decode(b, codec.Options{Records: codec.RecordsSize, Limits: codec.Limits{MaxNodes: 64}})
+	if f.APIKey != schema.KeyProduce || f.Version != ver {
 		return -2
 	}
-	r := wire.Reader{B: b, Off: 4}
-	if !skipRequestHeader(&r, produceAPI.Key, ver) {
-		return -2
+	if n := f.Body.Get("acks"); n != nil && n.Flags&tree.Broken == 0 {
+		return int(n.Int)
 	}
-	m := produceAPI.Request
-	lv := layoutVersion(m, ver)
-	d := m.At(lv)
-	if d == nil || !skipFields(&r, d.Root, lv, m.Flexible(lv), "Acks") {
-		return -2
-	}
-	acks := r.Int16()
-	if r.Err != nil {
-		return -2
-	}
-	return int(acks)
+	return -2
 }
+
+var acksDecoders = sync.Pool{New: func() any { return new(codec.Decoder) }}

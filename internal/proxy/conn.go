@@ -13,6 +13,7 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/codec/tree"
 	"github.com/kwire/kwire/codec/wire"
 )
 
@@ -423,62 +424,20 @@ func (c *conn) endRequest(x *Exchange, wanted, acksZero bool) error {
 	return nil
 }
 
-// produceTxn is the Produce request's TransactionalId, the one field
-// before Acks in the versions that have it, per layout version (nil where
-// absent): which versions carry it, and in which it is compact, is the
-// tables' word.
-var produceTxn = func() []*schema.Field {
-	m := schema.ByKey(schema.KeyProduce).Request
-	out := make([]*schema.Field, m.Valid.Hi+1)
-	for v := m.Valid.Lo; v <= m.Valid.Hi; v++ {
-		for i, f := range m.At(v).Root.Fields {
-			if f.Name == "TransactionalId" && f.Versions.Contains(v) {
-				out[v] = &m.At(v).Root.Fields[i]
-			}
-		}
-	}
-	return out
-}()
-
 // produceAcks reads acks from the start of a Produce request; known is
-// false while more bytes are needed.
+// false while more bytes are needed. The codec reads as far as acks (its
+// node limit stops it soon after, records are left as bytes).
 func produceAcks(b []byte) (acks int16, known bool) {
-	h, err := codec.ParseRequestHeader(b, false)
-	if err != nil {
-		return -1, !errors.Is(err, wire.ErrShort)
+	dec := acksDecoders.Get().(*codec.Decoder)
+	defer acksDecoders.Put(dec)
+	f, err := dec.Decode(b, codec.Options{Records: codec.RecordsSize, Limits: codec.Limits{MaxNodes: 64}})
+	if n := f.Body.Get("acks"); n != nil && n.Flags&tree.Broken == 0 {
+		return int16(n.Int), true
 	}
-	off := 4 + h.Len
-	m := schema.ByKey(schema.KeyProduce).Request
-	v := min(max(h.APIVersion, 0), m.Valid.Hi) // a newer version: the newest layout
-	if txn := produceTxn[v]; txn != nil {
-		if txn.CompactAt(v, m.Flexible(v)) {
-			n, k, _ := wire.Uvarint(b[min(off, len(b)):])
-			if k == 0 {
-				return -1, false
-			}
-			if k < 0 {
-				return -1, true
-			}
-			off += k
-			if n > 0 {
-				off += int(n) - 1
-			}
-		} else {
-			if off+2 > len(b) {
-				return -1, false
-			}
-			n := int16(binary.BigEndian.Uint16(b[off:]))
-			off += 2
-			if n > 0 {
-				off += int(n)
-			}
-		}
-	}
-	if off+2 > len(b) {
-		return -1, false
-	}
-	return int16(binary.BigEndian.Uint16(b[off:])), true
+	return -1, !errors.Is(err, wire.ErrShort)
 }
+
+var acksDecoders = sync.Pool{New: func() any { return new(codec.Decoder) }}
 
 // write writes b whole, counting it.
 func (c *conn) write(w net.Conn, b []byte, count interface{ Add(int64) int64 }) error {

@@ -61,10 +61,10 @@ func (d *Decoder) Decode(x *Exchange) Decoded {
 			if !d.ShowSecrets && HasSecrets(x.APIKey, x.APIVersion) {
 				out.Redacted = redact(out.Response, out.ResponseErr, x.Response, "response", out.Redacted)
 			}
-		} else if c := codec.GuessResponse(x.Response, codec.GuessOptions{}); len(c) > 0 {
-			out.Guessed = c
-			out.Response = c[0].Frame
-			out.APIKey, out.APIVersion = c[0].APIKey, c[0].Version
+		} else if f, _ := codec.Decode(x.Response, codec.Options{Response: true, APIKey: codec.Any, Version: codec.Any}); f.Guess != nil && len(f.Guess.Candidates) > 0 {
+			out.Guessed = f.Guess.Candidates
+			out.Response = f
+			out.APIKey, out.APIVersion = f.APIKey, f.Version
 			if !d.ShowSecrets && HasSecrets(out.APIKey, out.APIVersion) {
 				out.Redacted = redact(out.Response, nil, x.Response, "response", out.Redacted)
 			}
@@ -79,7 +79,7 @@ func (d *Decoder) Decode(x *Exchange) Decoded {
 type Side struct {
 	JSON []byte // its value JSON (partial after an error); nil when there is nothing to show
 	Err  error
-	Info codec.Info // what decoding it learnt: warnings, the guess, error codes
+	Info *codec.Frame // what decoding it learnt (no tree): warnings, the guess, error codes
 }
 
 // DecodedJSON is an exchange as value JSON written straight from the
@@ -90,11 +90,12 @@ type DecodedJSON struct {
 	Redacted           []string // as Decoded's
 }
 
-// DecodeJSON writes both sides of x as value JSON with jo, without a tree
-// (a tree is decoded only to find secrets to zero, for the few APIs that
-// carry them). What it returns is valid until the next call. Secrets are
-// zeroed in x's frames as Decode does, before any JSON is written.
-func (d *Decoder) DecodeJSON(x *Exchange, jo codec.JSONOptions) DecodedJSON {
+// DecodeJSON writes both sides of x as value JSON (in the form d.Options
+// say), without a tree (a tree is decoded only to find secrets to zero,
+// for the few APIs that carry them). What it returns is valid until the
+// next call. Secrets are zeroed in x's frames as Decode does, before any
+// JSON is written.
+func (d *Decoder) DecodeJSON(x *Exchange) DecodedJSON {
 	out := DecodedJSON{APIKey: x.APIKey, APIVersion: x.APIVersion}
 	secrets := func(key, ver int16) bool { return !d.ShowSecrets && HasSecrets(key, ver) }
 	if x.Request != nil {
@@ -105,7 +106,7 @@ func (d *Decoder) DecodeJSON(x *Exchange, jo codec.JSONOptions) DecodedJSON {
 			out.Redacted = redact(f, err, x.Request, "request", out.Redacted)
 		}
 		var s Side
-		d.reqJS, s.Info, s.Err = d.req.AppendJSON(d.reqJS[:0], x.Request, o, jo)
+		d.reqJS, s.Info, s.Err = d.req.AppendJSON(d.reqJS[:0], x.Request, o)
 		s.JSON = d.reqJS
 		if s.Err == nil {
 			out.APIKey, out.APIVersion = s.Info.APIKey, s.Info.Version
@@ -124,7 +125,7 @@ func (d *Decoder) DecodeJSON(x *Exchange, jo codec.JSONOptions) DecodedJSON {
 		out.Redacted = redact(f, err, x.Response, "response", out.Redacted)
 	}
 	var s Side
-	d.rspJS, s.Info, s.Err = d.rsp.AppendJSON(d.rspJS[:0], x.Response, o, jo)
+	d.rspJS, s.Info, s.Err = d.rsp.AppendJSON(d.rspJS[:0], x.Response, o)
 	if x.Request == nil {
 		if g := s.Info.Guess; g == nil || len(g.Candidates) == 0 {
 			out.Response = Side{Err: errors.New("a response that answers no request and fits no API")}
@@ -137,7 +138,7 @@ func (d *Decoder) DecodeJSON(x *Exchange, jo codec.JSONOptions) DecodedJSON {
 			po.APIKey, po.Version = out.APIKey, out.APIVersion
 			f, err := d.rsp.Decode(x.Response, po)
 			out.Redacted = redact(f, err, x.Response, "response", out.Redacted)
-			d.rspJS, s.Info, s.Err = d.rsp.AppendJSON(d.rspJS[:0], x.Response, o, jo)
+			d.rspJS, s.Info, s.Err = d.rsp.AppendJSON(d.rspJS[:0], x.Response, o)
 		}
 	}
 	s.JSON = d.rspJS

@@ -121,7 +121,7 @@ func FuzzRewrite(f *testing.F) {
 			return
 		}
 		visitEndpoints(fr.Body, fr.Message.At(fr.Layout).Root, nil, func(n *tree.Node) {
-			h, p := n.Find("Host"), n.Find("Port")
+			h, p := n.Get("host"), n.Get("port")
 			if h != nil && p != nil && !h.Null && (string(h.Raw) != to.Host || p.Int != int64(to.Port)) {
 				t.Fatalf("an endpoint left as it was: %s:%d", h.Raw, p.Int)
 			}

@@ -32,7 +32,7 @@ type mapFunc func(Endpoint) (Endpoint, error)
 // client never picks a version the proxy could not rewrite.
 func rewriteResponse(dec *codec.Decoder, frame []byte, key, ver int16, m mapFunc) ([]byte, int, error) {
 	var o codec.Options
-	o.Response, o.APIKey, o.Version, o.RawRecords = true, key, ver, true
+	o.Response, o.APIKey, o.Version, o.Kafka = true, key, ver, true
 	f, err := dec.Decode(frame, o)
 	if err != nil {
 		return nil, 0, err
@@ -43,14 +43,14 @@ func rewriteResponse(dec *codec.Decoder, frame []byte, key, ver int16, m mapFunc
 	if key == schema.KeyApiVersions {
 		return capVersions(f)
 	}
-	d := f.Message.At(f.Layout)
+	d := f.Message.At(f.LayoutVersion)
 	if d == nil || f.Body == nil {
 		return nil, 0, errors.New("no layout for this version")
 	}
 	// Find the endpoints first: most Produce and Fetch responses carry none.
 	var found []Endpoint
 	visitEndpoints(f.Body, d.Root, nil, func(n *tree.Node) {
-		h, p := n.Find("Host"), n.Find("Port")
+		h, p := n.Get("host"), n.Get("port")
 		if h != nil && p != nil && !h.Null {
 			found = append(found, Endpoint{string(h.Raw), int(p.Int)})
 		}
@@ -188,14 +188,14 @@ func rewriteValue(v map[string]any, l, parent *schema.Layout, fn func(map[string
 // capVersions lowers the highest version an ApiVersions response offers for
 // APIs whose responses carry endpoints to the newest kwire knows.
 func capVersions(f *codec.Frame) ([]byte, int, error) {
-	keys := f.Lookup("body.apiKeys")
+	keys := f.Body.Get("apiKeys")
 	if keys == nil {
 		return nil, 0, nil
 	}
 	need := false
 	for i := 0; keys.Elem(i) != nil; i++ {
 		e := keys.Elem(i)
-		k, mx := e.Find("apiKey"), e.Find("maxVersion")
+		k, mx := e.Get("apiKey"), e.Get("maxVersion")
 		if k == nil || mx == nil {
 			continue
 		}
@@ -228,19 +228,16 @@ func capVersions(f *codec.Frame) ([]byte, int, error) {
 	return out, n, err
 }
 
-// genericOf turns a decoded frame into the generic value the encoder
-// takes, through its value JSON, which shows the tagged fields the broker
-// sent, no more: the re-encoded frame carries the same ones.
+// genericOf turns a decoded frame into the Go values the encoder takes:
+// its header's and body's values hold the tagged fields (and unknown
+// tags) the broker sent, no more, so the re-encoded frame carries the
+// same ones.
 func genericOf(f *codec.Frame) (map[string]any, map[string]any, error) {
-	v, err := codec.ParseJSON(f.AppendJSON(nil, codec.JSONOptions{}))
-	if err != nil {
-		return nil, nil, err
-	}
-	env, _ := v.(map[string]any)
-	body, _ := env["body"].(map[string]any)
+	body, _ := f.Body.Value().(map[string]any)
 	if body == nil {
 		return nil, nil, errors.New("the response has no body")
 	}
+	env := map[string]any{"direction": "response", "apiKey": f.APIKey, "apiVersion": f.Version, "header": f.Header.Value(), "body": body}
 	return env, body, nil
 }
 

@@ -1,7 +1,7 @@
 package render
 
 import (
-	"github.com/kwire/kwire/internal/jsontext"
+	"github.com/kwire/kwire/codec/jsontext"
 	"html"
 	"strconv"
 	"strings"

@@ -7,7 +7,7 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/schema"
-	"github.com/kwire/kwire/internal/jsontext"
+	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/stretchr/testify/require"
 )
 

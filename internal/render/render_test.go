@@ -79,7 +79,7 @@ func TestHTMLEscapesUntrustedText(t *testing.T) {
 	// A Metadata v0 request whose topic name is markup.
 	evil := `<img src=x onerror=alert(1)>`
 	js := `{"apiKey":3,"apiVersion":0,"header":{"correlationId":1,"clientId":"<script>x</script>"},"body":{"topics":[{"name":"` + evil + `"}]}}`
-	b, err := codec.EncodeJSON([]byte(js), codec.EncodeOptions{})
+	b, err := codec.Encode(nil, []byte(js), codec.EncodeOptions{})
 	require.NoError(t, err)
 	f, err := codec.Decode(b, codec.Options{})
 	require.NoError(t, err)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/kwire/kwire/codec/check"
 	"github.com/kwire/kwire/internal/capture"
-	"github.com/kwire/kwire/internal/jsontext"
+	"github.com/kwire/kwire/codec/jsontext"
 )
 
 // checkLimits bound each frame's decoding while checking, as kwire.wasm's

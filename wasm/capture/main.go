@@ -17,7 +17,7 @@ package main
 
 import (
 	"bytes"
-	"github.com/kwire/kwire/internal/jsontext"
+	"github.com/kwire/kwire/codec/jsontext"
 	"strconv"
 	"syscall/js"
 

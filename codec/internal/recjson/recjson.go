@@ -12,7 +12,7 @@ import (
 
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
-	"github.com/kwire/kwire/internal/jsontext"
+	"github.com/kwire/kwire/codec/jsontext"
 )
 
 // The modes of AppendJSON, as records.JSONMode numbers them.
@@ -138,7 +138,7 @@ func key(dst []byte, first bool, k string) []byte {
 
 func intField(dst []byte, n *tree.Node, name string, first bool) []byte {
 	dst = key(dst, first, name)
-	if c := n.Child(name); c != nil {
+	if c := child(n, name); c != nil {
 		return strconv.AppendInt(dst, c.Int, 10)
 	}
 	return append(dst, '0')
@@ -151,7 +151,7 @@ func (j *jw) batch(dst []byte, n *tree.Node) []byte {
 	dst = intField(dst, n, "magic", false)
 	dst = intField(dst, n, "crc", false)
 	attrs := 0
-	if a := n.Child("attributes"); a != nil {
+	if a := child(n, "attributes"); a != nil {
 		attrs = int(a.Int)
 	}
 	dst = key(dst, false, "attributes")
@@ -159,7 +159,7 @@ func (j *jw) batch(dst []byte, n *tree.Node) []byte {
 	for _, f := range [...]string{"lastOffsetDelta", "baseTimestamp", "maxTimestamp", "producerId", "producerEpoch", "baseSequence"} {
 		dst = intField(dst, n, f, false)
 	}
-	recs := n.Child("records")
+	recs := child(n, "records")
 	dst = key(dst, false, "records")
 	if recs == nil {
 		dst = append(dst, "null"...)
@@ -254,20 +254,20 @@ func (j *jw) record(dst []byte, r *tree.Node, control bool) []byte {
 	dst = strconv.AppendInt(dst, off, 10)
 	dst = key(dst, false, "timestamp")
 	dst = strconv.AppendInt(dst, ts, 10)
-	k, v := r.Child("key"), r.Child("value")
+	k, v := child(r, "key"), child(r, "value")
 	dst = key(dst, false, "key")
 	dst = appendBytesJSON(dst, k)
 	dst = key(dst, false, "value")
 	dst = appendBytesJSON(dst, v)
 	dst = key(dst, false, "headers")
 	dst = append(dst, '[')
-	if hs := r.Child("headers"); hs != nil {
+	if hs := child(r, "headers"); hs != nil {
 		for i, h := range hs.Children {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
 			dst = append(dst, `{"key":`...)
-			hk := h.Child("key")
+			hk := child(h, "key")
 			switch {
 			case hk == nil || hk.Null:
 				dst = append(dst, "null"...)
@@ -279,7 +279,7 @@ func (j *jw) record(dst []byte, r *tree.Node, control bool) []byte {
 				dst = append(dst, '}')
 			}
 			dst = append(dst, `,"value":`...)
-			dst = appendBytesJSON(dst, h.Child("value"))
+			dst = appendBytesJSON(dst, child(h, "value"))
 			dst = append(dst, '}')
 		}
 	}
@@ -321,18 +321,18 @@ func (j *jw) message(dst []byte, m *tree.Node) []byte {
 	off, _, ok := j.info(m)
 	dst = append(dst, '{')
 	dst = intField(dst, m, "offset", true)
-	if o := m.Child("offset"); o != nil && o.Int != off && ok {
+	if o := child(m, "offset"); o != nil && o.Int != off && ok {
 		dst = key(dst, false, "absoluteOffset")
 		dst = strconv.AppendInt(dst, off, 10)
 	}
 	dst = intField(dst, m, "magic", false)
 	dst = intField(dst, m, "crc", false)
 	magic := 0
-	if c := m.Child("magic"); c != nil {
+	if c := child(m, "magic"); c != nil {
 		magic = int(c.Int)
 	}
 	attrs := 0
-	if a := m.Child("attributes"); a != nil {
+	if a := child(m, "attributes"); a != nil {
 		attrs = int(a.Int) & 0xff
 	}
 	dst = key(dst, false, "attributes")
@@ -340,11 +340,11 @@ func (j *jw) message(dst []byte, m *tree.Node) []byte {
 	if magic == 1 {
 		dst = intField(dst, m, "timestamp", false)
 	}
-	if k := m.Child("key"); k != nil {
+	if k := child(m, "key"); k != nil {
 		dst = key(dst, false, "key")
 		dst = appendBytesJSON(dst, k)
 	}
-	if v := m.Child("value"); v != nil {
+	if v := child(m, "value"); v != nil {
 		if attrs&7 != 0 && !v.Null {
 			dst = key(dst, false, "messages")
 			if len(v.Children) == 1 && v.Children[0].Name == "inflated" {
@@ -506,4 +506,14 @@ func appendNodeJSON(dst []byte, n *tree.Node) []byte {
 		return append(dst, '"')
 	}
 	return strconv.AppendInt(dst, n.Int, 10)
+}
+
+// child is the first child of n named name, or nil.
+func child(n *tree.Node, name string) *tree.Node {
+	for _, c := range n.Children {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
 }

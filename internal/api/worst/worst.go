@@ -236,14 +236,14 @@ func compress(codec int, src []byte) []byte {
 
 // produce is a Produce v9 request carrying records for one partition.
 func produce(records []byte) ([]byte, error) {
-	return codec.EncodeJSON([]byte(`{"direction":"request","apiKey":0,"apiVersion":9,"header":{"correlationId":1,"clientId":"worst"},`+
+	return codec.Encode(nil, []byte(`{"direction":"request","apiKey":0,"apiVersion":9,"header":{"correlationId":1,"clientId":"worst"},`+
 		`"body":{"acks":-1,"timeoutMs":30000,"topicData":[{"name":"t","partitionData":[{"index":0,"records":"`+
 		base64.StdEncoding.EncodeToString(records)+`"}]}]}}`), codec.EncodeOptions{})
 }
 
 // fetchResponse is a Fetch v11 response carrying records for one partition.
 func fetchResponse(records []byte) ([]byte, error) {
-	return codec.EncodeJSON([]byte(`{"direction":"response","apiKey":1,"apiVersion":11,"header":{"correlationId":1},`+
+	return codec.Encode(nil, []byte(`{"direction":"response","apiKey":1,"apiVersion":11,"header":{"correlationId":1},`+
 		`"body":{"responses":[{"topic":"t","partitions":[{"partitionIndex":0,"highWatermark":1,"lastStableOffset":1,"logStartOffset":0,`+
 		`"abortedTransactions":[],"preferredReadReplica":-1,"records":"`+base64.StdEncoding.EncodeToString(records)+`"}]}]}}`),
 		codec.EncodeOptions{})

@@ -20,7 +20,7 @@ func TestMixDecodes(t *testing.T) {
 			require.Equal(t, f.Version, fr.Version)
 			js := fr.AppendJSON(nil, codec.JSONOptions{})
 			require.Contains(t, string(js), `"body"`)
-			back, err := codec.EncodeJSON(js, codec.EncodeOptions{})
+			back, err := codec.Encode(nil, js, codec.EncodeOptions{})
 			require.NoError(t, err)
 			require.Equal(t, f.Bytes, back)
 		}

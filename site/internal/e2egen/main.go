@@ -151,7 +151,7 @@ func mustEncode(env map[string]any) []byte {
 	if err != nil {
 		log.Fatal(err)
 	}
-	b, err := codec.EncodeJSON(js, codec.EncodeOptions{})
+	b, err := codec.Encode(nil, js, codec.EncodeOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}

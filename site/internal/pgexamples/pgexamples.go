@@ -169,7 +169,7 @@ func encode(env map[string]any) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return codec.EncodeJSON(js, codec.EncodeOptions{})
+	return codec.Encode(nil, js, codec.EncodeOptions{})
 }
 
 func replace(v any, key string, with any) bool {

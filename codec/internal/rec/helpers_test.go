@@ -1,4 +1,4 @@
-package records
+package rec
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kwire/kwire/codec/internal/recjson"
+	"github.com/kwire/kwire/codec/internal/slab"
 	"github.com/kwire/kwire/codec/tree"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -144,7 +145,7 @@ func parseJSON(tb testing.TB, js []byte) any {
 // and requires identical bytes. It returns the result and the JSON.
 func roundTrip(tb testing.TB, payload []byte, wantClean bool) (*Result, []byte) {
 	tb.Helper()
-	var s tree.Slab
+	var s slab.Slab
 	buf := append([]byte{0xEE, 0xEE, 0xEE}, payload...) // non-zero start
 	res, err := Decode(&s, buf, Options{Start: 3})
 	if err != nil {
@@ -185,7 +186,7 @@ func compareKgo(tb testing.TB, res *Result, payload []byte) {
 	var got []RecordInfo
 	for _, ri := range res.Records {
 		if ri.Node.Name == "message" {
-			if a := ri.Node.Child("attributes"); a != nil && a.Int&7 != 0 {
+			if a := ri.Node.Get("attributes"); a != nil && a.Int&7 != 0 {
 				continue // wrappers are not records to a consumer
 			}
 		}
@@ -196,14 +197,14 @@ func compareKgo(tb testing.TB, res *Result, payload []byte) {
 	}
 	for i, w := range want {
 		g := got[i]
-		k, v := g.Node.Child("key"), g.Node.Child("value")
+		k, v := g.Node.Get("key"), g.Node.Get("value")
 		if g.Offset != w.Offset || (g.Timestamp != -1 && g.Timestamp != w.Timestamp.UnixMilli()) {
 			tb.Fatalf("record %d: offset/timestamp %d/%d, franz-go %d/%d", i, g.Offset, g.Timestamp, w.Offset, w.Timestamp.UnixMilli())
 		}
 		if !bytes.Equal(k.Raw, w.Key) || k.Null != (w.Key == nil) || !bytes.Equal(v.Raw, w.Value) || v.Null != (w.Value == nil) {
 			tb.Fatalf("record %d: key/value %q/%q, franz-go %q/%q", i, k.Raw, v.Raw, w.Key, w.Value)
 		}
-		hs := g.Node.Child("headers")
+		hs := g.Node.Get("headers")
 		nh := 0
 		if hs != nil {
 			nh = len(hs.Children)
@@ -213,7 +214,7 @@ func compareKgo(tb testing.TB, res *Result, payload []byte) {
 		}
 		for j, h := range w.Headers {
 			c := hs.Children[j]
-			if string(c.Child("key").Raw) != h.Key || !bytes.Equal(c.Child("value").Raw, h.Value) {
+			if string(c.Get("key").Raw) != h.Key || !bytes.Equal(c.Get("value").Raw, h.Value) {
 				tb.Fatalf("record %d header %d differs", i, j)
 			}
 		}

@@ -1,11 +1,11 @@
-package records
+package rec
 
 import (
 	"encoding/binary"
 	"math/rand"
 	"testing"
 
-	"github.com/kwire/kwire/codec/tree"
+	"github.com/kwire/kwire/codec/internal/slab"
 	"github.com/kwire/kwire/codec/wire"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -48,7 +48,7 @@ func BenchmarkDecode(b *testing.B) {
 			b.SetBytes(int64(len(p)))
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				var s tree.Slab
+				var s slab.Slab
 				res, err := Decode(&s, p, Options{})
 				if err != nil || len(res.Records) != 10000 {
 					b.Fatal(err, len(res.Records))
@@ -59,7 +59,7 @@ func BenchmarkDecode(b *testing.B) {
 		b.Run(c.name+"-reused", func(b *testing.B) {
 			b.SetBytes(int64(len(p)))
 			b.ReportAllocs()
-			var s tree.Slab
+			var s slab.Slab
 			for i := 0; i < b.N; i++ {
 				s.Reset()
 				res, err := Decode(&s, p, Options{})
@@ -80,7 +80,7 @@ func BenchmarkJSON(b *testing.B) {
 		b.Run(c.name+"/tree", func(b *testing.B) {
 			b.SetBytes(int64(len(p)))
 			b.ReportAllocs()
-			var s tree.Slab
+			var s slab.Slab
 			var out []byte
 			for i := 0; i < b.N; i++ {
 				s.Reset()

@@ -1,4 +1,4 @@
-package records
+package rec
 
 import (
 	"bytes"
@@ -250,17 +250,17 @@ func TestKfakeFrames(t *testing.T) {
 		res, _ := roundTrip(t, p.data, true)
 		compareKgo(t, res, p.data)
 		for _, b := range res.Nodes {
-			codecSeen[p.api[:5]+" "+CodecName(int(b.Child("attributes").Int&7))]++
+			codecSeen[p.api[:5]+" "+CodecName(int(b.Get("attributes").Int&7))]++
 		}
 		for _, ri := range res.Records {
-			k, v := ri.Node.Child("key"), ri.Node.Child("value")
+			k, v := ri.Node.Get("key"), ri.Node.Get("value")
 			b := res.Nodes[0]
 			for _, n := range res.Nodes {
-				if n.Start <= ri.Node.Start && ri.Node.End <= n.End && ri.Node.Buf == 0 || n.Child("records").Children != nil && n.Child("records").Children[0].Buf == ri.Node.Buf {
+				if n.Start <= ri.Node.Start && ri.Node.End <= n.End && ri.Node.Buf == 0 || n.Get("records").Children != nil && n.Get("records").Children[0].Buf == ri.Node.Buf {
 					b = n
 				}
 			}
-			seen[sent{CodecName(int(b.Child("attributes").Int & 7)), string(k.Raw), string(v.Raw)}] = true
+			seen[sent{CodecName(int(b.Get("attributes").Int & 7)), string(k.Raw), string(v.Raw)}] = true
 			if kk := k.Children; len(kk) == 2 {
 				markers[ControlTypeName(int(kk[1].Int))]++
 			}

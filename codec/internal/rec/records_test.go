@@ -1,4 +1,4 @@
-package records
+package rec
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/s2"
+	"github.com/kwire/kwire/codec/internal/slab"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
 	"github.com/kwire/kwire/codec/wire"
@@ -53,7 +54,7 @@ func TestBatchCodecs(t *testing.T) {
 				t.Fatalf("json lacks codec: %s", js)
 			}
 			// The records node says which input range was inflated.
-			recs := res.Nodes[0].Child("records")
+			recs := res.Nodes[0].Get("records")
 			if codec != CodecNone {
 				inf := recs.Children[0]
 				if inf.Name != "inflated" || inf.Buf != 1 || recs.Start != 3+61 || recs.End != res.Nodes[0].End {
@@ -78,15 +79,15 @@ func TestBatchFieldsAndJSON(t *testing.T) {
 			t.Fatalf("child %d is %s, want %s", i, c.Name, names[i])
 		}
 	}
-	a := b.Child("attributes")
+	a := b.Get("attributes")
 	if len(a.Children) != 5 || a.Children[0].Type != "bits 0-2" || a.Children[0].Start != a.Start || a.Children[4].Name != "deleteHorizon" {
 		t.Fatalf("attribute bits: %+v", a.Children)
 	}
-	r := b.Child("records").Children[0]
-	if r.Int != 100 || r.PrefixEnd != r.Start+1 || r.Child("timestampDelta").Flags&tree.Varint == 0 {
+	r := b.Get("records").Children[0]
+	if r.Int != 100 || r.PrefixEnd != r.Start+1 || r.Get("timestampDelta").Flags&tree.Varint == 0 {
 		t.Fatalf("record node %+v", r)
 	}
-	want := `[{"baseOffset":100,"partitionLeaderEpoch":3,"magic":2,"crc":` + itoa(int(b.Child("crc").Int)) +
+	want := `[{"baseOffset":100,"partitionLeaderEpoch":3,"magic":2,"crc":` + itoa(int(b.Get("crc").Int)) +
 		`,"attributes":{"compression":"none","timestampType":"CreateTime","transactional":false,"control":false,"deleteHorizon":false},` +
 		`"lastOffsetDelta":0,"baseTimestamp":1700000000000,"maxTimestamp":1700000000001,"producerId":-1,"producerEpoch":-1,"baseSequence":-1,` +
 		`"records":[{"attributes":0,"timestampDelta":0,"offsetDelta":0,"offset":100,"timestamp":1700000000000,"key":{"text":"k"},"value":{"text":"v"},"headers":[{"key":"h","value":{"text":"hv"}}]}]}]`
@@ -118,7 +119,7 @@ func TestGarbageInTheMiddle(t *testing.T) {
 	garbage := make([]byte, 30)
 	garbage[16] = 9 // magic 9
 	payload := append(append(append([]byte(nil), full...), garbage...), full...)
-	var s tree.Slab
+	var s slab.Slab
 	res, err := Decode(&s, payload, Options{})
 	var we *wire.Error
 	if !errors.As(err, &we) || we.Offset != len(full)+16 {
@@ -140,7 +141,7 @@ func TestCRCMismatch(t *testing.T) {
 	payload := buildBatch(t, CodecNone, 0, 0, sampleRecs(2))
 	payload[len(payload)-2] ^= 0xff
 	res, js := roundTrip(t, payload, false)
-	w := res.Nodes[0].Child("crc").Warnings
+	w := res.Nodes[0].Get("crc").Warnings
 	want := crc32.Checksum(payload[21:], castagnoli)
 	if len(w) != 1 || !strings.Contains(w[0], hex32(want)) || !strings.Contains(w[0], hex32(binary.BigEndian.Uint32(payload[17:]))) {
 		t.Fatalf("warnings %q", w)
@@ -152,7 +153,7 @@ func TestCRCMismatch(t *testing.T) {
 
 func TestEncodeEditsAndErrors(t *testing.T) {
 	payload := buildBatch(t, CodecZstd, 0, 0, sampleRecs(3))
-	var s tree.Slab
+	var s slab.Slab
 	res, _ := Decode(&s, payload, Options{})
 	v := parseJSON(t, treeJSON(nil, res, payload, Decoded))
 	rec := v.([]any)[0].(map[string]any)["records"].([]any)[1].(map[string]any)
@@ -165,7 +166,7 @@ func TestEncodeEditsAndErrors(t *testing.T) {
 	if err != nil || len(warnings(res2)) > 0 {
 		t.Fatal(err, warnings(res2))
 	}
-	if got := string(res2.Records[1].Node.Child("value").Raw); got != "changed" {
+	if got := string(res2.Records[1].Node.Get("value").Raw); got != "changed" {
 		t.Fatalf("value %q", got)
 	}
 	compareKgo(t, res2, out)
@@ -204,7 +205,7 @@ func TestControlRecords(t *testing.T) {
 	lc := controlBatch(t, []byte{0, 0, 0, 2}, []byte{0, 0, 0, 0, 0, 1, 0xAB})
 	var gotName string
 	var gotVer int16
-	opts := Options{DecodeData: func(s *tree.Slab, name string, version int16, buf []byte, bufIdx, start, end int) (*tree.Node, error) {
+	opts := Options{DecodeData: func(s *slab.Slab, name string, version int16, buf []byte, bufIdx, start, end int) (*tree.Node, error) {
 		gotName, gotVer = name, version
 		n := s.New()
 		n.Name, n.Kind, n.Role, n.Buf, n.Start, n.PrefixEnd, n.End = name, schema.Struct, tree.RoleBody, bufIdx, start, start, end
@@ -213,7 +214,7 @@ func TestControlRecords(t *testing.T) {
 		n.Children = []*tree.Node{c}
 		return n, nil
 	}}
-	var s tree.Slab
+	var s slab.Slab
 	res, err := Decode(&s, lc, opts)
 	if err != nil || gotName != "LeaderChangeMessage" || gotVer != 0 {
 		t.Fatal(err, gotName, gotVer)
@@ -355,7 +356,7 @@ func TestMaxDepth(t *testing.T) {
 	for i := 0; i < 6; i++ {
 		m = wrapMessages(t, 1, CodecGzip, 0, 1, m)
 	}
-	var s tree.Slab
+	var s slab.Slab
 	res, err := Decode(&s, m, Options{MaxDepth: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -373,7 +374,7 @@ func TestMaxDecompressed(t *testing.T) {
 	big := buildBatch(t, CodecZstd, 0, 0, []tRec{{val: make([]byte, 100000)}})
 	for _, codec := range []int{CodecGzip, CodecSnappy, CodecLZ4, CodecZstd} {
 		p := buildBatch(t, codec, 0, 0, []tRec{{val: make([]byte, 100000)}})
-		var s tree.Slab
+		var s slab.Slab
 		res, err := Decode(&s, p, Options{MaxDecompressed: 50000})
 		if err != nil || len(res.Derived) != 0 {
 			t.Fatal(err, len(res.Derived))
@@ -447,7 +448,7 @@ func TestHostileCounts(t *testing.T) {
 	// A batch claiming 2^31-1 records with a record claiming a huge header count.
 	p := buildBatch(t, CodecNone, 0, 0, sampleRecs(1))
 	binary.BigEndian.PutUint32(p[57:], 0x7fffffff)
-	var s tree.Slab
+	var s slab.Slab
 	res, err := Decode(&s, p, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -460,7 +461,7 @@ func TestMaxNodes(t *testing.T) {
 	// Many tiny records compress to almost nothing; the node budget stops them.
 	recs := make([]tRec, 20000)
 	p := buildBatch(t, CodecZstd, 0, 0, recs)
-	var s tree.Slab
+	var s slab.Slab
 	res, err := Decode(&s, p, Options{MaxNodes: 10000})
 	if err != nil {
 		t.Fatal(err)
@@ -512,7 +513,7 @@ func TestNonMinimalVarint(t *testing.T) {
 func TestUndecodableCompressed(t *testing.T) {
 	p := rawBatch(CodecGzip, 3, []byte("this is not gzip"))
 	res, js := roundTrip(t, p, false)
-	recs := res.Nodes[0].Child("records")
+	recs := res.Nodes[0].Get("records")
 	if len(recs.Children) != 0 || len(recs.Warnings) != 1 || !strings.Contains(recs.Warnings[0], "cannot decompress gzip") {
 		t.Fatalf("records node %+v", recs)
 	}
@@ -554,7 +555,7 @@ func TestGzipWrappedVectors(t *testing.T) {
 				t.Fatalf("record %d offset %d, want %d", i, ri.Offset, tc.offs[i])
 			}
 		}
-		if v := res.Records[2].Node.Child("value"); string(v.Raw) != "second" || res.Records[2].Node.Buf != 1 {
+		if v := res.Records[2].Node.Get("value"); string(v.Raw) != "second" || res.Records[2].Node.Buf != 1 {
 			t.Fatalf("inner value %q", v.Raw)
 		}
 	}

@@ -1,8 +1,9 @@
-package records
+package rec
 
 import (
 	"hash/crc32"
 
+	"github.com/kwire/kwire/codec/internal/slab"
 	"github.com/kwire/kwire/codec/tree"
 	"github.com/kwire/kwire/codec/wire"
 )
@@ -53,7 +54,7 @@ type sink interface {
 	flush()
 	// dataSlab is where a KRaft value decoded through Options.DecodeData
 	// makes its nodes.
-	dataSlab() *tree.Slab
+	dataSlab() *slab.Slab
 }
 
 // batchNodes are the nodes of a batch the reader hangs warnings on.

@@ -1,4 +1,14 @@
-package wire
+// Package budget is what decoding one frame may spend and the warnings it
+// says, shared by every level of nesting: the codec's walk, the records
+// reader and every guessing candidate.
+package budget
+
+import "errors"
+
+// ErrLimit is the cause when a decoding limit (nodes, nesting, work),
+// not the bytes, stopped decoding: the input may be valid, and a larger
+// limit would read it.
+var ErrLimit = errors.New("codec: a decoding limit is reached")
 
 // Budget is what decoding one frame may spend, shared by every level of
 // nesting (the frame itself, records, compressed wrappers inside wrappers,

@@ -1,6 +1,7 @@
-package records
+package rec
 
 import (
+	"github.com/kwire/kwire/codec/internal/slab"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
 )
@@ -10,7 +11,7 @@ import (
 // them; the sink only makes them.
 type treeSink struct {
 	d     *decoder
-	s     *tree.Slab
+	s     *slab.Slab
 	lists [][]*tree.Node // the open lists' nodes
 	spare *[]byte        // the buffer decompressions write into
 }
@@ -229,7 +230,7 @@ func (t *treeSink) record(b []byte, bi int, v *recView) *tree.Node {
 		case partHeaderKey, partHeaderValue:
 			n = hs.Children[w.idx].Children[int(w.part-partHeaderKey)]
 		}
-		n.Warn(w.msg)
+		n.Warnings = append(n.Warnings, w.msg)
 	}
 	t.d.res.Records = append(t.d.res.Records, RecordInfo{Node: rec, Offset: v.offset, Timestamp: v.timestamp})
 	return t.add(rec)
@@ -396,4 +397,4 @@ func (t *treeSink) keep(_ int, out []byte, ok bool) []byte {
 
 func (t *treeSink) flush() {}
 
-func (t *treeSink) dataSlab() *tree.Slab { return t.s }
+func (t *treeSink) dataSlab() *slab.Slab { return t.s }

@@ -1,4 +1,4 @@
-package records
+package rec
 
 import (
 	"bytes"
@@ -7,7 +7,7 @@ import (
 	"hash/crc32"
 	"testing"
 
-	"github.com/kwire/kwire/codec/tree"
+	"github.com/kwire/kwire/codec/internal/slab"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -16,7 +16,7 @@ import (
 // and for inputs decoded without error, warning or truncation,
 // Encode(JSON) gives back the input.
 func fuzzCheck(t *testing.T, data []byte) {
-	var s tree.Slab
+	var s slab.Slab
 	opts := Options{MaxDecompressed: 1 << 20, MaxDepth: 3}
 	// The tree-less writer agrees with the tree, here and under tight limits.
 	bothWays(t, data, Options{MaxDecompressed: 1 << 20, MaxDepth: 3, DecodeData: fakeData})

@@ -8,7 +8,7 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/schema"
-	"github.com/kwire/kwire/internal/jsontext"
+	"github.com/kwire/kwire/codec/jsontext"
 )
 
 // The indenter writes what json.Indent(dst, src, "", "  ") does, whole or

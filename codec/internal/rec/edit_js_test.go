@@ -1,6 +1,6 @@
 //go:build js
 
-package records
+package rec
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kwire/kwire/codec/tree"
+	"github.com/kwire/kwire/codec/internal/slab"
 	"github.com/kwire/kwire/codec/wire"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -25,7 +25,7 @@ func TestBrowserRefusesEditInsideCompressed(t *testing.T) {
 		buildBatch(t, CodecGzip, 0, 0, sampleRecs(2)),
 		wrapMessage(t, CodecSnappy, inner),
 	} {
-		var s tree.Slab
+		var s slab.Slab
 		res, err := Decode(&s, p, Options{})
 		if err != nil {
 			t.Fatal(err)

@@ -1,4 +1,4 @@
-package records
+package rec
 
 import (
 	"encoding/base64"
@@ -7,10 +7,11 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/kwire/kwire/codec/internal/slab"
 	"github.com/kwire/kwire/codec/schema"
 
+	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/tree"
-	"github.com/kwire/kwire/internal/jsontext"
 )
 
 // jsonSink writes the records' JSON (the form AppendJSON's doc lays out)
@@ -22,7 +23,7 @@ type jsonSink struct {
 	first   []bool   // per open list: nothing written in it yet
 	recs    []bool   // per open list: a batch's records
 	scratch [][]byte // decompressed bytes, one buffer per nesting depth
-	data    tree.Slab
+	data    slab.Slab
 }
 
 func (j *jsonSink) b() []byte   { return *j.out }
@@ -288,7 +289,7 @@ func (j *jsonSink) flush() {
 	}
 }
 
-func (j *jsonSink) dataSlab() *tree.Slab {
+func (j *jsonSink) dataSlab() *slab.Slab {
 	j.data.Reset()
 	return &j.data
 }

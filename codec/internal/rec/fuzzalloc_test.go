@@ -1,10 +1,11 @@
-package records_test
+package rec_test
 
 import (
 	"runtime"
 	"testing"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/internal/slab"
 	"github.com/kwire/kwire/codec/records"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
@@ -49,7 +50,7 @@ func FuzzRecordsAlloc(f *testing.F) {
 		opts := records.Options{MaxDecompressed: hostile.FuzzMaxDecompressed, MaxNodes: hostile.FuzzMaxNodes, DecodeData: codec.DecodeDataMessage}
 		var out []byte
 		got := hostile.Allocated(func() {
-			var s tree.Slab
+			var s slab.Slab
 			records.Decode(&s, b, opts)
 			records.WriteJSON(&out, b, opts, nil)
 		})

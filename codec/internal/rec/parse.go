@@ -1,8 +1,9 @@
-package records
+package rec
 
 import (
 	"hash/crc32"
 
+	"github.com/kwire/kwire/codec/internal/budget"
 	"github.com/kwire/kwire/codec/wire"
 )
 
@@ -235,17 +236,17 @@ func bytes32(b []byte, p *int, end int, name string, f *varField) string {
 // messages: a batch's header is 20 nodes, an inflated node and up to two
 // warnings (CRC, attribute bits); a legacy message at most 12 nodes, an
 // inflated node and four warnings; a truncated entry 4 nodes and one.
-// An entry is begun only when this much fits (wire.Budget.Fits).
+// An entry is begun only when this much fits (budget.Budget.Fits).
 const maxEntryNodes = 25
 
 // recordCost is what the parsed record r costs, in nodes and warnings
-// charged (wire.WarningNodes each), as record and recordJSON charge it;
+// charged (budget.WarningNodes each), as record and recordJSON charge it;
 // after is the part charged after a KRaft control value's data message
 // (its headers, the bytes left, the value's data leaf or its warning),
 // which that data message must leave room for. The data message's own
 // nodes are not counted: it stops at the budget's limit by itself.
 func recordCost(r *recParse, ctx *batchCtx) (total, after int) {
-	const w = wire.WarningNodes
+	const w = budget.WarningNodes
 	n := 2 // record, length
 	if r.fail != "" {
 		n += w

@@ -1,6 +1,6 @@
 //go:build !js
 
-package records
+package rec
 
 import (
 	"bytes"

@@ -1,6 +1,6 @@
 //go:build !js
 
-package records
+package rec
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kwire/kwire/codec/tree"
+	"github.com/kwire/kwire/codec/internal/slab"
 )
 
 // perlGzipWrapper is the message set of the gzip ProduceRequest in the Perl
@@ -25,7 +25,7 @@ const perlGzipWrapper = "0000000000000000" + "00000045" + "a5c2da7f" + "00" + "0
 
 func decodeJSON(t *testing.T, payload []byte) (*Result, []any) {
 	t.Helper()
-	var s tree.Slab
+	var s slab.Slab
 	res, err := Decode(&s, payload, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -42,11 +42,11 @@ func leafValues(res *Result) []string {
 	var out []string
 	for _, ri := range res.Records {
 		if ri.Node.Name == "message" {
-			if a := ri.Node.Child("attributes"); a != nil && a.Int&7 != 0 {
+			if a := ri.Node.Get("attributes"); a != nil && a.Int&7 != 0 {
 				continue
 			}
 		}
-		out = append(out, string(ri.Node.Child("value").Raw))
+		out = append(out, string(ri.Node.Get("value").Raw))
 	}
 	return out
 }
@@ -255,7 +255,7 @@ func TestEncodeGoValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, _ := decodeJSON(t, out)
-	if len(warnings(res)) > 0 || len(res.Records) != 2 || !res.Records[0].Node.Child("value").Null {
+	if len(warnings(res)) > 0 || len(res.Records) != 2 || !res.Records[0].Node.Get("value").Null {
 		t.Fatalf("warnings %q", warnings(res))
 	}
 	compareKgo(t, res, out)

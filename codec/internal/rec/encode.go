@@ -1,4 +1,4 @@
-package records
+package rec
 
 import (
 	"bytes"
@@ -9,8 +9,8 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/wire"
-	"github.com/kwire/kwire/internal/jsontext"
 )
 
 // EncodeError is an Encode failure at a JSON path such as

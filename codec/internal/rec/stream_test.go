@@ -1,4 +1,4 @@
-package records
+package rec
 
 import (
 	"bytes"
@@ -13,10 +13,11 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/kwire/kwire/codec/internal/budget"
+	"github.com/kwire/kwire/codec/internal/slab"
+	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
-	"github.com/kwire/kwire/codec/wire"
-	"github.com/kwire/kwire/internal/jsontext"
 )
 
 // bothWays decodes payload through the tree (Decode, then AppendJSON) and
@@ -25,21 +26,21 @@ import (
 // counted, the derived buffers numbered and the error.
 func bothWays(tb testing.TB, payload []byte, opts Options) []byte {
 	tb.Helper()
-	run := func(stream bool) (js []byte, ws []wire.Warning, b wire.Budget, nbuf int, err error) {
+	run := func(stream bool) (js []byte, ws []budget.Warning, b budget.Budget, nbuf int, err error) {
 		o := opts
-		o.Budget = &wire.Budget{MaxNodes: max(opts.MaxNodes, 1<<20), NestedNodes: max(opts.MaxNodes, 1<<20), MaxDecompressed: max(opts.MaxDecompressed, 1<<20), MaxWork: 1 << 40}
+		o.Budget = &budget.Budget{MaxNodes: max(opts.MaxNodes, 1<<20), NestedNodes: max(opts.MaxNodes, 1<<20), MaxDecompressed: max(opts.MaxDecompressed, 1<<20), MaxWork: 1 << 40}
 		if opts.MaxNodes > 0 {
 			o.Budget.MaxNodes, o.Budget.NestedNodes = opts.MaxNodes, opts.MaxNodes
 		}
 		if opts.MaxDecompressed > 0 {
 			o.Budget.MaxDecompressed = opts.MaxDecompressed
 		}
-		o.Warnings, o.Path = &wire.Warnings{}, "records"
+		o.Warnings, o.Path = &budget.Warnings{}, "records"
 		if stream {
 			flushes := 0
 			nbuf, err = WriteJSON(&js, payload, o, func() { flushes++ })
 		} else {
-			var s tree.Slab
+			var s slab.Slab
 			var res *Result
 			res, err = Decode(&s, payload, o)
 			js = treeJSON(nil, res, payload, Decoded)
@@ -67,7 +68,7 @@ func bothWays(tb testing.TB, payload []byte, opts Options) []byte {
 
 // checkWarningsOnNodes requires the listed warnings to be exactly the
 // nodes' warnings, in a depth-first walk.
-func checkWarningsOnNodes(tb testing.TB, res *Result, list []wire.Warning) {
+func checkWarningsOnNodes(tb testing.TB, res *Result, list []budget.Warning) {
 	tb.Helper()
 	var walked []string
 	for _, n := range res.Nodes {
@@ -147,7 +148,7 @@ func TestWriteJSONMatchesTree(t *testing.T) {
 
 // fakeData decodes a KRaft value as one int32 "leaderId" field, or fails
 // when it is shorter.
-func fakeData(s *tree.Slab, name string, version int16, buf []byte, bufIdx, start, end int) (*tree.Node, error) {
+func fakeData(s *slab.Slab, name string, version int16, buf []byte, bufIdx, start, end int) (*tree.Node, error) {
 	if end-start < 4 {
 		return nil, fmt.Errorf("%s too short", name)
 	}
