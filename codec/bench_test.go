@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/kwire/kwire/codec/internal/rec"
 	"github.com/kwire/kwire/codec/records"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -202,8 +201,8 @@ func TestBenchFramesDecode(t *testing.T) {
 		if err := m.ReadFrom(bf.frame[bf.bodyAt:]); err != nil {
 			t.Fatalf("%s: kmsg: %v", bf.name, err)
 		}
-		for _, jo := range jsonModes {
-			bothPaths(t, bf.frame, Options{Response: bf.response, APIKey: bf.key, Version: bf.ver}, jo)
+		for _, m := range jsonModes {
+			bothPaths(t, bf.frame, inMode(Options{Response: bf.response, APIKey: bf.key, Version: bf.ver}, m))
 		}
 	}
 }
@@ -234,20 +233,22 @@ func BenchmarkDecode(b *testing.B) {
 				b.ReportMetric(float64(peak), "peak-B")
 			})
 		}
-		fast := func(jo JSONOptions) func() func() {
+		fast := func(records RecordsMode) func() func() {
+			opts := opts
+			opts.Records = records
 			return func() func() {
 				var dec Decoder
 				var buf []byte
 				return func() {
 					var err error
-					if buf, _, err = dec.AppendJSON(buf[:0], bf.frame, opts, jo); err != nil {
+					if buf, _, err = dec.AppendJSON(buf[:0], bf.frame, opts); err != nil {
 						b.Fatal(err)
 					}
 				}
 			}
 		}
-		run("kwire-fast", fast(JSONOptions{}))
-		run("kwire-fast-records-base64", fast(JSONOptions{Records: rec.Base64}))
+		run("kwire-fast", fast(RecordsDecoded))
+		run("kwire-fast-records-base64", fast(RecordsBase64))
 		run("kwire-tree", func() func() {
 			var dec Decoder
 			return func() {
@@ -264,7 +265,7 @@ func BenchmarkDecode(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				buf = f.AppendJSON(buf[:0], JSONOptions{})
+				buf = f.AppendJSON(buf[:0])
 			}
 		})
 		run("kmsg-json", func() func() {

@@ -37,18 +37,18 @@ func BenchmarkEncode(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		js := f.JSON()
+		js := f.AppendJSON(nil)
 		body := bf.frame[bf.bodyAt:]
 		b.Run(bf.name+"/kwire-json", func(b *testing.B) {
 			b.SetBytes(int64(len(bf.frame)))
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				if _, err := EncodeJSON(js, EncodeOptions{}); err != nil {
+				if _, err := Encode(nil, js, EncodeOptions{}); err != nil {
 					b.Fatal(err)
 				}
 			}
 		})
-		v, _ := ParseJSON(js)
+		v, _ := parseJSON(js)
 		b.Run(bf.name+"/kwire-generic", func(b *testing.B) {
 			b.SetBytes(int64(len(bf.frame)))
 			b.ReportAllocs()
@@ -88,13 +88,13 @@ func BenchmarkEncode(b *testing.B) {
 		})
 	}
 	body := metadataGo()
-	h := RequestHeader{APIKey: schema.KeyMetadata, APIVersion: 12, CorrelationID: 7}
+	h := RequestHeader{APIKey: schema.KeyMetadata, Version: 12, CorrelationID: 7}
 	b.Run("MetadataV12Response1000Partitions/kwire-go-values", func(b *testing.B) {
 		b.ReportAllocs()
 		var out []byte
 		var err error
 		for i := 0; i < b.N; i++ {
-			if out, err = EncodeResponse(out[:0], h, body); err != nil {
+			if out, err = EncodeResponse(out[:0], h, h.Version, body, EncodeOptions{}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -104,7 +104,7 @@ func BenchmarkEncode(b *testing.B) {
 // The Go-values body encodes to the benchmark frame's bytes.
 func TestMetadataGoMatchesBenchFrame(t *testing.T) {
 	bf := benchFrames()[0]
-	got, err := EncodeResponse(nil, RequestHeader{APIKey: schema.KeyMetadata, APIVersion: 12, CorrelationID: 7}, metadataGo())
+	got, err := EncodeResponse(nil, RequestHeader{APIKey: schema.KeyMetadata, Version: 12, CorrelationID: 7}, 12, metadataGo(), EncodeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,11 +37,11 @@ func TestTaggedFieldPresentAtDefault(t *testing.T) {
 	// Left out of the JSON, it stays out of the bytes.
 	js := `{"direction":"response","apiKey":18,"apiVersion":3,"header":{"correlationId":7},
 		"body":{"errorCode":0,"apiKeys":[{"apiKey":3,"minVersion":0,"maxVersion":12}],"throttleTimeMs":0}}`
-	without, err := EncodeJSON([]byte(js), EncodeOptions{})
+	without, err := Encode(nil, []byte(js), EncodeOptions{})
 	require.NoError(t, err)
 	require.Equal(t, "00000013"+"00000007"+"0000020003"+"0000000c00"+"00000000"+"00", hex.EncodeToString(without))
 	// Given, at its default, it is written.
-	given, err := EncodeJSON([]byte(strings.Replace(js, `"throttleTimeMs":0`, `"throttleTimeMs":0,"finalizedFeaturesEpoch":-1`, 1)), EncodeOptions{})
+	given, err := Encode(nil, []byte(strings.Replace(js, `"throttleTimeMs":0`, `"throttleTimeMs":0,"finalizedFeaturesEpoch":-1`, 1)), EncodeOptions{})
 	require.NoError(t, err)
 	require.Equal(t, withTag, given)
 }
@@ -63,13 +63,13 @@ func num(v any) (int64, bool) {
 // reading) are accepted and ignored.
 func TestEncodeIgnoresWarningsAndGuess(t *testing.T) {
 	plain := `{"direction":"response","apiKey":18,"apiVersion":0,"header":{"correlationId":7},"body":{"errorCode":0,"apiKeys":[]}}`
-	want, err := EncodeJSON([]byte(plain), EncodeOptions{})
+	want, err := Encode(nil, []byte(plain), EncodeOptions{})
 	require.NoError(t, err)
 	annotated := strings.TrimSuffix(plain, "}") + `,"guess":{"confidence":0.93,"candidates":12,"runnersUp":[]},"warnings":[{"offset":4,"path":"body","message":"x","limit":true}]}`
-	got, err := EncodeJSON([]byte(annotated), EncodeOptions{})
+	got, err := Encode(nil, []byte(annotated), EncodeOptions{})
 	require.NoError(t, err)
 	require.Equal(t, want, got)
-	_, err = EncodeJSON([]byte(strings.Replace(plain, `"body"`, `"bdy"`, 1)), EncodeOptions{})
+	_, err = Encode(nil, []byte(strings.Replace(plain, `"body"`, `"bdy"`, 1)), EncodeOptions{})
 	require.ErrorContains(t, err, "bdy: unknown field; valid here: direction, apiKey, apiName, apiVersion, header, body, warnings, guess")
 }
 
@@ -104,7 +104,7 @@ func TestEncodeNativeGoValues(t *testing.T) {
 		"topics":[{"errorCode":0,"name":"orders","topicId":"` + base64.RawURLEncoding.EncodeToString([]byte{1, 2, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}) + `","isInternal":false,
 		"partitions":[{"errorCode":0,"partitionIndex":0,"leaderId":1,"leaderEpoch":7,"replicaNodes":[1,2,3],"isrNodes":[1,2],"offlineReplicas":[]}],
 		"topicAuthorizedOperations":-2147483648}]}}`
-	want, err := EncodeJSON([]byte(js), EncodeOptions{})
+	want, err := Encode(nil, []byte(js), EncodeOptions{})
 	require.NoError(t, err)
 	require.Equal(t, hex.EncodeToString(want), hex.EncodeToString(got))
 
@@ -253,7 +253,7 @@ func kafkaForm(t *testing.T, f *Frame) (map[string]any, int) {
 func TestEncodeKafkaForm(t *testing.T) {
 	lc := schema.DataMessage("LeaderChangeMessage")
 	lcv := lc.Valid.Hi
-	leaderChange, err := EncodeStruct(wire.AppendInt16(nil, lcv), lc.At(lcv).Root, lcv, lc.Flexible(lcv),
+	leaderChange, err := encodeStruct(wire.AppendInt16(nil, lcv), lc.At(lcv).Root, lcv, lc.Flexible(lcv),
 		map[string]any{"leaderId": 3, "voters": []map[string]any{{"voterId": 3}}, "grantingVoters": []any{}}, "", EncodeOptions{})
 	require.NoError(t, err)
 	controlBatch := `{"baseOffset":10,"partitionLeaderEpoch":2,"magic":2,"attributes":{"compression":"none","timestampType":"CreateTime","transactional":false,"control":true},
@@ -279,7 +279,7 @@ func TestEncodeKafkaForm(t *testing.T) {
 			Options{Response: true, APIKey: 1, Version: 16}, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			nested, err := EncodeJSON([]byte(tc.js), EncodeOptions{})
+			nested, err := Encode(nil, []byte(tc.js), EncodeOptions{})
 			require.NoError(t, err)
 			f, err := Decode(nested, tc.opts)
 			require.NoError(t, err)
@@ -306,7 +306,7 @@ func TestDecodeErrorCause(t *testing.T) {
 		{"0000000a 0012 0003 00000001 ffff", "header._tagged"},
 		{"0000", "size"},
 	} {
-		_, err := ParseRequestHeader(mustHex(t, tc.hex), false)
+		_, err := ParseRequestHeader(mustHex(t, tc.hex), Options{})
 		require.ErrorIs(t, err, wire.ErrShort, tc.hex)
 		var de *DecodeError
 		require.True(t, errors.As(err, &de))
@@ -316,7 +316,7 @@ func TestDecodeErrorCause(t *testing.T) {
 		require.Equal(t, de.Offset, we.Offset)
 	}
 	// Wrong but present bytes have no cause.
-	_, err := ParseRequestHeader(mustHex(t, "0000000a 0012 0000 00000001 fffe"), false)
+	_, err := ParseRequestHeader(mustHex(t, "0000000a 0012 0000 00000001 fffe"), Options{})
 	var de *DecodeError
 	require.True(t, errors.As(err, &de))
 	require.Nil(t, errors.Unwrap(err))
@@ -331,19 +331,19 @@ func TestDecodeErrorCause(t *testing.T) {
 // the header.
 func TestParseRequestHeaderNoSizePrefix(t *testing.T) {
 	frame := mustHex(t, "0000000e 0012 0000 00000007 0004 6b636174")
-	with, err := ParseRequestHeader(frame, false)
+	with, err := ParseRequestHeader(frame, Options{})
 	require.NoError(t, err)
-	without, err := ParseRequestHeader(frame[4:], true)
+	without, err := ParseRequestHeader(frame[4:], Options{NoSizePrefix: true})
 	require.NoError(t, err)
 	require.Equal(t, with, without)
 	require.Equal(t, int16(18), with.APIKey)
 	require.Equal(t, int32(7), with.CorrelationID)
 	require.Equal(t, "kcat", *with.ClientID)
 	// Read the wrong way, the prefix is taken for the key and version.
-	wrong, err := ParseRequestHeader(frame, true)
+	wrong, err := ParseRequestHeader(frame, Options{NoSizePrefix: true})
 	require.NoError(t, err)
 	require.Equal(t, int16(0), wrong.APIKey)
-	require.Equal(t, int16(14), wrong.APIVersion)
+	require.Equal(t, int16(14), wrong.Version)
 }
 
 // There is one EncodeError type: the records package's errors are codec's,
@@ -353,15 +353,15 @@ func TestOneEncodeError(t *testing.T) {
 	var ce *EncodeError
 	require.True(t, errors.As(err, &ce))
 	require.Equal(t, "[0].baseOffset", ce.Path)
-	var re *records.EncodeError = ce // the same type
+	var re *wire.EncodeError = ce // the same type
 	require.Equal(t, "missing", re.Msg)
 
 	js := `{"apiName":"Produce","apiVersion":9,"header":{"correlationId":1,"clientId":"c"},"body":{"acks":1,"timeoutMs":1,
 		"topicData":[{"name":"t","partitionData":[{"index":0,"records":[{"magic":2,"records":[{"value":{"base64":"!"}}]}]}]}]}}`
-	_, err = EncodeJSON([]byte(js), EncodeOptions{})
+	_, err = Encode(nil, []byte(js), EncodeOptions{})
 	require.True(t, errors.As(err, &ce))
 	require.Equal(t, "body.topicData[0].partitionData[0].records[0].baseOffset", ce.Path)
-	_, err = EncodeJSON([]byte(`{"apiName":"ApiVersions","apiVersion":3,"body":{"clientSoftwareName":`), EncodeOptions{})
+	_, err = Encode(nil, []byte(`{"apiName":"ApiVersions","apiVersion":3,"body":{"clientSoftwareName":`), EncodeOptions{})
 	require.True(t, errors.As(err, &ce))
 	require.Contains(t, ce.Msg, "invalid JSON at byte")
 }

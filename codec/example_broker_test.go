@@ -20,7 +20,7 @@ func serve(conn net.Conn) {
 			return // io.EOF: the client closed the connection
 		}
 		buf = frame
-		h, err := codec.ParseRequestHeader(frame, false)
+		h, err := codec.ParseRequestHeader(frame, codec.Options{})
 		if err != nil {
 			return
 		}
@@ -33,14 +33,13 @@ func serve(conn net.Conn) {
 			}
 			body = map[string]any{"errorCode": schema.CodeNone, "apiKeys": keys, "throttleTimeMs": 0}
 		case schema.KeyMetadata:
-			req, err := codec.DecodeBody(frame[4+h.Len:], h.APIKey, h.APIVersion, false, codec.Options{})
+			req, err := codec.Decode(frame[4+h.Size:], codec.Options{Body: true, APIKey: h.APIKey, Version: h.Version})
 			if err != nil {
 				return
 			}
 			var topics []map[string]any
-			asked := req.Lookup("body.topics")
-			for i := 0; asked.Elem(i) != nil; i++ {
-				name := string(asked.Elem(i).Get("name").Raw)
+			for _, asked := range req.Body.Get("topics").Elems() {
+				name := string(asked.Get("name").Raw)
 				t := map[string]any{"errorCode": schema.CodeUnknownTopicOrPartition, "name": name, "partitions": []any{}}
 				if name == "orders" {
 					t["errorCode"] = schema.CodeNone
@@ -59,7 +58,7 @@ func serve(conn net.Conn) {
 		default:
 			return
 		}
-		resp, err := codec.EncodeResponse(nil, h, body) // fields left out take their defaults
+		resp, err := codec.EncodeResponse(nil, h, h.Version, body, codec.EncodeOptions{}) // fields left out take their defaults
 		if err != nil {
 			panic(err) // a bug in the body above
 		}
@@ -104,9 +103,7 @@ func Example_broker() {
 	defer client.Close()
 
 	f := roundTrip(client, schema.KeyApiVersions, 3, 1, map[string]any{"clientSoftwareName": "example", "clientSoftwareVersion": "1.0"})
-	keys := f.Lookup("body.apiKeys")
-	for i := 0; keys.Elem(i) != nil; i++ {
-		k := keys.Elem(i)
+	for _, k := range f.Body.Get("apiKeys").Elems() {
 		fmt.Printf("%s v%d-%d\n", schema.APIName(int16(k.Get("apiKey").Int)), k.Get("minVersion").Int, k.Get("maxVersion").Int)
 	}
 
@@ -114,7 +111,11 @@ func Example_broker() {
 		"topics": []map[string]any{{"name": "orders"}, {"name": "payments"}},
 	})
 	fmt.Println("correlation id", f.CorrelationID)
-	fmt.Println("leader of orders/0:", f.Lookup("body.topics[0].partitions[0].leaderId").Int)
+	leader, err := f.Root.Lookup("body.topics[0].partitions[0].leaderId")
+	if err != nil {
+		panic(err) // the error says which step of the path is missing
+	}
+	fmt.Println("leader of orders/0:", leader.Int)
 	for _, e := range f.ErrorCodes() {
 		if e.Code != schema.CodeNone {
 			fmt.Println(e.Path, e.Name)

@@ -18,7 +18,7 @@ func ExampleDecode() {
 		panic(err)
 	}
 	fmt.Println(f.API.Name, f.Version, f.CorrelationID)
-	fmt.Println(string(f.JSON()))
+	fmt.Println(string(f.AppendJSON(nil)))
 	// Output:
 	// ApiVersions 3 7
 	// {"direction":"request","apiKey":18,"apiName":"ApiVersions","apiVersion":3,"header":{"requestApiKey":18,"requestApiVersion":3,"correlationId":7,"clientId":"kwire"},"body":{"clientSoftwareName":"kwire ","clientSoftwareVersion":"1.0"}}
@@ -29,14 +29,14 @@ func ExampleDecode_response() {
 	b, _ := hex.DecodeString("0000000a00000007000000000000")
 	f, err := codec.Decode(b, codec.Options{Response: true, APIKey: 18, Version: 0})
 	fmt.Println(err)
-	fmt.Println(string(f.JSON()))
+	fmt.Println(string(f.AppendJSON(nil)))
 	// Output:
 	// <nil>
 	// {"direction":"response","apiKey":18,"apiName":"ApiVersions","apiVersion":0,"header":{"correlationId":7},"body":{"errorCode":0,"apiKeys":[]}}
 }
 
 // Encode value JSON into a frame; fields left out take their defaults.
-func ExampleEncodeJSON() {
+func ExampleEncode() {
 	b, err := codec.Encode(nil, []byte(`{"apiName":"Metadata","apiVersion":1,"header":{"correlationId":1,"clientId":"c"},"body":{"topics":[{"name":"orders"}]}}`), codec.EncodeOptions{})
 	if err != nil {
 		panic(err)
@@ -53,18 +53,18 @@ func ExampleParseRequestHeader() {
 	if err != nil {
 		panic(err)
 	}
-	h, err := codec.ParseRequestHeader(frame, false)
+	h, err := codec.ParseRequestHeader(frame, codec.Options{})
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(schema.ByKey(h.APIKey).Name, h.APIVersion, h.CorrelationID, *h.ClientID)
+	fmt.Println(schema.ByKey(h.APIKey).Name, h.Version, h.CorrelationID, *h.ClientID)
 	// Output:
 	// ApiVersions 0 1 kcat
 }
 
-// Nodes are found by value-JSON paths, into records too; Kafka's own field
-// names work as well.
-func ExampleFrame_Lookup() {
+// Nodes are found by value-JSON paths (JSON names), into records too; a
+// path that goes astray is an error naming the step that failed.
+func ExampleDecode_lookup() {
 	b, _ := codec.Encode(nil, []byte(`{"apiName":"Produce","apiVersion":9,"header":{"correlationId":1,"clientId":"c"},
 		"body":{"acks":-1,"timeoutMs":1000,"topicData":[{"name":"orders","partitionData":[{"index":3,"records":[{
 		"baseOffset":0,"partitionLeaderEpoch":0,"magic":2,"attributes":{"compression":"zstd"},"lastOffsetDelta":1,
@@ -74,11 +74,20 @@ func ExampleFrame_Lookup() {
 	if err != nil {
 		panic(err)
 	}
-	p := f.Lookup("body.topicData[0].partitionData[0]")
-	fmt.Println(p.Lookup("index").Int, p.Get("index") == p.Get("index"))
-	v := p.Lookup("records[0].records[1].value")
+	p, err := f.Root.Lookup("body.topicData[0].partitionData[0]")
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(p.Get("index").Int)
+	v, err := p.Lookup("records[0].records[1].value")
+	if err != nil {
+		panic(err)
+	}
 	fmt.Printf("%s: %q at bytes %d-%d (its length at %d) of buffer %d, the decompressed records\n", v.Name, v.Raw, v.PrefixEnd, v.End, v.Start, v.Buf)
+	_, err = p.Lookup("records[0].records[2].value")
+	fmt.Println(err)
 	// Output:
-	// 3 true
+	// 3
 	// value: "second" at bytes 22-28 (its length at 21) of buffer 1, the decompressed records
+	// tree: path "records[0].records[2].value": no item 2 (2 there) after records[0].records
 }

@@ -8,57 +8,55 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kwire/kwire/codec/internal/rec"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/stretchr/testify/require"
 )
 
 // bothPaths walks b into the tree sink (Decode) and into the JSON sink
-// (Decoder.AppendJSON), and requires the same JSON (the tree's written by
-// treeJSON, a writer of its own), warnings, error and, for a frame that
-// reads, the same nodes counted and work done.
-func bothPaths(tb testing.TB, b []byte, o Options, jo JSONOptions) {
+// (Decoder.AppendJSON), both with o, and requires the same JSON (the
+// tree's written by treeJSON, a writer of its own), warnings, error and,
+// for a frame that reads, the same nodes counted, bytes decompressed and
+// work done.
+func bothPaths(tb testing.TB, b []byte, o Options) {
 	tb.Helper()
 	var tdec, fdec Decoder
-	to := o
-	to.skipRecords = jo.Records != rec.Decoded
-	if jo.Kafka {
-		to.RawRecords = true // Kafka's form decodes nothing nested
-	}
-	f, terr := tdec.Decode(b, to)
-	tjs := treeJSON(f, jo)
+	f, terr := tdec.Decode(b, o)
+	tjs := treeJSON(f)
 	if !json.Valid(tjs) {
 		tb.Fatalf("tree JSON invalid: %s", tjs)
 	}
-	fjs, info, ferr := fdec.AppendJSON(nil, b, o, jo)
+	fjs, fr, ferr := fdec.AppendJSON(nil, b, o)
 	if string(tjs) != string(fjs) {
 		tb.Fatalf("JSON differs (%v)\ntree %s\nfast %s", terr, tjs, fjs)
 	}
 	if fmt.Sprint(terr) != fmt.Sprint(ferr) {
 		tb.Fatalf("errors differ\ntree %v\nfast %v", terr, ferr)
 	}
-	if fmt.Sprint(f.Warnings()) != fmt.Sprint(info.Warnings) {
-		tb.Fatalf("warnings differ\ntree %v\nfast %v", f.Warnings(), info.Warnings)
+	if fmt.Sprint(f.Warnings) != fmt.Sprint(fr.Warnings) {
+		tb.Fatalf("warnings differ\ntree %v\nfast %v", f.Warnings, fr.Warnings)
 	}
-	var codes []int16
+	var codes, fcodes []int16
 	for _, c := range f.ErrorCodes() {
 		if c.Code != 0 {
 			codes = append(codes, c.Code)
 		}
 	}
-	if terr == nil && fmt.Sprint(sorted(codes)) != fmt.Sprint(sorted(info.ErrorCodes)) {
-		tb.Fatalf("error codes differ\ntree %v\nfast %v", codes, info.ErrorCodes)
+	for _, c := range fr.ErrorCodes() {
+		fcodes = append(fcodes, c.Code)
+	}
+	if terr == nil && fmt.Sprint(sorted(codes)) != fmt.Sprint(sorted(fcodes)) {
+		tb.Fatalf("error codes differ\ntree %v\nfast %v", codes, fcodes)
 	}
 	if terr == nil {
-		if f.spent.Nodes != info.Nodes || f.spent.Work != info.Work || f.spent.Decompressed != info.Decompressed {
+		if f.Spent != fr.Spent {
 			tb.Fatalf("spent differs: tree %d nodes, %d work, %d decompressed; walk %d, %d, %d",
-				f.spent.Nodes, f.spent.Work, f.spent.Decompressed, info.Nodes, info.Work, info.Decompressed)
+				f.Spent.MaxNodes, f.Spent.MaxWork, f.Spent.MaxDecompressed, fr.Spent.MaxNodes, fr.Spent.MaxWork, fr.Spent.MaxDecompressed)
 		}
-		if f.APIKey != info.APIKey || f.Version != info.Version || f.CorrelationID != info.CorrelationID {
-			tb.Fatalf("info differs")
+		if f.APIKey != fr.APIKey || f.Version != fr.Version || f.CorrelationID != fr.CorrelationID {
+			tb.Fatalf("frames differ: tree %d v%d #%d, walk %d v%d #%d", f.APIKey, f.Version, f.CorrelationID, fr.APIKey, fr.Version, fr.CorrelationID)
 		}
 	}
-	if rjs := f.AppendJSON(nil, jo); string(rjs) != string(fjs) {
+	if rjs := f.AppendJSON(nil); string(rjs) != string(fjs) {
 		tb.Fatalf("Frame.AppendJSON differs from Decoder.AppendJSON\nframe %s\nwalk  %s", rjs, fjs)
 	}
 }
@@ -69,7 +67,15 @@ func sorted(s []int16) []int16 {
 	return s
 }
 
-var jsonModes = []JSONOptions{{}, {Records: rec.Base64}, {Records: rec.Size}, {Kafka: true}}
+// jsonModes are the ways value JSON is written: records decoded, as
+// base64, as their size, and Kafka's own form.
+var jsonModes = []Options{{}, {Records: RecordsBase64}, {Records: RecordsSize}, {Kafka: true}}
+
+// inMode is o writing its JSON as mode m says.
+func inMode(o, m Options) Options {
+	o.Records, o.Kafka = m.Records, m.Kafka
+	return o
+}
 
 // Every example of every API, version and direction reads the same both ways.
 func TestFastPathExamples(t *testing.T) {
@@ -83,8 +89,8 @@ func TestFastPathExamples(t *testing.T) {
 			for v := m.Valid.Lo; v <= m.Valid.Hi; v++ {
 				b, err := ExampleFrame(api, v, resp)
 				require.NoError(t, err)
-				for _, jo := range jsonModes {
-					bothPaths(t, b, Options{Response: resp, APIKey: api.Key, Version: v}, jo)
+				for _, m := range jsonModes {
+					bothPaths(t, b, inMode(Options{Response: resp, APIKey: api.Key, Version: v}, m))
 				}
 				n++
 			}
@@ -105,9 +111,9 @@ func FuzzFastPath(f *testing.F) {
 			o.Auto = true
 		}
 		if mode&8 != 0 {
-			o.RawRecords = true
+			o.raw = true // nothing nested decoded, kwire's keys kept
 		}
-		bothPaths(t, b, o, jsonModes[int(mode&3)%len(jsonModes)])
+		bothPaths(t, b, inMode(o, jsonModes[int(mode&3)%len(jsonModes)]))
 	})
 }
 
@@ -130,7 +136,7 @@ func mustHexF(tb testing.TB, s string) []byte {
 func TestRegressionPrescannedTagFailsInSectionOrder(t *testing.T) {
 	b := []byte("\x00\x00\x00\xe20000\x000000000000\x020000000000000000\x02000000000000000000000000000000\x020000000000000000\x000000K00000000000000000000000000000000000000000000000000000000000000000000000000\x03\x00&000000000000\x000000000000000000000000000\x00\x00\x01\x00000000000000000000000")
 	o := Options{Response: true, APIKey: 1, Version: 18, Limits: Limits{MaxNodes: 1 << 16, MaxWork: 1 << 22}}
-	bothPaths(t, b, o, JSONOptions{Records: rec.Base64})
+	bothPaths(t, b, inMode(o, Options{Records: RecordsBase64}))
 	_, err := Decode(b, o)
 	require.ErrorContains(t, err, "divergingEpoch.epoch")
 }
@@ -143,9 +149,9 @@ func TestRegressionPrescannedTagFailsInSectionOrder(t *testing.T) {
 // failed frame is written by the tree), its own error was not.
 func TestRegressionAutoSizeBadFailsAtSize(t *testing.T) {
 	b := []byte("0000")
-	o := Options{Auto: true, RawRecords: true, APIKey: -23, Version: 13, Limits: Limits{MaxNodes: 1 << 16, MaxWork: 1 << 22}}
-	bothPaths(t, b, o, JSONOptions{})
+	o := Options{Auto: true, raw: true, APIKey: -23, Version: 13, Limits: Limits{MaxNodes: 1 << 16, MaxWork: 1 << 22}}
+	bothPaths(t, b, o)
 	var dec Decoder
-	_, _, err := dec.AppendJSON(nil, b, o, JSONOptions{})
+	_, _, err := dec.AppendJSON(nil, b, o)
 	require.ErrorContains(t, err, "at byte 0 (size)")
 }

@@ -30,7 +30,7 @@ func FuzzDecode(f *testing.F) {
 		if fr == nil || fr.Root == nil || fr.Root.End != len(b) {
 			t.Fatal("no root covering the input")
 		}
-		js := fr.JSON()
+		js := fr.AppendJSON(nil)
 		if err != nil || fr.Assumed {
 			return
 		}
@@ -43,7 +43,7 @@ func FuzzDecode(f *testing.F) {
 		if !clean {
 			return
 		}
-		again, err := EncodeJSON(js, EncodeOptions{})
+		again, err := Encode(nil, js, EncodeOptions{})
 		if err != nil {
 			t.Fatalf("decoded cleanly but does not encode: %v\n%s", err, js)
 		}
@@ -57,21 +57,21 @@ func FuzzDecode(f *testing.F) {
 func FuzzEncodeJSON(f *testing.F) {
 	seedFrames(func(b []byte, response bool, key, version int16) {
 		if fr, err := Decode(b, Options{Response: response, APIKey: key, Version: version}); err == nil {
-			f.Add(fr.JSON())
+			f.Add(fr.AppendJSON(nil))
 		}
 	})
 	f.Add([]byte(`{"apiKey":18,"apiVersion":3,"body":{"clientSoftwareName":"a","_unknownTaggedFields":[{"tag":3,"data":"AA=="}]}}`))
 	f.Fuzz(func(t *testing.T, js []byte) {
-		b, err := EncodeJSON(js, EncodeOptions{})
+		b, err := Encode(nil, js, EncodeOptions{})
 		if err != nil {
 			return
 		}
-		v, _ := ParseJSON(js)
+		v, _ := parseJSON(js)
 		env := v.(map[string]any)
 		response := env["direction"] == "response"
 		var key, version int16
 		if response {
-			h, _ := ParseRequestHeader(append([]byte{0, 0, 0, 0}, b[4:]...), false)
+			h, _ := ParseRequestHeader(append([]byte{0, 0, 0, 0}, b[4:]...), Options{})
 			_ = h
 			api := schema.ByName(jsonName(env))
 			if api == nil {
@@ -93,7 +93,7 @@ func FuzzEncodeJSON(f *testing.F) {
 			t.Fatalf("encoded bytes do not decode: %v\n%s\n%x", err, js, b)
 		}
 		requireTagsAsCarried(t, fr)
-		again, err := EncodeJSON(fr.JSON(), EncodeOptions{})
+		again, err := Encode(nil, fr.AppendJSON(nil), EncodeOptions{})
 		if err != nil || !bytes.Equal(again, b) {
 			t.Fatalf("re-encoding differs: %v\n%x\n%x", err, b, again)
 		}

@@ -39,7 +39,7 @@ func FuzzDecodeAlloc(f *testing.F) {
 		got := hostile.Allocated(func() {
 			fr, _ := codec.Decode(b, o)
 			if fr != nil && fr.Root != nil {
-				out = fr.AppendJSON(nil, codec.JSONOptions{})
+				out = fr.AppendJSON(nil)
 			}
 		})
 		runtime.KeepAlive(out)
@@ -48,7 +48,7 @@ func FuzzDecodeAlloc(f *testing.F) {
 				len(b), o.Response, o.APIKey, o.Version, hostile.MiB(int64(got)), hostile.MiB(int64(bound)))
 		}
 		// The tree-less path, as kwire decode and the API take it.
-		got = hostile.Allocated(func() { out, _, _ = new(codec.Decoder).AppendJSON(nil, b, o, codec.JSONOptions{}) })
+		got = hostile.Allocated(func() { out, _, _ = new(codec.Decoder).AppendJSON(nil, b, o) })
 		runtime.KeepAlive(out)
 		if bound := hostile.FuzzAllocBound(len(b)); got > bound {
 			t.Fatalf("the tree-less path on %d bytes (response %v, api %d v%d) allocated %s; the bound is %s",

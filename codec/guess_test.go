@@ -53,7 +53,7 @@ func TestGuessResponse(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			frame, _ := frameOf(tc.msg, tc.key, tc.ver, true, tc.flexHdr)
-			cands := GuessResponse(frame, GuessOptions{})
+			cands := guessed(frame, Limits{})
 			require.NotEmpty(t, cands)
 			top := cands[0]
 			require.Equal(t, tc.key, top.APIKey, "best guess %s v%d, doubts %v", schema.ByKey(top.APIKey).Name, top.Version, top.Doubts)
@@ -78,9 +78,9 @@ func TestGuessWorkLimitCutsTheSearch(t *testing.T) {
 	require.NotNil(t, f.Guess)
 	require.True(t, f.Guess.Cut, "tried %d of %d", f.Guess.Tried, all)
 	require.Less(t, f.Guess.Tried, all)
-	require.Contains(t, string(f.JSON()), `"cut":true`)
+	require.Contains(t, string(f.AppendJSON(nil)), `"cut":true`)
 	var dec Decoder
-	js, info, _ := dec.AppendJSON(nil, b, Options{Auto: true, Limits: Limits{MaxWork: 40 * len(b)}}, JSONOptions{})
+	js, info, _ := dec.AppendJSON(nil, b, Options{Auto: true, Limits: Limits{MaxWork: 40 * len(b)}})
 	require.True(t, info.Guess.Cut)
 	require.Contains(t, string(js), `"cut":true`)
 }
@@ -110,7 +110,7 @@ func TestBadSizeIsNoGuess(t *testing.T) {
 			}
 			require.Nil(t, f.Guess)
 			var dec Decoder
-			_, _, ferr := dec.AppendJSON(nil, bad, o, JSONOptions{})
+			_, _, ferr := dec.AppendJSON(nil, bad, o)
 			require.Equal(t, err.Error(), ferr.Error())
 		}
 	}
@@ -121,8 +121,18 @@ func TestBadSizeIsNoGuess(t *testing.T) {
 func TestGuessHonoursMaxNodes(t *testing.T) {
 	b, err := ExampleFrame(schema.ByName("Metadata"), 12, true)
 	require.NoError(t, err)
-	cands := GuessResponse(b, GuessOptions{Limits: Limits{MaxNodes: 8}})
+	cands := guessed(b, Limits{MaxNodes: 8})
 	require.Empty(t, cands)
-	cands = GuessResponse(b, GuessOptions{})
+	cands = guessed(b, Limits{})
 	require.NotEmpty(t, cands)
+}
+
+// guessed is the ranking of the readings of b as a response of any API
+// and version, within lim: the candidates of Frame.Guess, or none.
+func guessed(b []byte, lim Limits) []Candidate {
+	f, _ := Decode(b, Options{Response: true, APIKey: Any, Version: Any, Limits: lim})
+	if f.Guess == nil {
+		return nil
+	}
+	return f.Guess.Candidates
 }

@@ -89,16 +89,16 @@ func hostileCodecChild(e hostile.Entry, path string) {
 		if path == "fast" {
 			// Streamed, as kwire decode writes it: the scan holds a few
 			// bytes of state, never the document.
-			var info codec.Info
-			info, derr = new(codec.Decoder).WriteJSON(&scan, b, o, codec.JSONOptions{})
-			ws, guess = info.Warnings, info.Guess
+			var fr *codec.Frame
+			fr, derr = new(codec.Decoder).WriteJSON(&scan, b, o)
+			ws, guess = fr.Warnings, fr.Guess
 			return
 		}
 		f, err := codec.Decode(b, o)
 		derr = err
 		if f != nil && f.Root != nil {
-			out = f.AppendJSON(nil, codec.JSONOptions{})
-			ws, guess = f.Warnings(), f.Guess
+			out = f.AppendJSON(nil)
+			ws, guess = f.Warnings, f.Guess
 		}
 	})
 	scan.Write(out)

@@ -29,10 +29,10 @@ func TestFastPathKRaftValue(t *testing.T) {
 			t.Fatal(err)
 		}
 		f, ferr := codec.Decode(b, codec.Options{})
-		want := f.AppendJSON(nil, codec.JSONOptions{})
-		got, info, err := new(codec.Decoder).AppendJSON(nil, b, codec.Options{}, codec.JSONOptions{})
-		if (err == nil) != (ferr == nil) || string(got) != string(want) || len(info.Warnings) != len(f.Warnings()) {
-			t.Errorf("%s: the paths differ: %v / %v, %d / %d bytes, %d / %d warnings", name, err, ferr, len(got), len(want), len(info.Warnings), len(f.Warnings()))
+		want := f.AppendJSON(nil)
+		got, info, err := new(codec.Decoder).AppendJSON(nil, b, codec.Options{})
+		if (err == nil) != (ferr == nil) || string(got) != string(want) || len(info.Warnings) != len(f.Warnings) {
+			t.Errorf("%s: the paths differ: %v / %v, %d / %d bytes, %d / %d warnings", name, err, ferr, len(got), len(want), len(info.Warnings), len(f.Warnings))
 		}
 	}
 }
@@ -58,17 +58,17 @@ func unknownTags(n int) []byte {
 func TestWarningsAreCharged(t *testing.T) {
 	const n = 5000
 	b := unknownTags(n)
-	_, info, err := new(codec.Decoder).AppendJSON(nil, b, codec.Options{}, codec.JSONOptions{})
+	_, info, err := new(codec.Decoder).AppendJSON(nil, b, codec.Options{})
 	if err != nil || len(info.Warnings) != n {
 		t.Fatalf("%v, %d warnings", err, len(info.Warnings))
 	}
-	if info.Nodes < n+budget.WarningNodes*n {
-		t.Errorf("%d nodes spent for %d tags and as many warnings; want at least %d", info.Nodes, n, n+budget.WarningNodes*n)
+	if info.Spent.MaxNodes < n+budget.WarningNodes*n {
+		t.Errorf("%d nodes spent for %d tags and as many warnings; want at least %d", info.Spent.MaxNodes, n, n+budget.WarningNodes*n)
 	}
 	// Room for every tag's node but not for its warning too.
 	lim := codec.Options{Limits: codec.Limits{MaxNodes: 2 * n}}
 	_, ferr := codec.Decode(b, lim)
-	_, _, err = new(codec.Decoder).AppendJSON(nil, b, lim, codec.JSONOptions{})
+	_, _, err = new(codec.Decoder).AppendJSON(nil, b, lim)
 	for _, err := range []error{ferr, err} {
 		var de *codec.DecodeError
 		if !errors.As(err, &de) || !strings.Contains(de.Error(), "MaxNodes") {

@@ -188,7 +188,7 @@ func allocated(fn func()) uint64 {
 // MaxDecompressed), MaxNodes nodes at 256 bytes with their child slices,
 // and 64 bytes per input byte for everything else.
 func decodeBound(n int) uint64 {
-	l := Limits{}.Resolve(n)
+	l := Limits{}.resolve(n)
 	return uint64(2*l.MaxDecompressed + 256*l.MaxNodes + 64*n + 16<<20)
 }
 
@@ -197,7 +197,7 @@ func decodeBound(n int) uint64 {
 // twice over (a batch's "_raw" repeats its records), and 128 bytes of
 // text per node.
 func jsonBound(n int) int {
-	l := Limits{}.Resolve(n)
+	l := Limits{}.resolve(n)
 	return 2*4*(l.MaxDecompressed+n)/3 + 128*l.MaxNodes
 }
 
@@ -211,21 +211,21 @@ func hostile(t *testing.T, b []byte, opts Options, limit string) *Frame {
 	var err error
 	n := allocated(func() { f, err = Decode(b, opts) })
 	require.NoError(t, err)
-	nj := allocated(func() { js = f.AppendJSON(nil, JSONOptions{}) })
+	nj := allocated(func() { js = f.AppendJSON(nil) })
 	t.Logf("%d input bytes: decode allocated %d MiB (%d nodes, %d buffers), JSON %d MiB (allocated %d MiB), %d warnings",
-		len(b), n>>20, countNodes(f), len(f.Buffers), len(js)>>20, nj>>20, len(f.Warnings()))
+		len(b), n>>20, countNodes(f), len(f.Buffers), len(js)>>20, nj>>20, len(f.Warnings))
 	require.LessOrEqual(t, n, decodeBound(len(b)), "decode allocated %d MiB", n>>20)
 	require.LessOrEqual(t, len(js), jsonBound(len(b)))
 	// append grows a big slice by a quarter, so all its copies add up to
 	// five times the final size.
 	require.LessOrEqual(t, nj, uint64(6*len(js)+1<<20), "the JSON writer allocates only its output, as append grows it")
 	hit := false
-	for _, w := range f.Warnings() {
+	for _, w := range f.Warnings {
 		if w.Limit && strings.Contains(w.Message, limit) {
 			hit = true
 		}
 	}
-	require.True(t, hit, "no %s limit warning in %v", limit, f.Warnings())
+	require.True(t, hit, "no %s limit warning in %v", limit, f.Warnings)
 	require.Contains(t, string(js), `"limit":true`)
 	return f
 }
@@ -312,17 +312,17 @@ func TestNonMinimalProtocolVarint(t *testing.T) {
 	b := mustHex(t, "0000001d 0012 0003 00000007 0005 6b77697265 00 8700 6b7769726520 04 312e30 00")
 	f, err := Decode(b, Options{})
 	require.NoError(t, err)
-	ws := f.Warnings()
+	ws := f.Warnings
 	require.Len(t, ws, 1)
 	require.Equal(t, Warning{Offset: 20, Path: "body.clientSoftwareName", Message: "non-minimal varint: 2 bytes for a value that needs 1"}, ws[0])
-	require.Contains(t, string(f.JSON()), `"warnings":[{"offset":20,"path":"body.clientSoftwareName","message":"non-minimal varint: 2 bytes for a value that needs 1"}]`)
+	require.Contains(t, string(f.AppendJSON(nil)), `"warnings":[{"offset":20,"path":"body.clientSoftwareName","message":"non-minimal varint: 2 bytes for a value that needs 1"}]`)
 	// Tag numbers and sizes, and the tag count, too: tag section 81 00
 	// (count 1), tag 80 00 (0), size 82 00 (2)... of an unknown tag.
 	b = mustHex(t, "00000017 0012 0003 00000007 ffff 00 02 61 02 30 8100 8000 8200 abcd")
 	f, err = Decode(b, Options{})
 	require.NoError(t, err)
 	var msgs []string
-	for _, w := range f.Warnings() {
+	for _, w := range f.Warnings {
 		msgs = append(msgs, w.Path+": "+w.Message)
 	}
 	require.Equal(t, []string{

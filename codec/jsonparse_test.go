@@ -17,7 +17,7 @@ func TestParseJSONAgreesWithEncodingJSON(t *testing.T) {
 		`{"a":[1,{"b":null}],"c":"x\"y\\z\/\b\f\n\r\t\u00e9\ud83d\ude00"}`,
 		` { "k" : [ 1 , 2 ] } `, `"\ud800"`, `"é"`,
 	} {
-		got, err := ParseJSON([]byte(s))
+		got, err := parseJSON([]byte(s))
 		require.NoError(t, err, s)
 		var want any
 		d := json.NewDecoder(stringsReader(s))
@@ -26,7 +26,7 @@ func TestParseJSONAgreesWithEncodingJSON(t *testing.T) {
 		require.True(t, reflect.DeepEqual(want, got), "%s: %#v vs %#v", s, want, got)
 	}
 	for _, s := range []string{``, `{`, `{"a"}`, `{"a":}`, `[1,]`, `01`, `1.`, `-`, `"abc`, `"\x"`, `tru`, `{} {}`, "\"a\x01\"", `{"a":1,}`} {
-		_, err := ParseJSON([]byte(s))
+		_, err := parseJSON([]byte(s))
 		require.Error(t, err, s)
 		require.Contains(t, err.Error(), "invalid JSON at byte")
 	}
@@ -34,14 +34,14 @@ func TestParseJSONAgreesWithEncodingJSON(t *testing.T) {
 	for i := 0; i < 2000; i++ {
 		deep = append(deep, '[')
 	}
-	_, err := ParseJSON(deep)
+	_, err := parseJSON(deep)
 	require.ErrorContains(t, err, "nested too deeply")
 }
 
 func FuzzParseJSON(f *testing.F) {
 	f.Add([]byte(`{"a":[1,{"b":null}],"c":"\u00e9"}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		got, err := ParseJSON(b)
+		got, err := parseJSON(b)
 		var want any
 		d := json.NewDecoder(bytesReader(b))
 		d.UseNumber()

@@ -28,14 +28,18 @@ func TestKafkaFormExamples(t *testing.T) {
 		require.NoError(t, err)
 		want, replaced := kafkaForm(t, f)
 		nested += replaced
-		tree := f.AppendJSON(nil, JSONOptions{Kafka: true})
-		got, err := ParseJSON(tree)
+		ko := o
+		ko.Kafka = true
+		kf, err := Decode(b, ko)
+		require.NoError(t, err)
+		tree := kf.AppendJSON(nil)
+		got, err := parseJSON(tree)
 		require.NoError(t, err)
 		require.Equal(t, want, got, "%s v%d response=%v", api.Name, v, response)
-		fast, _, err := dec.AppendJSON(nil, b, o, JSONOptions{Kafka: true})
+		fast, _, err := dec.AppendJSON(nil, b, ko)
 		require.NoError(t, err)
 		require.Equal(t, string(tree), string(fast))
-		again, err := EncodeJSON(fast, EncodeOptions{})
+		again, err := Encode(nil, fast, EncodeOptions{})
 		require.NoError(t, err)
 		require.Equal(t, hex.EncodeToString(b), hex.EncodeToString(again), "%s v%d response=%v", api.Name, v, response)
 	})
@@ -52,10 +56,12 @@ func TestKafkaFormNoKwireKeys(t *testing.T) {
 	o := Options{}
 	f, err := Decode(b, o)
 	require.NoError(t, err)
-	require.Contains(t, string(f.JSON()), `"_unknownTaggedFields":[{"tag":5,"data":"Kg=="}]`)
-	js := f.AppendJSON(nil, JSONOptions{Kafka: true})
+	require.Contains(t, string(f.AppendJSON(nil)), `"_unknownTaggedFields":[{"tag":5,"data":"Kg=="}]`)
+	kf, err := Decode(b, Options{Kafka: true})
+	require.NoError(t, err)
+	js := kf.AppendJSON(nil)
 	require.Equal(t, `{"direction":"request","apiKey":18,"apiName":"ApiVersions","apiVersion":3,"header":{"requestApiKey":18,"requestApiVersion":3,"correlationId":7,"clientId":"kwire"},"body":{"clientSoftwareName":"a","clientSoftwareVersion":"1"},"warnings":[{"offset":25,"path":"body._unknownTaggedFields","message":"unknown tag 5 at v3 (1 bytes kept)"}]}`, string(js))
-	bothPaths(t, b, o, JSONOptions{Kafka: true})
+	bothPaths(t, b, Options{Kafka: true})
 
 	// A Fetch response whose batch holds a KRaft control record: one
 	// base64 string, the same bytes the field holds.
@@ -63,9 +69,9 @@ func TestKafkaFormNoKwireKeys(t *testing.T) {
 	for _, v := range []int16{4, 11, 16, api.Response.Valid.Hi} {
 		fb, err := ExampleFrame(api, v, true)
 		require.NoError(t, err)
-		o := Options{Response: true, APIKey: api.Key, Version: v}
+		o := Options{Response: true, APIKey: api.Key, Version: v, Kafka: true}
 		var dec Decoder
-		out, _, err := dec.AppendJSON(nil, fb, o, JSONOptions{Kafka: true})
+		out, _, err := dec.AppendJSON(nil, fb, o)
 		require.NoError(t, err)
 		body := strings.SplitN(string(out), `"body":`, 2)[1]
 		require.NotContains(t, body, `"_`)
@@ -143,16 +149,18 @@ func TestKafkaFormKafkaPythonGroupVectors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var dec Decoder
-			js, info, err := dec.AppendJSON(nil, tc.b, tc.o, JSONOptions{Kafka: true})
+			ko := tc.o
+			ko.Kafka = true
+			js, info, err := dec.AppendJSON(nil, tc.b, ko)
 			require.NoError(t, err)
 			require.Empty(t, info.Warnings)
-			v, err := ParseJSON(js)
+			v, err := parseJSON(js)
 			require.NoError(t, err)
 			got, err := jsonOf(v.(map[string]any)["body"])
 			require.NoError(t, err)
 			require.JSONEq(t, tc.body, got)
-			bothPaths(t, tc.b, tc.o, JSONOptions{Kafka: true})
-			again, err := EncodeJSON(js, EncodeOptions{})
+			bothPaths(t, tc.b, ko)
+			again, err := Encode(nil, js, EncodeOptions{})
 			require.NoError(t, err)
 			require.Equal(t, hex.EncodeToString(tc.b), hex.EncodeToString(again))
 
@@ -160,16 +168,16 @@ func TestKafkaFormKafkaPythonGroupVectors(t *testing.T) {
 			// consumer-protocol data.
 			f, err := Decode(tc.b, tc.o)
 			require.NoError(t, err)
-			v, err = ParseJSON(f.JSON())
+			v, err = parseJSON(f.AppendJSON(nil))
 			require.NoError(t, err)
 			def, err := jsonOf(v.(map[string]any)["body"])
 			require.NoError(t, err)
 			require.JSONEq(t, tc.body, def)
 			if tc.warn {
-				require.Len(t, f.Warnings(), 1)
-				require.Contains(t, f.Warnings()[0].Message, "not a valid ConsumerProtocolSubscription")
+				require.Len(t, f.Warnings, 1)
+				require.Contains(t, f.Warnings[0].Message, "not a valid ConsumerProtocolSubscription")
 			} else {
-				require.Empty(t, f.Warnings())
+				require.Empty(t, f.Warnings)
 			}
 		})
 	}
@@ -190,7 +198,7 @@ func jsonOf(v any) (string, error) {
 func TestKafkaFormKRaftValue(t *testing.T) {
 	lc := schema.DataMessage("LeaderChangeMessage")
 	lcv := lc.Valid.Hi
-	leaderChange, err := EncodeStruct(wire.AppendInt16(nil, lcv), lc.At(lcv).Root, lcv, lc.Flexible(lcv),
+	leaderChange, err := encodeStruct(wire.AppendInt16(nil, lcv), lc.At(lcv).Root, lcv, lc.Flexible(lcv),
 		map[string]any{"leaderId": 3, "voters": []map[string]any{{"voterId": 3}}, "grantingVoters": []any{}}, "", EncodeOptions{})
 	require.NoError(t, err)
 	js := `{"direction":"response","apiName":"Fetch","apiVersion":16,"header":{"correlationId":3},"body":{
@@ -199,20 +207,22 @@ func TestKafkaFormKRaftValue(t *testing.T) {
 		{"baseOffset":10,"partitionLeaderEpoch":2,"magic":2,"attributes":{"compression":"none","timestampType":"CreateTime","transactional":false,"control":true},
 		"lastOffsetDelta":0,"baseTimestamp":1700000000000,"maxTimestamp":1700000000000,"producerId":-1,"producerEpoch":-1,"baseSequence":-1,
 		"records":[{"attributes":0,"timestampDelta":0,"offsetDelta":0,"key":{"base64":"AAAAAg=="},"value":{"base64":"` + base64.StdEncoding.EncodeToString(leaderChange) + `"},"headers":[]}]}]}]}]}}`
-	b, err := EncodeJSON([]byte(js), EncodeOptions{})
+	b, err := Encode(nil, []byte(js), EncodeOptions{})
 	require.NoError(t, err)
 	o := Options{Response: true, APIKey: 1, Version: 16}
-	for _, jo := range jsonModes {
-		bothPaths(t, b, o, jo)
+	for _, m := range jsonModes {
+		bothPaths(t, b, inMode(o, m))
 	}
 	f, err := Decode(b, o)
 	require.NoError(t, err)
-	require.Contains(t, string(f.JSON()), `"type":"LEADER_CHANGE"`)
+	require.Contains(t, string(f.AppendJSON(nil)), `"type":"LEADER_CHANGE"`)
 	var dec Decoder
-	kafka, _, err := dec.AppendJSON(nil, b, o, JSONOptions{Kafka: true})
+	ko := o
+	ko.Kafka = true
+	kafka, _, err := dec.AppendJSON(nil, b, ko)
 	require.NoError(t, err)
-	rec := f.Lookup("body.responses[0].partitions[0].records")
-	require.NotNil(t, rec)
+	rec, err := f.Root.Lookup("body.responses[0].partitions[0].records")
+	require.NoError(t, err)
 	require.Contains(t, string(kafka), `"records":"`+base64.StdEncoding.EncodeToString(rec.Raw)+`"`)
 	require.NotContains(t, string(kafka), "LEADER_CHANGE")
 }

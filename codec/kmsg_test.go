@@ -177,7 +177,7 @@ func TestAgainstKmsg(t *testing.T) {
 					}
 					msg.SetVersion(v)
 					want := msg.AppendTo(nil)
-					f, err := DecodeBody(want, api.Key, v, response, Options{RawRecords: true}) // records hold random bytes
+					f, err := Decode(want, Options{Body: true, APIKey: api.Key, Version: v, Response: response, raw: true}) // records hold random bytes: nothing nested decoded
 					require.NoError(t, err, "%s: %x", name, want)
 					require.Equal(t, len(want), f.Body.End, name)
 					tree.Walk(f.Root, func(n *tree.Node) bool {
@@ -196,15 +196,15 @@ func TestAgainstKmsg(t *testing.T) {
 					present, absent := requireTagsAsCarried(t, f)
 					tagCount[true] += present
 					tagCount[false] += absent
-					got, err := EncodeBody(nil, api.Key, v, response, bodyJSON(t, f), EncodeOptions{})
+					got, err := Encode(nil, bodyJSON(t, f), EncodeOptions{Body: true, APIKey: api.Key, Version: v, Response: response})
 					require.NoError(t, err, name)
 					if !bytes.Equal(want, got) {
-						t.Fatalf("%s: re-encoded bytes differ\nkmsg %x\nours %x\n%s", name, want, got, f.JSON())
+						t.Fatalf("%s: re-encoded bytes differ\nkmsg %x\nours %x\n%s", name, want, got, f.AppendJSON(nil))
 					}
 				}
 				// us -> kmsg -> bytes.
 				ex := Example(api, v, response)
-				ours, err := EncodeBody(nil, api.Key, v, response, ex["body"].(map[string]any), EncodeOptions{})
+				ours, err := Encode(nil, ex["body"].(map[string]any), EncodeOptions{Body: true, APIKey: api.Key, Version: v, Response: response})
 				require.NoError(t, err, name)
 				msg := kmsgFor(api.Key, response)
 				msg.SetVersion(v)
@@ -278,7 +278,7 @@ func withTags(t *testing.T, l *schema.Layout, obj map[string]any, v int16, prese
 				delete(obj, f.JSON)
 				continue
 			}
-			d, err := ParseJSON(appendDefault(nil, f, f.Kind, v))
+			d, err := parseJSON(appendDefault(nil, f, f.Kind, v))
 			require.NoError(t, err)
 			obj[f.JSON] = d
 			continue
@@ -351,9 +351,9 @@ func TestKmsgTaggedPresence(t *testing.T) {
 		}
 		without := Example(api, v, response)["body"].(map[string]any)
 		withTags(t, root, without, v, false)
-		present, err := EncodeBody(nil, api.Key, v, response, withDefaults, EncodeOptions{})
+		present, err := Encode(nil, withDefaults, EncodeOptions{Body: true, APIKey: api.Key, Version: v, Response: response})
 		require.NoError(t, err, name)
-		absent, err := EncodeBody(nil, api.Key, v, response, without, EncodeOptions{})
+		absent, err := Encode(nil, without, EncodeOptions{Body: true, APIKey: api.Key, Version: v, Response: response})
 		require.NoError(t, err, name)
 		require.NotEqual(t, present, absent, "%s: tagged fields at their defaults were not written", name)
 
@@ -370,7 +370,7 @@ func TestKmsgTaggedPresence(t *testing.T) {
 
 		// Our decoder sees them present (and says they hold defaults), and
 		// the encoder writes them back.
-		f, err := DecodeBody(present, api.Key, v, response, Options{})
+		f, err := Decode(present, Options{Body: true, APIKey: api.Key, Version: v, Response: response})
 		require.NoError(t, err, name)
 		warned := 0
 		tree.Walk(f.Root, func(n *tree.Node) bool {
@@ -382,7 +382,7 @@ func TestKmsgTaggedPresence(t *testing.T) {
 			return true
 		})
 		require.Positive(t, warned, name)
-		again, err := EncodeBody(nil, api.Key, v, response, bodyJSON(t, f), EncodeOptions{})
+		again, err := Encode(nil, bodyJSON(t, f), EncodeOptions{Body: true, APIKey: api.Key, Version: v, Response: response})
 		require.NoError(t, err, name)
 		require.Equal(t, present, again, name)
 		checked++

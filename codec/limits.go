@@ -90,7 +90,6 @@ var ErrLimit = budget.ErrLimit
 // what, and whether a limit cut decoding short there.
 type Warning = budget.Warning
 
-
 // decimal formats i for a message. Messages are cold; strconv.Itoa's fast
 // path inlined at each of their call sites cost the wasm build kilobytes.
 //

@@ -55,7 +55,7 @@ func nestedFrames(t *testing.T) []struct {
 	example("Fetch", schema.ByName("Fetch").Request.Valid.Hi, false)
 	out[len(out)-1].nested = 0
 	encode := func(name, js string, o Options, nested int) {
-		b, err := EncodeJSON([]byte(js), EncodeOptions{})
+		b, err := Encode(nil, []byte(js), EncodeOptions{})
 		require.NoError(t, err, name)
 		out = append(out, frame{name, b, o, nested})
 	}
@@ -74,7 +74,7 @@ func nestedFrames(t *testing.T) []struct {
 		Options{Response: true, APIKey: 1, Version: 11}, 2)
 	lc := schema.DataMessage("LeaderChangeMessage")
 	lcv := lc.Valid.Hi
-	leaderChange, err := EncodeStruct(wire.AppendInt16(nil, lcv), lc.At(lcv).Root, lcv, lc.Flexible(lcv),
+	leaderChange, err := encodeStruct(wire.AppendInt16(nil, lcv), lc.At(lcv).Root, lcv, lc.Flexible(lcv),
 		map[string]any{"leaderId": 3, "voters": []map[string]any{{"voterId": 3}, {"voterId": 4}}, "grantingVoters": []any{}}, "", EncodeOptions{})
 	require.NoError(t, err)
 	encode("Fetch v11 response, KRaft control record with headers", `{"direction":"response","apiName":"Fetch","apiVersion":11,"header":{"correlationId":3},"body":{
@@ -113,7 +113,7 @@ func TestMaxNodesMonotonic(t *testing.T) {
 			own := 0
 			for n := 1; own == 0; n++ {
 				o := fr.o
-				o.RawRecords, o.Limits = true, Limits{MaxNodes: n}
+				o.raw, o.Limits = true, Limits{MaxNodes: n}
 				if _, err := Decode(fr.b, o); err == nil {
 					own = n
 				}
@@ -121,12 +121,12 @@ func TestMaxNodesMonotonic(t *testing.T) {
 			}
 			full, err := Decode(fr.b, fr.o)
 			require.NoError(t, err)
-			require.Empty(t, full.Warnings())
+			require.Empty(t, full.Warnings)
 			first, cut := 0, false
-			for n := 1; n <= max(200, full.spent.Nodes+100); n++ {
+			for n := 1; n <= max(200, full.Spent.MaxNodes+100); n++ {
 				o := fr.o
 				o.Limits = Limits{MaxNodes: n}
-				bothPaths(t, fr.b, o, JSONOptions{})
+				bothPaths(t, fr.b, o)
 				f, err := Decode(fr.b, o)
 				if err != nil {
 					require.Zero(t, first, "MaxNodes %d fails after %d decoded: %v", n, first, err)
@@ -137,16 +137,16 @@ func TestMaxNodesMonotonic(t *testing.T) {
 				if first == 0 {
 					first = n
 				}
-				require.LessOrEqual(t, f.spent.Nodes, n, "MaxNodes %d: spent past the limit", n)
+				require.LessOrEqual(t, f.Spent.MaxNodes, n, "MaxNodes %d: spent past the limit", n)
 				limited := false
-				for _, w := range f.Warnings() {
+				for _, w := range f.Warnings {
 					require.True(t, w.Limit, "MaxNodes %d: only limit warnings on a clean frame: %v", n, w)
 					limited = true
 				}
 				if limited {
 					cut = true
 				}
-				if n >= full.spent.Nodes+budget.NestedSlack(DefaultMaxRecordNesting)+4*len(fr.b) {
+				if n >= full.Spent.MaxNodes+budget.NestedSlack(defaultMaxRecordNesting)+4*len(fr.b) {
 					require.False(t, limited, "MaxNodes %d: the whole frame fits but was cut", n)
 				}
 			}
@@ -155,7 +155,7 @@ func TestMaxNodesMonotonic(t *testing.T) {
 			if fr.nested > 0 {
 				require.True(t, cut, "no limit between the frame's own fields and the whole frame")
 			}
-			t.Logf("own fields fit at MaxNodes %d, the frame decodes from %d, whole at %d", own, first, full.spent.Nodes)
+			t.Logf("own fields fit at MaxNodes %d, the frame decodes from %d, whole at %d", own, first, full.Spent.MaxNodes)
 		})
 	}
 }

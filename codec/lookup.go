@@ -12,7 +12,7 @@ import (
 type ErrorCode struct {
 	Path string // the value-JSON path, e.g. "body.topics[0].partitions[2].errorCode"
 	Code int16
-	Name string // Kafka's name ("NOT_LEADER_OR_FOLLOWER"); "" for a code Kafka does not define
+	Name string     // Kafka's name ("NOT_LEADER_OR_FOLLOWER"); "" for a code Kafka does not define
 	Node *tree.Node // nil from the JSON writers
 }
 

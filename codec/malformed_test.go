@@ -77,7 +77,7 @@ func TestPartialResultKeepsWhatWasRead(t *testing.T) {
 	require.Error(t, err)
 	require.JSONEq(t, `{"direction":"request","apiKey":3,"apiName":"Metadata","apiVersion":0,
 		"header":{"requestApiKey":3,"requestApiVersion":0,"correlationId":42,"clientId":null},
-		"body":{"topics":[{"name":"a"},{}]}}`, string(f.JSON()))
+		"body":{"topics":[{"name":"a"},{}]}}`, string(f.AppendJSON(nil)))
 }
 
 func TestLeniency(t *testing.T) {
@@ -87,8 +87,8 @@ func TestLeniency(t *testing.T) {
 		f, err := Decode(b, Options{})
 		require.NoError(t, err)
 		require.Contains(t, strings.Join(warnings(f.Root), "\n"), "null where the schema says non-nullable")
-		require.Contains(t, string(f.JSON()), `"topics":[{"name":null}]`)
-		again, err := EncodeJSON(f.JSON(), EncodeOptions{})
+		require.Contains(t, string(f.AppendJSON(nil)), `"topics":[{"name":null}]`)
+		again, err := Encode(nil, f.AppendJSON(nil), EncodeOptions{})
 		require.NoError(t, err)
 		require.Equal(t, b, again)
 	})
@@ -98,8 +98,8 @@ func TestLeniency(t *testing.T) {
 		f, err := Decode(b, Options{})
 		require.NoError(t, err)
 		require.Contains(t, strings.Join(warnings(f.Root), "\n"), "unknown tag 9")
-		require.Contains(t, string(f.JSON()), `"_unknownTaggedFields":[{"tag":9,"data":"q80="}]`)
-		again, err := EncodeJSON(f.JSON(), EncodeOptions{})
+		require.Contains(t, string(f.AppendJSON(nil)), `"_unknownTaggedFields":[{"tag":9,"data":"q80="}]`)
+		again, err := Encode(nil, f.AppendJSON(nil), EncodeOptions{})
 		require.NoError(t, err)
 		require.Equal(t, b, again)
 	})
@@ -112,7 +112,7 @@ func TestLeniency(t *testing.T) {
 		f, err := Decode(b, Options{})
 		require.NoError(t, err)
 		require.True(t, f.Assumed)
-		require.Equal(t, newest, f.Layout)
+		require.Equal(t, newest, f.LayoutVersion)
 		require.Equal(t, newest+3, f.Version)
 		require.NotZero(t, f.Body.Flags&tree.Assumed)
 		require.Contains(t, strings.Join(f.Body.Warnings, ""), "newer than any known")
@@ -157,7 +157,7 @@ func TestEncodeErrors(t *testing.T) {
 		{`{"apiKey":18`, "invalid JSON"},
 	}
 	for _, c := range cases {
-		_, err := EncodeJSON([]byte(c.json), EncodeOptions{})
+		_, err := Encode(nil, []byte(c.json), EncodeOptions{})
 		require.Error(t, err, c.json)
 		require.Contains(t, err.Error(), c.want)
 	}
@@ -165,11 +165,11 @@ func TestEncodeErrors(t *testing.T) {
 
 func TestEncodeDefaults(t *testing.T) {
 	// Missing fields take their defaults: Metadata v4's allowAutoTopicCreation defaults to true.
-	b, err := EncodeJSON([]byte(`{"apiKey":3,"apiVersion":4,"header":{"correlationId":1,"clientId":"c"},"body":{"topics":null}}`), EncodeOptions{})
+	b, err := Encode(nil, []byte(`{"apiKey":3,"apiVersion":4,"header":{"correlationId":1,"clientId":"c"},"body":{"topics":null}}`), EncodeOptions{})
 	require.NoError(t, err)
 	f, err := Decode(b, Options{})
 	require.NoError(t, err)
-	require.Contains(t, string(f.JSON()), `"allowAutoTopicCreation":true`)
+	require.Contains(t, string(f.AppendJSON(nil)), `"allowAutoTopicCreation":true`)
 }
 
 // Found by FuzzDecode (testdata/fuzz/FuzzDecode/nullable_struct_marker_48): a
@@ -194,9 +194,9 @@ func TestCutShortFrameKeepsWhatWasRead(t *testing.T) {
 	require.True(t, errors.Is(err, wire.ErrShort))
 	require.JSONEq(t, `{"direction":"request","apiKey":3,"apiName":"Metadata","apiVersion":0,
 		"header":{"requestApiKey":3,"requestApiVersion":0,"correlationId":42,"clientId":null},
-		"body":{"topics":[{"name":"a"},{}]}}`, string(f.JSON()))
+		"body":{"topics":[{"name":"a"},{}]}}`, string(f.AppendJSON(nil)))
 	var dec Decoder
-	_, _, ferr := dec.AppendJSON(nil, b, Options{}, JSONOptions{})
+	_, _, ferr := dec.AppendJSON(nil, b, Options{})
 	require.EqualError(t, ferr, err.Error())
 
 	// Guessing never starts from a cut-short frame: the size is the error.
@@ -215,7 +215,7 @@ func TestCutShortGuessSameOnBothPaths(t *testing.T) {
 		_, err := Decode(b, o)
 		require.EqualError(t, err, "at byte 0 (size): expected a size of at most 0 (the bytes given after it), found 808464432")
 		var dec Decoder
-		_, _, ferr := dec.AppendJSON(nil, b, o, JSONOptions{})
+		_, _, ferr := dec.AppendJSON(nil, b, o)
 		require.EqualError(t, ferr, err.Error())
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kwire/kwire/codec/internal/slab"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/stretchr/testify/require"
 )
@@ -17,15 +16,15 @@ func TestConsumerProtocolJoinGroup(t *testing.T) {
 		"groupId":"billing","sessionTimeoutMs":45000,"rebalanceTimeoutMs":60000,"memberId":"","groupInstanceId":null,
 		"protocolType":"consumer","protocols":[{"name":"cooperative-sticky","metadata":
 		{"version":3,"topics":["orders","payments"],"userData":"AAAAAA==","ownedPartitions":[{"topic":"orders","partitions":[0,2]}],"generationId":4,"rackId":"eu-1"}}],"reason":null}}`
-	b, err := EncodeJSON([]byte(js), EncodeOptions{})
+	b, err := Encode(nil, []byte(js), EncodeOptions{})
 	require.NoError(t, err)
 	f, err := Decode(b, Options{})
 	require.NoError(t, err)
 	noWarnings(t, f.Root)
 	coverage(t, f.Root, len(b))
-	out := string(f.JSON())
+	out := string(f.AppendJSON(nil))
 	require.Contains(t, out, `"metadata":{"version":3,"topics":["orders","payments"],"userData":"AAAAAA==","ownedPartitions":[{"topic":"orders","partitions":[0,2]}],"generationId":4,"rackId":"eu-1"}`)
-	again, err := EncodeJSON([]byte(out), EncodeOptions{})
+	again, err := Encode(nil, []byte(out), EncodeOptions{})
 	require.NoError(t, err)
 	require.Equal(t, b, again)
 	// The nested nodes carry spans inside the metadata bytes.
@@ -43,11 +42,11 @@ func TestConsumerProtocolGarbageStaysRaw(t *testing.T) {
 		js := `{"apiName":"JoinGroup","apiVersion":5,"header":{"correlationId":3,"clientId":"c"},"body":{
 			"groupId":"g","sessionTimeoutMs":1,"rebalanceTimeoutMs":1,"memberId":"","groupInstanceId":null,
 			"protocolType":"` + protocolType + `","protocols":[{"name":"range","metadata":"AAMAAAAB"}]}}`
-		b, err := EncodeJSON([]byte(js), EncodeOptions{})
+		b, err := Encode(nil, []byte(js), EncodeOptions{})
 		require.NoError(t, err)
 		f, err := Decode(b, Options{})
 		require.NoError(t, err)
-		require.Contains(t, string(f.JSON()), `"metadata":"AAMAAAAB"`)
+		require.Contains(t, string(f.AppendJSON(nil)), `"metadata":"AAMAAAAB"`)
 		return f
 	}
 	require.Contains(t, strings.Join(warnings(mk("consumer").Root), "\n"), "not a valid ConsumerProtocolSubscription")
@@ -58,21 +57,21 @@ func TestConsumerProtocolGarbageStaysRaw(t *testing.T) {
 func TestConsumerProtocolAssignment(t *testing.T) {
 	js := `{"direction":"response","apiName":"SyncGroup","apiVersion":5,"header":{"correlationId":3},"body":{"throttleTimeMs":0,"errorCode":0,
 		"protocolType":"consumer","protocolName":"range","assignment":{"version":1,"assignedPartitions":[{"topic":"orders","partitions":[1]}],"userData":null}}}`
-	b, err := EncodeJSON([]byte(js), EncodeOptions{})
+	b, err := Encode(nil, []byte(js), EncodeOptions{})
 	require.NoError(t, err)
 	f, err := Decode(b, Options{Response: true, APIKey: 14, Version: 5})
 	require.NoError(t, err)
-	require.Contains(t, string(f.JSON()), `"assignment":{"version":1,"assignedPartitions":[{"topic":"orders","partitions":[1]}],"userData":null}`)
-	again, err := EncodeJSON(f.JSON(), EncodeOptions{})
+	require.Contains(t, string(f.AppendJSON(nil)), `"assignment":{"version":1,"assignedPartitions":[{"topic":"orders","partitions":[1]}],"userData":null}`)
+	again, err := Encode(nil, f.AppendJSON(nil), EncodeOptions{})
 	require.NoError(t, err)
 	require.Equal(t, b, again)
 
 	empty := strings.Replace(js, `{"version":1,"assignedPartitions":[{"topic":"orders","partitions":[1]}],"userData":null}`, `""`, 1)
-	b, err = EncodeJSON([]byte(empty), EncodeOptions{})
+	b, err = Encode(nil, []byte(empty), EncodeOptions{})
 	require.NoError(t, err)
 	f, err = Decode(b, Options{Response: true, APIKey: 14, Version: 5})
 	require.NoError(t, err)
-	require.Contains(t, string(f.JSON()), `"assignment":""`)
+	require.Contains(t, string(f.AppendJSON(nil)), `"assignment":""`)
 	require.Empty(t, warnings(f.Root))
 }
 
@@ -81,16 +80,17 @@ func TestDecodeDataMessage(t *testing.T) {
 	m := schema.DataMessage("LeaderChangeMessage")
 	v := m.Valid.Hi
 	val := map[string]any{"version": jsonNum(v), "leaderId": jsonNum(3), "voters": []any{map[string]any{"voterId": jsonNum(3)}}, "grantingVoters": []any{}}
-	body, err := EncodeStruct(nil, m.At(v).Root, v, m.Flexible(v), val, "", EncodeOptions{})
+	body, err := encodeStruct(nil, m.At(v).Root, v, m.Flexible(v), val, "", EncodeOptions{})
 	require.NoError(t, err)
-	var s slab.Slab
-	n, err := DecodeDataMessage(&s, "LeaderChangeMessage", v, body, 0, 0, len(body))
+	f, err := Decode(body, Options{Data: "LeaderChangeMessage", Version: v})
 	require.NoError(t, err)
+	n := f.Body
+	require.Equal(t, "value", n.Name)
 	require.Equal(t, len(body), n.End)
 	require.Equal(t, int64(3), n.Get("leaderId").Int)
-	_, err = DecodeDataMessage(&s, "LeaderChangeMessage", v, body[:len(body)-1], 0, 0, len(body)-1)
+	_, err = Decode(body[:len(body)-1], Options{Data: "LeaderChangeMessage", Version: v})
 	require.Error(t, err)
-	_, err = DecodeDataMessage(&s, "NoSuchMessage", 0, body, 0, 0, len(body))
+	_, err = Decode(body, Options{Data: "NoSuchMessage", Version: 0})
 	require.Error(t, err)
 }
 
@@ -114,13 +114,13 @@ func TestMaxRecordNesting(t *testing.T) {
 	}
 	js := `{"apiName":"Produce","apiVersion":2,"header":{"correlationId":1,"clientId":"c"},"body":{"acks":1,"timeoutMs":100,
 		"topicData":[{"name":"t","partitionData":[{"index":0,"records":[` + wrap(wrap(inner)) + `]}]}]}}`
-	b, err := EncodeJSON([]byte(js), EncodeOptions{})
+	b, err := Encode(nil, []byte(js), EncodeOptions{})
 	require.NoError(t, err)
 	f, err := Decode(b, Options{})
 	require.NoError(t, err)
 	require.Empty(t, warnings(f.Root))
-	require.Contains(t, string(f.JSON()), `"value":{"text":"v"}`)
+	require.Contains(t, string(f.AppendJSON(nil)), `"value":{"text":"v"}`)
 	f, _ = Decode(b, Options{Limits: Limits{MaxRecordNesting: 1}})
 	require.NotEmpty(t, warnings(f.Root), "the inner wrapper is past the limit")
-	require.NotContains(t, string(f.JSON()), `"value":{"text":"v"}`)
+	require.NotContains(t, string(f.AppendJSON(nil)), `"value":{"text":"v"}`)
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/kwire/kwire/codec/internal/rec"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/stretchr/testify/require"
 )
@@ -94,8 +93,8 @@ func TestOutOfOrderTaggedLimits(t *testing.T) {
 			for _, lim := range limits {
 				o := e.o
 				o.Limits = lim
-				for _, jo := range []JSONOptions{{}, {Records: rec.Base64}} {
-					t.Run(fmt.Sprintf("%+v/%d", lim, jo.Records), func(t *testing.T) { bothPaths(t, e.b, o, jo) })
+				for _, m := range []Options{{}, {Records: RecordsBase64}} {
+					t.Run(fmt.Sprintf("%+v/%d", lim, m.Records), func(t *testing.T) { bothPaths(t, e.b, inMode(o, m)) })
 				}
 			}
 		})
@@ -108,7 +107,7 @@ func TestOutOfOrderTaggedLimits(t *testing.T) {
 // default value, and a clusterId whose length is a non-minimal varint.
 func outOfOrderWarned(t *testing.T) []oooExample {
 	enc := func(js string) []byte {
-		b, err := EncodeJSON([]byte(js), EncodeOptions{})
+		b, err := Encode(nil, []byte(js), EncodeOptions{})
 		require.NoError(t, err)
 		return b
 	}
@@ -141,7 +140,7 @@ func outOfOrderWarned(t *testing.T) []oooExample {
 	for _, e := range out {
 		f, err := Decode(e.b, e.o)
 		require.NoError(t, err, e.name)
-		require.NotEmpty(t, f.Warnings(), e.name)
+		require.NotEmpty(t, f.Warnings, e.name)
 	}
 	return out
 }

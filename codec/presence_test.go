@@ -14,7 +14,7 @@ import (
 // valueOf is f's value JSON in generic form, as the encoder takes it.
 func valueOf(t testing.TB, f *Frame) map[string]any {
 	t.Helper()
-	v, err := ParseJSON(f.JSON())
+	v, err := parseJSON(f.AppendJSON(nil))
 	require.NoError(t, err)
 	return v.(map[string]any)
 }
@@ -37,7 +37,7 @@ func requireTagsAsCarried(t testing.TB, f *Frame) (present, absent int) {
 		}
 	}
 	if body, ok := env["body"].(map[string]any); ok && f.Body != nil && f.Message != nil {
-		tagsAsCarried(t, &n, "body", f.Body, f.Message.At(f.Layout).Root, body, f.Layout, f.Flexible)
+		tagsAsCarried(t, &n, "body", f.Body, f.Message.At(f.LayoutVersion).Root, body, f.LayoutVersion, f.Flexible)
 	}
 	return n[0], n[1]
 }
@@ -115,17 +115,17 @@ func TestTaggedFieldCarriedBothPaths(t *testing.T) {
 	o := Options{Response: true, APIKey: 18, Version: 3}
 	f, err := Decode(b, o)
 	require.NoError(t, err)
-	js := string(f.JSON())
+	js := string(f.AppendJSON(nil))
 	require.Contains(t, js, `"throttleTimeMs":0,"finalizedFeaturesEpoch":-1}`)
 	require.NotContains(t, js, "supportedFeatures")
 	require.NotContains(t, js, "zkMigrationReady")
 	requireTagsAsCarried(t, f)
 	// Present at its default is lenient (Kafka's encoders leave it out),
 	// so it is said; it is kept all the same.
-	require.Len(t, f.Warnings(), 1)
-	require.Equal(t, "body.finalizedFeaturesEpoch", f.Warnings()[0].Path)
-	bothPaths(t, b, o, JSONOptions{})
-	again, err := EncodeJSON(f.JSON(), EncodeOptions{})
+	require.Len(t, f.Warnings, 1)
+	require.Equal(t, "body.finalizedFeaturesEpoch", f.Warnings[0].Path)
+	bothPaths(t, b, o)
+	again, err := Encode(nil, f.AppendJSON(nil), EncodeOptions{})
 	require.NoError(t, err)
 	require.Equal(t, hex.EncodeToString(b), hex.EncodeToString(again))
 
@@ -134,9 +134,9 @@ func TestTaggedFieldCarriedBothPaths(t *testing.T) {
 	require.NoError(t, err)
 	g, err := Decode(without, o)
 	require.NoError(t, err)
-	require.NotContains(t, string(g.JSON()), "finalizedFeaturesEpoch")
-	require.Empty(t, g.Warnings())
-	again, err = EncodeJSON(g.JSON(), EncodeOptions{})
+	require.NotContains(t, string(g.AppendJSON(nil)), "finalizedFeaturesEpoch")
+	require.Empty(t, g.Warnings)
+	again, err = Encode(nil, g.AppendJSON(nil), EncodeOptions{})
 	require.NoError(t, err)
 	require.Equal(t, without, again)
 }
@@ -150,7 +150,7 @@ func TestDecodeBodySpansEveryByte(t *testing.T) {
 	body, err := hex.DecodeString("00000002" + "0003616263" + "0005" + "61")
 	require.NoError(t, err)
 	require.Len(t, body, 12)
-	f, berr := DecodeBody(body, 3, 0, false, Options{})
+	f, berr := Decode(body, Options{Body: true, APIKey: 3, Version: 0})
 	require.ErrorIs(t, berr, wire.ErrShort)
 	coverage(t, f.Root, len(body))
 	kids := f.Root.Children
@@ -175,7 +175,7 @@ func TestDecodeBodySpansEveryByte(t *testing.T) {
 	// Bytes after a body that reads are "_undecoded" too.
 	ok, err := hex.DecodeString("00000001" + "0003616263" + "ffff")
 	require.NoError(t, err)
-	f, err = DecodeBody(ok, 3, 0, false, Options{})
+	f, err = Decode(ok, Options{Body: true, APIKey: 3, Version: 0})
 	require.ErrorContains(t, err, "the end of the body")
 	coverage(t, f.Root, len(ok))
 }
@@ -210,7 +210,7 @@ func TestDecodeErrorKeepsItsCause(t *testing.T) {
 			require.True(t, errors.As(err, &de))
 			require.Equal(t, c.short, errors.Is(err, wire.ErrShort), "%v", err)
 			var dec Decoder
-			_, _, ferr := dec.AppendJSON(nil, c.b, c.o, JSONOptions{})
+			_, _, ferr := dec.AppendJSON(nil, c.b, c.o)
 			require.Equal(t, c.short, errors.Is(ferr, wire.ErrShort), "%v", ferr)
 		})
 	}

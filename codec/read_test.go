@@ -96,12 +96,12 @@ func TestGuessSameOnBothPaths(t *testing.T) {
 				b = b[4:]
 			}
 			t.Run(in+"/"+on, func(t *testing.T) {
-				for _, jo := range []JSONOptions{{}, {Kafka: true}} {
-					bothPaths(t, b, o, jo)
+				for _, m := range []Options{{}, {Kafka: true}} {
+					bothPaths(t, b, inMode(o, m))
 				}
 				var tdec, fdec Decoder
 				f, terr := tdec.Decode(b, o)
-				_, info, ferr := fdec.AppendJSON(nil, b, o, JSONOptions{})
+				_, info, ferr := fdec.AppendJSON(nil, b, o)
 				require.Equal(t, fmt.Sprint(terr), fmt.Sprint(ferr))
 				require.Equal(t, guessText(f.Guess), guessText(info.Guess), "Info.Guess")
 				if terr == nil {
@@ -161,7 +161,7 @@ func TestAutoBigBrokenRequestStreams(t *testing.T) {
 	require.Nil(t, f.Guess)
 	var out bytes.Buffer
 	var fdec Decoder
-	info, ferr := fdec.WriteJSON(&out, b, o, JSONOptions{})
+	info, ferr := fdec.WriteJSON(&out, b, o)
 	require.EqualError(t, ferr, terr.Error())
 	require.Greater(t, out.Len(), jsontext.FlushAt, "the request's reading was streamed")
 	require.True(t, json.Valid(out.Bytes()), "the stream ends as valid JSON")

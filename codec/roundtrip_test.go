@@ -76,15 +76,15 @@ func TestRoundTripExamples(t *testing.T) {
 		require.NoError(t, err, "%s v%d response=%v", api.Name, v, response)
 		noWarnings(t, f.Root)
 		coverage(t, f.Root, len(b))
-		js := f.JSON()
-		b2, err := EncodeJSON(js, EncodeOptions{})
+		js := f.AppendJSON(nil)
+		b2, err := Encode(nil, js, EncodeOptions{})
 		require.NoError(t, err, "%s v%d response=%v: %s", api.Name, v, response, js)
 		if !bytes.Equal(b, b2) {
 			t.Fatalf("%s v%d response=%v: re-encoded bytes differ\n%x\n%x\n%s", api.Name, v, response, b, b2, js)
 		}
 		f2, err := Decode(b2, Options{Response: response, APIKey: api.Key, Version: v})
 		require.NoError(t, err)
-		require.Equal(t, string(js), string(f2.JSON()))
+		require.Equal(t, string(js), string(f2.AppendJSON(nil)))
 	})
 	t.Logf("%d API/version/direction examples round-tripped", n)
 }
@@ -101,8 +101,8 @@ func TestDecoderReuse(t *testing.T) {
 		require.NoError(t, err)
 		got, err := dec.Decode(b, opts)
 		require.NoError(t, err)
-		require.Equal(t, string(want.JSON()), string(got.JSON()))
-		require.Equal(t, string(want.AppendAnnotated(nil)), string(got.AppendAnnotated(nil)))
+		require.Equal(t, string(want.AppendJSON(nil)), string(got.AppendJSON(nil)))
+		require.Equal(t, string(want.AppendAnnotated(nil, nil)), string(got.AppendAnnotated(nil, nil)))
 	})
 	require.Greater(t, n, 700)
 }

@@ -21,11 +21,11 @@ type jsonSink struct {
 	scratch
 	w      *walker
 	out    *jsontext.Writer
-	kafka  bool        // Kafka's own form (Options.Kafka)
-	size   bool        // records fields as their size (RecordsSize)
-	data   string      // a data message or records field, not a frame (Options.Data)
-	bare   bool // header and body alone, no envelope (guessing's hash)
-	head   bool // the envelope's head is written
+	kafka  bool   // Kafka's own form (Options.Kafka)
+	size   bool   // records fields as their size (RecordsSize)
+	data   string // a data message or records field, not a frame (Options.Data)
+	bare   bool   // header and body alone, no envelope (guessing's hash)
+	head   bool   // the envelope's head is written
 	levels []jsonLevel
 	frames []*tagFrame // tag frames, reused
 	nframe int

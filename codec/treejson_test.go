@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"strconv"
 
-	"github.com/kwire/kwire/codec/internal/rec"
 	"github.com/kwire/kwire/codec/internal/recjson"
 	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
@@ -15,10 +14,11 @@ import (
 // JSON written from a tree (the tree sink's), by a writer of its own that
 // knows nothing of the walk. Both must agree on every frame that reads.
 
-// treeJSON is value JSON written from f's tree.
-func treeJSON(f *Frame, o JSONOptions) []byte {
-	w := jsonWriter{o: o, f: f}
-	dst := f.AppendEnvelopeHead(nil)
+// treeJSON is value JSON written from f's tree, with the options f was
+// decoded with (Kafka's form, the records mode).
+func treeJSON(f *Frame) []byte {
+	w := jsonWriter{kafka: f.opts.Kafka, records: f.opts.Records, f: f}
+	dst := treeEnvelopeHead(nil, f)
 	if f.Header != nil {
 		hdr := schema.RequestHeader()
 		if f.Response {
@@ -32,10 +32,26 @@ func treeJSON(f *Frame, o JSONOptions) []byte {
 	}
 	if f.Body != nil && f.Message != nil {
 		dst = append(dst, `,"body":`...)
-		w.v, w.flex = f.Layout, f.Flexible
-		dst = w.structJSON(dst, f.Body, f.Message.At(f.Layout).Root)
+		w.v, w.flex = f.LayoutVersion, f.Flexible
+		dst = w.structJSON(dst, f.Body, f.Message.At(f.LayoutVersion).Root)
 	}
-	return appendEnvelopeTail(dst, f.Guess, f.warnings)
+	return appendEnvelopeTail(dst, f.Guess, f.Warnings)
+}
+
+// treeEnvelopeHead opens a frame's value-JSON envelope:
+// {"direction","apiKey","apiName" (a known API),"apiVersion".
+func treeEnvelopeHead(dst []byte, f *Frame) []byte {
+	dst = append(dst, `{"direction":`...)
+	if f.Response {
+		dst = append(dst, `"response"`...)
+	} else {
+		dst = append(dst, `"request"`...)
+	}
+	dst = strconv.AppendInt(append(dst, `,"apiKey":`...), int64(f.APIKey), 10)
+	if f.API != nil {
+		dst = jsontext.AppendString(append(dst, `,"apiName":`...), []byte(f.API.Name))
+	}
+	return strconv.AppendInt(append(dst, `,"apiVersion":`...), int64(f.Version), 10)
 }
 
 // dataJSON writes a bytes field decoded as a data message: its version,
@@ -43,7 +59,7 @@ func treeJSON(f *Frame, o JSONOptions) []byte {
 func (w *jsonWriter) dataJSON(dst []byte, n *tree.Node, dv treeDataView) []byte {
 	dst = append(dst, `{"version":`...)
 	dst = strconv.AppendInt(dst, int64(dv.version), 10)
-	inner := jsonWriter{o: w.o, f: w.f, v: dv.layout, flex: dv.msg.Flexible(dv.layout)}
+	inner := jsonWriter{kafka: w.kafka, records: w.records, f: w.f, v: dv.layout, flex: dv.msg.Flexible(dv.layout)}
 	view := *n
 	view.Children = n.Children[1:]
 	body := inner.structJSON(nil, &view, dv.msg.At(dv.layout).Root)
@@ -83,11 +99,11 @@ func dataViewOf(n *tree.Node) (treeDataView, bool) {
 
 // appendBytesField writes a bytes or records field that was not decoded
 // further: null, its size, or base64.
-func appendBytesField(dst []byte, k schema.Kind, null bool, raw []byte, mode rec.JSONMode) []byte {
+func appendBytesField(dst []byte, k schema.Kind, null bool, raw []byte, mode RecordsMode) []byte {
 	switch {
 	case null:
 		return append(dst, "null"...)
-	case k == schema.Records && mode == rec.Size:
+	case k == schema.Records && mode == RecordsSize:
 		dst = append(dst, `{"sizeInBytes":`...)
 		dst = strconv.AppendInt(dst, int64(len(raw)), 10)
 		return append(dst, '}')
@@ -98,10 +114,11 @@ func appendBytesField(dst []byte, k schema.Kind, null bool, raw []byte, mode rec
 }
 
 type jsonWriter struct {
-	o    JSONOptions
-	f    *Frame
-	v    int16
-	flex bool
+	kafka   bool        // Kafka's own form
+	records RecordsMode // how records fields are shown
+	f       *Frame
+	v       int16
+	flex    bool
 }
 
 func (w *jsonWriter) structJSON(dst []byte, n *tree.Node, l *schema.Layout) []byte {
@@ -169,7 +186,7 @@ func (w *jsonWriter) structJSON(dst []byte, n *tree.Node, l *schema.Layout) []by
 		dst = appendKey(dst, f.JSON)
 		dst = w.value(dst, c, f)
 	}
-	if tags != nil && !w.o.Kafka {
+	if tags != nil && !w.kafka {
 		unknown := false
 		for _, t := range tags.Children {
 			if t.Role != tree.RoleUnknownTag {
@@ -218,11 +235,11 @@ func (w *jsonWriter) value(dst []byte, n *tree.Node, f *schema.Field) []byte {
 		if n.Null {
 			return append(dst, "null"...)
 		}
-		if w.o.Kafka {
-			return appendBytesField(dst, n.Kind, false, n.Raw, rec.Base64)
+		if w.kafka {
+			return appendBytesField(dst, n.Kind, false, n.Raw, RecordsBase64)
 		}
-		if n.Kind == schema.Records && w.o.Records != rec.Decoded {
-			return appendBytesField(dst, n.Kind, false, n.Raw, w.o.Records)
+		if n.Kind == schema.Records && w.records != RecordsDecoded {
+			return appendBytesField(dst, n.Kind, false, n.Raw, w.records)
 		}
 		if w.f != nil && len(n.Children) > 0 {
 			if res := w.f.records[n]; res != nil {
@@ -230,7 +247,7 @@ func (w *jsonWriter) value(dst []byte, n *tree.Node, f *schema.Field) []byte {
 					ri, ok := res.Info(n)
 					return ri.Offset, ri.Timestamp, ok
 				}
-				return recjson.AppendJSON(dst, res.Nodes, info, n.Raw, int(w.o.Records))
+				return recjson.AppendJSON(dst, res.Nodes, info, n.Raw, int(w.records))
 			}
 			if dv, ok := dataViewOf(n); ok {
 				return w.dataJSON(dst, n, dv)

@@ -68,7 +68,7 @@ func recordsCorpus(tb testing.TB) []corpusCase {
 	}{{"FuzzBatch", -1}, {"FuzzMessageSet", -1}, {"FuzzGzip", 1}, {"FuzzSnappy", 2}, {"FuzzLZ4", 3}, {"FuzzZstd", 4}}
 	var out []corpusCase
 	for _, d := range dirs {
-		dir := filepath.Join("records", "testdata", "fuzz", d.name)
+		dir := filepath.Join("internal", "rec", "testdata", "fuzz", d.name)
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			tb.Fatal(err)
@@ -152,7 +152,7 @@ func treeWarnings(f *Frame) []string {
 
 func listedWarnings(f *Frame) []string {
 	var out []string
-	for _, w := range f.Warnings() {
+	for _, w := range f.Warnings {
 		out = append(out, w.Path+": "+w.Message)
 	}
 	return out
@@ -190,7 +190,7 @@ func TestLimitErrorsAreErrLimit(t *testing.T) {
 		require.Error(t, err)
 		require.ErrorIs(t, err, budget.ErrLimit, "%+v", lim)
 		var dec Decoder
-		_, _, ferr := dec.AppendJSON(nil, b, Options{Response: true, APIKey: 3, Version: 12, Limits: lim}, JSONOptions{})
+		_, _, ferr := dec.AppendJSON(nil, b, Options{Response: true, APIKey: 3, Version: 12, Limits: lim})
 		require.ErrorIs(t, ferr, budget.ErrLimit, "%+v (tree-less)", lim)
 	}
 	_, err = Decode(b[:len(b)-3], Options{Response: true, APIKey: 3, Version: 12, NoSizePrefix: true})

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/kwire/kwire/codec"
-	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/jsontext"
+	"github.com/kwire/kwire/codec/schema"
 )
 
 // The indenter writes what json.Indent(dst, src, "", "  ") does, whole or

@@ -28,7 +28,6 @@ func TestReaderErrorsAreStickyWithOffsets(t *testing.T) {
 	require.Equal(t, "wire: at byte 0: expected 2 bytes for bytes, found 1 bytes left", r.Err.Error())
 }
 
-
 func newReader(b []byte) *Reader { return &Reader{B: b} }
 
 // A Reader's varints are package wire's: the same values, lengths and

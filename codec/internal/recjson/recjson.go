@@ -10,9 +10,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
-	"github.com/kwire/kwire/codec/jsontext"
 )
 
 // The modes of AppendJSON, as records.JSONMode numbers them.
