@@ -64,14 +64,14 @@ func TestRoleString(t *testing.T) {
 	require.Equal(t, "role", Role(200).String(), "an unknown role still prints")
 }
 
-// Spans: Len, ValueStart after a tagged field's tag and size, DataStart
+// Spans: Size, ValueStart after a tagged field's tag and size, DataStart
 // after a length or count prefix unless a child covers the prefix.
 func TestSpans(t *testing.T) {
 	f := frame()
 	body := f.Get("body")
 	topics := body.Get("topics")
-	require.Equal(t, 40, f.Len())
-	require.Equal(t, 26, topics.Len())
+	require.Equal(t, 40, f.Size())
+	require.Equal(t, 26, topics.Size())
 	require.Equal(t, 12, topics.ValueStart(), "untagged: the value starts at Start")
 	require.Equal(t, 13, topics.DataStart(), "after the count prefix")
 
@@ -107,17 +107,14 @@ func TestBitView(t *testing.T) {
 	require.False(t, attr.BitView(), "a child in another buffer")
 }
 
-func TestChildAndWarn(t *testing.T) {
+// Get looks at n's own children (and its tag section), not deeper, and
+// takes the first of two of the same name.
+func TestGetDirectChildren(t *testing.T) {
 	f := frame()
 	require.Equal(t, RoleHeader, f.Get("header").Role)
-	require.Nil(t, f.Get("topics"), "Child looks at direct children only")
+	require.Nil(t, f.Get("topics"), "Get looks at direct children only")
 	dup := node("p", RoleBody, 0, 2, node("a", RoleField, 0, 1), node("a", RoleField, 1, 2))
 	require.Equal(t, 0, dup.Get("a").Start, "the first of two")
-
-	n := &Node{}
-	n.Warnings = append(n.Warnings, "one")
-	n.Warnings = append(n.Warnings, "two")
-	require.Equal(t, []string{"one", "two"}, n.Warnings)
 }
 
 func TestWalk(t *testing.T) {
@@ -143,16 +140,17 @@ func TestDeepest(t *testing.T) {
 	require.Nil(t, Deepest(f, 1, 4), "no node in buffer 1")
 }
 
-// Find takes Kafka's or JSON's name, looks into the tagged-field section,
-// and finds a wrapper message's "messages".
-func TestFind(t *testing.T) {
+// Get takes JSON names only (not Kafka's), looks into the tagged-field
+// section, and finds a wrapper message's "messages".
+func TestGet(t *testing.T) {
 	f := frame()
 	body := f.Get("body")
-	require.Equal(t, body.Get("topics"), body.Get("topics"))
-	require.Equal(t, body.Get("topics"), body.Get("topics"))
+	topics := body.Children[1]
+	require.Same(t, topics, body.Get("topics"))
+	require.Nil(t, body.Get("Topics"), "Kafka's name is not the JSON name")
 	t0 := body.Get("topics").Elem(0)
 	require.Equal(t, 22, t0.Get("topicId").Start, "inside _tagged")
-	require.Equal(t, 22, t0.Get("topicId").Start)
+	require.Nil(t, t0.Get("TopicId"))
 	require.Nil(t, t0.Get("nope"))
 	require.Nil(t, (*Node)(nil).Get("x"))
 
@@ -162,9 +160,9 @@ func TestFind(t *testing.T) {
 	require.Nil(t, node("message", RoleRecord, 0, 60, node("value", RoleRecord, 30, 60)).Get("messages"))
 }
 
-// Elem counts what value JSON lists: array elements; a records field's
-// batches, messages and raw rest; a batch's records only (inside
-// "inflated" when compressed).
+// Elem, Elems and Count list what value JSON lists: array elements; a
+// records field's batches, messages and raw rest; a batch's records only
+// (inside "inflated" when compressed).
 func TestElem(t *testing.T) {
 	f := frame()
 	topics := f.Get("body").Get("topics")
@@ -172,14 +170,24 @@ func TestElem(t *testing.T) {
 	require.Nil(t, topics.Elem(2))
 	require.Nil(t, topics.Elem(-1))
 	require.Nil(t, (*Node)(nil).Elem(0))
+	require.Equal(t, 2, topics.Count())
+	require.Zero(t, (*Node)(nil).Count())
+	var starts []int
+	for i, e := range topics.Elems() {
+		require.Equal(t, len(starts), i)
+		starts = append(starts, e.Start)
+	}
+	require.Equal(t, []int{13, 25}, starts)
 
 	rec := func(start int) *Node { return node("record", RoleRecord, start, start+10) }
 	batchRecords := node("records", RoleRecord, 61, 100, node("inflated", RoleRecord, 0, 30, rec(0), rec(10), node("partial", RoleRaw, 20, 30)))
 	require.Equal(t, 10, batchRecords.Elem(1).Start, "inside inflated")
 	require.Nil(t, batchRecords.Elem(2), "a batch's records list records only")
+	require.Equal(t, 2, batchRecords.Count())
 
 	recordsField := field("Records", "records", 0, 100, node("batch", RoleRecord, 0, 80), node("raw", RoleRaw, 80, 100))
 	require.Equal(t, 80, recordsField.Elem(1).Start, "bytes left undecoded are an entry")
+	require.Equal(t, 2, recordsField.Count())
 
 	headers := node("headers", RoleRecord, 0, 9, node("count", RoleField, 0, 1), node("header", RoleRecord, 1, 5), node("header", RoleRecord, 5, 9))
 	require.Equal(t, 5, headers.Elem(1).Start, "a record's header i")
@@ -189,56 +197,40 @@ func TestLookup(t *testing.T) {
 	f := frame()
 	for path, start := range map[string]int{
 		"body.topics[1].name":          25,
-		"body.Topics[0].ErrorCode":     19,
+		"body.topics[0].errorCode":     19,
 		"body.topics[0].topicId":       22,
 		"header.correlationId":         4,
 		"body.topics[1]":               25,
 		"body.throttleTimeMs":          8,
 		"body.topics[0000000001].name": 25,
 	} {
-		n := f.Lookup(path)
+		n, err := f.Lookup(path)
+		require.NoError(t, err, path)
 		require.NotNil(t, n, path)
 		require.Equal(t, start, n.Start, path)
 	}
-	topic := f.Lookup("body.topics[0]")
-	require.Equal(t, 19, topic.Lookup("errorCode").Start, "relative to any node")
+	topic, err := f.Lookup("body.topics[0]")
+	require.NoError(t, err)
+	n, err := topic.Lookup("errorCode")
+	require.NoError(t, err)
+	require.Equal(t, 19, n.Start, "relative to any node")
 	for _, path := range []string{"", ".", "body.", "body..topics", "body.[0]", "body.topics[", "body.topics[]",
-		"body.topics[x]", "body.topics[0", "body.topics[2]", "body.nope", "body.topics[99999999999999999999]"} {
-		require.Nil(t, f.Lookup(path), "%q", path)
+		"body.topics[x]", "body.topics[0", "body.topics[2]", "body.nope", "body.topics[99999999999999999999]",
+		"body.Topics[0].ErrorCode"} {
+		n, err := f.Lookup(path)
+		require.Nil(t, n, "%q", path)
+		require.Error(t, err, "%q", path)
 	}
-}
-
-// A slab's nodes come zeroed with Index and Tag -1; Kids hands out empty
-// slices of the capacity asked, which never overlap; Reset hands the same
-// memory out again, cleared.
-func TestSlab(t *testing.T) {
-	var s Slab
-	seen := map[*Node]bool{}
-	for i := 0; i < 5000; i++ {
-		n := s.New()
-		require.Equal(t, Node{Index: -1, Tag: -1}, *n)
-		require.False(t, seen[n], "a node handed out twice")
-		seen[n] = true
-		n.Name, n.Start, n.Warnings = "x", i, []string{"w"}
-	}
-	a, b := s.Kids(3), s.Kids(10000)
-	require.Len(t, a, 0)
-	require.Equal(t, 3, cap(a))
-	require.Equal(t, 10000, cap(b), "a list bigger than a block gets its own")
-	x, y := s.New(), s.New()
-	a = append(a, x, x, x)
-	c := s.Kids(2)
-	c = append(c, y, y)
-	require.Equal(t, []*Node{x, x, x}, a, "the next list does not overwrite the last")
-	a = append(a, y)
-	require.Equal(t, []*Node{y, y}, c, "appending past capacity reallocates, never overwrites")
-
-	first := s.blocks[0]
-	s.Reset()
-	n := s.New()
-	require.Same(t, &first[0], n, "Reset reuses the memory")
-	require.Equal(t, Node{Index: -1, Tag: -1}, *n, "cleared")
-	for i := 1; i < len(first); i++ {
-		require.Equal(t, Node{}, first[i], "every used node cleared")
+	// The error names the step that failed and what was there instead.
+	for path, msg := range map[string]string{
+		"body.nope":                `tree: path "body.nope": no "nope" (there: throttleTimeMs, topics) after body`,
+		"body.Topics[0].ErrorCode": `tree: path "body.Topics[0].ErrorCode": no "Topics" (there: throttleTimeMs, topics) after body`,
+		"body.topics[2]":           `tree: path "body.topics[2]": no item 2 (2 there) after body.topics`,
+		"body.topics[0].nope":      `tree: path "body.topics[0].nope": no "nope" (there: name, errorCode, topicId) after body.topics[0]`,
+		"nope":                     `tree: path "nope": no "nope" (there: size, header, body) after the start`,
+		"":                         `tree: path "": an empty path after the start`,
+	} {
+		_, err := f.Lookup(path)
+		require.EqualError(t, err, msg)
 	}
 }
