@@ -29,7 +29,7 @@ check-generated:
 # and Worker tests (node's runner).
 test: fuzz-ci
 	go test -count=1 ./...
-	GOOS=js GOARCH=wasm go test -count=1 -exec=$(GOROOT)/lib/wasm/go_js_wasm_exec -run Browser ./codec/records
+	GOOS=js GOARCH=wasm go test -count=1 -exec=$(GOROOT)/lib/wasm/go_js_wasm_exec -run Browser ./codec/internal/rec
 	@test -d site/node_modules || (cd site && npm ci --no-audit --no-fund --loglevel=error)
 	cd site && npm test
 	GOOS=js GOARCH=wasm go test -count=1 -exec=$(GOROOT)/lib/wasm/go_js_wasm_exec ./wasm
@@ -40,9 +40,9 @@ test: fuzz-ci
 CAPTURE_FUZZTIME ?= 25s
 CAPTURE_FUZZTIME_SHORT ?= 15s
 FUZZ_TARGETS = ./codec:FuzzDecode ./codec:FuzzFastPath ./codec:FuzzEncodeJSON ./codec:FuzzParseJSON \
-	./codec/records:FuzzBatch ./codec/records:FuzzMessageSet ./codec/records:FuzzGzip \
-	./codec/records:FuzzSnappy ./codec/records:FuzzLZ4 ./codec/records:FuzzZstd \
-	./internal/jsontext:FuzzIndent ./internal/input:FuzzParse ./internal/input:FuzzParseRepeat ./internal/input:FuzzSplitFrames ./internal/input:FuzzRoundTrip \
+	./codec/internal/rec:FuzzBatch ./codec/internal/rec:FuzzMessageSet ./codec/internal/rec:FuzzGzip \
+	./codec/internal/rec:FuzzSnappy ./codec/internal/rec:FuzzLZ4 ./codec/internal/rec:FuzzZstd \
+	./codec/jsontext:FuzzIndent ./internal/input:FuzzParse ./internal/input:FuzzParseRepeat ./internal/input:FuzzSplitFrames ./internal/input:FuzzRoundTrip \
 	./internal/capture:FuzzRead:$(CAPTURE_FUZZTIME) ./internal/capture:FuzzReassemble:$(CAPTURE_FUZZTIME_SHORT) \
 	./internal/capture:FuzzPcapng:$(CAPTURE_FUZZTIME_SHORT) \
 	./internal/proxy:FuzzRelay ./internal/proxy:FuzzRewrite \
@@ -105,4 +105,4 @@ worker:
 # The hostile corpus (testdata/hostile): allocation stays within a small
 # multiple of the input plus the limits (issue 11). make test also runs the
 # playground's glue on the corpus under node (the ./wasm line above).
-FUZZ_TARGETS += ./codec:FuzzDecodeAlloc ./codec/records:FuzzRecordsAlloc
+FUZZ_TARGETS += ./codec:FuzzDecodeAlloc ./codec/internal/rec:FuzzRecordsAlloc

@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
-	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/internal/render"
 )
 

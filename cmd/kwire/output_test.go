@@ -29,7 +29,7 @@ func TestIndentWriterIsJSONIndent(t *testing.T) {
 				require.NoError(t, err)
 				f, err := codec.Decode(b, codec.Options{Response: resp, APIKey: api.Key, Version: v})
 				require.NoError(t, err)
-				js := f.AppendJSON(nil, jsonForm{})
+				js := f.AppendJSON(nil)
 				js = append(js[:len(js)-1], `,"s":"a\"b\\c{[,:]}","e":{},"a":[],"n":[{}]}`...)
 				var want bytes.Buffer
 				require.NoError(t, json.Indent(&want, js, "", "  "))

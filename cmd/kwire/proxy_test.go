@@ -654,12 +654,12 @@ func TestProxyCLIWeb(t *testing.T) {
 		require.NoError(t, json.Unmarshal([]byte(data), &ev))
 		apis = append(apis, ev.Exchange.APIName)
 		require.NotEmpty(t, ev.Request)
-		h, err := codec.ParseRequestHeader(ev.Request, false)
+		h, err := codec.ParseRequestHeader(ev.Request, codec.Options{})
 		require.NoError(t, err)
 		require.Equal(t, ev.Exchange.APIName, schema.APIName(h.APIKey))
 		if ev.Exchange.Paired {
 			var o codec.Options
-			o.Response, o.APIKey, o.Version = true, h.APIKey, h.APIVersion
+			o.Response, o.APIKey, o.Version = true, h.APIKey, h.Version
 			_, err := codec.Decode(ev.Response, o)
 			require.NoError(t, err)
 		}

@@ -29,7 +29,7 @@ func TestIndentIsJSONIndent(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			js := f.AppendJSON(nil, codec.JSONOptions{})
+			js := f.AppendJSON(nil)
 			js = append(js[:len(js)-1], extra...)
 			var compact, want bytes.Buffer
 			if err := json.Compact(&compact, js); err != nil {

@@ -3,14 +3,15 @@ package records_test
 import (
 	"fmt"
 
+	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/records"
-	"github.com/kwire/kwire/codec/tree"
 )
 
-// Decode the records of a Produce or Fetch partition: here a gzip batch
-// made by Encode from Go values. Each record's absolute offset and
-// timestamp come with it; the decompressed bytes are a derived buffer.
-func ExampleDecode() {
+// Encode the records of a Produce or Fetch partition from Go values (here
+// a gzip batch), and read them back with codec.Decode, Options.Data
+// "records": each record's node holds its absolute offset; the
+// decompressed bytes are a derived buffer.
+func ExampleEncode() {
 	payload, err := records.Encode(nil, []map[string]any{{
 		"baseOffset": 100, "partitionLeaderEpoch": 0, "magic": 2, "attributes": map[string]any{"compression": "gzip"},
 		"lastOffsetDelta": 1, "baseTimestamp": 1700000000000, "maxTimestamp": 1700000000005,
@@ -24,17 +25,19 @@ func ExampleDecode() {
 	if err != nil {
 		panic(err)
 	}
-	var slab slab.Slab
-	res, err := records.Decode(&slab, payload, records.Options{})
+	f, err := codec.Decode(payload, codec.Options{Data: "records"})
 	if err != nil {
 		panic(err)
 	}
-	for _, r := range res.Records {
-		key := r.Node.Get("key")
-		fmt.Printf("offset %d, time %d, key %q (null %v), value %q\n", r.Offset, r.Timestamp, key.Raw, key.Null, r.Node.Get("value").Raw)
+	for _, batch := range f.Body.Elems() {
+		for _, r := range batch.Get("records").Elems() {
+			key := r.Get("key")
+			fmt.Printf("offset %d, time %d, key %q (null %v), value %q\n", r.Int,
+				batch.Get("baseTimestamp").Int+r.Get("timestampDelta").Int, key.Raw, key.Null, r.Get("value").Raw)
+		}
 	}
-	inflated := res.Nodes[0].Get("records").Children[0]
-	fmt.Printf("%s: %d bytes, buffer %d\n", inflated.Type, len(res.Derived[0]), inflated.Buf)
+	inflated := f.Body.Elem(0).Get("records").Children[0]
+	fmt.Printf("%s: %d bytes, buffer %d\n", inflated.Type, len(f.Buffers[inflated.Buf]), inflated.Buf)
 	// Output:
 	// offset 100, time 1700000000000, key "user-1" (null false), value "signed up"
 	// offset 101, time 1700000000005, key "" (null true), value "logged in"

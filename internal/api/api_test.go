@@ -497,7 +497,7 @@ func TestDecodeAnswerIsTheCodecs(t *testing.T) {
 			require.NoError(t, err)
 			w := do(t, h, "POST", "/api/decode"+q, "application/octet-stream", b)
 			require.Equal(t, http.StatusOK, w.Code, w.Body.String())
-			require.Equal(t, string(f.AppendJSON(nil, codec.JSONOptions{}))+"\n", w.Body.String(), "%s v%d response=%v", a, v, resp)
+			require.Equal(t, string(f.AppendJSON(nil))+"\n", w.Body.String(), "%s v%d response=%v", a, v, resp)
 		}
 	}
 }

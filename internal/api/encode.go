@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/kwire/kwire/codec"
-	"github.com/kwire/kwire/internal/input"
 	"github.com/kwire/kwire/codec/jsontext"
+	"github.com/kwire/kwire/internal/input"
 )
 
 const envelopeWanted = "value JSON: {direction, apiKey, apiVersion, header, body} as POST /api/decode returns it"

@@ -77,12 +77,12 @@ func (b *fakeBroker) serve(c net.Conn) {
 			c.Write([]byte{0, 0, 0, 0})
 			continue
 		}
-		h, err := codec.ParseRequestHeader(frame, false)
+		h, err := codec.ParseRequestHeader(frame, codec.Options{})
 		if err != nil || schema.ByKey(h.APIKey) == nil {
 			b.ended("not a request")
 			return
 		}
-		if _, err := codec.DecodeBody(frame[4+h.Len:], h.APIKey, h.APIVersion, false, codec.Options{}); err != nil {
+		if _, err := codec.Decode(frame[4+h.Size:], codec.Options{Body: true, APIKey: h.APIKey, Version: h.Version}); err != nil {
 			b.ended("not a request")
 			return
 		}
@@ -107,7 +107,7 @@ func (b *fakeBroker) serve(c net.Conn) {
 		default:
 			body = map[string]any{}
 		}
-		resp, err := codec.EncodeResponse(nil, h, body)
+		resp, err := codec.EncodeResponse(nil, h, h.Version, body, codec.EncodeOptions{})
 		if err != nil {
 			panic(err)
 		}
@@ -166,7 +166,9 @@ func healthy(t *testing.T, p *Proxy) {
 		f, err := codec.Decode(rsp, o)
 		require.NoError(t, err)
 		require.Equal(t, i, f.CorrelationID)
-		require.Equal(t, int64(p.Addr().(*net.TCPAddr).Port), f.Lookup("body.brokers[0].port").Int, "the client is sent to the proxy")
+		port, err := f.Root.Lookup("body.brokers[0].port")
+		require.NoError(t, err)
+		require.Equal(t, int64(p.Addr().(*net.TCPAddr).Port), port.Int, "the client is sent to the proxy")
 	}
 }
 

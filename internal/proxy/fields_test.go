@@ -112,7 +112,7 @@ func endpointsOf(t *testing.T, b []byte, key, ver int16) []Endpoint {
 	f, err := codec.Decode(b, o)
 	require.NoError(t, err)
 	var out []Endpoint
-	visitEndpoints(f.Body, f.Message.At(f.Layout).Root, nil, func(n *tree.Node) {
+	visitEndpoints(f.Body, f.Message.At(f.LayoutVersion).Root, nil, func(n *tree.Node) {
 		if h, p := n.Get("host"), n.Get("port"); h != nil && p != nil { // FindCoordinator's own fields end at v3
 			out = append(out, Endpoint{string(h.Raw), int(p.Int)})
 		}

@@ -112,7 +112,7 @@ func FuzzRewrite(f *testing.F) {
 			return
 		}
 		var o codec.Options
-		o.Response, o.APIKey, o.Version, o.RawRecords = true, key, ver, true
+		o.Response, o.APIKey, o.Version, o.Kafka = true, key, ver, true // nothing nested decoded
 		fr, err := codec.Decode(out, o)
 		if err != nil {
 			t.Fatalf("the rewritten frame does not decode: %v", err)
@@ -120,7 +120,7 @@ func FuzzRewrite(f *testing.F) {
 		if key == schema.KeyApiVersions {
 			return
 		}
-		visitEndpoints(fr.Body, fr.Message.At(fr.Layout).Root, nil, func(n *tree.Node) {
+		visitEndpoints(fr.Body, fr.Message.At(fr.LayoutVersion).Root, nil, func(n *tree.Node) {
 			h, p := n.Get("host"), n.Get("port")
 			if h != nil && p != nil && !h.Null && (string(h.Raw) != to.Host || p.Int != int64(to.Port)) {
 				t.Fatalf("an endpoint left as it was: %s:%d", h.Raw, p.Int)

@@ -89,10 +89,10 @@ func (c *collector) sink(x *Exchange) {
 	d := c.dec.Decode(x)
 	j := decodedJSON{api: apiName(d.APIKey), reqErr: d.RequestErr, rspErr: d.ResponseErr, redacted: d.Redacted, exchange: x, rewritten: x.Rewritten, noResponse: x.NoResponseExpected}
 	if d.Request != nil {
-		j.req = string(d.Request.JSON())
+		j.req = string(d.Request.AppendJSON(nil))
 	}
 	if d.Response != nil {
-		j.rsp = string(d.Response.JSON())
+		j.rsp = string(d.Response.AppendJSON(nil))
 	}
 	c.mu.Lock()
 	c.xs = append(c.xs, x)

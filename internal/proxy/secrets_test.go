@@ -86,7 +86,7 @@ func TestRedactExamples(t *testing.T) {
 			require.NoError(t, got.RequestErr)
 			require.NoError(t, got.ResponseErr)
 			require.Equal(t, c.paths, got.Redacted)
-			vals := append(valuesAt(t, got.Request.JSON(), c.field), valuesAt(t, got.Response.JSON(), c.field)...)
+			vals := append(valuesAt(t, got.Request.AppendJSON(nil), c.field), valuesAt(t, got.Response.AppendJSON(nil), c.field)...)
 			require.NotEmpty(t, vals)
 			for _, v := range vals {
 				require.True(t, allZero(t, v), "%s is zeroed: %s", c.field, v)
@@ -96,22 +96,22 @@ func TestRedactExamples(t *testing.T) {
 			// The tree-less path zeroes them before writing: the same
 			// paths, the same JSON as the trees'.
 			x = exampleExchange(t, c.key, c.ver)
-			js := d.DecodeJSON(x, codec.JSONOptions{})
+			js := d.DecodeJSON(x)
 			require.NoError(t, js.Request.Err)
 			require.NoError(t, js.Response.Err)
 			require.Equal(t, c.paths, js.Redacted)
-			require.Equal(t, string(got.Request.JSON()), string(js.Request.JSON))
-			require.Equal(t, string(got.Response.JSON()), string(js.Response.JSON))
+			require.Equal(t, string(got.Request.AppendJSON(nil)), string(js.Request.JSON))
+			require.Equal(t, string(got.Response.AppendJSON(nil)), string(js.Response.JSON))
 
 			d.ShowSecrets = true
 			x = exampleExchange(t, c.key, c.ver)
 			got = d.Decode(x)
 			require.Empty(t, got.Redacted)
-			for _, v := range append(valuesAt(t, got.Request.JSON(), c.field), valuesAt(t, got.Response.JSON(), c.field)...) {
+			for _, v := range append(valuesAt(t, got.Request.AppendJSON(nil), c.field), valuesAt(t, got.Response.AppendJSON(nil), c.field)...) {
 				require.False(t, allZero(t, v))
 			}
 			x = exampleExchange(t, c.key, c.ver)
-			js = d.DecodeJSON(x, codec.JSONOptions{})
+			js = d.DecodeJSON(x)
 			require.Empty(t, js.Redacted)
 			for _, v := range append(valuesAt(t, js.Request.JSON, c.field), valuesAt(t, js.Response.JSON, c.field)...) {
 				require.False(t, allZero(t, v))
@@ -127,7 +127,7 @@ func TestRedactGuessedResponse(t *testing.T) {
 	x := exampleExchange(t, schema.KeySaslAuthenticate, 2)
 	x.Request, x.RequestSize, x.APIKey, x.APIVersion = nil, 0, -1, -1
 	var d Decoder
-	js := d.DecodeJSON(x, codec.JSONOptions{})
+	js := d.DecodeJSON(x)
 	require.NoError(t, js.Response.Err)
 	require.NotNil(t, js.Response.Info.Guess)
 	require.Equal(t, int16(schema.KeySaslAuthenticate), js.APIKey)
@@ -149,9 +149,9 @@ func TestRedactBrokenFrame(t *testing.T) {
 	got := d.Decode(x)
 	require.Error(t, got.RequestErr)
 	require.Contains(t, got.Redacted, "request.body")
-	h, err := codec.ParseRequestHeader(x.Request, false)
+	h, err := codec.ParseRequestHeader(x.Request, codec.Options{})
 	require.NoError(t, err)
-	require.Equal(t, bytes.Repeat([]byte{0}, len(x.Request)-4-h.Len), x.Request[4+h.Len:])
+	require.Equal(t, bytes.Repeat([]byte{0}, len(x.Request)-4-h.Size), x.Request[4+h.Size:])
 }
 
 // TestSASLThroughProxy authenticates real clients through the proxy with

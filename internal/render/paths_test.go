@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/kwire/kwire/codec"
-	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/jsontext"
+	"github.com/kwire/kwire/codec/schema"
 	"github.com/stretchr/testify/require"
 )
 
@@ -62,7 +62,7 @@ func TestNodePathsMeetTheJSONLines(t *testing.T) {
 			require.NoError(t, err)
 			f, err := codec.Decode(b, codec.Options{Response: resp, APIKey: api.Key, Version: v})
 			require.NoError(t, err)
-			js := jsontext.Indent(nil, f.AppendJSON(nil, codec.JSONOptions{}))
+			js := jsontext.Indent(nil, f.AppendJSON(nil))
 			lines := ScanJSONLines(js)
 			require.Equal(t, strings.Count(string(js), "\n")+1, len(lines.Paths))
 			has := func(p string) bool { _, ok := lines.Spans[p]; return ok }
@@ -88,7 +88,7 @@ func TestNodePathsMeetTheJSONLines(t *testing.T) {
 	// "key" of the second record inside a batch.
 	b, _ := hex.DecodeString(apiVersionsV3)
 	f, _ := codec.Decode(b, codec.Options{})
-	js := jsontext.Indent(nil, f.AppendJSON(nil, codec.JSONOptions{}))
+	js := jsontext.Indent(nil, f.AppendJSON(nil))
 	lines := ScanJSONLines(js)
 	sp := lines.Spans["header.clientId"]
 	require.Contains(t, strings.Split(string(js), "\n")[sp[0]], `"clientId": "kwire"`)

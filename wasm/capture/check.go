@@ -7,8 +7,8 @@ import (
 	"slices"
 
 	"github.com/kwire/kwire/codec/check"
-	"github.com/kwire/kwire/internal/capture"
 	"github.com/kwire/kwire/codec/jsontext"
+	"github.com/kwire/kwire/internal/capture"
 )
 
 // checkLimits bound each frame's decoding while checking, as kwire.wasm's

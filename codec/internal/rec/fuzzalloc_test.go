@@ -5,8 +5,6 @@ import (
 	"testing"
 
 	"github.com/kwire/kwire/codec"
-	"github.com/kwire/kwire/codec/internal/slab"
-	"github.com/kwire/kwire/codec/records"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
 	"github.com/kwire/kwire/internal/hostile"
@@ -22,9 +20,7 @@ func hostileRecords(f *testing.F) [][]byte {
 		if err != nil {
 			f.Fatal(err)
 		}
-		var o codec.Options
-		o.RawRecords = true
-		fr, err := codec.Decode(b, o)
+		fr, err := codec.Decode(b, codec.Options{Kafka: true}) // nothing nested decoded
 		if err != nil || fr.Root == nil {
 			continue
 		}
@@ -39,30 +35,29 @@ func hostileRecords(f *testing.F) [][]byte {
 	return out
 }
 
-// FuzzRecordsAlloc decodes any input as a records field and checks its
-// allocation stays within hostile.FuzzAllocBound. Seeded with the records fields
-// of the hostile corpus.
+// FuzzRecordsAlloc decodes any input as a records field (codec.Decode
+// with Options.Data "records": KRaft control values decoded too) and
+// checks its allocation stays within hostile.FuzzAllocBound. Seeded with
+// the records fields of the hostile corpus.
 func FuzzRecordsAlloc(f *testing.F) {
 	for _, b := range hostileRecords(f) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		opts := records.Options{MaxDecompressed: hostile.FuzzMaxDecompressed, MaxNodes: hostile.FuzzMaxNodes, DecodeData: codec.DecodeDataMessage}
+		opts := codec.Options{Data: "records", Limits: codec.Limits{MaxDecompressed: hostile.FuzzMaxDecompressed, MaxNodes: hostile.FuzzMaxNodes}}
 		var out []byte
 		got := hostile.Allocated(func() {
-			var s slab.Slab
-			records.Decode(&s, b, opts)
-			records.WriteJSON(&out, b, opts, nil)
+			fr, _ := codec.Decode(b, opts)
+			out = fr.AppendJSON(nil)
 		})
 		runtime.KeepAlive(out)
 		bound := hostile.FuzzAllocBound(len(b))
 		if got > bound {
 			t.Fatalf("decoding %d bytes of records allocated %s; the bound is %s", len(b), hostile.MiB(int64(got)), hostile.MiB(int64(bound)))
 		}
-		// The tree-less writer, as the codec's fast path calls it.
-		opts = records.Options{MaxDecompressed: hostile.FuzzMaxDecompressed, MaxNodes: hostile.FuzzMaxNodes, DecodeData: codec.DecodeDataMessage}
+		// The tree-less writer.
 		var js []byte
-		got = hostile.Allocated(func() { records.WriteJSON(&js, b, opts, nil) })
+		got = hostile.Allocated(func() { js, _, _ = new(codec.Decoder).AppendJSON(nil, b, opts) })
 		runtime.KeepAlive(js)
 		if got > bound {
 			t.Fatalf("writing %d bytes of records as JSON allocated %s; the bound is %s", len(b), hostile.MiB(int64(got)), hostile.MiB(int64(bound)))

@@ -18,7 +18,7 @@ func TestMixDecodes(t *testing.T) {
 			require.NoError(t, err, "key %d v%d response %v", f.Key, f.Version, f.Response)
 			require.Equal(t, f.Key, fr.APIKey)
 			require.Equal(t, f.Version, fr.Version)
-			js := fr.AppendJSON(nil, codec.JSONOptions{})
+			js := fr.AppendJSON(nil)
 			require.Contains(t, string(js), `"body"`)
 			back, err := codec.Encode(nil, js, codec.EncodeOptions{})
 			require.NoError(t, err)
