@@ -3,6 +3,7 @@ package codec
 import (
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
@@ -364,4 +365,38 @@ func TestOneEncodeError(t *testing.T) {
 	_, err = Encode(nil, []byte(`{"apiName":"ApiVersions","apiVersion":3,"body":{"clientSoftwareName":`), EncodeOptions{})
 	require.True(t, errors.As(err, &ce))
 	require.Contains(t, ce.Msg, "invalid JSON at byte")
+}
+
+// An integer quoted as a string is taken for an int64 field only (JSON
+// that keeps int64 exact); elsewhere it is an error naming the field, as
+// a Go string "9092" for a port is, where it once encoded silently.
+func TestEncodeQuotedIntegerOnlyForInt64(t *testing.T) {
+	o := EncodeOptions{Body: true, Response: true, APIKey: schema.KeyMetadata, Version: 12}
+	broker := func(port any) map[string]any {
+		return map[string]any{"brokers": []map[string]any{{"nodeId": 1, "host": "b1", "port": port}}, "topics": []any{}}
+	}
+	want, err := Encode(nil, broker(9092), o)
+	require.NoError(t, err)
+	_, err = Encode(nil, broker("9092"), o)
+	var ee *EncodeError
+	require.True(t, errors.As(err, &ee), "%v", err)
+	require.Equal(t, "body.brokers[0].port", ee.Path)
+	_, err = Encode(nil, broker(json.Number("9092")), o)
+	require.NoError(t, err, "a JSON number is a number")
+	got, err := Encode(nil, []byte(`{"brokers":[{"nodeId":1,"host":"b1","port":9092}],"topics":[]}`), o)
+	require.NoError(t, err)
+	require.Equal(t, want, got)
+	_, err = Encode(nil, []byte(`{"brokers":[{"nodeId":1,"host":"b1","port":"9092"}],"topics":[]}`), o)
+	require.Error(t, err, "JSON text quoting an int32")
+
+	// An int64 field takes its value quoted.
+	fo := EncodeOptions{Body: true, APIKey: schema.KeyListOffsets, Version: 1}
+	list := func(ts any) map[string]any {
+		return map[string]any{"replicaId": -1, "topics": []map[string]any{{"name": "t", "partitions": []map[string]any{{"partitionIndex": 0, "timestamp": ts}}}}}
+	}
+	want, err = Encode(nil, list(int64(9007199254740993)), fo)
+	require.NoError(t, err)
+	got, err = Encode(nil, list("9007199254740993"), fo)
+	require.NoError(t, err)
+	require.Equal(t, want, got)
 }
