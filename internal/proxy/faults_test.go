@@ -25,6 +25,8 @@ import (
 //	"huge-response"  answers with a size prefix of 1 GiB
 //	"raw-sasl"       after SaslHandshake v0, echoes raw SASL tokens
 //	"bad-metadata"   answers Metadata with bytes that do not decode
+//	"evil-host"      answers Metadata naming a broker whose host holds
+//	                 terminal escapes (evilHost)
 type fakeBroker struct {
 	ln  net.Listener
 	mu  sync.Mutex
@@ -101,6 +103,9 @@ func (b *fakeBroker) serve(c net.Conn) {
 			_, port, _ := net.SplitHostPort(b.addr())
 			p, _ := strconv.Atoi(port)
 			body = map[string]any{"brokers": []map[string]any{{"nodeId": 1, "host": "127.0.0.1", "port": p}}, "controllerId": 1, "topics": []any{}}
+			if client == "evil-host" {
+				body["brokers"] = []map[string]any{{"nodeId": 2, "host": evilHost, "port": 9092}}
+			}
 		case schema.KeySaslHandshake:
 			body = map[string]any{"mechanisms": []string{"PLAIN"}}
 			raw = client == "raw-sasl"
@@ -133,6 +138,10 @@ func (b *fakeBroker) serve(c net.Conn) {
 		}
 	}
 }
+
+// evilHost is a broker host name that would retitle a terminal, ring its
+// bell and reverse the text after it, were it printed raw.
+const evilHost = "evil\x1b]0;owned\x07\u202e.example"
 
 // request encodes a request frame.
 func request(t *testing.T, key, ver int16, corr int32, client string, body map[string]any) []byte {
@@ -437,4 +446,50 @@ func TestSinkShare(t *testing.T) {
 	// what calls longer than the burst were not charged.
 	limit := burst + time.Duration(share*float64(elapsed)) + longest + over
 	require.LessOrEqual(t, busy, limit, "sink time %v over %v (delivered %d, skipped %d)", busy, elapsed, st.Delivered, st.Skipped)
+}
+
+// TestLogEscapesBrokerStrings: a broker host name carrying terminal
+// escapes reaches the log escaped, in the line that says which listener
+// serves it and in the connection names of its clients.
+func TestLogEscapesBrokerStrings(t *testing.T) {
+	b := newFakeBroker(t)
+	lg := &logs{}
+	p := startProxy(t, Config{Upstream: b.addr(), Log: lg.log, DialTimeout: 500 * time.Millisecond})
+	c, err := net.Dial("tcp", p.Addr().String())
+	require.NoError(t, err)
+	defer c.Close()
+	_, err = roundTrip(c, request(t, schema.KeyMetadata, 9, 1, "evil-host", map[string]any{"topics": nil}))
+	require.NoError(t, err)
+	ls := p.Listeners()
+	require.Len(t, ls, 2)
+	require.Equal(t, evilHost+":9092", ls[1].Upstream)
+	// A client of that listener: the dial fails (no such host), and the
+	// line saying so names the broker too.
+	c2, err := net.Dial("tcp", ls[1].Addr.String())
+	require.NoError(t, err)
+	c2.SetReadDeadline(time.Now().Add(10 * time.Second))
+	io.ReadAll(c2)
+	c2.Close()
+	require.Eventually(t, func() bool { return lg.has("cannot reach the broker") }, 10*time.Second, 5*time.Millisecond, lg.String())
+	escaped := `evil\x1b]0;owned\x07\u202e.example:9092`
+	require.True(t, lg.has("broker "+escaped+" is reached through"), lg.String())
+	for _, l := range strings.Split(lg.String(), "\n") {
+		for _, r := range l {
+			require.False(t, r < 0x20 || r == 0x7f || r == 0x202e, "a raw control character in %q", l)
+		}
+	}
+}
+
+func TestAppendEscaped(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain broker-1.example:9092": "plain broker-1.example:9092",
+		"\x1b[31mred\x1b[0m":           `\x1b[31mred\x1b[0m`,
+		"bell\x07 nl\n del\x7f":        `bell\x07 nl\x0a del\x7f`,
+		"c1 \u009b csi":               `c1 \u009b csi`,
+		"bad \xff utf8":               `bad \xff utf8`,
+		"rtl \u202e zwj \u200d":       `rtl \u202e zwj \u200d`,
+		"kafka-пример-例.example":      "kafka-пример-例.example",
+	} {
+		require.Equal(t, want, string(AppendEscaped(nil, in)), "%q", in)
+	}
 }

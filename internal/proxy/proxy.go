@@ -39,6 +39,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // DefaultSinkShare is the share of one CPU kwire proxy lets decoding take
@@ -283,6 +285,9 @@ func (p *Proxy) Stats() Stats {
 		SASLTokens: s.saslTokens.Load(), BytesUp: s.bytesUp.Load(), BytesDown: s.bytesDown.Load()}
 }
 
+// logf hands Config.Log one line made of parts, escaped: broker host
+// names, error texts and whatever else came from the network may hold
+// terminal control sequences.
 func (p *Proxy) logf(parts ...string) {
 	if p.cfg.Log == nil {
 		return
@@ -293,9 +298,41 @@ func (p *Proxy) logf(parts ...string) {
 	}
 	b := make([]byte, 0, n)
 	for _, s := range parts {
-		b = append(b, s...)
+		b = AppendEscaped(b, s)
 	}
 	p.cfg.Log(string(b))
+}
+
+// AppendEscaped appends s with every byte a terminal could act on
+// escaped: C0 and C1 controls, DEL and invalid UTF-8 as \xNN, Unicode
+// format characters (bidirectional overrides, zero-width joiners) as
+// \uNNNN. Printable text, whatever its script, is appended as it is.
+func AppendEscaped(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c < 0x7f {
+			dst = append(dst, c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size <= 1, r < 0x20, r == 0x7f:
+			dst = append(dst, '\\', 'x', hex[c>>4], hex[c&15])
+			i++
+			continue
+		case r >= 0x80 && r < 0xa0, unicode.Is(unicode.Cf, r), r == 0x2028, r == 0x2029:
+			dst = append(dst, '\\', 'u')
+			for sh := 12; sh >= 0; sh -= 4 {
+				dst = append(dst, hex[(r>>sh)&15])
+			}
+		default:
+			dst = append(dst, s[i:i+size]...)
+		}
+		i += size
+	}
+	return dst
 }
 
 // listen opens a listener forwarding to upstream (p.mu held or not yet
