@@ -483,8 +483,8 @@ func TestLogEscapesBrokerStrings(t *testing.T) {
 func TestAppendEscaped(t *testing.T) {
 	for in, want := range map[string]string{
 		"plain broker-1.example:9092": "plain broker-1.example:9092",
-		"\x1b[31mred\x1b[0m":           `\x1b[31mred\x1b[0m`,
-		"bell\x07 nl\n del\x7f":        `bell\x07 nl\x0a del\x7f`,
+		"\x1b[31mred\x1b[0m":          `\x1b[31mred\x1b[0m`,
+		"bell\x07 nl\n del\x7f":       `bell\x07 nl\x0a del\x7f`,
 		"c1 \u009b csi":               `c1 \u009b csi`,
 		"bad \xff utf8":               `bad \xff utf8`,
 		"rtl \u202e zwj \u200d":       `rtl \u202e zwj \u200d`,
