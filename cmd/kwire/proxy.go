@@ -266,7 +266,8 @@ func (c *proxyConfig) run(ctx context.Context, e *env) int {
 	r.w.Flush()
 	r.outMu.Unlock()
 	st := p.Stats()
-	r.logf("proxy: stopped: %d connections, %d exchanges (%d shown, %d skipped because decoding was behind)", st.Connections, st.Exchanges, r.shown, st.Skipped)
+	r.logf("proxy: stopped: %d connections, %d exchanges (%d shown, %d skipped because decoding was behind); %d connections to brokers tried",
+		st.Connections, st.Exchanges, r.shown, st.Skipped, st.Dials)
 	return 0
 }
 

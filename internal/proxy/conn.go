@@ -65,6 +65,18 @@ func newConn(p *Proxy, nc net.Conn, l *listener) *conn {
 	return c
 }
 
+// resetClose closes a client's connection with a reset (SO_LINGER 0)
+// rather than a clean end of stream.
+func resetClose(nc net.Conn) {
+	if tc, ok := nc.(*tls.Conn); ok {
+		nc = tc.NetConn()
+	}
+	if tc, ok := nc.(*net.TCPConn); ok {
+		tc.SetLinger(0)
+	}
+	nc.Close()
+}
+
 func addrPort(a net.Addr) netip.AddrPort {
 	if t, ok := a.(*net.TCPAddr); ok {
 		return t.AddrPort()
@@ -109,10 +121,26 @@ func (c *conn) run() {
 		}
 		tc.SetDeadline(time.Time{})
 	}
-	up, err := c.p.dial(c.ln.upstream)
+	up := c.p.takeSpare(c.ln)
+	var err error
+	if up == nil {
+		up, err = c.p.dial(c.ln.upstream)
+	}
 	if err != nil {
-		c.logf("cannot reach the broker: ", err.Error())
-		c.client.Close()
+		// Reset, not closed: a client that reads a clean close right
+		// after connecting blames its own configuration (librdkafka: "might
+		// be caused by incorrect security.protocol").
+		resetClose(c.client)
+		var u *unreachable
+		switch {
+		case outOfResources(err):
+			c.p.outOfFiles(err)
+		case errors.As(err, &u):
+			c.logf("cannot reach the broker: ", err.Error(), "; the client's connection is reset")
+			c.p.brokerDown(c.ln, err)
+		default:
+			c.logf("cannot reach the broker: ", err.Error(), "; the client's connection is reset")
+		}
 		return
 	}
 	c.mu.Lock()

@@ -27,6 +27,18 @@
 //     at most MaxFrame held while it is rewritten; copies made for the sink
 //     come out of one budget shared by every connection.
 //   - It listens only where told.
+//   - A broker that is down is refused to its clients, as it would refuse
+//     them itself: each listener keeps a spare connection to its broker,
+//     dialled ahead of the next client, which tells it the moment the
+//     broker goes away; the listener then stops listening until a dial to
+//     the broker works again, on the same address. A client whose own
+//     dial fails is reset, never closed cleanly (librdkafka reads a clean
+//     close right after connecting as its own misconfiguration).
+//   - Running out of file descriptors, it backs off and accepts again (5
+//     ms doubling to 1 s, as net/http does), saying so at most once a
+//     minute.
+//   - Every line it logs is escaped (AppendEscaped): what came from the
+//     network, broker host names first, cannot drive a terminal.
 package proxy
 
 import (
@@ -38,6 +50,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -174,6 +187,8 @@ type Stats struct {
 	SASLTokens   int64 // legacy (SaslHandshake v0) SASL tokens passed through
 	BytesUp      int64 // bytes relayed from clients
 	BytesDown    int64 // bytes relayed to clients
+	BrokersDown  int64 // times a listener stopped because its broker was unreachable
+	Dials        int64 // connections to brokers tried: each client's, spares made ahead
 }
 
 // Listener is one of the proxy's listeners and the broker it forwards to.
@@ -202,17 +217,34 @@ type Proxy struct {
 	nextConn atomic.Uint64
 	stats    struct {
 		connections, open, exchanges, delivered, skipped, rewritten, listeners atomic.Int64
-		overLimit, rewriteFails, saslTokens, bytesUp, bytesDown                atomic.Int64
+		overLimit, rewriteFails, saslTokens, bytesUp, bytesDown, down, dials   atomic.Int64
 	}
 
-	relays sync.WaitGroup // connection goroutines and accept loops
-	sinkWG sync.WaitGroup
+	relays      sync.WaitGroup // connection goroutines and accept loops
+	sinkWG      sync.WaitGroup
+	done        chan struct{} // closed by Close
+	saidStarved atomic.Int64  // UnixNano when want of descriptors was last said
 }
 
 type listener struct {
-	ln       net.Listener
+	addr     net.Addr // where it listens, kept while it stops for a broker that is down
 	upstream string
 	adv      Endpoint
+	// Under p.mu: the listener, nil while the broker is down, and back,
+	// closed when it listens again; the spare connection to the broker.
+	ln    net.Listener
+	back  chan struct{}
+	spare *spare
+}
+
+// spare is a connection to a listener's broker, made before a client
+// needs it: the next client takes it, and while it waits it tells the
+// proxy the moment the broker goes away.
+type spare struct {
+	c        net.Conn
+	released chan struct{} // closed once the keeper no longer reads c
+	n        int           // what the keeper's read returned
+	err      error
 }
 
 // New opens the first listener; Serve runs the proxy.
@@ -250,7 +282,7 @@ func New(cfg Config) (*Proxy, error) {
 		adv = host
 	}
 	p := &Proxy{cfg: cfg, advertise: adv, listenIP: host, byUpstream: map[string]*listener{},
-		ports: append([]int(nil), cfg.Ports...), conns: map[uint64]*conn{}, queue: make(chan *Exchange, cfg.QueueLen)}
+		ports: append([]int(nil), cfg.Ports...), conns: map[uint64]*conn{}, queue: make(chan *Exchange, cfg.QueueLen), done: make(chan struct{})}
 	l, err := p.listen(cfg.Listen, cfg.Upstream)
 	if err != nil {
 		return nil, err
@@ -260,7 +292,7 @@ func New(cfg Config) (*Proxy, error) {
 }
 
 // Addr is the first listener's address.
-func (p *Proxy) Addr() net.Addr { return p.listeners[0].ln.Addr() }
+func (p *Proxy) Addr() net.Addr { return p.listeners[0].addr }
 
 // Listeners lists the listeners open now, the first one first.
 func (p *Proxy) Listeners() []Listener {
@@ -268,7 +300,7 @@ func (p *Proxy) Listeners() []Listener {
 	defer p.mu.Unlock()
 	out := make([]Listener, len(p.listeners))
 	for i, l := range p.listeners {
-		out[i] = Listener{Addr: l.ln.Addr(), Upstream: l.upstream}
+		out[i] = Listener{Addr: l.addr, Upstream: l.upstream}
 	}
 	return out
 }
@@ -282,7 +314,8 @@ func (p *Proxy) Stats() Stats {
 	return Stats{Connections: s.connections.Load(), Open: s.open.Load(), Exchanges: s.exchanges.Load(),
 		Delivered: s.delivered.Load(), Skipped: s.skipped.Load(), Rewritten: s.rewritten.Load(),
 		Listeners: s.listeners.Load(), OverLimit: s.overLimit.Load(), RewriteFails: s.rewriteFails.Load(),
-		SASLTokens: s.saslTokens.Load(), BytesUp: s.bytesUp.Load(), BytesDown: s.bytesDown.Load()}
+		SASLTokens: s.saslTokens.Load(), BytesUp: s.bytesUp.Load(), BytesDown: s.bytesDown.Load(),
+		BrokersDown: s.down.Load(), Dials: s.dials.Load()}
 }
 
 // logf hands Config.Log one line made of parts, escaped: broker host
@@ -338,18 +371,27 @@ func AppendEscaped(dst []byte, s string) []byte {
 // listen opens a listener forwarding to upstream (p.mu held or not yet
 // shared) and starts accepting on it.
 func (p *Proxy) listen(addr, upstream string) (*listener, error) {
-	ln, err := net.Listen("tcp", addr)
+	ln, err := p.listenOn(addr)
 	if err != nil {
 		return nil, err
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
-	if p.cfg.ClientTLS != nil {
-		ln = tls.NewListener(ln, p.cfg.ClientTLS)
-	}
-	l := &listener{ln: ln, upstream: upstream, adv: Endpoint{p.advertise, port}}
+	l := &listener{ln: ln, addr: ln.Addr(), upstream: upstream, adv: Endpoint{p.advertise, port}}
 	p.listeners = append(p.listeners, l)
 	p.stats.listeners.Add(1)
 	return l, nil
+}
+
+// listenOn opens a TCP listener on addr, speaking TLS when configured.
+func (p *Proxy) listenOn(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	if p.cfg.ClientTLS != nil {
+		ln = tls.NewListener(ln, p.cfg.ClientTLS)
+	}
+	return ln, nil
 }
 
 // mapEndpoint gives the proxy's address for a broker's, opening a listener
@@ -375,9 +417,8 @@ func (p *Proxy) mapEndpoint(e Endpoint) (Endpoint, error) {
 		return Endpoint{}, errors.New("cannot open a listener for broker " + key + ": " + err.Error())
 	}
 	p.byUpstream[key] = l
-	p.logf("broker ", key, " is reached through ", l.ln.Addr().String())
-	p.relays.Add(1)
-	go p.accept(l)
+	p.logf("broker ", key, " is reached through ", l.addr.String())
+	p.start(l)
 	return l.adv, nil
 }
 
@@ -389,8 +430,7 @@ func (p *Proxy) Serve(ctx context.Context) error {
 	go p.runSink()
 	p.mu.Lock()
 	for _, l := range p.listeners {
-		p.relays.Add(1)
-		go p.accept(l)
+		p.start(l)
 	}
 	p.mu.Unlock()
 	<-ctx.Done()
@@ -407,8 +447,15 @@ func (p *Proxy) Close() error {
 		return nil
 	}
 	p.closed = true
+	close(p.done)
 	for _, l := range p.listeners {
-		l.ln.Close()
+		if l.ln != nil {
+			l.ln.Close()
+		}
+		if l.spare != nil {
+			l.spare.c.Close()
+			l.spare = nil
+		}
 	}
 	for _, c := range p.conns {
 		c.close()
@@ -469,17 +516,51 @@ func (p *Proxy) pause(now time.Time, tokens, share float64) {
 	p.paused.Store(now.Add(time.Duration(-tokens / share)).UnixNano())
 }
 
+// accept runs a listener's accept loop until the proxy closes. When the
+// process runs out of file descriptors it backs off (5 ms, doubling to
+// 1 s, as net/http does) and tries again, saying so once; while the
+// broker is down the listener is closed (brokerDown) and accept waits
+// for the broker to answer again.
 func (p *Proxy) accept(l *listener) {
 	defer p.relays.Done()
+	var delay time.Duration
 	for {
-		nc, err := l.ln.Accept()
+		p.mu.Lock()
+		ln := l.ln
+		p.mu.Unlock()
+		if ln == nil {
+			p.mu.Lock()
+			back := l.back
+			p.mu.Unlock()
+			select {
+			case <-back:
+			case <-p.done:
+				return
+			}
+			continue
+		}
+		nc, err := ln.Accept()
 		if err != nil {
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
+			p.mu.Lock()
+			closed, stopped := p.closed, l.ln != ln
+			p.mu.Unlock()
+			switch {
+			case closed:
+				return
+			case stopped:
+				continue // closed for a broker that is down
+			case retryAccept(err):
+				delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+				p.outOfFiles(err)
+				if !p.sleep(delay) {
+					return
+				}
 				continue
 			}
+			p.logf("listener ", l.addr.String(), " (for ", l.upstream, ") failed, no longer accepting: ", err.Error())
 			return
 		}
+		delay = 0
 		p.mu.Lock()
 		if p.closed {
 			p.mu.Unlock()
@@ -496,6 +577,51 @@ func (p *Proxy) accept(l *listener) {
 	}
 }
 
+// retryAccept reports whether an accept error is one to wait out: the
+// process or the system out of descriptors or buffers, or a timeout.
+func retryAccept(err error) bool {
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return true
+	}
+	return outOfResources(err)
+}
+
+// outOfResources reports whether err says the process or the system ran
+// out of file descriptors or socket buffers.
+func outOfResources(err error) bool {
+	for _, e := range []error{syscall.EMFILE, syscall.ENFILE, syscall.ENOBUFS, syscall.ENOMEM} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// outOfFiles says that the proxy cannot accept or dial for want of
+// descriptors, at most once a minute however long it lasts.
+func (p *Proxy) outOfFiles(err error) {
+	now := time.Now().UnixNano()
+	last := p.saidStarved.Load()
+	if last != 0 && now-last < int64(time.Minute) || !p.saidStarved.CompareAndSwap(last, now) {
+		return
+	}
+	p.logf("out of file descriptors or socket buffers (", err.Error(), "): new clients wait until some are free, retried every 5 ms to 1 s; ",
+		"raise the limit (ulimit -n) if it lasts (said at most once a minute)")
+}
+
+// sleep waits d, or until the proxy closes; false when it closed.
+func (p *Proxy) sleep(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-p.done:
+		return false
+	}
+}
+
 func (p *Proxy) forget(c *conn) {
 	p.mu.Lock()
 	delete(p.conns, c.id)
@@ -503,20 +629,187 @@ func (p *Proxy) forget(c *conn) {
 	p.stats.open.Add(-1)
 }
 
-// dial connects to a broker, with TLS when configured.
+// dial connects to a broker, with TLS when configured. Failing to
+// connect at all (refused, no route, no such host, timed out) is an
+// *unreachable error; a TLS failure is not: the broker is there.
 func (p *Proxy) dial(addr string) (net.Conn, error) {
 	d := net.Dialer{Timeout: p.cfg.DialTimeout}
+	p.stats.dials.Add(1)
+	nc, err := d.Dial("tcp", addr)
+	if err != nil {
+		return nil, &unreachable{err}
+	}
 	if p.cfg.UpstreamTLS == nil {
-		return d.Dial("tcp", addr)
+		return nc, nil
 	}
 	tc := p.cfg.UpstreamTLS.Clone()
 	if tc.ServerName == "" {
 		host, _, _ := net.SplitHostPort(addr)
 		tc.ServerName = host
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), p.cfg.DialTimeout)
-	defer cancel()
-	return (&tls.Dialer{NetDialer: &d, Config: tc}).DialContext(ctx, "tcp", addr)
+	c := tls.Client(nc, tc)
+	c.SetDeadline(time.Now().Add(p.cfg.DialTimeout))
+	if err := c.Handshake(); err != nil {
+		nc.Close()
+		return nil, err
+	}
+	c.SetDeadline(time.Time{})
+	return c, nil
+}
+
+// unreachable is a broker that could not be connected to.
+type unreachable struct{ err error }
+
+func (e *unreachable) Error() string { return e.err.Error() }
+func (e *unreachable) Unwrap() error { return e.err }
+
+// start runs a listener: its accept loop and the keeper of its spare
+// connection to the broker.
+func (p *Proxy) start(l *listener) {
+	p.relays.Add(2)
+	go p.accept(l)
+	go p.keepSpare(l)
+}
+
+// brokerDown stops l listening, after its broker could not be reached,
+// so that clients trying it are refused, as they would be by the broker
+// itself, rather than accepted and then dropped (which librdkafka reads as
+// a client speaking the wrong protocol). The keeper listens again, on the
+// same address, once the broker answers.
+func (p *Proxy) brokerDown(l *listener, err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed || l.ln == nil {
+		return
+	}
+	l.ln.Close()
+	l.ln = nil
+	l.back = make(chan struct{})
+	if s := l.spare; s != nil {
+		// Closed so that the keeper dials again, and listens again when
+		// that works.
+		l.spare = nil
+		s.c.Close()
+	}
+	p.stats.down.Add(1)
+	p.logf("broker ", l.upstream, " is unreachable (", err.Error(), "): ", l.addr.String(),
+		" stops listening, so that its clients are refused as the broker would refuse them, until the broker answers again")
+}
+
+// keepSpare keeps a spare connection to l's broker, dialled ahead of the next
+// client, and watches it: a broker that goes away closes it, and the
+// keeper dials again at once. When that fails the broker is down: the
+// listener stops (brokerDown), and the keeper dials again 100 ms later,
+// then at doubling intervals of up to 5 s, and listens again once a dial
+// works. A spare the broker closes within a second of its dial (a broker
+// that turns connections away) is dialled again with the same backoff.
+func (p *Proxy) keepSpare(l *listener) {
+	defer p.relays.Done()
+	const first, most = 100 * time.Millisecond, 5 * time.Second
+	var delay time.Duration
+	saidListen := false
+	for {
+		if delay > 0 && !p.sleep(delay) {
+			return
+		}
+		select {
+		case <-p.done:
+			return
+		default:
+		}
+		c, err := p.dial(l.upstream)
+		if err != nil {
+			var u *unreachable
+			if errors.As(err, &u) && !outOfResources(err) {
+				p.brokerDown(l, err)
+			}
+			// TLS failures and want of descriptors: clients dial on
+			// their own meanwhile, and say why they fail.
+			delay = min(max(2*delay, first), most)
+			continue
+		}
+		p.mu.Lock()
+		down, closed := l.ln == nil, p.closed
+		p.mu.Unlock()
+		if closed {
+			c.Close()
+			return
+		}
+		if down {
+			ln, err := p.listenOn(l.addr.String())
+			if err != nil {
+				c.Close()
+				if !saidListen {
+					saidListen = true
+					p.logf("broker ", l.upstream, " answers again, but ", l.addr.String(), " cannot listen again (", err.Error(), "); retrying")
+				}
+				delay = min(max(2*delay, first), most)
+				continue
+			}
+			saidListen = false
+			p.mu.Lock()
+			if p.closed {
+				p.mu.Unlock()
+				ln.Close()
+				c.Close()
+				return
+			}
+			l.ln = ln
+			close(l.back)
+			p.mu.Unlock()
+			p.logf("broker ", l.upstream, " answers again: listening on ", l.addr.String())
+		}
+		s := &spare{c: c, released: make(chan struct{})}
+		p.mu.Lock()
+		if p.closed {
+			p.mu.Unlock()
+			c.Close()
+			return
+		}
+		l.spare = s
+		p.mu.Unlock()
+		dialled := time.Now()
+		var b [1]byte
+		s.n, s.err = c.Read(b[:])
+		p.mu.Lock()
+		taken := l.spare != s
+		if !taken {
+			l.spare = nil
+		}
+		p.mu.Unlock()
+		close(s.released)
+		if taken {
+			delay = 0 // a client has it (or brokerDown closed it): the next one
+			continue
+		}
+		c.Close() // the broker closed it, or sent what nobody asked for
+		if time.Since(dialled) < time.Second {
+			delay = min(max(2*delay, first), most)
+		} else {
+			delay = 0
+		}
+	}
+}
+
+// takeSpare takes l's spare connection to the broker, or nil when there
+// is none (or it turned out closed).
+func (p *Proxy) takeSpare(l *listener) net.Conn {
+	p.mu.Lock()
+	s := l.spare
+	l.spare = nil
+	p.mu.Unlock()
+	if s == nil {
+		return nil
+	}
+	s.c.SetReadDeadline(time.Now()) // ends the keeper's read
+	<-s.released
+	var ne net.Error
+	if s.n > 0 || !errors.As(s.err, &ne) || !ne.Timeout() {
+		s.c.Close() // closed by the broker, or a byte read from it
+		return nil
+	}
+	s.c.SetReadDeadline(time.Time{})
+	return s.c
 }
 
 // acquire takes n bytes from the budget for copies; false when it is
