@@ -62,6 +62,8 @@ type proxyConfig struct {
 	queue                  int
 	runFor                 time.Duration
 	decodeCPU              float64
+	maxBrokers             int
+	allowBrokers           stringList
 }
 
 func parseProxyFlags(e *env, args []string) (*proxyConfig, int) {
@@ -74,6 +76,9 @@ func parseProxyFlags(e *env, args []string) (*proxyConfig, int) {
 	fs.StringVar(&c.upstream, "upstream", "", "the broker to forward to, `HOST:PORT` (required)")
 	fs.Var(&c.ports, "ports", "ports for the listeners opened for each broker the responses name, in order (repeatable or comma-separated; default: the system picks)")
 	fs.StringVar(&c.advertise, "advertise-host", "", "the host written into rewritten responses (default: --listen's host)")
+	fs.IntVar(&c.maxBrokers, "max-brokers", proxy.DefaultMaxListeners, "open at most `N` listeners, the first included: brokers named past it are left in responses as the broker gave them (clients reach them directly, unseen)")
+	fs.Var(&c.allowBrokers, "allow-brokers", "relay only to brokers matching these `PATTERNS` (comma-separated or repeated): host globs (*.kafka.internal), address prefixes (10.1.0.0/16), either with :PORT; "+
+		"others are left in responses as the broker gave them, and the proxy never connects to them (default: every broker the responses name; --upstream is always allowed)")
 	c.exchangeFilter.register(fs)
 	fs.BoolVar(&c.summary, "summary", false, "print the per-API table instead of each exchange: on exit, on SIGUSR1 and every --every")
 	fs.DurationVar(&c.every, "every", 0, "with --summary, also print the table at this interval (e.g. 10s)")
@@ -133,6 +138,10 @@ func parseProxyFlags(e *env, args []string) (*proxyConfig, int) {
 	}
 	if c.every < 0 || c.every > 0 && !c.summary {
 		fail(e, "--every needs --summary and a positive interval")
+		return nil, 2
+	}
+	if c.maxBrokers < 1 {
+		fail(e, "--max-brokers must be at least 1")
 		return nil, 2
 	}
 	if c.maxFrame <= 0 {
@@ -205,6 +214,7 @@ func (c *proxyConfig) run(ctx context.Context, e *env) int {
 	pc := proxy.Config{
 		Listen: c.listen, Upstream: c.upstream, AdvertiseHost: c.advertise, MaxFrame: c.maxFrame,
 		ClientTLS: c.clientTLS, UpstreamTLS: c.upstreamTLS, QueueLen: c.queue, SinkShare: c.decodeCPU,
+		MaxListeners: c.maxBrokers, AllowBrokers: c.allowBrokers,
 		Sink: r.exchange, Log: func(s string) { r.logf("proxy: %s", s) },
 	}
 	for _, p := range c.ports {

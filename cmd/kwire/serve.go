@@ -57,6 +57,20 @@ func runServe(e *env, args []string) int {
 	return 0
 }
 
+// stringList is a flag of strings, comma-separated or repeated.
+type stringList []string
+
+func (l *stringList) String() string { return strings.Join(*l, ",") }
+
+func (l *stringList) Set(v string) error {
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			*l = append(*l, s)
+		}
+	}
+	return nil
+}
+
 // serverLimits bound what a client can hold of kwire serve: how long a
 // connection may take over each part of a request, how large its headers
 // may be, and how many connections are open at once.

@@ -32,6 +32,15 @@ type fakeBroker struct {
 	mu    sync.Mutex
 	eof   []string // how each connection ended, as the broker saw it
 	conns map[net.Conn]bool
+	// brokers, when set, is what Metadata answers name (setBrokers).
+	brokers []map[string]any
+}
+
+// setBrokers makes Metadata answers name these brokers.
+func (b *fakeBroker) setBrokers(bs []map[string]any) {
+	b.mu.Lock()
+	b.brokers = bs
+	b.mu.Unlock()
 }
 
 func newFakeBroker(t *testing.T) *fakeBroker {
@@ -130,6 +139,11 @@ func (b *fakeBroker) serve(c net.Conn) {
 			if client == "evil-host" {
 				body["brokers"] = []map[string]any{{"nodeId": 2, "host": evilHost, "port": 9092}}
 			}
+			b.mu.Lock()
+			if b.brokers != nil {
+				body["brokers"] = b.brokers
+			}
+			b.mu.Unlock()
 		case schema.KeySaslHandshake:
 			body = map[string]any{"mechanisms": []string{"PLAIN"}}
 			raw = client == "raw-sasl"

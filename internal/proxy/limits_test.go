@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/stretchr/testify/require"
 )
@@ -199,4 +200,130 @@ func TestBrokerDownRefused(t *testing.T) {
 	newFakeBrokerAt(t, brokerAddr)
 	require.Eventually(t, func() bool { return !refused(addr) }, 15*time.Second, 5*time.Millisecond, lg.String())
 	healthy(t, p)
+}
+
+// freePort is a loopback port nothing listens on.
+func freePort(t *testing.T) int {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// metadataBrokers asks for Metadata through the proxy and returns the
+// brokers the client is given, as host:port.
+func metadataBrokers(t *testing.T, addr string) []string {
+	c, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	defer c.Close()
+	rsp, err := roundTrip(c, request(t, schema.KeyMetadata, 9, 1, "meta", map[string]any{"topics": nil}))
+	require.NoError(t, err)
+	var o codec.Options
+	o.Response, o.APIKey, o.Version = true, schema.KeyMetadata, 9
+	f, err := codec.Decode(rsp, o)
+	require.NoError(t, err)
+	var out []string
+	for i := 0; ; i++ {
+		n := f.Lookup("body.brokers[" + strconv.Itoa(i) + "]")
+		if n == nil {
+			return out
+		}
+		out = append(out, Endpoint{string(n.Find("host").Raw), int(n.Find("port").Int)}.String())
+	}
+}
+
+// TestListenerLimit: a Metadata answer naming a thousand brokers opens
+// at most DefaultMaxListeners listeners (the first included); the
+// brokers past the limit reach the client as the broker named them, and
+// the log says so once.
+func TestListenerLimit(t *testing.T) {
+	require.LessOrEqual(t, DefaultMaxListeners, 256)
+	b := newFakeBroker(t)
+	port := freePort(t)
+	var named []map[string]any
+	for i := range 1000 {
+		named = append(named, map[string]any{"nodeId": i, "host": "127.0." + strconv.Itoa(1+i/250) + "." + strconv.Itoa(1+i%250), "port": port})
+	}
+	b.setBrokers(named)
+	lg := &logs{}
+	p := startProxy(t, Config{Upstream: b.addr(), Log: lg.log})
+	got := metadataBrokers(t, p.Addr().String())
+	require.Len(t, got, 1000)
+	require.Len(t, p.Listeners(), DefaultMaxListeners)
+	for i, e := range got {
+		if i < DefaultMaxListeners-1 {
+			require.True(t, strings.HasPrefix(e, "127.0.0.1:"), "broker %d is sent to the proxy: %s", i, e)
+		} else {
+			require.Equal(t, Endpoint{named[i]["host"].(string), port}.String(), e, "broker %d is left as named", i)
+		}
+	}
+	// Asked again: no more listeners, and the limit is said once.
+	metadataBrokers(t, p.Addr().String())
+	require.Len(t, p.Listeners(), DefaultMaxListeners)
+	require.Equal(t, 1, strings.Count(lg.String(), "(--max-brokers)"), lg.String())
+	require.True(t, lg.has("broker 127.0.2.6:"+strconv.Itoa(port)+" would need listener 257, over the limit of 256"), lg.String())
+}
+
+// TestAllowBrokers: a response naming a service that is not a broker
+// (here a line-based one on loopback) does not make the proxy connect to
+// it or relay clients to it when AllowBrokers leaves it out; the client
+// gets its address as the broker gave it, and the log says why.
+func TestAllowBrokers(t *testing.T) {
+	b := newFakeBroker(t)
+	service, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer service.Close()
+	reached := make(chan struct{}, 1)
+	go func() {
+		c, err := service.Accept()
+		if err == nil {
+			reached <- struct{}{}
+			c.Close()
+		}
+	}()
+	_, bport, _ := net.SplitHostPort(b.addr())
+	bp, _ := strconv.Atoi(bport)
+	sport := service.Addr().(*net.TCPAddr).Port
+	b.setBrokers([]map[string]any{{"nodeId": 1, "host": "127.0.0.1", "port": bp}, {"nodeId": 2, "host": "127.0.0.1", "port": sport}})
+	lg := &logs{}
+	p := startProxy(t, Config{Upstream: b.addr(), Log: lg.log, AllowBrokers: []string{"localhost", "127.0.0.0/8:" + bport}})
+	got := metadataBrokers(t, p.Addr().String())
+	require.Equal(t, []string{p.Addr().String(), service.Addr().String()}, got)
+	require.Len(t, p.Listeners(), 1)
+	require.True(t, lg.has("broker "+service.Addr().String()+" is not in the brokers allowed (--allow-brokers)"), lg.String())
+	select {
+	case <-reached:
+		t.Fatal("the proxy connected to a service outside the brokers allowed")
+	case <-time.After(200 * time.Millisecond):
+	}
+}
+
+func TestBrokerPatterns(t *testing.T) {
+	ps, err := parseBrokerPatterns([]string{"*.kafka.internal", "Kafka-?.example:9092", "10.1.0.0/16", "fd00::1", "[fd00::2]:9093"})
+	require.NoError(t, err)
+	p := &Proxy{allow: ps}
+	for e, want := range map[Endpoint]bool{
+		{"b1.kafka.internal", 1}:    true,
+		{"B1.KAFKA.INTERNAL", 1}:    true,
+		{"kafka.internal", 1}:       false,
+		{"kafka-1.example", 9092}:   true,
+		{"kafka-1.example", 9093}:   false,
+		{"kafka-12.example", 9092}:  false,
+		{"10.1.200.3", 6379}:        true,
+		{"10.2.0.1", 9092}:          false,
+		{"::ffff:10.1.0.9", 9092}:   true,
+		{"fd00::1", 9092}:           true,
+		{"fd00::2", 9093}:           true,
+		{"fd00::2", 9092}:           false,
+		{"127.0.0.1", 6379}:         false,
+		{"evil.example/../x", 9092}: false,
+	} {
+		require.Equal(t, want, p.allowed(e), "%v", e)
+	}
+	for _, bad := range []string{"[a", "host:0", "host:http", "10.0.0.0/33", "a/b"} {
+		_, err := parseBrokerPatterns([]string{bad})
+		require.Error(t, err, bad)
+	}
+	_, err = New(Config{Upstream: "127.0.0.1:9092", AllowBrokers: []string{"[a"}})
+	require.ErrorContains(t, err, `broker pattern "[a"`)
 }

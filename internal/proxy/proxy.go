@@ -72,6 +72,14 @@ const DefaultSinkShare = 0.1
 // socket.request.max.bytes.
 const DefaultMaxFrame = 100 << 20
 
+// DefaultMaxListeners bounds the listeners a proxy opens, one per broker
+// its responses name: larger than most clusters, small enough that a
+// broker advertising thousands of others costs a few hundred sockets.
+const DefaultMaxListeners = 256
+
+// maxSaid bounds the brokers outside AllowBrokers that the log names.
+const maxSaid = 16
+
 // Config says where to listen, where to forward and what to do with the
 // exchanges.
 type Config struct {
@@ -96,6 +104,18 @@ type Config struct {
 	UpstreamTLS *tls.Config
 	// DialTimeout bounds connecting to a broker (default 10 s).
 	DialTimeout time.Duration
+	// MaxListeners bounds the listeners, the first one included, and so
+	// the brokers the proxy relays to (default DefaultMaxListeners). A
+	// broker named once they are all open is left in responses as the
+	// broker gave it, as the log says once.
+	MaxListeners int
+	// AllowBrokers, when not empty, lists the brokers responses may send
+	// clients to through the proxy: host patterns (path.Match globs, any
+	// case: "*.kafka.internal"), address prefixes ("10.1.0.0/16"), either
+	// with a port ("kafka-?.example:9092"). Upstream is always allowed. A
+	// broker outside them is left as the broker gave it (the proxy never
+	// connects to it), as the log says.
+	AllowBrokers []string
 
 	// Sink receives each exchange, in the order they complete, from one
 	// goroutine. Nil turns copying off: the proxy only forwards (and
@@ -209,6 +229,11 @@ type Proxy struct {
 	ports      []int
 	conns      map[uint64]*conn
 	closed     bool
+	allow      []brokerPattern
+	// Said once: the listener limit reached, --ports used up; said for the
+	// first maxSaid brokers outside AllowBrokers.
+	saidFull, saidPorts bool
+	saidNotAllowed      int
 
 	queue    chan *Exchange
 	paused   atomic.Int64 // UnixNano until which nothing is copied: the sink is over its share
@@ -222,8 +247,10 @@ type Proxy struct {
 
 	relays      sync.WaitGroup // connection goroutines and accept loops
 	sinkWG      sync.WaitGroup
-	done        chan struct{} // closed by Close
-	saidStarved atomic.Int64  // UnixNano when want of descriptors was last said
+	done        chan struct{}   // closed by Close
+	ctx         context.Context // cancelled by Close: dials in progress end
+	cancel      context.CancelFunc
+	saidStarved atomic.Int64 // UnixNano when want of descriptors was last said
 }
 
 type listener struct {
@@ -270,6 +297,13 @@ func New(cfg Config) (*Proxy, error) {
 	if cfg.DialTimeout <= 0 {
 		cfg.DialTimeout = 10 * time.Second
 	}
+	if cfg.MaxListeners <= 0 {
+		cfg.MaxListeners = DefaultMaxListeners
+	}
+	allow, err := parseBrokerPatterns(cfg.AllowBrokers)
+	if err != nil {
+		return nil, err
+	}
 	host, _, err := net.SplitHostPort(cfg.Listen)
 	if err != nil {
 		return nil, errors.New("proxy: listen address " + strconv.Quote(cfg.Listen) + " is not host:port")
@@ -282,7 +316,8 @@ func New(cfg Config) (*Proxy, error) {
 		adv = host
 	}
 	p := &Proxy{cfg: cfg, advertise: adv, listenIP: host, byUpstream: map[string]*listener{},
-		ports: append([]int(nil), cfg.Ports...), conns: map[uint64]*conn{}, queue: make(chan *Exchange, cfg.QueueLen), done: make(chan struct{})}
+		ports: append([]int(nil), cfg.Ports...), conns: map[uint64]*conn{}, queue: make(chan *Exchange, cfg.QueueLen), done: make(chan struct{}), allow: allow}
+	p.ctx, p.cancel = context.WithCancel(context.Background())
 	l, err := p.listen(cfg.Listen, cfg.Upstream)
 	if err != nil {
 		return nil, err
@@ -396,6 +431,10 @@ func (p *Proxy) listenOn(addr string) (net.Listener, error) {
 
 // mapEndpoint gives the proxy's address for a broker's, opening a listener
 // the first time a broker is named.
+//
+// A broker outside Config.AllowBrokers, or named once Config.MaxListeners
+// listeners are open, is given back as it is: the proxy does not relay to
+// it, and says so in the log.
 func (p *Proxy) mapEndpoint(e Endpoint) (Endpoint, error) {
 	key := e.String()
 	p.mu.Lock()
@@ -406,11 +445,33 @@ func (p *Proxy) mapEndpoint(e Endpoint) (Endpoint, error) {
 	if p.closed {
 		return Endpoint{}, errors.New("proxy closed")
 	}
+	if !p.allowed(e) {
+		if p.saidNotAllowed < maxSaid {
+			p.saidNotAllowed++
+			more := ""
+			if p.saidNotAllowed == maxSaid {
+				more = " (said for the first " + strconv.Itoa(maxSaid) + " such brokers only)"
+			}
+			p.logf("broker ", key, " is not in the brokers allowed (--allow-brokers): its address is left as the broker gave it, ",
+				"so the proxy never connects to it; clients that use it reach it directly, unseen", more)
+		}
+		return e, nil
+	}
+	if len(p.listeners) >= p.cfg.MaxListeners {
+		if !p.saidFull {
+			p.saidFull = true
+			p.logf("broker ", key, " would need listener ", strconv.Itoa(len(p.listeners)+1), ", over the limit of ", strconv.Itoa(p.cfg.MaxListeners),
+				" (--max-brokers): its address, and every other broker's named from now on, is left as the broker gave it; ",
+				"clients that use them reach them directly, unseen (said once)")
+		}
+		return e, nil
+	}
 	port := 0
 	if len(p.ports) > 0 {
 		port, p.ports = p.ports[0], p.ports[1:]
-	} else if len(p.cfg.Ports) > 0 {
-		p.logf("--ports are all in use; the system picks the port for ", key)
+	} else if len(p.cfg.Ports) > 0 && !p.saidPorts {
+		p.saidPorts = true
+		p.logf("--ports are all in use; the system picks the port for ", key, " and the brokers after it (said once)")
 	}
 	l, err := p.listen(joinHostPort(p.listenIP, port), key)
 	if err != nil {
@@ -448,6 +509,7 @@ func (p *Proxy) Close() error {
 	}
 	p.closed = true
 	close(p.done)
+	p.cancel()
 	for _, l := range p.listeners {
 		if l.ln != nil {
 			l.ln.Close()
@@ -635,7 +697,7 @@ func (p *Proxy) forget(c *conn) {
 func (p *Proxy) dial(addr string) (net.Conn, error) {
 	d := net.Dialer{Timeout: p.cfg.DialTimeout}
 	p.stats.dials.Add(1)
-	nc, err := d.Dial("tcp", addr)
+	nc, err := d.DialContext(p.ctx, "tcp", addr)
 	if err != nil {
 		return nil, &unreachable{err}
 	}
@@ -648,12 +710,12 @@ func (p *Proxy) dial(addr string) (net.Conn, error) {
 		tc.ServerName = host
 	}
 	c := tls.Client(nc, tc)
-	c.SetDeadline(time.Now().Add(p.cfg.DialTimeout))
-	if err := c.Handshake(); err != nil {
+	ctx, cancel := context.WithTimeout(p.ctx, p.cfg.DialTimeout)
+	defer cancel()
+	if err := c.HandshakeContext(ctx); err != nil {
 		nc.Close()
 		return nil, err
 	}
-	c.SetDeadline(time.Time{})
 	return c, nil
 }
 
