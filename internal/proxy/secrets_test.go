@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -330,4 +331,52 @@ func TestRedactUnreadableVersion(t *testing.T) {
 	require.Equal(t, []string{"request.body"}, js.Redacted)
 	require.NotContains(t, string(x.Request), "hunter2")
 	require.NotContains(t, string(js.Request.JSON), "hunter2")
+}
+
+// TestRawSASLTokenLikeARequest: after a SaslHandshake v0, a raw SASL
+// token whose bytes pass for a request header is still a token, never
+// handed to the sink: with PLAIN the first frame is a token whatever it
+// holds (here a whole, valid ApiVersions request carrying the secret), and
+// with a mechanism whose token count is not known (GSSAPI) a frame is a
+// request only when it reads whole as one. The request after it is shown.
+func TestRawSASLTokenLikeARequest(t *testing.T) {
+	for _, c := range []struct {
+		mech  string
+		token []byte
+	}{
+		{"PLAIN", request(t, schema.KeyApiVersions, 0, 9, "password-never-printed", map[string]any{})},
+		{"GSSAPI", func() []byte {
+			b := append(request(t, schema.KeyApiVersions, 3, 9, "c", map[string]any{"clientSoftwareName": "a", "clientSoftwareVersion": "1"}),
+				"password-never-printed"...)
+			binary.BigEndian.PutUint32(b, uint32(len(b)-4))
+			return b
+		}()},
+	} {
+		t.Run(c.mech, func(t *testing.T) {
+			b := newFakeBroker(t)
+			col := &collector{}
+			p := startProxy(t, Config{Upstream: b.addr(), Sink: col.sink})
+			conn, err := net.Dial("tcp", p.Addr().String())
+			require.NoError(t, err)
+			defer conn.Close()
+			_, err = roundTrip(conn, request(t, schema.KeySaslHandshake, 0, 1, "raw-sasl", map[string]any{"mechanism": c.mech}))
+			require.NoError(t, err)
+			tok, err := roundTrip(conn, c.token)
+			require.NoError(t, err)
+			require.Equal(t, []byte{0, 0, 0, 0}, tok, "the broker's empty token came back")
+			rsp, err := roundTrip(conn, request(t, schema.KeyApiVersions, 0, 2, "after", map[string]any{}))
+			require.NoError(t, err)
+			require.Equal(t, int32(2), int32(binary.BigEndian.Uint32(rsp[4:])))
+			conn.Close()
+			waitDrained(t, p)
+			var apis []string
+			for _, j := range col.all() {
+				apis = append(apis, j.api)
+				require.NotContains(t, string(j.exchange.Request), "never-printed")
+				require.NotContains(t, j.req, "never-printed")
+			}
+			require.Equal(t, []string{"SaslHandshake", "ApiVersions"}, apis)
+			require.Equal(t, int64(2), p.Stats().SASLTokens, "the client's token and the broker's")
+		})
+	}
 }
