@@ -95,7 +95,7 @@ func parseProxyFlags(e *env, args []string) (*proxyConfig, int) {
 	fs.StringVar(&c.webDir, "web-dir", "dist", "the built site --web serves (make site writes it)")
 	fs.DurationVar(&c.runFor, "for", 0, "stop after this long (default: run until interrupted)")
 	fs.IntVar(&c.queue, "queue", 1024, "exchanges waiting to be decoded; when it is full, exchanges are skipped (and counted), never the traffic")
-	fs.Float64Var(&c.decodeCPU, "decode-cpu", proxy.DefaultSinkShare, "the share of one CPU core decoding and printing may take (after a 100 ms burst); past it exchanges are skipped and counted, so the traffic keeps the CPU; 0: no limit")
+	fs.Float64Var(&c.decodeCPU, "decode-cpu", proxy.DefaultSinkShare, "the share of one CPU core decoding and printing may use, in CPU time (waiting on the output is not counted), after a 100 ms burst; past it exchanges are skipped and counted, so the traffic keeps the CPU; 0: no limit")
 	rest, code := parseFlags(e, fs, args)
 	if code >= 0 {
 		return nil, code

@@ -446,23 +446,34 @@ func TestSlowSink(t *testing.T) {
 	require.Equal(t, int64(n+1), p.Stats().Exchanges)
 }
 
-// TestSinkShare: a sink slower than its share of the CPU gets only that
-// share (after its burst); the rest is skipped, and counted, and the
+// spin uses d of the calling thread's CPU time.
+func spin(d time.Duration) {
+	start, _ := threadCPU()
+	for {
+		if now, _ := threadCPU(); now-start >= d {
+			return
+		}
+	}
+}
+
+// TestSinkShare: a sink that uses more than its share of the CPU gets only
+// that share (after its burst); the rest is skipped, and counted, and the
 // traffic is not slowed.
 func TestSinkShare(t *testing.T) {
+	_, ok := threadCPU()
+	require.True(t, ok, "the thread's CPU clock is readable here")
 	b := newFakeBroker(t)
 	var mu sync.Mutex
-	var busy, longest, over time.Duration
+	var busy, longest time.Duration
 	const share, burst = 0.1, 10 * time.Millisecond
 	start := time.Now() // before the sink's bucket starts filling
 	p := startProxy(t, Config{Upstream: b.addr(), SinkShare: share, SinkBurst: burst, Sink: func(x *Exchange) {
-		start := time.Now()
-		time.Sleep(2 * time.Millisecond)
-		d := time.Since(start)
+		c0, _ := threadCPU()
+		spin(2 * time.Millisecond)
+		c1, _ := threadCPU()
 		mu.Lock()
-		busy += d
-		longest = max(longest, d)
-		over += max(0, d-burst) // a call is charged at most the burst
+		busy += c1 - c0
+		longest = max(longest, c1-c0)
 		mu.Unlock()
 	}})
 	c, err := net.Dial("tcp", p.Addr().String())
@@ -479,11 +490,42 @@ func TestSinkShare(t *testing.T) {
 	require.Greater(t, st.Skipped, int64(0))
 	mu.Lock()
 	defer mu.Unlock()
-	// What the sink took: at most its burst, its share of the time, one
-	// call that went over (each call starts only within the share), and
-	// what calls longer than the burst were not charged.
-	limit := burst + time.Duration(share*float64(elapsed)) + longest + over
-	require.LessOrEqual(t, busy, limit, "sink time %v over %v (delivered %d, skipped %d)", busy, elapsed, st.Delivered, st.Skipped)
+	// What the sink used: at most its burst, its share of the time, and
+	// one call that went over (each call starts only within the share).
+	limit := burst + time.Duration(share*float64(elapsed)) + longest
+	require.LessOrEqual(t, busy, limit, "sink CPU %v over %v (delivered %d, skipped %d)", busy, elapsed, st.Delivered, st.Skipped)
+}
+
+// TestSinkShareCountsCPU: the share is of CPU time: a sink that waits
+// (a slow terminal, a full pipe, a preempted thread) far longer than its
+// share of the wall time, using little CPU, is handed every exchange. The
+// share once counted wall time, and a light session lost a third of its
+// exchanges to one stall.
+func TestSinkShareCountsCPU(t *testing.T) {
+	_, ok := threadCPU()
+	require.True(t, ok, "the thread's CPU clock is readable here")
+	b := newFakeBroker(t)
+	var mu sync.Mutex
+	delivered := 0
+	p := startProxy(t, Config{Upstream: b.addr(), SinkShare: DefaultSinkShare, Sink: func(x *Exchange) {
+		time.Sleep(20 * time.Millisecond) // waiting on the terminal
+		mu.Lock()
+		delivered++
+		mu.Unlock()
+	}})
+	c, err := net.Dial("tcp", p.Addr().String())
+	require.NoError(t, err)
+	const n = 40 // 800 ms of waiting: eight times the default share of it
+	for i := int32(1); i <= n; i++ {
+		_, err := roundTrip(c, request(t, schema.KeyListGroups, 4, i, "light", map[string]any{}))
+		require.NoError(t, err)
+	}
+	c.Close()
+	waitDrained(t, p)
+	require.Equal(t, int64(0), p.Stats().Skipped)
+	mu.Lock()
+	defer mu.Unlock()
+	require.Equal(t, n, delivered)
 }
 
 // TestLogEscapesBrokerStrings: a broker host name carrying terminal

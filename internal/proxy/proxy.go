@@ -47,6 +47,7 @@ import (
 	"errors"
 	"net"
 	"net/netip"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -130,14 +131,16 @@ type Config struct {
 	// is still copied when nothing else is).
 	QueueLen   int
 	QueueBytes int64
-	// SinkShare bounds the time the sink may take, as a share of one CPU
-	// (0.25: a quarter of a core's time), measured as the wall time spent
-	// in Sink; past it (after a burst of SinkBurst) exchanges are skipped,
-	// and not even copied, until the share is back under. One call is
-	// charged at most SinkBurst, so the longest silence after a stall is
-	// SinkBurst/SinkShare. Decoding is
-	// what a busy proxy can least afford: this keeps it from taking the
-	// CPU the traffic needs. Zero means no limit beyond the queue.
+	// SinkShare bounds the CPU time the sink may take, as a share of one
+	// CPU (0.25: a quarter of a core's time), measured by the CPU clock of
+	// the thread that runs it (where there is none, as the wall time spent
+	// in Sink); past it (after a burst of SinkBurst) exchanges are skipped,
+	// and not even copied, until the share is back under. Time the sink
+	// waits (on its output, for a CPU) is not counted. One call is charged
+	// at most SinkBurst, so the longest silence after one is
+	// 2*SinkBurst/SinkShare. Decoding is what a busy proxy can least
+	// afford: this keeps it from taking the CPU the traffic needs. Zero
+	// means no limit beyond the queue.
 	SinkShare float64
 	// SinkBurst is the sink time allowed above SinkShare in a burst
 	// (default 100 ms).
@@ -530,10 +533,15 @@ func (p *Proxy) Close() error {
 }
 
 // runSink hands the queued exchanges to the sink, within its share of
-// the CPU: a token bucket of sink time that fills at SinkShare seconds per
-// second, up to SinkBurst.
+// the CPU: a token bucket of the sink's CPU time that fills at SinkShare
+// seconds per second, up to SinkBurst. The goroutine keeps its OS thread,
+// so the thread's CPU clock (threadCPU) is the sink's: waiting on its
+// output or for a CPU costs nothing, and a session of a few exchanges a
+// second never skips.
 func (p *Proxy) runSink() {
 	defer p.sinkWG.Done()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	share := p.cfg.SinkShare
 	burst := p.cfg.SinkBurst
 	if burst <= 0 {
@@ -554,18 +562,21 @@ func (p *Proxy) runSink() {
 			}
 		}
 		start := time.Now()
+		cpu0, cpuOK := threadCPU()
 		if p.cfg.Sink != nil {
 			p.cfg.Sink(x)
 		}
 		p.release(x.budget)
 		p.stats.delivered.Add(1)
 		if share > 0 {
-			// A call is charged at most the burst: wall time is what is
-			// measured, and a sink stuck on its output (a pager, a full
-			// pipe) is not using the CPU; a long stall must not silence
-			// the sink for ten times as long afterwards.
 			now := time.Now()
-			tokens = max(tokens-float64(now.Sub(start)), -float64(burst))
+			used := now.Sub(start)
+			if cpu1, ok := threadCPU(); ok && cpuOK {
+				used = cpu1 - cpu0
+			}
+			// A call is charged at most the burst: the longest silence
+			// after one is 2*SinkBurst/SinkShare.
+			tokens = max(tokens-float64(used), -float64(burst))
 			if tokens <= 0 {
 				p.pause(now, tokens, share)
 			}
