@@ -764,3 +764,79 @@ func TestProxyBrokerDown(t *testing.T) {
 	_, stderr := p.stop(t)
 	require.Contains(t, stderr, "stops listening, so that its clients are refused")
 }
+
+// startWeb runs kwire proxy with --web in front of a kfake cluster and
+// returns the proxy and the web address.
+func startWeb(t *testing.T, args ...string) (*proxyCLI, string) {
+	cluster, _ := kfakeCluster(t, kfake.SeedTopics(1, "w"))
+	site := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(site, "index.html"), []byte("<title>kwire</title>"), 0o644))
+	p := startProxyCLI(t, append([]string{"--upstream", cluster.ListenAddrs()[0], "--listen", "127.0.0.1:0", "--format", "ndjson",
+		"--decode-cpu", "0", "--web", "127.0.0.1:0", "--web-dir", site}, args...)...)
+	var web string
+	require.Eventually(t, func() bool {
+		m := webRE.FindStringSubmatch(p.stderr.String())
+		if m != nil {
+			web = m[1]
+		}
+		return m != nil
+	}, 10*time.Second, 5*time.Millisecond)
+	return p, web
+}
+
+// TestProxyWebGuarded: --web's live feed and API answer only requests
+// made to it by name and from its own pages (a page under another name
+// resolved to 127.0.0.1 read every decoded exchange), and its pages may not
+// be framed by others.
+func TestProxyWebGuarded(t *testing.T) {
+	p, web := startWeb(t, "--web-allow-host", "kwire.test")
+	_, port, _ := net.SplitHostPort(web)
+	require.Equal(t, http.StatusMisdirectedRequest, get(t, "GET", web, "/proxy/events", "evil.example:"+port, ""))
+	require.Equal(t, http.StatusMisdirectedRequest, get(t, "POST", web, "/api/decode", "evil.example:"+port, ""))
+	require.Equal(t, http.StatusForbidden, get(t, "GET", web, "/proxy/events", "", "http://evil.example:"+port))
+	require.Equal(t, http.StatusForbidden, get(t, "POST", web, "/api/decode", "", "http://evil.example:"+port))
+	require.Equal(t, http.StatusOK, get(t, "POST", web, "/api/decode", "", "http://"+web))
+	require.Equal(t, http.StatusOK, get(t, "GET", web, "/", "kwire.test:"+port, ""))
+	res, err := http.Get("http://" + web + "/")
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Contains(t, res.Header.Get("Content-Security-Policy"), "frame-ancestors 'none'")
+	p.stop(t)
+}
+
+// TestProxyWebLimits: --web has kwire serve's limits: connections that
+// send nothing, or a body too slowly, are cut (they stayed open for
+// good), and at the connection cap the ones that sent nothing make room
+// for a client, who is served.
+func TestProxyWebLimits(t *testing.T) {
+	p, web := startWeb(t)
+	idle := dialGuarded(t, web)
+	slow := dialGuarded(t, web)
+	_, err := io.WriteString(slow, "POST /api/decode HTTP/1.1\r\nHost: "+web+"\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\n0000")
+	require.NoError(t, err)
+	var crowd []net.Conn
+	for range defaultLimits.maxConns + 8 {
+		c, err := net.Dial("tcp", web)
+		require.NoError(t, err)
+		defer c.Close()
+		crowd = append(crowd, c)
+	}
+	time.Sleep(1100 * time.Millisecond) // nothing sent for a second: evictable
+	client := &http.Client{Timeout: 10 * time.Second}
+	res, err := client.Get("http://" + web + "/")
+	require.NoError(t, err, "a client is served with every slot held")
+	res.Body.Close()
+	require.Equal(t, http.StatusOK, res.StatusCode)
+	for _, c := range crowd {
+		c.Close()
+	}
+
+	start := time.Now()
+	requireCut(t, idle)
+	t.Logf("a connection that sent nothing was cut after %v", time.Since(start))
+	got := requireCut(t, slow)
+	res, err = http.ReadResponse(bufio.NewReader(bytes.NewReader(got)), nil)
+	require.NoError(t, err, "%q", got)
+	require.Equal(t, http.StatusRequestTimeout, res.StatusCode)
+	p.stop(t)
+}
