@@ -68,7 +68,18 @@ var listeningRE = regexp.MustCompile(`listening on (\S+),`)
 // startProxyCLI runs kwire proxy with args and waits until it listens.
 func startProxyCLI(t *testing.T, args ...string) *proxyCLI {
 	t.Helper()
-	p := &proxyCLI{cmd: exec.Command(kwireBin, append([]string{"proxy"}, args...)...), done: make(chan struct{})}
+	return startProxyCLILimited(t, 0, args...)
+}
+
+// startProxyCLILimited is startProxyCLI with at most nofile descriptors
+// for the proxy (sh's ulimit in the child; 0: the default).
+func startProxyCLILimited(t *testing.T, nofile int, args ...string) *proxyCLI {
+	t.Helper()
+	cmd := exec.Command(kwireBin, append([]string{"proxy"}, args...)...)
+	if nofile > 0 {
+		cmd = exec.Command("sh", append([]string{"-c", `ulimit -n "$0" && exec "$@"`, strconv.Itoa(nofile), kwireBin, "proxy"}, args...)...)
+	}
+	p := &proxyCLI{cmd: cmd, done: make(chan struct{})}
 	p.cmd.Dir = workDir
 	p.cmd.Stdout = &p.stdout
 	errPipe, err := p.cmd.StderrPipe()
