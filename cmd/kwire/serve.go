@@ -202,6 +202,15 @@ type capListener struct {
 	conns   map[*capConn]struct{}
 	changed chan struct{} // closed and replaced when a connection closes or idles
 	said    time.Time
+
+	closeOnce sync.Once
+	closed    chan struct{} // closed by Close: an Accept waiting for room returns
+}
+
+// Close closes the listener and ends an Accept waiting for room.
+func (l *capListener) Close() error {
+	l.closeOnce.Do(func() { close(l.closed) })
+	return l.Listener.Close()
 }
 
 // capConn is a connection of a capListener: since when it is in its
@@ -218,7 +227,7 @@ func newCapListener(ln net.Listener, max int, log func(string)) *capListener {
 	if max <= 0 {
 		max = int(^uint(0) >> 1)
 	}
-	return &capListener{Listener: ln, max: max, log: log, conns: map[*capConn]struct{}{}, changed: make(chan struct{})}
+	return &capListener{Listener: ln, max: max, log: log, conns: map[*capConn]struct{}{}, changed: make(chan struct{}), closed: make(chan struct{})}
 }
 
 func (l *capListener) Accept() (net.Conn, error) {
@@ -244,6 +253,9 @@ func (l *capListener) Accept() (net.Conn, error) {
 		select {
 		case <-changed:
 		case <-time.After(time.Second): // a new connection may have become evictable
+		case <-l.closed:
+			nc.Close()
+			return nil, net.ErrClosed
 		}
 	}
 }

@@ -703,3 +703,27 @@ func TestServeOutOfFiles(t *testing.T) {
 	require.Equal(t, 1, strings.Count(stderr.String(), "too many open files"), "said once:\n%s", stderr.String())
 	require.Contains(t, stderr.String(), "kwire: serve: cannot accept connections")
 }
+
+// TestServeStopsAtTheCap: a server whose every slot is held, with a
+// client waiting for one, still stops when asked.
+func TestServeStopsAtTheCap(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	l := testLimits
+	l.readHeader, l.read, l.maxConns = 30*time.Second, 30*time.Second, 2
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx, ln, siteHandler(serveDir(t), nil), l, serveOptions{}) }()
+	for range 3 {
+		c := dialGuarded(t, ln.Addr().String())
+		io.WriteString(c, "GET / HTTP/1.1\r\n") // active, not evictable
+	}
+	time.Sleep(100 * time.Millisecond)
+	cancel()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+}
