@@ -4,7 +4,7 @@
 // entity types, map keys) of Kafka's JSON schema files and none of their prose.
 //
 // The tables themselves are generated from those files (tables_gen.go, made
-// by gen.go), as are constants for every API key (KeyMetadata) and error
+// by the generator in internal/gen), as are constants for every API key (KeyMetadata) and error
 // code (CodeNotLeaderOrFollower) in constants_gen.go; this file holds the
 // types and lookups over them: ByKey, ByName, APIName, ErrorName,
 // ErrorCodeByName.
@@ -12,7 +12,7 @@ package schema
 
 import "strings"
 
-//go:generate go run gen.go -out tables_gen.go -consts constants_gen.go
+//go:generate go run ./internal/gen -out tables_gen.go -consts constants_gen.go
 
 // Range is an inclusive range of versions. An empty range has Lo > Hi.
 type Range struct{ Lo, Hi int16 }

@@ -1,0 +1,68 @@
+// Command gen reads Kafka's JSON message schemas and writes kwire's schema
+// tables, in three stages: read (read.go: the files as written), resolve
+// (resolve.go: the precedence rule of kafka/README.md, applied into the
+// schema package's own types) and emit (emit.go: Go source for those
+// values). Only structure is carried over; the files' prose ("about"
+// texts, comments) is dropped, both from the tables and from the copy
+// kept in kafka/ (importing.go).
+//
+// It is run from codec/schema with the schema_bootstrap build tag, which
+// builds the schema package without its generated files, so that the
+// generator never needs the tables it writes to compile:
+//
+//	go run -tags schema_bootstrap ./internal/gen                       # kafka/ -> tables_gen.go, constants_gen.go
+//	go run -tags schema_bootstrap ./internal/gen -import DIR -as NAME  # copy Kafka's files from DIR into kafka/NAME,
+//	                                                                   # first in kafka/ORDER, then generate
+package main
+
+import (
+	"flag"
+	"fmt"
+	"go/format"
+	"log"
+	"os"
+)
+
+func main() {
+	log.SetFlags(0)
+	log.SetPrefix("gen: ")
+	dir := flag.String("schemas", "kafka", "the schema folder: ORDER, the folders it names, errors.tsv, enums.tsv")
+	out := flag.String("out", "tables_gen.go", "output file")
+	constsOut := flag.String("consts", "constants_gen.go", "output file for the API key and error code constants")
+	imp := flag.String("import", "", "copy Kafka's message files (clients/src/main/resources/common/message) from `DIR` first")
+	as := flag.String("as", "kafka-import", "the folder name the imported files get under -schemas")
+	flag.Parse()
+
+	if *imp != "" {
+		if err := importFolder(*dir, *imp, *as); err != nil {
+			log.Fatal(err)
+		}
+	}
+	src, err := read(*dir)
+	if err != nil {
+		log.Fatal(err)
+	}
+	t, err := resolve(src)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, o := range []struct {
+		path string
+		emit func(*tables) []byte
+	}{{*out, emitTables}, {*constsOut, emitConstants}} {
+		if err := writeGo(o.path, o.emit(t)); err != nil {
+			log.Fatal(err)
+		}
+	}
+}
+
+// writeGo formats Go source and writes it to path; source that does not
+// format is left beside it, in path.broken, to be read.
+func writeGo(path string, src []byte) error {
+	b, err := format.Source(src)
+	if err != nil {
+		os.WriteFile(path+".broken", src, 0o644)
+		return fmt.Errorf("format %s: %v (the source is in %s.broken)", path, err, path)
+	}
+	return os.WriteFile(path, b, 0o644)
+}
