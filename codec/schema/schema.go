@@ -12,7 +12,7 @@ package schema
 
 import "strings"
 
-//go:generate go run ./internal/gen -out tables_gen.go -consts constants_gen.go
+//go:generate go run -tags schema_bootstrap ./internal/gen -out tables_gen.go -consts constants_gen.go
 
 // Range is an inclusive range of versions. An empty range has Lo > Hi.
 type Range struct{ Lo, Hi int16 }

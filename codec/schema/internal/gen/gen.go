@@ -7,8 +7,11 @@
 // kept in kafka/ (importing.go).
 //
 // It is run from codec/schema with the schema_bootstrap build tag, which
-// builds the schema package without its generated files, so that the
-// generator never needs the tables it writes to compile:
+// builds the schema package without its generated tables (bootstrap.go
+// stands in for them), so the generator never needs the tables it writes
+// to compile: a change to the schema types that the old tables no longer
+// fit regenerates them all the same. constants_gen.go is plain constants
+// and stays in.
 //
 //	go run -tags schema_bootstrap ./internal/gen                       # kafka/ -> tables_gen.go, constants_gen.go
 //	go run -tags schema_bootstrap ./internal/gen -import DIR -as NAME  # copy Kafka's files from DIR into kafka/NAME,

@@ -3,6 +3,7 @@ package main
 import (
 	"go/format"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -272,4 +273,46 @@ func TestResolveErrorsAndEnums(t *testing.T) {
 	require.NoError(t, err)
 	_, err = resolve(src)
 	require.ErrorContains(t, err, "code 2 is CORRUPT_MESSAGE in errors.tsv, not NOT_THIS")
+}
+
+// A tables file that no longer compiles (a half-merged edit, a schema type
+// changed under it) regenerates all the same: the generator builds the
+// schema package with the schema_bootstrap tag, without the tables.
+func TestGeneratorRegeneratesBrokenTables(t *testing.T) {
+	root := t.TempDir()
+	copyTree(t, "../../../..", root, []string{"go.mod", "go.sum", "codec/schema"})
+	tables := filepath.Join(root, "codec/schema/tables_gen.go")
+	want, err := os.ReadFile(tables)
+	require.NoError(t, err)
+	broken := strings.Replace(string(want), "var apis = []*API{", "var apis = []*API{ this does not compile", 1)
+	require.NoError(t, os.WriteFile(tables, []byte(broken), 0o644))
+
+	cmd := exec.Command("go", "run", "-tags", "schema_bootstrap", "./internal/gen")
+	cmd.Dir = filepath.Join(root, "codec/schema")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	got, err := os.ReadFile(tables)
+	require.NoError(t, err)
+	require.True(t, string(want) == string(got), "the tables are written back as they were")
+}
+
+// copyTree copies the files and folders paths of src into dst.
+func copyTree(t *testing.T, src, dst string, paths []string) {
+	t.Helper()
+	for _, p := range paths {
+		require.NoError(t, filepath.WalkDir(filepath.Join(src, p), func(path string, d os.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(src, path)
+			if d.IsDir() {
+				return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+		}))
+	}
 }
