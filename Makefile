@@ -15,14 +15,15 @@ build:
 	go build -o bin/kwire ./cmd/kwire
 
 generate:
-	cd codec/schema && go run -tags schema_bootstrap ./internal/gen $(if $(KAFKA),-import $(abspath $(KAFKA)) -as $(KAFKA_AS)) -out tables_gen.go -consts constants_gen.go
+	cd codec/schema && go run -tags schema_bootstrap ./internal/gen $(if $(KAFKA),-import $(abspath $(KAFKA)) -as $(KAFKA_AS)) -out tables_gen.go -consts constants_gen.go -internal internal_gen.go
 
 # Regenerates into temporary files and fails when the committed ones differ.
 check-generated:
-	cd codec/schema && go run -tags schema_bootstrap ./internal/gen -out /tmp/kwire_tables_gen.go -consts /tmp/kwire_constants_gen.go && \
+	cd codec/schema && go run -tags schema_bootstrap ./internal/gen -out /tmp/kwire_tables_gen.go -consts /tmp/kwire_constants_gen.go -internal /tmp/kwire_internal_gen.go && \
 		diff -q tables_gen.go /tmp/kwire_tables_gen.go >/dev/null && \
-		diff -q constants_gen.go /tmp/kwire_constants_gen.go >/dev/null || \
-		{ echo "codec/schema/tables_gen.go or constants_gen.go is stale: run make generate"; exit 1; }
+		diff -q constants_gen.go /tmp/kwire_constants_gen.go >/dev/null && \
+		diff -q internal_gen.go /tmp/kwire_internal_gen.go >/dev/null || \
+		{ echo "codec/schema/tables_gen.go, constants_gen.go or internal_gen.go is stale: run make generate"; exit 1; }
 
 # Every test: short fuzzing runs, the Go tests (the CLI binary, captures of
 # real clients), the codec's browser-build tests under node, then the browser

@@ -15,6 +15,9 @@ var (
 	dataMessages   []*Message
 	errorNames     = [...]string{}
 	enums          []*Enum
+
+	internalMessages []*Message
+	internalTopics   []*InternalTopic
 )
 
 const errorBase = 0

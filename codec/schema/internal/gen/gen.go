@@ -24,6 +24,7 @@ import (
 	"go/format"
 	"log"
 	"os"
+	"path/filepath"
 )
 
 func main() {
@@ -32,12 +33,20 @@ func main() {
 	dir := flag.String("schemas", "kafka", "the schema folder: ORDER, the folders it names, errors.tsv, enums.tsv")
 	out := flag.String("out", "tables_gen.go", "output file")
 	constsOut := flag.String("consts", "constants_gen.go", "output file for the API key and error code constants")
+	internalOut := flag.String("internal", "internal_gen.go", "output file for the internal topics' record schemas (from -schemas/internal)")
 	imp := flag.String("import", "", "copy Kafka's message files (clients/src/main/resources/common/message) from `DIR` first")
 	as := flag.String("as", "kafka-import", "the folder name the imported files get under -schemas")
+	impInternal := flag.String("import-internal", "", "copy Kafka's internal record schemas from `DIR` (laid out as Kafka's sources: MODULE/src/main/resources/...) first")
+	internalAs := flag.String("internal-as", "internal-import", "the folder name the -import-internal files get under -schemas/internal")
 	flag.Parse()
 
 	if *imp != "" {
 		if err := importFolder(*dir, *imp, *as); err != nil {
+			log.Fatal(err)
+		}
+	}
+	if *impInternal != "" {
+		if err := importInternal(filepath.Join(*dir, "internal"), *impInternal, *internalAs); err != nil {
 			log.Fatal(err)
 		}
 	}
@@ -49,11 +58,25 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	for _, o := range []struct {
+	outputs := []struct {
 		path string
-		emit func(*tables) []byte
-	}{{*out, emitTables}, {*constsOut, emitConstants}} {
-		if err := writeGo(o.path, o.emit(t)); err != nil {
+		src  []byte
+	}{{*out, emitTables(t)}, {*constsOut, emitConstants(t)}}
+	if src.internal != nil {
+		it, err := resolveInternal(src.internal)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := distinctNames(t, it); err != nil {
+			log.Fatal(err)
+		}
+		outputs = append(outputs, struct {
+			path string
+			src  []byte
+		}{*internalOut, emitInternal(it)})
+	}
+	for _, o := range outputs {
+		if err := writeGo(o.path, o.src); err != nil {
 			log.Fatal(err)
 		}
 	}

@@ -16,6 +16,13 @@ import (
 // generate runs the three stages on the schema folder dir and returns the
 // formatted tables and constants.
 func generate(t *testing.T, dir string) (tablesGo, constantsGo []byte) {
+	tablesGo, constantsGo, _ = generateAll(t, dir)
+	return tablesGo, constantsGo
+}
+
+// generateAll is generate with the internal schemas' tables (nil when
+// dir has no internal/).
+func generateAll(t *testing.T, dir string) (tablesGo, constantsGo, internalGo []byte) {
 	t.Helper()
 	src, err := read(dir)
 	require.NoError(t, err)
@@ -25,15 +32,22 @@ func generate(t *testing.T, dir string) (tablesGo, constantsGo []byte) {
 	require.NoError(t, err)
 	constantsGo, err = format.Source(emitConstants(tb))
 	require.NoError(t, err)
-	return tablesGo, constantsGo
+	if src.internal != nil {
+		it, err := resolveInternal(src.internal)
+		require.NoError(t, err)
+		require.NoError(t, distinctNames(tb, it))
+		internalGo, err = format.Source(emitInternal(it))
+		require.NoError(t, err)
+	}
+	return tablesGo, constantsGo, internalGo
 }
 
 // The committed tables are what the generator makes of the committed
 // schemas, byte for byte (make check-generated says the same from the
 // command line).
 func TestGeneratedFilesMatchTheSchemas(t *testing.T) {
-	tablesGo, constantsGo := generate(t, "../../kafka")
-	for name, got := range map[string][]byte{"tables_gen.go": tablesGo, "constants_gen.go": constantsGo} {
+	tablesGo, constantsGo, internalGo := generateAll(t, "../../kafka")
+	for name, got := range map[string][]byte{"tables_gen.go": tablesGo, "constants_gen.go": constantsGo, "internal_gen.go": internalGo} {
 		want, err := os.ReadFile(filepath.Join("../..", name))
 		require.NoError(t, err)
 		require.True(t, string(want) == string(got), "%s is stale: run make generate", name)

@@ -34,8 +34,13 @@ func importFolder(dir, src, name string) error {
 			return err
 		}
 	}
+	return putFirst(dir, name, "# Schema folders, first wins: version N of a message is laid out by the\n# first folder here whose file for it lists N in validVersions.\n")
+}
+
+// putFirst puts folder name first in dir/ORDER, below the comment head.
+func putFirst(dir, name, head string) error {
 	folders, err := readOrder(dir)
-	if err != nil {
+	if err != nil && !os.IsNotExist(err) {
 		return err
 	}
 	order := []string{name}
@@ -44,7 +49,6 @@ func importFolder(dir, src, name string) error {
 			order = append(order, f)
 		}
 	}
-	head := "# Schema folders, first wins: version N of a message is laid out by the\n# first folder here whose file for it lists N in validVersions.\n"
 	return os.WriteFile(filepath.Join(dir, "ORDER"), []byte(head+strings.Join(order, "\n")+"\n"), 0o644)
 }
 

@@ -28,9 +28,25 @@ type rawField struct {
 	Tag              json.RawMessage `json:"tag"`
 	Default          json.RawMessage `json:"default"`
 	EntityType       string          `json:"entityType"`
-	MapKey           bool            `json:"mapKey"`
-	Ignorable        bool            `json:"ignorable"`
+	MapKey           jsonBool        `json:"mapKey"`
+	Ignorable        jsonBool        `json:"ignorable"`
 	Fields           []rawField      `json:"fields"`
+}
+
+// jsonBool is a boolean a file may also write as a string ("false"), as
+// Kafka's own generator (Jackson) accepts: SubscriptionInfoData does.
+type jsonBool bool
+
+func (b *jsonBool) UnmarshalJSON(p []byte) error {
+	switch string(p) {
+	case "true", `"true"`:
+		*b = true
+	case "false", `"false"`, "null":
+		*b = false
+	default:
+		return fmt.Errorf("not a boolean: %s", p)
+	}
+	return nil
 }
 
 // rawStruct is one of a file's commonStructs.
@@ -83,10 +99,11 @@ type source struct {
 	errors   [][]string                        // errors.tsv rows: code, name
 	renamed  [][]string                        // errors-renamed.tsv rows: code, old name, name, Kafka version
 	enums    [][]string                        // enums.tsv rows: enum, value, name
+	internal *internalSource                   // kafka/internal, when there
 }
 
 // read reads the schema folder dir: ORDER, the message files of every
-// folder it names, and the TSV files.
+// folder it names, the TSV files, and the internal schemas (internal/).
 func read(dir string) (*source, error) {
 	folders, err := readOrder(dir)
 	if err != nil {
@@ -104,6 +121,11 @@ func read(dir string) (*source, error) {
 		cols int
 	}{{"errors.tsv", &s.errors, 2}, {"errors-renamed.tsv", &s.renamed, 4}, {"enums.tsv", &s.enums, 3}} {
 		if *t.rows, err = readTSV(filepath.Join(dir, t.name), t.cols); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "internal", "ORDER")); err == nil {
+		if s.internal, err = readInternal(filepath.Join(dir, "internal")); err != nil {
 			return nil, err
 		}
 	}
@@ -196,7 +218,8 @@ func version(s string) (int16, error) {
 	return int16(v), nil
 }
 
-// stripComments removes // comments that stand outside strings.
+// stripComments removes // and /* */ comments that stand outside strings
+// (Kafka Streams' SubscriptionInfoData has the second kind).
 func stripComments(b []byte) []byte {
 	var out bytes.Buffer
 	inStr, esc := false, false
@@ -221,6 +244,15 @@ func stripComments(b []byte) []byte {
 				i++
 			}
 			out.WriteByte('\n')
+			continue
+		} else if c == '/' && i+1 < len(b) && b[i+1] == '*' {
+			end := bytes.Index(b[i+2:], []byte("*/"))
+			if end < 0 {
+				end = len(b) - i - 2
+			}
+			// Newlines are kept, so error positions keep their lines.
+			out.Write(bytes.Repeat([]byte("\n"), bytes.Count(b[i:i+2+end], []byte("\n"))))
+			i += 2 + end + 1
 			continue
 		}
 		out.WriteByte(c)

@@ -147,7 +147,10 @@ func (s *source) versions(k string) (all schema.Range, vs []defined, err error) 
 	return all, vs, nil
 }
 
-var messageKinds = map[string]schema.MessageKind{"request": schema.Request, "response": schema.Response, "header": schema.Header, "data": schema.Data}
+// messageKinds maps the files' types to kinds. The internal schemas' keys
+// and values of coordinator topics and metadata records are data messages.
+var messageKinds = map[string]schema.MessageKind{"request": schema.Request, "response": schema.Response, "header": schema.Header, "data": schema.Data,
+	"coordinator-key": schema.Data, "coordinator-value": schema.Data, "metadata": schema.Data}
 
 // message resolves message key k across its versions. Consecutive versions
 // with the same layout and flexibility share one Version entry.
@@ -274,7 +277,7 @@ func (r *resolver) field(m *rawMessage, f rawField) (schema.Field, error) {
 		return schema.Field{}, fmt.Errorf("%s: "+format, append([]any{where}, a...)...)
 	}
 	out := schema.Field{Name: f.Name, JSON: camel(f.Name), Type: f.Type, Tag: -1, Tagged: none, Flexible: none,
-		EntityType: f.EntityType, MapKey: f.MapKey, Ignorable: f.Ignorable}
+		EntityType: f.EntityType, MapKey: bool(f.MapKey), Ignorable: bool(f.Ignorable)}
 	t, isArray := strings.CutPrefix(f.Type, "[]")
 	if isArray {
 		out.Kind = schema.Array
