@@ -163,6 +163,7 @@ func (r DecodedRecord) Topic() *TopicRecord { return r.rec }
 func (s *Segment) Decode(b *Batch) (*records.Result, []DecodedRecord, error) {
 	d := &s.dec
 	d.slab.Reset()
+	d.warnings.List = d.warnings.List[:0]
 	res, err := decodeBatch(&d.slab, b.Bytes, batchOptions(&d.warnings, &d.spare, s.o.MaxDecompressed))
 	t := s.internalTopic()
 	if t == nil || res == nil || b.Control {
@@ -223,3 +224,10 @@ func appendWarnings(out []byte, ws []wire.Warning, pos int64) []byte {
 	}
 	return append(out, ']')
 }
+
+// Warnings are the warnings of the entry decoded last (WriteJSON or
+// Decode), offsets within the entry or its decompressed buffers.
+func (s *Segment) Warnings() []wire.Warning { return s.dec.warnings.List }
+
+// Warned reports whether the entry decoded last had warnings.
+func (s *Segment) Warned() bool { return len(s.dec.warnings.List) > 0 }

@@ -259,11 +259,15 @@ func (c *IndexCheck) Batch(b *Batch) {
 		}
 		if c.x.kind == OffsetIndex {
 			pos := int64(e.Position)
-			if pos > b.Position {
+			if pos >= b.Position+b.Size() {
 				return // a later entry of the segment settles it
 			}
-			if pos < b.Position {
-				c.take("position " + strconv.FormatInt(pos, 10) + " is not the start of an entry of the segment")
+			if pos != b.Position {
+				at := "before the segment's entry at " + strconv.FormatInt(b.Position, 10)
+				if pos > b.Position {
+					at = "inside the entry at " + strconv.FormatInt(b.Position, 10)
+				}
+				c.take("position " + strconv.FormatInt(pos, 10) + " is not the start of an entry of the segment (it is " + at + ")")
 				continue
 			}
 			if e.Offset < b.BaseOffset || e.Offset > b.LastOffset {

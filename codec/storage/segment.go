@@ -63,6 +63,7 @@ type Batch struct {
 	// wrapper stores only its last; its base is taken as one past the
 	// entry before it.
 	BaseOffset, LastOffset int64
+	FirstTimestamp         int64 // the batch's base timestamp, a legacy message's own (-1 for magic 0)
 	MaxTimestamp           int64 // -1 when the entry has none (magic 0)
 	Records                int   // the batch's record count; 1 for a plain legacy message, 0 for a legacy wrapper (known once inflated)
 	Compression            int   // the attributes' codec bits
@@ -232,6 +233,7 @@ func (s *Segment) describe(b *Batch) {
 		b.Transactional = attrs&0x10 != 0
 		b.Control = attrs&0x20 != 0
 		b.LastOffset = b.BaseOffset + int64(int32(binary.BigEndian.Uint32(p[23:])))
+		b.FirstTimestamp = int64(binary.BigEndian.Uint64(p[27:]))
 		b.MaxTimestamp = int64(binary.BigEndian.Uint64(p[35:]))
 		b.ProducerID = int64(binary.BigEndian.Uint64(p[43:]))
 		b.Records = int(int32(binary.BigEndian.Uint32(p[57:])))
@@ -239,9 +241,10 @@ func (s *Segment) describe(b *Batch) {
 	} else {
 		b.LastOffset = int64(binary.BigEndian.Uint64(p[0:]))
 		b.Compression = int(p[17] & 7)
-		b.ProducerID, b.MaxTimestamp, b.BaseOffset, b.Records = -1, -1, b.LastOffset, 1
+		b.ProducerID, b.MaxTimestamp, b.FirstTimestamp, b.BaseOffset, b.Records = -1, -1, -1, b.LastOffset, 1
 		if b.Magic == 1 {
 			b.MaxTimestamp = int64(binary.BigEndian.Uint64(p[18:]))
+			b.FirstTimestamp = b.MaxTimestamp
 		}
 		if b.Compression != 0 {
 			b.Records = 0
