@@ -491,7 +491,7 @@ func (c *logCmd) readSegment(p, topic string, print bool, onIndex, onTime func(s
 			if errors.As(err, &te) {
 				ss.tail = te
 				c.problem()
-				if print || !c.summary {
+				if print {
 					c.emit(c.tailJSON(name, te))
 				}
 			} else if !errors.Is(err, io.EOF) {
@@ -905,6 +905,13 @@ func (c *logCmd) index(p string, n storage.Named) {
 	}
 	if ic == nil {
 		return
+	}
+	if ic.Unused > 0 && !c.summary {
+		b := c.head(p, kind.String()+"-unused")
+		b = append(b, `"entry":`...)
+		b = strconv.AppendInt(b, int64(ic.UnusedFrom), 10)
+		b = appendInt(b, "count", int64(ic.Unused))
+		c.emit(append(b, '}'))
 	}
 	b := c.head(p, kind.String()+"-summary")
 	cj := appendCheck(nil, ic)

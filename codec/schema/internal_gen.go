@@ -786,15 +786,15 @@ var il125 = Layout{Name: "PartitionsSchema", Fields: []Field{
 
 var il126 = Layout{Name: "TransactionLogValue", Fields: []Field{
 	{Name: "ProducerId", JSON: "producerId", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
-	{Name: "PreviousProducerId", JSON: "previousProducerId", Type: "int64", Kind: Int64, Versions: none, Nullable: none, Tagged: Range{1, Open}, Tag: 0, Flexible: none, Default: "-1"},
-	{Name: "NextProducerId", JSON: "nextProducerId", Type: "int64", Kind: Int64, Versions: none, Nullable: none, Tagged: Range{1, Open}, Tag: 1, Flexible: none, Default: "-1"},
+	{Name: "PreviousProducerId", JSON: "previousProducerId", Type: "int64", Kind: Int64, Versions: Range{1, Open}, Nullable: none, Tagged: Range{1, Open}, Tag: 0, Flexible: none, Default: "-1"},
+	{Name: "NextProducerId", JSON: "nextProducerId", Type: "int64", Kind: Int64, Versions: Range{1, Open}, Nullable: none, Tagged: Range{1, Open}, Tag: 1, Flexible: none, Default: "-1"},
 	{Name: "ProducerEpoch", JSON: "producerEpoch", Type: "int16", Kind: Int16, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 	{Name: "TransactionTimeoutMs", JSON: "transactionTimeoutMs", Type: "int32", Kind: Int32, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 	{Name: "TransactionStatus", JSON: "transactionStatus", Type: "int8", Kind: Int8, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 	{Name: "TransactionPartitions", JSON: "transactionPartitions", Type: "[]PartitionsSchema", Kind: Array, Elem: Struct, Struct: &il125, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none},
 	{Name: "TransactionLastUpdateTimestampMs", JSON: "transactionLastUpdateTimestampMs", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
 	{Name: "TransactionStartTimestampMs", JSON: "transactionStartTimestampMs", Type: "int64", Kind: Int64, Versions: Range{0, Open}, Nullable: none, Tagged: none, Tag: -1, Flexible: none},
-	{Name: "ClientTransactionVersion", JSON: "clientTransactionVersion", Type: "int16", Kind: Int16, Versions: none, Nullable: none, Tagged: Range{1, Open}, Tag: 2, Flexible: none, Default: "0"},
+	{Name: "ClientTransactionVersion", JSON: "clientTransactionVersion", Type: "int16", Kind: Int16, Versions: Range{1, Open}, Nullable: none, Tagged: Range{1, Open}, Tag: 2, Flexible: none, Default: "0"},
 }}
 
 var im0 = Message{Name: "ConsumerGroupCurrentMemberAssignmentKey", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,

@@ -155,11 +155,12 @@ type IndexCheck struct {
 	// the end are only counted.
 	OnEntry func(e IndexEntry, problem string)
 
-	Entries  int            // entries read, unused ones included
-	Unused   int            // zero entries at the end: preallocated space
-	Problems []IndexProblem // the first MaxProblems
-	Count    int            // every problem
-	Err      error          // the index could not be read to its end (an *IndexTailError, or the reader's)
+	Entries    int            // entries read, unused ones included
+	Unused     int            // zero entries at the end: preallocated space
+	UnusedFrom int            // the number of the first of them
+	Problems   []IndexProblem // the first MaxProblems
+	Count      int            // every problem
+	Err        error          // the index could not be read to its end (an *IndexTailError, or the reader's)
 
 	x       *IndexReader
 	next    *IndexEntry
@@ -310,7 +311,7 @@ func (c *IndexCheck) End(end, last int64) {
 		c.take("offset " + strconv.FormatInt(e.Offset, 10) + " is past the segment's last offset (" + strconv.FormatInt(last, 10) + ")")
 	}
 	// Preallocated space is counted, not listed entry by entry.
-	c.Unused = c.zeros
+	c.Unused, c.UnusedFrom = c.zeros, c.zeroAt
 	c.zeros = 0
 }
 

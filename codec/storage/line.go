@@ -15,7 +15,9 @@ import (
 //     the place of the records' key and value where they differ, so an
 //     edit made to either form is kept;
 //   - "tail": the bytes of a torn or corrupt tail, when the line has them;
-//   - "index", "timeindex", "txnindex": the entry;
+//   - "index", "timeindex", "txnindex": the entry; "index-unused",
+//     "timeindex-unused": the zero entries of preallocated space ("count"
+//     of them, at most MaxUnused bytes);
 //   - "producer-snapshot": the file.
 //
 // Lines that describe rather than hold bytes (summaries, problems, text
@@ -41,11 +43,25 @@ func EncodeLine(kind string, v map[string]any) ([]byte, error) {
 		return rawPart(v, "bytes")
 	case "index", "timeindex", "txnindex":
 		return encodeIndexEntry(kind, v)
+	case "index-unused", "timeindex-unused":
+		size := int64(OffsetIndex.size())
+		if kind == "timeindex-unused" {
+			size = int64(TimeIndex.size())
+		}
+		n, err := intField(v, "count", "", 0, MaxUnused/size)
+		if err != nil {
+			return nil, err
+		}
+		return make([]byte, n*size), nil
 	case "producer-snapshot":
 		return EncodeProducerSnapshot(v)
 	}
 	return []byte{}, nil
 }
+
+// MaxUnused is the most preallocated index space EncodeLine writes back:
+// far past Kafka's default segment.index.bytes (10 MiB).
+const MaxUnused = 256 << 20
 
 // applyInternal encodes each decoded record of in and puts its key and
 // value into the record of b with the same offset, where they differ.

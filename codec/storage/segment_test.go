@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"testing"
 
@@ -196,4 +197,8 @@ func TestSegmentJSONRoundTrips(t *testing.T) {
 		require.NoError(t, err)
 	}
 	require.Equal(t, log, again)
+}
+
+func binaryCRC(b []byte) {
+	binary.BigEndian.PutUint32(b[2:], crc32.Checksum(b[6:], castagnoli))
 }

@@ -82,3 +82,9 @@ func EncodeProducerSnapshot(v map[string]any) ([]byte, error) {
 	b := binary.BigEndian.AppendUint16(nil, uint16(ver))
 	return encodeMessage(b, schema.DataMessage("ProducerSnapshot"), int16(ver), obj, "snapshot")
 }
+
+// ReadProducerSnapshotBytes is ReadProducerSnapshot with a slab of its own.
+func ReadProducerSnapshotBytes(b []byte) *ProducerSnapshot {
+	var s tree.Slab
+	return ReadProducerSnapshot(&s, b)
+}

@@ -330,3 +330,16 @@ func copyTree(t *testing.T, src, dst string, paths []string) {
 		}))
 	}
 }
+
+// A tagged field without "versions" is there in its tagged versions, as
+// Kafka's generator reads it (TransactionLogValue's fields are written so).
+func TestTaggedFieldWithoutVersions(t *testing.T) {
+	dir := writeSchemas(t, []string{"a"}, api("a", "Produce", 0, "0-1", "1+", `{"name": "Hint", "type": "int64", "taggedVersions": "1+", "tag": 0, "default": -1}`))
+	src, err := read(dir)
+	require.NoError(t, err)
+	tb, err := resolve(src)
+	require.NoError(t, err)
+	f := tb.apis[0].Request.Versions[0].Root.Fields[0]
+	require.Equal(t, schema.Range{Lo: 1, Hi: schema.Open}, f.Versions)
+	require.True(t, f.IsTagged(1))
+}

@@ -330,6 +330,11 @@ func (r *resolver) field(m *rawMessage, f rawField) (schema.Field, error) {
 		if out.Tagged.Empty() {
 			return fail("tag without taggedVersions")
 		}
+		if strings.TrimSpace(f.Versions) == "" {
+			// Kafka's generator reads a tagged field without versions as
+			// present in its tagged versions (TransactionLogValue's).
+			out.Versions = out.Tagged
+		}
 	}
 	if f.FlexibleVersions != nil {
 		if out.Flexible, err = parseRange(*f.FlexibleVersions); err != nil {
