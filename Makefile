@@ -46,7 +46,8 @@ FUZZ_TARGETS = ./codec:FuzzDecode ./codec:FuzzFastPath ./codec:FuzzEncodeJSON ./
 	./internal/jsontext:FuzzIndent ./internal/input:FuzzParse ./internal/input:FuzzParseRepeat ./internal/input:FuzzSplitFrames ./internal/input:FuzzRoundTrip \
 	./internal/capture:FuzzRead:$(CAPTURE_FUZZTIME) ./internal/capture:FuzzReassemble:$(CAPTURE_FUZZTIME_SHORT) \
 	./internal/capture:FuzzPcapng:$(CAPTURE_FUZZTIME_SHORT) \
-	./internal/proxy:FuzzRelay ./internal/proxy:FuzzRewrite
+	./internal/proxy:FuzzRelay ./internal/proxy:FuzzRewrite \
+	./codec/storage:FuzzSegment ./codec/storage:FuzzIndexCheck ./codec/storage:FuzzTopicRecord ./codec/storage:FuzzTextFiles
 
 fuzz-ci:
 	@for t in $(FUZZ_TARGETS); do \
