@@ -12,7 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/kwire/kwire/codec/storage/internal/fixture"
+	"github.com/kwire/kwire/internal/storagedata"
 )
 
 // testSegment is a segment of n batches of 3 records each, laid out from
@@ -21,13 +21,13 @@ import (
 func testSegment(base int64, n int) (log, index, timeindex []byte) {
 	var batches [][]byte
 	for i := 0; i < n; i++ {
-		var recs []fixture.Record
+		var recs []storagedata.Record
 		for j := 0; j < 3; j++ {
-			recs = append(recs, fixture.Record{Key: []byte(fmt.Sprintf("k%d", j)), Value: []byte(fmt.Sprintf("order %d.%d", i, j)), TimestampDelta: int64(j)})
+			recs = append(recs, storagedata.Record{Key: []byte(fmt.Sprintf("k%d", j)), Value: []byte(fmt.Sprintf("order %d.%d", i, j)), TimestampDelta: int64(j)})
 		}
-		batches = append(batches, fixture.Batch(recs, fixture.BatchOptions{FirstTimestamp: 1700000000000 + int64(i)*1000, ProducerID: -1}))
+		batches = append(batches, storagedata.Batch(recs, storagedata.BatchOptions{FirstTimestamp: 1700000000000 + int64(i)*1000, ProducerID: -1}))
 	}
-	return fixture.Segment(base, 0, batches, 100)
+	return storagedata.Segment(base, 0, batches, 100)
 }
 
 // readAll reads a segment to its end, feeding the checks.
