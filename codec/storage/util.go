@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"fmt"
 	"sort"
 	"strconv"
 
@@ -25,7 +24,7 @@ func AppendJSONValue(dst []byte, v any) []byte {
 		return strconv.AppendBool(dst, x)
 	case string:
 		return jsontext.AppendString(dst, []byte(x))
-	case fmt.Stringer: // json.Number
+	case interface{ String() string }: // json.Number
 		return append(dst, x.String()...)
 	case []any:
 		dst = append(dst, '[')
