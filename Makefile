@@ -47,7 +47,8 @@ FUZZ_TARGETS = ./codec:FuzzDecode ./codec:FuzzFastPath ./codec:FuzzEncodeJSON ./
 	./internal/capture:FuzzRead:$(CAPTURE_FUZZTIME) ./internal/capture:FuzzReassemble:$(CAPTURE_FUZZTIME_SHORT) \
 	./internal/capture:FuzzPcapng:$(CAPTURE_FUZZTIME_SHORT) \
 	./internal/proxy:FuzzRelay ./internal/proxy:FuzzRewrite \
-	./codec/storage:FuzzSegment ./codec/storage:FuzzIndexCheck ./codec/storage:FuzzTopicRecord ./codec/storage:FuzzTextFiles
+	./codec/storage:FuzzSegment ./codec/storage:FuzzIndexCheck ./codec/storage:FuzzTopicRecord ./codec/storage:FuzzTextFiles \
+	./codec/check:FuzzCheck
 
 fuzz-ci:
 	@for t in $(FUZZ_TARGETS); do \

@@ -7,6 +7,7 @@
 //	kwire batch [flags] [FILE]              decode NDJSON or hex lines on all cores
 //	kwire pcap [flags] FILE|-               decode the Kafka conversations in a capture (- streams stdin)
 //	kwire log [flags] PATH...               read Kafka's on-disk files: segments, indexes, snapshots, checkpoints
+//	kwire check [flags] FILE...             report the protocol rules captures or frames break
 //	kwire proxy --upstream HOST:PORT        forward Kafka connections, printing each exchange
 //	kwire schema API [--version N]          Kafka-style BNF and a field table
 //	kwire example API [--version N]         an API's example frame as hex and JSON
@@ -59,6 +60,7 @@ func init() {
 		{"batch", "decode NDJSON or one-hex-per-line input to NDJSON, on all cores", runBatch},
 		{"pcap", "decode the Kafka conversations in a pcap or pcapng capture", runPcap},
 		{"log", "read Kafka's on-disk files: segments, indexes, snapshots, checkpoints, internal topics", runLog},
+		{"check", "report the Kafka protocol rules captures or frames break", runCheck},
 		{"proxy", "forward Kafka connections to a broker, printing each exchange decoded", runProxy},
 		{"site", "generate the documentation site and playground as static files", runSite},
 		{"serve", "serve a folder (the built site) over HTTP on 127.0.0.1", runServe},
