@@ -73,7 +73,8 @@ bench-compare: build
 
 # The playground's WebAssembly modules, with their raw and gzip sizes:
 # kwire.wasm (the codec; its gzip size must stay under 1.5 MB) and
-# capture.wasm (pcap/pcapng reading, loaded only when a capture is opened).
+# capture.wasm (pcap/pcapng reading, loaded only when a capture is opened),
+# storage.wasm (Kafka's storage files, loaded only when such files are opened).
 # (wasm-opt -Oz was measured: under 1% smaller for minutes of work, so it is
 # not run.) kwire's own packages are built without inlining: 30 KB gzip
 # smaller (1,498,200 -> 1,467,697 bytes), and under node the tree decode of
@@ -87,9 +88,11 @@ wasm:
 	mkdir -p $(DIST)
 	GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' $(WASM_GCFLAGS) -o $(DIST)/kwire.wasm ./wasm
 	GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' -o $(DIST)/capture.wasm ./wasm/capture
+	GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' -o $(DIST)/storage.wasm ./wasm/storage
 	cp $(GOROOT)/lib/wasm/wasm_exec.js $(DIST)/wasm_exec.js
 	@echo "kwire.wasm: $$(wc -c < $(DIST)/kwire.wasm) bytes raw, $$(gzip -9 -c $(DIST)/kwire.wasm | wc -c) bytes gzip (limit 1500000)"
 	@echo "capture.wasm: $$(wc -c < $(DIST)/capture.wasm) bytes raw, $$(gzip -9 -c $(DIST)/capture.wasm | wc -c) bytes gzip"
+	@echo "storage.wasm: $$(wc -c < $(DIST)/storage.wasm) bytes raw, $$(gzip -9 -c $(DIST)/storage.wasm | wc -c) bytes gzip"
 	@test $$(gzip -9 -c $(DIST)/kwire.wasm | wc -c) -lt 1500000 || { echo "kwire.wasm is over 1.5 MB gzip"; exit 1; }
 
 # The docs site and the playground as plain files in $(DIST).
