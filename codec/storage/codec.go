@@ -106,10 +106,6 @@ func encodeBatches(dst []byte, v any) ([]byte, error) {
 	return records.Encode(dst, v)
 }
 
-// appendNode appends n and its subtree as the codec's annotated JSON (names,
-// types, spans, values).
-func appendNode(dst []byte, n *tree.Node) []byte { return codec.AppendNode(dst, n, -1) }
-
 // appendStructJSON appends the value JSON of a struct node n laid out by
 // l at version v (flexible or not), as the codec writes a frame's body:
 // fields in declared order, a tagged field exactly when the bytes carry
