@@ -15,6 +15,8 @@
 //	records.html                  record batches (magic 2) and message sets
 //	protocol.html                 framing, request and response headers
 //	errors.html                   error codes and enumerations
+//	internal.html                 Kafka's internal topics and their record types
+//	internal/<topic>/<record>/v<N>.html  one record type at one value version
 //	rules/index.html              the protocol rules kwire check applies
 //	rules/<id>.html               one rule: what Kafka requires, where, an example
 //	playground/                   the WebAssembly playground
@@ -61,7 +63,7 @@ type Options struct {
 var files embed.FS
 
 // The output entries Build owns and replaces on every run.
-var owned = []string{"api", "assets", "playground", "favicon.ico", "index.html", "types.html", "records.html", "protocol.html", "errors.html", "rules"}
+var owned = []string{"api", "assets", "playground", "favicon.ico", "index.html", "types.html", "records.html", "protocol.html", "errors.html", "internal", "internal.html", "rules"}
 
 // Build writes the site into out, replacing what an earlier Build wrote
 // there and leaving other files (such as a kwire.wasm built beside it)
@@ -209,7 +211,7 @@ func (b *builder) templates() error {
 		return err
 	}
 	b.tmpl = map[string]*template.Template{}
-	for _, name := range []string{"index", "api", "version", "types", "records", "protocol", "errors", "rules", "rule"} {
+	for _, name := range []string{"index", "api", "version", "types", "records", "protocol", "errors", "internal", "internalindex", "rules", "rule"} {
 		t, err := template.Must(base.Clone()).ParseFS(files, "templates/"+name+".tmpl")
 		if err != nil {
 			return err
@@ -251,7 +253,7 @@ func (b *builder) pages() error {
 	if err := b.render("index", "index.html", page{Title: "Kafka protocol reference", Nav: "index", Body: indexData(apis)}); err != nil {
 		return err
 	}
-	for _, fn := range []func() error{b.typesPage, b.recordsPage, b.protocolPage, b.errorsPage, b.rulesPages} {
+	for _, fn := range []func() error{b.typesPage, b.recordsPage, b.protocolPage, b.errorsPage, b.internalPages, b.rulesPages} {
 		if err := fn(); err != nil {
 			return err
 		}

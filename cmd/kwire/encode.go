@@ -32,7 +32,7 @@ func runEncode(e *env, args []string) int {
 	// One JSON value (indented or not), or NDJSON: one value a line, one
 	// line out per line in, a bad line giving an error object in its place.
 	if v, err := codec.ParseJSON(raw); err == nil {
-		b, err := codec.Encode(nil, v, opts)
+		b, err := encodeAny(v, opts)
 		if err != nil {
 			fail(e, "%v", err)
 			return 1
@@ -49,7 +49,7 @@ func runEncode(e *env, args []string) int {
 		v, err := codec.ParseJSON(line)
 		var b []byte
 		if err == nil {
-			b, err = codec.Encode(nil, v, opts)
+			b, err = encodeAny(v, opts)
 		}
 		if err != nil {
 			failed++

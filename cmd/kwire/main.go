@@ -6,6 +6,7 @@
 //	kwire encode [flags] [JSON | FILE ...]  encode value JSON (or NDJSON) to frames
 //	kwire batch [flags] [FILE]              decode NDJSON or hex lines on all cores
 //	kwire pcap [flags] FILE|-               decode the Kafka conversations in a capture (- streams stdin)
+//	kwire log [flags] PATH...               read Kafka's on-disk files: segments, indexes, snapshots, checkpoints
 //	kwire check [flags] FILE...             report the protocol rules captures or frames break
 //	kwire proxy --upstream HOST:PORT        forward Kafka connections, printing each exchange
 //	kwire schema API [--version N]          Kafka-style BNF and a field table
@@ -58,6 +59,7 @@ func init() {
 		{"example", "print the example frame of an API and version as hex and JSON", runExample},
 		{"batch", "decode NDJSON or one-hex-per-line input to NDJSON, on all cores", runBatch},
 		{"pcap", "decode the Kafka conversations in a pcap or pcapng capture", runPcap},
+		{"log", "read Kafka's on-disk files: segments, indexes, snapshots, checkpoints, internal topics", runLog},
 		{"check", "report the Kafka protocol rules captures or frames break", runCheck},
 		{"proxy", "forward Kafka connections to a broker, printing each exchange decoded", runProxy},
 		{"site", "generate the documentation site and playground as static files", runSite},

@@ -81,7 +81,10 @@ func metadataV0NoSize() []byte {
 	return be32(b, 0) // topics: none
 }
 
-func corpus() []Entry {
+func corpus() []Entry { return append(protocolCorpus(), storageCorpus()...) }
+
+// protocolCorpus is the frames and captures of the corpus.
+func protocolCorpus() []Entry {
 	sevenMiBRecords := func() []byte { return repeat(tinyRecord, 7*mib/7) }
 	const tinyRecords = 7 * mib / 7
 	return []Entry{
