@@ -696,3 +696,20 @@ test('inflate.wasm loads only when a compressed batch is decoded, once', { timeo
   assert.deepEqual(page.errors || [], []);
   await ctx.close();
 });
+
+// Decompression limits cross the module boundary as limits: hostile
+// batches from testdata/hostile (a gzip batch inflating to 80 MiB, a zstd
+// batch declaring more than the limit) stop at the browser's
+// MaxDecompressed with the page's limit note, as when the decompressors
+// were linked in.
+test('decompression bombs stop at the limit through inflate.wasm', { timeout: 120_000 }, async () => {
+  const page = await open();
+  for (const f of ['bomb-gzip-batch.bin', 'bomb-zstd-declared.bin']) {
+    await decoded(page, () => page.setInputFiles('#file', join(root, 'testdata', 'hostile', f)));
+    await page.waitForSelector('#limit:not([hidden])');
+    assert.match(await page.textContent('#limit'), /^A limit cut decoding short at byte \d+: .*MaxDecompressed/, f);
+    assert.match(await page.textContent('#status'), /Produce v\d+ request/, f);
+  }
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
