@@ -181,7 +181,9 @@ test('automatic detection ranks the readings of a response', { timeout: 120_000 
   await page.close();
 });
 
-test('encode mode: round trip, examples and errors at the JSON path', { timeout: 60_000 }, async () => {
+// (Its first decode is the page's first compressed batch: inflate.wasm is
+// fetched and compiled then.)
+test('encode mode: round trip, examples and errors at the JSON path', { timeout: 120_000 }, async () => {
   const page = await open();
   const hex = input('produce-gzip.hex');
   await decoded(page, () => page.fill('#input', hex));
@@ -664,5 +666,50 @@ test('module sizes', () => {
   const kb = (n) => (n / 1024).toFixed(0) + ' KiB';
   const gz = (f) => execFileSync('gzip', ['-9', '-c', join(built.site, f)], { maxBuffer: 64 << 20 }).length;
   console.log('playground: kwire.wasm ' + kb(built.sizes['kwire.wasm']) + ' raw, ' + kb(gz('kwire.wasm')) + ' gzip; capture.wasm (loaded for captures only) ' +
-    kb(built.sizes['capture.wasm']) + ' raw, ' + kb(gz('capture.wasm')) + ' gzip');
+    kb(built.sizes['capture.wasm']) + ' raw, ' + kb(gz('capture.wasm')) + ' gzip; inflate.wasm (loaded for compressed batches only) ' +
+    kb(built.sizes['inflate.wasm']) + ' raw, ' + kb(gz('inflate.wasm')) + ' gzip');
+});
+
+// The decompressors are a module of their own: a page that decodes no
+// compressed batch never fetches inflate.wasm; the first compressed batch
+// fetches it once (mid-decode, synchronously, in the worker) and decodes
+// as before; later ones use it as loaded.
+test('inflate.wasm loads only when a compressed batch is decoded, once', { timeout: 120_000 }, async () => {
+  const ctx = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  const fetched = [];
+  // (The service worker's own fetch of it, passing the request on, is
+  // not counted twice.)
+  ctx.on('request', (r) => { if (!r.serviceWorker() && /inflate[^/]*\.wasm$/.test(new URL(r.url()).pathname)) fetched.push(r.url()); });
+  const page = await ctx.newPage();
+  await page.goto(server.url + '#hex=' + QUICK);
+  await page.waitForSelector('body[data-ready]', { timeout: 60_000 });
+  await page.waitForSelector('#tree .pg-row');
+  assert.match(await page.textContent('#status'), /ApiVersions v3 request/);
+  assert.deepEqual(fetched, [], 'an uncompressed frame fetched the decompressors');
+  await decoded(page, () => page.fill('#input', input('produce-gzip.hex')));
+  assert.equal(await page.locator('#grids .pg-derived').count(), 1);
+  assert.match(await page.textContent('#grids .pg-derived h4'), /Derived buffer 1 \(\d+ bytes, decompressed\) from records/);
+  assert.equal(fetched.length, 1, fetched.join(' '));
+  await decoded(page, () => page.click('#examples button[data-example="fetch-gzip"]'));
+  assert.ok(await page.locator('#grids .pg-derived').count() >= 1);
+  assert.equal(fetched.length, 1, 'inflate.wasm fetched again: ' + fetched.join(' '));
+  assert.deepEqual(page.errors || [], []);
+  await ctx.close();
+});
+
+// Decompression limits cross the module boundary as limits: hostile
+// batches from testdata/hostile (a gzip batch inflating to 80 MiB, a zstd
+// batch declaring more than the limit) stop at the browser's
+// MaxDecompressed with the page's limit note, as when the decompressors
+// were linked in.
+test('decompression bombs stop at the limit through inflate.wasm', { timeout: 120_000 }, async () => {
+  const page = await open();
+  for (const f of ['bomb-gzip-batch.bin', 'bomb-zstd-declared.bin']) {
+    await decoded(page, () => page.setInputFiles('#file', join(root, 'testdata', 'hostile', f)));
+    await page.waitForSelector('#limit:not([hidden])');
+    assert.match(await page.textContent('#limit'), /^A limit cut decoding short at byte \d+: .*MaxDecompressed/, f);
+    assert.match(await page.textContent('#status'), /Produce v\d+ request/, f);
+  }
+  assert.deepEqual(page.errors, []);
+  await page.close();
 });

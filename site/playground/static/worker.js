@@ -164,6 +164,23 @@ async function storageModule() {
   return self.kwireStorage;
 }
 
+// The decompressors are a module of their own (inflate.wasm, wasm/inflate):
+// kwire.wasm asks for decompressed bytes through self.kwireInflate, and
+// calls this the first time it needs them, in the middle of a decode,
+// which is synchronous: so the module is fetched and started
+// synchronously (allowed in a worker), once.
+self.kwireInflateLoad = () => {
+  const xhr = new XMLHttpRequest();
+  xhr.open('GET', 'inflate.wasm', false);
+  xhr.responseType = 'arraybuffer';
+  xhr.send();
+  if (xhr.status !== 200) throw new Error('inflate.wasm: HTTP ' + xhr.status);
+  const go = new Go();
+  go.run(new WebAssembly.Instance(new WebAssembly.Module(xhr.response), go.importObject));
+  // (Its main has set self.kwireInflate by the time run returns: it
+  // blocks only after.)
+};
+
 async function capture(bytes) {
   if (!captureReady) captureReady = runModule('capture.wasm', 'kwireCaptureReady', () => {});
   await captureReady;
