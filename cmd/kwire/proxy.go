@@ -200,6 +200,7 @@ type proxyRun struct {
 func (c *proxyConfig) run(ctx context.Context, e *env) int {
 	r := &proxyRun{cfg: c, e: e, w: bufio.NewWriterSize(e.stdout, 64<<10), stats: map[int16]*apiStats{}, errCodes: map[int16]int{}, started: time.Now()}
 	r.dec.ShowSecrets = c.showSecrets
+	r.dec.Options.Payload = c.payload
 	// The table alone needs error codes, not records.
 	r.dec.Options.RawRecords = c.summary && c.web == "" && c.format == "tree"
 	pc := proxy.Config{

@@ -58,13 +58,16 @@ type avroField struct {
 	t    *avroType
 }
 
-// compileAvro parses s (its references first, into the same set of named
-// types) and compiles it.
+// compileAvro parses s, its references first, into one set of named
+// types. References may come in any order (a folder's files are read in
+// name order): each pass parses those whose own named types are known,
+// until all are or a pass makes no progress.
 func compileAvro(s *Schema) (*avroType, error) {
 	cache := &avro.SchemaCache{}
+	var pending []Reference
 	seen := map[*Schema]bool{}
-	var refs func(s *Schema, depth int) error
-	refs = func(s *Schema, depth int) error {
+	var collect func(s *Schema, depth int) error
+	collect = func(s *Schema, depth int) error {
 		if depth > 32 {
 			return errors.New("references nest deeper than 32")
 		}
@@ -73,17 +76,29 @@ func compileAvro(s *Schema) (*avroType, error) {
 				continue
 			}
 			seen[r.Schema] = true
-			if err := refs(r.Schema, depth+1); err != nil {
+			if err := collect(r.Schema, depth+1); err != nil {
 				return err
 			}
-			if _, err := avro.ParseWithCache(r.Schema.Text, "", cache); err != nil {
-				return errors.New("reference " + strconv.Quote(r.Name) + ": " + err.Error())
-			}
+			pending = append(pending, r)
 		}
 		return nil
 	}
-	if err := refs(s, 0); err != nil {
+	if err := collect(s, 0); err != nil {
 		return nil, err
+	}
+	for len(pending) > 0 {
+		var next []Reference
+		var last error
+		for _, r := range pending {
+			if _, err := avro.ParseWithCache(r.Schema.Text, "", cache); err != nil {
+				next = append(next, r)
+				last = errors.New("reference " + strconv.Quote(r.Name) + ": " + err.Error())
+			}
+		}
+		if len(next) == len(pending) {
+			return nil, last
+		}
+		pending = next
 	}
 	sc, err := avro.ParseWithCache(s.Text, "", cache)
 	if err != nil {

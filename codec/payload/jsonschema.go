@@ -3,6 +3,7 @@ package payload
 import (
 	"bytes"
 	"errors"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -24,8 +25,12 @@ func (noLoader) Load(url string) (any, error) {
 	return nil, errors.New("no reference holds " + strconv.Quote(url))
 }
 
-// mainURL is where the schema itself is placed for its relative $refs.
-const mainURL = "urn:kwire:schema"
+// baseURL is where the schema and its references are placed, so that
+// relative $refs (a reference's name, as the registry gives it) resolve.
+// Nothing is fetched from it.
+const baseURL = "https://schemas.kwire.invalid/"
+
+const mainURL = baseURL + "schema.json"
 
 func compileJSONSchema(s *Schema) (*jsonSchema, error) {
 	c := jsonschema.NewCompiler()
@@ -52,7 +57,12 @@ func compileJSONSchema(s *Schema) (*jsonSchema, error) {
 			if err != nil {
 				return errors.New("reference " + strconv.Quote(r.Name) + ": " + err.Error())
 			}
-			if err := c.AddResource(r.Name, d); err != nil {
+			ref, err := url.Parse(r.Name)
+			if err != nil {
+				return errors.New("reference " + strconv.Quote(r.Name) + ": " + err.Error())
+			}
+			base, _ := url.Parse(baseURL)
+			if err := c.AddResource(base.ResolveReference(ref).String(), d); err != nil {
 				return err
 			}
 			if err := add(r.Schema, depth+1); err != nil {

@@ -125,7 +125,10 @@ type In struct {
 
 	// Slab, when set, receives the payload's nodes; nil decodes JSON only
 	// (counting the nodes it would make, so both stop at the same byte).
+	// Node is the key or value node the nodes go under: warnings go on it
+	// when the payload has no node of its own where they happened.
 	Slab *tree.Slab
+	Node *tree.Node
 	// Budget is the frame's budget: nodes up to Budget.NestedNodes, work.
 	// Warnings receives every warning. Both may be nil.
 	Budget   *wire.Budget

@@ -116,9 +116,12 @@ func (w *walker) warnAt(off int, msg string, limit bool) {
 	if w.in.Warnings != nil {
 		w.in.Warnings.Add(wire.Warning{Offset: off, Buf: w.in.Buf, Path: w.pathString(), Message: msg, Limit: limit})
 	}
-	if w.s != nil && len(w.kids) > 0 {
-		n := w.kids[len(w.kids)-1]
-		n.Warn(msg)
+	switch {
+	case w.s == nil:
+	case len(w.kids) > 0:
+		w.kids[len(w.kids)-1].Warn(msg)
+	case w.in.Node != nil:
+		w.in.Node.Warn(msg)
 	}
 }
 
