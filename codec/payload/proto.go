@@ -2,9 +2,12 @@ package payload
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
+	"io/fs"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/bufbuild/protocompile"
 	"github.com/bufbuild/protocompile/linker"
@@ -14,6 +17,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
 )
 
@@ -56,8 +60,28 @@ func compileProto(s *Schema) (*protoSchema, error) {
 	if err := add(s, 0); err != nil {
 		return nil, err
 	}
+	text := protocompile.SourceAccessorFromMap(srcs)
 	c := protocompile.Compiler{
-		Resolver:       protocompile.WithStandardImports(&protocompile.SourceResolver{Accessor: protocompile.SourceAccessorFromMap(srcs)}),
+		Resolver: protocompile.WithStandardImports(protocompile.ResolverFunc(func(path string) (protocompile.SearchResult, error) {
+			// The well-known types are always the built-in ones: a
+			// registry's copy (confluent-kafka-python registers its own
+			// descriptors of them) adds nothing and may differ.
+			if strings.HasPrefix(path, "google/protobuf/") {
+				return protocompile.SearchResult{}, fs.ErrNotExist
+			}
+			// A registry may hold a schema as .proto text or, as
+			// confluent-kafka-python registers it, as a base64
+			// FileDescriptorProto.
+			if fd := descriptorOf(srcs[path]); fd != nil {
+				fd.Name = proto.String(path)
+				return protocompile.SearchResult{Proto: fd}, nil
+			}
+			r, err := text(path)
+			if err != nil {
+				return protocompile.SearchResult{}, err
+			}
+			return protocompile.SearchResult{Source: r}, nil
+		})),
 		MaxParallelism: 1,
 	}
 	files, err := c.Compile(context.Background(), mainFile)
@@ -71,42 +95,89 @@ func compileProto(s *Schema) (*protoSchema, error) {
 	return &protoSchema{file: f, res: linker.ResolverFromFile(f)}, nil
 }
 
+// descriptorOf reads a schema given as a base64 FileDescriptorProto, or
+// returns nil.
+func descriptorOf(s string) *descriptorpb.FileDescriptorProto {
+	s = strings.TrimSpace(s)
+	if s == "" || strings.ContainsAny(s, " \t\n;{") {
+		return nil
+	}
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return nil
+	}
+	fd := new(descriptorpb.FileDescriptorProto)
+	if proto.Unmarshal(b, fd) != nil || fd.GetName() == "" {
+		return nil
+	}
+	for _, m := range fd.MessageType {
+		fillJSONNames(m)
+	}
+	return fd
+}
+
+// fillJSONNames gives each field of a descriptor that lacks one its
+// default JSON name, as protoc writes it (Python's descriptors omit it;
+// the compiler takes a missing one for a custom empty name).
+func fillJSONNames(m *descriptorpb.DescriptorProto) {
+	for _, f := range m.Field {
+		if f.JsonName == nil {
+			f.JsonName = proto.String(jsonName(f.GetName()))
+		}
+	}
+	for _, n := range m.NestedType {
+		fillJSONNames(n)
+	}
+}
+
+// jsonName is a field's default JSON name: lowerCamelCase of its name.
+func jsonName(s string) string {
+	b := make([]byte, 0, len(s))
+	up := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '_' {
+			up = true
+			continue
+		}
+		if up && c >= 'a' && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		up = false
+		b = append(b, c)
+	}
+	return string(b)
+}
+
 // protoPayload decodes Protobuf data at p: with the registry's framing,
 // the message-index list first (or, when it is not there, the first
 // message, with a warning), then the message.
 func (w *walker) protoPayload(ps *protoSchema, p int, framed bool) {
 	md := ps.file.Messages().Get(0)
 	b := w.in.B[:w.in.End]
-	var idx []int
 	idxEnd := p
 	if framed {
-		var ok bool
-		idx, idxEnd, ok = readIndexes(b, p)
-		var m protoreflect.MessageDescriptor
-		if ok {
-			m = messageAt(ps.file, idx)
-		}
+		zz, uv := indexReading(b, p, ps, true, w.maxDepth), indexReading(b, p, ps, false, w.maxDepth)
 		switch {
-		case m != nil && protoWireOK(b[idxEnd:], 0, w.maxDepth):
-			md = m
-		case protoWireOK(b[p:], 0, w.maxDepth) && (!ok || p == w.in.End || b[p] != 0):
+		case zz.m != nil:
+			md, idxEnd = zz.m, zz.end
+			w.protoIndexes(b, p, zz.idx, true)
+		case uv.m != nil:
+			md, idxEnd = uv.m, uv.end
+			w.warnAt(p, "protobuf: the message indexes are unsigned varints, not zig-zag ones (as confluent-kafka-python 1.7 writes them)", false)
+			w.protoIndexes(b, p, uv.idx, false)
+		case protoWireOK(b[p:], 0, w.maxDepth):
 			// The npm @kafkajs/confluent-schema-registry package (4.1)
 			// writes no message-index list: the data follows the id.
-			idx, idxEnd = nil, p
 			w.warnAt(p, "protobuf: no message-index list after the schema id (as @kafkajs/confluent-schema-registry 4.1 writes Protobuf); read as the file's first message, "+string(md.FullName()), false)
-		case !ok:
-			w.fail(p, "protobuf: the message-index list does not read as zig-zag varints")
-			w.rest(p, "data")
-			return
-		case m == nil:
-			w.fail(p, "protobuf: message indexes "+intsString(idx)+" name no message of the schema")
+		case zz.idx != nil:
+			w.fail(p, "protobuf: message indexes "+intsString(zz.idx)+" name no message of the schema")
 			w.rest(p, "data")
 			return
 		default:
-			md = m
-		}
-		if idx != nil {
-			w.protoIndexes(b, p, idxEnd, idx)
+			w.fail(p, "protobuf: the message-index list does not read as varints")
+			w.rest(p, "data")
+			return
 		}
 	}
 	w.member(`"message":`)
@@ -142,11 +213,32 @@ func (w *walker) protoPayload(ps *protoSchema, p int, framed bool) {
 	w.finish(root, mark)
 }
 
-// readIndexes reads Confluent's message-index list at p: a zig-zag varint
-// count, then that many zig-zag varint indexes; a count of 0 (one zero
-// byte) means [0].
-func readIndexes(b []byte, p int) ([]int, int, bool) {
-	c, n := zigzag(b[p:])
+// indexRead is one reading of the message-index list: the indexes, where
+// they end, and the message they name when the data after them reads as
+// Protobuf.
+type indexRead struct {
+	idx []int
+	end int
+	m   protoreflect.MessageDescriptor
+}
+
+func indexReading(b []byte, p int, ps *protoSchema, zz bool, maxDepth int) indexRead {
+	idx, end, ok := readIndexes(b, p, zz)
+	if !ok {
+		return indexRead{}
+	}
+	r := indexRead{idx: idx, end: end}
+	if m := messageAt(ps.file, idx); m != nil && protoWireOK(b[end:], 0, maxDepth) {
+		r.m = m
+	}
+	return r
+}
+
+// readIndexes reads Confluent's message-index list at p: a count, then
+// that many indexes, each a zig-zag varint (or, when zz is false, an
+// unsigned one); a count of 0 (one zero byte) means [0].
+func readIndexes(b []byte, p int, zz bool) ([]int, int, bool) {
+	c, n := varint(b[p:], zz)
 	if n <= 0 || c < 0 || c > int64(len(b)-p-n) {
 		return nil, p, false
 	}
@@ -156,7 +248,7 @@ func readIndexes(b []byte, p int) ([]int, int, bool) {
 	}
 	idx := make([]int, 0, min(c, 8))
 	for i := int64(0); i < c; i++ {
-		v, n := zigzag(b[p:])
+		v, n := varint(b[p:], zz)
 		if n <= 0 || v < 0 || v > math.MaxInt32 {
 			return nil, p, false
 		}
@@ -166,12 +258,17 @@ func readIndexes(b []byte, p int) ([]int, int, bool) {
 	return idx, p, true
 }
 
-func zigzag(b []byte) (int64, int) {
+func varint(b []byte, zz bool) (int64, int) {
 	u, n := protowire.ConsumeVarint(b)
-	if n < 0 {
+	switch {
+	case n < 0:
 		return 0, n
+	case zz:
+		return protowire.DecodeZigZag(u), n
+	case u > math.MaxInt64:
+		return -1, n
 	}
-	return protowire.DecodeZigZag(u), n
+	return int64(u), n
 }
 
 // messageAt follows message indexes: the first among the file's
@@ -203,8 +300,9 @@ func intsString(v []int) string {
 	return s + "]"
 }
 
-// protoIndexes makes the messageIndexes node and JSON member.
-func (w *walker) protoIndexes(b []byte, p, end int, idx []int) {
+// protoIndexes makes the messageIndexes node and JSON member for the
+// list at p (zig-zag varints, or unsigned ones).
+func (w *walker) protoIndexes(b []byte, p int, idx []int, zz bool) {
 	w.member(`"messageIndexes":[`)
 	for i, x := range idx {
 		if i > 0 {
@@ -216,23 +314,28 @@ func (w *walker) protoIndexes(b []byte, p, end int, idx []int) {
 	if !w.take(1) {
 		return
 	}
-	n := w.leaf("messageIndexes", "zig-zag varints", schema.Array, p, end)
+	typ, etyp := "zig-zag varints", "zig-zag varint"
+	if !zz {
+		typ, etyp = "varints", "varint"
+	}
+	_, cn := varint(b[p:], zz)
+	n := w.leaf("messageIndexes", typ, schema.Array, p, p+cn)
 	n.Int = int64(len(idx))
-	_, cn := zigzag(b[p:])
 	n.PrefixEnd = p + cn
-	q := p + cn
-	if end-p == 1 {
+	if b[p] == 0 {
 		return // the one zero byte that means [0]
 	}
+	q := p + cn
 	for i := range idx {
 		if !w.take(1) {
 			return
 		}
-		_, vn := zigzag(b[q:])
-		e := w.node("messageIndexes", "zig-zag varint", schema.Int32, q, q+vn)
+		_, vn := varint(b[q:], zz)
+		e := w.node("messageIndexes", etyp, schema.Int32, q, q+vn)
 		e.Role, e.Index, e.Int, e.Flags = tree.RoleElement, i, int64(idx[i]), tree.Varint
 		w.add(n, e)
 		q += vn
+		n.End = q
 	}
 }
 

@@ -130,6 +130,23 @@ func (r *Registry) ServeHTTP(w http.ResponseWriter, q *http.Request) {
 			return
 		}
 		answer(w, http.StatusOK, map[string]int{"id": r.register(parts[1], s)})
+	case len(parts) == 2 && parts[0] == "subjects" && q.Method == http.MethodPost:
+		// Look a schema up under a subject.
+		var s Schema
+		if err := json.NewDecoder(q.Body).Decode(&s); err != nil {
+			answer(w, http.StatusUnprocessableEntity, map[string]any{"error_code": 42201, "message": err.Error()})
+			return
+		}
+		if s.SchemaType == "AVRO" {
+			s.SchemaType = ""
+		}
+		for _, x := range r.subjects[parts[1]] {
+			if x.Schema == s.Schema && x.SchemaType == s.SchemaType {
+				answer(w, http.StatusOK, x)
+				return
+			}
+		}
+		answer(w, http.StatusNotFound, map[string]any{"error_code": 40403, "message": "Schema not found"})
 	case len(parts) == 4 && parts[0] == "subjects" && parts[2] == "versions" && q.Method == http.MethodGet:
 		vs := r.subjects[parts[1]]
 		v := len(vs)
