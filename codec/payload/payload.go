@@ -270,8 +270,9 @@ func readFraming(p []byte) (framing, bool) {
 	if len(p) < 5 || p[0] != 0 {
 		return framing{}, false
 	}
+	// Registries number schemas from 1.
 	id := int(int32(uint32(p[1])<<24 | uint32(p[2])<<16 | uint32(p[3])<<8 | uint32(p[4])))
-	if id < 0 {
+	if id <= 0 {
 		return framing{}, false
 	}
 	return framing{id: id}, true
@@ -291,9 +292,15 @@ func (d *Decoder) framed(w *walker, f framing) {
 	}
 	w.member(`"schemaId":`)
 	w.out = strconv.AppendInt(w.out, int64(f.id), 10)
+	if d.src == nil {
+		// No schemas asked for: the framing is shown, quietly (binary
+		// data that merely starts with a zero byte looks the same).
+		w.rest(s+5, "data")
+		return
+	}
 	c := d.schema(f.id)
 	if c.err != "" {
-		w.warnAt(s+1, "schema "+strconv.Itoa(f.id)+": "+c.err, false)
+		w.warnAt(s+1, "schema "+strconv.Itoa(f.id)+" not read: "+c.err, false)
 		w.rest(s+5, "data")
 		return
 	}

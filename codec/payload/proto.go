@@ -159,10 +159,10 @@ func (w *walker) protoPayload(ps *protoSchema, p int, framed bool) {
 	if framed {
 		zz, uv := indexReading(b, p, ps, true, w.maxDepth), indexReading(b, p, ps, false, w.maxDepth)
 		switch {
-		case zz.m != nil:
+		case zz.ok:
 			md, idxEnd = zz.m, zz.end
 			w.protoIndexes(b, p, zz.idx, true)
-		case uv.m != nil:
+		case uv.ok:
 			md, idxEnd = uv.m, uv.end
 			w.warnAt(p, "protobuf: the message indexes are unsigned varints, not zig-zag ones (as confluent-kafka-python 1.7 writes them)", false)
 			w.protoIndexes(b, p, uv.idx, false)
@@ -170,6 +170,11 @@ func (w *walker) protoPayload(ps *protoSchema, p int, framed bool) {
 			// The npm @kafkajs/confluent-schema-registry package (4.1)
 			// writes no message-index list: the data follows the id.
 			w.warnAt(p, "protobuf: no message-index list after the schema id (as @kafkajs/confluent-schema-registry 4.1 writes Protobuf); read as the file's first message, "+string(md.FullName()), false)
+		case zz.m != nil:
+			// The list names a message, whose data is broken: read it,
+			// to say where.
+			md, idxEnd = zz.m, zz.end
+			w.protoIndexes(b, p, zz.idx, true)
 		case zz.idx != nil:
 			w.fail(p, "protobuf: message indexes "+intsString(zz.idx)+" name no message of the schema")
 			w.rest(p, "data")
@@ -219,7 +224,8 @@ func (w *walker) protoPayload(ps *protoSchema, p int, framed bool) {
 type indexRead struct {
 	idx []int
 	end int
-	m   protoreflect.MessageDescriptor
+	m   protoreflect.MessageDescriptor // the message the indexes name
+	ok  bool                           // and the data reads as Protobuf
 }
 
 func indexReading(b []byte, p int, ps *protoSchema, zz bool, maxDepth int) indexRead {
@@ -228,9 +234,8 @@ func indexReading(b []byte, p int, ps *protoSchema, zz bool, maxDepth int) index
 		return indexRead{}
 	}
 	r := indexRead{idx: idx, end: end}
-	if m := messageAt(ps.file, idx); m != nil && protoWireOK(b[end:], 0, maxDepth) {
-		r.m = m
-	}
+	r.m = messageAt(ps.file, idx)
+	r.ok = r.m != nil && protoWireOK(b[end:], 0, maxDepth)
 	return r
 }
 

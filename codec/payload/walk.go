@@ -163,14 +163,17 @@ func (w *walker) finish(root *tree.Node, mark int) {
 		return
 	}
 	w.out = w.out[:mark]
-	if w.s == nil {
+	if w.s != nil {
+		fixSpans(root)
+	}
+	at := max(w.stopAt, w.in.Start)
+	if at >= w.in.End || !w.b.Fits(1) {
 		return
 	}
-	at := max(w.stopAt, root.Start)
-	root.End = w.in.End
-	root.Flags |= tree.Broken
-	if at < w.in.End {
-		w.b.Nodes++
+	w.b.Nodes++
+	if w.s != nil {
+		root.End = w.in.End
+		root.Flags |= tree.Broken
 		r := w.node("undecoded", "bytes", schema.Bytes, at, w.in.End)
 		r.Role = tree.RoleRaw
 		r.Raw = w.in.B[at:w.in.End:w.in.End]
@@ -200,4 +203,14 @@ func (w *walker) work(off, n int) bool {
 	}
 	w.b.Work += n
 	return true
+}
+
+// fixSpans ends each node of a walk that a failure cut short no earlier
+// than its prefix and its children: a node is left as far as it was read.
+func fixSpans(n *tree.Node) {
+	for _, c := range n.Children {
+		fixSpans(c)
+		n.End = max(n.End, c.End)
+	}
+	n.End = max(n.End, n.PrefixEnd, n.SizeEnd)
 }
