@@ -130,7 +130,9 @@ func (d *Dir) read(name string) (string, error) {
 	return string(b), nil
 }
 
-var protoImport = regexp.MustCompile(`(?m)^\s*import\s+(?:public\s+|weak\s+)?"([^"]+)"\s*;`)
+// protoImport finds a .proto file's imports (protocompile reads the file
+// itself; this only says which files of DIR to hand it).
+var protoImport = regexp.MustCompile(`\bimport\s+(?:public\s+|weak\s+)?"([^"]+)"\s*;`)
 
 // references gives s the files it may refer to.
 func (d *Dir) references(s *payload.Schema, self string) error {
