@@ -34,6 +34,30 @@ func (p *payloadFlags) register(fs interface {
 	fs.DurationVar(&p.timeout, "schema-registry-timeout", registry.DefaultTimeout, "give up on a schema registry request after this long")
 }
 
+// registerServer registers the flags of kwire serve, whose API decodes
+// payloads only with schemas its operator names: requests cannot name a
+// registry (a public endpoint must not fetch the URLs callers give).
+func (p *payloadFlags) registerServer(fs interface {
+	BoolVar(*bool, string, bool, string)
+	StringVar(*string, string, string, string)
+	DurationVar(*time.Duration, string, time.Duration, string)
+}) {
+	p.mode = "decoded"
+	fs.StringVar(&p.registry, "schema-registry", "", "the API decodes record payloads with schemas by id from the Confluent-compatible registry at `URL` (credentials from "+registry.EnvUser+" and "+registry.EnvPassword+", or "+registry.EnvToken+"); callers cannot name one")
+	fs.StringVar(&p.dir, "schemas", "", "the API decodes record payloads with the schema files in `DIR` (as kwire decode --schemas)")
+	fs.BoolVar(&p.validate, "validate", false, "the API checks JSON Schema payloads against their schema")
+	fs.DurationVar(&p.timeout, "schema-registry-timeout", registry.DefaultTimeout, "give up on a schema registry request after this long")
+}
+
+// serverHook is hook for kwire serve: nil unless a schema source is
+// named, so that the API answers as the Worker's does by default.
+func (p *payloadFlags) serverHook() (payloadHook, error) {
+	if p.registry == "" && p.dir == "" {
+		return nil, nil
+	}
+	return p.hook()
+}
+
 // payloadHook is what records call for each key and value.
 type payloadHook = func(dst []byte, p *records.PayloadIn) ([]byte, []*tree.Node)
 

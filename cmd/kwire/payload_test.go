@@ -1,15 +1,22 @@
 package main
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"hash/crc32"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/kwire/kwire/internal/api"
 	"github.com/kwire/kwire/internal/registry/registrytest"
 	"github.com/linkedin/goavro/v2"
 	"github.com/stretchr/testify/require"
@@ -127,4 +134,34 @@ func TestPayloadsCLI(t *testing.T) {
 	_, stderr, code = runCLI(t, append(base, "--payloads", "bytes", "--schemas", dir, frame), nil)
 	require.Equal(t, 2, code)
 	require.Contains(t, stderr, "--payloads bytes reads no schemas")
+}
+
+// TestServePayloads: kwire serve's API decodes payloads with the schemas
+// its operator named; a request cannot name a registry of its own.
+func TestServePayloads(t *testing.T) {
+	reg, srv := registrytest.Start()
+	defer srv.Close()
+	id := reg.Register("clicks-value", registrytest.Schema{Schema: clickAvsc})
+	pf := payloadFlags{registry: srv.URL, mode: "decoded", timeout: time.Second}
+	hook, err := pf.serverHook()
+	require.NoError(t, err)
+	frame := payloadFetch(t, id)
+	post := func(h http.Handler, query string) string {
+		s := httptest.NewServer(h)
+		defer s.Close()
+		resp, err := http.Post(s.URL+"/api/decode?direction=response&api=Fetch&version=11"+query, "application/octet-stream", bytes.NewReader(frame))
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	out := post(siteHandlerWith(t.TempDir(), api.Options{Payload: hook}), "")
+	require.JSONEq(t, `{"base64":"AAAAAAEGYW5hxBM=","schemaId":1,"format":"avro","decoded":{"user":"ana","amount":1250}}`, string(recordsOf(t, out)[0]["value"]))
+	before := reg.Requests
+	out = post(siteHandler(t.TempDir(), nil), "&schemaRegistry="+url.QueryEscape(srv.URL))
+	require.NotContains(t, out, `"decoded":{"user"`)
+	require.Equal(t, before, reg.Requests, "a request made the server ask a registry")
+	none, err := (&payloadFlags{mode: "decoded"}).serverHook()
+	require.NoError(t, err)
+	require.Nil(t, none, "serve decodes payloads without a schema source named")
 }

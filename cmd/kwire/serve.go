@@ -23,6 +23,8 @@ func runServe(e *env, args []string) int {
 	fs := newFlags(e, "serve", "[--dir DIR] [--addr HOST:PORT] [--max-decodes N]")
 	dir := fs.String("dir", "dist", "serve the files under `DIR` (as kwire site writes them)")
 	addr := fs.String("addr", "127.0.0.1:8080", "listen on `HOST:PORT` exactly as given; port 0 picks a free one")
+	var pf payloadFlags
+	pf.registerServer(fs)
 	running := fs.Int("max-decodes", api.DefaultRunning(), "run at most `N` API decodes and encodes at once (default: one per core, at most 8); "+
 		"16 per slot more wait up to 2 s, the rest get 503")
 	rest, code := parseFlags(e, fs, args)
@@ -35,6 +37,11 @@ func runServe(e *env, args []string) int {
 	}
 	if *running < 1 {
 		fail(e, "--max-decodes must be at least 1")
+		return 2
+	}
+	payload, err := pf.serverHook()
+	if err != nil {
+		fail(e, "%v", err)
 		return 2
 	}
 	if st, err := os.Stat(*dir); err != nil || !st.IsDir() {
@@ -50,7 +57,7 @@ func runServe(e *env, args []string) int {
 	defer stop()
 	e.stderr.Write([]byte("kwire: serving " + *dir + " at http://" + ln.Addr().String() + "/\n"))
 	lim := api.NewLimiter(*running, api.DefaultWaitingPerSlot**running, api.DefaultWait)
-	if err := serve(ctx, ln, siteHandler(*dir, lim), defaultLimits); err != nil {
+	if err := serve(ctx, ln, siteHandlerWith(*dir, api.Options{Limiter: lim, Payload: payload}), defaultLimits); err != nil {
 		fail(e, "%v", err)
 		return 1
 	}
@@ -124,7 +131,12 @@ func serve(ctx context.Context, ln net.Listener, h http.Handler, l serverLimits)
 // routes and the files under dir everywhere else: the docs site has pages
 // under /api/<name>/ too, so only the API's own routes go to it.
 func siteHandler(dir string, lim *api.Limiter) http.Handler {
-	apiHandler := api.New(api.Options{Limiter: lim})
+	return siteHandlerWith(dir, api.Options{Limiter: lim})
+}
+
+// siteHandlerWith is siteHandler with the API's options.
+func siteHandlerWith(dir string, o api.Options) http.Handler {
+	apiHandler := api.New(o)
 	files := fileHandler(dir)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if api.IsRoute(r.URL.Path) {
