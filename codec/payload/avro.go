@@ -317,7 +317,7 @@ func (w *walker) avroValue(t *avroType, n *tree.Node, p int) int {
 		bt := t.types[v]
 		n.Type = "avro union[" + strconv.FormatInt(v, 10) + "] " + bt.label[len("avro "):]
 		if bt.kind == aNull {
-			n.Null, n.Kind, n.PrefixEnd = true, schema.Invalid, q
+			n.Null, n.Kind, n.PrefixEnd, n.End = true, schema.Invalid, q, q
 			w.out = append(w.out, "null"...)
 			return q
 		}
@@ -394,6 +394,7 @@ func (w *walker) avroBlocks(t *avroType, n *tree.Node, p int) int {
 	}
 	idx := 0
 	first := true
+	var seen map[string]bool // a map's keys, for duplicates
 	for {
 		c, q := w.avroLong(p)
 		if w.stopped {
@@ -450,6 +451,13 @@ func (w *walker) avroBlocks(t *avroType, n *tree.Node, p int) int {
 					w.fail(kq, "avro: a map key is not valid UTF-8")
 					return p
 				}
+				if seen == nil {
+					seen = map[string]bool{}
+				}
+				if seen[string(key)] {
+					w.warnAt(kq, "avro: map key "+strconv.Quote(string(key))+" appears more than once", false)
+				}
+				seen[string(key)] = true
 				w.out = jsontext.AppendString(w.out, key)
 				w.out = append(w.out, ':')
 				e = w.node(string(key), "avro map entry", schema.Struct, p, ke)

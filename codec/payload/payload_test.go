@@ -246,3 +246,30 @@ func TestAvroRoundTripGoavro(t *testing.T) {
 		t.Fatalf("root [%d,%d) children [%d,%d)", root.Start, root.End, root.Children[0].Start, root.Children[len(root.Children)-1].End)
 	}
 }
+
+// TestFuzzRegressions are the fuzzers' finds, by what they broke.
+func TestFuzzRegressions(t *testing.T) {
+	avroSrc := mapSource{ids: map[int]*Schema{1: {Text: fuzzAvsc}, 3: {Type: TypeProtobuf, Text: refundProto}}}
+	d := NewDecoder(avroSrc, Config{MaxDepth: 16})
+	for _, c := range []struct {
+		name string
+		p    []byte
+		warn string
+	}{
+		// A union's null branch ended before its branch index.
+		{"avro union null span", framed(1, []byte{2, 2, 2, '0', 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0}), ""},
+		// A map with a key twice: goavro refuses it; kwire says so.
+		{"avro map key twice", framed(1, []byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 2, 'k', 0, 2, 'k', 0, 0, 0}), "appears more than once"},
+		// An unknown wire type: its node and the undecoded rest overlapped.
+		{"protobuf wire type 7", framed(3, []byte{2, 2, '7'}), "unknown wire type 7"},
+		// A message-index count of 0 in two bytes: its elements were read.
+		{"protobuf non-minimal count", framed(3, []byte{0x80, 0}), ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := decodeBoth(t, d, c.p, false, "t", bigBudget())
+			if c.warn == "" && len(r.warnings) > 0 || c.warn != "" && (len(r.warnings) != 1 || !strings.Contains(r.warnings[0].Message, c.warn)) {
+				t.Fatalf("warnings %v, want %q", r.warnings, c.warn)
+			}
+		})
+	}
+}

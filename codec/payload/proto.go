@@ -323,12 +323,12 @@ func (w *walker) protoIndexes(b []byte, p int, idx []int, zz bool) {
 	if !zz {
 		typ, etyp = "varints", "varint"
 	}
-	_, cn := varint(b[p:], zz)
+	cnt, cn := varint(b[p:], zz)
 	n := w.leaf("messageIndexes", typ, schema.Array, p, p+cn)
 	n.Int = int64(len(idx))
 	n.PrefixEnd = p + cn
-	if b[p] == 0 {
-		return // the one zero byte that means [0]
+	if cnt == 0 {
+		return // a count of 0 means [0]
 	}
 	q := p + cn
 	for i := range idx {

@@ -157,7 +157,9 @@ func (w *walker) rest(p int, name string) {
 }
 
 // finish ends a data node root that a failure cut short: its span runs to
-// the payload's end, and a raw child holds the bytes not read.
+// the payload's end, each node as far as it was read, and a raw child
+// holds the bytes after them. The raw node is paid for on both paths
+// alike, even when the partial nodes leave no bytes for it.
 func (w *walker) finish(root *tree.Node, mark int) {
 	if !w.stopped {
 		return
@@ -166,14 +168,20 @@ func (w *walker) finish(root *tree.Node, mark int) {
 	if w.s != nil {
 		fixSpans(root)
 	}
-	at := max(w.stopAt, w.in.Start)
-	if at >= w.in.End || !w.b.Fits(1) {
+	if w.stopAt >= w.in.End || !w.b.Fits(1) {
 		return
 	}
 	w.b.Nodes++
-	if w.s != nil {
-		root.End = w.in.End
-		root.Flags |= tree.Broken
+	if w.s == nil {
+		return
+	}
+	at := max(w.stopAt, root.Start)
+	if k := len(root.Children); k > 0 {
+		at = max(at, root.Children[k-1].End)
+	}
+	root.End = w.in.End
+	root.Flags |= tree.Broken
+	if at < w.in.End {
 		r := w.node("undecoded", "bytes", schema.Bytes, at, w.in.End)
 		r.Role = tree.RoleRaw
 		r.Raw = w.in.B[at:w.in.End:w.in.End]
