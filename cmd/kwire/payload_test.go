@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/kwire/kwire/internal/api"
+	"github.com/kwire/kwire/internal/hostile"
 	"github.com/kwire/kwire/internal/registry/registrytest"
 	"github.com/linkedin/goavro/v2"
 	"github.com/stretchr/testify/require"
@@ -164,4 +165,28 @@ func TestServePayloads(t *testing.T) {
 	none, err := (&payloadFlags{mode: "decoded"}).serverHook()
 	require.NoError(t, err)
 	require.Nil(t, none, "serve decodes payloads without a schema source named")
+}
+
+// TestHostilePayloadsCLI: the hostile corpus's payload entries through
+// kwire decode with their schemas (--schemas testdata/hostile): each says
+// which limit cut it short, exits 0, and stays under the CLI's bound.
+func TestHostilePayloadsCLI(t *testing.T) {
+	for _, p := range hostile.Payloads() {
+		if p.Limit == "" {
+			continue
+		}
+		for _, format := range []string{"ndjson", "tree"} {
+			t.Run(p.Name+"/"+format, func(t *testing.T) {
+				file := filepath.Join(hostile.Dir(), p.Name)
+				stderr, u := hostileRun(t, io.Discard, "decode", "--format", format, "--request", "--input", "binary", "--schemas", hostile.Dir(), file)
+				if u.Exit != 0 || !strings.Contains(string(stderr), "kwire: warning:") || !strings.Contains(string(stderr), p.Limit) {
+					t.Fatalf("exit %d, stderr %s; want a %s warning", u.Exit, stderr, p.Limit)
+				}
+				if u.MaxRSS > hostileCLIPeak {
+					t.Fatalf("peak RSS %s", hostile.MiB(u.MaxRSS))
+				}
+				t.Logf("peak RSS %s", hostile.MiB(u.MaxRSS))
+			})
+		}
+	}
 }
