@@ -73,4 +73,3 @@ func payloadEntries() []Entry {
 	}
 	return out
 }
-
