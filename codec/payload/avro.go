@@ -371,11 +371,9 @@ func (w *walker) avroValue(t *avroType, n *tree.Node, p int) int {
 		}
 		w.depth--
 	}
-	if n != nil {
-		n.End = p
-		if t.logical != "" && !w.stopped {
-			logicalNote(n, t)
-		}
+	n.End = p
+	if t.logical != "" && w.s != nil && !w.stopped {
+		logicalNote(n, t)
 	}
 	return p
 }
@@ -394,7 +392,7 @@ func (w *walker) avroBlocks(t *avroType, n *tree.Node, p int) int {
 	}
 	idx := 0
 	first := true
-	var seen map[string]bool // a map's keys, for duplicates
+	var seen keySet // a map's keys, for duplicates
 	for {
 		c, q := w.avroLong(p)
 		if w.stopped {
@@ -451,21 +449,18 @@ func (w *walker) avroBlocks(t *avroType, n *tree.Node, p int) int {
 					w.fail(kq, "avro: a map key is not valid UTF-8")
 					return p
 				}
-				if seen == nil {
-					seen = map[string]bool{}
-				}
-				if seen[string(key)] {
+				if seen.add(key) {
 					w.warnAt(kq, "avro: map key "+strconv.Quote(string(key))+" appears more than once", false)
 				}
-				seen[string(key)] = true
 				w.out = jsontext.AppendString(w.out, key)
 				w.out = append(w.out, ':')
-				e = w.node(string(key), "avro map entry", schema.Struct, p, ke)
+				name := string(key)
+				e = w.node(name, "avro map entry", schema.Struct, p, ke)
 				kn := w.node("key", "avro string", schema.String, p, ke)
 				kn.PrefixEnd, kn.Raw = kq, key
 				w.add(e, kn)
 				v := w.node("value", t.items.label, schema.Invalid, ke, ke)
-				w.push(string(key), -1)
+				w.push(name, -1)
 				p = w.avroValue(t.items, v, ke)
 				w.add(e, v)
 				e.End = p
@@ -492,6 +487,37 @@ func (w *walker) avroBlocks(t *avroType, n *tree.Node, p int) int {
 		n.Int = int64(idx)
 	}
 	return p
+}
+
+// keySet is a map's keys so far, for duplicates: a list for a few, a
+// set past 16.
+type keySet struct {
+	list [][]byte
+	set  map[string]bool
+}
+
+// add adds key, reporting whether it was there already.
+func (k *keySet) add(key []byte) bool {
+	if k.set == nil && len(k.list) < 16 {
+		for _, x := range k.list {
+			if string(x) == string(key) {
+				return true
+			}
+		}
+		k.list = append(k.list, key)
+		return false
+	}
+	if k.set == nil {
+		k.set = make(map[string]bool, 64)
+		for _, x := range k.list {
+			k.set[string(x)] = true
+		}
+	}
+	if k.set[string(key)] {
+		return true
+	}
+	k.set[string(key)] = true
+	return false
 }
 
 func zeroSized(t *avroType) bool {

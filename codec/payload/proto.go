@@ -157,7 +157,11 @@ func (w *walker) protoPayload(ps *protoSchema, p int, framed bool) {
 	b := w.in.B[:w.in.End]
 	idxEnd := p
 	if framed {
-		zz, uv := indexReading(b, p, ps, true, w.maxDepth), indexReading(b, p, ps, false, w.maxDepth)
+		zz := indexReading(b, p, ps, true, w.maxDepth)
+		var uv indexRead
+		if !zz.ok {
+			uv = indexReading(b, p, ps, false, w.maxDepth)
+		}
 		switch {
 		case zz.ok:
 			md, idxEnd = zz.m, zz.end
