@@ -46,7 +46,8 @@ FUZZ_TARGETS = ./codec:FuzzDecode ./codec:FuzzFastPath ./codec:FuzzEncodeJSON ./
 	./internal/capture:FuzzRead:$(CAPTURE_FUZZTIME) ./internal/capture:FuzzReassemble:$(CAPTURE_FUZZTIME_SHORT) \
 	./internal/capture:FuzzPcapng:$(CAPTURE_FUZZTIME_SHORT) \
 	./internal/proxy:FuzzRelay ./internal/proxy:FuzzRewrite \
-	./codec/payload:FuzzAvro ./codec/payload:FuzzProtobuf ./codec/payload:FuzzJSON
+	./codec/payload:FuzzAvro ./codec/payload:FuzzProtobuf ./codec/payload:FuzzJSON \
+	./codec/check:FuzzCheck
 
 fuzz-ci:
 	@for t in $(FUZZ_TARGETS); do \

@@ -15,6 +15,8 @@
 //	records.html                  record batches (magic 2) and message sets
 //	protocol.html                 framing, request and response headers
 //	errors.html                   error codes and enumerations
+//	rules/index.html              the protocol rules kwire check applies
+//	rules/<id>.html               one rule: what Kafka requires, where, an example
 //	playground/                   the WebAssembly playground
 //	assets/                       hashed CSS and JS for the pages
 //
@@ -59,7 +61,7 @@ type Options struct {
 var files embed.FS
 
 // The output entries Build owns and replaces on every run.
-var owned = []string{"api", "assets", "playground", "favicon.ico", "index.html", "types.html", "records.html", "protocol.html", "errors.html"}
+var owned = []string{"api", "assets", "playground", "favicon.ico", "index.html", "types.html", "records.html", "protocol.html", "errors.html", "rules"}
 
 // Build writes the site into out, replacing what an earlier Build wrote
 // there and leaving other files (such as a kwire.wasm built beside it)
@@ -207,7 +209,7 @@ func (b *builder) templates() error {
 		return err
 	}
 	b.tmpl = map[string]*template.Template{}
-	for _, name := range []string{"index", "api", "version", "types", "records", "protocol", "errors"} {
+	for _, name := range []string{"index", "api", "version", "types", "records", "protocol", "errors", "rules", "rule"} {
 		t, err := template.Must(base.Clone()).ParseFS(files, "templates/"+name+".tmpl")
 		if err != nil {
 			return err
@@ -249,7 +251,7 @@ func (b *builder) pages() error {
 	if err := b.render("index", "index.html", page{Title: "Kafka protocol reference", Nav: "index", Body: indexData(apis)}); err != nil {
 		return err
 	}
-	for _, fn := range []func() error{b.typesPage, b.recordsPage, b.protocolPage, b.errorsPage} {
+	for _, fn := range []func() error{b.typesPage, b.recordsPage, b.protocolPage, b.errorsPage, b.rulesPages} {
 		if err := fn(); err != nil {
 			return err
 		}

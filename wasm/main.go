@@ -46,12 +46,14 @@ import (
 	"strconv"
 	"strings"
 	"syscall/js"
+	"unicode/utf8"
 
 	"github.com/kwire/kwire/internal/jsontext"
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
+	"github.com/kwire/kwire/internal/capture/summary"
 	"github.com/kwire/kwire/internal/input"
 	"github.com/kwire/kwire/internal/render"
 )
@@ -277,9 +279,28 @@ func encode(this js.Value, args []js.Value) any {
 		if errors.As(err, &ee) {
 			e["path"], e["message"] = ee.Path, ee.Msg
 		}
+		// A syntax error: its line and column (in characters), which
+		// the page shows and jumps to.
+		var se *jsontext.SyntaxError
+		if errors.As(err, &se) && se.Offset >= 0 && se.Offset <= len(js) {
+			line, col := lineColumn(js, se.Offset)
+			e["line"], e["column"], e["syntax"] = line, col, se.Msg
+		}
 		return map[string]any{"error": e}
 	}
 	return map[string]any{"bytes": bytesValue(b)}
+}
+
+// lineColumn is the 1-based line and column (in characters) of byte off.
+func lineColumn(b []byte, off int) (line, col int) {
+	line, start := 1, 0
+	for i := 0; i < off; i++ {
+		if b[i] == '\n' {
+			line++
+			start = i + 1
+		}
+	}
+	return line, utf8.RuneCount(b[start:off]) + 1
 }
 
 // example(apiKey, version, response) is the value JSON of the example
@@ -431,7 +452,9 @@ func partial(this js.Value, args []js.Value) any {
 // (frames[2i] the request, frames[2i+1] the response of exchange i, null
 // where missing) without their records, for the capture table: the
 // request's client id, the error codes a response carries (named), and
-// whether either side failed to decode.
+// whether either side failed to decode. "errors" are the codes that mean
+// a failure, "expected" those that are a normal step of a protocol
+// (MEMBER_ID_REQUIRED answering a first JoinGroup, say).
 func scanExchanges(this js.Value, args []js.Value) any {
 	frames, keys, vers := arg(args, 0), arg(args, 1), arg(args, 2)
 	n := keys.Get("length").Int()
@@ -464,26 +487,39 @@ func scanExchanges(this js.Value, args []js.Value) any {
 			browserLimits(&o)
 			f, err := dec.Decode(bytesArg(resp), o)
 			codes := errorCodes(f)
-			for j, c := range codes {
-				if j > 0 {
-					dst = append(dst, ',')
-				}
-				name := schema.ErrorName(c)
-				if name == "" {
-					name = strconv.Itoa(int(c))
-				}
-				dst = jsontext.AppendHTMLSafe(dst, name)
-			}
+			dst = appendCodes(dst, codes, key, false)
+			dst = appendCodes(append(dst, `],"expected":[`...), codes, key, true)
 			dst = append(dst, ']')
 			if err != nil {
 				dst = jsontext.AppendHTMLSafe(append(dst, `,"responseError":`...), err.Error())
 			}
 		} else {
-			dst = append(dst, ']')
+			dst = append(dst, `],"expected":[]`...)
 		}
 		dst = append(dst, '}')
 	}
 	return string(append(dst, ']'))
+}
+
+// appendCodes writes the names of the codes that are (expected) or are not
+// a normal step of a protocol in a response of the API (summary.Expected).
+func appendCodes(dst []byte, codes []int16, key int16, expected bool) []byte {
+	n := 0
+	for _, c := range codes {
+		if summary.Expected(key, c) != expected {
+			continue
+		}
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		n++
+		name := schema.ErrorName(c)
+		if name == "" {
+			name = strconv.Itoa(int(c))
+		}
+		dst = jsontext.AppendHTMLSafe(dst, name)
+	}
+	return dst
 }
 
 // clientID is a request header's client id, nil when it has none.

@@ -5,6 +5,7 @@ package main
 import (
 	"errors"
 	"strconv"
+	"strings"
 	"syscall/js"
 	"time"
 
@@ -81,6 +82,7 @@ func use(this js.Value, args []js.Value) any {
 //	 "ms":[decode, index, grids] (milliseconds),
 //	 "buffers":[{"buf","len","rows","from":node|null}],
 //	 "error":{"offset","buf","path","expected","found","message"}|null,"errNode",
+//	 "headerDecoded" (the header was read whole: the API title can be trusted),
 //	 "limit":{"message","offset","buf"}|null (a limit cut decoding short),
 //	 "warnings":[{"node","buf","start","end","message","limit"?}],"warningCount"}
 //
@@ -251,6 +253,8 @@ func (v *view) appendSummary(dst []byte, hasSize bool) []byte {
 	}
 	dst = append(dst, `,"errNode":`...)
 	dst = strconv.AppendInt(dst, int64(errNode), 10)
+	dst = append(dst, `,"headerDecoded":`...)
+	dst = strconv.AppendBool(dst, headerDecoded(f, de))
 	// A limit that cut decoding short: the first one, said plainly.
 	dst = append(dst, `,"limit":`...)
 	limit := false
@@ -310,6 +314,19 @@ func (v *view) appendSummary(dst []byte, hasSize bool) []byte {
 	return append(dst, '}')
 }
 
+// headerDecoded reports whether the frame's header was read whole: only
+// then do its API key and version name the frame (the page titles a frame
+// by them; junk whose "header" failed gets no API title).
+func headerDecoded(f *codec.Frame, de *codec.DecodeError) bool {
+	if f == nil || f.Header == nil {
+		return false
+	}
+	if de == nil {
+		return true
+	}
+	return !(de.Buf == 0 && de.Offset < f.Header.End) && de.Path != "size" && !strings.HasPrefix(de.Path, "header")
+}
+
 // limitWarnings are the messages of the frame's warnings that say a
 // limit cut decoding short, as the codec flags them (Warning.Limit).
 func (v *view) limitWarnings() map[string]bool {
@@ -355,6 +372,10 @@ func (v *view) appendNode(dst []byte, id int32) []byte {
 			name = p.Field.JSON
 		}
 		dst = jsontext.AppendHTMLSafe(append(dst, `,"label":`...), name+"["+strconv.Itoa(n.Index)+"]")
+	}
+	if name := render.ValueName(n, v.f.APIKey); name != "" && n.Field == nil {
+		// A coded record attribute (compression, timestampType): its name.
+		dst = jsontext.AppendHTMLSafe(append(dst, `,"valueName":`...), name)
 	}
 	if len(n.Children) > 0 {
 		// A records or bytes field with decoded content still has its value.

@@ -6,6 +6,7 @@
 //	kwire encode [flags] [JSON | FILE ...]  encode value JSON (or NDJSON) to frames
 //	kwire batch [flags] [FILE]              decode NDJSON or hex lines on all cores
 //	kwire pcap [flags] FILE|-               decode the Kafka conversations in a capture (- streams stdin)
+//	kwire check [flags] FILE...             report the protocol rules captures or frames break
 //	kwire proxy --upstream HOST:PORT        forward Kafka connections, printing each exchange
 //	kwire schema API [--version N]          Kafka-style BNF and a field table
 //	kwire example API [--version N]         an API's example frame as hex and JSON
@@ -57,6 +58,7 @@ func init() {
 		{"example", "print the example frame of an API and version as hex and JSON", runExample},
 		{"batch", "decode NDJSON or one-hex-per-line input to NDJSON, on all cores", runBatch},
 		{"pcap", "decode the Kafka conversations in a pcap or pcapng capture", runPcap},
+		{"check", "report the Kafka protocol rules captures or frames break", runCheck},
 		{"proxy", "forward Kafka connections to a broker, printing each exchange decoded", runProxy},
 		{"site", "generate the documentation site and playground as static files", runSite},
 		{"serve", "serve a folder (the built site) over HTTP on 127.0.0.1", runServe},

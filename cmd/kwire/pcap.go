@@ -5,10 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"runtime"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,6 +18,7 @@ import (
 	"github.com/kwire/kwire/codec/records"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/internal/capture"
+	"github.com/kwire/kwire/internal/capture/summary"
 )
 
 // kwire pcap streams: the capture is read packet by packet
@@ -117,7 +116,7 @@ func runPcap(e *env, args []string) int {
 		in = f
 	}
 	w := bufio.NewWriterSize(e.stdout, 1<<20)
-	run := pcapRun{cfg: cfg, w: w, stderr: e.stderr, stats: map[int16]*apiStats{}, errCodes: map[int16]int{}}
+	run := pcapRun{cfg: cfg, w: w, stderr: e.stderr, stats: map[int16]*apiStats{}, errCodes: map[apiCode]int{}}
 	res, err := run.decode(in)
 	if err != nil {
 		w.Flush()
@@ -180,7 +179,7 @@ type pcapRun struct {
 	w         *bufio.Writer
 	stderr    io.Writer
 	stats     map[int16]*apiStats
-	errCodes  map[int16]int
+	errCodes  map[apiCode]int
 	exchanges int // exchanges in the capture, filtered out or not
 	failed    int
 	warned    int // exchanges shown with warnings
@@ -294,12 +293,12 @@ func (p *pcapRun) add(o pcapLineOut) {
 	st.versions[s.ver]++
 	st.bytes += s.bytes
 	if s.paired {
-		st.latencies.add(s.latency)
+		st.latencies.Add(s.latency)
 	} else if !s.noResponse {
 		st.unpaired++
 	}
 	for _, c := range s.codes {
-		p.errCodes[c]++
+		p.errCodes[apiCode{s.key, c}]++
 	}
 }
 
@@ -526,56 +525,9 @@ type apiStats struct {
 	versions  map[int16]int
 	count     int
 	bytes     int64
-	latencies latencySample
+	latencies summary.Latencies
 	unpaired  int
 }
-
-// maxLatencies is how many latencies an API keeps for its percentiles;
-// past that, a uniform sample of them (so --summary's memory stays flat
-// however long the capture).
-const maxLatencies = 1 << 14
-
-// latencySample holds an API's latencies, or a uniform sample of them
-// (reservoir sampling, seeded: the same capture gives the same table),
-// and the largest exactly.
-type latencySample struct {
-	d    []time.Duration
-	seen int
-	max  time.Duration
-	rng  *rand.Rand
-}
-
-func (l *latencySample) add(d time.Duration) {
-	l.seen++
-	l.max = max(l.max, d)
-	if len(l.d) < maxLatencies {
-		l.d = append(l.d, d)
-		return
-	}
-	if l.rng == nil {
-		l.rng = rand.New(rand.NewPCG(1, 2))
-	}
-	if j := l.rng.IntN(l.seen); j < maxLatencies {
-		l.d[j] = d
-	}
-}
-
-// sampled reports whether the percentiles come from a sample.
-func (l *latencySample) sampled() bool { return l.seen > len(l.d) }
-
-// percentile returns the p-th quantile (0-1) of the latencies; call sort
-// first.
-func (l *latencySample) percentile(p float64) time.Duration {
-	if len(l.d) == 0 {
-		return 0
-	}
-	if p >= 1 {
-		return l.max
-	}
-	return l.d[int(p*float64(len(l.d)-1))]
-}
-
-func (l *latencySample) sort() { slices.Sort(l.d) }
 
 // printSummary writes the table per API and the error codes seen.
 func (p *pcapRun) printSummary(res *capture.Result) {
@@ -584,9 +536,14 @@ func (p *pcapRun) printSummary(res *capture.Result) {
 	writeAPITable(w, p.stats, p.errCodes)
 }
 
+// apiCode is an error code seen in a response of an API.
+type apiCode struct{ key, code int16 }
+
 // writeAPITable writes the table per API (kwire pcap's and kwire proxy's
-// --summary) and the error codes seen.
-func writeAPITable(w io.Writer, stats map[int16]*apiStats, errCodes map[int16]int) {
+// --summary) and the error codes seen, those that are a normal step of a
+// protocol (summary.Expected) marked as such. Percentiles are by nearest
+// rank (summary.Latencies), so with two latencies P99 is the larger.
+func writeAPITable(w io.Writer, stats map[int16]*apiStats, errCodes map[apiCode]int) {
 	keys := make([]int, 0, len(stats))
 	for k := range stats {
 		keys = append(keys, int(k))
@@ -597,8 +554,7 @@ func writeAPITable(w io.Writer, stats map[int16]*apiStats, errCodes map[int16]in
 	fmt.Fprintln(tw, "API\tVERSIONS\tCOUNT\tUNPAIRED\tBYTES\tP50 ms\tP90 ms\tP99 ms\tMAX ms\t")
 	for _, k := range keys {
 		s := stats[int16(k)]
-		s.latencies.sort()
-		sampled = sampled || s.latencies.sampled()
+		sampled = sampled || s.latencies.Sampled()
 		var vs []string
 		var vk []int
 		for v := range s.versions {
@@ -610,21 +566,33 @@ func writeAPITable(w io.Writer, stats map[int16]*apiStats, errCodes map[int16]in
 		}
 		ms := func(d time.Duration) string { return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 2, 64) }
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t\n", s.name, strings.Join(vs, " "), s.count, s.unpaired, s.bytes,
-			ms(s.latencies.percentile(.5)), ms(s.latencies.percentile(.9)), ms(s.latencies.percentile(.99)), ms(s.latencies.percentile(1)))
+			ms(s.latencies.Percentile(.5)), ms(s.latencies.Percentile(.9)), ms(s.latencies.Percentile(.99)), ms(s.latencies.Max()))
 	}
 	tw.Flush()
 	if sampled {
-		fmt.Fprintf(w, "(percentiles from a uniform sample of %d latencies per API; MAX exact)\n", maxLatencies)
+		fmt.Fprintf(w, "(percentiles from a uniform sample of %d latencies per API; MAX exact)\n", summary.MaxLatencies)
 	}
 	if len(errCodes) > 0 {
 		fmt.Fprintln(w, "\nerror codes seen:")
+		total, expected := map[int16]int{}, map[int16][]string{}
+		for ac, n := range errCodes {
+			total[ac.code] += n
+			if summary.Expected(ac.key, ac.code) {
+				expected[ac.code] = append(expected[ac.code], schema.APIName(ac.key)+" ×"+strconv.Itoa(n))
+			}
+		}
 		var cs []int
-		for c := range errCodes {
+		for c := range total {
 			cs = append(cs, int(c))
 		}
 		sort.Ints(cs)
 		for _, c := range cs {
-			fmt.Fprintf(w, "  %d %s ×%d\n", c, schema.ErrorName(int16(c)), errCodes[int16(c)])
+			note := ""
+			if e := expected[int16(c)]; len(e) > 0 {
+				sort.Strings(e)
+				note = " (expected in " + strings.Join(e, ", ") + ": a normal step, not a failure)"
+			}
+			fmt.Fprintf(w, "  %d %s ×%d%s\n", c, schema.ErrorName(int16(c)), total[int16(c)], note)
 		}
 	}
 }

@@ -62,6 +62,7 @@ type proxyConfig struct {
 	queue                  int
 	runFor                 time.Duration
 	decodeCPU              float64
+	check                  bool
 }
 
 func parseProxyFlags(e *env, args []string) (*proxyConfig, int) {
@@ -91,6 +92,7 @@ func parseProxyFlags(e *env, args []string) (*proxyConfig, int) {
 	fs.DurationVar(&c.runFor, "for", 0, "stop after this long (default: run until interrupted)")
 	fs.IntVar(&c.queue, "queue", 1024, "exchanges waiting to be decoded; when it is full, exchanges are skipped (and counted), never the traffic")
 	fs.Float64Var(&c.decodeCPU, "decode-cpu", proxy.DefaultSinkShare, "the share of one CPU core decoding and printing may take (after a 100 ms burst); past it exchanges are skipped and counted, so the traffic keeps the CPU; 0: no limit")
+	fs.BoolVar(&c.check, "check", false, "apply kwire check's protocol rules to the exchanges, findings on standard error (decoded exchanges only: see --decode-cpu)")
 	rest, code := parseFlags(e, fs, args)
 	if code >= 0 {
 		return nil, code
@@ -191,16 +193,20 @@ type proxyRun struct {
 	diag     []byte
 	sides    [2][]byte // the tree view's value JSON for the live feed
 	stats    map[int16]*apiStats
-	errCodes map[int16]int
+	errCodes map[apiCode]int
 	shown    int
 	skipped  int
 	started  time.Time
+	checker  *proxyChecker // --check
 }
 
 func (c *proxyConfig) run(ctx context.Context, e *env) int {
-	r := &proxyRun{cfg: c, e: e, w: bufio.NewWriterSize(e.stdout, 64<<10), stats: map[int16]*apiStats{}, errCodes: map[int16]int{}, started: time.Now()}
+	r := &proxyRun{cfg: c, e: e, w: bufio.NewWriterSize(e.stdout, 64<<10), stats: map[int16]*apiStats{}, errCodes: map[apiCode]int{}, started: time.Now()}
 	r.dec.ShowSecrets = c.showSecrets
 	r.dec.Options.Payload = c.payload
+	if c.check {
+		r.checker = newProxyChecker()
+	}
 	// The table alone needs error codes, not records.
 	r.dec.Options.RawRecords = c.summary && c.web == "" && c.format == "tree"
 	pc := proxy.Config{
@@ -266,6 +272,9 @@ func (c *proxyConfig) run(ctx context.Context, e *env) int {
 	r.outMu.Lock()
 	r.w.Flush()
 	r.outMu.Unlock()
+	if r.checker != nil {
+		r.e.stderr.Write(r.checker.end())
+	}
 	st := p.Stats()
 	r.logf("proxy: stopped: %d connections, %d exchanges (%d shown, %d skipped because decoding was behind)", st.Connections, st.Exchanges, r.shown, st.Skipped)
 	return 0
@@ -284,6 +293,14 @@ func (r *proxyRun) exchange(x *proxy.Exchange) {
 	c := r.cfg
 	if x.Skipped > 0 {
 		r.logf("proxy: %d exchanges skipped: decoding was behind the traffic (--decode-cpu, --queue)", x.Skipped)
+	}
+	if r.checker != nil {
+		// Before the filters and before any secret is zeroed in the frames.
+		if lines := r.checker.exchange(x); len(lines) > 0 {
+			r.errMu.Lock()
+			r.e.stderr.Write(lines)
+			r.errMu.Unlock()
+		}
 	}
 	if c.clientID != "" && (x.Request == nil || requestClientID(x.Request) != c.clientID) {
 		return
@@ -494,12 +511,12 @@ func (r *proxyRun) count(x *proxy.Exchange, key, ver int16, codes []int16) {
 	st.versions[ver]++
 	st.bytes += int64(x.RequestSize + x.ResponseSize)
 	if x.Paired() {
-		st.latencies.add(x.Latency())
+		st.latencies.Add(x.Latency())
 	} else if !x.NoResponseExpected {
 		st.unpaired++
 	}
 	for _, c := range codes {
-		r.errCodes[c]++
+		r.errCodes[apiCode{key, c}]++
 	}
 }
 

@@ -10,6 +10,8 @@
 //   - kwire pcap on a capture of the same N frames (N/2 exchanges over 10
 //     connections), on one core and on all, beside
 //     tshark -d tcp.port==9092,kafka -T json;
+//   - kwire check on the same capture, beside kwire pcap (target: at most
+//     1.5 times its time);
 //   - kwire pcap's peak memory on a capture and on one ten times larger.
 //
 // Every child runs under a small helper (this program, -rusage) that
@@ -86,6 +88,8 @@ func main() {
 	fmt.Println("\ncapture of the same frames:")
 	kp1 := m.run("kwire pcap (1 core)", oneCore, "", *kwire, "pcap", "--jobs", "1", pcap)
 	kpAll := m.run("kwire pcap (all cores)", nil, "", *kwire, "pcap", pcap)
+	kc1 := m.run("kwire check (1 core)", oneCore, "", *kwire, "check", "--fail-on", "none", "--jobs", "1", pcap)
+	fmt.Printf("  kwire check vs kwire pcap (1 core): %.2fx the time, %.2fx the CPU (target: at most 1.5x)\n", kc1.wall.Seconds()/kp1.wall.Seconds(), kc1.cpu.Seconds()/kp1.cpu.Seconds())
 	if *useTshark {
 		if _, err := exec.LookPath("tshark"); err == nil {
 			ts := m.run("tshark -T json", nil, "", "tshark", "-r", pcap, "-d", "tcp.port==9092,kafka", "-T", "json")

@@ -169,6 +169,21 @@ type Exchange struct {
 	// (a heartbeat as it leaves its group, a fetch long poll) never gets
 	// the answer.
 	ConnClosed bool
+	// Overtook counts the requests sent before this one on its connection
+	// that were still waiting when its response came: Kafka answers a
+	// connection's requests in order, so a non-zero count is a response
+	// out of order (paired all the same, by correlation id).
+	Overtook int
+	// Overtaken counts the responses to later requests of its connection
+	// that came while this one waited, the first of them answering
+	// correlation id OvertakenBy. A request overtaken more than a few
+	// times is given up on (handed out unanswered).
+	Overtaken   int
+	OvertakenBy int32
+	// ReusedCorrelation is set for a request whose correlation id is that
+	// of an earlier request of its connection still waiting: its response
+	// pairs with the oldest of them.
+	ReusedCorrelation bool
 
 	seq     int
 	merged  bool // an unpaired response later paired with its request
@@ -253,9 +268,9 @@ func Read(r io.Reader, opts Options) (*Result, error) {
 }
 
 // ReadFunc is the streaming form of Read: fn is called for each exchange
-// as soon as it is complete (a response arrived, or the request can no
-// longer be answered because a later request on its connection was, or
-// it was evicted from the window of waiting requests, or the connection
+// as soon as it is complete (a response arrived, or the request was given
+// up on after more than a few later requests of its connection were
+// answered first, or it was evicted from the window of waiting requests, or the connection
 // or file ended), so exchanges need not all be held in memory. Calls are
 // therefore in completion order, not request order. The returned Result
 // has no Exchanges and no Conns. fn may keep the exchange; the engine does

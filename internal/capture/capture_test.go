@@ -500,7 +500,7 @@ func TestReadFuncStreaming(t *testing.T) {
 	v.handshake()
 	v.req(apiVersionsReq(1))
 	v.req(apiVersionsReq(2))
-	v.resp(apiVersionsResp(2)) // 1 is skipped: reported as unanswered now
+	v.resp(apiVersionsResp(2)) // 1 is overtaken: it waits on for its answer
 	v.req(apiVersionsReq(3))
 	v.resp(apiVersionsResp(3))
 	v.req(apiVersionsReq(4)) // pending at EOF
@@ -509,10 +509,14 @@ func TestReadFuncStreaming(t *testing.T) {
 	require.NoError(t, err)
 	assert.Nil(t, r.Exchanges)
 	require.Len(t, got, 4)
-	assert.Equal(t, int32(1), got[0].CorrelationID)
-	assert.False(t, got[0].Paired())
+	assert.True(t, got[0].Paired())
+	assert.Equal(t, int32(2), got[0].CorrelationID)
+	assert.Equal(t, 1, got[0].Overtook)
 	assert.True(t, got[1].Paired())
-	assert.True(t, got[2].Paired())
+	assert.Equal(t, int32(1), got[2].CorrelationID, "never answered: handed out when the capture ends")
+	assert.False(t, got[2].Paired())
+	assert.Equal(t, 2, got[2].Overtaken)
+	assert.Equal(t, int32(2), got[2].OvertakenBy)
 	assert.Equal(t, int32(4), got[3].CorrelationID)
 	assert.False(t, got[3].Paired())
 	full := b.read(Options{})

@@ -477,18 +477,8 @@ func (e *engine) pair(c *Conn, f *Frame) {
 		corr = int32(binary.BigEndian.Uint32(b[4:]))
 	}
 	if len(b) >= 8 && c.outCorr[corr] > 0 {
-		// Brokers answer a connection's requests in order: requests before
-		// the matching one will never be answered.
-		for c.outHead < len(c.outstanding) {
-			x := e.popOutstanding(c)
-			if x.CorrelationID == corr {
-				x.Response = f
-				x.Latency = f.Time.Sub(x.Request.Time)
-				e.done(x)
-				return
-			}
-			e.done(x) // never answered
-		}
+		e.answer(c, corr, f)
+		return
 	}
 	x := &Exchange{Conn: c, Response: f, APIKey: -1, APIVersion: -1, CorrelationID: corr}
 	e.created(x)
@@ -503,10 +493,56 @@ func (e *engine) pair(c *Conn, f *Frame) {
 	}
 }
 
+// maxOvertaken is how many later requests of its connection may be
+// answered before a request is given up on (handed out unanswered).
+// Kafka answers a connection's requests in order, so a request passed over
+// was most likely answered in bytes the capture lost; a broker that answers
+// out of order still has its late answers paired, as long as they come
+// within this many.
+const maxOvertaken = 4
+
+// answer pairs the response f with the oldest request of c waiting with
+// correlation id corr. Kafka answers a connection's requests in order; when
+// older requests are still waiting, the response came out of order: they
+// are marked overtaken (and wait on, to be paired when their answers come)
+// and the exchange says how many it overtook. A request overtaken more than
+// maxOvertaken times is given up on.
+func (e *engine) answer(c *Conn, corr int32, f *Frame) {
+	i := c.outHead
+	for c.outstanding[i].CorrelationID != corr {
+		i++
+	}
+	x := c.outstanding[i]
+	for _, y := range c.outstanding[c.outHead:i] {
+		if y.Overtaken == 0 {
+			y.OvertakenBy = corr
+		}
+		y.Overtaken++
+	}
+	x.Overtook = i - c.outHead
+	if i == c.outHead {
+		e.popOutstanding(c)
+	} else {
+		copy(c.outstanding[i:], c.outstanding[i+1:])
+		c.outstanding[len(c.outstanding)-1] = nil
+		c.outstanding = c.outstanding[:len(c.outstanding)-1]
+		e.unwait(c, x)
+	}
+	x.Response = f
+	x.Latency = f.Time.Sub(x.Request.Time)
+	e.done(x)
+	for c.outHead < len(c.outstanding) && c.outstanding[c.outHead].Overtaken > maxOvertaken {
+		e.done(e.popOutstanding(c)) // never answered
+	}
+}
+
 // wait adds a request to its connection's outstanding requests and to the
 // window, evicting the requests that have waited longest while the window
 // is over its bounds.
 func (e *engine) wait(c *Conn, x *Exchange) {
+	if c.outCorr[x.CorrelationID] > 0 {
+		x.ReusedCorrelation = true
+	}
 	c.outstanding = append(c.outstanding, x)
 	c.outCorr[x.CorrelationID]++
 	x.waiting = true
@@ -541,6 +577,19 @@ func (e *engine) popOutstanding(c *Conn) *Exchange {
 	x := c.outstanding[c.outHead]
 	c.outstanding[c.outHead] = nil
 	c.outHead++
+	e.unwait(c, x)
+	if c.outHead > 64 && c.outHead*2 > len(c.outstanding) {
+		n := copy(c.outstanding, c.outstanding[c.outHead:])
+		clear(c.outstanding[n:])
+		c.outstanding = c.outstanding[:n]
+		c.outHead = 0
+	}
+	return x
+}
+
+// unwait takes x, no longer waiting on c, out of the window's accounting
+// and c's correlation ids.
+func (e *engine) unwait(c *Conn, x *Exchange) {
 	x.waiting = false
 	e.nWaiting--
 	e.waitBytes -= len(x.Request.Bytes)
@@ -560,11 +609,4 @@ func (e *engine) popOutstanding(c *Conn) *Exchange {
 	} else {
 		c.outCorr[x.CorrelationID] = n - 1
 	}
-	if c.outHead > 64 && c.outHead*2 > len(c.outstanding) {
-		n := copy(c.outstanding, c.outstanding[c.outHead:])
-		clear(c.outstanding[n:])
-		c.outstanding = c.outstanding[:n]
-		c.outHead = 0
-	}
-	return x
 }

@@ -13,7 +13,8 @@ import (
 // given up on as more arrive: handed out unanswered with Evicted set,
 // counted and noted. A response for an evicted request is unpaired; a
 // response for a request still in the window pairs, and the requests
-// before it on its connection are never answered (not evicted).
+// before it on its connection are overtaken: they wait on, and are handed
+// out unanswered (not evicted) when the capture ends.
 func TestWindowEvictsOldest(t *testing.T) {
 	b := newTB(t, layers.LinkTypeEthernet)
 	v := b.conv("10.0.0.1:40000", "10.0.0.2:9092")
@@ -22,7 +23,7 @@ func TestWindowEvictsOldest(t *testing.T) {
 		v.req(apiVersionsReq(i))
 	}
 	v.resp(apiVersionsResp(1))  // its request was evicted
-	v.resp(apiVersionsResp(10)) // pairs; 7, 8 and 9 are never answered
+	v.resp(apiVersionsResp(10)) // pairs; 7, 8 and 9 are overtaken, never answered
 	opts := Options{MaxWaiting: 4}
 
 	var got []*Exchange
@@ -37,13 +38,15 @@ func TestWindowEvictsOldest(t *testing.T) {
 	}
 	assert.Nil(t, got[6].Request, "the response to evicted request 1 is unpaired")
 	assert.Equal(t, int32(1), got[6].CorrelationID)
-	for i, x := range got[7:10] {
+	assert.True(t, got[7].Paired())
+	assert.Equal(t, int32(10), got[7].CorrelationID)
+	assert.Equal(t, 3, got[7].Overtook)
+	for i, x := range got[8:11] {
 		assert.Equal(t, int32(i+7), x.CorrelationID)
 		assert.False(t, x.Evicted)
 		assert.Nil(t, x.Response)
+		assert.Equal(t, 1, x.Overtaken)
 	}
-	assert.True(t, got[10].Paired())
-	assert.Equal(t, int32(10), got[10].CorrelationID)
 	assert.True(t, hasNote(rf, "6 requests were given up on"), "%v", rf.Notes)
 
 	r, err := Read(bytes.NewReader(b.pcap()), opts)

@@ -224,12 +224,11 @@ func parseText(data []byte, repeatLimit int, hex, b64 bool) ([]byte, Format, err
 	if firstErr == nil {
 		firstErr = err
 	}
-	// Base64: only when the text is not purely hex digits (those are hex, and
-	// an error about them is a hex error) and has no spaces inside lines
-	// (base64 tools never print those, hex byte lists always do).
+	// Base64: only when the text is clearly base64 (see clearlyBase64);
+	// text that is almost hex is hex, with the error at its bad character.
 	blo, bhi := unquote(data, lo, hi)
 	bbody := data[blo:bhi]
-	if b64 && !onlyHexDigits(bbody) && !hasInnerBlanks(bbody) && onlyBase64Chars(bbody) {
+	if b64 && clearlyBase64(bbody) {
 		out, berr := parseBase64(t, blo, bhi, true)
 		if berr == nil {
 			return out, FormatBase64, nil
@@ -274,6 +273,39 @@ func onlyHexDigits(b []byte) bool {
 		}
 	}
 	return true
+}
+
+// clearlyBase64 reports whether text that failed as hex is base64 rather
+// than hex with a mistake in it. It must have only base64 characters and no
+// blanks inside a line (base64 tools never print those, hex byte lists
+// always do), and more than hex digits: a mark only base64 has ('+' or '/'
+// anywhere, '=' padding at the end, '_' of the URL alphabet), or more
+// letters outside the hex digits than a typo makes (more than two, and more
+// than one in sixteen characters). So one mistyped digit in a hex frame
+// ("...0g07...") is a hex error at the 'g', while the base64 of a frame
+// (whose zero bytes are all 'A's, hex digits too) has a letter outside
+// them in about every third character.
+func clearlyBase64(b []byte) bool {
+	if onlyHexDigits(b) || hasInnerBlanks(b) || !onlyBase64Chars(b) {
+		return false
+	}
+	n, other := 0, 0
+	for i, c := range b {
+		switch {
+		case isSpace(c):
+			continue
+		case c == '+' || c == '/' || c == '_':
+			return true
+		case c == '=':
+			if len(bytes.TrimRight(b[i:], "= \t\r\n")) == 0 {
+				return true // padding at the end
+			}
+		case !isHexDigit(c):
+			other++
+		}
+		n++
+	}
+	return other > 2 && other*16 > n
 }
 
 // hasBase64Only reports whether b has a character of the base64 alphabet

@@ -224,6 +224,9 @@ func TestParseAmbiguity(t *testing.T) {
 		{"0000000a00120003", "0000000a00120003", FormatHex},
 		{"AAAACgASAAM=", "0000000a00120003", FormatBase64},
 		{"AAAACgASAAM", "0000000a00120003", FormatBase64},
+		{"AAAAAAAAAAA=", "0000000000000000", FormatBase64}, // padding says base64
+		{"AAAAAQ==", "00000001", FormatBase64},
+		{"/w", "ff", FormatBase64},
 		{"0x00000a", "00000a", FormatHex},
 		{"00000000: 0000 0004 6361 6665            ....cafe\n", "0000000463616665", FormatXXD},
 		{"00000000  00 00 00 04 63 61 66 65                           |....cafe|\n00000008\n", "0000000463616665", FormatHexdumpC},
@@ -279,6 +282,14 @@ func TestParseErrors(t *testing.T) {
 		{"0x alone", "0x", Auto, ErrChar, 1, 1, "'0x' without hex digits"},
 		{"unclosed brace", "x = {0x00, 0x01", Auto, ErrChar, 1, 5, "unclosed '{'"},
 		{"prose", "hello world", Auto, ErrChar, 1, 1, "unexpected character 'h' in hex"},
+		// Almost hex is hex: one mistyped digit is an error at it, never a
+		// base64 reading (issue 24: "...0g07..." read as base64 gave a
+		// 48-byte frame with a size of -749914925).
+		{"one typo in a frame", "0000001c00120003000g000700056b7769726500076b776972652004312e3000", Auto, ErrChar, 1, 20, "unexpected character 'g' in hex"},
+		{"typo on line 2", "0000001c00120003\n0000000700056b77\n69726l00076b7769", Auto, ErrChar, 3, 6, "unexpected character 'l' in hex"},
+		{"two bad letters", "zz", Auto, ErrChar, 1, 1, "unexpected character 'z' in hex"},
+		{"sentence", "Please decode this for me", Auto, ErrChar, 1, 1, "unexpected character 'P' in hex"},
+		{"word", "Kafka", Auto, ErrChar, 1, 1, "unexpected character 'K' in hex"},
 		{"bad escape", `\x00\x0g`, Auto, ErrEscape, 1, 8, `\x escape needs two hex digits, found 'g'`},
 		{"short escape", `\x00\x0`, Auto, ErrEscape, 1, 5, `\x escape needs two hex digits`},
 		{"unterminated string", `"\x00\x01`, Auto, ErrEscape, 1, 10, "unterminated string"},

@@ -26,9 +26,11 @@ func AppendGridHTML(dst []byte, cells []Cell, rows []Row, buf int) []byte {
 		dst = append(dst, `bytes of the frame`...)
 	}
 	dst = append(dst, `" tabindex="0"><div class="kw-ruler" aria-hidden="true"><span class="kw-off"></span>`...)
-	for i := 0; i < 32; i++ {
-		dst = append(dst, `<span>`...)
-		dst = strconv.AppendInt(dst, int64(i%10), 10)
+	// The ruler counts bytes, as the row offsets do: +0 to +3 over the
+	// eight bit columns of each byte.
+	for i := 0; i < 4; i++ {
+		dst = append(dst, `<span class="kw-rb">+`...)
+		dst = strconv.AppendInt(dst, int64(i), 10)
 		dst = append(dst, `</span>`...)
 	}
 	dst = append(dst, `</div>`...)

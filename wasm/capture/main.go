@@ -7,7 +7,9 @@
 //	kwireCapture.read(bytes) -> {summary: JSON text, frames: [Uint8Array|null]} | {error}
 //
 // The summary lists connections and exchanges (API, version, correlation
-// id, packet numbers, times in milliseconds since 1970, sizes, latency);
+// id, packet numbers, times in milliseconds since 1970, sizes, latency,
+// and the protocol rules of kwire check each breaks: "findings", with
+// "checkEnd" for those judged once the capture ended);
 // frames[2*i] and
 // frames[2*i+1] are the request and response bytes of exchange i (size
 // prefix included), which the page then decodes with the main module.
@@ -64,6 +66,7 @@ func readCapture(this js.Value, args []js.Value) any {
 		return map[string]any{"error": err.Error()}
 	}
 	frames := js.Global().Get("Array").New()
+	findings, checkEnd := checkCapture(res)
 	dst := []byte(`{"packets":`)
 	dst = strconv.AppendInt(dst, int64(res.Packets), 10)
 	dst = append(dst, `,"conns":[`...)
@@ -123,9 +126,12 @@ func readCapture(this js.Value, args []js.Value) any {
 		if x.NoResponseExpected {
 			dst = append(dst, `,"noResponseExpected":true`...)
 		}
+		if len(findings[i]) > 0 {
+			dst = append(append(append(dst, `,"findings":[`...), findings[i]...), ']')
+		}
 		dst = append(dst, '}')
 	}
-	dst = append(dst, `],"notes":[`...)
+	dst = append(append(append(dst, `],"checkEnd":[`...), checkEnd...), `],"notes":[`...)
 	for i, n := range res.Notes {
 		if i > 0 {
 			dst = append(dst, ',')

@@ -1,0 +1,314 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"runtime"
+	"strconv"
+	"sync"
+
+	"github.com/kwire/kwire/codec/check"
+	"github.com/kwire/kwire/internal/capture"
+	"github.com/kwire/kwire/internal/input"
+)
+
+// kwire check reads captures and frame files and applies the protocol
+// rules of package check: frame and records rules on every exchange (on
+// all cores, as kwire pcap decodes), then the connection and conversation
+// rules in the order the exchanges completed. One line per finding, or
+// JSON, NDJSON or SARIF; the exit status says whether a finding reached
+// --fail-on.
+
+type checkConfig struct {
+	files  []string
+	ports  portList
+	format string
+	sarif  string
+	failOn check.Severity
+	jobs   int
+}
+
+func runCheck(e *env, args []string) int {
+	fs := newFlags(e, "check", "[flags] FILE...  (captures: pcap, pcapng; or frames: binary, hex lines, dumps; none or - reads standard input)",
+		"kwire check kfake-clients.pcapng",
+		"kwire check --format ndjson --fail-on none kafka.pcap",
+		"kwire check --format sarif --fail-on warning kfake-clients.pcapng",
+		"kwire example Produce --version 9 | head -1 | kwire check --fail-on none")
+	cfg := &checkConfig{}
+	fs.Var(&cfg.ports, "port", "broker port in captures (repeatable, or comma-separated; default 9092, else inferred)")
+	fs.StringVar(&cfg.format, "format", "text", "output: text (one line per finding), json, ndjson or sarif (SARIF 2.1.0)")
+	fs.StringVar(&cfg.sarif, "sarif", "", "also write a SARIF 2.1.0 report to `FILE`, for code-scanning tools")
+	failOn := fs.String("fail-on", "error", "exit 1 when a finding is at least this severe: error, warning, note or none")
+	fs.IntVar(&cfg.jobs, "jobs", runtime.NumCPU(), "exchanges analysed at once")
+	args, code := parseFlags(e, fs, args)
+	if code >= 0 {
+		return code
+	}
+	switch cfg.format {
+	case "text", "json", "ndjson", "sarif":
+	default:
+		fail(e, "--format must be text, json, ndjson or sarif, not %q", cfg.format)
+		return 2
+	}
+	sev, ok := check.ParseSeverity(*failOn)
+	if !ok {
+		fail(e, "--fail-on must be error, warning, note or none, not %q", *failOn)
+		return 2
+	}
+	cfg.failOn = sev
+	cfg.jobs = max(cfg.jobs, 1)
+	cfg.files = args
+	if len(cfg.files) == 0 {
+		cfg.files = []string{"-"}
+	}
+	return cfg.run(e)
+}
+
+// checkFinding is a finding with the file it was found in.
+type checkFinding struct {
+	file string
+	f    check.Finding
+}
+
+// checkOut writes findings as they come, and keeps what the summary, the
+// JSON document and SARIF need.
+type checkOut struct {
+	cfg    *checkConfig
+	w      *bufio.Writer
+	multi  bool
+	kept   []checkFinding // for json and sarif
+	counts [4]int
+	skips  int
+	line   []byte
+}
+
+func (o *checkOut) put(file string, f *check.Finding) {
+	if f.Skipped {
+		o.skips++
+	} else {
+		o.counts[f.Severity]++
+	}
+	if o.cfg.format == "json" || o.cfg.format == "sarif" || o.cfg.sarif != "" {
+		o.kept = append(o.kept, checkFinding{file, *f})
+	}
+	switch o.cfg.format {
+	case "text":
+		o.line = o.line[:0]
+		if o.multi {
+			o.line = append(o.line, file...)
+			o.line = append(o.line, ": "...)
+		}
+		o.line = append(f.AppendText(o.line), '\n')
+		o.w.Write(o.line)
+	case "ndjson":
+		o.line = appendFindingJSON(o.line[:0], file, f)
+		o.w.Write(append(o.line, '\n'))
+	}
+}
+
+// appendFindingJSON is the finding's JSON object with its file.
+func appendFindingJSON(b []byte, file string, f *check.Finding) []byte {
+	b = f.AppendJSON(b)
+	b = b[:len(b)-1]
+	b = append(b, `,"file":`...)
+	b = strconv.AppendQuote(b, file)
+	return append(b, '}')
+}
+
+func (c *checkConfig) run(e *env) int {
+	o := &checkOut{cfg: c, w: bufio.NewWriterSize(e.stdout, 1<<20), multi: len(c.files) > 1}
+	status := 0
+	for _, file := range c.files {
+		if err := c.checkFile(e, o, file); err != nil {
+			o.w.Flush()
+			fail(e, "%s: %v", file, err)
+			status = 1
+		}
+	}
+	switch c.format {
+	case "json":
+		o.w.Write(appendCheckJSON(nil, o))
+	case "sarif":
+		b, _ := json.MarshalIndent(sarifLog(o), "", "  ")
+		o.w.Write(append(b, '\n'))
+	}
+	o.w.Flush()
+	if c.sarif != "" {
+		b, _ := json.MarshalIndent(sarifLog(o), "", "  ")
+		if err := os.WriteFile(c.sarif, append(b, '\n'), 0o644); err != nil {
+			fail(e, "%v", err)
+			status = 1
+		}
+	}
+	fail(e, "check: %d errors, %d warnings, %d notes; %d rules not judged (said in their lines)",
+		o.counts[check.Error], o.counts[check.Warning], o.counts[check.Note], o.skips)
+	if c.failOn > 0 {
+		for s := c.failOn; s <= check.Error; s++ {
+			if o.counts[s] > 0 {
+				status = 1
+			}
+		}
+	}
+	return status
+}
+
+// appendCheckJSON is the json format: every finding and the counts.
+func appendCheckJSON(b []byte, o *checkOut) []byte {
+	b = append(b, `{"findings":[`...)
+	for i := range o.kept {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, "\n  "...)
+		b = appendFindingJSON(b, o.kept[i].file, &o.kept[i].f)
+	}
+	b = append(b, "\n],\"errors\":"...)
+	b = strconv.AppendInt(b, int64(o.counts[check.Error]), 10)
+	b = append(b, `,"warnings":`...)
+	b = strconv.AppendInt(b, int64(o.counts[check.Warning]), 10)
+	b = append(b, `,"notes":`...)
+	b = strconv.AppendInt(b, int64(o.counts[check.Note]), 10)
+	b = append(b, `,"skipped":`...)
+	b = strconv.AppendInt(b, int64(o.skips), 10)
+	return append(b, "}\n"...)
+}
+
+// checkFile reads one capture or frame file ("-": standard input).
+func (c *checkConfig) checkFile(e *env, o *checkOut, file string) error {
+	var in io.Reader = e.stdin
+	if file != "-" {
+		f, err := os.Open(file)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		in = f
+	}
+	br := bufio.NewReaderSize(in, 64<<10)
+	head, _ := br.Peek(4)
+	if isCapture(head) {
+		return c.checkCapture(o, file, br)
+	}
+	raw, err := io.ReadAll(br)
+	if err != nil {
+		return err
+	}
+	data, _, err := input.Parse(raw, input.Auto)
+	if err != nil {
+		return err
+	}
+	frames, rest := input.SplitFrames(data, 0)
+	if len(rest) > 0 {
+		frames = append(frames, rest) // its size prefix disagrees: frame.size says so
+	}
+	for _, f := range check.Check(check.FromFrames(frames)) {
+		o.put(file, &f)
+	}
+	return nil
+}
+
+// isCapture recognises pcap (either byte order, µs or ns), pcapng and
+// gzip (a gzipped pcap).
+func isCapture(h []byte) bool {
+	if len(h) < 4 {
+		return false
+	}
+	for _, m := range [][]byte{{0xa1, 0xb2, 0xc3, 0xd4}, {0xd4, 0xc3, 0xb2, 0xa1}, {0xa1, 0xb2, 0x3c, 0x4d}, {0x4d, 0x3c, 0xb2, 0xa1}, {0x0a, 0x0d, 0x0d, 0x0a}} {
+		if bytes.Equal(h, m) {
+			return true
+		}
+	}
+	return h[0] == 0x1f && h[1] == 0x8b
+}
+
+// checkJob is one exchange for a worker, numbered in completion order.
+type checkJob struct {
+	n int
+	x check.Exchange
+}
+
+type checkDone struct {
+	n  int
+	an *check.Analysis
+}
+
+// checkCapture streams a capture: exchanges are analysed on every core as
+// they complete, then checked and written in completion order.
+func (c *checkConfig) checkCapture(o *checkOut, file string, in io.Reader) error {
+	jobs := make(chan checkJob, 4*c.jobs)
+	outs := make(chan checkDone, 4*c.jobs)
+	var wg sync.WaitGroup
+	for i := 0; i < c.jobs; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var z check.Analyzer
+			for j := range jobs {
+				outs <- checkDone{j.n, z.Analyze(&j.x)}
+			}
+		}()
+	}
+	conns := captureConns{}
+	var readErr error
+	go func() {
+		n := 0
+		_, readErr = capture.ReadFunc(in, capture.Options{BrokerPorts: c.ports}, func(x *capture.Exchange) {
+			jobs <- checkJob{n, conns.exchange(x)}
+			n++
+		})
+		close(jobs)
+		wg.Wait()
+		close(outs)
+	}()
+	ck := check.NewChecker()
+	inOrder(outs, func(d checkDone) int { return d.n }, func(d checkDone) {
+		for _, f := range ck.Add(d.an) {
+			o.put(file, &f)
+		}
+	}, func() {})
+	if readErr != nil {
+		return readErr
+	}
+	conns.settle()
+	for _, f := range ck.End() {
+		o.put(file, &f)
+	}
+	return nil
+}
+
+// captureConns turns a capture's connections into the check's, once each,
+// and keeps them in step (a connection closes after its exchanges).
+type captureConns map[*capture.Conn]*check.Conn
+
+func (m captureConns) conn(c *capture.Conn) *check.Conn {
+	cc := m[c]
+	if cc == nil {
+		cc = &check.Conn{ID: c.ID, Client: c.Client.String(), Broker: c.Broker.String(), FromStart: c.SYN}
+		m[c] = cc
+	}
+	return cc
+}
+
+// exchange is a capture's exchange as the check reads it.
+func (m captureConns) exchange(x *capture.Exchange) check.Exchange {
+	cx := check.Exchange{Conn: m.conn(x.Conn), NoResponseExpected: x.NoResponseExpected, Evicted: x.Evicted, ConnClosed: x.ConnClosed,
+		Overtook: x.Overtook, Overtaken: x.Overtaken, OvertakenBy: x.OvertakenBy, ReusedCorrelation: x.ReusedCorrelation, Gaps: x.Conn.Gaps}
+	if x.Request != nil {
+		cx.Request, cx.RequestPacket = x.Request.Bytes, x.Request.PacketIndex
+	}
+	if x.Response != nil {
+		cx.Response, cx.ResponsePacket = x.Response.Bytes, x.Response.PacketIndex
+	}
+	return cx
+}
+
+// settle copies what the capture learnt last (which connections closed)
+// once it has ended.
+func (m captureConns) settle() {
+	for c, cc := range m {
+		cc.Closed = c.Closed
+	}
+}

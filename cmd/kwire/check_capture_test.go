@@ -1,0 +1,526 @@
+package main
+
+import (
+	"bufio"
+	"encoding/binary"
+	"encoding/json"
+	"hash/crc32"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// The rule captures: for each connection and conversation rule, a client
+// (or, for the order of responses, a broker) written with franz-go's kmsg
+// to break it, talking to franz-go's kfake on loopback and captured with
+// dumpcap on lo; and the same conversation without the fault. With
+// -update TestCheckRuleCaptures writes them to testdata/check (see its
+// README); without, it checks that kwire check flags each fault with
+// exactly its rule and finds nothing in its twin.
+
+var checkCaptures = filepath.Join(sharedTestdata, "check")
+
+// rawClient speaks Kafka over one TCP connection, frame by frame, so that
+// it can send what a real client never would.
+type rawClient struct {
+	t    *testing.T
+	c    net.Conn
+	r    *bufio.Reader
+	corr int32
+}
+
+func dialRaw(t *testing.T, addr string) *rawClient {
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	require.NoError(t, err)
+	c.SetDeadline(time.Now().Add(20 * time.Second))
+	return &rawClient{t: t, c: c, r: bufio.NewReader(c)}
+}
+
+// send writes r at version v with the next correlation id (or corr when
+// given) and returns the id.
+func (rc *rawClient) send(r kmsg.Request, v int16, corr ...int32) int32 {
+	id := rc.corr + 1
+	if len(corr) > 0 {
+		id = corr[0]
+	} else {
+		rc.corr++
+	}
+	r.SetVersion(v)
+	b := kmsg.NewRequestFormatter(kmsg.FormatterClientID("kwire-misbehaving")).AppendRequest(nil, r, id)
+	_, err := rc.c.Write(b)
+	require.NoError(rc.t, err)
+	return id
+}
+
+// recv reads one response frame (size prefix included).
+func (rc *rawClient) recv() []byte {
+	var size [4]byte
+	_, err := io.ReadFull(rc.r, size[:])
+	require.NoError(rc.t, err)
+	b := make([]byte, 4+binary.BigEndian.Uint32(size[:]))
+	copy(b, size[:])
+	_, err = io.ReadFull(rc.r, b[4:])
+	require.NoError(rc.t, err)
+	return b
+}
+
+// call sends r and decodes its answer.
+func (rc *rawClient) call(r kmsg.Request, v int16) kmsg.Response {
+	rc.send(r, v)
+	return rc.decode(r, v, rc.recv())
+}
+
+func (rc *rawClient) decode(r kmsg.Request, v int16, b []byte) kmsg.Response {
+	resp := r.ResponseKind()
+	resp.SetVersion(v)
+	body := b[8:]
+	if r.IsFlexible() && r.Key() != 18 {
+		body = body[1:] // the response header's (empty) tag section
+	}
+	require.NoError(rc.t, resp.ReadFrom(body))
+	return resp
+}
+
+func (rc *rawClient) close() { rc.c.Close() }
+
+// recordBatch is a magic-2 batch of n records.
+func recordBatch(pid int64, seq int32, txn bool, n int) []byte {
+	var recs []byte
+	for i := 0; i < n; i++ {
+		r := kmsg.Record{TimestampDelta64: int64(i), OffsetDelta: int32(i), Key: []byte("k" + strconv.Itoa(i)), Value: []byte("v" + strconv.Itoa(i))}
+		r.Length = int32(len(r.AppendTo(nil)) - 1)
+		recs = r.AppendTo(recs)
+	}
+	ts := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC).UnixMilli()
+	attrs := int16(0)
+	if txn {
+		attrs = 0x10
+	}
+	epoch := int16(0)
+	if pid < 0 {
+		epoch = -1
+	}
+	b := kmsg.RecordBatch{Magic: 2, Attributes: attrs, LastOffsetDelta: int32(n - 1), FirstTimestamp: ts, MaxTimestamp: ts + int64(n-1),
+		ProducerID: pid, ProducerEpoch: epoch, FirstSequence: seq, NumRecords: int32(n), Records: recs}
+	out := b.AppendTo(nil)
+	binary.BigEndian.PutUint32(out[8:], uint32(len(out)-12))
+	binary.BigEndian.PutUint32(out[17:], crc32.Checksum(out[21:], crc32.MakeTable(crc32.Castagnoli)))
+	return out
+}
+
+func produceReq(txn *string, batch []byte) *kmsg.ProduceRequest {
+	r := kmsg.NewPtrProduceRequest()
+	r.Acks, r.TimeoutMillis, r.TransactionID = -1, 5000, txn
+	t := kmsg.NewProduceRequestTopic()
+	t.Topic = "orders"
+	p := kmsg.NewProduceRequestTopicPartition()
+	p.Records = batch
+	t.Partitions = append(t.Partitions, p)
+	r.Topics = append(r.Topics, t)
+	return r
+}
+
+func metadataReqOf(topic string) *kmsg.MetadataRequest {
+	r := kmsg.NewPtrMetadataRequest()
+	t := kmsg.NewMetadataRequestTopic()
+	t.Topic = kmsg.StringPtr(topic)
+	r.Topics = append(r.Topics, t)
+	return r
+}
+
+func fetchReqAt(offset int64) *kmsg.FetchRequest {
+	r := kmsg.NewPtrFetchRequest()
+	r.ReplicaID, r.MaxWaitMillis, r.MinBytes, r.MaxBytes = -1, 10, 1, 1<<20
+	t := kmsg.NewFetchRequestTopic()
+	t.Topic = "orders"
+	p := kmsg.NewFetchRequestTopicPartition()
+	p.FetchOffset, p.PartitionMaxBytes = offset, 1<<20
+	t.Partitions = append(t.Partitions, p)
+	r.Topics = append(r.Topics, t)
+	return r
+}
+
+// produceSome writes n records to orders-0 from a plain producer.
+func produceSome(t *testing.T, addr string, n int) {
+	rc := dialRaw(t, addr)
+	defer rc.close()
+	resp := rc.call(produceReq(nil, recordBatch(-1, -1, false, n)), 9).(*kmsg.ProduceResponse)
+	require.Zero(t, resp.Topics[0].Partitions[0].ErrorCode)
+}
+
+func initProducer(rc *rawClient, txn *string) (int64, int16) {
+	r := kmsg.NewPtrInitProducerIDRequest()
+	r.TransactionalID, r.TransactionTimeoutMillis = txn, 60000
+	resp := rc.call(r, 4).(*kmsg.InitProducerIDResponse)
+	require.Zero(rc.t, resp.ErrorCode)
+	return resp.ProducerID, resp.ProducerEpoch
+}
+
+// scenario drives one rule's conversation, with or without its fault,
+// against a broker at addr (kfake, or what broker() put in front of it).
+type scenario struct {
+	rule   string
+	sasl   bool                                      // kfake requires SASL/PLAIN
+	broker func(t *testing.T, kfake string) string   // a misbehaving broker in front of kfake; "" for kfake itself
+	run    func(t *testing.T, addr string, bad bool) // the client
+}
+
+var scenarios = []scenario{
+	{rule: "conn.version", run: func(t *testing.T, addr string, bad bool) {
+		rc := dialRaw(t, addr)
+		defer rc.close()
+		av := rc.call(&kmsg.ApiVersionsRequest{ClientSoftwareName: "kwire", ClientSoftwareVersion: "1"}, 3).(*kmsg.ApiVersionsResponse)
+		hi := int16(0)
+		for _, k := range av.ApiKeys {
+			if k.ApiKey == 3 {
+				hi = k.MaxVersion
+			}
+		}
+		v := min(hi, 12)
+		if bad {
+			v = hi + 1 // a version the broker did not advertise
+		}
+		rc.send(metadataReqOf("orders"), v)
+		rc.c.SetReadDeadline(time.Now().Add(time.Second))
+		io.ReadFull(rc.r, make([]byte, 4)) // kfake may answer or close
+	}},
+	{rule: "conn.correlation", run: func(t *testing.T, addr string, bad bool) {
+		rc := dialRaw(t, addr)
+		defer rc.close()
+		rc.send(metadataReqOf("orders"), 9, 7)
+		second := int32(8)
+		if bad {
+			second = 7 // the same id while the first is in flight
+		}
+		rc.send(metadataReqOf("orders"), 9, second)
+		rc.recv()
+		rc.recv()
+	}},
+	{rule: "conn.order", broker: reorderingBroker, run: func(t *testing.T, addr string, bad bool) {
+		rc := dialRaw(t, addr)
+		defer rc.close()
+		rc.send(metadataReqOf("orders"), 9)
+		rc.send(metadataReqOf("orders"), 9)
+		rc.recv()
+		rc.recv()
+	}},
+	{rule: "conn.sasl", sasl: true, run: func(t *testing.T, addr string, bad bool) {
+		rc := dialRaw(t, addr)
+		defer rc.close()
+		hs := rc.call(&kmsg.SASLHandshakeRequest{Mechanism: "PLAIN"}, 1).(*kmsg.SASLHandshakeResponse)
+		require.Zero(t, hs.ErrorCode)
+		if !bad {
+			auth := rc.call(&kmsg.SASLAuthenticateRequest{SASLAuthBytes: []byte("\x00admin\x00admin-secret")}, 1).(*kmsg.SASLAuthenticateResponse)
+			require.Zero(t, auth.ErrorCode)
+		}
+		rc.send(metadataReqOf("orders"), 9)
+		rc.c.SetReadDeadline(time.Now().Add(time.Second))
+		io.ReadFull(rc.r, make([]byte, 4)) // kfake closes the connection on the fault
+	}},
+	{rule: "conn.retry-version", run: func(t *testing.T, addr string, bad bool) {
+		rc := dialRaw(t, addr)
+		defer rc.close()
+		req := &kmsg.ApiVersionsRequest{ClientSoftwareName: "kwire", ClientSoftwareVersion: "1"}
+		rc.send(req, 5) // newer than kfake serves: UNSUPPORTED_VERSION, at v0
+		rc.recv()
+		v := int16(3)
+		if bad {
+			v = 5 // the same version again
+		}
+		rc.send(req, v)
+		rc.recv()
+	}},
+	{rule: "conv.sequence", run: func(t *testing.T, addr string, bad bool) {
+		rc := dialRaw(t, addr)
+		defer rc.close()
+		pid, _ := initProducer(rc, nil)
+		rc.call(produceReq(nil, recordBatch(pid, 0, false, 2)), 9)
+		next := int32(2)
+		if bad {
+			next = 3 // a gap
+		}
+		rc.call(produceReq(nil, recordBatch(pid, next, false, 1)), 9)
+	}},
+	{rule: "conv.txn-add", run: func(t *testing.T, addr string, bad bool) {
+		rc := dialRaw(t, addr)
+		defer rc.close()
+		txn := kmsg.StringPtr("kwire-txn")
+		pid, epoch := initProducer(rc, txn)
+		if !bad {
+			addPartitions(rc, *txn, pid, epoch)
+		}
+		rc.call(produceReq(txn, recordBatch(pid, 0, true, 2)), 9)
+		rc.call(&kmsg.EndTxnRequest{TransactionalID: *txn, ProducerID: pid, ProducerEpoch: epoch, Commit: !bad}, 3)
+	}},
+	{rule: "conv.txn-end", run: func(t *testing.T, addr string, bad bool) {
+		rc := dialRaw(t, addr)
+		defer rc.close()
+		txn := kmsg.StringPtr("kwire-txn-end")
+		pid, epoch := initProducer(rc, txn)
+		addPartitions(rc, *txn, pid, epoch)
+		rc.call(produceReq(txn, recordBatch(pid, 0, true, 2)), 9)
+		if !bad {
+			rc.call(&kmsg.EndTxnRequest{TransactionalID: *txn, ProducerID: pid, ProducerEpoch: epoch, Commit: true}, 3)
+		}
+	}},
+	{rule: "conv.fetch-offset", run: func(t *testing.T, addr string, bad bool) {
+		produceSome(t, addr, 20)
+		rc := dialRaw(t, addr)
+		defer rc.close()
+		rc.call(fetchReqAt(10), 11)
+		next := int64(20)
+		if bad {
+			next = 5 // back, without a reset
+		}
+		rc.call(fetchReqAt(next), 11)
+	}},
+	{rule: "conv.commit-offset", run: func(t *testing.T, addr string, bad bool) {
+		produceSome(t, addr, 5)
+		rc := dialRaw(t, addr)
+		defer rc.close()
+		rc.call(fetchReqAt(0), 11)
+		off := int64(5)
+		if bad {
+			off = 100 // past what was fetched
+		}
+		c := kmsg.NewPtrOffsetCommitRequest()
+		c.Group, c.Generation = "kwire-standalone", -1
+		ct := kmsg.NewOffsetCommitRequestTopic()
+		ct.Topic = "orders"
+		cp := kmsg.NewOffsetCommitRequestTopicPartition()
+		cp.Offset = off
+		ct.Partitions = append(ct.Partitions, cp)
+		c.Topics = append(c.Topics, ct)
+		rc.call(c, 8)
+	}},
+}
+
+func addPartitions(rc *rawClient, txn string, pid int64, epoch int16) {
+	r := kmsg.NewPtrAddPartitionsToTxnRequest()
+	r.TransactionalID, r.ProducerID, r.ProducerEpoch = txn, pid, epoch
+	t := kmsg.NewAddPartitionsToTxnRequestTopic()
+	t.Topic, t.Partitions = "orders", []int32{0}
+	r.Topics = append(r.Topics, t)
+	rc.call(r, 3)
+}
+
+// reorderingBroker is a broker that answers each pair of a connection's
+// requests in reverse order: a proxy to kfake that holds the first
+// response of a pair until the second arrives. It returns its address.
+func reorderingBroker(t *testing.T, upstream string) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				u, err := net.Dial("tcp", upstream)
+				if err != nil {
+					return
+				}
+				defer u.Close()
+				go io.Copy(u, c)
+				r := bufio.NewReader(u)
+				var held []byte
+				for {
+					var size [4]byte
+					if _, err := io.ReadFull(r, size[:]); err != nil {
+						return
+					}
+					f := make([]byte, 4+binary.BigEndian.Uint32(size[:]))
+					copy(f, size[:])
+					if _, err := io.ReadFull(r, f[4:]); err != nil {
+						return
+					}
+					if held == nil {
+						held = f
+						continue
+					}
+					c.Write(f)
+					c.Write(held)
+					held = nil
+				}
+			}()
+		}
+	}()
+	return l.Addr().String()
+}
+
+// passThrough is reorderingBroker's clean twin: a proxy that keeps the
+// order, so that both captures have the same shape.
+func passThrough(t *testing.T, upstream string) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				u, err := net.Dial("tcp", upstream)
+				if err != nil {
+					return
+				}
+				defer u.Close()
+				go io.Copy(u, c)
+				io.Copy(c, u)
+			}()
+		}
+	}()
+	return l.Addr().String()
+}
+
+// recordScenario runs one side of a scenario against a fresh kfake and
+// captures the client's connections on loopback.
+func recordScenario(t *testing.T, s scenario, bad bool) []byte {
+	opts := []kfake.Opt{kfake.NumBrokers(1), kfake.SeedTopics(1, "orders")}
+	if s.sasl {
+		opts = append(opts, kfake.EnableSASL(), kfake.Superuser("PLAIN", "admin", "admin-secret"))
+	}
+	kport := freePort(t)
+	cluster, err := kfake.NewCluster(append(opts, kfake.Ports(kport))...)
+	require.NoError(t, err)
+	defer cluster.Close()
+	addr := cluster.ListenAddrs()[0]
+	port := kport
+	if s.broker != nil {
+		b := s.broker
+		if !bad {
+			b = passThrough
+		}
+		addr = b(t, addr)
+		_, ps, _ := net.SplitHostPort(addr)
+		port, _ = strconv.Atoi(ps)
+	}
+	file := captureLoopback(t, port, func() { s.run(t, addr, bad) })
+	b, err := os.ReadFile(file)
+	require.NoError(t, err)
+	return b
+}
+
+// checkLine is one finding of kwire check --format ndjson.
+type checkLine struct {
+	Rule     string `json:"rule"`
+	Severity string `json:"severity"`
+}
+
+// checkRules runs kwire check on a file and returns the rules of its
+// findings (skipped rules aside), sorted, and its exit status.
+func checkRules(t *testing.T, args ...string) ([]string, int) {
+	out, errOut, code := runCLI(t, append([]string{"check", "--format", "ndjson"}, args...), nil)
+	require.NotEqual(t, 2, code, errOut)
+	seen := map[string]bool{}
+	var rules []string
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if l == "" {
+			continue
+		}
+		var c checkLine
+		require.NoError(t, json.Unmarshal([]byte(l), &c), l)
+		if c.Severity != "skipped" && !seen[c.Rule] {
+			seen[c.Rule] = true
+			rules = append(rules, c.Rule)
+		}
+	}
+	sort.Strings(rules)
+	return rules, code
+}
+
+// TestCheckRuleCaptures: each connection and conversation rule's capture
+// (a misbehaving client or broker against kfake, captured on loopback) is
+// flagged with exactly that rule; the same conversation without the fault
+// is clean. -update records them again (dumpcap, on lo).
+func TestCheckRuleCaptures(t *testing.T) {
+	if *update {
+		needTool(t, "dumpcap")
+		for _, s := range scenarios {
+			for _, bad := range []bool{true, false} {
+				b := recordScenario(t, s, bad)
+				require.NoError(t, os.WriteFile(captureName(s.rule, bad), b, 0o644))
+			}
+		}
+	}
+	for _, s := range scenarios {
+		for _, bad := range []bool{true, false} {
+			file, err := filepath.Abs(captureName(s.rule, bad))
+			require.NoError(t, err)
+			rules, code := checkRules(t, file) // the broker side is inferred: the client sends requests
+			if bad {
+				require.Equal(t, []string{s.rule}, rules, "%s: the misbehaving conversation", file)
+			} else {
+				require.Empty(t, rules, "%s: the same conversation without the fault", file)
+				require.Equal(t, 0, code)
+			}
+		}
+	}
+}
+
+func captureName(rule string, bad bool) string {
+	side := "good"
+	if bad {
+		side = "bad"
+	}
+	return filepath.Join(checkCaptures, rule+"."+side+".pcapng")
+}
+
+// TestCheckRealClientsKafkaJS: kafkajs (a non-idempotent producer, gzip
+// and none; a consumer group reading and committing) against kfake, as
+// captured in testdata/captures/kafkajs-clients.pcapng (-update records it
+// again: node and site/node_modules' kafkajs, dumpcap on lo), breaks no
+// rule: kafkajs's batches with producer id -1, epoch 0 and sequence 0 are
+// allowed.
+func TestCheckRealClientsKafkaJS(t *testing.T) {
+	file := filepath.Join(sharedTestdata, "captures", "kafkajs-clients.pcapng")
+	if *update {
+		node := needTool(t, "node")
+		mod, err := filepath.Abs(filepath.Join("..", "..", "site", "node_modules", "kafkajs"))
+		require.NoError(t, err)
+		if _, err := os.Stat(mod); err != nil {
+			t.Fatalf("kafkajs is not installed: cd site && npm ci")
+		}
+		port := freePort(t)
+		cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "orders"), kfake.Ports(port))
+		require.NoError(t, err)
+		defer cluster.Close()
+		script, err := filepath.Abs(filepath.Join("testdata", "kafkajs-clients.mjs"))
+		require.NoError(t, err)
+		pcapng := captureLoopback(t, port, func() {
+			cmd := exec.Command(node, script, "127.0.0.1:"+strconv.Itoa(port))
+			cmd.Dir = filepath.Join("..", "..", "site") // its node_modules
+			out, err := cmd.CombinedOutput()
+			require.NoError(t, err, string(out))
+			require.Contains(t, string(out), "produced and consumed 3")
+		})
+		b, err := os.ReadFile(pcapng)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(file, b, 0o644))
+	}
+	abs, err := filepath.Abs(file)
+	require.NoError(t, err)
+	out, errOut, code := runCLI(t, []string{"check", "--fail-on", "note", abs}, nil)
+	require.Equal(t, 0, code, out+errOut)
+	require.Empty(t, strings.TrimSpace(out))
+	// It holds what the rule pages say kafkajs does.
+	pc, _, code := runCLI(t, []string{"pcap", "--api", "Produce", abs}, nil)
+	require.Equal(t, 0, code)
+	require.Contains(t, pc, `"producerId":-1,"producerEpoch":0,"baseSequence":0`)
+}

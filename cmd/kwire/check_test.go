@@ -1,0 +1,248 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kfake"
+)
+
+var ruleExamples = filepath.Join("..", "..", "codec", "check", "ruledoc", "examples")
+
+func example(t *testing.T, name string) string {
+	p, err := filepath.Abs(filepath.Join(ruleExamples, name))
+	require.NoError(t, err)
+	return p
+}
+
+// TestCheckRealClients: the captures of real clients (franz-go producing
+// with every codec, a consumer group, kcat) break no rule at error level,
+// nor at any other.
+func TestCheckRealClients(t *testing.T) {
+	out, errOut, code := runCLI(t, []string{"check", "--fail-on", "note", "kfake-clients.pcapng"}, nil)
+	require.Equal(t, 0, code, out+errOut)
+	require.Empty(t, strings.TrimSpace(out))
+	require.Contains(t, errOut, "check: 0 errors, 0 warnings, 0 notes")
+}
+
+// TestCheckText: one line per finding, RULE severity where: what,
+// expected, found; the exit status follows --fail-on.
+func TestCheckText(t *testing.T) {
+	crc := example(t, "records.crc.bad.hex")
+	out, errOut, code := runCLI(t, []string{"check", crc}, nil)
+	require.Equal(t, 1, code, errOut)
+	line := regexp.MustCompile(`(?m)^records\.crc error frame 1 correlation 1 request at byte 58 \(body\.topicData\[0\]\.partitionData\[0\]\.records\[0\]\.crc\): CRC-32C mismatch: computed 0x[0-9a-f]{8}, found 0x[0-9a-f]{8}$`)
+	require.Regexp(t, line, out)
+	require.Contains(t, out, "conn.version skipped frame 1 correlation 1 request: no ApiVersions answer", "a rule that cannot be judged says so once")
+	require.Contains(t, errOut, "check: 1 errors, 0 warnings, 0 notes")
+
+	_, _, code = runCLI(t, []string{"check", "--fail-on", "none", crc}, nil)
+	require.Equal(t, 0, code)
+
+	// A warning fails only --fail-on warning or note.
+	varint := example(t, "frame.varint.bad.hex")
+	out, _, code = runCLI(t, []string{"check", varint}, nil)
+	require.Equal(t, 0, code)
+	require.Contains(t, out, "frame.varint warning frame 1 correlation 1 request at byte 20 (body.clientSoftwareName): non-minimal varint")
+	_, _, code = runCLI(t, []string{"check", "--fail-on", "warning", varint}, nil)
+	require.Equal(t, 1, code)
+
+	// Standard input, and several files named in the lines.
+	b, err := os.ReadFile(crc)
+	require.NoError(t, err)
+	out, _, code = runCLI(t, []string{"check"}, b)
+	require.Equal(t, 1, code)
+	require.Regexp(t, line, out)
+	out, _, _ = runCLI(t, []string{"check", crc, varint}, nil)
+	require.Contains(t, out, crc+": records.crc error")
+	require.Contains(t, out, varint+": frame.varint warning")
+
+	_, errOut, code = runCLI(t, []string{"check", "--fail-on", "fatal", crc}, nil)
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "--fail-on must be")
+}
+
+// TestCheckJSON: ndjson is one finding a line; json one document with the
+// counts; both name the rule, its severity and level, where, what,
+// expected and found.
+func TestCheckJSON(t *testing.T) {
+	file := example(t, "records.last-offset-delta.bad.hex")
+	out, _, code := runCLI(t, []string{"check", "--format", "ndjson", file}, nil)
+	require.Equal(t, 1, code)
+	type where struct {
+		Frame         int    `json:"frame"`
+		CorrelationID *int32 `json:"correlationId"`
+		Side          string `json:"side"`
+		Offset        *int   `json:"offset"`
+		Path          string `json:"path"`
+	}
+	type finding struct {
+		Rule, Severity, Level, What, Expected, Found, File string
+		Where                                              where
+	}
+	var got []finding
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var f finding
+		require.NoError(t, json.Unmarshal([]byte(l), &f), l)
+		got = append(got, f)
+	}
+	require.Len(t, got, 2)
+	f := got[0]
+	require.Equal(t, "records.last-offset-delta", f.Rule)
+	require.Equal(t, "error", f.Severity)
+	require.Equal(t, "records", f.Level)
+	require.Equal(t, "1", f.Expected)
+	require.Equal(t, "5", f.Found)
+	require.Equal(t, file, f.File)
+	require.Equal(t, "request", f.Where.Side)
+	require.Equal(t, 1, f.Where.Frame)
+	require.Equal(t, "body.topicData[0].partitionData[0].records[0].lastOffsetDelta", f.Where.Path)
+	require.NotNil(t, f.Where.Offset)
+	require.Equal(t, "skipped", got[1].Severity)
+
+	out, _, _ = runCLI(t, []string{"check", "--format", "json", file}, nil)
+	var doc struct {
+		Findings []finding
+		Errors   int
+		Skipped  int
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &doc), out)
+	require.Len(t, doc.Findings, 2)
+	require.Equal(t, 1, doc.Errors)
+	require.Equal(t, 1, doc.Skipped)
+}
+
+// TestCheckSARIF: the SARIF report (--format sarif, and --sarif FILE
+// beside the text) holds every required property of SARIF 2.1.0's schema
+// for the objects it writes, a result per finding with the rule's index,
+// and the rules not judged as notifications.
+func TestCheckSARIF(t *testing.T) {
+	file := example(t, "conn.order.bad.hex")
+	out, _, code := runCLI(t, []string{"check", "--format", "sarif", file}, nil)
+	require.Equal(t, 1, code)
+	report := validateSARIF(t, []byte(out))
+	run := report["runs"].([]any)[0].(map[string]any)
+	results := run["results"].([]any)
+	require.Len(t, results, 1)
+	r := results[0].(map[string]any)
+	require.Equal(t, "conn.order", r["ruleId"])
+	require.Equal(t, "error", r["level"])
+	rules := run["tool"].(map[string]any)["driver"].(map[string]any)["rules"].([]any)
+	idx := int(r["ruleIndex"].(float64))
+	require.Equal(t, "conn.order", rules[idx].(map[string]any)["id"])
+	inv := run["invocations"].([]any)[0].(map[string]any)
+	require.Len(t, inv["toolExecutionNotifications"], 1, "conn.version could not be judged")
+
+	sarif := filepath.Join(t.TempDir(), "kwire.sarif")
+	text, _, code := runCLI(t, []string{"check", "--sarif", sarif, file}, nil)
+	require.Equal(t, 1, code)
+	require.Contains(t, text, "conn.order error frame 4 correlation 1 response")
+	b, err := os.ReadFile(sarif)
+	require.NoError(t, err)
+	validateSARIF(t, b)
+}
+
+// validateSARIF checks a report against the required properties and
+// enumerations of the SARIF 2.1.0 schema (sarif-schema-2.1.0.json) for
+// the objects kwire writes: sarifLog {version, runs}, run {tool}, tool
+// {driver}, toolComponent {name}, reportingDescriptor {id}, result
+// {message}, message {text}, invocation {executionSuccessful},
+// notification {message}, reportingDescriptorReference {id or index};
+// version "2.1.0", levels none, note, warning or error.
+func validateSARIF(t *testing.T, b []byte) map[string]any {
+	var log map[string]any
+	require.NoError(t, json.Unmarshal(b, &log))
+	need := func(o map[string]any, what string, keys ...string) {
+		for _, k := range keys {
+			require.Contains(t, o, k, "%s needs %q", what, k)
+		}
+	}
+	level := func(o map[string]any) {
+		if l, ok := o["level"]; ok {
+			require.Contains(t, []any{"none", "note", "warning", "error"}, l)
+		}
+	}
+	message := func(o map[string]any, what string) {
+		need(o, what, "message")
+		need(o["message"].(map[string]any), what+".message", "text")
+	}
+	need(log, "sarifLog", "version", "runs")
+	require.Equal(t, "2.1.0", log["version"])
+	runs := log["runs"].([]any)
+	require.NotEmpty(t, runs)
+	for _, r := range runs {
+		run := r.(map[string]any)
+		need(run, "run", "tool")
+		tool := run["tool"].(map[string]any)
+		need(tool, "tool", "driver")
+		drv := tool["driver"].(map[string]any)
+		need(drv, "toolComponent", "name")
+		for _, d := range drv["rules"].([]any) {
+			rd := d.(map[string]any)
+			need(rd, "reportingDescriptor", "id")
+			level(rd["defaultConfiguration"].(map[string]any))
+		}
+		for _, x := range run["results"].([]any) {
+			res := x.(map[string]any)
+			message(res, "result")
+			level(res)
+			for _, l := range res["locations"].([]any) {
+				loc := l.(map[string]any)
+				if p, ok := loc["physicalLocation"].(map[string]any); ok {
+					require.Contains(t, p, "artifactLocation", "physicalLocation needs address or artifactLocation")
+				}
+			}
+		}
+		for _, x := range run["invocations"].([]any) {
+			inv := x.(map[string]any)
+			need(inv, "invocation", "executionSuccessful")
+			if ns, ok := inv["toolExecutionNotifications"].([]any); ok {
+				for _, n := range ns {
+					no := n.(map[string]any)
+					message(no, "notification")
+					level(no)
+					if ref, ok := no["associatedRule"].(map[string]any); ok {
+						require.True(t, ref["id"] != nil || ref["index"] != nil, "reportingDescriptorReference needs id, index or guid")
+					}
+				}
+			}
+		}
+	}
+	return log
+}
+
+// TestProxyCheck: kwire proxy --check applies the rules live: a producer
+// that leaves a gap in its sequence is flagged on standard error as kwire
+// check would; franz-go producing and consuming through the proxy is not.
+func TestProxyCheck(t *testing.T) {
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "orders"), kfake.Ports(freePort(t)))
+	require.NoError(t, err)
+	defer cluster.Close()
+	seed := cluster.ListenAddrs()[0]
+	var seq scenario
+	for _, s := range scenarios {
+		if s.rule == "conv.sequence" {
+			seq = s
+		}
+	}
+
+	bad := startProxyCLI(t, "--upstream", seed, "--listen", "127.0.0.1:0", "--decode-cpu", "0", "--format", "ndjson", "--check")
+	seq.run(t, bad.addr, true)
+	_, errOut := bad.stop(t)
+	require.Regexp(t, `(?m)^kwire: check: conv\.sequence error conn \d+ correlation 3 request at byte \d+ \(body\.topicData\[0\]\.partitionData\[0\]\.records\[0\]\.baseSequence\): .* expected 2, found 3$`, errOut)
+	require.Equal(t, 1, strings.Count(errOut, " error conn "), errOut)
+
+	good := startProxyCLI(t, "--upstream", seed, "--listen", "127.0.0.1:0", "--decode-cpu", "0", "--format", "ndjson", "--check")
+	seq.run(t, good.addr, false)
+	kgoTraffic(t, good.addr, "kwire-proxy-check", "orders", 5)
+	out, errOut := good.stop(t)
+	require.NotEmpty(t, out)
+	for _, sev := range []string{" error ", " warning "} {
+		require.NotRegexp(t, `(?m)^kwire: check: \S+`+sev, errOut)
+	}
+}

@@ -1,0 +1,713 @@
+package check
+
+// This file is the one place the package reads decoded frames through the
+// codec's API (codec.Decoder, Frame, tree nodes and lookups, records
+// results): it turns a frame into frameFacts, which own their data, and
+// nothing else in the package imports codec or codec/tree. When the
+// codec's API changes, this file alone moves.
+
+import (
+	"encoding/base64"
+	"errors"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/codec/tree"
+	"github.com/kwire/kwire/codec/wire"
+)
+
+// reader decodes frames for the rules, reusing its decoders' memory.
+type reader struct {
+	dec    codec.Decoder
+	path   []pathSeg
+	limits codec.Limits
+	js     []byte              // the tree-less path's output, thrown away
+	names  map[string]string   // topic names, interned (at most maxNames)
+	trees  map[msgVersion]bool // which frames the rules read values of
+}
+
+type msgVersion struct {
+	key, ver int16
+	response bool
+}
+
+// maxNames bounds the topic names a reader keeps.
+const maxNames = 4096
+
+type pathSeg struct {
+	name string
+	idx  int // -1: a field
+}
+
+// readFrame decodes b (a request, or a response of key and version, or a
+// response to guess when key is -1) into ff.
+func (r *reader) readFrame(b []byte, response bool, key, ver int16, ff *frameFacts) {
+	*ff = frameFacts{Present: true, Response: response, Len: len(b), APIKey: key, Version: ver}
+	if s, ok := wire.SizePrefix(b); ok {
+		ff.Size = s
+	}
+	o := codec.Options{Limits: r.limits}
+	if response {
+		o = codec.Options{Response: true, APIKey: key, Version: ver, Limits: r.limits}
+		if key < 0 {
+			o.APIKey, o.Version = codec.Any, codec.Any
+		}
+	} else if len(b) >= 8 {
+		key = int16(uint16(b[4])<<8 | uint16(b[5]))
+		ver = int16(uint16(b[6])<<8 | uint16(b[7]))
+	}
+	if treeLess && key >= 0 && !r.needsTree(key, ver, response) && r.readValueless(b, o, ff) {
+		return
+	}
+	f, err := r.dec.Decode(b, o)
+	if response && key == schema.KeyApiVersions && ver > 0 && (err != nil || !cleanWarnings(f)) {
+		// A broker answers an ApiVersions request of a version it does
+		// not support at v0, with UNSUPPORTED_VERSION and its range
+		// (KIP-511).
+		o.Version = 0
+		if g, gerr := r.dec.Decode(b, o); gerr == nil && g != nil && cleanWarnings(g) {
+			f, err = g, nil
+		} else {
+			f, err = r.dec.Decode(b, codec.Options{Response: true, APIKey: key, Version: ver, Limits: r.limits})
+		}
+	}
+	if f == nil {
+		ff.Err = failureOf(err)
+		return
+	}
+	ff.APIKey, ff.Version = f.APIKey, f.Version
+	ff.Known = f.API != nil
+	ff.Newer = f.Assumed
+	ff.Flexible = f.Flexible
+	ff.Corr = f.CorrelationID
+	ff.Guessed = f.Guess != nil
+	if !response && f.Header != nil {
+		ff.ClientID, _ = strOf(f.Header.Find("clientId"))
+	}
+	if response && f.Guess != nil && len(f.Guess.Candidates) == 0 {
+		ff.Err = &decodeFailure{Expected: "a response of some API", Found: "none fits"}
+		return
+	}
+	if err != nil {
+		ff.Err = failureOf(err)
+	}
+	clean := err == nil
+	for _, w := range f.Warnings() {
+		ff.Warnings = append(ff.Warnings, warning{Offset: w.Offset, Buf: w.Buf, Path: w.Path, Message: w.Message, Limit: w.Limit})
+		if !w.Limit {
+			clean = false
+		}
+	}
+	if !clean && f.Message != nil && !ff.Guessed {
+		r.otherHeader(b, f, ff)
+	}
+	if f.Body == nil || ff.HeaderMismatch {
+		return
+	}
+	r.enums(f.Body, f.APIKey, ff)
+	r.body(f, ff)
+}
+
+// readValueless reads a frame whose values no rule reads on the codec's
+// tree-less path (as kwire pcap does), keeping its warnings and error
+// codes. It reports false, having read nothing into ff, when the frame
+// fails or warns: the tree then says more (the header version it was
+// written with).
+func (r *reader) readValueless(b []byte, o codec.Options, ff *frameFacts) bool {
+	var info codec.Info
+	var err error
+	r.js, info, err = r.dec.AppendJSON(r.js[:0], b, o, codec.JSONOptions{})
+	if cap(r.js) > 1<<20 {
+		r.js = nil
+	}
+	if err != nil || info.API == nil {
+		return false
+	}
+	for _, w := range info.Warnings {
+		if !w.Limit {
+			return false
+		}
+	}
+	ff.APIKey, ff.Version, ff.Known, ff.Corr = info.APIKey, info.Version, true, info.CorrelationID
+	for _, w := range info.Warnings {
+		ff.Warnings = append(ff.Warnings, warning{Offset: w.Offset, Buf: w.Buf, Path: w.Path, Message: w.Message, Limit: w.Limit})
+	}
+	for _, c := range info.ErrorCodes {
+		if ff.ErrorCode == 0 || c == errUnsupportedVersion {
+			ff.ErrorCode = c
+		}
+	}
+	return true
+}
+
+// needsTree reports whether the rules read values of a frame: those of
+// the APIs the connection and conversation rules follow, and any whose
+// layout holds an enumerated field.
+func (r *reader) needsTree(key, ver int16, response bool) bool {
+	switch key {
+	case schema.KeyProduce, schema.KeyFetch, schema.KeyListOffsets, schema.KeyApiVersions, schema.KeyAddPartitionsToTxn,
+		schema.KeyInitProducerId, schema.KeyEndTxn, schema.KeyAddOffsetsToTxn:
+		return !response || key != schema.KeyProduce && key != schema.KeyAddPartitionsToTxn && key != schema.KeyEndTxn && key != schema.KeyAddOffsetsToTxn
+	case schema.KeyOffsetCommit, schema.KeyTxnOffsetCommit, schema.KeySaslHandshake:
+		return !response
+	case schema.KeyOffsetFetch:
+		return response
+	case schema.KeyMetadata:
+		if response {
+			return true // topic ids, from v10
+		}
+	}
+	k := msgVersion{key, ver, response}
+	need, ok := r.trees[k]
+	if !ok {
+		m := schema.Lookup(key, schema.Request)
+		if response {
+			m = schema.Lookup(key, schema.Response)
+		}
+		need = true // unknown: the tree says why
+		if m != nil {
+			if d := m.At(min(max(ver, m.Valid.Lo), m.Valid.Hi)); d != nil {
+				need = hasEnum(d.Root, key, ver, 0)
+			}
+		}
+		if r.trees == nil {
+			r.trees = map[msgVersion]bool{}
+		}
+		r.trees[k] = need
+	}
+	return need
+}
+
+// hasEnum reports whether layout l holds, at version v, a field whose
+// values come from an enumeration.
+func hasEnum(l *schema.Layout, key, v int16, depth int) bool {
+	if l == nil || depth > 32 {
+		return false
+	}
+	for i := range l.Fields {
+		f := &l.Fields[i]
+		if !f.Versions.Contains(v) {
+			continue
+		}
+		if schema.EnumFor(key, f) != nil || hasEnum(f.Struct, key, v, depth+1) {
+			return true
+		}
+	}
+	return false
+}
+
+func failureOf(err error) *decodeFailure {
+	var de *codec.DecodeError
+	if errors.As(err, &de) {
+		return &decodeFailure{Offset: de.Offset, Buf: de.Buf, Path: de.Path, Expected: de.Expected, Found: de.Found,
+			Limit: errors.Is(err, wire.ErrLimit)}
+	}
+	if err == nil {
+		return nil
+	}
+	return &decodeFailure{Expected: "a frame", Found: err.Error()}
+}
+
+// otherHeader tries the body after the header version the API version
+// does not call for (v1 for v2 and back for requests, v0 for v1 and back
+// for responses): a frame that reads cleanly so was written with the
+// wrong one.
+func (r *reader) otherHeader(b []byte, f *codec.Frame, ff *frameFacts) {
+	hv := f.HeaderVersion
+	var end int
+	var other int16
+	if !f.Response {
+		if len(b) < 14 {
+			return
+		}
+		cl := int(int16(uint16(b[12])<<8 | uint16(b[13])))
+		end = 14 + max(cl, 0)
+		switch hv {
+		case 2:
+			other = 1
+		case 1:
+			other = 2
+			end = skipTagSection(b, end)
+		default:
+			return
+		}
+	} else {
+		end = 8
+		switch hv {
+		case 1:
+			other = 0
+		case 0:
+			other = 1
+			end = skipTagSection(b, end)
+		default:
+			return
+		}
+	}
+	if end < 0 || end > len(b) {
+		return
+	}
+	g, err := codec.DecodeBody(b[end:], f.APIKey, f.Version, f.Response, r.probe())
+	if err != nil || g == nil {
+		return
+	}
+	for _, w := range g.Warnings() {
+		if !w.Limit {
+			return
+		}
+	}
+	ff.HeaderMismatch, ff.HeaderWritten, ff.HeaderExpected = true, other, hv
+}
+
+// skipTagSection returns the offset after the tagged-field section at
+// off, or -1.
+func skipTagSection(b []byte, off int) int {
+	if off > len(b) {
+		return -1
+	}
+	n, k, _ := wire.Uvarint(b[off:])
+	if k <= 0 {
+		return -1
+	}
+	off += k
+	for i := uint32(0); i < n; i++ {
+		if off > len(b) {
+			return -1
+		}
+		_, k, _ = wire.Uvarint(b[off:])
+		if k <= 0 {
+			return -1
+		}
+		off += k
+		size, k, _ := wire.Uvarint(b[off:])
+		if k <= 0 || int(size) > len(b)-off-k {
+			return -1
+		}
+		off += k + int(size)
+	}
+	return off
+}
+
+// enums records every enumerated field of the body outside records and
+// nested payloads.
+func (r *reader) enums(body *tree.Node, key int16, ff *frameFacts) {
+	r.path = append(r.path[:0], pathSeg{"body", -1})
+	r.walkEnums(body, key, ff)
+}
+
+func (r *reader) walkEnums(n *tree.Node, key int16, ff *frameFacts) {
+	for _, c := range n.Children {
+		switch {
+		case c.Role == tree.RoleTags:
+			r.walkEnums(c, key, ff)
+			continue
+		case c.Role == tree.RoleElement:
+			r.path = append(r.path, pathSeg{"", c.Index})
+		case c.Role == tree.RoleField && c.Field != nil:
+			r.path = append(r.path, pathSeg{c.Field.JSON, -1})
+		default:
+			continue
+		}
+		switch {
+		case c.Kind == schema.Struct || c.Kind == schema.Array || c.Role == tree.RoleElement:
+			r.walkEnums(c, key, ff)
+		case c.Field != nil:
+			if e := schema.EnumFor(key, c.Field); e != nil {
+				ff.Enums = append(ff.Enums, enumValue{Offset: c.Start, Path: r.pathString(), Enum: e.Name, Value: c.Int, Named: e.ValueName(c.Int) != ""})
+			}
+		}
+		r.path = r.path[:len(r.path)-1]
+	}
+}
+
+func (r *reader) pathString() string {
+	var b []byte
+	for i, s := range r.path {
+		if s.idx >= 0 {
+			b = append(b, '[')
+			b = appendInt(b, int64(s.idx))
+			b = append(b, ']')
+			continue
+		}
+		if i > 0 {
+			b = append(b, '.')
+		}
+		b = append(b, s.name...)
+	}
+	return string(b)
+}
+
+// body reads what the connection and conversation rules need of the APIs
+// they follow, and the records of Produce requests and Fetch responses.
+func (r *reader) body(f *codec.Frame, ff *frameFacts) {
+	b := f.Body
+	ff.ErrorCode = int16(intOf(b.Find("errorCode")))
+	switch f.APIKey {
+	case schema.KeyProduce:
+		if f.Response {
+			r.eachPart(b, "responses", "partitionResponses", "index", func(p *partFacts, n *tree.Node) {
+				p.ErrorCode = int16(intOf(n.Find("errorCode")))
+			}, ff)
+			return
+		}
+		ff.TxnID, ff.HasTxnID = strOf(b.Find("transactionalId"))
+		if n := b.Find("acks"); n != nil {
+			ff.Acks, ff.HasAcks = int16(n.Int), true
+		}
+		r.eachPart(b, "topicData", "partitionData", "index", func(p *partFacts, n *tree.Node) {
+			r.records(f, n.Find("records"), p)
+		}, ff)
+	case schema.KeyFetch:
+		if f.Response {
+			r.eachPart(b, "responses", "partitions", "partitionIndex", func(p *partFacts, n *tree.Node) {
+				p.ErrorCode = int16(intOf(n.Find("errorCode")))
+				p.HighWatermark = intOf(n.Find("highWatermark"))
+				r.records(f, n.Find("records"), p)
+			}, ff)
+			return
+		}
+		ff.ReplicaID = -1
+		if n := b.Find("replicaId"); n != nil {
+			ff.ReplicaID = int32(n.Int)
+		} else if n := b.Lookup("replicaState.replicaId"); n != nil {
+			ff.ReplicaID = int32(n.Int)
+		}
+		r.eachPart(b, "topics", "partitions", "partition", func(p *partFacts, n *tree.Node) {
+			p.Offset = intOf(n.Find("fetchOffset"))
+		}, ff)
+	case schema.KeyListOffsets:
+		field := "timestamp"
+		if f.Response {
+			field = "offset"
+		}
+		r.eachPart(b, "topics", "partitions", "partitionIndex", func(p *partFacts, n *tree.Node) {
+			p.ErrorCode = int16(intOf(n.Find("errorCode")))
+			p.Offset = intOf(n.Find(field))
+		}, ff)
+	case schema.KeyOffsetCommit, schema.KeyTxnOffsetCommit:
+		ff.Group, _ = strOf(b.Find("groupId"))
+		ff.TxnID, ff.HasTxnID = strOf(b.Find("transactionalId"))
+		ff.ProducerID = intOf(b.Find("producerId"))
+		r.eachPart(b, "topics", "partitions", "partitionIndex", func(p *partFacts, n *tree.Node) {
+			p.ErrorCode = int16(intOf(n.Find("errorCode")))
+			p.Offset = intOf(n.Find("committedOffset"))
+		}, ff)
+	case schema.KeyOffsetFetch:
+		ff.Group, _ = strOf(b.Find("groupId"))
+		if f.Response {
+			r.eachPart(b, "topics", "partitions", "partitionIndex", func(p *partFacts, n *tree.Node) {
+				p.Offset = intOf(n.Find("committedOffset"))
+			}, ff)
+			for _, g := range elems(b.Find("groups")) {
+				r.eachPart(g, "topics", "partitions", "partitionIndex", func(p *partFacts, n *tree.Node) {
+					p.Offset = intOf(n.Find("committedOffset"))
+				}, ff)
+			}
+		}
+	case schema.KeyInitProducerId, schema.KeyEndTxn, schema.KeyAddOffsetsToTxn:
+		ff.TxnID, ff.HasTxnID = strOf(b.Find("transactionalId"))
+		ff.ProducerID = intOf(b.Find("producerId"))
+		ff.ProducerEpoch = int16(intOf(b.Find("producerEpoch")))
+		ff.Group, _ = strOf(b.Find("groupId"))
+		if n := b.Find("committed"); n != nil {
+			ff.Commit = n.Int != 0
+		}
+	case schema.KeyAddPartitionsToTxn:
+		if f.Response {
+			return
+		}
+		if ts := b.Find("transactions"); ts != nil {
+			for _, t := range elems(ts) {
+				var tx txnFacts
+				tx.TxnID, _ = strOf(t.Find("transactionalId"))
+				tx.ProducerID = intOf(t.Find("producerId"))
+				tx.Epoch = int16(intOf(t.Find("producerEpoch")))
+				if v := t.Find("verifyOnly"); v != nil {
+					tx.VerifyOnly = v.Int != 0
+				}
+				tx.Parts = txnParts(t.Find("topics"), tx.Parts)
+				ff.Txns = append(ff.Txns, tx)
+			}
+			return
+		}
+		var tx txnFacts
+		tx.TxnID, _ = strOf(b.Find("v3AndBelowTransactionalId"))
+		tx.ProducerID = intOf(b.Find("v3AndBelowProducerId"))
+		tx.Epoch = int16(intOf(b.Find("v3AndBelowProducerEpoch")))
+		tx.Parts = txnParts(b.Find("v3AndBelowTopics"), tx.Parts)
+		ff.Txns = append(ff.Txns, tx)
+	case schema.KeyMetadata:
+		if !f.Response {
+			return
+		}
+		for _, t := range elems(b.Find("topics")) {
+			name, ok := strOf(t.Find("name"))
+			id := t.Find("topicId")
+			if ok && id != nil && len(id.Raw) == 16 {
+				ff.Topics = append(ff.Topics, topicName{name, base64.RawURLEncoding.EncodeToString(id.Raw)})
+			}
+		}
+	case schema.KeySaslHandshake:
+		ff.Mechanism, _ = strOf(b.Find("mechanism"))
+	case schema.KeyApiVersions:
+		if !f.Response {
+			return
+		}
+		for _, k := range elems(b.Find("apiKeys")) {
+			ff.Ranges = append(ff.Ranges, apiRange{Key: int16(intOf(k.Find("apiKey"))),
+				Lo: int16(intOf(k.Find("minVersion"))), Hi: int16(intOf(k.Find("maxVersion")))})
+		}
+	}
+}
+
+// eachPart calls fn for every partition element of topics[].parts[] in
+// body, with its topic, index and path filled in.
+func (r *reader) eachPart(body *tree.Node, topics, parts, index string, fn func(*partFacts, *tree.Node), ff *frameFacts) {
+	for i, t := range elems(body.Find(topics)) {
+		name := r.topicOf(t)
+		for j, p := range elems(t.Find(parts)) {
+			pf := partFacts{Topic: name, Partition: int32(intOf(p.Find(index))), loc: partLoc{topics, parts, i, j}}
+			fn(&pf, p)
+			ff.Parts = append(ff.Parts, pf)
+		}
+	}
+}
+
+// txnParts lists AddPartitionsToTxn topics' partitions (arrays of int32).
+func txnParts(ts *tree.Node, out []partFacts) []partFacts {
+	for _, t := range elems(ts) {
+		name, _ := strOf(t.Find("name"))
+		for _, p := range elems(t.Find("partitions")) {
+			out = append(out, partFacts{Topic: name, Partition: int32(p.Int)})
+		}
+	}
+	return out
+}
+
+// elems are an array node's elements (none for nil or null).
+func elems(n *tree.Node) []*tree.Node {
+	if n == nil {
+		return nil
+	}
+	kids := n.Children
+	i := 0
+	for i < len(kids) && kids[i].Role != tree.RoleElement {
+		i++
+	}
+	j := i
+	for j < len(kids) && kids[j].Role == tree.RoleElement {
+		j++
+	}
+	return kids[i:j]
+}
+
+// topicOf is a topic element's name, or its id as Kafka prints it.
+func (r *reader) topicOf(t *tree.Node) string {
+	for _, k := range [...]string{"name", "topic"} {
+		if n := t.Find(k); n != nil && !n.Null {
+			if s, ok := r.names[string(n.Raw)]; ok {
+				return s
+			}
+			s := string(n.Raw)
+			if r.names == nil {
+				r.names = map[string]string{}
+			}
+			if len(r.names) < maxNames {
+				r.names[s] = s
+			}
+			return s
+		}
+	}
+	if id := t.Find("topicId"); id != nil && len(id.Raw) == 16 {
+		return base64.RawURLEncoding.EncodeToString(id.Raw)
+	}
+	return ""
+}
+
+func intOf(n *tree.Node) int64 {
+	if n == nil {
+		return 0
+	}
+	return n.Int
+}
+
+func strOf(n *tree.Node) (string, bool) {
+	if n == nil || n.Null {
+		return "", false
+	}
+	return string(n.Raw), true
+}
+
+// records reads the batches of a records field.
+func (r *reader) records(f *codec.Frame, n *tree.Node, p *partFacts) {
+	if n == nil || n.Null {
+		return
+	}
+	p.HasRecords = true
+	for i, e := range n.Children {
+		var bf batchFacts
+		bf.Offset, bf.Buf = e.Start, e.Buf
+		bf.loc, bf.bi = p.loc, i
+		bf.Partial = e.Flags&tree.Truncated != 0
+		switch e.Name {
+		case "batch":
+			bf.Magic = int8(e.Int)
+			if bf.Partial {
+				p.Batches = append(p.Batches, bf)
+				continue
+			}
+			readBatch(e, &bf)
+		case "message":
+			bf.Magic = int8(intOf(e.Child("magic")))
+			bf.Attributes = int16(intOf(e.Child("attributes")))
+			bf.RecordCount, bf.Parsed = 1, 1
+		default:
+			continue
+		}
+		p.Batches = append(p.Batches, bf)
+	}
+}
+
+// readBatch fills bf from a batch node and its records.
+func readBatch(e *tree.Node, bf *batchFacts) {
+	for _, c := range e.Children {
+		switch c.Name {
+		case "baseOffset":
+			bf.BaseOffset = c.Int
+		case "lastOffsetDelta":
+			bf.LastOffsetDelta = int32(c.Int)
+		case "baseTimestamp":
+			bf.BaseTimestamp = c.Int
+		case "maxTimestamp":
+			bf.MaxTimestamp = c.Int
+		case "attributes":
+			bf.Attributes = int16(c.Int)
+		case "producerId":
+			bf.ProducerID = c.Int
+		case "producerEpoch":
+			bf.ProducerEpoch = int16(c.Int)
+		case "baseSequence":
+			bf.BaseSequence = int32(c.Int)
+		case "recordCount":
+			bf.RecordCount = int32(c.Int)
+		}
+	}
+	recs := e.Child("records")
+	if recs == nil {
+		return
+	}
+	kids := recs.Children
+	inflated := len(kids) == 1 && kids[0].Name == "inflated"
+	if inflated {
+		kids = kids[0].Children
+	}
+	bf.AllRead = bf.codec() == 0 || inflated
+	bf.DeltasCount, bf.DeltasAscend, bf.FirstDeltaBad = true, true, -1
+	bf.MaxRecordTS = -1 << 63
+	for _, rec := range kids {
+		if rec.Name != "record" {
+			bf.AllRead = false
+			continue
+		}
+		od, tsd := rec.Child("offsetDelta"), rec.Child("timestampDelta")
+		if od == nil || tsd == nil {
+			bf.AllRead = false
+			continue
+		}
+		if bf.Parsed == 0 {
+			bf.FirstTSDelta = tsd.Int
+		} else if od.Int <= bf.LastDelta {
+			bf.DeltasAscend = false
+		}
+		if od.Int != int64(bf.Parsed) && bf.DeltasCount {
+			bf.DeltasCount = false
+			bf.FirstDeltaBad, bf.FirstDeltaOffset = bf.Parsed, od.Start
+		}
+		bf.LastDelta = od.Int
+		bf.MaxRecordTS = max(bf.MaxRecordTS, bf.BaseTimestamp+tsd.Int)
+		bf.Parsed++
+	}
+	if int(bf.RecordCount) != bf.Parsed {
+		bf.AllRead = false
+	}
+}
+
+// cleanRequest reports whether b reads cleanly as a request: no error,
+// no warning but limits.
+func (r *reader) cleanRequest(b []byte) bool {
+	f, err := r.dec.Decode(b, r.probe())
+	return err == nil && f != nil && f.API != nil && cleanWarnings(f)
+}
+
+// asResponse reports whether b reads cleanly as a response of key at ver.
+func (r *reader) asResponse(b []byte, key, ver int16) bool {
+	if schema.ByKey(key) == nil || ver < 0 {
+		return false
+	}
+	o := r.probe()
+	o.Response, o.APIKey, o.Version = true, key, ver
+	f, err := r.dec.Decode(b, o)
+	return err == nil && f != nil && cleanWarnings(f)
+}
+
+// probe is how a frame is decoded to tell what it is (a request or a
+// response, its acks, its header version): records and nested payloads
+// stay bytes and a tree stays small, so a probe costs far less than the
+// reading itself. A probe a limit stops is not clean.
+func (r *reader) probe() codec.Options {
+	l := r.limits
+	if l.MaxNodes <= 0 || l.MaxNodes > probeNodes {
+		l.MaxNodes = probeNodes
+	}
+	return codec.Options{RawRecords: true, Limits: l}
+}
+
+// probeNodes bounds a probe's tree.
+const probeNodes = 1 << 16
+
+func cleanWarnings(f *codec.Frame) bool {
+	if f == nil {
+		return false
+	}
+	for _, w := range f.Warnings() {
+		if !w.Limit {
+			return false
+		}
+	}
+	return true
+}
+
+// acksZero reports whether b is a Produce request with acks=0, which no
+// response answers.
+func (r *reader) acksZero(b []byte) bool {
+	if len(b) < 6 || b[4] != 0 || b[5] != 0 {
+		return false
+	}
+	f, _ := r.dec.Decode(b, r.probe())
+	if f == nil || f.Body == nil {
+		return false
+	}
+	n := f.Body.Find("acks")
+	return n != nil && n.Int == 0
+}
+
+// maxKey is the highest API key kwire knows.
+func maxKey() int16 {
+	var k int16
+	for _, a := range schema.APIs() {
+		k = max(k, a.Key)
+	}
+	return k
+}
+
+// newestVersion is the newest request version kwire knows of key.
+func newestVersion(key int16) (int16, bool) {
+	a := schema.ByKey(key)
+	if a == nil {
+		return 0, false
+	}
+	return a.Request.Valid.Hi, true
+}
+
+// Limits bound what decoding one frame may cost (codec.Limits; zero
+// values are the codec's defaults).
+type Limits = codec.Limits

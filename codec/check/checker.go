@@ -1,0 +1,260 @@
+package check
+
+import (
+	"strings"
+
+	"github.com/kwire/kwire/codec/schema"
+)
+
+// Checker applies the connection and conversation rules to analysed
+// exchanges, in the order they completed (a response came, or a request
+// could no longer be answered): the order capture.ReadFunc and a proxy
+// hand them out. Its memory follows the connections, producers and
+// partitions it has seen, not the exchanges.
+type Checker struct {
+	conns     map[int]*connState
+	brokers   map[string]*brokerState
+	cluster   []apiRange // the last ApiVersions answer seen from any broker
+	producers map[seqKey]*seqState
+	txns      map[int64]*txnState // by producer id
+	fetchers  map[partKey]*fetchState
+	resets    map[string]int // per consumer identity: resets seen (all partitions)
+	topicByID map[string]string
+	skipped   map[*Rule]bool
+	out       []Finding
+}
+
+// NewChecker returns a Checker with nothing seen yet.
+func NewChecker() *Checker {
+	return &Checker{
+		conns: map[int]*connState{}, brokers: map[string]*brokerState{}, producers: map[seqKey]*seqState{},
+		txns: map[int64]*txnState{}, fetchers: map[partKey]*fetchState{}, resets: map[string]int{},
+		topicByID: map[string]string{}, skipped: map[*Rule]bool{},
+	}
+}
+
+type connState struct {
+	conn       *Conn
+	ranges     []apiRange
+	sasl       bool // a SaslHandshake was sent on this connection
+	saslMech   bool // SaslHandshake answered without error
+	authedAt   int  // position of the successful SaslAuthenticate answer; 0: not authenticated
+	handshakeV int16
+	others     string // the first API other than ApiVersions sent before any SaslHandshake
+	unsupp     map[[2]int16]bool
+}
+
+type brokerState struct {
+	ranges []apiRange
+	sasl   bool
+}
+
+// Add applies the connection and conversation rules to an exchange and
+// returns every finding of it, the frame and records ones first. The
+// slice is reused by the next call.
+func (c *Checker) Add(an *Analysis) []Finding {
+	a := &an.a
+	c.out = c.out[:0]
+	for _, f := range a.findings {
+		if f.Skipped {
+			c.skip(f.Rule, f.Where, f.What)
+		} else {
+			c.out = append(c.out, f)
+		}
+	}
+	cs := c.conn(a.x.Conn)
+	c.connRules(a, cs)
+	c.conversation(a, cs)
+	return c.out
+}
+
+func (c *Checker) conn(cn *Conn) *connState {
+	id := 0
+	if cn != nil {
+		id = cn.ID
+	}
+	cs := c.conns[id]
+	if cs == nil {
+		if cn == nil {
+			cn = &Conn{FromStart: true}
+		}
+		cs = &connState{conn: cn}
+		c.conns[id] = cs
+	}
+	return cs
+}
+
+func (c *Checker) add(r *Rule, w Where, what, expected, found string) {
+	c.out = append(c.out, Finding{Rule: r, Severity: r.Severity, Where: w, What: what, Expected: expected, Found: found})
+}
+
+// skip says once per rule that it could not be judged, and why.
+func (c *Checker) skip(r *Rule, w Where, why string) {
+	if c.skipped[r] {
+		return
+	}
+	c.skipped[r] = true
+	c.out = append(c.out, Finding{Rule: r, Where: w, What: why, Skipped: true})
+}
+
+// reqPos is where a request was (packet or frame number), for ordering.
+func reqPos(x *Exchange) int  { return max(x.RequestPacket, x.RequestFrame) }
+func respPos(x *Exchange) int { return max(x.ResponsePacket, x.ResponseFrame) }
+
+// Error codes the rules read.
+const (
+	errOffsetOutOfRange   = 1
+	errUnsupportedVersion = 35
+)
+
+func (c *Checker) connRules(a *analysis, cs *connState) {
+	x := &a.x
+	cn := cs.conn
+	req := &a.req
+	if x.ReusedCorrelation {
+		c.add(ConnCorrelation, a.where(Request), "correlation id "+itoa(int(req.Corr))+" is already used by a request in flight on this connection",
+			"a correlation id no request in flight has", itoa(int(req.Corr)))
+	}
+	if x.Request == nil && x.Response != nil {
+		if cn.FromStart && x.Gaps == 0 {
+			c.add(ConnCorrelation, a.where(Response), "a response answers no request in flight", "the correlation id of a request in flight", itoa(int(a.where(Response).Correlation)))
+		} else {
+			c.skip(ConnCorrelation, a.where(Response), "a response whose request was not captured (the capture started in the middle of a connection, or lost bytes) is not judged")
+		}
+	}
+	if x.Overtaken > 0 {
+		switch {
+		case x.Response != nil:
+			c.add(ConnOrder, a.where(Response), "the response came after the response to correlation id "+itoa(int(x.OvertakenBy))+", a later request",
+				"responses in request order", "answered after "+itoa(x.Overtaken)+" later request(s)")
+		case !x.Evicted && x.Gaps == 0 && cn.FromStart:
+			c.add(ConnOrder, a.where(Request), "the request was never answered, though later requests were (the first with correlation id "+itoa(int(x.OvertakenBy))+")",
+				"responses in request order", "no response")
+		}
+	}
+	if !req.Present || !req.Known && len(x.Request) < 8 {
+		c.learn(a, cs)
+		return
+	}
+	key, ver := a.key, a.ver
+	// conn.sasl
+	if cn.FromStart {
+		switch key {
+		case schema.KeyApiVersions:
+		case schema.KeySaslHandshake:
+			if cs.others != "" {
+				c.add(ConnSASL, a.where(Request), "SaslHandshake came after "+cs.others+" on this connection", "SaslHandshake before any API but ApiVersions", cs.others+" first")
+			}
+			cs.sasl = true
+			cs.handshakeV = ver
+		case schema.KeySaslAuthenticate:
+			if !cs.saslMech {
+				c.add(ConnSASL, a.where(Request), "SaslAuthenticate before a successful SaslHandshake", "SaslHandshake first", "SaslAuthenticate")
+			}
+		default:
+			saslListener := cs.sasl
+			if b := c.brokers[cn.Broker]; b != nil && cn.Broker != "" && b.sasl {
+				saslListener = true
+			}
+			authed := cs.authedAt > 0 && (reqPos(x) == 0 || reqPos(x) > cs.authedAt) || cs.saslMech && cs.handshakeV == 0
+			if saslListener && !authed {
+				c.add(ConnSASL, a.where(Request), apiName(key)+" before SASL authentication completed", "SaslHandshake and SaslAuthenticate first", apiName(key))
+			} else if !cs.sasl && cs.others == "" {
+				cs.others = apiName(key)
+			}
+		}
+	} else if key != schema.KeyApiVersions {
+		c.skip(ConnSASL, a.where(Request), "a connection captured from its middle is not judged for SASL order")
+	}
+	// conn.retry-version
+	if cs.unsupp[[2]int16{key, ver}] {
+		c.add(ConnRetryVersion, a.where(Request), "the broker answered UNSUPPORTED_VERSION to "+apiName(key)+" v"+itoa(int(ver))+" on this connection, and it is sent again",
+			"another version", "v"+itoa(int(ver)))
+	}
+	// conn.version
+	if key != schema.KeyApiVersions {
+		ranges := cs.ranges
+		if ranges == nil && cn.Broker != "" {
+			if b := c.brokers[cn.Broker]; b != nil {
+				ranges = b.ranges
+			}
+		}
+		if ranges == nil {
+			ranges = c.cluster
+		}
+		if ranges == nil {
+			c.skip(ConnVersion, a.where(Request), "no ApiVersions answer was captured before this request: versions are not judged until one is")
+		} else if r, ok := findRange(ranges, key); !ok {
+			c.add(ConnVersion, a.where(Request), "the broker does not advertise "+apiName(key), "an API the broker advertised", apiName(key)+" v"+itoa(int(ver)))
+		} else if ver < r.Lo || ver > r.Hi {
+			c.add(ConnVersion, a.where(Request), apiName(key)+" v"+itoa(int(ver))+" is outside what the broker advertised",
+				"v"+itoa(int(r.Lo))+"-"+itoa(int(r.Hi)), "v"+itoa(int(ver)))
+		}
+	}
+	c.learn(a, cs)
+}
+
+// learn keeps what a response tells later exchanges: advertised versions,
+// SASL progress, versions refused.
+func (c *Checker) learn(a *analysis, cs *connState) {
+	rsp := &a.rsp
+	if !rsp.Present || rsp.Err != nil || rsp.Guessed {
+		return
+	}
+	cn := cs.conn
+	switch a.key {
+	case schema.KeyApiVersions:
+		if rsp.ErrorCode == 0 && len(rsp.Ranges) > 0 {
+			cs.ranges = rsp.Ranges
+			c.cluster = rsp.Ranges
+			if cn.Broker != "" {
+				c.broker(cn.Broker).ranges = rsp.Ranges
+			}
+		}
+	case schema.KeySaslHandshake:
+		if rsp.ErrorCode == 0 {
+			cs.saslMech = true
+		}
+		if cn.Broker != "" {
+			c.broker(cn.Broker).sasl = true
+		}
+	case schema.KeySaslAuthenticate:
+		if rsp.ErrorCode == 0 {
+			cs.authedAt = max(respPos(&a.x), 1)
+		}
+	}
+	if rsp.ErrorCode == errUnsupportedVersion && a.key >= 0 {
+		if cs.unsupp == nil {
+			cs.unsupp = map[[2]int16]bool{}
+		}
+		cs.unsupp[[2]int16{a.key, a.ver}] = true
+	}
+}
+
+func (c *Checker) broker(addr string) *brokerState {
+	b := c.brokers[addr]
+	if b == nil {
+		b = &brokerState{}
+		c.brokers[addr] = b
+	}
+	return b
+}
+
+func findRange(rs []apiRange, key int16) (apiRange, bool) {
+	for _, r := range rs {
+		if r.Key == key {
+			return r, true
+		}
+	}
+	return apiRange{}, false
+}
+
+// identity names a client for the conversation rules: its host and client
+// id (a consumer fetches, commits and resets over several connections).
+func identity(cn *Conn, clientID string) string {
+	host := cn.Client
+	if i := strings.LastIndexByte(host, ':'); i >= 0 {
+		host = host[:i]
+	}
+	return host + "\x00" + clientID
+}

@@ -1,0 +1,341 @@
+package check
+
+import (
+	"slices"
+
+	"github.com/kwire/kwire/codec/schema"
+)
+
+// seqKey is an idempotent producer's partition: its sequence numbers run
+// per producer id, epoch and partition.
+type seqKey struct {
+	pid   int64
+	epoch int16
+	topic string
+	part  int32
+}
+
+// seqState is what a producer sent to a partition: the next sequence and
+// the last batches (a retry resends one of them as it was).
+type seqState struct {
+	next   int32
+	recent [recentBatches][2]int32 // base sequence, record count
+	n      int
+}
+
+// recentBatches is how many batches a retry may reach back: Kafka keeps
+// the last five per producer (ProducerStateEntry.NUM_BATCHES_TO_RETAIN)
+// and a producer has at most five in flight.
+const recentBatches = 8
+
+// txnState is a transactional producer's current transaction.
+type txnState struct {
+	txnID   string
+	epoch   int16
+	known   bool // the transaction's start was seen (InitProducerId, an EndTxn, an add)
+	added   map[partKey]bool
+	open    bool // records or offsets went into it since it began
+	openAt  Where
+	conns   map[int]bool
+	tv2     bool // Produce v12+: partitions are added by the produce itself
+	pending bool // EndTxn seen with nothing in the transaction
+}
+
+// partKey names a partition of a client (identity) or of a producer.
+type partKey struct {
+	who   string
+	topic string
+	part  int32
+}
+
+// fetchState is a consumer's view of one partition.
+type fetchState struct {
+	last     int64 // the last fetch offset
+	first    int64 // the first fetch offset seen
+	returned int64 // one past the last offset a fetch response returned
+	resets   int   // the identity's reset count when last fetched
+	seen     bool
+}
+
+// wrapSequence adds n to a sequence as Kafka does: past the int32 maximum
+// it wraps to 0 (DefaultRecordBatch.incrementSequence).
+func wrapSequence(seq, n int32) int32 {
+	if seq > (1<<31-1)-n {
+		return n - ((1<<31 - 1) - seq) - 1
+	}
+	return seq + n
+}
+
+func (c *Checker) conversation(a *analysis, cs *connState) {
+	req, rsp := &a.req, &a.rsp
+	cn := cs.conn
+	if rsp.Present && rsp.Err == nil && !rsp.Guessed {
+		for _, t := range rsp.Topics {
+			c.topicByID[t.ID] = t.Name
+		}
+	}
+	if !req.Present || req.Err != nil || req.HeaderMismatch {
+		return
+	}
+	who := identity(cn, req.ClientID)
+	switch a.key {
+	case schema.KeyInitProducerId:
+		if rsp.Present && rsp.Err == nil && rsp.ErrorCode == 0 {
+			t := c.txn(rsp.ProducerID)
+			*t = txnState{txnID: req.TxnID, epoch: rsp.ProducerEpoch, known: true, conns: map[int]bool{cn.ID: true}}
+			for k := range c.producers {
+				if k.pid == rsp.ProducerID {
+					delete(c.producers, k)
+				}
+			}
+			c.producers[seqKey{pid: rsp.ProducerID, epoch: rsp.ProducerEpoch, topic: "\x00fresh"}] = &seqState{}
+		}
+	case schema.KeyProduce:
+		c.produce(a, req, cn)
+	case schema.KeyAddPartitionsToTxn:
+		for _, tx := range req.Txns {
+			if tx.VerifyOnly {
+				continue
+			}
+			t := c.txn(tx.ProducerID)
+			t.known = true
+			t.conns[cn.ID] = true
+			for _, p := range tx.Parts {
+				t.added[partKey{"", c.topicName(p.Topic), p.Partition}] = true
+			}
+		}
+	case schema.KeyAddOffsetsToTxn, schema.KeyTxnOffsetCommit:
+		t := c.txn(req.ProducerID)
+		if !t.open {
+			t.open, t.openAt = true, a.where(Request)
+		}
+		t.conns[cn.ID] = true
+	case schema.KeyEndTxn:
+		t := c.txn(req.ProducerID)
+		t.conns[cn.ID] = true
+		if t.known && !t.open && len(t.added) == 0 {
+			c.add(ConvTxnEnd, a.where(Request), "EndTxn for producer id "+i64(req.ProducerID)+" ends a transaction that holds nothing",
+				"EndTxn after records or offsets went into the transaction", "an empty transaction")
+		}
+		t.known, t.open = true, false
+		clear(t.added)
+	case schema.KeyFetch:
+		if req.ReplicaID < 0 {
+			c.fetch(a, who)
+		}
+	case schema.KeyListOffsets:
+		c.resets[who]++
+	case schema.KeyOffsetFetch:
+		c.resets[who]++
+	case schema.KeyOffsetCommit:
+		c.commit(a, who)
+	}
+}
+
+func (c *Checker) txn(pid int64) *txnState {
+	t := c.txns[pid]
+	if t == nil {
+		t = &txnState{added: map[partKey]bool{}, conns: map[int]bool{}}
+		c.txns[pid] = t
+	}
+	if t.added == nil {
+		t.added = map[partKey]bool{}
+	}
+	return t
+}
+
+func (c *Checker) topicName(t string) string {
+	if n, ok := c.topicByID[t]; ok {
+		return n
+	}
+	return t
+}
+
+// produce follows an idempotent producer's sequences and a transactional
+// producer's partitions.
+func (c *Checker) produce(a *analysis, req *frameFacts, cn *Conn) {
+	for i := range req.Parts {
+		p := &req.Parts[i]
+		for j := range p.Batches {
+			b := &p.Batches[j]
+			if b.Partial || b.Magic != 2 || b.ProducerID < 0 || b.BaseSequence < 0 || b.control() || b.RecordCount <= 0 {
+				continue
+			}
+			topic := c.topicName(p.Topic)
+			c.sequence(a, b, seqKey{b.ProducerID, b.ProducerEpoch, topic, p.Partition})
+			if !b.transactional() {
+				continue
+			}
+			t := c.txn(b.ProducerID)
+			t.conns[cn.ID] = true
+			if !t.open {
+				t.open, t.openAt = true, a.batchAt(Request, b, 0, "")
+			}
+			pk := partKey{"", topic, p.Partition}
+			switch {
+			case req.Version >= 12:
+				t.tv2 = true // the broker adds the partition itself (KIP-890)
+				t.added[pk] = true
+			case t.added[pk]:
+			case !t.known:
+				c.skip(ConvTxnAdd, a.batchAt(Request, b, 0, ""), "a transaction whose start was not captured is not judged")
+			default:
+				c.add(ConvTxnAdd, a.batchAt(Request, b, batchProducerID, "producerId"),
+					"producer id "+i64(b.ProducerID)+" produced transactional records to "+topic+"-"+itoa(int(p.Partition))+" without adding the partition to its transaction",
+					"AddPartitionsToTxn for "+topic+"-"+itoa(int(p.Partition))+" first", "none")
+				t.added[pk] = true // said once per partition and transaction
+			}
+		}
+	}
+}
+
+// sequence checks one batch's base sequence against what its producer
+// sent to that partition before.
+func (c *Checker) sequence(a *analysis, b *batchFacts, k seqKey) {
+	s := c.producers[k]
+	if s == nil {
+		fresh := c.producers[seqKey{pid: k.pid, epoch: k.epoch, topic: "\x00fresh"}] != nil
+		s = &seqState{}
+		c.producers[k] = s
+		switch {
+		case b.BaseSequence == 0:
+		case fresh:
+			c.add(ConvSequence, a.batchAt(Request, b, batchBaseSequence, "baseSequence"),
+				"the first batch producer id "+i64(k.pid)+" (epoch "+itoa(int(k.epoch))+") sent to "+k.topic+"-"+itoa(int(k.part))+" does not start at sequence 0",
+				"0", itoa(int(b.BaseSequence)))
+		default:
+			c.skip(ConvSequence, a.batchAt(Request, b, batchBaseSequence, "baseSequence"),
+				"a producer whose earlier batches were not captured is judged from its first batch seen on")
+		}
+	} else {
+		retry := false
+		for i := 0; i < min(s.n, recentBatches); i++ {
+			if r := s.recent[i]; r[0] == b.BaseSequence && r[1] == b.RecordCount {
+				retry = true
+				break
+			}
+		}
+		switch {
+		case retry:
+			return
+		case b.BaseSequence != s.next:
+			what := "a gap"
+			if seqBefore(b.BaseSequence, s.next) {
+				what = "an overlap with batches sent before"
+			}
+			c.add(ConvSequence, a.batchAt(Request, b, batchBaseSequence, "baseSequence"),
+				"producer id "+i64(k.pid)+" (epoch "+itoa(int(k.epoch))+") leaves "+what+" in its sequence for "+k.topic+"-"+itoa(int(k.part)),
+				itoa(int(s.next)), itoa(int(b.BaseSequence)))
+		}
+	}
+	s.recent[s.n%recentBatches] = [2]int32{b.BaseSequence, b.RecordCount}
+	s.n++
+	s.next = wrapSequence(b.BaseSequence, b.RecordCount)
+}
+
+// seqBefore reports whether sequence a comes before b (within half the
+// sequence space, as sequences wrap).
+func seqBefore(a, b int32) bool {
+	d := int64(b) - int64(a)
+	if d < 0 {
+		d += 1 << 31
+	}
+	return d > 0 && d < 1<<30
+}
+
+// fetch follows a consumer's fetch offsets and what the responses returned.
+func (c *Checker) fetch(a *analysis, who string) {
+	req, rsp := &a.req, &a.rsp
+	resets := c.resets[who]
+	for i := range req.Parts {
+		p := &req.Parts[i]
+		k := partKey{who, c.topicName(p.Topic), p.Partition}
+		f := c.fetchers[k]
+		if f == nil {
+			f = &fetchState{first: p.Offset, returned: -1}
+			c.fetchers[k] = f
+		}
+		if f.seen && p.Offset < f.last && f.resets == resets {
+			c.add(ConvFetchOffset, a.atPath(Request, p.loc.path()+".fetchOffset"),
+				"the fetch offset for "+k.topic+"-"+itoa(int(p.Partition))+" went back without a reset (ListOffsets, OffsetFetch or OFFSET_OUT_OF_RANGE)",
+				"at least "+i64(f.last), i64(p.Offset))
+		}
+		f.seen, f.last, f.resets = true, p.Offset, resets
+	}
+	if !rsp.Present || rsp.Err != nil {
+		return
+	}
+	for i := range rsp.Parts {
+		p := &rsp.Parts[i]
+		k := partKey{who, c.topicName(p.Topic), p.Partition}
+		f := c.fetchers[k]
+		if f == nil {
+			continue
+		}
+		if p.ErrorCode == errOffsetOutOfRange {
+			c.resets[who]++
+			continue
+		}
+		for j := range p.Batches {
+			b := &p.Batches[j]
+			if !b.Partial && b.Magic == 2 {
+				f.returned = max(f.returned, b.BaseOffset+int64(b.LastOffsetDelta)+1)
+			}
+		}
+	}
+}
+
+// commit checks committed offsets against what the consumer fetched.
+func (c *Checker) commit(a *analysis, who string) {
+	req := &a.req
+	for i := range req.Parts {
+		p := &req.Parts[i]
+		k := partKey{who, c.topicName(p.Topic), p.Partition}
+		f := c.fetchers[k]
+		if f == nil || !f.seen {
+			c.skip(ConvCommitOffset, a.atPath(Request, p.loc.path()+".committedOffset"), "an offset committed for a partition whose fetches were not captured is not judged")
+			continue
+		}
+		hi := max(f.last, f.returned)
+		switch {
+		case p.Offset > hi:
+			c.add(ConvCommitOffset, a.atPath(Request, p.loc.path()+".committedOffset"),
+				"the offset committed for "+k.topic+"-"+itoa(int(p.Partition))+" is past what the consumer fetched (records it never read would be skipped)",
+				"at most "+i64(hi), i64(p.Offset))
+		case p.Offset < f.first:
+			c.add(ConvCommitOffset, a.atPath(Request, p.loc.path()+".committedOffset"),
+				"the offset committed for "+k.topic+"-"+itoa(int(p.Partition))+" is before where the consumer started fetching",
+				"at least "+i64(f.first), i64(p.Offset))
+		}
+	}
+}
+
+// End applies what can be judged only once everything was seen: a
+// transaction with records whose producer's connections all closed
+// without ending it. It returns those findings.
+func (c *Checker) End() []Finding {
+	c.out = c.out[:0]
+	pids := make([]int64, 0, len(c.txns))
+	for pid := range c.txns {
+		pids = append(pids, pid)
+	}
+	slices.Sort(pids)
+	for _, pid := range pids {
+		t := c.txns[pid]
+		if !t.open {
+			continue
+		}
+		closed := len(t.conns) > 0
+		for id := range t.conns {
+			if cs := c.conns[id]; cs == nil || !cs.conn.Closed {
+				closed = false
+			}
+		}
+		if closed {
+			c.add(ConvTxnEnd, t.openAt, "producer id "+i64(pid)+" closed its connections with a transaction open", "EndTxn", "no EndTxn")
+		} else {
+			c.skip(ConvTxnEnd, t.openAt, "the capture ended with a transaction open and its producer connected")
+		}
+	}
+	return c.out
+}

@@ -1,0 +1,358 @@
+package check
+
+import (
+	"strings"
+
+	"github.com/kwire/kwire/codec/schema"
+)
+
+// Analyzer applies the frame and records rules to exchanges, one at a
+// time, and reads what the connection and conversation rules need. It
+// reuses its decoders' memory; use one per goroutine. What it returns owns
+// its data.
+type Analyzer struct {
+	// Limits bound each frame's decoding; zero values are the codec's
+	// defaults.
+	Limits Limits
+	r      reader
+}
+
+// Analysis is one exchange read by an Analyzer, for a Checker.
+type Analysis struct{ a analysis }
+
+// Findings are the frame- and records-level findings of the exchange.
+func (an *Analysis) Findings() []Finding { return an.a.findings }
+
+// Analyze reads both frames of x.
+func (z *Analyzer) Analyze(x *Exchange) *Analysis {
+	an := &Analysis{}
+	a := &an.a
+	z.r.limits = z.Limits
+	a.x = *x
+	a.key, a.ver = -1, -1
+	if x.Request != nil {
+		z.r.readFrame(x.Request, false, 0, 0, &a.req)
+		if len(x.Request) >= 8 {
+			a.key = int16(uint16(x.Request[4])<<8 | uint16(x.Request[5]))
+			a.ver = int16(uint16(x.Request[6])<<8 | uint16(x.Request[7]))
+		}
+		if a.req.Known {
+			a.key, a.ver = a.req.APIKey, a.req.Version
+		}
+	}
+	switch {
+	case x.Response != nil && x.Request != nil && schema.ByKey(a.key) != nil && a.ver >= 0:
+		z.r.readFrame(x.Response, true, a.key, a.ver, &a.rsp)
+	case x.Response != nil:
+		// A response whose request is not there could only be read by
+		// guessing its API and version: too costly for what a guess is
+		// worth (a flood of tiny frames would guess each), so its frame
+		// rules are not judged.
+		a.rsp = frameFacts{Present: true, Response: true, Len: len(x.Response), APIKey: -1, Version: -1}
+		a.skip(FrameDecode, a.where(Response), "a response whose request is not there is not decoded (its API and version are unknown)")
+	}
+	a.frameRules(Request, &a.req)
+	a.frameRules(Response, &a.rsp)
+	a.recordsRules()
+	return an
+}
+
+// where places a finding in side's frame at offset/buf/path.
+func (a *analysis) where(side Side) Where {
+	w := Where{Side: side}
+	if a.x.Conn != nil {
+		w.Conn = a.x.Conn.ID
+	}
+	switch side {
+	case Request:
+		w.Packet, w.Frame = a.x.RequestPacket, a.x.RequestFrame
+		if a.req.Present && len(a.x.Request) >= 12 {
+			w.Correlation, w.HasCorr = a.req.Corr, true
+			if !a.req.Known {
+				w.Correlation = int32(uint32(a.x.Request[8])<<24 | uint32(a.x.Request[9])<<16 | uint32(a.x.Request[10])<<8 | uint32(a.x.Request[11]))
+			}
+		}
+	case Response:
+		w.Packet, w.Frame = a.x.ResponsePacket, a.x.ResponseFrame
+		if len(a.x.Response) >= 8 {
+			w.Correlation = int32(uint32(a.x.Response[4])<<24 | uint32(a.x.Response[5])<<16 | uint32(a.x.Response[6])<<8 | uint32(a.x.Response[7]))
+			w.HasCorr = true
+		}
+	default:
+		if a.x.Request != nil {
+			return a.where(Request)
+		}
+		return a.where(Response)
+	}
+	return w
+}
+
+func (a *analysis) at(side Side, off, buf int, path string) Where {
+	w := a.where(side)
+	w.HasOffset, w.Offset, w.Buf, w.Path = true, off, buf, path
+	return w
+}
+
+// atPath places a finding at a value-JSON path alone.
+func (a *analysis) atPath(side Side, path string) Where {
+	w := a.where(side)
+	w.Path = path
+	return w
+}
+
+func (a *analysis) add(r *Rule, w Where, what, expected, found string) {
+	a.findings = append(a.findings, Finding{Rule: r, Severity: r.Severity, Where: w, What: what, Expected: expected, Found: found})
+}
+
+func (a *analysis) skip(r *Rule, w Where, why string) {
+	a.findings = append(a.findings, Finding{Rule: r, Where: w, What: why, Skipped: true})
+}
+
+// maxPerRule is how many findings of one rule a frame reports; the rest
+// are counted in one more.
+const maxPerRule = 5
+
+// frameRules applies the frame-level rules (and the records rules the
+// decoder's own checks stand for) to one side.
+func (a *analysis) frameRules(side Side, ff *frameFacts) {
+	if !ff.Present {
+		return
+	}
+	if ff.HeaderMismatch {
+		kind := "request"
+		if ff.Response {
+			kind = "response"
+		}
+		a.add(FrameHeaderVersion, a.at(side, 4, 0, "header"),
+			"the "+apiName(ff.APIKey)+" v"+itoa(int(ff.Version))+" "+kind+" was written with the wrong header version",
+			kind+" header v"+itoa(int(ff.HeaderExpected)), kind+" header v"+itoa(int(ff.HeaderWritten)))
+		return
+	}
+	if e := ff.Err; e != nil {
+		if e.Limit {
+			a.skip(FrameDecode, a.at(side, e.Offset, e.Buf, e.Path), "a decoding limit stopped this frame: "+e.Expected)
+		} else {
+			r := classifyFailure(e)
+			what := "the frame does not decode"
+			switch r {
+			case FrameSize:
+				what = "the size prefix disagrees with the body"
+			case FrameAPI:
+				what = "no such API or version"
+			case FrameNegative:
+				what = "a negative length or count"
+			}
+			a.add(r, a.at(side, e.Offset, e.Buf, e.Path), what, e.Expected, e.Found)
+		}
+	}
+	counts := map[*Rule]int{}
+	var last map[*Rule]Where
+	produce := !ff.Response && ff.APIKey == schema.KeyProduce
+	for _, w := range ff.Warnings {
+		if w.Limit {
+			a.skip(RecordsCount, a.at(side, w.Offset, w.Buf, w.Path), "a decoding limit cut this frame short: "+w.Message)
+			continue
+		}
+		r := classifyWarning(w.Message, strings.Contains(w.Path, "records"))
+		if r == nil || r == RecordsTruncated && !produce {
+			// A Fetch response may end inside a batch (the broker cuts at
+			// the byte limit); only produced batches must be whole.
+			continue
+		}
+		counts[r]++
+		if counts[r] > maxPerRule {
+			if last == nil {
+				last = map[*Rule]Where{}
+			}
+			last[r] = a.at(side, w.Offset, w.Buf, w.Path)
+			continue
+		}
+		a.add(r, a.at(side, w.Offset, w.Buf, w.Path), w.Message, "", "")
+	}
+	for _, r := range rules {
+		if n := counts[r] - maxPerRule; n > 0 {
+			a.add(r, last[r], itoa(n)+" more in this frame, the last here", "", "")
+		}
+	}
+	for _, e := range ff.Enums {
+		if !e.Named {
+			a.add(FrameEnum, a.at(side, e.Offset, 0, e.Path), "a value outside the "+e.Enum+" enumeration",
+				"a "+e.Enum+" value", i64(e.Value))
+		}
+	}
+	if produce && ff.HasAcks && ff.Acks != -1 && ff.Acks != 0 && ff.Acks != 1 {
+		a.add(FrameEnum, a.at(side, 0, 0, "body.acks"), "acks must be -1 (all), 0 (none) or 1 (leader)", "-1, 0 or 1", itoa(int(ff.Acks)))
+	}
+}
+
+func apiName(key int16) string {
+	if a := schema.ByKey(key); a != nil {
+		return a.Name
+	}
+	return "API " + itoa(int(key))
+}
+
+// Offsets of a batch header's fields (magic 2).
+const (
+	batchMagic           = 16
+	batchAttributes      = 21
+	batchLastOffsetDelta = 23
+	batchBaseTimestamp   = 27
+	batchMaxTimestamp    = 35
+	batchProducerID      = 43
+	batchProducerEpoch   = 51
+	batchBaseSequence    = 53
+	batchRecordCount     = 57
+)
+
+// recordsRules applies the records rules that read batch headers against
+// their records and the request around them.
+func (a *analysis) recordsRules() {
+	switch {
+	case a.req.Present && a.req.Err == nil && !a.req.HeaderMismatch && a.req.APIKey == schema.KeyProduce:
+		a.produceRecords(&a.req)
+	case a.rsp.Present && a.rsp.Err == nil && !a.rsp.HeaderMismatch && a.rsp.APIKey == schema.KeyFetch && !a.rsp.Guessed:
+		a.fetchRecords(&a.rsp)
+	}
+}
+
+func (a *analysis) batchAt(side Side, b *batchFacts, field int, name string) Where {
+	p := b.path()
+	if name != "" {
+		p += "." + name
+	}
+	return a.at(side, b.Offset+field, b.Buf, p)
+}
+
+// produceMagic is the record format a Produce version carries (Kafka
+// checks v3 and later only: ProduceRequest.validateRecords).
+func produceMagic(v int16) int8 {
+	switch {
+	case v <= 1:
+		return 0
+	case v == 2:
+		return 1
+	}
+	return 2
+}
+
+// fetchMaxMagic is the newest record format a Fetch version may carry.
+func fetchMaxMagic(v int16) int8 {
+	switch {
+	case v <= 1:
+		return 0
+	case v <= 3:
+		return 1
+	}
+	return 2
+}
+
+func (a *analysis) produceRecords(ff *frameFacts) {
+	v := ff.Version
+	for i := range ff.Parts {
+		p := &ff.Parts[i]
+		if v >= 3 && p.HasRecords {
+			switch {
+			case len(p.Batches) == 0:
+				a.add(RecordsMagic, a.atPath(Request, p.loc.path()+".records"), "Produce v"+itoa(int(v))+" carries no record batch for "+tp(p),
+					"exactly one batch of magic 2", "none")
+			case len(p.Batches) > 1:
+				a.add(RecordsMagic, a.batchAt(Request, &p.Batches[1], 0, ""), "Produce v"+itoa(int(v))+" carries more than one batch for "+tp(p),
+					"exactly one batch of magic 2", itoa(len(p.Batches))+" batches")
+			}
+		}
+		for j := range p.Batches {
+			b := &p.Batches[j]
+			if b.Partial {
+				continue
+			}
+			if v >= 3 && b.Magic != 2 {
+				a.add(RecordsMagic, a.batchAt(Request, b, batchMagic, "magic"), "Produce v"+itoa(int(v))+" carries record batches of magic 2 only",
+					"magic 2", "magic "+itoa(int(b.Magic)))
+				continue
+			}
+			if b.Magic != 2 {
+				continue
+			}
+			a.producedBatch(ff, p, b)
+		}
+	}
+}
+
+// producedBatch checks a magic-2 batch a client produced.
+func (a *analysis) producedBatch(ff *frameFacts, p *partFacts, b *batchFacts) {
+	if c := b.codec(); c > 4 {
+		a.add(RecordsCodec, a.batchAt(Request, b, batchAttributes, "attributes"), "the attributes name no compression codec", "0-4 (none, gzip, snappy, lz4, zstd)", itoa(c))
+	} else if c == 4 && ff.Version < 7 {
+		a.add(RecordsCodec, a.batchAt(Request, b, batchAttributes, "attributes"), "zstd batches need Produce v7 or later", "Produce v7+", "v"+itoa(int(ff.Version)))
+	}
+	if b.control() {
+		a.add(RecordsControl, a.batchAt(Request, b, batchAttributes, "attributes"), "a client produced a control batch (only brokers write them)", "control bit 0", "1")
+	}
+	switch {
+	case b.RecordCount <= 0:
+		a.add(RecordsOffsetDelta, a.batchAt(Request, b, batchRecordCount, "recordCount"), "a produced batch holds at least one record", "a recordCount of 1 or more", itoa(int(b.RecordCount)))
+	case int64(b.LastOffsetDelta)+1 != int64(b.RecordCount):
+		a.add(RecordsOffsetDelta, a.batchAt(Request, b, batchLastOffsetDelta, "lastOffsetDelta"), "lastOffsetDelta disagrees with recordCount "+itoa(int(b.RecordCount)),
+			itoa(int(b.RecordCount)-1), itoa(int(b.LastOffsetDelta)))
+	case b.AllRead && !b.DeltasCount:
+		a.add(RecordsOffsetDelta, a.at(Request, b.FirstDeltaOffset, b.Buf, b.path()+".records["+itoa(b.FirstDeltaBad)+"].offsetDelta"),
+			"a produced batch's records have offsetDeltas 0, 1, 2...", itoa(b.FirstDeltaBad), "another")
+	}
+	if b.Parsed > 0 && b.FirstTSDelta != 0 {
+		a.add(RecordsFirstTimestamp, a.batchAt(Request, b, batchBaseTimestamp, "baseTimestamp"), "the first record's timestamp is not the batch's firstTimestamp",
+			"timestampDelta 0", "timestampDelta "+i64(b.FirstTSDelta))
+	}
+	if b.AllRead && b.Parsed > 0 && !b.logAppendTime() && b.MaxTimestamp != b.MaxRecordTS {
+		a.add(RecordsMaxTimestamp, a.batchAt(Request, b, batchMaxTimestamp, "maxTimestamp"), "maxTimestamp is not the largest record timestamp",
+			i64(b.MaxRecordTS), i64(b.MaxTimestamp))
+	}
+	switch {
+	case b.ProducerID >= 0 && b.BaseSequence < 0:
+		a.add(RecordsProducer, a.batchAt(Request, b, batchBaseSequence, "baseSequence"), "a batch with producer id "+i64(b.ProducerID)+" has no sequence",
+			"a baseSequence of 0 or more", itoa(int(b.BaseSequence)))
+	case b.ProducerID >= 0 && b.ProducerEpoch < 0:
+		a.add(RecordsProducer, a.batchAt(Request, b, batchProducerEpoch, "producerEpoch"), "a batch with producer id "+i64(b.ProducerID)+" has no epoch",
+			"a producerEpoch of 0 or more", itoa(int(b.ProducerEpoch)))
+	case b.transactional() && b.ProducerID < 0:
+		a.add(RecordsProducer, a.batchAt(Request, b, batchProducerID, "producerId"), "a transactional batch has no producer id", "a producerId of 0 or more", i64(b.ProducerID))
+	case b.transactional() && !ff.HasTxnID:
+		a.add(RecordsProducer, a.atPath(Request, "body.transactionalId"), "a transactional batch in a request without a transactional id",
+			"the producer's transactionalId", "null")
+	}
+}
+
+func (a *analysis) fetchRecords(ff *frameFacts) {
+	mx := fetchMaxMagic(ff.Version)
+	for i := range ff.Parts {
+		p := &ff.Parts[i]
+		for j := range p.Batches {
+			b := &p.Batches[j]
+			if b.Partial {
+				continue
+			}
+			if b.Magic > mx {
+				a.add(RecordsMagic, a.batchAt(Response, b, batchMagic, "magic"), "Fetch v"+itoa(int(ff.Version))+" cannot carry records of magic "+itoa(int(b.Magic)),
+					"magic "+itoa(int(mx))+" or older", "magic "+itoa(int(b.Magic)))
+				continue
+			}
+			if b.Magic != 2 {
+				continue
+			}
+			if c := b.codec(); c > 4 {
+				a.add(RecordsCodec, a.batchAt(Response, b, batchAttributes, "attributes"), "the attributes name no compression codec", "0-4 (none, gzip, snappy, lz4, zstd)", itoa(c))
+			}
+			if b.AllRead && b.Parsed > 0 && (!b.DeltasAscend || b.LastDelta > int64(b.LastOffsetDelta)) {
+				a.add(RecordsOffsetDelta, a.batchAt(Response, b, batchLastOffsetDelta, "lastOffsetDelta"), "the records' offsetDeltas ascend to at most lastOffsetDelta",
+					"at most "+itoa(int(b.LastOffsetDelta)), i64(b.LastDelta))
+			}
+			whole := int64(b.LastOffsetDelta)+1 == int64(b.RecordCount) // not compacted
+			if whole && b.AllRead && b.Parsed > 0 && !b.logAppendTime() && !b.control() && b.MaxTimestamp != b.MaxRecordTS {
+				a.add(RecordsMaxTimestamp, a.batchAt(Response, b, batchMaxTimestamp, "maxTimestamp"), "maxTimestamp is not the largest record timestamp",
+					i64(b.MaxRecordTS), i64(b.MaxTimestamp))
+			}
+		}
+	}
+}
+
+func tp(p *partFacts) string { return p.Topic + "-" + itoa(int(p.Partition)) }

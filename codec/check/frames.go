@@ -1,0 +1,88 @@
+package check
+
+// FromFrames pairs frames read from a file (each whole, its size prefix
+// included) as one connection's conversation, in order: a frame whose
+// correlation id answers a request still waiting, and which does not read
+// cleanly as a request itself, is that request's response (paired even
+// out of order, as a capture pairs them); any other frame that reads as a
+// request is one; the rest are responses to no request seen. Exchanges
+// come out in the order they completed, as Checker wants them.
+func FromFrames(frames [][]byte) []Exchange { return FromFramesLimits(frames, Limits{}) }
+
+// FromFramesLimits is FromFrames decoding each frame within limits.
+func FromFramesLimits(frames [][]byte, limits Limits) []Exchange {
+	r := reader{limits: limits}
+	conn := &Conn{FromStart: true, Closed: true} // a file holds a whole conversation
+	type waiting struct {
+		x        Exchange
+		corr     int32
+		key, ver int16
+	}
+	var wait []*waiting
+	var out []Exchange
+	for i, f := range frames {
+		n := i + 1
+		corr := int32(-1)
+		if len(f) >= 8 {
+			corr = int32(uint32(f[4])<<24 | uint32(f[5])<<16 | uint32(f[6])<<8 | uint32(f[7]))
+		}
+		j := -1
+		for k, w := range wait {
+			if w.corr == corr {
+				j = k
+				break
+			}
+		}
+		isResponse := false
+		if j >= 0 {
+			// Both readings are tried: a response's bytes can read as a
+			// request too (a correlation id 2 looks like Produce v2).
+			w := wait[j]
+			isResponse = r.asResponse(f, w.key, w.ver) || !r.cleanRequest(f)
+		}
+		if isResponse {
+			w := wait[j]
+			for _, o := range wait[:j] {
+				if o.x.Overtaken == 0 {
+					o.x.OvertakenBy = corr
+				}
+				o.x.Overtaken++
+			}
+			w.x.Overtook = j
+			w.x.Response, w.x.ResponseFrame = f, n
+			out = append(out, w.x)
+			wait = append(wait[:j], wait[j+1:]...)
+			continue
+		}
+		if len(f) >= 12 && plausibleKey(f) {
+			rc := int32(uint32(f[8])<<24 | uint32(f[9])<<16 | uint32(f[10])<<8 | uint32(f[11]))
+			x := Exchange{Conn: conn, Request: f, RequestFrame: n, NoResponseExpected: r.acksZero(f)}
+			if x.NoResponseExpected {
+				out = append(out, x)
+				continue
+			}
+			for _, w := range wait {
+				if w.corr == rc {
+					x.ReusedCorrelation = true
+				}
+			}
+			key := int16(uint16(f[4])<<8 | uint16(f[5]))
+			ver := int16(uint16(f[6])<<8 | uint16(f[7]))
+			wait = append(wait, &waiting{x: x, corr: rc, key: key, ver: ver})
+			continue
+		}
+		out = append(out, Exchange{Conn: conn, Response: f, ResponseFrame: n})
+	}
+	for _, w := range wait {
+		out = append(out, w.x)
+	}
+	return out
+}
+
+// plausibleKey reports whether a frame's header names an API key from 0
+// to a little past the newest Kafka defines (a newer Kafka's requests are
+// requests too).
+func plausibleKey(f []byte) bool {
+	key := int16(uint16(f[4])<<8 | uint16(f[5]))
+	return key >= 0 && key <= maxKey()+16
+}

@@ -1,0 +1,214 @@
+package check
+
+// Conn is a connection as the caller knows it.
+type Conn struct {
+	// ID numbers the connection (from 1). 0 means frames read from a
+	// file: they are taken as one connection, in order.
+	ID int
+	// Client and Broker are the endpoints ("10.0.0.1:40000"), "" when
+	// unknown. A broker's ApiVersions answer and whether its listener
+	// speaks SASL are remembered by Broker.
+	Client, Broker string
+	// FromStart is set when the connection was seen from its first byte
+	// (a capture with its SYN, a proxy, a file of frames): rules that
+	// need the whole conversation judge it only then.
+	FromStart bool
+	// Closed is set once the connection is known to have closed (a FIN
+	// or RST, a proxy's close); the caller may set it late.
+	Closed bool
+}
+
+// Exchange is a request and its response as the caller paired them (by
+// correlation id), either side possibly missing. Frames are whole, their
+// 4-byte size prefix included.
+type Exchange struct {
+	Conn              *Conn
+	Request, Response []byte
+	// Where each frame was: the 1-based packet that completed it in a
+	// capture, or its 1-based number in a file (0 when unknown).
+	RequestPacket, ResponsePacket int
+	RequestFrame, ResponseFrame   int
+	// NoResponseExpected marks a Produce with acks=0.
+	NoResponseExpected bool
+	// Evicted marks a request given up on (too many were waiting);
+	// ConnClosed one still waiting when its connection closed.
+	Evicted, ConnClosed bool
+	// Overtook counts the requests sent before this one on its connection
+	// still waiting when its response came; Overtaken the later requests
+	// answered while this one waited, the first being OvertakenBy.
+	Overtook    int
+	Overtaken   int
+	OvertakenBy int32
+	// ReusedCorrelation marks a request whose correlation id was that of
+	// a request of its connection still waiting.
+	ReusedCorrelation bool
+	// Gaps counts the bytes lost from the connection's capture so far
+	// (any loss makes an unanswered request or a stray response
+	// unjudgeable).
+	Gaps int
+}
+
+// decodeFailure is why a frame did not decode: where, what was expected
+// and found.
+type decodeFailure struct {
+	Offset, Buf     int
+	Path            string
+	Expected, Found string
+	Limit           bool // a decoding limit stopped it, not the bytes
+}
+
+// warning is a lenient reading the decoder reported.
+type warning struct {
+	Offset, Buf int
+	Path        string
+	Message     string
+	Limit       bool
+}
+
+// enumValue is an integer field whose values come from an enumeration.
+type enumValue struct {
+	Offset int
+	Path   string
+	Enum   string // the enumeration's name
+	Value  int64
+	Named  bool // Value is one of the enumeration's
+}
+
+// frameFacts is what the rules read of one decoded frame: nothing in it
+// points into the decoder's memory, so it outlives the next decode.
+type frameFacts struct {
+	Present  bool
+	Response bool
+	Len      int   // bytes, size prefix included
+	Size     int32 // the size prefix
+	APIKey   int16
+	Version  int16
+	Known    bool // the API key is one Kafka defines
+	Newer    bool // the version is newer than any kwire knows
+	Flexible bool
+	Corr     int32
+	Guessed  bool // a response read without its request, by guessing
+	ClientID string
+
+	Err      *decodeFailure
+	Warnings []warning
+	Enums    []enumValue
+	// HeaderVersionOff is set when the frame reads cleanly with the other
+	// header version (0/1 for requests' 1/2 and responses' 0/1): the
+	// header version it was written with.
+	HeaderMismatch bool
+	HeaderWritten  int16
+	HeaderExpected int16
+
+	ErrorCode int16 // the body's top-level errorCode (0 when none)
+	Acks      int16
+	HasAcks   bool
+
+	TxnID         string // transactionalId (Produce, InitProducerId, EndTxn, AddPartitionsToTxn v0-3, AddOffsetsToTxn)
+	HasTxnID      bool
+	ProducerID    int64
+	ProducerEpoch int16
+	Commit        bool   // EndTxn
+	Group         string // group id (OffsetCommit, OffsetFetch, AddOffsetsToTxn)
+	Mechanism     string // SaslHandshake
+	ReplicaID     int32  // Fetch request (-1 for consumers)
+	MemberEpoch   int32
+
+	Ranges []apiRange  // ApiVersions response
+	Topics []topicName // Metadata response: names and ids
+	Parts  []partFacts
+	Txns   []txnFacts // AddPartitionsToTxn v4+: one per transaction
+}
+
+// topicName pairs a topic's name with its id (Kafka's base64).
+type topicName struct{ Name, ID string }
+
+// apiRange is one API's versions as ApiVersions advertises them.
+type apiRange struct {
+	Key    int16
+	Lo, Hi int16
+}
+
+// partLoc is where a partition entry is: body.<topics>[ti].<parts>[pi];
+// its path is made only when a finding needs it.
+type partLoc struct {
+	topics, parts string
+	ti, pi        int
+}
+
+func (l partLoc) path() string {
+	return "body." + l.topics + "[" + itoa(l.ti) + "]." + l.parts + "[" + itoa(l.pi) + "]"
+}
+
+// partFacts is one partition entry of a request or response.
+type partFacts struct {
+	Topic     string // name, or the topic id as Kafka's base64
+	Partition int32
+	loc       partLoc
+	ErrorCode int16
+	// Offset is the fetch offset (Fetch request), the committed offset
+	// (OffsetCommit request), the offset (OffsetFetch response, ListOffsets
+	// response) or the timestamp asked for (ListOffsets request).
+	Offset        int64
+	HighWatermark int64 // Fetch response
+	HasRecords    bool
+	Batches       []batchFacts
+}
+
+// txnFacts is one transaction of AddPartitionsToTxn (v4+ batches them).
+type txnFacts struct {
+	TxnID      string
+	ProducerID int64
+	Epoch      int16
+	VerifyOnly bool
+	Parts      []partFacts
+}
+
+// batchFacts is one record batch (magic 2) or legacy message (magic 0/1).
+type batchFacts struct {
+	Offset, Buf     int // where the batch starts
+	loc             partLoc
+	bi              int // its index in the records field
+	Magic           int8
+	Partial         bool // the input ends inside it
+	BaseOffset      int64
+	LastOffsetDelta int32
+	BaseTimestamp   int64
+	MaxTimestamp    int64
+	Attributes      int16
+	ProducerID      int64
+	ProducerEpoch   int16
+	BaseSequence    int32
+	RecordCount     int32
+	Parsed          int  // records read
+	AllRead         bool // every record was read (no limit, no failure, decompressed)
+	// Of the records read: the first's timestampDelta, the largest
+	// timestamp, whether offset deltas count 0, 1, 2..., whether they
+	// ascend, and the last one.
+	FirstTSDelta     int64
+	MaxRecordTS      int64
+	DeltasCount      bool
+	DeltasAscend     bool
+	LastDelta        int64
+	FirstDeltaOffset int // byte where the first out-of-line delta is
+	FirstDeltaBad    int // its index, -1 when none
+}
+
+// path is the batch's value-JSON path.
+func (b *batchFacts) path() string { return b.loc.path() + ".records[" + itoa(b.bi) + "]" }
+
+// codec is the compression codec a batch's attributes name.
+func (b *batchFacts) codec() int { return int(b.Attributes & 7) }
+
+func (b *batchFacts) transactional() bool { return b.Attributes&0x10 != 0 }
+func (b *batchFacts) control() bool       { return b.Attributes&0x20 != 0 }
+func (b *batchFacts) logAppendTime() bool { return b.Attributes&0x08 != 0 }
+
+// analysis is one exchange read: both frames' facts, and the frame- and
+// records-level findings.
+type analysis struct {
+	x        Exchange
+	req, rsp frameFacts
+	key, ver int16 // the exchange's API and version (request's, else the guess)
+	findings []Finding
+}

@@ -1,0 +1,178 @@
+package check
+
+// Severity says how bad breaking a rule is. Error: Kafka's broker or Java
+// client refuses it (an error code, a closed connection, an exception).
+// Warning: Kafka accepts it, repairs it or cannot see it, but it is a
+// mistake a peer may trip on. Note: allowed and worth knowing.
+type Severity uint8
+
+// Severities, in increasing order.
+const (
+	Note Severity = 1 + iota
+	Warning
+	Error
+)
+
+func (s Severity) String() string {
+	switch s {
+	case Note:
+		return "note"
+	case Warning:
+		return "warning"
+	case Error:
+		return "error"
+	}
+	return "none"
+}
+
+// ParseSeverity reads "note", "warning", "error" (and "none", which is 0).
+func ParseSeverity(s string) (Severity, bool) {
+	switch s {
+	case "note":
+		return Note, true
+	case "warning":
+		return Warning, true
+	case "error":
+		return Error, true
+	case "none":
+		return 0, true
+	}
+	return 0, false
+}
+
+// Level is what a rule reads: one frame, the records inside one frame, one
+// connection's exchanges, or the conversation across connections.
+type Level uint8
+
+// Levels.
+const (
+	LevelFrame Level = 1 + iota
+	LevelRecords
+	LevelConnection
+	LevelConversation
+)
+
+func (l Level) String() string {
+	switch l {
+	case LevelFrame:
+		return "frame"
+	case LevelRecords:
+		return "records"
+	case LevelConnection:
+		return "connection"
+	case LevelConversation:
+		return "conversation"
+	}
+	return ""
+}
+
+// Rule is one protocol rule: its stable id, what it reads, how bad breaking
+// it is, and what it says in one line. Its page (what Kafka requires, where
+// Kafka's code or a KIP says so, an example that breaks it) is in package
+// ruledoc, keyed by ID.
+type Rule struct {
+	ID        string
+	Level     Level
+	Severity  Severity
+	Statement string
+}
+
+// The rules, in the order of the table. A new rule goes here (see the
+// package doc: "Adding a rule").
+var (
+	FrameSize = &Rule{"frame.size", LevelFrame, Error,
+		"A frame's size prefix covers exactly its header and body."}
+	FrameAPI = &Rule{"frame.api", LevelFrame, Error,
+		"A request names an API key Kafka defines, at a version that API has."}
+	FrameHeaderVersion = &Rule{"frame.header-version", LevelFrame, Error,
+		"A header is v2 (request) or v1 (response), with tagged fields, exactly when the API version is flexible."}
+	FrameDecode = &Rule{"frame.decode", LevelFrame, Error,
+		"A frame follows its API version's schema to its last byte."}
+	FrameNegative = &Rule{"frame.negative", LevelFrame, Error,
+		"Lengths and counts are never negative, except -1 for null where a field is nullable."}
+	FrameNull = &Rule{"frame.null", LevelFrame, Error,
+		"Only a nullable field is null."}
+	FrameEnum = &Rule{"frame.enum", LevelFrame, Error,
+		"Enumerated fields (acks, isolation level, resource and ACL types, coordinator key type, ...) hold one of their values."}
+	FrameTags = &Rule{"frame.tags", LevelFrame, Warning,
+		"Tagged fields are written once each, in ascending tag order."}
+	FrameTagSize = &Rule{"frame.tag-size", LevelFrame, Error,
+		"A known tagged field's size is exactly its value's."}
+	FrameUnknownTag = &Rule{"frame.unknown-tag", LevelFrame, Note,
+		"A tagged field the API version does not define is skipped by its reader."}
+	FrameTagDefault = &Rule{"frame.tag-default", LevelFrame, Note,
+		"A tagged field holding its default value is left out."}
+	FrameVarint = &Rule{"frame.varint", LevelFrame, Warning,
+		"Varints are written in their shortest form."}
+	FrameLenient = &Rule{"frame.lenient", LevelFrame, Warning,
+		"Values are in their canonical form: bools 0 or 1, strings UTF-8, struct presence bytes 1 or -1."}
+
+	RecordsCRC = &Rule{"records.crc", LevelRecords, Error,
+		"A batch's CRC-32C (a legacy message's CRC-32) matches its bytes."}
+	RecordsCount = &Rule{"records.count", LevelRecords, Error,
+		"A batch holds the number of records its recordCount says."}
+	RecordsOffsetDelta = &Rule{"records.last-offset-delta", LevelRecords, Error,
+		"A produced batch's lastOffsetDelta is its recordCount less one, and its records' offsetDeltas count 0, 1, 2..."}
+	RecordsMaxTimestamp = &Rule{"records.max-timestamp", LevelRecords, Warning,
+		"A batch's maxTimestamp is the largest of its records' timestamps."}
+	RecordsFirstTimestamp = &Rule{"records.first-timestamp", LevelRecords, Warning,
+		"A produced batch's firstTimestamp is its first record's timestamp (that record's timestampDelta is 0)."}
+	RecordsCodec = &Rule{"records.codec", LevelRecords, Error,
+		"The codec a batch's attributes name is the codec its records are compressed with, and zstd needs Produce v7."}
+	RecordsMagic = &Rule{"records.magic", LevelRecords, Error,
+		"Produce v3 and later carry exactly one batch of magic 2 per partition; a Fetch response carries no magic newer than its version allows."}
+	RecordsControl = &Rule{"records.control", LevelRecords, Error,
+		"Clients produce no control batches; a control record's key is a version and a known type."}
+	RecordsProducer = &Rule{"records.producer", LevelRecords, Error,
+		"A produced batch with a producer id has an epoch and a base sequence; a transactional one has a producer id and a transactional id in its request."}
+	RecordsRecord = &Rule{"records.record", LevelRecords, Error,
+		"Each record parses to its declared length: lengths, varints and headers fit."}
+	RecordsTruncated = &Rule{"records.truncated", LevelRecords, Error,
+		"A produced batch is whole (only a Fetch response may end inside one)."}
+	RecordsLenient = &Rule{"records.lenient", LevelRecords, Warning,
+		"Unused attribute bits are zero and a compressed wrapper holds a value."}
+
+	ConnVersion = &Rule{"conn.version", LevelConnection, Error,
+		"A request's API version is within the range the broker advertised in ApiVersions."}
+	ConnCorrelation = &Rule{"conn.correlation", LevelConnection, Error,
+		"A correlation id is unique among a connection's requests in flight, and every response answers one."}
+	ConnOrder = &Rule{"conn.order", LevelConnection, Error,
+		"A broker answers a connection's requests in the order they came."}
+	ConnSASL = &Rule{"conn.sasl", LevelConnection, Error,
+		"On a SASL listener, SaslHandshake and SaslAuthenticate come before any API but ApiVersions."}
+	ConnRetryVersion = &Rule{"conn.retry-version", LevelConnection, Error,
+		"After UNSUPPORTED_VERSION, a client does not send the same API at the same version again."}
+
+	ConvSequence = &Rule{"conv.sequence", LevelConversation, Error,
+		"An idempotent producer's sequence numbers continue per producer id, epoch and partition: no gap, no overlap."}
+	ConvTxnAdd = &Rule{"conv.txn-add", LevelConversation, Error,
+		"A transactional producer adds a partition to its transaction before producing to it."}
+	ConvTxnEnd = &Rule{"conv.txn-end", LevelConversation, Warning,
+		"A transaction with records is ended by EndTxn before its producer leaves or starts another."}
+	ConvFetchOffset = &Rule{"conv.fetch-offset", LevelConversation, Warning,
+		"A consumer's fetch offset for a partition never goes back without a reset."}
+	ConvCommitOffset = &Rule{"conv.commit-offset", LevelConversation, Warning,
+		"A committed offset lies within what the consumer fetched of that partition."}
+)
+
+var rules = []*Rule{
+	FrameSize, FrameAPI, FrameHeaderVersion, FrameDecode, FrameNegative, FrameNull, FrameEnum,
+	FrameTags, FrameTagSize, FrameUnknownTag, FrameTagDefault, FrameVarint, FrameLenient,
+	RecordsCRC, RecordsCount, RecordsOffsetDelta, RecordsMaxTimestamp, RecordsFirstTimestamp,
+	RecordsCodec, RecordsMagic, RecordsControl, RecordsProducer, RecordsRecord, RecordsTruncated, RecordsLenient,
+	ConnVersion, ConnCorrelation, ConnOrder, ConnSASL, ConnRetryVersion,
+	ConvSequence, ConvTxnAdd, ConvTxnEnd, ConvFetchOffset, ConvCommitOffset,
+}
+
+// Rules returns every rule, in table order. The slice is a copy.
+func Rules() []*Rule { return append([]*Rule(nil), rules...) }
+
+// RuleByID returns the rule with id, or nil.
+func RuleByID(id string) *Rule {
+	for _, r := range rules {
+		if r.ID == id {
+			return r
+		}
+	}
+	return nil
+}

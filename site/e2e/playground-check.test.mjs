@@ -1,0 +1,76 @@
+// kwire check in the playground's capture view (issue 23), in real
+// Chromium: the exchanges that break a protocol rule carry a flag on their
+// row, with kwire check's lines as its title and in the status when shown;
+// rules not judged go with the capture's notes; a capture of real clients
+// shows none.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { build, serve, launch, root } from './helpers-playground.mjs';
+
+let built, server, browser, context;
+
+before(async () => {
+  built = await build();
+  server = await serve(built.site);
+  browser = await launch();
+  context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+}, { timeout: 600_000 });
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function open() {
+  const page = await context.newPage();
+  page.errors = [];
+  page.on('pageerror', (e) => page.errors.push(e.message));
+  await page.goto(server.url);
+  await page.waitForSelector('body[data-ready]', { timeout: 60_000 });
+  return page;
+}
+
+async function openCapture(page, file) {
+  const before = await page.evaluate(() => document.body.dataset.decoded || '');
+  await page.setInputFiles('#file', file);
+  await page.waitForFunction((b) => (document.body.dataset.decoded || '') !== b, before, { timeout: 120_000 });
+  await page.waitForFunction(() => document.querySelectorAll('#cap-table tbody tr').length > 0);
+}
+
+const flagged = (page) => page.$$eval('#cap-table tbody tr.pg-capfind', (trs) => trs.map((tr) => ({
+  exchange: tr.dataset.exchange, rules: tr.dataset.rules, flag: tr.querySelector('.pg-c-i .pg-flag')?.textContent,
+  title: tr.querySelector('.pg-c-i').title, error: tr.classList.contains('pg-capfind-error'),
+})));
+
+test('a broker answering out of order: the late response\'s row is flagged conn.order, both paired', { timeout: 180_000 }, async () => {
+  const page = await open();
+  await openCapture(page, join(root, 'testdata', 'check', 'conn.order.bad.pcapng'));
+  const rows = await flagged(page);
+  assert.equal(rows.length, 1, JSON.stringify(rows));
+  assert.equal(rows[0].rules, 'conn.order');
+  assert.equal(rows[0].flag, ' ⚑');
+  assert.ok(rows[0].error);
+  assert.match(rows[0].title, /^conn\.order error conn 2 correlation 1 response \(packet \d+\): the response came after the response to correlation id 2/);
+  // Both exchanges are paired (answered, with a latency): none guessed.
+  const dirs = await page.$$eval('#cap-table tbody td.pg-c-dir', (tds) => tds.map((t) => t.textContent));
+  assert.deepEqual(dirs, ['⇄ both', '⇄ both']);
+  // Showing it says which rule it breaks.
+  const before = await page.evaluate(() => document.body.dataset.decoded || '');
+  await page.click('#cap-table tbody tr.pg-capfind');
+  await page.waitForFunction((b) => (document.body.dataset.decoded || '') !== b, before);
+  assert.match(await page.textContent('#status'), /breaks conn\.order \(error\)/);
+  // The rule not judged (no ApiVersions answer) is said once, with the notes.
+  const notes = await page.$$eval('#cap-notes li', (lis) => lis.map((l) => l.textContent));
+  assert.equal(notes.filter((n) => /^kwire check: conn\.version skipped/.test(n)).length, 1, notes.join('\n'));
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('real clients break no rule: no row flagged', { timeout: 180_000 }, async () => {
+  const page = await open();
+  await openCapture(page, join(root, 'testdata', 'captures', 'kfake-clients.pcapng'));
+  assert.deepEqual(await flagged(page), []);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});

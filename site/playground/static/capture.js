@@ -1,0 +1,270 @@
+// Captures: a table of exchanges (sortable, filtered by API, client id and
+// errors), the per-API summary, and an exchange's request and response
+// decoded side by side in panels 0 and 1.
+import { $, el, status, showError } from './dom.js';
+import { rpc } from './rpc.js';
+import { st } from './state.js';
+import { resetOutput, clearViews } from './decode.js';
+import { setLink } from './link.js';
+
+// The exchanges table's columns, in Wireshark's spirit: what a row is
+// first (number, time, API, client), how it went next, where it ran last.
+// Each: [key, heading, sort value, cell text].
+const COLS = [
+  ['i', '#', (x) => x.i + 1, (x) => x.i + 1],
+  ['time', 'Time (s)', (x) => x.t, (x) => (x.time === undefined ? '' : x.t.toFixed(3))],
+  ['api', 'API', (x) => x.apiText, (x) => x.apiText],
+  ['version', 'Version', (x) => x.version, (x) => x.version],
+  ['client', 'Client id', (x) => x.clientId ?? '', (x) => x.clientId ?? ''],
+  ['latency', 'Latency ms', (x) => x.latencyMs ?? -1, (x) => (x.latencyMs === undefined ? '' : x.latencyMs.toFixed(3))],
+  ['error', 'Error', (x) => x.errorText, (x) => [x.errorText, ...x.expected.map((n) => n + ' (expected)')].filter(Boolean).join(', ')],
+  ['reqBytes', 'Req. bytes', (x) => x.requestBytes ?? -1, (x) => x.requestBytes ?? ''],
+  ['respBytes', 'Resp. bytes', (x) => x.responseBytes ?? -1, (x) => x.responseBytes ?? ''],
+  ['corr', 'Corr. id', (x) => x.correlationId, (x) => x.correlationId],
+  ['conn', 'Connection', (x) => x.conn, (x) => x.conn],
+  ['dir', 'Direction', (x) => x.dirText, (x) => x.dirText],
+];
+
+// scanned fills a row from the worker's scan of its frames: the client id,
+// the error codes that mean a failure, those that are a normal step of a
+// protocol (expected), and whether a side failed to decode.
+export function scanned(row, x) {
+  row.clientId = x.clientId ?? row.clientId;
+  row.errors = x.errors;
+  row.expected = x.expected || [];
+  row.errorText = x.errors.join(', ') || (x.requestError || x.responseError ? 'does not decode' : '');
+  row.decodeError = x.requestError || x.responseError || '';
+}
+
+// frameOptions shows or hides the options that apply to one frame
+// (direction, API, version, size prefix, input form): a capture's
+// exchanges carry their own.
+export function frameOptions(show) {
+  $('frame-opts').hidden = !show;
+}
+
+export function closeCapture() {
+  if (st.capture && st.capture.live) st.capture.live.es.close();
+  st.capture = null;
+  $('capture').hidden = true;
+  frameOptions(true);
+}
+
+export async function openCapture(bytes, gen) {
+  status('Reading the capture…');
+  // The link held the last frame: it no longer stands for the page.
+  setLink(null);
+  frameOptions(false);
+  const r = await rpc('capture', bytes);
+  if (gen !== st.gen) return;
+  if (r.error) { clearViews(); closeCapture(); showError($('input-error'), 'This capture could not be read: ' + r.error); return; }
+  const s = r.summary;
+  const conns = new Map(s.conns.map((c) => [c.id, c]));
+  const t0 = Math.min(...s.exchanges.map((x) => Math.min(x.requestTime ?? Infinity, x.responseTime ?? Infinity)));
+  const rows = s.exchanges.map((x, i) => {
+    const c = conns.get(x.conn);
+    const time = x.requestTime ?? x.responseTime;
+    return {
+      ...x, i, t: time === undefined ? 0 : (time - t0) / 1000, time,
+      conn: '#' + x.conn + (c ? ' ' + c.client : ''), connTitle: c ? 'connection ' + x.conn + ': client ' + c.client + ' → broker ' + c.broker : '',
+      dirText: r.frames[2 * i] && r.frames[2 * i + 1] ? '⇄ both' : r.frames[2 * i] ? (x.noResponseExpected ? '→ no reply due' : '→ request only') : '← response only',
+      apiText: x.apiName || (x.apiKey >= 0 ? 'API ' + x.apiKey : 'unknown'),
+      errors: [], expected: [], errorText: '', clientId: null,
+      // The protocol rules (kwire check) the exchange breaks; skipped ones
+      // (not judged) go with the notes.
+      findings: (x.findings || []).filter((f) => f.severity !== 'skipped'),
+    };
+  });
+  st.capture = { summary: s, frames: r.frames, rows, sort: ['i', 1], current: -1 };
+  // The client ids and error codes come from decoding every frame.
+  const scan = await rpc('scan', r.frames, s.exchanges.map((x) => x.apiKey), s.exchanges.map((x) => x.version));
+  if (gen !== st.gen) return;
+  scan.forEach((x, i) => scanned(rows[i], x));
+  $('cap-title').textContent = 'Capture: ' + s.packets + ' packets, ' + s.conns.length + ' Kafka connection' + (s.conns.length === 1 ? '' : 's') +
+    ', ' + s.exchanges.length + ' exchange' + (s.exchanges.length === 1 ? '' : 's') + (s.notes.length ? ', ' + s.notes.length + ' note(s)' : '');
+  const apiSel = $('cap-api');
+  apiSel.replaceChildren(el('option', '', 'all'));
+  apiSel.firstChild.value = '';
+  for (const a of [...new Set(rows.map((x) => x.apiText))].sort()) { const o = el('option', '', a); o.value = a; apiSel.appendChild(o); }
+  $('cap-client').value = ''; $('cap-errors').checked = false;
+  const notes = $('cap-notes');
+  const checked = [...s.exchanges.flatMap((x) => (x.findings || []).filter((f) => f.severity === 'skipped')), ...(s.checkEnd || [])]
+    .map((f) => 'kwire check: ' + f.text);
+  notes.replaceChildren(...[...s.notes, ...checked].slice(0, 50).map((n) => el('li', '', n)));
+  notes.hidden = !s.notes.length && !checked.length;
+  drawCapHead();
+  drawCapRows();
+  drawCapSummary();
+  $('capture').hidden = false;
+  clearViews();
+  const first = rows.find((x) => r.frames[2 * x.i] || r.frames[2 * x.i + 1]);
+  if (first) await pickExchange(first.i, gen);
+  else status('The capture holds no Kafka frames.');
+}
+
+function capFiltered() {
+  const c = st.capture, api = $('cap-api').value, client = $('cap-client').value.trim().toLowerCase(), errs = $('cap-errors').checked;
+  let rows = c.rows.filter((x) => (!api || x.apiText === api) && (!client || (x.clientId || '').toLowerCase().includes(client)) && (!errs || x.errorText));
+  const [key, dir] = c.sort;
+  const col = COLS.find((k) => k[0] === key);
+  rows = rows.slice().sort((a, b) => {
+    const x = col[2](a), y = col[2](b);
+    return (x < y ? -1 : x > y ? 1 : a.i - b.i) * dir;
+  });
+  return rows;
+}
+
+export function drawCapHead() {
+  const tr = $('cap-table').tHead.rows[0];
+  tr.replaceChildren();
+  const [key, dir] = st.capture.sort;
+  for (const [k, label] of COLS) {
+    const th = el('th');
+    th.scope = 'col';
+    th.setAttribute('aria-sort', k === key ? (dir > 0 ? 'ascending' : 'descending') : 'none');
+    const b = el('button', 'pg-sort', label + (k === key ? (dir > 0 ? ' ▲' : ' ▼') : ''));
+    b.dataset.col = k;
+    b.addEventListener('click', () => {
+      const c = st.capture;
+      c.sort = [k, c.sort[0] === k ? -c.sort[1] : 1];
+      drawCapHead();
+      drawCapRows();
+    });
+    th.appendChild(b);
+    tr.appendChild(th);
+  }
+}
+
+const CAP_SHOWN = 3000;
+export function drawCapRows() {
+  const c = st.capture, rows = capFiltered();
+  const body = $('cap-table').tBodies[0];
+  body.replaceChildren();
+  for (const x of rows.slice(0, CAP_SHOWN)) {
+    const tr = el('tr');
+    tr.dataset.exchange = x.i;
+    tr.tabIndex = 0;
+    if (x.i === c.current) tr.setAttribute('aria-current', 'true');
+    if (x.errorText) tr.classList.add('pg-caperr');
+    const worst = ['error', 'warning', 'note'].find((v) => x.findings.some((f) => f.severity === v));
+    if (worst) { tr.classList.add('pg-capfind', 'pg-capfind-' + worst); tr.dataset.rules = x.findings.map((f) => f.rule).join(' '); }
+    for (const [k, , , text] of COLS) {
+      const td = el('td', 'pg-c-' + k, String(text(x)));
+      if (k === 'time' && x.time !== undefined) td.title = new Date(x.time).toISOString();
+      if (k === 'i' && worst) {
+        // A flag on the row's number; its title lists kwire check's lines.
+        td.appendChild(el('span', 'pg-flag', ' ⚑'));
+        td.title = x.findings.map((f) => f.text).join('\n');
+      }
+      if (k === 'error' && x.decodeError) td.title = x.decodeError;
+      if (k === 'conn') td.title = x.connTitle + (x.clientId ? ', client id ' + x.clientId : '');
+      if (k === 'error' && !x.errorText && x.expected.length) td.classList.add('pg-expected');
+      tr.appendChild(td);
+    }
+    tr.addEventListener('click', () => pickExchange(x.i, ++st.gen));
+    tr.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); pickExchange(x.i, ++st.gen); } });
+    body.appendChild(tr);
+  }
+  $('cap-count').textContent = rows.length + ' of ' + c.rows.length + ' exchanges' + (rows.length > CAP_SHOWN ? ' (the first ' + CAP_SHOWN + ' shown)' : '');
+}
+
+// percentile is the p-th quantile of xs (sorted ascending) by nearest
+// rank, the rule of kwire pcap --summary (internal/capture/summary.Rank):
+// with two latencies the 99th percentile is the larger.
+export function percentile(xs, p) {
+  return xs.length ? xs[Math.min(xs.length - 1, Math.max(0, Math.ceil(p * xs.length) - 1))] : undefined;
+}
+
+// drawCapSummary is the CLI's pcap --summary table: per API, the versions
+// seen, counts, errors, bytes and latency percentiles.
+export function drawCapSummary() {
+  const by = new Map();
+  for (const x of st.capture.rows) {
+    const s = by.get(x.apiText) || { versions: new Map(), n: 0, errors: 0, expected: 0, bytes: 0, lat: [] };
+    by.set(x.apiText, s);
+    s.n++;
+    s.versions.set(x.version, (s.versions.get(x.version) || 0) + 1);
+    if (x.errorText) s.errors++;
+    else if (x.expected.length) s.expected++;
+    s.bytes += (x.requestBytes || 0) + (x.responseBytes || 0);
+    if (x.latencyMs !== undefined) s.lat.push(x.latencyMs);
+  }
+  const body = $('cap-summary').tBodies[0];
+  body.replaceChildren();
+  const fmt = (v) => (v === undefined ? '' : v.toFixed(2));
+  for (const [api, s] of [...by.entries()].sort((a, b) => b[1].n - a[1].n)) {
+    s.lat.sort((a, b) => a - b);
+    const tr = el('tr');
+    const vs = [...s.versions.entries()].sort((a, b) => a[0] - b[0]).map(([v, n]) => 'v' + v + '×' + n).join(' ');
+    const cells = [api, vs, s.n, s.errors, s.expected, s.bytes, fmt(percentile(s.lat, 0.5)), fmt(percentile(s.lat, 0.99)), fmt(s.lat[s.lat.length - 1])];
+    for (const v of cells) tr.appendChild(el('td', '', String(v)));
+    body.appendChild(tr);
+  }
+}
+// pickExchange decodes an exchange's request and response side by side.
+// Each panel links to the other side's packet, as Wireshark's "Request
+// in frame" and "Response in frame" do.
+export async function pickExchange(i, gen) {
+  const c = st.capture, x = c.summary.exchanges[i];
+  c.current = i;
+  for (const tr of $('cap-table').tBodies[0].rows) {
+    if (+tr.dataset.exchange === i) tr.setAttribute('aria-current', 'true'); else tr.removeAttribute('aria-current');
+  }
+  resetOutput();
+  st.picked = null;
+  const [req, resp] = [c.frames[2 * i], c.frames[2 * i + 1]];
+  $('panels').classList.add('pg-pair');
+  const [p0, p1] = st.panels;
+  p0.hidden = false; p1.hidden = false;
+  if (req) await p0.decode(req, { response: false, size: 'yes' }, 'Request');
+  else { p0.clear(); p0.e.title.textContent = 'Request: not in the capture'; }
+  if (gen !== st.gen) return;
+  if (resp && x.apiKey >= 0) await p1.decode(resp, { response: true, api: x.apiKey, version: x.version, size: 'yes' }, 'Response');
+  else if (resp) { p1.clear(); p1.e.title.textContent = 'Response: its request (and so its API) is not in the capture'; }
+  else { p1.clear(); p1.e.title.textContent = x.noResponseExpected ? 'Response: none expected (acks=0)' : 'Response: not in the capture'; }
+  if (gen !== st.gen) return;
+  frameLinks(p0, x.requestPacket, 'response', x.responsePacket, p1);
+  frameLinks(p1, x.responsePacket, 'request', x.requestPacket, p0);
+  st.sum = p0.sum;
+  const broken = c.rows[i].findings.map((f) => f.rule + ' (' + f.severity + ')');
+  status('Capture exchange ' + (i + 1) + ': ' + (x.apiName || 'API ' + x.apiKey) + ' v' + x.version + ', correlation id ' + x.correlationId +
+    (x.latencyMs !== undefined ? ', answered in ' + x.latencyMs.toFixed(3) + ' ms' : '') +
+    (broken.length ? '; breaks ' + [...new Set(broken)].join(', ') : ''));
+  document.body.dataset.decoded = String(gen);
+}
+
+// frameLinks says, in a panel's head, which packet of the capture holds
+// its frame and links to the other side's (shown in the other panel).
+function frameLinks(p, own, other, otherPacket, to) {
+  const box = p.e.frames;
+  box.replaceChildren();
+  if (own !== undefined) box.appendChild(el('span', 'pg-muted', 'frame ' + own + ' · '));
+  if (otherPacket !== undefined) {
+    const a = el('a', 'pg-framelink', other + ' in frame ' + otherPacket);
+    a.href = '#';
+    a.dataset.frame = otherPacket;
+    a.addEventListener('click', (e) => {
+      e.preventDefault();
+      to.root.scrollIntoView({ block: 'start' });
+      to.e.title.tabIndex = -1;
+      to.e.title.focus();
+    });
+    box.appendChild(a);
+  } else if (own !== undefined) box.appendChild(el('span', 'pg-muted', 'no ' + other + ' captured'));
+  box.hidden = !box.childNodes.length;
+}
+
+// Arrow keys move between the exchanges' rows and show each, as in
+// Wireshark's packet list: up, down, page up, page down, home, end.
+$('cap-table').tBodies[0].addEventListener('keydown', (e) => {
+  const steps = { ArrowDown: 1, ArrowUp: -1, PageDown: 10, PageUp: -10, Home: -Infinity, End: Infinity };
+  if (!(e.key in steps) || !st.capture) return;
+  const rows = [...$('cap-table').tBodies[0].rows];
+  const at = rows.indexOf(e.target.closest('tr'));
+  if (at < 0) return;
+  e.preventDefault();
+  const to = rows[Math.max(0, Math.min(rows.length - 1, at + steps[e.key]))];
+  if (!to || to === rows[at]) return;
+  to.focus();
+  pickExchange(+to.dataset.exchange, ++st.gen);
+});

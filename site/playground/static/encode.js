@@ -1,0 +1,172 @@
+// Encode mode: value JSON in, bytes out, drawn back as the decoder reads
+// them (panel 2); an error points at its place in the JSON text.
+import { $, toHex, debounce, showError } from './dom.js';
+import { rpc } from './rpc.js';
+import { st, LINK_MAX } from './state.js';
+
+export function setMode(m) {
+  $('mode-decode').setAttribute('aria-selected', String(m === 'decode'));
+  $('mode-encode').setAttribute('aria-selected', String(m === 'encode'));
+  $('decode-pane').hidden = m !== 'decode';
+  $('encode-pane').hidden = m !== 'encode';
+}
+
+export async function enterEncode() {
+  setMode('encode');
+  const sum = st.panels[0].sum;
+  if (sum && !sum.error) {
+    const lines = await st.panels[0].rpc('jsonLines', 0, await st.panels[0].rpc('jsonCount'));
+    $('enc-json').value = lines.join('\n');
+    $('enc-nosize').checked = !sum.sizePrefix;
+    $('ex-api').value = sum.apiKey; $('ex-ver').value = sum.apiVersion; $('ex-dir').value = sum.direction;
+  } else if (!$('enc-json').value.trim()) {
+    await loadExample();
+  }
+  runEncode();
+}
+
+export async function loadExample() {
+  const js = await rpc('example', +$('ex-api').value, +$('ex-ver').value, $('ex-dir').value === 'response');
+  if (!js) { showError($('enc-error'), 'No example: ' + $('ex-dir').value + ' version ' + $('ex-ver').value + ' is not defined for this API.'); return; }
+  $('enc-json').value = js;
+  runEncode();
+}
+
+// indexOf is the index in text of a 1-based line and column (in
+// characters, as the worker counts them).
+function indexOf(text, line, column) {
+  let i = 0;
+  for (let l = 1; l < line; l++) {
+    const nl = text.indexOf('\n', i);
+    if (nl < 0) return text.length;
+    i = nl + 1;
+  }
+  for (let c = 1; c < column && i < text.length; c++) i += text.codePointAt(i) > 0xffff ? 2 : 1;
+  return i;
+}
+
+// showLines numbers the JSON's lines in the gutter beside it.
+export function showLines() {
+  const ta = $('enc-json'), g = $('enc-lines');
+  let n = 1;
+  for (let i = ta.value.indexOf('\n'); i >= 0; i = ta.value.indexOf('\n', i + 1)) n++;
+  if (g.dataset.n !== String(n)) {
+    g.dataset.n = String(n);
+    g.textContent = Array.from({ length: n }, (_, k) => k + 1).join('\n');
+  }
+  g.scrollTop = ta.scrollTop;
+}
+
+// jumpToError selects the place of the last encode error in the JSON and
+// scrolls it into view.
+export function jumpToError() {
+  const at = st.encErrorAt, ta = $('enc-json');
+  if (!at) return;
+  ta.focus();
+  ta.setSelectionRange(at[0], at[0] + at[1]);
+  const lh = parseFloat(getComputedStyle(ta).lineHeight) || 16;
+  ta.scrollTop = Math.max(0, (ta.value.slice(0, at[0]).split('\n').length - 5) * lh);
+  showLines();
+}
+
+function lineCol(text, off) {
+  const before = text.slice(0, off);
+  const line = before.split('\n').length;
+  return 'line ' + line + ', column ' + (off - before.lastIndexOf('\n'));
+}
+
+// locate finds where a value-JSON path ("body.topics[0].name") is in the
+// text: the offset and length of the deepest key or element on it.
+function locate(text, target) {
+  let i = 0, best = null;
+  const ws = () => { while (i < text.length && ' \t\r\n'.includes(text[i])) i++; };
+  const str = () => { const s = i; i++; while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1; i++; return text.slice(s, i); };
+  const on = (p) => target === p || target.startsWith(p + '.') || target.startsWith(p + '[');
+  const value = (path, depth) => {
+    ws();
+    if (depth > 200 || i >= text.length) return;
+    const c = text[i];
+    if (c === '{') {
+      i++; ws();
+      while (i < text.length && text[i] !== '}') {
+        ws();
+        const at = i;
+        let key;
+        try { key = JSON.parse(str()); } catch { return; }
+        const p = path ? path + '.' + key : key;
+        if (on(p)) best = [at, key.length + 2];
+        ws(); if (text[i] === ':') i++;
+        value(p, depth + 1);
+        ws(); if (text[i] === ',') i++; else break;
+      }
+      i++;
+    } else if (c === '[') {
+      i++; ws();
+      for (let n = 0; i < text.length && text[i] !== ']'; n++) {
+        ws();
+        const p = path + '[' + n + ']';
+        if (on(p)) best = [i, 1];
+        value(p, depth + 1);
+        ws(); if (text[i] === ',') i++; else break;
+      }
+      i++;
+    } else if (c === '"') str();
+    else { while (i < text.length && !',}] \t\r\n'.includes(text[i])) i++; }
+  };
+  value('', 0);
+  return best;
+}
+
+// setEncodeLink puts the JSON being encoded into the fragment, so a link
+// reproduces encode mode too (as long as the text fits a link).
+function setEncodeLink(text) {
+  if (text.length > LINK_MAX) { history.replaceState(null, '', location.pathname + location.search); return; }
+  const p = new URLSearchParams();
+  p.set('mode', 'encode');
+  p.set('json', text);
+  history.replaceState(null, '', '#' + p.toString());
+}
+
+export const runEncode = debounce(async () => {
+  const text = $('enc-json').value;
+  showLines();
+  setEncodeLink(text);
+  const gen = ++st.encGen;
+  const r = await rpc('encode', text, $('enc-nosize').checked);
+  if (gen !== st.encGen) return;
+  const ep = st.panels[2];
+  if (r.error) {
+    const e = r.error;
+    let at = e.path ? locate(text, e.path) : null;
+    if (e.line) {
+      // A syntax error: its line and column, and the place to jump to.
+      at = [indexOf(text, e.line, e.column), 1];
+      showError($('enc-error'), 'The JSON does not parse at line ' + e.line + ', column ' + e.column + ': ' + e.syntax + '. Click here to go there.');
+    } else {
+      showError($('enc-error'), (e.path ? 'At ' + e.path + (at ? ' (' + lineCol(text, at[0]) + ')' : '') + ': ' : '') + e.message +
+        (at ? '. Click here to go there.' : ''));
+    }
+    st.encErrorAt = at;
+    $('enc-status').textContent = 'Not encoded: the error is above.';
+    document.body.dataset.encError = String(gen);
+    $('enc-hex').textContent = '';
+    st.encoded = null;
+    $('enc-copy-hex').disabled = $('enc-copy-b64').disabled = true;
+    ep.clear();
+    return;
+  }
+  showError($('enc-error'), '');
+  st.encErrorAt = null;
+  $('enc-status').textContent = r.bytes.length + ' bytes; decoding them back…';
+  st.encoded = r.bytes;
+  $('enc-hex').textContent = toHex(r.bytes);
+  $('enc-copy-hex').disabled = $('enc-copy-b64').disabled = false;
+  // The encoded frame, drawn as the decoder reads it back.
+  let env = {};
+  try { env = JSON.parse(text); } catch { /* the bytes say it all */ }
+  const resp = env.direction === 'response';
+  const sum = await ep.decode(r.bytes, { response: resp, api: env.apiKey, version: env.apiVersion, size: $('enc-nosize').checked ? 'no' : 'yes' }, 'Encoded');
+  if (gen !== st.encGen) return;
+  $('enc-status').textContent = r.bytes.length + ' bytes' + (sum.error ? '; they do not decode back: ' + sum.error.message : '; decoded back below');
+  document.body.dataset.encoded = String(gen);
+}, 120);

@@ -1,0 +1,126 @@
+// Permalinks (#hex=...&dir=response&api=3&v=12&size=yes, #mode=encode&json=...,
+// #live) and the examples row: both fill the page's controls and decode.
+import { $, el, toHex } from './dom.js';
+import { rpc } from './rpc.js';
+import { st, LINK_MAX } from './state.js';
+import { decodeInput } from './decode.js';
+import { openLive } from './live.js';
+import { setMode, runEncode, loadExample } from './encode.js';
+
+export function setLink(bytes, o, sum) {
+  const note = $('link-note');
+  if (!bytes) { history.replaceState(null, '', location.pathname + location.search); note.hidden = true; return; }
+  if (bytes.length > LINK_MAX) {
+    note.textContent = 'This input (' + bytes.length + ' bytes) is larger than the ' + LINK_MAX + ' bytes a link holds, so the link does not carry it.';
+    note.hidden = false;
+    history.replaceState(null, '', location.pathname + location.search);
+    return;
+  }
+  note.hidden = true;
+  const p = new URLSearchParams();
+  p.set('hex', toHex(bytes));
+  if (o.response) {
+    p.set('dir', 'response');
+    if (sum) { p.set('api', sum.apiKey); p.set('v', sum.apiVersion); }
+  }
+  if (o.size !== 'auto') p.set('size', o.size);
+  if ($('kafka-form').checked) p.set('form', 'kafka');
+  history.replaceState(null, '', '#' + p.toString());
+}
+
+// setJSONForm shows value JSON in Kafka's own form (every bytes field
+// base64) or kwire's (records and consumer-protocol data decoded), in
+// every panel.
+export async function setJSONForm() {
+  const kafka = $('kafka-form').checked;
+  await rpc('jsonForm', kafka);
+  for (const p of st.panels) if (p.sum) await p.loadJSON(p.sum);
+  const h = new URLSearchParams(location.hash.slice(1));
+  if (h.has('hex') || h.has('b64') || h.has('in')) {
+    if (kafka) h.set('form', 'kafka'); else h.delete('form');
+    history.replaceState(null, '', '#' + h.toString());
+  }
+}
+
+export async function readLink() {
+  const h = location.hash.slice(1);
+  if (!h) return false;
+  const p = new URLSearchParams(h);
+  if (p.has('live')) {
+    setMode('decode');
+    openLive(new URL(p.get('live') || '../proxy/events', location.href).href);
+    return true;
+  }
+  if (p.get('mode') === 'encode') {
+    setMode('encode');
+    if (p.has('json')) $('enc-json').value = p.get('json');
+    if (p.has('api')) await exampleFromLink(p);
+    runEncode();
+    return true;
+  }
+  const text = p.get('hex') || p.get('b64') || p.get('in');
+  if (!text) return false;
+  setMode('decode');
+  $('dir').value = p.get('dir') === 'response' ? 'response' : 'request';
+  const api = p.get('api');
+  $('api').value = 'auto';
+  $('ver').value = p.get('v') || '';
+  $('size').value = ['yes', 'no'].includes(p.get('size')) ? p.get('size') : 'auto';
+  if ($('kafka-form').checked !== (p.get('form') === 'kafka')) {
+    $('kafka-form').checked = p.get('form') === 'kafka';
+    await rpc('jsonForm', $('kafka-form').checked);
+  }
+  // The parameter names the form: hex= is read as hex (so a bad digit is a
+  // hex error at its column), b64= as base64, in= by detection.
+  $('mode').value = p.get('hex') ? 'hex' : p.get('b64') ? 'base64' : 'auto';
+  st.file = null; st.pasted = null;
+  $('input').value = text;
+  if (api !== null) {
+    // The API may be named: the list of names comes with the module.
+    await st.apisReady;
+    const a = /^\d+$/.test(api) ? st.byKey.get(+api) : st.apis.find((x) => x.name.toLowerCase() === api.toLowerCase());
+    $('api').value = a ? String(a.key) : 'auto';
+  }
+  decodeInput();
+  return true;
+}
+
+async function exampleFromLink(p) {
+  await st.apisReady;
+  const a = st.byKey.get(+p.get('api'));
+  if (!a) return;
+  $('ex-api').value = a.key; $('ex-ver').value = p.get('v') || 0; $('ex-dir').value = p.get('dir') === 'response' ? 'response' : 'request';
+  await loadExample();
+}
+
+export async function drawExamples() {
+  let xs;
+  try { xs = await (await fetch('examples.json')).json(); } catch { return; }
+  const box = $('examples');
+  for (const x of xs) {
+    const b = el('button', 'pg-example', x.label);
+    b.dataset.example = x.id;
+    b.title = x.hint;
+    b.addEventListener('click', () => loadDecodeExample(x));
+    box.appendChild(b);
+  }
+}
+
+async function loadDecodeExample(x) {
+  setMode('decode');
+  $('dir').value = x.dir || 'request';
+  $('api').value = x.api !== undefined && x.dir === 'response' ? String(x.api) : 'auto';
+  $('ver').value = x.dir === 'response' && x.v !== undefined ? x.v : '';
+  $('size').value = 'auto';
+  if (x.file) {
+    const bytes = new Uint8Array(await (await fetch(x.file)).arrayBuffer());
+    st.file = { name: x.file, bytes }; st.pasted = null;
+    $('input').value = '';
+    $('input').placeholder = x.file + ' (' + bytes.length + ' bytes, binary); type or paste here to replace it';
+  } else {
+    st.file = null; st.pasted = null;
+    $('mode').value = 'hex';
+    $('input').value = x.hex;
+  }
+  decodeInput();
+}

@@ -1,0 +1,46 @@
+// The worker (worker.js) runs the WebAssembly codec; this module sends it
+// requests and shows the module's download progress. rpcAt(slot, op,
+// ...args) answers with a promise; slot picks the decoded frame the op
+// reads (see Panel).
+import { $, mb } from './dom.js';
+import { st } from './state.js';
+
+const worker = new Worker('worker.js');
+let nextID = 1;
+const pending = new Map(); // request id -> {resolve, reject}
+worker.onmessage = (e) => {
+  if (e.data.event === 'load') { loading(e.data); return; }
+  const p = pending.get(e.data.id);
+  if (!p) return;
+  pending.delete(e.data.id);
+  if (e.data.error !== undefined) p.reject(new Error(e.data.error)); else p.resolve(e.data.result);
+};
+
+export function rpcAt(slot, op, ...args) {
+  return new Promise((resolve, reject) => {
+    const id = nextID++;
+    pending.set(id, { resolve, reject });
+    worker.postMessage({ id, op, args, slot });
+  });
+}
+export const rpc = (op, ...args) => rpcAt(0, op, ...args);
+
+// loading shows the decoder's download and start.
+function loading(d) {
+  const box = $('loading'), bar = $('loading-bar'), text = $('loading-text');
+  st.load = d;
+  if (d.phase === 'ready') { box.hidden = true; return; }
+  box.hidden = false;
+  if (d.phase === 'starting') {
+    bar.removeAttribute('value');
+    text.textContent = 'Starting the decoder…';
+  } else if (d.total > 0) {
+    const pct = Math.min(100, Math.round(100 * d.loaded / d.total));
+    bar.value = pct;
+    text.textContent = 'Loading the decoder: ' + pct + '% (' + mb(d.loaded) + ' of ' + mb(d.total) + ')';
+  } else {
+    bar.removeAttribute('value');
+    text.textContent = 'Loading the decoder: ' + mb(d.loaded);
+  }
+  document.body.dataset.loading = d.phase;
+}

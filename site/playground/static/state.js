@@ -1,0 +1,44 @@
+// The playground's shared state: every field any module reads or writes is
+// declared here, once, with what it holds. The object is sealed, so a
+// field that is not declared here cannot be added by accident elsewhere
+// (modules are strict: such an assignment throws).
+
+// Limits and sizes the modules share.
+export const LINK_MAX = 32 << 10; // bytes (or JSON characters) kept in a permalink
+export const HINT_MAX = 64 << 10; // largest request checked for a response reading
+export const GRID_ROW = 36; // a grid row's height in pixels
+export const LINE = 22; // a tree, JSON or hex line's height in pixels
+export const PASTE_INLINE = 256 << 10; // longest text (characters) put in the text box; longer is kept aside
+
+export const st = Object.seal({
+  // The decoder module.
+  ready: false, // the module answered init: decoding runs at once
+  load: null, // the last download progress event: {phase, loaded, total}
+  apis: [], // every API the module knows: [{key, name, ...}]
+  byKey: new Map(), // those APIs by key
+  apisReady: null, // a promise that apis and byKey are filled
+
+  // Decode mode.
+  file: null, // {name, bytes} of an opened binary file (the text box is then empty)
+  pasted: null, // {text, name?} a large paste or text file, kept out of the text box (too long to edit there)
+  picked: null, // a frame picked from a list (back-to-back frames): {bytes, format}
+  gen: 0, // decode generation: an answer for an older one is dropped
+  sum: null, // the summary of the frame shown in panel 0 (null: nothing shown)
+  capture: null, // an open capture or live feed: {summary, frames, rows, sort, current, live?}
+  panels: [], // the Panels: 0 the frame (a capture's request), 1 a capture's response, 2 encode mode's bytes
+  active: null, // the panel whose selection the selection bar shows
+
+  // Encode mode.
+  encGen: 0, // encode generation, as gen for decoding
+  encoded: null, // the bytes last encoded (Uint8Array), for copying and "Decode these bytes"
+  encErrorAt: null, // where the last encode error is in the JSON text: [offset, length]
+
+  // For tests and measurement (read through window.kwirePlayground).
+  copied: null, // the text last put on the clipboard
+  sentAt: 0, // when the last decode was sent to the worker (ms since the epoch)
+  lastDecodeMs: 0, // the last decode's time until drawn (ms)
+  firstScreenMs: 0, // the last decode's time until the next frame was painted (ms)
+  timing: null, // the last decode's timings: {sentAt, decodeRPC, worker, firstScreen}
+
+  lastHash: '', // the fragment the page last wrote (a hashchange to it is the page's own)
+});

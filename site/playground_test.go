@@ -1,0 +1,96 @@
+package site
+
+import (
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/kwire/kwire/site/playground"
+)
+
+// What a playground file names that the browser then fetches: module
+// imports (static and dynamic), scripts, stylesheets, workers and the
+// worker's importScripts.
+var playgroundRef = regexp.MustCompile(`(?m)(?:^import\s[^;'"]*?from\s*|^import\s*|\bimport\(\s*|\bnew Worker\(\s*|\bimportScripts\(\s*|\bsrc=|\bhref=)["']([^"'#?]+)["']`)
+
+// The real playground, copied as the site copies it: every module gets a
+// hashed name, every import, script and worker it names resolves to a file
+// that was written, and the service worker precaches every script.
+func TestPlaygroundModulesResolve(t *testing.T) {
+	out := t.TempDir()
+	err := copyPlayground(out, playground.Static, []byte("\x00asm\x01\x00\x00\x00"), []byte("// wasm_exec stand-in\n"),
+		map[string][]byte{"capture.wasm": []byte("\x00asm\x01\x00\x00\x00")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(out, "playground")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := map[string]bool{}
+	var scripts []string
+	for _, e := range entries {
+		have[e.Name()] = true
+		if path.Ext(e.Name()) == ".js" {
+			scripts = append(scripts, e.Name())
+		}
+	}
+	sort.Strings(scripts)
+	if len(scripts) < 10 {
+		t.Fatalf("expected the page's modules, found %v", scripts)
+	}
+	modules := 0
+	for _, name := range append([]string{"index.html"}, scripts...) {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range playgroundRef.FindAllStringSubmatch(string(b), -1) {
+			ref := m[1]
+			if strings.Contains(ref, "://") || strings.HasPrefix(ref, "../") || strings.HasPrefix(ref, "data:") || ref == "./" || ref == "#" {
+				continue
+			}
+			target := path.Clean(strings.TrimPrefix(ref, "./"))
+			if !have[target] {
+				t.Errorf("%s names %q, which was not written", name, ref)
+			}
+			if strings.HasPrefix(m[0], "from") || strings.HasPrefix(m[0], "import") {
+				modules++
+				if !HashedName(target) {
+					t.Errorf("%s imports %q, which has no content hash", name, ref)
+				}
+			}
+		}
+		if name != "sw.js" && name != "index.html" && !HashedName(name) {
+			t.Errorf("%s has no content hash", name)
+		}
+	}
+	if modules < 10 {
+		t.Errorf("found %d module imports; the parser of imports is broken", modules)
+	}
+	sw, err := os.ReadFile(filepath.Join(dir, "sw.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	core := regexp.MustCompile(`(?s)const CORE = \[(.*?)\];`).FindSubmatch(sw)
+	if core == nil {
+		t.Fatal("sw.js has no CORE list")
+	}
+	listed := map[string]bool{}
+	for _, m := range regexp.MustCompile(`'([^']+)'`).FindAllSubmatch(core[1], -1) {
+		listed[string(m[1])] = true
+		if n := string(m[1]); n != "./" && !have[n] {
+			t.Errorf("sw.js precaches %s, which was not written", n)
+		}
+	}
+	for _, s := range scripts {
+		if s != "sw.js" && !listed[s] {
+			t.Errorf("sw.js does not precache %s", s)
+		}
+	}
+}

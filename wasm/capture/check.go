@@ -1,0 +1,83 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/kwire/kwire/codec/check"
+	"github.com/kwire/kwire/internal/capture"
+	"github.com/kwire/kwire/internal/jsontext"
+)
+
+// checkLimits bound each frame's decoding while checking, as kwire.wasm's
+// views bound theirs (wasm/main.go's browser limits).
+var checkLimits = check.Limits{MaxNodes: 1 << 18, MaxDecompressed: 16 << 20, MaxRecordNesting: 4}
+
+// checkCapture applies kwire check's rules to a capture's exchanges (in
+// Read's order) and returns each exchange's findings as JSON array
+// elements, and those judged at the end. The rules run in the order the
+// exchanges completed (a response came, or the capture ended), as kwire
+// check runs them.
+func checkCapture(res *capture.Result) (per [][]byte, end []byte) {
+	conns := map[*capture.Conn]*check.Conn{}
+	conn := func(c *capture.Conn) *check.Conn {
+		cn := conns[c]
+		if cn == nil {
+			cn = &check.Conn{ID: c.ID, Client: c.Client.String(), Broker: c.Broker.String(), FromStart: c.SYN, Closed: c.Closed}
+			conns[c] = cn
+		}
+		return cn
+	}
+	n := len(res.Exchanges)
+	order := make([]int, n)
+	done := make([]int, n)
+	for i, x := range res.Exchanges {
+		order[i] = i
+		switch {
+		case x.Response != nil:
+			done[i] = x.Response.PacketIndex
+		case x.Request != nil:
+			done[i] = 1<<40 + x.Request.PacketIndex // unanswered: handed out when the capture ends
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(done[a], done[b]) })
+	z := check.Analyzer{Limits: checkLimits}
+	ck := check.NewChecker()
+	per = make([][]byte, n)
+	for _, i := range order {
+		x := res.Exchanges[i]
+		cx := check.Exchange{Conn: conn(x.Conn), NoResponseExpected: x.NoResponseExpected, Evicted: x.Evicted, ConnClosed: x.ConnClosed,
+			Overtook: x.Overtook, Overtaken: x.Overtaken, OvertakenBy: x.OvertakenBy, ReusedCorrelation: x.ReusedCorrelation, Gaps: x.Conn.Gaps}
+		if x.Request != nil {
+			cx.Request, cx.RequestPacket = x.Request.Bytes, x.Request.PacketIndex
+		}
+		if x.Response != nil {
+			cx.Response, cx.ResponsePacket = x.Response.Bytes, x.Response.PacketIndex
+		}
+		per[i] = appendFindings(nil, ck.Add(z.Analyze(&cx)))
+	}
+	return per, appendFindings(nil, ck.End())
+}
+
+// appendFindings writes findings as JSON array elements: {"rule",
+// "severity" ("skipped" for a rule not judged), "text"} (kwire check's
+// line), HTML-safe.
+func appendFindings(dst []byte, fs []check.Finding) []byte {
+	for i := range fs {
+		f := &fs[i]
+		if len(dst) > 0 {
+			dst = append(dst, ',')
+		}
+		dst = jsontext.AppendHTMLSafe(append(dst, `{"rule":`...), f.Rule.ID)
+		sev := f.Severity.String()
+		if f.Skipped {
+			sev = "skipped"
+		}
+		dst = jsontext.AppendHTMLSafe(append(dst, `,"severity":`...), sev)
+		dst = jsontext.AppendHTMLSafe(append(dst, `,"text":`...), f.String())
+		dst = append(dst, '}')
+	}
+	return dst
+}
