@@ -394,6 +394,7 @@ func (w *walker) avroBlocks(t *avroType, n *tree.Node, p int) int {
 	first := true
 	var seen keySet // a map's keys, for duplicates
 	for {
+		hdr := p // where this block's count starts
 		c, q := w.avroLong(p)
 		if w.stopped {
 			return p
@@ -412,12 +413,22 @@ func (w *walker) avroBlocks(t *avroType, n *tree.Node, p int) int {
 		if n != nil && first {
 			n.PrefixEnd = q
 		}
+		firstBlock := first
 		first = false
 		p = q
 		if c == 0 {
+			if idx > 0 {
+				// The closing zero count: a node, so the items tile.
+				if !w.take(1) {
+					return hdr
+				}
+				e := w.node("end", "avro block count 0", schema.Int64, hdr, q)
+				e.Flags |= tree.Varint
+				w.add(n, e)
+			}
 			break
 		}
-		for ; c > 0; c-- {
+		for itemInBlock := 0; c > 0; c-- {
 			if p >= w.in.End && !zeroSized(t.items) {
 				w.fail(p, "avro: the payload ends inside a "+t.name+" ("+strconv.FormatInt(c, 10)+" items declared are missing)")
 				return p
@@ -471,6 +482,12 @@ func (w *walker) avroBlocks(t *avroType, n *tree.Node, p int) int {
 				p = w.avroValue(t.items, e, p)
 			}
 			w.pop()
+			if itemInBlock == 0 && !firstBlock {
+				// A later block's count is its first item's prefix.
+				e.PrefixEnd = max(e.PrefixEnd, e.Start)
+				e.Start = hdr
+			}
+			itemInBlock++
 			w.add(n, e)
 			idx++
 			if w.stopped {

@@ -73,19 +73,29 @@ func decodeBoth(t testing.TB, d *Decoder, p []byte, key bool, topic string, b wi
 	return result{json: string(js1), nodes: nodes, warnings: w1.List, spent: b1}
 }
 
-// checkSpans checks every node lies inside [lo, hi) and inside its parent,
-// and that siblings do not overlap.
+// checkSpans checks the nodes tile [lo, hi): each starts where the one
+// before it ended, and the children of each tile it after its prefix
+// (every byte of a payload belongs to a node).
 func checkSpans(t testing.TB, nodes []*tree.Node, lo, hi int) {
 	t.Helper()
-	prev := lo
-	for _, n := range nodes {
-		if n.Start < prev || n.End > hi || n.Start > n.End || n.PrefixEnd < n.Start || n.PrefixEnd > n.End {
-			t.Fatalf("node %s (%s) [%d,%d) prefix %d lies outside [%d,%d) or overlaps its sibling", n.Name, n.Type, n.Start, n.End, n.PrefixEnd, prev, hi)
+	pos := lo
+	for i, n := range nodes {
+		if n.Start > n.PrefixEnd || n.PrefixEnd > n.End {
+			t.Fatalf("node %s (%s): bad span %d/%d/%d", n.Name, n.Type, n.Start, n.PrefixEnd, n.End)
 		}
-		prev = n.End
-		if len(n.Children) > 0 && !n.BitView() {
-			checkSpans(t, n.Children, n.Start, n.End)
+		switch {
+		case n.Start == pos:
+		case i == 0 && n.Start == lo:
+		default:
+			t.Fatalf("node %s (%s) [%d,%d) starts at %d, want %d", n.Name, n.Type, n.Start, n.End, n.Start, pos)
 		}
+		pos = n.End
+		if len(n.Children) > 0 {
+			checkSpans(t, n.Children, n.PrefixEnd, n.End)
+		}
+	}
+	if len(nodes) > 0 && pos != hi {
+		t.Fatalf("nodes end at %d, want %d", pos, hi)
 	}
 }
 

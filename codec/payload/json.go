@@ -235,27 +235,33 @@ func isHex4(b []byte) bool {
 
 // jsonValue writes the JSON text in [start, end) (already checked)
 // compacted to the output and makes its nodes: a top-level node named
-// name, its members and elements below it.
+// name, its members and elements below it. The nodes tile the text: a
+// member's node starts where the one before it ended, the white space,
+// comma, key and colon before its value being its prefix, and a
+// container's closing bracket (with the white space before it) is a node
+// "end" after its last member.
 func (w *walker) jsonValue(start, end int, name string) {
 	if !w.take(1) {
 		return
 	}
 	s := jsonScan{b: w.in.B[:end], p: start, maxDepth: w.maxDepth}
 	s.ws()
-	root := w.leaf(name, "", schema.Invalid, s.p, s.p)
+	root := w.leaf(name, "", schema.Invalid, start, start)
 	mark := len(w.out)
-	w.jsonNode(&s, root, 0)
-	if root != nil {
-		root.Start, root.End = start, end
+	w.jsonNode(&s, root, start)
+	root.End = end
+	if k := len(root.Children); k > 0 && !w.stopped {
+		root.Children[k-1].End = end // white space after the value
 	}
 	w.finish(root, mark)
 }
 
-// jsonNode writes the value at s.p and fills n with it.
-func (w *walker) jsonNode(s *jsonScan, n *tree.Node, depth int) {
+// jsonNode writes the value at s.p and fills n with it; n starts at start
+// (its prefix runs to the value, or past a container's opening bracket).
+func (w *walker) jsonNode(s *jsonScan, n *tree.Node, start int) {
 	b := s.b
 	at := s.p
-	n.Start = at
+	n.Start, n.PrefixEnd = start, at
 	w.stopAt = at
 	switch c := b[at]; {
 	case c == '{' || c == '[':
@@ -270,6 +276,8 @@ func (w *walker) jsonNode(s *jsonScan, n *tree.Node, depth int) {
 		w.out = append(w.out, c)
 		s.p++
 		s.ws()
+		n.PrefixEnd = s.p
+		from := s.p // where the next member's node starts
 		idx := 0
 		for b[s.p] != '}' && b[s.p] != ']' {
 			if idx > 0 {
@@ -289,20 +297,21 @@ func (w *walker) jsonNode(s *jsonScan, n *tree.Node, depth int) {
 				s.p++ // ':'
 				s.ws()
 				kname := jsonUnquote(key)
-				e = w.node(kname, "", schema.Invalid, s.p, s.p)
+				e = w.node(kname, "", schema.Invalid, from, s.p)
 				w.push(kname, -1)
 			} else {
-				e = w.node(name(n), "", schema.Invalid, s.p, s.p)
+				e = w.node(n.Name, "", schema.Invalid, from, s.p)
 				e.Role, e.Index = tree.RoleElement, idx
 				w.push("", idx)
 			}
-			w.jsonNode(s, e, depth+1)
+			w.jsonNode(s, e, from)
 			w.pop()
 			w.add(n, e)
 			if w.stopped {
 				return
 			}
 			idx++
+			from = s.p
 			s.ws()
 			if b[s.p] == ',' {
 				s.p++
@@ -311,12 +320,19 @@ func (w *walker) jsonNode(s *jsonScan, n *tree.Node, depth int) {
 		}
 		w.out = append(w.out, b[s.p])
 		s.p++
+		if idx > 0 {
+			if !w.take(1) {
+				return
+			}
+			e := w.node("end", "json "+string(b[s.p-1]), schema.Invalid, from, s.p)
+			w.add(n, e)
+		}
 		n.Int = int64(idx)
 		w.depth--
 	case c == '"':
 		s.str()
 		w.out = append(w.out, b[at:s.p]...)
-		n.Kind, n.Type, n.PrefixEnd = schema.String, "json string", at
+		n.Kind, n.Type = schema.String, "json string"
 		if w.s != nil {
 			n.Raw = []byte(jsonUnquote(b[at:s.p]))
 		}
@@ -349,9 +365,6 @@ func (w *walker) jsonNode(s *jsonScan, n *tree.Node, depth int) {
 	}
 	n.End = s.p
 }
-
-// name is the name elements of n take (the array's).
-func name(n *tree.Node) string { return n.Name }
 
 // jsonUnquote reads a checked JSON string (with its quotes).
 func jsonUnquote(q []byte) string {

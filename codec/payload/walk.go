@@ -156,28 +156,26 @@ func (w *walker) rest(p int, name string) {
 	}
 }
 
-// finish ends a data node root that a failure cut short: its span runs to
-// the payload's end, each node as far as it was read, and a raw child
-// holds the bytes after them. The raw node is paid for on both paths
-// alike, even when the partial nodes leave no bytes for it.
+// finish ends a data node root that a failure or a limit cut short: the
+// nodes still open (the last child at each level) end with their last
+// child, the root runs to the payload's end, and a raw child holds the
+// bytes after its last child.
 func (w *walker) finish(root *tree.Node, mark int) {
 	if !w.stopped {
 		return
 	}
 	w.out = w.out[:mark]
-	if w.s != nil {
-		fixSpans(root)
-	}
-	if w.stopAt >= w.in.End || !w.b.Fits(1) {
-		return
-	}
+	// Charged whether or not bytes are left for it, past NestedNodes if
+	// need be (one node, within wire.NestedSlack), so both paths spend
+	// alike and every byte keeps a node.
 	w.b.Nodes++
 	if w.s == nil {
 		return
 	}
-	at := max(w.stopAt, root.Start)
+	closeOpen(root)
+	at := root.PrefixEnd
 	if k := len(root.Children); k > 0 {
-		at = max(at, root.Children[k-1].End)
+		at = root.Children[k-1].End
 	}
 	root.End = w.in.End
 	root.Flags |= tree.Broken
@@ -213,12 +211,14 @@ func (w *walker) work(off, n int) bool {
 	return true
 }
 
-// fixSpans ends each node of a walk that a failure cut short no earlier
-// than its prefix and its children: a node is left as far as it was read.
-func fixSpans(n *tree.Node) {
-	for _, c := range n.Children {
-		fixSpans(c)
-		n.End = max(n.End, c.End)
+// closeOpen ends the nodes a cut walk left open, the last child at each
+// level below n, where what was read of them ends.
+func closeOpen(n *tree.Node) {
+	if k := len(n.Children); k > 0 {
+		last := n.Children[k-1]
+		closeOpen(last)
+		n.End = last.End
+		return
 	}
-	n.End = max(n.End, n.PrefixEnd, n.SizeEnd)
+	n.End = max(n.PrefixEnd, n.SizeEnd, min(n.End, n.PrefixEnd))
 }
