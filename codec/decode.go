@@ -31,6 +31,9 @@ type Options struct {
 	// Limits bound the work and memory of one frame; zero values mean the
 	// defaults.
 	Limits
+	// Payload, when set, reads record keys and values for what they carry
+	// (records.Options.Payload), told the topic they belong to. [payload hook]
+	Payload func(dst []byte, p *records.PayloadIn) ([]byte, []*tree.Node)
 
 	skipRecords bool // records are written as base64 or size: not decoded
 	// sizeFirst makes a size prefix beyond the bytes given an error at
@@ -112,6 +115,10 @@ type decoder struct {
 	// their size) while consumer-protocol bytes are still decoded.
 	skipRecords bool
 	sizeFirst   bool // see Options.sizeFirst
+	// payload is Options.Payload; topic the last topic name read, which
+	// records fields after it belong to. [payload hook]
+	payload func(dst []byte, p *records.PayloadIn) ([]byte, []*tree.Node)
+	topic   string
 
 	// The tree-less sink: with out set, no tree is built and value JSON is
 	// written as the walk goes (see fast.go).
@@ -307,7 +314,7 @@ func (d *decoder) init(f *Frame, o *Options, n int, b *wire.Budget) {
 		b = &d.own
 	}
 	path := d.path[:0]
-	*d = decoder{f: f, s: &f.slab, lim: lim, b: b, nest: !o.RawRecords, skipRecords: o.skipRecords, sizeFirst: o.sizeFirst, path: path, own: d.own, pathBuf: d.pathBuf[:0], spare: d.spare}
+	*d = decoder{f: f, s: &f.slab, lim: lim, b: b, nest: !o.RawRecords, skipRecords: o.skipRecords, sizeFirst: o.sizeFirst, path: path, own: d.own, pathBuf: d.pathBuf[:0], spare: d.spare, payload: o.Payload}
 	if b != &d.own {
 		d.own = wire.Budget{}
 	}
@@ -618,6 +625,8 @@ func (d *decoder) noteField(c *tree.Node, f *schema.Field) {
 		d.f.CorrelationID = int32(c.Int)
 	case f.Kind == schema.String && f.Name == "ProtocolType":
 		d.pt = protocolType{name: string(c.Raw), known: !c.Null, depth: d.depth}
+	case d.payload != nil && f.EntityType == "topicName" && f.Kind == schema.String: // payload hook
+		d.topic = string(c.Raw)
 	}
 }
 

@@ -926,7 +926,7 @@ func (d *decoder) recordsJSON(n *tree.Node) {
 	}
 	d.reserveNested()
 	path := d.pathString()
-	ro := records.Options{MaxDepth: d.lim.MaxRecordNesting, Budget: d.b, Warnings: d.w, Path: path, Data: d.dataHook, Scratch: &s.rscratch,
+	ro := records.Options{MaxDepth: d.lim.MaxRecordNesting, Budget: d.b, Warnings: d.w, Path: path, Data: d.dataHook, Payload: d.payload, Topic: d.topic, Scratch: &s.rscratch,
 		Start: n.PrefixEnd, Buffer: d.buf, Base: d.nbufs}
 	nb, err := records.WriteJSON(&d.out.b, d.r.B[:d.r.Off], ro, s.flushFn)
 	d.nbufs += nb

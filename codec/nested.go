@@ -103,7 +103,7 @@ func (d *decoder) records(n *tree.Node) {
 	}
 	d.reserveNested()
 	path := d.pathString()
-	ro := records.Options{MaxDepth: d.lim.MaxRecordNesting, Budget: d.b, Warnings: d.w, Path: path, Data: d.dataHook, Spare: &d.spare,
+	ro := records.Options{MaxDepth: d.lim.MaxRecordNesting, Budget: d.b, Warnings: d.w, Path: path, Data: d.dataHook, Payload: d.payload, Topic: d.topic, Spare: &d.spare,
 		Start: n.PrefixEnd, Buffer: d.buf, Base: len(f.Buffers)}
 	res, err := records.Decode(d.s, d.r.B[:d.r.Off], ro)
 	if res != nil {

@@ -32,6 +32,8 @@ type batchConfig struct {
 	ff       frameFlags
 	api      *schema.API // --api, or nil
 	jo       codec.JSONOptions
+	pf       payloadFlags
+	payload  payloadHook
 	jobs     int
 	progress string
 	strict   bool
@@ -92,6 +94,7 @@ func parseBatchFlags(e *env, args []string) (*batchConfig, string, int) {
 	var jf jsonFlags
 	jf.register(fs)
 	fs.BoolVar(&cfg.strict, "strict", false, "exit 1 when any line has a warning (a lenient reading or a limit hit)")
+	cfg.pf.register(fs)
 	args, code := parseFlags(e, fs, args)
 	if code >= 0 {
 		return nil, "", code
@@ -107,6 +110,10 @@ func parseBatchFlags(e *env, args []string) (*batchConfig, string, int) {
 	}
 	cfg.api = api
 	if cfg.jo, err = jf.options(); err != nil {
+		fail(e, "%v", err)
+		return nil, "", 2
+	}
+	if cfg.payload, err = cfg.pf.hook(); err != nil {
 		fail(e, "%v", err)
 		return nil, "", 2
 	}
@@ -392,7 +399,9 @@ func (wk *batchWorker) line(dst []byte, n int, line []byte) ([]byte, bool) {
 		return lineError(dst, n, nil, err.Error()), true
 	}
 	start := len(dst)
-	dst, info, err := wk.dec.AppendJSON(dst, wk.data, lf.options(api, lineSized(&lf, wk.data)), wk.cfg.jo)
+	o := lf.options(api, lineSized(&lf, wk.data))
+	o.Payload = wk.cfg.payload
+	dst, info, err := wk.dec.AppendJSON(dst, wk.data, o, wk.cfg.jo)
 	if info.Guess != nil || len(info.Warnings) > 0 {
 		wk.warn = len(info.Warnings) > 0
 		wk.diag = appendDiagnostics(wk.diag, "line "+strconv.Itoa(n)+": ", info.Guess, info.Warnings)

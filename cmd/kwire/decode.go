@@ -259,6 +259,7 @@ func runDecode(e *env, args []string) int {
 	var jf jsonFlags
 	jf.register(fs)
 	fs.BoolVar(&c.strict, "strict", false, "exit 1 when any warning (a lenient reading or a limit hit) is printed")
+	c.pf.register(fs)
 	args, code := parseFlags(e, fs, args)
 	if code >= 0 {
 		return code
@@ -296,13 +297,15 @@ func runDecode(e *env, args []string) int {
 
 // decodeCmd is what kwire decode's flags ask for, checked by check.
 type decodeCmd struct {
-	ff     frameFlags
-	api    *schema.API // --api, resolved
-	mode   input.Mode  // --input
-	format string
-	color  bool
-	jo     codec.JSONOptions
-	strict bool
+	ff      frameFlags
+	api     *schema.API // --api, resolved
+	mode    input.Mode  // --input
+	format  string
+	color   bool
+	jo      codec.JSONOptions
+	strict  bool
+	pf      payloadFlags
+	payload payloadHook // --payloads, --schema-registry, --schemas
 }
 
 // check resolves and cross-checks the flags; an error is a usage error.
@@ -334,6 +337,9 @@ func (c *decodeCmd) check(e *env, color string, jf *jsonFlags) error {
 	if c.jo.Kafka && c.format != "json" && c.format != "ndjson" {
 		return errorf("--kafka is a form of value JSON: --format json or ndjson")
 	}
+	if c.payload, err = c.pf.hook(); err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -342,6 +348,7 @@ func (c *decodeCmd) check(e *env, color string, jf *jsonFlags) error {
 // or warned under --strict.
 func (c *decodeCmd) decodeFrame(e *env, dec *codec.Decoder, fr []byte, sized bool, prefix string) bool {
 	o := c.ff.options(c.api, sized)
+	o.Payload = c.payload
 	var g *codec.Guess
 	var ws []codec.Warning
 	var err error

@@ -57,6 +57,8 @@ type exchangeFilter struct {
 	errorsOnly bool
 	clientID   string
 	jo         codec.JSONOptions
+	pf         payloadFlags
+	payload    payloadHook
 	api        string
 	jf         jsonFlags
 }
@@ -66,11 +68,15 @@ func (x *exchangeFilter) register(fs *flag.FlagSet) {
 	fs.BoolVar(&x.errorsOnly, "errors-only", false, "only exchanges whose response holds a non-zero error code")
 	fs.StringVar(&x.clientID, "client-id", "", "only requests with this client id")
 	x.jf.register(fs)
+	x.pf.register(fs)
 }
 
 // resolve checks the flags; an error is a usage error.
 func (x *exchangeFilter) resolve() (err error) {
 	if x.only, err = apiNamed(x.api); err != nil {
+		return err
+	}
+	if x.payload, err = x.pf.hook(); err != nil {
 		return err
 	}
 	x.jo, err = x.jf.options()
@@ -338,14 +344,14 @@ func (wk *pcapWorker) exchange(j pcapJob, buf *[]byte) pcapLineOut {
 	var warned bool
 	if x.Request != nil {
 		var info codec.Info
-		wk.reqJS, info, req.err = wk.req.AppendJSON(wk.reqJS[:0], x.Request.Bytes, codec.Options{}, jo)
+		wk.reqJS, info, req.err = wk.req.AppendJSON(wk.reqJS[:0], x.Request.Bytes, codec.Options{Payload: cfg.payload}, jo)
 		req.json = wk.reqJS
 		key, ver = info.APIKey, info.Version
 		warned = wk.diagnose(x, "request", info)
 	}
 	var codes []int16
 	if x.Response != nil {
-		o := codec.Options{Response: true, APIKey: key, Version: ver}
+		o := codec.Options{Response: true, APIKey: key, Version: ver, Payload: cfg.payload}
 		if x.Request == nil {
 			o.APIKey, o.Version = codec.Any, codec.Any // guessed
 		}

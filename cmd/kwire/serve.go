@@ -28,6 +28,8 @@ func runServe(e *env, args []string) int {
 	addr := fs.String("addr", "127.0.0.1:8080", "listen on `HOST:PORT` exactly as given (0.0.0.0 for every interface); port 0 picks a free one")
 	var hosts stringList
 	fs.Var(&hosts, "allow-host", "answer requests for these host `NAMES` too (comma-separated or repeated), besides localhost and address literals; others get 421 (DNS rebinding)")
+	var pf payloadFlags
+	pf.registerServer(fs)
 	running := fs.Int("max-decodes", api.DefaultRunning(), "run at most `N` API decodes and encodes at once (default: one per core, at most 8); "+
 		"16 per slot more wait up to 2 s, the rest get 503")
 	rest, code := parseFlags(e, fs, args)
@@ -43,6 +45,11 @@ func runServe(e *env, args []string) int {
 		return 2
 	}
 	if err := checkListenAddr(*addr, "--addr"); err != nil {
+		fail(e, "%v", err)
+		return 2
+	}
+	payload, err := pf.serverHook()
+	if err != nil {
 		fail(e, "%v", err)
 		return 2
 	}
@@ -65,7 +72,7 @@ func runServe(e *env, args []string) int {
 		defer mu.Unlock()
 		fail(e, "serve: %s", s)
 	}}
-	if err := serve(ctx, ln, siteHandler(*dir, lim), defaultLimits, opts); err != nil {
+	if err := serve(ctx, ln, siteHandlerWith(*dir, api.Options{Limiter: lim, Payload: payload}), defaultLimits, opts); err != nil {
 		fail(e, "%v", err)
 		return 1
 	}
@@ -435,7 +442,12 @@ func originOK(origin string, r *http.Request, names map[string]bool) bool {
 // routes and the files under dir everywhere else: the docs site has pages
 // under /api/<name>/ too, so only the API's own routes go to it.
 func siteHandler(dir string, lim *api.Limiter) http.Handler {
-	apiHandler := api.New(api.Options{Limiter: lim})
+	return siteHandlerWith(dir, api.Options{Limiter: lim})
+}
+
+// siteHandlerWith is siteHandler with the API's options.
+func siteHandlerWith(dir string, o api.Options) http.Handler {
+	apiHandler := api.New(o)
 	files := fileHandler(dir)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if api.IsRoute(r.URL.Path) {

@@ -251,9 +251,9 @@ func (j *jw) record(dst []byte, r *tree.Node, control bool) []byte {
 	dst = strconv.AppendInt(dst, info.Timestamp, 10)
 	k, v := r.Child("key"), r.Child("value")
 	dst = key(dst, false, "key")
-	dst = appendBytesJSON(dst, k)
+	dst = j.bytesJSON(dst, k) // payload hook
 	dst = key(dst, false, "value")
-	dst = appendBytesJSON(dst, v)
+	dst = j.bytesJSON(dst, v)
 	dst = key(dst, false, "headers")
 	dst = append(dst, '[')
 	if hs := r.Child("headers"); hs != nil {
@@ -337,7 +337,7 @@ func (j *jw) message(dst []byte, m *tree.Node) []byte {
 	}
 	if k := m.Child("key"); k != nil {
 		dst = key(dst, false, "key")
-		dst = appendBytesJSON(dst, k)
+		dst = j.bytesJSON(dst, k) // payload hook
 	}
 	if v := m.Child("value"); v != nil {
 		if attrs&7 != 0 && !v.Null {
@@ -351,7 +351,7 @@ func (j *jw) message(dst []byte, m *tree.Node) []byte {
 			dst = appendB64(dst, v.Raw)
 		} else {
 			dst = key(dst, false, "value")
-			dst = appendBytesJSON(dst, v)
+			dst = j.bytesJSON(dst, v) // payload hook
 		}
 	}
 	if hasWarnings(m) {

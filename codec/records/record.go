@@ -211,7 +211,7 @@ func (d *decoder) record(b []byte, bi int, r *recParse, ctx *batchCtx, idx int) 
 	ln := d.varLeaf(&r.length, "length", schema.Int32, "varint", bi)
 	ln.Int = r.length.v
 	kids = append(kids, ln)
-	var key *tree.Node
+	var key, val *tree.Node
 	if r.stage >= stAttributes {
 		at := d.leaf("attributes", schema.Int8, "int8", bi, r.length.end(), r.length.end()+1)
 		at.Int = int64(r.attr)
@@ -232,7 +232,7 @@ func (d *decoder) record(b []byte, bi int, r *recParse, ctx *batchCtx, idx int) 
 		if control {
 			d.controlKey(b, bi, key)
 		}
-		val := d.bytesLeaf(&r.val, "value", schema.Bytes, "varbytes", bi)
+		val = d.bytesLeaf(&r.val, "value", schema.Bytes, "varbytes", bi)
 		if control {
 			d.controlValue(b, bi, key, val)
 		}
@@ -243,6 +243,10 @@ func (d *decoder) record(b []byte, bi int, r *recParse, ctx *batchCtx, idx int) 
 	}
 	if r.fail != "" && r.q < r.rend {
 		kids = append(kids, d.rawNode(b, bi, r.q, r.rend))
+	}
+	if !ctx.control { // payload hook
+		d.payloadNode(b, bi, &r.key, key, true)
+		d.payloadNode(b, bi, &r.val, val, false)
 	}
 	rec.Children = kids
 	off, ts := recordTime(r, ctx)
@@ -489,13 +493,17 @@ func (d *decoder) message(b []byte, bi, off, end, depth int, w *wrapper, shift i
 	}
 	d.res.Records = append(d.res.Records, info)
 	if m.stage >= 1 {
-		kids = append(kids, d.bytesLeaf(&m.key, "key", schema.Bytes, "bytes", bi))
+		key := d.bytesLeaf(&m.key, "key", schema.Bytes, "bytes", bi)
+		kids = append(kids, key)
+		d.payloadNode(b, bi, &m.key, key, true) // payload hook
 	}
 	if m.stage >= 2 {
 		val := d.bytesLeaf(&m.val, "value", schema.Bytes, "bytes", bi)
 		kids = append(kids, val)
 		if codec := m.attrs & 7; codec != CodecNone {
 			d.wrapped(n, val, codec, &m, depth)
+		} else {
+			d.payloadNode(b, bi, &m.val, val, false) // payload hook
 		}
 	}
 	if m.fail != "" && m.q < end {

@@ -80,6 +80,10 @@ type Options struct {
 	// Data is DecodeData for a caller that keeps its own budget and
 	// warnings: path names the value for them. It is used when set.
 	Data func(name string, version int16, buf []byte, bufIdx, start, end int, path string) (*tree.Node, error)
+	// Payload, when set, reads each record key and value (payload.go);
+	// Topic names the topic the records belong to, for it. [payload hook]
+	Payload func(dst []byte, p *PayloadIn) ([]byte, []*tree.Node)
+	Topic   string
 	// Scratch, when set, lends WriteJSON memory kept from call to call.
 	Scratch *Scratch
 	// Spare, when set, is a buffer Decode decompresses into and leaves
@@ -123,6 +127,9 @@ type Result struct {
 	Base    int          // buffer index of Derived[0]
 	Records []RecordInfo // one per record / message node, in document order
 	infos   map[*tree.Node]int
+	// payloads holds the JSON members Options.Payload wrote for a key or
+	// value node. [payload hook]
+	payloads map[*tree.Node][]byte
 }
 
 // Info returns the computed offset and timestamp of a record or message node.

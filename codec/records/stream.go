@@ -431,13 +431,17 @@ func (d *decoder) recordJSON(b []byte, bi int, r *recParse, ctx *batchCtx) {
 	d.field("offset", off)
 	d.field("timestamp", ts)
 	d.w8(`,"key":`)
-	if r.stage >= stKey {
+	if r.stage >= stKey && !ctx.control {
+		d.wbytesPayload(b, bi, &r.key, true) // payload hook
+	} else if r.stage >= stKey {
 		d.wbytes(&r.key)
 	} else {
 		d.w8("null")
 	}
 	d.w8(`,"value":`)
-	if r.stage >= stValue {
+	if r.stage >= stValue && !ctx.control {
+		d.wbytesPayload(b, bi, &r.val, false) // payload hook
+	} else if r.stage >= stValue {
 		d.wbytes(&r.val)
 	} else {
 		d.w8("null")
@@ -605,7 +609,7 @@ func (d *decoder) messageJSON(b []byte, bi, off, end, depth int, shift int64) {
 	}
 	if m.stage >= 1 {
 		d.w8(`,"key":`)
-		d.wbytes(&m.key)
+		d.wbytesPayload(b, bi, &m.key, true) // payload hook
 	}
 	if m.stage >= 2 {
 		codec := m.attrs & 7
@@ -619,7 +623,11 @@ func (d *decoder) messageJSON(b []byte, bi, off, end, depth int, shift int64) {
 				d.warnJSON(bi, m.val.at, "value", "a compressed wrapper message has a null value")
 			}
 			d.w8(`,"value":`)
-			d.wbytes(&m.val)
+			if codec == CodecNone {
+				d.wbytesPayload(b, bi, &m.val, false) // payload hook
+			} else {
+				d.wbytes(&m.val)
+			}
 		}
 	}
 	if d.w.Mark() > mark {

@@ -267,6 +267,9 @@ func Generated() map[string][]byte {
 		sizes[e.Name] = len(b)
 	}
 	out["MANIFEST"] = Manifest(sizes)
+	for name, text := range PayloadSchemas() {
+		out[name] = []byte(text)
+	}
 	return out
 }
 
