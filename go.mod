@@ -13,6 +13,7 @@ require (
 	github.com/twmb/franz-go/pkg/kfake v0.0.0-20260515175617-8268a5d078c0
 	github.com/twmb/franz-go/pkg/kmsg v1.15.1
 	golang.org/x/net v0.53.0
+	golang.org/x/term v0.43.0
 )
 
 require (
