@@ -15,6 +15,7 @@
 //	records.html                  record batches (magic 2) and message sets
 //	protocol.html                 framing, request and response headers
 //	errors.html                   error codes and enumerations
+//	search.html, search.json      the search every page's box runs (search.json is its index)
 //	playground/                   the WebAssembly playground
 //	assets/                       hashed CSS and JS for the pages
 //
@@ -59,7 +60,7 @@ type Options struct {
 var files embed.FS
 
 // The output entries Build owns and replaces on every run.
-var owned = []string{"api", "assets", "playground", "favicon.ico", "index.html", "types.html", "records.html", "protocol.html", "errors.html"}
+var owned = []string{"api", "assets", "playground", "favicon.ico", "index.html", "types.html", "records.html", "protocol.html", "errors.html", "search.html", "search.json"}
 
 // Build writes the site into out, replacing what an earlier Build wrote
 // there and leaving other files (such as a kwire.wasm built beside it)
@@ -190,8 +191,9 @@ var funcs = template.FuncMap{
 	"repeat": func(n int) []struct{} {
 		return make([]struct{}, n)
 	},
-	"int":  func(v int16) int { return int(v) },
-	"slug": slugText,
+	"int":   func(v int16) int { return int(v) },
+	"slug":  slugText,
+	"break": breakable,
 	"dict": func(kv ...any) map[string]any {
 		m := make(map[string]any, len(kv)/2)
 		for i := 0; i+1 < len(kv); i += 2 {
@@ -207,7 +209,7 @@ func (b *builder) templates() error {
 		return err
 	}
 	b.tmpl = map[string]*template.Template{}
-	for _, name := range []string{"index", "api", "version", "types", "records", "protocol", "errors"} {
+	for _, name := range []string{"index", "api", "version", "types", "records", "protocol", "errors", "search"} {
 		t, err := template.Must(base.Clone()).ParseFS(files, "templates/"+name+".tmpl")
 		if err != nil {
 			return err
@@ -249,6 +251,16 @@ func (b *builder) pages() error {
 	if err := b.render("index", "index.html", page{Title: "Kafka protocol reference", Nav: "index", Body: indexData(apis)}); err != nil {
 		return err
 	}
+	js, err := searchData()
+	if err != nil {
+		return err
+	}
+	if err := b.write("search.json", js); err != nil {
+		return err
+	}
+	if err := b.render("search", "search.html", page{Title: "Search", Body: nil}); err != nil {
+		return err
+	}
 	for _, fn := range []func() error{b.typesPage, b.recordsPage, b.protocolPage, b.errorsPage} {
 		if err := fn(); err != nil {
 			return err
@@ -275,7 +287,6 @@ func (b *builder) pages() error {
 			}
 		}()
 	}
-	var err error
 	for _, a := range apis {
 		if err = b.apiPage(a); err != nil {
 			break
