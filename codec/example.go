@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"strconv"
+	"strings"
 
 	"github.com/kwire/kwire/codec/records"
 	"github.com/kwire/kwire/codec/schema"
@@ -264,7 +265,7 @@ func exampleFitsKind(k schema.Kind, t any) bool {
 	switch t.(type) {
 	case exNull:
 		return true
-	case int:
+	case int, json.Number:
 		return k >= schema.Int8 && k <= schema.Float64
 	case float64:
 		return k == schema.Float64
@@ -272,8 +273,6 @@ func exampleFitsKind(k schema.Kind, t any) bool {
 		return k == schema.Bool
 	case string:
 		return k == schema.String || k == schema.UUID
-	case exZeroUUID:
-		return k == schema.UUID
 	case []byte:
 		return k == schema.Bytes
 	case []any:
@@ -290,12 +289,15 @@ func exampleScalar(k schema.Kind, t any) any {
 			return json.Number(strconv.Itoa(x) + ".0")
 		}
 		return json.Number(strconv.Itoa(x))
+	case json.Number:
+		if k == schema.Float64 && !strings.ContainsAny(string(x), ".eE") {
+			return x + ".0"
+		}
+		return x
 	case float64:
 		return json.Number(strconv.FormatFloat(x, 'f', -1, 64))
 	case []byte:
 		return base64.StdEncoding.EncodeToString(x)
-	case exZeroUUID:
-		return "AAAAAAAAAAAAAAAAAAAAAA"
 	case exNull:
 		return nil
 	}

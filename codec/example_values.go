@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/internal/jsontext"
 )
 
 // The values examples carry. The structure of every example comes from the
@@ -24,862 +25,478 @@ const exampleTime = 1748856600000
 // exNull is a value of null (for nullable fields; "" or [] otherwise).
 type exNull struct{}
 
-// exampleValue holds field values by "Struct.Field" (Struct is the
-// schema's struct name, the message's name for top-level fields) and by
-// Kafka's field name alone; nil when it has none. Numbers are int; an
-// []any is the whole array. (A switch, not a map: nothing is built at
-// init, which the Worker's fresh instances would pay for.)
-func exampleValue(key string) any {
-	switch key {
+// exampleTable holds the values: one line per field, "Struct.Field" (Struct
+// is the schema's struct name, the message's name for top-level fields) or
+// a field name alone, a tab, and the value as JSON: null for null (or ""
+// and [] where the field is not nullable), numbers, strings, arrays (an
+// array field's whole value), {"text": ...} or {"base64": ...} for bytes.
+// Lines starting with # are notes. It is text, looked up as text, so that
+// nothing is built at init (the Worker starts a fresh instance per
+// request) and the WebAssembly build pays a few kilobytes, not a switch's
+// hundred.
+const exampleTable = `
+# Everywhere.
+ThrottleTimeMs	0
+ErrorMessage	null
+TimeoutMs	30000
+timeoutMs	30000
+ClusterId	"5L6g3nShT-eMCtK--X86sw"
+Host	"broker-1.kafka.example.com"
+Port	9092
+Rack	"use1-az1"
+NodeId	1
+LeaderId	1
+ControllerId	1
+BrokerId	1
+LeaderEpoch	0
+ProducerId	4001
+ProducerEpoch	0
+MemberId	"consumer-billing-1-8b3c8f4e-2a1d-4f6e-9c35-7d1e0b6a4c21"
+GroupInstanceId	null
+GenerationId	5
+MemberEpoch	5
+ProtocolType	"consumer"
+ProtocolName	"cooperative-sticky"
+Reason	null
+RackId	null
+PartitionIndex	0
+Partition	0
+PartitionId	0
+Index	0
+IsInternal	false
+ValidateOnly	false
+validateOnly	false
+BrokerEpoch	412
+Iterations	4096
+ClientId	"consumer-billing-1"
+ClientHost	"/10.0.3.17"
+Principal	"User:alice"
+AclCreation.Host	"*"
+AclDescription.Host	"*"
+DeleteAclsMatchingAcl.Host	"*"
+# ApiVersions.
+ApiVersionsRequest.ClientSoftwareName	"apache-kafka-java"
+ApiVersionsRequest.ClientSoftwareVersion	"4.0.0"
+ApiVersion.ApiKey	0
+ApiVersion.MinVersion	3
+ApiVersion.MaxVersion	13
+SupportedFeatureKey.Name	"kraft.version"
+SupportedFeatureKey.MinVersion	0
+SupportedFeatureKey.MaxVersion	1
+FinalizedFeatureKey.Name	"kraft.version"
+FinalizedFeatureKey.MaxVersionLevel	1
+FinalizedFeatureKey.MinVersionLevel	1
+FinalizedFeaturesEpoch	412
+ZkMigrationReady	false
+# Produce: an idempotent producer, acks=all, to a new topic.
+ProduceRequest.TransactionalId	null
+Acks	-1
+BaseOffset	0
+LogAppendTimeMs	-1
+LogStartOffset	0
+RecordErrors	[]
+BatchIndex	0
+BatchIndexErrorMessage	null
+LeaderIdAndEpoch.LeaderId	1
+LeaderIdAndEpoch.LeaderEpoch	0
+# Fetch: a consumer (replica -1) starting a fetch session at offset 0.
+FetchRequest.ReplicaId	-1
+MaxWaitMs	500
+MinBytes	1
+FetchRequest.MaxBytes	52428800
+MaxBytes	52428800
+FetchSnapshotRequest.MaxBytes	8388608
+FetchRequest.IsolationLevel	0
+SessionId	0
+SessionEpoch	0
+CurrentLeaderEpoch	0
+FetchOffset	0
+LastFetchedEpoch	-1
+FetchPartition.LogStartOffset	-1
+PartitionMaxBytes	1048576
+FetchPartition.HighWatermark	9223372036854775807
+ForgottenTopicsData	[]
+FetchRequest.RackId	""
+FetchRequest.ClusterId	null
+ReplicaState.ReplicaId	-1
+ReplicaState.ReplicaEpoch	-1
+FetchResponse.SessionId	1234567
+HighWatermark	1
+LastStableOffset	1
+PartitionData.LogStartOffset	0
+AbortedTransactions	null
+PreferredReadReplica	-1
+EpochEndOffset.Epoch	-1
+EpochEndOffset.EndOffset	-1
+SnapshotId.EndOffset	-1
+SnapshotId.Epoch	-1
+AbortedTransaction.FirstOffset	0
+# ListOffsets: where a consumer with auto.offset.reset=earliest starts.
+ListOffsetsRequest.ReplicaId	-1
+ListOffsetsRequest.IsolationLevel	0
+ListOffsetsPartition.Timestamp	-2
+MaxNumOffsets	1
+ListOffsetsPartitionResponse.Timestamp	-1
+Offset	0
+OldStyleOffsets	[0]
+# Metadata.
+MetadataRequest.AllowAutoTopicCreation	false
+IncludeClusterAuthorizedOperations	false
+IncludeTopicAuthorizedOperations	false
+MetadataRequestTopic.TopicId	"AAAAAAAAAAAAAAAAAAAAAA"
+ReplicaNodes	[1,2,3]
+IsrNodes	[1,2,3]
+OfflineReplicas	[]
+TopicAuthorizedOperations	-2147483648
+ClusterAuthorizedOperations	-2147483648
+MetadataResponseBroker.Host	"broker-1.kafka.example.com"
+# Groups: the consumer group "billing".
+SessionTimeoutMs	45000
+RebalanceTimeoutMs	60000
+JoinGroupRequestProtocol.Name	"cooperative-sticky"
+JoinGroupRequest.MemberId	"consumer-billing-1-8b3c8f4e-2a1d-4f6e-9c35-7d1e0b6a4c21"
+JoinGroupResponse.Leader	"consumer-billing-1-8b3c8f4e-2a1d-4f6e-9c35-7d1e0b6a4c21"
+SkipAssignment	false
+MemberIdentity.Reason	"the consumer is being closed"
+CommittedOffset	1
+CommittedLeaderEpoch	0
+CommittedMetadata	""
+OffsetFetchResponsePartition.Metadata	""
+OffsetFetchResponsePartitions.Metadata	""
+CommitTimestamp	-1
+RetentionTimeMs	-1
+GenerationIdOrMemberEpoch	5
+RequireStable	true
+KeyType	0
+FindCoordinatorRequest.Key	"billing"
+Coordinator.Key	"billing"
+CoordinatorKeys	["billing"]
+DescribedGroup.GroupState	"Stable"
+DescribedGroup.ProtocolData	"cooperative-sticky"
+DescribedGroup.AssignorName	"uniform"
+AuthorizedOperations	-2147483648
+IncludeAuthorizedOperations	false
+ListedGroup.GroupState	"Stable"
+ListedGroup.GroupType	"consumer"
+StatesFilter	["Stable"]
+TypesFilter	["consumer"]
+DescribeGroupsRequest.Groups	["billing"]
+GroupsNames	["billing"]
+GroupIds	["billing"]
+ConsumerProtocolSubscription.Topics	["orders"]
+ConsumerProtocolSubscription.UserData	null
+ConsumerProtocolSubscription.GenerationId	5
+ConsumerProtocolSubscription.RackId	null
+ConsumerProtocolAssignment.UserData	null
+InstanceId	null
+ServerAssignor	"uniform"
+SubscribedTopicRegex	null
+SubscribedTopicNames	["orders"]
+HeartbeatIntervalMs	5000
+AssignmentEpoch	5
+GroupEpoch	5
+MemberType	1
+# SASL: SCRAM-SHA-512's first round.
+SaslHandshakeRequest.Mechanism	"SCRAM-SHA-512"
+Mechanisms	["PLAIN","SCRAM-SHA-256","SCRAM-SHA-512"]
+SaslAuthenticateRequest.AuthBytes	{"text":"n,,n=alice,r=rOprNGfwEbeRWgbNEkqO"}
+SaslAuthenticateResponse.AuthBytes	{"text":"r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096"}
+SessionLifetimeMs	0
+# Topics.
+NumPartitions	6
+ReplicationFactor	3
+CreatableReplicaAssignment.BrokerIds	[1,2,3]
+CreatableTopicConfig.Name	"retention.ms"
+CreatableTopicConfig.Value	"604800000"
+CreatableTopicConfigs.Name	"retention.ms"
+CreatableTopicConfigs.Value	"604800000"
+CreatableTopicConfigs.ReadOnly	false
+CreatableTopicConfigs.IsSensitive	false
+CreatableTopicConfigs.ConfigSource	1
+TopicNames	["orders"]
+Count	12
+DeleteRecordsPartition.Offset	1
+LowWatermark	1
+# Transactions: the transactional producer "billing-txn-0".
+TransactionTimeoutMs	60000
+InitProducerIdRequest.TransactionalId	null
+InitProducerIdRequest.TransactionTimeoutMs	0
+InitProducerIdRequest.ProducerId	-1
+InitProducerIdRequest.ProducerEpoch	-1
+Enable2Pc	false
+KeepPreparedTxn	false
+OngoingTxnProducerId	-1
+OngoingTxnProducerEpoch	-1
+Committed	true
+VerifyOnly	false
+V3AndBelowProducerId	4001
+V3AndBelowProducerEpoch	0
+TransactionState.TransactionState	"Ongoing"
+TransactionState	"Ongoing"
+StateFilters	["Ongoing"]
+TransactionalIdPattern	"billing-.*"
+TransactionStartTimeMs	1748856600000
+TransactionVersion	2
+TransactionResult	true
+CoordinatorEpoch	3
+# Configs: the topic "orders" (ConfigResourceType TOPIC).
+ResourceType	2
+ResourceName	"orders"
+ConfigurationKeys	["retention.ms"]
+IncludeSynonyms	false
+IncludeDocumentation	false
+AlterableConfig.Name	"retention.ms"
+AlterableConfig.Value	"604800000"
+DescribeConfigsResourceResult.Name	"retention.ms"
+DescribeConfigsResourceResult.Value	"604800000"
+DescribeConfigsResourceResult.ReadOnly	false
+DescribeConfigsResourceResult.IsDefault	false
+DescribeConfigsResourceResult.IsSensitive	false
+DescribeConfigsResourceResult.ConfigSource	1
+DescribeConfigsResourceResult.ConfigType	5
+DescribeConfigsResourceResult.Documentation	null
+DescribeConfigsSynonym.Name	"retention.ms"
+DescribeConfigsSynonym.Value	"604800000"
+DescribeConfigsSynonym.Source	1
+ConfigOperation	0
+# ACLs: alice may read the topic "orders" from anywhere.
+AclCreation.ResourceType	2
+AclCreation.ResourcePatternType	3
+Operation	3
+PermissionType	3
+PatternType	3
+PatternTypeFilter	3
+ResourceTypeFilter	2
+ResourceNameFilter	"orders"
+PrincipalFilter	"User:alice"
+HostFilter	null
+# Quotas, SCRAM, tokens, telemetry, log dirs.
+EntityType	"user"
+EntityName	"alice"
+OpData.Key	"producer_byte_rate"
+ValueData.Key	"producer_byte_rate"
+OpData.Value	1048576.0
+ValueData.Value	1048576.0
+Remove	false
+ComponentData.Match	"alice"
+MatchType	0
+Strict	false
+Mechanism	2
+User	"alice"
+ScramCredentialDeletion.Name	"alice"
+ScramCredentialUpsertion.Name	"alice"
+UserName.Name	"alice"
+Salt	{"base64":"W22ZaJ0SNY7soEsUEjb6gQ=="}
+SaltedPassword	{"base64":"jytZhxCePHZuChmYXm4cQ9QqYJtPDjMafFW5Am1I4Sc="}
+PrincipalType	"User"
+PrincipalName	"alice"
+OwnerPrincipalType	null
+OwnerPrincipalName	null
+TokenRequesterPrincipalType	"User"
+TokenRequesterPrincipalName	"alice"
+TokenId	"H4TzYPtvQRWe5p6ttBTTCQ"
+Hmac	{"base64":"Kp9sCx5Vg9F6QJ4hw2ZfCLQSnX7gMUyolQ9rItc+gVw="}
+MaxLifetimeMs	-1
+RenewPeriodMs	86400000
+ExpiryTimePeriodMs	-1
+IssueTimestamp	1748856600000
+IssueTimestampMs	1748856600000
+ExpiryTimestamp	1748943000000
+ExpiryTimestampMs	1748943000000
+MaxTimestamp	1749461400000
+MaxTimestampMs	1749461400000
+SubscriptionId	1
+AcceptedCompressionTypes	[0,1,2,3,4]
+PushIntervalMs	30000
+TelemetryMaxBytes	1048576
+DeltaTemporality	true
+# every metric
+RequestedMetrics	[""]
+Terminating	true
+PushTelemetryRequest.CompressionType	1
+# A producer's last metrics as it closes: OpenTelemetry protobuf,
+# gzipped, as franz-go sent them in testdata/captures/kfake-clients.pcapng.
+Metrics	{"base64":"H4sIAAAAAAAA/+LawCi0lpGLj4s5Oz1fiL00LzsvvzxPyIvLKL8oXS+xIDE5I1UvOzEtO1GvoCg/pTQ5tUgvOT8vLzW5JDM/Ty+5KDURzChKLEnVEuESktwzaaLp8vo3EopWUwQj/pm4OQj5cxmTZlZJfklijpUEkmGGjAwQIMAowQgIAAD//zAX+RazAAAA"}
+LogDir	"/var/lib/kafka/data"
+Path	"/var/lib/kafka/data-2"
+PartitionSize	1048576
+OffsetLag	0
+IsFutureKey	false
+TotalBytes	536870912000
+UsableBytes	429496729600
+IsCordoned	false
+# Cluster, KRaft and replication.
+DescribeClusterBroker.Host	"broker-1.kafka.example.com"
+EndpointType	1
+IncludeFencedBrokers	false
+IsFenced	false
+Listener.Name	"PLAINTEXT"
+Listener.Host	"broker-1.kafka.example.com"
+Listener.SecurityProtocol	0
+Endpoint.Name	"PLAINTEXT"
+Endpoint.Host	"broker-1.kafka.example.com"
+LeaderEndpoint.Name	"CONTROLLER"
+LeaderEndpoint.Host	"controller-1.kafka.example.com"
+FetchPartition.ReplicaDirectoryId	"AAAAAAAAAAAAAAAAAAAAAA"
+Feature.Name	"kraft.version"
+Feature.MinSupportedVersion	0
+Feature.MaxSupportedVersion	1
+FeatureUpdateKey.Feature	"kraft.version"
+UpdatableFeatureResult.Feature	"kraft.version"
+MaxVersionLevel	1
+UpgradeType	1
+AllowDowngrade	false
+IsMigratingZkBroker	false
+CurrentMetadataOffset	412
+WantFence	false
+WantShutDown	false
+IsCaughtUp	true
+ShouldShutDown	false
+PreviousBrokerEpoch	-1
+ElectionType	0
+LeaderRecoveryState	0
+PartitionEpoch	0
+ControllerEpoch	1
+ZkVersion	0
+isKRaftController	true
+Isr	[1,2,3]
+NewIsr	[1,2,3]
+Replicas	[1,2,3]
+AddingReplicas	[]
+RemovingReplicas	[]
+EligibleLeaderReplicas	[]
+LastKnownElr	[]
+IsNew	false
+DeletePartition	false
+DeletePartitions	false
+ProducerIdStart	5000
+ProducerIdLen	1000
+VoterId	1
+ReplicaId	1
+CandidateId	1
+ReplicaEpoch	5
+LastOffsetEpoch	5
+LastOffset	1
+EndOffset	412
+Epoch	5
+LogEndOffset	412
+LastFetchTimestamp	1748856600000
+LastCaughtUpTimestamp	1748856600000
+LastContainedLogTimestamp	1748856600000
+PreVote	false
+VoteGranted	true
+AckWhenCommitted	true
+Position	0
+Size	1048576
+V0Host	"broker-1.kafka.example.com"
+V0Port	9092
+HostName	"broker-1.kafka.example.com"
+SecurityProtocol	0
+Id	1
+Leader	1
+Type	0
+Version	0
+KRaftVersion	1
+MinSupportedVersion	0
+MaxSupportedVersion	1
+TokenAuthenticated	false
+DefaultPrincipalData.Type	"User"
+DefaultPrincipalData.Name	"alice"
+ClientHostAddress	{"base64":"CgADEQ=="}
+EnvelopeRequest.RequestData	{"base64":""}
+EnvelopeResponse.ResponseData	{"base64":""}
+RequestPrincipal	{"base64":""}
+Lag	0
+StartOffset	0
+FirstOffset	0
+DeliveryCount	1
+DeliveryState	0
+StateEpoch	1
+DeliveryCompleteCount	0
+AcquisitionLockTimeoutMs	30000
+MaxRecords	500
+BatchSize	500
+ShareSessionEpoch	0
+ShareAcquireMode	0
+IsRenewAck	false
+AcknowledgeTypes	[1]
+ConsumerProtocolSubscription.OwnedPartitions	[]
+DurationFilter	-1
+ProducerIdFilters	[]
+LastSequence	0
+LastTimestamp	1748856600000
+CurrentTxnStartOffset	-1
+ResponsePartitionLimit	2000
+EndpointInformationEpoch	1
+TopologyEpoch	1
+TopicInfo.Partitions	6
+AcceptableRecoveryLag	10000
+AcceptableRecoveryLagLegacy	10000
+TaskOffsetIntervalMs	30000
+StatusCode	0
+NodeType	0
+TopologyDescriptionStatus	0
+IncludeTopologyDescription	false
+TopologyDescriptionRequired	false
+IsClassic	false
+ShutdownApplication	false
+AllowReplicationFactorChange	true
+# Streams groups: the application "billing-app".
+TaskIds.SubtopologyId	"0"
+TaskOffset.SubtopologyId	"0"
+Subtopology.SubtopologyId	"0"
+TopologyDescriptionSubtopology.SubtopologyId	"0"
+KeyValue.Key	"cleanup.policy"
+KeyValue.Value	"compact"
+TopicInfo.Name	"billing-app-counts-changelog"
+TopologyNode.Name	"KSTREAM-SOURCE-0000000000"
+TopologyNode.Successors	["KSTREAM-AGGREGATE-0000000001"]
+TopologyNode.Stores	["counts-store"]
+Subtopology.SourceTopicRegex	[]
+UnknownStateFilters	[]
+OfflineLogDirs	[]
+CordonedLogDirs	[]
+ProcessId	"b2a1c6e0-6f0e-4a8e-9d2b-5c3f7e1a9d04"
+StreamsGroupHeartbeatResponse.Status	[]
+UpdateMetadataEndpoint.Listener	"PLAINTEXT"
+PreferredSuccessors	[2,3]
+ResourceTypes	[2]
+`
 
-	// Everywhere.
-	case "ThrottleTimeMs":
-		return 0
-	case "ErrorMessage":
-		return exNull{}
-	case "TimeoutMs":
-		return 30000
-	case "timeoutMs":
-		return 30000
-	case "ClusterId":
-		return "5L6g3nShT-eMCtK--X86sw"
-	case "Host":
-		return "broker-1.kafka.example.com"
-	case "Port":
-		return 9092
-	case "Rack":
-		return "use1-az1"
-	case "NodeId":
-		return 1
-	case "LeaderId":
-		return 1
-	case "ControllerId":
-		return 1
-	case "BrokerId":
-		return 1
-	case "LeaderEpoch":
-		return 0
-	case "ProducerId":
-		return 4001
-	case "ProducerEpoch":
-		return 0
-	case "MemberId":
-		return exampleMember
-	case "GroupInstanceId":
-		return exNull{}
-	case "GenerationId":
-		return 5
-	case "MemberEpoch":
-		return 5
-	case "ProtocolType":
-		return "consumer"
-	case "ProtocolName":
-		return "cooperative-sticky"
-	case "Reason":
-		return exNull{}
-	case "RackId":
-		return exNull{}
-	case "PartitionIndex":
-		return 0
-	case "Partition":
-		return 0
-	case "PartitionId":
-		return 0
-	case "Index":
-		return 0
-	case "IsInternal":
-		return false
-	case "ValidateOnly":
-		return false
-	case "validateOnly":
-		return false
-	case "BrokerEpoch":
-		return 412
-	case "Iterations":
-		return 4096
-	case "ClientId":
-		return "consumer-billing-1"
-	case "ClientHost":
-		return "/10.0.3.17"
-	case "Principal":
-		return "User:alice"
-	case "AclCreation.Host":
-		return "*"
-	case "AclDescription.Host":
-		return "*"
-	case "DeleteAclsMatchingAcl.Host":
-		return "*"
-
-	// ApiVersions.
-	case "ApiVersionsRequest.ClientSoftwareName":
-		return "apache-kafka-java"
-	case "ApiVersionsRequest.ClientSoftwareVersion":
-		return "4.0.0"
-	case "ApiVersion.ApiKey":
-		return 0
-	case "ApiVersion.MinVersion":
-		return 3
-	case "ApiVersion.MaxVersion":
-		return 13
-	case "SupportedFeatureKey.Name":
-		return "kraft.version"
-	case "SupportedFeatureKey.MinVersion":
-		return 0
-	case "SupportedFeatureKey.MaxVersion":
-		return 1
-	case "FinalizedFeatureKey.Name":
-		return "kraft.version"
-	case "FinalizedFeatureKey.MaxVersionLevel":
-		return 1
-	case "FinalizedFeatureKey.MinVersionLevel":
-		return 1
-	case "FinalizedFeaturesEpoch":
-		return 412
-	case "ZkMigrationReady":
-		return false
-
-	// Produce: an idempotent producer, acks=all, to a new topic.
-	case "ProduceRequest.TransactionalId":
-		return exNull{}
-	case "Acks":
-		return -1
-	case "BaseOffset":
-		return 0
-	case "LogAppendTimeMs":
-		return -1
-	case "LogStartOffset":
-		return 0
-	case "RecordErrors":
-		return []any{}
-	case "BatchIndex":
-		return 0
-	case "BatchIndexErrorMessage":
-		return exNull{}
-	case "LeaderIdAndEpoch.LeaderId":
-		return 1
-	case "LeaderIdAndEpoch.LeaderEpoch":
-		return 0
-
-	// Fetch: a consumer (replica -1) starting a fetch session at offset 0.
-	case "FetchRequest.ReplicaId":
-		return -1
-	case "MaxWaitMs":
-		return 500
-	case "MinBytes":
-		return 1
-	case "FetchRequest.MaxBytes":
-		return 52428800
-	case "MaxBytes":
-		return 52428800
-	case "FetchSnapshotRequest.MaxBytes":
-		return 8388608
-	case "FetchRequest.IsolationLevel":
-		return 0
-	case "SessionId":
-		return 0
-	case "SessionEpoch":
-		return 0
-	case "CurrentLeaderEpoch":
-		return 0
-	case "FetchOffset":
-		return 0
-	case "LastFetchedEpoch":
-		return -1
-	case "FetchPartition.LogStartOffset":
-		return -1
-	case "PartitionMaxBytes":
-		return 1048576
-	case "FetchPartition.HighWatermark":
-		return 9223372036854775807
-	case "ForgottenTopicsData":
-		return []any{}
-	case "FetchRequest.RackId":
-		return ""
-	case "FetchRequest.ClusterId":
-		return exNull{}
-	case "ReplicaState.ReplicaId":
-		return -1
-	case "ReplicaState.ReplicaEpoch":
-		return -1
-	case "FetchResponse.SessionId":
-		return 1234567
-	case "HighWatermark":
-		return 1
-	case "LastStableOffset":
-		return 1
-	case "PartitionData.LogStartOffset":
-		return 0
-	case "AbortedTransactions":
-		return exNull{}
-	case "PreferredReadReplica":
-		return -1
-	case "EpochEndOffset.Epoch":
-		return -1
-	case "EpochEndOffset.EndOffset":
-		return -1
-	case "SnapshotId.EndOffset":
-		return -1
-	case "SnapshotId.Epoch":
-		return -1
-	case "AbortedTransaction.FirstOffset":
-		return 0
-
-	// ListOffsets: where a consumer with auto.offset.reset=earliest starts.
-	case "ListOffsetsRequest.ReplicaId":
-		return -1
-	case "ListOffsetsRequest.IsolationLevel":
-		return 0
-	case "ListOffsetsPartition.Timestamp":
-		return -2
-	case "MaxNumOffsets":
-		return 1
-	case "ListOffsetsPartitionResponse.Timestamp":
-		return -1
-	case "Offset":
-		return 0
-	case "OldStyleOffsets":
-		return []any{0}
-
-	// Metadata.
-	case "MetadataRequest.AllowAutoTopicCreation":
-		return false
-	case "IncludeClusterAuthorizedOperations":
-		return false
-	case "IncludeTopicAuthorizedOperations":
-		return false
-	case "MetadataRequestTopic.TopicId":
-		return exZeroUUID{}
-	case "ReplicaNodes":
-		return []any{1, 2, 3}
-	case "IsrNodes":
-		return []any{1, 2, 3}
-	case "OfflineReplicas":
-		return []any{}
-	case "TopicAuthorizedOperations":
-		return -2147483648
-	case "ClusterAuthorizedOperations":
-		return -2147483648
-	case "MetadataResponseBroker.Host":
-		return "broker-1.kafka.example.com"
-
-	// Groups: the consumer group "billing".
-	case "SessionTimeoutMs":
-		return 45000
-	case "RebalanceTimeoutMs":
-		return 60000
-	case "JoinGroupRequestProtocol.Name":
-		return "cooperative-sticky"
-	case "JoinGroupRequest.MemberId":
-		return exampleMember
-	case "JoinGroupResponse.Leader":
-		return exampleMember
-	case "SkipAssignment":
-		return false
-	case "MemberIdentity.Reason":
-		return "the consumer is being closed"
-	case "CommittedOffset":
-		return 1
-	case "CommittedLeaderEpoch":
-		return 0
-	case "CommittedMetadata":
-		return ""
-	case "OffsetFetchResponsePartition.Metadata":
-		return ""
-	case "OffsetFetchResponsePartitions.Metadata":
-		return ""
-	case "CommitTimestamp":
-		return -1
-	case "RetentionTimeMs":
-		return -1
-	case "GenerationIdOrMemberEpoch":
-		return 5
-	case "RequireStable":
-		return true
-	case "KeyType":
-		return 0
-	case "FindCoordinatorRequest.Key":
-		return "billing"
-	case "Coordinator.Key":
-		return "billing"
-	case "CoordinatorKeys":
-		return []any{"billing"}
-	case "DescribedGroup.GroupState":
-		return "Stable"
-	case "DescribedGroup.ProtocolData":
-		return "cooperative-sticky"
-	case "DescribedGroup.AssignorName":
-		return "uniform"
-	case "AuthorizedOperations":
-		return -2147483648
-	case "IncludeAuthorizedOperations":
-		return false
-	case "ListedGroup.GroupState":
-		return "Stable"
-	case "ListedGroup.GroupType":
-		return "consumer"
-	case "StatesFilter":
-		return []any{"Stable"}
-	case "TypesFilter":
-		return []any{"consumer"}
-	case "DescribeGroupsRequest.Groups":
-		return []any{"billing"}
-	case "GroupsNames":
-		return []any{"billing"}
-	case "GroupIds":
-		return []any{"billing"}
-	case "ConsumerProtocolSubscription.Topics":
-		return []any{"orders"}
-	case "ConsumerProtocolSubscription.UserData":
-		return exNull{}
-	case "ConsumerProtocolSubscription.GenerationId":
-		return 5
-	case "ConsumerProtocolSubscription.RackId":
-		return exNull{}
-	case "ConsumerProtocolAssignment.UserData":
-		return exNull{}
-	case "InstanceId":
-		return exNull{}
-	case "ServerAssignor":
-		return "uniform"
-	case "SubscribedTopicRegex":
-		return exNull{}
-	case "SubscribedTopicNames":
-		return []any{"orders"}
-	case "HeartbeatIntervalMs":
-		return 5000
-	case "AssignmentEpoch":
-		return 5
-	case "GroupEpoch":
-		return 5
-	case "MemberType":
-		return 1
-
-	// SASL: SCRAM-SHA-512's first round.
-	case "SaslHandshakeRequest.Mechanism":
-		return "SCRAM-SHA-512"
-	case "Mechanisms":
-		return []any{"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"}
-	case "SaslAuthenticateRequest.AuthBytes":
-		return []byte("n,,n=alice,r=rOprNGfwEbeRWgbNEkqO")
-	case "SaslAuthenticateResponse.AuthBytes":
-		return []byte("r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096")
-	case "SessionLifetimeMs":
-		return 0
-
-	// Topics.
-	case "NumPartitions":
-		return 6
-	case "ReplicationFactor":
-		return 3
-	case "CreatableReplicaAssignment.BrokerIds":
-		return []any{1, 2, 3}
-	case "CreatableTopicConfig.Name":
-		return "retention.ms"
-	case "CreatableTopicConfig.Value":
-		return "604800000"
-	case "CreatableTopicConfigs.Name":
-		return "retention.ms"
-	case "CreatableTopicConfigs.Value":
-		return "604800000"
-	case "CreatableTopicConfigs.ReadOnly":
-		return false
-	case "CreatableTopicConfigs.IsSensitive":
-		return false
-	case "CreatableTopicConfigs.ConfigSource":
-		return 1
-	case "TopicNames":
-		return []any{"orders"}
-	case "Count":
-		return 12
-	case "DeleteRecordsPartition.Offset":
-		return 1
-	case "LowWatermark":
-		return 1
-
-	// Transactions: the transactional producer "billing-txn-0".
-	case "TransactionTimeoutMs":
-		return 60000
-	case "InitProducerIdRequest.TransactionalId":
-		return exNull{}
-	case "InitProducerIdRequest.TransactionTimeoutMs":
-		return 0
-	case "InitProducerIdRequest.ProducerId":
-		return -1
-	case "InitProducerIdRequest.ProducerEpoch":
-		return -1
-	case "Enable2Pc":
-		return false
-	case "KeepPreparedTxn":
-		return false
-	case "OngoingTxnProducerId":
-		return -1
-	case "OngoingTxnProducerEpoch":
-		return -1
-	case "Committed":
-		return true
-	case "VerifyOnly":
-		return false
-	case "V3AndBelowProducerId":
-		return 4001
-	case "V3AndBelowProducerEpoch":
-		return 0
-	case "TransactionState.TransactionState":
-		return "Ongoing"
-	case "TransactionState":
-		return "Ongoing"
-	case "StateFilters":
-		return []any{"Ongoing"}
-	case "TransactionalIdPattern":
-		return "billing-.*"
-	case "TransactionStartTimeMs":
-		return exampleTime
-	case "TransactionVersion":
-		return 2
-	case "TransactionResult":
-		return true
-	case "CoordinatorEpoch":
-		return 3
-
-	// Configs: the topic "orders" (ConfigResourceType TOPIC).
-	case "ResourceType":
-		return 2
-	case "ResourceName":
-		return "orders"
-	case "ConfigurationKeys":
-		return []any{"retention.ms"}
-	case "IncludeSynonyms":
-		return false
-	case "IncludeDocumentation":
-		return false
-	case "AlterableConfig.Name":
-		return "retention.ms"
-	case "AlterableConfig.Value":
-		return "604800000"
-	case "DescribeConfigsResourceResult.Name":
-		return "retention.ms"
-	case "DescribeConfigsResourceResult.Value":
-		return "604800000"
-	case "DescribeConfigsResourceResult.ReadOnly":
-		return false
-	case "DescribeConfigsResourceResult.IsDefault":
-		return false
-	case "DescribeConfigsResourceResult.IsSensitive":
-		return false
-	case "DescribeConfigsResourceResult.ConfigSource":
-		return 1
-	case "DescribeConfigsResourceResult.ConfigType":
-		return 5
-	case "DescribeConfigsResourceResult.Documentation":
-		return exNull{}
-	case "DescribeConfigsSynonym.Name":
-		return "retention.ms"
-	case "DescribeConfigsSynonym.Value":
-		return "604800000"
-	case "DescribeConfigsSynonym.Source":
-		return 1
-	case "ConfigOperation":
-		return 0
-
-	// ACLs: alice may read the topic "orders" from anywhere.
-	case "AclCreation.ResourceType":
-		return 2
-	case "AclCreation.ResourcePatternType":
-		return 3
-	case "Operation":
-		return 3
-	case "PermissionType":
-		return 3
-	case "PatternType":
-		return 3
-	case "PatternTypeFilter":
-		return 3
-	case "ResourceTypeFilter":
-		return 2
-	case "ResourceNameFilter":
-		return "orders"
-	case "PrincipalFilter":
-		return "User:alice"
-	case "HostFilter":
-		return exNull{}
-
-	// Quotas, SCRAM, tokens, telemetry, log dirs.
-	case "EntityType":
-		return "user"
-	case "EntityName":
-		return "alice"
-	case "OpData.Key":
-		return "producer_byte_rate"
-	case "ValueData.Key":
-		return "producer_byte_rate"
-	case "OpData.Value":
-		return 1048576.0
-	case "ValueData.Value":
-		return 1048576.0
-	case "Remove":
-		return false
-	case "ComponentData.Match":
-		return "alice"
-	case "MatchType":
-		return 0
-	case "Strict":
-		return false
-	case "Mechanism":
-		return 2
-	case "User":
-		return "alice"
-	case "ScramCredentialDeletion.Name":
-		return "alice"
-	case "ScramCredentialUpsertion.Name":
-		return "alice"
-	case "UserName.Name":
-		return "alice"
-	case "Salt":
-		return []byte("\x5b\x6d\x99\x68\x9d\x12\x35\x8e\xec\xa0\x4b\x14\x12\x36\xfa\x81")
-	case "SaltedPassword":
-		return []byte("\x8f\x2b\x59\x87\x10\x9e\x3c\x76\x6e\x0a\x19\x98\x5e\x6e\x1c\x43\xd4\x2a\x60\x9b\x4f\x0e\x33\x1a\x7c\x55\xb9\x02\x6d\x48\xe1\x27")
-	case "PrincipalType":
-		return "User"
-	case "PrincipalName":
-		return "alice"
-	case "OwnerPrincipalType":
-		return exNull{}
-	case "OwnerPrincipalName":
-		return exNull{}
-	case "TokenRequesterPrincipalType":
-		return "User"
-	case "TokenRequesterPrincipalName":
-		return "alice"
-	case "TokenId":
-		return "H4TzYPtvQRWe5p6ttBTTCQ"
-	case "Hmac":
-		return []byte("\x2a\x9f\x6c\x0b\x1e\x55\x83\xd1\x7a\x40\x9e\x21\xc3\x66\x5f\x08\xb4\x12\x9d\x7e\xe0\x31\x4c\xa8\x95\x0f\x6b\x22\xd7\x3e\x81\x5c")
-	case "MaxLifetimeMs":
-		return -1
-	case "RenewPeriodMs":
-		return 86400000
-	case "ExpiryTimePeriodMs":
-		return -1
-	case "IssueTimestamp":
-		return exampleTime
-	case "IssueTimestampMs":
-		return exampleTime
-	case "ExpiryTimestamp":
-		return exampleTime + 86400000
-	case "ExpiryTimestampMs":
-		return exampleTime + 86400000
-	case "MaxTimestamp":
-		return exampleTime + 7*86400000
-	case "MaxTimestampMs":
-		return exampleTime + 7*86400000
-	case "SubscriptionId":
-		return 1
-	case "AcceptedCompressionTypes":
-		return []any{0, 1, 2, 3, 4}
-	case "PushIntervalMs":
-		return 30000
-	case "TelemetryMaxBytes":
-		return 1048576
-	case "DeltaTemporality":
-		return true
-	case "RequestedMetrics": // every metric
-		return []any{""}
-	case "Terminating":
-		return true
-	case "PushTelemetryRequest.CompressionType":
-		return 1
-	// A producer's last metrics as it closes: OpenTelemetry protobuf,
-	// gzipped, as franz-go sent them in testdata/captures/kfake-clients.pcapng.
-	case "Metrics":
-		return mustBase64("H4sIAAAAAAAA/+LawCi0lpGLj4s5Oz1fiL00LzsvvzxPyIvLKL8oXS+xIDE5I1UvOzEtO1GvoCg/pTQ5tUgvOT8vLzW5JDM/Ty+5KDURzChKLEnVEuESktwzaaLp8vo3EopWUwQj/pm4OQj5cxmTZlZJfklijpUEkmGGjAwQIMAowQgIAAD//zAX+RazAAAA")
-	case "LogDir":
-		return "/var/lib/kafka/data"
-	case "Path":
-		return "/var/lib/kafka/data-2"
-	case "PartitionSize":
-		return 1048576
-	case "OffsetLag":
-		return 0
-	case "IsFutureKey":
-		return false
-	case "TotalBytes":
-		return 536870912000
-	case "UsableBytes":
-		return 429496729600
-	case "IsCordoned":
-		return false
-
-	// Cluster, KRaft and replication.
-	case "DescribeClusterBroker.Host":
-		return "broker-1.kafka.example.com"
-	case "EndpointType":
-		return 1
-	case "IncludeFencedBrokers":
-		return false
-	case "IsFenced":
-		return false
-	case "Listener.Name":
-		return "PLAINTEXT"
-	case "Listener.Host":
-		return "broker-1.kafka.example.com"
-	case "Listener.SecurityProtocol":
-		return 0
-	case "Endpoint.Name":
-		return "PLAINTEXT"
-	case "Endpoint.Host":
-		return "broker-1.kafka.example.com"
-	case "Endpoint.SecurityProtocol":
-		return 0
-	case "LeaderEndpoint.Name":
-		return "CONTROLLER"
-	case "LeaderEndpoint.Host":
-		return "controller-1.kafka.example.com"
-	case "FetchPartition.ReplicaDirectoryId":
-		return exZeroUUID{}
-	case "Feature.Name":
-		return "kraft.version"
-	case "Feature.MinSupportedVersion":
-		return 0
-	case "Feature.MaxSupportedVersion":
-		return 1
-	case "FeatureUpdateKey.Feature":
-		return "kraft.version"
-	case "UpdatableFeatureResult.Feature":
-		return "kraft.version"
-	case "MaxVersionLevel":
-		return 1
-	case "UpgradeType":
-		return 1
-	case "AllowDowngrade":
-		return false
-	case "IsMigratingZkBroker":
-		return false
-	case "CurrentMetadataOffset":
-		return 412
-	case "WantFence":
-		return false
-	case "WantShutDown":
-		return false
-	case "IsCaughtUp":
-		return true
-	case "ShouldShutDown":
-		return false
-	case "PreviousBrokerEpoch":
-		return -1
-	case "ElectionType":
-		return 0
-	case "LeaderRecoveryState":
-		return 0
-	case "PartitionEpoch":
-		return 0
-	case "ControllerEpoch":
-		return 1
-	case "ZkVersion":
-		return 0
-	case "isKRaftController":
-		return true
-	case "Isr":
-		return []any{1, 2, 3}
-	case "NewIsr":
-		return []any{1, 2, 3}
-	case "Replicas":
-		return []any{1, 2, 3}
-	case "AddingReplicas":
-		return []any{}
-	case "RemovingReplicas":
-		return []any{}
-	case "EligibleLeaderReplicas":
-		return []any{}
-	case "LastKnownElr":
-		return []any{}
-	case "IsNew":
-		return false
-	case "DeletePartition":
-		return false
-	case "DeletePartitions":
-		return false
-	case "ProducerIdStart":
-		return 5000
-	case "ProducerIdLen":
-		return 1000
-	case "VoterId":
-		return 1
-	case "ReplicaId":
-		return 1
-	case "CandidateId":
-		return 1
-	case "ReplicaEpoch":
-		return 5
-	case "LastOffsetEpoch":
-		return 5
-	case "LastOffset":
-		return 1
-	case "EndOffset":
-		return 412
-	case "Epoch":
-		return 5
-	case "LogEndOffset":
-		return 412
-	case "LastFetchTimestamp":
-		return exampleTime
-	case "LastCaughtUpTimestamp":
-		return exampleTime
-	case "LastContainedLogTimestamp":
-		return exampleTime
-	case "PreVote":
-		return false
-	case "VoteGranted":
-		return true
-	case "AckWhenCommitted":
-		return true
-	case "Position":
-		return 0
-	case "Size":
-		return 1048576
-	case "V0Host":
-		return "broker-1.kafka.example.com"
-	case "V0Port":
-		return 9092
-	case "HostName":
-		return "broker-1.kafka.example.com"
-	case "SecurityProtocol":
-		return 0
-	case "Id":
-		return 1
-	case "Leader":
-		return 1
-	case "Type":
-		return 0
-	case "Version":
-		return 0
-	case "KRaftVersion":
-		return 1
-	case "MinSupportedVersion":
-		return 0
-	case "MaxSupportedVersion":
-		return 1
-	case "TokenAuthenticated":
-		return false
-	case "DefaultPrincipalData.Type":
-		return "User"
-	case "DefaultPrincipalData.Name":
-		return "alice"
-	case "ClientHostAddress":
-		return []byte{10, 0, 3, 17}
-	case "EnvelopeRequest.RequestData":
-		return []byte{}
-	case "EnvelopeResponse.ResponseData":
-		return []byte{}
-	case "RequestPrincipal":
-		return []byte{}
-	case "Lag":
-		return 0
-	case "StartOffset":
-		return 0
-	case "FirstOffset":
-		return 0
-	case "DeliveryCount":
-		return 1
-	case "DeliveryState":
-		return 0
-	case "StateEpoch":
-		return 1
-	case "DeliveryCompleteCount":
-		return 0
-	case "AcquisitionLockTimeoutMs":
-		return 30000
-	case "MaxRecords":
-		return 500
-	case "BatchSize":
-		return 500
-	case "ShareSessionEpoch":
-		return 0
-	case "ShareAcquireMode":
-		return 0
-	case "IsRenewAck":
-		return false
-	case "AcknowledgeTypes":
-		return []any{1}
-	case "ConsumerProtocolSubscription.OwnedPartitions":
-		return []any{}
-	case "DurationFilter":
-		return -1
-	case "ProducerIdFilters":
-		return []any{}
-	case "LastSequence":
-		return 0
-	case "LastTimestamp":
-		return exampleTime
-	case "CurrentTxnStartOffset":
-		return -1
-	case "CommittedOffsetLag":
-		return 0
-	case "ResponsePartitionLimit":
-		return 2000
-	case "EndpointInformationEpoch":
-		return 1
-	case "TopologyEpoch":
-		return 1
-	case "TopicInfo.Partitions":
-		return 6
-	case "AcceptableRecoveryLag":
-		return 10000
-	case "AcceptableRecoveryLagLegacy":
-		return 10000
-	case "TaskOffsetIntervalMs":
-		return 30000
-	case "StatusCode":
-		return 0
-	case "NodeType":
-		return 0
-	case "TopologyDescriptionStatus":
-		return 0
-	case "IncludeTopologyDescription":
-		return false
-	case "TopologyDescriptionRequired":
-		return false
-	case "IsClassic":
-		return false
-	case "ShutdownApplication":
-		return false
-	case "AllowReplicationFactorChange":
-		return true
-	// Streams groups: the application "billing-app".
-	case "TaskIds.SubtopologyId", "TaskOffset.SubtopologyId", "Subtopology.SubtopologyId", "TopologyDescriptionSubtopology.SubtopologyId":
-		return "0"
-	case "KeyValue.Key":
-		return "cleanup.policy"
-	case "KeyValue.Value":
-		return "compact"
-	case "TopicInfo.Name":
-		return "billing-app-counts-changelog"
-	case "TopologyNode.Name":
-		return "KSTREAM-SOURCE-0000000000"
-	case "TopologyNode.Successors":
-		return []any{"KSTREAM-AGGREGATE-0000000001"}
-	case "TopologyNode.Stores":
-		return []any{"counts-store"}
-	case "Subtopology.SourceTopicRegex", "UnknownStateFilters", "OfflineLogDirs", "CordonedLogDirs":
-		return []any{}
-	case "ProcessId":
-		return "b2a1c6e0-6f0e-4a8e-9d2b-5c3f7e1a9d04"
-	case "StreamsGroupHeartbeatResponse.Status":
-		return []any{}
-	case "UpdateMetadataEndpoint.Listener":
-		return "PLAINTEXT"
-	case "PreferredSuccessors":
-		return []any{2, 3}
-	case "ResourceTypes":
-		return []any{2}
+// exampleValue finds a key's value in exampleTable; found is false when
+// the table has no line for it.
+func exampleValue(key string) (v any, found bool) {
+	i := strings.Index(exampleTable, "\n"+key+"\t")
+	if i < 0 {
+		return nil, false
 	}
-	return nil
+	line := exampleTable[i+len(key)+2:]
+	line = line[:strings.IndexByte(line, '\n')]
+	x, err := jsontext.Parse([]byte(line))
+	if err != nil {
+		panic("codec: exampleTable: " + key + ": " + err.Error()) // a typo in the table; TestExampleTable reads every line
+	}
+	if obj, ok := x.(map[string]any); ok {
+		if t, ok := obj["text"].(string); ok {
+			return []byte(t), true
+		}
+		if b, ok := obj["base64"].(string); ok {
+			raw, err := base64.StdEncoding.DecodeString(b)
+			if err != nil {
+				panic("codec: exampleTable: " + key + ": " + err.Error())
+			}
+			return raw, true
+		}
+	}
+	if x == nil {
+		return exNull{}, true
+	}
+	return x, true
 }
 
 // exampleMember is the member id the group coordinator gave the consumer
 // (the Java client's: its client id and a UUID).
 const exampleMember = "consumer-billing-1-8b3c8f4e-2a1d-4f6e-9c35-7d1e0b6a4c21"
-
-// exZeroUUID is the all-zero UUID (a topic asked for by name).
-type exZeroUUID struct{}
 
 // exampleEntity is the value of fields that name an entity.
 func exampleEntity(entity string) any {
@@ -898,14 +515,6 @@ func exampleEntity(entity string) any {
 	return nil
 }
 
-func mustBase64(s string) []byte {
-	b, err := base64.StdEncoding.DecodeString(s)
-	if err != nil {
-		panic(err)
-	}
-	return b
-}
-
 // exampleUUID is a version-4 UUID made from a name, in Kafka's text form:
 // random-looking, the same on every run.
 func exampleUUID(name string) string {
@@ -919,10 +528,11 @@ func exampleUUID(name string) string {
 // exampleLookup finds a field's value in the table: by struct and field,
 // then by field alone; nil when neither is there.
 func exampleLookup(l *schema.Layout, f *schema.Field) any {
-	if v := exampleValue(l.Name + "." + f.Name); v != nil {
+	if v, ok := exampleValue(l.Name + "." + f.Name); ok {
 		return v
 	}
-	return exampleValue(f.Name)
+	v, _ := exampleValue(f.Name)
+	return v
 }
 
 // exampleGuess is a value from the field's name when the table has none:
