@@ -18,6 +18,7 @@ require (
 	github.com/twmb/franz-go/pkg/kmsg v1.15.1
 	golang.org/x/net v0.53.0
 	golang.org/x/sys v0.44.0
+	golang.org/x/term v0.43.0
 	google.golang.org/protobuf v1.36.12
 )
 

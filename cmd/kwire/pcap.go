@@ -88,9 +88,10 @@ type pcapConfig struct {
 	file  string // "-" for standard input
 	ports portList
 	exchangeFilter
-	summary bool
-	jobs    int
-	strict  bool
+	summary  bool
+	jobs     int
+	strict   bool
+	progress string
 }
 
 // live reports whether the capture comes from a pipe, where each line is
@@ -115,9 +116,21 @@ func runPcap(e *env, args []string) int {
 		defer f.Close()
 		in = f
 	}
+	total := inputSize(in)
+	on, err := progressOn(cfg.progress, total, e, !cfg.summary)
+	if err != nil {
+		fail(e, "%v", err)
+		return 2
+	}
 	w := bufio.NewWriterSize(e.stdout, 1<<20)
-	run := pcapRun{cfg: cfg, w: w, stderr: e.stderr, stats: map[int16]*apiStats{}, errCodes: map[apiCode]int{}}
+	run := pcapRun{cfg: cfg, w: w, stats: map[int16]*apiStats{}, errCodes: map[apiCode]int{}}
+	run.prog = startProgress(e.stderr, on, total, "exchanges")
+	run.stderr = run.prog.Writer(e.stderr)
+	if run.prog != nil {
+		in = &countingReader{r: in, p: run.prog}
+	}
 	res, err := run.decode(in)
+	run.prog.finish()
 	if err != nil {
 		w.Flush()
 		fail(e, "%s: %v", cfg.file, err)
@@ -155,6 +168,7 @@ func parsePcapFlags(e *env, args []string) (*pcapConfig, int) {
 	fs.BoolVar(&cfg.summary, "summary", false, "print a table per API: counts, versions, bytes, error codes, latency percentiles")
 	fs.BoolVar(&cfg.strict, "strict", false, "exit 1 when any exchange shown has a warning (a lenient reading or a limit hit)")
 	fs.IntVar(&cfg.jobs, "jobs", runtime.NumCPU(), "decoders working at once")
+	fs.StringVar(&cfg.progress, "progress", "auto", progressFlagUsage)
 	args, code := parseFlags(e, fs, args)
 	if code >= 0 {
 		return nil, code
@@ -178,6 +192,7 @@ type pcapRun struct {
 	cfg       *pcapConfig
 	w         *bufio.Writer
 	stderr    io.Writer
+	prog      *progress // nil when not shown
 	stats     map[int16]*apiStats
 	errCodes  map[apiCode]int
 	exchanges int // exchanges in the capture, filtered out or not
@@ -252,6 +267,7 @@ func (p *pcapRun) decode(in io.Reader) (*capture.Result, error) {
 func (p *pcapRun) writeInOrder(outs <-chan pcapLineOut, lines *sync.Pool) {
 	inOrder(outs, func(o pcapLineOut) int { return o.n }, func(o pcapLineOut) {
 		p.exchanges++
+		p.prog.add(0, 1)
 		if o.keep {
 			p.add(o)
 			if !p.cfg.summary {
