@@ -54,6 +54,12 @@ type Options struct {
 	// Limits bound the work and memory of one frame; zero values mean the
 	// defaults.
 	Limits
+	// Payload, when set, reads each record key and value for what it
+	// carries (codec/payload's Decoder.Decode does: text, JSON, Avro,
+	// Protobuf, JSON Schema), told the topic the records belong to, the
+	// last topic name read before them. It appends JSON members to the key
+	// or value object and returns nodes to hang under its node.
+	Payload func(dst []byte, p *PayloadIn) ([]byte, []*tree.Node)
 
 	skipRecords bool // records are left as bytes: not decoded
 	// sizeFirst makes a size prefix beyond the bytes given an error at
@@ -63,6 +69,9 @@ type Options struct {
 	sizeFirst bool
 	raw       bool // nothing nested is decoded (guessing's readings)
 }
+
+// PayloadIn is a record key or value handed to Options.Payload.
+type PayloadIn = rec.PayloadIn
 
 // RecordsMode says how records fields are read and shown.
 type RecordsMode uint8

@@ -38,7 +38,7 @@ type EncodeOptions struct {
 var envelopeKeys = []string{"direction", "apiKey", "apiName", "apiVersion", "header", "body", "warnings", "guess"}
 
 // dataKeys are the keys of a data message's or records field's envelope.
-var dataKeys = []string{"data", "value", "warnings"}
+var dataKeys = []string{"data", "version", "value", "warnings"}
 
 // Encode appends to dst the bytes v describes: a frame (an envelope of
 // direction, API, version, header and body), a data message or records
@@ -711,7 +711,7 @@ func (e *encoder) nested(dst []byte, f *schema.Field, k schema.Kind, v any) ([]b
 		if !ok {
 			return nil, &EncodeError{Path: e.pathString(), Msg: "expected base64 text, bytes or a " + consumerData(f.Name) + " object, found " + jsonKind(v)}
 		}
-		if body, err = e.dataMessage(e.scratch[:0], schema.DataMessage(consumerData(f.Name)), obj, -1); err != nil {
+		if body, err = e.consumerMessage(e.scratch[:0], schema.DataMessage(consumerData(f.Name)), obj); err != nil {
 			return nil, err
 		}
 	default:
@@ -722,25 +722,26 @@ func (e *encoder) nested(dst []byte, f *schema.Field, k schema.Kind, v any) ([]b
 	return append(dst, body...), nil
 }
 
-// dataMessage appends data message m from obj: its "version" (int16)
-// and fields, or, when obj has no version, its fields alone at version
-// (-1: a version is required).
-func (e *encoder) dataMessage(dst []byte, m *schema.Message, obj map[string]any, version int16) ([]byte, error) {
-	fields := obj
-	if vv, ok := obj["version"]; ok || version < 0 {
-		ver, err := e.intValue(vv, join(e.pathString(), "version"), 0, math.MaxInt16)
-		if err != nil {
-			return nil, err
-		}
-		version = int16(ver)
-		dst = wire.AppendInt16(dst, version)
-		fields = make(map[string]any, len(obj))
-		for k, x := range obj {
-			if k != "version" {
-				fields[k] = x
-			}
+// consumerMessage appends consumer-protocol message m from obj: its
+// "version" (int16) first, then its fields.
+func (e *encoder) consumerMessage(dst []byte, m *schema.Message, obj map[string]any) ([]byte, error) {
+	ver, err := e.intValue(obj["version"], join(e.pathString(), "version"), 0, math.MaxInt16)
+	if err != nil {
+		return nil, err
+	}
+	dst = wire.AppendInt16(dst, int16(ver))
+	fields := make(map[string]any, len(obj))
+	for k, x := range obj {
+		if k != "version" {
+			fields[k] = x
 		}
 	}
+	return e.dataMessage(dst, m, fields, int16(ver))
+}
+
+// dataMessage appends the fields of data message m from obj, at version.
+func (e *encoder) dataMessage(dst []byte, m *schema.Message, obj map[string]any, version int16) ([]byte, error) {
+	fields := obj
 	lv := min(version, m.Valid.Hi)
 	if lv < m.Valid.Lo {
 		return nil, &EncodeError{Path: join(e.pathString(), "version"), Msg: m.Name + " has versions " + m.Valid.String() + ", not " + strconv.Itoa(int(version))}
@@ -781,7 +782,17 @@ func encodeData(dst []byte, env map[string]any, o EncodeOptions) ([]byte, error)
 	if !ok {
 		return nil, &EncodeError{Path: "value", Msg: "expected an object, found " + jsonKind(env["value"])}
 	}
-	return e.dataMessage(dst, m, obj, o.Version)
+	version := o.Version
+	if vv, ok := env["version"]; ok {
+		// The bytes start with the version the envelope gives.
+		ver, err := e.intValue(vv, "version", 0, math.MaxInt16)
+		if err != nil {
+			return nil, err
+		}
+		version = int16(ver)
+		dst = wire.AppendInt16(dst, version)
+	}
+	return e.dataMessage(dst, m, obj, version)
 }
 
 func intRange(k schema.Kind) (int64, int64) {

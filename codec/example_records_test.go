@@ -92,7 +92,7 @@ func TestExamplesCarryTheirVersionsRecords(t *testing.T) {
 					}
 					return true
 				})
-				require.Equal(t, []string{"k=v"}, vals, "%s v%d", name, v)
+				require.Equal(t, []string{exampleRecordKey + "=" + exampleRecordValue}, vals, "%s v%d", name, v)
 			}
 			return false
 		})

@@ -6,3 +6,6 @@ package codec
 
 // BothPaths is bothPaths: the tree sink and the JSON sink agree on b.
 var BothPaths = bothPaths
+
+// EachVersion is eachVersion: every API, direction and version.
+var EachVersion = eachVersion

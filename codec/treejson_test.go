@@ -18,6 +18,24 @@ import (
 // decoded with (Kafka's form, the records mode).
 func treeJSON(f *Frame) []byte {
 	w := jsonWriter{kafka: f.opts.Kafka, records: f.opts.Records, f: f}
+	if f.opts.Data != "" {
+		// {"data":name,"version" (read from the bytes),"value":...}
+		dst := jsontext.AppendString(append([]byte(nil), `{"data":`...), []byte(f.opts.Data))
+		if v := f.Root.Get("version"); v != nil {
+			dst = strconv.AppendInt(append(dst, `,"version":`...), v.Int, 10)
+		}
+		dst = append(dst, `,"value":`...)
+		switch {
+		case f.Body.Kind == schema.Records:
+			dst = w.value(dst, f.Body, nil)
+		case f.Message != nil && (len(f.Body.Children) > 0 || f.Body.End > f.Body.Start):
+			w.v, w.flex = f.LayoutVersion, f.Flexible
+			dst = w.structJSON(dst, f.Body, f.Message.At(f.LayoutVersion).Root)
+		default:
+			dst = append(dst, "null"...)
+		}
+		return appendEnvelopeTail(dst, f.Guess, f.Warnings)
+	}
 	dst := treeEnvelopeHead(nil, f)
 	if f.Header != nil {
 		hdr := schema.RequestHeader()

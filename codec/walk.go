@@ -61,6 +61,10 @@ type walker struct {
 	frameEnd int // where the frame's own bytes end, for the nested reserve
 	consumer []consumerField
 	pt       protocolType
+	// payload is Options.Payload; topic the last topic name read, which
+	// the records fields after it belong to.
+	payload  rec.PayloadFunc
+	topic    string
 	inHeader bool
 	// dry is set while the walk reads ahead to find a tag section
 	// (prescan): nothing nested is decoded and nothing read early.
@@ -100,7 +104,7 @@ func (w *walker) init(f *Frame, s sink, o *Options, n int, b *budget.Budget) {
 		b = &w.own
 	}
 	*w = walker{f: f, s: s, lim: lim, b: b, nest: o.nest(), skipRecords: o.skipRecords, sizeFirst: o.sizeFirst,
-		path: w.path[:0], own: w.own, pathBuf: w.pathBuf[:0], spare: w.spare, pre: w.pre, codes: w.codes[:0], null: w.null}
+		path: w.path[:0], own: w.own, pathBuf: w.pathBuf[:0], spare: w.spare, pre: w.pre, codes: w.codes[:0], null: w.null, payload: o.Payload}
 	if b != &w.own {
 		w.own = budget.Budget{}
 	}
@@ -548,6 +552,8 @@ func (w *walker) noteField(c *tree.Node, f *schema.Field) {
 		w.f.CorrelationID = int32(c.Int)
 	case f.Kind == schema.String && f.Name == "ProtocolType":
 		w.pt = protocolType{name: string(c.Raw), known: !c.Null, depth: w.depth}
+	case w.payload != nil && f.EntityType == "topicName" && f.Kind == schema.String:
+		w.topic = string(c.Raw)
 	case w.wantCodes && c.Kind == schema.Int16 && c.Int != 0 && isErrorCode(f):
 		w.noteCode(c, w.pathWith(f.JSON))
 	}

@@ -115,7 +115,7 @@ func (w *walker) records(n *tree.Node) {
 	}
 	w.reserveNested()
 	path := w.pathString()
-	ro := rec.Options{MaxDepth: w.lim.MaxRecordNesting, Budget: w.b, Warnings: w.recordsWarnings(), Path: path, Data: w.dataHook, Spare: &w.spare,
+	ro := rec.Options{MaxDepth: w.lim.MaxRecordNesting, Budget: w.b, Warnings: w.recordsWarnings(), Path: path, Data: w.dataHook, Payload: w.payload, Topic: w.topic, Spare: &w.spare,
 		Start: n.PrefixEnd, Buffer: w.buf, Base: w.nbufs, Inflations: w.inflations}
 	derived, err := w.s.records(n, w.r.B[:w.r.Off], ro)
 	w.nbufs += derived
@@ -355,14 +355,17 @@ func (w *walker) dataValue(n *tree.Node, name string, version int16, b []byte) {
 	}
 	f.Message, f.Version, f.LayoutVersion, f.Assumed, f.Flexible = m, version, lv, lv != version, m.Flexible(lv)
 	n.Type = name + " v" + decimal(int(version))
-	l := m.At(lv).Root
-	w.s.begin(n, l, len(l.Fields)+2)
 	if at == 2 {
+		// The version the bytes start with is the envelope's, beside
+		// the value: KRaft's messages have a field "version" of their own.
 		vn := w.node()
 		vn.Name, vn.Role, vn.Kind, vn.Type = "version", tree.RoleField, schema.Int16, "int16"
 		vn.End, vn.Int = 2, int64(version)
 		w.s.leaf(vn)
+		n.Start, n.TagEnd, n.SizeEnd, n.PrefixEnd = 2, 2, 2, 2
 	}
+	l := m.At(lv).Root
+	w.s.begin(n, l, len(l.Fields)+1)
 	// (A data message read alone is the frame's own fields: NestedNodes
 	// is MaxNodes, as nothing nested was met before it.)
 	w.err = w.dataFields(n, m, version, lv, b, 0, at, len(b))

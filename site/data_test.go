@@ -134,19 +134,50 @@ func TestSchemaJSONIsStructureOnly(t *testing.T) {
 }
 
 func TestSearchIndexHasFieldNames(t *testing.T) {
-	var rows [][]any
-	if err := json.Unmarshal([]byte(searchIndex()), &rows); err != nil {
+	js, err := searchData()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var idx struct {
+		Fields   [][]any  `json:"fields"`
+		Meanings []string `json:"meanings"`
+		Errors   [][]any  `json:"errors"`
+		APIs     [][]any  `json:"apis"`
+	}
+	if err := json.Unmarshal(js, &idx); err != nil {
 		t.Fatal(err)
 	}
 	found := false
-	for _, r := range rows {
+	for _, r := range idx.Fields {
 		if r[0] == "topicId" && r[2] == float64(1) && r[3] == "req" && r[4] == "topics.topicId" {
 			found = true
+			if m := int(r[7].(float64)); m < 0 || !strings.Contains(idx.Meanings[m], "topic's id") {
+				t.Errorf("topics.topicId's meaning: %v", r[7])
+			}
 		}
 	}
 	if !found {
 		t.Error("Fetch's request field topics.topicId is not in the search index")
 	}
+	names := map[string]bool{}
+	for _, e := range idx.Errors {
+		names[e[1].(string)] = true
+		for _, o := range e[4].([]any) {
+			names[o.(string)] = true
+		}
+	}
+	for _, n := range []string{"NOT_LEADER_OR_FOLLOWER", "NOT_LEADER_FOR_PARTITION", "UNKNOWN_TOPIC_OR_PARTITION"} {
+		if !names[n] {
+			t.Errorf("error %s is not in the search index", n)
+		}
+	}
+	if len(idx.APIs) != len(schema.APIs()) {
+		t.Errorf("%d APIs in the search index, %d in the tables", len(idx.APIs), len(schema.APIs()))
+	}
+	if len(js) > 600<<10 {
+		t.Errorf("search.json is %d bytes", len(js))
+	}
+	t.Logf("search.json: %d bytes, %d fields, %d meanings", len(js), len(idx.Fields), len(idx.Meanings))
 }
 
 // The playground's examples in site/playground/static are what

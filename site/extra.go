@@ -1,9 +1,6 @@
 package site
 
 import (
-	"encoding/json"
-	"html/template"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -128,55 +125,4 @@ func appendFields(b []byte, l *schema.Layout, ind string) []byte {
 	}
 	b = append(b, ind...)
 	return append(b, ']')
-}
-
-// searchIndex is what the index page's search reads: for every field of
-// every API (request and response, all versions), its names and where it
-// lives, as a JSON array of [name, kafkaName, apiKey, "req"|"resp", path, lo, hi].
-func searchIndex() template.JS {
-	type entry struct {
-		name, kname, dir, path string
-		key, lo, hi            int16
-	}
-	var all []entry
-	for _, a := range schema.APIs() {
-		for _, x := range []struct {
-			m   *schema.Message
-			dir string
-		}{{a.Request, "req"}, {a.Response, "resp"}} {
-			seen := map[string]int{}
-			for _, d := range x.m.Versions {
-				var walk func(l *schema.Layout, path string)
-				walk = func(l *schema.Layout, path string) {
-					for i := range l.Fields {
-						f := &l.Fields[i]
-						p := joinField(path, f.JSON)
-						lo, hi := max(f.Versions.Lo, d.Versions.Lo), min(f.Versions.Hi, d.Versions.Hi)
-						if lo <= hi {
-							if j, ok := seen[p]; ok {
-								all[j].lo, all[j].hi = min(all[j].lo, lo), max(all[j].hi, hi)
-							} else {
-								seen[p] = len(all)
-								all = append(all, entry{f.JSON, f.Name, x.dir, p, a.Key, lo, hi})
-							}
-						}
-						if f.Struct != nil {
-							walk(f.Struct, p)
-						}
-					}
-				}
-				walk(d.Root, "")
-			}
-		}
-	}
-	sort.SliceStable(all, func(i, j int) bool { return all[i].name < all[j].name })
-	rows := make([][]any, len(all))
-	for i, e := range all {
-		rows[i] = []any{e.name, e.kname, e.key, e.dir, e.path, e.lo, e.hi}
-	}
-	js, err := json.Marshal(rows) // escapes <, > and & as \u003c...: safe in a script element
-	if err != nil {
-		return "[]"
-	}
-	return template.JS(js)
 }

@@ -7,26 +7,25 @@ import (
 
 	"github.com/alecthomas/chroma/v2"
 	chtml "github.com/alecthomas/chroma/v2/formatters/html"
-	"github.com/alecthomas/chroma/v2/lexers"
-	"github.com/alecthomas/chroma/v2/styles"
+	"github.com/kwire/kwire/internal/highlight"
 )
 
 // Value JSON is highlighted with chroma's JSON lexer into class-marked
-// spans; the colours come from two chroma styles, one per colour scheme.
-var (
-	jsonLexer = chroma.Coalesce(lexers.Get("json"))
-	formatter = chtml.New(chtml.WithClasses(true), chtml.PreventSurroundingPre(false), chtml.TabWidth(2))
-)
+// spans; the colours come from two chroma styles, one per colour scheme
+// (both through internal/highlight, which loads them on first use: the
+// kwire binary imports this package, and its other commands must not pay
+// for chroma's registries).
+var formatter = chtml.New(chtml.WithClasses(true), chtml.PreventSurroundingPre(false), chtml.TabWidth(2))
 
 // highlightJSON returns js as highlighted HTML (a pre element). chroma
 // escapes every token, so the result is safe to place in a page.
 func highlightJSON(js []byte) (string, error) {
-	it, err := jsonLexer.Tokenise(nil, string(js))
+	it, err := chroma.Coalesce(highlight.JSON()).Tokenise(nil, string(js))
 	if err != nil {
 		return "", err
 	}
 	var b bytes.Buffer
-	if err := formatter.Format(&b, styles.Get("github"), it); err != nil {
+	if err := formatter.Format(&b, highlight.Style(highlight.GitHub), it); err != nil {
 		return "", err
 	}
 	// A pre that scrolls must take the keyboard's focus (WCAG 2.1.1).
@@ -38,10 +37,10 @@ func highlightJSON(js []byte) (string, error) {
 // left to the site's own stylesheet.
 func highlightCSS(w io.Writer) error {
 	var light, dark strings.Builder
-	if err := formatter.WriteCSS(&light, styles.Get("github")); err != nil {
+	if err := formatter.WriteCSS(&light, highlight.Style(highlight.GitHub)); err != nil {
 		return err
 	}
-	if err := formatter.WriteCSS(&dark, styles.Get("github-dark")); err != nil {
+	if err := formatter.WriteCSS(&dark, highlight.Style(highlight.GitHubDark)); err != nil {
 		return err
 	}
 	io.WriteString(w, "/* value JSON: chroma github / github-dark */\n")

@@ -36,12 +36,11 @@ type indexAPI struct {
 	Latest     string // the newest release's highest version, "" when it lacks the API
 }
 
-// indexData is the index page: the categories, the releases a column can
-// show, and the search index over field names.
+// indexData is the index page: the categories and the releases a column
+// can show.
 type indexPage struct {
 	Cats     []indexCategory
 	Releases []string
-	Search   template.JS
 }
 
 func indexData(apis []*schema.API) indexPage {
@@ -72,7 +71,7 @@ func indexData(apis []*schema.API) indexPage {
 		x.Releases = strings.Join(parts, " ")
 		cats[i].APIs = append(cats[i].APIs, x)
 	}
-	p := indexPage{Cats: cats, Search: searchIndex()}
+	p := indexPage{Cats: cats}
 	for _, r := range rs {
 		p.Releases = append(p.Releases, r.Name)
 	}
@@ -156,23 +155,28 @@ type apiVersionRow struct {
 	Since      string // the first Kafka release whose broker speaks it
 	Changes    int
 	Summary    []change
+	KIPs       []kip  // the KIPs that introduced this version, when known
+	Note       string // what the version brought
 }
 
 type apiData struct {
 	API      indexAPI
 	Category string
+	Guide    string // the API's section of Kafka's protocol guide
 	Rows     []apiVersionRow
 	Releases []releaseSpan
 }
 
 func (b *builder) apiPage(a *schema.API) error {
 	rs := releases()
-	d := apiData{API: apiSummary(a), Category: a.Category.String(), Releases: releaseSpans(a, rs)}
+	d := apiData{API: apiSummary(a), Category: a.Category.String(), Releases: releaseSpans(a, rs), Guide: guideURL(a)}
 	since := sinceRelease(a, rs)
+	kips := versionKIPs()[a.Key]
 	for v := a.Valid().Lo; v <= a.Valid().Hi; v++ {
 		r := apiVersionRow{V: v, Href: "v" + itoa(int(v)) + ".html", ReqHeader: a.Request.HeaderVersion(v),
 			RespHeader: a.Response.HeaderVersion(v), Flexible: a.Request.Flexible(v),
-			Removed: a.Removed40.Contains(v), Unstable: a.Request.Unstable.Contains(v), Since: since[v]}
+			Removed: a.Removed40.Contains(v), Unstable: a.Request.Unstable.Contains(v), Since: since[v],
+			KIPs: kips[v].KIPs, Note: kips[v].Note}
 		rc := changes(a.Request, v, "req")
 		sc := changes(a.Response, v, "resp")
 		for i := range rc {
@@ -205,6 +209,9 @@ type versionData struct {
 	Next     string
 	Removed  bool
 	Unstable bool
+	Guide    string // the API's section of Kafka's protocol guide
+	KIPs     []kip  // the KIPs that introduced this version, when known
+	Note     string // what the version brought
 	Dirs     []*dirData
 }
 
@@ -254,8 +261,10 @@ type treeNode struct {
 }
 
 func (b *builder) versionPage(a *schema.API, v int16) error {
+	vn := versionKIPs()[a.Key][v]
 	d := versionData{API: apiSummary(a), Category: a.Category.String(), V: v,
-		Removed: a.Removed40.Contains(v), Unstable: a.Request.Unstable.Contains(v)}
+		Removed: a.Removed40.Contains(v), Unstable: a.Request.Unstable.Contains(v),
+		Guide: guideURL(a), KIPs: vn.KIPs, Note: vn.Note}
 	r := a.Valid()
 	for x := r.Lo; x <= r.Hi; x++ {
 		d.Versions = append(d.Versions, versionLink{V: x, Href: "v" + itoa(int(x)) + ".html", Current: x == v})
@@ -316,7 +325,7 @@ func direction(a *schema.API, v int16, resp bool) (*dirData, error) {
 		d.HeaderBNF = bnf(d.HeaderTitle, hd.Root, d.HeaderVersion, hdr.Flexible(d.HeaderVersion), h+itoa(int(d.HeaderVersion)))
 	}
 	d.BNF = bnf(d.Title+" (Version: "+itoa(int(v))+")", def.Root, v, d.Flexible, "#"+d.Prefix)
-	d.Fields = fieldRows(a.Key, def.Root, v, d.Flexible, d.Prefix)
+	d.Fields = fieldRows(a.Key, m.Name, def.Root, v, d.Flexible, d.Prefix)
 	d.Changes = changes(m, v, d.Prefix)
 	d.First = v == m.Valid.Lo
 

@@ -161,7 +161,7 @@ func legacyMessage(magic byte, offset int64, key, value string) []byte {
 	var body []byte
 	body = append(body, magic, 0) // magic, attributes
 	if magic == 1 {
-		body = wire.AppendInt64(body, 1700000000000)
+		body = wire.AppendInt64(body, 1748856600000) // 2025-06-02 09:30:00 UTC
 	}
 	body = wire.AppendInt32(body, int32(len(key)))
 	body = append(body, key...)
@@ -183,8 +183,8 @@ func (b *builder) recordsPage() error {
 		return err
 	}
 	d.BatchHex = xxd(batch)
-	v0 := legacyMessage(0, 0, "k", "v")
-	v1 := legacyMessage(1, 1, "k", "v")
+	v0 := legacyMessage(0, 0, "order-1041", `{"order":1041,"item":"oat milk","qty":1}`)
+	v1 := legacyMessage(1, 1, "order-1042", `{"order":1042,"item":"espresso beans","qty":2}`)
 	if d.V0, _, err = recordsGrid(v0); err != nil {
 		return err
 	}
@@ -224,7 +224,7 @@ func headerVersions(m *schema.Message, name, prefix string) []headerVersion {
 		title := name + " (Version: " + strconv.Itoa(int(v)) + ")"
 		p := prefix + strconv.Itoa(int(v))
 		out = append(out, headerVersion{ID: p, Title: title, V: v,
-			BNF: bnf(title, d.Root, v, m.Flexible(v), "#"+p), Fields: fieldRows(-1, d.Root, v, m.Flexible(v), p)})
+			BNF: bnf(title, d.Root, v, m.Flexible(v), "#"+p), Fields: fieldRows(-1, m.Name, d.Root, v, m.Flexible(v), p)})
 	}
 	return out
 }

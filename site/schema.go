@@ -68,9 +68,13 @@ type fieldRow struct {
 	Ignorable  bool
 	Enum       string // the enumeration whose values the field carries
 	ErrorCode  bool
+	Meaning    string // what the field is, from field-meanings.tsv
 }
 
-func fieldRows(apiKey int16, l *schema.Layout, v int16, flex bool, prefix string) []fieldRow {
+// fieldRows is the field table of a message version: msg is the
+// message's name, which keys the field meanings.
+func fieldRows(apiKey int16, msg string, l *schema.Layout, v int16, flex bool, prefix string) []fieldRow {
+	mt := fieldMeanings()
 	var rows []fieldRow
 	var walk func(l *schema.Layout, depth int, path string)
 	walk = func(l *schema.Layout, depth int, path string) {
@@ -94,6 +98,7 @@ func fieldRows(apiKey int16, l *schema.Layout, v int16, flex bool, prefix string
 				r.Enum = e.Name
 			}
 			r.ErrorCode = f.Kind == schema.Int16 && strings.HasSuffix(f.Name, "ErrorCode")
+			r.Meaning = mt.of(msg, p, f.JSON)
 			rows = append(rows, r)
 			if f.Struct != nil {
 				walk(f.Struct, depth+1, p)

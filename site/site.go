@@ -15,8 +15,11 @@
 //	records.html                  record batches (magic 2) and message sets
 //	protocol.html                 framing, request and response headers
 //	errors.html                   error codes and enumerations
+//	internal.html                 Kafka's internal topics and their record types
+//	internal/<topic>/<record>/v<N>.html  one record type at one value version
 //	rules/index.html              the protocol rules kwire check applies
 //	rules/<id>.html               one rule: what Kafka requires, where, an example
+//	search.html, search.json      the search every page's box runs (search.json is its index)
 //	playground/                   the WebAssembly playground
 //	assets/                       hashed CSS and JS for the pages
 //
@@ -61,7 +64,7 @@ type Options struct {
 var files embed.FS
 
 // The output entries Build owns and replaces on every run.
-var owned = []string{"api", "assets", "playground", "favicon.ico", "index.html", "types.html", "records.html", "protocol.html", "errors.html", "rules"}
+var owned = []string{"api", "assets", "playground", "favicon.ico", "index.html", "types.html", "records.html", "protocol.html", "errors.html", "internal", "internal.html", "rules", "search.html", "search.json"}
 
 // Build writes the site into out, replacing what an earlier Build wrote
 // there and leaving other files (such as a kwire.wasm built beside it)
@@ -192,8 +195,9 @@ var funcs = template.FuncMap{
 	"repeat": func(n int) []struct{} {
 		return make([]struct{}, n)
 	},
-	"int":  func(v int16) int { return int(v) },
-	"slug": slugText,
+	"int":   func(v int16) int { return int(v) },
+	"slug":  slugText,
+	"break": breakable,
 	"dict": func(kv ...any) map[string]any {
 		m := make(map[string]any, len(kv)/2)
 		for i := 0; i+1 < len(kv); i += 2 {
@@ -209,7 +213,7 @@ func (b *builder) templates() error {
 		return err
 	}
 	b.tmpl = map[string]*template.Template{}
-	for _, name := range []string{"index", "api", "version", "types", "records", "protocol", "errors", "rules", "rule"} {
+	for _, name := range []string{"index", "api", "version", "types", "records", "protocol", "errors", "internal", "internalindex", "rules", "rule", "search"} {
 		t, err := template.Must(base.Clone()).ParseFS(files, "templates/"+name+".tmpl")
 		if err != nil {
 			return err
@@ -251,7 +255,17 @@ func (b *builder) pages() error {
 	if err := b.render("index", "index.html", page{Title: "Kafka protocol reference", Nav: "index", Body: indexData(apis)}); err != nil {
 		return err
 	}
-	for _, fn := range []func() error{b.typesPage, b.recordsPage, b.protocolPage, b.errorsPage, b.rulesPages} {
+	js, err := searchData()
+	if err != nil {
+		return err
+	}
+	if err := b.write("search.json", js); err != nil {
+		return err
+	}
+	if err := b.render("search", "search.html", page{Title: "Search", Body: nil}); err != nil {
+		return err
+	}
+	for _, fn := range []func() error{b.typesPage, b.recordsPage, b.protocolPage, b.errorsPage, b.internalPages, b.rulesPages} {
 		if err := fn(); err != nil {
 			return err
 		}
@@ -277,7 +291,6 @@ func (b *builder) pages() error {
 			}
 		}()
 	}
-	var err error
 	for _, a := range apis {
 		if err = b.apiPage(a); err != nil {
 			break

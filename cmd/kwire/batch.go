@@ -13,8 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
-	"time"
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/schema"
@@ -32,6 +30,8 @@ type batchConfig struct {
 	ff       frameFlags
 	api      *schema.API // --api, or nil
 	jo       jsonForm
+	pf       payloadFlags
+	payload  payloadHook
 	jobs     int
 	progress string
 	strict   bool
@@ -43,7 +43,6 @@ func runBatch(e *env, args []string) int {
 		return code
 	}
 	in := e.stdin
-	var total int64 = -1
 	if file != "" {
 		f, err := os.Open(file)
 		if err != nil {
@@ -51,16 +50,19 @@ func runBatch(e *env, args []string) int {
 			return 1
 		}
 		defer f.Close()
-		if st, err := f.Stat(); err == nil {
-			total = st.Size()
-		}
 		in = f
 	}
-	b := batchRun{cfg: cfg, total: total}
-	b.showProgress = cfg.progress == "always" || cfg.progress == "auto" && total > 0 && e.stderrIsTTY
+	total := inputSize(in)
+	on, err := progressOn(cfg.progress, total, e, true)
+	if err != nil {
+		fail(e, "%v", err)
+		return 2
+	}
+	b := batchRun{cfg: cfg, prog: startProgress(e.stderr, on, total, "lines")}
 	w := bufio.NewWriterSize(e.stdout, 1<<20)
-	readErr := b.run(in, w, e.stderr)
+	readErr := b.run(in, w, b.prog.Writer(e.stderr))
 	w.Flush()
+	b.prog.finish()
 	if readErr != nil {
 		fail(e, "%v", readErr)
 		return 1
@@ -88,10 +90,11 @@ func parseBatchFlags(e *env, args []string) (*batchConfig, string, int) {
 	cfg := &batchConfig{}
 	cfg.ff.register(fs)
 	fs.IntVar(&cfg.jobs, "jobs", runtime.NumCPU(), "decoders working at once")
-	fs.StringVar(&cfg.progress, "progress", "auto", "progress bar on stderr: auto (a terminal and a file input), always or never")
+	fs.StringVar(&cfg.progress, "progress", "auto", progressFlagUsage)
 	var jf jsonFlags
 	jf.register(fs)
 	fs.BoolVar(&cfg.strict, "strict", false, "exit 1 when any line has a warning (a lenient reading or a limit hit)")
+	cfg.pf.register(fs)
 	args, code := parseFlags(e, fs, args)
 	if code >= 0 {
 		return nil, "", code
@@ -110,6 +113,10 @@ func parseBatchFlags(e *env, args []string) (*batchConfig, string, int) {
 		fail(e, "%v", err)
 		return nil, "", 2
 	}
+	if cfg.payload, err = cfg.pf.hook(); err != nil {
+		fail(e, "%v", err)
+		return nil, "", 2
+	}
 	cfg.jobs = max(cfg.jobs, 1)
 	file := ""
 	if len(args) == 1 {
@@ -120,13 +127,11 @@ func parseBatchFlags(e *env, args []string) (*batchConfig, string, int) {
 
 // batchRun is one run of kwire batch.
 type batchRun struct {
-	cfg          *batchConfig
-	total        int64 // input size, -1 when unknown
-	read         atomic.Int64
-	showProgress bool
-	lines        int
-	failed       int
-	warned       int // lines with warnings
+	cfg    *batchConfig
+	prog   *progress // nil when not shown
+	lines  int
+	failed int
+	warned int // lines with warnings
 }
 
 // batchChunk is whole lines of input for a worker: first is the number of
@@ -143,6 +148,7 @@ type batchOut struct {
 	seq    int
 	buf    *[]byte
 	diag   []byte
+	in     int // input bytes the chunk held
 	lines  int
 	failed int
 	warned int
@@ -195,7 +201,6 @@ func (b *batchRun) readChunks(in io.Reader, jobs chan<- batchChunk, pool *sync.P
 		}
 		n, err := in.Read((*buf)[len(*buf):cap(*buf)])
 		*buf = (*buf)[:len(*buf)+n]
-		b.read.Add(int64(n))
 		end := len(*buf)
 		if err == nil {
 			end = bytes.LastIndexByte(*buf, '\n') + 1
@@ -239,11 +244,9 @@ func countLines(b []byte) int {
 	return n
 }
 
-// writeInOrder writes the chunks' outputs in input order, drawing the
-// progress bar as it goes.
+// writeInOrder writes the chunks' outputs in input order, counting them
+// into the progress bar.
 func (b *batchRun) writeInOrder(w *bufio.Writer, stderr io.Writer, outs <-chan batchOut, pool *sync.Pool) {
-	start := time.Now()
-	lastDraw := start
 	inOrder(outs, func(o batchOut) int { return o.seq }, func(o batchOut) {
 		w.Write(*o.buf)
 		if len(o.diag) > 0 {
@@ -253,18 +256,10 @@ func (b *batchRun) writeInOrder(w *bufio.Writer, stderr io.Writer, outs <-chan b
 		b.lines += o.lines
 		b.failed += o.failed
 		b.warned += o.warned
+		b.prog.add(int64(o.in), int64(o.lines))
 		*o.buf = (*o.buf)[:0]
 		pool.Put(o.buf)
-	}, func() {
-		if b.showProgress && time.Since(lastDraw) > 200*time.Millisecond {
-			lastDraw = time.Now()
-			drawProgress(stderr, b.read.Load(), b.total, time.Since(start))
-		}
-	})
-	if b.showProgress {
-		drawProgress(stderr, b.total, b.total, time.Since(start))
-		fmt.Fprintln(stderr)
-	}
+	}, func() {})
 }
 
 // inOrder hands the values arriving on outs to put in the order their
@@ -288,20 +283,6 @@ func inOrder[T any](outs <-chan T, seq func(T) int, put func(T), settled func())
 	}
 }
 
-func drawProgress(w io.Writer, done, total int64, took time.Duration) {
-	if total <= 0 {
-		return
-	}
-	frac := float64(done) / float64(total)
-	if frac > 1 {
-		frac = 1
-	}
-	const width = 30
-	bar := strings.Repeat("=", int(frac*width)) + strings.Repeat(" ", width-int(frac*width))
-	rate := float64(done) / 1e6 / max(took.Seconds(), 1e-9)
-	fmt.Fprintf(w, "\r[%s] %3.0f%% %.1f MB/s", bar, frac*100, rate)
-}
-
 // batchWorker decodes lines with a decoder and a frame buffer of its own,
 // reused from one line to the next: value JSON straight from the bytes
 // (the tree-less path).
@@ -318,7 +299,7 @@ type batchWorker struct {
 
 // chunk decodes every non-blank line of c into out, a line of JSON each.
 func (wk *batchWorker) chunk(c batchChunk, out *[]byte) batchOut {
-	o := batchOut{seq: c.seq, buf: out}
+	o := batchOut{seq: c.seq, buf: out, in: len(*c.buf)}
 	rest := *c.buf
 	n := c.first
 	for len(rest) > 0 {
@@ -392,7 +373,9 @@ func (wk *batchWorker) line(dst []byte, n int, line []byte) ([]byte, bool) {
 		return lineError(dst, n, nil, err.Error()), true
 	}
 	start := len(dst)
-	dst, info, err := wk.dec.AppendJSON(dst, wk.data, wk.cfg.jo.apply(lf.options(api, lineSized(&lf, wk.data))))
+	o := wk.cfg.jo.apply(lf.options(api, lineSized(&lf, wk.data)))
+	o.Payload = wk.cfg.payload
+	dst, info, err := wk.dec.AppendJSON(dst, wk.data, o)
 	if info.Guess != nil || len(info.Warnings) > 0 {
 		wk.warn = len(info.Warnings) > 0
 		wk.diag = appendDiagnostics(wk.diag, "line "+strconv.Itoa(n)+": ", info.Guess, info.Warnings)

@@ -259,11 +259,18 @@ func runDecode(e *env, args []string) int {
 	var jf jsonFlags
 	jf.register(fs)
 	fs.BoolVar(&c.strict, "strict", false, "exit 1 when any warning (a lenient reading or a limit hit) is printed")
+	c.pf.register(fs)
+	progressMode := fs.String("progress", "auto", progressFlagUsage)
 	args, code := parseFlags(e, fs, args)
 	if code >= 0 {
 		return code
 	}
 	if err := c.check(e, *color, &jf); err != nil {
+		fail(e, "%v", err)
+		return 2
+	}
+	showProgress, err := progressOn(*progressMode, inputsSize(e, args), e, true)
+	if err != nil {
 		fail(e, "%v", err)
 		return 2
 	}
@@ -282,27 +289,55 @@ func runDecode(e *env, args []string) int {
 	}
 	status := 0
 	var dec codec.Decoder
+	var frameBytes int64
+	for _, fr := range frames {
+		frameBytes += int64(len(fr))
+	}
+	prog := startProgress(e.stderr, showProgress, frameBytes, "frames")
+	pe := *e
+	pe.stderr = prog.Writer(e.stderr)
 	for i, fr := range frames {
 		prefix := ""
 		if len(frames) > 1 {
 			prefix = "frame " + strconv.Itoa(i) + ": "
 		}
-		if !c.decodeFrame(e, &dec, fr, sized, prefix) {
+		if !c.decodeFrame(&pe, &dec, fr, sized, prefix) {
 			status = 1
 		}
+		prog.add(int64(len(fr)), 1)
 	}
+	prog.finish()
 	return status
+}
+
+// inputsSize is the size of what readInputs reads when it is known: the
+// files named, or standard input when it is a file; else -1.
+func inputsSize(e *env, args []string) int64 {
+	if len(args) == 0 {
+		return inputSize(e.stdin)
+	}
+	var n int64
+	for _, a := range args {
+		st, err := os.Stat(a)
+		if err != nil || !st.Mode().IsRegular() {
+			return -1
+		}
+		n += st.Size()
+	}
+	return n
 }
 
 // decodeCmd is what kwire decode's flags ask for, checked by check.
 type decodeCmd struct {
-	ff     frameFlags
-	api    *schema.API // --api, resolved
-	mode   input.Mode  // --input
-	format string
-	color  bool
-	jo     jsonForm
-	strict bool
+	ff      frameFlags
+	api     *schema.API // --api, resolved
+	mode    input.Mode  // --input
+	format  string
+	color   bool
+	jo      jsonForm
+	strict  bool
+	pf      payloadFlags
+	payload payloadHook // --payloads, --schema-registry, --schemas
 }
 
 // check resolves and cross-checks the flags; an error is a usage error.
@@ -334,6 +369,9 @@ func (c *decodeCmd) check(e *env, color string, jf *jsonFlags) error {
 	if c.jo.kafka && c.format != "json" && c.format != "ndjson" {
 		return errorf("--kafka is a form of value JSON: --format json or ndjson")
 	}
+	if c.payload, err = c.pf.hook(); err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -342,6 +380,7 @@ func (c *decodeCmd) check(e *env, color string, jf *jsonFlags) error {
 // or warned under --strict.
 func (c *decodeCmd) decodeFrame(e *env, dec *codec.Decoder, fr []byte, sized bool, prefix string) bool {
 	o := c.ff.options(c.api, sized)
+	o.Payload = c.payload
 	var g *codec.Guess
 	var ws []codec.Warning
 	var err error

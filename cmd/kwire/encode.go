@@ -33,7 +33,7 @@ func runEncode(e *env, args []string) int {
 	// One JSON value (indented or not), or NDJSON: one value a line, one
 	// line out per line in, a bad line giving an error object in its place.
 	if v, err := jsontext.Parse(raw); err == nil {
-		b, err := codec.Encode(nil, v, opts)
+		b, err := encodeAny(v, opts)
 		if err != nil {
 			fail(e, "%v", err)
 			return 1
@@ -50,7 +50,7 @@ func runEncode(e *env, args []string) int {
 		v, err := jsontext.Parse(line)
 		var b []byte
 		if err == nil {
-			b, err = codec.Encode(nil, v, opts)
+			b, err = encodeAny(v, opts)
 		}
 		if err != nil {
 			failed++

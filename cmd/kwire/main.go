@@ -6,6 +6,7 @@
 //	kwire encode [flags] [JSON | FILE ...]  encode value JSON (or NDJSON) to frames
 //	kwire batch [flags] [FILE]              decode NDJSON or hex lines on all cores
 //	kwire pcap [flags] FILE|-               decode the Kafka conversations in a capture (- streams stdin)
+//	kwire log [flags] PATH...               read Kafka's on-disk files: segments, indexes, snapshots, checkpoints
 //	kwire check [flags] FILE...             report the protocol rules captures or frames break
 //	kwire proxy --upstream HOST:PORT        forward Kafka connections, printing each exchange
 //	kwire schema API [--version N]          Kafka-style BNF and a field table
@@ -13,6 +14,11 @@
 //	kwire apis [--json]                     list every API kwire knows
 //	kwire site --out DIR                    write the docs site and playground
 //	kwire serve [--dir DIR] [--addr A]      serve them, with the JSON API, on 127.0.0.1
+//	kwire version                           the build and the newest Kafka release it knows (also --version)
+//	kwire completion bash|zsh|fish          a shell completion script
+//
+// batch, pcap and decode draw progress on standard error when it is a
+// terminal and the input is a file of 1 MiB or more (--progress).
 //
 // Input comes from the arguments, from files named as arguments, or from
 // standard input. Hex may be spaced, 0x-prefixed, colon- or
@@ -30,6 +36,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"golang.org/x/term"
 )
 
 // env is what a command reads and writes; tests give it buffers.
@@ -39,6 +47,9 @@ type env struct {
 	stdinIsTTY     bool
 	stdoutIsTTY    bool
 	stderrIsTTY    bool
+	// flagSets, when set, collects every flag set newFlags makes: shell
+	// completion runs each command's --help to learn its flags.
+	flagSets *[]flagSet
 }
 
 type command struct {
@@ -58,10 +69,13 @@ func init() {
 		{"example", "print the example frame of an API and version as hex and JSON", runExample},
 		{"batch", "decode NDJSON or one-hex-per-line input to NDJSON, on all cores", runBatch},
 		{"pcap", "decode the Kafka conversations in a pcap or pcapng capture", runPcap},
+		{"log", "read Kafka's on-disk files: segments, indexes, snapshots, checkpoints, internal topics", runLog},
 		{"check", "report the Kafka protocol rules captures or frames break", runCheck},
 		{"proxy", "forward Kafka connections to a broker, printing each exchange decoded", runProxy},
 		{"site", "generate the documentation site and playground as static files", runSite},
 		{"serve", "serve a folder (the built site) over HTTP on 127.0.0.1", runServe},
+		{"version", "print the build and the newest Kafka release whose schemas it carries", runVersion},
+		{"completion", "print a completion script for bash, zsh or fish", runCompletion},
 	}
 }
 
@@ -87,6 +101,9 @@ func run(e *env, args []string) int {
 		usage(e.stdout)
 		return 0
 	}
+	if args[0] == "--version" || args[0] == "-version" {
+		return runVersion(e, args[1:])
+	}
 	for _, c := range commands {
 		if c.name == args[0] {
 			return c.run(e, args[1:])
@@ -103,7 +120,7 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Commands:")
 	for _, c := range commands {
-		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Run kwire COMMAND --help for a command's flags and examples.")
@@ -115,6 +132,9 @@ func usage(w io.Writer) {
 func newFlags(e *env, name, synopsis string, examples ...string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
+	if e.flagSets != nil {
+		*e.flagSets = append(*e.flagSets, flagSet{fs, synopsis})
+	}
 	fs.Usage = func() {
 		w := fs.Output()
 		fmt.Fprintf(w, "Usage: kwire %s %s\n\nFlags:\n", name, synopsis)
@@ -175,7 +195,8 @@ func fail(e *env, format string, a ...any) {
 	fmt.Fprintln(e.stderr, "kwire: "+strings.TrimSuffix(msg, "\n"))
 }
 
+// isTerminal reports whether f is a terminal: a character device that
+// answers a terminal's ioctl (x/term), so /dev/null is not one.
 func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return term.IsTerminal(int(f.Fd()))
 }

@@ -47,7 +47,7 @@ func linkInputs(dst string) (string, error) {
 	if err := os.MkdirAll(dst, 0o755); err != nil {
 		return "", err
 	}
-	for _, src := range []string{"testdata", filepath.Join(sharedTestdata, "captures"), filepath.Join(sharedTestdata, "dumps")} {
+	for _, src := range []string{"testdata", filepath.Join(sharedTestdata, "captures"), filepath.Join(sharedTestdata, "dumps"), filepath.Join(sharedTestdata, "storage")} {
 		entries, err := os.ReadDir(src)
 		if err != nil {
 			return "", err

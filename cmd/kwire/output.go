@@ -10,11 +10,10 @@ import (
 	"strings"
 
 	"github.com/alecthomas/chroma/v2/formatters"
-	"github.com/alecthomas/chroma/v2/lexers"
-	"github.com/alecthomas/chroma/v2/styles"
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/tree"
+	"github.com/kwire/kwire/internal/highlight"
 	"github.com/kwire/kwire/internal/render"
 )
 
@@ -33,15 +32,16 @@ func colorOn(mode string, tty bool) (bool, error) {
 	return false, errorf("--color must be auto, always or never, not %q", mode)
 }
 
-// highlightJSON colours JSON for a terminal with chroma.
+// highlightJSON colours JSON for a terminal with chroma (its JSON lexer
+// and monokai style through internal/highlight, which loads them on first
+// use: a command that does not colour pays nothing for them).
 func highlightJSON(js []byte) []byte {
-	lexer := lexers.Get("json")
-	it, err := lexer.Tokenise(nil, string(js))
+	it, err := highlight.JSON().Tokenise(nil, string(js))
 	if err != nil {
 		return js
 	}
 	var out bytes.Buffer
-	if err := formatters.Get("terminal256").Format(&out, styles.Get("monokai"), it); err != nil {
+	if err := formatters.TTY256.Format(&out, highlight.Style(highlight.Monokai), it); err != nil {
 		return js
 	}
 	return out.Bytes()

@@ -4,6 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/rand"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/kwire/kwire/codec"
@@ -47,4 +51,41 @@ func TestIndentWriterIsJSONIndent(t *testing.T) {
 		}
 	}
 	t.Logf("%d documents", n)
+}
+
+// kwire's package inits do no registry loading: every command starts
+// without chroma's lexer and style registries (30 ms and 4.7 MB of
+// allocations at init when output.go imported them for terminal colour),
+// and what all inits allocate together stays small. Read from Go's init
+// trace of the built binary (one line per package init with the bytes it
+// allocated), not from a clock.
+func TestInitsLoadNoRegistry(t *testing.T) {
+	for _, args := range [][]string{{"apis"}, {"batch"}} {
+		cmd := exec.Command(kwireBin, args...)
+		cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+		cmd.Stdin = bytes.NewReader(nil)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		require.NoError(t, cmd.Run(), stderr.String())
+		total, inits := 0, 0
+		for _, line := range strings.Split(stderr.String(), "\n") {
+			// init PKG @T ms, C ms clock, B bytes, A allocs
+			f := strings.Fields(line)
+			if len(f) < 11 || f[0] != "init" || f[8] != "bytes," {
+				continue
+			}
+			inits++
+			pkg := f[1]
+			for _, banned := range []string{"/chroma/v2/lexers", "/chroma/v2/styles"} {
+				require.False(t, strings.HasSuffix(pkg, banned), "kwire %v: %s loads its registry at init: %s", args, pkg, line)
+			}
+			b, err := strconv.Atoi(f[7])
+			require.NoError(t, err, line)
+			total += b
+		}
+		require.Greater(t, inits, 20, "no init trace in:\n%s", stderr.String())
+		// 221 KB in all now (4.9 MB with chroma's registries); the
+		// largest single init is regexp2's syntax tables, 38 KB.
+		require.Less(t, total, 512<<10, "kwire %v: package inits allocate %d bytes in all:\n%s", args, total, stderr.String())
+	}
 }

@@ -56,6 +56,8 @@ type exchangeFilter struct {
 	errorsOnly bool
 	clientID   string
 	jo         jsonForm
+	pf         payloadFlags
+	payload    payloadHook
 	api        string
 	jf         jsonFlags
 }
@@ -65,11 +67,15 @@ func (x *exchangeFilter) register(fs *flag.FlagSet) {
 	fs.BoolVar(&x.errorsOnly, "errors-only", false, "only exchanges whose response holds a non-zero error code")
 	fs.StringVar(&x.clientID, "client-id", "", "only requests with this client id")
 	x.jf.register(fs)
+	x.pf.register(fs)
 }
 
 // resolve checks the flags; an error is a usage error.
 func (x *exchangeFilter) resolve() (err error) {
 	if x.only, err = apiNamed(x.api); err != nil {
+		return err
+	}
+	if x.payload, err = x.pf.hook(); err != nil {
 		return err
 	}
 	x.jo, err = x.jf.options()
@@ -81,9 +87,10 @@ type pcapConfig struct {
 	file  string // "-" for standard input
 	ports portList
 	exchangeFilter
-	summary bool
-	jobs    int
-	strict  bool
+	summary  bool
+	jobs     int
+	strict   bool
+	progress string
 }
 
 // live reports whether the capture comes from a pipe, where each line is
@@ -108,9 +115,21 @@ func runPcap(e *env, args []string) int {
 		defer f.Close()
 		in = f
 	}
+	total := inputSize(in)
+	on, err := progressOn(cfg.progress, total, e, !cfg.summary)
+	if err != nil {
+		fail(e, "%v", err)
+		return 2
+	}
 	w := bufio.NewWriterSize(e.stdout, 1<<20)
-	run := pcapRun{cfg: cfg, w: w, stderr: e.stderr, stats: map[int16]*apiStats{}, errCodes: map[apiCode]int{}}
+	run := pcapRun{cfg: cfg, w: w, stats: map[int16]*apiStats{}, errCodes: map[apiCode]int{}}
+	run.prog = startProgress(e.stderr, on, total, "exchanges")
+	run.stderr = run.prog.Writer(e.stderr)
+	if run.prog != nil {
+		in = &countingReader{r: in, p: run.prog}
+	}
 	res, err := run.decode(in)
+	run.prog.finish()
 	if err != nil {
 		w.Flush()
 		fail(e, "%s: %v", cfg.file, err)
@@ -148,6 +167,7 @@ func parsePcapFlags(e *env, args []string) (*pcapConfig, int) {
 	fs.BoolVar(&cfg.summary, "summary", false, "print a table per API: counts, versions, bytes, error codes, latency percentiles")
 	fs.BoolVar(&cfg.strict, "strict", false, "exit 1 when any exchange shown has a warning (a lenient reading or a limit hit)")
 	fs.IntVar(&cfg.jobs, "jobs", runtime.NumCPU(), "decoders working at once")
+	fs.StringVar(&cfg.progress, "progress", "auto", progressFlagUsage)
 	args, code := parseFlags(e, fs, args)
 	if code >= 0 {
 		return nil, code
@@ -171,6 +191,7 @@ type pcapRun struct {
 	cfg       *pcapConfig
 	w         *bufio.Writer
 	stderr    io.Writer
+	prog      *progress // nil when not shown
 	stats     map[int16]*apiStats
 	errCodes  map[apiCode]int
 	exchanges int // exchanges in the capture, filtered out or not
@@ -245,6 +266,7 @@ func (p *pcapRun) decode(in io.Reader) (*capture.Result, error) {
 func (p *pcapRun) writeInOrder(outs <-chan pcapLineOut, lines *sync.Pool) {
 	inOrder(outs, func(o pcapLineOut) int { return o.n }, func(o pcapLineOut) {
 		p.exchanges++
+		p.prog.add(0, 1)
 		if o.keep {
 			p.add(o)
 			if !p.cfg.summary {
@@ -337,14 +359,16 @@ func (wk *pcapWorker) exchange(j pcapJob, buf *[]byte) pcapLineOut {
 	var warned bool
 	if x.Request != nil {
 		var info *codec.Frame
-		wk.reqJS, info, req.err = wk.req.AppendJSON(wk.reqJS[:0], x.Request.Bytes, jo.apply(codec.Options{}))
+		o := jo.apply(codec.Options{})
+		o.Payload = cfg.payload
+		wk.reqJS, info, req.err = wk.req.AppendJSON(wk.reqJS[:0], x.Request.Bytes, o)
 		req.json = wk.reqJS
 		key, ver = info.APIKey, info.Version
 		warned = wk.diagnose(x, "request", info)
 	}
 	var codes []int16
 	if x.Response != nil {
-		o := codec.Options{Response: true, APIKey: key, Version: ver}
+		o := codec.Options{Response: true, APIKey: key, Version: ver, Payload: cfg.payload}
 		if x.Request == nil {
 			o.APIKey, o.Version = codec.Any, codec.Any // guessed
 		}

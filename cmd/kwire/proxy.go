@@ -58,10 +58,13 @@ type proxyConfig struct {
 	showSecrets            bool
 	clientTLS, upstreamTLS *tls.Config
 	web, webDir            string
+	webHosts               stringList
 	queue                  int
 	runFor                 time.Duration
 	decodeCPU              float64
 	check                  bool
+	maxBrokers             int
+	allowBrokers           stringList
 }
 
 func parseProxyFlags(e *env, args []string) (*proxyConfig, int) {
@@ -74,6 +77,9 @@ func parseProxyFlags(e *env, args []string) (*proxyConfig, int) {
 	fs.StringVar(&c.upstream, "upstream", "", "the broker to forward to, `HOST:PORT` (required)")
 	fs.Var(&c.ports, "ports", "ports for the listeners opened for each broker the responses name, in order (repeatable or comma-separated; default: the system picks)")
 	fs.StringVar(&c.advertise, "advertise-host", "", "the host written into rewritten responses (default: --listen's host)")
+	fs.IntVar(&c.maxBrokers, "max-brokers", proxy.DefaultMaxListeners, "open at most `N` listeners, the first included: brokers named past it are left in responses as the broker gave them (clients reach them directly, unseen)")
+	fs.Var(&c.allowBrokers, "allow-brokers", "relay only to brokers matching these `PATTERNS` (comma-separated or repeated): host globs (*.kafka.internal), address prefixes (10.1.0.0/16), either with :PORT; "+
+		"others are left in responses as the broker gave them, and the proxy never connects to them (default: every broker the responses name; --upstream is always allowed)")
 	c.exchangeFilter.register(fs)
 	fs.BoolVar(&c.summary, "summary", false, "print the per-API table instead of each exchange: on exit, on SIGUSR1 and every --every")
 	fs.DurationVar(&c.every, "every", 0, "with --summary, also print the table at this interval (e.g. 10s)")
@@ -86,11 +92,12 @@ func parseProxyFlags(e *env, args []string) (*proxyConfig, int) {
 	upTLS := fs.Bool("upstream-tls", false, "connect to brokers with TLS")
 	upCA := fs.String("upstream-ca", "", "trust the brokers' certificates signed by this CA `FILE` (PEM; default: the system's)")
 	upName := fs.String("upstream-server-name", "", "the name to check in every broker's certificate (default: each broker's host)")
-	fs.StringVar(&c.web, "web", "", "serve the playground with a live feed of the exchanges on `HOST:PORT` (e.g. 127.0.0.1:8080)")
+	fs.StringVar(&c.web, "web", "", "serve the playground with a live feed of the exchanges on `HOST:PORT` (e.g. 127.0.0.1:8080; 0.0.0.0:PORT for every interface), with kwire serve's limits")
 	fs.StringVar(&c.webDir, "web-dir", "dist", "the built site --web serves (make site writes it)")
+	fs.Var(&c.webHosts, "web-allow-host", "--web answers requests for these host `NAMES` too (comma-separated or repeated), besides localhost and address literals; others get 421 (DNS rebinding)")
 	fs.DurationVar(&c.runFor, "for", 0, "stop after this long (default: run until interrupted)")
 	fs.IntVar(&c.queue, "queue", 1024, "exchanges waiting to be decoded; when it is full, exchanges are skipped (and counted), never the traffic")
-	fs.Float64Var(&c.decodeCPU, "decode-cpu", proxy.DefaultSinkShare, "the share of one CPU core decoding and printing may take (after a 100 ms burst); past it exchanges are skipped and counted, so the traffic keeps the CPU; 0: no limit")
+	fs.Float64Var(&c.decodeCPU, "decode-cpu", proxy.DefaultSinkShare, "the share of one CPU core decoding and printing may use, in CPU time (waiting on the output is not counted), after a 100 ms burst; past it exchanges are skipped and counted, so the traffic keeps the CPU; 0: no limit")
 	fs.BoolVar(&c.check, "check", false, "apply kwire check's protocol rules to the exchanges, findings on standard error (decoded exchanges only: see --decode-cpu)")
 	rest, code := parseFlags(e, fs, args)
 	if code >= 0 {
@@ -134,6 +141,16 @@ func parseProxyFlags(e *env, args []string) (*proxyConfig, int) {
 	}
 	if c.every < 0 || c.every > 0 && !c.summary {
 		fail(e, "--every needs --summary and a positive interval")
+		return nil, 2
+	}
+	if c.web != "" {
+		if err := checkListenAddr(c.web, "--web"); err != nil {
+			fail(e, "%v", err)
+			return nil, 2
+		}
+	}
+	if c.maxBrokers < 1 {
+		fail(e, "--max-brokers must be at least 1")
 		return nil, 2
 	}
 	if c.maxFrame <= 0 {
@@ -202,6 +219,7 @@ type proxyRun struct {
 func (c *proxyConfig) run(ctx context.Context, e *env) int {
 	r := &proxyRun{cfg: c, e: e, w: bufio.NewWriterSize(e.stdout, 64<<10), stats: map[int16]*apiStats{}, errCodes: map[apiCode]int{}, started: time.Now()}
 	r.dec.ShowSecrets = c.showSecrets
+	r.dec.Options.Payload = c.payload
 	if c.check {
 		r.checker = newProxyChecker()
 	}
@@ -210,6 +228,7 @@ func (c *proxyConfig) run(ctx context.Context, e *env) int {
 	pc := proxy.Config{
 		Listen: c.listen, Upstream: c.upstream, AdvertiseHost: c.advertise, MaxFrame: c.maxFrame,
 		ClientTLS: c.clientTLS, UpstreamTLS: c.upstreamTLS, QueueLen: c.queue, SinkShare: c.decodeCPU,
+		MaxListeners: c.maxBrokers, AllowBrokers: c.allowBrokers,
 		Sink: r.exchange, Log: func(s string) { r.logf("proxy: %s", s) },
 	}
 	for _, p := range c.ports {
@@ -226,9 +245,9 @@ func (c *proxyConfig) run(ctx context.Context, e *env) int {
 	}
 	r.p = p
 	r.logf("proxy: listening on %s, forwarding to %s", p.Addr(), c.upstream)
-	var web *http.Server
+	var web <-chan error
 	if c.web != "" {
-		if web, err = r.serveWeb(); err != nil {
+		if web, err = r.serveWeb(ctx); err != nil {
 			p.Close()
 			fail(e, "%v", err)
 			return 1
@@ -259,10 +278,9 @@ func (c *proxyConfig) run(ctx context.Context, e *env) int {
 	p.Serve(ctx) // until SIGINT or SIGTERM; every exchange copied is shown
 	close(done)
 	if web != nil {
-		sctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		web.Shutdown(sctx)
-		cancel()
-		web.Close()
+		if err := <-web; err != nil {
+			r.logf("proxy: web: %v", err)
+		}
 	}
 	if c.summary {
 		r.printSummary()
@@ -274,7 +292,8 @@ func (c *proxyConfig) run(ctx context.Context, e *env) int {
 		r.e.stderr.Write(r.checker.end())
 	}
 	st := p.Stats()
-	r.logf("proxy: stopped: %d connections, %d exchanges (%d shown, %d skipped because decoding was behind)", st.Connections, st.Exchanges, r.shown, st.Skipped)
+	r.logf("proxy: stopped: %d connections, %d exchanges (%d shown, %d skipped because decoding was behind); %d connections to brokers tried",
+		st.Connections, st.Exchanges, r.shown, st.Skipped, st.Dials)
 	return 0
 }
 
@@ -550,8 +569,10 @@ func (r *proxyRun) printSummary() {
 }
 
 // serveWeb serves the built site (as kwire serve does, the JSON API
-// included) with the live feed at /proxy/events.
-func (r *proxyRun) serveWeb() (*http.Server, error) {
+// included, within its limits and behind its Host and Origin checks) with
+// the live feed at /proxy/events, until ctx ends; what serve returns
+// comes on the channel.
+func (r *proxyRun) serveWeb(ctx context.Context) (<-chan error, error) {
 	if st, err := os.Stat(r.cfg.webDir); err != nil || !st.IsDir() {
 		return nil, errors.New(r.cfg.webDir + " is not a folder; run make site first, or give the built site with --web-dir")
 	}
@@ -563,8 +584,9 @@ func (r *proxyRun) serveWeb() (*http.Server, error) {
 	mux := http.NewServeMux()
 	mux.Handle("/proxy/events", r.feed)
 	mux.Handle("/", siteHandler(r.cfg.webDir, nil))
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln)
+	done := make(chan error, 1)
+	opts := serveOptions{allowHosts: r.cfg.webHosts, log: func(s string) { r.logf("proxy: web: %s", s) }, onShutdown: r.feed.Close}
+	go func() { done <- serve(ctx, ln, mux, defaultLimits, opts) }()
 	r.logf("proxy: the playground with the live feed is at http://%s/playground/#live (events at /proxy/events)", ln.Addr())
-	return srv, nil
+	return done, nil
 }

@@ -68,7 +68,18 @@ var listeningRE = regexp.MustCompile(`listening on (\S+),`)
 // startProxyCLI runs kwire proxy with args and waits until it listens.
 func startProxyCLI(t *testing.T, args ...string) *proxyCLI {
 	t.Helper()
-	p := &proxyCLI{cmd: exec.Command(kwireBin, append([]string{"proxy"}, args...)...), done: make(chan struct{})}
+	return startProxyCLILimited(t, 0, args...)
+}
+
+// startProxyCLILimited is startProxyCLI with at most nofile descriptors
+// for the proxy (sh's ulimit in the child; 0: the default).
+func startProxyCLILimited(t *testing.T, nofile int, args ...string) *proxyCLI {
+	t.Helper()
+	cmd := exec.Command(kwireBin, append([]string{"proxy"}, args...)...)
+	if nofile > 0 {
+		cmd = exec.Command("sh", append([]string{"-c", `ulimit -n "$0" && exec "$@"`, strconv.Itoa(nofile), kwireBin, "proxy"}, args...)...)
+	}
+	p := &proxyCLI{cmd: cmd, done: make(chan struct{})}
 	p.cmd.Dir = workDir
 	p.cmd.Stdout = &p.stdout
 	errPipe, err := p.cmd.StderrPipe()
@@ -380,13 +391,18 @@ func TestProxyRealClients(t *testing.T) {
 	}
 	require.Len(t, brokers, 3, "all three brokers were reached through the proxy: %v", brokers)
 	require.Greater(t, rewritten, 0)
-	m := regexp.MustCompile(`stopped: (\d+) connections, (\d+) exchanges \((\d+) shown, (\d+) skipped`).FindStringSubmatch(stderr)
+	m := regexp.MustCompile(`stopped: (\d+) connections, (\d+) exchanges \((\d+) shown, (\d+) skipped.*; (\d+) connections to brokers tried`).FindStringSubmatch(stderr)
 	require.NotNil(t, m, stderr)
 	conns, _ := strconv.Atoi(m[1])
+	dials, _ := strconv.Atoi(m[5])
 	require.Equal(t, "0", m[4], "no exchange skipped")
 	require.Equal(t, m[2], m[3], "every exchange shown")
 	require.Equal(t, strconv.Itoa(len(lines)), m[3])
-	require.Len(t, accepted()[direct:], conns, "the brokers accepted exactly the connections the proxy made: no client reached a broker directly")
+	// The proxy's connections to brokers are its clients' and one spare
+	// per broker, made ahead of the next client.
+	require.GreaterOrEqual(t, dials, conns)
+	require.LessOrEqual(t, dials, conns+len(brokers)+1)
+	require.Len(t, accepted()[direct:], dials, "the brokers accepted exactly the connections the proxy made: no client reached a broker directly")
 	t.Logf("%d exchanges over %d connections: %v", len(lines), conns, apis)
 }
 
@@ -713,4 +729,125 @@ func TestProxyCLISlowOutput(t *testing.T) {
 	require.NotNil(t, m, stderr)
 	n, _ := strconv.Atoi(m[1])
 	require.Greater(t, n, 0)
+}
+
+// kcatMetadata runs kcat -L against addr and returns what it printed on
+// both streams.
+func kcatMetadata(t *testing.T, kcat, addr string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, _ := exec.CommandContext(ctx, kcat, "-L", "-b", addr, "-m", "3", "-X", "broker.address.family=v4").CombinedOutput()
+	return string(out)
+}
+
+// TestProxyBrokerDown: librdkafka (kcat) reports a broker that is down as
+// refused through the proxy, as it does connecting directly, whether the
+// broker was down from the start or went down while the proxy ran; never
+// as its own misconfiguration ("Disconnected while requesting ApiVersion:
+// might be caused by incorrect security.protocol configuration"), which is
+// what a proxy that accepts and then hangs up makes it say.
+func TestProxyBrokerDown(t *testing.T) {
+	kcat := needTool(t, "kcat")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	dead := ln.Addr().String()
+	ln.Close()
+	direct := kcatMetadata(t, kcat, dead)
+	require.Contains(t, direct, "Connection refused", "what a direct connection says")
+
+	p := startProxyCLI(t, "--upstream", dead, "--listen", "127.0.0.1:0", "--format", "ndjson")
+	require.Eventually(t, func() bool { return strings.Contains(p.stderr.String(), "is unreachable") }, 10*time.Second, 5*time.Millisecond, p.stderr.String())
+	out := kcatMetadata(t, kcat, p.addr)
+	require.Contains(t, out, "Connection refused", out)
+	require.NotContains(t, out, "security.protocol", out)
+	require.NotContains(t, out, "Disconnected", out)
+	p.stop(t)
+
+	cluster, _ := kfakeCluster(t, kfake.SeedTopics(1, "up"))
+	p = startProxyCLI(t, "--upstream", cluster.ListenAddrs()[0], "--listen", "127.0.0.1:0", "--format", "ndjson")
+	require.Contains(t, kcatMetadata(t, kcat, p.addr), `topic "up" with 1 partitions`)
+	cluster.Close()
+	require.Eventually(t, func() bool { return strings.Contains(p.stderr.String(), "is unreachable") }, 10*time.Second, 5*time.Millisecond, p.stderr.String())
+	out = kcatMetadata(t, kcat, p.addr)
+	require.Contains(t, out, "Connection refused", out)
+	require.NotContains(t, out, "security.protocol", out)
+	_, stderr := p.stop(t)
+	require.Contains(t, stderr, "stops listening, so that its clients are refused")
+}
+
+// startWeb runs kwire proxy with --web in front of a kfake cluster and
+// returns the proxy and the web address.
+func startWeb(t *testing.T, args ...string) (*proxyCLI, string) {
+	cluster, _ := kfakeCluster(t, kfake.SeedTopics(1, "w"))
+	site := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(site, "index.html"), []byte("<title>kwire</title>"), 0o644))
+	p := startProxyCLI(t, append([]string{"--upstream", cluster.ListenAddrs()[0], "--listen", "127.0.0.1:0", "--format", "ndjson",
+		"--decode-cpu", "0", "--web", "127.0.0.1:0", "--web-dir", site}, args...)...)
+	var web string
+	require.Eventually(t, func() bool {
+		m := webRE.FindStringSubmatch(p.stderr.String())
+		if m != nil {
+			web = m[1]
+		}
+		return m != nil
+	}, 10*time.Second, 5*time.Millisecond)
+	return p, web
+}
+
+// TestProxyWebGuarded: --web's live feed and API answer only requests
+// made to it by name and from its own pages (a page under another name
+// resolved to 127.0.0.1 read every decoded exchange), and its pages may not
+// be framed by others.
+func TestProxyWebGuarded(t *testing.T) {
+	p, web := startWeb(t, "--web-allow-host", "kwire.test")
+	_, port, _ := net.SplitHostPort(web)
+	require.Equal(t, http.StatusMisdirectedRequest, get(t, "GET", web, "/proxy/events", "evil.example:"+port, ""))
+	require.Equal(t, http.StatusMisdirectedRequest, get(t, "POST", web, "/api/decode", "evil.example:"+port, ""))
+	require.Equal(t, http.StatusForbidden, get(t, "GET", web, "/proxy/events", "", "http://evil.example:"+port))
+	require.Equal(t, http.StatusForbidden, get(t, "POST", web, "/api/decode", "", "http://evil.example:"+port))
+	require.Equal(t, http.StatusOK, get(t, "POST", web, "/api/decode", "", "http://"+web))
+	require.Equal(t, http.StatusOK, get(t, "GET", web, "/", "kwire.test:"+port, ""))
+	res, err := http.Get("http://" + web + "/")
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Contains(t, res.Header.Get("Content-Security-Policy"), "frame-ancestors 'none'")
+	p.stop(t)
+}
+
+// TestProxyWebLimits: --web has kwire serve's limits: connections that
+// send nothing, or a body too slowly, are cut (they stayed open for
+// good), and at the connection cap the ones that sent nothing make room
+// for a client, who is served.
+func TestProxyWebLimits(t *testing.T) {
+	p, web := startWeb(t)
+	idle := dialGuarded(t, web)
+	slow := dialGuarded(t, web)
+	_, err := io.WriteString(slow, "POST /api/decode HTTP/1.1\r\nHost: "+web+"\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\n0000")
+	require.NoError(t, err)
+	var crowd []net.Conn
+	for range defaultLimits.maxConns + 8 {
+		c, err := net.Dial("tcp", web)
+		require.NoError(t, err)
+		defer c.Close()
+		crowd = append(crowd, c)
+	}
+	time.Sleep(1100 * time.Millisecond) // nothing sent for a second: evictable
+	client := &http.Client{Timeout: 10 * time.Second}
+	res, err := client.Get("http://" + web + "/")
+	require.NoError(t, err, "a client is served with every slot held")
+	res.Body.Close()
+	require.Equal(t, http.StatusOK, res.StatusCode)
+	for _, c := range crowd {
+		c.Close()
+	}
+
+	start := time.Now()
+	requireCut(t, idle)
+	t.Logf("a connection that sent nothing was cut after %v", time.Since(start))
+	got := requireCut(t, slow)
+	res, err = http.ReadResponse(bufio.NewReader(bytes.NewReader(got)), nil)
+	require.NoError(t, err, "%q", got)
+	require.Equal(t, http.StatusRequestTimeout, res.StatusCode)
+	p.stop(t)
 }

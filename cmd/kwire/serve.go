@@ -3,26 +3,33 @@ package main
 import (
 	"context"
 	"errors"
+	"io"
 	"mime"
 	"net"
 	"net/http"
+	"net/netip"
+	"net/url"
 	"os"
 	"os/signal"
 	"path"
-	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/kwire/kwire/internal/api"
 	"github.com/kwire/kwire/site"
-	"golang.org/x/net/netutil"
 )
 
 func runServe(e *env, args []string) int {
 	fs := newFlags(e, "serve", "[--dir DIR] [--addr HOST:PORT] [--max-decodes N]")
-	dir := fs.String("dir", "dist", "serve the files under `DIR` (as kwire site writes them)")
-	addr := fs.String("addr", "127.0.0.1:8080", "listen on `HOST:PORT` exactly as given; port 0 picks a free one")
+	dir := fs.String("dir", "dist", "serve the files under `DIR` (as kwire site writes them); links leading out of it are not followed")
+	addr := fs.String("addr", "127.0.0.1:8080", "listen on `HOST:PORT` exactly as given (0.0.0.0 for every interface); port 0 picks a free one")
+	var hosts stringList
+	fs.Var(&hosts, "allow-host", "answer requests for these host `NAMES` too (comma-separated or repeated), besides localhost and address literals; others get 421 (DNS rebinding)")
+	var pf payloadFlags
+	pf.registerServer(fs)
 	running := fs.Int("max-decodes", api.DefaultRunning(), "run at most `N` API decodes and encodes at once (default: one per core, at most 8); "+
 		"16 per slot more wait up to 2 s, the rest get 503")
 	rest, code := parseFlags(e, fs, args)
@@ -35,6 +42,15 @@ func runServe(e *env, args []string) int {
 	}
 	if *running < 1 {
 		fail(e, "--max-decodes must be at least 1")
+		return 2
+	}
+	if err := checkListenAddr(*addr, "--addr"); err != nil {
+		fail(e, "%v", err)
+		return 2
+	}
+	payload, err := pf.serverHook()
+	if err != nil {
+		fail(e, "%v", err)
 		return 2
 	}
 	if st, err := os.Stat(*dir); err != nil || !st.IsDir() {
@@ -50,11 +66,31 @@ func runServe(e *env, args []string) int {
 	defer stop()
 	e.stderr.Write([]byte("kwire: serving " + *dir + " at http://" + ln.Addr().String() + "/\n"))
 	lim := api.NewLimiter(*running, api.DefaultWaitingPerSlot**running, api.DefaultWait)
-	if err := serve(ctx, ln, siteHandler(*dir, lim), defaultLimits); err != nil {
+	var mu sync.Mutex
+	opts := serveOptions{allowHosts: hosts, log: func(s string) {
+		mu.Lock()
+		defer mu.Unlock()
+		fail(e, "serve: %s", s)
+	}}
+	if err := serve(ctx, ln, siteHandlerWith(*dir, api.Options{Limiter: lim, Payload: payload}), defaultLimits, opts); err != nil {
 		fail(e, "%v", err)
 		return 1
 	}
 	return 0
+}
+
+// stringList is a flag of strings, comma-separated or repeated.
+type stringList []string
+
+func (l *stringList) String() string { return strings.Join(*l, ",") }
+
+func (l *stringList) Set(v string) error {
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			*l = append(*l, s)
+		}
+	}
+	return nil
 }
 
 // serverLimits bound what a client can hold of kwire serve: how long a
@@ -91,28 +127,63 @@ var defaultLimits = serverLimits{
 	maxConns:       128,
 }
 
-// serve answers on ln with h until ctx ends.
-func serve(ctx context.Context, ln net.Listener, h http.Handler, l serverLimits) error {
+// checkListenAddr refuses an address without a host (":8080"), which
+// would listen on every interface without saying so: the native servers
+// listen where they are told, and every interface must be asked for by
+// name (0.0.0.0, [::]).
+func checkListenAddr(addr, flag string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return errors.New(flag + " must be HOST:PORT, not " + strconv.Quote(addr))
+	}
+	if host == "" {
+		return errors.New(flag + " " + addr + " would listen on every interface: give the address, 127.0.0.1" + addr +
+			" (this machine only), or 0.0.0.0" + addr + " to serve every interface on purpose")
+	}
+	return nil
+}
+
+// serveOptions are what kwire serve and kwire proxy --web add to their
+// limits: the host names they answer for besides localhost and address
+// literals (--allow-host), where the accept loop says it is short of
+// descriptors, and what to do first when shutting down (end the live
+// feed's streams, which would otherwise hold the shutdown).
+type serveOptions struct {
+	allowHosts []string
+	log        func(string)
+	onShutdown func()
+}
+
+// serve answers on ln with h until ctx ends, within l, behind the Host and
+// Origin checks of guardHosts: kwire serve and kwire proxy --web both run
+// it. The connection cap closes idle keep-alive connections first (and
+// then connections that sent nothing for a second) to make room for new
+// ones, and the accept loop backs off when descriptors run out.
+func serve(ctx context.Context, ln net.Listener, h http.Handler, l serverLimits, o serveOptions) error {
+	cl := newCapListener(ln, l.maxConns, o.log)
 	srv := &http.Server{
-		Handler:           h,
+		Handler:           guardHosts(h, ln.Addr(), o.allowHosts),
 		ReadHeaderTimeout: l.readHeader,
 		ReadTimeout:       l.read,
 		WriteTimeout:      l.write,
 		IdleTimeout:       l.idle,
 		MaxHeaderBytes:    l.maxHeaderBytes,
+		ConnState:         cl.state,
 	}
-	if l.maxConns > 0 {
-		ln = netutil.LimitListener(ln, l.maxConns)
+	if o.onShutdown != nil {
+		srv.RegisterOnShutdown(o.onShutdown)
 	}
 	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
+	go func() { done <- srv.Serve(cl) }()
 	select {
 	case err := <-done:
 		return err
 	case <-ctx.Done():
 		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
-		srv.Shutdown(sctx)
+		if srv.Shutdown(sctx) != nil {
+			srv.Close()
+		}
 		if err := <-done; !errors.Is(err, http.ErrServerClosed) {
 			return err
 		}
@@ -120,11 +191,263 @@ func serve(ctx context.Context, ln net.Listener, h http.Handler, l serverLimits)
 	}
 }
 
+// capListener is a listener that holds at most max connections open.
+// When a connection arrives at the cap, it closes the one that has idled
+// longest between requests (keep-alive), or else the oldest that has sent
+// nothing for a second, to make room; with none such, the new connection
+// waits for one to close. (netutil.LimitListener waits in every case: 128
+// keep-alive connections that had each sent one request held every slot
+// for the idle timeout.) Accept errors from want of descriptors are
+// waited out, 5 ms doubling to 1 s as net/http does, and said at most once
+// a minute, rather than left to net/http, which logs each one.
+type capListener struct {
+	net.Listener
+	max int
+	log func(string)
+
+	mu      sync.Mutex
+	conns   map[*capConn]struct{}
+	changed chan struct{} // closed and replaced when a connection closes or idles
+	said    time.Time
+
+	closeOnce sync.Once
+	closed    chan struct{} // closed by Close: an Accept waiting for room returns
+}
+
+// Close closes the listener and ends an Accept waiting for room.
+func (l *capListener) Close() error {
+	l.closeOnce.Do(func() { close(l.closed) })
+	return l.Listener.Close()
+}
+
+// capConn is a connection of a capListener: since when it is in its
+// state, and whether that state is idle or new (evictable).
+type capConn struct {
+	net.Conn
+	l     *capListener
+	once  sync.Once
+	state http.ConnState
+	since time.Time
+}
+
+func newCapListener(ln net.Listener, max int, log func(string)) *capListener {
+	if max <= 0 {
+		max = int(^uint(0) >> 1)
+	}
+	return &capListener{Listener: ln, max: max, log: log, conns: map[*capConn]struct{}{}, changed: make(chan struct{}), closed: make(chan struct{})}
+}
+
+func (l *capListener) Accept() (net.Conn, error) {
+	nc, err := l.accept()
+	if err != nil {
+		return nil, err
+	}
+	c := &capConn{Conn: nc, l: l, state: http.StateNew, since: time.Now()}
+	for {
+		l.mu.Lock()
+		if len(l.conns) < l.max {
+			l.conns[c] = struct{}{}
+			l.mu.Unlock()
+			return c, nil
+		}
+		victim := l.victim()
+		changed := l.changed
+		l.mu.Unlock()
+		if victim != nil {
+			victim.Close()
+			continue
+		}
+		select {
+		case <-changed:
+		case <-time.After(time.Second): // a new connection may have become evictable
+		case <-l.closed:
+			nc.Close()
+			return nil, net.ErrClosed
+		}
+	}
+}
+
+// victim is the connection to close to make room (l.mu held): the one
+// idle longest, else the oldest that has sent nothing for a second.
+func (l *capListener) victim() *capConn {
+	var idle, fresh *capConn
+	now := time.Now()
+	for c := range l.conns {
+		switch c.state {
+		case http.StateIdle:
+			if idle == nil || c.since.Before(idle.since) {
+				idle = c
+			}
+		case http.StateNew:
+			if now.Sub(c.since) >= time.Second && (fresh == nil || c.since.Before(fresh.since)) {
+				fresh = c
+			}
+		}
+	}
+	if idle != nil {
+		return idle
+	}
+	return fresh
+}
+
+// accept accepts from the listener, waiting out want of descriptors.
+func (l *capListener) accept() (net.Conn, error) {
+	var delay time.Duration
+	for {
+		nc, err := l.Listener.Accept()
+		if err == nil || !outOfDescriptors(err) {
+			return nc, err
+		}
+		delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+		l.mu.Lock()
+		say := l.log != nil && time.Since(l.said) >= time.Minute
+		if say {
+			l.said = time.Now()
+		}
+		l.mu.Unlock()
+		if say {
+			l.log("cannot accept connections (" + err.Error() + "): new clients wait until descriptors are free, retried every 5 ms to 1 s; " +
+				"raise the limit (ulimit -n) if it lasts (said at most once a minute)")
+		}
+		time.Sleep(delay)
+	}
+}
+
+// outOfDescriptors reports whether an accept error says the process or
+// the system is out of descriptors or socket buffers.
+func outOfDescriptors(err error) bool {
+	for _, e := range []error{syscall.EMFILE, syscall.ENFILE, syscall.ENOBUFS, syscall.ENOMEM} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// state is the server's ConnState hook: it keeps each connection's state
+// for victim, and forgets closed ones.
+func (l *capListener) state(nc net.Conn, s http.ConnState) {
+	c, ok := nc.(*capConn)
+	if !ok {
+		return
+	}
+	if s == http.StateClosed || s == http.StateHijacked {
+		l.forget(c)
+		return
+	}
+	l.mu.Lock()
+	c.state, c.since = s, time.Now()
+	if s == http.StateIdle {
+		l.signal()
+	}
+	l.mu.Unlock()
+}
+
+// signal wakes an Accept waiting for room (l.mu held).
+func (l *capListener) signal() {
+	close(l.changed)
+	l.changed = make(chan struct{})
+}
+
+func (l *capListener) forget(c *capConn) {
+	l.mu.Lock()
+	if _, ok := l.conns[c]; ok {
+		delete(l.conns, c)
+		l.signal()
+	}
+	l.mu.Unlock()
+}
+
+func (c *capConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(func() { c.l.forget(c) })
+	return err
+}
+
+// guardHosts answers only requests made to this server by name: a Host
+// of localhost, an address literal (the listening address among them) or
+// a name in allow (421 otherwise), and, when a page sent the request, an
+// Origin of that same host and port, or of a name in allow (403
+// otherwise). A page elsewhere can then reach neither the API nor the
+// live feed, not even through DNS rebinding (a name of its own resolved
+// to 127.0.0.1), nor read them from another origin on this machine.
+func guardHosts(h http.Handler, addr net.Addr, allow []string) http.Handler {
+	names := map[string]bool{"localhost": true}
+	for _, n := range allow {
+		names[strings.ToLower(strings.TrimSuffix(n, "."))] = true
+	}
+	hostOK := func(host string) bool {
+		host = strings.ToLower(strings.TrimSuffix(host, "."))
+		if _, err := netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")); err == nil {
+			return true
+		}
+		return names[host]
+	}
+	listen := addr.String()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host := hostOnly(r.Host)
+		if r.Host != "" && !hostOK(host) {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.WriteHeader(http.StatusMisdirectedRequest)
+			io.WriteString(w, "this server (listening on "+listen+") answers for localhost, address literals and the names given with --allow-host, not for "+
+				strconv.Quote(host)+": is this a DNS rebinding attack?\n")
+			return
+		}
+		if origin := r.Header.Get("Origin"); origin != "" && !originOK(origin, r, names) {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.WriteHeader(http.StatusForbidden)
+			io.WriteString(w, "requests from pages of other origins ("+strconv.Quote(origin)+") are refused; this server answers its own pages only\n")
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// hostOnly is the host of a Host header value, without its port.
+func hostOnly(hostport string) string {
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return h
+	}
+	return hostport
+}
+
+// originOK reports whether a request's Origin is the server's own (the
+// scheme's host and port are those the request was sent to) or a name
+// given with --allow-host.
+func originOK(origin string, r *http.Request, names map[string]bool) bool {
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return false // "null" among others: a sandboxed frame, a file
+	}
+	if names[strings.ToLower(u.Hostname())] && u.Hostname() != "localhost" {
+		return true
+	}
+	withPort := func(hostport, scheme string) string {
+		if _, _, err := net.SplitHostPort(hostport); err == nil {
+			return strings.ToLower(hostport)
+		}
+		if scheme == "https" {
+			return strings.ToLower(hostport) + ":443"
+		}
+		return strings.ToLower(hostport) + ":80"
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return withPort(u.Host, u.Scheme) == withPort(r.Host, scheme)
+}
+
 // siteHandler serves the JSON API (the same handler the Worker runs) on its
 // routes and the files under dir everywhere else: the docs site has pages
 // under /api/<name>/ too, so only the API's own routes go to it.
 func siteHandler(dir string, lim *api.Limiter) http.Handler {
-	apiHandler := api.New(api.Options{Limiter: lim})
+	return siteHandlerWith(dir, api.Options{Limiter: lim})
+}
+
+// siteHandlerWith is siteHandler with the API's options.
+func siteHandlerWith(dir string, o api.Options) http.Handler {
+	apiHandler := api.New(o)
 	files := fileHandler(dir)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if api.IsRoute(r.URL.Path) {
@@ -152,9 +475,18 @@ var contentTypes = map[string]string{
 	".webmanifest": "application/manifest+json",
 }
 
+// htmlPolicy is the Content-Security-Policy of every HTML answer: no
+// page of another origin may frame it (frame-ancestors, which a meta tag
+// cannot set), nor plugins, a <base> or a form send it elsewhere. The
+// playground's own meta policy narrows scripts, styles and connections.
+const htmlPolicy = "frame-ancestors 'none'; base-uri 'none'; object-src 'none'; form-action 'none'"
+
 // fileHandler serves the files under dir: GET and HEAD only, a folder
-// answers with its index.html, nothing outside dir, no listings.
+// answers with its index.html, nothing outside dir (through an os.Root, so
+// neither ".." nor a symbolic link leads out of it), no listings.
 // Content-hashed names are cached for a year, everything else revalidated.
+// The folder is opened for each request, so a site rebuilt in place is
+// served as it is now.
 func fileHandler(dir string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -162,9 +494,15 @@ func fileHandler(dir string) http.Handler {
 			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 			return
 		}
+		root, err := os.OpenRoot(dir)
+		if err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		defer root.Close()
 		p := path.Clean("/" + r.URL.Path)
-		name := filepath.Join(dir, filepath.FromSlash(p))
-		st, err := os.Stat(name)
+		name := "." + p
+		st, err := root.Stat(name)
 		if err == nil && st.IsDir() {
 			if !strings.HasSuffix(r.URL.Path, "/") {
 				// Relative, so the site works behind any path prefix.
@@ -172,20 +510,20 @@ func fileHandler(dir string) http.Handler {
 				w.WriteHeader(http.StatusMovedPermanently)
 				return
 			}
-			name = filepath.Join(name, "index.html")
-			st, err = os.Stat(name)
+			name = path.Join(name, "index.html")
+			st, err = root.Stat(name)
 		}
 		if err != nil || st.IsDir() {
 			http.NotFound(w, r)
 			return
 		}
-		f, err := os.Open(name)
+		f, err := root.Open(name)
 		if err != nil {
 			http.NotFound(w, r)
 			return
 		}
 		defer f.Close()
-		ext := strings.ToLower(filepath.Ext(name))
+		ext := strings.ToLower(path.Ext(name))
 		ct := contentTypes[ext]
 		if ct == "" {
 			ct = mime.TypeByExtension(ext)
@@ -196,7 +534,11 @@ func fileHandler(dir string) http.Handler {
 		h := w.Header()
 		h.Set("Content-Type", ct)
 		h.Set("X-Content-Type-Options", "nosniff")
-		if site.HashedName(filepath.Base(name)) {
+		if strings.HasPrefix(ct, "text/html") {
+			h.Set("Content-Security-Policy", htmlPolicy)
+			h.Set("X-Frame-Options", "DENY")
+		}
+		if site.HashedName(path.Base(name)) {
 			h.Set("Cache-Control", "public, max-age=31536000, immutable")
 		} else {
 			h.Set("Cache-Control", "no-cache")

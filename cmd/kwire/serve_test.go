@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -21,6 +22,7 @@ import (
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/internal/api"
 	"github.com/kwire/kwire/internal/api/worst"
+	"github.com/kwire/kwire/internal/proxy"
 	"github.com/stretchr/testify/require"
 )
 
@@ -90,7 +92,7 @@ func TestServeStopsWithContext(t *testing.T) {
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- serve(ctx, ln, siteHandler(serveDir(t), nil), defaultLimits) }()
+	go func() { done <- serve(ctx, ln, siteHandler(serveDir(t), nil), defaultLimits, serveOptions{}) }()
 	resp, err := http.Get("http://" + ln.Addr().String() + "/")
 	require.NoError(t, err)
 	resp.Body.Close()
@@ -174,14 +176,19 @@ func TestServeDecodeKafkaForm(t *testing.T) {
 }
 
 // startServe runs serve with h and l on a free loopback port until the
-// test ends, and returns its address.
+// test ends, and returns its address. It answers for the host name
+// "kwire" too, which the raw requests of the tests name.
 func startServe(t *testing.T, h http.Handler, l serverLimits) string {
+	return startServeOpts(t, h, l, serveOptions{allowHosts: []string{"kwire"}})
+}
+
+func startServeOpts(t *testing.T, h http.Handler, l serverLimits, o serveOptions) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- serve(ctx, ln, h, l) }()
+	go func() { done <- serve(ctx, ln, h, l, o) }()
 	t.Cleanup(func() {
 		cancel()
 		require.NoError(t, <-done)
@@ -412,4 +419,311 @@ func TestServeManyClients(t *testing.T) {
 	// (at most 2 MiB in memory for a 1 MiB body), over the server's own
 	// 32 MiB at most.
 	require.LessOrEqual(t, rss, int64(32<<20+2*api.RequestPeak+clients*2<<20))
+}
+
+// TestServeSymlinks: a symbolic link inside --dir that leads out of it,
+// to a file or a folder, is not followed (os.Root); one that stays inside
+// is.
+func TestServeSymlinks(t *testing.T) {
+	dir := serveDir(t)
+	outside := filepath.Join(filepath.Dir(dir), "secret.txt")
+	require.NoError(t, os.Symlink(outside, filepath.Join(dir, "leak.txt")))
+	require.NoError(t, os.Symlink("/etc/passwd", filepath.Join(dir, "passwd.txt")))
+	require.NoError(t, os.Symlink(filepath.Dir(dir), filepath.Join(dir, "up")))
+	require.NoError(t, os.Symlink("index.html", filepath.Join(dir, "home.html")))
+	srv := httptest.NewServer(fileHandler(dir))
+	defer srv.Close()
+	for p, want := range map[string]int{
+		"/leak.txt":       404,
+		"/passwd.txt":     404,
+		"/up/secret.txt":  404,
+		"/up/":            404,
+		"/home.html":      200,
+		"/index.html":     200,
+		"/../secret.txt":  404,
+		"/up/../leak.txt": 404,
+	} {
+		res, err := http.Get(srv.URL + p)
+		require.NoError(t, err)
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		require.Equal(t, want, res.StatusCode, "%s: %s", p, body)
+		require.NotContains(t, string(body), "root:", p)
+		require.NotEqual(t, "no", string(body), p)
+	}
+}
+
+// TestServeHTMLPolicy: every HTML answer forbids framing by other pages
+// (frame-ancestors in a Content-Security-Policy header, which a meta tag
+// cannot set, and X-Frame-Options for older browsers).
+func TestServeHTMLPolicy(t *testing.T) {
+	srv := httptest.NewServer(siteHandler(serveDir(t), nil))
+	defer srv.Close()
+	for _, p := range []string{"/", "/index.html", "/playground/"} {
+		res, err := http.Get(srv.URL + p)
+		require.NoError(t, err)
+		res.Body.Close()
+		require.Equal(t, 200, res.StatusCode, p)
+		csp := res.Header.Get("Content-Security-Policy")
+		require.Contains(t, csp, "frame-ancestors 'none'", p)
+		require.Contains(t, csp, "object-src 'none'", p)
+		require.Equal(t, "DENY", res.Header.Get("X-Frame-Options"), p)
+	}
+	res, err := http.Get(srv.URL + "/data.json")
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Empty(t, res.Header.Get("Content-Security-Policy"), "not on other files")
+}
+
+// get sends a request with a Host and an Origin (either may be empty)
+// and returns the status.
+func get(t *testing.T, method, addr, path, host, origin string) int {
+	t.Helper()
+	var body io.Reader
+	if method == http.MethodPost {
+		body = strings.NewReader(apiVersionsV3)
+	}
+	req, err := http.NewRequest(method, "http://"+addr+path, body)
+	require.NoError(t, err)
+	if host != "" {
+		req.Host = host
+	}
+	if origin != "" {
+		req.Header.Set("Origin", origin)
+	}
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	return res.StatusCode
+}
+
+// TestServeHostOrigin: kwire serve answers only requests made to it by
+// name (localhost, an address literal, a name given with --allow-host),
+// else 421, so a page under another name resolved to 127.0.0.1 (DNS
+// rebinding) reads nothing; and a request a page of another origin sends
+// gets 403, the API and the files alike.
+func TestServeHostOrigin(t *testing.T) {
+	addr := startServeOpts(t, siteHandler(serveDir(t), nil), testLimits, serveOptions{allowHosts: []string{"kwire.test"}})
+	_, port, _ := net.SplitHostPort(addr)
+	for _, c := range []struct {
+		host, origin string
+		want         int
+	}{
+		{"", "", 200},
+		{"localhost:" + port, "", 200},
+		{"LocalHost:" + port, "", 200},
+		{"[::1]:" + port, "", 200},
+		{"kwire.test:" + port, "", 200},
+		{"kwire.test", "", 200},
+		{"evil.example:" + port, "", 421},
+		{"localhost.evil.example:" + port, "", 421},
+		{"127.0.0.1.nip.io:" + port, "", 421},
+		{"", "http://" + addr, 200},
+		{"localhost:" + port, "http://localhost:" + port, 200},
+		{"", "https://kwire.test", 200},
+		{"", "http://evil.example:" + port, 403},
+		{"", "http://127.0.0.1:1", 403},
+		{"", "http://localhost:" + port, 403},
+		{"", "null", 403},
+		{"evil.example:" + port, "http://evil.example:" + port, 421},
+	} {
+		for _, r := range []struct{ method, path string }{{"GET", "/"}, {"GET", "/api/apis"}, {"POST", "/api/decode"}} {
+			require.Equal(t, c.want, get(t, r.method, addr, r.path, c.host, c.origin), "%s %s Host %q Origin %q", r.method, r.path, c.host, c.origin)
+		}
+	}
+}
+
+// TestServeEvictsIdle: with every connection slot held by keep-alive
+// connections that sent one request each (or by connections that sent
+// nothing for a second), a new client is served at once: the longest idle
+// connection is closed to make room, where a plain limit made it wait for
+// the idle timeout.
+func TestServeEvictsIdle(t *testing.T) {
+	l := testLimits
+	l.readHeader, l.read, l.idle, l.maxConns = 30*time.Second, 30*time.Second, time.Minute, 8
+	addr := startServe(t, siteHandler(serveDir(t), nil), l)
+	var held []net.Conn
+	for range l.maxConns {
+		c := dialGuarded(t, addr)
+		_, err := io.WriteString(c, "GET / HTTP/1.1\r\nHost: kwire\r\n\r\n")
+		require.NoError(t, err)
+		res, err := http.ReadResponse(bufio.NewReader(c), nil)
+		require.NoError(t, err)
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		require.Equal(t, 200, res.StatusCode)
+		held = append(held, c)
+	}
+	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	for i := range 3 {
+		start := time.Now()
+		res, err := client.Get("http://" + addr + "/")
+		require.NoError(t, err, "client %d", i)
+		res.Body.Close()
+		require.Equal(t, 200, res.StatusCode)
+		require.Less(t, time.Since(start), 5*time.Second, "served long before the idle timeout")
+	}
+	// The oldest idle connections were the ones closed.
+	requireCut(t, held[0])
+
+	// Connections that send nothing at all.
+	for range l.maxConns {
+		dialGuarded(t, addr)
+	}
+	res, err := client.Get("http://" + addr + "/")
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Equal(t, 200, res.StatusCode)
+}
+
+// TestServeFeedOutlivesTimeouts: the live feed's stream lasts past the
+// server's read and write timeouts (each write gets its own deadline), and
+// it is behind the same Host check as everything else.
+func TestServeFeedOutlivesTimeouts(t *testing.T) {
+	feed := &proxy.Feed{Heartbeat: time.Hour}
+	l := testLimits
+	l.write = l.read
+	addr := startServeOpts(t, feed, l, serveOptions{onShutdown: feed.Close})
+	require.Equal(t, http.StatusMisdirectedRequest, get(t, "GET", addr, "/", "evil.example", ""))
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", "http://"+addr+"/", nil)
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	r := bufio.NewReader(res.Body)
+	line, err := r.ReadString('\n')
+	require.NoError(t, err)
+	require.Equal(t, "retry: 1000\n", line)
+	time.Sleep(3 * l.read) // past the read and write timeouts
+	for i := range 3 {
+		feed.Publish(feed.AppendEvent(nil, []byte(`{"n":`+strconv.Itoa(i)+`}`), nil, nil))
+		for {
+			line, err = r.ReadString('\n')
+			require.NoError(t, err, "the stream is still open")
+			if strings.HasPrefix(line, "data: ") {
+				break
+			}
+		}
+		require.Equal(t, `data: {"exchange":{"n":`+strconv.Itoa(i)+"}}\n", line)
+		time.Sleep(l.read)
+	}
+}
+
+// TestServeListensWhereTold: an address without a host would listen on
+// every interface; kwire serve and kwire proxy --web refuse it, and say
+// how to ask for every interface on purpose.
+func TestServeListensWhereTold(t *testing.T) {
+	_, errOut, code := runCLI(t, []string{"serve", "--dir", t.TempDir(), "--addr", ":0"}, nil)
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "--addr :0 would listen on every interface: give the address, 127.0.0.1:0 (this machine only), or 0.0.0.0:0")
+	_, errOut, code = runCLI(t, []string{"proxy", "--upstream", "127.0.0.1:9092", "--web", ":0"}, nil)
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "--web :0 would listen on every interface")
+	_, errOut, code = runCLI(t, []string{"proxy", "--upstream", "127.0.0.1:9092", "--web", "8080"}, nil)
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "--web must be HOST:PORT")
+}
+
+// startLimited runs the kwire binary with args under a descriptor limit
+// of n (sh's ulimit, soft and hard, in the child only) and returns the
+// command and its standard error, read line by line.
+func startLimited(t *testing.T, n int, args ...string) (*exec.Cmd, *lockedBuffer, <-chan string) {
+	t.Helper()
+	cmd := exec.Command("sh", append([]string{"-c", `ulimit -n "$0" && exec "$@"`, strconv.Itoa(n), kwireBin}, args...)...)
+	cmd.Dir = workDir
+	errPipe, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	buf := &lockedBuffer{}
+	lines := make(chan string, 1024)
+	go func() {
+		s := bufio.NewScanner(errPipe)
+		for s.Scan() {
+			buf.Write([]byte(s.Text() + "\n"))
+			select {
+			case lines <- s.Text():
+			default:
+			}
+		}
+		close(lines)
+	}()
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+	return cmd, buf, lines
+}
+
+// TestServeOutOfFiles: kwire serve out of file descriptors keeps its
+// clients waiting, says so once (net/http alone logs every retry, every 5
+// ms to 1 s), and serves them once descriptors are free.
+func TestServeOutOfFiles(t *testing.T) {
+	_, stderr, lines := startLimited(t, 32, "serve", "--dir", serveDir(t), "--addr", "127.0.0.1:0")
+	var url string
+	for l := range lines {
+		if _, u, ok := strings.Cut(l, " at "); ok {
+			url = u
+			break
+		}
+	}
+	require.NotEmpty(t, url, stderr.String())
+	addr := strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/")
+	var held []net.Conn
+	defer func() {
+		for _, c := range held {
+			c.Close()
+		}
+	}()
+	for range 48 {
+		c, err := net.Dial("tcp", addr)
+		require.NoError(t, err)
+		held = append(held, c)
+	}
+	require.Eventually(t, func() bool { return strings.Contains(stderr.String(), "too many open files") }, 10*time.Second, 10*time.Millisecond)
+	time.Sleep(2 * time.Second) // a dozen retries
+	for _, c := range held {
+		c.Close()
+	}
+	held = nil
+	client := &http.Client{Timeout: 10 * time.Second}
+	res, err := client.Get(url)
+	require.NoError(t, err, stderr.String())
+	res.Body.Close()
+	require.Equal(t, 200, res.StatusCode)
+	require.Equal(t, 1, strings.Count(stderr.String(), "too many open files"), "said once:\n%s", stderr.String())
+	require.Contains(t, stderr.String(), "kwire: serve: cannot accept connections")
+}
+
+// TestServeStopsAtTheCap: a server whose every slot is held, with a
+// client waiting for one, still stops when asked.
+func TestServeStopsAtTheCap(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	l := testLimits
+	l.readHeader, l.read, l.maxConns = 30*time.Second, 30*time.Second, 2
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx, ln, siteHandler(serveDir(t), nil), l, serveOptions{}) }()
+	for range 3 {
+		c := dialGuarded(t, ln.Addr().String())
+		io.WriteString(c, "GET / HTTP/1.1\r\n") // active, not evictable
+	}
+	time.Sleep(100 * time.Millisecond)
+	cancel()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not stop")
+	}
 }

@@ -12,12 +12,12 @@ import (
 
 // The WebAssembly modules the playground loads besides kwire.wasm; kwire
 // site copies each one it finds beside the --wasm file.
-var extraModules = []string{"capture.wasm"}
+var extraModules = []string{"capture.wasm", "storage.wasm", "inflate.wasm"}
 
 func runSite(e *env, args []string) int {
 	fs := newFlags(e, "site", "[--out DIR] [--wasm FILE --wasm-exec FILE] [--title TEXT]")
 	out := fs.String("out", "dist", "write the site into `DIR` (kwire's own files there are replaced, others kept)")
-	wasm := fs.String("wasm", "", "copy the playground's WebAssembly module from `FILE` (make wasm builds it), and capture.wasm beside it when there is one")
+	wasm := fs.String("wasm", "", "copy the playground's WebAssembly module from `FILE` (make wasm builds it), and capture.wasm and inflate.wasm beside it when they are there")
 	wasmExec := fs.String("wasm-exec", "", "copy Go's wasm_exec.js from `FILE`")
 	title := fs.String("title", "kwire", "the site's name in page titles")
 	rest, code := parseFlags(e, fs, args)

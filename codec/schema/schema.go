@@ -4,7 +4,7 @@
 // entity types, map keys) of Kafka's JSON schema files and none of their prose.
 //
 // The tables themselves are generated from those files (tables_gen.go, made
-// by gen.go), as are constants for every API key (KeyMetadata) and error
+// by the generator in internal/gen), as are constants for every API key (KeyMetadata) and error
 // code (CodeNotLeaderOrFollower) in constants_gen.go; this file holds the
 // types and lookups over them: ByKey, ByName, APIName, ErrorName,
 // ErrorCodeByName.
@@ -12,7 +12,7 @@ package schema
 
 import "strings"
 
-//go:generate go run gen.go -out tables_gen.go -consts constants_gen.go
+//go:generate go run -tags schema_bootstrap ./internal/gen -out tables_gen.go -consts constants_gen.go -internal internal_gen.go
 
 // Range is an inclusive range of versions. An empty range has Lo > Hi.
 type Range struct{ Lo, Hi int16 }
@@ -309,9 +309,17 @@ func Lookup(key int16, dir MessageKind) *Message {
 func RequestHeader() *Message  { return requestHeader }
 func ResponseHeader() *Message { return responseHeader }
 
-// DataMessage returns a data message (e.g. "ConsumerProtocolSubscription") by name, or nil.
+// DataMessage returns a data message (e.g. "ConsumerProtocolSubscription")
+// by name, or nil. The messages of Kafka's internal topics and files
+// (InternalMessages: "OffsetCommitValue", "TopicRecord",
+// "ProducerSnapshot", ...) are data messages too.
 func DataMessage(name string) *Message {
 	for _, m := range dataMessages {
+		if strings.EqualFold(m.Name, name) {
+			return m
+		}
+	}
+	for _, m := range internalMessages {
 		if strings.EqualFold(m.Name, name) {
 			return m
 		}

@@ -118,3 +118,49 @@ func TestCompactAt(t *testing.T) {
 		require.Equal(t, c.want, own.CompactAt(c.v, c.flexible), "v%d flexible=%v", c.v, c.flexible)
 	}
 }
+
+// The internal topics' record types, as Kafka's serdes select them: the
+// key's int16 in coordinator topics, the frame's apiKey in metadata
+// topics.
+func TestInternalTopics(t *testing.T) {
+	for topic, want := range map[string]map[int16][2]string{
+		"__consumer_offsets": {
+			0: {"LegacyOffsetCommitKey", "LegacyOffsetCommitValue"}, 1: {"OffsetCommitKey", "OffsetCommitValue"},
+			2: {"GroupMetadataKey", "GroupMetadataValue"}, 3: {"ConsumerGroupMetadataKey", "ConsumerGroupMetadataValue"},
+			7:  {"ConsumerGroupTargetAssignmentMemberKey", "ConsumerGroupTargetAssignmentMemberValue"},
+			11: {"ShareGroupMetadataKey", "ShareGroupMetadataValue"}, 16: {"ConsumerGroupRegularExpressionKey", "ConsumerGroupRegularExpressionValue"},
+			17: {"StreamsGroupMetadataKey", "StreamsGroupMetadataValue"}, 24: {"StreamsGroupTargetAssignmentResolvedTopicIdsKey", "StreamsGroupTargetAssignmentResolvedTopicIdsValue"},
+		},
+		"__transaction_state":   {0: {"TransactionLogKey", "TransactionLogValue"}},
+		"__share_group_state":   {0: {"ShareSnapshotKey", "ShareSnapshotValue"}, 1: {"ShareUpdateKey", "ShareUpdateValue"}},
+		"__cluster_metadata":    {0: {"", "RegisterBrokerRecord"}, 2: {"", "TopicRecord"}, 3: {"", "PartitionRecord"}, 12: {"", "FeatureLevelRecord"}, 28: {"", "ClearElrRecord"}},
+		"__remote_log_metadata": {0: {"", "RemoteLogSegmentMetadataRecord"}, 3: {"", "RemoteLogSegmentMetadataSnapshotRecord"}},
+	} {
+		it := InternalTopicByName(topic)
+		require.NotNil(t, it, topic)
+		for typ, names := range want {
+			rs := it.RecordType(typ)
+			require.Len(t, rs, 1, "%s type %d", topic, typ)
+			if names[0] != "" {
+				require.Equal(t, names[0], rs[0].Key.Name)
+				require.NotNil(t, rs[0].Key.At(rs[0].KeyVersion), "%s is read at a version it has", names[0])
+			} else {
+				require.Nil(t, rs[0].Key)
+			}
+			require.Equal(t, names[1], rs[0].Value.Name)
+			require.Same(t, rs[0].Value, DataMessage(names[1]), "the codec finds it by name")
+		}
+	}
+	require.Equal(t, CoordinatorFraming, InternalTopicByName("__consumer_offsets").Framing)
+	require.Equal(t, MetadataFraming, InternalTopicByName("__cluster_metadata").Framing)
+	require.Nil(t, InternalTopicByName("orders"))
+	require.Empty(t, InternalTopicByName("__consumer_offsets").RecordType(99))
+	both := InternalTopicByName("__cluster_metadata").RecordType(29)
+	require.Len(t, both, 2, "apiKey 29: ClusterIdRecord and UnregisterControllerRecord")
+	require.Equal(t, Range{0, 4}, DataMessage("OffsetCommitValue").Valid)
+	require.True(t, DataMessage("OffsetCommitValue").Flexible(4))
+	require.False(t, DataMessage("OffsetCommitValue").Flexible(3))
+	for _, n := range []string{"ProducerSnapshot", "QuorumStateData", "SubscriptionInfoData"} {
+		require.NotNil(t, DataMessage(n), n)
+	}
+}

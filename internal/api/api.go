@@ -30,6 +30,9 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/tree"
 )
 
 // Default limits.
@@ -61,6 +64,11 @@ type Options struct {
 	// Limiter bounds the decodes and encodes running at once; nil means
 	// DefaultLimiter().
 	Limiter *Limiter
+	// Payload, when set, reads record keys and values (codec.Options.
+	// Payload): a server's own setting (kwire serve --schema-registry,
+	// --schemas), never a request's, so that no caller makes the server
+	// fetch a URL. The Worker leaves it nil.
+	Payload func(dst []byte, p *codec.PayloadIn) ([]byte, []*tree.Node)
 }
 
 // WithDefaults is o with every zero limit set to its default.

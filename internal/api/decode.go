@@ -146,7 +146,7 @@ func (h *handler) decode(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sized := q.size.Sized(b)
-	opts := codec.Options{NoSizePrefix: !sized, Limits: h.limits()}
+	opts := codec.Options{NoSizePrefix: !sized, Limits: h.limits(), Payload: h.o.Payload}
 	guessing := false
 	switch {
 	case q.direction == "response":

@@ -325,7 +325,11 @@ func (e *engine) frame(h *half, f *Frame) {
 }
 
 // looksLikeRequest applies the request-header plausibility test to a
-// frame (or the start of a buffer).
+// frame (or the start of a buffer): its size, API key and version,
+// correlation id and client id length. The client id's bytes are not
+// judged: a client may put anything there, and must not hide its requests
+// by it. (Resynchronising takes a printable client id as a sign that a
+// frame starts here, never the lack of one as a sign that none does.)
 func looksLikeRequest(b []byte, maxFrame int) bool {
 	if len(b) < 12 {
 		return false
@@ -343,11 +347,24 @@ func looksLikeRequest(b []byte, maxFrame int) bool {
 		if cl < -1 || cl > int(size)-10 {
 			return false
 		}
-		// client ids are text: no control characters
-		for _, ch := range b[14:min(len(b), 14+max(cl, 0))] {
-			if ch < 0x20 || ch == 0x7f {
-				return false
-			}
+	}
+	return true
+}
+
+// textClientID reports whether the request header at b has a client id of
+// at least min bytes, all there and printable: a strong sign that b is a
+// request, since other bytes rarely read so.
+func textClientID(b []byte, min int) bool {
+	if len(b) < 14 || binary.BigEndian.Uint32(b) < 10 {
+		return false
+	}
+	cl := int(int16(binary.BigEndian.Uint16(b[12:])))
+	if cl < min || len(b) < 14+cl {
+		return false
+	}
+	for _, ch := range b[14 : 14+cl] {
+		if ch < 0x20 || ch == 0x7f {
+			return false
 		}
 	}
 	return true
@@ -385,7 +402,10 @@ func (e *engine) decide(c *Conn, final bool) {
 			if first < 0 {
 				first = f.dir
 			}
-			if looksLikeRequest(f.Bytes, e.opts.MaxFrame) {
+			// Without an echoed correlation id, a side whose frames read
+			// as requests with text client ids is the client's. (A
+			// response's first bytes pass the other tests too often.)
+			if looksLikeRequest(f.Bytes, e.opts.MaxFrame) && (textClientID(f.Bytes, 0) || len(f.Bytes) < 14 || int16(binary.BigEndian.Uint16(f.Bytes[12:])) <= 0) {
 				score[f.dir]++
 				any[f.dir] = true
 			} else {

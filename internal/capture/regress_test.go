@@ -108,3 +108,54 @@ func TestPcapngInterfaceFlood(t *testing.T) {
 	assert.True(t, hasNote(r, "interfaces in one section"), "%v", r.Notes)
 	assert.Zero(t, r.Packets)
 }
+
+// hiddenID is a client id a client could pick to hide from a capture
+// reader that wants client ids printable: an escape sequence, a bell, a
+// NUL and a DEL.
+const hiddenID = "\x1b]0;x\x07\x00\x7f"
+
+// TestControlBytesClientID: a request whose client id holds control bytes
+// is read and paired like any other, in sync (after a handshake), when the
+// stream starts with it (no handshake seen, so the reader resynchronises
+// on it), and on a port that is not known as a broker's: a client cannot
+// hide its requests from kwire pcap by its client id. (It was skipped as
+// an "implausible frame header".)
+func TestControlBytesClientID(t *testing.T) {
+	hidden := func(corr int32) []byte {
+		return kreq(18, 3, corr, hiddenID, []byte{0, 6, 'k', 'w', 'i', 'r', 'e', 4, '1', '.', '0', 0})
+	}
+	for _, c := range []struct {
+		name      string
+		handshake bool
+		server    string
+	}{
+		{"in sync", true, "10.0.0.2:9092"},
+		{"first frame, no handshake", false, "10.0.0.2:9092"},
+		{"unknown broker port", true, "10.0.0.2:7777"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := newTB(t, layers.LinkTypeEthernet)
+			v := b.conv("10.0.0.1:40000", c.server)
+			if c.handshake {
+				v.handshake()
+			}
+			for i := int32(1); i <= 4; i++ {
+				if i%2 == 1 {
+					v.req(hidden(i))
+				} else {
+					v.req(apiVersionsReq(i))
+				}
+				v.resp(apiVersionsResp(i))
+			}
+			v.fin()
+			r := b.read(Options{})
+			assert.Equal(t, []int32{1, 2, 3, 4}, pairedCorrs(r), "%v", r.Notes)
+			assert.False(t, hasNote(r, "implausible frame header"), "%v", r.Notes)
+			for _, x := range r.Exchanges {
+				if x.CorrelationID%2 == 1 {
+					assert.Contains(t, string(x.Request.Bytes), hiddenID)
+				}
+			}
+		})
+	}
+}

@@ -390,10 +390,8 @@ func (h *half) reqCandidate(b []byte) verdict {
 	}
 	// A request of 8 or 9 bytes (header v0) has no client id: b[12:] may
 	// already be the next frame, or nothing.
-	if size >= 10 && len(b) >= 14 {
-		if cl := int(int16(binary.BigEndian.Uint16(b[12:]))); cl >= 3 && len(b) >= 14+cl {
-			return vYes
-		}
+	if textClientID(b, 3) {
+		return vYes
 	}
 	end := 4 + int(size)
 	if len(b) < end+8 {

@@ -124,6 +124,9 @@ func (e Entry) Check(o Outcome) []string {
 	if e.Mode == Pcap {
 		return e.checkCapture(o)
 	}
+	if e.Mode == Storage {
+		return e.checkStorage(o)
+	}
 	if x.ErrPath != "" {
 		switch {
 		case !o.Err:

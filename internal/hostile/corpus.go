@@ -81,10 +81,13 @@ func metadataV0NoSize() []byte {
 	return be32(b, 0) // topics: none
 }
 
-func corpus() []Entry {
+func corpus() []Entry { return append(protocolCorpus(), storageCorpus()...) }
+
+// protocolCorpus is the frames and captures of the corpus.
+func protocolCorpus() []Entry {
 	sevenMiBRecords := func() []byte { return repeat(tinyRecord, 7*mib/7) }
 	const tinyRecords = 7 * mib / 7
-	return []Entry{
+	return append([]Entry{
 		// Decompression bombs, one per codec and framing.
 		{Name: "bomb-gzip-batch.bin", Mode: Request, Attacks: "Produce v3, a gzip record batch inflating to 80 MiB of zeros (one deflate stream)",
 			Expect: Expect{Limit: "MaxDecompressed"},
@@ -514,7 +517,7 @@ func corpus() []Entry {
 				copy(idb[4:], []byte{4, 0, 0, 0})
 				return concat(ngSection(-1), idb, ngPacket(0, req))
 			}},
-	}
+	}, payloadEntries()...)
 }
 
 func repeatSlices(b []byte, n int) [][]byte {

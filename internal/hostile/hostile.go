@@ -73,8 +73,12 @@ type Expect struct {
 	Guessed bool
 	// Clean: decodes (or, for captures, is read) with no error and no warning.
 	Clean bool
-	// Survive (captures): kwire pcap exits 0 or 1 without a panic.
+	// Survive (captures, storage files): kwire pcap or kwire log exits 0
+	// or 1 without a panic.
 	Survive bool
+	// Says (storage files): kwire log's output holds one of these
+	// "|"-separated texts.
+	Says string
 }
 
 // LimitNames are the fields of codec.Limits; a warning that names one says
@@ -90,11 +94,11 @@ func (e Entry) Generate() []byte { return e.gen() }
 // Entries is the corpus, in MANIFEST order.
 func Entries() []Entry { return corpus() }
 
-// Frames is the corpus without the captures.
+// Frames is the corpus without the captures and storage files.
 func Frames() []Entry {
 	var out []Entry
 	for _, e := range corpus() {
-		if e.Mode != Pcap {
+		if e.Mode != Pcap && e.Mode != Storage {
 			out = append(out, e)
 		}
 	}
@@ -192,6 +196,9 @@ func (x Expect) String() string {
 	if x.Clean {
 		parts = append(parts, "no error, no warning")
 	}
+	if x.Says != "" {
+		parts = append(parts, "says "+strings.ReplaceAll(strconv.Quote(x.Says), "|", `" or "`))
+	}
 	if x.Survive {
 		parts = append(parts, "exit 0 or 1, no panic")
 	}
@@ -260,6 +267,9 @@ func Generated() map[string][]byte {
 		sizes[e.Name] = len(b)
 	}
 	out["MANIFEST"] = Manifest(sizes)
+	for name, text := range PayloadSchemas() {
+		out[name] = []byte(text)
+	}
 	return out
 }
 
@@ -269,6 +279,9 @@ func Write(dir string) error {
 		return err
 	}
 	for name, b := range Generated() {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			return err
+		}
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
 			return err
 		}

@@ -27,14 +27,18 @@ func TestCorpusIsGenerated(t *testing.T) {
 			t.Errorf("%s differs from what the generator makes (%d bytes committed, %d generated): run go run ./internal/hostile/gen", name, len(got), len(want))
 		}
 	}
-	files, err := os.ReadDir(Dir())
+	err := filepath.WalkDir(Dir(), func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(Dir(), p)
+		if _, ok := gen[filepath.ToSlash(rel)]; !ok && rel != "README.md" {
+			t.Errorf("%s is in testdata/hostile but no entry makes it", rel)
+		}
+		return nil
+	})
 	if err != nil {
 		t.Fatal(err)
-	}
-	for _, f := range files {
-		if _, ok := gen[f.Name()]; !ok && f.Name() != "README.md" {
-			t.Errorf("%s is in testdata/hostile but no entry makes it", f.Name())
-		}
 	}
 }
 
@@ -64,7 +68,8 @@ func TestEntriesAreSmallAndDescribed(t *testing.T) {
 		if e.Attacks == "" || e.Expect.String() == "" {
 			t.Errorf("%s: says nothing about what it attacks or what the user must get", e.Name)
 		}
-		if e.Mode == Pcap && !strings.Contains(e.Name, ".pcap") || e.Mode != Pcap && !strings.HasSuffix(e.Name, ".bin") {
+		if e.Mode == Pcap && !strings.Contains(e.Name, ".pcap") || e.Mode == Storage && !strings.HasPrefix(e.Name, "storage/") ||
+			e.Mode != Pcap && e.Mode != Storage && !strings.HasSuffix(e.Name, ".bin") {
 			t.Errorf("%s: name does not match mode %s", e.Name, e.Mode)
 		}
 	}

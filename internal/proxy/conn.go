@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/netip"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -39,11 +40,14 @@ type conn struct {
 
 	closeOnce sync.Once
 
-	mu      sync.Mutex
-	cond    *sync.Cond
-	waiting []*waitingReq // requests in flight, in order
-	done    bool
-	saslRaw bool // after SaslHandshake v0: frames may be raw SASL tokens
+	mu       sync.Mutex
+	cond     *sync.Cond
+	waiting  []*waitingReq // requests in flight, in order
+	done     bool
+	saslRaw  bool // after SaslHandshake v0: frames may be raw SASL tokens
+	saslLeft int  // raw tokens the client's mechanism still sends for sure
+
+	rawDec *codec.Decoder // (requests) reading frames that may be SASL tokens
 
 	dec codec.Decoder // for rewriting responses
 
@@ -64,6 +68,18 @@ func newConn(p *Proxy, nc net.Conn, l *listener) *conn {
 	c.cAddr = addrPort(nc.RemoteAddr())
 	c.name = "conn " + strconv.FormatUint(c.id, 10) + " " + nc.RemoteAddr().String() + "->" + l.upstream
 	return c
+}
+
+// resetClose closes a client's connection with a reset (SO_LINGER 0)
+// rather than a clean end of stream.
+func resetClose(nc net.Conn) {
+	if tc, ok := nc.(*tls.Conn); ok {
+		nc = tc.NetConn()
+	}
+	if tc, ok := nc.(*net.TCPConn); ok {
+		tc.SetLinger(0)
+	}
+	nc.Close()
 }
 
 func addrPort(a net.Addr) netip.AddrPort {
@@ -110,10 +126,26 @@ func (c *conn) run() {
 		}
 		tc.SetDeadline(time.Time{})
 	}
-	up, err := c.p.dial(c.ln.upstream)
+	up := c.p.takeSpare(c.ln)
+	var err error
+	if up == nil {
+		up, err = c.p.dial(c.ln.upstream)
+	}
 	if err != nil {
-		c.logf("cannot reach the broker: ", err.Error())
-		c.client.Close()
+		// Reset, not closed: a client that reads a clean close right
+		// after connecting blames its own configuration (librdkafka: "might
+		// be caused by incorrect security.protocol").
+		resetClose(c.client)
+		var u *unreachable
+		switch {
+		case outOfResources(err):
+			c.p.outOfFiles(err)
+		case errors.As(err, &u):
+			c.logf("cannot reach the broker: ", err.Error(), "; the client's connection is reset")
+			c.p.brokerDown(c.ln, err)
+		default:
+			c.logf("cannot reach the broker: ", err.Error(), "; the client's connection is reset")
+		}
 		return
 	}
 	c.mu.Lock()
@@ -240,16 +272,21 @@ func (c *conn) requests() error {
 	var cur *Exchange                             // the request being relayed
 	defer func() { c.p.release(budgetOf(cur)) }() // a request cut short is never shown
 	var wanted bool
-	var head []byte // the start of a Produce request, to find acks
-	var acks int16
-	headDone := true
+	// The start of the frame, kept for the relay's own reading: a
+	// Produce's as far as acks, a SaslHandshake v0's mechanism, and the
+	// whole of a frame that may be a raw SASL token (up to maxRawFrame).
+	var head []byte
+	headWant, kind := 0, headNone
+	acks := int16(-1)
 	collect := func(b []byte) {
-		if headDone {
+		if len(head) >= headWant {
 			return
 		}
-		head = append(head, b[:min(len(b), produceHead-len(head))]...)
-		if a, ok := produceAcks(head); ok || len(head) >= produceHead {
-			headDone, acks = true, a
+		head = append(head, b[:min(len(b), headWant-len(head))]...)
+		if kind == headProduce {
+			if a, ok := produceAcks(head); ok || len(head) >= produceHead {
+				acks, headWant = a, len(head)
+			}
 		}
 	}
 	for {
@@ -281,10 +318,19 @@ func (c *conn) requests() error {
 				if !ok {
 					break
 				}
-				cur, wanted = c.beginRequest(&f)
+				var raw bool
+				cur, wanted, raw = c.beginRequest(&f)
 				out = append(out, f.pre[:f.pn]...)
-				head, acks = head[:0], -1
-				headDone = cur == nil || cur.APIKey != schema.KeyProduce
+				head, acks, headWant, kind = head[:0], -1, 0, headNone
+				switch {
+				case raw:
+					kind, headWant = headRaw, min(4+f.size, maxRawFrame)
+				case cur == nil:
+				case cur.APIKey == schema.KeyProduce:
+					kind, headWant = headProduce, produceHead
+				case cur.APIKey == schema.KeySaslHandshake && cur.APIVersion == 0:
+					kind, headWant = headSASL, min(4+f.size, maxHandshake)
+				}
 				if cur != nil && cur.Request != nil {
 					cur.Request = append(cur.Request, f.pre[:f.pn]...)
 				}
@@ -295,15 +341,23 @@ func (c *conn) requests() error {
 				p = p[k:]
 				f.left -= k
 				out = append(out, b...)
-				if cur != nil {
-					if cur.Request != nil {
-						cur.Request = append(cur.Request, b...)
-					}
-					collect(b)
+				if cur != nil && cur.Request != nil {
+					cur.Request = append(cur.Request, b...)
 				}
+				collect(b)
 			}
 			if f.in && f.left == 0 {
-				if err := c.endRequest(cur, wanted, acks == 0); err != nil {
+				tokens := -1
+				switch kind {
+				case headRaw:
+					cur, wanted = c.endRawFrame(head, 4+f.size)
+					if cur != nil && cur.APIKey == schema.KeyProduce {
+						acks, _ = produceAcks(head)
+					}
+				case headSASL:
+					tokens = saslTokens(head)
+				}
+				if err := c.endRequest(cur, wanted, acks == 0, tokens); err != nil {
 					return err
 				}
 				cur = nil
@@ -360,42 +414,136 @@ func sizeText(f *framer) string {
 	return strconv.Itoa(4 + f.size)
 }
 
+// What requests keeps of a frame's start (head), and why.
+const (
+	headNone    = iota
+	headProduce // a Produce request, as far as acks
+	headSASL    // a SaslHandshake v0 request, for its mechanism
+	headRaw     // a frame after a SaslHandshake v0: a raw SASL token unless it reads as a request
+)
+
+const (
+	// maxRawFrame is the largest frame after a SaslHandshake v0 that may be
+	// read as a request; a larger one is taken for a token. SASL tokens
+	// are small, and so are the requests a client sends first.
+	maxRawFrame = 64 << 10
+	// maxHandshake is as much of a SaslHandshake v0 request as is read for
+	// its mechanism.
+	maxHandshake = 1 << 10
+)
+
 // beginRequest starts a request once its prefix is known. It returns the
 // exchange to fill (nil for a raw SASL token or a frame too short to be a
-// request) and whether the sink wants it.
-func (c *conn) beginRequest(f *framer) (*Exchange, bool) {
+// request), whether the sink wants it, and whether the frame, coming after
+// a SaslHandshake v0, is to be judged whole (endRawFrame) before it is
+// taken for a request.
+func (c *conn) beginRequest(f *framer) (*Exchange, bool, bool) {
+	c.mu.Lock()
+	raw := c.saslRaw
+	c.mu.Unlock()
+	if raw {
+		if f.pn < 12 {
+			c.p.stats.saslTokens.Add(1)
+			return nil, false, false
+		}
+		return nil, false, true
+	}
 	if f.pn < 12 {
 		if !c.saidShortReq {
 			c.saidShortReq = true
 			c.logf("a request of ", strconv.Itoa(f.size), " bytes is too short for a request header; forwarded as it is (said once per connection)")
 		}
-		return nil, false
+		return nil, false, false
 	}
-	key := int16(binary.BigEndian.Uint16(f.pre[4:]))
-	ver := int16(binary.BigEndian.Uint16(f.pre[6:]))
-	corr := int32(binary.BigEndian.Uint32(f.pre[8:]))
-	c.mu.Lock()
-	if c.saslRaw {
-		if a := schema.ByKey(key); a == nil || !a.Request.Valid.Contains(ver) {
-			c.mu.Unlock()
-			c.p.stats.saslTokens.Add(1)
-			return nil, false
-		}
-		c.saslRaw = false
-	}
-	c.mu.Unlock()
-	x := &Exchange{ConnID: c.id, Client: c.cAddr, Broker: c.bAddr, APIKey: key, APIVersion: ver, CorrelationID: corr, RequestSize: 4 + f.size}
+	x, wanted := c.newRequest(f.pre[:], 4+f.size)
+	return x, wanted, false
+}
+
+// newRequest is the exchange of a request whose first 12 bytes are b, and
+// whether the sink wants it; when it does and the budget allows, the
+// budget is taken and Request made, empty, with room for the frame.
+func (c *conn) newRequest(b []byte, size int) (*Exchange, bool) {
+	key := int16(binary.BigEndian.Uint16(b[4:]))
+	ver := int16(binary.BigEndian.Uint16(b[6:]))
+	corr := int32(binary.BigEndian.Uint32(b[8:]))
+	x := &Exchange{ConnID: c.id, Client: c.cAddr, Broker: c.bAddr, APIKey: key, APIVersion: ver, CorrelationID: corr, RequestSize: size}
 	wanted := c.p.keep(key)
-	if wanted && c.p.acquire(4+f.size) {
-		x.budget = int64(4 + f.size)
-		x.Request = make([]byte, 0, 4+f.size)
+	if wanted && c.p.acquire(size) {
+		x.budget = int64(size)
+		x.Request = make([]byte, 0, size)
 	}
 	return x, wanted
 }
 
+// endRawFrame judges a whole frame sent after a SaslHandshake v0 (b, as
+// much of it as was kept, size its length): a raw SASL token, never shown,
+// while the mechanism still has tokens to send (PLAIN and OAUTHBEARER one,
+// SCRAM two), or when it does not read whole as a request (a token whose
+// first bytes pass for a request header is still a token); else the
+// request that ends the SASL exchange, which is returned as beginRequest
+// would have.
+func (c *conn) endRawFrame(b []byte, size int) (*Exchange, bool) {
+	c.mu.Lock()
+	left := c.saslLeft
+	if left > 0 {
+		c.saslLeft--
+	}
+	c.mu.Unlock()
+	if left > 0 || len(b) < size || !c.readsAsRequest(b) {
+		c.p.stats.saslTokens.Add(1)
+		return nil, false
+	}
+	c.mu.Lock()
+	c.saslRaw = false
+	c.mu.Unlock()
+	x, wanted := c.newRequest(b, size)
+	if x.Request != nil {
+		x.Request = append(x.Request, b...)
+	}
+	return x, wanted
+}
+
+// readsAsRequest reports whether b decodes as a request, whole, with no
+// error (trailing bytes are one).
+func (c *conn) readsAsRequest(b []byte) bool {
+	if c.rawDec == nil {
+		c.rawDec = new(codec.Decoder)
+	}
+	_, err := c.rawDec.Decode(b, codec.Options{Kafka: true})
+	return err == nil
+}
+
+// saslTokens is how many raw tokens the client sends after the
+// SaslHandshake v0 request b (its start), by its mechanism; 0 when the
+// mechanism's count is not known (GSSAPI's depends on Kerberos), so that
+// each frame is judged by whether it reads as a request.
+func saslTokens(b []byte) int {
+	h, err := codec.ParseRequestHeader(b, codec.Options{})
+	if err != nil {
+		return 0
+	}
+	off := 4 + h.Size
+	if off+2 > len(b) {
+		return 0
+	}
+	n := int(int16(binary.BigEndian.Uint16(b[off:])))
+	if n < 0 || off+2+n > len(b) {
+		return 0
+	}
+	switch strings.ToUpper(string(b[off+2 : off+2+n])) {
+	case "PLAIN", "OAUTHBEARER":
+		return 1
+	case "SCRAM-SHA-256", "SCRAM-SHA-512":
+		return 2
+	}
+	return 0
+}
+
 // endRequest registers a whole request as waiting for its response (before
-// its last bytes are forwarded, so the response always finds it).
-func (c *conn) endRequest(x *Exchange, wanted, acksZero bool) error {
+// its last bytes are forwarded, so the response always finds it). tokens,
+// for a SaslHandshake v0, is how many raw SASL tokens follow it for sure
+// (saslTokens).
+func (c *conn) endRequest(x *Exchange, wanted, acksZero bool, tokens int) error {
 	if x == nil {
 		return nil
 	}
@@ -418,7 +566,7 @@ func (c *conn) endRequest(x *Exchange, wanted, acksZero bool) error {
 	if x.APIKey == schema.KeySaslHandshake && x.APIVersion == 0 {
 		// After a version 0 handshake, SASL tokens travel as bare
 		// size-prefixed frames, not Kafka requests.
-		c.saslRaw = true
+		c.saslRaw, c.saslLeft = true, max(tokens, 0)
 	}
 	c.mu.Unlock()
 	return nil

@@ -37,7 +37,8 @@ type Decoder struct {
 
 // Decode decodes both sides of x. Unless ShowSecrets is set, the bytes of
 // every secret (SASL authentication bytes, delegation-token HMACs, SCRAM
-// salts and salted passwords) are zeroed in x's frames before anything is
+// salts and salted passwords, and configuration values that are or may be
+// passwords: see configSecret) are zeroed in x's frames before anything is
 // written from them, so neither the value JSON nor the raw bytes show
 // them; Redacted says where they were.
 func (d *Decoder) Decode(x *Exchange) Decoded {
@@ -162,6 +163,10 @@ func redact(f *codec.Frame, err error, b []byte, side string, paths []string) []
 	}
 	var walk func(n *tree.Node, path string)
 	walk = func(n *tree.Node, path string) {
+		if v := configSecret(n); v != nil {
+			clear(b[v.DataStart():v.End])
+			paths = append(paths, path+"."+v.Field.JSON)
+		}
 		for _, c := range n.Children {
 			p := path
 			switch {
@@ -187,4 +192,32 @@ func redact(f *codec.Frame, err error, b []byte, side string, paths []string) []
 	}
 	walk(f.Body, side+".body")
 	return paths
+}
+
+// configSecret returns the Value of a configuration entry n whose value
+// may be a secret: the entry says it is sensitive (IsSensitive, or a
+// ConfigType of PASSWORD), or its name does (sensitiveConfig). Nil when n
+// is no such entry, or its value is null.
+func configSecret(n *tree.Node) *tree.Node {
+	v := n.Get("value")
+	if v == nil || v.Field == nil || v.Kind != schema.String || v.Null || v.Buf != 0 {
+		return nil
+	}
+	name := n.Get("name")
+	if name == nil {
+		name = n.Get("key")
+	}
+	if name == nil || name.Kind != schema.String {
+		return nil
+	}
+	if s := n.Get("isSensitive"); s != nil && s.Kind == schema.Bool && s.Int != 0 {
+		return v
+	}
+	if t := n.Get("configType"); t != nil && t.Kind == schema.Int8 && t.Int == configTypePassword {
+		return v
+	}
+	if sensitiveConfig(string(name.Raw)) {
+		return v
+	}
+	return nil
 }

@@ -66,6 +66,65 @@ func isSecret(f *schema.Field) bool {
 	return false
 }
 
+// isConfigEntry reports whether a struct is a configuration entry: a
+// string Value named by a string Name or Key. That takes in the configs of
+// CreateTopics (request and response), AlterConfigs,
+// IncrementalAlterConfigs, DescribeConfigs (entries and their synonyms),
+// and the topic configs and client tags of the Streams group APIs.
+func isConfigEntry(l *schema.Layout) bool {
+	return fieldOf(l, "Value", schema.String) != nil &&
+		(fieldOf(l, "Name", schema.String) != nil || fieldOf(l, "Key", schema.String) != nil)
+}
+
+// configTypePassword is DescribeConfigs' ConfigType for a PASSWORD config
+// (Kafka's ConfigDef.Type.PASSWORD; the schemas say it only in prose).
+const configTypePassword = 9
+
+// passwordConfigs are Kafka's configurations of type PASSWORD (brokers,
+// clients, Connect, and Schema Registry's client), which Kafka itself
+// never prints; a name ending in one of them, after a dot
+// ("listener.name.internal.ssl.keystore.password"), is one too.
+var passwordConfigs = []string{
+	"sasl.jaas.config",
+	"ssl.key.password", "ssl.keystore.password", "ssl.keystore.key", "ssl.keystore.certificate.chain",
+	"ssl.truststore.password", "ssl.truststore.certificates",
+	"delegation.token.secret.key", "delegation.token.master.key",
+	"password.encoder.secret", "password.encoder.old.secret",
+	"sasl.oauthbearer.client.credentials.client.secret", "sasl.oauthbearer.assertion.private.key.passphrase",
+	"basic.auth.user.info", "bearer.auth.token", "connection.password",
+}
+
+// sensitiveWords are words that, anywhere in a configuration's name
+// (split at dots, dashes and underscores), say its value may be a secret.
+var sensitiveWords = []string{"password", "passwd", "passphrase", "secret", "secrets", "jaas", "token", "tokens",
+	"key", "keys", "credential", "credentials", "userinfo"}
+
+// sensitiveConfig reports whether a configuration's value may be a secret,
+// by its name: one of Kafka's PASSWORD configs, or a name that holds
+// password, secret, jaas, token, key or credentials (as a word, or inside
+// one: "sasl.client.secretValue", "my_db_password").
+func sensitiveConfig(name string) bool {
+	n := strings.ToLower(name)
+	for _, p := range passwordConfigs {
+		if n == p || strings.HasSuffix(n, "."+p) {
+			return true
+		}
+	}
+	for _, s := range []string{"password", "passwd", "passphrase", "secret", "jaas", "credential"} {
+		if strings.Contains(n, s) {
+			return true
+		}
+	}
+	for _, w := range strings.FieldsFunc(n, func(r rune) bool { return r == '.' || r == '-' || r == '_' }) {
+		for _, s := range sensitiveWords {
+			if w == s {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // tables holds, per API key and version, whether a response can carry
 // endpoints and whether either direction can carry secrets.
 type tables struct {
@@ -91,10 +150,10 @@ func buildTables() *tables {
 		for v := int16(0); v <= hi; v++ {
 			if d := a.Response.At(v); d != nil {
 				ep[v] = reaches(d.Root, nil, v, func(l, parent *schema.Layout, f *schema.Field) bool { return f == nil && isEndpoint(l, parent) })
-				sec[v] = reaches(d.Root, nil, v, func(_, _ *schema.Layout, f *schema.Field) bool { return f != nil && isSecret(f) })
+				sec[v] = reaches(d.Root, nil, v, holdsSecret)
 			}
 			if d := a.Request.At(v); d != nil && !sec[v] {
-				sec[v] = reaches(d.Root, nil, v, func(_, _ *schema.Layout, f *schema.Field) bool { return f != nil && isSecret(f) })
+				sec[v] = reaches(d.Root, nil, v, holdsSecret)
 			}
 			anyEP = anyEP || ep[v]
 			anySec = anySec || sec[v]
@@ -107,6 +166,15 @@ func buildTables() *tables {
 		}
 	}
 	return t
+}
+
+// holdsSecret is reaches' test for secrets: a secret bytes field or a
+// configuration entry.
+func holdsSecret(l, _ *schema.Layout, f *schema.Field) bool {
+	if f == nil {
+		return isConfigEntry(l)
+	}
+	return isSecret(f)
 }
 
 // reaches reports whether layout l at version v holds, at any depth, a
@@ -140,9 +208,22 @@ func HasEndpoints(apiKey, version int16) bool {
 
 // HasSecrets reports whether the request or response of an API at a
 // version can carry a secret, which the proxy redacts in what it prints.
+// A version below 0 cannot be read: it may carry a secret when any version
+// of the API can (SaslAuthenticate sent as version -1 is redacted whole).
 func HasSecrets(apiKey, version int16) bool {
 	v := builtTables.secrets[apiKey]
-	return v != nil && at(v, version)
+	if v == nil {
+		return false
+	}
+	if version < 0 {
+		for _, s := range v {
+			if s {
+				return true
+			}
+		}
+		return false
+	}
+	return at(v, version)
 }
 
 // at reads a per-version table; a version newer than known is read as the

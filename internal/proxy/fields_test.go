@@ -64,20 +64,30 @@ func TestEndpointFieldsFromSchemas(t *testing.T) {
 // name and type, and that nothing else is taken for one.
 func TestSecretFieldsFromSchemas(t *testing.T) {
 	require.Equal(t, []string{
+		"CreateTopics 0,1,2,3,4,5,6,7",
+		"DescribeConfigs 0,1,2,3,4",
+		"AlterConfigs 0,1,2",
 		"SaslAuthenticate 0,1,2",
 		"CreateDelegationToken 0,1,2,3",
 		"RenewDelegationToken 0,1,2",
 		"ExpireDelegationToken 0,1,2",
 		"DescribeDelegationToken 0,1,2,3",
+		"IncrementalAlterConfigs 0,1",
 		"AlterUserScramCredentials 0",
+		"StreamsGroupHeartbeat 0,1",
+		"StreamsGroupDescribe 0,1",
 	}, versionsWhere(HasSecrets))
-	var fields []string
+	var fields, configs []string
 	for _, a := range schema.APIs() {
 		for _, m := range []*schema.Message{a.Request, a.Response} {
 			seen := map[string]bool{}
 			for _, d := range m.Versions {
 				var walk func(l *schema.Layout, path string)
 				walk = func(l *schema.Layout, path string) {
+					if isConfigEntry(l) && !seen[path] {
+						seen[path] = true
+						configs = append(configs, m.Name+" "+path)
+					}
 					for i := range l.Fields {
 						f := &l.Fields[i]
 						if isSecret(f) && !seen[path+f.JSON] {
@@ -103,6 +113,36 @@ func TestSecretFieldsFromSchemas(t *testing.T) {
 		"AlterUserScramCredentialsRequest upsertions.salt",
 		"AlterUserScramCredentialsRequest upsertions.saltedPassword",
 	}, fields)
+	require.Equal(t, []string{
+		"CreateTopicsRequest topics.configs.",
+		"CreateTopicsResponse topics.configs.",
+		"DescribeConfigsResponse results.configs.",
+		"DescribeConfigsResponse results.configs.synonyms.",
+		"AlterConfigsRequest resources.configs.",
+		"IncrementalAlterConfigsRequest resources.configs.",
+		"StreamsGroupHeartbeatRequest topology.subtopologies.stateChangelogTopics.topicConfigs.",
+		"StreamsGroupHeartbeatRequest topology.subtopologies.repartitionSourceTopics.topicConfigs.",
+		"StreamsGroupHeartbeatRequest clientTags.",
+		"StreamsGroupDescribeResponse groups.topology.subtopologies.stateChangelogTopics.topicConfigs.",
+		"StreamsGroupDescribeResponse groups.topology.subtopologies.repartitionSourceTopics.topicConfigs.",
+		"StreamsGroupDescribeResponse groups.members.clientTags.",
+	}, configs, "the configuration entries, whose values are redacted by name")
+}
+
+// TestSensitiveConfig: Kafka's PASSWORD configurations, their
+// per-listener forms, and names that say secret are redacted; ordinary
+// configurations are not.
+func TestSensitiveConfig(t *testing.T) {
+	for _, n := range []string{"sasl.jaas.config", "listener.name.internal.scram-sha-256.sasl.jaas.config",
+		"ssl.keystore.password", "listener.name.ext.ssl.key.password", "ssl.keystore.key", "ssl.truststore.certificates",
+		"delegation.token.secret.key", "password.encoder.secret", "basic.auth.user.info", "SSL.KEY.PASSWORD",
+		"my_db_password", "aws.secret.access.key", "oauth.token", "api-key", "database.credentials", "sasl.client.secretValue"} {
+		require.True(t, sensitiveConfig(n), n)
+	}
+	for _, n := range []string{"cleanup.policy", "retention.ms", "ssl.keystore.location", "ssl.keystore.type", "min.insync.replicas",
+		"compression.type", "monkey.business", "tokenizer.class"} {
+		require.False(t, sensitiveConfig(n), n)
+	}
 }
 
 // endpointsOf lists the endpoints a response frame names.
@@ -126,7 +166,8 @@ func endpointsOf(t *testing.T, b []byte, key, ver int16) []Endpoint {
 // rewriting back gives the original bytes exactly, so nothing else moved.
 func TestRewriteEveryEndpointResponse(t *testing.T) {
 	toProxy := func(e Endpoint) (Endpoint, error) { return Endpoint{"proxy.example", e.Port + 1000}, nil }
-	back := func(e Endpoint) (Endpoint, error) { return Endpoint{"host", e.Port - 1000}, nil }
+	const exampleHost = "broker-1.kafka.example.com" // every endpoint of codec's examples
+	back := func(e Endpoint) (Endpoint, error) { return Endpoint{exampleHost, e.Port - 1000}, nil }
 	var dec codec.Decoder
 	n := 0
 	for _, a := range schema.APIs() {
@@ -140,7 +181,7 @@ func TestRewriteEveryEndpointResponse(t *testing.T) {
 			before := endpointsOf(t, orig, a.Key, v)
 			require.NotEmpty(t, before, "%s v%d", a.Name, v)
 			for _, e := range before {
-				require.Equal(t, "host", e.Host)
+				require.Equal(t, exampleHost, e.Host)
 			}
 			out, count, err := rewriteResponse(&dec, orig, a.Key, v, toProxy)
 			require.NoError(t, err, "%s v%d", a.Name, v)

@@ -22,15 +22,39 @@ import (
 //
 //	event: skipped
 //	data: {"skipped":N}
+//
+// A stream outlives the server's read timeout (its deadline is lifted),
+// but each write must be taken within WriteTimeout, or the page is cut.
 type Feed struct {
 	mu     sync.Mutex
 	subs   map[*subscriber]struct{}
 	nextID int64
+	closed chan struct{} // closed by Close
 	// QueueLen bounds each subscriber's queue of events (default 1024).
 	QueueLen int
 	// Heartbeat is how often an idle stream gets a comment, so proxies and
 	// browsers keep it open (default 15 s).
 	Heartbeat time.Duration
+	// MaxSubscribers bounds the pages connected at once (default 16);
+	// more get 503.
+	MaxSubscribers int
+	// WriteTimeout bounds each write to a page (default 30 s).
+	WriteTimeout time.Duration
+}
+
+// Close ends every stream, and any that starts afterwards, so that a
+// server shutting down need not wait for the pages to leave.
+func (f *Feed) Close() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed == nil {
+		f.closed = make(chan struct{})
+	}
+	select {
+	case <-f.closed:
+	default:
+		close(f.closed)
+	}
 }
 
 type subscriber struct {
@@ -105,13 +129,38 @@ func (f *Feed) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if hb <= 0 {
 		hb = 15 * time.Second
 	}
+	maxSubs := f.MaxSubscribers
+	if maxSubs <= 0 {
+		maxSubs = 16
+	}
+	wt := f.WriteTimeout
+	if wt <= 0 {
+		wt = 30 * time.Second
+	}
 	s := &subscriber{ch: make(chan []byte, n)}
 	f.mu.Lock()
 	if f.subs == nil {
 		f.subs = map[*subscriber]struct{}{}
 	}
+	if f.closed == nil {
+		f.closed = make(chan struct{})
+	}
+	closed := f.closed
+	if len(f.subs) >= maxSubs {
+		f.mu.Unlock()
+		w.Header().Set("Retry-After", "5")
+		http.Error(w, "too many pages follow the live feed ("+strconv.Itoa(maxSubs)+")", http.StatusServiceUnavailable)
+		return
+	}
 	f.subs[s] = struct{}{}
 	f.mu.Unlock()
+	// The stream lasts as long as the page: each write has its own
+	// deadline, in place of the server's for the whole answer.
+	write := func(b []byte) error {
+		rc.SetWriteDeadline(time.Now().Add(wt))
+		_, err := w.Write(b)
+		return err
+	}
 	defer func() {
 		f.mu.Lock()
 		delete(f.subs, s)
@@ -121,8 +170,9 @@ func (f *Feed) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
+	rc.SetWriteDeadline(time.Now().Add(wt))
 	w.WriteHeader(http.StatusOK)
-	w.Write([]byte("retry: 1000\n\n"))
+	write([]byte("retry: 1000\n\n"))
 	rc.Flush()
 	tick := time.NewTicker(hb)
 	defer tick.Stop()
@@ -130,8 +180,10 @@ func (f *Feed) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-r.Context().Done():
 			return
+		case <-closed:
+			return
 		case <-tick.C:
-			if _, err := w.Write([]byte(": keep-alive\n\n")); err != nil {
+			if err := write([]byte(": keep-alive\n\n")); err != nil {
 				return
 			}
 		case ev := <-s.ch:
@@ -140,16 +192,16 @@ func (f *Feed) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.dropped = 0
 			s.mu.Unlock()
 			if d > 0 {
-				w.Write([]byte("event: skipped\ndata: {\"skipped\":" + strconv.Itoa(d) + "}\n\n"))
+				write([]byte("event: skipped\ndata: {\"skipped\":" + strconv.Itoa(d) + "}\n\n"))
 			}
-			if _, err := w.Write(ev); err != nil {
+			if err := write(ev); err != nil {
 				return
 			}
 			// Write what else is waiting before flushing.
 			for more := true; more; {
 				select {
 				case ev := <-s.ch:
-					if _, err := w.Write(ev); err != nil {
+					if err := write(ev); err != nil {
 						return
 					}
 				default:

@@ -27,6 +27,18 @@
 //     at most MaxFrame held while it is rewritten; copies made for the sink
 //     come out of one budget shared by every connection.
 //   - It listens only where told.
+//   - A broker that is down is refused to its clients, as it would refuse
+//     them itself: each listener keeps a spare connection to its broker,
+//     dialled ahead of the next client, which tells it the moment the
+//     broker goes away; the listener then stops listening until a dial to
+//     the broker works again, on the same address. A client whose own
+//     dial fails is reset, never closed cleanly (librdkafka reads a clean
+//     close right after connecting as its own misconfiguration).
+//   - Running out of file descriptors, it backs off and accepts again (5
+//     ms doubling to 1 s, as net/http does), saying so at most once a
+//     minute.
+//   - Every line it logs is escaped (AppendEscaped): what came from the
+//     network, broker host names first, cannot drive a terminal.
 package proxy
 
 import (
@@ -35,10 +47,14 @@ import (
 	"errors"
 	"net"
 	"net/netip"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // DefaultSinkShare is the share of one CPU kwire proxy lets decoding take
@@ -56,6 +72,14 @@ const DefaultSinkShare = 0.1
 // DefaultMaxFrame is the largest frame relayed by default, Kafka's own
 // socket.request.max.bytes.
 const DefaultMaxFrame = 100 << 20
+
+// DefaultMaxListeners bounds the listeners a proxy opens, one per broker
+// its responses name: larger than most clusters, small enough that a
+// broker advertising thousands of others costs a few hundred sockets.
+const DefaultMaxListeners = 256
+
+// maxSaid bounds the brokers outside AllowBrokers that the log names.
+const maxSaid = 16
 
 // Config says where to listen, where to forward and what to do with the
 // exchanges.
@@ -81,6 +105,18 @@ type Config struct {
 	UpstreamTLS *tls.Config
 	// DialTimeout bounds connecting to a broker (default 10 s).
 	DialTimeout time.Duration
+	// MaxListeners bounds the listeners, the first one included, and so
+	// the brokers the proxy relays to (default DefaultMaxListeners). A
+	// broker named once they are all open is left in responses as the
+	// broker gave it, as the log says once.
+	MaxListeners int
+	// AllowBrokers, when not empty, lists the brokers responses may send
+	// clients to through the proxy: host patterns (path.Match globs, any
+	// case: "*.kafka.internal"), address prefixes ("10.1.0.0/16"), either
+	// with a port ("kafka-?.example:9092"). Upstream is always allowed. A
+	// broker outside them is left as the broker gave it (the proxy never
+	// connects to it), as the log says.
+	AllowBrokers []string
 
 	// Sink receives each exchange, in the order they complete, from one
 	// goroutine. Nil turns copying off: the proxy only forwards (and
@@ -95,14 +131,16 @@ type Config struct {
 	// is still copied when nothing else is).
 	QueueLen   int
 	QueueBytes int64
-	// SinkShare bounds the time the sink may take, as a share of one CPU
-	// (0.25: a quarter of a core's time), measured as the wall time spent
-	// in Sink; past it (after a burst of SinkBurst) exchanges are skipped,
-	// and not even copied, until the share is back under. One call is
-	// charged at most SinkBurst, so the longest silence after a stall is
-	// SinkBurst/SinkShare. Decoding is
-	// what a busy proxy can least afford: this keeps it from taking the
-	// CPU the traffic needs. Zero means no limit beyond the queue.
+	// SinkShare bounds the CPU time the sink may take, as a share of one
+	// CPU (0.25: a quarter of a core's time), measured by the CPU clock of
+	// the thread that runs it (where there is none, as the wall time spent
+	// in Sink); past it (after a burst of SinkBurst) exchanges are skipped,
+	// and not even copied, until the share is back under. Time the sink
+	// waits (on its output, for a CPU) is not counted. One call is charged
+	// at most SinkBurst, so the longest silence after one is
+	// 2*SinkBurst/SinkShare. Decoding is what a busy proxy can least
+	// afford: this keeps it from taking the CPU the traffic needs. Zero
+	// means no limit beyond the queue.
 	SinkShare float64
 	// SinkBurst is the sink time allowed above SinkShare in a burst
 	// (default 100 ms).
@@ -172,6 +210,8 @@ type Stats struct {
 	SASLTokens   int64 // legacy (SaslHandshake v0) SASL tokens passed through
 	BytesUp      int64 // bytes relayed from clients
 	BytesDown    int64 // bytes relayed to clients
+	BrokersDown  int64 // times a listener stopped because its broker was unreachable
+	Dials        int64 // connections to brokers tried: each client's, spares made ahead
 }
 
 // Listener is one of the proxy's listeners and the broker it forwards to.
@@ -192,6 +232,11 @@ type Proxy struct {
 	ports      []int
 	conns      map[uint64]*conn
 	closed     bool
+	allow      []brokerPattern
+	// Said once: the listener limit reached, --ports used up; said for the
+	// first maxSaid brokers outside AllowBrokers.
+	saidFull, saidPorts bool
+	saidNotAllowed      int
 
 	queue    chan *Exchange
 	paused   atomic.Int64 // UnixNano until which nothing is copied: the sink is over its share
@@ -200,17 +245,36 @@ type Proxy struct {
 	nextConn atomic.Uint64
 	stats    struct {
 		connections, open, exchanges, delivered, skipped, rewritten, listeners atomic.Int64
-		overLimit, rewriteFails, saslTokens, bytesUp, bytesDown                atomic.Int64
+		overLimit, rewriteFails, saslTokens, bytesUp, bytesDown, down, dials   atomic.Int64
 	}
 
-	relays sync.WaitGroup // connection goroutines and accept loops
-	sinkWG sync.WaitGroup
+	relays      sync.WaitGroup // connection goroutines and accept loops
+	sinkWG      sync.WaitGroup
+	done        chan struct{}   // closed by Close
+	ctx         context.Context // cancelled by Close: dials in progress end
+	cancel      context.CancelFunc
+	saidStarved atomic.Int64 // UnixNano when want of descriptors was last said
 }
 
 type listener struct {
-	ln       net.Listener
+	addr     net.Addr // where it listens, kept while it stops for a broker that is down
 	upstream string
 	adv      Endpoint
+	// Under p.mu: the listener, nil while the broker is down, and back,
+	// closed when it listens again; the spare connection to the broker.
+	ln    net.Listener
+	back  chan struct{}
+	spare *spare
+}
+
+// spare is a connection to a listener's broker, made before a client
+// needs it: the next client takes it, and while it waits it tells the
+// proxy the moment the broker goes away.
+type spare struct {
+	c        net.Conn
+	released chan struct{} // closed once the keeper no longer reads c
+	n        int           // what the keeper's read returned
+	err      error
 }
 
 // New opens the first listener; Serve runs the proxy.
@@ -236,6 +300,13 @@ func New(cfg Config) (*Proxy, error) {
 	if cfg.DialTimeout <= 0 {
 		cfg.DialTimeout = 10 * time.Second
 	}
+	if cfg.MaxListeners <= 0 {
+		cfg.MaxListeners = DefaultMaxListeners
+	}
+	allow, err := parseBrokerPatterns(cfg.AllowBrokers)
+	if err != nil {
+		return nil, err
+	}
 	host, _, err := net.SplitHostPort(cfg.Listen)
 	if err != nil {
 		return nil, errors.New("proxy: listen address " + strconv.Quote(cfg.Listen) + " is not host:port")
@@ -248,7 +319,8 @@ func New(cfg Config) (*Proxy, error) {
 		adv = host
 	}
 	p := &Proxy{cfg: cfg, advertise: adv, listenIP: host, byUpstream: map[string]*listener{},
-		ports: append([]int(nil), cfg.Ports...), conns: map[uint64]*conn{}, queue: make(chan *Exchange, cfg.QueueLen)}
+		ports: append([]int(nil), cfg.Ports...), conns: map[uint64]*conn{}, queue: make(chan *Exchange, cfg.QueueLen), done: make(chan struct{}), allow: allow}
+	p.ctx, p.cancel = context.WithCancel(context.Background())
 	l, err := p.listen(cfg.Listen, cfg.Upstream)
 	if err != nil {
 		return nil, err
@@ -258,7 +330,7 @@ func New(cfg Config) (*Proxy, error) {
 }
 
 // Addr is the first listener's address.
-func (p *Proxy) Addr() net.Addr { return p.listeners[0].ln.Addr() }
+func (p *Proxy) Addr() net.Addr { return p.listeners[0].addr }
 
 // Listeners lists the listeners open now, the first one first.
 func (p *Proxy) Listeners() []Listener {
@@ -266,7 +338,7 @@ func (p *Proxy) Listeners() []Listener {
 	defer p.mu.Unlock()
 	out := make([]Listener, len(p.listeners))
 	for i, l := range p.listeners {
-		out[i] = Listener{Addr: l.ln.Addr(), Upstream: l.upstream}
+		out[i] = Listener{Addr: l.addr, Upstream: l.upstream}
 	}
 	return out
 }
@@ -280,9 +352,13 @@ func (p *Proxy) Stats() Stats {
 	return Stats{Connections: s.connections.Load(), Open: s.open.Load(), Exchanges: s.exchanges.Load(),
 		Delivered: s.delivered.Load(), Skipped: s.skipped.Load(), Rewritten: s.rewritten.Load(),
 		Listeners: s.listeners.Load(), OverLimit: s.overLimit.Load(), RewriteFails: s.rewriteFails.Load(),
-		SASLTokens: s.saslTokens.Load(), BytesUp: s.bytesUp.Load(), BytesDown: s.bytesDown.Load()}
+		SASLTokens: s.saslTokens.Load(), BytesUp: s.bytesUp.Load(), BytesDown: s.bytesDown.Load(),
+		BrokersDown: s.down.Load(), Dials: s.dials.Load()}
 }
 
+// logf hands Config.Log one line made of parts, escaped: broker host
+// names, error texts and whatever else came from the network may hold
+// terminal control sequences.
 func (p *Proxy) logf(parts ...string) {
 	if p.cfg.Log == nil {
 		return
@@ -293,30 +369,75 @@ func (p *Proxy) logf(parts ...string) {
 	}
 	b := make([]byte, 0, n)
 	for _, s := range parts {
-		b = append(b, s...)
+		b = AppendEscaped(b, s)
 	}
 	p.cfg.Log(string(b))
+}
+
+// AppendEscaped appends s with every byte a terminal could act on
+// escaped: C0 and C1 controls, DEL and invalid UTF-8 as \xNN, Unicode
+// format characters (bidirectional overrides, zero-width joiners) as
+// \uNNNN. Printable text, whatever its script, is appended as it is.
+func AppendEscaped(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c < 0x7f {
+			dst = append(dst, c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size <= 1, r < 0x20, r == 0x7f:
+			dst = append(dst, '\\', 'x', hex[c>>4], hex[c&15])
+			i++
+			continue
+		case r >= 0x80 && r < 0xa0, unicode.Is(unicode.Cf, r), r == 0x2028, r == 0x2029:
+			dst = append(dst, '\\', 'u')
+			for sh := 12; sh >= 0; sh -= 4 {
+				dst = append(dst, hex[(r>>sh)&15])
+			}
+		default:
+			dst = append(dst, s[i:i+size]...)
+		}
+		i += size
+	}
+	return dst
 }
 
 // listen opens a listener forwarding to upstream (p.mu held or not yet
 // shared) and starts accepting on it.
 func (p *Proxy) listen(addr, upstream string) (*listener, error) {
-	ln, err := net.Listen("tcp", addr)
+	ln, err := p.listenOn(addr)
 	if err != nil {
 		return nil, err
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
-	if p.cfg.ClientTLS != nil {
-		ln = tls.NewListener(ln, p.cfg.ClientTLS)
-	}
-	l := &listener{ln: ln, upstream: upstream, adv: Endpoint{p.advertise, port}}
+	l := &listener{ln: ln, addr: ln.Addr(), upstream: upstream, adv: Endpoint{p.advertise, port}}
 	p.listeners = append(p.listeners, l)
 	p.stats.listeners.Add(1)
 	return l, nil
 }
 
+// listenOn opens a TCP listener on addr, speaking TLS when configured.
+func (p *Proxy) listenOn(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	if p.cfg.ClientTLS != nil {
+		ln = tls.NewListener(ln, p.cfg.ClientTLS)
+	}
+	return ln, nil
+}
+
 // mapEndpoint gives the proxy's address for a broker's, opening a listener
 // the first time a broker is named.
+//
+// A broker outside Config.AllowBrokers, or named once Config.MaxListeners
+// listeners are open, is given back as it is: the proxy does not relay to
+// it, and says so in the log.
 func (p *Proxy) mapEndpoint(e Endpoint) (Endpoint, error) {
 	key := e.String()
 	p.mu.Lock()
@@ -327,20 +448,41 @@ func (p *Proxy) mapEndpoint(e Endpoint) (Endpoint, error) {
 	if p.closed {
 		return Endpoint{}, errors.New("proxy closed")
 	}
+	if !p.allowed(e) {
+		if p.saidNotAllowed < maxSaid {
+			p.saidNotAllowed++
+			more := ""
+			if p.saidNotAllowed == maxSaid {
+				more = " (said for the first " + strconv.Itoa(maxSaid) + " such brokers only)"
+			}
+			p.logf("broker ", key, " is not in the brokers allowed (--allow-brokers): its address is left as the broker gave it, ",
+				"so the proxy never connects to it; clients that use it reach it directly, unseen", more)
+		}
+		return e, nil
+	}
+	if len(p.listeners) >= p.cfg.MaxListeners {
+		if !p.saidFull {
+			p.saidFull = true
+			p.logf("broker ", key, " would need listener ", strconv.Itoa(len(p.listeners)+1), ", over the limit of ", strconv.Itoa(p.cfg.MaxListeners),
+				" (--max-brokers): its address, and every other broker's named from now on, is left as the broker gave it; ",
+				"clients that use them reach them directly, unseen (said once)")
+		}
+		return e, nil
+	}
 	port := 0
 	if len(p.ports) > 0 {
 		port, p.ports = p.ports[0], p.ports[1:]
-	} else if len(p.cfg.Ports) > 0 {
-		p.logf("--ports are all in use; the system picks the port for ", key)
+	} else if len(p.cfg.Ports) > 0 && !p.saidPorts {
+		p.saidPorts = true
+		p.logf("--ports are all in use; the system picks the port for ", key, " and the brokers after it (said once)")
 	}
 	l, err := p.listen(joinHostPort(p.listenIP, port), key)
 	if err != nil {
 		return Endpoint{}, errors.New("cannot open a listener for broker " + key + ": " + err.Error())
 	}
 	p.byUpstream[key] = l
-	p.logf("broker ", key, " is reached through ", l.ln.Addr().String())
-	p.relays.Add(1)
-	go p.accept(l)
+	p.logf("broker ", key, " is reached through ", l.addr.String())
+	p.start(l)
 	return l.adv, nil
 }
 
@@ -352,8 +494,7 @@ func (p *Proxy) Serve(ctx context.Context) error {
 	go p.runSink()
 	p.mu.Lock()
 	for _, l := range p.listeners {
-		p.relays.Add(1)
-		go p.accept(l)
+		p.start(l)
 	}
 	p.mu.Unlock()
 	<-ctx.Done()
@@ -370,8 +511,16 @@ func (p *Proxy) Close() error {
 		return nil
 	}
 	p.closed = true
+	close(p.done)
+	p.cancel()
 	for _, l := range p.listeners {
-		l.ln.Close()
+		if l.ln != nil {
+			l.ln.Close()
+		}
+		if l.spare != nil {
+			l.spare.c.Close()
+			l.spare = nil
+		}
 	}
 	for _, c := range p.conns {
 		c.close()
@@ -384,10 +533,15 @@ func (p *Proxy) Close() error {
 }
 
 // runSink hands the queued exchanges to the sink, within its share of
-// the CPU: a token bucket of sink time that fills at SinkShare seconds per
-// second, up to SinkBurst.
+// the CPU: a token bucket of the sink's CPU time that fills at SinkShare
+// seconds per second, up to SinkBurst. The goroutine keeps its OS thread,
+// so the thread's CPU clock (threadCPU) is the sink's: waiting on its
+// output or for a CPU costs nothing, and a session of a few exchanges a
+// second never skips.
 func (p *Proxy) runSink() {
 	defer p.sinkWG.Done()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	share := p.cfg.SinkShare
 	burst := p.cfg.SinkBurst
 	if burst <= 0 {
@@ -408,18 +562,21 @@ func (p *Proxy) runSink() {
 			}
 		}
 		start := time.Now()
+		cpu0, cpuOK := threadCPU()
 		if p.cfg.Sink != nil {
 			p.cfg.Sink(x)
 		}
 		p.release(x.budget)
 		p.stats.delivered.Add(1)
 		if share > 0 {
-			// A call is charged at most the burst: wall time is what is
-			// measured, and a sink stuck on its output (a pager, a full
-			// pipe) is not using the CPU; a long stall must not silence
-			// the sink for ten times as long afterwards.
 			now := time.Now()
-			tokens = max(tokens-float64(now.Sub(start)), -float64(burst))
+			used := now.Sub(start)
+			if cpu1, ok := threadCPU(); ok && cpuOK {
+				used = cpu1 - cpu0
+			}
+			// A call is charged at most the burst: the longest silence
+			// after one is 2*SinkBurst/SinkShare.
+			tokens = max(tokens-float64(used), -float64(burst))
 			if tokens <= 0 {
 				p.pause(now, tokens, share)
 			}
@@ -432,17 +589,51 @@ func (p *Proxy) pause(now time.Time, tokens, share float64) {
 	p.paused.Store(now.Add(time.Duration(-tokens / share)).UnixNano())
 }
 
+// accept runs a listener's accept loop until the proxy closes. When the
+// process runs out of file descriptors it backs off (5 ms, doubling to
+// 1 s, as net/http does) and tries again, saying so once; while the
+// broker is down the listener is closed (brokerDown) and accept waits
+// for the broker to answer again.
 func (p *Proxy) accept(l *listener) {
 	defer p.relays.Done()
+	var delay time.Duration
 	for {
-		nc, err := l.ln.Accept()
+		p.mu.Lock()
+		ln := l.ln
+		p.mu.Unlock()
+		if ln == nil {
+			p.mu.Lock()
+			back := l.back
+			p.mu.Unlock()
+			select {
+			case <-back:
+			case <-p.done:
+				return
+			}
+			continue
+		}
+		nc, err := ln.Accept()
 		if err != nil {
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
+			p.mu.Lock()
+			closed, stopped := p.closed, l.ln != ln
+			p.mu.Unlock()
+			switch {
+			case closed:
+				return
+			case stopped:
+				continue // closed for a broker that is down
+			case retryAccept(err):
+				delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+				p.outOfFiles(err)
+				if !p.sleep(delay) {
+					return
+				}
 				continue
 			}
+			p.logf("listener ", l.addr.String(), " (for ", l.upstream, ") failed, no longer accepting: ", err.Error())
 			return
 		}
+		delay = 0
 		p.mu.Lock()
 		if p.closed {
 			p.mu.Unlock()
@@ -459,6 +650,51 @@ func (p *Proxy) accept(l *listener) {
 	}
 }
 
+// retryAccept reports whether an accept error is one to wait out: the
+// process or the system out of descriptors or buffers, or a timeout.
+func retryAccept(err error) bool {
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return true
+	}
+	return outOfResources(err)
+}
+
+// outOfResources reports whether err says the process or the system ran
+// out of file descriptors or socket buffers.
+func outOfResources(err error) bool {
+	for _, e := range []error{syscall.EMFILE, syscall.ENFILE, syscall.ENOBUFS, syscall.ENOMEM} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// outOfFiles says that the proxy cannot accept or dial for want of
+// descriptors, at most once a minute however long it lasts.
+func (p *Proxy) outOfFiles(err error) {
+	now := time.Now().UnixNano()
+	last := p.saidStarved.Load()
+	if last != 0 && now-last < int64(time.Minute) || !p.saidStarved.CompareAndSwap(last, now) {
+		return
+	}
+	p.logf("out of file descriptors or socket buffers (", err.Error(), "): new clients wait until some are free, retried every 5 ms to 1 s; ",
+		"raise the limit (ulimit -n) if it lasts (said at most once a minute)")
+}
+
+// sleep waits d, or until the proxy closes; false when it closed.
+func (p *Proxy) sleep(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-p.done:
+		return false
+	}
+}
+
 func (p *Proxy) forget(c *conn) {
 	p.mu.Lock()
 	delete(p.conns, c.id)
@@ -466,20 +702,187 @@ func (p *Proxy) forget(c *conn) {
 	p.stats.open.Add(-1)
 }
 
-// dial connects to a broker, with TLS when configured.
+// dial connects to a broker, with TLS when configured. Failing to
+// connect at all (refused, no route, no such host, timed out) is an
+// *unreachable error; a TLS failure is not: the broker is there.
 func (p *Proxy) dial(addr string) (net.Conn, error) {
 	d := net.Dialer{Timeout: p.cfg.DialTimeout}
+	p.stats.dials.Add(1)
+	nc, err := d.DialContext(p.ctx, "tcp", addr)
+	if err != nil {
+		return nil, &unreachable{err}
+	}
 	if p.cfg.UpstreamTLS == nil {
-		return d.Dial("tcp", addr)
+		return nc, nil
 	}
 	tc := p.cfg.UpstreamTLS.Clone()
 	if tc.ServerName == "" {
 		host, _, _ := net.SplitHostPort(addr)
 		tc.ServerName = host
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), p.cfg.DialTimeout)
+	c := tls.Client(nc, tc)
+	ctx, cancel := context.WithTimeout(p.ctx, p.cfg.DialTimeout)
 	defer cancel()
-	return (&tls.Dialer{NetDialer: &d, Config: tc}).DialContext(ctx, "tcp", addr)
+	if err := c.HandshakeContext(ctx); err != nil {
+		nc.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// unreachable is a broker that could not be connected to.
+type unreachable struct{ err error }
+
+func (e *unreachable) Error() string { return e.err.Error() }
+func (e *unreachable) Unwrap() error { return e.err }
+
+// start runs a listener: its accept loop and the keeper of its spare
+// connection to the broker.
+func (p *Proxy) start(l *listener) {
+	p.relays.Add(2)
+	go p.accept(l)
+	go p.keepSpare(l)
+}
+
+// brokerDown stops l listening, after its broker could not be reached,
+// so that clients trying it are refused, as they would be by the broker
+// itself, rather than accepted and then dropped (which librdkafka reads as
+// a client speaking the wrong protocol). The keeper listens again, on the
+// same address, once the broker answers.
+func (p *Proxy) brokerDown(l *listener, err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed || l.ln == nil {
+		return
+	}
+	l.ln.Close()
+	l.ln = nil
+	l.back = make(chan struct{})
+	if s := l.spare; s != nil {
+		// Closed so that the keeper dials again, and listens again when
+		// that works.
+		l.spare = nil
+		s.c.Close()
+	}
+	p.stats.down.Add(1)
+	p.logf("broker ", l.upstream, " is unreachable (", err.Error(), "): ", l.addr.String(),
+		" stops listening, so that its clients are refused as the broker would refuse them, until the broker answers again")
+}
+
+// keepSpare keeps a spare connection to l's broker, dialled ahead of the next
+// client, and watches it: a broker that goes away closes it, and the
+// keeper dials again at once. When that fails the broker is down: the
+// listener stops (brokerDown), and the keeper dials again 100 ms later,
+// then at doubling intervals of up to 5 s, and listens again once a dial
+// works. A spare the broker closes within a second of its dial (a broker
+// that turns connections away) is dialled again with the same backoff.
+func (p *Proxy) keepSpare(l *listener) {
+	defer p.relays.Done()
+	const first, most = 100 * time.Millisecond, 5 * time.Second
+	var delay time.Duration
+	saidListen := false
+	for {
+		if delay > 0 && !p.sleep(delay) {
+			return
+		}
+		select {
+		case <-p.done:
+			return
+		default:
+		}
+		c, err := p.dial(l.upstream)
+		if err != nil {
+			var u *unreachable
+			if errors.As(err, &u) && !outOfResources(err) {
+				p.brokerDown(l, err)
+			}
+			// TLS failures and want of descriptors: clients dial on
+			// their own meanwhile, and say why they fail.
+			delay = min(max(2*delay, first), most)
+			continue
+		}
+		p.mu.Lock()
+		down, closed := l.ln == nil, p.closed
+		p.mu.Unlock()
+		if closed {
+			c.Close()
+			return
+		}
+		if down {
+			ln, err := p.listenOn(l.addr.String())
+			if err != nil {
+				c.Close()
+				if !saidListen {
+					saidListen = true
+					p.logf("broker ", l.upstream, " answers again, but ", l.addr.String(), " cannot listen again (", err.Error(), "); retrying")
+				}
+				delay = min(max(2*delay, first), most)
+				continue
+			}
+			saidListen = false
+			p.mu.Lock()
+			if p.closed {
+				p.mu.Unlock()
+				ln.Close()
+				c.Close()
+				return
+			}
+			l.ln = ln
+			close(l.back)
+			p.mu.Unlock()
+			p.logf("broker ", l.upstream, " answers again: listening on ", l.addr.String())
+		}
+		s := &spare{c: c, released: make(chan struct{})}
+		p.mu.Lock()
+		if p.closed {
+			p.mu.Unlock()
+			c.Close()
+			return
+		}
+		l.spare = s
+		p.mu.Unlock()
+		dialled := time.Now()
+		var b [1]byte
+		s.n, s.err = c.Read(b[:])
+		p.mu.Lock()
+		taken := l.spare != s
+		if !taken {
+			l.spare = nil
+		}
+		p.mu.Unlock()
+		close(s.released)
+		if taken {
+			delay = 0 // a client has it (or brokerDown closed it): the next one
+			continue
+		}
+		c.Close() // the broker closed it, or sent what nobody asked for
+		if time.Since(dialled) < time.Second {
+			delay = min(max(2*delay, first), most)
+		} else {
+			delay = 0
+		}
+	}
+}
+
+// takeSpare takes l's spare connection to the broker, or nil when there
+// is none (or it turned out closed).
+func (p *Proxy) takeSpare(l *listener) net.Conn {
+	p.mu.Lock()
+	s := l.spare
+	l.spare = nil
+	p.mu.Unlock()
+	if s == nil {
+		return nil
+	}
+	s.c.SetReadDeadline(time.Now()) // ends the keeper's read
+	<-s.released
+	var ne net.Error
+	if s.n > 0 || !errors.As(s.err, &ne) || !ne.Timeout() {
+		s.c.Close() // closed by the broker, or a byte read from it
+		return nil
+	}
+	s.c.SetReadDeadline(time.Time{})
+	return s.c
 }
 
 // acquire takes n bytes from the budget for copies; false when it is

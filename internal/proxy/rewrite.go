@@ -91,6 +91,9 @@ func rewriteResponse(dec *codec.Decoder, frame []byte, key, ver int16, m mapFunc
 			rerr = err
 			return
 		}
+		if to == (Endpoint{host, port}) {
+			return // left as it is: not relayed (AllowBrokers, MaxListeners)
+		}
 		v[hf.JSON] = to.Host
 		v[pf.JSON] = to.Port
 		n++

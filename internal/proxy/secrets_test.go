@@ -4,19 +4,22 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
+	"net"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/kwire/kwire/codec"
-	"github.com/kwire/kwire/codec/schema"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/schema"
 )
 
 // exampleExchange pairs the example request and response of an API.
@@ -219,4 +222,162 @@ func orEmpty(s string) string {
 		return "{}"
 	}
 	return s
+}
+
+// encodeFrame encodes a whole frame from its value JSON envelope.
+func encodeFrame(t *testing.T, env map[string]any) []byte {
+	b, err := codec.Encode(nil, env, codec.EncodeOptions{})
+	require.NoError(t, err)
+	return b
+}
+
+// TestRedactConfigValues: configuration values that are or may be
+// passwords (by name, by Kafka's PASSWORD list, by isSensitive, by a
+// configType of PASSWORD) are zeroed in AlterConfigs,
+// IncrementalAlterConfigs, CreateTopics and DescribeConfigs, both paths
+// alike; the other values are left.
+func TestRedactConfigValues(t *testing.T) {
+	const jaas = `org.apache.kafka.common.security.plain.PlainLoginModule required username="u" password="hunter2-never-printed";`
+	cfgs := []any{
+		map[string]any{"name": "listener.name.internal.plain.sasl.jaas.config", "value": jaas},
+		map[string]any{"name": "ssl.keystore.password", "value": "keystore-never-printed"},
+		map[string]any{"name": "retention.ms", "value": "86400000"},
+	}
+	req := func(key, ver int16, body map[string]any) *Exchange {
+		b := encodeFrame(t, map[string]any{"apiKey": key, "apiVersion": ver, "header": map[string]any{"correlationId": 3, "clientId": "c"}, "body": body})
+		return &Exchange{APIKey: key, APIVersion: ver, Request: b, RequestSize: len(b)}
+	}
+	rsp := func(key, ver int16, body map[string]any) *Exchange {
+		a := schema.ByKey(key)
+		r, err := codec.ExampleFrame(a, ver, false)
+		require.NoError(t, err)
+		b := encodeFrame(t, map[string]any{"direction": "response", "apiKey": key, "apiVersion": ver, "header": map[string]any{"correlationId": 7}, "body": body})
+		return &Exchange{APIKey: key, APIVersion: ver, Request: r, RequestSize: len(r), Response: b, ResponseSize: len(b)}
+	}
+	incr := []any{}
+	for _, c := range cfgs {
+		m := map[string]any{"configOperation": 0}
+		for k, v := range c.(map[string]any) {
+			m[k] = v
+		}
+		incr = append(incr, m)
+	}
+	cases := []struct {
+		name  string
+		x     func() *Exchange
+		paths []string
+	}{
+		{"AlterConfigs", func() *Exchange {
+			return req(schema.KeyAlterConfigs, 2, map[string]any{"resources": []any{map[string]any{"resourceType": 4, "resourceName": "1", "configs": cfgs}}})
+		}, []string{"request.body.resources[0].configs[0].value", "request.body.resources[0].configs[1].value"}},
+		{"IncrementalAlterConfigs", func() *Exchange {
+			return req(schema.KeyIncrementalAlterConfigs, 1, map[string]any{"resources": []any{map[string]any{"resourceType": 4, "resourceName": "1", "configs": incr}}})
+		}, []string{"request.body.resources[0].configs[0].value", "request.body.resources[0].configs[1].value"}},
+		{"CreateTopics", func() *Exchange {
+			return req(schema.KeyCreateTopics, 7, map[string]any{"topics": []any{map[string]any{"name": "t", "numPartitions": 1, "replicationFactor": 1, "configs": cfgs}}, "timeoutMs": 1000})
+		}, []string{"request.body.topics[0].configs[0].value", "request.body.topics[0].configs[1].value"}},
+		{"DescribeConfigs", func() *Exchange {
+			return rsp(schema.KeyDescribeConfigs, 4, map[string]any{"results": []any{map[string]any{"resourceType": 4, "resourceName": "1", "configs": []any{
+				// A broker that says a value is sensitive yet sends it.
+				map[string]any{"name": "some.opaque.setting", "value": "sensitive-never-printed", "isSensitive": true, "synonyms": []any{}},
+				// A PASSWORD by type, and a synonym named like one.
+				map[string]any{"name": "plugin.setting", "value": "typed-never-printed", "configType": configTypePassword,
+					"synonyms": []any{map[string]any{"name": "listener.name.x.sasl.jaas.config", "value": jaas, "source": 1}}},
+				map[string]any{"name": "log.retention.ms", "value": "86400000", "synonyms": []any{}},
+			}}}})
+		}, []string{"response.body.results[0].configs[0].value", "response.body.results[0].configs[1].value", "response.body.results[0].configs[1].synonyms[0].value"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var d Decoder
+			x := c.x()
+			got := d.Decode(x)
+			require.NoError(t, got.RequestErr)
+			require.NoError(t, got.ResponseErr)
+			require.Equal(t, c.paths, got.Redacted)
+			for _, b := range [][]byte{x.Request, x.Response} {
+				require.NotContains(t, string(b), "never-printed", "the frames themselves are zeroed")
+			}
+			x = c.x()
+			js := d.DecodeJSON(x)
+			require.Equal(t, c.paths, js.Redacted)
+			for _, s := range [][]byte{js.Request.JSON, js.Response.JSON} {
+				require.NotContains(t, string(s), "never-printed")
+				require.NotContains(t, string(s), "hunter2")
+			}
+			require.Contains(t, string(js.Request.JSON)+string(js.Response.JSON), `"86400000"`, "other values are left")
+		})
+	}
+}
+
+// TestRedactUnreadableVersion: a SaslAuthenticate request whose version
+// (-1) no layout reads is zeroed whole after the size prefix, header
+// included: nothing shows where its password is, so none of it is shown.
+func TestRedactUnreadableVersion(t *testing.T) {
+	x := exampleExchange(t, schema.KeySaslAuthenticate, 1)
+	const secret = "\x00user\x00hunter2-never-printed"
+	x.Request = request(t, schema.KeySaslAuthenticate, 1, 5, "c", map[string]any{"authBytes": []byte(secret)})
+	binary.BigEndian.PutUint16(x.Request[6:], 0xffff) // version -1
+	x.APIVersion, x.RequestSize = -1, len(x.Request)
+	x.Response = nil
+	var d Decoder
+	got := d.Decode(x)
+	require.Error(t, got.RequestErr)
+	require.Equal(t, []string{"request.body"}, got.Redacted)
+	require.NotContains(t, string(x.Request), "hunter2")
+
+	x.Request = request(t, schema.KeySaslAuthenticate, 1, 5, "c", map[string]any{"authBytes": []byte(secret)})
+	binary.BigEndian.PutUint16(x.Request[6:], 0xffff)
+	js := d.DecodeJSON(x)
+	require.Equal(t, []string{"request.body"}, js.Redacted)
+	require.NotContains(t, string(x.Request), "hunter2")
+	require.NotContains(t, string(js.Request.JSON), "hunter2")
+}
+
+// TestRawSASLTokenLikeARequest: after a SaslHandshake v0, a raw SASL
+// token whose bytes pass for a request header is still a token, never
+// handed to the sink: with PLAIN the first frame is a token whatever it
+// holds (here a whole, valid ApiVersions request carrying the secret), and
+// with a mechanism whose token count is not known (GSSAPI) a frame is a
+// request only when it reads whole as one. The request after it is shown.
+func TestRawSASLTokenLikeARequest(t *testing.T) {
+	for _, c := range []struct {
+		mech  string
+		token []byte
+	}{
+		{"PLAIN", request(t, schema.KeyApiVersions, 0, 9, "password-never-printed", map[string]any{})},
+		{"GSSAPI", func() []byte {
+			b := append(request(t, schema.KeyApiVersions, 3, 9, "c", map[string]any{"clientSoftwareName": "a", "clientSoftwareVersion": "1"}),
+				"password-never-printed"...)
+			binary.BigEndian.PutUint32(b, uint32(len(b)-4))
+			return b
+		}()},
+	} {
+		t.Run(c.mech, func(t *testing.T) {
+			b := newFakeBroker(t)
+			col := &collector{}
+			p := startProxy(t, Config{Upstream: b.addr(), Sink: col.sink})
+			conn, err := net.Dial("tcp", p.Addr().String())
+			require.NoError(t, err)
+			defer conn.Close()
+			_, err = roundTrip(conn, request(t, schema.KeySaslHandshake, 0, 1, "raw-sasl", map[string]any{"mechanism": c.mech}))
+			require.NoError(t, err)
+			tok, err := roundTrip(conn, c.token)
+			require.NoError(t, err)
+			require.Equal(t, []byte{0, 0, 0, 0}, tok, "the broker's empty token came back")
+			rsp, err := roundTrip(conn, request(t, schema.KeyApiVersions, 0, 2, "after", map[string]any{}))
+			require.NoError(t, err)
+			require.Equal(t, int32(2), int32(binary.BigEndian.Uint32(rsp[4:])))
+			conn.Close()
+			waitDrained(t, p)
+			var apis []string
+			for _, j := range col.all() {
+				apis = append(apis, j.api)
+				require.NotContains(t, string(j.exchange.Request), "never-printed")
+				require.NotContains(t, j.req, "never-printed")
+			}
+			require.Equal(t, []string{"SaslHandshake", "ApiVersions"}, apis)
+			require.Equal(t, int64(2), p.Stats().SASLTokens, "the client's token and the broker's")
+		})
+	}
 }

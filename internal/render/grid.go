@@ -9,6 +9,7 @@ package render
 import (
 	"encoding/base64"
 	"strconv"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/kwire/kwire/codec"
@@ -261,10 +262,45 @@ func ShortValue(n *tree.Node, apiKey int16) string {
 		return strconv.Quote(truncate(string(n.Raw), 40))
 	case schema.UUID:
 		return base64.RawURLEncoding.EncodeToString(n.Raw)
-	case schema.Bytes, schema.Records:
+	case schema.Records:
 		return strconv.Itoa(len(n.Raw)) + " bytes"
+	case schema.Bytes:
+		// Text where it is text (record keys, values, header values):
+		// quoted, with its length, so the choice shows.
+		if len(n.Raw) > 0 && Printable(n.Raw) {
+			return strconv.Quote(truncate(string(n.Raw), 40)) + " (" + plural(len(n.Raw), "byte") + ")"
+		}
+		return plural(len(n.Raw), "byte")
 	}
 	return ""
+}
+
+func plural(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return strconv.Itoa(n) + " " + unit + "s"
+}
+
+// Printable reports whether b is valid UTF-8 of printable characters,
+// tab, CR and LF: bytes shown as text (the rule of records' value JSON).
+func Printable(b []byte) bool {
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 && c != '\t' && c != '\n' && c != '\r' || c == 0x7f {
+				return false
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size <= 1 || !unicode.IsPrint(r) {
+			return false
+		}
+		i += size
+	}
+	return true
 }
 
 // ValueName is the name of a coded value: an error code's or an enum's

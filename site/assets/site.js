@@ -1,19 +1,265 @@
-// kwire reference pages: the search over APIs and fields, the release
-// column, the version switcher, and selection between the byte grid and
-// the decoded tree (click, tap or keyboard). The pages read fine without it.
+// kwire reference pages: the search every page offers (over search.json),
+// the index's filter and release column, the version switcher, and
+// selection between the byte grid and the decoded tree (click, tap or
+// keyboard). The pages read fine without it.
 (function () {
   "use strict";
 
+  // ---- search: every page's box, search.html, and the index's filter ----
+
+  var searchForm = document.querySelector("form.search");
+  var root = searchForm ? searchForm.getAttribute("data-root") : "";
+  var indexPromise = null;
+  // loadIndex fetches search.json once, on first use.
+  var loadIndex = function () {
+    if (!indexPromise) {
+      indexPromise = fetch(root + "search.json").then(function (r) {
+        if (!r.ok) throw new Error("search.json: " + r.status);
+        return r.json();
+      });
+    }
+    return indexPromise;
+  };
+
+  var kindOrder = { version: 0, api: 1, error: 2, enum: 3, field: 4, page: 5 };
+  var squash = function (s) { return s.toLowerCase().replace(/[\s_.-]+/g, ""); };
+  var range = function (lo, hi) { return lo === hi ? "v" + lo : "v" + lo + "–" + hi; };
+
+  // search ranks what the index holds against a query: an API and version
+  // ("produce v9"), API names and keys, error names and codes, enumeration
+  // values, field names, what fields mean, and the reference pages.
+  var search = function (idx, text) {
+    var q = text.trim().toLowerCase().replace(/\s+/g, " ");
+    var out = [];
+    if (!q) return out;
+    var qs = squash(q);
+    var add = function (score, kind, label, detail, href) {
+      out.push({ score: score, kind: kind, label: label, detail: detail, href: href });
+    };
+    var apiByName = {};
+    idx.apis.forEach(function (a) {
+      apiByName[squash(a[1])] = a;
+      a[5].forEach(function (o) { apiByName[squash(o)] = a; });
+    });
+    // An API and a version: "produce v9", "produce 9", "fetchv4".
+    var mv = q.match(/^(.*?)\s*v\s*(\d+)$/) || q.match(/^(.*\D)\s+(\d+)$/);
+    if (mv && apiByName[squash(mv[1])]) {
+      var a = apiByName[squash(mv[1])], v = +mv[2];
+      if (v >= a[3] && v <= a[4]) add(1000, "version", a[1] + " v" + v, "API key " + a[0] + " · request and response, byte by byte", "api/" + a[2] + "/v" + v + ".html");
+      else add(990, "api", a[1], "has versions " + a[3] + "–" + a[4] + ", not v" + v, "api/" + a[2] + "/index.html");
+    }
+    var num = /^-?\d+$/.test(q) ? +q : null;
+    idx.apis.forEach(function (a) {
+      var names = [a[1]].concat(a[5]), best = 0;
+      names.forEach(function (n) {
+        var s = squash(n);
+        var sc = s === qs ? 950 : s.indexOf(qs) === 0 ? 700 : qs.length >= 2 && s.indexOf(qs) > 0 ? 500 : 0;
+        if (sc > best) best = sc;
+      });
+      if (num !== null && a[0] === num) best = 900;
+      if (best) add(best, "api", a[1], "API key " + a[0] + " · versions " + a[3] + "–" + a[4] + " · " + a[6] + (a[5].length ? " · was " + a[5].join(", ") : ""), "api/" + a[2] + "/index.html");
+    });
+    var qe = q.replace(/[\s-]+/g, "_");
+    idx.errors.forEach(function (e) {
+      var best = 0, via = "";
+      [e[1]].concat(e[4]).forEach(function (n, i) {
+        var s = n.toLowerCase();
+        var sc = s === qe ? 940 : s.indexOf(qe) === 0 ? 680 : qe.length >= 3 && s.indexOf(qe) > 0 ? 560 : 0;
+        if (i > 0) sc -= 5;
+        if (sc > best) { best = sc; via = i > 0 ? n : ""; }
+      });
+      if (num !== null && e[0] === num) best = Math.max(best, 850);
+      if (!best && q.length >= 4 && e[3].toLowerCase().indexOf(q) >= 0) best = 150;
+      if (best) add(best, "error", e[1] + (via ? " (was " + via + ")" : ""), "error " + e[0] + (e[2] ? " · retriable" : "") + (e[3] ? " · " + e[3] : ""), "errors.html#error-" + e[1]);
+    });
+    idx.enums.forEach(function (e) {
+      var v = e[2].toLowerCase(), n = e[0].toLowerCase();
+      var sc = v === qe ? 620 : n === qs ? 450 : qe.length >= 3 && v.indexOf(qe) >= 0 ? 400 : 0;
+      if (sc) add(sc, "enum", e[0] + " " + e[1] + " = " + e[2], "enumeration value", "errors.html#enum-" + e[0]);
+    });
+    var apiByKey = {};
+    idx.apis.forEach(function (a) { apiByKey[a[0]] = a; });
+    // Words found in what fields mean, unless the query named a version.
+    var words = mv && out.length ? [] : q.split(" ").filter(function (w) { return w.length >= 3; });
+    idx.fields.forEach(function (f) {
+      var a = apiByKey[f[2]];
+      if (!a) return;
+      var n = squash(f[0]), k = squash(f[1]);
+      var sc = n === qs || k === qs ? 620 : n.indexOf(qs) === 0 || k.indexOf(qs) === 0 ? 460 : qs.length >= 3 && (n.indexOf(qs) > 0 || k.indexOf(qs) > 0) ? 320 : 0;
+      var meaning = f[7] >= 0 ? idx.meanings[f[7]] : "";
+      if (!sc && words.length && meaning) {
+        var m = meaning.toLowerCase();
+        if (words.every(function (w) { return m.indexOf(w) >= 0; })) sc = 200;
+      }
+      if (!sc) return;
+      var dir = f[3] === "req" ? "request" : "response";
+      add(sc, "field", a[1] + " " + dir + " " + f[4], range(f[5], Math.min(f[6], a[4])) + (meaning ? " · " + meaning : ""),
+        "api/" + a[2] + "/v" + Math.min(f[6], a[4]) + ".html#" + f[3] + "-f-" + f[4]);
+    });
+    idx.pages.forEach(function (p) {
+      var t = (p[0] + " " + p[2]).toLowerCase();
+      if (q.length >= 3 && t.indexOf(q) >= 0) add(350, "page", p[0], "reference page", p[1]);
+    });
+    out.sort(function (x, y) {
+      return y.score - x.score || kindOrder[x.kind] - kindOrder[y.kind] || (x.label < y.label ? -1 : x.label > y.label ? 1 : 0);
+    });
+    return out;
+  };
+
+  // nearest suggests names within a few edits of what was typed.
+  var distance = function (a, b) {
+    if (Math.abs(a.length - b.length) > 3) return 99;
+    var prev = [], cur = [], i, j;
+    for (j = 0; j <= b.length; j++) prev[j] = j;
+    for (i = 1; i <= a.length; i++) {
+      cur = [i];
+      for (j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = cur;
+    }
+    return prev[b.length];
+  };
+  var nearest = function (idx, text) {
+    var q = squash(text), seen = {}, out = [];
+    var consider = function (name, href) {
+      if (seen[name]) return;
+      var d = distance(q, squash(name));
+      if (d <= Math.max(1, Math.min(3, Math.floor(q.length / 3)))) { seen[name] = true; out.push({ d: d, name: name, href: href }); }
+    };
+    idx.apis.forEach(function (a) { consider(a[1], "api/" + a[2] + "/index.html"); });
+    idx.errors.forEach(function (e) { consider(e[1], "errors.html#error-" + e[1]); });
+    idx.fields.forEach(function (f) { consider(f[0], "search.html?q=" + encodeURIComponent(f[0])); });
+    out.sort(function (x, y) { return x.d - y.d; });
+    return out.slice(0, 6);
+  };
+
+  var el = function (tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  };
+  var link = function (href, text) {
+    var a = el("a", "", text);
+    a.href = /^[a-z]+:/.test(href) ? href : root + href;
+    return a;
+  };
+
+  // fallback is what a search that finds nothing shows: the names nearest
+  // to what was typed, what can be searched, and where to browse.
+  var fallback = function (idx, text, box) {
+    box.appendChild(el("p", "qnone", "Nothing in the reference matches “" + text.trim() + "”."));
+    var near = nearest(idx, text);
+    if (near.length) {
+      var p = el("p", "qnear", "Did you mean ");
+      near.forEach(function (n, i) {
+        if (i) p.appendChild(document.createTextNode(i === near.length - 1 ? " or " : ", "));
+        p.appendChild(link(n.href, n.name));
+      });
+      p.appendChild(document.createTextNode("?"));
+      box.appendChild(p);
+    }
+    var tips = el("ul", "qtips");
+    [["an API name or key", "fetch, 1"], ["an API and a version", "produce v9"], ["an error name or code", "NOT_LEADER, 6"],
+      ["a field, or what a field means", "isolationLevel, high watermark"]].forEach(function (t) {
+      var li = el("li", "", t[0] + ": ");
+      li.appendChild(el("code", "", t[1]));
+      tips.appendChild(li);
+    });
+    box.appendChild(tips);
+    var more = el("p", "qbrowse", "Or browse ");
+    more.appendChild(link("index.html", "every API"));
+    more.appendChild(document.createTextNode(", "));
+    more.appendChild(link("errors.html", "the error codes"));
+    more.appendChild(document.createTextNode(", or paste bytes into the "));
+    more.appendChild(link("playground/", "playground"));
+    more.appendChild(document.createTextNode("."));
+    box.appendChild(more);
+  };
+
+  var resultItem = function (r, id) {
+    var a = link(r.href, "");
+    a.className = "qhit qhit-" + r.kind;
+    if (id) { a.id = id; a.setAttribute("role", "option"); }
+    a.appendChild(el("span", "qkind", r.kind));
+    a.appendChild(el("span", "qlabel", r.label));
+    a.appendChild(el("span", "qdetail", r.detail));
+    return a;
+  };
+
+  // The box in every page's header: results drop down as one types.
+  var box = document.getElementById("q");
+  var drop = document.getElementById("q-results");
+  if (box && drop) {
+    var active = -1, shown = [];
+    var setActive = function (i) {
+      shown.forEach(function (a, j) { a.classList.toggle("qactive", j === i); a.setAttribute("aria-selected", j === i ? "true" : "false"); });
+      active = i;
+      if (i >= 0 && shown[i]) { box.setAttribute("aria-activedescendant", shown[i].id); shown[i].scrollIntoView({ block: "nearest" }); }
+      else box.removeAttribute("aria-activedescendant");
+    };
+    var close = function () { drop.hidden = true; box.setAttribute("aria-expanded", "false"); setActive(-1); };
+    var run = function () {
+      var text = box.value;
+      if (!text.trim()) { close(); return; }
+      loadIndex().then(function (idx) {
+        if (box.value !== text) return;
+        var hits = search(idx, text);
+        drop.textContent = "";
+        shown = [];
+        hits.slice(0, 8).forEach(function (r, i) {
+          var a = resultItem(r, "q-hit-" + i);
+          shown.push(a);
+          drop.appendChild(a);
+        });
+        if (!hits.length) fallback(idx, text, drop);
+        var all = link("search.html?q=" + encodeURIComponent(text.trim()), hits.length > 8 ? "All " + hits.length + " results →" : "Search page →");
+        all.className = "qall";
+        drop.appendChild(all);
+        drop.hidden = false;
+        box.setAttribute("aria-expanded", "true");
+        setActive(hits.length ? 0 : -1);
+      }, function () { close(); });
+    };
+    box.addEventListener("input", run);
+    box.addEventListener("focus", function () { loadIndex(); if (box.value.trim()) run(); });
+    box.addEventListener("keydown", function (ev) {
+      if (drop.hidden) return;
+      if (ev.key === "ArrowDown") { ev.preventDefault(); setActive(Math.min(shown.length - 1, active + 1)); }
+      else if (ev.key === "ArrowUp") { ev.preventDefault(); setActive(Math.max(0, active - 1)); }
+      else if (ev.key === "Escape") { ev.preventDefault(); close(); } // the text stays; a second Escape clears it
+      else if (ev.key === "Enter" && active >= 0 && shown[active]) { ev.preventDefault(); location.href = shown[active].href; }
+    });
+    document.addEventListener("click", function (ev) { if (!searchForm.contains(ev.target)) close(); });
+  }
+
+  // search.html: every result for ?q=, grouped, or the fallback.
+  var pageBox = document.getElementById("search-page");
+  if (pageBox) {
+    var text = new URLSearchParams(location.search).get("q") || "";
+    if (box) box.value = text;
+    if (text.trim()) {
+      loadIndex().then(function (idx) {
+        var hits = search(idx, text);
+        pageBox.textContent = "";
+        if (!hits.length) { fallback(idx, text, pageBox); return; }
+        pageBox.appendChild(el("p", "qcount", hits.length + " result" + (hits.length === 1 ? "" : "s") + " for “" + text.trim() + "”" + (hits.length > 300 ? "; the first 300:" : "")));
+        var list = el("div", "qlist");
+        hits.slice(0, 300).forEach(function (r) { list.appendChild(resultItem(r)); });
+        pageBox.appendChild(list);
+      }, function (err) { pageBox.textContent = "The search index could not be loaded (" + err.message + ")."; });
+    }
+  }
+
+  // The index's filter: rows of APIs whose names, keys or fields match,
+  // and the fields that matched, with links to where they live.
   var filter = document.getElementById("filter");
   if (filter) {
     var rows = Array.prototype.slice.call(document.querySelectorAll("tr.api"));
     var count = document.getElementById("filter-count");
     var hitsBox = document.getElementById("field-hits");
-    var data = [];
-    try { data = JSON.parse(document.getElementById("search-data").textContent); } catch (e) { data = []; }
     var names = {};
     rows.forEach(function (r) { names[r.getAttribute("data-key")] = r.querySelector("td:nth-child(2) a"); });
-    var apply = function () {
+    var apply = function (data) {
       var q = filter.value.trim().toLowerCase();
       var shown = 0;
       // A number is an API key, matched exactly; words match API names
@@ -63,8 +309,13 @@
       if (hits.length > 60) hitsBox.appendChild(document.createTextNode("… and " + (hits.length - 60) + " more: type more of the name."));
       hitsBox.hidden = false;
     };
-    filter.addEventListener("input", apply);
-    if (filter.value) apply();
+    var onInput = function () {
+      var q = filter.value;
+      apply([]); // the API rows at once; the fields when the index is here
+      loadIndex().then(function (idx) { if (filter.value === q) apply(idx.fields); });
+    };
+    filter.addEventListener("input", onInput);
+    if (filter.value) onInput();
 
     // The release column: each row carries every release's highest version.
     var rel = document.getElementById("release");

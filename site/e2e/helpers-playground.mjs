@@ -14,7 +14,7 @@ import { chromium } from 'playwright-core';
 const run = promisify(execFile);
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-// build compiles kwire.wasm and capture.wasm and assembles the page in a
+// build compiles kwire.wasm, capture.wasm and inflate.wasm and assembles the page in a
 // new directory, which it returns with the generated test inputs.
 export async function build() {
   const dir = await mkdtemp(join(tmpdir(), 'kwire-playground-'));
@@ -22,7 +22,7 @@ export async function build() {
   const inputs = join(dir, 'inputs');
   await mkdir(site, { recursive: true });
   // The modules come from make wasm, as the site's do: the same flags, and
-  // its check that kwire.wasm stays under 1.5 MB gzip.
+  // its check that kwire.wasm stays under 1.2 MB gzip.
   const opts = { cwd: root, timeout: 300_000, maxBuffer: 16 << 20 };
   await Promise.all([
     run('make', ['--no-print-directory', 'wasm', 'DIST=' + site], opts),
@@ -32,7 +32,7 @@ export async function build() {
   const staticDir = join(root, 'site', 'playground', 'static');
   for (const f of await readdir(staticDir)) await copyFile(join(staticDir, f), join(site, f));
   const sizes = {};
-  for (const f of ['kwire.wasm', 'capture.wasm']) sizes[f] = (await stat(join(site, f))).size;
+  for (const f of ['kwire.wasm', 'capture.wasm', 'inflate.wasm']) sizes[f] = (await stat(join(site, f))).size;
   const manifest = JSON.parse(await readFile(join(inputs, 'manifest.json'), 'utf8'));
   return { dir, site, inputs, manifest, sizes };
 }

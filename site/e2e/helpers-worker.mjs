@@ -181,30 +181,29 @@ export function workerdCPU(pgid) {
 
 // loadWorkerModule loads the Worker's Go module from a build folder into
 // this node process and returns handle(request), which answers one
-// request as the Worker does (a fresh Go instance per request, see
-// syumai/workers' worker.mjs) and also says how large the instance's
+// request as the Worker does (a fresh Go instance per request, started by
+// the Worker's own instance.mjs) and also says how large the instance's
 // linear memory grew: wasm memory only grows, so that is the request's
-// peak, what counts against a Worker's 128 MB.
-export async function loadWorkerModule(build) {
+// peak, what counts against a Worker's 128 MB. With { keep: true } the
+// requests share one pool of kept memories, as in the Worker; by default
+// each gets a new memory, so that memory is its own peak.
+export async function loadWorkerModule(build, { keep = false } = {}) {
   await import(join(build, "wasm_exec.js"));
   globalThis.tryCatch ??= (fn) => {
     try { return { result: fn() }; } catch (error) { return { error }; }
   };
+  const { newRunner } = await import(join(build, "instance.mjs"));
+  const { memoryPages } = await import(join(build, "memory.mjs"));
   const mod = await WebAssembly.compile(readFileSync(join(build, "app.wasm")));
+  const shared = newRunner(mod, memoryPages);
   return async function handle(request) {
-    const go = new Go();
-    let ready;
-    const isReady = new Promise((resolve) => { ready = resolve; });
-    const instance = new WebAssembly.Instance(mod, { ...go.importObject, workers: { ready: () => ready() } });
+    const run = keep ? shared : newRunner(mod, memoryPages);
     const binding = {};
-    const exited = go.run(instance, { binding });
-    await isReady;
+    const { memory, exited } = await run({ binding });
     const res = await binding.handleRequest(request);
     const body = Buffer.from(await res.arrayBuffer());
     await exited;
-    // Timers the Go runtime left behind would resume an exited program.
-    for (const t of go._scheduledTimeouts.values()) clearTimeout(t);
-    return { res, body, memory: instance.exports.mem.buffer.byteLength };
+    return { res, body, memory: memory.buffer.byteLength, memoryObject: memory };
   };
 }
 

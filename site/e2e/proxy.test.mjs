@@ -3,7 +3,8 @@
 // playground with --web, and a franz-go client producing through the
 // proxy. The exchange must appear in the page's capture table within a
 // second of the client starting, and a click must show its request and
-// response decoded. Screenshots go to test-results/proxy/.
+// response decoded; and a page of another site that DNS rebinding points
+// at the proxy must read nothing. Screenshots go to test-results/proxy/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
@@ -11,6 +12,7 @@ import { promisify } from 'node:util';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { chromium } from 'playwright-core';
 import { build, launch, root } from './helpers-playground.mjs';
 
 const run = promisify(execFile);
@@ -122,4 +124,43 @@ test('kwire proxy --web: a client\'s exchanges appear in the table within a seco
   await page.screenshot({ path: join(shots, 'live.png'), fullPage: true });
   assert.deepEqual(errors, []);
   await context.close();
+});
+
+test('kwire proxy --web: a page under another name resolved to 127.0.0.1 (DNS rebinding) reads neither the live feed nor the API', { timeout: 120_000 }, async () => {
+  // evil.example resolves to 127.0.0.1 in this browser, as it does once
+  // an attacker's DNS answer changes: the page's requests reach the
+  // proxy's --web under the name evil.example, from the page's own origin.
+  const port = web.split(':').pop();
+  const attacker = await chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run',
+      '--host-resolver-rules=MAP evil.example 127.0.0.1'],
+  });
+  try {
+    const page = await attacker.newPage();
+    const origin = 'http://evil.example:' + port;
+    const res = await page.goto(origin + '/playground/');
+    assert.equal(res.status(), 421, 'the page itself');
+    const got = await page.evaluate(async () => {
+      const out = {};
+      const feed = await fetch('/proxy/events');
+      out.feed = feed.status;
+      out.feedText = await feed.text();
+      const api = await fetch('/api/decode', { method: 'POST', body: '0000001c001200030000000700056b7769726500076b776972652004312e3000' });
+      out.api = api.status;
+      out.apiText = await api.text();
+      return out;
+    });
+    assert.equal(got.feed, 421, got.feedText);
+    assert.equal(got.api, 421, got.apiText);
+    assert.doesNotMatch(got.feedText + got.apiText, /ApiVersions|event: exchange/);
+    // The proxy's own page, by its address, still reads both.
+    const own = await attacker.newPage();
+    await own.goto('http://' + web + '/playground/');
+    const status = await own.evaluate(async () => (await fetch('/api/decode', { method: 'POST', body: '0000001c001200030000000700056b7769726500076b776972652004312e3000' })).status);
+    assert.equal(status, 200);
+  } finally {
+    await attacker.close();
+  }
 });

@@ -6,8 +6,8 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { tempDir, buildCLI, buildSite, serve, launch, watch, annotated, leaves, apis } from "./helpers-site.mjs";
 import { axe } from "./helpers-playground.mjs";
-import { mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, readdirSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
 import { root } from "./helpers-playground.mjs";
 
 const shots = join(root, "test-results", "site");
@@ -156,16 +156,92 @@ function cutParts() {
   return out.slice(0, 10);
 }
 
-test("nothing scrolls sideways or is cut at 1400 px and on a phone", async () => {
-  for (const [width, height] of [[1400, 1000], [390, 844]]) {
-    for (const path of ["index.html", "api/produce/v13.html", "api/produce/v0.html", "api/fetch/v18.html", "api/produce/index.html", "types.html", "records.html", "protocol.html", "errors.html"]) {
-      const { ctx, page } = await open(path, { viewport: { width, height } });
-      const cut = await page.evaluate(cutParts);
-      assert.deepEqual(cut, [], `${path} at ${width}px`);
-      if (path === "api/produce/v13.html") await page.screenshot({ path: join(shots, `produce-v13-${width}.png`) });
-      await ctx.close();
-    }
+// docPages lists every page of the docs site (the playground aside).
+function docPages(dir, base = dir, out = []) {
+  for (const f of readdirSync(dir)) {
+    const p = join(dir, f);
+    if (f === "playground" || f === "assets") continue;
+    if (statSync(p).isDirectory()) docPages(p, base, out);
+    else if (f.endsWith(".html")) out.push(relative(base, p));
   }
+  return out.sort();
+}
+
+test("nothing scrolls sideways or is cut at 1400 px", async () => {
+  for (const path of ["index.html", "api/produce/v13.html", "api/produce/v0.html", "api/fetch/v18.html", "api/produce/index.html", "types.html", "records.html", "protocol.html", "errors.html", "search.html"]) {
+    const { ctx, page } = await open(path, { viewport: { width: 1400, height: 1000 } });
+    const cut = await page.evaluate(cutParts);
+    assert.deepEqual(cut, [], `${path} at 1400px`);
+    if (path === "api/produce/v13.html") await page.screenshot({ path: join(shots, "produce-v13-1400.png") });
+    await ctx.close();
+  }
+});
+
+// Every page of the docs, one after another in one phone-sized tab: none
+// scrolls sideways or cuts a table cell at 390 px (long message names wrap
+// between their words).
+test("no docs page scrolls sideways at 390 px: all of them", { timeout: 1_200_000 }, async () => {
+  const pages = docPages(tmp.dir + "/dist");
+  assert.ok(pages.length > apiList.length * 4, `${pages.length} pages`);
+  const ctx = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  const page = await ctx.newPage();
+  const errors = watch(page);
+  const bad = [];
+  for (const path of pages) {
+    await page.goto(server.url + path, { waitUntil: "domcontentloaded" });
+    const cut = await page.evaluate(cutParts);
+    if (cut.length) bad.push(path + ": " + cut.join("; "));
+    if (!(await page.evaluate(() => !!document.querySelector("header form.search input#q")))) bad.push(path + ": no search box");
+  }
+  assert.deepEqual(bad, [], `${bad.length} of ${pages.length} pages at 390px`);
+  await page.goto(server.url + "api/streamsgrouptopologydescriptionupdate/v0.html");
+  await page.screenshot({ path: join(shots, "phone-long-name.png") });
+  await page.goto(server.url + "api/produce/v13.html");
+  await page.screenshot({ path: join(shots, "produce-v13-390.png") });
+  assert.deepEqual(errors.filter((e) => !/request failed/.test(e)), []);
+  await ctx.close();
+});
+
+test("on a phone: grid text is legible, labels end in an ellipsis rather than break, and the index is short", async () => {
+  const { ctx, page } = await open("api/fetch/v18.html", { viewport: { width: 390, height: 844 } });
+  const grid = await page.evaluate(() => {
+    const px = (e) => parseFloat(getComputedStyle(e).fontSize);
+    const cells = [...document.querySelectorAll("#request .kw-cell")];
+    const labels = cells.map((c) => c.querySelector(".kw-label")).filter(Boolean);
+    const ruler = [...document.querySelectorAll("#request .kw-ruler span")].filter((s) => getComputedStyle(s).visibility !== "hidden");
+    return {
+      labelPx: Math.min(...labels.map(px)), valuePx: Math.min(...cells.map((c) => c.querySelector(".kw-val")).filter(Boolean).map(px)),
+      rulerPx: Math.min(...ruler.map(px)), rulerShown: ruler.map((s) => s.textContent),
+      // A label on two lines would be one broken inside a word: every label is one line high.
+      multiLine: labels.filter((l) => l.getBoundingClientRect().height > 1.6 * parseFloat(getComputedStyle(l).lineHeight)).map((l) => l.textContent),
+      titled: cells.every((c) => c.title.length > 0),
+    };
+  });
+  assert.ok(grid.labelPx >= 11 && grid.valuePx >= 12 && grid.rulerPx >= 11, JSON.stringify(grid));
+  assert.deepEqual(grid.multiLine, []);
+  assert.ok(grid.titled, "every cell says all it holds in its title");
+  assert.equal(grid.rulerShown.length, 5, "the offset column and one number per byte: " + grid.rulerShown.join(" "));
+  await ctx.close();
+  const index = await open("index.html", { viewport: { width: 390, height: 844 } });
+  const height = await index.page.evaluate(() => document.documentElement.scrollHeight);
+  assert.ok(height < 8000, `the phone index is ${height}px tall`);
+  // Each API is one compact entry: its name, versions and links in two lines.
+  const entry = await index.page.locator('tr.api[data-key="0"]').boundingBox();
+  assert.ok(entry.height < 60, `Produce's entry is ${entry.height}px tall`);
+  await index.page.screenshot({ path: join(shots, "phone-index.png") });
+  await index.ctx.close();
+});
+
+test("the errors table keeps every error name on one line at 1400 px", async () => {
+  const { ctx, page } = await open("errors.html", { viewport: { width: 1400, height: 1000 } });
+  const broken = await page.evaluate(() => [...document.querySelectorAll("table.errors td.ename code, table.errors td.apilist a")]
+    .filter((e) => e.getBoundingClientRect().height > 1.5 * parseFloat(getComputedStyle(e).lineHeight)).map((e) => e.textContent));
+  assert.deepEqual(broken, []);
+  // On a phone they may wrap, but only after an underscore.
+  await page.setViewportSize({ width: 390, height: 844 });
+  const cut = await page.evaluate(cutParts);
+  assert.deepEqual(cut, []);
+  await ctx.close();
 });
 
 test("pages fit a phone and follow the dark scheme", async () => {
@@ -231,7 +307,7 @@ test("a version page: prefix values, xxd hex, schema JSON, and selection linked 
   // Length and count cells say what they hold.
   const prefix = await sec.locator(".kw-cell.kw-prefix").evaluateAll((cs) => cs.map((c) => c.querySelector(".kw-label").textContent + "=" + (c.querySelector(".kw-val") || {}).textContent));
   assert.ok(prefix.some((p) => /^topicData count=2 = 1 \+ 1$/.test(p)), prefix.join(" | "));
-  assert.ok(prefix.some((p) => /^clientId length=5$/.test(p)), prefix.join(" | "));
+  assert.ok(prefix.some((p) => /^clientId length=10$/.test(p)), prefix.join(" | "));
   // The hex is an xxd dump.
   assert.match(await sec.locator("pre.hexdump").textContent(), /^00000000: [0-9a-f]{4} [0-9a-f]{4} .* {2}\S{1,16}$/m);
   // The schema's structure as JSON, without Kafka's descriptions.
@@ -253,8 +329,8 @@ test("a version page: prefix values, xxd hex, schema JSON, and selection linked 
   await page.keyboard.press("ArrowLeft");
   assert.match(await sec.locator(".tn.kw-sel").textContent(), /^acks int16/);
   // A click in the tree selects the cells.
-  await sec.locator('.tn:has(.tname:text-is("transactionalId"))').click();
-  assert.deepEqual([...new Set(await sec.locator(".kw-cell.kw-sel .kw-label").allTextContents())].sort(), ["transactionalId", "transactionalId length"]);
+  await sec.locator('.tn:has(.tname:text-is("clientId"))').click();
+  assert.deepEqual([...new Set(await sec.locator(".kw-cell.kw-sel .kw-label").allTextContents())].sort(), ["clientId", "clientId length"]);
   // Hover is drawn apart from selection.
   await sec.locator('.kw-cell:has(.kw-label:text-is("timeoutMs"))').hover();
   const look = await page.evaluate(() => {
@@ -300,5 +376,65 @@ test("an API page lists each Kafka release's highest version", async () => {
   assert.ok(rel.some((r) => r[0] === "4.0" && r[1] === "v12"), JSON.stringify(rel));
   const since = await page.locator('table.versions tr:has(a[href="v3.html"]) td:nth-child(2)').textContent();
   assert.equal(since, "0.11.0");
+  await ctx.close();
+});
+
+// The search box in every page's header: error names, API versions, keys,
+// field names and what fields mean, a fallback when nothing matches, and
+// a search page for every result.
+test("search from any page: errors, API versions, fields and meanings, with a fallback", async () => {
+  const { ctx, page, errors } = await open("api/produce/v13.html", { viewport: { width: 1400, height: 1000 } });
+  const results = async (q) => {
+    await page.fill("#q", q);
+    await page.waitForFunction((want) => document.getElementById("q").value === want && !document.getElementById("q-results").hidden && document.querySelector("#q-results .qall, #q-results .qnone"), q);
+    return page.locator("#q-results .qhit .qlabel").allTextContents();
+  };
+  let r = await results("NOT_LEADER");
+  assert.equal(r[0], "NOT_LEADER_OR_FOLLOWER", r.join(" | "));
+  await page.screenshot({ path: join(shots, "search-not-leader.png") });
+  await Promise.all([page.waitForURL(/errors\.html#error-NOT_LEADER_OR_FOLLOWER$/), page.keyboard.press("Enter")]);
+  assert.equal(await page.locator("tr#error-NOT_LEADER_OR_FOLLOWER td.key").textContent(), "6");
+  // The name clients printed before Kafka 2.6 finds it too; so does its code.
+  r = await results("not leader for partition");
+  assert.equal(r[0], "NOT_LEADER_OR_FOLLOWER (was NOT_LEADER_FOR_PARTITION)");
+  r = await results("6");
+  assert.ok(r.includes("NOT_LEADER_OR_FOLLOWER") && r.includes("UpdateMetadata"), r.join(" | "));
+  // An API and a version, straight to its page.
+  r = await results("produce v9");
+  assert.equal(r[0], "Produce v9");
+  await Promise.all([page.waitForURL(/api\/produce\/v9\.html$/), page.keyboard.press("Enter")]);
+  assert.match(await page.locator("h1").innerText(), /Produce\s+v9/);
+  r = await results("fetch 99");
+  assert.equal(r[0], "Fetch");
+  assert.match(await page.locator("#q-results .qhit .qdetail").first().textContent(), /has versions 0–\d+, not v99/);
+  // A field by its name, and by what it means; the arrow keys pick.
+  r = await results("isolationLevel");
+  assert.ok(r.includes("Fetch request isolationLevel") && r.includes("ListOffsets request isolationLevel"), r.join(" | "));
+  r = await results("last stable offset");
+  assert.ok(r.includes("Fetch response responses.partitions.lastStableOffset"), r.join(" | "));
+  r = await results("read_committed");
+  assert.equal(r[0], "IsolationLevel 1 = READ_COMMITTED");
+  await page.keyboard.press("ArrowDown");
+  const picked = await page.locator("#q-results .qhit.qactive .qlabel").textContent();
+  await Promise.all([page.waitForURL(/#/), page.keyboard.press("Enter")]);
+  assert.ok(page.url().includes("#"), picked + " -> " + page.url());
+  // A typo: the nearest names; nonsense: what can be searched and where to go.
+  await results("fetchh");
+  assert.match(await page.locator("#q-results .qnear").innerText(), /Did you mean Fetch/);
+  await results("zzqxw");
+  assert.match(await page.locator("#q-results").innerText(), /Nothing in the reference matches “zzqxw”[\s\S]*produce v9[\s\S]*every API/);
+  // Enter without a pick opens the search page with every result.
+  await page.fill("#q", "errorCode");
+  await page.waitForSelector("#q-results .qall");
+  await page.keyboard.press("Escape");
+  await Promise.all([page.waitForURL(/search\.html\?q=errorCode$/), page.press("#q", "Enter")]);
+  await page.waitForSelector("#search-page .qhit");
+  assert.ok(await page.locator("#search-page .qhit").count() > 100);
+  assert.match(await page.locator("#search-page .qcount").textContent(), /results for “errorCode”/);
+  assert.equal(await page.inputValue("#q"), "errorCode");
+  await page.goto(server.url + "search.html?q=zzqxw");
+  await page.waitForSelector("#search-page .qnone");
+  await page.screenshot({ path: join(shots, "search-fallback.png") });
+  assert.deepEqual(errors, []);
   await ctx.close();
 });

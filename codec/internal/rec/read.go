@@ -45,6 +45,8 @@ type sink interface {
 	// wrapper) follows, then endMessage.
 	message(b []byte, bi int, m *msgParse, shift int64) msgNodes
 	endMessage(b []byte, m *msgParse, warned bool)
+	// payloadSlab is where the payload hook's nodes go (nil: none made).
+	payloadSlab() *slab.Slab
 	// buffer lends the buffer a decompression at depth writes into;
 	// keep takes back what it made (for the tree, its derived buffer)
 	// or, on failure, the buffer to reuse.
@@ -260,6 +262,7 @@ type recView struct {
 	ctype             int
 	cv                controlVal
 	data              *tree.Node // a KRaft control value's data message, when it read
+	key, val          payloadOut // what Options.Payload made of the key and value
 	warns             []recWarning
 }
 
@@ -387,6 +390,16 @@ func (d *decoder) record(b []byte, bi int, r *recParse, ctx *batchCtx, idx int) 
 		nodes++
 	}
 	d.b.Nodes += nodes
+	if d.opts.Payload != nil && !ctx.control {
+		var key, val *varField
+		if r.stage >= stKey {
+			key = &r.key
+		}
+		if r.stage >= stValue {
+			val = &r.val
+		}
+		d.payloads(b, bi, key, val, &v.key, &v.val)
+	}
 	d.s.record(b, bi, v)
 }
 
@@ -475,6 +488,18 @@ func (d *decoder) message(b []byte, bi, off, end, depth int, w *wrapper, shift i
 	info := RecordInfo{Offset: m.offset + shift, Timestamp: m.ts}
 	if w != nil && w.logAppend && m.magic == 1 {
 		info.Timestamp = w.timestamp
+	}
+	if d.opts.Payload != nil {
+		var key, val *varField
+		if m.stage >= 1 {
+			key = &m.key
+		}
+		if m.stage >= 2 && m.attrs&7 == CodecNone {
+			val = &m.val
+		}
+		d.payloads(b, bi, key, val, &d.mkey, &d.mval)
+	} else {
+		d.mkey, d.mval = payloadOut{}, payloadOut{}
 	}
 	u := d.s.message(b, bi, m, shift)
 	info.Node = u.msg

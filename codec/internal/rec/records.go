@@ -81,6 +81,10 @@ type Options struct {
 	// Data is DecodeData for a caller that keeps its own budget and
 	// warnings: path names the value for them. It is used when set.
 	Data func(name string, version int16, buf []byte, bufIdx, start, end int, path string) (*tree.Node, error)
+	// Payload, when set, reads each record key and value for what it
+	// carries (payload.go); Topic names the topic the records belong to.
+	Payload PayloadFunc
+	Topic   string
 	// Scratch, when set, lends WriteJSON memory kept from call to call.
 	Scratch *Scratch
 	// Inflations, when set, keeps the outcome of each decompression, in
@@ -182,6 +186,11 @@ type decoder struct {
 	mp        []*msgParse
 	tree      treeSink
 	json      jsonSink
+
+	// The payload hook's answers for the legacy message being read, and
+	// the JSON members of both a record's key and value.
+	mkey, mval payloadOut
+	pay        []byte
 
 	pathBuf  []byte // pathString's buffer
 	lastPath string // the path pathString made last
@@ -296,7 +305,7 @@ func (d *decoder) init(opts *Options, size int) {
 		b = &budget.Budget{MaxNodes: opts.MaxNodes, NestedNodes: opts.MaxNodes, MaxDecompressed: opts.MaxDecompressed, MaxWork: 1 << 62}
 	}
 	*d = decoder{opts: *opts, res: &Result{}, b: b, w: opts.Warnings, maxDepth: opts.MaxDepth, path: d.path[:0],
-		rp: d.rp, rv: d.rv, mp: d.mp, json: jsonSink{scratch: d.json.scratch, first: d.json.first[:0], recs: d.json.recs[:0]}, pathBuf: d.pathBuf[:0]}
+		rp: d.rp, rv: d.rv, mp: d.mp, json: jsonSink{d: d, scratch: d.json.scratch, first: d.json.first[:0], recs: d.json.recs[:0]}, pathBuf: d.pathBuf[:0], pay: d.pay[:0]}
 }
 
 func (d *decoder) push(name string, idx int) { d.path = append(d.path, seg{name, idx}) }

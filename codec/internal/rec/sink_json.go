@@ -18,6 +18,7 @@ import (
 // as the reader goes, one unit at a time, keeping one decompression
 // buffer per nesting depth.
 type jsonSink struct {
+	d       *decoder
 	out     *[]byte
 	flushFn func()
 	first   []bool   // per open list: nothing written in it yet
@@ -149,12 +150,14 @@ func (j *jsonSink) record(b []byte, _ int, v *recView) *tree.Node {
 	j.w(`,"key":`)
 	if r.stage >= stKey {
 		j.bytes(&r.key)
+		*j.out = withPayload(*j.out, &v.key)
 	} else {
 		j.w("null")
 	}
 	j.w(`,"value":`)
 	if r.stage >= stValue {
 		j.bytes(&r.val)
+		*j.out = withPayload(*j.out, &v.val)
 	} else {
 		j.w("null")
 	}
@@ -243,6 +246,7 @@ func (j *jsonSink) message(b []byte, _ int, m *msgParse, shift int64) msgNodes {
 	if m.stage >= 1 {
 		j.w(`,"key":`)
 		j.bytes(&m.key)
+		*j.out = withPayload(*j.out, &j.d.mkey)
 	}
 	if m.stage >= 2 {
 		if wrapperOf(m) {
@@ -250,6 +254,7 @@ func (j *jsonSink) message(b []byte, _ int, m *msgParse, shift int64) msgNodes {
 		} else {
 			j.w(`,"value":`)
 			j.bytes(&m.val)
+			*j.out = withPayload(*j.out, &j.d.mval)
 		}
 	}
 	return msgNodes{}
@@ -288,6 +293,8 @@ func (j *jsonSink) flush() {
 		j.flushFn()
 	}
 }
+
+func (j *jsonSink) payloadSlab() *slab.Slab { return nil }
 
 func (j *jsonSink) dataSlab() *slab.Slab {
 	j.data.Reset()

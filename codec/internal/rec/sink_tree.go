@@ -232,6 +232,8 @@ func (t *treeSink) record(b []byte, bi int, v *recView) *tree.Node {
 		}
 		n.Warnings = append(n.Warnings, w.msg)
 	}
+	v.key.attach(key)
+	v.val.attach(val)
 	t.d.res.Records = append(t.d.res.Records, RecordInfo{Node: rec, Offset: v.offset, Timestamp: v.timestamp})
 	return t.add(rec)
 }
@@ -353,10 +355,13 @@ func (t *treeSink) message(b []byte, bi int, m *msgParse, shift int64) msgNodes 
 		t.fixed(&kids, "timestamp", schema.Int64, b, bi, &p)
 	}
 	if m.stage >= 1 {
-		kids = append(kids, t.bytesLeaf(&m.key, "key", schema.Bytes, "bytes", bi))
+		key := t.bytesLeaf(&m.key, "key", schema.Bytes, "bytes", bi)
+		t.d.mkey.attach(key)
+		kids = append(kids, key)
 	}
 	if m.stage >= 2 {
 		u.value = t.bytesLeaf(&m.val, "value", schema.Bytes, "bytes", bi)
+		t.d.mval.attach(u.value)
 		kids = append(kids, u.value)
 	}
 	if m.fail != "" && m.q < m.end {
@@ -398,3 +403,5 @@ func (t *treeSink) keep(_ int, out []byte, ok bool) []byte {
 func (t *treeSink) flush() {}
 
 func (t *treeSink) dataSlab() *slab.Slab { return t.s }
+
+func (t *treeSink) payloadSlab() *slab.Slab { return t.s }

@@ -65,6 +65,9 @@ func main() {
 		if e.Mode == hostile.Pcap {
 			args = []string{"pcap", file}
 		}
+		if e.Mode == hostile.Storage {
+			args = []string{"log", file}
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 		cmd := hostile.Command(ctx, limits, *bin, args...)
 		var errb bytes.Buffer

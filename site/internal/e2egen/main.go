@@ -107,14 +107,23 @@ func main() {
 	}
 	write(*out, "apiversions-response.hex", []byte(hex.EncodeToString(resp)))
 
-	// A Metadata response cut off after 60 of its bytes.
+	// A Metadata response cut off three bytes into its first topic id.
 	md, err := codec.ExampleFrame(schema.ByName("Metadata"), 12, true)
 	if err != nil {
 		log.Fatal(err)
 	}
-	cut := md[:60]
+	mf, err := codec.Decode(md, codec.Options{Response: true, APIKey: schema.KeyMetadata, Version: 12})
+	if err != nil {
+		log.Fatal(err)
+	}
+	tid, err := mf.Root.Lookup("body.topics[0].topicId")
+	if err != nil {
+		log.Fatal(err)
+	}
+	at := tid.Start
+	cut := md[:at+3]
 	write(*out, "truncated-response.hex", []byte(hex.EncodeToString(cut)))
-	man["truncated"] = map[string]any{"bytes": len(cut), "whole": len(md)}
+	man["truncated"] = map[string]any{"bytes": len(cut), "whole": len(md), "topicId": at}
 
 	// 300,000 ApiVersions entries of 6 bytes: 4 nodes each, 1.2 million in
 	// all, past the browser's 2^20.

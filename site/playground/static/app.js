@@ -10,6 +10,7 @@
 //   panel.js    a Panel: one decoded frame's four linked views
 //   decode.js   decode mode: input, guesses, back-to-back frames
 //   capture.js  a capture's table of exchanges and its summary
+//   storage.js  Kafka's storage files: records, index problems
 //   live.js     kwire proxy's live feed in the capture table
 //   link.js     permalinks and the examples row
 //   encode.js   encode mode
@@ -24,6 +25,7 @@ import { st, PASTE_INLINE } from './state.js';
 import { Panel } from './panel.js';
 import { looksLikeCapture, run, redo, decodeInput } from './decode.js';
 import { drawCapRows } from './capture.js';
+import { isStorageName, openStorage, closeStorage } from './storage.js';
 import { setJSONForm, readLink, drawExamples } from './link.js';
 import { setMode, enterEncode, loadExample, runEncode, showLines, jumpToError } from './encode.js';
 import { copy, encCopy } from './copy.js';
@@ -40,7 +42,7 @@ st.panels = [
 for (const p of st.panels) p.clear();
 st.panels[1].hidden = true;
 
-$('input').addEventListener('input', () => { st.file = null; st.pasted = null; run(); });
+$('input').addEventListener('input', () => { st.file = null; st.pasted = null; closeStorage(); run(); });
 // A large paste is not put in the text box, where laying out megabytes of
 // text would hold the page for seconds: it is kept aside, parsed in the
 // worker like a file's bytes, and decoded at once.
@@ -65,7 +67,8 @@ for (const id of ['dir', 'api', 'ver', 'size']) $(id).addEventListener('change',
 $('mode').addEventListener('change', run);
 $('kafka-form').addEventListener('change', setJSONForm);
 $('ver').addEventListener('input', debounce(redo, 200));
-$('file').addEventListener('change', () => { const f = $('file').files[0]; $('file').value = ''; if (f) openFile(f); });
+$('file').addEventListener('change', () => { const fs = [...$('file').files]; $('file').value = ''; openFiles(fs); });
+$('st-topic').addEventListener('change', () => { if (st.storage) openStorage(st.storage.files, $('st-topic').value, ++st.gen); });
 $('mode-decode').addEventListener('click', () => setMode('decode'));
 $('mode-encode').addEventListener('click', enterEncode);
 $('ex-load').addEventListener('click', loadExample);
@@ -105,9 +108,21 @@ document.addEventListener('dragleave', () => { if (--depth <= 0) { depth = 0; $(
 document.addEventListener('dragover', (e) => e.preventDefault());
 document.addEventListener('drop', (e) => {
   e.preventDefault(); depth = 0; $('drop').hidden = true;
-  const f = e.dataTransfer && e.dataTransfer.files[0];
-  if (f) openFile(f);
+  openFiles(e.dataTransfer ? [...e.dataTransfer.files] : []);
 });
+
+// openFiles opens what was picked or dropped: Kafka's storage files (by
+// their names) together, else the first file as a frame or capture.
+async function openFiles(fs) {
+  if (!fs.length) return;
+  const stored = fs.filter((f) => isStorageName(f.name));
+  if (!stored.length) { closeStorage(); openFile(fs[0]); return; }
+  st.file = null; st.pasted = null;
+  $('input').value = '';
+  $('input').placeholder = stored.map((f) => f.name).join(', ') + ' (Kafka storage files, read below); type or paste here to replace them';
+  const files = await Promise.all(stored.map(async (f) => ({ name: f.name, bytes: new Uint8Array(await f.arrayBuffer()) })));
+  openStorage(files, $('st-topic').value, ++st.gen);
+}
 window.addEventListener('hashchange', () => { if (location.hash !== st.lastHash) readLink(); });
 
 async function openFile(f) {

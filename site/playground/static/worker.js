@@ -10,7 +10,7 @@
 importScripts('wasm_exec.js');
 
 let ready = null; // promise: the main module is running
-let captureReady = null; // promise: the capture module is running
+let captureReady = null; // promise: the capture module is running (storageReady below: the storage module)
 
 // fetchCounting fetches url and reports the bytes received as they come.
 // The total is the Content-Length, unless the body is content-encoded
@@ -156,6 +156,31 @@ const ops = {
   slice: (slot, buf, start, end) => (buffers[slot][buf] || new Uint8Array(0)).slice(start, end),
 };
 
+let storageReady = null; // promise: the storage module is running
+
+async function storageModule() {
+  if (!storageReady) storageReady = runModule('storage.wasm', 'kwireStorageReady', () => {});
+  await storageReady;
+  return self.kwireStorage;
+}
+
+// The decompressors are a module of their own (inflate.wasm, wasm/inflate):
+// kwire.wasm asks for decompressed bytes through self.kwireInflate, and
+// calls this the first time it needs them, in the middle of a decode,
+// which is synchronous: so the module is fetched and started
+// synchronously (allowed in a worker), once.
+self.kwireInflateLoad = () => {
+  const xhr = new XMLHttpRequest();
+  xhr.open('GET', 'inflate.wasm', false);
+  xhr.responseType = 'arraybuffer';
+  xhr.send();
+  if (xhr.status !== 200) throw new Error('inflate.wasm: HTTP ' + xhr.status);
+  const go = new Go();
+  go.run(new WebAssembly.Instance(new WebAssembly.Module(xhr.response), go.importObject));
+  // (Its main has set self.kwireInflate by the time run returns: it
+  // blocks only after.)
+};
+
 async function capture(bytes) {
   if (!captureReady) captureReady = runModule('capture.wasm', 'kwireCaptureReady', () => {});
   await captureReady;
@@ -170,6 +195,8 @@ self.onmessage = async (e) => {
   try {
     let result;
     if (op === 'capture') result = await capture(...args);
+    else if (op === 'storage') result = J((await storageModule()).open(...args));
+    else if (op === 'storageRecord') result = J((await storageModule()).record(...args));
     else {
       if (!ops[op]) throw new Error('unknown op ' + op);
       await main();

@@ -1,0 +1,1129 @@
+package main
+
+import (
+	"bufio"
+	"encoding/base64"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/jsontext"
+	"github.com/kwire/kwire/codec/storage"
+	"github.com/kwire/kwire/codec/tree"
+	"github.com/kwire/kwire/internal/render"
+)
+
+// kwire log reads the files Kafka keeps on a broker's disk (package
+// codec/storage reads their bytes; this file finds them, opens them and
+// prints what it reads).
+
+func runLog(e *env, args []string) int {
+	fs := newFlags(e, "log", "[flags] PATH...",
+		"kwire log logdir/orders-0",
+		"kwire log logdir/orders-0/00000000000000000000.log",
+		"kwire log --format tree logdir/__consumer_offsets-7/00000000000000000000.log",
+		"kwire log logdir/orders-0/00000000000000000000.index",
+		"kwire log --summary logdir",
+		"kwire log --topic __consumer_offsets logdir/__consumer_offsets-7/00000000000000000000.log | kwire encode")
+	var c logCmd
+	fs.StringVar(&c.format, "format", "ndjson", "output: ndjson (one JSON object a line), json (indented) or tree (for people)")
+	fs.BoolVar(&c.summary, "summary", false, "print only the summaries: one per file given and one per partition directory")
+	fs.BoolVar(&c.strict, "strict", false, "exit 1 on any problem found, not only index mismatches: a CRC mismatch, a torn or corrupt tail, a warning, a checkpoint out of order")
+	fs.BoolVar(&c.kafka, "kafka", false, "Kafka's own form: the keys and values of internal topics stay bytes")
+	fs.StringVar(&c.topic, "topic", "", "the topic the files belong to (default: from the partition directory's name); an internal topic's keys and values are decoded")
+	fs.IntVar(&c.maxBatch, "max-batch", storage.DefaultMaxBatch, "the largest batch read, in bytes: a longer one is passed over by its length and said to be")
+	color := fs.String("color", "auto", "colour for --format json and tree: auto (on a terminal, unless NO_COLOR is set), always or never")
+	args, code := parseFlags(e, fs, args)
+	if code >= 0 {
+		return code
+	}
+	switch c.format {
+	case "ndjson", "json", "tree":
+	default:
+		fail(e, "--format must be ndjson, json or tree, not %q", c.format)
+		return 2
+	}
+	var err error
+	if c.color, err = colorOn(*color, e.stdoutIsTTY); err != nil {
+		fail(e, "%v", err)
+		return 2
+	}
+	if len(args) == 0 {
+		fail(e, "log: name a file or directory Kafka wrote")
+		printUsage(fs, e.stderr)
+		return 2
+	}
+	c.e = e
+	c.out = bufio.NewWriterSize(e.stdout, 256<<10)
+	for _, p := range args {
+		c.path(p, 0)
+	}
+	c.out.Flush()
+	return c.status
+}
+
+// logCmd is one run of kwire log.
+type logCmd struct {
+	format, topic   string
+	summary, strict bool
+	kafka, color    bool
+	maxBatch        int
+	e               *env
+	out             *bufio.Writer
+	status          int
+	line            []byte
+	quiet           bool // --summary: a small file's lines are not printed
+}
+
+// problem marks a problem found: exit 1 under --strict.
+func (c *logCmd) problem() {
+	if c.strict {
+		c.status = 1
+	}
+}
+
+// mismatch marks an index that disagrees with its segment: exit 1.
+func (c *logCmd) mismatch() { c.status = 1 }
+
+// failed reports a file that could not be read.
+func (c *logCmd) failed(path string, err error) {
+	c.out.Flush()
+	fail(c.e, "log: %s: %v", path, err)
+	c.status = 1
+}
+
+// head starts a line: {"file":F,"kind":K,
+func (c *logCmd) head(file, kind string) []byte {
+	b := c.line[:0]
+	b = append(b, `{"file":`...)
+	b = jsontext.AppendString(b, []byte(file))
+	b = append(b, `,"kind":`...)
+	b = jsontext.AppendString(b, []byte(kind))
+	return append(b, ',')
+}
+
+// emit writes one JSON object as the format asks. Lines are text for
+// --format tree too: summaries and problems print as JSON there.
+func (c *logCmd) emit(obj []byte) {
+	c.line = obj[:0]
+	if c.quiet {
+		return
+	}
+	if c.format == "json" {
+		ind := &indentWriter{w: c.out, color: c.color}
+		ind.Write(obj)
+		ind.Close()
+		c.out.WriteByte('\n')
+		return
+	}
+	c.out.Write(obj)
+	c.out.WriteByte('\n')
+}
+
+// path reads one file or directory.
+func (c *logCmd) path(p string, depth int) {
+	st, err := os.Stat(p)
+	if err != nil {
+		c.failed(p, err)
+		return
+	}
+	if st.IsDir() {
+		c.dir(p, depth)
+		return
+	}
+	c.file(p, c.topicOf(p), true)
+}
+
+// topicOf is the topic of the file at p: --topic, else its directory's.
+func (c *logCmd) topicOf(p string) string {
+	if c.topic != "" {
+		return c.topic
+	}
+	if t, _, ok := storage.PartitionDir(filepath.Base(filepath.Dir(p))); ok {
+		return t
+	}
+	return ""
+}
+
+// dir walks a partition directory, a log directory or a folder of them.
+func (c *logCmd) dir(p string, depth int) {
+	ents, err := os.ReadDir(p)
+	if err != nil {
+		c.failed(p, err)
+		return
+	}
+	var files, dirs []string
+	segments := 0
+	for _, d := range ents {
+		if d.IsDir() {
+			dirs = append(dirs, d.Name())
+			continue
+		}
+		n := storage.KindOf(d.Name())
+		if n.Kind != storage.UnknownFile {
+			files = append(files, d.Name())
+		}
+		if n.Kind == storage.SegmentFile {
+			segments++
+		}
+	}
+	if _, _, ok := storage.PartitionDir(filepath.Base(p)); ok || segments > 0 {
+		c.partition(p, files)
+	} else {
+		sort.Strings(files)
+		for _, f := range files {
+			c.file(filepath.Join(p, f), c.topic, false)
+		}
+	}
+	if depth >= 3 {
+		return
+	}
+	sort.Strings(dirs)
+	for _, d := range dirs {
+		c.dir(filepath.Join(p, d), depth+1)
+	}
+}
+
+// partitionSummary is what a partition directory's summary line says.
+type partitionSummary struct {
+	segments                   []segmentSummary
+	first, last                int64
+	firstTS, maxTS             int64
+	bytes, batches, records    int64
+	gaps                       [][2]int64 // (last offset before, next offset)
+	gapCount                   int
+	crcErrors, tails, problems int
+}
+
+// partition reads a partition directory: its segments in offset order
+// with their indexes, then its other files, then a summary.
+func (c *logCmd) partition(p string, files []string) {
+	topic := c.topic
+	if topic == "" {
+		topic, _, _ = storage.PartitionDir(filepath.Base(p))
+	}
+	var segs []storage.Named
+	byName := map[string]string{}
+	for _, f := range files {
+		n := storage.KindOf(f)
+		if n.Kind == storage.SegmentFile && n.Suffix == "" {
+			segs = append(segs, n)
+		}
+		byName[f] = f
+	}
+	sort.Slice(segs, func(i, j int) bool { return segs[i].Offset < segs[j].Offset })
+	sum := &partitionSummary{first: -1, last: -1, firstTS: -1, maxTS: -1}
+	prevLast := int64(-1)
+	for _, sg := range segs {
+		base := strconv.FormatInt(sg.Offset, 10)
+		base = strings.Repeat("0", 20-len(base)) + base
+		ss := c.readSegment(filepath.Join(p, base+".log"), topic, !c.summary, nil, nil)
+		if ss == nil {
+			continue
+		}
+		sum.add(ss, prevLast)
+		if ss.last >= 0 {
+			prevLast = ss.last
+		}
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		n := storage.KindOf(f)
+		switch n.Kind {
+		case storage.SegmentFile, storage.OffsetIndexFile, storage.TimeIndexFile:
+			if n.Suffix == "" {
+				continue // read with their segment
+			}
+		}
+		if c.summary && n.Kind != storage.SegmentFile {
+			c.fileSummaryOnly(filepath.Join(p, f), topic, n)
+			continue
+		}
+		c.file(filepath.Join(p, f), topic, false)
+	}
+	c.emit(c.partitionJSON(p, topic, sum))
+}
+
+func (s *partitionSummary) add(ss *segmentSummary, prevLast int64) {
+	s.segments = append(s.segments, *ss)
+	s.bytes += ss.bytes
+	s.batches += ss.batches
+	s.records += ss.records
+	if ss.first >= 0 && s.first < 0 {
+		s.first = ss.first
+	}
+	if ss.last >= 0 {
+		s.last = ss.last
+	}
+	if ss.firstTS >= 0 && s.firstTS < 0 {
+		s.firstTS = ss.firstTS
+	}
+	s.maxTS = max(s.maxTS, ss.maxTS)
+	if prevLast >= 0 && ss.first > prevLast+1 {
+		s.gapCount++
+		if len(s.gaps) < 20 {
+			s.gaps = append(s.gaps, [2]int64{prevLast, ss.first})
+		}
+	}
+	s.gapCount += ss.gapCount
+	for _, g := range ss.gaps {
+		if len(s.gaps) < 20 {
+			s.gaps = append(s.gaps, g)
+		}
+	}
+	s.crcErrors += ss.crcErrors
+	if ss.tail != nil {
+		s.tails++
+	}
+	s.problems += ss.indexProblems + ss.timeProblems
+}
+
+func (c *logCmd) partitionJSON(p, topic string, s *partitionSummary) []byte {
+	b := c.head(p, "partition-summary")
+	b = append(b, `"topic":`...)
+	b = jsontext.AppendString(b, []byte(topic))
+	b = appendInt(b, "segments", int64(len(s.segments)))
+	b = appendInt(b, "bytes", s.bytes)
+	b = appendInt(b, "batches", s.batches)
+	b = appendInt(b, "records", s.records)
+	b = appendInt(b, "firstOffset", s.first)
+	b = appendInt(b, "lastOffset", s.last)
+	b = appendInt(b, "firstTimestamp", s.firstTS)
+	b = appendInt(b, "maxTimestamp", s.maxTS)
+	b = appendGaps(b, s.gapCount, s.gaps)
+	b = appendInt(b, "crcErrors", int64(s.crcErrors))
+	b = appendInt(b, "tornOrCorruptTails", int64(s.tails))
+	b = appendInt(b, "indexProblems", int64(s.problems))
+	b = append(b, `,"segmentFiles":[`...)
+	for i, ss := range s.segments {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = ss.appendJSON(b)
+	}
+	return append(b, "]}"...)
+}
+
+func appendInt(b []byte, k string, v int64) []byte {
+	b = append(b, ',', '"')
+	b = append(b, k...)
+	b = append(b, '"', ':')
+	return strconv.AppendInt(b, v, 10)
+}
+
+func appendGaps(b []byte, n int, gaps [][2]int64) []byte {
+	b = appendInt(b, "gaps", int64(n))
+	if n == 0 {
+		return b
+	}
+	b = append(b, `,"gapList":[`...)
+	for i, g := range gaps {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"after":`...)
+		b = strconv.AppendInt(b, g[0], 10)
+		b = append(b, `,"next":`...)
+		b = strconv.AppendInt(b, g[1], 10)
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+// segmentSummary is what reading one segment found.
+type segmentSummary struct {
+	file                          string
+	base                          int64
+	bytes, batches, records       int64
+	first, last                   int64
+	firstTS, maxTS                int64
+	gaps                          [][2]int64
+	gapCount, crcErrors           int
+	tail                          *storage.TailError
+	skipped                       int
+	index, timeindex              *storage.IndexCheck
+	indexProblems, timeProblems   int
+	hasIndex, hasTimeIndex, kraft bool
+	snapshotProblems              []string
+}
+
+func (s *segmentSummary) appendJSON(b []byte) []byte {
+	b = append(b, `{"file":`...)
+	b = jsontext.AppendString(b, []byte(filepath.Base(s.file)))
+	b = appendInt(b, "baseOffset", s.base)
+	b = appendInt(b, "bytes", s.bytes)
+	b = appendInt(b, "batches", s.batches)
+	b = appendInt(b, "records", s.records)
+	b = appendInt(b, "firstOffset", s.first)
+	b = appendInt(b, "lastOffset", s.last)
+	b = appendInt(b, "firstTimestamp", s.firstTS)
+	b = appendInt(b, "maxTimestamp", s.maxTS)
+	b = appendGaps(b, s.gapCount, s.gaps)
+	b = appendInt(b, "crcErrors", int64(s.crcErrors))
+	if s.skipped > 0 {
+		b = appendInt(b, "skippedBatches", int64(s.skipped))
+	}
+	if s.tail != nil {
+		b = append(b, `,"tail":`...)
+		b = appendTail(b, s.tail)
+	}
+	for _, x := range []struct {
+		name string
+		has  bool
+		c    *storage.IndexCheck
+	}{{"index", s.hasIndex, s.index}, {"timeindex", s.hasTimeIndex, s.timeindex}} {
+		if !x.has {
+			continue
+		}
+		b = append(b, `,"`...)
+		b = append(b, x.name...)
+		b = append(b, `":`...)
+		b = appendCheck(b, x.c)
+	}
+	if s.kraft {
+		b = appendStrings(b, "snapshotProblems", s.snapshotProblems)
+	}
+	return append(b, '}')
+}
+
+func appendTail(b []byte, t *storage.TailError) []byte {
+	b = append(b, `{"position":`...)
+	b = strconv.AppendInt(b, t.Position, 10)
+	b = appendInt(b, "size", t.Size)
+	b = append(b, `,"torn":`...)
+	b = strconv.AppendBool(b, t.Torn)
+	b = appendInt(b, "batchesBefore", t.Batches)
+	b = append(b, `,"message":`...)
+	b = jsontext.AppendString(b, []byte(t.Msg))
+	return append(b, '}')
+}
+
+func appendCheck(b []byte, c *storage.IndexCheck) []byte {
+	b = append(b, `{"entries":`...)
+	b = strconv.AppendInt(b, int64(c.Entries-c.Unused), 10)
+	b = appendInt(b, "unused", int64(c.Unused))
+	b = appendInt(b, "problems", int64(c.Count))
+	if len(c.Problems) > 0 {
+		b = append(b, `,"problemList":[`...)
+		for i, p := range c.Problems[:min(len(c.Problems), 20)] {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"entry":`...)
+			b = strconv.AppendInt(b, int64(p.Entry), 10)
+			b = append(b, `,"problem":`...)
+			b = jsontext.AppendString(b, []byte(p.Msg))
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	if c.Err != nil {
+		b = append(b, `,"error":`...)
+		b = jsontext.AppendString(b, []byte(c.Err.Error()))
+	}
+	return append(b, '}')
+}
+
+func appendStrings(b []byte, k string, ss []string) []byte {
+	b = append(b, ',', '"')
+	b = append(b, k...)
+	b = append(b, `":[`...)
+	for i, s := range ss {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = jsontext.AppendString(b, []byte(s))
+	}
+	return append(b, ']')
+}
+
+// readSegment reads the segment at p. onIndex and onTime, when set, get
+// every entry of the .index and .timeindex beside it as it is checked.
+func (c *logCmd) readSegment(p, topic string, print bool, onIndex, onTime func(storage.IndexEntry, string)) *segmentSummary {
+	f, err := os.Open(p)
+	if err != nil {
+		c.failed(p, err)
+		return nil
+	}
+	defer f.Close()
+	named := storage.KindOf(filepath.Base(p))
+	ss := &segmentSummary{file: p, base: max(named.Offset, 0), first: -1, last: -1, firstTS: -1, maxTS: -1}
+	var closers []io.Closer
+	defer func() {
+		for _, x := range closers {
+			x.Close()
+		}
+	}()
+	check := func(ext string, kind storage.IndexKind, on func(storage.IndexEntry, string)) *storage.IndexCheck {
+		if named.Offset < 0 {
+			return nil
+		}
+		x, err := os.Open(strings.TrimSuffix(p, ".log") + ext)
+		if err != nil {
+			return nil
+		}
+		closers = append(closers, x)
+		ic := storage.NewIndexCheck(storage.NewIndexReader(bufio.NewReaderSize(x, 64<<10), kind, named.Offset))
+		ic.OnEntry = on
+		return ic
+	}
+	ss.index = check(".index", storage.OffsetIndex, onIndex)
+	ss.timeindex = check(".timeindex", storage.TimeIndex, onTime)
+	ss.hasIndex, ss.hasTimeIndex = ss.index != nil, ss.timeindex != nil
+	seg := storage.NewSegment(bufio.NewReaderSize(f, 1<<20), storage.SegmentOptions{Topic: topic, Kafka: c.kafka, MaxBatch: c.maxBatch})
+	var snap *storage.SnapshotCheck
+	if named.Kind == storage.KRaftSnapshotFile {
+		snap, ss.kraft = storage.NewSnapshotCheck(), true
+	}
+	name := p
+	var end int64
+	prevLast := int64(-1)
+	for {
+		b, err := seg.Next()
+		if err != nil {
+			var te *storage.TailError
+			if errors.As(err, &te) {
+				ss.tail = te
+				c.problem()
+				if print {
+					c.emit(c.tailJSON(name, te))
+				}
+			} else if !errors.Is(err, io.EOF) {
+				c.failed(p, err)
+			}
+			break
+		}
+		ss.batches++
+		ss.records += int64(max(b.Records, 0))
+		if ss.first < 0 {
+			ss.first, ss.firstTS = b.BaseOffset, b.FirstTimestamp
+		}
+		if prevLast >= 0 && b.BaseOffset > prevLast+1 {
+			ss.gapCount++
+			if len(ss.gaps) < 20 {
+				ss.gaps = append(ss.gaps, [2]int64{prevLast, b.BaseOffset})
+			}
+		}
+		prevLast, ss.last = b.LastOffset, b.LastOffset
+		ss.maxTS = max(ss.maxTS, b.MaxTimestamp)
+		if b.Skipped {
+			ss.skipped++
+			c.problem()
+		} else if !b.CRCValid {
+			ss.crcErrors++
+			c.problem()
+		}
+		end = b.Position + b.Size()
+		for _, ic := range []*storage.IndexCheck{ss.index, ss.timeindex} {
+			if ic != nil {
+				ic.Batch(b)
+			}
+		}
+		if snap != nil {
+			snap.Batch(b)
+		}
+		if print {
+			c.batch(seg, name, topic, b)
+		}
+	}
+	ss.bytes = seg.Position()
+	for _, ic := range []*storage.IndexCheck{ss.index, ss.timeindex} {
+		if ic != nil {
+			ic.End(end, ss.last)
+		}
+	}
+	if snap != nil {
+		snap.End()
+		ss.snapshotProblems = snap.Problems
+		if len(snap.Problems) > 0 {
+			c.problem()
+		}
+	}
+	if ss.index != nil {
+		ss.indexProblems = ss.index.Count
+		if ss.index.Err != nil {
+			c.problem()
+		}
+	}
+	if ss.timeindex != nil {
+		ss.timeProblems = ss.timeindex.Count
+		if ss.timeindex.Err != nil {
+			c.problem()
+		}
+	}
+	if ss.indexProblems+ss.timeProblems > 0 {
+		c.mismatch()
+		if onIndex == nil && onTime == nil {
+			// Listed entry by entry when the index was asked for; here
+			// each problem gets a line of its own.
+			for _, x := range []struct {
+				ext string
+				c   *storage.IndexCheck
+			}{{".index", ss.index}, {".timeindex", ss.timeindex}} {
+				if x.c == nil {
+					continue
+				}
+				for _, pr := range x.c.Problems {
+					b := c.head(strings.TrimSuffix(p, ".log")+x.ext, "index-problem")
+					b = append(b, `"entry":`...)
+					b = strconv.AppendInt(b, int64(pr.Entry), 10)
+					b = append(b, `,"problem":`...)
+					b = jsontext.AppendString(b, []byte(pr.Msg))
+					c.emit(append(b, '}'))
+				}
+			}
+		}
+	}
+	return ss
+}
+
+func (c *logCmd) tailJSON(file string, te *storage.TailError) []byte {
+	b := c.head(file, "tail")
+	b = append(b, `"position":`...)
+	b = strconv.AppendInt(b, te.Position, 10)
+	b = appendInt(b, "size", te.Size)
+	b = append(b, `,"torn":`...)
+	b = strconv.AppendBool(b, te.Torn)
+	b = appendInt(b, "batchesBefore", te.Batches)
+	b = append(b, `,"message":`...)
+	b = jsontext.AppendString(b, []byte(te.Msg))
+	if te.Size <= maxTailBytes {
+		if tail, err := readAt(file, te.Position, te.Size); err == nil {
+			b = append(b, `,"bytes":"`...)
+			b = base64.StdEncoding.AppendEncode(b, tail)
+			b = append(b, '"')
+		}
+	}
+	return append(b, '}')
+}
+
+// maxTailBytes is the largest torn or corrupt tail whose bytes a tail
+// line carries (so kwire encode gives the whole file back).
+const maxTailBytes = 1 << 20
+
+func readAt(file string, pos, n int64) ([]byte, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b := make([]byte, n)
+	_, err = f.ReadAt(b, pos)
+	return b, err
+}
+
+// batch prints one entry of a segment.
+func (c *logCmd) batch(seg *storage.Segment, file, topic string, b *storage.Batch) {
+	if c.format == "tree" {
+		c.batchTree(seg, file, b)
+		return
+	}
+	head := c.head(file, "batch")
+	if topic != "" {
+		head = append(head, `"topic":`...)
+		head = jsontext.AppendString(head, []byte(topic))
+		head = append(head, ',')
+	}
+	if c.format == "json" {
+		ind := &indentWriter{w: c.out, color: c.color}
+		if err := seg.WriteJSON(ind, head, b); err != nil {
+			c.failed(file, err)
+		}
+		ind.Close()
+	} else if err := seg.WriteJSON(c.out, head, b); err != nil {
+		c.failed(file, err)
+	}
+	c.line = head[:0]
+	c.out.WriteByte('\n')
+	if c.strict && seg.Warned() {
+		c.status = 1
+	}
+}
+
+// batchTree draws one entry for people: its records, each byte range a
+// position in the file, an internal topic's keys and values decoded.
+func (c *logCmd) batchTree(seg *storage.Segment, file string, b *storage.Batch) {
+	paint := func(code, s string) string {
+		if !c.color {
+			return s
+		}
+		return code + s + ansiReset
+	}
+	w := c.out
+	kind := "batch"
+	if b.Magic < 2 {
+		kind = "message"
+	}
+	w.WriteString(paint(ansiBold, kind) + " " + paint(ansiDim, "magic "+strconv.Itoa(int(b.Magic))) +
+		" offsets " + strconv.FormatInt(b.BaseOffset, 10) + "-" + strconv.FormatInt(b.LastOffset, 10) +
+		" at " + strconv.FormatInt(b.Position, 10) + " (" + strconv.FormatInt(b.Size(), 10) + " bytes)")
+	if !b.CRCValid && !b.Skipped {
+		w.WriteString(" " + paint(ansiRed, "CRC mismatch"))
+	}
+	if b.Skipped {
+		w.WriteString(" " + paint(ansiRed, "too large: passed over"))
+		w.WriteByte('\n')
+		return
+	}
+	w.WriteByte('\n')
+	res, recs, err := seg.Decode(b)
+	byNode := map[*tree.Node]*storage.TopicRecord{}
+	for _, r := range recs {
+		byNode[r.Node()] = r.Topic()
+	}
+	if res != nil {
+		for _, ri := range res.Records {
+			c.recordTree(res, b, ri, byNode[ri.Node], paint)
+		}
+	}
+	for _, x := range seg.Warnings() {
+		w.WriteString("  " + paint(ansiRed, "warning") + " " + x.Path + ": " + x.Message + "\n")
+	}
+	if err != nil {
+		w.WriteString("  " + paint(ansiRed, "error") + " " + err.Error() + "\n")
+	}
+}
+
+func (c *logCmd) recordTree(res *storage.Entry, b *storage.Batch, ri storage.RecordInfo, tr *storage.TopicRecord, paint func(string, string) string) {
+	w := c.out
+	n := ri.Node
+	line := "  " + paint(ansiBold, "record") + " offset " + strconv.FormatInt(ri.Offset, 10) + " timestamp " + strconv.FormatInt(ri.Timestamp, 10) +
+		" " + spanText(n, b.Position)
+	w.WriteString(line + "\n")
+	if tr != nil {
+		for _, part := range []*tree.Node{tr.KeyNode, tr.ValueNode} {
+			if part != nil {
+				c.nodeTree(part, 2, b.Position, paint)
+			}
+		}
+		if tr.Err != nil {
+			w.WriteString("    " + paint(ansiRed, "error") + " " + tr.Err.Error() + "\n")
+		}
+		return
+	}
+	for _, name := range []string{"key", "value"} {
+		if k := n.Get(name); k != nil {
+			v := "null"
+			if !k.Null {
+				v = shortBytes(k.Raw)
+			}
+			w.WriteString("    " + name + " " + spanText(k, b.Position) + " = " + v + "\n")
+		}
+	}
+	if hs := n.Get("headers"); hs != nil && len(hs.Children) > 0 {
+		w.WriteString("    headers " + strconv.Itoa(len(hs.Children)) + "\n")
+	}
+}
+
+// nodeTree draws n and its subtree, offsets in buffer 0 made positions.
+func (c *logCmd) nodeTree(n *tree.Node, depth int, pos int64, paint func(string, string) string) {
+	name := n.Name
+	if n.Field != nil {
+		name = n.Field.JSON
+	}
+	if n.Role == tree.RoleElement {
+		name = "[" + strconv.Itoa(n.Index) + "]"
+	}
+	line := strings.Repeat("  ", depth) + paint(ansiBold, name)
+	if n.Type != "" {
+		line += " " + paint(ansiDim, n.Type)
+	}
+	if len(n.Children) == 0 || n.Kind == 0 {
+		if v := render.ShortValue(n, -1); v != "" {
+			line += " = " + v
+		}
+	}
+	c.out.WriteString(line + " " + paint(ansiDim, spanText(n, pos)) + "\n")
+	for _, x := range n.Warnings {
+		c.out.WriteString(strings.Repeat("  ", depth+1) + paint(ansiRed, "warning") + " " + x + "\n")
+	}
+	for _, k := range n.Children {
+		c.nodeTree(k, depth+1, pos, paint)
+	}
+}
+
+func spanText(n *tree.Node, pos int64) string {
+	if n.Buf != 0 {
+		return "buf" + strconv.Itoa(n.Buf) + "[" + strconv.Itoa(n.Start) + "," + strconv.Itoa(n.End) + ")"
+	}
+	return "[" + strconv.FormatInt(pos+int64(n.Start), 10) + "," + strconv.FormatInt(pos+int64(n.End), 10) + ")"
+}
+
+func shortBytes(b []byte) string {
+	s := string(b)
+	printable := true
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || r == 0xfffd {
+			printable = false
+			break
+		}
+	}
+	if !printable {
+		s = base64.StdEncoding.EncodeToString(b)
+	}
+	if len(s) > 60 {
+		s = s[:57] + "..."
+	}
+	if printable {
+		return strconv.Quote(s)
+	}
+	return "base64 " + s
+}
+
+// file reads one file by its kind. alone is set for a file named on the
+// command line: a segment's summary is printed after its batches then,
+// and an index's entries are listed.
+func (c *logCmd) file(p, topic string, alone bool) {
+	n := storage.KindOf(filepath.Base(p))
+	if n.Kind == storage.UnknownFile && alone {
+		// Not named as Kafka names its files: a segment if its bytes say so.
+		if looksLikeSegment(p) {
+			n.Kind = storage.SegmentFile
+		} else {
+			c.failed(p, errors.New("not a file Kafka writes in a log directory (by its name), nor a segment (by its bytes)"))
+			return
+		}
+	}
+	if c.summary && n.Kind != storage.SegmentFile && n.Kind != storage.KRaftSnapshotFile &&
+		n.Kind != storage.OffsetIndexFile && n.Kind != storage.TimeIndexFile {
+		c.fileSummaryOnly(p, topic, n)
+		return
+	}
+	c.fileBody(p, topic, n, alone)
+}
+
+// fileBody reads one file of kind n.
+func (c *logCmd) fileBody(p, topic string, n storage.Named, alone ...bool) {
+	switch n.Kind {
+	case storage.SegmentFile, storage.KRaftSnapshotFile:
+		if n.Kind == storage.KRaftSnapshotFile && topic == "" {
+			topic = "__cluster_metadata"
+		}
+		ss := c.readSegment(p, topic, !c.summary, nil, nil)
+		if ss != nil && (len(alone) > 0 && alone[0] || c.summary || n.Kind == storage.KRaftSnapshotFile) {
+			b := c.head(p, "segment-summary")
+			sj := ss.appendJSON(nil)
+			b = append(b, sj[len(`{"file":`)+len(strconv.Quote(filepath.Base(p)))+1:]...)
+			c.emit(b)
+		}
+	case storage.OffsetIndexFile, storage.TimeIndexFile:
+		c.index(p, n)
+	case storage.TxnIndexFile:
+		c.txnIndex(p, n)
+	case storage.ProducerSnapshotFile:
+		c.producerSnapshot(p)
+	case storage.LeaderEpochFile, storage.OffsetCheckpointFile:
+		c.checkpoint(p, n)
+	case storage.PartitionMetadataFile:
+		c.partitionMetadata(p)
+	case storage.MetaPropertiesFile:
+		c.metaProperties(p)
+	case storage.QuorumStateFile:
+		c.quorumState(p)
+	}
+}
+
+// fileSummaryOnly reads a small file under --summary: it has no summary
+// of its own, so only what it makes the exit status is kept.
+func (c *logCmd) fileSummaryOnly(p, topic string, n storage.Named) {
+	c.quiet = true
+	c.fileBody(p, topic, n)
+	c.quiet = false
+}
+
+func looksLikeSegment(p string) bool {
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var head [17]byte
+	if _, err := io.ReadFull(f, head[:]); err != nil {
+		return false
+	}
+	length := int32(uint32(head[8])<<24 | uint32(head[9])<<16 | uint32(head[10])<<8 | uint32(head[11]))
+	return length >= 14 && head[16] <= 2
+}
+
+// index lists an .index or .timeindex entry by entry, each checked
+// against the segment beside it (read without printing it).
+func (c *logCmd) index(p string, n storage.Named) {
+	kind := storage.OffsetIndex
+	if n.Kind == storage.TimeIndexFile {
+		kind = storage.TimeIndex
+	}
+	on := func(e storage.IndexEntry, problem string) {
+		if c.summary {
+			return
+		}
+		b := c.head(p, kind.String())
+		je := e.AppendJSON(nil, kind)
+		b = append(b, je[1:len(je)-1]...)
+		if problem != "" {
+			b = append(b, `,"problem":`...)
+			b = jsontext.AppendString(b, []byte(problem))
+		}
+		c.emit(append(b, '}'))
+	}
+	ext := filepath.Ext(p)
+	logPath := strings.TrimSuffix(p, ext) + ".log"
+	var ic *storage.IndexCheck
+	if _, err := os.Stat(logPath); err == nil && n.Suffix == "" {
+		var ss *segmentSummary
+		if kind == storage.OffsetIndex {
+			ss = c.readSegment(logPath, c.topicOf(logPath), false, on, nil)
+		} else {
+			ss = c.readSegment(logPath, c.topicOf(logPath), false, nil, on)
+		}
+		if ss == nil {
+			return
+		}
+		ic = ss.index
+		if kind == storage.TimeIndex {
+			ic = ss.timeindex
+		}
+	} else {
+		// No segment beside it: the entries and their order only.
+		f, err := os.Open(p)
+		if err != nil {
+			c.failed(p, err)
+			return
+		}
+		defer f.Close()
+		ic = storage.NewIndexCheck(storage.NewIndexReader(bufio.NewReaderSize(f, 64<<10), kind, n.Offset))
+		ic.OnEntry = on
+		ic.End(1<<62, 1<<62)
+		if ic.Count > 0 {
+			c.mismatch()
+		}
+	}
+	if ic == nil {
+		return
+	}
+	if ic.Unused > 0 && !c.summary {
+		b := c.head(p, kind.String()+"-unused")
+		b = append(b, `"entry":`...)
+		b = strconv.AppendInt(b, int64(ic.UnusedFrom), 10)
+		b = appendInt(b, "count", int64(ic.Unused))
+		c.emit(append(b, '}'))
+	}
+	b := c.head(p, kind.String()+"-summary")
+	cj := appendCheck(nil, ic)
+	b = append(b, cj[1:len(cj)-1]...)
+	if _, err := os.Stat(logPath); err != nil {
+		b = append(b, `,"segment":"none beside it: entries checked for order only"`...)
+	}
+	c.emit(append(b, '}'))
+	if ic.Err != nil {
+		c.problem()
+	}
+}
+
+func (c *logCmd) txnIndex(p string, n storage.Named) {
+	f, err := os.Open(p)
+	if err != nil {
+		c.failed(p, err)
+		return
+	}
+	defer f.Close()
+	x := storage.NewIndexReader(bufio.NewReaderSize(f, 64<<10), storage.TxnIndex, n.Offset)
+	count, problems := 0, 0
+	for {
+		e, err := x.Next()
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				c.problem()
+				b := c.head(p, "txnindex-error")
+				b = append(b, `"message":`...)
+				b = jsontext.AppendString(b, []byte(err.Error()))
+				c.emit(append(b, '}'))
+			}
+			break
+		}
+		count++
+		pr := storage.TxnProblem(e)
+		if pr != "" {
+			problems++
+			c.problem()
+		}
+		if c.summary {
+			continue
+		}
+		b := c.head(p, "txnindex")
+		je := e.AppendJSON(nil, storage.TxnIndex)
+		b = append(b, je[1:len(je)-1]...)
+		if pr != "" {
+			b = append(b, `,"problem":`...)
+			b = jsontext.AppendString(b, []byte(pr))
+		}
+		c.emit(append(b, '}'))
+	}
+	_ = problems
+}
+
+// maxSmallFile is the largest producer snapshot, properties or quorum
+// state read (they are read whole): far past what a broker writes.
+const maxSmallFile = 64 << 20
+
+func readSmall(p string) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxSmallFile+1))
+	if err == nil && len(b) > maxSmallFile {
+		return nil, errors.New("larger than " + strconv.Itoa(maxSmallFile) + " bytes: not read")
+	}
+	return b, err
+}
+
+func (c *logCmd) producerSnapshot(p string) {
+	b, err := readSmall(p)
+	if err != nil {
+		c.failed(p, err)
+		return
+	}
+	ps := storage.ReadProducerSnapshot(b)
+	if !ps.CRCValid || ps.Err != nil {
+		c.problem()
+	}
+	if c.format == "tree" && ps.Node != nil {
+		c.out.WriteString(p + " producer snapshot v" + strconv.Itoa(int(ps.Version)) + " crc valid " + strconv.FormatBool(ps.CRCValid) + "\n")
+		c.nodeTree(ps.Node, 1, 0, func(_, s string) string { return s })
+		return
+	}
+	line := c.head(p, "producer-snapshot")
+	pj := ps.AppendJSON(nil)
+	c.emit(append(line, pj[1:]...))
+}
+
+func (c *logCmd) checkpoint(p string, n storage.Named) {
+	f, err := os.Open(p)
+	if err != nil {
+		c.failed(p, err)
+		return
+	}
+	defer f.Close()
+	kind, name := storage.OffsetCheckpoint, "offset-checkpoint"
+	if n.Kind == storage.LeaderEpochFile {
+		kind, name = storage.LeaderEpochCheckpoint, "leader-epoch"
+	}
+	r := storage.NewCheckpointReader(bufio.NewReader(f), kind)
+	for {
+		e, err := r.Next()
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				c.problem()
+				b := c.head(p, name+"-error")
+				b = append(b, `"message":`...)
+				b = jsontext.AppendString(b, []byte(err.Error()))
+				c.emit(append(b, '}'))
+			}
+			return
+		}
+		if e.Problem != "" {
+			c.problem()
+		}
+		if c.summary {
+			continue
+		}
+		b := c.head(p, name)
+		je := e.AppendJSON(nil, kind)
+		c.emit(append(b, je[1:]...))
+	}
+}
+
+func (c *logCmd) partitionMetadata(p string) {
+	raw, err := readSmall(p)
+	if err != nil {
+		c.failed(p, err)
+		return
+	}
+	b := c.head(p, "partition-metadata")
+	pm, err := storage.ReadPartitionMetadata(raw)
+	if err != nil {
+		c.problem()
+		b = append(b, `"error":`...)
+		b = jsontext.AppendString(b, []byte(err.Error()))
+	} else {
+		b = append(b, `"version":`...)
+		b = strconv.AppendInt(b, int64(pm.Version), 10)
+		b = append(b, `,"topicId":"`...)
+		b = base64.RawURLEncoding.AppendEncode(b, pm.TopicID[:])
+		b = append(b, '"')
+	}
+	c.emit(append(b, '}'))
+}
+
+func (c *logCmd) metaProperties(p string) {
+	f, err := os.Open(p)
+	if err != nil {
+		c.failed(p, err)
+		return
+	}
+	defer f.Close()
+	props, problems, err := storage.ReadMetaProperties(io.LimitReader(f, maxSmallFile))
+	b := c.head(p, "meta-properties")
+	b = append(b, `"properties":{`...)
+	for i, pr := range props {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = jsontext.AppendString(b, []byte(pr.Key))
+		b = append(b, ':')
+		b = jsontext.AppendString(b, []byte(pr.Value))
+	}
+	b = append(b, '}')
+	if err != nil {
+		problems = append(problems, err.Error())
+	}
+	if len(problems) > 0 {
+		c.problem()
+		b = appendStrings(b, "problems", problems)
+	}
+	c.emit(append(b, '}'))
+}
+
+func (c *logCmd) quorumState(p string) {
+	raw, err := readSmall(p)
+	if err != nil {
+		c.failed(p, err)
+		return
+	}
+	b := c.head(p, "quorum-state")
+	q, err := storage.ReadQuorumState(raw)
+	if err != nil {
+		c.problem()
+		b = append(b, `"error":`...)
+		b = jsontext.AppendString(b, []byte(err.Error()))
+		c.emit(append(b, '}'))
+		return
+	}
+	b = append(b, `"dataVersion":`...)
+	b = strconv.AppendInt(b, q.DataVersion, 10)
+	b = append(b, `,"state":`...)
+	b = storage.AppendJSONValue(b, q.Value)
+	if len(q.Problems) > 0 {
+		c.problem()
+		b = appendStrings(b, "problems", q.Problems)
+	}
+	c.emit(append(b, '}'))
+}
+
+// encodeAny encodes one JSON value for kwire encode: a line kwire log
+// wrote (it has "kind") gives the bytes it was read from, any other value
+// a frame (codec.Encode).
+func encodeAny(v any, opts codec.EncodeOptions) ([]byte, error) {
+	if obj, ok := v.(map[string]any); ok {
+		if kind, ok := obj["kind"].(string); ok {
+			return storage.EncodeLine(kind, obj)
+		}
+	}
+	return codec.Encode(nil, v, opts)
+}

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"errors"
+	"time"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/payload"
+	"github.com/kwire/kwire/codec/tree"
+	"github.com/kwire/kwire/internal/registry"
+)
+
+// payloadFlags are the flags of the commands that decode records (decode,
+// batch, pcap, proxy): how record keys and values are read, and where the
+// schemas they name come from. Registry credentials come from the
+// environment only (registry.EnvUser, EnvPassword, EnvToken).
+type payloadFlags struct {
+	mode     string
+	registry string
+	dir      string
+	validate bool
+	timeout  time.Duration
+}
+
+func (p *payloadFlags) register(fs interface {
+	BoolVar(*bool, string, bool, string)
+	StringVar(*string, string, string, string)
+	DurationVar(*time.Duration, string, time.Duration, string)
+}) {
+	fs.StringVar(&p.mode, "payloads", "decoded", "record keys and values: decoded (text, JSON, the schema registry's framing, Avro/Protobuf/JSON Schema with a schema) or bytes (text or base64 only)")
+	fs.StringVar(&p.registry, "schema-registry", "", "read schemas by id from the Confluent-compatible registry at `URL` (credentials from "+registry.EnvUser+" and "+registry.EnvPassword+", or "+registry.EnvToken+")")
+	fs.StringVar(&p.dir, "schemas", "", "read schemas from the files in `DIR`: ID.avsc, ID.proto, ID.json by schema id; TOPIC-value.avsc (-key, .proto, .json) for payloads without the registry's framing")
+	fs.BoolVar(&p.validate, "validate", false, "check JSON Schema payloads against their schema (a warning when one does not match)")
+	fs.DurationVar(&p.timeout, "schema-registry-timeout", registry.DefaultTimeout, "give up on a schema registry request after this long")
+}
+
+// registerServer registers the flags of kwire serve, whose API decodes
+// payloads only with schemas its operator names: requests cannot name a
+// registry (a public endpoint must not fetch the URLs callers give).
+func (p *payloadFlags) registerServer(fs interface {
+	BoolVar(*bool, string, bool, string)
+	StringVar(*string, string, string, string)
+	DurationVar(*time.Duration, string, time.Duration, string)
+}) {
+	p.mode = "decoded"
+	fs.StringVar(&p.registry, "schema-registry", "", "the API decodes record payloads with schemas by id from the Confluent-compatible registry at `URL` (credentials from "+registry.EnvUser+" and "+registry.EnvPassword+", or "+registry.EnvToken+"); callers cannot name one")
+	fs.StringVar(&p.dir, "schemas", "", "the API decodes record payloads with the schema files in `DIR` (as kwire decode --schemas)")
+	fs.BoolVar(&p.validate, "validate", false, "the API checks JSON Schema payloads against their schema")
+	fs.DurationVar(&p.timeout, "schema-registry-timeout", registry.DefaultTimeout, "give up on a schema registry request after this long")
+}
+
+// serverHook is hook for kwire serve: nil unless a schema source is
+// named, so that the API answers as the Worker's does by default.
+func (p *payloadFlags) serverHook() (payloadHook, error) {
+	if p.registry == "" && p.dir == "" {
+		return nil, nil
+	}
+	return p.hook()
+}
+
+// payloadHook is what records call for each key and value.
+type payloadHook = func(dst []byte, p *codec.PayloadIn) ([]byte, []*tree.Node)
+
+// hook builds the payload reader the flags ask for (nil with --payloads
+// bytes). An error is a usage error.
+func (p *payloadFlags) hook() (payloadHook, error) {
+	switch p.mode {
+	case "decoded":
+	case "bytes":
+		if p.registry != "" || p.dir != "" {
+			return nil, errors.New("--payloads bytes reads no schemas: drop --schema-registry and --schemas")
+		}
+		return nil, nil
+	default:
+		return nil, errorf("--payloads must be decoded or bytes, not %q", p.mode)
+	}
+	var srcs sources
+	if p.dir != "" {
+		d, err := registry.OpenDir(p.dir)
+		if err != nil {
+			return nil, err
+		}
+		srcs = append(srcs, d)
+	}
+	if p.registry != "" {
+		c, err := registry.New(p.registry, registry.Options{Timeout: p.timeout})
+		if err != nil {
+			return nil, err
+		}
+		srcs = append(srcs, c)
+	}
+	var src payload.Source
+	if len(srcs) > 0 {
+		src = srcs
+	}
+	return payloadHookOf(payload.NewDecoder(src, payload.Config{Validate: p.validate})), nil
+}
+
+// payloadHookOf adapts a payload.Decoder to the records hook.
+func payloadHookOf(d *payload.Decoder) payloadHook {
+	return d.Decode
+}
+
+// sources asks each source in turn: the folder first, then the registry.
+type sources []payload.Source
+
+func (s sources) SchemaByID(id int) (*payload.Schema, error) {
+	var first error
+	for _, x := range s {
+		sc, err := x.SchemaByID(id)
+		if err == nil && sc != nil {
+			return sc, nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return nil, first
+}
+
+func (s sources) SchemaFor(topic string, key bool) (*payload.Schema, error) {
+	for _, x := range s {
+		if sc, err := x.SchemaFor(topic, key); err != nil || sc != nil {
+			return sc, err
+		}
+	}
+	return nil, nil
+}

@@ -1,0 +1,196 @@
+package main
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"hash/crc32"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kwire/kwire/internal/api"
+	"github.com/kwire/kwire/internal/hostile"
+	"github.com/kwire/kwire/internal/registry/registrytest"
+	"github.com/linkedin/goavro/v2"
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+const clickAvsc = `{"type":"record","name":"Click","namespace":"web","fields":[{"name":"user","type":"string"},{"name":"amount","type":"long"}]}`
+
+// payloadFetch is a Fetch v11 response for topic "clicks" whose records
+// franz-go's kmsg framed: a JSON key and an Avro value that goavro
+// encoded, with the registry's framing for schema id; a text key and an
+// unframed Avro value in the second; a binary value in the third.
+func payloadFetch(t *testing.T, id int) []byte {
+	codec, err := goavro.NewCodec(clickAvsc)
+	require.NoError(t, err)
+	avro, err := codec.BinaryFromNative(nil, map[string]any{"user": "ana", "amount": int64(1250)})
+	require.NoError(t, err)
+	framed := binary.BigEndian.AppendUint32([]byte{0}, uint32(id))
+	framed = append(framed, avro...)
+	var batch []byte
+	for i, kv := range [][2][]byte{{[]byte(`{"user": "ana"}`), framed}, {[]byte("ana"), avro}, {nil, {0xff, 0xfe, 0}}} {
+		r := kmsg.Record{OffsetDelta: int32(i), Key: kv[0], Value: kv[1]}
+		r.Length = int32(len(r.AppendTo(nil)) - 1)
+		batch = r.AppendTo(batch)
+	}
+	rb := kmsg.RecordBatch{Magic: 2, LastOffsetDelta: 2, FirstTimestamp: 1700000000000, MaxTimestamp: 1700000000000,
+		ProducerID: -1, ProducerEpoch: -1, FirstSequence: -1, NumRecords: 3, Records: batch}
+	out := rb.AppendTo(nil)
+	binary.BigEndian.PutUint32(out[8:], uint32(len(out)-12))
+	binary.BigEndian.PutUint32(out[17:], crc32.Checksum(out[21:], crc32.MakeTable(crc32.Castagnoli)))
+	resp := kmsg.NewFetchResponse()
+	resp.SetVersion(11)
+	tp := kmsg.NewFetchResponseTopic()
+	tp.Topic = "clicks"
+	p := kmsg.NewFetchResponseTopicPartition()
+	p.HighWatermark, p.LastStableOffset, p.RecordBatches = 3, 3, out
+	tp.Partitions = append(tp.Partitions, p)
+	resp.Topics = append(resp.Topics, tp)
+	body := resp.AppendTo(nil)
+	frame := binary.BigEndian.AppendUint32(nil, uint32(4+len(body)))
+	frame = binary.BigEndian.AppendUint32(frame, 7)
+	return append(frame, body...)
+}
+
+// recordsOf pulls the records out of kwire's NDJSON for payloadFetch.
+func recordsOf(t *testing.T, out string) []map[string]json.RawMessage {
+	var v struct {
+		Body struct {
+			Responses []struct {
+				Partitions []struct {
+					Records []struct {
+						Records []map[string]json.RawMessage
+					}
+				}
+			}
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &v), out)
+	return v.Body.Responses[0].Partitions[0].Records[0].Records
+}
+
+func TestPayloadsCLI(t *testing.T) {
+	reg, srv := registrytest.Start()
+	defer srv.Close()
+	id := reg.Register("clicks-value", registrytest.Schema{Schema: clickAvsc})
+	frame := hex.EncodeToString(payloadFetch(t, id))
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "clicks-value.avsc"), []byte(clickAvsc), 0o644))
+	base := []string{"decode", "--response", "--api", "Fetch", "--version", "11"}
+
+	// The registry names the framed value's schema; the folder names the
+	// topic's schema for the unframed one.
+	out, stderr, code := runCLI(t, append(base, "--format", "ndjson", "--schema-registry", srv.URL, "--schemas", dir, frame), nil)
+	require.Equal(t, 0, code, stderr)
+	recs := recordsOf(t, out)
+	require.JSONEq(t, `{"text":"{\"user\": \"ana\"}","format":"json","decoded":{"user":"ana"}}`, string(recs[0]["key"]))
+	require.JSONEq(t, `{"base64":"AAAAAAEGYW5hxBM=","schemaId":1,"format":"avro","decoded":{"user":"ana","amount":1250}}`, string(recs[0]["value"]))
+	require.JSONEq(t, `{"text":"ana"}`, string(recs[1]["key"]))
+	require.JSONEq(t, `{"base64":"BmFuYcQT","format":"avro","decoded":{"user":"ana","amount":1250}}`, string(recs[1]["value"]))
+	// A value that is not what the topic's schema says: a warning with its
+	// place, and the bytes.
+	require.JSONEq(t, `{"base64":"//4A","format":"avro"}`, string(recs[2]["value"]))
+	require.Equal(t, "kwire: warning: at byte 192 (body.responses[0].partitions[0].records[0].records[2].value.decoded.user): avro: string length -8128 does not fit the 0 bytes left\n", stderr)
+
+	// The JSON kwire wrote encodes back to the same frame.
+	enc, stderr, code := runCLI(t, []string{"encode"}, []byte(out))
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, frame, strings.TrimSpace(enc))
+
+	// The tree shows the Avro fields with their bytes.
+	tree, stderr, code := runCLI(t, append(base, "--format", "tree", "--schema-registry", srv.URL, frame), nil)
+	require.Equal(t, 0, code, stderr)
+	for _, want := range []string{"schemaId int32 = 1", `user avro string = "ana"`, "amount avro long = 1250", `key varbytes = "ana" (3 bytes)`} {
+		require.Contains(t, tree, want)
+	}
+
+	// Without schemas: the framing alone, quietly; --payloads bytes: none.
+	out, stderr, code = runCLI(t, append(base, "--format", "ndjson", frame), nil)
+	require.Equal(t, 0, code, stderr)
+	require.JSONEq(t, `{"base64":"AAAAAAEGYW5hxBM=","schemaId":1}`, string(recordsOf(t, out)[0]["value"]))
+	out, _, _ = runCLI(t, append(base, "--format", "ndjson", "--payloads", "bytes", frame), nil)
+	require.JSONEq(t, `{"base64":"AAAAAAEGYW5hxBM="}`, string(recordsOf(t, out)[0]["value"]))
+
+	// A registry that is gone: a warning on the record, the frame decodes.
+	srv.Close()
+	out, stderr, code = runCLI(t, append(base, "--format", "ndjson", "--schema-registry", srv.URL, frame), nil)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stderr, "records[0].value): schema 1 not read: schema registry "+srv.URL+"/ is unreachable")
+	require.JSONEq(t, `{"base64":"AAAAAAEGYW5hxBM=","schemaId":1}`, string(recordsOf(t, out)[0]["value"]))
+
+	// Usage errors.
+	_, stderr, code = runCLI(t, append(base, "--schema-registry", "http://user:pw@127.0.0.1:1", frame), nil)
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, "KWIRE_SCHEMA_REGISTRY_USER")
+	_, stderr, code = runCLI(t, append(base, "--payloads", "bytes", "--schemas", dir, frame), nil)
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, "--payloads bytes reads no schemas")
+}
+
+// TestServePayloads: kwire serve's API decodes payloads with the schemas
+// its operator named; a request cannot name a registry of its own.
+func TestServePayloads(t *testing.T) {
+	reg, srv := registrytest.Start()
+	defer srv.Close()
+	id := reg.Register("clicks-value", registrytest.Schema{Schema: clickAvsc})
+	pf := payloadFlags{registry: srv.URL, mode: "decoded", timeout: time.Second}
+	hook, err := pf.serverHook()
+	require.NoError(t, err)
+	frame := payloadFetch(t, id)
+	post := func(h http.Handler, query string) string {
+		s := httptest.NewServer(h)
+		defer s.Close()
+		resp, err := http.Post(s.URL+"/api/decode?direction=response&api=Fetch&version=11"+query, "application/octet-stream", bytes.NewReader(frame))
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	out := post(siteHandlerWith(t.TempDir(), api.Options{Payload: hook}), "")
+	require.JSONEq(t, `{"base64":"AAAAAAEGYW5hxBM=","schemaId":1,"format":"avro","decoded":{"user":"ana","amount":1250}}`, string(recordsOf(t, out)[0]["value"]))
+	before := reg.Requests
+	out = post(siteHandler(t.TempDir(), nil), "&schemaRegistry="+url.QueryEscape(srv.URL))
+	require.NotContains(t, out, `"decoded":{"user"`)
+	require.Equal(t, before, reg.Requests, "a request made the server ask a registry")
+	none, err := (&payloadFlags{mode: "decoded"}).serverHook()
+	require.NoError(t, err)
+	require.Nil(t, none, "serve decodes payloads without a schema source named")
+}
+
+// TestHostilePayloadsCLI: the hostile corpus's payload entries through
+// kwire decode with their schemas (--schemas testdata/hostile): each says
+// which limit cut it short, exits 0, and stays under the CLI's bound.
+func TestHostilePayloadsCLI(t *testing.T) {
+	for _, p := range hostile.Payloads() {
+		if p.Limit == "" {
+			continue
+		}
+		for _, format := range []string{"ndjson", "tree"} {
+			t.Run(p.Name+"/"+format, func(t *testing.T) {
+				file := filepath.Join(hostile.Dir(), p.Name)
+				args := []string{"decode", "--format", format, "--request", "--input", "binary", "--schemas", hostile.Dir(), file}
+				stderr, u := hostileRun(t, io.Discard, args...)
+				if u.Exit != 0 || !strings.Contains(string(stderr), "kwire: warning:") || !strings.Contains(string(stderr), p.Limit) {
+					t.Fatalf("exit %d, stderr %s; want a %s warning", u.Exit, stderr, p.Limit)
+				}
+				// The peak through the maxrss helper (a child's peak
+				// counts the test binary's own when forked from it).
+				rss, code := decodeRSS(t, args...)
+				if code != 0 || rss > hostileCLIPeak {
+					t.Fatalf("exit %d, peak RSS %s", code, hostile.MiB(rss))
+				}
+				t.Logf("peak RSS %s", hostile.MiB(rss))
+			})
+		}
+	}
+}

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kwire/kwire/internal/bench/traffic"
+	"github.com/stretchr/testify/require"
+)
+
+// onATerminal runs a shell command line with its standard streams on a
+// pty (script(1) stands in for the terminal) and returns what the
+// terminal showed.
+func onATerminal(t *testing.T, line string) string {
+	script := needTool(t, "script")
+	cmd := exec.Command(script, "-qec", line, "/dev/null")
+	cmd.Dir = workDir
+	cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(kwireBin)+":"+os.Getenv("PATH"), "NO_COLOR=1", "TERM=xterm")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, string(out))
+	return string(out)
+}
+
+// bigInputs writes inputs of more than 1 MiB for the three commands that
+// draw progress: a capture, hex lines for batch, a Fetch response.
+func bigInputs(t *testing.T) (pcap, lines, frame string) {
+	dir := t.TempDir()
+	pcap = filepath.Join(dir, "big.pcap")
+	f, err := os.Create(pcap)
+	require.NoError(t, err)
+	_, err = traffic.WritePcap(f, traffic.PcapOptions{Pairs: 400, Conns: 4})
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	hexLines, err := os.ReadFile("testdata/frames.hex")
+	require.NoError(t, err)
+	lines = filepath.Join(dir, "big.hex")
+	require.NoError(t, os.WriteFile(lines, []byte(strings.Repeat(string(hexLines), (2<<20)/len(hexLines))), 0o644))
+	frame = filepath.Join(dir, "fetch.bin")
+	require.NoError(t, os.WriteFile(frame, fetchResponse(2<<20), 0o644))
+	for _, p := range []string{pcap, lines, frame} {
+		st, err := os.Stat(p)
+		require.NoError(t, err)
+		require.Greater(t, st.Size(), int64(progressMin), p)
+	}
+	return pcap, lines, frame
+}
+
+// anyBar is a bar at any point; barRE the last one.
+var anyBar = regexp.MustCompile(`\r\[[= ]{30}\]`)
+
+var barRE = regexp.MustCompile(`\r\[=+\] 100%  [0-9.]+ [kMG]?B of [0-9.]+ [kMG]?B  [0-9,]+ (exchanges|lines|frames)(  [0-9.]+ [kMG]?B/s)?  in \d+:\d\d`)
+
+// On a terminal, with the output going elsewhere, pcap, batch and decode
+// of a large file draw progress on standard error, ending at 100%; piped,
+// or with the output scrolling on the same terminal, they draw none.
+func TestProgressOnATerminal(t *testing.T) {
+	pcap, lines, frame := bigInputs(t)
+	cases := []struct{ name, args, unit string }{
+		{"pcap", "pcap " + pcap, "exchanges"},
+		{"batch", "batch " + lines, "lines"},
+		{"decode", "decode --format ndjson --response --api Fetch --version 11 " + frame, "frames"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tty := onATerminal(t, "kwire "+c.args+" >/dev/null")
+			m := barRE.FindString(tty)
+			require.NotEmpty(t, m, "no progress on the terminal:\n%q", tty)
+			require.Contains(t, m, " "+c.unit+" ")
+			// Piped: none, with the same output.
+			out, errOut, code := runCLI(t, strings.Fields(c.args), nil)
+			require.Equal(t, 0, code, errOut)
+			require.NotContains(t, errOut, "\r")
+			require.NotContains(t, errOut, "%")
+			require.NotEmpty(t, out)
+			// --progress never on a terminal: none.
+			require.NotRegexp(t, anyBar, onATerminal(t, "kwire "+c.args+" --progress never >/dev/null"))
+		})
+	}
+	// The output scrolling on the same terminal is progress enough...
+	require.NotRegexp(t, anyBar, onATerminal(t, "kwire pcap "+pcap))
+	// ...but a summary, printed at the end, leaves the terminal to the bar.
+	sum := onATerminal(t, "kwire pcap --summary "+pcap)
+	require.Regexp(t, barRE, sum)
+	require.Contains(t, sum, "400 exchanges, 0 non-Kafka packets")
+}
+
+// Small inputs draw nothing even on a terminal: they are done first.
+func TestNoProgressForSmallInputs(t *testing.T) {
+	out := onATerminal(t, "kwire pcap kfake-clients.pcapng >/dev/null; kwire batch frames.hex >/dev/null")
+	require.NotRegexp(t, anyBar, out)
+	require.Contains(t, out, "kwire: 6 lines decoded")
+}
+
+// The bar's words: sizes, counts, rate, time left.
+func TestProgressLine(t *testing.T) {
+	p := &progress{unit: "exchanges", total: 10_000_000}
+	p.bytes.Store(2_500_000)
+	p.count.Store(12345)
+	require.Equal(t, "[=======                       ]  25%  2.5 MB of 10.0 MB  12,345 exchanges  1.2 MB/s  0:06 left", p.line(false, 2*time.Second))
+	require.Equal(t, "[==============================] 100%  10.0 MB of 10.0 MB  12,345 exchanges  19.7 kB/s  in 8:28", p.line(true, 508*time.Second))
+	require.Equal(t, "1:01:01", clock(3661*time.Second))
+	require.Equal(t, "999 B", humanBytes(999))
+	require.Equal(t, "1,234,567", groupDigits(1234567))
+}

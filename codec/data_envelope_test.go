@@ -1,0 +1,35 @@
+package codec
+
+import (
+	"testing"
+
+	"github.com/kwire/kwire/codec/wire"
+	"github.com/stretchr/testify/require"
+)
+
+// A data message read with its version first (Version Any) gives that
+// version beside the value, not inside it: KRaft's control messages have
+// a field "version" of their own, and both come back to the same bytes.
+func TestDataVersionBesideValue(t *testing.T) {
+	b := wire.AppendInt16(nil, 0)          // the version the bytes start with
+	b = wire.AppendInt16(b, 1)             // SnapshotHeaderRecord.Version
+	b = wire.AppendInt64(b, 1700000002000) // LastContainedLogTimestamp
+	b = append(b, 0)                       // no tagged fields
+	o := Options{Data: "SnapshotHeaderRecord", Version: Any}
+	bothPaths(t, b, o)
+	f, err := Decode(b, o)
+	require.NoError(t, err)
+	js := f.AppendJSON(nil)
+	require.Equal(t, `{"data":"SnapshotHeaderRecord","version":0,"value":{"version":1,"lastContainedLogTimestamp":1700000002000}}`, string(js))
+	v, err := f.Root.Lookup("version")
+	require.NoError(t, err)
+	require.Equal(t, [2]int{0, 2}, [2]int{v.Start, v.End})
+	back, err := Encode(nil, js, EncodeOptions{})
+	require.NoError(t, err)
+	require.Equal(t, b, back)
+
+	// Without the envelope's version, the bytes are the message alone.
+	alone, err := Encode(nil, `{"data":"SnapshotHeaderRecord","value":{"version":1,"lastContainedLogTimestamp":1700000002000}}`, EncodeOptions{})
+	require.NoError(t, err)
+	require.Equal(t, b[2:], alone)
+}

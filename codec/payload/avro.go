@@ -1,0 +1,694 @@
+package payload
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+	"math/big"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/hamba/avro/v2"
+
+	"github.com/kwire/kwire/codec/jsontext"
+	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/codec/tree"
+)
+
+// Avro schemas are parsed by hamba/avro; what is walked here is the
+// binary encoding, which needs the schema's shape only. So the parsed
+// schema is compiled into avroType, a small graph the walker follows
+// without interface calls (recursive types are cycles in it).
+
+type avroKind uint8
+
+const (
+	aNull avroKind = iota
+	aBoolean
+	aInt
+	aLong
+	aFloat
+	aDouble
+	aBytes
+	aString
+	aRecord
+	aEnum
+	aArray
+	aMap
+	aUnion
+	aFixed
+)
+
+type avroType struct {
+	kind    avroKind
+	name    string // full name of a named type; the type's name otherwise ("long", "array")
+	label   string // the node's type: "avro record com.acme.Order", "avro long"
+	logical string // logical type name, or ""
+	scale   int    // decimal
+	fields  []avroField
+	items   *avroType // array items, map values
+	types   []*avroType
+	symbols []string
+	size    int // fixed
+}
+
+type avroField struct {
+	name string
+	key  []byte // `"name":`, escaped
+	t    *avroType
+}
+
+// compileAvro parses s, its references first, into one set of named
+// types. References may come in any order (a folder's files are read in
+// name order): each pass parses those whose own named types are known,
+// until all are or a pass makes no progress.
+func compileAvro(s *Schema) (*avroType, error) {
+	cache := &avro.SchemaCache{}
+	var pending []Reference
+	seen := map[*Schema]bool{}
+	var collect func(s *Schema, depth int) error
+	collect = func(s *Schema, depth int) error {
+		if depth > 32 {
+			return errors.New("references nest deeper than 32")
+		}
+		for _, r := range s.References {
+			if r.Schema == nil || seen[r.Schema] {
+				continue
+			}
+			seen[r.Schema] = true
+			if err := collect(r.Schema, depth+1); err != nil {
+				return err
+			}
+			pending = append(pending, r)
+		}
+		return nil
+	}
+	if err := collect(s, 0); err != nil {
+		return nil, err
+	}
+	for len(pending) > 0 {
+		var next []Reference
+		var last error
+		for _, r := range pending {
+			if _, err := avro.ParseWithCache(r.Schema.Text, "", cache); err != nil {
+				next = append(next, r)
+				last = errors.New("reference " + strconv.Quote(r.Name) + ": " + err.Error())
+			}
+		}
+		if len(next) == len(pending) {
+			return nil, last
+		}
+		pending = next
+	}
+	sc, err := avro.ParseWithCache(s.Text, "", cache)
+	if err != nil {
+		return nil, err
+	}
+	return compileAvroSchema(sc, map[string]*avroType{}), nil
+}
+
+func compileAvroSchema(sc avro.Schema, named map[string]*avroType) *avroType {
+	if ref, ok := sc.(*avro.RefSchema); ok {
+		sc = ref.Schema()
+	}
+	if ns, ok := sc.(avro.NamedSchema); ok {
+		if t := named[ns.FullName()]; t != nil {
+			return t
+		}
+	}
+	t := &avroType{name: string(sc.Type())}
+	if ls, ok := sc.(avro.LogicalTypeSchema); ok && ls.Logical() != nil {
+		t.logical = string(ls.Logical().Type())
+		if d, ok := ls.Logical().(*avro.DecimalLogicalSchema); ok {
+			t.scale = d.Scale()
+		}
+	}
+	switch s := sc.(type) {
+	case *avro.NullSchema:
+		t.kind = aNull
+	case *avro.PrimitiveSchema:
+		switch s.Type() {
+		case avro.Boolean:
+			t.kind = aBoolean
+		case avro.Int:
+			t.kind = aInt
+		case avro.Long:
+			t.kind = aLong
+		case avro.Float:
+			t.kind = aFloat
+		case avro.Double:
+			t.kind = aDouble
+		case avro.Bytes:
+			t.kind = aBytes
+		case avro.String:
+			t.kind = aString
+		}
+	case *avro.RecordSchema:
+		t.kind, t.name = aRecord, s.FullName()
+		named[t.name] = t
+		for _, f := range s.Fields() {
+			key := jsontext.AppendString(nil, []byte(f.Name()))
+			t.fields = append(t.fields, avroField{name: f.Name(), key: append(key, ':')})
+		}
+		for i, f := range s.Fields() {
+			t.fields[i].t = compileAvroSchema(f.Type(), named)
+		}
+	case *avro.EnumSchema:
+		t.kind, t.name, t.symbols = aEnum, s.FullName(), s.Symbols()
+		named[t.name] = t
+	case *avro.FixedSchema:
+		t.kind, t.name, t.size = aFixed, s.FullName(), s.Size()
+		named[t.name] = t
+	case *avro.ArraySchema:
+		t.kind = aArray
+		t.items = compileAvroSchema(s.Items(), named)
+	case *avro.MapSchema:
+		t.kind = aMap
+		t.items = compileAvroSchema(s.Values(), named)
+	case *avro.UnionSchema:
+		t.kind = aUnion
+		for _, b := range s.Types() {
+			t.types = append(t.types, compileAvroSchema(b, named))
+		}
+	}
+	t.label = "avro " + t.name
+	switch t.kind {
+	case aRecord, aEnum, aFixed:
+		t.label = "avro " + string(sc.Type()) + " " + t.name
+	case aArray, aMap, aUnion:
+		t.label = "avro " + string(sc.Type())
+	}
+	if t.logical != "" {
+		t.label += " (" + t.logical + ")"
+	}
+	return t
+}
+
+// avroPayload decodes the Avro data at p to the payload's end.
+func (w *walker) avroPayload(t *avroType, p int) {
+	mark := len(w.out)
+	w.member(`"decoded":`)
+	if !w.take(1) {
+		w.out = w.out[:mark]
+		return
+	}
+	root := w.leaf("avro", t.label, schema.Struct, p, w.in.End)
+	w.push("", -1)
+	w.path = w.path[:0]
+	q := w.avroValue(t, root, p)
+	if !w.stopped && q < w.in.End {
+		w.fail(q, "avro: "+strconv.Itoa(w.in.End-q)+" bytes after the value the schema describes")
+	}
+	w.finish(root, mark)
+}
+
+// avroValue reads a value of type t at p into node n (made by the caller,
+// spanning what it can), writes its JSON, and returns where it ends. A
+// failure stops the walk (w.stopped) where it happened.
+func (w *walker) avroValue(t *avroType, n *tree.Node, p int) int {
+	end := w.in.End
+	b := w.in.B
+	if n != nil {
+		n.Start, n.PrefixEnd = p, p
+	}
+	switch t.kind {
+	case aNull:
+		n.Null = true
+		w.out = append(w.out, "null"...)
+		n.Kind = schema.Invalid
+	case aBoolean:
+		if p >= end {
+			w.fail(p, "avro: the payload ends before a boolean")
+			return p
+		}
+		if b[p] > 1 {
+			w.fail(p, "avro: boolean byte "+strconv.Itoa(int(b[p]))+" is neither 0 nor 1")
+			return p
+		}
+		n.Kind, n.Int = schema.Bool, int64(b[p])
+		w.out = strconv.AppendBool(w.out, b[p] == 1)
+		p++
+	case aInt, aLong:
+		v, q := w.avroLong(p)
+		if w.stopped {
+			return p
+		}
+		if t.kind == aInt && (v < math.MinInt32 || v > math.MaxInt32) {
+			w.fail(p, "avro: int "+strconv.FormatInt(v, 10)+" does not fit 32 bits")
+			return p
+		}
+		n.Kind, n.Int, n.Flags = schema.Int64, v, n.Flags|tree.Varint
+		if t.kind == aInt {
+			n.Kind = schema.Int32
+		}
+		w.out = strconv.AppendInt(w.out, v, 10)
+		p = q
+	case aFloat:
+		if end-p < 4 {
+			w.fail(p, "avro: the payload ends inside a float")
+			return p
+		}
+		f := math.Float32frombits(binary.LittleEndian.Uint32(b[p:]))
+		n.Kind, n.Float = schema.Float64, float64(f)
+		w.out = appendFloat(w.out, float64(f), 32)
+		p += 4
+	case aDouble:
+		if end-p < 8 {
+			w.fail(p, "avro: the payload ends inside a double")
+			return p
+		}
+		f := math.Float64frombits(binary.LittleEndian.Uint64(b[p:]))
+		n.Kind, n.Float = schema.Float64, f
+		w.out = appendFloat(w.out, f, 64)
+		p += 8
+	case aBytes, aString:
+		l, q := w.avroLong(p)
+		if w.stopped {
+			return p
+		}
+		if l < 0 || l > int64(end-q) {
+			w.fail(p, "avro: "+t.name+" length "+strconv.FormatInt(l, 10)+" does not fit the "+strconv.Itoa(end-q)+" bytes left")
+			return p
+		}
+		n.PrefixEnd = q
+		p = q + int(l)
+		n.Raw = b[q:p:p]
+		if t.kind == aString {
+			n.Kind = schema.String
+			if !utf8.Valid(n.Raw) {
+				w.fail(q, "avro: a string is not valid UTF-8")
+				return q
+			}
+			w.out = jsontext.AppendString(w.out, n.Raw)
+		} else {
+			n.Kind = schema.Bytes
+			w.out = appendCodePoints(w.out, n.Raw)
+		}
+	case aFixed:
+		if end-p < t.size {
+			w.fail(p, "avro: the payload ends inside fixed "+t.name+" ("+strconv.Itoa(t.size)+" bytes)")
+			return p
+		}
+		n.Kind, n.Raw = schema.Bytes, b[p:p+t.size:p+t.size]
+		w.out = appendCodePoints(w.out, n.Raw)
+		p += t.size
+	case aEnum:
+		v, q := w.avroLong(p)
+		if w.stopped {
+			return p
+		}
+		if v < 0 || v >= int64(len(t.symbols)) {
+			w.fail(p, "avro: enum "+t.name+" index "+strconv.FormatInt(v, 10)+" is not one of its "+strconv.Itoa(len(t.symbols))+" symbols")
+			return p
+		}
+		sym := t.symbols[v]
+		n.Kind, n.Raw, n.Int = schema.String, []byte(sym), v
+		w.out = jsontext.AppendString(w.out, n.Raw)
+		p = q
+	case aUnion:
+		v, q := w.avroLong(p)
+		if w.stopped {
+			return p
+		}
+		if v < 0 || v >= int64(len(t.types)) {
+			w.fail(p, "avro: union branch "+strconv.FormatInt(v, 10)+" is not one of its "+strconv.Itoa(len(t.types)))
+			return p
+		}
+		bt := t.types[v]
+		n.Type = "avro union[" + strconv.FormatInt(v, 10) + "] " + bt.label[len("avro "):]
+		if bt.kind == aNull {
+			n.Null, n.Kind, n.PrefixEnd, n.End = true, schema.Invalid, q, q
+			w.out = append(w.out, "null"...)
+			return q
+		}
+		w.out = append(w.out, '{')
+		w.out = jsontext.AppendString(w.out, []byte(bt.name))
+		w.out = append(w.out, ':')
+		// The branch's value is the union node itself, its prefix the
+		// branch index: one node per union, as a person reads it.
+		q0 := q
+		q = w.avroValue(bt, n, q)
+		n.Start, n.PrefixEnd = p, max(n.PrefixEnd, q0)
+		n.Type = "avro union[" + strconv.FormatInt(v, 10) + "] " + bt.label[len("avro "):]
+		if w.stopped {
+			return q
+		}
+		w.out = append(w.out, '}')
+		p = q
+	case aRecord:
+		if !w.deeper(p) {
+			return p
+		}
+		n.Kind = schema.Struct
+		w.out = append(w.out, '{')
+		for i := range t.fields {
+			f := &t.fields[i]
+			if i > 0 {
+				w.out = append(w.out, ',')
+			}
+			w.out = append(w.out, f.key...)
+			if !w.take(1) {
+				return p
+			}
+			c := w.node(f.name, f.t.label, schema.Invalid, p, p)
+			w.push(f.name, -1)
+			p = w.avroValue(f.t, c, p)
+			w.pop()
+			w.add(n, c)
+			if w.stopped {
+				return p
+			}
+		}
+		w.out = append(w.out, '}')
+		w.depth--
+	case aArray, aMap:
+		if !w.deeper(p) {
+			return p
+		}
+		p = w.avroBlocks(t, n, p)
+		if w.stopped {
+			return p
+		}
+		w.depth--
+	}
+	n.End = p
+	if t.logical != "" && w.s != nil && !w.stopped {
+		logicalNote(n, t)
+	}
+	return p
+}
+
+// avroBlocks reads an array or a map: blocks of items, each a count
+// (negative: its absolute value, then the block's size in bytes), ended
+// by a zero count. Every item is paid for (a node, a unit of work) as it
+// is read, so a count the bytes cannot hold costs nothing.
+func (w *walker) avroBlocks(t *avroType, n *tree.Node, p int) int {
+	n.Kind = schema.Array
+	isMap := t.kind == aMap
+	if isMap {
+		w.out = append(w.out, '{')
+	} else {
+		w.out = append(w.out, '[')
+	}
+	idx := 0
+	first := true
+	var seen keySet // a map's keys, for duplicates
+	for {
+		hdr := p // where this block's count starts
+		c, q := w.avroLong(p)
+		if w.stopped {
+			return p
+		}
+		if c < 0 {
+			if c == math.MinInt64 {
+				w.fail(p, "avro: block count "+strconv.FormatInt(c, 10)+" is out of range")
+				return p
+			}
+			c = -c
+			_, q = w.avroLong(q)
+			if w.stopped {
+				return p
+			}
+		}
+		if n != nil && first {
+			n.PrefixEnd = q
+		}
+		firstBlock := first
+		first = false
+		p = q
+		if c == 0 {
+			if idx > 0 {
+				// The closing zero count: a node, so the items tile.
+				if !w.take(1) {
+					return hdr
+				}
+				e := w.node("end", "avro block count 0", schema.Int64, hdr, q)
+				e.Flags |= tree.Varint
+				w.add(n, e)
+			}
+			break
+		}
+		for itemInBlock := 0; c > 0; c-- {
+			if p >= w.in.End && !zeroSized(t.items) {
+				w.fail(p, "avro: the payload ends inside a "+t.name+" ("+strconv.FormatInt(c, 10)+" items declared are missing)")
+				return p
+			}
+			if !w.work(p, 1) || !w.take(1) {
+				return p
+			}
+			if idx > 0 {
+				w.out = append(w.out, ',')
+			}
+			var e *tree.Node
+			if isMap {
+				// An entry: a struct named by its key, holding the key
+				// (with its length) and the value.
+				if !w.take(2) {
+					return p
+				}
+				k, kq := w.avroLong(p)
+				if w.stopped {
+					return p
+				}
+				if k < 0 || k > int64(w.in.End-kq) {
+					w.fail(p, "avro: map key length "+strconv.FormatInt(k, 10)+" does not fit the "+strconv.Itoa(w.in.End-kq)+" bytes left")
+					return p
+				}
+				ke := kq + int(k)
+				key := w.in.B[kq:ke:ke]
+				if !utf8.Valid(key) {
+					w.fail(kq, "avro: a map key is not valid UTF-8")
+					return p
+				}
+				if seen.add(key) {
+					w.warnAt(kq, "avro: map key "+strconv.Quote(string(key))+" appears more than once", false)
+				}
+				w.out = jsontext.AppendString(w.out, key)
+				w.out = append(w.out, ':')
+				name := string(key)
+				e = w.node(name, "avro map entry", schema.Struct, p, ke)
+				kn := w.node("key", "avro string", schema.String, p, ke)
+				kn.PrefixEnd, kn.Raw = kq, key
+				w.add(e, kn)
+				v := w.node("value", t.items.label, schema.Invalid, ke, ke)
+				w.push(name, -1)
+				p = w.avroValue(t.items, v, ke)
+				w.add(e, v)
+				e.End = p
+			} else {
+				e = w.node(t.name, t.items.label, schema.Invalid, p, p)
+				e.Role, e.Index = tree.RoleElement, idx
+				w.push("", idx)
+				p = w.avroValue(t.items, e, p)
+			}
+			w.pop()
+			if itemInBlock == 0 && !firstBlock {
+				// A later block's count is its first item's prefix.
+				e.PrefixEnd = max(e.PrefixEnd, e.Start)
+				e.Start = hdr
+			}
+			itemInBlock++
+			w.add(n, e)
+			idx++
+			if w.stopped {
+				return p
+			}
+		}
+	}
+	if isMap {
+		w.out = append(w.out, '}')
+	} else {
+		w.out = append(w.out, ']')
+	}
+	if n != nil {
+		n.Int = int64(idx)
+	}
+	return p
+}
+
+// keySet is a map's keys so far, for duplicates: a list for a few, a
+// set past 16.
+type keySet struct {
+	list [][]byte
+	set  map[string]bool
+}
+
+// add adds key, reporting whether it was there already.
+func (k *keySet) add(key []byte) bool {
+	if k.set == nil && len(k.list) < 16 {
+		for _, x := range k.list {
+			if string(x) == string(key) {
+				return true
+			}
+		}
+		k.list = append(k.list, key)
+		return false
+	}
+	if k.set == nil {
+		k.set = make(map[string]bool, 64)
+		for _, x := range k.list {
+			k.set[string(x)] = true
+		}
+	}
+	if k.set[string(key)] {
+		return true
+	}
+	k.set[string(key)] = true
+	return false
+}
+
+func zeroSized(t *avroType) bool {
+	return t.kind == aNull || (t.kind == aFixed && t.size == 0) || (t.kind == aRecord && len(t.fields) == 0)
+}
+
+// avroLong reads a zig-zag varint (at most 10 bytes) at p.
+func (w *walker) avroLong(p int) (int64, int) {
+	var u uint64
+	b := w.in.B
+	for i := 0; i < 10; i++ {
+		if p+i >= w.in.End {
+			w.fail(p, "avro: the payload ends inside a varint")
+			return 0, p
+		}
+		c := b[p+i]
+		u |= uint64(c&0x7f) << (7 * i)
+		if c < 0x80 {
+			if i == 9 && c > 1 {
+				break
+			}
+			return int64(u>>1) ^ -int64(u&1), p + i + 1
+		}
+	}
+	w.fail(p, "avro: a varint is longer than 10 bytes")
+	return 0, p
+}
+
+// varintLen is the length of the varint at the start of b (1 when none).
+func varintLen(b []byte) int {
+	for i := 0; i < len(b) && i < 10; i++ {
+		if b[i] < 0x80 {
+			return i + 1
+		}
+	}
+	return 1
+}
+
+// appendFloat writes f as Avro's JSON does: the shortest decimal that
+// reads back as the same float; NaN and infinities as the strings Java's
+// encoder writes for them.
+func appendFloat(dst []byte, f float64, bits int) []byte {
+	switch {
+	case math.IsNaN(f):
+		return append(dst, `"NaN"`...)
+	case math.IsInf(f, 1):
+		return append(dst, `"Infinity"`...)
+	case math.IsInf(f, -1):
+		return append(dst, `"-Infinity"`...)
+	}
+	return strconv.AppendFloat(dst, f, 'g', -1, bits)
+}
+
+// appendCodePoints writes bytes as Avro's JSON encoding does: a string
+// whose code points U+0000-U+00FF are the bytes.
+func appendCodePoints(dst []byte, raw []byte) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	for _, c := range raw {
+		switch {
+		case c == '"' || c == '\\':
+			dst = append(dst, '\\', c)
+		case c < 0x20 || c == 0x7f:
+			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		case c < 0x80:
+			dst = append(dst, c)
+		default:
+			dst = utf8.AppendRune(dst, rune(c))
+		}
+	}
+	return append(dst, '"')
+}
+
+// logicalNote puts a logical type's reading on its node, for the tree: a
+// date, a time, a decimal, a UUID. The value JSON keeps the underlying
+// value (Avro's JSON encoding).
+func logicalNote(n *tree.Node, t *avroType) {
+	var s string
+	switch t.logical {
+	case "date":
+		s = time.Unix(n.Int*86400, 0).UTC().Format("2006-01-02")
+	case "timestamp-millis", "local-timestamp-millis":
+		s = time.UnixMilli(n.Int).UTC().Format("2006-01-02T15:04:05.000Z07:00")
+	case "timestamp-micros", "local-timestamp-micros":
+		s = time.UnixMicro(n.Int).UTC().Format("2006-01-02T15:04:05.000000Z07:00")
+	case "time-millis":
+		s = time.UnixMilli(n.Int).UTC().Format("15:04:05.000")
+	case "time-micros":
+		s = time.UnixMicro(n.Int).UTC().Format("15:04:05.000000")
+	case "decimal":
+		if n.Raw == nil {
+			return
+		}
+		s = decimalString(n.Raw, t.scale)
+	case "uuid":
+		if n.Kind == schema.String {
+			return
+		}
+		if len(n.Raw) == 16 {
+			s = uuidString(n.Raw)
+		}
+	case "duration":
+		if len(n.Raw) == 12 {
+			s = strconv.FormatUint(uint64(binary.LittleEndian.Uint32(n.Raw)), 10) + " months " +
+				strconv.FormatUint(uint64(binary.LittleEndian.Uint32(n.Raw[4:])), 10) + " days " +
+				strconv.FormatUint(uint64(binary.LittleEndian.Uint32(n.Raw[8:])), 10) + " ms"
+		}
+	}
+	if s == "" {
+		return
+	}
+	if t.logical != "local-timestamp-millis" && t.logical != "local-timestamp-micros" {
+		n.Type += " = " + s
+	} else {
+		n.Type += " = " + s[:len(s)-1] + " (local)"
+	}
+}
+
+// decimalString reads a two's-complement big-endian unscaled value.
+func decimalString(b []byte, scale int) string {
+	if len(b) > 64 {
+		return ""
+	}
+	v := new(big.Int).SetBytes(b)
+	if len(b) > 0 && b[0]&0x80 != 0 {
+		v.Sub(v, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
+	}
+	s := v.String()
+	if scale <= 0 || scale > 64 {
+		return s
+	}
+	neg := s[0] == '-'
+	if neg {
+		s = s[1:]
+	}
+	for len(s) <= scale {
+		s = "0" + s
+	}
+	s = s[:len(s)-scale] + "." + s[len(s)-scale:]
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
+
+func uuidString(b []byte) string {
+	const hex = "0123456789abcdef"
+	out := make([]byte, 0, 36)
+	for i, c := range b {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			out = append(out, '-')
+		}
+		out = append(out, hex[c>>4], hex[c&0xf])
+	}
+	return string(out)
+}

@@ -1,0 +1,417 @@
+package payload
+
+import (
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/codec/tree"
+)
+
+// JSON payloads are read by a small scanner of RFC 8259 that knows where
+// each value lies: it checks the text first (scan), and then, when it is
+// JSON, writes it compacted and makes a node per value (jsonValue).
+// encoding/json would check it too, but tells no spans.
+
+// isJSONStart reports whether p, after white space, opens an object or
+// an array: what a JSON payload looks like (a bare number or string is
+// shown as text).
+func isJSONStart(p []byte) bool {
+	for _, c := range p {
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case '{', '[':
+			return true
+		}
+		return false
+	}
+	return false
+}
+
+// validJSON reports whether p is one JSON value (with white space around
+// it) nesting at most maxDepth deep.
+func validJSON(p []byte, maxDepth int) bool {
+	s := jsonScan{b: p, maxDepth: maxDepth}
+	s.ws()
+	if !s.value(0) {
+		return false
+	}
+	s.ws()
+	return s.p == len(p)
+}
+
+// jsonScan checks JSON text; on failure p is where, why says what.
+type jsonScan struct {
+	b        []byte
+	p        int
+	maxDepth int
+	why      string
+}
+
+func (s *jsonScan) ws() {
+	for s.p < len(s.b) {
+		switch s.b[s.p] {
+		case ' ', '\t', '\r', '\n':
+			s.p++
+		default:
+			return
+		}
+	}
+}
+
+func (s *jsonScan) bad(why string) bool {
+	s.why = why
+	return false
+}
+
+func (s *jsonScan) value(depth int) bool {
+	if s.p >= len(s.b) {
+		return s.bad("the text ends where a value should be")
+	}
+	switch c := s.b[s.p]; {
+	case c == '{' || c == '[':
+		if depth >= s.maxDepth {
+			return s.bad("values nest deeper than " + strconv.Itoa(s.maxDepth))
+		}
+		close := byte('}')
+		if c == '[' {
+			close = ']'
+		}
+		s.p++
+		s.ws()
+		if s.p < len(s.b) && s.b[s.p] == close {
+			s.p++
+			return true
+		}
+		for {
+			if close == '}' {
+				if s.p >= len(s.b) || s.b[s.p] != '"' {
+					return s.bad("expected a member name")
+				}
+				if !s.str() {
+					return false
+				}
+				s.ws()
+				if s.p >= len(s.b) || s.b[s.p] != ':' {
+					return s.bad("expected ':'")
+				}
+				s.p++
+				s.ws()
+			}
+			if !s.value(depth + 1) {
+				return false
+			}
+			s.ws()
+			if s.p >= len(s.b) {
+				return s.bad("the text ends inside an object or array")
+			}
+			if s.b[s.p] == close {
+				s.p++
+				return true
+			}
+			if s.b[s.p] != ',' {
+				return s.bad("expected ',' or '" + string(close) + "'")
+			}
+			s.p++
+			s.ws()
+		}
+	case c == '"':
+		return s.str()
+	case c == 't':
+		return s.word("true")
+	case c == 'f':
+		return s.word("false")
+	case c == 'n':
+		return s.word("null")
+	case c == '-' || (c >= '0' && c <= '9'):
+		return s.number()
+	}
+	return s.bad("unexpected " + strconv.QuoteRune(rune(s.b[s.p])))
+}
+
+func (s *jsonScan) word(w string) bool {
+	if len(s.b)-s.p < len(w) || string(s.b[s.p:s.p+len(w)]) != w {
+		return s.bad("expected " + w)
+	}
+	s.p += len(w)
+	return true
+}
+
+func (s *jsonScan) number() bool {
+	b, p := s.b, s.p
+	if p < len(b) && b[p] == '-' {
+		p++
+	}
+	digits := func() int {
+		n := 0
+		for p < len(b) && b[p] >= '0' && b[p] <= '9' {
+			p++
+			n++
+		}
+		return n
+	}
+	if p < len(b) && b[p] == '0' {
+		p++
+	} else if digits() == 0 {
+		s.p = p
+		return s.bad("expected a digit")
+	}
+	if p < len(b) && b[p] == '.' {
+		p++
+		if digits() == 0 {
+			s.p = p
+			return s.bad("expected a digit after '.'")
+		}
+	}
+	if p < len(b) && (b[p] == 'e' || b[p] == 'E') {
+		p++
+		if p < len(b) && (b[p] == '+' || b[p] == '-') {
+			p++
+		}
+		if digits() == 0 {
+			s.p = p
+			return s.bad("expected a digit in the exponent")
+		}
+	}
+	s.p = p
+	return true
+}
+
+// str checks a string at s.p (its opening quote).
+func (s *jsonScan) str() bool {
+	b := s.b
+	p := s.p + 1
+	for p < len(b) {
+		c := b[p]
+		switch {
+		case c == '"':
+			s.p = p + 1
+			return true
+		case c == '\\':
+			if p+1 >= len(b) {
+				s.p = p
+				return s.bad("the text ends inside an escape")
+			}
+			switch b[p+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				p += 2
+			case 'u':
+				if len(b)-p < 6 || !isHex4(b[p+2:p+6]) {
+					s.p = p
+					return s.bad(`expected four hex digits after \u`)
+				}
+				p += 6
+			default:
+				s.p = p
+				return s.bad("unknown escape")
+			}
+		case c < 0x20:
+			s.p = p
+			return s.bad("a control character inside a string")
+		case c < utf8.RuneSelf:
+			p++
+		default:
+			r, n := utf8.DecodeRune(b[p:])
+			if r == utf8.RuneError && n <= 1 {
+				s.p = p
+				return s.bad("invalid UTF-8 inside a string")
+			}
+			p += n
+		}
+	}
+	s.p = p
+	return s.bad("the text ends inside a string")
+}
+
+func isHex4(b []byte) bool {
+	for _, c := range b {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// jsonValue writes the JSON text in [start, end) (already checked)
+// compacted to the output and makes its nodes: a top-level node named
+// name, its members and elements below it. The nodes tile the text: a
+// member's node starts where the one before it ended, the white space,
+// comma, key and colon before its value being its prefix, and a
+// container's closing bracket (with the white space before it) is a node
+// "end" after its last member.
+func (w *walker) jsonValue(start, end int, name string) {
+	if !w.take(1) {
+		return
+	}
+	s := jsonScan{b: w.in.B[:end], p: start, maxDepth: w.maxDepth}
+	s.ws()
+	root := w.leaf(name, "", schema.Invalid, start, start)
+	mark := len(w.out)
+	w.jsonNode(&s, root, start)
+	root.End = end
+	if k := len(root.Children); k > 0 && !w.stopped {
+		root.Children[k-1].End = end // white space after the value
+	}
+	w.finish(root, mark)
+}
+
+// jsonNode writes the value at s.p and fills n with it; n starts at start
+// (its prefix runs to the value, or past a container's opening bracket).
+func (w *walker) jsonNode(s *jsonScan, n *tree.Node, start int) {
+	b := s.b
+	at := s.p
+	n.Start, n.PrefixEnd = start, at
+	w.stopAt = at
+	switch c := b[at]; {
+	case c == '{' || c == '[':
+		obj := c == '{'
+		n.Kind, n.Type = schema.Struct, "json object"
+		if !obj {
+			n.Kind, n.Type = schema.Array, "json array"
+		}
+		if !w.deeper(at) {
+			return
+		}
+		w.out = append(w.out, c)
+		s.p++
+		s.ws()
+		n.PrefixEnd = s.p
+		from := s.p // where the next member's node starts
+		idx := 0
+		for b[s.p] != '}' && b[s.p] != ']' {
+			if idx > 0 {
+				w.out = append(w.out, ',')
+			}
+			if !w.take(1) {
+				return
+			}
+			var e *tree.Node
+			if obj {
+				ks := s.p
+				s.str()
+				key := b[ks:s.p]
+				w.out = append(w.out, key...)
+				w.out = append(w.out, ':')
+				s.ws()
+				s.p++ // ':'
+				s.ws()
+				kname := jsonUnquote(key)
+				e = w.node(kname, "", schema.Invalid, from, s.p)
+				w.push(kname, -1)
+			} else {
+				e = w.node(n.Name, "", schema.Invalid, from, s.p)
+				e.Role, e.Index = tree.RoleElement, idx
+				w.push("", idx)
+			}
+			w.jsonNode(s, e, from)
+			w.pop()
+			w.add(n, e)
+			if w.stopped {
+				return
+			}
+			idx++
+			from = s.p
+			s.ws()
+			if b[s.p] == ',' {
+				s.p++
+				s.ws()
+			}
+		}
+		w.out = append(w.out, b[s.p])
+		s.p++
+		if idx > 0 {
+			if !w.take(1) {
+				return
+			}
+			e := w.node("end", "json "+string(b[s.p-1]), schema.Invalid, from, s.p)
+			w.add(n, e)
+		}
+		n.Int = int64(idx)
+		w.depth--
+	case c == '"':
+		s.str()
+		w.out = append(w.out, b[at:s.p]...)
+		n.Kind, n.Type = schema.String, "json string"
+		if w.s != nil {
+			n.Raw = []byte(jsonUnquote(b[at:s.p]))
+		}
+	case c == 't' || c == 'f':
+		if c == 't' {
+			s.p += 4
+		} else {
+			s.p += 5
+		}
+		w.out = append(w.out, b[at:s.p]...)
+		n.Kind, n.Type = schema.Bool, "json boolean"
+		if c == 't' {
+			n.Int = 1
+		}
+	case c == 'n':
+		s.p += 4
+		w.out = append(w.out, "null"...)
+		n.Null, n.Type = true, "json null"
+	default:
+		s.number()
+		num := b[at:s.p]
+		w.out = append(w.out, num...)
+		n.Type = "json number"
+		if v, err := strconv.ParseInt(string(num), 10, 64); err == nil {
+			n.Kind, n.Int = schema.Int64, v
+		} else {
+			f, _ := strconv.ParseFloat(string(num), 64)
+			n.Kind, n.Float = schema.Float64, f
+		}
+	}
+	n.End = s.p
+}
+
+// jsonUnquote reads a checked JSON string (with its quotes).
+func jsonUnquote(q []byte) string {
+	body := q[1 : len(q)-1]
+	plain := true
+	for _, c := range body {
+		if c == '\\' {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return string(body)
+	}
+	out := make([]byte, 0, len(body))
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		if c != '\\' {
+			out = append(out, c)
+			continue
+		}
+		i++
+		switch body[i] {
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r, _ := strconv.ParseUint(string(body[i+1:i+5]), 16, 32)
+			i += 4
+			if r >= 0xd800 && r < 0xdc00 && i+6 < len(body) && body[i+1] == '\\' && body[i+2] == 'u' {
+				if r2, err := strconv.ParseUint(string(body[i+3:i+7]), 16, 32); err == nil && r2 >= 0xdc00 && r2 < 0xe000 {
+					out = utf8.AppendRune(out, rune((r-0xd800)<<10|(r2-0xdc00))+0x10000)
+					i += 6
+					continue
+				}
+			}
+			out = utf8.AppendRune(out, rune(r))
+		default:
+			out = append(out, body[i])
+		}
+	}
+	return string(out)
+}

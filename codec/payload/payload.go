@@ -1,0 +1,332 @@
+// Package payload reads what Kafka records carry: printable text, JSON,
+// and the schema registry's wire format (a zero magic byte, a 4-byte
+// schema id, for Protobuf a list of message indexes, then the data) with
+// Avro, Protobuf and JSON Schema data decoded through the schema the
+// record names.
+//
+// It is pure: schemas come from a Source the caller gives (a registry
+// client or a folder, in internal/registry), and the package does no I/O.
+// Each payload is decoded twice over at once: into value JSON, appended
+// to the caller's buffer, and, when a slab is given, into tree nodes
+// whose [Start, End) spans cover every byte of the payload, so a view can
+// show which bytes are the amount field of an Avro record.
+//
+// Value JSON: Decoder.Decode appends members to a key or value object
+// that the caller opened with its bytes ({"text":...} or {"base64":...}):
+//
+//	"format":"json","decoded":<the JSON itself>      plain JSON text
+//	"schemaId":7                                      registry framing, schema unknown
+//	"schemaId":7,"format":"avro","decoded":<Avro JSON encoding>
+//	"schemaId":7,"format":"protobuf","messageIndexes":[0],"message":"pkg.Order","decoded":<protojson>
+//	"schemaId":7,"format":"jsonschema","decoded":<the JSON itself>
+//
+// Avro values are written in Avro's own JSON encoding (the form Avro's
+// JsonEncoder and kcat print, which any Avro library reads back): unions
+// as null or {"branch type":value}, bytes and fixed as strings of code
+// points U+0000-U+00FF, logical types as their underlying values (the
+// tree shows them read: dates, timestamps, decimals, UUIDs). Protobuf
+// values are protojson's canonical form. A payload that cannot be
+// decoded (no schema, a schema that does not parse, bytes that do not
+// match it, a limit) keeps its framing members and has no "decoded"; a
+// warning says why, at the byte where reading stopped.
+//
+// Tree nodes (Role tree.RoleRecord, elements tree.RoleElement) under the
+// key or value node: "magic" (int8), "schemaId" (int32), "messageIndexes"
+// (varint elements), then one node for the data: "avro", "protobuf" or
+// "json", whose children are the fields with their own spans. Types read
+// "avro record Order", "protobuf int64", "json object" and so on.
+package payload
+
+import (
+	"strconv"
+	"sync"
+
+	"github.com/kwire/kwire/codec/internal/budget"
+	"github.com/kwire/kwire/codec/internal/rec"
+	"github.com/kwire/kwire/codec/internal/slab"
+	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/codec/tree"
+)
+
+// Schema types as the registry names them.
+const (
+	TypeAvro     = "AVRO"
+	TypeProtobuf = "PROTOBUF"
+	TypeJSON     = "JSON"
+)
+
+// Schema is a schema as a registry holds it, with its references
+// resolved.
+type Schema struct {
+	ID   int
+	Type string // TypeAvro (also when empty), TypeProtobuf or TypeJSON
+	Text string
+	// References are the schemas this one names: Protobuf imports by file
+	// name, Avro named types, JSON Schema documents by URL. Each may have
+	// references of its own.
+	References []Reference
+}
+
+// Reference is one schema that another imports, under the name the
+// importing schema uses for it.
+type Reference struct {
+	Name    string
+	Subject string
+	Version int
+	Schema  *Schema
+}
+
+// Source finds schemas. Its methods may be called from several
+// goroutines; a Decoder asks once per id and remembers the answer.
+type Source interface {
+	// SchemaByID returns the schema registered under id.
+	SchemaByID(id int) (*Schema, error)
+	// SchemaFor returns the schema for payloads of topic without the
+	// registry's framing (keys when key is set), or nil, nil when there
+	// is none.
+	SchemaFor(topic string, key bool) (*Schema, error)
+}
+
+// Config sets what a Decoder does beyond reading.
+type Config struct {
+	// Validate checks JSON Schema payloads against their schema.
+	Validate bool
+	// MaxDepth bounds the nesting of decoded values (default 32).
+	MaxDepth int
+}
+
+// Decoder decodes payloads with schemas from a Source, compiling each
+// schema once. It is safe for use by several goroutines.
+type Decoder struct {
+	src Source
+	cfg Config
+
+	mu    sync.Mutex
+	byID  map[int]*compiled
+	bySub map[string]*compiled
+}
+
+// NewDecoder returns a Decoder over src (nil: no schemas; text, JSON and
+// the framing are still read).
+func NewDecoder(src Source, cfg Config) *Decoder {
+	if cfg.MaxDepth <= 0 {
+		cfg.MaxDepth = 32
+	}
+	return &Decoder{src: src, cfg: cfg, byID: map[int]*compiled{}, bySub: map[string]*compiled{}}
+}
+
+// In is one payload to decode: a record key or value as the codec hands
+// it to Options.Payload (codec.PayloadIn).
+type In = rec.PayloadIn
+
+// DecodeBytes decodes p alone, outside any frame, as a record value (a
+// key when key) of topic: its JSON members, its nodes (offsets in p) and
+// its warnings, within the limits the codec gives a frame of 1 MiB.
+func (d *Decoder) DecodeBytes(p []byte, key bool, topic string) ([]byte, []*tree.Node, []budget.Warning) {
+	var s slab.Slab
+	var ws budget.Warnings
+	b := budget.Budget{MaxNodes: 1 << 20, NestedNodes: 1 << 20, MaxWork: 1 << 30}
+	path := "value"
+	if key {
+		path = "key"
+	}
+	in := In{B: p, End: len(p), Key: key, Topic: topic, Path: path, Slab: &s, Budget: &b, Warnings: &ws}
+	js, nodes := d.Decode(nil, &in)
+	return js, nodes, ws.List
+}
+
+// Decode appends the payload's JSON members to dst (see the package doc)
+// and returns the nodes that go under the key or value node (nil without
+// a slab, or when the payload is bytes with no structure).
+func (d *Decoder) Decode(dst []byte, in *In) ([]byte, []*tree.Node) {
+	if in.Start < 0 || in.End > len(in.B) || in.Start >= in.End {
+		return dst, nil
+	}
+	w := walker{in: in, s: in.Slab, b: in.Budget, maxDepth: d.cfg.MaxDepth, out: dst}
+	if w.b == nil {
+		w.b = &budget.Budget{MaxNodes: 1 << 20, NestedNodes: 1 << 20, MaxWork: 1 << 30}
+	}
+	if !w.b.WorkLeft(in.End - in.Start) {
+		w.warnAt(in.Start, "payload not decoded: the MaxWork limit ("+strconv.Itoa(w.b.MaxWork)+" bytes) is reached", true)
+		return dst, nil
+	}
+	w.b.Work += in.End - in.Start
+	p := in.B[in.Start:in.End]
+	if f, ok := readFraming(p); ok {
+		d.framed(&w, f)
+		return w.out, w.kids
+	}
+	if d.src != nil {
+		if c := d.forTopic(&w); c != nil {
+			d.unframed(&w, c)
+			return w.out, w.kids
+		}
+	}
+	if isJSONStart(p) && validJSON(p, d.cfg.MaxDepth) {
+		w.member(`"format":"json","decoded":`)
+		w.jsonValue(in.Start, in.End, "json")
+	}
+	return w.out, w.kids
+}
+
+// compiled is a schema made ready to decode with, or why it cannot be.
+type compiled struct {
+	id   int
+	typ  string
+	avro *avroType
+	pb   *protoSchema
+	js   *jsonSchema
+	err  string
+}
+
+// schema returns the compiled schema for id, asking the source once.
+func (d *Decoder) schema(id int) *compiled {
+	d.mu.Lock()
+	c := d.byID[id]
+	d.mu.Unlock()
+	if c != nil {
+		return c
+	}
+	c = &compiled{id: id}
+	if d.src == nil {
+		c.err = "no schema source is given (--schema-registry or --schemas)"
+	} else if s, err := d.src.SchemaByID(id); err != nil {
+		c.err = err.Error()
+	} else if s == nil {
+		c.err = "the schema source has no schema " + strconv.Itoa(id)
+	} else {
+		compile(c, s)
+	}
+	d.mu.Lock()
+	if old := d.byID[id]; old != nil {
+		c = old
+	} else {
+		d.byID[id] = c
+	}
+	d.mu.Unlock()
+	return c
+}
+
+// forTopic returns the schema for unframed payloads of the topic, or nil.
+func (d *Decoder) forTopic(w *walker) *compiled {
+	if w.in.Topic == "" {
+		return nil
+	}
+	sub := w.in.Topic + "-value"
+	if w.in.Key {
+		sub = w.in.Topic + "-key"
+	}
+	d.mu.Lock()
+	c, ok := d.bySub[sub]
+	d.mu.Unlock()
+	if ok {
+		return c
+	}
+	s, err := d.src.SchemaFor(w.in.Topic, w.in.Key)
+	switch {
+	case err != nil:
+		c = &compiled{id: -1, err: err.Error()}
+	case s != nil:
+		c = &compiled{id: -1}
+		compile(c, s)
+	}
+	d.mu.Lock()
+	d.bySub[sub] = c
+	d.mu.Unlock()
+	return c
+}
+
+func compile(c *compiled, s *Schema) {
+	c.typ = s.Type
+	if c.typ == "" {
+		c.typ = TypeAvro
+	}
+	var err error
+	switch c.typ {
+	case TypeAvro:
+		c.avro, err = compileAvro(s)
+	case TypeProtobuf:
+		c.pb, err = compileProto(s)
+	case TypeJSON:
+		c.js, err = compileJSONSchema(s)
+	default:
+		c.err = "schema type " + strconv.Quote(s.Type) + " is not AVRO, PROTOBUF or JSON"
+		return
+	}
+	if err != nil {
+		c.err = "the " + c.typ + " schema does not parse: " + err.Error()
+	}
+}
+
+// framing is the registry's header of a payload.
+type framing struct {
+	id int
+}
+
+// readFraming reports whether p starts with the registry's framing: a
+// zero magic byte and a 4-byte schema id. A payload of exactly those five
+// bytes is framing too (an empty Protobuf message, say).
+func readFraming(p []byte) (framing, bool) {
+	if len(p) < 5 || p[0] != 0 {
+		return framing{}, false
+	}
+	// Registries number schemas from 1.
+	id := int(int32(uint32(p[1])<<24 | uint32(p[2])<<16 | uint32(p[3])<<8 | uint32(p[4])))
+	if id <= 0 {
+		return framing{}, false
+	}
+	return framing{id: id}, true
+}
+
+// framed decodes a payload with the registry's framing.
+func (d *Decoder) framed(w *walker, f framing) {
+	s := w.in.Start
+	if !w.take(2) {
+		return
+	}
+	if n := w.leaf("magic", "int8", schema.Int8, s, s+1); n != nil {
+		n.Int = 0
+	}
+	if n := w.leaf("schemaId", "int32", schema.Int32, s+1, s+5); n != nil {
+		n.Int = int64(f.id)
+	}
+	w.member(`"schemaId":`)
+	w.out = strconv.AppendInt(w.out, int64(f.id), 10)
+	if d.src == nil {
+		// No schemas asked for: the framing is shown, quietly (binary
+		// data that merely starts with a zero byte looks the same).
+		w.rest(s+5, "data")
+		return
+	}
+	c := d.schema(f.id)
+	if c.err != "" {
+		w.warnAt(s+1, "schema "+strconv.Itoa(f.id)+" not read: "+c.err, false)
+		w.rest(s+5, "data")
+		return
+	}
+	d.decodeWith(w, c, s+5)
+}
+
+// unframed decodes a payload with no framing through the topic's schema.
+func (d *Decoder) unframed(w *walker, c *compiled) {
+	if c.err != "" {
+		w.warnAt(w.in.Start, "the schema for topic "+strconv.Quote(w.in.Topic)+": "+c.err, false)
+		return
+	}
+	d.decodeWith(w, c, w.in.Start)
+}
+
+// decodeWith decodes the data at p with the compiled schema c.
+func (d *Decoder) decodeWith(w *walker, c *compiled, p int) {
+	switch c.typ {
+	case TypeAvro:
+		w.member(`"format":"avro"`)
+		w.avroPayload(c.avro, p)
+	case TypeProtobuf:
+		w.member(`"format":"protobuf"`)
+		w.protoPayload(c.pb, p, c.id >= 0)
+	case TypeJSON:
+		w.member(`"format":"jsonschema"`)
+		w.jsonSchemaPayload(c.js, p, d.cfg.Validate)
+	}
+}

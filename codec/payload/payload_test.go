@@ -1,0 +1,276 @@
+package payload
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/linkedin/goavro/v2"
+)
+
+const refundProto = `syntax = "proto3";
+package shop;
+message Order {
+  int64 id = 1;
+  Item item = 2;
+  message Item { string sku = 1; }
+}
+message Refund { int64 order_id = 1; string reason = 2; }
+`
+
+func protoSource() mapSource {
+	return mapSource{ids: map[int]*Schema{3: {Type: TypeProtobuf, Text: refundProto}}}
+}
+
+// members reads the JSON members Decode wrote.
+func membersOf(t *testing.T, js string) map[string]json.RawMessage {
+	t.Helper()
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal([]byte("{"+strings.TrimPrefix(js, ",")+"}"), &m); err != nil {
+		t.Fatalf("members %s: %v", js, err)
+	}
+	return m
+}
+
+func oneWarning(t *testing.T, r result, off int, has string) {
+	t.Helper()
+	if len(r.warnings) != 1 || r.warnings[0].Offset != off || !strings.Contains(r.warnings[0].Message, has) {
+		t.Fatalf("warnings %+v, want one at byte %d saying %q", r.warnings, off, has)
+	}
+}
+
+func TestTextAndJSON(t *testing.T) {
+	d := NewDecoder(nil, Config{})
+	for _, c := range []struct {
+		in, json string
+	}{
+		{"mixed-gzip-key-0", ""},
+		{"42", ""},
+		{`{"a": [1, 2.5e3, "x\u00e9", true, null], "b": {}}`, `,"format":"json","decoded":{"a":[1,2.5e3,"x\u00e9",true,null],"b":{}}`},
+		{" [ ] ", `,"format":"json","decoded":[]`},
+		{`{"a":1`, ""},
+		{`{"a":1} x`, ""},
+		{`{"a":01}`, ""},
+		{"{\"a\":\"\x01\"}", ""},
+	} {
+		r := decodeBoth(t, d, []byte(c.in), false, "t", bigBudget())
+		if r.json != c.json || len(r.warnings) > 0 {
+			t.Errorf("%q: %s %v, want %s", c.in, r.json, r.warnings, c.json)
+		}
+	}
+	r := decodeBoth(t, d, []byte(`{"amount": 12, "items": [{"sku": "A"}]}`), false, "t", bigBudget())
+	root := r.nodes[0]
+	amount := root.Get("amount")
+	// Members tile their object: the key before a value is its prefix.
+	if root.Name != "json" || amount == nil || amount.Int != 12 || amount.Start != 1 || amount.PrefixEnd != 11 || amount.End != 13 {
+		t.Fatalf("nodes: %+v", root)
+	}
+	sku := root.Get("items").Children[0].Get("sku")
+	if sku == nil || string(sku.Raw) != "A" || sku.Start != 26 || sku.PrefixEnd != 33 || sku.End != 36 {
+		t.Fatalf("items[0].sku: %+v", sku)
+	}
+}
+
+func TestFramingWithoutSchemas(t *testing.T) {
+	d := NewDecoder(nil, Config{})
+	r := decodeBoth(t, d, framed(7, []byte{2, 'h', 'i'}), false, "t", bigBudget())
+	if r.json != `,"schemaId":7` || len(r.warnings) > 0 {
+		t.Fatalf("%s %v", r.json, r.warnings)
+	}
+	if len(r.nodes) != 3 || r.nodes[1].Int != 7 || r.nodes[1].Start != 1 || r.nodes[1].End != 5 || r.nodes[2].Start != 5 {
+		t.Fatalf("nodes %v", r.nodes)
+	}
+	// Id 0 is no registry's: bytes that start with five zeros are bytes.
+	if r := decodeBoth(t, d, make([]byte, 8), false, "t", bigBudget()); r.json != "" {
+		t.Fatalf("zeros read as %s", r.json)
+	}
+}
+
+func TestBadPayloads(t *testing.T) {
+	src := mapSource{ids: map[int]*Schema{
+		1: {Text: `{"type":"record","name":"R","fields":[{"name":"s","type":"string"},{"name":"n","type":"long"}]}`},
+		2: {Text: `{"type":"record","name":"R","fields":[{"name":"s","type":"strin"}]}`},
+		3: {Type: TypeProtobuf, Text: refundProto},
+		4: {Type: TypeJSON, Text: `{"type":"object","required":["id"]}`},
+		5: {Type: "XML", Text: `<a/>`},
+	}}
+	d := NewDecoder(src, Config{Validate: true})
+	for _, c := range []struct {
+		name string
+		p    []byte
+		off  int
+		has  string
+	}{
+		{"no such schema", framed(9, []byte{0}), 1, "schema 9 not read"},
+		{"schema does not parse", framed(2, []byte{0}), 1, "the AVRO schema does not parse"},
+		{"unknown schema type", framed(5, []byte{0}), 1, `"XML" is not AVRO`},
+		{"avro cut short", framed(1, []byte{6, 'a', 'b'}), 5, "avro: string length 3 does not fit the 2 bytes left"},
+		{"avro varint cut", framed(1, []byte{2, 'a', 0x80}), 7, "ends inside a varint"},
+		{"avro bytes after", framed(1, []byte{2, 'a', 2, 9}), 8, "1 bytes after the value"},
+		{"avro bad utf-8", framed(1, []byte{2, 0xff, 2}), 6, "not valid UTF-8"},
+		{"protobuf bad index", framed(3, []byte{2, 10, 8, 1}), 5, "name no message"},
+		{"protobuf cut", framed(3, []byte{0, 0x12, 5, 'a'}), 7, "length 5 does not fit"},
+		{"jsonschema not json", framed(4, []byte(`{"id":`)), 11, "the data is not JSON"},
+		{"jsonschema invalid", framed(4, []byte(`{"x":1}`)), 5, "does not match the schema"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := decodeBoth(t, d, c.p, false, "t", bigBudget())
+			oneWarning(t, r, c.off, c.has)
+			m := membersOf(t, r.json)
+			if string(m["schemaId"]) == "" {
+				t.Fatalf("no schemaId in %s", r.json)
+			}
+			if _, ok := m["decoded"]; ok != (c.name == "jsonschema invalid") {
+				t.Fatalf("decoded in %s", r.json)
+			}
+			last := r.nodes[len(r.nodes)-1]
+			if last.End != len(c.p) {
+				t.Fatalf("the nodes end at %d of %d bytes", last.End, len(c.p))
+			}
+		})
+	}
+}
+
+// TestProtobufIndexes reads the message-index list as Confluent's
+// serializers write it (zig-zag varints; [0] as one zero byte) and as
+// @kafkajs/confluent-schema-registry 4.1 does not (no list at all).
+func TestProtobufIndexes(t *testing.T) {
+	d := NewDecoder(protoSource(), Config{})
+	for _, c := range []struct {
+		name     string
+		p        []byte
+		indexes  string
+		message  string
+		decoded  string
+		warnings int
+	}{
+		{"first", framed(3, []byte{0, 8, 42}), "[0]", "shop.Order", `{"id":"42"}`, 0},
+		{"second", framed(3, []byte{2, 2, 8, 42}), "[1]", "shop.Refund", `{"orderId":"42"}`, 0},
+		{"nested", framed(3, []byte{4, 0, 0, 10, 1, 'A'}), "[0,0]", "shop.Order.Item", `{"sku":"A"}`, 0},
+		{"index-less", framed(3, []byte{8, 42, 0x12, 2, 8, 1}), "", "shop.Order", `{"id":"42","item":{}}`, 1},
+		{"empty", framed(3), "", "shop.Order", `{}`, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := decodeBoth(t, d, c.p, false, "t", bigBudget())
+			m := membersOf(t, r.json)
+			if string(m["messageIndexes"]) != c.indexes || string(m["message"]) != `"`+c.message+`"` || string(m["decoded"]) != c.decoded || len(r.warnings) != c.warnings {
+				t.Fatalf("%s %v", r.json, r.warnings)
+			}
+		})
+	}
+}
+
+func TestUnframedTopicSchema(t *testing.T) {
+	avsc := `{"type":"record","name":"K","fields":[{"name":"id","type":"int"}]}`
+	d := NewDecoder(mapSource{subs: map[string]*Schema{"orders-key": {Text: avsc}}}, Config{})
+	r := decodeBoth(t, d, []byte{0x54}, true, "orders", bigBudget())
+	if r.json != `,"format":"avro","decoded":{"id":42}` {
+		t.Fatalf("%s", r.json)
+	}
+	if r := decodeBoth(t, d, []byte{0x54}, false, "orders", bigBudget()); r.json != "" {
+		t.Fatalf("values read as keys: %s", r.json)
+	}
+}
+
+// TestLimits: a payload that needs more nodes, depth or work than is
+// left stops with a limit warning (and no "decoded"); both paths alike.
+func TestLimits(t *testing.T) {
+	list := `{"type":"record","name":"L","fields":[{"name":"next","type":["null","L"]}]}`
+	nulls := `{"type":"array","items":"null"}`
+	src := mapSource{ids: map[int]*Schema{1: {Text: list}, 2: {Text: nulls}, 3: {Text: orderAvsc}}}
+	d := NewDecoder(src, Config{MaxDepth: 8})
+	deep := framed(1)
+	for i := 0; i < 20; i++ {
+		deep = append(deep, 2)
+	}
+	deep = append(deep, 0)
+	r := decodeBoth(t, d, deep, false, "t", bigBudget())
+	if len(r.warnings) != 1 || !r.warnings[0].Limit || !strings.Contains(r.warnings[0].Message, "MaxDepth") {
+		t.Fatalf("deep: %v", r.warnings)
+	}
+	// 2^62 nulls declared in three bytes: each costs a node and work.
+	huge := framed(2, []byte{0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 0})
+	b := bigBudget()
+	b.NestedNodes = 1000
+	r = decodeBoth(t, d, huge, false, "t", b)
+	if len(r.warnings) != 1 || !r.warnings[0].Limit || r.spent.Nodes > 1000+1 { // the undecoded rest's node, within the slack
+		t.Fatalf("huge: %v, %d nodes", r.warnings, r.spent.Nodes)
+	}
+	if _, ok := membersOf(t, r.json)["decoded"]; ok {
+		t.Fatalf("decoded after a limit: %s", r.json)
+	}
+	b = bigBudget()
+	b.MaxWork = 5000
+	r = decodeBoth(t, d, huge, false, "t", b)
+	if len(r.warnings) != 1 || !strings.Contains(r.warnings[0].Message, "MaxWork") || r.spent.Work > 5000 {
+		t.Fatalf("huge, work: %v, %d work", r.warnings, r.spent.Work)
+	}
+}
+
+// TestAvroRoundTripGoavro: goavro encodes a value, kwire reads it, and
+// goavro reads kwire's JSON back to the same bytes (goavro reads Avro
+// JSON's bytes as UTF-8, not code points, so they are ASCII here).
+func TestAvroRoundTripGoavro(t *testing.T) {
+	codec, err := goavro.NewCodec(orderAvsc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	native, _, err := codec.NativeFromTextual([]byte(`{"id":-42,"customer":"ana é","amount":"\u0004A","status":"SHIPPED","tags":["a","b"],"attrs":{"x":1,"y":-2},"note":{"string":"hi"},"hash":"abcd","at":1714564800000,"ok":false,"ratio":3.25,"score":-2.5e300}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := codec.BinaryFromNative(nil, native)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := NewDecoder(mapSource{ids: map[int]*Schema{7: {Text: orderAvsc}}}, Config{})
+	r := decodeBoth(t, d, framed(7, data), false, "orders", bigBudget())
+	m := membersOf(t, r.json)
+	native2, _, err := codec.NativeFromTextual(m["decoded"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := codec.BinaryFromNative(nil, native2)
+	if err != nil || string(again) != string(data) {
+		t.Fatalf("round trip: %x, want %x (%v)", again, data, err)
+	}
+	// The tree: the amount field's bytes and its decimal reading.
+	root := r.nodes[2]
+	if !strings.Contains(root.Get("at").Type, "2024-05-01T12:00:00.000Z") {
+		t.Fatalf("at: %s", root.Get("at").Type)
+	}
+	if c := root.Get("amount"); c == nil || !strings.Contains(c.Type, "= 10.89") {
+		t.Fatalf("amount: %+v", c)
+	}
+	// Every byte of the data belongs to a field.
+	if root.Start != 5 || root.End != len(data)+5 || root.Children[0].Start != 5 || root.Children[len(root.Children)-1].End != len(data)+5 {
+		t.Fatalf("root [%d,%d) children [%d,%d)", root.Start, root.End, root.Children[0].Start, root.Children[len(root.Children)-1].End)
+	}
+}
+
+// TestFuzzRegressions are the fuzzers' finds, by what they broke.
+func TestFuzzRegressions(t *testing.T) {
+	avroSrc := mapSource{ids: map[int]*Schema{1: {Text: fuzzAvsc}, 3: {Type: TypeProtobuf, Text: refundProto}}}
+	d := NewDecoder(avroSrc, Config{MaxDepth: 16})
+	for _, c := range []struct {
+		name string
+		p    []byte
+		warn string
+	}{
+		// A union's null branch ended before its branch index.
+		{"avro union null span", framed(1, []byte{2, 2, 2, '0', 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0}), ""},
+		// A map with a key twice: goavro refuses it; kwire says so.
+		{"avro map key twice", framed(1, []byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 2, 'k', 0, 2, 'k', 0, 0, 0}), "appears more than once"},
+		// An unknown wire type: its node and the undecoded rest overlapped.
+		{"protobuf wire type 7", framed(3, []byte{2, 2, '7'}), "unknown wire type 7"},
+		// A message-index count of 0 in two bytes: its elements were read.
+		{"protobuf non-minimal count", framed(3, []byte{0x80, 0}), ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := decodeBoth(t, d, c.p, false, "t", bigBudget())
+			if c.warn == "" && len(r.warnings) > 0 || c.warn != "" && (len(r.warnings) != 1 || !strings.Contains(r.warnings[0].Message, c.warn)) {
+				t.Fatalf("warnings %v, want %q", r.warnings, c.warn)
+			}
+		})
+	}
+}

@@ -1,0 +1,634 @@
+package payload
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"io/fs"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/bufbuild/protocompile"
+	"github.com/bufbuild/protocompile/linker"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/descriptorpb"
+	"google.golang.org/protobuf/types/dynamicpb"
+
+	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/codec/tree"
+)
+
+// Protobuf schemas are compiled by bufbuild/protocompile (imports from
+// the schema's references, the well-known types built in); values are
+// decoded by google.golang.org/protobuf (dynamicpb, written as protojson).
+// What is walked here is the wire format, with protowire, for the spans
+// of each field.
+
+// protoSchema is a compiled .proto file.
+type protoSchema struct {
+	file protoreflect.FileDescriptor
+	res  linker.Resolver // the file and everything it imports, for Any
+}
+
+// mainFile is the name the schema itself is compiled under.
+const mainFile = "kwire-schema.proto"
+
+func compileProto(s *Schema) (*protoSchema, error) {
+	srcs := map[string]string{mainFile: s.Text}
+	var add func(s *Schema, depth int) error
+	add = func(s *Schema, depth int) error {
+		if depth > 32 {
+			return errors.New("references nest deeper than 32")
+		}
+		for _, r := range s.References {
+			if r.Schema == nil {
+				continue
+			}
+			if _, ok := srcs[r.Name]; ok {
+				continue
+			}
+			srcs[r.Name] = r.Schema.Text
+			if err := add(r.Schema, depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := add(s, 0); err != nil {
+		return nil, err
+	}
+	text := protocompile.SourceAccessorFromMap(srcs)
+	c := protocompile.Compiler{
+		Resolver: protocompile.WithStandardImports(protocompile.ResolverFunc(func(path string) (protocompile.SearchResult, error) {
+			// The well-known types are always the built-in ones: a
+			// registry's copy (confluent-kafka-python registers its own
+			// descriptors of them) adds nothing and may differ.
+			if strings.HasPrefix(path, "google/protobuf/") {
+				return protocompile.SearchResult{}, fs.ErrNotExist
+			}
+			// A registry may hold a schema as .proto text or, as
+			// confluent-kafka-python registers it, as a base64
+			// FileDescriptorProto.
+			if fd := descriptorOf(srcs[path]); fd != nil {
+				fd.Name = proto.String(path)
+				return protocompile.SearchResult{Proto: fd}, nil
+			}
+			r, err := text(path)
+			if err != nil {
+				return protocompile.SearchResult{}, err
+			}
+			return protocompile.SearchResult{Source: r}, nil
+		})),
+		MaxParallelism: 1,
+	}
+	files, err := c.Compile(context.Background(), mainFile)
+	if err != nil {
+		return nil, err
+	}
+	f := files[0]
+	if f.Messages().Len() == 0 {
+		return nil, errors.New("the file defines no message")
+	}
+	return &protoSchema{file: f, res: linker.ResolverFromFile(f)}, nil
+}
+
+// descriptorOf reads a schema given as a base64 FileDescriptorProto, or
+// returns nil.
+func descriptorOf(s string) *descriptorpb.FileDescriptorProto {
+	s = strings.TrimSpace(s)
+	if s == "" || strings.ContainsAny(s, " \t\n;{") {
+		return nil
+	}
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return nil
+	}
+	fd := new(descriptorpb.FileDescriptorProto)
+	if proto.Unmarshal(b, fd) != nil || fd.GetName() == "" {
+		return nil
+	}
+	for _, m := range fd.MessageType {
+		fillJSONNames(m)
+	}
+	return fd
+}
+
+// fillJSONNames gives each field of a descriptor that lacks one its
+// default JSON name, as protoc writes it (Python's descriptors omit it;
+// the compiler takes a missing one for a custom empty name).
+func fillJSONNames(m *descriptorpb.DescriptorProto) {
+	for _, f := range m.Field {
+		if f.JsonName == nil {
+			f.JsonName = proto.String(jsonName(f.GetName()))
+		}
+	}
+	for _, n := range m.NestedType {
+		fillJSONNames(n)
+	}
+}
+
+// jsonName is a field's default JSON name: lowerCamelCase of its name.
+func jsonName(s string) string {
+	b := make([]byte, 0, len(s))
+	up := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '_' {
+			up = true
+			continue
+		}
+		if up && c >= 'a' && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		up = false
+		b = append(b, c)
+	}
+	return string(b)
+}
+
+// protoPayload decodes Protobuf data at p: with the registry's framing,
+// the message-index list first (or, when it is not there, the first
+// message, with a warning), then the message.
+func (w *walker) protoPayload(ps *protoSchema, p int, framed bool) {
+	md := ps.file.Messages().Get(0)
+	b := w.in.B[:w.in.End]
+	idxEnd := p
+	if framed {
+		zz := indexReading(b, p, ps, true, w.maxDepth)
+		var uv indexRead
+		if !zz.ok {
+			uv = indexReading(b, p, ps, false, w.maxDepth)
+		}
+		switch {
+		case zz.ok:
+			md, idxEnd = zz.m, zz.end
+			w.protoIndexes(b, p, zz.idx, true)
+		case uv.ok:
+			md, idxEnd = uv.m, uv.end
+			w.warnAt(p, "protobuf: the message indexes are unsigned varints, not zig-zag ones (as confluent-kafka-python 1.7 writes them)", false)
+			w.protoIndexes(b, p, uv.idx, false)
+		case protoWireOK(b[p:], 0, w.maxDepth):
+			// The npm @kafkajs/confluent-schema-registry package (4.1)
+			// writes no message-index list: the data follows the id.
+			w.warnAt(p, "protobuf: no message-index list after the schema id (as @kafkajs/confluent-schema-registry 4.1 writes Protobuf); read as the file's first message, "+string(md.FullName()), false)
+		case zz.m != nil:
+			// The list names a message, whose data is broken: read it,
+			// to say where.
+			md, idxEnd = zz.m, zz.end
+			w.protoIndexes(b, p, zz.idx, true)
+		case zz.idx != nil:
+			w.fail(p, "protobuf: message indexes "+intsString(zz.idx)+" name no message of the schema")
+			w.rest(p, "data")
+			return
+		default:
+			w.fail(p, "protobuf: the message-index list does not read as varints")
+			w.rest(p, "data")
+			return
+		}
+	}
+	w.member(`"message":`)
+	w.out = append(w.out, '"')
+	w.out = append(w.out, md.FullName()...)
+	w.out = append(w.out, '"')
+	if w.stopped {
+		return
+	}
+	mark := len(w.out)
+	if !w.take(1) {
+		return
+	}
+	root := w.leaf("protobuf", "protobuf message "+string(md.FullName()), schema.Struct, idxEnd, w.in.End)
+	w.push("", -1)
+	w.path = w.path[:0]
+	w.protoMessage(md, root, idxEnd, w.in.End)
+	if !w.stopped {
+		m := dynamicpb.NewMessage(md)
+		err := proto.UnmarshalOptions{AllowPartial: true, RecursionLimit: w.maxDepth + 1, Resolver: ps.res}.Unmarshal(b[idxEnd:], m)
+		if err == nil {
+			var js []byte
+			js, err = protojson.MarshalOptions{Resolver: ps.res, AllowPartial: true}.Marshal(m)
+			if err == nil {
+				w.member(`"decoded":`)
+				w.out = compactJSON(w.out, js)
+			}
+		}
+		if err != nil {
+			w.fail(idxEnd, "protobuf: "+err.Error())
+		}
+	}
+	w.finish(root, mark)
+}
+
+// indexRead is one reading of the message-index list: the indexes, where
+// they end, and the message they name when the data after them reads as
+// Protobuf.
+type indexRead struct {
+	idx []int
+	end int
+	m   protoreflect.MessageDescriptor // the message the indexes name
+	ok  bool                           // and the data reads as Protobuf
+}
+
+func indexReading(b []byte, p int, ps *protoSchema, zz bool, maxDepth int) indexRead {
+	idx, end, ok := readIndexes(b, p, zz)
+	if !ok {
+		return indexRead{}
+	}
+	r := indexRead{idx: idx, end: end}
+	r.m = messageAt(ps.file, idx)
+	r.ok = r.m != nil && protoWireOK(b[end:], 0, maxDepth)
+	return r
+}
+
+// readIndexes reads Confluent's message-index list at p: a count, then
+// that many indexes, each a zig-zag varint (or, when zz is false, an
+// unsigned one); a count of 0 (one zero byte) means [0].
+func readIndexes(b []byte, p int, zz bool) ([]int, int, bool) {
+	c, n := varint(b[p:], zz)
+	if n <= 0 || c < 0 || c > int64(len(b)-p-n) {
+		return nil, p, false
+	}
+	p += n
+	if c == 0 {
+		return []int{0}, p, true
+	}
+	idx := make([]int, 0, min(c, 8))
+	for i := int64(0); i < c; i++ {
+		v, n := varint(b[p:], zz)
+		if n <= 0 || v < 0 || v > math.MaxInt32 {
+			return nil, p, false
+		}
+		idx = append(idx, int(v))
+		p += n
+	}
+	return idx, p, true
+}
+
+func varint(b []byte, zz bool) (int64, int) {
+	u, n := protowire.ConsumeVarint(b)
+	switch {
+	case n < 0:
+		return 0, n
+	case zz:
+		return protowire.DecodeZigZag(u), n
+	case u > math.MaxInt64:
+		return -1, n
+	}
+	return int64(u), n
+}
+
+// messageAt follows message indexes: the first among the file's
+// messages, each next among the nested messages of the one before.
+func messageAt(f protoreflect.FileDescriptor, idx []int) protoreflect.MessageDescriptor {
+	if len(idx) == 0 {
+		return nil
+	}
+	ms := f.Messages()
+	var m protoreflect.MessageDescriptor
+	for _, i := range idx {
+		if i >= ms.Len() {
+			return nil
+		}
+		m = ms.Get(i)
+		ms = m.Messages()
+	}
+	return m
+}
+
+func intsString(v []int) string {
+	s := "["
+	for i, x := range v {
+		if i > 0 {
+			s += ","
+		}
+		s += strconv.Itoa(x)
+	}
+	return s + "]"
+}
+
+// protoIndexes makes the messageIndexes node and JSON member for the
+// list at p (zig-zag varints, or unsigned ones).
+func (w *walker) protoIndexes(b []byte, p int, idx []int, zz bool) {
+	w.member(`"messageIndexes":[`)
+	for i, x := range idx {
+		if i > 0 {
+			w.out = append(w.out, ',')
+		}
+		w.out = strconv.AppendInt(w.out, int64(x), 10)
+	}
+	w.out = append(w.out, ']')
+	if !w.take(1) {
+		return
+	}
+	typ, etyp := "zig-zag varints", "zig-zag varint"
+	if !zz {
+		typ, etyp = "varints", "varint"
+	}
+	cnt, cn := varint(b[p:], zz)
+	n := w.leaf("messageIndexes", typ, schema.Array, p, p+cn)
+	n.Int = int64(len(idx))
+	n.PrefixEnd = p + cn
+	if cnt == 0 {
+		return // a count of 0 means [0]
+	}
+	q := p + cn
+	for i := range idx {
+		if !w.take(1) {
+			return
+		}
+		_, vn := varint(b[q:], zz)
+		e := w.node("messageIndexes", etyp, schema.Int32, q, q+vn)
+		e.Role, e.Index, e.Int, e.Flags = tree.RoleElement, i, int64(idx[i]), tree.Varint
+		w.add(n, e)
+		q += vn
+		n.End = q
+	}
+}
+
+// protoWireOK reports whether b reads as Protobuf wire format: tags and
+// values that fit, groups closed, nesting within maxDepth. It checks no
+// schema, only the framing, to tell the message-index list from data.
+func protoWireOK(b []byte, depth, maxDepth int) bool {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 || num > protowire.MaxValidNumber {
+			return false
+		}
+		if typ == protowire.StartGroupType && depth >= maxDepth {
+			return false
+		}
+		m := protowire.ConsumeFieldValue(num, typ, b[n:])
+		if m < 0 {
+			return false
+		}
+		b = b[n+m:]
+	}
+	return true
+}
+
+// protoMessage walks the fields of message md in [p, end), making a node
+// for each under n.
+func (w *walker) protoMessage(md protoreflect.MessageDescriptor, n *tree.Node, p, end int) {
+	if !w.deeper(p) {
+		return
+	}
+	b := w.in.B[:end]
+	fields := md.Fields()
+	var seen []int // occurrences of each field so far, for repeated ones
+	for p < end {
+		w.stopAt = p
+		if !w.work(p, 1) || !w.take(1) {
+			return
+		}
+		num, typ, tn := protowire.ConsumeTag(b[p:])
+		if tn < 0 {
+			w.fail(p, "protobuf: "+protowire.ParseError(tn).Error()+" (a field tag)")
+			return
+		}
+		fd := fields.ByNumber(num)
+		name := strconv.Itoa(int(num))
+		if fd != nil {
+			name = fd.JSONName()
+			if fd.Cardinality() == protoreflect.Repeated {
+				if seen == nil {
+					seen = make([]int, fields.Len())
+				}
+				name += "[" + strconv.Itoa(seen[fd.Index()]) + "]"
+				seen[fd.Index()]++
+			}
+		}
+		c := w.node(name, "", schema.Invalid, p, p)
+		c.TagEnd, c.SizeEnd, c.PrefixEnd, c.Tag = p+tn, p+tn, p+tn, int32(num)
+		w.push(name, -1)
+		q := w.protoField(fd, typ, c, b, p+tn)
+		w.pop()
+		w.add(n, c)
+		if w.stopped {
+			return
+		}
+		p = q
+	}
+	w.depth--
+}
+
+// protoField reads the value of field fd (nil: not in the schema) of wire
+// type typ at p into c, returning where it ends.
+func (w *walker) protoField(fd protoreflect.FieldDescriptor, typ protowire.Type, c *tree.Node, b []byte, p int) int {
+	q := p
+	if fd != nil && !wireTypeFits(fd, typ) {
+		fd = nil // read as an unknown field, as Protobuf parsers do
+	}
+	kindName := ""
+	if fd != nil {
+		kindName = fd.Kind().String()
+		if fd.Kind() == protoreflect.MessageKind || fd.Kind() == protoreflect.GroupKind {
+			kindName = string(fd.Message().FullName())
+		} else if fd.Kind() == protoreflect.EnumKind {
+			kindName = "enum " + string(fd.Enum().FullName())
+		}
+	}
+	switch typ {
+	case protowire.VarintType:
+		v, n := protowire.ConsumeVarint(b[p:])
+		if n < 0 {
+			w.fail(p, "protobuf: "+protowire.ParseError(n).Error())
+			return p
+		}
+		q = p + n
+		c.Kind, c.Int, c.Flags = schema.Int64, int64(v), c.Flags|tree.Varint
+		if fd != nil {
+			switch fd.Kind() {
+			case protoreflect.BoolKind:
+				c.Kind = schema.Bool
+				if v != 0 {
+					c.Int = 1
+				}
+			case protoreflect.Sint32Kind, protoreflect.Sint64Kind:
+				c.Int = protowire.DecodeZigZag(v)
+			case protoreflect.Int32Kind, protoreflect.Uint32Kind:
+				c.Int = int64(int32(v))
+				if fd.Kind() == protoreflect.Uint32Kind {
+					c.Int = int64(uint32(v))
+				}
+			case protoreflect.EnumKind:
+				c.Int = int64(int32(v))
+				if ev := fd.Enum().Values().ByNumber(protoreflect.EnumNumber(c.Int)); ev != nil {
+					kindName += " = " + string(ev.Name())
+				}
+			}
+		}
+	case protowire.Fixed32Type:
+		v, n := protowire.ConsumeFixed32(b[p:])
+		if n < 0 {
+			w.fail(p, "protobuf: "+protowire.ParseError(n).Error())
+			return p
+		}
+		q = p + n
+		c.Kind, c.Int = schema.Int64, int64(v)
+		if fd != nil {
+			switch fd.Kind() {
+			case protoreflect.FloatKind:
+				c.Kind, c.Float = schema.Float64, float64(math.Float32frombits(v))
+			case protoreflect.Sfixed32Kind:
+				c.Int = int64(int32(v))
+			}
+		}
+	case protowire.Fixed64Type:
+		v, n := protowire.ConsumeFixed64(b[p:])
+		if n < 0 {
+			w.fail(p, "protobuf: "+protowire.ParseError(n).Error())
+			return p
+		}
+		q = p + n
+		c.Kind, c.Int = schema.Int64, int64(v)
+		if fd != nil && fd.Kind() == protoreflect.DoubleKind {
+			c.Kind, c.Float = schema.Float64, math.Float64frombits(v)
+		}
+	case protowire.BytesType:
+		l, n := protowire.ConsumeVarint(b[p:])
+		if n < 0 {
+			w.fail(p, "protobuf: "+protowire.ParseError(n).Error()+" (a length)")
+			return p
+		}
+		if l > uint64(len(b)-p-n) {
+			w.fail(p, "protobuf: length "+strconv.FormatUint(l, 10)+" does not fit the "+strconv.Itoa(len(b)-p-n)+" bytes left")
+			return p
+		}
+		s := p + n
+		q = s + int(l)
+		c.SizeEnd, c.PrefixEnd = s, s
+		c.Kind, c.Raw = schema.Bytes, b[s:q:q]
+		switch {
+		case fd == nil:
+		case fd.Kind() == protoreflect.StringKind:
+			c.Kind = schema.String
+		case fd.Kind() == protoreflect.MessageKind:
+			c.Kind, c.Raw = schema.Struct, nil
+			c.End = q
+			w.protoMessage(fd.Message(), c, s, q)
+			if w.stopped {
+				return q
+			}
+		case fd.IsList() && fd.Kind() != protoreflect.BytesKind:
+			c.Kind, c.Raw = schema.Array, nil
+			c.End = q
+			w.protoPacked(fd, c, b[:q], s)
+			if w.stopped {
+				return q
+			}
+		}
+	case protowire.StartGroupType, protowire.EndGroupType:
+		num, _, _ := protowire.ConsumeTag(b[c.Start:])
+		n := protowire.ConsumeFieldValue(num, typ, b[p:])
+		if n < 0 || typ == protowire.EndGroupType {
+			w.fail(c.Start, "protobuf: a group that does not close")
+			return p
+		}
+		q = p + n
+		c.Kind, c.Raw = schema.Bytes, b[p:q:q]
+		kindName = "group"
+	default:
+		w.fail(c.Start, "protobuf: unknown wire type "+strconv.Itoa(int(typ)))
+		return p
+	}
+	if fd == nil {
+		c.Type = "protobuf unknown field " + strconv.Itoa(int(c.Tag))
+	} else {
+		c.Type = "protobuf " + kindName
+	}
+	c.End = q
+	return q
+}
+
+// protoPacked reads a packed repeated scalar: elements back to back.
+func (w *walker) protoPacked(fd protoreflect.FieldDescriptor, c *tree.Node, b []byte, p int) {
+	i := 0
+	for p < len(b) {
+		if !w.work(p, 1) || !w.take(1) {
+			return
+		}
+		var n int
+		var v uint64
+		switch fd.Kind() {
+		case protoreflect.FloatKind, protoreflect.Fixed32Kind, protoreflect.Sfixed32Kind:
+			var x uint32
+			x, n = protowire.ConsumeFixed32(b[p:])
+			v = uint64(x)
+		case protoreflect.DoubleKind, protoreflect.Fixed64Kind, protoreflect.Sfixed64Kind:
+			v, n = protowire.ConsumeFixed64(b[p:])
+		default:
+			v, n = protowire.ConsumeVarint(b[p:])
+		}
+		if n < 0 {
+			w.fail(p, "protobuf: "+protowire.ParseError(n).Error()+" (a packed element)")
+			return
+		}
+		e := w.node(fd.JSONName(), "protobuf "+fd.Kind().String(), schema.Int64, p, p+n)
+		e.Role, e.Index, e.Int = tree.RoleElement, i, int64(v)
+		switch fd.Kind() {
+		case protoreflect.FloatKind:
+			e.Kind, e.Float = schema.Float64, float64(math.Float32frombits(uint32(v)))
+		case protoreflect.DoubleKind:
+			e.Kind, e.Float = schema.Float64, math.Float64frombits(v)
+		case protoreflect.Sint32Kind, protoreflect.Sint64Kind:
+			e.Int = protowire.DecodeZigZag(v)
+		case protoreflect.BoolKind:
+			e.Kind = schema.Bool
+		}
+		w.add(c, e)
+		i++
+		p += n
+	}
+	c.Int = int64(i)
+}
+
+// wireTypeFits reports whether wire type typ can carry field fd.
+func wireTypeFits(fd protoreflect.FieldDescriptor, typ protowire.Type) bool {
+	switch fd.Kind() {
+	case protoreflect.BoolKind, protoreflect.EnumKind, protoreflect.Int32Kind, protoreflect.Int64Kind,
+		protoreflect.Uint32Kind, protoreflect.Uint64Kind, protoreflect.Sint32Kind, protoreflect.Sint64Kind:
+		return typ == protowire.VarintType || (typ == protowire.BytesType && fd.IsList())
+	case protoreflect.FloatKind, protoreflect.Fixed32Kind, protoreflect.Sfixed32Kind:
+		return typ == protowire.Fixed32Type || (typ == protowire.BytesType && fd.IsList())
+	case protoreflect.DoubleKind, protoreflect.Fixed64Kind, protoreflect.Sfixed64Kind:
+		return typ == protowire.Fixed64Type || (typ == protowire.BytesType && fd.IsList())
+	case protoreflect.GroupKind:
+		return typ == protowire.StartGroupType
+	}
+	return typ == protowire.BytesType
+}
+
+// compactJSON appends src without the white space outside strings
+// (protojson varies its spacing on purpose).
+func compactJSON(dst, src []byte) []byte {
+	in := false
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		if in {
+			dst = append(dst, c)
+			switch c {
+			case '\\':
+				if i+1 < len(src) {
+					i++
+					dst = append(dst, src[i])
+				}
+			case '"':
+				in = false
+			}
+			continue
+		}
+		switch c {
+		case ' ', '\t', '\r', '\n':
+		case '"':
+			in = true
+			dst = append(dst, c)
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst
+}

@@ -1,0 +1,226 @@
+package payload
+
+import (
+	"strconv"
+
+	"github.com/kwire/kwire/codec/internal/budget"
+	"github.com/kwire/kwire/codec/internal/slab"
+	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/codec/tree"
+)
+
+// walker is one payload's decoding: where JSON goes, the nodes made, the
+// budget, the path for warnings, and whether a failure ended it.
+type walker struct {
+	in       *In
+	s        *slab.Slab // nil: JSON only, nodes counted
+	b        *budget.Budget
+	maxDepth int
+	depth    int
+	out      []byte
+	kids     []*tree.Node // the payload's top-level nodes
+	scratch  tree.Node    // the node handed out when there is no slab
+
+	path    []pathSeg // the value's place below "decoded", for warnings
+	stopped bool      // a failure or a limit ended the walk
+	stopAt  int       // where
+}
+
+type pathSeg struct {
+	name string
+	idx  int // >= 0: an element index
+}
+
+// pathString is the JSON path of the value being read.
+func (w *walker) pathString() string {
+	p := w.in.Path
+	if len(w.path) == 0 {
+		return p
+	}
+	p += ".decoded"
+	for _, s := range w.path {
+		if s.idx >= 0 {
+			p += "[" + strconv.Itoa(s.idx) + "]"
+		} else {
+			p += "." + s.name
+		}
+	}
+	return p
+}
+
+func (w *walker) push(name string, idx int) { w.path = append(w.path, pathSeg{name, idx}) }
+func (w *walker) pop()                      { w.path = w.path[:len(w.path)-1] }
+
+// take charges n nodes, or stops the walk with a limit warning when they
+// do not fit below the budget's NestedNodes.
+func (w *walker) take(n int) bool {
+	if w.stopped {
+		return false
+	}
+	if !w.b.Fits(n) {
+		at := w.in.Start
+		if len(w.path) > 0 {
+			at = w.stopAt
+		}
+		w.limit(at, "payload not decoded further: the MaxNodes limit ("+strconv.Itoa(w.b.MaxNodes)+" nodes) is reached")
+		return false
+	}
+	w.b.Nodes += n
+	return true
+}
+
+// node returns a node for [start, end) of the payload's buffer, already
+// paid for. Without a slab it is a scratch node, overwritten by the next.
+func (w *walker) node(name, typ string, k schema.Kind, start, end int) *tree.Node {
+	var n *tree.Node
+	if w.s != nil {
+		n = w.s.New()
+	} else {
+		n = &w.scratch
+		*n = tree.Node{Index: -1, Tag: -1}
+	}
+	n.Name, n.Type, n.Kind, n.Role = name, typ, k, tree.RoleRecord
+	n.Buf, n.Start, n.PrefixEnd, n.End = w.in.Buf, start, start, end
+	n.TagEnd, n.SizeEnd = start, start
+	return n
+}
+
+// leaf makes a top-level node (already paid for).
+func (w *walker) leaf(name, typ string, k schema.Kind, start, end int) *tree.Node {
+	n := w.node(name, typ, k, start, end)
+	if w.s != nil {
+		w.kids = append(w.kids, n)
+	}
+	return n
+}
+
+// add appends child c to p's children (nothing without a slab).
+func (w *walker) add(p, c *tree.Node) {
+	if w.s == nil || p == nil || c == nil {
+		return
+	}
+	if p.Children == nil {
+		p.Children = w.s.Kids(4)
+	}
+	p.Children = append(p.Children, c)
+}
+
+// member writes ,member (a JSON member the payload adds to its object).
+func (w *walker) member(s string) {
+	w.out = append(w.out, ',')
+	w.out = append(w.out, s...)
+}
+
+// warnAt adds a warning at byte off of the payload's buffer.
+func (w *walker) warnAt(off int, msg string, limit bool) {
+	w.b.ChargeWarning(limit)
+	if w.in.Warnings != nil {
+		w.in.Warnings.Add(budget.Warning{Offset: off, Buf: w.in.Buf, Path: w.pathString(), Message: msg, Limit: limit})
+	}
+	switch {
+	case w.s == nil:
+	case len(w.kids) > 0:
+		k := w.kids[len(w.kids)-1]
+		k.Warnings = append(k.Warnings, msg)
+	case w.in.Node != nil:
+		w.in.Node.Warnings = append(w.in.Node.Warnings, msg)
+	}
+}
+
+// fail stops the walk at off: the bytes do not read as the schema says.
+func (w *walker) fail(off int, msg string) {
+	if w.stopped {
+		return
+	}
+	w.stopped, w.stopAt = true, off
+	w.warnAt(off, msg, false)
+}
+
+// limit stops the walk at off because a limit is reached.
+func (w *walker) limit(off int, msg string) {
+	if w.stopped {
+		return
+	}
+	w.stopped, w.stopAt = true, off
+	w.warnAt(off, msg, true)
+}
+
+// rest makes a raw node for the payload's bytes from p on that were not
+// decoded.
+func (w *walker) rest(p int, name string) {
+	if p >= w.in.End || !w.b.Fits(1) {
+		return
+	}
+	w.b.Nodes++
+	if n := w.leaf(name, "bytes", schema.Bytes, p, w.in.End); n != nil {
+		n.Role = tree.RoleRaw
+		n.Raw = w.in.B[p:w.in.End:w.in.End]
+	}
+}
+
+// finish ends a data node root that a failure or a limit cut short: the
+// nodes still open (the last child at each level) end with their last
+// child, the root runs to the payload's end, and a raw child holds the
+// bytes after its last child.
+func (w *walker) finish(root *tree.Node, mark int) {
+	if !w.stopped {
+		return
+	}
+	w.out = w.out[:mark]
+	// Charged whether or not bytes are left for it, past NestedNodes if
+	// need be (one node, within wire.NestedSlack), so both paths spend
+	// alike and every byte keeps a node.
+	w.b.Nodes++
+	if w.s == nil {
+		return
+	}
+	closeOpen(root)
+	at := root.PrefixEnd
+	if k := len(root.Children); k > 0 {
+		at = root.Children[k-1].End
+	}
+	root.End = w.in.End
+	root.Flags |= tree.Broken
+	if at < w.in.End {
+		r := w.node("undecoded", "bytes", schema.Bytes, at, w.in.End)
+		r.Role = tree.RoleRaw
+		r.Raw = w.in.B[at:w.in.End:w.in.End]
+		w.add(root, r)
+	}
+}
+
+// deeper enters one level of nesting, or stops the walk at off when it
+// would pass MaxDepth.
+func (w *walker) deeper(off int) bool {
+	if w.depth >= w.maxDepth {
+		w.limit(off, "payload not decoded further: values nest deeper than the MaxDepth limit ("+strconv.Itoa(w.maxDepth)+")")
+		return false
+	}
+	w.depth++
+	return true
+}
+
+// work charges n bytes (or items) of work, stopping at MaxWork.
+func (w *walker) work(off, n int) bool {
+	if w.stopped {
+		return false
+	}
+	if !w.b.WorkLeft(n) {
+		w.limit(off, "payload not decoded further: the MaxWork limit ("+strconv.Itoa(w.b.MaxWork)+" bytes) is reached")
+		return false
+	}
+	w.b.Work += n
+	return true
+}
+
+// closeOpen ends the nodes a cut walk left open, the last child at each
+// level below n, where what was read of them ends.
+func closeOpen(n *tree.Node) {
+	if k := len(n.Children); k > 0 {
+		last := n.Children[k-1]
+		closeOpen(last)
+		n.End = last.End
+		return
+	}
+	n.End = max(n.PrefixEnd, n.SizeEnd, min(n.End, n.PrefixEnd))
+}

@@ -1,0 +1,265 @@
+package storage
+
+import (
+	"io"
+	"strconv"
+
+	"github.com/kwire/kwire/codec/internal/budget"
+	"github.com/kwire/kwire/codec/internal/rec"
+	"github.com/kwire/kwire/codec/internal/slab"
+	"github.com/kwire/kwire/codec/jsontext"
+	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/codec/tree"
+)
+
+// flushAt is how much JSON a batch's line holds before it is written away.
+const flushAt = 256 << 10
+
+// decoding is what Segment keeps from one entry's decoding to the next,
+// so a warm reader allocates little: one budget per entry, memory reused.
+type decoding struct {
+	slab     slab.Slab
+	spare    []byte
+	scratch  rec.Scratch
+	warnings budget.Warnings
+	// inflations keeps Decode's decompressions for the JSON written after
+	// it; res is Decode's result.
+	inflations rec.Inflations
+	res        rec.Result
+	out        []byte
+}
+
+// internalTopic is the internal topic whose keys and values the segment
+// decodes, or nil.
+func (s *Segment) internalTopic() *schema.InternalTopic {
+	if s.o.Kafka {
+		return nil
+	}
+	return schema.InternalTopicByName(s.o.Topic)
+}
+
+// WriteJSON writes entry b as one JSON object to w, without a newline:
+// head (the caller's opening, such as {"file":"...",; "{" when nil), then
+//
+//	"position":P,"size":N,"batch":{...}
+//
+// where batch is the records JSON of the entry (what codec/records writes
+// for one batch or legacy message, and records.Encode reads back), then,
+// for an internal topic's records, "internal":[{"offset":O,...}], one
+// decoded key and value per record (TopicRecord.AppendJSON), and
+// "warnings":[{"offset","buf","path","message"}] (offsets in the segment
+// for buffer 0, else in decompressed buffer buf). An entry passed over for
+// its size has "skipped" and no "batch".
+func (s *Segment) WriteJSON(w io.Writer, head []byte, b *Batch) error {
+	d := &s.dec
+	d.warnings.List = d.warnings.List[:0]
+	out := d.out[:0]
+	if head == nil {
+		head = []byte{'{'}
+	}
+	out = append(out, head...)
+	out = append(out, `"position":`...)
+	out = strconv.AppendInt(out, b.Position, 10)
+	out = append(out, `,"size":`...)
+	out = strconv.AppendInt(out, b.Size(), 10)
+	var err error
+	switch {
+	case b.Skipped:
+		out = append(out, `,"skipped":`...)
+		out = jsontext.AppendString(out, []byte("the entry declares "+strconv.FormatInt(b.Size()-entryHead, 10)+" bytes after its length, more than the limit ("+strconv.Itoa(s.o.MaxBatch)+"); passed over"))
+	case s.internalTopic() != nil:
+		out, err = s.internalJSON(out, b)
+	default:
+		out, err = s.fastJSON(w, out, b)
+	}
+	out = appendWarnings(out, d.warnings.List, b.Position)
+	out = append(out, '}')
+	d.out = out
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(out)
+	return err
+}
+
+// fastJSON writes the records JSON straight from the bytes, flushing to w
+// as it grows.
+func (s *Segment) fastJSON(w io.Writer, out []byte, b *Batch) ([]byte, error) {
+	d := &s.dec
+	out = append(out, `,"batch":`...)
+	open := len(out) // where records writes its '['
+	var werr error
+	flush := func() {
+		if len(out) < flushAt || werr != nil {
+			return
+		}
+		if open >= 0 {
+			out = append(out[:open], out[open+1:]...)
+			open = -1
+		}
+		_, werr = w.Write(out)
+		out = out[:0]
+	}
+	o := batchOptions(&d.warnings, &d.spare, s.o.MaxDecompressed)
+	o.Scratch = &d.scratch
+	_, err := rec.WriteJSON(&out, b.Bytes, o, flush)
+	if open >= 0 && len(out) > open && out[open] == '[' {
+		out = append(out[:open], out[open+1:]...)
+	}
+	if n := len(out); n > 0 && out[n-1] == ']' {
+		out = out[:n-1]
+	}
+	if werr != nil {
+		return out, werr
+	}
+	if err != nil {
+		out = appendError(out, err)
+	}
+	return out, nil
+}
+
+// internalJSON decodes the entry as a tree, writes its records JSON and
+// each record's key and value decoded through the topic's schemas.
+func (s *Segment) internalJSON(out []byte, b *Batch) ([]byte, error) {
+	d := &s.dec
+	_, recs, err := s.Decode(b)
+	res := &d.res
+	out = append(out, `,"batch":`...)
+	// The batch's JSON from its bytes again, its decompressions read
+	// from the tree's walk and its warnings said once.
+	o := batchOptions(nil, &d.spare, s.o.MaxDecompressed)
+	o.Scratch, o.Inflations = &d.scratch, d.inflations.Replay()
+	if werr := writeBatchJSON(&out, b.Bytes, o); werr != nil && err == nil {
+		err = werr
+	}
+	if err != nil {
+		out = appendError(out, err)
+	}
+	if len(recs) > 0 {
+		out = append(out, `,"internal":[`...)
+		for i, r := range recs {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			info, _ := res.Info(r.node)
+			out = append(out, `{"offset":`...)
+			out = strconv.AppendInt(out, info.Offset, 10)
+			out = append(out, ',')
+			rec := r.rec.AppendJSON(nil)
+			out = append(out, rec[1:]...)
+		}
+		out = append(out, ']')
+	}
+	_ = d
+	return out, nil
+}
+
+// Entry is an entry's records decoded as a tree: Nodes (the batch or
+// message), Derived (its decompressed buffers, numbered from Base) and
+// Records (each record's node, absolute offset and timestamp; Info finds
+// a node's).
+type Entry = rec.Result
+
+// ControlTypeName names a control record type ("ABORT", "COMMIT",
+// "LEADER_CHANGE", ...), or "" if unknown.
+func ControlTypeName(t int) string { return rec.ControlTypeName(t) }
+
+// RecordInfo is a record's node, absolute offset and timestamp.
+type RecordInfo = rec.RecordInfo
+
+// DecodedRecord is a record of an internal topic's entry and its key and
+// value decoded.
+type DecodedRecord struct {
+	node *tree.Node
+	rec  *TopicRecord
+}
+
+// Node is the record's node in the entry's tree.
+func (r DecodedRecord) Node() *tree.Node { return r.node }
+
+// Topic is the record's key and value decoded.
+func (r DecodedRecord) Topic() *TopicRecord { return r.rec }
+
+// Decode decodes entry b as a tree (valid until the next call), with, for
+// an internal topic, each data record's key and value decoded (control
+// records are read by the records package: transaction markers, KRaft
+// control values). Node offsets are within the entry (add b.Position for
+// the segment's) or within its decompressed buffers.
+func (s *Segment) Decode(b *Batch) (*Entry, []DecodedRecord, error) {
+	d := &s.dec
+	d.slab.Reset()
+	d.warnings.List = d.warnings.List[:0]
+	o := batchOptions(&d.warnings, &d.spare, s.o.MaxDecompressed)
+	d.inflations.Keep()
+	o.Inflations = &d.inflations
+	res, err := decodeBatch(&d.slab, b.Bytes, o)
+	d.res = rec.Result{}
+	if res != nil {
+		d.res = *res
+	}
+	t := s.internalTopic()
+	if t == nil || res == nil || b.Control {
+		return res, nil, err
+	}
+	var out []DecodedRecord
+	for _, ri := range res.Records {
+		k, v := ri.Node.Get("key"), ri.Node.Get("value")
+		if k == nil || v == nil {
+			continue
+		}
+		buf := res.Buffer(b.Bytes, k.Buf)
+		r := decodeTopicRecord(&d.slab, t.Name, nodePart(k, buf), nodePart(v, res.Buffer(b.Bytes, v.Buf)))
+		out = append(out, DecodedRecord{node: ri.Node, rec: r})
+	}
+	return res, out, err
+}
+
+// nodePart is the key or value a records node holds.
+func nodePart(n *tree.Node, buf []byte) Part {
+	return Part{Buf: buf, Index: n.Buf, Start: n.DataStart(), End: n.End, Null: n.Null}
+}
+
+func appendError(out []byte, err error) []byte {
+	out = append(out, `,"error":`...)
+	return jsontext.AppendString(out, []byte(err.Error()))
+}
+
+// appendWarnings writes the entry's warnings, offsets in buffer 0 made
+// positions in the segment.
+func appendWarnings(out []byte, ws []budget.Warning, pos int64) []byte {
+	if len(ws) == 0 {
+		return out
+	}
+	out = append(out, `,"warnings":[`...)
+	for i, x := range ws {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		off := int64(x.Offset)
+		if x.Buf == 0 {
+			off += pos
+		}
+		out = append(out, `{"offset":`...)
+		out = strconv.AppendInt(out, off, 10)
+		if x.Buf != 0 {
+			out = append(out, `,"buf":`...)
+			out = strconv.AppendInt(out, int64(x.Buf), 10)
+		}
+		out = append(out, `,"path":`...)
+		out = jsontext.AppendString(out, []byte(x.Path))
+		out = append(out, `,"message":`...)
+		out = jsontext.AppendString(out, []byte(x.Message))
+		if x.Limit {
+			out = append(out, `,"limit":true`...)
+		}
+		out = append(out, '}')
+	}
+	return append(out, ']')
+}
+
+// Warnings are the warnings of the entry decoded last (WriteJSON or
+// Decode), offsets within the entry or its decompressed buffers.
+func (s *Segment) Warnings() []budget.Warning { return s.dec.warnings.List }
+
+// Warned reports whether the entry decoded last had warnings.
+func (s *Segment) Warned() bool { return len(s.dec.warnings.List) > 0 }

@@ -1,0 +1,46 @@
+// Package storage reads the bytes Kafka keeps: the files of a broker's
+// log directories and the records of Kafka's internal topics. It reads
+// from the bytes or io.Readers its caller hands over and touches no file
+// system (kwire log finds and opens the files), and like package codec it
+// never panics on bad input and holds memory to the work done, not to
+// sizes the input declares.
+//
+// What is here, with the Kafka sources each format follows (paths in
+// apache/kafka):
+//
+//   - Segments (.log; LogSegment, FileRecords): record batches of every
+//     magic one after another. Segment streams them one entry at a time
+//     with their positions and CRCs (CRC-32C for batches, CRC-32 for
+//     legacy messages); WriteJSON writes an entry's records as package
+//     records does, and Decode gives its tree. A torn or corrupt tail
+//     (a crash, a file being written) is a *TailError with its position,
+//     its size and how many entries came before.
+//   - Indexes (.index, .timeindex: OffsetIndex, TimeIndex; .txnindex:
+//     TransactionIndex): IndexReader reads their entries; IndexCheck checks
+//     an .index or .timeindex against its segment in the same pass, one
+//     entry held at a time: each offset entry at the start of a batch
+//     holding its offset, each time entry's offset in the segment, entries
+//     rising, preallocated zero entries counted apart.
+//   - Producer-state snapshots (<offset>.snapshot; ProducerStateManager):
+//     the ProducerSnapshot schema, CRC-32C checked (ReadProducerSnapshot).
+//   - KRaft snapshots (<endOffset>-<epoch>.checkpoint, bootstrap.checkpoint;
+//     Snapshots, RecordsSnapshotWriter): segments framed by header and
+//     footer control records (SnapshotCheck).
+//   - Text files: leader-epoch-checkpoint and the offset checkpoints
+//     (CheckpointFile), partition.metadata (PartitionMetadataFile),
+//     meta.properties (MetaProperties), quorum-state (FileQuorumStateStore,
+//     checked against the QuorumStateData schema).
+//   - The records of internal topics (__consumer_offsets,
+//     __transaction_state, __share_group_state, __cluster_metadata,
+//     __remote_log_metadata): DecodeTopicRecord selects the schemas of a
+//     record's key and value (schema.InternalTopicByName) and decodes them
+//     into nodes with spans, a classic group's consumer-protocol bytes
+//     included; EncodeTopicRecord writes them back from their JSON. A
+//     records walker calls DecodeTopicRecord for each record of a topic
+//     it knows the name of.
+//
+// KindOf recognises a file by its name, PartitionDir a partition
+// directory's. EncodeLine turns kwire log's JSON lines back into the bytes
+// they were read from. Every call into packages codec and codec/records is
+// in one file (codec.go).
+package storage

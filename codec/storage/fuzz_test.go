@@ -1,0 +1,201 @@
+package storage
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/internal/hostile"
+)
+
+// seeds adds the files of testdata/storage whose names match to f.
+func seeds(f *testing.F, match func(name string) bool) {
+	root := filepath.Join("..", "..", "testdata", "storage")
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && match(d.Name()) {
+			if b, err := os.ReadFile(p); err == nil {
+				f.Add(b)
+			}
+		}
+		return nil
+	})
+}
+
+// fuzzBudget is what reading n bytes of a storage file may allocate: the
+// codec's fuzz bound, one batch at a time.
+func fuzzBudget(n int) uint64 { return hostile.FuzzAllocBound(n) + 64<<20 }
+
+// FuzzSegment reads any bytes as a segment of __consumer_offsets and of a
+// plain topic: every line is JSON, nothing panics, a tail error says
+// where, and memory stays within the bound.
+func FuzzSegment(f *testing.F) {
+	// One entry a seed (and two), so minimizing what they grow into is quick.
+	root := filepath.Join("..", "..", "testdata", "storage", "logdir")
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || (!strings.HasSuffix(p, ".log") && !strings.HasSuffix(p, ".checkpoint")) {
+			return err
+		}
+		b, _ := os.ReadFile(p)
+		s := NewSegment(bytes.NewReader(b), SegmentOptions{})
+		var prev []byte
+		for {
+			bt, err := s.Next()
+			if err != nil {
+				break
+			}
+			f.Add(append(prev, bt.Bytes...))
+			prev = append([]byte(nil), bt.Bytes...)
+		}
+		return nil
+	})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, topic := range []string{"__consumer_offsets", "orders", "__cluster_metadata"} {
+			var got uint64
+			got = hostile.Allocated(func() {
+				s := NewSegment(bytes.NewReader(b), SegmentOptions{Topic: topic, MaxBatch: 1 << 20, MaxDecompressed: hostile.FuzzMaxDecompressed})
+				var last int64 = -1
+				for {
+					bt, err := s.Next()
+					if err != nil {
+						var te *TailError
+						if errors.As(err, &te) && (te.Position < 0 || te.Position+te.Size != int64(len(b))) {
+							t.Fatalf("tail at %d of %d bytes, size %d", te.Position, len(b), te.Size)
+						}
+						if err != io.EOF && !errors.As(err, &te) {
+							t.Fatal(err)
+						}
+						break
+					}
+					if bt.Position <= last {
+						t.Fatalf("positions go back: %d after %d", bt.Position, last)
+					}
+					last = bt.Position
+					var out bytes.Buffer
+					if err := s.WriteJSON(&out, nil, bt); err != nil {
+						t.Fatal(err)
+					}
+					if !json.Valid(out.Bytes()) {
+						t.Fatalf("not JSON: %s", out.Bytes())
+					}
+				}
+			})
+			if got > fuzzBudget(len(b)) {
+				t.Fatalf("%d bytes allocated for %d bytes of input", got, len(b))
+			}
+		}
+	})
+}
+
+// FuzzIndexCheck checks any bytes as an .index and a .timeindex against a
+// segment of the fuzzer's making: entries reported in order, once each.
+func FuzzIndexCheck(f *testing.F) {
+	log, index, timeindex := testSegment(0, 6)
+	f.Add(index, log)
+	f.Add(timeindex, log)
+	f.Fuzz(func(t *testing.T, idx, log []byte) {
+		for _, kind := range []IndexKind{OffsetIndex, TimeIndex} {
+			c := NewIndexCheck(NewIndexReader(bytes.NewReader(idx), kind, 0))
+			next := 0
+			c.OnEntry = func(e IndexEntry, _ string) {
+				if e.N != next {
+					t.Fatalf("entry %d reported, want %d", e.N, next)
+				}
+				next++
+			}
+			s := NewSegment(bytes.NewReader(log), SegmentOptions{MaxBatch: 1 << 20})
+			var end, last int64 = 0, -1
+			for {
+				b, err := s.Next()
+				if err != nil {
+					break
+				}
+				c.Batch(b)
+				end, last = b.Position+b.Size(), b.LastOffset
+			}
+			c.End(end, last)
+			if next+c.Unused != len(idx)/kind.size() || c.Entries != next+c.Unused {
+				t.Fatalf("%d entries reported, %d unused, of %d", next, c.Unused, len(idx)/kind.size())
+			}
+		}
+	})
+}
+
+// FuzzTopicRecord decodes any key and value as a record of every internal
+// topic: no panic, JSON out, and what decodes without error encodes back
+// to the same bytes.
+func FuzzTopicRecord(f *testing.F) {
+	f.Add([]byte{0, 2, 0, 1, 'g'}, []byte{0, 3, 0, 8, 'c', 'o', 'n', 's', 'u', 'm', 'e', 'r'})
+	f.Add([]byte(nil), []byte{1, 2, 0, 7, 'o', 'r', 'd', 'e', 'r', 's', 0})
+	f.Add([]byte{0, 1, 0, 1, 'g', 0, 1, 't', 0, 0, 0, 1}, []byte{0, 3, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 9})
+	f.Fuzz(func(t *testing.T, key, value []byte) {
+		for _, topic := range schema.InternalTopics() {
+			r := DecodeTopicRecord(topic.Name, BytesPart(key), BytesPart(value))
+			js := r.AppendJSON(nil)
+			if !json.Valid(js) {
+				t.Fatalf("not JSON: %s", js)
+			}
+			if r.Err != nil || len(r.Warnings()) > 0 {
+				continue
+			}
+			v, err := parseJSON(js)
+			if err != nil {
+				t.Fatal(err)
+			}
+			k, val, err := EncodeTopicRecord(topic.Name, v.(map[string]any))
+			if err != nil {
+				t.Fatalf("%s: %s: %v", topic.Name, js, err)
+			}
+			if !bytes.Equal(k, key) || !bytes.Equal(val, value) {
+				t.Fatalf("%s: %s encodes to %x %x, not %x %x", topic.Name, js, k, val, key, value)
+			}
+		}
+	})
+}
+
+// FuzzTextFiles reads any bytes as each of Kafka's text files and a
+// producer snapshot: no panic, and what a snapshot decodes to encodes
+// back.
+func FuzzTextFiles(f *testing.F) {
+	seeds(f, func(n string) bool {
+		k := KindOf(n).Kind
+		return k == LeaderEpochFile || k == OffsetCheckpointFile || k == PartitionMetadataFile || k == MetaPropertiesFile || k == QuorumStateFile || k == ProducerSnapshotFile
+	})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, kind := range []CheckpointKind{LeaderEpochCheckpoint, OffsetCheckpoint} {
+			r := NewCheckpointReader(bytes.NewReader(b), kind)
+			for i := 0; ; i++ {
+				e, err := r.Next()
+				if err != nil {
+					break
+				}
+				if !json.Valid(e.AppendJSON(nil, kind)) {
+					t.Fatal("not JSON")
+				}
+			}
+		}
+		ReadPartitionMetadata(b)
+		ReadMetaProperties(bytes.NewReader(b))
+		if q, err := ReadQuorumState(b); err == nil && !json.Valid(AppendJSONValue(nil, q.Value)) {
+			t.Fatal("quorum-state not JSON")
+		}
+		p := ReadProducerSnapshot(b)
+		js := p.AppendJSON(nil)
+		if !json.Valid(js) {
+			t.Fatalf("not JSON: %s", js)
+		}
+		v, err := parseJSON(js)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := EncodeProducerSnapshot(v.(map[string]any))
+		if err == nil && p.Err == nil && !bytes.Equal(again, b) {
+			t.Fatalf("%s encodes to %x, not %x", js, again, b)
+		}
+	})
+}

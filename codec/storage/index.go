@@ -1,0 +1,366 @@
+package storage
+
+import (
+	"encoding/binary"
+	"errors"
+	"io"
+	"strconv"
+)
+
+// Kafka's indexes beside a segment (AbstractIndex, OffsetIndex, TimeIndex,
+// TransactionIndex): fixed-size big-endian entries, no header.
+//
+//	.index      8 bytes: offset relative to the segment's base (int32),
+//	            position of a batch in the .log (int32)
+//	.timeindex 12 bytes: timestamp (int64), relative offset (int32)
+//	.txnindex  34 bytes: version (int16), producer id, first offset, last
+//	            offset, last stable offset (int64 each)
+//
+// The active segment's .index and .timeindex are preallocated
+// (segment.index.bytes) and end in zero entries until the segment is
+// rolled; those are counted as unused, not as entries.
+
+// IndexKind says which index a file is.
+type IndexKind uint8
+
+const (
+	OffsetIndex IndexKind = iota + 1
+	TimeIndex
+	TxnIndex
+)
+
+func (k IndexKind) size() int { return [...]int{0, 8, 12, 34}[k] }
+
+func (k IndexKind) String() string { return [...]string{"", "index", "timeindex", "txnindex"}[k] }
+
+// IndexEntry is one entry of an index.
+type IndexEntry struct {
+	N        int   // its number, from 0
+	Relative int32 // the offset relative to the segment's base (.index, .timeindex)
+	Offset   int64 // the offset: base + Relative
+	Position int32 // .index: the batch's position in the segment
+	// Timestamp is the .timeindex entry's timestamp.
+	Timestamp int64
+	// .txnindex: an aborted transaction.
+	Version                                           int16
+	ProducerID, FirstOffset, LastOffset, LastStableOf int64 // LastStableOf: the last stable offset
+	// Zero is set when every byte of the entry is zero: after the first
+	// entry, that is preallocated space unless an entry follows.
+	Zero bool
+}
+
+// IndexReader reads an index's entries one at a time.
+type IndexReader struct {
+	r    io.Reader
+	kind IndexKind
+	base int64
+	n    int
+	buf  [34]byte
+}
+
+// NewIndexReader reads the index r of kind for the segment whose base
+// offset is base (the number in its name). Reads are the caller's to
+// buffer.
+func NewIndexReader(r io.Reader, kind IndexKind, base int64) *IndexReader {
+	return &IndexReader{r: r, kind: kind, base: base}
+}
+
+// IndexTailError is an index whose size is not a whole number of entries.
+type IndexTailError struct {
+	Kind  IndexKind
+	Entry int // the number the partial entry would have
+	Size  int // its bytes
+}
+
+func (e *IndexTailError) Error() string {
+	return "storage: " + e.Kind.String() + " ends in " + strconv.Itoa(e.Size) + " bytes after entry " + strconv.Itoa(e.Entry-1) +
+		", less than an entry (" + strconv.Itoa(e.Kind.size()) + ")"
+}
+
+// Next returns the next entry, io.EOF after the last, or an
+// *IndexTailError for a partial last entry.
+func (x *IndexReader) Next() (IndexEntry, error) {
+	size := x.kind.size()
+	b := x.buf[:size]
+	n, err := io.ReadFull(x.r, b)
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return IndexEntry{}, io.EOF
+		}
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return IndexEntry{}, &IndexTailError{Kind: x.kind, Entry: x.n, Size: n}
+		}
+		return IndexEntry{}, err
+	}
+	e := IndexEntry{N: x.n, Zero: allZero(b)}
+	x.n++
+	switch x.kind {
+	case OffsetIndex:
+		e.Relative = int32(binary.BigEndian.Uint32(b))
+		e.Position = int32(binary.BigEndian.Uint32(b[4:]))
+		e.Offset = x.base + int64(e.Relative)
+	case TimeIndex:
+		e.Timestamp = int64(binary.BigEndian.Uint64(b))
+		e.Relative = int32(binary.BigEndian.Uint32(b[8:]))
+		e.Offset = x.base + int64(e.Relative)
+	case TxnIndex:
+		e.Version = int16(binary.BigEndian.Uint16(b))
+		e.ProducerID = int64(binary.BigEndian.Uint64(b[2:]))
+		e.FirstOffset = int64(binary.BigEndian.Uint64(b[10:]))
+		e.LastOffset = int64(binary.BigEndian.Uint64(b[18:]))
+		e.LastStableOf = int64(binary.BigEndian.Uint64(b[26:]))
+		e.Offset = e.FirstOffset
+	}
+	return e, nil
+}
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// IndexProblem is an entry that disagrees with its segment or with the
+// entries before it.
+type IndexProblem struct {
+	Entry int
+	Msg   string
+}
+
+// MaxProblems is how many problems an IndexCheck keeps word for word;
+// past it they are only counted.
+const MaxProblems = 1000
+
+// IndexCheck checks an .index or .timeindex against its segment while the
+// segment is read: Batch for each entry of the segment in order, then End.
+// It reads the index's entries as the batches reach them, so it holds one
+// entry at a time however large the files. What it checks:
+//
+//   - .index: each entry's position is the start of an entry of the
+//     segment that holds the entry's offset; offsets and positions rise.
+//   - .timeindex: each entry's offset is held by an entry of the segment;
+//     timestamps rise and offsets do not fall.
+//   - zero entries after the first are preallocated space (Unused) unless
+//     an entry follows them.
+//
+// Kafka's own check (kafka-dump-log.sh --index-sanity-check) is stricter
+// for .index: the offset must be the batch's last one. The entries Kafka
+// writes are that; the check here is what a reader relies on.
+type IndexCheck struct {
+	// OnEntry, when set, is called for every entry in order once it is
+	// checked, with its problem ("" when none); the unused zero entries at
+	// the end are only counted.
+	OnEntry func(e IndexEntry, problem string)
+
+	Entries    int            // entries read, unused ones included
+	Unused     int            // zero entries at the end: preallocated space
+	UnusedFrom int            // the number of the first of them
+	Problems   []IndexProblem // the first MaxProblems
+	Count      int            // every problem
+	Err        error          // the index could not be read to its end (an *IndexTailError, or the reader's)
+
+	x       *IndexReader
+	next    *IndexEntry
+	cur     IndexEntry
+	prev    *IndexEntry
+	prevBuf IndexEntry
+	zeros   int // zero entries waiting: unused if nothing follows
+	zeroAt  int // the first of them
+	done    bool
+}
+
+// NewIndexCheck checks the index x reads against its segment.
+func NewIndexCheck(x *IndexReader) *IndexCheck { return &IndexCheck{x: x} }
+
+// peek returns the next entry to decide, or nil at the end of the index.
+func (c *IndexCheck) peek() *IndexEntry {
+	for c.next == nil && !c.done {
+		e, err := c.x.Next()
+		if err != nil {
+			c.done = true
+			if !errors.Is(err, io.EOF) {
+				c.Err = err
+			}
+			return nil
+		}
+		c.Entries++
+		if e.Zero && e.N > 0 {
+			if c.zeros == 0 {
+				c.zeroAt = e.N
+			}
+			c.zeros++
+			continue
+		}
+		if c.zeros > 0 {
+			// Zero entries with an entry after them are not preallocated
+			// space: each is out of order.
+			for i := 0; i < c.zeros; i++ {
+				c.decide(IndexEntry{N: c.zeroAt + i, Zero: true, Offset: c.x.base}, "a zero entry before entry "+strconv.Itoa(e.N)+", not preallocated space at the end")
+			}
+			c.zeros = 0
+		}
+		c.cur = e
+		c.next = &c.cur
+	}
+	return c.next
+}
+
+// decide reports entry e and its problem.
+func (c *IndexCheck) decide(e IndexEntry, problem string) {
+	if problem != "" {
+		c.Count++
+		if len(c.Problems) < MaxProblems {
+			c.Problems = append(c.Problems, IndexProblem{Entry: e.N, Msg: problem})
+		}
+	}
+	if c.OnEntry != nil {
+		c.OnEntry(e, problem)
+	}
+	if !e.Zero || e.N == 0 {
+		c.prevBuf = e
+		c.prev = &c.prevBuf
+	}
+}
+
+// order is the problem of e being out of order after the entry before, or "".
+func (c *IndexCheck) order(e *IndexEntry) string {
+	p := c.prev
+	if p == nil {
+		return ""
+	}
+	at := " (entry " + strconv.Itoa(p.N) + " has "
+	switch c.x.kind {
+	case OffsetIndex:
+		if e.Offset <= p.Offset {
+			return "offset " + strconv.FormatInt(e.Offset, 10) + " is not above the entry before" + at + strconv.FormatInt(p.Offset, 10) + ")"
+		}
+		if e.Position <= p.Position {
+			return "position " + strconv.Itoa(int(e.Position)) + " is not above the entry before" + at + strconv.Itoa(int(p.Position)) + ")"
+		}
+	case TimeIndex:
+		if e.Timestamp <= p.Timestamp {
+			return "timestamp " + strconv.FormatInt(e.Timestamp, 10) + " is not above the entry before" + at + strconv.FormatInt(p.Timestamp, 10) + ")"
+		}
+		if e.Offset < p.Offset {
+			return "offset " + strconv.FormatInt(e.Offset, 10) + " is below the entry before" + at + strconv.FormatInt(p.Offset, 10) + ")"
+		}
+	}
+	return ""
+}
+
+// Batch checks the entries that segment entry b settles.
+func (c *IndexCheck) Batch(b *Batch) {
+	for e := c.peek(); e != nil; e = c.peek() {
+		if p := c.order(e); p != "" {
+			c.take(p)
+			continue
+		}
+		if c.x.kind == OffsetIndex {
+			pos := int64(e.Position)
+			if pos >= b.Position+b.Size() {
+				return // a later entry of the segment settles it
+			}
+			if pos != b.Position {
+				at := "before the segment's entry at " + strconv.FormatInt(b.Position, 10)
+				if pos > b.Position {
+					at = "inside the entry at " + strconv.FormatInt(b.Position, 10)
+				}
+				c.take("position " + strconv.FormatInt(pos, 10) + " is not the start of an entry of the segment (it is " + at + ")")
+				continue
+			}
+			if e.Offset < b.BaseOffset || e.Offset > b.LastOffset {
+				c.take("offset " + strconv.FormatInt(e.Offset, 10) + " is not in the batch at position " + strconv.FormatInt(pos, 10) +
+					" (offsets " + strconv.FormatInt(b.BaseOffset, 10) + "-" + strconv.FormatInt(b.LastOffset, 10) + ")")
+				continue
+			}
+			c.take("")
+			continue
+		}
+		if e.Offset > b.LastOffset {
+			return
+		}
+		if e.Offset < b.BaseOffset {
+			c.take("offset " + strconv.FormatInt(e.Offset, 10) + " is in no batch of the segment")
+			continue
+		}
+		c.take("")
+	}
+}
+
+// take decides the entry peek returned.
+func (c *IndexCheck) take(problem string) {
+	c.decide(*c.next, problem)
+	c.next = nil
+}
+
+// End checks the entries left once the segment is read: end is where its
+// last whole entry ends, last its last offset (-1 when it has none).
+func (c *IndexCheck) End(end, last int64) {
+	for e := c.peek(); e != nil; e = c.peek() {
+		if p := c.order(e); p != "" {
+			c.take(p)
+			continue
+		}
+		if c.x.kind == OffsetIndex {
+			c.take("position " + strconv.Itoa(int(e.Position)) + " is past the segment's last entry (which ends at " + strconv.FormatInt(end, 10) + ")")
+			continue
+		}
+		c.take("offset " + strconv.FormatInt(e.Offset, 10) + " is past the segment's last offset (" + strconv.FormatInt(last, 10) + ")")
+	}
+	// Preallocated space is counted, not listed entry by entry.
+	c.Unused, c.UnusedFrom = c.zeros, c.zeroAt
+	c.zeros = 0
+}
+
+// AppendJSON appends the entry as JSON: {"entry":N,...} with the fields
+// of its kind, "unused":true for preallocated space.
+func (e IndexEntry) AppendJSON(dst []byte, kind IndexKind) []byte {
+	dst = append(dst, `{"entry":`...)
+	dst = strconv.AppendInt(dst, int64(e.N), 10)
+	switch kind {
+	case OffsetIndex:
+		dst = append(dst, `,"offset":`...)
+		dst = strconv.AppendInt(dst, e.Offset, 10)
+		dst = append(dst, `,"relativeOffset":`...)
+		dst = strconv.AppendInt(dst, int64(e.Relative), 10)
+		dst = append(dst, `,"position":`...)
+		dst = strconv.AppendInt(dst, int64(e.Position), 10)
+	case TimeIndex:
+		dst = append(dst, `,"timestamp":`...)
+		dst = strconv.AppendInt(dst, e.Timestamp, 10)
+		dst = append(dst, `,"offset":`...)
+		dst = strconv.AppendInt(dst, e.Offset, 10)
+		dst = append(dst, `,"relativeOffset":`...)
+		dst = strconv.AppendInt(dst, int64(e.Relative), 10)
+	case TxnIndex:
+		dst = append(dst, `,"version":`...)
+		dst = strconv.AppendInt(dst, int64(e.Version), 10)
+		dst = append(dst, `,"producerId":`...)
+		dst = strconv.AppendInt(dst, e.ProducerID, 10)
+		dst = append(dst, `,"firstOffset":`...)
+		dst = strconv.AppendInt(dst, e.FirstOffset, 10)
+		dst = append(dst, `,"lastOffset":`...)
+		dst = strconv.AppendInt(dst, e.LastOffset, 10)
+		dst = append(dst, `,"lastStableOffset":`...)
+		dst = strconv.AppendInt(dst, e.LastStableOf, 10)
+	}
+	if e.Zero && e.N > 0 {
+		dst = append(dst, `,"zero":true`...)
+	}
+	return append(dst, '}')
+}
+
+// TxnProblem is what is wrong with an aborted-transaction entry, or "":
+// Kafka writes version 0 and first <= last offset.
+func TxnProblem(e IndexEntry) string {
+	switch {
+	case e.Version != 0:
+		return "version " + strconv.Itoa(int(e.Version)) + ", not 0"
+	case e.FirstOffset > e.LastOffset:
+		return "first offset " + strconv.FormatInt(e.FirstOffset, 10) + " is above the last (" + strconv.FormatInt(e.LastOffset, 10) + ")"
+	}
+	return ""
+}

@@ -1,0 +1,167 @@
+package storage
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/binary"
+	"math"
+)
+
+// EncodeLine gives back the bytes a line of kwire log's JSON was read
+// from, as parsed (codec.ParseJSON) with its "kind":
+//
+//   - "batch": the entry, from its records JSON; an internal topic's
+//     decoded keys and values ("internal", by offset) are encoded and take
+//     the place of the records' key and value where they differ, so an
+//     edit made to either form is kept;
+//   - "tail": the bytes of a torn or corrupt tail, when the line has them;
+//   - "index", "timeindex", "txnindex": the entry; "index-unused",
+//     "timeindex-unused": the zero entries of preallocated space ("count"
+//     of them, at most MaxUnused bytes);
+//   - "producer-snapshot": the file.
+//
+// Lines that describe rather than hold bytes (summaries, problems, text
+// files' entries) give none.
+func EncodeLine(kind string, v map[string]any) ([]byte, error) {
+	switch kind {
+	case "batch":
+		b, ok := v["batch"].(map[string]any)
+		if !ok {
+			return nil, errorf("batch", "expected the entry's records JSON")
+		}
+		if in, ok := v["internal"].([]any); ok {
+			topic, _ := v["topic"].(string)
+			if err := applyInternal(b, topic, in); err != nil {
+				return nil, err
+			}
+		}
+		return encodeBatches(nil, b)
+	case "tail":
+		if _, ok := v["bytes"]; !ok {
+			return nil, errorf("bytes", "the tail was too large to carry its bytes")
+		}
+		return rawPart(v, "bytes")
+	case "index", "timeindex", "txnindex":
+		return encodeIndexEntry(kind, v)
+	case "index-unused", "timeindex-unused":
+		size := int64(OffsetIndex.size())
+		if kind == "timeindex-unused" {
+			size = int64(TimeIndex.size())
+		}
+		n, err := intField(v, "count", "", 0, MaxUnused/size)
+		if err != nil {
+			return nil, err
+		}
+		return make([]byte, n*size), nil
+	case "producer-snapshot":
+		return EncodeProducerSnapshot(v)
+	}
+	return []byte{}, nil
+}
+
+// MaxUnused is the most preallocated index space EncodeLine writes back:
+// far past Kafka's default segment.index.bytes (10 MiB).
+const MaxUnused = 256 << 20
+
+// applyInternal encodes each decoded record of in and puts its key and
+// value into the record of b with the same offset, where they differ.
+func applyInternal(b map[string]any, topic string, in []any) error {
+	byOffset := map[int64]map[string]any{}
+	var walk func(list any)
+	walk = func(list any) {
+		items, _ := list.([]any)
+		for _, x := range items {
+			r, ok := x.(map[string]any)
+			if !ok {
+				continue
+			}
+			if off, err := intField(r, "offset", "", math.MinInt64, math.MaxInt64); err == nil {
+				byOffset[off] = r
+			}
+			walk(r["messages"])
+		}
+	}
+	walk(b["records"])
+	walk(b["messages"])
+	if off, err := intField(b, "offset", "", math.MinInt64, math.MaxInt64); err == nil && b["key"] != nil {
+		byOffset[off] = b
+	}
+	for i, x := range in {
+		d, ok := x.(map[string]any)
+		if !ok {
+			return errorf("internal["+itoa(int64(i))+"]", "expected an object")
+		}
+		off, err := intField(d, "offset", "internal["+itoa(int64(i))+"]", math.MinInt64, math.MaxInt64)
+		if err != nil {
+			return err
+		}
+		r := byOffset[off]
+		if r == nil {
+			return errorf("internal["+itoa(int64(i))+"].offset", "no record of the batch has offset "+itoa(off))
+		}
+		key, value, err := EncodeTopicRecord(topic, d)
+		if err != nil {
+			return errorf("internal["+itoa(int64(i))+"]", err.Error())
+		}
+		for name, part := range map[string][]byte{"key": key, "value": value} {
+			if cur, ok := currentBytes(r[name]); ok && (cur == nil) == (part == nil) && bytes.Equal(cur, part) {
+				continue
+			}
+			if part == nil {
+				r[name] = nil
+			} else {
+				r[name] = map[string]any{"base64": base64.StdEncoding.EncodeToString(part)}
+			}
+		}
+	}
+	return nil
+}
+
+// currentBytes reads a record's key or value as records JSON writes it.
+func currentBytes(v any) ([]byte, bool) {
+	switch x := v.(type) {
+	case nil:
+		return nil, true
+	case map[string]any:
+		if t, ok := x["text"].(string); ok {
+			return []byte(t), true
+		}
+		if s, ok := x["base64"].(string); ok {
+			b, err := base64.StdEncoding.DecodeString(s)
+			if b == nil {
+				b = []byte{}
+			}
+			return b, err == nil
+		}
+	}
+	return nil, false
+}
+
+// encodeIndexEntry writes an index entry from its JSON.
+func encodeIndexEntry(kind string, v map[string]any) ([]byte, error) {
+	get := func(name string, lo, hi int64) int64 {
+		n, _ := intField(v, name, "", lo, hi)
+		return n
+	}
+	for _, name := range map[string][]string{"index": {"relativeOffset", "position"}, "timeindex": {"timestamp", "relativeOffset"},
+		"txnindex": {"version", "producerId", "firstOffset", "lastOffset", "lastStableOffset"}}[kind] {
+		if _, err := intField(v, name, "", math.MinInt64, math.MaxInt64); err != nil {
+			return nil, err
+		}
+	}
+	var b []byte
+	switch kind {
+	case "index":
+		b = binary.BigEndian.AppendUint32(b, uint32(get("relativeOffset", math.MinInt32, math.MaxInt32)))
+		b = binary.BigEndian.AppendUint32(b, uint32(get("position", math.MinInt32, math.MaxInt32)))
+	case "timeindex":
+		b = binary.BigEndian.AppendUint64(b, uint64(get("timestamp", math.MinInt64, math.MaxInt64)))
+		b = binary.BigEndian.AppendUint32(b, uint32(get("relativeOffset", math.MinInt32, math.MaxInt32)))
+	case "txnindex":
+		b = binary.BigEndian.AppendUint16(b, uint16(get("version", math.MinInt16, math.MaxInt16)))
+		for _, name := range []string{"producerId", "firstOffset", "lastOffset", "lastStableOffset"} {
+			b = binary.BigEndian.AppendUint64(b, uint64(get(name, math.MinInt64, math.MaxInt64)))
+		}
+	}
+	return b, nil
+}

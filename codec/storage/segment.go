@@ -1,0 +1,258 @@
+package storage
+
+import (
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"io"
+	"strconv"
+)
+
+// A .log segment is record batches one after another, nothing else
+// (Kafka's LogSegment and FileRecords): each entry starts with an int64
+// offset and an int32 length of the bytes after it, and its magic byte
+// (0 and 1: the legacy message sets, 2: record batches) sits at byte 16.
+// A segment is read as a stream, one entry at a time, so memory stays
+// that of the largest entry whatever the file's size.
+
+const (
+	entryHead = 12 // offset int64 + length int32
+	magicAt   = 16
+	// Kafka's smallest entries, counted after the length: a legacy message
+	// v0 (crc, magic, attributes, key and value lengths) and v1 (and a
+	// timestamp), and a record batch's header.
+	minMessageV0 = 14
+	minMessageV1 = 22
+	minBatch     = 49
+
+	// DefaultMaxBatch is the largest entry Segment reads unless told
+	// otherwise: far past Kafka's default message.max.bytes (1 MiB), and
+	// what a hostile length may make it hold.
+	DefaultMaxBatch = 64 << 20
+	// DefaultMaxDecompressed bounds what one batch's decompression may
+	// produce (the batch's own budget).
+	DefaultMaxDecompressed = 32 << 20
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// SegmentOptions say how to read a segment.
+type SegmentOptions struct {
+	// Topic is the partition's topic: the records of Kafka's internal
+	// topics (schema.InternalTopicByName) have their keys and values
+	// decoded (DecodeTopicRecord).
+	Topic string
+	// Kafka leaves internal topics' keys and values as bytes.
+	Kafka bool
+	// MaxBatch is the largest entry read (DefaultMaxBatch when 0): a
+	// longer one is skipped by its length and said to be.
+	MaxBatch int
+	// MaxDecompressed bounds what decompressing one batch may produce
+	// (DefaultMaxDecompressed when 0): past it, its records stay
+	// compressed, with a warning.
+	MaxDecompressed int
+}
+
+// Batch is one entry of a segment: a record batch (magic 2) or a legacy
+// message (magic 0 or 1, a compressed wrapper holding many).
+type Batch struct {
+	Position int64  // where it starts in the segment
+	Bytes    []byte // the whole entry; valid until the next call to Next
+	Magic    int8
+	// BaseOffset and LastOffset are the offsets it holds. A legacy
+	// wrapper stores only its last; its base is taken as one past the
+	// entry before it.
+	BaseOffset, LastOffset int64
+	FirstTimestamp         int64 // the batch's base timestamp, a legacy message's own (-1 for magic 0)
+	MaxTimestamp           int64 // -1 when the entry has none (magic 0)
+	Records                int   // the batch's record count; 1 for a plain legacy message, 0 for a legacy wrapper (known once inflated)
+	Compression            int   // the attributes' codec bits
+	Control, Transactional bool
+	ProducerID             int64 // -1 for legacy messages
+	CRCValid               bool  // the stored CRC matches the bytes (CRC-32C for batches, CRC-32 for messages)
+	// Skipped is set when the entry was longer than MaxBatch: it was
+	// passed over by its length, and Bytes holds only its first bytes.
+	Skipped bool
+}
+
+// Size is the entry's length in the segment.
+func (b *Batch) Size() int64 { return entryHead + int64(binary.BigEndian.Uint32(b.Bytes[8:12])) }
+
+// TailError ends a segment whose last bytes are not a whole entry: cut
+// short (torn: the broker stopped while writing, or the file is being
+// written) or corrupt (a length or magic byte no entry has). What was read
+// before it is good.
+type TailError struct {
+	Position int64  // where the bad tail starts
+	Size     int64  // its bytes, up to the end of the input
+	Torn     bool   // cut short, rather than corrupt
+	Msg      string // what was found
+	Batches  int64  // entries read before it
+}
+
+func (e *TailError) Error() string {
+	kind := "corrupt"
+	if e.Torn {
+		kind = "torn"
+	}
+	return "storage: " + kind + " tail at position " + strconv.FormatInt(e.Position, 10) + " (" + strconv.FormatInt(e.Size, 10) +
+		" bytes, after " + strconv.FormatInt(e.Batches, 10) + " entries): " + e.Msg
+}
+
+// Segment reads a segment's entries one at a time.
+type Segment struct {
+	r        io.Reader
+	o        SegmentOptions
+	pos      int64
+	buf      []byte
+	batches  int64
+	prevLast int64
+	done     bool
+	dec      decoding
+}
+
+// NewSegment reads the segment r. Reads are the caller's to buffer.
+func NewSegment(r io.Reader, o SegmentOptions) *Segment {
+	if o.MaxBatch <= 0 {
+		o.MaxBatch = DefaultMaxBatch
+	}
+	if o.MaxDecompressed <= 0 {
+		o.MaxDecompressed = DefaultMaxDecompressed
+	}
+	return &Segment{r: r, o: o, prevLast: -1}
+}
+
+// Position is how far the segment has been read.
+func (s *Segment) Position() int64 { return s.pos }
+
+// Next returns the next entry, io.EOF after the last, or a *TailError
+// when the bytes after the last whole entry are not one (after which it
+// returns io.EOF). Other errors are the reader's.
+func (s *Segment) Next() (*Batch, error) {
+	if s.done {
+		return nil, io.EOF
+	}
+	start := s.pos
+	s.buf = s.buf[:0]
+	n, err := s.fill(entryHead + 5)
+	if n == 0 && errors.Is(err, io.EOF) {
+		s.done = true
+		return nil, io.EOF
+	}
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	if n < entryHead {
+		return nil, s.tail(start, true, strconv.Itoa(n)+" bytes, less than an entry's offset and length (12)")
+	}
+	length := int64(int32(binary.BigEndian.Uint32(s.buf[8:12])))
+	if length < minMessageV0 {
+		return nil, s.tail(start, false, "length "+strconv.FormatInt(length, 10)+", less than the smallest entry ("+strconv.Itoa(minMessageV0)+")")
+	}
+	if n < entryHead+5 {
+		return nil, s.tail(start, true, "the entry declares "+strconv.FormatInt(length, 10)+" bytes after its length; "+strconv.Itoa(n-entryHead)+" are there")
+	}
+	magic := int8(s.buf[magicAt])
+	if magic < 0 || magic > 2 {
+		return nil, s.tail(start, false, "magic byte "+strconv.Itoa(int(magic))+", not 0, 1 or 2")
+	}
+	if least := [...]int64{minMessageV0, minMessageV1, minBatch}[magic]; length < least {
+		return nil, s.tail(start, false, "length "+strconv.FormatInt(length, 10)+", less than the smallest magic "+strconv.Itoa(int(magic))+" entry ("+strconv.FormatInt(least, 10)+")")
+	}
+	b := &Batch{Position: start, Magic: magic}
+	if length > int64(s.o.MaxBatch) {
+		// Passed over by its length, without holding it.
+		skipped, err := io.CopyN(io.Discard, s.r, length-int64(len(s.buf)-entryHead))
+		s.pos += skipped
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				return nil, err
+			}
+			return nil, s.tail(start, true, "the entry declares "+strconv.FormatInt(length, 10)+" bytes after its length; "+strconv.FormatInt(s.pos-start-entryHead, 10)+" are there")
+		}
+		b.Bytes, b.Skipped = s.buf, true
+		s.batches++
+		return b, nil
+	}
+	if n, err = s.fill(entryHead + int(length)); err != nil {
+		if !errors.Is(err, io.EOF) {
+			return nil, err
+		}
+		return nil, s.tail(start, true, "the entry declares "+strconv.FormatInt(length, 10)+" bytes after its length; "+strconv.Itoa(n-entryHead)+" are there")
+	}
+	b.Bytes = s.buf
+	s.describe(b)
+	s.batches++
+	return b, nil
+}
+
+// fill reads into s.buf until it holds want bytes, growing it with the
+// bytes that actually arrive, never by what a length declares. It returns
+// how many it holds.
+func (s *Segment) fill(want int) (int, error) {
+	for len(s.buf) < want {
+		chunk := min(want-len(s.buf), max(len(s.buf), 64<<10))
+		at := len(s.buf)
+		if cap(s.buf) < at+chunk {
+			grown := make([]byte, at, max(at+chunk, 2*cap(s.buf)))
+			copy(grown, s.buf)
+			s.buf = grown
+		}
+		n, err := io.ReadFull(s.r, s.buf[at:at+chunk])
+		s.buf = s.buf[:at+n]
+		s.pos += int64(n)
+		if err != nil {
+			if errors.Is(err, io.ErrUnexpectedEOF) {
+				err = io.EOF
+			}
+			return len(s.buf), err
+		}
+	}
+	return len(s.buf), nil
+}
+
+// tail ends the segment at start with what was found there; the rest of
+// the input is counted, not held.
+func (s *Segment) tail(start int64, torn bool, msg string) error {
+	rest, err := io.Copy(io.Discard, s.r)
+	s.pos += rest
+	s.done = true
+	if err != nil {
+		return err
+	}
+	return &TailError{Position: start, Size: s.pos - start, Torn: torn, Msg: msg, Batches: s.batches}
+}
+
+// describe fills in what the entry's header says.
+func (s *Segment) describe(b *Batch) {
+	p := b.Bytes
+	if b.Magic == 2 {
+		b.BaseOffset = int64(binary.BigEndian.Uint64(p[0:]))
+		attrs := binary.BigEndian.Uint16(p[21:])
+		b.Compression = int(attrs & 7)
+		b.Transactional = attrs&0x10 != 0
+		b.Control = attrs&0x20 != 0
+		b.LastOffset = b.BaseOffset + int64(int32(binary.BigEndian.Uint32(p[23:])))
+		b.FirstTimestamp = int64(binary.BigEndian.Uint64(p[27:]))
+		b.MaxTimestamp = int64(binary.BigEndian.Uint64(p[35:]))
+		b.ProducerID = int64(binary.BigEndian.Uint64(p[43:]))
+		b.Records = int(int32(binary.BigEndian.Uint32(p[57:])))
+		b.CRCValid = crc32.Checksum(p[21:], castagnoli) == binary.BigEndian.Uint32(p[17:])
+	} else {
+		b.LastOffset = int64(binary.BigEndian.Uint64(p[0:]))
+		b.Compression = int(p[17] & 7)
+		b.ProducerID, b.MaxTimestamp, b.FirstTimestamp, b.BaseOffset, b.Records = -1, -1, -1, b.LastOffset, 1
+		if b.Magic == 1 {
+			b.MaxTimestamp = int64(binary.BigEndian.Uint64(p[18:]))
+			b.FirstTimestamp = b.MaxTimestamp
+		}
+		if b.Compression != 0 {
+			b.Records = 0
+			if s.prevLast >= 0 && s.prevLast < b.LastOffset {
+				b.BaseOffset = s.prevLast + 1
+			}
+		}
+		b.CRCValid = crc32.ChecksumIEEE(p[16:]) == binary.BigEndian.Uint32(p[12:])
+	}
+	s.prevLast = b.LastOffset
+}

@@ -1,0 +1,204 @@
+package storage
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kwire/kwire/internal/storagedata"
+)
+
+// testSegment is a segment of n batches of 3 records each, laid out from
+// offset base with its indexes as Kafka writes them (an entry every 100
+// bytes).
+func testSegment(base int64, n int) (log, index, timeindex []byte) {
+	var batches [][]byte
+	for i := 0; i < n; i++ {
+		var recs []storagedata.Record
+		for j := 0; j < 3; j++ {
+			recs = append(recs, storagedata.Record{Key: []byte(fmt.Sprintf("k%d", j)), Value: []byte(fmt.Sprintf("order %d.%d", i, j)), TimestampDelta: int64(j)})
+		}
+		batches = append(batches, storagedata.Batch(recs, storagedata.BatchOptions{FirstTimestamp: 1700000000000 + int64(i)*1000, ProducerID: -1}))
+	}
+	return storagedata.Segment(base, 0, batches, 100)
+}
+
+// readAll reads a segment to its end, feeding the checks.
+func readAll(t *testing.T, log []byte, checks ...*IndexCheck) ([]*Batch, error) {
+	t.Helper()
+	s := NewSegment(bytes.NewReader(log), SegmentOptions{})
+	var out []*Batch
+	var end, last int64 = 0, -1
+	for {
+		b, err := s.Next()
+		if err != nil {
+			for _, c := range checks {
+				c.End(end, last)
+			}
+			if errors.Is(err, io.EOF) {
+				return out, nil
+			}
+			return out, err
+		}
+		cp := *b
+		cp.Bytes = append([]byte(nil), b.Bytes...)
+		out = append(out, &cp)
+		for _, c := range checks {
+			c.Batch(b)
+		}
+		end, last = b.Position+b.Size(), b.LastOffset
+	}
+}
+
+func TestSegmentReadsEveryBatchWithItsPosition(t *testing.T) {
+	log, index, timeindex := testSegment(100, 10)
+	oc := NewIndexCheck(NewIndexReader(bytes.NewReader(index), OffsetIndex, 100))
+	tc := NewIndexCheck(NewIndexReader(bytes.NewReader(timeindex), TimeIndex, 100))
+	bs, err := readAll(t, log, oc, tc)
+	require.NoError(t, err)
+	require.Len(t, bs, 10)
+	var pos int64
+	for i, b := range bs {
+		require.Equal(t, pos, b.Position)
+		require.Equal(t, int64(100+3*i), b.BaseOffset)
+		require.Equal(t, int64(100+3*i+2), b.LastOffset)
+		require.Equal(t, int64(1700000000000+int64(i)*1000+2), b.MaxTimestamp)
+		require.True(t, b.CRCValid)
+		require.Equal(t, 3, b.Records)
+		pos += b.Size()
+	}
+	require.Equal(t, int64(len(log)), pos)
+	require.NotZero(t, oc.Entries)
+	require.Zero(t, oc.Count, "%v", oc.Problems)
+	require.NotZero(t, tc.Entries)
+	require.Zero(t, tc.Count, "%v", tc.Problems)
+}
+
+// A segment cut inside its last batch, as after a crash: every whole batch
+// is read, then the tail is reported with its position and size.
+func TestSegmentTornTail(t *testing.T) {
+	log, _, _ := testSegment(0, 4)
+	bs, err := readAll(t, log[:len(log)-7])
+	require.Len(t, bs, 3)
+	var te *TailError
+	require.ErrorAs(t, err, &te)
+	require.True(t, te.Torn)
+	last := bs[2].Position + bs[2].Size()
+	require.Equal(t, last, te.Position)
+	require.Equal(t, int64(len(log)-7)-last, te.Size)
+	require.Equal(t, int64(3), te.Batches)
+	require.Contains(t, te.Error(), "torn tail at position "+fmt.Sprint(last))
+
+	// Cut inside the 12-byte head, and inside the magic's reach.
+	for _, cut := range []int64{5, 14} {
+		_, err := readAll(t, log[:last+cut])
+		require.ErrorAs(t, err, &te)
+		require.True(t, te.Torn, "cut %d", cut)
+		require.Equal(t, last, te.Position)
+	}
+}
+
+// Bytes no entry has: a length below the smallest entry, a magic byte
+// past 2. Corrupt, not torn; nothing after them is read as batches.
+func TestSegmentCorruptTail(t *testing.T) {
+	log, _, _ := testSegment(0, 3)
+	second := int64(binary.BigEndian.Uint32(log[8:12])) + 12
+	for name, edit := range map[string]func(b []byte){
+		"tiny length":   func(b []byte) { binary.BigEndian.PutUint32(b[second+8:], 3) },
+		"negative size": func(b []byte) { binary.BigEndian.PutUint32(b[second+8:], 0xffffff00) },
+		"magic 7":       func(b []byte) { b[second+16] = 7 },
+		"v2 too short":  func(b []byte) { binary.BigEndian.PutUint32(b[second+8:], 30) },
+	} {
+		b := append([]byte(nil), log...)
+		edit(b)
+		bs, err := readAll(t, b)
+		require.Len(t, bs, 1, name)
+		var te *TailError
+		require.ErrorAs(t, err, &te, name)
+		require.False(t, te.Torn, name)
+		require.Equal(t, second, te.Position, name)
+		require.Equal(t, int64(len(b))-second, te.Size, name)
+	}
+}
+
+// An index entry that points at the wrong position, or names an offset
+// its batch does not hold, is reported with its entry number.
+func TestIndexCheckFindsWrongEntries(t *testing.T) {
+	log, index, timeindex := testSegment(0, 10)
+	require.GreaterOrEqual(t, len(index), 16)
+	bad := append([]byte(nil), index...)
+	binary.BigEndian.PutUint32(bad[4:], binary.BigEndian.Uint32(bad[4:])+1) // entry 0: one byte into its batch
+	binary.BigEndian.PutUint32(bad[8:], binary.BigEndian.Uint32(bad[8:])+1) // entry 1: an offset of the next batch
+	var seen []string
+	oc := NewIndexCheck(NewIndexReader(bytes.NewReader(bad), OffsetIndex, 0))
+	oc.OnEntry = func(e IndexEntry, p string) { seen = append(seen, fmt.Sprint(e.N, ":", p)) }
+	_, err := readAll(t, log, oc)
+	require.NoError(t, err)
+	require.Equal(t, 2, oc.Count)
+	require.Equal(t, 0, oc.Problems[0].Entry)
+	require.Contains(t, oc.Problems[0].Msg, "is not the start of an entry of the segment")
+	require.Equal(t, 1, oc.Problems[1].Entry)
+	require.Contains(t, oc.Problems[1].Msg, "is not in the batch at position")
+	require.Len(t, seen, len(index)/8, "every entry is reported once, in order")
+
+	// Past the end, out of order, preallocated zeros.
+	extra := append(append([]byte(nil), index...), 0, 0, 0, 100, 0, 1, 0, 0) // offset 100, position 65536
+	extra = append(extra, make([]byte, 8*5)...)
+	oc = NewIndexCheck(NewIndexReader(bytes.NewReader(extra), OffsetIndex, 0))
+	_, err = readAll(t, log, oc)
+	require.NoError(t, err)
+	require.Equal(t, 1, oc.Count, "%v", oc.Problems)
+	require.Contains(t, oc.Problems[0].Msg, "past the segment's last entry")
+	require.Equal(t, 5, oc.Unused)
+
+	rev := append([]byte(nil), timeindex...)
+	copy(rev[12:24], timeindex[:12]) // entry 1 repeats entry 0
+	tc := NewIndexCheck(NewIndexReader(bytes.NewReader(rev), TimeIndex, 0))
+	_, err = readAll(t, log, tc)
+	require.NoError(t, err)
+	require.Equal(t, 1, tc.Problems[0].Entry)
+	require.Contains(t, tc.Problems[0].Msg, "timestamp")
+
+	tc = NewIndexCheck(NewIndexReader(bytes.NewReader(append(append([]byte(nil), timeindex...), 1, 2, 3)), TimeIndex, 0))
+	_, err = readAll(t, log, tc)
+	require.NoError(t, err)
+	var ite *IndexTailError
+	require.ErrorAs(t, tc.Err, &ite)
+	require.Equal(t, 3, ite.Size)
+}
+
+// The JSON of a batch is one object per entry, with the records JSON that
+// codec/records reads back: encoding it gives the entry's bytes.
+func TestSegmentJSONRoundTrips(t *testing.T) {
+	log, _, _ := testSegment(7, 3)
+	s := NewSegment(bytes.NewReader(log), SegmentOptions{})
+	var again []byte
+	for {
+		b, err := s.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		require.NoError(t, err)
+		var out bytes.Buffer
+		require.NoError(t, s.WriteJSON(&out, nil, b))
+		var line map[string]any
+		require.NoError(t, json.Unmarshal(out.Bytes(), &line), out.String())
+		require.EqualValues(t, b.Position, line["position"])
+		v, err := parseJSON(out.Bytes())
+		require.NoError(t, err)
+		again, err = encodeBatches(again, v.(map[string]any)["batch"])
+		require.NoError(t, err)
+	}
+	require.Equal(t, log, again)
+}
+
+func binaryCRC(b []byte) {
+	binary.BigEndian.PutUint32(b[2:], crc32.Checksum(b[6:], castagnoli))
+}

@@ -1,0 +1,75 @@
+package hostile
+
+import "strings"
+
+// Record payloads (codec/payload), in gzip batches so the files stay small:
+// JSON that nests or floods, and Avro and Protobuf data whose schemas (written beside the corpus, read by kwire
+// decode --schemas) let a few bytes declare far more than they hold.
+
+// PayloadSchemas are the schema files of the payload entries, by file
+// name (ids 1-3, as kwire decode --schemas reads them).
+func PayloadSchemas() map[string]string {
+	return map[string]string{
+		"1.avsc":  `{"type":"array","items":"null"}` + "\n",
+		"2.avsc":  `{"type":"record","name":"L","fields":[{"name":"next","type":["null","L"]}]}` + "\n",
+		"3.proto": "syntax = \"proto3\";\nmessage N {\n  N child = 1;\n  repeated int32 v = 2;\n}\n",
+	}
+}
+
+// PayloadEntry is what a payload entry's value is, for the payload
+// decoder's own test: the record value's bytes, and the limit that must
+// cut it short when read with its schema ("" for none).
+type PayloadEntry struct {
+	Name  string
+	Value []byte
+	Limit string
+}
+
+// framedValue puts the schema registry's framing before data.
+func framedValue(id int32, data []byte) []byte { return append(be32([]byte{0}, id), data...) }
+
+// Payloads are the payload entries' record values.
+func Payloads() []PayloadEntry {
+	deep := strings.Repeat("[", 400000) + strings.Repeat("]", 400000)
+	flood := "[" + strings.Repeat("0,", 450000) + "0]"
+	// Protobuf: N nested 20,000 deep, built from the inside out.
+	var nest []byte
+	for i := 0; i < 20000; i++ {
+		nest = append(uvar([]byte{0x0a}, uint64(len(nest))), nest...)
+	}
+	packed := append(uvar([]byte{0x12}, 900000), make([]byte, 900000)...)
+	return []PayloadEntry{
+		{"payload-json-deep.bin", []byte(deep), ""},
+		{"payload-json-flood.bin", []byte(flood), ""},
+		{"payload-avro-nulls-declared.bin", framedValue(1, []byte{0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 0}), "MaxNodes"},
+		{"payload-avro-recursion.bin", framedValue(2, append([]byte(strings.Repeat("\x02", 300000)), 0)), "MaxDepth"},
+		{"payload-protobuf-nesting.bin", framedValue(3, append([]byte{0}, nest...)), "MaxDepth"},
+		{"payload-protobuf-packed-flood.bin", framedValue(3, append([]byte{0}, packed...)), "MaxNodes"},
+	}
+}
+
+func payloadEntries() []Entry {
+	attacks := map[string]string{
+		"payload-json-deep.bin":             "Produce v3, a gzip batch whose record value is JSON arrays nested 400,000 deep (800 KB): shown as text, never recursed into",
+		"payload-json-flood.bin":            "Produce v3, a gzip batch whose record value is a JSON array of 450,001 numbers (900 KB): a node each",
+		"payload-avro-nulls-declared.bin":   "Produce v3, a gzip batch whose record value is Avro (schema 1: array of null) declaring 2^62 items in 9 bytes, each item zero bytes long",
+		"payload-avro-recursion.bin":        "Produce v3, a gzip batch whose record value is Avro (schema 2: a recursive list) 300,000 records deep",
+		"payload-protobuf-nesting.bin":      "Produce v3, a gzip batch whose record value is Protobuf (schema 3) of messages nested 20,000 deep",
+		"payload-protobuf-packed-flood.bin": "Produce v3, a gzip batch whose record value is Protobuf (schema 3) of 900,000 packed int32 (a node each)",
+	}
+	var out []Entry
+	for _, p := range Payloads() {
+		v := p.Value
+		e := Entry{Name: p.Name, Mode: Request, Attacks: attacks[p.Name], Expect: Expect{Clean: true},
+			gen: func() []byte { return produce(3, batch(codecGzip, 0, 1, gz(record(0, 0, []byte("k"), v)))) }}
+		if p.Limit != "" {
+			// Read as the corpus is (no schemas), only the framing is
+			// shown. With them (kwire decode --schemas testdata/hostile:
+			// cmd/kwire's TestHostilePayloadsCLI, codec/payload's
+			// TestHostilePayloads) the payload stops at the limit.
+			e.Attacks += "; with --schemas testdata/hostile: a " + p.Limit + " limit warning"
+		}
+		out = append(out, e)
+	}
+	return out
+}

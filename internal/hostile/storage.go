@@ -1,0 +1,265 @@
+package hostile
+
+import (
+	"encoding/binary"
+	"hash/crc32"
+	"strings"
+)
+
+// Kafka's storage files (kwire log, package codec/storage): each entry is
+// a file named as Kafka names its kind, in a folder of its own under
+// storage/ (named <topic>-<partition> when the topic matters), read by
+// kwire log given the file.
+
+// Storage is the Mode of kwire log's entries.
+const Storage Mode = "storage"
+
+// StorageFiles is the corpus's storage files.
+func StorageFiles() []Entry {
+	var out []Entry
+	for _, e := range corpus() {
+		if e.Mode == Storage {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// checkStorage checks what kwire log did with a storage entry: no panic,
+// exit 0 or 1, and the output says what Expect.Says wants.
+func (e Entry) checkStorage(o Outcome) []string {
+	var bad []string
+	if strings.Contains(o.Text, "panic:") || strings.Contains(o.Text, "goroutine ") {
+		bad = append(bad, "kwire log panicked: "+firstLines(o.Text, 3))
+	}
+	if o.Exit != 0 && o.Exit != 1 {
+		bad = append(bad, "exit status "+itoa(o.Exit)+", want 0 or 1: "+firstLines(o.Text, 3))
+	}
+	if s := e.Expect.Says; s != "" {
+		found := false
+		for _, t := range strings.Split(s, "|") {
+			found = found || strings.Contains(o.Text, t)
+		}
+		if !found {
+			bad = append(bad, "the output does not say "+s+": "+firstLines(o.Text, 3))
+		}
+	}
+	return bad
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	var b [20]byte
+	i := len(b)
+	for n > 0 {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	if neg {
+		i--
+		b[i] = '-'
+	}
+	return string(b[i:])
+}
+
+// segmentName is the first segment's file name.
+const segmentName = "00000000000000000000"
+
+// placed is b with its base offset set (the CRC does not cover it).
+func placed(b []byte, base int64) []byte {
+	out := append([]byte(nil), b...)
+	binary.BigEndian.PutUint64(out, uint64(base))
+	return out
+}
+
+// smallBatch is a batch of one 7-byte record.
+var smallBatch = batch(0, 0, 1, tinyRecord)
+
+// indexEntries are .index entries (relative offset, position).
+func indexEntries(n int, f func(i int) (int32, int32)) []byte {
+	var b []byte
+	for i := 0; i < n; i++ {
+		off, pos := f(i)
+		b = be32(be32(b, off), pos)
+	}
+	return b
+}
+
+// producerSnapshot is a producer-state snapshot: version 1, CRC-32C of
+// the rest, then body.
+func producerSnapshot(body []byte) []byte {
+	b := be16(nil, 1)
+	b = binary.BigEndian.AppendUint32(b, crc32.Checksum(body, castagnoli))
+	return append(b, body...)
+}
+
+// controlBatch is a control batch of one record with key (version 0, type)
+// and value v.
+func controlBatch(typ int16, v []byte) []byte {
+	return batch(0x20, 0, 1, record(0, 0, controlKey(typ), v))
+}
+
+func storageCorpus() []Entry {
+	seg := "/" + segmentName
+	return []Entry{
+		{Name: "storage/segment-length-max" + seg + ".log", Mode: Storage,
+			Attacks: "a segment whose second entry declares 2,147,483,647 bytes and holds 64 KiB (allocation by declared length)",
+			Expect:  Expect{Says: "declares 2147483647 bytes", Survive: true},
+			gen: func() []byte {
+				b := append([]byte(nil), smallBatch...)
+				head := be32(be64(nil, 1), 0x7fffffff)
+				return append(append(b, head...), make([]byte, 64<<10)...)
+			}},
+		{Name: "storage/segment-length-negative" + seg + ".log", Mode: Storage,
+			Attacks: "a segment entry whose length is -1",
+			Expect:  Expect{Says: "less than the smallest entry", Survive: true},
+			gen:     func() []byte { return append(append([]byte(nil), smallBatch...), be32(be64(nil, 1), -1)...) }},
+		{Name: "storage/segment-magic-9" + seg + ".log", Mode: Storage,
+			Attacks: "a segment entry whose magic byte is 9",
+			Expect:  Expect{Says: "magic byte 9", Survive: true},
+			gen: func() []byte {
+				b := placed(smallBatch, 1)
+				b[16] = 9
+				return append(append([]byte(nil), smallBatch...), b...)
+			}},
+		{Name: "storage/segment-zstd-bomb" + seg + ".log", Mode: Storage,
+			Attacks: "a segment of one zstd batch inflating to 1 GiB of zeros (8192 RLE blocks)",
+			Expect:  Expect{Says: "MaxDecompressed|decompress", Survive: true},
+			gen:     func() []byte { return batch(4, 0, 1, zstdRLE(0, 8192, -1)) }},
+		{Name: "storage/segment-gzip-tiny-records" + seg + ".log", Mode: Storage,
+			Attacks: "a segment of one gzip batch of 7 MiB of 7-byte records (1,048,576 records, one line of JSON)",
+			Expect:  Expect{Says: `"records"`, Survive: true},
+			gen:     func() []byte { return batch(1, 1<<20-1, 1<<20, gz(repeat(tinyRecord, 1<<20))) }},
+		{Name: "storage/segment-many-batches" + seg + ".log", Mode: Storage,
+			Attacks: "a segment of 3,500 small batches at one offset (a line each; the index check and summary hold none of them)",
+			Expect:  Expect{Says: `"batches":3500`, Survive: true},
+			gen:     func() []byte { return repeat(smallBatch, 3500) }},
+		{Name: "storage/index-past-the-end" + seg + ".index", Mode: Storage,
+			Attacks: "an .index of 30,000 entries past the end of its one-batch segment (every one a problem, held one at a time)",
+			Expect:  Expect{Says: "past the segment's last entry", Survive: true},
+			gen: func() []byte {
+				return indexEntries(30000, func(i int) (int32, int32) { return int32(i + 1), int32(1000 + 100*i) })
+			}},
+		{Name: "storage/index-past-the-end" + seg + ".log", Mode: Storage,
+			Attacks: "the segment beside index-past-the-end's .index: one small batch",
+			Expect:  Expect{Says: `"batches":1`, Survive: true},
+			gen:     func() []byte { return append([]byte(nil), smallBatch...) }},
+		{Name: "storage/index-backwards" + seg + ".index", Mode: Storage,
+			Attacks: "an .index whose 20,000 entries go backwards (positions and offsets falling)",
+			Expect:  Expect{Says: "is not above the entry before", Survive: true},
+			gen: func() []byte {
+				return indexEntries(20000, func(i int) (int32, int32) { return int32(40000 - i), int32(80000 - 4*i) })
+			}},
+		{Name: "storage/timeindex-absurd" + seg + ".timeindex", Mode: Storage,
+			Attacks: "a .timeindex whose entries name the largest offsets and timestamps there are, and a partial entry",
+			Expect:  Expect{Says: "is past the segment's last offset|after entry", Survive: true},
+			gen: func() []byte {
+				var b []byte
+				for i := 0; i < 1000; i++ {
+					b = be32(be64(b, 1<<62+int64(i)), int32(0x7fffff00+i))
+				}
+				return append(b, 1, 2, 3)
+			}},
+		{Name: "storage/timeindex-absurd" + seg + ".log", Mode: Storage,
+			Attacks: "the segment beside timeindex-absurd's .timeindex: one small batch",
+			Expect:  Expect{Says: `"batches":1`, Survive: true},
+			gen:     func() []byte { return append([]byte(nil), smallBatch...) }},
+		{Name: "storage/txnindex-bad" + seg + ".txnindex", Mode: Storage,
+			Attacks: "a .txnindex of 5,000 entries at version -1 whose first offsets pass their last, and a partial entry",
+			Expect:  Expect{Says: "version -1, not 0", Survive: true},
+			gen: func() []byte {
+				var b []byte
+				for i := 0; i < 5000; i++ {
+					b = be64(be64(be64(be64(be16(b, -1), int64(i)), 1<<62), 0), -1)
+				}
+				return append(b, 0, 0, 0)
+			}},
+		{Name: "storage/snapshot-count-max/" + segmentName + ".snapshot", Mode: Storage,
+			Attacks: "a producer snapshot declaring 2,147,483,647 producers and holding two (allocation by declared count)",
+			Expect:  Expect{Says: `"error"`, Survive: true},
+			gen: func() []byte {
+				return producerSnapshot(append(be32(nil, 0x7fffffff), make([]byte, 2*46)...))
+			}},
+		{Name: "storage/snapshot-crc-bad/" + segmentName + ".snapshot", Mode: Storage,
+			Attacks: "a producer snapshot whose CRC does not match its bytes",
+			Expect:  Expect{Says: `"crcValid":false`, Survive: true},
+			gen: func() []byte {
+				b := producerSnapshot(append(be32(nil, 1), make([]byte, 46)...))
+				b[3] ^= 0xff
+				return b
+			}},
+		{Name: "storage/checkpoint-count-absurd/leader-epoch-checkpoint", Mode: Storage,
+			Attacks: "a leader-epoch-checkpoint declaring 2,147,483,647 entries and holding two",
+			Expect:  Expect{Says: "says 2147483647 entries; the file has 2", Survive: true},
+			gen:     func() []byte { return []byte("0\n2147483647\n0 0\n1 10\n") }},
+		{Name: "storage/checkpoint-cyclic/leader-epoch-checkpoint", Mode: Storage,
+			Attacks: "a leader-epoch-checkpoint whose epochs and start offsets cycle back (5000 lines)",
+			Expect:  Expect{Says: "is not above the line before", Survive: true},
+			gen: func() []byte {
+				var b strings.Builder
+				b.WriteString("0\n5000\n")
+				for i := 0; i < 5000; i++ {
+					b.WriteString(itoa(i%3) + " " + itoa(i%3*10) + "\n")
+				}
+				return []byte(b.String())
+			}},
+		{Name: "storage/checkpoint-long-line/recovery-point-offset-checkpoint", Mode: Storage,
+			Attacks: "an offset checkpoint whose one entry is a 200 KB line",
+			Expect:  Expect{Says: "longer than", Survive: true},
+			gen:     func() []byte { return []byte("0\n1\n" + strings.Repeat("t", 200<<10) + " 0 1\n") }},
+		{Name: "storage/meta-properties-garbage/meta.properties", Mode: Storage,
+			Attacks: "a meta.properties of binary garbage",
+			Expect:  Expect{Says: "key=value|no version", Survive: true},
+			gen:     func() []byte { return repeat([]byte{0, 0xff, 0x3d, 0x0a, 0x80}, 2000) }},
+		{Name: "storage/quorum-state-deep/quorum-state", Mode: Storage,
+			Attacks: "a quorum-state of 100,000 nested JSON arrays",
+			Expect:  Expect{Says: "not JSON", Survive: true},
+			gen:     func() []byte { return []byte(strings.Repeat("[", 100000) + strings.Repeat("]", 100000)) }},
+		{Name: "storage/partition-metadata-garbage/partition.metadata", Mode: Storage,
+			Attacks: "a partition.metadata of 100 KB on one line",
+			Expect:  Expect{Says: "expected two lines", Survive: true},
+			gen:     func() []byte { return []byte(strings.Repeat("version: 0 ", 10000)) }},
+		{Name: "storage/kraft-snapshot-unframed/00000000000000000010-0000000001.checkpoint", Mode: Storage,
+			Attacks: "a KRaft snapshot of 2,000 data batches with no header or footer control records",
+			Expect:  Expect{Says: "does not start with a SnapshotHeaderRecord", Survive: true},
+			gen:     func() []byte { return repeat(smallBatch, 2000) }},
+		{Name: "storage/kraft-snapshot-two-footers/00000000000000000010-0000000001.checkpoint", Mode: Storage,
+			Attacks: "a KRaft snapshot with a header, then footer, data, footer (records after the end)",
+			Expect:  Expect{Says: "a batch after the SnapshotFooterRecord", Survive: true},
+			gen: func() []byte {
+				head := controlBatch(3, be64(be16(be16(nil, 0), 0), 1700000000000)) // value version, Version, LastContainedLogTimestamp
+				foot := controlBatch(4, be16(be16(nil, 0), 0))
+				return concat(head, foot, smallBatch, foot)
+			}},
+		{Name: "storage/__consumer_offsets-0/" + segmentName + ".log", Mode: Storage,
+			Attacks: "__consumer_offsets records lying about counts: a GroupMetadataValue declaring 2,147,483,647 members, an OffsetCommitKey whose group length is 32,767, an unknown record type",
+			Expect:  Expect{Says: `"error"`, Survive: true},
+			gen: func() []byte {
+				gk := str16(be16(nil, 2), "g")
+				gv := str16(be16(nil, 3), "consumer")          // version 3, protocolType
+				gv = be16(be16(be32(gv, 0), -1), -1)           // generation, null protocol, null leader
+				gv = be32(be64(gv, 1700000000000), 0x7fffffff) // currentStateTimestamp, members
+				ok := be16(be16(nil, 1), 0x7fff)
+				recs := concat(record(0, 0, gk, gv), record(0, 1, ok, be16(nil, 3)), record(0, 2, be16(nil, 999), nil))
+				return batch(0, 2, 3, recs)
+			}},
+		{Name: "storage/__cluster_metadata-0/" + segmentName + ".log", Mode: Storage,
+			Attacks: "__cluster_metadata records with overlong varints in their frame, frame version 0, an apiKey no schema has, and a TopicRecord whose name declares 2 GiB",
+			Expect:  Expect{Says: `"error"`, Survive: true},
+			gen: func() []byte {
+				recs := concat(
+					record(0, 0, nil, []byte{0x81, 0x80, 0x80, 0x80, 0x80, 0x80, 0}),
+					record(0, 1, nil, []byte{0, 2, 0}),
+					record(0, 2, nil, []byte{1, 0x7f, 0}),
+					record(0, 3, nil, append([]byte{1, 2, 0}, 0xff, 0xff, 0xff, 0x7f)))
+				return batch(0, 3, 4, recs)
+			}},
+	}
+}

@@ -1,0 +1,113 @@
+// Kafka's storage files in the playground (issue 20), in real Chromium:
+// a partition's files opened together read as a table of records, each
+// file's problems flagged (an index entry that points into a batch, a torn
+// tail), a record's key and value drawn as a byte grid and a tree, an
+// internal topic's decoded through Kafka's schemas (testdata/storage, see
+// its README). storage.wasm loads only then.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { build, serve, launch, axe, root } from './helpers-playground.mjs';
+
+let built, server, browser, context;
+const data = join(root, 'testdata', 'storage');
+
+before(async () => {
+  built = await build();
+  server = await serve(built.site);
+  browser = await launch();
+  context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+}, { timeout: 600_000 });
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function open() {
+  const page = await context.newPage();
+  page.errors = [];
+  page.wasm = [];
+  page.on('pageerror', (e) => page.errors.push(e.message));
+  page.on('request', (r) => { if (r.url().endsWith('.wasm')) page.wasm.push(r.url().split('/').pop()); });
+  await page.goto(server.url);
+  await page.waitForSelector('body[data-ready]', { timeout: 60_000 });
+  return page;
+}
+
+async function openFiles(page, files) {
+  await page.setInputFiles('#file', files.map((f) => join(data, f)));
+  await page.waitForFunction(() => !document.getElementById('storage').hidden && document.querySelectorAll('#st-record section').length > 0, null, { timeout: 120_000 });
+}
+
+const rows = (page) => page.$$eval('#st-table tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+
+test('a segment of orders with its indexes: every record in the table, the first drawn, no problem', { timeout: 180_000 }, async () => {
+  const page = await open();
+  assert.ok(!page.wasm.includes('storage.wasm'), 'storage.wasm loads only for storage files');
+  const t0 = Date.now();
+  await openFiles(page, ['logdir/orders-0/00000000000000000000.log', 'logdir/orders-0/00000000000000000000.index', 'logdir/orders-0/00000000000000000000.timeindex']);
+  console.log('storage: the first batch on screen ' + (Date.now() - t0) + ' ms after opening (storage.wasm loaded then)');
+  assert.ok(page.wasm.includes('storage.wasm'));
+  const rs = await rows(page);
+  assert.equal(rs.length, 24, 'the segment holds offsets 0-23');
+  assert.equal(rs[0][0], '0');
+  assert.match(rs[0][1], /^1700000000000 \(2023-11-14 22:13:20\.000 UTC\)$/);
+  assert.equal(rs[0][2], 'c-000');
+  assert.match(rs[0][3], /^\{"order":0,"customer":"c-000"/);
+  assert.equal(rs[0][4], 'trace-id=0000000000000000, source=checkout');
+  assert.equal(rs[23][0], '23', 'records of zstd, lz4, snappy and gzip batches too');
+  assert.match(await page.textContent('#status'), /no problem found/);
+  assert.equal(await page.$$eval('#st-files li.pg-st-bad', (l) => l.length), 0);
+  // The first record's key and value as grids and trees.
+  const parts = await page.$$eval('#st-record section', (ss) => ss.map((s) => ({
+    title: s.querySelector('h3').textContent, cells: s.querySelectorAll('.kw-cell').length, tree: [...s.querySelectorAll('.pg-st-tree li')].map((l) => l.textContent),
+  })));
+  assert.deepEqual(parts.map((p) => p.title), ['key', 'value']);
+  assert.ok(parts[0].cells >= 2 && parts[0].tree[0].startsWith('key'), JSON.stringify(parts[0]));
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('__consumer_offsets: keys and values decoded by their schemas, the topic guessed from the records', { timeout: 180_000 }, async () => {
+  const page = await open();
+  await openFiles(page, ['logdir/__consumer_offsets-7/00000000000000000000.log']);
+  assert.match(await page.textContent('#st-title'), /topic __consumer_offsets \(guessed/);
+  const rs = await rows(page);
+  assert.equal(rs[0][2], '{"group":"billing"}');
+  assert.match(rs[0][3], /"protocolType":"consumer"/);
+  assert.ok(rs.some((r) => r[3] === 'null (tombstone)'), 'the tombstone');
+  assert.ok(rs.some((r) => r[6] === 'COMMIT'), 'the transaction marker');
+  // The group metadata's value tree names its fields, the members'
+  // consumer-protocol bytes decoded.
+  const tree = await page.$$eval('#st-record section:nth-of-type(2) .pg-st-tree li', (l) => l.map((x) => x.textContent));
+  assert.ok(tree.some((l) => /^protocolType string \[\d+, \d+\) = "consumer"$/.test(l)), tree.join('\n'));
+  assert.ok(tree.some((l) => /^topics \[\]string/.test(l)), 'the subscription decoded');
+  assert.match(await page.textContent('#st-record pre'), /"valueSchema": "GroupMetadataValue"/);
+  // Picking another record draws it.
+  await page.click('#st-table tbody tr:nth-child(3)');
+  await page.waitForFunction(() => /OffsetCommitValue/.test(document.querySelector('#st-record pre')?.textContent || ''));
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('an index pointing into a batch and a torn tail are flagged', { timeout: 180_000 }, async () => {
+  const page = await open();
+  await openFiles(page, ['broken/wrong-index/00000000000000000000.log', 'broken/wrong-index/00000000000000000000.index']);
+  const bad = await page.$$eval('#st-files li.pg-st-bad', (l) => l.map((x) => x.textContent));
+  assert.equal(bad.length, 1, bad.join('\n'));
+  assert.match(bad[0], /00000000000000000000\.index.*entry 3: position 1852 is not the start of an entry of the segment \(it is inside the entry at 1851\)/s);
+  assert.match(await page.textContent('#status'), /1 problem found/);
+  const badEntries = await page.$$eval('.pg-st-entries tr.pg-st-bad', (l) => l.length);
+  assert.equal(badEntries, 1);
+  await page.close();
+
+  const torn = await open();
+  await openFiles(torn, ['broken/torn-tail/00000000000000000000.log']);
+  const flagged = await torn.$$eval('#st-files li.pg-st-bad', (l) => l.map((x) => x.textContent));
+  assert.match(flagged.join('\n'), /torn tail at position 1851 \(161 bytes, after 4 entries\)/);
+  assert.equal((await rows(torn)).length, 19, 'the records before the tail');
+  assert.deepEqual(torn.errors, []);
+  assert.deepEqual(await axe(torn, { include: ['#storage'] }), []);
+  await torn.close();
+});

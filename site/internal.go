@@ -1,0 +1,163 @@
+package site
+
+import (
+	"html/template"
+	"strings"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/codec/storage"
+	"github.com/kwire/kwire/codec/tree"
+	"github.com/kwire/kwire/codec/jsontext"
+)
+
+// The records of Kafka's internal topics (__consumer_offsets,
+// __cluster_metadata, ...): an index of every topic and record type, and
+// one page per record type and value version, drawn as the API pages are
+// from an example laid out by codec/storage.
+//
+//	internal.html                               the topics and their record types
+//	internal/<topic>/<record>/v<N>.html         one record type at one value version
+
+// internalSlug is a topic's or record's folder name: lower case, without
+// the leading underscores.
+func internalSlug(s string) string { return strings.ToLower(strings.TrimLeft(s, "_")) }
+
+// InternalPath is the page of record type rec of topic t at value version v.
+func InternalPath(t *schema.InternalTopic, rec *schema.InternalRecord, v int16) string {
+	return "internal/" + internalSlug(t.Name) + "/" + internalSlug(rec.Value.Name) + "/v" + itoa(int(v)) + ".html"
+}
+
+type internalIndexData struct {
+	Topics []internalTopicRow
+}
+
+type internalTopicRow struct {
+	Name, Slug, Framing string
+	Coordinator         bool
+	Records             []internalRecordRow
+}
+
+type internalRecordRow struct {
+	Type       int16
+	Key        string
+	KeyVersion int16
+	Value      string
+	Versions   []versionLink
+}
+
+type internalPageData struct {
+	Topic, TopicSlug string
+	Coordinator      bool
+	Type             int16
+	Value            string
+	Key              string
+	KeyVersion       int16
+	V                int16
+	Versions         []versionLink
+	Prev, Next       string
+	Parts            []*partData
+	JSON             template.HTML
+	Changes          []change
+	First            bool
+	Error            string
+}
+
+// partData is a key or value of the example record.
+type partData struct {
+	ID, Title, Message string
+	Hexdump            string
+	Size               int
+	Grids              []gridData
+	Tree               *treeNode
+	BNF                []bnfLine
+	Fields             []fieldRow
+	Schema             template.HTML
+	SchemaSource       string
+}
+
+func (b *builder) internalPages() error {
+	var idx internalIndexData
+	for _, t := range schema.InternalTopics() {
+		row := internalTopicRow{Name: t.Name, Slug: internalSlug(t.Name), Framing: t.Framing.String(), Coordinator: t.Framing == schema.CoordinatorFraming}
+		for i := range t.Records {
+			rec := &t.Records[i]
+			r := internalRecordRow{Type: rec.Type, Value: rec.Value.Name, KeyVersion: rec.KeyVersion}
+			if rec.Key != nil {
+				r.Key = rec.Key.Name
+			}
+			for v := rec.Value.Valid.Lo; v <= rec.Value.Valid.Hi; v++ {
+				r.Versions = append(r.Versions, versionLink{V: v, Href: InternalPath(t, rec, v)})
+				if err := b.internalPage(t, rec, v); err != nil {
+					return err
+				}
+			}
+			row.Records = append(row.Records, r)
+		}
+		idx.Topics = append(idx.Topics, row)
+	}
+	return b.render("internalindex", "internal.html", page{Title: "Internal topics", Nav: "internal", Body: idx})
+}
+
+func (b *builder) internalPage(t *schema.InternalTopic, rec *schema.InternalRecord, v int16) error {
+	d := internalPageData{Topic: t.Name, TopicSlug: internalSlug(t.Name), Coordinator: t.Framing == schema.CoordinatorFraming,
+		Type: rec.Type, Value: rec.Value.Name, KeyVersion: rec.KeyVersion, V: v}
+	if rec.Key != nil {
+		d.Key = rec.Key.Name
+	}
+	r := rec.Value.Valid
+	for x := r.Lo; x <= r.Hi; x++ {
+		d.Versions = append(d.Versions, versionLink{V: x, Href: "v" + itoa(int(x)) + ".html", Current: x == v})
+	}
+	if v > r.Lo {
+		d.Prev = "v" + itoa(int(v-1)) + ".html"
+	}
+	if v < r.Hi {
+		d.Next = "v" + itoa(int(v+1)) + ".html"
+	}
+	d.Changes = changes(rec.Value, v, "value")
+	d.First = v == r.Lo
+	key, value, err := storage.ExampleTopicRecord(t, rec, v)
+	if err != nil {
+		d.Error = err.Error()
+	} else {
+		tr := storage.DecodeTopicRecord(t.Name, storage.BytesPart(key), storage.BytesPart(value))
+		if tr.Err != nil {
+			d.Error = tr.Err.Error()
+		}
+		if rec.Key != nil {
+			d.Parts = append(d.Parts, internalPart("key", "Key", rec.Key, rec.KeyVersion, key, tr.KeyNode))
+		}
+		d.Parts = append(d.Parts, internalPart("value", "Value", rec.Value, v, value, tr.ValueNode))
+		h, err := highlightJSON(jsontext.Indent(nil, tr.AppendJSON(nil)))
+		if err != nil {
+			return err
+		}
+		d.JSON = template.HTML(h)
+	}
+	title := rec.Value.Name + " v" + itoa(int(v))
+	return b.render("internal", InternalPath(t, rec, v), page{Title: title + " · " + t.Name, Nav: "internal", Body: d})
+}
+
+// internalPart draws one key or value: its bytes as a grid and a tree (framing
+// and message), and the message's schema at version v.
+func internalPart(id, title string, m *schema.Message, v int16, b []byte, n *tree.Node) *partData {
+	p := &partData{ID: id, Title: title, Message: m.Name, Hexdump: xxd(b), Size: len(b)}
+	def := m.At(min(v, m.Valid.Hi))
+	flex := m.Flexible(v)
+	p.BNF = bnf(m.Name+" (Version: "+itoa(int(v))+")", def.Root, v, flex, "#"+id)
+	p.Fields = fieldRows(-1, m.Name, def.Root, v, flex, id)
+	if js := schemaJSON(m, v); js != nil {
+		if h, err := highlightJSON(js); err == nil {
+			p.Schema = template.HTML(h)
+			p.SchemaSource = "internal/" + def.Source
+		}
+	}
+	if n != nil {
+		f := &codec.Frame{Root: n, Buffers: [][]byte{b}, APIKey: -1}
+		p.Grids = grids(f, "the "+id)
+		idn := 0
+		p.Tree = buildTree(n, -1, &idn)
+	}
+	return p
+}

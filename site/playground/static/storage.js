@@ -1,0 +1,162 @@
+// Kafka's storage files (segments, indexes, snapshots, checkpoints; see
+// wasm/storage): dropped or opened together, read by storage.wasm in the
+// worker. A table of the segments' records (offset, timestamp, key, value,
+// headers, producer, control markers), each file's problems flagged (an
+// index entry that disagrees with its segment, a CRC mismatch, a torn
+// tail), and a record's key and value drawn as a byte grid and a tree, an
+// internal topic's decoded through Kafka's schemas for it.
+import { $, el, status, showError } from './dom.js';
+import { rpc } from './rpc.js';
+import { st } from './state.js';
+import { drawGridRow, isTime, utcDate } from './views.js';
+import { clearViews } from './decode.js';
+import { closeCapture, frameOptions } from './capture.js';
+import { setLink } from './link.js';
+
+// isStorageName says whether a file is named as Kafka names its files.
+export function isStorageName(name) {
+  return /^\d{20}\.(log|index|timeindex|txnindex|snapshot)(\.(deleted|cleaned|swap))?$/.test(name) ||
+    /^\d{20}-\d{10}\.checkpoint(\.part|\.deleted)?$/.test(name) ||
+    ['leader-epoch-checkpoint', 'recovery-point-offset-checkpoint', 'replication-offset-checkpoint', 'log-start-offset-checkpoint',
+      'cleaner-offset-checkpoint', 'partition.metadata', 'meta.properties', 'quorum-state', 'bootstrap.checkpoint'].includes(name);
+}
+
+export function closeStorage() {
+  st.storage = null;
+  $('storage').hidden = true;
+}
+
+// openStorage reads the files ([{name, bytes}]) together; topic is the
+// partition's topic ('' to let the module guess among the internal ones).
+export async function openStorage(files, topic, gen) {
+  status('Reading ' + files.length + ' storage file' + (files.length === 1 ? '' : 's') + '…');
+  setLink(null);
+  closeCapture();
+  frameOptions(false);
+  clearViews();
+  const r = await rpc('storage', files.map((f) => f.name), files.map((f) => f.bytes), topic);
+  if (gen !== st.gen) return;
+  if (r.error) { closeStorage(); showError($('input-error'), 'These files could not be read: ' + r.error); return; }
+  st.storage = { files, result: r, current: -1 };
+  $('st-topic').value = topic || '';
+  const guess = r.guessed ? ' (guessed from the records: pick another above if it is wrong)' : '';
+  $('st-title').textContent = files.length + ' storage file' + (files.length === 1 ? '' : 's') + ', ' + r.recordCount.toLocaleString('en') + ' record' +
+    (r.recordCount === 1 ? '' : 's') + (r.topic ? ', topic ' + r.topic + guess : '');
+  drawFiles(r.files);
+  drawRecords(r.records, r.recordCount);
+  $('storage').hidden = false;
+  const problems = r.files.reduce((n, f) => n + f.problems.length, 0);
+  status(problems ? problems + ' problem' + (problems === 1 ? '' : 's') + ' found: see the flagged files.' : 'Read; no problem found.');
+  if (r.records.length) await pickRecord(r.records[0].id);
+}
+
+function drawFiles(files) {
+  const box = $('st-files');
+  box.replaceChildren();
+  for (const f of files) {
+    const li = el('li', f.problems.length ? 'pg-st-bad' : '');
+    li.appendChild(el('strong', '', f.name));
+    const what = [f.kind, f.size.toLocaleString('en') + ' bytes'];
+    if (f.batches !== undefined) what.push(f.batches + ' batches');
+    if (f.entries !== undefined) what.push(f.entries + ' entries' + (f.unused ? ', ' + f.unused + ' unused (preallocated)' : '') + (f.unchecked ? ', no segment beside it to check against' : ''));
+    li.appendChild(el('span', 'pg-muted', ' ' + what.join(' · ')));
+    if (f.problems.length) {
+      li.appendChild(el('span', 'pg-st-flag', ' ⚠ ' + f.problems.length + ' problem' + (f.problems.length === 1 ? '' : 's')));
+      const ul = el('ul', 'pg-st-problems');
+      for (const p of f.problems.slice(0, 200)) ul.appendChild(el('li', '', p));
+      li.appendChild(ul);
+    }
+    if (f.entryList && f.entryList.length) {
+      const d = el('details');
+      d.appendChild(el('summary', '', 'entries'));
+      const t = el('table', 'pg-table pg-st-entries');
+      const keys = Object.keys(f.entryList[0]).filter((k) => k !== 'problem');
+      const head = el('tr');
+      for (const k of [...keys, 'problem']) { const th = el('th', '', k); th.scope = 'col'; head.appendChild(th); }
+      t.appendChild(el('thead')).appendChild(head);
+      const body = t.appendChild(el('tbody'));
+      for (const e of f.entryList) {
+        const tr = el('tr', e.problem ? 'pg-st-bad' : '');
+        for (const k of keys) tr.appendChild(el('td', '', String(e[k])));
+        tr.appendChild(el('td', '', e.problem || ''));
+        body.appendChild(tr);
+      }
+      d.appendChild(t);
+      li.appendChild(d);
+    }
+    if (f.json) { const pre = el('pre', 'pg-st-text', f.json); li.appendChild(pre); }
+    box.appendChild(li);
+  }
+}
+
+const COLS = ['Offset', 'Timestamp', 'Key', 'Value', 'Headers', 'Producer', 'Marker'];
+
+function drawRecords(recs, count) {
+  const t = $('st-table');
+  const head = t.tHead.rows[0];
+  head.replaceChildren(...COLS.map((c) => { const th = el('th', '', c); th.scope = 'col'; return th; }));
+  const body = t.tBodies[0];
+  body.replaceChildren();
+  for (const r of recs) {
+    const tr = el('tr');
+    tr.dataset.record = r.id;
+    tr.tabIndex = 0;
+    if (r.internalError) tr.classList.add('pg-st-bad');
+    const internal = r.internal ? JSON.parse(r.internal) : null;
+    const key = internal && internal.key ? JSON.stringify(internal.key) : r.key;
+    const value = internal ? (internal.value === null ? 'null (tombstone)' : JSON.stringify(internal.value)) : r.value;
+    const ts = isTime('timestamp', r.timestamp) ? r.timestamp + ' (' + utcDate(r.timestamp) + ')' : String(r.timestamp);
+    const cells = [r.offset, ts, key ?? 'null', value ?? 'null',
+      r.headers.map((h) => (h[0] ?? 'null') + '=' + (h[1] ?? 'null')).join(', '),
+      r.producerId >= 0 ? r.producerId + (r.transactional ? ' (transactional)' : '') : '', r.marker || ''];
+    for (const c of cells) {
+      const s = String(c);
+      tr.appendChild(el('td', '', s.length > 120 ? s.slice(0, 120) + '…' : s));
+    }
+    tr.addEventListener('click', () => pickRecord(r.id));
+    tr.addEventListener('keydown', (e) => { if (e.key === 'Enter') pickRecord(r.id); });
+    body.appendChild(tr);
+  }
+  $('st-count').textContent = count > recs.length ? 'showing the first ' + recs.length.toLocaleString('en') + ' of ' + count.toLocaleString('en') : '';
+}
+
+// pickRecord draws record id's key and value.
+export async function pickRecord(id) {
+  const s = st.storage;
+  if (!s) return;
+  s.current = id;
+  for (const tr of $('st-table').tBodies[0].rows) tr.toggleAttribute('aria-current', +tr.dataset.record === id);
+  const gen = st.gen;
+  const r = await rpc('storageRecord', id);
+  if (gen !== st.gen || s !== st.storage) return;
+  const box = $('st-record');
+  box.replaceChildren();
+  if (r.error) { box.appendChild(el('p', 'pg-error', r.error)); return; }
+  for (const p of r.parts) {
+    const sec = el('section', 'pg-st-part');
+    sec.appendChild(el('h3', '', p.name + (p.null ? ': null' : '')));
+    if (!p.null) {
+      const grid = el('div', 'kw-grid pg-st-grid');
+      grid.setAttribute('role', 'grid');
+      grid.setAttribute('aria-label', p.name + ' bytes');
+      // The rows come whole: an elided cell's "show" has nothing more to fetch.
+      const panel = { rpc: async () => p.rows.length, views: { ['grid' + p.buf]: { setCount() {}, update() {} } } };
+      for (const row of p.rows) grid.appendChild(drawGridRow(panel, p.buf, row));
+      sec.appendChild(grid);
+      const tree = el('ul', 'pg-st-tree');
+      tree.setAttribute('aria-label', p.name + ' tree');
+      for (const n of p.tree) {
+        const li = el('li');
+        li.style.paddingLeft = (n.depth * 1.2) + 'em';
+        li.appendChild(el('span', 'pg-st-name', n.name));
+        li.appendChild(el('span', 'pg-muted', ' ' + n.type + ' [' + n.start + ', ' + n.end + ')'));
+        if (n.value) li.appendChild(el('span', 'pg-st-val', ' = ' + n.value));
+        if (n.warning) li.appendChild(el('span', 'pg-st-flag', ' ⚠ ' + n.warning));
+        tree.appendChild(li);
+      }
+      sec.appendChild(tree);
+    }
+    box.appendChild(sec);
+  }
+  if (r.json) box.appendChild(el('pre', 'pg-st-text', r.json));
+}
