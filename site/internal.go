@@ -5,10 +5,10 @@ import (
 	"strings"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/storage"
 	"github.com/kwire/kwire/codec/tree"
-	"github.com/kwire/kwire/codec/jsontext"
 )
 
 // The records of Kafka's internal topics (__consumer_offsets,
