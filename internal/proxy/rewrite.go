@@ -124,6 +124,8 @@ func intOf(v any) (int, error) {
 		return int(x), nil
 	case int:
 		return x, nil
+	case int64:
+		return int(x), nil
 	}
 	return 0, errors.New("port is not a number")
 }
