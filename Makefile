@@ -48,7 +48,7 @@ FUZZ_TARGETS = ./codec:FuzzDecode ./codec:FuzzFastPath ./codec:FuzzEncodeJSON ./
 	./internal/capture:FuzzPcapng:$(CAPTURE_FUZZTIME_SHORT) \
 	./internal/proxy:FuzzRelay ./internal/proxy:FuzzRewrite \
 	./codec/storage:FuzzSegment ./codec/storage:FuzzIndexCheck ./codec/storage:FuzzTopicRecord ./codec/storage:FuzzTextFiles \
-	./codec/payload:FuzzAvro ./codec/payload:FuzzProtobuf ./codec/payload:FuzzJSON \
+	./codec/payload:FuzzAvro ./codec/payload:FuzzProtobuf ./codec/payload:FuzzJSON ./codec/payload:FuzzJSONSchema \
 	./codec/check:FuzzCheck
 
 fuzz-ci:

@@ -6,11 +6,11 @@ require (
 	github.com/alecthomas/chroma/v2 v2.27.0
 	github.com/bufbuild/protocompile v0.14.1
 	github.com/google/gopacket v1.1.19
+	github.com/google/jsonschema-go v0.4.3
 	github.com/hamba/avro/v2 v2.31.0
 	github.com/klauspost/compress v1.18.7
 	github.com/linkedin/goavro/v2 v2.15.0
 	github.com/pierrec/lz4/v4 v4.1.26
-	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/stretchr/testify v1.11.1
 	github.com/syumai/workers v0.32.0
 	github.com/twmb/franz-go v1.21.6
@@ -33,6 +33,5 @@ require (
 	github.com/pmezard/go-difflib v1.0.0 // indirect
 	golang.org/x/crypto v0.51.0 // indirect
 	golang.org/x/sync v0.20.0 // indirect
-	golang.org/x/text v0.37.0 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )

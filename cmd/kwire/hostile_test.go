@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,8 +26,8 @@ import (
 // built binary: kwire decode for frames, kwire pcap for captures, and
 // kwire serve under 32 concurrent clients. Every run is capped (4 GiB of
 // address space, 120 s of CPU) so a decoder gone wrong dies alone; the
-// assertions are the peak resident set from the child's rusage and what
-// the user is told (BRIEF contracts: "kwire: warning:" lines, errors with
+// assertions are kwire's peak resident set from its rusage (read through
+// testdata/maxrss: see hostileCommand) and what the user is told (BRIEF contracts: "kwire: warning:" lines, errors with
 // path, exit 0 for a well-formed frame, --strict exits 1 on a warning).
 
 // hostileCLIPeak is the contract for one command (issue 11): any frame up
@@ -58,7 +59,7 @@ func (c *cappedBuffer) Write(p []byte) (int, error) {
 // into out.
 func hostileRun(t *testing.T, out io.Writer, args ...string) (stderr []byte, u hostile.Usage) {
 	t.Helper()
-	cmd := hostile.Command(context.Background(), hostile.Limited, kwireBin, args...)
+	cmd, usage := hostileCommand(t, context.Background(), args...)
 	cmd.Dir = workDir
 	errb := &cappedBuffer{n: hostileStderrCap}
 	cmd.Stdout, cmd.Stderr = out, errb
@@ -67,7 +68,65 @@ func hostileRun(t *testing.T, out io.Writer, args ...string) (stderr []byte, u h
 	if err != nil && !errors.As(err, &ee) {
 		t.Fatalf("running kwire: %v", err)
 	}
-	return errb.Bytes(), hostile.UsageOf(cmd.ProcessState)
+	return errb.Bytes(), usage()
+}
+
+// hostileCommand is kwire with args under hostile.Limited, started
+// through the maxrss helper (testdata/maxrss), and how kwire fared, to
+// read once the command has finished. Started straight from the test
+// process, kwire would report the test's own peak resident set as its
+// peak: Go starts children with vfork, and Linux carries the parent's
+// peak into the child's ru_maxrss (a full go test run grows this process
+// past 200 MiB, and every entry then read the same). The helper is small,
+// so its child's peak is kwire's; it passes SIGTERM on.
+func hostileCommand(t *testing.T, ctx context.Context, args ...string) (*exec.Cmd, func() hostile.Usage) {
+	t.Helper()
+	report := filepath.Join(t.TempDir(), "usage")
+	limited := hostile.Command(ctx, hostile.Limited, kwireBin, args...)
+	cmd := exec.CommandContext(ctx, maxrssHelper(t), append([]string{"-report", report}, limited.Args...)...)
+	return cmd, func() hostile.Usage {
+		t.Helper()
+		u := hostile.UsageOf(cmd.ProcessState) // the helper's: its peak is this process's
+		b, err := os.ReadFile(report)
+		if err != nil {
+			t.Errorf("the maxrss helper left no usage (%v): %v", u, err)
+			u.MaxRSS = 0
+			return u
+		}
+		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			k, v, _ := strings.Cut(line, " ")
+			n, _ := strconv.ParseInt(v, 10, 64)
+			switch k {
+			case "maxrss":
+				u.MaxRSS = n << 10 // KiB
+			case "exit":
+				u.Exit = int(n)
+			case "signal":
+				u.Signal = v
+			case "cpu":
+				u.CPU = time.Duration(n)
+			}
+		}
+		return u
+	}
+}
+
+// TestHostileUsageIsKwiresOwn: the peak resident set the hostile tests
+// bound is kwire's own, however large the test process has grown before
+// it starts kwire.
+func TestHostileUsageIsKwiresOwn(t *testing.T) {
+	grown := make([]byte, 256<<20)
+	for i := 0; i < len(grown); i += 4096 {
+		grown[i] = 1
+	}
+	runtime.KeepAlive(grown)
+	for _, args := range [][]string{{"apis"}, {"decode", "--format", "ndjson", "--input", "binary", "--request", filepath.Join(hostile.Dir(), "bomb-gzip-batch.bin")}} {
+		_, u := hostileRun(t, io.Discard, args...)
+		t.Logf("kwire %s: %v", strings.Join(args, " "), u)
+		if u.Exit != 0 || u.MaxRSS == 0 || u.MaxRSS > 128<<20 {
+			t.Errorf("kwire %s: %v; the test process holds 256 MiB, kwire's own peak is far less", strings.Join(args, " "), u)
+		}
+	}
 }
 
 func TestHostileDecode(t *testing.T) {
@@ -204,7 +263,7 @@ func TestHostileServe(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	cmd := hostile.Command(ctx, hostile.Limited, kwireBin, "serve", "--dir", dir, "--addr", "127.0.0.1:0")
+	cmd, usage := hostileCommand(t, ctx, "serve", "--dir", dir, "--addr", "127.0.0.1:0")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -306,7 +365,7 @@ func TestHostileServe(t *testing.T) {
 	cmd.Process.Signal(syscall.SIGTERM)
 	cmd.Wait()
 	<-logDone
-	u := hostile.UsageOf(cmd.ProcessState)
+	u := usage()
 	t.Logf("kwire serve: %v", u)
 	if u.Exit != 0 || u.Signal != "" {
 		t.Errorf("kwire serve died under the corpus (%v): %s", u, hostileHead(serverLog.Bytes()))

@@ -64,13 +64,7 @@ func fetchResponse(size int) []byte {
 // resident memory in bytes and its exit code.
 func decodeRSS(t *testing.T, args ...string) (int64, int) {
 	t.Helper()
-	rssHelperOnce.Do(func() {
-		rssHelper = filepath.Join(filepath.Dir(kwireBin), "maxrss") // removed with the binary
-		if out, err := exec.Command("go", "build", "-o", rssHelper, "./testdata/maxrss").CombinedOutput(); err != nil {
-			t.Fatal(string(out))
-		}
-	})
-	cmd := exec.Command(rssHelper, append([]string{kwireBin}, args...)...)
+	cmd := exec.Command(maxrssHelper(t), append([]string{kwireBin}, args...)...)
 	cmd.Stdout = io.Discard
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -87,9 +81,26 @@ func decodeRSS(t *testing.T, args ...string) (int64, int) {
 	return kib << 10, code
 }
 
+// maxrssHelper builds testdata/maxrss once, beside the kwire binary
+// (removed with it), and returns its path.
+func maxrssHelper(t *testing.T) string {
+	t.Helper()
+	rssHelperOnce.Do(func() {
+		rssHelper = filepath.Join(filepath.Dir(kwireBin), "maxrss")
+		if out, err := exec.Command("go", "build", "-o", rssHelper, "./testdata/maxrss").CombinedOutput(); err != nil {
+			rssHelperErr = string(out)
+		}
+	})
+	if rssHelperErr != "" {
+		t.Fatalf("building testdata/maxrss: %s", rssHelperErr)
+	}
+	return rssHelper
+}
+
 var (
 	rssHelperOnce sync.Once
 	rssHelper     string
+	rssHelperErr  string
 )
 
 // Issue 12: "a 64 MB Fetch response to NDJSON in at most 4 bytes of

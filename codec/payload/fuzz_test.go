@@ -162,3 +162,31 @@ func FuzzJSON(f *testing.F) {
 		}
 	})
 }
+
+// FuzzJSONSchema validates data against arbitrary schemas with a
+// reference: whatever the schema, the validator neither panics nor
+// recurses without end (a loop of $refs would overflow the stack), and
+// the data is shown.
+func FuzzJSONSchema(f *testing.F) {
+	for _, c := range [][2]string{
+		{`{"type":"object","required":["id"],"properties":{"id":{"type":"integer"},"ship":{"$ref":"address.json"}}}`, `{"id":1,"ship":{"street":"x"}}`},
+		{`{"$defs":{"a":{"$ref":"#/$defs/b"},"b":{"anyOf":[{"$ref":"#/$defs/a"}]}},"$ref":"#/$defs/a"}`, `1`},
+		{`{"$schema":"http://json-schema.org/draft-07/schema#","definitions":{"n":{"$id":"#n","type":"number"}},"items":{"$ref":"#n"},"dependencies":{"a":{"$ref":"#"}}}`, `[1,2]`},
+		{`{"$id":"https://acme.example/o.json","$dynamicAnchor":"n","$defs":{"d":{"$dynamicRef":"#n"}},"properties":{"k":{"$ref":"#/$defs/d"}},"if":{"$ref":"address.json#/properties/street"},"then":true}`, `{"k":{"k":{}}}`},
+		{`{"$anchor":"x","prefixItems":[{"$ref":"#x"}],"not":{"$ref":"https://acme.example/address.json"}}`, `[[[]]]`},
+	} {
+		f.Add(c[0], []byte(c[1]))
+	}
+	address := &Schema{Type: TypeJSON, Text: `{"type":"object","properties":{"street":{"type":"string"},"next":{"$ref":"address.json"}}}`}
+	f.Fuzz(func(t *testing.T, schema string, data []byte) {
+		src := mapSource{ids: map[int]*Schema{1: {Type: TypeJSON, Text: schema, References: []Reference{
+			{Name: "address.json", Schema: address}, {Name: "https://acme.example/address.json", Schema: address}}}}}
+		d := NewDecoder(src, Config{Validate: true, MaxDepth: 16})
+		r := decodeBoth(t, d, framed(1, data), false, "t", fuzzBudget())
+		if json.Valid([]byte(schema)) && validJSON(data, 16) && len(data) > 0 {
+			if _, ok := membersOf(t, r.json)["decoded"]; !ok {
+				t.Fatalf("JSON data not shown: %s %v", r.json, r.warnings)
+			}
+		}
+	})
+}

@@ -2,68 +2,105 @@ package payload
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"net/url"
 	"strconv"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // JSON Schema payloads are JSON: the data is shown as it is, and checked
-// against the schema (santhosh-tekuri/jsonschema) when the Config asks.
+// against the schema (google/jsonschema-go, drafts 07 and 2020-12) when
+// the Config asks. It was chosen for what it costs every kwire process
+// at start-up: 80 KB of package init, where santhosh-tekuri/jsonschema
+// compiled every draft's meta-schemas in its init (1.7 MB, 10 ms).
+// Without Validate no validator is made. A schema the validator cannot
+// take (another draft, a keyword it refuses, a loop of references) does
+// not stop the data being shown: each payload says it was not validated,
+// and why.
 
 type jsonSchema struct {
-	sch *jsonschema.Schema
-}
-
-// noLoader refuses every URL the schema names that its references do not
-// hold: the package does no I/O.
-type noLoader struct{}
-
-func (noLoader) Load(url string) (any, error) {
-	return nil, errors.New("no reference holds " + strconv.Quote(url))
+	rs  *jsonschema.Resolved // nil: not validated
+	why string               // why not, when validation was asked for
 }
 
 // baseURL is where the schema and its references are placed, so that
 // relative $refs (a reference's name, as the registry gives it) resolve.
-// Nothing is fetched from it.
+// Nothing is fetched from it, nor from any URL: the loader answers from
+// the schema's references alone.
 const baseURL = "https://schemas.kwire.invalid/"
 
 const mainURL = baseURL + "schema.json"
 
-func compileJSONSchema(s *Schema) (*jsonSchema, error) {
-	c := jsonschema.NewCompiler()
-	c.UseLoader(noLoader{})
-	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(s.Text))
+// The $schema values the validator takes, by the spelling it takes them.
+const (
+	draft07   = "http://json-schema.org/draft-07/schema#"
+	draft2020 = "https://json-schema.org/draft/2020-12/schema"
+)
+
+// compileJSONSchema reads a JSON Schema; with validate, it also makes the
+// validator, or says why it cannot.
+func compileJSONSchema(s *Schema, validate bool) (*jsonSchema, error) {
+	if !json.Valid([]byte(s.Text)) {
+		var v any
+		return nil, json.Unmarshal([]byte(s.Text), &v)
+	}
+	if !validate {
+		return &jsonSchema{}, nil
+	}
+	rs, err := resolveJSONSchema(s)
+	if err != nil {
+		return &jsonSchema{why: oneLine(err.Error())}, nil
+	}
+	return &jsonSchema{rs: rs}, nil
+}
+
+// resolveJSONSchema makes the validator for s and its references.
+func resolveJSONSchema(s *Schema) (rs *jsonschema.Resolved, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			rs, err = nil, errors.New("the validator failed on the schema: "+panicText(r))
+		}
+	}()
+	root, err := parseJSONSchema(s.Text, "")
 	if err != nil {
 		return nil, err
 	}
-	if err := c.AddResource(mainURL, doc); err != nil {
-		return nil, err
+	// The references by the URLs a $ref may name them by: their names
+	// resolved against where the schema is placed, and against the
+	// schema's own $id.
+	refs := map[string]*Schema{}
+	main, _ := url.Parse(mainURL)
+	bases := []*url.URL{main}
+	if id, err := url.Parse(root.ID); err == nil && root.ID != "" {
+		if u := bases[0].ResolveReference(id); u.IsAbs() {
+			u.Fragment = ""
+			bases = append(bases, u)
+		}
 	}
-	seen := map[string]bool{}
+	seen := map[*Schema]bool{}
 	var add func(s *Schema, depth int) error
 	add = func(s *Schema, depth int) error {
 		if depth > 32 {
 			return errors.New("references nest deeper than 32")
 		}
 		for _, r := range s.References {
-			if r.Schema == nil || seen[r.Name] {
+			if r.Schema == nil || seen[r.Schema] {
 				continue
 			}
-			seen[r.Name] = true
-			d, err := jsonschema.UnmarshalJSON(strings.NewReader(r.Schema.Text))
-			if err != nil {
-				return errors.New("reference " + strconv.Quote(r.Name) + ": " + err.Error())
-			}
+			seen[r.Schema] = true
 			ref, err := url.Parse(r.Name)
 			if err != nil {
 				return errors.New("reference " + strconv.Quote(r.Name) + ": " + err.Error())
 			}
-			base, _ := url.Parse(baseURL)
-			if err := c.AddResource(base.ResolveReference(ref).String(), d); err != nil {
-				return err
+			for _, b := range bases {
+				u := b.ResolveReference(ref)
+				u.Fragment = ""
+				if refs[u.String()] == nil {
+					refs[u.String()] = r.Schema
+				}
 			}
 			if err := add(r.Schema, depth+1); err != nil {
 				return err
@@ -74,11 +111,60 @@ func compileJSONSchema(s *Schema) (*jsonSchema, error) {
 	if err := add(s, 0); err != nil {
 		return nil, err
 	}
-	sch, err := c.Compile(mainURL)
+	docs := map[string]*jsonschema.Schema{mainURL: root}
+	rs, err = root.Resolve(&jsonschema.ResolveOptions{
+		BaseURI: mainURL,
+		Loader: func(u *url.URL) (*jsonschema.Schema, error) {
+			r := refs[u.String()]
+			if r == nil {
+				return nil, errors.New("no reference of the schema is " + strconv.Quote(u.String()) + " (kwire loads no URL)")
+			}
+			// A reference without $schema is of the schema's draft.
+			d, err := parseJSONSchema(r.Text, root.Schema)
+			if err != nil {
+				return nil, errors.New("reference " + strconv.Quote(u.String()) + ": " + err.Error())
+			}
+			docs[u.String()] = d
+			return d, nil
+		},
+	})
 	if err != nil {
 		return nil, err
 	}
-	return &jsonSchema{sch: sch}, nil
+	if err := checkLoops(docs); err != nil {
+		return nil, err
+	}
+	return rs, nil
+}
+
+// parseJSONSchema reads a schema document, with its $schema spelt as the
+// validator takes it (dflt when it has none).
+func parseJSONSchema(text, dflt string) (*jsonschema.Schema, error) {
+	// The draft first: another draft's keywords may not even parse
+	// (draft 04's boolean exclusiveMinimum).
+	var head struct {
+		Schema string `json:"$schema"`
+	}
+	json.Unmarshal([]byte(text), &head) // (a boolean schema has none)
+	draft := dflt
+	switch strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(head.Schema, "http://"), "https://"), "#") {
+	case "":
+		if draft == "" {
+			draft = draft2020 // what the validator takes a schema without one for
+		}
+	case "json-schema.org/draft-07/schema":
+		draft = draft07
+	case "json-schema.org/draft/2020-12/schema", "json-schema.org/schema":
+		draft = draft2020
+	default:
+		return nil, errors.New("$schema is " + strconv.Quote(head.Schema) + "; kwire validates drafts 07 and 2020-12")
+	}
+	s := new(jsonschema.Schema)
+	if err := json.Unmarshal([]byte(text), s); err != nil {
+		return nil, err
+	}
+	s.Schema = draft
+	return s, nil
 }
 
 // jsonSchemaPayload shows the JSON at p, and validates it when asked.
@@ -99,16 +185,77 @@ func (w *walker) jsonSchemaPayload(js *jsonSchema, p int, validate bool) {
 		return
 	}
 	if validate {
-		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-		if err == nil {
-			err = js.sch.Validate(inst)
-		}
-		if err != nil {
-			w.warnAt(p, "jsonschema: the data does not match the schema: "+oneLine(err.Error()), false)
+		switch {
+		case js.rs != nil:
+			mismatch, failed := validateJSON(js.rs, data)
+			switch {
+			case mismatch != nil:
+				w.warnAt(p, "jsonschema: the data does not match the schema: "+oneLine(mismatch.Error()), false)
+			case failed != "":
+				w.warnAt(p, "jsonschema: not validated: "+oneLine(failed), false)
+			}
+		case js.why != "":
+			w.warnAt(p, "jsonschema: not validated: "+js.why, false)
 		}
 	}
 	w.member(`"decoded":`)
 	w.jsonValue(p, w.in.End, "json")
+}
+
+// validateJSON checks data (JSON no deeper than the walker's MaxDepth)
+// against rs: the mismatch, or why it could not check.
+func validateJSON(rs *jsonschema.Resolved, data []byte) (mismatch error, failed string) {
+	defer func() {
+		if r := recover(); r != nil {
+			mismatch, failed = nil, "the validator failed: "+panicText(r)
+		}
+	}()
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	var inst any
+	if err := d.Decode(&inst); err != nil {
+		return nil, err.Error()
+	}
+	return rs.Validate(exactNumbers(inst)), ""
+}
+
+// exactNumbers gives the validator integers as int64 or uint64, so that
+// ids and timestamps past 2^53 compare exactly (as float64, which
+// encoding/json would make them, 9007199254740993 is 9007199254740992);
+// other numbers are float64. The validator takes json.Number for bounds
+// but not for "type", so none is left.
+func exactNumbers(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if i, err := strconv.ParseInt(string(x), 10, 64); err == nil {
+			return i
+		}
+		if u, err := strconv.ParseUint(string(x), 10, 64); err == nil {
+			return u
+		}
+		f, _ := strconv.ParseFloat(string(x), 64)
+		return f
+	case []any:
+		for i, e := range x {
+			x[i] = exactNumbers(e)
+		}
+	case map[string]any:
+		for k, e := range x {
+			x[k] = exactNumbers(e)
+		}
+	}
+	return v
+}
+
+// panicText is what a library's panic says.
+func panicText(r any) string {
+	switch x := r.(type) {
+	case error:
+		return x.Error()
+	case string:
+		return x
+	}
+	return "a panic"
 }
 
 // oneLine joins a library's multi-line message into one line.

@@ -195,7 +195,7 @@ func (d *Decoder) schema(id int) *compiled {
 	} else if s == nil {
 		c.err = "the schema source has no schema " + strconv.Itoa(id)
 	} else {
-		compile(c, s)
+		d.compile(c, s)
 	}
 	d.mu.Lock()
 	if old := d.byID[id]; old != nil {
@@ -228,7 +228,7 @@ func (d *Decoder) forTopic(w *walker) *compiled {
 		c = &compiled{id: -1, err: err.Error()}
 	case s != nil:
 		c = &compiled{id: -1}
-		compile(c, s)
+		d.compile(c, s)
 	}
 	d.mu.Lock()
 	d.bySub[sub] = c
@@ -236,7 +236,7 @@ func (d *Decoder) forTopic(w *walker) *compiled {
 	return c
 }
 
-func compile(c *compiled, s *Schema) {
+func (d *Decoder) compile(c *compiled, s *Schema) {
 	c.typ = s.Type
 	if c.typ == "" {
 		c.typ = TypeAvro
@@ -248,7 +248,7 @@ func compile(c *compiled, s *Schema) {
 	case TypeProtobuf:
 		c.pb, err = compileProto(s)
 	case TypeJSON:
-		c.js, err = compileJSONSchema(s)
+		c.js, err = compileJSONSchema(s, d.cfg.Validate)
 	default:
 		c.err = "schema type " + strconv.Quote(s.Type) + " is not AVRO, PROTOBUF or JSON"
 		return

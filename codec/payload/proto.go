@@ -1,29 +1,47 @@
 package payload
 
 import (
-	"context"
 	"encoding/base64"
 	"errors"
-	"io/fs"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/bufbuild/protocompile"
+	"github.com/bufbuild/protocompile/ast"
 	"github.com/bufbuild/protocompile/linker"
+	"github.com/bufbuild/protocompile/options"
+	"github.com/bufbuild/protocompile/parser"
+	"github.com/bufbuild/protocompile/reporter"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
+
+	// The well-known types a schema may import, registered in
+	// protoregistry.GlobalFiles (descriptor.proto comes with
+	// descriptorpb, go_features.proto with the linker).
+	_ "google.golang.org/protobuf/types/known/anypb"
+	_ "google.golang.org/protobuf/types/known/apipb"
+	_ "google.golang.org/protobuf/types/known/durationpb"
+	_ "google.golang.org/protobuf/types/known/emptypb"
+	_ "google.golang.org/protobuf/types/known/fieldmaskpb"
+	_ "google.golang.org/protobuf/types/known/sourcecontextpb"
+	_ "google.golang.org/protobuf/types/known/structpb"
+	_ "google.golang.org/protobuf/types/known/timestamppb"
+	_ "google.golang.org/protobuf/types/known/typepb"
+	_ "google.golang.org/protobuf/types/known/wrapperspb"
 )
 
-// Protobuf schemas are compiled by bufbuild/protocompile (imports from
-// the schema's references, the well-known types built in); values are
+// Protobuf schemas are compiled by bufbuild/protocompile's parser, linker
+// and options packages (imports from the schema's references, the
+// well-known types built in); values are
 // decoded by google.golang.org/protobuf (dynamicpb, written as protojson).
 // What is walked here is the wire format, with protowire, for the spans
 // of each field.
@@ -61,39 +79,128 @@ func compileProto(s *Schema) (*protoSchema, error) {
 	if err := add(s, 0); err != nil {
 		return nil, err
 	}
-	text := protocompile.SourceAccessorFromMap(srcs)
-	c := protocompile.Compiler{
-		Resolver: protocompile.WithStandardImports(protocompile.ResolverFunc(func(path string) (protocompile.SearchResult, error) {
-			// The well-known types are always the built-in ones: a
-			// registry's copy (confluent-kafka-python registers its own
-			// descriptors of them) adds nothing and may differ.
-			if strings.HasPrefix(path, "google/protobuf/") {
-				return protocompile.SearchResult{}, fs.ErrNotExist
-			}
-			// A registry may hold a schema as .proto text or, as
-			// confluent-kafka-python registers it, as a base64
-			// FileDescriptorProto.
-			if fd := descriptorOf(srcs[path]); fd != nil {
-				fd.Name = proto.String(path)
-				return protocompile.SearchResult{Proto: fd}, nil
-			}
-			r, err := text(path)
-			if err != nil {
-				return protocompile.SearchResult{}, err
-			}
-			return protocompile.SearchResult{Source: r}, nil
-		})),
-		MaxParallelism: 1,
-	}
-	files, err := c.Compile(context.Background(), mainFile)
+	c := protoCompiler{srcs: srcs, files: map[string]linker.File{}, sym: &linker.Symbols{}, h: reporter.NewHandler(nil)}
+	f, err := c.file(mainFile)
 	if err != nil {
 		return nil, err
 	}
-	f := files[0]
 	if f.Messages().Len() == 0 {
 		return nil, errors.New("the file defines no message")
 	}
 	return &protoSchema{file: f, res: linker.ResolverFromFile(f)}, nil
+}
+
+// protoCompiler compiles a .proto file and its imports, one at a time,
+// in the steps protocompile.Compiler takes (parse, link, interpret
+// options, validate them). Its root package is not used: its init builds
+// descriptors of every standard import, C++'s and Java's feature files
+// too (200 KB and a millisecond of every kwire process's start, schemas
+// or not); the well-known types come from protoregistry.GlobalFiles.
+type protoCompiler struct {
+	srcs  map[string]string
+	files map[string]linker.File
+	chain []string // being compiled, each importing the next: importing one again is a cycle
+	sym   *linker.Symbols
+	h     *reporter.Handler
+}
+
+func (c *protoCompiler) file(path string) (f linker.File, err error) {
+	if f := c.files[path]; f != nil {
+		return f, nil
+	}
+	// The well-known types are always the built-in ones: a registry's
+	// copy (confluent-kafka-python registers its own descriptors of
+	// them) adds nothing and may differ.
+	if strings.HasPrefix(path, "google/protobuf/") {
+		fd, err := protoregistry.GlobalFiles.FindFileByPath(path)
+		if err != nil {
+			return nil, errNoFile
+		}
+		if f, err = linker.NewFileRecursive(fd); err != nil {
+			return nil, err
+		}
+		c.files[path] = f
+		return f, nil
+	}
+	c.chain = append(c.chain, path)
+	defer func() {
+		c.chain = c.chain[:len(c.chain)-1]
+		if r := recover(); r != nil {
+			f, err = nil, errors.New(path+": the protobuf compiler failed: "+panicText(r))
+		}
+	}()
+	text, ok := c.srcs[path]
+	if !ok {
+		return nil, errNoFile
+	}
+	// A registry may hold a schema as .proto text or, as
+	// confluent-kafka-python registers it, as a base64
+	// FileDescriptorProto.
+	var res parser.Result
+	if fd := descriptorOf(text); fd != nil {
+		fd.Name = proto.String(path)
+		res = parser.ResultWithoutAST(fd)
+	} else {
+		ast, err := parser.Parse(path, strings.NewReader(text), c.h)
+		if err != nil {
+			return nil, err
+		}
+		if res, err = parser.ResultFromAST(ast, true, c.h); err != nil {
+			return nil, err
+		}
+	}
+	var deps linker.Files
+	for _, imp := range res.FileDescriptorProto().GetDependency() {
+		if i := slices.Index(c.chain, imp); i >= 0 {
+			var b strings.Builder
+			b.WriteString("cycle found in imports: ")
+			for _, p := range append(c.chain[i:], imp) {
+				b.WriteString(strconv.Quote(p))
+				b.WriteString(" -> ")
+			}
+			return nil, reporter.Error(importSpan(res, imp), errors.New(strings.TrimSuffix(b.String(), " -> ")))
+		}
+		d, err := c.file(imp)
+		if errors.Is(err, errNoFile) {
+			// Said where the import is, as protocompile.Compiler does.
+			err = reporter.Error(importSpan(res, imp), errors.New("could not resolve path "+strconv.Quote(imp)+": file does not exist"))
+		}
+		if err != nil {
+			return nil, err
+		}
+		deps = append(deps, d)
+	}
+	lf, err := linker.Link(res, deps, c.sym, c.h)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := options.InterpretOptions(lf, c.h); err != nil {
+		return nil, err
+	}
+	if err := lf.ValidateOptions(c.h, c.sym); err != nil {
+		return nil, err
+	}
+	if err := c.h.Error(); err != nil {
+		return nil, err
+	}
+	lf.RemoveAST()
+	c.files[path] = lf
+	return lf, nil
+}
+
+// errNoFile is an import that no reference holds.
+var errNoFile = errors.New("file does not exist")
+
+// importSpan is where res imports dep.
+func importSpan(res parser.Result, dep string) ast.SourceSpan {
+	if root := res.AST(); root != nil {
+		for _, decl := range root.Decls {
+			if imp, ok := decl.(*ast.ImportNode); ok && imp.Name.AsString() == dep {
+				return root.NodeInfo(imp.Name)
+			}
+		}
+	}
+	return ast.UnknownSpan(res.FileDescriptorProto().GetName())
 }
 
 // descriptorOf reads a schema given as a base64 FileDescriptorProto, or

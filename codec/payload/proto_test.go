@@ -1,0 +1,86 @@
+package payload
+
+import (
+	"encoding/base64"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/descriptorpb"
+)
+
+// TestProtobufImports compiles schemas with imports as the registry gives
+// them: other schemas by name (imports of imports too, and one held as a
+// base64 FileDescriptorProto, as confluent-kafka-python registers it),
+// the well-known types (always the built-in ones), custom options on
+// descriptor.proto, and editions; an import cycle or a missing file is
+// said, not compiled.
+func TestProtobufImports(t *testing.T) {
+	money := &Schema{Type: TypeProtobuf, Text: `syntax = "proto3"; package acme; import "acme/unit.proto"; message Money { int64 units = 1; acme.Unit unit = 2; }`}
+	unit := &Schema{Type: TypeProtobuf, Text: `syntax = "proto3"; package acme; enum Unit { EUR = 0; USD = 1; }`}
+	money.References = []Reference{{Name: "acme/unit.proto", Schema: unit}}
+	// No JSON names, as Python writes its descriptors.
+	desc, err := proto.Marshal(&descriptorpb.FileDescriptorProto{
+		Name: proto.String("py.proto"), Package: proto.String("py"), Syntax: proto.String("proto3"),
+		MessageType: []*descriptorpb.DescriptorProto{{Name: proto.String("Tag"), Field: []*descriptorpb.FieldDescriptorProto{{
+			Name: proto.String("tag_name"), Number: proto.Int32(1), Type: descriptorpb.FieldDescriptorProto_TYPE_STRING.Enum(),
+			Label: descriptorpb.FieldDescriptorProto_LABEL_OPTIONAL.Enum()}}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	py := &Schema{Type: TypeProtobuf, Text: base64.StdEncoding.EncodeToString(desc)}
+	loopA := &Schema{Type: TypeProtobuf, Text: `syntax = "proto3"; import "b.proto"; message A {}`}
+	loopB := &Schema{Type: TypeProtobuf, Text: `syntax = "proto3"; import "a.proto"; message B {}`}
+	loopA.References = []Reference{{Name: "b.proto", Schema: loopB}}
+	loopB.References = []Reference{{Name: "a.proto", Schema: loopA}}
+	src := mapSource{ids: map[int]*Schema{
+		1: {Type: TypeProtobuf, Text: `syntax = "proto3";
+import "acme/money.proto";
+import "py.proto";
+import "google/protobuf/timestamp.proto";
+import "google/protobuf/wrappers.proto";
+import "google/protobuf/descriptor.proto";
+extend google.protobuf.FieldOptions { string pii = 50000; }
+message Order {
+  acme.Money total = 1;
+  google.protobuf.Timestamp at = 2;
+  google.protobuf.StringValue note = 3 [(pii) = "yes"];
+  py.Tag tag = 4;
+}`, References: []Reference{{Name: "acme/money.proto", Schema: money}, {Name: "py.proto", Schema: py}}},
+		2: {Type: TypeProtobuf, Text: `edition = "2023";
+package ed;
+message E { int32 n = 1; repeated int32 r = 2 [features.repeated_field_encoding = EXPANDED]; }`},
+		3: {Type: TypeProtobuf, Text: `syntax = "proto3"; import "a.proto"; message M {}`, References: []Reference{{Name: "a.proto", Schema: loopA}}},
+		4: {Type: TypeProtobuf, Text: `syntax = "proto3"; import "nowhere.proto"; message M {}`},
+		5: {Type: TypeProtobuf, Text: `syntax = "proto3"; import "google/protobuf/nothing.proto"; message M {}`},
+		6: {Type: TypeProtobuf, Text: `syntax = "proto3"; message M { int32 n = 1 [(nope) = 1]; }`},
+	}}
+	d := NewDecoder(src, Config{})
+	// Order{total: {units: 5, unit: USD}, at: 1s, note: "hi", tag: {tag_name: "x"}}
+	order := []byte{0, 0x0a, 4, 8, 5, 16, 1, 0x12, 2, 8, 1, 0x1a, 4, 0x0a, 2, 'h', 'i', 0x22, 3, 0x0a, 1, 'x'}
+	for _, c := range []struct {
+		name    string
+		p       []byte
+		decoded string
+		warning string
+	}{
+		{"imports", framed(1, order), `{"total":{"units":"5","unit":"USD"},"at":"1970-01-01T00:00:01Z","note":"hi","tag":{"tagName":"x"}}`, ""},
+		{"editions", framed(2, []byte{0, 8, 7, 16, 1, 16, 2}), `{"n":7,"r":[1,2]}`, ""},
+		{"cycle", framed(3, []byte{0}), "", `b.proto:1:27: cycle found in imports: "a.proto" -> "b.proto" -> "a.proto"`},
+		{"missing", framed(4, []byte{0}), "", `kwire-schema.proto:1:27: could not resolve path "nowhere.proto": file does not exist`},
+		{"missing well-known", framed(5, []byte{0}), "", `kwire-schema.proto:1:27: could not resolve path "google/protobuf/nothing.proto": file does not exist`},
+		{"unknown option", framed(6, []byte{0}), "", "unknown extension nope"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := decodeBoth(t, d, c.p, false, "t", bigBudget())
+			m := membersOf(t, r.json)
+			if c.warning != "" {
+				oneWarning(t, r, 1, c.warning)
+				return
+			}
+			if string(m["decoded"]) != c.decoded || len(r.warnings) > 0 {
+				t.Fatalf("%s %v", r.json, r.warnings)
+			}
+		})
+	}
+}
