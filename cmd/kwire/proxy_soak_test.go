@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"net"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -131,9 +132,14 @@ func (a *attackers) close() {
 // out; every exchange is printed; and once the attack ends new clients
 // are served. Bounded: two rounds of three seconds with and without the
 // attack, on loopback.
+//
+// The comparison is of throughput, so it needs the machine to itself:
+// `make test` runs it in a step of its own (KWIRE_SOAK=1) after the other
+// packages' tests, which on two cores took 40% of its throughput while
+// they ran beside it.
 func TestProxySoak(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a soak of about 20 s")
+	if os.Getenv("KWIRE_SOAK") != "1" {
+		t.Skip("make test runs the soak alone, with KWIRE_SOAK=1")
 	}
 	cluster, _ := kfakeCluster(t, kfake.SeedTopics(1, "soak"))
 	site := t.TempDir()
