@@ -259,25 +259,38 @@ func (b *broker) produce(req *tree.Node) map[string]any {
 	return map[string]any{"responses": responses, "throttleTimeMs": 0}
 }
 
-// keep appends the records a records field holds to log: each batch's
-// records, decompressed when compressed, as Go values.
+// keep appends the records a records field holds to log, as Go values:
+// each record of a batch (decompressed when compressed), and each message
+// of an older message set (what librdkafka sends to a broker that does
+// not advertise Fetch v4, the mark of the record-batch format), the
+// messages inside a compressed wrapper included.
 func keep(log []record, records *tree.Node) []record {
-	for _, batch := range records.Elems() {
-		for _, r := range batch.Get("records").Elems() {
-			v := r.Value().(map[string]any) // keyed by JSON name, as value JSON shows a record
-			k := record{Offset: int64(len(log))}
-			// Bytes share the frame's memory (or its decompressed
-			// copy's): keep a copy, since the frame is reused.
-			k.Key = bytes.Clone(asBytes(v["key"]))
-			k.Value = bytes.Clone(asBytes(v["value"]))
-			for _, h := range v["headers"].([]any) {
-				h := h.(map[string]any)
-				k.Headers = append(k.Headers, h["key"].(string)+"="+string(asBytes(h["value"])))
+	for _, e := range records.Elems() {
+		if batch := e.Get("records"); batch != nil {
+			for _, r := range batch.Elems() {
+				log = append(log, kept(r, int64(len(log))))
 			}
-			log = append(log, k)
+		} else if wrapped := e.Get("messages"); wrapped != nil {
+			log = keep(log, wrapped)
+		} else {
+			log = append(log, kept(e, int64(len(log))))
 		}
 	}
 	return log
+}
+
+// kept is a record (or message) node as the broker keeps it.
+func kept(n *tree.Node, offset int64) record {
+	v := n.Value().(map[string]any) // keyed by JSON name, as value JSON shows it
+	// Bytes share the frame's memory (or its decompressed copy's): the
+	// broker keeps copies, since it reuses the frame's buffer.
+	r := record{Offset: offset, Key: bytes.Clone(asBytes(v["key"])), Value: bytes.Clone(asBytes(v["value"]))}
+	hs, _ := v["headers"].([]any) // none in a message
+	for _, h := range hs {
+		h := h.(map[string]any)
+		r.Headers = append(r.Headers, h["key"].(string)+"="+string(asBytes(h["value"])))
+	}
+	return r
 }
 
 func asBytes(v any) []byte { b, _ := v.([]byte); return b }
