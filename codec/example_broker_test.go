@@ -83,13 +83,14 @@ func (b *broker) create(name string, partitions int) *topic {
 func (b *broker) serve(conn net.Conn) {
 	defer conn.Close()
 	var buf []byte
+	var dec codec.Decoder // reuses its memory from one request to the next
 	for {
 		frame, err := wire.ReadFrame(conn, buf, 1<<24)
 		if err != nil {
 			return // io.EOF: the client hung up
 		}
 		buf = frame // reused: what the broker keeps it copies
-		resp, err := b.answer(frame)
+		resp, err := b.answer(&dec, frame)
 		if err != nil {
 			b.mu.Lock()
 			b.errs = append(b.errs, err)
@@ -107,7 +108,7 @@ func (b *broker) serve(conn net.Conn) {
 
 // answer reads one request frame and returns the response frame, or nil
 // when there is none to send.
-func (b *broker) answer(frame []byte) ([]byte, error) {
+func (b *broker) answer(dec *codec.Decoder, frame []byte) ([]byte, error) {
 	h, err := codec.ParseRequestHeader(frame, codec.Options{})
 	if err != nil {
 		return nil, err
@@ -130,7 +131,7 @@ func (b *broker) answer(frame []byte) ([]byte, error) {
 	// errors are the frame's.
 	var req *codec.Frame
 	if version == h.Version {
-		if req, err = codec.Decode(frame, codec.Options{}); err != nil {
+		if req, err = dec.Decode(frame, codec.Options{}); err != nil {
 			return nil, err
 		}
 	}
