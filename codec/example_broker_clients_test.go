@@ -49,8 +49,7 @@ func waitRecords(t *testing.T, b *broker, topic string, n int) []record {
 			return rs
 		}
 		select {
-		case <-b.arrived:
-		case <-time.After(50 * time.Millisecond):
+		case <-time.After(20 * time.Millisecond):
 		case <-deadline:
 			t.Fatalf("%s: %d records arrived, want %d", topic, len(b.records(topic, 0)), n)
 		}
@@ -58,10 +57,11 @@ func waitRecords(t *testing.T, b *broker, topic string, n int) []record {
 }
 
 // TestBrokerExampleClients runs real clients against the example broker:
-// franz-go's kgo producing at the versions of three Kafka releases (one
-// with acks=0) with three compression codecs, and kcat listing metadata
-// and producing keyed lines with headers. The records must arrive in the
-// broker decoded, and the broker's version-free handlers must have
+// franz-go's kgo producing at the versions of three Kafka releases (and
+// once with acks=0) with four compression codecs, then consuming from the
+// start; kcat producing keyed lines with a header, consuming them, and
+// listing metadata. The records must arrive in the broker decoded and
+// come back whole, and the broker's version-free handlers must have
 // answered every version the clients chose without an error.
 func TestBrokerExampleClients(t *testing.T) {
 	b, addr := startBroker(t)
@@ -106,11 +106,35 @@ func TestBrokerExampleClients(t *testing.T) {
 				for i, r := range sent {
 					require.Equal(t, r.Key, got[i].Key, "record %d", i)
 					require.Equal(t, r.Value, got[i].Value, "record %d", i)
-					require.Equal(t, []string{"trace=" + strconv.Itoa(100+i)}, got[i].Headers, "record %d", i)
+					require.Equal(t, [][2]string{{"trace", strconv.Itoa(100 + i)}}, got[i].Headers, "record %d", i)
 					require.Equal(t, int64(i), got[i].Offset)
 					if !tc.noAck {
 						require.Equal(t, int64(i), r.Offset, "kgo read the offset from the broker's answer")
 					}
+				}
+
+				// Consumed back from the start (ListOffsets, then Fetch).
+				cons, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.MaxVersions(tc.max), kgo.ConsumeTopics(topic),
+					kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.RequestRetries(3))
+				require.NoError(t, err)
+				defer cons.Close()
+				var back []*kgo.Record
+				for len(back) < len(sent) && ctx.Err() == nil {
+					fs := cons.PollFetches(ctx)
+					fs.EachError(func(_ string, _ int32, err error) {
+						if ctx.Err() == nil {
+							t.Errorf("fetch: %v", err)
+						}
+					})
+					back = append(back, fs.Records()...)
+				}
+				require.Len(t, back, len(sent))
+				for i, r := range sent {
+					require.Equal(t, r.Key, back[i].Key, "record %d", i)
+					require.Equal(t, r.Value, back[i].Value, "record %d", i)
+					require.Equal(t, r.Headers, back[i].Headers, "record %d", i)
+					require.Equal(t, int64(i), back[i].Offset)
+					require.Equal(t, r.Timestamp.UnixMilli(), back[i].Timestamp.UnixMilli(), "record %d", i)
 				}
 			})
 		}
@@ -136,21 +160,27 @@ func TestBrokerExampleClients(t *testing.T) {
 			return out
 		}
 
-		// librdkafka writes record batches only to a broker that
-		// advertises Fetch v4; to this one it sends message sets (magic
-		// 0, uncompressed, no headers), which the broker keeps too.
 		var lines strings.Builder
 		for i := range 100 {
 			fmt.Fprintf(&lines, "key-%d:line %d from kcat\n", i, i)
 		}
-		run(lines.String(), "-P", "-t", "kcat", "-K", ":")
+		run(lines.String(), "-P", "-t", "kcat", "-K", ":", "-H", "source=kcat", "-z", "gzip")
 		got := b.records("kcat", 0)
 		require.Len(t, got, 100)
 		for i, r := range got {
 			require.Equal(t, fmt.Sprintf("key-%d", i), string(r.Key))
 			require.Equal(t, fmt.Sprintf("line %d from kcat", i), string(r.Value))
+			require.Equal(t, [][2]string{{"source", "kcat"}}, r.Headers)
 			require.Equal(t, int64(i), r.Offset)
 		}
+
+		// Consumed back through Fetch: every line, key and header.
+		out := run("", "-C", "-t", "kcat", "-p", "0", "-o", "0", "-e", "-q", "-f", "%k:%s:%h\n")
+		var want strings.Builder
+		for i := range 100 {
+			fmt.Fprintf(&want, "key-%d:line %d from kcat:source=kcat\n", i, i)
+		}
+		require.Equal(t, want.String(), string(out))
 
 		var md struct {
 			Brokers []struct {
@@ -182,7 +212,7 @@ func TestBrokerExampleClients(t *testing.T) {
 		versions[k[0]] = append(versions[k[0]], k[1])
 	}
 	t.Logf("versions answered: %v", versions)
-	for _, k := range []int16{schema.KeyMetadata, schema.KeyProduce} {
+	for _, k := range []int16{schema.KeyMetadata, schema.KeyProduce, schema.KeyFetch, schema.KeyListOffsets} {
 		require.GreaterOrEqual(t, len(versions[k]), 3, "%s: the same handler answered several versions", schema.APIName(k))
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/schema"
@@ -18,12 +19,13 @@ import (
 )
 
 // broker is a small Kafka broker kept in memory, written from go doc
-// alone: it answers ApiVersions, Metadata, InitProducerId and Produce at
-// every version it advertises, and keeps the records it is sent, decoded.
-// Its handlers know no versions: each builds one response holding every
-// field any version has, and the encoder (EncodeOptions.Lenient) drops
-// what the version the client asked at lacks, as kmsg does. kcat and
-// franz-go's kgo produce to it (TestBrokerExampleClients).
+// alone: it answers ApiVersions, Metadata, InitProducerId, Produce,
+// ListOffsets and Fetch at every version it advertises, keeps the records
+// it is sent, decoded, and hands them back. Its handlers know no versions:
+// each builds one response holding every field any version has, and the
+// encoder (EncodeOptions.Lenient) drops what the version the client asked
+// at lacks, as kmsg does. kcat and franz-go's kgo produce to it and
+// consume from it (TestBrokerExampleClients).
 type broker struct {
 	host string
 	port int32
@@ -35,7 +37,7 @@ type broker struct {
 	asked   map[[2]int16]int // (API key, version) -> requests answered
 	errs    []error          // what made the broker hang up
 	nextPID int64            // the next producer id InitProducerId gives
-	arrived chan struct{}    // told (without blocking) when records arrive
+	grew    *sync.Cond       // broadcast when records arrive, for Fetch's wait
 }
 
 // topic is one topic: its id and its partitions' logs.
@@ -46,24 +48,27 @@ type topic struct {
 
 // record is a record as the broker keeps it.
 type record struct {
-	Offset     int64
-	Key, Value []byte
-	Headers    []string // "key=value"
+	Offset, Timestamp int64
+	Key, Value        []byte
+	Headers           [][2]string // key, value
 }
 
 // advertised are the APIs the broker answers and their version ranges:
-// every version the codec knows, but Produce from v3, the first with
-// record batches (Kafka 4 takes no older).
+// every version the codec knows, but Produce from v3 and Fetch from v4,
+// the first with record batches, and ListOffsets from v1, as Kafka 4.
 var advertised = map[int16][2]int16{
-	schema.KeyApiVersions:    {0, schema.ByKey(schema.KeyApiVersions).Request.Valid.Hi},
-	schema.KeyMetadata:       {0, schema.ByKey(schema.KeyMetadata).Request.Valid.Hi},
-	schema.KeyInitProducerId: {0, schema.ByKey(schema.KeyInitProducerId).Request.Valid.Hi},
 	schema.KeyProduce:        {3, schema.ByKey(schema.KeyProduce).Request.Valid.Hi},
+	schema.KeyFetch:          {4, schema.ByKey(schema.KeyFetch).Request.Valid.Hi},
+	schema.KeyListOffsets:    {1, schema.ByKey(schema.KeyListOffsets).Request.Valid.Hi},
+	schema.KeyMetadata:       {0, schema.ByKey(schema.KeyMetadata).Request.Valid.Hi},
+	schema.KeyApiVersions:    {0, schema.ByKey(schema.KeyApiVersions).Request.Valid.Hi},
+	schema.KeyInitProducerId: {0, schema.ByKey(schema.KeyInitProducerId).Request.Valid.Hi},
 }
 
 func newBroker(host string, port int32) *broker {
 	b := &broker{host: host, port: port, topics: map[string]*topic{}, dropped: map[string]bool{},
-		asked: map[[2]int16]int{}, nextPID: 1000, arrived: make(chan struct{}, 1)}
+		asked: map[[2]int16]int{}, nextPID: 1000}
+	b.grew = sync.NewCond(&b.mu)
 	b.create("orders", 2)
 	return b
 }
@@ -150,6 +155,10 @@ func (b *broker) answer(dec *codec.Decoder, frame []byte) ([]byte, error) {
 		if body = b.produce(req.Body); body == nil {
 			return nil, nil
 		}
+	case schema.KeyListOffsets:
+		body = b.listOffsets(req.Body)
+	case schema.KeyFetch:
+		body = b.fetch(req.Body)
 	}
 	return codec.EncodeResponse(nil, h, version, body, codec.EncodeOptions{Lenient: true, Dropped: func(path string) {
 		b.dropped[schema.APIName(h.APIKey)+" "+unindexed(path)] = true
@@ -163,7 +172,7 @@ func (b *broker) apiVersions(unsupported bool) map[string]any {
 		code = schema.CodeUnsupportedVersion
 	}
 	var keys []map[string]any
-	for _, k := range []int16{schema.KeyProduce, schema.KeyMetadata, schema.KeyApiVersions, schema.KeyInitProducerId} {
+	for _, k := range []int16{schema.KeyProduce, schema.KeyFetch, schema.KeyListOffsets, schema.KeyMetadata, schema.KeyApiVersions, schema.KeyInitProducerId} {
 		keys = append(keys, map[string]any{"apiKey": k, "minVersion": advertised[k][0], "maxVersion": advertised[k][1]})
 	}
 	return map[string]any{"errorCode": code, "apiKeys": keys, "throttleTimeMs": 0}
@@ -224,6 +233,8 @@ func (b *broker) initProducerID() map[string]any {
 
 // produce keeps the records of a Produce request and answers with each
 // partition's base offset, or nil when acks is 0 (no answer is wanted).
+// Records are kept whole or not at all: a request of Produce v3 or later
+// holds record batches only (magic 2), as Kafka requires.
 func (b *broker) produce(req *tree.Node) map[string]any {
 	var responses []map[string]any
 	for _, td := range req.Get("topicData").Elems() {
@@ -236,11 +247,17 @@ func (b *broker) produce(req *tree.Node) map[string]any {
 		for _, pd := range td.Get("partitionData").Elems() {
 			i := pd.Get("index").Int
 			out := map[string]any{"index": i, "errorCode": schema.CodeNone, "baseOffset": -1, "logAppendTimeMs": -1, "logStartOffset": 0}
-			if t == nil || i < 0 || i >= int64(len(t.logs)) {
+			switch {
+			case t == nil || i < 0 || i >= int64(len(t.logs)):
 				out["errorCode"] = schema.CodeUnknownTopicOrPartition
-			} else {
+			default:
+				log, ok := keep(t.logs[i], pd.Get("records"))
+				if !ok {
+					out["errorCode"] = schema.CodeInvalidRecord
+					break
+				}
 				out["baseOffset"] = int64(len(t.logs[i]))
-				t.logs[i] = keep(t.logs[i], pd.Get("records"))
+				t.logs[i] = log
 			}
 			parts = append(parts, out)
 		}
@@ -250,48 +267,135 @@ func (b *broker) produce(req *tree.Node) map[string]any {
 		}
 		responses = append(responses, resp)
 	}
-	select {
-	case b.arrived <- struct{}{}:
-	default:
-	}
+	b.grew.Broadcast()
 	if req.Get("acks").Int == 0 {
 		return nil
 	}
 	return map[string]any{"responses": responses, "throttleTimeMs": 0}
 }
 
-// keep appends the records a records field holds to log, as Go values:
-// each record of a batch (decompressed when compressed), and each message
-// of an older message set (what librdkafka sends to a broker that does
-// not advertise Fetch v4, the mark of the record-batch format), the
-// messages inside a compressed wrapper included.
-func keep(log []record, records *tree.Node) []record {
-	for _, e := range records.Elems() {
-		if batch := e.Get("records"); batch != nil {
-			for _, r := range batch.Elems() {
-				log = append(log, kept(r, int64(len(log))))
+// keep appends the records a records field holds to log, read from the
+// tree as Go values: each record of each batch, decompressed when
+// compressed. It returns false, and log as it was, when the field holds
+// anything but record batches.
+func keep(log []record, records *tree.Node) ([]record, bool) {
+	n := len(log)
+	for _, batch := range records.Elems() {
+		if batch.Get("magic").Value() != int64(2) {
+			return log[:n], false
+		}
+		base := batch.Get("baseTimestamp").Int
+		for _, r := range batch.Get("records").Elems() {
+			v := r.Value().(map[string]any) // keyed by JSON name, as value JSON shows a record
+			// Bytes share the frame's memory (or its decompressed
+			// copy's): the broker keeps copies, since it reuses both.
+			k := record{Offset: int64(len(log)), Timestamp: base + v["timestampDelta"].(int64),
+				Key: bytes.Clone(asBytes(v["key"])), Value: bytes.Clone(asBytes(v["value"]))}
+			for _, h := range v["headers"].([]any) {
+				h := h.(map[string]any)
+				k.Headers = append(k.Headers, [2]string{h["key"].(string), string(asBytes(h["value"]))})
 			}
-		} else if wrapped := e.Get("messages"); wrapped != nil {
-			log = keep(log, wrapped)
-		} else {
-			log = append(log, kept(e, int64(len(log))))
+			log = append(log, k)
 		}
 	}
-	return log
+	return log, true
 }
 
-// kept is a record (or message) node as the broker keeps it.
-func kept(n *tree.Node, offset int64) record {
-	v := n.Value().(map[string]any) // keyed by JSON name, as value JSON shows it
-	// Bytes share the frame's memory (or its decompressed copy's): the
-	// broker keeps copies, since it reuses the frame's buffer.
-	r := record{Offset: offset, Key: bytes.Clone(asBytes(v["key"])), Value: bytes.Clone(asBytes(v["value"]))}
-	hs, _ := v["headers"].([]any) // none in a message
-	for _, h := range hs {
-		h := h.(map[string]any)
-		r.Headers = append(r.Headers, h["key"].(string)+"="+string(asBytes(h["value"])))
+// listOffsets answers ListOffsets: a partition's first offset for the
+// timestamp -2 (earliest), else its next offset (-1, latest, and any
+// other time, which this broker does not index).
+func (b *broker) listOffsets(req *tree.Node) map[string]any {
+	var topics []map[string]any
+	for _, lt := range req.Get("topics").Elems() {
+		name := lt.Get("name").Value().(string)
+		t := b.topics[name]
+		var parts []map[string]any
+		for _, lp := range lt.Get("partitions").Elems() {
+			i := lp.Get("partitionIndex").Int
+			out := map[string]any{"partitionIndex": i, "errorCode": schema.CodeNone, "timestamp": -1, "offset": 0, "leaderEpoch": 0}
+			switch {
+			case t == nil || i < 0 || i >= int64(len(t.logs)):
+				out["errorCode"] = schema.CodeUnknownTopicOrPartition
+			case lp.Get("timestamp").Int != -2:
+				out["offset"] = len(t.logs[i])
+			}
+			parts = append(parts, out)
+		}
+		topics = append(topics, map[string]any{"name": name, "partitions": parts})
 	}
-	return r
+	return map[string]any{"throttleTimeMs": 0, "topics": topics}
+}
+
+// fetch answers Fetch with each partition's records from the offset asked,
+// in one record batch built from Go values. When there are none anywhere
+// it waits for some, up to the request's maxWaitMs (at most five
+// seconds). Fetch sessions are not kept: sessionId 0 tells the client so,
+// and it asks in full each time.
+func (b *broker) fetch(req *tree.Node) map[string]any {
+	wait := time.Duration(min(req.Get("maxWaitMs").Int, 5000)) * time.Millisecond
+	timer := time.AfterFunc(wait, func() { b.mu.Lock(); b.grew.Broadcast(); b.mu.Unlock() })
+	defer timer.Stop()
+	for deadline := time.Now().Add(wait); ; b.grew.Wait() {
+		body, found := b.fetchNow(req)
+		if found || !time.Now().Before(deadline) {
+			return body
+		}
+	}
+}
+
+func (b *broker) fetchNow(req *tree.Node) (map[string]any, bool) {
+	found := false
+	var responses []map[string]any
+	for _, ft := range req.Get("topics").Elems() {
+		name, _ := ft.Get("topic").Value().(string) // topicId instead from v13
+		if name == "" {
+			name = b.nameOf(ft.Get("topicId"))
+		}
+		t := b.topics[name]
+		var parts []map[string]any
+		for _, fp := range ft.Get("partitions").Elems() {
+			i, from := fp.Get("partition").Int, fp.Get("fetchOffset").Int
+			out := map[string]any{"partitionIndex": i, "errorCode": schema.CodeNone, "highWatermark": -1, "lastStableOffset": -1,
+				"logStartOffset": 0, "abortedTransactions": []any{}, "preferredReadReplica": -1, "records": []byte{}}
+			switch {
+			case t == nil || i < 0 || i >= int64(len(t.logs)):
+				out["errorCode"] = schema.CodeUnknownTopicOrPartition
+			case from < 0 || from > int64(len(t.logs[i])):
+				out["errorCode"] = schema.CodeOffsetOutOfRange
+			default:
+				log := t.logs[i]
+				out["highWatermark"], out["lastStableOffset"] = len(log), len(log)
+				if from < int64(len(log)) {
+					out["records"] = batchOf(log[from:])
+					found = true
+				}
+			}
+			parts = append(parts, out)
+		}
+		resp := map[string]any{"topic": name, "partitions": parts}
+		if t != nil {
+			resp["topicId"] = t.id
+		}
+		responses = append(responses, resp)
+	}
+	return map[string]any{"throttleTimeMs": 0, "errorCode": schema.CodeNone, "sessionId": 0, "responses": responses}, found
+}
+
+// batchOf is one record batch holding rs, as Go values in the form value
+// JSON shows a batch, which the encoder takes for a records field.
+func batchOf(rs []record) []map[string]any {
+	first, last := rs[0].Timestamp, rs[0].Timestamp
+	recs := make([]map[string]any, len(rs))
+	for i, r := range rs {
+		first, last = min(first, r.Timestamp), max(last, r.Timestamp)
+		var hs []map[string]any
+		for _, h := range r.Headers {
+			hs = append(hs, map[string]any{"key": h[0], "value": []byte(h[1])})
+		}
+		recs[i] = map[string]any{"offsetDelta": i, "timestamp": r.Timestamp, "key": r.Key, "value": r.Value, "headers": hs}
+	}
+	return []map[string]any{{"baseOffset": rs[0].Offset, "partitionLeaderEpoch": 0, "magic": 2, "lastOffsetDelta": len(rs) - 1,
+		"baseTimestamp": first, "maxTimestamp": last, "producerId": -1, "producerEpoch": -1, "baseSequence": -1, "records": recs}}
 }
 
 func asBytes(v any) []byte { b, _ := v.([]byte); return b }
@@ -345,6 +449,9 @@ type client struct {
 	next int32
 }
 
+// The client too writes one body for every version: Lenient drops what a
+// version lacks (a topic's name from v13 of Fetch and Produce, its id
+// before).
 func (c *client) call(apiKey, version int16, body map[string]any) (*codec.Frame, error) {
 	c.next++
 	at := min(version, schema.ByKey(apiKey).Request.Valid.Hi)
@@ -352,7 +459,7 @@ func (c *client) call(apiKey, version int16, body map[string]any) (*codec.Frame,
 		"apiKey": apiKey, "apiVersion": at,
 		"header": map[string]any{"correlationId": c.next, "clientId": "example"},
 		"body":   body,
-	}, codec.EncodeOptions{})
+	}, codec.EncodeOptions{Lenient: true})
 	if err != nil {
 		return nil, err
 	}
@@ -385,12 +492,12 @@ func must[T any](v T, err error) T {
 	return v
 }
 
-// A broker answers ApiVersions, Metadata and Produce over a connection
-// (here the two ends of net.Pipe) at old and new versions with the same
-// handlers, and keeps the records produced, decoded. The client's
-// requests are Go values; its reading of the answers shows Value (Go
-// values from a node), Elems, JSON names throughout, Lookup's errors,
-// and ErrorCodes.
+// A broker answers ApiVersions, Metadata, Produce and Fetch over a
+// connection (here the two ends of net.Pipe) at old and new versions with
+// the same handlers, keeps the records produced, decoded, and hands them
+// back. The client's requests are Go values; its reading of the answers
+// shows Value (Go values from a node), Elems, JSON names throughout,
+// Lookup's errors, and ErrorCodes.
 func Example_broker() {
 	b := newBroker("localhost", 9092)
 	conn, server := net.Pipe()
@@ -449,6 +556,21 @@ func Example_broker() {
 			fmt.Printf("orders/%d@%d %s=%s %v\n", p, r.Offset, r.Key, r.Value, r.Headers)
 		}
 	}
+
+	// Fetch from offset 1 at v4 and v18: the records come back as a batch.
+	for _, v := range []int16{4, 18} {
+		f = must(c.call(schema.KeyFetch, v, map[string]any{"maxWaitMs": 0, "minBytes": 1, "maxBytes": 1 << 20, "topics": []map[string]any{
+			{"topic": "orders", "topicId": id, "partitions": []map[string]any{{"partition": 0, "fetchOffset": 1, "partitionMaxBytes": 1 << 20}}},
+		}}))
+		p := must(f.Root.Lookup("body.responses[0].partitions[0]"))
+		fmt.Printf("Fetch v%d: high watermark %d:", v, p.Get("highWatermark").Int)
+		for _, batch := range p.Get("records").Elems() {
+			for _, r := range batch.Get("records").Elems() {
+				fmt.Printf(" %d %s=%s", batch.Get("baseOffset").Int+r.Get("offsetDelta").Int, r.Get("key").Raw, r.Get("value").Raw)
+			}
+		}
+		fmt.Println()
+	}
 	b.mu.Lock()
 	var dropped []string
 	for d := range b.dropped {
@@ -462,20 +584,24 @@ func Example_broker() {
 	b.mu.Unlock()
 	// Output:
 	// Produce v3-13
+	// Fetch v4-18
+	// ListOffsets v1-11
 	// Metadata v0-13
 	// ApiVersions v0-5
 	// InitProducerId v0-6
-	// ApiVersions v99: UNSUPPORTED_VERSION at 0 with 4 ranges
+	// ApiVersions v99: UNSUPPORTED_VERSION at 0 with 6 ranges
 	// Metadata v0: orders, 2 partitions, topic id false, cluster <nil>
 	// Metadata v13: orders, 2 partitions, topic id true, cluster kwire-example
 	// Produce v3: body.responses[0].partitionResponses[0].errorCode NONE
 	// Produce v3: body.responses[0].partitionResponses[1].errorCode UNKNOWN_TOPIC_OR_PARTITION
 	// Produce v13: base offset 2
 	// tree: path "body.responses[0].partitions[0].baseOffset": no "partitions" (there: topicId, partitionResponses) after body.responses[0]
-	// orders/0@0 k1=espresso [n=0]
-	// orders/0@1 k2=beans [n=1]
-	// orders/0@2 k4=milk [n=0]
-	// orders/1@0 k5=sugar [n=0]
+	// orders/0@0 k1=espresso [[n 0]]
+	// orders/0@1 k2=beans [[n 1]]
+	// orders/0@2 k4=milk [[n 0]]
+	// orders/1@0 k5=sugar [[n 0]]
+	// Fetch v4: high watermark 3: 1 k2=beans 2 k4=milk
+	// Fetch v18: high watermark 3: 1 k2=beans 2 k4=milk
 	// left out of some Metadata answer: brokers.rack, clusterId, controllerId, throttleTimeMs, topics.isInternal, topics.partitions.leaderEpoch, topics.partitions.offlineReplicas, topics.topicAuthorizedOperations, topics.topicId
 	// hung up: <nil>
 }
