@@ -17,6 +17,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kversion"
 
+	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/schema"
 )
 
@@ -214,5 +215,55 @@ func TestBrokerExampleClients(t *testing.T) {
 	t.Logf("versions answered: %v", versions)
 	for _, k := range []int16{schema.KeyMetadata, schema.KeyProduce, schema.KeyFetch, schema.KeyListOffsets} {
 		require.GreaterOrEqual(t, len(versions[k]), 3, "%s: the same handler answered several versions", schema.APIName(k))
+	}
+}
+
+// BenchmarkBrokerExampleAnswer measures the example broker's answer to one
+// request (header, decode, handler, lenient encode), frames as its client
+// writes them: Metadata for one topic, Produce of a batch of 5 records of
+// 200 bytes, Fetch of them back.
+func BenchmarkBrokerExampleAnswer(b *testing.B) {
+	br := newBroker("127.0.0.1", 9092)
+	id := br.topics["orders"].id
+	var recs []map[string]any
+	for i := range 5 {
+		recs = append(recs, map[string]any{"offsetDelta": i, "key": []byte(fmt.Sprint("key-", i)), "value": bytes.Repeat([]byte{'v'}, 200),
+			"headers": []map[string]any{{"key": "trace", "value": []byte("abc")}}})
+	}
+	batch := []map[string]any{{"baseOffset": 0, "partitionLeaderEpoch": -1, "magic": 2, "lastOffsetDelta": 4, "baseTimestamp": 1700000000000,
+		"maxTimestamp": 1700000000000, "producerId": -1, "producerEpoch": -1, "baseSequence": -1, "records": recs}}
+	frame := func(key, version int16, body map[string]any) []byte {
+		out, err := codec.Encode(nil, map[string]any{"apiKey": key, "apiVersion": version,
+			"header": map[string]any{"correlationId": 1, "clientId": "bench"}, "body": body}, codec.EncodeOptions{Lenient: true})
+		require.NoError(b, err)
+		return out
+	}
+	for _, tc := range []struct {
+		name  string
+		frame []byte
+	}{
+		{"Metadata/v0", frame(schema.KeyMetadata, 0, map[string]any{"topics": []map[string]any{{"name": "orders"}}})},
+		{"Metadata/v13", frame(schema.KeyMetadata, 13, map[string]any{"topics": []map[string]any{{"name": "orders"}}})},
+		{"Produce/v3", frame(schema.KeyProduce, 3, map[string]any{"acks": -1, "timeoutMs": 1000, "topicData": []map[string]any{
+			{"name": "orders", "partitionData": []map[string]any{{"index": 0, "records": batch}}}}})},
+		{"Produce/v13", frame(schema.KeyProduce, 13, map[string]any{"acks": -1, "timeoutMs": 1000, "topicData": []map[string]any{
+			{"topicId": id, "partitionData": []map[string]any{{"index": 0, "records": batch}}}}})},
+		{"Fetch/v18", frame(schema.KeyFetch, 18, map[string]any{"maxWaitMs": 0, "minBytes": 1, "maxBytes": 1 << 20, "topics": []map[string]any{
+			{"topicId": id, "partitions": []map[string]any{{"partition": 1, "fetchOffset": 0, "partitionMaxBytes": 1 << 20}}}}})},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			var dec codec.Decoder
+			br.topics["orders"].logs[1], _ = keep(nil, must(codec.Decode(frame(schema.KeyProduce, 3, map[string]any{"acks": -1, "timeoutMs": 1000,
+				"topicData": []map[string]any{{"name": "orders", "partitionData": []map[string]any{{"index": 0, "records": batch}}}}}), codec.Options{})).
+				Body.Get("topicData").Elem(0).Get("partitionData").Elem(0).Get("records"))
+			b.SetBytes(int64(len(tc.frame)))
+			b.ReportAllocs()
+			for b.Loop() {
+				br.topics["orders"].logs[0] = br.topics["orders"].logs[0][:0]
+				if _, err := br.answer(&dec, tc.frame); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

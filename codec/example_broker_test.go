@@ -416,19 +416,19 @@ func (b *broker) nameOf(n *tree.Node) string {
 
 // unindexed drops a path's element indexes: "body.topics.partitions.leaderEpoch".
 func unindexed(path string) string {
-	var s strings.Builder
+	out := make([]byte, 0, len(path))
 	in := false
-	for _, c := range path {
-		switch {
+	for i := 0; i < len(path); i++ {
+		switch c := path[i]; {
 		case c == '[':
 			in = true
 		case c == ']':
 			in = false
 		case !in:
-			s.WriteRune(c)
+			out = append(out, c)
 		}
 	}
-	return s.String()
+	return string(out)
 }
 
 // records returns the records of a topic's partition, and the dropped
