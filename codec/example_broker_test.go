@@ -191,7 +191,10 @@ func (b *broker) metadata(req *tree.Node) map[string]any {
 		names = append(names, name)
 	}
 	if len(names) == 0 {
-		names = b.names // null (v1+) or empty (v0): every topic
+		// Null (v1+) or empty: every topic. (Empty means none from v1,
+		// but a client that asked for none ignores topics it did not ask
+		// for, so the broker need not tell the versions apart.)
+		names = b.names
 	}
 	var topics []map[string]any
 	for _, name := range names {
