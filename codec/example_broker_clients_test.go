@@ -61,9 +61,10 @@ func waitRecords(t *testing.T, b *broker, topic string, n int) []record {
 // franz-go's kgo producing at the versions of three Kafka releases (and
 // once with acks=0) with four compression codecs, then consuming from the
 // start; kcat producing keyed lines with a header, consuming them, and
-// listing metadata. The records must arrive in the broker decoded and
-// come back whole, and the broker's version-free handlers must have
-// answered every version the clients chose without an error.
+// listing metadata; a message set in Produce v3 refused. The records must
+// arrive in the broker decoded and come back whole, and the broker's
+// version-free handlers must have answered every version the clients
+// chose without an error.
 func TestBrokerExampleClients(t *testing.T) {
 	b, addr := startBroker(t)
 
@@ -203,6 +204,25 @@ func TestBrokerExampleClients(t *testing.T) {
 		}
 		require.Equal(t, 2, parts["orders"])
 		require.Equal(t, 1, parts["kcat"])
+	})
+
+	t.Run("message set refused", func(t *testing.T) {
+		// Produce v3 and later carry record batches only: a magic 1
+		// message set is INVALID_RECORD, and nothing of it is kept.
+		conn, server := net.Pipe()
+		go b.serve(server)
+		defer conn.Close()
+		c := &client{conn: conn}
+		f, err := c.call(schema.KeyProduce, 3, map[string]any{"acks": -1, "timeoutMs": 1000, "topicData": []map[string]any{
+			{"name": "orders", "partitionData": []map[string]any{{"index": 0, "records": []map[string]any{
+				{"offset": 0, "magic": 1, "attributes": 0, "timestamp": 1700000000000, "key": []byte("k"), "value": []byte("v")},
+			}}}},
+		}})
+		require.NoError(t, err)
+		codes := f.ErrorCodes()
+		require.Len(t, codes, 1)
+		require.Equal(t, "INVALID_RECORD", codes[0].Name)
+		require.Empty(t, b.records("orders", 0))
 	})
 
 	b.mu.Lock()

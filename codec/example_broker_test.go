@@ -434,8 +434,7 @@ func unindexed(path string) string {
 	return string(out)
 }
 
-// records returns the records of a topic's partition, and the dropped
-// fields, as the broker has them now.
+// records returns a copy of the records of a topic's partition.
 func (b *broker) records(name string, partition int) []record {
 	b.mu.Lock()
 	defer b.mu.Unlock()
