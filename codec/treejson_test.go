@@ -259,7 +259,8 @@ func (w *jsonWriter) value(dst []byte, n *tree.Node, f *schema.Field) []byte {
 		if n.Kind == schema.Records && w.records != RecordsDecoded {
 			return appendBytesField(dst, n.Kind, false, n.Raw, w.records)
 		}
-		if w.f != nil && len(n.Children) > 0 {
+		if w.f != nil {
+			// Records read, even zero bytes of them (an empty list).
 			if res := w.f.records[n]; res != nil {
 				info := func(n *tree.Node) (int64, int64, bool) {
 					ri, ok := res.Info(n)
@@ -267,6 +268,8 @@ func (w *jsonWriter) value(dst []byte, n *tree.Node, f *schema.Field) []byte {
 				}
 				return recjson.AppendJSON(dst, res.Nodes, info, n.Raw, int(w.records))
 			}
+		}
+		if w.f != nil && len(n.Children) > 0 {
 			if dv, ok := dataViewOf(n); ok {
 				return w.dataJSON(dst, n, dv)
 			}

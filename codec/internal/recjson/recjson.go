@@ -56,6 +56,8 @@ func controlTypeName(t int) string {
 //	  "lastOffsetDelta","baseTimestamp","maxTimestamp","producerId",
 //	  "producerEpoch","baseSequence","records":[...] (null if undecodable),
 //	  "_compressed":"<base64 of the compressed records bytes>" (compressed only),
+//	  "_sizeInBytes" (the whole batch's bytes), "_uncompressedBytes" and
+//	  "_compressionRatio" (compressed and decompressed only),
 //	  "_raw":"<base64 of the whole batch>" (only when it decoded with warnings)}
 //	Record: {"attributes","timestampDelta","offsetDelta","offset","timestamp",
 //	  "key","value","headers":[{"key","value"}],
@@ -193,6 +195,17 @@ func (j *jw) batch(dst []byte, n *tree.Node) []byte {
 			dst = key(dst, false, "_compressed")
 			dst = appendB64(dst, recs.Raw)
 		}
+	}
+	// The batch's size, and the compression's when its records were
+	// decompressed: from the tree's spans, not from the reader's counts.
+	dst = key(dst, false, "_sizeInBytes")
+	dst = strconv.AppendInt(dst, int64(n.End-n.Start), 10)
+	if recs != nil && attrs&7 != 0 && len(recs.Children) == 1 && recs.Children[0].Name == "inflated" {
+		inf := recs.Children[0]
+		dst = key(dst, false, "_uncompressedBytes")
+		dst = strconv.AppendInt(dst, int64(inf.End-inf.Start), 10)
+		dst = key(dst, false, "_compressionRatio")
+		dst = strconv.AppendFloat(dst, float64(inf.End-inf.Start)/float64(max(len(recs.Raw), 1)), 'f', 2, 64)
 	}
 	if hasWarnings(n) {
 		dst = j.rawOf(dst, n)

@@ -113,9 +113,11 @@ function hexLines(slot, buf, from, count) {
 }
 
 const J = (s) => JSON.parse(s);
-// Exact int64: JSON.parse would round integers past 2^53, so such values
-// are kept as their digits.
-const JX = (s) => JSON.parse(s.replace(/"value":(-?\d{16,})/g, '"value":"$1"'));
+// Exact int64: JSON.parse would round integers past 2^53, so such numbers
+// are kept as their digits, a string (the reviver sees the number's own
+// source text). Anything shown from decoded values is read so.
+const JX = (s) => JSON.parse(s, (k, v, ctx) =>
+  (typeof v === 'number' && !Number.isSafeInteger(v) && ctx && /^-?\d+$/.test(ctx.source) ? ctx.source : v));
 
 // Each op runs after the module is running and kwire.use(slot) has picked
 // the frame it reads, in one go: no other message runs in between.
@@ -195,8 +197,8 @@ self.onmessage = async (e) => {
   try {
     let result;
     if (op === 'capture') result = await capture(...args);
-    else if (op === 'storage') result = J((await storageModule()).open(...args));
-    else if (op === 'storageRecord') result = J((await storageModule()).record(...args));
+    else if (op === 'storage') result = JX((await storageModule()).open(...args));
+    else if (op === 'storageRecord') result = JX((await storageModule()).record(...args));
     else {
       if (!ops[op]) throw new Error('unknown op ' + op);
       await main();
