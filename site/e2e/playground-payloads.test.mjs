@@ -131,9 +131,8 @@ before(async () => {
   });
   frame = (await kafkaRequest({ correlationId: 7, clientId: 'kafkajs', request: req })).buffer;
 
-  // The same schemas as files named by id, for the files test.
+  // The JSON Schema as a file named by its id, for the files test.
   schemaDir = await mkdtemp(join(tmpdir(), 'kwire-schemas-'));
-  await writeFile(join(schemaDir, avroID + '.avsc'), JSON.stringify(avroSchema));
   await writeFile(join(schemaDir, jsonID + '.json'), JSON.stringify(jsonSchema));
 }, { timeout: 600_000 });
 
@@ -271,8 +270,18 @@ test('a registry the browser reads: Avro, Protobuf and JSON Schema values decode
 test('schema files opened and pasted: the same fields without a registry', { timeout: 240_000 }, async () => {
   const page = await open();
   await page.click('#pay summary');
-  await applied(page, 1, () => page.setInputFiles('#pay-files', [join(schemaDir, ids.avro + '.avsc'), join(schemaDir, ids.json + '.json')]));
+  // The Avro schema dropped on the page (as from a file manager): it goes
+  // to the schemas, not in place of the frame.
+  const dt = await page.evaluateHandle(([name, text]) => {
+    const d = new DataTransfer();
+    d.items.add(new File([text], name, { type: 'application/json' }));
+    return d;
+  }, [ids.avro + '.avsc', JSON.stringify(avroSchema)]);
+  await applied(page, 1, () => page.dispatchEvent('body', 'drop', { dataTransfer: dt }));
   assert.match(await page.textContent('#pay-list'), new RegExp(ids.avro + '\\.avsc'));
+  assert.equal(await page.inputValue('#input'), frame.toString('hex'), 'the frame stays');
+  // The JSON Schema through the panel's file picker.
+  await applied(page, 2, () => page.setInputFiles('#pay-files', [join(schemaDir, ids.json + '.json')]));
   let recs = recordsOf(await decodedJSON(page));
   assert.equal(recs[0].value.decoded.customer, evil);
   assert.equal(recs[0].value.decoded.amount, 123456789);
@@ -284,7 +293,7 @@ test('schema files opened and pasted: the same fields without a registry', { tim
   // Pasted: the Protobuf schema, named by its id.
   await page.fill('#pay-name', ids.proto + '.proto');
   await page.fill('#pay-text', protoSchema);
-  await applied(page, 2, () => page.click('#pay-add'));
+  await applied(page, 3, () => page.click('#pay-add'));
   recs = recordsOf(await decodedJSON(page));
   assert.deepEqual(recs[1].value.decoded, { carrier: 'DHL', weight: '4200' });
   const pAt = frame.indexOf(values.proto);
