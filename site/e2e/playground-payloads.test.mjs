@@ -224,7 +224,9 @@ test('a registry the browser reads: Avro, Protobuf and JSON Schema values decode
   await page.click('#pay summary');
   await page.fill('#pay-url', cors.url);
   const asked = store.requests.length;
+  const t0 = Date.now();
   await applied(page, 1, () => page.click('#pay-use'));
+  console.log('payloads: the frame decoded with the registry ' + (Date.now() - t0) + ' ms after "Use this registry" (payload.wasm loaded then)');
   assert.ok(page.wasm.includes('payload.wasm'));
   assert.ok(store.requests.slice(asked).some((r) => r === 'GET /schemas/ids/' + ids.avro), 'the browser asked the registry: ' + store.requests.slice(asked));
   assert.match(await page.textContent('#pay-status'), /registry at http:\/\/127\.0\.0\.1:\d+\//);
