@@ -106,7 +106,7 @@ func decode(this js.Value, args []js.Value) any {
 	v.index()
 	v.lap(&t)
 	for i := range f.Buffers {
-		cells := render.Cells(f, i)
+		cells := render.CellsWithoutPaths(f, i)
 		v.grids = append(v.grids, &grid{cells: cells, rows: render.Layout(cells, 4, elideOver, nil), expanded: map[int]bool{}})
 	}
 	v.lap(&t)

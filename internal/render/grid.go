@@ -47,11 +47,28 @@ type Cell struct {
 }
 
 // Cells lists the cells of buffer buf (0 for the input) in byte order.
-func Cells(f *codec.Frame, buf int) []Cell {
-	c := &collector{buf: buf, apiKey: f.APIKey}
+func Cells(f *codec.Frame, buf int) []Cell { return cells(f, buf, true) }
+
+// CellsWithoutPaths is Cells with every Path left empty, for a caller
+// that names cells by their node (the playground): a path is a string per
+// node, as long as the node is deep (a fifth of the playground's heap for
+// a frame of 2^18 JSON payload values).
+func CellsWithoutPaths(f *codec.Frame, buf int) []Cell { return cells(f, buf, false) }
+
+func cells(f *codec.Frame, buf int, paths bool) []Cell {
+	c := &collector{buf: buf, apiKey: f.APIKey, noPaths: !paths}
 	if buf >= 0 && buf < len(f.Buffers) {
 		c.bytes = f.Buffers[buf]
 	}
+	// Counted first, so the cells take one allocation of their exact size:
+	// appended, a frame's hundreds of thousands of cells would be copied
+	// as the slice grows by a quarter at a time, some five times their
+	// final size in garbage (a 1 KB JSON flood cost the playground 400 MiB
+	// of heap).
+	c.counting = true
+	c.walk(f.Root, "", "")
+	c.cells = make([]Cell, 0, c.count)
+	c.counting, c.next = false, 0
 	c.walk(f.Root, "", "")
 	return c.cells
 }
@@ -62,6 +79,10 @@ type collector struct {
 	apiKey int16
 	next   int
 	cells  []Cell
+	// counting: the walk only counts the cells it would add, in count.
+	counting bool
+	count    int
+	noPaths  bool // Path is left empty
 }
 
 func nodeName(n *tree.Node, parentName string) string {
@@ -93,9 +114,15 @@ func stripIndex(s string) string {
 	return s
 }
 
-func (c *collector) add(id int, n *tree.Node, start, end int, kind, label, path string) {
+// add adds a cell, or counts it when counting; it reports whether it
+// did.
+func (c *collector) add(id int, n *tree.Node, start, end int, kind, label, path string) bool {
 	if end <= start || n.Buf != c.buf {
-		return
+		return false
+	}
+	if c.counting {
+		c.count++
+		return true
 	}
 	typ := n.Type
 	value := ""
@@ -105,6 +132,7 @@ func (c *collector) add(id int, n *tree.Node, start, end int, kind, label, path 
 	}
 	c.cells = append(c.cells, Cell{Node: id, Start: start, End: end, Kind: kind, Label: label, Path: path,
 		Type: typ, Value: value, Warn: len(n.Warnings) > 0, Broken: n.Flags&tree.Broken != 0})
+	return true
 }
 
 // prefixValue reads back the bytes of a length, count, null-marker, tag or
@@ -172,17 +200,24 @@ func uvarint(p []byte) (uint64, bool) {
 func (c *collector) walk(n *tree.Node, parentName, parentPath string) {
 	id := c.next
 	c.next++
-	name := nodeName(n, parentName)
-	path := parentPath
-	switch n.Role {
-	case tree.RoleFrame:
-		name, path = "", ""
-	case tree.RoleHeader, tree.RoleBody:
-		path = n.Name
-	case tree.RoleTags:
-		// the section's fields are named from the struct
-	default:
-		path = joinPath(parentPath, name, n.Role == tree.RoleElement)
+	var name, path string
+	if !c.counting { // the names and paths are the cells' text only
+		name, path = nodeName(n, parentName), parentPath
+		switch n.Role {
+		case tree.RoleFrame:
+			name, path = "", ""
+		case tree.RoleHeader, tree.RoleBody:
+			path = n.Name
+		case tree.RoleTags:
+			// the section's fields are named from the struct
+		default:
+			if !c.noPaths {
+				path = joinPath(parentPath, name, n.Role == tree.RoleElement)
+			}
+		}
+		if c.noPaths {
+			path = ""
+		}
 	}
 	if n.Buf == c.buf {
 		if n.TagEnd > n.Start {
@@ -219,8 +254,9 @@ func (c *collector) walk(n *tree.Node, parentName, parentPath string) {
 			if n.Flags&tree.Varint != 0 {
 				kind = KindVarint
 			}
-			c.add(id, n, n.DataStart(), n.End, kind, name, path)
-			c.cells[len(c.cells)-1].Value = ShortValue(n, c.apiKey)
+			if c.add(id, n, n.DataStart(), n.End, kind, name, path) && !c.counting {
+				c.cells[len(c.cells)-1].Value = ShortValue(n, c.apiKey)
+			}
 		}
 	}
 	for _, k := range n.Children {
@@ -338,29 +374,58 @@ func Layout(cells []Cell, width, elideOver int, expanded map[int]bool) []Row {
 	if width <= 0 {
 		width = 4
 	}
-	var rows []Row
-	var cur *Row
+	// Counted first, then laid out into rows and one array of segments of
+	// their exact sizes: grown by appending, the rows and each row's
+	// segments of a big frame made several times their size in garbage.
+	var l layout
+	l.run(cells, width, elideOver, expanded)
+	l.rows, l.segs = make([]Row, 0, l.nrows), make([]Segment, 0, l.nsegs)
+	l.run(cells, width, elideOver, expanded)
+	return l.rows
+}
+
+// layout is Layout's pass: counting (rows nil) or filling.
+type layout struct {
+	rows         []Row
+	segs         []Segment // every row's segments, in order
+	nrows, nsegs int
+}
+
+func (l *layout) run(cells []Cell, width, elideOver int, expanded map[int]bool) {
+	fill := l.rows != nil
+	last := -1 // the offset of the current row, -1 when there is none or it is elided
+	first := 0 // the current row's first segment in segs
+	newRow := func(r Row) {
+		l.nrows++
+		if fill {
+			l.rows = append(l.rows, r)
+			first = len(l.segs)
+		}
+	}
 	for i, c := range cells {
 		pos := c.Start
 		for pos < c.End {
 			rowStart := pos - pos%width
-			if cur == nil || cur.Offset != rowStart || cur.Elided > 0 {
-				rows = append(rows, Row{Offset: rowStart})
-				cur = &rows[len(rows)-1]
+			if last < 0 || last != rowStart {
+				newRow(Row{Offset: rowStart})
+				last = rowStart
 			}
 			end := min(c.End, rowStart+width)
-			cur.Segs = append(cur.Segs, Segment{Cell: i, Col: pos - rowStart, Span: end - pos, First: pos == c.Start, Last: end == c.End})
+			l.nsegs++
+			if fill {
+				l.segs = append(l.segs, Segment{Cell: i, Col: pos - rowStart, Span: end - pos, First: pos == c.Start, Last: end == c.End})
+				l.rows[len(l.rows)-1].Segs = l.segs[first:len(l.segs):len(l.segs)]
+			}
 			pos = end
 			// Elide the middle of a long cell: jump to its last row.
 			if elideOver > 0 && c.End-c.Start > elideOver && !expanded[i] && pos < c.End {
 				lastRow := (c.End - 1) - (c.End-1)%width
 				if lastRow > pos {
-					rows = append(rows, Row{Offset: pos, Elided: lastRow - pos, Cell: i})
-					cur = &rows[len(rows)-1]
+					newRow(Row{Offset: pos, Elided: lastRow - pos, Cell: i})
+					last = -1
 					pos = lastRow
 				}
 			}
 		}
 	}
-	return rows
 }
