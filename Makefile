@@ -28,7 +28,8 @@ check-generated:
 # Every test: short fuzzing runs, the Go tests (the CLI binary, captures of
 # real clients), the proxy's soak alone (it compares throughput, so
 # nothing may run beside it), the codec's browser-build tests under node, then the browser
-# and Worker tests (node's runner).
+# and Worker tests (node's runner), then the playground's glue under node as
+# kwire.wasm and as payload.wasm (the tag kwire_payload: record payloads decoded).
 test: fuzz-ci
 	go test -count=1 ./...
 	KWIRE_SOAK=1 go test -count=1 -run '^TestProxySoak$$' ./cmd/kwire
@@ -36,6 +37,7 @@ test: fuzz-ci
 	@test -d site/node_modules || (cd site && npm ci --no-audit --no-fund --loglevel=error)
 	cd site && npm test
 	GOOS=js GOARCH=wasm go test -count=1 -exec=$(GOROOT)/lib/wasm/go_js_wasm_exec ./wasm
+	GOOS=js GOARCH=wasm go test -count=1 -exec=$(GOROOT)/lib/wasm/go_js_wasm_exec -tags kwire_payload ./wasm
 
 # Each fuzz target for a fixed budget, as CI runs them: FUZZTIME inputs,
 # or the budget after a second colon. The capture fuzzers get 55 s in all

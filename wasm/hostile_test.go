@@ -77,6 +77,8 @@ func TestHostileWasm(t *testing.T) {
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
 			summary, o := hostileWasmDecode(e, b)
+			// payload.wasm (the tag kwire_payload) decodes record payloads.
+			o.BrowserPayload = module.payload != nil
 			runtime.ReadMemStats(&after)
 			var s wasmSummary
 			if err := json.Unmarshal([]byte(summary), &s); err != nil {

@@ -49,6 +49,9 @@ type Outcome struct {
 	Counted      int  // items counted as Expect.Count says
 	Guessed      bool // the build said the frame was read as a guessed response
 	GuessLimit   bool // and that a limit cut the search short
+	// BrowserPayload: read by the playground's payload.wasm (payloads
+	// decoded, the browser's limits), where Expect.BrowserPayload holds.
+	BrowserPayload bool
 	// Captures: the exit status and all the text the command wrote.
 	Exit int
 	Text string
@@ -120,6 +123,9 @@ func (o *Outcome) mayKeep(b []byte, want string) bool {
 // the differences, none when the outcome is right.
 func (e Entry) Check(o Outcome) []string {
 	x := e.Expect
+	if o.BrowserPayload && x.BrowserPayload != "" {
+		x.Clean, x.Limit = false, x.BrowserPayload
+	}
 	var bad []string
 	if e.Mode == Pcap {
 		return e.checkCapture(o)

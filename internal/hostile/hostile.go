@@ -73,6 +73,11 @@ type Expect struct {
 	Guessed bool
 	// Clean: decodes (or, for captures, is read) with no error and no warning.
 	Clean bool
+	// BrowserPayload: in the playground's payload.wasm (record payloads
+	// decoded, under the browser's smaller limits) this limit (its name in
+	// codec.Limits) cuts decoding short and a warning says so, instead of
+	// Clean: the payload holds more values than the browser's MaxNodes.
+	BrowserPayload string
 	// Survive (captures, storage files): kwire pcap or kwire log exits 0
 	// or 1 without a panic.
 	Survive bool
@@ -195,6 +200,9 @@ func (x Expect) String() string {
 	}
 	if x.Clean {
 		parts = append(parts, "no error, no warning")
+	}
+	if x.BrowserPayload != "" {
+		parts = append(parts, "in the playground with payloads decoded (payload.wasm, smaller limits): a "+x.BrowserPayload+" limit warning")
 	}
 	if x.Says != "" {
 		parts = append(parts, "says "+strings.ReplaceAll(strconv.Quote(x.Says), "|", `" or "`))
