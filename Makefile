@@ -26,10 +26,12 @@ check-generated:
 		{ echo "codec/schema/tables_gen.go, constants_gen.go or internal_gen.go is stale: run make generate"; exit 1; }
 
 # Every test: short fuzzing runs, the Go tests (the CLI binary, captures of
-# real clients), the codec's browser-build tests under node, then the browser
+# real clients), the proxy's soak alone (it compares throughput, so
+# nothing may run beside it), the codec's browser-build tests under node, then the browser
 # and Worker tests (node's runner).
 test: fuzz-ci
 	go test -count=1 ./...
+	KWIRE_SOAK=1 go test -count=1 -run '^TestProxySoak$$' ./cmd/kwire
 	GOOS=js GOARCH=wasm go test -count=1 -exec=$(GOROOT)/lib/wasm/go_js_wasm_exec -run Browser ./codec/internal/rec
 	@test -d site/node_modules || (cd site && npm ci --no-audit --no-fund --loglevel=error)
 	cd site && npm test

@@ -2,7 +2,9 @@ package codec
 
 import (
 	"io"
+	"strings"
 
+	"github.com/kwire/kwire/codec/internal/rec"
 	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
@@ -185,12 +187,29 @@ func annotateValue(w *jsontext.Writer, n *tree.Node, apiKey int16) {
 	}
 }
 
-// ValueName names an integer value where the schema gives it meaning: an
-// error code by Kafka's name for it, an enumerated field's value by its
-// enum's name; "" when there is none. apiKey is the frame's API.
+// ValueName names a node's integer value where it has a meaning: an error
+// code by Kafka's name for it, an enumerated field's value by its enum's
+// name, a record batch's or message's compression ("none", "gzip",
+// "snappy", "lz4", "zstd") and timestampType ("CreateTime",
+// "LogAppendTime") as value JSON writes them; "" when there is none.
+// apiKey is the frame's API.
 func ValueName(n *tree.Node, apiKey int16) string {
 	f := n.Field
 	if f == nil {
+		// A record attribute's coded bits, which no schema describes,
+		// are typed "bit N" or "bits N-M" by the records reader.
+		if !strings.HasPrefix(n.Type, "bit") {
+			return ""
+		}
+		switch n.Name {
+		case "compression":
+			return rec.CodecName(int(n.Int))
+		case "timestampType":
+			if n.Int == 0 {
+				return "CreateTime"
+			}
+			return "LogAppendTime"
+		}
 		return ""
 	}
 	if isErrorCode(f) {

@@ -8,9 +8,10 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/kwire/kwire/codec/records"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kwire/kwire/codec/internal/rec"
 )
 
 // benchFrame is a representative frame: its bytes, and what kmsg needs to
@@ -61,7 +62,7 @@ func fakeRecords(n int) []byte {
 		"attributes":      map[string]any{"compression": "none", "timestampType": "CreateTime", "transactional": false, "control": false},
 		"lastOffsetDelta": json.Number(itoa(len(recs) - 1)), "baseTimestamp": json.Number("1737156468928"), "maxTimestamp": json.Number("1737156468928"),
 		"producerId": json.Number("-1"), "producerEpoch": json.Number("-1"), "baseSequence": json.Number("-1"), "records": recs}}
-	b, err := records.Encode(nil, batch)
+	b, err := rec.Encode(nil, batch)
 	if err != nil {
 		panic(err)
 	}

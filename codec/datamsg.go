@@ -7,7 +7,6 @@ import (
 	"github.com/kwire/kwire/codec/internal/slab"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
-	"github.com/kwire/kwire/codec/wire"
 )
 
 // The data-message decoder and encoder for codec/storage (through
@@ -34,12 +33,12 @@ func decodeDataMessage(s *slab.Slab, name string, version int16, buf []byte, buf
 func encodeDataMessage(dst []byte, name string, version int16, v map[string]any, path string) ([]byte, error) {
 	m := schema.DataMessage(name)
 	if m == nil {
-		return dst, &wire.EncodeError{Path: path, Msg: "no data message " + name}
+		return dst, &EncodeError{Path: path, Msg: "no data message " + name}
 	}
 	lv := min(version, m.Valid.Hi)
 	d := m.At(lv)
 	if d == nil {
-		return dst, &wire.EncodeError{Path: path, Msg: name + " has no version " + strconv.Itoa(int(version))}
+		return dst, &EncodeError{Path: path, Msg: name + " has no version " + strconv.Itoa(int(version))}
 	}
 	return encodeStruct(dst, d.Root, lv, d.Flexible.Contains(lv), v, path, EncodeOptions{})
 }

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kwire/kwire/codec/records"
+	"github.com/kwire/kwire/codec/internal/rec"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/wire"
 )
@@ -698,7 +698,7 @@ func (e *encoder) nested(dst []byte, f *schema.Field, k schema.Kind, v any) ([]b
 		if _, ok := sliceLen(v); !ok {
 			return nil, &EncodeError{Path: e.pathString(), Msg: "expected base64 text, bytes or an array of batches, found " + jsonKind(v)}
 		}
-		body, err = records.Encode(e.scratch[:0], v)
+		body, err = rec.Encode(e.scratch[:0], v)
 		if err != nil {
 			var re *EncodeError
 			if errors.As(err, &re) {
@@ -764,7 +764,7 @@ func encodeData(dst []byte, env map[string]any, o EncodeOptions) ([]byte, error)
 	}
 	e := &encoder{o: o, path: []encStep{{"value", -1}}}
 	if name == "records" {
-		b, err := records.Encode(dst, env["value"])
+		b, err := rec.Encode(dst, env["value"])
 		if err != nil {
 			var re *EncodeError
 			if errors.As(err, &re) {

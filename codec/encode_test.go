@@ -9,11 +9,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kwire/kwire/codec/records"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kwire/kwire/codec/internal/rec"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
 	"github.com/kwire/kwire/codec/wire"
-	"github.com/stretchr/testify/require"
 )
 
 // A tagged field a client sent holding its default is kept: the ApiVersions
@@ -110,7 +111,7 @@ func TestEncodeNativeGoValues(t *testing.T) {
 	require.Equal(t, hex.EncodeToString(want), hex.EncodeToString(got))
 
 	// Bytes and records fields take []byte as their raw bytes.
-	batch, err := base64.StdEncoding.DecodeString(ExampleRecords)
+	batch, err := base64.StdEncoding.DecodeString(exampleBatch)
 	require.NoError(t, err)
 	produce := map[string]any{"apiKey": schema.KeyProduce, "apiVersion": int8(9), "header": map[string]any{"correlationId": 1, "clientId": "c"},
 		"body": map[string]any{"acks": -1, "timeoutMs": 1000, "topicData": []map[string]any{{"name": "t", "partitionData": []map[string]any{{"index": 0, "records": batch}}}}}}
@@ -350,11 +351,11 @@ func TestParseRequestHeaderNoSizePrefix(t *testing.T) {
 // There is one EncodeError type: the records package's errors are codec's,
 // with the records field's path in front.
 func TestOneEncodeError(t *testing.T) {
-	_, err := records.Encode(nil, []any{map[string]any{"magic": 2}})
+	_, err := rec.Encode(nil, []any{map[string]any{"magic": 2}})
 	var ce *EncodeError
 	require.True(t, errors.As(err, &ce))
 	require.Equal(t, "[0].baseOffset", ce.Path)
-	var re *wire.EncodeError = ce // the same type
+	var re *EncodeError = ce // the same type
 	require.Equal(t, "missing", re.Msg)
 
 	js := `{"apiName":"Produce","apiVersion":9,"header":{"correlationId":1,"clientId":"c"},"body":{"acks":1,"timeoutMs":1,

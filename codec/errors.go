@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kwire/kwire/codec/internal/encerr"
 	"github.com/kwire/kwire/codec/wire"
 )
 
@@ -17,9 +18,10 @@ type DecodeError struct {
 	Path     string // e.g. "body.topics[2].partitions[0].records"
 	Expected string
 	Found    string
-	Err      error // the cause: a *wire.Error (whose cause is wire.ErrShort or wire.ErrVarint), wire.ErrShort, budget.ErrLimit (a limit, not the bytes, stopped decoding), or nil
+	Err      error // the cause: a *wire.Error (whose cause is wire.ErrShort or wire.ErrVarint), wire.ErrShort, ErrLimit (a limit, not the bytes, stopped decoding), or nil
 }
 
+// Error formats the failure as "at byte N (path): expected X, found Y".
 func (e *DecodeError) Error() string {
 	var b strings.Builder
 	b.WriteString("at byte ")
@@ -60,6 +62,6 @@ func wireDecodeError(we *wire.Error, buf int, path string) *DecodeError {
 }
 
 // EncodeError is a failure to encode value JSON or Go values: the path
-// (e.g. "body.topics[0].name") and what is wrong. It is wire.EncodeError,
-// the one encoding error type, which the records package returns too.
-type EncodeError = wire.EncodeError
+// (e.g. "body.topics[0].name", "value[0].records[2].value") and what is
+// wrong, with the underlying failure (Err) when there is one.
+type EncodeError = encerr.Error

@@ -6,21 +6,21 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kwire/kwire/codec/records"
+	"github.com/kwire/kwire/codec/internal/rec"
 	"github.com/kwire/kwire/codec/schema"
 )
 
-// ExampleRecords is the records value examples carry at versions that use
+// exampleBatch is the records value examples carry at versions that use
 // record batches: base64 of an uncompressed record batch (magic 2) as an
 // idempotent producer writes it (producer id 4001, epoch 0, sequence 0)
 // and as it lies in the log at offset 0 of a new partition, holding one
 // record: key "order-1042", a JSON value, the header trace-id, timestamp
 // 2025-06-02 09:30:00 UTC. The round-trip tests decode it without a
 // warning (its CRC is right).
-const ExampleRecords = "AAAAAAAAAAAAAACLAAAAAAKBRJLVAAAAAAAAAAABly/59cAAAAGXL/n1wAAAAAAAAA+hAAAAAAAAAAAAAbABAAAAFG9yZGVyLTEwNDJceyJvcmRlciI6MTA0MiwiaXRlbSI6ImVzcHJlc3NvIGJlYW5zIiwicXR5IjoyfQIQdHJhY2UtaWQgNGJmOTJmMzU3N2IzNGRhNg=="
+const exampleBatch = "AAAAAAAAAAAAAACLAAAAAAKBRJLVAAAAAAAAAAABly/59cAAAAGXL/n1wAAAAAAAAA+hAAAAAAAAAAAAAbABAAAAFG9yZGVyLTEwNDJceyJvcmRlciI6MTA0MiwiaXRlbSI6ImVzcHJlc3NvIGJlYW5zIiwicXR5IjoyfQIQdHJhY2UtaWQgNGJmOTJmMzU3N2IzNGRhNg=="
 
 // exampleRecordKey and exampleRecordValue are the key and value of every
-// example's record (ExampleRecords holds them too).
+// example's record (exampleBatch holds them too).
 const (
 	exampleRecordKey   = "order-1042"
 	exampleRecordValue = `{"order":1042,"item":"espresso beans","qty":2}`
@@ -48,18 +48,18 @@ func recordsMagic(apiKey, version int16) int8 {
 
 // exampleRecords is the records value of examples at an API version: a
 // message set of one message (exampleRecordKey, exampleRecordValue) for magic 0 and 1,
-// ExampleRecords for magic 2.
+// exampleBatch for magic 2.
 func exampleRecords(apiKey, version int16) string {
 	magic := recordsMagic(apiKey, version)
 	if magic == 2 {
-		return ExampleRecords
+		return exampleBatch
 	}
 	msg := map[string]any{"offset": 0, "magic": magic, "attributes": map[string]any{"compression": "none"},
 		"key": map[string]any{"text": exampleRecordKey}, "value": map[string]any{"text": exampleRecordValue}}
 	if magic == 1 {
 		msg["timestamp"] = int64(exampleTime)
 	}
-	b, _ := records.Encode(nil, []any{msg}) // a fixed, valid message: TestExamplesCarryTheirVersionsRecords decodes it
+	b, _ := rec.Encode(nil, []any{msg}) // a fixed, valid message: TestExamplesCarryTheirVersionsRecords decodes it
 	return base64.StdEncoding.EncodeToString(b)
 }
 
@@ -73,7 +73,7 @@ func exampleRecords(apiKey, version int16) string {
 // world (a consumer group "billing" reading the topic "orders"). Records
 // fields hold what that version carries: a magic 0 or magic 1 message set
 // before Kafka 0.11's record batches (Produce v0-2, Fetch v0-3), else
-// ExampleRecords.
+// exampleBatch.
 func Example(api *schema.API, version int16, response bool) map[string]any {
 	m := api.Request
 	dir := "request"
@@ -112,9 +112,9 @@ func exampleClientID(api *schema.API) string {
 		return "consumer-billing-1" // every client sends these; here, the consumer
 	}
 	switch api.Category {
-	case schema.CatRecords, schema.CatConsumerGroups, schema.CatShareGroups:
+	case "records", "consumer groups", "share groups":
 		return "consumer-billing-1"
-	case schema.CatClusterKRaft:
+	case "cluster and KRaft":
 		return "raft-client-1"
 	}
 	return "adminclient-1"

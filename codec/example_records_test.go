@@ -56,7 +56,7 @@ func TestExamplesCarryTheirVersionsRecords(t *testing.T) {
 	seen := map[string]bool{}
 	checked := 0
 	eachVersion(t, func(t *testing.T, api *schema.API, v int16, response bool) {
-		m := api.Message(schema.Request)
+		m := api.Request
 		name := api.Name + " request"
 		if response {
 			m, name = api.Response, api.Name+" response"

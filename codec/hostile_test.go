@@ -11,10 +11,11 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/s2"
 	"github.com/klauspost/compress/zstd"
-	"github.com/kwire/kwire/codec/records"
-	"github.com/kwire/kwire/codec/tree"
 	"github.com/pierrec/lz4/v4"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kwire/kwire/codec/internal/rec"
+	"github.com/kwire/kwire/codec/tree"
 )
 
 // The attacks of issue 11's table, rebuilt here byte by byte, each kept as
@@ -234,7 +235,7 @@ func hostile(t *testing.T, b []byte, opts Options, limit string) *Frame {
 // exit 0, 1.1 GB peak". A wrapper of a million 26-byte messages.
 func TestHostileZstdMessageSetOfTinyMessages(t *testing.T) {
 	inner := bytes.Repeat(legacyMessage(0, 0, nil, nil), 1<<20)
-	wrapper := legacyMessage(1, records.CodecZstd, nil, zstdOf(inner))
+	wrapper := legacyMessage(1, rec.CodecZstd, nil, zstdOf(inner))
 	b := produceV0(wrapper)
 	require.Less(t, len(b), 4096)
 	hostile(t, b, Options{}, "MaxNodes")
@@ -243,10 +244,10 @@ func TestHostileZstdMessageSetOfTinyMessages(t *testing.T) {
 // Issue 11: "gzip message set of small messages, 152 KB: out of memory".
 func TestHostileGzipMessageSetOfSmallMessages(t *testing.T) {
 	unit := bytes.Repeat(legacyMessage(0, 0, []byte("k"), []byte("a small value of some bytes")), 1<<14)
-	wrapper := legacyMessage(0, records.CodecGzip, nil, gzipRepeated(t, unit, 200))
+	wrapper := legacyMessage(0, rec.CodecGzip, nil, gzipRepeated(t, unit, 200))
 	hostile(t, produceV0(wrapper), Options{}, "MaxDecompressed")
 	// Under the decompression limit, the messages meet the node limit.
-	wrapper = legacyMessage(0, records.CodecGzip, nil, gzipRepeated(t, unit, 30))
+	wrapper = legacyMessage(0, rec.CodecGzip, nil, gzipRepeated(t, unit, 30))
 	hostile(t, produceV0(wrapper), Options{}, "MaxNodes")
 }
 
@@ -254,17 +255,17 @@ func TestHostileGzipMessageSetOfSmallMessages(t *testing.T) {
 // wrapper, 183 KB: out of memory".
 func TestHostileEmptyBatchesInGzipWrapper(t *testing.T) {
 	unit := bytes.Repeat(recordBatch(0, 0, nil), (1<<20)/61)
-	wrapper := legacyMessage(0, records.CodecGzip, nil, gzipRepeated(t, unit, 60))
+	wrapper := legacyMessage(0, rec.CodecGzip, nil, gzipRepeated(t, unit, 60))
 	hostile(t, produceV0(wrapper), Options{}, "MaxDecompressed")
 	// Within the decompression limit they stop at the node limit.
-	wrapper = legacyMessage(0, records.CodecGzip, nil, gzipRepeated(t, unit, 30))
+	wrapper = legacyMessage(0, rec.CodecGzip, nil, gzipRepeated(t, unit, 30))
 	hostile(t, produceV0(wrapper), Options{}, "MaxNodes")
 }
 
 // Issue 11: "gzip of 7 MiB of 7-byte records, 10.8 KB: 537 MB".
 func TestHostileSevenByteRecords(t *testing.T) {
 	recs := bytes.Repeat(tinyRecord, 1<<20)
-	b := produceV0(recordBatch(records.CodecGzip, 1<<20, gzipped(t, recs)))
+	b := produceV0(recordBatch(rec.CodecGzip, 1<<20, gzipped(t, recs)))
 	hostile(t, b, Options{}, "MaxNodes")
 }
 
@@ -278,10 +279,10 @@ func TestHostileBombs(t *testing.T) {
 		codec int16
 		data  []byte
 	}{
-		{"gzip 1 GiB", records.CodecGzip, gzipRepeated(t, zeros, 64)},
-		{"zstd 1 GiB", records.CodecZstd, zstdRLEBomb(1 << 30)},
-		{"lz4 256 MiB", records.CodecLZ4, lz4Repeated(t, 64)},
-		{"snappy 40 MiB", records.CodecSnappy, snappyXerial(640)},
+		{"gzip 1 GiB", rec.CodecGzip, gzipRepeated(t, zeros, 64)},
+		{"zstd 1 GiB", rec.CodecZstd, zstdRLEBomb(1 << 30)},
+		{"lz4 256 MiB", rec.CodecLZ4, lz4Repeated(t, 64)},
+		{"snappy 40 MiB", rec.CodecSnappy, snappyXerial(640)},
 	}
 	for _, bomb := range bombs {
 		t.Run(bomb.name, func(t *testing.T) {
@@ -297,7 +298,7 @@ func TestHostileBombs(t *testing.T) {
 // frame's budget.
 func TestHostileGuessingFetchShapedFrame(t *testing.T) {
 	recs := bytes.Repeat(tinyRecord, 1<<20)
-	batch := recordBatch(records.CodecZstd, 1<<20, zstdOf(recs))
+	batch := recordBatch(rec.CodecZstd, 1<<20, zstdOf(recs))
 	b := fetchV4Response(bytes.Repeat(batch, 8))
 	require.Less(t, len(b), 8<<10)
 	f := hostile(t, b, Options{Auto: true}, "MaxNodes")

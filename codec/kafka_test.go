@@ -76,7 +76,7 @@ func TestKafkaFormNoKwireKeys(t *testing.T) {
 		body := strings.SplitN(string(out), `"body":`, 2)[1]
 		require.NotContains(t, body, `"_`)
 		require.NotContains(t, body, `"baseOffset"`)
-		require.Contains(t, body, `"records":"`+ExampleRecords+`"`)
+		require.Contains(t, body, `"records":"`+exampleBatch+`"`)
 	}
 }
 

@@ -146,7 +146,7 @@ func TestAgainstKmsg(t *testing.T) {
 	tagCount := map[bool]int{} // tagged fields of flexible layouts: present, absent
 	for _, api := range schema.APIs() {
 		for _, response := range []bool{false, true} {
-			m := api.Message(schema.Request)
+			m := api.Request
 			if response {
 				m = api.Response
 			}
@@ -223,9 +223,12 @@ func TestAgainstKmsg(t *testing.T) {
 			continue
 		}
 		for _, response := range []bool{false, true} {
-			m := schema.Lookup(key, schema.Request)
-			if response {
-				m = schema.Lookup(key, schema.Response)
+			var m *schema.Message
+			if a := schema.ByKey(key); a != nil {
+				m = a.Request
+				if response {
+					m = a.Response
+				}
 			}
 			for v := int16(0); v <= req.MaxVersion(); v++ {
 				if m == nil || m.At(v) == nil {
@@ -335,7 +338,7 @@ func kmsgUnknownTags(rv reflect.Value) bool {
 func TestKmsgTaggedPresence(t *testing.T) {
 	checked, unknown := 0, 0
 	eachVersion(t, func(t *testing.T, api *schema.API, v int16, response bool) {
-		m := api.Message(schema.Request)
+		m := api.Request
 		if response {
 			m = api.Response
 		}

@@ -14,7 +14,7 @@ func eachVersion(t *testing.T, fn func(t *testing.T, api *schema.API, v int16, r
 	n := 0
 	for _, api := range schema.APIs() {
 		for _, response := range []bool{false, true} {
-			m := api.Message(schema.Request)
+			m := api.Request
 			if response {
 				m = api.Response
 			}

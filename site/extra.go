@@ -65,7 +65,7 @@ func schemaJSON(m *schema.Message, v int16) []byte {
 	if m.APIKey >= 0 {
 		kv("  ", "apiKey", strconv.Itoa(int(m.APIKey)), false)
 	}
-	kv("  ", "type", q(m.Kind.String()), false)
+	kv("  ", "type", q(m.Kind), false)
 	kv("  ", "name", q(m.Name), false)
 	kv("  ", "validVersions", q(d.Versions.String()), false)
 	kv("  ", "flexibleVersions", q(d.Flexible.String()), false)

@@ -15,6 +15,10 @@ import (
 
 // ---- index ----
 
+// categoryOrder is the order the index lists the API categories in.
+var categoryOrder = []string{"records", "consumer groups", "share groups", "transactions", "topics and partitions",
+	"security and ACLs", "configuration and quotas", "cluster and KRaft"}
+
 type indexCategory struct {
 	ID   string
 	Name string
@@ -46,17 +50,17 @@ type indexPage struct {
 func indexData(apis []*schema.API) indexPage {
 	rs := releases()
 	var cats []indexCategory
-	byCat := map[schema.Category]int{}
-	for _, c := range schema.Categories() {
+	byCat := map[string]int{}
+	for _, c := range categoryOrder {
 		byCat[c] = len(cats)
-		cats = append(cats, indexCategory{ID: "cat-" + slugText(c.String()), Name: c.String()})
+		cats = append(cats, indexCategory{ID: "cat-" + slugText(c), Name: c})
 	}
 	for _, a := range apis {
 		i, ok := byCat[a.Category]
 		if !ok {
 			byCat[a.Category] = len(cats)
 			i = len(cats)
-			cats = append(cats, indexCategory{ID: "cat-" + slugText(a.Category.String()), Name: a.Category.String()})
+			cats = append(cats, indexCategory{ID: "cat-" + slugText(a.Category), Name: a.Category})
 		}
 		x := apiSummary(a)
 		var parts []string
@@ -169,7 +173,7 @@ type apiData struct {
 
 func (b *builder) apiPage(a *schema.API) error {
 	rs := releases()
-	d := apiData{API: apiSummary(a), Category: a.Category.String(), Releases: releaseSpans(a, rs), Guide: guideURL(a)}
+	d := apiData{API: apiSummary(a), Category: a.Category, Releases: releaseSpans(a, rs), Guide: guideURL(a)}
 	since := sinceRelease(a, rs)
 	kips := versionKIPs()[a.Key]
 	for v := a.Valid().Lo; v <= a.Valid().Hi; v++ {
@@ -262,7 +266,7 @@ type treeNode struct {
 
 func (b *builder) versionPage(a *schema.API, v int16) error {
 	vn := versionKIPs()[a.Key][v]
-	d := versionData{API: apiSummary(a), Category: a.Category.String(), V: v,
+	d := versionData{API: apiSummary(a), Category: a.Category, V: v,
 		Removed: a.Removed40.Contains(v), Unstable: a.Request.Unstable.Contains(v),
 		Guide: guideURL(a), KIPs: vn.KIPs, Note: vn.Note}
 	r := a.Valid()

@@ -174,10 +174,20 @@ func legacyMessage(magic byte, offset int64, key, value string) []byte {
 }
 
 func (b *builder) recordsPage() error {
-	batch, err := base64.StdEncoding.DecodeString(codec.ExampleRecords)
+	// The records a Produce example carries.
+	frame, err := codec.ExampleFrame(schema.ByName("Produce"), 9, false)
 	if err != nil {
 		return err
 	}
+	f, err := codec.Decode(frame, codec.Options{})
+	if err != nil {
+		return err
+	}
+	recs, err := f.Root.Lookup("body.topicData[0].partitionData[0].records")
+	if err != nil {
+		return err
+	}
+	batch := recs.Raw
 	var d recordsData
 	if d.Batch, d.Tree, err = recordsGrid(batch); err != nil {
 		return err

@@ -44,7 +44,7 @@ func searchData() ([]byte, error) {
 			old = []string{}
 		}
 		r := a.Valid()
-		s.APIs = append(s.APIs, []any{a.Key, a.Name, Slug(a), r.Lo, r.Hi, old, a.Category.String()})
+		s.APIs = append(s.APIs, []any{a.Key, a.Name, Slug(a), r.Lo, r.Hi, old, a.Category})
 	}
 
 	// Fields: one entry per API, direction and path, over every version.

@@ -185,7 +185,7 @@ func apis(this js.Value, args []js.Value) any {
 		dst = append(dst, `,"name":`...)
 		dst = strconv.AppendQuote(dst, a.Name)
 		dst = append(dst, `,"category":`...)
-		dst = strconv.AppendQuote(dst, a.Category.String())
+		dst = strconv.AppendQuote(dst, a.Category)
 		dst = appendRange(append(dst, `,"request":`...), a.Request.Valid)
 		dst = appendRange(append(dst, `,"response":`...), a.Response.Valid)
 		dst = append(dst, '}')

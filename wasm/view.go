@@ -379,7 +379,7 @@ func (v *view) appendNode(dst []byte, id int32) []byte {
 		}
 		dst = jsontext.AppendHTMLSafe(append(dst, `,"label":`...), name+"["+strconv.Itoa(n.Index)+"]")
 	}
-	if name := render.ValueName(n, v.f.APIKey); name != "" && n.Field == nil {
+	if name := codec.ValueName(n, v.f.APIKey); name != "" && n.Field == nil {
 		// A coded record attribute (compression, timestampType): its name.
 		dst = jsontext.AppendHTMLSafe(append(dst, `,"valueName":`...), name)
 	}

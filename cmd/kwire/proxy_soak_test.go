@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"net"
+	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -129,11 +131,16 @@ func (a *attackers) close() {
 // descriptor-hungry connections are thrown at the proxy and at its --web
 // server, with the proxy's descriptors limited to 256 so that they run
 // out; every exchange is printed; and once the attack ends new clients
-// are served. Bounded: two rounds of three seconds with and without the
+// are served. Bounded: six rounds of 1.5 seconds with and without the
 // attack, on loopback.
+//
+// The comparison is of throughput, so it needs the machine to itself:
+// `make test` runs it in a step of its own (KWIRE_SOAK=1) after the other
+// packages' tests, which on two cores took 40% of its throughput while
+// they ran beside it.
 func TestProxySoak(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a soak of about 20 s")
+	if os.Getenv("KWIRE_SOAK") != "1" {
+		t.Skip("make test runs the soak alone, with KWIRE_SOAK=1")
 	}
 	cluster, _ := kfakeCluster(t, kfake.SeedTopics(1, "soak"))
 	site := t.TempDir()
@@ -176,10 +183,15 @@ func TestProxySoak(t *testing.T) {
 
 	kafkaSlow := []byte{0, 0, 0, 40, 0, 18, 0, 3, 0, 0, 0, 1}
 	webSlow := []byte("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + strings.Repeat("a", 64))
-	var base, attacked float64
+	// Short windows with and without the attack, interleaved, compared by
+	// their medians: a window's throughput on a shared two-core machine
+	// varies by a third from one to the next whatever the proxy does, and
+	// a slow trend over the run would favour whichever came first.
+	const rounds = 6
+	var base, attacked []float64
 	var opened int64
-	for round := range 2 {
-		base += run(3 * time.Second)
+	for round := range rounds {
+		base = append(base, run(1500*time.Millisecond))
 		a := newAttackers()
 		a.idle(p.addr, 40)
 		a.idle(web, 40)
@@ -188,13 +200,14 @@ func TestProxySoak(t *testing.T) {
 		a.hungry(p.addr, 300)
 		a.hungry(web, 300)
 		time.Sleep(time.Second) // the descriptors run out
-		attacked += run(3 * time.Second)
+		attacked = append(attacked, run(1500*time.Millisecond))
 		a.close()
 		opened += a.opened.Load()
-		t.Logf("round %d: %d attacking connections", round, a.opened.Load())
+		t.Logf("round %d: %.0f records/s, %.0f under the attack of %d connections", round, base[round], attacked[round], a.opened.Load())
 	}
-	t.Logf("%.0f records/s without the attack, %.0f with it (%d attacking connections in all)", base/2, attacked/2, opened)
-	require.GreaterOrEqual(t, attacked, 0.8*base, "throughput under attack within 20%% of the throughput without")
+	mb, ma := median(base), median(attacked)
+	t.Logf("median %.0f records/s without the attack, %.0f with it (%d attacking connections in all)", mb, ma, opened)
+	require.GreaterOrEqual(t, ma, 0.8*mb, "throughput under attack within 20%% of the throughput without")
 
 	// The proxy ran out of descriptors and said so, and serves new clients
 	// once the attack is over.
@@ -217,4 +230,13 @@ func TestProxySoak(t *testing.T) {
 		require.True(t, seen["soak "+strconv.Itoa(i)], "record %d of %d is in a Produce exchange printed", i, produced)
 	}
 	require.Less(t, strings.Count(stderr, "out of file descriptors"), 3, "said at most once a minute")
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

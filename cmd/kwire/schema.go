@@ -48,7 +48,7 @@ func runSchema(e *env, args []string) int {
 	if code >= 0 {
 		return code
 	}
-	m := api.Message(schema.Request)
+	m := api.Request
 	dir := "Request"
 	if response {
 		m, dir = api.Response, "Response"

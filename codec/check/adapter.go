@@ -161,9 +161,12 @@ func (r *reader) needsTree(key, ver int16, response bool) bool {
 	k := msgVersion{key, ver, response}
 	need, ok := r.trees[k]
 	if !ok {
-		m := schema.Lookup(key, schema.Request)
-		if response {
-			m = schema.Lookup(key, schema.Response)
+		var m *schema.Message
+		if a := schema.ByKey(key); a != nil {
+			m = a.Request
+			if response {
+				m = a.Response
+			}
 		}
 		need = true // unknown: the tree says why
 		if m != nil {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/payload"
-	"github.com/kwire/kwire/codec/records"
 )
 
 type oneAvro string
@@ -54,9 +53,9 @@ func TestHookThroughCodec(t *testing.T) {
 		for i, x := range kv {
 			recs = append(recs, map[string]any{"attributes": 0, "timestampDelta": 0, "offsetDelta": i, "key": part(x[0]), "value": part(x[1]), "headers": []any{}})
 		}
-		b, err := records.Encode(nil, []any{map[string]any{"baseOffset": 0, "partitionLeaderEpoch": 0, "magic": 2,
+		b, err := codec.Encode(nil, map[string]any{"data": "records", "value": []any{map[string]any{"baseOffset": 0, "partitionLeaderEpoch": 0, "magic": 2,
 			"attributes": map[string]any{"compression": compression}, "lastOffsetDelta": len(kv) - 1, "baseTimestamp": 0, "maxTimestamp": 0,
-			"producerId": -1, "producerEpoch": -1, "baseSequence": -1, "records": recs}})
+			"producerId": -1, "producerEpoch": -1, "baseSequence": -1, "records": recs}}}, codec.EncodeOptions{})
 		require.NoError(t, err)
 		for _, maxNodes := range []int{0, 30, 60, 90} {
 			o := codec.Options{Data: "records", Payload: d.Decode}

@@ -797,547 +797,547 @@ var il126 = Layout{Name: "TransactionLogValue", Fields: []Field{
 	{Name: "ClientTransactionVersion", JSON: "clientTransactionVersion", Type: "int16", Kind: Int16, Versions: Range{1, Open}, Nullable: none, Tagged: Range{1, Open}, Tag: 2, Flexible: none, Default: "0"},
 }}
 
-var im0 = Message{Name: "ConsumerGroupCurrentMemberAssignmentKey", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im0 = Message{Name: "ConsumerGroupCurrentMemberAssignmentKey", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: none, Root: &il0, Source: "newer/group-coordinator"},
 	},
 }
 
-var im1 = Message{Name: "ConsumerGroupCurrentMemberAssignmentValue", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im1 = Message{Name: "ConsumerGroupCurrentMemberAssignmentValue", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &il2, Source: "newer/group-coordinator"},
 	},
 }
 
-var im2 = Message{Name: "ConsumerGroupMemberMetadataKey", Kind: Data, APIKey: -1, Valid: Range{5, 5}, Unstable: none,
+var im2 = Message{Name: "ConsumerGroupMemberMetadataKey", Kind: "data", APIKey: -1, Valid: Range{5, 5}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{5, 5}, Flexible: none, Root: &il3, Source: "newer/group-coordinator"},
 	},
 }
 
-var im3 = Message{Name: "ConsumerGroupMemberMetadataValue", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im3 = Message{Name: "ConsumerGroupMemberMetadataValue", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &il6, Source: "newer/group-coordinator"},
 	},
 }
 
-var im4 = Message{Name: "ConsumerGroupMetadataKey", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im4 = Message{Name: "ConsumerGroupMetadataKey", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: none, Root: &il7, Source: "newer/group-coordinator"},
 	},
 }
 
-var im5 = Message{Name: "ConsumerGroupMetadataValue", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im5 = Message{Name: "ConsumerGroupMetadataValue", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &il8, Source: "newer/group-coordinator"},
 	},
 }
 
-var im6 = Message{Name: "ConsumerGroupPartitionMetadataKey", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im6 = Message{Name: "ConsumerGroupPartitionMetadataKey", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: none, Root: &il9, Source: "newer/group-coordinator"},
 	},
 }
 
-var im7 = Message{Name: "ConsumerGroupPartitionMetadataValue", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im7 = Message{Name: "ConsumerGroupPartitionMetadataValue", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &il12, Source: "newer/group-coordinator"},
 	},
 }
 
-var im8 = Message{Name: "ConsumerGroupRegularExpressionKey", Kind: Data, APIKey: -1, Valid: Range{16, 16}, Unstable: none,
+var im8 = Message{Name: "ConsumerGroupRegularExpressionKey", Kind: "data", APIKey: -1, Valid: Range{16, 16}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{16, 16}, Flexible: none, Root: &il13, Source: "newer/group-coordinator"},
 	},
 }
 
-var im9 = Message{Name: "ConsumerGroupRegularExpressionValue", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im9 = Message{Name: "ConsumerGroupRegularExpressionValue", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &il14, Source: "newer/group-coordinator"},
 	},
 }
 
-var im10 = Message{Name: "ConsumerGroupTargetAssignmentMemberKey", Kind: Data, APIKey: -1, Valid: Range{7, 7}, Unstable: none,
+var im10 = Message{Name: "ConsumerGroupTargetAssignmentMemberKey", Kind: "data", APIKey: -1, Valid: Range{7, 7}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{7, 7}, Flexible: none, Root: &il15, Source: "snapshot-2024-10/group-coordinator"},
 	},
 }
 
-var im11 = Message{Name: "ConsumerGroupTargetAssignmentMemberValue", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im11 = Message{Name: "ConsumerGroupTargetAssignmentMemberValue", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &il17, Source: "newer/group-coordinator"},
 	},
 }
 
-var im12 = Message{Name: "ConsumerGroupTargetAssignmentMetadataKey", Kind: Data, APIKey: -1, Valid: Range{6, 6}, Unstable: none,
+var im12 = Message{Name: "ConsumerGroupTargetAssignmentMetadataKey", Kind: "data", APIKey: -1, Valid: Range{6, 6}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{6, 6}, Flexible: none, Root: &il18, Source: "newer/group-coordinator"},
 	},
 }
 
-var im13 = Message{Name: "ConsumerGroupTargetAssignmentMetadataValue", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im13 = Message{Name: "ConsumerGroupTargetAssignmentMetadataValue", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &il19, Source: "newer/group-coordinator"},
 	},
 }
 
-var im14 = Message{Name: "GroupMetadataKey", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im14 = Message{Name: "GroupMetadataKey", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: none, Root: &il20, Source: "newer/group-coordinator"},
 	},
 }
 
-var im15 = Message{Name: "GroupMetadataValue", Kind: Data, APIKey: -1, Valid: Range{0, 4}, Unstable: none,
+var im15 = Message{Name: "GroupMetadataValue", Kind: "data", APIKey: -1, Valid: Range{0, 4}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 4}, Flexible: Range{4, Open}, Root: &il22, Source: "snapshot-2024-10/group-coordinator"},
 	},
 }
 
-var im16 = Message{Name: "LegacyOffsetCommitKey", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im16 = Message{Name: "LegacyOffsetCommitKey", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: none, Root: &il23, Source: "newer/group-coordinator"},
 	},
 }
 
-var im17 = Message{Name: "LegacyOffsetCommitValue", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im17 = Message{Name: "LegacyOffsetCommitValue", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: none, Root: &il24, Source: "newer/group-coordinator"},
 	},
 }
 
-var im18 = Message{Name: "OffsetCommitKey", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im18 = Message{Name: "OffsetCommitKey", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: none, Root: &il25, Source: "newer/group-coordinator"},
 	},
 }
 
-var im19 = Message{Name: "OffsetCommitValue", Kind: Data, APIKey: -1, Valid: Range{0, 4}, Unstable: none,
+var im19 = Message{Name: "OffsetCommitValue", Kind: "data", APIKey: -1, Valid: Range{0, 4}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 4}, Flexible: Range{4, Open}, Root: &il26, Source: "newer/group-coordinator"},
 	},
 }
 
-var im20 = Message{Name: "ShareGroupCurrentMemberAssignmentKey", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im20 = Message{Name: "ShareGroupCurrentMemberAssignmentKey", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: none, Root: &il27, Source: "newer/group-coordinator"},
 	},
 }
 
-var im21 = Message{Name: "ShareGroupCurrentMemberAssignmentValue", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im21 = Message{Name: "ShareGroupCurrentMemberAssignmentValue", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &il29, Source: "newer/group-coordinator"},
 	},
 }
 
-var im22 = Message{Name: "ShareGroupMemberMetadataKey", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im22 = Message{Name: "ShareGroupMemberMetadataKey", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: none, Root: &il30, Source: "newer/group-coordinator"},
 	},
 }
 
-var im23 = Message{Name: "ShareGroupMemberMetadataValue", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im23 = Message{Name: "ShareGroupMemberMetadataValue", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &il31, Source: "newer/group-coordinator"},
 	},
 }
 
-var im24 = Message{Name: "ShareGroupMetadataKey", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im24 = Message{Name: "ShareGroupMetadataKey", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: none, Root: &il32, Source: "newer/group-coordinator"},
 	},
 }
 
-var im25 = Message{Name: "ShareGroupMetadataValue", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im25 = Message{Name: "ShareGroupMetadataValue", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &il33, Source: "newer/group-coordinator"},
 	},
 }
 
-var im26 = Message{Name: "ShareGroupPartitionMetadataKey", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im26 = Message{Name: "ShareGroupPartitionMetadataKey", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: none, Root: &il34, Source: "newer/group-coordinator"},
 	},
 }
 
-var im27 = Message{Name: "ShareGroupPartitionMetadataValue", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im27 = Message{Name: "ShareGroupPartitionMetadataValue", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &il35, Source: "newer/group-coordinator"},
 	},
 }
 
-var im28 = Message{Name: "ShareGroupStatePartitionMetadataKey", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im28 = Message{Name: "ShareGroupStatePartitionMetadataKey", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: none, Root: &il36, Source: "newer/group-coordinator"},
 	},
 }
 
-var im29 = Message{Name: "ShareGroupStatePartitionMetadataValue", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im29 = Message{Name: "ShareGroupStatePartitionMetadataValue", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &il39, Source: "newer/group-coordinator"},
 	},
 }
 
-var im30 = Message{Name: "ShareGroupTargetAssignmentMemberKey", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im30 = Message{Name: "ShareGroupTargetAssignmentMemberKey", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: none, Root: &il40, Source: "newer/group-coordinator"},
 	},
 }
 
-var im31 = Message{Name: "ShareGroupTargetAssignmentMemberValue", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im31 = Message{Name: "ShareGroupTargetAssignmentMemberValue", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &il41, Source: "newer/group-coordinator"},
 	},
 }
 
-var im32 = Message{Name: "ShareGroupTargetAssignmentMetadataKey", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im32 = Message{Name: "ShareGroupTargetAssignmentMetadataKey", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: none, Root: &il42, Source: "newer/group-coordinator"},
 	},
 }
 
-var im33 = Message{Name: "ShareGroupTargetAssignmentMetadataValue", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im33 = Message{Name: "ShareGroupTargetAssignmentMetadataValue", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &il43, Source: "newer/group-coordinator"},
 	},
 }
 
-var im34 = Message{Name: "StreamsGroupCurrentMemberAssignmentKey", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im34 = Message{Name: "StreamsGroupCurrentMemberAssignmentKey", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: none, Root: &il44, Source: "newer/group-coordinator"},
 	},
 }
 
-var im35 = Message{Name: "StreamsGroupCurrentMemberAssignmentValue", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im35 = Message{Name: "StreamsGroupCurrentMemberAssignmentValue", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &il46, Source: "newer/group-coordinator"},
 	},
 }
 
-var im36 = Message{Name: "StreamsGroupMemberMetadataKey", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im36 = Message{Name: "StreamsGroupMemberMetadataKey", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: none, Root: &il47, Source: "newer/group-coordinator"},
 	},
 }
 
-var im37 = Message{Name: "StreamsGroupMemberMetadataValue", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im37 = Message{Name: "StreamsGroupMemberMetadataValue", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &il50, Source: "newer/group-coordinator"},
 	},
 }
 
-var im38 = Message{Name: "StreamsGroupMetadataKey", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im38 = Message{Name: "StreamsGroupMetadataKey", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: none, Root: &il51, Source: "newer/group-coordinator"},
 	},
 }
 
-var im39 = Message{Name: "StreamsGroupMetadataValue", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im39 = Message{Name: "StreamsGroupMetadataValue", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &il53, Source: "newer/group-coordinator"},
 	},
 }
 
-var im40 = Message{Name: "StreamsGroupPartitionMetadataKey", Kind: Data, APIKey: -1, Valid: Range{18, 18}, Unstable: none,
+var im40 = Message{Name: "StreamsGroupPartitionMetadataKey", Kind: "data", APIKey: -1, Valid: Range{18, 18}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{18, 18}, Flexible: none, Root: &il54, Source: "newer/group-coordinator"},
 	},
 }
 
-var im41 = Message{Name: "StreamsGroupPartitionMetadataValue", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im41 = Message{Name: "StreamsGroupPartitionMetadataValue", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &il55, Source: "newer/group-coordinator"},
 	},
 }
 
-var im42 = Message{Name: "StreamsGroupTargetAssignmentMemberKey", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im42 = Message{Name: "StreamsGroupTargetAssignmentMemberKey", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: none, Root: &il56, Source: "newer/group-coordinator"},
 	},
 }
 
-var im43 = Message{Name: "StreamsGroupTargetAssignmentMemberValue", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im43 = Message{Name: "StreamsGroupTargetAssignmentMemberValue", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &il57, Source: "newer/group-coordinator"},
 	},
 }
 
-var im44 = Message{Name: "StreamsGroupTargetAssignmentMetadataKey", Kind: Data, APIKey: -1, Valid: Range{20, 20}, Unstable: none,
+var im44 = Message{Name: "StreamsGroupTargetAssignmentMetadataKey", Kind: "data", APIKey: -1, Valid: Range{20, 20}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{20, 20}, Flexible: none, Root: &il58, Source: "newer/group-coordinator"},
 	},
 }
 
-var im45 = Message{Name: "StreamsGroupTargetAssignmentMetadataValue", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im45 = Message{Name: "StreamsGroupTargetAssignmentMetadataValue", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &il59, Source: "newer/group-coordinator"},
 	},
 }
 
-var im46 = Message{Name: "StreamsGroupTargetAssignmentResolvedTopicIdsKey", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im46 = Message{Name: "StreamsGroupTargetAssignmentResolvedTopicIdsKey", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: none, Root: &il60, Source: "newer/group-coordinator"},
 	},
 }
 
-var im47 = Message{Name: "StreamsGroupTargetAssignmentResolvedTopicIdsValue", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im47 = Message{Name: "StreamsGroupTargetAssignmentResolvedTopicIdsValue", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &il62, Source: "newer/group-coordinator"},
 	},
 }
 
-var im48 = Message{Name: "StreamsGroupTopologyKey", Kind: Data, APIKey: -1, Valid: Range{23, 23}, Unstable: none,
+var im48 = Message{Name: "StreamsGroupTopologyKey", Kind: "data", APIKey: -1, Valid: Range{23, 23}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{23, 23}, Flexible: none, Root: &il63, Source: "newer/group-coordinator"},
 	},
 }
 
-var im49 = Message{Name: "StreamsGroupTopologyValue", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im49 = Message{Name: "StreamsGroupTopologyValue", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &il68, Source: "newer/group-coordinator"},
 	},
 }
 
-var im50 = Message{Name: "AbortTransactionRecord", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im50 = Message{Name: "AbortTransactionRecord", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &il69, Source: "snapshot-2024-10/metadata"},
 	},
 }
 
-var im51 = Message{Name: "AccessControlEntryRecord", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im51 = Message{Name: "AccessControlEntryRecord", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &il70, Source: "snapshot-2024-10/metadata"},
 	},
 }
 
-var im52 = Message{Name: "BeginTransactionRecord", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im52 = Message{Name: "BeginTransactionRecord", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &il71, Source: "snapshot-2024-10/metadata"},
 	},
 }
 
-var im53 = Message{Name: "BrokerRegistrationChangeRecord", Kind: Data, APIKey: -1, Valid: Range{0, 2}, Unstable: none,
+var im53 = Message{Name: "BrokerRegistrationChangeRecord", Kind: "data", APIKey: -1, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{0, Open}, Root: &il72, Source: "snapshot-2024-10/metadata"},
 	},
 }
 
-var im54 = Message{Name: "ClearElrRecord", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im54 = Message{Name: "ClearElrRecord", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &il73, Source: "newer/metadata"},
 	},
 }
 
-var im55 = Message{Name: "ClientQuotaRecord", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im55 = Message{Name: "ClientQuotaRecord", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &il75, Source: "snapshot-2024-10/metadata"},
 	},
 }
 
-var im56 = Message{Name: "ClusterIdRecord", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im56 = Message{Name: "ClusterIdRecord", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &il76, Source: "newer/metadata"},
 	},
 }
 
-var im57 = Message{Name: "ConfigRecord", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im57 = Message{Name: "ConfigRecord", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &il77, Source: "snapshot-2024-10/metadata"},
 	},
 }
 
-var im58 = Message{Name: "DelegationTokenRecord", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im58 = Message{Name: "DelegationTokenRecord", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &il78, Source: "snapshot-2024-10/metadata"},
 	},
 }
 
-var im59 = Message{Name: "EndTransactionRecord", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im59 = Message{Name: "EndTransactionRecord", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &il79, Source: "snapshot-2024-10/metadata"},
 	},
 }
 
-var im60 = Message{Name: "FeatureLevelRecord", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im60 = Message{Name: "FeatureLevelRecord", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &il80, Source: "snapshot-2024-10/metadata"},
 	},
 }
 
-var im61 = Message{Name: "FenceBrokerRecord", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im61 = Message{Name: "FenceBrokerRecord", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &il81, Source: "snapshot-2024-10/metadata"},
 	},
 }
 
-var im62 = Message{Name: "NoOpRecord", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im62 = Message{Name: "NoOpRecord", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &il82, Source: "snapshot-2024-10/metadata"},
 	},
 }
 
-var im63 = Message{Name: "PartitionChangeRecord", Kind: Data, APIKey: -1, Valid: Range{0, 2}, Unstable: none,
+var im63 = Message{Name: "PartitionChangeRecord", Kind: "data", APIKey: -1, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{0, Open}, Root: &il83, Source: "snapshot-2024-10/metadata"},
 	},
 }
 
-var im64 = Message{Name: "PartitionRecord", Kind: Data, APIKey: -1, Valid: Range{0, 2}, Unstable: none,
+var im64 = Message{Name: "PartitionRecord", Kind: "data", APIKey: -1, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{0, Open}, Root: &il84, Source: "snapshot-2024-10/metadata"},
 	},
 }
 
-var im65 = Message{Name: "ProducerIdsRecord", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im65 = Message{Name: "ProducerIdsRecord", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &il85, Source: "snapshot-2024-10/metadata"},
 	},
 }
 
-var im66 = Message{Name: "RegisterBrokerRecord", Kind: Data, APIKey: -1, Valid: Range{0, 3}, Unstable: none,
+var im66 = Message{Name: "RegisterBrokerRecord", Kind: "data", APIKey: -1, Valid: Range{0, 3}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 3}, Flexible: Range{0, Open}, Root: &il88, Source: "snapshot-2024-10/metadata"},
 	},
 }
 
-var im67 = Message{Name: "RegisterControllerRecord", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im67 = Message{Name: "RegisterControllerRecord", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &il91, Source: "snapshot-2024-10/metadata"},
 	},
 }
 
-var im68 = Message{Name: "RemoveAccessControlEntryRecord", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im68 = Message{Name: "RemoveAccessControlEntryRecord", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &il92, Source: "snapshot-2024-10/metadata"},
 	},
 }
 
-var im69 = Message{Name: "RemoveDelegationTokenRecord", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im69 = Message{Name: "RemoveDelegationTokenRecord", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &il93, Source: "snapshot-2024-10/metadata"},
 	},
 }
 
-var im70 = Message{Name: "RemoveTopicRecord", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im70 = Message{Name: "RemoveTopicRecord", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &il94, Source: "snapshot-2024-10/metadata"},
 	},
 }
 
-var im71 = Message{Name: "RemoveUserScramCredentialRecord", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im71 = Message{Name: "RemoveUserScramCredentialRecord", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &il95, Source: "snapshot-2024-10/metadata"},
 	},
 }
 
-var im72 = Message{Name: "TopicRecord", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im72 = Message{Name: "TopicRecord", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &il96, Source: "snapshot-2024-10/metadata"},
 	},
 }
 
-var im73 = Message{Name: "UnfenceBrokerRecord", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im73 = Message{Name: "UnfenceBrokerRecord", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &il97, Source: "snapshot-2024-10/metadata"},
 	},
 }
 
-var im74 = Message{Name: "UnregisterBrokerRecord", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im74 = Message{Name: "UnregisterBrokerRecord", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &il98, Source: "snapshot-2024-10/metadata"},
 	},
 }
 
-var im75 = Message{Name: "UnregisterControllerRecord", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im75 = Message{Name: "UnregisterControllerRecord", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &il99, Source: "newer/metadata"},
 	},
 }
 
-var im76 = Message{Name: "UserScramCredentialRecord", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im76 = Message{Name: "UserScramCredentialRecord", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &il100, Source: "snapshot-2024-10/metadata"},
 	},
 }
 
-var im77 = Message{Name: "ZkMigrationStateRecord", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im77 = Message{Name: "ZkMigrationStateRecord", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &il101, Source: "newer/metadata"},
 	},
 }
 
-var im78 = Message{Name: "QuorumStateData", Kind: Data, APIKey: -1, Valid: Range{0, 1}, Unstable: none,
+var im78 = Message{Name: "QuorumStateData", Kind: "data", APIKey: -1, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &il103, Source: "snapshot-2024-10/raft"},
 	},
 }
 
-var im79 = Message{Name: "ShareSnapshotKey", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im79 = Message{Name: "ShareSnapshotKey", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: none, Root: &il104, Source: "snapshot-2024-10/share-coordinator"},
 	},
 }
 
-var im80 = Message{Name: "ShareSnapshotValue", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im80 = Message{Name: "ShareSnapshotValue", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &il106, Source: "newer/share-coordinator"},
 	},
 }
 
-var im81 = Message{Name: "ShareUpdateKey", Kind: Data, APIKey: -1, Valid: Range{1, 1}, Unstable: none,
+var im81 = Message{Name: "ShareUpdateKey", Kind: "data", APIKey: -1, Valid: Range{1, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{1, 1}, Flexible: none, Root: &il107, Source: "snapshot-2024-10/share-coordinator"},
 	},
 }
 
-var im82 = Message{Name: "ShareUpdateValue", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im82 = Message{Name: "ShareUpdateValue", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &il109, Source: "newer/share-coordinator"},
 	},
 }
 
-var im83 = Message{Name: "ProducerSnapshot", Kind: Data, APIKey: -1, Valid: Range{1, 1}, Unstable: none,
+var im83 = Message{Name: "ProducerSnapshot", Kind: "data", APIKey: -1, Valid: Range{1, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{1, 1}, Flexible: none, Root: &il111, Source: "snapshot-2024-10/storage"},
 	},
 }
 
-var im84 = Message{Name: "RemoteLogSegmentMetadataRecord", Kind: Data, APIKey: -1, Valid: Range{0, 1}, Unstable: none,
+var im84 = Message{Name: "RemoteLogSegmentMetadataRecord", Kind: "data", APIKey: -1, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &il115, Source: "newer/storage"},
 	},
 }
 
-var im85 = Message{Name: "RemoteLogSegmentMetadataSnapshotRecord", Kind: Data, APIKey: -1, Valid: Range{0, 1}, Unstable: none,
+var im85 = Message{Name: "RemoteLogSegmentMetadataSnapshotRecord", Kind: "data", APIKey: -1, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &il116, Source: "newer/storage"},
 	},
 }
 
-var im86 = Message{Name: "RemoteLogSegmentMetadataUpdateRecord", Kind: Data, APIKey: -1, Valid: Range{0, 1}, Unstable: none,
+var im86 = Message{Name: "RemoteLogSegmentMetadataUpdateRecord", Kind: "data", APIKey: -1, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &il117, Source: "newer/storage"},
 	},
 }
 
-var im87 = Message{Name: "RemotePartitionDeleteMetadataRecord", Kind: Data, APIKey: -1, Valid: Range{0, 1}, Unstable: none,
+var im87 = Message{Name: "RemotePartitionDeleteMetadataRecord", Kind: "data", APIKey: -1, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &il118, Source: "newer/storage"},
 	},
 }
 
-var im88 = Message{Name: "SubscriptionInfoData", Kind: Data, APIKey: -1, Valid: Range{1, 11}, Unstable: none,
+var im88 = Message{Name: "SubscriptionInfoData", Kind: "data", APIKey: -1, Valid: Range{1, 11}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{1, 11}, Flexible: none, Root: &il123, Source: "newer/streams"},
 	},
 }
 
-var im89 = Message{Name: "TransactionLogKey", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var im89 = Message{Name: "TransactionLogKey", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: none, Root: &il124, Source: "newer/transaction-coordinator"},
 	},
 }
 
-var im90 = Message{Name: "TransactionLogValue", Kind: Data, APIKey: -1, Valid: Range{0, 1}, Unstable: none,
+var im90 = Message{Name: "TransactionLogValue", Kind: "data", APIKey: -1, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{1, Open}, Root: &il126, Source: "newer/transaction-coordinator"},
 	},

@@ -45,26 +45,28 @@ func (r Range) String() string {
 // Kind is the wire type of a field.
 type Kind uint8
 
+// The wire types, as Kafka's schemas name them.
 const (
-	Invalid Kind = iota
-	Bool
-	Int8
-	Int16
-	Uint16
-	Int32
-	Uint32
-	Int64
-	Float64
-	String
-	Bytes
-	UUID
-	Records
-	Struct
-	Array
+	Invalid Kind = iota // no type: a field the tables do not describe
+	Bool                // one byte, 0 or 1
+	Int8                // a signed byte
+	Int16               // big-endian, 2 bytes
+	Uint16              // big-endian, 2 bytes, unsigned
+	Int32               // big-endian, 4 bytes
+	Uint32              // big-endian, 4 bytes, unsigned
+	Int64               // big-endian, 8 bytes
+	Float64             // an IEEE 754 double, 8 bytes
+	String              // UTF-8 after an int16 length (or a compact uvarint length+1)
+	Bytes               // raw bytes after an int32 length (or a compact uvarint length+1)
+	UUID                // 16 bytes
+	Records             // record batches or a message set after a bytes length
+	Struct              // fields in order, then tagged fields in flexible versions
+	Array               // elements after an int32 count (or a compact uvarint count+1)
 )
 
 var kindNames = [...]string{"invalid", "bool", "int8", "int16", "uint16", "int32", "uint32", "int64", "float64", "string", "bytes", "uuid", "records", "struct", "array"}
 
+// String is the kind's name in Kafka's schemas ("int32", "uuid", ...).
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
 		return kindNames[k]
@@ -128,30 +130,6 @@ func (f *Field) CompactAt(v int16, flexible bool) bool {
 // IsTagged reports whether f travels in the tagged-field section at version v.
 func (f *Field) IsTagged(v int16) bool { return f.Tag >= 0 && f.Tagged.Contains(v) }
 
-// MessageKind says what a message is.
-type MessageKind uint8
-
-const (
-	Request MessageKind = iota + 1
-	Response
-	Header
-	Data
-)
-
-func (k MessageKind) String() string {
-	switch k {
-	case Request:
-		return "request"
-	case Response:
-		return "response"
-	case Header:
-		return "header"
-	case Data:
-		return "data"
-	}
-	return "unknown"
-}
-
 // Version is one layout of a message, used for a range of versions.
 type Version struct {
 	Versions Range   // the versions this definition is used for
@@ -164,8 +142,8 @@ type Version struct {
 // versions any schema folder defines.
 type Message struct {
 	Name     string // e.g. "ProduceRequest"
-	Kind     MessageKind
-	APIKey   int16 // -1 for headers and data messages
+	Kind     string // "request", "response", "header" or "data"
+	APIKey   int16  // -1 for headers and data messages
 	Valid    Range
 	Versions []Version // ordered by version, disjoint, covering Valid
 	Unstable Range     // versions marked unstable upstream
@@ -197,7 +175,7 @@ func (m *Message) HeaderVersion(v int16) int16 {
 	if v >= 0 && int(v) < len(m.HeaderVersions) {
 		return int16(m.HeaderVersions[v])
 	}
-	if m.Kind == Response {
+	if m.Kind == "response" {
 		if m.APIKey == KeyApiVersions || !m.Flexible(m.Valid.Hi) {
 			return 0
 		}
@@ -209,40 +187,16 @@ func (m *Message) HeaderVersion(v int16) int16 {
 	return 1
 }
 
-// Category groups the APIs the way people look for them.
-type Category uint8
-
-const (
-	CatRecords Category = iota + 1
-	CatConsumerGroups
-	CatShareGroups
-	CatTransactions
-	CatTopicsPartitions
-	CatSecurityACLs
-	CatConfigQuotas
-	CatClusterKRaft
-)
-
-var categoryNames = [...]string{"", "records", "consumer groups", "share groups", "transactions", "topics and partitions", "security and ACLs", "configuration and quotas", "cluster and KRaft"}
-
-func (c Category) String() string {
-	if int(c) < len(categoryNames) && c != 0 {
-		return categoryNames[c]
-	}
-	return "other"
-}
-
-// Categories lists every category in display order.
-func Categories() []Category {
-	return []Category{CatRecords, CatConsumerGroups, CatShareGroups, CatTransactions, CatTopicsPartitions, CatSecurityACLs, CatConfigQuotas, CatClusterKRaft}
-}
-
 // API is one API key with its request and response messages.
 type API struct {
-	Key      int16
-	Name     string   // e.g. "Produce"
-	Names    []string // every name the API has had, e.g. ListClientMetricsResources and ListConfigResources
-	Category Category
+	Key   int16
+	Name  string   // e.g. "Produce"
+	Names []string // every name the API has had, e.g. ListClientMetricsResources and ListConfigResources
+	// Category is the group people look for the API under: "records",
+	// "consumer groups", "share groups", "transactions", "topics and
+	// partitions", "security and ACLs", "configuration and quotas" or
+	// "cluster and KRaft".
+	Category string
 	Request  *Message
 	Response *Message
 	// Removed40 holds the versions Kafka 4.0 no longer serves (all of them
@@ -252,14 +206,6 @@ type API struct {
 
 // Valid is the version range of the API's request.
 func (a *API) Valid() Range { return a.Request.Valid }
-
-// Message returns the request (dir == Request) or response message.
-func (a *API) Message(dir MessageKind) *Message {
-	if dir == Response {
-		return a.Response
-	}
-	return a.Request
-}
 
 // APIs returns every API the tables know, ordered by key. The slice is shared:
 // do not modify it.
@@ -295,23 +241,17 @@ func ByName(name string) *API {
 	return nil
 }
 
-// Lookup returns the message for an API, version and direction, or nil when
-// the API is unknown. The version is not checked; use Message.At.
-func Lookup(key int16, dir MessageKind) *Message {
-	a := ByKey(key)
-	if a == nil {
-		return nil
-	}
-	return a.Message(dir)
-}
+// RequestHeader returns the request header message (api key, version,
+// correlation id, client id; tagged fields from header version 2).
+func RequestHeader() *Message { return requestHeader }
 
-// RequestHeader and ResponseHeader return the header messages.
-func RequestHeader() *Message  { return requestHeader }
+// ResponseHeader returns the response header message (correlation id;
+// tagged fields from header version 1).
 func ResponseHeader() *Message { return responseHeader }
 
 // DataMessage returns a data message (e.g. "ConsumerProtocolSubscription")
 // by name, or nil. The messages of Kafka's internal topics and files
-// (InternalMessages: "OffsetCommitValue", "TopicRecord",
+// ("OffsetCommitValue", "TopicRecord",
 // "ProducerSnapshot", ...) are data messages too.
 func DataMessage(name string) *Message {
 	for _, m := range dataMessages {
@@ -381,8 +321,8 @@ type EnumValue struct {
 // Enums lists the enumerations.
 func Enums() []*Enum { return enums }
 
-// EnumByName returns an enumeration by name, or nil.
-func EnumByName(name string) *Enum {
+// enumByName returns an enumeration by name, or nil.
+func enumByName(name string) *Enum {
 	for _, e := range enums {
 		if e.Name == name {
 			return e

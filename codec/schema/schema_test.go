@@ -41,8 +41,10 @@ func TestLookups(t *testing.T) {
 	require.Nil(t, ByName("nope"))
 	require.Nil(t, ByKey(-1))
 	require.Nil(t, ByKey(500))
-	require.Equal(t, Request, Lookup(3, Request).Kind)
-	require.Equal(t, Response, Lookup(3, Response).Kind)
+	require.Equal(t, "request", ByKey(3).Request.Kind)
+	require.Equal(t, "response", ByKey(3).Response.Kind)
+	require.Equal(t, "header", RequestHeader().Kind)
+	require.Equal(t, "data", DataMessage("ConsumerProtocolSubscription").Kind)
 }
 
 func TestHeaderVersions(t *testing.T) {
@@ -80,7 +82,7 @@ func TestErrorsAndEnums(t *testing.T) {
 	c, ok := ErrorCodeByName("STREAMS_TOPOLOGY_FENCED")
 	require.True(t, ok)
 	require.Equal(t, int16(132), c)
-	require.Equal(t, "TOPIC", EnumByName("ResourceType").ValueName(2))
+	require.Equal(t, "TOPIC", enumByName("ResourceType").ValueName(2))
 	f := &Field{Name: "ResourceType", Kind: Int8}
 	require.Equal(t, "ConfigResourceType", EnumFor(32, f).Name)
 	require.Equal(t, "ResourceType", EnumFor(29, f).Name)

@@ -3318,68 +3318,68 @@ var l512 = Layout{Name: "UnregisterControllerResponse", Fields: []Field{
 	{Name: "ErrorMessage", JSON: "errorMessage", Type: "string", Kind: String, Versions: Range{0, Open}, Nullable: Range{0, Open}, Tagged: none, Tag: -1, Flexible: none, Default: "null"},
 }}
 
-var m0 = Message{Name: "ConsumerProtocolAssignment", Kind: Data, APIKey: -1, Valid: Range{0, 3}, Unstable: none,
+var m0 = Message{Name: "ConsumerProtocolAssignment", Kind: "data", APIKey: -1, Valid: Range{0, 3}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 3}, Flexible: none, Root: &l1, Source: "kafka-4.3-clients"},
 	},
 }
 
-var m1 = Message{Name: "ConsumerProtocolSubscription", Kind: Data, APIKey: -1, Valid: Range{0, 3}, Unstable: none,
+var m1 = Message{Name: "ConsumerProtocolSubscription", Kind: "data", APIKey: -1, Valid: Range{0, 3}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 3}, Flexible: none, Root: &l3, Source: "kafka-4.3-clients"},
 	},
 }
 
-var m2 = Message{Name: "DefaultPrincipalData", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var m2 = Message{Name: "DefaultPrincipalData", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l4, Source: "current"},
 	},
 }
 
-var m3 = Message{Name: "KRaftVersionRecord", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var m3 = Message{Name: "KRaftVersionRecord", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l5, Source: "current"},
 	},
 }
 
-var m4 = Message{Name: "LeaderChangeMessage", Kind: Data, APIKey: -1, Valid: Range{0, 1}, Unstable: none,
+var m4 = Message{Name: "LeaderChangeMessage", Kind: "data", APIKey: -1, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l7, Source: "current"},
 	},
 }
 
-var m5 = Message{Name: "SnapshotFooterRecord", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var m5 = Message{Name: "SnapshotFooterRecord", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l8, Source: "current"},
 	},
 }
 
-var m6 = Message{Name: "SnapshotHeaderRecord", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var m6 = Message{Name: "SnapshotHeaderRecord", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l9, Source: "current"},
 	},
 }
 
-var m7 = Message{Name: "VotersRecord", Kind: Data, APIKey: -1, Valid: Range{0, 0}, Unstable: none,
+var m7 = Message{Name: "VotersRecord", Kind: "data", APIKey: -1, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l13, Source: "current"},
 	},
 }
 
-var m8 = Message{Name: "RequestHeader", Kind: Header, APIKey: -1, Valid: Range{0, 2}, Unstable: none,
+var m8 = Message{Name: "RequestHeader", Kind: "header", APIKey: -1, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{2, Open}, Root: &l14, Source: "kafka-4.0"},
 		{Versions: Range{1, 2}, Flexible: Range{2, Open}, Root: &l15, Source: "kafka-4.3-clients"},
 	},
 }
 
-var m9 = Message{Name: "ResponseHeader", Kind: Header, APIKey: -1, Valid: Range{0, 1}, Unstable: none,
+var m9 = Message{Name: "ResponseHeader", Kind: "header", APIKey: -1, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{1, Open}, Root: &l16, Source: "kafka-4.3-clients"},
 	},
 }
 
-var m10 = Message{Name: "ProduceRequest", Kind: Request, APIKey: 0, Valid: Range{0, 13}, Unstable: none,
+var m10 = Message{Name: "ProduceRequest", Kind: "request", APIKey: 0, Valid: Range{0, 13}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{9, Open}, Root: &l19, Source: "legacy"},
 		{Versions: Range{3, 13}, Flexible: Range{9, Open}, Root: &l21, Source: "kafka-4.3-clients"},
@@ -3387,7 +3387,7 @@ var m10 = Message{Name: "ProduceRequest", Kind: Request, APIKey: 0, Valid: Range
 	HeaderVersions: []int8{1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2},
 }
 
-var m11 = Message{Name: "FetchRequest", Kind: Request, APIKey: 1, Valid: Range{0, 18}, Unstable: none,
+var m11 = Message{Name: "FetchRequest", Kind: "request", APIKey: 1, Valid: Range{0, 18}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 3}, Flexible: Range{12, Open}, Root: &l26, Source: "legacy"},
 		{Versions: Range{4, 18}, Flexible: Range{12, Open}, Root: &l29, Source: "kafka-4.3-clients"},
@@ -3395,49 +3395,49 @@ var m11 = Message{Name: "FetchRequest", Kind: Request, APIKey: 1, Valid: Range{0
 	HeaderVersions: []int8{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2},
 }
 
-var m12 = Message{Name: "ListOffsetsRequest", Kind: Request, APIKey: 2, Valid: Range{0, 11}, Unstable: none,
+var m12 = Message{Name: "ListOffsetsRequest", Kind: "request", APIKey: 2, Valid: Range{0, 11}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 11}, Flexible: Range{6, Open}, Root: &l32, Source: "legacy"},
 	},
 	HeaderVersions: []int8{1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2},
 }
 
-var m13 = Message{Name: "MetadataRequest", Kind: Request, APIKey: 3, Valid: Range{0, 13}, Unstable: none,
+var m13 = Message{Name: "MetadataRequest", Kind: "request", APIKey: 3, Valid: Range{0, 13}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 13}, Flexible: Range{9, Open}, Root: &l34, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2},
 }
 
-var m14 = Message{Name: "LeaderAndIsrRequest", Kind: Request, APIKey: 4, Valid: Range{0, 7}, Unstable: none,
+var m14 = Message{Name: "LeaderAndIsrRequest", Kind: "request", APIKey: 4, Valid: Range{0, 7}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 7}, Flexible: Range{4, Open}, Root: &l38, Source: "kafka-4.0"},
 	},
 	HeaderVersions: []int8{1, 1, 1, 1, 2, 2, 2, 2},
 }
 
-var m15 = Message{Name: "StopReplicaRequest", Kind: Request, APIKey: 5, Valid: Range{0, 4}, Unstable: none,
+var m15 = Message{Name: "StopReplicaRequest", Kind: "request", APIKey: 5, Valid: Range{0, 4}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 4}, Flexible: Range{2, Open}, Root: &l43, Source: "kafka-4.0"},
 	},
 	HeaderVersions: []int8{1, 1, 2, 2, 2},
 }
 
-var m16 = Message{Name: "UpdateMetadataRequest", Kind: Request, APIKey: 6, Valid: Range{0, 8}, Unstable: none,
+var m16 = Message{Name: "UpdateMetadataRequest", Kind: "request", APIKey: 6, Valid: Range{0, 8}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 8}, Flexible: Range{6, Open}, Root: &l48, Source: "kafka-4.0"},
 	},
 	HeaderVersions: []int8{1, 1, 1, 1, 1, 1, 2, 2, 2},
 }
 
-var m17 = Message{Name: "ControlledShutdownRequest", Kind: Request, APIKey: 7, Valid: Range{0, 3}, Unstable: none,
+var m17 = Message{Name: "ControlledShutdownRequest", Kind: "request", APIKey: 7, Valid: Range{0, 3}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 3}, Flexible: Range{3, Open}, Root: &l49, Source: "kafka-4.0"},
 	},
 	HeaderVersions: []int8{0, 1, 1, 2},
 }
 
-var m18 = Message{Name: "OffsetCommitRequest", Kind: Request, APIKey: 8, Valid: Range{0, 10}, Unstable: none,
+var m18 = Message{Name: "OffsetCommitRequest", Kind: "request", APIKey: 8, Valid: Range{0, 10}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{8, Open}, Root: &l52, Source: "legacy"},
 		{Versions: Range{2, 10}, Flexible: Range{8, Open}, Root: &l54, Source: "kafka-4.3-clients"},
@@ -3445,7 +3445,7 @@ var m18 = Message{Name: "OffsetCommitRequest", Kind: Request, APIKey: 8, Valid: 
 	HeaderVersions: []int8{1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2},
 }
 
-var m19 = Message{Name: "OffsetFetchRequest", Kind: Request, APIKey: 9, Valid: Range{0, 10}, Unstable: none,
+var m19 = Message{Name: "OffsetFetchRequest", Kind: "request", APIKey: 9, Valid: Range{0, 10}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{6, Open}, Root: &l58, Source: "legacy"},
 		{Versions: Range{1, 10}, Flexible: Range{6, Open}, Root: &l61, Source: "kafka-4.3-clients"},
@@ -3453,126 +3453,126 @@ var m19 = Message{Name: "OffsetFetchRequest", Kind: Request, APIKey: 9, Valid: R
 	HeaderVersions: []int8{1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2},
 }
 
-var m20 = Message{Name: "FindCoordinatorRequest", Kind: Request, APIKey: 10, Valid: Range{0, 6}, Unstable: none,
+var m20 = Message{Name: "FindCoordinatorRequest", Kind: "request", APIKey: 10, Valid: Range{0, 6}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 6}, Flexible: Range{3, Open}, Root: &l62, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 1, 1, 2, 2, 2, 2},
 }
 
-var m21 = Message{Name: "JoinGroupRequest", Kind: Request, APIKey: 11, Valid: Range{0, 9}, Unstable: none,
+var m21 = Message{Name: "JoinGroupRequest", Kind: "request", APIKey: 11, Valid: Range{0, 9}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 9}, Flexible: Range{6, Open}, Root: &l64, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 1, 1, 1, 1, 1, 2, 2, 2, 2},
 }
 
-var m22 = Message{Name: "HeartbeatRequest", Kind: Request, APIKey: 12, Valid: Range{0, 4}, Unstable: none,
+var m22 = Message{Name: "HeartbeatRequest", Kind: "request", APIKey: 12, Valid: Range{0, 4}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 4}, Flexible: Range{4, Open}, Root: &l65, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 1, 1, 1, 2},
 }
 
-var m23 = Message{Name: "LeaveGroupRequest", Kind: Request, APIKey: 13, Valid: Range{0, 5}, Unstable: none,
+var m23 = Message{Name: "LeaveGroupRequest", Kind: "request", APIKey: 13, Valid: Range{0, 5}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 5}, Flexible: Range{4, Open}, Root: &l67, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 1, 1, 1, 2, 2},
 }
 
-var m24 = Message{Name: "SyncGroupRequest", Kind: Request, APIKey: 14, Valid: Range{0, 5}, Unstable: none,
+var m24 = Message{Name: "SyncGroupRequest", Kind: "request", APIKey: 14, Valid: Range{0, 5}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 5}, Flexible: Range{4, Open}, Root: &l69, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 1, 1, 1, 2, 2},
 }
 
-var m25 = Message{Name: "DescribeGroupsRequest", Kind: Request, APIKey: 15, Valid: Range{0, 6}, Unstable: none,
+var m25 = Message{Name: "DescribeGroupsRequest", Kind: "request", APIKey: 15, Valid: Range{0, 6}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 6}, Flexible: Range{5, Open}, Root: &l70, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 1, 1, 1, 1, 2, 2},
 }
 
-var m26 = Message{Name: "ListGroupsRequest", Kind: Request, APIKey: 16, Valid: Range{0, 5}, Unstable: none,
+var m26 = Message{Name: "ListGroupsRequest", Kind: "request", APIKey: 16, Valid: Range{0, 5}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 5}, Flexible: Range{3, Open}, Root: &l71, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 1, 1, 2, 2, 2},
 }
 
-var m27 = Message{Name: "SaslHandshakeRequest", Kind: Request, APIKey: 17, Valid: Range{0, 1}, Unstable: none,
+var m27 = Message{Name: "SaslHandshakeRequest", Kind: "request", APIKey: 17, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: none, Root: &l72, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 1},
 }
 
-var m28 = Message{Name: "ApiVersionsRequest", Kind: Request, APIKey: 18, Valid: Range{0, 5}, Unstable: none,
+var m28 = Message{Name: "ApiVersionsRequest", Kind: "request", APIKey: 18, Valid: Range{0, 5}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 5}, Flexible: Range{3, Open}, Root: &l73, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{1, 1, 1, 2, 2, 2},
 }
 
-var m29 = Message{Name: "CreateTopicsRequest", Kind: Request, APIKey: 19, Valid: Range{0, 7}, Unstable: none,
+var m29 = Message{Name: "CreateTopicsRequest", Kind: "request", APIKey: 19, Valid: Range{0, 7}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 7}, Flexible: Range{5, Open}, Root: &l77, Source: "legacy"},
 	},
 	HeaderVersions: []int8{1, 1, 1, 1, 1, 2, 2, 2},
 }
 
-var m30 = Message{Name: "DeleteTopicsRequest", Kind: Request, APIKey: 20, Valid: Range{0, 6}, Unstable: none,
+var m30 = Message{Name: "DeleteTopicsRequest", Kind: "request", APIKey: 20, Valid: Range{0, 6}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 6}, Flexible: Range{4, Open}, Root: &l79, Source: "legacy"},
 	},
 	HeaderVersions: []int8{1, 1, 1, 1, 2, 2, 2},
 }
 
-var m31 = Message{Name: "DeleteRecordsRequest", Kind: Request, APIKey: 21, Valid: Range{0, 2}, Unstable: none,
+var m31 = Message{Name: "DeleteRecordsRequest", Kind: "request", APIKey: 21, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{2, Open}, Root: &l82, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 1, 2},
 }
 
-var m32 = Message{Name: "InitProducerIdRequest", Kind: Request, APIKey: 22, Valid: Range{0, 6}, Unstable: Range{6, 6},
+var m32 = Message{Name: "InitProducerIdRequest", Kind: "request", APIKey: 22, Valid: Range{0, 6}, Unstable: Range{6, 6},
 	Versions: []Version{
 		{Versions: Range{0, 6}, Flexible: Range{2, Open}, Root: &l83, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 1, 2, 2, 2, 2, 2},
 }
 
-var m33 = Message{Name: "OffsetForLeaderEpochRequest", Kind: Request, APIKey: 23, Valid: Range{0, 4}, Unstable: none,
+var m33 = Message{Name: "OffsetForLeaderEpochRequest", Kind: "request", APIKey: 23, Valid: Range{0, 4}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 4}, Flexible: Range{4, Open}, Root: &l86, Source: "legacy"},
 	},
 	HeaderVersions: []int8{1, 1, 1, 1, 2},
 }
 
-var m34 = Message{Name: "AddPartitionsToTxnRequest", Kind: Request, APIKey: 24, Valid: Range{0, 5}, Unstable: none,
+var m34 = Message{Name: "AddPartitionsToTxnRequest", Kind: "request", APIKey: 24, Valid: Range{0, 5}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 5}, Flexible: Range{3, Open}, Root: &l89, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 1, 1, 2, 2, 2},
 }
 
-var m35 = Message{Name: "AddOffsetsToTxnRequest", Kind: Request, APIKey: 25, Valid: Range{0, 4}, Unstable: none,
+var m35 = Message{Name: "AddOffsetsToTxnRequest", Kind: "request", APIKey: 25, Valid: Range{0, 4}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 4}, Flexible: Range{3, Open}, Root: &l90, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 1, 1, 2, 2},
 }
 
-var m36 = Message{Name: "EndTxnRequest", Kind: Request, APIKey: 26, Valid: Range{0, 5}, Unstable: none,
+var m36 = Message{Name: "EndTxnRequest", Kind: "request", APIKey: 26, Valid: Range{0, 5}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 5}, Flexible: Range{3, Open}, Root: &l91, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 1, 1, 2, 2, 2},
 }
 
-var m37 = Message{Name: "WriteTxnMarkersRequest", Kind: Request, APIKey: 27, Valid: Range{0, 2}, Unstable: none,
+var m37 = Message{Name: "WriteTxnMarkersRequest", Kind: "request", APIKey: 27, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{1, Open}, Root: &l94, Source: "kafka-4.0"},
 		{Versions: Range{1, 2}, Flexible: Range{1, Open}, Root: &l96, Source: "kafka-4.3-clients"},
@@ -3580,476 +3580,476 @@ var m37 = Message{Name: "WriteTxnMarkersRequest", Kind: Request, APIKey: 27, Val
 	HeaderVersions: []int8{1, 2, 2},
 }
 
-var m38 = Message{Name: "TxnOffsetCommitRequest", Kind: Request, APIKey: 28, Valid: Range{0, 6}, Unstable: none,
+var m38 = Message{Name: "TxnOffsetCommitRequest", Kind: "request", APIKey: 28, Valid: Range{0, 6}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 6}, Flexible: Range{3, Open}, Root: &l99, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{1, 1, 1, 2, 2, 2, 2},
 }
 
-var m39 = Message{Name: "DescribeAclsRequest", Kind: Request, APIKey: 29, Valid: Range{0, 3}, Unstable: none,
+var m39 = Message{Name: "DescribeAclsRequest", Kind: "request", APIKey: 29, Valid: Range{0, 3}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 3}, Flexible: Range{2, Open}, Root: &l100, Source: "legacy"},
 	},
 	HeaderVersions: []int8{1, 1, 2, 2},
 }
 
-var m40 = Message{Name: "CreateAclsRequest", Kind: Request, APIKey: 30, Valid: Range{0, 3}, Unstable: none,
+var m40 = Message{Name: "CreateAclsRequest", Kind: "request", APIKey: 30, Valid: Range{0, 3}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 3}, Flexible: Range{2, Open}, Root: &l102, Source: "legacy"},
 	},
 	HeaderVersions: []int8{1, 1, 2, 2},
 }
 
-var m41 = Message{Name: "DeleteAclsRequest", Kind: Request, APIKey: 31, Valid: Range{0, 3}, Unstable: none,
+var m41 = Message{Name: "DeleteAclsRequest", Kind: "request", APIKey: 31, Valid: Range{0, 3}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 3}, Flexible: Range{2, Open}, Root: &l104, Source: "legacy"},
 	},
 	HeaderVersions: []int8{1, 1, 2, 2},
 }
 
-var m42 = Message{Name: "DescribeConfigsRequest", Kind: Request, APIKey: 32, Valid: Range{0, 4}, Unstable: none,
+var m42 = Message{Name: "DescribeConfigsRequest", Kind: "request", APIKey: 32, Valid: Range{0, 4}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 4}, Flexible: Range{4, Open}, Root: &l106, Source: "legacy"},
 	},
 	HeaderVersions: []int8{1, 1, 1, 1, 2},
 }
 
-var m43 = Message{Name: "AlterConfigsRequest", Kind: Request, APIKey: 33, Valid: Range{0, 2}, Unstable: none,
+var m43 = Message{Name: "AlterConfigsRequest", Kind: "request", APIKey: 33, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{2, Open}, Root: &l109, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 1, 2},
 }
 
-var m44 = Message{Name: "AlterReplicaLogDirsRequest", Kind: Request, APIKey: 34, Valid: Range{0, 2}, Unstable: none,
+var m44 = Message{Name: "AlterReplicaLogDirsRequest", Kind: "request", APIKey: 34, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{2, Open}, Root: &l112, Source: "legacy"},
 	},
 	HeaderVersions: []int8{1, 1, 2},
 }
 
-var m45 = Message{Name: "DescribeLogDirsRequest", Kind: Request, APIKey: 35, Valid: Range{0, 5}, Unstable: none,
+var m45 = Message{Name: "DescribeLogDirsRequest", Kind: "request", APIKey: 35, Valid: Range{0, 5}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 5}, Flexible: Range{2, Open}, Root: &l114, Source: "legacy"},
 	},
 	HeaderVersions: []int8{1, 1, 2, 2, 2, 2},
 }
 
-var m46 = Message{Name: "SaslAuthenticateRequest", Kind: Request, APIKey: 36, Valid: Range{0, 2}, Unstable: none,
+var m46 = Message{Name: "SaslAuthenticateRequest", Kind: "request", APIKey: 36, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{2, Open}, Root: &l115, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 1, 2},
 }
 
-var m47 = Message{Name: "CreatePartitionsRequest", Kind: Request, APIKey: 37, Valid: Range{0, 3}, Unstable: none,
+var m47 = Message{Name: "CreatePartitionsRequest", Kind: "request", APIKey: 37, Valid: Range{0, 3}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 3}, Flexible: Range{2, Open}, Root: &l118, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 1, 2, 2},
 }
 
-var m48 = Message{Name: "CreateDelegationTokenRequest", Kind: Request, APIKey: 38, Valid: Range{0, 3}, Unstable: none,
+var m48 = Message{Name: "CreateDelegationTokenRequest", Kind: "request", APIKey: 38, Valid: Range{0, 3}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 3}, Flexible: Range{2, Open}, Root: &l120, Source: "legacy"},
 	},
 	HeaderVersions: []int8{1, 1, 2, 2},
 }
 
-var m49 = Message{Name: "RenewDelegationTokenRequest", Kind: Request, APIKey: 39, Valid: Range{0, 2}, Unstable: none,
+var m49 = Message{Name: "RenewDelegationTokenRequest", Kind: "request", APIKey: 39, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{2, Open}, Root: &l121, Source: "legacy"},
 	},
 	HeaderVersions: []int8{1, 1, 2},
 }
 
-var m50 = Message{Name: "ExpireDelegationTokenRequest", Kind: Request, APIKey: 40, Valid: Range{0, 2}, Unstable: none,
+var m50 = Message{Name: "ExpireDelegationTokenRequest", Kind: "request", APIKey: 40, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{2, Open}, Root: &l122, Source: "legacy"},
 	},
 	HeaderVersions: []int8{1, 1, 2},
 }
 
-var m51 = Message{Name: "DescribeDelegationTokenRequest", Kind: Request, APIKey: 41, Valid: Range{0, 3}, Unstable: none,
+var m51 = Message{Name: "DescribeDelegationTokenRequest", Kind: "request", APIKey: 41, Valid: Range{0, 3}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 3}, Flexible: Range{2, Open}, Root: &l124, Source: "legacy"},
 	},
 	HeaderVersions: []int8{1, 1, 2, 2},
 }
 
-var m52 = Message{Name: "DeleteGroupsRequest", Kind: Request, APIKey: 42, Valid: Range{0, 3}, Unstable: none,
+var m52 = Message{Name: "DeleteGroupsRequest", Kind: "request", APIKey: 42, Valid: Range{0, 3}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 3}, Flexible: Range{2, Open}, Root: &l125, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{1, 1, 2, 2},
 }
 
-var m53 = Message{Name: "ElectLeadersRequest", Kind: Request, APIKey: 43, Valid: Range{0, 2}, Unstable: none,
+var m53 = Message{Name: "ElectLeadersRequest", Kind: "request", APIKey: 43, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{2, Open}, Root: &l127, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 1, 2},
 }
 
-var m54 = Message{Name: "IncrementalAlterConfigsRequest", Kind: Request, APIKey: 44, Valid: Range{0, 1}, Unstable: none,
+var m54 = Message{Name: "IncrementalAlterConfigsRequest", Kind: "request", APIKey: 44, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{1, Open}, Root: &l130, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 2},
 }
 
-var m55 = Message{Name: "AlterPartitionReassignmentsRequest", Kind: Request, APIKey: 45, Valid: Range{0, 1}, Unstable: none,
+var m55 = Message{Name: "AlterPartitionReassignmentsRequest", Kind: "request", APIKey: 45, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l133, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{2, 2},
 }
 
-var m56 = Message{Name: "ListPartitionReassignmentsRequest", Kind: Request, APIKey: 46, Valid: Range{0, 0}, Unstable: none,
+var m56 = Message{Name: "ListPartitionReassignmentsRequest", Kind: "request", APIKey: 46, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l135, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{2},
 }
 
-var m57 = Message{Name: "OffsetDeleteRequest", Kind: Request, APIKey: 47, Valid: Range{0, 0}, Unstable: none,
+var m57 = Message{Name: "OffsetDeleteRequest", Kind: "request", APIKey: 47, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: none, Root: &l138, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1},
 }
 
-var m58 = Message{Name: "DescribeClientQuotasRequest", Kind: Request, APIKey: 48, Valid: Range{0, 1}, Unstable: none,
+var m58 = Message{Name: "DescribeClientQuotasRequest", Kind: "request", APIKey: 48, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{1, Open}, Root: &l140, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 2},
 }
 
-var m59 = Message{Name: "AlterClientQuotasRequest", Kind: Request, APIKey: 49, Valid: Range{0, 1}, Unstable: none,
+var m59 = Message{Name: "AlterClientQuotasRequest", Kind: "request", APIKey: 49, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{1, Open}, Root: &l144, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 2},
 }
 
-var m60 = Message{Name: "DescribeUserScramCredentialsRequest", Kind: Request, APIKey: 50, Valid: Range{0, 0}, Unstable: none,
+var m60 = Message{Name: "DescribeUserScramCredentialsRequest", Kind: "request", APIKey: 50, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l146, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{2},
 }
 
-var m61 = Message{Name: "AlterUserScramCredentialsRequest", Kind: Request, APIKey: 51, Valid: Range{0, 0}, Unstable: none,
+var m61 = Message{Name: "AlterUserScramCredentialsRequest", Kind: "request", APIKey: 51, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l149, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{2},
 }
 
-var m62 = Message{Name: "VoteRequest", Kind: Request, APIKey: 52, Valid: Range{0, 2}, Unstable: none,
+var m62 = Message{Name: "VoteRequest", Kind: "request", APIKey: 52, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{0, Open}, Root: &l152, Source: "current"},
 	},
 	HeaderVersions: []int8{2, 2, 2},
 }
 
-var m63 = Message{Name: "BeginQuorumEpochRequest", Kind: Request, APIKey: 53, Valid: Range{0, 1}, Unstable: none,
+var m63 = Message{Name: "BeginQuorumEpochRequest", Kind: "request", APIKey: 53, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{1, Open}, Root: &l156, Source: "current"},
 	},
 	HeaderVersions: []int8{1, 2},
 }
 
-var m64 = Message{Name: "EndQuorumEpochRequest", Kind: Request, APIKey: 54, Valid: Range{0, 1}, Unstable: none,
+var m64 = Message{Name: "EndQuorumEpochRequest", Kind: "request", APIKey: 54, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{1, Open}, Root: &l160, Source: "current"},
 	},
 	HeaderVersions: []int8{1, 2},
 }
 
-var m65 = Message{Name: "DescribeQuorumRequest", Kind: Request, APIKey: 55, Valid: Range{0, 2}, Unstable: none,
+var m65 = Message{Name: "DescribeQuorumRequest", Kind: "request", APIKey: 55, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{0, Open}, Root: &l163, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{2, 2, 2},
 }
 
-var m66 = Message{Name: "AlterPartitionRequest", Kind: Request, APIKey: 56, Valid: Range{0, 3}, Unstable: none,
+var m66 = Message{Name: "AlterPartitionRequest", Kind: "request", APIKey: 56, Valid: Range{0, 3}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 3}, Flexible: Range{0, Open}, Root: &l167, Source: "current"},
 	},
 	HeaderVersions: []int8{2, 2, 2, 2},
 }
 
-var m67 = Message{Name: "UpdateFeaturesRequest", Kind: Request, APIKey: 57, Valid: Range{0, 2}, Unstable: none,
+var m67 = Message{Name: "UpdateFeaturesRequest", Kind: "request", APIKey: 57, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{0, Open}, Root: &l169, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{2, 2, 2},
 }
 
-var m68 = Message{Name: "EnvelopeRequest", Kind: Request, APIKey: 58, Valid: Range{0, 0}, Unstable: none,
+var m68 = Message{Name: "EnvelopeRequest", Kind: "request", APIKey: 58, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l170, Source: "current"},
 	},
 	HeaderVersions: []int8{2},
 }
 
-var m69 = Message{Name: "FetchSnapshotRequest", Kind: Request, APIKey: 59, Valid: Range{0, 1}, Unstable: none,
+var m69 = Message{Name: "FetchSnapshotRequest", Kind: "request", APIKey: 59, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l174, Source: "current"},
 	},
 	HeaderVersions: []int8{2, 2},
 }
 
-var m70 = Message{Name: "DescribeClusterRequest", Kind: Request, APIKey: 60, Valid: Range{0, 2}, Unstable: none,
+var m70 = Message{Name: "DescribeClusterRequest", Kind: "request", APIKey: 60, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{0, Open}, Root: &l175, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{2, 2, 2},
 }
 
-var m71 = Message{Name: "DescribeProducersRequest", Kind: Request, APIKey: 61, Valid: Range{0, 0}, Unstable: none,
+var m71 = Message{Name: "DescribeProducersRequest", Kind: "request", APIKey: 61, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l177, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{2},
 }
 
-var m72 = Message{Name: "BrokerRegistrationRequest", Kind: Request, APIKey: 62, Valid: Range{0, 4}, Unstable: none,
+var m72 = Message{Name: "BrokerRegistrationRequest", Kind: "request", APIKey: 62, Valid: Range{0, 4}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 4}, Flexible: Range{0, Open}, Root: &l180, Source: "current"},
 	},
 	HeaderVersions: []int8{2, 2, 2, 2, 2},
 }
 
-var m73 = Message{Name: "BrokerHeartbeatRequest", Kind: Request, APIKey: 63, Valid: Range{0, 2}, Unstable: none,
+var m73 = Message{Name: "BrokerHeartbeatRequest", Kind: "request", APIKey: 63, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{0, Open}, Root: &l181, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{2, 2, 2},
 }
 
-var m74 = Message{Name: "UnregisterBrokerRequest", Kind: Request, APIKey: 64, Valid: Range{0, 0}, Unstable: none,
+var m74 = Message{Name: "UnregisterBrokerRequest", Kind: "request", APIKey: 64, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l182, Source: "current"},
 	},
 	HeaderVersions: []int8{2},
 }
 
-var m75 = Message{Name: "DescribeTransactionsRequest", Kind: Request, APIKey: 65, Valid: Range{0, 0}, Unstable: none,
+var m75 = Message{Name: "DescribeTransactionsRequest", Kind: "request", APIKey: 65, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l183, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{2},
 }
 
-var m76 = Message{Name: "ListTransactionsRequest", Kind: Request, APIKey: 66, Valid: Range{0, 2}, Unstable: none,
+var m76 = Message{Name: "ListTransactionsRequest", Kind: "request", APIKey: 66, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{0, Open}, Root: &l184, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{2, 2, 2},
 }
 
-var m77 = Message{Name: "AllocateProducerIdsRequest", Kind: Request, APIKey: 67, Valid: Range{0, 0}, Unstable: none,
+var m77 = Message{Name: "AllocateProducerIdsRequest", Kind: "request", APIKey: 67, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l185, Source: "current"},
 	},
 	HeaderVersions: []int8{2},
 }
 
-var m78 = Message{Name: "ConsumerGroupHeartbeatRequest", Kind: Request, APIKey: 68, Valid: Range{0, 1}, Unstable: none,
+var m78 = Message{Name: "ConsumerGroupHeartbeatRequest", Kind: "request", APIKey: 68, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l187, Source: "current"},
 	},
 	HeaderVersions: []int8{2, 2},
 }
 
-var m79 = Message{Name: "ConsumerGroupDescribeRequest", Kind: Request, APIKey: 69, Valid: Range{0, 1}, Unstable: none,
+var m79 = Message{Name: "ConsumerGroupDescribeRequest", Kind: "request", APIKey: 69, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l188, Source: "current"},
 	},
 	HeaderVersions: []int8{2, 2},
 }
 
-var m80 = Message{Name: "ControllerRegistrationRequest", Kind: Request, APIKey: 70, Valid: Range{0, 0}, Unstable: none,
+var m80 = Message{Name: "ControllerRegistrationRequest", Kind: "request", APIKey: 70, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l189, Source: "current"},
 	},
 	HeaderVersions: []int8{2},
 }
 
-var m81 = Message{Name: "GetTelemetrySubscriptionsRequest", Kind: Request, APIKey: 71, Valid: Range{0, 0}, Unstable: none,
+var m81 = Message{Name: "GetTelemetrySubscriptionsRequest", Kind: "request", APIKey: 71, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l190, Source: "current"},
 	},
 	HeaderVersions: []int8{2},
 }
 
-var m82 = Message{Name: "PushTelemetryRequest", Kind: Request, APIKey: 72, Valid: Range{0, 0}, Unstable: none,
+var m82 = Message{Name: "PushTelemetryRequest", Kind: "request", APIKey: 72, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l191, Source: "current"},
 	},
 	HeaderVersions: []int8{2},
 }
 
-var m83 = Message{Name: "AssignReplicasToDirsRequest", Kind: Request, APIKey: 73, Valid: Range{0, 0}, Unstable: none,
+var m83 = Message{Name: "AssignReplicasToDirsRequest", Kind: "request", APIKey: 73, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l194, Source: "current"},
 	},
 	HeaderVersions: []int8{2},
 }
 
-var m84 = Message{Name: "ListConfigResourcesRequest", Kind: Request, APIKey: 74, Valid: Range{0, 1}, Unstable: none,
+var m84 = Message{Name: "ListConfigResourcesRequest", Kind: "request", APIKey: 74, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l195, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{2, 2},
 }
 
-var m85 = Message{Name: "DescribeTopicPartitionsRequest", Kind: Request, APIKey: 75, Valid: Range{0, 0}, Unstable: none,
+var m85 = Message{Name: "DescribeTopicPartitionsRequest", Kind: "request", APIKey: 75, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l198, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{2},
 }
 
-var m86 = Message{Name: "ShareGroupHeartbeatRequest", Kind: Request, APIKey: 76, Valid: Range{0, 1}, Unstable: none,
+var m86 = Message{Name: "ShareGroupHeartbeatRequest", Kind: "request", APIKey: 76, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l199, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{2, 2},
 }
 
-var m87 = Message{Name: "ShareGroupDescribeRequest", Kind: Request, APIKey: 77, Valid: Range{0, 1}, Unstable: none,
+var m87 = Message{Name: "ShareGroupDescribeRequest", Kind: "request", APIKey: 77, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l200, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{2, 2},
 }
 
-var m88 = Message{Name: "ShareFetchRequest", Kind: Request, APIKey: 78, Valid: Range{0, 2}, Unstable: none,
+var m88 = Message{Name: "ShareFetchRequest", Kind: "request", APIKey: 78, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{0, Open}, Root: &l205, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{2, 2, 2},
 }
 
-var m89 = Message{Name: "ShareAcknowledgeRequest", Kind: Request, APIKey: 79, Valid: Range{0, 2}, Unstable: none,
+var m89 = Message{Name: "ShareAcknowledgeRequest", Kind: "request", APIKey: 79, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{0, Open}, Root: &l208, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{2, 2, 2},
 }
 
-var m90 = Message{Name: "AddRaftVoterRequest", Kind: Request, APIKey: 80, Valid: Range{0, 1}, Unstable: none,
+var m90 = Message{Name: "AddRaftVoterRequest", Kind: "request", APIKey: 80, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l210, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{2, 2},
 }
 
-var m91 = Message{Name: "RemoveRaftVoterRequest", Kind: Request, APIKey: 81, Valid: Range{0, 0}, Unstable: none,
+var m91 = Message{Name: "RemoveRaftVoterRequest", Kind: "request", APIKey: 81, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l211, Source: "current"},
 	},
 	HeaderVersions: []int8{2},
 }
 
-var m92 = Message{Name: "UpdateRaftVoterRequest", Kind: Request, APIKey: 82, Valid: Range{0, 0}, Unstable: none,
+var m92 = Message{Name: "UpdateRaftVoterRequest", Kind: "request", APIKey: 82, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l212, Source: "current"},
 	},
 	HeaderVersions: []int8{2},
 }
 
-var m93 = Message{Name: "InitializeShareGroupStateRequest", Kind: Request, APIKey: 83, Valid: Range{0, 0}, Unstable: Range{0, 0},
+var m93 = Message{Name: "InitializeShareGroupStateRequest", Kind: "request", APIKey: 83, Valid: Range{0, 0}, Unstable: Range{0, 0},
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l215, Source: "current"},
 	},
 	HeaderVersions: []int8{2},
 }
 
-var m94 = Message{Name: "ReadShareGroupStateRequest", Kind: Request, APIKey: 84, Valid: Range{0, 0}, Unstable: Range{0, 0},
+var m94 = Message{Name: "ReadShareGroupStateRequest", Kind: "request", APIKey: 84, Valid: Range{0, 0}, Unstable: Range{0, 0},
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l218, Source: "current"},
 	},
 	HeaderVersions: []int8{2},
 }
 
-var m95 = Message{Name: "WriteShareGroupStateRequest", Kind: Request, APIKey: 85, Valid: Range{0, 1}, Unstable: none,
+var m95 = Message{Name: "WriteShareGroupStateRequest", Kind: "request", APIKey: 85, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l222, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{2, 2},
 }
 
-var m96 = Message{Name: "DeleteShareGroupStateRequest", Kind: Request, APIKey: 86, Valid: Range{0, 0}, Unstable: Range{0, 0},
+var m96 = Message{Name: "DeleteShareGroupStateRequest", Kind: "request", APIKey: 86, Valid: Range{0, 0}, Unstable: Range{0, 0},
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l225, Source: "current"},
 	},
 	HeaderVersions: []int8{2},
 }
 
-var m97 = Message{Name: "ReadShareGroupStateSummaryRequest", Kind: Request, APIKey: 87, Valid: Range{0, 1}, Unstable: none,
+var m97 = Message{Name: "ReadShareGroupStateSummaryRequest", Kind: "request", APIKey: 87, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l227, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{2, 2},
 }
 
-var m98 = Message{Name: "StreamsGroupHeartbeatRequest", Kind: Request, APIKey: 88, Valid: Range{0, 1}, Unstable: none,
+var m98 = Message{Name: "StreamsGroupHeartbeatRequest", Kind: "request", APIKey: 88, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l236, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{2, 2},
 }
 
-var m99 = Message{Name: "StreamsGroupDescribeRequest", Kind: Request, APIKey: 89, Valid: Range{0, 1}, Unstable: none,
+var m99 = Message{Name: "StreamsGroupDescribeRequest", Kind: "request", APIKey: 89, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l237, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{2, 2},
 }
 
-var m100 = Message{Name: "DescribeShareGroupOffsetsRequest", Kind: Request, APIKey: 90, Valid: Range{0, 1}, Unstable: none,
+var m100 = Message{Name: "DescribeShareGroupOffsetsRequest", Kind: "request", APIKey: 90, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l240, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{2, 2},
 }
 
-var m101 = Message{Name: "AlterShareGroupOffsetsRequest", Kind: Request, APIKey: 91, Valid: Range{0, 0}, Unstable: none,
+var m101 = Message{Name: "AlterShareGroupOffsetsRequest", Kind: "request", APIKey: 91, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l243, Source: "trunk-2025-extra"},
 	},
 	HeaderVersions: []int8{2},
 }
 
-var m102 = Message{Name: "DeleteShareGroupOffsetsRequest", Kind: Request, APIKey: 92, Valid: Range{0, 0}, Unstable: Range{0, 0},
+var m102 = Message{Name: "DeleteShareGroupOffsetsRequest", Kind: "request", APIKey: 92, Valid: Range{0, 0}, Unstable: Range{0, 0},
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l245, Source: "trunk-2025-extra"},
 	},
 	HeaderVersions: []int8{2},
 }
 
-var m103 = Message{Name: "StreamsGroupTopologyDescriptionUpdateRequest", Kind: Request, APIKey: 93, Valid: Range{0, 0}, Unstable: none,
+var m103 = Message{Name: "StreamsGroupTopologyDescriptionUpdateRequest", Kind: "request", APIKey: 93, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l250, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{2},
 }
 
-var m104 = Message{Name: "UnregisterControllerRequest", Kind: Request, APIKey: 94, Valid: Range{0, 0}, Unstable: none,
+var m104 = Message{Name: "UnregisterControllerRequest", Kind: "request", APIKey: 94, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l251, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{2},
 }
 
-var m105 = Message{Name: "ProduceResponse", Kind: Response, APIKey: 0, Valid: Range{0, 13}, Unstable: none,
+var m105 = Message{Name: "ProduceResponse", Kind: "response", APIKey: 0, Valid: Range{0, 13}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{9, Open}, Root: &l257, Source: "legacy"},
 		{Versions: Range{3, 13}, Flexible: Range{9, Open}, Root: &l259, Source: "kafka-4.3-clients"},
@@ -4057,56 +4057,56 @@ var m105 = Message{Name: "ProduceResponse", Kind: Response, APIKey: 0, Valid: Ra
 	HeaderVersions: []int8{0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1},
 }
 
-var m106 = Message{Name: "FetchResponse", Kind: Response, APIKey: 1, Valid: Range{0, 18}, Unstable: none,
+var m106 = Message{Name: "FetchResponse", Kind: "response", APIKey: 1, Valid: Range{0, 18}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 18}, Flexible: Range{12, Open}, Root: &l267, Source: "legacy"},
 	},
 	HeaderVersions: []int8{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1},
 }
 
-var m107 = Message{Name: "ListOffsetsResponse", Kind: Response, APIKey: 2, Valid: Range{0, 11}, Unstable: none,
+var m107 = Message{Name: "ListOffsetsResponse", Kind: "response", APIKey: 2, Valid: Range{0, 11}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 11}, Flexible: Range{6, Open}, Root: &l270, Source: "legacy"},
 	},
 	HeaderVersions: []int8{0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1},
 }
 
-var m108 = Message{Name: "MetadataResponse", Kind: Response, APIKey: 3, Valid: Range{0, 13}, Unstable: none,
+var m108 = Message{Name: "MetadataResponse", Kind: "response", APIKey: 3, Valid: Range{0, 13}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 13}, Flexible: Range{9, Open}, Root: &l274, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1},
 }
 
-var m109 = Message{Name: "LeaderAndIsrResponse", Kind: Response, APIKey: 4, Valid: Range{0, 7}, Unstable: none,
+var m109 = Message{Name: "LeaderAndIsrResponse", Kind: "response", APIKey: 4, Valid: Range{0, 7}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 7}, Flexible: Range{4, Open}, Root: &l277, Source: "kafka-4.0"},
 	},
 	HeaderVersions: []int8{0, 0, 0, 0, 1, 1, 1, 1},
 }
 
-var m110 = Message{Name: "StopReplicaResponse", Kind: Response, APIKey: 5, Valid: Range{0, 4}, Unstable: none,
+var m110 = Message{Name: "StopReplicaResponse", Kind: "response", APIKey: 5, Valid: Range{0, 4}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 4}, Flexible: Range{2, Open}, Root: &l279, Source: "kafka-4.0"},
 	},
 	HeaderVersions: []int8{0, 0, 1, 1, 1},
 }
 
-var m111 = Message{Name: "UpdateMetadataResponse", Kind: Response, APIKey: 6, Valid: Range{0, 8}, Unstable: none,
+var m111 = Message{Name: "UpdateMetadataResponse", Kind: "response", APIKey: 6, Valid: Range{0, 8}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 8}, Flexible: Range{6, Open}, Root: &l280, Source: "kafka-4.0"},
 	},
 	HeaderVersions: []int8{0, 0, 0, 0, 0, 0, 1, 1, 1},
 }
 
-var m112 = Message{Name: "ControlledShutdownResponse", Kind: Response, APIKey: 7, Valid: Range{0, 3}, Unstable: none,
+var m112 = Message{Name: "ControlledShutdownResponse", Kind: "response", APIKey: 7, Valid: Range{0, 3}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 3}, Flexible: Range{3, Open}, Root: &l282, Source: "kafka-4.0"},
 	},
 	HeaderVersions: []int8{0, 0, 0, 1},
 }
 
-var m113 = Message{Name: "OffsetCommitResponse", Kind: Response, APIKey: 8, Valid: Range{0, 10}, Unstable: none,
+var m113 = Message{Name: "OffsetCommitResponse", Kind: "response", APIKey: 8, Valid: Range{0, 10}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{8, Open}, Root: &l285, Source: "legacy"},
 		{Versions: Range{2, 10}, Flexible: Range{8, Open}, Root: &l287, Source: "kafka-4.3-clients"},
@@ -4114,7 +4114,7 @@ var m113 = Message{Name: "OffsetCommitResponse", Kind: Response, APIKey: 8, Vali
 	HeaderVersions: []int8{0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1},
 }
 
-var m114 = Message{Name: "OffsetFetchResponse", Kind: Response, APIKey: 9, Valid: Range{0, 10}, Unstable: none,
+var m114 = Message{Name: "OffsetFetchResponse", Kind: "response", APIKey: 9, Valid: Range{0, 10}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{6, Open}, Root: &l293, Source: "legacy"},
 		{Versions: Range{1, 10}, Flexible: Range{6, Open}, Root: &l296, Source: "kafka-4.3-clients"},
@@ -4122,161 +4122,161 @@ var m114 = Message{Name: "OffsetFetchResponse", Kind: Response, APIKey: 9, Valid
 	HeaderVersions: []int8{0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1},
 }
 
-var m115 = Message{Name: "FindCoordinatorResponse", Kind: Response, APIKey: 10, Valid: Range{0, 6}, Unstable: none,
+var m115 = Message{Name: "FindCoordinatorResponse", Kind: "response", APIKey: 10, Valid: Range{0, 6}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 6}, Flexible: Range{3, Open}, Root: &l298, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{0, 0, 0, 1, 1, 1, 1},
 }
 
-var m116 = Message{Name: "JoinGroupResponse", Kind: Response, APIKey: 11, Valid: Range{0, 9}, Unstable: none,
+var m116 = Message{Name: "JoinGroupResponse", Kind: "response", APIKey: 11, Valid: Range{0, 9}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 9}, Flexible: Range{6, Open}, Root: &l300, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{0, 0, 0, 0, 0, 0, 1, 1, 1, 1},
 }
 
-var m117 = Message{Name: "HeartbeatResponse", Kind: Response, APIKey: 12, Valid: Range{0, 4}, Unstable: none,
+var m117 = Message{Name: "HeartbeatResponse", Kind: "response", APIKey: 12, Valid: Range{0, 4}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 4}, Flexible: Range{4, Open}, Root: &l301, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{0, 0, 0, 0, 1},
 }
 
-var m118 = Message{Name: "LeaveGroupResponse", Kind: Response, APIKey: 13, Valid: Range{0, 5}, Unstable: none,
+var m118 = Message{Name: "LeaveGroupResponse", Kind: "response", APIKey: 13, Valid: Range{0, 5}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 5}, Flexible: Range{4, Open}, Root: &l303, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{0, 0, 0, 0, 1, 1},
 }
 
-var m119 = Message{Name: "SyncGroupResponse", Kind: Response, APIKey: 14, Valid: Range{0, 5}, Unstable: none,
+var m119 = Message{Name: "SyncGroupResponse", Kind: "response", APIKey: 14, Valid: Range{0, 5}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 5}, Flexible: Range{4, Open}, Root: &l304, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{0, 0, 0, 0, 1, 1},
 }
 
-var m120 = Message{Name: "DescribeGroupsResponse", Kind: Response, APIKey: 15, Valid: Range{0, 6}, Unstable: none,
+var m120 = Message{Name: "DescribeGroupsResponse", Kind: "response", APIKey: 15, Valid: Range{0, 6}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 6}, Flexible: Range{5, Open}, Root: &l307, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{0, 0, 0, 0, 0, 1, 1},
 }
 
-var m121 = Message{Name: "ListGroupsResponse", Kind: Response, APIKey: 16, Valid: Range{0, 5}, Unstable: none,
+var m121 = Message{Name: "ListGroupsResponse", Kind: "response", APIKey: 16, Valid: Range{0, 5}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 5}, Flexible: Range{3, Open}, Root: &l309, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{0, 0, 0, 1, 1, 1},
 }
 
-var m122 = Message{Name: "SaslHandshakeResponse", Kind: Response, APIKey: 17, Valid: Range{0, 1}, Unstable: none,
+var m122 = Message{Name: "SaslHandshakeResponse", Kind: "response", APIKey: 17, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: none, Root: &l310, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{0, 0},
 }
 
-var m123 = Message{Name: "ApiVersionsResponse", Kind: Response, APIKey: 18, Valid: Range{0, 5}, Unstable: none,
+var m123 = Message{Name: "ApiVersionsResponse", Kind: "response", APIKey: 18, Valid: Range{0, 5}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 5}, Flexible: Range{3, Open}, Root: &l314, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{0, 0, 0, 0, 0, 0},
 }
 
-var m124 = Message{Name: "CreateTopicsResponse", Kind: Response, APIKey: 19, Valid: Range{0, 7}, Unstable: none,
+var m124 = Message{Name: "CreateTopicsResponse", Kind: "response", APIKey: 19, Valid: Range{0, 7}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 7}, Flexible: Range{5, Open}, Root: &l317, Source: "legacy"},
 	},
 	HeaderVersions: []int8{0, 0, 0, 0, 0, 1, 1, 1},
 }
 
-var m125 = Message{Name: "DeleteTopicsResponse", Kind: Response, APIKey: 20, Valid: Range{0, 6}, Unstable: none,
+var m125 = Message{Name: "DeleteTopicsResponse", Kind: "response", APIKey: 20, Valid: Range{0, 6}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 6}, Flexible: Range{4, Open}, Root: &l319, Source: "legacy"},
 	},
 	HeaderVersions: []int8{0, 0, 0, 0, 1, 1, 1},
 }
 
-var m126 = Message{Name: "DeleteRecordsResponse", Kind: Response, APIKey: 21, Valid: Range{0, 2}, Unstable: none,
+var m126 = Message{Name: "DeleteRecordsResponse", Kind: "response", APIKey: 21, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{2, Open}, Root: &l322, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{0, 0, 1},
 }
 
-var m127 = Message{Name: "InitProducerIdResponse", Kind: Response, APIKey: 22, Valid: Range{0, 6}, Unstable: none,
+var m127 = Message{Name: "InitProducerIdResponse", Kind: "response", APIKey: 22, Valid: Range{0, 6}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 6}, Flexible: Range{2, Open}, Root: &l323, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{0, 0, 1, 1, 1, 1, 1},
 }
 
-var m128 = Message{Name: "OffsetForLeaderEpochResponse", Kind: Response, APIKey: 23, Valid: Range{0, 4}, Unstable: none,
+var m128 = Message{Name: "OffsetForLeaderEpochResponse", Kind: "response", APIKey: 23, Valid: Range{0, 4}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 4}, Flexible: Range{4, Open}, Root: &l326, Source: "legacy"},
 	},
 	HeaderVersions: []int8{0, 0, 0, 0, 1},
 }
 
-var m129 = Message{Name: "AddPartitionsToTxnResponse", Kind: Response, APIKey: 24, Valid: Range{0, 5}, Unstable: none,
+var m129 = Message{Name: "AddPartitionsToTxnResponse", Kind: "response", APIKey: 24, Valid: Range{0, 5}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 5}, Flexible: Range{3, Open}, Root: &l330, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{0, 0, 0, 1, 1, 1},
 }
 
-var m130 = Message{Name: "AddOffsetsToTxnResponse", Kind: Response, APIKey: 25, Valid: Range{0, 4}, Unstable: none,
+var m130 = Message{Name: "AddOffsetsToTxnResponse", Kind: "response", APIKey: 25, Valid: Range{0, 4}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 4}, Flexible: Range{3, Open}, Root: &l331, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{0, 0, 0, 1, 1},
 }
 
-var m131 = Message{Name: "EndTxnResponse", Kind: Response, APIKey: 26, Valid: Range{0, 5}, Unstable: none,
+var m131 = Message{Name: "EndTxnResponse", Kind: "response", APIKey: 26, Valid: Range{0, 5}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 5}, Flexible: Range{3, Open}, Root: &l332, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{0, 0, 0, 1, 1, 1},
 }
 
-var m132 = Message{Name: "WriteTxnMarkersResponse", Kind: Response, APIKey: 27, Valid: Range{0, 2}, Unstable: none,
+var m132 = Message{Name: "WriteTxnMarkersResponse", Kind: "response", APIKey: 27, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{1, Open}, Root: &l336, Source: "kafka-4.0"},
 	},
 	HeaderVersions: []int8{0, 1, 1},
 }
 
-var m133 = Message{Name: "TxnOffsetCommitResponse", Kind: Response, APIKey: 28, Valid: Range{0, 6}, Unstable: none,
+var m133 = Message{Name: "TxnOffsetCommitResponse", Kind: "response", APIKey: 28, Valid: Range{0, 6}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 6}, Flexible: Range{3, Open}, Root: &l339, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{0, 0, 0, 1, 1, 1, 1},
 }
 
-var m134 = Message{Name: "DescribeAclsResponse", Kind: Response, APIKey: 29, Valid: Range{0, 3}, Unstable: none,
+var m134 = Message{Name: "DescribeAclsResponse", Kind: "response", APIKey: 29, Valid: Range{0, 3}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 3}, Flexible: Range{2, Open}, Root: &l342, Source: "legacy"},
 	},
 	HeaderVersions: []int8{0, 0, 1, 1},
 }
 
-var m135 = Message{Name: "CreateAclsResponse", Kind: Response, APIKey: 30, Valid: Range{0, 3}, Unstable: none,
+var m135 = Message{Name: "CreateAclsResponse", Kind: "response", APIKey: 30, Valid: Range{0, 3}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 3}, Flexible: Range{2, Open}, Root: &l344, Source: "legacy"},
 	},
 	HeaderVersions: []int8{0, 0, 1, 1},
 }
 
-var m136 = Message{Name: "DeleteAclsResponse", Kind: Response, APIKey: 31, Valid: Range{0, 3}, Unstable: none,
+var m136 = Message{Name: "DeleteAclsResponse", Kind: "response", APIKey: 31, Valid: Range{0, 3}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 3}, Flexible: Range{2, Open}, Root: &l347, Source: "legacy"},
 	},
 	HeaderVersions: []int8{0, 0, 1, 1},
 }
 
-var m137 = Message{Name: "DescribeConfigsResponse", Kind: Response, APIKey: 32, Valid: Range{0, 4}, Unstable: none,
+var m137 = Message{Name: "DescribeConfigsResponse", Kind: "response", APIKey: 32, Valid: Range{0, 4}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{4, Open}, Root: &l351, Source: "legacy"},
 		{Versions: Range{1, 4}, Flexible: Range{4, Open}, Root: &l354, Source: "kafka-4.3-clients"},
@@ -4284,21 +4284,21 @@ var m137 = Message{Name: "DescribeConfigsResponse", Kind: Response, APIKey: 32, 
 	HeaderVersions: []int8{0, 0, 0, 0, 1},
 }
 
-var m138 = Message{Name: "AlterConfigsResponse", Kind: Response, APIKey: 33, Valid: Range{0, 2}, Unstable: none,
+var m138 = Message{Name: "AlterConfigsResponse", Kind: "response", APIKey: 33, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{2, Open}, Root: &l356, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{0, 0, 1},
 }
 
-var m139 = Message{Name: "AlterReplicaLogDirsResponse", Kind: Response, APIKey: 34, Valid: Range{0, 2}, Unstable: none,
+var m139 = Message{Name: "AlterReplicaLogDirsResponse", Kind: "response", APIKey: 34, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{2, Open}, Root: &l359, Source: "legacy"},
 	},
 	HeaderVersions: []int8{0, 0, 1},
 }
 
-var m140 = Message{Name: "DescribeLogDirsResponse", Kind: Response, APIKey: 35, Valid: Range{0, 5}, Unstable: none,
+var m140 = Message{Name: "DescribeLogDirsResponse", Kind: "response", APIKey: 35, Valid: Range{0, 5}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{2, Open}, Root: &l363, Source: "legacy"},
 		{Versions: Range{1, 5}, Flexible: Range{2, Open}, Root: &l365, Source: "kafka-4.3-clients"},
@@ -4306,413 +4306,413 @@ var m140 = Message{Name: "DescribeLogDirsResponse", Kind: Response, APIKey: 35, 
 	HeaderVersions: []int8{0, 0, 1, 1, 1, 1},
 }
 
-var m141 = Message{Name: "SaslAuthenticateResponse", Kind: Response, APIKey: 36, Valid: Range{0, 2}, Unstable: none,
+var m141 = Message{Name: "SaslAuthenticateResponse", Kind: "response", APIKey: 36, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{2, Open}, Root: &l366, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{0, 0, 1},
 }
 
-var m142 = Message{Name: "CreatePartitionsResponse", Kind: Response, APIKey: 37, Valid: Range{0, 3}, Unstable: none,
+var m142 = Message{Name: "CreatePartitionsResponse", Kind: "response", APIKey: 37, Valid: Range{0, 3}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 3}, Flexible: Range{2, Open}, Root: &l368, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{0, 0, 1, 1},
 }
 
-var m143 = Message{Name: "CreateDelegationTokenResponse", Kind: Response, APIKey: 38, Valid: Range{0, 3}, Unstable: none,
+var m143 = Message{Name: "CreateDelegationTokenResponse", Kind: "response", APIKey: 38, Valid: Range{0, 3}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 3}, Flexible: Range{2, Open}, Root: &l369, Source: "legacy"},
 	},
 	HeaderVersions: []int8{0, 0, 1, 1},
 }
 
-var m144 = Message{Name: "RenewDelegationTokenResponse", Kind: Response, APIKey: 39, Valid: Range{0, 2}, Unstable: none,
+var m144 = Message{Name: "RenewDelegationTokenResponse", Kind: "response", APIKey: 39, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{2, Open}, Root: &l370, Source: "legacy"},
 	},
 	HeaderVersions: []int8{0, 0, 1},
 }
 
-var m145 = Message{Name: "ExpireDelegationTokenResponse", Kind: Response, APIKey: 40, Valid: Range{0, 2}, Unstable: none,
+var m145 = Message{Name: "ExpireDelegationTokenResponse", Kind: "response", APIKey: 40, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{2, Open}, Root: &l371, Source: "legacy"},
 	},
 	HeaderVersions: []int8{0, 0, 1},
 }
 
-var m146 = Message{Name: "DescribeDelegationTokenResponse", Kind: Response, APIKey: 41, Valid: Range{0, 3}, Unstable: none,
+var m146 = Message{Name: "DescribeDelegationTokenResponse", Kind: "response", APIKey: 41, Valid: Range{0, 3}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 3}, Flexible: Range{2, Open}, Root: &l374, Source: "legacy"},
 	},
 	HeaderVersions: []int8{0, 0, 1, 1},
 }
 
-var m147 = Message{Name: "DeleteGroupsResponse", Kind: Response, APIKey: 42, Valid: Range{0, 3}, Unstable: none,
+var m147 = Message{Name: "DeleteGroupsResponse", Kind: "response", APIKey: 42, Valid: Range{0, 3}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 3}, Flexible: Range{2, Open}, Root: &l376, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{0, 0, 1, 1},
 }
 
-var m148 = Message{Name: "ElectLeadersResponse", Kind: Response, APIKey: 43, Valid: Range{0, 2}, Unstable: none,
+var m148 = Message{Name: "ElectLeadersResponse", Kind: "response", APIKey: 43, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{2, Open}, Root: &l379, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{0, 0, 1},
 }
 
-var m149 = Message{Name: "IncrementalAlterConfigsResponse", Kind: Response, APIKey: 44, Valid: Range{0, 1}, Unstable: none,
+var m149 = Message{Name: "IncrementalAlterConfigsResponse", Kind: "response", APIKey: 44, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{1, Open}, Root: &l380, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{0, 1},
 }
 
-var m150 = Message{Name: "AlterPartitionReassignmentsResponse", Kind: Response, APIKey: 45, Valid: Range{0, 1}, Unstable: none,
+var m150 = Message{Name: "AlterPartitionReassignmentsResponse", Kind: "response", APIKey: 45, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l383, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 1},
 }
 
-var m151 = Message{Name: "ListPartitionReassignmentsResponse", Kind: Response, APIKey: 46, Valid: Range{0, 0}, Unstable: none,
+var m151 = Message{Name: "ListPartitionReassignmentsResponse", Kind: "response", APIKey: 46, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l386, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1},
 }
 
-var m152 = Message{Name: "OffsetDeleteResponse", Kind: Response, APIKey: 47, Valid: Range{0, 0}, Unstable: none,
+var m152 = Message{Name: "OffsetDeleteResponse", Kind: "response", APIKey: 47, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: none, Root: &l389, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{0},
 }
 
-var m153 = Message{Name: "DescribeClientQuotasResponse", Kind: Response, APIKey: 48, Valid: Range{0, 1}, Unstable: none,
+var m153 = Message{Name: "DescribeClientQuotasResponse", Kind: "response", APIKey: 48, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{1, Open}, Root: &l392, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{0, 1},
 }
 
-var m154 = Message{Name: "AlterClientQuotasResponse", Kind: Response, APIKey: 49, Valid: Range{0, 1}, Unstable: none,
+var m154 = Message{Name: "AlterClientQuotasResponse", Kind: "response", APIKey: 49, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{1, Open}, Root: &l394, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{0, 1},
 }
 
-var m155 = Message{Name: "DescribeUserScramCredentialsResponse", Kind: Response, APIKey: 50, Valid: Range{0, 0}, Unstable: none,
+var m155 = Message{Name: "DescribeUserScramCredentialsResponse", Kind: "response", APIKey: 50, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l397, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1},
 }
 
-var m156 = Message{Name: "AlterUserScramCredentialsResponse", Kind: Response, APIKey: 51, Valid: Range{0, 0}, Unstable: none,
+var m156 = Message{Name: "AlterUserScramCredentialsResponse", Kind: "response", APIKey: 51, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l399, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1},
 }
 
-var m157 = Message{Name: "VoteResponse", Kind: Response, APIKey: 52, Valid: Range{0, 2}, Unstable: none,
+var m157 = Message{Name: "VoteResponse", Kind: "response", APIKey: 52, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{0, Open}, Root: &l403, Source: "current"},
 	},
 	HeaderVersions: []int8{1, 1, 1},
 }
 
-var m158 = Message{Name: "BeginQuorumEpochResponse", Kind: Response, APIKey: 53, Valid: Range{0, 1}, Unstable: none,
+var m158 = Message{Name: "BeginQuorumEpochResponse", Kind: "response", APIKey: 53, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{1, Open}, Root: &l406, Source: "current"},
 	},
 	HeaderVersions: []int8{0, 1},
 }
 
-var m159 = Message{Name: "EndQuorumEpochResponse", Kind: Response, APIKey: 54, Valid: Range{0, 1}, Unstable: none,
+var m159 = Message{Name: "EndQuorumEpochResponse", Kind: "response", APIKey: 54, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{1, Open}, Root: &l407, Source: "current"},
 	},
 	HeaderVersions: []int8{0, 1},
 }
 
-var m160 = Message{Name: "DescribeQuorumResponse", Kind: Response, APIKey: 55, Valid: Range{0, 2}, Unstable: none,
+var m160 = Message{Name: "DescribeQuorumResponse", Kind: "response", APIKey: 55, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{0, Open}, Root: &l413, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 1, 1},
 }
 
-var m161 = Message{Name: "AlterPartitionResponse", Kind: Response, APIKey: 56, Valid: Range{0, 3}, Unstable: none,
+var m161 = Message{Name: "AlterPartitionResponse", Kind: "response", APIKey: 56, Valid: Range{0, 3}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 3}, Flexible: Range{0, Open}, Root: &l416, Source: "current"},
 	},
 	HeaderVersions: []int8{1, 1, 1, 1},
 }
 
-var m162 = Message{Name: "UpdateFeaturesResponse", Kind: Response, APIKey: 57, Valid: Range{0, 2}, Unstable: none,
+var m162 = Message{Name: "UpdateFeaturesResponse", Kind: "response", APIKey: 57, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{0, Open}, Root: &l418, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 1, 1},
 }
 
-var m163 = Message{Name: "EnvelopeResponse", Kind: Response, APIKey: 58, Valid: Range{0, 0}, Unstable: none,
+var m163 = Message{Name: "EnvelopeResponse", Kind: "response", APIKey: 58, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l419, Source: "current"},
 	},
 	HeaderVersions: []int8{1},
 }
 
-var m164 = Message{Name: "FetchSnapshotResponse", Kind: Response, APIKey: 59, Valid: Range{0, 1}, Unstable: none,
+var m164 = Message{Name: "FetchSnapshotResponse", Kind: "response", APIKey: 59, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l423, Source: "current"},
 	},
 	HeaderVersions: []int8{1, 1},
 }
 
-var m165 = Message{Name: "DescribeClusterResponse", Kind: Response, APIKey: 60, Valid: Range{0, 2}, Unstable: none,
+var m165 = Message{Name: "DescribeClusterResponse", Kind: "response", APIKey: 60, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{0, Open}, Root: &l425, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 1, 1},
 }
 
-var m166 = Message{Name: "DescribeProducersResponse", Kind: Response, APIKey: 61, Valid: Range{0, 0}, Unstable: none,
+var m166 = Message{Name: "DescribeProducersResponse", Kind: "response", APIKey: 61, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l429, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1},
 }
 
-var m167 = Message{Name: "BrokerRegistrationResponse", Kind: Response, APIKey: 62, Valid: Range{0, 4}, Unstable: none,
+var m167 = Message{Name: "BrokerRegistrationResponse", Kind: "response", APIKey: 62, Valid: Range{0, 4}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 4}, Flexible: Range{0, Open}, Root: &l430, Source: "current"},
 	},
 	HeaderVersions: []int8{1, 1, 1, 1, 1},
 }
 
-var m168 = Message{Name: "BrokerHeartbeatResponse", Kind: Response, APIKey: 63, Valid: Range{0, 2}, Unstable: none,
+var m168 = Message{Name: "BrokerHeartbeatResponse", Kind: "response", APIKey: 63, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{0, Open}, Root: &l431, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{1, 1, 1},
 }
 
-var m169 = Message{Name: "UnregisterBrokerResponse", Kind: Response, APIKey: 64, Valid: Range{0, 0}, Unstable: none,
+var m169 = Message{Name: "UnregisterBrokerResponse", Kind: "response", APIKey: 64, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l432, Source: "current"},
 	},
 	HeaderVersions: []int8{1},
 }
 
-var m170 = Message{Name: "DescribeTransactionsResponse", Kind: Response, APIKey: 65, Valid: Range{0, 0}, Unstable: none,
+var m170 = Message{Name: "DescribeTransactionsResponse", Kind: "response", APIKey: 65, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l435, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1},
 }
 
-var m171 = Message{Name: "ListTransactionsResponse", Kind: Response, APIKey: 66, Valid: Range{0, 2}, Unstable: none,
+var m171 = Message{Name: "ListTransactionsResponse", Kind: "response", APIKey: 66, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{0, Open}, Root: &l437, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 1, 1},
 }
 
-var m172 = Message{Name: "AllocateProducerIdsResponse", Kind: Response, APIKey: 67, Valid: Range{0, 0}, Unstable: none,
+var m172 = Message{Name: "AllocateProducerIdsResponse", Kind: "response", APIKey: 67, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l438, Source: "current"},
 	},
 	HeaderVersions: []int8{1},
 }
 
-var m173 = Message{Name: "ConsumerGroupHeartbeatResponse", Kind: Response, APIKey: 68, Valid: Range{0, 1}, Unstable: none,
+var m173 = Message{Name: "ConsumerGroupHeartbeatResponse", Kind: "response", APIKey: 68, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l440, Source: "current"},
 	},
 	HeaderVersions: []int8{1, 1},
 }
 
-var m174 = Message{Name: "ConsumerGroupDescribeResponse", Kind: Response, APIKey: 69, Valid: Range{0, 1}, Unstable: none,
+var m174 = Message{Name: "ConsumerGroupDescribeResponse", Kind: "response", APIKey: 69, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l445, Source: "current"},
 	},
 	HeaderVersions: []int8{1, 1},
 }
 
-var m175 = Message{Name: "ControllerRegistrationResponse", Kind: Response, APIKey: 70, Valid: Range{0, 0}, Unstable: none,
+var m175 = Message{Name: "ControllerRegistrationResponse", Kind: "response", APIKey: 70, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l446, Source: "current"},
 	},
 	HeaderVersions: []int8{1},
 }
 
-var m176 = Message{Name: "GetTelemetrySubscriptionsResponse", Kind: Response, APIKey: 71, Valid: Range{0, 0}, Unstable: none,
+var m176 = Message{Name: "GetTelemetrySubscriptionsResponse", Kind: "response", APIKey: 71, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l447, Source: "current"},
 	},
 	HeaderVersions: []int8{1},
 }
 
-var m177 = Message{Name: "PushTelemetryResponse", Kind: Response, APIKey: 72, Valid: Range{0, 0}, Unstable: none,
+var m177 = Message{Name: "PushTelemetryResponse", Kind: "response", APIKey: 72, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l448, Source: "current"},
 	},
 	HeaderVersions: []int8{1},
 }
 
-var m178 = Message{Name: "AssignReplicasToDirsResponse", Kind: Response, APIKey: 73, Valid: Range{0, 0}, Unstable: none,
+var m178 = Message{Name: "AssignReplicasToDirsResponse", Kind: "response", APIKey: 73, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l452, Source: "current"},
 	},
 	HeaderVersions: []int8{1},
 }
 
-var m179 = Message{Name: "ListConfigResourcesResponse", Kind: Response, APIKey: 74, Valid: Range{0, 1}, Unstable: none,
+var m179 = Message{Name: "ListConfigResourcesResponse", Kind: "response", APIKey: 74, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l454, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1, 1},
 }
 
-var m180 = Message{Name: "DescribeTopicPartitionsResponse", Kind: Response, APIKey: 75, Valid: Range{0, 0}, Unstable: none,
+var m180 = Message{Name: "DescribeTopicPartitionsResponse", Kind: "response", APIKey: 75, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l457, Source: "kafka-4.3-clients"},
 	},
 	HeaderVersions: []int8{1},
 }
 
-var m181 = Message{Name: "ShareGroupHeartbeatResponse", Kind: Response, APIKey: 76, Valid: Range{0, 1}, Unstable: none,
+var m181 = Message{Name: "ShareGroupHeartbeatResponse", Kind: "response", APIKey: 76, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l458, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{1, 1},
 }
 
-var m182 = Message{Name: "ShareGroupDescribeResponse", Kind: Response, APIKey: 77, Valid: Range{0, 1}, Unstable: none,
+var m182 = Message{Name: "ShareGroupDescribeResponse", Kind: "response", APIKey: 77, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l461, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{1, 1},
 }
 
-var m183 = Message{Name: "ShareFetchResponse", Kind: Response, APIKey: 78, Valid: Range{0, 2}, Unstable: none,
+var m183 = Message{Name: "ShareFetchResponse", Kind: "response", APIKey: 78, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{0, Open}, Root: &l467, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{1, 1, 1},
 }
 
-var m184 = Message{Name: "ShareAcknowledgeResponse", Kind: Response, APIKey: 79, Valid: Range{0, 2}, Unstable: none,
+var m184 = Message{Name: "ShareAcknowledgeResponse", Kind: "response", APIKey: 79, Valid: Range{0, 2}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 2}, Flexible: Range{0, Open}, Root: &l470, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{1, 1, 1},
 }
 
-var m185 = Message{Name: "AddRaftVoterResponse", Kind: Response, APIKey: 80, Valid: Range{0, 1}, Unstable: none,
+var m185 = Message{Name: "AddRaftVoterResponse", Kind: "response", APIKey: 80, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l471, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{1, 1},
 }
 
-var m186 = Message{Name: "RemoveRaftVoterResponse", Kind: Response, APIKey: 81, Valid: Range{0, 0}, Unstable: none,
+var m186 = Message{Name: "RemoveRaftVoterResponse", Kind: "response", APIKey: 81, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l472, Source: "current"},
 	},
 	HeaderVersions: []int8{1},
 }
 
-var m187 = Message{Name: "UpdateRaftVoterResponse", Kind: Response, APIKey: 82, Valid: Range{0, 0}, Unstable: none,
+var m187 = Message{Name: "UpdateRaftVoterResponse", Kind: "response", APIKey: 82, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l474, Source: "current"},
 	},
 	HeaderVersions: []int8{1},
 }
 
-var m188 = Message{Name: "InitializeShareGroupStateResponse", Kind: Response, APIKey: 83, Valid: Range{0, 0}, Unstable: none,
+var m188 = Message{Name: "InitializeShareGroupStateResponse", Kind: "response", APIKey: 83, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l477, Source: "current"},
 	},
 	HeaderVersions: []int8{1},
 }
 
-var m189 = Message{Name: "ReadShareGroupStateResponse", Kind: Response, APIKey: 84, Valid: Range{0, 0}, Unstable: none,
+var m189 = Message{Name: "ReadShareGroupStateResponse", Kind: "response", APIKey: 84, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l480, Source: "current"},
 	},
 	HeaderVersions: []int8{1},
 }
 
-var m190 = Message{Name: "WriteShareGroupStateResponse", Kind: Response, APIKey: 85, Valid: Range{0, 1}, Unstable: none,
+var m190 = Message{Name: "WriteShareGroupStateResponse", Kind: "response", APIKey: 85, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l482, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{1, 1},
 }
 
-var m191 = Message{Name: "DeleteShareGroupStateResponse", Kind: Response, APIKey: 86, Valid: Range{0, 0}, Unstable: none,
+var m191 = Message{Name: "DeleteShareGroupStateResponse", Kind: "response", APIKey: 86, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l484, Source: "current"},
 	},
 	HeaderVersions: []int8{1},
 }
 
-var m192 = Message{Name: "ReadShareGroupStateSummaryResponse", Kind: Response, APIKey: 87, Valid: Range{0, 1}, Unstable: none,
+var m192 = Message{Name: "ReadShareGroupStateSummaryResponse", Kind: "response", APIKey: 87, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l487, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{1, 1},
 }
 
-var m193 = Message{Name: "StreamsGroupHeartbeatResponse", Kind: Response, APIKey: 88, Valid: Range{0, 1}, Unstable: none,
+var m193 = Message{Name: "StreamsGroupHeartbeatResponse", Kind: "response", APIKey: 88, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l491, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{1, 1},
 }
 
-var m194 = Message{Name: "StreamsGroupDescribeResponse", Kind: Response, APIKey: 89, Valid: Range{0, 1}, Unstable: none,
+var m194 = Message{Name: "StreamsGroupDescribeResponse", Kind: "response", APIKey: 89, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l501, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{1, 1},
 }
 
-var m195 = Message{Name: "DescribeShareGroupOffsetsResponse", Kind: Response, APIKey: 90, Valid: Range{0, 1}, Unstable: none,
+var m195 = Message{Name: "DescribeShareGroupOffsetsResponse", Kind: "response", APIKey: 90, Valid: Range{0, 1}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 1}, Flexible: Range{0, Open}, Root: &l505, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{1, 1},
 }
 
-var m196 = Message{Name: "AlterShareGroupOffsetsResponse", Kind: Response, APIKey: 91, Valid: Range{0, 0}, Unstable: none,
+var m196 = Message{Name: "AlterShareGroupOffsetsResponse", Kind: "response", APIKey: 91, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l508, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{1},
 }
 
-var m197 = Message{Name: "DeleteShareGroupOffsetsResponse", Kind: Response, APIKey: 92, Valid: Range{0, 0}, Unstable: none,
+var m197 = Message{Name: "DeleteShareGroupOffsetsResponse", Kind: "response", APIKey: 92, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l510, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{1},
 }
 
-var m198 = Message{Name: "StreamsGroupTopologyDescriptionUpdateResponse", Kind: Response, APIKey: 93, Valid: Range{0, 0}, Unstable: none,
+var m198 = Message{Name: "StreamsGroupTopologyDescriptionUpdateResponse", Kind: "response", APIKey: 93, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l511, Source: "kmsg-derived"},
 	},
 	HeaderVersions: []int8{1},
 }
 
-var m199 = Message{Name: "UnregisterControllerResponse", Kind: Response, APIKey: 94, Valid: Range{0, 0}, Unstable: none,
+var m199 = Message{Name: "UnregisterControllerResponse", Kind: "response", APIKey: 94, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l512, Source: "kmsg-derived"},
 	},

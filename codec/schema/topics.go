@@ -25,6 +25,7 @@ const (
 	MetadataFraming
 )
 
+// String names the framing ("coordinator", "metadata").
 func (f Framing) String() string {
 	switch f {
 	case CoordinatorFraming:
@@ -90,9 +91,3 @@ func (t *InternalTopic) RecordType(typ int16) []InternalRecord {
 	}
 	return nil
 }
-
-// InternalMessages lists every message of the internal schemas: the keys
-// and values of the internal topics, and the data messages of Kafka's
-// files (ProducerSnapshot, QuorumStateData, SubscriptionInfoData). The
-// slice is shared: do not modify it.
-func InternalMessages() []*Message { return internalMessages }

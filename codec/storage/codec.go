@@ -17,7 +17,6 @@ import (
 	"github.com/kwire/kwire/codec/internal/rec"
 	"github.com/kwire/kwire/codec/internal/slab"
 	"github.com/kwire/kwire/codec/jsontext"
-	"github.com/kwire/kwire/codec/records"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
 )
@@ -93,7 +92,7 @@ func encodeBatches(dst []byte, v any) ([]byte, error) {
 	if _, ok := v.(map[string]any); ok {
 		v = []any{v}
 	}
-	return records.Encode(dst, v)
+	return rec.Encode(dst, v)
 }
 
 // appendStructJSON appends the value JSON of a struct node n laid out by

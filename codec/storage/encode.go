@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"math"
 
+	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/wire"
 )
@@ -16,7 +17,7 @@ import (
 func EncodeTopicRecord(topic string, v map[string]any) (key, value []byte, err error) {
 	t := schema.InternalTopicByName(topic)
 	if t == nil {
-		return nil, nil, &wire.EncodeError{Msg: topic + " is not an internal topic kwire knows"}
+		return nil, nil, &codec.EncodeError{Msg: topic + " is not an internal topic kwire knows"}
 	}
 	typ, err := intField(v, "type", "", -1, math.MaxInt16)
 	if err != nil {
@@ -42,11 +43,11 @@ func EncodeTopicRecord(topic string, v map[string]any) (key, value []byte, err e
 	if t.Framing == schema.CoordinatorFraming {
 		if key == nil {
 			if rec == nil {
-				return nil, nil, &wire.EncodeError{Path: "type", Msg: "no record type " + itoa(typ) + " in " + topic}
+				return nil, nil, &codec.EncodeError{Path: "type", Msg: "no record type " + itoa(typ) + " in " + topic}
 			}
 			obj, ok := v["key"].(map[string]any)
 			if !ok {
-				return nil, nil, &wire.EncodeError{Path: "key", Msg: "expected the key's fields or keyBytes"}
+				return nil, nil, &codec.EncodeError{Path: "key", Msg: "expected the key's fields or keyBytes"}
 			}
 			key = wire.AppendInt16(nil, int16(typ))
 			if key, err = encodeMessage(key, rec.Key, rec.KeyVersion, obj, "key"); err != nil {
@@ -55,7 +56,7 @@ func EncodeTopicRecord(topic string, v map[string]any) (key, value []byte, err e
 		}
 		if value == nil && v["value"] != nil {
 			if rec == nil {
-				return nil, nil, &wire.EncodeError{Path: "type", Msg: "no record type " + itoa(typ) + " in " + topic}
+				return nil, nil, &codec.EncodeError{Path: "type", Msg: "no record type " + itoa(typ) + " in " + topic}
 			}
 			ver, err := intField(v, "valueVersion", "", 0, math.MaxInt16)
 			if err != nil {
@@ -70,7 +71,7 @@ func EncodeTopicRecord(topic string, v map[string]any) (key, value []byte, err e
 	}
 	if value == nil && v["value"] != nil {
 		if rec == nil {
-			return nil, nil, &wire.EncodeError{Path: "type", Msg: "no record type (apiKey) " + itoa(typ) + " in " + topic}
+			return nil, nil, &codec.EncodeError{Path: "type", Msg: "no record type (apiKey) " + itoa(typ) + " in " + topic}
 		}
 		fv, err := intField(v, "frameVersion", "", 0, math.MaxInt16)
 		if err != nil {
@@ -95,7 +96,7 @@ func EncodeTopicRecord(topic string, v map[string]any) (key, value []byte, err e
 func encodeValue(dst []byte, m *schema.Message, version int16, v any) ([]byte, error) {
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return dst, &wire.EncodeError{Path: "value", Msg: "expected the value's fields or valueBytes"}
+		return dst, &codec.EncodeError{Path: "value", Msg: "expected the value's fields or valueBytes"}
 	}
 	if fields := consumerFields[m.Name]; fields != nil {
 		members, _ := obj["members"].([]any)
@@ -159,11 +160,11 @@ func rawPart(v map[string]any, name string) ([]byte, error) {
 	}
 	s, ok := x.(string)
 	if !ok {
-		return nil, &wire.EncodeError{Path: name, Msg: "expected base64 text"}
+		return nil, &codec.EncodeError{Path: name, Msg: "expected base64 text"}
 	}
 	b, err := base64.StdEncoding.DecodeString(s)
 	if err != nil {
-		return nil, &wire.EncodeError{Path: name, Msg: "bad base64: " + err.Error()}
+		return nil, &codec.EncodeError{Path: name, Msg: "bad base64: " + err.Error()}
 	}
 	if b == nil {
 		b = []byte{}
@@ -179,14 +180,14 @@ func intField(v map[string]any, name, path string, lo, hi int64) (int64, error) 
 	}
 	x, ok := v[name]
 	if !ok {
-		return 0, &wire.EncodeError{Path: p, Msg: "missing"}
+		return 0, &codec.EncodeError{Path: p, Msg: "missing"}
 	}
 	var n int64
 	switch t := x.(type) {
 	case interface{ Int64() (int64, error) }:
 		var err error
 		if n, err = t.Int64(); err != nil {
-			return 0, &wire.EncodeError{Path: p, Msg: "expected an integer"}
+			return 0, &codec.EncodeError{Path: p, Msg: "expected an integer"}
 		}
 	case int:
 		n = int64(t)
@@ -194,14 +195,14 @@ func intField(v map[string]any, name, path string, lo, hi int64) (int64, error) 
 		n = t
 	case float64:
 		if t != math.Trunc(t) {
-			return 0, &wire.EncodeError{Path: p, Msg: "expected an integer"}
+			return 0, &codec.EncodeError{Path: p, Msg: "expected an integer"}
 		}
 		n = int64(t)
 	default:
-		return 0, &wire.EncodeError{Path: p, Msg: "expected an integer"}
+		return 0, &codec.EncodeError{Path: p, Msg: "expected an integer"}
 	}
 	if n < lo || n > hi {
-		return 0, &wire.EncodeError{Path: p, Msg: "out of range " + itoa(lo) + ".." + itoa(hi)}
+		return 0, &codec.EncodeError{Path: p, Msg: "out of range " + itoa(lo) + ".." + itoa(hi)}
 	}
 	return n, nil
 }

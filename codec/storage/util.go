@@ -4,15 +4,15 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/tree"
-	"github.com/kwire/kwire/codec/wire"
 )
 
 func itoa(i int64) string { return strconv.FormatInt(i, 10) }
 
 // errorf is an encoding error at path.
-func errorf(path, msg string) error { return &wire.EncodeError{Path: path, Msg: msg} }
+func errorf(path, msg string) error { return &codec.EncodeError{Path: path, Msg: msg} }
 
 // AppendJSONValue appends a value parsed from JSON (codec.ParseJSON:
 // objects, arrays, strings, exact numbers, booleans, null) as compact

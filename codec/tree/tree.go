@@ -23,6 +23,7 @@ const (
 
 var roleNames = [...]string{"field", "element", "frame", "size", "header", "body", "tags", "unknownTag", "trailing", "raw", "record"}
 
+// String names the role ("field", "element", "frame", ...).
 func (r Role) String() string {
 	if int(r) < len(roleNames) {
 		return roleNames[r]
@@ -127,16 +128,4 @@ func Walk(n *Node, fn func(*Node) bool) bool {
 		}
 	}
 	return true
-}
-
-// Deepest returns the deepest node in buffer buf that covers offset off, or nil.
-func Deepest(n *Node, buf, off int) *Node {
-	var best *Node
-	Walk(n, func(x *Node) bool {
-		if x.Buf == buf && off >= x.Start && off < x.End {
-			best = x
-		}
-		return true
-	})
-	return best
 }

@@ -130,16 +130,6 @@ func TestWalk(t *testing.T) {
 	require.True(t, Walk(nil, func(*Node) bool { panic("called") }))
 }
 
-func TestDeepest(t *testing.T) {
-	f := frame()
-	require.Equal(t, "CorrelationId", Deepest(f, 0, 4).Name)
-	require.Equal(t, "TopicId", Deepest(f, 0, 23).Name)
-	require.Equal(t, "Topics", Deepest(f, 0, 12).Name, "the count prefix belongs to the array")
-	require.Equal(t, "size", Deepest(f, 0, 0).Name)
-	require.Nil(t, Deepest(f, 0, 40), "End is exclusive")
-	require.Nil(t, Deepest(f, 1, 4), "no node in buffer 1")
-}
-
 // Get takes JSON names only (not Kafka's), looks into the tagged-field
 // section, and finds a wrapper message's "messages".
 func TestGet(t *testing.T) {

@@ -40,5 +40,5 @@ func ExampleReadFrame() {
 	}
 	// Output:
 	// 10 18 0 42 true
-	// wire: frame larger than the limit
+	// wire: at byte 0: expected a frame size from 0 to 1048576, found 2147483647
 }

@@ -2,30 +2,21 @@ package wire
 
 import (
 	"encoding/binary"
-	"errors"
 	"io"
 )
 
-// ErrFrameTooLarge is returned by ReadFrame for a size prefix above the limit.
-var ErrFrameTooLarge = errors.New("wire: frame larger than the limit")
-
-// ErrNegativeSize is returned by ReadFrame for a negative size prefix.
-var ErrNegativeSize = errors.New("wire: negative frame size")
-
 // ReadFrame reads one size-prefixed frame from r into buf (grown as needed)
 // and returns it, size prefix included. A size above max is refused before
-// anything is allocated for it. At a clean end of stream it returns io.EOF.
+// anything is allocated for it; a size that is negative or above max is an
+// *Error at offset 0. At a clean end of stream it returns io.EOF.
 func ReadFrame(r io.Reader, buf []byte, max int) ([]byte, error) {
 	var hdr [4]byte
 	if _, err := io.ReadFull(r, hdr[:]); err != nil {
 		return nil, err
 	}
 	size, _ := SizePrefix(hdr[:])
-	switch {
-	case size < 0:
-		return nil, ErrNegativeSize
-	case int(size) > max:
-		return nil, ErrFrameTooLarge
+	if size < 0 || int(size) > max {
+		return nil, &Error{Expected: "a frame size from 0 to " + itoa(max), Found: itoa(int(size))}
 	}
 	n := 4 + int(size)
 	if cap(buf) < n {

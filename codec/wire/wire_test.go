@@ -56,9 +56,12 @@ func TestFrames(t *testing.T) {
 	require.Equal(t, io.EOF, err)
 
 	_, err = ReadFrame(bytes.NewReader([]byte{0x7f, 0, 0, 0}), nil, 1<<20)
-	require.ErrorIs(t, err, ErrFrameTooLarge)
+	var we *Error
+	require.ErrorAs(t, err, &we)
+	require.Equal(t, "wire: at byte 0: expected a frame size from 0 to 1048576, found 2130706432", err.Error())
 	_, err = ReadFrame(bytes.NewReader([]byte{0xff, 0, 0, 0}), nil, 1<<20)
-	require.ErrorIs(t, err, ErrNegativeSize)
+	require.ErrorAs(t, err, &we)
+	require.Equal(t, "-16777216", we.Found)
 	_, err = ReadFrame(bytes.NewReader([]byte{0, 0, 0, 9, 1}), nil, 1<<20)
 	require.True(t, errors.Is(err, io.ErrUnexpectedEOF))
 }

@@ -62,7 +62,7 @@ func schemaRoute(w http.ResponseWriter, name, version string) {
 			Path: "{version}", Expected: a.Request.Valid.String(), Found: version})
 		return
 	}
-	d := schemaDoc{Key: a.Key, Name: a.Name, Category: a.Category.String(), Version: v,
+	d := schemaDoc{Key: a.Key, Name: a.Name, Category: a.Category, Version: v,
 		Request:  messageInfo(a.Request, v, a.Name+" Request (Version: "+version+")"),
 		Response: messageInfo(a.Response, v, a.Name+" Response (Version: "+version+")")}
 	b, _ := marshal(d)

@@ -32,6 +32,7 @@ type conn struct {
 	p        *Proxy
 	id       uint64
 	client   net.Conn
+	first    []byte // read ahead from client before the broker was dialled (run)
 	upstream net.Conn
 	ln       *listener
 	name     string // "conn 3 127.0.0.1:50000->127.0.0.1:9092"
@@ -126,6 +127,16 @@ func (c *conn) run() {
 		}
 		tc.SetDeadline(time.Time{})
 	}
+	// The broker is dialled once the client has said something: a
+	// connection that never sends a byte (an idle or hostile one) holds
+	// one descriptor, not two, and costs the broker nothing. The spare
+	// dialled ahead keeps the first request as quick as before.
+	first := make([]byte, 1)
+	if n, err := c.client.Read(first); n == 0 || err != nil {
+		c.client.Close()
+		return
+	}
+	c.first = first
 	up := c.p.takeSpare(c.ln)
 	var err error
 	if up == nil {
@@ -159,6 +170,16 @@ func (c *conn) run() {
 	c.bAddr = addrPort(up.RemoteAddr())
 	c.name = "conn " + strconv.FormatUint(c.id, 10) + " " + c.client.RemoteAddr().String() + "->" + up.RemoteAddr().String()
 	c.relay()
+}
+
+// readClient reads from the client, the byte run read ahead first.
+func (c *conn) readClient(b []byte) (int, error) {
+	if len(c.first) > 0 && len(b) > 0 {
+		n := copy(b, c.first)
+		c.first = c.first[n:]
+		return n, nil
+	}
+	return c.client.Read(b)
 }
 
 // relay runs both directions until either ends, then hands over the
@@ -290,7 +311,7 @@ func (c *conn) requests() error {
 		}
 	}
 	for {
-		n, rerr := c.client.Read(buf)
+		n, rerr := c.readClient(buf)
 		p := buf[:n]
 		out = out[:0]
 		if f.in && f.left > n && n > 0 {

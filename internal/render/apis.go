@@ -20,7 +20,7 @@ func APIList() []APIInfo {
 	all := schema.APIs()
 	out := make([]APIInfo, 0, len(all))
 	for _, a := range all {
-		i := APIInfo{Key: a.Key, Name: a.Name, Category: a.Category.String(),
+		i := APIInfo{Key: a.Key, Name: a.Name, Category: a.Category,
 			MinVersion: a.Request.Valid.Lo, MaxVersion: a.Request.Valid.Hi}
 		if len(a.Names) > 1 {
 			i.Names = a.Names

@@ -13,7 +13,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/kwire/kwire/codec"
-	"github.com/kwire/kwire/codec/records"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
 )
@@ -252,7 +251,7 @@ func ShortValue(n *tree.Node, apiKey int16) string {
 		return strconv.FormatBool(n.Int != 0)
 	case schema.Int8, schema.Int16, schema.Uint16, schema.Int32, schema.Uint32, schema.Int64:
 		s := strconv.FormatInt(n.Int, 10)
-		if name := ValueName(n, apiKey); name != "" {
+		if name := codec.ValueName(n, apiKey); name != "" {
 			s += " " + name
 		}
 		return s
@@ -301,30 +300,6 @@ func Printable(b []byte) bool {
 		i += size
 	}
 	return true
-}
-
-// ValueName is the name of a coded value: an error code's or an enum's
-// (codec.ValueName), or a record attribute's coded bits, which no schema
-// describes: compression ("none", "gzip", "snappy", "lz4", "zstd", as
-// records.CodecName writes them in the value JSON) and timestampType
-// ("CreateTime", "LogAppendTime"). "" when the value has no name.
-func ValueName(n *tree.Node, apiKey int16) string {
-	if n.Field != nil {
-		return codec.ValueName(n, apiKey)
-	}
-	if len(n.Type) < 4 || n.Type[:4] != "bit " && (len(n.Type) < 5 || n.Type[:5] != "bits ") {
-		return ""
-	}
-	switch n.Name {
-	case "compression":
-		return records.CodecName(int(n.Int))
-	case "timestampType":
-		if n.Int == 0 {
-			return "CreateTime"
-		}
-		return "LogAppendTime"
-	}
-	return ""
 }
 
 func truncate(s string, max int) string {

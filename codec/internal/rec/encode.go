@@ -9,14 +9,14 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/kwire/kwire/codec/internal/encerr"
 	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/wire"
 )
 
 // EncodeError is an Encode failure at a JSON path such as
-// "[0].records[2].value": wire.EncodeError, the one encoding error type
-// kwire has (codec.EncodeError is the same type).
-type EncodeError = wire.EncodeError
+// "[0].records[2].value" (codec.EncodeError is the same type).
+type EncodeError = encerr.Error
 
 func eerr(path, msg string) error { return &EncodeError{Path: path, Msg: msg} }
 

@@ -134,16 +134,14 @@ func rangeLit(r schema.Range) string {
 	return fmt.Sprintf("Range{%d, %s}", r.Lo, hi)
 }
 
-var messageKindNames = map[schema.MessageKind]string{schema.Request: "Request", schema.Response: "Response", schema.Header: "Header", schema.Data: "Data"}
-
 // message writes the variable of m to b.
 func (e *emitter) message(b *bytes.Buffer, m *schema.Message) {
 	var vs strings.Builder
 	for _, v := range m.Versions {
 		fmt.Fprintf(&vs, "{Versions: %s, Flexible: %s, Root: &%s, Source: %q},\n", rangeLit(v.Versions), rangeLit(v.Flexible), e.layout(v.Root), v.Source)
 	}
-	fmt.Fprintf(b, "var %s = Message{Name: %q, Kind: %s, APIKey: %d, Valid: %s, Unstable: %s,\nVersions: []Version{\n",
-		e.messages[m], m.Name, messageKindNames[m.Kind], m.APIKey, rangeLit(m.Valid), rangeLit(m.Unstable))
+	fmt.Fprintf(b, "var %s = Message{Name: %q, Kind: %q, APIKey: %d, Valid: %s, Unstable: %s,\nVersions: []Version{\n",
+		e.messages[m], m.Name, m.Kind, m.APIKey, rangeLit(m.Valid), rangeLit(m.Unstable))
 	b.WriteString(vs.String())
 	b.WriteString("},\n")
 	if m.HeaderVersions != nil {

@@ -56,13 +56,13 @@ func resolve(s *source) (*tables, error) {
 		}
 		r.t.messages = append(r.t.messages, m)
 		switch m.Kind {
-		case schema.Request, schema.Response:
+		case "request", "response":
 			a := apis[m.APIKey]
 			if a == nil {
 				a = &schema.API{Key: m.APIKey}
 				apis[m.APIKey] = a
 			}
-			if m.Kind == schema.Response {
+			if m.Kind == "response" {
 				a.Response = m
 				break
 			}
@@ -70,13 +70,13 @@ func resolve(s *source) (*tables, error) {
 			a.Names = r.apiNames(k)
 			a.Name = a.Names[0]
 			a.Removed40 = r.removed40(m.APIKey, k, m.Valid)
-		case schema.Header:
+		case "header":
 			if m.Name == "RequestHeader" {
 				r.t.requestHeader = m
 			} else {
 				r.t.responseHeader = m
 			}
-		case schema.Data:
+		case "data":
 			r.t.data = append(r.t.data, m)
 		}
 	}
@@ -149,8 +149,8 @@ func (s *source) versions(k string) (all schema.Range, vs []defined, err error) 
 
 // messageKinds maps the files' types to kinds. The internal schemas' keys
 // and values of coordinator topics and metadata records are data messages.
-var messageKinds = map[string]schema.MessageKind{"request": schema.Request, "response": schema.Response, "header": schema.Header, "data": schema.Data,
-	"coordinator-key": schema.Data, "coordinator-value": schema.Data, "metadata": schema.Data}
+var messageKinds = map[string]string{"request": "request", "response": "response", "header": "header", "data": "data",
+	"coordinator-key": "data", "coordinator-value": "data", "metadata": "data"}
 
 // message resolves message key k across its versions. Consecutive versions
 // with the same layout and flexibility share one Version entry.
@@ -165,7 +165,7 @@ func (r *resolver) message(k string) (*schema.Message, error) {
 		return nil, fmt.Errorf("%s/%s: unknown message type %q", newest.folder, newest.Name, newest.Type)
 	}
 	msg := &schema.Message{Name: newest.Name, Kind: kind, APIKey: -1, Valid: all, Unstable: schema.Range{Lo: 1, Hi: 0}}
-	if newest.APIKey != nil && (kind == schema.Request || kind == schema.Response) {
+	if newest.APIKey != nil && (kind == "request" || kind == "response") {
 		msg.APIKey = int16(*newest.APIKey)
 	}
 	hdr := make([]int8, len(vs))
@@ -192,7 +192,7 @@ func (r *resolver) message(k string) (*schema.Message, error) {
 			return nil, err
 		}
 	}
-	if kind == schema.Request || kind == schema.Response {
+	if kind == "request" || kind == "response" {
 		// Indexed from version 0; versions below Valid.Lo repeat the first.
 		for v := 0; v <= int(all.Hi); v++ {
 			msg.HeaderVersions = append(msg.HeaderVersions, hdr[max(v-int(all.Lo), 0)])

@@ -1,11 +1,12 @@
-package wire
+// Package encerr holds the one encoding error of the codec, which package
+// codec exports as EncodeError and the records encoder returns too.
+package encerr
 
-// EncodeError is a failure to encode a value given in generic form (value
-// JSON, or Go maps and slices): the path of the value, such as
+// Error is a failure to encode a value given in generic form (value JSON,
+// or Go maps and slices): the path of the value, such as
 // "body.topics[0].name" or "[0].records[2].value", and what is wrong with
-// it. It is the one encoding error of kwire: codec.EncodeError and the
-// records package's errors are this type.
-type EncodeError struct {
+// it.
+type Error struct {
 	Path string // where: a JSON path; "" for the whole input
 	Msg  string // what is wrong, e.g. "expected a string, found a number (Go int)"
 	Err  error  // the underlying failure (a base64 or compression error), or nil
@@ -13,7 +14,7 @@ type EncodeError struct {
 
 // Error formats the error as "path: message", or the message alone for
 // the whole input.
-func (e *EncodeError) Error() string {
+func (e *Error) Error() string {
 	if e.Path == "" {
 		return e.Msg
 	}
@@ -21,4 +22,4 @@ func (e *EncodeError) Error() string {
 }
 
 // Unwrap returns the underlying failure, if any.
-func (e *EncodeError) Unwrap() error { return e.Err }
+func (e *Error) Unwrap() error { return e.Err }
