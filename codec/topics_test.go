@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/kwire/kwire/codec/records"
+	"github.com/kwire/kwire/codec/internal/rec"
 	"github.com/kwire/kwire/codec/tree"
 )
 
@@ -24,7 +24,7 @@ func topicBatch(tb testing.TB, compression string, kv ...[]byte) []byte {
 		}
 		recs = append(recs, map[string]any{"attributes": 0, "timestampDelta": 0, "offsetDelta": i / 2, "key": part(kv[i]), "value": part(kv[i+1]), "headers": []any{}})
 	}
-	b, err := records.Encode(nil, []any{map[string]any{"baseOffset": 0, "partitionLeaderEpoch": 0, "magic": 2,
+	b, err := rec.Encode(nil, []any{map[string]any{"baseOffset": 0, "partitionLeaderEpoch": 0, "magic": 2,
 		"attributes": map[string]any{"compression": compression}, "lastOffsetDelta": len(recs) - 1, "baseTimestamp": 1700000000000, "maxTimestamp": 1700000000000,
 		"producerId": -1, "producerEpoch": -1, "baseSequence": -1, "records": recs}})
 	require.NoError(tb, err)
