@@ -1,100 +1,17 @@
 package topicids
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
-	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kfake"
-	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kwire/kwire/codec"
-	"github.com/kwire/kwire/codec/wire"
+	"github.com/kwire/kwire/internal/bench/traffic"
 )
-
-// recorder keeps the bytes each connection a client dials sends and gets.
-type recorder struct {
-	mu    sync.Mutex
-	conns []*recConn
-}
-
-type recConn struct {
-	net.Conn
-	mu      *sync.Mutex
-	out, in bytes.Buffer
-}
-
-func (c *recConn) Write(b []byte) (int, error) {
-	c.mu.Lock()
-	c.out.Write(b)
-	c.mu.Unlock()
-	return c.Conn.Write(b)
-}
-
-func (c *recConn) Read(b []byte) (int, error) {
-	n, err := c.Conn.Read(b)
-	c.mu.Lock()
-	c.in.Write(b[:n])
-	c.mu.Unlock()
-	return n, err
-}
-
-func (r *recorder) dial(ctx context.Context, network, host string) (net.Conn, error) {
-	var d net.Dialer
-	c, err := d.DialContext(ctx, network, host)
-	if err != nil {
-		return nil, err
-	}
-	rc := &recConn{Conn: c, mu: &r.mu}
-	r.mu.Lock()
-	r.conns = append(r.conns, rc)
-	r.mu.Unlock()
-	return rc, nil
-}
-
-// exchange is one request and its response, size prefixes included.
-type exchange struct {
-	key, ver          int16
-	request, response []byte
-}
-
-func frames(b []byte) [][]byte {
-	var out [][]byte
-	for {
-		f, rest, ok := wire.SplitFrame(b, 0)
-		if !ok {
-			return out
-		}
-		out, b = append(out, f), rest
-	}
-}
-
-// exchanges pairs the recorded requests and responses by correlation id,
-// in the order they were sent on each connection.
-func (r *recorder) exchanges() []exchange {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []exchange
-	for _, c := range r.conns {
-		byCorr := map[int32]exchange{}
-		for _, f := range frames(c.out.Bytes()) {
-			byCorr[int32(binary.BigEndian.Uint32(f[8:]))] = exchange{key: int16(binary.BigEndian.Uint16(f[4:])), ver: int16(binary.BigEndian.Uint16(f[6:])), request: f}
-		}
-		for _, f := range frames(c.in.Bytes()) {
-			if x, ok := byCorr[int32(binary.BigEndian.Uint32(f[4:]))]; ok {
-				x.response = f
-				out = append(out, x)
-			}
-		}
-	}
-	return out
-}
 
 // A commit record as the group coordinator writes it, produced by kgo
 // into __consumer_offsets on kfake and fetched back: the Fetch responses
@@ -102,53 +19,30 @@ func (r *recorder) exchanges() []exchange {
 // OffsetCommitKey and OffsetCommitValue once the session has learned the
 // topic's id from the Metadata responses it saw, and not before.
 func TestCommitRecordFetchedFromKfake(t *testing.T) {
-	const topic = "__consumer_offsets"
-	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, topic))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cluster.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	rec := &recorder{}
-
 	ok := kmsg.OffsetCommitKey{Version: 1, Group: "billing", Topic: "orders", Partition: 3}
 	ov := kmsg.NewOffsetCommitValue()
 	ov.Version, ov.Offset, ov.LeaderEpoch, ov.Metadata, ov.CommitTimestamp = 3, 4242, 7, "note", 1700000000123
-	prod, err := kgo.NewClient(kgo.SeedBrokers(cluster.ListenAddrs()...), kgo.Dialer(rec.dial))
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	pairs, err := traffic.ProduceAndFetch(ctx, "__consumer_offsets", ok.AppendTo(nil), ov.AppendTo(nil))
 	if err != nil {
 		t.Fatal(err)
-	}
-	if err := prod.ProduceSync(ctx, &kgo.Record{Topic: topic, Key: ok.AppendTo(nil), Value: ov.AppendTo(nil)}).FirstErr(); err != nil {
-		t.Fatal(err)
-	}
-	prod.Close()
-	cons, err := kgo.NewClient(kgo.SeedBrokers(cluster.ListenAddrs()...), kgo.Dialer(rec.dial), kgo.ConsumeTopics(topic),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for got := 0; got < 1 && ctx.Err() == nil; {
-		got += cons.PollFetches(ctx).NumRecords()
-	}
-	cons.Close()
-	if ctx.Err() != nil {
-		t.Fatal("the record was not fetched back")
 	}
 
 	var names Names
 	const wantKey = `"schema":"OffsetCommitKey","decoded":{"group":"billing","topic":"orders","partition":3}`
 	const wantValue = `"format":"kafka","version":3,"schema":"OffsetCommitValue","decoded":{"offset":4242,"leaderEpoch":7,"metadata":"note","commitTimestamp":1700000000123}`
 	var fetched, produced int
-	for _, x := range rec.exchanges() {
-		names.LearnFrom(x.response, x.key, x.ver)
+	for _, p := range pairs {
+		x := struct{ key, ver int16 }{p.Request.Key, p.Request.Version}
+		names.LearnFrom(p.Response.Bytes, x.key, x.ver)
 		var b []byte
 		o := codec.Options{APIKey: x.key, Version: x.ver}
 		switch x.key {
 		case 0:
-			b = x.request
+			b = p.Request.Bytes
 		case 1:
-			b, o.Response = x.response, true
+			b, o.Response = p.Response.Bytes, true
 		default:
 			continue
 		}
