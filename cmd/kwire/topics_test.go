@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kwire/kwire/internal/bench/traffic"
@@ -120,4 +122,38 @@ func TestDecodeTopicIDFlag(t *testing.T) {
 	_, errOut, code = runCLI(t, append(args, "--topic-id", "nope=__consumer_offsets", h), nil)
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, "topic id")
+}
+
+// kwire proxy learns topic ids from the Metadata responses it relays (even
+// under --api Fetch, which shows no Metadata), so the commit record kgo
+// fetches from __consumer_offsets by topic id is decoded in the Fetch
+// lines it prints.
+func TestProxyInternalTopicByID(t *testing.T) {
+	cluster, _ := kfakeCluster(t, kfake.SeedTopics(1, "__consumer_offsets"))
+	p := startProxyCLI(t, "--upstream", cluster.ListenAddrs()[0], "--listen", "127.0.0.1:0", "--decode-cpu", "0", "--format", "ndjson", "--api", "Fetch")
+	ok := kmsg.OffsetCommitKey{Version: 1, Group: "billing", Topic: "orders", Partition: 3}
+	ov := kmsg.NewOffsetCommitValue()
+	ov.Version, ov.Offset, ov.LeaderEpoch, ov.Metadata, ov.CommitTimestamp = 3, 4242, 7, "note", 1700000000123
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(p.addr), kgo.ConsumeTopics("__consumer_offsets"), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	require.NoError(t, err)
+	require.NoError(t, cl.ProduceSync(ctx, &kgo.Record{Topic: "__consumer_offsets", Key: ok.AppendTo(nil), Value: ov.AppendTo(nil)}).FirstErr())
+	for got := 0; got < 1; {
+		got += cl.PollFetches(ctx).NumRecords()
+		require.NoError(t, ctx.Err())
+	}
+	cl.Close()
+	out, _ := p.stop(t)
+	lines := parseProxyLines(t, out)
+	require.NotEmpty(t, lines)
+	decoded := 0
+	for _, l := range lines {
+		require.Equal(t, "Fetch", l.APIName)
+		if strings.Contains(string(l.Response), wantCommitValue) {
+			decoded++
+			require.GreaterOrEqual(t, l.APIVersion, 13, "the Fetch names its topic by id")
+		}
+	}
+	require.Greater(t, decoded, 0, out)
 }

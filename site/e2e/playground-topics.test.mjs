@@ -1,0 +1,48 @@
+// Kafka's internal topics in the playground's frames (issue 20), in real
+// Chromium: a Produce request to __consumer_offsets carrying an offset
+// commit (key and value as franz-go's kmsg writes them) shows the record's
+// key and value decoded through Kafka's schemas in the tree, under the
+// record, with their bytes in the grid.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { build, serve, launch } from './helpers-playground.mjs';
+
+// Produce v9 to __consumer_offsets: OffsetCommitKey{billing, orders, 3},
+// OffsetCommitValue v3{offset 4242, leaderEpoch 7, "note", 1700000000123}.
+const COMMIT = '000000ab000000090000000700056b776972650000ffff0000753002135f5f636f6e73756d65725f6f66667365747302000000007800000000000000000000006b000000000269ab659c0000000000000000018bcfe568000000018bcfe56800ffffffffffffffffffffffffffff00000001720000002e0001000762696c6c696e6700066f72646572730000000338000300000000000010920000000700046e6f74650000018bcfe5687b00000000';
+
+let built, server, browser, context;
+
+before(async () => {
+  built = await build();
+  server = await serve(built.site);
+  browser = await launch();
+  context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+}, { timeout: 600_000 });
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+test('__consumer_offsets in a Produce request: the commit decoded in the tree', { timeout: 180_000 }, async () => {
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(server.url + '#hex=' + COMMIT);
+  await page.waitForFunction(() => document.body.dataset.decoded && document.querySelectorAll('#grids .kw-row').length > 0, null, { timeout: 60_000 });
+  assert.match(await page.textContent('#status'), /Produce v9 request/);
+  // Selecting the value's offset in the grid reveals it in the tree, under
+  // the OffsetCommitValue the record's value decodes to.
+  await page.locator('#grids .kw-cell:has(.kw-label:text-is("offset"))').first().click();
+  await page.waitForFunction(() => /OffsetCommitValue/.test(document.getElementById('tree').innerText));
+  const tree = await page.$eval('#tree', (e) => e.innerText);
+  assert.match(tree, /offset int64 = 4242/);
+  assert.match(tree, /commitTimestamp int64 = 1700000000123/);
+  assert.match(tree, /metadata string = "?note"?/);
+  await page.locator('#grids .kw-cell:has(.kw-label:text-is("group"))').first().click();
+  await page.waitForFunction(() => /OffsetCommitKey/.test(document.getElementById('tree').innerText));
+  assert.match(await page.$eval('#tree', (e) => e.innerText), /group string = "?billing"?/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
