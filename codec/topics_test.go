@@ -334,3 +334,30 @@ func nilIfEmpty(b []byte) any {
 	}
 	return b
 }
+
+// KRaft's voters fetch __cluster_metadata by its fixed id (Kafka's
+// Uuid.METADATA_TOPIC_ID, AAAAAAAAAAAAAAAAAAAAAQ): its records decode
+// with no id lookup, and a topic after it with an unknown id does not.
+func TestClusterMetadataFetchedByFixedID(t *testing.T) {
+	log, err := os.ReadFile(filepath.Join("..", "testdata", "storage", "logdir", "__cluster_metadata-0", "00000000000000000000.log"))
+	require.NoError(t, err)
+	r := kmsg.NewPtrFetchResponse()
+	r.Version = 17
+	for _, id := range [][16]byte{{15: 1}, {15: 2}} {
+		tp := kmsg.NewFetchResponseTopic()
+		tp.TopicID = id
+		p := kmsg.NewFetchResponseTopicPartition()
+		p.HighWatermark, p.LastStableOffset, p.RecordBatches = 10, 10, log
+		tp.Partitions = append(tp.Partitions, p)
+		r.Topics = append(r.Topics, tp)
+	}
+	b, _ := frameOf(r, 1, 17, true, true)
+	o := Options{Response: true, APIKey: 1, Version: 17}
+	f, err := Decode(b, o)
+	require.NoError(t, err)
+	js := string(f.AppendJSON(nil))
+	first := js[:strings.Index(js, `"AAAAAAAAAAAAAAAAAAAAAg"`)]
+	require.Contains(t, first, `"schema":"TopicRecord","decoded":{"name":"orders"`)
+	require.NotContains(t, js[len(first):], `"schema"`, "the second topic's id names nothing")
+	bothPaths(t, b, o)
+}

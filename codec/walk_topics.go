@@ -80,16 +80,32 @@ func (w *walker) noteTopic(c *tree.Node, f *schema.Field) {
 		}
 		return
 	}
-	t := w.topics
-	if t == nil || t.names == nil || len(c.Raw) != 16 {
+	if len(c.Raw) != 16 {
 		return
 	}
-	if name := t.names([16]byte(c.Raw)); name != "" {
+	t, id, name := w.topics, [16]byte(c.Raw), ""
+	if t != nil && t.names != nil {
+		name = t.names(id)
+	}
+	if name == "" && id == metadataTopicID {
+		name = "__cluster_metadata" // KRaft's Fetch, known without a lookup
+	}
+	switch {
+	case name != "":
 		w.topic = name
-	} else if t.named != w.depth {
-		w.topic = ""
+	case t != nil:
+		if t.named != w.depth {
+			w.topic = ""
+		}
+	case w.topic == "__cluster_metadata":
+		w.topic = "" // named by an id before this one
 	}
 }
+
+// metadataTopicID is the id of __cluster_metadata, the same in every
+// cluster (Kafka's Uuid.METADATA_TOPIC_ID): KRaft's voters fetch the
+// metadata log by it.
+var metadataTopicID = [16]byte{15: 1}
 
 // internalTopic is the internal topic named name, or nil.
 func internalTopic(name string) *schema.InternalTopic {
