@@ -32,11 +32,9 @@ test('__consumer_offsets in a Produce request: the commit decoded in the tree', 
   await page.goto(server.url + '#hex=' + COMMIT);
   await page.waitForFunction(() => document.body.dataset.decoded && document.querySelectorAll('#grids .kw-row').length > 0, null, { timeout: 60_000 });
   assert.match(await page.textContent('#status'), /Produce v9 request/);
-  const labels = await page.$$eval('#grids .kw-label', (ls) => ls.map((l) => l.textContent));
-  console.log('grid labels: ' + labels.join('|'));
-  console.log('tree: ' + (await page.$eval('#tree', (e) => e.innerText)).replace(/\n/g, ' / '));
-  // Selecting the value's offset in the grid reveals it in the tree, under
-  // the OffsetCommitValue the record's value decodes to.
+  // Selecting the value's offset in the grid (its last rows) reveals it
+  // in the tree, under the OffsetCommitValue the record's value decodes to.
+  await page.$eval('#grids .pg-main .pg-scroll', (b) => { b.scrollTop = b.scrollHeight; });
   await page.locator('#grids .kw-cell:has(.kw-label:text-is("offset"))').first().click();
   await page.waitForFunction(() => /OffsetCommitValue/.test(document.getElementById('tree').innerText));
   const tree = await page.$eval('#tree', (e) => e.innerText);
