@@ -3,6 +3,7 @@ package codec
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -360,4 +361,41 @@ func TestClusterMetadataFetchedByFixedID(t *testing.T) {
 	require.Contains(t, first, `"schema":"TopicRecord","decoded":{"name":"orders"`)
 	require.NotContains(t, js[len(first):], `"schema"`, "the second topic's id names nothing")
 	bothPaths(t, b, o)
+}
+
+// BenchmarkInternalTopicsFetch: a Fetch response of 1,000 offset commits
+// read to value JSON, as records of __consumer_offsets (keys and values
+// decoded through their schemas) and, for scale, as an ordinary topic's
+// (keys and values as text or base64).
+func BenchmarkInternalTopicsFetch(b *testing.B) {
+	var kv [][]byte
+	for i := 0; i < 1000; i++ {
+		ok := kmsg.OffsetCommitKey{Version: 1, Group: "billing-" + strconv.Itoa(i%7), Topic: "orders", Partition: int32(i % 12)}
+		ov := kmsg.NewOffsetCommitValue()
+		ov.Version, ov.Offset, ov.LeaderEpoch, ov.CommitTimestamp = 3, int64(1000+i), 5, 1700000000000+int64(i)
+		kv = append(kv, ok.AppendTo(nil), ov.AppendTo(nil))
+	}
+	batch := topicBatch(b, "none", kv...)
+	for _, topic := range []string{"__consumer_offsets", "orders"} {
+		fr := fetchOf(12, topic, [16]byte{}, batch)
+		b.Run(topic, func(b *testing.B) {
+			var d Decoder
+			o := Options{Response: true, APIKey: 1, Version: 12}
+			var out []byte
+			b.SetBytes(int64(len(fr)))
+			b.ReportAllocs()
+			for b.Loop() {
+				out, _, _ = d.AppendJSON(out[:0], fr, o)
+			}
+		})
+		b.Run(topic+"/tree", func(b *testing.B) {
+			var d Decoder
+			o := Options{Response: true, APIKey: 1, Version: 12}
+			b.SetBytes(int64(len(fr)))
+			b.ReportAllocs()
+			for b.Loop() {
+				d.Decode(fr, o)
+			}
+		})
+	}
 }

@@ -40,6 +40,8 @@ type topicWalk struct {
 	named int
 	t     *schema.InternalTopic // the internal topic being read
 
+	types [8]msgType // the display types of messages read last
+
 	tree treeSink
 	json jsonSink
 	wr   jsontext.Writer
@@ -127,6 +129,27 @@ func (w *walker) recordsHook() rec.PayloadFunc {
 	}
 	w.topics.t = t
 	return w.topicHook
+}
+
+// msgType is a message's display type at a version: "OffsetCommitValue v3".
+type msgType struct {
+	m *schema.Message
+	v int16
+	s string
+}
+
+// typeName is m's display type at version v, made once for the few
+// messages and versions a topic's records use.
+func (t *topicWalk) typeName(m *schema.Message, v int16) string {
+	for i := range t.types {
+		if c := &t.types[i]; c.m == m && c.v == v {
+			return c.s
+		}
+	}
+	s := m.Name + " v" + decimal(int(v))
+	copy(t.types[1:], t.types[:len(t.types)-1])
+	t.types[0] = msgType{m, v, s}
+	return s
 }
 
 // topicFraming is the most nodes a part's framing takes before its
@@ -344,9 +367,9 @@ func (w *walker) metadataValue(tp *topicWalk, p *topicPart) bool {
 // was read and the rest as bytes. ambiguous says the record's apiKey
 // names more than one schema: a trial (quiet when it fails), or the last.
 func (w *walker) topicMessage(p *topicPart, m *schema.Message, version int16, start int, ambiguous bool) bool {
-	m0, lv, derr := w.dataLayout(m.Name, version, p.bi, start, p.end, p.b)
-	if derr != nil {
-		w.topicFail(p, nil, nil, start, "", "", derr)
+	m0, lv := m, min(version, m.Valid.Hi)
+	if lv < m.Valid.Lo {
+		w.topicFail(p, nil, nil, start, "", "", newDecodeError(start, p.bi, w.pathString(), m.Name+" version "+m.Valid.String(), "version "+decimal(int(version)), nil))
 		w.topicRaw(p, start)
 		return false
 	}
@@ -355,7 +378,7 @@ func (w *walker) topicMessage(p *topicPart, m *schema.Message, version int16, st
 		p.json.Text(m.Name)
 	}
 	n := w.s.node()
-	n.Name, n.Role, n.Kind, n.Type = m.Name, tree.RoleField, schema.Struct, m.Name+" v"+decimal(int(version))
+	n.Name, n.Role, n.Kind, n.Type = m.Name, tree.RoleField, schema.Struct, w.topics.typeName(m, version)
 	if p.json != nil {
 		n.Name = p.names.msg
 	}

@@ -82,14 +82,15 @@ func (d *decoder) payload(b []byte, bi int, f *varField, key bool, rk []byte, ou
 		field = "key"
 	}
 	start := f.at + f.n
-	in := PayloadIn{B: b, Buf: bi, Start: start, End: start + len(f.raw), Key: key, Topic: d.opts.Topic, RecordKey: rk,
+	d.payIn = PayloadIn{B: b, Buf: bi, Start: start, End: start + len(f.raw), Key: key, Topic: d.opts.Topic, RecordKey: rk,
 		Path: d.pathString(field), Budget: d.b, Warnings: d.w}
-	var at tree.Node
+	in, at := &d.payIn, &d.payAt
+	*at = tree.Node{}
 	if s := d.s.payloadSlab(); s != nil {
-		in.Slab, in.Node = s, &at
+		in.Slab, in.Node = s, at
 	}
 	mark := len(d.pay)
-	d.pay, out.kids = d.opts.Payload(d.pay, &in)
+	d.pay, out.kids = d.opts.Payload(d.pay, in)
 	out.json = d.pay[mark:len(d.pay):len(d.pay)]
 	out.warns = at.Warnings
 }
