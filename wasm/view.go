@@ -96,6 +96,7 @@ func decode(this js.Value, args []js.Value) any {
 		Version:      int16(intArg(args, 3)),
 		NoSizePrefix: !hasSize,
 		Payload:      module.payload,
+		TopicNames:   captureTopics.Name,
 	}
 	browserLimits(&opts)
 	slots[slot] = nil // let the collector have the previous frame
