@@ -44,7 +44,7 @@ test: fuzz-ci
 # (FuzzRead found issue 11's panic in 25 s; 2000 inputs never would).
 CAPTURE_FUZZTIME ?= 25s
 CAPTURE_FUZZTIME_SHORT ?= 15s
-FUZZ_TARGETS = ./codec:FuzzDecode ./codec:FuzzFastPath ./codec:FuzzEncodeJSON ./codec:FuzzParseJSON \
+FUZZ_TARGETS = ./codec:FuzzDecode ./codec:FuzzFastPath ./codec:FuzzInternalTopics ./codec:FuzzEncodeJSON ./codec:FuzzParseJSON \
 	./codec/internal/rec:FuzzBatch ./codec/internal/rec:FuzzMessageSet ./codec/internal/rec:FuzzGzip \
 	./codec/internal/rec:FuzzSnappy ./codec/internal/rec:FuzzLZ4 ./codec/internal/rec:FuzzZstd \
 	./codec/jsontext:FuzzIndent ./internal/input:FuzzParse ./internal/input:FuzzParseRepeat ./internal/input:FuzzSplitFrames ./internal/input:FuzzRoundTrip \

@@ -65,6 +65,11 @@ type Options struct {
 	// last topic name read before them. It appends JSON members to the key
 	// or value object and returns nodes to hang under its node.
 	Payload func(dst []byte, p *PayloadIn) ([]byte, []*tree.Node)
+	// TopicNames, when set, names the topic a topic id stands for ("" when
+	// it does not know it): newer versions of Fetch, Produce, ShareFetch
+	// and others name topics by id alone, and the records of Kafka's
+	// internal topics (__consumer_offsets...) are decoded by topic name.
+	TopicNames func(id [16]byte) string
 
 	skipRecords bool // records are left as bytes: not decoded
 	// sizeFirst makes a size prefix beyond the bytes given an error at

@@ -65,6 +65,7 @@ type walker struct {
 	// the records fields after it belong to.
 	payload  rec.PayloadFunc
 	topic    string
+	topics   *topicWalk // the names of topic ids, internal topics' records (walk_topics.go)
 	inHeader bool
 	// dry is set while the walk reads ahead to find a tag section
 	// (prescan): nothing nested is decoded and nothing read early.
@@ -107,7 +108,7 @@ func (w *walker) init(f *Frame, s sink, o *Options, n int, b *budget.Budget) {
 	}
 	*w = walker{f: f, s: s, lim: lim, b: b, nest: o.nest(), skipRecords: o.skipRecords, sizeFirst: o.sizeFirst,
 		path: w.path[:0], own: w.own, pathBuf: w.pathBuf[:0], spare: w.spare, pre: w.pre, codes: w.codes[:0], null: w.null, payload: o.Payload,
-		int64s: o.Int64Strings}
+		int64s: o.Int64Strings, topics: w.topics.reset(o.TopicNames)}
 	if b != &w.own {
 		w.own = budget.Budget{}
 	}
@@ -553,10 +554,10 @@ func (w *walker) noteField(c *tree.Node, f *schema.Field) {
 	switch {
 	case w.inHeader && f.Name == "CorrelationId":
 		w.f.CorrelationID = int32(c.Int)
-	case f.Kind == schema.String && f.Name == "ProtocolType":
+	case f.Kind == schema.String && f.JSON == "protocolType": // ProtocolType; protocolType in GroupMetadataValue
 		w.pt = protocolType{name: string(c.Raw), known: !c.Null, depth: w.depth}
-	case w.payload != nil && f.EntityType == "topicName" && f.Kind == schema.String:
-		w.topic = string(c.Raw)
+	case f.Kind == schema.String && f.EntityType == "topicName", f.Kind == schema.UUID && f.Name == "TopicId":
+		w.noteTopic(c, f)
 	case w.wantCodes && c.Kind == schema.Int16 && c.Int != 0 && isErrorCode(f):
 		w.noteCode(c, w.pathWith(f.JSON))
 	}

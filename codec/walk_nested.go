@@ -117,7 +117,7 @@ func (w *walker) records(n *tree.Node) {
 	}
 	w.reserveNested()
 	path := w.pathString()
-	ro := rec.Options{MaxDepth: w.lim.MaxRecordNesting, Budget: w.b, Warnings: w.recordsWarnings(), Path: path, Data: w.dataHook, Payload: w.payload, Topic: w.topic, Spare: &w.spare, Int64Strings: w.int64s,
+	ro := rec.Options{MaxDepth: w.lim.MaxRecordNesting, Budget: w.b, Warnings: w.recordsWarnings(), Path: path, Data: w.dataHook, Payload: w.recordsHook(), Topic: w.topic, Spare: &w.spare, Int64Strings: w.int64s,
 		Start: n.PrefixEnd, Buffer: w.buf, Base: w.nbufs, Inflations: w.inflations}
 	derived, err := w.s.records(n, w.r.B[:w.r.Off], ro)
 	w.nbufs += derived
@@ -192,7 +192,7 @@ func (w *walker) dataInto(n *tree.Node, name string, version int16, buf []byte, 
 	vn.Buf, vn.Start, vn.TagEnd, vn.SizeEnd, vn.PrefixEnd, vn.End, vn.Int = bufIdx, at, at, at, at, at+2, int64(version)
 	w.s.leaf(vn)
 	n.Type = n.Type + " (" + name + ")"
-	err := w.dataFields(n, m, version, lv, buf, bufIdx, at+2, end)
+	err := w.dataFields(n, m, version, lv, buf, bufIdx, at+2, end, nil)
 	w.s.end(n)
 	return err
 }
@@ -218,11 +218,11 @@ func (w *walker) dataLayout(name string, version int16, bufIdx, start, end int, 
 // message m at layout version lv (read as version) into n, open in the
 // sink, with the frame's budget and limits. The walk's state is kept and
 // put back around it.
-func (w *walker) dataFields(n *tree.Node, m *schema.Message, version, lv int16, buf []byte, bufIdx, start, end int) *DecodeError {
+func (w *walker) dataFields(n *tree.Node, m *schema.Message, version, lv int16, buf []byte, bufIdx, start, end int, consumer []consumerField) *DecodeError {
 	saved := walkState{w.r, w.v, w.flex, w.buf, w.err, w.nested, w.consumer, w.pt, w.depth, len(w.path)}
 	w.r = read.Reader{B: buf[:end], Off: start}
 	w.v, w.flex, w.buf, w.err, w.nested, w.limitHit = lv, m.Flexible(lv), bufIdx, nil, true, false
-	w.consumer, w.pt = nil, protocolType{}
+	w.consumer, w.pt = consumer, protocolType{}
 	w.b.Work += end - start
 	w.charge() // the message's own struct
 	if lv != version {
@@ -307,7 +307,7 @@ func (w *walker) dataMessage(name string, version int16, buf []byte, bufIdx, sta
 	n.Buf, n.Start, n.TagEnd, n.SizeEnd, n.PrefixEnd = bufIdx, start, start, start, start
 	l := m.At(lv).Root
 	w.s.begin(n, l, len(l.Fields)+1)
-	err = w.dataFields(n, m, version, lv, buf, bufIdx, start, end)
+	err = w.dataFields(n, m, version, lv, buf, bufIdx, start, end, nil)
 	w.s.end(n)
 	return n, err
 }
@@ -370,7 +370,7 @@ func (w *walker) dataValue(n *tree.Node, name string, version int16, b []byte) {
 	w.s.begin(n, l, len(l.Fields)+1)
 	// (A data message read alone is the frame's own fields: NestedNodes
 	// is MaxNodes, as nothing nested was met before it.)
-	w.err = w.dataFields(n, m, version, lv, b, 0, at, len(b))
+	w.err = w.dataFields(n, m, version, lv, b, 0, at, len(b), nil)
 	w.r.Off = n.End
 	w.s.end(n)
 }

@@ -56,6 +56,7 @@ import (
 	"github.com/kwire/kwire/internal/capture/summary"
 	"github.com/kwire/kwire/internal/input"
 	"github.com/kwire/kwire/internal/render"
+	"github.com/kwire/kwire/internal/topicids"
 )
 
 // The browser's limits, through codec.Options: half the CLI's
@@ -472,6 +473,11 @@ func partial(this js.Value, args []js.Value) any {
 // whether either side failed to decode. "errors" are the codes that mean
 // a failure, "expected" those that are a normal step of a protocol
 // (MEMBER_ID_REQUIRED answering a first JoinGroup, say).
+// captureTopics names the topic ids the Metadata responses of the
+// captures read so far name: decode gives them to the codec, so that the
+// records of an internal topic fetched by id decode.
+var captureTopics topicids.Names
+
 func scanExchanges(this js.Value, args []js.Value) any {
 	frames, keys, vers := arg(args, 0), arg(args, 1), arg(args, 2)
 	n := keys.Get("length").Int()
@@ -503,6 +509,9 @@ func scanExchanges(this js.Value, args []js.Value) any {
 			o := codec.Options{Response: true, APIKey: key, Version: ver, Kafka: true}
 			browserLimits(&o)
 			f, err := dec.Decode(bytesArg(resp), o)
+			if topicids.Learns(key) {
+				captureTopics.Learn(f) // the topic ids Fetch and Produce name topics by
+			}
 			codes := errorCodes(f)
 			dst = appendCodes(dst, codes, key, false)
 			dst = appendCodes(append(dst, `],"expected":[`...), codes, key, true)

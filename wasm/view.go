@@ -96,6 +96,7 @@ func decode(this js.Value, args []js.Value) any {
 		Version:      int16(intArg(args, 3)),
 		NoSizePrefix: !hasSize,
 		Payload:      module.payload,
+		TopicNames:   captureTopics.Name,
 	}
 	browserLimits(&opts)
 	slots[slot] = nil // let the collector have the previous frame
@@ -195,31 +196,36 @@ func (v *view) flatIndex(id int32) int {
 
 func (v *view) appendSummary(dst []byte, hasSize bool) []byte {
 	f := v.f
-	dst = append(dst, `{"direction":`...)
-	dst = jsontext.AppendString(dst, []byte(map[bool]string{false: "request", true: "response"}[f.Response]))
-	dst = strconv.AppendInt(append(dst, `,"apiKey":`...), int64(f.APIKey), 10)
+	w := jsontext.Writer{B: dst}
+	w.BeginObject()
+	w.Key("direction")
+	w.Text(map[bool]string{false: "request", true: "response"}[f.Response])
+	w.Key("apiKey")
+	w.Int(int64(f.APIKey))
 	if f.API != nil {
-		dst = jsontext.AppendString(append(dst, `,"apiName":`...), []byte(f.API.Name))
+		w.Key("apiName")
+		w.String([]byte(f.API.Name))
 	}
-	dst = strconv.AppendInt(append(dst, `,"apiVersion":`...), int64(f.Version), 10)
-	dst = append(dst, `,"headerVersion":`...)
-	dst = strconv.AppendInt(dst, int64(f.HeaderVersion), 10)
-	dst = append(dst, `,"flexible":`...)
-	dst = strconv.AppendBool(dst, f.Flexible)
-	dst = append(dst, `,"sizePrefix":`...)
-	dst = strconv.AppendBool(dst, hasSize)
-	dst = append(dst, `,"nodeCount":`...)
-	dst = strconv.AppendInt(dst, int64(len(v.nodes)), 10)
-	dst = append(dst, `,"treeRows":`...)
-	dst = strconv.AppendInt(dst, int64(len(v.flat)), 10)
-	dst = append(dst, `,"ms":[`...)
-	for i, m := range v.ms {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = strconv.AppendInt(dst, m, 10)
+	w.Key("apiVersion")
+	w.Int(int64(f.Version))
+	w.Key("headerVersion")
+	w.Int(int64(f.HeaderVersion))
+	w.Key("flexible")
+	w.Bool(f.Flexible)
+	w.Key("sizePrefix")
+	w.Bool(hasSize)
+	w.Key("nodeCount")
+	w.Int(int64(len(v.nodes)))
+	w.Key("treeRows")
+	w.Int(int64(len(v.flat)))
+	w.Key("ms")
+	w.BeginArray()
+	for _, m := range v.ms {
+		w.Int(m)
 	}
-	dst = append(dst, `],"buffers":[`...)
+	w.EndArray()
+	w.Key("buffers")
+	w.BeginArray()
 	from := make([]int32, len(f.Buffers))
 	for i := range from {
 		from[i] = -1
@@ -230,25 +236,25 @@ func (v *view) appendSummary(dst []byte, hasSize bool) []byte {
 		}
 	}
 	for i, g := range v.grids {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = append(dst, `{"buf":`...)
-		dst = strconv.AppendInt(dst, int64(i), 10)
-		dst = append(dst, `,"len":`...)
-		dst = strconv.AppendInt(dst, int64(len(f.Buffers[i])), 10)
-		dst = append(dst, `,"rows":`...)
-		dst = strconv.AppendInt(dst, int64(len(g.rows)), 10)
-		dst = append(dst, `,"from":`...)
+		w.BeginObject()
+		w.Key("buf")
+		w.Int(int64(i))
+		w.Key("len")
+		w.Int(int64(len(f.Buffers[i])))
+		w.Key("rows")
+		w.Int(int64(len(g.rows)))
+		w.Key("from")
 		if i > 0 && from[i] >= 0 {
-			dst = v.appendNode(dst, from[i])
+			v.writeNode(&w, from[i])
 		} else {
-			dst = append(dst, `null`...)
+			w.Null()
 		}
-		dst = append(dst, '}')
+		w.EndObject()
 	}
-	dst = append(dst, `],"error":`...)
-	dst = appendError(dst, v.err)
+	w.EndArray()
+	w.Key("error")
+	w.Value()
+	w.B = appendError(w.B, v.err)
 	errNode := -1
 	var de *codec.DecodeError
 	if asDecodeError(v.err, &de) {
@@ -258,67 +264,69 @@ func (v *view) appendSummary(dst []byte, hasSize bool) []byte {
 			}
 		}
 	}
-	dst = append(dst, `,"errNode":`...)
-	dst = strconv.AppendInt(dst, int64(errNode), 10)
-	dst = append(dst, `,"headerDecoded":`...)
-	dst = strconv.AppendBool(dst, headerDecoded(f, de))
+	w.Key("errNode")
+	w.Int(int64(errNode))
+	w.Key("headerDecoded")
+	w.Bool(headerDecoded(f, de))
 	// A limit that cut decoding short: the first one, said plainly.
-	dst = append(dst, `,"limit":`...)
+	w.Key("limit")
 	limit := false
 	limits := v.limitWarnings()
-	if de != nil && errors.Is(de, codec.ErrLimit) {
+	said := func(msg string, off, buf int) {
 		limit = true
-		dst = jsontext.AppendHTMLSafe(append(dst, `{"message":`...), de.Expected)
-		dst = append(dst, `,"offset":`...)
-		dst = strconv.AppendInt(dst, int64(de.Offset), 10)
-		dst = append(dst, `,"buf":`...)
-		dst = strconv.AppendInt(dst, int64(de.Buf), 10)
-		dst = append(dst, '}')
+		w.BeginObject()
+		w.Key("message")
+		w.HTMLSafe(msg)
+		w.Key("offset")
+		w.Int(int64(off))
+		w.Key("buf")
+		w.Int(int64(buf))
+		w.EndObject()
+	}
+	if de != nil && errors.Is(de, codec.ErrLimit) {
+		said(de.Expected, de.Offset, de.Buf)
 	}
 	for _, n := range v.nodes {
 		if limit {
 			break
 		}
-		for _, w := range n.Warnings {
-			if limits[w] {
-				limit = true
-				dst = jsontext.AppendHTMLSafe(append(dst, `{"message":`...), w)
-				dst = append(dst, `,"offset":`...)
-				dst = strconv.AppendInt(dst, int64(n.Start), 10)
-				dst = append(dst, `,"buf":`...)
-				dst = strconv.AppendInt(dst, int64(n.Buf), 10)
-				dst = append(dst, '}')
+		for _, msg := range n.Warnings {
+			if limits[msg] {
+				said(msg, n.Start, n.Buf)
 				break
 			}
 		}
 	}
 	if !limit {
-		dst = append(dst, "null"...)
+		w.Null()
 	}
-	dst = append(dst, `,"warnings":[`...)
+	w.Key("warnings")
+	w.BeginArray()
 	count := 0
 	for i, n := range v.nodes {
-		for _, w := range n.Warnings {
+		for _, msg := range n.Warnings {
 			count++
 			if count > 200 {
 				continue
 			}
-			if count > 1 {
-				dst = append(dst, ',')
+			w.BeginObject()
+			w.Key("node")
+			w.Int(int64(i))
+			writeSpan(&w, n.Buf, n.Start, n.End)
+			w.Key("message")
+			w.HTMLSafe(msg)
+			if limits[msg] {
+				w.Key("limit")
+				w.Bool(true)
 			}
-			dst = append(dst, `{"node":`...)
-			dst = strconv.AppendInt(dst, int64(i), 10)
-			dst = appendSpan(dst, n.Buf, n.Start, n.End)
-			dst = jsontext.AppendHTMLSafe(append(dst, `,"message":`...), w)
-			if limits[w] {
-				dst = append(dst, `,"limit":true`...)
-			}
-			dst = append(dst, '}')
+			w.EndObject()
 		}
 	}
-	dst = append(dst, `],"warningCount":`...)
-	dst = strconv.AppendInt(dst, int64(count), 10)
-	return append(dst, '}')
+	w.EndArray()
+	w.Key("warningCount")
+	w.Int(int64(count))
+	w.EndObject()
+	return w.B
 }
 
 // headerDecoded reports whether the frame's header was read whole: only
@@ -349,48 +357,54 @@ func (v *view) limitWarnings() map[string]bool {
 	return m
 }
 
-func appendSpan(dst []byte, buf, start, end int) []byte {
-	dst = append(dst, `,"buf":`...)
-	dst = strconv.AppendInt(dst, int64(buf), 10)
-	dst = append(dst, `,"start":`...)
-	dst = strconv.AppendInt(dst, int64(start), 10)
-	dst = append(dst, `,"end":`...)
-	return strconv.AppendInt(dst, int64(end), 10)
+// writeSpan writes a node's or cell's place: "buf", "start", "end".
+func writeSpan(w *jsontext.Writer, buf, start, end int) {
+	w.Key("buf")
+	w.Int(int64(buf))
+	w.Key("start")
+	w.Int(int64(start))
+	w.Key("end")
+	w.Int(int64(end))
 }
 
-// appendNode writes one node without its children: the codec's annotated
+// writeNode writes one node without its children: the codec's annotated
 // form of the node alone, plus its number, depth and tree state.
-func (v *view) appendNode(dst []byte, id int32) []byte {
+func (v *view) writeNode(w *jsontext.Writer, id int32) {
 	n := v.nodes[id]
 	leaf := *n
 	leaf.Children = nil
-	dst = append(dst, `{"id":`...)
-	dst = strconv.AppendInt(dst, int64(id), 10)
-	dst = append(dst, `,"depth":`...)
-	dst = strconv.AppendInt(dst, int64(v.depth[id]), 10)
-	dst = append(dst, `,"kids":`...)
-	dst = strconv.AppendInt(dst, int64(len(n.Children)), 10)
-	dst = append(dst, `,"open":`...)
-	dst = strconv.AppendBool(dst, v.open[id])
+	w.BeginObject()
+	w.Key("id")
+	w.Int(int64(id))
+	w.Key("depth")
+	w.Int(int64(v.depth[id]))
+	w.Key("kids")
+	w.Int(int64(len(n.Children)))
+	w.Key("open")
+	w.Bool(v.open[id])
 	if n.Index >= 0 && v.parent[id] >= 0 {
 		p := v.nodes[v.parent[id]]
 		name := p.Name
 		if p.Field != nil {
 			name = p.Field.JSON
 		}
-		dst = jsontext.AppendHTMLSafe(append(dst, `,"label":`...), name+"["+strconv.Itoa(n.Index)+"]")
+		w.Key("label")
+		w.HTMLSafe(name + "[" + strconv.Itoa(n.Index) + "]")
 	}
 	if name := codec.ValueName(n, v.f.APIKey); name != "" && n.Field == nil {
 		// A coded record attribute (compression, timestampType): its name.
-		dst = jsontext.AppendHTMLSafe(append(dst, `,"valueName":`...), name)
+		w.Key("valueName")
+		w.HTMLSafe(name)
 	}
 	if len(n.Children) > 0 {
 		// A records or bytes field with decoded content still has its value.
-		dst = append(dst, `,"hasKids":true`...)
+		w.Key("hasKids")
+		w.Bool(true)
 	}
-	dst = append(dst, `,"node":`...)
-	dst = v.f.AppendAnnotated(dst, &leaf)
-	return append(dst, '}')
+	w.Key("node")
+	w.Value()
+	w.B = v.f.AppendAnnotated(w.B, &leaf)
+	w.EndObject()
 }
 
 func view0() *view {
@@ -404,14 +418,13 @@ func treeRows(this js.Value, args []js.Value) any {
 		return "[]"
 	}
 	from, count := intArg(args, 0), intArg(args, 1)
-	dst := []byte{'['}
+	w := jsontext.Writer{}
+	w.BeginArray()
 	for i := max(from, 0); i < len(v.flat) && i < from+count; i++ {
-		if len(dst) > 1 {
-			dst = append(dst, ',')
-		}
-		dst = v.appendNode(dst, v.flat[i])
+		v.writeNode(&w, v.flat[i])
 	}
-	return string(append(dst, ']'))
+	w.EndArray()
+	return string(w.B)
 }
 
 // setOpen(id, open) opens (1), closes (0) or toggles (-1) a node and
@@ -450,15 +463,18 @@ func reveal(this js.Value, args []js.Value) any {
 		v.flatten()
 	}
 	n := v.nodes[id]
-	dst := []byte(`{"treeIndex":`)
-	dst = strconv.AppendInt(dst, int64(v.flatIndex(int32(id))), 10)
-	dst = append(dst, `,"treeRows":`...)
-	dst = strconv.AppendInt(dst, int64(len(v.flat)), 10)
-	dst = append(dst, `,"gridRow":`...)
-	dst = strconv.AppendInt(dst, int64(v.rowOf(n.Buf, n.Start)), 10)
-	dst = append(dst, `,"node":`...)
-	dst = v.appendNode(dst, int32(id))
-	return string(append(dst, '}'))
+	w := jsontext.Writer{}
+	w.BeginObject()
+	w.Key("treeIndex")
+	w.Int(int64(v.flatIndex(int32(id))))
+	w.Key("treeRows")
+	w.Int(int64(len(v.flat)))
+	w.Key("gridRow")
+	w.Int(int64(v.rowOf(n.Buf, n.Start)))
+	w.Key("node")
+	v.writeNode(&w, int32(id))
+	w.EndObject()
+	return string(w.B)
 }
 
 func (v *view) grid(buf int) *grid {
@@ -525,17 +541,23 @@ func (v *view) appendBits(dst []byte, n *tree.Node) []byte {
 			return dst
 		}
 	}
-	dst = append(dst, `,"bits":[`...)
-	for i, k := range n.Children {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = jsontext.AppendHTMLSafe(append(dst, `{"name":`...), k.Name)
-		dst = jsontext.AppendHTMLSafe(append(dst, `,"type":`...), k.Type)
-		dst = jsontext.AppendHTMLSafe(append(dst, `,"value":`...), render.ShortValue(k, v.f.APIKey))
-		dst = append(dst, '}')
+	w := jsontext.Writer{B: dst}
+	w.Fresh()
+	w.B = append(w.B, ',')
+	w.Key("bits")
+	w.BeginArray()
+	for _, k := range n.Children {
+		w.BeginObject()
+		w.Key("name")
+		w.HTMLSafe(k.Name)
+		w.Key("type")
+		w.HTMLSafe(k.Type)
+		w.Key("value")
+		w.HTMLSafe(render.ShortValue(k, v.f.APIKey))
+		w.EndObject()
 	}
-	return append(dst, ']')
+	w.EndArray()
+	return w.B
 }
 
 // expandCell(buf, cell) shows every row of an elided cell; it returns the
@@ -579,18 +601,21 @@ func cellAt(this js.Value, args []js.Value) any {
 		return "null"
 	}
 	c := g.cells[best]
-	dst := []byte(`{"node":`)
-	dst = strconv.AppendInt(dst, int64(c.Node), 10)
-	dst = appendSpan(dst, buf, c.Start, c.End)
+	w := jsontext.Writer{}
+	w.BeginObject()
+	w.Key("node")
+	w.Int(int64(c.Node))
+	writeSpan(&w, buf, c.Start, c.End)
 	if c.Node >= 0 && c.Node < len(v.nodes) {
 		// The node the cell is part of: a selection is always a node.
 		n := v.nodes[c.Node]
-		dst = append(dst, `,"nodeStart":`...)
-		dst = strconv.AppendInt(dst, int64(n.Start), 10)
-		dst = append(dst, `,"nodeEnd":`...)
-		dst = strconv.AppendInt(dst, int64(n.End), 10)
+		w.Key("nodeStart")
+		w.Int(int64(n.Start))
+		w.Key("nodeEnd")
+		w.Int(int64(n.End))
 	}
-	return string(append(dst, '}'))
+	w.EndObject()
+	return string(w.B)
 }
 
 // valueJSON writes the indented value JSON on first use: a big frame's

@@ -9,6 +9,7 @@ import (
 	"github.com/kwire/kwire/codec/tree"
 	"github.com/kwire/kwire/internal/registry"
 	"github.com/kwire/kwire/internal/registry/resolve"
+	"github.com/kwire/kwire/internal/topicids"
 )
 
 // payloadFlags are the flags of the commands that decode records (decode,
@@ -21,13 +22,26 @@ type payloadFlags struct {
 	dir      string
 	validate bool
 	timeout  time.Duration
+	// ids names topic ids (--topic-id, and for pcap and proxy the
+	// Metadata responses they see): records of a topic named by id are
+	// those of an internal topic when its name says so.
+	ids *topicids.Names
 }
 
 func (p *payloadFlags) register(fs interface {
 	BoolVar(*bool, string, bool, string)
 	StringVar(*string, string, string, string)
 	DurationVar(*time.Duration, string, time.Duration, string)
+	Func(string, string, func(string) error)
 }) {
+	p.ids = new(topicids.Names)
+	fs.Func("topic-id", "name a topic id (repeatable): `ID=NAME`, the id as Kafka prints it or as a UUID; Fetch 13+ and Produce 13+ name topics by id, and the records of Kafka's internal topics (__consumer_offsets...) are decoded by name. kwire pcap and proxy also learn ids from the Metadata responses they see", func(v string) error {
+		id, name, err := topicids.ParseFlag(v)
+		if err == nil {
+			p.ids.Set(id, name)
+		}
+		return err
+	})
 	fs.StringVar(&p.mode, "payloads", "decoded", "record keys and values: decoded (text, JSON, the schema registry's framing, Avro/Protobuf/JSON Schema with a schema) or bytes (text or base64 only)")
 	fs.StringVar(&p.registry, "schema-registry", "", "read schemas by id from the Confluent-compatible registry at `URL` (credentials from "+registry.EnvUser+" and "+registry.EnvPassword+", or "+registry.EnvToken+")")
 	fs.StringVar(&p.dir, "schemas", "", "read schemas from the files in `DIR`: ID.avsc, ID.proto, ID.json by schema id; TOPIC-value.avsc (-key, .proto, .json) for payloads without the registry's framing")
@@ -57,6 +71,15 @@ func (p *payloadFlags) serverHook() (payloadHook, error) {
 		return nil, nil
 	}
 	return p.hook()
+}
+
+// topicNames is Options.TopicNames for the ids --topic-id names (nil when
+// none, unless learn: pcap and proxy add the ids they learn as they go).
+func (p *payloadFlags) topicNames(learn bool) func([16]byte) string {
+	if p.ids == nil || !learn && p.ids.Len() == 0 {
+		return nil
+	}
+	return p.ids.Name
 }
 
 // payloadHook is what records call for each key and value.

@@ -18,6 +18,7 @@ import (
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/internal/capture"
 	"github.com/kwire/kwire/internal/capture/summary"
+	"github.com/kwire/kwire/internal/topicids"
 )
 
 // kwire pcap streams: the capture is read packet by packet
@@ -250,6 +251,11 @@ func (p *pcapRun) decode(in io.Reader) (*capture.Result, error) {
 	go func() {
 		n := 0
 		res, readErr = capture.ReadFunc(in, capture.Options{BrokerPorts: p.cfg.ports}, func(x *capture.Exchange) {
+			if x.Request != nil && x.Response != nil && topicids.Learns(x.APIKey) {
+				// In capture order, before any exchange after it is
+				// decoded: the topic ids a Metadata response names.
+				p.cfg.pf.ids.LearnFrom(x.Response.Bytes, x.APIKey, x.APIVersion)
+			}
 			jobs <- pcapJob{n, x}
 			n++
 		})
@@ -360,7 +366,7 @@ func (wk *pcapWorker) exchange(j pcapJob, buf *[]byte) pcapLineOut {
 	if x.Request != nil {
 		var info *codec.Frame
 		o := jo.apply(codec.Options{})
-		o.Payload = cfg.payload
+		o.Payload, o.TopicNames = cfg.payload, cfg.pf.topicNames(true)
 		wk.reqJS, info, req.err = wk.req.AppendJSON(wk.reqJS[:0], x.Request.Bytes, o)
 		req.json = wk.reqJS
 		key, ver = info.APIKey, info.Version
@@ -368,7 +374,7 @@ func (wk *pcapWorker) exchange(j pcapJob, buf *[]byte) pcapLineOut {
 	}
 	var codes []int16
 	if x.Response != nil {
-		o := codec.Options{Response: true, APIKey: key, Version: ver, Payload: cfg.payload}
+		o := codec.Options{Response: true, APIKey: key, Version: ver, Payload: cfg.payload, TopicNames: cfg.pf.topicNames(true)}
 		if x.Request == nil {
 			o.APIKey, o.Version = codec.Any, codec.Any // guessed
 		}

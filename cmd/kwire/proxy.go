@@ -22,6 +22,7 @@ import (
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/internal/capture"
 	"github.com/kwire/kwire/internal/proxy"
+	"github.com/kwire/kwire/internal/topicids"
 )
 
 // kwire proxy sits between Kafka clients and brokers, forwards every byte
@@ -219,7 +220,7 @@ type proxyRun struct {
 func (c *proxyConfig) run(ctx context.Context, e *env) int {
 	r := &proxyRun{cfg: c, e: e, w: bufio.NewWriterSize(e.stdout, 64<<10), stats: map[int16]*apiStats{}, errCodes: map[apiCode]int{}, started: time.Now()}
 	r.dec.ShowSecrets = c.showSecrets
-	r.dec.Options.Payload = c.payload
+	r.dec.Options.Payload, r.dec.Options.TopicNames = c.payload, c.pf.topicNames(true)
 	if c.check {
 		r.checker = newProxyChecker()
 	}
@@ -236,7 +237,7 @@ func (c *proxyConfig) run(ctx context.Context, e *env) int {
 	}
 	if c.only != nil {
 		key := c.only.Key
-		pc.Keep = func(k int16) bool { return k == key }
+		pc.Keep = func(k int16) bool { return k == key || topicids.Learns(k) } // Metadata: topic ids
 	}
 	p, err := proxy.New(pc)
 	if err != nil {
@@ -318,6 +319,9 @@ func (r *proxyRun) exchange(x *proxy.Exchange) {
 			r.e.stderr.Write(lines)
 			r.errMu.Unlock()
 		}
+	}
+	if x.Request != nil && x.Response != nil && topicids.Learns(x.APIKey) {
+		c.pf.ids.LearnFrom(x.Response, x.APIKey, x.APIVersion) // the topic ids it names
 	}
 	if c.clientID != "" && (x.Request == nil || requestClientID(x.Request) != c.clientID) {
 		return

@@ -168,6 +168,13 @@ func (w *Writer) String(s []byte) {
 	w.B = appendString(w.B, s, false)
 }
 
+// HTMLSafe writes s as a string that also escapes <, > and &
+// (AppendHTMLSafe), for text a page takes as data.
+func (w *Writer) HTMLSafe(s string) {
+	w.sep()
+	w.B = appendString(w.B, []byte(s), true)
+}
+
 // Text writes s, which needs no escaping (kwire's own names), as a string.
 func (w *Writer) Text(s string) {
 	w.sep()

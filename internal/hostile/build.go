@@ -67,7 +67,10 @@ func request(key, version int16, flex bool, body []byte) []byte {
 
 // produce is a Produce request of one topic whose partitions hold recs, at
 // version 0-2 (no transactional id) or 3-8.
-func produce(version int16, recs ...[]byte) []byte {
+func produce(version int16, recs ...[]byte) []byte { return produceTo(version, "t", recs...) }
+
+// produceTo is produce to topic.
+func produceTo(version int16, topic string, recs ...[]byte) []byte {
 	var b []byte
 	if version >= 3 {
 		b = be16(b, -1) // transactionalId: null
@@ -75,7 +78,7 @@ func produce(version int16, recs ...[]byte) []byte {
 	b = be16(b, -1)    // acks
 	b = be32(b, 30000) // timeoutMs
 	b = be32(b, 1)
-	b = str16(b, "t")
+	b = str16(b, topic)
 	b = be32(b, int32(len(recs)))
 	for i, r := range recs {
 		b = be32(b, int32(i))

@@ -235,6 +235,30 @@ func protocolCorpus() []Entry {
 			}},
 
 		// Consumer-protocol metadata.
+		// Kafka's internal topics: records the walk reads through their schemas.
+		{Name: "internal-group-members-count-max.bin", Mode: Request, Attacks: "Produce v3 to __consumer_offsets, a GroupMetadataValue declaring 2,147,483,647 members",
+			Expect: Expect{Warning: "GroupMetadataValue"},
+			gen: func() []byte {
+				k := str16(be16(nil, 2), "g") // GroupMetadataKey: type 2, then the group
+				v := be16(nil, 3)             // GroupMetadataValue v3
+				v = str16(v, "consumer")
+				v = be32(v, 1)
+				v = str16(v, "range")
+				v = str16(v, "l")
+				v = be64(v, 0)
+				v = be32(v, math.MaxInt32)
+				return produceTo(3, "__consumer_offsets", batch(0, 0, 1, record(0, 0, k, v)))
+			}},
+		{Name: "internal-metadata-flood.bin", Mode: Request, Attacks: "Produce v3 to __cluster_metadata, a zstd batch of 600,000 TopicRecords (19 MB inflated), each decoded through its schema",
+			Expect: Expect{Count: 600_000, CountKey: "decoded"},
+			gen: func() []byte {
+				v := []byte{1, 2, 0} // frame version 1, apiKey 2 (TopicRecord), version 0
+				v = cstr(v, "t")
+				v = append(v, repeat([]byte{7}, 16)...) // topicId
+				v = append(v, 0)                        // tags
+				rec := record(0, 0, nil, v)
+				return produceTo(3, "__cluster_metadata", batch(codecZstd, 599_999, 600_000, zst(repeat(rec, 600_000))))
+			}},
 		{Name: "consumer-subscription-count-max.bin", Mode: Request, Attacks: "JoinGroup v5, consumer protocol metadata declaring 2,147,483,647 topics",
 			Expect: Expect{Warning: "ConsumerProtocolSubscription"},
 			gen: func() []byte {

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"errors"
 	"strconv"
 
@@ -52,6 +53,10 @@ func (d *Decoder) Decode(x *Exchange) Decoded {
 		}
 		if !d.ShowSecrets && HasSecrets(x.APIKey, x.APIVersion) {
 			out.Redacted = redact(out.Request, out.RequestErr, x.Request, "request", out.Redacted)
+		} else if !d.ShowSecrets && carriesMetadata(x.APIKey, x.Request) {
+			if n := len(out.Redacted); redactAgain(out.Request, out.RequestErr, x.Request, "request", &out.Redacted) > n {
+				out.Request, out.RequestErr = d.req.Decode(x.Request, o)
+			}
 		}
 	}
 	if x.Response != nil {
@@ -61,6 +66,10 @@ func (d *Decoder) Decode(x *Exchange) Decoded {
 			out.Response, out.ResponseErr = d.rsp.Decode(x.Response, o)
 			if !d.ShowSecrets && HasSecrets(x.APIKey, x.APIVersion) {
 				out.Redacted = redact(out.Response, out.ResponseErr, x.Response, "response", out.Redacted)
+			} else if !d.ShowSecrets && carriesMetadata(x.APIKey, x.Response) {
+				if n := len(out.Redacted); redactAgain(out.Response, out.ResponseErr, x.Response, "response", &out.Redacted) > n {
+					out.Response, out.ResponseErr = d.rsp.Decode(x.Response, o)
+				}
 			}
 		} else if f, _ := codec.Decode(x.Response, codec.Options{Response: true, APIKey: codec.Any, Version: codec.Any}); f.Guess != nil && len(f.Guess.Candidates) > 0 {
 			out.Guessed = f.Guess.Candidates
@@ -102,7 +111,7 @@ func (d *Decoder) DecodeJSON(x *Exchange) DecodedJSON {
 	if x.Request != nil {
 		o := d.Options
 		o.Response = false
-		if secrets(x.APIKey, x.APIVersion) {
+		if secrets(x.APIKey, x.APIVersion) || !d.ShowSecrets && carriesMetadata(x.APIKey, x.Request) {
 			f, err := d.req.Decode(x.Request, o)
 			out.Redacted = redact(f, err, x.Request, "request", out.Redacted)
 		}
@@ -121,7 +130,7 @@ func (d *Decoder) DecodeJSON(x *Exchange) DecodedJSON {
 	o.Response, o.APIKey, o.Version = true, x.APIKey, x.APIVersion
 	if x.Request == nil {
 		o.APIKey, o.Version = codec.Any, codec.Any // guessed
-	} else if secrets(x.APIKey, x.APIVersion) {
+	} else if secrets(x.APIKey, x.APIVersion) || !d.ShowSecrets && carriesMetadata(x.APIKey, x.Response) {
 		f, err := d.rsp.Decode(x.Response, o)
 		out.Redacted = redact(f, err, x.Response, "response", out.Redacted)
 	}
@@ -180,6 +189,10 @@ func redact(f *codec.Frame, err error, b []byte, side string, paths []string) []
 			default:
 				continue
 			}
+			if c.Kind == schema.Records && !c.Null && c.Buf == 0 {
+				paths = redactRecords(c, b, p, paths)
+				continue
+			}
 			if c.Field != nil && isSecret(c.Field) && c.Buf == 0 && !c.Null {
 				clear(b[c.DataStart():c.End])
 				paths = append(paths, p)
@@ -199,8 +212,16 @@ func redact(f *codec.Frame, err error, b []byte, side string, paths []string) []
 // ConfigType of PASSWORD), or its name does (sensitiveConfig). Nil when n
 // is no such entry, or its value is null.
 func configSecret(n *tree.Node) *tree.Node {
+	if v := configEntrySecret(n); v != nil && v.Buf == 0 {
+		return v
+	}
+	return nil
+}
+
+// configEntrySecret is configSecret in any buffer (decompressed bytes too).
+func configEntrySecret(n *tree.Node) *tree.Node {
 	v := n.Get("value")
-	if v == nil || v.Field == nil || v.Kind != schema.String || v.Null || v.Buf != 0 {
+	if v == nil || v.Field == nil || v.Kind != schema.String || v.Null {
 		return nil
 	}
 	name := n.Get("name")
@@ -220,4 +241,69 @@ func configSecret(n *tree.Node) *tree.Node {
 		return v
 	}
 	return nil
+}
+
+// redactAgain redacts f as redact does and returns how many paths there
+// are now: the caller decodes the frame again when it zeroed records
+// bytes, whose batch's CRC the tree read before no longer matches (the
+// tree-less path, which reads the zeroed bytes, says so too).
+func redactAgain(f *codec.Frame, err error, b []byte, side string, paths *[]string) int {
+	*paths = redact(f, err, b, side, *paths)
+	return len(*paths)
+}
+
+// metadataTopicID is __cluster_metadata's id in every cluster (Kafka's
+// Uuid.METADATA_TOPIC_ID).
+var metadataTopicID = []byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}
+
+// carriesMetadata reports whether frame b of apiKey may carry records of
+// __cluster_metadata, which the codec decodes through Kafka's schemas:
+// ConfigRecord values of sensitive configs and SCRAM credentials among
+// them (KRaft's voters Fetch the log and FetchSnapshot its snapshots, by
+// name or by the topic's fixed id). A frame that names neither is not
+// decoded twice.
+func carriesMetadata(apiKey int16, b []byte) bool {
+	switch apiKey {
+	case schema.KeyProduce, schema.KeyFetch, schema.KeyFetchSnapshot:
+		return bytes.Contains(b, []byte("__cluster_metadata")) || bytes.Contains(b, metadataTopicID)
+	}
+	return false
+}
+
+// redactRecords zeroes the secrets the codec decoded in the records field
+// r (from b): configuration values that may be passwords (ConfigRecord),
+// and SCRAM salts and keys (UserScramCredentialRecord). The path of r is
+// appended once when any was found. A secret in decompressed bytes
+// cannot be zeroed where it lies: the compressed bytes it came from are
+// (the batch's records section, or a wrapper message's value), so the
+// batch reads as one that does not decompress.
+func redactRecords(r *tree.Node, b []byte, path string, paths []string) []string {
+	found := false
+	var walk func(n, holder *tree.Node)
+	walk = func(n, holder *tree.Node) {
+		v := configEntrySecret(n)
+		if v == nil && n.Field != nil && isSecret(n.Field) && !n.Null {
+			v = n
+		}
+		if v != nil {
+			found = true
+			if v.Buf == 0 {
+				clear(b[v.DataStart():v.End])
+			} else if holder != nil {
+				clear(b[holder.DataStart():holder.End])
+			}
+		}
+		for _, c := range n.Children {
+			h := holder
+			if n.Buf == 0 && c.Buf != 0 {
+				h = n // the frame's bytes c was decompressed from
+			}
+			walk(c, h)
+		}
+	}
+	walk(r, nil)
+	if !found {
+		return paths
+	}
+	return append(paths, path)
 }

@@ -52,13 +52,14 @@ func fieldOf(l *schema.Layout, name string, k schema.Kind) *schema.Field {
 // authentication bytes (SaslAuthenticate's AuthBytes, which carry PLAIN
 // passwords and SCRAM proofs), delegation-token HMACs (the token's
 // password), and SCRAM credentials (AlterUserScramCredentials' Salt and
-// SaltedPassword).
+// SaltedPassword; in KRaft's UserScramCredentialRecord, Salt, StoredKey
+// and ServerKey).
 func isSecret(f *schema.Field) bool {
 	if f.Kind != schema.Bytes {
 		return false
 	}
 	n := strings.ToLower(f.Name)
-	for _, s := range []string{"authbytes", "hmac", "salt", "password", "secret", "credential"} {
+	for _, s := range []string{"authbytes", "hmac", "salt", "password", "secret", "credential", "storedkey", "serverkey"} {
 		if strings.Contains(n, s) {
 			return true
 		}

@@ -23,6 +23,10 @@ type PayloadIn struct {
 	Key             bool   // a record key (else a value)
 	Topic           string // the topic the records belong to, when known
 	Path            string // the key's or value's place in value JSON, for warnings
+	// RecordKey is, for a value, its record's key (nil when null or not
+	// read), aliasing B: what a key says can select how its value reads
+	// (the records of Kafka's internal topics).
+	RecordKey []byte
 
 	// Slab, when set, receives the payload's nodes; nil asks for JSON
 	// members alone (the nodes counted all the same, so both stop at the
@@ -57,15 +61,19 @@ func (d *decoder) payloads(b []byte, bi int, key, val *varField, ko, vo *payload
 		return
 	}
 	d.pay = d.pay[:0]
+	var rk []byte
 	if key != nil {
-		d.payload(b, bi, key, true, ko)
+		d.payload(b, bi, key, true, nil, ko)
+		if !key.null {
+			rk = key.raw
+		}
 	}
 	if val != nil {
-		d.payload(b, bi, val, false, vo)
+		d.payload(b, bi, val, false, rk, vo)
 	}
 }
 
-func (d *decoder) payload(b []byte, bi int, f *varField, key bool, out *payloadOut) {
+func (d *decoder) payload(b []byte, bi int, f *varField, key bool, rk []byte, out *payloadOut) {
 	if f.null || len(f.raw) == 0 {
 		return
 	}
@@ -74,14 +82,15 @@ func (d *decoder) payload(b []byte, bi int, f *varField, key bool, out *payloadO
 		field = "key"
 	}
 	start := f.at + f.n
-	in := PayloadIn{B: b, Buf: bi, Start: start, End: start + len(f.raw), Key: key, Topic: d.opts.Topic,
+	d.payIn = PayloadIn{B: b, Buf: bi, Start: start, End: start + len(f.raw), Key: key, Topic: d.opts.Topic, RecordKey: rk,
 		Path: d.pathString(field), Budget: d.b, Warnings: d.w}
-	var at tree.Node
+	in, at := &d.payIn, &d.payAt
+	*at = tree.Node{}
 	if s := d.s.payloadSlab(); s != nil {
-		in.Slab, in.Node = s, &at
+		in.Slab, in.Node = s, at
 	}
 	mark := len(d.pay)
-	d.pay, out.kids = d.opts.Payload(d.pay, &in)
+	d.pay, out.kids = d.opts.Payload(d.pay, in)
 	out.json = d.pay[mark:len(d.pay):len(d.pay)]
 	out.warns = at.Warnings
 }

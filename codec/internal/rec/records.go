@@ -194,6 +194,8 @@ type decoder struct {
 	// the JSON members of both a record's key and value.
 	mkey, mval payloadOut
 	pay        []byte
+	payIn      PayloadIn // the hook's argument and node, reused from part to part
+	payAt      tree.Node
 
 	pathBuf  []byte // pathString's buffer
 	lastPath string // the path pathString made last

@@ -78,6 +78,17 @@ func controlTypeName(t int) string {
 // "absoluteOffset" and "control" are informational: Encode recomputes or
 // ignores them.
 func AppendJSON(dst []byte, nodes []*tree.Node, info Info, raw []byte, mode int) []byte {
+	return AppendJSONParts(dst, nodes, info, raw, mode, nil)
+}
+
+// Part writes the members a payload hook made of a key or value node n
+// (one with children of its own, outside control records) into its
+// object: ",\"format\":...".
+type Part func(dst []byte, n *tree.Node) []byte
+
+// AppendJSONParts is AppendJSON with the members of keys and values that
+// a payload hook read written by part.
+func AppendJSONParts(dst []byte, nodes []*tree.Node, info Info, raw []byte, mode int, part Part) []byte {
 	switch mode {
 	case Size:
 		dst = append(dst, `{"sizeInBytes":`...)
@@ -89,11 +100,29 @@ func AppendJSON(dst []byte, nodes []*tree.Node, info Info, raw []byte, mode int)
 	if info == nil {
 		return append(dst, "null"...)
 	}
-	j := jw{info: info}
+	j := jw{info: info, part: part}
 	return j.entries(dst, nodes)
 }
 
-type jw struct{ info Info }
+type jw struct {
+	info Info
+	part Part
+}
+
+// bytesJSON writes a record's or message's key or value, with the
+// members a payload hook made of it.
+func (j *jw) bytesJSON(dst []byte, n *tree.Node) []byte {
+	dst = appendBytesJSON(dst, n)
+	if j.part == nil || n == nil || n.Null || len(n.Children) == 0 {
+		return dst
+	}
+	members := j.part(nil, n)
+	if len(members) == 0 {
+		return dst
+	}
+	dst = append(dst[:len(dst)-1], members...)
+	return append(dst, '}')
+}
 
 func appendB64(dst []byte, b []byte) []byte {
 	dst = append(dst, '"')
@@ -125,8 +154,23 @@ func (j *jw) entries(dst []byte, nodes []*tree.Node) []byte {
 	return append(dst, ']')
 }
 
+// hasWarnings reports whether the records reader said a warning inside
+// entry n (or left bytes raw): what a payload hook made under a key or
+// value (and said there) is not the entry's.
 func hasWarnings(n *tree.Node) bool {
-	return !tree.Walk(n, func(x *tree.Node) bool { return len(x.Warnings) == 0 && x.Role != tree.RoleRaw })
+	if len(n.Warnings) > 0 || n.Role == tree.RoleRaw {
+		return true
+	}
+	hooked := n.Role == tree.RoleRecord && (n.Name == "key" || n.Name == "value")
+	for _, c := range n.Children {
+		if hooked && c.Name != "inflated" {
+			continue
+		}
+		if hasWarnings(c) {
+			return true
+		}
+	}
+	return false
 }
 
 func key(dst []byte, first bool, k string) []byte {
@@ -269,9 +313,17 @@ func (j *jw) record(dst []byte, r *tree.Node, control bool) []byte {
 	dst = strconv.AppendInt(dst, ts, 10)
 	k, v := child(r, "key"), child(r, "value")
 	dst = key(dst, false, "key")
-	dst = appendBytesJSON(dst, k)
+	if control {
+		dst = appendBytesJSON(dst, k)
+	} else {
+		dst = j.bytesJSON(dst, k)
+	}
 	dst = key(dst, false, "value")
-	dst = appendBytesJSON(dst, v)
+	if control {
+		dst = appendBytesJSON(dst, v)
+	} else {
+		dst = j.bytesJSON(dst, v)
+	}
 	dst = key(dst, false, "headers")
 	dst = append(dst, '[')
 	if hs := child(r, "headers"); hs != nil {
@@ -355,7 +407,7 @@ func (j *jw) message(dst []byte, m *tree.Node) []byte {
 	}
 	if k := child(m, "key"); k != nil {
 		dst = key(dst, false, "key")
-		dst = appendBytesJSON(dst, k)
+		dst = j.bytesJSON(dst, k)
 	}
 	if v := child(m, "value"); v != nil {
 		if attrs&7 != 0 && !v.Null {
@@ -369,7 +421,7 @@ func (j *jw) message(dst []byte, m *tree.Node) []byte {
 			dst = appendB64(dst, v.Raw)
 		} else {
 			dst = key(dst, false, "value")
-			dst = appendBytesJSON(dst, v)
+			dst = j.bytesJSON(dst, v)
 		}
 	}
 	if hasWarnings(m) {

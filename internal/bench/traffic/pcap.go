@@ -20,6 +20,9 @@ type PcapOptions struct {
 	// complete in another order than their requests were sent. Default 1;
 	// at most Conns (a broker answers one connection's requests in order).
 	InFlight int
+	// Mix is the pairs cycled through (default: Mix()); their correlation
+	// ids are rewritten as for the mix's.
+	Mix []Pair
 }
 
 // WritePcap writes a classic pcap file (Ethernet, microseconds) of
@@ -30,7 +33,10 @@ func WritePcap(w io.Writer, o PcapOptions) (Stats, error) {
 	bw := bufio.NewWriterSize(w, 1<<20)
 	pw := pcapWriter{w: bw, now: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)}
 	pw.header()
-	mix := Mix()
+	mix := o.Mix
+	if len(mix) == 0 {
+		mix = Mix()
+	}
 	cs := make([]conn, max(o.Conns, 1))
 	for i := range cs {
 		cs[i] = conn{client: [4]byte{10, 1, byte(i >> 8), byte(i)}, cport: uint16(40000 + i%20000), cseq: 1000, bseq: 900000}

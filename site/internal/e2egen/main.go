@@ -11,10 +11,13 @@
 // apiversions-response.hex  the example ApiVersions v3 response
 // truncated-response.hex    a Metadata v12 response cut short: its size says more bytes follow
 // node-flood.bin   an ApiVersions v0 response of 300,000 entries: more tree nodes than the browser's limit
+// commit.pcap      kgo producing an offset commit into __consumer_offsets on kfake and fetching it back (Fetch by topic id)
 // manifest.json    sizes, expected values and the malformed frame's error offset
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -24,10 +27,14 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/wire"
+	"github.com/kwire/kwire/internal/bench/traffic"
 )
 
 func main() {
@@ -140,6 +147,22 @@ func main() {
 	copy(flood, wire.AppendInt32(nil, int32(len(flood)-4)))
 	write(*out, "node-flood.bin", flood)
 	man["nodeFlood"] = map[string]any{"bytes": len(flood), "entries": entries}
+
+	// Real traffic: the topic's id is named only by the Metadata responses.
+	ok := kmsg.OffsetCommitKey{Version: 1, Group: "billing", Topic: "orders", Partition: 3}
+	ov := kmsg.NewOffsetCommitValue()
+	ov.Version, ov.Offset, ov.LeaderEpoch, ov.Metadata, ov.CommitTimestamp = 3, 4242, 7, "note", 1700000000123
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	pairs, err := traffic.ProduceAndFetch(ctx, "__consumer_offsets", ok.AppendTo(nil), ov.AppendTo(nil))
+	cancel()
+	if err != nil {
+		log.Fatal(err)
+	}
+	var pc bytes.Buffer
+	if _, err := traffic.WritePcap(&pc, traffic.PcapOptions{Pairs: len(pairs), Mix: pairs}); err != nil {
+		log.Fatal(err)
+	}
+	write(*out, "commit.pcap", pc.Bytes())
 
 	m, _ := json.MarshalIndent(man, "", "  ")
 	write(*out, "manifest.json", m)
