@@ -1,6 +1,9 @@
 package rec
 
-import "github.com/kwire/kwire/internal/decompress"
+import (
+	"github.com/kwire/kwire/codec/internal/recjson"
+	"github.com/kwire/kwire/internal/decompress"
+)
 
 // Compression codecs, as in the low three attribute bits.
 const (
@@ -11,16 +14,11 @@ const (
 	CodecZstd   = 4
 )
 
-var codecNames = [...]string{"none", "gzip", "snappy", "lz4", "zstd"}
+var codecNames = recjson.CodecNames
 
 // CodecName is the JSON name of a codec: "none", "gzip", "snappy", "lz4",
 // "zstd", or "" for the unassigned values 5-7.
-func CodecName(c int) string {
-	if c >= 0 && c < len(codecNames) {
-		return codecNames[c]
-	}
-	return ""
-}
+func CodecName(c int) string { return recjson.CodecName(c) }
 
 // The decompressors live in internal/decompress (so that the browser
 // build can load them as a module of their own); these are its names as

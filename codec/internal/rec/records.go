@@ -50,6 +50,7 @@ import (
 	"strconv"
 
 	"github.com/kwire/kwire/codec/internal/budget"
+	"github.com/kwire/kwire/codec/internal/recjson"
 	"github.com/kwire/kwire/codec/internal/slab"
 	"github.com/kwire/kwire/codec/tree"
 	"github.com/kwire/kwire/codec/wire"
@@ -376,17 +377,12 @@ func shortErr(off, need, have int, what string) *wire.Error {
 	return &wire.Error{Offset: off, Expected: what, Found: itoa(have) + " bytes left (needed " + itoa(need) + ")", Err: wire.ErrShort}
 }
 
-var controlNames = [...]string{"ABORT", "COMMIT", "LEADER_CHANGE", "SNAPSHOT_HEADER", "SNAPSHOT_FOOTER", "KRAFT_VERSION", "KRAFT_VOTERS"}
+var controlNames = recjson.ControlNames
 var controlData = [...]string{"", "", "LeaderChangeMessage", "SnapshotHeaderRecord", "SnapshotFooterRecord", "KRaftVersionRecord", "VotersRecord"}
 
 // ControlTypeName names a control record type ("ABORT", "COMMIT",
 // "LEADER_CHANGE", ...), or "" if unknown.
-func ControlTypeName(t int) string {
-	if t >= 0 && t < len(controlNames) {
-		return controlNames[t]
-	}
-	return ""
-}
+func ControlTypeName(t int) string { return recjson.ControlTypeName(t) }
 
 // itoa formats an int for warning and error texts; like wire's, it is not
 // inlined at its many cold call sites.

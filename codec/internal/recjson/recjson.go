@@ -1,6 +1,9 @@
-// Package recjson writes the JSON of a records field from its decoded
-// tree: the reference the tests hold the records reader's JSON sink to,
-// written without the reader. Tests only; nothing else links it.
+// Package recjson is the JSON form of a records field: its leaves (the
+// attributes object, key and value bytes, KRaft data values, codec and
+// control-type names), written once and shared by the records reader's
+// JSON sink; and AppendJSON, which writes the whole form from a decoded
+// tree without the reader: the reference the tests hold that sink to.
+// Only the tests link AppendJSON.
 package recjson
 
 import (
@@ -25,20 +28,26 @@ const (
 // Info gives a record's or message's absolute offset and timestamp.
 type Info func(n *tree.Node) (offset, timestamp int64, ok bool)
 
-var codecNames = [...]string{"none", "gzip", "snappy", "lz4", "zstd"}
+// CodecNames are the JSON names of the compression codecs, by number.
+var CodecNames = [...]string{"none", "gzip", "snappy", "lz4", "zstd"}
 
-func codecName(c int) string {
-	if c >= 0 && c < len(codecNames) {
-		return codecNames[c]
+// CodecName is the JSON name of a codec: "none", "gzip", "snappy", "lz4",
+// "zstd", or "" for the unassigned values 5-7.
+func CodecName(c int) string {
+	if c >= 0 && c < len(CodecNames) {
+		return CodecNames[c]
 	}
 	return ""
 }
 
-var controlNames = [...]string{"ABORT", "COMMIT", "LEADER_CHANGE", "SNAPSHOT_HEADER", "SNAPSHOT_FOOTER", "KRAFT_VERSION", "KRAFT_VOTERS"}
+// ControlNames are the names of the control record types, by number.
+var ControlNames = [...]string{"ABORT", "COMMIT", "LEADER_CHANGE", "SNAPSHOT_HEADER", "SNAPSHOT_FOOTER", "KRAFT_VERSION", "KRAFT_VOTERS"}
 
-func controlTypeName(t int) string {
-	if t >= 0 && t < len(controlNames) {
-		return controlNames[t]
+// ControlTypeName names a control record type ("ABORT", "COMMIT",
+// "LEADER_CHANGE", ...), or "" if unknown.
+func ControlTypeName(t int) string {
+	if t >= 0 && t < len(ControlNames) {
+		return ControlNames[t]
 	}
 	return ""
 }
@@ -82,24 +91,25 @@ func AppendJSON(dst []byte, nodes []*tree.Node, info Info, raw []byte, mode int)
 		dst = strconv.AppendInt(dst, int64(len(raw)), 10)
 		return append(dst, '}')
 	case Base64:
-		return appendB64(dst, raw)
+		return AppendBase64(dst, raw)
 	}
 	if info == nil {
 		return append(dst, "null"...)
 	}
-	j := jw{info: info}
+	j := treeJSON{info: info}
 	return j.entries(dst, nodes)
 }
 
-type jw struct{ info Info }
+type treeJSON struct{ info Info }
 
-func appendB64(dst []byte, b []byte) []byte {
+// AppendBase64 writes b as a base64 string.
+func AppendBase64(dst []byte, b []byte) []byte {
 	dst = append(dst, '"')
 	dst = base64.StdEncoding.AppendEncode(dst, b)
 	return append(dst, '"')
 }
 
-func (j *jw) entries(dst []byte, nodes []*tree.Node) []byte {
+func (j *treeJSON) entries(dst []byte, nodes []*tree.Node) []byte {
 	dst = append(dst, '[')
 	for i, n := range nodes {
 		if i > 0 {
@@ -108,11 +118,11 @@ func (j *jw) entries(dst []byte, nodes []*tree.Node) []byte {
 		switch {
 		case n.Role == tree.RoleRaw:
 			dst = append(dst, `{"_raw":`...)
-			dst = appendB64(dst, n.Raw)
+			dst = AppendBase64(dst, n.Raw)
 			dst = append(dst, '}')
 		case n.Flags&tree.Truncated != 0:
 			dst = append(dst, `{"_truncated":`...)
-			dst = appendB64(dst, n.Raw)
+			dst = AppendBase64(dst, n.Raw)
 			dst = append(dst, '}')
 		case n.Name == "batch":
 			dst = j.batch(dst, n)
@@ -144,7 +154,7 @@ func intField(dst []byte, n *tree.Node, name string, first bool) []byte {
 	return append(dst, '0')
 }
 
-func (j *jw) batch(dst []byte, n *tree.Node) []byte {
+func (j *treeJSON) batch(dst []byte, n *tree.Node) []byte {
 	dst = append(dst, '{')
 	dst = intField(dst, n, "baseOffset", true)
 	dst = intField(dst, n, "partitionLeaderEpoch", false)
@@ -155,7 +165,7 @@ func (j *jw) batch(dst []byte, n *tree.Node) []byte {
 		attrs = int(a.Int)
 	}
 	dst = key(dst, false, "attributes")
-	dst = appendAttrs(dst, attrs, 2)
+	dst = AppendAttrs(dst, attrs, 2)
 	for _, f := range [...]string{"lastOffsetDelta", "baseTimestamp", "maxTimestamp", "producerId", "producerEpoch", "baseSequence"} {
 		dst = intField(dst, n, f, false)
 	}
@@ -191,7 +201,7 @@ func (j *jw) batch(dst []byte, n *tree.Node) []byte {
 		}
 		if attrs&7 != 0 {
 			dst = key(dst, false, "_compressed")
-			dst = appendB64(dst, recs.Raw)
+			dst = AppendBase64(dst, recs.Raw)
 		}
 	}
 	if hasWarnings(n) {
@@ -201,23 +211,46 @@ func (j *jw) batch(dst []byte, n *tree.Node) []byte {
 }
 
 // rawOf writes "_raw" with the bytes of the entry n (kept in n.Raw).
-func (j *jw) rawOf(dst []byte, n *tree.Node) []byte {
+func (j *treeJSON) rawOf(dst []byte, n *tree.Node) []byte {
 	if n.Raw == nil {
 		return dst
 	}
 	dst = key(dst, false, "_raw")
-	return appendB64(dst, n.Raw)
+	return AppendBase64(dst, n.Raw)
 }
 
-func appendAttrs(dst []byte, attrs int, magic int) []byte {
-	dst = append(dst, `{"compression":`...)
-	if name := codecName(attrs & 7); name != "" {
+// appendName writes v's name as name gives it, or v when it has none.
+func appendName(dst []byte, name func(int) string, v int) []byte {
+	if s := name(v); s != "" {
 		dst = append(dst, '"')
-		dst = append(dst, name...)
-		dst = append(dst, '"')
-	} else {
-		dst = strconv.AppendInt(dst, int64(attrs&7), 10)
+		dst = append(dst, s...)
+		return append(dst, '"')
 	}
+	return strconv.AppendInt(dst, int64(v), 10)
+}
+
+// AppendControlType writes a control record's type: its name, or its
+// number when it has none.
+func AppendControlType(dst []byte, t int) []byte { return appendName(dst, ControlTypeName, t) }
+
+// AppendHeaderKey writes a record header's key: null, a string when it is
+// valid UTF-8, else {"base64":...}.
+func AppendHeaderKey(dst []byte, raw []byte, null bool) []byte {
+	switch {
+	case null:
+		return append(dst, "null"...)
+	case utf8.Valid(raw):
+		return jsontext.AppendString(dst, raw)
+	}
+	dst = append(dst, `{"base64":`...)
+	dst = AppendBase64(dst, raw)
+	return append(dst, '}')
+}
+
+// AppendAttrs writes the attributes object of an entry of the magic given.
+func AppendAttrs(dst []byte, attrs int, magic int) []byte {
+	dst = append(dst, `{"compression":`...)
+	dst = appendName(dst, CodecName, attrs&7)
 	if magic >= 1 {
 		dst = append(dst, `,"timestampType":`...)
 		if attrs&8 != 0 {
@@ -244,7 +277,7 @@ func appendAttrs(dst []byte, attrs int, magic int) []byte {
 	return append(dst, '}')
 }
 
-func (j *jw) record(dst []byte, r *tree.Node, control bool) []byte {
+func (j *treeJSON) record(dst []byte, r *tree.Node, control bool) []byte {
 	off, ts, _ := j.info(r)
 	dst = append(dst, '{')
 	dst = intField(dst, r, "attributes", true)
@@ -267,16 +300,10 @@ func (j *jw) record(dst []byte, r *tree.Node, control bool) []byte {
 				dst = append(dst, ',')
 			}
 			dst = append(dst, `{"key":`...)
-			hk := child(h, "key")
-			switch {
-			case hk == nil || hk.Null:
+			if hk := child(h, "key"); hk != nil {
+				dst = AppendHeaderKey(dst, hk.Raw, hk.Null)
+			} else {
 				dst = append(dst, "null"...)
-			case utf8.Valid(hk.Raw):
-				dst = jsontext.AppendString(dst, hk.Raw)
-			default:
-				dst = append(dst, `{"base64":`...)
-				dst = appendB64(dst, hk.Raw)
-				dst = append(dst, '}')
 			}
 			dst = append(dst, `,"value":`...)
 			dst = appendBytesJSON(dst, child(h, "value"))
@@ -288,15 +315,8 @@ func (j *jw) record(dst []byte, r *tree.Node, control bool) []byte {
 		dst = key(dst, false, "control")
 		dst = append(dst, `{"keyVersion":`...)
 		dst = strconv.AppendInt(dst, k.Children[0].Int, 10)
-		t := int(k.Children[1].Int)
 		dst = append(dst, `,"type":`...)
-		if name := controlTypeName(t); name != "" {
-			dst = append(dst, '"')
-			dst = append(dst, name...)
-			dst = append(dst, '"')
-		} else {
-			dst = strconv.AppendInt(dst, int64(t), 10)
-		}
+		dst = AppendControlType(dst, int(k.Children[1].Int))
 		if v != nil && len(v.Children) > 0 {
 			dst = append(dst, `,"valueVersion":`...)
 			dst = strconv.AppendInt(dst, v.Children[0].Int, 10)
@@ -308,7 +328,7 @@ func (j *jw) record(dst []byte, r *tree.Node, control bool) []byte {
 				case "rest":
 				default:
 					dst = append(dst, `,"data":`...)
-					dst = appendNodeJSON(dst, c)
+					dst = AppendNode(dst, c)
 				}
 			}
 		}
@@ -317,7 +337,7 @@ func (j *jw) record(dst []byte, r *tree.Node, control bool) []byte {
 	return append(dst, '}')
 }
 
-func (j *jw) message(dst []byte, m *tree.Node) []byte {
+func (j *treeJSON) message(dst []byte, m *tree.Node) []byte {
 	off, _, ok := j.info(m)
 	dst = append(dst, '{')
 	dst = intField(dst, m, "offset", true)
@@ -336,7 +356,7 @@ func (j *jw) message(dst []byte, m *tree.Node) []byte {
 		attrs = int(a.Int) & 0xff
 	}
 	dst = key(dst, false, "attributes")
-	dst = appendAttrs(dst, attrs, magic)
+	dst = AppendAttrs(dst, attrs, magic)
 	if magic == 1 {
 		dst = intField(dst, m, "timestamp", false)
 	}
@@ -353,7 +373,7 @@ func (j *jw) message(dst []byte, m *tree.Node) []byte {
 				dst = append(dst, "null"...)
 			}
 			dst = key(dst, false, "_compressed")
-			dst = appendB64(dst, v.Raw)
+			dst = AppendBase64(dst, v.Raw)
 		} else {
 			dst = key(dst, false, "value")
 			dst = appendBytesJSON(dst, v)
@@ -369,16 +389,16 @@ func appendBytesJSON(dst []byte, n *tree.Node) []byte {
 	if n == nil || n.Null {
 		return append(dst, "null"...)
 	}
-	return appendBytesValue(dst, n.Raw)
+	return AppendBytes(dst, n.Raw)
 }
 
-// appendBytesValue writes a key, value or header value that is not null:
+// AppendBytes writes a key, value or header value that is not null:
 // {"text":...} when printable, else {"base64":...}. One pass: the text is
 // written as it is checked, and taken back when a byte is not printable.
 // Text at most doubles (each byte escaped), so room for that is made
 // first and bytes are written in place: JSON values, dense with quotes,
 // cost no growth check per escape.
-func appendBytesValue(dst []byte, raw []byte) []byte {
+func AppendBytes(dst []byte, raw []byte) []byte {
 	at := len(dst)
 	if n := len(`{"text":""}`) + 2*len(raw); cap(dst)-at < n {
 		dst = slices.Grow(dst, n)
@@ -408,14 +428,14 @@ func appendBytesValue(dst []byte, raw []byte) []byte {
 		}
 		// Not printable: base64 instead.
 		dst = append(dst[:at], `{"base64":`...)
-		dst = appendB64(dst, raw)
+		dst = AppendBase64(dst, raw)
 		return append(dst, '}')
 	}
 	buf[j], buf[j+1] = '"', '}'
 	return buf[:j+2]
 }
 
-// How appendBytesValue treats each byte: printable ASCII as it is; the
+// How AppendBytes treats each byte: printable ASCII as it is; the
 // quote, backslash, tab, CR and LF escaped; other control bytes (and DEL)
 // not printable; bytes of multi-byte UTF-8 checked as runes.
 const (
@@ -445,10 +465,10 @@ var textClass, textEscapes = func() (cls, esc [256]byte) {
 	return
 }()
 
-// appendNodeJSON writes a generic JSON view of a decoded data-message node
+// AppendNode writes a generic JSON view of a decoded data-message node
 // (from Options.DecodeData): structs as objects keyed by the field's JSON
 // name, arrays as arrays, bytes as base64.
-func appendNodeJSON(dst []byte, n *tree.Node) []byte {
+func AppendNode(dst []byte, n *tree.Node) []byte {
 	if n.Null {
 		return append(dst, "null"...)
 	}
@@ -464,7 +484,7 @@ func appendNodeJSON(dst []byte, n *tree.Node) []byte {
 				dst = append(dst, ',')
 			}
 			first = false
-			dst = appendNodeJSON(dst, c)
+			dst = AppendNode(dst, c)
 		}
 		return append(dst, ']')
 	case n.Kind == schema.Struct || (n.Kind == schema.Invalid && len(n.Children) > 0) || n.Role == tree.RoleBody:
@@ -484,7 +504,7 @@ func appendNodeJSON(dst []byte, n *tree.Node) []byte {
 			first = false
 			dst = jsontext.AppendString(dst, []byte(name))
 			dst = append(dst, ':')
-			dst = appendNodeJSON(dst, c)
+			dst = AppendNode(dst, c)
 		}
 		return append(dst, '}')
 	}
@@ -497,9 +517,9 @@ func appendNodeJSON(dst []byte, n *tree.Node) []byte {
 		if utf8.Valid(n.Raw) {
 			return jsontext.AppendString(dst, n.Raw)
 		}
-		return appendB64(dst, n.Raw)
+		return AppendBase64(dst, n.Raw)
 	case schema.Bytes, schema.Records:
-		return appendB64(dst, n.Raw)
+		return AppendBase64(dst, n.Raw)
 	case schema.UUID:
 		dst = append(dst, '"')
 		dst = base64.RawURLEncoding.AppendEncode(dst, n.Raw)
