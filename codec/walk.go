@@ -715,24 +715,36 @@ func (w *walker) readNull(n *tree.Node, nullable bool) {
 	w.leaf(n)
 }
 
+// prefix reads the length or count (what) that starts n, a string,
+// bytes, records or array value; false when n is finished already: null,
+// negative or unreadable, handed to the sink as a leaf.
+func (w *walker) prefix(n *tree.Node, compact bool, k schema.Kind, nullable bool, what string) (int, bool) {
+	pstart := w.r.Off
+	l, ok := w.length(n, compact, k)
+	n.PrefixEnd = w.r.Off
+	switch {
+	case !ok:
+	case l == -1:
+		w.readNull(n, nullable)
+		return 0, false
+	case l < -1:
+		w.fail(pstart, "a "+what+" of -1 or more", decimal(l))
+	default:
+		return l, true
+	}
+	w.leaf(n)
+	return 0, false
+}
+
 func (w *walker) lengthPrefixed(n *tree.Node, f *schema.Field, k schema.Kind, nullable, compact bool) {
 	r := &w.r
 	n.Type = typeName(k, compact, nullable)
 	pstart := r.Off
-	l, ok := w.length(n, compact, k)
-	n.PrefixEnd = r.Off
-	switch {
-	case !ok:
-		w.leaf(n)
+	l, ok := w.prefix(n, compact, k, nullable, "length")
+	if !ok {
 		return
-	case l == -1:
-		w.readNull(n, nullable)
-		return
-	case l < -1:
-		w.fail(pstart, "a length of -1 or more", decimal(l))
-		w.leaf(n)
-		return
-	case l > r.Remaining():
+	}
+	if l > r.Remaining() {
 		w.short(pstart, "a length of at most "+decimal(r.Remaining())+" (the bytes left)", decimal(l))
 		w.leaf(n)
 		return
@@ -762,18 +774,8 @@ func (w *walker) array(n *tree.Node, f *schema.Field, nullable, compact bool) {
 	r := &w.r
 	n.Type = f.Type
 	pstart := r.Off
-	count, ok := w.length(n, compact, schema.Array)
-	n.PrefixEnd = r.Off
-	switch {
-	case !ok:
-		w.leaf(n)
-		return
-	case count == -1:
-		w.readNull(n, nullable)
-		return
-	case count < -1:
-		w.fail(pstart, "a count of -1 or more", decimal(count))
-		w.leaf(n)
+	count, ok := w.prefix(n, compact, schema.Array, nullable, "count")
+	if !ok {
 		return
 	}
 	// Each element takes at least one byte (a struct in flexible versions
