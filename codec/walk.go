@@ -85,8 +85,7 @@ type walker struct {
 	ws  budget.Warnings // w points here
 	own budget.Budget   // b points here when the frame has a budget of its own
 
-	pathBuf  []byte // pathWith's buffer
-	lastPath string // the path pathWith made last
+	pathText budget.PathText // pathWith's buffer and the path it made last
 	// inflations keeps the outcome of each decompression (a tree's walk)
 	// or reads them back (the walk again of the same frame).
 	inflations *rec.Inflations
@@ -104,7 +103,7 @@ func (w *walker) init(f *Frame, s sink, o *Options, n int, b *budget.Budget) {
 		b = &w.own
 	}
 	*w = walker{f: f, s: s, lim: lim, b: b, nest: o.nest(), skipRecords: o.skipRecords, sizeFirst: o.sizeFirst,
-		path: w.path[:0], own: w.own, pathBuf: w.pathBuf[:0], spare: w.spare, pre: w.pre, codes: w.codes[:0], null: w.null, payload: o.Payload}
+		path: w.path[:0], own: w.own, pathText: budget.PathText{Buf: w.pathText.Buf[:0]}, spare: w.spare, pre: w.pre, codes: w.codes[:0], null: w.null, payload: o.Payload}
 	if b != &w.own {
 		w.own = budget.Budget{}
 	}
@@ -114,12 +113,10 @@ func (w *walker) init(f *Frame, s sink, o *Options, n int, b *budget.Budget) {
 
 func (w *walker) pathString() string { return w.pathWith("") }
 
-// pathWith is the current path, plus field when it is not empty. A flood
-// of warnings at one place (unknown tags, non-minimal varints) shares one
-// string: the path is built in a reused buffer and kept when it is the
-// one built last.
+// pathWith is the current path, plus field when it is not empty; a path
+// said again is the same string (budget.PathText).
 func (w *walker) pathWith(field string) string {
-	b := w.pathBuf[:0]
+	b := w.pathText.Buf[:0]
 	for i, p := range w.path {
 		switch {
 		case p.idx == absPath:
@@ -141,11 +138,7 @@ func (w *walker) pathWith(field string) string {
 		}
 		b = append(b, field...)
 	}
-	w.pathBuf = b
-	if string(b) != w.lastPath {
-		w.lastPath = string(b)
-	}
-	return w.lastPath
+	return w.pathText.Intern(b)
 }
 
 func (w *walker) push(name string) { w.path = append(w.path, pathSeg{name, -1}) }

@@ -104,9 +104,9 @@ func (w *walker) prescan(l *schema.Layout) *preFrame {
 	}
 	w.w.Truncate(mark)
 	*w.b = budget
-	path, pathBuf, lastPath := w.path, w.pathBuf, w.lastPath
+	path, pathText := w.path, w.pathText
 	*w = saved
-	w.path, w.pathBuf, w.lastPath = path[:len(saved.path)], pathBuf, lastPath
+	w.path, w.pathText = path[:len(saved.path)], pathText
 	if !ok {
 		return nil
 	}

@@ -193,8 +193,7 @@ type decoder struct {
 	mkey, mval payloadOut
 	pay        []byte
 
-	pathBuf  []byte // pathString's buffer
-	lastPath string // the path pathString made last
+	pathText budget.PathText // pathString's buffer and the path it made last
 }
 
 // chargeWarning spends a warning's nodes (budget.WarningNodes), so a flood
@@ -306,7 +305,7 @@ func (d *decoder) init(opts *Options, size int) {
 		b = &budget.Budget{MaxNodes: opts.MaxNodes, NestedNodes: opts.MaxNodes, MaxDecompressed: opts.MaxDecompressed, MaxWork: 1 << 62}
 	}
 	*d = decoder{opts: *opts, res: &Result{}, b: b, w: opts.Warnings, maxDepth: opts.MaxDepth, path: d.path[:0],
-		rp: d.rp, rv: d.rv, mp: d.mp, json: jsonSink{d: d, scratch: d.json.scratch, first: d.json.first[:0], recs: d.json.recs[:0]}, pathBuf: d.pathBuf[:0], pay: d.pay[:0]}
+		rp: d.rp, rv: d.rv, mp: d.mp, json: jsonSink{d: d, scratch: d.json.scratch, first: d.json.first[:0], recs: d.json.recs[:0]}, pathText: budget.PathText{Buf: d.pathText.Buf[:0]}, pay: d.pay[:0]}
 }
 
 func (d *decoder) push(name string, idx int) { d.path = append(d.path, seg{name, idx}) }
@@ -314,7 +313,7 @@ func (d *decoder) pop()                      { d.path = d.path[:len(d.path)-1] }
 
 // pathString names the current place, with field appended when not "".
 func (d *decoder) pathString(field string) string {
-	b := append(d.pathBuf[:0], d.opts.Path...)
+	b := append(d.pathText.Buf[:0], d.opts.Path...)
 	for _, p := range d.path {
 		if p.idx >= 0 {
 			b = append(b, '[')
@@ -329,12 +328,7 @@ func (d *decoder) pathString(field string) string {
 		b = append(b, '.')
 		b = append(b, field...)
 	}
-	// Warnings at one place share one string (see codec's pathWith).
-	d.pathBuf = b
-	if string(b) != d.lastPath {
-		d.lastPath = string(b)
-	}
-	return d.lastPath
+	return d.pathText.Intern(b)
 }
 
 // note says a warning at offset at of buffer bi, on node n when the sink
