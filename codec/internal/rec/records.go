@@ -180,7 +180,7 @@ type decoder struct {
 	warned   int  // warnings made so far
 	replayed bool // the last decompression was an outcome read again
 	// dataAfter is what the record being made charges after its KRaft
-	// data message (recordCost), kept free while that message decodes.
+	// data message (recordParts), kept free while that message decodes.
 	dataAfter int
 	rp        recParse
 	rv        recView
