@@ -307,3 +307,42 @@ func appendKey(dst []byte, k string) []byte {
 	dst = append(dst, k...)
 	return append(dst, '"', ':')
 }
+
+// appendEnvelopeTail ends a value-JSON envelope, as the reference writes it: "guess" when the frame
+// was read as a guessed response, "warnings" when there are any, then the
+// closing brace.
+func appendEnvelopeTail(dst []byte, g *Guess, ws []Warning) []byte {
+	if g != nil {
+		dst = append(dst, `,"guess":`...)
+		dst = appendGuess(dst, g)
+	}
+	if len(ws) > 0 {
+		// Warnings can be most of the document (a flood of unknown tags):
+		// room for them all at once, not in many steps of growth.
+		n := 16
+		for i := range ws {
+			n += len(ws[i].Path) + len(ws[i].Message) + 64
+		}
+		if cap(dst)-len(dst) < n {
+			nd := make([]byte, len(dst), len(dst)+n)
+			copy(nd, dst)
+			dst = nd
+		}
+		dst = append(dst, `,"warnings":`...)
+		dst = appendWarnings(dst, ws)
+	}
+	return append(dst, '}')
+}
+
+// appendWarnings writes warnings as a JSON array of
+// {"offset","buf" (when > 0),"path","message","limit" (when true)}.
+func appendWarnings(dst []byte, ws []Warning) []byte {
+	dst = append(dst, '[')
+	for i := range ws {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendWarning(dst, &ws[i])
+	}
+	return append(dst, ']')
+}

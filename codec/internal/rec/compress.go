@@ -59,13 +59,3 @@ func inflateInto(dst []byte, codec int, src []byte, limit int) (out []byte, warn
 }
 
 const defaultMaxDecompressed = 64 << 20
-
-// inflateWarning is the warning a decompression of src that worked gave,
-// without decompressing again.
-func inflateWarning(codec int, src []byte) string {
-	if codec == CodecLZ4 {
-		w, _, _ := decompress.LZ4OldChecksum(src)
-		return w
-	}
-	return ""
-}

@@ -160,10 +160,6 @@ func varbytes(b []byte, q *int, end int, name string, f *varField) string {
 	return ""
 }
 
-// complete reports whether the record was read to its headers' end, so it
-// counts as a record with its own offset and timestamp.
-func (r *recParse) complete() bool { return r.stage == stHeaders && !r.hdrFail && r.q >= r.rend }
-
 // msgParse is a legacy message read from the bytes before its nodes are made.
 type msgParse struct {
 	off, end   int

@@ -53,7 +53,6 @@ import (
 	"github.com/kwire/kwire/codec/internal/recjson"
 	"github.com/kwire/kwire/codec/internal/slab"
 	"github.com/kwire/kwire/codec/tree"
-	"github.com/kwire/kwire/codec/wire"
 )
 
 // Options bound and extend decoding. Zero values mean the defaults.
@@ -365,10 +364,6 @@ func be32(b []byte) int64 {
 }
 func be64(b []byte) int64 {
 	return int64(uint64(be32(b))<<32 | uint64(uint32(be32(b[4:]))))
-}
-
-func shortErr(off, need, have int, what string) *wire.Error {
-	return &wire.Error{Offset: off, Expected: what, Found: itoa(have) + " bytes left (needed " + itoa(need) + ")", Err: wire.ErrShort}
 }
 
 var controlNames = recjson.ControlNames

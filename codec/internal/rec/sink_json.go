@@ -23,7 +23,6 @@ type jsonSink struct {
 	data    slab.Slab
 }
 
-func (j *jsonSink) b() []byte   { return *j.out }
 func (j *jsonSink) w(s string)  { *j.out = append(*j.out, s...) }
 func (j *jsonSink) c(c byte)    { *j.out = append(*j.out, c) }
 func (j *jsonSink) int(v int64) { *j.out = strconv.AppendInt(*j.out, v, 10) }
