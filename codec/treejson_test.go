@@ -4,7 +4,7 @@ import (
 	"encoding/base64"
 	"strconv"
 
-	"github.com/kwire/kwire/codec/internal/recjson"
+	"github.com/kwire/kwire/codec/internal/rec"
 	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
@@ -265,7 +265,7 @@ func (w *jsonWriter) value(dst []byte, n *tree.Node, f *schema.Field) []byte {
 					ri, ok := res.Info(n)
 					return ri.Offset, ri.Timestamp, ok
 				}
-				return recjson.AppendJSON(dst, res.Nodes, info, n.Raw, int(w.records))
+				return rec.AppendTreeJSON(dst, res.Nodes, info, n.Raw, rec.JSONMode(w.records))
 			}
 			if dv, ok := dataViewOf(n); ok {
 				return w.dataJSON(dst, n, dv)

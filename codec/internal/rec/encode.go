@@ -222,8 +222,8 @@ func attrsOf(obj map[string]any, path string, magic int8) (int, error) {
 	case nil:
 	case string:
 		found := false
-		for i, n := range codecNames {
-			if n == c {
+		for i := CodecNone; i <= CodecZstd; i++ {
+			if CodecName(i) == c {
 				attrs, found = i, true
 			}
 		}

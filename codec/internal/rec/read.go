@@ -333,10 +333,10 @@ func (d *decoder) recordParts(b []byte, bi int, r *recParse, ctx *batchCtx, v *r
 	nodes := 2  // record, length
 	n := &nodes // where counts go: after the value, counting, to after
 	if r.fail != "" {
-		d.partWarn(v, n, partRecord, -1, bi, r.p, "", r.fail)
+		d.recWarn(v, n, partRecord, -1, bi, r.p, "", r.fail, false)
 	}
 	if !r.length.canon {
-		d.partWarn(v, n, partLength, -1, bi, r.length.at, "length", nonMinimal)
+		d.recWarn(v, n, partLength, -1, bi, r.length.at, "length", nonMinimal, false)
 	}
 	if r.stage >= stAttributes {
 		*n++
@@ -344,13 +344,13 @@ func (d *decoder) recordParts(b []byte, bi int, r *recParse, ctx *batchCtx, v *r
 	if r.stage >= stTimestamp {
 		*n++
 		if !r.tsd.canon {
-			d.partWarn(v, n, partTimestamp, -1, bi, r.tsd.at, "timestampDelta", nonMinimal)
+			d.recWarn(v, n, partTimestamp, -1, bi, r.tsd.at, "timestampDelta", nonMinimal, false)
 		}
 	}
 	if r.stage >= stOffset {
 		*n++
 		if !r.od.canon {
-			d.partWarn(v, n, partOffset, -1, bi, r.od.at, "offsetDelta", nonMinimal)
+			d.recWarn(v, n, partOffset, -1, bi, r.od.at, "offsetDelta", nonMinimal, false)
 		}
 	}
 	control := ctx.control && r.stage >= stHeaders && !r.hdrFail
@@ -358,11 +358,11 @@ func (d *decoder) recordParts(b []byte, bi int, r *recParse, ctx *batchCtx, v *r
 	if r.stage >= stKey {
 		*n++
 		if !r.key.canon {
-			d.partWarn(v, n, partKey, -1, bi, r.key.at, "key", nonMinimal)
+			d.recWarn(v, n, partKey, -1, bi, r.key.at, "key", nonMinimal, false)
 		}
 		if control {
 			if r.key.null || len(r.key.raw) < 4 {
-				d.partWarn(v, n, partKey, -1, bi, r.key.at, "key", "a control record key needs version int16 and type int16")
+				d.recWarn(v, n, partKey, -1, bi, r.key.at, "key", "a control record key needs version int16 and type int16", false)
 			} else {
 				keyOK, ctype = true, int(be16(r.key.raw[2:]))
 				if v != nil {
@@ -372,8 +372,8 @@ func (d *decoder) recordParts(b []byte, bi int, r *recParse, ctx *batchCtx, v *r
 				if len(r.key.raw) > 4 {
 					*n++
 				}
-				if ctype < 0 || ctype >= len(controlNames) {
-					d.partWarn(v, n, partKey, -1, bi, r.key.at, "key", "unknown control record type "+itoa(ctype))
+				if ctype < 0 || ctype >= len(controlData) {
+					d.recWarn(v, n, partKey, -1, bi, r.key.at, "key", "unknown control record type "+itoa(ctype), false)
 				}
 			}
 		}
@@ -381,7 +381,7 @@ func (d *decoder) recordParts(b []byte, bi int, r *recParse, ctx *batchCtx, v *r
 	if r.stage >= stValue {
 		*n++
 		if !r.val.canon {
-			d.partWarn(v, n, partValue, -1, bi, r.val.at, "value", nonMinimal)
+			d.recWarn(v, n, partValue, -1, bi, r.val.at, "value", nonMinimal, false)
 		}
 		switch {
 		case !keyOK:
@@ -391,7 +391,7 @@ func (d *decoder) recordParts(b []byte, bi int, r *recParse, ctx *batchCtx, v *r
 			d.b.Nodes += nodes
 			nodes = 0
 			d.controlValue(b, bi, v)
-		case ctype >= 0 && ctype < len(controlNames) && !r.val.null && len(r.val.raw) >= 2:
+		case ctype >= 0 && ctype < len(controlData) && !r.val.null && len(r.val.raw) >= 2:
 			nodes++ // version
 			if ctype <= 1 {
 				nodes += 2 // coordinatorEpoch, rest
@@ -406,7 +406,7 @@ func (d *decoder) recordParts(b []byte, bi int, r *recParse, ctx *batchCtx, v *r
 	if r.stage >= stHeaders {
 		*n++
 		if !r.hc.canon {
-			d.partWarn(v, n, partHeaders, -1, bi, r.hc.at, "headers", nonMinimal)
+			d.recWarn(v, n, partHeaders, -1, bi, r.hc.at, "headers", nonMinimal, false)
 		}
 		if len(r.hdrs) > 0 {
 			d.push("headers", -1)
@@ -415,12 +415,12 @@ func (d *decoder) recordParts(b []byte, bi int, r *recParse, ctx *batchCtx, v *r
 				*n += 2
 				d.push("", i)
 				if !h.key.canon {
-					d.partWarn(v, n, partHeaderKey, i, bi, h.key.at, "key", nonMinimal)
+					d.recWarn(v, n, partHeaderKey, i, bi, h.key.at, "key", nonMinimal, false)
 				}
 				if h.hasVal {
 					*n++
 					if !h.val.canon {
-						d.partWarn(v, n, partHeaderValue, i, bi, h.val.at, "value", nonMinimal)
+						d.recWarn(v, n, partHeaderValue, i, bi, h.val.at, "value", nonMinimal, false)
 					}
 				}
 				d.pop()
@@ -437,19 +437,14 @@ func (d *decoder) recordParts(b []byte, bi int, r *recParse, ctx *batchCtx, v *r
 	return nodes + after, after
 }
 
-// partWarn says a warning of record v's part; counting (v nil), it adds
-// what the warning would cost to *n.
-func (d *decoder) partWarn(v *recView, n *int, part recPart, idx, bi, at int, field, msg string) {
+// recWarn says a warning of record v's part (a limit hit when limit), and
+// keeps it for the part's node; counting (v nil), it adds what the
+// warning would cost to *n.
+func (d *decoder) recWarn(v *recView, n *int, part recPart, idx, bi, at int, field, msg string, limit bool) {
 	if v == nil {
 		*n += budget.WarningNodes
 		return
 	}
-	d.recWarn(v, part, idx, bi, at, field, msg, false)
-}
-
-// recWarn says a warning of record v's part (a limit hit when limit), and
-// keeps it for the part's node.
-func (d *decoder) recWarn(v *recView, part recPart, idx, bi, at int, field, msg string, limit bool) {
 	d.warnAt(nil, nil, bi, at, field, msg, limit)
 	v.warns = append(v.warns, recWarning{part, idx, msg})
 }
@@ -459,7 +454,7 @@ func (d *decoder) recWarn(v *recView, part recPart, idx, bi, at int, field, msg 
 // decoded through the Data hook within the frame's budget.
 func (d *decoder) controlValue(b []byte, bi int, v *recView) {
 	t, val := v.ctype, &v.r.val
-	if t < 0 || t >= len(controlNames) || val.null || len(val.raw) < 2 {
+	if t < 0 || t >= len(controlData) || val.null || len(val.raw) < 2 {
 		return
 	}
 	cv := &v.cv
@@ -497,9 +492,9 @@ func (d *decoder) controlValue(b []byte, bi int, v *recView) {
 	if err != nil {
 		v.data = nil
 		if l, ok := err.(interface{ LimitHit() bool }); ok && l.LimitHit() {
-			d.recWarn(v, partValue, -1, bi, val.at, "value", "not decoded as "+controlData[t]+": "+err.Error(), true)
+			d.recWarn(v, nil, partValue, -1, bi, val.at, "value", "not decoded as "+controlData[t]+": "+err.Error(), true)
 		} else {
-			d.recWarn(v, partValue, -1, bi, val.at, "value", "cannot decode "+controlData[t]+": "+err.Error(), false)
+			d.recWarn(v, nil, partValue, -1, bi, val.at, "value", "cannot decode "+controlData[t]+": "+err.Error(), false)
 		}
 	}
 	if v.data == nil {

@@ -50,7 +50,6 @@ import (
 	"strconv"
 
 	"github.com/kwire/kwire/codec/internal/budget"
-	"github.com/kwire/kwire/codec/internal/recjson"
 	"github.com/kwire/kwire/codec/internal/slab"
 	"github.com/kwire/kwire/codec/tree"
 )
@@ -366,12 +365,17 @@ func be64(b []byte) int64 {
 	return int64(uint64(be32(b))<<32 | uint64(uint32(be32(b[4:]))))
 }
 
-var controlNames = recjson.ControlNames
+var controlNames = [...]string{"ABORT", "COMMIT", "LEADER_CHANGE", "SNAPSHOT_HEADER", "SNAPSHOT_FOOTER", "KRAFT_VERSION", "KRAFT_VOTERS"}
 var controlData = [...]string{"", "", "LeaderChangeMessage", "SnapshotHeaderRecord", "SnapshotFooterRecord", "KRaftVersionRecord", "VotersRecord"}
 
 // ControlTypeName names a control record type ("ABORT", "COMMIT",
 // "LEADER_CHANGE", ...), or "" if unknown.
-func ControlTypeName(t int) string { return recjson.ControlTypeName(t) }
+func ControlTypeName(t int) string {
+	if t >= 0 && t < len(controlNames) {
+		return controlNames[t]
+	}
+	return ""
+}
 
 // itoa formats an int for warning and error texts; like wire's, it is not
 // inlined at its many cold call sites.

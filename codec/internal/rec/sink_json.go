@@ -2,11 +2,14 @@ package rec
 
 import (
 	"encoding/base64"
+	"slices"
 	"strconv"
+	"unicode"
+	"unicode/utf8"
 
-	"github.com/kwire/kwire/codec/internal/recjson"
 	"github.com/kwire/kwire/codec/internal/slab"
-
+	"github.com/kwire/kwire/codec/jsontext"
+	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
 )
 
@@ -38,7 +41,7 @@ func (j *jsonSink) field(name string, v int64) {
 func (j *jsonSink) b64(b []byte) {
 	const piece = 3 << 18 // 768 KiB: whole base64 quanta
 	if len(b) <= piece || j.flushFn == nil {
-		*j.out = recjson.AppendBase64(*j.out, b)
+		*j.out = appendB64(*j.out, b)
 		return
 	}
 	j.c('"')
@@ -98,7 +101,7 @@ func (j *jsonSink) batch(b []byte, _, off, _ int, ctx *batchCtx) batchNodes {
 	j.field("magic", int64(int8(b[off+16])))
 	j.field("crc", int64(uint32(be32(b[off+17:]))))
 	j.w(`,"attributes":`)
-	*j.out = recjson.AppendAttrs(*j.out, ctx.attrs, 2)
+	*j.out = appendAttrs(*j.out, ctx.attrs, 2)
 	j.field("lastOffsetDelta", be32(b[off+23:]))
 	j.field("baseTimestamp", ctx.baseTS)
 	j.field("maxTimestamp", ctx.maxTS)
@@ -158,7 +161,7 @@ func (j *jsonSink) record(b []byte, _ int, v *recView) *tree.Node {
 				j.c(',')
 			}
 			j.w(`{"key":`)
-			*j.out = recjson.AppendHeaderKey(*j.out, h.key.raw, h.key.null)
+			*j.out = appendHeaderKey(*j.out, h.key.raw, h.key.null)
 			j.w(`,"value":`)
 			if h.hasVal {
 				j.bytes(&h.val)
@@ -173,7 +176,7 @@ func (j *jsonSink) record(b []byte, _ int, v *recView) *tree.Node {
 		j.w(`,"control":{"keyVersion":`)
 		j.int(be16(r.key.raw))
 		j.w(`,"type":`)
-		*j.out = recjson.AppendControlType(*j.out, v.ctype)
+		*j.out = appendControlType(*j.out, v.ctype)
 		if cv := &v.cv; cv.ok {
 			j.field("valueVersion", cv.version)
 			if cv.epoch {
@@ -182,7 +185,7 @@ func (j *jsonSink) record(b []byte, _ int, v *recView) *tree.Node {
 			if cv.data {
 				j.w(`,"data":`)
 				if v.data != nil {
-					*j.out = recjson.AppendNode(*j.out, v.data)
+					*j.out = appendNodeJSON(*j.out, v.data)
 				} else {
 					j.b64(cv.raw)
 				}
@@ -194,13 +197,13 @@ func (j *jsonSink) record(b []byte, _ int, v *recView) *tree.Node {
 	return nil
 }
 
-// bytes writes a key, value or header value: null, or as recjson.AppendBytes.
+// bytes writes a key, value or header value: null, or as appendBytesValue.
 func (j *jsonSink) bytes(f *varField) {
 	if f.null {
 		j.w("null")
 		return
 	}
-	*j.out = recjson.AppendBytes(*j.out, f.raw)
+	*j.out = appendBytesValue(*j.out, f.raw)
 }
 
 func (j *jsonSink) message(b []byte, _ int, m *msgParse, shift int64) msgNodes {
@@ -213,7 +216,7 @@ func (j *jsonSink) message(b []byte, _ int, m *msgParse, shift int64) msgNodes {
 	j.field("magic", int64(m.magic))
 	j.field("crc", int64(m.crc))
 	j.w(`,"attributes":`)
-	*j.out = recjson.AppendAttrs(*j.out, m.attrs, int(m.magic))
+	*j.out = appendAttrs(*j.out, m.attrs, int(m.magic))
 	if m.magic == 1 {
 		j.field("timestamp", m.ts)
 	}
@@ -273,4 +276,207 @@ func (j *jsonSink) payloadSlab() *slab.Slab { return nil }
 func (j *jsonSink) dataSlab() *slab.Slab {
 	j.data.Reset()
 	return &j.data
+}
+
+// appendName writes v's name as name gives it, or v when it has none.
+func appendName(dst []byte, name func(int) string, v int) []byte {
+	if s := name(v); s != "" {
+		dst = append(dst, '"')
+		dst = append(dst, s...)
+		return append(dst, '"')
+	}
+	return strconv.AppendInt(dst, int64(v), 10)
+}
+
+// appendControlType writes a control record's type: its name, or its
+// number when it has none.
+func appendControlType(dst []byte, t int) []byte { return appendName(dst, ControlTypeName, t) }
+
+// appendHeaderKey writes a record header's key: null, a string when it is
+// valid UTF-8, else {"base64":...}.
+func appendHeaderKey(dst []byte, raw []byte, null bool) []byte {
+	switch {
+	case null:
+		return append(dst, "null"...)
+	case utf8.Valid(raw):
+		return jsontext.AppendString(dst, raw)
+	}
+	dst = append(dst, `{"base64":`...)
+	dst = appendB64(dst, raw)
+	return append(dst, '}')
+}
+
+// appendAttrs writes the attributes object of an entry of the magic given.
+func appendAttrs(dst []byte, attrs int, magic int) []byte {
+	dst = append(dst, `{"compression":`...)
+	dst = appendName(dst, CodecName, attrs&7)
+	if magic >= 1 {
+		dst = append(dst, `,"timestampType":`...)
+		if attrs&8 != 0 {
+			dst = append(dst, `"LogAppendTime"`...)
+		} else {
+			dst = append(dst, `"CreateTime"`...)
+		}
+	}
+	known := 0x0f
+	switch magic {
+	case 0:
+		known = 0x07
+	case 2:
+		known = 0x7f
+		for i, f := range [...]string{"transactional", "control", "deleteHorizon"} {
+			dst = append(dst, `,"`...)
+			dst = append(dst, f...)
+			dst = append(dst, `":`...)
+			dst = strconv.AppendBool(dst, attrs&(0x10<<i) != 0)
+		}
+	}
+	if o := attrs &^ known; o != 0 {
+		dst = append(dst, `,"otherBits":`...)
+		dst = strconv.AppendInt(dst, int64(o), 10)
+	}
+	return append(dst, '}')
+}
+
+// appendB64 writes b as a base64 string.
+func appendB64(dst []byte, b []byte) []byte {
+	dst = append(dst, '"')
+	dst = base64.StdEncoding.AppendEncode(dst, b)
+	return append(dst, '"')
+}
+
+// appendBytesValue writes a key, value or header value that is not null:
+// {"text":...} when printable, else {"base64":...}. One pass: the text is
+// written as it is checked, and taken back when a byte is not printable.
+// Text at most doubles (each byte escaped), so room for that is made
+// first and bytes are written in place: JSON values, dense with quotes,
+// cost no growth check per escape.
+func appendBytesValue(dst []byte, raw []byte) []byte {
+	at := len(dst)
+	if n := len(`{"text":""}`) + 2*len(raw); cap(dst)-at < n {
+		dst = slices.Grow(dst, n)
+	}
+	buf := dst[:cap(dst)]
+	j := at + copy(buf[at:], `{"text":"`)
+	for i := 0; i < len(raw); {
+		c := raw[i]
+		switch textClass[c] {
+		case textPlain:
+			buf[j] = c
+			j++
+			i++
+			continue
+		case textEscape:
+			buf[j], buf[j+1] = '\\', textEscapes[c]
+			j += 2
+			i++
+			continue
+		case textMulti:
+			r, n := utf8.DecodeRune(raw[i:])
+			if !(r == utf8.RuneError && n <= 1) && unicode.IsPrint(r) {
+				j += copy(buf[j:], raw[i:i+n])
+				i += n
+				continue
+			}
+		}
+		// Not printable: base64 instead.
+		dst = append(dst[:at], `{"base64":`...)
+		dst = appendB64(dst, raw)
+		return append(dst, '}')
+	}
+	buf[j], buf[j+1] = '"', '}'
+	return buf[:j+2]
+}
+
+// How appendBytesValue treats each byte: printable ASCII as it is; the
+// quote, backslash, tab, CR and LF escaped; other control bytes (and DEL)
+// not printable; bytes of multi-byte UTF-8 checked as runes.
+const (
+	textPlain = iota
+	textEscape
+	textControl
+	textMulti
+)
+
+var textClass, textEscapes = func() (cls, esc [256]byte) {
+	for c := 0; c < 256; c++ {
+		switch {
+		case c == '"' || c == '\\':
+			cls[c], esc[c] = textEscape, byte(c)
+		case c == '\t':
+			cls[c], esc[c] = textEscape, 't'
+		case c == '\n':
+			cls[c], esc[c] = textEscape, 'n'
+		case c == '\r':
+			cls[c], esc[c] = textEscape, 'r'
+		case c < 0x20 || c == 0x7f:
+			cls[c] = textControl
+		case c >= 0x80:
+			cls[c] = textMulti
+		}
+	}
+	return
+}()
+
+// appendNodeJSON writes a generic JSON view of a decoded data-message node
+// (from Options.DecodeData): structs as objects keyed by the field's JSON
+// name, arrays as arrays, bytes as base64.
+func appendNodeJSON(dst []byte, n *tree.Node) []byte {
+	if n.Null {
+		return append(dst, "null"...)
+	}
+	switch {
+	case n.Kind == schema.Array:
+		dst = append(dst, '[')
+		first := true
+		for _, c := range n.Children {
+			if c.Role != tree.RoleElement && c.Role != tree.RoleRecord {
+				continue
+			}
+			if !first {
+				dst = append(dst, ',')
+			}
+			first = false
+			dst = appendNodeJSON(dst, c)
+		}
+		return append(dst, ']')
+	case n.Kind == schema.Struct || (n.Kind == schema.Invalid && len(n.Children) > 0) || n.Role == tree.RoleBody:
+		dst = append(dst, '{')
+		first := true
+		for _, c := range n.Children {
+			if c.Role != tree.RoleField && c.Role != tree.RoleRecord && c.Role != tree.RoleElement {
+				continue
+			}
+			name := c.Name
+			if c.Field != nil && c.Field.JSON != "" {
+				name = c.Field.JSON
+			}
+			if !first {
+				dst = append(dst, ',')
+			}
+			first = false
+			dst = jsontext.AppendString(dst, []byte(name))
+			dst = append(dst, ':')
+			dst = appendNodeJSON(dst, c)
+		}
+		return append(dst, '}')
+	}
+	switch n.Kind {
+	case schema.Bool:
+		return strconv.AppendBool(dst, n.Int != 0)
+	case schema.Float64:
+		return strconv.AppendFloat(dst, n.Float, 'g', -1, 64)
+	case schema.String:
+		if utf8.Valid(n.Raw) {
+			return jsontext.AppendString(dst, n.Raw)
+		}
+		return appendB64(dst, n.Raw)
+	case schema.Bytes, schema.Records:
+		return appendB64(dst, n.Raw)
+	case schema.UUID:
+		dst = append(dst, '"')
+		dst = base64.RawURLEncoding.AppendEncode(dst, n.Raw)
+		return append(dst, '"')
+	}
+	return strconv.AppendInt(dst, n.Int, 10)
 }

@@ -14,7 +14,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/kwire/kwire/codec/internal/budget"
-	"github.com/kwire/kwire/codec/internal/recjson"
 	"github.com/kwire/kwire/codec/internal/slab"
 	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
@@ -173,7 +172,7 @@ func hexDecode(s string) ([]byte, error) {
 	return b, nil
 }
 
-// recjson.AppendBytes's one pass writes what checking printable and then
+// appendBytesValue's one pass writes what checking printable and then
 // writing the text (or base64) writes: on random bytes, text of every
 // kind, and each byte class.
 func TestAppendBytesValueOnePass(t *testing.T) {
@@ -181,7 +180,7 @@ func TestAppendBytesValueOnePass(t *testing.T) {
 		if printable(raw) {
 			return append(jsontext.AppendString([]byte(`{"text":`), raw), '}')
 		}
-		return append(recjson.AppendBase64([]byte(`{"base64":`), raw), '}')
+		return append(appendB64([]byte(`{"base64":`), raw), '}')
 	}
 	inputs := [][]byte{nil, []byte(`{"a":"b\\c"}`), []byte("tab\tnl\ncr\r"), []byte("é😀 ok"), []byte("\u2028"), []byte("bad\xff"), []byte{0x7f}, []byte{1}}
 	rnd := rand.New(rand.NewSource(1))
@@ -199,19 +198,19 @@ func TestAppendBytesValueOnePass(t *testing.T) {
 		inputs = append(inputs, []byte{'a', byte(c), 'b'})
 	}
 	for _, in := range inputs {
-		if got, want := recjson.AppendBytes(nil, in), ref(in); !bytes.Equal(got, want) {
+		if got, want := appendBytesValue(nil, in), ref(in); !bytes.Equal(got, want) {
 			t.Fatalf("%q: %s, want %s", in, got, want)
 		}
 		// After other output, with room to spare or none.
 		for _, dst := range [][]byte{[]byte("x,"), append(make([]byte, 0, 4096), "x,"...)} {
-			if got, want := recjson.AppendBytes(dst, in), append([]byte("x,"), ref(in)...); !bytes.Equal(got, want) {
+			if got, want := appendBytesValue(dst, in), append([]byte("x,"), ref(in)...); !bytes.Equal(got, want) {
 				t.Fatalf("%q after output: %s, want %s", in, got, want)
 			}
 		}
 	}
 }
 
-// printable is the rule recjson.AppendBytes follows: text of printable
+// printable is the rule appendBytesValue follows: text of printable
 // characters, tab, CR and LF.
 func printable(b []byte) bool {
 	for i := 0; i < len(b); {
