@@ -4,13 +4,14 @@ import (
 	"github.com/kwire/kwire/internal/decompress"
 )
 
-// Compression codecs, as in the low three attribute bits.
+// Compression codecs, as in the low three attribute bits: numbered once,
+// in internal/decompress.
 const (
-	CodecNone   = 0
-	CodecGzip   = 1
-	CodecSnappy = 2
-	CodecLZ4    = 3
-	CodecZstd   = 4
+	CodecNone   = decompress.CodecNone
+	CodecGzip   = decompress.CodecGzip
+	CodecSnappy = decompress.CodecSnappy
+	CodecLZ4    = decompress.CodecLZ4
+	CodecZstd   = decompress.CodecZstd
 )
 
 var codecNames = [...]string{"none", "gzip", "snappy", "lz4", "zstd"}
