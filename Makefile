@@ -78,9 +78,11 @@ bench-compare: build
 # kwire.wasm (the codec; its gzip size must stay under 1.2 MB), capture.wasm
 # (pcap/pcapng reading, loaded only when a capture is opened),
 # storage.wasm (Kafka's storage files, loaded only when such files are
-# opened) and inflate.wasm (the decompressors, loaded the first time a
-# compressed batch is decoded: kwire.wasm, capture.wasm and storage.wasm,
-# which run in the same worker, are built with the tag kwire_hostinflate,
+# opened), payload.wasm (kwire.wasm's glue with the record payload
+# decoders, the tag kwire_payload: loaded, in its place, once the user gives
+# schemas) and inflate.wasm (the decompressors, loaded the first time a
+# compressed batch is decoded: kwire.wasm, capture.wasm, storage.wasm and
+# payload.wasm, which run in the same worker, are built with the tag kwire_hostinflate,
 # which leaves them and what they alone import, some 390 KB and 216 KB
 # gzip, out; see internal/decompress). internal/wasmprep then merges each
 # module's data segments (Go's linker writes one per run of 8 zeros: some
@@ -101,10 +103,11 @@ wasm:
 	GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' $(WASM_GCFLAGS) -tags kwire_hostinflate -o $(DIST)/kwire.wasm ./wasm
 	GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' -tags kwire_hostinflate -o $(DIST)/capture.wasm ./wasm/capture
 	GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' -tags kwire_hostinflate -o $(DIST)/storage.wasm ./wasm/storage
+	GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' -tags kwire_hostinflate,kwire_payload -o $(DIST)/payload.wasm ./wasm
 	GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' -o $(DIST)/inflate.wasm ./wasm/inflate
-	go run ./internal/wasmprep $(DIST)/kwire.wasm $(DIST)/capture.wasm $(DIST)/storage.wasm $(DIST)/inflate.wasm
+	go run ./internal/wasmprep $(DIST)/kwire.wasm $(DIST)/capture.wasm $(DIST)/storage.wasm $(DIST)/payload.wasm $(DIST)/inflate.wasm
 	cp $(GOROOT)/lib/wasm/wasm_exec.js $(DIST)/wasm_exec.js
-	@for m in kwire capture storage inflate; do echo "$$m.wasm: $$(wc -c < $(DIST)/$$m.wasm) bytes raw, $$(gzip -9 -c $(DIST)/$$m.wasm | wc -c) bytes gzip"; done
+	@for m in kwire capture storage payload inflate; do echo "$$m.wasm: $$(wc -c < $(DIST)/$$m.wasm) bytes raw, $$(gzip -9 -c $(DIST)/$$m.wasm | wc -c) bytes gzip"; done
 	@test $$(gzip -9 -c $(DIST)/kwire.wasm | wc -c) -lt $(WASM_LIMIT) || { echo "kwire.wasm is over $(WASM_LIMIT) bytes gzip"; exit 1; }
 
 # The docs site and the playground as plain files in $(DIST).

@@ -51,6 +51,11 @@ type Options struct {
 	// which Kafka's form has no place for, are left out; the warnings name
 	// them). The encoder reads this form back.
 	Kafka bool
+	// Int64Strings writes every int64 value (Kafka's int64 fields, and
+	// the records' offsets, timestamps and producer ids) as a JSON string
+	// of its digits, exact for readers that hold numbers as float64 (jq,
+	// JavaScript), which round them past 2^53. The encoder reads both.
+	Int64Strings bool
 	// Limits bound the work and memory of one frame; zero values mean the
 	// defaults.
 	Limits

@@ -7,10 +7,9 @@
 // and one encoder walk those tables. Decoding gives a tree in which every
 // byte of the frame belongs to a node that knows its span: the size
 // prefix, the header, each field, length and count prefixes, tag numbers
-// and sizes, unknown tags, record batches and their decompressed contents
-// (package records), trailing bytes. Value JSON (Kafka's JSON form, with
-// records and consumer-protocol metadata shown decoded, or, with
-// JSONOptions.Kafka, exactly Kafka's form: every bytes field base64; a
+// and sizes, unknown tags, record batches and their decompressed contents,
+// trailing bytes. Value JSON (Kafka's JSON form, with records and
+// consumer-protocol metadata shown decoded, or, with Options.Kafka, exactly Kafka's form: every bytes field base64; a
 // tagged field appears exactly when the bytes carry it) is written from
 // it, and the encoder takes that JSON, or the same values built in Go,
 // back to bytes: encode(decode(b)) == b for every frame decoded without
@@ -21,31 +20,36 @@
 //
 // What is here:
 //
-//   - Decode, DecodeBody and a reusable Decoder turn bytes into a Frame;
-//     Frame.JSON and AppendJSON write value JSON, AppendAnnotated the tree
-//     with spans.
+//   - Decode and a reusable Decoder turn a frame into a Frame, its header
+//     and body in one call (Options.Body reads a body alone, Options.Data a
+//     data message or records field); Frame.AppendJSON writes value JSON,
+//     AppendAnnotated the tree with spans.
 //   - Decoder.AppendJSON and WriteJSON write the same value JSON straight
-//     from the bytes, without a tree, streaming big frames; Info says what
-//     they learnt. Options.Auto, or a response's APIKey or Version set to
-//     Any, reads a frame whose API and version are not known (Frame.Guess
-//     and Info.Guess rank the readings).
+//     from the bytes, without a tree, streaming big frames; the Frame they
+//     return says what they learnt. Options.Auto, or a response's APIKey or
+//     Version set to Any, reads a frame whose API and version are not known
+//     (Frame.Guess ranks the readings).
 //   - Limits (in Options) bound one frame's budget of nodes, decompressed
 //     bytes, nesting and work; a limit that cuts decoding short is a
 //     Warning, listed with every lenient reading by Frame.Warnings and in
 //     the JSON's "warnings".
-//   - Frame.Lookup("body.topics[0].partitions[2]") finds a node by its
-//     value-JSON path (tree.Node.Find and Lookup take JSON or Kafka names);
+//   - The tree's nodes are read by value JSON's names: Get, Elems and
+//     Count; Lookup("body.topics[0].partitions[2]") from Frame.Root, whose
+//     error says which step failed; Value gives Go values.
 //     Frame.ErrorCodes lists every error code with its path and name.
-//   - Encode, EncodeJSON and EncodeBody write frames from value JSON or Go
-//     values (every integer width, []byte, []int32, []map[string]any, ...);
-//     EncodeResponse answers a parsed RequestHeader with a whole response
-//     frame, AppendResponseHeader writes the header alone.
+//   - Encode writes frames (or a body alone, a data message, a records
+//     field) from value JSON or Go values (every integer width, []byte,
+//     []int32, []map[string]any, what Value gives, ...); EncodeResponse
+//     answers a parsed RequestHeader with a whole response frame. With
+//     EncodeOptions.Lenient one value answers every version: the fields a
+//     version lacks are dropped, and reported to Dropped.
 //   - ParseRequestHeader reads what a proxy or broker needs to route a
 //     request; package wire reads and writes size-prefixed frames on a
 //     connection; package schema has a constant for every API key
 //     (schema.KeyMetadata) and error code (schema.CodeNotLeaderOrFollower).
 //   - Example and ExampleFrame give a deterministic example of every API,
-//     version and direction.
+//     version and direction. Example_broker is a small broker, answering
+//     kcat and franz-go's kgo, whose handlers know no versions.
 //
 // When typed structs fit better: a client or broker that speaks a fixed set
 // of APIs and versions, and wants the compiler to check field names and

@@ -23,6 +23,7 @@ type jsonSink struct {
 	out    *jsontext.Writer
 	kafka  bool   // Kafka's own form (Options.Kafka)
 	size   bool   // records fields as their size (RecordsSize)
+	quote  bool   // int64 values as strings (Options.Int64Strings)
 	data   string // a data message or records field, not a frame (Options.Data)
 	bare   bool   // header and body alone, no envelope (guessing's hash)
 	head   bool   // the envelope's head is written
@@ -81,7 +82,7 @@ func (t *tagFrame) has(f *schema.Field) bool {
 
 func (s *jsonSink) reset(w *walker, out *jsontext.Writer, o *Options) {
 	s.w, s.out, s.bare, s.head = w, out, false, false
-	s.kafka, s.size, s.data = o.Kafka, o.Records == RecordsSize && !o.Kafka, o.Data
+	s.kafka, s.size, s.data, s.quote = o.Kafka, o.Records == RecordsSize && !o.Kafka, o.Data, o.Int64Strings
 	s.levels, s.nframe, s.n = s.levels[:0], 0, 0
 }
 
@@ -303,7 +304,9 @@ func (s *jsonSink) value(w *jsontext.Writer, n *tree.Node) {
 	switch n.Kind {
 	case schema.Bool:
 		w.Bool(n.Int != 0)
-	case schema.Int8, schema.Int16, schema.Uint16, schema.Int32, schema.Uint32, schema.Int64:
+	case schema.Int64:
+		s.int64(w, n.Int)
+	case schema.Int8, schema.Int16, schema.Uint16, schema.Int32, schema.Uint32:
 		w.Int(n.Int)
 	case schema.Float64:
 		w.Float(n.Float)
@@ -330,10 +333,30 @@ func (s *jsonSink) value(w *jsontext.Writer, n *tree.Node) {
 func (s *jsonSink) numbers(n *tree.Node, k schema.Kind, b []byte, count int) {
 	w := s.top().out
 	size := k.FixedSize()
+	quote := s.quote && k == schema.Int64
 	for i := 0; i < count; i++ {
 		w.Value()
+		if quote {
+			w.B = append(w.B, '"')
+		}
 		w.B = strconv.AppendInt(w.B, fixedInt(k, b[i*size:]), 10)
+		if quote {
+			w.B = append(w.B, '"')
+		}
 	}
+}
+
+// int64 writes an int64 value: a number, or with Options.Int64Strings a
+// string of its digits.
+func (s *jsonSink) int64(w *jsontext.Writer, v int64) {
+	if !s.quote {
+		w.Int(v)
+		return
+	}
+	w.Value()
+	w.B = append(w.B, '"')
+	w.B = strconv.AppendInt(w.B, v, 10)
+	w.B = append(w.B, '"')
 }
 
 func (s *jsonSink) records(n *tree.Node, b []byte, o rec.Options) (int, error) {

@@ -3,6 +3,7 @@ package codec
 import (
 	"encoding/base64"
 	"strconv"
+	"strings"
 
 	"github.com/kwire/kwire/codec/internal/rec"
 	"github.com/kwire/kwire/codec/jsontext"
@@ -259,14 +260,17 @@ func (w *jsonWriter) value(dst []byte, n *tree.Node, f *schema.Field) []byte {
 		if n.Kind == schema.Records && w.records != RecordsDecoded {
 			return appendBytesField(dst, n.Kind, false, n.Raw, w.records)
 		}
-		if w.f != nil && len(n.Children) > 0 {
+		if w.f != nil {
+			// Records read, even zero bytes of them (an empty list).
 			if res := w.f.records[n]; res != nil {
 				info := func(n *tree.Node) (int64, int64, bool) {
 					ri, ok := res.Info(n)
 					return ri.Offset, ri.Timestamp, ok
 				}
-				return rec.AppendTreeJSON(dst, res.Nodes, info, n.Raw, rec.JSONMode(w.records))
+				return rec.AppendTreeJSON(dst, res.Nodes, info, n.Raw, rec.JSONMode(w.records), w.topicPartJSON)
 			}
+		}
+		if w.f != nil && len(n.Children) > 0 {
 			if dv, ok := dataViewOf(n); ok {
 				return w.dataJSON(dst, n, dv)
 			}
@@ -306,6 +310,42 @@ func appendKey(dst []byte, k string) []byte {
 	dst = append(dst, '"')
 	dst = append(dst, k...)
 	return append(dst, '"', ':')
+}
+
+// topicPartJSON writes the members the walk made of a key or value of an
+// internal topic's record (walk_topics.go) from its nodes: "format", its
+// framing integers, "schema", and "decoded" unless the message failed.
+func (w *jsonWriter) topicPartJSON(dst []byte, n *tree.Node) []byte {
+	switch n.Children[0].Name {
+	case "type", "version", "frameVersion", "undecoded":
+	default:
+		return nil // another hook's
+	}
+	dst = append(dst, `,"format":"kafka"`...)
+	for i, c := range n.Children {
+		switch {
+		case c.Role == tree.RoleRecord:
+			dst = append(dst, ',')
+			dst = appendKey(dst, c.Name)
+			dst = strconv.AppendInt(dst, c.Int, 10)
+		case c.Role == tree.RoleField && c.Kind == schema.Struct:
+			sp := strings.LastIndex(c.Type, " v")
+			name := c.Type[:sp]
+			v, _ := strconv.Atoi(c.Type[sp+2:])
+			m := schema.DataMessage(name)
+			dst = append(dst, `,"schema":`...)
+			dst = jsontext.AppendString(dst, []byte(name))
+			failed := c.Flags&tree.Broken != 0 || i+1 < len(n.Children) && n.Children[i+1].Role == tree.RoleRaw
+			if failed || m == nil {
+				continue
+			}
+			lv := min(int16(v), m.Valid.Hi)
+			inner := jsonWriter{kafka: w.kafka, records: w.records, f: w.f, v: lv, flex: m.Flexible(lv)}
+			dst = append(dst, `,"decoded":`...)
+			dst = inner.structJSON(dst, c, m.At(lv).Root)
+		}
+	}
+	return dst
 }
 
 // appendEnvelopeTail ends a value-JSON envelope, as the reference writes it: "guess" when the frame

@@ -92,6 +92,8 @@ type walker struct {
 	// spare is the records fields' decompression buffer when no frame
 	// holds it (rec.Options.Spare), kept between frames.
 	spare []byte
+	// int64s: records write int64 values as strings (Options.Int64Strings).
+	int64s bool
 }
 
 // init readies w for frame f of n bytes, written to s: its own budget
@@ -103,7 +105,8 @@ func (w *walker) init(f *Frame, s sink, o *Options, n int, b *budget.Budget) {
 		b = &w.own
 	}
 	*w = walker{f: f, s: s, lim: lim, b: b, nest: o.nest(), skipRecords: o.skipRecords, sizeFirst: o.sizeFirst,
-		path: w.path[:0], own: w.own, pathText: budget.PathText{Buf: w.pathText.Buf[:0]}, spare: w.spare, pre: w.pre, codes: w.codes[:0], null: w.null, payload: o.Payload}
+		path: w.path[:0], own: w.own, pathText: budget.PathText{Buf: w.pathText.Buf[:0]}, spare: w.spare, pre: w.pre, codes: w.codes[:0], null: w.null, payload: o.Payload,
+		int64s: o.Int64Strings}
 	if b != &w.own {
 		w.own = budget.Budget{}
 	}

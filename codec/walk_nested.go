@@ -101,9 +101,11 @@ func (w *walker) recordsWarnings() *budget.Warnings {
 }
 
 // records reads the batches of the records field n, its bytes read up to
-// the reader's offset, through the sink's records side.
+// the reader's offset, through the sink's records side. Zero bytes are
+// read too: they are no batches, a list as long as any other, so that the
+// field has one JSON type (issue 24).
 func (w *walker) records(n *tree.Node) {
-	if n.Null || w.r.Off <= n.PrefixEnd {
+	if n.Null {
 		w.leaf(n)
 		return
 	}
@@ -115,7 +117,7 @@ func (w *walker) records(n *tree.Node) {
 	}
 	w.reserveNested()
 	path := w.pathString()
-	ro := rec.Options{MaxDepth: w.lim.MaxRecordNesting, Budget: w.b, Warnings: w.recordsWarnings(), Path: path, Data: w.dataHook, Payload: w.payload, Topic: w.topic, Spare: &w.spare,
+	ro := rec.Options{MaxDepth: w.lim.MaxRecordNesting, Budget: w.b, Warnings: w.recordsWarnings(), Path: path, Data: w.dataHook, Payload: w.payload, Topic: w.topic, Spare: &w.spare, Int64Strings: w.int64s,
 		Start: n.PrefixEnd, Buffer: w.buf, Base: w.nbufs, Inflations: w.inflations}
 	derived, err := w.s.records(n, w.r.B[:w.r.Off], ro)
 	w.nbufs += derived

@@ -63,8 +63,23 @@ type Options struct {
 //go:embed templates/*.tmpl assets/* data/*.tsv
 var files embed.FS
 
+// HTMLPolicy is the Content-Security-Policy of every page: no page of
+// another origin may frame it (frame-ancestors, which a meta tag cannot
+// set), nor plugins, a <base> or a form send it elsewhere. The
+// playground's own meta policy narrows scripts, styles and connections.
+// kwire serve sends it with each HTML answer; a host of the built files
+// reads it from _headers.
+const HTMLPolicy = "frame-ancestors 'none'; base-uri 'none'; object-src 'none'; form-action 'none'"
+
+// headersFile is _headers, the headers file of static hosts (Cloudflare's
+// Workers static assets, which the Worker's wrangler.jsonc serves, and
+// Pages, Netlify): the policy and nosniff on every path.
+const headersFile = "# Written by kwire site: headers for static hosts that read _headers.\n/*\n" +
+	"  Content-Security-Policy: " + HTMLPolicy + "\n" +
+	"  X-Content-Type-Options: nosniff\n"
+
 // The output entries Build owns and replaces on every run.
-var owned = []string{"api", "assets", "playground", "favicon.ico", "index.html", "types.html", "records.html", "protocol.html", "errors.html", "internal", "internal.html", "rules", "search.html", "search.json"}
+var owned = []string{"_headers", "api", "assets", "playground", "favicon.ico", "index.html", "types.html", "records.html", "protocol.html", "errors.html", "internal", "internal.html", "rules", "search.html", "search.json"}
 
 // Build writes the site into out, replacing what an earlier Build wrote
 // there and leaving other files (such as a kwire.wasm built beside it)
@@ -152,6 +167,9 @@ func (b *builder) assets() error {
 	}
 	js, err := files.ReadFile("assets/site.js")
 	if err != nil {
+		return err
+	}
+	if err := b.write("_headers", []byte(headersFile)); err != nil {
 		return err
 	}
 	ico, err := favicon()

@@ -94,6 +94,17 @@ func browserLimits(o *codec.Options) {
 	o.MaxRecordNesting = browserMaxRecordNesting
 }
 
+// module is what sets this build apart: kwire.wasm's defaults here;
+// payload.go (the tag kwire_payload) makes payload.wasm, the same glue
+// that also reads record payloads, from the same package.
+var module = struct {
+	global string // the global object's name, and with "Ready" the callback's
+	setup  func(k js.Value)
+	// payload reads record keys and values (Options.Payload); nil here,
+	// so kwire.wasm links none of the payload decoders.
+	payload func(dst []byte, p *codec.PayloadIn) ([]byte, []*tree.Node)
+}{global: "kwire"}
+
 // elideOver is the length beyond which a grid cell shows its first and last
 // rows only; the page expands it on request.
 const elideOver = 32
@@ -132,9 +143,12 @@ func main() {
 	k.Set("scanExchanges", js.FuncOf(scanExchanges))
 	k.Set("use", js.FuncOf(use))
 	k.Set("mem", js.FuncOf(mem))
-	js.Global().Set("kwire", k)
+	if module.setup != nil {
+		module.setup(k)
+	}
+	js.Global().Set(module.global, k)
 	warm()
-	if cb := js.Global().Get("kwireReady"); cb.Type() == js.TypeFunction {
+	if cb := js.Global().Get(module.global + "Ready"); cb.Type() == js.TypeFunction {
 		cb.Invoke()
 	}
 	select {}

@@ -95,6 +95,7 @@ func decode(this js.Value, args []js.Value) any {
 		APIKey:       int16(intArg(args, 2)),
 		Version:      int16(intArg(args, 3)),
 		NoSizePrefix: !hasSize,
+		Payload:      module.payload,
 	}
 	browserLimits(&opts)
 	slots[slot] = nil // let the collector have the previous frame

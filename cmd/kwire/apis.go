@@ -1,10 +1,10 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"text/tabwriter"
 
+	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/internal/render"
 )
 
@@ -21,9 +21,7 @@ func runAPIs(e *env, args []string) int {
 	}
 	infos := render.APIList()
 	if *asJSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		enc.Encode(infos)
+		e.stdout.Write(append(jsontext.Indent(nil, render.AppendAPIList(nil)), '\n'))
 		return 0
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)

@@ -213,10 +213,11 @@ func treeText(f *codec.Frame, color bool) string {
 }
 
 // jsonFlags are the flags of the commands that print value JSON:
-// --records and --kafka.
+// --records, --kafka and --int64-strings.
 type jsonFlags struct {
 	records string
 	kafka   bool
+	int64s  bool
 }
 
 func (j *jsonFlags) register(fs interface {
@@ -225,6 +226,7 @@ func (j *jsonFlags) register(fs interface {
 }) {
 	fs.StringVar(&j.records, "records", "decoded", "records in value JSON: decoded, base64 or size")
 	fs.BoolVar(&j.kafka, "kafka", false, "Kafka's own JSON form: every bytes field base64 (records, consumer-protocol metadata and assignments, KRaft values), no kwire-only keys in the body")
+	fs.BoolVar(&j.int64s, "int64-strings", false, "write int64 values (producer ids, offsets, timestamps) as strings of their digits, exact for jq and JavaScript, which round numbers past 2^53; kwire encode reads both forms")
 }
 
 // options turns the flags into the codec's JSON options.
@@ -239,6 +241,7 @@ func (j *jsonFlags) options() (jsonForm, error) {
 		}
 		jo.kafka = true
 	}
+	jo.int64s = j.int64s
 	return jo, nil
 }
 

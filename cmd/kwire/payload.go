@@ -8,6 +8,7 @@ import (
 	"github.com/kwire/kwire/codec/payload"
 	"github.com/kwire/kwire/codec/tree"
 	"github.com/kwire/kwire/internal/registry"
+	"github.com/kwire/kwire/internal/registry/resolve"
 )
 
 // payloadFlags are the flags of the commands that decode records (decode,
@@ -74,7 +75,7 @@ func (p *payloadFlags) hook() (payloadHook, error) {
 	default:
 		return nil, errorf("--payloads must be decoded or bytes, not %q", p.mode)
 	}
-	var srcs sources
+	var srcs resolve.Chain // the folder first, then the registry
 	if p.dir != "" {
 		d, err := registry.OpenDir(p.dir)
 		if err != nil {
@@ -99,30 +100,4 @@ func (p *payloadFlags) hook() (payloadHook, error) {
 // payloadHookOf adapts a payload.Decoder to the records hook.
 func payloadHookOf(d *payload.Decoder) payloadHook {
 	return d.Decode
-}
-
-// sources asks each source in turn: the folder first, then the registry.
-type sources []payload.Source
-
-func (s sources) SchemaByID(id int) (*payload.Schema, error) {
-	var first error
-	for _, x := range s {
-		sc, err := x.SchemaByID(id)
-		if err == nil && sc != nil {
-			return sc, nil
-		}
-		if first == nil {
-			first = err
-		}
-	}
-	return nil, first
-}
-
-func (s sources) SchemaFor(topic string, key bool) (*payload.Schema, error) {
-	for _, x := range s {
-		if sc, err := x.SchemaFor(topic, key); err != nil || sc != nil {
-			return sc, err
-		}
-	}
-	return nil, nil
 }

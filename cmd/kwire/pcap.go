@@ -480,6 +480,15 @@ func appendExchange(out []byte, x *capture.Exchange, key, ver int16, req, rsp de
 	if x.ConnClosed {
 		out = append(out, `,"connClosed":true`...)
 	}
+	// The packets (numbered as Wireshark numbers frames) that completed
+	// the request and the response: a response leads to its request's.
+	// (The proxy's exchanges come from no capture: they have none.)
+	if x.Request != nil && x.Request.PacketIndex > 0 {
+		out = strconv.AppendInt(append(out, `,"requestFrame":`...), int64(x.Request.PacketIndex), 10)
+	}
+	if x.Response != nil && x.Response.PacketIndex > 0 {
+		out = strconv.AppendInt(append(out, `,"responseFrame":`...), int64(x.Response.PacketIndex), 10)
+	}
 	if x.Request != nil {
 		out = appendTime(append(out, `,"requestTime":`...), x.Request.Time)
 	}

@@ -326,6 +326,7 @@ func (r *proxyRun) exchange(x *proxy.Exchange) {
 	var d proxy.Decoded
 	if c.format == "tree" {
 		r.dec.Options.Records, r.dec.Options.Kafka = c.jo.records, c.jo.kafka || r.dec.Options.Kafka
+		r.dec.Options.Int64Strings = c.jo.int64s
 		d = r.dec.Decode(x)
 		ex = r.fromTrees(x, &d)
 	} else {

@@ -28,12 +28,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kwire/kwire/codec"
-	"github.com/kwire/kwire/codec/schema"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/schema"
 )
 
 // lockedBuffer is a buffer written by one goroutine and read by another.
@@ -54,11 +55,25 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
+// fileOutput is a process's standard output written straight to a file:
+// no copying goroutine and no growing buffer in the test's process, whose
+// CPU the soak's client shares (a buffer of some hundred megabytes, grown
+// by doubling, stalled it for a second at a time).
+type fileOutput struct{ f *os.File }
+
+func (o *fileOutput) String() string {
+	if o.f == nil {
+		return "" // the test took the output itself
+	}
+	b, _ := os.ReadFile(o.f.Name())
+	return string(b)
+}
+
 // proxyCLI is kwire proxy running as a user runs it.
 type proxyCLI struct {
 	cmd    *exec.Cmd
 	addr   string
-	stdout lockedBuffer
+	stdout fileOutput
 	stderr lockedBuffer
 	done   chan struct{}
 }
@@ -81,7 +96,10 @@ func startProxyCLILimited(t *testing.T, nofile int, args ...string) *proxyCLI {
 	}
 	p := &proxyCLI{cmd: cmd, done: make(chan struct{})}
 	p.cmd.Dir = workDir
-	p.cmd.Stdout = &p.stdout
+	out, err := os.Create(filepath.Join(t.TempDir(), "stdout"))
+	require.NoError(t, err)
+	t.Cleanup(func() { out.Close() })
+	p.stdout.f, p.cmd.Stdout = out, out
 	errPipe, err := p.cmd.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, p.cmd.Start())

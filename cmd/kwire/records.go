@@ -8,11 +8,12 @@ import (
 type jsonForm struct {
 	records codec.RecordsMode
 	kafka   bool
+	int64s  bool // int64 values as strings (--int64-strings)
 }
 
 // apply puts the form into decode options.
 func (j jsonForm) apply(o codec.Options) codec.Options {
-	o.Records, o.Kafka = j.records, j.kafka
+	o.Records, o.Kafka, o.Int64Strings = j.records, j.kafka, j.int64s
 	return o
 }
 

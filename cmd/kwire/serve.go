@@ -475,11 +475,9 @@ var contentTypes = map[string]string{
 	".webmanifest": "application/manifest+json",
 }
 
-// htmlPolicy is the Content-Security-Policy of every HTML answer: no
-// page of another origin may frame it (frame-ancestors, which a meta tag
-// cannot set), nor plugins, a <base> or a form send it elsewhere. The
-// playground's own meta policy narrows scripts, styles and connections.
-const htmlPolicy = "frame-ancestors 'none'; base-uri 'none'; object-src 'none'; form-action 'none'"
+// htmlPolicy is the Content-Security-Policy of every HTML answer
+// (site.HTMLPolicy, which the built site's _headers carries too).
+const htmlPolicy = site.HTMLPolicy
 
 // fileHandler serves the files under dir: GET and HEAD only, a folder
 // answers with its index.html, nothing outside dir (through an os.Root, so

@@ -12,7 +12,7 @@ import (
 
 // The WebAssembly modules the playground loads besides kwire.wasm; kwire
 // site copies each one it finds beside the --wasm file.
-var extraModules = []string{"capture.wasm", "storage.wasm", "inflate.wasm"}
+var extraModules = []string{"capture.wasm", "storage.wasm", "payload.wasm", "inflate.wasm"}
 
 func runSite(e *env, args []string) int {
 	fs := newFlags(e, "site", "[--out DIR] [--wasm FILE --wasm-exec FILE] [--title TEXT]")

@@ -177,6 +177,8 @@ func (n *Node) names() []string {
 // []any for an array, map[string]any keyed by JSON name for a struct (its
 // tagged fields included, and its unknown tags as "_unknownTaggedFields",
 // a list of {"tag", "data"}, as value JSON has them), and nil for a null.
+// Its []byte values are Raw, sharing the decoded bytes' memory: copy what
+// is kept after that memory is reused.
 func (n *Node) Value() any {
 	if n == nil || n.Null {
 		return nil

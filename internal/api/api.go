@@ -22,7 +22,6 @@
 package api
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -32,6 +31,7 @@ import (
 	"strings"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/tree"
 )
 
@@ -250,24 +250,32 @@ func (e *Error) Error() string { return e.Message }
 func at(off int) *int { return &off }
 
 func writeError(w http.ResponseWriter, status int, e *Error) {
-	b, err := marshal(e)
-	if err != nil {
-		// Only an invalid Partial can fail; drop it.
-		e.Partial = nil
-		b, _ = marshal(e)
-	}
-	writeJSON(w, status, b)
+	writeJSON(w, status, e.appendJSON(nil))
 }
 
-// marshal writes v as JSON, leaving <, > and & as they are (BNF has =>).
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
+// appendJSON appends e as JSON (its fields' tags), through the codec's
+// JSON writer; a Partial that is not valid JSON is left out.
+func (e *Error) appendJSON(dst []byte) []byte {
+	w := jsontext.Writer{B: dst}
+	w.BeginObject()
+	w.Key("error")
+	w.String([]byte(e.Message))
+	w.Key("offset")
+	if e.Offset == nil {
+		w.Null()
+	} else {
+		w.Int(int64(*e.Offset))
 	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+	for _, kv := range [...][2]string{{"path", e.Path}, {"expected", e.Expected}, {"found", e.Found}} {
+		w.Key(kv[0])
+		w.String([]byte(kv[1]))
+	}
+	if len(e.Partial) > 0 && json.Valid(e.Partial) {
+		w.Key("partial")
+		w.Raw(e.Partial)
+	}
+	w.EndObject()
+	return w.B
 }
 
 func writeJSON(w http.ResponseWriter, status int, b []byte) {

@@ -4,13 +4,13 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/internal/render"
 )
 
 func apis(w http.ResponseWriter) {
-	b, _ := marshal(render.APIList())
-	writeJSON(w, http.StatusOK, b)
+	writeJSON(w, http.StatusOK, render.AppendAPIList(nil))
 }
 
 // schemaDoc is GET /api/schema/{api}/{version}.
@@ -65,8 +65,66 @@ func schemaRoute(w http.ResponseWriter, name, version string) {
 	d := schemaDoc{Key: a.Key, Name: a.Name, Category: a.Category, Version: v,
 		Request:  messageInfo(a.Request, v, a.Name+" Request (Version: "+version+")"),
 		Response: messageInfo(a.Response, v, a.Name+" Response (Version: "+version+")")}
-	b, _ := marshal(d)
-	writeJSON(w, http.StatusOK, b)
+	writeJSON(w, http.StatusOK, d.appendJSON(nil))
+}
+
+// appendJSON appends d as JSON (its fields' tags), through the codec's
+// JSON writer.
+func (d *schemaDoc) appendJSON(dst []byte) []byte {
+	w := jsontext.Writer{B: dst}
+	w.BeginObject()
+	w.Key("key")
+	w.Int(int64(d.Key))
+	w.Key("name")
+	w.String([]byte(d.Name))
+	w.Key("category")
+	w.String([]byte(d.Category))
+	w.Key("version")
+	w.Int(int64(d.Version))
+	for _, m := range []struct {
+		key string
+		doc *messageDoc
+	}{{"request", d.Request}, {"response", d.Response}} {
+		w.Key(m.key)
+		if m.doc == nil {
+			w.Null()
+			continue
+		}
+		m.doc.write(&w)
+	}
+	w.EndObject()
+	return w.B
+}
+
+func (m *messageDoc) write(w *jsontext.Writer) {
+	w.BeginObject()
+	w.Key("name")
+	w.String([]byte(m.Name))
+	w.Key("flexible")
+	w.Bool(m.Flexible)
+	w.Key("headerVersion")
+	w.Int(int64(m.HeaderVersion))
+	w.Key("bnf")
+	w.String([]byte(m.BNF))
+	w.Key("fields")
+	w.BeginArray()
+	for _, f := range m.Fields {
+		w.BeginObject()
+		w.Key("path")
+		w.String([]byte(f.Path))
+		w.Key("depth")
+		w.Int(int64(f.Depth))
+		for _, kv := range [...][2]string{{"type", f.Type}, {"versions", f.Versions}, {"nullable", f.Nullable},
+			{"tag", f.Tag}, {"default", f.Default}, {"entityType", f.EntityType}} {
+			w.Key(kv[0])
+			w.String([]byte(kv[1]))
+		}
+		w.Key("mapKey")
+		w.Bool(f.MapKey)
+		w.EndObject()
+	}
+	w.EndArray()
+	w.EndObject()
 }
 
 // messageInfo describes version v of m, or nil when m does not define it.

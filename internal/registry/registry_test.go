@@ -11,6 +11,7 @@ import (
 
 	"github.com/kwire/kwire/codec/payload"
 	"github.com/kwire/kwire/internal/registry/registrytest"
+	"github.com/kwire/kwire/internal/registry/resolve"
 )
 
 func env(kv ...string) func(string) string {
@@ -117,7 +118,7 @@ func TestClientUnreachableSlowGarbage(t *testing.T) {
 		case "/schemas/ids/3":
 			w.Write([]byte(`{"schema":""}`))
 		case "/schemas/ids/4":
-			w.Write([]byte(strings.Repeat(" ", maxBody+10)))
+			w.Write([]byte(strings.Repeat(" ", resolve.MaxBody+10)))
 		default:
 			return false
 		}

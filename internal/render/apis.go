@@ -1,6 +1,9 @@
 package render
 
-import "github.com/kwire/kwire/codec/schema"
+import (
+	"github.com/kwire/kwire/codec/jsontext"
+	"github.com/kwire/kwire/codec/schema"
+)
 
 // APIInfo summarises one API for lists: the CLI's apis --json, the JSON
 // API's /api/apis.
@@ -36,4 +39,47 @@ func APIList() []APIInfo {
 		out = append(out, i)
 	}
 	return out
+}
+
+// AppendAPIList appends APIList as a JSON array (the members of APIInfo's
+// tags), written through the codec's JSON writer.
+func AppendAPIList(dst []byte) []byte {
+	w := jsontext.Writer{B: dst}
+	w.BeginArray()
+	for _, i := range APIList() {
+		w.BeginObject()
+		w.Key("key")
+		w.Int(int64(i.Key))
+		w.Key("name")
+		w.String([]byte(i.Name))
+		if len(i.Names) > 0 {
+			w.Key("names")
+			w.BeginArray()
+			for _, n := range i.Names {
+				w.String([]byte(n))
+			}
+			w.EndArray()
+		}
+		w.Key("category")
+		w.String([]byte(i.Category))
+		w.Key("minVersion")
+		w.Int(int64(i.MinVersion))
+		w.Key("maxVersion")
+		w.Int(int64(i.MaxVersion))
+		if i.Removed40 != "" {
+			w.Key("removedInKafka40")
+			w.String([]byte(i.Removed40))
+		}
+		if len(i.Unstable) > 0 {
+			w.Key("unstableVersions")
+			w.BeginArray()
+			for _, v := range i.Unstable {
+				w.Int(int64(v))
+			}
+			w.EndArray()
+		}
+		w.EndObject()
+	}
+	w.EndArray()
+	return w.B
 }

@@ -293,6 +293,42 @@ test('values in human units: timestamps with their UTC date, coded attributes by
   await page.close();
 });
 
+// A transactional Produce whose producer id, 7095166877077007636, is past
+// 2^53, where a JavaScript number rounds it to 7095166877077007000.
+const BIGPID = '00000067000000090000000700016b00037478ffff000003e802027402000000004700000000000000000000003affffffff0285c3b5f80010000000000000019adc5be0000000019adc5be000627718aed24aed140002000000000000000110000000026b027600000000';
+
+test('int64 values past 2^53 are shown exactly in the tree, the JSON and the grid, never rounded', { timeout: 60_000 }, async () => {
+  const page = await open();
+  await decoded(page, () => page.fill('#input', BIGPID));
+  await page.waitForFunction(() => document.querySelectorAll('#json .pg-row').length > 0 && document.querySelectorAll('#grids .kw-row').length > 0);
+  // Every pane, its text in full (the panes draw the rows on screen; the
+  // frame is small enough to be all on screen).
+  const texts = await page.evaluate(async () => {
+    const out = {};
+    for (const id of ['tree', 'json', 'grids']) {
+      const box = document.getElementById(id);
+      out[id] = box.innerText;
+    }
+    return out;
+  });
+  for (const [pane, text] of Object.entries(texts)) {
+    assert.doesNotMatch(text, /7095166877077007000|7\.095166877077007e\+?18/, pane + ' shows a rounded producer id');
+  }
+  // The grid's cell, and the tree's and JSON's rows it selects.
+  const cell = page.locator('#grids .kw-cell:has(.kw-label:text-is("producerId"))').first();
+  assert.match(await cell.innerText(), /7095166877077007636/);
+  await cell.click();
+  await page.waitForFunction(() => /producerId/.test(document.getElementById('tree').innerText) &&
+    /producerId/.test((document.querySelector('#json .pg-row.pg-sel') || {}).textContent || ''));
+  assert.match(await page.$eval('#tree', (e) => e.innerText), /producerId int64 = 7095166877077007636/);
+  assert.match(await page.$eval('#json .pg-row.pg-sel', (r) => r.textContent), /"producerId": 7095166877077007636/);
+  for (const id of ['tree', 'json', 'grids']) {
+    assert.doesNotMatch(await page.$eval('#' + id, (e) => e.innerText), /7095166877077007000|7\.095166877077007e\+?18/, id + ' shows a rounded producer id');
+  }
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test('start-up: a small frame on screen soon after load, the first decode near a repeat (timings reported)', { timeout: 120_000 }, async () => {
   const fresh = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
   const page = await fresh.newPage();

@@ -235,6 +235,14 @@ test("static assets: the site, a docs page under /api/, the wasm module", async 
   assert.equal(bare.res.status, 200, assets.docs);
   assert.match(bare.res.headers.get("content-type"), /^text\/html/);
 
+  // Every page says no other origin may frame it (the site's _headers,
+  // which a meta tag cannot say), and _headers itself is not served.
+  for (const page of [home, docs, bare]) {
+    assert.match(page.res.headers.get("content-security-policy") || "", /frame-ancestors 'none'/);
+    assert.equal(page.res.headers.get("x-content-type-options"), "nosniff");
+  }
+  assert.notEqual((await api("/_headers")).res.status, 200, "_headers is read, not served");
+
   const wasm = await api(assets.wasm);
   assert.equal(wasm.res.status, 200);
   assert.equal(wasm.res.headers.get("content-type"), "application/wasm");

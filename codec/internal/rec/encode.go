@@ -179,6 +179,12 @@ func intOf(obj map[string]any, name, path string, bits int, required bool, def i
 		return def, nil
 	}
 	i, ok := num(v)
+	if str, isStr := v.(string); isStr && bits == 64 {
+		// An int64 quoted, as JSON that keeps it exact writes it.
+		var err error
+		i, err = strconv.ParseInt(str, 10, 64)
+		ok = err == nil
+	}
 	if !ok {
 		return 0, eerr(path+"."+name, "expected an integer")
 	}

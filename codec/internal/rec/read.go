@@ -129,13 +129,14 @@ type batchCtx struct {
 	logAppend, control  bool
 	count, parsed       int
 	cut                 bool // the MaxNodes limit ended the record list
+	inflated            int  // the decompressed records' length (-1: not decompressed)
 }
 
 func (d *decoder) batch(b []byte, bi, off, end, depth int) {
 	d.b.Nodes += 20 // batch, 13 fixed fields, 5 attribute bits, records
 	attrs := int(be16(b[off+21:]))
 	ctx := batchCtx{base: be64(b[off:]), baseTS: be64(b[off+27:]), maxTS: be64(b[off+35:]), attrs: attrs,
-		logAppend: attrs&8 != 0, control: attrs&0x20 != 0, count: int(be32(b[off+57:]))}
+		logAppend: attrs&8 != 0, control: attrs&0x20 != 0, count: int(be32(b[off+57:])), inflated: -1}
 	u := d.s.batch(b, bi, off, end, &ctx)
 	warned := d.warned
 	if crc, c := uint32(be32(b[off+17:])), crc32.Checksum(b[off+21:end], castagnoli); c != crc {
@@ -152,7 +153,7 @@ func (d *decoder) batch(b []byte, bi, off, end, depth int) {
 	if decoded {
 		d.s.children(u.records, d.recordList(b, bi, p, end, &ctx, u.records))
 	} else if ib, ibi, ok := d.inflate(u.records, bi, p, "", codec, b[p:end], depth); ok {
-		decoded = true
+		decoded, ctx.inflated = true, len(ib)
 		d.b.Nodes++ // inflated
 		inf := d.s.inflated(u.records, ib, ibi, codec)
 		d.s.children(inf, d.recordList(ib, ibi, 0, len(ib), &ctx, inf))

@@ -84,6 +84,9 @@ type Options struct {
 	// carries (payload.go); Topic names the topic the records belong to.
 	Payload PayloadFunc
 	Topic   string
+	// Int64Strings writes int64 values (offsets, timestamps, producer
+	// ids, timestamp deltas) as JSON strings of their digits.
+	Int64Strings bool
 	// Scratch, when set, lends WriteJSON memory kept from call to call.
 	Scratch *Scratch
 	// Inflations, when set, keeps the outcome of each decompression, in

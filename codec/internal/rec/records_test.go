@@ -90,7 +90,7 @@ func TestBatchFieldsAndJSON(t *testing.T) {
 	want := `[{"baseOffset":100,"partitionLeaderEpoch":3,"magic":2,"crc":` + itoa(int(b.Get("crc").Int)) +
 		`,"attributes":{"compression":"none","timestampType":"CreateTime","transactional":false,"control":false,"deleteHorizon":false},` +
 		`"lastOffsetDelta":0,"baseTimestamp":1700000000000,"maxTimestamp":1700000000001,"producerId":-1,"producerEpoch":-1,"baseSequence":-1,` +
-		`"records":[{"attributes":0,"timestampDelta":0,"offsetDelta":0,"offset":100,"timestamp":1700000000000,"key":{"text":"k"},"value":{"text":"v"},"headers":[{"key":"h","value":{"text":"hv"}}]}]}]`
+		`"records":[{"attributes":0,"timestampDelta":0,"offsetDelta":0,"offset":100,"timestamp":1700000000000,"key":{"text":"k"},"value":{"text":"v"},"headers":[{"key":"h","value":{"text":"hv"}}]}],"_sizeInBytes":75}]`
 	if string(js) != want {
 		t.Fatalf("json\n got %s\nwant %s", js, want)
 	}

@@ -36,6 +36,25 @@ func (j *jsonSink) field(name string, v int64) {
 	j.int(v)
 }
 
+// int64 writes the value of an int64 field (Kafka's int64 or varlong): a
+// number, or a string of its digits with Options.Int64Strings.
+func (j *jsonSink) int64(v int64) {
+	if !j.d.opts.Int64Strings {
+		j.int(v)
+		return
+	}
+	j.c('"')
+	j.int(v)
+	j.c('"')
+}
+
+func (j *jsonSink) field64(name string, v int64) {
+	j.w(`,"`)
+	j.w(name)
+	j.w(`":`)
+	j.int64(v)
+}
+
 // b64 writes b as a base64 string; a big one in pieces, flushed between
 // them, so the output never holds all of it.
 func (j *jsonSink) b64(b []byte) {
@@ -96,16 +115,16 @@ func (j *jsonSink) truncated(b []byte, _, off, end int, _ int8) *tree.Node {
 func (j *jsonSink) batch(b []byte, _, off, _ int, ctx *batchCtx) batchNodes {
 	j.item()
 	j.w(`{"baseOffset":`)
-	j.int(ctx.base)
+	j.int64(ctx.base)
 	j.field("partitionLeaderEpoch", be32(b[off+12:]))
 	j.field("magic", int64(int8(b[off+16])))
 	j.field("crc", int64(uint32(be32(b[off+17:]))))
 	j.w(`,"attributes":`)
 	*j.out = appendAttrs(*j.out, ctx.attrs, 2)
 	j.field("lastOffsetDelta", be32(b[off+23:]))
-	j.field("baseTimestamp", ctx.baseTS)
-	j.field("maxTimestamp", ctx.maxTS)
-	j.field("producerId", be64(b[off+43:]))
+	j.field64("baseTimestamp", ctx.baseTS)
+	j.field64("maxTimestamp", ctx.maxTS)
+	j.field64("producerId", be64(b[off+43:]))
 	j.field("producerEpoch", be16(b[off+51:]))
 	j.field("baseSequence", be32(b[off+53:]))
 	j.w(`,"records":`)
@@ -123,6 +142,7 @@ func (j *jsonSink) endBatch(b []byte, off, end int, ctx *batchCtx, warned bool) 
 		j.w(`,"_compressed":`)
 		j.b64(b[off+batchHeader : end])
 	}
+	*j.out = appendBatchSize(*j.out, end-off, end-off-batchHeader, ctx.inflated)
 	if warned {
 		j.w(`,"_raw":`)
 		j.b64(b[off:end])
@@ -135,10 +155,10 @@ func (j *jsonSink) record(b []byte, _ int, v *recView) *tree.Node {
 	j.item()
 	j.w(`{"attributes":`)
 	j.int(int64(r.attr))
-	j.field("timestampDelta", r.tsd.v)
+	j.field64("timestampDelta", r.tsd.v)
 	j.field("offsetDelta", r.od.v)
-	j.field("offset", v.offset)
-	j.field("timestamp", v.timestamp)
+	j.field64("offset", v.offset)
+	j.field64("timestamp", v.timestamp)
 	j.w(`,"key":`)
 	if r.stage >= stKey {
 		j.bytes(&r.key)
@@ -209,16 +229,16 @@ func (j *jsonSink) bytes(f *varField) {
 func (j *jsonSink) message(b []byte, _ int, m *msgParse, shift int64) msgNodes {
 	j.item()
 	j.w(`{"offset":`)
-	j.int(m.offset)
+	j.int64(m.offset)
 	if shift != 0 {
-		j.field("absoluteOffset", m.offset+shift)
+		j.field64("absoluteOffset", m.offset+shift)
 	}
 	j.field("magic", int64(m.magic))
 	j.field("crc", int64(m.crc))
 	j.w(`,"attributes":`)
 	*j.out = appendAttrs(*j.out, m.attrs, int(m.magic))
 	if m.magic == 1 {
-		j.field("timestamp", m.ts)
+		j.field64("timestamp", m.ts)
 	}
 	if m.stage >= 1 {
 		j.w(`,"key":`)
@@ -307,6 +327,23 @@ func appendHeaderKey(dst []byte, raw []byte, null bool) []byte {
 }
 
 // appendAttrs writes the attributes object of an entry of the magic given.
+// appendBatchSize writes a batch's annotations of size (as Wireshark shows
+// them; issue 24): "_sizeInBytes", the whole batch's bytes, and for a
+// compressed batch whose records were decompressed, "_uncompressedBytes"
+// and "_compressionRatio" (uncompressed over compressed records bytes, to
+// two places). inflated is -1 for a batch not decompressed.
+func appendBatchSize(dst []byte, size, compressed, inflated int) []byte {
+	dst = append(dst, `,"_sizeInBytes":`...)
+	dst = strconv.AppendInt(dst, int64(size), 10)
+	if inflated < 0 {
+		return dst
+	}
+	dst = append(dst, `,"_uncompressedBytes":`...)
+	dst = strconv.AppendInt(dst, int64(inflated), 10)
+	dst = append(dst, `,"_compressionRatio":`...)
+	return strconv.AppendFloat(dst, float64(inflated)/float64(max(compressed, 1)), 'f', 2, 64)
+}
+
 func appendAttrs(dst []byte, attrs int, magic int) []byte {
 	dst = append(dst, `{"compression":`...)
 	dst = appendName(dst, CodecName, attrs&7)

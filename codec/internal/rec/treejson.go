@@ -9,12 +9,18 @@ import (
 // TreeInfo gives a record's or message's absolute offset and timestamp.
 type TreeInfo func(n *tree.Node) (offset, timestamp int64, ok bool)
 
+// TreePart writes the members a payload hook made of a key or value node
+// n (one with children of its own, outside control records) into its
+// object: ",\"format\":...".
+type TreePart func(dst []byte, n *tree.Node) []byte
+
 // AppendTreeJSON appends the JSON form of a records field from its
 // decoded tree, without the reader: the reference the differential tests
 // hold the reader's JSON sink to (only they link it). Its leaves are the
 // sink's own (appendAttrs, appendBytesValue, ...): what it checks is the
 // structure. raw is the field's bytes (used by Base64 and Size; Decoded
-// reads nodes). A nil info in Decoded mode writes null.
+// reads nodes). A nil info in Decoded mode writes null. part, when set,
+// writes the members a payload hook read of keys and values.
 //
 // Decoded form: an array with one object per entry.
 //
@@ -25,6 +31,8 @@ type TreeInfo func(n *tree.Node) (offset, timestamp int64, ok bool)
 //	  "lastOffsetDelta","baseTimestamp","maxTimestamp","producerId",
 //	  "producerEpoch","baseSequence","records":[...] (null if undecodable),
 //	  "_compressed":"<base64 of the compressed records bytes>" (compressed only),
+//	  "_sizeInBytes" (the whole batch's bytes), "_uncompressedBytes" and
+//	  "_compressionRatio" (compressed and decompressed only),
 //	  "_raw":"<base64 of the whole batch>" (only when it decoded with warnings)}
 //	Record: {"attributes","timestampDelta","offsetDelta","offset","timestamp",
 //	  "key","value","headers":[{"key","value"}],
@@ -44,7 +52,7 @@ type TreeInfo func(n *tree.Node) (offset, timestamp int64, ok bool)
 // {"base64":"..."}, or null. "crc", "offset", "timestamp",
 // "absoluteOffset" and "control" are informational: Encode recomputes or
 // ignores them.
-func AppendTreeJSON(dst []byte, nodes []*tree.Node, info TreeInfo, raw []byte, mode JSONMode) []byte {
+func AppendTreeJSON(dst []byte, nodes []*tree.Node, info TreeInfo, raw []byte, mode JSONMode, part TreePart) []byte {
 	switch mode {
 	case Size:
 		dst = append(dst, `{"sizeInBytes":`...)
@@ -56,11 +64,29 @@ func AppendTreeJSON(dst []byte, nodes []*tree.Node, info TreeInfo, raw []byte, m
 	if info == nil {
 		return append(dst, "null"...)
 	}
-	j := treeWriter{info: info}
+	j := treeWriter{info: info, part: part}
 	return j.entries(dst, nodes)
 }
 
-type treeWriter struct{ info TreeInfo }
+type treeWriter struct {
+	info TreeInfo
+	part TreePart
+}
+
+// bytesJSON writes a record's or message's key or value, with the
+// members a payload hook made of it.
+func (j *treeWriter) bytesJSON(dst []byte, n *tree.Node) []byte {
+	dst = appendBytesJSON(dst, n)
+	if j.part == nil || n == nil || n.Null || len(n.Children) == 0 {
+		return dst
+	}
+	members := j.part(nil, n)
+	if len(members) == 0 {
+		return dst
+	}
+	dst = append(dst[:len(dst)-1], members...)
+	return append(dst, '}')
+}
 
 func (j *treeWriter) entries(dst []byte, nodes []*tree.Node) []byte {
 	dst = append(dst, '[')
@@ -86,8 +112,23 @@ func (j *treeWriter) entries(dst []byte, nodes []*tree.Node) []byte {
 	return append(dst, ']')
 }
 
+// hasWarnings reports whether the records reader said a warning inside
+// entry n (or left bytes raw): what a payload hook made under a key or
+// value (and said there) is not the entry's.
 func hasWarnings(n *tree.Node) bool {
-	return !tree.Walk(n, func(x *tree.Node) bool { return len(x.Warnings) == 0 && x.Role != tree.RoleRaw })
+	if len(n.Warnings) > 0 || n.Role == tree.RoleRaw {
+		return true
+	}
+	hooked := n.Role == tree.RoleRecord && (n.Name == "key" || n.Name == "value")
+	for _, c := range n.Children {
+		if hooked && c.Name != "inflated" {
+			continue
+		}
+		if hasWarnings(c) {
+			return true
+		}
+	}
+	return false
 }
 
 func key(dst []byte, first bool, k string) []byte {
@@ -157,6 +198,17 @@ func (j *treeWriter) batch(dst []byte, n *tree.Node) []byte {
 			dst = appendB64(dst, recs.Raw)
 		}
 	}
+	// The batch's size, and the compression's when its records were
+	// decompressed: from the tree's spans, not from the reader's counts.
+	dst = key(dst, false, "_sizeInBytes")
+	dst = strconv.AppendInt(dst, int64(n.End-n.Start), 10)
+	if recs != nil && attrs&7 != 0 && len(recs.Children) == 1 && recs.Children[0].Name == "inflated" {
+		inf := recs.Children[0]
+		dst = key(dst, false, "_uncompressedBytes")
+		dst = strconv.AppendInt(dst, int64(inf.End-inf.Start), 10)
+		dst = key(dst, false, "_compressionRatio")
+		dst = strconv.AppendFloat(dst, float64(inf.End-inf.Start)/float64(max(len(recs.Raw), 1)), 'f', 2, 64)
+	}
 	if hasWarnings(n) {
 		dst = j.rawOf(dst, n)
 	}
@@ -184,9 +236,17 @@ func (j *treeWriter) record(dst []byte, r *tree.Node, control bool) []byte {
 	dst = strconv.AppendInt(dst, ts, 10)
 	k, v := child(r, "key"), child(r, "value")
 	dst = key(dst, false, "key")
-	dst = appendBytesJSON(dst, k)
+	if control {
+		dst = appendBytesJSON(dst, k)
+	} else {
+		dst = j.bytesJSON(dst, k)
+	}
 	dst = key(dst, false, "value")
-	dst = appendBytesJSON(dst, v)
+	if control {
+		dst = appendBytesJSON(dst, v)
+	} else {
+		dst = j.bytesJSON(dst, v)
+	}
 	dst = key(dst, false, "headers")
 	dst = append(dst, '[')
 	if hs := child(r, "headers"); hs != nil {
@@ -257,7 +317,7 @@ func (j *treeWriter) message(dst []byte, m *tree.Node) []byte {
 	}
 	if k := child(m, "key"); k != nil {
 		dst = key(dst, false, "key")
-		dst = appendBytesJSON(dst, k)
+		dst = j.bytesJSON(dst, k)
 	}
 	if v := child(m, "value"); v != nil {
 		if attrs&7 != 0 && !v.Null {
@@ -271,7 +331,7 @@ func (j *treeWriter) message(dst []byte, m *tree.Node) []byte {
 			dst = appendB64(dst, v.Raw)
 		} else {
 			dst = key(dst, false, "value")
-			dst = appendBytesJSON(dst, v)
+			dst = j.bytesJSON(dst, v)
 		}
 	}
 	if hasWarnings(m) {

@@ -11,6 +11,7 @@
 //   decode.js   decode mode: input, guesses, back-to-back frames
 //   capture.js  a capture's table of exchanges and its summary
 //   storage.js  Kafka's storage files: records, index problems
+//   payloads.js record payloads: the schemas given, payload.wasm
 //   live.js     kwire proxy's live feed in the capture table
 //   link.js     permalinks and the examples row
 //   encode.js   encode mode
@@ -29,6 +30,7 @@ import { isStorageName, openStorage, closeStorage } from './storage.js';
 import { setJSONForm, readLink, drawExamples } from './link.js';
 import { setMode, enterEncode, loadExample, runEncode, showLines, jumpToError } from './encode.js';
 import { copy, encCopy } from './copy.js';
+import { isSchemaName, addSchemaFiles, wirePayloads } from './payloads.js';
 
 window.kwirePlayground = st; // for tests and the curious
 
@@ -92,6 +94,7 @@ $('enc-decode').addEventListener('click', () => {
   setMode('decode');
   decodeInput();
 });
+wirePayloads();
 $('copy-hex').addEventListener('click', () => copy('hex'));
 $('copy-b64').addEventListener('click', () => copy('base64'));
 $('copy-json').addEventListener('click', () => copy('json'));
@@ -115,6 +118,15 @@ document.addEventListener('drop', (e) => {
 // their names) together, else the first file as a frame or capture.
 async function openFiles(fs) {
   if (!fs.length) return;
+  // Schema files (.avsc, .proto, ID.json, TOPIC-value.json) go to the
+  // record payloads' schemas, the rest is opened as before.
+  const schemas = fs.filter((f) => isSchemaName(f.name));
+  if (schemas.length) {
+    $('pay').open = true;
+    fs = fs.filter((f) => !isSchemaName(f.name));
+    await addSchemaFiles(schemas);
+    if (!fs.length) return;
+  }
   const stored = fs.filter((f) => isStorageName(f.name));
   if (!stored.length) { closeStorage(); openFile(fs[0]); return; }
   st.file = null; st.pasted = null;

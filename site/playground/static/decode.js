@@ -8,6 +8,7 @@ import { st, HINT_MAX } from './state.js';
 import { confidence, frameName } from './views.js';
 import { openCapture, closeCapture } from './capture.js';
 import { setLink } from './link.js';
+import { afterDecode } from './payloads.js';
 
 // BIG_INPUT is the input size (bytes of a file, characters of text) from
 // which the page shows a decoding state at once: a result takes long
@@ -134,6 +135,7 @@ async function decodeWith(bytes, format, gen, o, note) {
     (note ? ' (' + note + ')' : '') + (sum.sizePrefix ? '' : ', no size prefix') + ', ' + sum.nodeCount + ' nodes');
   setLink(bytes, o, sum);
   if (!o.response && sum.error) responseHint(bytes, o, gen, sum);
+  afterDecode();
   st.lastDecodeMs = performance.now() - t0;
   await new Promise((r) => requestAnimationFrame(() => r()));
   st.firstScreenMs = performance.now() - t0;

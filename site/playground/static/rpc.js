@@ -33,14 +33,14 @@ function loading(d) {
   box.hidden = false;
   if (d.phase === 'starting') {
     bar.removeAttribute('value');
-    text.textContent = 'Starting the decoder…';
+    text.textContent = d.module === 'payload' ? 'Starting the payload decoders…' : 'Starting the decoder…';
   } else if (d.total > 0) {
     const pct = Math.min(100, Math.round(100 * d.loaded / d.total));
     bar.value = pct;
-    text.textContent = 'Loading the decoder: ' + pct + '% (' + mb(d.loaded) + ' of ' + mb(d.total) + ')';
+    text.textContent = (d.module === 'payload' ? 'Loading the payload decoders: ' : 'Loading the decoder: ') + pct + '% (' + mb(d.loaded) + ' of ' + mb(d.total) + ')';
   } else {
     bar.removeAttribute('value');
-    text.textContent = 'Loading the decoder: ' + mb(d.loaded);
+    text.textContent = (d.module === 'payload' ? 'Loading the payload decoders: ' : 'Loading the decoder: ') + mb(d.loaded);
   }
   document.body.dataset.loading = d.phase;
 }

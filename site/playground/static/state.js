@@ -29,6 +29,10 @@ export const st = Object.seal({
   panels: [], // the Panels: 0 the frame (a capture's request), 1 a capture's response, 2 encode mode's bytes
   active: null, // the panel whose selection the selection bar shows
 
+  // Record payloads (payloads.js): the schemas the user gave.
+  schemas: { files: new Map(), url: '' }, // files: name -> text; url: the registry's URL ('' none)
+  payloads: false, // payload.wasm runs the ops (the user gave schemas once)
+
   // Encode mode.
   encGen: 0, // encode generation, as gen for decoding
   encoded: null, // the bytes last encoded (Uint8Array), for copying and "Decode these bytes"

@@ -89,6 +89,13 @@ function drawFiles(files) {
   }
 }
 
+// parseExact parses JSON keeping integers past 2^53 exact: they come back
+// as JSON.rawJSON values, which JSON.stringify writes as their digits.
+function parseExact(s) {
+  return JSON.parse(s, (k, v, ctx) =>
+    (typeof v === 'number' && !Number.isSafeInteger(v) && ctx && /^-?\d+$/.test(ctx.source) ? JSON.rawJSON(ctx.source) : v));
+}
+
 const COLS = ['Offset', 'Timestamp', 'Key', 'Value', 'Headers', 'Producer', 'Marker'];
 
 function drawRecords(recs, count) {
@@ -102,7 +109,7 @@ function drawRecords(recs, count) {
     tr.dataset.record = r.id;
     tr.tabIndex = 0;
     if (r.internalError) tr.classList.add('pg-st-bad');
-    const internal = r.internal ? JSON.parse(r.internal) : null;
+    const internal = r.internal ? parseExact(r.internal) : null;
     const key = internal && internal.key ? JSON.stringify(internal.key) : r.key;
     const value = internal ? (internal.value === null ? 'null (tombstone)' : JSON.stringify(internal.value)) : r.value;
     const ts = isTime('timestamp', r.timestamp) ? r.timestamp + ' (' + utcDate(r.timestamp) + ')' : String(r.timestamp);

@@ -10,6 +10,13 @@
 importScripts('wasm_exec.js');
 
 let ready = null; // promise: the main module is running
+// K is the module every op runs through: kwire.wasm's kwire, until the
+// user gives schemas; then payload.wasm's kwirePayload (the same glue with
+// the record payload decoders), which the page decodes its frames again
+// with. (kwire.wasm stays small: the payload decoders are 3 MB of gzip.)
+let K = null;
+let payloadReady = null; // promise: the payload module is running
+let jsonKafka = false; // the JSON form asked for, which a module switch carries over
 let captureReady = null; // promise: the capture module is running (storageReady below: the storage module)
 
 // fetchCounting fetches url and reports the bytes received as they come.
@@ -63,7 +70,7 @@ function main() {
       if (step === last) return;
       last = step;
       self.postMessage({ event: 'load', phase: loaded < 0 ? 'starting' : 'downloading', loaded, total });
-    }).then(warmUp).then(() => self.postMessage({ event: 'load', phase: 'ready' }));
+    }).then(() => { K = self.kwire; }).then(warmUp).then(() => self.postMessage({ event: 'load', phase: 'ready' }));
   }
   return ready;
 }
@@ -78,9 +85,9 @@ main(); // start downloading at once: the page needs it in any case
 function warmUp() {
   const t0 = performance.now();
   try {
-    self.kwire.use(2);
+    K.use(2);
     for (const [api, v, resp] of [[3, 12, true], [18, 3, false]]) {
-      const bytes = self.kwire.exampleFrame(api, v, resp);
+      const bytes = K.exampleFrame(api, v, resp);
       if (!bytes || !bytes.length) continue;
       ops.decode(2, bytes, { response: resp, api, version: v, size: 'yes' });
       ops.treeRows(2, 0, 40);
@@ -92,9 +99,9 @@ function warmUp() {
       ops.cellAt(2, 0, 4);
       ops.reveal(2, 3);
       ops.path(2, 3);
-      self.kwire.parseInput('0000001c001200030000000700056b7769726500076b776972652004312e3000', 'auto');
+      K.parseInput('0000001c001200030000000700056b7769726500076b776972652004312e3000', 'auto');
     }
-    self.kwire.use(0);
+    K.use(0);
   } catch (e) { /* a failed warm-up costs the first decode its speed, nothing else */ }
   warmMs = performance.now() - t0;
 }
@@ -113,45 +120,47 @@ function hexLines(slot, buf, from, count) {
 }
 
 const J = (s) => JSON.parse(s);
-// Exact int64: JSON.parse would round integers past 2^53, so such values
-// are kept as their digits.
-const JX = (s) => JSON.parse(s.replace(/"value":(-?\d{16,})/g, '"value":"$1"'));
+// Exact int64: JSON.parse would round integers past 2^53, so such numbers
+// are kept as their digits, a string (the reviver sees the number's own
+// source text). Anything shown from decoded values is read so.
+const JX = (s) => JSON.parse(s, (k, v, ctx) =>
+  (typeof v === 'number' && !Number.isSafeInteger(v) && ctx && /^-?\d+$/.test(ctx.source) ? ctx.source : v));
 
 // Each op runs after the module is running and kwire.use(slot) has picked
 // the frame it reads, in one go: no other message runs in between.
 const ops = {
-  init: () => J(self.kwire.apis()),
-  parse: (slot, text, mode) => self.kwire.parseInput(text, mode || 'auto'),
+  init: () => J(K.apis()),
+  parse: (slot, text, mode) => K.parseInput(text, mode || 'auto'),
   decode(slot, bytes, o) {
     const t0 = performance.now();
-    const res = self.kwire.decode(bytes, !!o.response, o.api | 0, o.version | 0, o.size || 'auto');
+    const res = K.decode(bytes, !!o.response, o.api | 0, o.version | 0, o.size || 'auto');
     buffers[slot] = [bytes].concat(Array.from(res.buffers));
     const sum = JX(res.summary);
     sum.timing = { worker: performance.now() - t0, warmUp: warmMs };
     return sum;
   },
-  guess: (slot, bytes, size) => J(self.kwire.guess(bytes, size || 'auto')),
-  partial: (slot, bytes, size) => J(self.kwire.partial(bytes, size || 'auto')),
-  encode: (slot, json, noSize) => self.kwire.encode(json, !!noSize),
-  example: (slot, api, version, response) => self.kwire.example(api, version, !!response),
-  exampleFrame: (slot, api, version, response) => self.kwire.exampleFrame(api, version, !!response),
-  scan: (slot, frames, keys, versions) => J(self.kwire.scanExchanges(frames, keys, versions)),
-  mem: () => J(self.kwire.mem()),
-  treeRows: (slot, from, n) => JX(self.kwire.treeRows(from, n)),
-  setOpen: (slot, id, open) => self.kwire.setOpen(id, open === undefined ? -1 : open ? 1 : 0),
-  reveal: (slot, id) => JX(self.kwire.reveal(id)),
-  gridRows: (slot, buf, from, n) => J(self.kwire.gridRows(buf, from, n)),
-  expandCell: (slot, buf, cell) => self.kwire.expandCell(buf, cell),
-  cellAt: (slot, buf, off) => J(self.kwire.cellAt(buf, off)),
-  rowOf: (slot, buf, off) => self.kwire.rowOf(buf, off),
-  jsonCount: () => self.kwire.jsonCount(),
-  jsonLines: (slot, from, n) => { const s = self.kwire.jsonLines(from, n); return s === '' && n <= 0 ? [] : s.split('\n'); },
-  jsonNodeAt: (slot, line) => self.kwire.jsonNodeAt(line),
-  jsonSpanOf: (slot, id) => J(self.kwire.jsonSpanOf(id)),
-  nodeJSON: (slot, id) => self.kwire.nodeJSON(id),
-  jsonForm: (slot, kafka) => self.kwire.setJSONForm(!!kafka),
-  path: (slot, id) => self.kwire.path(id),
-  parentOf: (slot, id) => self.kwire.parentOf(id),
+  guess: (slot, bytes, size) => J(K.guess(bytes, size || 'auto')),
+  partial: (slot, bytes, size) => J(K.partial(bytes, size || 'auto')),
+  encode: (slot, json, noSize) => K.encode(json, !!noSize),
+  example: (slot, api, version, response) => K.example(api, version, !!response),
+  exampleFrame: (slot, api, version, response) => K.exampleFrame(api, version, !!response),
+  scan: (slot, frames, keys, versions) => J(K.scanExchanges(frames, keys, versions)),
+  mem: () => J(K.mem()),
+  treeRows: (slot, from, n) => JX(K.treeRows(from, n)),
+  setOpen: (slot, id, open) => K.setOpen(id, open === undefined ? -1 : open ? 1 : 0),
+  reveal: (slot, id) => JX(K.reveal(id)),
+  gridRows: (slot, buf, from, n) => J(K.gridRows(buf, from, n)),
+  expandCell: (slot, buf, cell) => K.expandCell(buf, cell),
+  cellAt: (slot, buf, off) => J(K.cellAt(buf, off)),
+  rowOf: (slot, buf, off) => K.rowOf(buf, off),
+  jsonCount: () => K.jsonCount(),
+  jsonLines: (slot, from, n) => { const s = K.jsonLines(from, n); return s === '' && n <= 0 ? [] : s.split('\n'); },
+  jsonNodeAt: (slot, line) => K.jsonNodeAt(line),
+  jsonSpanOf: (slot, id) => J(K.jsonSpanOf(id)),
+  nodeJSON: (slot, id) => K.nodeJSON(id),
+  jsonForm: (slot, kafka) => { jsonKafka = !!kafka; return K.setJSONForm(jsonKafka); },
+  path: (slot, id) => K.path(id),
+  parentOf: (slot, id) => K.parentOf(id),
   hexLines,
   slice: (slot, buf, start, end) => (buffers[slot][buf] || new Uint8Array(0)).slice(start, end),
 };
@@ -189,18 +198,39 @@ async function capture(bytes) {
   return { summary: J(r.summary), frames: Array.from(r.frames) };
 }
 
+// schemas loads payload.wasm the first time (reporting its download as
+// the main module's is), makes it the module every op runs through, and
+// gives it the schema files and the registry URL.
+async function schemas(names, texts, url) {
+  await main();
+  if (!payloadReady) {
+    let last = -1;
+    payloadReady = runModule('payload.wasm', 'kwirePayloadReady', (loaded, total) => {
+      const step = loaded < 0 ? -2 : total > 0 ? Math.floor(100 * loaded / total) : loaded >> 16;
+      if (step === last) return;
+      last = step;
+      self.postMessage({ event: 'load', phase: loaded < 0 ? 'starting' : 'downloading', loaded, total, module: 'payload' });
+    }).then(() => self.postMessage({ event: 'load', phase: 'ready', module: 'payload' }), (e) => { payloadReady = null; throw e; });
+  }
+  await payloadReady;
+  if (K !== self.kwirePayload) { K = self.kwirePayload; K.setJSONForm(jsonKafka); }
+  return J(K.schemas(names, texts, url));
+}
+
 self.onmessage = async (e) => {
   const { id, op, args, slot } = e.data;
   const recv = performance.timeOrigin + performance.now();
   try {
     let result;
     if (op === 'capture') result = await capture(...args);
-    else if (op === 'storage') result = J((await storageModule()).open(...args));
-    else if (op === 'storageRecord') result = J((await storageModule()).record(...args));
+    else if (op === 'storage') result = JX((await storageModule()).open(...args));
+    else if (op === 'storageRecord') result = JX((await storageModule()).record(...args));
+    else if (op === 'schemas') result = await schemas(...args);
+    else if (op === 'registryStatus') result = payloadReady ? J(self.kwirePayload.registryStatus()) : null;
     else {
       if (!ops[op]) throw new Error('unknown op ' + op);
       await main();
-      self.kwire.use(slot | 0);
+      K.use(slot | 0);
       result = ops[op](slot | 0, ...(args || []));
     }
     if (op === 'decode') { result.timing.recv = recv; result.timing.sent = performance.timeOrigin + performance.now(); }

@@ -1,0 +1,189 @@
+package resolve
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/kwire/kwire/codec/payload"
+)
+
+func TestFilesLayout(t *testing.T) {
+	fsys := fstest.MapFS{
+		"7.avsc":                {Data: []byte(`{"type":"record","name":"Order","namespace":"com.acme","fields":[{"name":"ship","type":"com.acme.Address"}]}`)},
+		"com.acme.Address.avsc": {Data: []byte(`{"type":"record","name":"Address","namespace":"com.acme","fields":[]}`)},
+		"8.avsc":                {Data: []byte(`"string"`)},
+		"orders-value.avsc":     {Data: []byte(`"long"`)},
+		"9.proto":               {Data: []byte(`syntax = "proto3"; import "acme/money.proto"; import "google/protobuf/timestamp.proto"; message O {}`)},
+		"acme/money.proto":      {Data: []byte(`syntax = "proto3"; package acme; import "acme/cur.proto"; message Money {}`)},
+		"acme/cur.proto":        {Data: []byte(`syntax = "proto3"; package acme; message Cur {}`)},
+		"10.proto":              {Data: []byte(`syntax = "proto3"; import "../x.proto"; message X {}`)},
+		"orders-key.json":       {Data: []byte(`{"type":"object"}`)},
+	}
+	f := NewFiles("given", fsys)
+	s, err := f.SchemaByID(7)
+	if err != nil || s == nil || s.ID != 7 || s.Type != payload.TypeAvro {
+		t.Fatalf("7: %+v %v", s, err)
+	}
+	// Only the shared type is a reference: not the other ids' schemas, not
+	// a topic's.
+	if len(s.References) != 1 || s.References[0].Name != "com.acme.Address.avsc" {
+		t.Fatalf("7's references: %+v", s.References)
+	}
+	s, err = f.SchemaByID(9)
+	if err != nil || s.Type != payload.TypeProtobuf || len(s.References) != 1 || s.References[0].Name != "acme/money.proto" ||
+		len(s.References[0].Schema.References) != 1 || s.References[0].Schema.References[0].Name != "acme/cur.proto" {
+		t.Fatalf("9: %+v %v", s, err)
+	}
+	if _, err := f.SchemaByID(10); err == nil || !strings.Contains(err.Error(), `import "../x.proto"`) {
+		t.Fatalf("an import outside the files: %v", err)
+	}
+	if s, err := f.SchemaByID(11); s != nil || err != nil {
+		t.Fatalf("no such id: %+v %v", s, err)
+	}
+	if s, err := f.SchemaFor("orders", false); err != nil || s == nil || s.Text != `"long"` {
+		t.Fatalf("orders-value: %+v %v", s, err)
+	}
+	if s, err := f.SchemaFor("orders", true); err != nil || s == nil || s.Type != payload.TypeJSON {
+		t.Fatalf("orders-key: %+v %v", s, err)
+	}
+	if s, err := f.SchemaFor("../orders", true); err != nil || s != nil {
+		t.Fatalf("a topic that is a path: %+v %v", s, err)
+	}
+}
+
+func TestFilesTooLong(t *testing.T) {
+	f := NewFiles("given", fstest.MapFS{"1.json": {Data: make([]byte, MaxFile+1)}})
+	if _, err := f.SchemaByID(1); err == nil || !strings.Contains(err.Error(), "longer than") {
+		t.Fatalf("%v", err)
+	}
+}
+
+// fake is a registry's answers by path, counting requests.
+type fake struct {
+	answers map[string]struct {
+		status int
+		body   string
+	}
+	calls int
+	down  error
+}
+
+func (f *fake) get(path string) (int, []byte, error) {
+	f.calls++
+	if f.down != nil {
+		return 0, nil, f.down
+	}
+	a, ok := f.answers[path]
+	if !ok {
+		return 404, []byte(`{"error_code":40403,"message":"Schema not found"}`), nil
+	}
+	return a.status, []byte(a.body), nil
+}
+
+func TestRegistryAnswers(t *testing.T) {
+	f := &fake{answers: map[string]struct {
+		status int
+		body   string
+	}{
+		"schemas/ids/1":                  {200, `{"schema":"syntax = \"proto3\"; import \"c.proto\"; message T {}","schemaType":"PROTOBUF","references":[{"name":"c.proto","subject":"c","version":2}]}`},
+		"subjects/c/versions/2":          {200, `{"subject":"c","version":2,"id":5,"schema":"syntax = \"proto3\"; message C {}","schemaType":"PROTOBUF"}`},
+		"schemas/ids/2":                  {200, `<html>proxy</html>`},
+		"schemas/ids/3":                  {200, `{"schema":""}`},
+		"schemas/ids/4":                  {502, `bad gateway`},
+		"schemas/ids/5":                  {200, strings.Repeat(" ", MaxBody+1)},
+		"schemas/ids/6":                  {200, `{"schema":"\"int\"","references":[{"name":"r","subject":"a/b","version":0}]}`},
+		"subjects/a%2Fb/versions/latest": {200, `{"schema":"\"int\""}`},
+		"subjects/loop/versions/1":       {200, `{"schema":"\"int\"","references":[{"name":"r","subject":"loop","version":1}]}`},
+		"schemas/ids/7":                  {200, `{"schema":"\"int\"","references":[{"name":"r","subject":"loop","version":1}]}`},
+	}}
+	r := NewRegistry("http://registry/", f.get)
+	for i := 0; i < 3; i++ {
+		s, err := r.SchemaByID(1)
+		if err != nil || s.ID != 1 || s.Type != payload.TypeProtobuf || len(s.References) != 1 || s.References[0].Subject != "c" || s.References[0].Version != 2 ||
+			!strings.Contains(s.References[0].Schema.Text, "message C") {
+			t.Fatalf("1: %+v %v", s, err)
+		}
+	}
+	if f.calls != 2 {
+		t.Fatalf("%d requests for a schema and its reference asked three times, want 2", f.calls)
+	}
+	for id, want := range map[int]string{
+		2: "GET http://registry/schemas/ids/2: the answer is not the registry's JSON",
+		3: "the answer holds no schema",
+		4: "schemas/ids/4: 502 Bad Gateway",
+		5: "the answer is longer than",
+		7: "references nest deeper than 16",
+		8: "GET http://registry/schemas/ids/8: Schema not found (40403 Not Found)",
+	} {
+		if _, err := r.SchemaByID(id); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%d: %v, want %q", id, err, want)
+		}
+	}
+	if s, err := r.SchemaByID(6); err != nil || s.References[0].Schema.Text != `"int"` {
+		t.Fatalf("a reference to the latest version of a subject with a slash: %+v %v", s, err)
+	}
+	if s, err := r.SchemaFor("orders", false); s != nil || err != nil {
+		t.Fatalf("SchemaFor: %+v %v", s, err)
+	}
+}
+
+// Once the registry gives no answer, every later lookup fails at once
+// with that error; an error with an answer (a 404) does not take it down.
+func TestRegistryDown(t *testing.T) {
+	f := &fake{}
+	r := NewRegistry("http://registry/", f.get)
+	if _, err := r.SchemaByID(1); err == nil || !strings.Contains(err.Error(), "not found") {
+		t.Fatalf("1: %v", err)
+	}
+	f.down = &Unreachable{Err: errors.New("registry is unreachable")}
+	_, err := r.SchemaByID(2)
+	var u *Unreachable
+	if !errors.As(err, &u) {
+		t.Fatalf("2: %v", err)
+	}
+	calls := f.calls
+	for id := 3; id < 6; id++ {
+		if _, err2 := r.SchemaByID(id); err2 != err {
+			t.Fatalf("%d: %v", id, err2)
+		}
+	}
+	if f.calls != calls {
+		t.Fatalf("%d requests to a registry that is down", f.calls-calls)
+	}
+}
+
+type fixed struct {
+	s   *payload.Schema
+	err error
+}
+
+func (f fixed) SchemaByID(int) (*payload.Schema, error)         { return f.s, f.err }
+func (f fixed) SchemaFor(string, bool) (*payload.Schema, error) { return f.s, f.err }
+
+func TestChain(t *testing.T) {
+	a, b := &payload.Schema{Text: "a"}, &payload.Schema{Text: "b"}
+	e1, e2 := errors.New("one"), errors.New("two")
+	for _, c := range []struct {
+		chain Chain
+		id    *payload.Schema
+		idErr error
+		for_  *payload.Schema
+		forE  error
+	}{
+		{Chain{fixed{nil, nil}, fixed{b, nil}}, b, nil, b, nil},
+		{Chain{fixed{a, nil}, fixed{b, nil}}, a, nil, a, nil},
+		{Chain{fixed{nil, e1}, fixed{b, nil}}, b, nil, nil, e1},
+		{Chain{fixed{nil, e1}, fixed{nil, e2}}, nil, e1, nil, e1},
+		{Chain{fixed{nil, nil}, fixed{nil, e2}}, nil, e2, nil, e2},
+		{Chain{}, nil, nil, nil, nil},
+	} {
+		if s, err := c.chain.SchemaByID(1); s != c.id || err != c.idErr {
+			t.Errorf("%v: SchemaByID %v %v", c.chain, s, err)
+		}
+		if s, err := c.chain.SchemaFor("t", false); s != c.for_ || err != c.forE {
+			t.Errorf("%v: SchemaFor %v %v", c.chain, s, err)
+		}
+	}
+}

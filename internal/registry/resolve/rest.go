@@ -1,0 +1,207 @@
+package resolve
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/kwire/kwire/codec/payload"
+)
+
+// MaxBody bounds a registry answer: schemas are text of a few KiB.
+const MaxBody = 8 << 20
+
+// Get asks the registry for path (relative to its base URL, such as
+// "schemas/ids/7") and returns the answer's HTTP status and body (at most
+// MaxBody+1 bytes: more is refused). An error means there was no answer
+// to read; wrapped in an Unreachable, it marks the registry down.
+type Get func(path string) (status int, body []byte, err error)
+
+// Unreachable is Get's error when the registry gave no answer at all
+// (refused, timed out, blocked): every later lookup then fails at once
+// with it instead of waiting for its own timeout.
+type Unreachable struct{ Err error }
+
+func (u *Unreachable) Error() string { return u.Err.Error() }
+func (u *Unreachable) Unwrap() error { return u.Err }
+
+// Registry reads schemas from a Confluent-compatible schema registry:
+// GET /schemas/ids/{id}, and each reference by GET
+// /subjects/{subject}/versions/{version}. Answers (errors too) are kept
+// for the life of the Registry.
+type Registry struct {
+	where string
+	get   Get
+	ids   cache[int]
+	mu    sync.Mutex
+	subs  map[string]*payload.Schema // subject versions read whole
+	down  error
+}
+
+// NewRegistry returns a Registry that asks through get; where names the
+// registry in messages (its URL without credentials, ending in "/").
+func NewRegistry(where string, get Get) *Registry {
+	return &Registry{where: where, get: get}
+}
+
+// answer is what the registry says of a schema (by id or subject version).
+type answer struct {
+	Schema     string `json:"schema"`
+	SchemaType string `json:"schemaType"`
+	ID         int    `json:"id"`
+	References []struct {
+		Name    string `json:"name"`
+		Subject string `json:"subject"`
+		Version int    `json:"version"`
+	} `json:"references"`
+}
+
+// SchemaByID returns the schema registered under id, references resolved.
+func (c *Registry) SchemaByID(id int) (*payload.Schema, error) {
+	return c.ids.get(id, func() (*payload.Schema, error) {
+		refs := 0
+		s, err := c.fetch("schemas/ids/"+strconv.Itoa(id), &refs, 0)
+		if s != nil {
+			s.ID = id
+		}
+		return s, err
+	})
+}
+
+// SchemaFor returns nil: the registry is asked by id only (payloads
+// without the framing are read through schema files).
+func (c *Registry) SchemaFor(topic string, key bool) (*payload.Schema, error) { return nil, nil }
+
+// subject returns a subject's version, references resolved. Only
+// answers read whole are kept, and none is waited for: references may
+// loop (a subject naming itself, or two goroutines each reading one of two
+// subjects that name each other), which a once per subject would turn
+// into a deadlock; a loop ends at maxDepth or maxRefs instead.
+func (c *Registry) subject(name string, version int, refs *int, depth int) (*payload.Schema, error) {
+	key := name + "\x00" + strconv.Itoa(version)
+	c.mu.Lock()
+	s := c.subs[key]
+	c.mu.Unlock()
+	if s != nil {
+		return s, nil
+	}
+	v := "latest"
+	if version > 0 {
+		v = strconv.Itoa(version)
+	}
+	s, err := c.fetch("subjects/"+url.PathEscape(name)+"/versions/"+v, refs, depth)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if c.subs == nil {
+		c.subs = map[string]*payload.Schema{}
+	}
+	c.subs[key] = s
+	c.mu.Unlock()
+	return s, nil
+}
+
+func (c *Registry) fetch(path string, refs *int, depth int) (*payload.Schema, error) {
+	if depth > maxDepth {
+		return nil, fmt.Errorf("schema registry: references nest deeper than %d", maxDepth)
+	}
+	var a answer
+	if err := c.ask(path, &a); err != nil {
+		return nil, err
+	}
+	s := &payload.Schema{ID: a.ID, Type: a.SchemaType, Text: a.Schema}
+	for _, r := range a.References {
+		*refs++
+		if *refs > maxRefs {
+			return nil, fmt.Errorf("schema registry: more than %d references", maxRefs)
+		}
+		rs, err := c.subject(r.Subject, r.Version, refs, depth+1)
+		if err != nil {
+			return nil, fmt.Errorf("reference %q (subject %q version %d): %w", r.Name, r.Subject, r.Version, err)
+		}
+		s.References = append(s.References, payload.Reference{Name: r.Name, Subject: r.Subject, Version: r.Version, Schema: rs})
+	}
+	return s, nil
+}
+
+// ask gets path and reads the answer into v.
+func (c *Registry) ask(path string, v *answer) error {
+	c.mu.Lock()
+	down := c.down
+	c.mu.Unlock()
+	if down != nil {
+		return down
+	}
+	where := c.where + path
+	status, body, err := c.get(path)
+	if err != nil {
+		var u *Unreachable
+		if errors.As(err, &u) {
+			c.mu.Lock()
+			if c.down == nil {
+				c.down = err
+			}
+			c.mu.Unlock()
+		}
+		return err
+	}
+	if len(body) > MaxBody {
+		return fmt.Errorf("schema registry: GET %s: the answer is longer than %d bytes", where, MaxBody)
+	}
+	if status != 200 {
+		var e struct {
+			Code    int    `json:"error_code"`
+			Message string `json:"message"`
+		}
+		if json.Unmarshal(body, &e) == nil && e.Message != "" {
+			return fmt.Errorf("schema registry: GET %s: %s (%d %s)", where, e.Message, e.Code, statusName(status))
+		}
+		return fmt.Errorf("schema registry: GET %s: %s", where, strings.TrimSpace(strconv.Itoa(status)+" "+statusName(status)))
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return fmt.Errorf("schema registry: GET %s: the answer is not the registry's JSON: %v", where, err)
+	}
+	if v.Schema == "" {
+		return fmt.Errorf("schema registry: GET %s: the answer holds no schema", where)
+	}
+	return nil
+}
+
+// statusName names the HTTP statuses a registry answers with (net/http's
+// own names, without linking net/http), "" others.
+func statusName(code int) string {
+	switch code {
+	case 400:
+		return "Bad Request"
+	case 401:
+		return "Unauthorized"
+	case 403:
+		return "Forbidden"
+	case 404:
+		return "Not Found"
+	case 405:
+		return "Method Not Allowed"
+	case 408:
+		return "Request Timeout"
+	case 409:
+		return "Conflict"
+	case 422:
+		return "Unprocessable Entity"
+	case 429:
+		return "Too Many Requests"
+	case 500:
+		return "Internal Server Error"
+	case 502:
+		return "Bad Gateway"
+	case 503:
+		return "Service Unavailable"
+	case 504:
+		return "Gateway Timeout"
+	}
+	return ""
+}

@@ -1,0 +1,104 @@
+// Record payloads: the schemas the user gives (files opened, dropped or
+// pasted, and a schema registry's URL) for the keys and values of records.
+// The first time, the worker loads payload.wasm (kwire.wasm's glue with
+// the Avro, Protobuf and JSON Schema decoders) and runs every op through
+// it; the frame shown is then decoded again with the schemas. The registry
+// is read by the worker itself (GET /schemas/ids/ID), so it must allow
+// this page's origin (CORS). Schema text and everything decoded from
+// payloads is shown with textContent only.
+import { $, el, showError } from './dom.js';
+import { rpc } from './rpc.js';
+import { st } from './state.js';
+import { redo } from './decode.js';
+import { pickExchange } from './capture.js';
+
+// isSchemaName says whether a dropped file is a schema rather than input:
+// .avsc and .proto always, .json when named as a schema is (by id, or a
+// topic's -key or -value).
+export function isSchemaName(name) {
+  return /\.(avsc|proto)$/i.test(name) || /^(\d+|.+-(key|value))\.json$/i.test(name);
+}
+
+// addSchemaFiles reads files (File objects) into the schemas and applies them.
+export async function addSchemaFiles(files) {
+  for (const f of files) st.schemas.files.set(f.name, await f.text());
+  return apply();
+}
+
+// apply gives the worker the schemas, then decodes the frame shown again.
+export async function apply() {
+  drawList();
+  $('pay-status').textContent = st.payloads ? 'Applying the schemas…' : 'Loading the payload decoders…';
+  showError($('pay-error'), '');
+  const names = [...st.schemas.files.keys()], texts = [...st.schemas.files.values()];
+  let r;
+  try {
+    r = await rpc('schemas', names, texts, st.schemas.url);
+  } catch (e) {
+    $('pay-status').textContent = '';
+    showError($('pay-error'), 'The payload decoders could not be loaded: ' + e.message);
+    return;
+  }
+  st.payloads = true;
+  if (r.error) {
+    $('pay-status').textContent = '';
+    showError($('pay-error'), r.error);
+    return;
+  }
+  $('pay-status').textContent = describe(r);
+  document.body.dataset.schemas = String((+document.body.dataset.schemas || 0) + 1);
+  await again();
+}
+
+function describe(r) {
+  const parts = [r.files + ' schema file' + (r.files === 1 ? '' : 's')];
+  if (r.registry) parts.push('the registry at ' + r.registry);
+  return 'Record payloads are decoded with ' + parts.join(' and ') + '.';
+}
+
+// again decodes the frame shown (decode mode's, or a capture's exchange)
+// again, now through payload.wasm.
+async function again() {
+  if (st.capture && st.capture.current >= 0) await pickExchange(st.capture.current, ++st.gen);
+  else if (st.sum || st.picked) redo();
+}
+
+// afterDecode says, under the registry's URL, how its requests went (the
+// failures are warnings on the records too).
+export async function afterDecode() {
+  if (!st.payloads || !st.schemas.url) return;
+  const s = await rpc('registryStatus');
+  if (!s) return;
+  const line = s.requests + ' request' + (s.requests === 1 ? '' : 's') + ' to the registry';
+  if (s.error) showError($('pay-error'), line + ', ' + s.failed + ' failed: ' + s.error);
+  else { showError($('pay-error'), ''); $('pay-status').textContent = 'Record payloads are decoded with the registry at ' + st.schemas.url + ' (' + line + ' so far, none failed).'; }
+}
+
+function drawList() {
+  const ul = $('pay-list');
+  ul.replaceChildren();
+  for (const name of st.schemas.files.keys()) {
+    const li = el('li', '', name);
+    const b = el('button', '', 'Remove');
+    b.type = 'button';
+    b.setAttribute('aria-label', 'Remove ' + name);
+    b.addEventListener('click', () => { st.schemas.files.delete(name); apply(); });
+    li.appendChild(b);
+    ul.appendChild(li);
+  }
+  const n = st.schemas.files.size + (st.schemas.url ? 1 : 0);
+  $('pay-count').textContent = n ? '(' + st.schemas.files.size + ' file' + (st.schemas.files.size === 1 ? '' : 's') + (st.schemas.url ? ', a registry' : '') + ')' : '';
+}
+
+export function wirePayloads() {
+  $('pay-files').addEventListener('change', () => { const fs = [...$('pay-files').files]; $('pay-files').value = ''; if (fs.length) addSchemaFiles(fs); });
+  $('pay-use').addEventListener('click', () => { st.schemas.url = $('pay-url').value.trim(); apply(); });
+  $('pay-url').addEventListener('keydown', (e) => { if (e.key === 'Enter') { st.schemas.url = $('pay-url').value.trim(); apply(); } });
+  $('pay-add').addEventListener('click', () => {
+    const name = $('pay-name').value.trim(), text = $('pay-text').value;
+    if (!name || !text.trim()) { showError($('pay-error'), 'Give the pasted schema a file name (such as 7.avsc, 7.proto or orders-value.json) and its text.'); return; }
+    st.schemas.files.set(name, text);
+    $('pay-text').value = '';
+    apply();
+  });
+}

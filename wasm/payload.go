@@ -1,0 +1,183 @@
+//go:build js && wasm && kwire_payload
+
+// payload.wasm: the playground's glue (this package) built with the tag
+// kwire_payload, which adds the record payload decoders (codec/payload:
+// Avro, Protobuf, JSON Schema, some 2 MB of gzip that kwire.wasm does not
+// carry). The page's worker loads it the first time the user gives
+// schemas (files, pasted text, a registry URL) and from then on runs every
+// op through it. Its global object is kwirePayload: kwire's functions,
+// and
+//
+//	kwirePayload.schemas(names, texts, registryURL) -> JSON {"files": n, "registry": URL|""} | {"error"}
+//	kwirePayload.registryStatus() -> JSON {"requests", "failed", "error"?}
+//
+// schemas replaces the schema sources with the files given (names as in
+// kwire decode --schemas DIR: ID.avsc, TOPIC-value.proto, imports by
+// their path) and the registry at registryURL ("" for none), asked from
+// the browser by GET /schemas/ids/ID (synchronous XMLHttpRequest: the
+// worker's decode is synchronous), so the registry must allow the page's
+// origin (CORS). Frames decoded after it read their payloads with them.
+package main
+
+import (
+	"errors"
+	"io/fs"
+	"net/url"
+	"strconv"
+	"strings"
+	"syscall/js"
+	"testing/fstest"
+
+	"github.com/kwire/kwire/codec/jsontext"
+	"github.com/kwire/kwire/codec/payload"
+	"github.com/kwire/kwire/internal/registry/resolve"
+)
+
+// registryTimeout bounds each request to the registry, in milliseconds.
+const registryTimeout = 10_000
+
+// registryState counts the registry's requests for registryStatus.
+var registryState struct {
+	requests, failed int
+	last             string
+}
+
+func init() {
+	module.global = "kwirePayload"
+	module.setup = func(k js.Value) {
+		k.Set("schemas", js.FuncOf(schemas))
+		k.Set("registryStatus", js.FuncOf(registryStatus))
+	}
+	// With no schemas given, payloads still show as text, JSON and the
+	// registry's framing.
+	module.payload = payload.NewDecoder(nil, payload.Config{}).Decode
+}
+
+func schemas(this js.Value, args []js.Value) any {
+	names, texts, raw := arg(args, 0), arg(args, 1), arg(args, 2)
+	files := fstest.MapFS{}
+	if names.Type() == js.TypeObject && texts.Type() == js.TypeObject {
+		n := names.Get("length").Int()
+		if texts.Get("length").Int() != n {
+			return errJSON("schemas(names, texts, url): as many texts as names")
+		}
+		for i := 0; i < n; i++ {
+			name := names.Index(i).String()
+			if !fs.ValidPath(name) || name == "." {
+				return errJSON("a schema file's name must be a relative path such as 7.avsc or acme/money.proto, not " + strconv.Quote(name))
+			}
+			text := texts.Index(i).String()
+			if len(text) > resolve.MaxFile {
+				return errJSON(name + ": longer than " + strconv.Itoa(resolve.MaxFile) + " bytes")
+			}
+			files[name] = &fstest.MapFile{Data: []byte(text)}
+		}
+	}
+	var src resolve.Chain
+	if len(files) > 0 {
+		src = append(src, resolve.NewFiles("the schemas given", files))
+	}
+	where := ""
+	if raw.Type() == js.TypeString && strings.TrimSpace(raw.String()) != "" {
+		u, err := url.Parse(strings.TrimSpace(raw.String()))
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return errJSON("the schema registry's URL must be an http:// or https:// URL, such as https://registry.example.com:8081/")
+		}
+		if u.User != nil {
+			return errJSON("the schema registry's URL must not hold credentials: the page would keep them in its link and history")
+		}
+		u.RawQuery, u.Fragment = "", ""
+		if !strings.HasSuffix(u.Path, "/") {
+			u.Path += "/"
+			u.RawPath = ""
+		}
+		where = u.String()
+		src = append(src, resolve.NewRegistry(where, xhrGet(where)))
+	}
+	registryState.requests, registryState.failed, registryState.last = 0, 0, ""
+	var s payload.Source
+	if len(src) > 0 {
+		s = src
+	}
+	module.payload = payload.NewDecoder(s, payload.Config{}).Decode
+	b := append([]byte(`{"files":`), strconv.Itoa(len(files))...)
+	b = append(b, `,"registry":`...)
+	b = jsontext.AppendString(b, []byte(where))
+	return string(append(b, '}'))
+}
+
+func registryStatus(this js.Value, args []js.Value) any {
+	b := append([]byte(`{"requests":`), strconv.Itoa(registryState.requests)...)
+	b = append(b, `,"failed":`...)
+	b = strconv.AppendInt(b, int64(registryState.failed), 10)
+	if registryState.last != "" {
+		b = append(b, `,"error":`...)
+		b = jsontext.AppendString(b, []byte(registryState.last))
+	}
+	return string(append(b, '}'))
+}
+
+func errJSON(msg string) string {
+	return string(append(jsontext.AppendString([]byte(`{"error":`), []byte(msg)), '}'))
+}
+
+// xhrGet asks the registry at base (ending in "/") with a synchronous
+// XMLHttpRequest, which a worker may make. A request that gets no answer
+// (refused, blocked by CORS, timed out: the browser does not say which)
+// is resolve.Unreachable: the registry is not asked again until the page
+// gives the schemas again (its answers, errors too, are kept as long).
+func xhrGet(base string) resolve.Get {
+	return func(path string) (status int, body []byte, err error) {
+		registryState.requests++
+		defer func() {
+			if err != nil || status != 200 {
+				registryState.failed++
+				if err != nil {
+					registryState.last = err.Error()
+				} else {
+					registryState.last = "GET " + base + path + ": HTTP " + strconv.Itoa(status)
+				}
+			}
+		}()
+		x := js.Global().Get("XMLHttpRequest").New()
+		if err := jsCall(func() {
+			x.Call("open", "GET", base+path, false)
+			// A CORS-safelisted header: the request needs no preflight.
+			x.Call("setRequestHeader", "Accept", "application/vnd.schemaregistry.v1+json, application/json")
+			x.Set("timeout", registryTimeout)
+			x.Call("send")
+		}); err != nil || x.Get("status").Int() == 0 {
+			why := "no answer"
+			if err != nil {
+				why = err.Error()
+			}
+			origin := js.Global().Get("location").Get("origin")
+			o := "this page's origin"
+			if origin.Type() == js.TypeString {
+				o += " (" + origin.String() + ")"
+			}
+			return 0, nil, &resolve.Unreachable{Err: errors.New("the schema registry at " + base + " could not be read from this page (" + why +
+				"): it is unreachable, or it does not allow " + o + " to read it: the registry must answer with the header Access-Control-Allow-Origin (CORS)")}
+		}
+		text := x.Get("responseText").String()
+		if len(text) > resolve.MaxBody {
+			text = text[:resolve.MaxBody+1]
+		}
+		return x.Get("status").Int(), []byte(text), nil
+	}
+}
+
+// jsCall runs f, turning a JavaScript exception into an error.
+func jsCall(f func()) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if e, ok := r.(js.Error); ok {
+				err = errors.New(e.Get("name").String() + ": " + e.Get("message").String())
+			} else {
+				err = errors.New("the request failed")
+			}
+		}
+	}()
+	f()
+	return nil
+}
