@@ -40,18 +40,10 @@ func (f *Frame) annotated(w *jsontext.Writer) {
 		w.Key("data")
 		w.String([]byte(f.Message.Name))
 		w.Key("version")
+		w.Int(int64(f.Version))
 	} else {
-		w.Key("direction")
-		w.Text(map[bool]string{false: "request", true: "response"}[f.Response])
-		w.Key("apiKey")
-		w.Int(int64(f.APIKey))
-		if f.API != nil {
-			w.Key("apiName")
-			w.String([]byte(f.API.Name))
-		}
-		w.Key("apiVersion")
+		writeFrameHead(w, f)
 	}
-	w.Int(int64(f.Version))
 	w.Key("headerVersion")
 	w.Int(int64(f.HeaderVersion))
 	w.Key("flexible")

@@ -199,12 +199,6 @@ func (dec *Decoder) decodeTree(f *Frame, b []byte, o Options, spend *budget.Budg
 	return dec.tw.top(b, &o)
 }
 
-// decodeInto decodes b into f, from spend (its own when nil).
-func decodeInto(f *Frame, b []byte, o Options, spend *budget.Budget) (*Frame, error) {
-	var dec Decoder
-	return f, dec.decodeTree(f, b, o.resolve(len(b)), spend)
-}
-
 // top walks b as o says: a frame, a body alone, a data message or a
 // records field.
 func (w *walker) top(b []byte, o *Options) error {

@@ -138,13 +138,9 @@ func encode(dst []byte, env any, o EncodeOptions) ([]byte, error) {
 		return nil, err
 	}
 	version := int16(ver)
-	m := api.Request
-	if response {
-		m = api.Response
-	}
-	def := m.At(version)
-	if def == nil {
-		return nil, &EncodeError{Path: "apiVersion", Msg: m.Name + " has versions " + m.Valid.String() + ", not " + strconv.Itoa(int(version))}
+	m, def, err := messageAt(api, response, version)
+	if err != nil {
+		return nil, err
 	}
 	start := len(dst)
 	if !o.NoSizePrefix {
@@ -225,13 +221,9 @@ func encodeBody(dst []byte, apiKey, version int16, response bool, body map[strin
 	if api == nil {
 		return nil, &EncodeError{Path: "apiKey", Msg: "unknown API key " + strconv.Itoa(int(apiKey))}
 	}
-	m := api.Request
-	if response {
-		m = api.Response
-	}
-	def := m.At(version)
-	if def == nil {
-		return nil, &EncodeError{Path: "apiVersion", Msg: m.Name + " has versions " + m.Valid.String() + ", not " + strconv.Itoa(int(version))}
+	_, def, err := messageAt(api, response, version)
+	if err != nil {
+		return nil, err
 	}
 	e := &encoder{o: o, v: version, flex: def.Flexible.Contains(version), path: []encStep{{"body", -1}}}
 	return e.structValue(dst, def.Root, body)
@@ -456,7 +448,7 @@ func intOf(v any, lo, hi int64) (int64, *EncodeError) {
 	case float32:
 		return intOf(float64(x), lo, hi)
 	default:
-		i, ok, exact := goInt(v)
+		i, ok, exact := rec.GoInt(v)
 		if !ok {
 			return 0, &EncodeError{Msg: "expected an integer, found " + jsonKind(v)}
 		}
@@ -682,7 +674,7 @@ func floatOf(v any) (float64, *EncodeError) {
 		}
 		return 0, &EncodeError{Msg: `expected a number, "NaN", "Infinity" or "-Infinity", found ` + strconv.Quote(t)}
 	}
-	if i, ok, exact := goInt(v); ok && exact {
+	if i, ok, exact := rec.GoInt(v); ok && exact {
 		return float64(i), nil
 	}
 	return 0, &EncodeError{Msg: "expected a number, found " + jsonKind(v)}
@@ -855,4 +847,18 @@ func (e *encoder) defaultValue(dst []byte, f *schema.Field, k schema.Kind) []byt
 		return out
 	}
 	return dst
+}
+
+// messageAt is api's request or response and its layout at version, or
+// the error that it has no such version.
+func messageAt(api *schema.API, response bool, version int16) (*schema.Message, *schema.Version, error) {
+	m := api.Request
+	if response {
+		m = api.Response
+	}
+	def := m.At(version)
+	if def == nil {
+		return nil, nil, &EncodeError{Path: "apiVersion", Msg: m.Name + " has versions " + m.Valid.String() + ", not " + strconv.Itoa(int(version))}
+	}
+	return m, def, nil
 }

@@ -7,32 +7,6 @@ import (
 	"github.com/kwire/kwire/codec/schema"
 )
 
-// appendEnvelopeTail ends a value-JSON envelope: "guess" when the frame
-// was read as a guessed response, "warnings" when there are any, then the
-// closing brace.
-func appendEnvelopeTail(dst []byte, g *Guess, ws []Warning) []byte {
-	if g != nil {
-		dst = append(dst, `,"guess":`...)
-		dst = appendGuess(dst, g)
-	}
-	if len(ws) > 0 {
-		// Warnings can be most of the document (a flood of unknown tags):
-		// room for them all at once, not in many steps of growth.
-		n := 16
-		for i := range ws {
-			n += len(ws[i].Path) + len(ws[i].Message) + 64
-		}
-		if cap(dst)-len(dst) < n {
-			nd := make([]byte, len(dst), len(dst)+n)
-			copy(nd, dst)
-			dst = nd
-		}
-		dst = append(dst, `,"warnings":`...)
-		dst = appendWarnings(dst, ws)
-	}
-	return append(dst, '}')
-}
-
 // appendGuess writes how a response was guessed: the confidence, the
 // readings tried, whether the work limit cut the search, the other
 // versions that read the same, and up to four runners-up.
@@ -75,20 +49,8 @@ func appendVersions(dst []byte, vs []int16) []byte {
 	return append(dst, ']')
 }
 
-// appendWarnings writes warnings as a JSON array of
-// {"offset","buf" (when > 0),"path","message","limit" (when true)}.
-func appendWarnings(dst []byte, ws []Warning) []byte {
-	dst = append(dst, '[')
-	for i := range ws {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = appendWarning(dst, &ws[i])
-	}
-	return append(dst, ']')
-}
-
-// appendWarning writes one element of appendWarnings's array.
+// appendWarning writes one warning as JSON: {"offset","buf" (when > 0),
+// "path","message","limit" (when true)}.
 func appendWarning(dst []byte, w *Warning) []byte {
 	dst = strconv.AppendInt(append(dst, `{"offset":`...), int64(w.Offset), 10)
 	if w.Buf > 0 {

@@ -2,9 +2,10 @@ package codec
 
 import (
 	"encoding/json"
-	"math"
 	"reflect"
 	"strconv"
+
+	"github.com/kwire/kwire/codec/internal/rec"
 )
 
 // The encoder's view of Go values: what ParseJSON makes (map[string]any,
@@ -12,33 +13,6 @@ import (
 // hand (every integer width, floats, []byte, typed slices). Type switches
 // only, so encoding value JSON never reaches reflection; reflect names a Go
 // type only in an error message.
-
-// goInt reads any Go integer type. ok says v is one; exact says it fits an int64.
-func goInt(v any) (i int64, ok, exact bool) {
-	switch x := v.(type) {
-	case int:
-		return int64(x), true, true
-	case int8:
-		return int64(x), true, true
-	case int16:
-		return int64(x), true, true
-	case int32:
-		return int64(x), true, true
-	case int64:
-		return x, true, true
-	case uint:
-		return int64(x), true, uint64(x) <= math.MaxInt64
-	case uint8:
-		return int64(x), true, true
-	case uint16:
-		return int64(x), true, true
-	case uint32:
-		return int64(x), true, true
-	case uint64:
-		return int64(x), true, x <= math.MaxInt64
-	}
-	return 0, false, false
-}
 
 // goIntText formats a Go integer exactly, unsigned ones included.
 func goIntText(v any) string {
@@ -48,7 +22,7 @@ func goIntText(v any) string {
 	case uint64:
 		return strconv.FormatUint(x, 10)
 	}
-	i, _, _ := goInt(v)
+	i, _, _ := rec.GoInt(v)
 	return strconv.FormatInt(i, 10)
 }
 
@@ -84,7 +58,7 @@ func jsonKind(v any) string {
 	case *string:
 		return "a string (Go *string)"
 	}
-	if _, ok, _ := goInt(v); ok {
+	if _, ok, _ := rec.GoInt(v); ok {
 		return "a number (Go " + goTypeName(v) + ")"
 	}
 	if _, ok := sliceLen(v); ok {

@@ -419,6 +419,12 @@ func (s *jsonSink) envelopeHead() {
 		w.String([]byte(s.data))
 		return
 	}
+	writeFrameHead(w, f)
+}
+
+// writeFrameHead writes what a frame's envelope (value JSON and
+// annotated) starts with: "direction","apiKey","apiName","apiVersion".
+func writeFrameHead(w *jsontext.Writer, f *Frame) {
 	w.Key("direction")
 	if f.Response {
 		w.Text("response")

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kwire/kwire/codec/internal/recjson"
+	"github.com/kwire/kwire/codec/internal/rec"
 	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
@@ -267,7 +267,7 @@ func (w *jsonWriter) value(dst []byte, n *tree.Node, f *schema.Field) []byte {
 					ri, ok := res.Info(n)
 					return ri.Offset, ri.Timestamp, ok
 				}
-				return recjson.AppendJSONParts(dst, res.Nodes, info, n.Raw, int(w.records), w.topicPartJSON)
+				return rec.AppendTreeJSON(dst, res.Nodes, info, n.Raw, rec.JSONMode(w.records), w.topicPartJSON)
 			}
 		}
 		if w.f != nil && len(n.Children) > 0 {
@@ -346,4 +346,43 @@ func (w *jsonWriter) topicPartJSON(dst []byte, n *tree.Node) []byte {
 		}
 	}
 	return dst
+}
+
+// appendEnvelopeTail ends a value-JSON envelope, as the reference writes it: "guess" when the frame
+// was read as a guessed response, "warnings" when there are any, then the
+// closing brace.
+func appendEnvelopeTail(dst []byte, g *Guess, ws []Warning) []byte {
+	if g != nil {
+		dst = append(dst, `,"guess":`...)
+		dst = appendGuess(dst, g)
+	}
+	if len(ws) > 0 {
+		// Warnings can be most of the document (a flood of unknown tags):
+		// room for them all at once, not in many steps of growth.
+		n := 16
+		for i := range ws {
+			n += len(ws[i].Path) + len(ws[i].Message) + 64
+		}
+		if cap(dst)-len(dst) < n {
+			nd := make([]byte, len(dst), len(dst)+n)
+			copy(nd, dst)
+			dst = nd
+		}
+		dst = append(dst, `,"warnings":`...)
+		dst = appendWarnings(dst, ws)
+	}
+	return append(dst, '}')
+}
+
+// appendWarnings writes warnings as a JSON array of
+// {"offset","buf" (when > 0),"path","message","limit" (when true)}.
+func appendWarnings(dst []byte, ws []Warning) []byte {
+	dst = append(dst, '[')
+	for i := range ws {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendWarning(dst, &ws[i])
+	}
+	return append(dst, ']')
 }

@@ -86,8 +86,7 @@ type walker struct {
 	ws  budget.Warnings // w points here
 	own budget.Budget   // b points here when the frame has a budget of its own
 
-	pathBuf  []byte // pathWith's buffer
-	lastPath string // the path pathWith made last
+	pathText budget.PathText // pathWith's buffer and the path it made last
 	// inflations keeps the outcome of each decompression (a tree's walk)
 	// or reads them back (the walk again of the same frame).
 	inflations *rec.Inflations
@@ -107,7 +106,7 @@ func (w *walker) init(f *Frame, s sink, o *Options, n int, b *budget.Budget) {
 		b = &w.own
 	}
 	*w = walker{f: f, s: s, lim: lim, b: b, nest: o.nest(), skipRecords: o.skipRecords, sizeFirst: o.sizeFirst,
-		path: w.path[:0], own: w.own, pathBuf: w.pathBuf[:0], spare: w.spare, pre: w.pre, codes: w.codes[:0], null: w.null, payload: o.Payload,
+		path: w.path[:0], own: w.own, pathText: budget.PathText{Buf: w.pathText.Buf[:0]}, spare: w.spare, pre: w.pre, codes: w.codes[:0], null: w.null, payload: o.Payload,
 		int64s: o.Int64Strings, topics: w.topics.reset(o.TopicNames)}
 	if b != &w.own {
 		w.own = budget.Budget{}
@@ -118,12 +117,10 @@ func (w *walker) init(f *Frame, s sink, o *Options, n int, b *budget.Budget) {
 
 func (w *walker) pathString() string { return w.pathWith("") }
 
-// pathWith is the current path, plus field when it is not empty. A flood
-// of warnings at one place (unknown tags, non-minimal varints) shares one
-// string: the path is built in a reused buffer and kept when it is the
-// one built last.
+// pathWith is the current path, plus field when it is not empty; a path
+// said again is the same string (budget.PathText).
 func (w *walker) pathWith(field string) string {
-	b := w.pathBuf[:0]
+	b := w.pathText.Buf[:0]
 	for i, p := range w.path {
 		switch {
 		case p.idx == absPath:
@@ -145,11 +142,7 @@ func (w *walker) pathWith(field string) string {
 		}
 		b = append(b, field...)
 	}
-	w.pathBuf = b
-	if string(b) != w.lastPath {
-		w.lastPath = string(b)
-	}
-	return w.lastPath
+	return w.pathText.Intern(b)
 }
 
 func (w *walker) push(name string) { w.path = append(w.path, pathSeg{name, -1}) }
@@ -719,24 +712,36 @@ func (w *walker) readNull(n *tree.Node, nullable bool) {
 	w.leaf(n)
 }
 
+// prefix reads the length or count (what) that starts n, a string,
+// bytes, records or array value; false when n is finished already: null,
+// negative or unreadable, handed to the sink as a leaf.
+func (w *walker) prefix(n *tree.Node, compact bool, k schema.Kind, nullable bool, what string) (int, bool) {
+	pstart := w.r.Off
+	l, ok := w.length(n, compact, k)
+	n.PrefixEnd = w.r.Off
+	switch {
+	case !ok:
+	case l == -1:
+		w.readNull(n, nullable)
+		return 0, false
+	case l < -1:
+		w.fail(pstart, "a "+what+" of -1 or more", decimal(l))
+	default:
+		return l, true
+	}
+	w.leaf(n)
+	return 0, false
+}
+
 func (w *walker) lengthPrefixed(n *tree.Node, f *schema.Field, k schema.Kind, nullable, compact bool) {
 	r := &w.r
 	n.Type = typeName(k, compact, nullable)
 	pstart := r.Off
-	l, ok := w.length(n, compact, k)
-	n.PrefixEnd = r.Off
-	switch {
-	case !ok:
-		w.leaf(n)
+	l, ok := w.prefix(n, compact, k, nullable, "length")
+	if !ok {
 		return
-	case l == -1:
-		w.readNull(n, nullable)
-		return
-	case l < -1:
-		w.fail(pstart, "a length of -1 or more", decimal(l))
-		w.leaf(n)
-		return
-	case l > r.Remaining():
+	}
+	if l > r.Remaining() {
 		w.short(pstart, "a length of at most "+decimal(r.Remaining())+" (the bytes left)", decimal(l))
 		w.leaf(n)
 		return
@@ -766,18 +771,8 @@ func (w *walker) array(n *tree.Node, f *schema.Field, nullable, compact bool) {
 	r := &w.r
 	n.Type = f.Type
 	pstart := r.Off
-	count, ok := w.length(n, compact, schema.Array)
-	n.PrefixEnd = r.Off
-	switch {
-	case !ok:
-		w.leaf(n)
-		return
-	case count == -1:
-		w.readNull(n, nullable)
-		return
-	case count < -1:
-		w.fail(pstart, "a count of -1 or more", decimal(count))
-		w.leaf(n)
+	count, ok := w.prefix(n, compact, schema.Array, nullable, "count")
+	if !ok {
 		return
 	}
 	// Each element takes at least one byte (a struct in flexible versions

@@ -40,16 +40,6 @@ type preTag struct {
 	nodes                  int        // what its value spent, for the section's place
 }
 
-// hasTagged reports whether layout l has tagged fields at version v.
-func hasTagged(l *schema.Layout, v int16) bool {
-	for i := range l.Fields {
-		if f := &l.Fields[i]; f.Versions.Contains(v) && f.IsTagged(v) {
-			return true
-		}
-	}
-	return false
-}
-
 // needsPrescan reports whether l declares, at version v, a tagged field
 // before an untagged one.
 func needsPrescan(l *schema.Layout, v int16) bool {
@@ -104,9 +94,9 @@ func (w *walker) prescan(l *schema.Layout) *preFrame {
 	}
 	w.w.Truncate(mark)
 	*w.b = budget
-	path, pathBuf, lastPath := w.path, w.pathBuf, w.lastPath
+	path, pathText := w.path, w.pathText
 	*w = saved
-	w.path, w.pathBuf, w.lastPath = path[:len(saved.path)], pathBuf, lastPath
+	w.path, w.pathText = path[:len(saved.path)], pathText
 	if !ok {
 		return nil
 	}
@@ -213,48 +203,38 @@ func (w *walker) tags(l *schema.Layout, pf *preFrame) bool {
 	last := int64(-1)
 	pi := 0 // the next prescanned tag
 	for i := 0; i < count && w.err == nil; i++ {
-		var p *preTag
+		var p *preTag // the tag as prescanned, when it was read early
 		if pf != nil && pi < len(pf.tags) && pf.tags[pi].start == r.Off {
-			p = &pf.tags[pi]
+			if pf.tags[pi].done {
+				p = &pf.tags[pi]
+			}
 			pi++
 		}
-		if p != nil && p.done {
+		c := w.node()
+		c.Start = r.Off
+		f, size, ok := w.tagHeader(c, l, &last)
+		switch {
+		case !ok:
+			w.s.leaf(c)
+			return allDef
+		case p != nil && w.b.Nodes+p.nodes <= w.nodeLimit():
 			// Read early: its tag's node and header are read here, where
 			// they lie, and what its value cost is spent here too, in one
-			// step when it fits (each check is then passed: the count
-			// only grows).
-			c := w.node()
-			c.Start = r.Off
-			f, size, _ := w.tagHeader(c, l, &last)
-			if w.err != nil {
-				w.s.leaf(c)
-				break
+			// step (each check is then passed: the count only grows).
+			w.b.Nodes += p.nodes
+			for _, x := range p.warnings {
+				w.w.Add(x)
 			}
-			if w.b.Nodes+p.nodes <= w.nodeLimit() {
-				w.b.Nodes += p.nodes
-				for _, x := range p.warnings {
-					w.w.Add(x)
-				}
-				r.Off = p.end
-				w.s.attach(c, p.node)
-				continue
-			}
+			r.Off = p.end
+			w.s.attach(c, p.node)
+		case p != nil:
 			// Else it is read again here, to meet the limit where it
 			// lies (a sink writing in declared order keeps the first
 			// reading).
 			codes := len(w.codes)
 			w.taggedValue(c, f, r.Off+size)
 			w.codes = w.codes[:codes] // noted at the declared place
-			continue
-		}
-		c := w.node()
-		c.Start = r.Off
-		f, size, ok := w.tagHeader(c, l, &last)
-		if !ok {
-			w.s.leaf(c)
-			break
-		}
-		if f == nil {
+		case f == nil:
 			c.Name, c.Role, c.Kind, c.Type = "_unknown", tree.RoleUnknownTag, schema.Bytes, "unknown tag"
 			c.Int = int64(c.Tag)
 			c.Raw = r.Span(size, "tag")
@@ -262,9 +242,7 @@ func (w *walker) tags(l *schema.Layout, pf *preFrame) bool {
 			w.unknownTag(c, size)
 			w.s.leaf(c)
 			allDef = false
-			continue
-		}
-		if !w.taggedValue(c, f, r.Off+size) {
+		case !w.taggedValue(c, f, r.Off+size):
 			allDef = false
 		}
 	}

@@ -131,3 +131,22 @@ func (w *Warnings) Truncate(n int) {
 		w.List = w.List[:n]
 	}
 }
+
+// PathText is the text of a warning's field path, built in a reused
+// buffer. A flood of warnings at one place (unknown tags, non-minimal
+// varints) shares one string: the text is kept while it is the one
+// built last.
+type PathText struct {
+	Buf  []byte // the buffer paths are built in
+	last string
+}
+
+// Intern is b, built in Buf, as a string: the one returned last when b
+// says the same.
+func (p *PathText) Intern(b []byte) string {
+	p.Buf = b
+	if string(b) != p.last {
+		p.last = string(b)
+	}
+	return p.last
+}

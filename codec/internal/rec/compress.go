@@ -1,14 +1,17 @@
 package rec
 
-import "github.com/kwire/kwire/internal/decompress"
+import (
+	"github.com/kwire/kwire/internal/decompress"
+)
 
-// Compression codecs, as in the low three attribute bits.
+// Compression codecs, as in the low three attribute bits: numbered once,
+// in internal/decompress.
 const (
-	CodecNone   = 0
-	CodecGzip   = 1
-	CodecSnappy = 2
-	CodecLZ4    = 3
-	CodecZstd   = 4
+	CodecNone   = decompress.CodecNone
+	CodecGzip   = decompress.CodecGzip
+	CodecSnappy = decompress.CodecSnappy
+	CodecLZ4    = decompress.CodecLZ4
+	CodecZstd   = decompress.CodecZstd
 )
 
 var codecNames = [...]string{"none", "gzip", "snappy", "lz4", "zstd"}
@@ -61,13 +64,3 @@ func inflateInto(dst []byte, codec int, src []byte, limit int) (out []byte, warn
 }
 
 const defaultMaxDecompressed = 64 << 20
-
-// inflateWarning is the warning a decompression of src that worked gave,
-// without decompressing again.
-func inflateWarning(codec int, src []byte) string {
-	if codec == CodecLZ4 {
-		w, _, _ := decompress.LZ4OldChecksum(src)
-		return w
-	}
-	return ""
-}

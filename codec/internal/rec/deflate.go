@@ -5,6 +5,7 @@ package rec
 import (
 	"bytes"
 	"errors"
+	"io"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/s2"
@@ -18,26 +19,15 @@ func deflate(codec int, src []byte, magic0 bool) ([]byte, error) {
 	switch codec {
 	case CodecGzip:
 		var b bytes.Buffer
-		w := gzip.NewWriter(&b)
-		if _, err := w.Write(src); err != nil {
-			return nil, err
-		}
-		if err := w.Close(); err != nil {
-			return nil, err
-		}
-		return b.Bytes(), nil
+		return writeAll(&b, gzip.NewWriter(&b), src)
 	case CodecSnappy:
 		return s2.EncodeSnappy(nil, src), nil
 	case CodecLZ4:
 		var b bytes.Buffer
-		w := lz4.NewWriter(&b)
-		if _, err := w.Write(src); err != nil {
+		out, err := writeAll(&b, lz4.NewWriter(&b), src)
+		if err != nil {
 			return nil, err
 		}
-		if err := w.Close(); err != nil {
-			return nil, err
-		}
-		out := b.Bytes()
 		if hc := lz4HeaderEnd(out); magic0 && hc > 0 {
 			out[hc] = byte(xxh32(out[:hc]) >> 8)
 		}
@@ -52,4 +42,15 @@ func deflate(codec int, src []byte, magic0 bool) ([]byte, error) {
 		return out, nil
 	}
 	return nil, errors.New("cannot compress with codec " + itoa(codec))
+}
+
+// writeAll compresses src through w, a stream writer into b.
+func writeAll(b *bytes.Buffer, w io.WriteCloser, src []byte) ([]byte, error) {
+	if _, err := w.Write(src); err != nil {
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }

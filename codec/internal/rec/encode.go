@@ -138,28 +138,36 @@ func num(v any) (int64, bool) {
 			return 0, false
 		}
 		return int64(x), true
-	case int:
-		return int64(x), true
-	case int8:
-		return int64(x), true
-	case int16:
-		return int64(x), true
-	case int32:
-		return int64(x), true
-	case int64:
-		return x, true
-	case uint8:
-		return int64(x), true
-	case uint16:
-		return int64(x), true
-	case uint32:
-		return int64(x), true
-	case uint:
-		return int64(x), uint64(x) <= math.MaxInt64
-	case uint64:
-		return int64(x), x <= math.MaxInt64
 	}
-	return 0, false
+	i, ok, exact := GoInt(v)
+	return i, ok && exact
+}
+
+// GoInt reads any Go integer type. ok says v is one; exact says it fits an int64.
+func GoInt(v any) (i int64, ok, exact bool) {
+	switch x := v.(type) {
+	case int:
+		return int64(x), true, true
+	case int8:
+		return int64(x), true, true
+	case int16:
+		return int64(x), true, true
+	case int32:
+		return int64(x), true, true
+	case int64:
+		return x, true, true
+	case uint:
+		return int64(x), true, uint64(x) <= math.MaxInt64
+	case uint8:
+		return int64(x), true, true
+	case uint16:
+		return int64(x), true, true
+	case uint32:
+		return int64(x), true, true
+	case uint64:
+		return int64(x), true, x <= math.MaxInt64
+	}
+	return 0, false, false
 }
 
 func intOf(obj map[string]any, name, path string, bits int, required bool, def int64) (int64, error) {
@@ -220,8 +228,8 @@ func attrsOf(obj map[string]any, path string, magic int8) (int, error) {
 	case nil:
 	case string:
 		found := false
-		for i, n := range codecNames {
-			if n == c {
+		for i := CodecNone; i <= CodecZstd; i++ {
+			if CodecName(i) == c {
 				attrs, found = i, true
 			}
 		}

@@ -7,7 +7,6 @@ import (
 	"hash/crc32"
 	"testing"
 
-	"github.com/kwire/kwire/codec/internal/recjson"
 	"github.com/kwire/kwire/codec/internal/slab"
 	"github.com/kwire/kwire/codec/tree"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -222,14 +221,14 @@ func compareKgo(tb testing.TB, res *Result, payload []byte) {
 }
 
 // treeJSON is the JSON of a decoded records field written from its tree by
-// recjson, a writer of its own: the reference WriteJSON is held to.
+// AppendTreeJSON, a writer of its own: the reference WriteJSON is held to.
 func treeJSON(dst []byte, res *Result, raw []byte, mode JSONMode) []byte {
 	if res == nil {
-		return recjson.AppendJSON(dst, nil, nil, raw, int(mode))
+		return AppendTreeJSON(dst, nil, nil, raw, mode, nil)
 	}
 	info := func(n *tree.Node) (int64, int64, bool) {
 		ri, ok := res.Info(n)
 		return ri.Offset, ri.Timestamp, ok
 	}
-	return recjson.AppendJSON(dst, res.Nodes, info, raw, int(mode))
+	return AppendTreeJSON(dst, res.Nodes, info, raw, mode, nil)
 }

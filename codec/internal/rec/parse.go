@@ -3,7 +3,6 @@ package rec
 import (
 	"hash/crc32"
 
-	"github.com/kwire/kwire/codec/internal/budget"
 	"github.com/kwire/kwire/codec/wire"
 )
 
@@ -161,10 +160,6 @@ func varbytes(b []byte, q *int, end int, name string, f *varField) string {
 	return ""
 }
 
-// complete reports whether the record was read to its headers' end, so it
-// counts as a record with its own offset and timestamp.
-func (r *recParse) complete() bool { return r.stage == stHeaders && !r.hdrFail && r.q >= r.rend }
-
 // msgParse is a legacy message read from the bytes before its nodes are made.
 type msgParse struct {
 	off, end   int
@@ -238,95 +233,3 @@ func bytes32(b []byte, p *int, end int, name string, f *varField) string {
 // inflated node and four warnings; a truncated entry 4 nodes and one.
 // An entry is begun only when this much fits (budget.Budget.Fits).
 const maxEntryNodes = 25
-
-// recordCost is what the parsed record r costs, in nodes and warnings
-// charged (budget.WarningNodes each), as record and recordJSON charge it;
-// after is the part charged after a KRaft control value's data message
-// (its headers, the bytes left, the value's data leaf or its warning),
-// which that data message must leave room for. The data message's own
-// nodes are not counted: it stops at the budget's limit by itself.
-func recordCost(r *recParse, ctx *batchCtx) (total, after int) {
-	const w = budget.WarningNodes
-	n := 2 // record, length
-	if r.fail != "" {
-		n += w
-	}
-	if !r.length.canon {
-		n += w
-	}
-	if r.stage >= stAttributes {
-		n++
-	}
-	if r.stage >= stTimestamp {
-		n++
-		if !r.tsd.canon {
-			n += w
-		}
-	}
-	if r.stage >= stOffset {
-		n++
-		if !r.od.canon {
-			n += w
-		}
-	}
-	control := ctx.control && r.stage >= stHeaders && !r.hdrFail
-	ctype, keyOK := -1, false
-	if r.stage >= stKey {
-		n++
-		if !r.key.canon {
-			n += w
-		}
-		if control {
-			if r.key.null || len(r.key.raw) < 4 {
-				n += w
-			} else {
-				keyOK = true
-				ctype = int(be16(r.key.raw[2:]))
-				n += 2
-				if len(r.key.raw) > 4 {
-					n++
-				}
-				if ctype < 0 || ctype >= len(controlNames) {
-					n += w
-				}
-			}
-		}
-	}
-	if r.stage >= stValue {
-		n++
-		if !r.val.canon {
-			n += w
-		}
-		if keyOK && ctype >= 0 && ctype < len(controlNames) && !r.val.null && len(r.val.raw) >= 2 {
-			n++ // version
-			if ctype <= 1 {
-				n += 2 // coordinatorEpoch, rest
-			} else {
-				after += 1 + w // the data leaf when it did not decode, and why
-			}
-		}
-	}
-	if r.stage >= stHeaders {
-		after++
-		if !r.hc.canon {
-			after += w
-		}
-		for i := range r.hdrs {
-			h := &r.hdrs[i]
-			after += 2
-			if !h.key.canon {
-				after += w
-			}
-			if h.hasVal {
-				after++
-				if !h.val.canon {
-					after += w
-				}
-			}
-		}
-	}
-	if r.fail != "" && r.q < r.rend {
-		after++
-	}
-	return n + after, after
-}

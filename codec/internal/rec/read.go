@@ -3,6 +3,7 @@ package rec
 import (
 	"hash/crc32"
 
+	"github.com/kwire/kwire/codec/internal/budget"
 	"github.com/kwire/kwire/codec/internal/slab"
 	"github.com/kwire/kwire/codec/tree"
 	"github.com/kwire/kwire/codec/wire"
@@ -14,7 +15,7 @@ import (
 // tree builder (treeSink) or the JSON writer (jsonSink). A unit is read
 // into a small struct first (recParse, msgParse, batchCtx), so both sinks
 // see the same values, and a record is taken only when all it costs
-// (recordCost) fits the budget.
+// (recordParts, counting) fits the budget.
 
 // sink is what the reader hands its units to. Methods that make a unit
 // return its node, or nil when the sink keeps no tree; the reader hangs
@@ -226,7 +227,7 @@ func (d *decoder) recordList(b []byte, bi, p, end int, ctx *batchCtx, owner *tre
 			d.s.raw(b, bi, p, end)
 			break
 		}
-		cost, after := recordCost(r, ctx)
+		cost, after := d.recordParts(b, bi, r, ctx, nil)
 		if !d.b.Fits(cost) {
 			d.recordsCut(b, bi, p, end, idx, ctx)
 			break
@@ -306,91 +307,7 @@ func (d *decoder) record(b []byte, bi int, r *recParse, ctx *batchCtx, idx int) 
 	v := &d.rv
 	*v = recView{r: r, idx: idx, warns: v.warns[:0]}
 	v.offset, v.timestamp = recordTime(r, ctx)
-	nodes := 2 // record, length
-	if r.fail != "" {
-		d.recWarn(v, partRecord, -1, bi, r.p, "", r.fail, false)
-	}
-	if !r.length.canon {
-		d.recWarn(v, partLength, -1, bi, r.length.at, "length", nonMinimal, false)
-	}
-	if r.stage >= stAttributes {
-		nodes++
-	}
-	if r.stage >= stTimestamp {
-		nodes++
-		if !r.tsd.canon {
-			d.recWarn(v, partTimestamp, -1, bi, r.tsd.at, "timestampDelta", nonMinimal, false)
-		}
-	}
-	if r.stage >= stOffset {
-		nodes++
-		if !r.od.canon {
-			d.recWarn(v, partOffset, -1, bi, r.od.at, "offsetDelta", nonMinimal, false)
-		}
-	}
-	control := ctx.control && r.stage >= stHeaders && !r.hdrFail
-	if r.stage >= stKey {
-		nodes++
-		if !r.key.canon {
-			d.recWarn(v, partKey, -1, bi, r.key.at, "key", nonMinimal, false)
-		}
-		if control {
-			if r.key.null || len(r.key.raw) < 4 {
-				d.recWarn(v, partKey, -1, bi, r.key.at, "key", "a control record key needs version int16 and type int16", false)
-			} else {
-				v.control, v.ctype = true, int(be16(r.key.raw[2:]))
-				nodes += 2
-				if len(r.key.raw) > 4 {
-					nodes++
-				}
-				if v.ctype < 0 || v.ctype >= len(controlNames) {
-					d.recWarn(v, partKey, -1, bi, r.key.at, "key", "unknown control record type "+itoa(v.ctype), false)
-				}
-			}
-		}
-	}
-	if r.stage >= stValue {
-		nodes++
-		if !r.val.canon {
-			d.recWarn(v, partValue, -1, bi, r.val.at, "value", nonMinimal, false)
-		}
-		if v.control {
-			// The control value is read in the value's place: its data
-			// message's warnings come there.
-			d.b.Nodes += nodes
-			nodes = 0
-			d.controlValue(b, bi, v)
-		}
-	}
-	if r.stage >= stHeaders {
-		nodes++
-		if !r.hc.canon {
-			d.recWarn(v, partHeaders, -1, bi, r.hc.at, "headers", nonMinimal, false)
-		}
-		if len(r.hdrs) > 0 {
-			d.push("headers", -1)
-			for i := range r.hdrs {
-				h := &r.hdrs[i]
-				nodes += 2
-				d.push("", i)
-				if !h.key.canon {
-					d.recWarn(v, partHeaderKey, i, bi, h.key.at, "key", nonMinimal, false)
-				}
-				if h.hasVal {
-					nodes++
-					if !h.val.canon {
-						d.recWarn(v, partHeaderValue, i, bi, h.val.at, "value", nonMinimal, false)
-					}
-				}
-				d.pop()
-			}
-			d.pop()
-		}
-	}
-	if r.fail != "" && r.q < r.rend {
-		nodes++
-	}
-	d.b.Nodes += nodes
+	d.recordParts(b, bi, r, ctx, v)
 	if d.opts.Payload != nil && !ctx.control {
 		var key, val *varField
 		if r.stage >= stKey {
@@ -404,9 +321,131 @@ func (d *decoder) record(b []byte, bi int, r *recParse, ctx *batchCtx, idx int) 
 	d.s.record(b, bi, v)
 }
 
+// recordParts goes through the parts of the parsed record r in order,
+// the one place that knows what a record costs. Reading (v set), it says
+// each part's warnings, reads a control value and charges the nodes.
+// Counting (v nil), it charges nothing and returns what reading would
+// cost at most: nodes, and warnings at budget.WarningNodes each; after
+// is the part charged after a KRaft control value's data message (its
+// headers, the bytes left, the value's data leaf or its warning), which
+// that data message must leave room for. The data message's own nodes
+// are not counted: it stops at the budget's limit by itself.
+func (d *decoder) recordParts(b []byte, bi int, r *recParse, ctx *batchCtx, v *recView) (total, after int) {
+	nodes := 2  // record, length
+	n := &nodes // where counts go: after the value, counting, to after
+	if r.fail != "" {
+		d.recWarn(v, n, partRecord, -1, bi, r.p, "", r.fail, false)
+	}
+	if !r.length.canon {
+		d.recWarn(v, n, partLength, -1, bi, r.length.at, "length", nonMinimal, false)
+	}
+	if r.stage >= stAttributes {
+		*n++
+	}
+	if r.stage >= stTimestamp {
+		*n++
+		if !r.tsd.canon {
+			d.recWarn(v, n, partTimestamp, -1, bi, r.tsd.at, "timestampDelta", nonMinimal, false)
+		}
+	}
+	if r.stage >= stOffset {
+		*n++
+		if !r.od.canon {
+			d.recWarn(v, n, partOffset, -1, bi, r.od.at, "offsetDelta", nonMinimal, false)
+		}
+	}
+	control := ctx.control && r.stage >= stHeaders && !r.hdrFail
+	ctype, keyOK := -1, false
+	if r.stage >= stKey {
+		*n++
+		if !r.key.canon {
+			d.recWarn(v, n, partKey, -1, bi, r.key.at, "key", nonMinimal, false)
+		}
+		if control {
+			if r.key.null || len(r.key.raw) < 4 {
+				d.recWarn(v, n, partKey, -1, bi, r.key.at, "key", "a control record key needs version int16 and type int16", false)
+			} else {
+				keyOK, ctype = true, int(be16(r.key.raw[2:]))
+				if v != nil {
+					v.control, v.ctype = true, ctype
+				}
+				*n += 2
+				if len(r.key.raw) > 4 {
+					*n++
+				}
+				if ctype < 0 || ctype >= len(controlData) {
+					d.recWarn(v, n, partKey, -1, bi, r.key.at, "key", "unknown control record type "+itoa(ctype), false)
+				}
+			}
+		}
+	}
+	if r.stage >= stValue {
+		*n++
+		if !r.val.canon {
+			d.recWarn(v, n, partValue, -1, bi, r.val.at, "value", nonMinimal, false)
+		}
+		switch {
+		case !keyOK:
+		case v != nil:
+			// The control value is read in the value's place: its data
+			// message's warnings come there.
+			d.b.Nodes += nodes
+			nodes = 0
+			d.controlValue(b, bi, v)
+		case ctype >= 0 && ctype < len(controlData) && !r.val.null && len(r.val.raw) >= 2:
+			nodes++ // version
+			if ctype <= 1 {
+				nodes += 2 // coordinatorEpoch, rest
+			} else {
+				after += 1 + budget.WarningNodes // the data leaf when it did not decode, and why
+			}
+		}
+	}
+	if v == nil {
+		n = &after
+	}
+	if r.stage >= stHeaders {
+		*n++
+		if !r.hc.canon {
+			d.recWarn(v, n, partHeaders, -1, bi, r.hc.at, "headers", nonMinimal, false)
+		}
+		if len(r.hdrs) > 0 {
+			d.push("headers", -1)
+			for i := range r.hdrs {
+				h := &r.hdrs[i]
+				*n += 2
+				d.push("", i)
+				if !h.key.canon {
+					d.recWarn(v, n, partHeaderKey, i, bi, h.key.at, "key", nonMinimal, false)
+				}
+				if h.hasVal {
+					*n++
+					if !h.val.canon {
+						d.recWarn(v, n, partHeaderValue, i, bi, h.val.at, "value", nonMinimal, false)
+					}
+				}
+				d.pop()
+			}
+			d.pop()
+		}
+	}
+	if r.fail != "" && r.q < r.rend {
+		*n++
+	}
+	if v != nil {
+		d.b.Nodes += nodes
+	}
+	return nodes + after, after
+}
+
 // recWarn says a warning of record v's part (a limit hit when limit), and
-// keeps it for the part's node.
-func (d *decoder) recWarn(v *recView, part recPart, idx, bi, at int, field, msg string, limit bool) {
+// keeps it for the part's node; counting (v nil), it adds what the
+// warning would cost to *n.
+func (d *decoder) recWarn(v *recView, n *int, part recPart, idx, bi, at int, field, msg string, limit bool) {
+	if v == nil {
+		*n += budget.WarningNodes
+		return
+	}
 	d.warnAt(nil, nil, bi, at, field, msg, limit)
 	v.warns = append(v.warns, recWarning{part, idx, msg})
 }
@@ -416,7 +455,7 @@ func (d *decoder) recWarn(v *recView, part recPart, idx, bi, at int, field, msg 
 // decoded through the Data hook within the frame's budget.
 func (d *decoder) controlValue(b []byte, bi int, v *recView) {
 	t, val := v.ctype, &v.r.val
-	if t < 0 || t >= len(controlNames) || val.null || len(val.raw) < 2 {
+	if t < 0 || t >= len(controlData) || val.null || len(val.raw) < 2 {
 		return
 	}
 	cv := &v.cv
@@ -454,9 +493,9 @@ func (d *decoder) controlValue(b []byte, bi int, v *recView) {
 	if err != nil {
 		v.data = nil
 		if l, ok := err.(interface{ LimitHit() bool }); ok && l.LimitHit() {
-			d.recWarn(v, partValue, -1, bi, val.at, "value", "not decoded as "+controlData[t]+": "+err.Error(), true)
+			d.recWarn(v, nil, partValue, -1, bi, val.at, "value", "not decoded as "+controlData[t]+": "+err.Error(), true)
 		} else {
-			d.recWarn(v, partValue, -1, bi, val.at, "value", "cannot decode "+controlData[t]+": "+err.Error(), false)
+			d.recWarn(v, nil, partValue, -1, bi, val.at, "value", "cannot decode "+controlData[t]+": "+err.Error(), false)
 		}
 	}
 	if v.data == nil {

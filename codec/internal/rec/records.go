@@ -52,7 +52,6 @@ import (
 	"github.com/kwire/kwire/codec/internal/budget"
 	"github.com/kwire/kwire/codec/internal/slab"
 	"github.com/kwire/kwire/codec/tree"
-	"github.com/kwire/kwire/codec/wire"
 )
 
 // Options bound and extend decoding. Zero values mean the defaults.
@@ -182,7 +181,7 @@ type decoder struct {
 	warned   int  // warnings made so far
 	replayed bool // the last decompression was an outcome read again
 	// dataAfter is what the record being made charges after its KRaft
-	// data message (recordCost), kept free while that message decodes.
+	// data message (recordParts), kept free while that message decodes.
 	dataAfter int
 	rp        recParse
 	rv        recView
@@ -197,8 +196,7 @@ type decoder struct {
 	payIn      PayloadIn // the hook's argument and node, reused from part to part
 	payAt      tree.Node
 
-	pathBuf  []byte // pathString's buffer
-	lastPath string // the path pathString made last
+	pathText budget.PathText // pathString's buffer and the path it made last
 }
 
 // chargeWarning spends a warning's nodes (budget.WarningNodes), so a flood
@@ -310,7 +308,7 @@ func (d *decoder) init(opts *Options, size int) {
 		b = &budget.Budget{MaxNodes: opts.MaxNodes, NestedNodes: opts.MaxNodes, MaxDecompressed: opts.MaxDecompressed, MaxWork: 1 << 62}
 	}
 	*d = decoder{opts: *opts, res: &Result{}, b: b, w: opts.Warnings, maxDepth: opts.MaxDepth, path: d.path[:0],
-		rp: d.rp, rv: d.rv, mp: d.mp, json: jsonSink{d: d, scratch: d.json.scratch, first: d.json.first[:0], recs: d.json.recs[:0]}, pathBuf: d.pathBuf[:0], pay: d.pay[:0]}
+		rp: d.rp, rv: d.rv, mp: d.mp, json: jsonSink{d: d, scratch: d.json.scratch, first: d.json.first[:0], recs: d.json.recs[:0]}, pathText: budget.PathText{Buf: d.pathText.Buf[:0]}, pay: d.pay[:0]}
 }
 
 func (d *decoder) push(name string, idx int) { d.path = append(d.path, seg{name, idx}) }
@@ -318,7 +316,7 @@ func (d *decoder) pop()                      { d.path = d.path[:len(d.path)-1] }
 
 // pathString names the current place, with field appended when not "".
 func (d *decoder) pathString(field string) string {
-	b := append(d.pathBuf[:0], d.opts.Path...)
+	b := append(d.pathText.Buf[:0], d.opts.Path...)
 	for _, p := range d.path {
 		if p.idx >= 0 {
 			b = append(b, '[')
@@ -333,12 +331,7 @@ func (d *decoder) pathString(field string) string {
 		b = append(b, '.')
 		b = append(b, field...)
 	}
-	// Warnings at one place share one string (see codec's pathWith).
-	d.pathBuf = b
-	if string(b) != d.lastPath {
-		d.lastPath = string(b)
-	}
-	return d.lastPath
+	return d.pathText.Intern(b)
 }
 
 // note says a warning at offset at of buffer bi, on node n when the sink
@@ -375,10 +368,6 @@ func be32(b []byte) int64 {
 }
 func be64(b []byte) int64 {
 	return int64(uint64(be32(b))<<32 | uint64(uint32(be32(b[4:]))))
-}
-
-func shortErr(off, need, have int, what string) *wire.Error {
-	return &wire.Error{Offset: off, Expected: what, Found: itoa(have) + " bytes left (needed " + itoa(need) + ")", Err: wire.ErrShort}
 }
 
 var controlNames = [...]string{"ABORT", "COMMIT", "LEADER_CHANGE", "SNAPSHOT_HEADER", "SNAPSHOT_FOOTER", "KRAFT_VERSION", "KRAFT_VOTERS"}

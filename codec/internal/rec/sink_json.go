@@ -8,9 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/kwire/kwire/codec/internal/slab"
-	"github.com/kwire/kwire/codec/schema"
-
 	"github.com/kwire/kwire/codec/jsontext"
+	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
 )
 
@@ -27,7 +26,6 @@ type jsonSink struct {
 	data    slab.Slab
 }
 
-func (j *jsonSink) b() []byte   { return *j.out }
 func (j *jsonSink) w(s string)  { *j.out = append(*j.out, s...) }
 func (j *jsonSink) c(c byte)    { *j.out = append(*j.out, c) }
 func (j *jsonSink) int(v int64) { *j.out = strconv.AppendInt(*j.out, v, 10) }
@@ -73,12 +71,6 @@ func (j *jsonSink) b64(b []byte) {
 		j.flushFn()
 	}
 	j.c('"')
-}
-
-func appendB64(dst []byte, b []byte) []byte {
-	dst = append(dst, '"')
-	dst = base64.StdEncoding.AppendEncode(dst, b)
-	return append(dst, '"')
 }
 
 // item starts an element of the open list.
@@ -189,16 +181,7 @@ func (j *jsonSink) record(b []byte, _ int, v *recView) *tree.Node {
 				j.c(',')
 			}
 			j.w(`{"key":`)
-			switch {
-			case h.key.null:
-				j.w("null")
-			case utf8.Valid(h.key.raw):
-				*j.out = jsontext.AppendString(*j.out, h.key.raw)
-			default:
-				j.w(`{"base64":`)
-				j.b64(h.key.raw)
-				j.c('}')
-			}
+			*j.out = appendHeaderKey(*j.out, h.key.raw, h.key.null)
 			j.w(`,"value":`)
 			if h.hasVal {
 				j.bytes(&h.val)
@@ -213,13 +196,7 @@ func (j *jsonSink) record(b []byte, _ int, v *recView) *tree.Node {
 		j.w(`,"control":{"keyVersion":`)
 		j.int(be16(r.key.raw))
 		j.w(`,"type":`)
-		if name := ControlTypeName(v.ctype); name != "" {
-			j.c('"')
-			j.w(name)
-			j.c('"')
-		} else {
-			j.int(int64(v.ctype))
-		}
+		*j.out = appendControlType(*j.out, v.ctype)
 		if cv := &v.cv; cv.ok {
 			j.field("valueVersion", cv.version)
 			if cv.epoch {
@@ -321,6 +298,34 @@ func (j *jsonSink) dataSlab() *slab.Slab {
 	return &j.data
 }
 
+// appendName writes v's name as name gives it, or v when it has none.
+func appendName(dst []byte, name func(int) string, v int) []byte {
+	if s := name(v); s != "" {
+		dst = append(dst, '"')
+		dst = append(dst, s...)
+		return append(dst, '"')
+	}
+	return strconv.AppendInt(dst, int64(v), 10)
+}
+
+// appendControlType writes a control record's type: its name, or its
+// number when it has none.
+func appendControlType(dst []byte, t int) []byte { return appendName(dst, ControlTypeName, t) }
+
+// appendHeaderKey writes a record header's key: null, a string when it is
+// valid UTF-8, else {"base64":...}.
+func appendHeaderKey(dst []byte, raw []byte, null bool) []byte {
+	switch {
+	case null:
+		return append(dst, "null"...)
+	case utf8.Valid(raw):
+		return jsontext.AppendString(dst, raw)
+	}
+	dst = append(dst, `{"base64":`...)
+	dst = appendB64(dst, raw)
+	return append(dst, '}')
+}
+
 // appendAttrs writes the attributes object of an entry of the magic given.
 // appendBatchSize writes a batch's annotations of size (as Wireshark shows
 // them; issue 24): "_sizeInBytes", the whole batch's bytes, and for a
@@ -341,13 +346,7 @@ func appendBatchSize(dst []byte, size, compressed, inflated int) []byte {
 
 func appendAttrs(dst []byte, attrs int, magic int) []byte {
 	dst = append(dst, `{"compression":`...)
-	if name := CodecName(attrs & 7); name != "" {
-		dst = append(dst, '"')
-		dst = append(dst, name...)
-		dst = append(dst, '"')
-	} else {
-		dst = strconv.AppendInt(dst, int64(attrs&7), 10)
-	}
+	dst = appendName(dst, CodecName, attrs&7)
 	if magic >= 1 {
 		dst = append(dst, `,"timestampType":`...)
 		if attrs&8 != 0 {
@@ -374,6 +373,13 @@ func appendAttrs(dst []byte, attrs int, magic int) []byte {
 		dst = strconv.AppendInt(dst, int64(o), 10)
 	}
 	return append(dst, '}')
+}
+
+// appendB64 writes b as a base64 string.
+func appendB64(dst []byte, b []byte) []byte {
+	dst = append(dst, '"')
+	dst = base64.StdEncoding.AppendEncode(dst, b)
+	return append(dst, '"')
 }
 
 // appendBytesValue writes a key, value or header value that is not null:

@@ -300,12 +300,18 @@ func (t *treeSink) controlKey(b []byte, bi int, key *tree.Node) {
 	kk := t.s.Kids(3)
 	t.fixed(&kk, "version", schema.Int16, b, bi, &p)
 	t.fixed(&kk, "type", schema.Int16, b, bi, &p)
-	if p < key.End {
-		r := t.leaf("rest", schema.Bytes, "bytes", bi, p, key.End)
-		r.Raw = b[p:key.End]
-		kk = append(kk, r)
+	key.Children = t.rest(kk, b, bi, p, key.End)
+}
+
+// rest adds to kids the bytes b[p:end] of a control key or value after
+// what was read of it, when there are any.
+func (t *treeSink) rest(kids []*tree.Node, b []byte, bi, p, end int) []*tree.Node {
+	if p < end {
+		r := t.leaf("rest", schema.Bytes, "bytes", bi, p, end)
+		r.Raw = b[p:end]
+		kids = append(kids, r)
 	}
-	key.Children = kk
+	return kids
 }
 
 // controlValue makes the children of a control record's value: version
@@ -322,12 +328,7 @@ func (t *treeSink) controlValue(b []byte, bi int, v *recView, val *tree.Node) {
 		if v.cv.epoch {
 			t.fixed(&vk, "coordinatorEpoch", schema.Int32, b, bi, &p)
 		}
-		if p < val.End {
-			r := t.leaf("rest", schema.Bytes, "bytes", bi, p, val.End)
-			r.Raw = b[p:val.End]
-			vk = append(vk, r)
-		}
-		val.Children = vk
+		val.Children = t.rest(vk, b, bi, p, val.End)
 		return
 	}
 	dn := v.data

@@ -1,51 +1,26 @@
-// Package recjson writes the JSON of a records field from its decoded
-// tree: the reference the tests hold the records reader's JSON sink to,
-// written without the reader. Tests only; nothing else links it.
-package recjson
+package rec
 
 import (
-	"encoding/base64"
-	"slices"
 	"strconv"
-	"unicode"
-	"unicode/utf8"
 
-	"github.com/kwire/kwire/codec/jsontext"
-	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
 )
 
-// The modes of AppendJSON, as records.JSONMode numbers them.
-const (
-	Decoded = iota
-	Base64
-	Size
-)
+// TreeInfo gives a record's or message's absolute offset and timestamp.
+type TreeInfo func(n *tree.Node) (offset, timestamp int64, ok bool)
 
-// Info gives a record's or message's absolute offset and timestamp.
-type Info func(n *tree.Node) (offset, timestamp int64, ok bool)
+// TreePart writes the members a payload hook made of a key or value node
+// n (one with children of its own, outside control records) into its
+// object: ",\"format\":...".
+type TreePart func(dst []byte, n *tree.Node) []byte
 
-var codecNames = [...]string{"none", "gzip", "snappy", "lz4", "zstd"}
-
-func codecName(c int) string {
-	if c >= 0 && c < len(codecNames) {
-		return codecNames[c]
-	}
-	return ""
-}
-
-var controlNames = [...]string{"ABORT", "COMMIT", "LEADER_CHANGE", "SNAPSHOT_HEADER", "SNAPSHOT_FOOTER", "KRAFT_VERSION", "KRAFT_VOTERS"}
-
-func controlTypeName(t int) string {
-	if t >= 0 && t < len(controlNames) {
-		return controlNames[t]
-	}
-	return ""
-}
-
-// AppendJSON appends the JSON form of a records field: raw is its bytes
-// (used by Base64 and Size; Decoded reads the nodes of res). A nil res in
-// Decoded mode writes null.
+// AppendTreeJSON appends the JSON form of a records field from its
+// decoded tree, without the reader: the reference the differential tests
+// hold the reader's JSON sink to (only they link it). Its leaves are the
+// sink's own (appendAttrs, appendBytesValue, ...): what it checks is the
+// structure. raw is the field's bytes (used by Base64 and Size; Decoded
+// reads nodes). A nil info in Decoded mode writes null. part, when set,
+// writes the members a payload hook read of keys and values.
 //
 // Decoded form: an array with one object per entry.
 //
@@ -77,18 +52,7 @@ func controlTypeName(t int) string {
 // {"base64":"..."}, or null. "crc", "offset", "timestamp",
 // "absoluteOffset" and "control" are informational: Encode recomputes or
 // ignores them.
-func AppendJSON(dst []byte, nodes []*tree.Node, info Info, raw []byte, mode int) []byte {
-	return AppendJSONParts(dst, nodes, info, raw, mode, nil)
-}
-
-// Part writes the members a payload hook made of a key or value node n
-// (one with children of its own, outside control records) into its
-// object: ",\"format\":...".
-type Part func(dst []byte, n *tree.Node) []byte
-
-// AppendJSONParts is AppendJSON with the members of keys and values that
-// a payload hook read written by part.
-func AppendJSONParts(dst []byte, nodes []*tree.Node, info Info, raw []byte, mode int, part Part) []byte {
+func AppendTreeJSON(dst []byte, nodes []*tree.Node, info TreeInfo, raw []byte, mode JSONMode, part TreePart) []byte {
 	switch mode {
 	case Size:
 		dst = append(dst, `{"sizeInBytes":`...)
@@ -100,18 +64,18 @@ func AppendJSONParts(dst []byte, nodes []*tree.Node, info Info, raw []byte, mode
 	if info == nil {
 		return append(dst, "null"...)
 	}
-	j := jw{info: info, part: part}
+	j := treeWriter{info: info, part: part}
 	return j.entries(dst, nodes)
 }
 
-type jw struct {
-	info Info
-	part Part
+type treeWriter struct {
+	info TreeInfo
+	part TreePart
 }
 
 // bytesJSON writes a record's or message's key or value, with the
 // members a payload hook made of it.
-func (j *jw) bytesJSON(dst []byte, n *tree.Node) []byte {
+func (j *treeWriter) bytesJSON(dst []byte, n *tree.Node) []byte {
 	dst = appendBytesJSON(dst, n)
 	if j.part == nil || n == nil || n.Null || len(n.Children) == 0 {
 		return dst
@@ -124,13 +88,7 @@ func (j *jw) bytesJSON(dst []byte, n *tree.Node) []byte {
 	return append(dst, '}')
 }
 
-func appendB64(dst []byte, b []byte) []byte {
-	dst = append(dst, '"')
-	dst = base64.StdEncoding.AppendEncode(dst, b)
-	return append(dst, '"')
-}
-
-func (j *jw) entries(dst []byte, nodes []*tree.Node) []byte {
+func (j *treeWriter) entries(dst []byte, nodes []*tree.Node) []byte {
 	dst = append(dst, '[')
 	for i, n := range nodes {
 		if i > 0 {
@@ -190,7 +148,7 @@ func intField(dst []byte, n *tree.Node, name string, first bool) []byte {
 	return append(dst, '0')
 }
 
-func (j *jw) batch(dst []byte, n *tree.Node) []byte {
+func (j *treeWriter) batch(dst []byte, n *tree.Node) []byte {
 	dst = append(dst, '{')
 	dst = intField(dst, n, "baseOffset", true)
 	dst = intField(dst, n, "partitionLeaderEpoch", false)
@@ -258,7 +216,7 @@ func (j *jw) batch(dst []byte, n *tree.Node) []byte {
 }
 
 // rawOf writes "_raw" with the bytes of the entry n (kept in n.Raw).
-func (j *jw) rawOf(dst []byte, n *tree.Node) []byte {
+func (j *treeWriter) rawOf(dst []byte, n *tree.Node) []byte {
 	if n.Raw == nil {
 		return dst
 	}
@@ -266,42 +224,7 @@ func (j *jw) rawOf(dst []byte, n *tree.Node) []byte {
 	return appendB64(dst, n.Raw)
 }
 
-func appendAttrs(dst []byte, attrs int, magic int) []byte {
-	dst = append(dst, `{"compression":`...)
-	if name := codecName(attrs & 7); name != "" {
-		dst = append(dst, '"')
-		dst = append(dst, name...)
-		dst = append(dst, '"')
-	} else {
-		dst = strconv.AppendInt(dst, int64(attrs&7), 10)
-	}
-	if magic >= 1 {
-		dst = append(dst, `,"timestampType":`...)
-		if attrs&8 != 0 {
-			dst = append(dst, `"LogAppendTime"`...)
-		} else {
-			dst = append(dst, `"CreateTime"`...)
-		}
-	}
-	known := 0x0f
-	switch magic {
-	case 0:
-		known = 0x07
-	case 2:
-		known = 0x7f
-		for i, f := range [...]string{"transactional", "control", "deleteHorizon"} {
-			dst = key(dst, false, f)
-			dst = strconv.AppendBool(dst, attrs&(0x10<<i) != 0)
-		}
-	}
-	if o := attrs &^ known; o != 0 {
-		dst = append(dst, `,"otherBits":`...)
-		dst = strconv.AppendInt(dst, int64(o), 10)
-	}
-	return append(dst, '}')
-}
-
-func (j *jw) record(dst []byte, r *tree.Node, control bool) []byte {
+func (j *treeWriter) record(dst []byte, r *tree.Node, control bool) []byte {
 	off, ts, _ := j.info(r)
 	dst = append(dst, '{')
 	dst = intField(dst, r, "attributes", true)
@@ -332,16 +255,10 @@ func (j *jw) record(dst []byte, r *tree.Node, control bool) []byte {
 				dst = append(dst, ',')
 			}
 			dst = append(dst, `{"key":`...)
-			hk := child(h, "key")
-			switch {
-			case hk == nil || hk.Null:
+			if hk := child(h, "key"); hk != nil {
+				dst = appendHeaderKey(dst, hk.Raw, hk.Null)
+			} else {
 				dst = append(dst, "null"...)
-			case utf8.Valid(hk.Raw):
-				dst = jsontext.AppendString(dst, hk.Raw)
-			default:
-				dst = append(dst, `{"base64":`...)
-				dst = appendB64(dst, hk.Raw)
-				dst = append(dst, '}')
 			}
 			dst = append(dst, `,"value":`...)
 			dst = appendBytesJSON(dst, child(h, "value"))
@@ -353,15 +270,8 @@ func (j *jw) record(dst []byte, r *tree.Node, control bool) []byte {
 		dst = key(dst, false, "control")
 		dst = append(dst, `{"keyVersion":`...)
 		dst = strconv.AppendInt(dst, k.Children[0].Int, 10)
-		t := int(k.Children[1].Int)
 		dst = append(dst, `,"type":`...)
-		if name := controlTypeName(t); name != "" {
-			dst = append(dst, '"')
-			dst = append(dst, name...)
-			dst = append(dst, '"')
-		} else {
-			dst = strconv.AppendInt(dst, int64(t), 10)
-		}
+		dst = appendControlType(dst, int(k.Children[1].Int))
 		if v != nil && len(v.Children) > 0 {
 			dst = append(dst, `,"valueVersion":`...)
 			dst = strconv.AppendInt(dst, v.Children[0].Int, 10)
@@ -382,7 +292,7 @@ func (j *jw) record(dst []byte, r *tree.Node, control bool) []byte {
 	return append(dst, '}')
 }
 
-func (j *jw) message(dst []byte, m *tree.Node) []byte {
+func (j *treeWriter) message(dst []byte, m *tree.Node) []byte {
 	off, _, ok := j.info(m)
 	dst = append(dst, '{')
 	dst = intField(dst, m, "offset", true)
@@ -435,142 +345,6 @@ func appendBytesJSON(dst []byte, n *tree.Node) []byte {
 		return append(dst, "null"...)
 	}
 	return appendBytesValue(dst, n.Raw)
-}
-
-// appendBytesValue writes a key, value or header value that is not null:
-// {"text":...} when printable, else {"base64":...}. One pass: the text is
-// written as it is checked, and taken back when a byte is not printable.
-// Text at most doubles (each byte escaped), so room for that is made
-// first and bytes are written in place: JSON values, dense with quotes,
-// cost no growth check per escape.
-func appendBytesValue(dst []byte, raw []byte) []byte {
-	at := len(dst)
-	if n := len(`{"text":""}`) + 2*len(raw); cap(dst)-at < n {
-		dst = slices.Grow(dst, n)
-	}
-	buf := dst[:cap(dst)]
-	j := at + copy(buf[at:], `{"text":"`)
-	for i := 0; i < len(raw); {
-		c := raw[i]
-		switch textClass[c] {
-		case textPlain:
-			buf[j] = c
-			j++
-			i++
-			continue
-		case textEscape:
-			buf[j], buf[j+1] = '\\', textEscapes[c]
-			j += 2
-			i++
-			continue
-		case textMulti:
-			r, n := utf8.DecodeRune(raw[i:])
-			if !(r == utf8.RuneError && n <= 1) && unicode.IsPrint(r) {
-				j += copy(buf[j:], raw[i:i+n])
-				i += n
-				continue
-			}
-		}
-		// Not printable: base64 instead.
-		dst = append(dst[:at], `{"base64":`...)
-		dst = appendB64(dst, raw)
-		return append(dst, '}')
-	}
-	buf[j], buf[j+1] = '"', '}'
-	return buf[:j+2]
-}
-
-// How appendBytesValue treats each byte: printable ASCII as it is; the
-// quote, backslash, tab, CR and LF escaped; other control bytes (and DEL)
-// not printable; bytes of multi-byte UTF-8 checked as runes.
-const (
-	textPlain = iota
-	textEscape
-	textControl
-	textMulti
-)
-
-var textClass, textEscapes = func() (cls, esc [256]byte) {
-	for c := 0; c < 256; c++ {
-		switch {
-		case c == '"' || c == '\\':
-			cls[c], esc[c] = textEscape, byte(c)
-		case c == '\t':
-			cls[c], esc[c] = textEscape, 't'
-		case c == '\n':
-			cls[c], esc[c] = textEscape, 'n'
-		case c == '\r':
-			cls[c], esc[c] = textEscape, 'r'
-		case c < 0x20 || c == 0x7f:
-			cls[c] = textControl
-		case c >= 0x80:
-			cls[c] = textMulti
-		}
-	}
-	return
-}()
-
-// appendNodeJSON writes a generic JSON view of a decoded data-message node
-// (from Options.DecodeData): structs as objects keyed by the field's JSON
-// name, arrays as arrays, bytes as base64.
-func appendNodeJSON(dst []byte, n *tree.Node) []byte {
-	if n.Null {
-		return append(dst, "null"...)
-	}
-	switch {
-	case n.Kind == schema.Array:
-		dst = append(dst, '[')
-		first := true
-		for _, c := range n.Children {
-			if c.Role != tree.RoleElement && c.Role != tree.RoleRecord {
-				continue
-			}
-			if !first {
-				dst = append(dst, ',')
-			}
-			first = false
-			dst = appendNodeJSON(dst, c)
-		}
-		return append(dst, ']')
-	case n.Kind == schema.Struct || (n.Kind == schema.Invalid && len(n.Children) > 0) || n.Role == tree.RoleBody:
-		dst = append(dst, '{')
-		first := true
-		for _, c := range n.Children {
-			if c.Role != tree.RoleField && c.Role != tree.RoleRecord && c.Role != tree.RoleElement {
-				continue
-			}
-			name := c.Name
-			if c.Field != nil && c.Field.JSON != "" {
-				name = c.Field.JSON
-			}
-			if !first {
-				dst = append(dst, ',')
-			}
-			first = false
-			dst = jsontext.AppendString(dst, []byte(name))
-			dst = append(dst, ':')
-			dst = appendNodeJSON(dst, c)
-		}
-		return append(dst, '}')
-	}
-	switch n.Kind {
-	case schema.Bool:
-		return strconv.AppendBool(dst, n.Int != 0)
-	case schema.Float64:
-		return strconv.AppendFloat(dst, n.Float, 'g', -1, 64)
-	case schema.String:
-		if utf8.Valid(n.Raw) {
-			return jsontext.AppendString(dst, n.Raw)
-		}
-		return appendB64(dst, n.Raw)
-	case schema.Bytes, schema.Records:
-		return appendB64(dst, n.Raw)
-	case schema.UUID:
-		dst = append(dst, '"')
-		dst = base64.RawURLEncoding.AppendEncode(dst, n.Raw)
-		return append(dst, '"')
-	}
-	return strconv.AppendInt(dst, n.Int, 10)
 }
 
 // child is the first child of n named name, or nil.
