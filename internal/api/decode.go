@@ -11,6 +11,7 @@ import (
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/internal/input"
+	"github.com/kwire/kwire/internal/topicids"
 )
 
 const frameWanted = "a Kafka frame: raw bytes (Content-Type: application/octet-stream), hex or base64"
@@ -25,7 +26,11 @@ type decodeQuery struct {
 	records   codec.RecordsMode
 	kafka     bool // Kafka's own JSON form (codec.Options.Kafka)
 	mode      input.Mode
+	topics    *topicids.Names // topicId=ID=NAME: topics a frame names by id
 }
+
+// maxTopicIDs bounds the topicId parameters of one request.
+const maxTopicIDs = 64
 
 func queryError(name, expected, found string) *Error {
 	return &Error{Message: "query parameter " + name + ": expected " + expected + ", found \"" + found + "\"",
@@ -91,6 +96,21 @@ func parseDecodeQuery(r *http.Request) (decodeQuery, *Error) {
 		return d, &Error{Message: "kafka writes records as base64, Kafka's form; records=size is kwire's",
 			Path: "?kafka", Expected: "records=decoded or base64 (or no kafka)", Found: "records=size"}
 	}
+	// Topics a frame names only by id (Fetch v13+, Produce v13+), as
+	// kwire's --topic-id: the internal topics' records decode through them.
+	if ids := q["topicId"]; len(ids) > 0 {
+		if len(ids) > maxTopicIDs {
+			return d, queryError("topicId", "at most "+strconv.Itoa(maxTopicIDs)+" of them", strconv.Itoa(len(ids)))
+		}
+		d.topics = new(topicids.Names)
+		for _, v := range ids {
+			id, name, err := topicids.ParseFlag(v)
+			if err != nil {
+				return d, queryError("topicId", "ID=NAME, the id in Kafka's base64 form or as a UUID", v)
+			}
+			d.topics.Set(id, name)
+		}
+	}
 	// The body's form: the input parameter, else raw bytes for
 	// application/octet-stream and text (hex, dumps, base64) otherwise.
 	switch v := strings.ToLower(q.Get("input")); v {
@@ -147,6 +167,9 @@ func (h *handler) decode(w http.ResponseWriter, r *http.Request) {
 	}
 	sized := q.size.Sized(b)
 	opts := codec.Options{NoSizePrefix: !sized, Limits: h.limits(), Payload: h.o.Payload}
+	if q.topics != nil {
+		opts.TopicNames = q.topics.Name
+	}
 	guessing := false
 	switch {
 	case q.direction == "response":
