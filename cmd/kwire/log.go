@@ -38,9 +38,16 @@ func runLog(e *env, args []string) int {
 	fs.StringVar(&c.topic, "topic", "", "the topic the files belong to (default: from the partition directory's name); an internal topic's keys and values are decoded")
 	fs.IntVar(&c.maxBatch, "max-batch", storage.DefaultMaxBatch, "the largest batch read, in bytes: a longer one is passed over by its length and said to be")
 	color := fs.String("color", "auto", "colour for --format json and tree: auto (on a terminal, unless NO_COLOR is set), always or never")
+	var pf payloadFlags
+	pf.registerPayloads(fs, "")
 	args, code := parseFlags(e, fs, args)
 	if code >= 0 {
 		return code
+	}
+	var err error
+	if c.payload, err = pf.hook(); err != nil {
+		fail(e, "%v", err)
+		return 2
 	}
 	switch c.format {
 	case "ndjson", "json", "tree":
@@ -48,7 +55,6 @@ func runLog(e *env, args []string) int {
 		fail(e, "--format must be ndjson, json or tree, not %q", c.format)
 		return 2
 	}
-	var err error
 	if c.color, err = colorOn(*color, e.stdoutIsTTY); err != nil {
 		fail(e, "%v", err)
 		return 2
@@ -73,6 +79,7 @@ type logCmd struct {
 	summary, strict bool
 	kafka, color    bool
 	maxBatch        int
+	payload         payloadHook // --payloads, --schema-registry, --schemas
 	e               *env
 	out             *bufio.Writer
 	status          int
@@ -475,7 +482,7 @@ func (c *logCmd) readSegment(p, topic string, print bool, onIndex, onTime func(s
 	ss.index = check(".index", storage.OffsetIndex, onIndex)
 	ss.timeindex = check(".timeindex", storage.TimeIndex, onTime)
 	ss.hasIndex, ss.hasTimeIndex = ss.index != nil, ss.timeindex != nil
-	seg := storage.NewSegment(bufio.NewReaderSize(f, 1<<20), storage.SegmentOptions{Topic: topic, Kafka: c.kafka, MaxBatch: c.maxBatch})
+	seg := storage.NewSegment(bufio.NewReaderSize(f, 1<<20), storage.SegmentOptions{Topic: topic, Kafka: c.kafka, MaxBatch: c.maxBatch, Payload: c.payload})
 	var snap *storage.SnapshotCheck
 	if named.Kind == storage.KRaftSnapshotFile {
 		snap, ss.kraft = storage.NewSnapshotCheck(), true

@@ -35,6 +35,7 @@ func (p *payloadFlags) register(fs interface {
 	Func(string, string, func(string) error)
 }) {
 	p.ids = new(topicids.Names)
+	p.registerPayloads(fs, "decoded")
 	fs.Func("topic-id", "name a topic id (repeatable): `ID=NAME`, the id as Kafka prints it or as a UUID; Fetch 13+ and Produce 13+ name topics by id, and the records of Kafka's internal topics (__consumer_offsets...) are decoded by name. kwire pcap and proxy also learn ids from the Metadata responses they see", func(v string) error {
 		id, name, err := topicids.ParseFlag(v)
 		if err == nil {
@@ -42,7 +43,21 @@ func (p *payloadFlags) register(fs interface {
 		}
 		return err
 	})
-	fs.StringVar(&p.mode, "payloads", "decoded", "record keys and values: decoded (text, JSON, the schema registry's framing, Avro/Protobuf/JSON Schema with a schema) or bytes (text or base64 only)")
+}
+
+// registerPayloads registers the payload flags alone, without --topic-id
+// (kwire log's records name no topic ids), --payloads defaulting to mode
+// ("" for kwire log: bytes, unless schemas are named).
+func (p *payloadFlags) registerPayloads(fs interface {
+	BoolVar(*bool, string, bool, string)
+	StringVar(*string, string, string, string)
+	DurationVar(*time.Duration, string, time.Duration, string)
+}, mode string) {
+	help := "record keys and values: decoded (text, JSON, the schema registry's framing, Avro/Protobuf/JSON Schema with a schema) or bytes (text or base64 only)"
+	if mode == "" {
+		help += " (default: decoded when --schemas or --schema-registry is given, else bytes: decoding every value costs a segment's throughput five times over)"
+	}
+	fs.StringVar(&p.mode, "payloads", mode, help)
 	fs.StringVar(&p.registry, "schema-registry", "", "read schemas by id from the Confluent-compatible registry at `URL` (credentials from "+registry.EnvUser+" and "+registry.EnvPassword+", or "+registry.EnvToken+")")
 	fs.StringVar(&p.dir, "schemas", "", "read schemas from the files in `DIR`: ID.avsc, ID.proto, ID.json by schema id; TOPIC-value.avsc (-key, .proto, .json) for payloads without the registry's framing")
 	fs.BoolVar(&p.validate, "validate", false, "check JSON Schema payloads against their schema (a warning when one does not match)")
@@ -88,6 +103,12 @@ type payloadHook = func(dst []byte, p *codec.PayloadIn) ([]byte, []*tree.Node)
 // hook builds the payload reader the flags ask for (nil with --payloads
 // bytes). An error is a usage error.
 func (p *payloadFlags) hook() (payloadHook, error) {
+	if p.mode == "" {
+		p.mode = "bytes"
+		if p.registry != "" || p.dir != "" {
+			p.mode = "decoded"
+		}
+	}
 	switch p.mode {
 	case "decoded":
 	case "bytes":

@@ -31,6 +31,23 @@ const clickAvsc = `{"type":"record","name":"Click","namespace":"web","fields":[{
 // encoded, with the registry's framing for schema id; a text key and an
 // unframed Avro value in the second; a binary value in the third.
 func payloadFetch(t *testing.T, id int) []byte {
+	out := clickBatch(t, id)
+	resp := kmsg.NewFetchResponse()
+	resp.SetVersion(11)
+	tp := kmsg.NewFetchResponseTopic()
+	tp.Topic = "clicks"
+	p := kmsg.NewFetchResponseTopicPartition()
+	p.HighWatermark, p.LastStableOffset, p.RecordBatches = 3, 3, out
+	tp.Partitions = append(tp.Partitions, p)
+	resp.Topics = append(resp.Topics, tp)
+	body := resp.AppendTo(nil)
+	frame := binary.BigEndian.AppendUint32(nil, uint32(4+len(body)))
+	frame = binary.BigEndian.AppendUint32(frame, 7)
+	return append(frame, body...)
+}
+
+// clickBatch is payloadFetch's record batch, as a broker keeps it.
+func clickBatch(t *testing.T, id int) []byte {
 	codec, err := goavro.NewCodec(clickAvsc)
 	require.NoError(t, err)
 	avro, err := codec.BinaryFromNative(nil, map[string]any{"user": "ana", "amount": int64(1250)})
@@ -48,18 +65,42 @@ func payloadFetch(t *testing.T, id int) []byte {
 	out := rb.AppendTo(nil)
 	binary.BigEndian.PutUint32(out[8:], uint32(len(out)-12))
 	binary.BigEndian.PutUint32(out[17:], crc32.Checksum(out[21:], crc32.MakeTable(crc32.Castagnoli)))
-	resp := kmsg.NewFetchResponse()
-	resp.SetVersion(11)
-	tp := kmsg.NewFetchResponseTopic()
-	tp.Topic = "clicks"
-	p := kmsg.NewFetchResponseTopicPartition()
-	p.HighWatermark, p.LastStableOffset, p.RecordBatches = 3, 3, out
-	tp.Partitions = append(tp.Partitions, p)
-	resp.Topics = append(resp.Topics, tp)
-	body := resp.AppendTo(nil)
-	frame := binary.BigEndian.AppendUint32(nil, uint32(4+len(body)))
-	frame = binary.BigEndian.AppendUint32(frame, 7)
-	return append(frame, body...)
+	return out
+}
+
+// kwire log reads the payloads of a segment's records as decode does in
+// frames, with the same flags: a folder of schemas or a registry (issue
+// 21: "the same options on decode, batch, pcap, proxy and log"); without
+// them it stays with text and bytes, at full speed.
+func TestLogPayloads(t *testing.T) {
+	reg, srv := registrytest.Start()
+	defer srv.Close()
+	id := reg.Register("clicks-value", registrytest.Schema{Schema: clickAvsc})
+	dir := t.TempDir()
+	part := filepath.Join(dir, "clicks-0")
+	require.NoError(t, os.MkdirAll(part, 0o755))
+	seg := filepath.Join(part, "00000000000000000000.log")
+	require.NoError(t, os.WriteFile(seg, clickBatch(t, id), 0o644))
+	schemas := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(schemas, "clicks-value.avsc"), []byte(clickAvsc), 0o644))
+
+	records := func(out string) []map[string]json.RawMessage {
+		var v struct {
+			Batch struct{ Records []map[string]json.RawMessage }
+		}
+		require.NoError(t, json.Unmarshal([]byte(strings.SplitN(out, "\n", 2)[0]), &v), out)
+		return v.Batch.Records
+	}
+	out, stderr, code := runCLI(t, []string{"log", "--schema-registry", srv.URL, "--schemas", schemas, seg}, nil)
+	require.Equal(t, 0, code, stderr)
+	recs := records(out)
+	require.JSONEq(t, `{"base64":"AAAAAAEGYW5hxBM=","schemaId":1,"format":"avro","decoded":{"user":"ana","amount":1250}}`, string(recs[0]["value"]))
+	require.JSONEq(t, `{"base64":"BmFuYcQT","format":"avro","decoded":{"user":"ana","amount":1250}}`, string(recs[1]["value"]), "the topic's schema from the partition directory's name")
+
+	// No schemas named: text and bytes only, as before.
+	out, stderr, code = runCLI(t, []string{"log", seg}, nil)
+	require.Equal(t, 0, code, stderr)
+	require.JSONEq(t, `{"base64":"AAAAAAEGYW5hxBM="}`, string(records(out)[0]["value"]))
 }
 
 // recordsOf pulls the records out of kwire's NDJSON for payloadFetch.

@@ -102,6 +102,7 @@ func (s *Segment) fastJSON(w io.Writer, out []byte, b *Batch) ([]byte, error) {
 	}
 	o := batchOptions(&d.warnings, &d.spare, s.o.MaxDecompressed)
 	o.Scratch = &d.scratch
+	o.Payload, o.Topic = s.o.Payload, s.o.Topic
 	_, err := rec.WriteJSON(&out, b.Bytes, o, flush)
 	if open >= 0 && len(out) > open && out[open] == '[' {
 		out = append(out[:open], out[open+1:]...)
@@ -190,6 +191,9 @@ func (s *Segment) Decode(b *Batch) (*Entry, []DecodedRecord, error) {
 	d.slab.Reset()
 	d.warnings.List = d.warnings.List[:0]
 	o := batchOptions(&d.warnings, &d.spare, s.o.MaxDecompressed)
+	if s.internalTopic() == nil {
+		o.Payload, o.Topic = s.o.Payload, s.o.Topic
+	}
 	d.inflations.Keep()
 	o.Inflations = &d.inflations
 	res, err := decodeBatch(&d.slab, b.Bytes, o)

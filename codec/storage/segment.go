@@ -6,6 +6,9 @@ import (
 	"hash/crc32"
 	"io"
 	"strconv"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/tree"
 )
 
 // A .log segment is record batches one after another, nothing else
@@ -51,6 +54,11 @@ type SegmentOptions struct {
 	// (DefaultMaxDecompressed when 0): past it, its records stay
 	// compressed, with a warning.
 	MaxDecompressed int
+	// Payload, when set, reads the keys and values of an ordinary topic's
+	// records for what they carry (codec/payload's Decoder.Decode: text,
+	// JSON, the schema registry's framing, Avro, Protobuf, JSON Schema),
+	// told Topic, as codec.Options.Payload does in frames.
+	Payload func(dst []byte, p *codec.PayloadIn) ([]byte, []*tree.Node)
 }
 
 // Batch is one entry of a segment: a record batch (magic 2) or a legacy
