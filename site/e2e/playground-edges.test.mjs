@@ -93,6 +93,8 @@ test('a large paste shows a decoding state at once, decodes off the main thread,
     document.getElementById('file').addEventListener('change', () => { window.fileAt = performance.now(); }, true);
   });
   const times = { paste: [], file: [], longest: 0 };
+  // The pasted text's length as the page says it (the frame e2egen writes).
+  const chars = (await page.evaluate(() => window.bigHex.length)).toLocaleString('en');
   for (let i = 0; i < 3; i++) {
     // The file first, then the same bytes pasted as hex.
     const p = page.evaluate(() => window.decodedAt());
@@ -118,7 +120,7 @@ test('a large paste shows a decoding state at once, decodes off the main thread,
       return now;
     });
     assert.equal(at.title, '', 'the old result is gone at once');
-    assert.match(at.status, /^Reading 2,094,474 characters/);
+    assert.ok(at.status.startsWith('Reading ' + chars + ' characters'), at.status);
     assert.ok(at.decoding, 'the page is in the decoding state');
     assert.equal(at.box, 0, 'megabytes of hex are not laid out in the text box');
     times.paste.push(at.ms);
@@ -126,7 +128,7 @@ test('a large paste shows a decoding state at once, decodes off the main thread,
   }
   assert.match(await page.textContent('#status'), new RegExp('^hex, ' + built.manifest.bigFetch.bytes + ' bytes: Fetch v12 response'));
   assert.equal(await page.evaluate(() => document.body.dataset.decoding), undefined);
-  assert.match(await page.$eval('#input', (t) => t.placeholder), /pasted text: 2,094,474 characters/);
+  assert.ok((await page.$eval('#input', (t) => t.placeholder)).includes('pasted text: ' + chars + ' characters'));
   console.log('playground: 1 MiB Fetch as a file ' + times.file.map(Math.round).join('/') + ' ms, pasted as hex (2.1 M characters) ' + times.paste.map(Math.round).join('/') +
     ' ms; longest main-thread task during a paste ' + Math.round(times.longest) + ' ms');
   assert.deepEqual(page.errors, []);
