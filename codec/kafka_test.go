@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kwire/kwire/codec/schema"
-	"github.com/kwire/kwire/codec/wire"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kwire/kwire/codec/schema"
 )
 
 // Kafka's own JSON form of every example of every API, version and
@@ -198,8 +198,8 @@ func jsonOf(v any) (string, error) {
 func TestKafkaFormKRaftValue(t *testing.T) {
 	lc := schema.DataMessage("LeaderChangeMessage")
 	lcv := lc.Valid.Hi
-	leaderChange, err := encodeStruct(wire.AppendInt16(nil, lcv), lc.At(lcv).Root, lcv, lc.Flexible(lcv),
-		map[string]any{"leaderId": 3, "voters": []map[string]any{{"voterId": 3}}, "grantingVoters": []any{}}, "", EncodeOptions{})
+	leaderChange, err := encodeStruct(nil, lc.At(lcv).Root, lcv, lc.Flexible(lcv),
+		map[string]any{"version": lcv, "leaderId": 3, "voters": []map[string]any{{"voterId": 3}}, "grantingVoters": []any{}}, "", EncodeOptions{})
 	require.NoError(t, err)
 	js := `{"direction":"response","apiName":"Fetch","apiVersion":16,"header":{"correlationId":3},"body":{
 		"throttleTimeMs":0,"errorCode":0,"sessionId":0,"responses":[{"topicId":"AAAAAAAAAAAAAAAAAAAAAQ","partitions":[{"partitionIndex":0,"errorCode":0,

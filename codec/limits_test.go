@@ -4,10 +4,10 @@ import (
 	"encoding/base64"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/kwire/kwire/codec/internal/budget"
 	"github.com/kwire/kwire/codec/schema"
-	"github.com/kwire/kwire/codec/wire"
-	"github.com/stretchr/testify/require"
 )
 
 // nestedFrames are frames whose nested payloads (records of every format,
@@ -74,8 +74,8 @@ func nestedFrames(t *testing.T) []struct {
 		Options{Response: true, APIKey: 1, Version: 11}, 2)
 	lc := schema.DataMessage("LeaderChangeMessage")
 	lcv := lc.Valid.Hi
-	leaderChange, err := encodeStruct(wire.AppendInt16(nil, lcv), lc.At(lcv).Root, lcv, lc.Flexible(lcv),
-		map[string]any{"leaderId": 3, "voters": []map[string]any{{"voterId": 3}, {"voterId": 4}}, "grantingVoters": []any{}}, "", EncodeOptions{})
+	leaderChange, err := encodeStruct(nil, lc.At(lcv).Root, lcv, lc.Flexible(lcv),
+		map[string]any{"version": lcv, "leaderId": 3, "voters": []map[string]any{{"voterId": 3}, {"voterId": 4}}, "grantingVoters": []any{}}, "", EncodeOptions{})
 	require.NoError(t, err)
 	encode("Fetch v11 response, KRaft control record with headers", `{"direction":"response","apiName":"Fetch","apiVersion":11,"header":{"correlationId":3},"body":{
 		"throttleTimeMs":0,"errorCode":0,"sessionId":0,"responses":[{"topic":"__cluster_metadata","partitions":[{"partitionIndex":0,"errorCode":0,

@@ -23,11 +23,11 @@ var emptyBatch = batch(0, 0, 0, nil)
 // controlKey is a control record's key: version 0 and the type.
 func controlKey(typ int16) []byte { return be16(be16(nil, 0), typ) }
 
-// leaderChange is a control record value holding a LeaderChangeMessage v0
-// (flexible) with voters voters and the given tagged-field section.
+// leaderChange is a control record value: a LeaderChangeMessage v0
+// (flexible), which Kafka writes with no version before it, with voters
+// voters and the given tagged-field section.
 func leaderChange(voters int, tags []byte) []byte {
-	v := be16(nil, 0) // the control value's version
-	v = be16(v, 0)    // LeaderChangeMessage.Version
+	v := be16(nil, 0) // LeaderChangeMessage.Version (the value is the message alone)
 	v = be32(v, 1)    // LeaderId
 	v = uvar(v, uint64(voters)+1)
 	v = append(v, repeat([]byte{0, 0, 0, 1, 0}, voters)...) // VoterId 1, no tags

@@ -460,12 +460,16 @@ func (d *decoder) controlValue(b []byte, bi int, v *recView) {
 	}
 	cv := &v.cv
 	cv.ok = true
-	d.b.Nodes++ // version
 	p := val.at + val.n
 	vend := p + len(val.raw)
+	// A marker (ABORT, COMMIT) is an int16 version and the coordinator
+	// epoch. The KRaft types (2-6) are their message alone, which Kafka
+	// reads at version 0 (ControlRecordUtils): its own int16 Version field
+	// comes first, and there is no version before it.
 	cv.version = be16(b[p:])
-	p += 2
 	if t <= 1 {
+		d.b.Nodes++ // version
+		p += 2
 		if vend-p >= 4 {
 			d.b.Nodes++
 			cv.epoch, cv.coordinatorEpoch = true, be32(b[p:])

@@ -249,7 +249,7 @@ func Decode(s *slab.Slab, payload []byte, opts Options) (*Result, error) {
 //	Record: {"attributes","timestampDelta","offsetDelta","offset","timestamp",
 //	  "key","value","headers":[{"key","value"}],
 //	  "control":{...} (control batches: "keyVersion","type" name or number,
-//	    "valueVersion", "coordinatorEpoch" (markers) or "data" (KRaft))}
+//	    "valueVersion", "coordinatorEpoch" (markers) or "data" (KRaft: the message, its own version first))}
 //	Message (magic 0/1): {"offset","magic","crc","attributes":{"compression",
 //	  "timestampType" (magic 1)},"timestamp" (magic 1),"key","value"} where a
 //	  compressed wrapper has "messages":[...] and "_compressed" instead of

@@ -201,8 +201,9 @@ func TestControlRecords(t *testing.T) {
 	if !bytes.Contains(js, []byte(`"type":"ABORT"`)) {
 		t.Fatalf("json %s", js)
 	}
-	// LEADER_CHANGE: value = int16 version + data message, via DecodeData.
-	lc := controlBatch(t, []byte{0, 0, 0, 2}, []byte{0, 0, 0, 0, 0, 1, 0xAB})
+	// LEADER_CHANGE: the value is the data message alone, read from its
+	// first byte (its own Version field), via DecodeData.
+	lc := controlBatch(t, []byte{0, 0, 0, 2}, []byte{0, 0, 0, 1, 0xAB})
 	var gotName string
 	var gotVer int16
 	opts := Options{DecodeData: func(s *slab.Slab, name string, version int16, buf []byte, bufIdx, start, end int) (*tree.Node, error) {
@@ -221,7 +222,7 @@ func TestControlRecords(t *testing.T) {
 	}
 	checkTree(t, res, 0, len(lc))
 	js = treeJSON(nil, res, lc, Decoded)
-	if !bytes.Contains(js, []byte(`"control":{"keyVersion":0,"type":"LEADER_CHANGE","valueVersion":0,"data":{"leaderId":1}}`)) {
+	if !bytes.Contains(js, []byte(`"control":{"keyVersion":0,"type":"LEADER_CHANGE","data":{"leaderId":1}}`)) {
 		t.Fatalf("json %s", js)
 	}
 	if out, err := Encode(nil, parseJSON(t, js)); err != nil || !bytes.Equal(out, lc) {

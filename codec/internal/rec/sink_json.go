@@ -198,7 +198,9 @@ func (j *jsonSink) record(b []byte, _ int, v *recView) *tree.Node {
 		j.w(`,"type":`)
 		*j.out = appendControlType(*j.out, v.ctype)
 		if cv := &v.cv; cv.ok {
-			j.field("valueVersion", cv.version)
+			if !cv.data {
+				j.field("valueVersion", cv.version)
+			}
 			if cv.epoch {
 				j.field("coordinatorEpoch", cv.coordinatorEpoch)
 			}

@@ -316,15 +316,15 @@ func (t *treeSink) rest(kids []*tree.Node, b []byte, bi, p, end int) []*tree.Nod
 
 // controlValue makes the children of a control record's value: version
 // and coordinatorEpoch for markers, the data message (or its bytes) for
-// KRaft.
+// KRaft, whose own Version field is its first.
 func (t *treeSink) controlValue(b []byte, bi int, v *recView, val *tree.Node) {
 	if !v.cv.ok {
 		return
 	}
 	p := val.PrefixEnd
 	vk := t.s.Kids(3)
-	t.fixed(&vk, "version", schema.Int16, b, bi, &p)
 	if !v.cv.data {
+		t.fixed(&vk, "version", schema.Int16, b, bi, &p)
 		if v.cv.epoch {
 			t.fixed(&vk, "coordinatorEpoch", schema.Int32, b, bi, &p)
 		}

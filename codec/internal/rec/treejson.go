@@ -37,7 +37,7 @@ type TreePart func(dst []byte, n *tree.Node) []byte
 //	Record: {"attributes","timestampDelta","offsetDelta","offset","timestamp",
 //	  "key","value","headers":[{"key","value"}],
 //	  "control":{...} (control batches: "keyVersion","type" name or number,
-//	    "valueVersion", "coordinatorEpoch" (markers) or "data" (KRaft))}
+//	    "valueVersion", "coordinatorEpoch" (markers) or "data" (KRaft: the message, its own version first))}
 //	Message (magic 0/1): {"offset","magic","crc","attributes":{"compression",
 //	  "timestampType" (magic 1)},"timestamp" (magic 1),"key","value"} where a
 //	  compressed wrapper has "messages":[...] and "_compressed" instead of
@@ -272,11 +272,12 @@ func (j *treeWriter) record(dst []byte, r *tree.Node, control bool) []byte {
 		dst = strconv.AppendInt(dst, k.Children[0].Int, 10)
 		dst = append(dst, `,"type":`...)
 		dst = appendControlType(dst, int(k.Children[1].Int))
-		if v != nil && len(v.Children) > 0 {
-			dst = append(dst, `,"valueVersion":`...)
-			dst = strconv.AppendInt(dst, v.Children[0].Int, 10)
-			for _, c := range v.Children[1:] {
+		if v != nil {
+			for _, c := range v.Children {
 				switch c.Name {
+				case "version":
+					dst = append(dst, `,"valueVersion":`...)
+					dst = strconv.AppendInt(dst, c.Int, 10)
 				case "coordinatorEpoch":
 					dst = append(dst, `,"coordinatorEpoch":`...)
 					dst = strconv.AppendInt(dst, c.Int, 10)
