@@ -65,11 +65,12 @@ var files embed.FS
 
 // HTMLPolicy is the Content-Security-Policy of every page: no page of
 // another origin may frame it (frame-ancestors, which a meta tag cannot
-// set), nor plugins, a <base> or a form send it elsewhere. The
+// set), nor plugins or a <base>; a form sends only to the site itself
+// (the search box's GET to search.html). The
 // playground's own meta policy narrows scripts, styles and connections.
 // kwire serve sends it with each HTML answer; a host of the built files
 // reads it from _headers.
-const HTMLPolicy = "frame-ancestors 'none'; base-uri 'none'; object-src 'none'; form-action 'none'"
+const HTMLPolicy = "frame-ancestors 'none'; base-uri 'none'; object-src 'none'; form-action 'self'"
 
 // headersFile is _headers, the headers file of static hosts (Cloudflare's
 // Workers static assets, which the Worker's wrangler.jsonc serves, and

@@ -95,9 +95,12 @@ export function watch(page) {
   return errors;
 }
 
-// annotated decodes a frame with the CLI and returns the annotated tree.
+// annotated decodes a frame with the CLI and returns the annotated tree:
+// the frame's fields, its records' keys and values as text or bytes
+// (--payloads bytes), as a docs page draws them, not the members the CLI
+// reads inside JSON payloads.
 export function annotated(bin, hex, { response, api, version }) {
-  const args = ["decode", "--format", "annotated"];
+  const args = ["decode", "--format", "annotated", "--payloads", "bytes"];
   if (response) args.push("--response", "--api", String(api), "--version", String(version));
   args.push(hex);
   return JSON.parse(run(bin, args));

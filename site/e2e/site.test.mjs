@@ -68,6 +68,7 @@ test("index lists every API by category and filters", async () => {
   assert.equal(await hit.getAttribute("href"), "api/fetch/v13.html#req-f-topics.topicId");
   await Promise.all([page.waitForURL(/fetch\/v13\.html#req-f-topics\.topicId$/), hit.click()]);
   assert.equal(await page.locator("tr#req-f-topics\\.topicId").count(), 1);
+  await page.waitForLoadState("load"); // its icon too: going back would cut that request short
   await page.goBack();
   await page.waitForLoadState("load");
   // The highest version of each API in a Kafka release.
