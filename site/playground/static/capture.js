@@ -146,15 +146,16 @@ export function drawCapRows() {
     tr.tabIndex = 0;
     if (x.i === c.current) tr.setAttribute('aria-current', 'true');
     if (x.errorText) tr.classList.add('pg-caperr');
-    const worst = ['error', 'warning', 'note'].find((v) => x.findings.some((f) => f.severity === v));
-    if (worst) { tr.classList.add('pg-capfind', 'pg-capfind-' + worst); tr.dataset.rules = x.findings.map((f) => f.rule).join(' '); }
+    const findings = x.findings || []; // kwire check's, for a capture's rows
+    const worst = ['error', 'warning', 'note'].find((v) => findings.some((f) => f.severity === v));
+    if (worst) { tr.classList.add('pg-capfind', 'pg-capfind-' + worst); tr.dataset.rules = findings.map((f) => f.rule).join(' '); }
     for (const [k, , , text] of COLS) {
       const td = el('td', 'pg-c-' + k, String(text(x)));
       if (k === 'time' && x.time !== undefined) td.title = new Date(x.time).toISOString();
       if (k === 'i' && worst) {
         // A flag on the row's number; its title lists kwire check's lines.
         td.appendChild(el('span', 'pg-flag', ' ⚑'));
-        td.title = x.findings.map((f) => f.text).join('\n');
+        td.title = findings.map((f) => f.text).join('\n');
       }
       if (k === 'error' && x.decodeError) td.title = x.decodeError;
       if (k === 'conn') td.title = x.connTitle + (x.clientId ? ', client id ' + x.clientId : '');

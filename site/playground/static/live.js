@@ -82,7 +82,7 @@ async function liveFlush() {
       conn: '#' + id + ' ' + conn.client, connTitle: 'connection ' + id + ': client ' + conn.client + ' → broker ' + conn.broker,
       dirText: req && resp ? '⇄ both' : req ? (sx.noResponseExpected ? '→ no reply due' : '→ request only') : '← response only',
       apiText: x.apiName || (x.apiKey >= 0 ? 'API ' + x.apiKey : 'unknown'),
-      errors: [], expected: [], errorText: '', clientId: (x.request && x.request.header && x.request.header.clientId) ?? null,
+      errors: [], expected: [], findings: [], errorText: '', clientId: (x.request && x.request.header && x.request.header.clientId) ?? null,
     };
     c.rows.push(row);
     added.push(row);
