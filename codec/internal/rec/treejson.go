@@ -200,15 +200,15 @@ func (j *treeWriter) batch(dst []byte, n *tree.Node) []byte {
 	}
 	// The batch's size, and the compression's when its records were
 	// decompressed: from the tree's spans, not from the reader's counts.
-	dst = key(dst, false, "_sizeInBytes")
-	dst = strconv.AppendInt(dst, int64(n.End-n.Start), 10)
+	inflated := -1
 	if recs != nil && attrs&7 != 0 && len(recs.Children) == 1 && recs.Children[0].Name == "inflated" {
-		inf := recs.Children[0]
-		dst = key(dst, false, "_uncompressedBytes")
-		dst = strconv.AppendInt(dst, int64(inf.End-inf.Start), 10)
-		dst = key(dst, false, "_compressionRatio")
-		dst = strconv.AppendFloat(dst, float64(inf.End-inf.Start)/float64(max(len(recs.Raw), 1)), 'f', 2, 64)
+		inflated = recs.Children[0].End - recs.Children[0].Start
 	}
+	compressed := 0
+	if recs != nil {
+		compressed = len(recs.Raw)
+	}
+	dst = appendBatchSize(dst, n.End-n.Start, compressed, inflated)
 	if hasWarnings(n) {
 		dst = j.rawOf(dst, n)
 	}
