@@ -70,6 +70,11 @@ type Options struct {
 	// and others name topics by id alone, and the records of Kafka's
 	// internal topics (__consumer_offsets...) are decoded by topic name.
 	TopicNames func(id [16]byte) string
+	// InternalTopicsAsBytes leaves the record keys and values of Kafka's
+	// internal topics (__consumer_offsets...) as bytes, read by Payload
+	// (when set) as any other topic's are: what kwire's --payloads bytes
+	// asks for.
+	InternalTopicsAsBytes bool
 
 	skipRecords bool // records are left as bytes: not decoded
 	// sizeFirst makes a size prefix beyond the bytes given an error at

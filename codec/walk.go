@@ -67,6 +67,8 @@ type walker struct {
 	topic    string
 	topics   *topicWalk // the names of topic ids, internal topics' records (walk_topics.go)
 	inHeader bool
+	// topicsRaw is Options.InternalTopicsAsBytes.
+	topicsRaw bool
 	// dry is set while the walk reads ahead to find a tag section
 	// (prescan): nothing nested is decoded and nothing read early.
 	dry bool
@@ -107,7 +109,7 @@ func (w *walker) init(f *Frame, s sink, o *Options, n int, b *budget.Budget) {
 	}
 	*w = walker{f: f, s: s, lim: lim, b: b, nest: o.nest(), skipRecords: o.skipRecords, sizeFirst: o.sizeFirst,
 		path: w.path[:0], own: w.own, pathText: budget.PathText{Buf: w.pathText.Buf[:0]}, spare: w.spare, pre: w.pre, codes: w.codes[:0], null: w.null, payload: o.Payload,
-		int64s: o.Int64Strings, topics: w.topics.reset(o.TopicNames)}
+		int64s: o.Int64Strings, topics: w.topics.reset(o.TopicNames), topicsRaw: o.InternalTopicsAsBytes}
 	if b != &w.own {
 		w.own = budget.Budget{}
 	}

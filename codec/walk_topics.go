@@ -121,7 +121,7 @@ func internalTopic(name string) *schema.InternalTopic {
 // the walk's own for an internal topic's records, else the caller's.
 func (w *walker) recordsHook() rec.PayloadFunc {
 	t := internalTopic(w.topic)
-	if t == nil {
+	if t == nil || w.topicsRaw {
 		return w.payload
 	}
 	if w.topics == nil {

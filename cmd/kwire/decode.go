@@ -381,6 +381,7 @@ func (c *decodeCmd) check(e *env, color string, jf *jsonFlags) error {
 func (c *decodeCmd) decodeFrame(e *env, dec *codec.Decoder, fr []byte, sized bool, prefix string) bool {
 	o := c.ff.options(c.api, sized)
 	o.Payload = c.payload
+	o.InternalTopicsAsBytes = c.pf.raw
 	o.TopicNames = c.pf.topicNames(false)
 	var g *codec.Guess
 	var ws []codec.Warning

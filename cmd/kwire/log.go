@@ -49,6 +49,9 @@ func runLog(e *env, args []string) int {
 		fail(e, "%v", err)
 		return 2
 	}
+	// --payloads bytes leaves internal topics' keys and values bytes, as
+	// --kafka does.
+	c.kafka = c.kafka || pf.raw
 	switch c.format {
 	case "ndjson", "json", "tree":
 	default:

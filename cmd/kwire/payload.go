@@ -22,6 +22,10 @@ type payloadFlags struct {
 	dir      string
 	validate bool
 	timeout  time.Duration
+	// raw is --payloads bytes said: the keys and values of Kafka's
+	// internal topics stay bytes too (codec.Options.
+	// InternalTopicsAsBytes; kwire log's --kafka).
+	raw bool
 	// ids names topic ids (--topic-id, and for pcap and proxy the
 	// Metadata responses they see): records of a topic named by id are
 	// those of an internal topic when its name says so.
@@ -53,7 +57,7 @@ func (p *payloadFlags) registerPayloads(fs interface {
 	StringVar(*string, string, string, string)
 	DurationVar(*time.Duration, string, time.Duration, string)
 }, mode string) {
-	help := "record keys and values: decoded (text, JSON, the schema registry's framing, Avro/Protobuf/JSON Schema with a schema) or bytes (text or base64 only)"
+	help := "record keys and values: decoded (text, JSON, the schema registry's framing, Avro/Protobuf/JSON Schema with a schema; the records of Kafka's internal topics, __consumer_offsets..., through Kafka's schemas) or bytes (text or base64 only, internal topics' too)"
 	if mode == "" {
 		help += " (default: decoded when --schemas or --schema-registry is given, else bytes: decoding every value costs a segment's throughput five times over)"
 	}
@@ -103,6 +107,7 @@ type payloadHook = func(dst []byte, p *codec.PayloadIn) ([]byte, []*tree.Node)
 // hook builds the payload reader the flags ask for (nil with --payloads
 // bytes). An error is a usage error.
 func (p *payloadFlags) hook() (payloadHook, error) {
+	p.raw = p.mode == "bytes"
 	if p.mode == "" {
 		p.mode = "bytes"
 		if p.registry != "" || p.dir != "" {
