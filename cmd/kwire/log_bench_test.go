@@ -15,6 +15,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/kwire/kwire/internal/decompress"
 	"github.com/kwire/kwire/internal/storagedata"
 )
 
@@ -23,17 +24,20 @@ import (
 // and not kept: 64 distinct batches written by franz-go (kgo producing to
 // kfake; 100 records each: a customer key, a JSON order of about 250
 // bytes, two headers), laid out one after another at rising offsets as a
-// broker appends them. It reports the throughput per core (input bytes
-// over user+system CPU time), the wall-clock throughput and the peak
-// resident set (the child's VmHWM).
+// broker appends them, for each codec. It reports the throughput per core
+// over the file's bytes (MB/s/core: input bytes over user+system CPU
+// time) and over the bytes the segment would hold uncompressed
+// (raw-MB/s/core: each batch's header and its records decompressed, the
+// work the records JSON does, the same as the file's for none), the
+// wall-clock throughput and the peak resident set (the child's VmHWM).
 func BenchmarkLog(b *testing.B) {
 	mb := 1024
 	if s := os.Getenv("KWIRE_LOG_BENCH_MB"); s != "" {
 		mb, _ = strconv.Atoi(s)
 	}
-	for _, codec := range []string{"none", "lz4", "zstd"} {
+	for _, codec := range []string{"none", "gzip", "snappy", "lz4", "zstd"} {
 		b.Run("codec="+codec, func(b *testing.B) {
-			file, size := benchSegment(b, codec, int64(mb)<<20)
+			file, size, raw := benchSegment(b, codec, int64(mb)<<20)
 			var cpu, wall float64
 			var rss int64
 			for b.Loop() {
@@ -55,6 +59,7 @@ func BenchmarkLog(b *testing.B) {
 			n := float64(b.N)
 			b.SetBytes(size)
 			b.ReportMetric(float64(size)/(1<<20)/(cpu/n), "MB/s/core")
+			b.ReportMetric(float64(raw)/(1<<20)/(cpu/n), "raw-MB/s/core")
 			b.ReportMetric(float64(size)/(1<<20)/(wall/n), "MB/s")
 			b.ReportMetric(float64(rss)/(1<<20), "peak-RSS-MiB")
 		})
@@ -111,8 +116,9 @@ func benchRun(cmd *exec.Cmd) (benchStats, error) {
 }
 
 // benchSegment writes a segment of about size bytes of franz-go's batches
-// compressed with codec.
-func benchSegment(b *testing.B, codec string, size int64) (string, int64) {
+// compressed with codec. It returns the file, its size and its size
+// uncompressed (each batch's 61-byte header and its records decompressed).
+func benchSegment(b *testing.B, codec string, size int64) (string, int64, int64) {
 	b.Helper()
 	var recs [][]*kgo.Record
 	var codecs []string
@@ -133,25 +139,40 @@ func benchSegment(b *testing.B, codec string, size int64) (string, int64) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	rawSize := make([]int64, len(batches))
+	for i, bt := range batches {
+		const recordsAt = 61
+		c := int(bt[22] & 7)
+		if c == decompress.CodecNone {
+			rawSize[i] = int64(len(bt))
+			continue
+		}
+		out, _, _, err := decompress.Into(nil, c, bt[recordsAt:], 1<<30)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rawSize[i] = recordsAt + int64(len(out))
+	}
 	file := filepath.Join(b.TempDir(), "00000000000000000000.log")
 	f, err := os.Create(file)
 	if err != nil {
 		b.Fatal(err)
 	}
 	w := bufio.NewWriterSize(f, 4<<20)
-	var written, next int64
+	var written, raw, next int64
 	for i := 0; written < size; i++ {
 		bt := batches[i%len(batches)]
 		storagedata.Place(bt, next, 0)
 		next += storagedata.LastOffsetDelta(bt) + 1
 		w.Write(bt)
 		written += int64(len(bt))
+		raw += rawSize[i%len(batches)]
 	}
 	if err := w.Flush(); err != nil {
 		b.Fatal(err)
 	}
 	f.Close()
-	return file, written
+	return file, written, raw
 }
 
 func fixtureTime(i int64) time.Time { return time.UnixMilli(storagedata.T0 + i*37) }
