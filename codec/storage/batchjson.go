@@ -27,6 +27,10 @@ type decoding struct {
 	inflations rec.Inflations
 	res        rec.Result
 	out        []byte
+	// hole is the byte of out (the records' '[') left out when out is
+	// written, -1 for none: cut out by writing around it, not by moving
+	// the batch's JSON after it.
+	hole int
 }
 
 // internalTopic is the internal topic whose keys and values the segment
@@ -53,6 +57,7 @@ func (s *Segment) internalTopic() *schema.InternalTopic {
 func (s *Segment) WriteJSON(w io.Writer, head []byte, b *Batch) error {
 	d := &s.dec
 	d.warnings.List = d.warnings.List[:0]
+	d.hole = -1
 	out := d.out[:0]
 	if head == nil {
 		head = []byte{'{'}
@@ -78,7 +83,19 @@ func (s *Segment) WriteJSON(w io.Writer, head []byte, b *Batch) error {
 	if err != nil {
 		return err
 	}
-	_, err = w.Write(out)
+	return writeAround(w, out, d.hole)
+}
+
+// writeAround writes b to w without its byte at hole (none when -1).
+func writeAround(w io.Writer, b []byte, hole int) error {
+	if hole < 0 {
+		_, err := w.Write(b)
+		return err
+	}
+	if _, err := w.Write(b[:hole]); err != nil {
+		return err
+	}
+	_, err := w.Write(b[hole+1:])
 	return err
 }
 
@@ -93,11 +110,8 @@ func (s *Segment) fastJSON(w io.Writer, out []byte, b *Batch) ([]byte, error) {
 		if len(out) < flushAt || werr != nil {
 			return
 		}
-		if open >= 0 {
-			out = append(out[:open], out[open+1:]...)
-			open = -1
-		}
-		_, werr = w.Write(out)
+		werr = writeAround(w, out, open)
+		open = -1
 		out = out[:0]
 	}
 	o := batchOptions(&d.warnings, &d.spare, s.o.MaxDecompressed)
@@ -105,7 +119,7 @@ func (s *Segment) fastJSON(w io.Writer, out []byte, b *Batch) ([]byte, error) {
 	o.Payload, o.Topic = s.o.Payload, s.o.Topic
 	_, err := rec.WriteJSON(&out, b.Bytes, o, flush)
 	if open >= 0 && len(out) > open && out[open] == '[' {
-		out = append(out[:open], out[open+1:]...)
+		d.hole = open
 	}
 	if n := len(out); n > 0 && out[n-1] == ']' {
 		out = out[:n-1]
