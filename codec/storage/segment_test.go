@@ -202,3 +202,50 @@ func TestSegmentJSONRoundTrips(t *testing.T) {
 func binaryCRC(b []byte) {
 	binary.BigEndian.PutUint32(b[2:], crc32.Checksum(b[6:], castagnoli))
 }
+
+// countingWriter keeps what is written and counts the writes.
+type countingWriter struct {
+	bytes.Buffer
+	writes int
+}
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	w.writes++
+	return w.Buffer.Write(p)
+}
+
+// A batch whose records JSON passes flushAt is written in pieces as it
+// grows, and its line is the one a single write gives: one JSON object
+// whose "batch" is the batch itself, not an array of it.
+func TestWriteJSONFlushesABigBatch(t *testing.T) {
+	var recs []storagedata.Record
+	value := bytes.Repeat([]byte("x"), 1000)
+	for j := 0; j < 600; j++ {
+		recs = append(recs, storagedata.Record{Key: []byte(fmt.Sprintf("k%d", j)), Value: value, TimestampDelta: int64(j)})
+	}
+	log, _, _ := storagedata.Segment(0, 0, [][]byte{storagedata.Batch(recs, storagedata.BatchOptions{FirstTimestamp: 1700000000000, ProducerID: -1})}, 4096)
+	s := NewSegment(bytes.NewReader(log), SegmentOptions{})
+	b, err := s.Next()
+	require.NoError(t, err)
+	var w countingWriter
+	require.NoError(t, s.WriteJSON(&w, nil, b))
+	require.Greater(t, w.Len(), flushAt)
+	require.Greater(t, w.writes, 2, "flushed as it grew")
+	var line struct {
+		Batch struct {
+			Records []json.RawMessage `json:"records"`
+		} `json:"batch"`
+	}
+	require.NoError(t, json.Unmarshal(w.Bytes(), &line), "%.200s", w.Bytes())
+	require.Len(t, line.Batch.Records, 600)
+
+	// A small batch after it: one object, its '[' left out too.
+	log, _, _ = testSegment(0, 1)
+	s = NewSegment(bytes.NewReader(log), SegmentOptions{})
+	b, err = s.Next()
+	require.NoError(t, err)
+	w = countingWriter{}
+	require.NoError(t, s.WriteJSON(&w, nil, b))
+	require.NoError(t, json.Unmarshal(w.Bytes(), &line), "%s", w.Bytes())
+	require.Len(t, line.Batch.Records, 3)
+}
