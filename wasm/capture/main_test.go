@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"syscall/js"
 	"testing"
+
+	"github.com/kwire/kwire/wasm/internal/glue"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.summary.json from the current output")
@@ -31,7 +33,7 @@ func TestReadCaptureSummary(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := readCapture(js.Undefined(), []js.Value{bytesValue(b)}).(map[string]any)
+			r := readCapture(js.Undefined(), []js.Value{glue.Uint8Array(b)}).(map[string]any)
 			got := ""
 			if s, ok := r["summary"].(string); ok {
 				got = s
