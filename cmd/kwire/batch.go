@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/internal/input"
 )
@@ -457,26 +458,31 @@ func lineSized(lf *frameFlags, b []byte) bool {
 	return true
 }
 
+// lineError appends a line's error object: the message, and for a decode
+// error where it happened. Strings are escaped as encoding/json escapes
+// them (<, > and & too).
 func lineError(out []byte, n int, de *codec.DecodeError, msg string) []byte {
-	out = append(out, `{"line":`...)
-	out = strconv.AppendInt(out, int64(n), 10)
-	out = append(out, `,"error":{"message":`...)
-	m, _ := json.Marshal(msg)
-	out = append(out, m...)
+	w := jsontext.Writer{B: out}
+	w.BeginObject()
+	w.Key("line")
+	w.Int(int64(n))
+	w.Key("error")
+	w.BeginObject()
+	w.Key("message")
+	w.HTMLSafe(msg)
 	if de != nil {
-		out = append(out, `,"offset":`...)
-		out = strconv.AppendInt(out, int64(de.Offset), 10)
-		p, _ := json.Marshal(de.Path)
-		x, _ := json.Marshal(de.Expected)
-		f, _ := json.Marshal(de.Found)
-		out = append(out, `,"path":`...)
-		out = append(out, p...)
-		out = append(out, `,"expected":`...)
-		out = append(out, x...)
-		out = append(out, `,"found":`...)
-		out = append(out, f...)
+		w.Key("offset")
+		w.Int(int64(de.Offset))
+		w.Key("path")
+		w.HTMLSafe(de.Path)
+		w.Key("expected")
+		w.HTMLSafe(de.Expected)
+		w.Key("found")
+		w.HTMLSafe(de.Found)
 	}
-	return append(out, "}}"...)
+	w.EndObject()
+	w.EndObject()
+	return w.B
 }
 
 // batchLineJSON is a line object as encoding/json reads it, for the lines
