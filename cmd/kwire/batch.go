@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -43,23 +42,12 @@ func runBatch(e *env, args []string) int {
 	if code >= 0 {
 		return code
 	}
-	in := e.stdin
-	if file != "" {
-		f, err := os.Open(file)
-		if err != nil {
-			fail(e, "%v", err)
-			return 1
-		}
-		defer f.Close()
-		in = f
+	in, prog, done, code := openStreamed(e, file, cfg.progress, "lines", true)
+	if code >= 0 {
+		return code
 	}
-	total := inputSize(in)
-	on, err := progressOn(cfg.progress, total, e, true)
-	if err != nil {
-		fail(e, "%v", err)
-		return 2
-	}
-	b := batchRun{cfg: cfg, prog: startProgress(e.stderr, on, total, "lines")}
+	defer done()
+	b := batchRun{cfg: cfg, prog: prog}
 	w := bufio.NewWriterSize(e.stdout, 1<<20)
 	readErr := b.run(in, w, b.prog.Writer(e.stderr))
 	w.Flush()

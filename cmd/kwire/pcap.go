@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"sort"
 	"strconv"
@@ -107,25 +106,17 @@ func runPcap(e *env, args []string) int {
 	if code >= 0 {
 		return code
 	}
-	in := e.stdin
-	if !cfg.live() {
-		f, err := os.Open(cfg.file)
-		if err != nil {
-			fail(e, "%v", err)
-			return 1
-		}
-		defer f.Close()
-		in = f
+	name := cfg.file
+	if cfg.live() {
+		name = ""
 	}
-	total := inputSize(in)
-	on, err := progressOn(cfg.progress, total, e, !cfg.summary)
-	if err != nil {
-		fail(e, "%v", err)
-		return 2
+	in, prog, done, code := openStreamed(e, name, cfg.progress, "exchanges", !cfg.summary)
+	if code >= 0 {
+		return code
 	}
+	defer done()
 	w := bufio.NewWriterSize(e.stdout, 1<<20)
-	run := pcapRun{cfg: cfg, w: w, stats: map[int16]*apiStats{}, errCodes: map[apiCode]int{}}
-	run.prog = startProgress(e.stderr, on, total, "exchanges")
+	run := pcapRun{cfg: cfg, w: w, stats: map[int16]*apiStats{}, errCodes: map[apiCode]int{}, prog: prog}
 	run.stderr = run.prog.Writer(e.stderr)
 	if run.prog != nil {
 		in = &countingReader{r: in, p: run.prog}
