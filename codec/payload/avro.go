@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/big"
+	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -67,26 +68,18 @@ func compileAvro(s *Schema) (*avroType, error) {
 	cache := &avro.SchemaCache{}
 	var pending []Reference
 	seen := map[*Schema]bool{}
-	var collect func(s *Schema, depth int) error
-	collect = func(s *Schema, depth int) error {
-		if depth > 32 {
-			return errors.New("references nest deeper than 32")
+	err := walkReferences(s, func(r Reference) (bool, error) {
+		if seen[r.Schema] {
+			return false, nil
 		}
-		for _, r := range s.References {
-			if r.Schema == nil || seen[r.Schema] {
-				continue
-			}
-			seen[r.Schema] = true
-			if err := collect(r.Schema, depth+1); err != nil {
-				return err
-			}
-			pending = append(pending, r)
-		}
-		return nil
-	}
-	if err := collect(s, 0); err != nil {
+		seen[r.Schema] = true
+		pending = append(pending, r)
+		return true, nil
+	})
+	if err != nil {
 		return nil, err
 	}
+	slices.Reverse(pending) // a reference's own references first
 	for len(pending) > 0 {
 		var next []Reference
 		var last error
