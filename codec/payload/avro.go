@@ -60,6 +60,12 @@ type avroField struct {
 	t    *avroType
 }
 
+// avroPrimitives are the kinds of Avro's primitive types.
+var avroPrimitives = map[avro.Type]avroKind{
+	avro.Boolean: aBoolean, avro.Int: aInt, avro.Long: aLong, avro.Float: aFloat,
+	avro.Double: aDouble, avro.Bytes: aBytes, avro.String: aString,
+}
+
 // compileAvro parses s, its references first, into one set of named
 // types. References may come in any order (a folder's files are read in
 // name order): each pass parses those whose own named types are known,
@@ -121,22 +127,7 @@ func compileAvroSchema(sc avro.Schema, named map[string]*avroType) *avroType {
 	case *avro.NullSchema:
 		t.kind = aNull
 	case *avro.PrimitiveSchema:
-		switch s.Type() {
-		case avro.Boolean:
-			t.kind = aBoolean
-		case avro.Int:
-			t.kind = aInt
-		case avro.Long:
-			t.kind = aLong
-		case avro.Float:
-			t.kind = aFloat
-		case avro.Double:
-			t.kind = aDouble
-		case avro.Bytes:
-			t.kind = aBytes
-		case avro.String:
-			t.kind = aString
-		}
+		t.kind = avroPrimitives[s.Type()]
 	case *avro.RecordSchema:
 		t.kind, t.name = aRecord, s.FullName()
 		named[t.name] = t
