@@ -25,3 +25,20 @@ func TestStrings(t *testing.T) {
 		}
 	}
 }
+
+// TestWriterStringsArray: Strings writes an array of strings where a value
+// goes, commas placed around it.
+func TestWriterStringsArray(t *testing.T) {
+	var w Writer
+	w.BeginObject()
+	w.Key("none")
+	w.Strings(nil)
+	w.Key("some")
+	w.Strings([]string{"a", `b"c`, "<d>"})
+	w.Key("n")
+	w.Int(1)
+	w.EndObject()
+	if got, want := string(w.B), `{"none":[],"some":["a","b\"c","<d>"],"n":1}`; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}
