@@ -49,7 +49,7 @@ const maxRecords = 20000
 const maxEntries = 2000
 
 func main() {
-	glue.Serve("kwireStorage", map[string]func(js.Value, []js.Value) any{"open": open, "record": record})
+	glue.Serve("kwireStorage", glue.Funcs{"open": open, "record": record})
 }
 
 // file is an opened file.
@@ -525,13 +525,7 @@ func record(this js.Value, args []js.Value) any {
 		w.BeginArray()
 		var walk func(n *tree.Node, depth int)
 		walk = func(n *tree.Node, depth int) {
-			name := n.Name
-			if n.Field != nil {
-				name = n.Field.JSON
-			}
-			if n.Role == tree.RoleElement {
-				name = "[" + strconv.Itoa(n.Index) + "]"
-			}
+			name := render.TreeName(n)
 			w.BeginObject()
 			num(&w, "depth", int64(depth))
 			str(&w, "name", name)
