@@ -27,7 +27,7 @@ import (
 )
 
 func main() {
-	glue.Serve("kwireCapture", map[string]func(js.Value, []js.Value) any{"read": readCapture})
+	glue.Serve("kwireCapture", glue.Funcs{"read": readCapture})
 }
 
 // capture(bytes) reads a pcap or pcapng file: a summary of its Kafka

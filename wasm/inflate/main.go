@@ -23,7 +23,7 @@ import (
 )
 
 func main() {
-	glue.Serve("kwireInflate", map[string]func(js.Value, []js.Value) any{"inflate": inflate})
+	glue.Serve("kwireInflate", glue.Funcs{"inflate": inflate})
 }
 
 func inflate(_ js.Value, args []js.Value) any {

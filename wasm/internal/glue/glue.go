@@ -33,10 +33,13 @@ func Uint8Array(b []byte) js.Value {
 	return a
 }
 
+// Funcs are a module's functions by the names the page calls them by.
+type Funcs map[string]func(this js.Value, args []js.Value) any
+
 // Serve sets the global object name with funcs, calls the page's
 // name+"Ready" callback when it has one (the page waits on it for the
 // module), and keeps the module running for the calls to come.
-func Serve(name string, funcs map[string]func(this js.Value, args []js.Value) any) {
+func Serve(name string, funcs Funcs) {
 	k := js.Global().Get("Object").New()
 	for n, f := range funcs {
 		k.Set(n, js.FuncOf(f))
