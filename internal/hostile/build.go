@@ -208,6 +208,12 @@ func gzRepeat(chunk []byte, n int) []byte { return repeat(gz(chunk), n) }
 
 // zst compresses b as one zstd frame without a declared content size
 // (written as a stream, whose length the encoder does not know).
+// zstdControlBatch is Produce v3 of a zstd control batch of n copies of
+// the record rec.
+func zstdControlBatch(n int32, rec []byte) []byte {
+	return produce(3, batch(attrControl|codecZstd, n-1, n, zst(bytes.Repeat(rec, int(n)))))
+}
+
 func zst(b []byte) []byte { return zstLevel(b, zstd.SpeedDefault) }
 
 // zstBest is zst at the best compression: slower, for small inputs.
