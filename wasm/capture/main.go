@@ -99,19 +99,17 @@ func summaryJSON(res *capture.Result, findings [][]byte, checkEnd []byte) []byte
 		w.Int(int64(x.APIVersion))
 		w.Key("correlationId")
 		w.Int(int64(x.CorrelationID))
-		if x.Request != nil {
-			w.Key("requestPacket")
-			w.Int(int64(x.Request.PacketIndex))
-			ms("requestTime", float64(x.Request.Time.UnixMicro()))
-			w.Key("requestBytes")
-			w.Int(int64(len(x.Request.Bytes)))
-		}
-		if x.Response != nil {
-			w.Key("responsePacket")
-			w.Int(int64(x.Response.PacketIndex))
-			ms("responseTime", float64(x.Response.Time.UnixMicro()))
-			w.Key("responseBytes")
-			w.Int(int64(len(x.Response.Bytes)))
+		for _, side := range [...]struct {
+			packet, time, bytes string
+			fr                  *capture.Frame
+		}{{"requestPacket", "requestTime", "requestBytes", x.Request}, {"responsePacket", "responseTime", "responseBytes", x.Response}} {
+			if side.fr != nil {
+				w.Key(side.packet)
+				w.Int(int64(side.fr.PacketIndex))
+				ms(side.time, float64(side.fr.Time.UnixMicro()))
+				w.Key(side.bytes)
+				w.Int(int64(len(side.fr.Bytes)))
+			}
 		}
 		if x.Paired() {
 			ms("latencyMs", float64(x.Latency.Microseconds()))
