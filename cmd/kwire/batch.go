@@ -451,22 +451,22 @@ func lineSized(lf *frameFlags, b []byte) bool {
 // them (<, > and & too).
 func lineError(out []byte, n int, de *codec.DecodeError, msg string) []byte {
 	w := jsontext.Writer{B: out}
+	str := func(k, v string) {
+		w.Key(k)
+		w.HTMLSafe(v)
+	}
 	w.BeginObject()
 	w.Key("line")
 	w.Int(int64(n))
 	w.Key("error")
 	w.BeginObject()
-	w.Key("message")
-	w.HTMLSafe(msg)
+	str("message", msg)
 	if de != nil {
 		w.Key("offset")
 		w.Int(int64(de.Offset))
-		w.Key("path")
-		w.HTMLSafe(de.Path)
-		w.Key("expected")
-		w.HTMLSafe(de.Expected)
-		w.Key("found")
-		w.HTMLSafe(de.Found)
+		str("path", de.Path)
+		str("expected", de.Expected)
+		str("found", de.Found)
 	}
 	w.EndObject()
 	w.EndObject()
