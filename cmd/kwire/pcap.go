@@ -512,21 +512,21 @@ func appendExchange(out []byte, x *capture.Exchange, key, ver int16, req, rsp de
 		w.B = strconv.AppendFloat(w.B, rsp.guess.Candidates[0].Confidence, 'f', 2, 64)
 		w.EndObject()
 	}
-	writeSide(&w, "request", req)
-	writeSide(&w, "response", rsp)
+	writeSide(&w, "request", "requestError", req)
+	writeSide(&w, "response", "responseError", rsp)
 	w.EndObject()
 	return append(w.B, '\n')
 }
 
 // writeSide writes a frame's value JSON (partial after an error) and its
 // error, as "request"/"requestError" or "response"/"responseError".
-func writeSide(w *jsontext.Writer, name string, d decodedFrame) {
+func writeSide(w *jsontext.Writer, name, errName string, d decodedFrame) {
 	if d.json != nil {
 		w.Key(name)
 		w.Raw(d.json)
 	}
 	if d.err != nil {
-		w.Key(name + "Error")
+		w.Key(errName)
 		w.String([]byte(d.err.Error()))
 	}
 }
