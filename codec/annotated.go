@@ -121,11 +121,7 @@ func annotate(w *jsontext.Writer, n *tree.Node, apiKey int16) {
 	}
 	if len(n.Warnings) > 0 {
 		w.Key("warnings")
-		w.BeginArray()
-		for _, m := range n.Warnings {
-			w.String([]byte(m))
-		}
-		w.EndArray()
+		w.Strings(n.Warnings)
 	}
 	if len(n.Children) > 0 {
 		w.Key("children")

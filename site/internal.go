@@ -54,13 +54,12 @@ type internalPageData struct {
 	Key              string
 	KeyVersion       int16
 	V                int16
-	Versions         []versionLink
-	Prev, Next       string
-	Parts            []*partData
-	JSON             template.HTML
-	Changes          []change
-	First            bool
-	Error            string
+	versionNav
+	Parts   []*partData
+	JSON    template.HTML
+	Changes []change
+	First   bool
+	Error   string
 }
 
 // partData is a key or value of the example record.
@@ -101,22 +100,12 @@ func (b *builder) internalPages() error {
 
 func (b *builder) internalPage(t *schema.InternalTopic, rec *schema.InternalRecord, v int16) error {
 	d := internalPageData{Topic: t.Name, TopicSlug: internalSlug(t.Name), Coordinator: t.Framing == schema.CoordinatorFraming,
-		Type: rec.Type, Value: rec.Value.Name, KeyVersion: rec.KeyVersion, V: v}
+		Type: rec.Type, Value: rec.Value.Name, KeyVersion: rec.KeyVersion, V: v, versionNav: newVersionNav(rec.Value.Valid, v)}
 	if rec.Key != nil {
 		d.Key = rec.Key.Name
 	}
-	r := rec.Value.Valid
-	for x := r.Lo; x <= r.Hi; x++ {
-		d.Versions = append(d.Versions, versionLink{V: x, Href: "v" + itoa(int(x)) + ".html", Current: x == v})
-	}
-	if v > r.Lo {
-		d.Prev = "v" + itoa(int(v-1)) + ".html"
-	}
-	if v < r.Hi {
-		d.Next = "v" + itoa(int(v+1)) + ".html"
-	}
 	d.Changes = changes(rec.Value, v, "value")
-	d.First = v == r.Lo
+	d.First = v == rec.Value.Valid.Lo
 	key, value, err := storage.ExampleTopicRecord(t, rec, v)
 	if err != nil {
 		d.Error = err.Error()

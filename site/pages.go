@@ -204,13 +204,32 @@ type versionLink struct {
 	Current bool
 }
 
+// versionNav links a version's page (vN.html) to its siblings: every
+// version in r, and the one before and after v.
+type versionNav struct {
+	Versions   []versionLink
+	Prev, Next string
+}
+
+func newVersionNav(r schema.Range, v int16) versionNav {
+	var n versionNav
+	for x := r.Lo; x <= r.Hi; x++ {
+		n.Versions = append(n.Versions, versionLink{V: x, Href: "v" + itoa(int(x)) + ".html", Current: x == v})
+	}
+	if v > r.Lo {
+		n.Prev = "v" + itoa(int(v-1)) + ".html"
+	}
+	if v < r.Hi {
+		n.Next = "v" + itoa(int(v+1)) + ".html"
+	}
+	return n
+}
+
 type versionData struct {
 	API      indexAPI
 	Category string
 	V        int16
-	Versions []versionLink
-	Prev     string
-	Next     string
+	versionNav
 	Removed  bool
 	Unstable bool
 	Guide    string // the API's section of Kafka's protocol guide
@@ -268,17 +287,7 @@ func (b *builder) versionPage(a *schema.API, v int16) error {
 	vn := versionKIPs()[a.Key][v]
 	d := versionData{API: apiSummary(a), Category: a.Category, V: v,
 		Removed: a.Removed40.Contains(v), Unstable: a.Request.Unstable.Contains(v),
-		Guide: guideURL(a), KIPs: vn.KIPs, Note: vn.Note}
-	r := a.Valid()
-	for x := r.Lo; x <= r.Hi; x++ {
-		d.Versions = append(d.Versions, versionLink{V: x, Href: "v" + itoa(int(x)) + ".html", Current: x == v})
-	}
-	if v > r.Lo {
-		d.Prev = "v" + itoa(int(v-1)) + ".html"
-	}
-	if v < r.Hi {
-		d.Next = "v" + itoa(int(v+1)) + ".html"
-	}
+		Guide: guideURL(a), KIPs: vn.KIPs, Note: vn.Note, versionNav: newVersionNav(a.Valid(), v)}
 	for _, resp := range []bool{false, true} {
 		dd, err := direction(a, v, resp)
 		if err != nil {

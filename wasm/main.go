@@ -57,6 +57,7 @@ import (
 	"github.com/kwire/kwire/internal/input"
 	"github.com/kwire/kwire/internal/render"
 	"github.com/kwire/kwire/internal/topicids"
+	"github.com/kwire/kwire/wasm/internal/glue"
 )
 
 // The browser's limits, through codec.Options: half the CLI's
@@ -160,26 +161,10 @@ func bytesArg(v js.Value) []byte {
 	if v.Type() == js.TypeString {
 		return []byte(v.String())
 	}
-	if v.Type() != js.TypeObject {
-		return nil
-	}
-	b := make([]byte, v.Get("length").Int())
-	js.CopyBytesToGo(b, v)
-	return b
+	return glue.Bytes(v)
 }
 
-func bytesValue(b []byte) js.Value {
-	a := js.Global().Get("Uint8Array").New(len(b))
-	js.CopyBytesToJS(a, b)
-	return a
-}
-
-func arg(args []js.Value, i int) js.Value {
-	if i < len(args) {
-		return args[i]
-	}
-	return js.Undefined()
-}
+var bytesValue, arg = glue.Uint8Array, glue.Arg
 
 func intArg(args []js.Value, i int) int {
 	v := arg(args, i)

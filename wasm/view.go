@@ -4,6 +4,7 @@ package main
 
 import (
 	"errors"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall/js"
@@ -489,16 +490,8 @@ func (v *view) rowOf(buf, off int) int {
 	if g == nil {
 		return -1
 	}
-	lo, hi, best := 0, len(g.rows)-1, 0
-	for lo <= hi {
-		mid := (lo + hi) / 2
-		if g.rows[mid].Offset <= off {
-			best, lo = mid, mid+1
-		} else {
-			hi = mid - 1
-		}
-	}
-	return best
+	// The last row starting at or before off (the first when none does).
+	return max(sort.Search(len(g.rows), func(i int) bool { return g.rows[i].Offset > off })-1, 0)
 }
 
 func rowOf(this js.Value, args []js.Value) any {
@@ -588,15 +581,8 @@ func cellAt(this js.Value, args []js.Value) any {
 	if g == nil {
 		return "null"
 	}
-	lo, hi, best := 0, len(g.cells)-1, -1
-	for lo <= hi {
-		mid := (lo + hi) / 2
-		if g.cells[mid].Start <= off {
-			best, lo = mid, mid+1
-		} else {
-			hi = mid - 1
-		}
-	}
+	// The last cell starting at or before off.
+	best := sort.Search(len(g.cells), func(i int) bool { return g.cells[i].Start > off }) - 1
 	if best < 0 || off >= g.cells[best].End {
 		return "null"
 	}

@@ -11,13 +11,8 @@ import (
 func runAPIs(e *env, args []string) int {
 	fs := newFlags(e, "apis", "[--json]", "kwire apis", "kwire apis --json")
 	asJSON := fs.Bool("json", false, "print JSON")
-	rest, code := parseFlags(e, fs, args)
-	if code >= 0 {
+	if code := parseFlagsOnly(e, fs, args, ""); code >= 0 {
 		return code
-	}
-	if len(rest) > 0 {
-		fail(e, "apis takes no arguments")
-		return 2
 	}
 	infos := render.APIList()
 	if *asJSON {

@@ -8,13 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/internal/input"
 )
@@ -42,23 +42,12 @@ func runBatch(e *env, args []string) int {
 	if code >= 0 {
 		return code
 	}
-	in := e.stdin
-	if file != "" {
-		f, err := os.Open(file)
-		if err != nil {
-			fail(e, "%v", err)
-			return 1
-		}
-		defer f.Close()
-		in = f
+	in, prog, done, code := openStreamed(e, file, cfg.progress, "lines", true)
+	if code >= 0 {
+		return code
 	}
-	total := inputSize(in)
-	on, err := progressOn(cfg.progress, total, e, true)
-	if err != nil {
-		fail(e, "%v", err)
-		return 2
-	}
-	b := batchRun{cfg: cfg, prog: startProgress(e.stderr, on, total, "lines")}
+	defer done()
+	b := batchRun{cfg: cfg, prog: prog}
 	w := bufio.NewWriterSize(e.stdout, 1<<20)
 	readErr := b.run(in, w, b.prog.Writer(e.stderr))
 	w.Flush()
@@ -457,26 +446,31 @@ func lineSized(lf *frameFlags, b []byte) bool {
 	return true
 }
 
+// lineError appends a line's error object: the message, and for a decode
+// error where it happened. Strings are escaped as encoding/json escapes
+// them (<, > and & too).
 func lineError(out []byte, n int, de *codec.DecodeError, msg string) []byte {
-	out = append(out, `{"line":`...)
-	out = strconv.AppendInt(out, int64(n), 10)
-	out = append(out, `,"error":{"message":`...)
-	m, _ := json.Marshal(msg)
-	out = append(out, m...)
-	if de != nil {
-		out = append(out, `,"offset":`...)
-		out = strconv.AppendInt(out, int64(de.Offset), 10)
-		p, _ := json.Marshal(de.Path)
-		x, _ := json.Marshal(de.Expected)
-		f, _ := json.Marshal(de.Found)
-		out = append(out, `,"path":`...)
-		out = append(out, p...)
-		out = append(out, `,"expected":`...)
-		out = append(out, x...)
-		out = append(out, `,"found":`...)
-		out = append(out, f...)
+	w := jsontext.Writer{B: out}
+	str := func(k, v string) {
+		w.Key(k)
+		w.HTMLSafe(v)
 	}
-	return append(out, "}}"...)
+	w.BeginObject()
+	w.Key("line")
+	w.Int(int64(n))
+	w.Key("error")
+	w.BeginObject()
+	str("message", msg)
+	if de != nil {
+		w.Key("offset")
+		w.Int(int64(de.Offset))
+		str("path", de.Path)
+		str("expected", de.Expected)
+		str("found", de.Found)
+	}
+	w.EndObject()
+	w.EndObject()
+	return w.B
 }
 
 // batchLineJSON is a line object as encoding/json reads it, for the lines

@@ -226,21 +226,10 @@ const maxWarnLines = 1000
 // describeWarning is "at byte N (path): message", naming the derived
 // buffer for bytes that came out of a decompression.
 func describeWarning(w codec.Warning) string {
-	var b strings.Builder
-	b.WriteString("at byte ")
-	b.WriteString(strconv.Itoa(w.Offset))
-	if w.Buf > 0 {
-		b.WriteString(" of derived buffer ")
-		b.WriteString(strconv.Itoa(w.Buf))
-	}
-	if w.Path != "" {
-		b.WriteString(" (")
-		b.WriteString(w.Path)
-		b.WriteString(")")
-	}
-	b.WriteString(": ")
-	b.WriteString(w.Message)
-	return b.String()
+	// Where, worded as the codec's errors word it: a DecodeError with
+	// nothing expected reads "at byte N of derived buffer B (path): expected ".
+	where := (&codec.DecodeError{Offset: w.Offset, Buf: w.Buf, Path: w.Path}).Error()
+	return strings.TrimSuffix(where, "expected ") + w.Message
 }
 
 func runDecode(e *env, args []string) int {

@@ -190,6 +190,18 @@ func parseFlags(e *env, fs *flag.FlagSet, args []string) ([]string, int) {
 	}
 }
 
+// parseFlagsOnly is parseFlags for a command that takes flags only: an
+// argument is an error, "NAME takes no arguments" and hint (where the
+// thing the user may have meant goes instead).
+func parseFlagsOnly(e *env, fs *flag.FlagSet, args []string, hint string) int {
+	rest, code := parseFlags(e, fs, args)
+	if code < 0 && len(rest) > 0 {
+		fail(e, "%s takes no arguments%s", fs.Name(), hint)
+		code = 2
+	}
+	return code
+}
+
 func fail(e *env, format string, a ...any) {
 	msg := fmt.Sprintf(format, a...)
 	fmt.Fprintln(e.stderr, "kwire: "+strings.TrimSuffix(msg, "\n"))

@@ -263,6 +263,9 @@ func TestFormatsAndCommandsCLI(t *testing.T) {
 		{name: "example", args: []string{"example", "Metadata", "--version", "1"}, golden: "example_metadata_v1"},
 		{name: "batch", args: []string{"batch", "frames.hex"}, golden: "batch_frames"},
 		{name: "batch with bad lines", args: []string{"batch"}, stdin: "batch_bad.txt", golden: "batch_bad", code: 1, stderr: "kwire: 2 of 4 lines failed"},
+		{name: "pcap with failing frames", args: []string{"pcap", "kafka.pcap"}, golden: "pcap_kafka", code: 1, stderr: "2 exchanges had frames that failed to decode"},
+		{name: "pcap ipv6", args: []string{"pcap", "kafka-ipv6-null.pcapng"}, golden: "pcap_ipv6"},
+		{name: "pcap kafkajs", args: []string{"pcap", "kafkajs-clients.pcapng"}, golden: "pcap_kafkajs"},
 	})
 }
 

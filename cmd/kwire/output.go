@@ -116,13 +116,7 @@ func writeTree(w io.Writer, f *codec.Frame, color bool) error {
 	}
 	var walk func(n *tree.Node, depth int)
 	walk = func(n *tree.Node, depth int) {
-		name := n.Name
-		if n.Field != nil {
-			name = n.Field.JSON
-		}
-		if n.Role == tree.RoleElement {
-			name = "[" + strconv.Itoa(n.Index) + "]"
-		}
+		name := render.TreeName(n)
 		rng := "[" + strconv.Itoa(n.Start) + "," + strconv.Itoa(n.End) + ")"
 		if n.Buf > 0 {
 			rng = "buf" + strconv.Itoa(n.Buf) + rng

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"sort"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/internal/capture"
 	"github.com/kwire/kwire/internal/capture/summary"
@@ -106,25 +106,17 @@ func runPcap(e *env, args []string) int {
 	if code >= 0 {
 		return code
 	}
-	in := e.stdin
-	if !cfg.live() {
-		f, err := os.Open(cfg.file)
-		if err != nil {
-			fail(e, "%v", err)
-			return 1
-		}
-		defer f.Close()
-		in = f
+	name := cfg.file
+	if cfg.live() {
+		name = ""
 	}
-	total := inputSize(in)
-	on, err := progressOn(cfg.progress, total, e, !cfg.summary)
-	if err != nil {
-		fail(e, "%v", err)
-		return 2
+	in, prog, done, code := openStreamed(e, name, cfg.progress, "exchanges", !cfg.summary)
+	if code >= 0 {
+		return code
 	}
+	defer done()
 	w := bufio.NewWriterSize(e.stdout, 1<<20)
-	run := pcapRun{cfg: cfg, w: w, stats: map[int16]*apiStats{}, errCodes: map[apiCode]int{}}
-	run.prog = startProgress(e.stderr, on, total, "exchanges")
+	run := pcapRun{cfg: cfg, w: w, stats: map[int16]*apiStats{}, errCodes: map[apiCode]int{}, prog: prog}
 	run.stderr = run.prog.Writer(e.stderr)
 	if run.prog != nil {
 		in = &countingReader{r: in, p: run.prog}
@@ -456,85 +448,90 @@ func requestClientID(b []byte) string {
 // appendExchange appends one exchange's NDJSON line: where and when it
 // happened, then the request and response in value JSON.
 func appendExchange(out []byte, x *capture.Exchange, key, ver int16, req, rsp decodedFrame) []byte {
-	out = append(out, `{"conn":"conn `...)
-	out = strconv.AppendInt(out, int64(x.Conn.ID), 10)
-	out = append(out, ' ')
-	out = appendEndpoint(out, x.Conn.Client)
-	out = append(out, "->"...)
-	out = appendEndpoint(out, x.Conn.Broker)
-	out = append(out, `","connId":`...)
-	out = strconv.AppendInt(out, int64(x.Conn.ID), 10)
-	out = append(out, `,"apiKey":`...)
-	out = strconv.AppendInt(out, int64(key), 10)
+	w := jsontext.Writer{B: out}
+	var scratch [128]byte
+	w.BeginObject()
+	conn := append(scratch[:0], "conn "...)
+	conn = strconv.AppendInt(conn, int64(x.Conn.ID), 10)
+	conn = appendEndpoint(append(conn, ' '), x.Conn.Client)
+	conn = appendEndpoint(append(conn, "->"...), x.Conn.Broker)
+	w.Key("conn")
+	w.String(conn)
+	w.Key("connId")
+	w.Int(int64(x.Conn.ID))
+	w.Key("apiKey")
+	w.Int(int64(key))
 	if a := schema.ByKey(key); a != nil {
-		out = append(out, `,"apiName":"`...)
-		out = append(out, a.Name...)
-		out = append(out, '"')
+		w.Key("apiName")
+		w.Text(a.Name)
 	}
-	out = append(out, `,"apiVersion":`...)
-	out = strconv.AppendInt(out, int64(ver), 10)
-	out = append(out, `,"correlationId":`...)
-	out = strconv.AppendInt(out, int64(x.CorrelationID), 10)
-	out = append(out, `,"paired":`...)
-	out = strconv.AppendBool(out, x.Paired())
-	if x.NoResponseExpected {
-		out = append(out, `,"noResponseExpected":true`...)
-	}
-	if x.Evicted {
-		out = append(out, `,"evicted":true`...)
-	}
-	if x.ConnClosed {
-		out = append(out, `,"connClosed":true`...)
+	w.Key("apiVersion")
+	w.Int(int64(ver))
+	w.Key("correlationId")
+	w.Int(int64(x.CorrelationID))
+	w.Key("paired")
+	w.Bool(x.Paired())
+	for _, flag := range []struct {
+		key string
+		on  bool
+	}{{"noResponseExpected", x.NoResponseExpected}, {"evicted", x.Evicted}, {"connClosed", x.ConnClosed}} {
+		if flag.on {
+			w.Key(flag.key)
+			w.Bool(true)
+		}
 	}
 	// The packets (numbered as Wireshark numbers frames) that completed
 	// the request and the response: a response leads to its request's.
 	// (The proxy's exchanges come from no capture: they have none.)
 	if x.Request != nil && x.Request.PacketIndex > 0 {
-		out = strconv.AppendInt(append(out, `,"requestFrame":`...), int64(x.Request.PacketIndex), 10)
+		w.Key("requestFrame")
+		w.Int(int64(x.Request.PacketIndex))
 	}
 	if x.Response != nil && x.Response.PacketIndex > 0 {
-		out = strconv.AppendInt(append(out, `,"responseFrame":`...), int64(x.Response.PacketIndex), 10)
+		w.Key("responseFrame")
+		w.Int(int64(x.Response.PacketIndex))
 	}
 	if x.Request != nil {
-		out = appendTime(append(out, `,"requestTime":`...), x.Request.Time)
+		w.Key("requestTime")
+		w.String(x.Request.Time.UTC().AppendFormat(scratch[:0], time.RFC3339Nano))
 	}
 	if x.Response != nil {
-		out = appendTime(append(out, `,"responseTime":`...), x.Response.Time)
+		w.Key("responseTime")
+		w.String(x.Response.Time.UTC().AppendFormat(scratch[:0], time.RFC3339Nano))
 	}
 	if x.Paired() {
-		out = append(out, `,"latencyMs":`...)
-		out = strconv.AppendFloat(out, float64(x.Latency.Microseconds())/1000, 'f', 3, 64)
+		w.Key("latencyMs")
+		w.Value()
+		w.B = strconv.AppendFloat(w.B, float64(x.Latency.Microseconds())/1000, 'f', 3, 64)
 	}
 	if rsp.guess != nil && len(rsp.guess.Candidates) > 0 {
-		out = append(out, `,"guessed":{"confidence":`...)
-		out = strconv.AppendFloat(out, rsp.guess.Candidates[0].Confidence, 'f', 2, 64)
-		out = append(out, '}')
+		w.Key("guessed")
+		w.BeginObject()
+		w.Key("confidence")
+		w.Value()
+		w.B = strconv.AppendFloat(w.B, rsp.guess.Candidates[0].Confidence, 'f', 2, 64)
+		w.EndObject()
 	}
-	out = appendSide(out, "request", req)
-	out = appendSide(out, "response", rsp)
-	return append(out, "}\n"...)
+	writeSide(&w, "request", "requestError", req)
+	writeSide(&w, "response", "responseError", rsp)
+	w.EndObject()
+	return append(w.B, '\n')
 }
 
-// appendSide appends a frame's value JSON (partial after an error) and its
+// writeSide writes a frame's value JSON (partial after an error) and its
 // error, as "request"/"requestError" or "response"/"responseError".
-func appendSide(out []byte, name string, d decodedFrame) []byte {
+func writeSide(w *jsontext.Writer, name, errName string, d decodedFrame) {
 	if d.json != nil {
-		out = append(out, `,"`...)
-		out = append(out, name...)
-		out = append(out, `":`...)
-		out = append(out, d.json...)
+		w.Key(name)
+		w.Raw(d.json)
 	}
 	if d.err != nil {
-		out = append(out, `,"`...)
-		out = append(out, name...)
-		out = append(out, `Error":`...)
-		out = strconv.AppendQuote(out, d.err.Error())
+		w.Key(errName)
+		w.String([]byte(d.err.Error()))
 	}
-	return out
 }
 
-// appendEndpoint appends ip:port ([ip]:port for IPv6): text that needs no
-// JSON escaping.
+// appendEndpoint appends ip:port ([ip]:port for IPv6).
 func appendEndpoint(out []byte, ep capture.Endpoint) []byte {
 	if ep.IP.Is6() {
 		out = ep.IP.AppendTo(append(out, '['))
@@ -543,12 +540,6 @@ func appendEndpoint(out []byte, ep capture.Endpoint) []byte {
 		out = ep.IP.AppendTo(out)
 	}
 	return strconv.AppendUint(append(out, ':'), uint64(ep.Port), 10)
-}
-
-func appendTime(out []byte, t time.Time) []byte {
-	out = append(out, '"')
-	out = t.UTC().AppendFormat(out, time.RFC3339Nano)
-	return append(out, '"')
 }
 
 type apiStats struct {

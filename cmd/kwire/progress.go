@@ -43,6 +43,32 @@ func progressOn(mode string, total int64, e *env, streams bool) (bool, error) {
 	return false, errorf("--progress must be auto, always or never, not %q", mode)
 }
 
+// openStreamed opens what a streaming command reads, the file named or
+// standard input when name is "", and starts its progress line (mode is
+// --progress, unit what it counts, streams whether the command writes a
+// stream to standard output). On failure it says why and returns the
+// command's exit status: 1 for the file, 2 for the flag; else -1, and
+// done closes the file.
+func openStreamed(e *env, name, mode, unit string, streams bool) (in io.Reader, p *progress, done func(), status int) {
+	in, done = e.stdin, func() {}
+	if name != "" {
+		f, err := os.Open(name)
+		if err != nil {
+			fail(e, "%v", err)
+			return nil, nil, nil, 1
+		}
+		in, done = f, func() { f.Close() }
+	}
+	total := inputSize(in)
+	on, err := progressOn(mode, total, e, streams)
+	if err != nil {
+		done()
+		fail(e, "%v", err)
+		return nil, nil, nil, 2
+	}
+	return in, startProgress(e.stderr, on, total, unit), done, -1
+}
+
 // inputSize is the size of a regular file, else -1 (a pipe, a terminal).
 func inputSize(r io.Reader) int64 {
 	f, ok := r.(*os.File)

@@ -100,13 +100,8 @@ func parseProxyFlags(e *env, args []string) (*proxyConfig, int) {
 	fs.IntVar(&c.queue, "queue", 1024, "exchanges waiting to be decoded; when it is full, exchanges are skipped (and counted), never the traffic")
 	fs.Float64Var(&c.decodeCPU, "decode-cpu", proxy.DefaultSinkShare, "the share of one CPU core decoding and printing may use, in CPU time (waiting on the output is not counted), after a 100 ms burst; past it exchanges are skipped and counted, so the traffic keeps the CPU; 0: no limit")
 	fs.BoolVar(&c.check, "check", false, "apply kwire check's protocol rules to the exchanges, findings on standard error (decoded exchanges only: see --decode-cpu)")
-	rest, code := parseFlags(e, fs, args)
-	if code >= 0 {
+	if code := parseFlagsOnly(e, fs, args, "; the broker is --upstream"); code >= 0 {
 		return nil, code
-	}
-	if len(rest) > 0 {
-		fail(e, "proxy takes no arguments; the broker is --upstream")
-		return nil, 2
 	}
 	if c.upstream == "" {
 		fail(e, "proxy needs --upstream HOST:PORT, the broker to forward to")

@@ -32,13 +32,8 @@ func runServe(e *env, args []string) int {
 	pf.registerServer(fs)
 	running := fs.Int("max-decodes", api.DefaultRunning(), "run at most `N` API decodes and encodes at once (default: one per core, at most 8); "+
 		"16 per slot more wait up to 2 s, the rest get 503")
-	rest, code := parseFlags(e, fs, args)
-	if code >= 0 {
+	if code := parseFlagsOnly(e, fs, args, "; the folder is --dir"); code >= 0 {
 		return code
-	}
-	if len(rest) > 0 {
-		fail(e, "serve takes no arguments; the folder is --dir")
-		return 2
 	}
 	if *running < 1 {
 		fail(e, "--max-decodes must be at least 1")

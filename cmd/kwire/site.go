@@ -20,13 +20,8 @@ func runSite(e *env, args []string) int {
 	wasm := fs.String("wasm", "", "copy the playground's WebAssembly module from `FILE` (make wasm builds it), and capture.wasm and inflate.wasm beside it when they are there")
 	wasmExec := fs.String("wasm-exec", "", "copy Go's wasm_exec.js from `FILE`")
 	title := fs.String("title", "kwire", "the site's name in page titles")
-	rest, code := parseFlags(e, fs, args)
-	if code >= 0 {
+	if code := parseFlagsOnly(e, fs, args, "; the output folder is --out"); code >= 0 {
 		return code
-	}
-	if len(rest) > 0 {
-		fail(e, "site takes no arguments; the output folder is --out")
-		return 2
 	}
 	var extra []string
 	if *wasm != "" {

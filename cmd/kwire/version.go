@@ -15,13 +15,8 @@ import (
 // schemas the tables were generated from. `kwire --version` is the same.
 func runVersion(e *env, args []string) int {
 	fs := newFlags(e, "version", "", "kwire version", "kwire --version")
-	rest, code := parseFlags(e, fs, args)
-	if code >= 0 {
+	if code := parseFlagsOnly(e, fs, args, ""); code >= 0 {
 		return code
-	}
-	if len(rest) > 0 {
-		fail(e, "version takes no arguments")
-		return 2
 	}
 	bi, _ := debug.ReadBuildInfo()
 	fmt.Fprint(e.stdout, versionText(bi))

@@ -25,3 +25,40 @@ func TestStrings(t *testing.T) {
 		}
 	}
 }
+
+// TestWriterStringsArray: Strings writes an array of strings where a value
+// goes, commas placed around it.
+func TestWriterStringsArray(t *testing.T) {
+	var w Writer
+	w.BeginObject()
+	w.Key("none")
+	w.Strings(nil)
+	w.Key("some")
+	w.Strings([]string{"a", `b"c`, "<d>"})
+	w.Key("n")
+	w.Int(1)
+	w.EndObject()
+	if got, want := string(w.B), `{"none":[],"some":["a","b\"c","<d>"],"n":1}`; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}
+
+// TestUnquote reads one string as Parse reads it, and refuses what is not
+// one string.
+func TestUnquote(t *testing.T) {
+	for _, q := range []string{`""`, `"plain"`, `"a\"b\\c\/d\b\f\n\r\t"`, `"\u00e9\ud83d\ude00"`, `"\ud800x"`, `"\ud800\u0041"`, "\"bad\xff\""} {
+		got, err := Unquote([]byte(q))
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		want, _ := Parse([]byte(q))
+		if got != want {
+			t.Errorf("%s: %q, Parse reads %q", q, got, want)
+		}
+	}
+	for _, q := range []string{``, `x`, `"open`, `"a" "b"`, `"\x"`} {
+		if _, err := Unquote([]byte(q)); err == nil {
+			t.Errorf("%s: no error", q)
+		}
+	}
+}

@@ -40,6 +40,21 @@ func Parse(js []byte) (any, error) {
 	return v, nil
 }
 
+// Unquote reads one JSON string, q with its quotes, as Parse reads the
+// strings in a text (escapes decoded, invalid UTF-8 and lone surrogates
+// as U+FFFD).
+func Unquote(q []byte) (string, error) {
+	p := jsonParser{b: q}
+	if len(q) == 0 || q[0] != '"' {
+		return "", p.fail("expected a string")
+	}
+	s, err := p.str()
+	if err == nil && p.i < len(q) {
+		err = p.fail("more than one value")
+	}
+	return s, err
+}
+
 type jsonParser struct {
 	b []byte
 	i int

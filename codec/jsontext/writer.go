@@ -175,6 +175,15 @@ func (w *Writer) HTMLSafe(s string) {
 	w.B = appendString(w.B, []byte(s), true)
 }
 
+// Strings writes ss as an array of strings.
+func (w *Writer) Strings(ss []string) {
+	w.BeginArray()
+	for _, s := range ss {
+		w.String([]byte(s))
+	}
+	w.EndArray()
+}
+
 // Text writes s, which needs no escaping (kwire's own names), as a string.
 func (w *Writer) Text(s string) {
 	w.sep()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/big"
+	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -59,6 +60,12 @@ type avroField struct {
 	t    *avroType
 }
 
+// avroPrimitives are the kinds of Avro's primitive types.
+var avroPrimitives = map[avro.Type]avroKind{
+	avro.Boolean: aBoolean, avro.Int: aInt, avro.Long: aLong, avro.Float: aFloat,
+	avro.Double: aDouble, avro.Bytes: aBytes, avro.String: aString,
+}
+
 // compileAvro parses s, its references first, into one set of named
 // types. References may come in any order (a folder's files are read in
 // name order): each pass parses those whose own named types are known,
@@ -67,26 +74,18 @@ func compileAvro(s *Schema) (*avroType, error) {
 	cache := &avro.SchemaCache{}
 	var pending []Reference
 	seen := map[*Schema]bool{}
-	var collect func(s *Schema, depth int) error
-	collect = func(s *Schema, depth int) error {
-		if depth > 32 {
-			return errors.New("references nest deeper than 32")
+	err := walkReferences(s, func(r Reference) (bool, error) {
+		if seen[r.Schema] {
+			return false, nil
 		}
-		for _, r := range s.References {
-			if r.Schema == nil || seen[r.Schema] {
-				continue
-			}
-			seen[r.Schema] = true
-			if err := collect(r.Schema, depth+1); err != nil {
-				return err
-			}
-			pending = append(pending, r)
-		}
-		return nil
-	}
-	if err := collect(s, 0); err != nil {
+		seen[r.Schema] = true
+		pending = append(pending, r)
+		return true, nil
+	})
+	if err != nil {
 		return nil, err
 	}
+	slices.Reverse(pending) // a reference's own references first
 	for len(pending) > 0 {
 		var next []Reference
 		var last error
@@ -128,22 +127,7 @@ func compileAvroSchema(sc avro.Schema, named map[string]*avroType) *avroType {
 	case *avro.NullSchema:
 		t.kind = aNull
 	case *avro.PrimitiveSchema:
-		switch s.Type() {
-		case avro.Boolean:
-			t.kind = aBoolean
-		case avro.Int:
-			t.kind = aInt
-		case avro.Long:
-			t.kind = aLong
-		case avro.Float:
-			t.kind = aFloat
-		case avro.Double:
-			t.kind = aDouble
-		case avro.Bytes:
-			t.kind = aBytes
-		case avro.String:
-			t.kind = aString
-		}
+		t.kind = avroPrimitives[s.Type()]
 	case *avro.RecordSchema:
 		t.kind, t.name = aRecord, s.FullName()
 		named[t.name] = t

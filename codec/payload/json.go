@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
 )
@@ -368,50 +369,6 @@ func (w *walker) jsonNode(s *jsonScan, n *tree.Node, start int) {
 
 // jsonUnquote reads a checked JSON string (with its quotes).
 func jsonUnquote(q []byte) string {
-	body := q[1 : len(q)-1]
-	plain := true
-	for _, c := range body {
-		if c == '\\' {
-			plain = false
-			break
-		}
-	}
-	if plain {
-		return string(body)
-	}
-	out := make([]byte, 0, len(body))
-	for i := 0; i < len(body); i++ {
-		c := body[i]
-		if c != '\\' {
-			out = append(out, c)
-			continue
-		}
-		i++
-		switch body[i] {
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
-			r, _ := strconv.ParseUint(string(body[i+1:i+5]), 16, 32)
-			i += 4
-			if r >= 0xd800 && r < 0xdc00 && i+6 < len(body) && body[i+1] == '\\' && body[i+2] == 'u' {
-				if r2, err := strconv.ParseUint(string(body[i+3:i+7]), 16, 32); err == nil && r2 >= 0xdc00 && r2 < 0xe000 {
-					out = utf8.AppendRune(out, rune((r-0xd800)<<10|(r2-0xdc00))+0x10000)
-					i += 6
-					continue
-				}
-			}
-			out = utf8.AppendRune(out, rune(r))
-		default:
-			out = append(out, body[i])
-		}
-	}
-	return string(out)
+	s, _ := jsontext.Unquote(q) // checked already: no error
+	return s
 }

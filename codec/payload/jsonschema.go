@@ -81,34 +81,25 @@ func resolveJSONSchema(s *Schema) (rs *jsonschema.Resolved, err error) {
 		}
 	}
 	seen := map[*Schema]bool{}
-	var add func(s *Schema, depth int) error
-	add = func(s *Schema, depth int) error {
-		if depth > 32 {
-			return errors.New("references nest deeper than 32")
+	err = walkReferences(s, func(r Reference) (bool, error) {
+		if seen[r.Schema] {
+			return false, nil
 		}
-		for _, r := range s.References {
-			if r.Schema == nil || seen[r.Schema] {
-				continue
-			}
-			seen[r.Schema] = true
-			ref, err := url.Parse(r.Name)
-			if err != nil {
-				return errors.New("reference " + strconv.Quote(r.Name) + ": " + err.Error())
-			}
-			for _, b := range bases {
-				u := b.ResolveReference(ref)
-				u.Fragment = ""
-				if refs[u.String()] == nil {
-					refs[u.String()] = r.Schema
-				}
-			}
-			if err := add(r.Schema, depth+1); err != nil {
-				return err
+		seen[r.Schema] = true
+		ref, err := url.Parse(r.Name)
+		if err != nil {
+			return false, errors.New("reference " + strconv.Quote(r.Name) + ": " + err.Error())
+		}
+		for _, b := range bases {
+			u := b.ResolveReference(ref)
+			u.Fragment = ""
+			if refs[u.String()] == nil {
+				refs[u.String()] = r.Schema
 			}
 		}
-		return nil
-	}
-	if err := add(s, 0); err != nil {
+		return true, nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	docs := map[string]*jsonschema.Schema{mainURL: root}

@@ -38,6 +38,7 @@
 package payload
 
 import (
+	"errors"
 	"strconv"
 	"sync"
 
@@ -74,6 +75,36 @@ type Reference struct {
 	Subject string
 	Version int
 	Schema  *Schema
+}
+
+// walkReferences calls visit for each schema s references, directly or
+// through the ones it references, each before its own references, at most
+// 32 deep; the references of one visit declines (false) are not visited.
+// The three compilers gather a schema's references with it.
+func walkReferences(s *Schema, visit func(Reference) (bool, error)) error {
+	var walk func(s *Schema, depth int) error
+	walk = func(s *Schema, depth int) error {
+		if depth > 32 {
+			return errors.New("references nest deeper than 32")
+		}
+		for _, r := range s.References {
+			if r.Schema == nil {
+				continue
+			}
+			follow, err := visit(r)
+			if err != nil {
+				return err
+			}
+			if !follow {
+				continue
+			}
+			if err := walk(r.Schema, depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return walk(s, 0)
 }
 
 // Source finds schemas. Its methods may be called from several

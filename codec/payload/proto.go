@@ -57,26 +57,14 @@ const mainFile = "kwire-schema.proto"
 
 func compileProto(s *Schema) (*protoSchema, error) {
 	srcs := map[string]string{mainFile: s.Text}
-	var add func(s *Schema, depth int) error
-	add = func(s *Schema, depth int) error {
-		if depth > 32 {
-			return errors.New("references nest deeper than 32")
+	err := walkReferences(s, func(r Reference) (bool, error) {
+		if _, ok := srcs[r.Name]; ok {
+			return false, nil
 		}
-		for _, r := range s.References {
-			if r.Schema == nil {
-				continue
-			}
-			if _, ok := srcs[r.Name]; ok {
-				continue
-			}
-			srcs[r.Name] = r.Schema.Text
-			if err := add(r.Schema, depth+1); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if err := add(s, 0); err != nil {
+		srcs[r.Name] = r.Schema.Text
+		return true, nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	c := protoCompiler{srcs: srcs, files: map[string]linker.File{}, sym: &linker.Symbols{}, h: reporter.NewHandler(nil)}

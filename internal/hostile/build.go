@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"encoding/binary"
 	"hash/crc32"
-	"math/bits"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/kwire/kwire/internal/decompress"
 )
 
 // The builders below write Kafka's wire forms by hand, from the protocol's
@@ -208,6 +209,12 @@ func gzRepeat(chunk []byte, n int) []byte { return repeat(gz(chunk), n) }
 
 // zst compresses b as one zstd frame without a declared content size
 // (written as a stream, whose length the encoder does not know).
+// zstdControlBatch is Produce v3 of a zstd control batch of n copies of
+// the record rec.
+func zstdControlBatch(n int32, rec []byte) []byte {
+	return produce(3, batch(attrControl|codecZstd, n-1, n, zst(bytes.Repeat(rec, int(n)))))
+}
+
 func zst(b []byte) []byte { return zstLevel(b, zstd.SpeedDefault) }
 
 // zstBest is zst at the best compression: slower, for small inputs.
@@ -304,9 +311,9 @@ func lz4Zeros(n int, oldHC bool, contentSize int64) []byte {
 	if contentSize >= 0 {
 		b = binary.LittleEndian.AppendUint64(b, uint64(contentSize))
 	}
-	hc := byte(xxh32(b[4:]) >> 8)
+	hc := byte(decompress.XXH32(b[4:]) >> 8)
 	if oldHC {
-		hc = byte(xxh32(b) >> 8)
+		hc = byte(decompress.XXH32(b) >> 8)
 	}
 	b = append(b, hc)
 	// One block: token (1 literal, match length 15+), the literal, offset
@@ -335,7 +342,7 @@ func lz4Literal(b []byte, declared int64) []byte {
 	out := binary.LittleEndian.AppendUint32(nil, 0x184D2204)
 	out = append(out, 1<<6|1<<5|1<<3, 7<<4)
 	out = binary.LittleEndian.AppendUint64(out, uint64(declared))
-	out = append(out, byte(xxh32(out[4:])>>8))
+	out = append(out, byte(decompress.XXH32(out[4:])>>8))
 	blk := []byte{15 << 4}
 	for rest := len(b) - 15; ; rest -= 255 {
 		if rest < 255 {
@@ -348,45 +355,4 @@ func lz4Literal(b []byte, declared int64) []byte {
 	out = binary.LittleEndian.AppendUint32(out, uint32(len(blk)))
 	out = append(out, blk...)
 	return binary.LittleEndian.AppendUint32(out, 0)
-}
-
-// xxh32 is XXH32 with seed 0, the lz4 frame header checksum.
-func xxh32(b []byte) uint32 {
-	const (
-		p1 uint32 = 2654435761
-		p2 uint32 = 2246822519
-		p3 uint32 = 3266489917
-		p4 uint32 = 668265263
-		p5 uint32 = 374761393
-	)
-	n := len(b)
-	var h uint32
-	if n >= 16 {
-		prime1, prime2 := p1, p2 // variables: the sums wrap, as XXH32 wants
-		v1, v2, v3, v4 := prime1+prime2, prime2, uint32(0), -prime1
-		round := func(v, in uint32) uint32 { return bits.RotateLeft32(v+in*p2, 13) * p1 }
-		for len(b) >= 16 {
-			v1 = round(v1, binary.LittleEndian.Uint32(b))
-			v2 = round(v2, binary.LittleEndian.Uint32(b[4:]))
-			v3 = round(v3, binary.LittleEndian.Uint32(b[8:]))
-			v4 = round(v4, binary.LittleEndian.Uint32(b[12:]))
-			b = b[16:]
-		}
-		h = bits.RotateLeft32(v1, 1) + bits.RotateLeft32(v2, 7) + bits.RotateLeft32(v3, 12) + bits.RotateLeft32(v4, 18)
-	} else {
-		h = p5
-	}
-	h += uint32(n)
-	for ; len(b) >= 4; b = b[4:] {
-		h = bits.RotateLeft32(h+binary.LittleEndian.Uint32(b)*p3, 17) * p4
-	}
-	for _, c := range b {
-		h = bits.RotateLeft32(h+uint32(c)*p5, 11) * p1
-	}
-	h ^= h >> 15
-	h *= p2
-	h ^= h >> 13
-	h *= p3
-	h ^= h >> 16
-	return h
 }

@@ -205,33 +205,16 @@ func protocolCorpus() []Entry {
 			}},
 		{Name: "kraft-leaderchange-flood.bin", Mode: Request, Attacks: "Produce v3, a zstd control batch of 9 LEADER_CHANGE records of 1,300,000 voters each (58 MB inflated)",
 			Expect: Expect{Count: 9 * 1_300_000, CountKey: "voterId"},
-			gen: func() []byte {
-				rec := record(0, 0, controlKey(2), leaderChange(1_300_000, nil))
-				var recs []byte
-				for i := 0; i < 9; i++ {
-					recs = append(recs, rec...)
-				}
-				return produce(3, batch(attrControl|codecZstd, 8, 9, zst(recs)))
-			}},
+			gen:    func() []byte { return zstdControlBatch(9, record(0, 0, controlKey(2), leaderChange(1_300_000, nil))) }},
 		{Name: "kraft-tag-flood.bin", Mode: Request, Attacks: "Produce v3, a zstd control batch of 30 LEADER_CHANGE records, each with 1,000,000 unknown, out-of-order tagged fields (60 MB inflated: past the 32 MiB default)",
 			Expect: Expect{Limit: "MaxDecompressed"},
 			gen: func() []byte {
-				rec := record(0, 0, controlKey(2), leaderChange(0, zeroTags(1_000_000)))
-				var recs []byte
-				for i := 0; i < 30; i++ {
-					recs = append(recs, rec...)
-				}
-				return produce(3, batch(attrControl|codecZstd, 29, 30, zst(recs)))
+				return zstdControlBatch(30, record(0, 0, controlKey(2), leaderChange(0, zeroTags(1_000_000))))
 			}},
 		{Name: "kraft-tag-flood-in-budget.bin", Mode: Request, Attacks: "Produce v3, a zstd control batch of 900 LEADER_CHANGE records, each with 1,000 unknown, out-of-order tagged fields (1.8 MB inflated: within every build's decompression budget, the Worker's 2 MiB too, so the tags are read until MaxNodes, which counts warnings, stops them)",
 			Expect: Expect{Warning: "unknown tag|out of order", Limit: "MaxNodes"},
 			gen: func() []byte {
-				rec := record(0, 0, controlKey(2), leaderChange(0, zeroTags(1_000)))
-				var recs []byte
-				for i := 0; i < 900; i++ {
-					recs = append(recs, rec...)
-				}
-				return produce(3, batch(attrControl|codecZstd, 899, 900, zst(recs)))
+				return zstdControlBatch(900, record(0, 0, controlKey(2), leaderChange(0, zeroTags(1_000))))
 			}},
 
 		// Consumer-protocol metadata.

@@ -100,21 +100,16 @@ func (e Entry) Generate() []byte { return e.gen() }
 func Entries() []Entry { return corpus() }
 
 // Frames is the corpus without the captures and storage files.
-func Frames() []Entry {
-	var out []Entry
-	for _, e := range corpus() {
-		if e.Mode != Pcap && e.Mode != Storage {
-			out = append(out, e)
-		}
-	}
-	return out
-}
+func Frames() []Entry { return entriesIf(func(m Mode) bool { return m != Pcap && m != Storage }) }
 
 // Captures is the corpus's captures.
-func Captures() []Entry {
+func Captures() []Entry { return entriesIf(func(m Mode) bool { return m == Pcap }) }
+
+// entriesIf is the corpus's entries whose mode keep keeps.
+func entriesIf(keep func(Mode) bool) []Entry {
 	var out []Entry
 	for _, e := range corpus() {
-		if e.Mode == Pcap {
+		if keep(e.Mode) {
 			out = append(out, e)
 		}
 	}

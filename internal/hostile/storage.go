@@ -3,6 +3,7 @@ package hostile
 import (
 	"encoding/binary"
 	"hash/crc32"
+	"strconv"
 	"strings"
 )
 
@@ -15,15 +16,7 @@ import (
 const Storage Mode = "storage"
 
 // StorageFiles is the corpus's storage files.
-func StorageFiles() []Entry {
-	var out []Entry
-	for _, e := range corpus() {
-		if e.Mode == Storage {
-			out = append(out, e)
-		}
-	}
-	return out
-}
+func StorageFiles() []Entry { return entriesIf(func(m Mode) bool { return m == Storage }) }
 
 // checkStorage checks what kwire log did with a storage entry: no panic,
 // exit 0 or 1, and the output says what Expect.Says wants.
@@ -33,7 +26,7 @@ func (e Entry) checkStorage(o Outcome) []string {
 		bad = append(bad, "kwire log panicked: "+firstLines(o.Text, 3))
 	}
 	if o.Exit != 0 && o.Exit != 1 {
-		bad = append(bad, "exit status "+itoa(o.Exit)+", want 0 or 1: "+firstLines(o.Text, 3))
+		bad = append(bad, "exit status "+strconv.Itoa(o.Exit)+", want 0 or 1: "+firstLines(o.Text, 3))
 	}
 	if s := e.Expect.Says; s != "" {
 		found := false
@@ -45,28 +38,6 @@ func (e Entry) checkStorage(o Outcome) []string {
 		}
 	}
 	return bad
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	neg := n < 0
-	if neg {
-		n = -n
-	}
-	var b [20]byte
-	i := len(b)
-	for n > 0 {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-	}
-	if neg {
-		i--
-		b[i] = '-'
-	}
-	return string(b[i:])
 }
 
 // segmentName is the first segment's file name.
@@ -206,7 +177,7 @@ func storageCorpus() []Entry {
 				var b strings.Builder
 				b.WriteString("0\n5000\n")
 				for i := 0; i < 5000; i++ {
-					b.WriteString(itoa(i%3) + " " + itoa(i%3*10) + "\n")
+					b.WriteString(strconv.Itoa(i%3) + " " + strconv.Itoa(i%3*10) + "\n")
 				}
 				return []byte(b.String())
 			}},

@@ -330,10 +330,7 @@ func (c *conn) requests() error {
 			if !f.in {
 				var ok bool
 				var err error
-				p, ok, err = f.prefix(p, c.p.cfg.MaxFrame, "request")
-				if err != nil {
-					c.p.stats.overLimit.Add(1)
-					c.write(c.upstream, out, &c.p.stats.bytesUp)
+				if p, ok, err = c.framePrefix(&f, p, "request", c.upstream, out, &c.p.stats.bytesUp); err != nil {
 					return err
 				}
 				if !ok {
@@ -608,6 +605,19 @@ func produceAcks(b []byte) (acks int16, known bool) {
 
 var acksDecoders = sync.Pool{New: func() any { return new(codec.Decoder) }}
 
+// framePrefix takes the next frame's size prefix from p into f (see
+// framer.prefix). A frame over MaxFrame ends the relay of both directions:
+// it is counted, and what was already taken for the peer (out) is written
+// to it first.
+func (c *conn) framePrefix(f *framer, p []byte, what string, to net.Conn, out []byte, count interface{ Add(int64) int64 }) ([]byte, bool, error) {
+	p, ok, err := f.prefix(p, c.p.cfg.MaxFrame, what)
+	if err != nil {
+		c.p.stats.overLimit.Add(1)
+		c.write(to, out, count)
+	}
+	return p, ok, err
+}
+
 // write writes b whole, counting it.
 func (c *conn) write(w net.Conn, b []byte, count interface{ Add(int64) int64 }) error {
 	if len(b) == 0 {
@@ -646,10 +656,7 @@ func (c *conn) responses() error {
 			if !f.in {
 				var ok bool
 				var err error
-				p, ok, err = f.prefix(p, c.p.cfg.MaxFrame, "response")
-				if err != nil {
-					c.p.stats.overLimit.Add(1)
-					c.write(c.client, out, &c.p.stats.bytesDown)
+				if p, ok, err = c.framePrefix(&f, p, "response", c.client, out, &c.p.stats.bytesDown); err != nil {
 					return err
 				}
 				if !ok {

@@ -54,11 +54,7 @@ func AppendAPIList(dst []byte) []byte {
 		w.String([]byte(i.Name))
 		if len(i.Names) > 0 {
 			w.Key("names")
-			w.BeginArray()
-			for _, n := range i.Names {
-				w.String([]byte(n))
-			}
-			w.EndArray()
+			w.Strings(i.Names)
 		}
 		w.Key("category")
 		w.String([]byte(i.Category))

@@ -85,6 +85,10 @@ type collector struct {
 	noPaths  bool // Path is left empty
 }
 
+// TreeName is how a tree view names n: an element by its index ("[3]"),
+// a field by its JSON name, anything else by its own name.
+func TreeName(n *tree.Node) string { return nodeName(n, "") }
+
 func nodeName(n *tree.Node, parentName string) string {
 	if n.Role == tree.RoleElement {
 		return parentName + "[" + strconv.Itoa(n.Index) + "]"

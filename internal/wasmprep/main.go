@@ -28,6 +28,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+
+	"github.com/kwire/kwire/internal/wasmbin"
 )
 
 func main() {
@@ -88,11 +90,11 @@ func prep(b []byte, o options) ([]byte, stats, error) {
 		return nil, st, errors.New("not a WebAssembly 1.0 module")
 	}
 	var secs []section
-	for r := (reader{b: b[8:]}); len(r.b) > 0; {
-		id := r.byte()
-		body := r.bytes(int(r.uleb()))
-		if r.err != nil {
-			return nil, st, r.err
+	for r := (wasmbin.Reader{B: b[8:]}); len(r.B) > 0; {
+		id := r.Byte()
+		body := r.Bytes(int(r.Uleb()))
+		if r.Err != nil {
+			return nil, st, r.Err
 		}
 		secs = append(secs, section{id, body})
 	}
@@ -106,13 +108,13 @@ func prep(b []byte, o options) ([]byte, stats, error) {
 			}
 			secs[i].body = body
 		case secMemory:
-			r := reader{b: s.body}
-			if r.uleb() != 1 || r.err != nil {
+			r := wasmbin.Reader{B: s.body}
+			if r.Uleb() != 1 || r.Err != nil {
 				return nil, st, errors.New("memory section: not one memory")
 			}
-			memLimits = r.b
-			r.byte() // flags
-			st.pages = int(r.uleb())
+			memLimits = r.B
+			r.Byte() // flags
+			st.pages = int(r.Uleb())
 		}
 	}
 	out := append([]byte(nil), b[:8]...)
@@ -126,10 +128,10 @@ func prep(b []byte, o options) ([]byte, stats, error) {
 				if memLimits == nil {
 					return nil, st, errors.New("no memory to import")
 				}
-				r := reader{b: body}
-				n := r.uleb()
+				r := wasmbin.Reader{B: body}
+				n := r.Uleb()
 				nb := binary.AppendUvarint(nil, n+1)
-				nb = append(nb, r.b...)
+				nb = append(nb, r.B...)
 				nb = appendName(nb, "kwire")
 				nb = appendName(nb, "mem")
 				nb = append(nb, 2) // memory
@@ -157,20 +159,20 @@ type segment struct {
 // offsets (what Go's linker writes, none overlapping another, so their
 // order does not matter), merging neighbours less than gap bytes apart.
 func mergeData(body []byte, gap int, st *stats) ([]byte, error) {
-	r := reader{b: body}
-	n := int(r.uleb())
+	r := wasmbin.Reader{B: body}
+	n := int(r.Uleb())
 	var in []segment
-	for i := 0; i < n && r.err == nil; i++ {
-		if r.uleb() != 0 || r.byte() != 0x41 { // active, memory 0, i32.const
+	for i := 0; i < n && r.Err == nil; i++ {
+		if r.Uleb() != 0 || r.Byte() != 0x41 { // active, memory 0, i32.const
 			return nil, errors.New("data section: a segment Go's linker does not write")
 		}
-		off := r.sleb()
-		if r.byte() != 0x0b { // end
+		off := r.Sleb()
+		if r.Byte() != 0x0b { // end
 			return nil, errors.New("data section: an offset that is not a constant")
 		}
-		in = append(in, segment{off, r.bytes(int(r.uleb()))})
+		in = append(in, segment{off, r.Bytes(int(r.Uleb()))})
 	}
-	if r.err != nil || len(r.b) != 0 {
+	if r.Err != nil || len(r.B) != 0 {
 		return nil, errors.New("data section: malformed")
 	}
 	sort.SliceStable(in, func(i, j int) bool { return in[i].off < in[j].off })
@@ -211,61 +213,4 @@ func appendSleb(b []byte, v int64) []byte {
 		}
 		b = append(b, c|0x80)
 	}
-}
-
-type reader struct {
-	b   []byte
-	err error
-}
-
-var errShort = errors.New("unexpected end of the module")
-
-func (r *reader) byte() byte {
-	if len(r.b) == 0 {
-		r.err = errShort
-		return 0
-	}
-	c := r.b[0]
-	r.b = r.b[1:]
-	return c
-}
-
-func (r *reader) uleb() uint64 {
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.err, r.b = errShort, nil
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *reader) sleb() int64 {
-	var v int64
-	var s uint
-	for {
-		c := r.byte()
-		if r.err != nil || s > 63 {
-			r.err = errShort
-			return 0
-		}
-		v |= int64(c&0x7f) << s
-		s += 7
-		if c&0x80 == 0 {
-			if s < 64 && c&0x40 != 0 {
-				v |= -1 << s
-			}
-			return v
-		}
-	}
-}
-
-func (r *reader) bytes(n int) []byte {
-	if n < 0 || n > len(r.b) {
-		r.err, r.b = errShort, nil
-		return nil
-	}
-	s := r.b[:n]
-	r.b = r.b[n:]
-	return s
 }

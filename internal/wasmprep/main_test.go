@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/kwire/kwire/internal/wasmbin"
 )
 
 // A Go module for js/wasm, built once: the same kind of input the
@@ -35,26 +37,26 @@ func goModule(t *testing.T) []byte {
 func image(t *testing.T, b []byte) (mem []byte, ids []byte, secs map[byte][]byte) {
 	t.Helper()
 	secs = map[byte][]byte{}
-	for r := (reader{b: b[8:]}); len(r.b) > 0; {
-		id := r.byte()
-		body := r.bytes(int(r.uleb()))
-		if r.err != nil {
-			t.Fatal(r.err)
+	for r := (wasmbin.Reader{B: b[8:]}); len(r.B) > 0; {
+		id := r.Byte()
+		body := r.Bytes(int(r.Uleb()))
+		if r.Err != nil {
+			t.Fatal(r.Err)
 		}
 		ids = append(ids, id)
 		secs[id] = body
 		if id != secData {
 			continue
 		}
-		d := reader{b: body}
-		for n := d.uleb(); n > 0; n-- {
-			d.uleb()
-			d.byte()
-			off := int(d.sleb())
-			d.byte()
-			seg := d.bytes(int(d.uleb()))
-			if d.err != nil {
-				t.Fatal(d.err)
+		d := wasmbin.Reader{B: body}
+		for n := d.Uleb(); n > 0; n-- {
+			d.Uleb()
+			d.Byte()
+			off := int(d.Sleb())
+			d.Byte()
+			seg := d.Bytes(int(d.Uleb()))
+			if d.Err != nil {
+				t.Fatal(d.Err)
 			}
 			if end := off + len(seg); end > len(mem) {
 				mem = append(mem, make([]byte, end-len(mem))...)

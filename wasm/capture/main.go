@@ -17,127 +17,120 @@ package main
 
 import (
 	"bytes"
-	"github.com/kwire/kwire/codec/jsontext"
 	"strconv"
 	"syscall/js"
 
+	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/internal/capture"
+	"github.com/kwire/kwire/wasm/internal/glue"
 )
 
 func main() {
-	k := js.Global().Get("Object").New()
-	k.Set("read", js.FuncOf(readCapture))
-	js.Global().Set("kwireCapture", k)
-	if cb := js.Global().Get("kwireCaptureReady"); cb.Type() == js.TypeFunction {
-		cb.Invoke()
-	}
-	select {}
-}
-
-func bytesArg(v js.Value) []byte {
-	if v.Type() != js.TypeObject {
-		return nil
-	}
-	b := make([]byte, v.Get("length").Int())
-	js.CopyBytesToGo(b, v)
-	return b
-}
-
-func bytesValue(b []byte) js.Value {
-	a := js.Global().Get("Uint8Array").New(len(b))
-	js.CopyBytesToJS(a, b)
-	return a
-}
-
-func arg(args []js.Value, i int) js.Value {
-	if i < len(args) {
-		return args[i]
-	}
-	return js.Undefined()
+	glue.Serve("kwireCapture", glue.Funcs{"read": readCapture})
 }
 
 // capture(bytes) reads a pcap or pcapng file: a summary of its Kafka
 // exchanges as JSON, and the frames' bytes (request then response of each
 // exchange, null where missing) in frames[2*i] and frames[2*i+1].
 func readCapture(this js.Value, args []js.Value) any {
-	res, err := capture.Read(bytes.NewReader(bytesArg(arg(args, 0))), capture.Options{})
+	res, err := capture.Read(bytes.NewReader(glue.Bytes(glue.Arg(args, 0))), capture.Options{})
 	if err != nil {
 		return map[string]any{"error": err.Error()}
 	}
 	frames := js.Global().Get("Array").New()
-	findings, checkEnd := checkCapture(res)
-	dst := []byte(`{"packets":`)
-	dst = strconv.AppendInt(dst, int64(res.Packets), 10)
-	dst = append(dst, `,"conns":[`...)
-	for i, c := range res.Conns {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = append(dst, `{"id":`...)
-		dst = strconv.AppendInt(dst, int64(c.ID), 10)
-		dst = jsontext.AppendHTMLSafe(append(dst, `,"client":`...), c.Client.String())
-		dst = jsontext.AppendHTMLSafe(append(dst, `,"broker":`...), c.Broker.String())
-		dst = append(dst, '}')
-	}
-	dst = append(dst, `],"exchanges":[`...)
-	for i, x := range res.Exchanges {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = append(dst, `{"conn":`...)
-		dst = strconv.AppendInt(dst, int64(x.Conn.ID), 10)
-		dst = append(dst, `,"apiKey":`...)
-		dst = strconv.AppendInt(dst, int64(x.APIKey), 10)
-		if a := schema.ByKey(x.APIKey); a != nil {
-			dst = jsontext.AppendHTMLSafe(append(dst, `,"apiName":`...), a.Name)
-		}
-		dst = append(dst, `,"version":`...)
-		dst = strconv.AppendInt(dst, int64(x.APIVersion), 10)
-		dst = append(dst, `,"correlationId":`...)
-		dst = strconv.AppendInt(dst, int64(x.CorrelationID), 10)
+	for _, x := range res.Exchanges {
 		for _, fr := range []*capture.Frame{x.Request, x.Response} {
 			if fr == nil {
 				frames.Call("push", js.Null())
 				continue
 			}
-			frames.Call("push", bytesValue(fr.Bytes))
+			frames.Call("push", glue.Uint8Array(fr.Bytes))
 		}
-		if x.Request != nil {
-			dst = append(dst, `,"requestPacket":`...)
-			dst = strconv.AppendInt(dst, int64(x.Request.PacketIndex), 10)
-			dst = append(dst, `,"requestTime":`...)
-			dst = strconv.AppendFloat(dst, float64(x.Request.Time.UnixMicro())/1000, 'f', 3, 64)
-			dst = append(dst, `,"requestBytes":`...)
-			dst = strconv.AppendInt(dst, int64(len(x.Request.Bytes)), 10)
+	}
+	findings, checkEnd := checkCapture(res)
+	return map[string]any{"summary": string(summaryJSON(res, findings, checkEnd)), "frames": frames}
+}
+
+// summaryJSON writes the summary: the connections, the exchanges with
+// their findings (JSON array elements, one run per exchange), those
+// judged at the end, and the reader's notes.
+func summaryJSON(res *capture.Result, findings [][]byte, checkEnd []byte) []byte {
+	var w jsontext.Writer
+	ms := func(key string, v float64) { // milliseconds, to the microsecond
+		w.Key(key)
+		w.Value()
+		w.B = strconv.AppendFloat(w.B, v/1000, 'f', 3, 64)
+	}
+	elements := func(key string, els []byte) { // an array of elements written elsewhere
+		w.Key(key)
+		w.Value()
+		w.B = append(append(append(w.B, '['), els...), ']')
+	}
+	w.BeginObject()
+	w.Key("packets")
+	w.Int(int64(res.Packets))
+	w.Key("conns")
+	w.BeginArray()
+	for _, c := range res.Conns {
+		w.BeginObject()
+		w.Key("id")
+		w.Int(int64(c.ID))
+		w.Key("client")
+		w.HTMLSafe(c.Client.String())
+		w.Key("broker")
+		w.HTMLSafe(c.Broker.String())
+		w.EndObject()
+	}
+	w.EndArray()
+	w.Key("exchanges")
+	w.BeginArray()
+	for i, x := range res.Exchanges {
+		w.BeginObject()
+		w.Key("conn")
+		w.Int(int64(x.Conn.ID))
+		w.Key("apiKey")
+		w.Int(int64(x.APIKey))
+		if a := schema.ByKey(x.APIKey); a != nil {
+			w.Key("apiName")
+			w.HTMLSafe(a.Name)
 		}
-		if x.Response != nil {
-			dst = append(dst, `,"responsePacket":`...)
-			dst = strconv.AppendInt(dst, int64(x.Response.PacketIndex), 10)
-			dst = append(dst, `,"responseTime":`...)
-			dst = strconv.AppendFloat(dst, float64(x.Response.Time.UnixMicro())/1000, 'f', 3, 64)
-			dst = append(dst, `,"responseBytes":`...)
-			dst = strconv.AppendInt(dst, int64(len(x.Response.Bytes)), 10)
+		w.Key("version")
+		w.Int(int64(x.APIVersion))
+		w.Key("correlationId")
+		w.Int(int64(x.CorrelationID))
+		for _, side := range [...]struct {
+			packet, time, bytes string
+			fr                  *capture.Frame
+		}{{"requestPacket", "requestTime", "requestBytes", x.Request}, {"responsePacket", "responseTime", "responseBytes", x.Response}} {
+			if side.fr != nil {
+				w.Key(side.packet)
+				w.Int(int64(side.fr.PacketIndex))
+				ms(side.time, float64(side.fr.Time.UnixMicro()))
+				w.Key(side.bytes)
+				w.Int(int64(len(side.fr.Bytes)))
+			}
 		}
 		if x.Paired() {
-			dst = append(dst, `,"latencyMs":`...)
-			dst = strconv.AppendFloat(dst, float64(x.Latency.Microseconds())/1000, 'f', 3, 64)
+			ms("latencyMs", float64(x.Latency.Microseconds()))
 		}
 		if x.NoResponseExpected {
-			dst = append(dst, `,"noResponseExpected":true`...)
+			w.Key("noResponseExpected")
+			w.Bool(true)
 		}
 		if len(findings[i]) > 0 {
-			dst = append(append(append(dst, `,"findings":[`...), findings[i]...), ']')
+			elements("findings", findings[i])
 		}
-		dst = append(dst, '}')
+		w.EndObject()
 	}
-	dst = append(append(append(dst, `],"checkEnd":[`...), checkEnd...), `],"notes":[`...)
-	for i, n := range res.Notes {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = jsontext.AppendHTMLSafe(dst, n.String())
+	w.EndArray()
+	elements("checkEnd", checkEnd)
+	w.Key("notes")
+	w.BeginArray()
+	for _, n := range res.Notes {
+		w.HTMLSafe(n.String())
 	}
-	dst = append(dst, "]}"...)
-	return map[string]any{"summary": string(dst), "frames": frames}
+	w.EndArray()
+	w.EndObject()
+	return w.B
 }

@@ -19,25 +19,19 @@ import (
 	"syscall/js"
 
 	"github.com/kwire/kwire/internal/decompress"
+	"github.com/kwire/kwire/wasm/internal/glue"
 )
 
 func main() {
-	k := js.Global().Get("Object").New()
-	k.Set("inflate", js.FuncOf(inflate))
-	js.Global().Set("kwireInflate", k)
-	select {}
+	glue.Serve("kwireInflate", glue.Funcs{"inflate": inflate})
 }
 
 func inflate(_ js.Value, args []js.Value) any {
 	if len(args) != 3 || args[1].Type() != js.TypeObject {
 		return map[string]any{"error": "inflate(codec, bytes, limit)"}
 	}
-	src := make([]byte, args[1].Get("length").Int())
-	js.CopyBytesToGo(src, args[1])
-	out, warn, err := decompress.Decode(args[0].Int(), src, args[2].Int())
-	a := js.Global().Get("Uint8Array").New(len(out))
-	js.CopyBytesToJS(a, out)
-	r := map[string]any{"out": a, "warn": warn}
+	out, warn, err := decompress.Decode(args[0].Int(), glue.Bytes(args[1]), args[2].Int())
+	r := map[string]any{"out": glue.Uint8Array(out), "warn": warn}
 	switch err {
 	case nil:
 	case decompress.ErrLimit:

@@ -38,6 +38,7 @@ import (
 	"github.com/kwire/kwire/codec/storage"
 	"github.com/kwire/kwire/codec/tree"
 	"github.com/kwire/kwire/internal/render"
+	"github.com/kwire/kwire/wasm/internal/glue"
 )
 
 // maxRecords is how many records open lists; past it they are counted.
@@ -48,14 +49,7 @@ const maxRecords = 20000
 const maxEntries = 2000
 
 func main() {
-	k := js.Global().Get("Object").New()
-	k.Set("open", js.FuncOf(open))
-	k.Set("record", js.FuncOf(record))
-	js.Global().Set("kwireStorage", k)
-	if cb := js.Global().Get("kwireStorageReady"); cb.Type() == js.TypeFunction {
-		cb.Invoke()
-	}
-	select {}
+	glue.Serve("kwireStorage", glue.Funcs{"open": open, "record": record})
 }
 
 // file is an opened file.
@@ -80,34 +74,30 @@ var opened struct {
 	topic string
 }
 
-func bytesArg(v js.Value) []byte {
-	if v.Type() != js.TypeObject {
-		return nil
-	}
-	b := make([]byte, v.Get("length").Int())
-	js.CopyBytesToGo(b, v)
-	return b
+// str writes the member k: s, as text the page takes as data.
+func str(w *jsontext.Writer, k, s string) {
+	w.Key(k)
+	w.HTMLSafe(s)
 }
 
-func arg(args []js.Value, i int) js.Value {
-	if i < len(args) {
-		return args[i]
-	}
-	return js.Undefined()
+// num writes the member k: v.
+func num(w *jsontext.Writer, k string, v int64) {
+	w.Key(k)
+	w.Int(v)
 }
 
-func str(dst []byte, s string) []byte { return jsontext.AppendHTMLSafe(dst, s) }
-
-func num(dst []byte, k string, v int64) []byte {
-	dst = append(dst, ',', '"')
-	dst = append(dst, k...)
-	dst = append(dst, '"', ':')
-	return strconv.AppendInt(dst, v, 10)
+// errorJSON is an answer that says only what went wrong.
+func errorJSON(msg string) string {
+	var w jsontext.Writer
+	w.BeginObject()
+	str(&w, "error", msg)
+	w.EndObject()
+	return string(w.B)
 }
 
 // open reads the files given and answers what they hold.
 func open(this js.Value, args []js.Value) any {
-	names, files := arg(args, 0), arg(args, 1)
+	names, files := glue.Arg(args, 0), glue.Arg(args, 1)
 	opened.files, opened.recs = nil, nil
 	n := 0
 	if names.Type() == js.TypeObject {
@@ -115,38 +105,39 @@ func open(this js.Value, args []js.Value) any {
 	}
 	for i := 0; i < n; i++ {
 		name := names.Index(i).String()
-		f := file{name: name, bytes: bytesArg(files.Index(i)), kind: storage.KindOf(name)}
+		f := file{name: name, bytes: glue.Bytes(files.Index(i)), kind: storage.KindOf(name)}
 		if f.kind.Kind == storage.UnknownFile && looksLikeSegment(f.bytes) {
 			f.kind.Kind = storage.SegmentFile
 		}
 		opened.files = append(opened.files, f)
 	}
-	opened.topic = arg(args, 2).String()
-	if arg(args, 2).Type() != js.TypeString {
+	opened.topic = glue.Arg(args, 2).String()
+	if glue.Arg(args, 2).Type() != js.TypeString {
 		opened.topic = ""
 	}
 	guessed := false
 	if opened.topic == "" {
 		opened.topic, guessed = guessTopic(), true
 	}
-	dst := []byte(`{"topic":`)
-	dst = str(dst, opened.topic)
-	dst = append(dst, `,"guessed":`...)
-	dst = strconv.AppendBool(dst, guessed && opened.topic != "")
-	dst = append(dst, `,"files":[`...)
-	var recs []byte
+	var w, recs jsontext.Writer // the records are listed after the files
+	w.BeginObject()
+	str(&w, "topic", opened.topic)
+	w.Key("guessed")
+	w.Bool(guessed && opened.topic != "")
+	w.Key("files")
+	w.BeginArray()
+	recs.BeginArray()
 	total := 0
 	for i := range opened.files {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst, recs, total = describe(dst, recs, total, i)
+		describe(&w, &recs, &total, i)
 	}
-	dst = append(dst, `],"records":[`...)
-	dst = append(dst, recs...)
-	dst = append(dst, `],"recordCount":`...)
-	dst = strconv.AppendInt(dst, int64(total), 10)
-	return string(append(dst, '}'))
+	w.EndArray()
+	recs.EndArray()
+	w.Key("records")
+	w.Raw(recs.B)
+	num(&w, "recordCount", int64(total))
+	w.EndObject()
+	return string(w.B)
 }
 
 func looksLikeSegment(b []byte) bool {
@@ -188,24 +179,23 @@ func guessTopic() string {
 	return ""
 }
 
-// describe writes file i's description and adds its records to recs.
-func describe(dst, recs []byte, total, i int) ([]byte, []byte, int) {
+// describe writes file i's description and adds its records to recs
+// (total counts them).
+func describe(w, recs *jsontext.Writer, total *int, i int) {
 	f := &opened.files[i]
-	dst = append(dst, `{"name":`...)
-	dst = str(dst, f.name)
-	dst = append(dst, `,"kind":`...)
-	dst = str(dst, f.kind.Kind.String())
-	dst = num(dst, "size", int64(len(f.bytes)))
+	w.BeginObject()
+	str(w, "name", f.name)
+	str(w, "kind", f.kind.Kind.String())
+	num(w, "size", int64(len(f.bytes)))
 	var problems []string
 	switch f.kind.Kind {
 	case storage.SegmentFile, storage.KRaftSnapshotFile:
-		dst, recs, total, problems = segment(dst, recs, total, i, true, nil)
+		problems = segment(w, recs, total, i, true, nil)
 	case storage.OffsetIndexFile, storage.TimeIndexFile, storage.TxnIndexFile:
-		dst, problems = index(dst, f)
+		problems = index(w, f)
 	case storage.ProducerSnapshotFile:
 		p := storage.ReadProducerSnapshot(f.bytes)
-		dst = append(dst, `,"json":`...)
-		dst = str(dst, string(jsontext.Indent(nil, p.AppendJSON(nil))))
+		str(w, "json", string(jsontext.Indent(nil, p.AppendJSON(nil))))
 		if !p.CRCValid {
 			problems = append(problems, "the CRC does not match the bytes")
 		}
@@ -218,7 +208,8 @@ func describe(dst, recs []byte, total, i int) ([]byte, []byte, int) {
 			kind = storage.LeaderEpochCheckpoint
 		}
 		r := storage.NewCheckpointReader(bytes.NewReader(f.bytes), kind)
-		dst = append(dst, `,"entries":[`...)
+		w.Key("entries")
+		w.BeginArray()
 		for n := 0; ; n++ {
 			e, err := r.Next()
 			if err != nil {
@@ -231,19 +222,16 @@ func describe(dst, recs []byte, total, i int) ([]byte, []byte, int) {
 				problems = append(problems, "line "+strconv.Itoa(e.Line)+": "+e.Problem)
 			}
 			if n < maxEntries {
-				if n > 0 {
-					dst = append(dst, ',')
-				}
-				dst = e.AppendJSON(dst, kind)
+				w.Value()
+				w.B = e.AppendJSON(w.B, kind)
 			}
 		}
-		dst = append(dst, ']')
+		w.EndArray()
 	case storage.PartitionMetadataFile:
 		if pm, err := storage.ReadPartitionMetadata(f.bytes); err != nil {
 			problems = append(problems, err.Error())
 		} else {
-			dst = append(dst, `,"json":`...)
-			dst = str(dst, "version "+strconv.Itoa(pm.Version)+", topic id "+base64.RawURLEncoding.EncodeToString(pm.TopicID[:]))
+			str(w, "json", "version "+strconv.Itoa(pm.Version)+", topic id "+base64.RawURLEncoding.EncodeToString(pm.TopicID[:]))
 		}
 	case storage.MetaPropertiesFile:
 		props, ps, err := storage.ReadMetaProperties(bytes.NewReader(f.bytes))
@@ -255,38 +243,34 @@ func describe(dst, recs []byte, total, i int) ([]byte, []byte, int) {
 		for _, p := range props {
 			text += p.Key + " = " + p.Value + "\n"
 		}
-		dst = append(dst, `,"json":`...)
-		dst = str(dst, text)
+		str(w, "json", text)
 	case storage.QuorumStateFile:
 		if q, err := storage.ReadQuorumState(f.bytes); err != nil {
 			problems = append(problems, err.Error())
 		} else {
 			problems = append(problems, q.Problems...)
-			dst = append(dst, `,"json":`...)
-			dst = str(dst, string(jsontext.Indent(nil, storage.AppendJSONValue(nil, q.Value))))
+			str(w, "json", string(jsontext.Indent(nil, storage.AppendJSONValue(nil, q.Value))))
 		}
 	default:
 		problems = append(problems, "not a file Kafka writes in a log directory (by its name), nor a segment (by its bytes)")
 	}
-	dst = append(dst, `,"problems":[`...)
+	w.Key("problems")
+	w.BeginArray()
 	for j, p := range problems {
 		if j == maxEntries {
-			dst = append(dst, `,`...)
-			dst = str(dst, strconv.Itoa(len(problems)-maxEntries)+" more")
+			w.HTMLSafe(strconv.Itoa(len(problems)-maxEntries) + " more")
 			break
 		}
-		if j > 0 {
-			dst = append(dst, ',')
-		}
-		dst = str(dst, p)
+		w.HTMLSafe(p)
 	}
-	return append(dst, "]}"...), recs, total
+	w.EndArray()
+	w.EndObject()
 }
 
 // segment reads segment file i, lists its records into recs, and checks
 // the indexes among the opened files that share its base offset (their
 // problems are the index files' own, see index).
-func segment(dst, recs []byte, total, i int, list bool, checks map[storage.IndexKind]*storage.IndexCheck) ([]byte, []byte, int, []string) {
+func segment(w, recs *jsontext.Writer, total *int, i int, list bool, checks map[storage.IndexKind]*storage.IndexCheck) []string {
 	f := &opened.files[i]
 	var problems []string
 	seg := storage.NewSegment(bytes.NewReader(f.bytes), storage.SegmentOptions{Topic: opened.topic})
@@ -333,15 +317,12 @@ func segment(dst, recs []byte, total, i int, list bool, checks map[storage.Index
 			byNode[d.Node()] = d.Topic()
 		}
 		for n, ri := range res.Records {
-			total++
-			if total > maxRecords {
+			*total++
+			if *total > maxRecords {
 				continue
 			}
-			if len(recs) > 0 {
-				recs = append(recs, ',')
-			}
 			opened.recs = append(opened.recs, located{file: i, batch: b.Position, n: n, control: b.Control})
-			recs = recordJSON(recs, len(opened.recs)-1, i, b, res, ri, byNode[ri.Node])
+			recordJSON(recs, len(opened.recs)-1, i, b, ri, byNode[ri.Node])
 		}
 	}
 	for _, c := range checks {
@@ -351,29 +332,28 @@ func segment(dst, recs []byte, total, i int, list bool, checks map[storage.Index
 		snap.End()
 		problems = append(problems, snap.Problems...)
 	}
-	dst = num(dst, "batches", int64(batches))
-	dst = num(dst, "crcErrors", int64(crc))
-	return dst, recs, total, problems
+	num(w, "batches", int64(batches))
+	num(w, "crcErrors", int64(crc))
+	return problems
 }
 
 // recordJSON writes one listed record.
-func recordJSON(dst []byte, id, fi int, b *storage.Batch, res *storage.Entry, ri storage.RecordInfo, tr *storage.TopicRecord) []byte {
-	dst = append(dst, `{"id":`...)
-	dst = strconv.AppendInt(dst, int64(id), 10)
-	dst = num(dst, "file", int64(fi))
-	dst = num(dst, "batch", b.Position)
-	dst = num(dst, "offset", ri.Offset)
-	dst = num(dst, "timestamp", ri.Timestamp)
-	dst = num(dst, "producerId", b.ProducerID)
+func recordJSON(w *jsontext.Writer, id, fi int, b *storage.Batch, ri storage.RecordInfo, tr *storage.TopicRecord) {
+	w.BeginObject()
+	num(w, "id", int64(id))
+	num(w, "file", int64(fi))
+	num(w, "batch", b.Position)
+	num(w, "offset", ri.Offset)
+	num(w, "timestamp", ri.Timestamp)
+	num(w, "producerId", b.ProducerID)
 	if b.Transactional {
-		dst = append(dst, `,"transactional":true`...)
+		w.Key("transactional")
+		w.Bool(true)
 	}
 	n := ri.Node
 	for _, part := range []string{"key", "value"} {
-		dst = append(dst, ',', '"')
-		dst = append(dst, part...)
-		dst = append(dst, '"', ':')
-		dst = preview(dst, n.Get(part))
+		w.Key(part)
+		preview(w, n.Get(part))
 	}
 	if k := n.Get("key"); b.Control && k != nil && len(k.Children) >= 2 {
 		t := int(k.Children[1].Int)
@@ -381,39 +361,34 @@ func recordJSON(dst []byte, id, fi int, b *storage.Batch, res *storage.Entry, ri
 		if name == "" {
 			name = "control type " + strconv.Itoa(t)
 		}
-		dst = append(dst, `,"marker":`...)
-		dst = str(dst, name)
+		str(w, "marker", name)
 	}
-	dst = append(dst, `,"headers":[`...)
+	w.Key("headers")
+	w.BeginArray()
 	if hs := n.Get("headers"); hs != nil {
-		for j, h := range hs.Children {
-			if j > 0 {
-				dst = append(dst, ',')
-			}
-			dst = append(dst, '[')
-			dst = preview(dst, h.Get("key"))
-			dst = append(dst, ',')
-			dst = preview(dst, h.Get("value"))
-			dst = append(dst, ']')
+		for _, h := range hs.Children {
+			w.BeginArray()
+			preview(w, h.Get("key"))
+			preview(w, h.Get("value"))
+			w.EndArray()
 		}
 	}
-	dst = append(dst, ']')
+	w.EndArray()
 	if tr != nil {
-		dst = append(dst, `,"internal":`...)
-		dst = str(dst, string(tr.AppendJSON(nil)))
+		str(w, "internal", string(tr.AppendJSON(nil)))
 		if tr.Err != nil {
-			dst = append(dst, `,"internalError":`...)
-			dst = str(dst, tr.Err.Error())
+			str(w, "internalError", tr.Err.Error())
 		}
 	}
-	return append(dst, '}')
+	w.EndObject()
 }
 
 // preview is a key, value or header as text (at most 300 characters, with
 // "…"), "base64:..." when not text, or null.
-func preview(dst []byte, n *tree.Node) []byte {
+func preview(w *jsontext.Writer, n *tree.Node) {
 	if n == nil || n.Null {
-		return append(dst, "null"...)
+		w.Null()
+		return
 	}
 	b := n.Raw
 	s := ""
@@ -428,31 +403,29 @@ func preview(dst []byte, n *tree.Node) []byte {
 		}
 		s = "base64:" + base64.StdEncoding.EncodeToString(b)
 	}
-	return str(dst, s)
+	w.HTMLSafe(s)
 }
 
 // index lists an index file's entries with their problems, checked
 // against the segment with the same base offset among the opened files.
-func index(dst []byte, f *file) ([]byte, []string) {
+func index(w *jsontext.Writer, f *file) []string {
 	kind := map[storage.FileKind]storage.IndexKind{storage.OffsetIndexFile: storage.OffsetIndex, storage.TimeIndexFile: storage.TimeIndex, storage.TxnIndexFile: storage.TxnIndex}[f.kind.Kind]
 	var problems []string
-	var entries []byte
+	var entries jsontext.Writer // listed after their count
+	entries.BeginArray()
 	n := 0
 	on := func(e storage.IndexEntry, p string) {
 		if p != "" {
 			problems = append(problems, "entry "+strconv.Itoa(e.N)+": "+p)
 		}
 		if n < maxEntries {
-			if n > 0 {
-				entries = append(entries, ',')
-			}
-			je := e.AppendJSON(nil, kind)
-			entries = append(entries, je[:len(je)-1]...)
+			// The entry's own object, its problem added as its last member.
+			entries.Value()
+			entries.B = e.AppendJSON(entries.B, kind)
 			if p != "" {
-				entries = append(entries, `,"problem":`...)
-				entries = str(entries, p)
+				entries.B = append(entries.B[:len(entries.B)-1], `,"problem":`...)
+				entries.B = append(jsontext.AppendHTMLSafe(entries.B, p), '}')
 			}
-			entries = append(entries, '}')
 		}
 		n++
 	}
@@ -475,43 +448,45 @@ func index(dst []byte, f *file) ([]byte, []string) {
 		for i := range opened.files {
 			g := &opened.files[i]
 			if g.kind.Kind == storage.SegmentFile && g.kind.Offset == f.kind.Offset && f.kind.Offset >= 0 {
-				segment(nil, nil, 0, i, false, map[storage.IndexKind]*storage.IndexCheck{kind: c})
+				segment(new(jsontext.Writer), nil, nil, i, false, map[storage.IndexKind]*storage.IndexCheck{kind: c})
 				checked = true
 				break
 			}
 		}
 		if !checked {
 			c.End(1<<62, 1<<62)
-			dst = append(dst, `,"unchecked":true`...)
+			w.Key("unchecked")
+			w.Bool(true)
 		}
 		if c.Err != nil {
 			problems = append(problems, c.Err.Error())
 		}
-		dst = num(dst, "unused", int64(c.Unused))
+		num(w, "unused", int64(c.Unused))
 	}
-	dst = num(dst, "entries", int64(n))
-	dst = append(dst, `,"entryList":[`...)
-	dst = append(dst, entries...)
-	return append(dst, ']'), problems
+	num(w, "entries", int64(n))
+	entries.EndArray()
+	w.Key("entryList")
+	w.Raw(entries.B)
+	return problems
 }
 
 // record(id) answers one listed record's key and value: grid rows and
 // tree nodes of each, and its decoded JSON for an internal topic.
 func record(this js.Value, args []js.Value) any {
-	id := arg(args, 0).Int()
+	id := glue.Arg(args, 0).Int()
 	if id < 0 || id >= len(opened.recs) {
-		return `{"error":"no such record"}`
+		return errorJSON("no such record")
 	}
 	loc := opened.recs[id]
 	f := &opened.files[loc.file]
 	seg := storage.NewSegment(bytes.NewReader(f.bytes[loc.batch:]), storage.SegmentOptions{Topic: opened.topic})
 	b, err := seg.Next()
 	if err != nil {
-		return `{"error":` + string(str(nil, err.Error())) + `}`
+		return errorJSON(err.Error())
 	}
 	res, decoded, _ := seg.Decode(b)
 	if res == nil || loc.n >= len(res.Records) {
-		return `{"error":"the record's batch no longer reads"}`
+		return errorJSON("the record's batch no longer reads")
 	}
 	ri := res.Records[loc.n]
 	var tr *storage.TopicRecord
@@ -520,19 +495,21 @@ func record(this js.Value, args []js.Value) any {
 			tr = d.Topic()
 		}
 	}
-	dst := []byte(`{"parts":[`)
-	for i, part := range []string{"key", "value"} {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
+	var w jsontext.Writer
+	w.BeginObject()
+	w.Key("parts")
+	w.BeginArray()
+	for _, part := range []string{"key", "value"} {
 		node := ri.Node.Get(part)
 		if tr != nil {
 			node = map[string]*tree.Node{"key": tr.KeyNode, "value": tr.ValueNode}[part]
 		}
-		dst = append(dst, `{"name":`...)
-		dst = str(dst, part)
+		w.BeginObject()
+		str(&w, "name", part)
 		if node == nil || node.Null {
-			dst = append(dst, `,"null":true}`...)
+			w.Key("null")
+			w.Bool(true)
+			w.EndObject()
 			continue
 		}
 		buf := res.Buffer(b.Bytes, node.Buf)
@@ -540,53 +517,40 @@ func record(this js.Value, args []js.Value) any {
 		f.Buffers[node.Buf] = buf
 		cells := render.Cells(f, node.Buf)
 		rows := render.Layout(cells, 4, 96, nil)
-		dst = append(dst, `,"buf":`...)
-		dst = strconv.AppendInt(dst, int64(node.Buf), 10)
-		dst = append(dst, `,"rows":`...)
-		dst = render.AppendRowsJSON(dst, cells, rows, 0, min(len(rows), 400), nil)
-		dst = append(dst, `,"tree":[`...)
-		first := true
+		num(&w, "buf", int64(node.Buf))
+		w.Key("rows")
+		w.Value()
+		w.B = render.AppendRowsJSON(w.B, cells, rows, 0, min(len(rows), 400), nil)
+		w.Key("tree")
+		w.BeginArray()
 		var walk func(n *tree.Node, depth int)
 		walk = func(n *tree.Node, depth int) {
-			if !first {
-				dst = append(dst, ',')
-			}
-			first = false
-			name := n.Name
-			if n.Field != nil {
-				name = n.Field.JSON
-			}
-			if n.Role == tree.RoleElement {
-				name = "[" + strconv.Itoa(n.Index) + "]"
-			}
-			dst = append(dst, `{"depth":`...)
-			dst = strconv.AppendInt(dst, int64(depth), 10)
-			dst = append(dst, `,"name":`...)
-			dst = str(dst, name)
-			dst = append(dst, `,"type":`...)
-			dst = str(dst, n.Type)
-			dst = num(dst, "start", int64(n.Start))
-			dst = num(dst, "end", int64(n.End))
+			name := render.TreeName(n)
+			w.BeginObject()
+			num(&w, "depth", int64(depth))
+			str(&w, "name", name)
+			str(&w, "type", n.Type)
+			num(&w, "start", int64(n.Start))
+			num(&w, "end", int64(n.End))
 			if len(n.Children) == 0 || n.Kind == 0 {
-				dst = append(dst, `,"value":`...)
-				dst = str(dst, render.ShortValue(n, -1))
+				str(&w, "value", render.ShortValue(n, -1))
 			}
 			if len(n.Warnings) > 0 {
-				dst = append(dst, `,"warning":`...)
-				dst = str(dst, n.Warnings[0])
+				str(&w, "warning", n.Warnings[0])
 			}
-			dst = append(dst, '}')
+			w.EndObject()
 			for _, k := range n.Children {
 				walk(k, depth+1)
 			}
 		}
 		walk(node, 0)
-		dst = append(dst, "]}"...)
+		w.EndArray()
+		w.EndObject()
 	}
-	dst = append(dst, ']')
+	w.EndArray()
 	if tr != nil {
-		dst = append(dst, `,"json":`...)
-		dst = str(dst, string(jsontext.Indent(nil, tr.AppendJSON(nil))))
+		str(&w, "json", string(jsontext.Indent(nil, tr.AppendJSON(nil))))
 	}
-	return string(append(dst, '}'))
+	w.EndObject()
+	return string(w.B)
 }

@@ -19,6 +19,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/kwire/kwire/internal/wasmbin"
 )
 
 func main() {
@@ -134,65 +136,65 @@ func parse(b []byte) (*module, error) {
 		return nil, errors.New("not a wasm module")
 	}
 	m := &module{names: map[int]string{}}
-	r := reader{b: b[8:]}
-	for len(r.b) > 0 {
-		id := r.byte()
-		body := r.bytes(int(r.uleb()))
-		if r.err != nil {
-			return nil, r.err
+	r := wasmbin.Reader{B: b[8:]}
+	for len(r.B) > 0 {
+		id := r.Byte()
+		body := r.Bytes(int(r.Uleb()))
+		if r.Err != nil {
+			return nil, r.Err
 		}
 		name := fmt.Sprint("section ", id)
 		if int(id) < len(sectionNames) {
 			name = sectionNames[id]
 		}
-		sr := reader{b: body}
+		sr := wasmbin.Reader{B: body}
 		switch id {
 		case 0:
-			cname := string(sr.bytes(int(sr.uleb())))
+			cname := string(sr.Bytes(int(sr.Uleb())))
 			name = "custom " + cname
 			if cname == "name" {
-				for len(sr.b) > 0 && sr.err == nil {
-					sub := sr.byte()
-					sb := reader{b: sr.bytes(int(sr.uleb()))}
+				for len(sr.B) > 0 && sr.Err == nil {
+					sub := sr.Byte()
+					sb := wasmbin.Reader{B: sr.Bytes(int(sr.Uleb()))}
 					if sub != 1 {
 						continue
 					}
-					for n := sb.uleb(); n > 0 && sb.err == nil; n-- {
-						i := int(sb.uleb())
-						m.names[i] = string(sb.bytes(int(sb.uleb())))
+					for n := sb.Uleb(); n > 0 && sb.Err == nil; n-- {
+						i := int(sb.Uleb())
+						m.names[i] = string(sb.Bytes(int(sb.Uleb())))
 					}
 				}
 			}
 		case 2:
-			for n := sr.uleb(); n > 0 && sr.err == nil; n-- {
-				sr.bytes(int(sr.uleb())) // module
-				sr.bytes(int(sr.uleb())) // field
-				switch sr.byte() {
+			for n := sr.Uleb(); n > 0 && sr.Err == nil; n-- {
+				sr.Bytes(int(sr.Uleb())) // module
+				sr.Bytes(int(sr.Uleb())) // field
+				switch sr.Byte() {
 				case 0:
-					sr.uleb()
+					sr.Uleb()
 					m.imported++
 				case 1:
-					sr.byte()
+					sr.Byte()
 					limits(&sr)
 				case 2:
 					limits(&sr)
 				case 3:
-					sr.byte()
-					sr.byte()
+					sr.Byte()
+					sr.Byte()
 				}
 			}
 		case 10:
-			for n := sr.uleb(); n > 0 && sr.err == nil; n-- {
-				m.bodies = append(m.bodies, sr.bytes(int(sr.uleb())))
+			for n := sr.Uleb(); n > 0 && sr.Err == nil; n-- {
+				m.bodies = append(m.bodies, sr.Bytes(int(sr.Uleb())))
 			}
 		case 11:
-			for n := sr.uleb(); n > 0 && sr.err == nil; n-- {
-				if sr.uleb() != 0 || sr.byte() != 0x41 { // active, i32.const offset
+			for n := sr.Uleb(); n > 0 && sr.Err == nil; n-- {
+				if sr.Uleb() != 0 || sr.Byte() != 0x41 { // active, i32.const offset
 					return nil, errors.New("data: a segment Go does not write")
 				}
-				off := int(sr.sleb())
-				sr.byte() // end
-				d := sr.bytes(int(sr.uleb()))
+				off := int(sr.Sleb())
+				sr.Byte() // end
+				d := sr.Bytes(int(sr.Uleb()))
 				if off < 0 || off > 1<<30 {
 					return nil, errors.New("data: a segment out of range")
 				}
@@ -208,75 +210,19 @@ func parse(b []byte) (*module, error) {
 				m.dataBytes += len(d)
 			}
 		}
-		if sr.err != nil {
-			return nil, fmt.Errorf("%s: %w", name, sr.err)
+		if sr.Err != nil {
+			return nil, fmt.Errorf("%s: %w", name, sr.Err)
 		}
 		m.sections = append(m.sections, section{name, body})
 	}
 	return m, nil
 }
 
-func limits(r *reader) {
-	if r.byte()&1 != 0 {
-		r.uleb()
+func limits(r *wasmbin.Reader) {
+	if r.Byte()&1 != 0 {
+		r.Uleb()
 	}
-	r.uleb()
-}
-
-type reader struct {
-	b   []byte
-	err error
-}
-
-func (r *reader) byte() byte {
-	if len(r.b) == 0 {
-		r.err = errors.New("unexpected end")
-		return 0
-	}
-	c := r.b[0]
-	r.b = r.b[1:]
-	return c
-}
-
-func (r *reader) uleb() uint64 {
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.err = errors.New("bad LEB128")
-		r.b = nil
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *reader) sleb() int64 {
-	var v int64
-	var s uint
-	for {
-		c := r.byte()
-		if r.err != nil {
-			return 0
-		}
-		v |= int64(c&0x7f) << s
-		s += 7
-		if c&0x80 == 0 {
-			if s < 64 && c&0x40 != 0 {
-				v |= -1 << s
-			}
-			return v
-		}
-	}
-}
-
-func (r *reader) bytes(n int) []byte {
-	if n < 0 || n > len(r.b) {
-		r.err = errors.New("unexpected end")
-		r.b = nil
-		return nil
-	}
-	s := r.b[:n]
-	r.b = r.b[n:]
-	return s
+	r.Uleb()
 }
 
 // part is a range of linear memory and how many of its bytes the data

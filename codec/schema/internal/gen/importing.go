@@ -22,15 +22,7 @@ func importFolder(dir, src, name string) error {
 		return err
 	}
 	for _, p := range files {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		out, err := structureOnly(b)
-		if err != nil {
-			return fmt.Errorf("%s: %v", p, err)
-		}
-		if err := os.WriteFile(filepath.Join(dst, filepath.Base(p)), out, 0o644); err != nil {
+		if err := importFile(p, dst); err != nil {
 			return err
 		}
 	}
@@ -50,6 +42,23 @@ func putFirst(dir, name, head string) error {
 		}
 	}
 	return os.WriteFile(filepath.Join(dir, "ORDER"), []byte(head+strings.Join(order, "\n")+"\n"), 0o644)
+}
+
+// importFile writes schema file p, structure only, into folder dst (made
+// if need be).
+func importFile(p, dst string) error {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return err
+	}
+	out, err := structureOnly(b)
+	if err != nil {
+		return fmt.Errorf("%s: %v", p, err)
+	}
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dst, filepath.Base(p)), out, 0o644)
 }
 
 // structureOnly rewrites a Kafka schema file (JSON with // comments) as

@@ -75,20 +75,8 @@ func importInternal(dir, src, name string) error {
 		}
 		rel, _ := filepath.Rel(src, p)
 		module, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		out, err := structureOnly(b)
-		if err != nil {
-			return fmt.Errorf("%s: %v", p, err)
-		}
-		dst := filepath.Join(dir, name, module)
-		if err := os.MkdirAll(dst, 0o755); err != nil {
-			return err
-		}
 		n++
-		return os.WriteFile(filepath.Join(dst, filepath.Base(p)), out, 0o644)
+		return importFile(p, filepath.Join(dir, name, module))
 	})
 	if err != nil {
 		return err
