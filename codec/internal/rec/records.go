@@ -231,8 +231,8 @@ func Decode(s *slab.Slab, payload []byte, opts Options) (*Result, error) {
 // with the same checks, budget, warnings and error, but builds no tree: it
 // appends the records' JSON to *out as it reads, one record at a time,
 // reusing one decompression buffer per nesting depth, and calls flush
-// (when not nil) after each record and entry so the caller can write the
-// output away. It returns how many derived buffers it numbered (as
+// (when not nil) after each record and entry, and between the pieces of
+// a big base64 value, so the caller can write the output away. It returns how many derived buffers it numbered (as
 // Decode's Result.Derived would hold), and Decode's error.
 //
 // The JSON is an array with one object per entry:
@@ -244,6 +244,8 @@ func Decode(s *slab.Slab, payload []byte, opts Options) (*Result, error) {
 //	  "lastOffsetDelta","baseTimestamp","maxTimestamp","producerId",
 //	  "producerEpoch","baseSequence","records":[...] (null if undecodable),
 //	  "_compressed":"<base64 of the compressed records bytes>" (compressed only),
+//	  "_sizeInBytes" (the whole batch's bytes), "_uncompressedBytes" and
+//	  "_compressionRatio" (compressed and decompressed only),
 //	  "_raw":"<base64 of the whole batch>" (only when it decoded with warnings)}
 //	Record: {"attributes","timestampDelta","offsetDelta","offset","timestamp",
 //	  "key","value","headers":[{"key","value"}],

@@ -47,14 +47,12 @@ func (j *jsonSink) num64(key string, v int64) {
 	j.w.B = append(j.w.B, '"')
 }
 
-// b64 writes the member key (none when "") with b as a base64 string, a
-// big one in pieces flushed between them (Writer.Base64; through
-// WriteJSON's hook for its caller).
+// b64 writes the member key with b as a base64 string, a big one in
+// pieces flushed between them (Writer.Base64; through WriteJSON's hook
+// for its caller).
 func (j *jsonSink) b64(key string, b []byte) {
 	const piece = 3 << 18 // 768 KiB: whole base64 quanta
-	if key != "" {
-		j.w.Key(key)
-	}
+	j.w.Key(key)
 	if j.hook == nil || len(b) <= piece {
 		j.w.Base64(b)
 		return
@@ -102,28 +100,20 @@ func (j *jsonSink) truncated(b []byte, _, off, end int, _ int8) *tree.Node {
 
 func (j *jsonSink) batch(b []byte, _, off, _ int, ctx *batchCtx) batchNodes {
 	j.w.BeginObject()
-	j.fields(b, off, batchFields[:], ctx.attrs, 2)
-	j.w.Key("records")
-	return batchNodes{}
-}
-
-// fields writes the fixed fields of the entry at off that its JSON
-// shows; the attributes (attrs, of the magic given) as their object.
-func (j *jsonSink) fields(b []byte, off int, fs []fixedField, attrs, magic int) {
-	for _, f := range fs {
-		if !f.json {
-			continue
-		}
+	for _, f := range batchFields {
 		switch v := fixedAt(f.kind, b[off+f.at:]); {
+		case !f.json:
 		case f.name == "attributes":
 			j.w.Key(f.name)
-			recjson.Attrs(j.w, attrs, magic)
+			recjson.Attrs(j.w, ctx.attrs, 2)
 		case f.kind == schema.Int64:
 			j.num64(f.name, v)
 		default:
 			j.num(f.name, v)
 		}
 	}
+	j.w.Key("records")
+	return batchNodes{}
 }
 
 func (j *jsonSink) inflated(*tree.Node, []byte, int, int) *tree.Node { return nil }

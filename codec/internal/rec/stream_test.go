@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/kwire/kwire/codec/internal/budget"
 	"github.com/kwire/kwire/codec/internal/slab"
+	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
 )
@@ -47,6 +49,18 @@ func bothWays(tb testing.TB, payload []byte, opts Options) []byte {
 	}
 	tjs, tws, tb2, tn, terr := run(false)
 	sjs, sws, sb, sn, serr := run(true)
+	// WriteTo, through the caller's Writer, writes what WriteJSON writes.
+	var out bytes.Buffer
+	o := opts
+	o.Budget = nil
+	w := jsontext.Writer{W: &out}
+	_, werr := WriteTo(&w, payload, o)
+	w.Flush(true)
+	var wjs []byte
+	_, jerr := WriteJSON(&wjs, payload, o, nil)
+	if !bytes.Equal(out.Bytes(), wjs) || fmt.Sprint(werr) != fmt.Sprint(jerr) {
+		tb.Fatalf("WriteTo differs from WriteJSON\nWriteTo   %s (%v)\nWriteJSON %s (%v)", out.Bytes(), werr, wjs, jerr)
+	}
 	if !bytes.Equal(tjs, sjs) {
 		tb.Fatalf("JSON differs\ntree   %s\nstream %s", tjs, sjs)
 	}
@@ -166,4 +180,49 @@ func hexDecode(s string) ([]byte, error) {
 		b[i] = byte(v)
 	}
 	return b, nil
+}
+
+// flushSizes is an io.Writer that keeps the size of each write.
+type flushSizes struct {
+	bytes.Buffer
+	sizes []int
+}
+
+func (f *flushSizes) Write(p []byte) (int, error) {
+	f.sizes = append(f.sizes, len(p))
+	return f.Buffer.Write(p)
+}
+
+// WriteTo flushes the caller's Writer between the pieces of a big base64
+// value (a compressed batch's "_compressed"), so its buffer never holds
+// all of it, and writes what WriteJSON writes.
+func TestWriteToFlushesBase64InPieces(t *testing.T) {
+	rnd := rand.New(rand.NewSource(1))
+	recs := make([]tRec, 3<<10) // 1 KiB each, incompressible: ~3 MiB compressed
+	for i := range recs {
+		recs[i].val = make([]byte, 1<<10)
+		rnd.Read(recs[i].val)
+	}
+	payload := buildBatch(t, CodecGzip, 0, 0, recs)
+	var out flushSizes
+	w := jsontext.Writer{W: &out}
+	if _, err := WriteTo(&w, payload, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	w.Flush(true)
+	var want []byte
+	if _, err := WriteJSON(&want, payload, Options{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(out.Bytes(), want) {
+		t.Fatalf("WriteTo wrote %d bytes, WriteJSON %d, not the same", out.Len(), len(want))
+	}
+	if len(out.sizes) < 4 {
+		t.Fatalf("%d writes (%v): the ~4 MiB of base64 was not written in pieces", len(out.sizes), out.sizes)
+	}
+	for _, n := range out.sizes {
+		if n > jsontext.FlushAt+(3<<18)*4/3+4<<10 {
+			t.Fatalf("a write of %d bytes: more than FlushAt and one base64 piece", n)
+		}
+	}
 }
