@@ -1,6 +1,7 @@
 package rec
 
 import (
+	"github.com/kwire/kwire/codec/internal/rec/recjson"
 	"github.com/kwire/kwire/internal/decompress"
 )
 
@@ -14,16 +15,9 @@ const (
 	CodecZstd   = decompress.CodecZstd
 )
 
-var codecNames = [...]string{"none", "gzip", "snappy", "lz4", "zstd"}
-
 // CodecName is the JSON name of a codec: "none", "gzip", "snappy", "lz4",
 // "zstd", or "" for the unassigned values 5-7.
-func CodecName(c int) string {
-	if c >= 0 && c < len(codecNames) {
-		return codecNames[c]
-	}
-	return ""
-}
+func CodecName(c int) string { return recjson.CodecName(c) }
 
 // The decompressors live in internal/decompress (so that the browser
 // build can load them as a module of their own); these are its names as
