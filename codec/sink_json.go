@@ -304,10 +304,8 @@ func (s *jsonSink) value(w *jsontext.Writer, n *tree.Node) {
 	switch n.Kind {
 	case schema.Bool:
 		w.Bool(n.Int != 0)
-	case schema.Int64:
-		s.int64(w, n.Int)
-	case schema.Int8, schema.Int16, schema.Uint16, schema.Int32, schema.Uint32:
-		w.Int(n.Int)
+	case schema.Int8, schema.Int16, schema.Uint16, schema.Int32, schema.Uint32, schema.Int64:
+		s.int(w, n.Kind, n.Int)
 	case schema.Float64:
 		w.Float(n.Float)
 	case schema.UUID:
@@ -331,25 +329,16 @@ func (s *jsonSink) value(w *jsontext.Writer, n *tree.Node) {
 }
 
 func (s *jsonSink) numbers(n *tree.Node, k schema.Kind, b []byte, count int) {
-	w := s.top().out
-	size := k.FixedSize()
-	quote := s.quote && k == schema.Int64
+	w, size := s.top().out, k.FixedSize()
 	for i := 0; i < count; i++ {
-		w.Value()
-		if quote {
-			w.B = append(w.B, '"')
-		}
-		w.B = strconv.AppendInt(w.B, fixedInt(k, b[i*size:]), 10)
-		if quote {
-			w.B = append(w.B, '"')
-		}
+		s.int(w, k, fixedInt(k, b[i*size:]))
 	}
 }
 
-// int64 writes an int64 value: a number, or with Options.Int64Strings a
-// string of its digits.
-func (s *jsonSink) int64(w *jsontext.Writer, v int64) {
-	if !s.quote {
+// int writes integer v of kind k: a number, or for an int64 with
+// Options.Int64Strings a string of its digits.
+func (s *jsonSink) int(w *jsontext.Writer, k schema.Kind, v int64) {
+	if !s.quote || k != schema.Int64 {
 		w.Int(v)
 		return
 	}
