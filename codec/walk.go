@@ -334,17 +334,10 @@ func (w *walker) finish(root *tree.Node, b []byte, end int) error {
 			start = w.err.Offset
 		}
 		if start < len(b) {
-			n := w.s.node()
-			n.Name, n.Role, n.Kind, n.Type = "_undecoded", tree.RoleRaw, schema.Bytes, "bytes"
-			n.Start, n.PrefixEnd, n.SizeEnd, n.TagEnd, n.End = start, start, start, start, len(b)
-			n.Raw = b[start:]
-			w.s.leaf(n)
+			w.s.leaf(w.rawNode("_undecoded", tree.RoleRaw, b, start))
 		}
 	} else if w.err == nil && end < len(b) {
-		n := w.s.node()
-		n.Name, n.Role, n.Kind, n.Type = "_trailing", tree.RoleTrailing, schema.Bytes, "bytes"
-		n.Start, n.TagEnd, n.SizeEnd, n.PrefixEnd, n.End = end, end, end, end, len(b)
-		n.Raw = b[end:]
+		n := w.rawNode("_trailing", tree.RoleTrailing, b, end)
 		w.push("_trailing")
 		w.warn(n, end, "", decimal(len(b)-end)+" bytes after the frame's declared size")
 		w.pop()
@@ -356,6 +349,16 @@ func (w *walker) finish(root *tree.Node, b []byte, end int) error {
 	f.Spent = Limits{MaxNodes: w.b.Nodes, MaxDecompressed: w.b.Decompressed, MaxWork: w.b.Work}
 	w.s.end(root)
 	return w.result()
+}
+
+// rawNode is b[start:] (in the current buffer) as bytes named name, not
+// decoded, for the caller to hand over.
+func (w *walker) rawNode(name string, role tree.Role, b []byte, start int) *tree.Node {
+	n := w.s.node()
+	n.Name, n.Role, n.Kind, n.Type, n.Buf = name, role, schema.Bytes, "bytes", w.buf
+	n.Start, n.TagEnd, n.SizeEnd, n.PrefixEnd, n.End = start, start, start, start, len(b)
+	n.Raw = b[start:]
+	return n
 }
 
 // result is the frame's error: its own fields' first, else a nested one's.
@@ -455,43 +458,45 @@ func (w *walker) pickVersion(at int) {
 	w.consumer = consumerFieldsOf(f.APIKey, f.Response)
 }
 
-func (w *walker) header(hdr *schema.Message, hv int16) {
+// part walks the frame's header or body (role): message m's layout at
+// version lv, for version v on the wire.
+func (w *walker) part(role tree.Role, m *schema.Message, v, lv int16) *tree.Node {
 	n := w.node()
-	n.Name, n.Role, n.Kind, n.Type = "header", tree.RoleHeader, schema.Struct, hdr.Name+" v"+decimal(int(hv))
-	w.f.Header = n
-	w.v, w.flex = hv, hdr.Flexible(hv)
-	w.path = append(w.path[:0], pathSeg{"header", -1})
+	n.Name = "body"
+	if role == tree.RoleHeader {
+		n.Name = "header"
+	}
+	n.Role, n.Kind, n.Type = role, schema.Struct, m.Name+" v"+decimal(int(v))
+	w.v, w.flex = lv, m.Flexible(lv)
+	w.path = append(w.path[:0], pathSeg{n.Name, -1})
 	w.start(n)
-	l := hdr.At(hv).Root
+	l := m.At(lv).Root
 	w.s.begin(n, l, len(l.Fields)+1)
-	w.inHeader = true
+	w.assumed(n, n.Start, v, lv)
+	w.inHeader = role == tree.RoleHeader
 	w.structBody(n, l)
 	w.inHeader = false
 	n.End = w.r.Off
 	w.s.end(n)
 	w.path = w.path[:0]
+	return n
+}
+
+// assumed marks n, read with the layout of version lv for version v, and
+// warns when v is newer than any known.
+func (w *walker) assumed(n *tree.Node, at int, v, lv int16) {
+	if lv != v {
+		n.Flags |= tree.Assumed
+		w.warn(n, at, "", "version "+decimal(int(v))+" is newer than any known; decoded with the v"+decimal(int(lv))+" layout")
+	}
+}
+
+func (w *walker) header(hdr *schema.Message, hv int16) {
+	w.f.Header = w.part(tree.RoleHeader, hdr, hv, hv)
 }
 
 func (w *walker) body() {
-	f := w.f
-	m := f.Message
-	n := w.node()
-	n.Name, n.Role, n.Kind = "body", tree.RoleBody, schema.Struct
-	n.Type = m.Name + " v" + decimal(int(f.Version))
-	f.Body = n
-	w.v, w.flex = f.LayoutVersion, f.Flexible
-	w.path = append(w.path[:0], pathSeg{"body", -1})
-	w.start(n)
-	l := m.At(f.LayoutVersion).Root
-	w.s.begin(n, l, len(l.Fields)+1)
-	if f.Assumed {
-		n.Flags |= tree.Assumed
-		w.warn(n, n.Start, "", "version "+decimal(int(f.Version))+" is newer than any known; decoded with the v"+decimal(int(f.LayoutVersion))+" layout")
-	}
-	w.structBody(n, l)
-	n.End = w.r.Off
-	w.s.end(n)
-	w.path = w.path[:0]
+	w.f.Body = w.part(tree.RoleBody, w.f.Message, w.f.Version, w.f.LayoutVersion)
 }
 
 // structBody reads the fields of layout l into n, whose sink level is

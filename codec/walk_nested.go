@@ -225,10 +225,7 @@ func (w *walker) dataFields(n *tree.Node, m *schema.Message, version, lv int16, 
 	w.consumer, w.pt = consumer, protocolType{}
 	w.b.Work += end - start
 	w.charge() // the message's own struct
-	if lv != version {
-		n.Flags |= tree.Assumed
-		w.warn(n, start, "", "version "+decimal(int(version))+" is newer than any known; decoded with the v"+decimal(int(lv))+" layout")
-	}
+	w.assumed(n, start, version, lv)
 	w.structBody(n, m.At(lv).Root)
 	err := w.err
 	if err == nil && w.r.Off < end {

@@ -242,7 +242,7 @@ func (w *walker) topicPart(tp *topicWalk, p *topicPart, recordKey []byte) {
 	switch {
 	case tp.t.Framing == schema.CoordinatorFraming && key:
 		p.names = frameKeyNames
-		w.coordinatorKey(tp, p)
+		w.coordinator(tp, p, nil)
 	case tp.t.Framing == schema.CoordinatorFraming:
 		p.names = frameValueNames
 		var r *schema.InternalRecord
@@ -260,7 +260,7 @@ func (w *walker) topicPart(tp *topicWalk, p *topicPart, recordKey []byte) {
 			w.topicUndecoded(p, p.start, "", false)
 			return
 		}
-		w.coordinatorValue(tp, p, r)
+		w.coordinator(tp, p, r)
 	case key:
 		w.topicUndecoded(p, p.start, "a record of "+tp.t.Name+" has a null key; this one's bytes are kept as they are", false)
 	default:
@@ -269,49 +269,45 @@ func (w *walker) topicPart(tp *topicWalk, p *topicPart, recordKey []byte) {
 	}
 }
 
-// coordinatorKey reads a coordinator topic's key: an int16 record type,
-// then the type's key message. It reports whether the message read.
-func (w *walker) coordinatorKey(tp *topicWalk, p *topicPart) bool {
-	at := p.start
-	if p.end-at < 2 {
-		w.topicFail(p, nil, nil, at, "type", "an int16 record type, found "+decimal(p.end-at)+" bytes", nil)
-		w.topicRaw(p, at)
-		return false
+// coordinator reads a coordinator topic's key, an int16 record type then
+// the type's key message, or (r not nil) its value of record type r, an
+// int16 version then r's value message at that version.
+func (w *walker) coordinator(tp *topicWalk, p *topicPart, r *schema.InternalRecord) {
+	at, name, what := p.start, "version", "an int16 version"
+	if r == nil {
+		name, what = "type", "an int16 record type"
 	}
-	p.typ = int16(uint16(p.b[at])<<8 | uint16(p.b[at+1]))
-	n := w.topicInt(p, "type", p.names.version, at, at+2, int64(p.typ), false)
-	rs := tp.t.RecordType(p.typ)
+	if p.end-at < 2 {
+		w.topicFail(p, nil, nil, at, name, what+", found "+decimal(p.end-at)+" bytes", nil)
+		w.topicRaw(p, at)
+		return
+	}
+	v := int16(uint16(p.b[at])<<8 | uint16(p.b[at+1]))
+	n := w.topicInt(p, name, p.names.version, at, at+2, int64(v), false)
+	if r != nil {
+		p.rec, p.ver = r, v
+		w.s.leaf(n)
+		w.topicMessage(p, r.Value, v, at+2, false)
+		return
+	}
+	p.typ = v
+	rs := tp.t.RecordType(v)
 	if len(rs) == 0 {
-		w.topicFail(p, n, nil, at, "type", "a record type of "+tp.t.Name+", found "+decimal(int(p.typ)), nil)
+		w.topicFail(p, n, nil, at, "type", "a record type of "+tp.t.Name+", found "+decimal(int(v)), nil)
 		w.s.leaf(n)
 		w.topicRaw(p, at+2)
-		return false
+		return
 	}
 	w.s.leaf(n)
 	p.rec = &rs[0]
-	return w.topicMessage(p, p.rec.Key, p.rec.KeyVersion, at+2, false)
-}
-
-// coordinatorValue reads a coordinator topic's value of record type r: an
-// int16 version, then r's value message at that version.
-func (w *walker) coordinatorValue(tp *topicWalk, p *topicPart, r *schema.InternalRecord) bool {
-	at := p.start
-	p.rec = r
-	if p.end-at < 2 {
-		w.topicFail(p, nil, nil, at, "version", "an int16 version, found "+decimal(p.end-at)+" bytes", nil)
-		w.topicRaw(p, at)
-		return false
-	}
-	p.ver = int16(uint16(p.b[at])<<8 | uint16(p.b[at+1]))
-	w.s.leaf(w.topicInt(p, "version", p.names.version, at, at+2, int64(p.ver), false))
-	return w.topicMessage(p, r.Value, p.ver, at+2, false)
+	w.topicMessage(p, p.rec.Key, p.rec.KeyVersion, at+2, false)
 }
 
 // metadataValue reads a metadata-framed value: uvarint frame version (1),
 // uvarint apiKey, uvarint version, then the record. Where Kafka's files
 // give two records one apiKey, the first that reads the bytes whole is
 // taken, and the choice is said.
-func (w *walker) metadataValue(tp *topicWalk, p *topicPart) bool {
+func (w *walker) metadataValue(tp *topicWalk, p *topicPart) {
 	at := p.start
 	var head [3]int16
 	for i, name := range [...]string{"frameVersion", "type", "version"} {
@@ -319,7 +315,7 @@ func (w *walker) metadataValue(tp *topicWalk, p *topicPart) bool {
 		if n <= 0 || x > 0x7fff {
 			w.topicFail(p, nil, nil, at, name, "an unsigned varint below 32768", nil)
 			w.topicRaw(p, at)
-			return false
+			return
 		}
 		jn := name
 		if i == 2 {
@@ -337,13 +333,13 @@ func (w *walker) metadataValue(tp *topicWalk, p *topicPart) bool {
 	if p.frVer != 1 {
 		w.topicFail(p, nil, nil, p.start, "frameVersion", "frame version 1, found "+decimal(int(p.frVer)), nil)
 		w.topicRaw(p, at)
-		return false
+		return
 	}
 	rs := tp.t.RecordType(p.typ)
 	if len(rs) == 0 {
 		w.topicFail(p, nil, nil, p.start, "type", "a record type (apiKey) of "+tp.t.Name+", found "+decimal(int(p.typ)), nil)
 		w.topicRaw(p, at)
-		return false
+		return
 	}
 	for i := range rs[:len(rs)-1] {
 		// A trial: what it made and said is dropped when it fails.
@@ -351,14 +347,14 @@ func (w *walker) metadataValue(tp *topicWalk, p *topicPart) bool {
 		p.rec = &rs[i]
 		if w.topicMessage(p, rs[i].Value, p.ver, at, true) {
 			w.s.commit(m)
-			return true
+			return
 		}
 		w.s.rollback(m)
 		w.w.Truncate(wm)
 		w.limitHit = lim
 	}
 	p.rec = &rs[len(rs)-1]
-	return w.topicMessage(p, p.rec.Value, p.ver, at, len(rs) > 1)
+	w.topicMessage(p, p.rec.Value, p.ver, at, len(rs) > 1)
 }
 
 // topicMessage reads p.b[start:p.end] as message m at version, named by
@@ -456,10 +452,7 @@ func (w *walker) topicRaw(p *topicPart, start int) {
 		return
 	}
 	w.b.Nodes++
-	n := w.s.node()
-	n.Name, n.Role, n.Type, n.Kind, n.Buf = "undecoded", tree.RoleRaw, "bytes", schema.Bytes, p.bi
-	n.Start, n.TagEnd, n.SizeEnd, n.PrefixEnd, n.End = start, start, start, start, p.end
-	n.Raw = p.b[start:p.end]
+	n := w.rawNode("undecoded", tree.RoleRaw, p.b[:p.end], start)
 	if p.warnAt != nil {
 		n.Warnings, p.warnAt.Warnings = p.warnAt.Warnings, nil
 	}
@@ -470,40 +463,38 @@ func (w *walker) topicRaw(p *topicPart, start int) {
 // (none when "") on it.
 func (w *walker) topicUndecoded(p *topicPart, start int, msg string, limit bool) {
 	if msg != "" {
-		var held tree.Node
-		p.warnAt = &held
-		w.topicWarn(p, &held, start, msg, limit)
+		w.topicWarn(p, nil, nil, start, msg, limit)
 	}
 	w.topicRaw(p, start)
 	p.warnAt = nil
 }
 
-// topicWarn says msg about p at off, on n (nil: the node made for the
-// bytes left, which topicRaw hands over next).
-func (w *walker) topicWarn(p *topicPart, n *tree.Node, off int, msg string, limit bool) {
+// topicWarn says msg about p at off, on n (at mark, before the warnings
+// of what n holds; nil: on the node made for the bytes left, which
+// topicRaw hands over next).
+func (w *walker) topicWarn(p *topicPart, n *tree.Node, mark *int, off int, msg string, limit bool) {
 	if n == nil {
 		if p.warnAt == nil {
 			p.warnAt = new(tree.Node)
 		}
 		n = p.warnAt
 	}
-	w.warnAt(nil, n, off, "", msg, limit)
+	w.warnAt(mark, n, off, "", msg, limit)
 }
 
 // topicFail is a part that does not read as its schema says: at off and
-// field (below the part) msg, or the walk's error err: a warning on n (at
-// mark, before the warnings of what n holds; nil: on the bytes left).
+// field (below the part) msg, or the walk's error err: a warning on n, as
+// topicWarn places it.
 func (w *walker) topicFail(p *topicPart, n *tree.Node, mark *int, off int, field, msg string, err *DecodeError) {
-	tp := w.topics
 	limit := err != nil && w.limitHit
 	w.limitHit = false
-	what := "a record of " + tp.t.Name
+	what := "a record of " + w.topics.t.Name
 	if err == nil {
 		if field != "" {
 			w.push(field)
 			defer w.pop()
 		}
-		w.topicWarn(p, n, off, "not decoded as "+what+": expected "+msg, false)
+		w.topicWarn(p, n, mark, off, "not decoded as "+what+": expected "+msg, false)
 		return
 	}
 	if p.rec != nil {
@@ -516,24 +507,10 @@ func (w *walker) topicFail(p *topicPart, n *tree.Node, mark *int, off int, field
 	if limit {
 		msg = "not decoded as " + what + ": the MaxNodes limit (" + decimal(w.b.MaxNodes) + " nodes) is reached"
 	}
-	if n == nil {
-		if p.warnAt == nil {
-			p.warnAt = new(tree.Node)
-		}
-		n = p.warnAt
-	}
-	// At the byte and path where reading stopped.
-	w.b.ChargeWarning(limit)
-	if w.quiet {
-		return
-	}
-	n.Warnings = append(n.Warnings, msg)
-	x := Warning{Offset: err.Offset, Buf: err.Buf, Path: err.Path, Message: msg, Limit: limit}
-	if mark != nil {
-		w.w.Insert(mark, x)
-	} else {
-		w.w.Add(x)
-	}
+	// At the byte and path where reading stopped (in the part's buffer).
+	w.path = append(w.path, pathSeg{err.Path, absPath})
+	w.topicWarn(p, n, mark, err.Offset, msg, limit)
+	w.pop()
 }
 
 // expectedFound says what a decoding error expected and found.
