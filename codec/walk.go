@@ -377,9 +377,7 @@ func (w *walker) request() {
 	start := w.r.Off
 	left := w.r.Remaining()
 	if left < 2 {
-		w.at("header.requestApiKey")
-		w.short(start, "2 bytes for int16 (the request's API key)", decimal(left)+" bytes left")
-		w.path = w.path[:0]
+		w.failAt("header.requestApiKey", start, "2 bytes for int16 (the request's API key)", decimal(left)+" bytes left", wire.ErrShort)
 		return
 	}
 	f.APIKey = int16(uint16(w.r.B[start])<<8 | uint16(w.r.B[start+1]))
@@ -388,7 +386,6 @@ func (w *walker) request() {
 		// The key but no version: the header is read as far as it goes,
 		// so the key is in the tree and the error is at the version,
 		// where it starts, as the reader's are.
-		f.HeaderVersion = 1
 		w.header(schema.RequestHeader(), 1)
 		return
 	}
@@ -403,20 +400,21 @@ func (w *walker) request() {
 			hv = f.Message.HeaderVersion(f.LayoutVersion)
 		}
 	}
-	f.HeaderVersion = hv
 	w.header(schema.RequestHeader(), hv)
-	if w.err != nil {
-		return
-	}
-	if f.API == nil {
-		w.at("header.requestApiKey")
-		w.fail(start, "a known API key (0-"+decimal(int(schema.APIs()[len(schema.APIs())-1].Key))+")", decimal(int(f.APIKey)))
-		w.path = w.path[:0]
-		return
-	}
-	if f.Message != nil {
+	switch {
+	case w.err != nil:
+	case f.API == nil:
+		w.failAt("header.requestApiKey", start, "a known API key (0-"+decimal(int(schema.APIs()[len(schema.APIs())-1].Key))+")", decimal(int(f.APIKey)), nil)
+	case f.Message != nil:
 		w.body()
 	}
+}
+
+// failAt fails at off with the path p, a header field.
+func (w *walker) failAt(p string, off int, expected, found string, cause error) {
+	w.at(p)
+	w.failWith(off, expected, found, cause)
+	w.path = w.path[:0]
 }
 
 func (w *walker) response(opts Options) {
@@ -432,8 +430,7 @@ func (w *walker) response(opts Options) {
 	if f.Message == nil {
 		return
 	}
-	f.HeaderVersion = f.Message.HeaderVersion(f.LayoutVersion)
-	w.header(schema.ResponseHeader(), f.HeaderVersion)
+	w.header(schema.ResponseHeader(), f.Message.HeaderVersion(f.LayoutVersion))
 	if w.err != nil {
 		return
 	}
@@ -492,7 +489,7 @@ func (w *walker) assumed(n *tree.Node, at int, v, lv int16) {
 }
 
 func (w *walker) header(hdr *schema.Message, hv int16) {
-	w.f.Header = w.part(tree.RoleHeader, hdr, hv, hv)
+	w.f.HeaderVersion, w.f.Header = hv, w.part(tree.RoleHeader, hdr, hv, hv)
 }
 
 func (w *walker) body() {
@@ -628,22 +625,18 @@ func (w *walker) value(n *tree.Node, f *schema.Field, k schema.Kind) {
 	w.leaf(n)
 }
 
-// leaf ends n (a value read, or not) and hands it to the sink.
-func (w *walker) leaf(n *tree.Node) {
-	n.End = w.r.Off
-	if w.err != nil {
-		n.Flags |= tree.Broken
-	}
-	w.s.leaf(n)
-}
+// leaf ends n (a value read, or not) and hands it to the sink; close ends
+// n, opened in the sink, and closes it there.
+func (w *walker) leaf(n *tree.Node)  { w.s.leaf(w.ended(n)) }
+func (w *walker) close(n *tree.Node) { w.s.end(w.ended(n)) }
 
-// close ends n, opened in the sink, and closes it there.
-func (w *walker) close(n *tree.Node) {
+// ended ends n at the reader, Broken when the walk has failed.
+func (w *walker) ended(n *tree.Node) *tree.Node {
 	n.End = w.r.Off
 	if w.err != nil {
 		n.Flags |= tree.Broken
 	}
-	w.s.end(n)
+	return n
 }
 
 func (w *walker) structValue(n *tree.Node, f *schema.Field, nullable bool) {
@@ -707,16 +700,6 @@ func nonMinimal(n int, v uint64) string {
 	return "non-minimal varint: " + decimal(n) + " bytes for a value that needs " + decimal(wire.UvarintLen(v))
 }
 
-// readNull ends a -1 length or count: null, with a warning where the
-// schema says non-nullable.
-func (w *walker) readNull(n *tree.Node, nullable bool) {
-	n.Null = true
-	if !nullable {
-		w.warn(n, n.Start, "", "null where the schema says non-nullable at v"+decimal(int(w.v)))
-	}
-	w.leaf(n)
-}
-
 // prefix reads the length or count (what) that starts n, a string,
 // bytes, records or array value; false when n is finished already: null,
 // negative or unreadable, handed to the sink as a leaf.
@@ -727,8 +710,11 @@ func (w *walker) prefix(n *tree.Node, compact bool, k schema.Kind, nullable bool
 	switch {
 	case !ok:
 	case l == -1:
-		w.readNull(n, nullable)
-		return 0, false
+		// Null, with a warning where the schema says non-nullable.
+		n.Null = true
+		if !nullable {
+			w.warn(n, n.Start, "", "null where the schema says non-nullable at v"+decimal(int(w.v)))
+		}
 	case l < -1:
 		w.fail(pstart, "a "+what+" of -1 or more", decimal(l))
 	default:
