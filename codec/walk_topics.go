@@ -152,33 +152,17 @@ func (t *topicWalk) typeName(m *schema.Message, v int16) string {
 	return s
 }
 
-// topicFraming is the most nodes a part's framing takes before its
-// message: three varints and the bytes left undecoded.
-const topicFraming = 4
-
 // topicPart is one key or value being read: its bytes b[start:end] of
-// buffer bi, the names its JSON members take, and what its reading found.
+// buffer bi, and what its reading found.
 type topicPart struct {
-	name            string // "key" or "value"
-	b               []byte
-	bi, start, end  int
-	names           partNames
-	json            *jsontext.Writer // the members' writer; nil: the tree's walk
-	warnAt          *tree.Node       // the node a failure's warning goes on
-	typ, ver, frVer int16
-	rec             *schema.InternalRecord
-	msg             *tree.Node // the message's node (tree)
+	name           string // "key" or "value"
+	b              []byte
+	bi, start, end int
+	json           *jsontext.Writer // the members' writer; nil: the tree's walk
+	warnAt         *tree.Node       // the node a failure's warning goes on
+	typ            int16            // the record type read
+	rec            *schema.InternalRecord
 }
-
-// partNames are the JSON names of a part's members: its int16 or uvarint
-// framing (the key's "type", the value's "version"), its schema and its
-// message.
-type partNames struct{ version, schema, msg string }
-
-var (
-	frameKeyNames   = partNames{"type", "schema", "decoded"}
-	frameValueNames = partNames{"version", "schema", "decoded"}
-)
 
 // topicHook reads a record key or value of the internal topic w.topics.t
 // for the records reader (rec.PayloadFunc): nodes under its node when
@@ -200,9 +184,9 @@ func (w *walker) topicHook(dst []byte, in *rec.PayloadIn) ([]byte, []*tree.Node)
 		js := &tp.json
 		tp.wr.Reset(nil)
 		tp.wr.B = dst
-		tp.wr.BeginObject() // made the key's or value's members below
-		js.w, js.out, js.kafka, js.size, js.data, js.bare, js.head = w, &tp.wr, false, false, "", true, true
-		js.levels, js.nframe, js.n = append(js.levels[:0], jsonLevel{kind: levelObject, out: &tp.wr}), 0, 0
+		tp.wr.BeginObject()             // made the key's or value's members below
+		js.reset(w, &tp.wr, &Options{}) // value JSON, with no envelope
+		js.bare, js.head, js.levels = true, true, append(js.levels, jsonLevel{kind: levelObject, out: &tp.wr})
 		w.s = js
 		p.json = &tp.wr
 	}
@@ -241,10 +225,8 @@ func (w *walker) topicPart(tp *topicWalk, p *topicPart, recordKey []byte) {
 	key := p.name == "key"
 	switch {
 	case tp.t.Framing == schema.CoordinatorFraming && key:
-		p.names = frameKeyNames
 		w.coordinator(tp, p, nil)
 	case tp.t.Framing == schema.CoordinatorFraming:
-		p.names = frameValueNames
 		var r *schema.InternalRecord
 		if recordKey == nil {
 			w.topicUndecoded(p, p.start, "not decoded: a record of "+tp.t.Name+" names its type in its key, and this one's key is null", false)
@@ -264,7 +246,6 @@ func (w *walker) topicPart(tp *topicWalk, p *topicPart, recordKey []byte) {
 	case key:
 		w.topicUndecoded(p, p.start, "a record of "+tp.t.Name+" has a null key; this one's bytes are kept as they are", false)
 	default:
-		p.names = frameValueNames
 		w.metadataValue(tp, p)
 	}
 }
@@ -283,9 +264,9 @@ func (w *walker) coordinator(tp *topicWalk, p *topicPart, r *schema.InternalReco
 		return
 	}
 	v := int16(uint16(p.b[at])<<8 | uint16(p.b[at+1]))
-	n := w.topicInt(p, name, p.names.version, at, at+2, int64(v), false)
+	n := w.topicInt(p, name, at, at+2, int64(v), false)
 	if r != nil {
-		p.rec, p.ver = r, v
+		p.rec = r
 		w.s.leaf(n)
 		w.topicMessage(p, r.Value, v, at+2, false)
 		return
@@ -317,11 +298,7 @@ func (w *walker) metadataValue(tp *topicWalk, p *topicPart) {
 			w.topicRaw(p, at)
 			return
 		}
-		jn := name
-		if i == 2 {
-			jn = p.names.version
-		}
-		c := w.topicInt(p, name, jn, at, at+n, int64(x), true)
+		c := w.topicInt(p, name, at, at+n, int64(x), true)
 		if !minimal {
 			w.warn(c, at, name, nonMinimal(n, uint64(x)))
 		}
@@ -329,9 +306,9 @@ func (w *walker) metadataValue(tp *topicWalk, p *topicPart) {
 		head[i] = int16(x)
 		at += n
 	}
-	p.frVer, p.typ, p.ver = head[0], head[1], head[2]
-	if p.frVer != 1 {
-		w.topicFail(p, nil, nil, p.start, "frameVersion", "frame version 1, found "+decimal(int(p.frVer)), nil)
+	p.typ = head[1]
+	if head[0] != 1 {
+		w.topicFail(p, nil, nil, p.start, "frameVersion", "frame version 1, found "+decimal(int(head[0])), nil)
 		w.topicRaw(p, at)
 		return
 	}
@@ -345,7 +322,7 @@ func (w *walker) metadataValue(tp *topicWalk, p *topicPart) {
 		// A trial: what it made and said is dropped when it fails.
 		m, wm, lim := w.s.mark(), w.w.Mark(), w.limitHit
 		p.rec = &rs[i]
-		if w.topicMessage(p, rs[i].Value, p.ver, at, true) {
+		if w.topicMessage(p, rs[i].Value, head[2], at, true) {
 			w.s.commit(m)
 			return
 		}
@@ -354,11 +331,11 @@ func (w *walker) metadataValue(tp *topicWalk, p *topicPart) {
 		w.limitHit = lim
 	}
 	p.rec = &rs[len(rs)-1]
-	w.topicMessage(p, p.rec.Value, p.ver, at, len(rs) > 1)
+	w.topicMessage(p, p.rec.Value, head[2], at, len(rs) > 1)
 }
 
 // topicMessage reads p.b[start:p.end] as message m at version, named by
-// its schema's name in the tree (p.names.msg in JSON), after its "schema"
+// its schema's name in the tree ("decoded" in JSON), after its "schema"
 // member. A message that fails leaves no JSON member; the tree keeps what
 // was read and the rest as bytes. ambiguous says the record's apiKey
 // names more than one schema: a trial (quiet when it fails), or the last.
@@ -370,17 +347,17 @@ func (w *walker) topicMessage(p *topicPart, m *schema.Message, version int16, st
 		return false
 	}
 	if p.json != nil {
-		p.json.Key(p.names.schema)
+		p.json.Key("schema")
 		p.json.Text(m.Name)
 	}
 	n := w.s.node()
 	n.Name, n.Role, n.Kind, n.Type = m.Name, tree.RoleField, schema.Struct, w.topics.typeName(m, version)
 	if p.json != nil {
-		n.Name = p.names.msg
+		n.Name = "decoded"
 	}
 	n.Buf, n.Start, n.TagEnd, n.SizeEnd, n.PrefixEnd = p.bi, start, start, start, start
 	mark, sm := w.w.Mark(), w.s.mark()
-	w.push(p.names.msg)
+	w.push("decoded")
 	var consumer []consumerField
 	if m0.Name == "GroupMetadataValue" {
 		consumer = groupConsumerFields
@@ -394,7 +371,6 @@ func (w *walker) topicMessage(p *topicPart, m *schema.Message, version int16, st
 		w.topicFail(p, n, &mark, start, "", "", err)
 	}
 	w.pop()
-	p.msg = n
 	if err != nil {
 		if p.json != nil {
 			w.s.rollback(sm) // no "decoded" for what did not read
@@ -426,15 +402,12 @@ func (w *walker) ambiguity(p *topicPart) string {
 // consumer-protocol messages when its protocol type is "consumer".
 var groupConsumerFields = []consumerField{{"subscription", "ConsumerProtocolSubscription"}, {"assignment", "ConsumerProtocolAssignment"}}
 
-// topicInt makes the framing integer name of p at [start, end) holding v
-// (named jn in JSON), for the caller to warn on and hand to the sink.
-func (w *walker) topicInt(p *topicPart, name, jn string, start, end int, v int64, uvarint bool) *tree.Node {
+// topicInt makes the framing integer name of p at [start, end) holding v,
+// for the caller to warn on and hand to the sink.
+func (w *walker) topicInt(p *topicPart, name string, start, end int, v int64, uvarint bool) *tree.Node {
 	w.b.Nodes++
 	n := w.s.node()
 	n.Name, n.Role, n.Kind, n.Type, n.Buf, n.Int = name, tree.RoleRecord, schema.Int16, "int16", p.bi, v
-	if p.json != nil {
-		n.Name = jn
-	}
 	if uvarint {
 		n.Type, n.Flags = "uvarint", tree.Varint
 	}
