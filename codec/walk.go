@@ -47,13 +47,9 @@ type walker struct {
 	// whose batches are framed wrongly): the frame goes on decoding and
 	// returns it at the end unless its own fields fail.
 	nestErr *DecodeError
-	nest    bool // decode records and consumer-protocol bytes
-	// skipRecords leaves records fields undecoded (written as base64 or
-	// their size) while consumer-protocol bytes are still decoded.
-	skipRecords bool
-	sizeFirst   bool // see Options.sizeFirst
-	buf         int  // the buffer nodes point into
-	nbufs       int  // buffers numbered so far: the input and the derived ones
+	o       Options // how the frame is read (what is decoded, the payload hook)
+	buf     int     // the buffer nodes point into
+	nbufs   int     // buffers numbered so far: the input and the derived ones
 	// nested is set while decoding a nested payload: nodes then stop at
 	// the budget's NestedNodes, and limitHit says a limit ended it.
 	nested   bool
@@ -61,9 +57,8 @@ type walker struct {
 	frameEnd int // where the frame's own bytes end, for the nested reserve
 	consumer []consumerField
 	pt       protocolType
-	// payload is Options.Payload; topic the last topic name read, which
-	// the records fields after it belong to.
-	payload  rec.PayloadFunc
+	// topic is the last topic name read, which the records fields after
+	// it belong to.
 	topic    string
 	topics   *topicWalk // the names of topic ids, internal topics' records (walk_topics.go)
 	inHeader bool
@@ -93,8 +88,6 @@ type walker struct {
 	// spare is the records fields' decompression buffer when no frame
 	// holds it (rec.Options.Spare), kept between frames.
 	spare []byte
-	// int64s: records write int64 values as strings (Options.Int64Strings).
-	int64s bool
 }
 
 // init readies w for frame f of n bytes, written to s: its own budget
@@ -105,9 +98,8 @@ func (w *walker) init(f *Frame, s sink, o *Options, n int, b *budget.Budget) {
 		w.own = lim.budgetValue()
 		b = &w.own
 	}
-	*w = walker{f: f, s: s, lim: lim, b: b, nest: o.nest(), skipRecords: o.skipRecords, sizeFirst: o.sizeFirst,
-		path: w.path[:0], own: w.own, pathText: budget.PathText{Buf: w.pathText.Buf[:0]}, spare: w.spare, pre: w.pre, codes: w.codes[:0], null: w.null, payload: o.Payload,
-		int64s: o.Int64Strings, topics: w.topics.reset(o.TopicNames)}
+	*w = walker{f: f, s: s, lim: lim, b: b, o: *o, path: w.path[:0], own: w.own, pathText: budget.PathText{Buf: w.pathText.Buf[:0]},
+		spare: w.spare, pre: w.pre, codes: w.codes[:0], null: w.null, topics: w.topics.reset(o.TopicNames)}
 	if b != &w.own {
 		w.own = budget.Budget{}
 	}
@@ -302,7 +294,7 @@ func (w *walker) sizePrefix(n int) (end, cut int) {
 	case w.err != nil:
 	case size < 0:
 		w.fail(0, "a non-negative frame size", decimal(int(size)))
-	case int(size) > n-4 && w.sizeFirst:
+	case int(size) > n-4 && w.o.sizeFirst:
 		w.sizeBeyond(n, int(size))
 	case int(size) > n-4:
 		// A frame cut short: the bytes that are there are still read,
@@ -743,8 +735,8 @@ func (w *walker) lengthPrefixed(n *tree.Node, f *schema.Field, k schema.Kind, nu
 	}
 	n.End = r.Off
 	switch {
-	case !w.nest || w.dry:
-	case k == schema.Records && !w.skipRecords:
+	case !w.o.nest() || w.dry:
+	case k == schema.Records && !w.o.skipRecords:
 		w.records(n)
 		return
 	case k == schema.Bytes && len(w.consumer) > 0:

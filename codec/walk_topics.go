@@ -70,7 +70,7 @@ func (w *walker) noteTopic(c *tree.Node, f *schema.Field) {
 		switch {
 		case c.Null:
 			w.topic = ""
-		case w.payload != nil || len(c.Raw) > 2 && c.Raw[0] == '_' && c.Raw[1] == '_':
+		case w.o.Payload != nil || len(c.Raw) > 2 && c.Raw[0] == '_' && c.Raw[1] == '_':
 			if w.topic != string(c.Raw) {
 				w.topic = string(c.Raw)
 			}
@@ -122,7 +122,7 @@ func internalTopic(name string) *schema.InternalTopic {
 func (w *walker) recordsHook() rec.PayloadFunc {
 	t := internalTopic(w.topic)
 	if t == nil {
-		return w.payload
+		return w.o.Payload
 	}
 	if w.topics == nil {
 		w.topics = new(topicWalk).reset(nil)
