@@ -26,8 +26,8 @@ import (
 // does not read keeps the members read before the failure, has no
 // "decoded", and a warning says why, at the byte where reading stopped;
 // the tree keeps what was read, and the bytes after it as "undecoded".
-// codec/storage reads records of these topics through the same walk
-// (decodeTopicTree, appendTopicJSON), in kwire log's form.
+// codec/storage's DecodeTopicRecord reads the same framings again on its
+// own (storage/topic.go), in kwire log's form.
 
 // topicWalk is what the walk keeps for topic names and internal topics:
 // the caller's id lookup, and the sinks a record's key or value is read
