@@ -116,8 +116,12 @@ func (s *jsonSink) place(n *tree.Node) *jsontext.Writer {
 	case p.kind == levelArray:
 		return p.out
 	case p.kind == levelRoot:
-		s.envelopeHead() // the value of a data message or records field
-		p.out.Key(n.Name)
+		// The header or body, or the value of a data message or records
+		// field (guessing's hash writes them bare, with no key).
+		s.envelopeHead()
+		if !s.bare {
+			p.out.Key(n.Name)
+		}
 	case n.Field != nil:
 		p.out.Key(n.Field.JSON)
 	default:
@@ -164,14 +168,6 @@ func (s *jsonSink) begin(n *tree.Node, l *schema.Layout, _ int) {
 		return
 	case tree.RoleTags:
 		s.levels = append(s.levels, jsonLevel{n: n, kind: levelSection, out: s.top().out})
-		return
-	case tree.RoleHeader, tree.RoleBody:
-		s.envelopeHead()
-		if !s.bare {
-			s.out.Key(n.Name)
-		}
-		s.out.BeginObject()
-		s.levels = append(s.levels, jsonLevel{n: n, kind: levelObject, out: s.out, l: l})
 		return
 	}
 	p := s.top()
