@@ -51,13 +51,14 @@ const types = {
 // the rest arrives). server.wasmSent tells how far it got.
 export function serve(dir, prefix = '/docs/playground/') {
   let hold = null;
-  const state = { wasmSent: 0 };
+  const state = { wasmSent: 0, requested: [] }; // requested: every file asked for, in order
   const server = createServer(async (req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
     if (!path.startsWith(prefix)) { res.writeHead(404).end(); return; }
     let file = path.slice(prefix.length);
     if (file === '' || file.endsWith('/')) file += 'index.html';
     if (file.includes('..')) { res.writeHead(400).end(); return; }
+    state.requested.push(file);
     let body;
     try {
       body = await readFile(join(dir, file));

@@ -363,6 +363,37 @@ test('bytes pasted while the module loads decode once it is ready; the page show
   await ctx.close();
 });
 
+// The decoder's download starts while the page's head is parsed (boot.js),
+// not once the page's modules have all loaded: with a module of the page
+// held back, kwire.wasm is asked for all the same, and the page still
+// works once the module arrives.
+test('the decoder starts downloading before the page\'s modules have loaded', { timeout: 120_000 }, async () => {
+  const ctx = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  const page = await ctx.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  const from = server.state.requested.length;
+  let release;
+  const held = new Promise((r) => { release = r; });
+  let leafAsked = false;
+  await page.route('**/live.js', async (route) => { leafAsked = true; await held; await route.continue(); });
+  const nav = page.goto(server.url + '#hex=' + QUICK);
+  const deadline = Date.now() + 60_000;
+  while (!server.state.requested.slice(from).includes('kwire.wasm') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  const asked = server.state.requested.slice(from);
+  const wasmAsked = asked.includes('kwire.wasm');
+  const liveServed = asked.includes('live.js');
+  release();
+  assert.ok(leafAsked, 'the page did not ask for live.js: ' + asked.join(' '));
+  assert.ok(wasmAsked, 'kwire.wasm was not asked for while one of the page\'s modules was held: ' + asked.join(' '));
+  assert.ok(!liveServed, 'live.js was served while held');
+  await nav;
+  await page.waitForFunction(() => document.body.dataset.decoded, null, { timeout: 60_000 });
+  assert.match(await page.textContent('#status'), /ApiVersions v3 request/);
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});
+
 test('every example decodes with one click, and the frame links to its reference page', { timeout: 120_000 }, async () => {
   const page = await open();
   const want = {

@@ -5,7 +5,10 @@
 import { $, mb } from './dom.js';
 import { st } from './state.js';
 
-const worker = new Worker('worker.js');
+// The worker was started by boot.js, a classic script in the page's head
+// (or here, if the page has none).
+const boot = self.kwireBoot;
+const worker = boot ? boot.worker : new Worker('worker.js');
 let nextID = 1;
 const pending = new Map(); // request id -> {resolve, reject}
 worker.onmessage = (e) => {
@@ -15,6 +18,7 @@ worker.onmessage = (e) => {
   pending.delete(e.data.id);
   if (e.data.error !== undefined) p.reject(new Error(e.data.error)); else p.resolve(e.data.result);
 };
+if (boot) for (const e of boot.early.splice(0)) worker.onmessage(e);
 
 export function rpcAt(slot, op, ...args) {
   return new Promise((resolve, reject) => {
