@@ -22,29 +22,40 @@ let captureReady = null; // promise: the capture module is running (storageReady
 // fetchCounting fetches url and reports the bytes received as they come.
 // The total is the Content-Length, unless the body is content-encoded
 // (then the length counts compressed bytes and the total is unknown: 0).
+// It resolves to the response itself, counted through a clone, so that
+// compileStreaming gets the browser's own Response: Chromium caches the
+// compiled code of a module by its URL only for such a response, and a
+// repeat visit then skips compiling.
 function fetchCounting(url, report) {
   return fetch(url).then((res) => {
     if (!res.ok) throw new Error(url + ': HTTP ' + res.status);
     const enc = res.headers.get('content-encoding');
     const total = enc && enc !== 'identity' ? 0 : +(res.headers.get('content-length') || 0);
     if (!res.body) return res;
-    const reader = res.body.getReader();
+    const reader = res.clone().body.getReader();
     let loaded = 0;
     report(loaded, total);
-    const body = new ReadableStream({
-      async pull(ctl) {
-        const { done, value } = await reader.read();
-        if (done) { ctl.close(); return; }
+    (function pump() {
+      reader.read().then(({ done, value }) => {
+        if (done) return;
         loaded += value.length;
         report(loaded, total);
-        ctl.enqueue(value);
-      },
-    });
-    return new Response(body, { headers: { 'content-type': 'application/wasm' } });
+        pump();
+      }, () => {});
+    })();
+    return res;
   });
 }
 
-function runModule(url, readyName, report) {
+function runModule(url, readyName, reportAll) {
+  // The count runs beside the compile: once the module is starting, a late
+  // count of bytes is not news.
+  let started = false;
+  const report = (loaded, total) => {
+    if (loaded < 0) started = true;
+    else if (started) return;
+    reportAll(loaded, total);
+  };
   return new Promise((resolve, reject) => {
     self[readyName] = resolve;
     const go = new Go();
