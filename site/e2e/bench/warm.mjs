@@ -6,11 +6,7 @@
 //               offline, 127.0.0.1): median and p99 of 200 warm POST
 //               /api/decode requests of two small frames (a 32-byte
 //               ApiVersions request, a Produce request with a gzip batch of
-//               three records) and workerd's CPU time per request; then the
-//               same module in node, split into phases: the instance's
-//               start (instantiate, Go runtime start and package inits, once
-//               per isolate) and each request's body read, Go (decode and
-//               JSON) and Response.
+//               three records) and workerd's CPU time per request.
 //   playground  the playground served locally in headless Chromium, a new
 //               browser context (cold cache) per run: the page opened with a
 //               small frame in its link (navigation to the frame on screen),
@@ -89,41 +85,6 @@ async function worker() {
       await wr.stop();
     }
 
-    // The same module in node, by phase.
-    await import(join(out, 'wasm_exec.js'));
-    const { start } = await import(join(out, 'instance.mjs'));
-    const mod = await WebAssembly.compile(readFileSync(join(out, 'app.wasm')));
-    const inst = [], run = [];
-    for (let i = 0; i < 12; i++) {
-      const t0 = performance.now();
-      const go = new Go();
-      const instance = new WebAssembly.Instance(mod, go.importObject);
-      const t1 = performance.now();
-      go.run(instance);
-      const t2 = performance.now();
-      delete globalThis.kwireWorker;
-      if (i >= 2) { inst.push(t1 - t0); run.push(t2 - t1); }
-    }
-    console.log(`\nThe same module in node (${process.version}), by phase:`);
-    console.log(`  once per isolate: instantiate ${stats(inst)}; Go runtime start + package inits ${stats(run)}`);
-    const s = start(mod);
-    for (const [name, body] of frames) {
-      const read = [], serveMs = [], resp = [];
-      for (let i = 0; i < requests + 20; i++) {
-        const req = new Request('http://worker/api/decode', { method: 'POST', body, headers: { 'content-type': 'application/octet-stream' } });
-        const t0 = performance.now();
-        const b = new Uint8Array(await req.arrayBuffer());
-        const t1 = performance.now();
-        const [status, flat, bytes] = s.serve('POST', req.url, ['content-type', 'application/octet-stream'], b);
-        const t2 = performance.now();
-        const h = new Headers();
-        for (let j = 0; j + 1 < flat.length; j += 2) h.append(flat[j], flat[j + 1]);
-        await new Response(bytes, { status, headers: h }).arrayBuffer();
-        const t3 = performance.now();
-        if (i >= 20) { read.push(t1 - t0); serveMs.push(t2 - t1); resp.push(t3 - t2); }
-      }
-      console.log(`  ${name}: body ${stats(read)}; Go (decode, JSON) ${stats(serveMs)}; Response ${stats(resp)}`);
-    }
   } finally {
     tmp.cleanup();
   }
