@@ -170,10 +170,10 @@ type Decoder struct {
 func (dec *Decoder) Decode(b []byte, o Options) (*Frame, error) {
 	o = o.resolve(len(b))
 	if o.guessing() {
-		return &dec.f, dec.read(b, o, o.Limits.budget(), readTree)
+		err := dec.read(b, o, o.Limits.budget(), readTree)
+		return &dec.f, err
 	}
-	_, err := readTree(dec, b, o, nil, nil, readAnswer)
-	return &dec.f, err
+	return &dec.f, dec.decodeTree(dec.reset(), b, o, nil)
 }
 
 // resolve is o with its limits resolved for n bytes and its records mode
@@ -191,6 +191,17 @@ func (dec *Decoder) reset() *Frame {
 	clear(dec.f.Warnings)
 	dec.f = Frame{slab: sl, Buffers: bufs, Warnings: dec.f.Warnings[:0]}
 	return &dec.f
+}
+
+// decodeTree walks b into f's tree, from spend (a budget of its own when
+// nil).
+func (dec *Decoder) decodeTree(f *Frame, b []byte, o Options, spend *budget.Budget) error {
+	dec.ts = treeSink{slab: &f.slab, f: f, levels: dec.ts.levels[:0]}
+	dec.tw.init(f, &dec.ts, &o, len(b), spend)
+	f.opts, f.start = o, *dec.tw.b
+	f.inflated.Keep()
+	dec.tw.inflations = &f.inflated
+	return dec.tw.top(b, &o)
 }
 
 // top walks b as o says: a frame, a body alone, a data message or a
@@ -315,10 +326,12 @@ func (dec *Decoder) WriteJSON(w io.Writer, b []byte, o Options) (*Frame, error) 
 func (dec *Decoder) json(b []byte, o Options) (*Frame, error) {
 	o = o.resolve(len(b))
 	spend := o.Limits.budgetValue()
-	if o.guessing() {
-		return &dec.jf, dec.read(b, o, &spend, readJSON)
+	if !o.guessing() {
+		err := dec.walkJSON(b, o, &spend, nil)
+		return &dec.jf, err
 	}
-	return &dec.jf, dec.walkJSON(b, o, &spend, nil)
+	err := dec.read(b, o, &spend, readJSON)
+	return &dec.jf, err
 }
 
 // walkJSON runs the JSON writers' walk over b, from spend (its own budget
@@ -337,25 +350,28 @@ func (dec *Decoder) walkJSON(b []byte, o Options, spend *budget.Budget, g *Guess
 	return err
 }
 
-// readJSON is the JSON writers' readFn: a reading written to dec.out. A
-// request reading that fails is dropped for a guessed response, unless
-// its output was written away already (it was big: a broken request, not
-// a response to guess).
+// readJSON is the JSON writers' readFn: a reading written to dec.out.
 func readJSON(dec *Decoder, b []byte, o Options, spend *budget.Budget, g *Guess, what readFor) (bool, error) {
-	m := dec.out.Mark()
+	if what == readRequest {
+		// A request reading that fails is dropped for a guessed response,
+		// unless its output was written away already (it was big: a
+		// broken request, not a response to guess).
+		m := dec.out.Mark()
+		err := dec.walkJSON(b, o, spend, g)
+		if err == nil || !dec.out.Rollback(m) {
+			return true, err
+		}
+		return false, err
+	}
 	err := dec.walkJSON(b, o, spend, g)
-	return err == nil || what != readRequest || !dec.out.Rollback(m), err
+	return err == nil, err
 }
 
-// readTree is the tree's readFn: every reading into dec.f (from spend, its
-// own budget when nil), kept when it decodes cleanly.
+// readTree is the tree's readFn: every reading into dec.f, kept when it
+// decodes cleanly.
 func readTree(dec *Decoder, b []byte, o Options, spend *budget.Budget, g *Guess, _ readFor) (bool, error) {
 	f := dec.reset()
-	dec.ts = treeSink{slab: &f.slab, f: f, levels: dec.ts.levels[:0]}
-	dec.tw.init(f, &dec.ts, &o, len(b), spend)
-	f.opts, f.start, f.Guess = o, *dec.tw.b, g
-	f.inflated.Keep()
-	dec.tw.inflations = &f.inflated
-	err := dec.tw.top(b, &o)
+	err := dec.decodeTree(f, b, o, spend)
+	f.Guess = g
 	return err == nil, err
 }

@@ -25,7 +25,7 @@ func sizeBad(b []byte, noSize bool) bool {
 
 // readFn is one path's way of reading a frame for read: the tree
 // path builds dec.f (readTree), the tree-less one writes value JSON
-// (readJSON; both in decoder.go). read decides what is read, with which
+// (readFast, in fast.go). read decides what is read, with which
 // options, from which budget; a readFn reads b with o from spend (its
 // own when nil), g the guess o was chosen by (or nil), and keeps the
 // result. keep says the reading stands: with readRequest, whether it is

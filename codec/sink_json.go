@@ -43,7 +43,7 @@ type jsonLevel struct {
 	kids  int              // children handed to it
 	tf    *tagFrame        // a struct's tagged values, when it has any
 	l     *schema.Layout   // a struct's layout
-	start int              // where its value starts in out (a tagged value's, for its tag frame)
+	start int              // a tagged value's start in its tag frame
 }
 
 const (
@@ -104,46 +104,31 @@ func (s *jsonSink) tagFrame(lv *jsonLevel) *tagFrame {
 }
 
 // place readies the writer for n's value inside the open level: its key,
-// or its place in its struct's tag frame, and returns the writer.
-func (s *jsonSink) place(n *tree.Node) *jsontext.Writer {
-	p := s.top()
+// or its place in its struct's tag frame. It returns the writer, and the
+// struct level when n is a tagged value (read early or in its section).
+func (s *jsonSink) place(n *tree.Node) (*jsontext.Writer, *jsonLevel) {
+	p := &s.levels[len(s.levels)-1]
 	p.kids++
 	switch {
 	case p.kind == levelSection:
-		tf := s.tagFrame(&s.levels[len(s.levels)-2])
+		st := &s.levels[len(s.levels)-2]
+		tf := s.tagFrame(st)
 		tf.w.Fresh()
-		return &tf.w
+		return &tf.w, st
 	case p.kind == levelArray:
-		return p.out
+		return p.out, nil
 	case p.kind == levelRoot:
-		// The header or body, or the value of a data message or records
-		// field (guessing's hash writes them bare, with no key).
-		s.envelopeHead()
-		if !s.bare {
-			p.out.Key(n.Name)
-		}
+		s.envelopeHead() // the value of a data message or records field
+		p.out.Key(n.Name)
+	case n.Flags&tree.Tagged != 0:
+		p.out.Key(n.Field.JSON)
+		return p.out, p
 	case n.Field != nil:
 		p.out.Key(n.Field.JSON)
 	default:
 		p.out.Key(n.Name)
 	}
-	return p.out
-}
-
-// written ends n's value, written to out from start: a tagged value (read
-// early or in its section) is noted in its struct's tag frame, and output
-// may flush after an array element.
-func (s *jsonSink) written(n *tree.Node, out *jsontext.Writer, start int) {
-	if n.Flags&tree.Tagged != 0 && len(s.levels) > 0 {
-		st := s.top()
-		if st.kind == levelSection {
-			st = &s.levels[len(s.levels)-2]
-		}
-		s.found(n, st, out, start)
-	}
-	if n.Role == tree.RoleElement {
-		s.out.Flush(false)
-	}
+	return p.out, nil
 }
 
 // found notes tagged value n of struct level st, written from start to
@@ -169,6 +154,14 @@ func (s *jsonSink) begin(n *tree.Node, l *schema.Layout, _ int) {
 	case tree.RoleTags:
 		s.levels = append(s.levels, jsonLevel{n: n, kind: levelSection, out: s.top().out})
 		return
+	case tree.RoleHeader, tree.RoleBody:
+		s.envelopeHead()
+		if !s.bare {
+			s.out.Key(n.Name)
+		}
+		s.out.BeginObject()
+		s.levels = append(s.levels, jsonLevel{n: n, kind: levelObject, out: s.out, l: l})
+		return
 	}
 	p := s.top()
 	section := p.kind == levelSection
@@ -176,18 +169,23 @@ func (s *jsonSink) begin(n *tree.Node, l *schema.Layout, _ int) {
 	if !section {
 		mark = p.out.Mark() // before the key
 	}
-	out := s.place(n)
+	out, st := s.place(n)
 	if section {
 		mark = out.Mark()
 	}
-	lv := jsonLevel{n: n, kind: levelObject, out: out, mark: mark, l: l, start: len(out.B)}
+	start := len(out.B)
 	if n.Kind == schema.Array {
-		lv.kind = levelArray
 		out.BeginArray()
+		s.levels = append(s.levels, jsonLevel{n: n, kind: levelArray, out: out, mark: mark})
 	} else {
 		out.BeginObject()
+		s.levels = append(s.levels, jsonLevel{n: n, kind: levelObject, out: out, mark: mark, l: l})
 	}
-	s.levels = append(s.levels, lv)
+	if st != nil {
+		// The level knows its struct by position: remember where its
+		// value started in whichever writer holds it.
+		s.levels[len(s.levels)-1].start = start
+	}
 }
 
 func (s *jsonSink) top() *jsonLevel { return &s.levels[len(s.levels)-1] }
@@ -214,7 +212,16 @@ func (s *jsonSink) end(n *tree.Node) {
 		s.tagged(&lv)
 		lv.out.EndObject()
 	}
-	s.written(n, lv.out, lv.start)
+	if n.Flags&tree.Tagged != 0 && len(s.levels) > 0 {
+		st := s.top()
+		if st.kind == levelSection {
+			st = &s.levels[len(s.levels)-2]
+		}
+		s.found(n, st, lv.out, lv.start)
+	}
+	if n.Role == tree.RoleElement {
+		s.out.Flush(false)
+	}
 }
 
 // dropFrame gives back the tag frame of a level that is dropped.
@@ -277,10 +284,15 @@ func (s *jsonSink) leaf(n *tree.Node) {
 		p.kids++
 		return
 	}
-	out := s.place(n)
+	out, st := s.place(n)
 	start := len(out.B)
 	s.value(out, n)
-	s.written(n, out, start)
+	if st != nil {
+		s.found(n, st, out, start)
+	}
+	if n.Role == tree.RoleElement {
+		s.out.Flush(false)
+	}
 }
 
 // value writes the value of leaf n: the one formatter of each kind.
@@ -292,8 +304,10 @@ func (s *jsonSink) value(w *jsontext.Writer, n *tree.Node) {
 	switch n.Kind {
 	case schema.Bool:
 		w.Bool(n.Int != 0)
-	case schema.Int8, schema.Int16, schema.Uint16, schema.Int32, schema.Uint32, schema.Int64:
-		s.int(w, n.Kind, n.Int)
+	case schema.Int64:
+		s.int64(w, n.Int)
+	case schema.Int8, schema.Int16, schema.Uint16, schema.Int32, schema.Uint32:
+		w.Int(n.Int)
 	case schema.Float64:
 		w.Float(n.Float)
 	case schema.UUID:
@@ -317,16 +331,25 @@ func (s *jsonSink) value(w *jsontext.Writer, n *tree.Node) {
 }
 
 func (s *jsonSink) numbers(n *tree.Node, k schema.Kind, b []byte, count int) {
-	w, size := s.top().out, k.FixedSize()
+	w := s.top().out
+	size := k.FixedSize()
+	quote := s.quote && k == schema.Int64
 	for i := 0; i < count; i++ {
-		s.int(w, k, fixedInt(k, b[i*size:]))
+		w.Value()
+		if quote {
+			w.B = append(w.B, '"')
+		}
+		w.B = strconv.AppendInt(w.B, fixedInt(k, b[i*size:]), 10)
+		if quote {
+			w.B = append(w.B, '"')
+		}
 	}
 }
 
-// int writes integer v of kind k: a number, or for an int64 with
-// Options.Int64Strings a string of its digits.
-func (s *jsonSink) int(w *jsontext.Writer, k schema.Kind, v int64) {
-	if !s.quote || k != schema.Int64 {
+// int64 writes an int64 value: a number, or with Options.Int64Strings a
+// string of its digits.
+func (s *jsonSink) int64(w *jsontext.Writer, v int64) {
+	if !s.quote {
 		w.Int(v)
 		return
 	}
@@ -338,7 +361,7 @@ func (s *jsonSink) int(w *jsontext.Writer, k schema.Kind, v int64) {
 
 func (s *jsonSink) records(n *tree.Node, b []byte, o rec.Options) (int, error) {
 	defer s.give(n)
-	out := s.place(n)
+	out, _ := s.place(n)
 	out.Value()
 	o.Scratch = &s.rs
 	var flush func()

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kwire/kwire/codec/internal/rec/rectest"
+	"github.com/kwire/kwire/codec/internal/rec"
 	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
@@ -267,7 +267,7 @@ func (w *jsonWriter) value(dst []byte, n *tree.Node, f *schema.Field) []byte {
 					ri, ok := res.Info(n)
 					return ri.Offset, ri.Timestamp, ok
 				}
-				return rectest.AppendTreeJSON(dst, res.Nodes, info, n.Raw, rectest.Mode(w.records), w.topicPartJSON)
+				return rec.AppendTreeJSON(dst, res.Nodes, info, n.Raw, rec.JSONMode(w.records), w.topicPartJSON)
 			}
 		}
 		if w.f != nil && len(n.Children) > 0 {

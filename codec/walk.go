@@ -47,9 +47,13 @@ type walker struct {
 	// whose batches are framed wrongly): the frame goes on decoding and
 	// returns it at the end unless its own fields fail.
 	nestErr *DecodeError
-	o       Options // how the frame is read (what is decoded, the payload hook)
-	buf     int     // the buffer nodes point into
-	nbufs   int     // buffers numbered so far: the input and the derived ones
+	nest    bool // decode records and consumer-protocol bytes
+	// skipRecords leaves records fields undecoded (written as base64 or
+	// their size) while consumer-protocol bytes are still decoded.
+	skipRecords bool
+	sizeFirst   bool // see Options.sizeFirst
+	buf         int  // the buffer nodes point into
+	nbufs       int  // buffers numbered so far: the input and the derived ones
 	// nested is set while decoding a nested payload: nodes then stop at
 	// the budget's NestedNodes, and limitHit says a limit ended it.
 	nested   bool
@@ -57,11 +61,14 @@ type walker struct {
 	frameEnd int // where the frame's own bytes end, for the nested reserve
 	consumer []consumerField
 	pt       protocolType
-	// topic is the last topic name read, which the records fields after
-	// it belong to.
+	// payload is Options.Payload; topic the last topic name read, which
+	// the records fields after it belong to.
+	payload  rec.PayloadFunc
 	topic    string
 	topics   *topicWalk // the names of topic ids, internal topics' records (walk_topics.go)
 	inHeader bool
+	// topicsRaw is Options.InternalTopicsAsBytes.
+	topicsRaw bool
 	// dry is set while the walk reads ahead to find a tag section
 	// (prescan): nothing nested is decoded and nothing read early.
 	dry bool
@@ -88,6 +95,8 @@ type walker struct {
 	// spare is the records fields' decompression buffer when no frame
 	// holds it (rec.Options.Spare), kept between frames.
 	spare []byte
+	// int64s: records write int64 values as strings (Options.Int64Strings).
+	int64s bool
 }
 
 // init readies w for frame f of n bytes, written to s: its own budget
@@ -98,8 +107,9 @@ func (w *walker) init(f *Frame, s sink, o *Options, n int, b *budget.Budget) {
 		w.own = lim.budgetValue()
 		b = &w.own
 	}
-	*w = walker{f: f, s: s, lim: lim, b: b, o: *o, path: w.path[:0], own: w.own, pathText: budget.PathText{Buf: w.pathText.Buf[:0]},
-		spare: w.spare, pre: w.pre, codes: w.codes[:0], null: w.null, topics: w.topics.reset(o.TopicNames)}
+	*w = walker{f: f, s: s, lim: lim, b: b, nest: o.nest(), skipRecords: o.skipRecords, sizeFirst: o.sizeFirst,
+		path: w.path[:0], own: w.own, pathText: budget.PathText{Buf: w.pathText.Buf[:0]}, spare: w.spare, pre: w.pre, codes: w.codes[:0], null: w.null, payload: o.Payload,
+		int64s: o.Int64Strings, topics: w.topics.reset(o.TopicNames), topicsRaw: o.InternalTopicsAsBytes}
 	if b != &w.own {
 		w.own = budget.Budget{}
 	}
@@ -294,7 +304,7 @@ func (w *walker) sizePrefix(n int) (end, cut int) {
 	case w.err != nil:
 	case size < 0:
 		w.fail(0, "a non-negative frame size", decimal(int(size)))
-	case int(size) > n-4 && w.o.sizeFirst:
+	case int(size) > n-4 && w.sizeFirst:
 		w.sizeBeyond(n, int(size))
 	case int(size) > n-4:
 		// A frame cut short: the bytes that are there are still read,
@@ -326,10 +336,17 @@ func (w *walker) finish(root *tree.Node, b []byte, end int) error {
 			start = w.err.Offset
 		}
 		if start < len(b) {
-			w.s.leaf(w.rawNode("_undecoded", tree.RoleRaw, b, start))
+			n := w.s.node()
+			n.Name, n.Role, n.Kind, n.Type = "_undecoded", tree.RoleRaw, schema.Bytes, "bytes"
+			n.Start, n.PrefixEnd, n.SizeEnd, n.TagEnd, n.End = start, start, start, start, len(b)
+			n.Raw = b[start:]
+			w.s.leaf(n)
 		}
 	} else if w.err == nil && end < len(b) {
-		n := w.rawNode("_trailing", tree.RoleTrailing, b, end)
+		n := w.s.node()
+		n.Name, n.Role, n.Kind, n.Type = "_trailing", tree.RoleTrailing, schema.Bytes, "bytes"
+		n.Start, n.TagEnd, n.SizeEnd, n.PrefixEnd, n.End = end, end, end, end, len(b)
+		n.Raw = b[end:]
 		w.push("_trailing")
 		w.warn(n, end, "", decimal(len(b)-end)+" bytes after the frame's declared size")
 		w.pop()
@@ -341,16 +358,6 @@ func (w *walker) finish(root *tree.Node, b []byte, end int) error {
 	f.Spent = Limits{MaxNodes: w.b.Nodes, MaxDecompressed: w.b.Decompressed, MaxWork: w.b.Work}
 	w.s.end(root)
 	return w.result()
-}
-
-// rawNode is b[start:] (in the current buffer) as bytes named name, not
-// decoded, for the caller to hand over.
-func (w *walker) rawNode(name string, role tree.Role, b []byte, start int) *tree.Node {
-	n := w.s.node()
-	n.Name, n.Role, n.Kind, n.Type, n.Buf = name, role, schema.Bytes, "bytes", w.buf
-	n.Start, n.TagEnd, n.SizeEnd, n.PrefixEnd, n.End = start, start, start, start, len(b)
-	n.Raw = b[start:]
-	return n
 }
 
 // result is the frame's error: its own fields' first, else a nested one's.
@@ -369,7 +376,9 @@ func (w *walker) request() {
 	start := w.r.Off
 	left := w.r.Remaining()
 	if left < 2 {
-		w.failAt("header.requestApiKey", start, "2 bytes for int16 (the request's API key)", decimal(left)+" bytes left", wire.ErrShort)
+		w.at("header.requestApiKey")
+		w.short(start, "2 bytes for int16 (the request's API key)", decimal(left)+" bytes left")
+		w.path = w.path[:0]
 		return
 	}
 	f.APIKey = int16(uint16(w.r.B[start])<<8 | uint16(w.r.B[start+1]))
@@ -378,6 +387,7 @@ func (w *walker) request() {
 		// The key but no version: the header is read as far as it goes,
 		// so the key is in the tree and the error is at the version,
 		// where it starts, as the reader's are.
+		f.HeaderVersion = 1
 		w.header(schema.RequestHeader(), 1)
 		return
 	}
@@ -392,21 +402,20 @@ func (w *walker) request() {
 			hv = f.Message.HeaderVersion(f.LayoutVersion)
 		}
 	}
+	f.HeaderVersion = hv
 	w.header(schema.RequestHeader(), hv)
-	switch {
-	case w.err != nil:
-	case f.API == nil:
-		w.failAt("header.requestApiKey", start, "a known API key (0-"+decimal(int(schema.APIs()[len(schema.APIs())-1].Key))+")", decimal(int(f.APIKey)), nil)
-	case f.Message != nil:
+	if w.err != nil {
+		return
+	}
+	if f.API == nil {
+		w.at("header.requestApiKey")
+		w.fail(start, "a known API key (0-"+decimal(int(schema.APIs()[len(schema.APIs())-1].Key))+")", decimal(int(f.APIKey)))
+		w.path = w.path[:0]
+		return
+	}
+	if f.Message != nil {
 		w.body()
 	}
-}
-
-// failAt fails at off with the path p, a header field.
-func (w *walker) failAt(p string, off int, expected, found string, cause error) {
-	w.at(p)
-	w.failWith(off, expected, found, cause)
-	w.path = w.path[:0]
 }
 
 func (w *walker) response(opts Options) {
@@ -422,7 +431,8 @@ func (w *walker) response(opts Options) {
 	if f.Message == nil {
 		return
 	}
-	w.header(schema.ResponseHeader(), f.Message.HeaderVersion(f.LayoutVersion))
+	f.HeaderVersion = f.Message.HeaderVersion(f.LayoutVersion)
+	w.header(schema.ResponseHeader(), f.HeaderVersion)
 	if w.err != nil {
 		return
 	}
@@ -447,45 +457,43 @@ func (w *walker) pickVersion(at int) {
 	w.consumer = consumerFieldsOf(f.APIKey, f.Response)
 }
 
-// part walks the frame's header or body (role): message m's layout at
-// version lv, for version v on the wire.
-func (w *walker) part(role tree.Role, m *schema.Message, v, lv int16) *tree.Node {
+func (w *walker) header(hdr *schema.Message, hv int16) {
 	n := w.node()
-	n.Name = "body"
-	if role == tree.RoleHeader {
-		n.Name = "header"
-	}
-	n.Role, n.Kind, n.Type = role, schema.Struct, m.Name+" v"+decimal(int(v))
-	w.v, w.flex = lv, m.Flexible(lv)
-	w.path = append(w.path[:0], pathSeg{n.Name, -1})
+	n.Name, n.Role, n.Kind, n.Type = "header", tree.RoleHeader, schema.Struct, hdr.Name+" v"+decimal(int(hv))
+	w.f.Header = n
+	w.v, w.flex = hv, hdr.Flexible(hv)
+	w.path = append(w.path[:0], pathSeg{"header", -1})
 	w.start(n)
-	l := m.At(lv).Root
+	l := hdr.At(hv).Root
 	w.s.begin(n, l, len(l.Fields)+1)
-	w.assumed(n, n.Start, v, lv)
-	w.inHeader = role == tree.RoleHeader
+	w.inHeader = true
 	w.structBody(n, l)
 	w.inHeader = false
 	n.End = w.r.Off
 	w.s.end(n)
 	w.path = w.path[:0]
-	return n
-}
-
-// assumed marks n, read with the layout of version lv for version v, and
-// warns when v is newer than any known.
-func (w *walker) assumed(n *tree.Node, at int, v, lv int16) {
-	if lv != v {
-		n.Flags |= tree.Assumed
-		w.warn(n, at, "", "version "+decimal(int(v))+" is newer than any known; decoded with the v"+decimal(int(lv))+" layout")
-	}
-}
-
-func (w *walker) header(hdr *schema.Message, hv int16) {
-	w.f.HeaderVersion, w.f.Header = hv, w.part(tree.RoleHeader, hdr, hv, hv)
 }
 
 func (w *walker) body() {
-	w.f.Body = w.part(tree.RoleBody, w.f.Message, w.f.Version, w.f.LayoutVersion)
+	f := w.f
+	m := f.Message
+	n := w.node()
+	n.Name, n.Role, n.Kind = "body", tree.RoleBody, schema.Struct
+	n.Type = m.Name + " v" + decimal(int(f.Version))
+	f.Body = n
+	w.v, w.flex = f.LayoutVersion, f.Flexible
+	w.path = append(w.path[:0], pathSeg{"body", -1})
+	w.start(n)
+	l := m.At(f.LayoutVersion).Root
+	w.s.begin(n, l, len(l.Fields)+1)
+	if f.Assumed {
+		n.Flags |= tree.Assumed
+		w.warn(n, n.Start, "", "version "+decimal(int(f.Version))+" is newer than any known; decoded with the v"+decimal(int(f.LayoutVersion))+" layout")
+	}
+	w.structBody(n, l)
+	n.End = w.r.Off
+	w.s.end(n)
+	w.path = w.path[:0]
 }
 
 // structBody reads the fields of layout l into n, whose sink level is
@@ -617,18 +625,22 @@ func (w *walker) value(n *tree.Node, f *schema.Field, k schema.Kind) {
 	w.leaf(n)
 }
 
-// leaf ends n (a value read, or not) and hands it to the sink; close ends
-// n, opened in the sink, and closes it there.
-func (w *walker) leaf(n *tree.Node)  { w.s.leaf(w.ended(n)) }
-func (w *walker) close(n *tree.Node) { w.s.end(w.ended(n)) }
-
-// ended ends n at the reader, Broken when the walk has failed.
-func (w *walker) ended(n *tree.Node) *tree.Node {
+// leaf ends n (a value read, or not) and hands it to the sink.
+func (w *walker) leaf(n *tree.Node) {
 	n.End = w.r.Off
 	if w.err != nil {
 		n.Flags |= tree.Broken
 	}
-	return n
+	w.s.leaf(n)
+}
+
+// close ends n, opened in the sink, and closes it there.
+func (w *walker) close(n *tree.Node) {
+	n.End = w.r.Off
+	if w.err != nil {
+		n.Flags |= tree.Broken
+	}
+	w.s.end(n)
 }
 
 func (w *walker) structValue(n *tree.Node, f *schema.Field, nullable bool) {
@@ -692,6 +704,16 @@ func nonMinimal(n int, v uint64) string {
 	return "non-minimal varint: " + decimal(n) + " bytes for a value that needs " + decimal(wire.UvarintLen(v))
 }
 
+// readNull ends a -1 length or count: null, with a warning where the
+// schema says non-nullable.
+func (w *walker) readNull(n *tree.Node, nullable bool) {
+	n.Null = true
+	if !nullable {
+		w.warn(n, n.Start, "", "null where the schema says non-nullable at v"+decimal(int(w.v)))
+	}
+	w.leaf(n)
+}
+
 // prefix reads the length or count (what) that starts n, a string,
 // bytes, records or array value; false when n is finished already: null,
 // negative or unreadable, handed to the sink as a leaf.
@@ -702,11 +724,8 @@ func (w *walker) prefix(n *tree.Node, compact bool, k schema.Kind, nullable bool
 	switch {
 	case !ok:
 	case l == -1:
-		// Null, with a warning where the schema says non-nullable.
-		n.Null = true
-		if !nullable {
-			w.warn(n, n.Start, "", "null where the schema says non-nullable at v"+decimal(int(w.v)))
-		}
+		w.readNull(n, nullable)
+		return 0, false
 	case l < -1:
 		w.fail(pstart, "a "+what+" of -1 or more", decimal(l))
 	default:
@@ -735,8 +754,8 @@ func (w *walker) lengthPrefixed(n *tree.Node, f *schema.Field, k schema.Kind, nu
 	}
 	n.End = r.Off
 	switch {
-	case !w.o.nest() || w.dry:
-	case k == schema.Records && !w.o.skipRecords:
+	case !w.nest || w.dry:
+	case k == schema.Records && !w.skipRecords:
 		w.records(n)
 		return
 	case k == schema.Bytes && len(w.consumer) > 0:

@@ -117,7 +117,7 @@ func (w *walker) records(n *tree.Node) {
 	}
 	w.reserveNested()
 	path := w.pathString()
-	ro := rec.Options{MaxDepth: w.lim.MaxRecordNesting, Budget: w.b, Warnings: w.recordsWarnings(), Path: path, Data: w.dataHook, Payload: w.recordsHook(), Topic: w.topic, Spare: &w.spare, Int64Strings: w.o.Int64Strings,
+	ro := rec.Options{MaxDepth: w.lim.MaxRecordNesting, Budget: w.b, Warnings: w.recordsWarnings(), Path: path, Data: w.dataHook, Payload: w.recordsHook(), Topic: w.topic, Spare: &w.spare, Int64Strings: w.int64s,
 		Start: n.PrefixEnd, Buffer: w.buf, Base: w.nbufs, Inflations: w.inflations}
 	derived, err := w.s.records(n, w.r.B[:w.r.Off], ro)
 	w.nbufs += derived
@@ -174,27 +174,27 @@ func (w *walker) consumerData(n *tree.Node, name string) {
 
 // dataInto reads buf[at:end] of buffer bufIdx, a version (int16, already
 // read as version) then the data message name, into n: n opens in the
-// sink with a "version" child and the message's fields, and closes.
+// sink with a "version" child and the message's fields, and closes. The
+// walk's state is kept and put back around it.
 func (w *walker) dataInto(n *tree.Node, name string, version int16, buf []byte, bufIdx, at, end int) *DecodeError {
 	vn := w.nestedNode()
 	if vn == nil {
 		w.limitHit = true
 		return newDecodeError(at, bufIdx, w.pathString(), "room for "+name, "the MaxNodes limit", budget.ErrLimit)
 	}
-	m, lv, err := w.dataLayout(name, version, bufIdx, at+2, end, buf)
-	if err != nil {
-		return err
+	m, lv, derr := w.dataLayout(name, version, bufIdx, at+2, end, buf)
+	if derr != nil {
+		return derr
 	}
+	l := m.At(lv).Root
+	w.s.begin(n, l, len(l.Fields)+2)
+	vn.Name, vn.Role, vn.Kind, vn.Type = "version", tree.RoleField, schema.Int16, "int16"
+	vn.Buf, vn.Start, vn.TagEnd, vn.SizeEnd, vn.PrefixEnd, vn.End, vn.Int = bufIdx, at, at, at, at, at+2, int64(version)
+	w.s.leaf(vn)
 	n.Type = n.Type + " (" + name + ")"
-	return w.dataFields(n, versionNode(vn, at, version), m, version, lv, buf, bufIdx, at+2, end, nil)
-}
-
-// versionNode fills vn as the int16 version at [at, at+2) that a data
-// message's bytes start with.
-func versionNode(vn *tree.Node, at int, version int16) *tree.Node {
-	vn.Name, vn.Role, vn.Kind, vn.Type, vn.Int = "version", tree.RoleField, schema.Int16, "int16", int64(version)
-	vn.Start, vn.TagEnd, vn.SizeEnd, vn.PrefixEnd, vn.End = at, at, at, at, at+2
-	return vn
+	err := w.dataFields(n, m, version, lv, buf, bufIdx, at+2, end, nil)
+	w.s.end(n)
+	return err
 }
 
 // dataLayout finds the data message name and the layout version that
@@ -215,35 +215,43 @@ func (w *walker) dataLayout(name string, version int16, bufIdx, start, end int, 
 }
 
 // dataFields reads buf[start:end] of buffer bufIdx as the fields of data
-// message m at layout version lv (read as version) into n, which it opens
-// in the sink (with vn, the version read before the bytes, as its first
-// child when not nil) and closes, with the frame's budget and limits. The
-// walk's state is kept and put back around it.
-func (w *walker) dataFields(n, vn *tree.Node, m *schema.Message, version, lv int16, buf []byte, bufIdx, start, end int, consumer []consumerField) *DecodeError {
-	l := m.At(lv).Root
-	if vn == nil {
-		w.s.begin(n, l, len(l.Fields)+1)
-	} else {
-		w.s.begin(n, l, len(l.Fields)+2)
-		w.s.leaf(vn)
-	}
-	saved, path := *w, len(w.path) // what it changes is put back
+// message m at layout version lv (read as version) into n, open in the
+// sink, with the frame's budget and limits. The walk's state is kept and
+// put back around it.
+func (w *walker) dataFields(n *tree.Node, m *schema.Message, version, lv int16, buf []byte, bufIdx, start, end int, consumer []consumerField) *DecodeError {
+	saved := walkState{w.r, w.v, w.flex, w.buf, w.err, w.nested, w.consumer, w.pt, w.depth, len(w.path)}
 	w.r = read.Reader{B: buf[:end], Off: start}
 	w.v, w.flex, w.buf, w.err, w.nested, w.limitHit = lv, m.Flexible(lv), bufIdx, nil, true, false
 	w.consumer, w.pt = consumer, protocolType{}
 	w.b.Work += end - start
 	w.charge() // the message's own struct
-	w.assumed(n, start, version, lv)
-	w.structBody(n, l)
+	if lv != version {
+		n.Flags |= tree.Assumed
+		w.warn(n, start, "", "version "+decimal(int(version))+" is newer than any known; decoded with the v"+decimal(int(lv))+" layout")
+	}
+	w.structBody(n, m.At(lv).Root)
 	err := w.err
 	if err == nil && w.r.Off < end {
 		err = newDecodeError(w.r.Off, bufIdx, w.pathString(), "the end of "+m.Name, decimal(end-w.r.Off)+" more bytes", nil)
 	}
 	n.End = w.r.Off
 	w.r, w.v, w.flex, w.buf, w.err, w.nested = saved.r, saved.v, saved.flex, saved.buf, saved.err, saved.nested
-	w.consumer, w.pt, w.depth, w.path = saved.consumer, saved.pt, saved.depth, w.path[:path]
-	w.s.end(n)
+	w.consumer, w.pt, w.depth, w.path = saved.consumer, saved.pt, saved.depth, w.path[:saved.path]
 	return err
+}
+
+// walkState is what a nested decoding changes and puts back.
+type walkState struct {
+	r        read.Reader
+	v        int16
+	flex     bool
+	buf      int
+	err      *DecodeError
+	nested   bool
+	consumer []consumerField
+	pt       protocolType
+	depth    int
+	path     int
 }
 
 // nestedNode takes a node from the nested share of the budget, or nil.
@@ -274,17 +282,17 @@ func (w *walker) dataHook(name string, version int16, buf []byte, bufIdx, start,
 	w.path = append(w.path, pathSeg{path, absPath})
 	saved := w.s
 	w.s = w.s.dataSink()
+	defer func() { w.s = saved }()
 	n, err := w.dataMessage(name, version, buf, bufIdx, start, end)
-	w.s = saved
 	w.pop()
-	switch {
-	case err == nil:
-		return n, nil
-	case w.limitHit:
-		w.limitHit = false
-		return n, limitError{err}
+	if err != nil {
+		if w.limitHit {
+			w.limitHit = false
+			return n, limitError{err}
+		}
+		return n, err
 	}
-	return n, err
+	return n, nil
 }
 
 // dataMessage decodes buf[start:end] (buffer bufIdx) as the data message
@@ -297,7 +305,11 @@ func (w *walker) dataMessage(name string, version int16, buf []byte, bufIdx, sta
 	n := w.s.node()
 	n.Name, n.Role, n.Kind, n.Type = name, tree.RoleField, schema.Struct, name+" v"+decimal(int(version))
 	n.Buf, n.Start, n.TagEnd, n.SizeEnd, n.PrefixEnd = bufIdx, start, start, start, start
-	return n, w.dataFields(n, nil, m, version, lv, buf, bufIdx, start, end, nil)
+	l := m.At(lv).Root
+	w.s.begin(n, l, len(l.Fields)+1)
+	err = w.dataFields(n, m, version, lv, buf, bufIdx, start, end, nil)
+	w.s.end(n)
+	return n, err
 }
 
 // data walks b as o.Data names it: a records field's bytes alone
@@ -348,11 +360,17 @@ func (w *walker) dataValue(n *tree.Node, name string, version int16, b []byte) {
 	if at == 2 {
 		// The version the bytes start with is the envelope's, beside
 		// the value: KRaft's messages have a field "version" of their own.
-		w.s.leaf(versionNode(w.node(), 0, version))
+		vn := w.node()
+		vn.Name, vn.Role, vn.Kind, vn.Type = "version", tree.RoleField, schema.Int16, "int16"
+		vn.End, vn.Int = 2, int64(version)
+		w.s.leaf(vn)
 		n.Start, n.TagEnd, n.SizeEnd, n.PrefixEnd = 2, 2, 2, 2
 	}
+	l := m.At(lv).Root
+	w.s.begin(n, l, len(l.Fields)+1)
 	// (A data message read alone is the frame's own fields: NestedNodes
 	// is MaxNodes, as nothing nested was met before it.)
-	w.err = w.dataFields(n, nil, m, version, lv, b, 0, at, len(b), nil)
+	w.err = w.dataFields(n, m, version, lv, b, 0, at, len(b), nil)
 	w.r.Off = n.End
+	w.s.end(n)
 }

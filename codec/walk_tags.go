@@ -40,16 +40,6 @@ type preTag struct {
 	nodes                  int        // what its value spent, for the section's place
 }
 
-// find is the prescanned tag tag, or nil.
-func (pf *preFrame) find(tag uint32) *preTag {
-	for i := range pf.tags {
-		if pf.tags[i].tag == tag {
-			return &pf.tags[i]
-		}
-	}
-	return nil
-}
-
 // needsPrescan reports whether l declares, at version v, a tagged field
 // before an untagged one.
 func needsPrescan(l *schema.Layout, v int16) bool {
@@ -131,7 +121,14 @@ func (w *walker) scanSection(pf *preFrame) bool {
 		}
 		p.end = r.Off + int(size)
 		r.Off = p.end
-		if pf.find(p.tag) == nil {
+		dup := false
+		for _, k := range pf.tags {
+			if k.tag == p.tag {
+				dup = true
+				break
+			}
+		}
+		if !dup {
 			pf.tags = append(pf.tags, p)
 		}
 	}
@@ -147,7 +144,13 @@ func (w *walker) scanSection(pf *preFrame) bool {
 // consumer-protocol bytes, whose own limits would see the early count:
 // TestOutOfOrderTaggedNothingNested.)
 func (w *walker) earlyTag(f *schema.Field, pf *preFrame) bool {
-	p := pf.find(uint32(f.Tag))
+	var p *preTag
+	for i := range pf.tags {
+		if pf.tags[i].tag == uint32(f.Tag) {
+			p = &pf.tags[i]
+			break
+		}
+	}
 	if p == nil || w.err != nil {
 		return true
 	}

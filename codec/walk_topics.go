@@ -26,8 +26,8 @@ import (
 // does not read keeps the members read before the failure, has no
 // "decoded", and a warning says why, at the byte where reading stopped;
 // the tree keeps what was read, and the bytes after it as "undecoded".
-// codec/storage's DecodeTopicRecord reads the same framings again on its
-// own (storage/topic.go), in kwire log's form.
+// codec/storage reads records of these topics through the same walk
+// (decodeTopicTree, appendTopicJSON), in kwire log's form.
 
 // topicWalk is what the walk keeps for topic names and internal topics:
 // the caller's id lookup, and the sinks a record's key or value is read
@@ -70,7 +70,7 @@ func (w *walker) noteTopic(c *tree.Node, f *schema.Field) {
 		switch {
 		case c.Null:
 			w.topic = ""
-		case w.o.Payload != nil || len(c.Raw) > 2 && c.Raw[0] == '_' && c.Raw[1] == '_':
+		case w.payload != nil || len(c.Raw) > 2 && c.Raw[0] == '_' && c.Raw[1] == '_':
 			if w.topic != string(c.Raw) {
 				w.topic = string(c.Raw)
 			}
@@ -121,8 +121,8 @@ func internalTopic(name string) *schema.InternalTopic {
 // the walk's own for an internal topic's records, else the caller's.
 func (w *walker) recordsHook() rec.PayloadFunc {
 	t := internalTopic(w.topic)
-	if t == nil || w.o.InternalTopicsAsBytes {
-		return w.o.Payload
+	if t == nil || w.topicsRaw {
+		return w.payload
 	}
 	if w.topics == nil {
 		w.topics = new(topicWalk).reset(nil)
@@ -152,17 +152,33 @@ func (t *topicWalk) typeName(m *schema.Message, v int16) string {
 	return s
 }
 
+// topicFraming is the most nodes a part's framing takes before its
+// message: three varints and the bytes left undecoded.
+const topicFraming = 4
+
 // topicPart is one key or value being read: its bytes b[start:end] of
-// buffer bi, and what its reading found.
+// buffer bi, the names its JSON members take, and what its reading found.
 type topicPart struct {
-	name           string // "key" or "value"
-	b              []byte
-	bi, start, end int
-	json           *jsontext.Writer // the members' writer; nil: the tree's walk
-	warnAt         *tree.Node       // the node a failure's warning goes on
-	typ            int16            // the record type read
-	rec            *schema.InternalRecord
+	name            string // "key" or "value"
+	b               []byte
+	bi, start, end  int
+	names           partNames
+	json            *jsontext.Writer // the members' writer; nil: the tree's walk
+	warnAt          *tree.Node       // the node a failure's warning goes on
+	typ, ver, frVer int16
+	rec             *schema.InternalRecord
+	msg             *tree.Node // the message's node (tree)
 }
+
+// partNames are the JSON names of a part's members: its int16 or uvarint
+// framing (the key's "type", the value's "version"), its schema and its
+// message.
+type partNames struct{ version, schema, msg string }
+
+var (
+	frameKeyNames   = partNames{"type", "schema", "decoded"}
+	frameValueNames = partNames{"version", "schema", "decoded"}
+)
 
 // topicHook reads a record key or value of the internal topic w.topics.t
 // for the records reader (rec.PayloadFunc): nodes under its node when
@@ -184,9 +200,9 @@ func (w *walker) topicHook(dst []byte, in *rec.PayloadIn) ([]byte, []*tree.Node)
 		js := &tp.json
 		tp.wr.Reset(nil)
 		tp.wr.B = dst
-		tp.wr.BeginObject()             // made the key's or value's members below
-		js.reset(w, &tp.wr, &Options{}) // value JSON, with no envelope
-		js.bare, js.head, js.levels = true, true, append(js.levels, jsonLevel{kind: levelObject, out: &tp.wr})
+		tp.wr.BeginObject() // made the key's or value's members below
+		js.w, js.out, js.kafka, js.size, js.data, js.bare, js.head = w, &tp.wr, false, false, "", true, true
+		js.levels, js.nframe, js.n = append(js.levels[:0], jsonLevel{kind: levelObject, out: &tp.wr}), 0, 0
 		w.s = js
 		p.json = &tp.wr
 	}
@@ -225,8 +241,10 @@ func (w *walker) topicPart(tp *topicWalk, p *topicPart, recordKey []byte) {
 	key := p.name == "key"
 	switch {
 	case tp.t.Framing == schema.CoordinatorFraming && key:
-		w.coordinator(tp, p, nil)
+		p.names = frameKeyNames
+		w.coordinatorKey(tp, p)
 	case tp.t.Framing == schema.CoordinatorFraming:
+		p.names = frameValueNames
 		var r *schema.InternalRecord
 		if recordKey == nil {
 			w.topicUndecoded(p, p.start, "not decoded: a record of "+tp.t.Name+" names its type in its key, and this one's key is null", false)
@@ -242,53 +260,58 @@ func (w *walker) topicPart(tp *topicWalk, p *topicPart, recordKey []byte) {
 			w.topicUndecoded(p, p.start, "", false)
 			return
 		}
-		w.coordinator(tp, p, r)
+		w.coordinatorValue(tp, p, r)
 	case key:
 		w.topicUndecoded(p, p.start, "a record of "+tp.t.Name+" has a null key; this one's bytes are kept as they are", false)
 	default:
+		p.names = frameValueNames
 		w.metadataValue(tp, p)
 	}
 }
 
-// coordinator reads a coordinator topic's key, an int16 record type then
-// the type's key message, or (r not nil) its value of record type r, an
-// int16 version then r's value message at that version.
-func (w *walker) coordinator(tp *topicWalk, p *topicPart, r *schema.InternalRecord) {
-	at, name, what := p.start, "version", "an int16 version"
-	if r == nil {
-		name, what = "type", "an int16 record type"
-	}
+// coordinatorKey reads a coordinator topic's key: an int16 record type,
+// then the type's key message. It reports whether the message read.
+func (w *walker) coordinatorKey(tp *topicWalk, p *topicPart) bool {
+	at := p.start
 	if p.end-at < 2 {
-		w.topicFail(p, nil, nil, at, name, what+", found "+decimal(p.end-at)+" bytes", nil)
+		w.topicFail(p, nil, nil, at, "type", "an int16 record type, found "+decimal(p.end-at)+" bytes", nil)
 		w.topicRaw(p, at)
-		return
+		return false
 	}
-	v := int16(uint16(p.b[at])<<8 | uint16(p.b[at+1]))
-	n := w.topicInt(p, name, at, at+2, int64(v), false)
-	if r != nil {
-		p.rec = r
-		w.s.leaf(n)
-		w.topicMessage(p, r.Value, v, at+2, false)
-		return
-	}
-	p.typ = v
-	rs := tp.t.RecordType(v)
+	p.typ = int16(uint16(p.b[at])<<8 | uint16(p.b[at+1]))
+	n := w.topicInt(p, "type", p.names.version, at, at+2, int64(p.typ), false)
+	rs := tp.t.RecordType(p.typ)
 	if len(rs) == 0 {
-		w.topicFail(p, n, nil, at, "type", "a record type of "+tp.t.Name+", found "+decimal(int(v)), nil)
+		w.topicFail(p, n, nil, at, "type", "a record type of "+tp.t.Name+", found "+decimal(int(p.typ)), nil)
 		w.s.leaf(n)
 		w.topicRaw(p, at+2)
-		return
+		return false
 	}
 	w.s.leaf(n)
 	p.rec = &rs[0]
-	w.topicMessage(p, p.rec.Key, p.rec.KeyVersion, at+2, false)
+	return w.topicMessage(p, p.rec.Key, p.rec.KeyVersion, at+2, false)
+}
+
+// coordinatorValue reads a coordinator topic's value of record type r: an
+// int16 version, then r's value message at that version.
+func (w *walker) coordinatorValue(tp *topicWalk, p *topicPart, r *schema.InternalRecord) bool {
+	at := p.start
+	p.rec = r
+	if p.end-at < 2 {
+		w.topicFail(p, nil, nil, at, "version", "an int16 version, found "+decimal(p.end-at)+" bytes", nil)
+		w.topicRaw(p, at)
+		return false
+	}
+	p.ver = int16(uint16(p.b[at])<<8 | uint16(p.b[at+1]))
+	w.s.leaf(w.topicInt(p, "version", p.names.version, at, at+2, int64(p.ver), false))
+	return w.topicMessage(p, r.Value, p.ver, at+2, false)
 }
 
 // metadataValue reads a metadata-framed value: uvarint frame version (1),
 // uvarint apiKey, uvarint version, then the record. Where Kafka's files
 // give two records one apiKey, the first that reads the bytes whole is
 // taken, and the choice is said.
-func (w *walker) metadataValue(tp *topicWalk, p *topicPart) {
+func (w *walker) metadataValue(tp *topicWalk, p *topicPart) bool {
 	at := p.start
 	var head [3]int16
 	for i, name := range [...]string{"frameVersion", "type", "version"} {
@@ -296,9 +319,13 @@ func (w *walker) metadataValue(tp *topicWalk, p *topicPart) {
 		if n <= 0 || x > 0x7fff {
 			w.topicFail(p, nil, nil, at, name, "an unsigned varint below 32768", nil)
 			w.topicRaw(p, at)
-			return
+			return false
 		}
-		c := w.topicInt(p, name, at, at+n, int64(x), true)
+		jn := name
+		if i == 2 {
+			jn = p.names.version
+		}
+		c := w.topicInt(p, name, jn, at, at+n, int64(x), true)
 		if !minimal {
 			w.warn(c, at, name, nonMinimal(n, uint64(x)))
 		}
@@ -306,36 +333,36 @@ func (w *walker) metadataValue(tp *topicWalk, p *topicPart) {
 		head[i] = int16(x)
 		at += n
 	}
-	p.typ = head[1]
-	if head[0] != 1 {
-		w.topicFail(p, nil, nil, p.start, "frameVersion", "frame version 1, found "+decimal(int(head[0])), nil)
+	p.frVer, p.typ, p.ver = head[0], head[1], head[2]
+	if p.frVer != 1 {
+		w.topicFail(p, nil, nil, p.start, "frameVersion", "frame version 1, found "+decimal(int(p.frVer)), nil)
 		w.topicRaw(p, at)
-		return
+		return false
 	}
 	rs := tp.t.RecordType(p.typ)
 	if len(rs) == 0 {
 		w.topicFail(p, nil, nil, p.start, "type", "a record type (apiKey) of "+tp.t.Name+", found "+decimal(int(p.typ)), nil)
 		w.topicRaw(p, at)
-		return
+		return false
 	}
 	for i := range rs[:len(rs)-1] {
 		// A trial: what it made and said is dropped when it fails.
 		m, wm, lim := w.s.mark(), w.w.Mark(), w.limitHit
 		p.rec = &rs[i]
-		if w.topicMessage(p, rs[i].Value, head[2], at, true) {
+		if w.topicMessage(p, rs[i].Value, p.ver, at, true) {
 			w.s.commit(m)
-			return
+			return true
 		}
 		w.s.rollback(m)
 		w.w.Truncate(wm)
 		w.limitHit = lim
 	}
 	p.rec = &rs[len(rs)-1]
-	w.topicMessage(p, p.rec.Value, head[2], at, len(rs) > 1)
+	return w.topicMessage(p, p.rec.Value, p.ver, at, len(rs) > 1)
 }
 
 // topicMessage reads p.b[start:p.end] as message m at version, named by
-// its schema's name in the tree ("decoded" in JSON), after its "schema"
+// its schema's name in the tree (p.names.msg in JSON), after its "schema"
 // member. A message that fails leaves no JSON member; the tree keeps what
 // was read and the rest as bytes. ambiguous says the record's apiKey
 // names more than one schema: a trial (quiet when it fails), or the last.
@@ -347,22 +374,24 @@ func (w *walker) topicMessage(p *topicPart, m *schema.Message, version int16, st
 		return false
 	}
 	if p.json != nil {
-		p.json.Key("schema")
+		p.json.Key(p.names.schema)
 		p.json.Text(m.Name)
 	}
 	n := w.s.node()
 	n.Name, n.Role, n.Kind, n.Type = m.Name, tree.RoleField, schema.Struct, w.topics.typeName(m, version)
 	if p.json != nil {
-		n.Name = "decoded"
+		n.Name = p.names.msg
 	}
 	n.Buf, n.Start, n.TagEnd, n.SizeEnd, n.PrefixEnd = p.bi, start, start, start, start
 	mark, sm := w.w.Mark(), w.s.mark()
-	w.push("decoded")
+	w.push(p.names.msg)
+	l := m0.At(lv).Root
+	w.s.begin(n, l, len(l.Fields)+1)
 	var consumer []consumerField
 	if m0.Name == "GroupMetadataValue" {
 		consumer = groupConsumerFields
 	}
-	err := w.dataFields(n, nil, m0, version, lv, p.b, p.bi, start, p.end, consumer)
+	err := w.dataFields(n, m0, version, lv, p.b, p.bi, start, p.end, consumer)
 	switch {
 	case err == nil && ambiguous:
 		w.warnAt(&mark, n, start, "", w.ambiguity(p), false)
@@ -371,6 +400,8 @@ func (w *walker) topicMessage(p *topicPart, m *schema.Message, version int16, st
 		w.topicFail(p, n, &mark, start, "", "", err)
 	}
 	w.pop()
+	w.s.end(n)
+	p.msg = n
 	if err != nil {
 		if p.json != nil {
 			w.s.rollback(sm) // no "decoded" for what did not read
@@ -402,12 +433,15 @@ func (w *walker) ambiguity(p *topicPart) string {
 // consumer-protocol messages when its protocol type is "consumer".
 var groupConsumerFields = []consumerField{{"subscription", "ConsumerProtocolSubscription"}, {"assignment", "ConsumerProtocolAssignment"}}
 
-// topicInt makes the framing integer name of p at [start, end) holding v,
-// for the caller to warn on and hand to the sink.
-func (w *walker) topicInt(p *topicPart, name string, start, end int, v int64, uvarint bool) *tree.Node {
+// topicInt makes the framing integer name of p at [start, end) holding v
+// (named jn in JSON), for the caller to warn on and hand to the sink.
+func (w *walker) topicInt(p *topicPart, name, jn string, start, end int, v int64, uvarint bool) *tree.Node {
 	w.b.Nodes++
 	n := w.s.node()
 	n.Name, n.Role, n.Kind, n.Type, n.Buf, n.Int = name, tree.RoleRecord, schema.Int16, "int16", p.bi, v
+	if p.json != nil {
+		n.Name = jn
+	}
 	if uvarint {
 		n.Type, n.Flags = "uvarint", tree.Varint
 	}
@@ -422,7 +456,10 @@ func (w *walker) topicRaw(p *topicPart, start int) {
 		return
 	}
 	w.b.Nodes++
-	n := w.rawNode("undecoded", tree.RoleRaw, p.b[:p.end], start)
+	n := w.s.node()
+	n.Name, n.Role, n.Type, n.Kind, n.Buf = "undecoded", tree.RoleRaw, "bytes", schema.Bytes, p.bi
+	n.Start, n.TagEnd, n.SizeEnd, n.PrefixEnd, n.End = start, start, start, start, p.end
+	n.Raw = p.b[start:p.end]
 	if p.warnAt != nil {
 		n.Warnings, p.warnAt.Warnings = p.warnAt.Warnings, nil
 	}
@@ -433,38 +470,40 @@ func (w *walker) topicRaw(p *topicPart, start int) {
 // (none when "") on it.
 func (w *walker) topicUndecoded(p *topicPart, start int, msg string, limit bool) {
 	if msg != "" {
-		w.topicWarn(p, nil, nil, start, msg, limit)
+		var held tree.Node
+		p.warnAt = &held
+		w.topicWarn(p, &held, start, msg, limit)
 	}
 	w.topicRaw(p, start)
 	p.warnAt = nil
 }
 
-// topicWarn says msg about p at off, on n (at mark, before the warnings
-// of what n holds; nil: on the node made for the bytes left, which
-// topicRaw hands over next).
-func (w *walker) topicWarn(p *topicPart, n *tree.Node, mark *int, off int, msg string, limit bool) {
+// topicWarn says msg about p at off, on n (nil: the node made for the
+// bytes left, which topicRaw hands over next).
+func (w *walker) topicWarn(p *topicPart, n *tree.Node, off int, msg string, limit bool) {
 	if n == nil {
 		if p.warnAt == nil {
 			p.warnAt = new(tree.Node)
 		}
 		n = p.warnAt
 	}
-	w.warnAt(mark, n, off, "", msg, limit)
+	w.warnAt(nil, n, off, "", msg, limit)
 }
 
 // topicFail is a part that does not read as its schema says: at off and
-// field (below the part) msg, or the walk's error err: a warning on n, as
-// topicWarn places it.
+// field (below the part) msg, or the walk's error err: a warning on n (at
+// mark, before the warnings of what n holds; nil: on the bytes left).
 func (w *walker) topicFail(p *topicPart, n *tree.Node, mark *int, off int, field, msg string, err *DecodeError) {
+	tp := w.topics
 	limit := err != nil && w.limitHit
 	w.limitHit = false
-	what := "a record of " + w.topics.t.Name
+	what := "a record of " + tp.t.Name
 	if err == nil {
 		if field != "" {
 			w.push(field)
 			defer w.pop()
 		}
-		w.topicWarn(p, n, mark, off, "not decoded as "+what+": expected "+msg, false)
+		w.topicWarn(p, n, off, "not decoded as "+what+": expected "+msg, false)
 		return
 	}
 	if p.rec != nil {
@@ -477,10 +516,24 @@ func (w *walker) topicFail(p *topicPart, n *tree.Node, mark *int, off int, field
 	if limit {
 		msg = "not decoded as " + what + ": the MaxNodes limit (" + decimal(w.b.MaxNodes) + " nodes) is reached"
 	}
-	// At the byte and path where reading stopped (in the part's buffer).
-	w.path = append(w.path, pathSeg{err.Path, absPath})
-	w.topicWarn(p, n, mark, err.Offset, msg, limit)
-	w.pop()
+	if n == nil {
+		if p.warnAt == nil {
+			p.warnAt = new(tree.Node)
+		}
+		n = p.warnAt
+	}
+	// At the byte and path where reading stopped.
+	w.b.ChargeWarning(limit)
+	if w.quiet {
+		return
+	}
+	n.Warnings = append(n.Warnings, msg)
+	x := Warning{Offset: err.Offset, Buf: err.Buf, Path: err.Path, Message: msg, Limit: limit}
+	if mark != nil {
+		w.w.Insert(mark, x)
+	} else {
+		w.w.Add(x)
+	}
 }
 
 // expectedFound says what a decoding error expected and found.

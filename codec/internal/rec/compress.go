@@ -1,7 +1,6 @@
 package rec
 
 import (
-	"github.com/kwire/kwire/codec/internal/rec/recjson"
 	"github.com/kwire/kwire/internal/decompress"
 )
 
@@ -15,9 +14,16 @@ const (
 	CodecZstd   = decompress.CodecZstd
 )
 
+var codecNames = [...]string{"none", "gzip", "snappy", "lz4", "zstd"}
+
 // CodecName is the JSON name of a codec: "none", "gzip", "snappy", "lz4",
 // "zstd", or "" for the unassigned values 5-7.
-func CodecName(c int) string { return recjson.CodecName(c) }
+func CodecName(c int) string {
+	if c >= 0 && c < len(codecNames) {
+		return codecNames[c]
+	}
+	return ""
+}
 
 // The decompressors live in internal/decompress (so that the browser
 // build can load them as a module of their own); these are its names as

@@ -7,7 +7,6 @@ import (
 	"hash/crc32"
 	"testing"
 
-	"github.com/kwire/kwire/codec/internal/rec/rectest"
 	"github.com/kwire/kwire/codec/internal/slab"
 	"github.com/kwire/kwire/codec/tree"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -221,22 +220,15 @@ func compareKgo(tb testing.TB, res *Result, payload []byte) {
 	}
 }
 
-// The modes of treeJSON.
-const (
-	Decoded = rectest.Decoded
-	Base64  = rectest.Base64
-	Size    = rectest.Size
-)
-
 // treeJSON is the JSON of a decoded records field written from its tree by
-// rectest.AppendTreeJSON, a writer of its own: the reference WriteJSON is held to.
-func treeJSON(dst []byte, res *Result, raw []byte, mode rectest.Mode) []byte {
+// AppendTreeJSON, a writer of its own: the reference WriteJSON is held to.
+func treeJSON(dst []byte, res *Result, raw []byte, mode JSONMode) []byte {
 	if res == nil {
-		return rectest.AppendTreeJSON(dst, nil, nil, raw, mode, nil)
+		return AppendTreeJSON(dst, nil, nil, raw, mode, nil)
 	}
 	info := func(n *tree.Node) (int64, int64, bool) {
 		ri, ok := res.Info(n)
 		return ri.Offset, ri.Timestamp, ok
 	}
-	return rectest.AppendTreeJSON(dst, res.Nodes, info, raw, mode, nil)
+	return AppendTreeJSON(dst, res.Nodes, info, raw, mode, nil)
 }

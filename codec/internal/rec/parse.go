@@ -104,11 +104,11 @@ func parseRecord(b []byte, p, end int, r *recParse) recErr {
 	r.od = varField{at: q, n: n, v: int64(od), canon: canon}
 	r.stage = stOffset
 	q += n
-	if msg := lengthBytes(b, &q, rend, "key", &r.key, false); msg != "" {
+	if msg := varbytes(b, &q, rend, "key", &r.key); msg != "" {
 		return fail(msg)
 	}
 	r.stage = stKey
-	if msg := lengthBytes(b, &q, rend, "value", &r.val, false); msg != "" {
+	if msg := varbytes(b, &q, rend, "value", &r.val); msg != "" {
 		return fail(msg)
 	}
 	r.stage = stValue
@@ -124,11 +124,11 @@ func parseRecord(b []byte, p, end int, r *recParse) recErr {
 	q += n
 	for i := 0; i < int(hc); i++ {
 		var h recHeader
-		if msg := lengthBytes(b, &q, rend, "key", &h.key, false); msg != "" {
+		if msg := varbytes(b, &q, rend, "key", &h.key); msg != "" {
 			r.hdrFail = true
 			return fail("header " + itoa(i) + ": " + msg)
 		}
-		if msg := lengthBytes(b, &q, rend, "value", &h.val, false); msg != "" {
+		if msg := varbytes(b, &q, rend, "value", &h.val); msg != "" {
 			r.hdrs, r.hdrFail = append(r.hdrs, h), true
 			return fail("header " + itoa(i) + ": " + msg)
 		}
@@ -142,27 +142,16 @@ func parseRecord(b []byte, p, end int, r *recParse) recErr {
 	return ""
 }
 
-// lengthBytes reads a length, a varint or (fixed) an int32, and that
-// many bytes (-1: null) at *q.
-func lengthBytes(b []byte, q *int, end int, name string, f *varField, fixed bool) string {
-	l, n, canon := int64(0), 4, true
-	switch {
-	case !fixed:
-		var v int32
-		v, n, canon = wire.Varint(b[*q:end])
-		if n <= 0 {
-			return "bad " + name + " length varint"
-		}
-		l = int64(v)
-	case end-*q < 4:
-		return "the message ends inside the " + name + " length"
-	default:
-		l = be32(b[*q:])
+// varbytes reads a varint length and that many bytes (-1: null) at *q.
+func varbytes(b []byte, q *int, end int, name string, f *varField) string {
+	l, n, canon := wire.Varint(b[*q:end])
+	if n <= 0 {
+		return "bad " + name + " length varint"
 	}
-	if l < -1 || l > int64(end-*q-n) {
+	if l < -1 || int(l) > end-*q-n {
 		return name + " length " + itoa(int(l)) + " does not fit the " + itoa(end-*q-n) + " bytes left"
 	}
-	*f = varField{at: *q, n: n, v: l, canon: canon, null: l == -1}
+	*f = varField{at: *q, n: n, v: int64(l), canon: canon, null: l == -1}
 	*q += n
 	if l >= 0 {
 		f.raw = b[*q : *q+int(l) : *q+int(l)]
@@ -204,12 +193,12 @@ func parseMessage(b []byte, off, end int, m *msgParse) {
 	if c := crc32.ChecksumIEEE(b[off+16 : end]); c != m.crc {
 		m.crcWrong, m.crcCorrect = true, c
 	}
-	if msg := lengthBytes(b, &p, end, "key", &m.key, true); msg != "" {
+	if msg := bytes32(b, &p, end, "key", &m.key); msg != "" {
 		m.fail, m.q = msg, p
 		return
 	}
 	m.stage = 1
-	if msg := lengthBytes(b, &p, end, "value", &m.val, true); msg != "" {
+	if msg := bytes32(b, &p, end, "value", &m.val); msg != "" {
 		m.fail, m.q = msg, p
 		return
 	}
@@ -218,6 +207,24 @@ func parseMessage(b []byte, off, end int, m *msgParse) {
 	if p < end {
 		m.fail = itoa(end-p) + " bytes after the value"
 	}
+}
+
+// bytes32 reads an int32 length and that many bytes (-1: null) at *p.
+func bytes32(b []byte, p *int, end int, name string, f *varField) string {
+	if end-*p < 4 {
+		return "the message ends inside the " + name + " length"
+	}
+	l := be32(b[*p:])
+	if l < -1 || l > int64(end-*p-4) {
+		return name + " length " + itoa(int(l)) + " does not fit the " + itoa(end-*p-4) + " bytes left"
+	}
+	*f = varField{at: *p, n: 4, v: l, canon: true, null: l == -1}
+	*p += 4
+	if l >= 0 {
+		f.raw = b[*p : *p+int(l) : *p+int(l)]
+		*p += int(l)
+	}
+	return ""
 }
 
 // maxEntryNodes bounds what an entry costs before its records or inner

@@ -73,14 +73,6 @@ func (d *decoder) payloads(b []byte, bi int, key, val *varField, ko, vo *payload
 	}
 }
 
-// ifRead is f when it was read (ok), else nil.
-func ifRead(f *varField, ok bool) *varField {
-	if ok {
-		return f
-	}
-	return nil
-}
-
 func (d *decoder) payload(b []byte, bi int, f *varField, key bool, rk []byte, out *payloadOut) {
 	if f.null || len(f.raw) == 0 {
 		return

@@ -5,7 +5,6 @@ import (
 
 	"github.com/kwire/kwire/codec/internal/budget"
 	"github.com/kwire/kwire/codec/internal/slab"
-	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
 	"github.com/kwire/kwire/codec/wire"
 )
@@ -74,7 +73,11 @@ func (d *decoder) entries(b []byte, bi, start, end, depth int, w *wrapper) ([]*t
 	shift := innerShift(b, start, end, w)
 	for idx, off := 0, start; off < end; idx++ {
 		if !d.b.Fits(maxEntryNodes) {
-			d.cut(b, bi, off, end, idx, "entries")
+			d.b.Nodes++
+			raw := d.s.raw(b, bi, off, end)
+			d.push("", idx)
+			d.limit(raw, bi, off, "", "entries from byte "+itoa(off)+" not decoded: the MaxNodes limit ("+itoa(d.b.MaxNodes)+" nodes) is reached")
+			d.pop()
 			break
 		}
 		kind, magic, next, err := frameAt(b, off, end)
@@ -102,75 +105,22 @@ func (d *decoder) entries(b []byte, bi, start, end, depth int, w *wrapper) ([]*t
 // truncated reads an entry cut short by the end of the input: its offset
 // and length when there, the rest as bytes.
 func (d *decoder) truncated(b []byte, bi, off, end int, magic int8) {
-	fs, p := truncFields(magic, off, end)
-	d.b.Nodes += 1 + len(fs) + min(end-p, 1)
+	n, p := 1, off
+	if end-off >= 8 {
+		n, p = n+1, p+8
+		if end-off >= 12 {
+			n, p = n+1, p+4
+		}
+	}
+	if p < end {
+		n++
+	}
+	d.b.Nodes += n
 	u := d.s.truncated(b, bi, off, end, magic)
 	d.note(nil, u, bi, off, "", "the input ends inside this entry ("+itoa(end-off)+" bytes present)")
 }
 
-// truncFields are the fields of an entry cut short at end (magic -1 when
-// not there) that are there whole, among its first two, and where the
-// bytes after them begin.
-func truncFields(magic int8, off, end int) ([]fixedField, int) {
-	fs := batchFields[:2]
-	if magic == 0 || magic == 1 {
-		fs = msgFields[:2]
-	}
-	switch {
-	case end-off < 8:
-		return nil, off
-	case end-off < 12:
-		return fs[:1], off + 8
-	}
-	return fs, off + 12
-}
-
 const batchHeader = 61
-
-// fixedField is a fixed-width field of an entry's header: its name, its
-// offset from the entry's start, its kind, and whether the JSON shows it.
-type fixedField struct {
-	name string
-	at   int
-	kind schema.Kind
-	json bool
-}
-
-// batchFields are a batch's header fields in their order, the one list
-// both sinks go through.
-var batchFields = [...]fixedField{
-	{"baseOffset", 0, schema.Int64, true}, {"batchLength", 8, schema.Int32, false},
-	{"partitionLeaderEpoch", 12, schema.Int32, true}, {"magic", 16, schema.Int8, true},
-	{"crc", 17, schema.Uint32, true}, {"attributes", 21, schema.Int16, true},
-	{"lastOffsetDelta", 23, schema.Int32, true}, {"baseTimestamp", 27, schema.Int64, true},
-	{"maxTimestamp", 35, schema.Int64, true}, {"producerId", 43, schema.Int64, true},
-	{"producerEpoch", 51, schema.Int16, true}, {"baseSequence", 53, schema.Int32, true},
-	{"recordCount", 57, schema.Int32, false},
-}
-
-// msgFields are a legacy message's fixed fields in their order (the
-// timestamp, magic 1 only, last). Its JSON has its own order.
-var msgFields = [...]fixedField{
-	{"offset", 0, schema.Int64, true}, {"messageSize", 8, schema.Int32, false},
-	{"crc", 12, schema.Uint32, true}, {"magic", 16, schema.Int8, true},
-	{"attributes", 17, schema.Int8, true}, {"timestamp", 18, schema.Int64, true},
-}
-
-// fixedAt reads a fixed-width integer of kind k at the start of b.
-func fixedAt(k schema.Kind, b []byte) int64 {
-	switch k.FixedSize() {
-	case 1:
-		return int64(int8(b[0]))
-	case 2:
-		return be16(b)
-	case 4:
-		if k == schema.Uint32 {
-			return int64(uint32(be32(b)))
-		}
-		return be32(b)
-	}
-	return be64(b)
-}
 
 // batchCtx is what a batch's header says about its records.
 type batchCtx struct {
@@ -183,7 +133,7 @@ type batchCtx struct {
 }
 
 func (d *decoder) batch(b []byte, bi, off, end, depth int) {
-	d.b.Nodes += 2 + len(batchFields) + len(bitNames) // batch, its fields and attribute bits, records
+	d.b.Nodes += 20 // batch, 13 fixed fields, 5 attribute bits, records
 	attrs := int(be16(b[off+21:]))
 	ctx := batchCtx{base: be64(b[off:]), baseTS: be64(b[off+27:]), maxTS: be64(b[off+35:]), attrs: attrs,
 		logAppend: attrs&8 != 0, control: attrs&0x20 != 0, count: int(be32(b[off+57:])), inflated: -1}
@@ -268,8 +218,7 @@ func (d *decoder) recordList(b []byte, bi, p, end int, ctx *batchCtx, owner *tre
 	r := &d.rp
 	for idx := 0; p < end; idx++ {
 		if !d.b.NodesLeft() {
-			ctx.cut = true
-			d.cut(b, bi, p, end, idx, "records")
+			d.recordsCut(b, bi, p, end, idx, ctx)
 			break
 		}
 		if msg := parseRecord(b, p, end, r); msg != "" {
@@ -280,8 +229,7 @@ func (d *decoder) recordList(b []byte, bi, p, end int, ctx *batchCtx, owner *tre
 		}
 		cost, after := d.recordParts(b, bi, r, ctx, nil)
 		if !d.b.Fits(cost) {
-			ctx.cut = true
-			d.cut(b, bi, p, end, idx, "records")
+			d.recordsCut(b, bi, p, end, idx, ctx)
 			break
 		}
 		d.push("", idx)
@@ -295,13 +243,14 @@ func (d *decoder) recordList(b []byte, bi, p, end int, ctx *batchCtx, owner *tre
 	return d.s.endList()
 }
 
-// cut ends a list of entries or records (what) that the MaxNodes limit
-// cut at p: the bytes left as one raw node, with a limit warning.
-func (d *decoder) cut(b []byte, bi, p, end, idx int, what string) {
+// recordsCut ends a record list the MaxNodes limit cut at p: the bytes
+// left as one raw node, with a limit warning.
+func (d *decoder) recordsCut(b []byte, bi, p, end, idx int, ctx *batchCtx) {
+	ctx.cut = true
 	d.b.Nodes++
 	raw := d.s.raw(b, bi, p, end)
 	d.push("", idx)
-	d.limit(raw, bi, p, "", what+" from byte "+itoa(p)+" not decoded: the MaxNodes limit ("+itoa(d.b.MaxNodes)+" nodes) is reached")
+	d.limit(raw, bi, p, "", "records from byte "+itoa(p)+" not decoded: the MaxNodes limit ("+itoa(d.b.MaxNodes)+" nodes) is reached")
 	d.pop()
 }
 
@@ -359,8 +308,15 @@ func (d *decoder) record(b []byte, bi int, r *recParse, ctx *batchCtx, idx int) 
 	*v = recView{r: r, idx: idx, warns: v.warns[:0]}
 	v.offset, v.timestamp = recordTime(r, ctx)
 	d.recordParts(b, bi, r, ctx, v)
-	if !ctx.control {
-		d.payloads(b, bi, ifRead(&r.key, r.stage >= stKey), ifRead(&r.val, r.stage >= stValue), &v.key, &v.val)
+	if d.opts.Payload != nil && !ctx.control {
+		var key, val *varField
+		if r.stage >= stKey {
+			key = &r.key
+		}
+		if r.stage >= stValue {
+			val = &r.val
+		}
+		d.payloads(b, bi, key, val, &v.key, &v.val)
 	}
 	d.s.record(b, bi, v)
 }
@@ -559,7 +515,16 @@ func (d *decoder) message(b []byte, bi, off, end, depth int, w *wrapper, shift i
 	}
 	m := d.mp[depth]
 	parseMessage(b, off, end, m)
-	nodes := 1 + 5 + int(m.magic) + 2 + m.stage // message, its fixed fields, 2 attribute bits, key and value when read
+	nodes := 8 // message, offset, messageSize, crc, magic, attributes and its 2 bits
+	if m.magic == 1 {
+		nodes++
+	}
+	if m.stage >= 1 {
+		nodes++
+	}
+	if m.stage >= 2 {
+		nodes++
+	}
 	if m.fail != "" && m.q < end {
 		nodes++
 	}
@@ -568,7 +533,18 @@ func (d *decoder) message(b []byte, bi, off, end, depth int, w *wrapper, shift i
 	if w != nil && w.logAppend && m.magic == 1 {
 		info.Timestamp = w.timestamp
 	}
-	d.payloads(b, bi, ifRead(&m.key, m.stage >= 1), ifRead(&m.val, m.stage >= 2 && m.attrs&7 == CodecNone), &d.mkey, &d.mval)
+	if d.opts.Payload != nil {
+		var key, val *varField
+		if m.stage >= 1 {
+			key = &m.key
+		}
+		if m.stage >= 2 && m.attrs&7 == CodecNone {
+			val = &m.val
+		}
+		d.payloads(b, bi, key, val, &d.mkey, &d.mval)
+	} else {
+		d.mkey, d.mval = payloadOut{}, payloadOut{}
+	}
 	u := d.s.message(b, bi, m, shift)
 	info.Node = u.msg
 	d.res.Records = append(d.res.Records, info)

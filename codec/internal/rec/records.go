@@ -50,9 +50,7 @@ import (
 	"strconv"
 
 	"github.com/kwire/kwire/codec/internal/budget"
-	"github.com/kwire/kwire/codec/internal/rec/recjson"
 	"github.com/kwire/kwire/codec/internal/slab"
-	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/tree"
 )
 
@@ -215,14 +213,17 @@ func (d *decoder) chargeWarning(limit bool) {
 // Buffer, Base). The error, if any, is a *wire.Error; the nodes decoded
 // until then are returned with it.
 func Decode(s *slab.Slab, payload []byte, opts Options) (*Result, error) {
+	bufIdx, start, end, base := opts.span(payload)
 	if opts.Spare == nil {
 		opts.Spare = new([]byte) // the call's own
 	}
 	d := new(decoder)
-	d.init(&opts, payload)
+	d.init(&opts, end-start)
 	d.tree = treeSink{d: d, s: s, spare: opts.Spare}
 	d.s = &d.tree
-	nodes, err := d.run(payload)
+	d.res.Base = base
+	d.b.Work += end - start
+	nodes, err := d.entries(payload, bufIdx, start, end, 0, nil)
 	d.res.Nodes = nodes
 	return d.res, err
 }
@@ -231,8 +232,8 @@ func Decode(s *slab.Slab, payload []byte, opts Options) (*Result, error) {
 // with the same checks, budget, warnings and error, but builds no tree: it
 // appends the records' JSON to *out as it reads, one record at a time,
 // reusing one decompression buffer per nesting depth, and calls flush
-// (when not nil) after each record and entry, and between the pieces of
-// a big base64 value, so the caller can write the output away. It returns how many derived buffers it numbered (as
+// (when not nil) after each record and entry so the caller can write the
+// output away. It returns how many derived buffers it numbered (as
 // Decode's Result.Derived would hold), and Decode's error.
 //
 // The JSON is an array with one object per entry:
@@ -244,8 +245,6 @@ func Decode(s *slab.Slab, payload []byte, opts Options) (*Result, error) {
 //	  "lastOffsetDelta","baseTimestamp","maxTimestamp","producerId",
 //	  "producerEpoch","baseSequence","records":[...] (null if undecodable),
 //	  "_compressed":"<base64 of the compressed records bytes>" (compressed only),
-//	  "_sizeInBytes" (the whole batch's bytes), "_uncompressedBytes" and
-//	  "_compressionRatio" (compressed and decompressed only),
 //	  "_raw":"<base64 of the whole batch>" (only when it decoded with warnings)}
 //	Record: {"attributes","timestampDelta","offsetDelta","offset","timestamp",
 //	  "key","value","headers":[{"key","value"}],
@@ -266,52 +265,35 @@ func Decode(s *slab.Slab, payload []byte, opts Options) (*Result, error) {
 // "absoluteOffset" and "control" are informational: Encode recomputes or
 // ignores them.
 func WriteJSON(out *[]byte, payload []byte, opts Options, flush func()) (int, error) {
-	d := jsonDecoder(&opts, payload)
-	j := &d.json
-	j.own.Reset(nil)
-	j.own.B, j.out, j.hook = *out, out, flush
-	j.w = &j.own
-	_, err := d.run(payload)
-	*out, j.own.B = j.w.B, nil
-	return d.nbuf, err
-}
-
-// WriteTo is WriteJSON through the caller's Writer w, which it flushes
-// (w.Flush(false)) after each record and entry and between the pieces of
-// a big base64 value.
-func WriteTo(w *jsontext.Writer, payload []byte, opts Options) (int, error) {
-	d := jsonDecoder(&opts, payload)
-	d.json.w = w
-	_, err := d.run(payload)
-	return d.nbuf, err
-}
-
-// jsonDecoder readies the decoder of a walk into the JSON sink.
-func jsonDecoder(opts *Options, payload []byte) *decoder {
+	bufIdx, start, end, base := opts.span(payload)
 	d := new(decoder)
 	if opts.Scratch != nil {
 		d = &opts.Scratch.d
 	}
-	d.init(opts, payload)
+	d.init(&opts, end-start)
+	d.json.out, d.json.flushFn = out, flush
 	d.s = &d.json
-	return d
-}
-
-// run reads the payload, placed by the options, into the sink.
-func (d *decoder) run(payload []byte) ([]*tree.Node, error) {
-	bufIdx, start, end, base := d.opts.span(payload)
 	d.res.Base = base
 	d.b.Work += end - start
-	return d.entries(payload, bufIdx, start, end, 0, nil)
+	_, err := d.entries(payload, bufIdx, start, end, 0, nil)
+	return d.nbuf, err
 }
 
 // Scratch is memory WriteJSON reuses from one call to the next: its
 // decompression buffers and record state. A zero Scratch is ready.
 type Scratch struct{ d decoder }
 
+// JSONMode selects how a records field is shown in value JSON.
+type JSONMode int
+
+const (
+	Decoded JSONMode = iota // the decoded form: an array of batches / messages
+	Base64                  // the whole records field as one base64 string
+	Size                    // {"sizeInBytes":N}
+)
+
 // init readies d for a call, keeping what it reuses.
-func (d *decoder) init(opts *Options, payload []byte) {
-	_, start, end, _ := opts.span(payload)
+func (d *decoder) init(opts *Options, size int) {
 	if opts.MaxDepth <= 0 {
 		opts.MaxDepth = 4
 	}
@@ -321,12 +303,12 @@ func (d *decoder) init(opts *Options, payload []byte) {
 			opts.MaxDecompressed = defaultMaxDecompressed
 		}
 		if opts.MaxNodes <= 0 {
-			opts.MaxNodes = 2*(end-start) + 1<<20
+			opts.MaxNodes = 2*size + 1<<20
 		}
 		b = &budget.Budget{MaxNodes: opts.MaxNodes, NestedNodes: opts.MaxNodes, MaxDecompressed: opts.MaxDecompressed, MaxWork: 1 << 62}
 	}
 	*d = decoder{opts: *opts, res: &Result{}, b: b, w: opts.Warnings, maxDepth: opts.MaxDepth, path: d.path[:0],
-		rp: d.rp, rv: d.rv, mp: d.mp, json: jsonSink{d: d, scratch: d.json.scratch, own: d.json.own, recs: d.json.recs[:0]}, pathText: budget.PathText{Buf: d.pathText.Buf[:0]}, pay: d.pay[:0]}
+		rp: d.rp, rv: d.rv, mp: d.mp, json: jsonSink{d: d, scratch: d.json.scratch, first: d.json.first[:0], recs: d.json.recs[:0]}, pathText: budget.PathText{Buf: d.pathText.Buf[:0]}, pay: d.pay[:0]}
 }
 
 func (d *decoder) push(name string, idx int) { d.path = append(d.path, seg{name, idx}) }
@@ -388,11 +370,17 @@ func be64(b []byte) int64 {
 	return int64(uint64(be32(b))<<32 | uint64(uint32(be32(b[4:]))))
 }
 
+var controlNames = [...]string{"ABORT", "COMMIT", "LEADER_CHANGE", "SNAPSHOT_HEADER", "SNAPSHOT_FOOTER", "KRAFT_VERSION", "KRAFT_VOTERS"}
 var controlData = [...]string{"", "", "LeaderChangeMessage", "SnapshotHeaderRecord", "SnapshotFooterRecord", "KRaftVersionRecord", "VotersRecord"}
 
 // ControlTypeName names a control record type ("ABORT", "COMMIT",
 // "LEADER_CHANGE", ...), or "" if unknown.
-func ControlTypeName(t int) string { return recjson.ControlTypeName(t) }
+func ControlTypeName(t int) string {
+	if t >= 0 && t < len(controlNames) {
+		return controlNames[t]
+	}
+	return ""
+}
 
 // itoa formats an int for warning and error texts; like wire's, it is not
 // inlined at its many cold call sites.

@@ -2,225 +2,259 @@ package rec
 
 import (
 	"encoding/base64"
+	"slices"
 	"strconv"
+	"unicode"
+	"unicode/utf8"
 
-	"github.com/kwire/kwire/codec/internal/rec/recjson"
 	"github.com/kwire/kwire/codec/internal/slab"
 	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
 )
 
-// jsonSink writes the records' JSON (the form WriteJSON's doc lays out)
-// through a jsontext.Writer as the reader goes, one unit at a time,
-// keeping one decompression buffer per nesting depth. Leaves are
-// recjson's.
+// jsonSink writes the records' JSON (the form AppendJSON's doc lays out)
+// as the reader goes, one unit at a time, keeping one decompression
+// buffer per nesting depth.
 type jsonSink struct {
 	d       *decoder
-	w       *jsontext.Writer
-	own     jsontext.Writer // WriteJSON's, over its caller's buffer
-	out     *[]byte         // WriteJSON's caller's buffer, and its flush
-	hook    func()
+	out     *[]byte
+	flushFn func()
+	first   []bool   // per open list: nothing written in it yet
 	recs    []bool   // per open list: a batch's records
 	scratch [][]byte // decompressed bytes, one buffer per nesting depth
 	data    slab.Slab
 }
 
-// num writes the member key with the number v.
-func (j *jsonSink) num(key string, v int64) {
-	j.w.Key(key)
-	j.w.Int(v)
+func (j *jsonSink) w(s string)  { *j.out = append(*j.out, s...) }
+func (j *jsonSink) c(c byte)    { *j.out = append(*j.out, c) }
+func (j *jsonSink) int(v int64) { *j.out = strconv.AppendInt(*j.out, v, 10) }
+func (j *jsonSink) field(name string, v int64) {
+	j.w(`,"`)
+	j.w(name)
+	j.w(`":`)
+	j.int(v)
 }
 
-// num64 writes the member key with the value of an int64 field (Kafka's
-// int64 or varlong): a number, or a string of its digits with
-// Options.Int64Strings.
-func (j *jsonSink) num64(key string, v int64) {
+// int64 writes the value of an int64 field (Kafka's int64 or varlong): a
+// number, or a string of its digits with Options.Int64Strings.
+func (j *jsonSink) int64(v int64) {
 	if !j.d.opts.Int64Strings {
-		j.num(key, v)
+		j.int(v)
 		return
 	}
-	j.w.Key(key)
-	j.w.Value()
-	j.w.B = append(j.w.B, '"')
-	j.w.B = strconv.AppendInt(j.w.B, v, 10)
-	j.w.B = append(j.w.B, '"')
+	j.c('"')
+	j.int(v)
+	j.c('"')
 }
 
-// b64 writes the member key with b as a base64 string, a big one in
-// pieces flushed between them (Writer.Base64; through WriteJSON's hook
-// for its caller).
-func (j *jsonSink) b64(key string, b []byte) {
+func (j *jsonSink) field64(name string, v int64) {
+	j.w(`,"`)
+	j.w(name)
+	j.w(`":`)
+	j.int64(v)
+}
+
+// b64 writes b as a base64 string; a big one in pieces, flushed between
+// them, so the output never holds all of it.
+func (j *jsonSink) b64(b []byte) {
 	const piece = 3 << 18 // 768 KiB: whole base64 quanta
-	j.w.Key(key)
-	if j.hook == nil || len(b) <= piece {
-		j.w.Base64(b)
+	if len(b) <= piece || j.flushFn == nil {
+		*j.out = appendB64(*j.out, b)
 		return
 	}
-	j.w.Value()
-	j.w.B = append(j.w.B, '"')
+	j.c('"')
 	for len(b) > 0 {
 		n := min(len(b), piece)
-		j.w.B = base64.StdEncoding.AppendEncode(j.w.B, b[:n])
+		*j.out = base64.StdEncoding.AppendEncode(*j.out, b[:n])
 		b = b[n:]
-		j.flush()
+		j.flushFn()
 	}
-	j.w.B = append(j.w.B, '"')
+	j.c('"')
+}
+
+// item starts an element of the open list.
+func (j *jsonSink) item() {
+	k := len(j.first) - 1
+	if !j.first[k] {
+		j.c(',')
+	}
+	j.first[k] = false
 }
 
 func (j *jsonSink) beginList(records bool) {
-	j.w.BeginArray()
-	j.recs = append(j.recs, records)
+	j.c('[')
+	j.first, j.recs = append(j.first, true), append(j.recs, records)
 }
 
 func (j *jsonSink) endList() []*tree.Node {
-	j.recs = j.recs[:len(j.recs)-1]
-	j.w.EndArray()
+	j.first, j.recs = j.first[:len(j.first)-1], j.recs[:len(j.recs)-1]
+	j.c(']')
 	return nil
 }
 
-// bytesAt writes an entry that is bytes alone: {"<key>":"<base64>"}.
-func (j *jsonSink) bytesAt(key string, b []byte) {
-	j.w.BeginObject()
-	j.b64(key, b)
-	j.w.EndObject()
-}
-
 func (j *jsonSink) raw(b []byte, _, p, end int) *tree.Node {
-	if !j.recs[len(j.recs)-1] { // a batch's records list records alone
-		j.bytesAt("_raw", b[p:end])
+	if j.recs[len(j.recs)-1] {
+		return nil // a batch's records list records alone
 	}
+	j.item()
+	j.w(`{"_raw":`)
+	j.b64(b[p:end])
+	j.c('}')
 	return nil
 }
 
 func (j *jsonSink) truncated(b []byte, _, off, end int, _ int8) *tree.Node {
-	j.bytesAt("_truncated", b[off:end])
+	j.item()
+	j.w(`{"_truncated":`)
+	j.b64(b[off:end])
+	j.c('}')
 	return nil
 }
 
 func (j *jsonSink) batch(b []byte, _, off, _ int, ctx *batchCtx) batchNodes {
-	j.w.BeginObject()
-	for _, f := range batchFields {
-		switch v := fixedAt(f.kind, b[off+f.at:]); {
-		case !f.json:
-		case f.name == "attributes":
-			j.w.Key(f.name)
-			recjson.Attrs(j.w, ctx.attrs, 2)
-		case f.kind == schema.Int64:
-			j.num64(f.name, v)
-		default:
-			j.num(f.name, v)
-		}
-	}
-	j.w.Key("records")
+	j.item()
+	j.w(`{"baseOffset":`)
+	j.int64(ctx.base)
+	j.field("partitionLeaderEpoch", be32(b[off+12:]))
+	j.field("magic", int64(int8(b[off+16])))
+	j.field("crc", int64(uint32(be32(b[off+17:]))))
+	j.w(`,"attributes":`)
+	*j.out = appendAttrs(*j.out, ctx.attrs, 2)
+	j.field("lastOffsetDelta", be32(b[off+23:]))
+	j.field64("baseTimestamp", ctx.baseTS)
+	j.field64("maxTimestamp", ctx.maxTS)
+	j.field64("producerId", be64(b[off+43:]))
+	j.field("producerEpoch", be16(b[off+51:]))
+	j.field("baseSequence", be32(b[off+53:]))
+	j.w(`,"records":`)
 	return batchNodes{}
 }
 
 func (j *jsonSink) inflated(*tree.Node, []byte, int, int) *tree.Node { return nil }
 
-func (j *jsonSink) noRecords() { j.w.Null() }
+func (j *jsonSink) noRecords() { j.w("null") }
 
 func (j *jsonSink) children(*tree.Node, []*tree.Node) {}
 
 func (j *jsonSink) endBatch(b []byte, off, end int, ctx *batchCtx, warned bool) {
 	if ctx.attrs&7 != CodecNone {
-		j.b64("_compressed", b[off+batchHeader:end])
+		j.w(`,"_compressed":`)
+		j.b64(b[off+batchHeader : end])
 	}
-	recjson.BatchSize(j.w, end-off, end-off-batchHeader, ctx.inflated)
+	*j.out = appendBatchSize(*j.out, end-off, end-off-batchHeader, ctx.inflated)
 	if warned {
-		j.b64("_raw", b[off:end])
+		j.w(`,"_raw":`)
+		j.b64(b[off:end])
 	}
-	j.w.EndObject()
+	j.c('}')
 }
 
 func (j *jsonSink) record(b []byte, _ int, v *recView) *tree.Node {
-	r, w := v.r, j.w
-	w.BeginObject()
-	j.num("attributes", int64(r.attr))
-	j.num64("timestampDelta", r.tsd.v)
-	j.num("offsetDelta", r.od.v)
-	j.num64("offset", v.offset)
-	j.num64("timestamp", v.timestamp)
-	j.payload("key", &r.key, r.stage >= stKey, &v.key)
-	j.payload("value", &r.val, r.stage >= stValue, &v.val)
-	w.Key("headers")
-	w.BeginArray()
+	r := v.r
+	j.item()
+	j.w(`{"attributes":`)
+	j.int(int64(r.attr))
+	j.field64("timestampDelta", r.tsd.v)
+	j.field("offsetDelta", r.od.v)
+	j.field64("offset", v.offset)
+	j.field64("timestamp", v.timestamp)
+	j.w(`,"key":`)
+	if r.stage >= stKey {
+		j.bytes(&r.key)
+		*j.out = withPayload(*j.out, &v.key)
+	} else {
+		j.w("null")
+	}
+	j.w(`,"value":`)
+	if r.stage >= stValue {
+		j.bytes(&r.val)
+		*j.out = withPayload(*j.out, &v.val)
+	} else {
+		j.w("null")
+	}
+	j.w(`,"headers":[`)
 	if r.stage >= stHeaders {
 		for i := range r.hdrs {
 			h := &r.hdrs[i]
-			w.BeginObject()
-			w.Key("key")
-			recjson.HeaderKey(w, h.key.raw, h.key.null)
-			j.payload("value", &h.val, h.hasVal, nil)
-			w.EndObject()
+			if i > 0 {
+				j.c(',')
+			}
+			j.w(`{"key":`)
+			*j.out = appendHeaderKey(*j.out, h.key.raw, h.key.null)
+			j.w(`,"value":`)
+			if h.hasVal {
+				j.bytes(&h.val)
+			} else {
+				j.w("null")
+			}
+			j.c('}')
 		}
 	}
-	w.EndArray()
+	j.c(']')
 	if v.control {
-		j.control(r, v)
+		j.w(`,"control":{"keyVersion":`)
+		j.int(be16(r.key.raw))
+		j.w(`,"type":`)
+		*j.out = appendControlType(*j.out, v.ctype)
+		if cv := &v.cv; cv.ok {
+			if !cv.data {
+				j.field("valueVersion", cv.version)
+			}
+			if cv.epoch {
+				j.field("coordinatorEpoch", cv.coordinatorEpoch)
+			}
+			if cv.data {
+				j.w(`,"data":`)
+				if v.data != nil {
+					*j.out = appendNodeJSON(*j.out, v.data)
+				} else {
+					j.b64(cv.raw)
+				}
+			}
+		}
+		j.c('}')
 	}
-	w.EndObject()
+	j.c('}')
 	return nil
 }
 
-// payload writes the member key with a key or value (null when not
-// read, or, read, null or as recjson.Bytes) and what the payload hook
-// made of it (p, when not nil).
-func (j *jsonSink) payload(key string, f *varField, read bool, p *payloadOut) {
-	j.w.Key(key)
-	recjson.Bytes(j.w, f.raw, f.null || !read)
-	if p != nil {
-		j.w.B = withPayload(j.w.B, p)
+// bytes writes a key, value or header value: null, or as appendBytesValue.
+func (j *jsonSink) bytes(f *varField) {
+	if f.null {
+		j.w("null")
+		return
 	}
-}
-
-// control writes a control record's "control" object.
-func (j *jsonSink) control(r *recParse, v *recView) {
-	w := j.w
-	w.Key("control")
-	w.BeginObject()
-	j.num("keyVersion", be16(r.key.raw))
-	w.Key("type")
-	recjson.Name(w, ControlTypeName, v.ctype)
-	if cv := &v.cv; cv.ok {
-		if !cv.data {
-			j.num("valueVersion", cv.version)
-		}
-		if cv.epoch {
-			j.num("coordinatorEpoch", cv.coordinatorEpoch)
-		}
-		switch {
-		case cv.data && v.data != nil:
-			w.Key("data")
-			recjson.Node(w, v.data)
-		case cv.data:
-			j.b64("data", cv.raw)
-		}
-	}
-	w.EndObject()
+	*j.out = appendBytesValue(*j.out, f.raw)
 }
 
 func (j *jsonSink) message(b []byte, _ int, m *msgParse, shift int64) msgNodes {
-	w := j.w
-	w.BeginObject()
-	j.num64("offset", m.offset)
+	j.item()
+	j.w(`{"offset":`)
+	j.int64(m.offset)
 	if shift != 0 {
-		j.num64("absoluteOffset", m.offset+shift)
+		j.field64("absoluteOffset", m.offset+shift)
 	}
-	j.num("magic", int64(m.magic))
-	j.num("crc", int64(m.crc))
-	w.Key("attributes")
-	recjson.Attrs(w, m.attrs, int(m.magic))
+	j.field("magic", int64(m.magic))
+	j.field("crc", int64(m.crc))
+	j.w(`,"attributes":`)
+	*j.out = appendAttrs(*j.out, m.attrs, int(m.magic))
 	if m.magic == 1 {
-		j.num64("timestamp", m.ts)
+		j.field64("timestamp", m.ts)
 	}
 	if m.stage >= 1 {
-		j.payload("key", &m.key, true, &j.d.mkey)
+		j.w(`,"key":`)
+		j.bytes(&m.key)
+		*j.out = withPayload(*j.out, &j.d.mkey)
 	}
-	if wrapperOf(m) {
-		w.Key("messages")
-	} else if m.stage >= 2 {
-		j.payload("value", &m.val, true, &j.d.mval)
+	if m.stage >= 2 {
+		if wrapperOf(m) {
+			j.w(`,"messages":`)
+		} else {
+			j.w(`,"value":`)
+			j.bytes(&m.val)
+			*j.out = withPayload(*j.out, &j.d.mval)
+		}
 	}
 	return msgNodes{}
 }
@@ -231,12 +265,14 @@ func wrapperOf(m *msgParse) bool { return m.stage >= 2 && m.attrs&7 != CodecNone
 
 func (j *jsonSink) endMessage(b []byte, m *msgParse, warned bool) {
 	if wrapperOf(m) {
-		j.b64("_compressed", m.val.raw)
+		j.w(`,"_compressed":`)
+		j.b64(m.val.raw)
 	}
 	if warned {
-		j.b64("_raw", b[m.off:m.end])
+		j.w(`,"_raw":`)
+		j.b64(b[m.off:m.end])
 	}
-	j.w.EndObject()
+	j.c('}')
 }
 
 func (j *jsonSink) buffer(depth int) []byte {
@@ -251,16 +287,10 @@ func (j *jsonSink) keep(depth int, out []byte, _ bool) []byte {
 	return out
 }
 
-// flush says a unit is done: the Writer may write its output away, or
-// WriteJSON's caller through its hook.
 func (j *jsonSink) flush() {
-	if j.hook == nil {
-		j.w.Flush(false)
-		return
+	if j.flushFn != nil {
+		j.flushFn()
 	}
-	*j.out = j.w.B
-	j.hook()
-	j.w.B = *j.out
 }
 
 func (j *jsonSink) payloadSlab() *slab.Slab { return nil }
@@ -268,4 +298,224 @@ func (j *jsonSink) payloadSlab() *slab.Slab { return nil }
 func (j *jsonSink) dataSlab() *slab.Slab {
 	j.data.Reset()
 	return &j.data
+}
+
+// appendName writes v's name as name gives it, or v when it has none.
+func appendName(dst []byte, name func(int) string, v int) []byte {
+	if s := name(v); s != "" {
+		dst = append(dst, '"')
+		dst = append(dst, s...)
+		return append(dst, '"')
+	}
+	return strconv.AppendInt(dst, int64(v), 10)
+}
+
+// appendControlType writes a control record's type: its name, or its
+// number when it has none.
+func appendControlType(dst []byte, t int) []byte { return appendName(dst, ControlTypeName, t) }
+
+// appendHeaderKey writes a record header's key: null, a string when it is
+// valid UTF-8, else {"base64":...}.
+func appendHeaderKey(dst []byte, raw []byte, null bool) []byte {
+	switch {
+	case null:
+		return append(dst, "null"...)
+	case utf8.Valid(raw):
+		return jsontext.AppendString(dst, raw)
+	}
+	dst = append(dst, `{"base64":`...)
+	dst = appendB64(dst, raw)
+	return append(dst, '}')
+}
+
+// appendAttrs writes the attributes object of an entry of the magic given.
+// appendBatchSize writes a batch's annotations of size (as Wireshark shows
+// them; issue 24): "_sizeInBytes", the whole batch's bytes, and for a
+// compressed batch whose records were decompressed, "_uncompressedBytes"
+// and "_compressionRatio" (uncompressed over compressed records bytes, to
+// two places). inflated is -1 for a batch not decompressed.
+func appendBatchSize(dst []byte, size, compressed, inflated int) []byte {
+	dst = append(dst, `,"_sizeInBytes":`...)
+	dst = strconv.AppendInt(dst, int64(size), 10)
+	if inflated < 0 {
+		return dst
+	}
+	dst = append(dst, `,"_uncompressedBytes":`...)
+	dst = strconv.AppendInt(dst, int64(inflated), 10)
+	dst = append(dst, `,"_compressionRatio":`...)
+	return strconv.AppendFloat(dst, float64(inflated)/float64(max(compressed, 1)), 'f', 2, 64)
+}
+
+func appendAttrs(dst []byte, attrs int, magic int) []byte {
+	dst = append(dst, `{"compression":`...)
+	dst = appendName(dst, CodecName, attrs&7)
+	if magic >= 1 {
+		dst = append(dst, `,"timestampType":`...)
+		if attrs&8 != 0 {
+			dst = append(dst, `"LogAppendTime"`...)
+		} else {
+			dst = append(dst, `"CreateTime"`...)
+		}
+	}
+	known := 0x0f
+	switch magic {
+	case 0:
+		known = 0x07
+	case 2:
+		known = 0x7f
+		for i, f := range [...]string{"transactional", "control", "deleteHorizon"} {
+			dst = append(dst, `,"`...)
+			dst = append(dst, f...)
+			dst = append(dst, `":`...)
+			dst = strconv.AppendBool(dst, attrs&(0x10<<i) != 0)
+		}
+	}
+	if o := attrs &^ known; o != 0 {
+		dst = append(dst, `,"otherBits":`...)
+		dst = strconv.AppendInt(dst, int64(o), 10)
+	}
+	return append(dst, '}')
+}
+
+// appendB64 writes b as a base64 string.
+func appendB64(dst []byte, b []byte) []byte {
+	dst = append(dst, '"')
+	dst = base64.StdEncoding.AppendEncode(dst, b)
+	return append(dst, '"')
+}
+
+// appendBytesValue writes a key, value or header value that is not null:
+// {"text":...} when printable, else {"base64":...}. One pass: the text is
+// written as it is checked, and taken back when a byte is not printable.
+// Text at most doubles (each byte escaped), so room for that is made
+// first and bytes are written in place: JSON values, dense with quotes,
+// cost no growth check per escape.
+func appendBytesValue(dst []byte, raw []byte) []byte {
+	at := len(dst)
+	if n := len(`{"text":""}`) + 2*len(raw); cap(dst)-at < n {
+		dst = slices.Grow(dst, n)
+	}
+	buf := dst[:cap(dst)]
+	j := at + copy(buf[at:], `{"text":"`)
+	for i := 0; i < len(raw); {
+		c := raw[i]
+		switch textClass[c] {
+		case textPlain:
+			buf[j] = c
+			j++
+			i++
+			continue
+		case textEscape:
+			buf[j], buf[j+1] = '\\', textEscapes[c]
+			j += 2
+			i++
+			continue
+		case textMulti:
+			r, n := utf8.DecodeRune(raw[i:])
+			if !(r == utf8.RuneError && n <= 1) && unicode.IsPrint(r) {
+				j += copy(buf[j:], raw[i:i+n])
+				i += n
+				continue
+			}
+		}
+		// Not printable: base64 instead.
+		dst = append(dst[:at], `{"base64":`...)
+		dst = appendB64(dst, raw)
+		return append(dst, '}')
+	}
+	buf[j], buf[j+1] = '"', '}'
+	return buf[:j+2]
+}
+
+// How appendBytesValue treats each byte: printable ASCII as it is; the
+// quote, backslash, tab, CR and LF escaped; other control bytes (and DEL)
+// not printable; bytes of multi-byte UTF-8 checked as runes.
+const (
+	textPlain = iota
+	textEscape
+	textControl
+	textMulti
+)
+
+var textClass, textEscapes = func() (cls, esc [256]byte) {
+	for c := 0; c < 256; c++ {
+		switch {
+		case c == '"' || c == '\\':
+			cls[c], esc[c] = textEscape, byte(c)
+		case c == '\t':
+			cls[c], esc[c] = textEscape, 't'
+		case c == '\n':
+			cls[c], esc[c] = textEscape, 'n'
+		case c == '\r':
+			cls[c], esc[c] = textEscape, 'r'
+		case c < 0x20 || c == 0x7f:
+			cls[c] = textControl
+		case c >= 0x80:
+			cls[c] = textMulti
+		}
+	}
+	return
+}()
+
+// appendNodeJSON writes a generic JSON view of a decoded data-message node
+// (from Options.DecodeData): structs as objects keyed by the field's JSON
+// name, arrays as arrays, bytes as base64.
+func appendNodeJSON(dst []byte, n *tree.Node) []byte {
+	if n.Null {
+		return append(dst, "null"...)
+	}
+	switch {
+	case n.Kind == schema.Array:
+		dst = append(dst, '[')
+		first := true
+		for _, c := range n.Children {
+			if c.Role != tree.RoleElement && c.Role != tree.RoleRecord {
+				continue
+			}
+			if !first {
+				dst = append(dst, ',')
+			}
+			first = false
+			dst = appendNodeJSON(dst, c)
+		}
+		return append(dst, ']')
+	case n.Kind == schema.Struct || (n.Kind == schema.Invalid && len(n.Children) > 0) || n.Role == tree.RoleBody:
+		dst = append(dst, '{')
+		first := true
+		for _, c := range n.Children {
+			if c.Role != tree.RoleField && c.Role != tree.RoleRecord && c.Role != tree.RoleElement {
+				continue
+			}
+			name := c.Name
+			if c.Field != nil && c.Field.JSON != "" {
+				name = c.Field.JSON
+			}
+			if !first {
+				dst = append(dst, ',')
+			}
+			first = false
+			dst = jsontext.AppendString(dst, []byte(name))
+			dst = append(dst, ':')
+			dst = appendNodeJSON(dst, c)
+		}
+		return append(dst, '}')
+	}
+	switch n.Kind {
+	case schema.Bool:
+		return strconv.AppendBool(dst, n.Int != 0)
+	case schema.Float64:
+		return strconv.AppendFloat(dst, n.Float, 'g', -1, 64)
+	case schema.String:
+		if utf8.Valid(n.Raw) {
+			return jsontext.AppendString(dst, n.Raw)
+		}
+		return appendB64(dst, n.Raw)
+	case schema.Bytes, schema.Records:
+		return appendB64(dst, n.Raw)
+	case schema.UUID:
+		dst = append(dst, '"')
+		dst = base64.RawURLEncoding.AppendEncode(dst, n.Raw)
+		return append(dst, '"')
+	}
+	return strconv.AppendInt(dst, n.Int, 10)
 }

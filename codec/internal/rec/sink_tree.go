@@ -51,31 +51,42 @@ func (t *treeSink) raw(b []byte, bi, p, end int) *tree.Node { return t.add(t.raw
 func (t *treeSink) fixed(kids *[]*tree.Node, name string, k schema.Kind, b []byte, bi int, p *int) *tree.Node {
 	sz := k.FixedSize()
 	n := t.leaf(name, k, k.String(), bi, *p, *p+sz)
-	n.Int = fixedAt(k, b[*p:])
+	switch sz {
+	case 1:
+		n.Int = int64(int8(b[*p]))
+	case 2:
+		n.Int = be16(b[*p:])
+	case 4:
+		n.Int = be32(b[*p:])
+		if k == schema.Uint32 {
+			n.Int = int64(uint32(n.Int))
+		}
+	case 8:
+		n.Int = be64(b[*p:])
+	}
 	*p += sz
 	*kids = append(*kids, n)
 	return n
 }
 
-// fields adds the fixed fields fs of the entry at off to kids.
-func (t *treeSink) fields(kids *[]*tree.Node, fs []fixedField, b []byte, bi, off int) {
-	for _, f := range fs {
-		p := off + f.at
-		t.fixed(kids, f.name, f.kind, b, bi, &p)
-	}
-}
-
 func (t *treeSink) truncated(b []byte, bi, off, end int, magic int8) *tree.Node {
 	n := t.leaf("batch", schema.Struct, "RecordBatch", bi, off, end)
+	first, second := "baseOffset", "batchLength"
 	if magic == 0 || magic == 1 {
 		n.Name, n.Type = "message", "Message"
+		first, second = "offset", "messageSize"
 	}
 	n.Flags |= tree.Truncated
 	n.Raw = b[off:end]
 	n.Int = int64(magic)
 	kids := t.s.Kids(3)
-	fs, p := truncFields(magic, off, end)
-	t.fields(&kids, fs, b, bi, off)
+	p := off
+	if end-off >= 8 {
+		t.fixed(&kids, first, schema.Int64, b, bi, &p)
+		if end-off >= 12 {
+			t.fixed(&kids, second, schema.Int32, b, bi, &p)
+		}
+	}
 	if p < end {
 		rest := t.leaf("partial", schema.Bytes, "bytes", bi, p, end)
 		rest.Raw = b[p:end:end]
@@ -114,10 +125,21 @@ func (t *treeSink) batch(b []byte, bi, off, end int, ctx *batchCtx) batchNodes {
 	n.Raw = b[off:end:end]
 	kids := t.s.Kids(14)
 	var u batchNodes
-	t.fields(&kids, batchFields[:], b, bi, off)
-	u.crc, u.attrs, u.count = kids[4], kids[5], kids[12]
+	p := off
+	t.fixed(&kids, "baseOffset", schema.Int64, b, bi, &p)
+	t.fixed(&kids, "batchLength", schema.Int32, b, bi, &p)
+	t.fixed(&kids, "partitionLeaderEpoch", schema.Int32, b, bi, &p)
+	t.fixed(&kids, "magic", schema.Int8, b, bi, &p)
+	u.crc = t.fixed(&kids, "crc", schema.Uint32, b, bi, &p)
+	u.attrs = t.fixed(&kids, "attributes", schema.Int16, b, bi, &p)
 	u.attrs.Children = t.bits(u.attrs, ctx.attrs, true)
-	p := off + batchHeader
+	t.fixed(&kids, "lastOffsetDelta", schema.Int32, b, bi, &p)
+	t.fixed(&kids, "baseTimestamp", schema.Int64, b, bi, &p)
+	t.fixed(&kids, "maxTimestamp", schema.Int64, b, bi, &p)
+	t.fixed(&kids, "producerId", schema.Int64, b, bi, &p)
+	t.fixed(&kids, "producerEpoch", schema.Int16, b, bi, &p)
+	t.fixed(&kids, "baseSequence", schema.Int32, b, bi, &p)
+	u.count = t.fixed(&kids, "recordCount", schema.Int32, b, bi, &p)
 	u.records = t.leaf("records", schema.Records, "records", bi, p, end)
 	u.records.Raw = b[p:end]
 	if ctx.attrs&7 != CodecNone {
@@ -148,54 +170,70 @@ func (t *treeSink) record(b []byte, bi int, v *recView) *tree.Node {
 	rec.PrefixEnd = r.p + r.length.n
 	rec.Index = v.idx
 	rec.Int = v.offset
-	var at [partHeaders + 1]*tree.Node // the parts' nodes, for their warnings
-	at[partRecord], at[partLength] = rec, t.varLeaf(&r.length, "length", schema.Int32, "varint", bi)
-	kids := append(t.s.Kids(8), at[partLength])
+	kids := t.s.Kids(8)
+	ln := t.varLeaf(&r.length, "length", schema.Int32, "varint", bi)
+	kids = append(kids, ln)
+	var key, val, hs *tree.Node
 	if r.stage >= stAttributes {
-		a := t.leaf("attributes", schema.Int8, "int8", bi, r.length.end(), r.length.end()+1)
-		a.Int = int64(r.attr)
-		kids = append(kids, a)
+		at := t.leaf("attributes", schema.Int8, "int8", bi, r.length.end(), r.length.end()+1)
+		at.Int = int64(r.attr)
+		kids = append(kids, at)
 	}
+	var tsd, od *tree.Node
 	if r.stage >= stTimestamp {
-		at[partTimestamp] = t.varLeaf(&r.tsd, "timestampDelta", schema.Int64, "varlong", bi)
-		kids = append(kids, at[partTimestamp])
+		tsd = t.varLeaf(&r.tsd, "timestampDelta", schema.Int64, "varlong", bi)
+		kids = append(kids, tsd)
 	}
 	if r.stage >= stOffset {
-		at[partOffset] = t.varLeaf(&r.od, "offsetDelta", schema.Int32, "varint", bi)
-		kids = append(kids, at[partOffset])
+		od = t.varLeaf(&r.od, "offsetDelta", schema.Int32, "varint", bi)
+		kids = append(kids, od)
 	}
-	key, val := &at[partKey], &at[partValue]
 	if r.stage >= stKey {
-		*key = t.bytesLeaf(&r.key, "key", schema.Bytes, "varbytes", bi)
-		kids = append(kids, *key)
+		key = t.bytesLeaf(&r.key, "key", schema.Bytes, "varbytes", bi)
+		kids = append(kids, key)
 		if v.control {
-			t.controlKey(b, bi, *key)
+			t.controlKey(b, bi, key)
 		}
 	}
 	if r.stage >= stValue {
-		*val = t.bytesLeaf(&r.val, "value", schema.Bytes, "varbytes", bi)
+		val = t.bytesLeaf(&r.val, "value", schema.Bytes, "varbytes", bi)
 		if v.control {
-			t.controlValue(b, bi, v, *val)
+			t.controlValue(b, bi, v, val)
 		}
-		kids = append(kids, *val)
+		kids = append(kids, val)
 	}
 	if r.stage >= stHeaders {
-		at[partHeaders] = t.headers(r, bi)
-		kids = append(kids, at[partHeaders])
+		hs = t.headers(r, bi)
+		kids = append(kids, hs)
 	}
 	if r.fail != "" && r.q < r.rend {
 		kids = append(kids, t.rawNode(b, bi, r.q, r.rend))
 	}
 	rec.Children = kids
 	for _, w := range v.warns {
-		n := at[min(w.part, partHeaders)]
-		if w.part > partHeaders { // a header's key or value
-			n = n.Children[w.idx].Children[w.part-partHeaderKey]
+		var n *tree.Node
+		switch w.part {
+		case partRecord:
+			n = rec
+		case partLength:
+			n = ln
+		case partTimestamp:
+			n = tsd
+		case partOffset:
+			n = od
+		case partKey:
+			n = key
+		case partValue:
+			n = val
+		case partHeaders:
+			n = hs
+		case partHeaderKey, partHeaderValue:
+			n = hs.Children[w.idx].Children[int(w.part-partHeaderKey)]
 		}
 		n.Warnings = append(n.Warnings, w.msg)
 	}
-	v.key.attach(*key)
-	v.val.attach(*val)
+	v.key.attach(key)
+	v.val.attach(val)
 	t.d.res.Records = append(t.d.res.Records, RecordInfo{Node: rec, Offset: v.offset, Timestamp: v.timestamp})
 	return t.add(rec)
 }
@@ -307,9 +345,16 @@ func (t *treeSink) message(b []byte, bi int, m *msgParse, shift int64) msgNodes 
 	n.Int = m.offset + shift
 	kids := t.s.Kids(9)
 	u := msgNodes{msg: n}
-	t.fields(&kids, msgFields[:5+int(m.magic)], b, bi, m.off)
-	u.crc, u.attrs = kids[2], kids[4]
+	p := m.off
+	t.fixed(&kids, "offset", schema.Int64, b, bi, &p)
+	t.fixed(&kids, "messageSize", schema.Int32, b, bi, &p)
+	u.crc = t.fixed(&kids, "crc", schema.Uint32, b, bi, &p)
+	t.fixed(&kids, "magic", schema.Int8, b, bi, &p)
+	u.attrs = t.fixed(&kids, "attributes", schema.Int8, b, bi, &p)
 	u.attrs.Children = t.bits(u.attrs, m.attrs, false)
+	if m.magic == 1 {
+		t.fixed(&kids, "timestamp", schema.Int64, b, bi, &p)
+	}
 	if m.stage >= 1 {
 		key := t.bytesLeaf(&m.key, "key", schema.Bytes, "bytes", bi)
 		t.d.mkey.attach(key)

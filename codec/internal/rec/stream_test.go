@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/kwire/kwire/codec/internal/budget"
 	"github.com/kwire/kwire/codec/internal/slab"
@@ -49,18 +51,6 @@ func bothWays(tb testing.TB, payload []byte, opts Options) []byte {
 	}
 	tjs, tws, tb2, tn, terr := run(false)
 	sjs, sws, sb, sn, serr := run(true)
-	// WriteTo, through the caller's Writer, writes what WriteJSON writes.
-	var out bytes.Buffer
-	o := opts
-	o.Budget = nil
-	w := jsontext.Writer{W: &out}
-	_, werr := WriteTo(&w, payload, o)
-	w.Flush(true)
-	var wjs []byte
-	_, jerr := WriteJSON(&wjs, payload, o, nil)
-	if !bytes.Equal(out.Bytes(), wjs) || fmt.Sprint(werr) != fmt.Sprint(jerr) {
-		tb.Fatalf("WriteTo differs from WriteJSON\nWriteTo   %s (%v)\nWriteJSON %s (%v)", out.Bytes(), werr, wjs, jerr)
-	}
 	if !bytes.Equal(tjs, sjs) {
 		tb.Fatalf("JSON differs\ntree   %s\nstream %s", tjs, sjs)
 	}
@@ -182,47 +172,64 @@ func hexDecode(s string) ([]byte, error) {
 	return b, nil
 }
 
-// flushSizes is an io.Writer that keeps the size of each write.
-type flushSizes struct {
-	bytes.Buffer
-	sizes []int
-}
-
-func (f *flushSizes) Write(p []byte) (int, error) {
-	f.sizes = append(f.sizes, len(p))
-	return f.Buffer.Write(p)
-}
-
-// WriteTo flushes the caller's Writer between the pieces of a big base64
-// value (a compressed batch's "_compressed"), so its buffer never holds
-// all of it, and writes what WriteJSON writes.
-func TestWriteToFlushesBase64InPieces(t *testing.T) {
+// appendBytesValue's one pass writes what checking printable and then
+// writing the text (or base64) writes: on random bytes, text of every
+// kind, and each byte class.
+func TestAppendBytesValueOnePass(t *testing.T) {
+	ref := func(raw []byte) []byte {
+		if printable(raw) {
+			return append(jsontext.AppendString([]byte(`{"text":`), raw), '}')
+		}
+		return append(appendB64([]byte(`{"base64":`), raw), '}')
+	}
+	inputs := [][]byte{nil, []byte(`{"a":"b\\c"}`), []byte("tab\tnl\ncr\r"), []byte("é😀 ok"), []byte("\u2028"), []byte("bad\xff"), []byte{0x7f}, []byte{1}}
 	rnd := rand.New(rand.NewSource(1))
-	recs := make([]tRec, 3<<10) // 1 KiB each, incompressible: ~3 MiB compressed
-	for i := range recs {
-		recs[i].val = make([]byte, 1<<10)
-		rnd.Read(recs[i].val)
+	for i := 0; i < 4000; i++ {
+		b := make([]byte, rnd.Intn(20+i%2*200))
+		for j := range b {
+			b[j] = byte(rnd.Intn(256))
+			if rnd.Intn(3) > 0 {
+				b[j] = byte(0x20 + rnd.Intn(0x60))
+			}
+		}
+		inputs = append(inputs, b)
 	}
-	payload := buildBatch(t, CodecGzip, 0, 0, recs)
-	var out flushSizes
-	w := jsontext.Writer{W: &out}
-	if _, err := WriteTo(&w, payload, Options{}); err != nil {
-		t.Fatal(err)
+	for c := 0; c < 256; c++ {
+		inputs = append(inputs, []byte{'a', byte(c), 'b'})
 	}
-	w.Flush(true)
-	var want []byte
-	if _, err := WriteJSON(&want, payload, Options{}, nil); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(out.Bytes(), want) {
-		t.Fatalf("WriteTo wrote %d bytes, WriteJSON %d, not the same", out.Len(), len(want))
-	}
-	if len(out.sizes) < 4 {
-		t.Fatalf("%d writes (%v): the ~4 MiB of base64 was not written in pieces", len(out.sizes), out.sizes)
-	}
-	for _, n := range out.sizes {
-		if n > jsontext.FlushAt+(3<<18)*4/3+4<<10 {
-			t.Fatalf("a write of %d bytes: more than FlushAt and one base64 piece", n)
+	for _, in := range inputs {
+		if got, want := appendBytesValue(nil, in), ref(in); !bytes.Equal(got, want) {
+			t.Fatalf("%q: %s, want %s", in, got, want)
+		}
+		// After other output, with room to spare or none.
+		for _, dst := range [][]byte{[]byte("x,"), append(make([]byte, 0, 4096), "x,"...)} {
+			if got, want := appendBytesValue(dst, in), append([]byte("x,"), ref(in)...); !bytes.Equal(got, want) {
+				t.Fatalf("%q after output: %s, want %s", in, got, want)
+			}
 		}
 	}
+}
+
+// printable is the rule appendBytesValue follows: text of printable
+// characters, tab, CR and LF.
+func printable(b []byte) bool {
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c < 0x80 {
+			if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f {
+				return false
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return false
+		}
+		if !unicode.IsPrint(r) {
+			return false
+		}
+		i += n
+	}
+	return true
 }
