@@ -29,6 +29,10 @@ type pathSeg struct {
 
 const absPath = -2
 
+// lazyPath marks a path segment that is w.lazy's whole path, asked for
+// only when a path is named (the records reader's place of a key or value).
+const lazyPath = -3
+
 // walker is the state of one walk. A Decoder keeps two (one per sink
 // kind), so a frame costs no allocation of it.
 type walker struct {
@@ -67,6 +71,7 @@ type walker struct {
 	topic    string
 	topics   *topicWalk // the names of topic ids, internal topics' records (walk_topics.go)
 	inHeader bool
+	lazy     func() string // the path of a lazyPath segment
 	// topicsRaw is Options.InternalTopicsAsBytes.
 	topicsRaw bool
 	// dry is set while the walk reads ahead to find a tag section
@@ -127,6 +132,8 @@ func (w *walker) pathWith(field string) string {
 		switch {
 		case p.idx == absPath:
 			b = append(b[:0], p.name...)
+		case p.idx == lazyPath:
+			b = append(b[:0], w.lazy()...)
 		case p.idx >= 0:
 			b = append(b, '[')
 			b = strconv.AppendInt(b, int64(p.idx), 10)

@@ -191,7 +191,9 @@ func (w *walker) topicHook(dst []byte, in *rec.PayloadIn) ([]byte, []*tree.Node)
 	}
 	saved, buf, path, topic := w.s, w.buf, len(w.path), w.topic
 	w.buf = in.Buf
-	w.path = append(w.path, pathSeg{in.Path, absPath})
+	lazy := w.lazy
+	w.lazy = in.Path
+	w.path = append(w.path, pathSeg{"", lazyPath})
 	if in.Slab != nil {
 		ts := &tp.tree
 		*ts = treeSink{slab: in.Slab, f: w.f, levels: append(ts.levels[:0], treeLevel{n: &tp.top, kids: in.Slab.Kids(4)})}
@@ -207,7 +209,7 @@ func (w *walker) topicHook(dst []byte, in *rec.PayloadIn) ([]byte, []*tree.Node)
 		p.json = &tp.wr
 	}
 	w.topicPart(tp, &p, in.RecordKey)
-	w.s, w.buf, w.path, w.topic = saved, buf, w.path[:path], topic
+	w.s, w.buf, w.path, w.topic, w.lazy = saved, buf, w.path[:path], topic, lazy
 	if p.json == nil {
 		kids := tp.tree.levels[0].kids
 		tp.tree.levels = tp.tree.levels[:0]

@@ -49,9 +49,9 @@ func decodeBoth(t testing.TB, d *Decoder, p []byte, key bool, topic string, b bu
 	var s slab.Slab
 	var w1, w2 budget.Warnings
 	b1, b2 := b, b
-	in := In{B: p, End: len(p), Key: key, Topic: topic, Path: "value", Slab: &s, Budget: &b1, Warnings: &w1}
+	in := In{B: p, End: len(p), Key: key, Topic: topic, Path: valuePath, Slab: &s, Budget: &b1, Warnings: &w1}
 	js1, nodes := d.Decode(nil, &in)
-	in2 := In{B: p, End: len(p), Key: key, Topic: topic, Path: "value", Budget: &b2, Warnings: &w2}
+	in2 := In{B: p, End: len(p), Key: key, Topic: topic, Path: valuePath, Budget: &b2, Warnings: &w2}
 	js2, nodes2 := d.Decode(nil, &in2)
 	if string(js1) != string(js2) {
 		t.Fatalf("JSON differs between the paths:\ntree: %s\njson: %s", js1, js2)
@@ -103,3 +103,6 @@ func checkSpans(t testing.TB, nodes []*tree.Node, lo, hi int) {
 func bigBudget() budget.Budget {
 	return budget.Budget{MaxNodes: 1 << 20, NestedNodes: 1 << 20, MaxWork: 1 << 30, MaxDecompressed: 1 << 20}
 }
+
+// valuePath is In.Path for a value decoded alone.
+func valuePath() string { return "value" }

@@ -157,9 +157,9 @@ func (d *Decoder) DecodeBytes(p []byte, key bool, topic string) ([]byte, []*tree
 	var s slab.Slab
 	var ws budget.Warnings
 	b := budget.Budget{MaxNodes: 1 << 20, NestedNodes: 1 << 20, MaxWork: 1 << 30}
-	path := "value"
+	path := func() string { return "value" }
 	if key {
-		path = "key"
+		path = func() string { return "key" }
 	}
 	in := In{B: p, End: len(p), Key: key, Topic: topic, Path: path, Slab: &s, Budget: &b, Warnings: &ws}
 	js, nodes := d.Decode(nil, &in)

@@ -33,7 +33,7 @@ type pathSeg struct {
 
 // pathString is the JSON path of the value being read.
 func (w *walker) pathString() string {
-	p := w.in.Path
+	p := w.in.Path()
 	if len(w.path) == 0 {
 		return p
 	}

@@ -22,7 +22,10 @@ type PayloadIn struct {
 	Buf, Start, End int
 	Key             bool   // a record key (else a value)
 	Topic           string // the topic the records belong to, when known
-	Path            string // the key's or value's place in value JSON, for warnings
+	// Path names the key's or value's place in value JSON, for warnings.
+	// It builds the name, so it is called only when a warning needs it,
+	// and only during the hook's call (the place moves on after it).
+	Path func() string
 	// RecordKey is, for a value, its record's key (nil when null or not
 	// read), aliasing B: what a key says can select how its value reads
 	// (the records of Kafka's internal topics).
@@ -82,8 +85,15 @@ func (d *decoder) payload(b []byte, bi int, f *varField, key bool, rk []byte, ou
 		field = "key"
 	}
 	start := f.at + f.n
+	if d.payPath == nil {
+		// Made once per decoder: a path string per key and value, most
+		// never read, was nearly every allocation of an internal topic's
+		// records.
+		d.payPath = func() string { return d.pathString(d.payField) }
+	}
+	d.payField = field
 	d.payIn = PayloadIn{B: b, Buf: bi, Start: start, End: start + len(f.raw), Key: key, Topic: d.opts.Topic, RecordKey: rk,
-		Path: d.pathString(field), Budget: d.b, Warnings: d.w}
+		Path: d.payPath, Budget: d.b, Warnings: d.w}
 	in, at := &d.payIn, &d.payAt
 	*at = tree.Node{}
 	if s := d.s.payloadSlab(); s != nil {

@@ -195,6 +195,8 @@ type decoder struct {
 	pay        []byte
 	payIn      PayloadIn // the hook's argument and node, reused from part to part
 	payAt      tree.Node
+	payPath    func() string // payIn.Path: the place of payField
+	payField   string
 
 	pathText budget.PathText // pathString's buffer and the path it made last
 }
@@ -308,7 +310,7 @@ func (d *decoder) init(opts *Options, size int) {
 		b = &budget.Budget{MaxNodes: opts.MaxNodes, NestedNodes: opts.MaxNodes, MaxDecompressed: opts.MaxDecompressed, MaxWork: 1 << 62}
 	}
 	*d = decoder{opts: *opts, res: &Result{}, b: b, w: opts.Warnings, maxDepth: opts.MaxDepth, path: d.path[:0],
-		rp: d.rp, rv: d.rv, mp: d.mp, json: jsonSink{d: d, scratch: d.json.scratch, first: d.json.first[:0], recs: d.json.recs[:0]}, pathText: budget.PathText{Buf: d.pathText.Buf[:0]}, pay: d.pay[:0]}
+		rp: d.rp, rv: d.rv, mp: d.mp, json: jsonSink{d: d, scratch: d.json.scratch, first: d.json.first[:0], recs: d.json.recs[:0]}, pathText: budget.PathText{Buf: d.pathText.Buf[:0]}, pay: d.pay[:0], payPath: d.payPath}
 }
 
 func (d *decoder) push(name string, idx int) { d.path = append(d.path, seg{name, idx}) }
