@@ -1,18 +1,13 @@
 package main
 
 import (
-	"context"
 	"encoding/base64"
 	"encoding/hex"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
-	"github.com/twmb/franz-go/pkg/kfake"
-	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // --payloads bytes asks for records' keys and values as bytes, and the
@@ -21,11 +16,10 @@ import (
 // puts in __consumer_offsets, decoded by default, and bytes (the value's
 // base64) with --payloads bytes.
 
-// wantCommitBytes is the commit value of commitTraffic as bytes JSON.
+// wantCommitBytes is commitRecord's value as bytes JSON.
 func wantCommitBytes() string {
-	ov := kmsg.NewOffsetCommitValue()
-	ov.Version, ov.Offset, ov.LeaderEpoch, ov.Metadata, ov.CommitTimestamp = 3, 4242, 7, "note", 1700000000123
-	return `{"base64":"` + base64.StdEncoding.EncodeToString(ov.AppendTo(nil)) + `"}`
+	_, value := commitRecord()
+	return `{"base64":"` + base64.StdEncoding.EncodeToString(value) + `"}`
 }
 
 // requireBytesNotDecoded: out has the commit value as bytes and no
@@ -86,22 +80,7 @@ func TestPayloadsBytesPcap(t *testing.T) {
 }
 
 func TestPayloadsBytesProxy(t *testing.T) {
-	cluster, _ := kfakeCluster(t, kfake.SeedTopics(1, "__consumer_offsets"))
-	p := startProxyCLI(t, "--upstream", cluster.ListenAddrs()[0], "--listen", "127.0.0.1:0", "--decode-cpu", "0", "--format", "ndjson", "--api", "Fetch", "--payloads", "bytes")
-	ok := kmsg.OffsetCommitKey{Version: 1, Group: "billing", Topic: "orders", Partition: 3}
-	ov := kmsg.NewOffsetCommitValue()
-	ov.Version, ov.Offset, ov.LeaderEpoch, ov.Metadata, ov.CommitTimestamp = 3, 4242, 7, "note", 1700000000123
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(p.addr), kgo.ConsumeTopics("__consumer_offsets"), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
-	require.NoError(t, err)
-	require.NoError(t, cl.ProduceSync(ctx, &kgo.Record{Topic: "__consumer_offsets", Key: ok.AppendTo(nil), Value: ov.AppendTo(nil)}).FirstErr())
-	for got := 0; got < 1; {
-		got += cl.PollFetches(ctx).NumRecords()
-		require.NoError(t, ctx.Err())
-	}
-	cl.Close()
-	out, _ := p.stop(t)
+	out := commitThroughProxy(t, "--payloads", "bytes")
 	require.NotEmpty(t, parseProxyLines(t, out))
 	requireBytesNotDecoded(t, out)
 }

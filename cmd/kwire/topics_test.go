@@ -20,17 +20,24 @@ import (
 	"github.com/kwire/kwire/internal/topicids"
 )
 
-// commitTraffic is a commit record (as the group coordinator writes one)
-// produced by kgo into __consumer_offsets on kfake and fetched back, and
-// the topic's id.
-func commitTraffic(t *testing.T) ([]traffic.Pair, [16]byte) {
-	t.Helper()
+// commitRecord is the key and value of a commit record, as the group
+// coordinator writes one (kmsg's types); wantCommitValue is its value
+// decoded.
+func commitRecord() (key, value []byte) {
 	ok := kmsg.OffsetCommitKey{Version: 1, Group: "billing", Topic: "orders", Partition: 3}
 	ov := kmsg.NewOffsetCommitValue()
 	ov.Version, ov.Offset, ov.LeaderEpoch, ov.Metadata, ov.CommitTimestamp = 3, 4242, 7, "note", 1700000000123
+	return ok.AppendTo(nil), ov.AppendTo(nil)
+}
+
+// commitTraffic is commitRecord produced by kgo into __consumer_offsets
+// on kfake and fetched back, and the topic's id.
+func commitTraffic(t *testing.T) ([]traffic.Pair, [16]byte) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	pairs, err := traffic.ProduceAndFetch(ctx, "__consumer_offsets", ok.AppendTo(nil), ov.AppendTo(nil))
+	key, value := commitRecord()
+	pairs, err := traffic.ProduceAndFetch(ctx, "__consumer_offsets", key, value)
 	require.NoError(t, err)
 	var names topicids.Names
 	var id [16]byte
@@ -129,22 +136,7 @@ func TestDecodeTopicIDFlag(t *testing.T) {
 // fetches from __consumer_offsets by topic id is decoded in the Fetch
 // lines it prints.
 func TestProxyInternalTopicByID(t *testing.T) {
-	cluster, _ := kfakeCluster(t, kfake.SeedTopics(1, "__consumer_offsets"))
-	p := startProxyCLI(t, "--upstream", cluster.ListenAddrs()[0], "--listen", "127.0.0.1:0", "--decode-cpu", "0", "--format", "ndjson", "--api", "Fetch")
-	ok := kmsg.OffsetCommitKey{Version: 1, Group: "billing", Topic: "orders", Partition: 3}
-	ov := kmsg.NewOffsetCommitValue()
-	ov.Version, ov.Offset, ov.LeaderEpoch, ov.Metadata, ov.CommitTimestamp = 3, 4242, 7, "note", 1700000000123
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(p.addr), kgo.ConsumeTopics("__consumer_offsets"), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
-	require.NoError(t, err)
-	require.NoError(t, cl.ProduceSync(ctx, &kgo.Record{Topic: "__consumer_offsets", Key: ok.AppendTo(nil), Value: ov.AppendTo(nil)}).FirstErr())
-	for got := 0; got < 1; {
-		got += cl.PollFetches(ctx).NumRecords()
-		require.NoError(t, ctx.Err())
-	}
-	cl.Close()
-	out, _ := p.stop(t)
+	out := commitThroughProxy(t)
 	lines := parseProxyLines(t, out)
 	require.NotEmpty(t, lines)
 	decoded := 0
@@ -156,4 +148,27 @@ func TestProxyInternalTopicByID(t *testing.T) {
 		}
 	}
 	require.Greater(t, decoded, 0, out)
+}
+
+// commitThroughProxy runs kwire proxy (NDJSON of the Fetch exchanges,
+// flags added) in front of kfake while kgo produces commitRecord into
+// __consumer_offsets and fetches it back by topic id; the proxy's output.
+func commitThroughProxy(t *testing.T, flags ...string) string {
+	t.Helper()
+	cluster, _ := kfakeCluster(t, kfake.SeedTopics(1, "__consumer_offsets"))
+	args := []string{"--upstream", cluster.ListenAddrs()[0], "--listen", "127.0.0.1:0", "--decode-cpu", "0", "--format", "ndjson", "--api", "Fetch"}
+	p := startProxyCLI(t, append(args, flags...)...)
+	key, value := commitRecord()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(p.addr), kgo.ConsumeTopics("__consumer_offsets"), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	require.NoError(t, err)
+	require.NoError(t, cl.ProduceSync(ctx, &kgo.Record{Topic: "__consumer_offsets", Key: key, Value: value}).FirstErr())
+	for got := 0; got < 1; {
+		got += cl.PollFetches(ctx).NumRecords()
+		require.NoError(t, ctx.Err())
+	}
+	cl.Close()
+	out, _ := p.stop(t)
+	return out
 }
