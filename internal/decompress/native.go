@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -286,7 +287,7 @@ func lz4Blocks(dst, src []byte, limit int, oldSum bool) (out []byte, ok bool) {
 		most := min(blockMax, lz4Ratio*n+lz4Ratio, left)
 		room := min(most, max(cap(out)-len(out), 8*n))
 		for {
-			out = grow(out, room)
+			out = slices.Grow(out, room)
 			d, err := lz4.UncompressBlock(block, out[len(out):len(out)+room])
 			if err == nil {
 				out = out[:len(out)+d]
@@ -308,16 +309,6 @@ func lz4Blocks(dst, src []byte, limit int, oldSum bool) (out []byte, ok bool) {
 		p += 4
 	}
 	return out, p == len(src)
-}
-
-// grow makes room for n more bytes after b's, at least doubling.
-func grow(b []byte, n int) []byte {
-	if cap(b)-len(b) >= n {
-		return b
-	}
-	nb := make([]byte, len(b), max(len(b)+n, 2*cap(b)))
-	copy(nb, b)
-	return nb
 }
 
 // zstdPool holds decoders that decode into the caller's buffer and never
