@@ -363,7 +363,7 @@ func (wk *batchWorker) line(dst []byte, n int, line []byte) ([]byte, bool) {
 	}
 	start := len(dst)
 	o := wk.cfg.jo.apply(lf.options(api, lineSized(&lf, wk.data)))
-	o.Payload, o.TopicNames, o.InternalTopicsAsBytes = wk.cfg.payload, wk.cfg.pf.topicNames(false), wk.cfg.pf.raw
+	wk.cfg.pf.setOptions(&o, wk.cfg.payload, false)
 	dst, info, err := wk.dec.AppendJSON(dst, wk.data, o)
 	if info.Guess != nil || len(info.Warnings) > 0 {
 		wk.warn = len(info.Warnings) > 0

@@ -369,9 +369,7 @@ func (c *decodeCmd) check(e *env, color string, jf *jsonFlags) error {
 // or warned under --strict.
 func (c *decodeCmd) decodeFrame(e *env, dec *codec.Decoder, fr []byte, sized bool, prefix string) bool {
 	o := c.ff.options(c.api, sized)
-	o.Payload = c.payload
-	o.InternalTopicsAsBytes = c.pf.raw
-	o.TopicNames = c.pf.topicNames(false)
+	c.pf.setOptions(&o, c.payload, false)
 	var g *codec.Guess
 	var ws []codec.Warning
 	var err error

@@ -101,6 +101,13 @@ func (p *payloadFlags) topicNames(learn bool) func([16]byte) string {
 	return p.ids.Name
 }
 
+// setOptions sets what the payload flags say of o: hook reads keys and
+// values, topic ids are named (learnt as they go when learn), and with
+// --payloads bytes internal topics' keys and values stay bytes.
+func (p *payloadFlags) setOptions(o *codec.Options, hook payloadHook, learn bool) {
+	o.Payload, o.TopicNames, o.InternalTopicsAsBytes = hook, p.topicNames(learn), p.raw
+}
+
 // payloadHook is what records call for each key and value.
 type payloadHook = func(dst []byte, p *codec.PayloadIn) ([]byte, []*tree.Node)
 

@@ -358,7 +358,7 @@ func (wk *pcapWorker) exchange(j pcapJob, buf *[]byte) pcapLineOut {
 	if x.Request != nil {
 		var info *codec.Frame
 		o := jo.apply(codec.Options{})
-		o.Payload, o.TopicNames, o.InternalTopicsAsBytes = cfg.payload, cfg.pf.topicNames(true), cfg.pf.raw
+		cfg.pf.setOptions(&o, cfg.payload, true)
 		wk.reqJS, info, req.err = wk.req.AppendJSON(wk.reqJS[:0], x.Request.Bytes, o)
 		req.json = wk.reqJS
 		key, ver = info.APIKey, info.Version
@@ -366,7 +366,8 @@ func (wk *pcapWorker) exchange(j pcapJob, buf *[]byte) pcapLineOut {
 	}
 	var codes []int16
 	if x.Response != nil {
-		o := codec.Options{Response: true, APIKey: key, Version: ver, Payload: cfg.payload, TopicNames: cfg.pf.topicNames(true), InternalTopicsAsBytes: cfg.pf.raw}
+		o := codec.Options{Response: true, APIKey: key, Version: ver}
+		cfg.pf.setOptions(&o, cfg.payload, true)
 		if x.Request == nil {
 			o.APIKey, o.Version = codec.Any, codec.Any // guessed
 		}

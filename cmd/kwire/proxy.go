@@ -215,7 +215,7 @@ type proxyRun struct {
 func (c *proxyConfig) run(ctx context.Context, e *env) int {
 	r := &proxyRun{cfg: c, e: e, w: bufio.NewWriterSize(e.stdout, 64<<10), stats: map[int16]*apiStats{}, errCodes: map[apiCode]int{}, started: time.Now()}
 	r.dec.ShowSecrets = c.showSecrets
-	r.dec.Options.Payload, r.dec.Options.TopicNames, r.dec.Options.InternalTopicsAsBytes = c.payload, c.pf.topicNames(true), c.pf.raw
+	c.pf.setOptions(&r.dec.Options, c.payload, true)
 	if c.check {
 		r.checker = newProxyChecker()
 	}
