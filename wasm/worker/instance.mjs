@@ -70,11 +70,16 @@ function start(mod, context) {
     ...go.importObject,
     workers: { ready: () => { ready = true; } },
   });
-  const inst = { go, instance, context, memory: instance.exports.mem, dead: false, served: 0 };
-  inst.exited = go.run(instance, context).then(
-    () => { inst.dead = true; },
-    (err) => { inst.dead = true; inst.error = err; },
-  );
+  const inst = { go, instance, context, memory: instance.exports.mem, dead: false, served: 0, inFlight: new Set() };
+  // A Go program that exits with requests in flight (a runtime fault:
+  // panics in the handler are recovered) would answer none of them: they
+  // fail instead.
+  const die = (err) => {
+    inst.dead = true;
+    for (const reject of inst.inFlight) reject(new Error("the Worker's Go program exited" + (err ? ": " + err : "")));
+    inst.inFlight.clear();
+  };
+  go.run(instance, context).then(() => die(), die);
   if (!ready || typeof context.binding.handleRequest !== "function") {
     inst.dead = true;
     throw new Error("app.wasm did not get ready to serve");
@@ -104,12 +109,11 @@ export function newServer(mod, { newContext = (c) => c, maxMemory = MAX_MEMORY_B
     cur.context.env = env;
     cur.context.ctx = ctx;
     try {
-      // A Go program that exits with requests in flight (a runtime fault:
-      // panics in the handler are recovered) answers none of them.
-      return await Promise.race([
-        cur.context.binding.handleRequest(goReq),
-        cur.exited.then(() => { throw new Error("the Worker's Go program exited: " + (cur.error || "")); }),
-      ]);
+      return await new Promise((resolve, reject) => {
+        if (cur.dead) return reject(new Error("the Worker's Go program exited"));
+        cur.inFlight.add(reject);
+        cur.context.binding.handleRequest(goReq).then(resolve, reject).finally(() => cur.inFlight.delete(reject));
+      });
     } finally {
       if (inst === cur && (cur.dead || cur.memory.buffer.byteLength > maxMemory)) inst = undefined;
     }
