@@ -346,7 +346,7 @@ function everydayRequests() {
 // after requests of every size and kind in any order. An instance that
 // grew past maxMemory takes no new request, and serving many requests
 // does not grow the instance (syumai/workers' stream reader leaves a
-// js.Func behind per chunk read; main.go takes bodies whole instead).
+// js.Func behind per chunk read; wasm/worker/whole takes bodies whole instead).
 test("one kept instance: the same answers as fresh ones, the grown one dropped, no growth per request", { timeout: 10 * 60_000 }, async () => {
   const { MAX_MEMORY_BYTES } = await import(join(build, "instance.mjs"));
   const cases = worstCases(join(tmp.dir, "worst-keep"));

@@ -52,7 +52,7 @@ async function readBody(req, limit) {
 // goRequest is what binding.handleRequest is given for req: the fields
 // syumai/workers reads from a Request (internal/jshttp.ToRequest: url,
 // method, headers, body), with the body already read, as { bytes }, which
-// main.go's bodyBytes takes whole (a stream would be read through one
+// wasm/worker/whole's bodyBytes takes whole (a stream would be read through one
 // JavaScript promise per chunk).
 async function goRequest(req, maxBody) {
   const body = req.body === null ? null : { bytes: await readBody(req, maxBody) };
