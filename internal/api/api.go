@@ -95,9 +95,10 @@ func (o Options) WithDefaults() Options {
 // WorkerOptions are the Worker's limits (wasm/worker), half of kwire
 // serve's: a Worker runs its requests in one Go instance per isolate,
 // whose wasm memory counts against the isolate's 128 MB (it is replaced
-// past 64 MiB), and bills and bounds each request's CPU time. With these no accepted
-// request grows its instance past 64 MiB, and none takes more than a few
-// hundred milliseconds of CPU (wasm/worker/README.md has the numbers).
+// past 64 MiB), and bills and bounds each request's CPU time. With these
+// no accepted request grows an instance past 64 MiB, and none takes more
+// than a few hundred milliseconds of CPU (wasm/worker/README.md has the
+// numbers).
 var WorkerOptions = Options{
 	MaxBody:         512 << 10,
 	MaxNodes:        1 << 14,
