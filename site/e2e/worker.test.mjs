@@ -328,12 +328,16 @@ function everydayRequests() {
     { name: "bad encode", path: "/api/encode", init: () => ({ method: "POST", body: '{"apiKey": 18,', headers: { "content-type": "application/json" } }) },
     { name: "404", path: "/api/nope", init: () => ({}) },
     { name: "405", path: "/api/decode", init: () => ({}) },
-    { name: "over the limit, with a length", path: "/api/decode",
+    // Bodies over the limit are answered 413 and left unread. Under
+    // wrangler dev that upsets wrangler's own dev proxy: the chunked one
+    // makes it answer the next POST with its own 503 ("Your worker
+    // restarted mid-request"), and several with a length at once do the
+    // same to the requests beside them and leave some GETs unanswered.
+    // It does so with a fresh Go instance per request (main before one
+    // was kept) as now, so only the node tests send these beside others;
+    // under wrangler dev they are sent alone (bad input tests above).
+    { name: "over the limit, with a length", path: "/api/decode", notUnderWrangler: true,
       init: () => ({ method: "POST", body: Buffer.alloc((512 << 10) + 1), headers: { ...octet, "content-length": String((512 << 10) + 1) } }) },
-    // Under wrangler dev only the node tests send this one: the body's
-    // unread rest leaves wrangler's dev proxy answering the next POST with
-    // its own 503 ("Your worker restarted mid-request"), with a fresh Go
-    // instance per request (main before one was kept) as now.
     { name: "over the limit, chunked", path: "/api/decode", notUnderWrangler: true,
       init: () => ({ method: "POST", body: chunked((512 << 10) + 100_000), duplex: "half", headers: octet }) },
   ];
