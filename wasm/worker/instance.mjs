@@ -2,9 +2,10 @@
 // request its isolate gets, through syumai/workers' own binding: the
 // instance is started as syumai/workers' worker.mjs starts one (go.run on
 // a runtime context { env, ctx, binding, ... }, then the workers.ready
-// import), and each request is binding.handleRequest(request), which
-// syumai/workers' Go side set at its init. Its worker.mjs starts a new
-// instance for every request; main.go says why that is not needed here.
+// import), and each request goes to binding.handleRequest, which
+// syumai/workers' Go side set at its init (with its body read already:
+// goRequest). Its worker.mjs starts a new instance for every request;
+// main.go says why that is not needed here.
 //
 // Why: a fresh instance made each request pay for instantiating the
 // module, the Go runtime's start and every package's init before a byte
