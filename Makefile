@@ -30,14 +30,15 @@ check-generated:
 # nothing may run beside it), the codec's browser-build tests under node, then the browser
 # and Worker tests (node's runner), then the playground's glue under node as
 # kwire.wasm and as payload.wasm (the tag kwire_payload: record payloads decoded),
-# and the capture and storage modules' answers to the page against testdata.
+# the capture and storage modules' answers to the page against testdata, and
+# how the Worker hands answers and bodies to syumai/workers (wasm/worker/whole).
 test: fuzz-ci
 	go test -count=1 ./...
 	KWIRE_SOAK=1 go test -count=1 -run '^TestProxySoak$$' ./cmd/kwire
 	GOOS=js GOARCH=wasm go test -count=1 -exec=$(GOROOT)/lib/wasm/go_js_wasm_exec -run Browser ./codec/internal/rec
 	@test -d site/node_modules || (cd site && npm ci --no-audit --no-fund --loglevel=error)
 	cd site && npm test
-	GOOS=js GOARCH=wasm go test -count=1 -exec=$(GOROOT)/lib/wasm/go_js_wasm_exec ./wasm ./wasm/capture ./wasm/storage
+	GOOS=js GOARCH=wasm go test -count=1 -exec=$(GOROOT)/lib/wasm/go_js_wasm_exec ./wasm ./wasm/capture ./wasm/storage ./wasm/worker/whole
 	GOOS=js GOARCH=wasm go test -count=1 -exec=$(GOROOT)/lib/wasm/go_js_wasm_exec -tags kwire_payload ./wasm
 
 # Each fuzz target for a fixed budget, as CI runs them: FUZZTIME inputs,

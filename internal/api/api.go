@@ -17,8 +17,9 @@
 // Retry-After). No input makes the handler answer 500.
 //
 // The package keeps no state between requests (beyond the Limiter's count
-// of decodes running) and does no work at init: in a Worker, every request
-// starts a fresh instance.
+// of decodes running) and does no work at init: a Worker's isolate starts
+// an instance for its first request, and one that grew too large is
+// replaced.
 package api
 
 import (
@@ -92,11 +93,12 @@ func (o Options) WithDefaults() Options {
 }
 
 // WorkerOptions are the Worker's limits (wasm/worker), half of kwire
-// serve's: a Worker runs each request in a fresh Go instance whose wasm
-// memory counts against an isolate's 128 MB, shared with the requests
-// beside it, and bills and bounds its CPU time. With these no accepted
-// request grows its instance past 64 MiB, and none takes more than a few
-// hundred milliseconds of CPU (wasm/worker/README.md has the numbers).
+// serve's: a Worker runs its requests in one Go instance per isolate,
+// whose wasm memory counts against the isolate's 128 MB (it is replaced
+// past 64 MiB), and bills and bounds each request's CPU time. With these
+// no accepted request grows an instance past 64 MiB, and none takes more
+// than a few hundred milliseconds of CPU (wasm/worker/README.md has the
+// numbers).
 var WorkerOptions = Options{
 	MaxBody:         512 << 10,
 	MaxNodes:        1 << 14,

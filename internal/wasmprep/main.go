@@ -11,9 +11,9 @@
 //   - With -import-memory, its linear memory becomes an import
 //     (module "kwire", name "mem", the same limits) that it still exports
 //     as "mem", so that the host can hand each new instance a memory it
-//     keeps. The Worker does (wasm/worker/worker.mjs): every request
-//     runs a fresh Go instance, and a fresh memory costs a page fault per
-//     page touched, the larger part of a small request's time.
+//     keeps. The Worker did while it ran a fresh Go instance per request
+//     (a fresh memory costs a page fault per page touched); it keeps one
+//     instance per isolate now, and nothing uses this.
 //
 // Usage: go run ./internal/wasmprep [-gap 64] [-import-memory [-memory-js memory.mjs]] module.wasm...
 package main

@@ -181,30 +181,31 @@ export function workerdCPU(pgid) {
 
 // loadWorkerModule loads the Worker's Go module from a build folder into
 // this node process and returns handle(request), which answers one
-// request as the Worker does (a fresh Go instance per request, started by
-// the Worker's own instance.mjs) and also says how large the instance's
-// linear memory grew: wasm memory only grows, so that is the request's
-// peak, what counts against a Worker's 128 MB. With { keep: true } the
-// requests share one pool of kept memories, as in the Worker; by default
-// each gets a new memory, so that memory is its own peak.
-export async function loadWorkerModule(build, { keep = false } = {}) {
+// request as the Worker does (through the Worker's own instance.mjs and
+// syumai/workers' binding) and also says how large the instance's linear
+// memory is after it: wasm memory only grows, so on a fresh instance that
+// is the request's peak, what counts against a Worker's 128 MB. By default
+// every request gets a fresh instance, as syumai/workers' own entry would
+// start; with { keep: true } the requests share one server, as in the
+// Worker (options go to newServer, e.g. maxMemory), and handle.server is
+// it.
+export async function loadWorkerModule(build, { keep = false, ...options } = {}) {
   await import(join(build, "wasm_exec.js"));
   globalThis.tryCatch ??= (fn) => {
     try { return { result: fn() }; } catch (error) { return { error }; }
   };
-  const { newRunner } = await import(join(build, "instance.mjs"));
-  const { memoryPages } = await import(join(build, "memory.mjs"));
+  const { newServer } = await import(join(build, "instance.mjs"));
   const mod = await WebAssembly.compile(readFileSync(join(build, "app.wasm")));
-  const shared = newRunner(mod, memoryPages);
-  return async function handle(request) {
-    const run = keep ? shared : newRunner(mod, memoryPages);
-    const binding = {};
-    const { memory, exited } = await run({ binding });
-    const res = await binding.handleRequest(request);
+  const shared = newServer(mod, options);
+  const handle = async function handle(request) {
+    const server = keep ? shared : newServer(mod, options);
+    const res = await server(request, {}, {});
     const body = Buffer.from(await res.arrayBuffer());
-    await exited;
-    return { res, body, memory: memory.buffer.byteLength, memoryObject: memory };
+    const inst = server.last();
+    return { res, body, memory: inst.memory.buffer.byteLength, instance: inst };
   };
+  handle.server = shared;
+  return handle;
 }
 
 // worstCases writes the costliest requests the Worker's limits accept

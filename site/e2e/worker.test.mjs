@@ -268,7 +268,7 @@ test("the costliest accepted requests: CPU time under workerd, memory per Go ins
     const r = await f();
     return { r, cpu: workerdCPU(wr.pid) - c0 };
   };
-  // What a Go instance costs before any decoding: the smallest answers.
+  // What a request costs before any decoding: the smallest answers.
   const apis = [], small = [];
   for (let i = 0; i < 5; i++) {
     apis.push((await cpu(() => api("/api/apis"))).cpu);
@@ -298,46 +298,157 @@ test("the costliest accepted requests: CPU time under workerd, memory per Go ins
     `  slowest accepted request: ${slowest.name}, ${slowest.cpu.toFixed(0)} ms of CPU the first time`);
 });
 
-// The Worker starts every request's Go instance on a memory kept from an
-// earlier request (wasm/worker/instance.mjs). Kept memories must change
-// nothing: the same answers, byte for byte, as on new memories, after
-// requests of every size in any order; a memory comes back zeroed, and
-// one that grew past MAX_KEPT_BYTES is never handed out again.
-test("kept memories: the same answers as new ones, zeroed, the grown ones dropped", { timeout: 10 * 60_000 }, async () => {
-  const { MAX_KEPT_BYTES } = await import(join(build, "instance.mjs"));
+// A request over the body limit that says no length: a stream, sent
+// chunked, of n bytes.
+function chunked(n) {
+  let left = n;
+  return new ReadableStream({
+    pull(c) {
+      const k = Math.min(left, 64 << 10);
+      if (k === 0) return c.close();
+      left -= k;
+      c.enqueue(new Uint8Array(k).fill(0x30));
+    },
+  });
+}
+
+// The requests beside the worst cases: small ones, bad ones, every route.
+function everydayRequests() {
+  const octet = { "content-type": "application/octet-stream" };
+  return [
+    { name: "small decode", path: "/api/decode", init: () => ({ method: "POST", body: frame, headers: octet }) },
+    { name: "apis", path: "/api/apis", init: () => ({}) },
+    { name: "HEAD apis", path: "/api/apis", init: () => ({ method: "HEAD" }) },
+    { name: "schema", path: "/api/schema/Metadata/12", init: () => ({}) },
+    { name: "annotated", path: "/api/decode?format=annotated", init: () => ({ method: "POST", body: frame, headers: octet }) },
+    { name: "hex decode", path: "/api/decode", init: () => ({ method: "POST", body: frameHex, headers: { "content-type": "text/plain" } }) },
+    { name: "garbage", path: "/api/decode", init: () => ({ method: "POST", body: "this is not a frame at all", headers: { "content-type": "text/plain" } }) },
+    { name: "truncated", path: "/api/decode", init: () => ({ method: "POST", body: frame.subarray(0, 17), headers: octet }) },
+    { name: "empty", path: "/api/decode", init: () => ({ method: "POST", body: Buffer.alloc(0), headers: octet }) },
+    { name: "bad encode", path: "/api/encode", init: () => ({ method: "POST", body: '{"apiKey": 18,', headers: { "content-type": "application/json" } }) },
+    { name: "404", path: "/api/nope", init: () => ({}) },
+    { name: "405", path: "/api/decode", init: () => ({}) },
+    // Bodies over the limit are answered 413 and left unread. Under
+    // wrangler dev that upsets wrangler's own dev proxy: the chunked one
+    // makes it answer the next POST with its own 503 ("Your worker
+    // restarted mid-request"), and several with a length at once do the
+    // same to the requests beside them and leave some GETs unanswered.
+    // It does so with a fresh Go instance per request (main before one
+    // was kept) as now, so only the node tests send these beside others;
+    // under wrangler dev they are sent alone (bad input tests above).
+    { name: "over the limit, with a length", path: "/api/decode", notUnderWrangler: true,
+      init: () => ({ method: "POST", body: Buffer.alloc((512 << 10) + 1), headers: { ...octet, "content-length": String((512 << 10) + 1) } }) },
+    { name: "over the limit, chunked", path: "/api/decode", notUnderWrangler: true,
+      init: () => ({ method: "POST", body: chunked((512 << 10) + 100_000), duplex: "half", headers: octet }) },
+  ];
+}
+
+// One Go instance per isolate serves every request (wasm/worker/
+// instance.mjs, through syumai/workers' binding.handleRequest). Sharing
+// it must change nothing a client sees: the same answers, byte for byte,
+// as a fresh instance per request (what syumai/workers' own entry does),
+// after requests of every size and kind in any order. An instance that
+// grew past maxMemory takes no new request, and serving many requests
+// does not grow the instance (syumai/workers' stream reader leaves a
+// js.Func behind per chunk read; wasm/worker/whole takes bodies whole instead).
+test("one kept instance: the same answers as fresh ones, the grown one dropped, no growth per request", { timeout: 10 * 60_000 }, async () => {
+  const { MAX_MEMORY_BYTES } = await import(join(build, "instance.mjs"));
   const cases = worstCases(join(tmp.dir, "worst-keep"));
   const fresh = await loadWorkerModule(build);
   const kept = await loadWorkerModule(build, { keep: true });
-  const small = { route: "/api/decode", query: "", contentType: "application/octet-stream", body: frame, name: "small decode" };
-  const apisReq = { route: "/api/apis", query: "", name: "apis" };
-  const seq = [small, apisReq];
-  for (const c of cases) seq.push(c, small, apisReq);
-  const seen = new Set(), grown = new Set();
-  let reused = 0;
+  const every = everydayRequests();
+  const worst = cases.map((c) => ({
+    name: c.name, path: c.route + c.query, init: () => ({ method: "POST", body: c.body, headers: { "content-type": c.contentType } }),
+  }));
+  const seq = [...every];
+  for (const c of worst) seq.push(c, every[0], every[1], every[6]);
+  let prev, instances = 0;
   for (const c of seq) {
-    const init = c.body ? { method: "POST", body: c.body, headers: { "content-type": c.contentType } } : {};
-    const url = "http://worker" + c.route + c.query;
-    const want = await fresh(new Request(url, init));
-    const got = await kept(new Request(url, init));
+    const want = await fresh(new Request("http://worker" + c.path, c.init()));
+    const got = await kept(new Request("http://worker" + c.path, c.init()));
     assert.equal(got.res.status, want.res.status, c.name);
-    assert.ok(got.body.equals(want.body), `${c.name}: the answer on a kept memory differs from a new memory's`);
-    assert.ok(!grown.has(got.memoryObject), `${c.name}: a memory that grew past ${MAX_KEPT_BYTES} bytes was used again`);
-    if (seen.has(got.memoryObject)) reused++;
-    seen.add(got.memoryObject);
-    if (got.memory > MAX_KEPT_BYTES) grown.add(got.memoryObject);
+    assert.equal(got.res.headers.get("content-type"), want.res.headers.get("content-type"), c.name);
+    assert.ok(got.body.equals(want.body), `${c.name}: the kept instance answers otherwise than a fresh one:\n${got.body.subarray(0, 200)}\n${want.body.subarray(0, 200)}`);
+    if (got.instance !== prev) {
+      instances++;
+      assert.ok(prev === undefined || prev.memory.buffer.byteLength > MAX_MEMORY_BYTES,
+        `${c.name}: a new instance although the last one had ${prev && prev.memory.buffer.byteLength >> 20} MiB`);
+    }
+    prev = got.instance;
   }
-  assert.ok(reused >= seq.length / 2, `only ${reused} of ${seq.length} requests ran on a kept memory`);
-  // A kept memory is zeroed before it is used again: fill the one just
-  // given back with garbage (a Go runtime started on it would not work),
-  // and the next request, on that memory, still answers as a new one.
-  const last = await kept(new Request("http://worker/api/decode", { method: "POST", body: frame, headers: { "content-type": "application/octet-stream" } }));
-  new Uint8Array(last.memoryObject.buffer).fill(0xa5);
-  // (Not zeroed, the Go runtime hangs or fails on it: bounded at 30 s.)
-  const again = await Promise.race([
-    kept(new Request("http://worker/api/decode", { method: "POST", body: frame, headers: { "content-type": "application/octet-stream" } })),
-    new Promise((_, reject) => setTimeout(() => reject(new Error("no answer in 30 s on a memory left dirty")), 30_000).unref()),
-  ]);
-  assert.equal(again.memoryObject, last.memoryObject, "the kept memory is the next one used");
-  assert.ok(again.body.equals(last.body), "a memory left dirty was not zeroed");
-  console.log(`kept memories: ${reused} of ${seq.length} requests reused one; ${grown.size} grown memories dropped`);
+  const statuses = new Set((await Promise.all(every.map(async (c) => (await fresh(new Request("http://worker" + c.path, c.init()))).res.status))));
+  assert.deepEqual([...statuses].sort(), [200, 400, 404, 405, 413], "the everyday requests cover every answer");
+
+  // A server that keeps no instance past 16 MiB: the largest worst case
+  // grows its instance past that, and the next request starts another.
+  const small = await loadWorkerModule(build, { keep: true, maxMemory: 16 << 20 });
+  let grown;
+  for (const c of worst) {
+    const r = await small(new Request("http://worker" + c.path, c.init()));
+    assert.equal(r.res.status, 200, c.name);
+    if (r.memory > 16 << 20) {
+      grown = r.instance;
+      break;
+    }
+  }
+  assert.ok(grown, `none of the ${worst.length} worst cases grew an instance past 16 MiB`);
+  assert.notEqual(small.server.kept(), grown, "an instance past maxMemory is not kept");
+  const next = await small(new Request("http://worker/api/decode", every[0].init()));
+  assert.equal(next.res.status, 200);
+  assert.notEqual(next.instance, grown, "the request after it runs on a new instance");
+
+  // Serving does not grow the instance: 5,000 more requests after 2,000 to
+  // warm up (the Go heap settles at about 11.5 MiB) leave its memory and
+  // its table of JavaScript values (Go's references to JS objects and
+  // functions) where they were, give or take what the garbage collector
+  // has not yet collected. (With syumai/workers reading the bodies, the
+  // same 5,000 grew them from 12 to 15.3 MiB and from 15,699 to 35,765.)
+  const steady = await loadWorkerModule(build, { keep: true });
+  const round = async (n) => {
+    let r;
+    for (let i = 0; i < n; i++) {
+      const c = every[[0, 1, 6, 7, 9][i % 5]];
+      r = await steady(new Request("http://worker" + c.path, c.init()));
+    }
+    return r.instance;
+  };
+  const inst = await round(2000);
+  const mem0 = inst.memory.buffer.byteLength, values0 = inst.go._values.length;
+  assert.equal(await round(5000), inst, "one instance served them all");
+  const mem1 = inst.memory.buffer.byteLength, values1 = inst.go._values.length;
+  console.log(`kept instance: ${seq.length} requests on ${instances} instance(s); after 2,000 and 7,000 small requests: ` +
+    `memory ${(mem0 / 2 ** 20).toFixed(1)} and ${(mem1 / 2 ** 20).toFixed(1)} MiB, JS value table ${values0} and ${values1}`);
+  assert.ok(mem1 - mem0 <= 1 << 20, `the instance grew from ${mem0} to ${mem1} bytes over 5,000 requests`);
+  assert.ok(values1 <= Math.max(2 * values0, 8192), `Go's JS value table grew from ${values0} to ${values1} over 5,000 requests`);
+});
+
+// Many requests at once reach the one instance under workerd: each gets
+// the answer it gets alone, worst cases and bodies over the limit among
+// them, and a request after them all is answered as usual.
+test("concurrent requests under wrangler dev: every one answered as alone", { timeout: 10 * 60_000 }, async () => {
+  const cases = worstCases(join(tmp.dir, "worst-concurrent"));
+  const every = everydayRequests().filter((k) => !k.notUnderWrangler);
+  const heavy = cases.slice(0, 3).map((c) => ({
+    name: c.name, path: c.route + c.query, init: () => ({ method: "POST", body: c.body, headers: { "content-type": c.contentType } }),
+  }));
+  const kinds = [...every, ...heavy];
+  const alone = new Map();
+  for (const k of kinds) {
+    const r = await timed(wr.url + k.path, k.init(), 120_000);
+    alone.set(k, r);
+  }
+  for (let round = 0; round < 3; round++) {
+    const batch = [];
+    for (let i = 0; i < 4; i++) batch.push(...every);
+    batch.push(...heavy);
+    const got = await Promise.all(batch.map(async (k) => ({ k, r: await timed(wr.url + k.path, k.init(), 120_000) })));
+    for (const { k, r } of got) {
+      const want = alone.get(k);
+      assert.equal(r.res.status, want.res.status, `round ${round}, ${k.name}: ${r.body.subarray(0, 200)}`);
+      assert.ok(r.body.equals(want.body), `round ${round}, ${k.name}: an answer that differs from the one alone`);
+    }
+  }
+  const after = await post("/api/decode", frame);
+  assert.equal(after.res.status, 200);
+  assert.equal(json(after).header.correlationId, 7);
 });

@@ -2,11 +2,10 @@
 # Builds the Cloudflare Worker into OUT (default wasm/worker/build): the Go
 # WebAssembly module app.wasm and syumai/workers' JavaScript shim
 # (runtime.mjs, wasm_exec.js), generated offline from the Go module cache
-# by workers-assets-gen, with our own entry (worker.mjs, instance.mjs:
-# each request's fresh Go instance on a kept memory). internal/wasmprep
-# merges app.wasm's data segments and makes it import its memory
-# (memory.mjs says its size). Prints the sizes and fails when the Worker
-# is over 3 MB gzip, the free plan's limit.
+# by workers-assets-gen, with our own entry (worker.mjs, instance.mjs: one
+# Go instance per isolate serves every request). internal/wasmprep merges
+# app.wasm's data segments. Prints the sizes and fails when the Worker is
+# over 3 MB gzip, the free plan's limit.
 #
 #   wasm/worker/build.sh [OUT]
 #   WASM_OPT=1 wasm/worker/build.sh   # also run wasm-opt -Oz
@@ -18,7 +17,7 @@ limit=3000000
 # workers-assets-gen empties its output folder first.
 go run github.com/syumai/workers/cmd/workers-assets-gen -mode=go -o "$out"
 GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' -o "$out/app.wasm" ./wasm/worker
-go run ./internal/wasmprep -import-memory -memory-js "$out/memory.mjs" "$out/app.wasm" >/dev/null
+go run ./internal/wasmprep "$out/app.wasm" >/dev/null
 cp wasm/worker/worker.mjs wasm/worker/instance.mjs "$out/"
 # wasm-opt (WASM_OPT=1) takes minutes and saves about 0.5% gzip on this
 # module, so it is opt-in.

@@ -1,58 +1,125 @@
-// Runs the Worker's Go module the way syumai/workers' worker.mjs does (a
-// fresh Go instance for every request), with one difference: the
-// instance's linear memory is one kept from an earlier request when one is
-// free, zeroed, instead of a new one. build.sh makes app.wasm import its
-// memory (kwire.mem, internal/wasmprep) for this.
+// Runs the Worker's Go module (app.wasm) as one instance that serves every
+// request its isolate gets, through syumai/workers' own binding: the
+// instance is started as syumai/workers' worker.mjs starts one (go.run on
+// a runtime context { env, ctx, binding, ... }, then the workers.ready
+// import), and each request goes to binding.handleRequest, which
+// syumai/workers' Go side set at its init (with its body read already:
+// goRequest). Its worker.mjs starts a new instance for every request;
+// main.go says why that is not needed here.
 //
-// Why: on a fresh memory every page the instance touches (the module's
-// data, some 2.4 MB, then the heap) costs a page fault, which was most of
-// a small request's time (measured under wrangler dev: internal/bench/
-// startup). A kept memory has its pages already; zeroing it is a memset.
-// Nothing else is kept: each request still gets a fresh Go runtime, heap
-// and module data, on memory as zero as a new one, so no request can see
-// or change another's state.
+// Why: a fresh instance made each request pay for instantiating the
+// module, the Go runtime's start and every package's init before a byte
+// was decoded, most of a small request's CPU time (internal/bench/startup
+// measures it). The API handler keeps no state between requests (beyond
+// its Limiter's count of decodes running), so sharing the instance
+// shares nothing else.
 //
-// A memory goes back to the pool when its Go program has exited (the
-// response is read to the end) and only if it did not grow past
-// MAX_KEPT_BYTES; at most MAX_KEPT are kept. An isolate has 128 MB.
+// The instance is dropped, and the next request starts a new one, when its
+// Go program has exited (it never does on its own) or when its linear
+// memory has grown past MAX_MEMORY_BYTES (wasm memory never shrinks; the
+// largest accepted request peaks at about 32 MiB, half of an isolate's 128
+// MB is the Worker's budget). Requests still in flight on a dropped
+// instance finish on it.
 
-export const MAX_KEPT = 4;
-export const MAX_KEPT_BYTES = 16 << 20;
+export const MAX_MEMORY_BYTES = 64 << 20;
 
-// newRunner returns run(context), which starts the Go module mod on a
-// memory from the pool (or a new one of pages 64 KiB pages) and resolves
-// once the Go side is ready (workers.ready), with the instance and its
-// memory; the Go program's exit gives the memory back. globalThis.Go
-// (wasm_exec.js) must be loaded.
-export function newRunner(mod, pages) {
-  const free = [];
-  return async function run(context) {
-    let memory = free.pop();
-    if (memory) new Uint8Array(memory.buffer).fill(0);
-    else memory = new WebAssembly.Memory({ initial: pages });
-    const go = new Go();
-    let ready;
-    const readyPromise = new Promise((resolve) => {
-      ready = resolve;
-    });
-    const instance = new WebAssembly.Instance(mod, {
-      ...go.importObject,
-      kwire: { mem: memory },
-      workers: {
-        ready: () => {
-          ready();
-        },
-      },
-    });
-    const exited = go.run(instance, context);
-    exited.then(() => {
-      // Timers the Go runtime left would resume an exited program (which
-      // throws, touching no memory); they are dropped all the same.
-      for (const t of go._scheduledTimeouts.values()) clearTimeout(t);
-      go._scheduledTimeouts.clear();
-      if (free.length < MAX_KEPT && memory.buffer.byteLength <= MAX_KEPT_BYTES) free.push(memory);
-    }, () => {}); // a program that failed keeps its memory: it is dropped
-    await readyPromise;
-    return { instance, memory, exited };
+// readBody reads req's body, at most limit+1 bytes of it: the handler
+// answers 413 past limit, so more would be read for nothing. A body whose
+// Content-Length is over the limit is not read at all (the handler answers
+// 413 from the header); one that says no length is read up to limit+1
+// bytes and the rest left unread, as syumai/workers' own reader leaves it.
+async function readBody(req, limit) {
+  if (Number(req.headers.get("content-length")) > limit) return new Uint8Array(0);
+  const reader = req.body.getReader();
+  const chunks = [];
+  let n = 0;
+  while (n <= limit) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    n += value.byteLength;
+  }
+  reader.releaseLock();
+  if (chunks.length === 1) return chunks[0];
+  const out = new Uint8Array(n);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}
+
+// goRequest is what binding.handleRequest is given for req: the fields
+// syumai/workers reads from a Request (internal/jshttp.ToRequest: url,
+// method, headers, body), with the body already read, as { bytes }, which
+// wasm/worker/whole's bodyBytes takes whole (a stream would be read through one
+// JavaScript promise per chunk).
+async function goRequest(req, maxBody) {
+  const body = req.body === null ? null : { bytes: await readBody(req, maxBody) };
+  return { url: req.url, method: req.method, headers: req.headers, body, cf: req.cf };
+}
+
+// start instantiates mod and runs its Go program up to the point where it
+// waits for requests (workers.ready, called before go.run returns).
+// globalThis.Go (wasm_exec.js, syumai/workers' copy that gives the Go side
+// its runtime context) must be loaded.
+function start(mod, context) {
+  const go = new Go();
+  let ready = false;
+  const instance = new WebAssembly.Instance(mod, {
+    ...go.importObject,
+    workers: { ready: () => { ready = true; } },
+  });
+  const inst = { go, instance, context, memory: instance.exports.mem, dead: false, served: 0, inFlight: new Set() };
+  // A Go program that exits with requests in flight (a runtime fault:
+  // panics in the handler are recovered) would answer none of them: they
+  // fail instead.
+  const die = (err) => {
+    inst.dead = true;
+    for (const reject of inst.inFlight) reject(new Error("the Worker's Go program exited" + (err ? ": " + err : "")));
+    inst.inFlight.clear();
   };
+  go.run(instance, context).then(() => die(), die);
+  if (!ready || typeof context.binding.handleRequest !== "function") {
+    inst.dead = true;
+    throw new Error("app.wasm did not get ready to serve");
+  }
+  return inst;
+}
+
+// newServer returns handle(request, env, ctx) -> Promise<Response>, which
+// runs every request on one kept instance of mod (a new one after the
+// conditions above; maxMemory in place of MAX_MEMORY_BYTES when given).
+// newContext({ env, ctx, binding }) makes the runtime context
+// (syumai/workers' createRuntimeContext from runtime.mjs in the Worker).
+// The instance reads that object at its start and keeps it: each request
+// sets its env and ctx on it before it reaches Go. env is the same for
+// every request of a Worker; ctx (waitUntil) is the latest request's, so a
+// handler that used cloudflare.WaitUntil could be given another request's
+// (kwire's uses neither). For tests: handle.kept() is the instance kept
+// now, if any, handle.last() the one that took the last request.
+export function newServer(mod, { newContext = (c) => c, maxMemory = MAX_MEMORY_BYTES } = {}) {
+  let inst, last;
+  const handle = async function handle(req, env, ctx) {
+    if (inst === undefined || inst.dead) inst = start(mod, newContext({ env, ctx, binding: {} }));
+    const cur = inst;
+    last = cur;
+    cur.served++;
+    const goReq = await goRequest(req, cur.context.binding.maxBody);
+    cur.context.env = env;
+    cur.context.ctx = ctx;
+    try {
+      return await new Promise((resolve, reject) => {
+        if (cur.dead) return reject(new Error("the Worker's Go program exited"));
+        cur.inFlight.add(reject);
+        cur.context.binding.handleRequest(goReq).then(resolve, reject).finally(() => cur.inFlight.delete(reject));
+      });
+    } finally {
+      if (inst === cur && (cur.dead || cur.memory.buffer.byteLength > maxMemory)) inst = undefined;
+    }
+  };
+  handle.kept = () => inst;
+  handle.last = () => last;
+  return handle;
 }

@@ -7,7 +7,7 @@
 //   - the Cloudflare Worker under `wrangler dev` (workerd, offline, on
 //     127.0.0.1): the median and 99th percentile of 200 warm POST
 //     /api/decode requests (a 32-byte ApiVersions request), sent to the
-//     two Workers in turn, each request a fresh Go instance.
+//     two Workers in turn.
 //
 // The builds are the working tree ("after") and a git revision ("before",
 // -base, checked out with git archive into a temporary folder), or two
