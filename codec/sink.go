@@ -190,7 +190,7 @@ type scratch struct {
 
 func (p *scratch) take() *tree.Node {
 	if p.n == len(p.pool) {
-		p.pool = append(p.pool, new(tree.Node))
+		p.grow()
 	}
 	n := p.pool[p.n]
 	p.n++
@@ -198,8 +198,19 @@ func (p *scratch) take() *tree.Node {
 	return n
 }
 
+// grow adds a node to the pool.
+func (p *scratch) grow() { p.pool = append(p.pool, new(tree.Node)) }
+
 // give takes back n and every node taken after it.
 func (p *scratch) give(n *tree.Node) {
+	if p.n > 0 && p.pool[p.n-1] == n {
+		p.n-- // the usual case: the last taken
+		return
+	}
+	p.giveBack(n)
+}
+
+func (p *scratch) giveBack(n *tree.Node) {
 	for i := p.n - 1; i >= 0; i-- {
 		if p.pool[i] == n {
 			p.n = i

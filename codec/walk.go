@@ -198,14 +198,18 @@ func shortIf(missing bool) error {
 // keeping the reader's error (and through it wire.ErrShort or
 // wire.ErrVarint) as its cause.
 func (w *walker) check() bool {
-	if w.err != nil {
-		return false
+	if w.err == nil && w.r.Err == nil {
+		return true
 	}
-	if e := w.r.Err; e != nil {
-		w.err = wireDecodeError(e, w.buf, w.pathString())
-		return false
+	return w.readFailed()
+}
+
+// readFailed is check's slow path: an error already, or the reader's.
+func (w *walker) readFailed() bool {
+	if w.err == nil {
+		w.err = wireDecodeError(w.r.Err, w.buf, w.pathString())
 	}
-	return true
+	return false
 }
 
 // warn attaches msg to n and lists it at the current path (plus field, when
@@ -236,7 +240,7 @@ func (w *walker) warnAt(mark *int, n *tree.Node, off int, field, msg string, lim
 // level (NestedNodes inside a nested payload, else MaxNodes).
 func (w *walker) charge() {
 	w.b.Nodes++
-	if w.b.Nodes > w.nodeLimit() && w.err == nil {
+	if w.b.Nodes > w.nodeLimit() {
 		w.overLimit(w.r.Off, "more")
 	}
 }
@@ -244,8 +248,16 @@ func (w *walker) charge() {
 // node charges a node and returns it from the sink, placed in the
 // current buffer.
 func (w *walker) node() *tree.Node {
-	w.charge()
-	n := w.s.node()
+	w.b.Nodes++ // charge, written out: this is the walk's commonest step
+	if w.b.Nodes > w.nodeLimit() {
+		w.overLimit(w.r.Off, "more")
+	}
+	var n *tree.Node
+	if s, ok := w.s.(*jsonSink); ok {
+		n = s.take() // the JSON writer's scratch, without the call through sink
+	} else {
+		n = w.s.node()
+	}
 	n.Buf = w.buf
 	return n
 }
@@ -553,15 +565,26 @@ func (w *walker) structBody(n *tree.Node, l *schema.Layout) {
 // noteField keeps what later fields depend on: the correlation id, the
 // group's protocol type; and, when wanted, the error codes.
 func (w *walker) noteField(c *tree.Node, f *schema.Field) {
-	switch {
-	case w.inHeader && f.Name == "CorrelationId":
-		w.f.CorrelationID = int32(c.Int)
-	case f.Kind == schema.String && f.JSON == "protocolType": // ProtocolType; protocolType in GroupMetadataValue
-		w.pt = protocolType{name: string(c.Raw), known: !c.Null, depth: w.depth}
-	case f.Kind == schema.String && f.EntityType == "topicName", f.Kind == schema.UUID && f.Name == "TopicId":
-		w.noteTopic(c, f)
-	case w.wantCodes && c.Kind == schema.Int16 && c.Int != 0 && isErrorCode(f):
-		w.noteCode(c, w.pathWith(f.JSON))
+	switch f.Kind {
+	case schema.Int32:
+		if w.inHeader && f.Name == "CorrelationId" {
+			w.f.CorrelationID = int32(c.Int)
+		}
+	case schema.String:
+		switch {
+		case f.JSON == "protocolType": // ProtocolType; protocolType in GroupMetadataValue
+			w.pt = protocolType{name: string(c.Raw), known: !c.Null, depth: w.depth}
+		case f.EntityType == "topicName":
+			w.noteTopic(c, f)
+		}
+	case schema.UUID:
+		if f.Name == "TopicId" {
+			w.noteTopic(c, f)
+		}
+	case schema.Int16:
+		if w.wantCodes && c.Int != 0 && isErrorCode(f) {
+			w.noteCode(c, w.pathWith(f.JSON))
+		}
 	}
 }
 
