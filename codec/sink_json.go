@@ -395,6 +395,7 @@ func (s *jsonSink) numbers(n *tree.Node, k schema.Kind, b []byte, count int) {
 	}
 	w.B = out
 }
+
 // int64 writes an int64 value: a number, or with Options.Int64Strings a
 // string of its digits.
 func (s *jsonSink) int64(w *jsontext.Writer, v int64) {
