@@ -102,6 +102,9 @@ type walker struct {
 	spare []byte
 	// int64s: records write int64 values as strings (Options.Int64Strings).
 	int64s bool
+	// deep is set once the walk reads a nested payload or a tagged value
+	// early: then a tree's JSON is its walk again, not its replay.
+	deep bool
 }
 
 // init readies w for frame f of n bytes, written to s: its own budget
@@ -374,6 +377,7 @@ func (w *walker) finish(root *tree.Node, b []byte, end int) error {
 	if !w.quiet {
 		f.Warnings = w.w.List
 	}
+	f.plain = !w.deep && w.err == nil && w.nestErr == nil && !w.limitHit
 	f.Spent = Limits{MaxNodes: w.b.Nodes, MaxDecompressed: w.b.Decompressed, MaxWork: w.b.Work}
 	w.s.end(root)
 	return w.result()
@@ -528,6 +532,7 @@ func (w *walker) structBody(n *tree.Node, l *schema.Layout) {
 	var pre *preFrame
 	if w.flex && !w.dry && needsPrescan(l, w.v) {
 		pre = w.prescan(l)
+		w.deep = true
 	}
 	allDef := true
 	for i := range l.Fields {
@@ -822,7 +827,7 @@ func (w *walker) array(n *tree.Node, f *schema.Field, nullable, compact bool) {
 		return
 	}
 	n.Int = int64(count) // the count, for default checks and sinks that want it
-	if size := f.Elem.FixedSize(); size > 0 && f.Elem != schema.UUID && f.Elem != schema.Float64 && f.Elem != schema.Bool {
+	if size := numbersSize(f); size > 0 {
 		// Fixed-size integers: the count was checked against the bytes
 		// left, so every element is there, and an element makes one node
 		// and no warning. The sink takes them in one step.
@@ -853,6 +858,16 @@ func (w *walker) array(n *tree.Node, f *schema.Field, nullable, compact bool) {
 		}
 	}
 	w.close(n)
+}
+
+// numbersSize is the size of an element of array field f when its
+// elements are fixed-size integers, which sinks take in one step (numbers);
+// else 0.
+func numbersSize(f *schema.Field) int {
+	if f == nil || f.Elem == schema.UUID || f.Elem == schema.Float64 || f.Elem == schema.Bool {
+		return 0
+	}
+	return f.Elem.FixedSize()
 }
 
 // smallCap is the capacity to start a list of a declared count with:
