@@ -21,6 +21,9 @@ func (f *Frame) replay(s *jsonSink, n *tree.Node, l *schema.Layout) {
 		s.numbers(n, n.Field.Elem, f.Buffers[n.Buf][n.PrefixEnd:n.PrefixEnd+size*count], count)
 	} else {
 		for _, c := range n.Children {
+			if c.Role == tree.RoleTags && len(c.Children) == 0 {
+				continue // an empty section writes nothing
+			}
 			if opened(c) {
 				f.replay(s, c, f.layoutOf(c, n))
 			} else {
