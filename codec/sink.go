@@ -114,12 +114,12 @@ func (s *treeSink) attach(h, early *tree.Node) {
 }
 
 func (s *treeSink) numbers(n *tree.Node, k schema.Kind, b []byte, count int) {
-	size := k.FixedSize()
+	size, typ := k.FixedSize(), k.String()
 	lv := &s.levels[len(s.levels)-1]
 	at := n.PrefixEnd
 	for i := 0; i < count; i++ {
 		c := s.slab.New()
-		c.Role, c.Index, c.Kind, c.Type, c.Buf = tree.RoleElement, i, k, k.String(), n.Buf
+		c.Role, c.Index, c.Kind, c.Type, c.Buf = tree.RoleElement, i, k, typ, n.Buf
 		c.Flags = n.Flags & tree.Compact
 		c.Start, c.TagEnd, c.SizeEnd, c.PrefixEnd, c.End = at, at, at, at, at+size
 		c.Int = fixedInt(k, b[i*size:])
