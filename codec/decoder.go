@@ -138,6 +138,9 @@ type Frame struct {
 	start    budget.Budget              // the budget it started from
 	records  map[*tree.Node]*rec.Result // each records field's batches, offsets and timestamps
 	inflated rec.Inflations             // its decompressions' outcomes
+	// plain: the walk read no nested payload, nothing early, and no
+	// error, so the tree holds all its JSON says (replay.go).
+	plain bool
 }
 
 // Decode decodes one frame (or, with Options.Data, a data message or
@@ -284,6 +287,11 @@ func (f *Frame) AppendJSON(dst []byte) []byte {
 	// The walk again keeps no warnings: they are the frame's.
 	jf := Frame{Guess: f.Guess}
 	s.reset(&w, &out, &o)
+	if f.plain && o.Data == "" {
+		w.f = f // the envelope's head, guess and warnings
+		f.replay(&s, f.Root, nil)
+		return out.B
+	}
 	w.init(&jf, &s, &o, len(f.Buffers[0]), &spend)
 	w.inflations, w.quiet, jf.Warnings = f.inflated.Replay(), true, f.Warnings
 	w.top(f.Buffers[0], &o)

@@ -155,3 +155,21 @@ func TestRegressionAutoSizeBadFailsAtSize(t *testing.T) {
 	_, _, err := dec.AppendJSON(nil, b, o)
 	require.ErrorContains(t, err, "at byte 0 (size)")
 }
+
+// TestTaggedEarlyReadFailsInItsSection (FuzzFastPath afeec52fc46a46ce): a
+// Fetch v18 partition whose tagged snapshotId, declared before untagged
+// fields, fails inside its own tag section. Its early reading is dropped,
+// the untagged fields are read and written, and the section meets the
+// failure again: the partial snapshotId then follows them in both sinks,
+// with the error at its offset and path.
+func TestTaggedEarlyReadFailsInItsSection(t *testing.T) {
+	b := []byte("00000000\x00000000000000000000000000000\x8b\x00000000000000000000000000000000\x000000\x00\x01\x02\x100000000000000000")
+	o := Options{Response: true, APIKey: 1, Version: 18, Limits: Limits{MaxNodes: 1 << 16, MaxWork: 1 << 22}}
+	bothPaths(t, b, o)
+	js, _, err := new(Decoder).AppendJSON(nil, b, o)
+	var de *DecodeError
+	require.ErrorAs(t, err, &de)
+	require.Equal(t, 89, de.Offset)
+	require.Equal(t, "body.responses[0].partitions[0].snapshotId", de.Path)
+	require.Contains(t, string(js), `"records":null,"snapshotId":{"endOffset":3472328296227680304,"epoch":808464432}}`)
+}

@@ -114,12 +114,12 @@ func (s *treeSink) attach(h, early *tree.Node) {
 }
 
 func (s *treeSink) numbers(n *tree.Node, k schema.Kind, b []byte, count int) {
-	size := k.FixedSize()
+	size, typ := k.FixedSize(), k.String()
 	lv := &s.levels[len(s.levels)-1]
 	at := n.PrefixEnd
 	for i := 0; i < count; i++ {
 		c := s.slab.New()
-		c.Role, c.Index, c.Kind, c.Type, c.Buf = tree.RoleElement, i, k, k.String(), n.Buf
+		c.Role, c.Index, c.Kind, c.Type, c.Buf = tree.RoleElement, i, k, typ, n.Buf
 		c.Flags = n.Flags & tree.Compact
 		c.Start, c.TagEnd, c.SizeEnd, c.PrefixEnd, c.End = at, at, at, at, at+size
 		c.Int = fixedInt(k, b[i*size:])
@@ -190,7 +190,7 @@ type scratch struct {
 
 func (p *scratch) take() *tree.Node {
 	if p.n == len(p.pool) {
-		p.pool = append(p.pool, new(tree.Node))
+		p.grow()
 	}
 	n := p.pool[p.n]
 	p.n++
@@ -198,8 +198,19 @@ func (p *scratch) take() *tree.Node {
 	return n
 }
 
+// grow adds a node to the pool.
+func (p *scratch) grow() { p.pool = append(p.pool, new(tree.Node)) }
+
 // give takes back n and every node taken after it.
 func (p *scratch) give(n *tree.Node) {
+	if p.n > 0 && p.pool[p.n-1] == n {
+		p.n-- // the usual case: the last taken
+		return
+	}
+	p.giveBack(n)
+}
+
+func (p *scratch) giveBack(n *tree.Node) {
 	for i := p.n - 1; i >= 0; i-- {
 		if p.pool[i] == n {
 			p.n = i

@@ -36,14 +36,13 @@ type jsonSink struct {
 
 // A jsonLevel is an open node: what it writes and where.
 type jsonLevel struct {
-	n     *tree.Node
-	kind  uint8
 	out   *jsontext.Writer // where its children go
 	mark  jsontext.Mark    // before its key, to drop it whole
-	kids  int              // children handed to it
 	tf    *tagFrame        // a struct's tagged values, when it has any
 	l     *schema.Layout   // a struct's layout
-	start int              // a tagged value's start in its tag frame
+	kids  int32            // children handed to it
+	start int32            // a tagged value's start in its tag frame
+	kind  uint8
 }
 
 const (
@@ -149,10 +148,10 @@ func (s *jsonSink) found(n *tree.Node, st *jsonLevel, w *jsontext.Writer, start 
 func (s *jsonSink) begin(n *tree.Node, l *schema.Layout, _ int) {
 	switch n.Role {
 	case tree.RoleFrame:
-		s.levels = append(s.levels, jsonLevel{n: n, kind: levelRoot, out: s.out})
+		s.levels = append(s.levels, jsonLevel{kind: levelRoot, out: s.out})
 		return
 	case tree.RoleTags:
-		s.levels = append(s.levels, jsonLevel{n: n, kind: levelSection, out: s.top().out})
+		s.levels = append(s.levels, jsonLevel{kind: levelSection, out: s.top().out})
 		return
 	case tree.RoleHeader, tree.RoleBody:
 		s.envelopeHead()
@@ -160,10 +159,24 @@ func (s *jsonSink) begin(n *tree.Node, l *schema.Layout, _ int) {
 			s.out.Key(n.Name)
 		}
 		s.out.BeginObject()
-		s.levels = append(s.levels, jsonLevel{n: n, kind: levelObject, out: s.out, l: l})
+		s.levels = append(s.levels, jsonLevel{kind: levelObject, out: s.out, l: l})
 		return
 	}
 	p := s.top()
+	if p.kind == levelArray {
+		// An element: no key, never tagged; only a struct can be dropped.
+		p.kids++
+		out := p.out
+		if n.Kind == schema.Array {
+			out.BeginArray()
+			s.levels = append(s.levels, jsonLevel{kind: levelArray, out: out})
+			return
+		}
+		mark := out.Mark()
+		out.BeginObject()
+		s.levels = append(s.levels, jsonLevel{kind: levelObject, out: out, mark: mark, l: l})
+		return
+	}
 	section := p.kind == levelSection
 	var mark jsontext.Mark
 	if !section {
@@ -176,24 +189,30 @@ func (s *jsonSink) begin(n *tree.Node, l *schema.Layout, _ int) {
 	start := len(out.B)
 	if n.Kind == schema.Array {
 		out.BeginArray()
-		s.levels = append(s.levels, jsonLevel{n: n, kind: levelArray, out: out, mark: mark})
+		s.levels = append(s.levels, jsonLevel{kind: levelArray, out: out, mark: mark})
 	} else {
 		out.BeginObject()
-		s.levels = append(s.levels, jsonLevel{n: n, kind: levelObject, out: out, mark: mark, l: l})
+		s.levels = append(s.levels, jsonLevel{kind: levelObject, out: out, mark: mark, l: l})
 	}
 	if st != nil {
 		// The level knows its struct by position: remember where its
 		// value started in whichever writer holds it.
-		s.levels[len(s.levels)-1].start = start
+		s.levels[len(s.levels)-1].start = int32(start)
 	}
 }
 
 func (s *jsonSink) top() *jsonLevel { return &s.levels[len(s.levels)-1] }
 
 func (s *jsonSink) end(n *tree.Node) {
-	lv := s.levels[len(s.levels)-1]
-	s.levels = s.levels[:len(s.levels)-1]
-	defer s.give(n)
+	s.close(n)
+	s.give(n)
+}
+
+// close ends the open level of n.
+func (s *jsonSink) close(n *tree.Node) {
+	k := len(s.levels) - 1
+	lv := &s.levels[k]
+	s.levels = s.levels[:k] // lv stays readable: nothing is appended before it is done with
 	switch lv.kind {
 	case levelRoot:
 		s.envelopeTail()
@@ -206,18 +225,20 @@ func (s *jsonSink) end(n *tree.Node) {
 		if n.Flags&tree.Broken != 0 && lv.kids == 0 && (n.Role == tree.RoleField || n.Role == tree.RoleElement) && n.Kind == schema.Struct {
 			// A struct that could not be read at all is left out, key and all.
 			lv.out.Rollback(lv.mark)
-			s.dropFrame(&lv)
+			s.dropFrame(lv)
 			return
 		}
-		s.tagged(&lv)
+		if lv.tf != nil {
+			s.tagged(lv)
+		}
 		lv.out.EndObject()
 	}
-	if n.Flags&tree.Tagged != 0 && len(s.levels) > 0 {
-		st := s.top()
+	if n.Flags&tree.Tagged != 0 && k > 0 {
+		st := &s.levels[k-1]
 		if st.kind == levelSection {
-			st = &s.levels[len(s.levels)-2]
+			st = &s.levels[k-2]
 		}
-		s.found(n, st, lv.out, lv.start)
+		s.found(n, st, lv.out, int(lv.start))
 	}
 	if n.Role == tree.RoleElement {
 		s.out.Flush(false)
@@ -269,7 +290,28 @@ func (s *jsonSink) tagged(lv *jsonLevel) {
 }
 
 func (s *jsonSink) leaf(n *tree.Node) {
-	defer s.give(n)
+	p := &s.levels[len(s.levels)-1]
+	switch {
+	case n.Flags&(tree.Tagged|tree.Broken) != 0:
+		s.write(n)
+	case p.kind == levelObject && n.Role == tree.RoleField && n.Field != nil:
+		// The commonest steps, written out: an untagged field's value,
+		p.kids++
+		p.out.Key(n.Field.JSON)
+		s.value(p.out, n)
+	case p.kind == levelArray && n.Role == tree.RoleElement:
+		// and an element's.
+		p.kids++
+		s.value(p.out, n)
+		s.out.Flush(false)
+	default:
+		s.write(n)
+	}
+	s.give(n)
+}
+
+// write writes leaf n where it belongs.
+func (s *jsonSink) write(n *tree.Node) {
 	p := s.top()
 	switch {
 	case n.Role == tree.RoleSize || n.Role == tree.RoleRaw || n.Role == tree.RoleTrailing:
@@ -331,19 +373,27 @@ func (s *jsonSink) value(w *jsontext.Writer, n *tree.Node) {
 }
 
 func (s *jsonSink) numbers(n *tree.Node, k schema.Kind, b []byte, count int) {
+	if count == 0 {
+		return
+	}
 	w := s.top().out
 	size := k.FixedSize()
 	quote := s.quote && k == schema.Int64
+	w.Value()
+	out := w.B
 	for i := 0; i < count; i++ {
-		w.Value()
-		if quote {
-			w.B = append(w.B, '"')
+		if i > 0 {
+			out = append(out, ',')
 		}
-		w.B = strconv.AppendInt(w.B, fixedInt(k, b[i*size:]), 10)
 		if quote {
-			w.B = append(w.B, '"')
+			out = append(out, '"')
+		}
+		out = strconv.AppendInt(out, fixedInt(k, b[i*size:]), 10)
+		if quote {
+			out = append(out, '"')
 		}
 	}
+	w.B = out
 }
 
 // int64 writes an int64 value: a number, or with Options.Int64Strings a
@@ -375,7 +425,7 @@ func (s *jsonSink) attach(h, _ *tree.Node) { s.give(h) }
 
 func (s *jsonSink) mark() sinkMark {
 	lv := s.top()
-	m := sinkMark{depth: len(s.levels), kids: lv.kids, pool: s.n, frames: s.nframe, out: lv.out.Mark()}
+	m := sinkMark{depth: len(s.levels), kids: int(lv.kids), pool: s.n, frames: s.nframe, out: lv.out.Mark()}
 	m.found = -1 // no tag frame yet
 	if lv.tf != nil {
 		m.found, m.unknown = len(lv.tf.found), len(lv.tf.unknown)
@@ -391,7 +441,7 @@ func (s *jsonSink) rollback(m sinkMark) {
 	lv := s.top()
 	lv.out.Release()
 	lv.out.Rollback(m.out)
-	lv.kids = m.kids
+	lv.kids = int32(m.kids)
 	s.n, s.nframe = m.pool, m.frames
 	if m.found < 0 {
 		lv.tf = nil // made since the mark: given back with the frames

@@ -158,6 +158,11 @@ func (w *jsonWriter) structJSON(dst []byte, n *tree.Node, l *schema.Layout) []by
 	}
 	ki := 0
 	first := true
+	// late holds a tagged value that failed in its section with no early
+	// reading of it (an early reading that fails is dropped): the JSON
+	// writer has written the untagged fields by then, so it comes after
+	// them, as a section's values do.
+	var late []*tree.Node
 	for i := range l.Fields {
 		f := &l.Fields[i]
 		if !f.Versions.Contains(w.v) {
@@ -178,11 +183,16 @@ func (w *jsonWriter) structJSON(dst []byte, n *tree.Node, l *schema.Layout) []by
 				// Not read in its section (not reached, or failed there):
 				// a value read early, at its declared place, stays (after
 				// the struct's other children).
+				section := c
 				for _, t := range early {
 					if t.Field == f {
 						c = t
 						break
 					}
+				}
+				if c == section && c != nil && len(c.Children) > 0 {
+					late = append(late, c)
+					continue
 				}
 			}
 			if c == nil || c.Flags&tree.Broken != 0 && len(c.Children) == 0 {
@@ -204,6 +214,14 @@ func (w *jsonWriter) structJSON(dst []byte, n *tree.Node, l *schema.Layout) []by
 		first = false
 		dst = appendKey(dst, f.JSON)
 		dst = w.value(dst, c, f)
+	}
+	for _, c := range late {
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+		dst = appendKey(dst, c.Field.JSON)
+		dst = w.value(dst, c, c.Field)
 	}
 	if tags != nil && !w.kafka {
 		unknown := false

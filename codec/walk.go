@@ -102,6 +102,9 @@ type walker struct {
 	spare []byte
 	// int64s: records write int64 values as strings (Options.Int64Strings).
 	int64s bool
+	// deep is set once the walk reads a nested payload or a tagged value
+	// early: then a tree's JSON is its walk again, not its replay.
+	deep bool
 }
 
 // init readies w for frame f of n bytes, written to s: its own budget
@@ -198,14 +201,18 @@ func shortIf(missing bool) error {
 // keeping the reader's error (and through it wire.ErrShort or
 // wire.ErrVarint) as its cause.
 func (w *walker) check() bool {
-	if w.err != nil {
-		return false
+	if w.err == nil && w.r.Err == nil {
+		return true
 	}
-	if e := w.r.Err; e != nil {
-		w.err = wireDecodeError(e, w.buf, w.pathString())
-		return false
+	return w.readFailed()
+}
+
+// readFailed is check's slow path: an error already, or the reader's.
+func (w *walker) readFailed() bool {
+	if w.err == nil {
+		w.err = wireDecodeError(w.r.Err, w.buf, w.pathString())
 	}
-	return true
+	return false
 }
 
 // warn attaches msg to n and lists it at the current path (plus field, when
@@ -236,7 +243,7 @@ func (w *walker) warnAt(mark *int, n *tree.Node, off int, field, msg string, lim
 // level (NestedNodes inside a nested payload, else MaxNodes).
 func (w *walker) charge() {
 	w.b.Nodes++
-	if w.b.Nodes > w.nodeLimit() && w.err == nil {
+	if w.b.Nodes > w.nodeLimit() {
 		w.overLimit(w.r.Off, "more")
 	}
 }
@@ -244,8 +251,16 @@ func (w *walker) charge() {
 // node charges a node and returns it from the sink, placed in the
 // current buffer.
 func (w *walker) node() *tree.Node {
-	w.charge()
-	n := w.s.node()
+	w.b.Nodes++ // charge, written out: this is the walk's commonest step
+	if w.b.Nodes > w.nodeLimit() {
+		w.overLimit(w.r.Off, "more")
+	}
+	var n *tree.Node
+	if s, ok := w.s.(*jsonSink); ok {
+		n = s.take() // the JSON writer's scratch, without the call through sink
+	} else {
+		n = w.s.node()
+	}
 	n.Buf = w.buf
 	return n
 }
@@ -362,6 +377,7 @@ func (w *walker) finish(root *tree.Node, b []byte, end int) error {
 	if !w.quiet {
 		f.Warnings = w.w.List
 	}
+	f.plain = !w.deep && w.err == nil && w.nestErr == nil && !w.limitHit
 	f.Spent = Limits{MaxNodes: w.b.Nodes, MaxDecompressed: w.b.Decompressed, MaxWork: w.b.Work}
 	w.s.end(root)
 	return w.result()
@@ -516,6 +532,7 @@ func (w *walker) structBody(n *tree.Node, l *schema.Layout) {
 	var pre *preFrame
 	if w.flex && !w.dry && needsPrescan(l, w.v) {
 		pre = w.prescan(l)
+		w.deep = true
 	}
 	allDef := true
 	for i := range l.Fields {
@@ -553,15 +570,26 @@ func (w *walker) structBody(n *tree.Node, l *schema.Layout) {
 // noteField keeps what later fields depend on: the correlation id, the
 // group's protocol type; and, when wanted, the error codes.
 func (w *walker) noteField(c *tree.Node, f *schema.Field) {
-	switch {
-	case w.inHeader && f.Name == "CorrelationId":
-		w.f.CorrelationID = int32(c.Int)
-	case f.Kind == schema.String && f.JSON == "protocolType": // ProtocolType; protocolType in GroupMetadataValue
-		w.pt = protocolType{name: string(c.Raw), known: !c.Null, depth: w.depth}
-	case f.Kind == schema.String && f.EntityType == "topicName", f.Kind == schema.UUID && f.Name == "TopicId":
-		w.noteTopic(c, f)
-	case w.wantCodes && c.Kind == schema.Int16 && c.Int != 0 && isErrorCode(f):
-		w.noteCode(c, w.pathWith(f.JSON))
+	switch f.Kind {
+	case schema.Int32:
+		if w.inHeader && f.Name == "CorrelationId" {
+			w.f.CorrelationID = int32(c.Int)
+		}
+	case schema.String:
+		switch {
+		case f.JSON == "protocolType": // ProtocolType; protocolType in GroupMetadataValue
+			w.pt = protocolType{name: string(c.Raw), known: !c.Null, depth: w.depth}
+		case f.EntityType == "topicName":
+			w.noteTopic(c, f)
+		}
+	case schema.UUID:
+		if f.Name == "TopicId" {
+			w.noteTopic(c, f)
+		}
+	case schema.Int16:
+		if w.wantCodes && c.Int != 0 && isErrorCode(f) {
+			w.noteCode(c, w.pathWith(f.JSON))
+		}
 	}
 }
 
@@ -799,7 +827,7 @@ func (w *walker) array(n *tree.Node, f *schema.Field, nullable, compact bool) {
 		return
 	}
 	n.Int = int64(count) // the count, for default checks and sinks that want it
-	if size := f.Elem.FixedSize(); size > 0 && f.Elem != schema.UUID && f.Elem != schema.Float64 && f.Elem != schema.Bool {
+	if size := numbersSize(f); size > 0 {
 		// Fixed-size integers: the count was checked against the bytes
 		// left, so every element is there, and an element makes one node
 		// and no warning. The sink takes them in one step.
@@ -830,6 +858,16 @@ func (w *walker) array(n *tree.Node, f *schema.Field, nullable, compact bool) {
 		}
 	}
 	w.close(n)
+}
+
+// numbersSize is the size of an element of array field f when its
+// elements are fixed-size integers, which sinks take in one step (numbers);
+// else 0.
+func numbersSize(f *schema.Field) int {
+	if f == nil || f.Elem == schema.UUID || f.Elem == schema.Float64 || f.Elem == schema.Bool {
+		return 0
+	}
+	return f.Elem.FixedSize()
 }
 
 // smallCap is the capacity to start a list of a declared count with:

@@ -109,6 +109,7 @@ func (w *walker) records(n *tree.Node) {
 		w.leaf(n)
 		return
 	}
+	w.deep = true
 	size := w.r.Off - n.PrefixEnd
 	if !w.b.WorkLeft(size) {
 		w.warnAt(nil, n, n.Start, "", "records not decoded: the MaxWork limit ("+decimal(w.b.MaxWork)+" bytes) is reached", true)
@@ -142,6 +143,7 @@ func (w *walker) consumerData(n *tree.Node, name string) {
 		w.leaf(n) // an empty assignment (followers get one) stays empty bytes
 		return
 	}
+	w.deep = true
 	buf, at, end := w.r.B, n.PrefixEnd, w.r.Off
 	if !w.b.WorkLeft(end - at) {
 		w.warnAt(nil, n, n.Start, "", "not decoded as "+name+": the MaxWork limit ("+decimal(w.b.MaxWork)+" bytes) is reached; kept as bytes", true)

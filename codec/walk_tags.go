@@ -187,6 +187,13 @@ func (w *walker) earlyTag(f *schema.Field, pf *preFrame) bool {
 // a value that is not its field's default.
 func (w *walker) tags(l *schema.Layout, pf *preFrame) bool {
 	r := &w.r
+	if _, ok := w.s.(*jsonSink); ok && r.Off < len(r.B) && r.B[r.Off] == 0 && w.err == nil {
+		// An empty section, the commonest: nothing for JSON to write, its
+		// node charged all the same.
+		w.charge()
+		r.Off++
+		return true
+	}
 	t := w.node()
 	t.Name, t.Role, t.Type = "_tagged", tree.RoleTags, "tagged_fields"
 	w.start(t)

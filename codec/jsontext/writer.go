@@ -39,7 +39,13 @@ func (w *Writer) Pos() int64 { return w.Flushed + int64(len(w.B)) }
 // Flush writes the buffer away when it holds FlushAt bytes (or any, when
 // force), unless a mark holds it or there is nowhere to write.
 func (w *Writer) Flush(force bool) {
-	if w.W == nil || w.hold > 0 || w.Err != nil || len(w.B) == 0 || !force && len(w.B) < FlushAt {
+	if len(w.B) > 0 && (force || len(w.B) >= FlushAt) {
+		w.flush()
+	}
+}
+
+func (w *Writer) flush() {
+	if w.W == nil || w.hold > 0 || w.Err != nil {
 		return
 	}
 	_, w.Err = w.W.Write(w.B)
@@ -93,11 +99,14 @@ func (w *Writer) sep() {
 // Key writes an object member's key, which must need no escaping (the
 // schemas' and kwire's own names).
 func (w *Writer) Key(k string) {
-	w.sep()
-	w.B = append(w.B, '"')
-	w.B = append(w.B, k...)
-	w.B = append(w.B, '"', ':')
-	w.afterKey = true
+	b := w.B
+	if w.comma && !w.afterKey {
+		b = append(b, ',')
+	}
+	b = append(b, '"')
+	b = append(b, k...)
+	w.B = append(b, '"', ':')
+	w.comma, w.afterKey = true, true
 }
 
 // BeginObject opens an object; EndObject closes it.
@@ -109,9 +118,17 @@ func (w *Writer) BeginArray() { w.open('[') }
 func (w *Writer) EndArray()   { w.close(']') }
 
 func (w *Writer) open(c byte) {
-	w.sep()
+	comma := w.comma
+	if w.afterKey {
+		w.afterKey = false
+	} else {
+		if comma {
+			w.B = append(w.B, ',')
+		}
+		comma = true
+	}
 	w.B = append(w.B, c)
-	w.stack = append(w.stack, w.comma)
+	w.stack = append(w.stack, comma)
 	w.comma = false
 }
 

@@ -34,6 +34,14 @@ func (r *Reader) Fail(off int, expected, found string, cause error) {
 }
 
 func (r *Reader) need(n int, what string) bool {
+	if r.Err == nil && n <= len(r.B)-r.Off {
+		return true
+	}
+	return r.short(n, what)
+}
+
+// short is need's slow path: false, and the error when there is none yet.
+func (r *Reader) short(n int, what string) bool {
 	if r.Err != nil {
 		return false
 	}
@@ -121,6 +129,10 @@ func (r *Reader) Span(n int, what string) []byte {
 // dropped. Input that ends inside it fails with wire.ErrShort; a fifth byte
 // with its high bit set (a longer varint) fails with wire.ErrVarint.
 func (r *Reader) Uvarint() uint32 {
+	if r.Err == nil && r.Off < len(r.B) && r.B[r.Off] < 0x80 {
+		r.Off++ // one byte: most lengths, counts and tags
+		return uint32(r.B[r.Off-1])
+	}
 	v, _, _ := r.uvarint(5)
 	return uint32(v)
 }
@@ -130,6 +142,10 @@ func (r *Reader) Uvarint() uint32 {
 // a non-minimal varint decodes, but re-encodes to other bytes. A failed
 // read returns 0, true; it fails as Uvarint does.
 func (r *Reader) UvarintMinimal() (uint32, bool) {
+	if r.Err == nil && r.Off < len(r.B) && r.B[r.Off] < 0x80 {
+		r.Off++ // one byte: most lengths, counts and tags
+		return uint32(r.B[r.Off-1]), true
+	}
 	v, ok, minimal := r.uvarint(5)
 	return uint32(v), minimal || !ok
 }
