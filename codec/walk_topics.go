@@ -26,8 +26,9 @@ import (
 // does not read keeps the members read before the failure, has no
 // "decoded", and a warning says why, at the byte where reading stopped;
 // the tree keeps what was read, and the bytes after it as "undecoded".
-// codec/storage reads records of these topics through the same walk
-// (decodeTopicTree, appendTopicJSON), in kwire log's form.
+// codec/storage (kwire log) still reads these topics' records on its own
+// (storage.DecodeTopicRecord, its own tree-to-JSON writer), in kwire log's
+// form: moving it onto this walk is issue 20's open step.
 
 // topicWalk is what the walk keeps for topic names and internal topics:
 // the caller's id lookup, and the sinks a record's key or value is read
