@@ -31,9 +31,9 @@ type exNull struct{}
 // and [] where the field is not nullable), numbers, strings, arrays (an
 // array field's whole value), {"text": ...} or {"base64": ...} for bytes.
 // Lines starting with # are notes. It is text, looked up as text, so that
-// nothing is built at init (the Worker starts a fresh instance per
-// request) and the WebAssembly build pays a few kilobytes, not a switch's
-// hundred.
+// nothing is built at init (every process and each Worker isolate's
+// instance pays for what init builds) and the WebAssembly build pays a few
+// kilobytes, not a switch's hundred.
 const exampleTable = `
 # Everywhere.
 ThrottleTimeMs	0
