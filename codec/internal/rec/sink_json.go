@@ -2,6 +2,7 @@ package rec
 
 import (
 	"encoding/base64"
+	"encoding/binary"
 	"slices"
 	"strconv"
 	"unicode"
@@ -390,6 +391,15 @@ func appendB64(dst []byte, b []byte) []byte {
 // Text at most doubles (each byte escaped), so room for that is made
 // first and bytes are written in place: JSON values, dense with quotes,
 // cost no growth check per escape.
+//
+// While the text's words of 8 bytes are plain (special), they are copied
+// whole: keys, ids, hex and prose go at a word a step. From the first
+// word with a byte to look at, the rest goes a byte at a time: measured
+// on JSON values (a quote every few bytes), copying the runs between the
+// bytes to escape (word-at-a-time, or a step per escape within a word)
+// was 15 to 60% slower than this loop, whose branches follow the bytes.
+// The room for doubling leaves at least 8 bytes free at j while 8 bytes
+// of raw are left and none escaped (j = at+9+i, room at+11+2*len(raw)).
 func appendBytesValue(dst []byte, raw []byte) []byte {
 	at := len(dst)
 	if n := len(`{"text":""}`) + 2*len(raw); cap(dst)-at < n {
@@ -397,7 +407,15 @@ func appendBytesValue(dst []byte, raw []byte) []byte {
 	}
 	buf := dst[:cap(dst)]
 	j := at + copy(buf[at:], `{"text":"`)
-	for i := 0; i < len(raw); {
+	i := 0
+	for ; len(raw)-i >= 8; i, j = i+8, j+8 {
+		w := binary.LittleEndian.Uint64(raw[i:])
+		if special(w) != 0 {
+			break
+		}
+		binary.LittleEndian.PutUint64(buf[j:], w)
+	}
+	for i < len(raw) {
 		c := raw[i]
 		switch textClass[c] {
 		case textPlain:
@@ -425,6 +443,25 @@ func appendBytesValue(dst []byte, raw []byte) []byte {
 	}
 	buf[j], buf[j+1] = '"', '}'
 	return buf[:j+2]
+}
+
+// Bytes of a word, and their high bits.
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// special is not zero when a byte of w (8 bytes) is not plain printable
+// ASCII: below 0x20, the quote, the backslash, DEL, or 0x80 and up. Each
+// test is the classic "has a byte less than n", (x - n*lsb) &^ x, on w
+// or on w xor the byte sought (zero where they are equal); it may mark
+// more bytes than those (a borrow carries up) but never misses one, and
+// marks nothing in a word of plain bytes.
+func special(w uint64) uint64 {
+	q := w ^ ('"' * lsb)
+	s := w ^ ('\\' * lsb)
+	d := w ^ (0x7f * lsb)
+	return ((w-0x20*lsb)&^w | (q-lsb)&^q | (s-lsb)&^s | (d-lsb)&^d | w) & msb
 }
 
 // How appendBytesValue treats each byte: printable ASCII as it is; the

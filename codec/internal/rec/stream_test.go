@@ -197,17 +197,50 @@ func TestAppendBytesValueOnePass(t *testing.T) {
 	for c := 0; c < 256; c++ {
 		inputs = append(inputs, []byte{'a', byte(c), 'b'})
 	}
-	for _, in := range inputs {
-		if got, want := appendBytesValue(nil, in), ref(in); !bytes.Equal(got, want) {
-			t.Fatalf("%q: %s, want %s", in, got, want)
-		}
-		// After other output, with room to spare or none.
-		for _, dst := range [][]byte{[]byte("x,"), append(make([]byte, 0, 4096), "x,"...)} {
-			if got, want := appendBytesValue(dst, in), append([]byte("x,"), ref(in)...); !bytes.Equal(got, want) {
-				t.Fatalf("%q after output: %s, want %s", in, got, want)
+	// Each kind of byte at each place of the words read at once (and in
+	// the bytes after the last whole word), and runes across a word's end.
+	for n := 1; n <= 26; n++ {
+		for p := 0; p < n; p++ {
+			for _, c := range []string{`"`, `\`, "\t", "\x01", "\x7f", "\x80", "\xff", "é", "😀", "\u2028", "\xe2\x82"} {
+				b := bytes.Repeat([]byte{'a'}, n)
+				inputs = append(inputs, append(append(b[:p:p], c...), b[p:]...))
 			}
 		}
 	}
+	for _, in := range inputs {
+		checkBytesValue(t, in, ref)
+	}
+}
+
+// checkBytesValue checks appendBytesValue(in) against ref, alone and after
+// other output: with room to spare, none, and exactly the room it asks
+// for (its word stores come nearest the end there).
+func checkBytesValue(t *testing.T, in []byte, ref func([]byte) []byte) {
+	t.Helper()
+	if got, want := appendBytesValue(nil, in), ref(in); !bytes.Equal(got, want) {
+		t.Fatalf("%q: %s, want %s", in, got, want)
+	}
+	exact := append(make([]byte, 0, 2+len(`{"text":""}`)+2*len(in)), "x,"...)
+	for _, dst := range [][]byte{[]byte("x,"), append(make([]byte, 0, 4096), "x,"...), exact} {
+		if got, want := appendBytesValue(dst, in), append([]byte("x,"), ref(in)...); !bytes.Equal(got, want) {
+			t.Fatalf("%q after output: %s, want %s", in, got, want)
+		}
+	}
+}
+
+// FuzzBytesValue: appendBytesValue writes what checking printable and
+// then writing the text (jsontext) or base64 writes.
+func FuzzBytesValue(f *testing.F) {
+	for _, s := range []string{"", `{"order":1,"note":"a\\b"}`, "tab\there\n", "é😀\u2028", "bad\xff utf-8", "\x7f"} {
+		f.Add([]byte(s))
+	}
+	ref := func(raw []byte) []byte {
+		if printable(raw) {
+			return append(jsontext.AppendString([]byte(`{"text":`), raw), '}')
+		}
+		return append(appendB64([]byte(`{"base64":`), raw), '}')
+	}
+	f.Fuzz(func(t *testing.T, in []byte) { checkBytesValue(t, in, ref) })
 }
 
 // printable is the rule appendBytesValue follows: text of printable
