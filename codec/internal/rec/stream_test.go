@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
+	"github.com/kwire/kwire/codec/wire"
 )
 
 // bothWays decodes payload through the tree (Decode, then AppendJSON) and
@@ -265,4 +267,91 @@ func printable(b []byte) bool {
 		i += n
 	}
 	return true
+}
+
+// putInt writes what strconv.AppendInt writes, at every number of digits
+// and its edges, signs and the extremes, quoted or not.
+func TestPutInt(t *testing.T) {
+	vals := []int64{0, 1, 9, 10, 99, 100, -1, -9, -10, math.MaxInt64, math.MinInt64, math.MaxInt64 - 1, math.MinInt64 + 1}
+	for p := int64(1); p > 0 && p <= math.MaxInt64/10; p *= 10 {
+		vals = append(vals, p-1, p, p+1, -p+1, -p, -p-1, 10*p-1)
+	}
+	rnd := rand.New(rand.NewSource(1))
+	for i := 0; i < 10000; i++ {
+		vals = append(vals, rnd.Int63()>>rnd.Intn(63), -rnd.Int63()>>rnd.Intn(63))
+	}
+	buf := make([]byte, 64)
+	for _, v := range vals {
+		want := strconv.AppendInt([]byte("x"), v, 10)
+		buf[0] = 'x'
+		if got := buf[:putInt(buf, 1, v)]; !bytes.Equal(got, want) {
+			t.Fatalf("putInt(%d) = %s, want %s", v, got, want)
+		}
+		want = append(strconv.AppendInt([]byte(`x"`), v, 10), '"')
+		if got := buf[:putInt64(buf, 1, v, true)]; !bytes.Equal(got, want) {
+			t.Fatalf("putInt64(%d, quoted) = %s, want %s", v, got, want)
+		}
+	}
+}
+
+// varint and varlong read what wire.Varint and wire.Varlong read: every
+// varint of one and two bytes, each cut short, and random bytes.
+func TestVarintFast(t *testing.T) {
+	var ins [][]byte
+	for c := 0; c < 256; c++ {
+		ins = append(ins, []byte{byte(c)})
+		for d := 0; d < 256; d++ {
+			ins = append(ins, []byte{byte(c), byte(d)}, []byte{byte(c), byte(d), 0x80, 1})
+		}
+	}
+	rnd := rand.New(rand.NewSource(1))
+	for i := 0; i < 20000; i++ {
+		b := make([]byte, rnd.Intn(12))
+		for j := range b {
+			b[j] = byte(rnd.Intn(256)) | byte(rnd.Intn(2))<<7
+		}
+		ins = append(ins, b)
+	}
+	for _, in := range ins {
+		b := append([]byte{9, 9}, in...)
+		b = append(b, 7, 7)
+		for end := 2; end <= 2+len(in); end++ {
+			v, n, m := varint(b, 2, end)
+			wv, wn, wm := wire.Varint(b[2:end])
+			if v != wv || n != wn || m != wm {
+				t.Fatalf("varint(% x) = %d %d %v, want %d %d %v", b[2:end], v, n, m, wv, wn, wm)
+			}
+			lv, ln, lm := varlong(b, 2, end)
+			wlv, wln, wlm := wire.Varlong(b[2:end])
+			if lv != wlv || ln != wln || lm != wlm {
+				t.Fatalf("varlong(% x) = %d %d %v, want %d %d %v", b[2:end], lv, ln, lm, wlv, wln, wlm)
+			}
+		}
+	}
+}
+
+// appendHeaderKey writes a valid UTF-8 key as jsontext.AppendString does
+// (plain keys by a shorter way), any other as base64.
+func TestAppendHeaderKey(t *testing.T) {
+	ins := [][]byte{nil, []byte("trace-id"), []byte("a\"b"), []byte(`back\slash`), []byte("tab\t"), []byte("del\x7f"), []byte("é"), []byte("\u2028"), []byte("bad\xff"), []byte("a-long-plain-header-key-0123456789")}
+	rnd := rand.New(rand.NewSource(1))
+	for i := 0; i < 4000; i++ {
+		b := make([]byte, rnd.Intn(40))
+		for j := range b {
+			b[j] = byte(0x20 + rnd.Intn(0x60))
+			if rnd.Intn(20) == 0 {
+				b[j] = byte(rnd.Intn(256))
+			}
+		}
+		ins = append(ins, b)
+	}
+	for _, in := range ins {
+		want := jsontext.AppendString([]byte("x"), in)
+		if !utf8.Valid(in) {
+			want = append(appendB64([]byte(`x{"base64":`), in), '}')
+		}
+		if got := appendHeaderKey([]byte("x"), in, false); !bytes.Equal(got, want) {
+			t.Fatalf("%q: %s, want %s", in, got, want)
+		}
+	}
 }
