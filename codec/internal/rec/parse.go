@@ -182,12 +182,19 @@ func varint(b []byte, p, end int) (v int32, n int, minimal bool) {
 	return wire.Varint(b[p:end])
 }
 
-// varlong is wire.Varlong at b[p:end], a one-byte varlong without its
-// loop.
+// varlong is wire.Varlong at b[p:end], those of one and two bytes (a
+// record's timestampDelta within 8 s) without its loop.
 func varlong(b []byte, p, end int) (v int64, n int, minimal bool) {
 	if p < end && p >= 0 && end <= len(b) {
-		if c := b[p]; c < 0x80 {
+		c := b[p]
+		if c < 0x80 {
 			return int64(c>>1) ^ -int64(c&1), 1, true
+		}
+		if p+1 < end {
+			if d := b[p+1]; d < 0x80 {
+				u := uint64(c&0x7f) | uint64(d)<<7
+				return int64(u>>1) ^ -int64(u&1), 2, d != 0
+			}
 		}
 	}
 	return wire.Varlong(b[p:end])

@@ -355,3 +355,24 @@ func TestAppendHeaderKey(t *testing.T) {
 		}
 	}
 }
+
+// WriteJSON with a Scratch, warm, allocates nothing however many batches
+// and records it writes: no decoder, budget, result or batch state per
+// call or per batch, no memory per record.
+func TestWriteJSONAllocs(t *testing.T) {
+	for _, c := range benchCodecs {
+		p := benchPayload(t, c.codec)
+		var sc Scratch
+		out := make([]byte, 0, 8<<20)
+		run := func() {
+			out = out[:0]
+			if _, err := WriteJSON(&out, p, Options{Scratch: &sc}, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		run()
+		if n := testing.AllocsPerRun(5, run); n != 0 {
+			t.Errorf("%s: %v allocations per call of 10 batches, want 0", c.name, n)
+		}
+	}
+}
