@@ -65,7 +65,7 @@ const (
 func parseRecord(b []byte, p, end int, r *recParse) recErr {
 	hdrs := r.hdrs[:0]
 	*r = recParse{p: p, hdrs: hdrs}
-	l, n, canon := wire.Varint(b[p:end])
+	l, n, canon := varint(b, p, end)
 	if n == 0 {
 		return "the input ends inside the record length"
 	}
@@ -90,14 +90,14 @@ func parseRecord(b []byte, p, end int, r *recParse) recErr {
 	r.attr = int8(b[q])
 	r.stage = stAttributes
 	q++
-	tsd, n, canon := wire.Varlong(b[q:rend])
+	tsd, n, canon := varlong(b, q, rend)
 	if n <= 0 {
 		return fail("bad timestampDelta varlong")
 	}
 	r.tsd = varField{at: q, n: n, v: tsd, canon: canon}
 	r.stage = stTimestamp
 	q += n
-	od, n, canon := wire.Varint(b[q:rend])
+	od, n, canon := varint(b, q, rend)
 	if n <= 0 {
 		return fail("bad offsetDelta varint")
 	}
@@ -112,7 +112,7 @@ func parseRecord(b []byte, p, end int, r *recParse) recErr {
 		return fail(msg)
 	}
 	r.stage = stValue
-	hc, n, canon := wire.Varint(b[q:rend])
+	hc, n, canon := varint(b, q, rend)
 	if n <= 0 {
 		return fail("bad header count varint")
 	}
@@ -144,20 +144,60 @@ func parseRecord(b []byte, p, end int, r *recParse) recErr {
 
 // varbytes reads a varint length and that many bytes (-1: null) at *q.
 func varbytes(b []byte, q *int, end int, name string, f *varField) string {
-	l, n, canon := wire.Varint(b[*q:end])
+	at := *q
+	l, n, canon := varint(b, at, end)
 	if n <= 0 {
 		return "bad " + name + " length varint"
 	}
-	if l < -1 || int(l) > end-*q-n {
-		return name + " length " + itoa(int(l)) + " does not fit the " + itoa(end-*q-n) + " bytes left"
+	if l < -1 || int(l) > end-at-n {
+		return name + " length " + itoa(int(l)) + " does not fit the " + itoa(end-at-n) + " bytes left"
 	}
-	*f = varField{at: *q, n: n, v: int64(l), canon: canon, null: l == -1}
-	*q += n
+	p := at + n
+	f.at, f.n, f.v, f.canon, f.null, f.raw = at, n, int64(l), canon, l == -1, nil
 	if l >= 0 {
-		f.raw = b[*q : *q+int(l) : *q+int(l)]
-		*q += int(l)
+		f.raw = b[p : p+int(l) : p+int(l)]
+		p += int(l)
 	}
+	*q = p
 	return ""
+}
+
+// varint reads a zig-zag varint of at most 5 bytes at b[p:end], as
+// wire.Varint does: those of one byte (-64 to 63: most counts, deltas
+// and short lengths) and of two (a record's length, a value's of up to
+// 8 KiB) without its loop.
+func varint(b []byte, p, end int) (v int32, n int, minimal bool) {
+	if p < end && p >= 0 && end <= len(b) {
+		c := b[p]
+		if c < 0x80 {
+			return int32(c>>1) ^ -int32(c&1), 1, true
+		}
+		if p+1 < end {
+			if d := b[p+1]; d < 0x80 {
+				u := uint32(c&0x7f) | uint32(d)<<7
+				return int32(u>>1) ^ -int32(u&1), 2, d != 0
+			}
+		}
+	}
+	return wire.Varint(b[p:end])
+}
+
+// varlong is wire.Varlong at b[p:end], those of one and two bytes (a
+// record's timestampDelta within 8 s) without its loop.
+func varlong(b []byte, p, end int) (v int64, n int, minimal bool) {
+	if p < end && p >= 0 && end <= len(b) {
+		c := b[p]
+		if c < 0x80 {
+			return int64(c>>1) ^ -int64(c&1), 1, true
+		}
+		if p+1 < end {
+			if d := b[p+1]; d < 0x80 {
+				u := uint64(c&0x7f) | uint64(d)<<7
+				return int64(u>>1) ^ -int64(u&1), 2, d != 0
+			}
+		}
+	}
+	return wire.Varlong(b[p:end])
 }
 
 // msgParse is a legacy message read from the bytes before its nodes are made.

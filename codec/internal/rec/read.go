@@ -135,9 +135,12 @@ type batchCtx struct {
 func (d *decoder) batch(b []byte, bi, off, end, depth int) {
 	d.b.Nodes += 20 // batch, 13 fixed fields, 5 attribute bits, records
 	attrs := int(be16(b[off+21:]))
-	ctx := batchCtx{base: be64(b[off:]), baseTS: be64(b[off+27:]), maxTS: be64(b[off+35:]), attrs: attrs,
+	// The decoder's own: a batch holds no batch, and the sinks take it
+	// by pointer (a local would be allocated for each batch).
+	ctx := &d.bctx
+	*ctx = batchCtx{base: be64(b[off:]), baseTS: be64(b[off+27:]), maxTS: be64(b[off+35:]), attrs: attrs,
 		logAppend: attrs&8 != 0, control: attrs&0x20 != 0, count: int(be32(b[off+57:])), inflated: -1}
-	u := d.s.batch(b, bi, off, end, &ctx)
+	u := d.s.batch(b, bi, off, end, ctx)
 	warned := d.warned
 	if crc, c := uint32(be32(b[off+17:])), crc32.Checksum(b[off+21:end], castagnoli); c != crc {
 		d.note(nil, u.crc, bi, off+17, "crc", crcMessage("CRC-32C", c, crc))
@@ -151,12 +154,12 @@ func (d *decoder) batch(b []byte, bi, off, end, depth int) {
 	d.push("records", -1)
 	decoded := codec == CodecNone
 	if decoded {
-		d.s.children(u.records, d.recordList(b, bi, p, end, &ctx, u.records))
+		d.s.children(u.records, d.recordList(b, bi, p, end, ctx, u.records))
 	} else if ib, ibi, ok := d.inflate(u.records, bi, p, "", codec, b[p:end], depth); ok {
 		decoded, ctx.inflated = true, len(ib)
 		d.b.Nodes++ // inflated
 		inf := d.s.inflated(u.records, ib, ibi, codec)
-		d.s.children(inf, d.recordList(ib, ibi, 0, len(ib), &ctx, inf))
+		d.s.children(inf, d.recordList(ib, ibi, 0, len(ib), ctx, inf))
 	} else {
 		d.s.noRecords()
 	}
@@ -164,7 +167,7 @@ func (d *decoder) batch(b []byte, bi, off, end, depth int) {
 	if ctx.parsed != ctx.count && !ctx.cut && decoded {
 		d.note(&countMark, u.count, bi, off+57, "recordCount", "recordCount is "+itoa(ctx.count)+" but the batch holds "+itoa(ctx.parsed)+" records")
 	}
-	d.s.endBatch(b, off, end, &ctx, d.warned > warned)
+	d.s.endBatch(b, off, end, ctx, d.warned > warned)
 }
 
 // inflate decompresses src (the value of node n, at field below the

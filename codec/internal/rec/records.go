@@ -185,6 +185,7 @@ type decoder struct {
 	dataAfter int
 	rp        recParse
 	rv        recView
+	bctx      batchCtx // the batch being read
 	mp        []*msgParse
 	tree      treeSink
 	json      jsonSink
@@ -199,6 +200,11 @@ type decoder struct {
 	payField   string
 
 	pathText budget.PathText // pathString's buffer and the path it made last
+
+	// The budget when the options give none, and WriteJSON's result:
+	// kept here so that a Scratch's calls allocate neither.
+	budget  budget.Budget
+	jsonRes Result
 }
 
 // chargeWarning spends a warning's nodes (budget.WarningNodes), so a flood
@@ -221,6 +227,7 @@ func Decode(s *slab.Slab, payload []byte, opts Options) (*Result, error) {
 	}
 	d := new(decoder)
 	d.init(&opts, end-start)
+	d.res = &Result{}
 	d.tree = treeSink{d: d, s: s, spare: opts.Spare}
 	d.s = &d.tree
 	d.res.Base = base
@@ -268,11 +275,18 @@ func Decode(s *slab.Slab, payload []byte, opts Options) (*Result, error) {
 // ignores them.
 func WriteJSON(out *[]byte, payload []byte, opts Options, flush func()) (int, error) {
 	bufIdx, start, end, base := opts.span(payload)
-	d := new(decoder)
+	// With a Scratch, a call allocates nothing of its own: the decoder,
+	// its budget and its result are the Scratch's, reset.
+	var d *decoder
 	if opts.Scratch != nil {
 		d = &opts.Scratch.d
+	} else {
+		d = new(decoder)
 	}
+	res := &d.jsonRes
+	*res = Result{Records: res.Records[:0]}
 	d.init(&opts, end-start)
+	d.res = res
 	d.json.out, d.json.flushFn = out, flush
 	d.s = &d.json
 	d.res.Base = base
@@ -294,7 +308,8 @@ const (
 	Size                    // {"sizeInBytes":N}
 )
 
-// init readies d for a call, keeping what it reuses.
+// init readies d for a call, keeping what it reuses; the caller sets
+// d.res.
 func (d *decoder) init(opts *Options, size int) {
 	if opts.MaxDepth <= 0 {
 		opts.MaxDepth = 4
@@ -307,10 +322,14 @@ func (d *decoder) init(opts *Options, size int) {
 		if opts.MaxNodes <= 0 {
 			opts.MaxNodes = 2*size + 1<<20
 		}
-		b = &budget.Budget{MaxNodes: opts.MaxNodes, NestedNodes: opts.MaxNodes, MaxDecompressed: opts.MaxDecompressed, MaxWork: 1 << 62}
+		b = &d.budget
 	}
-	*d = decoder{opts: *opts, res: &Result{}, b: b, w: opts.Warnings, maxDepth: opts.MaxDepth, path: d.path[:0],
-		rp: d.rp, rv: d.rv, mp: d.mp, json: jsonSink{d: d, scratch: d.json.scratch, first: d.json.first[:0], recs: d.json.recs[:0]}, pathText: budget.PathText{Buf: d.pathText.Buf[:0]}, pay: d.pay[:0], payPath: d.payPath}
+	*d = decoder{opts: *opts, b: b, w: opts.Warnings, maxDepth: opts.MaxDepth, path: d.path[:0],
+		rp: d.rp, rv: d.rv, mp: d.mp, json: jsonSink{d: d, scratch: d.json.scratch, first: d.json.first[:0], recs: d.json.recs[:0]}, pathText: budget.PathText{Buf: d.pathText.Buf[:0]}, pay: d.pay[:0], payPath: d.payPath,
+		jsonRes: d.jsonRes}
+	if opts.Budget == nil {
+		d.budget = budget.Budget{MaxNodes: opts.MaxNodes, NestedNodes: opts.MaxNodes, MaxDecompressed: opts.MaxDecompressed, MaxWork: 1 << 62}
+	}
 }
 
 func (d *decoder) push(name string, idx int) { d.path = append(d.path, seg{name, idx}) }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
+	"github.com/kwire/kwire/codec/wire"
 )
 
 // bothWays decodes payload through the tree (Decode, then AppendJSON) and
@@ -197,17 +199,50 @@ func TestAppendBytesValueOnePass(t *testing.T) {
 	for c := 0; c < 256; c++ {
 		inputs = append(inputs, []byte{'a', byte(c), 'b'})
 	}
-	for _, in := range inputs {
-		if got, want := appendBytesValue(nil, in), ref(in); !bytes.Equal(got, want) {
-			t.Fatalf("%q: %s, want %s", in, got, want)
-		}
-		// After other output, with room to spare or none.
-		for _, dst := range [][]byte{[]byte("x,"), append(make([]byte, 0, 4096), "x,"...)} {
-			if got, want := appendBytesValue(dst, in), append([]byte("x,"), ref(in)...); !bytes.Equal(got, want) {
-				t.Fatalf("%q after output: %s, want %s", in, got, want)
+	// Each kind of byte at each place of the words read at once (and in
+	// the bytes after the last whole word), and runes across a word's end.
+	for n := 1; n <= 26; n++ {
+		for p := 0; p < n; p++ {
+			for _, c := range []string{`"`, `\`, "\t", "\x01", "\x7f", "\x80", "\xff", "é", "😀", "\u2028", "\xe2\x82"} {
+				b := bytes.Repeat([]byte{'a'}, n)
+				inputs = append(inputs, append(append(b[:p:p], c...), b[p:]...))
 			}
 		}
 	}
+	for _, in := range inputs {
+		checkBytesValue(t, in, ref)
+	}
+}
+
+// checkBytesValue checks appendBytesValue(in) against ref, alone and after
+// other output: with room to spare, none, and exactly the room it asks
+// for (its word stores come nearest the end there).
+func checkBytesValue(t *testing.T, in []byte, ref func([]byte) []byte) {
+	t.Helper()
+	if got, want := appendBytesValue(nil, in), ref(in); !bytes.Equal(got, want) {
+		t.Fatalf("%q: %s, want %s", in, got, want)
+	}
+	exact := append(make([]byte, 0, 2+len(`{"text":""}`)+2*len(in)), "x,"...)
+	for _, dst := range [][]byte{[]byte("x,"), append(make([]byte, 0, 4096), "x,"...), exact} {
+		if got, want := appendBytesValue(dst, in), append([]byte("x,"), ref(in)...); !bytes.Equal(got, want) {
+			t.Fatalf("%q after output: %s, want %s", in, got, want)
+		}
+	}
+}
+
+// FuzzBytesValue: appendBytesValue writes what checking printable and
+// then writing the text (jsontext) or base64 writes.
+func FuzzBytesValue(f *testing.F) {
+	for _, s := range []string{"", `{"order":1,"note":"a\\b"}`, "tab\there\n", "é😀\u2028", "bad\xff utf-8", "\x7f"} {
+		f.Add([]byte(s))
+	}
+	ref := func(raw []byte) []byte {
+		if printable(raw) {
+			return append(jsontext.AppendString([]byte(`{"text":`), raw), '}')
+		}
+		return append(appendB64([]byte(`{"base64":`), raw), '}')
+	}
+	f.Fuzz(func(t *testing.T, in []byte) { checkBytesValue(t, in, ref) })
 }
 
 // printable is the rule appendBytesValue follows: text of printable
@@ -232,4 +267,112 @@ func printable(b []byte) bool {
 		i += n
 	}
 	return true
+}
+
+// putInt writes what strconv.AppendInt writes, at every number of digits
+// and its edges, signs and the extremes, quoted or not.
+func TestPutInt(t *testing.T) {
+	vals := []int64{0, 1, 9, 10, 99, 100, -1, -9, -10, math.MaxInt64, math.MinInt64, math.MaxInt64 - 1, math.MinInt64 + 1}
+	for p := int64(1); p > 0 && p <= math.MaxInt64/10; p *= 10 {
+		vals = append(vals, p-1, p, p+1, -p+1, -p, -p-1, 10*p-1)
+	}
+	rnd := rand.New(rand.NewSource(1))
+	for i := 0; i < 10000; i++ {
+		vals = append(vals, rnd.Int63()>>rnd.Intn(63), -rnd.Int63()>>rnd.Intn(63))
+	}
+	buf := make([]byte, 64)
+	for _, v := range vals {
+		want := strconv.AppendInt([]byte("x"), v, 10)
+		buf[0] = 'x'
+		if got := buf[:putInt(buf, 1, v)]; !bytes.Equal(got, want) {
+			t.Fatalf("putInt(%d) = %s, want %s", v, got, want)
+		}
+		want = append(strconv.AppendInt([]byte(`x"`), v, 10), '"')
+		if got := buf[:putInt64(buf, 1, v, true)]; !bytes.Equal(got, want) {
+			t.Fatalf("putInt64(%d, quoted) = %s, want %s", v, got, want)
+		}
+	}
+}
+
+// varint and varlong read what wire.Varint and wire.Varlong read: every
+// varint of one and two bytes, each cut short, and random bytes.
+func TestVarintFast(t *testing.T) {
+	var ins [][]byte
+	for c := 0; c < 256; c++ {
+		ins = append(ins, []byte{byte(c)})
+		for d := 0; d < 256; d++ {
+			ins = append(ins, []byte{byte(c), byte(d)}, []byte{byte(c), byte(d), 0x80, 1})
+		}
+	}
+	rnd := rand.New(rand.NewSource(1))
+	for i := 0; i < 20000; i++ {
+		b := make([]byte, rnd.Intn(12))
+		for j := range b {
+			b[j] = byte(rnd.Intn(256)) | byte(rnd.Intn(2))<<7
+		}
+		ins = append(ins, b)
+	}
+	for _, in := range ins {
+		b := append([]byte{9, 9}, in...)
+		b = append(b, 7, 7)
+		for end := 2; end <= 2+len(in); end++ {
+			v, n, m := varint(b, 2, end)
+			wv, wn, wm := wire.Varint(b[2:end])
+			if v != wv || n != wn || m != wm {
+				t.Fatalf("varint(% x) = %d %d %v, want %d %d %v", b[2:end], v, n, m, wv, wn, wm)
+			}
+			lv, ln, lm := varlong(b, 2, end)
+			wlv, wln, wlm := wire.Varlong(b[2:end])
+			if lv != wlv || ln != wln || lm != wlm {
+				t.Fatalf("varlong(% x) = %d %d %v, want %d %d %v", b[2:end], lv, ln, lm, wlv, wln, wlm)
+			}
+		}
+	}
+}
+
+// appendHeaderKey writes a valid UTF-8 key as jsontext.AppendString does
+// (plain keys by a shorter way), any other as base64.
+func TestAppendHeaderKey(t *testing.T) {
+	ins := [][]byte{nil, []byte("trace-id"), []byte("a\"b"), []byte(`back\slash`), []byte("tab\t"), []byte("del\x7f"), []byte("é"), []byte("\u2028"), []byte("bad\xff"), []byte("a-long-plain-header-key-0123456789")}
+	rnd := rand.New(rand.NewSource(1))
+	for i := 0; i < 4000; i++ {
+		b := make([]byte, rnd.Intn(40))
+		for j := range b {
+			b[j] = byte(0x20 + rnd.Intn(0x60))
+			if rnd.Intn(20) == 0 {
+				b[j] = byte(rnd.Intn(256))
+			}
+		}
+		ins = append(ins, b)
+	}
+	for _, in := range ins {
+		want := jsontext.AppendString([]byte("x"), in)
+		if !utf8.Valid(in) {
+			want = append(appendB64([]byte(`x{"base64":`), in), '}')
+		}
+		if got := appendHeaderKey([]byte("x"), in, false); !bytes.Equal(got, want) {
+			t.Fatalf("%q: %s, want %s", in, got, want)
+		}
+	}
+}
+
+// WriteJSON with a Scratch, warm, allocates nothing however many batches
+// and records it writes: no decoder, budget, result or batch state per
+// call or per batch, no memory per record.
+func TestWriteJSONAllocs(t *testing.T) {
+	for _, c := range benchCodecs {
+		p := benchPayload(t, c.codec)
+		var sc Scratch
+		out := make([]byte, 0, 8<<20)
+		run := func() {
+			out = out[:0]
+			if _, err := WriteJSON(&out, p, Options{Scratch: &sc}, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		run()
+		if n := testing.AllocsPerRun(5, run); n != 0 {
+			t.Errorf("%s: %v allocations per call of 10 batches, want 0", c.name, n)
+		}
+	}
 }
