@@ -15,33 +15,27 @@ import (
 // layout when n is a struct.
 func (f *Frame) replay(s *jsonSink, n *tree.Node, l *schema.Layout) {
 	s.begin(n, l, 0)
-	if size := numbersSize(n.Field); size > 0 && n.Kind == schema.Array {
+	if size := numbersSize(n.Field); n.Kind == schema.Array && size > 0 {
 		// Fixed-size integers, handed over at once as the walk does.
 		count := len(n.Children)
 		s.numbers(n, n.Field.Elem, f.Buffers[n.Buf][n.PrefixEnd:n.PrefixEnd+size*count], count)
 	} else {
 		for _, c := range n.Children {
-			if c.Role == tree.RoleTags && len(c.Children) == 0 {
-				continue // an empty section writes nothing
-			}
-			if opened(c) {
+			switch {
+			case c.Role == tree.RoleTags:
+				if len(c.Children) > 0 { // an empty section writes nothing
+					f.replay(s, c, nil)
+				}
+			case c.Kind == schema.Struct && !c.Null:
 				f.replay(s, c, f.layoutOf(c, n))
-			} else {
-				s.leaf(c)
+			case c.Kind == schema.Array && !c.Null:
+				f.replay(s, c, nil)
+			default:
+				s.leaf(c) // the walk handed it over whole
 			}
 		}
 	}
 	s.end(n)
-}
-
-// opened reports whether the walk opened n in its sink (begin, end)
-// rather than handing it over as a leaf.
-func opened(n *tree.Node) bool {
-	switch n.Role {
-	case tree.RoleFrame, tree.RoleHeader, tree.RoleBody, tree.RoleTags:
-		return true
-	}
-	return (n.Kind == schema.Struct || n.Kind == schema.Array) && !n.Null
 }
 
 // layoutOf is the layout of struct c, a child of p.
@@ -55,8 +49,6 @@ func (f *Frame) layoutOf(c, p *tree.Node) *schema.Layout {
 		return h.At(f.HeaderVersion).Root
 	case c.Role == tree.RoleBody:
 		return f.Message.At(f.LayoutVersion).Root
-	case c.Kind != schema.Struct:
-		return nil
 	case c.Role == tree.RoleElement && p.Field != nil:
 		return p.Field.Struct
 	case c.Field != nil:

@@ -105,6 +105,11 @@ type walker struct {
 	// deep is set once the walk reads a nested payload or a tagged value
 	// early: then a tree's JSON is its walk again, not its replay.
 	deep bool
+	// preL and preV are the layout and version needsPrescan answered
+	// preNeed for last: an array's elements ask it again and again.
+	preL    *schema.Layout
+	preV    int16
+	preNeed bool
 }
 
 // init readies w for frame f of n bytes, written to s: its own budget
@@ -530,7 +535,7 @@ func (w *walker) structBody(n *tree.Node, l *schema.Layout) {
 		return
 	}
 	var pre *preFrame
-	if w.flex && !w.dry && needsPrescan(l, w.v) {
+	if w.flex && !w.dry && w.needsPrescan(l) {
 		pre = w.prescan(l)
 		w.deep = true
 	}
