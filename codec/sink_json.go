@@ -19,19 +19,21 @@ import (
 // so a big frame streams.
 type jsonSink struct {
 	scratch
-	w      *walker
-	out    *jsontext.Writer
-	kafka  bool   // Kafka's own form (Options.Kafka)
-	size   bool   // records fields as their size (RecordsSize)
-	quote  bool   // int64 values as strings (Options.Int64Strings)
-	data   string // a data message or records field, not a frame (Options.Data)
-	bare   bool   // header and body alone, no envelope (guessing's hash)
-	head   bool   // the envelope's head is written
-	levels []jsonLevel
-	frames []*tagFrame // tag frames, reused
-	nframe int
-	rs     rec.Scratch
-	kraft  slab.Slab // KRaft values are small trees, one at a time
+	w       *walker
+	out     *jsontext.Writer
+	kafka   bool   // Kafka's own form (Options.Kafka)
+	size    bool   // records fields as their size (RecordsSize)
+	quote   bool   // int64 values as strings (Options.Int64Strings)
+	data    string // a data message or records field, not a frame (Options.Data)
+	bare    bool   // header and body alone, no envelope (guessing's hash)
+	head    bool   // the envelope's head is written
+	levels  []jsonLevel
+	frames  []*tagFrame // tag frames, reused
+	nframe  int
+	rs      rec.Scratch
+	kraft   slab.Slab // KRaft values are small trees, one at a time
+	flush   func()    // flushes out, for the records writer
+	flushOf *jsonSink // the sink flush was made for
 }
 
 // A jsonLevel is an open node: what it writes and where.
@@ -416,7 +418,11 @@ func (s *jsonSink) records(n *tree.Node, b []byte, o rec.Options) (int, error) {
 	o.Scratch = &s.rs
 	var flush func()
 	if out == s.out {
-		flush = func() { s.out.Flush(false) }
+		if s.flushOf != s {
+			// Made once (a closure allocates), again if s was copied.
+			s.flush, s.flushOf = func() { s.out.Flush(false) }, s
+		}
+		flush = s.flush
 	}
 	return rec.WriteJSON(&out.B, b, o, flush)
 }

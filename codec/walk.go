@@ -110,6 +110,25 @@ type walker struct {
 	preL    *schema.Layout
 	preV    int16
 	preNeed bool
+	// bound is the walk's hooks for the records reader, made once: a
+	// method value costs an allocation each time it is made.
+	bound walkHooks
+}
+
+// walkHooks holds w's methods the records reader calls back, bound to
+// self.
+type walkHooks struct {
+	self  *walker
+	data  func(name string, version int16, buf []byte, bufIdx, start, end int, path string) (*tree.Node, error)
+	topic rec.PayloadFunc
+}
+
+// hooks returns w's bound hooks, binding them again if w has moved.
+func (w *walker) hooks() *walkHooks {
+	if w.bound.self != w {
+		w.bound = walkHooks{self: w, data: w.dataHook, topic: w.topicHook}
+	}
+	return &w.bound
 }
 
 // init readies w for frame f of n bytes, written to s: its own budget
@@ -122,7 +141,7 @@ func (w *walker) init(f *Frame, s sink, o *Options, n int, b *budget.Budget) {
 	}
 	*w = walker{f: f, s: s, lim: lim, b: b, nest: o.nest(), skipRecords: o.skipRecords, sizeFirst: o.sizeFirst,
 		path: w.path[:0], own: w.own, pathText: budget.PathText{Buf: w.pathText.Buf[:0]}, spare: w.spare, pre: w.pre, codes: w.codes[:0], null: w.null, payload: o.Payload,
-		int64s: o.Int64Strings, topics: w.topics.reset(o.TopicNames), topicsRaw: o.InternalTopicsAsBytes}
+		int64s: o.Int64Strings, topics: w.topics.reset(o.TopicNames), topicsRaw: o.InternalTopicsAsBytes, bound: w.bound}
 	if b != &w.own {
 		w.own = budget.Budget{}
 	}
@@ -708,6 +727,21 @@ func (w *walker) structValue(n *tree.Node, f *schema.Field, nullable bool) {
 }
 
 func typeName(k schema.Kind, compact, nullable bool) string {
+	i := 0
+	if compact {
+		i += 2
+	}
+	if nullable {
+		i++
+	}
+	switch k {
+	case schema.String:
+		return [...]string{"string", "nullable_string", "compact_string", "compact_nullable_string"}[i]
+	case schema.Bytes:
+		return [...]string{"bytes", "nullable_bytes", "compact_bytes", "compact_nullable_bytes"}[i]
+	case schema.Records:
+		return [...]string{"records", "nullable_records", "compact_records", "compact_nullable_records"}[i]
+	}
 	s := k.String()
 	if nullable {
 		s = "nullable_" + s

@@ -129,7 +129,7 @@ func (w *walker) recordsHook() rec.PayloadFunc {
 		w.topics = new(topicWalk).reset(nil)
 	}
 	w.topics.t = t
-	return w.topicHook
+	return w.hooks().topic
 }
 
 // msgType is a message's display type at a version: "OffsetCommitValue v3".
