@@ -2,10 +2,11 @@
 // decoded frames (up to four: see kwire.use in wasm/main.go), so the page
 // only asks for what it shows (a window of grid rows, tree rows, JSON lines
 // or hex lines). Messages: {id, op, args, slot} in, {id, result} or
-// {id, error} out, and {event: 'load', phase, loaded, total} while the
-// module downloads, so the page can show its progress. A request that
-// arrives before the module runs waits for it; once it runs, the worker
-// warms up in idle time (see warmStep). Nothing leaves the browser.
+// {id, error} out, {event: 'load', phase, loaded, total} while the module
+// downloads, so the page can show its progress, and {event: 'warm', ms,
+// decodes, of} once it has warmed up. A request that arrives before the
+// module runs waits for it; once it runs, the worker warms up in idle
+// time (see warmStep). Nothing leaves the browser.
 'use strict';
 
 // The module's download starts before wasm_exec.js is fetched and run
@@ -110,19 +111,24 @@ main(); // start at once: the page needs the module in any case
 // grid), and neither the collector nor the heap's growth was the cause
 // (the same with the collector off, or with the heap grown beforehand).
 // So the worker runs a decode's ops, in idle time only, in a slot of its
-// own (3): first on two small example frames, then on a Fetch response of
-// WARM_RECORDS records, over and over, until a step runs at a third of
-// the speed it started at (the hot code is optimised: measured, after 5
-// to 10 steps) or WARM_STEPS have run. A request always goes first: every
-// message puts the next step WARM_IDLE_MS off, and a step is short (some
-// 20 to 150 ms).
+// own (3): on two small example frames, then on a Fetch response of
+// WARM_RECORDS records, WARM_DECODES times. A function is optimised once
+// it has run some amount of its code, so a loop with a small body needs
+// many turns: measured, a 1 MiB frame decoded after 4,000 records of
+// warm-up (20 frames of 200) still took about 3 times a repeat, after
+// 8,000 (40 of 200, or 16 of 500) 1 to 1.5 times one, while stopping at
+// the first sign of speed (the per-record code optimised) left the loops
+// around it slow. A request always goes first: every message puts the
+// next step WARM_IDLE_MS off, and a step is short (a decode of 100
+// records, or the views and JSON of one: some 10 to 50 ms on a quiet
+// machine), since a request that comes during one waits for it.
 const WARM_IDLE_MS = 250;
-const WARM_RECORDS = 200;
-const WARM_STEPS = 32;
+const WARM_RECORDS = 100;
+const WARM_DECODES = 80;
 const WARM_SLOT = 3;
 let warmTimer = 0;
 let warmMs = 0; // what warming up took so far, reported with each decode's timing
-const warm = { step: 0, frame: null, times: [], fast: 0, done: false };
+const warm = { step: 0, frame: null, decodes: 0, views: false, done: false };
 
 // idle (re)schedules the next warm-up step for when the worker has been
 // idle a while.
@@ -133,40 +139,48 @@ function idle(ms = WARM_IDLE_MS) {
 
 function warmStep() {
   const t0 = performance.now();
+  const s = warm.step++;
   try {
     K.use(WARM_SLOT);
-    if (warm.step === 0) {
-      for (const [api, v, resp] of [[3, 12, true], [18, 3, false]]) warmDecode(K.exampleFrame(api, v, resp), api, v, resp);
+    if (s === 0) {
+      warmDecode(K.exampleFrame(3, 12, true), 3, 12, true);
+      warmViews();
+    } else if (s === 1) {
+      warmDecode(K.exampleFrame(18, 3, false), 18, 3, false);
+      warmViews();
       K.parseInput('0000001c001200030000000700056b7769726500076b776972652004312e3000', 'auto');
-    } else if (warm.step === 1) {
+    } else if (s === 2) {
       warm.frame = recordsFrame(WARM_RECORDS);
+      if (!warm.frame) warm.done = true; // nothing to warm up on
+    } else if (warm.views) {
+      warm.views = false;
+      warmViews();
     } else {
       warmDecode(warm.frame, 1, 12, true);
-      const ms = performance.now() - t0;
-      const t = warm.times;
-      t.push(ms);
-      const slow = t.length >= 3 ? [...t.slice(0, 3)].sort((a, b) => a - b)[1] : 0;
-      warm.fast = ms * 3 <= slow ? warm.fast + 1 : 0;
-      if (warm.fast >= 2) warm.done = true;
+      // The views and the JSON of every fourth (the JSON pane lays out
+      // the whole frame: its code is hot too, but less so).
+      warm.views = ++warm.decodes % 4 === 0;
     }
-    if (!warm.frame && warm.step >= 1) warm.done = true; // no frame to warm up on
   } catch (e) {
     warm.done = true; // a failed warm-up costs the first big decode its speed, nothing else
   }
-  if (++warm.step >= WARM_STEPS) warm.done = true;
-  if (warm.done) {
+  if (warm.decodes >= WARM_DECODES && !warm.views) warm.done = true;
+  if (warm.done && warm.frame) {
     // The slot keeps a small frame, not the records.
     warm.frame = null;
-    try { K.use(WARM_SLOT); warmDecode(K.exampleFrame(18, 3, false), 18, 3, false); } catch (e) { /* as above */ }
+    try { warmDecode(K.exampleFrame(18, 3, false), 18, 3, false); } catch (e) { /* as above */ }
   }
   warmMs += performance.now() - t0;
+  if (warm.done) self.postMessage({ event: 'warm', ms: warmMs, decodes: warm.decodes, of: WARM_DECODES });
   idle(20); // the next step soon, but after any request that came meanwhile
 }
 
-// warmDecode runs the ops the page runs on a new frame.
+// warmDecode and warmViews run the ops the page runs on a new frame.
 function warmDecode(bytes, api, version, response) {
-  if (!bytes || !bytes.length) return;
+  if (!bytes || !bytes.length) throw new Error('no frame to warm up on');
   ops.decode(WARM_SLOT, bytes, { response, api, version, size: 'yes' });
+}
+function warmViews() {
   ops.treeRows(WARM_SLOT, 0, 40);
   ops.gridRows(WARM_SLOT, 0, 0, 30);
   ops.hexLines(WARM_SLOT, 0, 0, 40);
