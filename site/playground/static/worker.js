@@ -112,23 +112,24 @@ main(); // start at once: the page needs the module in any case
 // (the same with the collector off, or with the heap grown beforehand).
 // So the worker runs a decode's ops, in idle time only, in a slot of its
 // own (3): on two small example frames, then on a Fetch response of
-// WARM_RECORDS records, WARM_DECODES times. A function is optimised once
-// it has run some amount of its code, so a loop with a small body needs
-// many turns: measured, a 1 MiB frame decoded after 4,000 records of
-// warm-up (20 frames of 200) still took about 3 times a repeat, after
-// 8,000 (40 of 200, or 16 of 500) 1 to 1.5 times one, while stopping at
-// the first sign of speed (the per-record code optimised) left the loops
-// around it slow. A request always goes first: every message puts the
-// next step WARM_IDLE_MS off, and a step is short (a decode of 100
-// records, or the views and JSON of one: some 10 to 50 ms on a quiet
-// machine), since a request that comes during one waits for it.
+// WARM_RECORDS records, WARM_DECODES times, each time read from hex text
+// first, as a paste is. A function is optimised once it has run some
+// amount of its code, so a loop with a small body needs many turns:
+// measured, a 1 MiB frame decoded after 4,000 records of warm-up (20
+// frames of 200) still took about 3 times a repeat, after 8,000 (40 of
+// 200, or 16 of 500) 1 to 1.5 times one, while stopping at the first sign
+// of speed (the per-record code optimised) left the loops around it slow.
+// A request always goes first: every message puts the next step
+// WARM_IDLE_MS off; and since a request that comes during a step waits
+// for it, a step is small (one decode of 100 records, or the views and
+// JSON of one).
 const WARM_IDLE_MS = 250;
 const WARM_RECORDS = 100;
 const WARM_DECODES = 80;
 const WARM_SLOT = 3;
 let warmTimer = 0;
 let warmMs = 0; // what warming up took so far, reported with each decode's timing
-const warm = { step: 0, frame: null, decodes: 0, views: false, done: false };
+const warm = { step: 0, frame: null, hex: '', decodes: 0, views: false, done: false };
 
 // idle (re)schedules the next warm-up step for when the worker has been
 // idle a while.
@@ -152,10 +153,13 @@ function warmStep() {
     } else if (s === 2) {
       warm.frame = recordsFrame(WARM_RECORDS);
       if (!warm.frame) warm.done = true; // nothing to warm up on
+      else warm.hex = Array.from(warm.frame, (b) => (b < 16 ? '0' : '') + b.toString(16)).join('');
     } else if (warm.views) {
       warm.views = false;
       warmViews();
     } else {
+      // A large paste is parsed here, as text: its hex reader is hot code too.
+      K.parseInput(warm.hex, 'auto');
       warmDecode(warm.frame, 1, 12, true);
       // The views and the JSON of every fourth (the JSON pane lays out
       // the whole frame: its code is hot too, but less so).
@@ -168,6 +172,7 @@ function warmStep() {
   if (warm.done && warm.frame) {
     // The slot keeps a small frame, not the records.
     warm.frame = null;
+    warm.hex = '';
     try { warmDecode(K.exampleFrame(18, 3, false), 18, 3, false); } catch (e) { /* as above */ }
   }
   warmMs += performance.now() - t0;
