@@ -24,8 +24,8 @@
 //	      response that fail, furthest first (a truncated frame still shows its partial tree)
 //	kwire.exampleFrame(apiKey, version, response) -> Uint8Array of the example frame, or null
 //	kwire.scanExchanges(frames, apiKeys, versions) -> JSON [{clientId, errors, requestError, responseError}]
-//	kwire.use(slot) selects which decoded frame (0 main, 1 a second, 2 encode mode's) the
-//	      window functions read and decode replaces
+//	kwire.use(slot) selects which decoded frame (0 main, 1 a second, 2 encode mode's,
+//	      3 the worker's warm-up) the window functions read and decode replaces
 //	kwire.mem() -> JSON {heapAlloc, heapSys}: the Go heap, for tests and the curious
 //
 // # Limits
@@ -55,7 +55,6 @@ import (
 	"github.com/kwire/kwire/codec/tree"
 	"github.com/kwire/kwire/internal/capture/summary"
 	"github.com/kwire/kwire/internal/input"
-	"github.com/kwire/kwire/internal/render"
 	"github.com/kwire/kwire/internal/topicids"
 	"github.com/kwire/kwire/wasm/internal/glue"
 )
@@ -149,7 +148,6 @@ func main() {
 		module.setup(k)
 	}
 	js.Global().Set(module.global, k)
-	warm()
 	if cb := js.Global().Get(module.global + "Ready"); cb.Type() == js.TypeFunction {
 		cb.Invoke()
 	}
@@ -581,21 +579,4 @@ func mem(this js.Value, args []js.Value) any {
 
 func asDecodeError(err error, de **codec.DecodeError) bool {
 	return err != nil && errors.As(err, de)
-}
-
-// warm decodes and lays out an example Produce request once, so the
-// browser has compiled the decoder's code before the first real frame.
-func warm() {
-	api := schema.ByKey(0)
-	if api == nil {
-		return
-	}
-	b, err := codec.ExampleFrame(api, api.Request.Valid.Hi, false)
-	if err != nil {
-		return
-	}
-	f, _ := codec.Decode(b, codec.Options{})
-	cells := render.Cells(f, 0)
-	render.Layout(cells, 4, elideOver, nil)
-	render.ScanJSONLines(jsontext.Indent(nil, f.AppendJSON(nil)))
 }

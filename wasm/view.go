@@ -43,11 +43,12 @@ type grid struct {
 	expanded map[int]bool
 }
 
-// slots hold up to three decoded frames at once: the main one, a second
-// (a capture's response beside its request) and encode mode's output.
+// slots hold up to four decoded frames at once: the main one, a second
+// (a capture's response beside its request), encode mode's output, and
+// the frames the page's worker warms up on in idle time (worker.js).
 // use(slot) picks the one the other functions read.
 var (
-	slots [3]*view
+	slots [4]*view
 	slot  int
 	// jsonOpts is the form of the value JSON shown: kwire's (records and
 	// consumer-protocol data decoded) or Kafka's own (setJSONForm).

@@ -351,3 +351,28 @@ test('start-up: a small frame on screen soon after load, the first decode near a
     Math.round(t.first.firstScreen) + ' ms (in the worker ' + Math.round(t.first.worker.worker) + ' ms), repeats ' + again.map(Math.round).join('/') + ' ms');
   await fresh.close();
 });
+
+// The worker warms up after "ready", in idle time, on frames of its own
+// (worker.js, warmStep): it must run to its end and never draw over a
+// frame the page shows. Encode mode's frame sits in slot 2, the slot the
+// warm-up used when it ran before "ready": run later, there, it would
+// replace the frame under the encode panel's grid.
+test('the worker warms up in idle time, to its end, in a slot of its own: encode mode\'s frame is untouched', { timeout: 180_000 }, async () => {
+  const fresh = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  const page = await open('#mode=encode&api=3&v=12&dir=request', fresh);
+  await page.waitForFunction(() => document.body.dataset.encoded);
+  await page.waitForSelector('#enc-grids .kw-cell');
+  await page.waitForFunction(() => window.kwirePlayground.warmUp, null, { timeout: 150_000 });
+  const warm = await page.evaluate(() => window.kwirePlayground.warmUp);
+  assert.ok(warm.of > 0 && warm.decodes === warm.of, 'the warm-up stopped early: ' + JSON.stringify(warm));
+  // A click on the topics count cell selects the Metadata request's
+  // topics, read from the frame the page drew.
+  await page.click('#enc-grids .kw-cell:has(.kw-label:text-is("topics count"))');
+  await page.waitForFunction(() => /topics/.test(document.getElementById('sel-desc').textContent), null, { timeout: 10_000 });
+  assert.match(await page.textContent('#sel-desc'), /(^|› )topics {2}\[\d+, \d+\)/);
+  assert.match(await page.textContent('#enc-title'), /^Encoded: Metadata v12 request, \d+ bytes$/);
+  assert.match(await page.$eval('#enc-tree', (e) => e.innerText), /topics/);
+  console.log('playground warm-up: ' + Math.round(warm.ms) + ' ms in the worker, in idle time, ' + warm.decodes + ' decodes of its records frame');
+  assert.deepEqual(page.errors, []);
+  await fresh.close();
+});

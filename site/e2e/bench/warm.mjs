@@ -12,8 +12,10 @@
 //               small frame in its link (navigation to the frame on screen),
 //               the decoder ready, the first small frame typed after ready and
 //               a repeat of it, the first 1 MiB Fetch response opened as a file
-//               and a repeat, the same bytes pasted as hex; and the longest
-//               main-thread task in each (the page's responsiveness).
+//               and a repeat, the same bytes pasted as hex; the longest
+//               main-thread task in each (the page's responsiveness); and
+//               what the worker's warm-up took in idle time (pages that
+//               predate it have none).
 //
 // Usage, from site/ (after npm ci):
 //
@@ -190,6 +192,12 @@ async function playground() {
         dt.setData('text/plain', window.__bigHex);
         document.getElementById('input').dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true }));
       }));
+      // The worker's warm-up (worker.js, warmStep): what its steps took in
+      // all, in idle time between the actions above.
+      if (await page.evaluate(() => 'warmUp' in window.kwirePlayground)) {
+        await page.waitForFunction(() => window.kwirePlayground.warmUp, null, { timeout: 120_000 });
+        add('worker warm-up, its steps in all (idle time)', await page.evaluate(() => window.kwirePlayground.warmUp.ms));
+      }
       if (errors.length) console.log('page errors:', errors);
       await context.close();
     }

@@ -13,6 +13,7 @@ let nextID = 1;
 const pending = new Map(); // request id -> {resolve, reject}
 worker.onmessage = (e) => {
   if (e.data.event === 'load') { loading(e.data); return; }
+  if (e.data.event === 'warm') { st.warmUp = { ms: e.data.ms, decodes: e.data.decodes, of: e.data.of }; return; }
   const p = pending.get(e.data.id);
   if (!p) return;
   pending.delete(e.data.id);

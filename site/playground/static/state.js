@@ -44,6 +44,7 @@ export const st = Object.seal({
   lastDecodeMs: 0, // the last decode's time until drawn (ms)
   firstScreenMs: 0, // the last decode's time until the next frame was painted (ms)
   timing: null, // the last decode's timings: {sentAt, decodeRPC, worker, firstScreen}
+  warmUp: null, // the worker's warm-up, once over: {ms (its steps' time in all), decodes (of its records frame), of (those it meant to run)}
 
   lastHash: '', // the fragment the page last wrote (a hashchange to it is the page's own)
 });

@@ -1,12 +1,18 @@
 // The playground's worker: it runs the WebAssembly codec, which keeps the
-// decoded frames (up to three: see kwire.use in wasm/main.go), so the page
+// decoded frames (up to four: see kwire.use in wasm/main.go), so the page
 // only asks for what it shows (a window of grid rows, tree rows, JSON lines
 // or hex lines). Messages: {id, op, args, slot} in, {id, result} or
-// {id, error} out, and {event: 'load', phase, loaded, total} while the
-// module downloads, so the page can show its progress. A request that
-// arrives before the module runs waits for it. Nothing leaves the browser.
+// {id, error} out, {event: 'load', phase, loaded, total} while the module
+// downloads, so the page can show its progress, and {event: 'warm', ms,
+// decodes, of} once it has warmed up. A request that arrives before the
+// module runs waits for it; once it runs, the worker warms up in idle
+// time (see warmStep). Nothing leaves the browser.
 'use strict';
 
+// The module's download starts before wasm_exec.js is fetched and run
+// (importScripts blocks this thread; the download does not wait for it).
+let kwireResponse = fetch('kwire.wasm');
+kwireResponse.catch(() => {}); // failures are met where it is used
 importScripts('wasm_exec.js');
 
 let ready = null; // promise: the main module is running
@@ -19,15 +25,16 @@ let payloadReady = null; // promise: the payload module is running
 let jsonKafka = false; // the JSON form asked for, which a module switch carries over
 let captureReady = null; // promise: the capture module is running (storageReady below: the storage module)
 
-// fetchCounting fetches url and reports the bytes received as they come.
-// The total is the Content-Length, unless the body is content-encoded
-// (then the length counts compressed bytes and the total is unknown: 0).
-// It resolves to the response itself, counted through a clone, so that
-// compileStreaming gets the browser's own Response: Chromium caches the
-// compiled code of a module by its URL only for such a response, and a
-// repeat visit then skips compiling.
-function fetchCounting(url, report) {
-  return fetch(url).then((res) => {
+// fetchCounting fetches url (or takes the response to it already asked
+// for, given) and reports the bytes received as they come. The total is
+// the Content-Length, unless the body is content-encoded (then the length
+// counts compressed bytes and the total is unknown: 0). It resolves to the
+// response itself, counted through a clone, so that compileStreaming gets
+// the browser's own Response: Chromium caches the compiled code of a
+// module by its URL only for such a response, and a repeat visit then
+// skips compiling.
+function fetchCounting(url, report, given) {
+  return (given || fetch(url)).then((res) => {
     if (!res.ok) throw new Error(url + ': HTTP ' + res.status);
     const enc = res.headers.get('content-encoding');
     const total = enc && enc !== 'identity' ? 0 : +(res.headers.get('content-length') || 0);
@@ -47,7 +54,9 @@ function fetchCounting(url, report) {
   });
 }
 
-function runModule(url, readyName, reportAll) {
+// runModule runs a Go module: given, if any, is the response to url
+// already asked for.
+function runModule(url, readyName, reportAll, given) {
   // The count runs beside the compile: once the module is starting, a late
   // count of bytes is not news.
   let started = false;
@@ -59,11 +68,12 @@ function runModule(url, readyName, reportAll) {
   return new Promise((resolve, reject) => {
     self[readyName] = resolve;
     const go = new Go();
-    const bytes = () => fetchCounting(url, report);
-    const slow = () => bytes().then((r) => r.arrayBuffer()).then((b) => WebAssembly.instantiate(b, go.importObject));
+    // Streamed, compiled as the bytes come; or, if that fails (a server
+    // that does not say application/wasm), fetched here in full.
+    const slow = (res) => fetchCounting(url, report, res).then((r) => r.arrayBuffer()).then((b) => WebAssembly.instantiate(b, go.importObject));
     const load = WebAssembly.instantiateStreaming
-      ? WebAssembly.instantiateStreaming(bytes(), go.importObject).catch(slow)
-      : slow();
+      ? WebAssembly.instantiateStreaming(fetchCounting(url, report, given), go.importObject).catch(() => slow())
+      : slow(given);
     load.then((r) => {
       report(-1, 0);
       go.run(r.instance);
@@ -81,44 +91,140 @@ function main() {
       if (step === last) return;
       last = step;
       self.postMessage({ event: 'load', phase: loaded < 0 ? 'starting' : 'downloading', loaded, total });
-    }).then(() => { K = self.kwire; }).then(warmUp).then(() => self.postMessage({ event: 'load', phase: 'ready' }));
+    }, kwireResponse).then(() => {
+      kwireResponse = null;
+      K = self.kwire;
+      self.postMessage({ event: 'load', phase: 'ready' });
+      idle();
+    });
   }
   return ready;
 }
-main(); // start downloading at once: the page needs it in any case
+main(); // start at once: the page needs the module in any case
 
-// warmUp runs every op a first decode runs, on two small example frames
-// (a Metadata response, an ApiVersions request), in the encode panel's
-// slot (2, drawn over by its first encode), before the page hears
-// "ready": the engine compiles and tiers up those paths, and the tables
-// they build are built, while the page is still loading, so the first
-// frame a user decodes is not the slow one.
-function warmUp() {
-  const t0 = performance.now();
-  try {
-    K.use(2);
-    for (const [api, v, resp] of [[3, 12, true], [18, 3, false]]) {
-      const bytes = K.exampleFrame(api, v, resp);
-      if (!bytes || !bytes.length) continue;
-      ops.decode(2, bytes, { response: resp, api, version: v, size: 'yes' });
-      ops.treeRows(2, 0, 40);
-      ops.gridRows(2, 0, 0, 30);
-      ops.hexLines(2, 0, 0, 40);
-      const n = ops.jsonCount(2);
-      ops.jsonLines(2, 0, Math.min(n, 40));
-      ops.jsonSpanOf(2, 1);
-      ops.cellAt(2, 0, 4);
-      ops.reveal(2, 3);
-      ops.path(2, 3);
-      K.parseInput('0000001c001200030000000700056b7769726500076b776972652004312e3000', 'auto');
-    }
-    K.use(0);
-  } catch (e) { /* a failed warm-up costs the first decode its speed, nothing else */ }
-  warmMs = performance.now() - t0;
+// Warming up. The first run of any code pays for compiling it (lazily, at
+// its first call), and the code a big frame runs hot pays for running
+// unoptimised: the engine optimises a function only after it has run a
+// while, in the background, and the call running meanwhile finishes in
+// the slow code. Measured in Chromium, a 1 MiB Fetch response decoded
+// cold took 3 to 5 times a repeat in each of its parts (decode, index,
+// grid), and neither the collector nor the heap's growth was the cause
+// (the same with the collector off, or with the heap grown beforehand).
+// So the worker runs a decode's ops, in idle time only, in a slot of its
+// own (3): on two small example frames, then on a Fetch response of
+// WARM_RECORDS records, WARM_DECODES times, each time read from hex text
+// first, as a paste is. A function is optimised once it has run some
+// amount of its code, so a loop with a small body needs many turns:
+// measured, a 1 MiB frame decoded after 4,000 records of warm-up (20
+// frames of 200) still took about 3 times a repeat, after 8,000 (40 of
+// 200, or 16 of 500) 1 to 1.5 times one, while stopping at the first sign
+// of speed (the per-record code optimised) left the loops around it slow.
+// A request always goes first: every message puts the next step
+// WARM_IDLE_MS off; and since a request that comes during a step waits
+// for it, a step is small (one decode of 100 records, or the views and
+// JSON of one).
+const WARM_IDLE_MS = 250;
+const WARM_RECORDS = 100;
+const WARM_DECODES = 80;
+const WARM_SLOT = 3;
+let warmTimer = 0;
+let warmMs = 0; // what warming up took so far, reported with each decode's timing
+const warm = { step: 0, frame: null, hex: '', decodes: 0, views: false, done: false };
+
+// idle (re)schedules the next warm-up step for when the worker has been
+// idle a while.
+function idle(ms = WARM_IDLE_MS) {
+  clearTimeout(warmTimer);
+  if (!warm.done && K) warmTimer = setTimeout(warmStep, ms);
 }
-let warmMs = 0; // what warmUp took, reported with the first decode's timing
 
-const buffers = [[], [], []]; // per slot: the decoded frame's buffers, the input first
+function warmStep() {
+  const t0 = performance.now();
+  const s = warm.step++;
+  try {
+    K.use(WARM_SLOT);
+    if (s === 0) {
+      warmDecode(K.exampleFrame(3, 12, true), 3, 12, true);
+      warmViews();
+    } else if (s === 1) {
+      warmDecode(K.exampleFrame(18, 3, false), 18, 3, false);
+      warmViews();
+      K.parseInput('0000001c001200030000000700056b7769726500076b776972652004312e3000', 'auto');
+    } else if (s === 2) {
+      warm.frame = recordsFrame(WARM_RECORDS);
+      if (!warm.frame) warm.done = true; // nothing to warm up on
+      else warm.hex = Array.from(warm.frame, (b) => (b < 16 ? '0' : '') + b.toString(16)).join('');
+    } else if (warm.views) {
+      warm.views = false;
+      warmViews();
+    } else {
+      // A large paste is parsed here, as text: its hex reader is hot code too.
+      K.parseInput(warm.hex, 'auto');
+      warmDecode(warm.frame, 1, 12, true);
+      // The views and the JSON of every fourth (the JSON pane lays out
+      // the whole frame: its code is hot too, but less so).
+      warm.views = ++warm.decodes % 4 === 0;
+    }
+  } catch (e) {
+    warm.done = true; // a failed warm-up costs the first big decode its speed, nothing else
+  }
+  if (warm.decodes >= WARM_DECODES && !warm.views) warm.done = true;
+  if (warm.done && warm.frame) {
+    // The slot keeps a small frame, not the records.
+    warm.frame = null;
+    warm.hex = '';
+    try { warmDecode(K.exampleFrame(18, 3, false), 18, 3, false); } catch (e) { /* as above */ }
+  }
+  warmMs += performance.now() - t0;
+  if (warm.done) self.postMessage({ event: 'warm', ms: warmMs, decodes: warm.decodes, of: WARM_DECODES });
+  idle(20); // the next step soon, but after any request that came meanwhile
+}
+
+// warmDecode and warmViews run the ops the page runs on a new frame.
+function warmDecode(bytes, api, version, response) {
+  if (!bytes || !bytes.length) throw new Error('no frame to warm up on');
+  ops.decode(WARM_SLOT, bytes, { response, api, version, size: 'yes' });
+}
+function warmViews() {
+  ops.treeRows(WARM_SLOT, 0, 40);
+  ops.gridRows(WARM_SLOT, 0, 0, 30);
+  ops.hexLines(WARM_SLOT, 0, 0, 40);
+  const n = ops.jsonCount(WARM_SLOT);
+  ops.jsonLines(WARM_SLOT, 0, Math.min(n, 40));
+  ops.jsonSpanOf(WARM_SLOT, 1);
+  ops.cellAt(WARM_SLOT, 0, 4);
+  ops.reveal(WARM_SLOT, 3);
+  ops.path(WARM_SLOT, 3);
+}
+
+// recordsFrame encodes the example Fetch v12 response with one batch of n
+// records (a key and a value of some 90 bytes each, as a topic's traffic
+// often is) in place of its records: the frame the hot paths warm up on.
+function recordsFrame(n) {
+  const env = JSON.parse(K.example(1, 12, true));
+  const records = [];
+  for (let i = 0; i < n; i++) {
+    records.push({ attributes: 0, timestampDelta: i, offsetDelta: i, key: { text: 'key-' + i },
+      value: { text: 'value ' + i + ' ' + 'x'.repeat(80) }, headers: [] });
+  }
+  const batch = { baseOffset: 0, partitionLeaderEpoch: 0, magic: 2, attributes: { compression: 'none', timestampType: 'CreateTime' },
+    lastOffsetDelta: n - 1, baseTimestamp: 1767225600000, maxTimestamp: 1767225600000 + n, producerId: -1, producerEpoch: -1,
+    baseSequence: -1, records };
+  const put = (v) => {
+    if (Array.isArray(v)) return v.some(put);
+    if (!v || typeof v !== 'object') return false;
+    for (const k of Object.keys(v)) {
+      if (k === 'records') { v[k] = [batch]; return true; }
+      if (put(v[k])) return true;
+    }
+    return false;
+  };
+  if (!put(env)) return null;
+  const r = K.encode(JSON.stringify(env), false);
+  return r.bytes || null;
+}
+
+const buffers = [[], [], [], []]; // per slot (the last is warming up's): the decoded frame's buffers, the input first
 
 function hexLines(slot, buf, from, count) {
   const b = buffers[slot][buf];
@@ -229,6 +335,7 @@ async function schemas(names, texts, url) {
 }
 
 self.onmessage = async (e) => {
+  clearTimeout(warmTimer); // a request goes first
   const { id, op, args, slot } = e.data;
   const recv = performance.timeOrigin + performance.now();
   try {
@@ -249,4 +356,5 @@ self.onmessage = async (e) => {
   } catch (err) {
     self.postMessage({ id, error: String((err && err.message) || err) });
   }
+  idle();
 };
