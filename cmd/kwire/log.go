@@ -1049,26 +1049,38 @@ func (c *logCmd) checkpoint(p string, n storage.Named) {
 	}
 }
 
-func (c *logCmd) partitionMetadata(p string) {
+// smallFile prints the line of a small file read whole: kind's head, then
+// what fill appends from the file's bytes, or "error" when fill fails (a
+// problem).
+func (c *logCmd) smallFile(p, kind string, fill func(b, raw []byte) ([]byte, error)) {
 	raw, err := readSmall(p)
 	if err != nil {
 		c.failed(p, err)
 		return
 	}
-	b := c.head(p, "partition-metadata")
-	pm, err := storage.ReadPartitionMetadata(raw)
-	if err != nil {
+	b := c.head(p, kind)
+	if filled, err := fill(b, raw); err != nil {
 		c.problem()
 		b = append(b, `"error":`...)
 		b = jsontext.AppendString(b, []byte(err.Error()))
 	} else {
+		b = filled
+	}
+	c.emit(append(b, '}'))
+}
+
+func (c *logCmd) partitionMetadata(p string) {
+	c.smallFile(p, "partition-metadata", func(b, raw []byte) ([]byte, error) {
+		pm, err := storage.ReadPartitionMetadata(raw)
+		if err != nil {
+			return nil, err
+		}
 		b = append(b, `"version":`...)
 		b = strconv.AppendInt(b, int64(pm.Version), 10)
 		b = append(b, `,"topicId":"`...)
 		b = base64.RawURLEncoding.AppendEncode(b, pm.TopicID[:])
-		b = append(b, '"')
-	}
-	c.emit(append(b, '}'))
+		return append(b, '"'), nil
+	})
 }
 
 func (c *logCmd) metaProperties(p string) {
@@ -1101,29 +1113,21 @@ func (c *logCmd) metaProperties(p string) {
 }
 
 func (c *logCmd) quorumState(p string) {
-	raw, err := readSmall(p)
-	if err != nil {
-		c.failed(p, err)
-		return
-	}
-	b := c.head(p, "quorum-state")
-	q, err := storage.ReadQuorumState(raw)
-	if err != nil {
-		c.problem()
-		b = append(b, `"error":`...)
-		b = jsontext.AppendString(b, []byte(err.Error()))
-		c.emit(append(b, '}'))
-		return
-	}
-	b = append(b, `"dataVersion":`...)
-	b = strconv.AppendInt(b, q.DataVersion, 10)
-	b = append(b, `,"state":`...)
-	b = storage.AppendJSONValue(b, q.Value)
-	if len(q.Problems) > 0 {
-		c.problem()
-		b = appendStrings(b, "problems", q.Problems)
-	}
-	c.emit(append(b, '}'))
+	c.smallFile(p, "quorum-state", func(b, raw []byte) ([]byte, error) {
+		q, err := storage.ReadQuorumState(raw)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, `"dataVersion":`...)
+		b = strconv.AppendInt(b, q.DataVersion, 10)
+		b = append(b, `,"state":`...)
+		b = storage.AppendJSONValue(b, q.Value)
+		if len(q.Problems) > 0 {
+			c.problem()
+			b = appendStrings(b, "problems", q.Problems)
+		}
+		return b, nil
+	})
 }
 
 // encodeAny encodes one JSON value for kwire encode: a line kwire log
