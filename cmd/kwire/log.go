@@ -1050,36 +1050,32 @@ func (c *logCmd) checkpoint(p string, n storage.Named) {
 }
 
 // smallFile prints the line of a small file read whole: kind's head, then
-// what fill appends from the file's bytes, or "error" when fill fails (a
-// problem).
-func (c *logCmd) smallFile(p, kind string, fill func(b, raw []byte) ([]byte, error)) {
+// what fill appends from what read made of the file's bytes, or "error"
+// when read fails (a problem).
+func smallFile[T any](c *logCmd, p, kind string, read func([]byte) (T, error), fill func(b []byte, v T) []byte) {
 	raw, err := readSmall(p)
 	if err != nil {
 		c.failed(p, err)
 		return
 	}
 	b := c.head(p, kind)
-	if filled, err := fill(b, raw); err != nil {
+	if v, err := read(raw); err != nil {
 		c.problem()
 		b = append(b, `"error":`...)
 		b = jsontext.AppendString(b, []byte(err.Error()))
 	} else {
-		b = filled
+		b = fill(b, v)
 	}
 	c.emit(append(b, '}'))
 }
 
 func (c *logCmd) partitionMetadata(p string) {
-	c.smallFile(p, "partition-metadata", func(b, raw []byte) ([]byte, error) {
-		pm, err := storage.ReadPartitionMetadata(raw)
-		if err != nil {
-			return nil, err
-		}
+	smallFile(c, p, "partition-metadata", storage.ReadPartitionMetadata, func(b []byte, pm storage.PartitionMetadata) []byte {
 		b = append(b, `"version":`...)
 		b = strconv.AppendInt(b, int64(pm.Version), 10)
 		b = append(b, `,"topicId":"`...)
 		b = base64.RawURLEncoding.AppendEncode(b, pm.TopicID[:])
-		return append(b, '"'), nil
+		return append(b, '"')
 	})
 }
 
@@ -1113,11 +1109,7 @@ func (c *logCmd) metaProperties(p string) {
 }
 
 func (c *logCmd) quorumState(p string) {
-	c.smallFile(p, "quorum-state", func(b, raw []byte) ([]byte, error) {
-		q, err := storage.ReadQuorumState(raw)
-		if err != nil {
-			return nil, err
-		}
+	smallFile(c, p, "quorum-state", storage.ReadQuorumState, func(b []byte, q *storage.QuorumState) []byte {
 		b = append(b, `"dataVersion":`...)
 		b = strconv.AppendInt(b, q.DataVersion, 10)
 		b = append(b, `,"state":`...)
@@ -1126,7 +1118,7 @@ func (c *logCmd) quorumState(p string) {
 			c.problem()
 			b = appendStrings(b, "problems", q.Problems)
 		}
-		return b, nil
+		return b
 	})
 }
 
