@@ -201,13 +201,36 @@ func (c *logCmd) dir(p string, depth int) {
 
 // partitionSummary is what a partition directory's summary line says.
 type partitionSummary struct {
-	segments                   []segmentSummary
-	first, last                int64
-	firstTS, maxTS             int64
-	bytes, batches, records    int64
-	gaps                       [][2]int64 // (last offset before, next offset)
-	gapCount                   int
-	crcErrors, tails, problems int
+	segments []segmentSummary
+	logSpan
+	tails, problems int
+}
+
+// logSpan is what a segment's batches, or a partition's segments, hold:
+// the counts a segment's summary and its partition's both print.
+type logSpan struct {
+	first, last             int64
+	firstTS, maxTS          int64
+	bytes, batches, records int64
+	gaps                    [][2]int64 // (last offset before, next offset)
+	gapCount                int
+	crcErrors               int
+}
+
+// noSpan is a span before its first batch: no offsets or timestamps yet.
+var noSpan = logSpan{first: -1, last: -1, firstTS: -1, maxTS: -1}
+
+// appendJSON appends the span's counts as members (each led by a comma).
+func (s *logSpan) appendJSON(b []byte) []byte {
+	b = appendInt(b, "bytes", s.bytes)
+	b = appendInt(b, "batches", s.batches)
+	b = appendInt(b, "records", s.records)
+	b = appendInt(b, "firstOffset", s.first)
+	b = appendInt(b, "lastOffset", s.last)
+	b = appendInt(b, "firstTimestamp", s.firstTS)
+	b = appendInt(b, "maxTimestamp", s.maxTS)
+	b = appendGaps(b, s.gapCount, s.gaps)
+	return appendInt(b, "crcErrors", int64(s.crcErrors))
 }
 
 // partition reads a partition directory: its segments in offset order
@@ -227,7 +250,7 @@ func (c *logCmd) partition(p string, files []string) {
 		byName[f] = f
 	}
 	sort.Slice(segs, func(i, j int) bool { return segs[i].Offset < segs[j].Offset })
-	sum := &partitionSummary{first: -1, last: -1, firstTS: -1, maxTS: -1}
+	sum := &partitionSummary{logSpan: noSpan}
 	prevLast := int64(-1)
 	for _, sg := range segs {
 		base := strconv.FormatInt(sg.Offset, 10)
@@ -298,15 +321,7 @@ func (c *logCmd) partitionJSON(p, topic string, s *partitionSummary) []byte {
 	b = append(b, `"topic":`...)
 	b = jsontext.AppendString(b, []byte(topic))
 	b = appendInt(b, "segments", int64(len(s.segments)))
-	b = appendInt(b, "bytes", s.bytes)
-	b = appendInt(b, "batches", s.batches)
-	b = appendInt(b, "records", s.records)
-	b = appendInt(b, "firstOffset", s.first)
-	b = appendInt(b, "lastOffset", s.last)
-	b = appendInt(b, "firstTimestamp", s.firstTS)
-	b = appendInt(b, "maxTimestamp", s.maxTS)
-	b = appendGaps(b, s.gapCount, s.gaps)
-	b = appendInt(b, "crcErrors", int64(s.crcErrors))
+	b = s.logSpan.appendJSON(b)
 	b = appendInt(b, "tornOrCorruptTails", int64(s.tails))
 	b = appendInt(b, "indexProblems", int64(s.problems))
 	b = append(b, `,"segmentFiles":[`...)
@@ -347,13 +362,9 @@ func appendGaps(b []byte, n int, gaps [][2]int64) []byte {
 
 // segmentSummary is what reading one segment found.
 type segmentSummary struct {
-	file                          string
-	base                          int64
-	bytes, batches, records       int64
-	first, last                   int64
-	firstTS, maxTS                int64
-	gaps                          [][2]int64
-	gapCount, crcErrors           int
+	file string
+	base int64
+	logSpan
 	tail                          *storage.TailError
 	skipped                       int
 	index, timeindex              *storage.IndexCheck
@@ -366,15 +377,7 @@ func (s *segmentSummary) appendJSON(b []byte) []byte {
 	b = append(b, `{"file":`...)
 	b = jsontext.AppendString(b, []byte(filepath.Base(s.file)))
 	b = appendInt(b, "baseOffset", s.base)
-	b = appendInt(b, "bytes", s.bytes)
-	b = appendInt(b, "batches", s.batches)
-	b = appendInt(b, "records", s.records)
-	b = appendInt(b, "firstOffset", s.first)
-	b = appendInt(b, "lastOffset", s.last)
-	b = appendInt(b, "firstTimestamp", s.firstTS)
-	b = appendInt(b, "maxTimestamp", s.maxTS)
-	b = appendGaps(b, s.gapCount, s.gaps)
-	b = appendInt(b, "crcErrors", int64(s.crcErrors))
+	b = s.logSpan.appendJSON(b)
 	if s.skipped > 0 {
 		b = appendInt(b, "skippedBatches", int64(s.skipped))
 	}
@@ -462,7 +465,7 @@ func (c *logCmd) readSegment(p, topic string, print bool, onIndex, onTime func(s
 	}
 	defer f.Close()
 	named := storage.KindOf(filepath.Base(p))
-	ss := &segmentSummary{file: p, base: max(named.Offset, 0), first: -1, last: -1, firstTS: -1, maxTS: -1}
+	ss := &segmentSummary{file: p, base: max(named.Offset, 0), logSpan: noSpan}
 	var closers []io.Closer
 	defer func() {
 		for _, x := range closers {
