@@ -466,13 +466,18 @@ func protoWireOK(b []byte, depth, maxDepth int) bool {
 }
 
 // protoFailed reports a protowire read at p that failed (n < 0), saying
-// what was read when it is not a field's value (" (a length)"...).
+// what was read when it is not a field's value (" (a length)"...). The
+// check inlines; the message is built out of line (protoFail).
 func (w *walker) protoFailed(p, n int, what string) bool {
 	if n >= 0 {
 		return false
 	}
-	w.fail(p, "protobuf: "+protowire.ParseError(n).Error()+what)
+	w.protoFail(p, n, what)
 	return true
+}
+
+func (w *walker) protoFail(p, n int, what string) {
+	w.fail(p, "protobuf: "+protowire.ParseError(n).Error()+what)
 }
 
 // protoMessage walks the fields of message md in [p, end), making a node
