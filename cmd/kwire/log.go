@@ -201,13 +201,36 @@ func (c *logCmd) dir(p string, depth int) {
 
 // partitionSummary is what a partition directory's summary line says.
 type partitionSummary struct {
-	segments                   []segmentSummary
-	first, last                int64
-	firstTS, maxTS             int64
-	bytes, batches, records    int64
-	gaps                       [][2]int64 // (last offset before, next offset)
-	gapCount                   int
-	crcErrors, tails, problems int
+	segments []segmentSummary
+	logSpan
+	tails, problems int
+}
+
+// logSpan is what a segment's batches, or a partition's segments, hold:
+// the counts a segment's summary and its partition's both print.
+type logSpan struct {
+	first, last             int64
+	firstTS, maxTS          int64
+	bytes, batches, records int64
+	gaps                    [][2]int64 // (last offset before, next offset)
+	gapCount                int
+	crcErrors               int
+}
+
+// noSpan is a span before its first batch: no offsets or timestamps yet.
+var noSpan = logSpan{first: -1, last: -1, firstTS: -1, maxTS: -1}
+
+// appendJSON appends the span's counts as members (each led by a comma).
+func (s *logSpan) appendJSON(b []byte) []byte {
+	b = appendInt(b, "bytes", s.bytes)
+	b = appendInt(b, "batches", s.batches)
+	b = appendInt(b, "records", s.records)
+	b = appendInt(b, "firstOffset", s.first)
+	b = appendInt(b, "lastOffset", s.last)
+	b = appendInt(b, "firstTimestamp", s.firstTS)
+	b = appendInt(b, "maxTimestamp", s.maxTS)
+	b = appendGaps(b, s.gapCount, s.gaps)
+	return appendInt(b, "crcErrors", int64(s.crcErrors))
 }
 
 // partition reads a partition directory: its segments in offset order
@@ -227,7 +250,7 @@ func (c *logCmd) partition(p string, files []string) {
 		byName[f] = f
 	}
 	sort.Slice(segs, func(i, j int) bool { return segs[i].Offset < segs[j].Offset })
-	sum := &partitionSummary{first: -1, last: -1, firstTS: -1, maxTS: -1}
+	sum := &partitionSummary{logSpan: noSpan}
 	prevLast := int64(-1)
 	for _, sg := range segs {
 		base := strconv.FormatInt(sg.Offset, 10)
@@ -298,15 +321,7 @@ func (c *logCmd) partitionJSON(p, topic string, s *partitionSummary) []byte {
 	b = append(b, `"topic":`...)
 	b = jsontext.AppendString(b, []byte(topic))
 	b = appendInt(b, "segments", int64(len(s.segments)))
-	b = appendInt(b, "bytes", s.bytes)
-	b = appendInt(b, "batches", s.batches)
-	b = appendInt(b, "records", s.records)
-	b = appendInt(b, "firstOffset", s.first)
-	b = appendInt(b, "lastOffset", s.last)
-	b = appendInt(b, "firstTimestamp", s.firstTS)
-	b = appendInt(b, "maxTimestamp", s.maxTS)
-	b = appendGaps(b, s.gapCount, s.gaps)
-	b = appendInt(b, "crcErrors", int64(s.crcErrors))
+	b = s.logSpan.appendJSON(b)
 	b = appendInt(b, "tornOrCorruptTails", int64(s.tails))
 	b = appendInt(b, "indexProblems", int64(s.problems))
 	b = append(b, `,"segmentFiles":[`...)
@@ -347,13 +362,9 @@ func appendGaps(b []byte, n int, gaps [][2]int64) []byte {
 
 // segmentSummary is what reading one segment found.
 type segmentSummary struct {
-	file                          string
-	base                          int64
-	bytes, batches, records       int64
-	first, last                   int64
-	firstTS, maxTS                int64
-	gaps                          [][2]int64
-	gapCount, crcErrors           int
+	file string
+	base int64
+	logSpan
 	tail                          *storage.TailError
 	skipped                       int
 	index, timeindex              *storage.IndexCheck
@@ -366,15 +377,7 @@ func (s *segmentSummary) appendJSON(b []byte) []byte {
 	b = append(b, `{"file":`...)
 	b = jsontext.AppendString(b, []byte(filepath.Base(s.file)))
 	b = appendInt(b, "baseOffset", s.base)
-	b = appendInt(b, "bytes", s.bytes)
-	b = appendInt(b, "batches", s.batches)
-	b = appendInt(b, "records", s.records)
-	b = appendInt(b, "firstOffset", s.first)
-	b = appendInt(b, "lastOffset", s.last)
-	b = appendInt(b, "firstTimestamp", s.firstTS)
-	b = appendInt(b, "maxTimestamp", s.maxTS)
-	b = appendGaps(b, s.gapCount, s.gaps)
-	b = appendInt(b, "crcErrors", int64(s.crcErrors))
+	b = s.logSpan.appendJSON(b)
 	if s.skipped > 0 {
 		b = appendInt(b, "skippedBatches", int64(s.skipped))
 	}
@@ -462,7 +465,7 @@ func (c *logCmd) readSegment(p, topic string, print bool, onIndex, onTime func(s
 	}
 	defer f.Close()
 	named := storage.KindOf(filepath.Base(p))
-	ss := &segmentSummary{file: p, base: max(named.Offset, 0), first: -1, last: -1, firstTS: -1, maxTS: -1}
+	ss := &segmentSummary{file: p, base: max(named.Offset, 0), logSpan: noSpan}
 	var closers []io.Closer
 	defer func() {
 		for _, x := range closers {
@@ -1049,26 +1052,34 @@ func (c *logCmd) checkpoint(p string, n storage.Named) {
 	}
 }
 
-func (c *logCmd) partitionMetadata(p string) {
+// smallFile prints the line of a small file read whole: kind's head, then
+// what fill appends from what read made of the file's bytes, or "error"
+// when read fails (a problem).
+func smallFile[T any](c *logCmd, p, kind string, read func([]byte) (T, error), fill func(b []byte, v T) []byte) {
 	raw, err := readSmall(p)
 	if err != nil {
 		c.failed(p, err)
 		return
 	}
-	b := c.head(p, "partition-metadata")
-	pm, err := storage.ReadPartitionMetadata(raw)
-	if err != nil {
+	b := c.head(p, kind)
+	if v, err := read(raw); err != nil {
 		c.problem()
 		b = append(b, `"error":`...)
 		b = jsontext.AppendString(b, []byte(err.Error()))
 	} else {
+		b = fill(b, v)
+	}
+	c.emit(append(b, '}'))
+}
+
+func (c *logCmd) partitionMetadata(p string) {
+	smallFile(c, p, "partition-metadata", storage.ReadPartitionMetadata, func(b []byte, pm storage.PartitionMetadata) []byte {
 		b = append(b, `"version":`...)
 		b = strconv.AppendInt(b, int64(pm.Version), 10)
 		b = append(b, `,"topicId":"`...)
 		b = base64.RawURLEncoding.AppendEncode(b, pm.TopicID[:])
-		b = append(b, '"')
-	}
-	c.emit(append(b, '}'))
+		return append(b, '"')
+	})
 }
 
 func (c *logCmd) metaProperties(p string) {
@@ -1101,29 +1112,17 @@ func (c *logCmd) metaProperties(p string) {
 }
 
 func (c *logCmd) quorumState(p string) {
-	raw, err := readSmall(p)
-	if err != nil {
-		c.failed(p, err)
-		return
-	}
-	b := c.head(p, "quorum-state")
-	q, err := storage.ReadQuorumState(raw)
-	if err != nil {
-		c.problem()
-		b = append(b, `"error":`...)
-		b = jsontext.AppendString(b, []byte(err.Error()))
-		c.emit(append(b, '}'))
-		return
-	}
-	b = append(b, `"dataVersion":`...)
-	b = strconv.AppendInt(b, q.DataVersion, 10)
-	b = append(b, `,"state":`...)
-	b = storage.AppendJSONValue(b, q.Value)
-	if len(q.Problems) > 0 {
-		c.problem()
-		b = appendStrings(b, "problems", q.Problems)
-	}
-	c.emit(append(b, '}'))
+	smallFile(c, p, "quorum-state", storage.ReadQuorumState, func(b []byte, q *storage.QuorumState) []byte {
+		b = append(b, `"dataVersion":`...)
+		b = strconv.AppendInt(b, q.DataVersion, 10)
+		b = append(b, `,"state":`...)
+		b = storage.AppendJSONValue(b, q.Value)
+		if len(q.Problems) > 0 {
+			c.problem()
+			b = appendStrings(b, "problems", q.Problems)
+		}
+		return b
+	})
 }
 
 // encodeAny encodes one JSON value for kwire encode: a line kwire log

@@ -167,36 +167,25 @@ func (f *Finding) AppendJSON(b []byte) []byte {
 		b = append(b, k...)
 		b = append(b, `":`...)
 	}
-	if w.Conn > 0 {
-		key("conn")
-		b = strconv.AppendInt(b, int64(w.Conn), 10)
+	// num writes key k with the number v when the finding has it (ok).
+	num := func(k string, v int, ok bool) {
+		if ok {
+			key(k)
+			b = strconv.AppendInt(b, int64(v), 10)
+		}
 	}
-	if w.Frame > 0 {
-		key("frame")
-		b = strconv.AppendInt(b, int64(w.Frame), 10)
-	}
-	if w.HasCorr {
-		key("correlationId")
-		b = strconv.AppendInt(b, int64(w.Correlation), 10)
-	}
+	num("conn", w.Conn, w.Conn > 0)
+	num("frame", w.Frame, w.Frame > 0)
+	num("correlationId", int(w.Correlation), w.HasCorr)
 	if w.Side != NoSide {
 		key("side")
 		b = append(b, '"')
 		b = append(b, w.Side.String()...)
 		b = append(b, '"')
 	}
-	if w.Packet > 0 {
-		key("packet")
-		b = strconv.AppendInt(b, int64(w.Packet), 10)
-	}
-	if w.HasOffset {
-		key("offset")
-		b = strconv.AppendInt(b, int64(w.Offset), 10)
-		if w.Buf > 0 {
-			key("buf")
-			b = strconv.AppendInt(b, int64(w.Buf), 10)
-		}
-	}
+	num("packet", w.Packet, w.Packet > 0)
+	num("offset", w.Offset, w.HasOffset)
+	num("buf", w.Buf, w.HasOffset && w.Buf > 0)
 	if w.Path != "" {
 		key("path")
 		b = jsontext.AppendString(b, []byte(w.Path))

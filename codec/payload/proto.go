@@ -465,6 +465,21 @@ func protoWireOK(b []byte, depth, maxDepth int) bool {
 	return true
 }
 
+// protoFailed reports a protowire read at p that failed (n < 0), saying
+// what was read when it is not a field's value (" (a length)"...). The
+// check inlines; the message is built out of line (protoFail).
+func (w *walker) protoFailed(p, n int, what string) bool {
+	if n >= 0 {
+		return false
+	}
+	w.protoFail(p, n, what)
+	return true
+}
+
+func (w *walker) protoFail(p, n int, what string) {
+	w.fail(p, "protobuf: "+protowire.ParseError(n).Error()+what)
+}
+
 // protoMessage walks the fields of message md in [p, end), making a node
 // for each under n.
 func (w *walker) protoMessage(md protoreflect.MessageDescriptor, n *tree.Node, p, end int) {
@@ -480,8 +495,7 @@ func (w *walker) protoMessage(md protoreflect.MessageDescriptor, n *tree.Node, p
 			return
 		}
 		num, typ, tn := protowire.ConsumeTag(b[p:])
-		if tn < 0 {
-			w.fail(p, "protobuf: "+protowire.ParseError(tn).Error()+" (a field tag)")
+		if w.protoFailed(p, tn, " (a field tag)") {
 			return
 		}
 		fd := fields.ByNumber(num)
@@ -529,8 +543,7 @@ func (w *walker) protoField(fd protoreflect.FieldDescriptor, typ protowire.Type,
 	switch typ {
 	case protowire.VarintType:
 		v, n := protowire.ConsumeVarint(b[p:])
-		if n < 0 {
-			w.fail(p, "protobuf: "+protowire.ParseError(n).Error())
+		if w.protoFailed(p, n, "") {
 			return p
 		}
 		q = p + n
@@ -558,8 +571,7 @@ func (w *walker) protoField(fd protoreflect.FieldDescriptor, typ protowire.Type,
 		}
 	case protowire.Fixed32Type:
 		v, n := protowire.ConsumeFixed32(b[p:])
-		if n < 0 {
-			w.fail(p, "protobuf: "+protowire.ParseError(n).Error())
+		if w.protoFailed(p, n, "") {
 			return p
 		}
 		q = p + n
@@ -574,8 +586,7 @@ func (w *walker) protoField(fd protoreflect.FieldDescriptor, typ protowire.Type,
 		}
 	case protowire.Fixed64Type:
 		v, n := protowire.ConsumeFixed64(b[p:])
-		if n < 0 {
-			w.fail(p, "protobuf: "+protowire.ParseError(n).Error())
+		if w.protoFailed(p, n, "") {
 			return p
 		}
 		q = p + n
@@ -585,8 +596,7 @@ func (w *walker) protoField(fd protoreflect.FieldDescriptor, typ protowire.Type,
 		}
 	case protowire.BytesType:
 		l, n := protowire.ConsumeVarint(b[p:])
-		if n < 0 {
-			w.fail(p, "protobuf: "+protowire.ParseError(n).Error()+" (a length)")
+		if w.protoFailed(p, n, " (a length)") {
 			return p
 		}
 		if l > uint64(len(b)-p-n) {
@@ -658,8 +668,7 @@ func (w *walker) protoPacked(fd protoreflect.FieldDescriptor, c *tree.Node, b []
 		default:
 			v, n = protowire.ConsumeVarint(b[p:])
 		}
-		if n < 0 {
-			w.fail(p, "protobuf: "+protowire.ParseError(n).Error()+" (a packed element)")
+		if w.protoFailed(p, n, " (a packed element)") {
 			return
 		}
 		e := w.node(fd.JSONName(), "protobuf "+fd.Kind().String(), schema.Int64, p, p+n)

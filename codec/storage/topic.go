@@ -171,6 +171,21 @@ func (r *TopicRecord) message(s *slab.Slab, parent *tree.Node, part string, m *s
 	return n
 }
 
+// int16Prefix reads the int16 part p (the key or the value) starts with
+// into *dst, a node named name under parent; false, with *dst untouched,
+// p's bytes left raw and the record's error set, when p holds fewer than
+// 2 bytes.
+func (r *TopicRecord) int16Prefix(s *slab.Slab, parent *tree.Node, part, name, what string, p Part, dst *int16) bool {
+	if p.End-p.Start < 2 {
+		rawNode(s, parent, p, p.Start)
+		r.fail(part, p.Start, name, "an int16 "+what+", found "+strconv.Itoa(p.End-p.Start)+" bytes", nil)
+		return false
+	}
+	*dst = int16(uint16(p.Buf[p.Start])<<8 | uint16(p.Buf[p.Start+1]))
+	intNode(s, parent, name, "int16", p, p.Start, p.Start+2, int64(*dst))
+	return true
+}
+
 // coordinator reads a coordinator topic's record: key = int16 type + key
 // message; value = int16 version + value message, or null.
 func (r *TopicRecord) coordinator(s *slab.Slab) {
@@ -179,13 +194,9 @@ func (r *TopicRecord) coordinator(s *slab.Slab) {
 		r.fail("key", 0, "", "a record of "+r.Topic.Name+" has a key; this one is null", nil)
 		return
 	}
-	if k.End-k.Start < 2 {
-		rawNode(s, r.KeyNode, k, k.Start)
-		r.fail("key", k.Start, "type", "an int16 record type, found "+strconv.Itoa(k.End-k.Start)+" bytes", nil)
+	if !r.int16Prefix(s, r.KeyNode, "key", "type", "record type", k, &r.Type) {
 		return
 	}
-	r.Type = int16(uint16(k.Buf[k.Start])<<8 | uint16(k.Buf[k.Start+1]))
-	intNode(s, r.KeyNode, "type", "int16", k, k.Start, k.Start+2, int64(r.Type))
 	rs := r.Topic.RecordType(r.Type)
 	if len(rs) == 0 {
 		rawNode(s, r.KeyNode, k, k.Start+2)
@@ -198,13 +209,9 @@ func (r *TopicRecord) coordinator(s *slab.Slab) {
 	if v.Null {
 		return // a tombstone
 	}
-	if v.End-v.Start < 2 {
-		rawNode(s, r.ValueNode, v, v.Start)
-		r.fail("value", v.Start, "version", "an int16 version, found "+strconv.Itoa(v.End-v.Start)+" bytes", nil)
+	if !r.int16Prefix(s, r.ValueNode, "value", "version", "version", v, &r.ValueVersion) {
 		return
 	}
-	r.ValueVersion = int16(uint16(v.Buf[v.Start])<<8 | uint16(v.Buf[v.Start+1]))
-	intNode(s, r.ValueNode, "version", "int16", v, v.Start, v.Start+2, int64(r.ValueVersion))
 	r.ValueMessage = r.message(s, r.ValueNode, "value", r.Schema.Value, r.ValueVersion, v, v.Start+2)
 	if r.ValueMessage != nil {
 		r.consumerProtocol(s)

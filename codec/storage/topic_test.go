@@ -250,6 +250,8 @@ func TestTopicRecordErrors(t *testing.T) {
 		})
 	}
 	require.Nil(t, DecodeTopicRecord("orders", BytesPart([]byte("k")), BytesPart([]byte("v"))), "not an internal topic")
+	short, _ := decodeJSON(t, "__consumer_offsets", []byte{0}, nil)
+	require.Equal(t, int16(-1), short.Type, "a key too short for its type leaves Type unknown (-1), not 0 (OffsetCommitKey v0)")
 }
 
 // A tombstone (null value) decodes its key and says the value is null.

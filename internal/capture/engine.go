@@ -334,8 +334,8 @@ func looksLikeRequest(b []byte, maxFrame int) bool {
 	if len(b) < 12 {
 		return false
 	}
-	size := binary.BigEndian.Uint32(b)
-	if size < 8 || uint64(size) >= uint64(maxFrame) {
+	size, ok := frameSize(b, 8, maxFrame)
+	if !ok {
 		return false
 	}
 	corr := int32(binary.BigEndian.Uint32(b[8:]))

@@ -363,8 +363,8 @@ func (h *half) reqCandidate(b []byte) verdict {
 		return vMore
 	}
 	max := h.e.opts.MaxFrame
-	size := binary.BigEndian.Uint32(b)
-	if size < 8 || uint64(size) >= uint64(max) {
+	size, ok := frameSize(b, 8, max)
+	if !ok {
 		return vNo
 	}
 	need := 12
@@ -409,14 +409,21 @@ func (h *half) reqCandidate(b []byte) verdict {
 	return vNo
 }
 
+// frameSize reads the size prefix b starts with (b holds 4 bytes or more)
+// and whether a frame can declare it: at least least (8 for a request,
+// whose header has 8 bytes; 4 for a response) and under max.
+func frameSize(b []byte, least uint32, max int) (uint32, bool) {
+	size := binary.BigEndian.Uint32(b)
+	return size, size >= least && uint64(size) < uint64(max)
+}
+
 // reqPrefixOK checks the size, apiKey and apiVersion of a request header
 // (as far as b goes).
 func reqPrefixOK(b []byte, max int) bool {
 	if len(b) < 4 {
 		return true
 	}
-	size := binary.BigEndian.Uint32(b)
-	if size < 8 || uint64(size) >= uint64(max) {
+	if _, ok := frameSize(b, 8, max); !ok {
 		return false
 	}
 	return plausibleAPI(b)
@@ -427,8 +434,8 @@ func (h *half) respCandidate(b []byte) verdict {
 		return vMore
 	}
 	max := h.e.opts.MaxFrame
-	size := binary.BigEndian.Uint32(b)
-	if size < 4 || uint64(size) >= uint64(max) {
+	size, ok := frameSize(b, 4, max)
+	if !ok {
 		return vNo
 	}
 	if len(b) < 8 {
@@ -456,8 +463,7 @@ func (h *half) respCandidate(b []byte) verdict {
 		}
 		return vMore
 	}
-	next := binary.BigEndian.Uint32(b[end:])
-	if next >= 4 && uint64(next) < uint64(max) {
+	if _, ok := frameSize(b[end:], 4, max); ok {
 		return vYes
 	}
 	return vNo
@@ -465,8 +471,8 @@ func (h *half) respCandidate(b []byte) verdict {
 
 // headerOK checks the header of the next frame while in sync.
 func (h *half) headerOK(b []byte) verdict {
-	size := binary.BigEndian.Uint32(b)
-	if uint64(size) >= uint64(h.e.opts.MaxFrame) || size < 4 {
+	size, ok := frameSize(b, 4, h.e.opts.MaxFrame)
+	if !ok {
 		return vNo
 	}
 	if h.role() == roleClient {

@@ -50,6 +50,15 @@ func header1(key, version int16, clientID string) []byte {
 	return str16(b, clientID)
 }
 
+// clientIDDeclaring is an ApiVersions v0 request whose header's client id
+// declares n bytes and holds none.
+func clientIDDeclaring(n int16) []byte {
+	b := be16(nil, 18)
+	b = be16(b, 0)
+	b = be32(b, 7)
+	return sized(be16(b, n))
+}
+
 // header2 is a request header v2: v1 and an empty tag section.
 func header2(key, version int16, clientID string) []byte {
 	return append(header1(key, version, clientID), 0)

@@ -305,20 +305,10 @@ func protocolCorpus() []Entry {
 			}},
 		{Name: "client-id-length-max.bin", Mode: Request, Attacks: "ApiVersions v0, a header client id declaring 32,767 bytes",
 			Expect: errAt("header.clientId", 12),
-			gen: func() []byte {
-				b := be16(nil, 18)
-				b = be16(b, 0)
-				b = be32(b, 7)
-				return sized(be16(b, math.MaxInt16))
-			}},
+			gen:    func() []byte { return clientIDDeclaring(math.MaxInt16) }},
 		{Name: "client-id-length-negative.bin", Mode: Request, Attacks: "ApiVersions v0, a header client id declaring -2 bytes",
 			Expect: errAt("header.clientId", 12),
-			gen: func() []byte {
-				b := be16(nil, 18)
-				b = be16(b, 0)
-				b = be32(b, 7)
-				return sized(be16(b, -2))
-			}},
+			gen:    func() []byte { return clientIDDeclaring(-2) }},
 		{Name: "tagged-count-max.bin", Mode: Request, Attacks: "ApiVersions v3, a body tag section declaring 4,294,967,295 fields",
 			Expect: errAt("body*", body2+6+2),
 			gen:    func() []byte { return apiVersions3([]byte{0xff, 0xff, 0xff, 0xff, 0x0f}) }},

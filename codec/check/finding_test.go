@@ -1,0 +1,24 @@
+package check
+
+import "testing"
+
+// TestFindingJSONWhere pins a finding's JSON: every place it knows, in
+// the order the consumers (kwire check --format json, SARIF) read, and
+// none it does not know.
+func TestFindingJSONWhere(t *testing.T) {
+	for _, c := range []struct {
+		where Where
+		want  string
+	}{
+		{Where{Conn: 2, Frame: 3, Correlation: 7, HasCorr: true, Side: Request, Packet: 15, HasOffset: true, Offset: 63, Buf: 1, Path: "body.x"},
+			`{"conn":2,"frame":3,"correlationId":7,"side":"request","packet":15,"offset":63,"buf":1,"path":"body.x"}`},
+		{Where{HasCorr: true, HasOffset: true, Buf: 4}, `{"correlationId":0,"offset":0,"buf":4}`},
+		{Where{Correlation: 7, Offset: 63, Buf: 1}, `{}`},
+	} {
+		f := &Finding{Rule: FrameSize, Severity: Error, Where: c.where, What: "w"}
+		want := `{"rule":"frame.size","severity":"error","level":"frame","where":` + c.want + `,"what":"w"}`
+		if got := string(f.AppendJSON(nil)); got != want {
+			t.Errorf("AppendJSON(%+v)\n got %s\nwant %s", c.where, got, want)
+		}
+	}
+}
