@@ -75,13 +75,16 @@ type treeLevel struct {
 func (s *treeSink) node() *tree.Node { return s.slab.New() }
 
 func (s *treeSink) add(n *tree.Node) {
-	if k := len(s.levels); n.Flags&tree.Tagged != 0 && k > 0 && s.levels[k-1].n.Role != tree.RoleTags {
-		s.levels[k-1].early = append(s.levels[k-1].early, n) // attached at its section
+	k := len(s.levels)
+	if k == 0 {
 		return
 	}
-	if k := len(s.levels); k > 0 {
-		s.levels[k-1].kids = append(s.levels[k-1].kids, n)
+	lv := &s.levels[k-1]
+	if n.Flags&tree.Tagged != 0 && lv.n.Role != tree.RoleTags {
+		lv.early = append(lv.early, n) // attached at its section
+		return
 	}
+	lv.kids = append(lv.kids, n)
 }
 
 func (s *treeSink) begin(n *tree.Node, _ *schema.Layout, hint int) {
@@ -92,7 +95,10 @@ func (s *treeSink) begin(n *tree.Node, _ *schema.Layout, hint int) {
 func (s *treeSink) end(n *tree.Node) {
 	k := len(s.levels) - 1
 	lv := &s.levels[k]
-	n.Children = append(lv.kids, lv.early...)
+	n.Children = lv.kids
+	if len(lv.early) > 0 {
+		n.Children = append(n.Children, lv.early...)
+	}
 	s.levels = s.levels[:k]
 }
 

@@ -280,9 +280,12 @@ func (w *walker) node() *tree.Node {
 		w.overLimit(w.r.Off, "more")
 	}
 	var n *tree.Node
-	if s, ok := w.s.(*jsonSink); ok {
-		n = s.take() // the JSON writer's scratch, without the call through sink
-	} else {
+	switch s := w.s.(type) { // the two sinks' nodes without a call through sink
+	case *jsonSink:
+		n = s.take()
+	case *treeSink:
+		n = s.slab.New()
+	default:
 		n = w.s.node()
 	}
 	n.Buf = w.buf
@@ -692,7 +695,6 @@ func (w *walker) leaf(n *tree.Node) {
 	}
 	w.s.leaf(n)
 }
-
 // close ends n, opened in the sink, and closes it there.
 func (w *walker) close(n *tree.Node) {
 	n.End = w.r.Off
