@@ -695,6 +695,7 @@ func (w *walker) leaf(n *tree.Node) {
 	}
 	w.s.leaf(n)
 }
+
 // close ends n, opened in the sink, and closes it there.
 func (w *walker) close(n *tree.Node) {
 	n.End = w.r.Off
