@@ -3,6 +3,7 @@ package codec
 import (
 	"io"
 	"slices"
+	"sync/atomic"
 
 	"github.com/kwire/kwire/codec/internal/budget"
 	"github.com/kwire/kwire/codec/internal/rec"
@@ -141,6 +142,10 @@ type Frame struct {
 	// plain: the walk read no nested payload, nothing early, and no
 	// error, so the tree holds all its JSON says (replay.go).
 	plain bool
+	// replaying is what AppendJSON replays with, kept between calls (a
+	// Decoder's frames keep it too); taken while in use, so calls at once
+	// each have their own.
+	replaying atomic.Pointer[replayState]
 }
 
 // Decode decodes one frame (or, with Options.Data, a data message or
@@ -192,7 +197,9 @@ func (dec *Decoder) reset() *Frame {
 	sl.Reset()
 	bufs := dec.f.Buffers[:0]
 	clear(dec.f.Warnings)
+	rs := dec.f.replaying.Load()
 	dec.f = Frame{slab: sl, Buffers: bufs, Warnings: dec.f.Warnings[:0]}
+	dec.f.replaying.Store(rs)
 	return &dec.f
 }
 
@@ -274,24 +281,22 @@ func (f *Frame) AppendJSON(dst []byte) []byte {
 	if f.Root == nil || len(f.Buffers) == 0 {
 		return dst
 	}
-	var w walker
-	var s jsonSink
 	// Room for the JSON at once: about twice the bytes it shows.
 	n := 256
 	for _, b := range f.Buffers {
 		n += 2 * len(b)
 	}
+	if f.plain && f.opts.Data == "" {
+		return f.replayJSON(slices.Grow(dst, n))
+	}
+	var w walker
+	var s jsonSink
 	out := jsontext.Writer{B: slices.Grow(dst, n)}
 	o := f.opts
 	spend := f.start
 	// The walk again keeps no warnings: they are the frame's.
 	jf := Frame{Guess: f.Guess}
 	s.reset(&w, &out, &o)
-	if f.plain && o.Data == "" {
-		w.f = f // the envelope's head, guess and warnings
-		f.replay(&s, f.Root, nil)
-		return out.B
-	}
 	w.init(&jf, &s, &o, len(f.Buffers[0]), &spend)
 	w.inflations, w.quiet, jf.Warnings = f.inflated.Replay(), true, f.Warnings
 	w.top(f.Buffers[0], &o)

@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
 )
@@ -10,6 +11,31 @@ import (
 // early, no error). Its value JSON is then those nodes handed to the JSON
 // sink again, from the tree, rather than the bytes read again: the same
 // writer, so the same text, for a fraction of the walk's cost.
+
+// replayState is what a replay writes with: a walker only for its frame
+// (the envelope's head, guess and warnings), the JSON sink and its writer.
+type replayState struct {
+	w   walker
+	s   jsonSink
+	out jsontext.Writer
+}
+
+// replayJSON appends f's value JSON, replayed from its tree, to dst.
+func (f *Frame) replayJSON(dst []byte) []byte {
+	st := f.replaying.Swap(nil)
+	if st == nil {
+		st = new(replayState)
+	}
+	st.out.Reset(nil)
+	st.out.B = dst
+	st.s.reset(&st.w, &st.out, &f.opts)
+	st.w.f = f
+	f.replay(&st.s, f.Root, nil)
+	dst = st.out.B
+	st.out.B, st.w.f = nil, nil
+	f.replaying.Store(st)
+	return dst
+}
 
 // replay hands n and the nodes under it to s as the walk did; l is n's
 // layout when n is a struct.
