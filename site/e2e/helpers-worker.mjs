@@ -145,10 +145,20 @@ export async function startWrangler(dir, cfg, timeoutMs = 90_000) {
   return { url, stop, log: () => log, pid: child.pid };
 }
 
-// timed fetches with a bound on the time, and says how long it took.
+// timed fetches with a bound on the time, and says how long it took. A
+// kept-alive connection that the server closed while it sat idle (node's
+// fetch keeps them; wrangler dev closes them after a few seconds) fails
+// before any answer with "other side closed": that one is sent again on a
+// new connection, as browsers do, once.
 export async function timed(url, init = {}, timeoutMs = 30_000) {
   const t0 = performance.now();
-  const res = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+  let res;
+  try {
+    res = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+  } catch (err) {
+    if (err?.cause?.code !== "UND_ERR_SOCKET") throw err;
+    res = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+  }
   const body = Buffer.from(await res.arrayBuffer());
   return { res, body, ms: performance.now() - t0 };
 }
