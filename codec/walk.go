@@ -729,6 +729,9 @@ func (w *walker) structValue(n *tree.Node, f *schema.Field, nullable bool) {
 	w.close(n)
 }
 
+// typeName is the display type of a length-prefixed value (k is String,
+// Bytes or Records, the only kinds lengthPrefixed reads): constants, so
+// naming costs no allocation.
 func typeName(k schema.Kind, compact, nullable bool) string {
 	i := 0
 	if compact {
@@ -742,17 +745,8 @@ func typeName(k schema.Kind, compact, nullable bool) string {
 		return [...]string{"string", "nullable_string", "compact_string", "compact_nullable_string"}[i]
 	case schema.Bytes:
 		return [...]string{"bytes", "nullable_bytes", "compact_bytes", "compact_nullable_bytes"}[i]
-	case schema.Records:
-		return [...]string{"records", "nullable_records", "compact_records", "compact_nullable_records"}[i]
 	}
-	s := k.String()
-	if nullable {
-		s = "nullable_" + s
-	}
-	if compact {
-		s = "compact_" + s
-	}
-	return s
+	return [...]string{"records", "nullable_records", "compact_records", "compact_nullable_records"}[i]
 }
 
 // length reads a length or count prefix, warning on n when a compact one
