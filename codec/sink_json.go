@@ -235,12 +235,22 @@ func (s *jsonSink) close(n *tree.Node) {
 		}
 		lv.out.EndObject()
 	}
+	var st *jsonLevel // a tagged value's struct
 	if n.Flags&tree.Tagged != 0 && k > 0 {
-		st := &s.levels[k-1]
+		st = &s.levels[k-1]
 		if st.kind == levelSection {
 			st = &s.levels[k-2]
 		}
-		s.found(n, st, lv.out, int(lv.start))
+	}
+	s.written(n, st, lv.out, int(lv.start))
+}
+
+// written ends n's value, written to out from start: a tagged value is
+// noted in its struct's (st's) tag frame, and output may flush after an
+// array element.
+func (s *jsonSink) written(n *tree.Node, st *jsonLevel, out *jsontext.Writer, start int) {
+	if st != nil {
+		s.found(n, st, out, start)
 	}
 	if n.Role == tree.RoleElement {
 		s.out.Flush(false)
@@ -331,12 +341,7 @@ func (s *jsonSink) write(n *tree.Node) {
 	out, st := s.place(n)
 	start := len(out.B)
 	s.value(out, n)
-	if st != nil {
-		s.found(n, st, out, start)
-	}
-	if n.Role == tree.RoleElement {
-		s.out.Flush(false)
-	}
+	s.written(n, st, out, start)
 }
 
 // value writes the value of leaf n: the one formatter of each kind.
