@@ -5,6 +5,7 @@ import (
 
 	"github.com/kwire/kwire/codec/internal/datamsg"
 	"github.com/kwire/kwire/codec/internal/slab"
+	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
 )
@@ -15,6 +16,7 @@ import (
 func init() {
 	datamsg.Decode = decodeDataMessage
 	datamsg.Encode = encodeDataMessage
+	datamsg.AppendJSON = appendDataJSON
 }
 
 func decodeDataMessage(s *slab.Slab, name string, version int16, buf []byte, bufIdx, start, end int) (*tree.Node, error) {
@@ -28,6 +30,24 @@ func decodeDataMessage(s *slab.Slab, name string, version int16, buf []byte, buf
 		return n, err
 	}
 	return n, nil
+}
+
+// appendDataJSON writes the data message through the walk's JSON sink,
+// as one element of an array whose brackets it then leaves out.
+func appendDataJSON(dst []byte, name string, version int16, buf []byte, start, end int) []byte {
+	var f Frame
+	var w walker
+	var s jsonSink
+	o := Options{}.resolve(max(end-start, 0))
+	out := jsontext.Writer{B: append(dst, '[')}
+	s.reset(&w, &out, &o)
+	s.bare, s.head = true, true
+	s.levels = append(s.levels, jsonLevel{kind: levelArray, out: &out})
+	w.init(&f, &s, &o, max(end-start, 0), nil)
+	w.dataMessage(name, version, buf, 0, start, end)
+	b := out.B
+	copy(b[len(dst):], b[len(dst)+1:])
+	return b[:len(b)-1]
 }
 
 func encodeDataMessage(dst []byte, name string, version int16, v map[string]any, path string) ([]byte, error) {

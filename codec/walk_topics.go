@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"github.com/kwire/kwire/codec/internal/datamsg"
 	"github.com/kwire/kwire/codec/internal/rec"
 	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
@@ -26,9 +27,9 @@ import (
 // does not read keeps the members read before the failure, has no
 // "decoded", and a warning says why, at the byte where reading stopped;
 // the tree keeps what was read, and the bytes after it as "undecoded".
-// codec/storage (kwire log) still reads these topics' records on its own
-// (storage.DecodeTopicRecord, its own tree-to-JSON writer), in kwire log's
-// form: moving it onto this walk is issue 20's open step.
+// codec/storage (kwire log) reads these topics' records through the same
+// walk (readTopicPart, through codec/internal/datamsg), with kwire log's
+// member names and no "format" member.
 
 // topicWalk is what the walk keeps for topic names and internal topics:
 // the caller's id lookup, and the sinks a record's key or value is read
@@ -40,6 +41,7 @@ type topicWalk struct {
 	// before it, not one the same struct named (Metadata: name, then id).
 	named int
 	t     *schema.InternalTopic // the internal topic being read
+	log   bool                  // kwire log's names (readTopicPart)
 
 	types [8]msgType // the display types of messages read last
 
@@ -169,6 +171,20 @@ type topicPart struct {
 	typ, ver, frVer int16
 	rec             *schema.InternalRecord
 	msg             *tree.Node // the message's node (tree)
+	// fail is the first failure, where reading stopped (readTopicPart's).
+	fail struct {
+		at        int
+		path, msg string
+		err       *DecodeError
+		set       bool
+	}
+}
+
+// failed keeps the first failure of p: at off, path and msg.
+func (p *topicPart) failed(off int, path, msg string, err *DecodeError) {
+	if !p.fail.set {
+		p.fail.at, p.fail.path, p.fail.msg, p.fail.err, p.fail.set = off, path, msg, err, true
+	}
 }
 
 // partNames are the JSON names of a part's members: its int16 or uvarint
@@ -179,14 +195,24 @@ type partNames struct{ version, schema, msg string }
 var (
 	frameKeyNames   = partNames{"type", "schema", "decoded"}
 	frameValueNames = partNames{"version", "schema", "decoded"}
+	// kwire log's: its records' keys and values are members of one object.
+	logKeyNames      = partNames{"type", "keySchema", "key"}
+	logValueNames    = partNames{"valueVersion", "valueSchema", "value"}
+	logMetadataNames = partNames{"version", "schema", "value"}
 )
 
 // topicHook reads a record key or value of the internal topic w.topics.t
 // for the records reader (rec.PayloadFunc): nodes under its node when
 // in.Slab is given, else JSON members appended to dst.
 func (w *walker) topicHook(dst []byte, in *rec.PayloadIn) ([]byte, []*tree.Node) {
+	var p topicPart
+	return w.readPart(dst, in, &p)
+}
+
+// readPart is topicHook, what it read kept in p.
+func (w *walker) readPart(dst []byte, in *rec.PayloadIn, p *topicPart) ([]byte, []*tree.Node) {
 	tp := w.topics
-	p := topicPart{name: "value", b: in.B, bi: in.Buf, start: in.Start, end: in.End, typ: -1}
+	*p = topicPart{name: "value", b: in.B, bi: in.Buf, start: in.Start, end: in.End, typ: -1, ver: -1, frVer: -1}
 	if in.Key {
 		p.name = "key"
 	}
@@ -209,7 +235,7 @@ func (w *walker) topicHook(dst []byte, in *rec.PayloadIn) ([]byte, []*tree.Node)
 		w.s = js
 		p.json = &tp.wr
 	}
-	w.topicPart(tp, &p, in.RecordKey)
+	w.topicPart(tp, p, in.RecordKey)
 	w.s, w.buf, w.path, w.topic, w.lazy = saved, buf, w.path[:path], topic, lazy
 	if p.json == nil {
 		kids := tp.tree.levels[0].kids
@@ -229,7 +255,7 @@ func (w *walker) topicHook(dst []byte, in *rec.PayloadIn) ([]byte, []*tree.Node)
 // topicPart reads a record's key or value in a frame: the budget first,
 // then the part as its topic's framing says.
 func (w *walker) topicPart(tp *topicWalk, p *topicPart, recordKey []byte) {
-	if p.json != nil {
+	if p.json != nil && !tp.log {
 		p.json.Key("format")
 		p.json.Text("kafka")
 	}
@@ -245,9 +271,15 @@ func (w *walker) topicPart(tp *topicWalk, p *topicPart, recordKey []byte) {
 	switch {
 	case tp.t.Framing == schema.CoordinatorFraming && key:
 		p.names = frameKeyNames
+		if tp.log {
+			p.names = logKeyNames
+		}
 		w.coordinatorKey(tp, p)
 	case tp.t.Framing == schema.CoordinatorFraming:
 		p.names = frameValueNames
+		if tp.log {
+			p.names = logValueNames
+		}
 		var r *schema.InternalRecord
 		if recordKey == nil {
 			w.topicUndecoded(p, p.start, "not decoded: a record of "+tp.t.Name+" names its type in its key, and this one's key is null", false)
@@ -266,8 +298,12 @@ func (w *walker) topicPart(tp *topicWalk, p *topicPart, recordKey []byte) {
 		w.coordinatorValue(tp, p, r)
 	case key:
 		w.topicUndecoded(p, p.start, "a record of "+tp.t.Name+" has a null key; this one's bytes are kept as they are", false)
+		p.fail.set = false // said, but nothing failed to read
 	default:
 		p.names = frameValueNames
+		if tp.log {
+			p.names = logMetadataNames
+		}
 		w.metadataValue(tp, p)
 	}
 }
@@ -350,7 +386,7 @@ func (w *walker) metadataValue(tp *topicWalk, p *topicPart) bool {
 	}
 	for i := range rs[:len(rs)-1] {
 		// A trial: what it made and said is dropped when it fails.
-		m, wm, lim := w.s.mark(), w.w.Mark(), w.limitHit
+		m, wm, lim, fail := w.s.mark(), w.w.Mark(), w.limitHit, p.fail
 		p.rec = &rs[i]
 		if w.topicMessage(p, rs[i].Value, p.ver, at, true) {
 			w.s.commit(m)
@@ -358,7 +394,7 @@ func (w *walker) metadataValue(tp *topicWalk, p *topicPart) bool {
 		}
 		w.s.rollback(m)
 		w.w.Truncate(wm)
-		w.limitHit = lim
+		w.limitHit, p.fail = lim, fail
 	}
 	p.rec = &rs[len(rs)-1]
 	return w.topicMessage(p, p.rec.Value, p.ver, at, len(rs) > 1)
@@ -473,6 +509,7 @@ func (w *walker) topicRaw(p *topicPart, start int) {
 // (none when "") on it.
 func (w *walker) topicUndecoded(p *topicPart, start int, msg string, limit bool) {
 	if msg != "" {
+		p.failed(start, w.pathString(), msg, nil)
 		var held tree.Node
 		p.warnAt = &held
 		w.topicWarn(p, &held, start, msg, limit)
@@ -506,7 +543,9 @@ func (w *walker) topicFail(p *topicPart, n *tree.Node, mark *int, off int, field
 			w.push(field)
 			defer w.pop()
 		}
-		w.topicWarn(p, n, off, "not decoded as "+what+": expected "+msg, false)
+		msg = "not decoded as " + what + ": expected " + msg
+		p.failed(off, w.pathString(), msg, nil)
+		w.topicWarn(p, n, off, msg, false)
 		return
 	}
 	if p.rec != nil {
@@ -519,6 +558,7 @@ func (w *walker) topicFail(p *topicPart, n *tree.Node, mark *int, off int, field
 	if limit {
 		msg = "not decoded as " + what + ": the MaxNodes limit (" + decimal(w.b.MaxNodes) + " nodes) is reached"
 	}
+	p.failed(err.Offset, err.Path, msg, err)
 	if n == nil {
 		if p.warnAt == nil {
 			p.warnAt = new(tree.Node)
@@ -546,4 +586,36 @@ func expectedFound(err *DecodeError) string {
 		s += ", found " + err.Found
 	}
 	return s
+}
+
+func init() { datamsg.ReadTopicPart = readTopicPart }
+
+// readTopicPart reads a record key or value of an internal topic for
+// codec/storage (datamsg.ReadTopicPart): the walk's topic reader, alone,
+// with kwire log's names and the default limits for the part's size.
+func readTopicPart(dst []byte, tp *datamsg.TopicPart) ([]byte, []*tree.Node) {
+	var f Frame
+	size := max(tp.End-tp.Start, 0)
+	o := Options{}.resolve(size)
+	var w walker
+	w.init(&f, &treeSink{slab: tp.Slab, f: &f}, &o, size, nil)
+	w.topics = new(topicWalk).reset(nil)
+	w.topics.t, w.topics.log = tp.Topic, true
+	in := rec.PayloadIn{B: tp.B, Buf: tp.Buf, Start: tp.Start, End: tp.End, Key: tp.Key, RecordKey: tp.RecordKey,
+		Slab: tp.Slab, Path: func() string { return "" }}
+	var p topicPart
+	dst, kids := w.readPart(dst, &in, &p)
+	tp.Type, tp.Record, tp.Msg = p.typ, p.rec, nil
+	if tp.Slab != nil {
+		tp.Msg = p.msg
+	}
+	if p.name == "value" {
+		tp.Type, tp.Version, tp.FrameVersion = p.typ, p.ver, p.frVer
+	}
+	tp.Failed, tp.FailOffset, tp.FailPath, tp.FailMsg = p.fail.set, p.fail.at, p.fail.path, p.fail.msg
+	tp.FailErr = nil
+	if p.fail.err != nil {
+		tp.FailErr = p.fail.err // not a nil *DecodeError in an error
+	}
+	return dst, kids
 }

@@ -1,15 +1,12 @@
 package storage
 
 // This file is the package's one meeting point with the codec: every call
-// into the codec's data-message decoder and encoder (codec/internal/datamsg,
+// into the codec's walk and data-message encoder (codec/internal/datamsg,
 // set by package codec) and its records reader (codec/internal/rec) is
-// here, and the value JSON of a decoded data message.
+// here.
 
 import (
-	"encoding/base64"
 	"errors"
-	"math"
-	"strconv"
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/internal/budget"
@@ -41,6 +38,18 @@ func decodeErrorAt(err error) (offset int, path, msg string) {
 		return de.Offset, de.Path, msg
 	}
 	return 0, "", err.Error()
+}
+
+// readTopicPart reads a key or value of an internal topic through the
+// codec's walk: its nodes, or its members in kwire log's JSON form.
+func readTopicPart(dst []byte, p *datamsg.TopicPart) ([]byte, []*tree.Node) {
+	return datamsg.ReadTopicPart(dst, p)
+}
+
+// dataJSON appends the value JSON of the data message m at version in
+// buf[start:end], bytes that decode, as the codec's walk writes it.
+func dataJSON(dst []byte, name string, version int16, buf []byte, start, end int) []byte {
+	return datamsg.AppendJSON(dst, name, version, buf, start, end)
 }
 
 // encodeMessage appends m at version from its value JSON (as parseJSON
@@ -93,168 +102,4 @@ func encodeBatches(dst []byte, v any) ([]byte, error) {
 		v = []any{v}
 	}
 	return rec.Encode(dst, v)
-}
-
-// appendStructJSON appends the value JSON of a struct node n laid out by
-// l at version v (flexible or not), as the codec writes a frame's body:
-// fields in declared order, a tagged field exactly when the bytes carry
-// it, unknown tags as "_unknownTaggedFields". A bytes node whose children
-// hold a decoded data message (consumer-protocol bytes) is written as that
-// message: {"version": N, fields...}.
-func (w *valueWriter) appendStructJSON(dst []byte, n *tree.Node, l *schema.Layout, v int16, flex bool) []byte {
-	dst = append(dst, '{')
-	kids := n.Children
-	var tags *tree.Node
-	if k := len(kids); k > 0 && kids[k-1].Role == tree.RoleTags {
-		tags = kids[k-1]
-		kids = kids[:k-1]
-	}
-	ki, first := 0, true
-	for i := range l.Fields {
-		f := &l.Fields[i]
-		if !f.Versions.Contains(v) {
-			continue
-		}
-		var c *tree.Node
-		if flex && f.IsTagged(v) {
-			if tags == nil {
-				continue
-			}
-			for _, t := range tags.Children {
-				if t.Field == f {
-					c = t
-					break
-				}
-			}
-			if c == nil {
-				continue
-			}
-		} else {
-			if ki >= len(kids) || kids[ki].Field != f {
-				break // a partial struct ends here
-			}
-			c = kids[ki]
-			ki++
-			if c.Flags&tree.Broken != 0 && len(c.Children) == 0 {
-				break
-			}
-		}
-		if !first {
-			dst = append(dst, ',')
-		}
-		first = false
-		dst = jsontext.AppendString(dst, []byte(f.JSON))
-		dst = append(dst, ':')
-		dst = w.appendValueJSON(dst, c, f, v, flex)
-	}
-	if tags != nil {
-		unknown := false
-		for _, t := range tags.Children {
-			if t.Role != tree.RoleUnknownTag {
-				continue
-			}
-			if !unknown {
-				if !first {
-					dst = append(dst, ',')
-				}
-				dst = append(dst, `"_unknownTaggedFields":[`...)
-				unknown = true
-			} else {
-				dst = append(dst, ',')
-			}
-			dst = append(dst, `{"tag":`...)
-			dst = strconv.AppendInt(dst, t.Int, 10)
-			dst = append(dst, `,"data":"`...)
-			dst = base64.StdEncoding.AppendEncode(dst, t.Raw)
-			dst = append(dst, `"}`...)
-		}
-		if unknown {
-			dst = append(dst, ']')
-		}
-	}
-	return append(dst, '}')
-}
-
-func (w *valueWriter) appendValueJSON(dst []byte, n *tree.Node, f *schema.Field, v int16, flex bool) []byte {
-	switch n.Kind {
-	case schema.Bool:
-		return strconv.AppendBool(dst, n.Int != 0)
-	case schema.Int8, schema.Int16, schema.Uint16, schema.Int32, schema.Uint32, schema.Int64:
-		return strconv.AppendInt(dst, n.Int, 10)
-	case schema.Float64:
-		switch {
-		case math.IsNaN(n.Float):
-			return append(dst, `"NaN"`...)
-		case math.IsInf(n.Float, 1):
-			return append(dst, `"Infinity"`...)
-		case math.IsInf(n.Float, -1):
-			return append(dst, `"-Infinity"`...)
-		}
-		return strconv.AppendFloat(dst, n.Float, 'g', -1, 64)
-	case schema.UUID:
-		dst = append(dst, '"')
-		dst = base64.RawURLEncoding.AppendEncode(dst, n.Raw)
-		return append(dst, '"')
-	case schema.String:
-		if n.Null {
-			return append(dst, "null"...)
-		}
-		return jsontext.AppendString(dst, n.Raw)
-	case schema.Bytes, schema.Records:
-		if n.Null {
-			return append(dst, "null"...)
-		}
-		if nv, ok := w.nested[n]; ok {
-			// {"version": N, fields...}: the first child is the version.
-			dst = append(dst, `{"version":`...)
-			dst = strconv.AppendInt(dst, int64(nv.version), 10)
-			body := w.appendStructJSON(nil, &tree.Node{Children: n.Children[1:]}, nv.msg.At(nv.layout).Root, nv.layout, nv.msg.Flexible(nv.layout))
-			if len(body) > 2 {
-				dst = append(dst, ',')
-				dst = append(dst, body[1:len(body)-1]...)
-			}
-			return append(dst, '}')
-		}
-		dst = append(dst, '"')
-		dst = base64.StdEncoding.AppendEncode(dst, n.Raw)
-		return append(dst, '"')
-	case schema.Array:
-		if n.Null {
-			return append(dst, "null"...)
-		}
-		dst = append(dst, '[')
-		for i, c := range n.Children {
-			if c.Flags&tree.Broken != 0 && len(c.Children) == 0 {
-				break
-			}
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			if f.Elem == schema.Struct {
-				dst = w.appendStructJSON(dst, c, f.Struct, v, flex)
-			} else {
-				dst = w.appendValueJSON(dst, c, f, v, flex)
-			}
-		}
-		return append(dst, ']')
-	case schema.Struct:
-		if n.Null {
-			return append(dst, "null"...)
-		}
-		return w.appendStructJSON(dst, n, f.Struct, v, flex)
-	}
-	return append(dst, "null"...)
-}
-
-// valueWriter writes value JSON from decoded nodes; nested holds the bytes
-// nodes decoded as data messages of their own.
-type valueWriter struct {
-	nested map[*tree.Node]nestedView
-}
-
-// nestedView is how a bytes node was decoded as a data message: which
-// message, the version its bytes declare, the version whose layout read it.
-type nestedView struct {
-	msg             *schema.Message
-	version, layout int16
 }

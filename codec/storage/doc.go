@@ -35,9 +35,13 @@
 //     __remote_log_metadata): DecodeTopicRecord selects the schemas of a
 //     record's key and value (schema.InternalTopicByName) and decodes them
 //     into nodes with spans, a classic group's consumer-protocol bytes
-//     included; EncodeTopicRecord writes them back from their JSON. A
-//     records walker calls DecodeTopicRecord for each record of a topic
-//     it knows the name of.
+//     included, through the codec's walk, the same reader that decodes
+//     these records inside Produce and Fetch frames (so kwire log and
+//     kwire decode give the same nodes, warnings and error texts);
+//     TopicRecord.AppendJSON writes them through the walk's JSON writer
+//     and EncodeTopicRecord writes them back from their JSON. A records
+//     walker calls DecodeTopicRecord for each record of a topic it knows
+//     the name of.
 //
 // KindOf recognises a file by its name, PartitionDir a partition
 // directory's. EncodeLine turns kwire log's JSON lines back into the bytes

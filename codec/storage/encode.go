@@ -91,6 +91,13 @@ func EncodeTopicRecord(topic string, v map[string]any) (key, value []byte, err e
 	return key, value, nil
 }
 
+// consumerFields are the bytes fields of coordinator values that hold
+// consumer-protocol messages, which value JSON shows decoded: a classic
+// group's members' subscriptions and assignments.
+var consumerFields = map[string]map[string]string{
+	"GroupMetadataValue": {"subscription": "ConsumerProtocolSubscription", "assignment": "ConsumerProtocolAssignment"},
+}
+
 // encodeValue appends a value message, first turning the decoded
 // consumer-protocol objects of a classic group's members back into bytes.
 func encodeValue(dst []byte, m *schema.Message, version int16, v any) ([]byte, error) {

@@ -50,10 +50,8 @@ func (p *ProducerSnapshot) AppendJSON(dst []byte) []byte {
 	dst = strconv.AppendBool(dst, p.CRCValid)
 	if p.Node != nil && p.Err == nil {
 		m := schema.DataMessage("ProducerSnapshot")
-		lv := min(p.Version, m.Valid.Hi)
-		w := valueWriter{}
 		dst = append(dst, `,"snapshot":`...)
-		dst = w.appendStructJSON(dst, p.Node, m.At(lv).Root, lv, m.Flexible(lv))
+		dst = dataJSON(dst, m.Name, p.Version, p.Bytes, 2, len(p.Bytes))
 	} else {
 		dst = appendB64Field(dst, "bytes", p.Bytes)
 	}

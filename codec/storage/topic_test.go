@@ -226,7 +226,7 @@ func TestTopicRecordErrors(t *testing.T) {
 		"short key":          {"__consumer_offsets", []byte{0}, nil, "key", "an int16 record type"},
 		"unknown type":       {"__consumer_offsets", []byte{0, 99, 0, 1, 'g'}, nil, "key", "found 99"},
 		"key cut short":      {"__consumer_offsets", gk.AppendTo(nil)[:4], nil, "key", "expected"},
-		"null key":           {"__consumer_offsets", nil, []byte{0, 0}, "key", "has a key"},
+		"null key":           {"__consumer_offsets", nil, []byte{0, 0}, "value", "this one's key is null"},
 		"value version only": {"__consumer_offsets", gk.AppendTo(nil), []byte{0}, "value", "an int16 version"},
 		"frame version 0":    {"__cluster_metadata", nil, []byte{0, 2, 0}, "value", "frame version 1, found 0"},
 		"unknown apiKey":     {"__cluster_metadata", nil, []byte{1, 99, 0}, "value", "found 99"},
