@@ -242,6 +242,9 @@ func isHex4(b []byte) bool {
 // container's closing bracket (with the white space before it) is a node
 // "end" after its last member.
 func (w *walker) jsonValue(start, end int, name string) {
+	if w.s == nil && w.jsonCompact(start, end) {
+		return
+	}
 	if !w.take(1) {
 		return
 	}
@@ -255,6 +258,60 @@ func (w *walker) jsonValue(start, end int, name string) {
 		root.Children[k-1].End = end // white space after the value
 	}
 	w.finish(root, mark)
+}
+
+// jsonCompact is jsonValue without a tree, in one pass: the checked text
+// in [start, end) written compacted, and the nodes jsonValue would make
+// counted and charged at once (the value, one per member or element, one
+// per non-empty container's "end": 1 + commas + 2 per non-empty
+// container). When they do not all fit, or the text nests deeper than
+// the walker may go, it writes nothing and reports false: jsonValue's
+// walk then stops where the limit is met and says so.
+func (w *walker) jsonCompact(start, end int) bool {
+	if w.stopped {
+		return false
+	}
+	b := w.in.B[start:end]
+	out := w.out
+	mark := len(out)
+	depth, deepest, commas, nonEmpty := 0, 0, 0, 0
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case '"':
+			j := i + 1
+			for b[j] != '"' { // checked text: every string closes
+				if b[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			out = append(out, b[i:j+1]...)
+			i = j
+			continue
+		case '{', '[':
+			depth++
+			deepest = max(deepest, depth)
+		case '}', ']':
+			depth--
+			if o := out[len(out)-1]; o != '{' && o != '[' {
+				nonEmpty++
+			}
+		case ',':
+			commas++
+		}
+		out = append(out, c)
+	}
+	nodes := 1 + commas + 2*nonEmpty
+	if w.depth+deepest > w.maxDepth || !w.b.Fits(nodes) {
+		w.out = out[:mark]
+		return false
+	}
+	w.b.Nodes += nodes
+	w.out = out
+	return true
 }
 
 // jsonNode writes the value at s.p and fills n with it; n starts at start

@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"github.com/linkedin/goavro/v2"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kwire/kwire/codec/internal/budget"
 )
 
 const refundProto = `syntax = "proto3";
@@ -275,4 +278,31 @@ func TestFuzzRegressions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The JSON path writes a JSON payload compacted in one pass and charges
+// its nodes at once (jsonCompact); wherever a limit cuts the value short
+// it walks it as the tree does. Either way both paths agree at every
+// budget and depth: the same JSON, warnings and budget spent.
+func TestJSONPayloadAtEveryBudgetAndDepth(t *testing.T) {
+	p := []byte(` { "order" : 7, "lines":[ {"sku":"a\"b\\","qty":2}, [], {}, [1, [2, [3]]] ], "note":"x,y{z}[" , "ok":true,"none":null } `)
+	whole := `"decoded":{"order":7,"lines":[{"sku":"a\"b\\","qty":2},[],{},[1,[2,[3]]]],"note":"x,y{z}[","ok":true,"none":null}`
+	cut := 0
+	for depth := 1; depth <= 7; depth++ {
+		d := NewDecoder(nil, Config{MaxDepth: depth})
+		for nodes := 0; nodes <= 40; nodes++ {
+			b := budget.Budget{MaxNodes: 1 << 10, NestedNodes: nodes, MaxWork: 1 << 16}
+			r := decodeBoth(t, d, p, false, "t", b)
+			switch {
+			case depth >= 5 && nodes >= 23: // it nests 5 deep and takes 23 nodes
+				require.Contains(t, r.json, whole)
+				require.Empty(t, r.warnings)
+			case depth >= 5 && nodes > 0:
+				require.NotContains(t, r.json, whole)
+				require.Contains(t, r.warnings[0].Message, "the MaxNodes limit")
+				cut++
+			}
+		}
+	}
+	require.Positive(t, cut, "limits met inside the value")
 }
