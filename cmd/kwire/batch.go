@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -325,10 +326,14 @@ func (wk *batchWorker) chunk(c batchChunk, out *[]byte) batchOut {
 // the line) and how to read it.
 type lineSpec struct {
 	hex, base64 []byte
-	direction   string // "request", "response" or ""
-	api         string // a name or a key number, "" when none
-	version     int    // -1 when none
-	sizePrefix  int    // 1 yes, 0 no, -1 not given
+	// into, when set, receives "hex" decoded by scanLine as it reads the
+	// line (decoded then says so): the common shape read in one pass.
+	into       *[]byte
+	decoded    bool
+	direction  string // "request", "response" or ""
+	api        string // a name or a key number, "" when none
+	version    int    // -1 when none
+	sizePrefix int    // 1 yes, 0 no, -1 not given
 }
 
 // line decodes one non-blank line numbered n into its output: value JSON,
@@ -338,8 +343,9 @@ func (wk *batchWorker) line(dst []byte, n int, line []byte) ([]byte, bool) {
 	api := wk.cfg.api
 	var err error
 	if line[0] == '{' {
-		spec := lineSpec{version: -1, sizePrefix: -1}
+		spec := lineSpec{version: -1, sizePrefix: -1, into: &wk.data}
 		if !scanLine(line, &spec) {
+			spec.decoded = false
 			if msg := parseLineJSON(line, &spec); msg != "" {
 				return lineError(dst, n, nil, msg), true
 			}
@@ -348,6 +354,7 @@ func (wk *batchWorker) line(dst []byte, n int, line []byte) ([]byte, bool) {
 			return lineError(dst, n, nil, err.Error()), true
 		}
 		switch {
+		case len(spec.hex) > 0 && spec.decoded:
 		case len(spec.hex) > 0:
 			err = wk.frameFrom(spec.hex, input.Hex)
 		case len(spec.base64) > 0:
@@ -591,6 +598,17 @@ func scanLine(b []byte, spec *lineSpec) bool {
 		}
 		i++
 		skip()
+		if i < len(b) && b[i] == '"' && spec.into != nil && string(k) == "hex" {
+			if d, n, ok := hexValue((*spec.into)[:0], b[i+1:]); ok {
+				*spec.into, spec.hex, spec.decoded = d, b[i+1:i+1+n], true
+				i += n + 2
+				skip()
+				if i < len(b) && b[i] == ',' {
+					i++
+				}
+				continue
+			}
+		}
 		if i < len(b) && b[i] == '"' {
 			v, ok := str()
 			if !ok || !spec.setString(k, v) {
@@ -611,6 +629,41 @@ func scanLine(b []byte, spec *lineSpec) bool {
 		}
 	}
 }
+
+// hexValue decodes the pairs of hex digits b starts with, up to a quote,
+// into dst: the bytes, and how many digits there were. ok is false when
+// anything else comes before the quote, for the line's reader to take.
+func hexValue(dst, b []byte) (out []byte, n int, ok bool) {
+	out = slices.Grow(dst[:0], len(b)/2)[:len(b)/2]
+	k := 0
+	for n+1 < len(b) {
+		hi, lo := unhex[b[n]], unhex[b[n+1]]
+		if (hi|lo)&0xf0 != 0 {
+			break
+		}
+		out[k] = hi<<4 | lo
+		k++
+		n += 2
+	}
+	if n < len(b) && b[n] == '"' {
+		return out[:k], n, true
+	}
+	return dst[:0], 0, false
+}
+
+// unhex is a hex digit's value, 0xff for any other byte.
+var unhex = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xff
+	}
+	for i, c := range "0123456789abcdef" {
+		t[c] = byte(i)
+	}
+	for i, c := range "ABCDEF" {
+		t[c] = byte(10 + i)
+	}
+	return t
+}()
 
 // setString sets a member given as a string; false for one scanLine
 // leaves to encoding/json.

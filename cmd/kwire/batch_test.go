@@ -31,6 +31,13 @@ func TestBatchLineForms(t *testing.T) {
 		`{"api":"Api\u0056ersions","version":0,"hex":"` + frame + `"}`,
 		`{"base64":"AAAACgAAAAcAAAAAAAA=","response":true,"api":18,"version":0}`,
 		`{"hex":"` + frame + `","direction":"response","api":18,"apiVersion":0,"sizePrefix":true}`,
+		// The hex read as the line is scanned, and every shape that
+		// scan leaves to the full reader: upper case, an escaped digit,
+		// white space between bytes, the hex given twice.
+		`{"hex":"` + strings.ToUpper(frame) + `","response":true,"api":18,"version":0}`,
+		`{"hex":"\u0030` + frame[1:] + `","response":true,"api":18,"version":0}`,
+		`{"hex":"` + frame[:8] + ` ` + frame[8:] + `","response":true,"api":18,"version":0}`,
+		`{"hex":"ff","hex":"` + frame + `","response":true,"api":18,"version":0}`,
 	}
 	out, errOut, code := runCLI(t, []string{"batch"}, []byte(strings.Join(lines, "\n")+"\n"))
 	require.Equal(t, 0, code, errOut)
@@ -46,6 +53,8 @@ func TestBatchLineForms(t *testing.T) {
 		{`{"api":true,"hex":"` + frame + `"}`, `\"api\" must be a name or a key number`},
 		{`{"direction":"sideways","hex":"` + frame + `"}`, `\"direction\" must be`},
 		{`{"api":18}`, `needs \"hex\" or \"base64\"`},
+		{`{"api":18,"version":0,"hex":"` + frame[1:] + `"}`, `odd`},
+		{`{"api":18,"version":0,"hex":"` + frame[:4] + "\x01" + frame[4:] + `"}`, `invalid character`},
 	} {
 		out, _, code := runCLI(t, []string{"batch"}, []byte(bad.line+"\n"))
 		require.Equal(t, 1, code, bad.line)
