@@ -42,12 +42,19 @@ func validJSON(p []byte, maxDepth int) bool {
 	return s.p == len(p)
 }
 
-// jsonScan checks JSON text; on failure p is where, why says what.
+// jsonScan checks JSON text; on failure p is where, why says what. With
+// emit it also writes the text compacted to out, and counts what the
+// walk's nodes for it would be: commas between members, non-empty
+// containers, the deepest nesting (jsonCompact).
 type jsonScan struct {
 	b        []byte
 	p        int
 	maxDepth int
 	why      string
+
+	emit                      bool
+	out                       []byte
+	commas, nonEmpty, deepest int
 }
 
 func (s *jsonScan) ws() {
@@ -79,11 +86,19 @@ func (s *jsonScan) value(depth int) bool {
 		if c == '[' {
 			close = ']'
 		}
+		s.deepest = max(s.deepest, depth+1)
 		s.p++
 		s.ws()
 		if s.p < len(s.b) && s.b[s.p] == close {
 			s.p++
+			if s.emit {
+				s.out = append(s.out, c, close)
+			}
 			return true
+		}
+		if s.emit {
+			s.out = append(s.out, c)
+			s.nonEmpty++
 		}
 		for {
 			if close == '}' {
@@ -97,6 +112,9 @@ func (s *jsonScan) value(depth int) bool {
 				if s.p >= len(s.b) || s.b[s.p] != ':' {
 					return s.bad("expected ':'")
 				}
+				if s.emit {
+					s.out = append(s.out, ':')
+				}
 				s.p++
 				s.ws()
 			}
@@ -109,10 +127,17 @@ func (s *jsonScan) value(depth int) bool {
 			}
 			if s.b[s.p] == close {
 				s.p++
+				if s.emit {
+					s.out = append(s.out, close)
+				}
 				return true
 			}
 			if s.b[s.p] != ',' {
 				return s.bad("expected ',' or '" + string(close) + "'")
+			}
+			if s.emit {
+				s.out = append(s.out, ',')
+				s.commas++
 			}
 			s.p++
 			s.ws()
@@ -126,7 +151,14 @@ func (s *jsonScan) value(depth int) bool {
 	case c == 'n':
 		return s.word("null")
 	case c == '-' || (c >= '0' && c <= '9'):
-		return s.number()
+		at := s.p
+		if !s.number() {
+			return false
+		}
+		if s.emit {
+			s.out = append(s.out, s.b[at:s.p]...)
+		}
+		return true
 	}
 	return s.bad("unexpected " + strconv.QuoteRune(rune(s.b[s.p])))
 }
@@ -136,6 +168,9 @@ func (s *jsonScan) word(w string) bool {
 		return s.bad("expected " + w)
 	}
 	s.p += len(w)
+	if s.emit {
+		s.out = append(s.out, w...)
+	}
 	return true
 }
 
@@ -187,6 +222,9 @@ func (s *jsonScan) str() bool {
 		c := b[p]
 		switch {
 		case c == '"':
+			if s.emit {
+				s.out = append(s.out, b[s.p:p+1]...)
+			}
 			s.p = p + 1
 			return true
 		case c == '\\':
@@ -260,57 +298,31 @@ func (w *walker) jsonValue(start, end int, name string) {
 	w.finish(root, mark)
 }
 
-// jsonCompact is jsonValue without a tree, in one pass: the checked text
-// in [start, end) written compacted, and the nodes jsonValue would make
-// counted and charged at once (the value, one per member or element, one
-// per non-empty container's "end": 1 + commas + 2 per non-empty
-// container). When they do not all fit, or the text nests deeper than
-// the walker may go, it writes nothing and reports false: jsonValue's
-// walk then stops where the limit is met and says so.
+// jsonCompact is jsonValue without a tree, in one pass: the text in
+// [start, end) checked and written compacted, and the nodes jsonValue
+// would make counted and charged at once (the value, one per member or
+// element, one per non-empty container's "end": 1 + commas + 2 per
+// non-empty container). It reports false, having written nothing, when
+// the text is not one JSON value nesting at most MaxDepth deep (the
+// caller shows it otherwise), and when the nodes do not all fit or it
+// nests deeper than the walker may go from where it is (jsonValue's walk
+// then stops where the limit is met, and says so).
 func (w *walker) jsonCompact(start, end int) bool {
 	if w.stopped {
 		return false
 	}
-	b := w.in.B[start:end]
-	out := w.out
-	mark := len(out)
-	depth, deepest, commas, nonEmpty := 0, 0, 0, 0
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		switch c {
-		case ' ', '\t', '\r', '\n':
-			continue
-		case '"':
-			j := i + 1
-			for b[j] != '"' { // checked text: every string closes
-				if b[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			out = append(out, b[i:j+1]...)
-			i = j
-			continue
-		case '{', '[':
-			depth++
-			deepest = max(deepest, depth)
-		case '}', ']':
-			depth--
-			if o := out[len(out)-1]; o != '{' && o != '[' {
-				nonEmpty++
-			}
-		case ',':
-			commas++
-		}
-		out = append(out, c)
+	s := jsonScan{b: w.in.B[start:end], maxDepth: w.maxDepth, emit: true, out: w.out}
+	s.ws()
+	if !s.value(0) {
+		return false
 	}
-	nodes := 1 + commas + 2*nonEmpty
-	if w.depth+deepest > w.maxDepth || !w.b.Fits(nodes) {
-		w.out = out[:mark]
+	s.ws()
+	nodes := 1 + s.commas + 2*s.nonEmpty
+	if s.p != len(s.b) || w.depth+s.deepest > w.maxDepth || !w.b.Fits(nodes) {
 		return false
 	}
 	w.b.Nodes += nodes
-	w.out = out
+	w.out = s.out
 	return true
 }
 

@@ -193,7 +193,19 @@ func (d *Decoder) Decode(dst []byte, in *In) ([]byte, []*tree.Node) {
 			return w.out, w.kids
 		}
 	}
-	if isJSONStart(p) && validJSON(p, d.cfg.MaxDepth) {
+	if !isJSONStart(p) {
+		return w.out, w.kids
+	}
+	if w.s == nil {
+		// Without a tree, checked and written in one pass when it fits.
+		mark := len(w.out)
+		w.member(`"format":"json","decoded":`)
+		if w.jsonCompact(in.Start, in.End) {
+			return w.out, nil
+		}
+		w.out = w.out[:mark]
+	}
+	if validJSON(p, d.cfg.MaxDepth) {
 		w.member(`"format":"json","decoded":`)
 		w.jsonValue(in.Start, in.End, "json")
 	}
