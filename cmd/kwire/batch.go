@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -633,17 +634,25 @@ func scanLine(b []byte, spec *lineSpec) bool {
 // hexValue decodes the pairs of hex digits b starts with, up to a quote,
 // into dst: the bytes, and how many digits there were. ok is false when
 // anything else comes before the quote, for the line's reader to take.
+// A pair is read as one 16-bit index into hexPairs, four pairs at once.
 func hexValue(dst, b []byte) (out []byte, n int, ok bool) {
+	t := hexPairs()
 	out = slices.Grow(dst[:0], len(b)/2)[:len(b)/2]
 	k := 0
-	for n+1 < len(b) {
-		hi, lo := unhex[b[n]], unhex[b[n+1]]
-		if (hi|lo)&0xf0 != 0 {
+	for ; n+8 <= len(b) && k+4 <= len(out); n, k = n+8, k+4 {
+		x := binary.LittleEndian.Uint64(b[n:])
+		v0, v1, v2, v3 := t[uint16(x)], t[uint16(x>>16)], t[uint16(x>>32)], t[uint16(x>>48)]
+		if v0&v1&v2&v3 == 0 {
+			break // the quote, or something the loop below says no to
+		}
+		binary.LittleEndian.PutUint32(out[k:], uint32(byte(v0))|uint32(byte(v1))<<8|uint32(byte(v2))<<16|uint32(byte(v3))<<24)
+	}
+	for ; n+1 < len(b) && k < len(out); n, k = n+2, k+1 {
+		v := t[uint16(b[n])|uint16(b[n+1])<<8]
+		if v == 0 {
 			break
 		}
-		out[k] = hi<<4 | lo
-		k++
-		n += 2
+		out[k] = byte(v)
 	}
 	if n < len(b) && b[n] == '"' {
 		return out[:k], n, true
@@ -651,19 +660,23 @@ func hexValue(dst, b []byte) (out []byte, n int, ok bool) {
 	return dst[:0], 0, false
 }
 
-// unhex is a hex digit's value, 0xff for any other byte.
-var unhex = func() (t [256]byte) {
-	for i := range t {
-		t[i] = 0xff
-	}
-	for i, c := range "0123456789abcdef" {
-		t[c] = byte(i)
-	}
-	for i, c := range "ABCDEF" {
-		t[c] = byte(10 + i)
+// hexPairs is the value of each pair of hex digits, indexed by the pair's
+// two bytes read little-endian, with 0x100 added; 0 for any other pair.
+// Made on first use: 128 KiB no command but batch needs.
+var hexPairs = sync.OnceValue(func() *[1 << 16]uint16 {
+	const digits = "0123456789abcdef"
+	t := new([1 << 16]uint16)
+	for hi := range 16 {
+		for lo := range 16 {
+			for _, a := range []byte{digits[hi], strings.ToUpper(digits[hi : hi+1])[0]} {
+				for _, c := range []byte{digits[lo], strings.ToUpper(digits[lo : lo+1])[0]} {
+					t[uint16(a)|uint16(c)<<8] = 0x100 | uint16(hi<<4|lo)
+				}
+			}
+		}
 	}
 	return t
-}()
+})
 
 // setString sets a member given as a string; false for one scanLine
 // leaves to encoding/json.

@@ -2,15 +2,18 @@ package main
 
 import (
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/kwire/kwire/internal/bench/traffic"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kwire/kwire/internal/bench/traffic"
 )
 
 // TestBatchLineForms: every way a line can name a frame's reading gives the
@@ -125,4 +128,33 @@ func TestBatchOrderManyLines(t *testing.T) {
 		require.NotEmpty(t, dec.Body)
 	}
 	require.Equal(t, len(in), k)
+}
+
+// hexValue (eight digits at a time, then one pair at a time) agrees with
+// encoding/hex on every byte value at every position, and stops at the
+// quote after an even number of digits only.
+func TestHexValue(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(1, 2))
+	digits := "0123456789abcdefABCDEF"
+	for range 20000 {
+		n := rnd.IntN(40)
+		b := make([]byte, n, n+1)
+		for i := range b {
+			b[i] = digits[rnd.IntN(len(digits))]
+		}
+		if n > 0 && rnd.IntN(3) == 0 {
+			b[rnd.IntN(n)] = byte(rnd.IntN(256)) // any byte, anywhere
+		}
+		b = append(b, '"')
+		got, m, ok := hexValue(nil, b)
+		n = bytes.IndexByte(b, '"') // the value ends at the first quote
+		want, err := hex.DecodeString(string(b[:n]))
+		if err != nil || n%2 != 0 {
+			require.False(t, ok, "%q", b)
+			continue
+		}
+		require.True(t, ok, "%q", b)
+		require.Equal(t, n, m)
+		require.True(t, bytes.Equal(want, got), "%q: %x, want %x", b, got, want)
+	}
 }
