@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/kwire/kwire/codec/internal/budget"
 	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
@@ -298,32 +299,38 @@ func (w *walker) jsonValue(start, end int, name string) {
 	w.finish(root, mark)
 }
 
-// jsonCompact is jsonValue without a tree, in one pass: the text in
-// [start, end) checked and written compacted, and the nodes jsonValue
-// would make counted and charged at once (the value, one per member or
-// element, one per non-empty container's "end": 1 + commas + 2 per
-// non-empty container). It reports false, having written nothing, when
-// the text is not one JSON value nesting at most MaxDepth deep (the
-// caller shows it otherwise), and when the nodes do not all fit or it
-// nests deeper than the walker may go from where it is (jsonValue's walk
-// then stops where the limit is met, and says so).
+// jsonCompact is jsonValue without a tree, in one pass (checkCompact),
+// from where the walk is.
 func (w *walker) jsonCompact(start, end int) bool {
 	if w.stopped {
 		return false
 	}
-	s := jsonScan{b: w.in.B[start:end], maxDepth: w.maxDepth, emit: true, out: w.out}
+	out, ok := checkCompact(w.out, w.in.B[start:end], w.maxDepth, w.maxDepth-w.depth, w.b)
+	w.out = out
+	return ok
+}
+
+// checkCompact checks p and appends it to dst compacted, in one pass, and
+// charges b the nodes jsonValue would make for it (the value, one per
+// member or element, one per non-empty container's "end": 1 + commas + 2
+// per non-empty container). It reports false, with dst as it was, when p
+// is not one JSON value nesting at most maxDepth deep (the caller shows
+// it otherwise), and when the nodes do not all fit or it nests deeper
+// than room (jsonValue's walk then stops where the limit is met, and says
+// so).
+func checkCompact(dst, p []byte, maxDepth, room int, b *budget.Budget) ([]byte, bool) {
+	s := jsonScan{b: p, maxDepth: maxDepth, emit: true, out: dst}
 	s.ws()
 	if !s.value(0) {
-		return false
+		return dst, false
 	}
 	s.ws()
 	nodes := 1 + s.commas + 2*s.nonEmpty
-	if s.p != len(s.b) || w.depth+s.deepest > w.maxDepth || !w.b.Fits(nodes) {
-		return false
+	if s.p != len(s.b) || s.deepest > room || !b.Fits(nodes) {
+		return dst, false
 	}
-	w.b.Nodes += nodes
-	w.out = s.out
-	return true
+	b.Nodes += nodes
+	return s.out, true
 }
 
 // jsonNode writes the value at s.p and fills n with it; n starts at start

@@ -166,12 +166,40 @@ func (d *Decoder) DecodeBytes(p []byte, key bool, topic string) ([]byte, []*tree
 	return js, nodes, ws.List
 }
 
+// plainJSON is Decode's commonest case in one pass and no walker: JSON
+// text with no schema's framing, where no schema is asked for, written
+// without a tree, when it fits the budget. ok is false, with nothing
+// changed, for any other payload or when a limit is met: Decode's walk
+// then reads it.
+func (d *Decoder) plainJSON(dst []byte, in *In) ([]byte, bool) {
+	b := in.Budget
+	if in.Slab != nil || d.src != nil || b == nil || !b.WorkLeft(in.End-in.Start) {
+		return dst, false
+	}
+	p := in.B[in.Start:in.End]
+	if !isJSONStart(p) {
+		return dst, false
+	}
+	if _, framed := readFraming(p); framed {
+		return dst, false
+	}
+	out, ok := checkCompact(append(dst, `,"format":"json","decoded":`...), p, d.cfg.MaxDepth, d.cfg.MaxDepth, b)
+	if !ok {
+		return dst, false
+	}
+	b.Work += in.End - in.Start
+	return out, true
+}
+
 // Decode appends the payload's JSON members to dst (see the package doc)
 // and returns the nodes that go under the key or value node (nil without
 // a slab, or when the payload is bytes with no structure).
 func (d *Decoder) Decode(dst []byte, in *In) ([]byte, []*tree.Node) {
 	if in.Start < 0 || in.End > len(in.B) || in.Start >= in.End {
 		return dst, nil
+	}
+	if out, ok := d.plainJSON(dst, in); ok {
+		return out, nil
 	}
 	w := walker{in: in, s: in.Slab, b: in.Budget, maxDepth: d.cfg.MaxDepth, out: dst}
 	if w.b == nil {
@@ -193,19 +221,7 @@ func (d *Decoder) Decode(dst []byte, in *In) ([]byte, []*tree.Node) {
 			return w.out, w.kids
 		}
 	}
-	if !isJSONStart(p) {
-		return w.out, w.kids
-	}
-	if w.s == nil {
-		// Without a tree, checked and written in one pass when it fits.
-		mark := len(w.out)
-		w.member(`"format":"json","decoded":`)
-		if w.jsonCompact(in.Start, in.End) {
-			return w.out, nil
-		}
-		w.out = w.out[:mark]
-	}
-	if validJSON(p, d.cfg.MaxDepth) {
+	if isJSONStart(p) && validJSON(p, d.cfg.MaxDepth) {
 		w.member(`"format":"json","decoded":`)
 		w.jsonValue(in.Start, in.End, "json")
 	}

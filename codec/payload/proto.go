@@ -706,33 +706,13 @@ func wireTypeFits(fd protoreflect.FieldDescriptor, typ protowire.Type) bool {
 	return typ == protowire.BytesType
 }
 
-// compactJSON appends src without the white space outside strings
-// (protojson varies its spacing on purpose).
+// compactJSON appends src, JSON, without the white space outside strings
+// (protojson varies its spacing on purpose), through the JSON scanner.
 func compactJSON(dst, src []byte) []byte {
-	in := false
-	for i := 0; i < len(src); i++ {
-		c := src[i]
-		if in {
-			dst = append(dst, c)
-			switch c {
-			case '\\':
-				if i+1 < len(src) {
-					i++
-					dst = append(dst, src[i])
-				}
-			case '"':
-				in = false
-			}
-			continue
-		}
-		switch c {
-		case ' ', '\t', '\r', '\n':
-		case '"':
-			in = true
-			dst = append(dst, c)
-		default:
-			dst = append(dst, c)
-		}
+	s := jsonScan{b: src, maxDepth: math.MaxInt, emit: true, out: dst}
+	s.ws()
+	if !s.value(0) {
+		return append(dst, src...) // protojson wrote JSON: not reached
 	}
-	return dst
+	return s.out
 }
