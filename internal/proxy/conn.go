@@ -299,7 +299,12 @@ func (c *conn) requests() error {
 	var head []byte
 	headWant, kind := 0, headNone
 	acks := int16(-1)
-	collect := func(b []byte) {
+	// keep notes bytes of the request passed on: the exchange's copy, and
+	// the start of the frame.
+	keep := func(b []byte) {
+		if cur != nil && cur.Request != nil {
+			cur.Request = append(cur.Request, b...)
+		}
 		if len(head) >= headWant {
 			return
 		}
@@ -312,19 +317,9 @@ func (c *conn) requests() error {
 	}
 	for {
 		n, rerr := c.readClient(buf)
-		p := buf[:n]
-		out = out[:0]
-		if f.in && f.left > n && n > 0 {
-			// The middle of a large frame: straight through, no copy.
-			f.left -= n
-			if cur != nil && cur.Request != nil {
-				cur.Request = append(cur.Request, p...)
-			}
-			collect(p)
-			if err := c.write(c.upstream, p, &c.p.stats.bytesUp); err != nil {
-				return nil
-			}
-			p = nil
+		p, err := c.through(&f, buf[:n], c.upstream, &c.p.stats.bytesUp, keep)
+		if err != nil {
+			return nil
 		}
 		for len(p) > 0 {
 			if !f.in {
@@ -349,20 +344,14 @@ func (c *conn) requests() error {
 				case cur.APIKey == schema.KeySaslHandshake && cur.APIVersion == 0:
 					kind, headWant = headSASL, min(4+f.size, maxHandshake)
 				}
-				if cur != nil && cur.Request != nil {
-					cur.Request = append(cur.Request, f.pre[:f.pn]...)
-				}
-				collect(f.pre[:f.pn])
+				keep(f.pre[:f.pn])
 			} else {
 				k := min(f.left, len(p))
 				b := p[:k]
 				p = p[k:]
 				f.left -= k
 				out = append(out, b...)
-				if cur != nil && cur.Request != nil {
-					cur.Request = append(cur.Request, b...)
-				}
-				collect(b)
+				keep(b)
 			}
 			if f.in && f.left == 0 {
 				tokens := -1
@@ -382,13 +371,8 @@ func (c *conn) requests() error {
 				f.reset()
 			}
 		}
-		if len(out) > 0 {
-			if err := c.write(c.upstream, out, &c.p.stats.bytesUp); err != nil {
-				return nil // the broker side ends the connection and says why
-			}
-		}
-		if cap(out) > 4*relayBuf {
-			out = nil
+		if out, err = c.flush(c.upstream, out, &c.p.stats.bytesUp); err != nil {
+			return nil // the broker side ends the connection and says why
 		}
 		if rerr != nil {
 			return c.readEnd(rerr, &f, cur != nil, "client", "request", "broker")
@@ -618,6 +602,28 @@ func (c *conn) framePrefix(f *framer, p []byte, what string, to net.Conn, out []
 	return p, ok, err
 }
 
+// through passes p, read in the middle of a frame that goes on past it,
+// straight to w, uncopied (keep sees it first), and returns nil; any other
+// p it returns for the caller to frame.
+func (c *conn) through(f *framer, p []byte, w net.Conn, count interface{ Add(int64) int64 }, keep func([]byte)) ([]byte, error) {
+	if !f.in || f.left <= len(p) || len(p) == 0 {
+		return p, nil
+	}
+	f.left -= len(p)
+	keep(p)
+	return nil, c.write(w, p, count)
+}
+
+// flush writes out, what one read made for w, and returns it emptied, or
+// nil once it has grown past a few reads' worth.
+func (c *conn) flush(w net.Conn, out []byte, count interface{ Add(int64) int64 }) ([]byte, error) {
+	err := c.write(w, out, count)
+	if cap(out) > 4*relayBuf {
+		return nil, err
+	}
+	return out[:0], err
+}
+
 // write writes b whole, counting it.
 func (c *conn) write(w net.Conn, b []byte, count interface{ Add(int64) int64 }) error {
 	if len(b) == 0 {
@@ -637,20 +643,20 @@ func (c *conn) responses() error {
 	var cur *Exchange
 	defer func() { c.p.release(budgetOf(cur)) }() // a response cut short is never shown
 	var wanted, holding bool
+	// keep notes bytes of the response passed on: the exchange's copy.
+	keep := func(b []byte) {
+		if cur != nil && cur.Response != nil {
+			cur.Response = append(cur.Response, b...)
+		}
+	}
 	for {
 		n, rerr := c.upstream.Read(buf)
 		p := buf[:n]
-		out = out[:0]
-		if f.in && !holding && f.left > n && n > 0 {
-			// The middle of a large frame: straight through, no copy.
-			f.left -= n
-			if cur != nil && cur.Response != nil {
-				cur.Response = append(cur.Response, p...)
-			}
-			if err := c.write(c.client, p, &c.p.stats.bytesDown); err != nil {
+		if !holding {
+			var err error
+			if p, err = c.through(&f, p, c.client, &c.p.stats.bytesDown, keep); err != nil {
 				return nil
 			}
-			p = nil
 		}
 		for len(p) > 0 {
 			if !f.in {
@@ -668,9 +674,7 @@ func (c *conn) responses() error {
 					hold = append(hold[:0], f.pre[:f.pn]...)
 				} else {
 					out = append(out, f.pre[:f.pn]...)
-					if cur != nil && cur.Response != nil {
-						cur.Response = append(cur.Response, f.pre[:f.pn]...)
-					}
+					keep(f.pre[:f.pn])
 				}
 			} else {
 				k := min(f.left, len(p))
@@ -681,9 +685,7 @@ func (c *conn) responses() error {
 					hold = append(hold, b...)
 				} else {
 					out = append(out, b...)
-					if cur != nil && cur.Response != nil {
-						cur.Response = append(cur.Response, b...)
-					}
+					keep(b)
 				}
 			}
 			if f.in && f.left == 0 {
@@ -707,13 +709,9 @@ func (c *conn) responses() error {
 				f.reset()
 			}
 		}
-		if len(out) > 0 {
-			if err := c.write(c.client, out, &c.p.stats.bytesDown); err != nil {
-				return nil // the client side ends the connection and says why
-			}
-		}
-		if cap(out) > 4*relayBuf {
-			out = nil
+		var err error
+		if out, err = c.flush(c.client, out, &c.p.stats.bytesDown); err != nil {
+			return nil // the client side ends the connection and says why
 		}
 		if rerr != nil {
 			return c.readEnd(rerr, &f, cur != nil, "broker", "response", "client")
