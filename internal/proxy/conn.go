@@ -322,18 +322,17 @@ func (c *conn) requests() error {
 			return nil
 		}
 		for len(p) > 0 {
-			if !f.in {
-				var ok bool
-				var err error
-				if p, ok, err = c.framePrefix(&f, p, "request", c.upstream, out, &c.p.stats.bytesUp); err != nil {
-					return err
-				}
-				if !ok {
-					break
-				}
+			b, rest, began, err := c.frame(&f, p, "request", c.upstream, out, &c.p.stats.bytesUp)
+			if err != nil {
+				return err
+			}
+			p = rest
+			if len(b) == 0 {
+				break // a size prefix not yet whole took all of p
+			}
+			if began {
 				var raw bool
 				cur, wanted, raw = c.beginRequest(&f)
-				out = append(out, f.pre[:f.pn]...)
 				head, acks, headWant, kind = head[:0], -1, 0, headNone
 				switch {
 				case raw:
@@ -344,15 +343,9 @@ func (c *conn) requests() error {
 				case cur.APIKey == schema.KeySaslHandshake && cur.APIVersion == 0:
 					kind, headWant = headSASL, min(4+f.size, maxHandshake)
 				}
-				keep(f.pre[:f.pn])
-			} else {
-				k := min(f.left, len(p))
-				b := p[:k]
-				p = p[k:]
-				f.left -= k
-				out = append(out, b...)
-				keep(b)
 			}
+			out = append(out, b...)
+			keep(b)
 			if f.in && f.left == 0 {
 				tokens := -1
 				switch kind {
@@ -589,17 +582,26 @@ func produceAcks(b []byte) (acks int16, known bool) {
 
 var acksDecoders = sync.Pool{New: func() any { return new(codec.Decoder) }}
 
-// framePrefix takes the next frame's size prefix from p into f (see
-// framer.prefix). A frame over MaxFrame ends the relay of both directions:
-// it is counted, and what was already taken for the peer (out) is written
-// to it first.
-func (c *conn) framePrefix(f *framer, p []byte, what string, to net.Conn, out []byte, count interface{ Add(int64) int64 }) ([]byte, bool, error) {
-	p, ok, err := f.prefix(p, c.p.cfg.MaxFrame, what)
+// frame takes the next piece of p for f, and returns it and the rest of
+// p: the bytes of a frame's size prefix (see framer.prefix), a piece only
+// once it is whole (began), then the frame's own bytes up to its end. A
+// frame over MaxFrame ends the relay of both directions: it is counted,
+// and what was already taken for the peer (out) is written to it first.
+func (c *conn) frame(f *framer, p []byte, what string, to net.Conn, out []byte, count interface{ Add(int64) int64 }) (piece, rest []byte, began bool, err error) {
+	if f.in {
+		k := min(f.left, len(p))
+		f.left -= k
+		return p[:k], p[k:], false, nil
+	}
+	rest, began, err = f.prefix(p, c.p.cfg.MaxFrame, what)
 	if err != nil {
 		c.p.stats.overLimit.Add(1)
 		c.write(to, out, count)
 	}
-	return p, ok, err
+	if began {
+		piece = f.pre[:f.pn]
+	}
+	return piece, rest, began, err
 }
 
 // through passes p, read in the middle of a frame that goes on past it,
@@ -659,34 +661,24 @@ func (c *conn) responses() error {
 			}
 		}
 		for len(p) > 0 {
-			if !f.in {
-				var ok bool
-				var err error
-				if p, ok, err = c.framePrefix(&f, p, "response", c.client, out, &c.p.stats.bytesDown); err != nil {
-					return err
-				}
-				if !ok {
-					break
-				}
+			b, rest, began, err := c.frame(&f, p, "response", c.client, out, &c.p.stats.bytesDown)
+			if err != nil {
+				return err
+			}
+			p = rest
+			if len(b) == 0 {
+				break // a size prefix not yet whole took all of p
+			}
+			if began {
 				cur, wanted = c.beginResponse(&f)
 				holding = cur != nil && (cur.APIKey == schema.KeyApiVersions || HasEndpoints(cur.APIKey, cur.APIVersion)) && cur.RequestSize > 0
-				if holding {
-					hold = append(hold[:0], f.pre[:f.pn]...)
-				} else {
-					out = append(out, f.pre[:f.pn]...)
-					keep(f.pre[:f.pn])
-				}
+				hold = hold[:0]
+			}
+			if holding {
+				hold = append(hold, b...)
 			} else {
-				k := min(f.left, len(p))
-				b := p[:k]
-				p = p[k:]
-				f.left -= k
-				if holding {
-					hold = append(hold, b...)
-				} else {
-					out = append(out, b...)
-					keep(b)
-				}
+				out = append(out, b...)
+				keep(b)
 			}
 			if f.in && f.left == 0 {
 				if holding {
