@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/kwire/kwire/codec/internal/budget"
+	"github.com/kwire/kwire/internal/positive"
 )
 
 // Limits bound what decoding one frame may spend. One budget per frame is
@@ -50,21 +51,11 @@ const (
 // resolve returns l with every zero limit replaced by its default for a
 // frame of n bytes.
 func (l Limits) resolve(n int) Limits {
-	if l.MaxNodes <= 0 {
-		l.MaxNodes = defaultMaxNodes + n/8
-	}
-	if l.MaxDecompressed <= 0 {
-		l.MaxDecompressed = defaultMaxDecompressed
-	}
-	if l.MaxDepth <= 0 {
-		l.MaxDepth = defaultMaxDepth
-	}
-	if l.MaxRecordNesting <= 0 {
-		l.MaxRecordNesting = defaultMaxRecordNesting
-	}
-	if l.MaxWork <= 0 {
-		l.MaxWork = defaultMaxWork + 4*n
-	}
+	l.MaxNodes = positive.Or(l.MaxNodes, defaultMaxNodes+n/8)
+	l.MaxDecompressed = positive.Or(l.MaxDecompressed, defaultMaxDecompressed)
+	l.MaxDepth = positive.Or(l.MaxDepth, defaultMaxDepth)
+	l.MaxRecordNesting = positive.Or(l.MaxRecordNesting, defaultMaxRecordNesting)
+	l.MaxWork = positive.Or(l.MaxWork, defaultMaxWork+4*n)
 	return l
 }
 

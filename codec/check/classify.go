@@ -5,54 +5,63 @@ import "strings"
 // classifyWarning names the rule a decoder warning breaks, by the words
 // it starts (or ends) with; nil for a warning that breaks none (a version
 // newer than kwire knows: conn.version judges versions). The decoder's
-// warnings will carry a stable code; this function is then the one place
+// warnings will carry a stable code; warningRules is then the one place
 // that maps codes to rules.
 func classifyWarning(msg string, inRecords bool) *Rule {
 	switch {
-	case strings.HasPrefix(msg, "non-minimal varint"):
-		return FrameVarint
-	case strings.HasPrefix(msg, "tag ") && strings.HasSuffix(msg, "(tags must ascend)"):
-		return FrameTags
-	case strings.HasPrefix(msg, "unknown tag "):
-		return FrameUnknownTag
-	case strings.HasPrefix(msg, "null where the schema says non-nullable"):
-		return FrameNull
-	case strings.HasSuffix(msg, " bytes after the value inside the tagged field"):
-		return FrameTagSize
-	case strings.HasPrefix(msg, "tagged field present with its default value"):
-		return FrameTagDefault
-	case strings.HasSuffix(msg, " bytes after the frame's declared size"):
-		return FrameSize
 	case strings.HasPrefix(msg, "version ") && strings.Contains(msg, "is newer than any known"):
 		return nil
-	case strings.HasPrefix(msg, "CRC-32C mismatch"), strings.HasPrefix(msg, "CRC-32 mismatch"):
-		return RecordsCRC
-	case strings.HasPrefix(msg, "recordCount is "):
-		return RecordsCount
-	case strings.HasPrefix(msg, "cannot decompress "):
-		return RecordsCodec
-	case strings.HasPrefix(msg, "the input ends inside this entry"):
-		return RecordsTruncated
-	case strings.HasPrefix(msg, "unknown control record type"), strings.HasPrefix(msg, "a control record key needs"),
-		strings.HasPrefix(msg, "cannot decode LeaderChangeMessage"), strings.HasPrefix(msg, "cannot decode Snapshot"),
-		strings.HasPrefix(msg, "cannot decode KRaft"), strings.HasPrefix(msg, "cannot decode Voters"):
-		return RecordsControl
 	case strings.HasPrefix(msg, "record ") && strings.Contains(msg, " at byte "):
 		if negativeIn(msg) {
 			return FrameNegative
 		}
 		return RecordsRecord
-	case strings.HasSuffix(msg, " bytes after the headers"), strings.HasSuffix(msg, " bytes after the value"),
-		strings.HasPrefix(msg, "inner message set: "):
-		return RecordsRecord
-	case strings.HasPrefix(msg, "unused attribute bits"), strings.HasPrefix(msg, "a compressed wrapper message has a null value"),
-		strings.HasPrefix(msg, "lz4 frame header checksum"):
-		return RecordsLenient
+	}
+	for _, r := range warningRules {
+		if strings.HasPrefix(msg, r.prefix) && strings.HasSuffix(msg, r.suffix) {
+			return r.rule
+		}
 	}
 	if inRecords {
 		return RecordsLenient
 	}
 	return FrameLenient
+}
+
+// warningRules maps a decoder warning, by the words it starts with (prefix)
+// and ends with (suffix; "" matches any), to the rule it breaks; the first
+// that matches names it. classifyWarning tries its two cases first: no
+// warning the decoder writes as "version N is newer than any known ..." or
+// "record N at byte P: ..." (a record that failed to parse) ends as an
+// entry's suffix says.
+var warningRules = []struct {
+	prefix, suffix string
+	rule           *Rule
+}{
+	{"non-minimal varint", "", FrameVarint},
+	{"tag ", "(tags must ascend)", FrameTags},
+	{"unknown tag ", "", FrameUnknownTag},
+	{"null where the schema says non-nullable", "", FrameNull},
+	{"", " bytes after the value inside the tagged field", FrameTagSize},
+	{"tagged field present with its default value", "", FrameTagDefault},
+	{"", " bytes after the frame's declared size", FrameSize},
+	{"CRC-32C mismatch", "", RecordsCRC},
+	{"CRC-32 mismatch", "", RecordsCRC},
+	{"recordCount is ", "", RecordsCount},
+	{"cannot decompress ", "", RecordsCodec},
+	{"the input ends inside this entry", "", RecordsTruncated},
+	{"unknown control record type", "", RecordsControl},
+	{"a control record key needs", "", RecordsControl},
+	{"cannot decode LeaderChangeMessage", "", RecordsControl},
+	{"cannot decode Snapshot", "", RecordsControl},
+	{"cannot decode KRaft", "", RecordsControl},
+	{"cannot decode Voters", "", RecordsControl},
+	{"", " bytes after the headers", RecordsRecord},
+	{"", " bytes after the value", RecordsRecord},
+	{"inner message set: ", "", RecordsRecord},
+	{"unused attribute bits", "", RecordsLenient},
+	{"a compressed wrapper message has a null value", "", RecordsLenient},
+	{"lz4 frame header checksum", "", RecordsLenient},
 }
 
 // negativeIn reports whether a record failure names a negative length or

@@ -541,58 +541,20 @@ func (w *walker) protoField(fd protoreflect.FieldDescriptor, typ protowire.Type,
 		}
 	}
 	switch typ {
-	case protowire.VarintType:
-		v, n := protowire.ConsumeVarint(b[p:])
+	case protowire.VarintType, protowire.Fixed32Type, protowire.Fixed64Type:
+		v, n := consumeScalar(typ, b[p:])
 		if w.protoFailed(p, n, "") {
 			return p
 		}
 		q = p + n
-		c.Kind, c.Int, c.Flags = schema.Int64, int64(v), c.Flags|tree.Varint
-		if fd != nil {
-			switch fd.Kind() {
-			case protoreflect.BoolKind:
-				c.Kind = schema.Bool
-				if v != 0 {
-					c.Int = 1
-				}
-			case protoreflect.Sint32Kind, protoreflect.Sint64Kind:
-				c.Int = protowire.DecodeZigZag(v)
-			case protoreflect.Int32Kind, protoreflect.Uint32Kind:
-				c.Int = int64(int32(v))
-				if fd.Kind() == protoreflect.Uint32Kind {
-					c.Int = int64(uint32(v))
-				}
-			case protoreflect.EnumKind:
-				c.Int = int64(int32(v))
-				if ev := fd.Enum().Values().ByNumber(protoreflect.EnumNumber(c.Int)); ev != nil {
-					kindName += " = " + string(ev.Name())
-				}
+		scalarValue(c, fd, v)
+		if typ == protowire.VarintType {
+			c.Flags |= tree.Varint
+		}
+		if fd != nil && fd.Kind() == protoreflect.EnumKind {
+			if ev := fd.Enum().Values().ByNumber(protoreflect.EnumNumber(c.Int)); ev != nil {
+				kindName += " = " + string(ev.Name())
 			}
-		}
-	case protowire.Fixed32Type:
-		v, n := protowire.ConsumeFixed32(b[p:])
-		if w.protoFailed(p, n, "") {
-			return p
-		}
-		q = p + n
-		c.Kind, c.Int = schema.Int64, int64(v)
-		if fd != nil {
-			switch fd.Kind() {
-			case protoreflect.FloatKind:
-				c.Kind, c.Float = schema.Float64, float64(math.Float32frombits(v))
-			case protoreflect.Sfixed32Kind:
-				c.Int = int64(int32(v))
-			}
-		}
-	case protowire.Fixed64Type:
-		v, n := protowire.ConsumeFixed64(b[p:])
-		if w.protoFailed(p, n, "") {
-			return p
-		}
-		q = p + n
-		c.Kind, c.Int = schema.Int64, int64(v)
-		if fd != nil && fd.Kind() == protoreflect.DoubleKind {
-			c.Kind, c.Float = schema.Float64, math.Float64frombits(v)
 		}
 	case protowire.BytesType:
 		l, n := protowire.ConsumeVarint(b[p:])
@@ -656,38 +618,70 @@ func (w *walker) protoPacked(fd protoreflect.FieldDescriptor, c *tree.Node, b []
 		if !w.work(p, 1) || !w.take(1) {
 			return
 		}
-		var n int
-		var v uint64
-		switch fd.Kind() {
-		case protoreflect.FloatKind, protoreflect.Fixed32Kind, protoreflect.Sfixed32Kind:
-			var x uint32
-			x, n = protowire.ConsumeFixed32(b[p:])
-			v = uint64(x)
-		case protoreflect.DoubleKind, protoreflect.Fixed64Kind, protoreflect.Sfixed64Kind:
-			v, n = protowire.ConsumeFixed64(b[p:])
-		default:
-			v, n = protowire.ConsumeVarint(b[p:])
-		}
+		v, n := consumeScalar(packedType(fd), b[p:])
 		if w.protoFailed(p, n, " (a packed element)") {
 			return
 		}
 		e := w.node(fd.JSONName(), "protobuf "+fd.Kind().String(), schema.Int64, p, p+n)
-		e.Role, e.Index, e.Int = tree.RoleElement, i, int64(v)
-		switch fd.Kind() {
-		case protoreflect.FloatKind:
-			e.Kind, e.Float = schema.Float64, float64(math.Float32frombits(uint32(v)))
-		case protoreflect.DoubleKind:
-			e.Kind, e.Float = schema.Float64, math.Float64frombits(v)
-		case protoreflect.Sint32Kind, protoreflect.Sint64Kind:
-			e.Int = protowire.DecodeZigZag(v)
-		case protoreflect.BoolKind:
-			e.Kind = schema.Bool
-		}
+		e.Role, e.Index = tree.RoleElement, i
+		scalarValue(e, fd, v)
 		w.add(c, e)
 		i++
 		p += n
 	}
 	c.Int = int64(i)
+}
+
+// consumeScalar reads a scalar of wire type typ (varint, fixed32 or
+// fixed64) from b: its bits, and its length (negative: it does not fit).
+func consumeScalar(typ protowire.Type, b []byte) (uint64, int) {
+	switch typ {
+	case protowire.Fixed32Type:
+		v, n := protowire.ConsumeFixed32(b)
+		return uint64(v), n
+	case protowire.Fixed64Type:
+		return protowire.ConsumeFixed64(b)
+	}
+	return protowire.ConsumeVarint(b)
+}
+
+// packedType is the wire type of each element of packed field fd.
+func packedType(fd protoreflect.FieldDescriptor) protowire.Type {
+	switch fd.Kind() {
+	case protoreflect.FloatKind, protoreflect.Fixed32Kind, protoreflect.Sfixed32Kind:
+		return protowire.Fixed32Type
+	case protoreflect.DoubleKind, protoreflect.Fixed64Kind, protoreflect.Sfixed64Kind:
+		return protowire.Fixed64Type
+	}
+	return protowire.VarintType
+}
+
+// scalarValue sets c's kind and value from v, the bits of a scalar of
+// field fd's kind (nil: an unknown field, an unsigned integer), as
+// protojson reads them: 32-bit kinds from their low 32 bits, sint kinds
+// unzigzagged, floats from their IEEE bits, a bool as 0 or 1.
+func scalarValue(c *tree.Node, fd protoreflect.FieldDescriptor, v uint64) {
+	c.Kind, c.Int = schema.Int64, int64(v)
+	if fd == nil {
+		return
+	}
+	switch fd.Kind() {
+	case protoreflect.BoolKind:
+		c.Kind = schema.Bool
+		if v != 0 {
+			c.Int = 1
+		}
+	case protoreflect.Sint32Kind, protoreflect.Sint64Kind:
+		c.Int = protowire.DecodeZigZag(v)
+	case protoreflect.Int32Kind, protoreflect.Sfixed32Kind, protoreflect.EnumKind:
+		c.Int = int64(int32(v))
+	case protoreflect.Uint32Kind:
+		c.Int = int64(uint32(v))
+	case protoreflect.FloatKind:
+		c.Kind, c.Float = schema.Float64, float64(math.Float32frombits(uint32(v)))
+	case protoreflect.DoubleKind:
+		c.Kind, c.Float = schema.Float64, math.Float64frombits(v)
+	}
 }
 
 // wireTypeFits reports whether wire type typ can carry field fd.

@@ -6,6 +6,9 @@ import (
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/descriptorpb"
+
+	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/codec/tree"
 )
 
 // TestProtobufImports compiles schemas with imports as the registry gives
@@ -82,5 +85,48 @@ message E { int32 n = 1; repeated int32 r = 2 [features.repeated_field_encoding 
 				t.Fatalf("%s %v", r.json, r.warnings)
 			}
 		})
+	}
+}
+
+// TestProtobufPackedValues reads packed repeated scalars into element
+// nodes with the values protojson gives them, as an unpacked field of the
+// same kind gets: a negative sfixed32 is negative (not its 32 bits read
+// unsigned), a bool is 0 or 1, a float its IEEE value.
+func TestProtobufPackedValues(t *testing.T) {
+	src := mapSource{ids: map[int]*Schema{1: {Type: TypeProtobuf,
+		Text: `syntax = "proto3"; message P { repeated sfixed32 s = 1; repeated bool b = 2; repeated float f = 3; sfixed32 one = 4; }`}}}
+	d := NewDecoder(src, Config{})
+	msg := []byte{0,
+		0x0a, 4, 0xff, 0xff, 0xff, 0xff, // s: [-1]
+		0x12, 1, 2, // b: [true], written as 2
+		0x1a, 4, 0, 0, 0xc0, 0x3f, // f: [1.5]
+		0x25, 0xfe, 0xff, 0xff, 0xff, // one: -2
+	}
+	r := decodeBoth(t, d, framed(1, msg), false, "t", bigBudget())
+	if got := string(membersOf(t, r.json)["decoded"]); got != `{"s":[-1],"b":[true],"f":[1.5],"one":-2}` {
+		t.Fatalf("decoded %s", got)
+	}
+	want := map[string]func(n *tree.Node) bool{
+		"s":   func(n *tree.Node) bool { return n.Kind == schema.Int64 && n.Int == -1 },
+		"b":   func(n *tree.Node) bool { return n.Kind == schema.Bool && n.Int == 1 },
+		"f":   func(n *tree.Node) bool { return n.Kind == schema.Float64 && n.Float == 1.5 },
+		"one": func(n *tree.Node) bool { return n.Kind == schema.Int64 && n.Int == -2 },
+	}
+	seen := 0
+	var walk func(ns []*tree.Node)
+	walk = func(ns []*tree.Node) {
+		for _, n := range ns {
+			if ok, named := want[n.Name]; named && len(n.Children) == 0 {
+				seen++
+				if !ok(n) {
+					t.Errorf("%s: kind %v, int %d, float %g", n.Name, n.Kind, n.Int, n.Float)
+				}
+			}
+			walk(n.Children)
+		}
+	}
+	walk(r.nodes)
+	if seen != len(want) {
+		t.Fatalf("found %d of the %d value nodes", seen, len(want))
 	}
 }

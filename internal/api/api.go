@@ -34,6 +34,7 @@ import (
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/tree"
+	"github.com/kwire/kwire/internal/positive"
 )
 
 // Default limits.
@@ -74,21 +75,11 @@ type Options struct {
 
 // WithDefaults is o with every zero limit set to its default.
 func (o Options) WithDefaults() Options {
-	if o.MaxBody <= 0 {
-		o.MaxBody = DefaultMaxBody
-	}
-	if o.MaxNodes <= 0 {
-		o.MaxNodes = DefaultMaxNodes
-	}
-	if o.MaxDecompressed <= 0 {
-		o.MaxDecompressed = DefaultMaxDecompressed
-	}
-	if o.MaxGuess <= 0 {
-		o.MaxGuess = DefaultMaxGuess
-	}
-	if o.MaxWork <= 0 {
-		o.MaxWork = DefaultMaxWork
-	}
+	o.MaxBody = positive.Or(o.MaxBody, DefaultMaxBody)
+	o.MaxNodes = positive.Or(o.MaxNodes, DefaultMaxNodes)
+	o.MaxDecompressed = positive.Or(o.MaxDecompressed, DefaultMaxDecompressed)
+	o.MaxGuess = positive.Or(o.MaxGuess, DefaultMaxGuess)
+	o.MaxWork = positive.Or(o.MaxWork, DefaultMaxWork)
 	return o
 }
 

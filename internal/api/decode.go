@@ -5,6 +5,7 @@ import (
 	"errors"
 	"mime"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -37,15 +38,35 @@ func queryError(name, expected, found string) *Error {
 		Path: "?" + name, Expected: expected, Found: found}
 }
 
+// choice is query parameter name, lower-cased, as choices maps it (an
+// absent one as ""); a value choices lacks is an error that says what was
+// expected.
+func choice[T any](q url.Values, name, expected string, choices map[string]T) (T, *Error) {
+	v := strings.ToLower(q.Get(name))
+	c, ok := choices[v]
+	if !ok {
+		return c, queryError(name, expected, v)
+	}
+	return c, nil
+}
+
+// The values of the query parameters that name one of a few choices, and
+// what each means.
+var (
+	directions = map[string]string{"": "", "auto": "", "request": "request", "response": "response"}
+	formats    = map[string]bool{"": false, "value": false, "annotated": true}
+	recordsAs  = map[string]codec.RecordsMode{"": codec.RecordsDecoded, "decoded": codec.RecordsDecoded, "base64": codec.RecordsBase64, "size": codec.RecordsSize}
+	booleans   = map[string]bool{"": false, "false": false, "no": false, "0": false, "true": true, "yes": true, "1": true}
+	encodings  = map[string]string{"": "binary", "bytes": "binary", "binary": "binary", "hex": "hex", "base64": "base64"}
+	inputs     = map[string]input.Mode{"": input.Auto, "auto": input.Auto, "hex": input.Hex, "base64": input.Base64, "binary": input.Binary}
+)
+
 func parseDecodeQuery(r *http.Request) (decodeQuery, *Error) {
 	q := r.URL.Query()
-	d := decodeQuery{version: -1, mode: input.Auto}
-	switch v := strings.ToLower(q.Get("direction")); v {
-	case "", "auto":
-	case "request", "response":
-		d.direction = v
-	default:
-		return d, queryError("direction", "request, response or auto", v)
+	d := decodeQuery{version: -1}
+	var err *Error
+	if d.direction, err = choice(q, "direction", "request, response or auto", directions); err != nil {
+		return d, err
 	}
 	if v := q.Get("api"); v != "" {
 		d.api = schema.ByName(v)
@@ -60,33 +81,19 @@ func parseDecodeQuery(r *http.Request) (decodeQuery, *Error) {
 		}
 		d.version = n
 	}
-	size, err := input.ParseSizeMode(q.Get("sizePrefix"))
-	if err != nil {
+	size, serr := input.ParseSizeMode(q.Get("sizePrefix"))
+	if serr != nil {
 		return d, queryError("sizePrefix", "true, false or auto", strings.ToLower(q.Get("sizePrefix")))
 	}
 	d.size = size
-	switch v := strings.ToLower(q.Get("format")); v {
-	case "", "value":
-	case "annotated":
-		d.annotated = true
-	default:
-		return d, queryError("format", "value or annotated", v)
+	if d.annotated, err = choice(q, "format", "value or annotated", formats); err != nil {
+		return d, err
 	}
-	switch v := strings.ToLower(q.Get("records")); v {
-	case "", "decoded":
-	case "base64":
-		d.records = codec.RecordsBase64
-	case "size":
-		d.records = codec.RecordsSize
-	default:
-		return d, queryError("records", "decoded, base64 or size", v)
+	if d.records, err = choice(q, "records", "decoded, base64 or size", recordsAs); err != nil {
+		return d, err
 	}
-	switch v := strings.ToLower(q.Get("kafka")); v {
-	case "", "false", "no", "0":
-	case "true", "yes", "1":
-		d.kafka = true
-	default:
-		return d, queryError("kafka", "1 or 0 (true or false)", v)
+	if d.kafka, err = choice(q, "kafka", "1 or 0 (true or false)", booleans); err != nil {
+		return d, err
 	}
 	if d.kafka && d.annotated {
 		return d, &Error{Message: "kafka is a form of value JSON; format=annotated has its own",
@@ -113,19 +120,13 @@ func parseDecodeQuery(r *http.Request) (decodeQuery, *Error) {
 	}
 	// The body's form: the input parameter, else raw bytes for
 	// application/octet-stream and text (hex, dumps, base64) otherwise.
-	switch v := strings.ToLower(q.Get("input")); v {
-	case "", "auto":
+	if d.mode, err = choice(q, "input", "auto, hex, base64 or binary", inputs); err != nil {
+		return d, err
+	}
+	if d.mode == input.Auto {
 		if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct == "application/octet-stream" {
 			d.mode = input.Binary
 		}
-	case "hex":
-		d.mode = input.Hex
-	case "base64":
-		d.mode = input.Base64
-	case "binary":
-		d.mode = input.Binary
-	default:
-		return d, queryError("input", "auto, hex, base64 or binary", v)
 	}
 	if d.direction == "request" && (d.api != nil || d.version >= 0) {
 		return d, &Error{Message: "a request names its API and version in its header; api and version are for responses",

@@ -16,13 +16,9 @@ const envelopeWanted = "value JSON: {direction, apiKey, apiVersion, header, body
 
 func (h *handler) encode(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	as := strings.ToLower(q.Get("as"))
-	switch as {
-	case "", "bytes", "binary":
-		as = "binary"
-	case "hex", "base64":
-	default:
-		writeError(w, http.StatusBadRequest, queryError("as", "binary, hex or base64", as))
+	as, qerr := choice(q, "as", "binary, hex or base64", encodings)
+	if qerr != nil {
+		writeError(w, http.StatusBadRequest, qerr)
 		return
 	}
 	var o codec.EncodeOptions

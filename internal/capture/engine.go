@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/internal/positive"
 )
 
 type connKey struct{ a, b Endpoint }
@@ -40,18 +41,10 @@ type engine struct {
 }
 
 func newEngine(opts Options, stream func(*Exchange)) *engine {
-	if opts.MaxFrame <= 0 {
-		opts.MaxFrame = DefaultMaxFrame
-	}
-	if opts.MaxStreamBuffer <= 0 {
-		opts.MaxStreamBuffer = DefaultMaxStreamBuffer
-	}
-	if opts.MaxWaiting <= 0 {
-		opts.MaxWaiting = DefaultMaxWaiting
-	}
-	if opts.MaxWaitingBytes <= 0 {
-		opts.MaxWaitingBytes = DefaultMaxWaitingBytes
-	}
+	opts.MaxFrame = positive.Or(opts.MaxFrame, DefaultMaxFrame)
+	opts.MaxStreamBuffer = positive.Or(opts.MaxStreamBuffer, DefaultMaxStreamBuffer)
+	opts.MaxWaiting = positive.Or(opts.MaxWaiting, DefaultMaxWaiting)
+	opts.MaxWaitingBytes = positive.Or(opts.MaxWaitingBytes, DefaultMaxWaitingBytes)
 	ports := opts.BrokerPorts
 	if len(ports) == 0 {
 		ports = []uint16{DefaultBrokerPort}

@@ -359,13 +359,10 @@ func (h *half) candidate(b []byte) verdict {
 }
 
 func (h *half) reqCandidate(b []byte) verdict {
-	if len(b) < 4 {
-		return vMore
-	}
 	max := h.e.opts.MaxFrame
-	size, ok := frameSize(b, 8, max)
-	if !ok {
-		return vNo
+	size, v := candidateSize(b, 8, max)
+	if v != vYes {
+		return v
 	}
 	need := 12
 	if size >= 10 {
@@ -417,6 +414,18 @@ func frameSize(b []byte, least uint32, max int) (uint32, bool) {
 	return size, size >= least && uint64(size) < uint64(max)
 }
 
+// candidateSize is frameSize for a frame b may start: vMore while b holds
+// less than a size prefix, vNo for a size no frame declares, else vYes.
+func candidateSize(b []byte, least uint32, max int) (uint32, verdict) {
+	if len(b) < 4 {
+		return 0, vMore
+	}
+	if size, ok := frameSize(b, least, max); ok {
+		return size, vYes
+	}
+	return 0, vNo
+}
+
 // reqPrefixOK checks the size, apiKey and apiVersion of a request header
 // (as far as b goes).
 func reqPrefixOK(b []byte, max int) bool {
@@ -430,13 +439,10 @@ func reqPrefixOK(b []byte, max int) bool {
 }
 
 func (h *half) respCandidate(b []byte) verdict {
-	if len(b) < 4 {
-		return vMore
-	}
 	max := h.e.opts.MaxFrame
-	size, ok := frameSize(b, 4, max)
-	if !ok {
-		return vNo
+	size, v := candidateSize(b, 4, max)
+	if v != vYes {
+		return v
 	}
 	if len(b) < 8 {
 		return vMore

@@ -299,7 +299,12 @@ func (c *conn) requests() error {
 	var head []byte
 	headWant, kind := 0, headNone
 	acks := int16(-1)
-	collect := func(b []byte) {
+	// keep notes bytes of the request passed on: the exchange's copy, and
+	// the start of the frame.
+	keep := func(b []byte) {
+		if cur != nil && cur.Request != nil {
+			cur.Request = append(cur.Request, b...)
+		}
 		if len(head) >= headWant {
 			return
 		}
@@ -312,33 +317,22 @@ func (c *conn) requests() error {
 	}
 	for {
 		n, rerr := c.readClient(buf)
-		p := buf[:n]
-		out = out[:0]
-		if f.in && f.left > n && n > 0 {
-			// The middle of a large frame: straight through, no copy.
-			f.left -= n
-			if cur != nil && cur.Request != nil {
-				cur.Request = append(cur.Request, p...)
-			}
-			collect(p)
-			if err := c.write(c.upstream, p, &c.p.stats.bytesUp); err != nil {
-				return nil
-			}
-			p = nil
+		p, err := c.through(&f, buf[:n], c.upstream, &c.p.stats.bytesUp, keep)
+		if err != nil {
+			return nil
 		}
 		for len(p) > 0 {
-			if !f.in {
-				var ok bool
-				var err error
-				if p, ok, err = c.framePrefix(&f, p, "request", c.upstream, out, &c.p.stats.bytesUp); err != nil {
-					return err
-				}
-				if !ok {
-					break
-				}
+			b, rest, began, err := c.frame(&f, p, "request", c.upstream, out, &c.p.stats.bytesUp)
+			if err != nil {
+				return err
+			}
+			p = rest
+			if len(b) == 0 {
+				break // a size prefix not yet whole took all of p
+			}
+			if began {
 				var raw bool
 				cur, wanted, raw = c.beginRequest(&f)
-				out = append(out, f.pre[:f.pn]...)
 				head, acks, headWant, kind = head[:0], -1, 0, headNone
 				switch {
 				case raw:
@@ -349,21 +343,9 @@ func (c *conn) requests() error {
 				case cur.APIKey == schema.KeySaslHandshake && cur.APIVersion == 0:
 					kind, headWant = headSASL, min(4+f.size, maxHandshake)
 				}
-				if cur != nil && cur.Request != nil {
-					cur.Request = append(cur.Request, f.pre[:f.pn]...)
-				}
-				collect(f.pre[:f.pn])
-			} else {
-				k := min(f.left, len(p))
-				b := p[:k]
-				p = p[k:]
-				f.left -= k
-				out = append(out, b...)
-				if cur != nil && cur.Request != nil {
-					cur.Request = append(cur.Request, b...)
-				}
-				collect(b)
 			}
+			out = append(out, b...)
+			keep(b)
 			if f.in && f.left == 0 {
 				tokens := -1
 				switch kind {
@@ -382,13 +364,8 @@ func (c *conn) requests() error {
 				f.reset()
 			}
 		}
-		if len(out) > 0 {
-			if err := c.write(c.upstream, out, &c.p.stats.bytesUp); err != nil {
-				return nil // the broker side ends the connection and says why
-			}
-		}
-		if cap(out) > 4*relayBuf {
-			out = nil
+		if out, err = c.flush(c.upstream, out, &c.p.stats.bytesUp); err != nil {
+			return nil // the broker side ends the connection and says why
 		}
 		if rerr != nil {
 			return c.readEnd(rerr, &f, cur != nil, "client", "request", "broker")
@@ -605,17 +582,48 @@ func produceAcks(b []byte) (acks int16, known bool) {
 
 var acksDecoders = sync.Pool{New: func() any { return new(codec.Decoder) }}
 
-// framePrefix takes the next frame's size prefix from p into f (see
-// framer.prefix). A frame over MaxFrame ends the relay of both directions:
-// it is counted, and what was already taken for the peer (out) is written
-// to it first.
-func (c *conn) framePrefix(f *framer, p []byte, what string, to net.Conn, out []byte, count interface{ Add(int64) int64 }) ([]byte, bool, error) {
-	p, ok, err := f.prefix(p, c.p.cfg.MaxFrame, what)
+// frame takes the next piece of p for f, and returns it and the rest of
+// p: the bytes of a frame's size prefix (see framer.prefix), a piece only
+// once it is whole (began), then the frame's own bytes up to its end. A
+// frame over MaxFrame ends the relay of both directions: it is counted,
+// and what was already taken for the peer (out) is written to it first.
+func (c *conn) frame(f *framer, p []byte, what string, to net.Conn, out []byte, count interface{ Add(int64) int64 }) (piece, rest []byte, began bool, err error) {
+	if f.in {
+		k := min(f.left, len(p))
+		f.left -= k
+		return p[:k], p[k:], false, nil
+	}
+	rest, began, err = f.prefix(p, c.p.cfg.MaxFrame, what)
 	if err != nil {
 		c.p.stats.overLimit.Add(1)
 		c.write(to, out, count)
 	}
-	return p, ok, err
+	if began {
+		piece = f.pre[:f.pn]
+	}
+	return piece, rest, began, err
+}
+
+// through passes p, read in the middle of a frame that goes on past it,
+// straight to w, uncopied (keep sees it first), and returns nil; any other
+// p it returns for the caller to frame.
+func (c *conn) through(f *framer, p []byte, w net.Conn, count interface{ Add(int64) int64 }, keep func([]byte)) ([]byte, error) {
+	if !f.in || f.left <= len(p) || len(p) == 0 {
+		return p, nil
+	}
+	f.left -= len(p)
+	keep(p)
+	return nil, c.write(w, p, count)
+}
+
+// flush writes out, what one read made for w, and returns it emptied, or
+// nil once it has grown past a few reads' worth.
+func (c *conn) flush(w net.Conn, out []byte, count interface{ Add(int64) int64 }) ([]byte, error) {
+	err := c.write(w, out, count)
+	if cap(out) > 4*relayBuf {
+		return nil, err
+	}
+	return out[:0], err
 }
 
 // write writes b whole, counting it.
@@ -637,54 +645,40 @@ func (c *conn) responses() error {
 	var cur *Exchange
 	defer func() { c.p.release(budgetOf(cur)) }() // a response cut short is never shown
 	var wanted, holding bool
+	// keep notes bytes of the response passed on: the exchange's copy.
+	keep := func(b []byte) {
+		if cur != nil && cur.Response != nil {
+			cur.Response = append(cur.Response, b...)
+		}
+	}
 	for {
 		n, rerr := c.upstream.Read(buf)
 		p := buf[:n]
-		out = out[:0]
-		if f.in && !holding && f.left > n && n > 0 {
-			// The middle of a large frame: straight through, no copy.
-			f.left -= n
-			if cur != nil && cur.Response != nil {
-				cur.Response = append(cur.Response, p...)
-			}
-			if err := c.write(c.client, p, &c.p.stats.bytesDown); err != nil {
+		if !holding {
+			var err error
+			if p, err = c.through(&f, p, c.client, &c.p.stats.bytesDown, keep); err != nil {
 				return nil
 			}
-			p = nil
 		}
 		for len(p) > 0 {
-			if !f.in {
-				var ok bool
-				var err error
-				if p, ok, err = c.framePrefix(&f, p, "response", c.client, out, &c.p.stats.bytesDown); err != nil {
-					return err
-				}
-				if !ok {
-					break
-				}
+			b, rest, began, err := c.frame(&f, p, "response", c.client, out, &c.p.stats.bytesDown)
+			if err != nil {
+				return err
+			}
+			p = rest
+			if len(b) == 0 {
+				break // a size prefix not yet whole took all of p
+			}
+			if began {
 				cur, wanted = c.beginResponse(&f)
 				holding = cur != nil && (cur.APIKey == schema.KeyApiVersions || HasEndpoints(cur.APIKey, cur.APIVersion)) && cur.RequestSize > 0
-				if holding {
-					hold = append(hold[:0], f.pre[:f.pn]...)
-				} else {
-					out = append(out, f.pre[:f.pn]...)
-					if cur != nil && cur.Response != nil {
-						cur.Response = append(cur.Response, f.pre[:f.pn]...)
-					}
-				}
+				hold = hold[:0]
+			}
+			if holding {
+				hold = append(hold, b...)
 			} else {
-				k := min(f.left, len(p))
-				b := p[:k]
-				p = p[k:]
-				f.left -= k
-				if holding {
-					hold = append(hold, b...)
-				} else {
-					out = append(out, b...)
-					if cur != nil && cur.Response != nil {
-						cur.Response = append(cur.Response, b...)
-					}
-				}
+				out = append(out, b...)
+				keep(b)
 			}
 			if f.in && f.left == 0 {
 				if holding {
@@ -707,13 +701,9 @@ func (c *conn) responses() error {
 				f.reset()
 			}
 		}
-		if len(out) > 0 {
-			if err := c.write(c.client, out, &c.p.stats.bytesDown); err != nil {
-				return nil // the client side ends the connection and says why
-			}
-		}
-		if cap(out) > 4*relayBuf {
-			out = nil
+		var err error
+		if out, err = c.flush(c.client, out, &c.p.stats.bytesDown); err != nil {
+			return nil // the client side ends the connection and says why
 		}
 		if rerr != nil {
 			return c.readEnd(rerr, &f, cur != nil, "broker", "response", "client")

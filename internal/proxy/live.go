@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/kwire/kwire/internal/positive"
 )
 
 // Feed is a live feed of exchanges as Server-Sent Events, for pages: each
@@ -121,22 +123,10 @@ func (f *Feed) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rc := http.NewResponseController(w)
-	n := f.QueueLen
-	if n <= 0 {
-		n = 1024
-	}
-	hb := f.Heartbeat
-	if hb <= 0 {
-		hb = 15 * time.Second
-	}
-	maxSubs := f.MaxSubscribers
-	if maxSubs <= 0 {
-		maxSubs = 16
-	}
-	wt := f.WriteTimeout
-	if wt <= 0 {
-		wt = 30 * time.Second
-	}
+	n := positive.Or(f.QueueLen, 1024)
+	hb := positive.Or(f.Heartbeat, 15*time.Second)
+	maxSubs := positive.Or(f.MaxSubscribers, 16)
+	wt := positive.Or(f.WriteTimeout, 30*time.Second)
 	s := &subscriber{ch: make(chan []byte, n)}
 	f.mu.Lock()
 	if f.subs == nil {

@@ -55,6 +55,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/kwire/kwire/internal/positive"
 )
 
 // DefaultSinkShare is the share of one CPU kwire proxy lets decoding take
@@ -288,21 +290,11 @@ func New(cfg Config) (*Proxy, error) {
 	if cfg.Listen == "" {
 		cfg.Listen = "127.0.0.1:0"
 	}
-	if cfg.MaxFrame <= 0 {
-		cfg.MaxFrame = DefaultMaxFrame
-	}
-	if cfg.QueueLen <= 0 {
-		cfg.QueueLen = 1024
-	}
-	if cfg.QueueBytes <= 0 {
-		cfg.QueueBytes = 64 << 20
-	}
-	if cfg.DialTimeout <= 0 {
-		cfg.DialTimeout = 10 * time.Second
-	}
-	if cfg.MaxListeners <= 0 {
-		cfg.MaxListeners = DefaultMaxListeners
-	}
+	cfg.MaxFrame = positive.Or(cfg.MaxFrame, DefaultMaxFrame)
+	cfg.QueueLen = positive.Or(cfg.QueueLen, 1024)
+	cfg.QueueBytes = positive.Or(cfg.QueueBytes, 64<<20)
+	cfg.DialTimeout = positive.Or(cfg.DialTimeout, 10*time.Second)
+	cfg.MaxListeners = positive.Or(cfg.MaxListeners, DefaultMaxListeners)
 	allow, err := parseBrokerPatterns(cfg.AllowBrokers)
 	if err != nil {
 		return nil, err

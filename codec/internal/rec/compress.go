@@ -25,18 +25,6 @@ func CodecName(c int) string {
 	return ""
 }
 
-// The decompressors live in internal/decompress (so that the browser
-// build can load them as a module of their own); these are its names as
-// this package has always used them.
-var (
-	errLimit        = decompress.ErrLimit
-	xerialMagic     = decompress.XerialMagic
-	lz4HeaderEnd    = decompress.LZ4HeaderEnd
-	xxh32           = decompress.XXH32
-	zstdBounds      = decompress.ZstdBounds
-	zstdContentSize = decompress.ZstdContentSize
-)
-
 // inflate decompresses src with codec, producing at most limit bytes.
 // Memory grows with the bytes actually produced: sizes the compressed
 // data declares (gzip's ISIZE, lz4's content size, snappy's decoded

@@ -11,6 +11,8 @@ import (
 	"github.com/klauspost/compress/s2"
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
+
+	"github.com/kwire/kwire/internal/decompress"
 )
 
 // deflate compresses src with codec. magic0 selects the old Kafka lz4 header
@@ -28,8 +30,8 @@ func deflate(codec int, src []byte, magic0 bool) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if hc := lz4HeaderEnd(out); magic0 && hc > 0 {
-			out[hc] = byte(xxh32(out[:hc]) >> 8)
+		if hc := decompress.LZ4HeaderEnd(out); magic0 && hc > 0 {
+			out[hc] = byte(decompress.XXH32(out[:hc]) >> 8)
 		}
 		return out, nil
 	case CodecZstd:

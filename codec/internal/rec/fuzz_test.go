@@ -7,8 +7,10 @@ import (
 	"hash/crc32"
 	"testing"
 
-	"github.com/kwire/kwire/codec/internal/slab"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kwire/kwire/codec/internal/slab"
+	"github.com/kwire/kwire/internal/decompress"
 )
 
 // fuzzCheck is the property every input must meet: no panic, spans that
@@ -107,7 +109,7 @@ func fuzzCodec(f *testing.F, codec int) {
 	}
 	f.Add(comp, int32(4))
 	if codec == CodecSnappy {
-		x := append([]byte(nil), xerialMagic...)
+		x := append([]byte(nil), decompress.XerialMagic...)
 		x = binary.BigEndian.AppendUint32(x, 1)
 		x = binary.BigEndian.AppendUint32(x, 1)
 		x = binary.BigEndian.AppendUint32(x, uint32(len(comp)))

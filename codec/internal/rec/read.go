@@ -7,6 +7,7 @@ import (
 	"github.com/kwire/kwire/codec/internal/slab"
 	"github.com/kwire/kwire/codec/tree"
 	"github.com/kwire/kwire/codec/wire"
+	"github.com/kwire/kwire/internal/decompress"
 )
 
 // The reader: one walk over a records payload (entries, the records of a
@@ -191,7 +192,7 @@ func (d *decoder) inflate(n *tree.Node, bi, at int, field string, codec int, src
 		// fail stops at MaxWork. Their buffer serves the next one.
 		d.b.Work += done
 		d.s.keep(depth, out, false)
-		if err == errLimit {
+		if err == decompress.ErrLimit {
 			d.limit(n, bi, at, field, "not decompressed: it holds more than the "+itoa(limit)+" bytes left of the "+which+" limit")
 			return nil, 0, false
 		}

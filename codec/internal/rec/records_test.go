@@ -10,11 +10,13 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/s2"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
 	"github.com/kwire/kwire/codec/internal/slab"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
 	"github.com/kwire/kwire/codec/wire"
-	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/kwire/kwire/internal/decompress"
 )
 
 func sampleRecs(n int) []tRec {
@@ -392,10 +394,10 @@ func TestMaxDecompressed(t *testing.T) {
 // 64 KB blocks, header checksum, one uncompressed block with the high bit
 // of its size set, end mark 0). Its correct header checksum is 0x82 (the
 // well-known "04 22 4D 18 60 40 82" header); Kafka before KIP-57 hashed the
-// magic number too, giving xxh32(04 22 4D 18 60 40)>>8 & 0xff.
+// magic number too, giving decompress.XXH32(04 22 4D 18 60 40)>>8 & 0xff.
 func TestLZ4OldHeaderChecksum(t *testing.T) {
-	if xxh32(nil) != 0x02CC5D05 || xxh32([]byte("abc")) != 0x32D153FF || byte(xxh32([]byte{0x60, 0x40})>>8) != 0x82 {
-		t.Fatal("xxh32 does not match its reference values")
+	if decompress.XXH32(nil) != 0x02CC5D05 || decompress.XXH32([]byte("abc")) != 0x32D153FF || byte(decompress.XXH32([]byte{0x60, 0x40})>>8) != 0x82 {
+		t.Fatal("decompress.XXH32 does not match its reference values")
 	}
 	frame := []byte{0x04, 0x22, 0x4D, 0x18, 0x60, 0x40, 0x82, 5, 0, 0, 0x80, 'h', 'e', 'l', 'l', 'o', 0, 0, 0, 0}
 	out, warn, err := inflate(CodecLZ4, frame, 100, 100)
@@ -403,7 +405,7 @@ func TestLZ4OldHeaderChecksum(t *testing.T) {
 		t.Fatal(string(out), warn, err)
 	}
 	old := append([]byte(nil), frame...)
-	old[6] = byte(xxh32(frame[:6]) >> 8)
+	old[6] = byte(decompress.XXH32(frame[:6]) >> 8)
 	if old[6] == 0x82 {
 		t.Fatal("old and new checksums agree")
 	}
@@ -428,7 +430,7 @@ func TestSnappyXerial(t *testing.T) {
 		kr.Length = int32(len(kr.AppendTo(nil)) - 1)
 		raw = kr.AppendTo(raw)
 	}
-	x := append([]byte(nil), xerialMagic...)
+	x := append([]byte(nil), decompress.XerialMagic...)
 	x = wire.AppendInt32(x, 1)
 	x = wire.AppendInt32(x, 1)
 	half := len(raw) / 2
@@ -568,13 +570,13 @@ func TestZstdContentSize(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if v, ok := zstdContentSize(c); (!ok && n > 100) || (ok && v != uint64(n)) {
+		if v, ok := decompress.ZstdContentSize(c); (!ok && n > 100) || (ok && v != uint64(n)) {
 			t.Fatalf("size %d: got %d %v", n, v, ok)
 		}
 	}
 	// A frame claiming a huge size is refused before any allocation.
 	c, _ := deflate(CodecZstd, make([]byte, 1000), false)
-	if _, _, err := inflate(CodecZstd, c, 999, 1<<20); err != errLimit {
+	if _, _, err := inflate(CodecZstd, c, 999, 1<<20); err != decompress.ErrLimit {
 		t.Fatal(err)
 	}
 }

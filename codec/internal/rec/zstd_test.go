@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/kwire/kwire/internal/decompress"
 )
 
 // zstdStream compresses b as a streaming encoder writes it: no content
@@ -21,7 +23,7 @@ func zstdStream(tb testing.TB, b []byte) []byte {
 	if err := w.Close(); err != nil {
 		tb.Fatal(err)
 	}
-	if _, ok := zstdContentSize(out.Bytes()); ok {
+	if _, ok := decompress.ZstdContentSize(out.Bytes()); ok {
 		tb.Fatal("a streamed frame declares its size")
 	}
 	return out.Bytes()
@@ -33,7 +35,7 @@ func zstdStream(tb testing.TB, b []byte) []byte {
 // max block size", klauspost/compress's answer when a compressed block
 // runs out of room in a capacity-limited DecodeAll, which is also its
 // answer to a corrupt block. It must decode whatever buffer it starts in,
-// and be cut by the limit (errLimit) only when the output passes it.
+// and be cut by the limit (decompress.ErrLimit) only when the output passes it.
 func TestZstdStreamFillsItsBuffer(t *testing.T) {
 	plain := bytes.Repeat([]byte{12, 0, 0, 2, 1, 0, 0}, 140_000)
 	src := zstdStream(t, plain)
@@ -45,8 +47,8 @@ func TestZstdStreamFillsItsBuffer(t *testing.T) {
 	}
 	for _, limit := range []int{0, 1000, 131072, len(plain) - 1} {
 		out, _, done, err := inflateInto(nil, CodecZstd, src, limit)
-		if err != errLimit || len(out) != 0 || done != limit {
-			t.Fatalf("limit %d: %d bytes, done %d, %v; want errLimit", limit, len(out), done, err)
+		if err != decompress.ErrLimit || len(out) != 0 || done != limit {
+			t.Fatalf("limit %d: %d bytes, done %d, %v; want decompress.ErrLimit", limit, len(out), done, err)
 		}
 	}
 	if out, _, _, err := inflateInto(nil, CodecZstd, src, len(plain)); err != nil || len(out) != len(plain) {
@@ -56,7 +58,7 @@ func TestZstdStreamFillsItsBuffer(t *testing.T) {
 	// buffer has to grow to meet it.
 	bad := bytes.Clone(src)
 	bad[len(bad)/2] ^= 0x5a
-	if _, _, _, err := inflateInto(nil, CodecZstd, bad, 32<<20); err == nil || err == errLimit {
+	if _, _, _, err := inflateInto(nil, CodecZstd, bad, 32<<20); err == nil || err == decompress.ErrLimit {
 		t.Fatalf("a corrupt frame: %v; want its error", err)
 	}
 }
@@ -76,12 +78,12 @@ func TestZstdBounds(t *testing.T) {
 		}
 		return b
 	}
-	lo, hi, ok := zstdBounds(rle(8192))
+	lo, hi, ok := decompress.ZstdBounds(rle(8192))
 	if !ok || lo != 1<<30 || hi != 1<<30 {
 		t.Fatalf("8192 RLE blocks: %d-%d %v", lo, hi, ok)
 	}
 	allocs := testing.AllocsPerRun(10, func() {
-		if _, _, _, err := inflateInto(nil, CodecZstd, rle(8192), 32<<20); err != errLimit {
+		if _, _, _, err := inflateInto(nil, CodecZstd, rle(8192), 32<<20); err != decompress.ErrLimit {
 			t.Fatal(err)
 		}
 	})
@@ -92,7 +94,7 @@ func TestZstdBounds(t *testing.T) {
 	// Two frames and a skippable one between them.
 	two := append(rle(2), 0x50, 0x2a, 0x4d, 0x18, 3, 0, 0, 0, 1, 2, 3)
 	two = append(two, rle(3)...)
-	if lo, hi, ok := zstdBounds(two); !ok || lo != 5<<17 || hi != 5<<17 {
+	if lo, hi, ok := decompress.ZstdBounds(two); !ok || lo != 5<<17 || hi != 5<<17 {
 		t.Fatalf("two frames: %d-%d %v", lo, hi, ok)
 	}
 	out, _, _, err := inflateInto(nil, CodecZstd, two, 1<<20)
@@ -101,10 +103,10 @@ func TestZstdBounds(t *testing.T) {
 	}
 	plain := bytes.Repeat([]byte("kwire "), 50_000)
 	src := zstdStream(t, plain)
-	if lo, hi, ok := zstdBounds(src); !ok || lo > len(plain) || hi < len(plain) {
+	if lo, hi, ok := decompress.ZstdBounds(src); !ok || lo > len(plain) || hi < len(plain) {
 		t.Fatalf("a streamed frame of %d bytes: bounds %d-%d %v", len(plain), lo, hi, ok)
 	}
-	if _, _, ok := zstdBounds(src[:len(src)-3]); ok {
+	if _, _, ok := decompress.ZstdBounds(src[:len(src)-3]); ok {
 		t.Error("a frame cut short has bounds")
 	}
 }
@@ -114,11 +116,11 @@ func TestZstdBounds(t *testing.T) {
 func TestInflateFailureLeavesItsBuffer(t *testing.T) {
 	src := zstdStream(t, make([]byte, 4<<20))
 	out, _, done, err := inflateInto(nil, CodecZstd, src, 1<<20)
-	if err != errLimit || len(out) != 0 || cap(out) < 1<<20 || done != 1<<20 {
+	if err != decompress.ErrLimit || len(out) != 0 || cap(out) < 1<<20 || done != 1<<20 {
 		t.Fatalf("%d/%d, done %d, %v", len(out), cap(out), done, err)
 	}
 	out2, _, done2, err := inflateInto(out, CodecZstd, src, 1<<20)
-	if err != errLimit || done2 != done || &out2[:1][0] != &out[:1][0] {
+	if err != decompress.ErrLimit || done2 != done || &out2[:1][0] != &out[:1][0] {
 		t.Fatalf("the second time: done %d, %v, same buffer %v", done2, err, &out2[:1][0] == &out[:1][0])
 	}
 	gz, err := deflate(CodecGzip, make([]byte, 4<<20), false)
@@ -127,7 +129,7 @@ func TestInflateFailureLeavesItsBuffer(t *testing.T) {
 	}
 	for _, dst := range [][]byte{nil, make([]byte, 0, 3<<20)} {
 		out, _, done, err := inflateInto(dst, CodecGzip, gz, 1<<20)
-		if err != errLimit || done != 1<<20 || cap(out) < cap(dst) {
+		if err != decompress.ErrLimit || done != 1<<20 || cap(out) < cap(dst) {
 			t.Fatalf("gzip into %d: done %d, cap %d, %v", cap(dst), done, cap(out), err)
 		}
 	}
