@@ -4,7 +4,6 @@ import (
 	"strconv"
 
 	"github.com/kwire/kwire/codec/internal/budget"
-	"github.com/kwire/kwire/internal/positive"
 )
 
 // Limits bound what decoding one frame may spend. One budget per frame is
@@ -51,11 +50,11 @@ const (
 // resolve returns l with every zero limit replaced by its default for a
 // frame of n bytes.
 func (l Limits) resolve(n int) Limits {
-	l.MaxNodes = positive.Or(l.MaxNodes, defaultMaxNodes+n/8)
-	l.MaxDecompressed = positive.Or(l.MaxDecompressed, defaultMaxDecompressed)
-	l.MaxDepth = positive.Or(l.MaxDepth, defaultMaxDepth)
-	l.MaxRecordNesting = positive.Or(l.MaxRecordNesting, defaultMaxRecordNesting)
-	l.MaxWork = positive.Or(l.MaxWork, defaultMaxWork+4*n)
+	l.MaxNodes = budget.Limit(l.MaxNodes, defaultMaxNodes+n/8)
+	l.MaxDecompressed = budget.Limit(l.MaxDecompressed, defaultMaxDecompressed)
+	l.MaxDepth = budget.Limit(l.MaxDepth, defaultMaxDepth)
+	l.MaxRecordNesting = budget.Limit(l.MaxRecordNesting, defaultMaxRecordNesting)
+	l.MaxWork = budget.Limit(l.MaxWork, defaultMaxWork+4*n)
 	return l
 }
 

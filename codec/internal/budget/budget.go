@@ -3,7 +3,10 @@
 // reader and every guessing candidate.
 package budget
 
-import "errors"
+import (
+	"cmp"
+	"errors"
+)
 
 // ErrLimit is the cause when a decoding limit (nodes, nesting, work),
 // not the bytes, stopped decoding: the input may be valid, and a larger
@@ -57,6 +60,10 @@ func (b *Budget) ChargeWarning(limit bool) {
 		b.Nodes += WarningNodes
 	}
 }
+
+// Limit is a limit as the caller set it, or its default d when it is
+// zero or below (unset): the codec's options say so for every limit.
+func Limit(v, d int) int { return cmp.Or(max(v, 0), d) }
 
 // NodesLeft reports whether a nested payload may still take nodes.
 func (b *Budget) NodesLeft() bool { return b.Nodes < b.NestedNodes }
