@@ -43,10 +43,11 @@ func validJSON(p []byte, maxDepth int) bool {
 	return s.p == len(p)
 }
 
-// jsonScan checks JSON text; on failure p is where, why says what. With
-// emit it also writes the text compacted to out, and counts what the
-// walk's nodes for it would be: commas between members, non-empty
-// containers, the deepest nesting (jsonCompact).
+// jsonScan checks JSON text; on failure p is where, why says what. It
+// counts what the walk's nodes for the text would be (commas between
+// members, non-empty containers, the deepest nesting) and whether it
+// passed over white space; with emit it also writes the text compacted
+// to out (checkCompact).
 type jsonScan struct {
 	b        []byte
 	p        int
@@ -56,6 +57,7 @@ type jsonScan struct {
 	emit                      bool
 	out                       []byte
 	commas, nonEmpty, deepest int
+	spaced                    bool
 }
 
 func (s *jsonScan) ws() {
@@ -63,6 +65,7 @@ func (s *jsonScan) ws() {
 		switch s.b[s.p] {
 		case ' ', '\t', '\r', '\n':
 			s.p++
+			s.spaced = true
 		default:
 			return
 		}
@@ -97,9 +100,9 @@ func (s *jsonScan) value(depth int) bool {
 			}
 			return true
 		}
+		s.nonEmpty++
 		if s.emit {
 			s.out = append(s.out, c)
-			s.nonEmpty++
 		}
 		for {
 			if close == '}' {
@@ -136,9 +139,9 @@ func (s *jsonScan) value(depth int) bool {
 			if s.b[s.p] != ',' {
 				return s.bad("expected ',' or '" + string(close) + "'")
 			}
+			s.commas++
 			if s.emit {
 				s.out = append(s.out, ',')
-				s.commas++
 			}
 			s.p++
 			s.ws()
@@ -319,18 +322,26 @@ func (w *walker) jsonCompact(start, end int) bool {
 // than room (jsonValue's walk then stops where the limit is met, and says
 // so).
 func checkCompact(dst, p []byte, maxDepth, room int, b *budget.Budget) ([]byte, bool) {
-	s := jsonScan{b: p, maxDepth: maxDepth, emit: true, out: dst}
+	s := jsonScan{b: p, maxDepth: maxDepth}
 	s.ws()
+	start := s.p
+	s.spaced = false
 	if !s.value(0) {
 		return dst, false
 	}
+	end := s.p
 	s.ws()
 	nodes := 1 + s.commas + 2*s.nonEmpty
 	if s.p != len(s.b) || s.deepest > room || !b.Fits(nodes) {
 		return dst, false
 	}
 	b.Nodes += nodes
-	return s.out, true
+	if !s.spaced {
+		return append(dst, p[start:end]...), true // compact as it is
+	}
+	w := jsonScan{b: p[start:end], maxDepth: maxDepth, emit: true, out: dst}
+	w.value(0)
+	return w.out, true
 }
 
 // jsonNode writes the value at s.p and fills n with it; n starts at start
