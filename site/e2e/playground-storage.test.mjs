@@ -40,7 +40,10 @@ async function open() {
 
 async function openFiles(page, files) {
   await page.setInputFiles('#file', files.map((f) => join(data, f)));
-  await page.waitForFunction(() => !document.getElementById('storage').hidden && document.querySelectorAll('#st-record section').length > 0, null, { timeout: 120_000 });
+  // The records show as they are read (the status says how far): the
+  // files are read once the status says something else.
+  await page.waitForFunction(() => !document.getElementById('storage').hidden && document.querySelectorAll('#st-record section').length > 0 &&
+    !/^Reading/.test(document.getElementById('status').textContent), null, { timeout: 120_000 });
 }
 
 const rows = (page) => page.$$eval('#st-table tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
