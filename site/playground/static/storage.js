@@ -26,11 +26,18 @@ export function closeStorage() {
   $('storage').hidden = true;
 }
 
+// STREAM_ROWS is how many records show while the files are read: each
+// rows added lays the whole table out again (its columns fit its
+// contents), which for thousands of rows costs more than a frame, so the
+// rest come at once at the end.
+const STREAM_ROWS = 1000;
+
 // openStorage reads the files ([{name, file}], file a File) together;
 // topic is the partition's topic ('' to let the module guess among the
-// internal ones). The worker reads the files in slices: the records show
-// as they are listed, the status says how far the reading got, and the
-// files' descriptions (their problems, index checks) come at the end.
+// internal ones). The worker reads the files in slices: the first records
+// show as they are listed, the status says how far the reading got, and
+// the files' descriptions (their problems, index checks) and the rest of
+// the records come at the end.
 export async function openStorage(files, topic, gen) {
   const what = files.length + ' storage file' + (files.length === 1 ? '' : 's');
   status('Reading ' + what + '…');
@@ -39,9 +46,11 @@ export async function openStorage(files, topic, gen) {
   frameOptions(false);
   clearViews();
   const s = { files, result: null, current: -1, drawn: 0 };
+  let listed = 0;
   const progress = (p) => {
     if (gen !== st.gen) return;
-    if (p.records.length) {
+    listed += p.records.length;
+    if (p.records.length && s.drawn < STREAM_ROWS) {
       if (!s.drawn) {
         // The first records: the table shows while the rest is read.
         st.storage = s;
@@ -51,12 +60,13 @@ export async function openStorage(files, topic, gen) {
         startRecords();
         $('storage').hidden = false;
       }
-      appendRecords(p.records);
-      s.drawn += p.records.length;
+      const more = p.records.slice(0, STREAM_ROWS - s.drawn);
+      appendRecords(more);
+      s.drawn += more.length;
       if (s.current < 0) pickRecord(p.records[0].id);
     }
     status('Reading ' + what + ': ' + mb(p.read) + ' of ' + mb(p.total) +
-      (s.drawn ? ', ' + s.drawn.toLocaleString('en') + ' record' + (s.drawn === 1 ? '' : 's') + ' listed so far' : '') + '…');
+      (listed ? ', ' + listed.toLocaleString('en') + ' record' + (listed === 1 ? '' : 's') + ' listed so far' : '') + '…');
   };
   const r = await rpcProgress('storage', progress, files.map((f) => f.name), files.map((f) => f.file), topic);
   if (gen !== st.gen) return;
@@ -68,7 +78,9 @@ export async function openStorage(files, topic, gen) {
   $('st-title').textContent = what + ', ' + r.recordCount.toLocaleString('en') + ' record' +
     (r.recordCount === 1 ? '' : 's') + (r.topic ? ', topic ' + r.topic + guess : '');
   drawFiles(r.files);
-  if (s.drawn !== r.records.length) { startRecords(); appendRecords(r.records); s.drawn = r.records.length; }
+  if (s.drawn > r.records.length) { startRecords(); s.drawn = 0; } // (the module listed fewer than it reported: never so far)
+  appendRecords(r.records.slice(s.drawn));
+  s.drawn = r.records.length;
   $('st-count').textContent = r.recordCount > r.records.length
     ? 'showing the first ' + r.records.length.toLocaleString('en') + ' of ' + r.recordCount.toLocaleString('en') + ' (the rest are counted, not listed)'
     : '';
