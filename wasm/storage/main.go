@@ -349,6 +349,11 @@ func looksLikeSegment(b []byte) bool {
 	return l >= 14 && b[16] <= 2
 }
 
+// guessBatches is how many entries of a segment guessTopic reads at most
+// for its 20 records: a segment of entries without records it can read
+// (too large, say) is not read to its end once per internal topic.
+const guessBatches = 100
+
 // guessTopic picks the internal topic whose framing the first data
 // records of the segments read without error under, or "".
 func (s *session) guessTopic() string {
@@ -360,7 +365,7 @@ func (s *session) guessTopic() string {
 				continue
 			}
 			seg := storage.NewSegment(s.reader(f, false), storage.SegmentOptions{Topic: t.Name})
-			for tried < 20 {
+			for n := 0; tried < 20 && n < guessBatches; n++ {
 				b, err := seg.Next()
 				if err != nil {
 					break

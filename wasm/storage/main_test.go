@@ -13,6 +13,7 @@ import (
 	"syscall/js"
 	"testing"
 
+	"github.com/kwire/kwire/internal/storagedata"
 	"github.com/kwire/kwire/wasm/internal/glue"
 )
 
@@ -141,6 +142,39 @@ func TestStorageSuperseded(t *testing.T) {
 	}
 	if got := await(t, record(js.Undefined(), []js.Value{js.ValueOf(38)})); !strings.HasPrefix(got, `{"parts":[{"name":"key"`) {
 		t.Errorf("record 38: %.200s", got)
+	}
+}
+
+// TestStorageGuessReadsTheStart: guessing the topic reads a segment's
+// first entries, not all of it once per internal topic, when they hold no
+// record to try the topics on (here 2,000 transaction markers, a
+// transactional producer's commits).
+func TestStorageGuessReadsTheStart(t *testing.T) {
+	defer setChunks(1024, 1024)()
+	marker := storagedata.Batch([]storagedata.Record{{Key: []byte{0, 0, 0, 0}, Value: []byte{0, 0, 0, 0, 0, 0}}},
+		storagedata.BatchOptions{FirstTimestamp: 1700000000000, ProducerID: 7, Transactional: true, Control: true})
+	var seg []byte
+	for i := 0; i < 2000; i++ {
+		b := append([]byte(nil), marker...)
+		storagedata.Place(b, int64(i), 0)
+		seg = append(seg, b...)
+	}
+	blob := js.Global().Get("Blob").New([]any{glue.Uint8Array(seg)})
+	read := 0
+	slice := js.FuncOf(func(this js.Value, args []js.Value) any {
+		read += args[1].Int() - args[0].Int()
+		return blob.Call("slice", args[0], args[1])
+	})
+	defer slice.Release()
+	counting := js.Global().Get("Object").New()
+	counting.Set("size", len(seg))
+	counting.Set("slice", slice)
+	got := await(t, open(js.Undefined(), []js.Value{js.ValueOf([]any{"00000000000000000000.log"}), js.ValueOf([]any{counting}), js.Undefined()}))
+	if !strings.Contains(got, `"guessed":false`) || !strings.HasSuffix(got, `"recordCount":2000}`) {
+		t.Errorf("answered %.300s", got)
+	}
+	if read > 2*len(seg) {
+		t.Errorf("%d bytes read for a segment of %d", read, len(seg))
 	}
 }
 
