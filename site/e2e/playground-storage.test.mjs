@@ -157,6 +157,19 @@ test('a 256 MiB segment streams: its first records on screen at once, the module
     assert.equal((await page.$$('#st-record section')).length, 2, 'the first record drawn');
     assert.deepEqual(page.errors, []);
     await page.close();
+
+    // Other files opened while it is read replace it: the big one's read
+    // stops, and nothing of it stays on screen.
+    const again = await open();
+    await again.setInputFiles('#file', [path]);
+    await again.waitForFunction(() => document.querySelectorAll('#st-table tbody tr').length > 0, null, { timeout: 120_000 });
+    assert.match(await again.textContent('#status'), /^Reading 1 storage file: /);
+    await openFiles(again, ['logdir/orders-0/00000000000000000000.log', 'logdir/orders-0/00000000000000000000.index']);
+    assert.equal(await again.textContent('#st-title'), '2 storage files, 24 records');
+    assert.equal((await rows(again)).length, 24);
+    assert.match(await again.textContent('#status'), /no problem found/);
+    assert.deepEqual(again.errors, []);
+    await again.close();
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

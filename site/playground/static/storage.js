@@ -45,26 +45,29 @@ export async function openStorage(files, topic, gen) {
   closeCapture();
   frameOptions(false);
   clearViews();
+  // What was shown goes at once: its rows name records of the files read
+  // before, which the worker no longer keeps.
   const s = { files, result: null, current: -1, drawn: 0 };
-  let listed = 0;
+  st.storage = s;
+  $('st-title').textContent = what + ', reading…';
+  $('st-files').replaceChildren();
+  $('st-record').replaceChildren();
+  startRecords();
+  let listed = 0, said = 0;
   const progress = (p) => {
     if (gen !== st.gen) return;
     listed += p.records.length;
     if (p.records.length && s.drawn < STREAM_ROWS) {
-      if (!s.drawn) {
-        // The first records: the table shows while the rest is read.
-        st.storage = s;
-        $('st-title').textContent = what + ', reading…';
-        $('st-files').replaceChildren();
-        $('st-record').replaceChildren();
-        startRecords();
-        $('storage').hidden = false;
-      }
+      $('storage').hidden = false; // the first records: the table shows while the rest is read
       const more = p.records.slice(0, STREAM_ROWS - s.drawn);
       appendRecords(more);
       s.drawn += more.length;
       if (s.current < 0) pickRecord(p.records[0].id);
     }
+    // The status at most five times a second: each change lays the page out.
+    const now = performance.now();
+    if (now - said < 200 && !p.records.length) return;
+    said = now;
     status('Reading ' + what + ': ' + mb(p.read) + ' of ' + mb(p.total) +
       (listed ? ', ' + listed.toLocaleString('en') + ' record' + (listed === 1 ? '' : 's') + ' listed so far' : '') + '…');
   };
