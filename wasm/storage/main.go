@@ -322,6 +322,7 @@ func (s *session) open() string {
 	w.Raw(s.list.B)
 	num(&w, "recordCount", int64(total))
 	w.EndObject()
+	s.list = jsontext.Writer{} // record needs only where the records are
 	return string(w.B)
 }
 
