@@ -7,7 +7,10 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { build, serve, launch, axe, root } from './helpers-playground.mjs';
+import { bigSegment } from './bigsegment.mjs';
 
 let built, server, browser, context;
 const data = join(root, 'testdata', 'storage');
@@ -37,7 +40,10 @@ async function open() {
 
 async function openFiles(page, files) {
   await page.setInputFiles('#file', files.map((f) => join(data, f)));
-  await page.waitForFunction(() => !document.getElementById('storage').hidden && document.querySelectorAll('#st-record section').length > 0, null, { timeout: 120_000 });
+  // The records show as they are read (the status says how far): the
+  // files are read once the status says something else.
+  await page.waitForFunction(() => !document.getElementById('storage').hidden && document.querySelectorAll('#st-record section').length > 0 &&
+    !/^Reading/.test(document.getElementById('status').textContent), null, { timeout: 120_000 });
 }
 
 const rows = (page) => page.$$eval('#st-table tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
@@ -110,4 +116,61 @@ test('an index pointing into a batch and a torn tail are flagged', { timeout: 18
   assert.deepEqual(torn.errors, []);
   assert.deepEqual(await axe(torn, { include: ['#storage'] }), []);
   await torn.close();
+});
+
+// A segment as big as a busy partition's (Kafka's default is 1 GiB; here
+// 256 MiB, some 765,000 records) is read in slices by the worker: the
+// first records are on screen while the rest is read (the status says how
+// far), storage.wasm's memory stays far below the file's size (it held
+// the file whole, and grew to 434 MiB for this one, before), and every
+// record is counted past the 20,000 listed.
+test('a 256 MiB segment streams: its first records on screen at once, the module\'s memory flat, every record counted', { timeout: 180_000 }, async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'kwire-bigsegment-'));
+  try {
+    const path = join(dir, '00000000000000000000.log');
+    const seg = await bigSegment(path, 256 << 20);
+    const page = await open();
+    const t0 = Date.now();
+    await page.setInputFiles('#file', [path]);
+    const first = await page.waitForFunction(() => document.querySelectorAll('#st-table tbody tr').length > 0 && document.getElementById('status').textContent, null, { timeout: 120_000, polling: 20 });
+    const firstMs = Date.now() - t0;
+    const reading = await first.jsonValue();
+    const mb = (n) => (n / 1e6).toFixed(1) + ' MB';
+    assert.match(reading, new RegExp('^Reading 1 storage file: [\\d.]+ MB of ' + mb(seg.size).replace('.', '\\.') + ', [\\d,]+ records? listed so far'), 'the first records show while the rest is read');
+    const top = (await rows(page))[0];
+    assert.equal(top[0], '0');
+    assert.equal(top[2], 'c-000');
+    assert.match(top[3], /^\{"order":0,"customer":"c-000"/);
+    await page.waitForFunction(() => /no problem found/.test(document.getElementById('status').textContent), null, { timeout: 150_000 });
+    const doneMs = Date.now() - t0;
+    console.log('storage: a ' + mb(seg.size) + ' segment\'s first batch on screen ' + firstMs + ' ms after opening, all ' + seg.records.toLocaleString('en') + ' records read in ' + doneMs + ' ms');
+    assert.equal(await page.textContent('#st-title'), '1 storage file, ' + seg.records.toLocaleString('en') + ' records');
+    assert.equal(await page.textContent('#st-count'), 'showing the first 20,000 of ' + seg.records.toLocaleString('en') + ' (the rest are counted, not listed)');
+    const listed = await page.$$eval('#st-table tbody tr', (trs) => [trs.length, trs[trs.length - 1].cells[0].textContent]);
+    assert.deepEqual(listed, [20000, '19999']);
+    assert.match(await page.textContent('#st-files'), new RegExp(seg.batches + ' batches'));
+    // A WebAssembly memory only grows: its size now is its peak.
+    let memory = 0;
+    for (const w of page.workers()) memory = Math.max(memory, await w.evaluate(() => self.kwireMemory?.['storage.wasm']?.buffer.byteLength || 0));
+    console.log('storage: storage.wasm memory ' + (memory / 2 ** 20).toFixed(1) + ' MiB for the ' + mb(seg.size) + ' segment');
+    assert.ok(memory > 0 && memory < 128 * 2 ** 20, 'storage.wasm memory ' + memory);
+    assert.equal((await page.$$('#st-record section')).length, 2, 'the first record drawn');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+
+    // Other files opened while it is read replace it: the big one's read
+    // stops, and nothing of it stays on screen.
+    const again = await open();
+    await again.setInputFiles('#file', [path]);
+    await again.waitForFunction(() => document.querySelectorAll('#st-table tbody tr').length > 0, null, { timeout: 120_000 });
+    assert.match(await again.textContent('#status'), /^Reading 1 storage file: /);
+    await openFiles(again, ['logdir/orders-0/00000000000000000000.log', 'logdir/orders-0/00000000000000000000.index']);
+    assert.equal(await again.textContent('#st-title'), '2 storage files, 24 records');
+    assert.equal((await rows(again)).length, 24);
+    assert.match(await again.textContent('#status'), /no problem found/);
+    assert.deepEqual(again.errors, []);
+    await again.close();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });

@@ -3,24 +3,34 @@
 // Command storage is the playground's third WebAssembly module, loaded
 // only when Kafka's storage files are opened (segments, indexes,
 // snapshots, checkpoints; package codec/storage reads them). It sets a
-// global object kwireStorage with two functions:
+// global object kwireStorage with two functions, each answering a Promise
+// (they wait for the files' bytes, which the browser reads
+// asynchronously: see glue.Promise):
 //
-//	kwireStorage.open(names, files, topic) -> JSON text
-//	kwireStorage.record(id) -> JSON text
+//	kwireStorage.open(names, files, topic, progress) -> Promise of JSON text
+//	kwireStorage.record(id) -> Promise of JSON text
 //
-// open reads the files (names [string], files [Uint8Array], read together
-// so an index is checked against the segment beside it) and keeps them
-// for record. topic names the partition's topic ("" to guess among the
-// internal topics from the first records): an internal topic's keys and
-// values are decoded. Its answer lists each file (kind, what it holds,
-// its problems: index entries that disagree with their segment, CRC
-// mismatches, a torn tail, checkpoints out of order) and the records of
-// the segments (at most maxRecords), each with its offset, timestamp,
+// open reads the files (names [string], files [Blob or File], read
+// together so an index is checked against the segment beside it, in the
+// segment's pass) and keeps them, not their bytes, for record. A file is
+// read in slices as it is needed (chunkMin growing to chunkMax bytes), so
+// memory stays flat however big a segment is (Kafka's default is 1 GiB).
+// topic names the partition's topic ("" to guess among the internal
+// topics from the first records): an internal topic's keys and values are
+// decoded. Its answer lists each file (kind, what it holds, its problems:
+// index entries that disagree with their segment, CRC mismatches, a torn
+// tail, checkpoints out of order) and the records of the segments (at most
+// maxRecords; past it they are counted), each with its offset, timestamp,
 // key, value, headers, producer and control marker, and for an internal
-// topic its key and value decoded.
+// topic its key and value decoded. progress, when a function, is called
+// with JSON text {read, total, records} before each slice is read: the
+// bytes read so far, of all the files' total, and the records listed
+// since the last call, so that the page shows the first batch while the
+// rest is read. A later open supersedes one still reading (which then
+// answers an error).
 //
 // record gives one record's key and value as grid rows (render's row JSON)
-// and tree nodes, and its decoded JSON.
+// and tree nodes, and its decoded JSON, reading only its batch again.
 package main
 
 import (
@@ -29,6 +39,7 @@ import (
 	"errors"
 	"io"
 	"strconv"
+	"sync"
 	"syscall/js"
 	"unicode/utf8"
 
@@ -52,26 +63,151 @@ func main() {
 	glue.Serve("kwireStorage", glue.Funcs{"open": open, "record": record})
 }
 
+// chunkMin and chunkMax bound the slices a file is read in: the first
+// small, so that the first batch shows at once, then each twice the last,
+// up to chunkMax, so a big file takes few reads (and holds no more).
+var chunkMin, chunkMax = 64 << 10, 4 << 20
+
 // file is an opened file.
 type file struct {
-	name  string
-	bytes []byte
-	kind  storage.Named
+	name string
+	blob js.Value // a Blob or File, read in slices
+	size int64
+	kind storage.Named
 }
 
-// located is where a listed record is: its file, its batch's position.
+// located is where a listed record is: its file, its batch's position and
+// size.
 type located struct {
-	file    int
-	batch   int64
-	n       int // the record's index in its batch
-	control bool
+	file        int
+	batch, size int64
+	n           int // the record's index in its batch
+	control     bool
 }
 
-// opened is what open read, for record.
-var opened struct {
+// session is what one call of open read, for record.
+type session struct {
 	files []file
-	recs  []located
 	topic string
+
+	mu   sync.Mutex // recs: record reads them while open still lists
+	recs []located
+
+	list        jsontext.Writer // the records listed, an array
+	sent        int             // list.B up to here went with a progress report
+	progress    js.Value        // the page's progress callback (or undefined)
+	read, total int64           // bytes read in the listing pass, of the files' total
+}
+
+var (
+	curMu sync.Mutex
+	cur   *session // the latest open's
+)
+
+func current() *session {
+	curMu.Lock()
+	defer curMu.Unlock()
+	return cur
+}
+
+var errSuperseded = errors.New("superseded by a later open")
+
+// superseded says whether a later open replaced s: its reads stop.
+func (s *session) superseded() bool { return current() != s }
+
+// reader reads a file from its start in slices, the first chunkMin bytes,
+// each one after twice its predecessor up to chunkMax; counted reads add
+// to the session's progress (which they report first).
+type reader struct {
+	s       *session
+	f       *file
+	pos     int64 // the next byte to read from the file
+	buf     []byte
+	at      int // buf[at:] is not yet read
+	chunk   int
+	counted bool
+}
+
+func (s *session) reader(f *file, counted bool) *reader {
+	return &reader{s: s, f: f, counted: counted}
+}
+
+func (r *reader) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if r.at < len(r.buf) {
+		n := copy(p, r.buf[r.at:])
+		r.at += n
+		return n, nil
+	}
+	if r.pos >= r.f.size {
+		return 0, io.EOF
+	}
+	if r.s.superseded() {
+		return 0, errSuperseded
+	}
+	r.chunk = max(chunkMin, min(2*r.chunk, chunkMax))
+	want := min(int64(r.chunk), r.f.size-r.pos)
+	direct := int64(len(p)) >= want // read straight into p, as much as it asks for
+	var dst []byte
+	if direct {
+		dst = p[:min(int64(len(p)), r.f.size-r.pos)]
+	} else {
+		if int64(cap(r.buf)) < want {
+			r.buf = make([]byte, want)
+		}
+		dst = r.buf[:want]
+	}
+	if r.counted {
+		r.s.report()
+	}
+	n, err := glue.ReadBlob(r.f.blob, r.pos, dst)
+	if err != nil {
+		return 0, errors.New("reading " + r.f.name + ": " + err.Error())
+	}
+	if n == 0 {
+		return 0, io.ErrUnexpectedEOF // the file is shorter than it was
+	}
+	r.pos += int64(n)
+	if r.counted {
+		r.s.read += int64(n)
+	}
+	if direct {
+		return n, nil
+	}
+	r.buf, r.at = dst[:n], 0
+	n = copy(p, r.buf)
+	r.at = n
+	return n, nil
+}
+
+// whole reads all of a small file (producer snapshots, partition
+// metadata, quorum state: read from bytes).
+func (s *session) whole(f *file) ([]byte, error) {
+	return io.ReadAll(s.reader(f, true))
+}
+
+// report calls the page's progress callback with the bytes read so far
+// and the records listed since the last report.
+func (s *session) report() {
+	if s.progress.Type() != js.TypeFunction {
+		return
+	}
+	var w jsontext.Writer
+	w.BeginObject()
+	num(&w, "read", s.read)
+	num(&w, "total", s.total)
+	w.Key("records")
+	fresh := s.list.B[min(s.sent, len(s.list.B)):]
+	if len(fresh) > 0 && fresh[0] == ',' {
+		fresh = fresh[1:]
+	}
+	w.Value()
+	w.B = append(append(append(w.B, '['), fresh...), ']')
+	w.EndObject()
+	s.sent = len(s.list.B)
+	s.progress.Invoke(string(w.B))
 }
 
 // str writes the member k: s, as text the page takes as data.
@@ -95,49 +231,115 @@ func errorJSON(msg string) string {
 	return string(w.B)
 }
 
-// open reads the files given and answers what they hold.
+// open reads the files given and answers (a Promise of) what they hold.
 func open(this js.Value, args []js.Value) any {
 	names, files := glue.Arg(args, 0), glue.Arg(args, 1)
-	opened.files, opened.recs = nil, nil
+	s := &session{progress: glue.Arg(args, 3)}
 	n := 0
-	if names.Type() == js.TypeObject {
-		n = names.Get("length").Int()
+	if names.Type() == js.TypeObject && files.Type() == js.TypeObject {
+		n = min(names.Get("length").Int(), files.Get("length").Int())
 	}
 	for i := 0; i < n; i++ {
-		name := names.Index(i).String()
-		f := file{name: name, bytes: glue.Bytes(files.Index(i)), kind: storage.KindOf(name)}
-		if f.kind.Kind == storage.UnknownFile && looksLikeSegment(f.bytes) {
-			f.kind.Kind = storage.SegmentFile
+		name, blob := names.Index(i).String(), files.Index(i)
+		f := file{name: name, blob: blob, kind: storage.KindOf(name)}
+		if blob.Type() == js.TypeObject && blob.Get("slice").Type() == js.TypeFunction {
+			f.size = int64(blob.Get("size").Float())
+		} else {
+			f.blob = js.Global().Get("Blob").New(js.Global().Get("Array").New()) // not a file: read as empty
 		}
-		opened.files = append(opened.files, f)
+		s.files = append(s.files, f)
 	}
-	opened.topic = glue.Arg(args, 2).String()
-	if glue.Arg(args, 2).Type() != js.TypeString {
-		opened.topic = ""
+	topic := glue.Arg(args, 2)
+	if topic.Type() == js.TypeString {
+		s.topic = topic.String()
+	}
+	curMu.Lock()
+	cur = s
+	curMu.Unlock()
+	return glue.Promise(func() (any, error) { return s.open(), nil })
+}
+
+// open reads the session's files and answers what they hold.
+func (s *session) open() string {
+	for i := range s.files {
+		f := &s.files[i]
+		s.total += f.size
+		if f.kind.Kind == storage.UnknownFile {
+			head := make([]byte, 17)
+			if n, err := glue.ReadBlob(f.blob, 0, head); err == nil && looksLikeSegment(head[:n]) {
+				f.kind.Kind = storage.SegmentFile
+			}
+		}
 	}
 	guessed := false
-	if opened.topic == "" {
-		opened.topic, guessed = guessTopic(), true
+	if s.topic == "" {
+		s.topic, guessed = s.guessTopic(), true
 	}
-	var w, recs jsontext.Writer // the records are listed after the files
+	// Each file's description is written on its own, in two passes: the
+	// segments first, each read once, listing its records and checking
+	// the indexes beside it as it goes; then the other files. The answer
+	// lists them in the order given.
+	descs := make([]jsontext.Writer, len(s.files))
+	indexes := make([]*indexFile, len(s.files))
+	s.list.BeginArray()
+	s.sent = len(s.list.B)
+	total := 0
+	for i := range s.files {
+		if k := s.files[i].kind.Kind; k != storage.SegmentFile && k != storage.KRaftSnapshotFile {
+			continue
+		}
+		var checks []*indexFile
+		for j := range s.files {
+			if g := &s.files[j]; s.checkedBy(j) == i {
+				indexes[j] = s.newIndex(g)
+				checks = append(checks, indexes[j])
+			}
+		}
+		s.describe(&descs[i], &total, i, checks, nil)
+	}
+	for i := range s.files {
+		if k := s.files[i].kind.Kind; k != storage.SegmentFile && k != storage.KRaftSnapshotFile {
+			s.describe(&descs[i], &total, i, nil, indexes[i])
+		}
+	}
+	s.report() // the last records, all read
+	s.list.EndArray()
+	if s.superseded() {
+		return errorJSON(errSuperseded.Error())
+	}
+	var w jsontext.Writer
 	w.BeginObject()
-	str(&w, "topic", opened.topic)
+	str(&w, "topic", s.topic)
 	w.Key("guessed")
-	w.Bool(guessed && opened.topic != "")
+	w.Bool(guessed && s.topic != "")
 	w.Key("files")
 	w.BeginArray()
-	recs.BeginArray()
-	total := 0
-	for i := range opened.files {
-		describe(&w, &recs, &total, i)
+	for i := range descs {
+		w.Raw(descs[i].B)
 	}
 	w.EndArray()
-	recs.EndArray()
 	w.Key("records")
-	w.Raw(recs.B)
+	w.Raw(s.list.B)
 	num(&w, "recordCount", int64(total))
 	w.EndObject()
+	s.list = jsontext.Writer{} // record needs only where the records are
 	return string(w.B)
+}
+
+// checkedBy is the segment file index j is checked against: the first
+// segment with its base offset, or -1 (not an offset or time index, or
+// no such segment among the files).
+func (s *session) checkedBy(j int) int {
+	f := &s.files[j]
+	if k := f.kind.Kind; k != storage.OffsetIndexFile && k != storage.TimeIndexFile || f.kind.Offset < 0 {
+		return -1
+	}
+	for i := range s.files {
+		if g := &s.files[i]; g.kind.Kind == storage.SegmentFile && g.kind.Offset == f.kind.Offset {
+			return i
+		}
+	}
+	return -1
 }
 
 func looksLikeSegment(b []byte) bool {
@@ -148,17 +350,23 @@ func looksLikeSegment(b []byte) bool {
 	return l >= 14 && b[16] <= 2
 }
 
+// guessBatches is how many entries of a segment guessTopic reads at most
+// for its 20 records: a segment of entries without records it can read
+// (too large, say) is not read to its end once per internal topic.
+const guessBatches = 100
+
 // guessTopic picks the internal topic whose framing the first data
 // records of the segments read without error under, or "".
-func guessTopic() string {
+func (s *session) guessTopic() string {
 	for _, t := range schema.InternalTopics() {
 		tried, good := 0, 0
-		for _, f := range opened.files {
+		for i := range s.files {
+			f := &s.files[i]
 			if f.kind.Kind != storage.SegmentFile && f.kind.Kind != storage.KRaftSnapshotFile {
 				continue
 			}
-			seg := storage.NewSegment(bytes.NewReader(f.bytes), storage.SegmentOptions{Topic: t.Name})
-			for tried < 20 {
+			seg := storage.NewSegment(s.reader(f, false), storage.SegmentOptions{Topic: t.Name})
+			for n := 0; tried < 20 && n < guessBatches; n++ {
 				b, err := seg.Next()
 				if err != nil {
 					break
@@ -179,22 +387,31 @@ func guessTopic() string {
 	return ""
 }
 
-// describe writes file i's description and adds its records to recs
-// (total counts them).
-func describe(w, recs *jsontext.Writer, total *int, i int) {
-	f := &opened.files[i]
+// describe writes file i's description and lists a segment's records
+// (total counts them), checking the indexes given against it as it is
+// read; x is an index file's check, when it was run with its segment.
+func (s *session) describe(w *jsontext.Writer, total *int, i int, checks []*indexFile, x *indexFile) {
+	f := &s.files[i]
 	w.BeginObject()
 	str(w, "name", f.name)
 	str(w, "kind", f.kind.Kind.String())
-	num(w, "size", int64(len(f.bytes)))
+	num(w, "size", f.size)
 	var problems []string
 	switch f.kind.Kind {
 	case storage.SegmentFile, storage.KRaftSnapshotFile:
-		problems = segment(w, recs, total, i, true, nil)
+		problems = s.segment(w, total, i, checks)
 	case storage.OffsetIndexFile, storage.TimeIndexFile, storage.TxnIndexFile:
-		problems = index(w, f)
+		if x == nil {
+			x = s.newIndex(f)
+		}
+		problems = s.index(w, x)
 	case storage.ProducerSnapshotFile:
-		p := storage.ReadProducerSnapshot(f.bytes)
+		b, err := s.whole(f)
+		if err != nil {
+			problems = append(problems, err.Error())
+			break
+		}
+		p := storage.ReadProducerSnapshot(b)
 		str(w, "json", string(jsontext.Indent(nil, p.AppendJSON(nil))))
 		if !p.CRCValid {
 			problems = append(problems, "the CRC does not match the bytes")
@@ -207,7 +424,7 @@ func describe(w, recs *jsontext.Writer, total *int, i int) {
 		if f.kind.Kind == storage.LeaderEpochFile {
 			kind = storage.LeaderEpochCheckpoint
 		}
-		r := storage.NewCheckpointReader(bytes.NewReader(f.bytes), kind)
+		r := storage.NewCheckpointReader(s.reader(f, true), kind)
 		w.Key("entries")
 		w.BeginArray()
 		for n := 0; ; n++ {
@@ -228,13 +445,16 @@ func describe(w, recs *jsontext.Writer, total *int, i int) {
 		}
 		w.EndArray()
 	case storage.PartitionMetadataFile:
-		if pm, err := storage.ReadPartitionMetadata(f.bytes); err != nil {
+		b, err := s.whole(f)
+		if err != nil {
+			problems = append(problems, err.Error())
+		} else if pm, err := storage.ReadPartitionMetadata(b); err != nil {
 			problems = append(problems, err.Error())
 		} else {
 			str(w, "json", "version "+strconv.Itoa(pm.Version)+", topic id "+base64.RawURLEncoding.EncodeToString(pm.TopicID[:]))
 		}
 	case storage.MetaPropertiesFile:
-		props, ps, err := storage.ReadMetaProperties(bytes.NewReader(f.bytes))
+		props, ps, err := storage.ReadMetaProperties(s.reader(f, true))
 		problems = append(problems, ps...)
 		if err != nil {
 			problems = append(problems, err.Error())
@@ -245,7 +465,10 @@ func describe(w, recs *jsontext.Writer, total *int, i int) {
 		}
 		str(w, "json", text)
 	case storage.QuorumStateFile:
-		if q, err := storage.ReadQuorumState(f.bytes); err != nil {
+		b, err := s.whole(f)
+		if err != nil {
+			problems = append(problems, err.Error())
+		} else if q, err := storage.ReadQuorumState(b); err != nil {
 			problems = append(problems, err.Error())
 		} else {
 			problems = append(problems, q.Problems...)
@@ -267,13 +490,12 @@ func describe(w, recs *jsontext.Writer, total *int, i int) {
 	w.EndObject()
 }
 
-// segment reads segment file i, lists its records into recs, and checks
-// the indexes among the opened files that share its base offset (their
-// problems are the index files' own, see index).
-func segment(w, recs *jsontext.Writer, total *int, i int, list bool, checks map[storage.IndexKind]*storage.IndexCheck) []string {
-	f := &opened.files[i]
+// segment reads segment file i once, lists its records, and checks the
+// indexes given (their problems are the index files' own, see index).
+func (s *session) segment(w *jsontext.Writer, total *int, i int, checks []*indexFile) []string {
+	f := &s.files[i]
 	var problems []string
-	seg := storage.NewSegment(bytes.NewReader(f.bytes), storage.SegmentOptions{Topic: opened.topic})
+	seg := storage.NewSegment(s.reader(f, true), storage.SegmentOptions{Topic: s.topic})
 	var snap *storage.SnapshotCheck
 	if f.kind.Kind == storage.KRaftSnapshotFile {
 		snap = storage.NewSnapshotCheck()
@@ -286,13 +508,15 @@ func segment(w, recs *jsontext.Writer, total *int, i int, list bool, checks map[
 			var te *storage.TailError
 			if errors.As(err, &te) {
 				problems = append(problems, te.Error())
+			} else if !errors.Is(err, io.EOF) {
+				problems = append(problems, err.Error()) // the file could not be read
 			}
 			break
 		}
 		batches++
 		end, last = b.Position+b.Size(), b.LastOffset
-		for _, c := range checks {
-			c.Batch(b)
+		for _, x := range checks {
+			x.c.Batch(b)
 		}
 		if snap != nil {
 			snap.Batch(b)
@@ -304,9 +528,6 @@ func segment(w, recs *jsontext.Writer, total *int, i int, list bool, checks map[
 		if !b.CRCValid {
 			crc++
 			problems = append(problems, "the CRC of the batch at "+strconv.FormatInt(b.Position, 10)+" does not match its bytes")
-		}
-		if !list {
-			continue // an index's check: the records are not listed
 		}
 		res, decoded, _ := seg.Decode(b)
 		if res == nil {
@@ -321,12 +542,16 @@ func segment(w, recs *jsontext.Writer, total *int, i int, list bool, checks map[
 			if *total > maxRecords {
 				continue
 			}
-			opened.recs = append(opened.recs, located{file: i, batch: b.Position, n: n, control: b.Control})
-			recordJSON(recs, len(opened.recs)-1, i, b, ri, byNode[ri.Node])
+			s.mu.Lock()
+			s.recs = append(s.recs, located{file: i, batch: b.Position, size: b.Size(), n: n, control: b.Control})
+			id := len(s.recs) - 1
+			s.mu.Unlock()
+			recordJSON(&s.list, id, i, b, ri, byNode[ri.Node])
 		}
 	}
-	for _, c := range checks {
-		c.End(end, last)
+	for _, x := range checks {
+		x.c.End(end, last)
+		x.checked = true
 	}
 	if snap != nil {
 		snap.End()
@@ -406,80 +631,115 @@ func preview(w *jsontext.Writer, n *tree.Node) {
 	w.HTMLSafe(s)
 }
 
-// index lists an index file's entries with their problems, checked
-// against the segment with the same base offset among the opened files.
-func index(w *jsontext.Writer, f *file) []string {
-	kind := map[storage.FileKind]storage.IndexKind{storage.OffsetIndexFile: storage.OffsetIndex, storage.TimeIndexFile: storage.TimeIndex, storage.TxnIndexFile: storage.TxnIndex}[f.kind.Kind]
-	var problems []string
-	var entries jsontext.Writer // listed after their count
-	entries.BeginArray()
-	n := 0
-	on := func(e storage.IndexEntry, p string) {
-		if p != "" {
-			problems = append(problems, "entry "+strconv.Itoa(e.N)+": "+p)
-		}
-		if n < maxEntries {
-			// The entry's own object, its problem added as its last member.
-			entries.Value()
-			entries.B = e.AppendJSON(entries.B, kind)
-			if p != "" {
-				entries.B = append(entries.B[:len(entries.B)-1], `,"problem":`...)
-				entries.B = append(jsontext.AppendHTMLSafe(entries.B, p), '}')
-			}
-		}
-		n++
+// indexFile is an index file being read: its entries as they come, with
+// their problems, checked against its segment when that is among the
+// files (in the segment's pass).
+type indexFile struct {
+	kind     storage.IndexKind
+	x        *storage.IndexReader
+	c        *storage.IndexCheck // nil for a transaction index
+	checked  bool                // c was run in its segment's pass
+	entries  jsontext.Writer     // listed after their count
+	n        int
+	problems []string
+}
+
+func (s *session) newIndex(f *file) *indexFile {
+	x := &indexFile{kind: map[storage.FileKind]storage.IndexKind{storage.OffsetIndexFile: storage.OffsetIndex, storage.TimeIndexFile: storage.TimeIndex, storage.TxnIndexFile: storage.TxnIndex}[f.kind.Kind]}
+	x.entries.BeginArray()
+	x.x = storage.NewIndexReader(s.reader(f, true), x.kind, max(f.kind.Offset, 0))
+	if x.kind != storage.TxnIndex {
+		x.c = storage.NewIndexCheck(x.x)
+		x.c.OnEntry = x.on
 	}
-	x := storage.NewIndexReader(bytes.NewReader(f.bytes), kind, max(f.kind.Offset, 0))
-	if kind == storage.TxnIndex {
+	return x
+}
+
+// on takes an entry and its problem.
+func (x *indexFile) on(e storage.IndexEntry, p string) {
+	if p != "" {
+		x.problems = append(x.problems, "entry "+strconv.Itoa(e.N)+": "+p)
+	}
+	if x.n < maxEntries {
+		// The entry's own object, its problem added as its last member.
+		x.entries.Value()
+		x.entries.B = e.AppendJSON(x.entries.B, x.kind)
+		if p != "" {
+			x.entries.B = append(x.entries.B[:len(x.entries.B)-1], `,"problem":`...)
+			x.entries.B = append(jsontext.AppendHTMLSafe(x.entries.B, p), '}')
+		}
+	}
+	x.n++
+}
+
+// index lists an index file's entries with their problems: a transaction
+// index's read here, an offset or time index's checked against its
+// segment in the segment's pass (or, with no segment beside it, read
+// here, unchecked).
+func (s *session) index(w *jsontext.Writer, x *indexFile) []string {
+	if x.c == nil {
 		for {
-			e, err := x.Next()
+			e, err := x.x.Next()
 			if err != nil {
 				if !errors.Is(err, io.EOF) {
-					problems = append(problems, err.Error())
+					x.problems = append(x.problems, err.Error())
 				}
 				break
 			}
-			on(e, storage.TxnProblem(e))
+			x.on(e, storage.TxnProblem(e))
 		}
 	} else {
-		c := storage.NewIndexCheck(x)
-		c.OnEntry = on
-		checked := false
-		for i := range opened.files {
-			g := &opened.files[i]
-			if g.kind.Kind == storage.SegmentFile && g.kind.Offset == f.kind.Offset && f.kind.Offset >= 0 {
-				segment(new(jsontext.Writer), nil, nil, i, false, map[storage.IndexKind]*storage.IndexCheck{kind: c})
-				checked = true
-				break
-			}
-		}
-		if !checked {
-			c.End(1<<62, 1<<62)
+		if !x.checked {
+			x.c.End(1<<62, 1<<62)
 			w.Key("unchecked")
 			w.Bool(true)
 		}
-		if c.Err != nil {
-			problems = append(problems, c.Err.Error())
+		if x.c.Err != nil {
+			x.problems = append(x.problems, x.c.Err.Error())
 		}
-		num(w, "unused", int64(c.Unused))
+		num(w, "unused", int64(x.c.Unused))
 	}
-	num(w, "entries", int64(n))
-	entries.EndArray()
+	num(w, "entries", int64(x.n))
+	x.entries.EndArray()
 	w.Key("entryList")
-	w.Raw(entries.B)
-	return problems
+	w.Raw(x.entries.B)
+	return x.problems
 }
 
-// record(id) answers one listed record's key and value: grid rows and
-// tree nodes of each, and its decoded JSON for an internal topic.
+// record(id) answers (a Promise of) one listed record's key and value:
+// grid rows and tree nodes of each, and its decoded JSON for an internal
+// topic.
 func record(this js.Value, args []js.Value) any {
-	id := glue.Arg(args, 0).Int()
-	if id < 0 || id >= len(opened.recs) {
+	id := -1
+	if a := glue.Arg(args, 0); a.Type() == js.TypeNumber {
+		id = a.Int()
+	}
+	s := current()
+	return glue.Promise(func() (any, error) { return s.record(id), nil })
+}
+
+// record reads record id's batch again, alone, and answers its record.
+func (s *session) record(id int) string {
+	if s == nil {
 		return errorJSON("no such record")
 	}
-	loc := opened.recs[id]
-	f := &opened.files[loc.file]
-	seg := storage.NewSegment(bytes.NewReader(f.bytes[loc.batch:]), storage.SegmentOptions{Topic: opened.topic})
+	s.mu.Lock()
+	ok := id >= 0 && id < len(s.recs)
+	var loc located
+	if ok {
+		loc = s.recs[id]
+	}
+	s.mu.Unlock()
+	if !ok {
+		return errorJSON("no such record")
+	}
+	f := &s.files[loc.file]
+	buf := make([]byte, loc.size)
+	n, err := glue.ReadBlob(f.blob, loc.batch, buf)
+	if err != nil {
+		return errorJSON("reading " + f.name + ": " + err.Error())
+	}
+	seg := storage.NewSegment(bytes.NewReader(buf[:n]), storage.SegmentOptions{Topic: s.topic})
 	b, err := seg.Next()
 	if err != nil {
 		return errorJSON(err.Error())

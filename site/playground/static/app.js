@@ -132,8 +132,9 @@ async function openFiles(fs) {
   st.file = null; st.pasted = null;
   $('input').value = '';
   $('input').placeholder = stored.map((f) => f.name).join(', ') + ' (Kafka storage files, read below); type or paste here to replace them';
-  const files = await Promise.all(stored.map(async (f) => ({ name: f.name, bytes: new Uint8Array(await f.arrayBuffer()) })));
-  openStorage(files, $('st-topic').value, ++st.gen);
+  // The files themselves go to the worker, which reads them in slices: a
+  // segment (1 GiB by Kafka's default) is never whole in memory.
+  openStorage(stored.map((f) => ({ name: f.name, file: f })), $('st-topic').value, ++st.gen);
 }
 window.addEventListener('hashchange', () => { if (location.hash !== st.lastHash) readLink(); });
 

@@ -16,6 +16,7 @@ worker.onmessage = (e) => {
   if (e.data.event === 'warm') { st.warmUp = { ms: e.data.ms, decodes: e.data.decodes, of: e.data.of }; return; }
   const p = pending.get(e.data.id);
   if (!p) return;
+  if (e.data.progress !== undefined) { p.progress?.(e.data.progress); return; }
   pending.delete(e.data.id);
   if (e.data.error !== undefined) p.reject(new Error(e.data.error)); else p.resolve(e.data.result);
 };
@@ -29,6 +30,16 @@ export function rpcAt(slot, op, ...args) {
   });
 }
 export const rpc = (op, ...args) => rpcAt(0, op, ...args);
+
+// rpcProgress is rpc for an op that reports how far it got before it
+// answers (storage): onProgress gets each report.
+export function rpcProgress(op, onProgress, ...args) {
+  return new Promise((resolve, reject) => {
+    const id = nextID++;
+    pending.set(id, { resolve, reject, progress: onProgress });
+    worker.postMessage({ id, op, args, slot: 0 });
+  });
+}
 
 // loading shows the decoder's download and start.
 function loading(d) {

@@ -5,8 +5,8 @@
 // index entry that disagrees with its segment, a CRC mismatch, a torn
 // tail), and a record's key and value drawn as a byte grid and a tree, an
 // internal topic's decoded through Kafka's schemas for it.
-import { $, el, status, showError } from './dom.js';
-import { rpc } from './rpc.js';
+import { $, el, status, showError, mb } from './dom.js';
+import { rpc, rpcProgress } from './rpc.js';
 import { st } from './state.js';
 import { drawGridRow, isTime, utcDate } from './views.js';
 import { clearViews } from './decode.js';
@@ -26,28 +26,71 @@ export function closeStorage() {
   $('storage').hidden = true;
 }
 
-// openStorage reads the files ([{name, bytes}]) together; topic is the
-// partition's topic ('' to let the module guess among the internal ones).
+// STREAM_ROWS is how many records show while the files are read: each
+// rows added lays the whole table out again (its columns fit its
+// contents), which for thousands of rows costs more than a frame, so the
+// rest come at once at the end.
+const STREAM_ROWS = 1000;
+
+// openStorage reads the files ([{name, file}], file a File) together;
+// topic is the partition's topic ('' to let the module guess among the
+// internal ones). The worker reads the files in slices: the first records
+// show as they are listed, the status says how far the reading got, and
+// the files' descriptions (their problems, index checks) and the rest of
+// the records come at the end.
 export async function openStorage(files, topic, gen) {
-  status('Reading ' + files.length + ' storage file' + (files.length === 1 ? '' : 's') + '…');
+  const what = files.length + ' storage file' + (files.length === 1 ? '' : 's');
+  status('Reading ' + what + '…');
   setLink(null);
   closeCapture();
   frameOptions(false);
   clearViews();
-  const r = await rpc('storage', files.map((f) => f.name), files.map((f) => f.bytes), topic);
+  // What was shown goes at once: its rows name records of the files read
+  // before, which the worker no longer keeps.
+  const s = { files, result: null, current: -1, drawn: 0 };
+  st.storage = s;
+  $('st-title').textContent = what + ', reading…';
+  $('st-files').replaceChildren();
+  $('st-record').replaceChildren();
+  startRecords();
+  let listed = 0, said = 0;
+  const progress = (p) => {
+    if (gen !== st.gen) return;
+    listed += p.records.length;
+    if (p.records.length && s.drawn < STREAM_ROWS) {
+      $('storage').hidden = false; // the first records: the table shows while the rest is read
+      const more = p.records.slice(0, STREAM_ROWS - s.drawn);
+      appendRecords(more);
+      s.drawn += more.length;
+      if (s.current < 0) pickRecord(p.records[0].id);
+    }
+    // The status at most five times a second: each change lays the page out.
+    const now = performance.now();
+    if (now - said < 200 && !p.records.length) return;
+    said = now;
+    status('Reading ' + what + ': ' + mb(p.read) + ' of ' + mb(p.total) +
+      (listed ? ', ' + listed.toLocaleString('en') + ' record' + (listed === 1 ? '' : 's') + ' listed so far' : '') + '…');
+  };
+  const r = await rpcProgress('storage', progress, files.map((f) => f.name), files.map((f) => f.file), topic);
   if (gen !== st.gen) return;
   if (r.error) { closeStorage(); showError($('input-error'), 'These files could not be read: ' + r.error); return; }
-  st.storage = { files, result: r, current: -1 };
+  s.result = r;
+  st.storage = s;
   $('st-topic').value = topic || '';
   const guess = r.guessed ? ' (guessed from the records: pick another above if it is wrong)' : '';
-  $('st-title').textContent = files.length + ' storage file' + (files.length === 1 ? '' : 's') + ', ' + r.recordCount.toLocaleString('en') + ' record' +
+  $('st-title').textContent = what + ', ' + r.recordCount.toLocaleString('en') + ' record' +
     (r.recordCount === 1 ? '' : 's') + (r.topic ? ', topic ' + r.topic + guess : '');
   drawFiles(r.files);
-  drawRecords(r.records, r.recordCount);
+  if (s.drawn > r.records.length) { startRecords(); s.drawn = 0; } // (the module listed fewer than it reported: never so far)
+  appendRecords(r.records.slice(s.drawn));
+  s.drawn = r.records.length;
+  $('st-count').textContent = r.recordCount > r.records.length
+    ? 'showing the first ' + r.records.length.toLocaleString('en') + ' of ' + r.recordCount.toLocaleString('en') + ' (the rest are counted, not listed)'
+    : '';
   $('storage').hidden = false;
   const problems = r.files.reduce((n, f) => n + f.problems.length, 0);
   status(problems ? problems + ' problem' + (problems === 1 ? '' : 's') + ' found: see the flagged files.' : 'Read; no problem found.');
-  if (r.records.length) await pickRecord(r.records[0].id);
+  if (r.records.length && s.current < 0) await pickRecord(r.records[0].id);
 }
 
 function drawFiles(files) {
@@ -98,12 +141,19 @@ function parseExact(s) {
 
 const COLS = ['Offset', 'Timestamp', 'Key', 'Value', 'Headers', 'Producer', 'Marker'];
 
-function drawRecords(recs, count) {
+// startRecords empties the records table.
+function startRecords() {
   const t = $('st-table');
   const head = t.tHead.rows[0];
   head.replaceChildren(...COLS.map((c) => { const th = el('th', '', c); th.scope = 'col'; return th; }));
-  const body = t.tBodies[0];
-  body.replaceChildren();
+  t.tBodies[0].replaceChildren();
+  $('st-count').textContent = '';
+}
+
+// appendRecords adds rows to the records table.
+function appendRecords(recs) {
+  const body = $('st-table').tBodies[0];
+  const rows = document.createDocumentFragment();
   for (const r of recs) {
     const tr = el('tr');
     tr.dataset.record = r.id;
@@ -122,9 +172,9 @@ function drawRecords(recs, count) {
     }
     tr.addEventListener('click', () => pickRecord(r.id));
     tr.addEventListener('keydown', (e) => { if (e.key === 'Enter') pickRecord(r.id); });
-    body.appendChild(tr);
+    rows.appendChild(tr);
   }
-  $('st-count').textContent = count > recs.length ? 'showing the first ' + recs.length.toLocaleString('en') + ' of ' + count.toLocaleString('en') : '';
+  body.appendChild(rows);
 }
 
 // pickRecord draws record id's key and value.

@@ -76,6 +76,7 @@ function runModule(url, readyName, reportAll, given) {
       : slow(given);
     load.then((r) => {
       report(-1, 0);
+      (self.kwireMemory ||= {})[url] = r.instance.exports.mem; // each module's memory, read by the browser tests
       go.run(r.instance);
     }, reject);
   });
@@ -341,8 +342,12 @@ self.onmessage = async (e) => {
   try {
     let result;
     if (op === 'capture') result = await capture(...args);
-    else if (op === 'storage') result = JX((await storageModule()).open(...args));
-    else if (op === 'storageRecord') result = JX((await storageModule()).record(...args));
+    else if (op === 'storage') {
+      // The files (File objects) are read in slices by the module, which
+      // reports how far it got and the records listed so far.
+      const [names, files, topic] = args;
+      result = JX(await (await storageModule()).open(names, files, topic, (p) => self.postMessage({ id, progress: JX(p) })));
+    } else if (op === 'storageRecord') result = JX(await (await storageModule()).record(...args));
     else if (op === 'schemas') result = await schemas(...args);
     else if (op === 'registryStatus') result = payloadReady ? J(self.kwirePayload.registryStatus()) : null;
     else {

@@ -2,8 +2,9 @@
 
 // Package glue is what the playground's WebAssembly modules (wasm,
 // wasm/capture, wasm/storage, wasm/inflate) share where they meet
-// JavaScript: reading arguments, copying bytes across, and publishing a
-// module's global object.
+// JavaScript: reading arguments, copying bytes across, publishing a
+// module's global object, and answering with a Promise where a function
+// has to wait for JavaScript (async.go: reading a File in slices).
 package glue
 
 import "syscall/js"
