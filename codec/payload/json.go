@@ -222,9 +222,14 @@ func (s *jsonScan) number() bool {
 func (s *jsonScan) str() bool {
 	b := s.b
 	p := s.p + 1
+	for p < len(b) && strPlain[b[p]] {
+		p++ // the commonest bytes, one test each
+	}
 	for p < len(b) {
 		c := b[p]
 		switch {
+		case strPlain[c]:
+			p++
 		case c == '"':
 			if s.emit {
 				s.out = append(s.out, b[s.p:p+1]...)
@@ -266,6 +271,15 @@ func (s *jsonScan) str() bool {
 	s.p = p
 	return s.bad("the text ends inside a string")
 }
+
+// strPlain marks the bytes a string holds as they are: printable ASCII
+// but the quote and the backslash.
+var strPlain = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 func isHex4(b []byte) bool {
 	for _, c := range b {
