@@ -61,7 +61,7 @@ type jsonScan struct {
 }
 
 func (s *jsonScan) ws() {
-	for s.p < len(s.b) {
+	for s.p < len(s.b) && s.b[s.p] <= ' ' { // white space is all at or below ' '
 		switch s.b[s.p] {
 		case ' ', '\t', '\r', '\n':
 			s.p++
