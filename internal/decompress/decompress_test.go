@@ -167,4 +167,28 @@ func TestGunzipReused(t *testing.T) {
 			t.Fatalf("corrupt stream, round %d: %v, fresh: %s", i, err, wantBad)
 		}
 	}
+	// Streams read first by the fast reader and, when it refuses them,
+	// by the standard library's: whatever the damage, each says what a
+	// fresh standard reader says, and gives as many bytes, after any
+	// stream before it.
+	rnd := rand.New(rand.NewPCG(7, 11))
+	for n := range 300 {
+		c := append([]byte{}, good...)
+		for range 1 + rnd.IntN(3) {
+			c[rnd.IntN(len(c))] ^= byte(1 + rnd.IntN(255))
+		}
+		if n%3 == 0 {
+			c = c[:rnd.IntN(len(c))]
+		}
+		want, wantLen := fresh(c)
+		Into(nil, CodecGzip, good, 32<<20)
+		out, _, _, err := Into(nil, CodecGzip, c, 32<<20)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != want || (want == "" && len(out) != wantLen) {
+			t.Fatalf("damaged stream %d: %q (%d bytes), a fresh reader: %q (%d bytes)", n, got, len(out), want, wantLen)
+		}
+	}
 }
