@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
 	"encoding/hex"
@@ -50,9 +49,9 @@ func runBatch(e *env, args []string) int {
 	}
 	defer done()
 	b := batchRun{cfg: cfg, prog: prog}
-	w := bufio.NewWriterSize(e.stdout, 1<<20)
-	readErr := b.run(in, w, b.prog.Writer(e.stderr))
-	w.Flush()
+	// Each chunk's output is one buffer of about half a megabyte, written
+	// as it is: a buffered writer would only copy it again.
+	readErr := b.run(in, e.stdout, b.prog.Writer(e.stderr))
 	b.prog.finish()
 	if readErr != nil {
 		fail(e, "%v", readErr)
@@ -148,7 +147,7 @@ type batchOut struct {
 // chunkSize is how much input a chunk holds (more for a longer line).
 const chunkSize = 256 << 10
 
-func (b *batchRun) run(in io.Reader, w *bufio.Writer, stderr io.Writer) error {
+func (b *batchRun) run(in io.Reader, w io.Writer, stderr io.Writer) error {
 	jobs := make(chan batchChunk, 2*b.cfg.jobs)
 	outs := make(chan batchOut, 2*b.cfg.jobs)
 	inPool := &sync.Pool{New: func() any { s := make([]byte, 0, chunkSize); return &s }}
@@ -237,11 +236,10 @@ func countLines(b []byte) int {
 
 // writeInOrder writes the chunks' outputs in input order, counting them
 // into the progress bar.
-func (b *batchRun) writeInOrder(w *bufio.Writer, stderr io.Writer, outs <-chan batchOut, pool *sync.Pool) {
+func (b *batchRun) writeInOrder(w io.Writer, stderr io.Writer, outs <-chan batchOut, pool *sync.Pool) {
 	inOrder(outs, func(o batchOut) int { return o.seq }, func(o batchOut) {
-		w.Write(*o.buf)
+		w.Write(*o.buf) // the lines before the chunk's diagnostics
 		if len(o.diag) > 0 {
-			w.Flush() // the lines before it first
 			stderr.Write(o.diag)
 		}
 		b.lines += o.lines
