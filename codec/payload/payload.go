@@ -166,22 +166,24 @@ func (d *Decoder) DecodeBytes(p []byte, key bool, topic string) ([]byte, []*tree
 	return js, nodes, ws.List
 }
 
-// plainJSON is Decode's commonest case in one pass and no walker: JSON
-// text with no schema's framing, where no schema is asked for, written
-// without a tree, when it fits the budget. ok is false, with nothing
-// changed, for any other payload or when a limit is met: Decode's walk
-// then reads it.
-func (d *Decoder) plainJSON(dst []byte, in *In) ([]byte, bool) {
+// plain is Decode's commonest cases with no walker, where no schema is
+// asked for and no tree wanted: a key or value without a schema's framing
+// that is not JSON (text, bytes: nothing to add), or JSON text, checked
+// and written in one pass when it fits the budget. ok is false, with
+// nothing changed, for any other payload or when a limit is met: Decode's
+// walk then reads it.
+func (d *Decoder) plain(dst []byte, in *In) ([]byte, bool) {
 	b := in.Budget
 	if in.Slab != nil || d.src != nil || b == nil || !b.WorkLeft(in.End-in.Start) {
 		return dst, false
 	}
 	p := in.B[in.Start:in.End]
-	if !isJSONStart(p) {
-		return dst, false
-	}
 	if _, framed := readFraming(p); framed {
 		return dst, false
+	}
+	if !isJSONStart(p) {
+		b.Work += in.End - in.Start
+		return dst, true
 	}
 	out, ok := checkCompact(append(dst, `,"format":"json","decoded":`...), p, d.cfg.MaxDepth, d.cfg.MaxDepth, b)
 	if !ok {
@@ -198,7 +200,7 @@ func (d *Decoder) Decode(dst []byte, in *In) ([]byte, []*tree.Node) {
 	if in.Start < 0 || in.End > len(in.B) || in.Start >= in.End {
 		return dst, nil
 	}
-	if out, ok := d.plainJSON(dst, in); ok {
+	if out, ok := d.plain(dst, in); ok {
 		return out, nil
 	}
 	w := walker{in: in, s: in.Slab, b: in.Budget, maxDepth: d.cfg.MaxDepth, out: dst}
