@@ -306,6 +306,29 @@ test('a 1 MiB Fetch response with 10,000 records (time to first screen reported)
   await page.close();
 });
 
+// The version field re-decodes once typing stops (200 ms); a file opened
+// meanwhile is decoded with the field as it is, and that pending re-decode
+// must not run after it: it decoded the file a second time, showing the
+// decoding state over the frame just drawn (the 1 MiB test above read a
+// cleared summary so, now and then).
+test('a version typed just before a file is opened: the file is decoded once', { timeout: 60_000 }, async () => {
+  const page = await open();
+  await page.selectOption('#dir', 'response');
+  await page.selectOption('#api', '18');
+  const gen0 = await page.evaluate(() => window.kwirePlayground.gen);
+  await page.fill('#ver', '3');
+  await decoded(page, () => page.setInputFiles('#file', join(built.inputs, 'apiversions-response.hex')));
+  assert.match(await page.textContent('#status'), /ApiVersions v3 response/);
+  const gen = await page.evaluate(() => window.kwirePlayground.gen);
+  // Past the field's 200 ms and the decode's own 200 ms debounce, twice.
+  await page.waitForTimeout(800);
+  assert.equal(await page.evaluate(() => window.kwirePlayground.gen), gen, 'decoded again after the file (generations from ' + gen0 + ')');
+  assert.ok(await page.evaluate(() => window.kwirePlayground.sum !== null));
+  assert.match(await treeText(page), /finalizedFeaturesEpoch int64 = 412/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test('phone width, dark theme, and offline after the first load', { timeout: 90_000 }, async () => {
   const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: 'dark', isMobile: true, hasTouch: true });
   const page = await phone.newPage();
