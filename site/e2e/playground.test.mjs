@@ -386,6 +386,42 @@ test('bytes pasted while the module loads decode once it is ready; the page show
   await ctx.close();
 });
 
+// The modules and scripts come as their gzip copies, as kwire serve sends
+// them (the server here does the same): kwire.wasm is a fifth of its size
+// on the wire, and the page starts from it as from the file. (The test
+// above holds such a body: its percent counts decoded bytes against the
+// decoded length the server gives.)
+test('kwire.wasm, the worker and wasm_exec.js come gzip-encoded, and the page starts from them', { timeout: 120_000 }, async () => {
+  const ctx = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  const seen = new Map();
+  ctx.on('requestfinished', async (r) => {
+    const name = new URL(r.url()).pathname.split('/').pop();
+    if (!['kwire.wasm', 'worker.js', 'wasm_exec.js'].includes(name) || r.serviceWorker()) return;
+    const res = await r.response();
+    seen.set(name, { enc: await res.headerValue('content-encoding'), decoded: +(await res.headerValue('x-decoded-content-length')) });
+  });
+  const from = server.state.encoded.length;
+  const page = await ctx.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(server.url + '#hex=' + QUICK);
+  await page.waitForFunction(() => document.body.dataset.decoded, null, { timeout: 60_000 });
+  await page.waitForSelector('#tree .pg-row');
+  assert.match(await page.textContent('#status'), /ApiVersions v3 request/);
+  await page.waitForFunction(() => true); // let the last requestfinished handlers run
+  for (const f of ['kwire.wasm', 'worker.js', 'wasm_exec.js']) {
+    const s = seen.get(f);
+    assert.ok(s, f + ' was not seen');
+    assert.equal(s.enc, 'gzip', f);
+    assert.equal(s.decoded, readFileSync(join(built.site, f)).length, f);
+    assert.ok(server.state.encoded.slice(from).includes(f), f + ' was not sent as its gzip copy');
+  }
+  const wire = readFileSync(join(built.site, 'kwire.wasm.gz')).length;
+  assert.ok(wire < seen.get('kwire.wasm').decoded / 3, 'kwire.wasm: ' + wire + ' bytes on the wire of ' + seen.get('kwire.wasm').decoded);
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});
+
 // The decoder's download starts while the page's head is parsed (boot.js),
 // not once the page's modules have all loaded: with a module of the page
 // held back, kwire.wasm is asked for all the same, and the page still
