@@ -423,10 +423,12 @@ test('kwire.wasm, the worker and wasm_exec.js come gzip-encoded, and the page st
 });
 
 // The decoder's download starts while the page's head is parsed (boot.js),
-// not once the page's modules have all loaded: with a module of the page
-// held back, kwire.wasm is asked for all the same, and the page still
-// works once the module arrives.
-test('the decoder starts downloading before the page\'s modules have loaded', { timeout: 120_000 }, async () => {
+// not once the page's modules or its stylesheet have loaded: with a module
+// of the page and the stylesheet held back, kwire.wasm is asked for all the
+// same, and the page still works once they arrive. (boot.js stood after
+// the stylesheets, and a classic script runs only once those before it
+// have loaded: the worker started that much later.)
+test('the decoder starts downloading before the page\'s modules and stylesheet have loaded', { timeout: 120_000 }, async () => {
   const ctx = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
   const page = await ctx.newPage();
   const errors = [];
@@ -434,18 +436,20 @@ test('the decoder starts downloading before the page\'s modules have loaded', { 
   const from = server.state.requested.length;
   let release;
   const held = new Promise((r) => { release = r; });
-  let leafAsked = false;
+  let leafAsked = false, styleAsked = false;
   await page.route('**/live.js', async (route) => { leafAsked = true; await held; await route.continue(); });
+  await page.route('**/style.css', async (route) => { styleAsked = true; await held; await route.continue(); });
   const nav = page.goto(server.url + '#hex=' + QUICK);
   const deadline = Date.now() + 60_000;
   while (!server.state.requested.slice(from).includes('kwire.wasm') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   const asked = server.state.requested.slice(from);
   const wasmAsked = asked.includes('kwire.wasm');
   const liveServed = asked.includes('live.js');
+  const styleServed = asked.includes('style.css');
   release();
-  assert.ok(leafAsked, 'the page did not ask for live.js: ' + asked.join(' '));
-  assert.ok(wasmAsked, 'kwire.wasm was not asked for while one of the page\'s modules was held: ' + asked.join(' '));
-  assert.ok(!liveServed, 'live.js was served while held');
+  assert.ok(leafAsked && styleAsked, 'the page did not ask for live.js and style.css: ' + asked.join(' '));
+  assert.ok(wasmAsked, 'kwire.wasm was not asked for while one of the page\'s modules and its stylesheet were held: ' + asked.join(' '));
+  assert.ok(!liveServed && !styleServed, 'live.js or style.css was served while held');
   await nav;
   await page.waitForFunction(() => document.body.dataset.decoded, null, { timeout: 60_000 });
   assert.match(await page.textContent('#status'), /ApiVersions v3 request/);
