@@ -84,8 +84,7 @@ func copyPlayground(out string, pg fs.FS, wasm, wasmExec []byte, extra map[strin
 }
 
 // gzipCopies writes the gzip copies (writeGzipCopy) of the files added,
-// one a core at a time: 42 MB of modules take some 5 s at the best
-// compression on one core.
+// one a core at a time (some 3 s of CPU for the five modules).
 type gzipCopies struct {
 	wg   sync.WaitGroup
 	mu   sync.Mutex
@@ -119,7 +118,11 @@ func (g *gzipCopies) wait() error {
 // writeGzipCopy writes NAME.gz beside a module or script of 1 KiB or more
 // (kwire.wasm: 5.2 MB, 1.1 MB gzip), for servers that send such a copy to
 // clients that accept gzip, as kwire serve does; hosts that compress on
-// their own ignore it. Written after the file, so it is no older.
+// their own ignore it. Written after the file, so it is no older. At the
+// best level up to 8 MiB (kwire.wasm: 0.9% smaller than the default
+// level, 0.6 s against 0.18 s), at the default above: payload.wasm
+// (22 MB, loaded once schemas are given) took 3.2 s at the best level
+// for 0.8% less.
 func writeGzipCopy(dst string, b []byte) error {
 	switch filepath.Ext(dst) {
 	case ".wasm", ".js", ".mjs":
@@ -130,7 +133,11 @@ func writeGzipCopy(dst string, b []byte) error {
 		return nil
 	}
 	var z bytes.Buffer
-	zw, err := gzip.NewWriterLevel(&z, gzip.BestCompression)
+	level := gzip.BestCompression
+	if len(b) > 8<<20 {
+		level = gzip.DefaultCompression
+	}
+	zw, err := gzip.NewWriterLevel(&z, level)
 	if err != nil {
 		return err
 	}
