@@ -1,6 +1,9 @@
 package site
 
 import (
+	"bytes"
+	"compress/gzip"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -92,5 +95,66 @@ func TestPlaygroundModulesResolve(t *testing.T) {
 		if s != "sw.js" && !listed[s] {
 			t.Errorf("sw.js does not precache %s", s)
 		}
+	}
+}
+
+// Modules and scripts of 1 KiB or more get a gzip copy beside them (what
+// kwire serve sends to clients that accept gzip), holding the same bytes
+// as the file written; small files and pages get none.
+func TestPlaygroundGzipCopies(t *testing.T) {
+	out := t.TempDir()
+	wasm := append([]byte("\x00asm\x01\x00\x00\x00"), bytes.Repeat([]byte("kwire "), 2000)...)
+	err := copyPlayground(out, playground.Static, wasm, []byte("// wasm_exec stand-in\n"),
+		map[string][]byte{"capture.wasm": []byte("\x00asm\x01\x00\x00\x00")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(out, "playground")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copies := map[string]bool{}
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".gz") {
+			copies[strings.TrimSuffix(e.Name(), ".gz")] = true
+		}
+	}
+	sawWasm, sawWorker := false, false
+	for _, e := range entries {
+		name := e.Name()
+		if strings.HasSuffix(name, ".gz") {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ext := path.Ext(name)
+		want := (ext == ".wasm" || ext == ".js") && len(b) >= 1<<10
+		if copies[name] != want {
+			t.Errorf("%s (%d bytes): gzip copy %v, want %v", name, len(b), copies[name], want)
+			continue
+		}
+		if !want {
+			continue
+		}
+		sawWasm = sawWasm || strings.HasPrefix(name, "kwire.")
+		sawWorker = sawWorker || strings.HasPrefix(name, "worker.")
+		z, err := os.ReadFile(filepath.Join(dir, name+".gz"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		zr, err := gzip.NewReader(bytes.NewReader(z))
+		if err != nil {
+			t.Fatal(name, err)
+		}
+		plain, err := io.ReadAll(zr)
+		if err != nil || !bytes.Equal(plain, b) {
+			t.Errorf("%s.gz does not hold %s (%v)", name, name, err)
+		}
+	}
+	if !sawWasm || !sawWorker {
+		t.Errorf("no gzip copy of kwire.wasm (%v) or worker.js (%v)", sawWasm, sawWorker)
 	}
 }

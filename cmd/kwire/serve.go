@@ -479,7 +479,11 @@ const htmlPolicy = site.HTMLPolicy
 // neither ".." nor a symbolic link leads out of it), no listings.
 // Content-hashed names are cached for a year, everything else revalidated.
 // The folder is opened for each request, so a site rebuilt in place is
-// served as it is now.
+// served as it is now. A file with a gzip copy beside it (NAME.gz, as
+// kwire site writes for the playground's modules and scripts) is sent as
+// that copy, Content-Encoding gzip, to a client that accepts gzip, unless
+// the copy is older than the file (a file rebuilt since); see
+// sendPrecompressed.
 func fileHandler(dir string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -536,6 +540,66 @@ func fileHandler(dir string) http.Handler {
 		} else {
 			h.Set("Cache-Control", "no-cache")
 		}
+		if sendPrecompressed(w, r, root, name, st) {
+			return
+		}
 		http.ServeContent(w, r, name, st.ModTime(), f)
 	})
+}
+
+// sendPrecompressed answers with name's gzip copy (name.gz under root) when
+// there is one, no older than st (name's own), and r accepts gzip; it
+// reports whether it did. Locally the transfer is not what a visitor
+// waits for, but over a network kwire.wasm is 1.1 MB gzip against 5.2 MB.
+// Both answers say Vary: Accept-Encoding, and the encoded one says how
+// long the decoded body is (X-Decoded-Content-Length), so that the
+// playground's download progress still has a total: Content-Length counts
+// encoded bytes, the body read in the page decoded ones.
+func sendPrecompressed(w http.ResponseWriter, r *http.Request, root *os.Root, name string, st os.FileInfo) bool {
+	gz, err := root.Stat(name + ".gz")
+	if err != nil || !gz.Mode().IsRegular() || gz.ModTime().Before(st.ModTime()) {
+		return false
+	}
+	w.Header().Add("Vary", "Accept-Encoding")
+	if !acceptsEncoding(r.Header.Values("Accept-Encoding"), "gzip") {
+		return false
+	}
+	f, err := root.Open(name + ".gz")
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	h := w.Header()
+	h.Set("Content-Encoding", "gzip")
+	h.Set("X-Decoded-Content-Length", strconv.FormatInt(st.Size(), 10))
+	http.ServeContent(w, r, name, gz.ModTime(), f)
+	return true
+}
+
+// acceptsEncoding reports whether Accept-Encoding values accept coding:
+// named (or "*") with a quality above zero.
+func acceptsEncoding(values []string, coding string) bool {
+	star := false
+	for _, v := range values {
+		for _, item := range strings.Split(v, ",") {
+			tok, params, _ := strings.Cut(item, ";")
+			tok = strings.ToLower(strings.TrimSpace(tok))
+			q := 1.0
+			for _, p := range strings.Split(params, ";") {
+				k, val, ok := strings.Cut(strings.TrimSpace(p), "=")
+				if ok && strings.EqualFold(strings.TrimSpace(k), "q") {
+					if f, err := strconv.ParseFloat(strings.TrimSpace(val), 64); err == nil {
+						q = f
+					}
+				}
+			}
+			switch tok {
+			case coding:
+				return q > 0
+			case "*":
+				star = q > 0
+			}
+		}
+	}
+	return star
 }

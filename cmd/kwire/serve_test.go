@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/base64"
 	"errors"
@@ -87,6 +88,69 @@ func TestServeFiles(t *testing.T) {
 	require.NoError(t, err)
 	resp.Body.Close()
 	require.Equal(t, http.StatusMethodNotAllowed, resp.StatusCode)
+}
+
+// A file with a gzip copy beside it goes as that copy to a client that
+// accepts gzip (saying so, and how long the decoded body is), as itself to
+// one that does not, and as itself when the copy is older than the file.
+func TestServePrecompressed(t *testing.T) {
+	dir := serveDir(t)
+	wasm := bytes.Repeat([]byte("\x00asm\x01\x00\x00\x00 kwire "), 1000)
+	name := filepath.Join(dir, "playground", "kwire.0123456789.wasm")
+	require.NoError(t, os.WriteFile(name, wasm, 0o644))
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(wasm)
+	require.NoError(t, zw.Close())
+	require.NoError(t, os.WriteFile(name+".gz", gz.Bytes(), 0o644))
+	srv := httptest.NewServer(fileHandler(dir))
+	defer srv.Close()
+	// The transport's own gzip handling is off: the test reads the raw answer.
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	get := func(method, accept string) (*http.Response, []byte) {
+		req, err := http.NewRequest(method, srv.URL+"/playground/kwire.0123456789.wasm", nil)
+		require.NoError(t, err)
+		if accept != "" {
+			req.Header.Set("Accept-Encoding", accept)
+		}
+		resp, err := client.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+		require.Equal(t, "application/wasm", resp.Header.Get("Content-Type"))
+		require.Equal(t, "public, max-age=31536000, immutable", resp.Header.Get("Cache-Control"))
+		return resp, b
+	}
+	for _, accept := range []string{"gzip, deflate, br, zstd", "br;q=1, GZIP;q=0.5", "*"} {
+		resp, b := get(http.MethodGet, accept)
+		require.Equal(t, "gzip", resp.Header.Get("Content-Encoding"), accept)
+		require.Equal(t, "Accept-Encoding", resp.Header.Get("Vary"), accept)
+		require.Equal(t, strconv.Itoa(gz.Len()), resp.Header.Get("Content-Length"), accept)
+		require.Equal(t, strconv.Itoa(len(wasm)), resp.Header.Get("X-Decoded-Content-Length"), accept)
+		zr, err := gzip.NewReader(bytes.NewReader(b))
+		require.NoError(t, err)
+		plain, err := io.ReadAll(zr)
+		require.NoError(t, err)
+		require.Equal(t, wasm, plain, accept)
+	}
+	resp, b := get(http.MethodHead, "gzip")
+	require.Equal(t, "gzip", resp.Header.Get("Content-Encoding"))
+	require.Empty(t, b)
+	for _, accept := range []string{"", "identity", "br, zstd", "gzip;q=0", "*;q=0", "*, gzip;q=0"} {
+		resp, b := get(http.MethodGet, accept)
+		require.Empty(t, resp.Header.Get("Content-Encoding"), accept)
+		require.Equal(t, "Accept-Encoding", resp.Header.Get("Vary"), accept)
+		require.Empty(t, resp.Header.Get("X-Decoded-Content-Length"), accept)
+		require.Equal(t, wasm, b, accept)
+	}
+	// Rebuilt since its copy was written: the file itself, to everyone.
+	old := time.Now().Add(-time.Hour)
+	require.NoError(t, os.Chtimes(name+".gz", old, old))
+	resp, b = get(http.MethodGet, "gzip")
+	require.Empty(t, resp.Header.Get("Content-Encoding"))
+	require.Equal(t, wasm, b)
 }
 
 func TestServeStopsWithContext(t *testing.T) {

@@ -4,7 +4,8 @@
 // Debian's Chromium through playwright-core.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdtemp, mkdir, copyFile, readdir, readFile, stat } from 'node:fs/promises';
+import { mkdtemp, mkdir, copyFile, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { gzip } from 'node:zlib';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, extname, resolve, dirname } from 'node:path';
@@ -12,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
 const run = promisify(execFile);
+const gzipAsync = promisify(gzip);
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 // build compiles kwire.wasm, capture.wasm and inflate.wasm and assembles the page in a
@@ -31,6 +33,16 @@ export async function build() {
   await copyFile(join(root, 'internal', 'render', 'grid.css'), join(site, 'grid.css'));
   const staticDir = join(root, 'site', 'playground', 'static');
   for (const f of await readdir(staticDir)) await copyFile(join(staticDir, f), join(site, f));
+  // The gzip copies kwire site writes beside the modules and scripts
+  // (site/playground.go, writeGzipCopy), served as kwire serve serves them;
+  // at zlib's default level (kwire site uses the best: 1% smaller, 3.5
+  // times the work), on libuv's threads.
+  await Promise.all((await readdir(site)).filter((f) => /\.(wasm|js)$/.test(f)).map(async (f) => {
+    const b = await readFile(join(site, f));
+    if (b.length < 1024) return;
+    const z = await gzipAsync(b);
+    if (z.length < b.length) await writeFile(join(site, f + '.gz'), z);
+  }));
   const sizes = {};
   for (const f of ['kwire.wasm', 'capture.wasm', 'inflate.wasm']) sizes[f] = (await stat(join(site, f))).size;
   const manifest = JSON.parse(await readFile(join(inputs, 'manifest.json'), 'utf8'));
@@ -42,8 +54,19 @@ const types = {
   '.wasm': 'application/wasm', '.json': 'application/json',
 };
 
+const acceptsGzip = (h) => (h || '').split(',').some((item) => {
+  const [coding, ...params] = item.split(';').map((x) => x.trim().toLowerCase());
+  return coding === 'gzip' && !params.some((p) => /^q=0(\.0*)?$/.test(p));
+});
+
 // serve serves dir at http://127.0.0.1:PORT/prefix/ (a path prefix, as on
 // the docs site), returning the page's URL and a close function.
+//
+// A file with a gzip copy (FILE.gz, no older than it) goes as that copy,
+// Content-Encoding gzip, to a request that accepts gzip, with the decoded
+// length in X-Decoded-Content-Length, as kwire serve sends it
+// (cmd/kwire/serve.go, sendPrecompressed); state.encoded lists the files
+// so sent.
 //
 // A slow link is a gate: server.holdWasm() makes every kwire.wasm
 // response to a request carrying its headers send them and a first third, then wait until the test
@@ -51,7 +74,7 @@ const types = {
 // the rest arrives). server.wasmSent tells how far it got.
 export function serve(dir, prefix = '/docs/playground/') {
   let hold = null;
-  const state = { wasmSent: 0, requested: [] }; // requested: every file asked for, in order
+  const state = { wasmSent: 0, requested: [], encoded: [] }; // requested: every file asked for, in order
   const server = createServer(async (req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
     if (!path.startsWith(prefix)) { res.writeHead(404).end(); return; }
@@ -66,7 +89,19 @@ export function serve(dir, prefix = '/docs/playground/') {
       res.writeHead(404).end();
       return;
     }
-    res.writeHead(200, { 'content-type': types[extname(file)] || 'application/octet-stream', 'cache-control': 'no-cache', 'content-length': body.length });
+    const headers = { 'content-type': types[extname(file)] || 'application/octet-stream', 'cache-control': 'no-cache' };
+    const gz = await stat(join(dir, file + '.gz')).catch(() => null);
+    if (gz && gz.mtimeMs >= (await stat(join(dir, file))).mtimeMs) {
+      headers.vary = 'Accept-Encoding';
+      if (acceptsGzip(req.headers['accept-encoding'])) {
+        headers['content-encoding'] = 'gzip';
+        headers['x-decoded-content-length'] = body.length;
+        body = await readFile(join(dir, file + '.gz'));
+        state.encoded.push(file);
+      }
+    }
+    headers['content-length'] = body.length;
+    res.writeHead(200, headers);
     if (file === 'kwire.wasm' && hold && req.headers['x-kwire-gate'] === hold.tag) {
       // Every request of the gated context is held (the page's and a
       // service worker's precache alike), so none slips past at full speed.

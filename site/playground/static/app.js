@@ -24,7 +24,7 @@ import { $, el, toHex, debounce, status } from './dom.js';
 import { rpc } from './rpc.js';
 import { st, PASTE_INLINE } from './state.js';
 import { Panel } from './panel.js';
-import { looksLikeCapture, run, redo, decodeInput } from './decode.js';
+import { looksLikeCapture, run, redo, redoSoon, decodeInput } from './decode.js';
 import { drawCapRows } from './capture.js';
 import { isStorageName, openStorage, closeStorage } from './storage.js';
 import { setJSONForm, readLink, drawExamples } from './link.js';
@@ -68,7 +68,7 @@ function putText(text, name) {
 for (const id of ['dir', 'api', 'ver', 'size']) $(id).addEventListener('change', redo);
 $('mode').addEventListener('change', run);
 $('kafka-form').addEventListener('change', setJSONForm);
-$('ver').addEventListener('input', debounce(redo, 200));
+$('ver').addEventListener('input', redoSoon);
 $('file').addEventListener('change', () => { const fs = [...$('file').files]; $('file').value = ''; openFiles(fs); });
 $('st-topic').addEventListener('change', () => { if (st.storage) openStorage(st.storage.files, $('st-topic').value, ++st.gen); });
 $('mode-decode').addEventListener('click', () => setMode('decode'));

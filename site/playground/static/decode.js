@@ -35,6 +35,10 @@ function options() {
 }
 
 export const run = debounce(() => decodeInput(), 200);
+// redoSoon is redo once the version field has been still a while (it is
+// typed digit by digit); a decode begun meanwhile reads the field itself,
+// so it cancels this.
+export const redoSoon = debounce(() => redo(), 200);
 
 // single shows one panel (a frame) instead of a capture's pair.
 function single() {
@@ -52,6 +56,7 @@ export function resetOutput() {
 
 export async function decodeInput() {
   run.cancel();
+  redoSoon.cancel();
   st.picked = null;
   const gen = ++st.gen;
   let bytes, format;

@@ -33,6 +33,7 @@ export function setLink(bytes, o, sum) {
 // every panel.
 export async function setJSONForm() {
   const kafka = $('kafka-form').checked;
+  for (const p of st.panels) p.views.json.changedRows();
   await rpc('jsonForm', kafka);
   for (const p of st.panels) if (p.sum) await p.loadJSON(p.sum);
   const h = new URLSearchParams(location.hash.slice(1));

@@ -27,8 +27,10 @@ let captureReady = null; // promise: the capture module is running (storageReady
 
 // fetchCounting fetches url (or takes the response to it already asked
 // for, given) and reports the bytes received as they come. The total is
-// the Content-Length, unless the body is content-encoded (then the length
-// counts compressed bytes and the total is unknown: 0). It resolves to the
+// the Content-Length, unless the body is content-encoded: then the length
+// counts compressed bytes, and the total is what the server says the
+// decoded body's length is (X-Decoded-Content-Length: kwire serve sends
+// its gzip copies so), or unknown (0). It resolves to the
 // response itself, counted through a clone, so that compileStreaming gets
 // the browser's own Response: Chromium caches the compiled code of a
 // module by its URL only for such a response, and a repeat visit then
@@ -37,7 +39,7 @@ function fetchCounting(url, report, given) {
   return (given || fetch(url)).then((res) => {
     if (!res.ok) throw new Error(url + ': HTTP ' + res.status);
     const enc = res.headers.get('content-encoding');
-    const total = enc && enc !== 'identity' ? 0 : +(res.headers.get('content-length') || 0);
+    const total = +((enc && enc !== 'identity' ? res.headers.get('x-decoded-content-length') : res.headers.get('content-length')) || 0);
     if (!res.body) return res;
     const reader = res.clone().body.getReader();
     let loaded = 0;
