@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/schema"
 )
 
 // MaxNames is the most ids a Names keeps: a long session's map stays
@@ -26,6 +27,9 @@ const MaxNames = 1 << 16
 type Names struct {
 	mu sync.RWMutex
 	m  map[[16]byte]string
+
+	decMu sync.Mutex
+	dec   codec.Decoder // LearnFrom's
 }
 
 // Set names id (the zero id names nothing). It reports false when the map
@@ -96,14 +100,43 @@ func (n *Names) Learn(f *codec.Frame) {
 }
 
 // LearnFrom decodes b, a response of apiKey at version (size prefix
-// included), when it is one Learn reads, and keeps the ids it names.
-// Records are not read: only the topics' names and ids are wanted.
+// included), when it is one Learn reads at a version whose topics carry
+// ids, and keeps the ids it names. Records are not read: only the topics'
+// names and ids are wanted. The tree is built with a decoder the Names
+// keeps, so a session's Metadata responses cost no fresh memory each.
 func (n *Names) LearnFrom(b []byte, apiKey, version int16) {
-	if !Learns(apiKey) {
+	if !Learns(apiKey) || !namesIDs(apiKey, version) {
 		return
 	}
-	f, _ := codec.Decode(b, codec.Options{Response: true, APIKey: apiKey, Version: version, Records: codec.RecordsSize})
+	n.decMu.Lock()
+	defer n.decMu.Unlock()
+	f, _ := n.dec.Decode(b, codec.Options{Response: true, APIKey: apiKey, Version: version, Records: codec.RecordsSize})
 	n.Learn(f)
+}
+
+// namesIDs reports whether the response of apiKey at version has topics
+// with a topicId (Metadata v10+, CreateTopics v7+), as Kafka's schemas say.
+func namesIDs(apiKey, version int16) bool {
+	a := schema.ByKey(apiKey)
+	if a == nil || a.Response == nil {
+		return false
+	}
+	lv := min(version, a.Response.Valid.Hi) // a newer version reads as the newest known
+	v := a.Response.At(lv)
+	if v == nil {
+		return false
+	}
+	for _, f := range v.Root.Fields {
+		if f.JSON != "topics" || f.Struct == nil || !f.Versions.Contains(lv) {
+			continue
+		}
+		for _, t := range f.Struct.Fields {
+			if t.JSON == "topicId" && t.Versions.Contains(lv) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // ParseFlag reads "ID=NAME", the id as Kafka prints it (22 characters of

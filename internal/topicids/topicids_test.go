@@ -111,3 +111,17 @@ func TestNamesBounded(t *testing.T) {
 		t.Fatalf("%d names kept, want %d", n.Len(), MaxNames)
 	}
 }
+
+// Only the response versions whose topics carry ids are decoded: Metadata
+// from v10, CreateTopics from v7, as Kafka's schemas say; a version newer
+// than known reads as the newest does.
+func TestNamesIDsByVersion(t *testing.T) {
+	for _, c := range []struct {
+		key, version int16
+		want         bool
+	}{{3, 9, false}, {3, 10, true}, {3, 13, true}, {19, 6, false}, {19, 7, true}, {1, 13, false}, {3, 999, true}, {3, -1, false}} {
+		if got := namesIDs(c.key, c.version); got != c.want {
+			t.Errorf("namesIDs(%d, %d) = %v, want %v", c.key, c.version, got, c.want)
+		}
+	}
+}
