@@ -18,6 +18,9 @@ var kwireBin string
 
 // TestMain builds the real binary once; the tests run it as a user would.
 func TestMain(m *testing.M) {
+	if spec := os.Getenv(soakAttackEnv); spec != "" {
+		os.Exit(runSoakAttacker(spec)) // TestProxySoak's attacker process
+	}
 	flag.Parse()
 	dir, err := os.MkdirTemp("", "kwire-cli")
 	if err != nil {
