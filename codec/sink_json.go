@@ -380,27 +380,31 @@ func (s *jsonSink) value(w *jsontext.Writer, n *tree.Node) {
 }
 
 func (s *jsonSink) numbers(n *tree.Node, k schema.Kind, b []byte, count int) {
-	if count == 0 {
-		return
+	w, st := s.place(n)
+	start := len(w.B)
+	w.BeginArray()
+	if count > 0 {
+		size := k.FixedSize()
+		quote := s.quote && k == schema.Int64
+		w.Value()
+		out := w.B
+		for i := 0; i < count; i++ {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			if quote {
+				out = append(out, '"')
+			}
+			out = strconv.AppendInt(out, fixedInt(k, b[i*size:]), 10)
+			if quote {
+				out = append(out, '"')
+			}
+		}
+		w.B = out
 	}
-	w := s.top().out
-	size := k.FixedSize()
-	quote := s.quote && k == schema.Int64
-	w.Value()
-	out := w.B
-	for i := 0; i < count; i++ {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		if quote {
-			out = append(out, '"')
-		}
-		out = strconv.AppendInt(out, fixedInt(k, b[i*size:]), 10)
-		if quote {
-			out = append(out, '"')
-		}
-	}
-	w.B = out
+	w.EndArray()
+	s.written(n, st, w, start)
+	s.give(n)
 }
 
 // int64 writes an int64 value: a number, or with Options.Int64Strings a

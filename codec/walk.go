@@ -866,12 +866,12 @@ func (w *walker) array(n *tree.Node, f *schema.Field, nullable, compact bool) {
 	if size := numbersSize(f); size > 0 {
 		// Fixed-size integers: the count was checked against the bytes
 		// left, so every element is there, and an element makes one node
-		// and no warning. The sink takes them in one step.
-		w.s.begin(n, nil, count)
+		// and no warning. The sink takes the array in one step.
 		w.b.Nodes += count
-		w.s.numbers(n, f.Elem, r.B[r.Off:r.Off+size*count], count)
+		b := r.B[r.Off : r.Off+size*count]
 		r.Off += size * count
-		w.close(n)
+		n.End = r.Off
+		w.s.numbers(n, f.Elem, b, count)
 		return
 	}
 	w.s.begin(n, nil, smallCap(count))
