@@ -326,7 +326,7 @@ func (s *jsonSink) leaf(n *tree.Node) {
 func (s *jsonSink) write(n *tree.Node) {
 	p := s.top()
 	switch {
-	case n.Role == tree.RoleSize || n.Role == tree.RoleRaw || n.Role == tree.RoleTrailing:
+	case n.Role == tree.RoleSize || n.Role == tree.RoleRaw || n.Role == tree.RoleTrailing || n.Role == tree.RoleTags:
 		return
 	case n.Role == tree.RoleUnknownTag:
 		tf := s.tagFrame(&s.levels[len(s.levels)-2])
