@@ -586,7 +586,9 @@ func (w *walker) structBody(n *tree.Node, l *schema.Layout) {
 		if w.inTagged > 0 {
 			allDef = allDef && w.isDefault(c, f)
 		}
-		w.noteField(c, f)
+		if w.inHeader || w.wantCodes || f.Kind == schema.String || f.Kind == schema.UUID {
+			w.noteField(c, f) // what it can keep, and nothing else, costs no call
+		}
 	}
 	if w.flex && !w.tags(l, pre) {
 		allDef = false
