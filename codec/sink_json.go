@@ -383,24 +383,13 @@ func (s *jsonSink) numbers(n *tree.Node, k schema.Kind, b []byte, count int) {
 	w, st := s.place(n)
 	start := len(w.B)
 	w.BeginArray()
-	if count > 0 {
-		size := k.FixedSize()
-		quote := s.quote && k == schema.Int64
-		w.Value()
-		out := w.B
-		for i := 0; i < count; i++ {
-			if i > 0 {
-				out = append(out, ',')
-			}
-			if quote {
-				out = append(out, '"')
-			}
-			out = strconv.AppendInt(out, fixedInt(k, b[i*size:]), 10)
-			if quote {
-				out = append(out, '"')
-			}
+	size := k.FixedSize()
+	for i := 0; i < count; i++ {
+		if v := fixedInt(k, b[i*size:]); k == schema.Int64 {
+			s.int64(w, v)
+		} else {
+			w.Int(v)
 		}
-		w.B = out
 	}
 	w.EndArray()
 	s.written(n, st, w, start)
