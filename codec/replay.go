@@ -41,24 +41,22 @@ func (f *Frame) replayJSON(dst []byte) []byte {
 // layout when n is a struct.
 func (f *Frame) replay(s *jsonSink, n *tree.Node, l *schema.Layout) {
 	s.begin(n, l, 0)
-	if size := numbersSize(n.Field); n.Kind == schema.Array && size > 0 {
-		// Fixed-size integers, handed over at once as the walk does.
-		count := len(n.Children)
-		s.numbers(n, n.Field.Elem, f.Buffers[n.Buf][n.PrefixEnd:n.PrefixEnd+size*count], count)
-	} else {
-		for _, c := range n.Children {
-			switch {
-			case c.Role == tree.RoleTags:
-				if len(c.Children) > 0 { // an empty section writes nothing
-					f.replay(s, c, nil)
-				}
-			case c.Kind == schema.Struct && !c.Null:
-				f.replay(s, c, f.layoutOf(c, n))
-			case c.Kind == schema.Array && !c.Null:
+	for _, c := range n.Children {
+		switch {
+		case c.Role == tree.RoleTags:
+			if len(c.Children) > 0 { // an empty section writes nothing
 				f.replay(s, c, nil)
-			default:
-				s.leaf(c) // the walk handed it over whole
 			}
+		case c.Kind == schema.Struct && !c.Null:
+			f.replay(s, c, f.layoutOf(c, n))
+		case c.Kind == schema.Array && !c.Null && numbersSize(c.Field) > 0:
+			// Fixed-size integers, handed over at once as the walk does.
+			count, size := len(c.Children), numbersSize(c.Field)
+			s.numbers(c, c.Field.Elem, f.Buffers[c.Buf][c.PrefixEnd:c.PrefixEnd+size*count], count)
+		case c.Kind == schema.Array && !c.Null:
+			f.replay(s, c, nil)
+		default:
+			s.leaf(c) // the walk handed it over whole
 		}
 	}
 	s.end(n)

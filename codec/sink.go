@@ -26,8 +26,8 @@ type sink interface {
 	// leaf hands over n, a value with no children of its own (or one the
 	// walk could not read: Broken).
 	leaf(n *tree.Node)
-	// numbers hands over count fixed-size integers of kind k, the
-	// elements of the open array n, as the bytes b hold them.
+	// numbers hands over the array n whole: its count elements are
+	// fixed-size integers of kind k, as the bytes b hold them.
 	numbers(n *tree.Node, k schema.Kind, b []byte, count int)
 	// records hands over the records field n, whose payload (with the
 	// bytes before it) is b, read with o; it returns how many derived
@@ -120,8 +120,9 @@ func (s *treeSink) attach(h, early *tree.Node) {
 }
 
 func (s *treeSink) numbers(n *tree.Node, k schema.Kind, b []byte, count int) {
+	s.add(n)
 	size, typ := k.FixedSize(), k.String()
-	lv := &s.levels[len(s.levels)-1]
+	kids := s.slab.Kids(count)
 	at := n.PrefixEnd
 	for i := 0; i < count; i++ {
 		c := s.slab.New()
@@ -130,8 +131,9 @@ func (s *treeSink) numbers(n *tree.Node, k schema.Kind, b []byte, count int) {
 		c.Start, c.TagEnd, c.SizeEnd, c.PrefixEnd, c.End = at, at, at, at, at+size
 		c.Int = fixedInt(k, b[i*size:])
 		at += size
-		lv.kids = append(lv.kids, c)
+		kids = append(kids, c)
 	}
+	n.Children = kids
 }
 
 // fixedInt reads a big-endian integer of kind k from b.
@@ -228,11 +230,11 @@ func (p *scratch) giveBack(n *tree.Node) {
 // nullSink keeps nothing: the walk reading ahead (prescan) uses it.
 type nullSink struct{ scratch }
 
-func (s *nullSink) node() *tree.Node                             { return s.take() }
-func (s *nullSink) begin(*tree.Node, *schema.Layout, int)        {}
-func (s *nullSink) end(n *tree.Node)                             { s.give(n) }
-func (s *nullSink) leaf(n *tree.Node)                            { s.give(n) }
-func (s *nullSink) numbers(*tree.Node, schema.Kind, []byte, int) {}
+func (s *nullSink) node() *tree.Node                                     { return s.take() }
+func (s *nullSink) begin(*tree.Node, *schema.Layout, int)                {}
+func (s *nullSink) end(n *tree.Node)                                     { s.give(n) }
+func (s *nullSink) leaf(n *tree.Node)                                    { s.give(n) }
+func (s *nullSink) numbers(n *tree.Node, _ schema.Kind, _ []byte, _ int) { s.give(n) }
 func (s *nullSink) records(n *tree.Node, _ []byte, _ rec.Options) (int, error) {
 	s.give(n)
 	return 0, nil

@@ -326,7 +326,7 @@ func (s *jsonSink) leaf(n *tree.Node) {
 func (s *jsonSink) write(n *tree.Node) {
 	p := s.top()
 	switch {
-	case n.Role == tree.RoleSize || n.Role == tree.RoleRaw || n.Role == tree.RoleTrailing:
+	case n.Role == tree.RoleSize || n.Role == tree.RoleRaw || n.Role == tree.RoleTrailing || n.Role == tree.RoleTags:
 		return
 	case n.Role == tree.RoleUnknownTag:
 		tf := s.tagFrame(&s.levels[len(s.levels)-2])
@@ -380,27 +380,20 @@ func (s *jsonSink) value(w *jsontext.Writer, n *tree.Node) {
 }
 
 func (s *jsonSink) numbers(n *tree.Node, k schema.Kind, b []byte, count int) {
-	if count == 0 {
-		return
-	}
-	w := s.top().out
+	w, st := s.place(n)
+	start := len(w.B)
+	w.BeginArray()
 	size := k.FixedSize()
-	quote := s.quote && k == schema.Int64
-	w.Value()
-	out := w.B
 	for i := 0; i < count; i++ {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		if quote {
-			out = append(out, '"')
-		}
-		out = strconv.AppendInt(out, fixedInt(k, b[i*size:]), 10)
-		if quote {
-			out = append(out, '"')
+		if v := fixedInt(k, b[i*size:]); k == schema.Int64 {
+			s.int64(w, v)
+		} else {
+			w.Int(v)
 		}
 	}
-	w.B = out
+	w.EndArray()
+	s.written(n, st, w, start)
+	s.give(n)
 }
 
 // int64 writes an int64 value: a number, or with Options.Int64Strings a

@@ -586,7 +586,9 @@ func (w *walker) structBody(n *tree.Node, l *schema.Layout) {
 		if w.inTagged > 0 {
 			allDef = allDef && w.isDefault(c, f)
 		}
-		w.noteField(c, f)
+		if w.inHeader || w.wantCodes || f.Kind == schema.String || f.Kind == schema.UUID {
+			w.noteField(c, f) // what it can keep, and nothing else, costs no call
+		}
 	}
 	if w.flex && !w.tags(l, pre) {
 		allDef = false
@@ -866,12 +868,12 @@ func (w *walker) array(n *tree.Node, f *schema.Field, nullable, compact bool) {
 	if size := numbersSize(f); size > 0 {
 		// Fixed-size integers: the count was checked against the bytes
 		// left, so every element is there, and an element makes one node
-		// and no warning. The sink takes them in one step.
-		w.s.begin(n, nil, count)
+		// and no warning. The sink takes the array in one step.
 		w.b.Nodes += count
-		w.s.numbers(n, f.Elem, r.B[r.Off:r.Off+size*count], count)
+		b := r.B[r.Off : r.Off+size*count]
 		r.Off += size * count
-		w.close(n)
+		n.End = r.Off
+		w.s.numbers(n, f.Elem, b, count)
 		return
 	}
 	w.s.begin(n, nil, smallCap(count))

@@ -205,15 +205,22 @@ func (w *walker) tags(l *schema.Layout, pf *preFrame) bool {
 	t := w.node()
 	t.Name, t.Role, t.Type = "_tagged", tree.RoleTags, "tagged_fields"
 	w.start(t)
-	w.s.begin(t, l, 0)
-	defer func() {
-		t.End = r.Off
-		w.s.end(t)
-	}()
 	count, ok := w.tagCount(t)
-	if !ok {
-		return false
+	if !ok || count == 0 {
+		t.End = r.Off
+		w.s.leaf(t) // nothing inside
+		return ok
 	}
+	w.s.begin(t, l, 0)
+	allDef := w.tagFields(l, pf, count)
+	t.End = r.Off
+	w.s.end(t)
+	return allDef
+}
+
+// tagFields reads the count tagged fields of an open section (see tags).
+func (w *walker) tagFields(l *schema.Layout, pf *preFrame, count int) bool {
+	r := &w.r
 	allDef := true
 	last := int64(-1)
 	pi := 0 // the next prescanned tag

@@ -144,6 +144,10 @@ func (w *Writer) close(c byte) {
 // Int writes an integer.
 func (w *Writer) Int(v int64) {
 	w.sep()
+	if 0 <= v && v < 10 { // the commonest: one digit, without strconv's work
+		w.B = append(w.B, byte('0'+v))
+		return
+	}
 	w.B = strconv.AppendInt(w.B, v, 10)
 }
 

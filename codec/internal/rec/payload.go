@@ -113,7 +113,9 @@ func (p *payloadOut) attach(n *tree.Node) {
 	if len(p.kids) > 0 {
 		n.Children = p.kids
 	}
-	n.Warnings = append(n.Warnings, p.warns...)
+	if len(p.warns) > 0 { // most keys and values: none, and no call to append them
+		n.Warnings = append(n.Warnings, p.warns...)
+	}
 }
 
 // withPayload writes the key or value object that ends dst with the
