@@ -19,7 +19,7 @@
 // children with vfork, which makes Linux count a grown parent's peak in
 // the child's ru_maxrss, so the measuring process must stay small.
 //
-// Usage: go run ./internal/bench [-n 6000] [-kwire bin/kwire] [-tshark=false]
+// Usage: go run ./internal/bench [-n 6000] [-rounds 5] [-kwire bin/kwire] [-tshark=false]
 package main
 
 import (
@@ -34,6 +34,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"time"
 
@@ -48,6 +49,7 @@ func main() {
 	peer := flag.Bool("peer", false, "run as the kmsg + encoding/json peer: NDJSON lines on stdin")
 	rusage := flag.Bool("rusage", false, "run the command in the arguments and report its resources on stderr")
 	keep := flag.String("keep", "", "write the inputs to this folder and keep them")
+	rounds := flag.Int("rounds", 5, "runs of each command, taken in turn; the medians are shown")
 	flag.Parse()
 	switch {
 	case *peer:
@@ -78,24 +80,32 @@ func main() {
 	self, _ := os.Executable()
 	m := measurer{self: self, frames: st.Frames, mb: mb}
 	oneCore := []string{"GOMAXPROCS=1"}
+	cmds := []command{
+		{"kwire batch (1 core)", oneCore, "", *kwire, []string{"batch", "--jobs", "1", lines}},
+		{"kwire batch (all cores)", nil, "", *kwire, []string{"batch", lines}},
+		{"kmsg + encoding/json", oneCore, lines, self, []string{"-peer"}},
+		{"kwire pcap (1 core)", oneCore, "", *kwire, []string{"pcap", "--jobs", "1", pcap}},
+		{"kwire pcap (all cores)", nil, "", *kwire, []string{"pcap", pcap}},
+		{"kwire check (1 core)", oneCore, "", *kwire, []string{"check", "--fail-on", "none", "--jobs", "1", pcap}},
+	}
+	tshark := false
+	if _, err := exec.LookPath("tshark"); err == nil && *useTshark {
+		tshark = true
+		cmds = append(cmds, command{"tshark -T json", nil, "", "tshark", []string{"-r", pcap, "-d", "tcp.port==9092,kafka", "-T", "json"}})
+	}
+	res := m.measureAll(cmds, max(*rounds, 1))
+	fmt.Printf("medians of %d runs of each, taken in turn\n\n", max(*rounds, 1))
 	fmt.Println("batch, value JSON per frame (NDJSON in, NDJSON out):")
-	kb1 := m.run("kwire batch (1 core)", oneCore, "", *kwire, "batch", "--jobs", "1", lines)
-	kbAll := m.run("kwire batch (all cores)", nil, "", *kwire, "batch", lines)
-	peerRes := m.run("kmsg + encoding/json", oneCore, lines, self, "-peer")
+	kb1, _, peerRes := m.show(cmds[0], res[0]), m.show(cmds[1], res[1]), m.show(cmds[2], res[2])
 	fmt.Printf("  kwire batch (1 core) vs kmsg + encoding/json: %.2fx less CPU, %.2fx faster\n", peerRes.cpu.Seconds()/kb1.cpu.Seconds(), peerRes.wall.Seconds()/kb1.wall.Seconds())
-	_ = kbAll
 
 	fmt.Println("\ncapture of the same frames:")
-	kp1 := m.run("kwire pcap (1 core)", oneCore, "", *kwire, "pcap", "--jobs", "1", pcap)
-	kpAll := m.run("kwire pcap (all cores)", nil, "", *kwire, "pcap", pcap)
-	kc1 := m.run("kwire check (1 core)", oneCore, "", *kwire, "check", "--fail-on", "none", "--jobs", "1", pcap)
+	kp1, kpAll, kc1 := m.show(cmds[3], res[3]), m.show(cmds[4], res[4]), m.show(cmds[5], res[5])
 	fmt.Printf("  kwire check vs kwire pcap (1 core): %.2fx the time, %.2fx the CPU (target: at most 1.5x)\n", kc1.wall.Seconds()/kp1.wall.Seconds(), kc1.cpu.Seconds()/kp1.cpu.Seconds())
-	if *useTshark {
-		if _, err := exec.LookPath("tshark"); err == nil {
-			ts := m.run("tshark -T json", nil, "", "tshark", "-r", pcap, "-d", "tcp.port==9092,kafka", "-T", "json")
-			fmt.Printf("  kwire pcap vs tshark -T json: %.1fx faster (all cores), %.1fx (1 core); %.1fx less CPU\n",
-				ts.wall.Seconds()/kpAll.wall.Seconds(), ts.wall.Seconds()/kp1.wall.Seconds(), ts.cpu.Seconds()/kpAll.cpu.Seconds())
-		}
+	if tshark {
+		ts := m.show(cmds[6], res[6])
+		fmt.Printf("  kwire pcap vs tshark -T json: %.1fx faster (all cores), %.1fx (1 core); %.1fx less CPU\n",
+			ts.wall.Seconds()/kpAll.wall.Seconds(), ts.wall.Seconds()/kp1.wall.Seconds(), ts.cpu.Seconds()/kpAll.cpu.Seconds())
 	}
 
 	fmt.Println("\nkwire pcap's peak memory as the capture grows tenfold:")
@@ -140,10 +150,50 @@ type measurer struct {
 	mb     float64
 }
 
-// run measures a command and prints a line: time, CPU, frames/s, MB/s of
-// frames, peak memory.
-func (m *measurer) run(label string, env []string, stdin string, name string, args ...string) result {
-	r := measure(m.self, env, stdin, name, args...)
+// command is one measured command line.
+type command struct {
+	label string
+	env   []string
+	stdin string
+	name  string
+	args  []string
+}
+
+// measureAll runs every command rounds times, one of each in turn (a
+// slow drift of the machine then falls on all alike), and returns each
+// one's median wall and CPU time and its largest peak memory: one run of
+// a tenth of a second varies by half from the next.
+func (m *measurer) measureAll(cmds []command, rounds int) []result {
+	runs := make([][]result, len(cmds))
+	for range rounds {
+		for i, c := range cmds {
+			runs[i] = append(runs[i], measure(m.self, c.env, c.stdin, c.name, c.args...))
+		}
+	}
+	out := make([]result, len(cmds))
+	for i, rs := range runs {
+		var walls, cpus []time.Duration
+		for _, r := range rs {
+			walls, cpus = append(walls, r.wall), append(cpus, r.cpu)
+			out[i].maxrss = max(out[i].maxrss, r.maxrss)
+		}
+		out[i].wall, out[i].cpu = median(walls), median(cpus)
+	}
+	return out
+}
+
+func median(d []time.Duration) time.Duration {
+	slices.Sort(d)
+	if len(d)%2 == 1 {
+		return d[len(d)/2]
+	}
+	return (d[len(d)/2-1] + d[len(d)/2]) / 2
+}
+
+// show prints a command's line: time, CPU, frames/s, MB/s of frames, peak
+// memory.
+func (m *measurer) show(c command, r result) result {
+	label := c.label
 	fmt.Printf("  %-24s %7.2fs wall %7.2fs CPU %9.0f frames/s %7.1f MB/s %7.1f MiB peak\n",
 		label, r.wall.Seconds(), r.cpu.Seconds(), float64(m.frames)/r.wall.Seconds(), m.mb/r.wall.Seconds(), float64(r.maxrss)/1024)
 	return r
