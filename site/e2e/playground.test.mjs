@@ -638,6 +638,9 @@ test('a click on a row survives the scroll redraw that lands while the button is
   await page.mouse.up();
   await page.waitForFunction(() => /highWatermark/.test(document.getElementById('sel-desc').textContent), null, { timeout: 10_000 });
   assert.match(await page.textContent('#sel-desc'), /partitions\[0\] › highWatermark/);
+  // The JSON rows are marked once the selection's lines are known, after
+  // its description: a round trip to the worker later.
+  await page.waitForSelector('#json .pg-row.pg-sel', { timeout: 10_000 });
   assert.match(await page.$eval('#json .pg-row.pg-sel', (r) => r.textContent), /"highWatermark": 1/);
   // The rows are in line order in the page (as a screen reader reads them).
   const order = await page.$$eval('#json .pg-row', (rs) => rs.map((r) => +r.dataset.line));
