@@ -6,9 +6,6 @@ package storage
 // here.
 
 import (
-	"errors"
-
-	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/internal/budget"
 	"github.com/kwire/kwire/codec/internal/datamsg"
 	"github.com/kwire/kwire/codec/internal/rec"
@@ -24,20 +21,6 @@ import (
 // error (a *codec.DecodeError) has the offset and field path.
 func decodeMessage(s *slab.Slab, m *schema.Message, version int16, buf []byte, bufIdx, start, end int) (*tree.Node, error) {
 	return datamsg.Decode(s, m.Name, version, buf, bufIdx, start, end)
-}
-
-// decodeErrorAt says where a decoding error of decodeMessage happened: the
-// offset, the field path, and what was expected and found.
-func decodeErrorAt(err error) (offset int, path, msg string) {
-	var de *codec.DecodeError
-	if errors.As(err, &de) {
-		msg = "expected " + de.Expected
-		if de.Found != "" {
-			msg += ", found " + de.Found
-		}
-		return de.Offset, de.Path, msg
-	}
-	return 0, "", err.Error()
 }
 
 // readTopicPart reads a key or value of an internal topic through the

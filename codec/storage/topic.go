@@ -94,28 +94,30 @@ func decodeTopicRecord(s *slab.Slab, topic string, key, value Part) *TopicRecord
 	}
 	r := &TopicRecord{Topic: t, Type: -1, Key: key, Value: value}
 	coordinator := t.Framing == schema.CoordinatorFraming
-	if !key.Null {
-		p := r.part(key, true)
-		p.Slab = s
-		r.KeyNode = partNode(s, "key", key)
-		_, r.KeyNode.Children = readTopicPart(nil, &p)
-		r.KeyMessage = p.Msg
-		if coordinator {
-			r.Type, r.Schema = p.Type, p.Record
+	// read reads the key or the value into its node, whose children are
+	// the walk's nodes; the record type comes from the part that frames
+	// it (a coordinator's key, a metadata value).
+	read := func(name string, p Part, key bool) (*tree.Node, datamsg.TopicPart) {
+		tp := r.part(p, key)
+		tp.Slab = s
+		n := partNode(s, name, p)
+		_, n.Children = readTopicPart(nil, &tp)
+		if key == coordinator {
+			r.Type, r.Schema = tp.Type, tp.Record
 		}
-		r.fail("key", &p)
+		r.fail(name, &tp)
+		return n, tp
+	}
+	if !key.Null {
+		var p datamsg.TopicPart
+		r.KeyNode, p = read("key", key, true)
+		r.KeyMessage = p.Msg
 	}
 	switch {
 	case !value.Null:
-		p := r.part(value, false)
-		p.Slab = s
-		r.ValueNode = partNode(s, "value", value)
-		_, r.ValueNode.Children = readTopicPart(nil, &p)
+		var p datamsg.TopicPart
+		r.ValueNode, p = read("value", value, false)
 		r.ValueMessage, r.ValueVersion, r.FrameVersion = p.Msg, p.Version, p.FrameVersion
-		if !coordinator {
-			r.Type, r.Schema = p.Type, p.Record
-		}
-		r.fail("value", &p)
 	case !coordinator:
 		r.fail("value", &datamsg.TopicPart{Failed: true, FailMsg: "a record of " + t.Name + " has a value; this one is null"})
 	}

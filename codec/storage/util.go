@@ -6,7 +6,6 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/jsontext"
-	"github.com/kwire/kwire/codec/tree"
 )
 
 func itoa(i int64) string { return strconv.FormatInt(i, 10) }
@@ -58,11 +57,4 @@ func AppendJSONValue(dst []byte, v any) []byte {
 		return strconv.AppendInt(dst, x, 10)
 	}
 	return append(dst, "null"...)
-}
-
-// warn puts a warning on node n.
-func warn(n *tree.Node, msg string) {
-	if n != nil {
-		n.Warnings = append(n.Warnings, msg)
-	}
 }
