@@ -605,12 +605,9 @@ func readTopicPart(dst []byte, tp *datamsg.TopicPart) ([]byte, []*tree.Node) {
 		Slab: tp.Slab, Path: func() string { return "" }}
 	var p topicPart
 	dst, kids := w.readPart(dst, &in, &p)
-	tp.Type, tp.Record, tp.Msg = p.typ, p.rec, nil
+	tp.Type, tp.Version, tp.FrameVersion, tp.Record, tp.Msg = p.typ, p.ver, p.frVer, p.rec, nil
 	if tp.Slab != nil {
-		tp.Msg = p.msg
-	}
-	if p.name == "value" {
-		tp.Type, tp.Version, tp.FrameVersion = p.typ, p.ver, p.frVer
+		tp.Msg = p.msg // a JSON walk's nodes are scratch
 	}
 	tp.Failed, tp.FailOffset, tp.FailPath, tp.FailMsg = p.fail.set, p.fail.at, p.fail.path, p.fail.msg
 	tp.FailErr = nil
