@@ -93,44 +93,37 @@ func readLimited(dst []byte, r io.Reader, src []byte, limit int) ([]byte, error)
 var fastGzipPool, gzipPool sync.Pool
 
 func gunzip(dst, src []byte, limit int) ([]byte, error) {
-	kr, _ := fastGzipPool.Get().(*kgzip.Reader)
-	var err error
-	if kr == nil {
-		kr, err = kgzip.NewReader(bytes.NewReader(src))
-	} else {
-		err = kr.Reset(bytes.NewReader(src))
-	}
+	out, err := readGzip(&fastGzipPool, kgzip.NewReader, dst, src, limit)
 	if err == nil {
-		var out []byte
-		out, err = readLimited(dst, kr, src, limit)
-		fastGzipPool.Put(kr)
-		if err == nil {
-			return out, nil
-		}
-		dst = out[:0]
-	} else if kr != nil {
-		fastGzipPool.Put(kr)
+		return out, nil
 	}
-	return gunzipStd(dst, src, limit)
+	return readGzip(&gzipPool, gzip.NewReader, out[:0], src, limit)
 }
 
-// gunzipStd reads a gzip stream with the standard library's reader.
-func gunzipStd(dst, src []byte, limit int) ([]byte, error) {
-	zr, _ := gzipPool.Get().(*gzip.Reader)
+// gzipReader is what readGzip needs of either package's reader.
+type gzipReader interface {
+	io.Reader
+	Reset(io.Reader) error
+}
+
+// readGzip reads the gzip stream src into dst with a reader from pool
+// (made by open when the pool has none), put back after.
+func readGzip[R gzipReader](pool *sync.Pool, open func(io.Reader) (R, error), dst, src []byte, limit int) ([]byte, error) {
+	zr, pooled := pool.Get().(R)
 	var err error
-	if zr == nil {
-		zr, err = gzip.NewReader(bytes.NewReader(src))
-	} else {
+	if pooled {
 		err = zr.Reset(bytes.NewReader(src))
+	} else {
+		zr, err = open(bytes.NewReader(src))
 	}
 	if err != nil {
-		if zr != nil {
-			gzipPool.Put(zr)
+		if pooled {
+			pool.Put(zr)
 		}
 		return dst[:0], err
 	}
 	out, err := readLimited(dst, zr, src, limit)
-	gzipPool.Put(zr)
+	pool.Put(zr)
 	return out, err
 }
 
