@@ -20,12 +20,11 @@ import (
 // worker's importScripts.
 var playgroundRef = regexp.MustCompile(`(?m)(?:^import\s[^;'"]*?from\s*|^import\s*|\bimport\(\s*|\bnew Worker\(\s*|\bimportScripts\(\s*|\bsrc=|\bhref=)["']([^"'#?]+)["']`)
 
-// The real playground, copied as the site copies it: every module gets a
-// hashed name, every import, script and worker it names resolves to a file
-// that was written, and the service worker precaches every script.
-func TestPlaygroundModulesResolve(t *testing.T) {
+// copiedPlayground copies the real playground as the site does, with
+// kwire.wasm given and a stand-in capture.wasm, and lists what it wrote.
+func copiedPlayground(t *testing.T, wasm []byte) (string, []os.DirEntry) {
 	out := t.TempDir()
-	err := copyPlayground(out, playground.Static, []byte("\x00asm\x01\x00\x00\x00"), []byte("// wasm_exec stand-in\n"),
+	err := copyPlayground(out, playground.Static, wasm, []byte("// wasm_exec stand-in\n"),
 		map[string][]byte{"capture.wasm": []byte("\x00asm\x01\x00\x00\x00")})
 	if err != nil {
 		t.Fatal(err)
@@ -35,6 +34,14 @@ func TestPlaygroundModulesResolve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return dir, entries
+}
+
+// The real playground, copied as the site copies it: every module gets a
+// hashed name, every import, script and worker it names resolves to a file
+// that was written, and the service worker precaches every script.
+func TestPlaygroundModulesResolve(t *testing.T) {
+	dir, entries := copiedPlayground(t, []byte("\x00asm\x01\x00\x00\x00"))
 	have := map[string]bool{}
 	var scripts []string
 	for _, e := range entries {
@@ -102,18 +109,7 @@ func TestPlaygroundModulesResolve(t *testing.T) {
 // kwire serve sends to clients that accept gzip), holding the same bytes
 // as the file written; small files and pages get none.
 func TestPlaygroundGzipCopies(t *testing.T) {
-	out := t.TempDir()
-	wasm := append([]byte("\x00asm\x01\x00\x00\x00"), bytes.Repeat([]byte("kwire "), 2000)...)
-	err := copyPlayground(out, playground.Static, wasm, []byte("// wasm_exec stand-in\n"),
-		map[string][]byte{"capture.wasm": []byte("\x00asm\x01\x00\x00\x00")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(out, "playground")
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, entries := copiedPlayground(t, append([]byte("\x00asm\x01\x00\x00\x00"), bytes.Repeat([]byte("kwire "), 2000)...))
 	copies := map[string]bool{}
 	for _, e := range entries {
 		if strings.HasSuffix(e.Name(), ".gz") {
