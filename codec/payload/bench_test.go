@@ -3,6 +3,7 @@ package payload
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/bufbuild/protocompile"
@@ -213,4 +214,22 @@ func BenchmarkProtobuf(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkJSON decodes JSON record values with no schema source, the
+// default of batch and pcap: the text checked and written compacted in
+// one pass (checkCompact). An order as the benchmark traffic's producers
+// write it, compact; the Avro benchmark's order as a person writes it
+// (spaces, new lines, UTF-8); and an event with a long text field.
+func BenchmarkJSON(b *testing.B) {
+	long := `{"level":"info","ts":"2025-03-01T12:00:00.123Z","msg":"` +
+		strings.Repeat("request served from cache after revalidation, ", 12) + `","status":200}`
+	for _, c := range []struct{ name, text string }{
+		{"order", `{"order":714572124,"sku":"SKU-95659","qty":3,"price":21011,"currency":"EUR","note":"express delivery"}`},
+		{"spaced", benchAvroJSON},
+		{"long-text", long},
+	} {
+		d := NewDecoder(nil, Config{})
+		b.Run(c.name, func(b *testing.B) { benchKwire(b, d, []byte(c.text), false) })
+	}
 }

@@ -183,39 +183,44 @@ func (s *jsonScan) number() bool {
 	if p < len(b) && b[p] == '-' {
 		p++
 	}
-	digits := func() int {
-		n := 0
-		for p < len(b) && b[p] >= '0' && b[p] <= '9' {
-			p++
-			n++
-		}
-		return n
-	}
 	if p < len(b) && b[p] == '0' {
 		p++
-	} else if digits() == 0 {
+	} else if q := digits(b, p); q == p {
 		s.p = p
 		return s.bad("expected a digit")
+	} else {
+		p = q
 	}
 	if p < len(b) && b[p] == '.' {
-		p++
-		if digits() == 0 {
-			s.p = p
+		q := digits(b, p+1)
+		if q == p+1 {
+			s.p = q
 			return s.bad("expected a digit after '.'")
 		}
+		p = q
 	}
 	if p < len(b) && (b[p] == 'e' || b[p] == 'E') {
 		p++
 		if p < len(b) && (b[p] == '+' || b[p] == '-') {
 			p++
 		}
-		if digits() == 0 {
+		q := digits(b, p)
+		if q == p {
 			s.p = p
 			return s.bad("expected a digit in the exponent")
 		}
+		p = q
 	}
 	s.p = p
 	return true
+}
+
+// digits returns where the run of decimal digits at b[p:] ends.
+func digits(b []byte, p int) int {
+	for p < len(b) && b[p]-'0' <= 9 {
+		p++
+	}
+	return p
 }
 
 // str checks a string at s.p (its opening quote).
