@@ -290,9 +290,13 @@ func dialGuarded(t *testing.T, addr string) net.Conn {
 }
 
 // requireCut reads c to its end and fails if only the guard deadline
-// ended it: the server must have closed the connection.
+// ended it: the server must have closed the connection. The guard starts
+// again here: a deadline already past fails a read at once, even of a
+// connection the server closed long before (what a test slowed past the
+// dial's guard, under load, met).
 func requireCut(t *testing.T, c net.Conn) []byte {
 	t.Helper()
+	require.NoError(t, c.SetReadDeadline(time.Now().Add(20*time.Second)))
 	got, err := io.ReadAll(c)
 	require.False(t, errors.Is(err, os.ErrDeadlineExceeded), "the server kept the connection open; read so far: %q", got)
 	return got
