@@ -77,6 +77,9 @@ func (s *jsonScan) bad(why string) bool {
 	return false
 }
 
+// value checks the value at s.p. White space is skipped where the next
+// byte is not the one expected (lazily): compact text, the commonest,
+// then costs one test per token rather than one more per skip.
 func (s *jsonScan) value(depth int) bool {
 	if s.p >= len(s.b) {
 		return s.bad("the text ends where a value should be")
@@ -92,8 +95,10 @@ func (s *jsonScan) value(depth int) bool {
 		}
 		s.deepest = max(s.deepest, depth+1)
 		s.p++
-		s.ws()
-		if s.p < len(s.b) && s.b[s.p] == close {
+		if !s.at(close) {
+			s.ws()
+		}
+		if s.at(close) {
 			s.p++
 			if s.emit {
 				s.out = append(s.out, c, close)
@@ -106,28 +111,34 @@ func (s *jsonScan) value(depth int) bool {
 		}
 		for {
 			if close == '}' {
-				if s.p >= len(s.b) || s.b[s.p] != '"' {
-					return s.bad("expected a member name")
+				if !s.at('"') {
+					s.ws()
+					if !s.at('"') {
+						return s.bad("expected a member name")
+					}
 				}
 				if !s.str() {
 					return false
 				}
-				s.ws()
-				if s.p >= len(s.b) || s.b[s.p] != ':' {
-					return s.bad("expected ':'")
+				if !s.at(':') {
+					s.ws()
+					if !s.at(':') {
+						return s.bad("expected ':'")
+					}
 				}
 				if s.emit {
 					s.out = append(s.out, ':')
 				}
 				s.p++
-				s.ws()
 			}
 			if !s.value(depth + 1) {
 				return false
 			}
-			s.ws()
-			if s.p >= len(s.b) {
-				return s.bad("the text ends inside an object or array")
+			if !s.at(',') && !s.at(close) {
+				s.ws()
+				if s.p >= len(s.b) {
+					return s.bad("the text ends inside an object or array")
+				}
 			}
 			if s.b[s.p] == close {
 				s.p++
@@ -144,7 +155,6 @@ func (s *jsonScan) value(depth int) bool {
 				s.out = append(s.out, ',')
 			}
 			s.p++
-			s.ws()
 		}
 	case c == '"':
 		return s.str()
@@ -163,9 +173,15 @@ func (s *jsonScan) value(depth int) bool {
 			s.out = append(s.out, s.b[at:s.p]...)
 		}
 		return true
+	case c == ' ' || c == '\t' || c == '\r' || c == '\n':
+		s.ws() // before a value: skipped here, where it is met
+		return s.value(depth)
 	}
 	return s.bad("unexpected " + strconv.QuoteRune(rune(s.b[s.p])))
 }
+
+// at reports whether the byte at s.p is c.
+func (s *jsonScan) at(c byte) bool { return s.p < len(s.b) && s.b[s.p] == c }
 
 func (s *jsonScan) word(w string) bool {
 	if len(s.b)-s.p < len(w) || string(s.b[s.p:s.p+len(w)]) != w {
