@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/linkedin/goavro/v2"
 	"github.com/stretchr/testify/require"
@@ -305,4 +306,30 @@ func TestJSONPayloadAtEveryBudgetAndDepth(t *testing.T) {
 		}
 	}
 	require.Positive(t, cut, "limits met inside the value")
+}
+
+// TestJSONStringByteAtEveryPlace puts each kind of byte a string may or
+// may not hold as it is (a control byte, the quote, the backslash of an
+// escape, DEL, a lone continuation byte, a two-byte rune) at every place
+// of strings of 0 to 24 bytes: the scanner, which reads plain bytes 8 at
+// a time, agrees with encoding/json on each (and, as RFC 8259 asks, takes
+// no invalid UTF-8, which encoding/json lets through), and the compacted
+// text of each valid one is the text itself.
+func TestJSONStringByteAtEveryPlace(t *testing.T) {
+	for _, ins := range []string{"\x01", "\x1f", `"`, `\n`, `\u00e9`, `\x`, "\x7f", "\x80", "\xc3\xa9", "\xc3"} {
+		for n := 0; n <= 24; n++ {
+			for at := 0; at <= n; at++ {
+				text := strings.Repeat("a", at) + ins + strings.Repeat("b", n-at)
+				doc := []byte(`{"k":"` + text + `","n":1}`)
+				want := json.Valid(doc) && utf8.Valid(doc)
+				require.Equal(t, want, validJSON(doc, 8), "%q", doc)
+				b := budget.Budget{MaxNodes: 100, NestedNodes: 100}
+				out, ok := checkCompact(nil, doc, 8, 8, &b)
+				require.Equal(t, want, ok, "%q", doc)
+				if ok {
+					require.Equal(t, string(doc), string(out))
+				}
+			}
+		}
+	}
 }
