@@ -32,7 +32,7 @@ type sink interface {
 	// truncated hands over an entry cut short by the end of the input.
 	truncated(b []byte, bi, off, end int, magic int8) *tree.Node
 	// batch opens the batch in b[off:end], whose header is read; its
-	// records follow (records, inflated, or noRecords), then endBatch.
+	// records follow (records, inflated, or noRecords), then endEntry.
 	// Its node's children are batchFields, then the records.
 	batch(b []byte, bi, off, end int, ctx *batchCtx) *tree.Node
 	// inflated hands over the decompressed bytes of n (buffer idx).
@@ -40,14 +40,16 @@ type sink interface {
 	// noRecords says the batch's records or the wrapper's messages
 	// could not be decompressed.
 	noRecords()
-	endBatch(b []byte, off, end int, ctx *batchCtx, warned bool)
 	// record hands over a record read whole.
 	record(b []byte, bi int, v *recView) *tree.Node
 	// message opens a legacy message; its inner message set (for a
-	// wrapper) follows, then endMessage. Its node's children are
+	// wrapper) follows, then endEntry. Its node's children are
 	// msgFields (timestamp for magic 1 only), then key and value.
 	message(b []byte, bi int, m *msgParse, shift int64) *tree.Node
-	endMessage(b []byte, m *msgParse, warned bool)
+	// endEntry closes the batch (ctx set) or message whose bytes are
+	// entry, compressed the bytes it decompressed (nil: none), warned
+	// when the reader said a warning inside it.
+	endEntry(entry, compressed []byte, ctx *batchCtx, warned bool)
 	// payloadSlab is where the payload hook's nodes go (nil: none made).
 	payloadSlab() *slab.Slab
 	// buffer lends the buffer a decompression at depth writes into;
@@ -210,7 +212,11 @@ func (d *decoder) batch(b []byte, bi, off, end, depth int) {
 	if ctx.parsed != ctx.count && !ctx.cut && decoded {
 		d.note(&countMark, kid(u, batchCount), bi, off+57, "recordCount", "recordCount is "+itoa(ctx.count)+" but the batch holds "+itoa(ctx.parsed)+" records")
 	}
-	d.s.endBatch(b, off, end, ctx, d.warned > warned)
+	var zipped []byte
+	if codec != CodecNone {
+		zipped = b[p:end]
+	}
+	d.s.endEntry(b[off:end], zipped, ctx, d.warned > warned)
 }
 
 // inflate decompresses src (the value of node n, at field below the
@@ -595,10 +601,14 @@ func (d *decoder) message(b []byte, bi, off, end, depth int, w *wrapper, shift i
 	if m.attrs&^0x0f != 0 || (m.magic == 0 && m.attrs&8 != 0) {
 		d.note(nil, kid(u, msgAttrs), bi, off+17, "attributes", "unused attribute bits are set")
 	}
+	var zipped []byte
 	if codec := m.attrs & 7; codec != CodecNone && m.stage >= 2 {
 		d.wrapped(kid(u, m.fixed()+1), bi, codec, m, depth)
+		if !m.val.null {
+			zipped = m.val.raw
+		}
 	}
-	d.s.endMessage(b, m, d.warned > warned)
+	d.s.endEntry(b[off:end], zipped, nil, d.warned > warned)
 }
 
 // wrapped decompresses the value of a wrapper message and reads the

@@ -135,15 +135,17 @@ func (j *jsonSink) inflated(*tree.Node, []byte, int, int) *tree.Node { return ni
 
 func (j *jsonSink) noRecords() { j.w("null") }
 
-func (j *jsonSink) endBatch(b []byte, off, end int, ctx *batchCtx, warned bool) {
-	if ctx.attrs&7 != CodecNone {
+func (j *jsonSink) endEntry(entry, compressed []byte, ctx *batchCtx, warned bool) {
+	if compressed != nil {
 		j.w(`,"_compressed":`)
-		j.b64(b[off+batchHeader : end])
+		j.b64(compressed)
 	}
-	*j.out = appendBatchSize(*j.out, end-off, end-off-batchHeader, ctx.inflated)
+	if ctx != nil {
+		*j.out = appendBatchSize(*j.out, len(entry), len(entry)-batchHeader, ctx.inflated)
+	}
 	if warned {
 		j.w(`,"_raw":`)
-		j.b64(b[off:end])
+		j.b64(entry)
 	}
 	j.c('}')
 }
@@ -378,7 +380,7 @@ func (j *jsonSink) message(b []byte, _ int, m *msgParse, shift int64) *tree.Node
 		*j.out = withPayload(*j.out, &j.d.mkey)
 	}
 	if m.stage >= 2 {
-		if wrapperOf(m) {
+		if m.attrs&7 != CodecNone && !m.val.null { // a wrapper: its messages follow
 			j.w(`,"messages":`)
 		} else {
 			j.w(`,"value":`)
@@ -387,22 +389,6 @@ func (j *jsonSink) message(b []byte, _ int, m *msgParse, shift int64) *tree.Node
 		}
 	}
 	return nil
-}
-
-// wrapperOf reports whether m is a compressed wrapper whose value holds
-// a message set.
-func wrapperOf(m *msgParse) bool { return m.stage >= 2 && m.attrs&7 != CodecNone && !m.val.null }
-
-func (j *jsonSink) endMessage(b []byte, m *msgParse, warned bool) {
-	if wrapperOf(m) {
-		j.w(`,"_compressed":`)
-		j.b64(m.val.raw)
-	}
-	if warned {
-		j.w(`,"_raw":`)
-		j.b64(b[m.off:m.end])
-	}
-	j.c('}')
 }
 
 func (j *jsonSink) buffer(depth int) []byte {
@@ -459,7 +445,6 @@ func appendHeaderKey(dst []byte, raw []byte, null bool) []byte {
 	return append(dst, '}')
 }
 
-// appendAttrs writes the attributes object of an entry of the magic given.
 // appendBatchSize writes a batch's annotations of size (as Wireshark shows
 // them; issue 24): "_sizeInBytes", the whole batch's bytes, and for a
 // compressed batch whose records were decompressed, "_uncompressedBytes"
@@ -477,6 +462,7 @@ func appendBatchSize(dst []byte, size, compressed, inflated int) []byte {
 	return strconv.AppendFloat(dst, float64(inflated)/float64(max(compressed, 1)), 'f', 2, 64)
 }
 
+// appendAttrs writes the attributes object of an entry of the magic given.
 func appendAttrs(dst []byte, attrs int, magic int) []byte {
 	dst = append(dst, `{"compression":`...)
 	dst = appendName(dst, CodecName, attrs&7)

@@ -39,9 +39,16 @@ func (t *treeSink) leaf(name string, k schema.Kind, typ string, bi, start, end i
 	return n
 }
 
+// bytesNode makes a node of the bytes b[p:end] of buffer bi.
+func (t *treeSink) bytesNode(name, typ string, b []byte, bi, p, end int) *tree.Node {
+	n := t.leaf(name, schema.Bytes, typ, bi, p, end)
+	n.Raw = b[p:end:end]
+	return n
+}
+
 func (t *treeSink) rawNode(b []byte, bi, p, end int) *tree.Node {
-	n := t.leaf("raw", schema.Bytes, "bytes", bi, p, end)
-	n.Role, n.Raw = tree.RoleRaw, b[p:end]
+	n := t.bytesNode("raw", "bytes", b, bi, p, end)
+	n.Role = tree.RoleRaw
 	return n
 }
 
@@ -83,8 +90,7 @@ func (t *treeSink) truncated(b []byte, bi, off, end int, magic int8) *tree.Node 
 		t.header(&kids, fields[:1], b, bi, &p)
 	}
 	if p < end {
-		rest := t.leaf("partial", schema.Bytes, "bytes", bi, p, end)
-		rest.Raw = b[p:end:end]
+		rest := t.bytesNode("partial", "bytes", b, bi, p, end)
 		rest.Flags |= tree.Truncated
 		kids = append(kids, rest)
 	}
@@ -141,7 +147,7 @@ func (t *treeSink) inflated(n *tree.Node, out []byte, idx, codec int) *tree.Node
 
 func (t *treeSink) noRecords() {}
 
-func (t *treeSink) endBatch([]byte, int, int, *batchCtx, bool) {}
+func (t *treeSink) endEntry([]byte, []byte, *batchCtx, bool) {}
 
 func (t *treeSink) record(b []byte, bi int, v *recView) *tree.Node {
 	r := v.r
@@ -270,9 +276,7 @@ func (t *treeSink) controlKey(b []byte, bi int, key *tree.Node) {
 // what was read of it, when there are any.
 func (t *treeSink) rest(kids []*tree.Node, b []byte, bi, p, end int) []*tree.Node {
 	if p < end {
-		r := t.leaf("rest", schema.Bytes, "bytes", bi, p, end)
-		r.Raw = b[p:end]
-		kids = append(kids, r)
+		kids = append(kids, t.bytesNode("rest", "bytes", b, bi, p, end))
 	}
 	return kids
 }
@@ -296,8 +300,7 @@ func (t *treeSink) controlValue(b []byte, bi int, v *recView, val *tree.Node) {
 	}
 	dn := v.data
 	if dn == nil {
-		dn = t.leaf("data", schema.Bytes, controlData[v.ctype], bi, p, val.End)
-		dn.Raw = b[p:val.End]
+		dn = t.bytesNode("data", controlData[v.ctype], b, bi, p, val.End)
 	}
 	val.Children = append(vk, dn)
 }
@@ -326,8 +329,6 @@ func (t *treeSink) message(b []byte, bi int, m *msgParse, shift int64) *tree.Nod
 	n.Children = kids
 	return t.add(n)
 }
-
-func (t *treeSink) endMessage([]byte, *msgParse, bool) {}
 
 func (t *treeSink) buffer(int) []byte {
 	var dst []byte
