@@ -119,8 +119,9 @@ func fixedAt(b []byte, k schema.Kind) int64 {
 }
 
 // entries reads the entries (batches, messages) in b[start:end] of buffer
-// bi, the message set of wrapper w at depth (nil: the payload's own).
-func (d *decoder) entries(b []byte, bi, start, end, depth int, w *wrapper) ([]*tree.Node, error) {
+// bi, the message set of wrapper message w at depth (nil: the payload's
+// own).
+func (d *decoder) entries(b []byte, bi, start, end, depth int, w *msgParse) ([]*tree.Node, error) {
 	d.s.beginList(false)
 	shift := innerShift(b, start, end, w)
 	for idx, off := 0, start; off < end; idx++ {
@@ -559,7 +560,7 @@ func (d *decoder) controlValue(b []byte, bi int, v *recView) {
 
 // message reads a legacy (magic 0 or 1) message in b[off:end], and the
 // message set inside it when it is a compressed wrapper.
-func (d *decoder) message(b []byte, bi, off, end, depth int, w *wrapper, shift int64) {
+func (d *decoder) message(b []byte, bi, off, end, depth int, w *msgParse, shift int64) {
 	for len(d.mp) <= depth {
 		d.mp = append(d.mp, new(msgParse)) // one per depth: a wrapper's inner messages come before its end
 	}
@@ -577,8 +578,8 @@ func (d *decoder) message(b []byte, bi, off, end, depth int, w *wrapper, shift i
 	}
 	d.b.Nodes += nodes
 	info := RecordInfo{Offset: m.offset + shift, Timestamp: m.ts}
-	if w != nil && w.logAppend && m.magic == 1 {
-		info.Timestamp = w.timestamp
+	if w != nil && w.magic == 1 && w.attrs&8 != 0 && m.magic == 1 { // the wrapper's log-append time
+		info.Timestamp = w.ts
 	}
 	var key, val *varField
 	if m.stage >= 1 {
@@ -628,9 +629,8 @@ func (d *decoder) wrapped(val *tree.Node, bi, codec int, m *msgParse, depth int)
 		return
 	}
 	mark := d.w.Mark()
-	ww := &wrapper{offset: m.offset, magic: m.magic, logAppend: m.magic == 1 && m.attrs&8 != 0, timestamp: m.ts}
 	d.push("messages", -1)
-	inner, err := d.entries(ib, ibi, 0, len(ib), depth+1, ww)
+	inner, err := d.entries(ib, ibi, 0, len(ib), depth+1, m)
 	if err != nil {
 		d.note(&mark, inf, ibi, 0, "", "inner message set: "+err.Error())
 	}
@@ -680,18 +680,10 @@ func msgMin(magic int8) int {
 	return 14
 }
 
-// wrapper describes the compressed message whose value holds a message set.
-type wrapper struct {
-	offset    int64
-	magic     int8
-	logAppend bool
-	timestamp int64
-}
-
 // innerShift is what turns the offsets stored in the messages of a magic 1
 // wrapper's set (relative, the first 0) into absolute ones: the wrapper
 // carries the absolute offset of the set's last message.
-func innerShift(b []byte, start, end int, w *wrapper) int64 {
+func innerShift(b []byte, start, end int, w *msgParse) int64 {
 	if w == nil || w.magic != 1 {
 		return 0
 	}
