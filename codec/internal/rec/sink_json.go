@@ -36,8 +36,7 @@ func (j *jsonSink) int(v int64) { *j.out = strconv.AppendInt(*j.out, v, 10) }
 // k: an int64 field's (Kafka's int64 or varlong) as a string of its
 // digits with Options.Int64Strings.
 func (j *jsonSink) field(sep byte, name string, k schema.Kind, v int64) {
-	j.c(sep)
-	j.c('"')
+	*j.out = append(*j.out, sep, '"')
 	j.w(name)
 	j.w(`":`)
 	if k != schema.Int64 || !j.d.opts.Int64Strings {
@@ -108,25 +107,20 @@ func (j *jsonSink) bytesEntry(head string, b []byte) {
 	j.c('}')
 }
 
-// batch writes the header's fields but batchLength and recordCount, which
-// the JSON's own structure says.
 func (j *jsonSink) batch(b []byte, _, off, _ int, ctx *batchCtx) *tree.Node {
 	j.item()
-	sep, p := byte('{'), off
-	for i, f := range batchFields {
-		v := fixedAt(b[p:], f.kind)
-		p += f.kind.FixedSize()
-		switch i {
-		case 1, batchCount:
-			continue
-		case batchAttrs:
-			j.w(`,"attributes":`)
-			*j.out = appendAttrs(*j.out, ctx.attrs, 2)
-		default:
-			j.field(sep, f.name, f.kind, v)
-		}
-		sep = ','
-	}
+	j.field('{', "baseOffset", schema.Int64, ctx.base)
+	j.field(',', "partitionLeaderEpoch", schema.Int32, be32(b[off+12:]))
+	j.field(',', "magic", schema.Int8, int64(int8(b[off+16])))
+	j.field(',', "crc", schema.Uint32, int64(uint32(be32(b[off+17:]))))
+	j.w(`,"attributes":`)
+	*j.out = appendAttrs(*j.out, ctx.attrs, 2)
+	j.field(',', "lastOffsetDelta", schema.Int32, be32(b[off+23:]))
+	j.field(',', "baseTimestamp", schema.Int64, ctx.baseTS)
+	j.field(',', "maxTimestamp", schema.Int64, ctx.maxTS)
+	j.field(',', "producerId", schema.Int64, be64(b[off+43:]))
+	j.field(',', "producerEpoch", schema.Int16, be16(b[off+51:]))
+	j.field(',', "baseSequence", schema.Int32, be32(b[off+53:]))
 	j.w(`,"records":`)
 	return nil
 }

@@ -66,8 +66,8 @@ func (t *treeSink) fixed(kids *[]*tree.Node, name string, k schema.Kind, b []byt
 
 // header adds the fields of a header at *p to kids.
 func (t *treeSink) header(kids *[]*tree.Node, fields []hdrField, b []byte, bi int, p *int) {
-	for _, f := range fields {
-		t.fixed(kids, f.name, f.kind, b, bi, p)
+	for i := range fields {
+		t.fixed(kids, fields[i].name, fields[i].kind, b, bi, p)
 	}
 }
 
