@@ -50,8 +50,11 @@ type recParse struct {
 	fail    string // why the record is cut short, or ""
 }
 
+// The stages of a record: what was read, in order, and the index of its
+// node among the record's children.
 const (
-	stAttributes = iota + 1
+	stLength = iota
+	stAttributes
 	stTimestamp
 	stOffset
 	stKey
@@ -208,13 +211,20 @@ type msgParse struct {
 	magic      int8
 	attrs      int
 	ts         int64
-	p          int // after the fixed fields
 	key, val   varField
 	stage      int // 1: key read, 2: value read
 	q          int // where reading stopped
 	fail       string
 	crcWrong   bool
 	crcCorrect uint32
+}
+
+// fixed is how many of msgFields m has: the timestamp only at magic 1.
+func (m *msgParse) fixed() int {
+	if m.magic == 1 {
+		return len(msgFields)
+	}
+	return len(msgFields) - 1
 }
 
 func parseMessage(b []byte, off, end int, m *msgParse) {
@@ -229,7 +239,6 @@ func parseMessage(b []byte, off, end int, m *msgParse) {
 		m.ts = be64(b[p:])
 		p += 8
 	}
-	m.p = p
 	if c := crc32.ChecksumIEEE(b[off+16 : end]); c != m.crc {
 		m.crcWrong, m.crcCorrect = true, c
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/kwire/kwire/codec/internal/budget"
 	"github.com/kwire/kwire/codec/internal/slab"
+	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
 	"github.com/kwire/kwire/codec/wire"
 	"github.com/kwire/kwire/internal/decompress"
@@ -31,22 +32,24 @@ type sink interface {
 	// truncated hands over an entry cut short by the end of the input.
 	truncated(b []byte, bi, off, end int, magic int8) *tree.Node
 	// batch opens the batch in b[off:end], whose header is read; its
-	// records follow (records, inflated, or noRecords), then endBatch.
-	batch(b []byte, bi, off, end int, ctx *batchCtx) batchNodes
+	// records follow (records, inflated, or noRecords), then endEntry.
+	// Its node's children are batchFields, then the records.
+	batch(b []byte, bi, off, end int, ctx *batchCtx) *tree.Node
 	// inflated hands over the decompressed bytes of n (buffer idx).
 	inflated(n *tree.Node, out []byte, idx, codec int) *tree.Node
 	// noRecords says the batch's records or the wrapper's messages
 	// could not be decompressed.
 	noRecords()
-	// children gives n the nodes of a list.
-	children(n *tree.Node, list []*tree.Node)
-	endBatch(b []byte, off, end int, ctx *batchCtx, warned bool)
 	// record hands over a record read whole.
 	record(b []byte, bi int, v *recView) *tree.Node
 	// message opens a legacy message; its inner message set (for a
-	// wrapper) follows, then endMessage.
-	message(b []byte, bi int, m *msgParse, shift int64) msgNodes
-	endMessage(b []byte, m *msgParse, warned bool)
+	// wrapper) follows, then endEntry. Its node's children are
+	// msgFields (timestamp for magic 1 only), then key and value.
+	message(b []byte, bi int, m *msgParse, shift int64) *tree.Node
+	// endEntry closes the batch (ctx set) or message whose bytes are
+	// entry, compressed the bytes it decompressed (nil: none), warned
+	// when the reader said a warning inside it.
+	endEntry(entry, compressed []byte, ctx *batchCtx, warned bool)
 	// payloadSlab is where the payload hook's nodes go (nil: none made).
 	payloadSlab() *slab.Slab
 	// buffer lends the buffer a decompression at depth writes into;
@@ -61,24 +64,69 @@ type sink interface {
 	dataSlab() *slab.Slab
 }
 
-// batchNodes are the nodes of a batch the reader hangs warnings on.
-type batchNodes struct{ crc, attrs, count, records *tree.Node }
+// hdrField is a fixed-width field of a batch's or legacy message's
+// header.
+type hdrField struct {
+	name string
+	kind schema.Kind
+}
 
-// msgNodes are the nodes of a legacy message the reader hangs warnings on.
-type msgNodes struct{ msg, crc, attrs, value *tree.Node }
+// The fields of a batch's and of a legacy message's header, in the order
+// of their bytes: a batch's records follow, a message's key and value.
+var (
+	batchFields = [...]hdrField{{"baseOffset", schema.Int64}, {"batchLength", schema.Int32},
+		{"partitionLeaderEpoch", schema.Int32}, {"magic", schema.Int8}, {"crc", schema.Uint32},
+		{"attributes", schema.Int16}, {"lastOffsetDelta", schema.Int32}, {"baseTimestamp", schema.Int64},
+		{"maxTimestamp", schema.Int64}, {"producerId", schema.Int64}, {"producerEpoch", schema.Int16},
+		{"baseSequence", schema.Int32}, {"recordCount", schema.Int32}}
+	msgFields = [...]hdrField{{"offset", schema.Int64}, {"messageSize", schema.Int32}, {"crc", schema.Uint32},
+		{"magic", schema.Int8}, {"attributes", schema.Int8}, {"timestamp", schema.Int64}}
+)
+
+// The places of the header fields the reader warns on, in the tables and
+// among the entry node's children.
+const (
+	batchCRC     = 4
+	batchAttrs   = 5
+	batchCount   = 12
+	batchRecords = len(batchFields)
+	msgCRC       = 2
+	msgAttrs     = 4
+)
+
+// kid is n's child i, or nil when the sink keeps no tree.
+func kid(n *tree.Node, i int) *tree.Node {
+	if n == nil {
+		return nil
+	}
+	return n.Children[i]
+}
+
+// fixedAt reads a fixed-width integer of kind k at the start of b.
+func fixedAt(b []byte, k schema.Kind) int64 {
+	switch k.FixedSize() {
+	case 1:
+		return int64(int8(b[0]))
+	case 2:
+		return be16(b)
+	case 4:
+		if k == schema.Uint32 {
+			return int64(uint32(be32(b)))
+		}
+		return be32(b)
+	}
+	return be64(b)
+}
 
 // entries reads the entries (batches, messages) in b[start:end] of buffer
-// bi, the message set of wrapper w at depth (nil: the payload's own).
-func (d *decoder) entries(b []byte, bi, start, end, depth int, w *wrapper) ([]*tree.Node, error) {
+// bi, the message set of wrapper message w at depth (nil: the payload's
+// own).
+func (d *decoder) entries(b []byte, bi, start, end, depth int, w *msgParse) ([]*tree.Node, error) {
 	d.s.beginList(false)
 	shift := innerShift(b, start, end, w)
 	for idx, off := 0, start; off < end; idx++ {
 		if !d.b.Fits(maxEntryNodes) {
-			d.b.Nodes++
-			raw := d.s.raw(b, bi, off, end)
-			d.push("", idx)
-			d.limit(raw, bi, off, "", "entries from byte "+itoa(off)+" not decoded: the MaxNodes limit ("+itoa(d.b.MaxNodes)+" nodes) is reached")
-			d.pop()
+			d.cut(b, bi, off, end, idx, "entries")
 			break
 		}
 		kind, magic, next, err := frameAt(b, off, end)
@@ -144,85 +192,89 @@ func (d *decoder) batch(b []byte, bi, off, end, depth int) {
 	u := d.s.batch(b, bi, off, end, ctx)
 	warned := d.warned
 	if crc, c := uint32(be32(b[off+17:])), crc32.Checksum(b[off+21:end], castagnoli); c != crc {
-		d.note(nil, u.crc, bi, off+17, "crc", crcMessage("CRC-32C", c, crc))
+		d.note(nil, kid(u, batchCRC), bi, off+17, "crc", crcMessage("CRC-32C", c, crc))
 	}
 	if attrs&^0x7f != 0 {
-		d.note(nil, u.attrs, bi, off+21, "attributes", "unused attribute bits 7-15 are set")
+		d.note(nil, kid(u, batchAttrs), bi, off+21, "attributes", "unused attribute bits 7-15 are set")
 	}
 	countMark := d.w.Mark()
 	p := off + batchHeader
 	codec := attrs & 7
 	d.push("records", -1)
+	recs := kid(u, batchRecords)
 	decoded := codec == CodecNone
 	if decoded {
-		d.s.children(u.records, d.recordList(b, bi, p, end, ctx, u.records))
-	} else if ib, ibi, ok := d.inflate(u.records, bi, p, "", codec, b[p:end], depth); ok {
+		d.recordList(b, bi, p, end, ctx, recs)
+	} else if inf, ib, ibi, ok := d.inflate(recs, bi, p, "", codec, b[p:end], depth); ok {
 		decoded, ctx.inflated = true, len(ib)
-		d.b.Nodes++ // inflated
-		inf := d.s.inflated(u.records, ib, ibi, codec)
-		d.s.children(inf, d.recordList(ib, ibi, 0, len(ib), ctx, inf))
-	} else {
-		d.s.noRecords()
+		d.recordList(ib, ibi, 0, len(ib), ctx, inf)
 	}
 	d.pop()
 	if ctx.parsed != ctx.count && !ctx.cut && decoded {
-		d.note(&countMark, u.count, bi, off+57, "recordCount", "recordCount is "+itoa(ctx.count)+" but the batch holds "+itoa(ctx.parsed)+" records")
+		d.note(&countMark, kid(u, batchCount), bi, off+57, "recordCount", "recordCount is "+itoa(ctx.count)+" but the batch holds "+itoa(ctx.parsed)+" records")
 	}
-	d.s.endBatch(b, off, end, ctx, d.warned > warned)
+	var zipped []byte
+	if codec != CodecNone {
+		zipped = b[p:end]
+	}
+	d.s.endEntry(b[off:end], zipped, ctx, d.warned > warned)
 }
 
 // inflate decompresses src (the value of node n, at field below the
-// current path; at bi, at) into a derived buffer: its bytes and number,
-// or false after a warning.
-func (d *decoder) inflate(n *tree.Node, bi, at int, field string, codec int, src []byte, depth int) ([]byte, int, bool) {
+// current path; at bi, at) into a derived buffer and hands it to the
+// sink: the node that holds it, its bytes and number; or false after a
+// warning, the sink told there is nothing (noRecords).
+func (d *decoder) inflate(n *tree.Node, bi, at int, field string, codec int, src []byte, depth int) (*tree.Node, []byte, int, bool) {
 	limit, which := d.b.MaxDecompressed-d.b.Decompressed, "MaxDecompressed"
 	if w := d.b.MaxWork - d.b.Work; w < limit {
 		limit, which = w, "MaxWork"
 	}
 	if limit <= 0 {
 		d.limit(n, bi, at, field, "not decompressed: the "+which+" limit is used up")
-		return nil, 0, false
+		d.s.noRecords()
+		return nil, nil, 0, false
 	}
 	out, warn, done, err := d.inflateOnce(d.s.buffer(depth), codec, src, limit)
 	if warn != "" {
 		d.note(nil, n, bi, at, field, warn)
 	}
+	// The work is done whether or not it fails: a flood of decompressions
+	// that fail stops at MaxWork.
+	d.b.Work += done
 	if err != nil {
-		// The work was done all the same: a flood of decompressions that
-		// fail stops at MaxWork. Their buffer serves the next one.
-		d.b.Work += done
-		d.s.keep(depth, out, false)
+		d.s.keep(depth, out, false) // the buffer serves the next one
 		if err == decompress.ErrLimit {
 			d.limit(n, bi, at, field, "not decompressed: it holds more than the "+itoa(limit)+" bytes left of the "+which+" limit")
-			return nil, 0, false
+		} else if name := CodecName(codec); name != "" {
+			d.note(nil, n, bi, at, field, "cannot decompress "+name+": "+err.Error())
+		} else {
+			d.note(nil, n, bi, at, field, "cannot decompress codec "+itoa(codec)+": "+err.Error())
 		}
-		name := CodecName(codec)
-		if name == "" {
-			name = "codec " + itoa(codec)
-		}
-		d.note(nil, n, bi, at, field, "cannot decompress "+name+": "+err.Error())
-		return nil, 0, false
+		d.s.noRecords()
+		return nil, nil, 0, false
 	}
 	if !d.replayed {
 		out = d.s.keep(depth, out, true)
 	}
 	d.kept(out)
 	d.b.Decompressed += len(out)
-	d.b.Work += done
+	d.b.Nodes++ // inflated
 	d.nbuf++
-	return out, d.res.Base + d.nbuf - 1, true
+	ibi := d.res.Base + d.nbuf - 1
+	return d.s.inflated(n, out, ibi, codec), out, ibi, true
 }
 
-// recordList reads the records in b[p:end] of buffer bi, a batch's (held
-// by node owner), until they end, one fails to read (the rest stays
-// bytes) or the MaxNodes limit cuts the list.
-func (d *decoder) recordList(b []byte, bi, p, end int, ctx *batchCtx, owner *tree.Node) []*tree.Node {
+// recordList reads the records in b[p:end] of buffer bi, a batch's (the
+// children of node owner), until they end, one fails to read (the rest
+// stays bytes) or the MaxNodes limit cuts the list.
+func (d *decoder) recordList(b []byte, bi, p, end int, ctx *batchCtx, owner *tree.Node) {
 	d.s.beginList(true)
 	mark, start := d.w.Mark(), p
 	r := &d.rp
 	for idx := 0; p < end; idx++ {
 		if !d.b.NodesLeft() {
-			d.recordsCut(b, bi, p, end, idx, ctx)
+			ctx.cut = true
+			d.cut(b, bi, p, end, idx, "records")
 			break
 		}
 		if msg := parseRecord(b, p, end, r); msg != "" {
@@ -233,7 +285,8 @@ func (d *decoder) recordList(b []byte, bi, p, end int, ctx *batchCtx, owner *tre
 		}
 		cost, after := d.recordParts(b, bi, r, ctx, nil)
 		if !d.b.Fits(cost) {
-			d.recordsCut(b, bi, p, end, idx, ctx)
+			ctx.cut = true
+			d.cut(b, bi, p, end, idx, "records")
 			break
 		}
 		d.push("", idx)
@@ -244,17 +297,18 @@ func (d *decoder) recordList(b []byte, bi, p, end int, ctx *batchCtx, owner *tre
 		p = r.rend
 		d.s.flush()
 	}
-	return d.s.endList()
+	if list := d.s.endList(); owner != nil {
+		owner.Children = list
+	}
 }
 
-// recordsCut ends a record list the MaxNodes limit cut at p: the bytes
-// left as one raw node, with a limit warning.
-func (d *decoder) recordsCut(b []byte, bi, p, end, idx int, ctx *batchCtx) {
-	ctx.cut = true
+// cut ends a list of entries or records (what) the MaxNodes limit cut at
+// p, item idx: the bytes left as one raw node, with a limit warning.
+func (d *decoder) cut(b []byte, bi, p, end, idx int, what string) {
 	d.b.Nodes++
 	raw := d.s.raw(b, bi, p, end)
 	d.push("", idx)
-	d.limit(raw, bi, p, "", "records from byte "+itoa(p)+" not decoded: the MaxNodes limit ("+itoa(d.b.MaxNodes)+" nodes) is reached")
+	d.limit(raw, bi, p, "", what+" from byte "+itoa(p)+" not decoded: the MaxNodes limit ("+itoa(d.b.MaxNodes)+" nodes) is reached")
 	d.pop()
 }
 
@@ -272,26 +326,19 @@ type recView struct {
 	warns             []recWarning
 }
 
-// recWarning is a warning of a record: the part it is on (header parts
-// with their header's index) and what it says.
+// recWarning is a warning of a record and the part it is on: the record
+// (part -1), the part read at stage part (the record node's child of
+// that index), or in header hdr (>= 0) its key (part 0) or value (1).
 type recWarning struct {
-	part recPart
-	idx  int
-	msg  string
+	part, hdr int
+	msg       string
 }
 
-type recPart uint8
-
+// The part of a record a warning is on, when it is not a stage's.
 const (
-	partRecord recPart = iota
-	partLength
-	partTimestamp
-	partOffset
-	partKey
-	partValue
-	partHeaders
-	partHeaderKey
-	partHeaderValue
+	partRecord = -1
+	hdrKey     = 0
+	hdrValue   = 1
 )
 
 // controlVal is what a control record's value holds.
@@ -341,7 +388,7 @@ func (d *decoder) recordParts(b []byte, bi int, r *recParse, ctx *batchCtx, v *r
 		d.recWarn(v, n, partRecord, -1, bi, r.p, "", r.fail, false)
 	}
 	if !r.length.canon {
-		d.recWarn(v, n, partLength, -1, bi, r.length.at, "length", nonMinimal, false)
+		d.recWarn(v, n, stLength, -1, bi, r.length.at, "length", nonMinimal, false)
 	}
 	if r.stage >= stAttributes {
 		*n++
@@ -349,13 +396,13 @@ func (d *decoder) recordParts(b []byte, bi int, r *recParse, ctx *batchCtx, v *r
 	if r.stage >= stTimestamp {
 		*n++
 		if !r.tsd.canon {
-			d.recWarn(v, n, partTimestamp, -1, bi, r.tsd.at, "timestampDelta", nonMinimal, false)
+			d.recWarn(v, n, stTimestamp, -1, bi, r.tsd.at, "timestampDelta", nonMinimal, false)
 		}
 	}
 	if r.stage >= stOffset {
 		*n++
 		if !r.od.canon {
-			d.recWarn(v, n, partOffset, -1, bi, r.od.at, "offsetDelta", nonMinimal, false)
+			d.recWarn(v, n, stOffset, -1, bi, r.od.at, "offsetDelta", nonMinimal, false)
 		}
 	}
 	control := ctx.control && r.stage >= stHeaders && !r.hdrFail
@@ -363,11 +410,11 @@ func (d *decoder) recordParts(b []byte, bi int, r *recParse, ctx *batchCtx, v *r
 	if r.stage >= stKey {
 		*n++
 		if !r.key.canon {
-			d.recWarn(v, n, partKey, -1, bi, r.key.at, "key", nonMinimal, false)
+			d.recWarn(v, n, stKey, -1, bi, r.key.at, "key", nonMinimal, false)
 		}
 		if control {
 			if r.key.null || len(r.key.raw) < 4 {
-				d.recWarn(v, n, partKey, -1, bi, r.key.at, "key", "a control record key needs version int16 and type int16", false)
+				d.recWarn(v, n, stKey, -1, bi, r.key.at, "key", "a control record key needs version int16 and type int16", false)
 			} else {
 				keyOK, ctype = true, int(be16(r.key.raw[2:]))
 				if v != nil {
@@ -378,7 +425,7 @@ func (d *decoder) recordParts(b []byte, bi int, r *recParse, ctx *batchCtx, v *r
 					*n++
 				}
 				if ctype < 0 || ctype >= len(controlData) {
-					d.recWarn(v, n, partKey, -1, bi, r.key.at, "key", "unknown control record type "+itoa(ctype), false)
+					d.recWarn(v, n, stKey, -1, bi, r.key.at, "key", "unknown control record type "+itoa(ctype), false)
 				}
 			}
 		}
@@ -386,7 +433,7 @@ func (d *decoder) recordParts(b []byte, bi int, r *recParse, ctx *batchCtx, v *r
 	if r.stage >= stValue {
 		*n++
 		if !r.val.canon {
-			d.recWarn(v, n, partValue, -1, bi, r.val.at, "value", nonMinimal, false)
+			d.recWarn(v, n, stValue, -1, bi, r.val.at, "value", nonMinimal, false)
 		}
 		switch {
 		case !keyOK:
@@ -411,7 +458,7 @@ func (d *decoder) recordParts(b []byte, bi int, r *recParse, ctx *batchCtx, v *r
 	if r.stage >= stHeaders {
 		*n++
 		if !r.hc.canon {
-			d.recWarn(v, n, partHeaders, -1, bi, r.hc.at, "headers", nonMinimal, false)
+			d.recWarn(v, n, stHeaders, -1, bi, r.hc.at, "headers", nonMinimal, false)
 		}
 		if len(r.hdrs) > 0 {
 			d.push("headers", -1)
@@ -420,12 +467,12 @@ func (d *decoder) recordParts(b []byte, bi int, r *recParse, ctx *batchCtx, v *r
 				*n += 2
 				d.push("", i)
 				if !h.key.canon {
-					d.recWarn(v, n, partHeaderKey, i, bi, h.key.at, "key", nonMinimal, false)
+					d.recWarn(v, n, hdrKey, i, bi, h.key.at, "key", nonMinimal, false)
 				}
 				if h.hasVal {
 					*n++
 					if !h.val.canon {
-						d.recWarn(v, n, partHeaderValue, i, bi, h.val.at, "value", nonMinimal, false)
+						d.recWarn(v, n, hdrValue, i, bi, h.val.at, "value", nonMinimal, false)
 					}
 				}
 				d.pop()
@@ -445,13 +492,13 @@ func (d *decoder) recordParts(b []byte, bi int, r *recParse, ctx *batchCtx, v *r
 // recWarn says a warning of record v's part (a limit hit when limit), and
 // keeps it for the part's node; counting (v nil), it adds what the
 // warning would cost to *n.
-func (d *decoder) recWarn(v *recView, n *int, part recPart, idx, bi, at int, field, msg string, limit bool) {
+func (d *decoder) recWarn(v *recView, n *int, part, hdr, bi, at int, field, msg string, limit bool) {
 	if v == nil {
 		*n += budget.WarningNodes
 		return
 	}
 	d.warnAt(nil, nil, bi, at, field, msg, limit)
-	v.warns = append(v.warns, recWarning{part, idx, msg})
+	v.warns = append(v.warns, recWarning{part, hdr, msg})
 }
 
 // controlValue reads the value of a control record whose key reads: its
@@ -501,9 +548,9 @@ func (d *decoder) controlValue(b []byte, bi int, v *recView) {
 	if err != nil {
 		v.data = nil
 		if l, ok := err.(interface{ LimitHit() bool }); ok && l.LimitHit() {
-			d.recWarn(v, nil, partValue, -1, bi, val.at, "value", "not decoded as "+controlData[t]+": "+err.Error(), true)
+			d.recWarn(v, nil, stValue, -1, bi, val.at, "value", "not decoded as "+controlData[t]+": "+err.Error(), true)
 		} else {
-			d.recWarn(v, nil, partValue, -1, bi, val.at, "value", "cannot decode "+controlData[t]+": "+err.Error(), false)
+			d.recWarn(v, nil, stValue, -1, bi, val.at, "value", "cannot decode "+controlData[t]+": "+err.Error(), false)
 		}
 	}
 	if v.data == nil {
@@ -513,16 +560,13 @@ func (d *decoder) controlValue(b []byte, bi int, v *recView) {
 
 // message reads a legacy (magic 0 or 1) message in b[off:end], and the
 // message set inside it when it is a compressed wrapper.
-func (d *decoder) message(b []byte, bi, off, end, depth int, w *wrapper, shift int64) {
+func (d *decoder) message(b []byte, bi, off, end, depth int, w *msgParse, shift int64) {
 	for len(d.mp) <= depth {
 		d.mp = append(d.mp, new(msgParse)) // one per depth: a wrapper's inner messages come before its end
 	}
 	m := d.mp[depth]
 	parseMessage(b, off, end, m)
-	nodes := 8 // message, offset, messageSize, crc, magic, attributes and its 2 bits
-	if m.magic == 1 {
-		nodes++
-	}
+	nodes := 3 + m.fixed() // message, its header's fields, 2 attribute bits
 	if m.stage >= 1 {
 		nodes++
 	}
@@ -534,38 +578,38 @@ func (d *decoder) message(b []byte, bi, off, end, depth int, w *wrapper, shift i
 	}
 	d.b.Nodes += nodes
 	info := RecordInfo{Offset: m.offset + shift, Timestamp: m.ts}
-	if w != nil && w.logAppend && m.magic == 1 {
-		info.Timestamp = w.timestamp
+	if w != nil && w.magic == 1 && w.attrs&8 != 0 && m.magic == 1 { // the wrapper's log-append time
+		info.Timestamp = w.ts
 	}
-	if d.opts.Payload != nil {
-		var key, val *varField
-		if m.stage >= 1 {
-			key = &m.key
-		}
-		if m.stage >= 2 && m.attrs&7 == CodecNone {
-			val = &m.val
-		}
-		d.payloads(b, bi, key, val, &d.mkey, &d.mval)
-	} else {
-		d.mkey, d.mval = payloadOut{}, payloadOut{}
+	var key, val *varField
+	if m.stage >= 1 {
+		key = &m.key
 	}
+	if m.stage >= 2 && m.attrs&7 == CodecNone {
+		val = &m.val
+	}
+	d.payloads(b, bi, key, val, &d.mkey, &d.mval)
 	u := d.s.message(b, bi, m, shift)
-	info.Node = u.msg
+	info.Node = u
 	d.res.Records = append(d.res.Records, info)
 	warned := d.warned
 	if m.fail != "" {
-		d.note(nil, u.msg, bi, off, "", m.fail)
+		d.note(nil, u, bi, off, "", m.fail)
 	}
 	if m.crcWrong {
-		d.note(nil, u.crc, bi, off+12, "crc", crcMessage("CRC-32", m.crcCorrect, m.crc))
+		d.note(nil, kid(u, msgCRC), bi, off+12, "crc", crcMessage("CRC-32", m.crcCorrect, m.crc))
 	}
 	if m.attrs&^0x0f != 0 || (m.magic == 0 && m.attrs&8 != 0) {
-		d.note(nil, u.attrs, bi, off+17, "attributes", "unused attribute bits are set")
+		d.note(nil, kid(u, msgAttrs), bi, off+17, "attributes", "unused attribute bits are set")
 	}
+	var zipped []byte
 	if codec := m.attrs & 7; codec != CodecNone && m.stage >= 2 {
-		d.wrapped(u.value, bi, codec, m, depth)
+		d.wrapped(kid(u, m.fixed()+1), bi, codec, m, depth)
+		if !m.val.null {
+			zipped = m.val.raw
+		}
 	}
-	d.s.endMessage(b, m, d.warned > warned)
+	d.s.endEntry(b[off:end], zipped, nil, d.warned > warned)
 }
 
 // wrapped decompresses the value of a wrapper message and reads the
@@ -580,22 +624,20 @@ func (d *decoder) wrapped(val *tree.Node, bi, codec int, m *msgParse, depth int)
 		d.s.noRecords()
 		return
 	}
-	ib, ibi, ok := d.inflate(val, bi, m.val.at, "value", codec, m.val.raw, depth)
+	inf, ib, ibi, ok := d.inflate(val, bi, m.val.at, "value", codec, m.val.raw, depth)
 	if !ok {
-		d.s.noRecords()
 		return
 	}
-	d.b.Nodes++ // inflated
-	inf := d.s.inflated(val, ib, ibi, codec)
 	mark := d.w.Mark()
-	ww := &wrapper{offset: m.offset, magic: m.magic, logAppend: m.magic == 1 && m.attrs&8 != 0, timestamp: m.ts}
 	d.push("messages", -1)
-	inner, err := d.entries(ib, ibi, 0, len(ib), depth+1, ww)
+	inner, err := d.entries(ib, ibi, 0, len(ib), depth+1, m)
 	if err != nil {
 		d.note(&mark, inf, ibi, 0, "", "inner message set: "+err.Error())
 	}
 	d.pop()
-	d.s.children(inf, inner)
+	if inf != nil {
+		inf.Children = inner
+	}
 }
 
 // The kinds of entry frameAt finds.
@@ -638,18 +680,10 @@ func msgMin(magic int8) int {
 	return 14
 }
 
-// wrapper describes the compressed message whose value holds a message set.
-type wrapper struct {
-	offset    int64
-	magic     int8
-	logAppend bool
-	timestamp int64
-}
-
 // innerShift is what turns the offsets stored in the messages of a magic 1
 // wrapper's set (relative, the first 0) into absolute ones: the wrapper
 // carries the absolute offset of the set's last message.
-func innerShift(b []byte, start, end int, w *wrapper) int64 {
+func innerShift(b []byte, start, end int, w *msgParse) int64 {
 	if w == nil || w.magic != 1 {
 		return 0
 	}

@@ -31,30 +31,21 @@ type jsonSink struct {
 func (j *jsonSink) w(s string)  { *j.out = append(*j.out, s...) }
 func (j *jsonSink) c(c byte)    { *j.out = append(*j.out, c) }
 func (j *jsonSink) int(v int64) { *j.out = strconv.AppendInt(*j.out, v, 10) }
-func (j *jsonSink) field(name string, v int64) {
-	j.w(`,"`)
+
+// field writes the member name, after sep ('{' or ','), with v, of kind
+// k: an int64 field's (Kafka's int64 or varlong) as a string of its
+// digits with Options.Int64Strings.
+func (j *jsonSink) field(sep byte, name string, k schema.Kind, v int64) {
+	*j.out = append(*j.out, sep, '"')
 	j.w(name)
 	j.w(`":`)
-	j.int(v)
-}
-
-// int64 writes the value of an int64 field (Kafka's int64 or varlong): a
-// number, or a string of its digits with Options.Int64Strings.
-func (j *jsonSink) int64(v int64) {
-	if !j.d.opts.Int64Strings {
+	if k != schema.Int64 || !j.d.opts.Int64Strings {
 		j.int(v)
 		return
 	}
 	j.c('"')
 	j.int(v)
 	j.c('"')
-}
-
-func (j *jsonSink) field64(name string, v int64) {
-	j.w(`,"`)
-	j.w(name)
-	j.w(`":`)
-	j.int64(v)
 }
 
 // b64 writes b as a base64 string; a big one in pieces, flushed between
@@ -96,58 +87,59 @@ func (j *jsonSink) endList() []*tree.Node {
 }
 
 func (j *jsonSink) raw(b []byte, _, p, end int) *tree.Node {
-	if j.recs[len(j.recs)-1] {
-		return nil // a batch's records list records alone
+	if !j.recs[len(j.recs)-1] { // a batch's records list records alone
+		j.bytesEntry(`{"_raw":`, b[p:end])
 	}
-	j.item()
-	j.w(`{"_raw":`)
-	j.b64(b[p:end])
-	j.c('}')
 	return nil
 }
 
 func (j *jsonSink) truncated(b []byte, _, off, end int, _ int8) *tree.Node {
-	j.item()
-	j.w(`{"_truncated":`)
-	j.b64(b[off:end])
-	j.c('}')
+	j.bytesEntry(`{"_truncated":`, b[off:end])
 	return nil
 }
 
-func (j *jsonSink) batch(b []byte, _, off, _ int, ctx *batchCtx) batchNodes {
+// bytesEntry writes an entry of the list that is bytes alone, opened by
+// head.
+func (j *jsonSink) bytesEntry(head string, b []byte) {
 	j.item()
-	j.w(`{"baseOffset":`)
-	j.int64(ctx.base)
-	j.field("partitionLeaderEpoch", be32(b[off+12:]))
-	j.field("magic", int64(int8(b[off+16])))
-	j.field("crc", int64(uint32(be32(b[off+17:]))))
+	j.w(head)
+	j.b64(b)
+	j.c('}')
+}
+
+func (j *jsonSink) batch(b []byte, _, off, _ int, ctx *batchCtx) *tree.Node {
+	j.item()
+	j.field('{', "baseOffset", schema.Int64, ctx.base)
+	j.field(',', "partitionLeaderEpoch", schema.Int32, be32(b[off+12:]))
+	j.field(',', "magic", schema.Int8, int64(int8(b[off+16])))
+	j.field(',', "crc", schema.Uint32, int64(uint32(be32(b[off+17:]))))
 	j.w(`,"attributes":`)
 	*j.out = appendAttrs(*j.out, ctx.attrs, 2)
-	j.field("lastOffsetDelta", be32(b[off+23:]))
-	j.field64("baseTimestamp", ctx.baseTS)
-	j.field64("maxTimestamp", ctx.maxTS)
-	j.field64("producerId", be64(b[off+43:]))
-	j.field("producerEpoch", be16(b[off+51:]))
-	j.field("baseSequence", be32(b[off+53:]))
+	j.field(',', "lastOffsetDelta", schema.Int32, be32(b[off+23:]))
+	j.field(',', "baseTimestamp", schema.Int64, ctx.baseTS)
+	j.field(',', "maxTimestamp", schema.Int64, ctx.maxTS)
+	j.field(',', "producerId", schema.Int64, be64(b[off+43:]))
+	j.field(',', "producerEpoch", schema.Int16, be16(b[off+51:]))
+	j.field(',', "baseSequence", schema.Int32, be32(b[off+53:]))
 	j.w(`,"records":`)
-	return batchNodes{}
+	return nil
 }
 
 func (j *jsonSink) inflated(*tree.Node, []byte, int, int) *tree.Node { return nil }
 
 func (j *jsonSink) noRecords() { j.w("null") }
 
-func (j *jsonSink) children(*tree.Node, []*tree.Node) {}
-
-func (j *jsonSink) endBatch(b []byte, off, end int, ctx *batchCtx, warned bool) {
-	if ctx.attrs&7 != CodecNone {
+func (j *jsonSink) endEntry(entry, compressed []byte, ctx *batchCtx, warned bool) {
+	if compressed != nil {
 		j.w(`,"_compressed":`)
-		j.b64(b[off+batchHeader : end])
+		j.b64(compressed)
 	}
-	*j.out = appendBatchSize(*j.out, end-off, end-off-batchHeader, ctx.inflated)
+	if ctx != nil {
+		*j.out = appendBatchSize(*j.out, len(entry), len(entry)-batchHeader, ctx.inflated)
+	}
 	if warned {
 		j.w(`,"_raw":`)
-		j.b64(b[off:end])
+		j.b64(entry)
 	}
 	j.c('}')
 }
@@ -217,13 +209,13 @@ func (j *jsonSink) record(b []byte, _ int, v *recView) *tree.Node {
 		j.w(`,"control":{"keyVersion":`)
 		j.int(be16(r.key.raw))
 		j.w(`,"type":`)
-		*j.out = appendControlType(*j.out, v.ctype)
+		*j.out = appendName(*j.out, ControlTypeName, v.ctype)
 		if cv := &v.cv; cv.ok {
 			if !cv.data {
-				j.field("valueVersion", cv.version)
+				j.field(',', "valueVersion", schema.Int16, cv.version)
 			}
 			if cv.epoch {
-				j.field("coordinatorEpoch", cv.coordinatorEpoch)
+				j.field(',', "coordinatorEpoch", schema.Int32, cv.coordinatorEpoch)
 			}
 			if cv.data {
 				j.w(`,"data":`)
@@ -363,54 +355,34 @@ func appendVarBytes(dst []byte, f *varField) []byte {
 	return appendBytesValue(dst, f.raw)
 }
 
-// bytes writes a key, value or header value: null, or as appendBytesValue.
-func (j *jsonSink) bytes(f *varField) { *j.out = appendVarBytes(*j.out, f) }
-
-func (j *jsonSink) message(b []byte, _ int, m *msgParse, shift int64) msgNodes {
+func (j *jsonSink) message(b []byte, _ int, m *msgParse, shift int64) *tree.Node {
 	j.item()
-	j.w(`{"offset":`)
-	j.int64(m.offset)
+	j.field('{', "offset", schema.Int64, m.offset)
 	if shift != 0 {
-		j.field64("absoluteOffset", m.offset+shift)
+		j.field(',', "absoluteOffset", schema.Int64, m.offset+shift)
 	}
-	j.field("magic", int64(m.magic))
-	j.field("crc", int64(m.crc))
+	j.field(',', "magic", schema.Int8, int64(m.magic))
+	j.field(',', "crc", schema.Uint32, int64(m.crc))
 	j.w(`,"attributes":`)
 	*j.out = appendAttrs(*j.out, m.attrs, int(m.magic))
 	if m.magic == 1 {
-		j.field64("timestamp", m.ts)
+		j.field(',', "timestamp", schema.Int64, m.ts)
 	}
 	if m.stage >= 1 {
 		j.w(`,"key":`)
-		j.bytes(&m.key)
+		*j.out = appendVarBytes(*j.out, &m.key)
 		*j.out = withPayload(*j.out, &j.d.mkey)
 	}
 	if m.stage >= 2 {
-		if wrapperOf(m) {
+		if m.attrs&7 != CodecNone && !m.val.null { // a wrapper: its messages follow
 			j.w(`,"messages":`)
 		} else {
 			j.w(`,"value":`)
-			j.bytes(&m.val)
+			*j.out = appendVarBytes(*j.out, &m.val)
 			*j.out = withPayload(*j.out, &j.d.mval)
 		}
 	}
-	return msgNodes{}
-}
-
-// wrapperOf reports whether m is a compressed wrapper whose value holds
-// a message set.
-func wrapperOf(m *msgParse) bool { return m.stage >= 2 && m.attrs&7 != CodecNone && !m.val.null }
-
-func (j *jsonSink) endMessage(b []byte, m *msgParse, warned bool) {
-	if wrapperOf(m) {
-		j.w(`,"_compressed":`)
-		j.b64(m.val.raw)
-	}
-	if warned {
-		j.w(`,"_raw":`)
-		j.b64(b[m.off:m.end])
-	}
-	j.c('}')
+	return nil
 }
 
 func (j *jsonSink) buffer(depth int) []byte {
@@ -448,10 +420,6 @@ func appendName(dst []byte, name func(int) string, v int) []byte {
 	return strconv.AppendInt(dst, int64(v), 10)
 }
 
-// appendControlType writes a control record's type: its name, or its
-// number when it has none.
-func appendControlType(dst []byte, t int) []byte { return appendName(dst, ControlTypeName, t) }
-
 // appendHeaderKey writes a record header's key: null, a string when it is
 // valid UTF-8, else {"base64":...}.
 func appendHeaderKey(dst []byte, raw []byte, null bool) []byte {
@@ -471,7 +439,6 @@ func appendHeaderKey(dst []byte, raw []byte, null bool) []byte {
 	return append(dst, '}')
 }
 
-// appendAttrs writes the attributes object of an entry of the magic given.
 // appendBatchSize writes a batch's annotations of size (as Wireshark shows
 // them; issue 24): "_sizeInBytes", the whole batch's bytes, and for a
 // compressed batch whose records were decompressed, "_uncompressedBytes"
@@ -489,6 +456,7 @@ func appendBatchSize(dst []byte, size, compressed, inflated int) []byte {
 	return strconv.AppendFloat(dst, float64(inflated)/float64(max(compressed, 1)), 'f', 2, 64)
 }
 
+// appendAttrs writes the attributes object of an entry of the magic given.
 func appendAttrs(dst []byte, attrs int, magic int) []byte {
 	dst = append(dst, `{"compression":`...)
 	dst = appendName(dst, CodecName, attrs&7)

@@ -39,9 +39,16 @@ func (t *treeSink) leaf(name string, k schema.Kind, typ string, bi, start, end i
 	return n
 }
 
+// bytesNode makes a node of the bytes b[p:end] of buffer bi.
+func (t *treeSink) bytesNode(name, typ string, b []byte, bi, p, end int) *tree.Node {
+	n := t.leaf(name, schema.Bytes, typ, bi, p, end)
+	n.Raw = b[p:end:end]
+	return n
+}
+
 func (t *treeSink) rawNode(b []byte, bi, p, end int) *tree.Node {
-	n := t.leaf("raw", schema.Bytes, "bytes", bi, p, end)
-	n.Role, n.Raw = tree.RoleRaw, b[p:end]
+	n := t.bytesNode("raw", "bytes", b, bi, p, end)
+	n.Role = tree.RoleRaw
 	return n
 }
 
@@ -51,45 +58,39 @@ func (t *treeSink) raw(b []byte, bi, p, end int) *tree.Node { return t.add(t.raw
 func (t *treeSink) fixed(kids *[]*tree.Node, name string, k schema.Kind, b []byte, bi int, p *int) *tree.Node {
 	sz := k.FixedSize()
 	n := t.leaf(name, k, k.String(), bi, *p, *p+sz)
-	switch sz {
-	case 1:
-		n.Int = int64(int8(b[*p]))
-	case 2:
-		n.Int = be16(b[*p:])
-	case 4:
-		n.Int = be32(b[*p:])
-		if k == schema.Uint32 {
-			n.Int = int64(uint32(n.Int))
-		}
-	case 8:
-		n.Int = be64(b[*p:])
-	}
+	n.Int = fixedAt(b[*p:], k)
 	*p += sz
 	*kids = append(*kids, n)
 	return n
 }
 
+// header adds the fields of a header at *p to kids.
+func (t *treeSink) header(kids *[]*tree.Node, fields []hdrField, b []byte, bi int, p *int) {
+	for i := range fields {
+		t.fixed(kids, fields[i].name, fields[i].kind, b, bi, p)
+	}
+}
+
 func (t *treeSink) truncated(b []byte, bi, off, end int, magic int8) *tree.Node {
 	n := t.leaf("batch", schema.Struct, "RecordBatch", bi, off, end)
-	first, second := "baseOffset", "batchLength"
+	fields := batchFields[:]
 	if magic == 0 || magic == 1 {
 		n.Name, n.Type = "message", "Message"
-		first, second = "offset", "messageSize"
+		fields = msgFields[:]
 	}
 	n.Flags |= tree.Truncated
 	n.Raw = b[off:end]
 	n.Int = int64(magic)
 	kids := t.s.Kids(3)
 	p := off
-	if end-off >= 8 {
-		t.fixed(&kids, first, schema.Int64, b, bi, &p)
-		if end-off >= 12 {
-			t.fixed(&kids, second, schema.Int32, b, bi, &p)
-		}
+	switch { // the offset and the length, when there
+	case end-off >= 12:
+		t.header(&kids, fields[:2], b, bi, &p)
+	case end-off >= 8:
+		t.header(&kids, fields[:1], b, bi, &p)
 	}
 	if p < end {
-		rest := t.leaf("partial", schema.Bytes, "bytes", bi, p, end)
-		rest.Raw = b[p:end:end]
+		rest := t.bytesNode("partial", "bytes", b, bi, p, end)
 		rest.Flags |= tree.Truncated
 		kids = append(kids, rest)
 	}
@@ -119,35 +120,21 @@ func (t *treeSink) bits(attr *tree.Node, v int, v2 bool) []*tree.Node {
 	return kids
 }
 
-func (t *treeSink) batch(b []byte, bi, off, end int, ctx *batchCtx) batchNodes {
+func (t *treeSink) batch(b []byte, bi, off, end int, ctx *batchCtx) *tree.Node {
 	n := t.leaf("batch", schema.Struct, "RecordBatch", bi, off, end)
 	n.Int = 2
 	n.Raw = b[off:end:end]
 	kids := t.s.Kids(14)
-	var u batchNodes
 	p := off
-	t.fixed(&kids, "baseOffset", schema.Int64, b, bi, &p)
-	t.fixed(&kids, "batchLength", schema.Int32, b, bi, &p)
-	t.fixed(&kids, "partitionLeaderEpoch", schema.Int32, b, bi, &p)
-	t.fixed(&kids, "magic", schema.Int8, b, bi, &p)
-	u.crc = t.fixed(&kids, "crc", schema.Uint32, b, bi, &p)
-	u.attrs = t.fixed(&kids, "attributes", schema.Int16, b, bi, &p)
-	u.attrs.Children = t.bits(u.attrs, ctx.attrs, true)
-	t.fixed(&kids, "lastOffsetDelta", schema.Int32, b, bi, &p)
-	t.fixed(&kids, "baseTimestamp", schema.Int64, b, bi, &p)
-	t.fixed(&kids, "maxTimestamp", schema.Int64, b, bi, &p)
-	t.fixed(&kids, "producerId", schema.Int64, b, bi, &p)
-	t.fixed(&kids, "producerEpoch", schema.Int16, b, bi, &p)
-	t.fixed(&kids, "baseSequence", schema.Int32, b, bi, &p)
-	u.count = t.fixed(&kids, "recordCount", schema.Int32, b, bi, &p)
-	u.records = t.leaf("records", schema.Records, "records", bi, p, end)
-	u.records.Raw = b[p:end]
+	t.header(&kids, batchFields[:], b, bi, &p)
+	kids[batchAttrs].Children = t.bits(kids[batchAttrs], ctx.attrs, true)
+	recs := t.leaf("records", schema.Records, "records", bi, p, end)
+	recs.Raw = b[p:end]
 	if ctx.attrs&7 != CodecNone {
-		u.records.Type = "compressed records"
+		recs.Type = "compressed records"
 	}
-	n.Children = append(kids, u.records)
-	t.add(n)
-	return u
+	n.Children = append(kids, recs)
+	return t.add(n)
 }
 
 func (t *treeSink) inflated(n *tree.Node, out []byte, idx, codec int) *tree.Node {
@@ -160,9 +147,7 @@ func (t *treeSink) inflated(n *tree.Node, out []byte, idx, codec int) *tree.Node
 
 func (t *treeSink) noRecords() {}
 
-func (t *treeSink) children(n *tree.Node, list []*tree.Node) { n.Children = list }
-
-func (t *treeSink) endBatch([]byte, int, int, *batchCtx, bool) {}
+func (t *treeSink) endEntry([]byte, []byte, *batchCtx, bool) {}
 
 func (t *treeSink) record(b []byte, bi int, v *recView) *tree.Node {
 	r := v.r
@@ -171,22 +156,18 @@ func (t *treeSink) record(b []byte, bi int, v *recView) *tree.Node {
 	rec.Index = v.idx
 	rec.Int = v.offset
 	kids := t.s.Kids(8)
-	ln := t.varLeaf(&r.length, "length", schema.Int32, "varint", bi)
-	kids = append(kids, ln)
+	kids = append(kids, t.varLeaf(&r.length, "length", schema.Int32, "varint", bi))
 	var key, val, hs *tree.Node
 	if r.stage >= stAttributes {
 		at := t.leaf("attributes", schema.Int8, "int8", bi, r.length.end(), r.length.end()+1)
 		at.Int = int64(r.attr)
 		kids = append(kids, at)
 	}
-	var tsd, od *tree.Node
 	if r.stage >= stTimestamp {
-		tsd = t.varLeaf(&r.tsd, "timestampDelta", schema.Int64, "varlong", bi)
-		kids = append(kids, tsd)
+		kids = append(kids, t.varLeaf(&r.tsd, "timestampDelta", schema.Int64, "varlong", bi))
 	}
 	if r.stage >= stOffset {
-		od = t.varLeaf(&r.od, "offsetDelta", schema.Int32, "varint", bi)
-		kids = append(kids, od)
+		kids = append(kids, t.varLeaf(&r.od, "offsetDelta", schema.Int32, "varint", bi))
 	}
 	if r.stage >= stKey {
 		key = t.bytesLeaf(&r.key, "key", schema.Bytes, "varbytes", bi)
@@ -211,24 +192,12 @@ func (t *treeSink) record(b []byte, bi int, v *recView) *tree.Node {
 	}
 	rec.Children = kids
 	for _, w := range v.warns {
-		var n *tree.Node
-		switch w.part {
-		case partRecord:
-			n = rec
-		case partLength:
-			n = ln
-		case partTimestamp:
-			n = tsd
-		case partOffset:
-			n = od
-		case partKey:
-			n = key
-		case partValue:
-			n = val
-		case partHeaders:
-			n = hs
-		case partHeaderKey, partHeaderValue:
-			n = hs.Children[w.idx].Children[int(w.part-partHeaderKey)]
+		n := rec
+		switch {
+		case w.hdr >= 0:
+			n = hs.Children[w.hdr].Children[w.part]
+		case w.part >= 0:
+			n = kids[w.part]
 		}
 		n.Warnings = append(n.Warnings, w.msg)
 	}
@@ -307,9 +276,7 @@ func (t *treeSink) controlKey(b []byte, bi int, key *tree.Node) {
 // what was read of it, when there are any.
 func (t *treeSink) rest(kids []*tree.Node, b []byte, bi, p, end int) []*tree.Node {
 	if p < end {
-		r := t.leaf("rest", schema.Bytes, "bytes", bi, p, end)
-		r.Raw = b[p:end]
-		kids = append(kids, r)
+		kids = append(kids, t.bytesNode("rest", "bytes", b, bi, p, end))
 	}
 	return kids
 }
@@ -333,47 +300,35 @@ func (t *treeSink) controlValue(b []byte, bi int, v *recView, val *tree.Node) {
 	}
 	dn := v.data
 	if dn == nil {
-		dn = t.leaf("data", schema.Bytes, controlData[v.ctype], bi, p, val.End)
-		dn.Raw = b[p:val.End]
+		dn = t.bytesNode("data", controlData[v.ctype], b, bi, p, val.End)
 	}
 	val.Children = append(vk, dn)
 }
 
-func (t *treeSink) message(b []byte, bi int, m *msgParse, shift int64) msgNodes {
+func (t *treeSink) message(b []byte, bi int, m *msgParse, shift int64) *tree.Node {
 	n := t.leaf("message", schema.Struct, "Message", bi, m.off, m.end)
 	n.Raw = b[m.off:m.end:m.end]
 	n.Int = m.offset + shift
 	kids := t.s.Kids(9)
-	u := msgNodes{msg: n}
 	p := m.off
-	t.fixed(&kids, "offset", schema.Int64, b, bi, &p)
-	t.fixed(&kids, "messageSize", schema.Int32, b, bi, &p)
-	u.crc = t.fixed(&kids, "crc", schema.Uint32, b, bi, &p)
-	t.fixed(&kids, "magic", schema.Int8, b, bi, &p)
-	u.attrs = t.fixed(&kids, "attributes", schema.Int8, b, bi, &p)
-	u.attrs.Children = t.bits(u.attrs, m.attrs, false)
-	if m.magic == 1 {
-		t.fixed(&kids, "timestamp", schema.Int64, b, bi, &p)
-	}
+	t.header(&kids, msgFields[:m.fixed()], b, bi, &p)
+	kids[msgAttrs].Children = t.bits(kids[msgAttrs], m.attrs, false)
 	if m.stage >= 1 {
 		key := t.bytesLeaf(&m.key, "key", schema.Bytes, "bytes", bi)
 		t.d.mkey.attach(key)
 		kids = append(kids, key)
 	}
 	if m.stage >= 2 {
-		u.value = t.bytesLeaf(&m.val, "value", schema.Bytes, "bytes", bi)
-		t.d.mval.attach(u.value)
-		kids = append(kids, u.value)
+		val := t.bytesLeaf(&m.val, "value", schema.Bytes, "bytes", bi)
+		t.d.mval.attach(val)
+		kids = append(kids, val)
 	}
 	if m.fail != "" && m.q < m.end {
 		kids = append(kids, t.rawNode(b, bi, m.q, m.end))
 	}
 	n.Children = kids
-	t.add(n)
-	return u
+	return t.add(n)
 }
-
-func (t *treeSink) endMessage([]byte, *msgParse, bool) {}
 
 func (t *treeSink) buffer(int) []byte {
 	var dst []byte

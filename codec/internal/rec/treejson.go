@@ -271,7 +271,7 @@ func (j *treeWriter) record(dst []byte, r *tree.Node, control bool) []byte {
 		dst = append(dst, `{"keyVersion":`...)
 		dst = strconv.AppendInt(dst, k.Children[0].Int, 10)
 		dst = append(dst, `,"type":`...)
-		dst = appendControlType(dst, int(k.Children[1].Int))
+		dst = appendName(dst, ControlTypeName, int(k.Children[1].Int))
 		if v != nil {
 			for _, c := range v.Children {
 				switch c.Name {
