@@ -322,6 +322,30 @@ func (s *jsonSink) leaf(n *tree.Node) {
 	s.give(n)
 }
 
+// flatElement writes n, a struct element, at once when its children are
+// untagged fields' values and an empty tag section, the commonest element:
+// no level is opened for it. false: nothing is written.
+func (s *jsonSink) flatElement(n *tree.Node) bool {
+	for _, c := range n.Children {
+		if !plainField(c) && (c.Role != tree.RoleTags || len(c.Children) > 0) {
+			return false
+		}
+	}
+	p := s.top()
+	p.kids++
+	out := p.out
+	out.BeginObject()
+	for _, c := range n.Children {
+		if c.Role == tree.RoleField {
+			out.Key(c.Field.JSON)
+			s.value(out, c)
+		}
+	}
+	out.EndObject()
+	s.out.Flush(false)
+	return true
+}
+
 // write writes leaf n where it belongs.
 func (s *jsonSink) write(n *tree.Node) {
 	p := s.top()
