@@ -72,15 +72,6 @@ type unknownTag struct {
 	raw []byte
 }
 
-func (t *tagFrame) has(f *schema.Field) bool {
-	for i := range t.found {
-		if t.found[i].f == f {
-			return true
-		}
-	}
-	return false
-}
-
 func (s *jsonSink) reset(w *walker, out *jsontext.Writer, o *Options) {
 	s.w, s.out, s.bare, s.head = w, out, false, false
 	s.kafka, s.size, s.data, s.quote = o.Kafka, o.Records == RecordsSize && !o.Kafka, o.Data, o.Int64Strings
@@ -130,21 +121,6 @@ func (s *jsonSink) place(n *tree.Node) (*jsontext.Writer, *jsonLevel) {
 		p.out.Key(n.Name)
 	}
 	return p.out, nil
-}
-
-// found notes tagged value n of struct level st, written from start to
-// the writer's end: in place (early), or in the tag frame, unless the
-// section held the field already (only the first occurrence counts).
-func (s *jsonSink) found(n *tree.Node, st *jsonLevel, w *jsontext.Writer, start int) {
-	tf := s.tagFrame(st)
-	switch {
-	case w != &tf.w:
-		tf.found = append(tf.found, foundTag{f: n.Field, early: true})
-	case tf.has(n.Field):
-		tf.w.B = tf.w.B[:start]
-	default:
-		tf.found = append(tf.found, foundTag{f: n.Field, start: start, end: len(tf.w.B)})
-	}
 }
 
 func (s *jsonSink) begin(n *tree.Node, l *schema.Layout, _ int) {
@@ -245,12 +221,21 @@ func (s *jsonSink) close(n *tree.Node) {
 	s.written(n, st, lv.out, int(lv.start))
 }
 
-// written ends n's value, written to out from start: a tagged value is
-// noted in its struct's (st's) tag frame, and output may flush after an
-// array element.
+// written ends n's value, written to out from start. A tagged value is
+// noted in its struct's (st's) tag frame: written in place (early), or in
+// the frame, unless the section held the field already (only the first
+// occurrence counts). Output may flush after an array element.
 func (s *jsonSink) written(n *tree.Node, st *jsonLevel, out *jsontext.Writer, start int) {
 	if st != nil {
-		s.found(n, st, out, start)
+		tf := s.tagFrame(st)
+		switch {
+		case out != &tf.w:
+			tf.found = append(tf.found, foundTag{f: n.Field, early: true})
+		case slices.ContainsFunc(tf.found, func(t foundTag) bool { return t.f == n.Field }):
+			tf.w.B = tf.w.B[:start]
+		default:
+			tf.found = append(tf.found, foundTag{f: n.Field, start: start, end: len(tf.w.B)})
+		}
 	}
 	if n.Role == tree.RoleElement {
 		s.out.Flush(false)
@@ -268,9 +253,6 @@ func (s *jsonSink) dropFrame(lv *jsonLevel) {
 // order, then its unknown tags; and gives its tag frame back.
 func (s *jsonSink) tagged(lv *jsonLevel) {
 	tf := lv.tf
-	if tf == nil {
-		return
-	}
 	defer s.dropFrame(lv)
 	w := lv.out
 	if lv.l != nil {
