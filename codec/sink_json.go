@@ -109,9 +109,11 @@ func (s *jsonSink) place(n *tree.Node) (*jsontext.Writer, *jsonLevel) {
 		return &tf.w, st
 	case p.kind == levelArray:
 		return p.out, nil
-	case p.kind == levelRoot:
-		s.envelopeHead() // the value of a data message or records field
-		p.out.Key(n.Name)
+	case p.kind == levelRoot: // the header, the body, a data message's or records field's value
+		s.envelopeHead()
+		if !s.bare {
+			p.out.Key(n.Name)
+		}
 	case n.Flags&tree.Tagged != 0:
 		p.out.Key(n.Field.JSON)
 		return p.out, p
@@ -130,14 +132,6 @@ func (s *jsonSink) begin(n *tree.Node, l *schema.Layout, _ int) {
 		return
 	case tree.RoleTags:
 		s.levels = append(s.levels, jsonLevel{kind: levelSection, out: s.top().out})
-		return
-	case tree.RoleHeader, tree.RoleBody:
-		s.envelopeHead()
-		if !s.bare {
-			s.out.Key(n.Name)
-		}
-		s.out.BeginObject()
-		s.levels = append(s.levels, jsonLevel{kind: levelObject, out: s.out, l: l})
 		return
 	}
 	p := s.top()
