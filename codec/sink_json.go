@@ -135,42 +135,26 @@ func (s *jsonSink) begin(n *tree.Node, l *schema.Layout, _ int) {
 		return
 	}
 	p := s.top()
-	if p.kind == levelArray {
-		// An element: no key, never tagged; only a struct can be dropped.
+	out, mark := p.out, p.out.Mark() // before the key, to drop it whole
+	switch p.kind {
+	case levelArray: // an element: no key, never tagged
 		p.kids++
-		out := p.out
-		if n.Kind == schema.Array {
-			out.BeginArray()
-			s.levels = append(s.levels, jsonLevel{kind: levelArray, out: out})
-			return
-		}
-		mark := out.Mark()
-		out.BeginObject()
-		s.levels = append(s.levels, jsonLevel{kind: levelObject, out: out, mark: mark, l: l})
-		return
+	case levelSection:
+		out, _ = s.place(n)
+		mark = out.Mark() // in the tag frame's writer
+	default:
+		out, _ = s.place(n)
 	}
-	section := p.kind == levelSection
-	var mark jsontext.Mark
-	if !section {
-		mark = p.out.Mark() // before the key
-	}
-	out, st := s.place(n)
-	if section {
-		mark = out.Mark()
-	}
-	start := len(out.B)
+	// The level knows its struct by position: start is where its value
+	// starts in whichever writer holds it.
+	lv := jsonLevel{kind: levelObject, out: out, mark: mark, l: l, start: int32(len(out.B))}
 	if n.Kind == schema.Array {
+		lv.kind = levelArray
 		out.BeginArray()
-		s.levels = append(s.levels, jsonLevel{kind: levelArray, out: out, mark: mark})
 	} else {
 		out.BeginObject()
-		s.levels = append(s.levels, jsonLevel{kind: levelObject, out: out, mark: mark, l: l})
 	}
-	if st != nil {
-		// The level knows its struct by position: remember where its
-		// value started in whichever writer holds it.
-		s.levels[len(s.levels)-1].start = int32(start)
-	}
+	s.levels = append(s.levels, lv)
 }
 
 func (s *jsonSink) top() *jsonLevel { return &s.levels[len(s.levels)-1] }
