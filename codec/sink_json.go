@@ -95,10 +95,9 @@ func (s *jsonSink) tagFrame(lv *jsonLevel) *tagFrame {
 	return lv.tf
 }
 
-// place readies the writer for n's value inside the open level: its key,
-// or its place in its struct's tag frame. It returns the writer, and the
-// struct level when n is a tagged value (read early or in its section).
-func (s *jsonSink) place(n *tree.Node) (*jsontext.Writer, *jsonLevel) {
+// place readies the writer for n's value inside the open level, and
+// returns it: its key, or its place in its struct's tag frame.
+func (s *jsonSink) place(n *tree.Node) *jsontext.Writer {
 	p := &s.levels[len(s.levels)-1]
 	p.kids++
 	switch {
@@ -106,23 +105,20 @@ func (s *jsonSink) place(n *tree.Node) (*jsontext.Writer, *jsonLevel) {
 		st := &s.levels[len(s.levels)-2]
 		tf := s.tagFrame(st)
 		tf.w.Fresh()
-		return &tf.w, st
+		return &tf.w
 	case p.kind == levelArray:
-		return p.out, nil
+		return p.out
 	case p.kind == levelRoot: // the header, the body, a data message's or records field's value
 		s.envelopeHead()
 		if !s.bare {
 			p.out.Key(n.Name)
 		}
-	case n.Flags&tree.Tagged != 0:
-		p.out.Key(n.Field.JSON)
-		return p.out, p
 	case n.Field != nil:
 		p.out.Key(n.Field.JSON)
 	default:
 		p.out.Key(n.Name)
 	}
-	return p.out, nil
+	return p.out
 }
 
 func (s *jsonSink) begin(n *tree.Node, l *schema.Layout, _ int) {
@@ -140,10 +136,10 @@ func (s *jsonSink) begin(n *tree.Node, l *schema.Layout, _ int) {
 	case levelArray: // an element: no key, never tagged
 		p.kids++
 	case levelSection:
-		out, _ = s.place(n)
+		out = s.place(n)
 		mark = out.Mark() // in the tag frame's writer
 	default:
-		out, _ = s.place(n)
+		out = s.place(n)
 	}
 	// The level knows its struct by position: start is where its value
 	// starts in whichever writer holds it.
@@ -189,22 +185,20 @@ func (s *jsonSink) close(n *tree.Node) {
 		}
 		lv.out.EndObject()
 	}
-	var st *jsonLevel // a tagged value's struct
-	if n.Flags&tree.Tagged != 0 && k > 0 {
-		st = &s.levels[k-1]
-		if st.kind == levelSection {
-			st = &s.levels[k-2]
-		}
-	}
-	s.written(n, st, lv.out, int(lv.start))
+	s.written(n, lv.out, int(lv.start))
 }
 
-// written ends n's value, written to out from start. A tagged value is
-// noted in its struct's (st's) tag frame: written in place (early), or in
-// the frame, unless the section held the field already (only the first
-// occurrence counts). Output may flush after an array element.
-func (s *jsonSink) written(n *tree.Node, st *jsonLevel, out *jsontext.Writer, start int) {
-	if st != nil {
+// written ends n's value, written to out from start inside the open
+// level. A tagged value is noted in its struct's tag frame: written in
+// place (early), or in the frame, unless the section held the field
+// already (only the first occurrence counts). Output may flush after an
+// array element.
+func (s *jsonSink) written(n *tree.Node, out *jsontext.Writer, start int) {
+	if n.Flags&tree.Tagged != 0 && len(s.levels) > 0 {
+		st := s.top()
+		if st.kind == levelSection {
+			st = &s.levels[len(s.levels)-2]
+		}
 		tf := s.tagFrame(st)
 		switch {
 		case out != &tf.w:
@@ -322,10 +316,10 @@ func (s *jsonSink) write(n *tree.Node) {
 		p.kids++
 		return
 	}
-	out, st := s.place(n)
+	out := s.place(n)
 	start := len(out.B)
 	s.value(out, n)
-	s.written(n, st, out, start)
+	s.written(n, out, start)
 }
 
 // value writes the value of leaf n: the one formatter of each kind.
@@ -364,7 +358,7 @@ func (s *jsonSink) value(w *jsontext.Writer, n *tree.Node) {
 }
 
 func (s *jsonSink) numbers(n *tree.Node, k schema.Kind, b []byte, count int) {
-	w, st := s.place(n)
+	w := s.place(n)
 	start := len(w.B)
 	w.BeginArray()
 	size := k.FixedSize()
@@ -376,7 +370,7 @@ func (s *jsonSink) numbers(n *tree.Node, k schema.Kind, b []byte, count int) {
 		}
 	}
 	w.EndArray()
-	s.written(n, st, w, start)
+	s.written(n, w, start)
 	s.give(n)
 }
 
@@ -395,7 +389,7 @@ func (s *jsonSink) int64(w *jsontext.Writer, v int64) {
 
 func (s *jsonSink) records(n *tree.Node, b []byte, o rec.Options) (int, error) {
 	defer s.give(n)
-	out, _ := s.place(n)
+	out := s.place(n)
 	out.Value()
 	o.Scratch = &s.rs
 	var flush func()
