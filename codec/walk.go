@@ -852,8 +852,7 @@ func (w *walker) array(n *tree.Node, f *schema.Field, nullable, compact bool) {
 		return
 	}
 	if w.b.Nodes+count > w.nodeLimit() {
-		w.limitHit = true
-		w.failWith(pstart, "at most "+decimal(w.b.MaxNodes)+" nodes (the MaxNodes limit)", decimal(count)+" more elements", budget.ErrLimit)
+		w.overLimit(pstart, decimal(count)+" more elements")
 		w.leaf(n)
 		return
 	}

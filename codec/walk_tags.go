@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/kwire/kwire/codec/schema"
@@ -38,6 +39,11 @@ type preTag struct {
 	node                   *tree.Node // what it was read into
 	warnings               []Warning  // its value's, for the section's place
 	nodes                  int        // what its value spent, for the section's place
+}
+
+// find is the index of tag in pf's tags, or -1.
+func (pf *preFrame) find(tag uint32) int {
+	return slices.IndexFunc(pf.tags, func(t preTag) bool { return t.tag == tag })
 }
 
 // needsPrescan is needsPrescan(l, w.v), remembered for the last layout.
@@ -129,14 +135,7 @@ func (w *walker) scanSection(pf *preFrame) bool {
 		}
 		p.end = r.Off + int(size)
 		r.Off = p.end
-		dup := false
-		for _, k := range pf.tags {
-			if k.tag == p.tag {
-				dup = true
-				break
-			}
-		}
-		if !dup {
+		if pf.find(p.tag) < 0 {
 			pf.tags = append(pf.tags, p)
 		}
 	}
@@ -152,16 +151,11 @@ func (w *walker) scanSection(pf *preFrame) bool {
 // consumer-protocol bytes, whose own limits would see the early count:
 // TestOutOfOrderTaggedNothingNested.)
 func (w *walker) earlyTag(f *schema.Field, pf *preFrame) bool {
-	var p *preTag
-	for i := range pf.tags {
-		if pf.tags[i].tag == uint32(f.Tag) {
-			p = &pf.tags[i]
-			break
-		}
-	}
-	if p == nil || w.err != nil {
+	i := pf.find(uint32(f.Tag))
+	if i < 0 || w.err != nil {
 		return true
 	}
+	p := &pf.tags[i]
 	r := &w.r
 	m := w.s.mark()
 	mark, codes := w.w.Mark(), len(w.codes)
