@@ -38,11 +38,23 @@ func (f *Frame) replayJSON(dst []byte) []byte {
 }
 
 // replay hands n and the nodes under it to s as the walk did; l is n's
-// layout when n is a struct.
+// layout when n is a struct. The nodes are the tree's, not the sink's
+// scratch: none is given back.
 func (f *Frame) replay(s *jsonSink, n *tree.Node, l *schema.Layout) {
+	if n.Role == tree.RoleElement && n.Kind == schema.Struct && s.flatElement(n) {
+		return
+	}
 	s.begin(n, l, 0)
+	k := len(s.levels) - 1 // n's level
+	obj := s.levels[k].kind == levelObject
 	for _, c := range n.Children {
 		switch {
+		case obj && plainField(c):
+			// The commonest step, written out: an untagged field's value.
+			p := &s.levels[k]
+			p.kids++
+			p.out.Key(c.Field.JSON)
+			s.value(p.out, c)
 		case c.Role == tree.RoleTags:
 			if len(c.Children) > 0 { // an empty section writes nothing
 				f.replay(s, c, nil)
@@ -56,10 +68,16 @@ func (f *Frame) replay(s *jsonSink, n *tree.Node, l *schema.Layout) {
 		case c.Kind == schema.Array && !c.Null:
 			f.replay(s, c, nil)
 		default:
-			s.leaf(c) // the walk handed it over whole
+			s.write(c) // the walk handed it over whole
 		}
 	}
-	s.end(n)
+	s.close(n)
+}
+
+// plainField reports whether c is an untagged field's value the walk
+// handed over whole.
+func plainField(c *tree.Node) bool {
+	return c.Role == tree.RoleField && c.Flags&tree.Tagged == 0 && c.Field != nil && (c.Kind < schema.Struct || c.Null)
 }
 
 // layoutOf is the layout of struct c, a child of p.

@@ -2,6 +2,7 @@ package codec
 
 import (
 	"encoding/binary"
+	"slices"
 
 	"github.com/kwire/kwire/codec/internal/rec"
 	"github.com/kwire/kwire/codec/internal/slab"
@@ -111,11 +112,8 @@ func (s *treeSink) attach(h, early *tree.Node) {
 	k := len(s.levels)
 	s.levels[k-1].kids = append(s.levels[k-1].kids, early)
 	st := &s.levels[k-2] // the section's struct
-	for i, e := range st.early {
-		if e == early {
-			st.early = append(st.early[:i], st.early[i+1:]...)
-			break
-		}
+	if i := slices.Index(st.early, early); i >= 0 {
+		st.early = slices.Delete(st.early, i, i+1)
 	}
 }
 
@@ -219,11 +217,8 @@ func (p *scratch) give(n *tree.Node) {
 }
 
 func (p *scratch) giveBack(n *tree.Node) {
-	for i := p.n - 1; i >= 0; i-- {
-		if p.pool[i] == n {
-			p.n = i
-			return
-		}
+	if i := slices.Index(p.pool[:p.n], n); i >= 0 {
+		p.n = i
 	}
 }
 

@@ -72,15 +72,6 @@ type unknownTag struct {
 	raw []byte
 }
 
-func (t *tagFrame) has(f *schema.Field) bool {
-	for i := range t.found {
-		if t.found[i].f == f {
-			return true
-		}
-	}
-	return false
-}
-
 func (s *jsonSink) reset(w *walker, out *jsontext.Writer, o *Options) {
 	s.w, s.out, s.bare, s.head = w, out, false, false
 	s.kafka, s.size, s.data, s.quote = o.Kafka, o.Records == RecordsSize && !o.Kafka, o.Data, o.Int64Strings
@@ -104,10 +95,9 @@ func (s *jsonSink) tagFrame(lv *jsonLevel) *tagFrame {
 	return lv.tf
 }
 
-// place readies the writer for n's value inside the open level: its key,
-// or its place in its struct's tag frame. It returns the writer, and the
-// struct level when n is a tagged value (read early or in its section).
-func (s *jsonSink) place(n *tree.Node) (*jsontext.Writer, *jsonLevel) {
+// place readies the writer for n's value inside the open level, and
+// returns it: its key, or its place in its struct's tag frame.
+func (s *jsonSink) place(n *tree.Node) *jsontext.Writer {
 	p := &s.levels[len(s.levels)-1]
 	p.kids++
 	switch {
@@ -115,36 +105,20 @@ func (s *jsonSink) place(n *tree.Node) (*jsontext.Writer, *jsonLevel) {
 		st := &s.levels[len(s.levels)-2]
 		tf := s.tagFrame(st)
 		tf.w.Fresh()
-		return &tf.w, st
+		return &tf.w
 	case p.kind == levelArray:
-		return p.out, nil
-	case p.kind == levelRoot:
-		s.envelopeHead() // the value of a data message or records field
-		p.out.Key(n.Name)
-	case n.Flags&tree.Tagged != 0:
-		p.out.Key(n.Field.JSON)
-		return p.out, p
+		return p.out
+	case p.kind == levelRoot: // the header, the body, a data message's or records field's value
+		s.envelopeHead()
+		if !s.bare {
+			p.out.Key(n.Name)
+		}
 	case n.Field != nil:
 		p.out.Key(n.Field.JSON)
 	default:
 		p.out.Key(n.Name)
 	}
-	return p.out, nil
-}
-
-// found notes tagged value n of struct level st, written from start to
-// the writer's end: in place (early), or in the tag frame, unless the
-// section held the field already (only the first occurrence counts).
-func (s *jsonSink) found(n *tree.Node, st *jsonLevel, w *jsontext.Writer, start int) {
-	tf := s.tagFrame(st)
-	switch {
-	case w != &tf.w:
-		tf.found = append(tf.found, foundTag{f: n.Field, early: true})
-	case tf.has(n.Field):
-		tf.w.B = tf.w.B[:start]
-	default:
-		tf.found = append(tf.found, foundTag{f: n.Field, start: start, end: len(tf.w.B)})
-	}
+	return p.out
 }
 
 func (s *jsonSink) begin(n *tree.Node, l *schema.Layout, _ int) {
@@ -155,52 +129,28 @@ func (s *jsonSink) begin(n *tree.Node, l *schema.Layout, _ int) {
 	case tree.RoleTags:
 		s.levels = append(s.levels, jsonLevel{kind: levelSection, out: s.top().out})
 		return
-	case tree.RoleHeader, tree.RoleBody:
-		s.envelopeHead()
-		if !s.bare {
-			s.out.Key(n.Name)
-		}
-		s.out.BeginObject()
-		s.levels = append(s.levels, jsonLevel{kind: levelObject, out: s.out, l: l})
-		return
 	}
 	p := s.top()
-	if p.kind == levelArray {
-		// An element: no key, never tagged; only a struct can be dropped.
+	out, mark := p.out, p.out.Mark() // before the key, to drop it whole
+	switch p.kind {
+	case levelArray: // an element: no key, never tagged
 		p.kids++
-		out := p.out
-		if n.Kind == schema.Array {
-			out.BeginArray()
-			s.levels = append(s.levels, jsonLevel{kind: levelArray, out: out})
-			return
-		}
-		mark := out.Mark()
-		out.BeginObject()
-		s.levels = append(s.levels, jsonLevel{kind: levelObject, out: out, mark: mark, l: l})
-		return
+	case levelSection:
+		out = s.place(n)
+		mark = out.Mark() // in the tag frame's writer
+	default:
+		out = s.place(n)
 	}
-	section := p.kind == levelSection
-	var mark jsontext.Mark
-	if !section {
-		mark = p.out.Mark() // before the key
-	}
-	out, st := s.place(n)
-	if section {
-		mark = out.Mark()
-	}
-	start := len(out.B)
+	// The level knows its struct by position: start is where its value
+	// starts in whichever writer holds it.
+	lv := jsonLevel{kind: levelObject, out: out, mark: mark, l: l, start: int32(len(out.B))}
 	if n.Kind == schema.Array {
+		lv.kind = levelArray
 		out.BeginArray()
-		s.levels = append(s.levels, jsonLevel{kind: levelArray, out: out, mark: mark})
 	} else {
 		out.BeginObject()
-		s.levels = append(s.levels, jsonLevel{kind: levelObject, out: out, mark: mark, l: l})
 	}
-	if st != nil {
-		// The level knows its struct by position: remember where its
-		// value started in whichever writer holds it.
-		s.levels[len(s.levels)-1].start = int32(start)
-	}
+	s.levels = append(s.levels, lv)
 }
 
 func (s *jsonSink) top() *jsonLevel { return &s.levels[len(s.levels)-1] }
@@ -235,22 +185,29 @@ func (s *jsonSink) close(n *tree.Node) {
 		}
 		lv.out.EndObject()
 	}
-	var st *jsonLevel // a tagged value's struct
-	if n.Flags&tree.Tagged != 0 && k > 0 {
-		st = &s.levels[k-1]
-		if st.kind == levelSection {
-			st = &s.levels[k-2]
-		}
-	}
-	s.written(n, st, lv.out, int(lv.start))
+	s.written(n, lv.out, int(lv.start))
 }
 
-// written ends n's value, written to out from start: a tagged value is
-// noted in its struct's (st's) tag frame, and output may flush after an
+// written ends n's value, written to out from start inside the open
+// level. A tagged value is noted in its struct's tag frame: written in
+// place (early), or in the frame, unless the section held the field
+// already (only the first occurrence counts). Output may flush after an
 // array element.
-func (s *jsonSink) written(n *tree.Node, st *jsonLevel, out *jsontext.Writer, start int) {
-	if st != nil {
-		s.found(n, st, out, start)
+func (s *jsonSink) written(n *tree.Node, out *jsontext.Writer, start int) {
+	if n.Flags&tree.Tagged != 0 && len(s.levels) > 0 {
+		st := s.top()
+		if st.kind == levelSection {
+			st = &s.levels[len(s.levels)-2]
+		}
+		tf := s.tagFrame(st)
+		switch {
+		case out != &tf.w:
+			tf.found = append(tf.found, foundTag{f: n.Field, early: true})
+		case slices.ContainsFunc(tf.found, func(t foundTag) bool { return t.f == n.Field }):
+			tf.w.B = tf.w.B[:start]
+		default:
+			tf.found = append(tf.found, foundTag{f: n.Field, start: start, end: len(tf.w.B)})
+		}
 	}
 	if n.Role == tree.RoleElement {
 		s.out.Flush(false)
@@ -268,9 +225,6 @@ func (s *jsonSink) dropFrame(lv *jsonLevel) {
 // order, then its unknown tags; and gives its tag frame back.
 func (s *jsonSink) tagged(lv *jsonLevel) {
 	tf := lv.tf
-	if tf == nil {
-		return
-	}
 	defer s.dropFrame(lv)
 	w := lv.out
 	if lv.l != nil {
@@ -322,6 +276,30 @@ func (s *jsonSink) leaf(n *tree.Node) {
 	s.give(n)
 }
 
+// flatElement writes n, a struct element, at once when its children are
+// untagged fields' values and an empty tag section, the commonest element:
+// no level is opened for it. false: nothing is written.
+func (s *jsonSink) flatElement(n *tree.Node) bool {
+	for _, c := range n.Children {
+		if !plainField(c) && (c.Role != tree.RoleTags || len(c.Children) > 0) {
+			return false
+		}
+	}
+	p := s.top()
+	p.kids++
+	out := p.out
+	out.BeginObject()
+	for _, c := range n.Children {
+		if c.Role == tree.RoleField {
+			out.Key(c.Field.JSON)
+			s.value(out, c)
+		}
+	}
+	out.EndObject()
+	s.out.Flush(false)
+	return true
+}
+
 // write writes leaf n where it belongs.
 func (s *jsonSink) write(n *tree.Node) {
 	p := s.top()
@@ -338,10 +316,10 @@ func (s *jsonSink) write(n *tree.Node) {
 		p.kids++
 		return
 	}
-	out, st := s.place(n)
+	out := s.place(n)
 	start := len(out.B)
 	s.value(out, n)
-	s.written(n, st, out, start)
+	s.written(n, out, start)
 }
 
 // value writes the value of leaf n: the one formatter of each kind.
@@ -380,7 +358,7 @@ func (s *jsonSink) value(w *jsontext.Writer, n *tree.Node) {
 }
 
 func (s *jsonSink) numbers(n *tree.Node, k schema.Kind, b []byte, count int) {
-	w, st := s.place(n)
+	w := s.place(n)
 	start := len(w.B)
 	w.BeginArray()
 	size := k.FixedSize()
@@ -392,7 +370,7 @@ func (s *jsonSink) numbers(n *tree.Node, k schema.Kind, b []byte, count int) {
 		}
 	}
 	w.EndArray()
-	s.written(n, st, w, start)
+	s.written(n, w, start)
 	s.give(n)
 }
 
@@ -411,7 +389,7 @@ func (s *jsonSink) int64(w *jsontext.Writer, v int64) {
 
 func (s *jsonSink) records(n *tree.Node, b []byte, o rec.Options) (int, error) {
 	defer s.give(n)
-	out, _ := s.place(n)
+	out := s.place(n)
 	out.Value()
 	o.Scratch = &s.rs
 	var flush func()

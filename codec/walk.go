@@ -45,7 +45,7 @@ type walker struct {
 	depth int
 	lim   Limits
 	b     *budget.Budget
-	w     *budget.Warnings
+	w     budget.Warnings
 	err   *DecodeError
 	// nestErr is the first error inside a nested payload (a records field
 	// whose batches are framed wrongly): the frame goes on decoding and
@@ -90,8 +90,7 @@ type walker struct {
 	codes     []ErrorCode
 	wantCodes bool
 
-	ws  budget.Warnings // w points here
-	own budget.Budget   // b points here when the frame has a budget of its own
+	own budget.Budget // b points here when the frame has a budget of its own
 
 	pathText budget.PathText // pathWith's buffer and the path it made last
 	// inflations keeps the outcome of each decompression (a tree's walk)
@@ -145,8 +144,7 @@ func (w *walker) init(f *Frame, s sink, o *Options, n int, b *budget.Budget) {
 	if b != &w.own {
 		w.own = budget.Budget{}
 	}
-	w.ws.List = f.Warnings[:0]
-	w.w = &w.ws
+	w.w.List = f.Warnings[:0]
 }
 
 func (w *walker) pathString() string { return w.pathWith("") }
@@ -508,42 +506,37 @@ func (w *walker) pickVersion(at int) {
 }
 
 func (w *walker) header(hdr *schema.Message, hv int16) {
+	w.f.Header = w.part(tree.RoleHeader, hdr.Name+" v"+decimal(int(hv)), hdr.At(hv).Root, hv, hdr.Flexible(hv))
+}
+
+func (w *walker) body() {
+	f := w.f
+	f.Body = w.part(tree.RoleBody, f.Message.Name+" v"+decimal(int(f.Version)), f.Message.At(f.LayoutVersion).Root, f.LayoutVersion, f.Flexible)
+}
+
+// part reads the frame's header or body (role): a struct of layout l at
+// version v, typed typ in the tree, opened and closed in the sink.
+func (w *walker) part(role tree.Role, typ string, l *schema.Layout, v int16, flex bool) *tree.Node {
 	n := w.node()
-	n.Name, n.Role, n.Kind, n.Type = "header", tree.RoleHeader, schema.Struct, hdr.Name+" v"+decimal(int(hv))
-	w.f.Header = n
-	w.v, w.flex = hv, hdr.Flexible(hv)
-	w.path = append(w.path[:0], pathSeg{"header", -1})
+	n.Name, n.Role, n.Kind, n.Type = "header", role, schema.Struct, typ
+	if role == tree.RoleBody {
+		n.Name = "body"
+	}
+	w.v, w.flex = v, flex
+	w.path = append(w.path[:0], pathSeg{n.Name, -1})
 	w.start(n)
-	l := hdr.At(hv).Root
 	w.s.begin(n, l, len(l.Fields)+1)
-	w.inHeader = true
+	if role == tree.RoleBody && w.f.Assumed {
+		n.Flags |= tree.Assumed
+		w.warn(n, n.Start, "", "version "+decimal(int(w.f.Version))+" is newer than any known; decoded with the v"+decimal(int(v))+" layout")
+	}
+	w.inHeader = role == tree.RoleHeader
 	w.structBody(n, l)
 	w.inHeader = false
 	n.End = w.r.Off
 	w.s.end(n)
 	w.path = w.path[:0]
-}
-
-func (w *walker) body() {
-	f := w.f
-	m := f.Message
-	n := w.node()
-	n.Name, n.Role, n.Kind = "body", tree.RoleBody, schema.Struct
-	n.Type = m.Name + " v" + decimal(int(f.Version))
-	f.Body = n
-	w.v, w.flex = f.LayoutVersion, f.Flexible
-	w.path = append(w.path[:0], pathSeg{"body", -1})
-	w.start(n)
-	l := m.At(f.LayoutVersion).Root
-	w.s.begin(n, l, len(l.Fields)+1)
-	if f.Assumed {
-		n.Flags |= tree.Assumed
-		w.warn(n, n.Start, "", "version "+decimal(int(f.Version))+" is newer than any known; decoded with the v"+decimal(int(f.LayoutVersion))+" layout")
-	}
-	w.structBody(n, l)
-	n.End = w.r.Off
-	w.s.end(n)
-	w.path = w.path[:0]
+	return n
 }
 
 // structBody reads the fields of layout l into n, whose sink level is
@@ -859,8 +852,7 @@ func (w *walker) array(n *tree.Node, f *schema.Field, nullable, compact bool) {
 		return
 	}
 	if w.b.Nodes+count > w.nodeLimit() {
-		w.limitHit = true
-		w.failWith(pstart, "at most "+decimal(w.b.MaxNodes)+" nodes (the MaxNodes limit)", decimal(count)+" more elements", budget.ErrLimit)
+		w.overLimit(pstart, decimal(count)+" more elements")
 		w.leaf(n)
 		return
 	}

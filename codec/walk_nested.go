@@ -97,7 +97,7 @@ func (w *walker) recordsWarnings() *budget.Warnings {
 	if w.quiet {
 		return nil
 	}
-	return w.w
+	return &w.w
 }
 
 // records reads the batches of the records field n, its bytes read up to

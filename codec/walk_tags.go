@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/kwire/kwire/codec/schema"
@@ -38,6 +39,11 @@ type preTag struct {
 	node                   *tree.Node // what it was read into
 	warnings               []Warning  // its value's, for the section's place
 	nodes                  int        // what its value spent, for the section's place
+}
+
+// find is the index of tag in pf's tags, or -1.
+func (pf *preFrame) find(tag uint32) int {
+	return slices.IndexFunc(pf.tags, func(t preTag) bool { return t.tag == tag })
 }
 
 // needsPrescan is needsPrescan(l, w.v), remembered for the last layout.
@@ -129,14 +135,7 @@ func (w *walker) scanSection(pf *preFrame) bool {
 		}
 		p.end = r.Off + int(size)
 		r.Off = p.end
-		dup := false
-		for _, k := range pf.tags {
-			if k.tag == p.tag {
-				dup = true
-				break
-			}
-		}
-		if !dup {
+		if pf.find(p.tag) < 0 {
 			pf.tags = append(pf.tags, p)
 		}
 	}
@@ -152,16 +151,11 @@ func (w *walker) scanSection(pf *preFrame) bool {
 // consumer-protocol bytes, whose own limits would see the early count:
 // TestOutOfOrderTaggedNothingNested.)
 func (w *walker) earlyTag(f *schema.Field, pf *preFrame) bool {
-	var p *preTag
-	for i := range pf.tags {
-		if pf.tags[i].tag == uint32(f.Tag) {
-			p = &pf.tags[i]
-			break
-		}
-	}
-	if p == nil || w.err != nil {
+	i := pf.find(uint32(f.Tag))
+	if i < 0 || w.err != nil {
 		return true
 	}
+	p := &pf.tags[i]
 	r := &w.r
 	m := w.s.mark()
 	mark, codes := w.w.Mark(), len(w.codes)
@@ -191,8 +185,8 @@ func (w *walker) earlyTag(f *schema.Field, pf *preFrame) bool {
 }
 
 // tags reads a tag section, the struct's last part, whose layout is l and
-// prescanned section pf (or nil); false when it holds an unknown tag or
-// a value that is not its field's default.
+// prescanned section pf (or nil), and its tagged fields; false when it
+// holds an unknown tag or a value that is not its field's default.
 func (w *walker) tags(l *schema.Layout, pf *preFrame) bool {
 	r := &w.r
 	if _, ok := w.s.(*jsonSink); ok && r.Off < len(r.B) && r.B[r.Off] == 0 && w.err == nil {
@@ -212,15 +206,6 @@ func (w *walker) tags(l *schema.Layout, pf *preFrame) bool {
 		return ok
 	}
 	w.s.begin(t, l, 0)
-	allDef := w.tagFields(l, pf, count)
-	t.End = r.Off
-	w.s.end(t)
-	return allDef
-}
-
-// tagFields reads the count tagged fields of an open section (see tags).
-func (w *walker) tagFields(l *schema.Layout, pf *preFrame, count int) bool {
-	r := &w.r
 	allDef := true
 	last := int64(-1)
 	pi := 0 // the next prescanned tag
@@ -236,9 +221,8 @@ func (w *walker) tagFields(l *schema.Layout, pf *preFrame, count int) bool {
 		c.Start = r.Off
 		f, size, ok := w.tagHeader(c, l, &last)
 		switch {
-		case !ok:
+		case !ok: // the walk's error ends the section
 			w.s.leaf(c)
-			return allDef
 		case p != nil && w.b.Nodes+p.nodes <= w.nodeLimit():
 			// Read early: its tag's node and header are read here, where
 			// they lie, and what its value cost is spent here too, in one
@@ -261,13 +245,15 @@ func (w *walker) tagFields(l *schema.Layout, pf *preFrame, count int) bool {
 			c.Int = int64(c.Tag)
 			c.Raw = r.Span(size, "tag")
 			c.End = r.Off
-			w.unknownTag(c, size)
+			w.warn(c, c.Start, "_unknownTaggedFields", "unknown tag "+strconv.FormatUint(uint64(uint32(c.Tag)), 10)+" at v"+decimal(int(w.v))+" ("+decimal(size)+" bytes kept)")
 			w.s.leaf(c)
 			allDef = false
 		case !w.taggedValue(c, f, r.Off+size):
 			allDef = false
 		}
 	}
+	t.End = r.Off
+	w.s.end(t)
 	return allDef
 }
 
@@ -374,11 +360,6 @@ func (w *walker) tagHeader(c *tree.Node, l *schema.Layout, last *int64) (*schema
 	}
 	*last = int64(tag)
 	return f, int(size), true
-}
-
-// unknownTag warns of the unknown tag c, whose size bytes are kept.
-func (w *walker) unknownTag(c *tree.Node, size int) {
-	w.warn(c, c.Start, "_unknownTaggedFields", "unknown tag "+strconv.FormatUint(uint64(uint32(c.Tag)), 10)+" at v"+decimal(int(w.v))+" ("+decimal(size)+" bytes kept)")
 }
 
 // taggedField is the field of l tagged tag at version v, or nil.
