@@ -40,9 +40,7 @@ func appendDataJSON(dst []byte, name string, version int16, buf []byte, start, e
 	var s jsonSink
 	o := Options{}.resolve(max(end-start, 0))
 	out := jsontext.Writer{B: append(dst, '[')}
-	s.reset(&w, &out, &o)
-	s.bare, s.head = true, true
-	s.levels = append(s.levels, jsonLevel{kind: levelArray, out: &out})
+	s.resetBare(&w, &out, levelArray)
 	w.init(&f, &s, &o, max(end-start, 0), nil)
 	w.dataMessage(name, version, buf, 0, start, end)
 	b := out.B

@@ -78,6 +78,16 @@ func (s *jsonSink) reset(w *walker, out *jsontext.Writer, o *Options) {
 	s.levels, s.nframe, s.n = s.levels[:0], 0, 0
 }
 
+// resetBare readies s to write one value alone, in the default form, with
+// no envelope and no head, inside an open level of kind (levelObject,
+// levelArray) writing to out: a data message for codec/storage, an
+// internal topic's record part for kwire log.
+func (s *jsonSink) resetBare(w *walker, out *jsontext.Writer, kind uint8) {
+	s.reset(w, out, &Options{})
+	s.bare, s.head = true, true
+	s.levels = append(s.levels, jsonLevel{kind: kind, out: out})
+}
+
 func (s *jsonSink) node() *tree.Node { return s.take() }
 
 // tagFrame returns the tag frame of struct level lv, emptied when new.

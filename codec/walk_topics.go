@@ -230,8 +230,7 @@ func (w *walker) readPart(dst []byte, in *rec.PayloadIn, p *topicPart) ([]byte, 
 		tp.wr.Reset(nil)
 		tp.wr.B = dst
 		tp.wr.BeginObject() // made the key's or value's members below
-		js.w, js.out, js.kafka, js.size, js.data, js.bare, js.head = w, &tp.wr, false, false, "", true, true
-		js.levels, js.nframe, js.n = append(js.levels[:0], jsonLevel{kind: levelObject, out: &tp.wr}), 0, 0
+		js.resetBare(w, &tp.wr, levelObject)
 		w.s = js
 		p.json = &tp.wr
 	}
