@@ -10,7 +10,7 @@ import { st } from './state.js';
 const boot = self.kwireBoot;
 const worker = boot ? boot.worker : new Worker('worker.js');
 let nextID = 1;
-const pending = new Map(); // request id -> {resolve, reject}
+const pending = new Map(); // request id -> {resolve, reject, progress}
 worker.onmessage = (e) => {
   if (e.data.event === 'load') { loading(e.data); return; }
   if (e.data.event === 'warm') { st.warmUp = { ms: e.data.ms, decodes: e.data.decodes, of: e.data.of }; return; }
@@ -22,24 +22,21 @@ worker.onmessage = (e) => {
 };
 if (boot) for (const e of boot.early.splice(0)) worker.onmessage(e);
 
-export function rpcAt(slot, op, ...args) {
+// send posts op to the worker and answers its promise; progress, when
+// given, gets the reports the op sends before it answers.
+function send(slot, op, args, progress) {
   return new Promise((resolve, reject) => {
     const id = nextID++;
-    pending.set(id, { resolve, reject });
+    pending.set(id, { resolve, reject, progress });
     worker.postMessage({ id, op, args, slot });
   });
 }
-export const rpc = (op, ...args) => rpcAt(0, op, ...args);
+export const rpcAt = (slot, op, ...args) => send(slot, op, args);
+export const rpc = (op, ...args) => send(0, op, args);
 
 // rpcProgress is rpc for an op that reports how far it got before it
 // answers (storage): onProgress gets each report.
-export function rpcProgress(op, onProgress, ...args) {
-  return new Promise((resolve, reject) => {
-    const id = nextID++;
-    pending.set(id, { resolve, reject, progress: onProgress });
-    worker.postMessage({ id, op, args, slot: 0 });
-  });
-}
+export const rpcProgress = (op, onProgress, ...args) => send(0, op, args, onProgress);
 
 // loading shows the decoder's download and start.
 function loading(d) {
