@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math/bits"
 	"runtime"
 	"sort"
 	"strconv"
@@ -226,6 +227,7 @@ func (p *pcapRun) decode(in io.Reader) (*capture.Result, error) {
 	jobs := make(chan pcapJob, 4*p.cfg.jobs)
 	outs := make(chan pcapLineOut, 4*p.cfg.jobs)
 	lines := &sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+	var frames framePool
 	var wg sync.WaitGroup
 	for i := 0; i < p.cfg.jobs; i++ {
 		wg.Add(1)
@@ -234,7 +236,12 @@ func (p *pcapRun) decode(in io.Reader) (*capture.Result, error) {
 			wk := pcapWorker{cfg: p.cfg}
 			for j := range jobs {
 				buf := lines.Get().(*[]byte)
-				outs <- wk.exchange(j, buf)
+				o := wk.exchange(j, buf)
+				// The line holds what it needs of the frames: their
+				// buffers go back for the frames read next.
+				frames.put(j.x.Request)
+				frames.put(j.x.Response)
+				outs <- o
 			}
 		}()
 	}
@@ -242,7 +249,7 @@ func (p *pcapRun) decode(in io.Reader) (*capture.Result, error) {
 	var readErr error
 	go func() {
 		n := 0
-		res, readErr = capture.ReadFunc(in, capture.Options{BrokerPorts: p.cfg.ports}, func(x *capture.Exchange) {
+		res, readErr = capture.ReadFunc(in, capture.Options{BrokerPorts: p.cfg.ports, Buffer: frames.get}, func(x *capture.Exchange) {
 			if x.Request != nil && x.Response != nil && topicids.Learns(x.APIKey) {
 				// In capture order, before any exchange after it is
 				// decoded: the topic ids a Metadata response names.
@@ -257,6 +264,38 @@ func (p *pcapRun) decode(in io.Reader) (*capture.Result, error) {
 	}()
 	p.writeInOrder(outs, lines)
 	return res, readErr
+}
+
+// framePool keeps the buffers of frames whose exchanges are decoded, for
+// the capture to copy the next frames into: by powers of two, so that a
+// buffer is found for any size. Without it each frame is garbage once
+// written, and the garbage collections it costs (each one scanning the
+// schema tables) took about a tenth of kwire pcap's time.
+type framePool [32]sync.Pool
+
+// get returns an empty buffer of capacity n or more.
+func (p *framePool) get(n int) []byte {
+	k := bits.Len(uint(n - 1)) // 1<<k >= n
+	if k >= len(p) {
+		return nil // the capture allocates it
+	}
+	if b, ok := p[k].Get().(*[]byte); ok {
+		return *b
+	}
+	return make([]byte, 0, 1<<k)
+}
+
+// put takes back the buffer of f (nil: none).
+func (p *framePool) put(f *capture.Frame) {
+	if f == nil {
+		return
+	}
+	b := f.Bytes[:0]
+	k := bits.Len(uint(cap(b) - 1))
+	if k < len(p) && cap(b) == 1<<k {
+		p[k].Put(&b)
+	}
+	f.Bytes = nil
 }
 
 // writeInOrder writes the workers' lines in the order of their exchanges.
