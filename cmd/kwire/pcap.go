@@ -270,18 +270,34 @@ func (p *pcapRun) decode(in io.Reader) (*capture.Result, error) {
 // the capture to copy the next frames into: by powers of two, so that a
 // buffer is found for any size. Without it each frame is garbage once
 // written, and the garbage collections it costs (each one scanning the
-// schema tables) took about a tenth of kwire pcap's time.
-type framePool [32]sync.Pool
+// schema tables) took about a tenth of kwire pcap's time. It keeps at
+// most maxFreeFrames bytes; a lock (one per frame) rather than a
+// sync.Pool, whose Put allocates the slice's header each time.
+type framePool struct {
+	mu    sync.Mutex
+	free  [32][][]byte
+	bytes int
+}
+
+// maxFreeFrames bounds the bytes a framePool keeps for reuse: more than
+// the frames in flight between the capture and the writer, as a rule.
+const maxFreeFrames = 64 << 20
 
 // get returns an empty buffer of capacity n or more.
 func (p *framePool) get(n int) []byte {
 	k := bits.Len(uint(n - 1)) // 1<<k >= n
-	if k >= len(p) {
+	if k >= len(p.free) {
 		return nil // the capture allocates it
 	}
-	if b, ok := p[k].Get().(*[]byte); ok {
-		return *b
+	p.mu.Lock()
+	if l := len(p.free[k]); l > 0 {
+		b := p.free[k][l-1]
+		p.free[k] = p.free[k][:l-1]
+		p.bytes -= cap(b)
+		p.mu.Unlock()
+		return b
 	}
+	p.mu.Unlock()
 	return make([]byte, 0, 1<<k)
 }
 
@@ -291,11 +307,17 @@ func (p *framePool) put(f *capture.Frame) {
 		return
 	}
 	b := f.Bytes[:0]
-	k := bits.Len(uint(cap(b) - 1))
-	if k < len(p) && cap(b) == 1<<k {
-		p[k].Put(&b)
-	}
 	f.Bytes = nil
+	k := bits.Len(uint(cap(b) - 1))
+	if k >= len(p.free) || cap(b) != 1<<k {
+		return
+	}
+	p.mu.Lock()
+	if p.bytes+cap(b) <= maxFreeFrames {
+		p.free[k] = append(p.free[k], b)
+		p.bytes += cap(b)
+	}
+	p.mu.Unlock()
 }
 
 // writeInOrder writes the workers' lines in the order of their exchanges.

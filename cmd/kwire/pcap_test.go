@@ -555,9 +555,8 @@ func peakRSS(t *testing.T, helper string, args ...string) int64 {
 }
 
 // framePool hands out buffers of a power-of-two capacity that holds the
-// size asked for, and hands a frame's buffer out again once it is put
-// back (sync.Pool may drop one now and then: the race detector drops a
-// quarter on purpose, so reuse is asked of one try in twenty).
+// size asked for, hands a frame's buffer out again once it is put back,
+// and keeps no more than maxFreeFrames bytes.
 func TestFramePoolReuse(t *testing.T) {
 	var p framePool
 	for _, n := range []int{1, 2, 3, 100, 128, 129, 10_000} {
@@ -566,16 +565,23 @@ func TestFramePoolReuse(t *testing.T) {
 		require.GreaterOrEqual(t, cap(b), n)
 		require.Less(t, cap(b), 2*n+1)
 	}
-	reused := 0
-	for range 20 {
-		b := append(p.get(100), make([]byte, 100)...)
-		f := &capture.Frame{Bytes: b}
-		p.put(f)
-		require.Nil(t, f.Bytes, "a frame put back keeps no view of the buffer")
-		if c := p.get(120); cap(c) == cap(b) && &c[:1][0] == &b[0] {
-			reused++
-		}
-	}
-	require.Positive(t, reused)
+	b := append(p.get(100), make([]byte, 100)...)
+	f := &capture.Frame{Bytes: b}
+	p.put(f)
+	require.Nil(t, f.Bytes, "a frame put back keeps no view of the buffer")
+	c := p.get(120)
+	require.Equal(t, cap(b), cap(c))
+	require.Same(t, &b[0], &c[:1][0], "the same buffer again")
+	require.NotSame(t, &b[0], &p.get(120)[:1][0], "handed out once")
 	p.put(nil) // an exchange without a response
+
+	big := maxFreeFrames / 4
+	for range 6 {
+		p.put(&capture.Frame{Bytes: make([]byte, 0, big)})
+	}
+	require.Equal(t, maxFreeFrames, p.bytes, "four kept, two dropped: no more than maxFreeFrames")
+	for range 4 {
+		p.get(big)
+	}
+	require.Zero(t, p.bytes, "all handed out again")
 }
