@@ -172,6 +172,9 @@ type Decoder struct {
 	jw  walker
 	js  jsonSink
 	out jsontext.Writer
+	// spend is the JSON writers' budget for a frame: kept here, it costs
+	// no allocation per frame.
+	spend budget.Budget
 }
 
 // Decode is Decode reusing the decoder's memory.
@@ -338,12 +341,12 @@ func (dec *Decoder) WriteJSON(w io.Writer, b []byte, o Options) (*Frame, error) 
 // json writes b's value JSON to dec.out.
 func (dec *Decoder) json(b []byte, o Options) (*Frame, error) {
 	o = o.resolve(len(b))
-	spend := o.Limits.budgetValue()
+	dec.spend = o.Limits.budgetValue()
 	if !o.guessing() {
-		err := dec.walkJSON(b, o, &spend, nil)
+		err := dec.walkJSON(b, o, &dec.spend, nil)
 		return &dec.jf, err
 	}
-	err := dec.read(b, o, &spend, readJSON)
+	err := dec.read(b, o, &dec.spend, readJSON)
 	return &dec.jf, err
 }
 

@@ -109,6 +109,10 @@ type walker struct {
 	preL    *schema.Layout
 	preV    int16
 	preNeed bool
+	types   [8]msgType // the display types of messages read last
+	names   [8]string  // the topic names read last (topicName)
+	// recPath is how much of path is the records field's being read.
+	recPath int
 	// bound is the walk's hooks for the records reader, made once: a
 	// method value costs an allocation each time it is made.
 	bound walkHooks
@@ -120,12 +124,13 @@ type walkHooks struct {
 	self  *walker
 	data  func(name string, version int16, buf []byte, bufIdx, start, end int, path string) (*tree.Node, error)
 	topic rec.PayloadFunc
+	path  func() string
 }
 
 // hooks returns w's bound hooks, binding them again if w has moved.
 func (w *walker) hooks() *walkHooks {
 	if w.bound.self != w {
-		w.bound = walkHooks{self: w, data: w.dataHook, topic: w.topicHook}
+		w.bound = walkHooks{self: w, data: w.dataHook, topic: w.topicHook, path: w.recordsPath}
 	}
 	return &w.bound
 }
@@ -140,7 +145,7 @@ func (w *walker) init(f *Frame, s sink, o *Options, n int, b *budget.Budget) {
 	}
 	*w = walker{f: f, s: s, lim: lim, b: b, nest: o.nest(), skipRecords: o.skipRecords, sizeFirst: o.sizeFirst,
 		path: w.path[:0], own: w.own, pathText: budget.PathText{Buf: w.pathText.Buf[:0]}, spare: w.spare, pre: w.pre, codes: w.codes[:0], null: w.null, payload: o.Payload,
-		int64s: o.Int64Strings, topics: w.topics.reset(o.TopicNames), topicsRaw: o.InternalTopicsAsBytes, bound: w.bound}
+		int64s: o.Int64Strings, topics: w.topics.reset(o.TopicNames), topicsRaw: o.InternalTopicsAsBytes, bound: w.bound, types: w.types, names: w.names}
 	if b != &w.own {
 		w.own = budget.Budget{}
 	}
@@ -506,12 +511,34 @@ func (w *walker) pickVersion(at int) {
 }
 
 func (w *walker) header(hdr *schema.Message, hv int16) {
-	w.f.Header = w.part(tree.RoleHeader, hdr.Name+" v"+decimal(int(hv)), hdr.At(hv).Root, hv, hdr.Flexible(hv))
+	w.f.Header = w.part(tree.RoleHeader, w.typeName(hdr, hv), hdr.At(hv).Root, hv, hdr.Flexible(hv))
 }
 
 func (w *walker) body() {
 	f := w.f
-	f.Body = w.part(tree.RoleBody, f.Message.Name+" v"+decimal(int(f.Version)), f.Message.At(f.LayoutVersion).Root, f.LayoutVersion, f.Flexible)
+	f.Body = w.part(tree.RoleBody, w.typeName(f.Message, f.Version), f.Message.At(f.LayoutVersion).Root, f.LayoutVersion, f.Flexible)
+}
+
+// msgType is a message's display type at a version: "ProduceRequest v9".
+type msgType struct {
+	m *schema.Message
+	v int16
+	s string
+}
+
+// typeName is m's display type at version v, made once for the few
+// messages and versions a decoder meets (frames' headers and bodies, the
+// messages of internal topics' records), not once per frame.
+func (w *walker) typeName(m *schema.Message, v int16) string {
+	for i := range w.types {
+		if c := &w.types[i]; c.m == m && c.v == v {
+			return c.s
+		}
+	}
+	s := m.Name + " v" + decimal(int(v))
+	copy(w.types[1:], w.types[:len(w.types)-1])
+	w.types[0] = msgType{m, v, s}
+	return s
 }
 
 // part reads the frame's header or body (role): a struct of layout l at

@@ -91,6 +91,17 @@ func (w *walker) nestedOver() {
 	}
 }
 
+// recordsPath is rec.Options.Path: the path of the records field being
+// read, the walk's path as it was there, whatever a payload hook has
+// pushed on it since (its own place is the records reader's path).
+func (w *walker) recordsPath() string {
+	p := w.path
+	w.path = w.path[:w.recPath]
+	s := w.pathString()
+	w.path = p
+	return s
+}
+
 // records is where the records package lists its warnings: the frame's
 // list, or none on a quiet walk.
 func (w *walker) recordsWarnings() *budget.Warnings {
@@ -117,13 +128,16 @@ func (w *walker) records(n *tree.Node) {
 		return
 	}
 	w.reserveNested()
-	path := w.pathString()
-	ro := rec.Options{MaxDepth: w.lim.MaxRecordNesting, Budget: w.b, Warnings: w.recordsWarnings(), Path: path, Data: w.hooks().data, Payload: w.recordsHook(), Topic: w.topic, Spare: &w.spare, Int64Strings: w.int64s,
+	outer := w.recPath
+	w.recPath = len(w.path)
+	ro := rec.Options{MaxDepth: w.lim.MaxRecordNesting, Budget: w.b, Warnings: w.recordsWarnings(), Path: w.hooks().path, Data: w.hooks().data, Payload: w.recordsHook(), Topic: w.topic, Spare: &w.spare, Int64Strings: w.int64s,
 		Start: n.PrefixEnd, Buffer: w.buf, Base: w.nbufs, Inflations: w.inflations}
 	derived, err := w.s.records(n, w.r.B[:w.r.Off], ro)
+	w.recPath = outer
 	w.nbufs += derived
 	if err != nil && w.nestErr == nil {
 		n.Flags |= tree.Broken
+		path := w.pathString() // the records field's still
 		var we *wire.Error
 		if errors.As(err, &we) {
 			w.nestErr = wireDecodeError(we, n.Buf, path)

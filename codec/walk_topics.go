@@ -43,8 +43,6 @@ type topicWalk struct {
 	t     *schema.InternalTopic // the internal topic being read
 	log   bool                  // kwire log's names (readTopicPart)
 
-	types [8]msgType // the display types of messages read last
-
 	tree treeSink
 	json jsonSink
 	wr   jsontext.Writer
@@ -74,9 +72,7 @@ func (w *walker) noteTopic(c *tree.Node, f *schema.Field) {
 		case c.Null:
 			w.topic = ""
 		case w.payload != nil || len(c.Raw) > 2 && c.Raw[0] == '_' && c.Raw[1] == '_':
-			if w.topic != string(c.Raw) {
-				w.topic = string(c.Raw)
-			}
+			w.topic = w.topicName(c.Raw)
 		default:
 			w.topic = ""
 		}
@@ -134,24 +130,18 @@ func (w *walker) recordsHook() rec.PayloadFunc {
 	return w.hooks().topic
 }
 
-// msgType is a message's display type at a version: "OffsetCommitValue v3".
-type msgType struct {
-	m *schema.Message
-	v int16
-	s string
-}
-
-// typeName is m's display type at version v, made once for the few
-// messages and versions a topic's records use.
-func (t *topicWalk) typeName(m *schema.Message, v int16) string {
-	for i := range t.types {
-		if c := &t.types[i]; c.m == m && c.v == v {
-			return c.s
+// topicName is b as a string: one of the names read last when it is one
+// of them, so that the topics a capture goes through again and again cost
+// no allocation each time.
+func (w *walker) topicName(b []byte) string {
+	for _, s := range w.names {
+		if s == string(b) {
+			return s
 		}
 	}
-	s := m.Name + " v" + decimal(int(v))
-	copy(t.types[1:], t.types[:len(t.types)-1])
-	t.types[0] = msgType{m, v, s}
+	s := string(b)
+	copy(w.names[1:], w.names[:len(w.names)-1])
+	w.names[0] = s
 	return s
 }
 
@@ -416,7 +406,7 @@ func (w *walker) topicMessage(p *topicPart, m *schema.Message, version int16, st
 		p.json.Text(m.Name)
 	}
 	n := w.s.node()
-	n.Name, n.Role, n.Kind, n.Type = m.Name, tree.RoleField, schema.Struct, w.topics.typeName(m, version)
+	n.Name, n.Role, n.Kind, n.Type = m.Name, tree.RoleField, schema.Struct, w.typeName(m, version)
 	if p.json != nil {
 		n.Name = p.names.msg
 	}

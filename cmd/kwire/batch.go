@@ -685,11 +685,32 @@ func (s *lineSpec) setString(k, v []byte) bool {
 	case "base64":
 		s.base64 = v
 	case "direction":
-		s.direction = strings.ToLower(string(v))
+		switch {
+		case lowerIs(v, "request"): // no allocation for what lines say
+			s.direction = "request"
+		case lowerIs(v, "response"):
+			s.direction = "response"
+		default:
+			s.direction = strings.ToLower(string(v))
+		}
 	case "api":
 		s.api = string(v)
 	default:
 		return false
+	}
+	return true
+}
+
+// lowerIs reports whether v, in lower case, is s, a word in lower case
+// ASCII.
+func lowerIs(v []byte, s string) bool {
+	if len(v) != len(s) {
+		return false
+	}
+	for i := range v {
+		if v[i]|0x20 != s[i] {
+			return false
+		}
 	}
 	return true
 }

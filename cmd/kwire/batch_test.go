@@ -34,6 +34,8 @@ func TestBatchLineForms(t *testing.T) {
 		`{"api":"Api\u0056ersions","version":0,"hex":"` + frame + `"}`,
 		`{"base64":"AAAACgAAAAcAAAAAAAA=","response":true,"api":18,"version":0}`,
 		`{"hex":"` + frame + `","direction":"response","api":18,"apiVersion":0,"sizePrefix":true}`,
+		`{"hex":"` + frame + `","direction":"Response","api":18,"apiVersion":0}`,
+		`{"hex":"` + frame + `","direction":"RESPONSE","api":18,"apiVersion":0}`,
 		// The hex read as the line is scanned, and every shape that
 		// scan leaves to the full reader: upper case, an escaped digit,
 		// white space between bytes, the hex given twice.
@@ -55,6 +57,8 @@ func TestBatchLineForms(t *testing.T) {
 		{`{"api":"NoSuchAPI","hex":"` + frame + `"}`, `unknown API \"NoSuchAPI\"`},
 		{`{"api":true,"hex":"` + frame + `"}`, `\"api\" must be a name or a key number`},
 		{`{"direction":"sideways","hex":"` + frame + `"}`, `\"direction\" must be`},
+		{`{"direction":"respons3","hex":"` + frame + `"}`, `\"direction\" must be`},
+		{`{"direction":"respo\u004ese ","hex":"` + frame + `"}`, `\"direction\" must be`},
 		{`{"api":18}`, `needs \"hex\" or \"base64\"`},
 		{`{"api":18,"version":0,"hex":"` + frame[1:] + `"}`, `odd`},
 		{`{"api":18,"version":0,"hex":"` + frame[:4] + "\x01" + frame[4:] + `"}`, `invalid character`},

@@ -30,6 +30,9 @@ type payloadFlags struct {
 	// Metadata responses they see): records of a topic named by id are
 	// those of an internal topic when its name says so.
 	ids *topicids.Names
+	// name is ids.Name, bound once: a method value made per frame is an
+	// allocation per frame.
+	name func([16]byte) string
 }
 
 func (p *payloadFlags) register(fs interface {
@@ -39,6 +42,7 @@ func (p *payloadFlags) register(fs interface {
 	Func(string, string, func(string) error)
 }) {
 	p.ids = new(topicids.Names)
+	p.name = p.ids.Name
 	p.registerPayloads(fs, "decoded")
 	fs.Func("topic-id", "name a topic id (repeatable): `ID=NAME`, the id as Kafka prints it or as a UUID; Fetch 13+ and Produce 13+ name topics by id, and the records of Kafka's internal topics (__consumer_offsets...) are decoded by name. kwire pcap and proxy also learn ids from the Metadata responses they see", func(v string) error {
 		id, name, err := topicids.ParseFlag(v)
@@ -98,7 +102,7 @@ func (p *payloadFlags) topicNames(learn bool) func([16]byte) string {
 	if p.ids == nil || !learn && p.ids.Len() == 0 {
 		return nil
 	}
-	return p.ids.Name
+	return p.name
 }
 
 // setOptions sets what the payload flags say of o: hook reads keys and

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math/bits"
 	"runtime"
 	"sort"
 	"strconv"
@@ -192,17 +193,33 @@ type pcapRun struct {
 	warned    int // exchanges shown with warnings
 }
 
-// pcapJob is one exchange for a worker, numbered in completion order.
+// pcapJob is a run of exchanges for a worker, in completion order, the
+// runs numbered: a run's lines are decoded into one buffer and written
+// together. On a file a run holds up to runExchanges exchanges or
+// runBytes of frames; live, one exchange, shown as soon as it is read.
 type pcapJob struct {
-	n int
-	x *capture.Exchange
+	n  int
+	xs []*capture.Exchange
 }
 
-// pcapLineOut is a worker's answer: the line (nil when filtered out), and
-// what the summary needs.
-type pcapLineOut struct {
-	n      int
-	line   *[]byte
+const (
+	runExchanges = 8
+	runBytes     = 32 << 10
+)
+
+// pcapOut is a worker's answer for a run: the lines one after another in
+// buf, and per exchange what the summary needs.
+type pcapOut struct {
+	n     int
+	buf   *[]byte
+	lines []runLine
+}
+
+// runLine is one exchange of a run: where its line ends in the run's
+// buffer (it starts where the one before it ended; empty when filtered
+// out), and what the summary needs.
+type runLine struct {
+	end    int
 	diag   []byte // lines for standard error: guessed readings, warnings
 	keep   bool
 	failed bool
@@ -224,8 +241,9 @@ type exchangeStat struct {
 // writes them in order.
 func (p *pcapRun) decode(in io.Reader) (*capture.Result, error) {
 	jobs := make(chan pcapJob, 4*p.cfg.jobs)
-	outs := make(chan pcapLineOut, 4*p.cfg.jobs)
-	lines := &sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+	outs := make(chan pcapOut, 4*p.cfg.jobs)
+	bufs := &sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
+	var frames framePool
 	var wg sync.WaitGroup
 	for i := 0; i < p.cfg.jobs; i++ {
 		wg.Add(1)
@@ -233,50 +251,138 @@ func (p *pcapRun) decode(in io.Reader) (*capture.Result, error) {
 			defer wg.Done()
 			wk := pcapWorker{cfg: p.cfg}
 			for j := range jobs {
-				buf := lines.Get().(*[]byte)
-				outs <- wk.exchange(j, buf)
+				buf := bufs.Get().(*[]byte)
+				o := pcapOut{n: j.n, buf: buf, lines: make([]runLine, len(j.xs))}
+				for i, x := range j.xs {
+					*buf, o.lines[i] = wk.exchange(x, *buf)
+					o.lines[i].end = len(*buf)
+					// The line holds what it needs of the frames: their
+					// buffers go back for the frames read next.
+					frames.put(x.Request)
+					frames.put(x.Response)
+				}
+				outs <- o
 			}
 		}()
 	}
 	var res *capture.Result
 	var readErr error
 	go func() {
-		n := 0
-		res, readErr = capture.ReadFunc(in, capture.Options{BrokerPorts: p.cfg.ports}, func(x *capture.Exchange) {
+		n, size := 0, 0
+		var run []*capture.Exchange
+		send := func() {
+			if len(run) > 0 {
+				jobs <- pcapJob{n, run}
+				n, size, run = n+1, 0, nil
+			}
+		}
+		res, readErr = capture.ReadFunc(in, capture.Options{BrokerPorts: p.cfg.ports, Buffer: frames.get}, func(x *capture.Exchange) {
 			if x.Request != nil && x.Response != nil && topicids.Learns(x.APIKey) {
 				// In capture order, before any exchange after it is
 				// decoded: the topic ids a Metadata response names.
 				p.cfg.pf.ids.LearnFrom(x.Response.Bytes, x.APIKey, x.APIVersion)
 			}
-			jobs <- pcapJob{n, x}
-			n++
+			if run == nil {
+				run = make([]*capture.Exchange, 0, runExchanges)
+			}
+			run = append(run, x)
+			for _, f := range []*capture.Frame{x.Request, x.Response} {
+				if f != nil {
+					size += len(f.Bytes)
+				}
+			}
+			if p.cfg.live() || len(run) == runExchanges || size >= runBytes {
+				send()
+			}
 		})
+		send()
 		close(jobs)
 		wg.Wait()
 		close(outs)
 	}()
-	p.writeInOrder(outs, lines)
+	p.writeInOrder(outs, bufs)
 	return res, readErr
 }
 
-// writeInOrder writes the workers' lines in the order of their exchanges.
-// On a live capture each line is flushed as soon as no other is ready.
-func (p *pcapRun) writeInOrder(outs <-chan pcapLineOut, lines *sync.Pool) {
-	inOrder(outs, func(o pcapLineOut) int { return o.n }, func(o pcapLineOut) {
-		p.exchanges++
-		p.prog.add(0, 1)
-		if o.keep {
-			p.add(o)
-			if !p.cfg.summary {
-				p.w.Write(*o.line)
+// framePool keeps the buffers of frames whose exchanges are decoded, for
+// the capture to copy the next frames into: by powers of two, so that a
+// buffer is found for any size. Without it each frame is garbage once
+// written, and the garbage collections it costs (each one scanning the
+// schema tables) took about a tenth of kwire pcap's time. It keeps at
+// most maxFreeFrames bytes; a lock (one per frame) rather than a
+// sync.Pool, whose Put allocates the slice's header each time.
+type framePool struct {
+	mu    sync.Mutex
+	free  [32][][]byte
+	bytes int
+}
+
+// maxFreeFrames bounds the bytes a framePool keeps for reuse: more than
+// the frames in flight between the capture and the writer, as a rule.
+const maxFreeFrames = 64 << 20
+
+// get returns an empty buffer of capacity n or more.
+func (p *framePool) get(n int) []byte {
+	k := bits.Len(uint(n - 1)) // 1<<k >= n
+	if k >= len(p.free) {
+		return nil // the capture allocates it
+	}
+	p.mu.Lock()
+	if l := len(p.free[k]); l > 0 {
+		b := p.free[k][l-1]
+		p.free[k] = p.free[k][:l-1]
+		p.bytes -= cap(b)
+		p.mu.Unlock()
+		return b
+	}
+	p.mu.Unlock()
+	return make([]byte, 0, 1<<k)
+}
+
+// put takes back the buffer of f (nil: none).
+func (p *framePool) put(f *capture.Frame) {
+	if f == nil {
+		return
+	}
+	b := f.Bytes[:0]
+	f.Bytes = nil
+	k := bits.Len(uint(cap(b) - 1))
+	if k >= len(p.free) || cap(b) != 1<<k {
+		return
+	}
+	p.mu.Lock()
+	if p.bytes+cap(b) <= maxFreeFrames {
+		p.free[k] = append(p.free[k], b)
+		p.bytes += cap(b)
+	}
+	p.mu.Unlock()
+}
+
+// writeInOrder writes the workers' runs in order: each run's lines in one
+// write, but for the lines before an exchange's standard-error lines,
+// which are written first. On a live capture each line is flushed as soon
+// as no other is ready.
+func (p *pcapRun) writeInOrder(outs <-chan pcapOut, bufs *sync.Pool) {
+	inOrder(outs, func(o pcapOut) int { return o.n }, func(o pcapOut) {
+		buf, from := *o.buf, 0
+		for i := range o.lines {
+			l := &o.lines[i]
+			p.exchanges++
+			p.prog.add(0, 1)
+			if !l.keep {
+				continue
 			}
-			if len(o.diag) > 0 {
+			p.add(l)
+			if len(l.diag) > 0 {
+				p.w.Write(buf[from:l.end])
+				from = l.end
 				p.w.Flush() // the lines before it first
-				p.stderr.Write(o.diag)
+				p.stderr.Write(l.diag)
 			}
 		}
-		*o.line = (*o.line)[:0]
-		lines.Put(o.line)
+		p.w.Write(buf[from:])
+		*o.buf = buf[:0]
+		bufs.Put(o.buf)
 	}, func() {
 		if p.cfg.live() && len(outs) == 0 {
 			p.w.Flush()
@@ -285,7 +391,7 @@ func (p *pcapRun) writeInOrder(outs <-chan pcapLineOut, lines *sync.Pool) {
 }
 
 // add counts an exchange that was kept.
-func (p *pcapRun) add(o pcapLineOut) {
+func (p *pcapRun) add(o *runLine) {
 	if o.failed {
 		p.failed++
 	}
@@ -332,35 +438,44 @@ type decodedFrame struct {
 	guess *codec.Guess // how a response that answered no request was read
 }
 
-// exchange decodes one exchange into its line, applying the filters.
-func (wk *pcapWorker) exchange(j pcapJob, buf *[]byte) pcapLineOut {
-	x := j.x
-	out := pcapLineOut{n: j.n, line: buf}
+// exchange appends x's line to line (nothing when a filter drops it) and
+// says what the summary needs of it. A request that holds its header's
+// first 12 bytes says the API and version the capture read there: the
+// line's head is then written first and both frames are decoded straight
+// into the line, with no copy. An unpaired response is decoded aside
+// first, for the API it is guessed to be.
+func (wk *pcapWorker) exchange(x *capture.Exchange, line []byte) ([]byte, runLine) {
+	var out runLine
 	cfg := wk.cfg
 	key, ver := x.APIKey, x.APIVersion
 	if x.Request != nil {
 		if cfg.only != nil && key != cfg.only.Key {
-			return out
+			return line, out
 		}
 		if cfg.clientID != "" && requestClientID(x.Request.Bytes) != cfg.clientID {
-			return out
+			return line, out
 		}
 	} else if cfg.clientID != "" {
-		return out
+		return line, out
 	}
 	jo := cfg.jo
 	if cfg.summary {
 		jo = jsonForm{records: codec.RecordsSize} // only the error codes are wanted
 	}
 	wk.diag = wk.diag[:0]
+	start := len(line)
+	var direct *jsontext.Writer
+	if !cfg.summary && x.Request != nil && len(x.Request.Bytes) >= 12 {
+		direct = &jsontext.Writer{B: line}
+		exchangeHead(direct, x, key, ver, nil)
+	}
 	var req, rsp decodedFrame
 	var warned bool
 	if x.Request != nil {
 		var info *codec.Frame
 		o := jo.apply(codec.Options{})
 		cfg.pf.setOptions(&o, cfg.payload, true)
-		wk.reqJS, info, req.err = wk.req.AppendJSON(wk.reqJS[:0], x.Request.Bytes, o)
-		req.json = wk.reqJS
+		req, info = decodeSide(&wk.req, &wk.reqJS, x.Request.Bytes, o, direct, "request", "requestError")
 		key, ver = info.APIKey, info.Version
 		warned = wk.diagnose(x, "request", info)
 	}
@@ -372,8 +487,7 @@ func (wk *pcapWorker) exchange(j pcapJob, buf *[]byte) pcapLineOut {
 			o.APIKey, o.Version = codec.Any, codec.Any // guessed
 		}
 		var info *codec.Frame
-		wk.rspJS, info, rsp.err = wk.rsp.AppendJSON(wk.rspJS[:0], x.Response.Bytes, jo.apply(o))
-		rsp.json = wk.rspJS
+		rsp, info = decodeSide(&wk.rsp, &wk.rspJS, x.Response.Bytes, jo.apply(o), direct, "response", "responseError")
 		if x.Request == nil {
 			if info.Guess == nil || len(info.Guess.Candidates) == 0 {
 				rsp = decodedFrame{err: errorf("an unpaired response that fits no API")}
@@ -390,11 +504,11 @@ func (wk *pcapWorker) exchange(j pcapJob, buf *[]byte) pcapLineOut {
 			warned = true
 		}
 	}
-	if cfg.only != nil && key != cfg.only.Key {
-		return out
+	if direct != nil {
+		line = direct.B
 	}
-	if cfg.errorsOnly && len(codes) == 0 {
-		return out
+	if cfg.only != nil && key != cfg.only.Key || cfg.errorsOnly && len(codes) == 0 {
+		return line[:start], out
 	}
 	out.keep = true
 	out.failed = req.err != nil || rsp.err != nil
@@ -403,10 +517,33 @@ func (wk *pcapWorker) exchange(j pcapJob, buf *[]byte) pcapLineOut {
 	if len(wk.diag) > 0 {
 		out.diag = append([]byte(nil), wk.diag...)
 	}
-	if !cfg.summary {
-		*buf = appendExchange(*buf, x, key, ver, req, rsp)
+	switch {
+	case direct != nil:
+		direct.B = line
+		direct.EndObject()
+		line = append(direct.B, '\n')
+	case !cfg.summary:
+		line = appendExchange(line, x, key, ver, req, rsp)
 	}
-	return out
+	return line, out
+}
+
+// decodeSide decodes one frame of an exchange: into the line w writes,
+// as its member name (then errName, when it fails), or when w is nil
+// into scratch, for appendExchange.
+func decodeSide(dec *codec.Decoder, scratch *[]byte, b []byte, o codec.Options, w *jsontext.Writer, name, errName string) (decodedFrame, *codec.Frame) {
+	var d decodedFrame
+	var info *codec.Frame
+	if w == nil {
+		*scratch, info, d.err = dec.AppendJSON((*scratch)[:0], b, o)
+		d.json = *scratch
+		return d, info
+	}
+	w.Key(name)
+	w.Value()
+	w.B, info, d.err = dec.AppendJSON(w.B, b, o)
+	writeSide(w, name, errName, decodedFrame{err: d.err}) // the error alone
+	return d, info
 }
 
 // diagnose adds the standard-error lines of one side of x: a guessed
@@ -450,6 +587,17 @@ func requestClientID(b []byte) string {
 // happened, then the request and response in value JSON.
 func appendExchange(out []byte, x *capture.Exchange, key, ver int16, req, rsp decodedFrame) []byte {
 	w := jsontext.Writer{B: out}
+	exchangeHead(&w, x, key, ver, rsp.guess)
+	writeSide(&w, "request", "requestError", req)
+	writeSide(&w, "response", "responseError", rsp)
+	w.EndObject()
+	return append(w.B, '\n')
+}
+
+// exchangeHead opens an exchange's line and writes what comes before its
+// frames: where and when it happened, and how an unpaired response was
+// guessed (guess; nil for none).
+func exchangeHead(w *jsontext.Writer, x *capture.Exchange, key, ver int16, guess *codec.Guess) {
 	var scratch [128]byte
 	w.BeginObject()
 	conn := append(scratch[:0], "conn "...)
@@ -505,18 +653,14 @@ func appendExchange(out []byte, x *capture.Exchange, key, ver int16, req, rsp de
 		w.Value()
 		w.B = strconv.AppendFloat(w.B, float64(x.Latency.Microseconds())/1000, 'f', 3, 64)
 	}
-	if rsp.guess != nil && len(rsp.guess.Candidates) > 0 {
+	if guess != nil && len(guess.Candidates) > 0 {
 		w.Key("guessed")
 		w.BeginObject()
 		w.Key("confidence")
 		w.Value()
-		w.B = strconv.AppendFloat(w.B, rsp.guess.Candidates[0].Confidence, 'f', 2, 64)
+		w.B = strconv.AppendFloat(w.B, guess.Candidates[0].Confidence, 'f', 2, 64)
 		w.EndObject()
 	}
-	writeSide(&w, "request", "requestError", req)
-	writeSide(&w, "response", "responseError", rsp)
-	w.EndObject()
-	return append(w.B, '\n')
 }
 
 // writeSide writes a frame's value JSON (partial after an error) and its

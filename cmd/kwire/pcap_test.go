@@ -553,3 +553,35 @@ func peakRSS(t *testing.T, helper string, args ...string) int64 {
 	require.NoError(t, err, stderr.String())
 	return kib
 }
+
+// framePool hands out buffers of a power-of-two capacity that holds the
+// size asked for, hands a frame's buffer out again once it is put back,
+// and keeps no more than maxFreeFrames bytes.
+func TestFramePoolReuse(t *testing.T) {
+	var p framePool
+	for _, n := range []int{1, 2, 3, 100, 128, 129, 10_000} {
+		b := p.get(n)
+		require.Empty(t, b)
+		require.GreaterOrEqual(t, cap(b), n)
+		require.Less(t, cap(b), 2*n+1)
+	}
+	b := append(p.get(100), make([]byte, 100)...)
+	f := &capture.Frame{Bytes: b}
+	p.put(f)
+	require.Nil(t, f.Bytes, "a frame put back keeps no view of the buffer")
+	c := p.get(120)
+	require.Equal(t, cap(b), cap(c))
+	require.Same(t, &b[0], &c[:1][0], "the same buffer again")
+	require.NotSame(t, &b[0], &p.get(120)[:1][0], "handed out once")
+	p.put(nil) // an exchange without a response
+
+	big := maxFreeFrames / 4
+	for range 6 {
+		p.put(&capture.Frame{Bytes: make([]byte, 0, big)})
+	}
+	require.Equal(t, maxFreeFrames, p.bytes, "four kept, two dropped: no more than maxFreeFrames")
+	for range 4 {
+		p.get(big)
+	}
+	require.Zero(t, p.bytes, "all handed out again")
+}

@@ -51,6 +51,12 @@ type Options struct {
 	// later is an unpaired response). Defaults 65536 and 128 MiB.
 	MaxWaiting      int
 	MaxWaitingBytes int
+	// Buffer, when set, gives the slice (length 0, capacity at least n)
+	// a frame's n bytes are copied into, so that a reader done with an
+	// exchange's frames can hand their buffers out again (kwire pcap
+	// does): the copies then cost no allocation, and no garbage
+	// collection. Unset, each frame has a slice of its own.
+	Buffer func(n int) []byte
 }
 
 // Defaults used for zero Options fields.

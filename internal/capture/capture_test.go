@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math/rand"
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 
@@ -579,5 +580,31 @@ func TestLateRequestPairedWithEarlyResponse(t *testing.T) {
 	assert.Len(t, r.Exchanges, 3)
 	for _, x := range r.Exchanges {
 		assert.Positive(t, x.Latency)
+	}
+}
+
+// A reader that gives buffers back (Options.Buffer) has each frame copied
+// into the buffer it gave, whole, and so can reuse a frame's memory once
+// done with its exchange.
+func TestReadFuncBuffer(t *testing.T) {
+	b := newTB(t, layers.LinkTypeEthernet)
+	simple(b, 3)
+	var given [][]byte
+	buffer := func(n int) []byte {
+		s := make([]byte, 0, n+5)
+		given = append(given, s)
+		return s
+	}
+	var got []*Exchange
+	_, err := ReadFunc(bytes.NewReader(b.pcap()), Options{Buffer: buffer}, func(x *Exchange) { got = append(got, x) })
+	require.NoError(t, err)
+	require.Len(t, got, 3)
+	require.Len(t, given, 6, "a buffer per frame")
+	for i, x := range got {
+		assert.Equal(t, apiVersionsReq(int32(i+1)), x.Request.Bytes)
+		assert.Equal(t, apiVersionsResp(int32(i+1)), x.Response.Bytes)
+		for _, f := range []*Frame{x.Request, x.Response} {
+			assert.True(t, slices.ContainsFunc(given, func(s []byte) bool { return &s[:1][0] == &f.Bytes[0] }), "frame %d copied into a buffer given", i)
+		}
 	}
 }

@@ -592,7 +592,11 @@ func (h *half) scan(buf []byte) int {
 
 // emit hands a copy of the frame b, at stream offset off, to the engine.
 func (h *half) emit(b []byte, off int64) {
-	b = append(make([]byte, 0, len(b)), b...)
+	var own []byte
+	if h.e.opts.Buffer != nil {
+		own = h.e.opts.Buffer(len(b))[:0]
+	}
+	b = append(own, b...)
 	f := &Frame{Conn: h.c, StreamOffset: off, Bytes: b, dir: h.idx}
 	f.firstPkt = h.e.pkt
 	// marks: find the one covering off, then the latest packet among those

@@ -67,9 +67,12 @@ type Options struct {
 	// bytes, work) instead of MaxNodes and MaxDecompressed.
 	Budget *budget.Budget
 	// Warnings, when set, receives every warning (besides the node it is
-	// attached to), with its path under Path, in document order.
+	// attached to), with its path under Path's, in document order.
 	Warnings *budget.Warnings
-	Path     string
+	// Path names the place of the records (nil: none), asked for only
+	// when a warning or a payload names a place: most records have
+	// neither, and a path made per records field was an allocation each.
+	Path func() string
 	// DecodeData decodes a KRaft control record value (after its int16
 	// version prefix, which is passed as version) through a data-message
 	// schema: "LeaderChangeMessage", "SnapshotHeaderRecord",
@@ -337,7 +340,10 @@ func (d *decoder) pop()                      { d.path = d.path[:len(d.path)-1] }
 
 // pathString names the current place, with field appended when not "".
 func (d *decoder) pathString(field string) string {
-	b := append(d.pathText.Buf[:0], d.opts.Path...)
+	b := d.pathText.Buf[:0]
+	if d.opts.Path != nil {
+		b = append(b, d.opts.Path()...)
+	}
 	for _, p := range d.path {
 		if p.idx >= 0 {
 			b = append(b, '[')

@@ -37,7 +37,7 @@ func bothWays(tb testing.TB, payload []byte, opts Options) []byte {
 		if opts.MaxDecompressed > 0 {
 			o.Budget.MaxDecompressed = opts.MaxDecompressed
 		}
-		o.Warnings, o.Path = &budget.Warnings{}, "records"
+		o.Warnings, o.Path = &budget.Warnings{}, func() string { return "records" }
 		if stream {
 			flushes := 0
 			nbuf, err = WriteJSON(&js, payload, o, func() { flushes++ })
