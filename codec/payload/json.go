@@ -636,16 +636,32 @@ func appendCompact(dst, v []byte) []byte {
 	for i := 0; i < len(v); {
 		switch c := v[i]; {
 		case c == '"':
-			i, _ = strRest(v, i+1)
-		case isSpace(c):
+			i = strSkip(v, i+1)
+		case c > ' ':
+			i++
+		default: // white space: no other byte below '!' is outside strings
 			dst = append(dst, v[from:i]...)
 			i = skipSpace(v, i)
 			from = i
-		default:
-			i++
 		}
 	}
 	return append(dst, v[from:]...)
+}
+
+// strSkip returns where the string whose text goes on at v[i:], checked,
+// ends, past its closing quote: only the quote and the backslash of an
+// escape need a look.
+func strSkip(v []byte, i int) int {
+	for {
+		switch i = plainEnd(v, i); v[i] {
+		case '"':
+			return i + 1
+		case '\\':
+			i += 2
+		default: // a byte of a rune past ASCII, or a plain byte in the last 7
+			i++
+		}
+	}
 }
 
 // trimSpace returns where the text of p starts and ends, white space
