@@ -494,22 +494,24 @@ func scanCompact(p []byte, limit int) (nodes int, spaced, full bool) {
 
 	// Each label is where the grammar is: what may come next at i. White
 	// space is looked for only where the byte met is not the one expected,
-	// so compact text costs one test per token.
+	// so compact text costs one test per token. (Indexes are compared
+	// as uint: the compiler then knows they are not negative, and does
+	// not test them again to read p[i].)
 value: // a value
-	if i >= len(p) {
+	if uint(i) >= uint(len(p)) {
 		return 0, false, false
 	}
 	switch c := p[i]; {
 	case c == '"':
 		// Most strings are plain bytes to the quote; str reads the others.
-		if i = plainEnd(p, i+1); i >= len(p) || p[i] != '"' {
+		if i = plainEnd(p, i+1); uint(i) >= uint(len(p)) || p[i] != '"' {
 			key = false
 			goto str
 		}
 		i++
 	case c-'1' <= 8:
 		// Most numbers are integers with no sign; num reads the others.
-		if j := digits(p, i+1); j < len(p) && (p[j] == '.' || p[j]|0x20 == 'e') {
+		if j := digits(p, i+1); uint(j) < uint(len(p)) && (p[j] == '.' || p[j]|0x20 == 'e') {
 			goto num
 		} else {
 			i = j
@@ -525,10 +527,10 @@ value: // a value
 			stack |= 1
 		}
 		i++
-		if i < len(p) && isSpace(p[i]) {
+		if uint(i) < uint(len(p)) && isSpace(p[i]) {
 			i, spaced = skipSpace(p, i), true
 		}
-		if i < len(p) && p[i] == c+2 { // '{'+2 is '}', '['+2 is ']'
+		if uint(i) < uint(len(p)) && p[i] == c+2 { // '{'+2 is '}', '['+2 is ']'
 			i++
 			stack >>= 1
 			goto more
@@ -567,7 +569,7 @@ more: // after a value: the text's end, a comma or the container's end
 		}
 		return nodes, spaced, false
 	}
-	if i >= len(p) {
+	if uint(i) >= uint(len(p)) {
 		return 0, false, false
 	}
 	switch c := p[i]; {
@@ -589,7 +591,7 @@ more: // after a value: the text's end, a comma or the container's end
 	return 0, false, false
 
 member: // an object's member: its name, ':'
-	if i >= len(p) {
+	if uint(i) >= uint(len(p)) {
 		return 0, false, false
 	}
 	if p[i] != '"' {
@@ -599,14 +601,14 @@ member: // an object's member: its name, ':'
 		i, spaced = skipSpace(p, i), true
 		goto member
 	}
-	if i = plainEnd(p, i+1); i >= len(p) || p[i] != '"' {
+	if i = plainEnd(p, i+1); uint(i) >= uint(len(p)) || p[i] != '"' {
 		key = true
 		goto str
 	}
 	i++
 colon:
-	if i >= len(p) || p[i] != ':' {
-		if i, spaced = skipSpace(p, i), true; i >= len(p) || p[i] != ':' {
+	if uint(i) >= uint(len(p)) || p[i] != ':' {
+		if i, spaced = skipSpace(p, i), true; uint(i) >= uint(len(p)) || p[i] != ':' {
 			return 0, false, false
 		}
 	}
