@@ -13,9 +13,11 @@ import (
 )
 
 // JSON payloads are read by a small scanner of RFC 8259 that knows where
-// each value lies: it checks the text first (scan), and then, when it is
-// JSON, writes it compacted and makes a node per value (jsonValue).
-// encoding/json would check it too, but tells no spans.
+// each value lies: it checks the text first (jsonScan), and then, when it
+// is JSON, writes it compacted and makes a node per value (jsonValue).
+// encoding/json would check it too, but tells no spans. Without a tree, a
+// value is checked and counted by a loop of its own (scanCompact), and
+// written as it is or, with white space inside, compacted.
 
 // isJSONStart reports whether p, after white space, opens an object or
 // an array: what a JSON payload looks like (a bare number or string is
@@ -46,38 +48,21 @@ func validJSON(p []byte, maxDepth int) bool {
 }
 
 // jsonScan checks JSON text; on failure p is where, why says what. It
-// counts the shape of the text (jsonShape); with emit it also writes the
-// text compacted to out.
+// counts what the walk's nodes for the text would be (commas between
+// members, non-empty containers, the deepest nesting); with emit it also
+// writes the text compacted to out.
 type jsonScan struct {
 	b        []byte
 	p        int
 	maxDepth int
 	why      string
 
-	emit bool
-	out  []byte
-	jsonShape
-}
-
-// jsonShape is what checking a JSON text tells of the walk's nodes for
-// it: the commas between members, the non-empty containers, the deepest
-// nesting, and whether white space was passed over.
-type jsonShape struct {
+	emit                      bool
+	out                       []byte
 	commas, nonEmpty, deepest int
-	spaced                    bool
 }
 
-func (s *jsonScan) ws() {
-	for s.p < len(s.b) && s.b[s.p] <= ' ' { // white space is all at or below ' '
-		switch s.b[s.p] {
-		case ' ', '\t', '\r', '\n':
-			s.p++
-			s.spaced = true
-		default:
-			return
-		}
-	}
-}
+func (s *jsonScan) ws() { s.p = skipSpace(s.b, s.p) }
 
 func (s *jsonScan) bad(why string) bool {
 	s.why = why
@@ -511,11 +496,11 @@ value: // a value
 		i++
 	case c-'1' <= 8:
 		// Most numbers are integers with no sign; num reads the others.
-		if j := digits(p, i+1); uint(j) < uint(len(p)) && (p[j] == '.' || p[j]|0x20 == 'e') {
+		j := digits(p, i+1)
+		if uint(j) < uint(len(p)) && (p[j] == '.' || p[j]|0x20 == 'e') {
 			goto num
-		} else {
-			i = j
 		}
+		i = j
 	case c == '-' || c == '0':
 		goto num
 	case c == '{' || c == '[':

@@ -32,16 +32,30 @@ func checkCompactRef(dst, p []byte, maxDepth, room int, b *budget.Budget) ([]byt
 	return w.out, true
 }
 
-// shapeOf is what jsonScan says of p with no limit: whether it is JSON,
-// and its shape, spaced meaning white space inside the value.
-func shapeOf(p []byte) (bool, jsonShape) {
+// shape is what jsonScan says of a text with no limit: whether it is
+// JSON, the nodes the walk makes for it, its deepest nesting, and whether
+// there is white space inside the value (jsonScan's emit writes it
+// shorter).
+type shape struct {
+	ok             bool
+	nodes, deepest int
+	spaced         bool
+}
+
+func shapeOf(p []byte) shape {
 	s := jsonScan{b: p, maxDepth: 1 << 30}
 	s.ws()
-	s.spaced = false
-	ok := s.value(0)
-	shape := s.jsonShape
-	s.ws()
-	return ok && s.p == len(p), shape
+	start := s.p
+	if !s.value(0) {
+		return shape{}
+	}
+	end := s.p
+	if s.ws(); s.p != len(p) {
+		return shape{}
+	}
+	w := jsonScan{b: p[start:end], maxDepth: 1 << 30, emit: true}
+	w.value(0)
+	return shape{true, 1 + s.commas + 2*s.nonEmpty, s.deepest, len(w.out) != end-start}
 }
 
 // agreeCompact checks that checkCompact and scanCompact say of p what
@@ -52,32 +66,32 @@ func agreeCompact(t testing.TB, p []byte, maxDepth, room int) {
 	const prefix = `{"v":`
 	big := budget.Budget{MaxNodes: 1 << 30, NestedNodes: 1 << 30}
 	b1, b2 := big, big
-	want, wantOK := checkCompactRef([]byte(prefix), p, maxDepth, room, &b1)
-	got, ok := checkCompact([]byte(prefix), p, maxDepth, room, &b2)
-	if ok != wantOK || !bytes.Equal(got, want) || b1.Nodes != b2.Nodes {
+	wantOut, wantOK := checkCompactRef([]byte(prefix), p, maxDepth, room, &b1)
+	out, ok := checkCompact([]byte(prefix), p, maxDepth, room, &b2)
+	if ok != wantOK || !bytes.Equal(out, wantOut) || b1.Nodes != b2.Nodes {
 		t.Fatalf("%q (maxDepth %d, room %d): checkCompact %v %q %d nodes; jsonScan %v %q %d nodes",
-			p, maxDepth, room, ok, got, b2.Nodes, wantOK, want, b1.Nodes)
+			p, maxDepth, room, ok, out, b2.Nodes, wantOK, wantOut, b1.Nodes)
 	}
 	// Every text the scanner takes, jsonScan takes at that limit, and
 	// with the same shape; at a limit one less, it nests too deep (full).
 	// It leaves what nests deeper than its stack to jsonScan (full).
 	limit := min(maxDepth, room)
 	nodes, spaced, full := scanCompact(p, limit)
-	valid, shape := shapeOf(p)
+	want := shapeOf(p)
 	switch {
-	case valid && shape.deepest <= min(limit, stackDepth):
-		if n := 1 + shape.commas + 2*shape.nonEmpty; nodes != n || spaced != shape.spaced || full {
+	case want.ok && want.deepest <= min(limit, stackDepth):
+		if nodes != want.nodes || spaced != want.spaced || full {
 			t.Fatalf("%q (limit %d): scanCompact %d nodes, spaced %v, full %v; jsonScan %d nodes, spaced %v",
-				p, limit, nodes, spaced, full, n, shape.spaced)
+				p, limit, nodes, spaced, full, want.nodes, want.spaced)
 		}
-		if shape.deepest > 0 {
-			if n, _, full := scanCompact(p, shape.deepest-1); n != 0 || !full {
-				t.Fatalf("%q nests %d deep: scanCompact at limit %d: %d nodes, full %v", p, shape.deepest, shape.deepest-1, n, full)
+		if want.deepest > 0 {
+			if n, _, full := scanCompact(p, want.deepest-1); n != 0 || !full {
+				t.Fatalf("%q nests %d deep: scanCompact at limit %d: %d nodes, full %v", p, want.deepest, want.deepest-1, n, full)
 			}
 		}
-	case valid:
+	case want.ok:
 		if nodes != 0 || !full {
-			t.Fatalf("%q nests %d deep: scanCompact at limit %d: %d nodes, full %v", p, shape.deepest, limit, nodes, full)
+			t.Fatalf("%q nests %d deep: scanCompact at limit %d: %d nodes, full %v", p, want.deepest, limit, nodes, full)
 		}
 	default:
 		if nodes != 0 {
@@ -128,8 +142,8 @@ func agreeAll(t testing.TB, p []byte) {
 	for _, d := range []int{32, 1 << 20} {
 		agreeCompact(t, p, d, d)
 	}
-	if ok, shape := shapeOf(p); ok && shape.deepest > 0 {
-		for _, d := range []int{shape.deepest - 1, shape.deepest, shape.deepest + 1} {
+	if s := shapeOf(p); s.ok && s.deepest > 0 {
+		for _, d := range []int{s.deepest - 1, s.deepest, s.deepest + 1} {
 			agreeCompact(t, p, d, d)
 			agreeCompact(t, p, 1<<20, d)
 		}
