@@ -465,6 +465,7 @@ const stackDepth = 63
 // past ASCII, or a number but an integer: a call saves every register
 // live across it, and those it needs are saved only where the calls are.
 func scanCompact(p []byte, limit int) (nodes int, spaced, full bool) {
+	p = p[:len(p):len(p)] // its cap then takes no register of its own
 	var (
 		i = skipSpace(p, 0)
 		// The open containers, innermost lowest, a bit each: 1 for an
