@@ -465,6 +465,9 @@ const stackDepth = 63
 // past ASCII, or a number but an integer: a call saves every register
 // live across it, and those it needs are saved only where the calls are.
 func scanCompact(p []byte, limit int) (nodes int, spaced, full bool) {
+	if limit < 0 {
+		return 0, false, true // even a number nests deeper, 0 deep
+	}
 	p = p[:len(p):len(p)] // its cap then takes no register of its own
 	var (
 		i = skipSpace(p, 0)
@@ -472,7 +475,7 @@ func scanCompact(p []byte, limit int) (nodes int, spaced, full bool) {
 		// object, 0 for an array; above them a 1 marks the bottom.
 		stack = uint64(1)
 		// The stack at the deepest nesting allowed: one more is too deep.
-		top = uint64(1) << min(max(limit, 0), stackDepth)
+		top = uint64(1) << min(limit, stackDepth)
 		key bool // a member's name is being read (str)
 		why string
 	)

@@ -249,6 +249,20 @@ func TestCheckCompactDepths(t *testing.T) {
 	}
 }
 
+// TestCheckCompactRegressions are FuzzCheckCompact's finds.
+func TestCheckCompactRegressions(t *testing.T) {
+	for _, c := range []struct {
+		name           string
+		p              string
+		maxDepth, room int
+	}{
+		// No room: even a number nests deeper (0) than room.
+		{"number, room below 0", "0", 0, -2},
+	} {
+		t.Run(c.name, func(t *testing.T) { agreeCompact(t, []byte(c.p), c.maxDepth, c.room) })
+	}
+}
+
 // FuzzCheckCompact checks arbitrary text, at an arbitrary maxDepth and
 // room, with scanCompact against jsonScan and encoding/json.
 func FuzzCheckCompact(f *testing.F) {
