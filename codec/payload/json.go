@@ -460,10 +460,10 @@ const stackDepth = 63
 // It is jsonScan with a loop for the recursion and no word of why the
 // text is not JSON: each record's key and value is checked, most are
 // compact JSON, and a failure only makes the caller walk the text (and
-// say why then). What the loop keeps fits in registers, and it makes no
-// call for compact text but to read a string with an escape or a rune
-// past ASCII, or a number but an integer: a call saves every register
-// live across it, and those it needs are saved only where the calls are.
+// say why then). What the loop keeps fits in registers, and it calls a
+// function only to read a string with an escape or a rune past ASCII, or
+// a number but an integer (str, num): Go saves every register live
+// across a call, so the calls are at the side, off the common paths.
 func scanCompact(p []byte, limit int) (nodes int, spaced, full bool) {
 	if limit < 0 {
 		return 0, false, true // even a number nests deeper, 0 deep
