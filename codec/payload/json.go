@@ -13,9 +13,11 @@ import (
 )
 
 // JSON payloads are read by a small scanner of RFC 8259 that knows where
-// each value lies: it checks the text first (scan), and then, when it is
-// JSON, writes it compacted and makes a node per value (jsonValue).
-// encoding/json would check it too, but tells no spans.
+// each value lies: it checks the text first (jsonScan), and then, when it
+// is JSON, writes it compacted and makes a node per value (jsonValue).
+// encoding/json would check it too, but tells no spans. Without a tree, a
+// value is checked and counted by a loop of its own (scanCompact), and
+// written as it is or, with white space inside, compacted.
 
 // isJSONStart reports whether p, after white space, opens an object or
 // an array: what a JSON payload looks like (a bare number or string is
@@ -47,9 +49,8 @@ func validJSON(p []byte, maxDepth int) bool {
 
 // jsonScan checks JSON text; on failure p is where, why says what. It
 // counts what the walk's nodes for the text would be (commas between
-// members, non-empty containers, the deepest nesting) and whether it
-// passed over white space; with emit it also writes the text compacted
-// to out (checkCompact).
+// members, non-empty containers, the deepest nesting); with emit it also
+// writes the text compacted to out.
 type jsonScan struct {
 	b        []byte
 	p        int
@@ -59,20 +60,9 @@ type jsonScan struct {
 	emit                      bool
 	out                       []byte
 	commas, nonEmpty, deepest int
-	spaced                    bool
 }
 
-func (s *jsonScan) ws() {
-	for s.p < len(s.b) && s.b[s.p] <= ' ' { // white space is all at or below ' '
-		switch s.b[s.p] {
-		case ' ', '\t', '\r', '\n':
-			s.p++
-			s.spaced = true
-		default:
-			return
-		}
-	}
-}
+func (s *jsonScan) ws() { s.p = skipSpace(s.b, s.p) }
 
 func (s *jsonScan) bad(why string) bool {
 	s.why = why
@@ -186,7 +176,7 @@ func (s *jsonScan) value(depth int) bool {
 func (s *jsonScan) at(c byte) bool { return s.p < len(s.b) && s.b[s.p] == c }
 
 func (s *jsonScan) word(w string) bool {
-	if len(s.b)-s.p < len(w) || string(s.b[s.p:s.p+len(w)]) != w {
+	if !isWord(s.b, s.p, w) {
 		return s.bad("expected " + w)
 	}
 	s.p += len(w)
@@ -197,23 +187,36 @@ func (s *jsonScan) word(w string) bool {
 }
 
 func (s *jsonScan) number() bool {
-	b, p := s.b, s.p
+	p, why := numberEnd(s.b, s.p)
+	s.p = p
+	if why != "" {
+		return s.bad(why)
+	}
+	return true
+}
+
+// isWord reports whether b[p:] starts with w.
+func isWord(b []byte, p int, w string) bool {
+	return len(b)-p >= len(w) && string(b[p:p+len(w)]) == w
+}
+
+// numberEnd returns where the number at b[p:] ends, or, when it is not
+// one, where it goes wrong and why.
+func numberEnd(b []byte, p int) (int, string) {
 	if p < len(b) && b[p] == '-' {
 		p++
 	}
 	if p < len(b) && b[p] == '0' {
 		p++
 	} else if q := digits(b, p); q == p {
-		s.p = p
-		return s.bad("expected a digit")
+		return p, "expected a digit"
 	} else {
 		p = q
 	}
 	if p < len(b) && b[p] == '.' {
 		q := digits(b, p+1)
 		if q == p+1 {
-			s.p = q
-			return s.bad("expected a digit after '.'")
+			return q, "expected a digit after '.'"
 		}
 		p = q
 	}
@@ -224,88 +227,103 @@ func (s *jsonScan) number() bool {
 		}
 		q := digits(b, p)
 		if q == p {
-			s.p = p
-			return s.bad("expected a digit in the exponent")
+			return p, "expected a digit in the exponent"
 		}
 		p = q
 	}
-	s.p = p
-	return true
+	return p, ""
 }
 
-// digits returns where the run of decimal digits at b[p:] ends.
+// digits returns where the run of decimal digits at b[p:] ends. It reads
+// them 8 at a time as plainEnd reads a string's bytes, then a byte at a
+// time.
 func digits(b []byte, p int) int {
+	for ; p <= len(b)-8; p += 8 {
+		if m := nonDigits(load64(b, p)); m != 0 {
+			return p + bits.TrailingZeros64(m)>>3
+		}
+	}
 	for p < len(b) && b[p]-'0' <= 9 {
 		p++
 	}
 	return p
 }
 
+// nonDigits marks (its high bit set) each byte of w, 8 bytes little
+// endian, that is no decimal digit: below '0', borrowing in w - '0'*lsb;
+// above '9', carrying into the high bit in w + (0x80-'9'-1)*lsb; 0x80 and
+// up, in one or the other. A borrow or a carry may mark bytes above a
+// marked one, never below it: the lowest mark is exact.
+func nonDigits(w uint64) uint64 {
+	return ((w - '0'*lsb) | (w + (0x80-'9'-1)*lsb)) & msb
+}
+
 // str checks a string at s.p (its opening quote).
 func (s *jsonScan) str() bool {
-	b := s.b
-	p := s.p + 1
-	// Plain bytes 8 at a time: the first word holding another byte says
-	// where that byte is, so a short string costs one step, a long one a
-	// step per word. Then, with fewer than 8 bytes left, a byte at a time.
-	for {
-		if len(b)-p < 8 {
-			for p < len(b) && strPlain[b[p]] {
-				p++
-			}
-			break
-		}
-		if m := strSpecial(binary.LittleEndian.Uint64(b[p:])); m != 0 {
-			p += bits.TrailingZeros64(m) >> 3
-			break
-		}
-		p += 8
+	p, why := strRest(s.b, s.p+1)
+	if why != "" {
+		s.p = p
+		return s.bad(why)
 	}
-	for p < len(b) {
-		c := b[p]
-		switch {
-		case strPlain[c]:
+	if s.emit {
+		s.out = append(s.out, s.b[s.p:p]...)
+	}
+	s.p = p
+	return true
+}
+
+// strRest returns where the string whose text goes on at b[p:] ends, past
+// its closing quote, or, when it is not one, where it goes wrong and why.
+func strRest(b []byte, p int) (int, string) {
+	for {
+		p = plainEnd(b, p)
+		if p >= len(b) {
+			return p, "the text ends inside a string"
+		}
+		switch c := b[p]; {
+		case strPlain[c]: // in the last 7 bytes
 			p++
 		case c == '"':
-			if s.emit {
-				s.out = append(s.out, b[s.p:p+1]...)
-			}
-			s.p = p + 1
-			return true
+			return p + 1, ""
 		case c == '\\':
 			if p+1 >= len(b) {
-				s.p = p
-				return s.bad("the text ends inside an escape")
+				return p, "the text ends inside an escape"
 			}
 			switch b[p+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				p += 2
 			case 'u':
 				if len(b)-p < 6 || !isHex4(b[p+2:p+6]) {
-					s.p = p
-					return s.bad(`expected four hex digits after \u`)
+					return p, `expected four hex digits after \u`
 				}
 				p += 6
 			default:
-				s.p = p
-				return s.bad("unknown escape")
+				return p, "unknown escape"
 			}
 		case c < 0x20:
-			s.p = p
-			return s.bad("a control character inside a string")
-		case c < utf8.RuneSelf:
-			p++
+			return p, "a control character inside a string"
 		default:
 			r, n := utf8.DecodeRune(b[p:])
 			if r == utf8.RuneError && n <= 1 {
-				s.p = p
-				return s.bad("invalid UTF-8 inside a string")
+				return p, "invalid UTF-8 inside a string"
 			}
 			p += n
 		}
 	}
-	s.p = p
-	return s.bad("the text ends inside a string")
+}
+
+// plainEnd returns where the run of plain bytes (strPlain) at b[p:] ends,
+// or, when the run goes on into the last 7 bytes of b, where a word's
+// bytes are no longer left: it reads 8 bytes at a time, the first word
+// holding another byte saying where that byte is, so a short run costs
+// one step, a long one a step per word.
+func plainEnd(b []byte, p int) int {
+	for ; p <= len(b)-8; p += 8 {
+		if m := strSpecial(load64(b, p)); m != 0 {
+			return p + bits.TrailingZeros64(m)>>3
+		}
+	}
+	return p
 }
 
 // strPlain marks the bytes a string holds as they are: printable ASCII
@@ -320,14 +338,24 @@ var strPlain = func() (t [256]bool) {
 // strSpecial marks (its high bit set) each byte of w, 8 bytes little
 // endian, that strPlain does not hold: below 0x20, the quote, the
 // backslash, 0x80 and up. Each test is the classic "has a byte less than
-// n", (x - n*lsb) &^ x, on w or on w xor the byte sought (zero where they
-// are equal). A borrow may mark bytes above a marked one, never below it:
-// the lowest mark is exact, and a word of plain bytes has none.
+// n", x - n*lsb, which marks bytes below n (borrowing) and 0x80 and up
+// (w's own high bits being marks, no &^ x is needed): on w xor 0x02,
+// which is below 0x21 where w is below 0x20 or is the quote, 0x22; and
+// on w xor the backslash, which is 0 where w is one. A borrow may mark
+// bytes above a marked one, never below it: the lowest mark is exact,
+// and a word of plain bytes has none.
 func strSpecial(w uint64) uint64 {
-	const lsb, msb = 0x0101010101010101, 0x8080808080808080
-	q := w ^ ('"' * lsb)
-	s := w ^ ('\\' * lsb)
-	return ((w-0x20*lsb)&^w | (q-lsb)&^q | (s-lsb)&^s | w) & msb
+	t := w ^ 0x02*lsb // below 0x21: below 0x20, or the quote
+	s := w ^ '\\'*lsb // 0: the backslash
+	return ((t - 0x21*lsb) | (s - lsb) | w) & msb
+}
+
+// lsb and msb are the low and the high bit of each byte of a word.
+const lsb, msb = 0x0101010101010101, 0x8080808080808080
+
+// load64 returns the 8 bytes at b[p:], little endian.
+func load64(b []byte, p int) uint64 {
+	return binary.LittleEndian.Uint64(b[p : p+8 : p+8])
 }
 
 func isHex4(b []byte) bool {
@@ -376,19 +404,36 @@ func (w *walker) jsonCompact(start, end int) bool {
 	return ok
 }
 
-// checkCompact checks p and appends it to dst compacted, in one pass, and
-// charges b the nodes jsonValue would make for it (the value, one per
-// member or element, one per non-empty container's "end": 1 + commas + 2
-// per non-empty container). It reports false, with dst as it was, when p
-// is not one JSON value nesting at most maxDepth deep (the caller shows
-// it otherwise), and when the nodes do not all fit or it nests deeper
-// than room (jsonValue's walk then stops where the limit is met, and says
-// so).
+// checkCompact checks p and appends it to dst compacted, and charges b
+// the nodes jsonValue would make for it (the value, one per member or
+// element, one per non-empty container's "end": 1 + commas + 2 per
+// non-empty container). It reports false, with dst as it was, when p is
+// not one JSON value nesting at most maxDepth deep (the caller shows it
+// otherwise), and when the nodes do not all fit or it nests deeper than
+// room (jsonValue's walk then stops where the limit is met, and says so).
 func checkCompact(dst, p []byte, maxDepth, room int, b *budget.Budget) ([]byte, bool) {
+	limit := min(maxDepth, room)
+	nodes, spaced, full := scanCompact(p, limit)
+	if full && limit > stackDepth {
+		return checkCompactSlow(dst, p, maxDepth, room, b)
+	}
+	if nodes == 0 || !b.Fits(nodes) {
+		return dst, false
+	}
+	b.Nodes += nodes
+	start, end := trimSpace(p)
+	if !spaced {
+		return append(dst, p[start:end]...), true // compact as it is
+	}
+	return appendCompact(dst, p[start:end]), true
+}
+
+// checkCompactSlow is checkCompact by jsonScan, for text nesting deeper
+// than scanCompact's stack holds.
+func checkCompactSlow(dst, p []byte, maxDepth, room int, b *budget.Budget) ([]byte, bool) {
 	s := jsonScan{b: p, maxDepth: maxDepth}
 	s.ws()
 	start := s.p
-	s.spaced = false
 	if !s.value(0) {
 		return dst, false
 	}
@@ -399,12 +444,238 @@ func checkCompact(dst, p []byte, maxDepth, room int, b *budget.Budget) ([]byte, 
 		return dst, false
 	}
 	b.Nodes += nodes
-	if !s.spaced {
-		return append(dst, p[start:end]...), true // compact as it is
+	return appendCompact(dst, p[start:end]), true
+}
+
+// stackDepth is the nesting scanCompact's stack of containers holds: a bit
+// each in a word, and a bit to mark its bottom.
+const stackDepth = 63
+
+// scanCompact checks p, one JSON value with white space around it nesting
+// at most limit deep, for checkCompact: it returns the nodes jsonValue
+// would make for it, 0 when it is not JSON or nests deeper, and whether
+// there is white space inside the value. full says it nests deeper than
+// min(limit, stackDepth): when limit is more, jsonScan is to check it.
+//
+// It is jsonScan with a loop for the recursion and no word of why the
+// text is not JSON: each record's key and value is checked, most are
+// compact JSON, and a failure only makes the caller walk the text (and
+// say why then). What the loop keeps fits in registers, and it calls a
+// function only to read a string with an escape or a rune past ASCII, or
+// a number but an integer (str, num): Go saves every register live
+// across a call, so the calls are at the side, off the common paths.
+func scanCompact(p []byte, limit int) (nodes int, spaced, full bool) {
+	if limit < 0 {
+		return 0, false, true // even a number nests deeper, 0 deep
 	}
-	w := jsonScan{b: p[start:end], maxDepth: maxDepth, emit: true, out: dst}
-	w.value(0)
-	return w.out, true
+	p = p[:len(p):len(p)] // its cap then takes no register of its own
+	var (
+		i = skipSpace(p, 0)
+		// The open containers, innermost lowest, a bit each: 1 for an
+		// object, 0 for an array; above them a 1 marks the bottom.
+		stack = uint64(1)
+		// The stack at the deepest nesting allowed: one more is too deep.
+		top = uint64(1) << min(limit, stackDepth)
+		key bool // a member's name is being read (str)
+		why string
+	)
+	nodes = 1 // the value's; then one per comma, two per non-empty container
+
+	// Each label is where the grammar is: what may come next at i. White
+	// space is looked for only where the byte met is not the one expected,
+	// so compact text costs one test per token. (Indexes are compared
+	// as uint: the compiler then knows they are not negative, and does
+	// not test them again to read p[i].)
+value: // a value
+	if uint(i) >= uint(len(p)) {
+		return 0, false, false
+	}
+	switch c := p[i]; {
+	case c == '"':
+		// Most strings are plain bytes to the quote; str reads the others.
+		if i = plainEnd(p, i+1); uint(i) >= uint(len(p)) || p[i] != '"' {
+			key = false
+			goto str
+		}
+		i++
+	case c-'1' <= 8:
+		// Most numbers are integers with no sign; num reads the others.
+		j := digits(p, i+1)
+		if uint(j) < uint(len(p)) && (p[j] == '.' || p[j]|0x20 == 'e') {
+			goto num
+		}
+		i = j
+	case c == '-' || c == '0':
+		goto num
+	case c == '{' || c == '[':
+		if stack >= top {
+			return 0, false, true
+		}
+		stack <<= 1
+		if c == '{' {
+			stack |= 1
+		}
+		i++
+		if uint(i) < uint(len(p)) && isSpace(p[i]) {
+			i, spaced = skipSpace(p, i), true
+		}
+		if uint(i) < uint(len(p)) && p[i] == c+2 { // '{'+2 is '}', '['+2 is ']'
+			i++
+			stack >>= 1
+			goto more
+		}
+		nodes += 2
+		if c == '{' {
+			goto member
+		}
+		goto value
+	case c == 't':
+		if !isWord(p, i, "true") {
+			return 0, false, false
+		}
+		i += len("true")
+	case c == 'f':
+		if !isWord(p, i, "false") {
+			return 0, false, false
+		}
+		i += len("false")
+	case c == 'n':
+		if !isWord(p, i, "null") {
+			return 0, false, false
+		}
+		i += len("null")
+	case isSpace(c):
+		i, spaced = skipSpace(p, i), true
+		goto value
+	default:
+		return 0, false, false
+	}
+
+more: // after a value: the text's end, a comma or the container's end
+	if stack == 1 {
+		if skipSpace(p, i) != len(p) {
+			return 0, false, false
+		}
+		return nodes, spaced, false
+	}
+	if uint(i) >= uint(len(p)) {
+		return 0, false, false
+	}
+	switch c := p[i]; {
+	case c == ',':
+		nodes++
+		i++
+		if stack&1 != 0 {
+			goto member
+		}
+		goto value
+	case c == ']'+byte(stack&1)*('}'-']'): // the innermost's closing bracket
+		i++
+		stack >>= 1
+		goto more
+	case isSpace(c):
+		i, spaced = skipSpace(p, i), true
+		goto more
+	}
+	return 0, false, false
+
+member: // an object's member: its name, ':'
+	if uint(i) >= uint(len(p)) {
+		return 0, false, false
+	}
+	if p[i] != '"' {
+		if !isSpace(p[i]) {
+			return 0, false, false
+		}
+		i, spaced = skipSpace(p, i), true
+		goto member
+	}
+	if i = plainEnd(p, i+1); uint(i) >= uint(len(p)) || p[i] != '"' {
+		key = true
+		goto str
+	}
+	i++
+colon:
+	if uint(i) >= uint(len(p)) || p[i] != ':' {
+		if i, spaced = skipSpace(p, i), true; uint(i) >= uint(len(p)) || p[i] != ':' {
+			return 0, false, false
+		}
+	}
+	i++
+	goto value
+
+str: // the rest of a string, past its plain bytes
+	if i, why = strRest(p, i); why != "" {
+		return 0, false, false
+	}
+	if key {
+		goto colon
+	}
+	goto more
+
+num: // a number at i
+	if i, why = numberEnd(p, i); why != "" {
+		return 0, false, false
+	}
+	goto more
+}
+
+// appendCompact appends the JSON text v, checked, without the white space
+// outside its strings.
+func appendCompact(dst, v []byte) []byte {
+	from := 0 // where the text not yet appended starts
+	for i := 0; i < len(v); {
+		switch c := v[i]; {
+		case c == '"':
+			i = strSkip(v, i+1)
+		case c > ' ':
+			i++
+		default: // white space: no other byte below '!' is outside strings
+			dst = append(dst, v[from:i]...)
+			i = skipSpace(v, i)
+			from = i
+		}
+	}
+	return append(dst, v[from:]...)
+}
+
+// strSkip returns where the string whose text goes on at v[i:], checked,
+// ends, past its closing quote: only the quote and the backslash of an
+// escape need a look.
+func strSkip(v []byte, i int) int {
+	for {
+		switch i = plainEnd(v, i); v[i] {
+		case '"':
+			return i + 1
+		case '\\':
+			i += 2
+		default: // a byte of a rune past ASCII, or a plain byte in the last 7
+			i++
+		}
+	}
+}
+
+// trimSpace returns where the text of p starts and ends, white space
+// around it left out.
+func trimSpace(p []byte) (start, end int) {
+	start, end = skipSpace(p, 0), len(p)
+	for end > start && isSpace(p[end-1]) {
+		end--
+	}
+	return start, end
+}
+
+// isSpace reports whether c is JSON's white space.
+func isSpace(c byte) bool {
+	return c <= ' ' && uint64(1<<' '|1<<'\t'|1<<'\r'|1<<'\n')>>c&1 != 0
+}
+
+// skipSpace returns where the white space at p[i:] ends.
+func skipSpace(p []byte, i int) int {
+	for i < len(p) && isSpace(p[i]) {
+		i++
+	}
+	return i
 }
 
 // jsonNode writes the value at s.p and fills n with it; n starts at start
