@@ -23,11 +23,14 @@ import (
 )
 
 // kwire pcap streams: the capture is read packet by packet
-// (capture.ReadFunc), each exchange is handed to a worker as soon as it
-// pairs (or can no longer pair), the workers decode on every core with
-// decoders and buffers of their own, and the lines are written in the
-// order the exchanges completed. Memory follows the open connections and
-// the requests waiting for their response, not the size of the capture.
+// (capture.ReadFunc), the exchanges are handed to the workers as they
+// pair (or can no longer pair), in runs of a few (one at a time live),
+// the workers decode on every core with decoders of their own, straight
+// into the run's buffer, and the runs are written in the order the
+// exchanges completed. Frames are copied into buffers given back once
+// their exchange is decoded (framePool). Memory follows the open
+// connections and the requests waiting for their response, not the size
+// of the capture.
 
 // portList is a repeatable --port flag.
 type portList []uint16
