@@ -226,13 +226,15 @@ func isCapture(h []byte) bool {
 
 // checkJob is one exchange for a worker, numbered in completion order.
 type checkJob struct {
-	n int
-	x check.Exchange
+	n   int
+	x   check.Exchange
+	cap *capture.Exchange // whose frames' buffers go back once checked
 }
 
 type checkDone struct {
-	n  int
-	an *check.Analysis
+	n   int
+	an  *check.Analysis
+	cap *capture.Exchange
 }
 
 // checkCapture streams a capture: exchanges are analysed on every core as
@@ -247,16 +249,17 @@ func (c *checkConfig) checkCapture(o *checkOut, file string, in io.Reader) error
 			defer wg.Done()
 			var z check.Analyzer
 			for j := range jobs {
-				outs <- checkDone{j.n, z.Analyze(&j.x)}
+				outs <- checkDone{j.n, z.Analyze(&j.x), j.cap}
 			}
 		}()
 	}
 	conns := captureConns{}
+	var frames framePool
 	var readErr error
 	go func() {
 		n := 0
-		_, readErr = capture.ReadFunc(in, capture.Options{BrokerPorts: c.ports}, func(x *capture.Exchange) {
-			jobs <- checkJob{n, conns.exchange(x)}
+		_, readErr = capture.ReadFunc(in, capture.Options{BrokerPorts: c.ports, Buffer: frames.get}, func(x *capture.Exchange) {
+			jobs <- checkJob{n, conns.exchange(x), x}
 			n++
 		})
 		close(jobs)
@@ -268,6 +271,10 @@ func (c *checkConfig) checkCapture(o *checkOut, file string, in io.Reader) error
 		for _, f := range ck.Add(d.an) {
 			o.put(file, &f)
 		}
+		// Checked: what the findings say is written, what the checker
+		// keeps is its own, and the frames' buffers go back.
+		frames.put(d.cap.Request)
+		frames.put(d.cap.Response)
 	}, func() {})
 	if readErr != nil {
 		return readErr
