@@ -273,8 +273,7 @@ func (c *checkConfig) checkCapture(o *checkOut, file string, in io.Reader) error
 		}
 		// Checked: what the findings say is written, what the checker
 		// keeps is its own, and the frames' buffers go back.
-		frames.put(d.cap.Request)
-		frames.put(d.cap.Response)
+		frames.putExchange(d.cap)
 	}, func() {})
 	if readErr != nil {
 		return readErr

@@ -261,8 +261,7 @@ func (p *pcapRun) decode(in io.Reader) (*capture.Result, error) {
 					o.lines[i].end = len(*buf)
 					// The line holds what it needs of the frames: their
 					// buffers go back for the frames read next.
-					frames.put(x.Request)
-					frames.put(x.Response)
+					frames.putExchange(x)
 				}
 				outs <- o
 			}
@@ -340,6 +339,12 @@ func (p *framePool) get(n int) []byte {
 	}
 	p.mu.Unlock()
 	return make([]byte, 0, 1<<k)
+}
+
+// putExchange takes back the buffers of x's frames.
+func (p *framePool) putExchange(x *capture.Exchange) {
+	p.put(x.Request)
+	p.put(x.Response)
 }
 
 // put takes back the buffer of f (nil: none).
