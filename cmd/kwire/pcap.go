@@ -526,8 +526,7 @@ func (wk *pcapWorker) exchange(x *capture.Exchange, line []byte) ([]byte, runLin
 		out.diag = append([]byte(nil), wk.diag...)
 	}
 	switch {
-	case direct != nil:
-		direct.B = line
+	case direct != nil: // line is direct.B
 		direct.EndObject()
 		line = append(direct.B, '\n')
 	case !cfg.summary:
