@@ -634,7 +634,7 @@ func scanLine(b []byte, spec *lineSpec) bool {
 // anything else comes before the quote, for the line's reader to take.
 // A pair is read as one 16-bit index into hexPairs, eight pairs at once
 // (two words: the loop's overhead is shared by twice the digits), then
-// four, then one.
+// one at a time.
 func hexValue(dst, b []byte) (out []byte, n int, ok bool) {
 	t := hexPairs()
 	out = slices.Grow(dst[:0], len(b)/2)[:len(b)/2]
@@ -644,18 +644,10 @@ func hexValue(dst, b []byte) (out []byte, n int, ok bool) {
 		v0, v1, v2, v3 := t[uint16(x)], t[uint16(x>>16)], t[uint16(x>>32)], t[x>>48]
 		v4, v5, v6, v7 := t[uint16(y)], t[uint16(y>>16)], t[uint16(y>>32)], t[y>>48]
 		if v0&v1&v2&v3&v4&v5&v6&v7 == 0 {
-			break // the quote, or something the loops below say no to
+			break // the quote, or something the loop below says no to
 		}
 		binary.LittleEndian.PutUint64(out[k:], uint64(byte(v0))|uint64(byte(v1))<<8|uint64(byte(v2))<<16|uint64(byte(v3))<<24|
 			uint64(byte(v4))<<32|uint64(byte(v5))<<40|uint64(byte(v6))<<48|uint64(byte(v7))<<56)
-	}
-	for ; n+8 <= len(b) && k+4 <= len(out); n, k = n+8, k+4 {
-		x := binary.LittleEndian.Uint64(b[n:])
-		v0, v1, v2, v3 := t[uint16(x)], t[uint16(x>>16)], t[uint16(x>>32)], t[uint16(x>>48)]
-		if v0&v1&v2&v3 == 0 {
-			break // the quote, or something the loop below says no to
-		}
-		binary.LittleEndian.PutUint32(out[k:], uint32(byte(v0))|uint32(byte(v1))<<8|uint32(byte(v2))<<16|uint32(byte(v3))<<24)
 	}
 	for ; n+1 < len(b) && k < len(out); n, k = n+2, k+1 {
 		v := t[uint16(b[n])|uint16(b[n+1])<<8]

@@ -134,14 +134,14 @@ func TestBatchOrderManyLines(t *testing.T) {
 	require.Equal(t, len(in), k)
 }
 
-// hexValue (sixteen digits at a time, eight, then one pair at a time) agrees with
+// hexValue (sixteen digits at a time, then one pair at a time) agrees with
 // encoding/hex on every byte value at every position, and stops at the
 // quote after an even number of digits only.
 func TestHexValue(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(1, 2))
 	digits := "0123456789abcdefABCDEF"
 	for range 20000 {
-		n := rnd.IntN(80) // past two words of 16 digits, one of 8 and pairs
+		n := rnd.IntN(80) // past two steps of 16 digits and pairs
 		b := make([]byte, n, n+1)
 		for i := range b {
 			b[i] = digits[rnd.IntN(len(digits))]
