@@ -214,6 +214,31 @@ func TestAppendBytesValueOnePass(t *testing.T) {
 	}
 }
 
+// Words with several bytes to escape are written 4 bytes at a time from
+// a table (escapeHalf): every mix of quotes, backslashes and plain bytes
+// in a word, at the start of a value and after a word of each kind,
+// and before a tail of bytes.
+func TestAppendBytesValueEscapesInWords(t *testing.T) {
+	ref := func(raw []byte) []byte {
+		return append(jsontext.AppendString([]byte(`{"text":`), raw), '}')
+	}
+	kinds := []byte{'a', '"', '\\'}
+	word := make([]byte, 8)
+	for m := 0; m < 6561; m++ { // 3^8
+		for i, x := 0, m; i < 8; i, x = i+1, x/3 {
+			word[i] = kinds[x%3]
+		}
+		for _, in := range [][]byte{
+			word,
+			append(append([]byte{}, word...), "xyz"...),
+			append([]byte(`"quoted"`), word...),
+			append([]byte("plainabc"), append(word, `{"k":1}`...)...),
+		} {
+			checkBytesValue(t, in, ref)
+		}
+	}
+}
+
 // checkBytesValue checks appendBytesValue(in) against ref, alone and after
 // other output: with room to spare, none, and exactly the room it asks
 // for (its word stores come nearest the end there).
