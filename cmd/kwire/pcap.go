@@ -120,7 +120,7 @@ func runPcap(e *env, args []string) int {
 	}
 	defer done()
 	w := bufio.NewWriterSize(e.stdout, 1<<20)
-	run := pcapRun{cfg: cfg, w: w, stats: map[int16]*apiStats{}, errCodes: map[apiCode]int{}, prog: prog}
+	run := pcapRun{cfg: cfg, w: w, out: e.stdout, stats: map[int16]*apiStats{}, errCodes: map[apiCode]int{}, prog: prog}
 	run.stderr = run.prog.Writer(e.stderr)
 	if run.prog != nil {
 		in = &countingReader{r: in, p: run.prog}
@@ -187,6 +187,7 @@ func parsePcapFlags(e *env, args []string) (*pcapConfig, int) {
 type pcapRun struct {
 	cfg       *pcapConfig
 	w         *bufio.Writer
+	out       io.Writer // what w writes to
 	stderr    io.Writer
 	prog      *progress // nil when not shown
 	stats     map[int16]*apiStats
@@ -388,7 +389,7 @@ func (p *pcapRun) writeInOrder(outs <-chan pcapOut, bufs *sync.Pool) {
 				p.stderr.Write(l.diag)
 			}
 		}
-		p.w.Write(buf[from:])
+		p.write(buf[from:])
 		*o.buf = buf[:0]
 		bufs.Put(o.buf)
 	}, func() {
@@ -396,6 +397,18 @@ func (p *pcapRun) writeInOrder(outs <-chan pcapOut, bufs *sync.Pool) {
 			p.w.Flush()
 		}
 	})
+}
+
+// write writes a run's lines: a big run straight to the output, after
+// what is buffered (copying it into the buffer first took 4% of pcap's
+// time), a small one into the buffer.
+func (p *pcapRun) write(b []byte) {
+	if len(b) < 64<<10 {
+		p.w.Write(b)
+		return
+	}
+	p.w.Flush()
+	p.out.Write(b)
 }
 
 // add counts an exchange that was kept.
