@@ -501,17 +501,16 @@ func appendB64(dst []byte, b []byte) []byte {
 // Text at most doubles (each byte escaped), so room for that is made
 // first and bytes are written in place.
 //
-// The text goes 8 bytes a step. A word of plain bytes (keys, ids, hex,
-// prose) is copied whole. A word of printable ASCII whose bytes to escape
-// are quotes and backslashes (JSON values: a quote every few bytes) is
-// written by escapeHalf, 4 bytes at a time with no branch on the bytes.
-// A word with other bytes (control bytes, UTF-8) goes a byte at a time,
-// as do the last 1 to 7 bytes. A word's step writes at most 16 bytes
-// from j, and j <= at+9+2*i: while 8 bytes of raw are left, the room
-// (at+11+2*len(raw)) holds them.
+// The text goes 8 bytes a step. A word of printable ASCII is stored whole
+// when it has nothing to escape (keys, ids, hex, prose), else each half
+// is spread by a table (escapeShifts), with no branch on the bytes (JSON
+// values: a quote every few bytes). A word with other bytes (control
+// bytes, UTF-8) goes a byte at a time, as do the last 1 to 7 bytes. A
+// word's step stores at most 20 bytes from j, and j <= at+9+2*i: while 8
+// bytes of raw are left, the room (at+15+2*len(raw)) holds them.
 func appendBytesValue(dst []byte, raw []byte) []byte {
 	at := len(dst)
-	if n := len(`{"text":""}`) + 2*len(raw); cap(dst)-at < n {
+	if n := len(`{"text":""}`) + 2*len(raw) + 4; cap(dst)-at < n {
 		dst = slices.Grow(dst, n)
 	}
 	buf := dst[:cap(dst)]
@@ -519,7 +518,7 @@ func appendBytesValue(dst []byte, raw []byte) []byte {
 	i := 0
 	for {
 		for len(raw)-i >= 8 {
-			w := binary.LittleEndian.Uint64(raw[i:])
+			w := binary.LittleEndian.Uint64(raw[i : i+8])
 			lo := w &^ msb
 			if (w|^(lo+0x60*lsb)|(lo+lsb))&msb != 0 {
 				break // a byte with the high bit, below 0x20, or DEL
@@ -529,14 +528,17 @@ func appendBytesValue(dst []byte, raw []byte) []byte {
 			q, s := lo^('"'*lsb), lo^('\\'*lsb)
 			esc := ^((q + 0x7f*lsb) & (s + 0x7f*lsb)) & msb
 			if esc == 0 {
-				binary.LittleEndian.PutUint64(buf[j:], w)
+				binary.LittleEndian.PutUint64(buf[j:j+8], w)
 				i, j = i+8, j+8
 				continue
 			}
 			bits := (esc >> 7) * 0x0102040810204080 >> 56
-			j = escapeHalf(buf, j, w, bits&15)
-			j = escapeHalf(buf, j, w>>32, bits>>4)
-			i += 8
+			lo4, hi4 := &escapeShifts[bits&15], &escapeShifts[bits>>4]
+			o := buf[j : j+20 : j+20] // one bounds check for both stores
+			binary.LittleEndian.PutUint64(o, lo4.spread(w))
+			n := 4 + int(lo4.added&7)
+			binary.LittleEndian.PutUint64(o[n:], hi4.spread(w>>32))
+			i, j = i+8, j+n+4+int(hi4.added)
 		}
 		// The last 1 to 7 bytes, or a word with bytes of other kinds: a
 		// byte at a time, to the word's end (or past it, to a rune's).
@@ -574,24 +576,25 @@ func appendBytesValue(dst []byte, raw []byte) []byte {
 	return buf[:j+2]
 }
 
-// escapeHalf writes h's low 4 bytes at buf[j], each byte whose bit is set
-// in esc (bit i for byte i) after a backslash, and returns their end. It
-// stores 8 bytes whatever the count.
-func escapeHalf(buf []byte, j int, h, esc uint64) int {
-	t := &escapeShifts[esc]
-	out := h&t.keep[0] | (h&t.keep[1])<<8 | (h&t.keep[2])<<16 | (h&t.keep[3])<<24 | (h&t.keep[4])<<32 | t.slashes
-	binary.LittleEndian.PutUint64(buf[j:], out)
-	return j + 4 + int(t.added)
+// spread returns h's low 4 bytes, each whose bit is set in the table's
+// index (bit i for byte i) after a backslash: 4 to 8 bytes, the count
+// 4+added.
+func (t *escapeShift) spread(h uint64) uint64 {
+	return h&t.keep[0] | (h&t.keep[1])<<8 | (h&t.keep[2])<<16 | (h&t.keep[3])<<24 | (h&t.keep[4])<<32 | t.slashes
 }
 
-// escapeShifts says, for each set of escaped bytes among 4, where the
-// bytes go: keep[c] marks the bytes with c escapes at or before them
-// (moved up c bytes), slashes holds the backslashes in their places.
-var escapeShifts = func() (t [16]struct {
+// escapeShift says where 4 bytes go when some are escaped: keep[c] marks
+// the bytes with c escapes at or before them (moved up c bytes), slashes
+// holds the backslashes in their places, added counts them.
+type escapeShift struct {
 	keep    [5]uint64
 	slashes uint64
 	added   uint64
-}) {
+	_       uint64 // 64 bytes: an index is a shift
+}
+
+// escapeShifts holds an escapeShift for each set of the 4 bytes escaped.
+var escapeShifts = func() (t [16]escapeShift) {
 	for esc := range t {
 		c := 0
 		for i := 0; i < 4; i++ {
