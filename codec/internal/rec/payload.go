@@ -80,29 +80,33 @@ func (d *decoder) payload(b []byte, bi int, f *varField, key bool, rk []byte, ou
 	if f.null || len(f.raw) == 0 {
 		return
 	}
-	field := "value"
+	in := &d.payIn
+	if in.Path == nil {
+		// What stays from part to part, set at the first after init.
+		if d.payPath == nil {
+			// Made once per decoder: a path string per key and value,
+			// most never read, was nearly every allocation of an internal
+			// topic's records.
+			d.payPath = func() string { return d.pathString(d.payField) }
+		}
+		in.Topic, in.Path, in.Budget, in.Warnings = d.opts.Topic, d.payPath, d.b, d.w
+		if s := d.s.payloadSlab(); s != nil {
+			in.Slab, in.Node = s, &d.payAt
+		}
+	}
+	d.payField = "value"
 	if key {
-		field = "key"
+		d.payField = "key"
 	}
 	start := f.at + f.n
-	if d.payPath == nil {
-		// Made once per decoder: a path string per key and value, most
-		// never read, was nearly every allocation of an internal topic's
-		// records.
-		d.payPath = func() string { return d.pathString(d.payField) }
-	}
-	d.payField = field
-	d.payIn = PayloadIn{B: b, Buf: bi, Start: start, End: start + len(f.raw), Key: key, Topic: d.opts.Topic, RecordKey: rk,
-		Path: d.payPath, Budget: d.b, Warnings: d.w}
-	in, at := &d.payIn, &d.payAt
-	*at = tree.Node{}
-	if s := d.s.payloadSlab(); s != nil {
-		in.Slab, in.Node = s, at
+	in.B, in.Buf, in.Start, in.End, in.Key, in.RecordKey = b, bi, start, start+len(f.raw), key, rk
+	if in.Node != nil {
+		d.payAt = tree.Node{}
 	}
 	mark := len(d.pay)
 	d.pay, out.kids = d.opts.Payload(d.pay, in)
 	out.json = d.pay[mark:len(d.pay):len(d.pay)]
-	out.warns = at.Warnings
+	out.warns = d.payAt.Warnings
 }
 
 // attach gives the key or value node n what the hook made for it.
