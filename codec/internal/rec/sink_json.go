@@ -306,6 +306,12 @@ func putInt(buf []byte, n int, v int64) int {
 	end := n + d
 	p := end
 	_ = buf[n:end]
+	for u >= 1e8 { // a timestamp's last 8 digits, say, in one step
+		q := u / 1e8
+		binary.BigEndian.PutUint64(buf[p-8:p], eightDigits(u-q*1e8))
+		p -= 8
+		u = q
+	}
 	for u >= 100 {
 		k := u % 100 * 2
 		u /= 100
@@ -318,6 +324,19 @@ func putInt(buf []byte, n int, v int64) int {
 		buf[p-1] = '0' + byte(u)
 	}
 	return end
+}
+
+// eightDigits is x (< 1e8) as 8 ASCII digits, the first in the top byte:
+// split into lanes of 4 digits, then of 2, then of 1, all lanes at once
+// (a multiply and a shift divide each lane, exact for the lanes' sizes).
+func eightDigits(x uint64) uint64 {
+	hi := x / 10000
+	v := hi<<32 | (x - hi*10000)
+	q := v * 10486 >> 20 & 0x0000007f_0000007f // /100 of each 32-bit lane
+	v = q<<16 | (v - q*100)
+	q = v * 103 >> 10 & 0x000f000f_000f000f // /10 of each 16-bit lane
+	v = q<<8 | (v - q*10)
+	return v | 0x30303030_30303030
 }
 
 // putInt64 is putInt for an int64 field: its digits quoted when quote

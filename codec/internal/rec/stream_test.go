@@ -305,6 +305,9 @@ func TestPutInt(t *testing.T) {
 	for i := 0; i < 10000; i++ {
 		vals = append(vals, rnd.Int63()>>rnd.Intn(63), -rnd.Int63()>>rnd.Intn(63))
 	}
+	for x := int64(0); x < 1e8; x += 9973 { // eightDigits' lanes at many values
+		vals = append(vals, x, 1e8+x, 99999999-x, 1e16+x*1e8)
+	}
 	buf := make([]byte, 64)
 	for _, v := range vals {
 		want := strconv.AppendInt([]byte("x"), v, 10)
