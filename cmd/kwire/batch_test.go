@@ -161,4 +161,21 @@ func TestHexValue(t *testing.T) {
 		require.Equal(t, n, m)
 		require.True(t, bytes.Equal(want, got), "%q: %x, want %x", b, got, want)
 	}
+	// Every byte at every place of a step of sixteen digits.
+	for at := range 16 {
+		for c := range 256 {
+			b := []byte(`0123456789abcDEF0123"`)
+			b[at] = byte(c)
+			got, m, ok := hexValue(nil, b)
+			n := bytes.IndexByte(b, '"')
+			want, err := hex.DecodeString(string(b[:n]))
+			if err != nil || n%2 != 0 {
+				require.False(t, ok, "%q", b)
+				continue
+			}
+			require.True(t, ok, "%q", b)
+			require.Equal(t, n, m)
+			require.True(t, bytes.Equal(want, got), "%q: %x, want %x", b, got, want)
+		}
+	}
 }
