@@ -285,7 +285,7 @@ func (w *jsonWriter) value(dst []byte, n *tree.Node, f *schema.Field) []byte {
 					ri, ok := res.Info(n)
 					return ri.Offset, ri.Timestamp, ok
 				}
-				return rec.AppendTreeJSON(dst, res.Nodes, info, n.Raw, rec.JSONMode(w.records), w.topicPartJSON)
+				return rec.AppendTreeJSON(dst, res.Nodes, info, n.Raw, rec.JSONMode(w.records), w.topicPartJSON, appendDataJSON)
 			}
 		}
 		if w.f != nil && len(n.Children) > 0 {

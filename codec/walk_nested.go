@@ -130,7 +130,7 @@ func (w *walker) records(n *tree.Node) {
 	w.reserveNested()
 	outer := w.recPath
 	w.recPath = len(w.path)
-	ro := rec.Options{MaxDepth: w.lim.MaxRecordNesting, Budget: w.b, Warnings: w.recordsWarnings(), Path: w.hooks().path, Data: w.hooks().data, Payload: w.recordsHook(), Topic: w.topic, Spare: &w.spare, Int64Strings: w.int64s,
+	ro := rec.Options{MaxDepth: w.lim.MaxRecordNesting, Budget: w.b, Warnings: w.recordsWarnings(), Path: w.hooks().path, Data: w.hooks().data, DataJSON: appendDataJSON, Payload: w.recordsHook(), Topic: w.topic, Spare: &w.spare, Int64Strings: w.int64s,
 		Start: n.PrefixEnd, Buffer: w.buf, Base: w.nbufs, Inflations: w.inflations}
 	derived, err := w.s.records(n, w.r.B[:w.r.Off], ro)
 	w.recPath = outer

@@ -21,8 +21,8 @@ func fuzzCheck(t *testing.T, data []byte) {
 	var s slab.Slab
 	opts := Options{MaxDecompressed: 1 << 20, MaxDepth: 3}
 	// The tree-less writer agrees with the tree, here and under tight limits.
-	bothWays(t, data, Options{MaxDecompressed: 1 << 20, MaxDepth: 3, DecodeData: fakeData})
-	bothWays(t, data, Options{MaxDecompressed: 200, MaxDepth: 1, MaxNodes: 50, DecodeData: fakeData})
+	bothWays(t, data, Options{MaxDecompressed: 1 << 20, MaxDepth: 3, DecodeData: fakeData, DataJSON: fakeDataJSON})
+	bothWays(t, data, Options{MaxDecompressed: 200, MaxDepth: 1, MaxNodes: 50, DecodeData: fakeData, DataJSON: fakeDataJSON})
 	res, err := Decode(&s, data, opts)
 	checkTree(t, res, 0, len(data))
 	js := treeJSON(nil, res, data, Decoded)

@@ -224,11 +224,11 @@ func compareKgo(tb testing.TB, res *Result, payload []byte) {
 // AppendTreeJSON, a writer of its own: the reference WriteJSON is held to.
 func treeJSON(dst []byte, res *Result, raw []byte, mode JSONMode) []byte {
 	if res == nil {
-		return AppendTreeJSON(dst, nil, nil, raw, mode, nil)
+		return AppendTreeJSON(dst, nil, nil, raw, mode, nil, fakeDataJSON)
 	}
 	info := func(n *tree.Node) (int64, int64, bool) {
 		ri, ok := res.Info(n)
 		return ri.Offset, ri.Timestamp, ok
 	}
-	return AppendTreeJSON(dst, res.Nodes, info, raw, mode, nil)
+	return AppendTreeJSON(dst, res.Nodes, info, raw, mode, nil, fakeDataJSON)
 }

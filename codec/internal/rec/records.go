@@ -83,6 +83,11 @@ type Options struct {
 	// Data is DecodeData for a caller that keeps its own budget and
 	// warnings: path names the value for them. It is used when set.
 	Data func(name string, version int16, buf []byte, bufIdx, start, end int, path string) (*tree.Node, error)
+	// DataJSON writes the value JSON of a KRaft control value that
+	// DecodeData or Data read: the data message name at version in
+	// buf[start:end], its own Version field first (the codec's walk
+	// writes it). nil writes its bytes as base64.
+	DataJSON DataJSONFunc
 	// Payload, when set, reads each record key and value for what it
 	// carries (payload.go); Topic names the topic the records belong to.
 	Payload PayloadFunc
@@ -301,6 +306,9 @@ func WriteJSON(out *[]byte, payload []byte, opts Options, flush func()) (int, er
 // Scratch is memory WriteJSON reuses from one call to the next: its
 // decompression buffers and record state. A zero Scratch is ready.
 type Scratch struct{ d decoder }
+
+// DataJSONFunc is Options.DataJSON.
+type DataJSONFunc = func(dst []byte, name string, version int16, buf []byte, start, end int) []byte
 
 // JSONMode selects how a records field is shown in value JSON.
 type JSONMode int

@@ -219,8 +219,8 @@ func (j *jsonSink) record(b []byte, _ int, v *recView) *tree.Node {
 			}
 			if cv.data {
 				j.w(`,"data":`)
-				if v.data != nil {
-					*j.out = appendNodeJSON(*j.out, v.data)
+				if v.data != nil && j.d.opts.DataJSON != nil {
+					*j.out = j.d.opts.DataJSON(*j.out, controlData[v.ctype], int16(cv.version), cv.raw, 0, len(cv.raw))
 				} else {
 					j.b64(cv.raw)
 				}
@@ -693,66 +693,3 @@ var textClass, textEscapes = func() (cls, esc [256]byte) {
 	}
 	return
 }()
-
-// appendNodeJSON writes a generic JSON view of a decoded data-message node
-// (from Options.DecodeData): structs as objects keyed by the field's JSON
-// name, arrays as arrays, bytes as base64.
-func appendNodeJSON(dst []byte, n *tree.Node) []byte {
-	if n.Null {
-		return append(dst, "null"...)
-	}
-	switch {
-	case n.Kind == schema.Array:
-		dst = append(dst, '[')
-		first := true
-		for _, c := range n.Children {
-			if c.Role != tree.RoleElement && c.Role != tree.RoleRecord {
-				continue
-			}
-			if !first {
-				dst = append(dst, ',')
-			}
-			first = false
-			dst = appendNodeJSON(dst, c)
-		}
-		return append(dst, ']')
-	case n.Kind == schema.Struct || (n.Kind == schema.Invalid && len(n.Children) > 0) || n.Role == tree.RoleBody:
-		dst = append(dst, '{')
-		first := true
-		for _, c := range n.Children {
-			if c.Role != tree.RoleField && c.Role != tree.RoleRecord && c.Role != tree.RoleElement {
-				continue
-			}
-			name := c.Name
-			if c.Field != nil && c.Field.JSON != "" {
-				name = c.Field.JSON
-			}
-			if !first {
-				dst = append(dst, ',')
-			}
-			first = false
-			dst = jsontext.AppendString(dst, []byte(name))
-			dst = append(dst, ':')
-			dst = appendNodeJSON(dst, c)
-		}
-		return append(dst, '}')
-	}
-	switch n.Kind {
-	case schema.Bool:
-		return strconv.AppendBool(dst, n.Int != 0)
-	case schema.Float64:
-		return strconv.AppendFloat(dst, n.Float, 'g', -1, 64)
-	case schema.String:
-		if utf8.Valid(n.Raw) {
-			return jsontext.AppendString(dst, n.Raw)
-		}
-		return appendB64(dst, n.Raw)
-	case schema.Bytes, schema.Records:
-		return appendB64(dst, n.Raw)
-	case schema.UUID:
-		dst = append(dst, '"')
-		dst = base64.RawURLEncoding.AppendEncode(dst, n.Raw)
-		return append(dst, '"')
-	}
-	return strconv.AppendInt(dst, n.Int, 10)
-}

@@ -142,7 +142,7 @@ func TestWriteJSONMatchesTree(t *testing.T) {
 	inputs = append(inputs, m)
 	for i, in := range inputs {
 		for _, o := range []Options{{}, {MaxNodes: 64, MaxDepth: 2}, {MaxDecompressed: 100}} {
-			o.DecodeData = fakeData
+			o.DecodeData, o.DataJSON = fakeData, fakeDataJSON
 			t.Run(strconv.Itoa(i), func(t *testing.T) { bothWays(t, in, o) })
 		}
 	}
@@ -160,6 +160,11 @@ func fakeData(s *slab.Slab, name string, version int16, buf []byte, bufIdx, star
 	c.Name, c.Kind, c.Role, c.Buf, c.Start, c.PrefixEnd, c.End, c.Int = "leaderId", schema.Int32, tree.RoleField, bufIdx, start, start, start+4, int64(binary.BigEndian.Uint32(buf[start:]))
 	n.Children = []*tree.Node{c}
 	return n, nil
+}
+
+// fakeDataJSON writes what fakeData reads: {"leaderId":N}.
+func fakeDataJSON(dst []byte, _ string, _ int16, buf []byte, start, _ int) []byte {
+	return fmt.Appendf(dst, `{"leaderId":%d}`, int32(binary.BigEndian.Uint32(buf[start:])))
 }
 
 func hexDecode(s string) ([]byte, error) {

@@ -3,6 +3,7 @@ package rec
 import (
 	"strconv"
 
+	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
 )
 
@@ -20,7 +21,8 @@ type TreePart func(dst []byte, n *tree.Node) []byte
 // sink's own (appendAttrs, appendBytesValue, ...): what it checks is the
 // structure. raw is the field's bytes (used by Base64 and Size; Decoded
 // reads nodes). A nil info in Decoded mode writes null. part, when set,
-// writes the members a payload hook read of keys and values.
+// writes the members a payload hook read of keys and values; data is
+// Options.DataJSON.
 //
 // Decoded form: an array with one object per entry.
 //
@@ -52,7 +54,7 @@ type TreePart func(dst []byte, n *tree.Node) []byte
 // {"base64":"..."}, or null. "crc", "offset", "timestamp",
 // "absoluteOffset" and "control" are informational: Encode recomputes or
 // ignores them.
-func AppendTreeJSON(dst []byte, nodes []*tree.Node, info TreeInfo, raw []byte, mode JSONMode, part TreePart) []byte {
+func AppendTreeJSON(dst []byte, nodes []*tree.Node, info TreeInfo, raw []byte, mode JSONMode, part TreePart, data DataJSONFunc) []byte {
 	switch mode {
 	case Size:
 		dst = append(dst, `{"sizeInBytes":`...)
@@ -64,13 +66,14 @@ func AppendTreeJSON(dst []byte, nodes []*tree.Node, info TreeInfo, raw []byte, m
 	if info == nil {
 		return append(dst, "null"...)
 	}
-	j := treeWriter{info: info, part: part}
+	j := treeWriter{info: info, part: part, data: data}
 	return j.entries(dst, nodes)
 }
 
 type treeWriter struct {
 	info TreeInfo
 	part TreePart
+	data DataJSONFunc
 }
 
 // bytesJSON writes a record's or message's key or value, with the
@@ -282,9 +285,13 @@ func (j *treeWriter) record(dst []byte, r *tree.Node, control bool) []byte {
 					dst = append(dst, `,"coordinatorEpoch":`...)
 					dst = strconv.AppendInt(dst, c.Int, 10)
 				case "rest":
-				default:
+				default: // the data message: read (a struct), or its bytes
 					dst = append(dst, `,"data":`...)
-					dst = appendNodeJSON(dst, c)
+					if t := k.Children[1].Int; c.Kind == schema.Struct && j.data != nil && t >= 0 && t < int64(len(controlData)) {
+						dst = j.data(dst, controlData[t], int16(be16(v.Raw)), v.Raw, 0, len(v.Raw))
+					} else {
+						dst = appendB64(dst, v.Raw)
+					}
 				}
 			}
 		}
