@@ -308,7 +308,7 @@ func (w *walker) protoPayload(ps *protoSchema, p int, framed bool) {
 			js, err = protojson.MarshalOptions{Resolver: ps.res, AllowPartial: true}.Marshal(m)
 			if err == nil {
 				w.member(`"decoded":`)
-				w.out = compactJSON(w.out, js)
+				w.out = appendCompact(w.out, js) // protojson varies its spacing on purpose
 			}
 		}
 		if err != nil {
@@ -698,15 +698,4 @@ func wireTypeFits(fd protoreflect.FieldDescriptor, typ protowire.Type) bool {
 		return typ == protowire.StartGroupType
 	}
 	return typ == protowire.BytesType
-}
-
-// compactJSON appends src, JSON, without the white space outside strings
-// (protojson varies its spacing on purpose), through the JSON scanner.
-func compactJSON(dst, src []byte) []byte {
-	s := jsonScan{b: src, maxDepth: math.MaxInt, emit: true, out: dst}
-	s.ws()
-	if !s.value(0) {
-		return append(dst, src...) // protojson wrote JSON: not reached
-	}
-	return s.out
 }
