@@ -138,6 +138,19 @@ func TestBatchOrderManyLines(t *testing.T) {
 // encoding/hex on every byte value at every position, and stops at the
 // quote after an even number of digits only.
 func TestHexValue(t *testing.T) {
+	// check decodes b, a value ending at its first quote.
+	check := func(b []byte) {
+		got, m, ok := hexValue(nil, b)
+		n := bytes.IndexByte(b, '"')
+		want, err := hex.DecodeString(string(b[:n]))
+		if err != nil || n%2 != 0 {
+			require.False(t, ok, "%q", b)
+			return
+		}
+		require.True(t, ok, "%q", b)
+		require.Equal(t, n, m)
+		require.True(t, bytes.Equal(want, got), "%q: %x, want %x", b, got, want)
+	}
 	rnd := rand.New(rand.NewPCG(1, 2))
 	digits := "0123456789abcdefABCDEF"
 	for range 20000 {
@@ -149,33 +162,14 @@ func TestHexValue(t *testing.T) {
 		if n > 0 && rnd.IntN(3) == 0 {
 			b[rnd.IntN(n)] = byte(rnd.IntN(256)) // any byte, anywhere
 		}
-		b = append(b, '"')
-		got, m, ok := hexValue(nil, b)
-		n = bytes.IndexByte(b, '"') // the value ends at the first quote
-		want, err := hex.DecodeString(string(b[:n]))
-		if err != nil || n%2 != 0 {
-			require.False(t, ok, "%q", b)
-			continue
-		}
-		require.True(t, ok, "%q", b)
-		require.Equal(t, n, m)
-		require.True(t, bytes.Equal(want, got), "%q: %x, want %x", b, got, want)
+		check(append(b, '"'))
 	}
 	// Every byte at every place of a step of sixteen digits.
 	for at := range 16 {
 		for c := range 256 {
 			b := []byte(`0123456789abcDEF0123"`)
 			b[at] = byte(c)
-			got, m, ok := hexValue(nil, b)
-			n := bytes.IndexByte(b, '"')
-			want, err := hex.DecodeString(string(b[:n]))
-			if err != nil || n%2 != 0 {
-				require.False(t, ok, "%q", b)
-				continue
-			}
-			require.True(t, ok, "%q", b)
-			require.Equal(t, n, m)
-			require.True(t, bytes.Equal(want, got), "%q: %x, want %x", b, got, want)
+			check(b)
 		}
 	}
 }
