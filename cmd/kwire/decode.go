@@ -172,16 +172,6 @@ func (f *frameFlags) options(api *schema.API, sized bool) codec.Options {
 	return o
 }
 
-// decodeOne reads a frame as the flags say (see options).
-func decodeOne(ff *frameFlags, api *schema.API, b []byte, sized bool, dec *codec.Decoder) decoded {
-	f, err := dec.Decode(b, ff.options(api, sized))
-	d := decoded{frame: f, err: err}
-	if f != nil && f.Guess != nil {
-		d.cands = f.Guess.Candidates
-	}
-	return d
-}
-
 // describeGuess says how a response was read: the API and version
 // guessed, the confidence, the runners-up, and whether the work limit cut
 // the search.

@@ -705,15 +705,6 @@ func maxKey() int16 {
 	return k
 }
 
-// newestVersion is the newest request version kwire knows of key.
-func newestVersion(key int16) (int16, bool) {
-	a := schema.ByKey(key)
-	if a == nil {
-		return 0, false
-	}
-	return a.Request.Valid.Hi, true
-}
-
 // Limits bound what decoding one frame may cost (codec.Limits; zero
 // values are the codec's defaults).
 type Limits = codec.Limits

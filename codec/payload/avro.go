@@ -548,16 +548,6 @@ func (w *walker) avroLong(p int) (int64, int) {
 	return 0, p
 }
 
-// varintLen is the length of the varint at the start of b (1 when none).
-func varintLen(b []byte) int {
-	for i := 0; i < len(b) && i < 10; i++ {
-		if b[i] < 0x80 {
-			return i + 1
-		}
-	}
-	return 1
-}
-
 // appendFloat writes f as Avro's JSON does: the shortest decimal that
 // reads back as the same float; NaN and infinities as the strings Java's
 // encoder writes for them.
