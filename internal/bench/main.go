@@ -12,14 +12,18 @@
 //     tshark -d tcp.port==9092,kafka -T json;
 //   - kwire check on the same capture, beside kwire pcap (target: at most
 //     1.5 times its time);
-//   - kwire pcap's peak memory on a capture and on one ten times larger.
+//   - kwire pcap's peak memory on a capture and on one ten times larger;
+//   - with -base, each kwire command also run with that binary (the one
+//     before a change), in turn with the rest, and the two compared: the
+//     median of each round's ratio of CPU time, which a machine whose
+//     speed drifts from run to run leaves fairer than two medians do.
 //
 // Every child runs under a small helper (this program, -rusage) that
 // reports its wall time, CPU time and peak resident set: Go starts
 // children with vfork, which makes Linux count a grown parent's peak in
 // the child's ru_maxrss, so the measuring process must stay small.
 //
-// Usage: go run ./internal/bench [-n 6000] [-rounds 5] [-kwire bin/kwire] [-tshark=false]
+// Usage: go run ./internal/bench [-n 6000] [-rounds 5] [-kwire bin/kwire] [-base old/kwire] [-tshark=false]
 package main
 
 import (
@@ -50,6 +54,7 @@ func main() {
 	rusage := flag.Bool("rusage", false, "run the command in the arguments and report its resources on stderr")
 	keep := flag.String("keep", "", "write the inputs to this folder and keep them")
 	rounds := flag.Int("rounds", 5, "runs of each command, taken in turn; the medians are shown")
+	base := flag.String("base", "", "another kwire binary (before a change) to run each kwire command with too, in turn, and compare")
 	flag.Parse()
 	switch {
 	case *peer:
@@ -93,7 +98,16 @@ func main() {
 		tshark = true
 		cmds = append(cmds, command{"tshark -T json", nil, "", "tshark", []string{"-r", pcap, "-d", "tcp.port==9092,kafka", "-T", "json"}})
 	}
-	res := m.measureAll(cmds, max(*rounds, 1))
+	kwireCmds := len(cmds)
+	if *base != "" {
+		for _, c := range cmds[:kwireCmds] {
+			if c.name == *kwire {
+				c.label, c.name = "base: "+c.label, *base
+				cmds = append(cmds, c)
+			}
+		}
+	}
+	res, runs := m.measureAll(cmds, max(*rounds, 1))
 	fmt.Printf("medians of %d runs of each, taken in turn\n\n", max(*rounds, 1))
 	fmt.Println("batch, value JSON per frame (NDJSON in, NDJSON out):")
 	kb1, _, peerRes := m.show(cmds[0], res[0]), m.show(cmds[1], res[1]), m.show(cmds[2], res[2])
@@ -106,6 +120,18 @@ func main() {
 		ts := m.show(cmds[6], res[6])
 		fmt.Printf("  kwire pcap vs tshark -T json: %.1fx faster (all cores), %.1fx (1 core); %.1fx less CPU\n",
 			ts.wall.Seconds()/kpAll.wall.Seconds(), ts.wall.Seconds()/kp1.wall.Seconds(), ts.cpu.Seconds()/kpAll.cpu.Seconds())
+	}
+
+	if *base != "" {
+		fmt.Printf("\n%s (base) and %s, in turn: CPU, and the median of the rounds' ratios\n", *base, *kwire)
+		for i, j := 0, kwireCmds; j < len(cmds); i++ {
+			if cmds[i].name != *kwire {
+				continue
+			}
+			fmt.Printf("  %-24s %7.2fs -> %7.2fs CPU   %.3fx the CPU (faster in %d of %d rounds)\n", cmds[i].label,
+				res[j].cpu.Seconds(), res[i].cpu.Seconds(), pairedRatio(runs[j], runs[i]), faster(runs[j], runs[i]), len(runs[i]))
+			j++
+		}
 	}
 
 	fmt.Println("\nkwire pcap's peak memory as the capture grows tenfold:")
@@ -161,9 +187,9 @@ type command struct {
 
 // measureAll runs every command rounds times, one of each in turn (a
 // slow drift of the machine then falls on all alike), and returns each
-// one's median wall and CPU time and its largest peak memory: one run of
-// a tenth of a second varies by half from the next.
-func (m *measurer) measureAll(cmds []command, rounds int) []result {
+// one's median wall and CPU time and its largest peak memory (one run of
+// a tenth of a second varies by half from the next), and every run.
+func (m *measurer) measureAll(cmds []command, rounds int) ([]result, [][]result) {
 	runs := make([][]result, len(cmds))
 	for range rounds {
 		for i, c := range cmds {
@@ -179,7 +205,32 @@ func (m *measurer) measureAll(cmds []command, rounds int) []result {
 		}
 		out[i].wall, out[i].cpu = median(walls), median(cpus)
 	}
-	return out
+	return out, runs
+}
+
+// pairedRatio is the median over the rounds of after's CPU time over
+// before's in the same round.
+func pairedRatio(before, after []result) float64 {
+	r := make([]float64, len(before))
+	for i := range before {
+		r[i] = after[i].cpu.Seconds() / before[i].cpu.Seconds()
+	}
+	slices.Sort(r)
+	if len(r)%2 == 1 {
+		return r[len(r)/2]
+	}
+	return (r[len(r)/2-1] + r[len(r)/2]) / 2
+}
+
+// faster counts the rounds in which after took less CPU than before.
+func faster(before, after []result) int {
+	n := 0
+	for i := range before {
+		if after[i].cpu < before[i].cpu {
+			n++
+		}
+	}
+	return n
 }
 
 func median(d []time.Duration) time.Duration {
