@@ -215,11 +215,7 @@ func pairedRatio(before, after []result) float64 {
 	for i := range before {
 		r[i] = after[i].cpu.Seconds() / before[i].cpu.Seconds()
 	}
-	slices.Sort(r)
-	if len(r)%2 == 1 {
-		return r[len(r)/2]
-	}
-	return (r[len(r)/2-1] + r[len(r)/2]) / 2
+	return median(r)
 }
 
 // faster counts the rounds in which after took less CPU than before.
@@ -233,7 +229,7 @@ func faster(before, after []result) int {
 	return n
 }
 
-func median(d []time.Duration) time.Duration {
+func median[T time.Duration | float64](d []T) T {
 	slices.Sort(d)
 	if len(d)%2 == 1 {
 		return d[len(d)/2]
