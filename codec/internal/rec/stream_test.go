@@ -220,7 +220,7 @@ func TestAppendBytesValueOnePass(t *testing.T) {
 }
 
 // Words with several bytes to escape are written 4 bytes at a time from
-// a table (escapeHalf): every mix of quotes, backslashes and plain bytes
+// a table (escapeShifts): every mix of quotes, backslashes and plain bytes
 // in a word, at the start of a value and after a word of each kind,
 // and before a tail of bytes.
 func TestAppendBytesValueEscapesInWords(t *testing.T) {
