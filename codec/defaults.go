@@ -84,7 +84,7 @@ func appendDefault(dst []byte, f *schema.Field, k schema.Kind, v int16) []byte {
 	case schema.Bool:
 		return strconv.AppendBool(dst, defaultInt(f) != 0)
 	case schema.Int8, schema.Int16, schema.Uint16, schema.Int32, schema.Uint32, schema.Int64:
-		return strconv.AppendInt(dst, defaultInt(f), 10)
+		return jsontext.AppendInt(dst, defaultInt(f))
 	case schema.Float64:
 		return jsontext.AppendFloat(dst, defaultFloat(f))
 	case schema.String:

@@ -12,7 +12,7 @@ import (
 // versions that read the same, and up to four runners-up.
 func appendGuess(dst []byte, g *Guess) []byte {
 	dst = appendNum(append(dst, `{"confidence":`...), g.Confidence)
-	dst = strconv.AppendInt(append(dst, `,"tried":`...), int64(g.Tried), 10)
+	dst = jsontext.AppendInt(append(dst, `,"tried":`...), int64(g.Tried))
 	dst = strconv.AppendBool(append(dst, `,"cut":`...), g.Cut)
 	if len(g.Candidates) > 0 && len(g.Candidates[0].Versions) > 0 {
 		dst = append(dst, `,"sameAs":`...)
@@ -24,11 +24,11 @@ func appendGuess(dst []byte, g *Guess) []byte {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = strconv.AppendInt(append(dst, `{"apiKey":`...), int64(c.APIKey), 10)
+			dst = jsontext.AppendInt(append(dst, `{"apiKey":`...), int64(c.APIKey))
 			if api := schema.ByKey(c.APIKey); api != nil {
 				dst = jsontext.AppendString(append(dst, `,"apiName":`...), []byte(api.Name))
 			}
-			dst = strconv.AppendInt(append(dst, `,"apiVersion":`...), int64(c.Version), 10)
+			dst = jsontext.AppendInt(append(dst, `,"apiVersion":`...), int64(c.Version))
 			dst = append(appendNum(append(dst, `,"confidence":`...), c.Confidence), '}')
 		}
 		dst = append(dst, ']')
@@ -44,7 +44,7 @@ func appendVersions(dst []byte, vs []int16) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = strconv.AppendInt(dst, int64(v), 10)
+		dst = jsontext.AppendInt(dst, int64(v))
 	}
 	return append(dst, ']')
 }
@@ -52,9 +52,9 @@ func appendVersions(dst []byte, vs []int16) []byte {
 // appendWarning writes one warning as JSON: {"offset","buf" (when > 0),
 // "path","message","limit" (when true)}.
 func appendWarning(dst []byte, w *Warning) []byte {
-	dst = strconv.AppendInt(append(dst, `{"offset":`...), int64(w.Offset), 10)
+	dst = jsontext.AppendInt(append(dst, `{"offset":`...), int64(w.Offset))
 	if w.Buf > 0 {
-		dst = strconv.AppendInt(append(dst, `,"buf":`...), int64(w.Buf), 10)
+		dst = jsontext.AppendInt(append(dst, `,"buf":`...), int64(w.Buf))
 	}
 	dst = jsontext.AppendString(append(dst, `,"path":`...), []byte(w.Path))
 	dst = jsontext.AppendString(append(dst, `,"message":`...), []byte(w.Message))

@@ -2,7 +2,6 @@ package codec
 
 import (
 	"slices"
-	"strconv"
 
 	"github.com/kwire/kwire/codec/internal/rec"
 	"github.com/kwire/kwire/codec/internal/slab"
@@ -342,7 +341,7 @@ func (s *jsonSink) value(w *jsontext.Writer, n *tree.Node) {
 	case schema.Bool:
 		w.Bool(n.Int != 0)
 	case schema.Int64:
-		s.int64(w, n.Int)
+		w.Int64(n.Int, s.quote)
 	case schema.Int8, schema.Int16, schema.Uint16, schema.Int32, schema.Uint32:
 		w.Int(n.Int)
 	case schema.Float64:
@@ -374,7 +373,7 @@ func (s *jsonSink) numbers(n *tree.Node, k schema.Kind, b []byte, count int) {
 	size := k.FixedSize()
 	for i := 0; i < count; i++ {
 		if v := fixedInt(k, b[i*size:]); k == schema.Int64 {
-			s.int64(w, v)
+			w.Int64(v, s.quote)
 		} else {
 			w.Int(v)
 		}
@@ -382,19 +381,6 @@ func (s *jsonSink) numbers(n *tree.Node, k schema.Kind, b []byte, count int) {
 	w.EndArray()
 	s.written(n, w, start)
 	s.give(n)
-}
-
-// int64 writes an int64 value: a number, or with Options.Int64Strings a
-// string of its digits.
-func (s *jsonSink) int64(w *jsontext.Writer, v int64) {
-	if !s.quote {
-		w.Int(v)
-		return
-	}
-	w.Value()
-	w.B = append(w.B, '"')
-	w.B = strconv.AppendInt(w.B, v, 10)
-	w.B = append(w.B, '"')
 }
 
 func (s *jsonSink) records(n *tree.Node, b []byte, o rec.Options) (int, error) {

@@ -1,8 +1,6 @@
 package check
 
 import (
-	"strconv"
-
 	"github.com/kwire/kwire/codec/jsontext"
 )
 
@@ -53,17 +51,17 @@ func (w Where) AppendText(b []byte) []byte {
 	}
 	if w.Conn > 0 {
 		b = append(b, "conn "...)
-		b = strconv.AppendInt(b, int64(w.Conn), 10)
+		b = jsontext.AppendInt(b, int64(w.Conn))
 	}
 	if w.Frame > 0 {
 		sp()
 		b = append(b, "frame "...)
-		b = strconv.AppendInt(b, int64(w.Frame), 10)
+		b = jsontext.AppendInt(b, int64(w.Frame))
 	}
 	if w.HasCorr {
 		sp()
 		b = append(b, "correlation "...)
-		b = strconv.AppendInt(b, int64(w.Correlation), 10)
+		b = jsontext.AppendInt(b, int64(w.Correlation))
 	}
 	if w.Side != NoSide {
 		sp()
@@ -72,16 +70,16 @@ func (w Where) AppendText(b []byte) []byte {
 	if w.Packet > 0 {
 		sp()
 		b = append(b, "(packet "...)
-		b = strconv.AppendInt(b, int64(w.Packet), 10)
+		b = jsontext.AppendInt(b, int64(w.Packet))
 		b = append(b, ')')
 	}
 	if w.HasOffset {
 		sp()
 		b = append(b, "at byte "...)
-		b = strconv.AppendInt(b, int64(w.Offset), 10)
+		b = jsontext.AppendInt(b, int64(w.Offset))
 		if w.Buf > 0 {
 			b = append(b, " of derived buffer "...)
-			b = strconv.AppendInt(b, int64(w.Buf), 10)
+			b = jsontext.AppendInt(b, int64(w.Buf))
 		}
 	}
 	if w.Path != "" {
@@ -171,7 +169,7 @@ func (f *Finding) AppendJSON(b []byte) []byte {
 	num := func(k string, v int, ok bool) {
 		if ok {
 			key(k)
-			b = strconv.AppendInt(b, int64(v), 10)
+			b = jsontext.AppendInt(b, int64(v))
 		}
 	}
 	num("conn", w.Conn, w.Conn > 0)

@@ -144,11 +144,14 @@ func (w *Writer) close(c byte) {
 // Int writes an integer.
 func (w *Writer) Int(v int64) {
 	w.sep()
-	if 0 <= v && v < 10 { // the commonest: one digit, without strconv's work
-		w.B = append(w.B, byte('0'+v))
-		return
-	}
-	w.B = strconv.AppendInt(w.B, v, 10)
+	w.B = AppendInt(w.B, v)
+}
+
+// Int64 writes an int64 field's value: a number, or when quote (the
+// Int64Strings option) a string of its digits.
+func (w *Writer) Int64(v int64, quote bool) {
+	w.sep()
+	w.B = AppendInt64(w.B, v, quote)
 }
 
 // Bool writes true or false.

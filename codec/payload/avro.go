@@ -226,7 +226,7 @@ func (w *walker) avroValue(t *avroType, n *tree.Node, p int) int {
 		if t.kind == aInt {
 			n.Kind = schema.Int32
 		}
-		w.out = strconv.AppendInt(w.out, v, 10)
+		w.out = jsontext.AppendInt(w.out, v)
 		p = q
 	case aFloat:
 		if end-p < 4 {

@@ -45,6 +45,7 @@ import (
 	"github.com/kwire/kwire/codec/internal/budget"
 	"github.com/kwire/kwire/codec/internal/rec"
 	"github.com/kwire/kwire/codec/internal/slab"
+	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
 )
@@ -352,7 +353,7 @@ func (d *Decoder) framed(w *walker, f framing) {
 		n.Int = int64(f.id)
 	}
 	w.member(`"schemaId":`)
-	w.out = strconv.AppendInt(w.out, int64(f.id), 10)
+	w.out = jsontext.AppendInt(w.out, int64(f.id))
 	if d.src == nil {
 		// No schemas asked for: the framing is shown, quietly (binary
 		// data that merely starts with a zero byte looks the same).

@@ -21,6 +21,7 @@ import (
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
 
+	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
 
@@ -413,7 +414,7 @@ func (w *walker) protoIndexes(b []byte, p int, idx []int, zz bool) {
 		if i > 0 {
 			w.out = append(w.out, ',')
 		}
-		w.out = strconv.AppendInt(w.out, int64(x), 10)
+		w.out = jsontext.AppendInt(w.out, int64(x))
 	}
 	w.out = append(w.out, ']')
 	if !w.take(1) {

@@ -64,9 +64,9 @@ func (s *Segment) WriteJSON(w io.Writer, head []byte, b *Batch) error {
 	}
 	out = append(out, head...)
 	out = append(out, `"position":`...)
-	out = strconv.AppendInt(out, b.Position, 10)
+	out = jsontext.AppendInt(out, b.Position)
 	out = append(out, `,"size":`...)
-	out = strconv.AppendInt(out, b.Size(), 10)
+	out = jsontext.AppendInt(out, b.Size())
 	var err error
 	switch {
 	case b.Skipped:
@@ -158,7 +158,7 @@ func (s *Segment) internalJSON(out []byte, b *Batch) ([]byte, error) {
 			}
 			info, _ := res.Info(r.node)
 			out = append(out, `{"offset":`...)
-			out = strconv.AppendInt(out, info.Offset, 10)
+			out = jsontext.AppendInt(out, info.Offset)
 			out = append(out, ',')
 			rec := r.rec.AppendJSON(nil)
 			out = append(out, rec[1:]...)
@@ -258,10 +258,10 @@ func appendWarnings(out []byte, ws []budget.Warning, pos int64) []byte {
 			off += pos
 		}
 		out = append(out, `{"offset":`...)
-		out = strconv.AppendInt(out, off, 10)
+		out = jsontext.AppendInt(out, off)
 		if x.Buf != 0 {
 			out = append(out, `,"buf":`...)
-			out = strconv.AppendInt(out, int64(x.Buf), 10)
+			out = jsontext.AppendInt(out, int64(x.Buf))
 		}
 		out = append(out, `,"path":`...)
 		out = jsontext.AppendString(out, []byte(x.Path))

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io"
 	"strconv"
+
+	"github.com/kwire/kwire/codec/jsontext"
 )
 
 // Kafka's indexes beside a segment (AbstractIndex, OffsetIndex, TimeIndex,
@@ -319,33 +321,33 @@ func (c *IndexCheck) End(end, last int64) {
 // of its kind, "unused":true for preallocated space.
 func (e IndexEntry) AppendJSON(dst []byte, kind IndexKind) []byte {
 	dst = append(dst, `{"entry":`...)
-	dst = strconv.AppendInt(dst, int64(e.N), 10)
+	dst = jsontext.AppendInt(dst, int64(e.N))
 	switch kind {
 	case OffsetIndex:
 		dst = append(dst, `,"offset":`...)
-		dst = strconv.AppendInt(dst, e.Offset, 10)
+		dst = jsontext.AppendInt(dst, e.Offset)
 		dst = append(dst, `,"relativeOffset":`...)
-		dst = strconv.AppendInt(dst, int64(e.Relative), 10)
+		dst = jsontext.AppendInt(dst, int64(e.Relative))
 		dst = append(dst, `,"position":`...)
-		dst = strconv.AppendInt(dst, int64(e.Position), 10)
+		dst = jsontext.AppendInt(dst, int64(e.Position))
 	case TimeIndex:
 		dst = append(dst, `,"timestamp":`...)
-		dst = strconv.AppendInt(dst, e.Timestamp, 10)
+		dst = jsontext.AppendInt(dst, e.Timestamp)
 		dst = append(dst, `,"offset":`...)
-		dst = strconv.AppendInt(dst, e.Offset, 10)
+		dst = jsontext.AppendInt(dst, e.Offset)
 		dst = append(dst, `,"relativeOffset":`...)
-		dst = strconv.AppendInt(dst, int64(e.Relative), 10)
+		dst = jsontext.AppendInt(dst, int64(e.Relative))
 	case TxnIndex:
 		dst = append(dst, `,"version":`...)
-		dst = strconv.AppendInt(dst, int64(e.Version), 10)
+		dst = jsontext.AppendInt(dst, int64(e.Version))
 		dst = append(dst, `,"producerId":`...)
-		dst = strconv.AppendInt(dst, e.ProducerID, 10)
+		dst = jsontext.AppendInt(dst, e.ProducerID)
 		dst = append(dst, `,"firstOffset":`...)
-		dst = strconv.AppendInt(dst, e.FirstOffset, 10)
+		dst = jsontext.AppendInt(dst, e.FirstOffset)
 		dst = append(dst, `,"lastOffset":`...)
-		dst = strconv.AppendInt(dst, e.LastOffset, 10)
+		dst = jsontext.AppendInt(dst, e.LastOffset)
 		dst = append(dst, `,"lastStableOffset":`...)
-		dst = strconv.AppendInt(dst, e.LastStableOf, 10)
+		dst = jsontext.AppendInt(dst, e.LastStableOf)
 	}
 	if e.Zero && e.N > 0 {
 		dst = append(dst, `,"zero":true`...)

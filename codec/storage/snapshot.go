@@ -45,7 +45,7 @@ func readProducerSnapshot(s *slab.Slab, b []byte) *ProducerSnapshot {
 // not be read whole. "snapshot" is what EncodeProducerSnapshot reads.
 func (p *ProducerSnapshot) AppendJSON(dst []byte) []byte {
 	dst = append(dst, `{"version":`...)
-	dst = strconv.AppendInt(dst, int64(p.Version), 10)
+	dst = jsontext.AppendInt(dst, int64(p.Version))
 	dst = append(dst, `,"crcValid":`...)
 	dst = strconv.AppendBool(dst, p.CRCValid)
 	if p.Node != nil && p.Err == nil {

@@ -186,19 +186,19 @@ func (c *CheckpointReader) Next() (CheckpointEntry, error) {
 // AppendJSON appends the entry as JSON.
 func (e CheckpointEntry) AppendJSON(dst []byte, kind CheckpointKind) []byte {
 	dst = append(dst, `{"line":`...)
-	dst = strconv.AppendInt(dst, int64(e.Line), 10)
+	dst = jsontext.AppendInt(dst, int64(e.Line))
 	if kind == LeaderEpochCheckpoint {
 		dst = append(dst, `,"epoch":`...)
-		dst = strconv.AppendInt(dst, int64(e.Epoch), 10)
+		dst = jsontext.AppendInt(dst, int64(e.Epoch))
 		dst = append(dst, `,"startOffset":`...)
-		dst = strconv.AppendInt(dst, e.StartOffset, 10)
+		dst = jsontext.AppendInt(dst, e.StartOffset)
 	} else {
 		dst = append(dst, `,"topic":`...)
 		dst = jsontext.AppendString(dst, []byte(e.Topic))
 		dst = append(dst, `,"partition":`...)
-		dst = strconv.AppendInt(dst, int64(e.Partition), 10)
+		dst = jsontext.AppendInt(dst, int64(e.Partition))
 		dst = append(dst, `,"offset":`...)
-		dst = strconv.AppendInt(dst, e.Offset, 10)
+		dst = jsontext.AppendInt(dst, e.Offset)
 	}
 	if e.Problem != "" {
 		dst = append(dst, `,"problem":`...)

@@ -208,7 +208,7 @@ func (r *TopicRecord) AppendJSON(dst []byte) []byte {
 		dst = append(dst, `,"error":{"part":`...)
 		dst = jsontext.AppendString(dst, []byte(re.Part))
 		dst = append(dst, `,"offset":`...)
-		dst = strconv.AppendInt(dst, int64(re.Offset), 10)
+		dst = jsontext.AppendInt(dst, int64(re.Offset))
 		dst = append(dst, `,"path":`...)
 		dst = jsontext.AppendString(dst, []byte(re.Path))
 		dst = append(dst, `,"message":`...)

@@ -54,7 +54,7 @@ func AppendJSONValue(dst []byte, v any) []byte {
 	case float64:
 		return strconv.AppendFloat(dst, x, 'g', -1, 64)
 	case int64:
-		return strconv.AppendInt(dst, x, 10)
+		return jsontext.AppendInt(dst, x)
 	}
 	return append(dst, "null"...)
 }

@@ -3,7 +3,6 @@ package rec
 import (
 	"encoding/base64"
 	"encoding/binary"
-	"math/bits"
 	"slices"
 	"strconv"
 	"unicode"
@@ -30,7 +29,7 @@ type jsonSink struct {
 
 func (j *jsonSink) w(s string)  { *j.out = append(*j.out, s...) }
 func (j *jsonSink) c(c byte)    { *j.out = append(*j.out, c) }
-func (j *jsonSink) int(v int64) { *j.out = strconv.AppendInt(*j.out, v, 10) }
+func (j *jsonSink) int(v int64) { *j.out = jsontext.AppendInt(*j.out, v) }
 
 // field writes the member name, after sep ('{' or ','), with v, of kind
 // k: an int64 field's (Kafka's int64 or varlong) as a string of its
@@ -39,13 +38,7 @@ func (j *jsonSink) field(sep byte, name string, k schema.Kind, v int64) {
 	*j.out = append(*j.out, sep, '"')
 	j.w(name)
 	j.w(`":`)
-	if k != schema.Int64 || !j.d.opts.Int64Strings {
-		j.int(v)
-		return
-	}
-	j.c('"')
-	j.int(v)
-	j.c('"')
+	*j.out = jsontext.AppendInt64(*j.out, v, k == schema.Int64 && j.d.opts.Int64Strings)
 }
 
 // b64 writes b as a base64 string; a big one in pieces, flushed between
@@ -161,15 +154,15 @@ func (j *jsonSink) record(b []byte, _ int, v *recView) *tree.Node {
 		j.first[k] = false
 	}
 	n = litAttributes.put(buf, n)
-	n = putInt(buf, n, int64(r.attr))
+	n = jsontext.PutInt(buf, n, int64(r.attr))
 	n = litTimestampDelta.put(buf, n)
-	n = putInt64(buf, n, r.tsd.v, q)
+	n = jsontext.PutInt64(buf, n, r.tsd.v, q)
 	n = litOffsetDelta.put(buf, n)
-	n = putInt(buf, n, r.od.v)
+	n = jsontext.PutInt(buf, n, r.od.v)
 	n = litOffset.put(buf, n)
-	n = putInt64(buf, n, v.offset, q)
+	n = jsontext.PutInt64(buf, n, v.offset, q)
 	n = litTimestamp.put(buf, n)
-	n = putInt64(buf, n, v.timestamp, q)
+	n = jsontext.PutInt64(buf, n, v.timestamp, q)
 	n = litKey.put(buf, n)
 	dst = buf[:n]
 	if r.stage >= stKey {
@@ -283,88 +276,6 @@ func (l *lit) append(dst []byte) []byte {
 	return dst[:l.put(dst[:cap(dst)], n)]
 }
 
-// putInt stores v's decimal digits (as strconv.AppendInt) at buf[n:],
-// which has 20 bytes of room, and returns where they end: written in
-// place, two digits a step, with no buffer of their own to copy out of.
-func putInt(buf []byte, n int, v int64) int {
-	u := uint64(v)
-	if v < 0 {
-		buf[n] = '-'
-		n++
-		u = -u
-	}
-	if u < 10 {
-		buf[n] = '0' + byte(u)
-		return n + 1
-	}
-	// Digits: about log10 from the bit length (1233/4096 ~ log10(2)), one
-	// more when u reaches the next power of ten.
-	d := bits.Len64(u) * 1233 >> 12
-	if u >= pow10[d] {
-		d++
-	}
-	end := n + d
-	p := end
-	_ = buf[n:end]
-	for u >= 1e8 { // a timestamp's last 8 digits, say, in one step
-		q := u / 1e8
-		binary.BigEndian.PutUint64(buf[p-8:p], eightDigits(u-q*1e8))
-		p -= 8
-		u = q
-	}
-	for u >= 100 {
-		k := u % 100 * 2
-		u /= 100
-		p -= 2
-		buf[p], buf[p+1] = digitPairs[k], digitPairs[k+1]
-	}
-	if u >= 10 {
-		buf[p-2], buf[p-1] = digitPairs[u*2], digitPairs[u*2+1]
-	} else {
-		buf[p-1] = '0' + byte(u)
-	}
-	return end
-}
-
-// eightDigits is x (< 1e8) as 8 ASCII digits, the first in the top byte:
-// split into lanes of 4 digits, then of 2, then of 1, all lanes at once
-// (a multiply and a shift divide each lane, exact for the lanes' sizes).
-func eightDigits(x uint64) uint64 {
-	hi := x / 10000
-	v := hi<<32 | (x - hi*10000)
-	q := v * 10486 >> 20 & 0x0000007f_0000007f // /100 of each 32-bit lane
-	v = q<<16 | (v - q*100)
-	q = v * 103 >> 10 & 0x000f000f_000f000f // /10 of each 16-bit lane
-	v = q<<8 | (v - q*10)
-	return v | 0x30303030_30303030
-}
-
-// putInt64 is putInt for an int64 field: its digits quoted when quote
-// (Options.Int64Strings). buf has 22 bytes of room.
-func putInt64(buf []byte, n int, v int64, quote bool) int {
-	if !quote {
-		return putInt(buf, n, v)
-	}
-	buf[n] = '"'
-	n = putInt(buf, n+1, v)
-	buf[n] = '"'
-	return n + 1
-}
-
-const digitPairs = "00010203040506070809" +
-	"10111213141516171819" +
-	"20212223242526272829" +
-	"30313233343536373839" +
-	"40414243444546474849" +
-	"50515253545556575859" +
-	"60616263646566676869" +
-	"70717273747576777879" +
-	"80818283848586878889" +
-	"90919293949596979899"
-
-var pow10 = [...]uint64{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
-	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19}
-
 // appendVarBytes writes a key, value or header value: null, or as
 // appendBytesValue.
 func appendVarBytes(dst []byte, f *varField) []byte {
@@ -436,7 +347,7 @@ func appendName(dst []byte, name func(int) string, v int) []byte {
 		dst = append(dst, s...)
 		return append(dst, '"')
 	}
-	return strconv.AppendInt(dst, int64(v), 10)
+	return jsontext.AppendInt(dst, int64(v))
 }
 
 // appendHeaderKey writes a record header's key: null, a string when it is
@@ -465,12 +376,12 @@ func appendHeaderKey(dst []byte, raw []byte, null bool) []byte {
 // two places). inflated is -1 for a batch not decompressed.
 func appendBatchSize(dst []byte, size, compressed, inflated int) []byte {
 	dst = append(dst, `,"_sizeInBytes":`...)
-	dst = strconv.AppendInt(dst, int64(size), 10)
+	dst = jsontext.AppendInt(dst, int64(size))
 	if inflated < 0 {
 		return dst
 	}
 	dst = append(dst, `,"_uncompressedBytes":`...)
-	dst = strconv.AppendInt(dst, int64(inflated), 10)
+	dst = jsontext.AppendInt(dst, int64(inflated))
 	dst = append(dst, `,"_compressionRatio":`...)
 	return strconv.AppendFloat(dst, float64(inflated)/float64(max(compressed, 1)), 'f', 2, 64)
 }
@@ -502,7 +413,7 @@ func appendAttrs(dst []byte, attrs int, magic int) []byte {
 	}
 	if o := attrs &^ known; o != 0 {
 		dst = append(dst, `,"otherBits":`...)
-		dst = strconv.AppendInt(dst, int64(o), 10)
+		dst = jsontext.AppendInt(dst, int64(o))
 	}
 	return append(dst, '}')
 }
