@@ -227,8 +227,14 @@ func (w *Writer) Base64(b []byte) {
 		b = b[piece:]
 		w.Flush(false)
 	}
-	w.B = base64.StdEncoding.AppendEncode(w.B, b)
-	w.B = append(w.B, '"')
+	w.B = append(base64.StdEncoding.AppendEncode(w.B, b), '"')
+}
+
+// AppendBase64 appends b as a standard base64 string.
+func AppendBase64(dst []byte, b []byte) []byte {
+	dst = append(dst, '"')
+	dst = base64.StdEncoding.AppendEncode(dst, b)
+	return append(dst, '"')
 }
 
 // Base64URL writes b as an unpadded base64url string (Kafka's UUIDs).

@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"encoding/base64"
 	"errors"
 	"strconv"
 
@@ -248,7 +247,6 @@ func (r *TopicRecord) appendPart(dst []byte, p Part, key bool) []byte {
 func appendB64Field(dst []byte, name string, b []byte) []byte {
 	dst = append(dst, ',', '"')
 	dst = append(dst, name...)
-	dst = append(dst, `":"`...)
-	dst = base64.StdEncoding.AppendEncode(dst, b)
-	return append(dst, '"')
+	dst = append(dst, `":`...)
+	return jsontext.AppendBase64(dst, b)
 }

@@ -46,7 +46,7 @@ func (j *jsonSink) field(sep byte, name string, k schema.Kind, v int64) {
 func (j *jsonSink) b64(b []byte) {
 	const piece = 3 << 18 // 768 KiB: whole base64 quanta
 	if len(b) <= piece || j.flushFn == nil {
-		*j.out = appendB64(*j.out, b)
+		*j.out = jsontext.AppendBase64(*j.out, b)
 		return
 	}
 	j.c('"')
@@ -365,7 +365,7 @@ func appendHeaderKey(dst []byte, raw []byte, null bool) []byte {
 		return jsontext.AppendString(dst, raw)
 	}
 	dst = append(dst, `{"base64":`...)
-	dst = appendB64(dst, raw)
+	dst = jsontext.AppendBase64(dst, raw)
 	return append(dst, '}')
 }
 
@@ -416,13 +416,6 @@ func appendAttrs(dst []byte, attrs int, magic int) []byte {
 		dst = jsontext.AppendInt(dst, int64(o))
 	}
 	return append(dst, '}')
-}
-
-// appendB64 writes b as a base64 string.
-func appendB64(dst []byte, b []byte) []byte {
-	dst = append(dst, '"')
-	dst = base64.StdEncoding.AppendEncode(dst, b)
-	return append(dst, '"')
 }
 
 // appendBytesValue writes a key, value or header value that is not null:
@@ -495,7 +488,7 @@ func appendBytesValue(dst []byte, raw []byte) []byte {
 			}
 			// Not printable: base64 instead.
 			dst = append(dst[:at], `{"base64":`...)
-			dst = appendB64(dst, raw)
+			dst = jsontext.AppendBase64(dst, raw)
 			return append(dst, '}')
 		}
 		if i >= len(raw) {

@@ -186,7 +186,7 @@ func TestAppendBytesValueOnePass(t *testing.T) {
 		if printable(raw) {
 			return append(jsontext.AppendString([]byte(`{"text":`), raw), '}')
 		}
-		return append(appendB64([]byte(`{"base64":`), raw), '}')
+		return append(jsontext.AppendBase64([]byte(`{"base64":`), raw), '}')
 	}
 	inputs := [][]byte{nil, []byte(`{"a":"b\\c"}`), []byte("tab\tnl\ncr\r"), []byte("é😀 ok"), []byte("\u2028"), []byte("bad\xff"), []byte{0x7f}, []byte{1}}
 	rnd := rand.New(rand.NewSource(1))
@@ -269,7 +269,7 @@ func FuzzBytesValue(f *testing.F) {
 		if printable(raw) {
 			return append(jsontext.AppendString([]byte(`{"text":`), raw), '}')
 		}
-		return append(appendB64([]byte(`{"base64":`), raw), '}')
+		return append(jsontext.AppendBase64([]byte(`{"base64":`), raw), '}')
 	}
 	f.Fuzz(func(t *testing.T, in []byte) { checkBytesValue(t, in, ref) })
 }
@@ -352,7 +352,7 @@ func TestAppendHeaderKey(t *testing.T) {
 	for _, in := range ins {
 		want := jsontext.AppendString([]byte("x"), in)
 		if !utf8.Valid(in) {
-			want = append(appendB64([]byte(`x{"base64":`), in), '}')
+			want = append(jsontext.AppendBase64([]byte(`x{"base64":`), in), '}')
 		}
 		if got := appendHeaderKey([]byte("x"), in, false); !bytes.Equal(got, want) {
 			t.Fatalf("%q: %s, want %s", in, got, want)

@@ -3,6 +3,7 @@ package rec
 import (
 	"strconv"
 
+	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
 )
@@ -61,7 +62,7 @@ func AppendTreeJSON(dst []byte, nodes []*tree.Node, info TreeInfo, raw []byte, m
 		dst = strconv.AppendInt(dst, int64(len(raw)), 10)
 		return append(dst, '}')
 	case Base64:
-		return appendB64(dst, raw)
+		return jsontext.AppendBase64(dst, raw)
 	}
 	if info == nil {
 		return append(dst, "null"...)
@@ -100,11 +101,11 @@ func (j *treeWriter) entries(dst []byte, nodes []*tree.Node) []byte {
 		switch {
 		case n.Role == tree.RoleRaw:
 			dst = append(dst, `{"_raw":`...)
-			dst = appendB64(dst, n.Raw)
+			dst = jsontext.AppendBase64(dst, n.Raw)
 			dst = append(dst, '}')
 		case n.Flags&tree.Truncated != 0:
 			dst = append(dst, `{"_truncated":`...)
-			dst = appendB64(dst, n.Raw)
+			dst = jsontext.AppendBase64(dst, n.Raw)
 			dst = append(dst, '}')
 		case n.Name == "batch":
 			dst = j.batch(dst, n)
@@ -198,7 +199,7 @@ func (j *treeWriter) batch(dst []byte, n *tree.Node) []byte {
 		}
 		if attrs&7 != 0 {
 			dst = key(dst, false, "_compressed")
-			dst = appendB64(dst, recs.Raw)
+			dst = jsontext.AppendBase64(dst, recs.Raw)
 		}
 	}
 	// The batch's size, and the compression's when its records were
@@ -224,7 +225,7 @@ func (j *treeWriter) rawOf(dst []byte, n *tree.Node) []byte {
 		return dst
 	}
 	dst = key(dst, false, "_raw")
-	return appendB64(dst, n.Raw)
+	return jsontext.AppendBase64(dst, n.Raw)
 }
 
 func (j *treeWriter) record(dst []byte, r *tree.Node, control bool) []byte {
@@ -290,7 +291,7 @@ func (j *treeWriter) record(dst []byte, r *tree.Node, control bool) []byte {
 					if t := k.Children[1].Int; c.Kind == schema.Struct && j.data != nil && t >= 0 && t < int64(len(controlData)) {
 						dst = j.data(dst, controlData[t], int16(be16(v.Raw)), v.Raw, 0, len(v.Raw))
 					} else {
-						dst = appendB64(dst, v.Raw)
+						dst = jsontext.AppendBase64(dst, v.Raw)
 					}
 				}
 			}
@@ -336,7 +337,7 @@ func (j *treeWriter) message(dst []byte, m *tree.Node) []byte {
 				dst = append(dst, "null"...)
 			}
 			dst = key(dst, false, "_compressed")
-			dst = appendB64(dst, v.Raw)
+			dst = jsontext.AppendBase64(dst, v.Raw)
 		} else {
 			dst = key(dst, false, "value")
 			dst = j.bytesJSON(dst, v)
