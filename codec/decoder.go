@@ -139,6 +139,10 @@ type Frame struct {
 	start    budget.Budget              // the budget it started from
 	records  map[*tree.Node]*rec.Result // each records field's batches, offsets and timestamps
 	inflated rec.Inflations             // its decompressions' outcomes
+	// unread is set when a request's header ends before its API key
+	// (unreadKey) or version (unreadVersion): the envelope leaves them
+	// out rather than show the zero values they hold.
+	unread uint8
 	// plain: the walk read no nested payload, nothing early, and no
 	// error, so the tree holds all its JSON says (replay.go).
 	plain bool

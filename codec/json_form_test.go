@@ -167,3 +167,40 @@ func TestBatchSizeAnnotations(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, b, back)
 }
+
+// A request cut short before its API key or version says nothing of them:
+// the envelope used to show "apiKey":0 and "apiVersion":0 (a Produce v0,
+// to anyone reading it) for bytes that were never there. What the bytes
+// hold is still shown, the tree and the walk alike.
+func TestPartialRequestShowsOnlyTheKeyAndVersionItHolds(t *testing.T) {
+	for _, c := range []struct {
+		name, hex    string
+		o            Options
+		key, version string // the members expected, "" for none
+	}{
+		{"size only", "00000001", Options{}, "", ""},
+		{"one byte of key", "0000000100", Options{}, "", ""},
+		{"key, no version", "000000020003", Options{}, `"apiKey":3`, ""},
+		{"key, half a version", "00000003000300", Options{}, `"apiKey":3`, ""},
+		{"key and version, cut after them", "0000000a00030009", Options{}, `"apiKey":3`, `"apiVersion":9`},
+		{"no size prefix, key alone", "0012", Options{NoSizePrefix: true}, `"apiKey":18`, ""},
+		{"a response's come from the caller", "00000001", Options{Response: true, APIKey: 3, Version: 12}, `"apiKey":3`, `"apiVersion":12`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b, err := hex.DecodeString(c.hex)
+			require.NoError(t, err)
+			bothPaths(t, b, c.o)
+			var dec Decoder
+			js, _, err := dec.AppendJSON(nil, b, c.o)
+			require.Error(t, err)
+			for member, want := range map[string]string{`"apiKey":`: c.key, `"apiVersion":`: c.version} {
+				if want == "" {
+					require.NotContains(t, string(js), member)
+				} else {
+					require.Contains(t, string(js), want)
+				}
+			}
+			require.True(t, json.Valid(js), "%s", js)
+		})
+	}
+}

@@ -451,7 +451,8 @@ func (s *jsonSink) envelopeHead() {
 }
 
 // writeFrameHead writes what a frame's envelope (value JSON and
-// annotated) starts with: "direction","apiKey","apiName","apiVersion".
+// annotated) starts with: "direction","apiKey","apiName","apiVersion"
+// (a request's key and version only when its header holds them).
 func writeFrameHead(w *jsontext.Writer, f *Frame) {
 	w.Key("direction")
 	if f.Response {
@@ -459,14 +460,18 @@ func writeFrameHead(w *jsontext.Writer, f *Frame) {
 	} else {
 		w.Text("request")
 	}
-	w.Key("apiKey")
-	w.Int(int64(f.APIKey))
+	if f.unread&unreadKey == 0 {
+		w.Key("apiKey")
+		w.Int(int64(f.APIKey))
+	}
 	if f.API != nil {
 		w.Key("apiName")
 		w.String([]byte(f.API.Name))
 	}
-	w.Key("apiVersion")
-	w.Int(int64(f.Version))
+	if f.unread&unreadVersion == 0 {
+		w.Key("apiVersion")
+		w.Int(int64(f.Version))
+	}
 }
 
 // envelopeTail ends the envelope: "guess", "warnings" (streamed: they can

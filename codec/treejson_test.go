@@ -66,11 +66,38 @@ func treeEnvelopeHead(dst []byte, f *Frame) []byte {
 	} else {
 		dst = append(dst, `"request"`...)
 	}
-	dst = strconv.AppendInt(append(dst, `,"apiKey":`...), int64(f.APIKey), 10)
+	// A request's key and version are shown when its bytes hold them.
+	key, version := true, true
+	if !f.Response {
+		key, version = requestHeadRead(f)
+	}
+	if key {
+		dst = strconv.AppendInt(append(dst, `,"apiKey":`...), int64(f.APIKey), 10)
+	}
 	if f.API != nil {
 		dst = jsontext.AppendString(append(dst, `,"apiName":`...), []byte(f.API.Name))
 	}
-	return strconv.AppendInt(append(dst, `,"apiVersion":`...), int64(f.Version), 10)
+	if version {
+		dst = strconv.AppendInt(append(dst, `,"apiVersion":`...), int64(f.Version), 10)
+	}
+	return dst
+}
+
+// requestHeadRead reports whether a request's API key and version were
+// there to read: its header was begun (the size prefix let it), and the
+// frame's bytes (as far as its size) hold 2 and 4 bytes of it.
+func requestHeadRead(f *Frame) (key, version bool) {
+	if f.Header == nil {
+		return false, false
+	}
+	start, end := 0, len(f.Buffers[0])
+	if !f.opts.NoSizePrefix {
+		start = 4
+		if s := f.Root.Get("size"); s != nil && s.Int >= 0 {
+			end = min(end, 4+int(s.Int))
+		}
+	}
+	return true, end-start >= 4
 }
 
 // dataJSON writes a bytes field decoded as a data message: its version,

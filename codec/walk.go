@@ -316,6 +316,9 @@ func (w *walker) frame(b []byte, opts *Options) error {
 	if !opts.NoSizePrefix {
 		end, cut = w.sizePrefix(len(b))
 	}
+	if w.err != nil && !opts.Response {
+		w.f.unread = unreadKey | unreadVersion // the size stopped it first
+	}
 	w.frameEnd = end
 	if w.err == nil {
 		w.r.B = b[:end]
@@ -424,11 +427,18 @@ func (w *walker) result() error {
 	return nil
 }
 
+// The parts of a request's header Frame.unread marks as not read.
+const (
+	unreadKey uint8 = 1 << iota
+	unreadVersion
+)
+
 func (w *walker) request() {
 	f := w.f
 	start := w.r.Off
 	left := w.r.Remaining()
 	if left < 2 {
+		f.unread = unreadKey | unreadVersion
 		w.at("header.requestApiKey")
 		w.short(start, "2 bytes for int16 (the request's API key)", decimal(left)+" bytes left")
 		w.path = w.path[:0]
@@ -440,6 +450,7 @@ func (w *walker) request() {
 		// The key but no version: the header is read as far as it goes,
 		// so the key is in the tree and the error is at the version,
 		// where it starts, as the reader's are.
+		f.unread = unreadVersion
 		f.HeaderVersion = 1
 		w.header(schema.RequestHeader(), 1)
 		return
