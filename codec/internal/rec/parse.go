@@ -217,6 +217,7 @@ type msgParse struct {
 	fail       string
 	crcWrong   bool
 	crcCorrect uint32
+	hook       hooked // what Options.Payload reads (set by the reader)
 }
 
 // fixed is how many of msgFields m has: the timestamp only at magic 1.

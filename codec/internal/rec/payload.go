@@ -48,37 +48,54 @@ type PayloadIn struct {
 // without a slab).
 type PayloadFunc = func(dst []byte, p *PayloadIn) ([]byte, []*tree.Node)
 
-// payloadOut is what the hook made for one key or value: JSON members,
-// nodes, and the warnings that go on the key or value node itself.
+// payloadOut is what the hook made of one key or value for the tree:
+// the nodes that go under its node and the warnings on the node itself.
 type payloadOut struct {
-	json  []byte
 	kids  []*tree.Node
 	warns []string
 }
 
-// payloads runs the hook on a key and a value (each when not nil and not
-// null), keeping its answers in ko and vo for the sink.
-func (d *decoder) payloads(b []byte, bi int, key, val *varField, ko, vo *payloadOut) {
-	*ko, *vo = payloadOut{}, payloadOut{}
-	if d.opts.Payload == nil {
-		return
+// hooked is what of a record or legacy message the payload hook reads:
+// its key and its value (nil: not read, or no hook). The reader says
+// which; the sink runs the hook where it takes them, so the JSON sink
+// writes the hook's members straight into the key's or value's object.
+type hooked struct{ key, val *varField }
+
+// recordKey is what a value's hook is told of its record's key: nil when
+// null or not read.
+func (h hooked) recordKey() []byte {
+	if h.key == nil || h.key.null {
+		return nil
 	}
-	d.pay = d.pay[:0]
-	var rk []byte
-	if key != nil {
-		d.payload(b, bi, key, true, nil, ko)
-		if !key.null {
-			rk = key.raw
-		}
+	return h.key.raw
+}
+
+// payloads runs the hook on h's key and value for the tree sink, keeping
+// its nodes and warnings in ko and vo.
+func (d *decoder) payloads(b []byte, bi int, h hooked, ko, vo *payloadOut) {
+	if h.key != nil {
+		d.pay = d.payload(d.pay[:0], b, bi, h.key, true, nil, ko)
 	}
-	if val != nil {
-		d.payload(b, bi, val, false, rk, vo)
+	if h.val != nil {
+		d.pay = d.payload(d.pay[:0], b, bi, h.val, false, h.recordKey(), vo)
 	}
 }
 
-func (d *decoder) payload(b []byte, bi int, f *varField, key bool, rk []byte, out *payloadOut) {
+// payloadJSON writes the hook's members of f (nil: none), a key when key,
+// into the key or value object that ends dst; rk is a value's record key.
+func (d *decoder) payloadJSON(dst, b []byte, bi int, f *varField, key bool, rk []byte) []byte {
+	if f == nil || f.null || len(f.raw) == 0 {
+		return dst
+	}
+	dst = d.payload(dst[:len(dst)-1], b, bi, f, key, rk, nil)
+	return append(dst, '}')
+}
+
+// payload runs the hook on f, appending its JSON members to dst; out,
+// when set, takes its nodes and warnings.
+func (d *decoder) payload(dst, b []byte, bi int, f *varField, key bool, rk []byte, out *payloadOut) []byte {
 	if f.null || len(f.raw) == 0 {
-		return
+		return dst
 	}
 	in := &d.payIn
 	if in.Path == nil {
@@ -103,10 +120,11 @@ func (d *decoder) payload(b []byte, bi int, f *varField, key bool, rk []byte, ou
 	if in.Node != nil {
 		d.payAt = tree.Node{}
 	}
-	mark := len(d.pay)
-	d.pay, out.kids = d.opts.Payload(d.pay, in)
-	out.json = d.pay[mark:len(d.pay):len(d.pay)]
-	out.warns = d.payAt.Warnings
+	dst, kids := d.opts.Payload(dst, in)
+	if out != nil {
+		out.kids, out.warns = kids, d.payAt.Warnings
+	}
+	return dst
 }
 
 // attach gives the key or value node n what the hook made for it.
@@ -120,14 +138,4 @@ func (p *payloadOut) attach(n *tree.Node) {
 	if len(p.warns) > 0 { // most keys and values: none, and no call to append them
 		n.Warnings = append(n.Warnings, p.warns...)
 	}
-}
-
-// withPayload writes the key or value object that ends dst with the
-// hook's members in it.
-func withPayload(dst []byte, p *payloadOut) []byte {
-	if len(p.json) == 0 || len(dst) == 0 || dst[len(dst)-1] != '}' {
-		return dst
-	}
-	dst = append(dst[:len(dst)-1], p.json...)
-	return append(dst, '}')
 }

@@ -322,7 +322,7 @@ type recView struct {
 	ctype             int
 	cv                controlVal
 	data              *tree.Node // a KRaft control value's data message, when it read
-	key, val          payloadOut // what Options.Payload made of the key and value
+	hook              hooked     // what Options.Payload reads
 	warns             []recWarning
 }
 
@@ -360,14 +360,12 @@ func (d *decoder) record(b []byte, bi int, r *recParse, ctx *batchCtx, idx int) 
 	v.offset, v.timestamp = recordTime(r, ctx)
 	d.recordParts(b, bi, r, ctx, v)
 	if d.opts.Payload != nil && !ctx.control {
-		var key, val *varField
 		if r.stage >= stKey {
-			key = &r.key
+			v.hook.key = &r.key
 		}
 		if r.stage >= stValue {
-			val = &r.val
+			v.hook.val = &r.val
 		}
-		d.payloads(b, bi, key, val, &v.key, &v.val)
 	}
 	d.s.record(b, bi, v)
 }
@@ -581,14 +579,14 @@ func (d *decoder) message(b []byte, bi, off, end, depth int, w *msgParse, shift 
 	if w != nil && w.magic == 1 && w.attrs&8 != 0 && m.magic == 1 { // the wrapper's log-append time
 		info.Timestamp = w.ts
 	}
-	var key, val *varField
-	if m.stage >= 1 {
-		key = &m.key
+	if d.opts.Payload != nil {
+		if m.stage >= 1 {
+			m.hook.key = &m.key
+		}
+		if m.stage >= 2 && m.attrs&7 == CodecNone {
+			m.hook.val = &m.val
+		}
 	}
-	if m.stage >= 2 && m.attrs&7 == CodecNone {
-		val = &m.val
-	}
-	d.payloads(b, bi, key, val, &d.mkey, &d.mval)
 	u := d.s.message(b, bi, m, shift)
 	info.Node = u
 	d.res.Records = append(d.res.Records, info)

@@ -198,14 +198,13 @@ type decoder struct {
 	tree      treeSink
 	json      jsonSink
 
-	// The payload hook's answers for the legacy message being read, and
-	// the JSON members of both a record's key and value.
-	mkey, mval payloadOut
-	pay        []byte
-	payIn      PayloadIn // the hook's argument and node, reused from part to part
-	payAt      tree.Node
-	payPath    func() string // payIn.Path: the place of payField
-	payField   string
+	// The payload hook's JSON members for the tree sink (which keeps its
+	// nodes, not them), its argument and node, reused from part to part.
+	pay      []byte
+	payIn    PayloadIn
+	payAt    tree.Node
+	payPath  func() string // payIn.Path: the place of payField
+	payField string
 
 	pathText budget.PathText // pathString's buffer and the path it made last
 

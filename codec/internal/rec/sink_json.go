@@ -137,7 +137,7 @@ func (j *jsonSink) endEntry(entry, compressed []byte, ctx *batchCtx, warned bool
 	j.c('}')
 }
 
-func (j *jsonSink) record(b []byte, _ int, v *recView) *tree.Node {
+func (j *jsonSink) record(b []byte, bi int, v *recView) *tree.Node {
 	r := v.r
 	q := j.d.opts.Int64Strings
 	// Everything up to the key's value fits recordHeadRoom: one check of
@@ -167,14 +167,14 @@ func (j *jsonSink) record(b []byte, _ int, v *recView) *tree.Node {
 	dst = buf[:n]
 	if r.stage >= stKey {
 		dst = appendVarBytes(dst, &r.key)
-		dst = withPayload(dst, &v.key)
+		dst = j.d.payloadJSON(dst, b, bi, v.hook.key, true, nil)
 	} else {
 		dst = append(dst, "null"...)
 	}
 	dst = litValue.append(dst)
 	if r.stage >= stValue {
 		dst = appendVarBytes(dst, &r.val)
-		dst = withPayload(dst, &v.val)
+		dst = j.d.payloadJSON(dst, b, bi, v.hook.val, false, v.hook.recordKey())
 	} else {
 		dst = append(dst, "null"...)
 	}
@@ -285,7 +285,7 @@ func appendVarBytes(dst []byte, f *varField) []byte {
 	return appendBytesValue(dst, f.raw)
 }
 
-func (j *jsonSink) message(b []byte, _ int, m *msgParse, shift int64) *tree.Node {
+func (j *jsonSink) message(b []byte, bi int, m *msgParse, shift int64) *tree.Node {
 	j.item()
 	j.field('{', "offset", schema.Int64, m.offset)
 	if shift != 0 {
@@ -301,7 +301,7 @@ func (j *jsonSink) message(b []byte, _ int, m *msgParse, shift int64) *tree.Node
 	if m.stage >= 1 {
 		j.w(`,"key":`)
 		*j.out = appendVarBytes(*j.out, &m.key)
-		*j.out = withPayload(*j.out, &j.d.mkey)
+		*j.out = j.d.payloadJSON(*j.out, b, bi, m.hook.key, true, nil)
 	}
 	if m.stage >= 2 {
 		if m.attrs&7 != CodecNone && !m.val.null { // a wrapper: its messages follow
@@ -309,7 +309,7 @@ func (j *jsonSink) message(b []byte, _ int, m *msgParse, shift int64) *tree.Node
 		} else {
 			j.w(`,"value":`)
 			*j.out = appendVarBytes(*j.out, &m.val)
-			*j.out = withPayload(*j.out, &j.d.mval)
+			*j.out = j.d.payloadJSON(*j.out, b, bi, m.hook.val, false, m.hook.recordKey())
 		}
 	}
 	return nil

@@ -201,8 +201,10 @@ func (t *treeSink) record(b []byte, bi int, v *recView) *tree.Node {
 		}
 		n.Warnings = append(n.Warnings, w.msg)
 	}
-	v.key.attach(key)
-	v.val.attach(val)
+	var ko, vo payloadOut
+	t.d.payloads(b, bi, v.hook, &ko, &vo)
+	ko.attach(key)
+	vo.attach(val)
 	t.d.res.Records = append(t.d.res.Records, RecordInfo{Node: rec, Offset: v.offset, Timestamp: v.timestamp})
 	return t.add(rec)
 }
@@ -313,14 +315,16 @@ func (t *treeSink) message(b []byte, bi int, m *msgParse, shift int64) *tree.Nod
 	p := m.off
 	t.header(&kids, msgFields[:m.fixed()], b, bi, &p)
 	kids[msgAttrs].Children = t.bits(kids[msgAttrs], m.attrs, false)
+	var ko, vo payloadOut
+	t.d.payloads(b, bi, m.hook, &ko, &vo)
 	if m.stage >= 1 {
 		key := t.bytesLeaf(&m.key, "key", schema.Bytes, "bytes", bi)
-		t.d.mkey.attach(key)
+		ko.attach(key)
 		kids = append(kids, key)
 	}
 	if m.stage >= 2 {
 		val := t.bytesLeaf(&m.val, "value", schema.Bytes, "bytes", bi)
-		t.d.mval.attach(val)
+		vo.attach(val)
 		kids = append(kids, val)
 	}
 	if m.fail != "" && m.q < m.end {
