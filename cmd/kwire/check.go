@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"runtime"
@@ -120,12 +121,12 @@ func appendFindingJSON(b []byte, file string, f *check.Finding) []byte {
 
 func (c *checkConfig) run(e *env) int {
 	o := &checkOut{cfg: c, w: bufio.NewWriterSize(e.stdout, 1<<20), multi: len(c.files) > 1}
-	status := 0
+	status, unread := 0, 0
 	for _, file := range c.files {
 		if err := c.checkFile(e, o, file); err != nil {
 			o.w.Flush()
 			fail(e, "%s: %v", file, err)
-			status = 1
+			status, unread = 1, unread+1
 		}
 	}
 	switch c.format {
@@ -143,8 +144,14 @@ func (c *checkConfig) run(e *env) int {
 			status = 1
 		}
 	}
-	fail(e, "check: %d errors, %d warnings, %d notes; %d rules not judged (said in their lines)",
-		o.counts[check.Error], o.counts[check.Warning], o.counts[check.Note], o.skips)
+	// The counts say nothing of a file that could not be read: the
+	// summary says how many were not.
+	notRead := ""
+	if unread > 0 {
+		notRead = fmt.Sprintf("; %d of %d files not read (said above)", unread, len(c.files))
+	}
+	fail(e, "check: %d errors, %d warnings, %d notes; %d rules not judged (said in their lines)%s",
+		o.counts[check.Error], o.counts[check.Warning], o.counts[check.Note], o.skips, notRead)
 	if c.failOn > 0 {
 		for s := c.failOn; s <= check.Error; s++ {
 			if o.counts[s] > 0 {

@@ -67,6 +67,23 @@ func TestCheckText(t *testing.T) {
 	require.Contains(t, errOut, "--fail-on must be")
 }
 
+// TestCheckSaysWhatItCouldNotRead: a file that is neither a capture nor
+// frames is an error, exit 1, and the summary's counts, which say nothing
+// of it, say it was not read; the files that were read still count.
+func TestCheckSaysWhatItCouldNotRead(t *testing.T) {
+	junk := filepath.Join(t.TempDir(), "notes.txt")
+	require.NoError(t, os.WriteFile(junk, []byte("hello\n"), 0o644))
+	_, errOut, code := runCLI(t, []string{"check", junk}, nil)
+	require.Equal(t, 1, code, errOut)
+	require.Contains(t, errOut, junk+": ")
+	require.Contains(t, errOut, "check: 0 errors, 0 warnings, 0 notes; 0 rules not judged (said in their lines); 1 of 1 files not read (said above)")
+
+	out, errOut, code := runCLI(t, []string{"check", junk, example(t, "records.crc.bad.hex")}, nil)
+	require.Equal(t, 1, code, errOut)
+	require.Contains(t, out, "records.crc error")
+	require.Contains(t, errOut, "check: 1 errors, 0 warnings, 0 notes; 1 rules not judged (said in their lines); 1 of 2 files not read (said above)")
+}
+
 // TestCheckJSON: ndjson is one finding a line; json one document with the
 // counts; both name the rule, its severity and level, where, what,
 // expected and found.
