@@ -4,7 +4,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
 )
@@ -76,53 +75,4 @@ func isDefaultValue(n *tree.Node, f *schema.Field, v int16) bool {
 // ...ErrorCode (errorCode, partitionErrorCode, ...).
 func isErrorCode(f *schema.Field) bool {
 	return f.Kind == schema.Int16 && strings.HasSuffix(f.Name, "ErrorCode")
-}
-
-// appendDefault writes the value JSON of f's default at version v.
-func appendDefault(dst []byte, f *schema.Field, k schema.Kind, v int16) []byte {
-	switch k {
-	case schema.Bool:
-		return strconv.AppendBool(dst, defaultInt(f) != 0)
-	case schema.Int8, schema.Int16, schema.Uint16, schema.Int32, schema.Uint32, schema.Int64:
-		return jsontext.AppendInt(dst, defaultInt(f))
-	case schema.Float64:
-		return jsontext.AppendFloat(dst, defaultFloat(f))
-	case schema.String:
-		if nullDefault(f, v) {
-			return append(dst, "null"...)
-		}
-		return jsontext.AppendString(dst, []byte(defaultString(f)))
-	case schema.Bytes, schema.Records:
-		if nullDefault(f, v) {
-			return append(dst, "null"...)
-		}
-		return append(dst, `""`...)
-	case schema.UUID:
-		return append(dst, `"AAAAAAAAAAAAAAAAAAAAAA"`...)
-	case schema.Array:
-		if nullDefault(f, v) {
-			return append(dst, "null"...)
-		}
-		return append(dst, "[]"...)
-	case schema.Struct:
-		if nullDefault(f, v) {
-			return append(dst, "null"...)
-		}
-		dst = append(dst, '{')
-		first := true
-		for i := range f.Struct.Fields {
-			sf := &f.Struct.Fields[i]
-			if !sf.Versions.Contains(v) {
-				continue
-			}
-			if !first {
-				dst = append(dst, ',')
-			}
-			first = false
-			dst = append(append(append(dst, '"'), sf.JSON...), '"', ':')
-			dst = appendDefault(dst, sf, sf.Kind, v)
-		}
-		return append(dst, '}')
-	}
-	return append(dst, "null"...)
 }

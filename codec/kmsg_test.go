@@ -5,9 +5,11 @@ import (
 	"math/rand"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
 	"github.com/stretchr/testify/require"
@@ -392,4 +394,53 @@ func TestKmsgTaggedPresence(t *testing.T) {
 	})
 	t.Logf("%d flexible API/version/direction triples with tagged fields checked (%d with tags kmsg does not know)", checked, unknown)
 	require.GreaterOrEqual(t, checked, 36) // every flexible triple with a tagged field, as of Kafka 4.3
+}
+
+// appendDefault writes the value JSON of f's default at version v.
+func appendDefault(dst []byte, f *schema.Field, k schema.Kind, v int16) []byte {
+	switch k {
+	case schema.Bool:
+		return strconv.AppendBool(dst, defaultInt(f) != 0)
+	case schema.Int8, schema.Int16, schema.Uint16, schema.Int32, schema.Uint32, schema.Int64:
+		return jsontext.AppendInt(dst, defaultInt(f))
+	case schema.Float64:
+		return jsontext.AppendFloat(dst, defaultFloat(f))
+	case schema.String:
+		if nullDefault(f, v) {
+			return append(dst, "null"...)
+		}
+		return jsontext.AppendString(dst, []byte(defaultString(f)))
+	case schema.Bytes, schema.Records:
+		if nullDefault(f, v) {
+			return append(dst, "null"...)
+		}
+		return append(dst, `""`...)
+	case schema.UUID:
+		return append(dst, `"AAAAAAAAAAAAAAAAAAAAAA"`...)
+	case schema.Array:
+		if nullDefault(f, v) {
+			return append(dst, "null"...)
+		}
+		return append(dst, "[]"...)
+	case schema.Struct:
+		if nullDefault(f, v) {
+			return append(dst, "null"...)
+		}
+		dst = append(dst, '{')
+		first := true
+		for i := range f.Struct.Fields {
+			sf := &f.Struct.Fields[i]
+			if !sf.Versions.Contains(v) {
+				continue
+			}
+			if !first {
+				dst = append(dst, ',')
+			}
+			first = false
+			dst = append(append(append(dst, '"'), sf.JSON...), '"', ':')
+			dst = appendDefault(dst, sf, sf.Kind, v)
+		}
+		return append(dst, '}')
+	}
+	return append(dst, "null"...)
 }

@@ -75,3 +75,15 @@ func TestRecordFormats(t *testing.T) {
 		t.Fatalf("only %d versions' examples carried records", checked)
 	}
 }
+
+// produceMagic is the record format a Produce version carries (Kafka
+// checks v3 and later only: ProduceRequest.validateRecords).
+func produceMagic(v int16) int8 {
+	switch {
+	case v <= 1:
+		return 0
+	case v == 2:
+		return 1
+	}
+	return 2
+}

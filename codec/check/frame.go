@@ -224,18 +224,6 @@ func (a *analysis) batchAt(side Side, b *batchFacts, field int, name string) Whe
 	return a.at(side, b.Offset+field, b.Buf, p)
 }
 
-// produceMagic is the record format a Produce version carries (Kafka
-// checks v3 and later only: ProduceRequest.validateRecords).
-func produceMagic(v int16) int8 {
-	switch {
-	case v <= 1:
-		return 0
-	case v == 2:
-		return 1
-	}
-	return 2
-}
-
 // fetchMaxMagic is the newest record format a Fetch version may carry.
 func fetchMaxMagic(v int16) int8 {
 	switch {

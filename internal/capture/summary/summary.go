@@ -47,9 +47,6 @@ func (l *Latencies) Add(d time.Duration) {
 	}
 }
 
-// Count is how many latencies were added.
-func (l *Latencies) Count() int { return l.seen }
-
 // Max is the largest latency added (exact, sampled or not).
 func (l *Latencies) Max() time.Duration { return l.max }
 

@@ -96,3 +96,6 @@ func TestExpected(t *testing.T) {
 		}
 	}
 }
+
+// Count is how many latencies were added.
+func (l *Latencies) Count() int { return l.seen }
