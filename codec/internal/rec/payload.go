@@ -8,12 +8,14 @@ import (
 
 // The payload hook (issue 21): Options.Payload reads what a record's key
 // and value carry (text, JSON, the schema registry's framing with Avro,
-// Protobuf or JSON Schema; codec/payload does it). The reader calls it
-// once per key and value, after the record's own nodes and warnings are
-// spent and before the sink takes the record, so both sinks spend the
-// same budget and give the same warnings in the same order: the tree sink
-// hangs the nodes it returns under the key or value node, the JSON sink
-// writes the members it returns into the key or value object.
+// Protobuf or JSON Schema; codec/payload does it). It runs once per key
+// and value, after the record's own nodes and warnings are spent: the
+// reader says what it reads (hooked), and the sink runs it as it takes
+// the record, with nothing charged or said in between, so both sinks
+// spend the same budget and give the same warnings in the same order.
+// The tree sink hangs the nodes it returns under the key or value node;
+// the JSON sink has it write its members straight into the key's or
+// value's object.
 
 // PayloadIn is one record key or value for Options.Payload: B[Start:End]
 // in buffer Buf (node offsets absolute in B).
