@@ -3,7 +3,10 @@
 // WebAssembly too, where reflection-driven encoding/json is too heavy).
 package jsontext
 
-import "unicode/utf8"
+import (
+	"encoding/binary"
+	"unicode/utf8"
+)
 
 const hexDigits = "0123456789abcdef"
 
@@ -17,8 +20,11 @@ func AppendHTMLSafe(dst []byte, s string) []byte { return appendString(dst, []by
 
 func appendString(dst []byte, s []byte, html bool) []byte {
 	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
+	start, i := 0, 0
+	if !html {
+		i = plainPrefix(s) // most strings: names, ids, hosts
+	}
+	for i < len(s) {
 		c := s[i]
 		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf && !(html && (c == '<' || c == '>' || c == '&')) {
 			i++
@@ -61,4 +67,44 @@ func appendString(dst []byte, s []byte, html bool) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// Plain reports whether b is printable ASCII with no quote, backslash or
+// DEL: text a JSON string holds as it is.
+func Plain(b []byte) bool {
+	for _, c := range b[plainPrefix(b):] {
+		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+// plainPrefix is how many of b's first bytes, whole 8-byte words, are
+// printable ASCII with no quote, backslash or DEL.
+func plainPrefix(b []byte) int {
+	i := 0
+	for len(b)-i >= 8 && special(binary.LittleEndian.Uint64(b[i:])) == 0 {
+		i += 8
+	}
+	return i
+}
+
+// Bytes of a word, and their high bits.
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// special is not zero when a byte of w (8 bytes) is not plain printable
+// ASCII: below 0x20, the quote, the backslash, DEL, or 0x80 and up. Each
+// test is the classic "has a byte less than n", (x - n*lsb) &^ x, on w
+// or on w xor the byte sought (zero where they are equal); it may mark
+// more bytes than those (a borrow carries up) but never misses one, and
+// marks nothing in a word of plain bytes.
+func special(w uint64) uint64 {
+	q := w ^ ('"' * lsb)
+	s := w ^ ('\\' * lsb)
+	d := w ^ (0x7f * lsb)
+	return ((w-0x20*lsb)&^w | (q-lsb)&^q | (s-lsb)&^s | (d-lsb)&^d | w) & msb
 }

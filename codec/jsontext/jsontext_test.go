@@ -2,6 +2,7 @@ package jsontext
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -59,6 +60,30 @@ func TestUnquote(t *testing.T) {
 	for _, q := range []string{``, `x`, `"open`, `"a" "b"`, `"\x"`} {
 		if _, err := Unquote([]byte(q)); err == nil {
 			t.Errorf("%s: no error", q)
+		}
+	}
+}
+
+// AppendString skips whole words of plain text before its byte loop; each
+// byte that needs more than copying, at every place of three words, still
+// comes out as the byte loop writes it (the HTML-safe form, which never
+// skips, is the reference on text without <, > or &), and Plain says no.
+func TestAppendStringPlainWords(t *testing.T) {
+	for _, c := range []string{"\x00", "\x1f", `"`, `\`, "\x7f", "\x80", "é", "\u2028", "\t"} {
+		for p := 0; p <= 24; p++ {
+			s := []byte(strings.Repeat("a", p) + c + strings.Repeat("b", 24-p))
+			if got, want := AppendString(nil, s), appendString(nil, s, true); string(got) != string(want) {
+				t.Fatalf("%q at %d: %s, want %s", c, p, got, want)
+			}
+			if Plain(s) {
+				t.Fatalf("Plain(%q) is true", s)
+			}
+		}
+	}
+	for n := 0; n <= 24; n++ {
+		s := []byte(strings.Repeat("k", n))
+		if !Plain(s) || string(AppendString(nil, s)) != `"`+string(s)+`"` {
+			t.Fatalf("%d plain bytes: %v %s", n, Plain(s), AppendString(nil, s))
 		}
 	}
 }

@@ -356,7 +356,7 @@ func appendHeaderKey(dst []byte, raw []byte, null bool) []byte {
 	switch {
 	case null:
 		return append(dst, "null"...)
-	case plainText(raw):
+	case jsontext.Plain(raw):
 		// What AppendString writes for it, without its checks.
 		dst = append(dst, '"')
 		dst = append(dst, raw...)
@@ -532,41 +532,11 @@ var escapeShifts = func() (t [16]escapeShift) {
 	return
 }()
 
-// plainText reports whether b is all printable ASCII with no quote or
-// backslash: a JSON string's text as it is.
-func plainText(b []byte) bool {
-	i := 0
-	for ; len(b)-i >= 8; i += 8 {
-		if special(binary.LittleEndian.Uint64(b[i:])) != 0 {
-			return false
-		}
-	}
-	for _, c := range b[i:] {
-		if textClass[c] != textPlain {
-			return false
-		}
-	}
-	return true
-}
-
 // Bytes of a word, and their high bits.
 const (
 	lsb = 0x0101010101010101
 	msb = 0x8080808080808080
 )
-
-// special is not zero when a byte of w (8 bytes) is not plain printable
-// ASCII: below 0x20, the quote, the backslash, DEL, or 0x80 and up. Each
-// test is the classic "has a byte less than n", (x - n*lsb) &^ x, on w
-// or on w xor the byte sought (zero where they are equal); it may mark
-// more bytes than those (a borrow carries up) but never misses one, and
-// marks nothing in a word of plain bytes.
-func special(w uint64) uint64 {
-	q := w ^ ('"' * lsb)
-	s := w ^ ('\\' * lsb)
-	d := w ^ (0x7f * lsb)
-	return ((w-0x20*lsb)&^w | (q-lsb)&^q | (s-lsb)&^s | (d-lsb)&^d | w) & msb
-}
 
 // How appendBytesValue treats each byte: printable ASCII as it is; the
 // quote, backslash, tab, CR and LF escaped; other control bytes (and DEL)
