@@ -139,9 +139,9 @@ type Frame struct {
 	start    budget.Budget              // the budget it started from
 	records  map[*tree.Node]*rec.Result // each records field's batches, offsets and timestamps
 	inflated rec.Inflations             // its decompressions' outcomes
-	// unread is set when a request's header ends before its API key
-	// (unreadKey) or version (unreadVersion): the envelope leaves them
-	// out rather than show the zero values they hold.
+	// unread marks a request's API key (unreadKey) and version
+	// (unreadVersion) until the walk reads them: the envelope leaves out
+	// what the bytes never held rather than show a zero.
 	unread uint8
 	// plain: the walk read no nested payload, nothing early, and no
 	// error, so the tree holds all its JSON says (replay.go).

@@ -311,13 +311,13 @@ func (w *walker) start(n *tree.Node) {
 // body (a request's, or a response's of opts' API and version).
 func (w *walker) frame(b []byte, opts *Options) error {
 	w.f.Response = opts.Response
+	if !opts.Response {
+		w.f.unread = unreadKey | unreadVersion // until request reads them
+	}
 	root := w.begin(b)
 	end, cut := len(b), -1
 	if !opts.NoSizePrefix {
 		end, cut = w.sizePrefix(len(b))
-	}
-	if w.err != nil && !opts.Response {
-		w.f.unread = unreadKey | unreadVersion // the size stopped it first
 	}
 	w.frameEnd = end
 	if w.err == nil {
@@ -438,7 +438,6 @@ func (w *walker) request() {
 	start := w.r.Off
 	left := w.r.Remaining()
 	if left < 2 {
-		f.unread = unreadKey | unreadVersion
 		w.at("header.requestApiKey")
 		w.short(start, "2 bytes for int16 (the request's API key)", decimal(left)+" bytes left")
 		w.path = w.path[:0]
@@ -446,16 +445,17 @@ func (w *walker) request() {
 	}
 	f.APIKey = int16(uint16(w.r.B[start])<<8 | uint16(w.r.B[start+1]))
 	f.API = schema.ByKey(f.APIKey)
+	f.unread = unreadVersion
 	if left < 4 {
 		// The key but no version: the header is read as far as it goes,
 		// so the key is in the tree and the error is at the version,
 		// where it starts, as the reader's are.
-		f.unread = unreadVersion
 		f.HeaderVersion = 1
 		w.header(schema.RequestHeader(), 1)
 		return
 	}
 	f.Version = int16(uint16(w.r.B[start+2])<<8 | uint16(w.r.B[start+3]))
+	f.unread = 0
 	hv := int16(1)
 	if f.API != nil {
 		f.Message = f.API.Request
