@@ -12,6 +12,7 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/internal/budget"
+	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
 	"github.com/kwire/kwire/codec/wire"
@@ -330,7 +331,7 @@ func (r *reader) pathString() string {
 	for i, s := range r.path {
 		if s.idx >= 0 {
 			b = append(b, '[')
-			b = appendInt(b, int64(s.idx))
+			b = jsontext.AppendInt(b, int64(s.idx))
 			b = append(b, ']')
 			continue
 		}
