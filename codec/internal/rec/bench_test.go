@@ -2,7 +2,6 @@ package rec
 
 import (
 	"encoding/binary"
-	"fmt"
 	"math/rand"
 	"testing"
 
@@ -145,55 +144,6 @@ func BenchmarkFranz(b *testing.B) {
 				if n != 10000 {
 					b.Fatal(n)
 				}
-			}
-		})
-	}
-}
-
-// BenchmarkBytesValue: appendBytesValue on the kinds of value records
-// carry: JSON documents (a quote every few bytes), plain text, keys, and
-// binary bytes (base64). Each kind cycles through 4,096 values, as a
-// segment's records do, so that branch predictors cannot learn one
-// value's bytes.
-func BenchmarkBytesValue(b *testing.B) {
-	rng := rand.New(rand.NewSource(1))
-	words := []string{"the", "order", "ships", "from", "eu-west", "warehouse", "today", "paid", "customer", "note:", "a", "42"}
-	kinds := []struct {
-		name string
-		make func(n int) []byte
-	}{
-		{"json", func(n int) []byte {
-			return []byte(fmt.Sprintf(`{"order":%d,"customer":"c-%05d","items":[{"sku":"sku-%04d","qty":%d,"price":%d.%02d},{"sku":"sku-%04d","qty":1,"price":9.99}],"total":%d.%02d,"currency":"EUR","status":"%s","created":"2023-11-14T22:%02d:%02dZ"}`,
-				n, n%9973, n%811, 1+n%4, 5+n%50, n%100, (n*7)%811, 20+n%90, n%100, []string{"placed", "paid", "shipped"}[n%3], n/60%60, n%60))
-		}},
-		{"text", func(int) []byte {
-			var v []byte
-			for len(v) < 100+rng.Intn(100) {
-				v = append(append(v, words[rng.Intn(len(words))]...), ' ')
-			}
-			return v
-		}},
-		{"key", func(n int) []byte { return []byte(fmt.Sprintf("c-%05d", n%9973)) }},
-		{"binary", func(int) []byte {
-			v := make([]byte, 100+rng.Intn(100))
-			rng.Read(v)
-			return v
-		}},
-	}
-	for _, k := range kinds {
-		b.Run(k.name, func(b *testing.B) {
-			vals := make([][]byte, 4096)
-			size := 0
-			for i := range vals {
-				vals[i] = k.make(i * 7919)
-				size += len(vals[i])
-			}
-			b.SetBytes(int64(size / len(vals)))
-			var out []byte
-			i := 0
-			for b.Loop() {
-				out = appendBytesValue(out[:0], vals[i&4095])
-				i++
 			}
 		})
 	}

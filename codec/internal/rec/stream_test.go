@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/kwire/kwire/codec/internal/budget"
@@ -176,126 +175,6 @@ func hexDecode(s string) ([]byte, error) {
 		b[i] = byte(v)
 	}
 	return b, nil
-}
-
-// appendBytesValue's one pass writes what checking printable and then
-// writing the text (or base64) writes: on random bytes, text of every
-// kind, and each byte class.
-func TestAppendBytesValueOnePass(t *testing.T) {
-	ref := func(raw []byte) []byte {
-		if printable(raw) {
-			return append(jsontext.AppendString([]byte(`{"text":`), raw), '}')
-		}
-		return append(jsontext.AppendBase64([]byte(`{"base64":`), raw), '}')
-	}
-	inputs := [][]byte{nil, []byte(`{"a":"b\\c"}`), []byte("tab\tnl\ncr\r"), []byte("é😀 ok"), []byte("\u2028"), []byte("bad\xff"), []byte{0x7f}, []byte{1}}
-	rnd := rand.New(rand.NewSource(1))
-	for i := 0; i < 4000; i++ {
-		b := make([]byte, rnd.Intn(20+i%2*200))
-		for j := range b {
-			b[j] = byte(rnd.Intn(256))
-			if rnd.Intn(3) > 0 {
-				b[j] = byte(0x20 + rnd.Intn(0x60))
-			}
-		}
-		inputs = append(inputs, b)
-	}
-	for c := 0; c < 256; c++ {
-		inputs = append(inputs, []byte{'a', byte(c), 'b'})
-	}
-	// Each kind of byte at each place of the words read at once (and in
-	// the bytes after the last whole word), and runes across a word's end.
-	for n := 1; n <= 26; n++ {
-		for p := 0; p < n; p++ {
-			for _, c := range []string{`"`, `\`, "\t", "\x01", "\x7f", "\x80", "\xff", "é", "😀", "\u2028", "\xe2\x82"} {
-				b := bytes.Repeat([]byte{'a'}, n)
-				inputs = append(inputs, append(append(b[:p:p], c...), b[p:]...))
-			}
-		}
-	}
-	for _, in := range inputs {
-		checkBytesValue(t, in, ref)
-	}
-}
-
-// Words with several bytes to escape are written 4 bytes at a time from
-// a table (escapeShifts): every mix of quotes, backslashes and plain bytes
-// in a word, at the start of a value and after a word of each kind,
-// and before a tail of bytes.
-func TestAppendBytesValueEscapesInWords(t *testing.T) {
-	ref := func(raw []byte) []byte {
-		return append(jsontext.AppendString([]byte(`{"text":`), raw), '}')
-	}
-	kinds := []byte{'a', '"', '\\'}
-	word := make([]byte, 8)
-	for m := 0; m < 6561; m++ { // 3^8
-		for i, x := 0, m; i < 8; i, x = i+1, x/3 {
-			word[i] = kinds[x%3]
-		}
-		for _, in := range [][]byte{
-			word,
-			append(append([]byte{}, word...), "xyz"...),
-			append([]byte(`"quoted"`), word...),
-			append([]byte("plainabc"), append(word, `{"k":1}`...)...),
-		} {
-			checkBytesValue(t, in, ref)
-		}
-	}
-}
-
-// checkBytesValue checks appendBytesValue(in) against ref, alone and after
-// other output: with room to spare, none, and exactly the room it asks
-// for (its word stores come nearest the end there).
-func checkBytesValue(t *testing.T, in []byte, ref func([]byte) []byte) {
-	t.Helper()
-	if got, want := appendBytesValue(nil, in), ref(in); !bytes.Equal(got, want) {
-		t.Fatalf("%q: %s, want %s", in, got, want)
-	}
-	exact := append(make([]byte, 0, 2+len(`{"text":""}`)+2*len(in)), "x,"...)
-	for _, dst := range [][]byte{[]byte("x,"), append(make([]byte, 0, 4096), "x,"...), exact} {
-		if got, want := appendBytesValue(dst, in), append([]byte("x,"), ref(in)...); !bytes.Equal(got, want) {
-			t.Fatalf("%q after output: %s, want %s", in, got, want)
-		}
-	}
-}
-
-// FuzzBytesValue: appendBytesValue writes what checking printable and
-// then writing the text (jsontext) or base64 writes.
-func FuzzBytesValue(f *testing.F) {
-	for _, s := range []string{"", `{"order":1,"note":"a\\b"}`, "tab\there\n", "é😀\u2028", "bad\xff utf-8", "\x7f"} {
-		f.Add([]byte(s))
-	}
-	ref := func(raw []byte) []byte {
-		if printable(raw) {
-			return append(jsontext.AppendString([]byte(`{"text":`), raw), '}')
-		}
-		return append(jsontext.AppendBase64([]byte(`{"base64":`), raw), '}')
-	}
-	f.Fuzz(func(t *testing.T, in []byte) { checkBytesValue(t, in, ref) })
-}
-
-// printable is the rule appendBytesValue follows: text of printable
-// characters, tab, CR and LF.
-func printable(b []byte) bool {
-	for i := 0; i < len(b); {
-		c := b[i]
-		if c < 0x80 {
-			if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f {
-				return false
-			}
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && n <= 1 {
-			return false
-		}
-		if !unicode.IsPrint(r) {
-			return false
-		}
-		i += n
-	}
-	return true
 }
 
 // varint and varlong read what wire.Varint and wire.Varlong read: every

@@ -19,7 +19,7 @@ type TreePart func(dst []byte, n *tree.Node) []byte
 // AppendTreeJSON appends the JSON form of a records field from its
 // decoded tree, without the reader: the reference the differential tests
 // hold the reader's JSON sink to (only they link it). Its leaves are the
-// sink's own (appendAttrs, appendBytesValue, ...): what it checks is the
+// sink's own (appendAttrs, jsontext.AppendTextOrBase64, ...): what it checks is the
 // structure. raw is the field's bytes (used by Base64 and Size; Decoded
 // reads nodes). A nil info in Decoded mode writes null. part, when set,
 // writes the members a payload hook read of keys and values; data is
@@ -353,7 +353,7 @@ func appendBytesJSON(dst []byte, n *tree.Node) []byte {
 	if n == nil || n.Null {
 		return append(dst, "null"...)
 	}
-	return appendBytesValue(dst, n.Raw)
+	return jsontext.AppendTextOrBase64(dst, n.Raw)
 }
 
 // child is the first child of n named name, or nil.
