@@ -1,9 +1,9 @@
 package codec
 
 import (
-	"encoding/binary"
 	"slices"
 
+	"github.com/kwire/kwire/codec/internal/read"
 	"github.com/kwire/kwire/codec/internal/rec"
 	"github.com/kwire/kwire/codec/internal/slab"
 	"github.com/kwire/kwire/codec/jsontext"
@@ -127,28 +127,11 @@ func (s *treeSink) numbers(n *tree.Node, k schema.Kind, b []byte, count int) {
 		c.Role, c.Index, c.Kind, c.Type, c.Buf = tree.RoleElement, i, k, typ, n.Buf
 		c.Flags = n.Flags & tree.Compact
 		c.Start, c.TagEnd, c.SizeEnd, c.PrefixEnd, c.End = at, at, at, at, at+size
-		c.Int = fixedInt(k, b[i*size:])
+		c.Int = read.Fixed(k, b[i*size:])
 		at += size
 		kids = append(kids, c)
 	}
 	n.Children = kids
-}
-
-// fixedInt reads a big-endian integer of kind k from b.
-func fixedInt(k schema.Kind, b []byte) int64 {
-	switch k {
-	case schema.Int8:
-		return int64(int8(b[0]))
-	case schema.Int16:
-		return int64(int16(binary.BigEndian.Uint16(b)))
-	case schema.Uint16:
-		return int64(binary.BigEndian.Uint16(b))
-	case schema.Int32:
-		return int64(int32(binary.BigEndian.Uint32(b)))
-	case schema.Uint32:
-		return int64(binary.BigEndian.Uint32(b))
-	}
-	return int64(binary.BigEndian.Uint64(b))
 }
 
 func (s *treeSink) records(n *tree.Node, b []byte, o rec.Options) (int, error) {

@@ -3,6 +3,7 @@ package codec
 import (
 	"slices"
 
+	"github.com/kwire/kwire/codec/internal/read"
 	"github.com/kwire/kwire/codec/internal/rec"
 	"github.com/kwire/kwire/codec/internal/slab"
 	"github.com/kwire/kwire/codec/jsontext"
@@ -372,7 +373,7 @@ func (s *jsonSink) numbers(n *tree.Node, k schema.Kind, b []byte, count int) {
 	w.BeginArray()
 	size := k.FixedSize()
 	for i := 0; i < count; i++ {
-		if v := fixedInt(k, b[i*size:]); k == schema.Int64 {
+		if v := read.Fixed(k, b[i*size:]); k == schema.Int64 {
 			w.Int64(v, s.quote)
 		} else {
 			w.Int(v)

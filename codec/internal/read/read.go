@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/wire"
 )
 
@@ -169,4 +170,22 @@ func (r *Reader) uvarint(max int) (v uint64, ok, minimal bool) {
 	}
 	r.Fail(r.Off, "a varint of at most "+strconv.Itoa(max)+" bytes", "a longer one", wire.ErrVarint)
 	return 0, false, false
+}
+
+// Fixed reads a big-endian integer of kind k (a fixed-width integer kind)
+// from the start of b, which holds it.
+func Fixed(k schema.Kind, b []byte) int64 {
+	switch k {
+	case schema.Int8:
+		return int64(int8(b[0]))
+	case schema.Int16:
+		return int64(int16(binary.BigEndian.Uint16(b)))
+	case schema.Uint16:
+		return int64(binary.BigEndian.Uint16(b))
+	case schema.Int32:
+		return int64(int32(binary.BigEndian.Uint32(b)))
+	case schema.Uint32:
+		return int64(binary.BigEndian.Uint32(b))
+	}
+	return int64(binary.BigEndian.Uint64(b))
 }

@@ -102,22 +102,6 @@ func kid(n *tree.Node, i int) *tree.Node {
 	return n.Children[i]
 }
 
-// fixedAt reads a fixed-width integer of kind k at the start of b.
-func fixedAt(b []byte, k schema.Kind) int64 {
-	switch k.FixedSize() {
-	case 1:
-		return int64(int8(b[0]))
-	case 2:
-		return be16(b)
-	case 4:
-		if k == schema.Uint32 {
-			return int64(uint32(be32(b)))
-		}
-		return be32(b)
-	}
-	return be64(b)
-}
-
 // entries reads the entries (batches, messages) in b[start:end] of buffer
 // bi, the message set of wrapper message w at depth (nil: the payload's
 // own).

@@ -1,6 +1,7 @@
 package rec
 
 import (
+	"github.com/kwire/kwire/codec/internal/read"
 	"github.com/kwire/kwire/codec/internal/slab"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
@@ -58,7 +59,7 @@ func (t *treeSink) raw(b []byte, bi, p, end int) *tree.Node { return t.add(t.raw
 func (t *treeSink) fixed(kids *[]*tree.Node, name string, k schema.Kind, b []byte, bi int, p *int) *tree.Node {
 	sz := k.FixedSize()
 	n := t.leaf(name, k, k.String(), bi, *p, *p+sz)
-	n.Int = fixedAt(b[*p:], k)
+	n.Int = read.Fixed(k, b[*p:])
 	*p += sz
 	*kids = append(*kids, n)
 	return n
