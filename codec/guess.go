@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kwire/kwire/codec/internal/budget"
+	"github.com/kwire/kwire/codec/internal/rec"
 	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
@@ -230,6 +231,14 @@ func (s *scorer) field(f *schema.Field, k schema.Kind, i int64, raw []byte, null
 	case schema.String:
 		if !null && !printable(raw) {
 			s.doubt(10, f.JSON+" is not printable text")
+		}
+	case schema.Records:
+		// A real response's records are whole entries, the last one
+		// perhaps cut short: bytes that are not tell of a misreading.
+		if whole, cut, err := rec.Framing(raw); err != nil {
+			s.doubt(40, f.JSON+" do not frame as record batches: "+err.Error())
+		} else if cut && whole == 0 {
+			s.doubt(10, f.JSON+" hold no whole batch")
 		}
 	case schema.Array:
 		if count > 10000 {

@@ -136,3 +136,24 @@ func guessed(b []byte, lim Limits) []Candidate {
 	}
 	return f.Guess.Candidates
 }
+
+// A reading whose records field does not frame as record batches is
+// doubted: Fetch v1 to v3 responses read as Fetch v4 put bytes of the
+// partition into lastStableOffset and abortedTransactions and leave
+// records that are no batches (magic 49) or a batch cut short at once,
+// and were ranked first; the true versions read cleanly. With the API
+// given as well as without.
+func TestGuessDoubtsRecordsThatDoNotFrame(t *testing.T) {
+	for v := int16(1); v <= 3; v++ {
+		b, err := ExampleFrame(schema.ByKey(1), v, true)
+		require.NoError(t, err)
+		for _, key := range []int16{Any, 1} {
+			f, err := Decode(b, Options{Response: true, APIKey: key, Version: Any})
+			require.NoError(t, err, "Fetch v%d", v)
+			require.Empty(t, f.Warnings, "Fetch v%d", v)
+			top := f.Guess.Candidates[0]
+			require.Equal(t, int16(1), top.APIKey)
+			require.Contains(t, append(top.Versions, top.Version), v)
+		}
+	}
+}

@@ -655,6 +655,25 @@ func frameAt(b []byte, off, end int) (kind int, magic int8, next int, err error)
 	return entryMessage, magic, off + 12 + size, nil
 }
 
+// Framing reads the framing of the entries in a records payload, not
+// the entries: how many it holds whole, whether the last one runs past
+// the end (a Fetch response's last batch may), or the first framing
+// error. A response guess weighs a reading by it.
+func Framing(b []byte) (whole int, cut bool, err error) {
+	for off := 0; off < len(b); {
+		kind, _, next, err := frameAt(b, off, len(b))
+		if err != nil {
+			return whole, false, err
+		}
+		if kind == entryTruncated {
+			return whole, true, nil
+		}
+		whole++
+		off = next
+	}
+	return whole, false, nil
+}
+
 func msgMin(magic int8) int {
 	if magic == 1 {
 		return 22
