@@ -94,10 +94,25 @@ func (dec *Decoder) read(b []byte, opts Options, spend *budget.Budget, readOne r
 		return unreadError(len(b), opts, g)
 	}
 	top := g.Candidates[0]
+	if opts.Auto && top.Score < 100 && requestHeaded(b, opts.NoSizePrefix) {
+		// A request's header, and no response that reads free of doubt:
+		// a request broken in its body, not a response of whatever API
+		// its bytes happen to fit.
+		readOne(dec, b, req, nil, nil, readFailed)
+		return reqErr
+	}
 	o := opts
 	o.Auto, o.Response, o.APIKey, o.Version = false, true, top.APIKey, top.Version
 	_, err := readOne(dec, b, o, spend, g, readAnswer)
 	return err
+}
+
+// requestHeaded reports whether b starts with a request header as a
+// client sends it: a known API at one of its versions, and a client id.
+func requestHeaded(b []byte, noSize bool) bool {
+	h, err := ParseRequestHeader(b, Options{NoSizePrefix: noSize})
+	api := schema.ByKey(h.APIKey)
+	return err == nil && api != nil && api.Request.Valid.Contains(h.Version) && h.ClientID != nil && *h.ClientID != ""
 }
 
 func containsVersion(vs []int16, v int16) bool {

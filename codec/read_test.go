@@ -44,21 +44,36 @@ func guessInputs(t *testing.T) map[string][]byte {
 	// A request header with API key 999, which no schema has.
 	unknownKey := withSize([]byte{0x03, 0xe7, 0, 0, 0, 0, 0, 1, 0xff, 0xff})
 	return map[string][]byte{
-		"metadata request v12":   ex(3, 12, false),
-		"produce request v3":     ex(0, 3, false),
-		"metadata response v12":  metaResp,
-		"apiversions response 0": ex(18, 0, true),
-		"fetch response v4":      ex(1, 4, true),
-		"size too big":           []byte("0000"),
-		"size negative":          {0xff, 0xff, 0xff, 0xfe, 0, 0, 0, 1},
-		"under 4 bytes":          {0, 0},
-		"cut short":              metaResp[:len(metaResp)-3],
-		"trailing bytes":         append(append([]byte(nil), metaResp...), 0, 0),
-		"unknown api key":        unknownKey,
-		"fits nothing":           withSize([]byte{0}),
-		"empty body":             withSize(nil),
-		"just a correlation id":  withSize([]byte{0, 0, 0, 7}),
+		"metadata request v12":        ex(3, 12, false),
+		"produce request v3":          ex(0, 3, false),
+		"metadata response v12":       metaResp,
+		"apiversions response 0":      ex(18, 0, true),
+		"fetch response v4":           ex(1, 4, true),
+		"size too big":                []byte("0000"),
+		"size negative":               {0xff, 0xff, 0xff, 0xfe, 0, 0, 0, 1},
+		"under 4 bytes":               {0, 0},
+		"cut short":                   metaResp[:len(metaResp)-3],
+		"trailing bytes":              append(append([]byte(nil), metaResp...), 0, 0),
+		"unknown api key":             unknownKey,
+		"fits nothing":                withSize([]byte{0}),
+		"empty body":                  withSize(nil),
+		"just a correlation id":       withSize([]byte{0, 0, 0, 7}),
+		"broken request":              brokenMetadataRequest(t, "consumer-billing-1"),
+		"broken request, id not text": brokenMetadataRequest(t, "consumer-billing-\xfe"),
+		"request cut short":           ex(0, 9, false)[:150],
+		"fetch response v1":           ex(1, 1, true),
+		"fetch response v3":           ex(1, 3, true),
 	}
+}
+
+// brokenMetadataRequest is a Metadata v0 request from client id whose
+// topic count is negative: a request corrupted in its body.
+func brokenMetadataRequest(t *testing.T, id string) []byte {
+	b := []byte{0, 3, 0, 0, 0, 0, 0, 7}
+	b = binary.BigEndian.AppendUint16(b, uint16(len(id)))
+	b = append(b, id...)
+	b = append(b, 0xff, 0, 0, 1, 0, 6)
+	return withSize(append(b, "orders"...))
 }
 
 // guessOptions are the option sets that leave something to guess, and
@@ -168,4 +183,45 @@ func TestAutoBigBrokenRequestStreams(t *testing.T) {
 	require.False(t, info.Response)
 	require.Nil(t, info.Guess)
 	require.True(t, strings.HasPrefix(out.String(), `{"direction":"request","apiKey":3,`), "the request's reading was written")
+}
+
+// Read with Auto, a request whose header is as clients send it (a known
+// API at one of its versions, a client id) and whose body is broken is
+// that request and its error, unless some response reads from its bytes
+// free of doubt: not a response of another API that its bytes happen to
+// fit (a Metadata request with a corrupt topic count was read as an
+// InitProducerId response, with errorCode 4707 and an unknown tag, at
+// confidence 1.00).
+func TestAutoReadsABrokenRequestAsTheRequest(t *testing.T) {
+	for _, id := range []string{"consumer-billing-1", "consumer-billing-\xfe"} {
+		b := brokenMetadataRequest(t, id)
+		f, err := Decode(b, Options{Auto: true})
+		require.EqualError(t, err, "at byte "+decimal(14+len(id))+" (body.topics): expected a count of -1 or more, found -16777215")
+		require.False(t, f.Response)
+		require.Nil(t, f.Guess)
+		require.Equal(t, int16(3), f.APIKey)
+		bothPaths(t, b, Options{Auto: true})
+	}
+}
+
+// Read with Auto, every example response is a response and every example
+// request a request: the request's look (requestLike) does not take a
+// response for one.
+func TestAutoTellsEveryExampleApart(t *testing.T) {
+	var dec Decoder
+	for _, api := range schema.APIs() {
+		for _, resp := range []bool{false, true} {
+			m := api.Request
+			if resp {
+				m = api.Response
+			}
+			for v := m.Valid.Lo; v <= m.Valid.Hi; v++ {
+				b, err := ExampleFrame(api, v, resp)
+				require.NoError(t, err)
+				f, err := dec.Decode(b, Options{Auto: true})
+				require.NoError(t, err, "%s v%d response %v", api.Name, v, resp)
+				require.Equal(t, resp, f.Response, "%s v%d response %v", api.Name, v, resp)
+			}
+		}
+	}
 }
