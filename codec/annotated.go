@@ -90,7 +90,7 @@ func annotate(w *jsontext.Writer, n *tree.Node, apiKey int16) {
 	w.Int(int64(n.End))
 	if n.TagEnd > n.Start {
 		w.Key("tag")
-		w.Int(int64(n.Tag))
+		w.Int(int64(uint32(n.Tag))) // tags are unsigned: up to 2^32-1
 		w.Key("tagEnd")
 		w.Int(int64(n.TagEnd))
 		w.Key("sizeEnd")

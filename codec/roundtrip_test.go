@@ -2,6 +2,7 @@ package codec
 
 import (
 	"bytes"
+	"encoding/binary"
 	"testing"
 
 	"github.com/kwire/kwire/codec/schema"
@@ -105,4 +106,27 @@ func TestDecoderReuse(t *testing.T) {
 		require.Equal(t, string(want.AppendAnnotated(nil, nil)), string(got.AppendAnnotated(nil, nil)))
 	})
 	require.Greater(t, n, 700)
+}
+
+// Tags are unsigned varints up to 2^32-1: an unknown tag past 2^31 is
+// written with its own number in value JSON and annotated JSON (it was
+// -2147483648, while its warning said 2147483648), and the JSON encodes
+// back to the same bytes.
+func TestUnknownTagPastInt32RoundTrips(t *testing.T) {
+	for _, tag := range []struct {
+		varint string
+		n      string
+	}{{"8080808008", "2147483648"}, {"ffffffff0f", "4294967295"}} {
+		// An ApiVersions v3 request whose header carries the unknown tag.
+		b := mustHex(t, "00000000"+"001200030000000700056b77697265"+"01"+tag.varint+"00"+"066b7769726504312e3000")
+		binary.BigEndian.PutUint32(b, uint32(len(b)-4))
+		f, err := Decode(b, Options{})
+		require.NoError(t, err)
+		js := f.AppendJSON(nil)
+		require.Contains(t, string(js), `"_unknownTaggedFields":[{"tag":`+tag.n+`,"data":""}]`)
+		require.Contains(t, string(f.AppendAnnotated(nil, f.Root)), `"tag":`+tag.n+`,`)
+		back, err := Encode(nil, js, EncodeOptions{})
+		require.NoError(t, err)
+		require.Equal(t, b, back)
+	}
 }

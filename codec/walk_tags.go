@@ -242,7 +242,7 @@ func (w *walker) tags(l *schema.Layout, pf *preFrame) bool {
 			w.codes = w.codes[:codes] // noted at the declared place
 		case f == nil:
 			c.Name, c.Role, c.Kind, c.Type = "_unknown", tree.RoleUnknownTag, schema.Bytes, "unknown tag"
-			c.Int = int64(c.Tag)
+			c.Int = int64(uint32(c.Tag))
 			c.Raw = r.Span(size, "tag")
 			c.End = r.Off
 			w.warn(c, c.Start, "_unknownTaggedFields", "unknown tag "+strconv.FormatUint(uint64(uint32(c.Tag)), 10)+" at v"+decimal(int(w.v))+" ("+decimal(size)+" bytes kept)")

@@ -63,7 +63,7 @@ type Node struct {
 	Raw   []byte  // string, bytes, uuid, records, unknown-tag payload: a sub-slice of the buffer
 
 	// The small fields sit together so the struct packs without padding.
-	Tag   int32       // tag number for tagged fields, -1 otherwise
+	Tag   int32       // tag number for tagged fields (as uint32: tags go to 2^32-1), -1 otherwise
 	Role  Role        //
 	Kind  schema.Kind // wire kind of the value
 	Null  bool        // a null string, bytes, array, records or struct
