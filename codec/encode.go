@@ -113,7 +113,16 @@ func encode(dst []byte, env any, o EncodeOptions) ([]byte, error) {
 	default:
 		return nil, &EncodeError{Path: "direction", Msg: "expected a string, found " + jsonKind(d)}
 	}
-	var api *schema.API
+	var api, named *schema.API
+	if n, present := obj["apiName"]; present {
+		s, ok := n.(string)
+		if !ok {
+			return nil, &EncodeError{Path: "apiName", Msg: "expected a string, found " + jsonKind(n)}
+		}
+		if named = schema.ByName(s); named == nil {
+			return nil, &EncodeError{Path: "apiName", Msg: "unknown API " + strconv.Quote(s)}
+		}
+	}
 	if k, present := obj["apiKey"]; present {
 		key, err := e.intValue(k, "apiKey", math.MinInt16, math.MaxInt16)
 		if err != nil {
@@ -122,11 +131,10 @@ func encode(dst []byte, env any, o EncodeOptions) ([]byte, error) {
 		if api = schema.ByKey(int16(key)); api == nil {
 			return nil, &EncodeError{Path: "apiKey", Msg: "unknown API key " + strconv.FormatInt(key, 10)}
 		}
-	} else if n, ok := obj["apiName"].(string); ok {
-		if api = schema.ByName(n); api == nil {
-			return nil, &EncodeError{Path: "apiName", Msg: "unknown API " + strconv.Quote(n)}
+		if named != nil && named != api {
+			return nil, &EncodeError{Path: "apiName", Msg: "is " + named.Name + " (key " + strconv.Itoa(int(named.Key)) + ") but apiKey says " + strconv.FormatInt(key, 10) + " (" + api.Name + ")"}
 		}
-	} else {
+	} else if api = named; api == nil {
 		return nil, &EncodeError{Path: "apiKey", Msg: "missing: give apiKey or apiName"}
 	}
 	vv, present := obj["apiVersion"]

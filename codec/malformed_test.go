@@ -153,6 +153,8 @@ func TestEncodeErrors(t *testing.T) {
 		{`{"apiKey":999,"apiVersion":0}`, "apiKey: unknown API key 999"},
 		{`{"apiName":"nope","apiVersion":0}`, `apiName: unknown API "nope"`},
 		{`{"apiKey":18,"apiVersion":0,"header":{"requestApiKey":3}}`, "header.requestApiKey: is 3 but the envelope says 18"},
+		{`{"apiKey":0,"apiName":"Fetch","apiVersion":9,"header":{"correlationId":1},"body":{}}`, "apiName: is Fetch (key 1) but apiKey says 0 (Produce)"},
+		{`{"apiKey":1,"apiName":7,"apiVersion":9}`, "apiName: expected a string, found a number"},
 		{`[1]`, "expected an object"},
 		{`{"apiKey":18`, "invalid JSON"},
 	}
