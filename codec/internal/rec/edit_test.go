@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"hash/crc32"
 	"runtime"
 	"strings"
@@ -169,6 +170,18 @@ func TestEditEntriesWithRaw(t *testing.T) {
 			if err != nil || !bytes.Equal(out, tc.payload) {
 				t.Fatalf("unchanged: %v\n got %x\nwant %x", err, out, tc.payload)
 			}
+			// What a payload reader adds beside a value's bytes (kwire
+			// decode writes "format" and "decoded" for JSON values) is
+			// no edit: the entry still comes back as it came.
+			for _, rec := range allRecords(v) {
+				if val, ok := rec["value"].(map[string]any); ok {
+					val["format"], val["decoded"] = "json", map[string]any{"order": json.Number("1")}
+				}
+			}
+			out, err = Encode(nil, v)
+			if err != nil || !bytes.Equal(out, tc.payload) {
+				t.Fatalf("unchanged but for a payload reader's members: %v\n got %x\nwant %x", err, out, tc.payload)
+			}
 			edit := tc.edit
 			if edit == nil {
 				edit = func(v []any) { innerList(t, v[0])[1].(map[string]any)["value"] = map[string]any{"text": "edited"} }
@@ -287,4 +300,25 @@ func TestRawBombIsNotInflated(t *testing.T) {
 	if vals := leafValues(res); len(vals) != 1 || vals[0] != "x" {
 		t.Fatalf("values %q", vals)
 	}
+}
+
+// allRecords are the records and legacy messages of decoded JSON v, at
+// any depth of wrapping.
+func allRecords(v []any) []map[string]any {
+	var out []map[string]any
+	for _, e := range v {
+		m, ok := e.(map[string]any)
+		if !ok {
+			continue
+		}
+		if _, ok := m["value"]; ok {
+			out = append(out, m)
+		}
+		for _, k := range []string{"records", "messages"} {
+			if l, ok := m[k].([]any); ok {
+				out = append(out, allRecords(l)...)
+			}
+		}
+	}
+	return out
 }
