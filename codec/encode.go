@@ -470,9 +470,11 @@ func intOf(v any, lo, hi int64) (int64, *EncodeError) {
 		if u, err2 := strconv.ParseUint(s, 10, 64); err2 == nil && hi > math.MaxInt32 && u <= math.MaxUint32 {
 			return int64(u), nil
 		}
-		return 0, &EncodeError{Msg: "expected an integer, found " + strconv.Quote(s)}
+		if !errors.Is(err, strconv.ErrRange) {
+			return 0, &EncodeError{Msg: "expected an integer, found " + strconv.Quote(s)}
+		}
 	}
-	if i < lo || i > hi {
+	if err != nil || i < lo || i > hi {
 		return 0, &EncodeError{Msg: "expected an integer in " + strconv.FormatInt(lo, 10) + ".." + strconv.FormatInt(hi, 10) + ", found " + s}
 	}
 	return i, nil

@@ -131,6 +131,7 @@ func TestEncodeNativeGoValues(t *testing.T) {
 		{"body.throttleTimeMs", uint64(1 << 63), "body.throttleTimeMs: expected an integer in -2147483648..2147483647, found 9223372036854775808 (Go uint64)"},
 		{"body.throttleTimeMs", int64(1 << 40), "body.throttleTimeMs: expected an integer in -2147483648..2147483647, found 1099511627776 (Go int64)"},
 		{"body.throttleTimeMs", 1.5, "body.throttleTimeMs: expected an integer, found 1.5"},
+		{"body.throttleTimeMs", json.Number("9223372036854775808"), "body.throttleTimeMs: expected an integer in -2147483648..2147483647, found 9223372036854775808"},
 		{"body.brokers", []uint8{1}, "body.brokers: expected an array, found bytes (Go []byte)"},
 		{"body.brokers", map[string]int{}, "body.brokers: expected an array, found a value of Go type map[string]int"},
 		{"body.clusterId", 7, "body.clusterId: expected a string, found a number (Go int)"},
