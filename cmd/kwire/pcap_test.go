@@ -511,6 +511,31 @@ func TestPcapOrderManyExchanges(t *testing.T) {
 	require.NotEqual(t, want[0], id{1, 1}, "the first exchange to complete is not the first request")
 }
 
+// TestPcapStrictFailsOnACutCapture: a capture cut short is read up to
+// the cut and its note says so; --strict, as for an exchange with
+// warnings, then exits 1 (with or without --summary); the whole capture
+// passes --strict as before.
+func TestPcapStrictFailsOnACutCapture(t *testing.T) {
+	whole := trafficPcap(t, traffic.PcapOptions{Pairs: 20})
+	_, errOut, code := runCLI(t, []string{"pcap", "--strict", "--summary", whole}, nil)
+	require.Equal(t, 0, code, errOut)
+	require.Empty(t, errOut)
+
+	b, err := os.ReadFile(whole)
+	require.NoError(t, err)
+	cut := filepath.Join(t.TempDir(), "cut.pcap")
+	require.NoError(t, os.WriteFile(cut, b[:len(b)-40], 0o644))
+	out, errOut, code := runCLI(t, []string{"pcap", cut}, nil)
+	require.Equal(t, 0, code, errOut)
+	require.NotEmpty(t, out)
+	require.Contains(t, errOut, "file truncated or corrupt after packet")
+	for _, args := range [][]string{{"pcap", "--strict", cut}, {"pcap", "--strict", "--summary", cut}} {
+		_, errOut, code = runCLI(t, args, nil)
+		require.Equal(t, 1, code, "%v: %s", args, errOut)
+		require.Contains(t, errOut, "kwire: "+cut+": the capture is truncated or corrupt, read up to there (--strict)\n")
+	}
+}
+
 // TestPcapStdin: kwire pcap - reads the capture from standard input.
 func TestPcapStdin(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(sharedTestdata, "captures", "kafka-ipv6-null.pcapng"))
