@@ -757,7 +757,13 @@ func writeAPITable(w io.Writer, stats map[int16]*apiStats, errCodes map[apiCode]
 		for _, v := range vk {
 			vs = append(vs, "v"+strconv.Itoa(v)+"×"+strconv.Itoa(s.versions[int16(v)]))
 		}
-		ms := func(d time.Duration) string { return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 2, 64) }
+		// No paired exchange, no latency: "-", not a latency of 0.
+		ms := func(d time.Duration) string {
+			if s.latencies.Count() == 0 {
+				return "-"
+			}
+			return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 2, 64)
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t\n", s.name, strings.Join(vs, " "), s.count, s.unpaired, s.bytes,
 			ms(s.latencies.Percentile(.5)), ms(s.latencies.Percentile(.9)), ms(s.latencies.Percentile(.99)), ms(s.latencies.Max()))
 	}
