@@ -667,11 +667,11 @@ func exchangeHead(w *jsontext.Writer, x *capture.Exchange, key, ver int16, guess
 	}
 	if x.Request != nil {
 		w.Key("requestTime")
-		w.String(x.Request.Time.UTC().AppendFormat(scratch[:0], time.RFC3339Nano))
+		w.String(x.Request.Time.UTC().AppendFormat(scratch[:0], exchangeTime))
 	}
 	if x.Response != nil {
 		w.Key("responseTime")
-		w.String(x.Response.Time.UTC().AppendFormat(scratch[:0], time.RFC3339Nano))
+		w.String(x.Response.Time.UTC().AppendFormat(scratch[:0], exchangeTime))
 	}
 	if x.Paired() {
 		w.Key("latencyMs")
@@ -687,6 +687,13 @@ func exchangeHead(w *jsontext.Writer, x *capture.Exchange, key, ver int16, guess
 		w.EndObject()
 	}
 }
+
+// exchangeTime is how a line writes its times: RFC 3339 in UTC with nine
+// fractional digits always, trailing zeros kept (RFC3339Nano drops them:
+// ".01Z" beside ".004Z"), so that a line's times, and lines', align and
+// sort as text; nine holds any capture's resolution, nanoseconds
+// included, and the proxy's clock.
+const exchangeTime = "2006-01-02T15:04:05.000000000Z07:00"
 
 // writeSide writes a frame's value JSON (partial after an error) and its
 // error, as "request"/"requestError" or "response"/"responseError".

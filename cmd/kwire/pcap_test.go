@@ -620,6 +620,28 @@ func TestPcapSummaryNoLatencyWithoutAPair(t *testing.T) {
 	require.Regexp(t, `\n\s+Metadata\s+v12×1\s+1\s+0\s+\d+\s+1\.50\s+1\.50\s+1\.50\s+1\.50\s*\n`, out)
 }
 
+// TestPcapTimesFixedPrecision: a line's times have nine fractional
+// digits whatever their value (not ".01Z" beside ".004Z"), so they align
+// and sort as text.
+func TestPcapTimesFixedPrecision(t *testing.T) {
+	file := segmentsPcap(t,
+		segment{true, 4 * time.Millisecond, exampleFrame(t, "Metadata", 12, false, 1)},
+		segment{false, 10 * time.Millisecond, exampleFrame(t, "Metadata", 12, true, 1)},
+		segment{true, 10*time.Millisecond + 250*time.Microsecond, exampleFrame(t, "ApiVersions", 3, false, 2)},
+		segment{false, 11 * time.Second, exampleFrame(t, "ApiVersions", 3, true, 2)})
+	out, errOut, code := runCLI(t, []string{"pcap", file}, nil)
+	require.Equal(t, 0, code, errOut)
+	var times []string
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var x struct{ RequestTime, ResponseTime string }
+		require.NoError(t, json.Unmarshal([]byte(l), &x))
+		times = append(times, x.RequestTime, x.ResponseTime)
+	}
+	require.Equal(t, []string{"2024-05-01T12:00:00.004000000Z", "2024-05-01T12:00:00.010000000Z",
+		"2024-05-01T12:00:00.010250000Z", "2024-05-01T12:00:11.000000000Z"}, times)
+	require.True(t, sort.StringsAreSorted(times))
+}
+
 // TestPcapStdin: kwire pcap - reads the capture from standard input.
 func TestPcapStdin(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(sharedTestdata, "captures", "kafka-ipv6-null.pcapng"))
