@@ -121,12 +121,18 @@ func appendFindingJSON(b []byte, file string, f *check.Finding) []byte {
 
 func (c *checkConfig) run(e *env) int {
 	o := &checkOut{cfg: c, w: bufio.NewWriterSize(e.stdout, 1<<20), multi: len(c.files) > 1}
-	status, unread := 0, 0
+	status, unread, cut := 0, 0, 0
 	for _, file := range c.files {
-		if err := c.checkFile(e, o, file); err != nil {
+		truncation, err := c.checkFile(e, o, file)
+		if err != nil {
 			o.w.Flush()
 			fail(e, "%s: %v", file, err)
 			status, unread = 1, unread+1
+		}
+		if truncation != nil {
+			o.w.Flush()
+			fail(e, "%s: %s (checked up to there)", file, truncation)
+			status, cut = 1, cut+1
 		}
 	}
 	switch c.format {
@@ -144,11 +150,15 @@ func (c *checkConfig) run(e *env) int {
 			status = 1
 		}
 	}
-	// The counts say nothing of a file that could not be read: the
-	// summary says how many were not.
+	// The counts say nothing of a file that could not be read, nor of
+	// the part of a capture past where it is cut or corrupt: the summary
+	// says how many files were not read, or not read whole.
 	notRead := ""
 	if unread > 0 {
 		notRead = fmt.Sprintf("; %d of %d files not read (said above)", unread, len(c.files))
+	}
+	if cut > 0 {
+		notRead += fmt.Sprintf("; %d of %d files truncated or corrupt (said above)", cut, len(c.files))
 	}
 	fail(e, "check: %d errors, %d warnings, %d notes; %d rules not judged (said in their lines)%s",
 		o.counts[check.Error], o.counts[check.Warning], o.counts[check.Note], o.skips, notRead)
@@ -183,13 +193,15 @@ func appendCheckJSON(b []byte, o *checkOut) []byte {
 	return append(b, "}\n"...)
 }
 
-// checkFile reads one capture or frame file ("-": standard input).
-func (c *checkConfig) checkFile(e *env, o *checkOut, file string) error {
+// checkFile reads one capture or frame file ("-": standard input). A
+// capture cut short or corrupt after some packet is checked up to there,
+// and the note that says where comes back (nil for a whole file).
+func (c *checkConfig) checkFile(e *env, o *checkOut, file string) (*capture.Note, error) {
 	var in io.Reader = e.stdin
 	if file != "-" {
 		f, err := os.Open(file)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		defer f.Close()
 		in = f
@@ -201,11 +213,11 @@ func (c *checkConfig) checkFile(e *env, o *checkOut, file string) error {
 	}
 	raw, err := io.ReadAll(br)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	data, _, err := input.Parse(raw, input.Auto)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	frames, rest := input.SplitFrames(data, 0)
 	if len(rest) > 0 {
@@ -214,7 +226,7 @@ func (c *checkConfig) checkFile(e *env, o *checkOut, file string) error {
 	for _, f := range check.Check(check.FromFrames(frames)) {
 		o.put(file, &f)
 	}
-	return nil
+	return nil, nil
 }
 
 // isCapture recognises pcap (either byte order, µs or ns), pcapng and
@@ -245,8 +257,9 @@ type checkDone struct {
 }
 
 // checkCapture streams a capture: exchanges are analysed on every core as
-// they complete, then checked and written in completion order.
-func (c *checkConfig) checkCapture(o *checkOut, file string, in io.Reader) error {
+// they complete, then checked and written in completion order. It returns
+// the capture's truncation note, nil when the file is whole.
+func (c *checkConfig) checkCapture(o *checkOut, file string, in io.Reader) (*capture.Note, error) {
 	jobs := make(chan checkJob, 4*c.jobs)
 	outs := make(chan checkDone, 4*c.jobs)
 	var wg sync.WaitGroup
@@ -262,10 +275,11 @@ func (c *checkConfig) checkCapture(o *checkOut, file string, in io.Reader) error
 	}
 	conns := captureConns{}
 	var frames framePool
+	var res *capture.Result
 	var readErr error
 	go func() {
 		n := 0
-		_, readErr = capture.ReadFunc(in, capture.Options{BrokerPorts: c.ports, Buffer: frames.get}, func(x *capture.Exchange) {
+		res, readErr = capture.ReadFunc(in, capture.Options{BrokerPorts: c.ports, Buffer: frames.get}, func(x *capture.Exchange) {
 			jobs <- checkJob{n, conns.exchange(x), x}
 			n++
 		})
@@ -283,13 +297,13 @@ func (c *checkConfig) checkCapture(o *checkOut, file string, in io.Reader) error
 		frames.putExchange(d.cap)
 	}, func() {})
 	if readErr != nil {
-		return readErr
+		return nil, readErr
 	}
 	conns.settle()
 	for _, f := range ck.End() {
 		o.put(file, &f)
 	}
-	return nil
+	return res.Truncation, nil
 }
 
 // captureConns turns a capture's connections into the check's, once each,

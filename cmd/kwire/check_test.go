@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kfake"
+
+	"github.com/kwire/kwire/internal/bench/traffic"
 )
 
 var ruleExamples = filepath.Join("..", "..", "codec", "check", "ruledoc", "examples")
@@ -82,6 +84,32 @@ func TestCheckSaysWhatItCouldNotRead(t *testing.T) {
 	require.Equal(t, 1, code, errOut)
 	require.Contains(t, out, "records.crc error")
 	require.Contains(t, errOut, "check: 1 errors, 0 warnings, 0 notes; 1 rules not judged (said in their lines); 1 of 2 files not read (said above)")
+}
+
+// TestCheckSaysACaptureIsCut: a capture cut short (or corrupt after some
+// packet) is checked up to there, and, as for a file not read, standard
+// error and the summary say it was not read whole and the exit status is
+// 1 whatever --fail-on; the whole capture is reported as ever.
+func TestCheckSaysACaptureIsCut(t *testing.T) {
+	whole := trafficPcap(t, traffic.PcapOptions{Pairs: 20})
+	_, errOut, code := runCLI(t, []string{"check", whole}, nil)
+	require.Equal(t, 0, code, errOut)
+	require.Regexp(t, `^kwire: check: 0 errors, \d+ warnings, \d+ notes; \d+ rules not judged \(said in their lines\)\n$`, errOut)
+
+	b, err := os.ReadFile(whole)
+	require.NoError(t, err)
+	cut := filepath.Join(t.TempDir(), "cut.pcap")
+	require.NoError(t, os.WriteFile(cut, b[:len(b)-40], 0o644))
+	for _, failOn := range []string{"error", "none"} {
+		out, errOut, code := runCLI(t, []string{"check", "--fail-on", failOn, cut}, nil)
+		require.Equal(t, 1, code, errOut)
+		require.NotEmpty(t, out, "the findings up to the cut")
+		require.Regexp(t, `kwire: `+regexp.QuoteMeta(cut)+`: packet \d+: file truncated or corrupt after packet \d+: truncated packet`, errOut)
+		require.Contains(t, errOut, "; 1 of 1 files truncated or corrupt (said above)\n")
+	}
+	_, errOut, code = runCLI(t, []string{"check", whole, cut}, nil)
+	require.Equal(t, 1, code, errOut)
+	require.Contains(t, errOut, "; 1 of 2 files truncated or corrupt (said above)\n")
 }
 
 // TestCheckJSON: ndjson is one finding a line; json one document with the

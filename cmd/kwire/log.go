@@ -88,6 +88,10 @@ type logCmd struct {
 	status          int
 	line            []byte
 	quiet           bool // --summary: a small file's lines are not printed
+	// found counts the Kafka files met in directories, unread the paths
+	// that could not be read: a directory named that adds to neither
+	// holds nothing kwire log reads, which is said, not passed in silence.
+	found, unread int
 }
 
 // problem marks a problem found: exit 1 under --strict.
@@ -105,6 +109,7 @@ func (c *logCmd) failed(path string, err error) {
 	c.out.Flush()
 	fail(c.e, "log: %s: %v", path, err)
 	c.status = 1
+	c.unread++
 }
 
 // head starts a line: {"file":F,"kind":K,
@@ -143,7 +148,12 @@ func (c *logCmd) path(p string, depth int) {
 		return
 	}
 	if st.IsDir() {
+		found, unread := c.found, c.unread
 		c.dir(p, depth)
+		if c.found == found && c.unread == unread {
+			// An empty or mistyped directory is not an empty log.
+			c.failed(p, errors.New("no Kafka log files found in this directory or the folders under it"))
+		}
 		return
 	}
 	c.file(p, c.topicOf(p), true)
@@ -177,6 +187,7 @@ func (c *logCmd) dir(p string, depth int) {
 		n := storage.KindOf(d.Name())
 		if n.Kind != storage.UnknownFile {
 			files = append(files, d.Name())
+			c.found++
 		}
 		if n.Kind == storage.SegmentFile {
 			segments++

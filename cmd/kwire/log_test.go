@@ -35,6 +35,34 @@ func TestLogCLI(t *testing.T) {
 	})
 }
 
+// TestLogSaysADirectoryHoldsNoKafkaFiles: a directory (empty, or with no
+// file Kafka writes in it or the folders under it) is not an empty log:
+// kwire log names it on standard error and exits 1, with or without
+// --summary; a directory with a Kafka file, even a folder down, reads as
+// before.
+func TestLogSaysADirectoryHoldsNoKafkaFiles(t *testing.T) {
+	empty := t.TempDir()
+	other := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(other, "notes.txt"), []byte("hello\n"), 0o644))
+	require.NoError(t, os.Mkdir(filepath.Join(other, "sub"), 0o755))
+	for _, dir := range []string{empty, other} {
+		for _, args := range [][]string{{"log", dir}, {"log", "--summary", dir}} {
+			out, errOut, code := runCLI(t, args, nil)
+			require.Equal(t, 1, code, "%v: %s", args, errOut)
+			require.Empty(t, out, args)
+			require.Equal(t, "kwire: log: "+dir+": no Kafka log files found in this directory or the folders under it\n", errOut)
+		}
+	}
+
+	b, err := os.ReadFile(filepath.Join(storageTestdata, "logdir", "meta.properties"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(other, "sub", "meta.properties"), b, 0o644))
+	out, errOut, code := runCLI(t, []string{"log", other}, nil)
+	require.Equal(t, 0, code, errOut)
+	require.Empty(t, errOut)
+	require.Contains(t, out, `"kind":"meta-properties"`)
+}
+
 // A torn tail is reported whatever the flags, and makes the exit status 1
 // under --strict only; its index entries past the tail are mismatches
 // (exit 1) either way.

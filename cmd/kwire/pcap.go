@@ -148,6 +148,11 @@ func runPcap(e *env, args []string) int {
 		fail(e, "%d exchanges had warnings (--strict)", run.warned)
 		status = 1
 	}
+	if cfg.strict && res.Truncated {
+		// Its note, said above, tells where.
+		fail(e, "%s: the capture is truncated or corrupt, read up to there (--strict)", cfg.file)
+		status = 1
+	}
 	return status
 }
 
@@ -162,7 +167,7 @@ func parsePcapFlags(e *env, args []string) (*pcapConfig, int) {
 	fs.Var(&cfg.ports, "port", "broker port (repeatable, or comma-separated; default 9092, else inferred from who sends requests)")
 	cfg.exchangeFilter.register(fs)
 	fs.BoolVar(&cfg.summary, "summary", false, "print a table per API: counts, versions, bytes, error codes, latency percentiles")
-	fs.BoolVar(&cfg.strict, "strict", false, "exit 1 when any exchange shown has a warning (a lenient reading or a limit hit)")
+	fs.BoolVar(&cfg.strict, "strict", false, "exit 1 when any exchange shown has a warning (a lenient reading or a limit hit), or the capture is truncated or corrupt")
 	fs.IntVar(&cfg.jobs, "jobs", runtime.NumCPU(), "decoders working at once")
 	fs.StringVar(&cfg.progress, "progress", "auto", progressFlagUsage)
 	args, code := parseFlags(e, fs, args)
@@ -662,11 +667,11 @@ func exchangeHead(w *jsontext.Writer, x *capture.Exchange, key, ver int16, guess
 	}
 	if x.Request != nil {
 		w.Key("requestTime")
-		w.String(x.Request.Time.UTC().AppendFormat(scratch[:0], time.RFC3339Nano))
+		w.String(x.Request.Time.UTC().AppendFormat(scratch[:0], exchangeTime))
 	}
 	if x.Response != nil {
 		w.Key("responseTime")
-		w.String(x.Response.Time.UTC().AppendFormat(scratch[:0], time.RFC3339Nano))
+		w.String(x.Response.Time.UTC().AppendFormat(scratch[:0], exchangeTime))
 	}
 	if x.Paired() {
 		w.Key("latencyMs")
@@ -682,6 +687,13 @@ func exchangeHead(w *jsontext.Writer, x *capture.Exchange, key, ver int16, guess
 		w.EndObject()
 	}
 }
+
+// exchangeTime is how a line writes its times: RFC 3339 in UTC with nine
+// fractional digits always, trailing zeros kept (RFC3339Nano drops them:
+// ".01Z" beside ".004Z"), so that a line's times, and lines', align and
+// sort as text; nine holds any capture's resolution, nanoseconds
+// included, and the proxy's clock.
+const exchangeTime = "2006-01-02T15:04:05.000000000Z07:00"
 
 // writeSide writes a frame's value JSON (partial after an error) and its
 // error, as "request"/"requestError" or "response"/"responseError".
@@ -752,7 +764,13 @@ func writeAPITable(w io.Writer, stats map[int16]*apiStats, errCodes map[apiCode]
 		for _, v := range vk {
 			vs = append(vs, "v"+strconv.Itoa(v)+"×"+strconv.Itoa(s.versions[int16(v)]))
 		}
-		ms := func(d time.Duration) string { return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 2, 64) }
+		// No paired exchange, no latency: "-", not a latency of 0.
+		ms := func(d time.Duration) string {
+			if s.latencies.Count() == 0 {
+				return "-"
+			}
+			return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 2, 64)
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t\n", s.name, strings.Join(vs, " "), s.count, s.unpaired, s.bytes,
 			ms(s.latencies.Percentile(.5)), ms(s.latencies.Percentile(.9)), ms(s.latencies.Percentile(.99)), ms(s.latencies.Max()))
 	}

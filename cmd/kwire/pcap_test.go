@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -509,6 +510,136 @@ func TestPcapOrderManyExchanges(t *testing.T) {
 	require.Len(t, got, 1500)
 	require.Equal(t, want, got)
 	require.NotEqual(t, want[0], id{1, 1}, "the first exchange to complete is not the first request")
+}
+
+// TestPcapStrictFailsOnACutCapture: a capture cut short is read up to
+// the cut and its note says so; --strict, as for an exchange with
+// warnings, then exits 1 (with or without --summary); the whole capture
+// passes --strict as before.
+func TestPcapStrictFailsOnACutCapture(t *testing.T) {
+	whole := trafficPcap(t, traffic.PcapOptions{Pairs: 20})
+	_, errOut, code := runCLI(t, []string{"pcap", "--strict", "--summary", whole}, nil)
+	require.Equal(t, 0, code, errOut)
+	require.Empty(t, errOut)
+
+	b, err := os.ReadFile(whole)
+	require.NoError(t, err)
+	cut := filepath.Join(t.TempDir(), "cut.pcap")
+	require.NoError(t, os.WriteFile(cut, b[:len(b)-40], 0o644))
+	out, errOut, code := runCLI(t, []string{"pcap", cut}, nil)
+	require.Equal(t, 0, code, errOut)
+	require.NotEmpty(t, out)
+	require.Contains(t, errOut, "file truncated or corrupt after packet")
+	for _, args := range [][]string{{"pcap", "--strict", cut}, {"pcap", "--strict", "--summary", cut}} {
+		_, errOut, code = runCLI(t, args, nil)
+		require.Equal(t, 1, code, "%v: %s", args, errOut)
+		require.Contains(t, errOut, "kwire: "+cut+": the capture is truncated or corrupt, read up to there (--strict)\n")
+	}
+}
+
+// segment is one TCP segment of segmentsPcap's connection: who sent it,
+// when, and its payload.
+type segment struct {
+	fromClient bool
+	at         time.Duration // after 2024-05-01T12:00:00Z
+	payload    []byte
+}
+
+// segmentsPcap writes a classic pcap file (Ethernet, microseconds) of one
+// TCP connection, client 10.0.0.2:40000 to broker 10.0.0.1:9092, with no
+// handshake: the segments in the order given.
+func segmentsPcap(t *testing.T, segs ...segment) string {
+	le := binary.LittleEndian
+	out := le.AppendUint32(nil, 0xa1b2c3d4)
+	out = le.AppendUint16(out, 2)
+	out = le.AppendUint16(out, 4)
+	out = append(out, make([]byte, 8)...)
+	out = le.AppendUint32(out, 65535)
+	out = le.AppendUint32(out, 1) // Ethernet
+	seq := [2]uint32{1000, 9000}  // the client's, the broker's
+	t0 := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+	for _, sg := range segs {
+		src, dst, sport, dport, side := []byte{10, 0, 0, 2}, []byte{10, 0, 0, 1}, uint16(40000), uint16(9092), 0
+		if !sg.fromClient {
+			src, dst, sport, dport, side = dst, src, dport, sport, 1
+		}
+		pkt := append(make([]byte, 12), 0x08, 0x00)
+		pkt = append(pkt, 0x45, 0)
+		pkt = binary.BigEndian.AppendUint16(pkt, uint16(40+len(sg.payload)))
+		pkt = append(pkt, 0, 1, 0, 0, 64, 6, 0, 0)
+		pkt = append(append(pkt, src...), dst...)
+		pkt = binary.BigEndian.AppendUint16(pkt, sport)
+		pkt = binary.BigEndian.AppendUint16(pkt, dport)
+		pkt = binary.BigEndian.AppendUint32(pkt, seq[side])
+		pkt = binary.BigEndian.AppendUint32(pkt, seq[1-side])
+		pkt = append(pkt, 0x50, 0x18, 0xff, 0xff, 0, 0, 0, 0)
+		pkt = append(pkt, sg.payload...)
+		seq[side] += uint32(len(sg.payload))
+		at := t0.Add(sg.at)
+		out = le.AppendUint32(out, uint32(at.Unix()))
+		out = le.AppendUint32(out, uint32(at.Nanosecond()/1000))
+		out = le.AppendUint32(out, uint32(len(pkt)))
+		out = le.AppendUint32(out, uint32(len(pkt)))
+		out = append(out, pkt...)
+	}
+	file := filepath.Join(t.TempDir(), "segments.pcap")
+	require.NoError(t, os.WriteFile(file, out, 0o644))
+	return file
+}
+
+// exampleFrame is kwire example's frame of api at version v (a response
+// when response is set), with correlation id corr.
+func exampleFrame(t *testing.T, api string, v int, response bool, corr int32) []byte {
+	args := []string{"example", api, "--version", strconv.Itoa(v)}
+	if response {
+		args = append(args, "--response")
+	}
+	out, errOut, code := runCLI(t, args, nil)
+	require.Equal(t, 0, code, errOut)
+	b, err := hex.DecodeString(strings.SplitN(out, "\n", 2)[0])
+	require.NoError(t, err)
+	at := 8
+	if response {
+		at = 4
+	}
+	binary.BigEndian.PutUint32(b[at:], uint32(corr))
+	return b
+}
+
+// TestPcapSummaryNoLatencyWithoutAPair: an API whose exchanges are all
+// unpaired has no latency to show: its percentiles are "-", not 0.00;
+// an API with a paired exchange shows its latency as before.
+func TestPcapSummaryNoLatencyWithoutAPair(t *testing.T) {
+	file := segmentsPcap(t,
+		segment{true, 0, exampleFrame(t, "Metadata", 12, false, 1)},
+		segment{false, 1500 * time.Microsecond, exampleFrame(t, "Metadata", 12, true, 1)},
+		segment{true, 2 * time.Millisecond, exampleFrame(t, "ApiVersions", 3, false, 2)})
+	out, errOut, code := runCLI(t, []string{"pcap", "--summary", file}, nil)
+	require.Equal(t, 0, code, errOut)
+	require.Regexp(t, `\n\s+ApiVersions\s+v3×1\s+1\s+1\s+\d+\s+-\s+-\s+-\s+-\s*\n`, out)
+	require.Regexp(t, `\n\s+Metadata\s+v12×1\s+1\s+0\s+\d+\s+1\.50\s+1\.50\s+1\.50\s+1\.50\s*\n`, out)
+}
+
+// TestPcapTimesFixedPrecision: a line's times have nine fractional
+// digits whatever their value (not ".01Z" beside ".004Z"), so they align
+// and sort as text.
+func TestPcapTimesFixedPrecision(t *testing.T) {
+	file := segmentsPcap(t,
+		segment{true, 4 * time.Millisecond, exampleFrame(t, "Metadata", 12, false, 1)},
+		segment{false, 10 * time.Millisecond, exampleFrame(t, "Metadata", 12, true, 1)},
+		segment{true, 10*time.Millisecond + 250*time.Microsecond, exampleFrame(t, "ApiVersions", 3, false, 2)},
+		segment{false, 11 * time.Second, exampleFrame(t, "ApiVersions", 3, true, 2)})
+	out, errOut, code := runCLI(t, []string{"pcap", file}, nil)
+	require.Equal(t, 0, code, errOut)
+	var times []string
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var x struct{ RequestTime, ResponseTime string }
+		require.NoError(t, json.Unmarshal([]byte(l), &x))
+		times = append(times, x.RequestTime, x.ResponseTime)
+	}
+	require.Equal(t, []string{"2024-05-01T12:00:00.004000000Z", "2024-05-01T12:00:00.010000000Z",
+		"2024-05-01T12:00:00.010250000Z", "2024-05-01T12:00:11.000000000Z"}, times)
+	require.True(t, sort.StringsAreSorted(times))
 }
 
 // TestPcapStdin: kwire pcap - reads the capture from standard input.

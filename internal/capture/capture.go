@@ -243,7 +243,11 @@ type Result struct {
 	Evicted int
 	// Truncated is set when the file ended in the middle of a packet or
 	// was corrupt after some point; what was read before is returned.
-	Truncated bool
+	// Truncation is the note that says after which packet and why (in
+	// Notes too, kept there whatever their cap), for a reader that reports
+	// the file's state apart from its other notes.
+	Truncated  bool
+	Truncation *Note
 }
 
 // MaxNotes is the maximum number of notes kept in a Result.
@@ -315,8 +319,11 @@ func (e *engine) run(r io.Reader) error {
 		data, ts, link, rerr := src.next()
 		if rerr != nil {
 			if rerr != io.EOF {
-				e.res.Truncated = true
-				e.note(nil, "file truncated or corrupt after packet %d: %v", e.res.Packets, rerr)
+				// Past the cap too: that the file is not whole is worth
+				// more than any note about a connection.
+				n := Note{Packet: e.pkt, Message: fmt.Sprintf("file truncated or corrupt after packet %d: %v", e.res.Packets, rerr)}
+				e.res.Truncated, e.res.Truncation = true, &n
+				e.res.Notes = append(e.res.Notes, n)
 			}
 			break
 		}

@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"net/netip"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -347,9 +348,31 @@ func TestTruncatedFile(t *testing.T) {
 		dump(t, r)
 		assert.True(t, r.Truncated)
 		assert.True(t, hasNote(r, "truncated"), "%v", r.Notes)
+		require.NotNil(t, r.Truncation)
+		assert.Contains(t, r.Truncation.Message, "file truncated or corrupt after packet "+strconv.Itoa(r.Packets))
 		assert.NotEmpty(t, pairedCorrs(r))
 		assert.Less(t, r.Packets, len(b.pkts))
 	}
+	r, err := Read(bytes.NewReader(b.pcap()), Options{})
+	require.NoError(t, err)
+	assert.False(t, r.Truncated)
+	assert.Nil(t, r.Truncation)
+}
+
+// TestTruncationNotedPastTheCap: a file cut after more notes than
+// MaxNotes still says, among its notes, that it is cut.
+func TestTruncationNotedPastTheCap(t *testing.T) {
+	b := newTB(t, layers.LinkTypeEthernet)
+	for i := 0; i < MaxNotes+5; i++ {
+		b.pkts = append(b.pkts, []byte{1, 2, 3}) // too short for Ethernet: a note each
+		b.times = append(b.times, b.tick())
+	}
+	data := b.pcap()
+	r, err := Read(bytes.NewReader(data[:len(data)-2]), Options{})
+	require.NoError(t, err)
+	require.True(t, r.Truncated)
+	require.NotNil(t, r.Truncation)
+	assert.True(t, hasNote(r, "file truncated or corrupt after packet"), "%v", r.Notes[len(r.Notes)-3:])
 }
 
 func TestBadMagic(t *testing.T) {

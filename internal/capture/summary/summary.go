@@ -47,6 +47,10 @@ func (l *Latencies) Add(d time.Duration) {
 	}
 }
 
+// Count is how many latencies were added: with none, an API's summary has
+// no latency to show (its exchanges all unpaired), not a latency of 0.
+func (l *Latencies) Count() int { return l.seen }
+
 // Max is the largest latency added (exact, sampled or not).
 func (l *Latencies) Max() time.Duration { return l.max }
 

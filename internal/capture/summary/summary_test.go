@@ -96,6 +96,3 @@ func TestExpected(t *testing.T) {
 		}
 	}
 }
-
-// Count is how many latencies were added.
-func (l *Latencies) Count() int { return l.seen }
