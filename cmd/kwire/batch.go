@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"slices"
 	"strconv"
@@ -533,8 +534,11 @@ func parseLineJSON(line []byte, spec *lineSpec) string {
 	if bl.APIKey != nil {
 		spec.api = strconv.Itoa(*bl.APIKey)
 	}
-	for _, v := range []*int{bl.Version, bl.APIVersion} {
+	for i, v := range []*int{bl.Version, bl.APIVersion} {
 		if v != nil {
+			if *v < 0 || *v > math.MaxInt16 {
+				return `"` + [...]string{"version", "apiVersion"}[i] + `": expected an API version from 0 to 32767, found ` + strconv.Itoa(*v)
+			}
 			spec.version = *v
 		}
 	}
@@ -729,8 +733,8 @@ func (s *lineSpec) setLiteral(k, v []byte) bool {
 		s.api = string(v)
 	case "apiVersion", "version":
 		n, err := strconv.Atoi(string(v))
-		if err != nil {
-			return false
+		if err != nil || n < 0 || n > math.MaxInt16 {
+			return false // parseLineJSON says what is wrong
 		}
 		s.version = n
 	case "response", "request", "sizePrefix":

@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -53,15 +55,40 @@ type frameFlags struct {
 func (f *frameFlags) register(fs interface {
 	BoolVar(*bool, string, bool, string)
 	StringVar(*string, string, string, string)
-	IntVar(*int, string, int, string)
+	Var(flag.Value, string, string)
 }) {
 	fs.BoolVar(&f.request, "request", false, "the frames are requests (default: recognised from the header)")
 	fs.BoolVar(&f.response, "response", false, "the frames are responses; without --api/--version kwire guesses")
 	fs.StringVar(&f.api, "api", "", "API name or key (e.g. Metadata or 3), to pin a response's API")
-	fs.IntVar(&f.version, "version", -1, "API version, to pin a response's version")
+	f.version = -1
+	fs.Var(versionFlag{&f.version}, "version", "API version `N` (0 to 32767), to pin a response's version")
 	fs.BoolVar(&f.noSize, "no-size", false, "the frame has no 4-byte size prefix (same as --size no)")
 	fs.StringVar(&f.size, "size", "auto", "size prefix: auto, yes or no (auto: the first 4 bytes are a size when they match the bytes after them, a cut frame's, or no unsized frame's: negative or 2^24 and more)")
 	fs.StringVar(&f.input, "input", "auto", "input form: auto, hex, base64 or binary")
+}
+
+// versionFlag is a --version flag: an API version, which Kafka writes as
+// an int16 and never negative, so 0 to 32767; anything else is refused
+// when the flag is parsed, naming the flag, rather than wrapped to an
+// int16 or taken as "not given". The int it sets stays -1 until given.
+type versionFlag struct{ v *int }
+
+func (f versionFlag) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || n > math.MaxInt16 {
+		return errors.New("an API version is a whole number from 0 to 32767")
+	}
+	*f.v = n
+	return nil
+}
+
+// String is the version given, or "" (the zero value's, so --help shows
+// no default).
+func (f versionFlag) String() string {
+	if f.v == nil || *f.v < 0 {
+		return ""
+	}
+	return strconv.Itoa(*f.v)
 }
 
 // resolve resolves --api, and a pinned API means responses unless

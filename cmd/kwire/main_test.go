@@ -342,3 +342,37 @@ func TestBatchProgress(t *testing.T) {
 	require.Contains(t, errOut, "[==============================] 100%")
 	require.Contains(t, errOut, "kwire: 6 lines decoded")
 }
+
+// TestVersionOutsideInt16IsRefused: every --version (decode, batch,
+// schema, example) and a batch line's "version" take 0 to 32767, Kafka's
+// non-negative int16: a larger one is refused rather than wrapped modulo
+// 65536 (65545 was v9), a negative one rather than taken as not given.
+func TestVersionOutsideInt16IsRefused(t *testing.T) {
+	const frame = "0000000a00000007000000000000" // ApiVersions v0 response
+	for _, v := range []string{"65545", "65536", "32768", "-1", "-2", "x"} {
+		for _, args := range [][]string{
+			{"example", "Produce", "--version", v},
+			{"schema", "Produce", "--version", v},
+			{"decode", "--response", "--api", "ApiVersions", "--version", v, frame},
+			{"decode", "--version=" + v, frame},
+			{"batch", "--api", "ApiVersions", "--version", v},
+		} {
+			out, errOut, code := runCLI(t, args, []byte(frame+"\n"))
+			require.Equal(t, 2, code, "%v: %s", args, errOut)
+			require.Empty(t, out, args)
+			require.True(t, strings.HasPrefix(errOut, "kwire: "+args[0]+`: invalid value "`+v+`" for flag -version: an API version is a whole number from 0 to 32767`), errOut)
+		}
+	}
+	out, errOut, code := runCLI(t, []string{"example", "Produce", "--version", "32767"}, nil)
+	require.Equal(t, 2, code, "in range but unknown: %s", out)
+	require.Contains(t, errOut, "Produce has versions 0-13, not 32767")
+	for _, line := range []string{
+		`{"api":18,"version":65536,"hex":"` + frame + `"}`,
+		`{"api":18, "version": -5, "hex":"` + frame + `"}`,
+		`{"api":18,"apiVersion":-1,"hex":"` + frame + `"}`,
+	} {
+		out, _, code := runCLI(t, []string{"batch"}, []byte(line+"\n"))
+		require.Equal(t, 1, code, line)
+		require.Regexp(t, `^\{"line":1,"error":\{"message":"\\"(apiV|v)ersion\\": expected an API version from 0 to 32767, found -?\d+"\}\}\n$`, out)
+	}
+}
