@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"reflect"
 	"runtime"
 	"slices"
 	"strconv"
@@ -126,7 +127,8 @@ type batchRun struct {
 }
 
 // batchChunk is whole lines of input for a worker: first is the number of
-// its first non-blank line (lines are numbered without the blank ones).
+// its first line in the input, blank lines counted (a line's number is how
+// its user finds it, though blank lines give no output).
 type batchChunk struct {
 	seq   int
 	first int
@@ -204,11 +206,11 @@ func (b *batchRun) readChunks(in io.Reader, jobs chan<- batchChunk, pool *sync.P
 		next := pool.Get().(*[]byte)
 		*next = append((*next)[:0], (*buf)[end:]...)
 		*buf = (*buf)[:end]
-		lines := countLines(*buf)
-		if lines > 0 {
-			jobs <- batchChunk{seq, line, buf}
+		first := line
+		line += bytes.Count(*buf, []byte{'\n'}) // before a worker has buf
+		if countLines(*buf) > 0 {
+			jobs <- batchChunk{seq, first, buf}
 			seq++
-			line += lines
 		} else {
 			pool.Put(buf)
 		}
@@ -300,6 +302,7 @@ func (wk *batchWorker) chunk(c batchChunk, out *[]byte) batchOut {
 		line := bytes.TrimSpace(rest[:i])
 		rest = rest[min(i+1, len(rest)):]
 		if len(line) == 0 {
+			n++
 			continue
 		}
 		var bad bool
@@ -336,7 +339,7 @@ type lineSpec struct {
 	sizePrefix int    // 1 yes, 0 no, -1 not given
 }
 
-// line decodes one non-blank line numbered n into its output: value JSON,
+// line decodes one non-blank line, line n of the input, into its output: value JSON,
 // or an error object naming the line, offset and path.
 func (wk *batchWorker) line(dst []byte, n int, line []byte) ([]byte, bool) {
 	lf := wk.cfg.ff
@@ -520,7 +523,7 @@ func (a *apiRef) UnmarshalJSON(b []byte) error {
 func parseLineJSON(line []byte, spec *lineSpec) string {
 	var bl batchLineJSON
 	if err := json.Unmarshal(line, &bl); err != nil {
-		return "invalid JSON: " + err.Error()
+		return lineJSONError(line, err)
 	}
 	spec.hex, spec.base64 = []byte(bl.Hex), []byte(bl.Base64)
 	spec.direction = strings.ToLower(bl.Direction)
@@ -549,6 +552,47 @@ func parseLineJSON(line []byte, spec *lineSpec) string {
 		}
 	}
 	return ""
+}
+
+// lineJSONError says what encoding/json found wrong with a line object in
+// kwire's words, as the encoder's JSON errors are worded, not Go's (no
+// struct or type names): `"version": expected an integer, found a string`.
+func lineJSONError(line []byte, err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		want := "a string"
+		switch te.Type.Kind() {
+		case reflect.Int:
+			want = "an integer"
+		case reflect.Bool:
+			want = "true or false"
+		}
+		found, num, _ := strings.Cut(te.Value, " ")
+		switch {
+		case num != "":
+			found = "the number " + num // a fraction, or too big for an int
+		case found == "array" || found == "object":
+			found = "an " + found
+		case found == "bool":
+			found = "a boolean"
+		default:
+			found = "a " + found
+		}
+		field := te.Field
+		if field == "" {
+			return "a line object must be a JSON object, not " + found
+		}
+		return strconv.Quote(field) + ": expected " + want + ", found " + found
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		// The encoder's parser words where and what.
+		if _, perr := jsontext.Parse(line); perr != nil {
+			return perr.Error()
+		}
+		return "invalid JSON at byte " + strconv.FormatInt(se.Offset, 10)
+	}
+	return err.Error() // apiRef's own words
 }
 
 // scanLine reads a flat line object of the common shape without copying:
