@@ -27,30 +27,30 @@ func runEncode(e *env, args []string) int {
 		fail(e, "%v", err)
 		return 1
 	}
-	var docs []jsonDoc
-	for _, in := range ins {
-		docs = appendDocs(docs, in)
-	}
-	if len(docs) == 0 {
+	next := docStream(ins)
+	first, ok := next()
+	if !ok {
 		fail(e, "no JSON given")
 		return 2
 	}
 	opts := codec.EncodeOptions{NoSizePrefix: *noSize}
+	second, more := next()
 	// One JSON value (indented or not): its frame, or its error alone.
-	if len(docs) == 1 && docs[0].err == nil {
-		b, err := encodeAny(docs[0].v, opts)
+	if !more && first.err == nil {
+		b, err := encodeAny(first.v, opts)
 		if err != nil {
-			fail(e, "%v", namedError(anInput{name: docs[0].name}, err))
+			fail(e, "%v", namedError(anInput{name: first.name}, err))
 			return 1
 		}
 		io.WriteString(e.stdout, hex.EncodeToString(b)+"\n")
 		return 0
 	}
-	// A stream of them: one line out per value in, a bad one giving an
-	// error object in its place, which names its line (and file, among
-	// several inputs) as standard error does.
-	failed, oneLineEach := 0, true
-	for _, d := range docs {
+	// A stream of them, each encoded as it is read: one line out per
+	// value in, a bad one giving an error object in its place, which names
+	// its line (and file, among several inputs) as standard error does.
+	docs, failed, oneLineEach := 0, 0, true
+	encode := func(d jsonDoc) {
+		docs++
 		oneLineEach = oneLineEach && !d.multiLine
 		var b []byte
 		err := d.err
@@ -59,7 +59,7 @@ func runEncode(e *env, args []string) int {
 		}
 		if err == nil {
 			io.WriteString(e.stdout, hex.EncodeToString(b)+"\n")
-			continue
+			return
 		}
 		failed++
 		var ee *codec.EncodeError
@@ -74,12 +74,16 @@ func runEncode(e *env, args []string) int {
 		io.WriteString(e.stdout, `{`+file+`"line":`+strconv.Itoa(d.line)+`,"error":{"path":`+strconv.Quote(path)+`,"message":`+strconv.Quote(msg)+"}}\n")
 		fail(e, "%sline %d: %v", where, d.line, err)
 	}
+	encode(first)
+	for d, ok := second, more; ok; d, ok = next() {
+		encode(d)
+	}
 	if failed > 0 {
 		unit := "lines"
 		if !oneLineEach {
 			unit = "documents"
 		}
-		fail(e, "%d of %d %s failed", failed, len(docs), unit)
+		fail(e, "%d of %d %s failed", failed, docs, unit)
 		return 1
 	}
 	return 0
@@ -107,41 +111,48 @@ type jsonDoc struct {
 	err       error
 }
 
-// appendDocs reads the JSON documents of in one after another: NDJSON,
-// or documents (indented or not) separated by white space. A document
-// that does not parse is an error at its first line; reading goes on at
-// the next line that starts, no more indented than it did, with '{' or
-// '[': the next NDJSON line, or the next document kwire decode indented.
-func appendDocs(docs []jsonDoc, in anInput) []jsonDoc {
-	b := in.data
-	pos, line := 0, 1
-	for {
-		for pos < len(b) && isJSONSpace(b[pos]) {
-			if b[pos] == '\n' {
-				line++
+// docStream reads the JSON documents of the inputs in turn, one a call
+// (ok false after the last), so a long stream is never held parsed
+// whole: in each input NDJSON, or documents (indented or not) separated
+// by white space. A document that does not parse is an error at its
+// first line; reading goes on at the next line that starts, no more
+// indented than it did, with '{' or '[': the next NDJSON line, or the
+// next document kwire decode indented.
+func docStream(ins []anInput) func() (jsonDoc, bool) {
+	k, pos, line := 0, 0, 1
+	return func() (jsonDoc, bool) {
+		for ; k < len(ins); k, pos, line = k+1, 0, 1 {
+			b := ins[k].data
+			for pos < len(b) && isJSONSpace(b[pos]) {
+				if b[pos] == '\n' {
+					line++
+				}
+				pos++
 			}
-			pos++
+			if pos == len(b) {
+				continue
+			}
+			start := pos
+			ls := bytes.LastIndexByte(b[:start], '\n') + 1
+			// A document first on its line is read from the line's
+			// start, so an error's byte offset counts within the line,
+			// as it always did.
+			from := start
+			if len(bytes.TrimLeft(b[ls:start], " \t\r")) == 0 {
+				from = ls
+			}
+			v, n, err := jsontext.ParseNext(b[from:])
+			if err == nil {
+				pos = from + n
+			} else {
+				pos = resumeAt(b, start, start-ls)
+			}
+			nl := bytes.Count(b[start:pos], []byte{'\n'})
+			d := jsonDoc{name: ins[k].name, line: line, multiLine: err == nil && nl > 0, v: v, err: err}
+			line += nl
+			return d, true
 		}
-		if pos == len(b) {
-			return docs
-		}
-		start := pos
-		ls := bytes.LastIndexByte(b[:start], '\n') + 1
-		// A document first on its line is read from the line's start, so
-		// an error's byte offset counts within the line, as it always did.
-		from := start
-		if len(bytes.TrimLeft(b[ls:start], " \t\r")) == 0 {
-			from = ls
-		}
-		v, n, err := jsontext.ParseNext(b[from:])
-		if err == nil {
-			pos = from + n
-		} else {
-			pos = resumeAt(b, start, start-ls)
-		}
-		nl := bytes.Count(b[start:pos], []byte{'\n'})
-		docs = append(docs, jsonDoc{name: in.name, line: line, multiLine: err == nil && nl > 0, v: v, err: err})
-		line += nl
+		return jsonDoc{}, false
 	}
 }
 

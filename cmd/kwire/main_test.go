@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -494,4 +495,13 @@ func TestEncodeLinesNumberedAsInTheFile(t *testing.T) {
 	require.Equal(t, 1, code)
 	require.Equal(t, "0000000e0012000300000000000000010100\n"+`{"line":5,"error":{"path":"","message":"invalid JSON at byte 1: expected a string key"}}`+"\n", out)
 	require.Equal(t, "kwire: line 5: invalid JSON at byte 1: expected a string key\nkwire: 1 of 2 lines failed\n", errOut)
+	// Among several files, each counts its own lines and is named.
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
+	require.NoError(t, os.WriteFile(a, []byte("\n{\"apiKey\":18,\"apiVersion\":3}\n"), 0o644))
+	require.NoError(t, os.WriteFile(b, []byte("\n\n{bad\n"), 0o644))
+	out, errOut, code = runCLI(t, []string{"encode", a, b}, nil)
+	require.Equal(t, 1, code)
+	require.Equal(t, "0000000e0012000300000000000000010100\n"+`{"file":`+strconv.Quote(b)+`,"line":3,"error":{"path":"","message":"invalid JSON at byte 1: expected a string key"}}`+"\n", out)
+	require.Equal(t, "kwire: "+b+": line 3: invalid JSON at byte 1: expected a string key\nkwire: 1 of 2 lines failed\n", errOut)
 }
