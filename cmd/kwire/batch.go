@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"reflect"
 	"runtime"
 	"slices"
 	"strconv"
@@ -125,7 +127,8 @@ type batchRun struct {
 }
 
 // batchChunk is whole lines of input for a worker: first is the number of
-// its first non-blank line (lines are numbered without the blank ones).
+// its first line in the input, blank lines counted (a line's number is how
+// its user finds it, though blank lines give no output).
 type batchChunk struct {
 	seq   int
 	first int
@@ -203,11 +206,11 @@ func (b *batchRun) readChunks(in io.Reader, jobs chan<- batchChunk, pool *sync.P
 		next := pool.Get().(*[]byte)
 		*next = append((*next)[:0], (*buf)[end:]...)
 		*buf = (*buf)[:end]
-		lines := countLines(*buf)
-		if lines > 0 {
-			jobs <- batchChunk{seq, line, buf}
+		first := line
+		line += bytes.Count(*buf, []byte{'\n'}) // before a worker has buf
+		if countLines(*buf) > 0 {
+			jobs <- batchChunk{seq, first, buf}
 			seq++
-			line += lines
 		} else {
 			pool.Put(buf)
 		}
@@ -299,6 +302,7 @@ func (wk *batchWorker) chunk(c batchChunk, out *[]byte) batchOut {
 		line := bytes.TrimSpace(rest[:i])
 		rest = rest[min(i+1, len(rest)):]
 		if len(line) == 0 {
+			n++
 			continue
 		}
 		var bad bool
@@ -335,7 +339,7 @@ type lineSpec struct {
 	sizePrefix int    // 1 yes, 0 no, -1 not given
 }
 
-// line decodes one non-blank line numbered n into its output: value JSON,
+// line decodes one non-blank line, line n of the input, into its output: value JSON,
 // or an error object naming the line, offset and path.
 func (wk *batchWorker) line(dst []byte, n int, line []byte) ([]byte, bool) {
 	lf := wk.cfg.ff
@@ -519,7 +523,7 @@ func (a *apiRef) UnmarshalJSON(b []byte) error {
 func parseLineJSON(line []byte, spec *lineSpec) string {
 	var bl batchLineJSON
 	if err := json.Unmarshal(line, &bl); err != nil {
-		return "invalid JSON: " + err.Error()
+		return lineJSONError(line, err)
 	}
 	spec.hex, spec.base64 = []byte(bl.Hex), []byte(bl.Base64)
 	spec.direction = strings.ToLower(bl.Direction)
@@ -533,8 +537,11 @@ func parseLineJSON(line []byte, spec *lineSpec) string {
 	if bl.APIKey != nil {
 		spec.api = strconv.Itoa(*bl.APIKey)
 	}
-	for _, v := range []*int{bl.Version, bl.APIVersion} {
+	for i, v := range []*int{bl.Version, bl.APIVersion} {
 		if v != nil {
+			if *v < 0 || *v > math.MaxInt16 {
+				return `"` + [...]string{"version", "apiVersion"}[i] + `": expected an API version from 0 to 32767, found ` + strconv.Itoa(*v)
+			}
 			spec.version = *v
 		}
 	}
@@ -545,6 +552,47 @@ func parseLineJSON(line []byte, spec *lineSpec) string {
 		}
 	}
 	return ""
+}
+
+// lineJSONError says what encoding/json found wrong with a line object in
+// kwire's words, as the encoder's JSON errors are worded, not Go's (no
+// struct or type names): `"version": expected an integer, found a string`.
+func lineJSONError(line []byte, err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		want := "a string"
+		switch te.Type.Kind() {
+		case reflect.Int:
+			want = "an integer"
+		case reflect.Bool:
+			want = "true or false"
+		}
+		found, num, _ := strings.Cut(te.Value, " ")
+		switch {
+		case num != "":
+			found = "the number " + num // a fraction, or too big for an int
+		case found == "array" || found == "object":
+			found = "an " + found
+		case found == "bool":
+			found = "a boolean"
+		default:
+			found = "a " + found
+		}
+		field := te.Field
+		if field == "" {
+			return "a line object must be a JSON object, not " + found
+		}
+		return strconv.Quote(field) + ": expected " + want + ", found " + found
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		// The encoder's parser words where and what.
+		if _, perr := jsontext.Parse(line); perr != nil {
+			return perr.Error()
+		}
+		return "invalid JSON at byte " + strconv.FormatInt(se.Offset, 10)
+	}
+	return err.Error() // apiRef's own words
 }
 
 // scanLine reads a flat line object of the common shape without copying:
@@ -729,8 +777,8 @@ func (s *lineSpec) setLiteral(k, v []byte) bool {
 		s.api = string(v)
 	case "apiVersion", "version":
 		n, err := strconv.Atoi(string(v))
-		if err != nil {
-			return false
+		if err != nil || n < 0 || n > math.MaxInt16 {
+			return false // parseLineJSON says what is wrong
 		}
 		s.version = n
 	case "response", "request", "sizePrefix":

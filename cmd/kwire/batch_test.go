@@ -61,7 +61,7 @@ func TestBatchLineForms(t *testing.T) {
 		{`{"direction":"respo\u004ese ","hex":"` + frame + `"}`, `\"direction\" must be`},
 		{`{"api":18}`, `needs \"hex\" or \"base64\"`},
 		{`{"api":18,"version":0,"hex":"` + frame[1:] + `"}`, `odd`},
-		{`{"api":18,"version":0,"hex":"` + frame[:4] + "\x01" + frame[4:] + `"}`, `invalid character`},
+		{`{"api":18,"version":0,"hex":"` + frame[:4] + "\x01" + frame[4:] + `"}`, `invalid JSON at byte 33: control character in a string`},
 	} {
 		out, _, code := runCLI(t, []string{"batch"}, []byte(bad.line+"\n"))
 		require.Equal(t, 1, code, bad.line)
@@ -73,26 +73,29 @@ func TestBatchLineForms(t *testing.T) {
 // TestBatchOrderManyLines: 3,000 lines of realistic frames (20 MB, 80 chunks), with bad and
 // blank lines among them, decoded by one worker or by four: the same
 // bytes, one output line per non-blank input line in input order, and
-// error objects numbering lines as before (blank lines not counted),
-// across the chunks the input is read in.
+// error objects giving each line's number in the file (blank lines
+// counted), across the chunks the input is read in.
 func TestBatchOrderManyLines(t *testing.T) {
 	var good bytes.Buffer
 	_, err := traffic.WriteNDJSON(&good, 3000)
 	require.NoError(t, err)
 	in := strings.Split(strings.TrimSuffix(good.String(), "\n"), "\n")
 	var input strings.Builder
-	badAt := map[int]bool{}
-	n := 0
+	badAt := map[int]int{} // output line: its line in the file
+	n, fileLine := 0, 0
 	for i, l := range in {
 		if i%97 == 0 {
-			input.WriteString("\n   \n") // blank lines are skipped, not numbered
+			input.WriteString("\n   \n") // blank lines: no output, but numbered
+			fileLine += 2
 		}
 		input.WriteString(l + "\n")
 		n++
+		fileLine++
 		if i%101 == 0 {
 			input.WriteString("zz not a frame\n")
 			n++
-			badAt[n] = true
+			fileLine++
+			badAt[n] = fileLine
 		}
 	}
 	file := filepath.Join(t.TempDir(), "lines.ndjson")
@@ -108,8 +111,8 @@ func TestBatchOrderManyLines(t *testing.T) {
 	require.Len(t, out, n)
 	k := 0
 	for i, l := range out {
-		if badAt[i+1] {
-			require.True(t, strings.HasPrefix(l, `{"line":`+strconv.Itoa(i+1)+`,"error"`), "line %d: %s", i+1, l)
+		if at, bad := badAt[i+1]; bad {
+			require.True(t, strings.HasPrefix(l, `{"line":`+strconv.Itoa(at)+`,"error"`), "line %d: %s", at, l)
 			continue
 		}
 		var src struct {
@@ -170,6 +173,42 @@ func TestHexValue(t *testing.T) {
 			b := []byte(`0123456789abcDEF0123"`)
 			b[at] = byte(c)
 			check(b)
+		}
+	}
+}
+
+// TestBatchLinesNumberedAsInTheFile: a line's number, in its error object
+// and on stderr, is its line in the input, blank lines counted: blank
+// lines give no output, so the number is how a user finds the line.
+func TestBatchLinesNumberedAsInTheFile(t *testing.T) {
+	out, errOut, code := runCLI(t, []string{"batch"}, []byte("\n\nzz\n  \n"+apiVersionsV3+"\n\n{\"hex\":\"00\"}\n"))
+	require.Equal(t, 1, code)
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	require.Len(t, lines, 3)
+	require.True(t, strings.HasPrefix(lines[0], `{"line":3,"error":`), lines[0])
+	require.True(t, strings.HasPrefix(lines[1], `{"direction":"request"`), lines[1])
+	require.True(t, strings.HasPrefix(lines[2], `{"line":7,"error":`), lines[2])
+	require.Contains(t, errOut, "kwire: 2 of 3 lines failed")
+}
+
+// TestBatchLineErrorsInKwiresWords: a line object whose member has the
+// wrong type is told so in kwire's words, naming the member and what was
+// expected, with none of encoding/json's Go (struct fields, Go types).
+func TestBatchLineErrorsInKwiresWords(t *testing.T) {
+	for _, c := range []struct{ line, msg string }{
+		{`{"apiKey":18,"version":"x","hex":"00"}`, `\"version\": expected an integer, found a string`},
+		{`{"apiKey":18,"apiVersion":1.5,"hex":"00"}`, `\"apiVersion\": expected an integer, found the number 1.5`},
+		{`{"apiKey":"18","hex":"00"}`, `\"apiKey\": expected an integer, found a string`},
+		{`{"hex":["00"]}`, `\"hex\": expected a string, found an array`},
+		{`{"sizePrefix":"yes","hex":"00"}`, `\"sizePrefix\": expected true or false, found a string`},
+		{`{"response":{},"hex":"00"}`, `\"response\": expected true or false, found an object`},
+		{`{"hex":"0\u0030","api":}`, `invalid JSON at byte 23: `},
+	} {
+		out, _, code := runCLI(t, []string{"batch"}, []byte(c.line+"\n"))
+		require.Equal(t, 1, code, c.line)
+		require.True(t, strings.HasPrefix(out, `{"line":1,"error":{"message":"`+c.msg), "%s: %s", c.line, out)
+		for _, goWord := range []string{"Go ", "struct", "batchLineJSON", "unmarshal", "of type", "bool"} {
+			require.NotContains(t, out, goWord, c.line)
 		}
 	}
 }

@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -16,28 +18,88 @@ import (
 
 func errorf(format string, a ...any) error { return fmt.Errorf(format, a...) }
 
-// readInputs gathers the bytes to work on: each argument is a file when one
-// exists by that name, else data; with no arguments, standard input.
-func readInputs(e *env, args []string) ([]byte, error) {
+// anInput is one input of decode or encode, read and parsed on its own: a
+// file's bytes, standard input's, or the text of inline arguments (those
+// next to each other joined by newlines, as one text). name is the file's
+// path, "" for the others.
+type anInput struct {
+	name string
+	data []byte
+}
+
+// argsRule is how decode and encode tell a FILE argument from inline data
+// (see isPathArg), for their --help; DATA is the command's word for it.
+const argsRule = `An argument is a FILE when a file or directory of that name exists, or
+when it looks like a path: it has no blanks and starts with '/', or it is
+not valid DATA and holds a '/' or a '.' followed by a letter (frame.bin, value.json);
+a missing FILE or a directory is an error. Any other argument is DATA;
+arguments of DATA next to each other are one text. Each FILE is read on
+its own: its form found, its lines numbered, its errors named by it.`
+
+// readInputs gathers the inputs to work on, in order: each argument is a
+// file or data as isPathArg tells them apart, isData saying what data the
+// command takes; with no arguments, standard input. A file that cannot be
+// read (missing, a directory) is an error naming it, as kwire batch's.
+func readInputs(e *env, args []string, isData func([]byte) bool) ([]anInput, error) {
 	if len(args) == 0 {
-		return io.ReadAll(e.stdin)
+		b, err := io.ReadAll(e.stdin)
+		return []anInput{{data: b}}, err
 	}
-	var all [][]byte
+	var ins []anInput
+	var inline [][]byte // data arguments not yet joined
+	flush := func() {
+		if len(inline) == 1 {
+			ins = append(ins, anInput{data: inline[0]}) // no copy: a frame may be big
+		} else if len(inline) > 1 {
+			ins = append(ins, anInput{data: bytes.Join(inline, []byte("\n"))})
+		}
+		inline = nil
+	}
 	for _, a := range args {
-		if st, err := os.Stat(a); err == nil && st.Mode().IsRegular() {
-			b, err := os.ReadFile(a)
-			if err != nil {
-				return nil, err
-			}
-			all = append(all, b)
+		if !isPathArg(a, isData) {
+			inline = append(inline, []byte(a))
 			continue
 		}
-		all = append(all, []byte(a))
+		flush()
+		b, err := os.ReadFile(a) // also a named pipe, /dev/stdin, <(...)
+		if err != nil {
+			return nil, err
+		}
+		ins = append(ins, anInput{name: a, data: b})
 	}
-	if len(all) == 1 {
-		return all[0], nil // no copy: a frame may be big
+	flush()
+	return ins, nil
+}
+
+// isPathArg says whether an argument names a file (see argsRule): one of
+// that name exists (a directory too, to be refused by name rather than
+// read as data), or it looks like a path. A leading '/' is a path even
+// where it is valid base64: a frame's base64 starts so only for a first
+// byte of 0xfc or more, a negative size.
+func isPathArg(a string, isData func([]byte) bool) bool {
+	if _, err := os.Stat(a); err == nil {
+		return true
 	}
-	return bytes.Join(all, []byte("\n")), nil
+	if a == "" || strings.ContainsAny(a, " \t\r\n\f\v") {
+		return false
+	}
+	if a[0] == '/' {
+		return true
+	}
+	pathy := strings.ContainsRune(a, '/')
+	for i := 0; !pathy && i+1 < len(a); i++ {
+		c := a[i+1] | 0x20
+		pathy = a[i] == '.' && c >= 'a' && c <= 'z'
+	}
+	return pathy && !isData([]byte(a))
+}
+
+// namedError is an error in an input named by its file: "FILE: error".
+func namedError(in anInput, err error) error {
+	if in.name == "" {
+		return err
+	}
+	return fmt.Errorf("%s: %w", in.name, err)
 }
 
 type frameFlags struct {
@@ -53,15 +115,40 @@ type frameFlags struct {
 func (f *frameFlags) register(fs interface {
 	BoolVar(*bool, string, bool, string)
 	StringVar(*string, string, string, string)
-	IntVar(*int, string, int, string)
+	Var(flag.Value, string, string)
 }) {
 	fs.BoolVar(&f.request, "request", false, "the frames are requests (default: recognised from the header)")
 	fs.BoolVar(&f.response, "response", false, "the frames are responses; without --api/--version kwire guesses")
 	fs.StringVar(&f.api, "api", "", "API name or key (e.g. Metadata or 3), to pin a response's API")
-	fs.IntVar(&f.version, "version", -1, "API version, to pin a response's version")
+	f.version = -1
+	fs.Var(versionFlag{&f.version}, "version", "API version `N` (0 to 32767), to pin a response's version")
 	fs.BoolVar(&f.noSize, "no-size", false, "the frame has no 4-byte size prefix (same as --size no)")
 	fs.StringVar(&f.size, "size", "auto", "size prefix: auto, yes or no (auto: the first 4 bytes are a size when they match the bytes after them, a cut frame's, or no unsized frame's: negative or 2^24 and more)")
 	fs.StringVar(&f.input, "input", "auto", "input form: auto, hex, base64 or binary")
+}
+
+// versionFlag is a --version flag: an API version, which Kafka writes as
+// an int16 and never negative, so 0 to 32767; anything else is refused
+// when the flag is parsed, naming the flag, rather than wrapped to an
+// int16 or taken as "not given". The int it sets stays -1 until given.
+type versionFlag struct{ v *int }
+
+func (f versionFlag) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || n > math.MaxInt16 {
+		return errors.New("an API version is a whole number from 0 to 32767")
+	}
+	*f.v = n
+	return nil
+}
+
+// String is the version given, or "" (the zero value's, so --help shows
+// no default).
+func (f versionFlag) String() string {
+	if f.v == nil || *f.v < 0 {
+		return ""
+	}
+	return strconv.Itoa(*f.v)
 }
 
 // resolve resolves --api, and a pinned API means responses unless
@@ -223,7 +310,7 @@ func describeWarning(w codec.Warning) string {
 }
 
 func runDecode(e *env, args []string) int {
-	fs := newFlags(e, "decode", "[flags] [HEX | FILE ...]",
+	fs := newFlags(e, "decode", "[flags] [HEX | FILE ...]\n\n"+strings.ReplaceAll(argsRule, "DATA", "HEX"),
 		"kwire decode 0000001c001200030000000700056b7769726500076b776972652004312e3000",
 		"kwire decode --format tree apiversions.xxd",
 		"kwire decode --response --api ApiVersions --version 0 0000000a00000007000000000000",
@@ -253,37 +340,65 @@ func runDecode(e *env, args []string) int {
 		fail(e, "%v", err)
 		return 2
 	}
-	raw, err := readInputs(e, args)
-	if err == nil {
-		raw, _, err = input.Parse(raw, c.mode)
-	}
+	ins, err := readInputs(e, args, func(b []byte) bool {
+		_, _, err := input.Parse(b, c.mode)
+		return err == nil
+	})
 	if err != nil {
 		fail(e, "%v", err)
 		return 1
 	}
-	frames, sized, err := c.ff.splitFrames(raw)
-	if err != nil {
-		fail(e, "%v", err)
-		return 2
+	// Each input is parsed and cut into frames on its own: a binary file
+	// after a hex one, or two binary files, stay what they are.
+	type inputFrames struct {
+		name   string
+		frames [][]byte
+		sized  bool
 	}
 	status := 0
-	var dec codec.Decoder
+	var all []inputFrames
+	var nFrames int
 	var frameBytes int64
-	for _, fr := range frames {
-		frameBytes += int64(len(fr))
+	for _, in := range ins {
+		raw, _, err := input.Parse(in.data, c.mode)
+		if err != nil {
+			fail(e, "%v", namedError(in, err))
+			status = 1
+			continue
+		}
+		frames, sized, err := c.ff.splitFrames(raw)
+		if err != nil {
+			fail(e, "%v", err)
+			return 2
+		}
+		all = append(all, inputFrames{in.name, frames, sized})
+		nFrames += len(frames)
+		for _, fr := range frames {
+			frameBytes += int64(len(fr))
+		}
 	}
+	var dec codec.Decoder
 	prog := startProgress(e.stderr, showProgress, frameBytes, "frames")
 	pe := *e
 	pe.stderr = prog.Writer(e.stderr)
-	for i, fr := range frames {
-		prefix := ""
-		if len(frames) > 1 {
-			prefix = "frame " + strconv.Itoa(i) + ": "
+	i := 0
+	for _, in := range all {
+		for _, fr := range in.frames {
+			// Frames are numbered in output order, across the inputs; a
+			// file's name goes first when there are several inputs.
+			prefix := ""
+			if nFrames > 1 {
+				prefix = "frame " + strconv.Itoa(i) + ": "
+			}
+			if in.name != "" && len(ins) > 1 {
+				prefix = in.name + ": " + prefix
+			}
+			if !c.decodeFrame(&pe, &dec, fr, in.sized, prefix) {
+				status = 1
+			}
+			prog.add(int64(len(fr)), 1)
+			i++
 		}
-		if !c.decodeFrame(&pe, &dec, fr, sized, prefix) {
-			status = 1
-		}
-		prog.add(int64(len(fr)), 1)
 	}
 	prog.finish()
 	return status

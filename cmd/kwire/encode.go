@@ -6,68 +6,177 @@ import (
 	"errors"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/jsontext"
 )
 
 func runEncode(e *env, args []string) int {
-	fs := newFlags(e, "encode", "[flags] [JSON | FILE ...]",
+	fs := newFlags(e, "encode", "[flags] [JSON | FILE ...]\n\n"+strings.ReplaceAll(argsRule, "DATA", "JSON"),
 		`kwire encode '{"apiKey":18,"apiVersion":3,"header":{"correlationId":7,"clientId":"kwire"},"body":{"clientSoftwareName":"kwire","clientSoftwareVersion":"1.0"}}'`,
-		"kwire decode --format ndjson frame.bin | kwire encode")
+		"kwire decode --format ndjson frame.bin | kwire encode",
+		"kwire decode frame.bin frame.bin | kwire encode")
 	noSize := fs.Bool("no-size", false, "leave out the 4-byte size prefix")
 	args, code := parseFlags(e, fs, args)
 	if code >= 0 {
 		return code
 	}
-	raw, err := readInputs(e, args)
+	ins, err := readInputs(e, args, isJSONArg)
 	if err != nil {
 		fail(e, "%v", err)
 		return 1
 	}
-	if len(bytes.TrimSpace(raw)) == 0 {
+	next := docStream(ins)
+	first, ok := next()
+	if !ok {
 		fail(e, "no JSON given")
 		return 2
 	}
 	opts := codec.EncodeOptions{NoSizePrefix: *noSize}
-	// One JSON value (indented or not), or NDJSON: one value a line, one
-	// line out per line in, a bad line giving an error object in its place.
-	if v, err := jsontext.Parse(raw); err == nil {
-		b, err := encodeAny(v, opts)
+	second, more := next()
+	// One JSON value (indented or not): its frame, or its error alone.
+	if !more && first.err == nil {
+		b, err := encodeAny(first.v, opts)
 		if err != nil {
-			fail(e, "%v", err)
+			fail(e, "%v", namedError(anInput{name: first.name}, err))
 			return 1
 		}
 		io.WriteString(e.stdout, hex.EncodeToString(b)+"\n")
 		return 0
 	}
-	lines, failed := 0, 0
-	for _, line := range bytes.Split(raw, []byte("\n")) {
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		lines++
-		v, err := jsontext.Parse(line)
+	// A stream of them, each encoded as it is read: one line out per
+	// value in, a bad one giving an error object in its place, which names
+	// its line (and file, among several inputs) as standard error does.
+	docs, failed, oneLineEach := 0, 0, true
+	encode := func(d jsonDoc) {
+		docs++
+		oneLineEach = oneLineEach && !d.multiLine
 		var b []byte
+		err := d.err
 		if err == nil {
-			b, err = encodeAny(v, opts)
+			b, err = encodeAny(d.v, opts)
 		}
-		if err != nil {
-			failed++
-			var ee *codec.EncodeError
-			path, msg := "", err.Error()
-			if errors.As(err, &ee) {
-				path, msg = ee.Path, ee.Msg
-			}
-			io.WriteString(e.stdout, `{"line":`+strconv.Itoa(lines)+`,"error":{"path":`+strconv.Quote(path)+`,"message":`+strconv.Quote(msg)+"}}\n")
-			fail(e, "line %d: %v", lines, err)
-			continue
+		if err == nil {
+			io.WriteString(e.stdout, hex.EncodeToString(b)+"\n")
+			return
 		}
-		io.WriteString(e.stdout, hex.EncodeToString(b)+"\n")
+		failed++
+		var ee *codec.EncodeError
+		path, msg := "", err.Error()
+		if errors.As(err, &ee) {
+			path, msg = ee.Path, ee.Msg
+		}
+		where, file := "", ""
+		if d.name != "" && len(ins) > 1 {
+			where, file = d.name+": ", `"file":`+strconv.Quote(d.name)+","
+		}
+		io.WriteString(e.stdout, `{`+file+`"line":`+strconv.Itoa(d.line)+`,"error":{"path":`+strconv.Quote(path)+`,"message":`+strconv.Quote(msg)+"}}\n")
+		fail(e, "%sline %d: %v", where, d.line, err)
+	}
+	encode(first)
+	for d, ok := second, more; ok; d, ok = next() {
+		encode(d)
 	}
 	if failed > 0 {
-		fail(e, "%d of %d lines failed", failed, lines)
+		unit := "lines"
+		if !oneLineEach {
+			unit = "documents"
+		}
+		fail(e, "%d of %d %s failed", failed, docs, unit)
 		return 1
 	}
 	return 0
+}
+
+// isJSONArg says whether an argument of kwire encode is JSON rather than a
+// file's path: it starts as a document does, or it parses.
+func isJSONArg(b []byte) bool {
+	t := bytes.TrimLeft(b, " \t\r\n")
+	if len(t) > 0 && (t[0] == '{' || t[0] == '[') {
+		return true
+	}
+	_, err := jsontext.Parse(b)
+	return err == nil
+}
+
+// jsonDoc is one JSON document of an input: its value, or why it does not
+// parse; line is its first line in the input (blank lines counted), the
+// one a user looks for.
+type jsonDoc struct {
+	name      string // the input's file, or ""
+	line      int
+	multiLine bool
+	v         any
+	err       error
+}
+
+// docStream reads the JSON documents of the inputs in turn, one a call
+// (ok false after the last), so a long stream is never held parsed
+// whole: in each input NDJSON, or documents (indented or not) separated
+// by white space. A document that does not parse is an error at its
+// first line; reading goes on at the next line that starts, no more
+// indented than it did, with '{' or '[': the next NDJSON line, or the
+// next document kwire decode indented.
+func docStream(ins []anInput) func() (jsonDoc, bool) {
+	k, pos, line := 0, 0, 1
+	return func() (jsonDoc, bool) {
+		for ; k < len(ins); k, pos, line = k+1, 0, 1 {
+			b := ins[k].data
+			for pos < len(b) && isJSONSpace(b[pos]) {
+				if b[pos] == '\n' {
+					line++
+				}
+				pos++
+			}
+			if pos == len(b) {
+				continue
+			}
+			start := pos
+			ls := bytes.LastIndexByte(b[:start], '\n') + 1
+			// A document first on its line is read from the line's
+			// start, so an error's byte offset counts within the line,
+			// as it always did.
+			from := start
+			if len(bytes.TrimLeft(b[ls:start], " \t\r")) == 0 {
+				from = ls
+			}
+			v, n, err := jsontext.ParseNext(b[from:])
+			if err == nil {
+				pos = from + n
+			} else {
+				pos = resumeAt(b, start, start-ls)
+			}
+			nl := bytes.Count(b[start:pos], []byte{'\n'})
+			d := jsonDoc{name: ins[k].name, line: line, multiLine: err == nil && nl > 0, v: v, err: err}
+			line += nl
+			return d, true
+		}
+		return jsonDoc{}, false
+	}
+}
+
+// resumeAt is where reading goes on after a document at start, indented
+// by indent, fails to parse: the start of the next line that holds, after
+// at most indent blanks, '{' or '['; else the end.
+func resumeAt(b []byte, start, indent int) int {
+	for i := start; ; {
+		nl := bytes.IndexByte(b[i:], '\n')
+		if nl < 0 {
+			return len(b)
+		}
+		i += nl + 1
+		j := i
+		for j < len(b) && j-i <= indent && (b[j] == ' ' || b[j] == '\t') {
+			j++
+		}
+		if j-i <= indent && j < len(b) && (b[j] == '{' || b[j] == '[') {
+			return i
+		}
+	}
+}
+
+// isJSONSpace is the white space JSON allows between values.
+func isJSONSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r'
 }

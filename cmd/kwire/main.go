@@ -3,7 +3,7 @@
 // Usage:
 //
 //	kwire decode [flags] [HEX | FILE ...]   decode frames (json, ndjson, tree, grid, annotated)
-//	kwire encode [flags] [JSON | FILE ...]  encode value JSON (or NDJSON) to frames
+//	kwire encode [flags] [JSON | FILE ...]  encode value JSON documents (NDJSON, indented) to frames
 //	kwire batch [flags] [FILE]              decode NDJSON or hex lines on all cores
 //	kwire pcap [flags] FILE|-               decode the Kafka conversations in a capture (- streams stdin)
 //	kwire log [flags] PATH...               read Kafka's on-disk files: segments, indexes, snapshots, checkpoints
@@ -20,8 +20,9 @@
 // batch, pcap and decode draw progress on standard error when it is a
 // terminal and the input is a file of 1 MiB or more (--progress).
 //
-// Input comes from the arguments, from files named as arguments, or from
-// standard input. Hex may be spaced, 0x-prefixed, colon- or
+// Input comes from the arguments, from files named as arguments (each read
+// on its own; an argument that looks like a path but names no file is an
+// error, see decode --help), or from standard input. Hex may be spaced, 0x-prefixed, colon- or
 // comma-separated, or a dump from xxd, hexdump -C, od or Wireshark; base64
 // and raw binary files are recognised too.
 //

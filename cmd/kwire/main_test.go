@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"encoding/base64"
+	"encoding/hex"
 	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -341,4 +344,164 @@ func TestBatchProgress(t *testing.T) {
 	require.Equal(t, 6, strings.Count(out, "\n"))
 	require.Contains(t, errOut, "[==============================] 100%")
 	require.Contains(t, errOut, "kwire: 6 lines decoded")
+}
+
+// TestVersionOutsideInt16IsRefused: every --version (decode, batch,
+// schema, example) and a batch line's "version" take 0 to 32767, Kafka's
+// non-negative int16: a larger one is refused rather than wrapped modulo
+// 65536 (65545 was v9), a negative one rather than taken as not given.
+func TestVersionOutsideInt16IsRefused(t *testing.T) {
+	const frame = "0000000a00000007000000000000" // ApiVersions v0 response
+	for _, v := range []string{"65545", "65536", "32768", "-1", "-2", "x"} {
+		for _, args := range [][]string{
+			{"example", "Produce", "--version", v},
+			{"schema", "Produce", "--version", v},
+			{"decode", "--response", "--api", "ApiVersions", "--version", v, frame},
+			{"decode", "--version=" + v, frame},
+			{"batch", "--api", "ApiVersions", "--version", v},
+		} {
+			out, errOut, code := runCLI(t, args, []byte(frame+"\n"))
+			require.Equal(t, 2, code, "%v: %s", args, errOut)
+			require.Empty(t, out, args)
+			require.True(t, strings.HasPrefix(errOut, "kwire: "+args[0]+`: invalid value "`+v+`" for flag -version: an API version is a whole number from 0 to 32767`), errOut)
+		}
+	}
+	out, errOut, code := runCLI(t, []string{"example", "Produce", "--version", "32767"}, nil)
+	require.Equal(t, 2, code, "in range but unknown: %s", out)
+	require.Contains(t, errOut, "Produce has versions 0-13, not 32767")
+	for _, line := range []string{
+		`{"api":18,"version":65536,"hex":"` + frame + `"}`,
+		`{"api":18, "version": -5, "hex":"` + frame + `"}`,
+		`{"api":18,"apiVersion":-1,"hex":"` + frame + `"}`,
+	} {
+		out, _, code := runCLI(t, []string{"batch"}, []byte(line+"\n"))
+		require.Equal(t, 1, code, line)
+		require.Regexp(t, `^\{"line":1,"error":\{"message":"\\"(apiV|v)ersion\\": expected an API version from 0 to 32767, found -?\d+"\}\}\n$`, out)
+	}
+}
+
+// TestDecodeReadsEachFileOnItsOwn: each FILE argument is its own input,
+// its form found and its frames cut on its own (two binary files, a
+// binary file after a hex one, a base64 file after an xxd dump), its
+// frames decoded in order; an input error names the file and its own
+// line. Inline arguments next to each other stay one text.
+func TestDecodeReadsEachFileOnItsOwn(t *testing.T) {
+	dir := t.TempDir()
+	frame, err := hex.DecodeString(apiVersionsV3)
+	require.NoError(t, err)
+	file := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+		return p
+	}
+	bin := file("a.bin", string(frame))
+	hexFile := file("a.hex", apiVersionsV3+"\n")
+	b64 := file("a.b64", base64.StdEncoding.EncodeToString(frame)+"\n")
+	xxd, err := filepath.Abs(filepath.Join("testdata", "apiversions.xxd"))
+	require.NoError(t, err)
+	one, errOut, code := runCLI(t, []string{"decode", "--format", "ndjson", bin}, nil)
+	require.Equal(t, 0, code, errOut)
+	for _, args := range [][]string{{bin, bin}, {hexFile, bin}, {xxd, b64}, {bin, apiVersionsV3}, {apiVersionsV3, hexFile}} {
+		out, errOut, code := runCLI(t, append([]string{"decode", "--format", "ndjson"}, args...), nil)
+		require.Equal(t, 0, code, "%v: %s", args, errOut)
+		require.Equal(t, one+one, out, args)
+	}
+	// An input error names its file and counts its own lines.
+	bad := file("bad.hex", "0000001c\nzz\n")
+	out, errOut, code := runCLI(t, []string{"decode", "--format", "ndjson", xxd, bad, bin}, nil)
+	require.Equal(t, 1, code)
+	require.Equal(t, one+one, out, "the other files are decoded")
+	require.Equal(t, "kwire: "+bad+": input: line 2, column 1: unexpected character 'z' in hex\n", errOut)
+	// A frame's messages say its file and its place in the output.
+	_, errOut, code = runCLI(t, []string{"decode", "--format", "ndjson", bin, file("cut.bin", string(frame[:20]))}, nil)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "kwire: "+dir+"/cut.bin: frame 1: at byte 0 (size)")
+	// Inline hex split over arguments is still one text.
+	out, errOut, code = runCLI(t, []string{"decode", "--format", "ndjson", apiVersionsV3[:9], apiVersionsV3[9:]}, nil)
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, one, out)
+}
+
+// TestFileArgumentsThatCannotBeRead: an argument meant as a path (one
+// that names a directory, starts with '/', or is not valid data and
+// holds a '/' or a '.' before a letter) is an error naming it, worded as
+// kwire batch words it, not data; inline hex, base64 (a '/' in it too)
+// and JSON arguments are still data.
+func TestFileArgumentsThatCannotBeRead(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"decode", "frame-missing.bin"}, "kwire: open frame-missing.bin: no such file or directory\n"},
+		{[]string{"decode", "/nonexistent"}, "kwire: open /nonexistent: no such file or directory\n"},
+		{[]string{"decode", "./frames/x"}, "kwire: open ./frames/x: no such file or directory\n"},
+		{[]string{"decode", dir}, "kwire: read " + dir + ": is a directory\n"},
+		{[]string{"decode", apiVersionsV3, "/nonexistent"}, "kwire: open /nonexistent: no such file or directory\n"},
+		{[]string{"encode", "/nonexistent"}, "kwire: open /nonexistent: no such file or directory\n"},
+		{[]string{"encode", "value.json"}, "kwire: open value.json: no such file or directory\n"},
+		{[]string{"encode", dir}, "kwire: read " + dir + ": is a directory\n"},
+	} {
+		out, errOut, code := runCLI(t, c.args, nil)
+		require.Equal(t, 1, code, c.args)
+		require.Empty(t, out, c.args)
+		require.Equal(t, c.msg, errOut, c.args)
+		_, batchErr, _ := runCLI(t, []string{"batch", c.args[len(c.args)-1]}, nil)
+		require.Equal(t, c.msg, batchErr, "batch words it the same")
+	}
+	for _, args := range [][]string{
+		{"decode", "--format", "ndjson", apiVersionsV3},
+		{"decode", "--format", "ndjson", "--response", "--api", "18", "--version", "0", "AAAACvv///8AAAAAAAA="},
+		{"decode", "--format", "ndjson", "--response", "--api", "18", "--version", "0", "AAAACgAAA/8AAAAAAAA="},
+		{"encode", `{"apiKey":18,"apiVersion":3,"header":{"clientId":"a.b/c"},"body":{"clientSoftwareName":"kwire.x","clientSoftwareVersion":"1.0"}}`},
+	} {
+		out, errOut, code := runCLI(t, args, nil)
+		require.Equal(t, 0, code, "%v: %s", args, errOut)
+		require.NotEmpty(t, out)
+	}
+}
+
+// TestEncodeReadsAStreamOfDocuments: kwire decode's indented JSON of
+// several frames, or documents one after another on a line, encode one
+// by one, with nothing on stderr; NDJSON keeps one line out per line in.
+func TestEncodeReadsAStreamOfDocuments(t *testing.T) {
+	const resp = "0000000a00000007000000000000"
+	indented, errOut, code := runCLI(t, []string{"decode", "--response", "--api", "ApiVersions", "--version", "0", resp, resp, resp}, nil)
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, 3, strings.Count(indented, "\n}\n"))
+	out, errOut, code := runCLI(t, []string{"encode"}, []byte(indented))
+	require.Equal(t, 0, code, errOut)
+	require.Empty(t, errOut)
+	require.Equal(t, strings.Repeat(resp+"\n", 3), out)
+	nd, _, _ := runCLI(t, []string{"decode", "--format", "ndjson", apiVersionsV3}, nil)
+	doc := strings.TrimSuffix(nd, "\n")
+	out, errOut, code = runCLI(t, []string{"encode"}, []byte(doc+" "+doc+"\n\t"+doc))
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, strings.Repeat(apiVersionsV3+"\n", 3), out)
+	// A broken indented document is one error, at its first line; the
+	// next document is read again.
+	broken := strings.Replace(indented, `"errorCode": 0`, `"errorCode" 0`, 1)
+	out, errOut, code = runCLI(t, []string{"encode"}, []byte(broken))
+	require.Equal(t, 1, code)
+	require.Equal(t, `{"line":1,"error":{"path":"","message":"invalid JSON at byte 162: expected ':' after a key"}}`+"\n"+resp+"\n"+resp+"\n", out)
+	require.Contains(t, errOut, "kwire: line 1: invalid JSON at byte 162")
+	require.Contains(t, errOut, "kwire: 1 of 3 documents failed")
+}
+
+// TestEncodeLinesNumberedAsInTheFile: the line an error names, in its
+// object and on stderr, is its line in the input, blank lines counted.
+func TestEncodeLinesNumberedAsInTheFile(t *testing.T) {
+	out, errOut, code := runCLI(t, []string{"encode"}, []byte("\n\n{\"apiKey\":18,\"apiVersion\":3}\n\n{bad\n"))
+	require.Equal(t, 1, code)
+	require.Equal(t, "0000000e0012000300000000000000010100\n"+`{"line":5,"error":{"path":"","message":"invalid JSON at byte 1: expected a string key"}}`+"\n", out)
+	require.Equal(t, "kwire: line 5: invalid JSON at byte 1: expected a string key\nkwire: 1 of 2 lines failed\n", errOut)
+	// Among several files, each counts its own lines and is named.
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
+	require.NoError(t, os.WriteFile(a, []byte("\n{\"apiKey\":18,\"apiVersion\":3}\n"), 0o644))
+	require.NoError(t, os.WriteFile(b, []byte("\n\n{bad\n"), 0o644))
+	out, errOut, code = runCLI(t, []string{"encode", a, b}, nil)
+	require.Equal(t, 1, code)
+	require.Equal(t, "0000000e0012000300000000000000010100\n"+`{"file":`+strconv.Quote(b)+`,"line":3,"error":{"path":"","message":"invalid JSON at byte 1: expected a string key"}}`+"\n", out)
+	require.Equal(t, "kwire: "+b+": line 3: invalid JSON at byte 1: expected a string key\nkwire: 1 of 2 lines failed\n", errOut)
 }

@@ -12,7 +12,9 @@ import (
 // messageArgs resolves "API [--version N] [--request|--response]" for schema and example.
 func messageArgs(e *env, name string, args []string, examples ...string) (*schema.API, int16, bool, int) {
 	fs := newFlags(e, name, "API [--version N] [--request|--response]", examples...)
-	version := fs.Int("version", -1, "API version (default: the newest)")
+	version := new(int)
+	*version = -1
+	fs.Var(versionFlag{version}, "version", "API version `N` (0 to 32767; default: the newest)")
 	request := fs.Bool("request", false, "the request (the default)")
 	response := fs.Bool("response", false, "the response instead of the request")
 	rest, code := parseFlags(e, fs, args)

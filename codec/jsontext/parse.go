@@ -40,6 +40,18 @@ func Parse(js []byte) (any, error) {
 	return v, nil
 }
 
+// ParseNext reads the first JSON value of js, after any white space, as
+// Parse reads one, for a stream of values (NDJSON, or documents one after
+// another): n is how many bytes the white space and the value took, and
+// what follows is left for the next call. A SyntaxError's Offset counts
+// from the start of js.
+func ParseNext(js []byte) (v any, n int, err error) {
+	p := jsonParser{b: js}
+	p.ws()
+	v, err = p.value(0)
+	return v, p.i, err
+}
+
 // Unquote reads one JSON string, q with its quotes, as Parse reads the
 // strings in a text (escapes decoded, invalid UTF-8 and lone surrogates
 // as U+FFFD).
