@@ -13,6 +13,7 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/codec/wire"
 	"github.com/kwire/kwire/internal/input"
 )
 
@@ -216,7 +217,14 @@ func (f *frameFlags) splitFrames(b []byte) ([][]byte, bool, error) {
 		return [][]byte{b}, true, nil
 	}
 	frames, rest := input.SplitFrames(b, 0)
-	if len(frames) > 0 && len(rest) == 0 {
+	switch {
+	case len(frames) > 0 && len(rest) == 0:
+		return frames, true, nil
+	case len(frames) > 0 && len(rest) < 4:
+		// Whole frames, then fewer bytes than a size prefix: the last
+		// frame's trailing bytes, which its reading reports.
+		last := frames[len(frames)-1]
+		frames[len(frames)-1] = b[len(b)-len(rest)-len(last):]
 		return frames, true, nil
 	}
 	return [][]byte{b}, mode.Sized(b), nil
@@ -520,9 +528,14 @@ func (c *decodeCmd) decodeFrame(e *env, dec *codec.Decoder, fr []byte, sized boo
 	ok := len(ws) == 0 || !c.strict
 	if err != nil {
 		var de *codec.DecodeError
-		if errors.As(err, &de) {
+		switch {
+		case errors.As(err, &de) && de.Path == "size" && errors.Is(err, wire.ErrShort) && o.Auto:
+			// A guess never starts from a frame cut short; the reader
+			// is told how to see what is there.
+			fail(e, "%s%v (--request, or --response with --api and --version, reads the bytes there are)", prefix, de)
+		case de != nil:
 			fail(e, "%s%v", prefix, de)
-		} else {
+		default:
 			fail(e, "%s%v", prefix, err)
 		}
 		ok = false

@@ -505,3 +505,38 @@ func TestEncodeLinesNumberedAsInTheFile(t *testing.T) {
 	require.Equal(t, "0000000e0012000300000000000000010100\n"+`{"file":`+strconv.Quote(b)+`,"line":3,"error":{"path":"","message":"invalid JSON at byte 1: expected a string key"}}`+"\n", out)
 	require.Equal(t, "kwire: "+b+": line 3: invalid JSON at byte 1: expected a string key\nkwire: 1 of 2 lines failed\n", errOut)
 }
+
+// TestDecodeFrameWithTrailingBytes: a whole frame followed by fewer
+// bytes than a size prefix is that frame and its trailing bytes, said in
+// a warning; it was read as an unsized frame, its size bytes taken for a
+// Produce v54 header, and failed in a body it does not have.
+func TestDecodeFrameWithTrailingBytes(t *testing.T) {
+	one, errOut, code := runCLI(t, []string{"decode", "--format", "ndjson", apiVersionsV3}, nil)
+	require.Equal(t, 0, code, errOut)
+	for _, tail := range []string{"00", "0000", "ffffff"} {
+		out, errOut, code := runCLI(t, []string{"decode", "--format", "ndjson", apiVersionsV3 + tail}, nil)
+		require.Equal(t, 0, code, errOut)
+		require.Contains(t, errOut, "kwire: warning: at byte 32 (_trailing): "+strconv.Itoa(len(tail)/2)+" bytes after the frame's declared size")
+		require.Equal(t, strings.TrimSuffix(one, "}\n"), out[:len(one)-2], "the frame reads as without its tail")
+	}
+	// Two frames and a byte: both frames, the byte the second's.
+	out, errOut, code := runCLI(t, []string{"decode", "--format", "ndjson", apiVersionsV3 + apiVersionsV3 + "00"}, nil)
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, 2, strings.Count(out, `"apiName":"ApiVersions"`))
+	require.Contains(t, errOut, "kwire: warning: frame 1: at byte 32 (_trailing)")
+}
+
+// TestDecodeCutShortSaysHowToRead: a frame whose size says more than the
+// bytes given fails at its size when kwire is to recognise or guess what
+// it is (it never guesses from a part), and the error says which flags
+// read the part there is; with --request those bytes are read.
+func TestDecodeCutShortSaysHowToRead(t *testing.T) {
+	cut := apiVersionsV3[:60]
+	_, errOut, code := runCLI(t, []string{"decode", "--format", "ndjson", cut}, nil)
+	require.Equal(t, 1, code)
+	require.Equal(t, "kwire: at byte 0 (size): expected a size of at most 26 (the bytes given after it), found 28 (--request, or --response with --api and --version, reads the bytes there are)\n", errOut)
+	out, errOut, code := runCLI(t, []string{"decode", "--format", "ndjson", "--request", cut}, nil)
+	require.Equal(t, 1, code)
+	require.Contains(t, out, `"clientId":"kwire"`)
+	require.Contains(t, errOut, "(the frame is cut short: its size says 28 bytes follow, 26 do)")
+}

@@ -40,7 +40,9 @@ func SplitFrames(b []byte, maxFrame int) (frames [][]byte, rest []byte) {
 // prefix when the user did not say: yes when the size matches the bytes
 // that follow (HasSizePrefix), and yes when it exceeds them the way a
 // truncated frame's would (8 bytes to 64 KiB), so that the decode error
-// can say how much is missing. Without a prefix a request starts with its
+// can say how much is missing; and yes when it falls short of them by 1
+// to 3 bytes, too few to start another frame: a frame with a few bytes
+// after it, which its decoding reports. Without a prefix a request starts with its
 // API key and version, which read as a size of a few million for keys
 // above 0 and a few bytes for Produce.
 //
@@ -55,7 +57,8 @@ func LooksSizePrefixed(b []byte) bool {
 	}
 	size, ok := wire.SizePrefix(b)
 	n := int(size)
-	return ok && (n > len(b)-4 && n >= 8 && n < 1<<16 || n < 0 || n >= 1<<24)
+	tail := len(b) - 4 - n
+	return ok && (n > len(b)-4 && n >= 8 && n < 1<<16 || n < 0 || n >= 1<<24 || tail > 0 && tail < 4)
 }
 
 // SizeMode says whether a frame carries its 4-byte size prefix: as the

@@ -580,6 +580,8 @@ func TestLooksSizePrefixed(t *testing.T) {
 		{"0000001c00120003", true},            // truncated: 28 announced, 4 present
 		{"0012000300000007", false},           // a request header without prefix: "size" 1.18 M
 		{"0000000500000007ffff000000", false}, // Produce v5 without prefix: "size" 5 < what follows
+		{"000000040012000300", true},          // a frame and a byte after it
+		{"00000004001200030000ff", true},      // and three
 		{"000000", false},
 		{"7fffffff0012000300000007", true}, // no unprefixed frame starts so: a size error, not a guess
 		{"ffffff000012000300000007", true}, // negative
