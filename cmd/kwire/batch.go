@@ -208,7 +208,7 @@ func (b *batchRun) readChunks(in io.Reader, jobs chan<- batchChunk, pool *sync.P
 		*buf = (*buf)[:end]
 		first := line
 		line += bytes.Count(*buf, []byte{'\n'}) // before a worker has buf
-		if countLines(*buf) > 0 {
+		if hasLine(*buf) {
 			jobs <- batchChunk{seq, first, buf}
 			seq++
 		} else {
@@ -221,21 +221,9 @@ func (b *batchRun) readChunks(in io.Reader, jobs chan<- batchChunk, pool *sync.P
 	}
 }
 
-// countLines counts the non-blank lines of b.
-func countLines(b []byte) int {
-	n := 0
-	for len(b) > 0 {
-		i := bytes.IndexByte(b, '\n')
-		if i < 0 {
-			i = len(b)
-		}
-		if len(bytes.TrimSpace(b[:i])) > 0 {
-			n++
-		}
-		b = b[min(i+1, len(b)):]
-	}
-	return n
-}
+// hasLine reports whether b holds a line that is not blank.
+func hasLine(b []byte) bool { return len(bytes.TrimSpace(b)) > 0 }
+
 
 // writeInOrder writes the chunks' outputs in input order, counting them
 // into the progress bar.

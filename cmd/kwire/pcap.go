@@ -667,11 +667,11 @@ func exchangeHead(w *jsontext.Writer, x *capture.Exchange, key, ver int16, guess
 	}
 	if x.Request != nil {
 		w.Key("requestTime")
-		w.String(x.Request.Time.UTC().AppendFormat(scratch[:0], exchangeTime))
+		w.String(appendExchangeTime(scratch[:0], x.Request.Time))
 	}
 	if x.Response != nil {
 		w.Key("responseTime")
-		w.String(x.Response.Time.UTC().AppendFormat(scratch[:0], exchangeTime))
+		w.String(appendExchangeTime(scratch[:0], x.Response.Time))
 	}
 	if x.Paired() {
 		w.Key("latencyMs")
@@ -688,12 +688,22 @@ func exchangeHead(w *jsontext.Writer, x *capture.Exchange, key, ver int16, guess
 	}
 }
 
-// exchangeTime is how a line writes its times: RFC 3339 in UTC with nine
-// fractional digits always, trailing zeros kept (RFC3339Nano drops them:
-// ".01Z" beside ".004Z"), so that a line's times, and lines', align and
-// sort as text; nine holds any capture's resolution, nanoseconds
-// included, and the proxy's clock.
-const exchangeTime = "2006-01-02T15:04:05.000000000Z07:00"
+// appendExchangeTime appends t as a line writes its times: RFC 3339 in
+// UTC with nine fractional digits always, trailing zeros kept
+// (RFC3339Nano drops them: ".01Z" beside ".004Z"), so that a line's
+// times, and lines', align and sort as text; nine holds any capture's
+// resolution, nanoseconds included, and the proxy's clock. The digits are
+// put after time's own RFC 3339 (which it writes without parsing a
+// layout: a layout of nine zeros costs some 1,700 instructions a time).
+func appendExchangeTime(dst []byte, t time.Time) []byte {
+	dst = t.UTC().AppendFormat(dst, time.RFC3339) // "...T15:04:05Z"
+	dst = append(dst[:len(dst)-1], '.')
+	ns := t.Nanosecond()
+	for d := 100_000_000; d > 0; d /= 10 {
+		dst = append(dst, byte('0'+ns/d%10))
+	}
+	return append(dst, 'Z')
+}
 
 // writeSide writes a frame's value JSON (partial after an error) and its
 // error, as "request"/"requestError" or "response"/"responseError".
