@@ -414,7 +414,7 @@ func originOK(origin string, r *http.Request, names map[string]bool) bool {
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 		return false // "null" among others: a sandboxed frame, a file
 	}
-	if names[strings.ToLower(u.Hostname())] && u.Hostname() != "localhost" {
+	if h := strings.ToLower(u.Hostname()); names[h] && h != "localhost" {
 		return true
 	}
 	withPort := func(hostport, scheme string) string {

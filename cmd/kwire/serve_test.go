@@ -599,6 +599,8 @@ func TestServeHostOrigin(t *testing.T) {
 		{"", "http://evil.example:" + port, 403},
 		{"", "http://127.0.0.1:1", 403},
 		{"", "http://localhost:" + port, 403},
+		{"", "http://LOCALHOST:1", 403}, // localhost in any case is only this port's
+		{"", "http://LocalHost:" + port, 403},
 		{"", "null", 403},
 		{"evil.example:" + port, "http://evil.example:" + port, 421},
 	} {
