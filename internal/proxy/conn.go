@@ -788,6 +788,12 @@ func (c *conn) rewrite(x *Exchange, frame []byte) ([]byte, error) {
 		x.Response = append(x.Response, frame...)
 	}
 	b, n, err := rewriteResponse(&c.dec, frame, x.APIKey, x.APIVersion, c.p.mapEndpoint)
+	if err != nil && x.APIKey == schema.KeyApiVersions {
+		// It names no broker: the client gets it as the broker sent it.
+		c.logf("an ApiVersions v", strconv.Itoa(int(x.APIVersion)), " response (", strconv.Itoa(len(frame)),
+			" bytes) could not be read (", err.Error(), "); forwarded as it is, its version ranges not capped")
+		return frame, nil
+	}
 	if err != nil {
 		return nil, errors.New("a " + apiName(x.APIKey) + " v" + strconv.Itoa(int(x.APIVersion)) + " response (" + strconv.Itoa(len(frame)) +
 			" bytes) could not be rewritten (" + err.Error() + "); closing the connection rather than give the client a broker's own address")

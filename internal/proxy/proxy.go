@@ -13,14 +13,23 @@
 // rewritten and encoded again by the codec; every other frame is relayed
 // as it arrives.
 //
+// ApiVersions responses are held too: the versions they offer of the APIs
+// whose responses carry addresses are capped at the newest kwire knows, so
+// that a client never picks one the proxy could not rewrite. One that does
+// not read at its request's version is read at v0, as a broker's
+// UNSUPPORTED_VERSION answer to a version it does not know is laid out
+// (KIP-511); one that does not read either way goes to the client as the
+// broker sent it, uncapped, with a log line: it names no broker.
+//
 // What it guarantees:
 //
 //   - Forwarding never waits for the sink: an exchange that finds the queue
 //     full (or the bytes it holds over Config.QueueBytes) is skipped and
 //     counted, and the next one delivered says how many were skipped.
 //   - A frame that does not decode is forwarded unchanged, except a
-//     response that needed rewriting: that closes its connection, with a
-//     log line, rather than hand the client a broker's own address.
+//     response that can carry broker addresses (ApiVersions carries none):
+//     that closes its connection, with a log line, rather than hand the
+//     client a broker's own address.
 //   - A frame over Config.MaxFrame closes its connection, with a log line.
 //   - Memory per connection is bounded: two relay buffers, at most
 //     maxWaiting requests waiting for their response, and one response of

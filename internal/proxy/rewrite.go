@@ -29,16 +29,31 @@ type mapFunc func(Endpoint) (Endpoint, error)
 //
 // ApiVersions responses are read here too: the APIs whose responses carry
 // endpoints are capped at the newest version the codec knows, so that a
-// client never picks a version the proxy could not rewrite.
+// client never picks a version the proxy could not rewrite (capVersions).
+// One that does not read cleanly at its request's version is read at v0,
+// the layout of a broker's UNSUPPORTED_VERSION answer (KIP-511); an error
+// for ApiVersions says only that its ranges could not be capped: it names
+// no broker, so it can go to the client as it is.
 func rewriteResponse(dec *codec.Decoder, frame []byte, key, ver int16, m mapFunc) ([]byte, int, error) {
 	var o codec.Options
 	o.Response, o.APIKey, o.Version, o.Kafka = true, key, ver, true
 	f, err := dec.Decode(frame, o)
+	if codec.ApiVersionsFallback(key, ver, f, err) {
+		o.Version = 0
+		if g, gerr := dec.Decode(frame, o); codec.ReadCleanly(g, gerr) {
+			return capVersions(g)
+		}
+		f, err = dec.Decode(frame, codec.Options{Response: true, APIKey: key, Version: ver, Kafka: true})
+	}
 	if err != nil {
 		return nil, 0, err
 	}
 	if f.Assumed {
-		return nil, 0, errors.New("version " + strconv.Itoa(int(ver)) + " is newer than kwire knows; its endpoints cannot be rewritten")
+		newer := "version " + strconv.Itoa(int(ver)) + " is newer than kwire knows"
+		if key == schema.KeyApiVersions {
+			return nil, 0, errors.New(newer)
+		}
+		return nil, 0, errors.New(newer + "; its endpoints cannot be rewritten")
 	}
 	if key == schema.KeyApiVersions {
 		return capVersions(f)
