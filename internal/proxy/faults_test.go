@@ -32,6 +32,8 @@ import (
 //	                 v0 layout
 //	"newer-broker"   answers ApiVersions of a version newer than kwire
 //	                 knows in the newest layout kwire knows
+//	"no-coordinator" answers FindCoordinator COORDINATOR_NOT_AVAILABLE,
+//	                 naming no node: nodeId -1, host "", port -1
 type fakeBroker struct {
 	ln    net.Listener
 	mu    sync.Mutex
@@ -149,6 +151,15 @@ func (b *fakeBroker) serve(c net.Conn) {
 				body["brokers"] = b.brokers
 			}
 			b.mu.Unlock()
+		case schema.KeyFindCoordinator:
+			if client == "no-coordinator" {
+				none := map[string]any{"errorCode": schema.CodeCoordinatorNotAvailable, "nodeId": -1, "host": "", "port": -1}
+				body = none
+				if h.Version >= 4 {
+					none["key"] = "group-1"
+					body = map[string]any{"coordinators": []map[string]any{none}}
+				}
+			}
 		case schema.KeySaslHandshake:
 			body = map[string]any{"mechanisms": []string{"PLAIN"}}
 			raw = client == "raw-sasl"
@@ -475,6 +486,35 @@ func TestApiVersionsNeverClosed(t *testing.T) {
 	require.True(t, lg.has("an ApiVersions v"+strconv.Itoa(int(newest+2))+" response"), lg.String())
 	require.True(t, lg.has("forwarded as it is, its version ranges not capped"), lg.String())
 	require.Zero(t, p.Stats().RewriteFails)
+}
+
+// TestNoCoordinatorLeftAsSent: FindCoordinator's "no coordinator" answer
+// (nodeId -1, host "", port -1) reaches the client as the broker sent it,
+// in both layouts, and opens no listener.
+func TestNoCoordinatorLeftAsSent(t *testing.T) {
+	b := newFakeBroker(t)
+	lg := &logs{}
+	p := startProxy(t, Config{Upstream: b.addr(), Log: lg.log})
+	for _, ver := range []int16{3, 4} {
+		body := map[string]any{"key": "group-1", "keyType": 0}
+		if ver >= 4 {
+			body = map[string]any{"keyType": 0, "coordinatorKeys": []string{"group-1"}}
+		}
+		req := request(t, schema.KeyFindCoordinator, ver, 5, "no-coordinator", body)
+		direct, err := net.Dial("tcp", b.addr())
+		require.NoError(t, err)
+		defer direct.Close()
+		want, err := roundTrip(direct, req)
+		require.NoError(t, err)
+		c, err := net.Dial("tcp", p.Addr().String())
+		require.NoError(t, err)
+		defer c.Close()
+		got, err := roundTrip(c, req)
+		require.NoError(t, err, lg.String())
+		require.Equal(t, want, got, "v%d: the placeholder as the broker sent it", ver)
+	}
+	require.Equal(t, int64(1), p.Stats().Listeners, "no listener for no node")
+	require.False(t, lg.has(":-1"), lg.String())
 }
 
 // TestSlowSink: a sink that does not keep up never slows the traffic:

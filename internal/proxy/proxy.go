@@ -9,9 +9,11 @@
 // DescribeCluster, the node endpoints of Produce and Fetch, and every other
 // response struct naming a node's host and port) is rewritten to a
 // listener of the proxy, one per broker, opened when the broker is first
-// named. A response that can carry addresses is held whole, decoded,
-// rewritten and encoded again by the codec; every other frame is relayed
-// as it arrives.
+// named; an endpoint that names no node (an empty host, a negative port
+// or node id: FindCoordinator's COORDINATOR_NOT_AVAILABLE answer) is left
+// as the broker sent it. A response that can carry addresses is held
+// whole, decoded, rewritten and encoded again by the codec; every other
+// frame is relayed as it arrives.
 //
 // ApiVersions responses are held too: the versions they offer of the APIs
 // whose responses carry addresses are capped at the newest kwire knows, so

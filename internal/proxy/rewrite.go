@@ -66,7 +66,7 @@ func rewriteResponse(dec *codec.Decoder, frame []byte, key, ver int16, m mapFunc
 	var found []Endpoint
 	visitEndpoints(f.Body, d.Root, nil, func(n *tree.Node) {
 		h, p := n.Get("host"), n.Get("port")
-		if h != nil && p != nil && !h.Null {
+		if h != nil && p != nil && !h.Null && !placeholder(string(h.Raw), int(p.Int), nodeIDOf(n)) {
 			found = append(found, Endpoint{string(h.Raw), int(p.Int)})
 		}
 	})
@@ -101,6 +101,16 @@ func rewriteResponse(dec *codec.Decoder, frame []byte, key, ver int16, m mapFunc
 			rerr = err
 			return
 		}
+		id := 0
+		if f := nodeIDField(l); f != nil && v[f.JSON] != nil {
+			if id, err = intOf(v[f.JSON]); err != nil {
+				rerr = err
+				return
+			}
+		}
+		if placeholder(host, port, id) {
+			return
+		}
 		to, err := m(Endpoint{host, port})
 		if err != nil {
 			rerr = err
@@ -121,6 +131,38 @@ func rewriteResponse(dec *codec.Decoder, frame []byte, key, ver int16, m mapFunc
 		return nil, 0, err
 	}
 	return out, n, nil
+}
+
+// placeholder reports whether an endpoint (its host, port and node id, 0
+// when its struct has none) stands for no node at all: Kafka writes
+// nodeId -1, host "" and port -1 where there is none to name (a
+// FindCoordinator answered COORDINATOR_NOT_AVAILABLE, a leader not yet
+// elected). It is left as the broker sent it: no listener stands for it,
+// and the client must still see that there is no node.
+func placeholder(host string, port, id int) bool {
+	return host == "" || port < 0 || id < 0
+}
+
+// nodeIDOf is the node id of an endpoint struct n (0 when it has none of
+// its own).
+func nodeIDOf(n *tree.Node) int {
+	for _, name := range []string{"nodeId", "brokerId", "leaderId"} {
+		if c := n.Get(name); c != nil && c.Field != nil && c.Field.Kind == schema.Int32 {
+			return int(c.Int)
+		}
+	}
+	return 0
+}
+
+// nodeIDField is the node id field of an endpoint struct laid out by l
+// (nil when it has none of its own).
+func nodeIDField(l *schema.Layout) *schema.Field {
+	for _, name := range []string{"NodeId", "BrokerId", "LeaderId"} {
+		if f := fieldOf(l, name, schema.Int32); f != nil {
+			return f
+		}
+	}
+	return nil
 }
 
 func portField(l *schema.Layout) *schema.Field {
