@@ -326,6 +326,34 @@ func TestApiVersionsCapped(t *testing.T) {
 	require.Zero(t, n)
 }
 
+// TestApiVersionsNeverEmptyRange: an endpoint-carrying API whose lowest
+// version offered is newer than kwire knows is left as the broker offers
+// it, never capped into a range with no version in it (min above max);
+// the others of the same response are capped as ever.
+func TestApiVersionsNeverEmptyRange(t *testing.T) {
+	meta := int(schema.ByKey(schema.KeyMetadata).Response.Valid.Hi)
+	coord := int(schema.ByKey(schema.KeyFindCoordinator).Response.Valid.Hi)
+	resp := func(coordMax int) []byte {
+		b, err := codec.Encode(nil, map[string]any{"direction": "response", "apiKey": 18, "apiVersion": 3,
+			"header": map[string]any{"correlationId": 1},
+			"body": map[string]any{"apiKeys": []any{
+				map[string]any{"apiKey": 3, "minVersion": meta + 1, "maxVersion": meta + 2},
+				map[string]any{"apiKey": 10, "minVersion": coord, "maxVersion": coordMax},
+			}}}, codec.EncodeOptions{})
+		require.NoError(t, err)
+		return b
+	}
+	var dec codec.Decoder
+	out, n, err := rewriteResponse(&dec, resp(coord+1), schema.KeyApiVersions, 3, nil)
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	require.Equal(t, resp(coord), out, "Metadata as offered, FindCoordinator capped")
+	out, n, err = rewriteResponse(&dec, resp(coord), schema.KeyApiVersions, 3, nil)
+	require.NoError(t, err)
+	require.Nil(t, out, "only the range that cannot be capped: as the broker sent it")
+	require.Zero(t, n)
+}
+
 // TestRewriteKeepsTagsAsSent: a rewritten response carries exactly the
 // tagged fields the broker sent: here a Fetch v17 response whose
 // nodeEndpoints (tagged) are rewritten while its partitions carry none of

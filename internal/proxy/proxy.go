@@ -17,11 +17,13 @@
 //
 // ApiVersions responses are held too: the versions they offer of the APIs
 // whose responses carry addresses are capped at the newest kwire knows, so
-// that a client never picks one the proxy could not rewrite. One that does
-// not read at its request's version is read at v0, as a broker's
-// UNSUPPORTED_VERSION answer to a version it does not know is laid out
-// (KIP-511); one that does not read either way goes to the client as the
-// broker sent it, uncapped, with a log line: it names no broker.
+// that a client never picks one the proxy could not rewrite (never into a
+// range with no version in it: an API whose lowest version offered is
+// already newer is left as offered). One that does not read at its
+// request's version is read at v0, as a broker's UNSUPPORTED_VERSION
+// answer to a version it does not know is laid out (KIP-511); one that
+// does not read either way goes to the client as the broker sent it,
+// uncapped, with a log line: it names no broker.
 //
 // What it guarantees:
 //

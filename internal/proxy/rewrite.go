@@ -248,7 +248,11 @@ func rewriteValue(v map[string]any, l, parent *schema.Layout, fn func(map[string
 }
 
 // capVersions lowers the highest version an ApiVersions response offers for
-// APIs whose responses carry endpoints to the newest kwire knows.
+// APIs whose responses carry endpoints to the newest kwire knows. An API
+// whose lowest version offered is already newer is left as the broker
+// offers it: capped, its range would hold no version (min above max), and
+// a client without, say, Metadata cannot work at all; its responses, which
+// the proxy cannot rewrite, close their connection as any such does.
 func capVersions(f *codec.Frame) ([]byte, int, error) {
 	keys := f.Body.Get("apiKeys")
 	if keys == nil {
@@ -257,11 +261,11 @@ func capVersions(f *codec.Frame) ([]byte, int, error) {
 	need := false
 	for i := 0; keys.Elem(i) != nil; i++ {
 		e := keys.Elem(i)
-		k, mx := e.Get("apiKey"), e.Get("maxVersion")
-		if k == nil || mx == nil {
+		k, mn, mx := e.Get("apiKey"), e.Get("minVersion"), e.Get("maxVersion")
+		if k == nil || mn == nil || mx == nil {
 			continue
 		}
-		if a := schema.ByKey(int16(k.Int)); a != nil && builtTables.endpoints[a.Key] != nil && mx.Int > int64(a.Response.Valid.Hi) {
+		if a := schema.ByKey(int16(k.Int)); a != nil && builtTables.endpoints[a.Key] != nil && mx.Int > int64(a.Response.Valid.Hi) && mn.Int <= int64(a.Response.Valid.Hi) {
 			need = true
 		}
 	}
@@ -277,11 +281,12 @@ func capVersions(f *codec.Frame) ([]byte, int, error) {
 	for _, e := range list {
 		m, _ := e.(map[string]any)
 		k, err1 := intOf(m["apiKey"])
-		mx, err2 := intOf(m["maxVersion"])
-		if err1 != nil || err2 != nil {
+		mn, err2 := intOf(m["minVersion"])
+		mx, err3 := intOf(m["maxVersion"])
+		if err1 != nil || err2 != nil || err3 != nil {
 			continue
 		}
-		if a := schema.ByKey(int16(k)); a != nil && builtTables.endpoints[a.Key] != nil && mx > int(a.Response.Valid.Hi) {
+		if a := schema.ByKey(int16(k)); a != nil && builtTables.endpoints[a.Key] != nil && mx > int(a.Response.Valid.Hi) && mn <= int(a.Response.Valid.Hi) {
 			m["maxVersion"] = int(a.Response.Valid.Hi)
 			n++
 		}
