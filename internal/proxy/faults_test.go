@@ -318,6 +318,19 @@ func TestFaults(t *testing.T) {
 		c = dial()
 		c.Write(request(t, schema.KeyMetadata, 9, 2, "half-response", map[string]any{"topics": nil}))
 		require.Empty(t, readEOF(t, c))
+		// Both exchanges are shown, with what came of their responses.
+		for _, api := range []string{"ListGroups", "Metadata"} {
+			require.Eventually(t, func() bool {
+				for _, j := range col.all() {
+					if x := j.exchange; j.api == api && x.ConnClosed && x.Request != nil && len(x.Response) > 0 {
+						require.Less(t, len(x.Response), x.ResponseSize)
+						require.ErrorContains(t, j.rspErr, "the frame is cut short")
+						return true
+					}
+				}
+				return false
+			}, 5*time.Second, 5*time.Millisecond, api)
+		}
 		steadyOK()
 		healthy(t, p)
 	})

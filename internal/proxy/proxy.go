@@ -188,8 +188,10 @@ type Exchange struct {
 	RequestTime, ResponseTime time.Time
 	// NoResponseExpected marks a Produce with acks=0.
 	NoResponseExpected bool
-	// ConnClosed marks a request still waiting when its connection closed;
-	// Unanswered one that a later response overtook.
+	// ConnClosed marks a request still waiting when its connection closed,
+	// or whose response the close cut short (Response then holds what came
+	// of it, ResponseSize the size it announced); Unanswered one that a
+	// later response overtook.
 	ConnClosed, Unanswered bool
 	// Rewritten counts the broker endpoints rewritten in the response.
 	Rewritten int
