@@ -62,12 +62,12 @@ func (r *reader) readFrame(b []byte, response bool, key, ver int16, ff *frameFac
 		return
 	}
 	f, err := r.dec.Decode(b, o)
-	if response && codec.ApiVersionsFallback(key, ver, f, err) {
+	if response && ApiVersionsFallback(key, ver, f, err) {
 		// A broker answers an ApiVersions request of a version it does
 		// not support at v0, with UNSUPPORTED_VERSION and its range
 		// (KIP-511).
 		o.Version = 0
-		if g, gerr := r.dec.Decode(b, o); codec.ReadCleanly(g, gerr) {
+		if g, gerr := r.dec.Decode(b, o); ReadCleanly(g, gerr) {
 			f, err = g, nil
 		} else {
 			f, err = r.dec.Decode(b, codec.Options{Response: true, APIKey: key, Version: ver, Limits: r.limits})
@@ -642,7 +642,7 @@ func readBatch(e *tree.Node, bf *batchFacts) {
 // no warning but limits.
 func (r *reader) cleanRequest(b []byte) bool {
 	f, err := r.dec.Decode(b, r.probe())
-	return codec.ReadCleanly(f, err) && f.API != nil
+	return ReadCleanly(f, err) && f.API != nil
 }
 
 // asResponse reports whether b reads cleanly as a response of key at ver.
@@ -653,7 +653,7 @@ func (r *reader) asResponse(b []byte, key, ver int16) bool {
 	o := r.probe()
 	o.Response, o.APIKey, o.Version = true, key, ver
 	f, err := r.dec.Decode(b, o)
-	return codec.ReadCleanly(f, err)
+	return ReadCleanly(f, err)
 }
 
 // probe is how a frame is decoded to tell what it is (a request or a

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/check"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
 )
@@ -38,9 +39,9 @@ func rewriteResponse(dec *codec.Decoder, frame []byte, key, ver int16, m mapFunc
 	var o codec.Options
 	o.Response, o.APIKey, o.Version, o.Kafka = true, key, ver, true
 	f, err := dec.Decode(frame, o)
-	if codec.ApiVersionsFallback(key, ver, f, err) {
+	if check.ApiVersionsFallback(key, ver, f, err) {
 		o.Version = 0
-		if g, gerr := dec.Decode(frame, o); codec.ReadCleanly(g, gerr) {
+		if g, gerr := dec.Decode(frame, o); check.ReadCleanly(g, gerr) {
 			return capVersions(g)
 		}
 		f, err = dec.Decode(frame, codec.Options{Response: true, APIKey: key, Version: ver, Kafka: true})
