@@ -62,12 +62,12 @@ func (r *reader) readFrame(b []byte, response bool, key, ver int16, ff *frameFac
 		return
 	}
 	f, err := r.dec.Decode(b, o)
-	if response && key == schema.KeyApiVersions && ver > 0 && (err != nil || !cleanWarnings(f)) {
+	if response && ApiVersionsFallback(key, ver, f, err) {
 		// A broker answers an ApiVersions request of a version it does
 		// not support at v0, with UNSUPPORTED_VERSION and its range
 		// (KIP-511).
 		o.Version = 0
-		if g, gerr := r.dec.Decode(b, o); gerr == nil && g != nil && cleanWarnings(g) {
+		if g, gerr := r.dec.Decode(b, o); ReadCleanly(g, gerr) {
 			f, err = g, nil
 		} else {
 			f, err = r.dec.Decode(b, codec.Options{Response: true, APIKey: key, Version: ver, Limits: r.limits})
@@ -642,7 +642,7 @@ func readBatch(e *tree.Node, bf *batchFacts) {
 // no warning but limits.
 func (r *reader) cleanRequest(b []byte) bool {
 	f, err := r.dec.Decode(b, r.probe())
-	return err == nil && f != nil && f.API != nil && cleanWarnings(f)
+	return ReadCleanly(f, err) && f.API != nil
 }
 
 // asResponse reports whether b reads cleanly as a response of key at ver.
@@ -653,7 +653,7 @@ func (r *reader) asResponse(b []byte, key, ver int16) bool {
 	o := r.probe()
 	o.Response, o.APIKey, o.Version = true, key, ver
 	f, err := r.dec.Decode(b, o)
-	return err == nil && f != nil && cleanWarnings(f)
+	return ReadCleanly(f, err)
 }
 
 // probe is how a frame is decoded to tell what it is (a request or a
@@ -670,18 +670,6 @@ func (r *reader) probe() codec.Options {
 
 // probeNodes bounds a probe's tree.
 const probeNodes = 1 << 16
-
-func cleanWarnings(f *codec.Frame) bool {
-	if f == nil {
-		return false
-	}
-	for _, w := range f.Warnings {
-		if !w.Limit {
-			return false
-		}
-	}
-	return true
-}
 
 // acksZero reports whether b is a Produce request with acks=0, which no
 // response answers.

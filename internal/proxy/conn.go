@@ -643,7 +643,7 @@ func (c *conn) responses() error {
 	var f framer
 	f.need = 8
 	var cur *Exchange
-	defer func() { c.p.release(budgetOf(cur)) }() // a response cut short is never shown
+	defer func() { c.p.release(budgetOf(cur)) }() // one the proxy refused is never shown
 	var wanted, holding bool
 	// keep notes bytes of the response passed on: the exchange's copy.
 	keep := func(b []byte) {
@@ -706,7 +706,18 @@ func (c *conn) responses() error {
 			return nil // the client side ends the connection and says why
 		}
 		if rerr != nil {
-			return c.readEnd(rerr, &f, cur != nil, "broker", "response", "client")
+			err := c.readEnd(rerr, &f, cur != nil, "broker", "response", "client")
+			if cur != nil {
+				// A response cut short is shown with its request and what
+				// came of it, as kwire pcap shows one.
+				if holding && cur.Response != nil {
+					cur.Response = append(cur.Response, hold...)
+				}
+				cur.ResponseTime, cur.ConnClosed = time.Now(), true
+				c.p.deliver(cur, wanted)
+				cur = nil
+			}
+			return err
 		}
 	}
 }
@@ -788,6 +799,12 @@ func (c *conn) rewrite(x *Exchange, frame []byte) ([]byte, error) {
 		x.Response = append(x.Response, frame...)
 	}
 	b, n, err := rewriteResponse(&c.dec, frame, x.APIKey, x.APIVersion, c.p.mapEndpoint)
+	if err != nil && x.APIKey == schema.KeyApiVersions {
+		// It names no broker: the client gets it as the broker sent it.
+		c.logf("an ApiVersions v", strconv.Itoa(int(x.APIVersion)), " response (", strconv.Itoa(len(frame)),
+			" bytes) could not be read (", err.Error(), "); forwarded as it is, its version ranges not capped")
+		return frame, nil
+	}
 	if err != nil {
 		return nil, errors.New("a " + apiName(x.APIKey) + " v" + strconv.Itoa(int(x.APIVersion)) + " response (" + strconv.Itoa(len(frame)) +
 			" bytes) could not be rewritten (" + err.Error() + "); closing the connection rather than give the client a broker's own address")

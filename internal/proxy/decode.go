@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/check"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
 )
@@ -64,6 +65,16 @@ func (d *Decoder) Decode(x *Exchange) Decoded {
 			o := d.Options
 			o.Response, o.APIKey, o.Version = true, x.APIKey, x.APIVersion
 			out.Response, out.ResponseErr = d.rsp.Decode(x.Response, o)
+			if check.ApiVersionsFallback(x.APIKey, x.APIVersion, out.Response, out.ResponseErr) {
+				// Perhaps the broker's UNSUPPORTED_VERSION answer, at v0.
+				o0 := o
+				o0.Version = 0
+				if f, err := d.rsp.Decode(x.Response, o0); check.ReadCleanly(f, err) {
+					out.Response, out.ResponseErr = f, nil
+				} else {
+					out.Response, out.ResponseErr = d.rsp.Decode(x.Response, o)
+				}
+			}
 			if !d.ShowSecrets && HasSecrets(x.APIKey, x.APIVersion) {
 				out.Redacted = redact(out.Response, out.ResponseErr, x.Response, "response", out.Redacted)
 			} else if !d.ShowSecrets && carriesMetadata(x.APIKey, x.Response) {
@@ -136,6 +147,14 @@ func (d *Decoder) DecodeJSON(x *Exchange) DecodedJSON {
 	}
 	var s Side
 	d.rspJS, s.Info, s.Err = d.rsp.AppendJSON(d.rspJS[:0], x.Response, o)
+	if x.Request != nil && check.ApiVersionsFallback(x.APIKey, x.APIVersion, s.Info, s.Err) {
+		// Perhaps the broker's UNSUPPORTED_VERSION answer, at v0.
+		o0 := o
+		o0.Version = 0
+		if d.rspJS, s.Info, s.Err = d.rsp.AppendJSON(d.rspJS[:0], x.Response, o0); !check.ReadCleanly(s.Info, s.Err) {
+			d.rspJS, s.Info, s.Err = d.rsp.AppendJSON(d.rspJS[:0], x.Response, o)
+		}
+	}
 	if x.Request == nil {
 		if g := s.Info.Guess; g == nil || len(g.Candidates) == 0 {
 			out.Response = Side{Err: errors.New("a response that answers no request and fits no API")}

@@ -27,6 +27,13 @@ import (
 //	"bad-metadata"   answers Metadata with bytes that do not decode
 //	"evil-host"      answers Metadata naming a broker whose host holds
 //	                 terminal escapes (evilHost)
+//	"old-broker"     answers ApiVersions above v2 as a broker that knows
+//	                 only v0-v2 does (KIP-511): UNSUPPORTED_VERSION, in the
+//	                 v0 layout
+//	"newer-broker"   answers ApiVersions of a version newer than kwire
+//	                 knows in the newest layout kwire knows
+//	"no-coordinator" answers FindCoordinator COORDINATOR_NOT_AVAILABLE,
+//	                 naming no node: nodeId -1, host "", port -1
 type fakeBroker struct {
 	ln    net.Listener
 	mu    sync.Mutex
@@ -144,13 +151,32 @@ func (b *fakeBroker) serve(c net.Conn) {
 				body["brokers"] = b.brokers
 			}
 			b.mu.Unlock()
+		case schema.KeyFindCoordinator:
+			if client == "no-coordinator" {
+				none := map[string]any{"errorCode": schema.CodeCoordinatorNotAvailable, "nodeId": -1, "host": "", "port": -1}
+				body = none
+				if h.Version >= 4 {
+					none["key"] = "group-1"
+					body = map[string]any{"coordinators": []map[string]any{none}}
+				}
+			}
 		case schema.KeySaslHandshake:
 			body = map[string]any{"mechanisms": []string{"PLAIN"}}
 			raw = client == "raw-sasl"
 		default:
 			body = map[string]any{}
 		}
-		resp, err := codec.EncodeResponse(nil, h, h.Version, body, codec.EncodeOptions{})
+		at := h.Version
+		if h.APIKey == schema.KeyApiVersions {
+			switch {
+			case client == "old-broker" && h.Version > 2:
+				at, body = 0, map[string]any{"errorCode": schema.CodeUnsupportedVersion,
+					"apiKeys": []map[string]any{{"apiKey": schema.KeyApiVersions, "minVersion": 0, "maxVersion": 2}}}
+			case client == "newer-broker":
+				at = min(at, schema.ByKey(schema.KeyApiVersions).Response.Valid.Hi)
+			}
+		}
+		resp, err := codec.EncodeResponse(nil, h, at, body, codec.EncodeOptions{})
 		if err != nil {
 			panic(err)
 		}
@@ -292,6 +318,19 @@ func TestFaults(t *testing.T) {
 		c = dial()
 		c.Write(request(t, schema.KeyMetadata, 9, 2, "half-response", map[string]any{"topics": nil}))
 		require.Empty(t, readEOF(t, c))
+		// Both exchanges are shown, with what came of their responses.
+		for _, api := range []string{"ListGroups", "Metadata"} {
+			require.Eventually(t, func() bool {
+				for _, j := range col.all() {
+					if x := j.exchange; j.api == api && x.ConnClosed && x.Request != nil && len(x.Response) > 0 {
+						require.Less(t, len(x.Response), x.ResponseSize)
+						require.ErrorContains(t, j.rspErr, "the frame is cut short")
+						return true
+					}
+				}
+				return false
+			}, 5*time.Second, 5*time.Millisecond, api)
+		}
 		steadyOK()
 		healthy(t, p)
 	})
@@ -396,6 +435,99 @@ func TestFaults(t *testing.T) {
 		steadyOK()
 	})
 	steadyOK()
+}
+
+// TestApiVersionsNeverClosed: an ApiVersions response the proxy cannot
+// read at its request's version names no broker, so it reaches the client
+// byte for byte and the connection goes on: a broker's UNSUPPORTED_VERSION
+// answer in the v0 layout (KIP-511), to a version it does not know or to
+// one newer than kwire knows, is read (and shown) at v0; a response at a
+// version newer than kwire knows is forwarded as it is, and the log says
+// its ranges were not capped.
+func TestApiVersionsNeverClosed(t *testing.T) {
+	b := newFakeBroker(t)
+	lg := &logs{}
+	col := &collector{}
+	p := startProxy(t, Config{Upstream: b.addr(), Sink: col.sink, Log: lg.log})
+	newest := schema.ByKey(schema.KeyApiVersions).Request.Valid.Hi
+	apiVersions := func(ver int16, corr int32, client string) []byte {
+		req := request(t, schema.KeyApiVersions, min(ver, newest), corr, client,
+			map[string]any{"clientSoftwareName": "kwire", "clientSoftwareVersion": "1"})
+		binary.BigEndian.PutUint16(req[6:], uint16(ver)) // newer than kwire knows: the same layout
+		return req
+	}
+	for i, tc := range []struct {
+		name   string
+		ver    int16
+		client string
+		shown  string // in the response the sink shows
+	}{
+		{"the v0 fallback to a version the broker does not know", 3, "old-broker", `"errorCode":35`},
+		{"the v0 fallback to a version newer than kwire knows", newest + 2, "old-broker", `"errorCode":35`},
+		{"a version newer than kwire knows", newest + 2, "newer-broker", `"errorCode":0`},
+	} {
+		corr := int32(10 * (i + 1))
+		t.Run(tc.name, func(t *testing.T) {
+			direct, err := net.Dial("tcp", b.addr())
+			require.NoError(t, err)
+			defer direct.Close()
+			want, err := roundTrip(direct, apiVersions(tc.ver, corr, tc.client))
+			require.NoError(t, err)
+			c, err := net.Dial("tcp", p.Addr().String())
+			require.NoError(t, err)
+			defer c.Close()
+			got, err := roundTrip(c, apiVersions(tc.ver, corr, tc.client))
+			require.NoError(t, err, lg.String())
+			require.Equal(t, want, got, "the broker's answer, byte for byte")
+			// The connection goes on.
+			rsp, err := roundTrip(c, request(t, schema.KeyMetadata, 9, corr+1, tc.client, map[string]any{"topics": nil}))
+			require.NoError(t, err, lg.String())
+			require.Equal(t, corr+1, int32(binary.BigEndian.Uint32(rsp[4:])))
+			require.Eventually(t, func() bool {
+				for _, j := range col.all() {
+					if j.exchange.CorrelationID == corr && j.exchange.Paired() {
+						require.NoError(t, j.rspErr)
+						require.Contains(t, j.rsp, tc.shown)
+						return true
+					}
+				}
+				return false
+			}, 5*time.Second, 5*time.Millisecond)
+		})
+	}
+	require.False(t, lg.has("closing the connection"), lg.String())
+	require.True(t, lg.has("an ApiVersions v"+strconv.Itoa(int(newest+2))+" response"), lg.String())
+	require.True(t, lg.has("forwarded as it is, its version ranges not capped"), lg.String())
+	require.Zero(t, p.Stats().RewriteFails)
+}
+
+// TestNoCoordinatorLeftAsSent: FindCoordinator's "no coordinator" answer
+// (nodeId -1, host "", port -1) reaches the client as the broker sent it,
+// in both layouts, and opens no listener.
+func TestNoCoordinatorLeftAsSent(t *testing.T) {
+	b := newFakeBroker(t)
+	lg := &logs{}
+	p := startProxy(t, Config{Upstream: b.addr(), Log: lg.log})
+	for _, ver := range []int16{3, 4} {
+		body := map[string]any{"key": "group-1", "keyType": 0}
+		if ver >= 4 {
+			body = map[string]any{"keyType": 0, "coordinatorKeys": []string{"group-1"}}
+		}
+		req := request(t, schema.KeyFindCoordinator, ver, 5, "no-coordinator", body)
+		direct, err := net.Dial("tcp", b.addr())
+		require.NoError(t, err)
+		defer direct.Close()
+		want, err := roundTrip(direct, req)
+		require.NoError(t, err)
+		c, err := net.Dial("tcp", p.Addr().String())
+		require.NoError(t, err)
+		defer c.Close()
+		got, err := roundTrip(c, req)
+		require.NoError(t, err, lg.String())
+		require.Equal(t, want, got, "v%d: the placeholder as the broker sent it", ver)
+	}
+	require.Equal(t, int64(1), p.Stats().Listeners, "no listener for no node")
+	require.False(t, lg.has(":-1"), lg.String())
 }
 
 // TestSlowSink: a sink that does not keep up never slows the traffic:

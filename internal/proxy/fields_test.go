@@ -199,6 +199,67 @@ func TestRewriteEveryEndpointResponse(t *testing.T) {
 	require.Equal(t, 44, n)
 }
 
+// TestPlaceholdersLeftAsSent: an endpoint that stands for no node (host
+// "", a negative port or node id), in every API and version that carries
+// endpoints, is never mapped: the response goes through as the broker
+// sent it. Beside a real broker, only the real one is rewritten.
+func TestPlaceholdersLeftAsSent(t *testing.T) {
+	never := func(e Endpoint) (Endpoint, error) {
+		return Endpoint{}, errors.New("a placeholder was mapped: " + e.String())
+	}
+	var dec codec.Decoder
+	for _, a := range schema.APIs() {
+		for v := a.Response.Valid.Lo; v <= a.Response.Valid.Hi; v++ {
+			if !HasEndpoints(a.Key, v) {
+				continue
+			}
+			orig, err := codec.ExampleFrame(a, v, true)
+			require.NoError(t, err)
+			for _, none := range []struct{ host, port, id bool }{{true, true, true}, {true, false, false}, {false, true, false}, {false, false, true}} {
+				f, err := dec.Decode(orig, codec.Options{Response: true, APIKey: a.Key, Version: v, Kafka: true})
+				require.NoError(t, err)
+				env, body, err := genericOf(f)
+				require.NoError(t, err)
+				set := 0
+				rewriteValue(body, f.Message.At(v).Root, nil, func(m map[string]any, l *schema.Layout) {
+					if _, ok := m[fieldOf(l, "Host", schema.String).JSON]; !ok {
+						return // not at this version (FindCoordinator's own, after v3)
+					}
+					if none.host {
+						m[fieldOf(l, "Host", schema.String).JSON] = ""
+						set++
+					}
+					if pf := fieldOf(l, "Port", schema.Int32); none.port && pf != nil {
+						m[pf.JSON] = -1
+						set++
+					}
+					if idf := nodeIDField(l); none.id && idf != nil {
+						m[idf.JSON] = -1
+						set++
+					}
+				})
+				if set == 0 {
+					continue // no such field here (a uint16 port, an id held outside)
+				}
+				b, err := codec.Encode(nil, env, codec.EncodeOptions{})
+				require.NoError(t, err)
+				out, n, err := rewriteResponse(&dec, b, a.Key, v, never)
+				require.NoError(t, err, "%s v%d %+v", a.Name, v, none)
+				require.Nil(t, out, "%s v%d %+v", a.Name, v, none)
+				require.Zero(t, n)
+			}
+		}
+	}
+	b, err := codec.Encode(nil, map[string]any{"direction": "response", "apiKey": 3, "apiVersion": 12,
+		"header": map[string]any{"correlationId": 1},
+		"body":   map[string]any{"brokers": []map[string]any{{"nodeId": -1, "host": "", "port": -1}, {"nodeId": 2, "host": "b2", "port": 9092}}, "topics": []any{}}}, codec.EncodeOptions{})
+	require.NoError(t, err)
+	out, n, err := rewriteResponse(&dec, b, schema.KeyMetadata, 12, func(e Endpoint) (Endpoint, error) { return Endpoint{"proxy", 1}, nil })
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	require.Equal(t, []Endpoint{{"", -1}, {"proxy", 1}}, endpointsOf(t, out, schema.KeyMetadata, 12))
+}
+
 // TestRewriteUnchanged: a response whose endpoints all map to themselves,
 // or that names none, is not re-encoded.
 func TestRewriteUnchanged(t *testing.T) {
@@ -262,6 +323,34 @@ func TestApiVersionsCapped(t *testing.T) {
 	out, n, err = rewriteResponse(&dec, resp(int(meta)), schema.KeyApiVersions, 3, nil)
 	require.NoError(t, err)
 	require.Nil(t, out)
+	require.Zero(t, n)
+}
+
+// TestApiVersionsNeverEmptyRange: an endpoint-carrying API whose lowest
+// version offered is newer than kwire knows is left as the broker offers
+// it, never capped into a range with no version in it (min above max);
+// the others of the same response are capped as ever.
+func TestApiVersionsNeverEmptyRange(t *testing.T) {
+	meta := int(schema.ByKey(schema.KeyMetadata).Response.Valid.Hi)
+	coord := int(schema.ByKey(schema.KeyFindCoordinator).Response.Valid.Hi)
+	resp := func(coordMax int) []byte {
+		b, err := codec.Encode(nil, map[string]any{"direction": "response", "apiKey": 18, "apiVersion": 3,
+			"header": map[string]any{"correlationId": 1},
+			"body": map[string]any{"apiKeys": []any{
+				map[string]any{"apiKey": 3, "minVersion": meta + 1, "maxVersion": meta + 2},
+				map[string]any{"apiKey": 10, "minVersion": coord, "maxVersion": coordMax},
+			}}}, codec.EncodeOptions{})
+		require.NoError(t, err)
+		return b
+	}
+	var dec codec.Decoder
+	out, n, err := rewriteResponse(&dec, resp(coord+1), schema.KeyApiVersions, 3, nil)
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	require.Equal(t, resp(coord), out, "Metadata as offered, FindCoordinator capped")
+	out, n, err = rewriteResponse(&dec, resp(coord), schema.KeyApiVersions, 3, nil)
+	require.NoError(t, err)
+	require.Nil(t, out, "only the range that cannot be capped: as the broker sent it")
 	require.Zero(t, n)
 }
 

@@ -9,9 +9,21 @@
 // DescribeCluster, the node endpoints of Produce and Fetch, and every other
 // response struct naming a node's host and port) is rewritten to a
 // listener of the proxy, one per broker, opened when the broker is first
-// named. A response that can carry addresses is held whole, decoded,
-// rewritten and encoded again by the codec; every other frame is relayed
-// as it arrives.
+// named; an endpoint that names no node (an empty host, a negative port
+// or node id: FindCoordinator's COORDINATOR_NOT_AVAILABLE answer) is left
+// as the broker sent it. A response that can carry addresses is held
+// whole, decoded, rewritten and encoded again by the codec; every other
+// frame is relayed as it arrives.
+//
+// ApiVersions responses are held too: the versions they offer of the APIs
+// whose responses carry addresses are capped at the newest kwire knows, so
+// that a client never picks one the proxy could not rewrite (never into a
+// range with no version in it: an API whose lowest version offered is
+// already newer is left as offered). One that does not read at its
+// request's version is read at v0, as a broker's UNSUPPORTED_VERSION
+// answer to a version it does not know is laid out (KIP-511); one that
+// does not read either way goes to the client as the broker sent it,
+// uncapped, with a log line: it names no broker.
 //
 // What it guarantees:
 //
@@ -19,8 +31,9 @@
 //     full (or the bytes it holds over Config.QueueBytes) is skipped and
 //     counted, and the next one delivered says how many were skipped.
 //   - A frame that does not decode is forwarded unchanged, except a
-//     response that needed rewriting: that closes its connection, with a
-//     log line, rather than hand the client a broker's own address.
+//     response that can carry broker addresses (ApiVersions carries none):
+//     that closes its connection, with a log line, rather than hand the
+//     client a broker's own address.
 //   - A frame over Config.MaxFrame closes its connection, with a log line.
 //   - Memory per connection is bounded: two relay buffers, at most
 //     maxWaiting requests waiting for their response, and one response of
@@ -175,8 +188,10 @@ type Exchange struct {
 	RequestTime, ResponseTime time.Time
 	// NoResponseExpected marks a Produce with acks=0.
 	NoResponseExpected bool
-	// ConnClosed marks a request still waiting when its connection closed;
-	// Unanswered one that a later response overtook.
+	// ConnClosed marks a request still waiting when its connection closed,
+	// or whose response the close cut short (Response then holds what came
+	// of it, ResponseSize the size it announced); Unanswered one that a
+	// later response overtook.
 	ConnClosed, Unanswered bool
 	// Rewritten counts the broker endpoints rewritten in the response.
 	Rewritten int

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/check"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
 )
@@ -29,16 +30,31 @@ type mapFunc func(Endpoint) (Endpoint, error)
 //
 // ApiVersions responses are read here too: the APIs whose responses carry
 // endpoints are capped at the newest version the codec knows, so that a
-// client never picks a version the proxy could not rewrite.
+// client never picks a version the proxy could not rewrite (capVersions).
+// One that does not read cleanly at its request's version is read at v0,
+// the layout of a broker's UNSUPPORTED_VERSION answer (KIP-511); an error
+// for ApiVersions says only that its ranges could not be capped: it names
+// no broker, so it can go to the client as it is.
 func rewriteResponse(dec *codec.Decoder, frame []byte, key, ver int16, m mapFunc) ([]byte, int, error) {
 	var o codec.Options
 	o.Response, o.APIKey, o.Version, o.Kafka = true, key, ver, true
 	f, err := dec.Decode(frame, o)
+	if check.ApiVersionsFallback(key, ver, f, err) {
+		o.Version = 0
+		if g, gerr := dec.Decode(frame, o); check.ReadCleanly(g, gerr) {
+			return capVersions(g)
+		}
+		f, err = dec.Decode(frame, codec.Options{Response: true, APIKey: key, Version: ver, Kafka: true})
+	}
 	if err != nil {
 		return nil, 0, err
 	}
 	if f.Assumed {
-		return nil, 0, errors.New("version " + strconv.Itoa(int(ver)) + " is newer than kwire knows; its endpoints cannot be rewritten")
+		newer := "version " + strconv.Itoa(int(ver)) + " is newer than kwire knows"
+		if key == schema.KeyApiVersions {
+			return nil, 0, errors.New(newer)
+		}
+		return nil, 0, errors.New(newer + "; its endpoints cannot be rewritten")
 	}
 	if key == schema.KeyApiVersions {
 		return capVersions(f)
@@ -51,7 +67,7 @@ func rewriteResponse(dec *codec.Decoder, frame []byte, key, ver int16, m mapFunc
 	var found []Endpoint
 	visitEndpoints(f.Body, d.Root, nil, func(n *tree.Node) {
 		h, p := n.Get("host"), n.Get("port")
-		if h != nil && p != nil && !h.Null {
+		if h != nil && p != nil && !h.Null && !placeholder(string(h.Raw), int(p.Int), nodeIDOf(n)) {
 			found = append(found, Endpoint{string(h.Raw), int(p.Int)})
 		}
 	})
@@ -86,6 +102,16 @@ func rewriteResponse(dec *codec.Decoder, frame []byte, key, ver int16, m mapFunc
 			rerr = err
 			return
 		}
+		id := 0
+		if f := nodeIDField(l); f != nil && v[f.JSON] != nil {
+			if id, err = intOf(v[f.JSON]); err != nil {
+				rerr = err
+				return
+			}
+		}
+		if placeholder(host, port, id) {
+			return
+		}
 		to, err := m(Endpoint{host, port})
 		if err != nil {
 			rerr = err
@@ -106,6 +132,38 @@ func rewriteResponse(dec *codec.Decoder, frame []byte, key, ver int16, m mapFunc
 		return nil, 0, err
 	}
 	return out, n, nil
+}
+
+// placeholder reports whether an endpoint (its host, port and node id, 0
+// when its struct has none) stands for no node at all: Kafka writes
+// nodeId -1, host "" and port -1 where there is none to name (a
+// FindCoordinator answered COORDINATOR_NOT_AVAILABLE, a leader not yet
+// elected). It is left as the broker sent it: no listener stands for it,
+// and the client must still see that there is no node.
+func placeholder(host string, port, id int) bool {
+	return host == "" || port < 0 || id < 0
+}
+
+// nodeIDOf is the node id of an endpoint struct n (0 when it has none of
+// its own).
+func nodeIDOf(n *tree.Node) int {
+	for _, name := range []string{"nodeId", "brokerId", "leaderId"} {
+		if c := n.Get(name); c != nil && c.Field != nil && c.Field.Kind == schema.Int32 {
+			return int(c.Int)
+		}
+	}
+	return 0
+}
+
+// nodeIDField is the node id field of an endpoint struct laid out by l
+// (nil when it has none of its own).
+func nodeIDField(l *schema.Layout) *schema.Field {
+	for _, name := range []string{"NodeId", "BrokerId", "LeaderId"} {
+		if f := fieldOf(l, name, schema.Int32); f != nil {
+			return f
+		}
+	}
+	return nil
 }
 
 func portField(l *schema.Layout) *schema.Field {
@@ -191,7 +249,11 @@ func rewriteValue(v map[string]any, l, parent *schema.Layout, fn func(map[string
 }
 
 // capVersions lowers the highest version an ApiVersions response offers for
-// APIs whose responses carry endpoints to the newest kwire knows.
+// APIs whose responses carry endpoints to the newest kwire knows. An API
+// whose lowest version offered is already newer is left as the broker
+// offers it: capped, its range would hold no version (min above max), and
+// a client without, say, Metadata cannot work at all; its responses, which
+// the proxy cannot rewrite, close their connection as any such does.
 func capVersions(f *codec.Frame) ([]byte, int, error) {
 	keys := f.Body.Get("apiKeys")
 	if keys == nil {
@@ -200,11 +262,11 @@ func capVersions(f *codec.Frame) ([]byte, int, error) {
 	need := false
 	for i := 0; keys.Elem(i) != nil; i++ {
 		e := keys.Elem(i)
-		k, mx := e.Get("apiKey"), e.Get("maxVersion")
-		if k == nil || mx == nil {
+		k, mn, mx := e.Get("apiKey"), e.Get("minVersion"), e.Get("maxVersion")
+		if k == nil || mn == nil || mx == nil {
 			continue
 		}
-		if a := schema.ByKey(int16(k.Int)); a != nil && builtTables.endpoints[a.Key] != nil && mx.Int > int64(a.Response.Valid.Hi) {
+		if a := schema.ByKey(int16(k.Int)); a != nil && builtTables.endpoints[a.Key] != nil && mx.Int > int64(a.Response.Valid.Hi) && mn.Int <= int64(a.Response.Valid.Hi) {
 			need = true
 		}
 	}
@@ -220,11 +282,12 @@ func capVersions(f *codec.Frame) ([]byte, int, error) {
 	for _, e := range list {
 		m, _ := e.(map[string]any)
 		k, err1 := intOf(m["apiKey"])
-		mx, err2 := intOf(m["maxVersion"])
-		if err1 != nil || err2 != nil {
+		mn, err2 := intOf(m["minVersion"])
+		mx, err3 := intOf(m["maxVersion"])
+		if err1 != nil || err2 != nil || err3 != nil {
 			continue
 		}
-		if a := schema.ByKey(int16(k)); a != nil && builtTables.endpoints[a.Key] != nil && mx > int(a.Response.Valid.Hi) {
+		if a := schema.ByKey(int16(k)); a != nil && builtTables.endpoints[a.Key] != nil && mx > int(a.Response.Valid.Hi) && mn <= int(a.Response.Valid.Hi) {
 			m["maxVersion"] = int(a.Response.Valid.Hi)
 			n++
 		}
