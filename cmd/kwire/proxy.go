@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"os/signal"
 	"strconv"
@@ -152,6 +153,16 @@ func parseProxyFlags(e *env, args []string) (*proxyConfig, int) {
 	if c.maxFrame <= 0 {
 		fail(e, "--max-frame must be positive")
 		return nil, 2
+	}
+	if c.queue < 1 {
+		fail(e, "--queue must be at least 1")
+		return nil, 2
+	}
+	if host, _, err := net.SplitHostPort(c.listen); err == nil && c.advertise == "" {
+		if ip, err := netip.ParseAddr(host); host == "" || err == nil && ip.IsUnspecified() {
+			fail(e, "--listen %s is every address: give --advertise-host, the address clients reach the proxy by", c.listen)
+			return nil, 2
+		}
 	}
 	if (*cert == "") != (*key == "") {
 		fail(e, "--tls-cert and --tls-key go together")

@@ -869,3 +869,25 @@ func TestProxyWebLimits(t *testing.T) {
 	require.Equal(t, http.StatusRequestTimeout, res.StatusCode)
 	p.stop(t)
 }
+
+// TestProxyCLIRefusesMisuse: flags that cannot work are refused before
+// anything listens, exit 2, in the flags' words: a queue of no
+// exchanges (0 and -1 were taken silently as the default), and a listen
+// address of every address with nothing to tell clients (it failed
+// later, exit 1, naming the library's AdvertiseHost).
+func TestProxyCLIRefusesMisuse(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--queue", "0"}, "kwire: --queue must be at least 1\n"},
+		{[]string{"--queue", "-1"}, "kwire: --queue must be at least 1\n"},
+		{[]string{"--listen", ":19160"}, "kwire: --listen :19160 is every address: give --advertise-host, the address clients reach the proxy by\n"},
+		{[]string{"--listen", "[::]:19160"}, "kwire: --listen [::]:19160 is every address: give --advertise-host, the address clients reach the proxy by\n"},
+	} {
+		out, errOut, code := runCLI(t, append([]string{"proxy", "--upstream", "127.0.0.1:1"}, c.args...), nil)
+		require.Equal(t, 2, code, c.args)
+		require.Empty(t, out)
+		require.Equal(t, c.want, errOut, c.args)
+	}
+}
