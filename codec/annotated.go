@@ -52,6 +52,11 @@ func (f *Frame) annotated(w *jsontext.Writer) {
 		w.Key("assumedLayout")
 		w.Int(int64(f.LayoutVersion))
 	}
+	if f.Guess != nil {
+		w.Key("guess") // as in value JSON
+		w.Value()
+		w.B = appendGuess(w.B, f.Guess)
+	}
 	w.Key("buffers")
 	w.BeginArray()
 	for _, b := range f.Buffers {

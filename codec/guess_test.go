@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"encoding/json"
 	"errors"
 	"strconv"
 	"testing"
@@ -156,4 +157,21 @@ func TestGuessDoubtsRecordsThatDoNotFrame(t *testing.T) {
 			require.Contains(t, append(top.Versions, top.Version), v)
 		}
 	}
+}
+
+// A guessed response's annotated envelope says how it was guessed, as
+// its value JSON does (the Worker's README promises "guess" in both).
+func TestAnnotatedEnvelopeCarriesTheGuess(t *testing.T) {
+	b, err := ExampleFrame(schema.ByKey(3), 12, true)
+	require.NoError(t, err)
+	f, err := Decode(b, Options{Response: true, APIKey: Any, Version: Any})
+	require.NoError(t, err)
+	var value, annotated map[string]any
+	require.NoError(t, json.Unmarshal(f.AppendJSON(nil), &value))
+	require.NoError(t, json.Unmarshal(f.AppendAnnotated(nil, nil), &annotated))
+	require.NotNil(t, value["guess"])
+	require.Equal(t, value["guess"], annotated["guess"])
+	f, err = Decode(b, Options{Response: true, APIKey: 3, Version: 12})
+	require.NoError(t, err)
+	require.NotContains(t, string(f.AppendAnnotated(nil, nil)), `"guess"`)
 }
