@@ -224,7 +224,6 @@ func (b *batchRun) readChunks(in io.Reader, jobs chan<- batchChunk, pool *sync.P
 // hasLine reports whether b holds a line that is not blank.
 func hasLine(b []byte) bool { return len(bytes.TrimSpace(b)) > 0 }
 
-
 // writeInOrder writes the chunks' outputs in input order, counting them
 // into the progress bar.
 func (b *batchRun) writeInOrder(w io.Writer, stderr io.Writer, outs <-chan batchOut, pool *sync.Pool) {
