@@ -54,6 +54,7 @@ type fetchState struct {
 	first    int64 // the first fetch offset seen
 	returned int64 // one past the last offset a fetch response returned
 	resets   int   // the identity's reset count when last fetched
+	conn     int   // the connection of the last fetch
 	seen     bool
 }
 
@@ -121,7 +122,7 @@ func (c *Checker) conversation(a *analysis, cs *connState) {
 		clear(t.added)
 	case schema.KeyFetch:
 		if req.ReplicaID < 0 {
-			c.fetch(a, who)
+			c.fetch(a, who, cn.ID)
 		}
 	case schema.KeyListOffsets:
 		c.resets[who]++
@@ -243,8 +244,14 @@ func seqBefore(a, b int32) bool {
 	return d > 0 && d < 1<<30
 }
 
-// fetch follows a consumer's fetch offsets and what the responses returned.
-func (c *Checker) fetch(a *analysis, who string) {
+// fetch follows a consumer's fetch offsets and what the responses
+// returned, over connection conn. A consumer fetches a partition over one
+// connection, its leader's: a fetch over another may be another consumer
+// of the same host and client id (the default client ids make that
+// common) or a new leader, so it moves the position wherever it goes.
+// Where a position moves back legitimately (a reset, another
+// connection), it is also a new start for the commits to be judged by.
+func (c *Checker) fetch(a *analysis, who string, conn int) {
 	req, rsp := &a.req, &a.rsp
 	resets := c.resets[who]
 	for i := range req.Parts {
@@ -255,12 +262,16 @@ func (c *Checker) fetch(a *analysis, who string) {
 			f = &fetchState{first: p.Offset, returned: -1}
 			c.fetchers[k] = f
 		}
-		if f.seen && p.Offset < f.last && f.resets == resets {
+		switch {
+		case !f.seen:
+		case f.resets != resets || f.conn != conn:
+			f.first = min(f.first, p.Offset)
+		case p.Offset < f.last:
 			c.add(ConvFetchOffset, a.atPath(Request, p.loc.path()+".fetchOffset"),
 				"the fetch offset for "+k.topic+"-"+itoa(int(p.Partition))+" went back without a reset (ListOffsets, OffsetFetch or OFFSET_OUT_OF_RANGE)",
 				"at least "+i64(f.last), i64(p.Offset))
 		}
-		f.seen, f.last, f.resets = true, p.Offset, resets
+		f.seen, f.last, f.resets, f.conn = true, p.Offset, resets, conn
 	}
 	if !rsp.Present || rsp.Err != nil {
 		return

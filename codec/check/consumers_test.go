@@ -1,0 +1,92 @@
+package check
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// exchangesOn pairs frames (request, response, request, ...) into
+// exchanges on connection cn.
+func exchangesOn(cn *Conn, frames ...[]byte) []Exchange {
+	var xs []Exchange
+	for i := 0; i+1 < len(frames); i += 2 {
+		xs = append(xs, Exchange{Conn: cn, Request: frames[i], Response: frames[i+1]})
+	}
+	return xs
+}
+
+// outOfRange answers a fetch with OFFSET_OUT_OF_RANGE.
+func outOfRange(v int16, corr int32) []byte {
+	r := kmsg.NewPtrFetchResponse()
+	t := kmsg.NewFetchResponseTopic()
+	t.Topic = "orders"
+	p := kmsg.NewFetchResponseTopicPartition()
+	p.ErrorCode = 1
+	t.Partitions = append(t.Partitions, p)
+	r.Topics = append(r.Topics, t)
+	return rsp(r, v, corr)
+}
+
+// A consumer whose committed offset is past the log's end (the topic was
+// recreated, the log truncated) gets OFFSET_OUT_OF_RANGE, resets with
+// ListOffsets and fetches from the start: what it then commits lies
+// within what it fetched, though before where it first fetched. It was a
+// conv.commit-offset warning ("before where the consumer started
+// fetching": kgo with a reset to the start, found by a tester).
+func TestCommitAfterAResetIsWithinWhatWasFetched(t *testing.T) {
+	fetched := func(off int64) []byte { x := plain(); x.base = off; return x.bytes() }
+	leader := &Conn{ID: 1, Client: "10.0.0.1:40001", Broker: "10.0.0.9:9092", FromStart: true}
+	coord := &Conn{ID: 2, Client: "10.0.0.1:40002", Broker: "10.0.0.9:9092", FromStart: true}
+	xs := exchangesOn(leader,
+		fetchReq(11, 1, 100000), outOfRange(11, 1),
+		listOffsetsReq(2), listOffsetsRsp(2),
+		fetchReq(11, 3, 0), fetchRsp(11, 3, 12, fetched(0)))
+	xs = append(xs, exchangesOn(coord, commitReq(8, 1, 2), commitRsp(8, 1))...)
+	require.NotContains(t, ruleIDs(Check(xs)), "conv.commit-offset")
+	// A commit before the new start is still one.
+	xs[len(xs)-1] = exchangesOn(coord, commitReq(8, 1, 100), commitRsp(8, 1))[0]
+	require.Contains(t, ruleIDs(Check(xs)), "conv.commit-offset")
+}
+
+// Two consumers on one host with one client id (kgo's default "kgo",
+// say), each over its own connection, fetch the same partition at their
+// own offsets: neither goes back. It was a conv.fetch-offset warning; a
+// consumer going back over its own connection still is one.
+func TestConsumersSharingAClientIDAreNotOne(t *testing.T) {
+	fetched := func(off int64) []byte { x := plain(); x.base = off; return x.bytes() }
+	a := &Conn{ID: 1, Client: "10.0.0.1:40001", Broker: "10.0.0.9:9092", FromStart: true}
+	b := &Conn{ID: 2, Client: "10.0.0.1:40002", Broker: "10.0.0.9:9092", FromStart: true}
+	xs := exchangesOn(a, fetchReq(11, 1, 16), fetchRsp(11, 1, 20, fetched(16)))
+	xs = append(xs, exchangesOn(b, fetchReq(11, 1, 8), fetchRsp(11, 1, 20, fetched(8)))...)
+	xs = append(xs, exchangesOn(a, fetchReq(11, 2, 18), fetchRsp(11, 2, 20))...)
+	require.NotContains(t, ruleIDs(Check(xs)), "conv.fetch-offset")
+	xs = append(xs, exchangesOn(a, fetchReq(11, 3, 4), fetchRsp(11, 3, 20))...)
+	require.Contains(t, ruleIDs(Check(xs)), "conv.fetch-offset")
+}
+
+// listOffsetsReq asks for orders-0's earliest offset (ListOffsets v2);
+// listOffsetsRsp answers 0.
+func listOffsetsReq(corr int32) []byte {
+	r := kmsg.NewPtrListOffsetsRequest()
+	r.ReplicaID = -1
+	t := kmsg.NewListOffsetsRequestTopic()
+	t.Topic = "orders"
+	p := kmsg.NewListOffsetsRequestTopicPartition()
+	p.Timestamp = -2
+	t.Partitions = append(t.Partitions, p)
+	r.Topics = append(r.Topics, t)
+	return req(r, 2, corr)
+}
+
+func listOffsetsRsp(corr int32) []byte {
+	r := kmsg.NewPtrListOffsetsResponse()
+	t := kmsg.NewListOffsetsResponseTopic()
+	t.Topic = "orders"
+	p := kmsg.NewListOffsetsResponseTopicPartition()
+	p.Timestamp = -1
+	t.Partitions = append(t.Partitions, p)
+	r.Topics = append(r.Topics, t)
+	return rsp(r, 2, corr)
+}
