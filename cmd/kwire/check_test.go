@@ -5,8 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kfake"
@@ -289,5 +291,51 @@ func TestProxyCheck(t *testing.T) {
 	require.NotEmpty(t, out)
 	for _, sev := range []string{" error ", " warning "} {
 		require.NotRegexp(t, `(?m)^kwire: check: \S+`+sev, errOut)
+	}
+}
+
+// TestCheckCaptureLostRequestTail: a capture that lost the last segment
+// of a request (the broker's ACK shows it was sent) drops that request as
+// damaged, pairs the exchange after it, and judges no response against
+// the broker for bytes the capture lost: as when the loss is in the
+// middle of a request.
+func TestCheckCaptureLostRequestTail(t *testing.T) {
+	produce := exampleFrame(t, "Produce", 9, false, 2)
+	cut := len(produce) - 20
+	head := []segment{
+		{true, 0, exampleFrame(t, "Metadata", 9, false, 1)},
+		{false, time.Millisecond, exampleFrame(t, "Metadata", 9, true, 1)},
+		{true, 2 * time.Millisecond, produce[:cut]},
+		{true, 2 * time.Millisecond, produce[cut:]}, // lost
+		{false, 3 * time.Millisecond, exampleFrame(t, "Produce", 9, true, 2)},
+	}
+	for _, tc := range []struct {
+		name string
+		segs []segment
+	}{
+		{"next exchange captured", append(slices.Clip(head),
+			segment{true, 4 * time.Millisecond, exampleFrame(t, "Metadata", 9, false, 3)},
+			segment{false, 5 * time.Millisecond, exampleFrame(t, "Metadata", 9, true, 3)})},
+		{"nothing after", head},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := connPcap(t, true, []int{3}, tc.segs...)
+			out, errOut, code := runCLI(t, []string{"check", file}, nil)
+			require.Equal(t, 0, code, out+errOut)
+			require.NotContains(t, out, "conn.correlation error")
+			require.Contains(t, out, "conn.correlation skipped conn 1 correlation 2 response")
+			require.Contains(t, errOut, "check: 0 errors")
+
+			out, errOut, code = runCLI(t, []string{"pcap", file}, nil)
+			require.Equal(t, 0, code, errOut)
+			require.Contains(t, errOut, "acknowledged by peer but not captured")
+			require.Contains(t, errOut, "damaged by a gap, dropped")
+			require.Contains(t, out, `"correlationId":1,"paired":true`)
+			require.Contains(t, out, `"correlationId":2,"paired":false,"responseFrame"`)
+			if len(tc.segs) > len(head) {
+				require.Contains(t, out, `"correlationId":3,"paired":true`)
+			}
+			require.NotContains(t, out, `"correlationId":3,"paired":false`)
+		})
 	}
 }

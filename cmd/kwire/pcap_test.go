@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -549,6 +550,13 @@ type segment struct {
 // TCP connection, client 10.0.0.2:40000 to broker 10.0.0.1:9092, with no
 // handshake: the segments in the order given.
 func segmentsPcap(t *testing.T, segs ...segment) string {
+	return connPcap(t, false, nil, segs...)
+}
+
+// connPcap is segmentsPcap, from the handshake on when syn is set, with
+// the segments whose index is in lost sent (their bytes count in the
+// sequence numbers, and the peer's ACKs) but not captured.
+func connPcap(t *testing.T, syn bool, lost []int, segs ...segment) string {
 	le := binary.LittleEndian
 	out := le.AppendUint32(nil, 0xa1b2c3d4)
 	out = le.AppendUint16(out, 2)
@@ -558,10 +566,29 @@ func segmentsPcap(t *testing.T, segs ...segment) string {
 	out = le.AppendUint32(out, 1) // Ethernet
 	seq := [2]uint32{1000, 9000}  // the client's, the broker's
 	t0 := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
-	for _, sg := range segs {
+	flags := make([]byte, len(segs))
+	for i := range flags {
+		flags[i] = 0x18 // PSH, ACK
+	}
+	if syn {
+		seq[0]--
+		seq[1]--
+		segs = append([]segment{{true, 0, nil}, {false, 0, nil}, {true, 0, nil}}, segs...)
+		flags = append([]byte{0x02, 0x12, 0x10}, flags...) // SYN, SYN-ACK, ACK
+		shifted := make([]int, len(lost))
+		for i, k := range lost {
+			shifted[i] = k + 3
+		}
+		lost = shifted
+	}
+	for i, sg := range segs {
 		src, dst, sport, dport, side := []byte{10, 0, 0, 2}, []byte{10, 0, 0, 1}, uint16(40000), uint16(9092), 0
 		if !sg.fromClient {
 			src, dst, sport, dport, side = dst, src, dport, sport, 1
+		}
+		if slices.Contains(lost, i) {
+			seq[side] += uint32(len(sg.payload))
+			continue
 		}
 		pkt := append(make([]byte, 12), 0x08, 0x00)
 		pkt = append(pkt, 0x45, 0)
@@ -572,9 +599,12 @@ func segmentsPcap(t *testing.T, segs ...segment) string {
 		pkt = binary.BigEndian.AppendUint16(pkt, dport)
 		pkt = binary.BigEndian.AppendUint32(pkt, seq[side])
 		pkt = binary.BigEndian.AppendUint32(pkt, seq[1-side])
-		pkt = append(pkt, 0x50, 0x18, 0xff, 0xff, 0, 0, 0, 0)
+		pkt = append(pkt, 0x50, flags[i], 0xff, 0xff, 0, 0, 0, 0)
 		pkt = append(pkt, sg.payload...)
 		seq[side] += uint32(len(sg.payload))
+		if flags[i]&0x02 != 0 {
+			seq[side]++ // a SYN takes a sequence number
+		}
 		at := t0.Add(sg.at)
 		out = le.AppendUint32(out, uint32(at.Unix()))
 		out = le.AppendUint32(out, uint32(at.Nanosecond()/1000))

@@ -232,6 +232,90 @@ func TestGapInsideFrame(t *testing.T) {
 	assert.Equal(t, int32(2), unpaired[0].CorrelationID)
 }
 
+// tailLost sends request 2 of v in 40-byte segments but for its last,
+// which the capture lost: nothing in the client's stream shows the hole,
+// only the broker's ACK of the bytes after it.
+func tailLost(v *cv) {
+	v.handshake()
+	v.req(apiVersionsReq(1))
+	v.resp(apiVersionsResp(1))
+	segs := v.split(true, kreq(1, 11, 2, "consumer", bytes.Repeat([]byte{0}, 100)), 40)
+	v.sendAll(segs[:len(segs)-1])
+}
+
+// unpairedAfterGap returns the correlation ids of the unpaired exchanges,
+// and whether their connection had counted a gap when each was handed
+// out.
+func unpairedAfterGap(t *testing.T, b *tb) ([]int32, []bool) {
+	var corrs []int32
+	var gapped []bool
+	_, err := ReadFunc(bytes.NewReader(b.pcap()), Options{}, func(x *Exchange) {
+		if !x.Paired() {
+			corrs = append(corrs, x.CorrelationID)
+			gapped = append(gapped, x.Conn.Gaps > 0)
+		}
+	})
+	require.NoError(t, err)
+	return corrs, gapped
+}
+
+func TestGapAtFrameTail(t *testing.T) {
+	// The last segment of request 2 is lost, and request 3 starts where
+	// it ended. The broker's answer to 2 acknowledges the lost bytes: the
+	// gap is known then, before the answer is paired, so request 2 is
+	// dropped as in TestGapInsideFrame and 3 pairs with its answer.
+	b := newTB(t, layers.LinkTypeEthernet)
+	v := b.conv("10.0.0.1:40000", "10.0.0.2:9092")
+	tailLost(v)
+	v.resp(kresp(2, []byte{0, 0}))
+	v.req(apiVersionsReq(3))
+	v.resp(apiVersionsResp(3))
+	v.fin()
+	r := b.read(Options{})
+	dump(t, r)
+	assert.Equal(t, []int32{1, 3}, pairedCorrs(r))
+	assert.Equal(t, 1, r.Conns[0].Gaps)
+	assert.True(t, hasNote(r, "damaged by a gap"), "%v", r.Notes)
+	assert.True(t, hasNote(r, "acknowledged by peer"), "%v", r.Notes)
+	assert.False(t, hasNote(r, "incomplete frame"), "%v", r.Notes)
+	corrs, gapped := unpairedAfterGap(t, b)
+	assert.Equal(t, []int32{2}, corrs, "only the answer to the lost request is unpaired")
+	assert.Equal(t, []bool{true}, gapped, "the gap is counted before the answer is handed out")
+}
+
+func TestGapAtStreamTail(t *testing.T) {
+	// As TestGapAtFrameTail, with no request after the lost bytes: the
+	// ACK in the answer is the only sign of the loss.
+	b := newTB(t, layers.LinkTypeEthernet)
+	v := b.conv("10.0.0.1:40000", "10.0.0.2:9092")
+	tailLost(v)
+	v.resp(kresp(2, []byte{0, 0}))
+	v.fin()
+	r := b.read(Options{})
+	dump(t, r)
+	assert.Equal(t, []int32{1}, pairedCorrs(r))
+	assert.Equal(t, 1, r.Conns[0].Gaps)
+	assert.True(t, hasNote(r, "damaged by a gap"), "%v", r.Notes)
+	corrs, gapped := unpairedAfterGap(t, b)
+	assert.Equal(t, []int32{2}, corrs)
+	assert.Equal(t, []bool{true}, gapped)
+}
+
+func TestAckOfFinIsNoGap(t *testing.T) {
+	// A FIN takes a sequence number: its ACK is one past the last byte,
+	// and no byte is lost.
+	b := newTB(t, layers.LinkTypeEthernet)
+	v := b.conv("10.0.0.1:40000", "10.0.0.2:9092")
+	v.handshake()
+	v.req(apiVersionsReq(1))
+	v.resp(apiVersionsResp(1))
+	v.fin()
+	r := b.read(Options{})
+	assert.Equal(t, []int32{1}, pairedCorrs(r))
+	assert.Zero(t, r.Conns[0].Gaps, "%v", r.Notes)
+	assert.Empty(t, r.Notes)
+}
+
 func TestGapAcrossFrames(t *testing.T) {
 	// A lost segment covers the end of one frame and the start of the
 	// next: the stream must resynchronise. No ACKs: the gap is found at

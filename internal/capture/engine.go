@@ -151,10 +151,14 @@ func (e *engine) tcp(p *tcpPacket) {
 			o.ackValid = true
 		}
 	}
-	h.segment(p)
 	if p.flags&tcpACK != 0 {
+		// The peer received what it acknowledges before it sent this
+		// packet: bytes it acknowledged that the capture lost are declared
+		// lost first, so that the other stream resynchronises (and its
+		// next request is framed) before this packet's answer is paired.
 		c.half[1-dir].checkAckGap()
 	}
+	h.segment(p)
 	if p.flags&tcpRST != 0 {
 		c.Closed = true
 		e.finishConn(c)

@@ -22,6 +22,7 @@ type half struct {
 	segs     []seg  // out-of-order segments, sorted by seq, all after next
 	buffered int
 	fin      bool
+	finSeq   uint32 // sequence number of the FIN, once fin
 	peerAck  uint32 // highest ACK sent by the other side
 	ackValid bool
 
@@ -77,8 +78,9 @@ func (h *half) segment(p *tcpPacket) {
 	if len(p.payload) > 0 || p.missing > 0 {
 		h.data(seq, p.payload, p.missing)
 	}
-	if p.flags&tcpFIN != 0 {
+	if p.flags&tcpFIN != 0 && !h.fin {
 		h.fin = true
+		h.finSeq = seq + uint32(len(p.payload)+p.missing)
 	}
 }
 
@@ -162,11 +164,31 @@ func (h *half) forceGap(why string) {
 }
 
 // checkAckGap: the peer acknowledged data beyond a hole, so the hole's
-// bytes were sent but are not in the capture.
+// bytes were sent but are not in the capture. The hole may be at the
+// tail, with no later segment captured (the last segments of a request
+// lost): the ACK is then the only sign of it, and the frame they belonged
+// to is closed as lost now, before the peer's answer is framed, rather
+// than left waiting for bytes that will not come.
 func (h *half) checkAckGap() {
-	for len(h.segs) > 0 && h.ackValid && !h.released && int32(h.peerAck-h.segs[0].seq) >= 0 {
+	if !h.ackValid || h.released || !h.started {
+		return
+	}
+	for len(h.segs) > 0 && !h.released && int32(h.peerAck-h.segs[0].seq) >= 0 {
 		h.forceGap("acknowledged by peer but not captured")
 	}
+	end := h.peerAck
+	if h.fin && int32(end-h.finSeq) > 0 {
+		end = h.finSeq // a FIN takes a sequence number, which is no byte
+	}
+	d := int32(end - h.next)
+	if h.released || d <= 0 || d > 1<<30 {
+		return
+	}
+	h.c.Gaps++
+	h.e.note(h.c, "gap: %d bytes missing at stream offset %d (acknowledged by peer but not captured)", d, h.off)
+	h.next = end
+	h.gap(int64(d))
+	h.drain()
 }
 
 func (h *half) flush() {
