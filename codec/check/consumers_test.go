@@ -41,7 +41,7 @@ func TestCommitAfterAResetIsWithinWhatWasFetched(t *testing.T) {
 	coord := &Conn{ID: 2, Client: "10.0.0.1:40002", Broker: "10.0.0.9:9092", FromStart: true}
 	xs := exchangesOn(leader,
 		fetchReq(11, 1, 100000), outOfRange(11, 1),
-		listOffsetsReq(2), listOffsetsRsp(2),
+		listOffsets(0), listOffsetsRsp(1),
 		fetchReq(11, 3, 0), fetchRsp(11, 3, 12, fetched(0)))
 	xs = append(xs, exchangesOn(coord, commitReq(8, 1, 2), commitRsp(8, 1))...)
 	require.NotContains(t, ruleIDs(Check(xs)), "conv.commit-offset")
@@ -66,20 +66,7 @@ func TestConsumersSharingAClientIDAreNotOne(t *testing.T) {
 	require.Contains(t, ruleIDs(Check(xs)), "conv.fetch-offset")
 }
 
-// listOffsetsReq asks for orders-0's earliest offset (ListOffsets v2);
-// listOffsetsRsp answers 0.
-func listOffsetsReq(corr int32) []byte {
-	r := kmsg.NewPtrListOffsetsRequest()
-	r.ReplicaID = -1
-	t := kmsg.NewListOffsetsRequestTopic()
-	t.Topic = "orders"
-	p := kmsg.NewListOffsetsRequestTopicPartition()
-	p.Timestamp = -2
-	t.Partitions = append(t.Partitions, p)
-	r.Topics = append(r.Topics, t)
-	return req(r, 2, corr)
-}
-
+// listOffsetsRsp answers listOffsets: offset 0.
 func listOffsetsRsp(corr int32) []byte {
 	r := kmsg.NewPtrListOffsetsResponse()
 	t := kmsg.NewListOffsetsResponseTopic()
