@@ -61,18 +61,7 @@ func (r *reader) readFrame(b []byte, response bool, key, ver int16, ff *frameFac
 	if treeLess && key >= 0 && !r.needsTree(key, ver, response) && r.readValueless(b, o, ff) {
 		return
 	}
-	f, err := r.dec.Decode(b, o)
-	if response && ApiVersionsFallback(key, ver, f, err) {
-		// A broker answers an ApiVersions request of a version it does
-		// not support at v0, with UNSUPPORTED_VERSION and its range
-		// (KIP-511).
-		o.Version = 0
-		if g, gerr := r.dec.Decode(b, o); ReadCleanly(g, gerr) {
-			f, err = g, nil
-		} else {
-			f, err = r.dec.Decode(b, codec.Options{Response: true, APIKey: key, Version: ver, Limits: r.limits})
-		}
-	}
+	f, err := DecodeFrame(&r.dec, b, o)
 	if f == nil {
 		ff.Err = failureOf(err)
 		return
@@ -642,7 +631,7 @@ func readBatch(e *tree.Node, bf *batchFacts) {
 // no warning but limits.
 func (r *reader) cleanRequest(b []byte) bool {
 	f, err := r.dec.Decode(b, r.probe())
-	return ReadCleanly(f, err) && f.API != nil
+	return readCleanly(f, err) && f.API != nil
 }
 
 // asResponse reports whether b reads cleanly as a response of key at ver.
@@ -653,7 +642,7 @@ func (r *reader) asResponse(b []byte, key, ver int16) bool {
 	o := r.probe()
 	o.Response, o.APIKey, o.Version = true, key, ver
 	f, err := r.dec.Decode(b, o)
-	return ReadCleanly(f, err)
+	return readCleanly(f, err)
 }
 
 // probe is how a frame is decoded to tell what it is (a request or a

@@ -64,17 +64,8 @@ func (d *Decoder) Decode(x *Exchange) Decoded {
 		if x.Request != nil {
 			o := d.Options
 			o.Response, o.APIKey, o.Version = true, x.APIKey, x.APIVersion
-			out.Response, out.ResponseErr = d.rsp.Decode(x.Response, o)
-			if check.ApiVersionsFallback(x.APIKey, x.APIVersion, out.Response, out.ResponseErr) {
-				// Perhaps the broker's UNSUPPORTED_VERSION answer, at v0.
-				o0 := o
-				o0.Version = 0
-				if f, err := d.rsp.Decode(x.Response, o0); check.ReadCleanly(f, err) {
-					out.Response, out.ResponseErr = f, nil
-				} else {
-					out.Response, out.ResponseErr = d.rsp.Decode(x.Response, o)
-				}
-			}
+			// Perhaps the broker's UNSUPPORTED_VERSION answer, at v0.
+			out.Response, out.ResponseErr = check.DecodeFrame(&d.rsp, x.Response, o)
 			if !d.ShowSecrets && HasSecrets(x.APIKey, x.APIVersion) {
 				out.Redacted = redact(out.Response, out.ResponseErr, x.Response, "response", out.Redacted)
 			} else if !d.ShowSecrets && carriesMetadata(x.APIKey, x.Response) {
@@ -146,15 +137,8 @@ func (d *Decoder) DecodeJSON(x *Exchange) DecodedJSON {
 		out.Redacted = redact(f, err, x.Response, "response", out.Redacted)
 	}
 	var s Side
-	d.rspJS, s.Info, s.Err = d.rsp.AppendJSON(d.rspJS[:0], x.Response, o)
-	if x.Request != nil && check.ApiVersionsFallback(x.APIKey, x.APIVersion, s.Info, s.Err) {
-		// Perhaps the broker's UNSUPPORTED_VERSION answer, at v0.
-		o0 := o
-		o0.Version = 0
-		if d.rspJS, s.Info, s.Err = d.rsp.AppendJSON(d.rspJS[:0], x.Response, o0); !check.ReadCleanly(s.Info, s.Err) {
-			d.rspJS, s.Info, s.Err = d.rsp.AppendJSON(d.rspJS[:0], x.Response, o)
-		}
-	}
+	// Perhaps the broker's UNSUPPORTED_VERSION answer, at v0.
+	d.rspJS, s.Info, s.Err = check.AppendFrameJSON(&d.rsp, d.rspJS[:0], x.Response, o)
 	if x.Request == nil {
 		if g := s.Info.Guess; g == nil || len(g.Candidates) == 0 {
 			out.Response = Side{Err: errors.New("a response that answers no request and fits no API")}

@@ -38,14 +38,7 @@ type mapFunc func(Endpoint) (Endpoint, error)
 func rewriteResponse(dec *codec.Decoder, frame []byte, key, ver int16, m mapFunc) ([]byte, int, error) {
 	var o codec.Options
 	o.Response, o.APIKey, o.Version, o.Kafka = true, key, ver, true
-	f, err := dec.Decode(frame, o)
-	if check.ApiVersionsFallback(key, ver, f, err) {
-		o.Version = 0
-		if g, gerr := dec.Decode(frame, o); check.ReadCleanly(g, gerr) {
-			return capVersions(g)
-		}
-		f, err = dec.Decode(frame, codec.Options{Response: true, APIKey: key, Version: ver, Kafka: true})
-	}
+	f, err := check.DecodeFrame(dec, frame, o)
 	if err != nil {
 		return nil, 0, err
 	}
