@@ -148,7 +148,7 @@ func runPcap(e *env, args []string) int {
 		fail(e, "%d exchanges had warnings (--strict)", run.warned)
 		status = 1
 	}
-	if cfg.strict && res.Truncated {
+	if cfg.strict && res.Truncated() {
 		// Its note, said above, tells where.
 		fail(e, "%s: the capture is truncated or corrupt, read up to there (--strict)", cfg.file)
 		status = 1

@@ -241,14 +241,17 @@ type Result struct {
 	// Evicted counts requests given up on while waiting for their response
 	// (see Options.MaxWaiting).
 	Evicted int
-	// Truncated is set when the file ended in the middle of a packet or
-	// was corrupt after some point; what was read before is returned.
-	// Truncation is the note that says after which packet and why (in
-	// Notes too, kept there whatever their cap), for a reader that reports
-	// the file's state apart from its other notes.
-	Truncated  bool
+	// Truncation is set when the file ended in the middle of a packet or
+	// was corrupt after some point (what was read before is returned): the
+	// note that says after which packet and why (in Notes too, kept there
+	// whatever their cap), for a reader that reports the file's state apart
+	// from its other notes.
 	Truncation *Note
 }
+
+// Truncated reports whether the file ended in the middle of a packet or
+// was corrupt after some point (Truncation says where).
+func (r *Result) Truncated() bool { return r.Truncation != nil }
 
 // MaxNotes is the maximum number of notes kept in a Result.
 const MaxNotes = 1000
@@ -322,7 +325,7 @@ func (e *engine) run(r io.Reader) error {
 				// Past the cap too: that the file is not whole is worth
 				// more than any note about a connection.
 				n := Note{Packet: e.pkt, Message: fmt.Sprintf("file truncated or corrupt after packet %d: %v", e.res.Packets, rerr)}
-				e.res.Truncated, e.res.Truncation = true, &n
+				e.res.Truncation = &n
 				e.res.Notes = append(e.res.Notes, n)
 			}
 			break

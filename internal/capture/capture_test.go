@@ -430,7 +430,7 @@ func TestTruncatedFile(t *testing.T) {
 		r, err := Read(bytes.NewReader(cut), Options{})
 		require.NoError(t, err)
 		dump(t, r)
-		assert.True(t, r.Truncated)
+		assert.True(t, r.Truncated())
 		assert.True(t, hasNote(r, "truncated"), "%v", r.Notes)
 		require.NotNil(t, r.Truncation)
 		assert.Contains(t, r.Truncation.Message, "file truncated or corrupt after packet "+strconv.Itoa(r.Packets))
@@ -439,7 +439,7 @@ func TestTruncatedFile(t *testing.T) {
 	}
 	r, err := Read(bytes.NewReader(b.pcap()), Options{})
 	require.NoError(t, err)
-	assert.False(t, r.Truncated)
+	assert.False(t, r.Truncated())
 	assert.Nil(t, r.Truncation)
 }
 
@@ -454,7 +454,7 @@ func TestTruncationNotedPastTheCap(t *testing.T) {
 	data := b.pcap()
 	r, err := Read(bytes.NewReader(data[:len(data)-2]), Options{})
 	require.NoError(t, err)
-	require.True(t, r.Truncated)
+	require.True(t, r.Truncated())
 	require.NotNil(t, r.Truncation)
 	assert.True(t, hasNote(r, "file truncated or corrupt after packet"), "%v", r.Notes[len(r.Notes)-3:])
 }

@@ -82,7 +82,7 @@ func TestCorruptPcapngBlock(t *testing.T) {
 	require.Equal(t, 8, n)
 	r, err := Read(bytes.NewReader(data), Options{})
 	require.NoError(t, err)
-	assert.True(t, r.Truncated)
+	assert.True(t, r.Truncated())
 	assert.Equal(t, 7, r.Packets)
 	assert.Equal(t, []int32{1, 2}, pairedCorrs(r))
 	// and a block length that is not a multiple of 4
@@ -112,6 +112,6 @@ func TestHugeTimestampResolution(t *testing.T) {
 	patched := append(append(bytes.Clone(data[:shb]), idb...), data[shb+idbLen:]...)
 	r, err := Read(bytes.NewReader(patched), Options{})
 	require.NoError(t, err)
-	assert.False(t, r.Truncated)
+	assert.False(t, r.Truncated())
 	assert.Equal(t, []int32{1}, pairedCorrs(r))
 }

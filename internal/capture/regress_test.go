@@ -104,7 +104,7 @@ func TestPcapngInterfaceFlood(t *testing.T) {
 	flood = append(flood, data[shb:]...)
 	r, err := Read(bytes.NewReader(flood), Options{})
 	require.NoError(t, err)
-	assert.True(t, r.Truncated)
+	assert.True(t, r.Truncated())
 	assert.True(t, hasNote(r, "interfaces in one section"), "%v", r.Notes)
 	assert.Zero(t, r.Packets)
 }
