@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"reflect"
 	"runtime"
 	"slices"
@@ -526,7 +525,7 @@ func parseLineJSON(line []byte, spec *lineSpec) string {
 	}
 	for i, v := range []*int{bl.Version, bl.APIVersion} {
 		if v != nil {
-			if *v < 0 || *v > math.MaxInt16 {
+			if !apiVersionOK(*v) {
 				return `"` + [...]string{"version", "apiVersion"}[i] + `": expected an API version from 0 to 32767, found ` + strconv.Itoa(*v)
 			}
 			spec.version = *v
@@ -764,7 +763,7 @@ func (s *lineSpec) setLiteral(k, v []byte) bool {
 		s.api = string(v)
 	case "apiVersion", "version":
 		n, err := strconv.Atoi(string(v))
-		if err != nil || n < 0 || n > math.MaxInt16 {
+		if err != nil || !apiVersionOK(n) {
 			return false // parseLineJSON says what is wrong
 		}
 		s.version = n

@@ -136,12 +136,17 @@ type versionFlag struct{ v *int }
 
 func (f versionFlag) Set(s string) error {
 	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 || n > math.MaxInt16 {
+	if err != nil || !apiVersionOK(n) {
 		return errors.New("an API version is a whole number from 0 to 32767")
 	}
 	*f.v = n
 	return nil
 }
+
+// apiVersionOK reports whether n can be an API version: Kafka writes one
+// as an int16, never negative. --version and a batch line's version are
+// held to it.
+func apiVersionOK(n int) bool { return n >= 0 && n <= math.MaxInt16 }
 
 // String is the version given, or "" (the zero value's, so --help shows
 // no default).
