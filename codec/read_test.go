@@ -205,23 +205,15 @@ func TestAutoReadsABrokenRequestAsTheRequest(t *testing.T) {
 }
 
 // Read with Auto, every example response is a response and every example
-// request a request: the request's look (requestLike) does not take a
+// request a request: the request's look (requestHeaded) does not take a
 // response for one.
 func TestAutoTellsEveryExampleApart(t *testing.T) {
 	var dec Decoder
-	for _, api := range schema.APIs() {
-		for _, resp := range []bool{false, true} {
-			m := api.Request
-			if resp {
-				m = api.Response
-			}
-			for v := m.Valid.Lo; v <= m.Valid.Hi; v++ {
-				b, err := ExampleFrame(api, v, resp)
-				require.NoError(t, err)
-				f, err := dec.Decode(b, Options{Auto: true})
-				require.NoError(t, err, "%s v%d response %v", api.Name, v, resp)
-				require.Equal(t, resp, f.Response, "%s v%d response %v", api.Name, v, resp)
-			}
-		}
-	}
+	eachVersion(t, func(t *testing.T, api *schema.API, v int16, resp bool) {
+		b, err := ExampleFrame(api, v, resp)
+		require.NoError(t, err)
+		f, err := dec.Decode(b, Options{Auto: true})
+		require.NoError(t, err, "%s v%d response %v", api.Name, v, resp)
+		require.Equal(t, resp, f.Response, "%s v%d response %v", api.Name, v, resp)
+	})
 }
