@@ -137,10 +137,14 @@ func placeholder(host string, port, id int) bool {
 	return host == "" || port < 0 || id < 0
 }
 
+// nodeIDNames are the names an endpoint struct's node id goes by (an
+// int32), in the order one is taken when a struct has two.
+var nodeIDNames = [...]string{"nodeId", "brokerId", "leaderId"}
+
 // nodeIDOf is the node id of an endpoint struct n (0 when it has none of
 // its own).
 func nodeIDOf(n *tree.Node) int {
-	for _, name := range []string{"nodeId", "brokerId", "leaderId"} {
+	for _, name := range nodeIDNames {
 		if c := n.Get(name); c != nil && c.Field != nil && c.Field.Kind == schema.Int32 {
 			return int(c.Int)
 		}
@@ -151,9 +155,11 @@ func nodeIDOf(n *tree.Node) int {
 // nodeIDField is the node id field of an endpoint struct laid out by l
 // (nil when it has none of its own).
 func nodeIDField(l *schema.Layout) *schema.Field {
-	for _, name := range []string{"NodeId", "BrokerId", "LeaderId"} {
-		if f := fieldOf(l, name, schema.Int32); f != nil {
-			return f
+	for _, name := range nodeIDNames {
+		for i := range l.Fields {
+			if f := &l.Fields[i]; f.JSON == name && f.Kind == schema.Int32 {
+				return f
+			}
 		}
 	}
 	return nil
