@@ -142,11 +142,15 @@ func checkListenAddr(addr, flag string) error {
 // limits: the host names they answer for besides localhost and address
 // literals (--allow-host), where the accept loop says it is short of
 // descriptors, and what to do first when shutting down (end the live
-// feed's streams, which would otherwise hold the shutdown).
+// feed's streams, which would otherwise hold the shutdown). connState,
+// when set, sees each connection's state after the cap has recorded it:
+// a client learns of its response before the server marks the connection
+// idle, so only this says when the server counts it idle.
 type serveOptions struct {
 	allowHosts []string
 	log        func(string)
 	onShutdown func()
+	connState  func(net.Conn, http.ConnState)
 }
 
 // serve answers on ln with h until ctx ends, within l, behind the Host and
@@ -164,6 +168,12 @@ func serve(ctx context.Context, ln net.Listener, h http.Handler, l serverLimits,
 		IdleTimeout:       l.idle,
 		MaxHeaderBytes:    l.maxHeaderBytes,
 		ConnState:         cl.state,
+	}
+	if o.connState != nil {
+		srv.ConnState = func(c net.Conn, s http.ConnState) {
+			cl.state(c, s)
+			o.connState(c, s)
+		}
 	}
 	if o.onShutdown != nil {
 		srv.RegisterOnShutdown(o.onShutdown)

@@ -618,7 +618,19 @@ func TestServeHostOrigin(t *testing.T) {
 func TestServeEvictsIdle(t *testing.T) {
 	l := testLimits
 	l.readHeader, l.read, l.idle, l.maxConns = 30*time.Second, 30*time.Second, time.Minute, 8
-	addr := startServe(t, siteHandler(serveDir(t), nil), l)
+	// The server marks a connection idle after its response is sent; under
+	// load that can come after the client has sent its next connection's
+	// request, so each is waited for: the order held is the order idled.
+	idled := make(chan string, 64)
+	addr := startServeOpts(t, siteHandler(serveDir(t), nil), l, serveOptions{allowHosts: []string{"kwire"},
+		connState: func(c net.Conn, s http.ConnState) {
+			if s == http.StateIdle {
+				select {
+				case idled <- c.RemoteAddr().String():
+				default: // only the held connections' first idling is waited for
+				}
+			}
+		}})
 	var held []net.Conn
 	for range l.maxConns {
 		c := dialGuarded(t, addr)
@@ -629,6 +641,12 @@ func TestServeEvictsIdle(t *testing.T) {
 		io.Copy(io.Discard, res.Body)
 		res.Body.Close()
 		require.Equal(t, 200, res.StatusCode)
+		select {
+		case a := <-idled:
+			require.Equal(t, c.LocalAddr().String(), a)
+		case <-time.After(10 * time.Second):
+			require.Fail(t, "the server never marked the connection idle")
+		}
 		held = append(held, c)
 	}
 	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
