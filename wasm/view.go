@@ -13,6 +13,7 @@ import (
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/tree"
+	"github.com/kwire/kwire/internal/input"
 	"github.com/kwire/kwire/internal/render"
 )
 
@@ -91,16 +92,17 @@ func use(this js.Value, args []js.Value) any {
 // and buffers holds the derived (decompressed) buffers' bytes, from 1.
 func decode(this js.Value, args []js.Value) any {
 	b := bytesArg(arg(args, 0))
-	hasSize := sized(b, arg(args, 4))
 	opts := codec.Options{
-		Response:     arg(args, 1).Truthy(),
-		APIKey:       int16(intArg(args, 2)),
-		Version:      int16(intArg(args, 3)),
-		NoSizePrefix: !hasSize,
-		Payload:      module.payload,
-		TopicNames:   captureTopics.Name,
+		Response:   arg(args, 1).Truthy(),
+		APIKey:     int16(intArg(args, 2)),
+		Version:    int16(intArg(args, 3)),
+		Payload:    module.payload,
+		TopicNames: captureTopics.Name,
 	}
 	browserLimits(&opts)
+	mode, _ := input.ParseSizeMode(orDefault(arg(args, 4), "auto"))
+	hasSize := mode.SizedTrying(b, opts)
+	opts.NoSizePrefix = !hasSize
 	slots[slot] = nil // let the collector have the previous frame
 	t := time.Now()
 	f, err := codec.Decode(b, opts)

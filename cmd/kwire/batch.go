@@ -358,7 +358,7 @@ func (wk *batchWorker) line(dst []byte, n int, line []byte) ([]byte, bool) {
 		return lineError(dst, n, nil, err.Error()), true
 	}
 	start := len(dst)
-	o := wk.cfg.jo.apply(lf.options(api, lineSized(&lf, wk.data)))
+	o := wk.cfg.jo.apply(lf.options(api, lineSized(&lf, wk.data, &wk.dec, api)))
 	wk.cfg.pf.setOptions(&o, wk.cfg.payload, false)
 	dst, info, err := wk.dec.AppendJSON(dst, wk.data, o)
 	if info.Guess != nil || len(info.Warnings) > 0 {
@@ -428,15 +428,17 @@ func (wk *batchWorker) frameFrom(text []byte, shape input.Mode) error {
 }
 
 // lineSized says whether a line's frame carries its size prefix, as the
-// flags (or the line) say, else as the bytes look.
-func lineSized(lf *frameFlags, b []byte) bool {
+// flags (or the line) say, else as the bytes look: a whole frame that
+// decodes clean with bytes after it is that frame, the bytes said in a
+// warning.
+func lineSized(lf *frameFlags, b []byte, dec *codec.Decoder, api *schema.API) bool {
 	switch mode, _ := lf.sizeMode(); {
 	case mode == input.SizeNo:
 		return false
 	case mode == input.SizeYes || input.HasSizePrefix(b):
 		return true
 	}
-	if frames, s, err := lf.splitFrames(b); err == nil && len(frames) == 1 {
+	if frames, s, err := lf.splitFrames(b, lf.cleanSized(dec, api)); err == nil && len(frames) == 1 {
 		return s
 	}
 	return true

@@ -202,8 +202,10 @@ func (f *frameFlags) sizeMode() (input.SizeMode, error) {
 }
 
 // splitFrames cuts the input into frames and says whether they carry their
-// size prefix.
-func (f *frameFlags) splitFrames(b []byte) ([][]byte, bool, error) {
+// size prefix. clean, when given, says whether a sized frame decodes
+// without an error, a warning or a guess: it tells whole frames followed
+// by a cut one from an unsized frame whose first bytes read as sizes.
+func (f *frameFlags) splitFrames(b []byte, clean func([]byte) bool) ([][]byte, bool, error) {
 	mode, err := f.sizeMode()
 	if err != nil {
 		return nil, false, err
@@ -231,8 +233,20 @@ func (f *frameFlags) splitFrames(b []byte) ([][]byte, bool, error) {
 		last := frames[len(frames)-1]
 		frames[len(frames)-1] = b[len(b)-len(rest)-len(last):]
 		return frames, true, nil
+	case len(frames) > 0 && clean != nil && clean(frames[0]):
+		// Whole frames, then a frame cut short (a stream copied up to
+		// some byte), which fails at its size. A first frame that decodes
+		// clean, without guessing (any few bytes read as some response),
+		// is no chance reading of an unsized frame's first bytes.
+		return append(frames, rest), true, nil
 	}
 	return [][]byte{b}, mode.Sized(b), nil
+}
+
+// cleanSized is splitFrames' test of a frame read as the flags say with
+// its size prefix.
+func (f *frameFlags) cleanSized(dec *codec.Decoder, api *schema.API) func([]byte) bool {
+	return func(fr []byte) bool { return input.DecodesClean(dec, fr, f.options(api, true)) }
 }
 
 // decoded is one frame's reading, with the guesses that led to it.
@@ -369,6 +383,7 @@ func runDecode(e *env, args []string) int {
 		sized  bool
 	}
 	status := 0
+	var dec codec.Decoder
 	var all []inputFrames
 	var nFrames int
 	var frameBytes int64
@@ -379,7 +394,7 @@ func runDecode(e *env, args []string) int {
 			status = 1
 			continue
 		}
-		frames, sized, err := c.ff.splitFrames(raw)
+		frames, sized, err := c.ff.splitFrames(raw, c.ff.cleanSized(&dec, c.api))
 		if err != nil {
 			fail(e, "%v", err)
 			return 2
@@ -390,18 +405,18 @@ func runDecode(e *env, args []string) int {
 			frameBytes += int64(len(fr))
 		}
 	}
-	var dec codec.Decoder
 	prog := startProgress(e.stderr, showProgress, frameBytes, "frames")
 	pe := *e
 	pe.stderr = prog.Writer(e.stderr)
 	i := 0
 	for _, in := range all {
 		for _, fr := range in.frames {
-			// Frames are numbered in output order, across the inputs; a
-			// file's name goes first when there are several inputs.
+			// Frames are numbered from 1 in output order, across the
+			// inputs, as kwire check numbers them; a file's name goes
+			// first when there are several inputs.
 			prefix := ""
 			if nFrames > 1 {
-				prefix = "frame " + strconv.Itoa(i) + ": "
+				prefix = "frame " + strconv.Itoa(i+1) + ": "
 			}
 			if in.name != "" && len(ins) > 1 {
 				prefix = in.name + ": " + prefix

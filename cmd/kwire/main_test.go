@@ -415,7 +415,7 @@ func TestDecodeReadsEachFileOnItsOwn(t *testing.T) {
 	// A frame's messages say its file and its place in the output.
 	_, errOut, code = runCLI(t, []string{"decode", "--format", "ndjson", bin, file("cut.bin", string(frame[:20]))}, nil)
 	require.Equal(t, 1, code)
-	require.Contains(t, errOut, "kwire: "+dir+"/cut.bin: frame 1: at byte 0 (size)")
+	require.Contains(t, errOut, "kwire: "+dir+"/cut.bin: frame 2: at byte 0 (size)", "frames are numbered from 1, as kwire check numbers them")
 	// Inline hex split over arguments is still one text.
 	out, errOut, code = runCLI(t, []string{"decode", "--format", "ndjson", apiVersionsV3[:9], apiVersionsV3[9:]}, nil)
 	require.Equal(t, 0, code, errOut)
@@ -523,7 +523,22 @@ func TestDecodeFrameWithTrailingBytes(t *testing.T) {
 	out, errOut, code := runCLI(t, []string{"decode", "--format", "ndjson", apiVersionsV3 + apiVersionsV3 + "00"}, nil)
 	require.Equal(t, 0, code, errOut)
 	require.Equal(t, 2, strings.Count(out, `"apiName":"ApiVersions"`))
-	require.Contains(t, errOut, "kwire: warning: frame 1: at byte 32 (_trailing)")
+	require.Contains(t, errOut, "kwire: warning: frame 2: at byte 32 (_trailing)")
+	// Whole frames, then one cut short (a stream copied up to some
+	// byte): the frames, and the cut one's error. They were read as one
+	// unsized frame, a Produce v28 request failing in its body.
+	for _, tail := range []string{"0000001c00120003", "00000000", apiVersionsV3[:40]} {
+		out, errOut, code = runCLI(t, []string{"decode", "--format", "ndjson", apiVersionsV3 + apiVersionsV3 + tail}, nil)
+		require.Equal(t, 1, code, errOut)
+		require.Equal(t, one+one, out[:2*len(one)], tail)
+		require.Contains(t, errOut, "kwire: frame 3: at byte ", tail)
+		require.NotContains(t, out, "Produce", tail)
+	}
+	// A line of batch is one frame: the first, the rest said after it.
+	out, errOut, code = runCLI(t, []string{"batch"}, []byte(apiVersionsV3+"0000001c00120003\n"))
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, strings.TrimSuffix(one, "}\n"), out[:len(one)-2], "the frame reads as without its tail")
+	require.Contains(t, errOut, "kwire: warning: line 1: at byte 32 (_trailing): 8 bytes after the frame's declared size")
 }
 
 // TestDecodeCutShortSaysHowToRead: a frame whose size says more than the

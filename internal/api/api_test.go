@@ -615,3 +615,28 @@ func TestDecodeKafkaForm(t *testing.T) {
 		})
 	}
 }
+
+// TestDecodeFrameThenMore: a frame followed by another, or by one cut
+// short, is that frame, the bytes after it said in a warning; it was read
+// as one unsized frame, a Produce v28 request failing in its body.
+func TestDecodeFrameThenMore(t *testing.T) {
+	h := New(Options{})
+	for _, tail := range []string{apiVersionsV3, "0000001c00120003", "00000000"} {
+		for _, q := range []string{"", "?direction=request", "?format=annotated"} {
+			w := do(t, h, "POST", "/api/decode"+q, "text/plain", []byte(apiVersionsV3+tail))
+			m := jsonBody(t, w)
+			if q == "?format=annotated" {
+				require.Contains(t, w.Body.String(), `"_trailing"`, tail)
+				continue
+			}
+			require.Equal(t, "ApiVersions", m["apiName"], tail)
+			ws := m["warnings"].([]any)
+			require.Len(t, ws, 1, w.Body.String())
+			require.Equal(t, "_trailing", ws[0].(map[string]any)["path"])
+			require.Equal(t, strconv.Itoa(len(tail)/2)+" bytes after the frame's declared size", ws[0].(map[string]any)["message"])
+		}
+	}
+	// Told there is no size prefix, the bytes are read so.
+	w := do(t, h, "POST", "/api/decode?sizePrefix=no", "text/plain", []byte(apiVersionsV3+apiVersionsV3))
+	require.Equal(t, http.StatusBadRequest, w.Code, w.Body.String())
+}

@@ -166,8 +166,7 @@ func (h *handler) decode(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, e)
 		return
 	}
-	sized := q.size.Sized(b)
-	opts := codec.Options{NoSizePrefix: !sized, Limits: h.limits(), Payload: h.o.Payload}
+	opts := codec.Options{Limits: h.limits(), Payload: h.o.Payload}
 	if q.topics != nil {
 		opts.TopicNames = q.topics.Name
 	}
@@ -193,6 +192,8 @@ func (h *handler) decode(w http.ResponseWriter, r *http.Request) {
 		// response: the codec's one reading for both.
 		opts.Auto = len(b) <= h.o.MaxGuess
 	}
+
+	opts.NoSizePrefix = !q.size.SizedTrying(b, opts)
 
 	var out []byte
 	var g *codec.Guess

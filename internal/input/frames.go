@@ -1,9 +1,11 @@
 package input
 
 import (
+	"io"
 	"strconv"
 	"strings"
 
+	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/wire"
 )
 
@@ -87,6 +89,31 @@ func ParseSizeMode(s string) (SizeMode, error) {
 	}
 	return SizeAuto, &Error{Offset: -1, Err: ErrMode,
 		Msg: "unknown size prefix mode " + strconv.Quote(s) + " (want auto, yes or no)"}
+}
+
+// SizedTrying is Sized with one more test for SizeAuto, for bytes read
+// as one frame: bytes that split into whole frames and more (a stream's
+// worth, or one cut short), which LooksSizePrefixed leaves unsized, are
+// read with their size prefix when the first frame DecodesClean as o
+// says; the first frame is then read, the bytes after it reported.
+func (m SizeMode) SizedTrying(b []byte, o codec.Options) bool {
+	if m != SizeAuto || LooksSizePrefixed(b) {
+		return m.Sized(b)
+	}
+	fr, _, ok := wire.SplitFrame(b, 0)
+	var dec codec.Decoder
+	return ok && DecodesClean(&dec, fr, o)
+}
+
+// DecodesClean says whether the frame fr, read with its size prefix and
+// otherwise as o says, decodes without an error, a warning or a guess. It
+// tells whole frames followed by more bytes from an unsized frame whose
+// first bytes happen to read as sizes: such a chance frame fails, or is
+// read only by guessing (any few bytes read as some response).
+func DecodesClean(dec *codec.Decoder, fr []byte, o codec.Options) bool {
+	o.NoSizePrefix = false
+	info, err := dec.WriteJSON(io.Discard, fr, o)
+	return err == nil && len(info.Warnings) == 0 && info.Guess == nil
 }
 
 // Sized says whether the one frame b starts with its size prefix: as m
