@@ -11,15 +11,16 @@ func isBase64Char(c byte) bool {
 		c == '+' || c == '/' || c == '-' || c == '_' || c == '='
 }
 
-// onlyBase64Chars reports whether b has only base64 characters (either
-// alphabet, and padding) and whitespace.
-func onlyBase64Chars(b []byte) bool {
+// strayChars counts the characters of b that are neither base64 (either
+// alphabet, and padding) nor whitespace.
+func strayChars(b []byte) int {
+	n := 0
 	for _, c := range b {
 		if !isBase64Char(c) && !isSpace(c) {
-			return false
+			n++
 		}
 	}
-	return true
+	return n
 }
 
 // parseBase64 decodes src[lo:hi] as base64, standard or URL alphabet, padded

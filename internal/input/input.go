@@ -276,7 +276,10 @@ func onlyHexDigits(b []byte) bool {
 }
 
 // clearlyBase64 reports whether text that failed as hex is base64 rather
-// than hex with a mistake in it. It must have only base64 characters and no
+// than hex with a mistake in it. It must have only base64 characters, but
+// for at most two (a typo, or a stray character copied with it, which the
+// base64 error then names, where the hex one named the first letter past
+// f; a backslash says string escapes, whose error says more), and no
 // blanks inside a line (base64 tools never print those, hex byte lists
 // always do), and more than hex digits: a mark only base64 has ('+' or '/'
 // anywhere, '=' padding at the end, '_' of the URL alphabet), or more
@@ -286,7 +289,7 @@ func onlyHexDigits(b []byte) bool {
 // (whose zero bytes are all 'A's, hex digits too) has a letter outside
 // them in about every third character.
 func clearlyBase64(b []byte) bool {
-	if onlyHexDigits(b) || hasInnerBlanks(b) || !onlyBase64Chars(b) {
+	if onlyHexDigits(b) || hasInnerBlanks(b) || strayChars(b) > 2 || bytes.IndexByte(b, '\\') >= 0 {
 		return false
 	}
 	n, other := 0, 0

@@ -300,6 +300,11 @@ func TestParseErrors(t *testing.T) {
 		{"base64 bad char", "AAAA.AAA", Base64, ErrChar, 1, 5, "unexpected character '.' in base64"},
 		{"base64 bad padding", "AAA==", Base64, ErrBase64, 1, 6, "not a multiple of 4"},
 		{"base64 auto truncated", "AAAAJQASAAMAAAABA", Auto, ErrBase64, 1, 18, "truncated base64"},
+		// Base64 with a stray character (a typo, or one copied with it) is
+		// a base64 error at that character; it was a hex error at the
+		// first letter past f, column 5 here.
+		{"base64 auto stray char", "AAAAHAASAAMAAAAHAAVrd2lyZQ!AHa3dpcmUgBDEuMAA=", Auto, ErrChar, 1, 27, "unexpected character '!' in base64"},
+		{"base64 auto stray dot", "AAAAHAASAAMAAAAHAAVr.2lyZQAHa3dpcmUgBDEuMAA=", Auto, ErrChar, 1, 21, "unexpected character '.' in base64"},
 		// Dumps.
 		{"xxd truncated line", "00000000: 0000 0025 0012 0003 0000 0001 0009 6b61  ...%..........ka\n00000010: 666b 61\n00000020: 6c69 0630 2e31 2e30 00                   li.0.1.0.\n", Auto, ErrDump, 3, 1, "offset 0x20 does not follow the previous line (expected 0x13)"},
 		{"xxd truncated digit", "00000000: 0000 0025 0012 0003 0000 0001 0009 6b61  ...%..........ka\n00000010: 666b 6\n", Auto, ErrOddDigits, 2, 16, "odd number of hex digits"},
