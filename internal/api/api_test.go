@@ -312,6 +312,10 @@ func TestEncodeErrors(t *testing.T) {
 		{"bad as", "?as=morse", good, "?as", -1, ""},
 		{"bad sizePrefix", "?sizePrefix=maybe", good, "?sizePrefix", -1, ""},
 		{"sizePrefix auto means nothing to encode", "?sizePrefix=auto", good, "?sizePrefix", -1, "true or false"},
+		{"missing version", "", strings.Replace(good, `"apiVersion":3,`, ``, 1), "apiVersion", -1, "a value"},
+		{"apiName against apiKey", "", strings.Replace(good, `"apiKey":18`, `"apiKey":18,"apiName":"Produce"`, 1), "apiName", -1, "what apiKey says: 18 (ApiVersions)"},
+		{"header against envelope", "", strings.Replace(good, `"correlationId":7`, `"correlationId":7,"requestApiKey":3`, 1), "header.requestApiKey", -1, "what the envelope says: 18"},
+		{"unknown API key", "", strings.Replace(good, `"apiKey":18`, `"apiKey":999`, 1), "apiKey", -1, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := do(t, h, "POST", "/api/encode"+tc.query, "application/json", []byte(tc.body))
@@ -326,6 +330,9 @@ func TestEncodeErrors(t *testing.T) {
 			if tc.expected != "" {
 				require.Equal(t, tc.expected, m["expected"], w.Body.String())
 			}
+			// Every error says what was expected and what was found.
+			require.NotEmpty(t, m["expected"], w.Body.String())
+			require.NotEmpty(t, m["found"], w.Body.String())
 		})
 	}
 }

@@ -47,13 +47,7 @@ func (h *handler) encode(w http.ResponseWriter, r *http.Request) {
 		var ee *codec.EncodeError
 		if errors.As(err, &ee) {
 			e.Path = ee.Path
-			if rest, ok := strings.CutPrefix(ee.Msg, "expected "); ok {
-				if i := strings.LastIndex(rest, ", found "); i >= 0 {
-					e.Expected, e.Found = rest[:i], rest[i+len(", found "):]
-				} else {
-					e.Expected = rest
-				}
-			}
+			e.Expected, e.Found = encodeWants(ee.Msg, ee.Path)
 		}
 		writeError(w, http.StatusBadRequest, e)
 		return
@@ -86,4 +80,49 @@ func parseJSON(b []byte) (any, *Error) {
 		}
 	}
 	return nil, e
+}
+
+// encodeWants reads what was expected and what was found out of an
+// encoding error's message, whose shapes are the encoder's: "expected X,
+// found Y", "missing", "unknown field; valid here: ...", "N has versions
+// A-B, not V", "is V but the envelope says W", "must be ...", "invalid
+// base64: ...". A message of another shape is what was found.
+func encodeWants(msg, path string) (expected, found string) {
+	cut := func(s, sep string) (string, string, bool) {
+		i := strings.LastIndex(s, sep)
+		if i < 0 {
+			return s, "", false
+		}
+		return s[:i], s[i+len(sep):], true
+	}
+	field := path[strings.LastIndexAny(path, ".")+1:]
+	switch {
+	case strings.HasPrefix(msg, "expected "):
+		expected, found, _ = cut(msg[len("expected "):], ", found ")
+		return expected, found
+	case msg == "missing":
+		return "a value", "nothing"
+	case strings.HasPrefix(msg, "missing: "):
+		return msg[len("missing: "):], "nothing"
+	case strings.HasPrefix(msg, "unknown field; valid here: "):
+		return "a field of " + msg[len("unknown field; valid here: "):], field
+	case strings.HasPrefix(msg, "must be "):
+		return msg[len("must be "):], "another value"
+	case strings.HasPrefix(msg, "is "):
+		if v, w, ok := cut(msg[len("is "):], " but "); ok {
+			return "what " + strings.Replace(w, " says ", " says: ", 1), v
+		}
+	case strings.HasPrefix(msg, "invalid base64: "), strings.HasPrefix(msg, "bad base64: "):
+		_, rest, _ := cut(msg, "base64: ")
+		return "base64 text", rest
+	case strings.HasPrefix(msg, "unknown API"), strings.HasPrefix(msg, "unknown data message"), strings.HasPrefix(msg, "no data message"):
+		_, name, _ := cut(msg, " ")
+		return "a known name or key (GET /api/apis lists the APIs)", name
+	}
+	if m, v, ok := cut(msg, ", not "); ok {
+		if name, vs, ok := cut(m, " has versions "); ok {
+			return "a version of " + name + " in " + vs, v
+		}
+	}
+	return "", msg
 }
