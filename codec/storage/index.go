@@ -143,8 +143,11 @@ const MaxProblems = 1000
 //
 //   - .index: each entry's position is the start of an entry of the
 //     segment that holds the entry's offset; offsets and positions rise.
-//   - .timeindex: each entry's offset is held by an entry of the segment;
-//     timestamps rise and offsets do not fall.
+//   - .timeindex: each entry's offset is held by an entry of the segment
+//     whose max timestamp is the entry's timestamp (Kafka writes the
+//     segment's largest timestamp so far and an offset of the batch that
+//     has it; kafka-dump-log.sh checks the same); timestamps rise and
+//     offsets do not fall.
 //   - zero entries at the end are preallocated space (Unused), the first
 //     entry included: an index all of zeros (a new or small active
 //     segment's) has no entries. A zero entry 0 with an entry after it
@@ -309,6 +312,11 @@ func (c *IndexCheck) Batch(b *Batch) {
 		}
 		if e.Offset < b.BaseOffset {
 			c.take("offset " + strconv.FormatInt(e.Offset, 10) + " is in no batch of the segment")
+			continue
+		}
+		if e.Timestamp != b.MaxTimestamp {
+			c.take("timestamp " + strconv.FormatInt(e.Timestamp, 10) + " is not the max timestamp of the batch holding offset " + strconv.FormatInt(e.Offset, 10) +
+				" (" + strconv.FormatInt(b.MaxTimestamp, 10) + ", the batch at position " + strconv.FormatInt(b.Position, 10) + ")")
 			continue
 		}
 		c.take("")

@@ -284,3 +284,25 @@ func TestIndexAllZerosHasNoEntries(t *testing.T) {
 	require.Equal(t, []string{"0:", "1:a zero entry before entry 2, not preallocated space at the end", "2:"}, seen)
 	require.Zero(t, c.Unused)
 }
+
+// A .timeindex entry whose timestamp is not the max timestamp of the
+// batch holding its offset (years in the future here) is a problem, as
+// in kafka-dump-log.sh's check; the entries Kafka writes are not.
+func TestTimeIndexTimestampIsItsBatchsMax(t *testing.T) {
+	log, _, timeindex := testSegment(0, 10)
+	require.GreaterOrEqual(t, len(timeindex), 24)
+	bad := append([]byte(nil), timeindex...)
+	binary.BigEndian.PutUint64(bad[12:], 4102444800000) // entry 1: 2100-01-01
+	binary.BigEndian.PutUint64(bad[24:], 4102444800001)
+	tc := NewIndexCheck(NewIndexReader(bytes.NewReader(bad), TimeIndex, 0))
+	_, err := readAll(t, log, tc)
+	require.NoError(t, err)
+	require.NotZero(t, tc.Count)
+	require.Equal(t, 1, tc.Problems[0].Entry)
+	require.Contains(t, tc.Problems[0].Msg, "timestamp 4102444800000 is not the max timestamp of the batch holding offset")
+
+	tc = NewIndexCheck(NewIndexReader(bytes.NewReader(timeindex), TimeIndex, 0))
+	_, err = readAll(t, log, tc)
+	require.NoError(t, err)
+	require.Zero(t, tc.Count, "%v", tc.Problems)
+}
