@@ -79,7 +79,11 @@ type Batch struct {
 	ProducerID             int64 // -1 for legacy messages
 	CRCValid               bool  // the stored CRC matches the bytes (CRC-32C for batches, CRC-32 for messages)
 	// Skipped is set when the entry was longer than MaxBatch: it was
-	// passed over by its length, and Bytes holds only its first bytes.
+	// passed over by its length, and Bytes holds only its first bytes
+	// (a batch's 61-byte header and a little more, a legacy message's
+	// header), which the fields above describe. Its CRC was computed as
+	// it streamed past and matched (one that did not ends the segment in
+	// a TailError).
 	Skipped bool
 }
 
@@ -169,18 +173,7 @@ func (s *Segment) Next() (*Batch, error) {
 	}
 	b := &Batch{Position: start, Magic: magic}
 	if length > int64(s.o.MaxBatch) {
-		// Passed over by its length, without holding it.
-		skipped, err := io.CopyN(io.Discard, s.r, length-int64(len(s.buf)-entryHead))
-		s.pos += skipped
-		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				return nil, err
-			}
-			return nil, s.tail(start, true, "the entry declares "+strconv.FormatInt(length, 10)+" bytes after its length; "+strconv.FormatInt(s.pos-start-entryHead, 10)+" are there")
-		}
-		b.Bytes, b.Skipped = s.buf, true
-		s.batches++
-		return b, nil
+		return s.skip(b, length)
 	}
 	if n, err = s.fill(entryHead + int(length)); err != nil {
 		if !errors.Is(err, io.EOF) {
@@ -189,9 +182,101 @@ func (s *Segment) Next() (*Batch, error) {
 		return nil, s.tail(start, true, "the entry declares "+strconv.FormatInt(length, 10)+" bytes after its length; "+strconv.Itoa(n-entryHead)+" are there")
 	}
 	b.Bytes = s.buf
+	b.CRCValid = entryCRC(b.Magic, b.Bytes[crcFrom(b.Magic):], 0) == storedCRC(b.Magic, b.Bytes)
 	s.describe(b)
 	s.batches++
 	return b, nil
+}
+
+// skippedHead is how much of an entry passed over for its size is held: a
+// batch's header (61 bytes) and the start of its first record, a legacy
+// message's header up to its key (26 bytes for magic 0, 34 for magic 1).
+var skippedHead = [...]int64{26, 34, 61 + 32}
+
+// skip passes over the entry b starts, longer than MaxBatch, without
+// holding it: its header is read and described, its CRC computed over the
+// bytes as they stream past. One whose CRC does not match them is taken
+// for no entry at all: a length past the limit with a wrong CRC is a
+// corrupt length far more likely than a corrupt batch that big, and
+// nothing after it can be trusted to start an entry, so the segment ends
+// there in a corrupt tail (where Kafka's recovery truncates it).
+func (s *Segment) skip(b *Batch, length int64) (*Batch, error) {
+	start := b.Position
+	torn := func() error {
+		return s.tail(start, true, "the entry declares "+strconv.FormatInt(length, 10)+" bytes after its length; "+strconv.FormatInt(s.pos-start-entryHead, 10)+" are there")
+	}
+	keep := min(entryHead+length, skippedHead[b.Magic])
+	if _, err := s.fill(int(keep)); err != nil {
+		if !errors.Is(err, io.EOF) {
+			return nil, err
+		}
+		return nil, torn()
+	}
+	h := crcHash{magic: b.Magic, sum: entryCRC(b.Magic, s.buf[crcFrom(b.Magic):], 0)}
+	skipped, err := io.CopyN(&h, s.r, entryHead+length-keep)
+	s.pos += skipped
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return nil, err
+		}
+		return nil, torn()
+	}
+	if stored := storedCRC(b.Magic, s.buf); h.sum != stored {
+		return nil, s.tail(start, false, "the entry declares "+strconv.FormatInt(length, 10)+" bytes after its length, more than the limit ("+
+			strconv.Itoa(s.o.MaxBatch)+"), and its CRC does not match them (stored "+hex32(stored)+", computed "+hex32(h.sum)+"): a corrupt length")
+	}
+	b.Bytes, b.Skipped, b.CRCValid = s.buf, true, true
+	s.describe(b)
+	s.batches++
+	return b, nil
+}
+
+// crcFrom is where an entry's CRC starts: a batch's covers its attributes
+// to its end, a legacy message's its magic byte to its end.
+func crcFrom(magic int8) int {
+	if magic == 2 {
+		return 21
+	}
+	return 16
+}
+
+// storedCRC is the CRC an entry's header stores.
+func storedCRC(magic int8, p []byte) uint32 {
+	if magic == 2 {
+		return binary.BigEndian.Uint32(p[17:])
+	}
+	return binary.BigEndian.Uint32(p[12:])
+}
+
+// entryCRC carries an entry's CRC (crc32.Update's sum) over p: CRC-32C for
+// batches, CRC-32 for legacy messages.
+func entryCRC(magic int8, p []byte, sum uint32) uint32 {
+	if magic == 2 {
+		return crc32.Update(sum, castagnoli, p)
+	}
+	return crc32.Update(sum, crc32.IEEETable, p)
+}
+
+// crcHash is an io.Writer that carries an entry's CRC over what it is
+// given.
+type crcHash struct {
+	magic int8
+	sum   uint32
+}
+
+func (h *crcHash) Write(p []byte) (int, error) {
+	h.sum = entryCRC(h.magic, p, h.sum)
+	return len(p), nil
+}
+
+func hex32(v uint32) string {
+	const digits = "0123456789abcdef"
+	b := []byte("0x00000000")
+	for i := 9; i >= 2; i-- {
+		b[i] = digits[v&15]
+		v >>= 4
+	}
+	return string(b)
 }
 
 // fill reads into s.buf until it holds want bytes, growing it with the
@@ -245,7 +330,6 @@ func (s *Segment) describe(b *Batch) {
 		b.MaxTimestamp = int64(binary.BigEndian.Uint64(p[35:]))
 		b.ProducerID = int64(binary.BigEndian.Uint64(p[43:]))
 		b.Records = int(int32(binary.BigEndian.Uint32(p[57:])))
-		b.CRCValid = crc32.Checksum(p[21:], castagnoli) == binary.BigEndian.Uint32(p[17:])
 	} else {
 		b.LastOffset = int64(binary.BigEndian.Uint64(p[0:]))
 		b.Compression = int(p[17] & 7)
@@ -260,7 +344,6 @@ func (s *Segment) describe(b *Batch) {
 				b.BaseOffset = s.prevLast + 1
 			}
 		}
-		b.CRCValid = crc32.ChecksumIEEE(p[16:]) == binary.BigEndian.Uint32(p[12:])
 	}
 	s.prevLast = b.LastOffset
 }
