@@ -92,12 +92,15 @@ func (b *Batch) Size() int64 { return entryHead + int64(binary.BigEndian.Uint32(
 
 // TailError ends a segment whose last bytes are not a whole entry: cut
 // short (torn: the broker stopped while writing, or the file is being
-// written) or corrupt (a length or magic byte no entry has). What was read
-// before it is good.
+// written), corrupt (a length or magic byte no entry has), or zeros to the
+// end (Zero: space preallocated and never written, as a broker with
+// file.preallocate leaves its active segment after a crash; not damage).
+// What was read before it is good.
 type TailError struct {
-	Position int64  // where the bad tail starts
+	Position int64  // where the tail starts
 	Size     int64  // its bytes, up to the end of the input
 	Torn     bool   // cut short, rather than corrupt
+	Zero     bool   // every byte of it is zero: preallocated space, neither torn nor corrupt
 	Msg      string // what was found
 	Batches  int64  // entries read before it
 }
@@ -106,6 +109,8 @@ func (e *TailError) Error() string {
 	kind := "corrupt"
 	if e.Torn {
 		kind = "torn"
+	} else if e.Zero {
+		kind = "zero-filled"
 	}
 	return "storage: " + kind + " tail at position " + strconv.FormatInt(e.Position, 10) + " (" + strconv.FormatInt(e.Size, 10) +
 		" bytes, after " + strconv.FormatInt(e.Batches, 10) + " entries): " + e.Msg
@@ -305,15 +310,33 @@ func (s *Segment) fill(want int) (int, error) {
 }
 
 // tail ends the segment at start with what was found there; the rest of
-// the input is counted, not held.
+// the input is counted, not held, and looked at for bytes other than zero.
 func (s *Segment) tail(start int64, torn bool, msg string) error {
-	rest, err := io.Copy(io.Discard, s.r)
+	z := zeroCheck{zero: s.pos-start == int64(len(s.buf)) && allZero(s.buf)}
+	rest, err := io.Copy(&z, s.r)
 	s.pos += rest
 	s.done = true
 	if err != nil {
 		return err
 	}
-	return &TailError{Position: start, Size: s.pos - start, Torn: torn, Msg: msg, Batches: s.batches}
+	te := &TailError{Position: start, Size: s.pos - start, Torn: torn, Msg: msg, Batches: s.batches}
+	// Fewer than an entry head's zeros may be a torn entry's offset.
+	if z.zero && te.Size >= entryHead {
+		te.Torn, te.Zero = false, true
+		te.Msg = "every byte to the end is zero: space preallocated for entries and never written"
+	}
+	return te
+}
+
+// zeroCheck is an io.Writer that notes whether every byte it was given is
+// zero.
+type zeroCheck struct{ zero bool }
+
+func (z *zeroCheck) Write(p []byte) (int, error) {
+	if z.zero {
+		z.zero = allZero(p)
+	}
+	return len(p), nil
 }
 
 // describe fills in what the entry's header says.

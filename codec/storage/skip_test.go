@@ -96,6 +96,7 @@ func TestSkippedBatchWithACorruptLengthIsACorruptTail(t *testing.T) {
 		var te *TailError
 		require.ErrorAs(t, err, &te)
 		require.False(t, te.Torn)
+		require.False(t, te.Zero)
 		require.Equal(t, int64(second), te.Position)
 		require.Equal(t, int64(len(bad))-int64(second), te.Size)
 		require.Contains(t, te.Msg, "CRC does not match")
@@ -141,4 +142,31 @@ func TestSkippedBatchIsStreamedNotHeld(t *testing.T) {
 	require.True(t, b.CRCValid)
 	require.Equal(t, int64(size), b.Size())
 	require.Less(t, got, uint64(1<<20))
+}
+
+// A segment a broker preallocated (file.preallocate) and crashed with ends
+// in zeros: a tail said to be zeros, neither torn nor corrupt, which
+// EncodeLine gives back from its size. Zeros followed by anything else are
+// still corrupt.
+func TestZeroFilledTailIsPreallocatedSpace(t *testing.T) {
+	log, _, _ := testSegment(0, 2)
+	withZeros := append(append([]byte(nil), log...), make([]byte, 1<<20)...)
+	bs, err := readAll(t, withZeros)
+	require.Len(t, bs, 2)
+	var te *TailError
+	require.ErrorAs(t, err, &te)
+	require.True(t, te.Zero)
+	require.False(t, te.Torn)
+	require.Equal(t, int64(len(log)), te.Position)
+	require.Equal(t, int64(1<<20), te.Size)
+	require.Contains(t, te.Error(), "zero-filled tail at position")
+	got, err := EncodeLine("tail", map[string]any{"zero": true, "size": json.Number("1048576")})
+	require.NoError(t, err)
+	require.Equal(t, withZeros[len(log):], got)
+
+	_, err = readAll(t, append(withZeros, 1))
+	require.ErrorAs(t, err, &te)
+	require.False(t, te.Zero)
+	require.False(t, te.Torn)
+	require.Contains(t, te.Msg, "length 0")
 }
