@@ -68,13 +68,19 @@ type Batch struct {
 	Bytes    []byte // the whole entry; valid until the next call to Next
 	Magic    int8
 	// BaseOffset and LastOffset are the offsets it holds. A legacy
-	// wrapper stores only its last; its base is taken as one past the
-	// entry before it.
+	// wrapper stores only its last; its base is its first inner
+	// message's (decompressed, within MaxDecompressed), or, when that
+	// cannot be read, one past the entry before it.
 	BaseOffset, LastOffset int64
-	FirstTimestamp         int64 // the batch's base timestamp, a legacy message's own (-1 for magic 0)
-	MaxTimestamp           int64 // -1 when the entry has none (magic 0)
-	Records                int   // the batch's record count; 1 for a plain legacy message, 0 for a legacy wrapper (known once inflated)
-	Compression            int   // the attributes' codec bits
+	// FirstTimestamp is the timestamp of its first record: a legacy
+	// message's own (-1 for magic 0), a wrapper's first inner message's.
+	FirstTimestamp int64
+	MaxTimestamp   int64 // -1 when the entry has none (magic 0)
+	// Records is the batch's record count (its header's); 1 for a plain
+	// legacy message; a legacy wrapper's inner messages, 0 when they
+	// cannot be decompressed or it was passed over.
+	Records                int
+	Compression            int // the attributes' codec bits
 	Control, Transactional bool
 	ProducerID             int64 // -1 for legacy messages
 	CRCValid               bool  // the stored CRC matches the bytes (CRC-32C for batches, CRC-32 for messages)
@@ -126,6 +132,9 @@ type Segment struct {
 	prevLast int64
 	done     bool
 	dec      decoding
+	// inflated is the memory describe decompresses a legacy wrapper's
+	// messages (or a batch's first record) into, reused.
+	inflated []byte
 }
 
 // NewSegment reads the segment r. Reads are the caller's to buffer.
@@ -363,10 +372,22 @@ func (s *Segment) describe(b *Batch) {
 		}
 		if b.Compression != 0 {
 			b.Records = 0
-			if s.prevLast >= 0 && s.prevLast < b.LastOffset {
+			if first, ts, n, ok := s.wrapperSpan(b); ok {
+				b.BaseOffset, b.FirstTimestamp, b.Records = first, ts, n
+			} else if s.prevLast >= 0 && s.prevLast < b.LastOffset {
 				b.BaseOffset = s.prevLast + 1
 			}
 		}
 	}
 	s.prevLast = b.LastOffset
+}
+
+// wrapperSpan reads the messages inside the legacy wrapper b: the first's
+// offset and timestamp and how many there are, when they can be decompressed (not when
+// b was passed over for its size).
+func (s *Segment) wrapperSpan(b *Batch) (first, firstTS int64, n int, ok bool) {
+	if b.Skipped {
+		return 0, 0, 0, false
+	}
+	return wrapperSpan(b.Bytes, s.o.MaxDecompressed, &s.inflated)
 }
