@@ -72,8 +72,12 @@ type Batch struct {
 	// message's (decompressed, within MaxDecompressed), or, when that
 	// cannot be read, one past the entry before it.
 	BaseOffset, LastOffset int64
-	// FirstTimestamp is the timestamp of its first record: a legacy
-	// message's own (-1 for magic 0), a wrapper's first inner message's.
+	// FirstTimestamp is the timestamp of its first record: a batch's base
+	// timestamp, its max timestamp under log-append time, the base plus
+	// the first record's delta when the delete-horizon attribute is set
+	// (the base is the horizon then; -1 when the record cannot be read);
+	// a legacy message's own (-1 for magic 0), a wrapper's first inner
+	// message's.
 	FirstTimestamp int64
 	MaxTimestamp   int64 // -1 when the entry has none (magic 0)
 	// Records is the batch's record count (its header's); 1 for a plain
@@ -362,6 +366,20 @@ func (s *Segment) describe(b *Batch) {
 		b.MaxTimestamp = int64(binary.BigEndian.Uint64(p[35:]))
 		b.ProducerID = int64(binary.BigEndian.Uint64(p[43:]))
 		b.Records = int(int32(binary.BigEndian.Uint32(p[57:])))
+		switch {
+		case attrs&0x08 != 0:
+			// Log-append time: every record's timestamp is the max.
+			b.FirstTimestamp = b.MaxTimestamp
+		case attrs&0x40 != 0:
+			// The base timestamp is the delete horizon; the records'
+			// deltas are from it.
+			b.FirstTimestamp = -1
+			if !b.Skipped || b.Compression == 0 {
+				if ts, ok := firstRecordTimestamp(p, s.o.MaxDecompressed, &s.inflated); ok {
+					b.FirstTimestamp = ts
+				}
+			}
+		}
 	} else {
 		b.LastOffset = int64(binary.BigEndian.Uint64(p[0:]))
 		b.Compression = int(p[17] & 7)
