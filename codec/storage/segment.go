@@ -16,7 +16,10 @@ import (
 // offset and an int32 length of the bytes after it, and its magic byte
 // (0 and 1: the legacy message sets, 2: record batches) sits at byte 16.
 // A segment is read as a stream, one entry at a time, so memory stays
-// that of the largest entry whatever the file's size.
+// that of the largest entry read (at most MaxBatch; longer ones are
+// streamed past) and of one decompression (at most MaxDecompressed, for
+// what a header does not say: a legacy wrapper's messages, a compacted
+// batch's first timestamp), whatever the file's size.
 
 const (
 	entryHead = 12 // offset int64 + length int32
