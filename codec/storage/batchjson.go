@@ -53,7 +53,9 @@ func (s *Segment) internalTopic() *schema.InternalTopic {
 // decoded key and value per record (TopicRecord.AppendJSON), and
 // "warnings":[{"offset","buf","path","message"}] (offsets in the segment
 // for buffer 0, else in decompressed buffer buf). An entry passed over for
-// its size has "skipped" and no "batch".
+// its size has "skipped" and no "batch", and what its header says:
+// "magic", "baseOffset", "lastOffset", "firstTimestamp", "maxTimestamp",
+// "records" (Batch's fields; its CRC matched as it streamed past).
 func (s *Segment) WriteJSON(w io.Writer, head []byte, b *Batch) error {
 	d := &s.dec
 	d.warnings.List = d.warnings.List[:0]
@@ -72,6 +74,7 @@ func (s *Segment) WriteJSON(w io.Writer, head []byte, b *Batch) error {
 	case b.Skipped:
 		out = append(out, `,"skipped":`...)
 		out = jsontext.AppendString(out, []byte("the entry declares "+strconv.FormatInt(b.Size()-entryHead, 10)+" bytes after its length, more than the limit ("+strconv.Itoa(s.o.MaxBatch)+"); passed over"))
+		out = appendHeader(out, b)
 	case s.internalTopic() != nil:
 		out, err = s.internalJSON(out, b)
 	default:
@@ -84,6 +87,21 @@ func (s *Segment) WriteJSON(w io.Writer, head []byte, b *Batch) error {
 		return err
 	}
 	return writeAround(w, out, d.hole)
+}
+
+// appendHeader appends what the header of an entry passed over says.
+func appendHeader(out []byte, b *Batch) []byte {
+	for _, f := range [...]struct {
+		name string
+		v    int64
+	}{{"magic", int64(b.Magic)}, {"baseOffset", b.BaseOffset}, {"lastOffset", b.LastOffset}, {"firstTimestamp", b.FirstTimestamp},
+		{"maxTimestamp", b.MaxTimestamp}, {"records", int64(b.Records)}} {
+		out = append(out, ',', '"')
+		out = append(out, f.name...)
+		out = append(out, '"', ':')
+		out = jsontext.AppendInt(out, f.v)
+	}
+	return out
 }
 
 // writeAround writes b to w without its byte at hole (none when -1).

@@ -79,6 +79,18 @@ func trimArray(dst []byte, at int) []byte {
 	return dst
 }
 
+// wrapperSpan is the first offset, the first timestamp and the number of
+// the messages inside the legacy wrapper entry, decompressed within limit
+// into *spare.
+func wrapperSpan(entry []byte, limit int, spare *[]byte) (first, firstTS int64, n int, ok bool) {
+	return rec.WrapperSpan(entry, limit, spare)
+}
+
+// firstRecordTimestamp is the timestamp of a batch's first record.
+func firstRecordTimestamp(b []byte, limit int, spare *[]byte) (int64, bool) {
+	return rec.FirstRecordTimestamp(b, limit, spare)
+}
+
 // encodeBatches turns records JSON (one entry or an array of them) back
 // into bytes.
 func encodeBatches(dst []byte, v any) ([]byte, error) {

@@ -14,13 +14,21 @@
 //     legacy messages); WriteJSON writes an entry's records as package
 //     records does, and Decode gives its tree. A torn or corrupt tail
 //     (a crash, a file being written) is a *TailError with its position,
-//     its size and how many entries came before.
+//     its size and how many entries came before; zeros to the end
+//     (preallocated space) are one with Zero set. An entry longer than
+//     the limit is streamed past, described by its header, its CRC
+//     computed on the way (one that does not match is a corrupt tail
+//     there). A legacy compressed wrapper's messages are counted from
+//     its decompressed set, and a batch's first timestamp is its first
+//     record's (under a delete horizon or log-append time too).
 //   - Indexes (.index, .timeindex: OffsetIndex, TimeIndex; .txnindex:
 //     TransactionIndex): IndexReader reads their entries; IndexCheck checks
 //     an .index or .timeindex against its segment in the same pass, one
 //     entry held at a time: each offset entry at the start of a batch
-//     holding its offset, each time entry's offset in the segment, entries
-//     rising, preallocated zero entries counted apart.
+//     holding its offset, each time entry's offset in the segment and its
+//     timestamp that batch's max timestamp (as kafka-dump-log.sh checks),
+//     entries rising, preallocated zero entries counted apart (entry 0
+//     included: an index of zeros has no entries).
 //   - Producer-state snapshots (<offset>.snapshot; ProducerStateManager):
 //     the ProducerSnapshot schema, CRC-32C checked (ReadProducerSnapshot).
 //   - KRaft snapshots (<endOffset>-<epoch>.checkpoint, bootstrap.checkpoint;

@@ -46,8 +46,8 @@ type IndexEntry struct {
 	// .txnindex: an aborted transaction.
 	Version                                           int16
 	ProducerID, FirstOffset, LastOffset, LastStableOf int64 // LastStableOf: the last stable offset
-	// Zero is set when every byte of the entry is zero: after the first
-	// entry, that is preallocated space unless an entry follows.
+	// Zero is set when every byte of the entry is zero: preallocated
+	// space unless an entry follows.
 	Zero bool
 }
 
@@ -143,10 +143,16 @@ const MaxProblems = 1000
 //
 //   - .index: each entry's position is the start of an entry of the
 //     segment that holds the entry's offset; offsets and positions rise.
-//   - .timeindex: each entry's offset is held by an entry of the segment;
-//     timestamps rise and offsets do not fall.
-//   - zero entries after the first are preallocated space (Unused) unless
-//     an entry follows them.
+//   - .timeindex: each entry's offset is held by an entry of the segment
+//     whose max timestamp is the entry's timestamp (Kafka writes the
+//     segment's largest timestamp so far and an offset of the batch that
+//     has it; kafka-dump-log.sh checks the same); timestamps rise and
+//     offsets do not fall.
+//   - zero entries at the end are preallocated space (Unused), the first
+//     entry included: an index all of zeros (a new or small active
+//     segment's) has no entries. A zero entry 0 with an entry after it
+//     is an entry (the base offset at position 0); other zero entries
+//     with an entry after them are out of order.
 //
 // Kafka's own check (kafka-dump-log.sh --index-sanity-check) is stricter
 // for .index: the offset must be the batch's last one. The entries Kafka
@@ -171,6 +177,8 @@ type IndexCheck struct {
 	prevBuf IndexEntry
 	zeros   int // zero entries waiting: unused if nothing follows
 	zeroAt  int // the first of them
+	held    IndexEntry
+	holding bool // held waits for a zero entry 0 to be decided
 	done    bool
 }
 
@@ -180,6 +188,11 @@ func NewIndexCheck(x *IndexReader) *IndexCheck { return &IndexCheck{x: x} }
 // peek returns the next entry to decide, or nil at the end of the index.
 func (c *IndexCheck) peek() *IndexEntry {
 	for c.next == nil && !c.done {
+		if c.holding {
+			c.holding = false
+			c.release(c.held)
+			break
+		}
 		e, err := c.x.Next()
 		if err != nil {
 			c.done = true
@@ -189,25 +202,38 @@ func (c *IndexCheck) peek() *IndexEntry {
 			return nil
 		}
 		c.Entries++
-		if e.Zero && e.N > 0 {
+		if e.Zero {
 			if c.zeros == 0 {
 				c.zeroAt = e.N
 			}
 			c.zeros++
 			continue
 		}
-		if c.zeros > 0 {
-			// Zero entries with an entry after them are not preallocated
-			// space: each is out of order.
-			for i := 0; i < c.zeros; i++ {
-				c.decide(IndexEntry{N: c.zeroAt + i, Zero: true, Offset: c.x.base}, "a zero entry before entry "+strconv.Itoa(e.N)+", not preallocated space at the end")
-			}
-			c.zeros = 0
+		if c.zeros > 0 && c.zeroAt == 0 {
+			// An entry after a zero entry 0: that one is an entry (offset
+			// base at position 0), decided first, and e waits for it.
+			c.zeros--
+			c.zeroAt = 1
+			c.held, c.holding = e, true
+			c.cur = IndexEntry{N: 0, Zero: true, Offset: c.x.base}
+			c.next = &c.cur
+			break
 		}
-		c.cur = e
-		c.next = &c.cur
+		c.release(e)
 	}
 	return c.next
+}
+
+// release makes e the next entry to decide, once the zero entries before
+// it are: with an entry after them they are not preallocated space, and
+// each is out of order.
+func (c *IndexCheck) release(e IndexEntry) {
+	for i := 0; i < c.zeros; i++ {
+		c.decide(IndexEntry{N: c.zeroAt + i, Zero: true, Offset: c.x.base}, "a zero entry before entry "+strconv.Itoa(e.N)+", not preallocated space at the end")
+	}
+	c.zeros = 0
+	c.cur = e
+	c.next = &c.cur
 }
 
 // decide reports entry e and its problem.
@@ -286,6 +312,11 @@ func (c *IndexCheck) Batch(b *Batch) {
 		}
 		if e.Offset < b.BaseOffset {
 			c.take("offset " + strconv.FormatInt(e.Offset, 10) + " is in no batch of the segment")
+			continue
+		}
+		if e.Timestamp != b.MaxTimestamp {
+			c.take("timestamp " + strconv.FormatInt(e.Timestamp, 10) + " is not the max timestamp of the batch holding offset " + strconv.FormatInt(e.Offset, 10) +
+				" (" + strconv.FormatInt(b.MaxTimestamp, 10) + ", the batch at position " + strconv.FormatInt(b.Position, 10) + ")")
 			continue
 		}
 		c.take("")

@@ -15,6 +15,8 @@ import (
 //     the place of the records' key and value where they differ, so an
 //     edit made to either form is kept;
 //   - "tail": the bytes of a torn or corrupt tail, when the line has them;
+//     for a tail of zeros ("zero":true, TailError.Zero), "size" zeros (at
+//     most MaxUnused) when it has none;
 //   - "index", "timeindex", "txnindex": the entry; "index-unused",
 //     "timeindex-unused": the zero entries of preallocated space ("count"
 //     of them, at most MaxUnused bytes);
@@ -38,6 +40,13 @@ func EncodeLine(kind string, v map[string]any) ([]byte, error) {
 		return encodeBatches(nil, b)
 	case "tail":
 		if _, ok := v["bytes"]; !ok {
+			if zero, _ := v["zero"].(bool); zero {
+				n, err := intField(v, "size", "", 0, MaxUnused)
+				if err != nil {
+					return nil, err
+				}
+				return make([]byte, n), nil
+			}
 			return nil, errorf("bytes", "the tail was too large to carry its bytes")
 		}
 		return rawPart(v, "bytes")
@@ -59,8 +68,9 @@ func EncodeLine(kind string, v map[string]any) ([]byte, error) {
 	return []byte{}, nil
 }
 
-// MaxUnused is the most preallocated index space EncodeLine writes back:
-// far past Kafka's default segment.index.bytes (10 MiB).
+// MaxUnused is the most preallocated index space, or zero-filled tail of
+// a segment, EncodeLine writes back: far past Kafka's default
+// segment.index.bytes (10 MiB).
 const MaxUnused = 256 << 20
 
 // applyInternal encodes each decoded record of in and puts its key and

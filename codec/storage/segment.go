@@ -16,7 +16,10 @@ import (
 // offset and an int32 length of the bytes after it, and its magic byte
 // (0 and 1: the legacy message sets, 2: record batches) sits at byte 16.
 // A segment is read as a stream, one entry at a time, so memory stays
-// that of the largest entry whatever the file's size.
+// that of the largest entry read (at most MaxBatch; longer ones are
+// streamed past) and of one decompression (at most MaxDecompressed, for
+// what a header does not say: a legacy wrapper's messages, a compacted
+// batch's first timestamp), whatever the file's size.
 
 const (
 	entryHead = 12 // offset int64 + length int32
@@ -68,18 +71,32 @@ type Batch struct {
 	Bytes    []byte // the whole entry; valid until the next call to Next
 	Magic    int8
 	// BaseOffset and LastOffset are the offsets it holds. A legacy
-	// wrapper stores only its last; its base is taken as one past the
-	// entry before it.
+	// wrapper stores only its last; its base is its first inner
+	// message's (decompressed, within MaxDecompressed), or, when that
+	// cannot be read, one past the entry before it.
 	BaseOffset, LastOffset int64
-	FirstTimestamp         int64 // the batch's base timestamp, a legacy message's own (-1 for magic 0)
-	MaxTimestamp           int64 // -1 when the entry has none (magic 0)
-	Records                int   // the batch's record count; 1 for a plain legacy message, 0 for a legacy wrapper (known once inflated)
-	Compression            int   // the attributes' codec bits
+	// FirstTimestamp is the timestamp of its first record: a batch's base
+	// timestamp, its max timestamp under log-append time, the base plus
+	// the first record's delta when the delete-horizon attribute is set
+	// (the base is the horizon then; -1 when the record cannot be read);
+	// a legacy message's own (-1 for magic 0), a wrapper's first inner
+	// message's.
+	FirstTimestamp int64
+	MaxTimestamp   int64 // -1 when the entry has none (magic 0)
+	// Records is the batch's record count (its header's); 1 for a plain
+	// legacy message; a legacy wrapper's inner messages, 0 when they
+	// cannot be decompressed or it was passed over.
+	Records                int
+	Compression            int // the attributes' codec bits
 	Control, Transactional bool
 	ProducerID             int64 // -1 for legacy messages
 	CRCValid               bool  // the stored CRC matches the bytes (CRC-32C for batches, CRC-32 for messages)
 	// Skipped is set when the entry was longer than MaxBatch: it was
-	// passed over by its length, and Bytes holds only its first bytes.
+	// passed over by its length, and Bytes holds only its first bytes
+	// (a batch's 61-byte header and a little more, a legacy message's
+	// header), which the fields above describe. Its CRC was computed as
+	// it streamed past and matched (one that did not ends the segment in
+	// a TailError).
 	Skipped bool
 }
 
@@ -88,12 +105,15 @@ func (b *Batch) Size() int64 { return entryHead + int64(binary.BigEndian.Uint32(
 
 // TailError ends a segment whose last bytes are not a whole entry: cut
 // short (torn: the broker stopped while writing, or the file is being
-// written) or corrupt (a length or magic byte no entry has). What was read
-// before it is good.
+// written), corrupt (a length or magic byte no entry has), or zeros to the
+// end (Zero: space preallocated and never written, as a broker with
+// file.preallocate leaves its active segment after a crash; not damage).
+// What was read before it is good.
 type TailError struct {
-	Position int64  // where the bad tail starts
+	Position int64  // where the tail starts
 	Size     int64  // its bytes, up to the end of the input
 	Torn     bool   // cut short, rather than corrupt
+	Zero     bool   // every byte of it is zero: preallocated space, neither torn nor corrupt
 	Msg      string // what was found
 	Batches  int64  // entries read before it
 }
@@ -102,6 +122,8 @@ func (e *TailError) Error() string {
 	kind := "corrupt"
 	if e.Torn {
 		kind = "torn"
+	} else if e.Zero {
+		kind = "zero-filled"
 	}
 	return "storage: " + kind + " tail at position " + strconv.FormatInt(e.Position, 10) + " (" + strconv.FormatInt(e.Size, 10) +
 		" bytes, after " + strconv.FormatInt(e.Batches, 10) + " entries): " + e.Msg
@@ -117,6 +139,9 @@ type Segment struct {
 	prevLast int64
 	done     bool
 	dec      decoding
+	// inflated is the memory describe decompresses a legacy wrapper's
+	// messages (or a batch's first record) into, reused.
+	inflated []byte
 }
 
 // NewSegment reads the segment r. Reads are the caller's to buffer.
@@ -169,18 +194,7 @@ func (s *Segment) Next() (*Batch, error) {
 	}
 	b := &Batch{Position: start, Magic: magic}
 	if length > int64(s.o.MaxBatch) {
-		// Passed over by its length, without holding it.
-		skipped, err := io.CopyN(io.Discard, s.r, length-int64(len(s.buf)-entryHead))
-		s.pos += skipped
-		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				return nil, err
-			}
-			return nil, s.tail(start, true, "the entry declares "+strconv.FormatInt(length, 10)+" bytes after its length; "+strconv.FormatInt(s.pos-start-entryHead, 10)+" are there")
-		}
-		b.Bytes, b.Skipped = s.buf, true
-		s.batches++
-		return b, nil
+		return s.skip(b, length)
 	}
 	if n, err = s.fill(entryHead + int(length)); err != nil {
 		if !errors.Is(err, io.EOF) {
@@ -189,9 +203,101 @@ func (s *Segment) Next() (*Batch, error) {
 		return nil, s.tail(start, true, "the entry declares "+strconv.FormatInt(length, 10)+" bytes after its length; "+strconv.Itoa(n-entryHead)+" are there")
 	}
 	b.Bytes = s.buf
+	b.CRCValid = entryCRC(b.Magic, b.Bytes[crcFrom(b.Magic):], 0) == storedCRC(b.Magic, b.Bytes)
 	s.describe(b)
 	s.batches++
 	return b, nil
+}
+
+// skippedHead is how much of an entry passed over for its size is held: a
+// batch's header (61 bytes) and the start of its first record, a legacy
+// message's header up to its key (26 bytes for magic 0, 34 for magic 1).
+var skippedHead = [...]int64{26, 34, 61 + 32}
+
+// skip passes over the entry b starts, longer than MaxBatch, without
+// holding it: its header is read and described, its CRC computed over the
+// bytes as they stream past. One whose CRC does not match them is taken
+// for no entry at all: a length past the limit with a wrong CRC is a
+// corrupt length far more likely than a corrupt batch that big, and
+// nothing after it can be trusted to start an entry, so the segment ends
+// there in a corrupt tail (where Kafka's recovery truncates it).
+func (s *Segment) skip(b *Batch, length int64) (*Batch, error) {
+	start := b.Position
+	torn := func() error {
+		return s.tail(start, true, "the entry declares "+strconv.FormatInt(length, 10)+" bytes after its length; "+strconv.FormatInt(s.pos-start-entryHead, 10)+" are there")
+	}
+	keep := min(entryHead+length, skippedHead[b.Magic])
+	if _, err := s.fill(int(keep)); err != nil {
+		if !errors.Is(err, io.EOF) {
+			return nil, err
+		}
+		return nil, torn()
+	}
+	h := crcHash{magic: b.Magic, sum: entryCRC(b.Magic, s.buf[crcFrom(b.Magic):], 0)}
+	skipped, err := io.CopyN(&h, s.r, entryHead+length-keep)
+	s.pos += skipped
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return nil, err
+		}
+		return nil, torn()
+	}
+	if stored := storedCRC(b.Magic, s.buf); h.sum != stored {
+		return nil, s.tail(start, false, "the entry declares "+strconv.FormatInt(length, 10)+" bytes after its length, more than the limit ("+
+			strconv.Itoa(s.o.MaxBatch)+"), and its CRC does not match them (stored "+hex32(stored)+", computed "+hex32(h.sum)+"): a corrupt length")
+	}
+	b.Bytes, b.Skipped, b.CRCValid = s.buf, true, true
+	s.describe(b)
+	s.batches++
+	return b, nil
+}
+
+// crcFrom is where an entry's CRC starts: a batch's covers its attributes
+// to its end, a legacy message's its magic byte to its end.
+func crcFrom(magic int8) int {
+	if magic == 2 {
+		return 21
+	}
+	return 16
+}
+
+// storedCRC is the CRC an entry's header stores.
+func storedCRC(magic int8, p []byte) uint32 {
+	if magic == 2 {
+		return binary.BigEndian.Uint32(p[17:])
+	}
+	return binary.BigEndian.Uint32(p[12:])
+}
+
+// entryCRC carries an entry's CRC (crc32.Update's sum) over p: CRC-32C for
+// batches, CRC-32 for legacy messages.
+func entryCRC(magic int8, p []byte, sum uint32) uint32 {
+	if magic == 2 {
+		return crc32.Update(sum, castagnoli, p)
+	}
+	return crc32.Update(sum, crc32.IEEETable, p)
+}
+
+// crcHash is an io.Writer that carries an entry's CRC over what it is
+// given.
+type crcHash struct {
+	magic int8
+	sum   uint32
+}
+
+func (h *crcHash) Write(p []byte) (int, error) {
+	h.sum = entryCRC(h.magic, p, h.sum)
+	return len(p), nil
+}
+
+func hex32(v uint32) string {
+	const digits = "0123456789abcdef"
+	b := []byte("0x00000000")
+	for i := 9; i >= 2; i-- {
+		b[i] = digits[v&15]
+		v >>= 4
+	}
+	return string(b)
 }
 
 // fill reads into s.buf until it holds want bytes, growing it with the
@@ -220,15 +326,33 @@ func (s *Segment) fill(want int) (int, error) {
 }
 
 // tail ends the segment at start with what was found there; the rest of
-// the input is counted, not held.
+// the input is counted, not held, and looked at for bytes other than zero.
 func (s *Segment) tail(start int64, torn bool, msg string) error {
-	rest, err := io.Copy(io.Discard, s.r)
+	z := zeroCheck{zero: s.pos-start == int64(len(s.buf)) && allZero(s.buf)}
+	rest, err := io.Copy(&z, s.r)
 	s.pos += rest
 	s.done = true
 	if err != nil {
 		return err
 	}
-	return &TailError{Position: start, Size: s.pos - start, Torn: torn, Msg: msg, Batches: s.batches}
+	te := &TailError{Position: start, Size: s.pos - start, Torn: torn, Msg: msg, Batches: s.batches}
+	// Fewer than an entry head's zeros may be a torn entry's offset.
+	if z.zero && te.Size >= entryHead {
+		te.Torn, te.Zero = false, true
+		te.Msg = "every byte to the end is zero: space preallocated for entries and never written"
+	}
+	return te
+}
+
+// zeroCheck is an io.Writer that notes whether every byte it was given is
+// zero.
+type zeroCheck struct{ zero bool }
+
+func (z *zeroCheck) Write(p []byte) (int, error) {
+	if z.zero {
+		z.zero = allZero(p)
+	}
+	return len(p), nil
 }
 
 // describe fills in what the entry's header says.
@@ -245,7 +369,20 @@ func (s *Segment) describe(b *Batch) {
 		b.MaxTimestamp = int64(binary.BigEndian.Uint64(p[35:]))
 		b.ProducerID = int64(binary.BigEndian.Uint64(p[43:]))
 		b.Records = int(int32(binary.BigEndian.Uint32(p[57:])))
-		b.CRCValid = crc32.Checksum(p[21:], castagnoli) == binary.BigEndian.Uint32(p[17:])
+		switch {
+		case attrs&0x08 != 0:
+			// Log-append time: every record's timestamp is the max.
+			b.FirstTimestamp = b.MaxTimestamp
+		case attrs&0x40 != 0:
+			// The base timestamp is the delete horizon; the records'
+			// deltas are from it.
+			b.FirstTimestamp = -1
+			if !b.Skipped || b.Compression == 0 {
+				if ts, ok := firstRecordTimestamp(p, s.o.MaxDecompressed, &s.inflated); ok {
+					b.FirstTimestamp = ts
+				}
+			}
+		}
 	} else {
 		b.LastOffset = int64(binary.BigEndian.Uint64(p[0:]))
 		b.Compression = int(p[17] & 7)
@@ -256,11 +393,22 @@ func (s *Segment) describe(b *Batch) {
 		}
 		if b.Compression != 0 {
 			b.Records = 0
-			if s.prevLast >= 0 && s.prevLast < b.LastOffset {
+			if first, ts, n, ok := s.wrapperSpan(b); ok {
+				b.BaseOffset, b.FirstTimestamp, b.Records = first, ts, n
+			} else if s.prevLast >= 0 && s.prevLast < b.LastOffset {
 				b.BaseOffset = s.prevLast + 1
 			}
 		}
-		b.CRCValid = crc32.ChecksumIEEE(p[16:]) == binary.BigEndian.Uint32(p[12:])
 	}
 	s.prevLast = b.LastOffset
+}
+
+// wrapperSpan reads the messages inside the legacy wrapper b: the first's
+// offset and timestamp and how many there are, when they can be decompressed (not when
+// b was passed over for its size).
+func (s *Segment) wrapperSpan(b *Batch) (first, firstTS int64, n int, ok bool) {
+	if b.Skipped {
+		return 0, 0, 0, false
+	}
+	return wrapperSpan(b.Bytes, s.o.MaxDecompressed, &s.inflated)
 }

@@ -249,3 +249,60 @@ func TestWriteJSONFlushesABigBatch(t *testing.T) {
 	require.NoError(t, json.Unmarshal(w.Bytes(), &line), "%s", w.Bytes())
 	require.Len(t, line.Batch.Records, 3)
 }
+
+// A new partition's active segment: an empty .log and its indexes
+// preallocated, all zeros. Entry 0 is zeros too: preallocated space, not
+// an entry past the segment's end. The same for a small active segment
+// whose index has had no entry yet.
+func TestIndexAllZerosHasNoEntries(t *testing.T) {
+	small, _, _ := testSegment(0, 2)
+	for name, log := range map[string][]byte{"empty": nil, "small": small} {
+		for _, kind := range []IndexKind{OffsetIndex, TimeIndex} {
+			c := NewIndexCheck(NewIndexReader(bytes.NewReader(make([]byte, 100*kind.size())), kind, 0))
+			_, err := readAll(t, log, c)
+			require.NoError(t, err)
+			require.Zero(t, c.Count, "%s %s: %v", name, kind, c.Problems)
+			require.Equal(t, 100, c.Entries, "%s %s", name, kind)
+			require.Equal(t, 100, c.Unused, "%s %s", name, kind)
+			require.Equal(t, 0, c.UnusedFrom, "%s %s", name, kind)
+		}
+	}
+
+	// A zero entry 0 with entries after it is an entry (offset base at
+	// position 0), checked as one; zeros between it and the next are out
+	// of order.
+	log, _, _ := testSegment(0, 3)
+	second := binary.BigEndian.Uint32(log[8:12]) + 12
+	index := make([]byte, 8*3)
+	binary.BigEndian.PutUint32(index[16:], 5) // entry 2: offset 5, the second batch's last
+	binary.BigEndian.PutUint32(index[20:], second)
+	var seen []string
+	c := NewIndexCheck(NewIndexReader(bytes.NewReader(index), OffsetIndex, 0))
+	c.OnEntry = func(e IndexEntry, p string) { seen = append(seen, fmt.Sprint(e.N, ":", p)) }
+	_, err := readAll(t, log, c)
+	require.NoError(t, err)
+	require.Equal(t, []string{"0:", "1:a zero entry before entry 2, not preallocated space at the end", "2:"}, seen)
+	require.Zero(t, c.Unused)
+}
+
+// A .timeindex entry whose timestamp is not the max timestamp of the
+// batch holding its offset (years in the future here) is a problem, as
+// in kafka-dump-log.sh's check; the entries Kafka writes are not.
+func TestTimeIndexTimestampIsItsBatchsMax(t *testing.T) {
+	log, _, timeindex := testSegment(0, 10)
+	require.GreaterOrEqual(t, len(timeindex), 24)
+	bad := append([]byte(nil), timeindex...)
+	binary.BigEndian.PutUint64(bad[12:], 4102444800000) // entry 1: 2100-01-01
+	binary.BigEndian.PutUint64(bad[24:], 4102444800001)
+	tc := NewIndexCheck(NewIndexReader(bytes.NewReader(bad), TimeIndex, 0))
+	_, err := readAll(t, log, tc)
+	require.NoError(t, err)
+	require.NotZero(t, tc.Count)
+	require.Equal(t, 1, tc.Problems[0].Entry)
+	require.Contains(t, tc.Problems[0].Msg, "timestamp 4102444800000 is not the max timestamp of the batch holding offset")
+
+	tc = NewIndexCheck(NewIndexReader(bytes.NewReader(timeindex), TimeIndex, 0))
+	_, err = readAll(t, log, tc)
+	require.NoError(t, err)
+	require.Zero(t, tc.Count, "%v", tc.Problems)
+}
