@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/base64"
+	"encoding/binary"
 	"errors"
 	"io"
 	"os"
@@ -226,6 +227,9 @@ type logSpan struct {
 	gaps                    [][2]int64 // (last offset before, next offset)
 	gapCount                int
 	crcErrors               int
+	// offsetProblems counts entries whose offsets go back, overlap, fall
+	// below their segment's base or run past the next segment's.
+	offsetProblems int
 }
 
 // noSpan is a span before its first batch: no offsets or timestamps yet.
@@ -241,7 +245,8 @@ func (s *logSpan) appendJSON(b []byte) []byte {
 	b = appendInt(b, "firstTimestamp", s.firstTS)
 	b = appendInt(b, "maxTimestamp", s.maxTS)
 	b = appendGaps(b, s.gapCount, s.gaps)
-	return appendInt(b, "crcErrors", int64(s.crcErrors))
+	b = appendInt(b, "crcErrors", int64(s.crcErrors))
+	return appendInt(b, "offsetProblems", int64(s.offsetProblems))
 }
 
 // partition reads a partition directory: its segments in offset order
@@ -262,18 +267,19 @@ func (c *logCmd) partition(p string, files []string) {
 	}
 	sort.Slice(segs, func(i, j int) bool { return segs[i].Offset < segs[j].Offset })
 	sum := &partitionSummary{logSpan: noSpan}
-	prevLast := int64(-1)
-	for _, sg := range segs {
+	for i, sg := range segs {
 		base := strconv.FormatInt(sg.Offset, 10)
 		base = strings.Repeat("0", 20-len(base)) + base
-		ss := c.readSegment(filepath.Join(p, base+".log"), topic, !c.summary, nil, nil)
+		file := filepath.Join(p, base+".log")
+		ss := c.readSegment(file, topic, !c.summary, nil, nil)
 		if ss == nil {
 			continue
 		}
-		sum.add(ss, prevLast)
-		if ss.last >= 0 {
-			prevLast = ss.last
+		if i+1 < len(segs) && ss.last >= segs[i+1].Offset {
+			c.offsetProblem(ss, file, !c.summary, ss.lastAt, ss.last, ss.last, "the segment runs to offset "+strconv.FormatInt(ss.last, 10)+
+				", past the next segment's base offset "+strconv.FormatInt(segs[i+1].Offset, 10))
 		}
+		sum.add(ss)
 	}
 	sort.Strings(files)
 	for _, f := range files {
@@ -293,27 +299,28 @@ func (c *logCmd) partition(p string, files []string) {
 	c.emit(c.partitionJSON(p, topic, sum))
 }
 
-func (s *partitionSummary) add(ss *segmentSummary, prevLast int64) {
+// add counts segment ss, the next in offset order: a gap between it and
+// the offsets before it is one past the largest of them.
+func (s *partitionSummary) add(ss *segmentSummary) {
 	s.segments = append(s.segments, *ss)
 	s.bytes += ss.bytes
 	s.batches += ss.batches
 	s.records += ss.records
-	if ss.first >= 0 && s.first < 0 {
-		s.first = ss.first
-	}
-	if ss.last >= 0 {
-		s.last = ss.last
-	}
 	if ss.firstTS >= 0 && s.firstTS < 0 {
 		s.firstTS = ss.firstTS
 	}
 	s.maxTS = max(s.maxTS, ss.maxTS)
-	if prevLast >= 0 && ss.first > prevLast+1 {
+	if s.last >= 0 && ss.first > s.last+1 {
 		s.gapCount++
 		if len(s.gaps) < 20 {
-			s.gaps = append(s.gaps, [2]int64{prevLast, ss.first})
+			s.gaps = append(s.gaps, [2]int64{s.last, ss.first})
 		}
 	}
+	if ss.first >= 0 && (s.first < 0 || ss.first < s.first) {
+		s.first = ss.first
+	}
+	s.last = max(s.last, ss.last)
+	s.offsetProblems += ss.offsetProblems
 	s.gapCount += ss.gapCount
 	for _, g := range ss.gaps {
 		if len(s.gaps) < 20 {
@@ -376,6 +383,8 @@ type segmentSummary struct {
 	file string
 	base int64
 	logSpan
+	lastAt                        int64           // the position of the entry holding the last offset
+	offsetList                    []offsetProblem // the first maxListed offset problems
 	tail                          *storage.TailError
 	skipped                       int
 	index, timeindex              *storage.IndexCheck
@@ -391,6 +400,17 @@ func (s *segmentSummary) appendJSON(b []byte) []byte {
 	b = s.logSpan.appendJSON(b)
 	if s.skipped > 0 {
 		b = appendInt(b, "skippedBatches", int64(s.skipped))
+	}
+	if len(s.offsetList) > 0 {
+		b = append(b, `,"offsetProblemList":[`...)
+		for i, op := range s.offsetList {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = op.appendJSON(append(b, '{'))
+			b = append(b, '}')
+		}
+		b = append(b, ']')
 	}
 	if s.tail != nil {
 		b = append(b, `,"tail":`...)
@@ -506,7 +526,6 @@ func (c *logCmd) readSegment(p, topic string, print bool, onIndex, onTime func(s
 	}
 	name := p
 	var end int64
-	prevLast := int64(-1)
 	for {
 		b, err := seg.Next()
 		if err != nil {
@@ -524,16 +543,26 @@ func (c *logCmd) readSegment(p, topic string, print bool, onIndex, onTime func(s
 		}
 		ss.batches++
 		ss.records += int64(max(b.Records, 0))
-		if ss.first < 0 {
-			ss.first, ss.firstTS = b.BaseOffset, b.FirstTimestamp
+		if ss.firstTS < 0 {
+			ss.firstTS = b.FirstTimestamp
 		}
-		if prevLast >= 0 && b.BaseOffset > prevLast+1 {
-			ss.gapCount++
-			if len(ss.gaps) < 20 {
-				ss.gaps = append(ss.gaps, [2]int64{prevLast, b.BaseOffset})
+		if offsetsKnown(b) {
+			for _, msg := range offsetProblems(b, named.Offset, ss.last) {
+				c.offsetProblem(ss, name, print, b.Position, b.BaseOffset, b.LastOffset, msg)
+			}
+			if ss.last >= 0 && b.BaseOffset > ss.last+1 {
+				ss.gapCount++
+				if len(ss.gaps) < 20 {
+					ss.gaps = append(ss.gaps, [2]int64{ss.last, b.BaseOffset})
+				}
+			}
+			if ss.first < 0 || b.BaseOffset < ss.first {
+				ss.first = b.BaseOffset
+			}
+			if b.LastOffset > ss.last {
+				ss.last, ss.lastAt = b.LastOffset, b.Position
 			}
 		}
-		prevLast, ss.last = b.LastOffset, b.LastOffset
 		ss.maxTS = max(ss.maxTS, b.MaxTimestamp)
 		if b.Skipped {
 			ss.skipped++
@@ -604,6 +633,77 @@ func (c *logCmd) readSegment(p, topic string, print bool, onIndex, onTime func(s
 		}
 	}
 	return ss
+}
+
+// offsetProblem is an entry whose offsets are out of order.
+type offsetProblem struct {
+	position, base, last int64
+	msg                  string
+}
+
+// appendJSON appends the problem's members, the first led by no comma.
+func (op *offsetProblem) appendJSON(b []byte) []byte {
+	b = append(b, `"position":`...)
+	b = strconv.AppendInt(b, op.position, 10)
+	b = appendInt(b, "baseOffset", op.base)
+	b = appendInt(b, "lastOffset", op.last)
+	b = append(b, `,"problem":`...)
+	return jsontext.AppendString(b, []byte(op.msg))
+}
+
+// maxListed is how many problems of a kind a summary lists (all are
+// counted, and printed on lines of their own without --summary).
+const maxListed = 20
+
+// offsetProblem reports the entry at pos (offsets base to last) of the
+// segment file: a line unless only summaries are printed, counted and
+// listed in the segment's summary, exit 1 under --strict.
+func (c *logCmd) offsetProblem(ss *segmentSummary, file string, print bool, pos, base, last int64, msg string) {
+	op := offsetProblem{position: pos, base: base, last: last, msg: msg}
+	ss.offsetProblems++
+	if len(ss.offsetList) < maxListed {
+		ss.offsetList = append(ss.offsetList, op)
+	}
+	c.problem()
+	if print {
+		b := op.appendJSON(c.head(file, "offset-problem"))
+		c.emit(append(b, '}'))
+	}
+}
+
+// offsetsKnown reports whether b's offsets were read: an entry passed
+// over for its length may hold only its first bytes.
+func offsetsKnown(b *storage.Batch) bool {
+	if !b.Skipped {
+		return true
+	}
+	stored := int64(binary.BigEndian.Uint64(b.Bytes[0:8]))
+	if b.Magic == 2 {
+		return stored == b.BaseOffset && b.LastOffset >= b.BaseOffset
+	}
+	return stored == b.LastOffset
+}
+
+// offsetProblems says what is wrong with entry b's offsets, in a segment
+// whose file name says it starts at base (-1: not named so) and whose
+// entries before b reached offset last (-1: none).
+func offsetProblems(b *storage.Batch, base, last int64) []string {
+	var out []string
+	if b.Magic == 2 && b.LastOffset < b.BaseOffset {
+		out = append(out, "lastOffsetDelta "+strconv.FormatInt(b.LastOffset-b.BaseOffset, 10)+" is negative")
+	}
+	if base >= 0 && b.BaseOffset < base {
+		out = append(out, "base offset "+strconv.FormatInt(b.BaseOffset, 10)+" is below the segment's base offset "+strconv.FormatInt(base, 10)+" (its file name)")
+	}
+	if last >= 0 && b.BaseOffset <= last {
+		what := "overlap"
+		if b.LastOffset <= last {
+			what = "go back below"
+		}
+		out = append(out, "offsets "+strconv.FormatInt(b.BaseOffset, 10)+"-"+strconv.FormatInt(b.LastOffset, 10)+" "+what+
+			" the entries before it, which reached offset "+strconv.FormatInt(last, 10))
+	}
+	return out
 }
 
 func (c *logCmd) tailJSON(file string, te *storage.TailError) []byte {

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kwire/kwire/internal/storagedata"
+)
+
+// testBatch is an uncompressed batch of n records at base offset base.
+func testBatch(base int64, n int) []byte {
+	recs := make([]storagedata.Record, n)
+	for i := range recs {
+		recs[i] = storagedata.Record{Key: []byte("k" + strconv.Itoa(i)), Value: []byte("v"), TimestampDelta: int64(i)}
+	}
+	b := storagedata.Batch(recs, storagedata.BatchOptions{FirstTimestamp: storagedata.T0, ProducerID: -1})
+	storagedata.Place(b, base, 0)
+	return b
+}
+
+// setLastOffsetDelta rewrites a batch's lastOffsetDelta and its CRC.
+func setLastOffsetDelta(b []byte, d int32) []byte {
+	binary.BigEndian.PutUint32(b[23:], uint32(d))
+	binary.BigEndian.PutUint32(b[17:], crc32.Checksum(b[21:], crc32.MakeTable(crc32.Castagnoli)))
+	return b
+}
+
+// writeSegments writes a partition directory dir/name holding a segment
+// per base offset, each the batches given, and returns its path.
+func writeSegments(t *testing.T, name string, segs map[int64][][]byte) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), name)
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	for base, batches := range segs {
+		var b []byte
+		for _, x := range batches {
+			b = append(b, x...)
+		}
+		f := strconv.FormatInt(base, 10)
+		f = strings.Repeat("0", 20-len(f)) + f + ".log"
+		require.NoError(t, os.WriteFile(filepath.Join(dir, f), b, 0o644))
+	}
+	return dir
+}
+
+// logLines parses kwire log's ndjson output.
+func logLines(t *testing.T, out string) []map[string]any {
+	t.Helper()
+	var ls []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if l == "" {
+			continue
+		}
+		var o map[string]any
+		require.NoError(t, json.Unmarshal([]byte(l), &o), l)
+		ls = append(ls, o)
+	}
+	return ls
+}
+
+// ofKind is the lines of one kind.
+func ofKind(ls []map[string]any, kind string) []map[string]any {
+	var out []map[string]any
+	for _, l := range ls {
+		if l["kind"] == kind {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// TestLogReportsOffsetsOutOfOrder: entries whose offsets overlap or go
+// back, a segment running past the next segment's base, a batch below
+// its segment's base and a negative lastOffsetDelta are problems (a line
+// each, counted in the summaries, exit 1 under --strict); lastOffset is
+// the largest offset held, and no gap is made up from a batch that went
+// back.
+func TestLogReportsOffsetsOutOfOrder(t *testing.T) {
+	dir := writeSegments(t, "t-0", map[int64][][]byte{
+		0: {testBatch(0, 4), testBatch(2, 4), testBatch(1, 1)},
+		3: {testBatch(3, 2)},
+	})
+	out, errOut, code := runCLI(t, []string{"log", "--summary", "--strict", dir}, nil)
+	require.Equal(t, 1, code, errOut)
+	ls := logLines(t, out)
+	require.Len(t, ls, 1, "--summary prints only the summary")
+	sum := ls[0]
+	require.EqualValues(t, 5, sum["lastOffset"])
+	require.EqualValues(t, 0, sum["gaps"], "no gap after the batch that went back")
+	require.EqualValues(t, 3, sum["offsetProblems"])
+	seg0 := sum["segmentFiles"].([]any)[0].(map[string]any)
+	require.EqualValues(t, 5, seg0["lastOffset"])
+	require.EqualValues(t, 0, seg0["gaps"])
+	var msgs []string
+	for _, p := range seg0["offsetProblemList"].([]any) {
+		msgs = append(msgs, p.(map[string]any)["problem"].(string))
+	}
+	require.Equal(t, []string{
+		"offsets 2-5 overlap the entries before it, which reached offset 3",
+		"offsets 1-1 go back below the entries before it, which reached offset 5",
+		"the segment runs to offset 5, past the next segment's base offset 3",
+	}, msgs)
+
+	// Without --summary each is a line with its position; without
+	// --strict the exit status is 0.
+	out, errOut, code = runCLI(t, []string{"log", dir}, nil)
+	require.Equal(t, 0, code, errOut)
+	probs := ofKind(logLines(t, out), "offset-problem")
+	require.Len(t, probs, 3)
+	require.EqualValues(t, len(testBatch(0, 4)), probs[0]["position"], "the second batch's position")
+
+	// A batch below its segment's base; a negative lastOffsetDelta.
+	dir = writeSegments(t, "u-0", map[int64][][]byte{100: {testBatch(0, 1), setLastOffsetDelta(testBatch(101, 2), -1)}})
+	out, errOut, code = runCLI(t, []string{"log", "--strict", dir}, nil)
+	require.Equal(t, 1, code, errOut)
+	msgs = nil
+	for _, p := range ofKind(logLines(t, out), "offset-problem") {
+		msgs = append(msgs, p["problem"].(string))
+	}
+	require.Equal(t, []string{
+		"base offset 0 is below the segment's base offset 100 (its file name)",
+		"lastOffsetDelta -1 is negative",
+	}, msgs)
+}
