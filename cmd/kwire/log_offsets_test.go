@@ -130,3 +130,28 @@ func TestLogReportsOffsetsOutOfOrder(t *testing.T) {
 		"lastOffsetDelta -1 is negative",
 	}, msgs)
 }
+
+// setRecordCount rewrites a batch's record count and its CRC.
+func setRecordCount(b []byte, n int32) []byte {
+	binary.BigEndian.PutUint32(b[57:], uint32(n))
+	binary.BigEndian.PutUint32(b[17:], crc32.Checksum(b[21:], crc32.MakeTable(crc32.Castagnoli)))
+	return b
+}
+
+// TestLogStrictFailsOnAWarningInEveryFormat: a batch whose records decode
+// with a warning (its count says more records than it holds) exits 1
+// under --strict whatever --format and --summary say, and 0 without.
+func TestLogStrictFailsOnAWarningInEveryFormat(t *testing.T) {
+	dir := writeSegments(t, "w-0", map[int64][][]byte{0: {setRecordCount(testBatch(0, 1), 2147483647)}})
+	seg := filepath.Join(dir, "00000000000000000000.log")
+	for _, flags := range [][]string{nil, {"--format", "json"}, {"--format", "tree"}, {"--summary"}, {"--summary", "--format", "tree"}} {
+		for _, p := range []string{seg, dir} {
+			args := append(append([]string{"log"}, flags...), p)
+			_, errOut, code := runCLI(t, args, nil)
+			require.Equal(t, 0, code, "%v: %s", args, errOut)
+			args = append(append([]string{"log", "--strict"}, flags...), p)
+			_, errOut, code = runCLI(t, args, nil)
+			require.Equal(t, 1, code, "%v: %s", args, errOut)
+		}
+	}
+}
