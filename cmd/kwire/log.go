@@ -619,7 +619,7 @@ func (c *logCmd) readSegment(p, topic string, print bool, onIndex, onTime func(s
 	}
 	if ss.indexProblems+ss.timeProblems > 0 {
 		c.mismatch()
-		if onIndex == nil && onTime == nil {
+		if print {
 			// Listed entry by entry when the index was asked for; here
 			// each problem gets a line of its own.
 			for _, x := range []struct {

@@ -155,3 +155,14 @@ func TestLogStrictFailsOnAWarningInEveryFormat(t *testing.T) {
 		}
 	}
 }
+
+// TestLogSummaryPrintsOnlySummaries: under --summary a partition with a
+// wrong index prints its summary line alone, the problems counted there.
+func TestLogSummaryPrintsOnlySummaries(t *testing.T) {
+	out, errOut, code := runCLI(t, []string{"log", "--summary", "broken/wrong-index"}, nil)
+	require.Equal(t, 1, code, errOut)
+	ls := logLines(t, out)
+	require.Len(t, ls, 1, out)
+	require.Equal(t, "partition-summary", ls[0]["kind"])
+	require.NotZero(t, ls[0]["indexProblems"])
+}
