@@ -487,8 +487,9 @@ func appendStrings(b []byte, k string, ss []string) []byte {
 	return append(b, ']')
 }
 
-// readSegment reads the segment at p. onIndex and onTime, when set, get
-// every entry of the .index and .timeindex beside it as it is checked.
+// readSegment reads the segment at p. onIndex or onTime, when set, gets
+// every entry of the .index or .timeindex beside it as it is checked (and
+// the other index is not read).
 func (c *logCmd) readSegment(p, topic string, print bool, onIndex, onTime func(storage.IndexEntry, string)) *segmentSummary {
 	f, err := os.Open(p)
 	if err != nil {
@@ -504,8 +505,11 @@ func (c *logCmd) readSegment(p, topic string, print bool, onIndex, onTime func(s
 			x.Close()
 		}
 	}()
+	listing := onIndex != nil || onTime != nil
 	check := func(ext string, kind storage.IndexKind, on func(storage.IndexEntry, string)) *storage.IndexCheck {
-		if named.Offset < 0 {
+		if named.Offset < 0 || listing && on == nil {
+			// Listing one index, the other is not read: its problems
+			// would count without being printed.
 			return nil
 		}
 		x, err := os.Open(strings.TrimSuffix(p, ".log") + ext)
@@ -1009,6 +1013,10 @@ func (c *logCmd) index(p string, n storage.Named) {
 	logPath := strings.TrimSuffix(p, ext) + ".log"
 	var ic *storage.IndexCheck
 	if _, err := os.Stat(logPath); err == nil && n.Suffix == "" {
+		// The segment is read for the index's sake: its own problems (a
+		// tail, a CRC) are not printed here, so they do not count; the
+		// index's do, below.
+		status, unread := c.status, c.unread
 		var ss *segmentSummary
 		if kind == storage.OffsetIndex {
 			ss = c.readSegment(logPath, c.topicOf(logPath), false, on, nil)
@@ -1018,9 +1026,15 @@ func (c *logCmd) index(p string, n storage.Named) {
 		if ss == nil {
 			return
 		}
+		if c.unread == unread {
+			c.status = status
+		}
 		ic = ss.index
 		if kind == storage.TimeIndex {
 			ic = ss.timeindex
+		}
+		if ic != nil && ic.Count > 0 {
+			c.mismatch()
 		}
 	} else {
 		// No segment beside it: the entries and their order only.

@@ -166,3 +166,33 @@ func TestLogSummaryPrintsOnlySummaries(t *testing.T) {
 	require.Equal(t, "partition-summary", ls[0]["kind"])
 	require.NotZero(t, ls[0]["indexProblems"])
 }
+
+// TestLogIndexExitsOnItsOwnProblems: kwire log X.index lists and judges
+// X.index alone: a bad .timeindex beside it does not make it exit 1 with
+// "problems":0, and kwire log X.timeindex prints the problem it exits 1
+// for.
+func TestLogIndexExitsOnItsOwnProblems(t *testing.T) {
+	var batches [][]byte
+	for i := 0; i < 8; i++ {
+		batches = append(batches, testBatch(0, 3))
+	}
+	log, index, timeindex := storagedata.Segment(0, 0, batches, 1)
+	require.NotEmpty(t, timeindex)
+	binary.BigEndian.PutUint32(timeindex[8:], 1000) // the first time entry points past the segment's offsets
+	dir := filepath.Join(t.TempDir(), "x-0")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	for ext, b := range map[string][]byte{".log": log, ".index": index, ".timeindex": timeindex} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "00000000000000000000"+ext), b, 0o644))
+	}
+	out, errOut, code := runCLI(t, []string{"log", filepath.Join(dir, "00000000000000000000.index")}, nil)
+	require.Equal(t, 0, code, errOut)
+	sums := ofKind(logLines(t, out), "index-summary")
+	require.Len(t, sums, 1)
+	require.EqualValues(t, 0, sums[0]["problems"])
+
+	out, errOut, code = runCLI(t, []string{"log", filepath.Join(dir, "00000000000000000000.timeindex")}, nil)
+	require.Equal(t, 1, code, errOut)
+	sums = ofKind(logLines(t, out), "timeindex-summary")
+	require.Len(t, sums, 1)
+	require.NotZero(t, sums[0]["problems"], out)
+}
