@@ -397,6 +397,12 @@ type segmentSummary struct {
 func (s *segmentSummary) appendJSON(b []byte) []byte {
 	b = append(b, `{"file":`...)
 	b = jsontext.AppendString(b, []byte(filepath.Base(s.file)))
+	return append(s.appendMembers(b), '}')
+}
+
+// appendMembers appends what the summary says after the file's name, each
+// member led by a comma.
+func (s *segmentSummary) appendMembers(b []byte) []byte {
 	b = appendInt(b, "baseOffset", s.base)
 	b = s.logSpan.appendJSON(b)
 	if s.skipped > 0 {
@@ -433,7 +439,7 @@ func (s *segmentSummary) appendJSON(b []byte) []byte {
 	if s.kraft {
 		b = appendStrings(b, "snapshotProblems", s.snapshotProblems)
 	}
-	return append(b, '}')
+	return b
 }
 
 func appendTail(b []byte, t *storage.TailError) []byte {
@@ -946,9 +952,8 @@ func (c *logCmd) fileBody(p, topic string, n storage.Named, alone ...bool) {
 		ss := c.readSegment(p, topic, !c.summary, nil, nil)
 		if ss != nil && (len(alone) > 0 && alone[0] || c.summary || n.Kind == storage.KRaftSnapshotFile) {
 			b := c.head(p, "segment-summary")
-			sj := ss.appendJSON(nil)
-			b = append(b, sj[len(`{"file":`)+len(strconv.Quote(filepath.Base(p)))+1:]...)
-			c.emit(b)
+			b = ss.appendMembers(b[:len(b)-1]) // head ends with a comma; the members start with one
+			c.emit(append(b, '}'))
 		}
 	case storage.OffsetIndexFile, storage.TimeIndexFile:
 		c.index(p, n)

@@ -196,3 +196,21 @@ func TestLogIndexExitsOnItsOwnProblems(t *testing.T) {
 	require.Len(t, sums, 1)
 	require.NotZero(t, sums[0]["problems"], out)
 }
+
+// TestLogSummaryOfOddFileNamesIsJSON: a segment whose name holds DEL,
+// invalid UTF-8 or a quote gives a summary line that is valid JSON.
+func TestLogSummaryOfOddFileNamesIsJSON(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"a\x7fb.log", "\xff\xfe.log", `q"u\o.log`, "café.log"} {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, testBatch(0, 2), 0o644))
+		for _, args := range [][]string{{"log", "--summary", p}, {"log", p}} {
+			out, errOut, code := runCLI(t, args, nil)
+			require.Equal(t, 0, code, errOut)
+			for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+				require.True(t, json.Valid([]byte(l)), "%q: %s", name, l)
+			}
+			require.Contains(t, out, `"kind":"segment-summary","baseOffset":0,`)
+		}
+	}
+}
