@@ -29,6 +29,7 @@ func runLog(e *env, args []string) int {
 		"kwire log logdir/orders-0/00000000000000000000.log",
 		"kwire log --format tree logdir/__consumer_offsets-7/00000000000000000000.log",
 		"kwire log logdir/orders-0/00000000000000000000.index",
+		"cat logdir/orders-0/00000000000000000000.log | kwire log --summary -",
 		"kwire log --summary logdir",
 		"kwire log --topic __consumer_offsets logdir/__consumer_offsets-7/00000000000000000000.log | kwire encode")
 	var c logCmd
@@ -90,6 +91,7 @@ type logCmd struct {
 	status          int
 	line            []byte
 	quiet           bool // --summary: a small file's lines are not printed
+	streaming       bool // the segment read is a pipe's: its tail cannot be read again
 	// found counts the Kafka files met in directories, unread the paths
 	// that could not be read: a directory named that adds to neither
 	// holds nothing kwire log reads, which is said, not passed in silence.
@@ -144,9 +146,24 @@ func (c *logCmd) emit(obj []byte) {
 
 // path reads one file or directory.
 func (c *logCmd) path(p string, depth int) {
+	if p == "-" {
+		c.stream(p, c.e.stdin)
+		return
+	}
 	st, err := os.Stat(p)
 	if err != nil {
 		c.failed(p, err)
+		return
+	}
+	if !st.IsDir() && !st.Mode().IsRegular() {
+		// A pipe, /dev/stdin, <(...): read once, as it comes.
+		f, err := os.Open(p)
+		if err != nil {
+			c.failed(p, err)
+			return
+		}
+		defer f.Close()
+		c.stream(p, f)
 		return
 	}
 	if st.IsDir() {
@@ -159,6 +176,36 @@ func (c *logCmd) path(p string, depth int) {
 		return
 	}
 	c.file(p, c.topicOf(p), true)
+}
+
+// stream reads a segment from r, which can be read once (a pipe,
+// standard input as "-"): its first bytes are looked at in the buffer, not
+// taken from the stream.
+func (c *logCmd) stream(p string, r io.Reader) {
+	n := storage.KindOf(filepath.Base(p))
+	if p == "-" {
+		n = storage.Named{Kind: storage.UnknownFile, Offset: -1}
+	}
+	br := bufio.NewReaderSize(r, 1<<20)
+	if n.Kind == storage.UnknownFile {
+		head, _ := br.Peek(17)
+		if !segmentHead(head) {
+			c.failed(p, errors.New("not a segment (by its bytes): only segments are read from a pipe or standard input"))
+			return
+		}
+		n.Kind = storage.SegmentFile
+	}
+	if n.Kind != storage.SegmentFile && n.Kind != storage.KRaftSnapshotFile {
+		c.failed(p, errors.New("only segments are read from a pipe or standard input"))
+		return
+	}
+	topic := c.topic
+	if p != "-" {
+		topic = c.topicOf(p)
+	}
+	c.streaming = true
+	c.segmentFile(p, topic, n, true, br)
+	c.streaming = false
 }
 
 // topicOf is the topic of the file at p: --topic, else its directory's.
@@ -503,7 +550,15 @@ func (c *logCmd) readSegment(p, topic string, print bool, onIndex, onTime func(s
 		return nil
 	}
 	defer f.Close()
+	return c.readSegmentFrom(bufio.NewReaderSize(f, 1<<20), p, topic, print, onIndex, onTime)
+}
+
+// readSegmentFrom reads the segment named p from r.
+func (c *logCmd) readSegmentFrom(r io.Reader, p, topic string, print bool, onIndex, onTime func(storage.IndexEntry, string)) *segmentSummary {
 	named := storage.KindOf(filepath.Base(p))
+	if p == "-" {
+		named = storage.Named{Kind: storage.SegmentFile, Offset: -1}
+	}
 	ss := &segmentSummary{file: p, base: max(named.Offset, 0), logSpan: noSpan}
 	var closers []io.Closer
 	defer func() {
@@ -530,7 +585,7 @@ func (c *logCmd) readSegment(p, topic string, print bool, onIndex, onTime func(s
 	ss.index = check(".index", storage.OffsetIndex, onIndex)
 	ss.timeindex = check(".timeindex", storage.TimeIndex, onTime)
 	ss.hasIndex, ss.hasTimeIndex = ss.index != nil, ss.timeindex != nil
-	seg := storage.NewSegment(bufio.NewReaderSize(f, 1<<20), storage.SegmentOptions{Topic: topic, Kafka: c.kafka, MaxBatch: c.maxBatch, Payload: c.payload})
+	seg := storage.NewSegment(r, storage.SegmentOptions{Topic: topic, Kafka: c.kafka, MaxBatch: c.maxBatch, Payload: c.payload})
 	var snap *storage.SnapshotCheck
 	if named.Kind == storage.KRaftSnapshotFile {
 		snap, ss.kraft = storage.NewSnapshotCheck(), true
@@ -734,7 +789,7 @@ func (c *logCmd) tailJSON(file string, te *storage.TailError) []byte {
 	b = appendInt(b, "batchesBefore", te.Batches)
 	b = append(b, `,"message":`...)
 	b = jsontext.AppendString(b, []byte(te.Msg))
-	if te.Size <= maxTailBytes {
+	if te.Size <= maxTailBytes && !c.streaming {
 		if tail, err := readAt(file, te.Position, te.Size); err == nil {
 			b = append(b, `,"bytes":"`...)
 			b = base64.StdEncoding.AppendEncode(b, tail)
@@ -946,15 +1001,7 @@ func (c *logCmd) file(p, topic string, alone bool) {
 func (c *logCmd) fileBody(p, topic string, n storage.Named, alone ...bool) {
 	switch n.Kind {
 	case storage.SegmentFile, storage.KRaftSnapshotFile:
-		if n.Kind == storage.KRaftSnapshotFile && topic == "" {
-			topic = "__cluster_metadata"
-		}
-		ss := c.readSegment(p, topic, !c.summary, nil, nil)
-		if ss != nil && (len(alone) > 0 && alone[0] || c.summary || n.Kind == storage.KRaftSnapshotFile) {
-			b := c.head(p, "segment-summary")
-			b = ss.appendMembers(b[:len(b)-1]) // head ends with a comma; the members start with one
-			c.emit(append(b, '}'))
-		}
+		c.segmentFile(p, topic, n, len(alone) > 0 && alone[0], nil)
 	case storage.OffsetIndexFile, storage.TimeIndexFile:
 		c.index(p, n)
 	case storage.TxnIndexFile:
@@ -969,6 +1016,25 @@ func (c *logCmd) fileBody(p, topic string, n storage.Named, alone ...bool) {
 		c.metaProperties(p)
 	case storage.QuorumStateFile:
 		c.quorumState(p)
+	}
+}
+
+// segmentFile reads the segment or KRaft snapshot p (from r when set),
+// its summary printed after it when alone.
+func (c *logCmd) segmentFile(p, topic string, n storage.Named, alone bool, r io.Reader) {
+	if n.Kind == storage.KRaftSnapshotFile && topic == "" {
+		topic = "__cluster_metadata"
+	}
+	var ss *segmentSummary
+	if r != nil {
+		ss = c.readSegmentFrom(r, p, topic, !c.summary, nil, nil)
+	} else {
+		ss = c.readSegment(p, topic, !c.summary, nil, nil)
+	}
+	if ss != nil && (alone || c.summary || n.Kind == storage.KRaftSnapshotFile) {
+		b := c.head(p, "segment-summary")
+		b = ss.appendMembers(b[:len(b)-1]) // head ends with a comma; the members start with one
+		c.emit(append(b, '}'))
 	}
 }
 
@@ -987,7 +1053,14 @@ func looksLikeSegment(p string) bool {
 	}
 	defer f.Close()
 	var head [17]byte
-	if _, err := io.ReadFull(f, head[:]); err != nil {
+	n, _ := io.ReadFull(f, head[:])
+	return segmentHead(head[:n])
+}
+
+// segmentHead reports whether a file's first bytes start a segment's
+// entry: a length no entry is shorter than, a magic byte 0 to 2.
+func segmentHead(head []byte) bool {
+	if len(head) < 17 {
 		return false
 	}
 	length := int32(uint32(head[8])<<24 | uint32(head[9])<<16 | uint32(head[10])<<8 | uint32(head[11]))

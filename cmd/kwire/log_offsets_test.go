@@ -214,3 +214,27 @@ func TestLogSummaryOfOddFileNamesIsJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestLogReadsASegmentFromAPipe: /dev/stdin when it is a pipe, and "-",
+// read every batch of the segment piped in (its first bytes are looked
+// at, not lost); bytes that are no segment are refused.
+func TestLogReadsASegmentFromAPipe(t *testing.T) {
+	var seg []byte
+	for i := int64(0); i < 3; i++ {
+		seg = append(seg, testBatch(i*2, 2)...)
+	}
+	for _, arg := range []string{"-", "/dev/stdin"} {
+		out, errOut, code := runCLI(t, []string{"log", "--strict", arg}, seg)
+		require.Equal(t, 0, code, "%s: %s", arg, errOut)
+		ls := logLines(t, out)
+		require.Len(t, ofKind(ls, "batch"), 3, out)
+		sums := ofKind(ls, "segment-summary")
+		require.Len(t, sums, 1)
+		require.EqualValues(t, 3, sums[0]["batches"])
+		require.EqualValues(t, 5, sums[0]["lastOffset"])
+		require.Nil(t, sums[0]["tail"])
+	}
+	_, errOut, code := runCLI(t, []string{"log", "-"}, []byte("hello, world, not a segment\n"))
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "kwire: log: -: not a segment")
+}
