@@ -907,16 +907,43 @@ func (c *logCmd) recordTree(res *storage.Entry, b *storage.Batch, ri storage.Rec
 		return
 	}
 	for _, name := range []string{"key", "value"} {
-		if k := n.Get(name); k != nil {
-			v := "null"
-			if !k.Null {
-				v = shortBytes(k.Raw)
+		k := n.Get(name)
+		if k == nil {
+			continue
+		}
+		v := "null"
+		if !k.Null {
+			v = shortBytes(k.Raw)
+		}
+		if t := k.Get("type"); b.Control && name == "key" && t != nil {
+			// A control record's key says what it is: COMMIT, ABORT, ...
+			if cn := storage.ControlTypeName(int(t.Int)); cn != "" {
+				v = paint(ansiBold, cn) + " (" + v + ")"
 			}
-			w.WriteString("    " + name + " " + spanText(k, b.Position) + " = " + v + "\n")
+		}
+		w.WriteString("    " + name + " " + spanText(k, b.Position) + " = " + v + "\n")
+		// What was read from it: a control key's or value's fields, a
+		// payload's framing and value decoded (--schemas, JSON).
+		for _, x := range k.Warnings {
+			w.WriteString("      " + paint(ansiRed, "warning") + " " + x + "\n")
+		}
+		for _, kid := range k.Children {
+			c.nodeTree(kid, 3, b.Position, paint)
 		}
 	}
 	if hs := n.Get("headers"); hs != nil && len(hs.Children) > 0 {
 		w.WriteString("    headers " + strconv.Itoa(len(hs.Children)) + "\n")
+		for _, h := range hs.Children {
+			line := "      [" + strconv.Itoa(h.Index) + "] " + spanText(h, b.Position)
+			for _, part := range h.Children {
+				v := "null"
+				if !part.Null {
+					v = shortBytes(part.Raw)
+				}
+				line += " " + part.Name + " = " + v
+			}
+			w.WriteString(line + "\n")
+		}
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kwire/kwire/internal/storagedata"
 )
@@ -237,4 +238,28 @@ func TestLogReadsASegmentFromAPipe(t *testing.T) {
 	_, errOut, code := runCLI(t, []string{"log", "-"}, []byte("hello, world, not a segment\n"))
 	require.Equal(t, 1, code)
 	require.Contains(t, errOut, "kwire: log: -: not a segment")
+}
+
+// TestLogTreeShowsPayloadsControlRecordsAndHeaders: --format tree draws
+// what --schemas decodes of a value (as ndjson's "decoded" says it), a
+// control record as COMMIT, and each header's key and value.
+func TestLogTreeShowsPayloadsControlRecordsAndHeaders(t *testing.T) {
+	schemas := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(schemas, "2.json"),
+		[]byte(`{"type":"object","properties":{"id":{"type":"integer"},"name":{"type":"string"}}}`), 0o644))
+	value := append([]byte{0, 0, 0, 0, 2}, `{"id":1,"name":"bob"}`...)
+	data := storagedata.Batch([]storagedata.Record{{Key: []byte("k"), Value: value,
+		Headers: []kmsg.Header{{Key: "trace-id", Value: []byte("abc123")}}}},
+		storagedata.BatchOptions{FirstTimestamp: storagedata.T0, ProducerID: 7, Transactional: true})
+	commit := storagedata.Batch([]storagedata.Record{{Key: []byte{0, 0, 0, 1}, Value: []byte{0, 0, 0, 0, 0, 3}}},
+		storagedata.BatchOptions{FirstTimestamp: storagedata.T0, ProducerID: 7, Transactional: true, Control: true})
+	storagedata.Place(commit, 1, 0)
+	dir := writeSegments(t, "p-0", map[int64][][]byte{0: {data, commit}})
+	out, errOut, code := runCLI(t, []string{"log", "--format", "tree", "--schemas", schemas, filepath.Join(dir, "00000000000000000000.log")}, nil)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "schemaId int32 = 2")
+	require.Contains(t, out, `name json string = "bob"`)
+	require.Contains(t, out, `key = "trace-id" value = "abc123"`)
+	require.Contains(t, out, "= COMMIT (")
+	require.Contains(t, out, "coordinatorEpoch int32 = 3")
 }
