@@ -90,8 +90,9 @@ type logCmd struct {
 	out             *bufio.Writer
 	status          int
 	line            []byte
-	quiet           bool // --summary: a small file's lines are not printed
-	streaming       bool // the segment read is a pipe's: its tail cannot be read again
+	quiet           bool            // --summary: a small file's lines are not printed
+	streaming       bool            // the segment read is a pipe's: its tail cannot be read again
+	seen            map[string]bool // the directories read, by their path with symlinks resolved
 	// found counts the Kafka files met in directories, unread the paths
 	// that could not be read: a directory named that adds to neither
 	// holds nothing kwire log reads, which is said, not passed in silence.
@@ -226,11 +227,32 @@ func (c *logCmd) dir(p string, depth int) {
 		c.failed(p, err)
 		return
 	}
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		// A symlink can lead back up the tree: each folder is read once.
+		if c.seen[real] {
+			return
+		}
+		if c.seen == nil {
+			c.seen = map[string]bool{}
+		}
+		c.seen[real] = true
+	}
 	var files, dirs []string
-	segments := 0
+	segments, partitionDirs := 0, 0
 	for _, d := range ents {
-		if d.IsDir() {
+		isDir := d.IsDir()
+		if d.Type()&os.ModeSymlink != 0 {
+			// A partition directory linked from another disk is read
+			// where the link leads.
+			if st, err := os.Stat(filepath.Join(p, d.Name())); err == nil && st.IsDir() {
+				isDir = true
+			}
+		}
+		if isDir {
 			dirs = append(dirs, d.Name())
+			if _, _, ok := storage.PartitionDir(d.Name()); ok {
+				partitionDirs++
+			}
 			continue
 		}
 		n := storage.KindOf(d.Name())
@@ -242,7 +264,9 @@ func (c *logCmd) dir(p string, depth int) {
 			segments++
 		}
 	}
-	if _, _, ok := storage.PartitionDir(filepath.Base(p)); ok || segments > 0 {
+	// Named like a partition (kafka-logs-1, data-0 are too) and holding
+	// no partition directories, or holding segments: a partition.
+	if _, _, ok := storage.PartitionDir(filepath.Base(p)); ok && partitionDirs == 0 || segments > 0 {
 		c.partition(p, files)
 	} else {
 		sort.Strings(files)

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// writeFile writes b at dir/name, making the folders on the way.
+func writeFile(t *testing.T, dir, name string, b []byte) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	require.NoError(t, os.WriteFile(p, b, 0o644))
+	return p
+}
+
+// TestLogDirNamedLikeAPartitionIsALogDir: kafka-logs-1 holding partition
+// directories is a log directory, its partitions summarised each, not a
+// partition of a topic "kafka-logs".
+func TestLogDirNamedLikeAPartitionIsALogDir(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "kafka-logs-1")
+	writeFile(t, root, "orders-0/00000000000000000000.log", testBatch(0, 2))
+	writeFile(t, root, "payments-3/00000000000000000000.log", testBatch(0, 1))
+	out, errOut, code := runCLI(t, []string{"log", "--summary", root}, nil)
+	require.Equal(t, 0, code, errOut)
+	var topics []string
+	for _, l := range ofKind(logLines(t, out), "partition-summary") {
+		topics = append(topics, l["topic"].(string))
+	}
+	require.Equal(t, []string{"orders", "payments"}, topics)
+}
+
+// TestLogFollowsSymlinkedPartitionDirs: a partition directory linked into
+// a log directory (from another disk, say) is read where it leads, and a
+// link back up the tree is read once, not round and round.
+func TestLogFollowsSymlinkedPartitionDirs(t *testing.T) {
+	tmp := t.TempDir()
+	writeFile(t, tmp, "disk2/orders-0/00000000000000000000.log", testBatch(0, 2))
+	logs := filepath.Join(tmp, "logs")
+	writeFile(t, logs, "payments-0/00000000000000000000.log", testBatch(0, 1))
+	require.NoError(t, os.Symlink(filepath.Join(tmp, "disk2", "orders-0"), filepath.Join(logs, "orders-0")))
+	require.NoError(t, os.Symlink(logs, filepath.Join(logs, "payments-0", "loop")))
+	out, errOut, code := runCLI(t, []string{"log", "--summary", logs}, nil)
+	require.Equal(t, 0, code, errOut)
+	var topics []string
+	for _, l := range ofKind(logLines(t, out), "partition-summary") {
+		topics = append(topics, l["topic"].(string))
+	}
+	require.Equal(t, []string{"orders", "payments"}, topics)
+}
