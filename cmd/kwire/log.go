@@ -1271,9 +1271,21 @@ func (c *logCmd) producerSnapshot(p string) {
 	if !ps.CRCValid || ps.Err != nil {
 		c.problem()
 	}
+	var te *storage.TextError
+	if errors.As(ps.Err, &te) && te.Line == 0 {
+		// Too short for its header: a binary file has no lines.
+		if len(b) == 0 {
+			ps.Err = errors.New("at byte 0: the file is empty; a producer snapshot has at least an int16 version and a uint32 CRC (6 bytes)")
+		} else {
+			ps.Err = errors.New("at byte 0: " + te.Msg)
+		}
+	}
 	if c.format == "tree" && ps.Node != nil {
 		c.out.WriteString(p + " producer snapshot v" + strconv.Itoa(int(ps.Version)) + " crc valid " + strconv.FormatBool(ps.CRCValid) + "\n")
 		c.nodeTree(ps.Node, 1, 0, func(_, s string) string { return s })
+		if ps.Err != nil {
+			c.out.WriteString("  error " + ps.Err.Error() + "\n")
+		}
 		return
 	}
 	line := c.head(p, "producer-snapshot")

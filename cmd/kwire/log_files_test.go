@@ -51,3 +51,22 @@ func TestLogFollowsSymlinkedPartitionDirs(t *testing.T) {
 	}
 	require.Equal(t, []string{"orders", "payments"}, topics)
 }
+
+// TestLogProducerSnapshotErrorsAreSaid: a truncated producer snapshot's
+// read error is printed in the tree too, and an empty one is said to be
+// empty, at byte 0, not at a "line 0" a binary file has not.
+func TestLogProducerSnapshotErrorsAreSaid(t *testing.T) {
+	good, err := os.ReadFile(filepath.Join(storageTestdata, "logdir", "orders-0", "00000000000000000024.snapshot"))
+	require.NoError(t, err)
+	dir := t.TempDir()
+	cut := writeFile(t, dir, "00000000000000000024.snapshot", good[:len(good)-4])
+	out, errOut, code := runCLI(t, []string{"log", "--format", "tree", cut}, nil)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "\n  error at byte ")
+
+	empty := writeFile(t, dir, "00000000000000000030.snapshot", nil)
+	out, errOut, code = runCLI(t, []string{"log", "--strict", empty}, nil)
+	require.Equal(t, 1, code, errOut)
+	require.Contains(t, out, `"error":"at byte 0: the file is empty; `)
+	require.NotContains(t, out, "line 0")
+}
