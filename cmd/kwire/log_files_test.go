@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -69,4 +70,28 @@ func TestLogProducerSnapshotErrorsAreSaid(t *testing.T) {
 	require.Equal(t, 1, code, errOut)
 	require.Contains(t, out, `"error":"at byte 0: the file is empty; `)
 	require.NotContains(t, out, "line 0")
+}
+
+// TestLogValidateNeedsASchemaSource: --validate without --schemas or
+// --schema-registry would check nothing: it is refused as misuse.
+func TestLogValidateNeedsASchemaSource(t *testing.T) {
+	_, errOut, code := runCLI(t, []string{"log", "--validate", "logdir/orders-0"}, nil)
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "kwire: --validate checks payloads against their schemas")
+}
+
+// TestLogPayloadsHelpIsTrue: by default an internal topic's keys and
+// values are decoded (only --payloads bytes keeps them bytes), and the
+// --payloads help says so.
+func TestLogPayloadsHelpIsTrue(t *testing.T) {
+	help, _, code := runCLI(t, []string{"log", "--help"}, nil)
+	require.Equal(t, 0, code)
+	require.Contains(t, strings.Join(strings.Fields(help), " "), "internal topics' are decoded all the same unless --payloads bytes or --kafka is given")
+	seg := "logdir/__consumer_offsets-7/00000000000000000000.log"
+	out, _, code := runCLI(t, []string{"log", seg}, nil)
+	require.Equal(t, 0, code)
+	require.Contains(t, out, `"internal":`)
+	out, _, code = runCLI(t, []string{"log", "--payloads", "bytes", seg}, nil)
+	require.Equal(t, 0, code)
+	require.NotContains(t, out, `"internal":`)
 }
