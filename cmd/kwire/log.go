@@ -1309,9 +1309,16 @@ func (c *logCmd) checkpoint(p string, n storage.Named) {
 		kind, name = storage.LeaderEpochCheckpoint, "leader-epoch"
 	}
 	r := storage.NewCheckpointReader(bufio.NewReader(f), kind)
+	entries := 0
 	for {
 		e, err := r.Next()
 		if err != nil {
+			var te *storage.TextError
+			if errors.As(err, &te) && entries < r.Declared && strings.HasPrefix(te.Msg, "the count line says") {
+				// Too few entries: the count line (the second) is
+				// what disagrees, not the last line read.
+				err = &storage.TextError{Line: 2, Msg: te.Msg}
+			}
 			if !errors.Is(err, io.EOF) {
 				c.problem()
 				b := c.head(p, name+"-error")
@@ -1321,6 +1328,7 @@ func (c *logCmd) checkpoint(p string, n storage.Named) {
 			}
 			return
 		}
+		entries++
 		if e.Problem != "" {
 			c.problem()
 		}

@@ -95,3 +95,15 @@ func TestLogPayloadsHelpIsTrue(t *testing.T) {
 	require.Equal(t, 0, code)
 	require.NotContains(t, out, `"internal":`)
 }
+
+// TestLogCheckpointCountMismatchAtTheCountLine: a checkpoint whose count
+// line declares more entries than it holds is reported at the count
+// line (2), not at its last line.
+func TestLogCheckpointCountMismatchAtTheCountLine(t *testing.T) {
+	p := writeFile(t, t.TempDir(), "leader-epoch-checkpoint", []byte("0\n5\n0 0\n1 10\n3 20\n"))
+	out, errOut, code := runCLI(t, []string{"log", "--strict", p}, nil)
+	require.Equal(t, 1, code, errOut)
+	errs := ofKind(logLines(t, out), "leader-epoch-error")
+	require.Len(t, errs, 1, out)
+	require.Equal(t, "storage: line 2: the count line says 5 entries; the file has 3", errs[0]["message"])
+}
