@@ -1379,12 +1379,27 @@ func (c *logCmd) metaProperties(p string) {
 	}
 	defer f.Close()
 	props, problems, err := storage.ReadMetaProperties(io.LimitReader(f, maxSmallFile))
+	// A key given twice: Kafka (java.util.Properties) keeps the last
+	// value, so the object holds that one, and the repeat is a problem.
+	last := map[string]int{}
+	for i, pr := range props {
+		if j, ok := last[pr.Key]; ok {
+			problems = append(problems, "key "+strconv.Quote(pr.Key)+" is given again (entry "+strconv.Itoa(i+1)+", first "+strconv.Itoa(j+1)+
+				"): Kafka uses the last value, "+strconv.Quote(pr.Value))
+		}
+		last[pr.Key] = i
+	}
 	b := c.head(p, "meta-properties")
 	b = append(b, `"properties":{`...)
+	first := true
 	for i, pr := range props {
-		if i > 0 {
+		if last[pr.Key] != i {
+			continue
+		}
+		if !first {
 			b = append(b, ',')
 		}
+		first = false
 		b = jsontext.AppendString(b, []byte(pr.Key))
 		b = append(b, ':')
 		b = jsontext.AppendString(b, []byte(pr.Value))

@@ -107,3 +107,15 @@ func TestLogCheckpointCountMismatchAtTheCountLine(t *testing.T) {
 	require.Len(t, errs, 1, out)
 	require.Equal(t, "storage: line 2: the count line says 5 entries; the file has 3", errs[0]["message"])
 }
+
+// TestLogMetaPropertiesRepeatedKey: a key given twice is a problem, and
+// the properties object holds it once, with the value Kafka uses (the
+// last).
+func TestLogMetaPropertiesRepeatedKey(t *testing.T) {
+	p := writeFile(t, t.TempDir(), "meta.properties", []byte("version=1\nnode.id=1\ncluster.id=MkU3OEVBNTcwNTJENDM2Qk\nnode.id=2\n"))
+	out, errOut, code := runCLI(t, []string{"log", "--strict", p}, nil)
+	require.Equal(t, 1, code, errOut)
+	require.Equal(t, 1, strings.Count(out, `"node.id"`), out)
+	require.Contains(t, out, `"node.id":"2"`)
+	require.Contains(t, out, `key \"node.id\" is given again`)
+}
