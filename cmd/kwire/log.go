@@ -36,7 +36,7 @@ func runLog(e *env, args []string) int {
 	fs.StringVar(&c.format, "format", "ndjson", "output: ndjson (one JSON object a line), json (indented) or tree (for people)")
 	fs.BoolVar(&c.summary, "summary", false, "print only the summaries, one per file given and one per partition directory, with the problems counted "+
 		"(without --summary each problem is a line of its own); the batches' records are not read, but for --strict, which reads them so that a warning fails as without --summary")
-	fs.BoolVar(&c.strict, "strict", false, "exit 1 on any problem found, not only index mismatches: a CRC mismatch, a torn or corrupt tail, a warning, a checkpoint out of order")
+	fs.BoolVar(&c.strict, "strict", false, "exit 1 on any problem found, not only index mismatches: a CRC mismatch, a torn or corrupt tail, offsets out of order, a warning, a checkpoint out of order")
 	fs.BoolVar(&c.kafka, "kafka", false, "Kafka's own form: the keys and values of internal topics stay bytes")
 	fs.StringVar(&c.topic, "topic", "", "the topic the files belong to (default: from the partition directory's name); an internal topic's keys and values are decoded")
 	fs.IntVar(&c.maxBatch, "max-batch", storage.DefaultMaxBatch, "the largest batch read, in bytes: a longer one is passed over by its length and said to be")
