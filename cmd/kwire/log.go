@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/base64"
+	"encoding/binary"
 	"errors"
 	"io"
 	"os"
@@ -28,12 +29,14 @@ func runLog(e *env, args []string) int {
 		"kwire log logdir/orders-0/00000000000000000000.log",
 		"kwire log --format tree logdir/__consumer_offsets-7/00000000000000000000.log",
 		"kwire log logdir/orders-0/00000000000000000000.index",
+		"cat logdir/orders-0/00000000000000000000.log | kwire log --summary -",
 		"kwire log --summary logdir",
 		"kwire log --topic __consumer_offsets logdir/__consumer_offsets-7/00000000000000000000.log | kwire encode")
 	var c logCmd
 	fs.StringVar(&c.format, "format", "ndjson", "output: ndjson (one JSON object a line), json (indented) or tree (for people)")
-	fs.BoolVar(&c.summary, "summary", false, "print only the summaries: one per file given and one per partition directory")
-	fs.BoolVar(&c.strict, "strict", false, "exit 1 on any problem found, not only index mismatches: a CRC mismatch, a torn or corrupt tail, a warning, a checkpoint out of order")
+	fs.BoolVar(&c.summary, "summary", false, "print only the summaries, one per file given and one per partition directory, with the problems counted "+
+		"(without --summary each problem is a line of its own); the batches' records are not read, but for --strict, which reads them so that a warning fails as without --summary")
+	fs.BoolVar(&c.strict, "strict", false, "exit 1 on any problem found, not only index mismatches: a CRC mismatch, a torn or corrupt tail, offsets out of order, a warning, a checkpoint out of order")
 	fs.BoolVar(&c.kafka, "kafka", false, "Kafka's own form: the keys and values of internal topics stay bytes")
 	fs.StringVar(&c.topic, "topic", "", "the topic the files belong to (default: from the partition directory's name); an internal topic's keys and values are decoded")
 	fs.IntVar(&c.maxBatch, "max-batch", storage.DefaultMaxBatch, "the largest batch read, in bytes: a longer one is passed over by its length and said to be")
@@ -47,6 +50,10 @@ func runLog(e *env, args []string) int {
 	var err error
 	if c.payload, err = pf.hook(); err != nil {
 		fail(e, "%v", err)
+		return 2
+	}
+	if pf.validate && pf.registry == "" && pf.dir == "" {
+		fail(e, "--validate checks payloads against their schemas: name them with --schemas or --schema-registry")
 		return 2
 	}
 	// --payloads bytes leaves internal topics' keys and values bytes, as
@@ -87,7 +94,9 @@ type logCmd struct {
 	out             *bufio.Writer
 	status          int
 	line            []byte
-	quiet           bool // --summary: a small file's lines are not printed
+	quiet           bool            // --summary: a small file's lines are not printed
+	streaming       bool            // the segment read is a pipe's: its tail cannot be read again
+	seen            map[string]bool // the directories read, by their path with symlinks resolved
 	// found counts the Kafka files met in directories, unread the paths
 	// that could not be read: a directory named that adds to neither
 	// holds nothing kwire log reads, which is said, not passed in silence.
@@ -142,9 +151,24 @@ func (c *logCmd) emit(obj []byte) {
 
 // path reads one file or directory.
 func (c *logCmd) path(p string, depth int) {
+	if p == "-" {
+		c.stream(p, c.e.stdin)
+		return
+	}
 	st, err := os.Stat(p)
 	if err != nil {
 		c.failed(p, err)
+		return
+	}
+	if !st.IsDir() && !st.Mode().IsRegular() {
+		// A pipe, /dev/stdin, <(...): read once, as it comes.
+		f, err := os.Open(p)
+		if err != nil {
+			c.failed(p, err)
+			return
+		}
+		defer f.Close()
+		c.stream(p, f)
 		return
 	}
 	if st.IsDir() {
@@ -157,6 +181,36 @@ func (c *logCmd) path(p string, depth int) {
 		return
 	}
 	c.file(p, c.topicOf(p), true)
+}
+
+// stream reads a segment from r, which can be read once (a pipe,
+// standard input as "-"): its first bytes are looked at in the buffer, not
+// taken from the stream.
+func (c *logCmd) stream(p string, r io.Reader) {
+	n := storage.KindOf(filepath.Base(p))
+	if p == "-" {
+		n = storage.Named{Kind: storage.UnknownFile, Offset: -1}
+	}
+	br := bufio.NewReaderSize(r, 1<<20)
+	if n.Kind == storage.UnknownFile {
+		head, _ := br.Peek(17)
+		if !segmentHead(head) {
+			c.failed(p, errors.New("not a segment (by its bytes): only segments are read from a pipe or standard input"))
+			return
+		}
+		n.Kind = storage.SegmentFile
+	}
+	if n.Kind != storage.SegmentFile && n.Kind != storage.KRaftSnapshotFile {
+		c.failed(p, errors.New("only segments are read from a pipe or standard input"))
+		return
+	}
+	topic := c.topic
+	if p != "-" {
+		topic = c.topicOf(p)
+	}
+	c.streaming = true
+	c.segmentFile(p, topic, n, true, br)
+	c.streaming = false
 }
 
 // topicOf is the topic of the file at p: --topic, else its directory's.
@@ -177,11 +231,32 @@ func (c *logCmd) dir(p string, depth int) {
 		c.failed(p, err)
 		return
 	}
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		// A symlink can lead back up the tree: each folder is read once.
+		if c.seen[real] {
+			return
+		}
+		if c.seen == nil {
+			c.seen = map[string]bool{}
+		}
+		c.seen[real] = true
+	}
 	var files, dirs []string
-	segments := 0
+	segments, partitionDirs := 0, 0
 	for _, d := range ents {
-		if d.IsDir() {
+		isDir := d.IsDir()
+		if d.Type()&os.ModeSymlink != 0 {
+			// A partition directory linked from another disk is read
+			// where the link leads.
+			if st, err := os.Stat(filepath.Join(p, d.Name())); err == nil && st.IsDir() {
+				isDir = true
+			}
+		}
+		if isDir {
 			dirs = append(dirs, d.Name())
+			if _, _, ok := storage.PartitionDir(d.Name()); ok {
+				partitionDirs++
+			}
 			continue
 		}
 		n := storage.KindOf(d.Name())
@@ -193,7 +268,9 @@ func (c *logCmd) dir(p string, depth int) {
 			segments++
 		}
 	}
-	if _, _, ok := storage.PartitionDir(filepath.Base(p)); ok || segments > 0 {
+	// Named like a partition (kafka-logs-1, data-0 are too) and holding
+	// no partition directories, or holding segments: a partition.
+	if _, _, ok := storage.PartitionDir(filepath.Base(p)); ok && partitionDirs == 0 || segments > 0 {
 		c.partition(p, files)
 	} else {
 		sort.Strings(files)
@@ -226,6 +303,9 @@ type logSpan struct {
 	gaps                    [][2]int64 // (last offset before, next offset)
 	gapCount                int
 	crcErrors               int
+	// offsetProblems counts entries whose offsets go back, overlap, fall
+	// below their segment's base or run past the next segment's.
+	offsetProblems int
 }
 
 // noSpan is a span before its first batch: no offsets or timestamps yet.
@@ -241,7 +321,8 @@ func (s *logSpan) appendJSON(b []byte) []byte {
 	b = appendInt(b, "firstTimestamp", s.firstTS)
 	b = appendInt(b, "maxTimestamp", s.maxTS)
 	b = appendGaps(b, s.gapCount, s.gaps)
-	return appendInt(b, "crcErrors", int64(s.crcErrors))
+	b = appendInt(b, "crcErrors", int64(s.crcErrors))
+	return appendInt(b, "offsetProblems", int64(s.offsetProblems))
 }
 
 // partition reads a partition directory: its segments in offset order
@@ -262,18 +343,19 @@ func (c *logCmd) partition(p string, files []string) {
 	}
 	sort.Slice(segs, func(i, j int) bool { return segs[i].Offset < segs[j].Offset })
 	sum := &partitionSummary{logSpan: noSpan}
-	prevLast := int64(-1)
-	for _, sg := range segs {
+	for i, sg := range segs {
 		base := strconv.FormatInt(sg.Offset, 10)
 		base = strings.Repeat("0", 20-len(base)) + base
-		ss := c.readSegment(filepath.Join(p, base+".log"), topic, !c.summary, nil, nil)
+		file := filepath.Join(p, base+".log")
+		ss := c.readSegment(file, topic, !c.summary, nil, nil)
 		if ss == nil {
 			continue
 		}
-		sum.add(ss, prevLast)
-		if ss.last >= 0 {
-			prevLast = ss.last
+		if i+1 < len(segs) && ss.last >= segs[i+1].Offset {
+			c.offsetProblem(ss, file, !c.summary, ss.lastAt, ss.last, ss.last, "the segment runs to offset "+strconv.FormatInt(ss.last, 10)+
+				", past the next segment's base offset "+strconv.FormatInt(segs[i+1].Offset, 10))
 		}
+		sum.add(ss)
 	}
 	sort.Strings(files)
 	for _, f := range files {
@@ -293,27 +375,28 @@ func (c *logCmd) partition(p string, files []string) {
 	c.emit(c.partitionJSON(p, topic, sum))
 }
 
-func (s *partitionSummary) add(ss *segmentSummary, prevLast int64) {
+// add counts segment ss, the next in offset order: a gap between it and
+// the offsets before it is one past the largest of them.
+func (s *partitionSummary) add(ss *segmentSummary) {
 	s.segments = append(s.segments, *ss)
 	s.bytes += ss.bytes
 	s.batches += ss.batches
 	s.records += ss.records
-	if ss.first >= 0 && s.first < 0 {
-		s.first = ss.first
-	}
-	if ss.last >= 0 {
-		s.last = ss.last
-	}
 	if ss.firstTS >= 0 && s.firstTS < 0 {
 		s.firstTS = ss.firstTS
 	}
 	s.maxTS = max(s.maxTS, ss.maxTS)
-	if prevLast >= 0 && ss.first > prevLast+1 {
+	if s.last >= 0 && ss.first > s.last+1 {
 		s.gapCount++
 		if len(s.gaps) < 20 {
-			s.gaps = append(s.gaps, [2]int64{prevLast, ss.first})
+			s.gaps = append(s.gaps, [2]int64{s.last, ss.first})
 		}
 	}
+	if ss.first >= 0 && (s.first < 0 || ss.first < s.first) {
+		s.first = ss.first
+	}
+	s.last = max(s.last, ss.last)
+	s.offsetProblems += ss.offsetProblems
 	s.gapCount += ss.gapCount
 	for _, g := range ss.gaps {
 		if len(s.gaps) < 20 {
@@ -376,6 +459,8 @@ type segmentSummary struct {
 	file string
 	base int64
 	logSpan
+	lastAt                        int64           // the position of the entry holding the last offset
+	offsetList                    []offsetProblem // the first maxListed offset problems
 	tail                          *storage.TailError
 	skipped                       int
 	index, timeindex              *storage.IndexCheck
@@ -387,10 +472,27 @@ type segmentSummary struct {
 func (s *segmentSummary) appendJSON(b []byte) []byte {
 	b = append(b, `{"file":`...)
 	b = jsontext.AppendString(b, []byte(filepath.Base(s.file)))
+	return append(s.appendMembers(b), '}')
+}
+
+// appendMembers appends what the summary says after the file's name, each
+// member led by a comma.
+func (s *segmentSummary) appendMembers(b []byte) []byte {
 	b = appendInt(b, "baseOffset", s.base)
 	b = s.logSpan.appendJSON(b)
 	if s.skipped > 0 {
 		b = appendInt(b, "skippedBatches", int64(s.skipped))
+	}
+	if len(s.offsetList) > 0 {
+		b = append(b, `,"offsetProblemList":[`...)
+		for i, op := range s.offsetList {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = op.appendJSON(append(b, '{'))
+			b = append(b, '}')
+		}
+		b = append(b, ']')
 	}
 	if s.tail != nil {
 		b = append(b, `,"tail":`...)
@@ -412,7 +514,7 @@ func (s *segmentSummary) appendJSON(b []byte) []byte {
 	if s.kraft {
 		b = appendStrings(b, "snapshotProblems", s.snapshotProblems)
 	}
-	return append(b, '}')
+	return b
 }
 
 func appendTail(b []byte, t *storage.TailError) []byte {
@@ -466,8 +568,9 @@ func appendStrings(b []byte, k string, ss []string) []byte {
 	return append(b, ']')
 }
 
-// readSegment reads the segment at p. onIndex and onTime, when set, get
-// every entry of the .index and .timeindex beside it as it is checked.
+// readSegment reads the segment at p. onIndex or onTime, when set, gets
+// every entry of the .index or .timeindex beside it as it is checked (and
+// the other index is not read).
 func (c *logCmd) readSegment(p, topic string, print bool, onIndex, onTime func(storage.IndexEntry, string)) *segmentSummary {
 	f, err := os.Open(p)
 	if err != nil {
@@ -475,7 +578,15 @@ func (c *logCmd) readSegment(p, topic string, print bool, onIndex, onTime func(s
 		return nil
 	}
 	defer f.Close()
+	return c.readSegmentFrom(bufio.NewReaderSize(f, 1<<20), p, topic, print, onIndex, onTime)
+}
+
+// readSegmentFrom reads the segment named p from r.
+func (c *logCmd) readSegmentFrom(r io.Reader, p, topic string, print bool, onIndex, onTime func(storage.IndexEntry, string)) *segmentSummary {
 	named := storage.KindOf(filepath.Base(p))
+	if p == "-" {
+		named = storage.Named{Kind: storage.SegmentFile, Offset: -1}
+	}
 	ss := &segmentSummary{file: p, base: max(named.Offset, 0), logSpan: noSpan}
 	var closers []io.Closer
 	defer func() {
@@ -483,8 +594,11 @@ func (c *logCmd) readSegment(p, topic string, print bool, onIndex, onTime func(s
 			x.Close()
 		}
 	}()
+	listing := onIndex != nil || onTime != nil
 	check := func(ext string, kind storage.IndexKind, on func(storage.IndexEntry, string)) *storage.IndexCheck {
-		if named.Offset < 0 {
+		if named.Offset < 0 || listing && on == nil {
+			// Listing one index, the other is not read: its problems
+			// would count without being printed.
 			return nil
 		}
 		x, err := os.Open(strings.TrimSuffix(p, ".log") + ext)
@@ -499,14 +613,13 @@ func (c *logCmd) readSegment(p, topic string, print bool, onIndex, onTime func(s
 	ss.index = check(".index", storage.OffsetIndex, onIndex)
 	ss.timeindex = check(".timeindex", storage.TimeIndex, onTime)
 	ss.hasIndex, ss.hasTimeIndex = ss.index != nil, ss.timeindex != nil
-	seg := storage.NewSegment(bufio.NewReaderSize(f, 1<<20), storage.SegmentOptions{Topic: topic, Kafka: c.kafka, MaxBatch: c.maxBatch, Payload: c.payload})
+	seg := storage.NewSegment(r, storage.SegmentOptions{Topic: topic, Kafka: c.kafka, MaxBatch: c.maxBatch, Payload: c.payload})
 	var snap *storage.SnapshotCheck
 	if named.Kind == storage.KRaftSnapshotFile {
 		snap, ss.kraft = storage.NewSnapshotCheck(), true
 	}
 	name := p
 	var end int64
-	prevLast := int64(-1)
 	for {
 		b, err := seg.Next()
 		if err != nil {
@@ -524,16 +637,26 @@ func (c *logCmd) readSegment(p, topic string, print bool, onIndex, onTime func(s
 		}
 		ss.batches++
 		ss.records += int64(max(b.Records, 0))
-		if ss.first < 0 {
-			ss.first, ss.firstTS = b.BaseOffset, b.FirstTimestamp
+		if ss.firstTS < 0 {
+			ss.firstTS = b.FirstTimestamp
 		}
-		if prevLast >= 0 && b.BaseOffset > prevLast+1 {
-			ss.gapCount++
-			if len(ss.gaps) < 20 {
-				ss.gaps = append(ss.gaps, [2]int64{prevLast, b.BaseOffset})
+		if offsetsKnown(b) {
+			for _, msg := range offsetProblems(b, named.Offset, ss.last) {
+				c.offsetProblem(ss, name, print, b.Position, b.BaseOffset, b.LastOffset, msg)
+			}
+			if ss.last >= 0 && b.BaseOffset > ss.last+1 {
+				ss.gapCount++
+				if len(ss.gaps) < 20 {
+					ss.gaps = append(ss.gaps, [2]int64{ss.last, b.BaseOffset})
+				}
+			}
+			if ss.first < 0 || b.BaseOffset < ss.first {
+				ss.first = b.BaseOffset
+			}
+			if b.LastOffset > ss.last {
+				ss.last, ss.lastAt = b.LastOffset, b.Position
 			}
 		}
-		prevLast, ss.last = b.LastOffset, b.LastOffset
 		ss.maxTS = max(ss.maxTS, b.MaxTimestamp)
 		if b.Skipped {
 			ss.skipped++
@@ -553,6 +676,13 @@ func (c *logCmd) readSegment(p, topic string, print bool, onIndex, onTime func(s
 		}
 		if print {
 			c.batch(seg, name, topic, b)
+		} else if c.strict && c.summary && onIndex == nil && onTime == nil && !b.Skipped {
+			// Summaries come from the batches' headers; under --strict
+			// the records are read too, so that a warning fails here as
+			// it does when the batches are printed.
+			if err := seg.WriteJSON(io.Discard, nil, b); err != nil || seg.Warned() {
+				c.problem()
+			}
 		}
 	}
 	ss.bytes = seg.Position()
@@ -582,7 +712,7 @@ func (c *logCmd) readSegment(p, topic string, print bool, onIndex, onTime func(s
 	}
 	if ss.indexProblems+ss.timeProblems > 0 {
 		c.mismatch()
-		if onIndex == nil && onTime == nil {
+		if print {
 			// Listed entry by entry when the index was asked for; here
 			// each problem gets a line of its own.
 			for _, x := range []struct {
@@ -606,6 +736,77 @@ func (c *logCmd) readSegment(p, topic string, print bool, onIndex, onTime func(s
 	return ss
 }
 
+// offsetProblem is an entry whose offsets are out of order.
+type offsetProblem struct {
+	position, base, last int64
+	msg                  string
+}
+
+// appendJSON appends the problem's members, the first led by no comma.
+func (op *offsetProblem) appendJSON(b []byte) []byte {
+	b = append(b, `"position":`...)
+	b = strconv.AppendInt(b, op.position, 10)
+	b = appendInt(b, "baseOffset", op.base)
+	b = appendInt(b, "lastOffset", op.last)
+	b = append(b, `,"problem":`...)
+	return jsontext.AppendString(b, []byte(op.msg))
+}
+
+// maxListed is how many problems of a kind a summary lists (all are
+// counted, and printed on lines of their own without --summary).
+const maxListed = 20
+
+// offsetProblem reports the entry at pos (offsets base to last) of the
+// segment file: a line unless only summaries are printed, counted and
+// listed in the segment's summary, exit 1 under --strict.
+func (c *logCmd) offsetProblem(ss *segmentSummary, file string, print bool, pos, base, last int64, msg string) {
+	op := offsetProblem{position: pos, base: base, last: last, msg: msg}
+	ss.offsetProblems++
+	if len(ss.offsetList) < maxListed {
+		ss.offsetList = append(ss.offsetList, op)
+	}
+	c.problem()
+	if print {
+		b := op.appendJSON(c.head(file, "offset-problem"))
+		c.emit(append(b, '}'))
+	}
+}
+
+// offsetsKnown reports whether b's offsets were read: an entry passed
+// over for its length may hold only its first bytes.
+func offsetsKnown(b *storage.Batch) bool {
+	if !b.Skipped {
+		return true
+	}
+	stored := int64(binary.BigEndian.Uint64(b.Bytes[0:8]))
+	if b.Magic == 2 {
+		return stored == b.BaseOffset && b.LastOffset >= b.BaseOffset
+	}
+	return stored == b.LastOffset
+}
+
+// offsetProblems says what is wrong with entry b's offsets, in a segment
+// whose file name says it starts at base (-1: not named so) and whose
+// entries before b reached offset last (-1: none).
+func offsetProblems(b *storage.Batch, base, last int64) []string {
+	var out []string
+	if b.Magic == 2 && b.LastOffset < b.BaseOffset {
+		out = append(out, "lastOffsetDelta "+strconv.FormatInt(b.LastOffset-b.BaseOffset, 10)+" is negative")
+	}
+	if base >= 0 && b.BaseOffset < base {
+		out = append(out, "base offset "+strconv.FormatInt(b.BaseOffset, 10)+" is below the segment's base offset "+strconv.FormatInt(base, 10)+" (its file name)")
+	}
+	if last >= 0 && b.BaseOffset <= last {
+		what := "overlap"
+		if b.LastOffset <= last {
+			what = "go back below"
+		}
+		out = append(out, "offsets "+strconv.FormatInt(b.BaseOffset, 10)+"-"+strconv.FormatInt(b.LastOffset, 10)+" "+what+
+			" the entries before it, which reached offset "+strconv.FormatInt(last, 10))
+	}
+	return out
+}
+
 func (c *logCmd) tailJSON(file string, te *storage.TailError) []byte {
 	b := c.head(file, "tail")
 	b = append(b, `"position":`...)
@@ -616,7 +817,7 @@ func (c *logCmd) tailJSON(file string, te *storage.TailError) []byte {
 	b = appendInt(b, "batchesBefore", te.Batches)
 	b = append(b, `,"message":`...)
 	b = jsontext.AppendString(b, []byte(te.Msg))
-	if te.Size <= maxTailBytes {
+	if te.Size <= maxTailBytes && !c.streaming {
 		if tail, err := readAt(file, te.Position, te.Size); err == nil {
 			b = append(b, `,"bytes":"`...)
 			b = base64.StdEncoding.AppendEncode(b, tail)
@@ -664,8 +865,8 @@ func (c *logCmd) batch(seg *storage.Segment, file, topic string, b *storage.Batc
 	}
 	c.line = head[:0]
 	c.out.WriteByte('\n')
-	if c.strict && seg.Warned() {
-		c.status = 1
+	if seg.Warned() {
+		c.problem()
 	}
 }
 
@@ -708,6 +909,9 @@ func (c *logCmd) batchTree(seg *storage.Segment, file string, b *storage.Batch) 
 	for _, x := range seg.Warnings() {
 		w.WriteString("  " + paint(ansiRed, "warning") + " " + x.Path + ": " + x.Message + "\n")
 	}
+	if err != nil || seg.Warned() {
+		c.problem()
+	}
 	if err != nil {
 		w.WriteString("  " + paint(ansiRed, "error") + " " + err.Error() + "\n")
 	}
@@ -731,16 +935,43 @@ func (c *logCmd) recordTree(res *storage.Entry, b *storage.Batch, ri storage.Rec
 		return
 	}
 	for _, name := range []string{"key", "value"} {
-		if k := n.Get(name); k != nil {
-			v := "null"
-			if !k.Null {
-				v = shortBytes(k.Raw)
+		k := n.Get(name)
+		if k == nil {
+			continue
+		}
+		v := "null"
+		if !k.Null {
+			v = shortBytes(k.Raw)
+		}
+		if t := k.Get("type"); b.Control && name == "key" && t != nil {
+			// A control record's key says what it is: COMMIT, ABORT, ...
+			if cn := storage.ControlTypeName(int(t.Int)); cn != "" {
+				v = paint(ansiBold, cn) + " (" + v + ")"
 			}
-			w.WriteString("    " + name + " " + spanText(k, b.Position) + " = " + v + "\n")
+		}
+		w.WriteString("    " + name + " " + spanText(k, b.Position) + " = " + v + "\n")
+		// What was read from it: a control key's or value's fields, a
+		// payload's framing and value decoded (--schemas, JSON).
+		for _, x := range k.Warnings {
+			w.WriteString("      " + paint(ansiRed, "warning") + " " + x + "\n")
+		}
+		for _, kid := range k.Children {
+			c.nodeTree(kid, 3, b.Position, paint)
 		}
 	}
 	if hs := n.Get("headers"); hs != nil && len(hs.Children) > 0 {
 		w.WriteString("    headers " + strconv.Itoa(len(hs.Children)) + "\n")
+		for _, h := range hs.Children {
+			line := "      [" + strconv.Itoa(h.Index) + "] " + spanText(h, b.Position)
+			for _, part := range h.Children {
+				v := "null"
+				if !part.Null {
+					v = shortBytes(part.Raw)
+				}
+				line += " " + part.Name + " = " + v
+			}
+			w.WriteString(line + "\n")
+		}
 	}
 }
 
@@ -825,16 +1056,7 @@ func (c *logCmd) file(p, topic string, alone bool) {
 func (c *logCmd) fileBody(p, topic string, n storage.Named, alone ...bool) {
 	switch n.Kind {
 	case storage.SegmentFile, storage.KRaftSnapshotFile:
-		if n.Kind == storage.KRaftSnapshotFile && topic == "" {
-			topic = "__cluster_metadata"
-		}
-		ss := c.readSegment(p, topic, !c.summary, nil, nil)
-		if ss != nil && (len(alone) > 0 && alone[0] || c.summary || n.Kind == storage.KRaftSnapshotFile) {
-			b := c.head(p, "segment-summary")
-			sj := ss.appendJSON(nil)
-			b = append(b, sj[len(`{"file":`)+len(strconv.Quote(filepath.Base(p)))+1:]...)
-			c.emit(b)
-		}
+		c.segmentFile(p, topic, n, len(alone) > 0 && alone[0], nil)
 	case storage.OffsetIndexFile, storage.TimeIndexFile:
 		c.index(p, n)
 	case storage.TxnIndexFile:
@@ -849,6 +1071,25 @@ func (c *logCmd) fileBody(p, topic string, n storage.Named, alone ...bool) {
 		c.metaProperties(p)
 	case storage.QuorumStateFile:
 		c.quorumState(p)
+	}
+}
+
+// segmentFile reads the segment or KRaft snapshot p (from r when set),
+// its summary printed after it when alone.
+func (c *logCmd) segmentFile(p, topic string, n storage.Named, alone bool, r io.Reader) {
+	if n.Kind == storage.KRaftSnapshotFile && topic == "" {
+		topic = "__cluster_metadata"
+	}
+	var ss *segmentSummary
+	if r != nil {
+		ss = c.readSegmentFrom(r, p, topic, !c.summary, nil, nil)
+	} else {
+		ss = c.readSegment(p, topic, !c.summary, nil, nil)
+	}
+	if ss != nil && (alone || c.summary || n.Kind == storage.KRaftSnapshotFile) {
+		b := c.head(p, "segment-summary")
+		b = ss.appendMembers(b[:len(b)-1]) // head ends with a comma; the members start with one
+		c.emit(append(b, '}'))
 	}
 }
 
@@ -867,7 +1108,14 @@ func looksLikeSegment(p string) bool {
 	}
 	defer f.Close()
 	var head [17]byte
-	if _, err := io.ReadFull(f, head[:]); err != nil {
+	n, _ := io.ReadFull(f, head[:])
+	return segmentHead(head[:n])
+}
+
+// segmentHead reports whether a file's first bytes start a segment's
+// entry: a length no entry is shorter than, a magic byte 0 to 2.
+func segmentHead(head []byte) bool {
+	if len(head) < 17 {
 		return false
 	}
 	length := int32(uint32(head[8])<<24 | uint32(head[9])<<16 | uint32(head[10])<<8 | uint32(head[11]))
@@ -898,6 +1146,10 @@ func (c *logCmd) index(p string, n storage.Named) {
 	logPath := strings.TrimSuffix(p, ext) + ".log"
 	var ic *storage.IndexCheck
 	if _, err := os.Stat(logPath); err == nil && n.Suffix == "" {
+		// The segment is read for the index's sake: its own problems (a
+		// tail, a CRC) are not printed here, so they do not count; the
+		// index's do, below.
+		status, unread := c.status, c.unread
 		var ss *segmentSummary
 		if kind == storage.OffsetIndex {
 			ss = c.readSegment(logPath, c.topicOf(logPath), false, on, nil)
@@ -907,9 +1159,15 @@ func (c *logCmd) index(p string, n storage.Named) {
 		if ss == nil {
 			return
 		}
+		if c.unread == unread {
+			c.status = status
+		}
 		ic = ss.index
 		if kind == storage.TimeIndex {
 			ic = ss.timeindex
+		}
+		if ic != nil && ic.Count > 0 {
+			c.mismatch()
 		}
 	} else {
 		// No segment beside it: the entries and their order only.
@@ -1017,9 +1275,21 @@ func (c *logCmd) producerSnapshot(p string) {
 	if !ps.CRCValid || ps.Err != nil {
 		c.problem()
 	}
+	var te *storage.TextError
+	if errors.As(ps.Err, &te) && te.Line == 0 {
+		// Too short for its header: a binary file has no lines.
+		if len(b) == 0 {
+			ps.Err = errors.New("at byte 0: the file is empty; a producer snapshot has at least an int16 version and a uint32 CRC (6 bytes)")
+		} else {
+			ps.Err = errors.New("at byte 0: " + te.Msg)
+		}
+	}
 	if c.format == "tree" && ps.Node != nil {
 		c.out.WriteString(p + " producer snapshot v" + strconv.Itoa(int(ps.Version)) + " crc valid " + strconv.FormatBool(ps.CRCValid) + "\n")
 		c.nodeTree(ps.Node, 1, 0, func(_, s string) string { return s })
+		if ps.Err != nil {
+			c.out.WriteString("  error " + ps.Err.Error() + "\n")
+		}
 		return
 	}
 	line := c.head(p, "producer-snapshot")
@@ -1039,9 +1309,16 @@ func (c *logCmd) checkpoint(p string, n storage.Named) {
 		kind, name = storage.LeaderEpochCheckpoint, "leader-epoch"
 	}
 	r := storage.NewCheckpointReader(bufio.NewReader(f), kind)
+	entries := 0
 	for {
 		e, err := r.Next()
 		if err != nil {
+			var te *storage.TextError
+			if errors.As(err, &te) && entries < r.Declared && strings.HasPrefix(te.Msg, "the count line says") {
+				// Too few entries: the count line (the second) is
+				// what disagrees, not the last line read.
+				err = &storage.TextError{Line: 2, Msg: te.Msg}
+			}
 			if !errors.Is(err, io.EOF) {
 				c.problem()
 				b := c.head(p, name+"-error")
@@ -1051,6 +1328,7 @@ func (c *logCmd) checkpoint(p string, n storage.Named) {
 			}
 			return
 		}
+		entries++
 		if e.Problem != "" {
 			c.problem()
 		}
@@ -1101,12 +1379,27 @@ func (c *logCmd) metaProperties(p string) {
 	}
 	defer f.Close()
 	props, problems, err := storage.ReadMetaProperties(io.LimitReader(f, maxSmallFile))
+	// A key given twice: Kafka (java.util.Properties) keeps the last
+	// value, so the object holds that one, and the repeat is a problem.
+	last := map[string]int{}
+	for i, pr := range props {
+		if j, ok := last[pr.Key]; ok {
+			problems = append(problems, "key "+strconv.Quote(pr.Key)+" is given again (entry "+strconv.Itoa(i+1)+", first "+strconv.Itoa(j+1)+
+				"): Kafka uses the last value, "+strconv.Quote(pr.Value))
+		}
+		last[pr.Key] = i
+	}
 	b := c.head(p, "meta-properties")
 	b = append(b, `"properties":{`...)
+	first := true
 	for i, pr := range props {
-		if i > 0 {
+		if last[pr.Key] != i {
+			continue
+		}
+		if !first {
 			b = append(b, ',')
 		}
+		first = false
 		b = jsontext.AppendString(b, []byte(pr.Key))
 		b = append(b, ':')
 		b = jsontext.AppendString(b, []byte(pr.Value))

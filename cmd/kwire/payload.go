@@ -63,7 +63,7 @@ func (p *payloadFlags) registerPayloads(fs interface {
 }, mode string) {
 	help := "record keys and values: decoded (text, JSON, the schema registry's framing, Avro/Protobuf/JSON Schema with a schema; the records of Kafka's internal topics, __consumer_offsets..., through Kafka's schemas) or bytes (text or base64 only, internal topics' too)"
 	if mode == "" {
-		help += " (default: decoded when --schemas or --schema-registry is given, else bytes: decoding every value costs a segment's throughput five times over)"
+		help += " (default: decoded when --schemas or --schema-registry is given, else bytes for an ordinary topic's keys and values, decoding every value costing a segment's throughput five times over; internal topics' are decoded all the same unless --payloads bytes or --kafka is given)"
 	}
 	fs.StringVar(&p.mode, "payloads", mode, help)
 	fs.StringVar(&p.registry, "schema-registry", "", "read schemas by id from the Confluent-compatible registry at `URL` (credentials from "+registry.EnvUser+" and "+registry.EnvPassword+", or "+registry.EnvToken+")")

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// writeFile writes b at dir/name, making the folders on the way.
+func writeFile(t *testing.T, dir, name string, b []byte) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	require.NoError(t, os.WriteFile(p, b, 0o644))
+	return p
+}
+
+// TestLogDirNamedLikeAPartitionIsALogDir: kafka-logs-1 holding partition
+// directories is a log directory, its partitions summarised each, not a
+// partition of a topic "kafka-logs".
+func TestLogDirNamedLikeAPartitionIsALogDir(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "kafka-logs-1")
+	writeFile(t, root, "orders-0/00000000000000000000.log", testBatch(0, 2))
+	writeFile(t, root, "payments-3/00000000000000000000.log", testBatch(0, 1))
+	out, errOut, code := runCLI(t, []string{"log", "--summary", root}, nil)
+	require.Equal(t, 0, code, errOut)
+	var topics []string
+	for _, l := range ofKind(logLines(t, out), "partition-summary") {
+		topics = append(topics, l["topic"].(string))
+	}
+	require.Equal(t, []string{"orders", "payments"}, topics)
+}
+
+// TestLogFollowsSymlinkedPartitionDirs: a partition directory linked into
+// a log directory (from another disk, say) is read where it leads, and a
+// link back up the tree is read once, not round and round.
+func TestLogFollowsSymlinkedPartitionDirs(t *testing.T) {
+	tmp := t.TempDir()
+	writeFile(t, tmp, "disk2/orders-0/00000000000000000000.log", testBatch(0, 2))
+	logs := filepath.Join(tmp, "logs")
+	writeFile(t, logs, "payments-0/00000000000000000000.log", testBatch(0, 1))
+	require.NoError(t, os.Symlink(filepath.Join(tmp, "disk2", "orders-0"), filepath.Join(logs, "orders-0")))
+	require.NoError(t, os.Symlink(logs, filepath.Join(logs, "payments-0", "loop")))
+	out, errOut, code := runCLI(t, []string{"log", "--summary", logs}, nil)
+	require.Equal(t, 0, code, errOut)
+	var topics []string
+	for _, l := range ofKind(logLines(t, out), "partition-summary") {
+		topics = append(topics, l["topic"].(string))
+	}
+	require.Equal(t, []string{"orders", "payments"}, topics)
+}
+
+// TestLogProducerSnapshotErrorsAreSaid: a truncated producer snapshot's
+// read error is printed in the tree too, and an empty one is said to be
+// empty, at byte 0, not at a "line 0" a binary file has not.
+func TestLogProducerSnapshotErrorsAreSaid(t *testing.T) {
+	good, err := os.ReadFile(filepath.Join(storageTestdata, "logdir", "orders-0", "00000000000000000024.snapshot"))
+	require.NoError(t, err)
+	dir := t.TempDir()
+	cut := writeFile(t, dir, "00000000000000000024.snapshot", good[:len(good)-4])
+	out, errOut, code := runCLI(t, []string{"log", "--format", "tree", cut}, nil)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "\n  error at byte ")
+
+	empty := writeFile(t, dir, "00000000000000000030.snapshot", nil)
+	out, errOut, code = runCLI(t, []string{"log", "--strict", empty}, nil)
+	require.Equal(t, 1, code, errOut)
+	require.Contains(t, out, `"error":"at byte 0: the file is empty; `)
+	require.NotContains(t, out, "line 0")
+}
+
+// TestLogValidateNeedsASchemaSource: --validate without --schemas or
+// --schema-registry would check nothing: it is refused as misuse.
+func TestLogValidateNeedsASchemaSource(t *testing.T) {
+	_, errOut, code := runCLI(t, []string{"log", "--validate", "logdir/orders-0"}, nil)
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "kwire: --validate checks payloads against their schemas")
+}
+
+// TestLogPayloadsHelpIsTrue: by default an internal topic's keys and
+// values are decoded (only --payloads bytes keeps them bytes), and the
+// --payloads help says so.
+func TestLogPayloadsHelpIsTrue(t *testing.T) {
+	help, _, code := runCLI(t, []string{"log", "--help"}, nil)
+	require.Equal(t, 0, code)
+	require.Contains(t, strings.Join(strings.Fields(help), " "), "internal topics' are decoded all the same unless --payloads bytes or --kafka is given")
+	seg := "logdir/__consumer_offsets-7/00000000000000000000.log"
+	out, _, code := runCLI(t, []string{"log", seg}, nil)
+	require.Equal(t, 0, code)
+	require.Contains(t, out, `"internal":`)
+	out, _, code = runCLI(t, []string{"log", "--payloads", "bytes", seg}, nil)
+	require.Equal(t, 0, code)
+	require.NotContains(t, out, `"internal":`)
+}
+
+// TestLogCheckpointCountMismatchAtTheCountLine: a checkpoint whose count
+// line declares more entries than it holds is reported at the count
+// line (2), not at its last line.
+func TestLogCheckpointCountMismatchAtTheCountLine(t *testing.T) {
+	p := writeFile(t, t.TempDir(), "leader-epoch-checkpoint", []byte("0\n5\n0 0\n1 10\n3 20\n"))
+	out, errOut, code := runCLI(t, []string{"log", "--strict", p}, nil)
+	require.Equal(t, 1, code, errOut)
+	errs := ofKind(logLines(t, out), "leader-epoch-error")
+	require.Len(t, errs, 1, out)
+	require.Equal(t, "storage: line 2: the count line says 5 entries; the file has 3", errs[0]["message"])
+}
+
+// TestLogMetaPropertiesRepeatedKey: a key given twice is a problem, and
+// the properties object holds it once, with the value Kafka uses (the
+// last).
+func TestLogMetaPropertiesRepeatedKey(t *testing.T) {
+	p := writeFile(t, t.TempDir(), "meta.properties", []byte("version=1\nnode.id=1\ncluster.id=MkU3OEVBNTcwNTJENDM2Qk\nnode.id=2\n"))
+	out, errOut, code := runCLI(t, []string{"log", "--strict", p}, nil)
+	require.Equal(t, 1, code, errOut)
+	require.Equal(t, 1, strings.Count(out, `"node.id"`), out)
+	require.Contains(t, out, `"node.id":"2"`)
+	require.Contains(t, out, `key \"node.id\" is given again`)
+}
