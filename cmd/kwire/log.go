@@ -404,7 +404,7 @@ func (s *partitionSummary) add(ss *segmentSummary) {
 		}
 	}
 	s.crcErrors += ss.crcErrors
-	if ss.tail != nil {
+	if ss.tail != nil && !ss.tail.Zero {
 		s.tails++
 	}
 	s.problems += ss.indexProblems + ss.timeProblems
@@ -523,6 +523,9 @@ func appendTail(b []byte, t *storage.TailError) []byte {
 	b = appendInt(b, "size", t.Size)
 	b = append(b, `,"torn":`...)
 	b = strconv.AppendBool(b, t.Torn)
+	if t.Zero {
+		b = append(b, `,"zero":true`...)
+	}
 	b = appendInt(b, "batchesBefore", t.Batches)
 	b = append(b, `,"message":`...)
 	b = jsontext.AppendString(b, []byte(t.Msg))
@@ -626,7 +629,9 @@ func (c *logCmd) readSegmentFrom(r io.Reader, p, topic string, print bool, onInd
 			var te *storage.TailError
 			if errors.As(err, &te) {
 				ss.tail = te
-				c.problem()
+				if !te.Zero { // preallocated space is no damage
+					c.problem()
+				}
 				if print {
 					c.emit(c.tailJSON(name, te))
 				}
@@ -814,10 +819,14 @@ func (c *logCmd) tailJSON(file string, te *storage.TailError) []byte {
 	b = appendInt(b, "size", te.Size)
 	b = append(b, `,"torn":`...)
 	b = strconv.AppendBool(b, te.Torn)
+	if te.Zero {
+		b = append(b, `,"zero":true`...)
+	}
 	b = appendInt(b, "batchesBefore", te.Batches)
 	b = append(b, `,"message":`...)
 	b = jsontext.AppendString(b, []byte(te.Msg))
-	if te.Size <= maxTailBytes && !c.streaming {
+	// Zeros are not carried: kwire encode writes size of them.
+	if te.Size <= maxTailBytes && !c.streaming && !te.Zero {
 		if tail, err := readAt(file, te.Position, te.Size); err == nil {
 			b = append(b, `,"bytes":"`...)
 			b = base64.StdEncoding.AppendEncode(b, tail)
@@ -887,7 +896,7 @@ func (c *logCmd) batchTree(seg *storage.Segment, file string, b *storage.Batch) 
 	w.WriteString(paint(ansiBold, kind) + " " + paint(ansiDim, "magic "+strconv.Itoa(int(b.Magic))) +
 		" offsets " + strconv.FormatInt(b.BaseOffset, 10) + "-" + strconv.FormatInt(b.LastOffset, 10) +
 		" at " + strconv.FormatInt(b.Position, 10) + " (" + strconv.FormatInt(b.Size(), 10) + " bytes)")
-	if !b.CRCValid && !b.Skipped {
+	if !b.CRCValid {
 		w.WriteString(" " + paint(ansiRed, "CRC mismatch"))
 	}
 	if b.Skipped {

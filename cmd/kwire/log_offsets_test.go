@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"hash/crc32"
 	"os"
@@ -262,4 +263,35 @@ func TestLogTreeShowsPayloadsControlRecordsAndHeaders(t *testing.T) {
 	require.Contains(t, out, `key = "trace-id" value = "abc123"`)
 	require.Contains(t, out, "= COMMIT (")
 	require.Contains(t, out, "coordinatorEpoch int32 = 3")
+}
+
+// TestLogZeroFilledTailIsNoProblem: zeros to the end of a segment (space
+// a broker preallocated and never wrote) are said as such, not counted
+// as a torn or corrupt tail, and pass --strict; the tail line carries no
+// megabyte of base64 zeros, and kwire encode writes them back from its
+// size.
+func TestLogZeroFilledTailIsNoProblem(t *testing.T) {
+	seg := append(append(testBatch(0, 4), testBatch(4, 2)...), make([]byte, 1<<20)...)
+	dir := writeSegments(t, "t-0", map[int64][][]byte{0: {seg}})
+	out, errOut, code := runCLI(t, []string{"log", "--summary", "--strict", dir}, nil)
+	require.Equal(t, 0, code, errOut)
+	sum := logLines(t, out)[0]
+	require.EqualValues(t, 0, sum["tornOrCorruptTails"])
+	tail := sum["segmentFiles"].([]any)[0].(map[string]any)["tail"].(map[string]any)
+	require.Equal(t, true, tail["zero"])
+	require.EqualValues(t, 1<<20, tail["size"])
+
+	file := filepath.Join(dir, "00000000000000000000.log")
+	out, errOut, code = runCLI(t, []string{"log", "--strict", file}, nil)
+	require.Equal(t, 0, code, errOut)
+	tails := ofKind(logLines(t, out), "tail")
+	require.Len(t, tails, 1)
+	require.Equal(t, true, tails[0]["zero"])
+	require.NotContains(t, tails[0], "bytes", "zeros are not carried")
+	require.Less(t, len(out), 4096)
+	hexOut, errOut, code := runCLI(t, []string{"encode"}, []byte(out))
+	require.Equal(t, 0, code, errOut)
+	got, err := hex.DecodeString(strings.TrimSpace(strings.ReplaceAll(hexOut, "\n", "")))
+	require.NoError(t, err)
+	require.Equal(t, seg, got, "kwire encode gives the segment back, zeros and all")
 }
