@@ -2,6 +2,7 @@ package payload
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"math"
 	"math/big"
@@ -90,7 +91,7 @@ func compileAvro(s *Schema) (*avroType, error) {
 		var next []Reference
 		var last error
 		for _, r := range pending {
-			if _, err := avro.ParseWithCache(r.Schema.Text, "", cache); err != nil {
+			if _, err := parseAvro(r.Schema.Text, cache); err != nil {
 				next = append(next, r)
 				last = errors.New("reference " + strconv.Quote(r.Name) + ": " + err.Error())
 			}
@@ -100,11 +101,44 @@ func compileAvro(s *Schema) (*avroType, error) {
 		}
 		pending = next
 	}
-	sc, err := avro.ParseWithCache(s.Text, "", cache)
+	sc, err := parseAvro(s.Text, cache)
 	if err != nil {
 		return nil, err
 	}
 	return compileAvroSchema(sc, map[string]*avroType{}), nil
+}
+
+// parseAvro parses an Avro schema's text with hamba/avro. hamba reads
+// text that is not JSON as a type's name, and its error then quotes the
+// whole text (a schema of 84 KB with a stray comma, in every warning):
+// text that is neither JSON nor a name is said not to be JSON, and where.
+func parseAvro(text string, cache *avro.SchemaCache) (avro.Schema, error) {
+	if !json.Valid([]byte(text)) && !isAvroName(text) {
+		return nil, notJSON(text)
+	}
+	return avro.ParseWithCache(text, "", cache)
+}
+
+// isAvroName reports whether s is a (full) name, as Avro spells them:
+// what hamba takes for a named or primitive type when it is not JSON.
+func isAvroName(s string) bool {
+	if s == "" || len(s) > 1024 {
+		return false
+	}
+	start := true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z':
+			start = false
+		case c >= '0' && c <= '9' && !start:
+		case c == '.' && !start:
+			start = true
+		default:
+			return false
+		}
+	}
+	return !start
 }
 
 func compileAvroSchema(sc avro.Schema, named map[string]*avroType) *avroType {

@@ -1,6 +1,9 @@
 package payload
 
 import (
+	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/linkedin/goavro/v2"
@@ -40,5 +43,55 @@ func TestAvroGoavroRoundTrip(t *testing.T) {
 	t.Logf("%s", r.json)
 	if len(r.warnings) > 0 {
 		t.Fatalf("warnings: %v", r.warnings)
+	}
+}
+
+// errSource answers every id with the same error.
+type errSource struct{ err error }
+
+func (e errSource) SchemaByID(int) (*Schema, error)         { return nil, e.err }
+func (e errSource) SchemaFor(string, bool) (*Schema, error) { return nil, e.err }
+
+// TestBrokenSchemaSaidBriefly: a schema that does not parse is said in a
+// few hundred bytes, however long its text (hamba/avro reads text that
+// is not JSON as a type's name and quoted it whole), with where its JSON
+// breaks; so is a source's long error, for every payload that names it.
+func TestBrokenSchemaSaidBriefly(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"type":"record","name":"Order","fields":[`)
+	for i := range 400 {
+		if i > 0 {
+			b.WriteString(",\n")
+		}
+		fmt.Fprintf(&b, `{"name":"field_%d","type":["null","string"],"default":null,"doc":"a field described at some length as real schemas do"}`, i)
+	}
+	b.WriteString(",\n]}") // the trailing comma
+	long := b.String()
+	for _, c := range []struct {
+		name string
+		src  Source
+		has  string
+	}{
+		{"avro", mapSource{ids: map[int]*Schema{7: {Text: long}}}, "the AVRO schema does not parse: not JSON at line 401, column 1: invalid character ']'"},
+		{"avro reference", mapSource{ids: map[int]*Schema{7: {Text: `"com.acme.Order"`, References: []Reference{{Name: "com.acme.Order", Schema: &Schema{Text: long}}}}}}, `reference "com.acme.Order": not JSON at line 401`},
+		{"json schema", mapSource{ids: map[int]*Schema{7: {Type: TypeJSON, Text: long}}}, "the JSON schema does not parse: not JSON at line 401, column 1"},
+		{"source error", errSource{errors.New("schema registry: GET x: " + long)}, "schema registry: GET x: "},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := NewDecoder(c.src, Config{Validate: true})
+			for range 2 {
+				r := decodeBoth(t, d, framed(7, []byte{0}), false, "t", bigBudget())
+				oneWarning(t, r, 1, c.has)
+				if m := r.warnings[0].Message; len(m) > 400 {
+					t.Fatalf("a warning of %d bytes: %.200s...", len(m), m)
+				}
+			}
+		})
+	}
+	// A bare name is still a schema, as hamba/avro reads it.
+	d := NewDecoder(mapSource{ids: map[int]*Schema{7: {Text: "string"}}}, Config{})
+	r := decodeBoth(t, d, framed(7, []byte{2, 'a'}), false, "t", bigBudget())
+	if m := membersOf(t, r.json); string(m["decoded"]) != `"a"` || len(r.warnings) > 0 {
+		t.Fatalf("%s %v", r.json, r.warnings)
 	}
 }

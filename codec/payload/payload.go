@@ -253,7 +253,7 @@ func (d *Decoder) schema(id int) *compiled {
 	if d.src == nil {
 		c.err = "no schema source is given (--schema-registry or --schemas)"
 	} else if s, err := d.src.SchemaByID(id); err != nil {
-		c.err = err.Error()
+		c.err = bounded(err.Error())
 	} else if s == nil {
 		c.err = "the schema source has no schema " + strconv.Itoa(id)
 	} else {
@@ -287,7 +287,7 @@ func (d *Decoder) forTopic(w *walker) *compiled {
 	s, err := d.src.SchemaFor(w.in.Topic, w.in.Key)
 	switch {
 	case err != nil:
-		c = &compiled{id: -1, err: err.Error()}
+		c = &compiled{id: -1, err: bounded(err.Error())}
 	case s != nil:
 		c = &compiled{id: -1}
 		d.compile(c, s)
@@ -312,11 +312,11 @@ func (d *Decoder) compile(c *compiled, s *Schema) {
 	case TypeJSON:
 		c.js, err = compileJSONSchema(s, d.cfg.Validate)
 	default:
-		c.err = "schema type " + strconv.Quote(s.Type) + " is not AVRO, PROTOBUF or JSON"
+		c.err = "schema type " + strconv.Quote(bounded(s.Type)) + " is not AVRO, PROTOBUF or JSON"
 		return
 	}
 	if err != nil {
-		c.err = "the " + c.typ + " schema does not parse: " + err.Error()
+		c.err = "the " + c.typ + " schema does not parse: " + bounded(err.Error())
 	}
 }
 
