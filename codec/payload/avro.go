@@ -260,7 +260,7 @@ func (w *walker) avroValue(t *avroType, n *tree.Node, p int) int {
 		if t.kind == aInt {
 			n.Kind = schema.Int32
 		}
-		w.out = jsontext.AppendInt(w.out, v)
+		w.out = jsontext.AppendInt64(w.out, v, t.kind == aLong && w.in.Int64Strings)
 		p = q
 	case aFloat:
 		if end-p < 4 {

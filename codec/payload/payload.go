@@ -24,8 +24,9 @@
 // JsonEncoder and kcat print, which any Avro library reads back): unions
 // as null or {"branch type":value}, bytes and fixed as strings of code
 // points U+0000-U+00FF, logical types as their underlying values (the
-// tree shows them read: dates, timestamps, decimals, UUIDs). Protobuf
-// values are protojson's canonical form. A payload that cannot be
+// tree shows them read: dates, timestamps, decimals, UUIDs), longs as
+// strings of their digits when In.Int64Strings asks (as the frame's own
+// int64 values are). Protobuf values are protojson's canonical form. A payload that cannot be
 // decoded (no schema, a schema that does not parse, bytes that do not
 // match it, a limit) keeps its framing members and has no "decoded"; a
 // warning says why, at the byte where reading stopped.
