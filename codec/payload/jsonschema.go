@@ -170,7 +170,12 @@ func (w *walker) jsonSchemaPayload(js *jsonSchema, p int, validate bool) {
 			ok = s.bad("bytes after the JSON value")
 		}
 	}
-	if !ok {
+	switch {
+	case !ok && s.deep:
+		w.limit(p+s.p, jsonTooDeep(w.maxDepth))
+		w.rest(p, "data")
+		return
+	case !ok:
 		w.fail(p+s.p, "jsonschema: the data is not JSON: "+s.why)
 		w.rest(p, "data")
 		return

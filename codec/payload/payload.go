@@ -225,11 +225,22 @@ func (d *Decoder) Decode(dst []byte, in *In) ([]byte, []*tree.Node) {
 			return w.out, w.kids
 		}
 	}
-	if isJSONStart(p) && validJSON(p, d.cfg.MaxDepth) {
-		w.member(`"format":"json","decoded":`)
-		w.jsonValue(in.Start, in.End, "json")
+	if isJSONStart(p) {
+		switch ok, deep := checkJSON(p, d.cfg.MaxDepth); {
+		case ok:
+			w.member(`"format":"json","decoded":`)
+			w.jsonValue(in.Start, in.End, "json")
+		case deep >= 0:
+			w.warnAt(in.Start+deep, jsonTooDeep(d.cfg.MaxDepth), true)
+		}
 	}
 	return w.out, w.kids
+}
+
+// jsonTooDeep says that text that may be JSON is not read as JSON for
+// the MaxDepth limit.
+func jsonTooDeep(maxDepth int) string {
+	return "payload not decoded as JSON: values nest deeper than the MaxDepth limit (" + strconv.Itoa(maxDepth) + ")"
 }
 
 // compiled is a schema made ready to decode with, or why it cannot be.
