@@ -345,10 +345,11 @@ func (w *walker) avroValue(t *avroType, n *tree.Node, p int) int {
 		w.out = append(w.out, ':')
 		// The branch's value is the union node itself, its prefix the
 		// branch index: one node per union, as a person reads it.
+		// Its type, set above, is the branch's, to which the branch's
+		// logical type adds its reading.
 		q0 := q
 		q = w.avroValue(bt, n, q)
 		n.Start, n.PrefixEnd = p, max(n.PrefixEnd, q0)
-		n.Type = "avro union[" + strconv.FormatInt(v, 10) + "] " + bt.label[len("avro "):]
 		if w.stopped {
 			return q
 		}
@@ -672,17 +673,28 @@ func decimalString(b []byte, scale int) string {
 		v.Sub(v, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
 	}
 	s := v.String()
-	if scale <= 0 || scale > 64 {
+	if scale <= 0 {
 		return s
 	}
 	neg := s[0] == '-'
 	if neg {
 		s = s[1:]
 	}
-	for len(s) <= scale {
-		s = "0" + s
+	if scale > 64 {
+		// Past 64 places, in E notation, as Java's BigDecimal writes
+		// small numbers (and no zeros the schema's scale asks for are
+		// made): 1 at scale 70 is 1E-70, 123 is 1.23E-68.
+		e := "E" + strconv.Itoa(len(s)-1-scale)
+		if len(s) > 1 {
+			s = s[:1] + "." + s[1:]
+		}
+		s += e
+	} else {
+		for len(s) <= scale {
+			s = "0" + s
+		}
+		s = s[:len(s)-scale] + "." + s[len(s)-scale:]
 	}
-	s = s[:len(s)-scale] + "." + s[len(s)-scale:]
 	if neg {
 		s = "-" + s
 	}

@@ -1,6 +1,7 @@
 package payload
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"strings"
@@ -93,5 +94,47 @@ func TestBrokenSchemaSaidBriefly(t *testing.T) {
 	r := decodeBoth(t, d, framed(7, []byte{2, 'a'}), false, "t", bigBudget())
 	if m := membersOf(t, r.json); string(m["decoded"]) != `"a"` || len(r.warnings) > 0 {
 		t.Fatalf("%s %v", r.json, r.warnings)
+	}
+}
+
+// TestAvroLogicalReadings: the tree reads a logical type inside a union
+// as it does outside one (a nullable timestamp, a nullable decimal), and
+// a decimal whose scale passes 64 places in E notation, as Java's
+// BigDecimal writes it, not as its unscaled digits.
+func TestAvroLogicalReadings(t *testing.T) {
+	const avsc = `{"type":"record","name":"R","fields":[
+ {"name":"t","type":["null",{"type":"long","logicalType":"timestamp-millis"}]},
+ {"name":"d","type":["null",{"type":"bytes","logicalType":"decimal","precision":10,"scale":2}]},
+ {"name":"plain","type":{"type":"long","logicalType":"timestamp-millis"}},
+ {"name":"tiny","type":{"type":"bytes","logicalType":"decimal","precision":80,"scale":70}},
+ {"name":"small","type":{"type":"bytes","logicalType":"decimal","precision":80,"scale":70}},
+ {"name":"neg","type":{"type":"bytes","logicalType":"decimal","precision":80,"scale":65}}
+]}`
+	var data []byte
+	data = binary.AppendVarint(append(data, 2), 1700000000123)
+	data = append(data, 2, 4, 0xff, 0x85) // -123
+	data = binary.AppendVarint(data, 1700000000123)
+	data = append(data, 2, 1)          // 1
+	data = append(data, 2, 123)        // 123
+	data = append(data, 4, 0xff, 0x85) // -123
+	d := NewDecoder(mapSource{ids: map[int]*Schema{1: {Text: avsc}}}, Config{})
+	r := decodeBoth(t, d, framed(1, data), false, "t", bigBudget())
+	noWarnings(t, r)
+	want := map[string]string{
+		"t":     "avro union[1] long (timestamp-millis) = 2023-11-14T22:13:20.123Z",
+		"d":     "avro union[1] bytes (decimal) = -1.23",
+		"plain": "avro long (timestamp-millis) = 2023-11-14T22:13:20.123Z",
+		"tiny":  "avro bytes (decimal) = 1E-70",
+		"small": "avro bytes (decimal) = 1.23E-68",
+		"neg":   "avro bytes (decimal) = -1.23E-63",
+	}
+	root := r.nodes[len(r.nodes)-1]
+	for _, n := range root.Children {
+		if n.Type != want[n.Name] {
+			t.Errorf("%s: %q, want %q", n.Name, n.Type, want[n.Name])
+		}
+	}
+	if len(root.Children) != len(want) {
+		t.Fatalf("%d fields", len(root.Children))
 	}
 }
