@@ -268,9 +268,10 @@ func (w *walker) protoPayload(ps *protoSchema, p int, framed bool) {
 			w.warnAt(p, "protobuf: the message indexes are unsigned varints, not zig-zag ones (as confluent-kafka-python 1.7 writes them)", false)
 			w.protoIndexes(b, p, uv.idx, false)
 		case protoWireOK(b[p:], 0, w.maxDepth):
-			// The npm @kafkajs/confluent-schema-registry package (4.1)
-			// writes no message-index list: the data follows the id.
-			w.warnAt(p, "protobuf: no message-index list after the schema id (as @kafkajs/confluent-schema-registry 4.1 writes Protobuf); read as the file's first message, "+string(md.FullName()), false)
+			// The npm @kafkajs/confluent-schema-registry package (every
+			// release, 3.9 and 4.1 too) writes no message-index list: the data
+			// follows the id.
+			w.warnAt(p, "protobuf: no message-index list after the schema id (as @kafkajs/confluent-schema-registry writes Protobuf); read as the file's first message, "+string(md.FullName()), false)
 		case zz.m != nil:
 			// The list names a message, whose data is broken: read it,
 			// to say where.
