@@ -413,6 +413,15 @@ func (w *walker) avroBlocks(t *avroType, n *tree.Node, p int) int {
 	idx := 0
 	first := true
 	var seen keySet // a map's keys, for duplicates
+	// The first key seen twice is said where it is; the others are
+	// counted and said once, where the map's reading ends: a map of a
+	// hundred thousand equal keys is two warnings, not one per entry.
+	dups, lastDup := 0, 0
+	defer func() {
+		if dups > 1 {
+			w.warnAt(lastDup, "avro: "+strconv.Itoa(dups-1)+" more keys of this map appear more than once, the last here", false)
+		}
+	}()
 	for {
 		hdr := p // where this block's count starts
 		c, q := w.avroLong(p)
@@ -481,7 +490,14 @@ func (w *walker) avroBlocks(t *avroType, n *tree.Node, p int) int {
 					return p
 				}
 				if seen.add(key) {
-					w.warnAt(kq, "avro: map key "+strconv.Quote(string(key))+" appears more than once", false)
+					lastDup = kq
+					if dups++; dups == 1 {
+						shown := key
+						if len(shown) > 64 {
+							shown = shown[:64] // said in bounded length
+						}
+						w.warnAt(kq, "avro: map key "+strconv.Quote(string(shown))+" appears more than once", false)
+					}
 				}
 				w.out = jsontext.AppendString(w.out, key)
 				w.out = append(w.out, ':')
