@@ -115,11 +115,12 @@ func (p *payloadFlags) setOptions(o *codec.Options, hook payloadHook, learn bool
 
 // checkForm refuses the schema flags with a JSON form that reads no
 // record payload: --kafka writes records as base64 (Kafka's form, which
-// decodes nothing nested), so --schemas, --schema-registry and --validate
-// would be silently ignored. An error is a usage error, as --payloads
-// bytes with schemas is.
+// decodes nothing nested), and --records base64 or size leaves them
+// undecoded, so --schemas, --schema-registry and --validate would be
+// silently ignored. An error is a usage error, as --payloads bytes with
+// schemas is.
 func (p *payloadFlags) checkForm(jo jsonForm) error {
-	if !jo.kafka {
+	if !jo.kafka && jo.records == codec.RecordsDecoded {
 		return nil
 	}
 	var named []string
@@ -134,6 +135,13 @@ func (p *payloadFlags) checkForm(jo jsonForm) error {
 	}
 	if len(named) == 0 {
 		return nil
+	}
+	if !jo.kafka {
+		mode := "base64"
+		if jo.records == codec.RecordsSize {
+			mode = "size"
+		}
+		return errorf("--records %s leaves records undecoded and reads no record payload: drop %s, or --records %s", mode, strings.Join(named, " and "), mode)
 	}
 	return errorf("--kafka writes records as base64, Kafka's form, and reads no record payload: drop %s, or --kafka", strings.Join(named, " and "))
 }

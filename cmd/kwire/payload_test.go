@@ -237,9 +237,10 @@ func TestHostilePayloadsCLI(t *testing.T) {
 }
 
 // TestKafkaFormRefusesSchemaFlags: --kafka writes records as base64 and
-// reads no payload, so with --schemas, --schema-registry or --validate it
-// is a usage error (exit 2) in every command that takes both, as
-// --payloads bytes with schemas is; kwire log's --kafka, which keeps only
+// reads no payload (nor do --records base64 and size), so with
+// --schemas, --schema-registry or --validate it is a usage error (exit 2)
+// in every command that takes both, as --payloads bytes with schemas is;
+// kwire log's --kafka, which keeps only
 // internal topics' keys and values bytes, still reads an ordinary
 // topic's payloads with them.
 func TestKafkaFormRefusesSchemaFlags(t *testing.T) {
@@ -266,6 +267,14 @@ func TestKafkaFormRefusesSchemaFlags(t *testing.T) {
 	_, stderr, code := runCLI(t, []string{"decode", "--kafka", "--schemas", dir, "--validate", missing}, nil)
 	require.Equal(t, 2, code, stderr)
 	require.Contains(t, stderr, "drop --schemas and --validate, or --kafka")
+	// --records base64 and size leave records undecoded too.
+	for _, mode := range []string{"base64", "size"} {
+		for _, cmd := range []string{"decode", "batch", "pcap"} {
+			_, stderr, code = runCLI(t, []string{cmd, "--records", mode, "--schemas", dir, missing}, nil)
+			require.Equal(t, 2, code, stderr)
+			require.Contains(t, stderr, "--records "+mode+" leaves records undecoded and reads no record payload: drop --schemas, or --records "+mode)
+		}
+	}
 
 	// kwire log --kafka reads the ordinary topic's payloads all the same.
 	part := filepath.Join(t.TempDir(), "clicks-0")
