@@ -104,6 +104,10 @@ func parseBatchFlags(e *env, args []string) (*batchConfig, string, int) {
 		fail(e, "%v", err)
 		return nil, "", 2
 	}
+	if err = cfg.pf.checkForm(cfg.jo); err != nil {
+		fail(e, "%v", err)
+		return nil, "", 2
+	}
 	if cfg.payload, err = cfg.pf.hook(); err != nil {
 		fail(e, "%v", err)
 		return nil, "", 2

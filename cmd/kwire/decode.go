@@ -491,6 +491,9 @@ func (c *decodeCmd) check(e *env, color string, jf *jsonFlags) error {
 	if c.jo.kafka && c.format != "json" && c.format != "ndjson" {
 		return errorf("--kafka is a form of value JSON: --format json or ndjson")
 	}
+	if err = c.pf.checkForm(c.jo); err != nil {
+		return err
+	}
 	if c.payload, err = c.pf.hook(); err != nil {
 		return err
 	}

@@ -141,6 +141,7 @@ func TestHostileDecode(t *testing.T) {
 			var o hostile.Outcome
 			hostile.ParseStderr(stderr, &o, e.Expect.Warning)
 			o.Counted = scan.Counted
+			o.Payloads = true // kwire decode reads record payloads by default
 			for _, p := range e.Check(o) {
 				t.Error(p)
 			}

@@ -218,8 +218,8 @@ func (j *jsonFlags) register(fs interface {
 	BoolVar(*bool, string, bool, string)
 	StringVar(*string, string, string, string)
 }) {
-	fs.StringVar(&j.records, "records", "decoded", "records in value JSON: decoded, base64 or size")
-	fs.BoolVar(&j.kafka, "kafka", false, "Kafka's own JSON form: every bytes field base64 (records, consumer-protocol metadata and assignments, KRaft values), no kwire-only keys in the body")
+	fs.StringVar(&j.records, "records", "decoded", "records in value JSON: decoded, base64 or size (base64 and size read no record payload, so not with --schemas, --schema-registry or --validate)")
+	fs.BoolVar(&j.kafka, "kafka", false, "Kafka's own JSON form: every bytes field base64 (records, consumer-protocol metadata and assignments, KRaft values), no kwire-only keys in the body; no record payload is read, so not with --schemas, --schema-registry or --validate")
 	fs.BoolVar(&j.int64s, "int64-strings", false, "write int64 values (producer ids, offsets, timestamps) as strings of their digits, exact for jq and JavaScript, which round numbers past 2^53; kwire encode reads both forms")
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/kwire/kwire/codec"
@@ -110,6 +111,39 @@ func (p *payloadFlags) topicNames(learn bool) func([16]byte) string {
 // --payloads bytes internal topics' keys and values stay bytes.
 func (p *payloadFlags) setOptions(o *codec.Options, hook payloadHook, learn bool) {
 	o.Payload, o.TopicNames, o.InternalTopicsAsBytes = hook, p.topicNames(learn), p.raw
+}
+
+// checkForm refuses the schema flags with a JSON form that reads no
+// record payload: --kafka writes records as base64 (Kafka's form, which
+// decodes nothing nested), and --records base64 or size leaves them
+// undecoded, so --schemas, --schema-registry and --validate would be
+// silently ignored. An error is a usage error, as --payloads bytes with
+// schemas is.
+func (p *payloadFlags) checkForm(jo jsonForm) error {
+	if !jo.kafka && jo.records == codec.RecordsDecoded {
+		return nil
+	}
+	var named []string
+	if p.registry != "" {
+		named = append(named, "--schema-registry")
+	}
+	if p.dir != "" {
+		named = append(named, "--schemas")
+	}
+	if p.validate {
+		named = append(named, "--validate")
+	}
+	if len(named) == 0 {
+		return nil
+	}
+	if !jo.kafka {
+		mode := "base64"
+		if jo.records == codec.RecordsSize {
+			mode = "size"
+		}
+		return errorf("--records %s leaves records undecoded and reads no record payload: drop %s, or --records %s", mode, strings.Join(named, " and "), mode)
+	}
+	return errorf("--kafka writes records as base64, Kafka's form, and reads no record payload: drop %s, or --kafka", strings.Join(named, " and "))
 }
 
 // payloadHook is what records call for each key and value.

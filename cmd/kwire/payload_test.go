@@ -235,3 +235,53 @@ func TestHostilePayloadsCLI(t *testing.T) {
 		}
 	}
 }
+
+// TestKafkaFormRefusesSchemaFlags: --kafka writes records as base64 and
+// reads no payload (nor do --records base64 and size), so with
+// --schemas, --schema-registry or --validate it is a usage error (exit 2)
+// in every command that takes both, as --payloads bytes with schemas is;
+// kwire log's --kafka, which keeps only
+// internal topics' keys and values bytes, still reads an ordinary
+// topic's payloads with them.
+func TestKafkaFormRefusesSchemaFlags(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "clicks-value.avsc"), []byte(clickAvsc), 0o644))
+	missing := filepath.Join(dir, "nothing.bin")
+	for _, cmd := range [][]string{
+		{"decode"}, {"batch"}, {"pcap"}, {"proxy", "--upstream", "127.0.0.1:1", "--listen", "127.0.0.1:0"},
+	} {
+		for _, flags := range [][]string{
+			{"--schemas", dir},
+			{"--schema-registry", "http://127.0.0.1:1"},
+			{"--validate"},
+		} {
+			args := append(append(append([]string{}, cmd...), "--kafka"), flags...)
+			if cmd[0] != "proxy" {
+				args = append(args, missing)
+			}
+			_, stderr, code := runCLI(t, args, nil)
+			require.Equal(t, 2, code, "%v: %s", args, stderr)
+			require.Contains(t, stderr, "--kafka writes records as base64, Kafka's form, and reads no record payload: drop "+flags[0]+", or --kafka", args)
+		}
+	}
+	_, stderr, code := runCLI(t, []string{"decode", "--kafka", "--schemas", dir, "--validate", missing}, nil)
+	require.Equal(t, 2, code, stderr)
+	require.Contains(t, stderr, "drop --schemas and --validate, or --kafka")
+	// --records base64 and size leave records undecoded too.
+	for _, mode := range []string{"base64", "size"} {
+		for _, cmd := range []string{"decode", "batch", "pcap"} {
+			_, stderr, code = runCLI(t, []string{cmd, "--records", mode, "--schemas", dir, missing}, nil)
+			require.Equal(t, 2, code, stderr)
+			require.Contains(t, stderr, "--records "+mode+" leaves records undecoded and reads no record payload: drop --schemas, or --records "+mode)
+		}
+	}
+
+	// kwire log --kafka reads the ordinary topic's payloads all the same.
+	part := filepath.Join(t.TempDir(), "clicks-0")
+	require.NoError(t, os.MkdirAll(part, 0o755))
+	seg := filepath.Join(part, "00000000000000000000.log")
+	require.NoError(t, os.WriteFile(seg, clickBatch(t, 1), 0o644))
+	out, stderr, code := runCLI(t, []string{"log", "--kafka", "--schemas", dir, seg}, nil)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, out, `"format":"avro","decoded":{"user":"ana","amount":1250}`)
+}

@@ -80,10 +80,13 @@ func (x *exchangeFilter) resolve() (err error) {
 	if x.only, err = apiNamed(x.api); err != nil {
 		return err
 	}
-	if x.payload, err = x.pf.hook(); err != nil {
+	if x.jo, err = x.jf.options(); err != nil {
 		return err
 	}
-	x.jo, err = x.jf.options()
+	if err = x.pf.checkForm(x.jo); err != nil {
+		return err
+	}
+	x.payload, err = x.pf.hook()
 	return err
 }
 

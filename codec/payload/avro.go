@@ -2,6 +2,7 @@ package payload
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"math"
 	"math/big"
@@ -90,7 +91,7 @@ func compileAvro(s *Schema) (*avroType, error) {
 		var next []Reference
 		var last error
 		for _, r := range pending {
-			if _, err := avro.ParseWithCache(r.Schema.Text, "", cache); err != nil {
+			if _, err := parseAvro(r.Schema.Text, cache); err != nil {
 				next = append(next, r)
 				last = errors.New("reference " + strconv.Quote(r.Name) + ": " + err.Error())
 			}
@@ -100,11 +101,44 @@ func compileAvro(s *Schema) (*avroType, error) {
 		}
 		pending = next
 	}
-	sc, err := avro.ParseWithCache(s.Text, "", cache)
+	sc, err := parseAvro(s.Text, cache)
 	if err != nil {
 		return nil, err
 	}
 	return compileAvroSchema(sc, map[string]*avroType{}), nil
+}
+
+// parseAvro parses an Avro schema's text with hamba/avro. hamba reads
+// text that is not JSON as a type's name, and its error then quotes the
+// whole text (a schema of 84 KB with a stray comma, in every warning):
+// text that is neither JSON nor a name is said not to be JSON, and where.
+func parseAvro(text string, cache *avro.SchemaCache) (avro.Schema, error) {
+	if !json.Valid([]byte(text)) && !isAvroName(text) {
+		return nil, notJSON(text)
+	}
+	return avro.ParseWithCache(text, "", cache)
+}
+
+// isAvroName reports whether s is a (full) name, as Avro spells them:
+// what hamba takes for a named or primitive type when it is not JSON.
+func isAvroName(s string) bool {
+	if s == "" || len(s) > 1024 {
+		return false
+	}
+	start := true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z':
+			start = false
+		case c >= '0' && c <= '9' && !start:
+		case c == '.' && !start:
+			start = true
+		default:
+			return false
+		}
+	}
+	return !start
 }
 
 func compileAvroSchema(sc avro.Schema, named map[string]*avroType) *avroType {
@@ -226,7 +260,7 @@ func (w *walker) avroValue(t *avroType, n *tree.Node, p int) int {
 		if t.kind == aInt {
 			n.Kind = schema.Int32
 		}
-		w.out = jsontext.AppendInt(w.out, v)
+		w.out = jsontext.AppendInt64(w.out, v, t.kind == aLong && w.in.Int64Strings)
 		p = q
 	case aFloat:
 		if end-p < 4 {
@@ -311,10 +345,11 @@ func (w *walker) avroValue(t *avroType, n *tree.Node, p int) int {
 		w.out = append(w.out, ':')
 		// The branch's value is the union node itself, its prefix the
 		// branch index: one node per union, as a person reads it.
+		// Its type, set above, is the branch's, to which the branch's
+		// logical type adds its reading.
 		q0 := q
 		q = w.avroValue(bt, n, q)
 		n.Start, n.PrefixEnd = p, max(n.PrefixEnd, q0)
-		n.Type = "avro union[" + strconv.FormatInt(v, 10) + "] " + bt.label[len("avro "):]
 		if w.stopped {
 			return q
 		}
@@ -378,6 +413,15 @@ func (w *walker) avroBlocks(t *avroType, n *tree.Node, p int) int {
 	idx := 0
 	first := true
 	var seen keySet // a map's keys, for duplicates
+	// The first key seen twice is said where it is; the others are
+	// counted and said once, where the map's reading ends: a map of a
+	// hundred thousand equal keys is two warnings, not one per entry.
+	dups, lastDup := 0, 0
+	defer func() {
+		if dups > 1 {
+			w.warnAt(lastDup, "avro: "+strconv.Itoa(dups-1)+" more keys of this map appear more than once, the last here", false)
+		}
+	}()
 	for {
 		hdr := p // where this block's count starts
 		c, q := w.avroLong(p)
@@ -446,7 +490,14 @@ func (w *walker) avroBlocks(t *avroType, n *tree.Node, p int) int {
 					return p
 				}
 				if seen.add(key) {
-					w.warnAt(kq, "avro: map key "+strconv.Quote(string(key))+" appears more than once", false)
+					lastDup = kq
+					if dups++; dups == 1 {
+						shown := key
+						if len(shown) > 64 {
+							shown = shown[:64] // said in bounded length
+						}
+						w.warnAt(kq, "avro: map key "+strconv.Quote(string(shown))+" appears more than once", false)
+					}
 				}
 				w.out = jsontext.AppendString(w.out, key)
 				w.out = append(w.out, ':')
@@ -638,17 +689,28 @@ func decimalString(b []byte, scale int) string {
 		v.Sub(v, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
 	}
 	s := v.String()
-	if scale <= 0 || scale > 64 {
+	if scale <= 0 {
 		return s
 	}
 	neg := s[0] == '-'
 	if neg {
 		s = s[1:]
 	}
-	for len(s) <= scale {
-		s = "0" + s
+	if scale > 64 {
+		// Past 64 places, in E notation, as Java's BigDecimal writes
+		// small numbers (and no zeros the schema's scale asks for are
+		// made): 1 at scale 70 is 1E-70, 123 is 1.23E-68.
+		e := "E" + strconv.Itoa(len(s)-1-scale)
+		if len(s) > 1 {
+			s = s[:1] + "." + s[1:]
+		}
+		s += e
+	} else {
+		for len(s) <= scale {
+			s = "0" + s
+		}
+		s = s[:len(s)-scale] + "." + s[len(s)-scale:]
 	}
-	s = s[:len(s)-scale] + "." + s[len(s)-scale:]
 	if neg {
 		s = "-" + s
 	}

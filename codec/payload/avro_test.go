@@ -1,6 +1,10 @@
 package payload
 
 import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/linkedin/goavro/v2"
@@ -40,5 +44,118 @@ func TestAvroGoavroRoundTrip(t *testing.T) {
 	t.Logf("%s", r.json)
 	if len(r.warnings) > 0 {
 		t.Fatalf("warnings: %v", r.warnings)
+	}
+}
+
+// errSource answers every id with the same error.
+type errSource struct{ err error }
+
+func (e errSource) SchemaByID(int) (*Schema, error)         { return nil, e.err }
+func (e errSource) SchemaFor(string, bool) (*Schema, error) { return nil, e.err }
+
+// TestBrokenSchemaSaidBriefly: a schema that does not parse is said in a
+// few hundred bytes, however long its text (hamba/avro reads text that
+// is not JSON as a type's name and quoted it whole), with where its JSON
+// breaks; so is a source's long error, for every payload that names it.
+func TestBrokenSchemaSaidBriefly(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"type":"record","name":"Order","fields":[`)
+	for i := range 400 {
+		if i > 0 {
+			b.WriteString(",\n")
+		}
+		fmt.Fprintf(&b, `{"name":"field_%d","type":["null","string"],"default":null,"doc":"a field described at some length as real schemas do"}`, i)
+	}
+	b.WriteString(",\n]}") // the trailing comma
+	long := b.String()
+	for _, c := range []struct {
+		name string
+		src  Source
+		has  string
+	}{
+		{"avro", mapSource{ids: map[int]*Schema{7: {Text: long}}}, "the AVRO schema does not parse: not JSON at line 401, column 1: invalid character ']'"},
+		{"avro reference", mapSource{ids: map[int]*Schema{7: {Text: `"com.acme.Order"`, References: []Reference{{Name: "com.acme.Order", Schema: &Schema{Text: long}}}}}}, `reference "com.acme.Order": not JSON at line 401`},
+		{"json schema", mapSource{ids: map[int]*Schema{7: {Type: TypeJSON, Text: long}}}, "the JSON schema does not parse: not JSON at line 401, column 1"},
+		{"source error", errSource{errors.New("schema registry: GET x: " + long)}, "schema registry: GET x: "},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := NewDecoder(c.src, Config{Validate: true})
+			for range 2 {
+				r := decodeBoth(t, d, framed(7, []byte{0}), false, "t", bigBudget())
+				oneWarning(t, r, 1, c.has)
+				if m := r.warnings[0].Message; len(m) > 400 {
+					t.Fatalf("a warning of %d bytes: %.200s...", len(m), m)
+				}
+			}
+		})
+	}
+	// A bare name is still a schema, as hamba/avro reads it.
+	d := NewDecoder(mapSource{ids: map[int]*Schema{7: {Text: "string"}}}, Config{})
+	r := decodeBoth(t, d, framed(7, []byte{2, 'a'}), false, "t", bigBudget())
+	if m := membersOf(t, r.json); string(m["decoded"]) != `"a"` || len(r.warnings) > 0 {
+		t.Fatalf("%s %v", r.json, r.warnings)
+	}
+}
+
+// TestAvroLogicalReadings: the tree reads a logical type inside a union
+// as it does outside one (a nullable timestamp, a nullable decimal), and
+// a decimal whose scale passes 64 places in E notation, as Java's
+// BigDecimal writes it, not as its unscaled digits.
+func TestAvroLogicalReadings(t *testing.T) {
+	const avsc = `{"type":"record","name":"R","fields":[
+ {"name":"t","type":["null",{"type":"long","logicalType":"timestamp-millis"}]},
+ {"name":"d","type":["null",{"type":"bytes","logicalType":"decimal","precision":10,"scale":2}]},
+ {"name":"plain","type":{"type":"long","logicalType":"timestamp-millis"}},
+ {"name":"tiny","type":{"type":"bytes","logicalType":"decimal","precision":80,"scale":70}},
+ {"name":"small","type":{"type":"bytes","logicalType":"decimal","precision":80,"scale":70}},
+ {"name":"neg","type":{"type":"bytes","logicalType":"decimal","precision":80,"scale":65}}
+]}`
+	var data []byte
+	data = binary.AppendVarint(append(data, 2), 1700000000123)
+	data = append(data, 2, 4, 0xff, 0x85) // -123
+	data = binary.AppendVarint(data, 1700000000123)
+	data = append(data, 2, 1)          // 1
+	data = append(data, 2, 123)        // 123
+	data = append(data, 4, 0xff, 0x85) // -123
+	d := NewDecoder(mapSource{ids: map[int]*Schema{1: {Text: avsc}}}, Config{})
+	r := decodeBoth(t, d, framed(1, data), false, "t", bigBudget())
+	noWarnings(t, r)
+	want := map[string]string{
+		"t":     "avro union[1] long (timestamp-millis) = 2023-11-14T22:13:20.123Z",
+		"d":     "avro union[1] bytes (decimal) = -1.23",
+		"plain": "avro long (timestamp-millis) = 2023-11-14T22:13:20.123Z",
+		"tiny":  "avro bytes (decimal) = 1E-70",
+		"small": "avro bytes (decimal) = 1.23E-68",
+		"neg":   "avro bytes (decimal) = -1.23E-63",
+	}
+	root := r.nodes[len(r.nodes)-1]
+	for _, n := range root.Children {
+		if n.Type != want[n.Name] {
+			t.Errorf("%s: %q, want %q", n.Name, n.Type, want[n.Name])
+		}
+	}
+	if len(root.Children) != len(want) {
+		t.Fatalf("%d fields", len(root.Children))
+	}
+}
+
+// TestAvroDuplicateMapKeysSummarized: a map whose keys repeat says the
+// first repeated key where it is and counts the rest in one warning, not
+// one warning per entry (112,000 of them from a 300 KB payload).
+func TestAvroDuplicateMapKeysSummarized(t *testing.T) {
+	d := NewDecoder(mapSource{ids: map[int]*Schema{1: {Text: `{"type":"map","values":"int"}`}}}, Config{})
+	data := binary.AppendVarint(nil, 1000)
+	for range 1000 {
+		data = append(data, 2, 'k', 0)
+	}
+	data = append(data, 0)
+	r := decodeBoth(t, d, framed(1, data), false, "t", bigBudget())
+	if len(r.warnings) != 2 ||
+		r.warnings[0].Offset != 5+2+3+1 || r.warnings[0].Message != `avro: map key "k" appears more than once` ||
+		r.warnings[1].Offset != 5+len(data)-3 || r.warnings[1].Message != "avro: 998 more keys of this map appear more than once, the last here" {
+		t.Fatalf("warnings %+v", r.warnings)
+	}
+	if m := membersOf(t, r.json); !strings.HasPrefix(string(m["decoded"]), `{"k":0,"k":0,`) {
+		t.Fatalf("decoded %.40s", m["decoded"])
 	}
 }

@@ -90,3 +90,38 @@ func TestHookThroughCodec(t *testing.T) {
 		}
 	}
 }
+
+// TestAvroLongsFollowInt64Strings: with Options.Int64Strings, an Avro
+// long in "decoded" (a logical type's too, and one in a union) is a string
+// of its digits, as every int64 of the frame is; an int stays a number.
+// Both paths write it so.
+func TestAvroLongsFollowInt64Strings(t *testing.T) {
+	const avsc = `{"type":"record","name":"E","fields":[{"name":"big","type":"long"},{"name":"i","type":"int"},` +
+		`{"name":"at","type":{"type":"long","logicalType":"timestamp-millis"}},{"name":"u","type":["null","long"]}]}`
+	c, err := goavro.NewCodec(avsc)
+	require.NoError(t, err)
+	data, err := c.BinaryFromNative(nil, map[string]any{"big": int64(9223372036854775807), "i": int32(-3), "at": int64(1700000000123), "u": map[string]any{"long": int64(-5)}})
+	require.NoError(t, err)
+	value := base64.StdEncoding.EncodeToString(append([]byte{0, 0, 0, 0, 1}, data...))
+	b, err := codec.Encode(nil, map[string]any{"data": "records", "value": []any{map[string]any{"baseOffset": 0, "partitionLeaderEpoch": 0, "magic": 2,
+		"attributes": map[string]any{"compression": "none"}, "lastOffsetDelta": 0, "baseTimestamp": 0, "maxTimestamp": 0,
+		"producerId": -1, "producerEpoch": -1, "baseSequence": -1, "records": []any{map[string]any{"attributes": 0, "timestampDelta": 0, "offsetDelta": 0,
+			"key": nil, "value": map[string]any{"base64": value}, "headers": []any{}}}}}}, codec.EncodeOptions{})
+	require.NoError(t, err)
+	d := payload.NewDecoder(oneAvro(avsc), payload.Config{})
+	for _, strs := range []bool{false, true} {
+		o := codec.Options{Data: "records", Payload: d.Decode, Int64Strings: strs}
+		f, err := codec.Decode(b, o)
+		require.NoError(t, err)
+		js := f.AppendJSON(nil)
+		var dec codec.Decoder
+		js2, _, err := dec.AppendJSON(nil, b, o)
+		require.NoError(t, err)
+		require.Equal(t, string(js), string(js2))
+		want := `"decoded":{"big":9223372036854775807,"i":-3,"at":1700000000123,"u":{"long":-5}}`
+		if strs {
+			want = `"decoded":{"big":"9223372036854775807","i":-3,"at":"1700000000123","u":{"long":"-5"}}`
+		}
+		require.Contains(t, string(js), want)
+	}
+}

@@ -38,13 +38,24 @@ func isJSONStart(p []byte) bool {
 // validJSON reports whether p is one JSON value (with white space around
 // it) nesting at most maxDepth deep.
 func validJSON(p []byte, maxDepth int) bool {
+	ok, _ := checkJSON(p, maxDepth)
+	return ok
+}
+
+// checkJSON is validJSON, and when p is not JSON because the text nests
+// deeper than maxDepth before anything shows it is not JSON, deep is
+// where it does (-1 otherwise): a limit, which is said.
+func checkJSON(p []byte, maxDepth int) (ok bool, deep int) {
 	s := jsonScan{b: p, maxDepth: maxDepth}
 	s.ws()
 	if !s.value(0) {
-		return false
+		if s.deep {
+			return false, s.p
+		}
+		return false, -1
 	}
 	s.ws()
-	return s.p == len(p)
+	return s.p == len(p), -1
 }
 
 // jsonScan checks JSON text; on failure p is where, why says what. It
@@ -56,6 +67,7 @@ type jsonScan struct {
 	p        int
 	maxDepth int
 	why      string
+	deep     bool // it failed where values nest deeper than maxDepth
 
 	emit                      bool
 	out                       []byte
@@ -79,6 +91,7 @@ func (s *jsonScan) value(depth int) bool {
 	switch c := s.b[s.p]; {
 	case c == '{' || c == '[':
 		if depth >= s.maxDepth {
+			s.deep = true
 			return s.bad("values nest deeper than " + strconv.Itoa(s.maxDepth))
 		}
 		close := byte('}')

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -44,15 +45,14 @@ const (
 // validator, or says why it cannot.
 func compileJSONSchema(s *Schema, validate bool) (*jsonSchema, error) {
 	if !json.Valid([]byte(s.Text)) {
-		var v any
-		return nil, json.Unmarshal([]byte(s.Text), &v)
+		return nil, notJSON(s.Text)
 	}
 	if !validate {
 		return &jsonSchema{}, nil
 	}
 	rs, err := resolveJSONSchema(s)
 	if err != nil {
-		return &jsonSchema{why: oneLine(err.Error())}, nil
+		return &jsonSchema{why: bounded(err.Error())}, nil
 	}
 	return &jsonSchema{rs: rs}, nil
 }
@@ -170,7 +170,12 @@ func (w *walker) jsonSchemaPayload(js *jsonSchema, p int, validate bool) {
 			ok = s.bad("bytes after the JSON value")
 		}
 	}
-	if !ok {
+	switch {
+	case !ok && s.deep:
+		w.limit(p+s.p, jsonTooDeep(w.maxDepth))
+		w.rest(p, "data")
+		return
+	case !ok:
 		w.fail(p+s.p, "jsonschema: the data is not JSON: "+s.why)
 		w.rest(p, "data")
 		return
@@ -181,9 +186,9 @@ func (w *walker) jsonSchemaPayload(js *jsonSchema, p int, validate bool) {
 			mismatch, failed := validateJSON(js.rs, data)
 			switch {
 			case mismatch != nil:
-				w.warnAt(p, "jsonschema: the data does not match the schema: "+oneLine(mismatch.Error()), false)
+				w.warnAt(p, "jsonschema: the data does not match the schema: "+bounded(mismatch.Error()), false)
 			case failed != "":
-				w.warnAt(p, "jsonschema: not validated: "+oneLine(failed), false)
+				w.warnAt(p, "jsonschema: not validated: "+bounded(failed), false)
 			}
 		case js.why != "":
 			w.warnAt(p, "jsonschema: not validated: "+js.why, false)
@@ -253,4 +258,38 @@ func panicText(r any) string {
 func oneLine(s string) string {
 	s = strings.TrimSpace(s)
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", "; ")), " ")
+}
+
+// maxMessage bounds a library's or a schema source's message in a
+// warning: a message that is said for every payload naming the schema
+// must not carry unbounded text (a schema quoted whole, a registry's
+// error page).
+const maxMessage = 300
+
+// bounded is msg on one line, cut to maxMessage bytes (on a character's
+// boundary) with how long it was.
+func bounded(msg string) string {
+	msg = oneLine(msg)
+	if len(msg) <= maxMessage {
+		return msg
+	}
+	cut := maxMessage
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return msg[:cut] + "… (" + strconv.Itoa(len(msg)) + " bytes, cut)"
+}
+
+// notJSON says where text fails to be JSON: the line and column (in
+// bytes) of the byte encoding/json stopped at, and why.
+func notJSON(text string) error {
+	err := json.Unmarshal([]byte(text), new(json.RawMessage))
+	var se *json.SyntaxError
+	if !errors.As(err, &se) {
+		return errors.New("not JSON")
+	}
+	off := min(max(int(se.Offset)-1, 0), len(text))
+	line := 1 + strings.Count(text[:off], "\n")
+	col := off - strings.LastIndexByte(text[:off], '\n')
+	return errors.New("not JSON at line " + strconv.Itoa(line) + ", column " + strconv.Itoa(col) + ": " + se.Error())
 }

@@ -24,8 +24,9 @@
 // JsonEncoder and kcat print, which any Avro library reads back): unions
 // as null or {"branch type":value}, bytes and fixed as strings of code
 // points U+0000-U+00FF, logical types as their underlying values (the
-// tree shows them read: dates, timestamps, decimals, UUIDs). Protobuf
-// values are protojson's canonical form. A payload that cannot be
+// tree shows them read: dates, timestamps, decimals, UUIDs), longs as
+// strings of their digits when In.Int64Strings asks (as the frame's own
+// int64 values are). Protobuf values are protojson's canonical form. A payload that cannot be
 // decoded (no schema, a schema that does not parse, bytes that do not
 // match it, a limit) keeps its framing members and has no "decoded"; a
 // warning says why, at the byte where reading stopped.
@@ -224,11 +225,22 @@ func (d *Decoder) Decode(dst []byte, in *In) ([]byte, []*tree.Node) {
 			return w.out, w.kids
 		}
 	}
-	if isJSONStart(p) && validJSON(p, d.cfg.MaxDepth) {
-		w.member(`"format":"json","decoded":`)
-		w.jsonValue(in.Start, in.End, "json")
+	if isJSONStart(p) {
+		switch ok, deep := checkJSON(p, d.cfg.MaxDepth); {
+		case ok:
+			w.member(`"format":"json","decoded":`)
+			w.jsonValue(in.Start, in.End, "json")
+		case deep >= 0:
+			w.warnAt(in.Start+deep, jsonTooDeep(d.cfg.MaxDepth), true)
+		}
 	}
 	return w.out, w.kids
+}
+
+// jsonTooDeep says that text that may be JSON is not read as JSON for
+// the MaxDepth limit.
+func jsonTooDeep(maxDepth int) string {
+	return "payload not decoded as JSON: values nest deeper than the MaxDepth limit (" + strconv.Itoa(maxDepth) + ")"
 }
 
 // compiled is a schema made ready to decode with, or why it cannot be.
@@ -253,7 +265,7 @@ func (d *Decoder) schema(id int) *compiled {
 	if d.src == nil {
 		c.err = "no schema source is given (--schema-registry or --schemas)"
 	} else if s, err := d.src.SchemaByID(id); err != nil {
-		c.err = err.Error()
+		c.err = bounded(err.Error())
 	} else if s == nil {
 		c.err = "the schema source has no schema " + strconv.Itoa(id)
 	} else {
@@ -287,7 +299,7 @@ func (d *Decoder) forTopic(w *walker) *compiled {
 	s, err := d.src.SchemaFor(w.in.Topic, w.in.Key)
 	switch {
 	case err != nil:
-		c = &compiled{id: -1, err: err.Error()}
+		c = &compiled{id: -1, err: bounded(err.Error())}
 	case s != nil:
 		c = &compiled{id: -1}
 		d.compile(c, s)
@@ -312,11 +324,11 @@ func (d *Decoder) compile(c *compiled, s *Schema) {
 	case TypeJSON:
 		c.js, err = compileJSONSchema(s, d.cfg.Validate)
 	default:
-		c.err = "schema type " + strconv.Quote(s.Type) + " is not AVRO, PROTOBUF or JSON"
+		c.err = "schema type " + strconv.Quote(bounded(s.Type)) + " is not AVRO, PROTOBUF or JSON"
 		return
 	}
 	if err != nil {
-		c.err = "the " + c.typ + " schema does not parse: " + err.Error()
+		c.err = "the " + c.typ + " schema does not parse: " + bounded(err.Error())
 	}
 }
 

@@ -333,3 +333,40 @@ func TestJSONStringByteAtEveryPlace(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONPastMaxDepthSaysTheLimit: JSON that nests deeper than MaxDepth
+// is shown as text, as before, but a limit warning says why it was not
+// decoded (it counts for --strict), at the byte where it passes the
+// limit; with a JSON Schema too, where it is a limit, not "not JSON".
+// Text that shows it is not JSON before that depth is quietly text.
+func TestJSONPastMaxDepthSaysTheLimit(t *testing.T) {
+	deep := strings.Repeat("[", 40) + strings.Repeat("]", 40)
+	src := mapSource{ids: map[int]*Schema{4: {Type: TypeJSON, Text: `{}`}}}
+	for _, c := range []struct {
+		name string
+		d    *Decoder
+		p    []byte
+		off  int
+	}{
+		{"plain", NewDecoder(nil, Config{}), []byte(deep), 32},
+		{"plain with a source", NewDecoder(src, Config{}), []byte(" " + deep), 33},
+		{"json schema", NewDecoder(src, Config{Validate: true}), framed(4, []byte(deep)), 5 + 32},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := decodeBoth(t, c.d, c.p, false, "t", bigBudget())
+			oneWarning(t, r, c.off, "payload not decoded as JSON: values nest deeper than the MaxDepth limit (32)")
+			if !r.warnings[0].Limit {
+				t.Fatalf("not a limit: %+v", r.warnings[0])
+			}
+			if _, ok := membersOf(t, r.json)["decoded"]; ok {
+				t.Fatalf("decoded: %s", r.json)
+			}
+		})
+	}
+	for _, text := range []string{"[INFO] started", strings.Repeat("[", 10) + "x" + strings.Repeat("[", 40)} {
+		r := decodeBoth(t, NewDecoder(nil, Config{}), []byte(text), false, "t", bigBudget())
+		if len(r.warnings) > 0 || r.json != "" {
+			t.Fatalf("%q: %s %v", text, r.json, r.warnings)
+		}
+	}
+}

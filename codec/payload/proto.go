@@ -268,9 +268,10 @@ func (w *walker) protoPayload(ps *protoSchema, p int, framed bool) {
 			w.warnAt(p, "protobuf: the message indexes are unsigned varints, not zig-zag ones (as confluent-kafka-python 1.7 writes them)", false)
 			w.protoIndexes(b, p, uv.idx, false)
 		case protoWireOK(b[p:], 0, w.maxDepth):
-			// The npm @kafkajs/confluent-schema-registry package (4.1)
-			// writes no message-index list: the data follows the id.
-			w.warnAt(p, "protobuf: no message-index list after the schema id (as @kafkajs/confluent-schema-registry 4.1 writes Protobuf); read as the file's first message, "+string(md.FullName()), false)
+			// The npm @kafkajs/confluent-schema-registry package (every
+			// release, 3.9 and 4.1 too) writes no message-index list: the data
+			// follows the id.
+			w.warnAt(p, "protobuf: no message-index list after the schema id (as @kafkajs/confluent-schema-registry writes Protobuf); read as the file's first message, "+string(md.FullName()), false)
 		case zz.m != nil:
 			// The list names a message, whose data is broken: read it,
 			// to say where.
@@ -660,13 +661,18 @@ func packedType(fd protoreflect.FieldDescriptor) protowire.Type {
 // scalarValue sets c's kind and value from v, the bits of a scalar of
 // field fd's kind (nil: an unknown field, an unsigned integer), as
 // protojson reads them: 32-bit kinds from their low 32 bits, sint kinds
-// unzigzagged, floats from their IEEE bits, a bool as 0 or 1.
+// unzigzagged, floats from their IEEE bits, a bool as 0 or 1. An unsigned
+// 64-bit value past an int64's range is its digits (a string, as
+// protojson writes every 64-bit integer), not a negative number.
 func scalarValue(c *tree.Node, fd protoreflect.FieldDescriptor, v uint64) {
 	c.Kind, c.Int = schema.Int64, int64(v)
 	if fd == nil {
+		unsigned64(c, v)
 		return
 	}
 	switch fd.Kind() {
+	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		unsigned64(c, v)
 	case protoreflect.BoolKind:
 		c.Kind = schema.Bool
 		if v != 0 {
@@ -682,6 +688,14 @@ func scalarValue(c *tree.Node, fd protoreflect.FieldDescriptor, v uint64) {
 		c.Kind, c.Float = schema.Float64, float64(math.Float32frombits(uint32(v)))
 	case protoreflect.DoubleKind:
 		c.Kind, c.Float = schema.Float64, math.Float64frombits(v)
+	}
+}
+
+// unsigned64 makes c, an unsigned 64-bit value, a string of its digits
+// when an int64 cannot hold it.
+func unsigned64(c *tree.Node, v uint64) {
+	if v > math.MaxInt64 {
+		c.Kind, c.Raw = schema.String, strconv.AppendUint(nil, v, 10)
 	}
 }
 

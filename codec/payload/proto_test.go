@@ -2,6 +2,8 @@ package payload
 
 import (
 	"encoding/base64"
+	"strconv"
+	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -128,5 +130,44 @@ func TestProtobufPackedValues(t *testing.T) {
 	walk(r.nodes)
 	if seen != len(want) {
 		t.Fatalf("found %d of the %d value nodes", seen, len(want))
+	}
+}
+
+// TestProtobufUnsignedPast2To63: uint64 and fixed64 values past an
+// int64's range, and unknown fields', are shown as their digits in the
+// tree, as protojson writes them, not as negative numbers.
+func TestProtobufUnsignedPast2To63(t *testing.T) {
+	src := mapSource{ids: map[int]*Schema{1: {Type: TypeProtobuf, Text: `syntax = "proto3"; message M { uint64 u = 1; fixed64 f = 2; int64 i = 3; sfixed64 s = 4; repeated uint64 p = 5; }`}}}
+	d := NewDecoder(src, Config{})
+	max8 := []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}
+	maxVarint := []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}
+	var data []byte
+	data = append(append(data, 0x08), maxVarint...)           // u
+	data = append(append(data, 0x11), max8...)                // f
+	data = append(append(data, 0x18), maxVarint...)           // i: -1
+	data = append(append(data, 0x21), max8...)                // s: -1
+	data = append(append(data, 0x2a, 11, 0x05), maxVarint...) // p: [5, 2^64-1]
+	data = append(append(data, 0x31), max8...)                // unknown field 6, fixed64
+	data = append(append(data, 0x38), maxVarint...)           // unknown field 7, varint
+	r := decodeBoth(t, d, framed(1, []byte{0}, data), false, "t", bigBudget())
+	noWarnings(t, r)
+	const big = "18446744073709551615"
+	if m := membersOf(t, r.json); string(m["decoded"]) != `{"u":"`+big+`","f":"`+big+`","i":"-1","s":"-1","p":["5","`+big+`"]}` {
+		t.Fatalf("decoded %s", m["decoded"])
+	}
+	msg := r.nodes[len(r.nodes)-1]
+	var got []string
+	tree.Walk(msg, func(n *tree.Node) bool {
+		switch n.Kind {
+		case schema.String:
+			got = append(got, n.Name+"="+string(n.Raw))
+		case schema.Int64:
+			got = append(got, n.Name+"="+strconv.FormatInt(n.Int, 10))
+		}
+		return true
+	})
+	want := "u=" + big + " f=" + big + " i=-1 s=-1 p=5 p=" + big + " 6=" + big + " 7=" + big
+	if s := strings.Join(got, " "); s != want {
+		t.Fatalf("nodes %s, want %s", s, want)
 	}
 }

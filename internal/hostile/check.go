@@ -52,6 +52,9 @@ type Outcome struct {
 	// BrowserPayload: read by the playground's payload.wasm (payloads
 	// decoded, the browser's limits), where Expect.BrowserPayload holds.
 	BrowserPayload bool
+	// Payloads: read with record payloads decoded (kwire decode's
+	// default, payload.wasm), where Expect.Payload holds.
+	Payloads bool
 	// Captures: the exit status and all the text the command wrote.
 	Exit int
 	Text string
@@ -123,6 +126,9 @@ func (o *Outcome) mayKeep(b []byte, want string) bool {
 // the differences, none when the outcome is right.
 func (e Entry) Check(o Outcome) []string {
 	x := e.Expect
+	if (o.Payloads || o.BrowserPayload) && x.Payload != "" {
+		x.Clean, x.Limit = false, x.Payload
+	}
 	if o.BrowserPayload && x.BrowserPayload != "" {
 		x.Clean, x.Limit = false, x.BrowserPayload
 	}

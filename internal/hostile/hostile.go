@@ -78,6 +78,10 @@ type Expect struct {
 	// codec.Limits) cuts decoding short and a warning says so, instead of
 	// Clean: the payload holds more values than the browser's MaxNodes.
 	BrowserPayload string
+	// Payload: wherever record payloads are decoded (kwire decode's
+	// default, payload.wasm) this limit cuts decoding short and a warning
+	// says so, instead of Clean.
+	Payload string
 	// Survive (captures, storage files): kwire pcap or kwire log exits 0
 	// or 1 without a panic.
 	Survive bool
@@ -195,6 +199,9 @@ func (x Expect) String() string {
 	}
 	if x.Clean {
 		parts = append(parts, "no error, no warning")
+	}
+	if x.Payload != "" {
+		parts = append(parts, "with payloads decoded (kwire decode, payload.wasm): a "+x.Payload+" limit warning")
 	}
 	if x.BrowserPayload != "" {
 		parts = append(parts, "in the playground with payloads decoded (payload.wasm, smaller limits): a "+x.BrowserPayload+" limit warning")

@@ -27,6 +27,9 @@ type PayloadEntry struct {
 	// playground's payload.wasm (the browser's MaxNodes, 2^18, is less
 	// than the CLI's): "" for none.
 	Browser string
+	// Decoded is the limit that cuts it short, schemas or not, wherever
+	// payloads are decoded (kwire decode, payload.wasm): "" for none.
+	Decoded string
 }
 
 // framedValue puts the schema registry's framing before data.
@@ -53,19 +56,20 @@ func Payloads() []PayloadEntry {
 	}
 	packed := append(uvar([]byte{0x12}, 900000), make([]byte, 900000)...)
 	return []PayloadEntry{
-		{"payload-json-deep.bin", []byte(deep), "", ""},
+		// JSON past MaxDepth is shown as text, and the limit said.
+		{"payload-json-deep.bin", []byte(deep), "MaxDepth", "", "MaxDepth"},
 		// 450,001 values do not fit in the browser's 2^18 nodes.
-		{"payload-json-flood.bin", []byte(flood), "", "MaxNodes"},
-		{"payload-avro-nulls-declared.bin", framedValue(1, []byte{0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 0}), "MaxNodes", ""},
-		{"payload-avro-recursion.bin", framedValue(2, append([]byte(strings.Repeat("\x02", 300000)), 0)), "MaxDepth", ""},
-		{"payload-protobuf-nesting.bin", framedValue(3, append([]byte{0}, nest...)), "MaxDepth", ""},
-		{"payload-protobuf-packed-flood.bin", framedValue(3, append([]byte{0}, packed...)), "MaxNodes", ""},
+		{"payload-json-flood.bin", []byte(flood), "", "MaxNodes", ""},
+		{"payload-avro-nulls-declared.bin", framedValue(1, []byte{0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 0}), "MaxNodes", "", ""},
+		{"payload-avro-recursion.bin", framedValue(2, append([]byte(strings.Repeat("\x02", 300000)), 0)), "MaxDepth", "", ""},
+		{"payload-protobuf-nesting.bin", framedValue(3, append([]byte{0}, nest...)), "MaxDepth", "", ""},
+		{"payload-protobuf-packed-flood.bin", framedValue(3, append([]byte{0}, packed...)), "MaxNodes", "", ""},
 	}
 }
 
 func payloadEntries() []Entry {
 	attacks := map[string]string{
-		"payload-json-deep.bin":             "Produce v3, a gzip batch whose record value is JSON arrays nested 400,000 deep (800 KB): shown as text, never recursed into",
+		"payload-json-deep.bin":             "Produce v3, a gzip batch whose record value is JSON arrays nested 400,000 deep (800 KB): shown as text, never recursed into, the limit said",
 		"payload-json-flood.bin":            "Produce v3, a gzip batch whose record value is a JSON array of 450,001 numbers (900 KB): a node each",
 		"payload-avro-nulls-declared.bin":   "Produce v3, a gzip batch whose record value is Avro (schema 1: array of null) declaring 2^62 items in 9 bytes, each item zero bytes long",
 		"payload-avro-recursion.bin":        "Produce v3, a gzip batch whose record value is Avro (schema 2: a recursive list) 300,000 records deep",
@@ -75,9 +79,9 @@ func payloadEntries() []Entry {
 	var out []Entry
 	for _, p := range Payloads() {
 		v := p.Value
-		e := Entry{Name: p.Name, Mode: Request, Attacks: attacks[p.Name], Expect: Expect{Clean: true, BrowserPayload: p.Browser},
+		e := Entry{Name: p.Name, Mode: Request, Attacks: attacks[p.Name], Expect: Expect{Clean: true, BrowserPayload: p.Browser, Payload: p.Decoded},
 			gen: func() []byte { return produce(3, batch(codecGzip, 0, 1, gz(record(0, 0, []byte("k"), v)))) }}
-		if p.Limit != "" {
+		if p.Limit != "" && p.Decoded == "" {
 			// Read as the corpus is (no schemas), only the framing is
 			// shown. With them (kwire decode --schemas testdata/hostile:
 			// cmd/kwire's TestHostilePayloadsCLI, codec/payload's

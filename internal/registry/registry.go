@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -115,10 +116,25 @@ func (c *Client) get(path string) (int, []byte, error) {
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, resolve.MaxBody+1))
+	if timedOut(err) {
+		// A registry that sends headers and then stalls costs a timeout
+		// per id as one that never answers does: it is down.
+		return 0, nil, &resolve.Unreachable{Err: fmt.Errorf("schema registry %s is unreachable: GET %s: the answer did not come whole within %v", c.base.Redacted(), path, c.http.Timeout)}
+	}
 	if err != nil {
 		return 0, nil, fmt.Errorf("schema registry: GET %s: reading the answer: %v", c.base.Redacted()+path, unwrapURLError(err))
 	}
 	return resp.StatusCode, body, nil
+}
+
+// timedOut reports whether err is a timeout (the client's, or the
+// connection's deadline).
+func timedOut(err error) bool {
+	if err == nil {
+		return false
+	}
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
 }
 
 // unwrapURLError drops net/http's "Get URL:" wrapping, which repeats the

@@ -183,3 +183,38 @@ func TestDir(t *testing.T) {
 		t.Fatalf("missing id: %v", err)
 	}
 }
+
+// TestClientStalledBodyMarksDown: a registry that sends its headers and
+// then stalls the body is down, as one that never answers is: the first
+// lookup waits out the timeout, later ones fail at once with its error.
+func TestClientStalledBodyMarksDown(t *testing.T) {
+	reg, srv := registrytest.Start()
+	defer srv.Close()
+	release := make(chan struct{})
+	defer close(release)
+	reg.Handler = func(w http.ResponseWriter, r *http.Request) bool {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(200)
+		w.Write([]byte(`{"schema":`))
+		w.(http.Flusher).Flush()
+		select {
+		case <-release:
+		case <-time.After(5 * time.Second):
+		}
+		return true
+	}
+	c, _ := New(srv.URL, Options{Getenv: env(), Timeout: 200 * time.Millisecond})
+	_, err := c.SchemaByID(1)
+	if err == nil || !strings.Contains(err.Error(), "is unreachable") || !strings.Contains(err.Error(), "did not come whole within 200ms") {
+		t.Fatalf("stalled body: %v", err)
+	}
+	start := time.Now()
+	for id := 2; id < 5; id++ {
+		if _, err2 := c.SchemaByID(id); err2 == nil || err2.Error() != err.Error() {
+			t.Fatalf("id %d: %v", id, err2)
+		}
+	}
+	if d := time.Since(start); d > 150*time.Millisecond {
+		t.Fatalf("three more lookups took %v: each waited for the timeout", d)
+	}
+}

@@ -24,6 +24,9 @@ type PayloadIn struct {
 	Buf, Start, End int
 	Key             bool   // a record key (else a value)
 	Topic           string // the topic the records belong to, when known
+	// Int64Strings asks for int64 values (Avro longs) as strings of
+	// their digits, as the records' own (Options.Int64Strings).
+	Int64Strings bool
 	// Path names the key's or value's place in value JSON, for warnings.
 	// It builds the name, so it is called only when a warning needs it,
 	// and only during the hook's call (the place moves on after it).
@@ -109,6 +112,7 @@ func (d *decoder) payload(dst, b []byte, bi int, f *varField, key bool, rk []byt
 			d.payPath = func() string { return d.pathString(d.payField) }
 		}
 		in.Topic, in.Path, in.Budget, in.Warnings = d.opts.Topic, d.payPath, d.b, d.w
+		in.Int64Strings = d.opts.Int64Strings
 		if s := d.s.payloadSlab(); s != nil {
 			in.Slab, in.Node = s, &d.payAt
 		}

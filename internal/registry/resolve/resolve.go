@@ -53,24 +53,47 @@ func (c *cache[K]) get(k K, f func() (*payload.Schema, error)) (*payload.Schema,
 }
 
 // Chain asks each source in turn: the first schema found is the answer.
-// When none has one, SchemaByID returns the first error a source gave
-// (nil, nil when none did).
+// When none has one, SchemaByID returns every error the sources gave, in
+// their order (nil, nil when none did): that a folder holds no such file
+// must not hide that the registry after it is down.
 type Chain []payload.Source
 
 // SchemaByID returns the first source's schema registered under id.
 func (c Chain) SchemaByID(id int) (*payload.Schema, error) {
-	var first error
+	var errs chainError
 	for _, x := range c {
 		s, err := x.SchemaByID(id)
 		if err == nil && s != nil {
 			return s, nil
 		}
-		if first == nil {
-			first = err
+		if err != nil {
+			errs = append(errs, err)
 		}
 	}
-	return nil, first
+	switch len(errs) {
+	case 0:
+		return nil, nil
+	case 1:
+		return nil, errs[0]
+	}
+	return nil, errs
 }
+
+// chainError is what each source of a Chain said, none having the schema.
+type chainError []error
+
+func (e chainError) Error() string {
+	s := ""
+	for i, err := range e {
+		if i > 0 {
+			s += "; "
+		}
+		s += err.Error()
+	}
+	return s
+}
+
+func (e chainError) Unwrap() []error { return e }
 
 // SchemaFor returns the first answer (a schema or an error) a source
 // gives for topic's keys or values.

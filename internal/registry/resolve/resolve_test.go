@@ -162,6 +162,9 @@ type fixed struct {
 func (f fixed) SchemaByID(int) (*payload.Schema, error)         { return f.s, f.err }
 func (f fixed) SchemaFor(string, bool) (*payload.Schema, error) { return f.s, f.err }
 
+// TestChain: the first schema a source has is the answer; with none, every
+// source's error is (a folder that lacks the file does not hide that the
+// registry after it is down), and SchemaFor gives the first answer.
 func TestChain(t *testing.T) {
 	a, b := &payload.Schema{Text: "a"}, &payload.Schema{Text: "b"}
 	e1, e2 := errors.New("one"), errors.New("two")
@@ -175,15 +178,31 @@ func TestChain(t *testing.T) {
 		{Chain{fixed{nil, nil}, fixed{b, nil}}, b, nil, b, nil},
 		{Chain{fixed{a, nil}, fixed{b, nil}}, a, nil, a, nil},
 		{Chain{fixed{nil, e1}, fixed{b, nil}}, b, nil, nil, e1},
-		{Chain{fixed{nil, e1}, fixed{nil, e2}}, nil, e1, nil, e1},
+		{Chain{fixed{nil, e1}, fixed{nil, e2}}, nil, errors.New("one; two"), nil, e1},
 		{Chain{fixed{nil, nil}, fixed{nil, e2}}, nil, e2, nil, e2},
 		{Chain{}, nil, nil, nil, nil},
 	} {
-		if s, err := c.chain.SchemaByID(1); s != c.id || err != c.idErr {
+		if s, err := c.chain.SchemaByID(1); s != c.id || err != c.idErr && (c.idErr == nil || err == nil || err.Error() != c.idErr.Error()) {
 			t.Errorf("%v: SchemaByID %v %v", c.chain, s, err)
 		}
 		if s, err := c.chain.SchemaFor("t", false); s != c.for_ || err != c.forE {
 			t.Errorf("%v: SchemaFor %v %v", c.chain, s, err)
 		}
+	}
+}
+
+// TestChainSaysEverySourcesError: with --schemas and --schema-registry
+// both given, a schema neither has says why of each, and the registry's
+// error can still be told apart (errors.As).
+func TestChainSaysEverySourcesError(t *testing.T) {
+	down := &Unreachable{Err: errors.New("schema registry http://r/ is unreachable: connection refused")}
+	c := Chain{fixed{nil, errors.New("tc holds no 999.avsc, 999.proto or 999.json")}, fixed{nil, down}, fixed{nil, nil}}
+	_, err := c.SchemaByID(999)
+	if err == nil || err.Error() != "tc holds no 999.avsc, 999.proto or 999.json; schema registry http://r/ is unreachable: connection refused" {
+		t.Fatalf("error %v", err)
+	}
+	var u *Unreachable
+	if !errors.As(err, &u) || u != down {
+		t.Fatalf("the registry's error is not found in %v", err)
 	}
 }
