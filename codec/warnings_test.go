@@ -205,7 +205,8 @@ func TestLimitErrorsAreErrLimit(t *testing.T) {
 // limit cut a Fetch response of 5,500 partitions in 2,471 of them): the
 // first cut's warning says how many more there were and where the last
 // is, one warning, not one a partition; the tree's and the JSON writers'
-// paths alike.
+// paths alike. The message says what share of the limit records may
+// take, so a tree that ends well under the limit is explained.
 func TestRecordsCutsAreOneWarning(t *testing.T) {
 	env := Example(schema.ByName("Fetch"), 12, true)
 	js, err := json.Marshal(env)
@@ -229,11 +230,16 @@ func TestRecordsCutsAreOneWarning(t *testing.T) {
 	require.Len(t, f.Warnings, 1, "%v", listedWarnings(f))
 	w := f.Warnings[0]
 	require.True(t, w.Limit)
-	m := regexp.MustCompile(`^(?:entries|records) from byte (\d+) not decoded: the MaxNodes limit \(30000 nodes\) is reached; so were the entries of (\d+) more records fields after it, the last from byte (\d+)$`).FindStringSubmatch(w.Message)
+	m := regexp.MustCompile(`^(?:entries|records) from byte (\d+) not decoded: the MaxNodes limit \(30000 nodes\) is reached for records \(they may take (\d+) nodes; the rest is kept for the frame's own fields after them\); so were the entries of (\d+) more records fields after it, the last from byte (\d+)$`).FindStringSubmatch(w.Message)
 	require.NotNil(t, m, w.Message)
 	first, _ := strconv.Atoi(m[1])
-	more, _ := strconv.Atoi(m[2])
-	last, _ := strconv.Atoi(m[3])
+	share, _ := strconv.Atoi(m[2])
+	more, _ := strconv.Atoi(m[3])
+	last, _ := strconv.Atoi(m[4])
+	// The records' share of the limit is said: the tree ends under the
+	// limit, and the message says why.
+	require.Less(t, share, 30000)
+	require.Less(t, countNodes(f), 30000)
 	require.Equal(t, first, w.Offset)
 	require.Equal(t, treeWarnings(f), listedWarnings(f), "on the first cut's node")
 	// Every records field cut is told: the raw nodes the cuts left.

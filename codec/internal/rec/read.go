@@ -297,8 +297,15 @@ func (d *decoder) cut(b []byte, bi, p, end, idx int, what string) {
 	raw := d.s.raw(b, bi, p, end)
 	d.push("", idx)
 	d.chargeWarning(true)
-	x := budget.Warning{Offset: p, Buf: bi, Path: d.pathString(""), Limit: true,
-		Message: what + " from byte " + itoa(p) + " not decoded: the MaxNodes limit (" + itoa(d.b.MaxNodes) + " nodes) is reached"}
+	msg := what + " from byte " + itoa(p) + " not decoded: the MaxNodes limit (" + itoa(d.b.MaxNodes) + " nodes) is reached"
+	if d.b.NestedNodes < d.b.MaxNodes {
+		// The frame's walk keeps a share of the limit for its own fields
+		// after the records (codec's reserveNested): the records stop at
+		// the rest, and the frame ends with fewer nodes than the limit,
+		// which is said, or a count of the tree beside the limit puzzles.
+		msg += " for records (they may take " + itoa(d.b.NestedNodes) + " nodes; the rest is kept for the frame's own fields after them)"
+	}
+	x := budget.Warning{Offset: p, Buf: bi, Path: d.pathString(""), Limit: true, Message: msg}
 	var ws *[]string
 	if raw != nil {
 		ws = &raw.Warnings
@@ -309,8 +316,8 @@ func (d *decoder) cut(b []byte, bi, p, end, idx int, what string) {
 
 // tellCuts is the message of the first cut with the cuts after it told in
 // it: "entries from byte 582266 not decoded: the MaxNodes limit (262144
-// nodes) is reached; so were the entries of 2470 more records fields after
-// it, the last from byte 1076066".
+// nodes) is reached for records (...); so were the entries of 2470 more
+// records fields after it, the last from byte 1076266".
 func tellCuts(first budget.Warning, more map[string]int, last budget.Warning) string {
 	s := first.Message + "; so were"
 	if n := more["entries"]; n > 0 {
