@@ -6,7 +6,7 @@ import { $, el } from './dom.js';
 import { rpcAt } from './rpc.js';
 import { st, GRID_ROW, LINE } from './state.js';
 import { Virtual } from './virtual.js';
-import { flatNode, within, overlaps, docsHref, frameName, drawGridRow, drawTreeRow, drawJSONLine, drawHexLine } from './views.js';
+import { flatNode, within, overlaps, docsHref, frameName, limitText, drawGridRow, drawTreeRow, drawJSONLine, drawHexLine } from './views.js';
 
 export class Panel {
   constructor(slot, host, ids) {
@@ -88,10 +88,7 @@ export class Panel {
     }
     this.e.error.hidden = !err;
     const lim = sum.limit;
-    if (lim) {
-      this.e.limit.textContent = 'A limit cut decoding short at byte ' + lim.offset + (lim.buf ? ' of decompressed buffer ' + lim.buf : '') + ': ' + lim.message +
-        '. The browser decodes with smaller limits than the kwire command line, which can decode this frame whole.';
-    }
+    if (lim) this.e.limit.textContent = limitText(sum);
     this.e.limit.hidden = !lim;
     const wl = this.e.warn;
     wl.replaceChildren();
