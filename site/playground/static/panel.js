@@ -315,6 +315,10 @@ export class Panel {
     this.views.tree.update(true);
   }
 
+  // pageRows is how many rows of a view make a page: those in sight, less
+  // one kept from the page before.
+  pageRows(v) { return Math.max(1, Math.floor((v.box.clientHeight - v.top) / v.rowH) - 1); }
+
   async gridKey(e, buf) {
     const sel = this.sel;
     if (!['ArrowRight', 'ArrowLeft', 'ArrowDown', 'ArrowUp', 'Enter'].includes(e.key)) return;
@@ -338,7 +342,7 @@ export class Panel {
   }
 
   async treeKey(e) {
-    const keys = ['ArrowDown', 'ArrowUp', 'ArrowRight', 'ArrowLeft', 'Enter', 'Home', 'End'];
+    const keys = ['ArrowDown', 'ArrowUp', 'ArrowRight', 'ArrowLeft', 'Enter', 'Home', 'End', 'PageDown', 'PageUp'];
     if (!keys.includes(e.key)) return;
     e.preventDefault();
     const tv = this.views.tree;
@@ -350,6 +354,9 @@ export class Panel {
     switch (e.key) {
       case 'ArrowDown': idx = node ? Math.min(tv.count - 1, idx + 1) : 0; break;
       case 'ArrowUp': idx = Math.max(0, idx - 1); break;
+      // A page: as many rows as the tree shows, less one kept in sight.
+      case 'PageDown': idx = node ? Math.min(tv.count - 1, idx + this.pageRows(tv)) : 0; break;
+      case 'PageUp': idx = Math.max(0, idx - this.pageRows(tv)); break;
       case 'Home': idx = 0; break;
       case 'End': idx = tv.count - 1; break;
       case 'ArrowRight': case 'Enter':
