@@ -319,15 +319,23 @@ export class Panel {
   // one kept from the page before.
   pageRows(v) { return Math.max(1, Math.floor((v.box.clientHeight - v.top) / v.rowH) - 1); }
 
+  // gridKey moves the selection by a cell (arrows left and right), a row
+  // (up and down: four bytes), a page, or to the first or last byte. Home,
+  // End and the page keys are the grid's own, not the browser's scroll,
+  // which glides there over a megabyte of rows with none drawn on the way.
   async gridKey(e, buf) {
     const sel = this.sel;
-    if (!['ArrowRight', 'ArrowLeft', 'ArrowDown', 'ArrowUp', 'Enter'].includes(e.key)) return;
+    if (!['ArrowRight', 'ArrowLeft', 'ArrowDown', 'ArrowUp', 'Enter', 'Home', 'End', 'PageDown', 'PageUp'].includes(e.key)) return;
     e.preventDefault();
     if (e.key === 'Enter') { if (sel && sel.node >= 0) this.toggle(sel.node, true); return; }
-    const step = { ArrowRight: 1, ArrowLeft: -1, ArrowDown: 4, ArrowUp: -4 }[e.key];
+    const page = 4 * this.pageRows(this.views['grid' + buf]);
+    const step = { ArrowRight: 1, ArrowLeft: -1, ArrowDown: 4, ArrowUp: -4, PageDown: page, PageUp: -page }[e.key];
+    const len = (this.sum.buffers.find((b) => b.buf === buf) || { len: 1 }).len;
     const cur = sel && sel.buf === buf ? (sel.part || sel) : null;
-    const off = cur ? (step > 0 ? cur.end - 1 : cur.start) + step : 0;
-    const c = await this.rpc('cellAt', buf, Math.max(0, off));
+    let off = cur ? (step > 0 ? cur.end - 1 : cur.start) + step : 0;
+    if (e.key === 'Home') off = 0;
+    if (e.key === 'End') off = len - 1;
+    const c = await this.rpc('cellAt', buf, Math.max(0, Math.min(len - 1, off)));
     if (c) this.select({ buf, start: c.nodeStart, end: c.nodeEnd, node: c.node, part: { start: c.start, end: c.end } }, 'keys');
   }
 
