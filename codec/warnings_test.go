@@ -1,8 +1,10 @@
 package codec
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -196,4 +198,66 @@ func TestLimitErrorsAreErrLimit(t *testing.T) {
 	_, err = Decode(b[:len(b)-3], Options{Response: true, APIKey: 3, Version: 12, NoSizePrefix: true})
 	require.Error(t, err)
 	require.NotErrorIs(t, err, budget.ErrLimit)
+}
+
+// Once the MaxNodes limit is reached, every records field after that byte
+// of a Fetch response of many partitions may be cut (the playground's
+// limit cut a Fetch response of 5,500 partitions in 2,471 of them): the
+// first cut's warning says how many more there were and where the last
+// is, one warning, not one a partition; the tree's and the JSON writers'
+// paths alike. The message says what share of the limit records may
+// take, so a tree that ends well under the limit is explained.
+func TestRecordsCutsAreOneWarning(t *testing.T) {
+	env := Example(schema.ByName("Fetch"), 12, true)
+	js, err := json.Marshal(env)
+	require.NoError(t, err)
+	var v map[string]any
+	require.NoError(t, json.Unmarshal(js, &v))
+	topic := v["body"].(map[string]any)["responses"].([]any)[0].(map[string]any)
+	parts := make([]any, 1000)
+	for i := range parts {
+		parts[i] = topic["partitions"].([]any)[0]
+	}
+	topic["partitions"] = parts
+	js, err = json.Marshal(v)
+	require.NoError(t, err)
+	b, err := Encode(nil, js, EncodeOptions{})
+	require.NoError(t, err)
+
+	o := Options{Response: true, APIKey: schema.KeyFetch, Version: 12, Limits: Limits{MaxNodes: 30000}}
+	f, err := Decode(b, o)
+	require.NoError(t, err)
+	require.Len(t, f.Warnings, 1, "%v", listedWarnings(f))
+	w := f.Warnings[0]
+	require.True(t, w.Limit)
+	m := regexp.MustCompile(`^(?:entries|records) from byte (\d+) not decoded: the MaxNodes limit \(30000 nodes\) is reached for records \(they may take (\d+) nodes; the rest is kept for the frame's own fields after them\); so were the entries of (\d+) more records fields after it, the last from byte (\d+)$`).FindStringSubmatch(w.Message)
+	require.NotNil(t, m, w.Message)
+	first, _ := strconv.Atoi(m[1])
+	share, _ := strconv.Atoi(m[2])
+	more, _ := strconv.Atoi(m[3])
+	last, _ := strconv.Atoi(m[4])
+	// The records' share of the limit is said: the tree ends under the
+	// limit, and the message says why.
+	require.Less(t, share, 30000)
+	require.Less(t, countNodes(f), 30000)
+	require.Equal(t, first, w.Offset)
+	require.Equal(t, treeWarnings(f), listedWarnings(f), "on the first cut's node")
+	// Every records field cut is told: the raw nodes the cuts left.
+	var cuts []int
+	tree.Walk(f.Root, func(n *tree.Node) bool {
+		if n.Role == tree.RoleRaw {
+			cuts = append(cuts, n.Start)
+		}
+		return true
+	})
+	require.Greater(t, more, 100)
+	require.Len(t, cuts, more+1)
+	require.Equal(t, first, cuts[0])
+	require.Equal(t, last, cuts[len(cuts)-1])
+
+	var dec Decoder
+	out, _, err := dec.AppendJSON(nil, b, o)
+	require.NoError(t, err)
+	require.Equal(t, string(f.AppendJSON(nil)), string(out))
+	require.Contains(t, string(out), `"warnings":[{"offset":`+m[1])
 }

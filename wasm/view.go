@@ -82,6 +82,7 @@ func use(this js.Value, args []js.Value) any {
 //
 //	{"direction","apiKey","apiName","apiVersion","headerVersion","flexible",
 //	 "sizePrefix","nodeCount","treeRows",
+//	 "spentNodes" (what the MaxNodes limit counted: nodes and warnings),"maxNodes" (the limit),
 //	 "ms":[decode, index, grids] (milliseconds),
 //	 "buffers":[{"buf","len","rows","from":node|null}],
 //	 "error":{"offset","buf","path","expected","found","message"}|null,"errNode",
@@ -220,6 +221,13 @@ func (v *view) appendSummary(dst []byte, hasSize bool) []byte {
 	w.Bool(hasSize)
 	w.Key("nodeCount")
 	w.Int(int64(len(v.nodes)))
+	// What the MaxNodes limit counts (the tree's nodes and each warning's
+	// charge, budget.WarningNodes) and the limit: a page that shows the
+	// tree's count beside a limit it never reached explains the two.
+	w.Key("spentNodes")
+	w.Int(int64(v.f.Spent.MaxNodes))
+	w.Key("maxNodes")
+	w.Int(int64(v.opts.MaxNodes))
 	w.Key("treeRows")
 	w.Int(int64(len(v.flat)))
 	w.Key("ms")

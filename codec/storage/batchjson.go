@@ -58,7 +58,7 @@ func (s *Segment) internalTopic() *schema.InternalTopic {
 // "records" (Batch's fields; its CRC matched as it streamed past).
 func (s *Segment) WriteJSON(w io.Writer, head []byte, b *Batch) error {
 	d := &s.dec
-	d.warnings.List = d.warnings.List[:0]
+	d.warnings.Reset()
 	d.hole = -1
 	out := d.out[:0]
 	if head == nil {
@@ -221,7 +221,7 @@ func (r DecodedRecord) Topic() *TopicRecord { return r.rec }
 func (s *Segment) Decode(b *Batch) (*Entry, []DecodedRecord, error) {
 	d := &s.dec
 	d.slab.Reset()
-	d.warnings.List = d.warnings.List[:0]
+	d.warnings.Reset()
 	o := batchOptions(&d.warnings, &d.spare, s.o.MaxDecompressed)
 	if s.internalTopic() == nil {
 		o.Payload, o.Topic = s.o.Payload, s.o.Topic

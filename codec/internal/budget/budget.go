@@ -96,6 +96,22 @@ type Warning struct {
 // warning at the mark it took when it opened the node.
 type Warnings struct {
 	List []Warning // in document order
+
+	fold fold // the warning more places are told in (Fold)
+}
+
+// fold is a warning said once for many places (Fold): where it is and
+// what it says now.
+type fold struct {
+	key  string    // what the caller folds by ("" none)
+	at   int       // its index in List when said: Insert moves it later, never earlier
+	node *[]string // the warnings of the node it is on (nil without a tree)
+	msg  string    // its message now
+	x    Warning   // as it was first said
+	// More counts the places told in it after the first, by the caller's
+	// kind, and Last is the last of them.
+	more map[string]int
+	last Warning
 }
 
 // Mark is the position a node's own late warnings go to.
@@ -104,6 +120,13 @@ func (w *Warnings) Mark() int {
 		return 0
 	}
 	return len(w.List)
+}
+
+// Reset empties the list, keeping its memory, for the next frame or
+// entry: a warning folded into (Fold) is one of the list's.
+func (w *Warnings) Reset() {
+	w.List = w.List[:0]
+	w.fold = fold{}
 }
 
 // Add appends a warning.
@@ -156,4 +179,49 @@ func (p *PathText) Intern(b []byte) string {
 		p.last = string(b)
 	}
 	return p.last
+}
+
+// Fold says the limit warning x on a node (node: its warnings, nil
+// without a tree), unless a warning of the same key was said before in
+// this frame and is still listed: then x is told in that one instead, the
+// first place's, as one more place of its kind, and tell (given the
+// first message, the places after it by kind and the last of them) writes
+// its message anew, on its node and in the list. A limit that cuts a
+// frame at thousands of places (the MaxNodes limit reached in every
+// records field after some byte of a Fetch response of 5,000 partitions)
+// is so one warning, with the count and the last place, not thousands.
+func (w *Warnings) Fold(key string, node *[]string, x Warning, kind string, tell func(first Warning, more map[string]int, last Warning) string) {
+	if w == nil { // no list: every place's warning on its node
+		if node != nil {
+			*node = append(*node, x.Message)
+		}
+		return
+	}
+	f := &w.fold
+	if f.key == key {
+		for i := f.at; i < len(w.List); i++ {
+			if y := &w.List[i]; y.Message == f.msg && y.Offset == f.x.Offset && y.Buf == f.x.Buf && y.Limit {
+				f.at = i
+				f.more[kind]++
+				f.last = x
+				msg := tell(f.x, f.more, x)
+				if f.node != nil {
+					for j, m := range *f.node {
+						if m == f.msg {
+							(*f.node)[j] = msg
+							break
+						}
+					}
+				}
+				y.Message, f.msg = msg, msg
+				return
+			}
+		}
+	}
+	// The first of key, or its warning was dropped (Truncate): said here.
+	*f = fold{key: key, at: len(w.List), node: node, msg: x.Message, x: x, more: map[string]int{}}
+	if node != nil {
+		*node = append(*node, x.Message)
+	}
+	w.Add(x)
 }

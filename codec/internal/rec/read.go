@@ -287,13 +287,53 @@ func (d *decoder) recordList(b []byte, bi, p, end int, ctx *batchCtx, owner *tre
 }
 
 // cut ends a list of entries or records (what) the MaxNodes limit cut at
-// p, item idx: the bytes left as one raw node, with a limit warning.
+// p, item idx: the bytes left as one raw node, with a limit warning. The
+// frame's first cut is the warning of every cut after it (budget's Fold):
+// once the limit is reached, every records field after it may be cut (a
+// Fetch response of 5,000 partitions, at the browser's limit, was 2,471
+// warnings alike), and one warning says how many and where they end.
 func (d *decoder) cut(b []byte, bi, p, end, idx int, what string) {
 	d.b.Nodes++
 	raw := d.s.raw(b, bi, p, end)
 	d.push("", idx)
-	d.limit(raw, bi, p, "", what+" from byte "+itoa(p)+" not decoded: the MaxNodes limit ("+itoa(d.b.MaxNodes)+" nodes) is reached")
+	d.chargeWarning(true)
+	msg := what + " from byte " + itoa(p) + " not decoded: the MaxNodes limit (" + itoa(d.b.MaxNodes) + " nodes) is reached"
+	if d.b.NestedNodes < d.b.MaxNodes {
+		// The frame's walk keeps a share of the limit for its own fields
+		// after the records (codec's reserveNested): the records stop at
+		// the rest, and the frame ends with fewer nodes than the limit,
+		// which is said, or a count of the tree beside the limit puzzles.
+		msg += " for records (they may take " + itoa(d.b.NestedNodes) + " nodes; the rest is kept for the frame's own fields after them)"
+	}
+	x := budget.Warning{Offset: p, Buf: bi, Path: d.pathString(""), Limit: true, Message: msg}
+	var ws *[]string
+	if raw != nil {
+		ws = &raw.Warnings
+	}
+	d.w.Fold("records cut", ws, x, what, tellCuts)
 	d.pop()
+}
+
+// tellCuts is the message of the first cut with the cuts after it told in
+// it: "entries from byte 582266 not decoded: the MaxNodes limit (262144
+// nodes) is reached for records (...); so were the entries of 2470 more
+// records fields after it, the last from byte 1076266".
+func tellCuts(first budget.Warning, more map[string]int, last budget.Warning) string {
+	s := first.Message + "; so were"
+	if n := more["entries"]; n > 0 {
+		s += " the entries of " + itoa(n) + " more records fields"
+		if more["records"] > 0 {
+			s += " and"
+		}
+	}
+	if n := more["records"]; n > 0 {
+		s += " the records of " + itoa(n) + " more batches"
+	}
+	s += " after it, the last from byte " + itoa(last.Offset)
+	if last.Buf != 0 {
+		s += " of buffer " + itoa(last.Buf)
+	}
+	return s
 }
 
 // recView is a record read whole, with what it implies and what it said:

@@ -11,6 +11,7 @@
 // apiversions-response.hex  the example ApiVersions v3 response
 // truncated-response.hex    a Metadata v12 response cut short: its size says more bytes follow
 // node-flood.bin   an ApiVersions v0 response of 300,000 entries: more tree nodes than the browser's limit
+// many-partitions.bin  a Fetch v12 response of 5,500 partitions of one batch (1.1 MB): records past the browser's node limit
 // commit.pcap      kgo producing an offset commit into __consumer_offsets on kfake and fetching it back (Fetch by topic id)
 // manifest.json    sizes, expected values and the malformed frame's error offset
 package main
@@ -147,6 +148,35 @@ func main() {
 	copy(flood, wire.AppendInt32(nil, int32(len(flood)-4)))
 	write(*out, "node-flood.bin", flood)
 	man["nodeFlood"] = map[string]any{"bytes": len(flood), "entries": entries}
+
+	// The example Fetch v12 response's partition 5,500 times (a batch of
+	// one record each): 1.1 MB whose records the browser's MaxNodes limit
+	// cuts in half of its partitions.
+	env = codec.Example(schema.ByName("Fetch"), 12, true)
+	js, err := json.Marshal(env)
+	if err != nil {
+		log.Fatal(err)
+	}
+	var many map[string]any
+	if err := json.Unmarshal(js, &many); err != nil {
+		log.Fatal(err)
+	}
+	topic := many["body"].(map[string]any)["responses"].([]any)[0].(map[string]any)
+	part := topic["partitions"].([]any)[0].(map[string]any)
+	const partitions = 5500
+	parts := make([]any, partitions)
+	for i := range parts {
+		p := map[string]any{}
+		for k, v := range part {
+			p[k] = v
+		}
+		p["partitionIndex"] = i
+		parts[i] = p
+	}
+	topic["partitions"] = parts
+	manyParts := mustEncode(many)
+	write(*out, "many-partitions.bin", manyParts)
+	man["manyPartitions"] = map[string]any{"bytes": len(manyParts), "partitions": partitions}
 
 	// Real traffic: the topic's id is named only by the Metadata responses.
 	ok := kmsg.OffsetCommitKey{Version: 1, Group: "billing", Topic: "orders", Partition: 3}

@@ -5,7 +5,7 @@
 import { $, el, debounce, status, showError } from './dom.js';
 import { rpc } from './rpc.js';
 import { st, HINT_MAX } from './state.js';
-import { confidence, frameName } from './views.js';
+import { confidence, frameName, nodesText } from './views.js';
 import { openCapture, closeCapture } from './capture.js';
 import { setLink } from './link.js';
 import { afterDecode } from './payloads.js';
@@ -137,7 +137,7 @@ async function decodeWith(bytes, format, gen, o, note) {
   st.sum = sum;
   delete document.body.dataset.decoding;
   status(format + ', ' + bytes.length + ' bytes: ' + frameName(sum) +
-    (note ? ' (' + note + ')' : '') + (sum.sizePrefix ? '' : ', no size prefix') + ', ' + sum.nodeCount + ' nodes');
+    (note ? ' (' + note + ')' : '') + (sum.sizePrefix ? '' : ', no size prefix') + ', ' + nodesText(sum));
   setLink(bytes, o, sum);
   if (!o.response && sum.error) responseHint(bytes, o, gen, sum);
   afterDecode();

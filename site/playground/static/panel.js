@@ -6,7 +6,7 @@ import { $, el } from './dom.js';
 import { rpcAt } from './rpc.js';
 import { st, GRID_ROW, LINE } from './state.js';
 import { Virtual } from './virtual.js';
-import { flatNode, within, overlaps, docsHref, frameName, drawGridRow, drawTreeRow, drawJSONLine, drawHexLine } from './views.js';
+import { flatNode, within, overlaps, docsHref, frameName, limitText, drawGridRow, drawTreeRow, drawJSONLine, drawHexLine } from './views.js';
 
 export class Panel {
   constructor(slot, host, ids) {
@@ -88,10 +88,7 @@ export class Panel {
     }
     this.e.error.hidden = !err;
     const lim = sum.limit;
-    if (lim) {
-      this.e.limit.textContent = 'A limit cut decoding short at byte ' + lim.offset + (lim.buf ? ' of decompressed buffer ' + lim.buf : '') + ': ' + lim.message +
-        '. The browser decodes with smaller limits than the kwire command line, which can decode this frame whole.';
-    }
+    if (lim) this.e.limit.textContent = limitText(sum);
     this.e.limit.hidden = !lim;
     const wl = this.e.warn;
     wl.replaceChildren();
@@ -318,15 +315,27 @@ export class Panel {
     this.views.tree.update(true);
   }
 
+  // pageRows is how many rows of a view make a page: those in sight, less
+  // one kept from the page before.
+  pageRows(v) { return Math.max(1, Math.floor((v.box.clientHeight - v.top) / v.rowH) - 1); }
+
+  // gridKey moves the selection by a cell (arrows left and right), a row
+  // (up and down: four bytes), a page, or to the first or last byte. Home,
+  // End and the page keys are the grid's own, not the browser's scroll,
+  // which glides there over a megabyte of rows with none drawn on the way.
   async gridKey(e, buf) {
     const sel = this.sel;
-    if (!['ArrowRight', 'ArrowLeft', 'ArrowDown', 'ArrowUp', 'Enter'].includes(e.key)) return;
+    if (!['ArrowRight', 'ArrowLeft', 'ArrowDown', 'ArrowUp', 'Enter', 'Home', 'End', 'PageDown', 'PageUp'].includes(e.key)) return;
     e.preventDefault();
     if (e.key === 'Enter') { if (sel && sel.node >= 0) this.toggle(sel.node, true); return; }
-    const step = { ArrowRight: 1, ArrowLeft: -1, ArrowDown: 4, ArrowUp: -4 }[e.key];
+    const page = 4 * this.pageRows(this.views['grid' + buf]);
+    const step = { ArrowRight: 1, ArrowLeft: -1, ArrowDown: 4, ArrowUp: -4, PageDown: page, PageUp: -page }[e.key];
+    const len = (this.sum.buffers.find((b) => b.buf === buf) || { len: 1 }).len;
     const cur = sel && sel.buf === buf ? (sel.part || sel) : null;
-    const off = cur ? (step > 0 ? cur.end - 1 : cur.start) + step : 0;
-    const c = await this.rpc('cellAt', buf, Math.max(0, off));
+    let off = cur ? (step > 0 ? cur.end - 1 : cur.start) + step : 0;
+    if (e.key === 'Home') off = 0;
+    if (e.key === 'End') off = len - 1;
+    const c = await this.rpc('cellAt', buf, Math.max(0, Math.min(len - 1, off)));
     if (c) this.select({ buf, start: c.nodeStart, end: c.nodeEnd, node: c.node, part: { start: c.start, end: c.end } }, 'keys');
   }
 
@@ -341,7 +350,7 @@ export class Panel {
   }
 
   async treeKey(e) {
-    const keys = ['ArrowDown', 'ArrowUp', 'ArrowRight', 'ArrowLeft', 'Enter', 'Home', 'End'];
+    const keys = ['ArrowDown', 'ArrowUp', 'ArrowRight', 'ArrowLeft', 'Enter', 'Home', 'End', 'PageDown', 'PageUp'];
     if (!keys.includes(e.key)) return;
     e.preventDefault();
     const tv = this.views.tree;
@@ -353,6 +362,9 @@ export class Panel {
     switch (e.key) {
       case 'ArrowDown': idx = node ? Math.min(tv.count - 1, idx + 1) : 0; break;
       case 'ArrowUp': idx = Math.max(0, idx - 1); break;
+      // A page: as many rows as the tree shows, less one kept in sight.
+      case 'PageDown': idx = node ? Math.min(tv.count - 1, idx + this.pageRows(tv)) : 0; break;
+      case 'PageUp': idx = Math.max(0, idx - this.pageRows(tv)); break;
       case 'Home': idx = 0; break;
       case 'End': idx = tv.count - 1; break;
       case 'ArrowRight': case 'Enter':

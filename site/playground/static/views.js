@@ -21,6 +21,34 @@ export function frameName(sum) {
   if (!sum.headerDecoded) return 'not a Kafka ' + sum.direction + ' (its header does not decode)';
   return (sum.apiName || 'API ' + sum.apiKey) + ' v' + sum.apiVersion + ' ' + sum.direction;
 }
+// nodeLimit says whether the frame's limit note is about the MaxNodes
+// limit (a limit that cut records, or the frame's own fields, short).
+const nodeLimit = (sum) => !!(sum.limit && /MaxNodes/.test(sum.limit.message));
+
+// nodesText is the status line's count of the frame's nodes: beside the
+// MaxNodes limit, said as what it is, so that a count under the limit
+// does not contradict the note that the limit cut decoding short.
+export function nodesText(sum) {
+  if (!nodeLimit(sum) || !sum.maxNodes) return sum.nodeCount + ' nodes';
+  return sum.nodeCount + ' nodes in the tree (the MaxNodes limit, ' + sum.maxNodes + ', counts ' + sum.spentNodes + ' here: see the note on the frame)';
+}
+
+// limitText is the note on a frame a limit cut short: where and the
+// codec's words, and for the MaxNodes limit what it counts and why the
+// tree can end under it.
+export function limitText(sum) {
+  const lim = sum.limit;
+  let s = 'A limit cut decoding short at byte ' + lim.offset + (lim.buf ? ' of decompressed buffer ' + lim.buf : '') + ': ' + lim.message + '.';
+  if (nodeLimit(sum) && sum.maxNodes) {
+    s += ' The browser\'s MaxNodes limit is ' + sum.maxNodes + ' nodes a frame; it counts the tree\'s nodes and 2 for each warning that is not a limit\'s: ' +
+      sum.spentNodes + ' for this frame, whose tree has ' + sum.nodeCount + ' nodes.';
+    if (sum.spentNodes < sum.maxNodes) {
+      s += ' Records stop at their share of the limit (the rest is kept for the frame\'s own fields after them), so the limit cut them before the frame reached it.';
+    }
+  }
+  return s + ' The browser decodes with smaller limits than the kwire command line, which can decode this frame whole.';
+}
+
 export function showValue(n) {
   if (n.null) return 'null';
   if (n.value === undefined) return n.size !== undefined ? n.size + ' bytes' : '';

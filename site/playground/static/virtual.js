@@ -23,19 +23,23 @@ export class Virtual {
     this.count = n;
     this.spacer.style.height = (this.top + n * this.rowH) + 'px';
   }
-  range() {
+  // range is the window of rows to draw for the box scrolled to y.
+  range(y = this.box.scrollTop) {
     const h = this.box.clientHeight || 600;
-    const from = Math.max(0, Math.floor((this.box.scrollTop - this.top) / this.rowH) - 5);
+    const from = Math.max(0, Math.floor((y - this.top) / this.rowH) - 5);
     return [from, Math.min(this.count - from, Math.ceil(h / this.rowH) + 10)];
   }
-  async update(force) {
-    const [from, n] = this.range();
+  // update draws the rows in view; to, when given, is where the box is to
+  // scroll, once those rows are drawn (scrollTo).
+  async update(force, to) {
+    const [from, n] = this.range(to);
     if (!force && from === this.from && n === this.n) return;
     this.from = from; this.n = n;
     if (force) this.changed = true;
     const req = ++this.req;
     const items = n > 0 ? await this.fetch(from, n) : [];
     if (req !== this.req) return;
+    if (to !== undefined) this.box.scrollTop = to;
     const keep = this.changed ? new Map() : this.items;
     this.changed = false;
     // Rows kept are one run of indexes: new rows before it go before its
@@ -57,10 +61,14 @@ export class Virtual {
     this.items = next;
     this.painted();
   }
+  // scrollTo brings row i into view. The box moves only once the rows
+  // there are drawn, in the same task: moved first, it showed nothing
+  // where it had scrolled until the worker answered (a second and more at
+  // the end of a 1 MB frame, the worker busy or the machine slow).
   scrollTo(i) {
-    const y = this.top + i * this.rowH;
-    if (y < this.box.scrollTop + this.top || y + this.rowH > this.box.scrollTop + this.box.clientHeight) {
-      this.box.scrollTop = Math.max(0, y - this.box.clientHeight / 3);
+    const y = this.top + i * this.rowH, h = this.box.clientHeight;
+    if (y < this.box.scrollTop + this.top || y + this.rowH > this.box.scrollTop + h) {
+      return this.update(true, Math.max(0, Math.min(y - h / 3, this.box.scrollHeight - h)));
     }
     return this.update(true);
   }
