@@ -32,12 +32,16 @@ type Candidate struct {
 // Guess says how a frame came to be read as a response of its API and
 // version: Candidates are the clean readings, best first (the one chosen
 // is Candidates[0]; they carry no Frame), Tried counts the readings tried,
-// and Cut says the MaxWork limit ended the search before every one was.
+// and Cut says a work limit ended the search before every one was: the
+// MaxWork limit, or the guess's own bound on the nodes its readings read
+// (guessNodes: bytes dense in nodes, which every reading tried reads
+// again, cost far more than their bytes scanned say).
 type Guess struct {
 	Confidence float64
 	Tried      int
 	Cut        bool
 	Candidates []Candidate
+	nodes      int // read by every reading tried, together
 }
 
 // guessResponses ranks the clean readings of b as a response (of api
@@ -54,6 +58,7 @@ func (dec *Decoder) guessResponses(b []byte, noSize bool, only *schema.API, lim 
 	}
 	var seen []folded
 	var all []Candidate
+	nodesLeft := guessNodes(len(b))
 	var w walker
 	var gs guessSink
 	var out jsontext.Writer
@@ -63,12 +68,13 @@ func (dec *Decoder) guessResponses(b []byte, noSize bool, only *schema.API, lim 
 		}
 		m := api.Response
 		for v := m.Valid.Lo; v <= m.Valid.Hi; v++ {
-			if spend.Work >= spend.MaxWork {
+			if spend.Work >= spend.MaxWork || nodesLeft <= 0 {
 				g.Cut = true
 				break
 			}
 			g.Tried++
-			cb := &budget.Budget{MaxNodes: lim.MaxNodes, NestedNodes: lim.MaxNodes, MaxDecompressed: lim.MaxDecompressed, MaxWork: spend.MaxWork, Work: spend.Work}
+			maxNodes := min(lim.MaxNodes, nodesLeft)
+			cb := &budget.Budget{MaxNodes: maxNodes, NestedNodes: maxNodes, MaxDecompressed: lim.MaxDecompressed, MaxWork: spend.MaxWork, Work: spend.Work}
 			o := Options{Response: true, APIKey: api.Key, Version: v, NoSizePrefix: noSize, raw: true, Limits: lim}
 			out.Reset(nil)
 			out.B = append(out.B, byte(api.Key>>8), byte(api.Key))
@@ -76,6 +82,8 @@ func (dec *Decoder) guessResponses(b []byte, noSize bool, only *schema.API, lim 
 			w.init(&dec.jf, &gs, &o, len(b), cb)
 			err := w.frame(b, &o)
 			spend.Work = cb.Work
+			nodesLeft -= cb.Nodes
+			g.nodes += cb.Nodes
 			if err != nil {
 				continue
 			}
@@ -202,9 +210,18 @@ type scorer struct {
 	fields int
 }
 
+// guessNodes bounds the nodes all of a guess's readings of n bytes read
+// together: 64K and 8 a byte. Realistic responses of 2 to 64 KiB take at
+// most 1.6 a byte for every reading tried, and the smallest frames a few
+// thousand in all; 3 KB of empty unknown tags took 143 a byte (430 ms).
+func guessNodes(n int) int { return 64<<10 + 8*n }
+
+// maxDoubts is how many doubts a reading keeps to show.
+const maxDoubts = 8
+
 func (s *scorer) doubt(p float64, why string) {
 	s.score -= p
-	if len(s.doubts) < 8 {
+	if len(s.doubts) < maxDoubts {
 		s.doubts = append(s.doubts, why)
 	}
 }

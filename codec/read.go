@@ -132,7 +132,7 @@ func unreadError(n int, opts Options, g *Guess) *DecodeError {
 	}
 	found := decimal(n) + " bytes that read as none"
 	if g.Cut {
-		found += " of the " + decimal(g.Tried) + " readings tried before the MaxWork limit"
+		found += " of the " + decimal(g.Tried) + " readings tried before a work limit (MaxWork, or the guess's bound on the nodes its readings read)"
 	}
 	return newDecodeError(0, 0, "", "a response of "+what, found, nil)
 }

@@ -141,7 +141,7 @@ func branch(f *Frame, o Options, err error) string {
 		return "bad size"
 	case strings.Contains(msg, "hint for a response"):
 		return "unknown API hint"
-	case strings.Contains(msg, "before the MaxWork limit"):
+	case strings.Contains(msg, "before a work limit"):
 		return "search cut short"
 	case strings.Contains(msg, "read as none"):
 		return "no reading fits"

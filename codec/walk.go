@@ -86,6 +86,11 @@ type walker struct {
 	// quiet walks keep no warnings (only their cost): the walk again of a
 	// frame whose warnings are known (Frame.AppendJSON).
 	quiet bool
+	// guessing walks (a guess's readings) keep a node's warnings, which
+	// weigh its reading, but list none: a flood of them, a few bytes
+	// each, would cost a path each in every reading tried.
+	guessing bool
+	warned   int // warnings made while guessing: past the doubts a reading shows, their text is not
 	// codes collects the non-zero error codes read, when wantCodes.
 	codes     []ErrorCode
 	wantCodes bool
@@ -145,7 +150,7 @@ func (w *walker) init(f *Frame, s sink, o *Options, n int, b *budget.Budget) {
 	}
 	*w = walker{f: f, s: s, lim: lim, b: b, nest: o.nest(), skipRecords: o.skipRecords, sizeFirst: o.sizeFirst,
 		path: w.path[:0], own: w.own, pathText: budget.PathText{Buf: w.pathText.Buf[:0]}, spare: w.spare, pre: w.pre, codes: w.codes[:0], null: w.null, payload: o.Payload,
-		int64s: o.Int64Strings, topics: w.topics.reset(o.TopicNames), topicsRaw: o.InternalTopicsAsBytes, bound: w.bound, types: w.types, names: w.names}
+		int64s: o.Int64Strings, guessing: o.raw, topics: w.topics.reset(o.TopicNames), topicsRaw: o.InternalTopicsAsBytes, bound: w.bound, types: w.types, names: w.names}
 	if b != &w.own {
 		w.own = budget.Budget{}
 	}
@@ -258,6 +263,10 @@ func (w *walker) warnAt(mark *int, n *tree.Node, off int, field, msg string, lim
 		return
 	}
 	n.Warnings = append(n.Warnings, msg)
+	if w.guessing {
+		w.warned++
+		return
+	}
 	x := Warning{Offset: off, Buf: w.buf, Path: w.pathWith(field), Message: msg, Limit: limit}
 	if mark != nil {
 		w.w.Insert(mark, x)

@@ -245,7 +245,11 @@ func (w *walker) tags(l *schema.Layout, pf *preFrame) bool {
 			c.Int = int64(uint32(c.Tag))
 			c.Raw = r.Span(size, "tag")
 			c.End = r.Off
-			w.warn(c, c.Start, "_unknownTaggedFields", "unknown tag "+strconv.FormatUint(uint64(uint32(c.Tag)), 10)+" at v"+decimal(int(w.v))+" ("+decimal(size)+" bytes kept)")
+			msg := "unknown tag"
+			if !w.guessing || w.warned < maxDoubts {
+				msg = "unknown tag " + strconv.FormatUint(uint64(uint32(c.Tag)), 10) + " at v" + decimal(int(w.v)) + " (" + decimal(size) + " bytes kept)"
+			}
+			w.warn(c, c.Start, "_unknownTaggedFields", msg)
 			w.s.leaf(c)
 			allDef = false
 		case !w.taggedValue(c, f, r.Off+size):
