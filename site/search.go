@@ -62,26 +62,32 @@ func searchData() ([]byte, error) {
 		}{{a.Request, "req"}, {a.Response, "resp"}} {
 			seen := map[string]int{}
 			for _, d := range x.m.Versions {
-				var walk func(l *schema.Layout, path string)
-				walk = func(l *schema.Layout, path string) {
+				// A field occurs where its own versions, those of every
+				// struct enclosing it and the layout's all hold: a nested
+				// field's range is intersected on the way down, and a field
+				// whose intersection is empty occurs nowhere and is left out
+				// (with everything under it).
+				var walk func(l *schema.Layout, path string, in schema.Range)
+				walk = func(l *schema.Layout, path string, in schema.Range) {
 					for i := range l.Fields {
 						f := &l.Fields[i]
 						p := joinField(path, f.JSON)
-						lo, hi := max(f.Versions.Lo, d.Versions.Lo), min(f.Versions.Hi, d.Versions.Hi)
-						if lo <= hi {
-							if j, ok := seen[p]; ok {
-								all[j].lo, all[j].hi = min(all[j].lo, lo), max(all[j].hi, hi)
-							} else {
-								seen[p] = len(all)
-								all = append(all, entry{f.JSON, f.Name, x.dir, p, a.Key, lo, hi, mt.of(x.m.Name, p, f.JSON)})
-							}
+						lo, hi := max(f.Versions.Lo, in.Lo), min(f.Versions.Hi, in.Hi)
+						if lo > hi {
+							continue
+						}
+						if j, ok := seen[p]; ok {
+							all[j].lo, all[j].hi = min(all[j].lo, lo), max(all[j].hi, hi)
+						} else {
+							seen[p] = len(all)
+							all = append(all, entry{f.JSON, f.Name, x.dir, p, a.Key, lo, hi, mt.of(x.m.Name, p, f.JSON)})
 						}
 						if f.Struct != nil {
-							walk(f.Struct, p)
+							walk(f.Struct, p, schema.Range{Lo: lo, Hi: hi})
 						}
 					}
 				}
-				walk(d.Root, "")
+				walk(d.Root, "", d.Versions)
 			}
 		}
 	}
