@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kwire/kwire/codec/check"
 	"github.com/kwire/kwire/codec/schema"
 )
 
@@ -88,5 +89,55 @@ func TestSearchFieldsLinkToRows(t *testing.T) {
 	}
 	if bad > 0 {
 		t.Logf("%d of %d field entries wrong", bad, len(s.Fields))
+	}
+}
+
+// The search finds the internal topics' record pages and the rule pages:
+// every page entry names a page that exists, every rule has one, and a
+// search for a topic's name reaches its record pages.
+func TestSearchPages(t *testing.T) {
+	out := buildOnce(t)
+	b, err := os.ReadFile(filepath.Join(out, "search.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Pages [][]any `json:"pages"`
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	hrefs := map[string]bool{}
+	offsets := 0
+	for _, p := range s.Pages {
+		title, href, words := p[0].(string), p[1].(string), p[2].(string)
+		hrefs[href] = true
+		f := filepath.Join(out, filepath.FromSlash(href))
+		if strings.HasSuffix(href, "/") {
+			f = filepath.Join(f, "index.html")
+		}
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("page %q: %v", title, err)
+		}
+		// As site.js matches: the query within title and words.
+		if strings.Contains(strings.ToLower(title+" "+words), "__consumer_offsets") && strings.HasPrefix(href, "internal/consumer_offsets/") {
+			offsets++
+		}
+	}
+	if offsets == 0 {
+		t.Error("a search for __consumer_offsets finds none of its record pages")
+	}
+	for _, r := range check.Rules() {
+		if !hrefs["rules/"+r.ID+".html"] {
+			t.Errorf("rule %s is not in search.json", r.ID)
+		}
+	}
+	for _, tp := range schema.InternalTopics() {
+		for i := range tp.Records {
+			rec := &tp.Records[i]
+			if !hrefs[InternalPath(tp, rec, rec.Value.Valid.Hi)] {
+				t.Errorf("%s %s is not in search.json", tp.Name, rec.Value.Name)
+			}
+		}
 	}
 }
