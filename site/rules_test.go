@@ -29,7 +29,7 @@ func TestRulePages(t *testing.T) {
 			t.Errorf("%s: %v", r.ID, err)
 			continue
 		}
-		if !strings.Contains(string(page), "\n"+r.ID+" "+r.Severity.String()+" ") && !strings.Contains(string(page), "<pre>"+r.ID+" "+r.Severity.String()+" ") {
+		if !strings.Contains(string(page), "\n"+r.ID+" "+r.Severity.String()+" ") && !strings.Contains(string(page), `aria-label="What kwire check prints">`+r.ID+" "+r.Severity.String()+" ") {
 			t.Errorf("%s: the page's example output does not show the rule flagged", r.ID)
 		}
 		if !strings.Contains(string(page), "<li><code>") && !strings.Contains(string(page), "<li>KIP-") {

@@ -4,14 +4,17 @@ import (
 	"encoding/json"
 	"sort"
 	"strconv"
+	"strings"
 
+	"github.com/kwire/kwire/codec/check"
 	"github.com/kwire/kwire/codec/schema"
 )
 
 // The search every page offers reads search.json, written once per build:
 // APIs (by name, old name and key), every field of every message with its
 // meaning, error codes (by name, old name and code) with their notes,
-// enumerations and the reference pages. site.js ranks it in the browser,
+// enumerations, the reference pages, the internal topics' record types and
+// the rules kwire check applies. site.js ranks it in the browser,
 // so the search works on any static host; search.html shows every result
 // when the box is submitted (or when a search is linked to).
 
@@ -27,7 +30,7 @@ type searchFile struct {
 	Errors [][]any `json:"errors"`
 	// Enums: [enumeration, value, name]
 	Enums [][]any `json:"enums"`
-	// Pages: [title, href, words]
+	// Pages: [title, href, words] or [title, href, words, what the result says of it]
 	Pages [][]any `json:"pages"`
 }
 
@@ -62,26 +65,32 @@ func searchData() ([]byte, error) {
 		}{{a.Request, "req"}, {a.Response, "resp"}} {
 			seen := map[string]int{}
 			for _, d := range x.m.Versions {
-				var walk func(l *schema.Layout, path string)
-				walk = func(l *schema.Layout, path string) {
+				// A field occurs where its own versions, those of every
+				// struct enclosing it and the layout's all hold: a nested
+				// field's range is intersected on the way down, and a field
+				// whose intersection is empty occurs nowhere and is left out
+				// (with everything under it).
+				var walk func(l *schema.Layout, path string, in schema.Range)
+				walk = func(l *schema.Layout, path string, in schema.Range) {
 					for i := range l.Fields {
 						f := &l.Fields[i]
 						p := joinField(path, f.JSON)
-						lo, hi := max(f.Versions.Lo, d.Versions.Lo), min(f.Versions.Hi, d.Versions.Hi)
-						if lo <= hi {
-							if j, ok := seen[p]; ok {
-								all[j].lo, all[j].hi = min(all[j].lo, lo), max(all[j].hi, hi)
-							} else {
-								seen[p] = len(all)
-								all = append(all, entry{f.JSON, f.Name, x.dir, p, a.Key, lo, hi, mt.of(x.m.Name, p, f.JSON)})
-							}
+						lo, hi := max(f.Versions.Lo, in.Lo), min(f.Versions.Hi, in.Hi)
+						if lo > hi {
+							continue
+						}
+						if j, ok := seen[p]; ok {
+							all[j].lo, all[j].hi = min(all[j].lo, lo), max(all[j].hi, hi)
+						} else {
+							seen[p] = len(all)
+							all = append(all, entry{f.JSON, f.Name, x.dir, p, a.Key, lo, hi, mt.of(x.m.Name, p, f.JSON)})
 						}
 						if f.Struct != nil {
-							walk(f.Struct, p)
+							walk(f.Struct, p, schema.Range{Lo: lo, Hi: hi})
 						}
 					}
 				}
-				walk(d.Root, "")
+				walk(d.Root, "", d.Versions)
 			}
 		}
 	}
@@ -135,6 +144,29 @@ func searchData() ([]byte, error) {
 		{"Record batches and message sets", "records.html", "records batch magic record header message set compression gzip snappy lz4 zstd crc timestamp offset delta control transactional"},
 		{"Error codes and enumerations", "errors.html", "error codes retriable enumerations enums"},
 		{"Playground", "playground/", "decode paste hex dump base64 capture pcap encode"},
+	}
+	// The internal topics' record types, each at its highest value
+	// version, and the rules kwire check applies.
+	topics := []string{}
+	for _, t := range schema.InternalTopics() {
+		topics = append(topics, t.Name)
+	}
+	s.Pages = append(s.Pages, []any{"Internal topics", "internal.html", "internal topics records coordinator metadata " + strings.Join(topics, " "), "the record types of Kafka's internal topics"})
+	for _, t := range schema.InternalTopics() {
+		for i := range t.Records {
+			rec := &t.Records[i]
+			words := t.Name + " record type " + strconv.Itoa(int(rec.Type))
+			if rec.Key != nil {
+				words += " key " + rec.Key.Name
+			}
+			s.Pages = append(s.Pages, []any{rec.Value.Name + " (" + t.Name + ")", InternalPath(t, rec, rec.Value.Valid.Hi), words,
+				"record of " + t.Name + " · value versions " + rec.Value.Valid.String()})
+		}
+	}
+	s.Pages = append(s.Pages, []any{"Protocol rules", "rules/index.html", "rules kwire check conformance protocol violations", "every rule kwire check applies"})
+	for _, r := range check.Rules() {
+		s.Pages = append(s.Pages, []any{r.ID, "rules/" + r.ID + ".html", r.Statement + " " + r.Level.String() + " rule kwire check",
+			r.Severity.String() + " rule · " + r.Statement})
 	}
 	return json.Marshal(s)
 }

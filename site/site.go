@@ -38,6 +38,8 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -74,10 +76,59 @@ const HTMLPolicy = "frame-ancestors 'none'; base-uri 'none'; object-src 'none'; 
 
 // headersFile is _headers, the headers file of static hosts (Cloudflare's
 // Workers static assets, which the Worker's wrangler.jsonc serves, and
-// Pages, Netlify): the policy and nosniff on every path.
-const headersFile = "# Written by kwire site: headers for static hosts that read _headers.\n/*\n" +
-	"  Content-Security-Policy: " + HTMLPolicy + "\n" +
-	"  X-Content-Type-Options: nosniff\n"
+// Pages, Netlify): the policy and nosniff on every path, and for each file
+// whose name carries its content hash (hashed, paths from the output root)
+// the long cache kwire serve gives it. Without it Cloudflare sends
+// max-age=0, must-revalidate, and every visit revalidates the modules.
+// One rule per file, not a pattern: a folder may hold unhashed files
+// (playground/index.html, sw.js), which must stay revalidated.
+func headersFile(hashed []string) ([]byte, error) {
+	// Cloudflare reads at most 100 rules (the one for every path included)
+	// and drops the rest.
+	if len(hashed) > 99 {
+		return nil, errors.New("site: " + strconv.Itoa(len(hashed)) + " hashed files need more _headers rules than Cloudflare reads (100)")
+	}
+	var b strings.Builder
+	b.WriteString("# Written by kwire site: headers for static hosts that read _headers.\n/*\n" +
+		"  Content-Security-Policy: " + HTMLPolicy + "\n" +
+		"  X-Content-Type-Options: nosniff\n")
+	for _, p := range hashed {
+		b.WriteString("/" + p + "\n  Cache-Control: " + ImmutableCache + "\n")
+	}
+	return []byte(b.String()), nil
+}
+
+// ImmutableCache is the Cache-Control of a file whose name carries its
+// content hash (HashedName): kwire serve sends it, and _headers gives it
+// to static hosts.
+const ImmutableCache = "public, max-age=31536000, immutable"
+
+// hashedFiles lists, sorted and with forward slashes, the files under the
+// given entries of out whose names carry a content hash.
+func hashedFiles(out string, entries ...string) ([]string, error) {
+	var found []string
+	for _, e := range entries {
+		err := filepath.WalkDir(filepath.Join(out, e), func(p string, d fs.DirEntry, err error) error {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			if err != nil || d.IsDir() || !HashedName(d.Name()) {
+				return err
+			}
+			rel, err := filepath.Rel(out, p)
+			if err != nil {
+				return err
+			}
+			found = append(found, filepath.ToSlash(rel))
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	sort.Strings(found)
+	return found, nil
+}
 
 // The output entries Build owns and replaces on every run.
 var owned = []string{"_headers", "api", "assets", "playground", "favicon.ico", "index.html", "types.html", "records.html", "protocol.html", "errors.html", "internal", "internal.html", "rules", "search.html", "search.json"}
@@ -130,7 +181,19 @@ func Build(out string, o Options) error {
 	if err := copyPlayground(out, o.Playground, wasm, wasmExec, extra); err != nil {
 		return err
 	}
-	return b.pages()
+	if err := b.pages(); err != nil {
+		return err
+	}
+	// Last, when every hashed file is written.
+	hashed, err := hashedFiles(out, "assets", "playground")
+	if err != nil {
+		return err
+	}
+	hf, err := headersFile(hashed)
+	if err != nil {
+		return err
+	}
+	return b.write("_headers", hf)
 }
 
 // builder carries what every page needs.
@@ -168,9 +231,6 @@ func (b *builder) assets() error {
 	}
 	js, err := files.ReadFile("assets/site.js")
 	if err != nil {
-		return err
-	}
-	if err := b.write("_headers", []byte(headersFile)); err != nil {
 		return err
 	}
 	ico, err := favicon()

@@ -546,3 +546,70 @@ func TestBuildRefusesASourceTree(t *testing.T) {
 		t.Fatalf("Build into a module root: %v", err)
 	}
 }
+
+// _headers gives every file whose name carries its content hash the long
+// cache kwire serve gives it (static hosts such as the Worker's assets
+// otherwise send max-age=0), and nothing else; every path keeps the policy.
+func TestHeadersFileCachesHashedFiles(t *testing.T) {
+	out := buildOnce(t)
+	b, err := os.ReadFile(filepath.Join(out, "_headers"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := map[string][]string{} // path -> its header lines
+	var order []string
+	cur := ""
+	for _, line := range strings.Split(string(b), "\n") {
+		switch {
+		case line == "" || strings.HasPrefix(line, "#"):
+		case strings.HasPrefix(line, "  "):
+			if cur == "" {
+				t.Fatalf("a header before any path: %q", line)
+			}
+			rules[cur] = append(rules[cur], strings.TrimSpace(line))
+		default:
+			if _, dup := rules[line]; dup {
+				t.Errorf("path %s has two rules", line)
+			}
+			cur = line
+			rules[cur] = nil
+			order = append(order, cur)
+		}
+	}
+	if len(order) > 100 {
+		t.Errorf("%d rules; Cloudflare reads 100", len(order))
+	}
+	if !slices.Contains(rules["/*"], "Content-Security-Policy: "+HTMLPolicy) {
+		t.Errorf("/* lacks the policy: %v", rules["/*"])
+	}
+	long := "Cache-Control: " + ImmutableCache
+	hashed := 0
+	err = filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(out, p)
+		url := "/" + filepath.ToSlash(rel)
+		has := slices.Contains(rules[url], long)
+		if HashedName(d.Name()) {
+			hashed++
+			if !has {
+				t.Errorf("%s has a content hash but no long cache in _headers", url)
+			}
+		} else if has {
+			t.Errorf("%s has no content hash but is cached for good", url)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hashed < 8 {
+		t.Errorf("only %d hashed files", hashed)
+	}
+	for _, p := range order {
+		if p != "/*" && !slices.Equal(rules[p], []string{long}) {
+			t.Errorf("rule %s: %v", p, rules[p])
+		}
+	}
+}

@@ -546,7 +546,7 @@ func fileHandler(dir string) http.Handler {
 			h.Set("X-Frame-Options", "DENY")
 		}
 		if site.HashedName(path.Base(name)) {
-			h.Set("Cache-Control", "public, max-age=31536000, immutable")
+			h.Set("Cache-Control", site.ImmutableCache)
 		} else {
 			h.Set("Cache-Control", "no-cache")
 		}

@@ -98,7 +98,7 @@
     });
     idx.pages.forEach(function (p) {
       var t = (p[0] + " " + p[2]).toLowerCase();
-      if (q.length >= 3 && t.indexOf(q) >= 0) add(350, "page", p[0], "reference page", p[1]);
+      if (q.length >= 3 && t.indexOf(q) >= 0) add(350, "page", p[0], p[3] || "reference page", p[1]);
     });
     out.sort(function (x, y) {
       return y.score - x.score || kindOrder[x.kind] - kindOrder[y.kind] || (x.label < y.label ? -1 : x.label > y.label ? 1 : 0);

@@ -247,6 +247,14 @@ test("static assets: the site, a docs page under /api/, the wasm module", async 
   assert.equal(wasm.res.status, 200);
   assert.equal(wasm.res.headers.get("content-type"), "application/wasm");
   assert.deepEqual(wasm.body.subarray(0, 4), Buffer.from([0x00, 0x61, 0x73, 0x6d]));
+
+  // A file named by its content hash is cached for good, as kwire serve
+  // sends it (the site's _headers); a page is revalidated.
+  if (assets.kind === "make site") {
+    assert.match(assets.wasm, /\.[0-9a-f]{10}\.wasm$/);
+    assert.equal(wasm.res.headers.get("cache-control"), "public, max-age=31536000, immutable", assets.wasm);
+    assert.doesNotMatch(home.res.headers.get("cache-control") || "", /immutable/);
+  }
 });
 
 // The Go instance's memory (wasm memory only grows: its size after a
