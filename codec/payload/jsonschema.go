@@ -263,8 +263,9 @@ func oneLine(s string) string {
 // maxMessage bounds a library's or a schema source's message in a
 // warning: a message that is said for every payload naming the schema
 // must not carry unbounded text (a schema quoted whole, a registry's
-// error page).
-const maxMessage = 300
+// error page); room enough for kwire's own advice about a registry the
+// page may not read (CORS), whose end says what to do.
+const maxMessage = 1024
 
 // bounded is msg on one line, cut to maxMessage bytes (on a character's
 // boundary) with how long it was.
