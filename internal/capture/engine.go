@@ -482,7 +482,7 @@ func (e *engine) pair(c *Conn, f *Frame) {
 			delete(c.early, x.CorrelationID)
 			r.merged = true
 			x.Response = r.Response
-			x.Latency = x.Response.Time.Sub(f.Time)
+			x.Latency = latency(f, x.Response)
 			return
 		}
 		e.wait(c, x)
@@ -493,7 +493,7 @@ func (e *engine) pair(c *Conn, f *Frame) {
 	if len(b) >= 8 {
 		corr = int32(binary.BigEndian.Uint32(b[4:]))
 	}
-	if len(b) >= 8 && c.outCorr[corr] > 0 {
+	if len(b) >= 8 && c.outCorr[corr] > 0 && c.answerable(corr, f.PacketIndex) {
 		e.answer(c, corr, f)
 		return
 	}
@@ -508,6 +508,26 @@ func (e *engine) pair(c *Conn, f *Frame) {
 		}
 		c.early[corr] = x
 	}
+}
+
+// answerable reports whether the oldest request of c waiting with
+// correlation id corr began in a packet before pkt: a response whose bytes
+// all came before its request began is not its answer (the bytes are from
+// an older response, met while resynchronising).
+func (c *Conn) answerable(corr int32, pkt int) bool {
+	for _, x := range c.outstanding[c.outHead:] {
+		if x.CorrelationID == corr {
+			return x.Request.firstPkt < pkt
+		}
+	}
+	return false
+}
+
+// latency is the time from a request's completion to its response's,
+// never negative: timestamps that go backwards (captures merged from
+// several interfaces or queues) make it 0.
+func latency(req, resp *Frame) time.Duration {
+	return max(resp.Time.Sub(req.Time), 0)
 }
 
 // maxOvertaken is how many later requests of its connection may be
@@ -546,7 +566,7 @@ func (e *engine) answer(c *Conn, corr int32, f *Frame) {
 		e.unwait(c, x)
 	}
 	x.Response = f
-	x.Latency = f.Time.Sub(x.Request.Time)
+	x.Latency = latency(x.Request, f)
 	e.done(x)
 	for c.outHead < len(c.outstanding) && c.outstanding[c.outHead].Overtaken > maxOvertaken {
 		e.done(e.popOutstanding(c)) // never answered

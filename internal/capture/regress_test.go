@@ -5,7 +5,9 @@ import (
 	"compress/gzip"
 	"encoding/binary"
 	"encoding/hex"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/google/gopacket/layers"
 	"github.com/stretchr/testify/assert"
@@ -158,4 +160,45 @@ func TestControlBytesClientID(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestResponseNeverBeforeItsRequest: a capture that starts in the middle
+// of a response leaves its tail to resynchronise over, and a spot in that
+// tail whose bytes 4-8 equal the correlation id of the request sent next
+// waits there for more bytes to judge it by. Once that request is framed,
+// the spot must not be taken for its answer: its bytes came before the
+// request. The real answer is paired, and no latency is negative.
+func TestResponseNeverBeforeItsRequest(t *testing.T) {
+	b := newTB(t, layers.LinkTypeEthernet)
+	v := b.conv("10.0.0.1:40000", "10.0.0.2:9092")
+	// No handshake: the tail of an older response, with what reads as a
+	// whole 16-byte frame with correlation id 2 in it, which only the
+	// size prefix after it could confirm: two bytes of it are there.
+	ff := bytes.Repeat([]byte{0xff}, 8)
+	tail := slices.Concat(ff, []byte{0, 0, 0, 12, 0, 0, 0, 2}, ff, []byte{0, 0})
+	v.resp(tail)
+	v.req(apiVersionsReq(2))
+	v.resp(apiVersionsResp(2))
+	v.req(apiVersionsReq(3))
+	v.resp(apiVersionsResp(3))
+	check := func(xs []*Exchange) {
+		t.Helper()
+		var paired []int32
+		for _, x := range xs {
+			assert.GreaterOrEqual(t, x.Latency, time.Duration(0), "correlation %d", x.CorrelationID)
+			if x.Paired() {
+				paired = append(paired, x.CorrelationID)
+				assert.Equal(t, apiVersionsResp(x.CorrelationID), x.Response.Bytes, "correlation %d", x.CorrelationID)
+				assert.Greater(t, x.Response.PacketIndex, x.Request.PacketIndex)
+			}
+		}
+		assert.Equal(t, []int32{2, 3}, paired)
+	}
+	r := b.read(Options{})
+	dump(t, r)
+	check(r.Exchanges)
+	var got []*Exchange
+	_, err := ReadFunc(bytes.NewReader(b.pcap()), Options{}, func(x *Exchange) { got = append(got, x) })
+	require.NoError(t, err)
+	check(got)
 }

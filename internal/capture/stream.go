@@ -363,18 +363,18 @@ func (h *half) role() int {
 // candidate decides whether a frame plausibly starts at b[0] while
 // resynchronising. Before the broker side of a connection is known, both
 // the request and the response tests are tried.
-func (h *half) candidate(b []byte) verdict {
+func (h *half) candidate(b []byte, off int64) verdict {
 	switch h.role() {
 	case roleClient:
 		return h.reqCandidate(b)
 	case roleBroker:
-		return h.respCandidate(b)
+		return h.respCandidate(b, off)
 	}
 	v := h.reqCandidate(b)
 	if v == vYes {
 		return v
 	}
-	if w := h.respCandidate(b); w != vNo {
+	if w := h.respCandidate(b, off); w != vNo {
 		return w
 	}
 	return v
@@ -460,7 +460,9 @@ func reqPrefixOK(b []byte, max int) bool {
 	return plausibleAPI(b)
 }
 
-func (h *half) respCandidate(b []byte) verdict {
+// respCandidate is candidate's response test for a frame that would start
+// at stream offset off.
+func (h *half) respCandidate(b []byte, off int64) verdict {
 	max := h.e.opts.MaxFrame
 	size, v := candidateSize(b, 4, max)
 	if v != vYes {
@@ -474,10 +476,19 @@ func (h *half) respCandidate(b []byte) verdict {
 		return vNo
 	}
 	if h.c.decided && len(h.c.outCorr) > 0 {
-		if h.c.outCorr[corr] > 0 {
+		// The correlation id of a waiting request is convincing only
+		// where the bytes came after that request began: bytes sent
+		// before it (the tail of an older response, waiting here for
+		// more to judge them by) cannot be its answer.
+		pkt := h.pktAt(off)
+		if h.c.outCorr[corr] > 0 && h.c.answerable(corr, pkt) {
 			return vYes
 		}
-		return vNo
+		if pkt > h.c.outstanding[h.c.outHead].Request.firstPkt {
+			return vNo
+		}
+		// Bytes from before every waiting request: judged as if none
+		// waited.
 	}
 	// No outstanding requests to check against: require the frame to be
 	// followed by another plausible size prefix.
@@ -495,6 +506,16 @@ func (h *half) respCandidate(b []byte) verdict {
 		return vYes
 	}
 	return vNo
+}
+
+// pktAt is the index of the packet that delivered the byte at stream
+// offset off of the buffer being framed (0 when unknown).
+func (h *half) pktAt(off int64) int {
+	i := sort.Search(len(h.marks), func(i int) bool { return h.marks[i].off > off })
+	if i == 0 {
+		return 0
+	}
+	return h.marks[i-1].pkt
 }
 
 // headerOK checks the header of the next frame while in sync.
@@ -556,7 +577,7 @@ func (h *half) scan(buf []byte) int {
 			i := 0
 			found := false
 			for ; i < len(rest); i++ {
-				v := h.candidate(rest[i:])
+				v := h.candidate(rest[i:], h.bufOff+int64(p+i))
 				if v == vMore && h.final {
 					v = vNo
 				}
