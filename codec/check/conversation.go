@@ -21,6 +21,7 @@ type seqState struct {
 	next   int32
 	recent [recentBatches][2]int32 // base sequence, record count
 	n      int
+	lost   int // Checker.lost at the last batch (or at InitProducerId)
 }
 
 // recentBatches is how many batches a retry may reach back: Kafka keeps
@@ -55,6 +56,7 @@ type fetchState struct {
 	returned int64 // one past the last offset a fetch response returned
 	resets   int   // the identity's reset count when last fetched
 	conn     int   // the connection of the last fetch
+	lost     int   // Checker.lost at the last fetch
 	seen     bool
 }
 
@@ -89,7 +91,7 @@ func (c *Checker) conversation(a *analysis, cs *connState) {
 					delete(c.producers, k)
 				}
 			}
-			c.producers[seqKey{pid: rsp.ProducerID, epoch: rsp.ProducerEpoch, topic: "\x00fresh"}] = &seqState{}
+			c.producers[seqKey{pid: rsp.ProducerID, epoch: rsp.ProducerEpoch, topic: "\x00fresh"}] = &seqState{lost: c.lost}
 		}
 	case schema.KeyProduce:
 		c.produce(a, req, cn)
@@ -195,12 +197,15 @@ func (c *Checker) produce(a *analysis, req *frameFacts, cn *Conn) {
 func (c *Checker) sequence(a *analysis, b *batchFacts, k seqKey) {
 	s := c.producers[k]
 	if s == nil {
-		fresh := c.producers[seqKey{pid: k.pid, epoch: k.epoch, topic: "\x00fresh"}] != nil
+		f := c.producers[seqKey{pid: k.pid, epoch: k.epoch, topic: "\x00fresh"}]
 		s = &seqState{}
 		c.producers[k] = s
 		switch {
 		case b.BaseSequence == 0:
-		case fresh:
+		case f != nil && f.lost != c.lost:
+			c.skip(ConvSequence, a.batchAt(Request, b, batchBaseSequence, "baseSequence"),
+				"a producer's batch after bytes were lost from the capture is not judged (its earlier batches may be in them)")
+		case f != nil:
 			c.add(ConvSequence, a.batchAt(Request, b, batchBaseSequence, "baseSequence"),
 				"the first batch producer id "+i64(k.pid)+" (epoch "+itoa(int(k.epoch))+") sent to "+k.topic+"-"+itoa(int(k.part))+" does not start at sequence 0",
 				"0", itoa(int(b.BaseSequence)))
@@ -219,6 +224,9 @@ func (c *Checker) sequence(a *analysis, b *batchFacts, k seqKey) {
 		switch {
 		case retry:
 			return
+		case b.BaseSequence != s.next && s.lost != c.lost:
+			c.skip(ConvSequence, a.batchAt(Request, b, batchBaseSequence, "baseSequence"),
+				"a producer's batch after bytes were lost from the capture is not judged (its earlier batches may be in them)")
 		case b.BaseSequence != s.next:
 			what := "a gap"
 			if seqBefore(b.BaseSequence, s.next) {
@@ -232,6 +240,7 @@ func (c *Checker) sequence(a *analysis, b *batchFacts, k seqKey) {
 	s.recent[s.n%recentBatches] = [2]int32{b.BaseSequence, b.RecordCount}
 	s.n++
 	s.next = wrapSequence(b.BaseSequence, b.RecordCount)
+	s.lost = c.lost
 }
 
 // seqBefore reports whether sequence a comes before b (within half the
@@ -266,12 +275,15 @@ func (c *Checker) fetch(a *analysis, who string, conn int) {
 		case !f.seen:
 		case f.resets != resets || f.conn != conn:
 			f.first = min(f.first, p.Offset)
+		case p.Offset < f.last && f.lost != c.lost:
+			c.skip(ConvFetchOffset, a.atPath(Request, p.loc.path()+".fetchOffset"),
+				"a fetch offset after bytes were lost from the capture is not judged (a reset may be in them)")
 		case p.Offset < f.last:
 			c.add(ConvFetchOffset, a.atPath(Request, p.loc.path()+".fetchOffset"),
 				"the fetch offset for "+k.topic+"-"+itoa(int(p.Partition))+" went back without a reset (ListOffsets, OffsetFetch or OFFSET_OUT_OF_RANGE)",
 				"at least "+i64(f.last), i64(p.Offset))
 		}
-		f.seen, f.last, f.resets, f.conn = true, p.Offset, resets, conn
+		f.seen, f.last, f.resets, f.conn, f.lost = true, p.Offset, resets, conn, c.lost
 	}
 	if !rsp.Present || rsp.Err != nil {
 		return
