@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/binary"
 	"encoding/hex"
+	"math/bits"
 	"slices"
 	"testing"
 	"time"
@@ -201,4 +202,62 @@ func TestResponseNeverBeforeItsRequest(t *testing.T) {
 	_, err := ReadFunc(bytes.NewReader(b.pcap()), Options{}, func(x *Exchange) { got = append(got, x) })
 	require.NoError(t, err)
 	check(got)
+}
+
+// TestBinaryResolutionTimestampsExact: pcapng timestamps in binary units
+// (if_tsresol 2^-30, 2^-32, as some capture hardware writes) are read
+// exactly, to the nanosecond, as tshark reads them. Dividing the fraction
+// by perSec/1e9 in integers was off by up to 7% of a second.
+func TestBinaryResolutionTimestampsExact(t *testing.T) {
+	for _, pow := range []uint{30, 32, 20} {
+		b := newTB(t, layers.LinkTypeEthernet)
+		b.now = b.now.Add(123456789 * time.Nanosecond)
+		simple(b, 2)
+		data := withBinaryResolution(t, b.pcapng(), pow)
+		r, err := Read(bytes.NewReader(data), Options{})
+		require.NoError(t, err)
+		require.Equal(t, []int32{1, 2}, pairedCorrs(r))
+		for _, x := range r.Exchanges {
+			for _, f := range []*Frame{x.Request, x.Response} {
+				want := b.times[f.PacketIndex-1]
+				// the file holds the time truncated to 2^-pow s; read
+				// back, it is short by less than that unit and a
+				// nanosecond
+				d := want.Sub(f.Time)
+				assert.True(t, d >= 0 && d <= time.Second>>pow+time.Nanosecond, "2^-%d: packet %d read as %v, written %v", pow, f.PacketIndex, f.Time, want)
+			}
+		}
+	}
+}
+
+// withBinaryResolution rewrites a little-endian pcapng written by pcapgo
+// (nanosecond resolution, one interface) to if_tsresol 2^-pow, every
+// packet's timestamp converted (truncated).
+func withBinaryResolution(t *testing.T, data []byte, pow uint) []byte {
+	data = bytes.Clone(data)
+	le := binary.LittleEndian
+	for off := 0; off+12 <= len(data); {
+		typ, blen := le.Uint32(data[off:]), int(le.Uint32(data[off+4:]))
+		body := data[off+8 : off+blen-4]
+		switch typ {
+		case 1: // interface description: options from byte 8 of the body
+			o := body[8:]
+			for len(o) >= 4 && le.Uint16(o) != 0 {
+				n := int(le.Uint16(o[2:]))
+				if le.Uint16(o) == 9 {
+					o[4] = 0x80 | byte(pow)
+				}
+				o = o[4+(n+3)&^3:]
+			}
+		case 6:
+			ns := uint64(le.Uint32(body[4:]))<<32 | uint64(le.Uint32(body[8:]))
+			hi, lo := bits.Mul64(ns%1e9, 1<<pow)
+			frac, _ := bits.Div64(hi, lo, 1e9)
+			ts := ns/1e9<<pow | frac
+			le.PutUint32(body[4:], uint32(ts>>32))
+			le.PutUint32(body[8:], uint32(ts))
+		}
+		off += blen
+	}
+	return data
 }
