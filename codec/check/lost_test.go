@@ -86,3 +86,49 @@ func TestFetchOffsetNotJudgedAcrossLostBytes(t *testing.T) {
 	require.NotContains(t, ruleIDs(fs), "conv.fetch-offset")
 	require.Contains(t, skippedIDs(fs), "conv.fetch-offset")
 }
+
+// at sets where an exchange's request was, and drops its response (lost
+// from the capture, so the exchange ends late: when the connection
+// closes, after later exchanges of its connection).
+func at(xs []Exchange, pkt int, answered bool) []Exchange {
+	for i := range xs {
+		xs[i].RequestPacket = pkt
+		if !answered {
+			xs[i].Response, xs[i].Gaps = nil, 1
+		}
+	}
+	return xs
+}
+
+// TestLateEndedExchangeNotJudged: kwire check takes exchanges in the
+// order they end, and a request whose response the capture lost ends
+// after the requests sent after it. Its batch or fetch offset, older
+// than the state the later ones left, is not judged (said so), and does
+// not move that state back.
+func TestLateEndedExchangeNotJudged(t *testing.T) {
+	cn := &Conn{ID: 1, Client: "10.0.0.1:40001", Broker: "10.0.0.9:9092", FromStart: true}
+	batch := func(seq int32) []byte {
+		x := plain()
+		x.pid, x.epoch, x.seq = 7, 0, seq
+		return x.bytes()
+	}
+	xs := at(exchangesOn(cn, initPIDReq(4, 1, nil), initPIDRsp(4, 1, 7)), 1, true)
+	xs = append(xs, at(exchangesOn(cn, produce(9, 2, nil, batch(0)), produceOK(9, 2, 0)), 3, true)...)
+	late := at(exchangesOn(cn, produce(9, 3, nil, batch(2)), produceOK(9, 3, 2)), 5, false)
+	xs = append(xs, withGaps(at(exchangesOn(cn, produce(9, 4, nil, batch(4)), produceOK(9, 4, 4)), 7, true), 1)...)
+	xs = append(xs, late...)
+	xs = append(xs, withGaps(at(exchangesOn(cn, produce(9, 5, nil, batch(6)), produceOK(9, 5, 6)), 9, true), 1)...)
+	fs := Check(xs)
+	require.NotContains(t, ruleIDs(fs), "conv.sequence")
+	require.Contains(t, skippedIDs(fs), "conv.sequence")
+
+	fetched := func(off int64) []byte { x := plain(); x.base = off; return x.bytes() }
+	xs = at(exchangesOn(cn, fetchReq(11, 1, 10), fetchRsp(11, 1, 12, fetched(10))), 1, true)
+	late = at(exchangesOn(cn, fetchReq(11, 2, 12), fetchRsp(11, 2, 14, fetched(12))), 3, false)
+	xs = append(xs, withGaps(at(exchangesOn(cn, fetchReq(11, 3, 14), fetchRsp(11, 3, 16, fetched(14))), 5, true), 1)...)
+	xs = append(xs, late...)
+	xs = append(xs, withGaps(at(exchangesOn(cn, fetchReq(11, 4, 16), fetchRsp(11, 4, 16)), 7, true), 1)...)
+	fs = Check(xs)
+	require.NotContains(t, ruleIDs(fs), "conv.fetch-offset")
+	require.Contains(t, skippedIDs(fs), "conv.fetch-offset")
+}
