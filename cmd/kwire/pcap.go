@@ -742,7 +742,11 @@ type apiStats struct {
 // printSummary writes the table per API and the error codes seen.
 func (p *pcapRun) printSummary(res *capture.Result) {
 	w := p.w
-	fmt.Fprintf(w, "%d packets, %d connections, %d exchanges, %d non-Kafka packets\n\n", res.Packets, res.Connections, p.exchanges, res.NonKafka)
+	fmt.Fprintf(w, "%d packets, %d connections, %d exchanges, %d non-Kafka packets", res.Packets, res.Connections, p.exchanges, res.NonKafka)
+	if res.TLS > 0 {
+		fmt.Fprintf(w, ", %d TLS connections among them (encrypted, not decoded)", res.TLS)
+	}
+	fmt.Fprint(w, "\n\n")
 	writeAPITable(w, p.stats, p.errCodes)
 }
 

@@ -204,6 +204,8 @@ type Note struct {
 	Packet  int   // 1-based packet index, 0 when not tied to a packet
 	Conn    *Conn // nil when not tied to a connection
 	Message string
+	// TLS marks the note that says a connection carries TLS.
+	TLS bool
 }
 
 func (n Note) String() string {
@@ -232,6 +234,11 @@ type Result struct {
 	// were not Kafka traffic (other protocols, other TCP connections).
 	Packets  int
 	NonKafka int
+	// TLS counts the connections found to carry TLS (a TLS record header
+	// where their first frame would be): encrypted, not decoded, each
+	// said in a note, and left out of Conns and Connections (their packets
+	// count in NonKafka).
+	TLS int
 	// Fragments counts IP fragments, which are skipped.
 	Fragments int
 	// Frames counts Kafka frames found; SkippedBytes the stream bytes

@@ -261,3 +261,44 @@ func withBinaryResolution(t *testing.T, data []byte, pow uint) []byte {
 	}
 	return data
 }
+
+// TestTLSConnectionsSaid: a connection that starts with a TLS record (a
+// ClientHello after the SYN; application data records back to back in a
+// capture that starts mid-connection) is encrypted. It is said once per
+// connection, in a note marked TLS, counted in Result.TLS, and neither
+// framed (no "implausible frame header", no frame of 369 MB waited for)
+// nor counted as a Kafka connection, even on a broker port.
+func TestTLSConnectionsSaid(t *testing.T) {
+	b := newTB(t, layers.LinkTypeEthernet)
+	v := b.conv("10.0.0.1:40000", "10.0.0.2:9093")
+	v.handshake()
+	hello := append([]byte{22, 3, 1, 0, 8, 1, 0, 0, 4, 3, 3}, bytes.Repeat([]byte{7}, 2)...)
+	v.req(hello)
+	v.resp([]byte{22, 3, 3, 0, 4, 2, 0, 0, 0})
+	v.req(append([]byte{23, 3, 3, 0, 3}, 1, 2, 3))
+	v.fin()
+	w := b.conv("10.0.0.1:40001", "10.0.0.2:9093") // no handshake seen
+	w.req(slices.Concat([]byte{23, 3, 3, 0, 3, 1, 2, 3}, []byte{23, 3, 3, 0, 2, 4, 5}))
+	w.resp(slices.Concat([]byte{23, 3, 3, 0, 3, 1, 2, 3}, []byte{23, 3, 3, 0, 2, 4, 5}))
+	k := b.conv("10.0.0.1:40002", "10.0.0.2:9093")
+	k.handshake()
+	k.req(apiVersionsReq(1))
+	k.resp(apiVersionsResp(1))
+	k.fin()
+	for _, ports := range [][]uint16{{9093}, nil} {
+		r := b.read(Options{BrokerPorts: ports})
+		dump(t, r)
+		assert.Equal(t, 2, r.TLS, "ports %v", ports)
+		assert.Equal(t, 1, r.Connections)
+		assert.Equal(t, []int32{1}, pairedCorrs(r))
+		var said []string
+		for _, n := range r.Notes {
+			require.True(t, n.TLS, "only TLS is said: %s", n)
+			said = append(said, n.String())
+		}
+		assert.Equal(t, []string{
+			"packet 4: conn 1 10.0.0.1:40000->10.0.0.2:9093: TLS (record header 16 03 01): encrypted, not decoded",
+			"packet 10: conn 2 10.0.0.1:40001->10.0.0.2:9093: TLS (record header 17 03 03): encrypted, not decoded",
+		}, said, "ports %v", ports)
+	}
+}

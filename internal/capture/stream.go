@@ -271,6 +271,9 @@ func (h *half) deliver(data []byte, t time.Time, pkt int) {
 		data = data[n:]
 		h.off += n
 	}
+	if h.off == 0 && len(h.buf) == 0 && h.tls(data) {
+		return
+	}
 	if len(h.buf) == 0 {
 		h.bufOff = h.off
 		h.marks = h.marks[:0]
@@ -293,6 +296,58 @@ func (h *half) deliver(data []byte, t time.Time, pkt int) {
 	h.buf = append(h.buf, data...)
 	h.off += int64(len(data))
 	h.process()
+}
+
+// tlsRecord reports whether b starts with a TLS record header (content
+// type 20-23, version 3.x, a length a record may have) and returns the
+// record's length with its header.
+func tlsRecord(b []byte) (int, bool) {
+	if len(b) < 5 || b[0] < 20 || b[0] > 23 || b[1] != 3 || b[2] > 4 {
+		return 0, false
+	}
+	n := int(binary.BigEndian.Uint16(b[3:]))
+	return 5 + n, n > 0 && n <= 1<<14+2048
+}
+
+// tls recognises a stream that starts with TLS, given its first bytes:
+// at a known start (the SYN seen), a handshake record; in a stream seen
+// from its middle, two records back to back. Such a connection is
+// encrypted: it is said once, not framed, and dropped as non-Kafka.
+// (No Kafka frame starts so: a size of 0x14000000 or more is past
+// MaxFrame's default.)
+func (h *half) tls(b []byte) bool {
+	n, ok := tlsRecord(b)
+	if !ok || uint64(binary.BigEndian.Uint32(b)) < uint64(h.e.opts.MaxFrame) {
+		return false
+	}
+	if h.anchored {
+		if b[0] != 22 {
+			return false
+		}
+	} else if _, ok := tlsRecord(b[min(n, len(b)):]); !ok {
+		return false
+	}
+	c := h.c
+	if !c.decided && b[0] == 22 && len(b) > 5 {
+		// A ClientHello (handshake type 1) names the client.
+		if b[5] == 1 {
+			c.clientIdx = h.idx
+		} else {
+			c.clientIdx = 1 - h.idx
+		}
+		c.setRole()
+	}
+	h.e.res.TLS++
+	h.e.note(c, "TLS (record header % x): encrypted, not decoded", b[:3])
+	if n := len(h.e.res.Notes); n > 0 && h.e.res.Notes[n-1].Conn == c {
+		h.e.res.Notes[n-1].TLS = true
+	}
+	c.nonKafka = true
+	h.e.res.Frames -= len(c.pending)
+	c.pending, c.pendingBytes = nil, 0
+	c.half[0].release()
+	c.half[1].release()
+	return true
 }
 
 // gap tells the framer that n stream bytes are missing.
