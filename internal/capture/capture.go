@@ -110,6 +110,7 @@ type Conn struct {
 	half      [2]*half    // half[i]: data sent by ep[i]
 	clientIdx int
 	decided   bool
+	bySYN     bool // clientIdx was set by a SYN (the handshake was seen)
 	nonKafka  bool
 	finished  bool
 	retired   bool

@@ -172,6 +172,11 @@ func (e *engine) tcp(p *tcpPacket) {
 	}
 }
 
+// ephemeral reports whether a port is in the range systems pick a
+// connecting side's port from (Linux from 32768, Windows and the IANA
+// range from 49152): brokers listen below it.
+func ephemeral(p uint16) bool { return p >= 32768 }
+
 func less(a, b Endpoint) bool {
 	if c := a.IP.Compare(b.IP); c != 0 {
 		return c < 0
@@ -200,6 +205,7 @@ func (e *engine) newConn(key connKey, src, dst Endpoint, dir int, p *tcpPacket) 
 		if p.flags&(tcpSYN|tcpACK) == tcpSYN|tcpACK {
 			c.clientIdx = 1 - dir
 		}
+		c.bySYN = p.flags&tcpSYN != 0
 	}
 	c.setRole()
 	e.conns[key] = c
@@ -392,7 +398,7 @@ func (e *engine) decide(c *Conn, final bool) {
 		}
 	}
 	if client < 0 && (final || len(c.pending) >= 32 || c.pendingBytes >= 4<<20) {
-		var score [2]int
+		var score, named [2]int
 		var any [2]bool
 		first := -1
 		for _, f := range c.pending {
@@ -401,14 +407,20 @@ func (e *engine) decide(c *Conn, final bool) {
 			}
 			// Without an echoed correlation id, a side whose frames read
 			// as requests with text client ids is the client's. (A
-			// response's first bytes pass the other tests too often.)
+			// response's first bytes pass the other tests too often: 00
+			// 00 00 16 00 00 00 01 00 00 00 00 00 00, an InitProducerId
+			// response, reads as Produce v1 with an empty client id.)
 			if looksLikeRequest(f.Bytes, e.opts.MaxFrame) && (textClientID(f.Bytes, 0) || len(f.Bytes) < 14 || int16(binary.BigEndian.Uint16(f.Bytes[12:])) <= 0) {
 				score[f.dir]++
 				any[f.dir] = true
+				if textClientID(f.Bytes, 1) {
+					named[f.dir]++
+				}
 			} else {
 				score[f.dir]--
 			}
 		}
+		eph := [2]bool{ephemeral(c.ep[0].Port), ephemeral(c.ep[1].Port)}
 		switch {
 		case !any[0] && !any[1]:
 			c.nonKafka = true
@@ -418,6 +430,21 @@ func (e *engine) decide(c *Conn, final bool) {
 				h.release()
 			}
 			return
+		// Then, in order: requests with a client id from one side only;
+		// the handshake; one port ephemeral, the other not (a broker
+		// listens on a port below the ephemeral range); the scores.
+		case (named[0] > 0) != (named[1] > 0):
+			client = 0
+			if named[1] > 0 {
+				client = 1
+			}
+		case c.bySYN:
+			client = c.clientIdx
+		case eph[0] != eph[1]:
+			client = 0
+			if eph[1] {
+				client = 1
+			}
 		case score[0] > score[1]:
 			client = 0
 		case score[1] > score[0]:

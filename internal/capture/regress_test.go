@@ -302,3 +302,24 @@ func TestTLSConnectionsSaid(t *testing.T) {
 		}, said, "ports %v", ports)
 	}
 }
+
+// TestRolesWhenFirstFrameIsAResponse: without a broker port to go by, a
+// connection whose only captured frame is a response that also reads as a
+// request (an InitProducerId v2 response: 00 00 00 16 00 00 00 01 00 00
+// 00 00 00 00 reads as Produce v1, correlation id 0, empty client id) is
+// not turned round: the side on an ephemeral port is the client's.
+func TestRolesWhenFirstFrameIsAResponse(t *testing.T) {
+	b := newTB(t, layers.LinkTypeEthernet)
+	v := b.conv("127.0.0.1:45732", "127.0.0.1:29095") // no handshake seen
+	v.resp(kresp(1, []byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0}))
+	v.fin()
+	r := b.read(Options{})
+	dump(t, r)
+	require.Len(t, r.Conns, 1)
+	assert.Equal(t, "127.0.0.1:29095", r.Conns[0].Broker.String())
+	require.Len(t, r.Exchanges, 1)
+	x := r.Exchanges[0]
+	assert.Nil(t, x.Request)
+	require.NotNil(t, x.Response)
+	assert.Equal(t, int32(1), x.CorrelationID)
+}
