@@ -8,9 +8,18 @@
 // (packet.go) are read by hand, without libpcap or cgo, so the package
 // builds for GOOS=js GOARCH=wasm and stays small there.
 //
+// Bytes a peer acknowledged that the capture has not shown (yet) are
+// waited for a while (256 packets of the capture): captures from several
+// queues or interfaces show some segments after the ACK that covers
+// them. Meanwhile the peer's frames are held, so that its answer is
+// paired once the request is whole; bytes that do not come are declared
+// lost, as a gap.
+//
 // The package never panics on malformed input and bounds its memory: the
 // out-of-order data of one TCP direction is capped by
-// Options.MaxStreamBuffer, a single frame by Options.MaxFrame, and the
+// Options.MaxStreamBuffer (and so are the frames a connection holds while
+// it waits for acknowledged bytes, at most 1024), a single frame by
+// Options.MaxFrame, and the
 // requests waiting for their response by Options.MaxWaiting and
 // MaxWaitingBytes. ReadFunc hands exchanges out as they complete and
 // forgets closed connections, so its memory follows the open connections
@@ -118,6 +127,10 @@ type Conn struct {
 
 	pending      []*Frame // frames seen before the broker side was known
 	pendingBytes int
+	held         []heldFrame // frames held while the other side holds (half.holding)
+	heldBytes    int
+	heldN        [2]int // held frames by the side that sent them
+	releasing    bool
 
 	early       map[int32]*Exchange // Read mode: recent unpaired responses
 	outstanding []*Exchange         // requests awaiting a response, in order

@@ -37,7 +37,17 @@ type engine struct {
 	nWaiting  int
 	waitBytes int
 
+	// holds are the halves holding for acknowledged bytes, in the order
+	// their holds began (so of their deadlines).
+	holds []hold
+
 	onPacket func() // tests: called after each packet
+}
+
+// hold is a half's hold and its deadline, as when it began.
+type hold struct {
+	h     *half
+	until int
 }
 
 func newEngine(opts Options, stream func(*Exchange)) *engine {
@@ -80,6 +90,17 @@ func (e *engine) packet(data []byte, ts time.Time, lt uint32) {
 	e.res.Packets++
 	e.pkt = e.res.Packets
 	e.now = ts
+	for len(e.holds) > 0 && e.holds[0].until < e.pkt {
+		x := e.holds[0]
+		e.holds[0] = hold{}
+		e.holds = e.holds[1:]
+		if x.h.holding && x.h.holdUntil == x.until {
+			x.h.expireHold()
+		}
+	}
+	if len(e.holds) == 0 {
+		e.holds = nil
+	}
 	p := &e.tp
 	switch decodePacket(lt, data, p) {
 	case kindTCP:
@@ -153,12 +174,19 @@ func (e *engine) tcp(p *tcpPacket) {
 	}
 	if p.flags&tcpACK != 0 {
 		// The peer received what it acknowledges before it sent this
-		// packet: bytes it acknowledged that the capture lost are declared
-		// lost first, so that the other stream resynchronises (and its
-		// next request is framed) before this packet's answer is paired.
-		c.half[1-dir].checkAckGap()
+		// packet: bytes it acknowledged that the capture has not shown
+		// are waited for (a capture from several queues shows some
+		// late), this side's frames held meanwhile, so that the other
+		// stream's request is framed before this packet's answer is
+		// paired. Those that do not come are declared lost.
+		c.half[1-dir].ackSeen()
 	}
 	h.segment(p)
+	if h.holding && !h.ackHole() {
+		h.endHold() // the bytes acknowledged came
+	} else if len(c.held) > 0 {
+		e.releaseHeld(c) // some of them came
+	}
 	if p.flags&tcpRST != 0 {
 		c.Closed = true
 		e.finishConn(c)
@@ -166,9 +194,9 @@ func (e *engine) tcp(p *tcpPacket) {
 	}
 	if p.flags&tcpFIN != 0 {
 		c.Closed = true
-		if c.half[0].finDone() && c.half[1].finDone() {
-			e.finishConn(c)
-		}
+	}
+	if c.Closed && c.half[0].finDone() && c.half[1].finDone() {
+		e.finishConn(c)
 	}
 }
 
@@ -225,6 +253,10 @@ func (e *engine) finishConn(c *Conn) {
 	}
 	c.finished = true
 	if !c.nonKafka {
+		for _, h := range c.half {
+			h.expireHold()
+		}
+		e.release(c, true)
 		for _, h := range c.half {
 			h.flush()
 		}
@@ -316,8 +348,41 @@ func (e *engine) finish() {
 // ---- frames and pairing ----
 
 func (e *engine) frame(h *half, f *Frame) {
-	c := h.c
 	e.res.Frames++
+	e.place(h, f)
+}
+
+// place pairs a frame, or holds it while the other side holds for bytes
+// its peer acknowledged (see half.holding): until those of them the peer
+// had acknowledged when f came have come. Held frames go on in order.
+func (e *engine) place(h *half, f *Frame) {
+	c := h.c
+	if o := c.half[1-h.idx]; o.holding || c.heldN[h.idx] > 0 {
+		need := o.next
+		if o.holding {
+			need = o.ackEnd()
+		}
+		c.held = append(c.held, heldFrame{f, need})
+		c.heldBytes += len(f.Bytes)
+		c.heldN[h.idx]++
+		if o.holding && (c.heldBytes > e.opts.MaxStreamBuffer || len(c.held) > maxHeld) {
+			o.expireHold() // too much waits: the hold ends now
+		}
+	} else {
+		e.placeNow(c, f)
+	}
+	// f's bytes may be some the peer acknowledged: frames it held for
+	// them go on after f.
+	if h.holding && !h.ackHole() {
+		h.holding = false
+	}
+	e.releaseHeld(c)
+}
+
+func (e *engine) placeNow(c *Conn, f *Frame) {
+	if c.nonKafka {
+		return
+	}
 	if !c.decided {
 		c.pending = append(c.pending, f)
 		c.pendingBytes += len(f.Bytes)
@@ -325,6 +390,46 @@ func (e *engine) frame(h *half, f *Frame) {
 		return
 	}
 	e.pair(c, f)
+}
+
+// heldFrame is a frame held until the other side's stream reaches need.
+type heldFrame struct {
+	f    *Frame
+	need uint32
+}
+
+// maxHeld bounds the frames a connection holds while waiting for
+// acknowledged bytes (and Options.MaxStreamBuffer their bytes).
+const maxHeld = 1024
+
+// releaseHeld hands on, in order, the frames c held whose wait is over:
+// the other side's stream has come to what they need (whether the bytes
+// came or were declared lost).
+func (e *engine) releaseHeld(c *Conn) { e.release(c, false) }
+
+// release is releaseHeld, all of them when all is set (the connection
+// ends).
+func (e *engine) release(c *Conn, all bool) {
+	if c.releasing {
+		return
+	}
+	c.releasing = true
+	for len(c.held) > 0 {
+		x := c.held[0]
+		o := c.half[1-x.f.dir]
+		if int32(o.next-x.need) < 0 && !o.released && !all {
+			break
+		}
+		c.held[0] = heldFrame{}
+		c.held = c.held[1:]
+		c.heldBytes -= len(x.f.Bytes)
+		c.heldN[x.f.dir]--
+		e.placeNow(c, x.f)
+	}
+	if len(c.held) == 0 {
+		c.held = nil
+	}
+	c.releasing = false
 }
 
 // looksLikeRequest applies the request-header plausibility test to a

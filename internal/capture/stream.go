@@ -25,6 +25,15 @@ type half struct {
 	finSeq   uint32 // sequence number of the FIN, once fin
 	peerAck  uint32 // highest ACK sent by the other side
 	ackValid bool
+	// holding: the peer acknowledged bytes the capture has not shown
+	// (yet): they may be lost, or come late (captures from several
+	// queues or interfaces are not in sending order). Until holdUntil,
+	// the packet index past which they are declared lost, the other
+	// side's frames are held (Conn.held), so that its answer is paired
+	// once the bytes come. holdPkt is the packet whose ACK began it.
+	holding   bool
+	holdPkt   int
+	holdUntil int
 
 	// framing
 	buf      []byte // undelivered stream bytes starting at bufOff
@@ -48,10 +57,13 @@ type seg struct {
 }
 
 // mark records which packet delivered the stream bytes starting at off.
+// ord is where they belong in the conversation's order: pkt, or for bytes
+// that came late, after the peer acknowledged them, just before that ACK.
 type mark struct {
 	off int64
 	t   time.Time
 	pkt int
+	ord int
 }
 
 const segOverhead = 64
@@ -84,7 +96,12 @@ func (h *half) segment(p *tcpPacket) {
 	}
 }
 
-func (h *half) finDone() bool { return h.fin && len(h.segs) == 0 }
+// finDone reports whether the direction ended (a FIN) with nothing left
+// to wait for: no bytes out of order, and no hole the peer acknowledged
+// whose bytes may still come late (holding).
+func (h *half) finDone() bool {
+	return h.fin && len(h.segs) == 0 && (!h.holding || int32(h.finSeq-h.next) <= 0)
+}
 
 func (h *half) data(seq uint32, payload []byte, missing int) {
 	if h.released {
@@ -161,6 +178,80 @@ func (h *half) forceGap(why string) {
 	h.next = h.segs[0].seq
 	h.gap(n)
 	h.drain()
+}
+
+// ord is the place in the conversation's order of bytes delivered by
+// packet pkt: while holding, they are what the peer acknowledged in
+// packet holdPkt, so they belong before it.
+func (h *half) ord(pkt int) int {
+	if h.holding {
+		return min(pkt, h.holdPkt-1)
+	}
+	return pkt
+}
+
+// ackHole reports whether the peer acknowledged bytes of this direction
+// the capture has not delivered.
+func (h *half) ackHole() bool {
+	if !h.ackValid || h.released || !h.started {
+		return false
+	}
+	d := int32(h.ackEnd() - h.next)
+	return d > 0 && d <= 1<<30
+}
+
+// ackEnd is the sequence number up to which the peer acknowledged bytes
+// (a FIN takes a sequence number, which is no byte).
+func (h *half) ackEnd() uint32 {
+	end := h.peerAck
+	if h.fin && int32(end-h.finSeq) > 0 {
+		end = h.finSeq
+	}
+	return end
+}
+
+// ackSeen is called when the peer sent an ACK: a hole it acknowledged
+// starts a hold (see holding), a hold whose bytes came ends.
+func (h *half) ackSeen() {
+	switch {
+	case h.ackHole():
+		if !h.holding {
+			h.holding, h.holdPkt, h.holdUntil = true, h.e.pkt, h.e.pkt+ackHoldPackets
+			h.e.holds = append(h.e.holds, hold{h, h.holdUntil})
+		}
+	case h.holding:
+		h.endHold()
+	}
+}
+
+// ackHoldPackets is how many packets of the capture an acknowledged hole
+// waits for its bytes before they are declared lost.
+const ackHoldPackets = 256
+
+// endHold ends a hold whose bytes came, and hands the frames held meanwhile
+// on.
+func (h *half) endHold() {
+	h.holding = false
+	h.e.releaseHeld(h.c)
+}
+
+// expireHold ends a hold whose bytes did not come: they are declared lost,
+// then the frames held meanwhile are handed on.
+func (h *half) expireHold() {
+	if !h.holding {
+		return
+	}
+	h.holding = false
+	// The loss is said at the packet whose ACK showed it, as when it was
+	// declared there at once.
+	pkt := h.e.pkt
+	h.e.pkt = h.holdPkt
+	h.checkAckGap()
+	h.e.pkt = pkt
+	h.e.releaseHeld(h.c)
+	if c := h.c; c.Closed && c.half[0].finDone() && c.half[1].finDone() {
+		h.e.finishConn(c) // it waited for these bytes to end
+	}
 }
 
 // checkAckGap: the peer acknowledged data beyond a hole, so the hole's
@@ -281,7 +372,7 @@ func (h *half) deliver(data []byte, t time.Time, pkt int) {
 		if cap(h.buf) > 1<<20 {
 			h.buf = nil
 		}
-		h.marks = append(h.marks, mark{h.off, t, pkt})
+		h.marks = append(h.marks, mark{h.off, t, pkt, h.ord(pkt)})
 		h.off += int64(len(data))
 		// Frames wholly inside the segment are cut from it directly; only
 		// what is left is kept.
@@ -292,7 +383,7 @@ func (h *half) deliver(data []byte, t time.Time, pkt int) {
 		}
 		return
 	}
-	h.marks = append(h.marks, mark{h.off, t, pkt})
+	h.marks = append(h.marks, mark{h.off, t, pkt, h.ord(pkt)})
 	h.buf = append(h.buf, data...)
 	h.off += int64(len(data))
 	h.process()
@@ -570,7 +661,7 @@ func (h *half) pktAt(off int64) int {
 	if i == 0 {
 		return 0
 	}
-	return h.marks[i-1].pkt
+	return h.marks[i-1].ord
 }
 
 // headerOK checks the header of the next frame while in sync.
@@ -704,7 +795,7 @@ func (h *half) emit(b []byte, off int64) {
 	}
 	if h.mcur < len(h.marks) {
 		m := h.marks[h.mcur]
-		f.FirstTime, f.Time, f.PacketIndex, f.firstPkt = m.t, m.t, m.pkt, m.pkt
+		f.FirstTime, f.Time, f.PacketIndex, f.firstPkt = m.t, m.t, m.pkt, m.ord
 		end := off + int64(len(b))
 		for j := h.mcur + 1; j < len(h.marks) && h.marks[j].off < end; j++ {
 			if h.marks[j].pkt > f.PacketIndex {

@@ -1,0 +1,107 @@
+package capture
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/gopacket/layers"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestLateSegmentFillsAcknowledgedHole: a capture from several queues
+// shows a request's last segment after the broker's answer, whose ACK
+// covers it. The bytes are in the file: the request is reassembled and
+// paired with its answer, nothing is declared lost, and the latency is
+// not negative.
+func TestLateSegmentFillsAcknowledgedHole(t *testing.T) {
+	b := newTB(t, layers.LinkTypeEthernet)
+	v := b.conv("10.0.0.1:40000", "10.0.0.2:9092")
+	v.handshake()
+	v.req(apiVersionsReq(1))
+	v.resp(apiVersionsResp(1))
+	segs := v.split(true, apiVersionsReq(2), 20)
+	require.Len(t, segs, 2)
+	v.send(segs[0])
+	v.resp(apiVersionsResp(2)) // acknowledges both segments
+	v.send(segs[1])            // captured late
+	v.req(apiVersionsReq(3))
+	v.resp(apiVersionsResp(3))
+	v.fin()
+	check := func(r *Result, xs []*Exchange) {
+		t.Helper()
+		for _, n := range r.Notes {
+			t.Errorf("note: %s", n)
+		}
+		var paired []int32
+		for _, x := range xs {
+			if x.Paired() {
+				paired = append(paired, x.CorrelationID)
+				assert.Equal(t, apiVersionsResp(x.CorrelationID), x.Response.Bytes)
+				assert.GreaterOrEqual(t, x.Latency, time.Duration(0))
+			}
+		}
+		assert.ElementsMatch(t, []int32{1, 2, 3}, paired)
+		assert.Zero(t, r.SkippedBytes)
+	}
+	r := b.read(Options{})
+	check(r, r.Exchanges)
+	assert.Equal(t, 0, r.Conns[0].Gaps)
+	var got []*Exchange
+	r, err := ReadFunc(bytes.NewReader(b.pcap()), Options{}, func(x *Exchange) { got = append(got, x) })
+	require.NoError(t, err)
+	check(r, got)
+}
+
+// TestAcknowledgedHoleBounded: bytes acknowledged but never captured are
+// waited for a bounded while: the frames of the other side held meanwhile
+// are handed on, and the loss declared, within ackHoldPackets packets, or
+// sooner when more than maxHeld frames wait; not at the end of the
+// capture.
+func TestAcknowledgedHoleBounded(t *testing.T) {
+	for _, many := range []bool{false, true} {
+		b := newTB(t, layers.LinkTypeEthernet)
+		v := b.conv("10.0.0.1:40000", "10.0.0.2:9092")
+		v.handshake()
+		segs := v.split(true, apiVersionsReq(1), 20)
+		v.send(segs[0]) // the second is never captured
+		v.resp(apiVersionsResp(1))
+		if many {
+			// more frames than maxHeld in one packet
+			var all []byte
+			for i := 2; i < maxHeld+10; i++ {
+				all = append(all, apiVersionsResp(int32(i))...)
+			}
+			v.resp(all)
+		} else {
+			for i := 2; i < ackHoldPackets+50; i++ {
+				v.resp(apiVersionsResp(int32(i))) // unpaired: frames held
+			}
+		}
+		lastPkt := len(b.pkts)
+		for i := 0; i < ackHoldPackets+10; i++ {
+			w := b.conv("10.0.0.3:40000", "10.0.0.2:9092") // other traffic
+			w.b.tcp(w.c, w.s, 1, 1, fACK, nil)
+		}
+		var handed []int // packets at which exchanges came out
+		e := newEngine(Options{}, func(x *Exchange) {})
+		e.stream = func(x *Exchange) { handed = append(handed, e.pkt) }
+		maxHeldSeen := 0
+		e.onPacket = func() {
+			for _, c := range e.all {
+				maxHeldSeen = max(maxHeldSeen, len(c.held))
+			}
+		}
+		require.NoError(t, e.run(bytes.NewReader(b.pcap())))
+		require.NotEmpty(t, handed)
+		assert.Less(t, handed[0], lastPkt+ackHoldPackets, "many %v: handed out before the end", many)
+		assert.LessOrEqual(t, maxHeldSeen, maxHeld+1)
+		said := false
+		for _, note := range e.res.Notes {
+			said = said || strings.Contains(note.Message, "acknowledged by peer but not captured")
+		}
+		assert.True(t, said, "the loss is said")
+	}
+}
