@@ -120,6 +120,7 @@ type Conn struct {
 	clientIdx int
 	decided   bool
 	bySYN     bool // clientIdx was set by a SYN (the handshake was seen)
+	copied    bool // its SYN was seen again after it ended (said once)
 	nonKafka  bool
 	finished  bool
 	retired   bool

@@ -146,7 +146,19 @@ func (e *engine) tcp(p *tcpPacket) {
 		// A new SYN on a known 4-tuple starts a new connection unless it is
 		// a retransmission of the one we have.
 		h := c.half[dir]
-		if c.finished || !(h.started && h.anchored && h.isn == p.seq) {
+		same := h.started && h.anchored && h.isn == p.seq
+		switch {
+		case same && c.finished && !c.copied:
+			// The same SYN after the connection ended: a copy of it
+			// from another interface (dumpcap -i lo -i any writes each
+			// interface's packets in chunks), not a new connection. Its
+			// packets fall on the finished connection, which skips them.
+			c.copied = true
+			if !c.nonKafka {
+				e.note(c, "the connection seen again from its SYN (the same initial sequence number: a copy from another interface): its packets are skipped")
+			}
+		case same && c.finished:
+		case c.finished || !same:
 			e.finishConn(c)
 			c = nil
 		}

@@ -6,7 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/gopacket"
 	"github.com/google/gopacket/layers"
+	"github.com/google/gopacket/pcapgo"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -104,4 +106,34 @@ func TestAcknowledgedHoleBounded(t *testing.T) {
 		}
 		assert.True(t, said, "the loss is said")
 	}
+}
+
+// TestConnectionOnTwoInterfacesCountedOnce: dumpcap -i lo -i any writes
+// each interface's packets in chunks, so a short connection's copy from
+// the second interface (the same SYN, the same initial sequence numbers)
+// comes after the first copy ended with its FINs. It is that connection
+// seen again, said once and skipped, not a second connection with the
+// same exchanges.
+func TestConnectionOnTwoInterfacesCountedOnce(t *testing.T) {
+	b := newTB(t, layers.LinkTypeEthernet)
+	simple(b, 3)
+	var out bytes.Buffer
+	w, err := pcapgo.NewNgWriterInterface(&out, pcapgo.NgInterface{LinkType: b.link, SnapLength: 65536}, pcapgo.DefaultNgWriterOptions)
+	require.NoError(t, err)
+	_, err = w.AddInterface(pcapgo.NgInterface{LinkType: b.link, SnapLength: 65536})
+	require.NoError(t, err)
+	for ifc := 0; ifc < 2; ifc++ {
+		for i, p := range b.pkts {
+			ci := gopacket.CaptureInfo{Timestamp: b.times[i], CaptureLength: len(p), Length: len(p), InterfaceIndex: ifc}
+			require.NoError(t, w.WritePacket(ci, p))
+		}
+	}
+	require.NoError(t, w.Flush())
+	r, err := Read(bytes.NewReader(out.Bytes()), Options{})
+	require.NoError(t, err)
+	assert.Equal(t, 2*len(b.pkts), r.Packets)
+	assert.Equal(t, 1, r.Connections)
+	assert.Equal(t, []int32{1, 2, 3}, pairedCorrs(r))
+	require.Len(t, r.Notes, 1)
+	assert.Contains(t, r.Notes[0].Message, "a copy from another interface")
 }
