@@ -268,7 +268,7 @@ func (e *engine) finishConn(c *Conn) {
 		for _, h := range c.half {
 			h.expireHold()
 		}
-		e.release(c, true)
+		e.release(c, true, nil, 0)
 		for _, h := range c.half {
 			h.flush()
 		}
@@ -384,11 +384,15 @@ func (e *engine) place(h *half, f *Frame) {
 		e.placeNow(c, f)
 	}
 	// f's bytes may be some the peer acknowledged: frames it held for
-	// them go on after f.
+	// them go on after f (those held for bytes after f wait for them).
 	if h.holding && !h.ackHole() {
 		h.holding = false
 	}
-	e.releaseHeld(c)
+	upTo := h.next
+	if back := h.off - (f.StreamOffset + int64(len(f.Bytes))); back >= 0 && back < 1<<30 {
+		upTo -= uint32(back) // the sequence number after f
+	}
+	e.release(c, false, h, upTo)
 }
 
 func (e *engine) placeNow(c *Conn, f *Frame) {
@@ -417,11 +421,11 @@ const maxHeld = 1024
 // releaseHeld hands on, in order, the frames c held whose wait is over:
 // the other side's stream has come to what they need (whether the bytes
 // came or were declared lost).
-func (e *engine) releaseHeld(c *Conn) { e.release(c, false) }
+func (e *engine) releaseHeld(c *Conn) { e.release(c, false, nil, 0) }
 
 // release is releaseHeld, all of them when all is set (the connection
-// ends).
-func (e *engine) release(c *Conn, all bool) {
+// ends); the stream of h counts as come up to upTo only.
+func (e *engine) release(c *Conn, all bool, h *half, upTo uint32) {
 	if c.releasing {
 		return
 	}
@@ -429,7 +433,11 @@ func (e *engine) release(c *Conn, all bool) {
 	for len(c.held) > 0 {
 		x := c.held[0]
 		o := c.half[1-x.f.dir]
-		if int32(o.next-x.need) < 0 && !o.released && !all {
+		reached := o.next
+		if o == h {
+			reached = upTo
+		}
+		if int32(reached-x.need) < 0 && !o.released && !all {
 			break
 		}
 		c.held[0] = heldFrame{}

@@ -137,3 +137,42 @@ func TestConnectionOnTwoInterfacesCountedOnce(t *testing.T) {
 	require.Len(t, r.Notes, 1)
 	assert.Contains(t, r.Notes[0].Message, "a copy from another interface")
 }
+
+// TestHeldRequestsKnownWhenResynchronising: the answer to request 1 is
+// lost; the client's request 2, sent after it acknowledged that answer,
+// is held while the hole may still fill. When the hole is declared lost,
+// request 2 goes on before the broker's stream resynchronises after the
+// gap, so the resynchronisation knows correlation id 2 and finds its
+// answer, rather than taking bytes inside it that read as an answer to
+// request 1 (00 00 00 04 00 00 00 01).
+func TestHeldRequestsKnownWhenResynchronising(t *testing.T) {
+	b := newTB(t, layers.LinkTypeEthernet)
+	v := b.conv("10.0.0.1:40000", "10.0.0.2:9092")
+	v.handshake()
+	v.req(apiVersionsReq(1))
+	v.split(false, apiVersionsResp(1), 1<<20) // sent, never captured
+	v.req(apiVersionsReq(2))                  // acknowledges it
+	v.resp(kresp(2, []byte{0, 0, 0, 4, 0, 0, 0, 1, 0, 0}))
+	v.fin()
+	for _, stream := range []bool{false, true} {
+		var xs []*Exchange
+		var err error
+		if stream {
+			_, err = ReadFunc(bytes.NewReader(b.pcap()), Options{}, func(x *Exchange) { xs = append(xs, x) })
+		} else {
+			var r *Result
+			r, err = Read(bytes.NewReader(b.pcap()), Options{})
+			if r != nil {
+				xs = r.Exchanges
+			}
+		}
+		require.NoError(t, err)
+		var paired []int32
+		for _, x := range xs {
+			if x.Paired() {
+				paired = append(paired, x.CorrelationID)
+			}
+		}
+		assert.Equal(t, []int32{2}, paired, "stream %v", stream)
+	}
+}

@@ -140,6 +140,12 @@ func (h *half) deliverSeg(s seg) {
 	}
 	if over < int64(len(s.data)) {
 		d := s.data[over:]
+		if len(h.c.held) > 0 {
+			// The peer's frames held for the bytes before these came
+			// before these: they go first, so that a resynchronisation
+			// here knows their correlation ids.
+			h.e.releaseHeld(h.c)
+		}
 		h.next += uint32(len(d))
 		h.deliver(d, s.t, s.pkt)
 		over = 0
