@@ -148,6 +148,11 @@ func runPcap(e *env, args []string) int {
 		fail(e, "%d exchanges had warnings (--strict)", run.warned)
 		status = 1
 	}
+	if cfg.strict && res.Gaps > 0 {
+		// Each gap is said above, where it is.
+		fail(e, "%s: %d gaps: bytes missing from the capture (lost, or cut by the snap length) (--strict)", cfg.file, res.Gaps)
+		status = 1
+	}
 	if cfg.strict && res.Truncated() {
 		// Its note, said above, tells where.
 		fail(e, "%s: the capture is truncated or corrupt, read up to there (--strict)", cfg.file)
@@ -167,7 +172,7 @@ func parsePcapFlags(e *env, args []string) (*pcapConfig, int) {
 	fs.Var(&cfg.ports, "port", "broker port (repeatable, or comma-separated; default 9092, else inferred from who sends requests)")
 	cfg.exchangeFilter.register(fs)
 	fs.BoolVar(&cfg.summary, "summary", false, "print a table per API: counts, versions, bytes, error codes, latency percentiles")
-	fs.BoolVar(&cfg.strict, "strict", false, "exit 1 when any exchange shown has a warning (a lenient reading or a limit hit), or the capture is truncated or corrupt")
+	fs.BoolVar(&cfg.strict, "strict", false, "exit 1 when any exchange shown has a warning (a lenient reading or a limit hit), the capture lost bytes (gaps, a snap length) or is truncated or corrupt")
 	fs.IntVar(&cfg.jobs, "jobs", runtime.NumCPU(), "decoders working at once")
 	fs.StringVar(&cfg.progress, "progress", "auto", progressFlagUsage)
 	args, code := parseFlags(e, fs, args)

@@ -256,6 +256,9 @@ type Result struct {
 	TLS int
 	// Fragments counts IP fragments, which are skipped.
 	Fragments int
+	// Gaps counts the gaps (bytes missing from the capture: lost, or cut
+	// by the snap length) over all connections.
+	Gaps int
 	// Frames counts Kafka frames found; SkippedBytes the stream bytes
 	// discarded while resynchronising (all connections).
 	Frames       int

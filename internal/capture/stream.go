@@ -154,6 +154,7 @@ func (h *half) deliverSeg(s seg) {
 	}
 	if m := int64(s.missing) - over; m > 0 {
 		h.c.Gaps++
+		h.e.res.Gaps++
 		h.e.note(h.c, "%d bytes not captured (snap length) at stream offset %d", m, h.off)
 		h.next += uint32(m)
 		h.gap(m)
@@ -180,6 +181,7 @@ func (h *half) forceGap(why string) {
 	}
 	n := int64(uint32(h.segs[0].seq - h.next))
 	h.c.Gaps++
+	h.e.res.Gaps++
 	h.e.note(h.c, "gap: %d bytes missing at stream offset %d (%s)", n, h.off, why)
 	h.next = h.segs[0].seq
 	h.gap(n)
@@ -282,6 +284,7 @@ func (h *half) checkAckGap() {
 		return
 	}
 	h.c.Gaps++
+	h.e.res.Gaps++
 	h.e.note(h.c, "gap: %d bytes missing at stream offset %d (acknowledged by peer but not captured)", d, h.off)
 	h.next = end
 	h.gap(int64(d))
