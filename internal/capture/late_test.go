@@ -176,3 +176,37 @@ func TestHeldRequestsKnownWhenResynchronising(t *testing.T) {
 		assert.Equal(t, []int32{2}, paired, "stream %v", stream)
 	}
 }
+
+// TestSnapLengthInTCPOptions: a snap length that cuts a segment inside
+// its TCP options (60 bytes on Ethernet with timestamps) leaves the fixed
+// header whole: the segment is read as one whose payload was not
+// captured (said as the snap length), not skipped as malformed.
+func TestSnapLengthInTCPOptions(t *testing.T) {
+	eth := []byte{2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 8, 0}
+	seg := func(seq uint32, flags uint8, payload []byte) []byte {
+		tcp := &layers.TCP{SrcPort: 40000, DstPort: 9092, Seq: seq, Ack: 1, Window: 65535, ACK: true, PSH: flags&fPSH != 0,
+			Options: []layers.TCPOption{{OptionType: layers.TCPOptionKindNop}, {OptionType: layers.TCPOptionKindNop},
+				{OptionType: layers.TCPOptionKindTimestamps, OptionLength: 10, OptionData: make([]byte, 8)}}}
+		ip := &layers.IPv4{Version: 4, IHL: 5, TTL: 64, Protocol: layers.IPProtocolTCP, SrcIP: []byte{10, 0, 0, 1}, DstIP: []byte{10, 0, 0, 2}}
+		require.NoError(t, tcp.SetNetworkLayerForChecksum(ip))
+		buf := gopacket.NewSerializeBuffer()
+		require.NoError(t, gopacket.SerializeLayers(buf, gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true}, ip, tcp, gopacket.Payload(payload)))
+		return append(bytes.Clone(eth), buf.Bytes()...)
+	}
+	var out bytes.Buffer
+	w := pcapgo.NewWriterNanos(&out)
+	require.NoError(t, w.WriteFileHeader(60, layers.LinkTypeEthernet))
+	at := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+	for i, p := range [][]byte{seg(1, fPSH, apiVersionsReq(1)), seg(1+36, fPSH, apiVersionsReq(2))} {
+		require.Greater(t, len(p), 60)
+		require.NoError(t, w.WritePacket(gopacket.CaptureInfo{Timestamp: at.Add(time.Duration(i) * time.Millisecond), CaptureLength: 60, Length: len(p)}, p[:60]))
+	}
+	r, err := Read(bytes.NewReader(out.Bytes()), Options{})
+	require.NoError(t, err)
+	require.NotEmpty(t, r.Notes)
+	for _, n := range r.Notes {
+		assert.NotContains(t, n.Message, "malformed")
+	}
+	assert.Contains(t, r.Notes[0].Message, "36 bytes not captured (snap length)")
+	assert.Equal(t, 2, r.Gaps)
+}
