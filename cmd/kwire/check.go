@@ -83,7 +83,10 @@ type checkOut struct {
 	kept   []checkFinding // for json and sarif
 	counts [4]int
 	skips  int
-	line   []byte
+	tls    int // connections not checked: TLS, encrypted
+	// tlsNotes are the capture's notes of them, said after its findings
+	tlsNotes []capture.Note
+	line     []byte
 }
 
 func (o *checkOut) put(file string, f *check.Finding) {
@@ -124,6 +127,13 @@ func (c *checkConfig) run(e *env) int {
 	status, unread, cut := 0, 0, 0
 	for _, file := range c.files {
 		truncation, err := c.checkFile(e, o, file)
+		if len(o.tlsNotes) > 0 {
+			o.w.Flush()
+			for _, n := range o.tlsNotes {
+				fail(e, "%s: %s, not checked", file, n.String())
+			}
+			o.tlsNotes = o.tlsNotes[:0]
+		}
 		if err != nil {
 			o.w.Flush()
 			fail(e, "%s: %v", file, err)
@@ -159,6 +169,9 @@ func (c *checkConfig) run(e *env) int {
 	}
 	if cut > 0 {
 		notRead += fmt.Sprintf("; %d of %d files truncated or corrupt (said above)", cut, len(c.files))
+	}
+	if o.tls > 0 {
+		notRead += fmt.Sprintf("; %d TLS connections not checked (encrypted, said above)", o.tls)
 	}
 	fail(e, "check: %d errors, %d warnings, %d notes; %d rules not judged (said in their lines)%s",
 		o.counts[check.Error], o.counts[check.Warning], o.counts[check.Note], o.skips, notRead)
@@ -302,6 +315,12 @@ func (c *checkConfig) checkCapture(o *checkOut, file string, in io.Reader) (*cap
 	conns.settle()
 	for _, f := range ck.End() {
 		o.put(file, &f)
+	}
+	o.tls += res.TLS
+	for _, n := range res.Notes {
+		if n.TLS {
+			o.tlsNotes = append(o.tlsNotes, n)
+		}
 	}
 	return res.Truncation, nil
 }

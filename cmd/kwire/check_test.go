@@ -339,3 +339,25 @@ func TestCheckCaptureLostRequestTail(t *testing.T) {
 		})
 	}
 }
+
+// TestCaptureTLSConnectionSaid: a connection that carries TLS is said by
+// kwire pcap (a note, and in --summary's first line) and by kwire check
+// (a line, and in its last), never decoded as Kafka frames nor counted
+// as a Kafka connection.
+func TestCaptureTLSConnectionSaid(t *testing.T) {
+	file := connPcap(t, true, nil,
+		segment{true, 0, []byte{22, 3, 1, 0, 6, 1, 0, 0, 2, 3, 3}},
+		segment{false, time.Millisecond, []byte{22, 3, 3, 0, 4, 2, 0, 0, 0}},
+		segment{true, 2 * time.Millisecond, []byte{23, 3, 3, 0, 3, 1, 2, 3}})
+	const note = "packet 4: conn 1 10.0.0.2:40000->10.0.0.1:9092: TLS (record header 16 03 01): encrypted, not decoded"
+	out, errOut, code := runCLI(t, []string{"pcap", "--summary", file}, nil)
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, "kwire: "+file+": "+note+"\n", errOut)
+	require.True(t, strings.HasPrefix(out, "6 packets, 0 connections, 0 exchanges, 6 non-Kafka packets, 1 TLS connections among them (encrypted, not decoded)\n"), out)
+
+	out, errOut, code = runCLI(t, []string{"check", file}, nil)
+	require.Equal(t, 0, code, errOut)
+	require.Empty(t, out)
+	require.Equal(t, "kwire: "+file+": "+note+", not checked\n"+
+		"kwire: check: 0 errors, 0 warnings, 0 notes; 0 rules not judged (said in their lines); 1 TLS connections not checked (encrypted, said above)\n", errOut)
+}

@@ -151,6 +151,11 @@ func runPcap(e *env, args []string) int {
 		fail(e, "%d exchanges had warnings (--strict)", run.warned)
 		status = 1
 	}
+	if cfg.strict && res.Gaps > 0 {
+		// Each gap is said above, where it is.
+		fail(e, "%s: %d gaps: bytes missing from the capture (lost, or cut by the snap length) (--strict)", cfg.file, res.Gaps)
+		status = 1
+	}
 	if cfg.strict && res.Truncated() {
 		// Its note, said above, tells where.
 		fail(e, "%s: the capture is truncated or corrupt, read up to there (--strict)", cfg.file)
@@ -170,7 +175,7 @@ func parsePcapFlags(e *env, args []string) (*pcapConfig, int) {
 	fs.Var(&cfg.ports, "port", "broker port (repeatable, or comma-separated; default 9092, else inferred from who sends requests)")
 	cfg.exchangeFilter.register(fs)
 	fs.BoolVar(&cfg.summary, "summary", false, "print a table per API: counts, versions, bytes, error codes, latency percentiles")
-	fs.BoolVar(&cfg.strict, "strict", false, "exit 1 when any exchange shown has a warning (a lenient reading or a limit hit), or the capture is truncated or corrupt")
+	fs.BoolVar(&cfg.strict, "strict", false, "exit 1 when any exchange shown has a warning (a lenient reading or a limit hit), the capture lost bytes (gaps, a snap length) or is truncated or corrupt")
 	fs.IntVar(&cfg.jobs, "jobs", runtime.NumCPU(), "decoders working at once")
 	fs.StringVar(&cfg.progress, "progress", "auto", progressFlagUsage)
 	args, code := parseFlags(e, fs, args)
@@ -745,7 +750,11 @@ type apiStats struct {
 // printSummary writes the table per API and the error codes seen.
 func (p *pcapRun) printSummary(res *capture.Result) {
 	w := p.w
-	fmt.Fprintf(w, "%d packets, %d connections, %d exchanges, %d non-Kafka packets\n\n", res.Packets, res.Connections, p.exchanges, res.NonKafka)
+	fmt.Fprintf(w, "%d packets, %d connections, %d exchanges, %d non-Kafka packets", res.Packets, res.Connections, p.exchanges, res.NonKafka)
+	if res.TLS > 0 {
+		fmt.Fprintf(w, ", %d TLS connections among them (encrypted, not decoded)", res.TLS)
+	}
+	fmt.Fprint(w, "\n\n")
 	writeAPITable(w, p.stats, p.errCodes)
 }
 

@@ -746,3 +746,23 @@ func TestFramePoolReuse(t *testing.T) {
 	}
 	require.Zero(t, p.bytes, "all handed out again")
 }
+
+// TestPcapStrictFailsOnLostBytes: --strict exits 1 when the capture lost
+// bytes (a gap, said where it is), as when it is cut short; without it,
+// the exit status is 0.
+func TestPcapStrictFailsOnLostBytes(t *testing.T) {
+	produce := exampleFrame(t, "Produce", 9, false, 2)
+	cut := len(produce) - 20
+	file := connPcap(t, true, []int{3},
+		segment{true, 0, exampleFrame(t, "Metadata", 9, false, 1)},
+		segment{false, time.Millisecond, exampleFrame(t, "Metadata", 9, true, 1)},
+		segment{true, 2 * time.Millisecond, produce[:cut]},
+		segment{true, 2 * time.Millisecond, produce[cut:]}, // lost
+		segment{false, 3 * time.Millisecond, exampleFrame(t, "Produce", 9, true, 2)})
+	_, errOut, code := runCLI(t, []string{"pcap", file}, nil)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, errOut, "acknowledged by peer but not captured")
+	_, errOut, code = runCLI(t, []string{"pcap", "--strict", file}, nil)
+	require.Equal(t, 1, code, errOut)
+	require.Contains(t, errOut, "kwire: "+file+": 1 gaps: bytes missing from the capture (lost, or cut by the snap length) (--strict)\n")
+}

@@ -22,6 +22,11 @@ type Checker struct {
 	topicByID map[string]string
 	skipped   map[*Rule]bool
 	out       []Finding
+	// lost counts the gaps (bytes missing from the capture) seen on all
+	// connections so far: a rule that follows state across exchanges
+	// does not judge an exchange when bytes were lost since the state's
+	// last exchange (what it expects may be in them).
+	lost int
 }
 
 // NewChecker returns a Checker with nothing seen yet.
@@ -42,6 +47,7 @@ type connState struct {
 	handshakeV int16
 	others     string // the first API other than ApiVersions sent before any SaslHandshake
 	unsupp     map[[2]int16]bool
+	gaps       int // the connection's Exchange.Gaps when last seen
 }
 
 type brokerState struct {
@@ -63,6 +69,10 @@ func (c *Checker) Add(an *Analysis) []Finding {
 		}
 	}
 	cs := c.conn(a.x.Conn)
+	if a.x.Gaps > cs.gaps {
+		c.lost += a.x.Gaps - cs.gaps
+		cs.gaps = a.x.Gaps
+	}
 	c.connRules(a, cs)
 	c.conversation(a, cs)
 	return c.out

@@ -21,6 +21,9 @@ type seqState struct {
 	next   int32
 	recent [recentBatches][2]int32 // base sequence, record count
 	n      int
+	lost   int // Checker.lost at the last batch (or at InitProducerId)
+	pos    int // reqPos of the last batch's request
+	conn   int // its connection
 }
 
 // recentBatches is how many batches a retry may reach back: Kafka keeps
@@ -55,6 +58,8 @@ type fetchState struct {
 	returned int64 // one past the last offset a fetch response returned
 	resets   int   // the identity's reset count when last fetched
 	conn     int   // the connection of the last fetch
+	lost     int   // Checker.lost at the last fetch
+	pos      int   // reqPos of the last fetch
 	seen     bool
 }
 
@@ -89,7 +94,7 @@ func (c *Checker) conversation(a *analysis, cs *connState) {
 					delete(c.producers, k)
 				}
 			}
-			c.producers[seqKey{pid: rsp.ProducerID, epoch: rsp.ProducerEpoch, topic: "\x00fresh"}] = &seqState{}
+			c.producers[seqKey{pid: rsp.ProducerID, epoch: rsp.ProducerEpoch, topic: "\x00fresh"}] = &seqState{lost: c.lost}
 		}
 	case schema.KeyProduce:
 		c.produce(a, req, cn)
@@ -195,12 +200,15 @@ func (c *Checker) produce(a *analysis, req *frameFacts, cn *Conn) {
 func (c *Checker) sequence(a *analysis, b *batchFacts, k seqKey) {
 	s := c.producers[k]
 	if s == nil {
-		fresh := c.producers[seqKey{pid: k.pid, epoch: k.epoch, topic: "\x00fresh"}] != nil
+		f := c.producers[seqKey{pid: k.pid, epoch: k.epoch, topic: "\x00fresh"}]
 		s = &seqState{}
 		c.producers[k] = s
 		switch {
 		case b.BaseSequence == 0:
-		case fresh:
+		case f != nil && f.lost != c.lost:
+			c.skip(ConvSequence, a.batchAt(Request, b, batchBaseSequence, "baseSequence"),
+				"a producer's batch after bytes were lost from the capture is not judged (its earlier batches may be in them)")
+		case f != nil:
 			c.add(ConvSequence, a.batchAt(Request, b, batchBaseSequence, "baseSequence"),
 				"the first batch producer id "+i64(k.pid)+" (epoch "+itoa(int(k.epoch))+") sent to "+k.topic+"-"+itoa(int(k.part))+" does not start at sequence 0",
 				"0", itoa(int(b.BaseSequence)))
@@ -209,6 +217,13 @@ func (c *Checker) sequence(a *analysis, b *batchFacts, k seqKey) {
 				"a producer whose earlier batches were not captured is judged from its first batch seen on")
 		}
 	} else {
+		if reqPos(&a.x) < s.pos && connID(a.x.Conn) == s.conn {
+			// An older request handed out after later ones (its answer
+			// lost, or given up on): the state has moved past it.
+			c.skip(ConvSequence, a.batchAt(Request, b, batchBaseSequence, "baseSequence"),
+				"a batch whose exchange ended after later batches' (its response was not captured) is not judged")
+			return
+		}
 		retry := false
 		for i := 0; i < min(s.n, recentBatches); i++ {
 			if r := s.recent[i]; r[0] == b.BaseSequence && r[1] == b.RecordCount {
@@ -219,6 +234,9 @@ func (c *Checker) sequence(a *analysis, b *batchFacts, k seqKey) {
 		switch {
 		case retry:
 			return
+		case b.BaseSequence != s.next && s.lost != c.lost:
+			c.skip(ConvSequence, a.batchAt(Request, b, batchBaseSequence, "baseSequence"),
+				"a producer's batch after bytes were lost from the capture is not judged (its earlier batches may be in them)")
 		case b.BaseSequence != s.next:
 			what := "a gap"
 			if seqBefore(b.BaseSequence, s.next) {
@@ -232,6 +250,15 @@ func (c *Checker) sequence(a *analysis, b *batchFacts, k seqKey) {
 	s.recent[s.n%recentBatches] = [2]int32{b.BaseSequence, b.RecordCount}
 	s.n++
 	s.next = wrapSequence(b.BaseSequence, b.RecordCount)
+	s.lost, s.pos, s.conn = c.lost, reqPos(&a.x), connID(a.x.Conn)
+}
+
+// connID is a connection's id, 0 for none.
+func connID(cn *Conn) int {
+	if cn == nil {
+		return 0
+	}
+	return cn.ID
 }
 
 // seqBefore reports whether sequence a comes before b (within half the
@@ -262,16 +289,26 @@ func (c *Checker) fetch(a *analysis, who string, conn int) {
 			f = &fetchState{first: p.Offset, returned: -1}
 			c.fetchers[k] = f
 		}
+		pos := reqPos(&a.x)
 		switch {
 		case !f.seen:
+		case pos < f.pos && f.conn == conn:
+			// An older fetch handed out after later ones (its answer
+			// lost, or given up on): the position has moved past it.
+			c.skip(ConvFetchOffset, a.atPath(Request, p.loc.path()+".fetchOffset"),
+				"a fetch whose exchange ended after later fetches' (its response was not captured) is not judged")
+			continue
 		case f.resets != resets || f.conn != conn:
 			f.first = min(f.first, p.Offset)
+		case p.Offset < f.last && f.lost != c.lost:
+			c.skip(ConvFetchOffset, a.atPath(Request, p.loc.path()+".fetchOffset"),
+				"a fetch offset after bytes were lost from the capture is not judged (a reset may be in them)")
 		case p.Offset < f.last:
 			c.add(ConvFetchOffset, a.atPath(Request, p.loc.path()+".fetchOffset"),
 				"the fetch offset for "+k.topic+"-"+itoa(int(p.Partition))+" went back without a reset (ListOffsets, OffsetFetch or OFFSET_OUT_OF_RANGE)",
 				"at least "+i64(f.last), i64(p.Offset))
 		}
-		f.seen, f.last, f.resets, f.conn = true, p.Offset, resets, conn
+		f.seen, f.last, f.resets, f.conn, f.lost, f.pos = true, p.Offset, resets, conn, c.lost, pos
 	}
 	if !rsp.Present || rsp.Err != nil {
 		return

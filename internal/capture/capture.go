@@ -8,9 +8,18 @@
 // (packet.go) are read by hand, without libpcap or cgo, so the package
 // builds for GOOS=js GOARCH=wasm and stays small there.
 //
+// Bytes a peer acknowledged that the capture has not shown (yet) are
+// waited for a while (256 packets of the capture): captures from several
+// queues or interfaces show some segments after the ACK that covers
+// them. Meanwhile the peer's frames are held, so that its answer is
+// paired once the request is whole; bytes that do not come are declared
+// lost, as a gap.
+//
 // The package never panics on malformed input and bounds its memory: the
 // out-of-order data of one TCP direction is capped by
-// Options.MaxStreamBuffer, a single frame by Options.MaxFrame, and the
+// Options.MaxStreamBuffer (and so are the frames a connection holds while
+// it waits for acknowledged bytes, at most 1024), a single frame by
+// Options.MaxFrame, and the
 // requests waiting for their response by Options.MaxWaiting and
 // MaxWaitingBytes. ReadFunc hands exchanges out as they complete and
 // forgets closed connections, so its memory follows the open connections
@@ -110,6 +119,8 @@ type Conn struct {
 	half      [2]*half    // half[i]: data sent by ep[i]
 	clientIdx int
 	decided   bool
+	bySYN     bool // clientIdx was set by a SYN (the handshake was seen)
+	copied    bool // its SYN was seen again after it ended (said once)
 	nonKafka  bool
 	finished  bool
 	retired   bool
@@ -117,6 +128,10 @@ type Conn struct {
 
 	pending      []*Frame // frames seen before the broker side was known
 	pendingBytes int
+	held         []heldFrame // frames held while the other side holds (half.holding)
+	heldBytes    int
+	heldN        [2]int // held frames by the side that sent them
+	releasing    bool
 
 	early       map[int32]*Exchange // Read mode: recent unpaired responses
 	outstanding []*Exchange         // requests awaiting a response, in order
@@ -204,6 +219,8 @@ type Note struct {
 	Packet  int   // 1-based packet index, 0 when not tied to a packet
 	Conn    *Conn // nil when not tied to a connection
 	Message string
+	// TLS marks the note that says a connection carries TLS.
+	TLS bool
 }
 
 func (n Note) String() string {
@@ -232,8 +249,16 @@ type Result struct {
 	// were not Kafka traffic (other protocols, other TCP connections).
 	Packets  int
 	NonKafka int
+	// TLS counts the connections found to carry TLS (a TLS record header
+	// where their first frame would be): encrypted, not decoded, each
+	// said in a note, and left out of Conns and Connections (their packets
+	// count in NonKafka).
+	TLS int
 	// Fragments counts IP fragments, which are skipped.
 	Fragments int
+	// Gaps counts the gaps (bytes missing from the capture: lost, or cut
+	// by the snap length) over all connections.
+	Gaps int
 	// Frames counts Kafka frames found; SkippedBytes the stream bytes
 	// discarded while resynchronising (all connections).
 	Frames       int

@@ -37,7 +37,17 @@ type engine struct {
 	nWaiting  int
 	waitBytes int
 
+	// holds are the halves holding for acknowledged bytes, in the order
+	// their holds began (so of their deadlines).
+	holds []hold
+
 	onPacket func() // tests: called after each packet
+}
+
+// hold is a half's hold and its deadline, as when it began.
+type hold struct {
+	h     *half
+	until int
 }
 
 func newEngine(opts Options, stream func(*Exchange)) *engine {
@@ -80,6 +90,17 @@ func (e *engine) packet(data []byte, ts time.Time, lt uint32) {
 	e.res.Packets++
 	e.pkt = e.res.Packets
 	e.now = ts
+	for len(e.holds) > 0 && e.holds[0].until < e.pkt {
+		x := e.holds[0]
+		e.holds[0] = hold{}
+		e.holds = e.holds[1:]
+		if x.h.holding && x.h.holdUntil == x.until {
+			x.h.expireHold()
+		}
+	}
+	if len(e.holds) == 0 {
+		e.holds = nil
+	}
 	p := &e.tp
 	switch decodePacket(lt, data, p) {
 	case kindTCP:
@@ -125,7 +146,19 @@ func (e *engine) tcp(p *tcpPacket) {
 		// A new SYN on a known 4-tuple starts a new connection unless it is
 		// a retransmission of the one we have.
 		h := c.half[dir]
-		if c.finished || !(h.started && h.anchored && h.isn == p.seq) {
+		same := h.started && h.anchored && h.isn == p.seq
+		switch {
+		case same && c.finished && !c.copied:
+			// The same SYN after the connection ended: a copy of it
+			// from another interface (dumpcap -i lo -i any writes each
+			// interface's packets in chunks), not a new connection. Its
+			// packets fall on the finished connection, which skips them.
+			c.copied = true
+			if !c.nonKafka {
+				e.note(c, "the connection seen again from its SYN (the same initial sequence number: a copy from another interface): its packets are skipped")
+			}
+		case same && c.finished:
+		case c.finished || !same:
 			e.finishConn(c)
 			c = nil
 		}
@@ -153,12 +186,19 @@ func (e *engine) tcp(p *tcpPacket) {
 	}
 	if p.flags&tcpACK != 0 {
 		// The peer received what it acknowledges before it sent this
-		// packet: bytes it acknowledged that the capture lost are declared
-		// lost first, so that the other stream resynchronises (and its
-		// next request is framed) before this packet's answer is paired.
-		c.half[1-dir].checkAckGap()
+		// packet: bytes it acknowledged that the capture has not shown
+		// are waited for (a capture from several queues shows some
+		// late), this side's frames held meanwhile, so that the other
+		// stream's request is framed before this packet's answer is
+		// paired. Those that do not come are declared lost.
+		c.half[1-dir].ackSeen()
 	}
 	h.segment(p)
+	if h.holding && !h.ackHole() {
+		h.endHold() // the bytes acknowledged came
+	} else if len(c.held) > 0 {
+		e.releaseHeld(c) // some of them came
+	}
 	if p.flags&tcpRST != 0 {
 		c.Closed = true
 		e.finishConn(c)
@@ -166,11 +206,16 @@ func (e *engine) tcp(p *tcpPacket) {
 	}
 	if p.flags&tcpFIN != 0 {
 		c.Closed = true
-		if c.half[0].finDone() && c.half[1].finDone() {
-			e.finishConn(c)
-		}
+	}
+	if c.Closed && c.half[0].finDone() && c.half[1].finDone() {
+		e.finishConn(c)
 	}
 }
+
+// ephemeral reports whether a port is in the range systems pick a
+// connecting side's port from (Linux from 32768, Windows and the IANA
+// range from 49152): brokers listen below it.
+func ephemeral(p uint16) bool { return p >= 32768 }
 
 func less(a, b Endpoint) bool {
 	if c := a.IP.Compare(b.IP); c != 0 {
@@ -200,6 +245,7 @@ func (e *engine) newConn(key connKey, src, dst Endpoint, dir int, p *tcpPacket) 
 		if p.flags&(tcpSYN|tcpACK) == tcpSYN|tcpACK {
 			c.clientIdx = 1 - dir
 		}
+		c.bySYN = p.flags&tcpSYN != 0
 	}
 	c.setRole()
 	e.conns[key] = c
@@ -219,6 +265,10 @@ func (e *engine) finishConn(c *Conn) {
 	}
 	c.finished = true
 	if !c.nonKafka {
+		for _, h := range c.half {
+			h.expireHold()
+		}
+		e.release(c, true, nil, 0)
 		for _, h := range c.half {
 			h.flush()
 		}
@@ -310,8 +360,45 @@ func (e *engine) finish() {
 // ---- frames and pairing ----
 
 func (e *engine) frame(h *half, f *Frame) {
-	c := h.c
 	e.res.Frames++
+	e.place(h, f)
+}
+
+// place pairs a frame, or holds it while the other side holds for bytes
+// its peer acknowledged (see half.holding): until those of them the peer
+// had acknowledged when f came have come. Held frames go on in order.
+func (e *engine) place(h *half, f *Frame) {
+	c := h.c
+	if o := c.half[1-h.idx]; o.holding || c.heldN[h.idx] > 0 {
+		need := o.next
+		if o.holding {
+			need = o.ackEnd()
+		}
+		c.held = append(c.held, heldFrame{f, need})
+		c.heldBytes += len(f.Bytes)
+		c.heldN[h.idx]++
+		if o.holding && (c.heldBytes > e.opts.MaxStreamBuffer || len(c.held) > maxHeld) {
+			o.expireHold() // too much waits: the hold ends now
+		}
+	} else {
+		e.placeNow(c, f)
+	}
+	// f's bytes may be some the peer acknowledged: frames it held for
+	// them go on after f (those held for bytes after f wait for them).
+	if h.holding && !h.ackHole() {
+		h.holding = false
+	}
+	upTo := h.next
+	if back := h.off - (f.StreamOffset + int64(len(f.Bytes))); back >= 0 && back < 1<<30 {
+		upTo -= uint32(back) // the sequence number after f
+	}
+	e.release(c, false, h, upTo)
+}
+
+func (e *engine) placeNow(c *Conn, f *Frame) {
+	if c.nonKafka {
+		return
+	}
 	if !c.decided {
 		c.pending = append(c.pending, f)
 		c.pendingBytes += len(f.Bytes)
@@ -319,6 +406,50 @@ func (e *engine) frame(h *half, f *Frame) {
 		return
 	}
 	e.pair(c, f)
+}
+
+// heldFrame is a frame held until the other side's stream reaches need.
+type heldFrame struct {
+	f    *Frame
+	need uint32
+}
+
+// maxHeld bounds the frames a connection holds while waiting for
+// acknowledged bytes (and Options.MaxStreamBuffer their bytes).
+const maxHeld = 1024
+
+// releaseHeld hands on, in order, the frames c held whose wait is over:
+// the other side's stream has come to what they need (whether the bytes
+// came or were declared lost).
+func (e *engine) releaseHeld(c *Conn) { e.release(c, false, nil, 0) }
+
+// release is releaseHeld, all of them when all is set (the connection
+// ends); the stream of h counts as come up to upTo only.
+func (e *engine) release(c *Conn, all bool, h *half, upTo uint32) {
+	if c.releasing {
+		return
+	}
+	c.releasing = true
+	for len(c.held) > 0 {
+		x := c.held[0]
+		o := c.half[1-x.f.dir]
+		reached := o.next
+		if o == h {
+			reached = upTo
+		}
+		if int32(reached-x.need) < 0 && !o.released && !all {
+			break
+		}
+		c.held[0] = heldFrame{}
+		c.held = c.held[1:]
+		c.heldBytes -= len(x.f.Bytes)
+		c.heldN[x.f.dir]--
+		e.placeNow(c, x.f)
+	}
+	if len(c.held) == 0 {
+		c.held = nil
+	}
+	c.releasing = false
 }
 
 // looksLikeRequest applies the request-header plausibility test to a
@@ -392,7 +523,7 @@ func (e *engine) decide(c *Conn, final bool) {
 		}
 	}
 	if client < 0 && (final || len(c.pending) >= 32 || c.pendingBytes >= 4<<20) {
-		var score [2]int
+		var score, named [2]int
 		var any [2]bool
 		first := -1
 		for _, f := range c.pending {
@@ -401,14 +532,20 @@ func (e *engine) decide(c *Conn, final bool) {
 			}
 			// Without an echoed correlation id, a side whose frames read
 			// as requests with text client ids is the client's. (A
-			// response's first bytes pass the other tests too often.)
+			// response's first bytes pass the other tests too often: 00
+			// 00 00 16 00 00 00 01 00 00 00 00 00 00, an InitProducerId
+			// response, reads as Produce v1 with an empty client id.)
 			if looksLikeRequest(f.Bytes, e.opts.MaxFrame) && (textClientID(f.Bytes, 0) || len(f.Bytes) < 14 || int16(binary.BigEndian.Uint16(f.Bytes[12:])) <= 0) {
 				score[f.dir]++
 				any[f.dir] = true
+				if textClientID(f.Bytes, 1) {
+					named[f.dir]++
+				}
 			} else {
 				score[f.dir]--
 			}
 		}
+		eph := [2]bool{ephemeral(c.ep[0].Port), ephemeral(c.ep[1].Port)}
 		switch {
 		case !any[0] && !any[1]:
 			c.nonKafka = true
@@ -418,6 +555,21 @@ func (e *engine) decide(c *Conn, final bool) {
 				h.release()
 			}
 			return
+		// Then, in order: requests with a client id from one side only;
+		// the handshake; one port ephemeral, the other not (a broker
+		// listens on a port below the ephemeral range); the scores.
+		case (named[0] > 0) != (named[1] > 0):
+			client = 0
+			if named[1] > 0 {
+				client = 1
+			}
+		case c.bySYN:
+			client = c.clientIdx
+		case eph[0] != eph[1]:
+			client = 0
+			if eph[1] {
+				client = 1
+			}
 		case score[0] > score[1]:
 			client = 0
 		case score[1] > score[0]:
@@ -482,7 +634,7 @@ func (e *engine) pair(c *Conn, f *Frame) {
 			delete(c.early, x.CorrelationID)
 			r.merged = true
 			x.Response = r.Response
-			x.Latency = x.Response.Time.Sub(f.Time)
+			x.Latency = latency(f, x.Response)
 			return
 		}
 		e.wait(c, x)
@@ -493,7 +645,7 @@ func (e *engine) pair(c *Conn, f *Frame) {
 	if len(b) >= 8 {
 		corr = int32(binary.BigEndian.Uint32(b[4:]))
 	}
-	if len(b) >= 8 && c.outCorr[corr] > 0 {
+	if len(b) >= 8 && c.outCorr[corr] > 0 && c.answerable(corr, f.PacketIndex) {
 		e.answer(c, corr, f)
 		return
 	}
@@ -508,6 +660,26 @@ func (e *engine) pair(c *Conn, f *Frame) {
 		}
 		c.early[corr] = x
 	}
+}
+
+// answerable reports whether the oldest request of c waiting with
+// correlation id corr began in a packet before pkt: a response whose bytes
+// all came before its request began is not its answer (the bytes are from
+// an older response, met while resynchronising).
+func (c *Conn) answerable(corr int32, pkt int) bool {
+	for _, x := range c.outstanding[c.outHead:] {
+		if x.CorrelationID == corr {
+			return x.Request.firstPkt < pkt
+		}
+	}
+	return false
+}
+
+// latency is the time from a request's completion to its response's,
+// never negative: timestamps that go backwards (captures merged from
+// several interfaces or queues) make it 0.
+func latency(req, resp *Frame) time.Duration {
+	return max(resp.Time.Sub(req.Time), 0)
 }
 
 // maxOvertaken is how many later requests of its connection may be
@@ -546,7 +718,7 @@ func (e *engine) answer(c *Conn, corr int32, f *Frame) {
 		e.unwait(c, x)
 	}
 	x.Response = f
-	x.Latency = f.Time.Sub(x.Request.Time)
+	x.Latency = latency(x.Request, f)
 	e.done(x)
 	for c.outHead < len(c.outstanding) && c.outstanding[c.outHead].Overtaken > maxOvertaken {
 		e.done(e.popOutstanding(c)) // never answered

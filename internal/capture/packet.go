@@ -238,14 +238,25 @@ func tcpHeader(b []byte, p *tcpPacket) pktKind {
 		return kindMalformed
 	}
 	off := int(b[12]>>4) * 4
-	if off < 20 || off > len(b) {
+	if off < 20 {
 		return kindMalformed
+	}
+	payload := b[min(off, len(b)):]
+	if off > len(b) {
+		// The snap length cut the header's options (a 60-byte snap
+		// length on Ethernet with TCP timestamps): its fixed part says
+		// all that is read of it, and the payload is all missing.
+		n := len(b) + p.missing - off
+		if p.missing == 0 || n < 0 {
+			return kindMalformed
+		}
+		p.missing = n
 	}
 	p.sport = binary.BigEndian.Uint16(b[0:])
 	p.dport = binary.BigEndian.Uint16(b[2:])
 	p.seq = binary.BigEndian.Uint32(b[4:])
 	p.ack = binary.BigEndian.Uint32(b[8:])
 	p.flags = b[13]
-	p.payload = b[off:]
+	p.payload = payload
 	return kindTCP
 }

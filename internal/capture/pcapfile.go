@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"math/bits"
 	"strconv"
 	"time"
 
@@ -219,11 +220,7 @@ func (g *ngReader) next() ([]byte, time.Time, uint32, error) {
 				return nil, time.Time{}, 0, errCorrupt
 			}
 			ifc := g.ifs[id]
-			sec := ts / ifc.perSec
-			ns := (ts % ifc.perSec) * 1e9 / ifc.perSec
-			if ifc.perSec > 1e9 {
-				ns = (ts % ifc.perSec) / (ifc.perSec / 1e9)
-			}
+			sec, ns := ngTime(ts, ifc.perSec)
 			return b[20 : 20+capLen], time.Unix(int64(sec)+ifc.offset, int64(ns)).UTC(), ifc.link, nil
 		case 3: // simple packet: interface 0, no timestamp
 			if len(b) < 4 || len(g.ifs) == 0 {
@@ -237,6 +234,16 @@ func (g *ngReader) next() ([]byte, time.Time, uint32, error) {
 			return data, time.Time{}, g.ifs[0].link, nil
 		}
 	}
+}
+
+// ngTime splits a timestamp of perSec units a second into seconds and
+// nanoseconds, exactly (truncated to the nanosecond) whatever the
+// resolution, binary ones (2^-30, 2^-32) included: the fraction times 1e9
+// is computed in 128 bits before it is divided.
+func ngTime(ts, perSec uint64) (sec, ns uint64) {
+	hi, lo := bits.Mul64(ts%perSec, 1e9)
+	ns, _ = bits.Div64(hi, lo, perSec) // hi < perSec, as ts%perSec < perSec
+	return ts / perSec, ns
 }
 
 // section reads the section header block that starts the file.

@@ -5,7 +5,10 @@ import (
 	"compress/gzip"
 	"encoding/binary"
 	"encoding/hex"
+	"math/bits"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/google/gopacket/layers"
 	"github.com/stretchr/testify/assert"
@@ -158,4 +161,165 @@ func TestControlBytesClientID(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestResponseNeverBeforeItsRequest: a capture that starts in the middle
+// of a response leaves its tail to resynchronise over, and a spot in that
+// tail whose bytes 4-8 equal the correlation id of the request sent next
+// waits there for more bytes to judge it by. Once that request is framed,
+// the spot must not be taken for its answer: its bytes came before the
+// request. The real answer is paired, and no latency is negative.
+func TestResponseNeverBeforeItsRequest(t *testing.T) {
+	b := newTB(t, layers.LinkTypeEthernet)
+	v := b.conv("10.0.0.1:40000", "10.0.0.2:9092")
+	// No handshake: the tail of an older response, with what reads as a
+	// whole 16-byte frame with correlation id 2 in it, which only the
+	// size prefix after it could confirm: two bytes of it are there.
+	ff := bytes.Repeat([]byte{0xff}, 8)
+	tail := slices.Concat(ff, []byte{0, 0, 0, 12, 0, 0, 0, 2}, ff, []byte{0, 0})
+	v.resp(tail)
+	v.req(apiVersionsReq(2))
+	v.resp(apiVersionsResp(2))
+	v.req(apiVersionsReq(3))
+	v.resp(apiVersionsResp(3))
+	check := func(xs []*Exchange) {
+		t.Helper()
+		var paired []int32
+		for _, x := range xs {
+			assert.GreaterOrEqual(t, x.Latency, time.Duration(0), "correlation %d", x.CorrelationID)
+			if x.Paired() {
+				paired = append(paired, x.CorrelationID)
+				assert.Equal(t, apiVersionsResp(x.CorrelationID), x.Response.Bytes, "correlation %d", x.CorrelationID)
+				assert.Greater(t, x.Response.PacketIndex, x.Request.PacketIndex)
+			}
+		}
+		assert.Equal(t, []int32{2, 3}, paired)
+	}
+	r := b.read(Options{})
+	dump(t, r)
+	check(r.Exchanges)
+	var got []*Exchange
+	_, err := ReadFunc(bytes.NewReader(b.pcap()), Options{}, func(x *Exchange) { got = append(got, x) })
+	require.NoError(t, err)
+	check(got)
+}
+
+// TestBinaryResolutionTimestampsExact: pcapng timestamps in binary units
+// (if_tsresol 2^-30, 2^-32, as some capture hardware writes) are read
+// exactly, to the nanosecond, as tshark reads them. Dividing the fraction
+// by perSec/1e9 in integers was off by up to 7% of a second.
+func TestBinaryResolutionTimestampsExact(t *testing.T) {
+	for _, pow := range []uint{30, 32, 20} {
+		b := newTB(t, layers.LinkTypeEthernet)
+		b.now = b.now.Add(123456789 * time.Nanosecond)
+		simple(b, 2)
+		data := withBinaryResolution(t, b.pcapng(), pow)
+		r, err := Read(bytes.NewReader(data), Options{})
+		require.NoError(t, err)
+		require.Equal(t, []int32{1, 2}, pairedCorrs(r))
+		for _, x := range r.Exchanges {
+			for _, f := range []*Frame{x.Request, x.Response} {
+				want := b.times[f.PacketIndex-1]
+				// the file holds the time truncated to 2^-pow s; read
+				// back, it is short by less than that unit and a
+				// nanosecond
+				d := want.Sub(f.Time)
+				assert.True(t, d >= 0 && d <= time.Second>>pow+time.Nanosecond, "2^-%d: packet %d read as %v, written %v", pow, f.PacketIndex, f.Time, want)
+			}
+		}
+	}
+}
+
+// withBinaryResolution rewrites a little-endian pcapng written by pcapgo
+// (nanosecond resolution, one interface) to if_tsresol 2^-pow, every
+// packet's timestamp converted (truncated).
+func withBinaryResolution(t *testing.T, data []byte, pow uint) []byte {
+	data = bytes.Clone(data)
+	le := binary.LittleEndian
+	for off := 0; off+12 <= len(data); {
+		typ, blen := le.Uint32(data[off:]), int(le.Uint32(data[off+4:]))
+		body := data[off+8 : off+blen-4]
+		switch typ {
+		case 1: // interface description: options from byte 8 of the body
+			o := body[8:]
+			for len(o) >= 4 && le.Uint16(o) != 0 {
+				n := int(le.Uint16(o[2:]))
+				if le.Uint16(o) == 9 {
+					o[4] = 0x80 | byte(pow)
+				}
+				o = o[4+(n+3)&^3:]
+			}
+		case 6:
+			ns := uint64(le.Uint32(body[4:]))<<32 | uint64(le.Uint32(body[8:]))
+			hi, lo := bits.Mul64(ns%1e9, 1<<pow)
+			frac, _ := bits.Div64(hi, lo, 1e9)
+			ts := ns/1e9<<pow | frac
+			le.PutUint32(body[4:], uint32(ts>>32))
+			le.PutUint32(body[8:], uint32(ts))
+		}
+		off += blen
+	}
+	return data
+}
+
+// TestTLSConnectionsSaid: a connection that starts with a TLS record (a
+// ClientHello after the SYN; application data records back to back in a
+// capture that starts mid-connection) is encrypted. It is said once per
+// connection, in a note marked TLS, counted in Result.TLS, and neither
+// framed (no "implausible frame header", no frame of 369 MB waited for)
+// nor counted as a Kafka connection, even on a broker port.
+func TestTLSConnectionsSaid(t *testing.T) {
+	b := newTB(t, layers.LinkTypeEthernet)
+	v := b.conv("10.0.0.1:40000", "10.0.0.2:9093")
+	v.handshake()
+	hello := append([]byte{22, 3, 1, 0, 8, 1, 0, 0, 4, 3, 3}, bytes.Repeat([]byte{7}, 2)...)
+	v.req(hello)
+	v.resp([]byte{22, 3, 3, 0, 4, 2, 0, 0, 0})
+	v.req(append([]byte{23, 3, 3, 0, 3}, 1, 2, 3))
+	v.fin()
+	w := b.conv("10.0.0.1:40001", "10.0.0.2:9093") // no handshake seen
+	w.req(slices.Concat([]byte{23, 3, 3, 0, 3, 1, 2, 3}, []byte{23, 3, 3, 0, 2, 4, 5}))
+	w.resp(slices.Concat([]byte{23, 3, 3, 0, 3, 1, 2, 3}, []byte{23, 3, 3, 0, 2, 4, 5}))
+	k := b.conv("10.0.0.1:40002", "10.0.0.2:9093")
+	k.handshake()
+	k.req(apiVersionsReq(1))
+	k.resp(apiVersionsResp(1))
+	k.fin()
+	for _, ports := range [][]uint16{{9093}, nil} {
+		r := b.read(Options{BrokerPorts: ports})
+		dump(t, r)
+		assert.Equal(t, 2, r.TLS, "ports %v", ports)
+		assert.Equal(t, 1, r.Connections)
+		assert.Equal(t, []int32{1}, pairedCorrs(r))
+		var said []string
+		for _, n := range r.Notes {
+			require.True(t, n.TLS, "only TLS is said: %s", n)
+			said = append(said, n.String())
+		}
+		assert.Equal(t, []string{
+			"packet 4: conn 1 10.0.0.1:40000->10.0.0.2:9093: TLS (record header 16 03 01): encrypted, not decoded",
+			"packet 10: conn 2 10.0.0.1:40001->10.0.0.2:9093: TLS (record header 17 03 03): encrypted, not decoded",
+		}, said, "ports %v", ports)
+	}
+}
+
+// TestRolesWhenFirstFrameIsAResponse: without a broker port to go by, a
+// connection whose only captured frame is a response that also reads as a
+// request (an InitProducerId v2 response: 00 00 00 16 00 00 00 01 00 00
+// 00 00 00 00 reads as Produce v1, correlation id 0, empty client id) is
+// not turned round: the side on an ephemeral port is the client's.
+func TestRolesWhenFirstFrameIsAResponse(t *testing.T) {
+	b := newTB(t, layers.LinkTypeEthernet)
+	v := b.conv("127.0.0.1:45732", "127.0.0.1:29095") // no handshake seen
+	v.resp(kresp(1, []byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0}))
+	v.fin()
+	r := b.read(Options{})
+	dump(t, r)
+	require.Len(t, r.Conns, 1)
+	assert.Equal(t, "127.0.0.1:29095", r.Conns[0].Broker.String())
+	require.Len(t, r.Exchanges, 1)
+	x := r.Exchanges[0]
+	assert.Nil(t, x.Request)
+	require.NotNil(t, x.Response)
+	assert.Equal(t, int32(1), x.CorrelationID)
 }

@@ -25,6 +25,15 @@ type half struct {
 	finSeq   uint32 // sequence number of the FIN, once fin
 	peerAck  uint32 // highest ACK sent by the other side
 	ackValid bool
+	// holding: the peer acknowledged bytes the capture has not shown
+	// (yet): they may be lost, or come late (captures from several
+	// queues or interfaces are not in sending order). Until holdUntil,
+	// the packet index past which they are declared lost, the other
+	// side's frames are held (Conn.held), so that its answer is paired
+	// once the bytes come. holdPkt is the packet whose ACK began it.
+	holding   bool
+	holdPkt   int
+	holdUntil int
 
 	// framing
 	buf      []byte // undelivered stream bytes starting at bufOff
@@ -48,10 +57,13 @@ type seg struct {
 }
 
 // mark records which packet delivered the stream bytes starting at off.
+// ord is where they belong in the conversation's order: pkt, or for bytes
+// that came late, after the peer acknowledged them, just before that ACK.
 type mark struct {
 	off int64
 	t   time.Time
 	pkt int
+	ord int
 }
 
 const segOverhead = 64
@@ -84,7 +96,12 @@ func (h *half) segment(p *tcpPacket) {
 	}
 }
 
-func (h *half) finDone() bool { return h.fin && len(h.segs) == 0 }
+// finDone reports whether the direction ended (a FIN) with nothing left
+// to wait for: no bytes out of order, and no hole the peer acknowledged
+// whose bytes may still come late (holding).
+func (h *half) finDone() bool {
+	return h.fin && len(h.segs) == 0 && (!h.holding || int32(h.finSeq-h.next) <= 0)
+}
 
 func (h *half) data(seq uint32, payload []byte, missing int) {
 	if h.released {
@@ -123,6 +140,12 @@ func (h *half) deliverSeg(s seg) {
 	}
 	if over < int64(len(s.data)) {
 		d := s.data[over:]
+		if len(h.c.held) > 0 {
+			// The peer's frames held for the bytes before these came
+			// before these: they go first, so that a resynchronisation
+			// here knows their correlation ids.
+			h.e.releaseHeld(h.c)
+		}
 		h.next += uint32(len(d))
 		h.deliver(d, s.t, s.pkt)
 		over = 0
@@ -131,6 +154,7 @@ func (h *half) deliverSeg(s seg) {
 	}
 	if m := int64(s.missing) - over; m > 0 {
 		h.c.Gaps++
+		h.e.res.Gaps++
 		h.e.note(h.c, "%d bytes not captured (snap length) at stream offset %d", m, h.off)
 		h.next += uint32(m)
 		h.gap(m)
@@ -157,10 +181,85 @@ func (h *half) forceGap(why string) {
 	}
 	n := int64(uint32(h.segs[0].seq - h.next))
 	h.c.Gaps++
+	h.e.res.Gaps++
 	h.e.note(h.c, "gap: %d bytes missing at stream offset %d (%s)", n, h.off, why)
 	h.next = h.segs[0].seq
 	h.gap(n)
 	h.drain()
+}
+
+// ord is the place in the conversation's order of bytes delivered by
+// packet pkt: while holding, they are what the peer acknowledged in
+// packet holdPkt, so they belong before it.
+func (h *half) ord(pkt int) int {
+	if h.holding {
+		return min(pkt, h.holdPkt-1)
+	}
+	return pkt
+}
+
+// ackHole reports whether the peer acknowledged bytes of this direction
+// the capture has not delivered.
+func (h *half) ackHole() bool {
+	if !h.ackValid || h.released || !h.started {
+		return false
+	}
+	d := int32(h.ackEnd() - h.next)
+	return d > 0 && d <= 1<<30
+}
+
+// ackEnd is the sequence number up to which the peer acknowledged bytes
+// (a FIN takes a sequence number, which is no byte).
+func (h *half) ackEnd() uint32 {
+	end := h.peerAck
+	if h.fin && int32(end-h.finSeq) > 0 {
+		end = h.finSeq
+	}
+	return end
+}
+
+// ackSeen is called when the peer sent an ACK: a hole it acknowledged
+// starts a hold (see holding), a hold whose bytes came ends.
+func (h *half) ackSeen() {
+	switch {
+	case h.ackHole():
+		if !h.holding {
+			h.holding, h.holdPkt, h.holdUntil = true, h.e.pkt, h.e.pkt+ackHoldPackets
+			h.e.holds = append(h.e.holds, hold{h, h.holdUntil})
+		}
+	case h.holding:
+		h.endHold()
+	}
+}
+
+// ackHoldPackets is how many packets of the capture an acknowledged hole
+// waits for its bytes before they are declared lost.
+const ackHoldPackets = 256
+
+// endHold ends a hold whose bytes came, and hands the frames held meanwhile
+// on.
+func (h *half) endHold() {
+	h.holding = false
+	h.e.releaseHeld(h.c)
+}
+
+// expireHold ends a hold whose bytes did not come: they are declared lost,
+// then the frames held meanwhile are handed on.
+func (h *half) expireHold() {
+	if !h.holding {
+		return
+	}
+	h.holding = false
+	// The loss is said at the packet whose ACK showed it, as when it was
+	// declared there at once.
+	pkt := h.e.pkt
+	h.e.pkt = h.holdPkt
+	h.checkAckGap()
+	h.e.pkt = pkt
+	h.e.releaseHeld(h.c)
+	if c := h.c; c.Closed && c.half[0].finDone() && c.half[1].finDone() {
+		h.e.finishConn(c) // it waited for these bytes to end
+	}
 }
 
 // checkAckGap: the peer acknowledged data beyond a hole, so the hole's
@@ -185,6 +284,7 @@ func (h *half) checkAckGap() {
 		return
 	}
 	h.c.Gaps++
+	h.e.res.Gaps++
 	h.e.note(h.c, "gap: %d bytes missing at stream offset %d (acknowledged by peer but not captured)", d, h.off)
 	h.next = end
 	h.gap(int64(d))
@@ -271,6 +371,9 @@ func (h *half) deliver(data []byte, t time.Time, pkt int) {
 		data = data[n:]
 		h.off += n
 	}
+	if h.off == 0 && len(h.buf) == 0 && h.tls(data) {
+		return
+	}
 	if len(h.buf) == 0 {
 		h.bufOff = h.off
 		h.marks = h.marks[:0]
@@ -278,7 +381,7 @@ func (h *half) deliver(data []byte, t time.Time, pkt int) {
 		if cap(h.buf) > 1<<20 {
 			h.buf = nil
 		}
-		h.marks = append(h.marks, mark{h.off, t, pkt})
+		h.marks = append(h.marks, mark{h.off, t, pkt, h.ord(pkt)})
 		h.off += int64(len(data))
 		// Frames wholly inside the segment are cut from it directly; only
 		// what is left is kept.
@@ -289,10 +392,62 @@ func (h *half) deliver(data []byte, t time.Time, pkt int) {
 		}
 		return
 	}
-	h.marks = append(h.marks, mark{h.off, t, pkt})
+	h.marks = append(h.marks, mark{h.off, t, pkt, h.ord(pkt)})
 	h.buf = append(h.buf, data...)
 	h.off += int64(len(data))
 	h.process()
+}
+
+// tlsRecord reports whether b starts with a TLS record header (content
+// type 20-23, version 3.x, a length a record may have) and returns the
+// record's length with its header.
+func tlsRecord(b []byte) (int, bool) {
+	if len(b) < 5 || b[0] < 20 || b[0] > 23 || b[1] != 3 || b[2] > 4 {
+		return 0, false
+	}
+	n := int(binary.BigEndian.Uint16(b[3:]))
+	return 5 + n, n > 0 && n <= 1<<14+2048
+}
+
+// tls recognises a stream that starts with TLS, given its first bytes:
+// at a known start (the SYN seen), a handshake record; in a stream seen
+// from its middle, two records back to back. Such a connection is
+// encrypted: it is said once, not framed, and dropped as non-Kafka.
+// (No Kafka frame starts so: a size of 0x14000000 or more is past
+// MaxFrame's default.)
+func (h *half) tls(b []byte) bool {
+	n, ok := tlsRecord(b)
+	if !ok || uint64(binary.BigEndian.Uint32(b)) < uint64(h.e.opts.MaxFrame) {
+		return false
+	}
+	if h.anchored {
+		if b[0] != 22 {
+			return false
+		}
+	} else if _, ok := tlsRecord(b[min(n, len(b)):]); !ok {
+		return false
+	}
+	c := h.c
+	if !c.decided && b[0] == 22 && len(b) > 5 {
+		// A ClientHello (handshake type 1) names the client.
+		if b[5] == 1 {
+			c.clientIdx = h.idx
+		} else {
+			c.clientIdx = 1 - h.idx
+		}
+		c.setRole()
+	}
+	h.e.res.TLS++
+	h.e.note(c, "TLS (record header % x): encrypted, not decoded", b[:3])
+	if n := len(h.e.res.Notes); n > 0 && h.e.res.Notes[n-1].Conn == c {
+		h.e.res.Notes[n-1].TLS = true
+	}
+	c.nonKafka = true
+	h.e.res.Frames -= len(c.pending)
+	c.pending, c.pendingBytes = nil, 0
+	c.half[0].release()
+	c.half[1].release()
+	return true
 }
 
 // gap tells the framer that n stream bytes are missing.
@@ -363,18 +518,18 @@ func (h *half) role() int {
 // candidate decides whether a frame plausibly starts at b[0] while
 // resynchronising. Before the broker side of a connection is known, both
 // the request and the response tests are tried.
-func (h *half) candidate(b []byte) verdict {
+func (h *half) candidate(b []byte, off int64) verdict {
 	switch h.role() {
 	case roleClient:
 		return h.reqCandidate(b)
 	case roleBroker:
-		return h.respCandidate(b)
+		return h.respCandidate(b, off)
 	}
 	v := h.reqCandidate(b)
 	if v == vYes {
 		return v
 	}
-	if w := h.respCandidate(b); w != vNo {
+	if w := h.respCandidate(b, off); w != vNo {
 		return w
 	}
 	return v
@@ -460,7 +615,9 @@ func reqPrefixOK(b []byte, max int) bool {
 	return plausibleAPI(b)
 }
 
-func (h *half) respCandidate(b []byte) verdict {
+// respCandidate is candidate's response test for a frame that would start
+// at stream offset off.
+func (h *half) respCandidate(b []byte, off int64) verdict {
 	max := h.e.opts.MaxFrame
 	size, v := candidateSize(b, 4, max)
 	if v != vYes {
@@ -474,10 +631,19 @@ func (h *half) respCandidate(b []byte) verdict {
 		return vNo
 	}
 	if h.c.decided && len(h.c.outCorr) > 0 {
-		if h.c.outCorr[corr] > 0 {
+		// The correlation id of a waiting request is convincing only
+		// where the bytes came after that request began: bytes sent
+		// before it (the tail of an older response, waiting here for
+		// more to judge them by) cannot be its answer.
+		pkt := h.pktAt(off)
+		if h.c.outCorr[corr] > 0 && h.c.answerable(corr, pkt) {
 			return vYes
 		}
-		return vNo
+		if pkt > h.c.outstanding[h.c.outHead].Request.firstPkt {
+			return vNo
+		}
+		// Bytes from before every waiting request: judged as if none
+		// waited.
 	}
 	// No outstanding requests to check against: require the frame to be
 	// followed by another plausible size prefix.
@@ -495,6 +661,16 @@ func (h *half) respCandidate(b []byte) verdict {
 		return vYes
 	}
 	return vNo
+}
+
+// pktAt is the index of the packet that delivered the byte at stream
+// offset off of the buffer being framed (0 when unknown).
+func (h *half) pktAt(off int64) int {
+	i := sort.Search(len(h.marks), func(i int) bool { return h.marks[i].off > off })
+	if i == 0 {
+		return 0
+	}
+	return h.marks[i-1].ord
 }
 
 // headerOK checks the header of the next frame while in sync.
@@ -556,7 +732,7 @@ func (h *half) scan(buf []byte) int {
 			i := 0
 			found := false
 			for ; i < len(rest); i++ {
-				v := h.candidate(rest[i:])
+				v := h.candidate(rest[i:], h.bufOff+int64(p+i))
 				if v == vMore && h.final {
 					v = vNo
 				}
@@ -628,7 +804,7 @@ func (h *half) emit(b []byte, off int64) {
 	}
 	if h.mcur < len(h.marks) {
 		m := h.marks[h.mcur]
-		f.FirstTime, f.Time, f.PacketIndex, f.firstPkt = m.t, m.t, m.pkt, m.pkt
+		f.FirstTime, f.Time, f.PacketIndex, f.firstPkt = m.t, m.t, m.pkt, m.ord
 		end := off + int64(len(b))
 		for j := h.mcur + 1; j < len(h.marks) && h.marks[j].off < end; j++ {
 			if h.marks[j].pkt > f.PacketIndex {

@@ -197,7 +197,7 @@ var pages = []Page{
 		Fault:   "DescribeCluster v1 answered UNSUPPORTED_VERSION, then DescribeCluster v1 again"},
 
 	{ID: "conv.sequence",
-		Requires: "An idempotent producer numbers its batches per producer id, epoch and partition: a new epoch starts at 0, and each batch's baseSequence is the previous batch's plus its record count (wrapping to 0 past 2^31-1). A retry resends a batch exactly as it was; anything else is a gap or an overlap. Sequences of a producer whose first batches were not captured are judged from its first batch seen on (said once).",
+		Requires: "An idempotent producer numbers its batches per producer id, epoch and partition: a new epoch starts at 0, and each batch's baseSequence is the previous batch's plus its record count (wrapping to 0 past 2^31-1). A retry resends a batch exactly as it was; anything else is a gap or an overlap. Sequences of a producer whose first batches were not captured are judged from its first batch seen on (said once); a batch that follows bytes the capture lost, which may hold the batches between, is not judged (said once).",
 		Kafka: []Source{{srcAppendInfo, "checkSequence: \"Out of order sequence number\" and \"Invalid sequence number for new epoch\" (OUT_OF_ORDER_SEQUENCE_NUMBER)"},
 			{"storage/src/main/java/org/apache/kafka/storage/internals/log/ProducerStateEntry.java", "the last five batches are kept, so a retry of one of them is answered as a duplicate"},
 			{"KIP-98", "idempotent producers"}, {"KIP-360", "epoch bumps restart sequences at 0"}},
@@ -217,7 +217,7 @@ var pages = []Page{
 		Allowed: "None: a warning, since the coordinator aborts the transaction in the end.",
 		Fault:   "InitProducerId, AddPartitionsToTxn and transactional records, then the connection ends without EndTxn"},
 	{ID: "conv.fetch-offset",
-		Requires: "A consumer's fetch offset for a partition never goes back, unless it reset its position: a ListOffsets or OffsetFetch, or an OFFSET_OUT_OF_RANGE answer. A consumer is its host and client id, and fetches a partition over one connection (its leader's): a fetch over another connection may be another consumer with the same client id, or a new leader, and is not held to the last one. Follower fetches (replica id 0 or more) are not followed. A seek in the application moves the position back with nothing on the wire: a warning.",
+		Requires: "A consumer's fetch offset for a partition never goes back, unless it reset its position: a ListOffsets or OffsetFetch, or an OFFSET_OUT_OF_RANGE answer. A consumer is its host and client id, and fetches a partition over one connection (its leader's): a fetch over another connection may be another consumer with the same client id, or a new leader, and is not held to the last one. Follower fetches (replica id 0 or more) are not followed. A fetch that follows bytes the capture lost, which may hold the reset, is not judged (said once). A seek in the application moves the position back with nothing on the wire: a warning.",
 		Kafka:    []Source{{"clients/src/main/java/org/apache/kafka/clients/consumer/internals/SubscriptionState.java", "the position only moves forward as records are returned, or on seek and offset reset"}},
 		Allowed:  "A seek by the application: a warning.",
 		Fault:    "Fetch at offset 10, then at offset 5"},

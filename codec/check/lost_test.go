@@ -1,0 +1,134 @@
+package check
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// withGaps sets the connection's lost-bytes count on exchanges, as
+// kwire check hands it from the capture (Conn.Gaps so far).
+func withGaps(xs []Exchange, gaps int) []Exchange {
+	for i := range xs {
+		xs[i].Gaps = gaps
+	}
+	return xs
+}
+
+// skippedIDs lists the rules said not judged.
+func skippedIDs(fs []Finding) []string {
+	var ids []string
+	for _, f := range fs {
+		if f.Skipped {
+			ids = append(ids, f.Rule.ID)
+		}
+	}
+	return ids
+}
+
+// TestSequenceNotJudgedAcrossLostBytes: a producer's batch that follows
+// bytes the capture lost (the batches between may be in them) is not
+// judged by conv.sequence, and the finding says so; with no loss the same
+// batches are an error.
+func TestSequenceNotJudgedAcrossLostBytes(t *testing.T) {
+	cn := &Conn{ID: 1, Client: "10.0.0.1:40001", Broker: "10.0.0.9:9092", FromStart: true}
+	batch := func(seq int32) []byte {
+		x := plain()
+		x.pid, x.epoch, x.seq = 7, 0, seq
+		return x.bytes()
+	}
+	// The first batch after InitProducerId does not start at 0.
+	first := func(gaps int) []Exchange {
+		xs := exchangesOn(cn, initPIDReq(4, 1, nil), initPIDRsp(4, 1, 7))
+		return append(xs, withGaps(exchangesOn(cn, produce(9, 3, nil, batch(1)), produceOK(9, 3, 1)), gaps)...)
+	}
+	require.Contains(t, ruleIDs(Check(first(0))), "conv.sequence")
+	fs := Check(first(1))
+	require.NotContains(t, ruleIDs(fs), "conv.sequence")
+	require.Contains(t, skippedIDs(fs), "conv.sequence")
+
+	// A later batch leaves a gap in the sequence.
+	later := func(gaps int) []Exchange {
+		xs := exchangesOn(cn, initPIDReq(4, 1, nil), initPIDRsp(4, 1, 7),
+			produce(9, 2, nil, batch(0)), produceOK(9, 2, 0))
+		xs = append(xs, withGaps(exchangesOn(cn, produce(9, 4, nil, batch(5)), produceOK(9, 4, 2)), gaps)...)
+		// and after the loss the producer is followed again
+		return append(xs, withGaps(exchangesOn(cn, produce(9, 5, nil, batch(11)), produceOK(9, 5, 3)), gaps)...)
+	}
+	require.Contains(t, ruleIDs(Check(later(0))), "conv.sequence")
+	fs = Check(later(1))
+	require.Contains(t, skippedIDs(fs), "conv.sequence")
+	n := 0
+	for _, f := range fs {
+		if !f.Skipped && f.Rule.ID == "conv.sequence" {
+			n++
+		}
+	}
+	require.Equal(t, 1, n, "the batch after the first one past the loss is judged: %v", fs)
+}
+
+// TestFetchOffsetNotJudgedAcrossLostBytes: a fetch offset that goes back
+// after bytes were lost (a reset may be in them) is not judged by
+// conv.fetch-offset, and the finding says so.
+func TestFetchOffsetNotJudgedAcrossLostBytes(t *testing.T) {
+	fetched := func(off int64) []byte { x := plain(); x.base = off; return x.bytes() }
+	cn := &Conn{ID: 1, Client: "10.0.0.1:40001", Broker: "10.0.0.9:9092", FromStart: true}
+	coord := &Conn{ID: 2, Client: "10.0.0.1:40002", Broker: "10.0.0.9:9092", FromStart: true}
+	run := func(gaps int) []Finding {
+		xs := exchangesOn(cn, fetchReq(11, 1, 10), fetchRsp(11, 1, 12, fetched(10)))
+		// the coordinator connection lost bytes (an OffsetFetch, say)
+		xs = append(xs, withGaps(exchangesOn(coord, initPIDReq(4, 1, nil), initPIDRsp(4, 1, 7)), gaps)...)
+		xs = append(xs, exchangesOn(cn, fetchReq(11, 2, 5), fetchRsp(11, 2, 12, fetched(5)))...)
+		return Check(xs)
+	}
+	require.Contains(t, ruleIDs(run(0)), "conv.fetch-offset")
+	fs := run(1)
+	require.NotContains(t, ruleIDs(fs), "conv.fetch-offset")
+	require.Contains(t, skippedIDs(fs), "conv.fetch-offset")
+}
+
+// at sets where an exchange's request was, and drops its response (lost
+// from the capture, so the exchange ends late: when the connection
+// closes, after later exchanges of its connection).
+func at(xs []Exchange, pkt int, answered bool) []Exchange {
+	for i := range xs {
+		xs[i].RequestPacket = pkt
+		if !answered {
+			xs[i].Response, xs[i].Gaps = nil, 1
+		}
+	}
+	return xs
+}
+
+// TestLateEndedExchangeNotJudged: kwire check takes exchanges in the
+// order they end, and a request whose response the capture lost ends
+// after the requests sent after it. Its batch or fetch offset, older
+// than the state the later ones left, is not judged (said so), and does
+// not move that state back.
+func TestLateEndedExchangeNotJudged(t *testing.T) {
+	cn := &Conn{ID: 1, Client: "10.0.0.1:40001", Broker: "10.0.0.9:9092", FromStart: true}
+	batch := func(seq int32) []byte {
+		x := plain()
+		x.pid, x.epoch, x.seq = 7, 0, seq
+		return x.bytes()
+	}
+	xs := at(exchangesOn(cn, initPIDReq(4, 1, nil), initPIDRsp(4, 1, 7)), 1, true)
+	xs = append(xs, at(exchangesOn(cn, produce(9, 2, nil, batch(0)), produceOK(9, 2, 0)), 3, true)...)
+	late := at(exchangesOn(cn, produce(9, 3, nil, batch(2)), produceOK(9, 3, 2)), 5, false)
+	xs = append(xs, withGaps(at(exchangesOn(cn, produce(9, 4, nil, batch(4)), produceOK(9, 4, 4)), 7, true), 1)...)
+	xs = append(xs, late...)
+	xs = append(xs, withGaps(at(exchangesOn(cn, produce(9, 5, nil, batch(6)), produceOK(9, 5, 6)), 9, true), 1)...)
+	fs := Check(xs)
+	require.NotContains(t, ruleIDs(fs), "conv.sequence")
+	require.Contains(t, skippedIDs(fs), "conv.sequence")
+
+	fetched := func(off int64) []byte { x := plain(); x.base = off; return x.bytes() }
+	xs = at(exchangesOn(cn, fetchReq(11, 1, 10), fetchRsp(11, 1, 12, fetched(10))), 1, true)
+	late = at(exchangesOn(cn, fetchReq(11, 2, 12), fetchRsp(11, 2, 14, fetched(12))), 3, false)
+	xs = append(xs, withGaps(at(exchangesOn(cn, fetchReq(11, 3, 14), fetchRsp(11, 3, 16, fetched(14))), 5, true), 1)...)
+	xs = append(xs, late...)
+	xs = append(xs, withGaps(at(exchangesOn(cn, fetchReq(11, 4, 16), fetchRsp(11, 4, 16)), 7, true), 1)...)
+	fs = Check(xs)
+	require.NotContains(t, ruleIDs(fs), "conv.fetch-offset")
+	require.Contains(t, skippedIDs(fs), "conv.fetch-offset")
+}
