@@ -1284,15 +1284,6 @@ func (c *logCmd) producerSnapshot(p string) {
 	if !ps.CRCValid || ps.Err != nil {
 		c.problem()
 	}
-	var te *storage.TextError
-	if errors.As(ps.Err, &te) && te.Line == 0 {
-		// Too short for its header: a binary file has no lines.
-		if len(b) == 0 {
-			ps.Err = errors.New("at byte 0: the file is empty; a producer snapshot has at least an int16 version and a uint32 CRC (6 bytes)")
-		} else {
-			ps.Err = errors.New("at byte 0: " + te.Msg)
-		}
-	}
 	if c.format == "tree" && ps.Node != nil {
 		c.out.WriteString(p + " producer snapshot v" + strconv.Itoa(int(ps.Version)) + " crc valid " + strconv.FormatBool(ps.CRCValid) + "\n")
 		c.nodeTree(ps.Node, 1, 0, func(_, s string) string { return s })
@@ -1318,16 +1309,9 @@ func (c *logCmd) checkpoint(p string, n storage.Named) {
 		kind, name = storage.LeaderEpochCheckpoint, "leader-epoch"
 	}
 	r := storage.NewCheckpointReader(bufio.NewReader(f), kind)
-	entries := 0
 	for {
 		e, err := r.Next()
 		if err != nil {
-			var te *storage.TextError
-			if errors.As(err, &te) && entries < r.Declared && strings.HasPrefix(te.Msg, "the count line says") {
-				// Too few entries: the count line (the second) is
-				// what disagrees, not the last line read.
-				err = &storage.TextError{Line: 2, Msg: te.Msg}
-			}
 			if !errors.Is(err, io.EOF) {
 				c.problem()
 				b := c.head(p, name+"-error")
@@ -1337,7 +1321,6 @@ func (c *logCmd) checkpoint(p string, n storage.Named) {
 			}
 			return
 		}
-		entries++
 		if e.Problem != "" {
 			c.problem()
 		}
@@ -1388,27 +1371,12 @@ func (c *logCmd) metaProperties(p string) {
 	}
 	defer f.Close()
 	props, problems, err := storage.ReadMetaProperties(io.LimitReader(f, maxSmallFile))
-	// A key given twice: Kafka (java.util.Properties) keeps the last
-	// value, so the object holds that one, and the repeat is a problem.
-	last := map[string]int{}
-	for i, pr := range props {
-		if j, ok := last[pr.Key]; ok {
-			problems = append(problems, "key "+strconv.Quote(pr.Key)+" is given again (entry "+strconv.Itoa(i+1)+", first "+strconv.Itoa(j+1)+
-				"): Kafka uses the last value, "+strconv.Quote(pr.Value))
-		}
-		last[pr.Key] = i
-	}
 	b := c.head(p, "meta-properties")
 	b = append(b, `"properties":{`...)
-	first := true
 	for i, pr := range props {
-		if last[pr.Key] != i {
-			continue
-		}
-		if !first {
+		if i > 0 {
 			b = append(b, ',')
 		}
-		first = false
 		b = jsontext.AppendString(b, []byte(pr.Key))
 		b = append(b, ':')
 		b = jsontext.AppendString(b, []byte(pr.Value))

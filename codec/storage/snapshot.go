@@ -2,6 +2,7 @@ package storage
 
 import (
 	"encoding/binary"
+	"errors"
 	"hash/crc32"
 	"strconv"
 
@@ -28,7 +29,13 @@ type ProducerSnapshot struct {
 func readProducerSnapshot(s *slab.Slab, b []byte) *ProducerSnapshot {
 	p := &ProducerSnapshot{Bytes: b}
 	if len(b) < 6 {
-		p.Err = &TextError{Line: 0, Msg: "a producer snapshot has at least an int16 version and a uint32 CRC (6 bytes); this one has " + strconv.Itoa(len(b))}
+		// A binary file: said at its byte, not at a line.
+		const least = "a producer snapshot has at least an int16 version and a uint32 CRC (6 bytes)"
+		if len(b) == 0 {
+			p.Err = errors.New("at byte 0: the file is empty; " + least)
+		} else {
+			p.Err = errors.New("at byte 0: " + least + "; this one has " + strconv.Itoa(len(b)))
+		}
 		return p
 	}
 	p.Version = int16(binary.BigEndian.Uint16(b))

@@ -64,6 +64,7 @@ type CheckpointReader struct {
 	kind     CheckpointKind
 	s        *bufio.Scanner
 	line     int
+	count    int // the count line's number, where a count the entries disagree with is reported
 	n        int
 	prev     *CheckpointEntry
 	prevBuf  CheckpointEntry
@@ -112,7 +113,7 @@ func (c *CheckpointReader) header() error {
 				return &TextError{Line: c.line, Msg: "version " + strconv.Itoa(n) + "; Kafka writes version 0"}
 			}
 		} else {
-			c.Declared = n
+			c.Declared, c.count = n, c.line
 		}
 	}
 	return nil
@@ -135,7 +136,7 @@ func (c *CheckpointReader) Next() (CheckpointEntry, error) {
 	if err != nil {
 		c.done = true
 		if errors.Is(err, io.EOF) && c.n != c.Declared {
-			return CheckpointEntry{}, &TextError{Line: c.line, Msg: "the count line says " + strconv.Itoa(c.Declared) + " entries; the file has " + strconv.Itoa(c.n)}
+			return CheckpointEntry{}, &TextError{Line: c.count, Msg: "the count line says " + strconv.Itoa(c.Declared) + " entries; the file has " + strconv.Itoa(c.n)}
 		}
 		return CheckpointEntry{}, err
 	}
@@ -245,9 +246,35 @@ type Property struct {
 	Line       int
 }
 
+// lastOfEachKey keeps, of a key given more than once, its last entry (in
+// its place), as Kafka (java.util.Properties) does, each repeat said in
+// problems.
+func lastOfEachKey(props []Property, problems []string) ([]Property, []string) {
+	last := map[string]int{}
+	for i, pr := range props {
+		if j, ok := last[pr.Key]; ok {
+			problems = append(problems, "key "+strconv.Quote(pr.Key)+" is given again (entry "+strconv.Itoa(i+1)+", first "+strconv.Itoa(j+1)+
+				"): Kafka uses the last value, "+strconv.Quote(pr.Value))
+		}
+		last[pr.Key] = i
+	}
+	if len(last) == len(props) {
+		return props, problems
+	}
+	kept := props[:0:0]
+	for i, pr := range props {
+		if last[pr.Key] == i {
+			kept = append(kept, pr)
+		}
+	}
+	return kept, problems
+}
+
 // ReadMetaProperties reads a log directory's meta.properties (Java
 // properties, # comments) and says what its version requires and lacks:
 // version 0 (ZooKeeper mode) broker.id; version 1 node.id and cluster.id.
+// A key given twice is a problem, and only its last value is kept, the
+// one Kafka reads.
 func ReadMetaProperties(r io.Reader) (props []Property, problems []string, err error) {
 	s := bufio.NewScanner(r)
 	s.Buffer(make([]byte, 0, 4096), maxLine)
@@ -267,6 +294,7 @@ func ReadMetaProperties(r io.Reader) (props []Property, problems []string, err e
 		}
 		props = append(props, Property{Key: strings.TrimSpace(k), Value: strings.TrimSpace(v), Line: line})
 	}
+	props, problems = lastOfEachKey(props, problems)
 	if err := s.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
 			return props, problems, &TextError{Line: line + 1, Msg: "a line longer than " + strconv.Itoa(maxLine) + " bytes"}

@@ -80,6 +80,20 @@ func TestPartitionMetadataAndProperties(t *testing.T) {
 	require.Empty(t, problems)
 	_, _, err = ReadMetaProperties(strings.NewReader("version\n"))
 	require.ErrorContains(t, err, "key=value")
+	// A key given twice: its last value, the one Kafka reads, and a problem.
+	props, problems, err = ReadMetaProperties(strings.NewReader("version=1\nnode.id=1\ncluster.id=c\nnode.id=2\n"))
+	require.NoError(t, err)
+	require.Equal(t, []Property{{Key: "version", Value: "1", Line: 1}, {Key: "cluster.id", Value: "c", Line: 3}, {Key: "node.id", Value: "2", Line: 4}}, props)
+	require.Equal(t, []string{`key "node.id" is given again (entry 4, first 2): Kafka uses the last value, "2"`}, problems)
+}
+
+// A count line that says more entries than the file holds is reported at
+// the count line, not at the last line read.
+func TestCheckpointCountMismatchAtItsLine(t *testing.T) {
+	_, err := readCheckpoint(t, "0\n5\n0 0\n1 10\n3 20\n", LeaderEpochCheckpoint)
+	var te *TextError
+	require.ErrorAs(t, err, &te)
+	require.Equal(t, 2, te.Line, err.Error())
 }
 
 // quorum-state is checked against QuorumStateData at its data_version.
@@ -115,6 +129,8 @@ func TestProducerSnapshot(t *testing.T) {
 
 	b[20] ^= 1
 	require.False(t, ReadProducerSnapshot(b).CRCValid)
-	require.Error(t, ReadProducerSnapshot(b[:5]).Err)
+	// Too short for its header: said at byte 0 (a binary file has no lines).
+	require.EqualError(t, ReadProducerSnapshot(b[:5]).Err, "at byte 0: a producer snapshot has at least an int16 version and a uint32 CRC (6 bytes); this one has 5")
+	require.EqualError(t, ReadProducerSnapshot(nil).Err, "at byte 0: the file is empty; a producer snapshot has at least an int16 version and a uint32 CRC (6 bytes)")
 	require.Error(t, ReadProducerSnapshot(b[:30]).Err, "an entry cut short")
 }
