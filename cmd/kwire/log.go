@@ -52,10 +52,6 @@ func runLog(e *env, args []string) int {
 		fail(e, "%v", err)
 		return 2
 	}
-	if pf.validate && pf.registry == "" && pf.dir == "" {
-		fail(e, "--validate checks payloads against their schemas: name them with --schemas or --schema-registry")
-		return 2
-	}
 	// --payloads bytes leaves internal topics' keys and values bytes, as
 	// --kafka does.
 	c.kafka = c.kafka || pf.raw

@@ -91,6 +91,9 @@ func (p *payloadFlags) registerServer(fs interface {
 // serverHook is hook for kwire serve: nil unless a schema source is
 // named, so that the API answers as the Worker's does by default.
 func (p *payloadFlags) serverHook() (payloadHook, error) {
+	if err := p.validateNeedsSource(); err != nil {
+		return nil, err
+	}
 	if p.registry == "" && p.dir == "" {
 		return nil, nil
 	}
@@ -152,6 +155,9 @@ type payloadHook = func(dst []byte, p *codec.PayloadIn) ([]byte, []*tree.Node)
 // hook builds the payload reader the flags ask for (nil with --payloads
 // bytes). An error is a usage error.
 func (p *payloadFlags) hook() (payloadHook, error) {
+	if err := p.validateNeedsSource(); err != nil {
+		return nil, err
+	}
 	p.raw = p.mode == "bytes"
 	if p.mode == "" {
 		p.mode = "bytes"
@@ -189,6 +195,15 @@ func (p *payloadFlags) hook() (payloadHook, error) {
 		src = srcs
 	}
 	return payloadHookOf(payload.NewDecoder(src, payload.Config{Validate: p.validate})), nil
+}
+
+// validateNeedsSource refuses --validate without --schemas or
+// --schema-registry, which would check nothing, silently.
+func (p *payloadFlags) validateNeedsSource() error {
+	if p.validate && p.registry == "" && p.dir == "" {
+		return errors.New("--validate checks payloads against their schemas: name them with --schemas or --schema-registry")
+	}
+	return nil
 }
 
 // payloadHookOf adapts a payload.Decoder to the records hook.

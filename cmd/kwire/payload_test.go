@@ -285,3 +285,21 @@ func TestKafkaFormRefusesSchemaFlags(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, out, `"format":"avro","decoded":{"user":"ana","amount":1250}`)
 }
+
+// TestValidateNeedsASchemaSource: --validate without --schemas or
+// --schema-registry would check nothing; every command that takes it
+// refuses it as misuse (exit 2), as kwire log first did.
+func TestValidateNeedsASchemaSource(t *testing.T) {
+	for _, args := range [][]string{
+		{"decode", "--validate", apiVersionsV3},
+		{"batch", "--validate"},
+		{"pcap", "--validate", "nothing.pcap"},
+		{"proxy", "--upstream", "127.0.0.1:1", "--listen", "127.0.0.1:0", "--validate"},
+		{"serve", "--dir", t.TempDir(), "--addr", "127.0.0.1:0", "--validate"},
+		{"log", "--validate", "logdir/orders-0"},
+	} {
+		_, stderr, code := runCLI(t, args, nil)
+		require.Equal(t, 2, code, "%v: %s", args, stderr)
+		require.Contains(t, stderr, "kwire: --validate checks payloads against their schemas: name them with --schemas or --schema-registry", args)
+	}
+}
