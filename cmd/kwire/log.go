@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"encoding/base64"
-	"encoding/binary"
 	"errors"
 	"io"
 	"os"
@@ -307,6 +306,23 @@ type logSpan struct {
 // noSpan is a span before its first batch: no offsets or timestamps yet.
 var noSpan = logSpan{first: -1, last: -1, firstTS: -1, maxTS: -1}
 
+// extend takes in what holds offsets first to last (a batch, or a
+// segment's span; -1: none), the next in file or offset order: a gap
+// from the largest offset before it is counted (the first maxListed
+// listed), and the span widened.
+func (s *logSpan) extend(first, last int64) {
+	if s.last >= 0 && first > s.last+1 {
+		s.gapCount++
+		if len(s.gaps) < maxListed {
+			s.gaps = append(s.gaps, [2]int64{s.last, first})
+		}
+	}
+	if first >= 0 && (s.first < 0 || first < s.first) {
+		s.first = first
+	}
+	s.last = max(s.last, last)
+}
+
 // appendJSON appends the span's counts as members (each led by a comma).
 func (s *logSpan) appendJSON(b []byte) []byte {
 	b = appendInt(b, "bytes", s.bytes)
@@ -382,20 +398,11 @@ func (s *partitionSummary) add(ss *segmentSummary) {
 		s.firstTS = ss.firstTS
 	}
 	s.maxTS = max(s.maxTS, ss.maxTS)
-	if s.last >= 0 && ss.first > s.last+1 {
-		s.gapCount++
-		if len(s.gaps) < 20 {
-			s.gaps = append(s.gaps, [2]int64{s.last, ss.first})
-		}
-	}
-	if ss.first >= 0 && (s.first < 0 || ss.first < s.first) {
-		s.first = ss.first
-	}
-	s.last = max(s.last, ss.last)
+	s.extend(ss.first, ss.last)
 	s.offsetProblems += ss.offsetProblems
 	s.gapCount += ss.gapCount
 	for _, g := range ss.gaps {
-		if len(s.gaps) < 20 {
+		if len(s.gaps) < maxListed {
 			s.gaps = append(s.gaps, g)
 		}
 	}
@@ -577,15 +584,12 @@ func (c *logCmd) readSegment(p, topic string, print bool, onIndex, onTime func(s
 		return nil
 	}
 	defer f.Close()
-	return c.readSegmentFrom(bufio.NewReaderSize(f, 1<<20), p, topic, print, onIndex, onTime)
+	return c.readSegmentFrom(bufio.NewReaderSize(f, 1<<20), p, storage.KindOf(filepath.Base(p)), topic, print, onIndex, onTime)
 }
 
-// readSegmentFrom reads the segment named p from r.
-func (c *logCmd) readSegmentFrom(r io.Reader, p, topic string, print bool, onIndex, onTime func(storage.IndexEntry, string)) *segmentSummary {
-	named := storage.KindOf(filepath.Base(p))
-	if p == "-" {
-		named = storage.Named{Kind: storage.SegmentFile, Offset: -1}
-	}
+// readSegmentFrom reads the segment p from r, named as its file name
+// says (or, from a pipe, as its bytes do).
+func (c *logCmd) readSegmentFrom(r io.Reader, p string, named storage.Named, topic string, print bool, onIndex, onTime func(storage.IndexEntry, string)) *segmentSummary {
 	ss := &segmentSummary{file: p, base: max(named.Offset, 0), logSpan: noSpan}
 	var closers []io.Closer
 	defer func() {
@@ -641,23 +645,13 @@ func (c *logCmd) readSegmentFrom(r io.Reader, p, topic string, print bool, onInd
 		if ss.firstTS < 0 {
 			ss.firstTS = b.FirstTimestamp
 		}
-		if offsetsKnown(b) {
-			for _, msg := range offsetProblems(b, named.Offset, ss.last) {
-				c.offsetProblem(ss, name, print, b.Position, b.BaseOffset, b.LastOffset, msg)
-			}
-			if ss.last >= 0 && b.BaseOffset > ss.last+1 {
-				ss.gapCount++
-				if len(ss.gaps) < 20 {
-					ss.gaps = append(ss.gaps, [2]int64{ss.last, b.BaseOffset})
-				}
-			}
-			if ss.first < 0 || b.BaseOffset < ss.first {
-				ss.first = b.BaseOffset
-			}
-			if b.LastOffset > ss.last {
-				ss.last, ss.lastAt = b.LastOffset, b.Position
-			}
+		for _, msg := range offsetProblems(b, named.Offset, ss.last) {
+			c.offsetProblem(ss, name, print, b.Position, b.BaseOffset, b.LastOffset, msg)
 		}
+		if b.LastOffset > ss.last {
+			ss.lastAt = b.Position
+		}
+		ss.extend(b.BaseOffset, b.LastOffset)
 		ss.maxTS = max(ss.maxTS, b.MaxTimestamp)
 		if b.Skipped {
 			ss.skipped++
@@ -771,19 +765,6 @@ func (c *logCmd) offsetProblem(ss *segmentSummary, file string, print bool, pos,
 		b := op.appendJSON(c.head(file, "offset-problem"))
 		c.emit(append(b, '}'))
 	}
-}
-
-// offsetsKnown reports whether b's offsets were read: an entry passed
-// over for its length may hold only its first bytes.
-func offsetsKnown(b *storage.Batch) bool {
-	if !b.Skipped {
-		return true
-	}
-	stored := int64(binary.BigEndian.Uint64(b.Bytes[0:8]))
-	if b.Magic == 2 {
-		return stored == b.BaseOffset && b.LastOffset >= b.BaseOffset
-	}
-	return stored == b.LastOffset
 }
 
 // offsetProblems says what is wrong with entry b's offsets, in a segment
@@ -1087,7 +1068,7 @@ func (c *logCmd) segmentFile(p, topic string, n storage.Named, alone bool, r io.
 	}
 	var ss *segmentSummary
 	if r != nil {
-		ss = c.readSegmentFrom(r, p, topic, !c.summary, nil, nil)
+		ss = c.readSegmentFrom(r, p, n, topic, !c.summary, nil, nil)
 	} else {
 		ss = c.readSegment(p, topic, !c.summary, nil, nil)
 	}
