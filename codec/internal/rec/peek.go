@@ -1,7 +1,5 @@
 package rec
 
-import "github.com/kwire/kwire/internal/decompress"
-
 // What a segment's reader wants to know of an entry beyond its header,
 // read without the walk, its budget or a sink: codec/storage's Segment
 // asks it of every entry it describes.
@@ -26,10 +24,7 @@ func WrapperSpan(entry []byte, limit int, spare *[]byte) (first, firstTS int64, 
 	if m.stage < 2 || m.val.null || codec == CodecNone {
 		return 0, 0, 0, false
 	}
-	out, _, _, err := decompress.Into((*spare)[:0], codec, m.val.raw, limit)
-	if cap(out) > cap(*spare) {
-		*spare = out[:0]
-	}
+	out, err := inflateSpare(spare, codec, m.val.raw, limit)
 	if err != nil {
 		return 0, 0, 0, false
 	}
@@ -71,10 +66,7 @@ func FirstRecordTimestamp(b []byte, limit int, spare *[]byte) (ts int64, ok bool
 	}
 	recs := b[batchHeader:]
 	if codec := int(be16(b[21:]) & 7); codec != CodecNone {
-		out, _, _, err := decompress.Into((*spare)[:0], codec, recs, limit)
-		if cap(out) > cap(*spare) {
-			*spare = out[:0]
-		}
+		out, err := inflateSpare(spare, codec, recs, limit)
 		if err != nil {
 			return 0, false
 		}
@@ -89,4 +81,14 @@ func FirstRecordTimestamp(b []byte, limit int, spare *[]byte) (ts int64, ok bool
 		return 0, false
 	}
 	return be64(b[27:]) + delta, true
+}
+
+// inflateSpare decompresses src (at most limit bytes) into *spare's
+// memory, keeping a bigger buffer the decompression made for the next.
+func inflateSpare(spare *[]byte, codec int, src []byte, limit int) ([]byte, error) {
+	out, _, _, err := inflateInto((*spare)[:0], codec, src, limit)
+	if cap(out) > cap(*spare) {
+		*spare = out[:0]
+	}
+	return out, err
 }
