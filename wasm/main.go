@@ -241,10 +241,14 @@ func orDefault(v js.Value, d string) string {
 }
 
 // sized says whether b carries its 4-byte size prefix: size is the page's
-// "yes", "no" or "auto" (input.SizeMode; an unknown word is auto).
-func sized(b []byte, size js.Value) bool {
+// size switch (sizeMode).
+func sized(b []byte, size js.Value) bool { return sizeMode(size).Sized(b) }
+
+// sizeMode is the page's size switch: "yes", "no" or "auto"
+// (input.SizeMode; an unknown word is auto).
+func sizeMode(size js.Value) input.SizeMode {
 	m, _ := input.ParseSizeMode(orDefault(size, "auto"))
-	return m.Sized(b)
+	return m
 }
 
 func appendError(dst []byte, err error) []byte {

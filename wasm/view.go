@@ -13,7 +13,6 @@ import (
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/tree"
-	"github.com/kwire/kwire/internal/input"
 	"github.com/kwire/kwire/internal/render"
 )
 
@@ -101,8 +100,7 @@ func decode(this js.Value, args []js.Value) any {
 		TopicNames: captureTopics.Name,
 	}
 	browserLimits(&opts)
-	mode, _ := input.ParseSizeMode(orDefault(arg(args, 4), "auto"))
-	hasSize := mode.SizedTrying(b, opts)
+	hasSize := sizeMode(arg(args, 4)).SizedTrying(b, opts)
 	opts.NoSizePrefix = !hasSize
 	slots[slot] = nil // let the collector have the previous frame
 	t := time.Now()
