@@ -275,10 +275,7 @@ func (h *half) checkAckGap() {
 	for len(h.segs) > 0 && !h.released && int32(h.peerAck-h.segs[0].seq) >= 0 {
 		h.forceGap("acknowledged by peer but not captured")
 	}
-	end := h.peerAck
-	if h.fin && int32(end-h.finSeq) > 0 {
-		end = h.finSeq // a FIN takes a sequence number, which is no byte
-	}
+	end := h.ackEnd()
 	d := int32(end - h.next)
 	if h.released || d <= 0 || d > 1<<30 {
 		return
