@@ -253,6 +253,11 @@ func (w *walker) protoPayload(ps *protoSchema, p int, framed bool) {
 	md := ps.file.Messages().Get(0)
 	b := w.in.B[:w.in.End]
 	idxEnd := p
+	if n := ps.file.Messages().Len(); !framed && n > 1 {
+		// Data without the registry's framing names no message: the
+		// file's first is taken, which the user may not mean.
+		w.warnAt(p, "protobuf: the topic's schema file declares "+strconv.Itoa(n)+" messages and unframed data names none; read as the first, "+string(md.FullName())+" (declare the payload's message first to choose it)", false)
+	}
 	if framed {
 		zz := indexReading(b, p, ps, true, w.maxDepth)
 		var uv indexRead

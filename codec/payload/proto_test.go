@@ -171,3 +171,33 @@ func TestProtobufUnsignedPast2To63(t *testing.T) {
 		t.Fatalf("nodes %s, want %s", s, want)
 	}
 }
+
+// TestProtobufUnframedSeveralMessages: unframed data read through a
+// topic's .proto file names no message, so the file's first is taken;
+// when the file declares more than one, the user is told which was taken
+// (and how to choose another). One message needs no word.
+func TestProtobufUnframedSeveralMessages(t *testing.T) {
+	data := []byte{0x08, 0x07} // field 1, varint 7
+	for _, tc := range []struct {
+		text string
+		warn bool
+	}{
+		{`syntax = "proto3"; message A { int32 a = 1; } message B { string b = 1; }`, true},
+		{`syntax = "proto3"; message A { int32 a = 1; }`, false},
+	} {
+		d := NewDecoder(mapSource{subs: map[string]*Schema{"orders-value": {Type: TypeProtobuf, Text: tc.text}}}, Config{})
+		r := decodeBoth(t, d, data, false, "orders", bigBudget())
+		if got := string(membersOf(t, r.json)["decoded"]); got != `{"a":7}` {
+			t.Fatalf("%s: decoded %s", tc.text, got)
+		}
+		warned := false
+		for _, w := range r.warnings {
+			if strings.Contains(w.Message, "declares 2 messages") && strings.Contains(w.Message, "read as the first, A") {
+				warned = true
+			}
+		}
+		if warned != tc.warn {
+			t.Errorf("%s: warned %v, want %v (warnings %+v)", tc.text, warned, tc.warn, r.warnings)
+		}
+	}
+}
