@@ -1,5 +1,10 @@
 package jsontext
 
+import (
+	"bytes"
+	"slices"
+)
+
 // Indenter indents JSON by two spaces a level, writing what
 // encoding/json.Indent(dst, src, "", "  ") writes for valid JSON (empty
 // objects and arrays stay {} and [], whitespace between tokens is dropped)
@@ -17,6 +22,9 @@ type Indenter struct {
 // Indent appends the indented form of one whole JSON text src to dst.
 func Indent(dst, src []byte) []byte {
 	var x Indenter
+	// Indented JSON runs to about twice its compact form: room for that at
+	// once, rather than the output copied as it grows.
+	dst = slices.Grow(dst, 2*len(src))
 	return x.Append(dst, src)
 }
 
@@ -26,18 +34,7 @@ func (x *Indenter) Append(dst, src []byte) []byte {
 		c := src[i]
 		if x.inStr {
 			// Copy the string's run up to its closing quote at once.
-			j := i
-			for ; j < len(src); j++ {
-				b := src[j]
-				if x.escaped {
-					x.escaped = false
-				} else if b == '\\' {
-					x.escaped = true
-				} else if b == '"' {
-					x.inStr = false
-					break
-				}
-			}
+			j := x.stringEnd(src, i)
 			if j == len(src) {
 				return append(dst, src[i:]...)
 			}
@@ -80,10 +77,53 @@ func (x *Indenter) Append(dst, src []byte) []byte {
 	return dst
 }
 
+// stringEnd is the index in src of the quote that closes the string
+// being read from i, or len(src) when src ends first (x.escaped then says
+// whether its last byte was an unpaired backslash). Quotes are looked for
+// with IndexByte, and a backslash run before one says whether it is
+// escaped: text is long runs of plain bytes.
+func (x *Indenter) stringEnd(src []byte, i int) int {
+	if x.escaped { // the byte at i is escaped by the piece before
+		x.escaped = false
+		i++
+	}
+	for i < len(src) {
+		q := bytes.IndexByte(src[i:], '"')
+		if q < 0 {
+			// Whether the last byte escapes the next piece's first.
+			n := 0
+			for k := len(src) - 1; k >= i && src[k] == '\\'; k-- {
+				n++
+			}
+			x.escaped = n%2 == 1
+			return len(src)
+		}
+		q += i
+		n := 0 // the backslashes before the quote, back to i
+		for k := q - 1; k >= i && src[k] == '\\'; k-- {
+			n++
+		}
+		if n%2 == 0 {
+			x.inStr = false
+			return q
+		}
+		i = q + 1
+	}
+	return len(src)
+}
+
+// spaces is the indentation of 32 levels, cut to size.
+const spaces = "                                                                "
+
 func (x *Indenter) newline(dst []byte) []byte {
 	dst = append(dst, '\n')
-	for i := 0; i < x.depth; i++ {
-		dst = append(dst, ' ', ' ')
+	n := 2 * x.depth
+	for n > len(spaces) {
+		dst = append(dst, spaces...)
+		n -= len(spaces)
+	}
+	if n > 0 {
+		dst = append(dst, spaces[:n]...)
 	}
 	return dst
 }

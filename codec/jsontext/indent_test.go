@@ -9,6 +9,7 @@ import (
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/internal/bench/traffic"
 )
 
 // The indenter writes what json.Indent(dst, src, "", "  ") does, whole or
@@ -82,4 +83,21 @@ func FuzzIndent(f *testing.F) {
 			t.Fatalf("%q:\ngot  %q\nwant %q", src, whole, want.String())
 		}
 	})
+}
+
+// BenchmarkIndent: the value JSON of the benchmark traffic's responses
+// indented, as the playground and `kwire decode` show it.
+func BenchmarkIndent(b *testing.B) {
+	var js []byte
+	for _, p := range traffic.Mix() {
+		f, err := codec.Decode(p.Response.Bytes, codec.Options{Response: true, APIKey: p.Response.Key, Version: p.Response.Version})
+		if err != nil {
+			b.Fatal(err)
+		}
+		js = f.AppendJSON(js)
+	}
+	b.SetBytes(int64(len(js)))
+	for b.Loop() {
+		jsontext.Indent(nil, js)
+	}
 }
