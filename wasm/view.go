@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"sort"
 	"strconv"
@@ -631,28 +632,36 @@ func (v *view) valueJSON() {
 	}
 	v.value = jsontext.Indent(nil, js)
 	v.lines = append(v.lines, 0)
-	for i, c := range v.value {
-		if c == '\n' {
-			v.lines = append(v.lines, int32(i+1))
+	for i := 0; ; {
+		j := bytes.IndexByte(v.value[i:], '\n')
+		if j < 0 {
+			break
 		}
+		i += j + 1
+		v.lines = append(v.lines, int32(i))
 	}
 	// Link lines and nodes through their value-JSON paths; a path the
 	// other side lacks falls back to its nearest ancestor.
-	jl := render.ScanJSONLines(v.value)
-	paths := render.NodePaths(v.f.Root)
-	byPath := make(map[string]int32, len(paths))
-	for i := len(paths) - 1; i >= 0; i-- {
-		byPath[paths[i]] = int32(i) // the first node of a path wins
+	var ps render.Paths
+	jl := render.ScanJSONLines(v.value, &ps)
+	paths := render.NodePaths(v.f.Root, &ps)
+	byPath := make([]int32, ps.Len()) // a path's first node, or -1
+	for i := range byPath {
+		byPath[i] = -1
 	}
-	hasNode := func(p string) bool { _, ok := byPath[p]; return ok }
-	hasLine := func(p string) bool { _, ok := jl.Spans[p]; return ok }
+	for i, p := range paths {
+		if byPath[p] < 0 {
+			byPath[p] = int32(i)
+		}
+	}
+	hasNode := func(p int32) bool { return byPath[p] >= 0 }
 	v.lineNode = make([]int32, len(jl.Paths))
 	for i, p := range jl.Paths {
-		v.lineNode[i] = byPath[render.Resolve(p, hasNode)]
+		v.lineNode[i] = max(byPath[ps.Resolve(p, hasNode)], 0)
 	}
 	v.nodeSpan = make([][2]int32, len(paths))
 	for i, p := range paths {
-		v.nodeSpan[i] = jl.Spans[render.Resolve(p, hasLine)]
+		v.nodeSpan[i] = jl.Span(ps.Resolve(p, jl.Has))
 	}
 }
 

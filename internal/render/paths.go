@@ -1,40 +1,196 @@
 package render
 
 import (
+	"bytes"
 	"strconv"
 
 	"github.com/kwire/kwire/codec/tree"
 )
 
+// Paths numbers value-JSON paths: "header.clientId",
+// "body.topics[0].name", "body.topicData[0].partitionData[0].records[0].records[2].key".
+// A path is a step from its parent path (a member's name, or an element's
+// index), numbered once: the views link a node to its lines of value JSON
+// through these numbers, with no path written out as text (a 1 MB frame
+// has hundreds of thousands of them; as strings, built and hashed, they
+// took the browser most of a second). The zero value holds the root path
+// "", numbered 0.
+type Paths struct {
+	steps  stepTable // a step from a path -> the path it leads to
+	parent []int32
+	step   []int32  // each path's last step: a name's number, or -1-index
+	names  []string // member names, by number
+	nameID map[string]int32
+	recent [256]int32 // names met lately, by a hash of their bytes: 1+number, or 0
+}
+
+// Root is the number of the root path "".
+const Root = 0
+
+// child numbers the path one step from parent: member name, or element idx
+// when idx >= 0.
+func (p *Paths) child(parent int32, name string, idx int32) int32 {
+	if idx >= 0 {
+		return p.next(parent, -1-idx)
+	}
+	id, ok := p.nameID[name]
+	if !ok {
+		id = p.newName(name)
+	}
+	return p.next(parent, id)
+}
+
+// memberBytes numbers parent's member name, given as the bytes of its
+// text. A JSON text repeats a few names many times: the last name of each
+// hash is checked first, with no map.
+func (p *Paths) memberBytes(parent int32, name []byte) int32 {
+	h := len(name)
+	if h > 0 {
+		h = h*31 + int(name[0])*7 + int(name[h-1])
+	}
+	h &= len(p.recent) - 1
+	if r := p.recent[h] - 1; r >= 0 && p.names[r] == string(name) {
+		return p.next(parent, r)
+	}
+	id, ok := p.nameID[string(name)]
+	if !ok {
+		id = p.newName(string(name))
+	}
+	p.recent[h] = id + 1
+	return p.next(parent, id)
+}
+
+// newName numbers a member name.
+func (p *Paths) newName(name string) int32 {
+	if p.nameID == nil {
+		p.nameID = map[string]int32{}
+	}
+	id := int32(len(p.names))
+	p.names = append(p.names, name)
+	p.nameID[name] = id
+	return id
+}
+
+// next numbers the path one step from parent: a member name's number
+// (>= 0), or an element's index as -1-idx.
+func (p *Paths) next(parent, step int32) int32 {
+	if p.parent == nil {
+		p.parent, p.step = []int32{-1}, []int32{-1}
+	}
+	k := uint64(uint32(parent))<<32 | uint64(uint32(step))
+	slot := p.steps.find(k)
+	if slot.path > 0 {
+		return slot.path
+	}
+	id := int32(len(p.parent))
+	p.steps.put(slot, k, id)
+	p.parent, p.step = append(p.parent, parent), append(p.step, step)
+	return id
+}
+
+// stepTable maps steps to paths: open addressing, linear probing, a
+// table of a power of two kept under three quarters full. (Go's map,
+// compiled to WebAssembly, took the browser several times as long.)
+type stepTable struct {
+	slots []stepSlot
+	n     int
+}
+
+type stepSlot struct {
+	key  uint64
+	path int32 // 0: empty (no step leads to the root)
+}
+
+// find returns the slot of k: its own, or the empty one it would take.
+func (t *stepTable) find(k uint64) *stepSlot {
+	if len(t.slots) == 0 {
+		t.slots = make([]stepSlot, 1024)
+	}
+	mask := uint64(len(t.slots) - 1)
+	for i := (k * 0x9e3779b97f4a7c15) >> 32 & mask; ; i = (i + 1) & mask {
+		if s := &t.slots[i]; s.path == 0 || s.key == k {
+			return s
+		}
+	}
+}
+
+// put fills slot s, which find returned for k, with path, growing the
+// table when it passes three quarters full.
+func (t *stepTable) put(s *stepSlot, k uint64, path int32) {
+	s.key, s.path = k, path
+	t.n++
+	if 4*t.n <= 3*len(t.slots) {
+		return
+	}
+	old := t.slots
+	t.slots = make([]stepSlot, 2*len(old))
+	for _, o := range old {
+		if o.path != 0 {
+			*t.find(o.key) = o
+		}
+	}
+}
+
+// Len is how many paths are numbered: every number is below it.
+func (p *Paths) Len() int { return max(len(p.parent), 1) }
+
+// String writes path id out: "body.topics[0].name".
+func (p *Paths) String(id int32) string {
+	if id <= Root || int(id) >= len(p.step) {
+		return ""
+	}
+	up, s := p.String(p.parent[id]), p.step[id]
+	if s < 0 {
+		return up + "[" + strconv.Itoa(int(-1-s)) + "]"
+	}
+	if up == "" {
+		return p.names[s]
+	}
+	return up + "." + p.names[s]
+}
+
+// Resolve finds path id among known paths, or its nearest ancestor
+// ("a.b[2].c" -> "a.b[2]" -> "a.b" -> "a" -> ""), for which has reports
+// true; the root when none is.
+func (p *Paths) Resolve(id int32, has func(int32) bool) int32 {
+	for id > Root {
+		if has(id) {
+			return id
+		}
+		id = p.parent[id]
+	}
+	return Root
+}
+
 // NodePaths gives every node of a decoded tree, numbered in pre-order as
-// Cells numbers them, the value-JSON path of the value it shows:
-// "header.clientId", "body.topics[0].name",
-// "body.topicData[0].partitionData[0].records[0].records[2].key". Views use
-// it to link a node to its lines of value JSON. Nodes the JSON does not
-// show on their own (the size prefix, a tagged-field section, the
-// decompressed bytes of a batch) get the path of what holds them, or a
-// path no line has, so a lookup falls back to an ancestor.
-func NodePaths(root *tree.Node) []string {
-	var out []string
-	var walk func(n *tree.Node, path string)
-	walk = func(n *tree.Node, path string) {
+// Cells numbers them, the number in p of the value-JSON path of the value
+// it shows. Nodes the JSON does not show on their own (the size prefix, a
+// tagged-field section, the decompressed bytes of a batch) get the path
+// of what holds them, or a path no line has, so a lookup falls back to an
+// ancestor.
+func NodePaths(root *tree.Node, p *Paths) []int32 {
+	var out []int32
+	var walk func(n *tree.Node, path int32)
+	walk = func(n *tree.Node, path int32) {
 		out = append(out, path)
 		// Repeated record parts (batches, messages, records, headers)
 		// are elements of an array in the JSON: number them in order.
-		var seen map[string]int
+		var seen map[string]int32
 		for _, k := range n.Children {
-			p := childPath(n, k, path)
+			var c int32
 			if k.Role == tree.RoleRecord && repeated(k.Name) {
 				if seen == nil {
-					seen = map[string]int{}
+					seen = map[string]int32{}
 				}
-				p = path + "[" + strconv.Itoa(seen[k.Name]) + "]"
+				c = p.child(path, "", seen[k.Name])
 				seen[k.Name]++
+			} else {
+				c = childPath(p, n, k, path)
 			}
-			walk(k, p)
+			walk(k, c)
 		}
 	}
-	walk(root, "")
+	walk(root, Root)
 	return out
 }
 
@@ -46,18 +202,16 @@ func repeated(name string) bool {
 	return false
 }
 
-func childPath(parent, n *tree.Node, path string) string {
+func childPath(p *Paths, parent, n *tree.Node, path int32) int32 {
 	switch n.Role {
-	case tree.RoleHeader, tree.RoleBody:
-		return n.Name
+	case tree.RoleHeader, tree.RoleBody, tree.RoleSize, tree.RoleTrailing, tree.RoleRaw:
+		return p.child(Root, n.Name, -1)
 	case tree.RoleTags:
 		return path
 	case tree.RoleElement:
-		return path + "[" + strconv.Itoa(n.Index) + "]"
-	case tree.RoleSize, tree.RoleTrailing, tree.RoleRaw:
-		return n.Name
+		return p.child(path, "", int32(n.Index))
 	case tree.RoleUnknownTag:
-		return path + "._unknownTaggedFields"
+		return p.child(path, "_unknownTaggedFields", -1)
 	case tree.RoleRecord:
 		if n.Name == "inflated" {
 			return path
@@ -67,39 +221,57 @@ func childPath(parent, n *tree.Node, path string) string {
 	if n.Field != nil {
 		name = n.Field.JSON
 	}
-	if path == "" {
-		return name
-	}
-	return path + "." + name
+	return p.child(path, name, -1)
 }
 
 // JSONLines describes indented JSON (as jsontext.Indent writes it) line by
-// line: Paths[i] is the path of the value that starts on line i (or, for
-// a closing bracket, of the value it closes), and Spans maps a path to the
-// first and last line of its value.
+// line: Paths[i] is the number of the path of the value that starts on
+// line i (or, for a closing bracket, of the value it closes), and Span
+// gives a path's first and last line.
 type JSONLines struct {
-	Paths []string
-	Spans map[string][2]int32
+	Paths []int32
+	spans [][2]int32 // by path number; {-1, -1}: no line
 }
 
-// ScanJSONLines reads the paths of indented JSON. It expects the layout
-// jsontext.Indent writes: one member or element per line, a container's
-// closing bracket on a line of its own.
-func ScanJSONLines(js []byte) JSONLines {
+// Has reports whether path id has lines.
+func (l *JSONLines) Has(id int32) bool { return int(id) < len(l.spans) && l.spans[id][0] >= 0 }
+
+// Span is the first and last line of path id's value: {0, 0} when it has
+// none.
+func (l *JSONLines) Span(id int32) [2]int32 {
+	if !l.Has(id) {
+		return [2]int32{}
+	}
+	return l.spans[id]
+}
+
+func (l *JSONLines) set(id int32, first, last int32) {
+	for int(id) >= len(l.spans) {
+		l.spans = append(l.spans, [2]int32{-1, -1})
+	}
+	l.spans[id] = [2]int32{first, last}
+}
+
+// ScanJSONLines reads the paths of indented JSON, numbering them in p. It
+// expects the layout jsontext.Indent writes: one member or element per
+// line, a container's closing bracket on a line of its own.
+func ScanJSONLines(js []byte, p *Paths) JSONLines {
 	type frame struct {
-		path  string
+		path  int32
 		array bool
-		n     int
+		n     int32
 		start int32
 	}
-	out := JSONLines{Spans: map[string][2]int32{}}
+	var out JSONLines
 	var stack []frame
 	line := int32(0)
 	for i := 0; i < len(js); {
 		// One line: [indent] ["key": ] value-start ... [,]
-		j := i
-		for j < len(js) && js[j] != '\n' {
-			j++
+		j := bytes.IndexByte(js[i:], '\n')
+		if j < 0 {
+			j = len(js)
+		} else {
+			j += i
 		}
 		l := js[i:j]
 		k := 0
@@ -107,27 +279,23 @@ func ScanJSONLines(js []byte) JSONLines {
 			k++
 		}
 		l = l[k:]
-		path := ""
+		path := int32(Root)
 		switch {
 		case len(l) > 0 && (l[0] == '}' || l[0] == ']'):
 			if len(stack) > 0 {
 				f := stack[len(stack)-1]
 				stack = stack[:len(stack)-1]
 				path = f.path
-				out.Spans[path] = [2]int32{f.start, line}
+				out.set(path, f.start, line)
 			}
 		default:
 			if len(stack) > 0 {
 				top := &stack[len(stack)-1]
 				if top.array {
-					path = top.path + "[" + strconv.Itoa(top.n) + "]"
+					path = p.child(top.path, "", top.n)
 					top.n++
 				} else if key, rest, ok := memberKey(l); ok {
-					if top.path == "" {
-						path = key
-					} else {
-						path = top.path + "." + key
-					}
+					path = p.memberBytes(top.path, key)
 					l = rest
 				}
 			}
@@ -139,7 +307,7 @@ func ScanJSONLines(js []byte) JSONLines {
 			if open {
 				stack = append(stack, frame{path: path, array: l[0] == '[', start: line})
 			} else {
-				out.Spans[path] = [2]int32{line, line}
+				out.set(path, line, line)
 			}
 		}
 		out.Paths = append(out.Paths, path)
@@ -150,41 +318,28 @@ func ScanJSONLines(js []byte) JSONLines {
 }
 
 // memberKey splits `"key": rest` into the key's text and rest.
-func memberKey(l []byte) (string, []byte, bool) {
+func memberKey(l []byte) ([]byte, []byte, bool) {
 	if len(l) < 2 || l[0] != '"' {
-		return "", nil, false
+		return nil, nil, false
 	}
+	escaped := false
 	for i := 1; i < len(l); i++ {
 		switch l[i] {
 		case '\\':
 			i++
+			escaped = true
 		case '"':
 			if i+2 < len(l) && l[i+1] == ':' && l[i+2] == ' ' {
-				key, err := strconv.Unquote(string(l[:i+1]))
-				if err != nil {
-					key = string(l[1:i])
+				key := l[1:i]
+				if escaped {
+					if s, err := strconv.Unquote(string(l[:i+1])); err == nil {
+						key = []byte(s)
+					}
 				}
 				return key, l[i+3:], true
 			}
-			return "", nil, false
+			return nil, nil, false
 		}
 	}
-	return "", nil, false
-}
-
-// Resolve finds the value-JSON path p among known paths, or its nearest
-// ancestor ("a.b[2].c" -> "a.b[2]" -> "a.b" -> "a" -> ""), for which has
-// reports true.
-func Resolve(p string, has func(string) bool) string {
-	for p != "" {
-		if has(p) {
-			return p
-		}
-		i := len(p) - 1
-		for i > 0 && p[i] != '.' && p[i] != '[' {
-			i--
-		}
-		p = p[:i]
-	}
-	return ""
+	return nil, nil, false
 }

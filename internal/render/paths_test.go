@@ -8,6 +8,7 @@ import (
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/internal/bench/traffic"
 	"github.com/stretchr/testify/require"
 )
 
@@ -63,10 +64,10 @@ func TestNodePathsMeetTheJSONLines(t *testing.T) {
 			f, err := codec.Decode(b, codec.Options{Response: resp, APIKey: api.Key, Version: v})
 			require.NoError(t, err)
 			js := jsontext.Indent(nil, f.AppendJSON(nil))
-			lines := ScanJSONLines(js)
+			var ps Paths
+			lines := ScanJSONLines(js, &ps)
 			require.Equal(t, strings.Count(string(js), "\n")+1, len(lines.Paths))
-			has := func(p string) bool { _, ok := lines.Spans[p]; return ok }
-			paths := NodePaths(f.Root)
+			paths := NodePaths(f.Root, &ps)
 			// Each value cell has its own line, except the fields Kafka's
 			// JSON leaves out because they follow from the rest (a batch's
 			// length and record count, a record's length): those find
@@ -78,10 +79,10 @@ func TestNodePathsMeetTheJSONLines(t *testing.T) {
 				}
 				p := paths[c.Node]
 				if derived[c.Label] {
-					require.NotEqual(t, "", Resolve(p, has), "%s: %s", name, p)
+					require.NotEqual(t, int32(Root), ps.Resolve(p, lines.Has), "%s: %s", name, ps.String(p))
 					continue
 				}
-				require.True(t, has(p), "%s v%d response=%v: no JSON line for %q (%s)", name, v, resp, p, c.Path)
+				require.True(t, lines.Has(p), "%s v%d response=%v: no JSON line for %q (%s)", name, v, resp, ps.String(p), c.Path)
 			}
 		}
 	}
@@ -89,8 +90,38 @@ func TestNodePathsMeetTheJSONLines(t *testing.T) {
 	b, _ := hex.DecodeString(apiVersionsV3)
 	f, _ := codec.Decode(b, codec.Options{})
 	js := jsontext.Indent(nil, f.AppendJSON(nil))
-	lines := ScanJSONLines(js)
-	sp := lines.Spans["header.clientId"]
+	var ps Paths
+	lines := ScanJSONLines(js, &ps)
+	id := ps.child(ps.child(Root, "header", -1), "clientId", -1)
+	sp := lines.Span(id)
+	require.True(t, lines.Has(id))
+	require.Equal(t, "header.clientId", ps.String(id))
 	require.Contains(t, strings.Split(string(js), "\n")[sp[0]], `"clientId": "kwire"`)
-	require.Equal(t, "header", Resolve("header.nothing[3].x", func(p string) bool { _, ok := lines.Spans[p]; return ok }))
+	deep := ps.child(ps.child(ps.child(Root, "header", -1), "nothing", -1), "", 3)
+	require.Equal(t, "header.nothing[3]", ps.String(deep))
+	require.Equal(t, "header", ps.String(ps.Resolve(deep, lines.Has)))
+}
+
+// BenchmarkJSONLinks: what the playground does to link a decoded frame's
+// tree and its value JSON's lines, on the benchmark traffic's biggest
+// Fetch response.
+func BenchmarkJSONLinks(b *testing.B) {
+	var frame traffic.Frame
+	for _, p := range traffic.Mix() {
+		if len(p.Response.Bytes) > len(frame.Bytes) {
+			frame = p.Response
+		}
+	}
+	f, err := codec.Decode(frame.Bytes, codec.Options{Response: true, APIKey: frame.Key, Version: frame.Version})
+	require.NoError(b, err)
+	js := jsontext.Indent(nil, f.AppendJSON(nil))
+	b.SetBytes(int64(len(js)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var ps Paths
+		lines := ScanJSONLines(js, &ps)
+		for _, p := range NodePaths(f.Root, &ps) {
+			lines.Span(ps.Resolve(p, lines.Has))
+		}
+	}
 }
