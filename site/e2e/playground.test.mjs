@@ -504,11 +504,15 @@ test('grid, tree, JSON and hex are linked both ways; selection is not hover; spa
   assert.match(await page.$eval('#json .pg-row.pg-sel', (r) => r.textContent), /"clientId": "kwire"/);
   assert.deepEqual(await page.$$eval('#hex .pg-byte.pg-sel', (bs) => bs.map((b) => +b.dataset.off)), [12, 13, 14, 15, 16, 17, 18]);
   // Hover elsewhere: the hovered cell is marked apart from the selection.
+  // (The mouse rests on the clientId length cell after the click, which is
+  // hovered and selected at once: wait for the hover to move, then look at
+  // the correlationId cell itself.)
   await page.hover('#grids .kw-cell:has(.kw-label:text-is("correlationId"))');
-  await page.waitForSelector('#grids .kw-cell.kw-hl');
+  await page.waitForSelector('#grids .kw-cell.kw-hl:has(.kw-label:text-is("correlationId"))');
   const look = await page.evaluate(() => {
-    const st = (sel) => { const c = getComputedStyle(document.querySelector(sel)); return c.outlineStyle + ' ' + c.outlineWidth + ' ' + c.backgroundImage.slice(0, 15); };
-    return { hl: st('#grids .kw-cell.kw-hl'), sel: st('#grids .kw-cell.kw-sel') };
+    const st = (c) => { const s = getComputedStyle(c); return s.outlineStyle + ' ' + s.outlineWidth + ' ' + s.backgroundImage.slice(0, 15); };
+    const hl = [...document.querySelectorAll('#grids .kw-cell.kw-hl')].find((c) => c.querySelector('.kw-label').textContent === 'correlationId');
+    return { hl: st(hl), sel: st(document.querySelector('#grids .kw-cell.kw-sel')) };
   });
   assert.notEqual(look.hl, look.sel);
   assert.match(look.hl, /^dashed/);
