@@ -76,22 +76,26 @@ type fieldRow struct {
 func fieldRows(apiKey int16, msg string, l *schema.Layout, v int16, flex bool, prefix string) []fieldRow {
 	mt := fieldMeanings()
 	var rows []fieldRow
-	var walk func(l *schema.Layout, depth int, path string)
-	walk = func(l *schema.Layout, depth int, path string) {
+	// A nested field occurs only where every struct enclosing it does: its
+	// ranges are shown cut to theirs (in), as Kafka's schema files do not
+	// (a field "0+" inside a struct "3+" occurs from v3).
+	var walk func(l *schema.Layout, depth int, path string, in schema.Range)
+	walk = func(l *schema.Layout, depth int, path string, in schema.Range) {
 		for i := range l.Fields {
 			f := &l.Fields[i]
 			if !f.Versions.Contains(v) {
 				continue
 			}
 			p := joinField(path, f.JSON)
+			occurs := intersect(f.Versions, in)
 			r := fieldRow{Depth: depth, Anchor: prefix + "-f-" + p, Path: p, JSON: f.JSON, Name: f.Name, Type: f.Type,
-				Wire: render.WireType(f, f.Kind, v, flex), Versions: f.Versions.String(), EntityType: f.EntityType,
+				Wire: render.WireType(f, f.Kind, v, flex), Versions: occurs.String(), EntityType: f.EntityType,
 				MapKey: f.MapKey, Ignorable: f.Ignorable, Tagged: flex && f.IsTagged(v)}
-			if !f.Nullable.Empty() {
-				r.Nullable = f.Nullable.String()
+			if n := intersect(f.Nullable, occurs); !n.Empty() {
+				r.Nullable = n.String()
 			}
 			if f.Tag >= 0 {
-				r.Tag = strconv.Itoa(int(f.Tag)) + " (" + f.Tagged.String() + ")"
+				r.Tag = strconv.Itoa(int(f.Tag)) + " (" + intersect(f.Tagged, occurs).String() + ")"
 			}
 			r.Default = f.Default
 			if e := schema.EnumFor(apiKey, f); e != nil {
@@ -101,12 +105,17 @@ func fieldRows(apiKey int16, msg string, l *schema.Layout, v int16, flex bool, p
 			r.Meaning = mt.of(msg, p, f.JSON)
 			rows = append(rows, r)
 			if f.Struct != nil {
-				walk(f.Struct, depth+1, p)
+				walk(f.Struct, depth+1, p, occurs)
 			}
 		}
 	}
-	walk(l, 0, "")
+	walk(l, 0, "", schema.Range{Lo: 0, Hi: schema.Open})
 	return rows
+}
+
+// intersect is the versions both a and b hold.
+func intersect(a, b schema.Range) schema.Range {
+	return schema.Range{Lo: max(a.Lo, b.Lo), Hi: min(a.Hi, b.Hi)}
 }
 
 // change is one difference between a message version and the one before.

@@ -525,6 +525,29 @@ func TestChanges(t *testing.T) {
 	}
 }
 
+// A nested field's Versions, Nullable and Tag columns are cut to the
+// versions of the structs around it: FetchResponse's snapshotId (tagged,
+// 12+) holds endOffset and epoch declared "0+", which occur from v12.
+func TestFieldRowsCutNestedRangesToTheirStruct(t *testing.T) {
+	m := schema.ByName("Fetch").Response
+	v := m.Valid.Hi
+	rows := map[string]fieldRow{}
+	for _, r := range fieldRows(1, m.Name, m.At(v).Root, v, true, "resp") {
+		rows[r.Path] = r
+	}
+	snap, end := rows["responses.partitions.snapshotId"], rows["responses.partitions.snapshotId.endOffset"]
+	if snap.Versions != "12+" || !strings.Contains(snap.Tag, "(12+)") {
+		t.Fatalf("snapshotId: versions %q, tag %q", snap.Versions, snap.Tag)
+	}
+	if end.Versions != "12+" {
+		t.Errorf("snapshotId.endOffset shows versions %q, want 12+ (its struct's)", end.Versions)
+	}
+	// A top-level field keeps its own range.
+	if r := rows["responses"]; r.Versions != "0+" {
+		t.Errorf("responses: %q", r.Versions)
+	}
+}
+
 // Decoded text reaches pages only escaped: chroma escapes every token.
 func TestHighlightEscapes(t *testing.T) {
 	h, err := highlightJSON([]byte(`{"name": "<script>alert(1)</script> & \"x\""}`))
