@@ -540,6 +540,10 @@ func appendCheck(b []byte, c *storage.IndexCheck) []byte {
 	b = strconv.AppendInt(b, int64(c.Entries-c.Unused), 10)
 	b = appendInt(b, "unused", int64(c.Unused))
 	b = appendInt(b, "problems", int64(c.Count))
+	if c.Unchecked > 0 {
+		b = appendInt(b, "unchecked", int64(c.Unchecked))
+		b = append(b, `,"uncheckedWhy":"entries past where the damaged segment could be read"`...)
+	}
 	if len(c.Problems) > 0 {
 		b = append(b, `,"problemList":[`...)
 		for i, p := range c.Problems[:min(len(c.Problems), 20)] {
@@ -623,12 +627,15 @@ func (c *logCmd) readSegmentFrom(r io.Reader, p string, named storage.Named, top
 	}
 	name := p
 	var end int64
+	damaged := false // the segment could not be read to its end
 	for {
 		b, err := seg.Next()
 		if err != nil {
+			damaged = !errors.Is(err, io.EOF)
 			var te *storage.TailError
 			if errors.As(err, &te) {
 				ss.tail = te
+				damaged = !te.Zero
 				if !te.Zero { // preallocated space is no damage
 					c.problem()
 				}
@@ -683,7 +690,7 @@ func (c *logCmd) readSegmentFrom(r io.Reader, p string, named storage.Named, top
 	ss.bytes = seg.Position()
 	for _, ic := range []*storage.IndexCheck{ss.index, ss.timeindex} {
 		if ic != nil {
-			ic.End(end, ss.last)
+			ic.End(end, ss.last, damaged)
 		}
 	}
 	if snap != nil {
@@ -1165,7 +1172,7 @@ func (c *logCmd) index(p string, n storage.Named) {
 		defer f.Close()
 		ic = storage.NewIndexCheck(storage.NewIndexReader(bufio.NewReaderSize(f, 64<<10), kind, n.Offset))
 		ic.OnEntry = on
-		ic.End(1<<62, 1<<62)
+		ic.End(1<<62, 1<<62, false)
 		if ic.Count > 0 {
 			c.mismatch()
 		}

@@ -49,6 +49,9 @@ type IndexEntry struct {
 	// Zero is set when every byte of the entry is zero: preallocated
 	// space unless an entry follows.
 	Zero bool
+	// Unchecked is set on an entry that points past where a damaged
+	// segment could be read (IndexCheck.End): neither right nor wrong.
+	Unchecked bool
 }
 
 // IndexReader reads an index's entries one at a time.
@@ -168,7 +171,10 @@ type IndexCheck struct {
 	UnusedFrom int            // the number of the first of them
 	Problems   []IndexProblem // the first MaxProblems
 	Count      int            // every problem
-	Err        error          // the index could not be read to its end (an *IndexTailError, or the reader's)
+	// Unchecked counts the entries past where a damaged segment could be
+	// read: the index may well be right, the log is not (End).
+	Unchecked int
+	Err       error // the index could not be read to its end (an *IndexTailError, or the reader's)
 
 	x       *IndexReader
 	next    *IndexEntry
@@ -331,10 +337,19 @@ func (c *IndexCheck) take(problem string) {
 
 // End checks the entries left once the segment is read: end is where its
 // last whole entry ends, last its last offset (-1 when it has none).
-func (c *IndexCheck) End(end, last int64) {
+// damaged says the segment could not be read to its end (a damaged tail,
+// a read error): the entries left then point where no entry could be
+// read, and are counted Unchecked, not as problems of the index.
+func (c *IndexCheck) End(end, last int64, damaged bool) {
 	for e := c.peek(); e != nil; e = c.peek() {
 		if p := c.order(e); p != "" {
 			c.take(p)
+			continue
+		}
+		if damaged {
+			e.Unchecked = true
+			c.Unchecked++
+			c.take("")
 			continue
 		}
 		if c.x.kind == OffsetIndex {
@@ -382,6 +397,9 @@ func (e IndexEntry) AppendJSON(dst []byte, kind IndexKind) []byte {
 	}
 	if e.Zero && e.N > 0 {
 		dst = append(dst, `,"zero":true`...)
+	}
+	if e.Unchecked {
+		dst = append(dst, `,"unchecked":true`...)
 	}
 	return append(dst, '}')
 }

@@ -39,8 +39,10 @@ func readAll(t *testing.T, log []byte, checks ...*IndexCheck) ([]*Batch, error) 
 	for {
 		b, err := s.Next()
 		if err != nil {
+			var te *TailError
+			damaged := !errors.Is(err, io.EOF) && !(errors.As(err, &te) && te.Zero)
 			for _, c := range checks {
-				c.End(end, last)
+				c.End(end, last, damaged)
 			}
 			if errors.Is(err, io.EOF) {
 				return out, nil
@@ -126,6 +128,51 @@ func TestSegmentCorruptTail(t *testing.T) {
 		require.Equal(t, second, te.Position, name)
 		require.Equal(t, int64(len(b))-second, te.Size, name)
 	}
+}
+
+// A segment whose tail is damaged cannot settle the index entries that
+// point into the damage: they are counted unchecked, not as problems of
+// the index (which may well be right). A segment read to its end still
+// blames an entry past its last batch.
+func TestIndexEntriesPastADamagedTailAreUnchecked(t *testing.T) {
+	log, index, timeindex := testSegment(0, 10)
+	second := int64(binary.BigEndian.Uint32(log[8:12])) + 12
+	b := append([]byte(nil), log...)
+	b[second+16] = 7 // the second batch's magic: corrupt from there on
+	oc := NewIndexCheck(NewIndexReader(bytes.NewReader(index), OffsetIndex, 0))
+	tc := NewIndexCheck(NewIndexReader(bytes.NewReader(timeindex), TimeIndex, 0))
+	var unchecked []int
+	oc.OnEntry = func(e IndexEntry, p string) {
+		require.Empty(t, p, "entry %d", e.N)
+		if e.Unchecked {
+			unchecked = append(unchecked, e.N)
+			require.Contains(t, string(e.AppendJSON(nil, OffsetIndex)), `"unchecked":true`)
+		}
+	}
+	bs, err := readAll(t, b, oc, tc)
+	require.Len(t, bs, 1)
+	var te *TailError
+	require.ErrorAs(t, err, &te)
+	require.Zero(t, oc.Count, "%v", oc.Problems)
+	require.Zero(t, tc.Count, "%v", tc.Problems)
+	past := 0 // the entries pointing at the second batch or later
+	for i := 0; i+8 <= len(index); i += 8 {
+		if int64(binary.BigEndian.Uint32(index[i+4:])) >= second {
+			past++
+		}
+	}
+	require.NotZero(t, past)
+	require.Equal(t, past, oc.Unchecked, "every entry past the first batch")
+	require.Len(t, unchecked, oc.Unchecked)
+	require.NotZero(t, tc.Unchecked)
+
+	// The same index against the segment's first batch alone, cut whole:
+	// the segment ends there, so the other entries point past it.
+	oc = NewIndexCheck(NewIndexReader(bytes.NewReader(index), OffsetIndex, 0))
+	_, err = readAll(t, log[:second], oc)
+	require.NoError(t, err)
+	require.Equal(t, past, oc.Count)
+	require.Zero(t, oc.Unchecked)
 }
 
 // An index entry that points at the wrong position, or names an offset

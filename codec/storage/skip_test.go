@@ -58,8 +58,8 @@ func TestSkippedBatchIsDescribedByItsHeader(t *testing.T) {
 		}
 		got = append(got, *b)
 	}
-	oc.End(int64(len(log)), 503)
-	tc.End(int64(len(log)), 503)
+	oc.End(int64(len(log)), 503, false)
+	tc.End(int64(len(log)), 503, false)
 	require.Len(t, got, 3)
 	b := got[1]
 	require.True(t, b.Skipped)

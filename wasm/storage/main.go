@@ -502,14 +502,17 @@ func (s *session) segment(w *jsontext.Writer, total *int, i int, checks []*index
 	}
 	batches, crc := 0, 0
 	var end, last int64 = 0, -1
+	damaged := false // the segment could not be read to its end
 	for {
 		b, err := seg.Next()
 		if err != nil {
 			var te *storage.TailError
 			if errors.As(err, &te) {
 				problems = append(problems, te.Error())
+				damaged = !te.Zero
 			} else if !errors.Is(err, io.EOF) {
 				problems = append(problems, err.Error()) // the file could not be read
+				damaged = true
 			}
 			break
 		}
@@ -550,7 +553,7 @@ func (s *session) segment(w *jsontext.Writer, total *int, i int, checks []*index
 		}
 	}
 	for _, x := range checks {
-		x.c.End(end, last)
+		x.c.End(end, last, damaged)
 		x.checked = true
 	}
 	if snap != nil {
@@ -690,7 +693,7 @@ func (s *session) index(w *jsontext.Writer, x *indexFile) []string {
 		}
 	} else {
 		if !x.checked {
-			x.c.End(1<<62, 1<<62)
+			x.c.End(1<<62, 1<<62, false)
 			w.Key("unchecked")
 			w.Bool(true)
 		}
@@ -698,6 +701,9 @@ func (s *session) index(w *jsontext.Writer, x *indexFile) []string {
 			x.problems = append(x.problems, x.c.Err.Error())
 		}
 		num(w, "unused", int64(x.c.Unused))
+		if x.c.Unchecked > 0 { // entries past a damaged segment's tail
+			num(w, "entriesPastDamage", int64(x.c.Unchecked))
+		}
 	}
 	num(w, "entries", int64(x.n))
 	x.entries.EndArray()
