@@ -404,98 +404,67 @@ func (d *decoder) record(b []byte, bi int, r *recParse, ctx *batchCtx, idx int) 
 // that data message must leave room for. The data message's own nodes
 // are not counted: it stops at the budget's limit by itself.
 func (d *decoder) recordParts(b []byte, bi int, r *recParse, ctx *batchCtx, v *recView) (total, after int) {
-	nodes := 2  // record, length
-	n := &nodes // where counts go: after the value, counting, to after
+	nodes := 2 + min(r.stage, stValue) // record, length, and the parts read up to the value
 	if r.fail != "" {
-		d.recWarn(v, n, partRecord, -1, bi, r.p, "", r.fail, false)
+		d.recWarn(v, &nodes, partRecord, -1, bi, r.p, "", r.fail, false)
 	}
-	if !r.length.canon {
-		d.recWarn(v, n, stLength, -1, bi, r.length.at, "length", nonMinimal, false)
-	}
-	if r.stage >= stAttributes {
-		*n++
-	}
+	d.minimal(v, &nodes, stLength, -1, bi, &r.length, "length")
 	if r.stage >= stTimestamp {
-		*n++
-		if !r.tsd.canon {
-			d.recWarn(v, n, stTimestamp, -1, bi, r.tsd.at, "timestampDelta", nonMinimal, false)
-		}
+		d.minimal(v, &nodes, stTimestamp, -1, bi, &r.tsd, "timestampDelta")
 	}
 	if r.stage >= stOffset {
-		*n++
-		if !r.od.canon {
-			d.recWarn(v, n, stOffset, -1, bi, r.od.at, "offsetDelta", nonMinimal, false)
-		}
+		d.minimal(v, &nodes, stOffset, -1, bi, &r.od, "offsetDelta")
 	}
-	control := ctx.control && r.stage >= stHeaders && !r.hdrFail
-	ctype, keyOK := -1, false
+	ctype, readValue := -1, false
 	if r.stage >= stKey {
-		*n++
-		if !r.key.canon {
-			d.recWarn(v, n, stKey, -1, bi, r.key.at, "key", nonMinimal, false)
-		}
-		if control {
-			if r.key.null || len(r.key.raw) < 4 {
-				d.recWarn(v, n, stKey, -1, bi, r.key.at, "key", "a control record key needs version int16 and type int16", false)
+		d.minimal(v, &nodes, stKey, -1, bi, &r.key, "key")
+		switch {
+		case !ctx.control || r.stage < stHeaders || r.hdrFail:
+		case r.key.null || len(r.key.raw) < 4:
+			d.recWarn(v, &nodes, stKey, -1, bi, r.key.at, "key", "a control record key needs version int16 and type int16", false)
+		default:
+			ctype = int(be16(r.key.raw[2:]))
+			if v != nil {
+				v.control, v.ctype = true, ctype
+			}
+			nodes += 2 + min(len(r.key.raw)-4, 1) // version, type, the bytes after them
+			if ctype < 0 || ctype >= len(controlData) {
+				d.recWarn(v, &nodes, stKey, -1, bi, r.key.at, "key", "unknown control record type "+itoa(ctype), false)
 			} else {
-				keyOK, ctype = true, int(be16(r.key.raw[2:]))
-				if v != nil {
-					v.control, v.ctype = true, ctype
-				}
-				*n += 2
-				if len(r.key.raw) > 4 {
-					*n++
-				}
-				if ctype < 0 || ctype >= len(controlData) {
-					d.recWarn(v, n, stKey, -1, bi, r.key.at, "key", "unknown control record type "+itoa(ctype), false)
-				}
+				readValue = !r.val.null && len(r.val.raw) >= 2
 			}
 		}
 	}
 	if r.stage >= stValue {
-		*n++
-		if !r.val.canon {
-			d.recWarn(v, n, stValue, -1, bi, r.val.at, "value", nonMinimal, false)
-		}
+		d.minimal(v, &nodes, stValue, -1, bi, &r.val, "value")
 		switch {
-		case !keyOK:
+		case !readValue:
 		case v != nil:
 			// The control value is read in the value's place: its data
 			// message's warnings come there.
 			d.b.Nodes += nodes
 			nodes = 0
 			d.controlValue(b, bi, v)
-		case ctype >= 0 && ctype < len(controlData) && !r.val.null && len(r.val.raw) >= 2:
-			nodes++ // version
-			if ctype <= 1 {
-				nodes += 2 // coordinatorEpoch, rest
-			} else {
-				after += 1 + budget.WarningNodes // the data leaf when it did not decode, and why
-			}
+		case ctype <= 1:
+			nodes += 3 // version, coordinatorEpoch, rest
+		default:
+			nodes++                          // version
+			after += 1 + budget.WarningNodes // the data leaf when it did not decode, and why
 		}
-	}
-	if v == nil {
-		n = &after
 	}
 	if r.stage >= stHeaders {
-		*n++
-		if !r.hc.canon {
-			d.recWarn(v, n, stHeaders, -1, bi, r.hc.at, "headers", nonMinimal, false)
-		}
+		after++
+		d.minimal(v, &after, stHeaders, -1, bi, &r.hc, "headers")
 		if len(r.hdrs) > 0 {
 			d.push("headers", -1)
 			for i := range r.hdrs {
 				h := &r.hdrs[i]
-				*n += 2
+				after += 2 // header, key
 				d.push("", i)
-				if !h.key.canon {
-					d.recWarn(v, n, hdrKey, i, bi, h.key.at, "key", nonMinimal, false)
-				}
+				d.minimal(v, &after, hdrKey, i, bi, &h.key, "key")
 				if h.hasVal {
-					*n++
-					if !h.val.canon {
-						d.recWarn(v, n, hdrValue, i, bi, h.val.at, "value", nonMinimal, false)
-					}
+					after++
+					d.minimal(v, &after, hdrValue, i, bi, &h.val, "value")
 				}
 				d.pop()
 			}
@@ -503,12 +472,20 @@ func (d *decoder) recordParts(b []byte, bi int, r *recParse, ctx *batchCtx, v *r
 		}
 	}
 	if r.fail != "" && r.q < r.rend {
-		*n++
+		after++ // the bytes left
 	}
 	if v != nil {
-		d.b.Nodes += nodes
+		d.b.Nodes += nodes + after
 	}
 	return nodes + after, after
+}
+
+// minimal says the warning of a part whose varint f is not minimal, as
+// recWarn does.
+func (d *decoder) minimal(v *recView, n *int, part, hdr, bi int, f *varField, field string) {
+	if !f.canon {
+		d.recWarn(v, n, part, hdr, bi, f.at, field, nonMinimal, false)
+	}
 }
 
 // recWarn says a warning of record v's part (a limit hit when limit), and
@@ -523,15 +500,12 @@ func (d *decoder) recWarn(v *recView, n *int, part, hdr, bi, at int, field, msg 
 	v.warns = append(v.warns, recWarning{part, hdr, msg})
 }
 
-// controlValue reads the value of a control record whose key reads: its
-// version and coordinatorEpoch (markers), or its KRaft data message,
-// decoded through the Data hook within the frame's budget.
+// controlValue reads the value of a control record whose key reads, of a
+// known type, with at least a version: its version and coordinatorEpoch
+// (markers), or its KRaft data message, decoded through the Data hook
+// within the frame's budget.
 func (d *decoder) controlValue(b []byte, bi int, v *recView) {
-	t, val := v.ctype, &v.r.val
-	if t < 0 || t >= len(controlData) || val.null || len(val.raw) < 2 {
-		return
-	}
-	cv := &v.cv
+	t, val, cv := v.ctype, &v.r.val, &v.cv
 	cv.ok = true
 	p := val.at + val.n
 	vend := p + len(val.raw)
@@ -588,13 +562,7 @@ func (d *decoder) message(b []byte, bi, off, end, depth int, w *msgParse, shift 
 	}
 	m := d.mp[depth]
 	parseMessage(b, off, end, m)
-	nodes := 3 + m.fixed() // message, its header's fields, 2 attribute bits
-	if m.stage >= 1 {
-		nodes++
-	}
-	if m.stage >= 2 {
-		nodes++
-	}
+	nodes := 3 + m.fixed() + m.stage // message, its header's fields, 2 attribute bits, key and value as read
 	if m.fail != "" && m.q < end {
 		nodes++
 	}
@@ -683,8 +651,8 @@ func frameAt(b []byte, off, end int) (kind int, magic int8, next int, err error)
 		return 0, magic, off, &wire.Error{Offset: off + 16, Expected: "magic 0, 1 or 2", Found: "magic " + itoa(int(magic))}
 	case magic == 2 && size < batchHeader-12:
 		return 0, magic, off, &wire.Error{Offset: off + 8, Expected: "a batchLength of at least 49", Found: itoa(size)}
-	case magic < 2 && size < msgMin(magic):
-		return 0, magic, off, &wire.Error{Offset: off + 8, Expected: "a messageSize of at least " + itoa(msgMin(magic)), Found: itoa(size)}
+	case magic < 2 && size < msgMin[magic]:
+		return 0, magic, off, &wire.Error{Offset: off + 8, Expected: "a messageSize of at least " + itoa(msgMin[magic]), Found: itoa(size)}
 	}
 	if size > left-12 {
 		return entryTruncated, magic, end, nil
@@ -694,6 +662,9 @@ func frameAt(b []byte, off, end int) (kind int, magic int8, next int, err error)
 	}
 	return entryMessage, magic, off + 12 + size, nil
 }
+
+// msgMin is a legacy message's least messageSize, by magic.
+var msgMin = [...]int{14, 22}
 
 // Framing reads the framing of the entries in a records payload, not
 // the entries: how many it holds whole, whether the last one runs past
@@ -712,13 +683,6 @@ func Framing(b []byte) (whole int, cut bool, err error) {
 		off = next
 	}
 	return whole, false, nil
-}
-
-func msgMin(magic int8) int {
-	if magic == 1 {
-		return 22
-	}
-	return 14
 }
 
 // innerShift is what turns the offsets stored in the messages of a magic 1
