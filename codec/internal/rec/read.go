@@ -262,7 +262,7 @@ func (d *decoder) recordList(b []byte, bi, p, end int, ctx *batchCtx, owner *tre
 			break
 		}
 		if msg := parseRecord(b, p, end, r); msg != "" {
-			d.note(&mark, owner, bi, start, "", "record "+itoa(idx)+" at byte "+itoa(p)+": "+string(msg))
+			d.note(&mark, owner, bi, start, "", "record "+itoa(idx)+" at byte "+itoa(p)+": "+msg)
 			d.b.Nodes++
 			d.s.raw(b, bi, p, end)
 			break
@@ -586,8 +586,8 @@ func (d *decoder) message(b []byte, bi, off, end, depth int, w *msgParse, shift 
 	if m.fail != "" {
 		d.note(nil, u, bi, off, "", m.fail)
 	}
-	if m.crcWrong {
-		d.note(nil, kid(u, msgCRC), bi, off+12, "crc", crcMessage("CRC-32", m.crcCorrect, m.crc))
+	if m.crcComputed != m.crc {
+		d.note(nil, kid(u, msgCRC), bi, off+12, "crc", crcMessage("CRC-32", m.crcComputed, m.crc))
 	}
 	if m.attrs&^0x0f != 0 || (m.magic == 0 && m.attrs&8 != 0) {
 		d.note(nil, kid(u, msgAttrs), bi, off+17, "attributes", "unused attribute bits are set")
