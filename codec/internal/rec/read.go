@@ -23,12 +23,13 @@ import (
 // return its node, or nil when the sink keeps no tree; the reader hangs
 // the unit's warnings on it.
 type sink interface {
-	// beginList opens a list of entries, or of a batch's records (whose
-	// JSON lists records alone); endList closes it and returns its nodes.
-	beginList(records bool)
+	// beginList opens a list of entries, or of a batch's records; endList
+	// closes it and returns its nodes.
+	beginList()
 	endList() []*tree.Node
-	// raw hands over b[p:end], bytes left undecoded in a list.
-	raw(b []byte, bi, p, end int) *tree.Node
+	// raw hands over b[p:end], bytes left undecoded in a list, of a
+	// batch's records when records (whose JSON lists records alone).
+	raw(b []byte, bi, p, end int, records bool) *tree.Node
 	// truncated hands over an entry cut short by the end of the input.
 	truncated(b []byte, bi, off, end int, magic int8) *tree.Node
 	// batch opens the batch in b[off:end], whose header is read; its
@@ -106,7 +107,7 @@ func kid(n *tree.Node, i int) *tree.Node {
 // bi, the message set of wrapper message w at depth (nil: the payload's
 // own).
 func (d *decoder) entries(b []byte, bi, start, end, depth int, w *msgParse) ([]*tree.Node, error) {
-	d.s.beginList(false)
+	d.s.beginList()
 	shift := innerShift(b, start, end, w)
 	for idx, off := 0, start; off < end; idx++ {
 		if !d.b.Fits(maxEntryNodes) {
@@ -116,7 +117,7 @@ func (d *decoder) entries(b []byte, bi, start, end, depth int, w *msgParse) ([]*
 		kind, magic, next, err := frameAt(b, off, end)
 		if err != nil {
 			d.b.Nodes++
-			d.s.raw(b, bi, off, end)
+			d.s.raw(b, bi, off, end, false)
 			return d.s.endList(), err
 		}
 		d.push("", idx)
@@ -252,7 +253,7 @@ func (d *decoder) inflate(n *tree.Node, bi, at int, field string, codec int, src
 // children of node owner), until they end, one fails to read (the rest
 // stays bytes) or the MaxNodes limit cuts the list.
 func (d *decoder) recordList(b []byte, bi, p, end int, ctx *batchCtx, owner *tree.Node) {
-	d.s.beginList(true)
+	d.s.beginList()
 	mark, start := d.w.Mark(), p
 	r := &d.rp
 	for idx := 0; p < end; idx++ {
@@ -264,7 +265,7 @@ func (d *decoder) recordList(b []byte, bi, p, end int, ctx *batchCtx, owner *tre
 		if msg := parseRecord(b, p, end, r); msg != "" {
 			d.note(&mark, owner, bi, start, "", "record "+itoa(idx)+" at byte "+itoa(p)+": "+msg)
 			d.b.Nodes++
-			d.s.raw(b, bi, p, end)
+			d.s.raw(b, bi, p, end, true)
 			break
 		}
 		cost, after := d.recordParts(b, bi, r, ctx, nil)
@@ -294,7 +295,7 @@ func (d *decoder) recordList(b []byte, bi, p, end int, ctx *batchCtx, owner *tre
 // warnings alike), and one warning says how many and where they end.
 func (d *decoder) cut(b []byte, bi, p, end, idx int, what string) {
 	d.b.Nodes++
-	raw := d.s.raw(b, bi, p, end)
+	raw := d.s.raw(b, bi, p, end, what == "records")
 	d.push("", idx)
 	d.chargeWarning(true)
 	msg := what + " from byte " + itoa(p) + " not decoded: the MaxNodes limit (" + itoa(d.b.MaxNodes) + " nodes) is reached"

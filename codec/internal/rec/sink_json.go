@@ -20,14 +20,12 @@ type jsonSink struct {
 	out     *[]byte
 	flushFn func()
 	first   []bool   // per open list: nothing written in it yet
-	recs    []bool   // per open list: a batch's records
 	scratch [][]byte // decompressed bytes, one buffer per nesting depth
 	data    slab.Slab
 }
 
-func (j *jsonSink) w(s string)  { *j.out = append(*j.out, s...) }
-func (j *jsonSink) c(c byte)    { *j.out = append(*j.out, c) }
-func (j *jsonSink) int(v int64) { *j.out = jsontext.AppendInt(*j.out, v) }
+func (j *jsonSink) w(s string) { *j.out = append(*j.out, s...) }
+func (j *jsonSink) c(c byte)   { *j.out = append(*j.out, c) }
 
 // field writes the member name, after sep ('{' or ','), with v, of kind
 // k: an int64 field's (Kafka's int64 or varlong) as a string of its
@@ -66,19 +64,19 @@ func (j *jsonSink) item() {
 	j.first[k] = false
 }
 
-func (j *jsonSink) beginList(records bool) {
+func (j *jsonSink) beginList() {
 	j.c('[')
-	j.first, j.recs = append(j.first, true), append(j.recs, records)
+	j.first = append(j.first, true)
 }
 
 func (j *jsonSink) endList() []*tree.Node {
-	j.first, j.recs = j.first[:len(j.first)-1], j.recs[:len(j.recs)-1]
+	j.first = j.first[:len(j.first)-1]
 	j.c(']')
 	return nil
 }
 
-func (j *jsonSink) raw(b []byte, _, p, end int) *tree.Node {
-	if !j.recs[len(j.recs)-1] { // a batch's records list records alone
+func (j *jsonSink) raw(b []byte, _, p, end int, records bool) *tree.Node {
+	if !records { // a batch's records list records alone
 		j.bytesEntry(`{"_raw":`, b[p:end])
 	}
 	return nil
@@ -197,24 +195,22 @@ func (j *jsonSink) record(b []byte, bi int, v *recView) *tree.Node {
 	dst = append(dst, ']')
 	*j.out = dst
 	if v.control {
-		j.w(`,"control":{"keyVersion":`)
-		j.int(be16(r.key.raw))
+		j.w(`,"control":`)
+		j.field('{', "keyVersion", schema.Int16, be16(r.key.raw))
 		j.w(`,"type":`)
 		*j.out = appendName(*j.out, ControlTypeName, v.ctype)
-		if cv := &v.cv; cv.ok {
-			if !cv.data {
-				j.field(',', "valueVersion", schema.Int16, cv.version)
+		switch cv := &v.cv; {
+		case cv.data:
+			j.w(`,"data":`)
+			if v.data != nil && j.d.opts.DataJSON != nil {
+				*j.out = j.d.opts.DataJSON(*j.out, controlData[v.ctype], int16(cv.version), cv.raw, 0, len(cv.raw))
+			} else {
+				j.b64(cv.raw)
 			}
+		case cv.ok:
+			j.field(',', "valueVersion", schema.Int16, cv.version)
 			if cv.epoch {
 				j.field(',', "coordinatorEpoch", schema.Int32, cv.coordinatorEpoch)
-			}
-			if cv.data {
-				j.w(`,"data":`)
-				if v.data != nil && j.d.opts.DataJSON != nil {
-					*j.out = j.d.opts.DataJSON(*j.out, controlData[v.ctype], int16(cv.version), cv.raw, 0, len(cv.raw))
-				} else {
-					j.b64(cv.raw)
-				}
 			}
 		}
 		j.c('}')

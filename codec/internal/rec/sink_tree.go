@@ -17,7 +17,7 @@ type treeSink struct {
 	spare *[]byte        // the buffer decompressions write into
 }
 
-func (t *treeSink) beginList(bool) { t.lists = append(t.lists, t.s.Kids(16)) }
+func (t *treeSink) beginList() { t.lists = append(t.lists, t.s.Kids(16)) }
 
 func (t *treeSink) endList() []*tree.Node {
 	k := len(t.lists) - 1
@@ -53,7 +53,9 @@ func (t *treeSink) rawNode(b []byte, bi, p, end int) *tree.Node {
 	return n
 }
 
-func (t *treeSink) raw(b []byte, bi, p, end int) *tree.Node { return t.add(t.rawNode(b, bi, p, end)) }
+func (t *treeSink) raw(b []byte, bi, p, end int, _ bool) *tree.Node {
+	return t.add(t.rawNode(b, bi, p, end))
+}
 
 // header adds the fixed-width fields at *p to kids.
 func (t *treeSink) header(kids *[]*tree.Node, fields []hdrField, b []byte, bi int, p *int) {
