@@ -107,7 +107,7 @@ func (d *decoder) payload(dst, b []byte, bi int, f *varField, key bool, rk []byt
 		}
 		in.Topic, in.Path, in.Budget, in.Warnings = d.opts.Topic, d.payPath, d.b, d.w
 		in.Int64Strings = d.opts.Int64Strings
-		if s := d.s.payloadSlab(); s != nil {
+		if s := d.s.slab(); s != nil {
 			in.Slab, in.Node = s, &d.payAt
 		}
 	}

@@ -51,8 +51,9 @@ type sink interface {
 	// entry, compressed the bytes it decompressed (nil: none), warned
 	// when the reader said a warning inside it.
 	endEntry(entry, compressed []byte, ctx *batchCtx, warned bool)
-	// payloadSlab is where the payload hook's nodes go (nil: none made).
-	payloadSlab() *slab.Slab
+	// slab is where the sink's nodes go, the payload hook's and a KRaft
+	// value's among them (nil: it makes none).
+	slab() *slab.Slab
 	// buffer lends the buffer a decompression at depth writes into;
 	// keep takes back what it made (for the tree, its derived buffer)
 	// or, on failure, the buffer to reuse.
@@ -60,9 +61,6 @@ type sink interface {
 	keep(depth int, out []byte, ok bool) []byte
 	// flush says a unit is done: output may be written away.
 	flush()
-	// dataSlab is where a KRaft value decoded through Options.DecodeData
-	// makes its nodes.
-	dataSlab() *slab.Slab
 }
 
 // hdrField is a fixed-width field of a batch's or legacy message's
@@ -540,7 +538,12 @@ func (d *decoder) controlValue(b []byte, bi int, v *recView) {
 			d.w.Truncate(mark)
 		}
 	case d.opts.DecodeData != nil:
-		v.data, err = d.opts.DecodeData(d.s.dataSlab(), controlData[t], int16(cv.version), b, bi, p, vend)
+		s := d.s.slab()
+		if s == nil { // no tree: the value's nodes are made to be counted and dropped
+			s = &d.dataSlab
+			s.Reset()
+		}
+		v.data, err = d.opts.DecodeData(s, controlData[t], int16(cv.version), b, bi, p, vend)
 	}
 	if err != nil {
 		v.data = nil
@@ -594,18 +597,16 @@ func (d *decoder) message(b []byte, bi, off, end, depth int, w *msgParse, shift 
 		d.note(nil, kid(u, msgAttrs), bi, off+17, "attributes", "unused attribute bits are set")
 	}
 	var zipped []byte
-	if codec := m.attrs & 7; codec != CodecNone && m.stage >= 2 {
-		d.wrapped(kid(u, m.fixed()+1), bi, codec, m, depth)
-		if !m.val.null {
-			zipped = m.val.raw
-		}
+	if m.attrs&7 != CodecNone && m.stage >= 2 {
+		d.wrapped(kid(u, m.fixed()+1), bi, m, depth)
+		zipped = m.val.raw // nil when null
 	}
 	d.s.endEntry(b[off:end], zipped, nil, d.warned > warned)
 }
 
 // wrapped decompresses the value of a wrapper message and reads the
 // message set inside it.
-func (d *decoder) wrapped(val *tree.Node, bi, codec int, m *msgParse, depth int) {
+func (d *decoder) wrapped(val *tree.Node, bi int, m *msgParse, depth int) {
 	switch {
 	case m.val.null:
 		d.note(nil, val, bi, m.val.at, "value", "a compressed wrapper message has a null value")
@@ -615,7 +616,7 @@ func (d *decoder) wrapped(val *tree.Node, bi, codec int, m *msgParse, depth int)
 		d.s.noRecords()
 		return
 	}
-	inf, ib, ibi, ok := d.inflate(val, bi, m.val.at, "value", codec, m.val.raw, depth)
+	inf, ib, ibi, ok := d.inflate(val, bi, m.val.at, "value", m.attrs&7, m.val.raw, depth)
 	if !ok {
 		return
 	}

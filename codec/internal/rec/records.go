@@ -197,6 +197,7 @@ type decoder struct {
 	mp        []*msgParse
 	tree      treeSink
 	json      jsonSink
+	dataSlab  slab.Slab // a KRaft value's nodes when the sink makes none
 
 	// The payload hook's JSON members for the tree sink (which keeps its
 	// nodes, not them), its argument and node, reused from part to part.

@@ -21,7 +21,6 @@ type jsonSink struct {
 	flushFn func()
 	first   []bool   // per open list: nothing written in it yet
 	scratch [][]byte // decompressed bytes, one buffer per nesting depth
-	data    slab.Slab
 }
 
 func (j *jsonSink) w(s string) { *j.out = append(*j.out, s...) }
@@ -327,12 +326,7 @@ func (j *jsonSink) flush() {
 	}
 }
 
-func (j *jsonSink) payloadSlab() *slab.Slab { return nil }
-
-func (j *jsonSink) dataSlab() *slab.Slab {
-	j.data.Reset()
-	return &j.data
-}
+func (j *jsonSink) slab() *slab.Slab { return nil }
 
 // appendName writes v's name as name gives it, or v when it has none.
 func appendName(dst []byte, name func(int) string, v int) []byte {

@@ -334,6 +334,4 @@ func (t *treeSink) keep(_ int, out []byte, ok bool) []byte {
 
 func (t *treeSink) flush() {}
 
-func (t *treeSink) dataSlab() *slab.Slab { return t.s }
-
-func (t *treeSink) payloadSlab() *slab.Slab { return t.s }
+func (t *treeSink) slab() *slab.Slab { return t.s }
