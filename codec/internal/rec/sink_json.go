@@ -174,22 +174,20 @@ func (j *jsonSink) record(b []byte, bi int, v *recView) *tree.Node {
 		dst = append(dst, "null"...)
 	}
 	dst = litHeaders.append(dst)
-	if r.stage >= stHeaders {
-		for i := range r.hdrs {
-			h := &r.hdrs[i]
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = litHeaderKey.append(dst)
-			dst = appendHeaderKey(dst, h.key.raw, h.key.null)
-			dst = litValue.append(dst)
-			if h.hasVal {
-				dst = appendVarBytes(dst, &h.val)
-			} else {
-				dst = append(dst, "null"...)
-			}
-			dst = append(dst, '}')
+	for i := range r.hdrs { // none before stHeaders
+		h := &r.hdrs[i]
+		if i > 0 {
+			dst = append(dst, ',')
 		}
+		dst = litHeaderKey.append(dst)
+		dst = appendHeaderKey(dst, h.key.raw, h.key.null)
+		dst = litValue.append(dst)
+		if h.hasVal {
+			dst = appendVarBytes(dst, &h.val)
+		} else {
+			dst = append(dst, "null"...)
+		}
+		dst = append(dst, '}')
 	}
 	dst = append(dst, ']')
 	*j.out = dst
