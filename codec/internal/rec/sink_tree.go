@@ -14,7 +14,7 @@ type treeSink struct {
 	d     *decoder
 	s     *slab.Slab
 	lists [][]*tree.Node // the open lists' nodes
-	spare *[]byte        // the buffer decompressions write into
+	spare *[]byte        // the buffer decompressions write into (Decode's Spare, never nil)
 }
 
 func (t *treeSink) beginList() { t.lists = append(t.lists, t.s.Kids(16)) }
@@ -307,21 +307,17 @@ func (t *treeSink) message(b []byte, bi int, m *msgParse, shift int64) *tree.Nod
 }
 
 func (t *treeSink) buffer(int) []byte {
-	var dst []byte
-	if t.spare != nil {
-		dst, *t.spare = *t.spare, nil
-	}
+	dst := *t.spare
+	*t.spare = nil
 	return dst
 }
 
 func (t *treeSink) keep(_ int, out []byte, ok bool) []byte {
 	if !ok {
-		if t.spare != nil {
-			*t.spare = out
-		}
+		*t.spare = out
 		return nil
 	}
-	if t.spare != nil && cap(out)-len(out) > len(out)/4+4096 {
+	if cap(out)-len(out) > len(out)/4+4096 {
 		// The buffer grew in steps past what it holds: the frame keeps
 		// an exact copy, the buffer serves the next decompression.
 		exact := make([]byte, len(out))
