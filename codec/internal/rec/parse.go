@@ -221,13 +221,9 @@ type msgParse struct {
 	hook        hooked // what Options.Payload reads (set by the reader)
 }
 
-// fixed is how many of msgFields m has: the timestamp only at magic 1.
-func (m *msgParse) fixed() int {
-	if m.magic == 1 {
-		return len(msgFields)
-	}
-	return len(msgFields) - 1
-}
+// fixed is how many of msgFields m has: the timestamp, the last, only at
+// magic 1 (a message's magic is 0 or 1).
+func (m *msgParse) fixed() int { return len(msgFields) - 1 + int(m.magic) }
 
 func parseMessage(b []byte, off, end int, m *msgParse) {
 	*m = msgParse{off: off, end: end}

@@ -213,11 +213,8 @@ func (t *treeSink) headers(r *recParse, bi int) *tree.Node {
 		}
 		h.End = h.Children[len(h.Children)-1].End
 		hs.Children = append(hs.Children, h)
-		hs.End = h.End
 	}
-	if r.hdrFail {
-		hs.End = r.q
-	}
+	hs.End = r.q // after the last header, or where reading one failed
 	return hs
 }
 
