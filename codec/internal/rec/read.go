@@ -93,6 +93,15 @@ const (
 	msgAttrs     = 4
 )
 
+// knownAttrs are the attribute bits an entry of magic 0, 1 and 2 gives a
+// meaning: the compression codec, then the timestamp type, then a batch's
+// transactional, control and delete-horizon bits.
+var knownAttrs = [...]int{0x07, 0x0f, 0x7f}
+
+// bitNames name the attribute bits in their order: the codec (bits 0-2),
+// then one bit each.
+var bitNames = [...]string{"compression", "timestampType", "transactional", "control", "deleteHorizon"}
+
 // kid is n's child i, or nil when the sink keeps no tree.
 func kid(n *tree.Node, i int) *tree.Node {
 	if n == nil {
@@ -177,7 +186,7 @@ func (d *decoder) batch(b []byte, bi, off, end, depth int) {
 	if crc, c := uint32(be32(b[off+17:])), crc32.Checksum(b[off+21:end], castagnoli); c != crc {
 		d.note(nil, kid(u, batchCRC), bi, off+17, "crc", crcMessage("CRC-32C", c, crc))
 	}
-	if attrs&^0x7f != 0 {
+	if attrs&^knownAttrs[2] != 0 {
 		d.note(nil, kid(u, batchAttrs), bi, off+21, "attributes", "unused attribute bits 7-15 are set")
 	}
 	countMark := d.w.Mark()
@@ -593,7 +602,7 @@ func (d *decoder) message(b []byte, bi, off, end, depth int, w *msgParse, shift 
 	if m.crcComputed != m.crc {
 		d.note(nil, kid(u, msgCRC), bi, off+12, "crc", crcMessage("CRC-32", m.crcComputed, m.crc))
 	}
-	if m.attrs&^0x0f != 0 || (m.magic == 0 && m.attrs&8 != 0) {
+	if m.attrs&^knownAttrs[m.magic] != 0 {
 		d.note(nil, kid(u, msgAttrs), bi, off+17, "attributes", "unused attribute bits are set")
 	}
 	var zipped []byte

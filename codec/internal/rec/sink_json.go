@@ -384,20 +384,15 @@ func appendAttrs(dst []byte, attrs int, magic int) []byte {
 			dst = append(dst, `"CreateTime"`...)
 		}
 	}
-	known := 0x0f
-	switch magic {
-	case 0:
-		known = 0x07
-	case 2:
-		known = 0x7f
-		for i, f := range [...]string{"transactional", "control", "deleteHorizon"} {
+	if magic == 2 {
+		for i, f := range bitNames[2:] {
 			dst = append(dst, `,"`...)
 			dst = append(dst, f...)
 			dst = append(dst, `":`...)
 			dst = strconv.AppendBool(dst, attrs&(0x10<<i) != 0)
 		}
 	}
-	if o := attrs &^ known; o != 0 {
+	if o := attrs &^ knownAttrs[magic]; o != 0 {
 		dst = append(dst, `,"otherBits":`...)
 		dst = jsontext.AppendInt(dst, int64(o))
 	}

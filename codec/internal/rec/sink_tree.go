@@ -95,7 +95,6 @@ func (t *treeSink) truncated(b []byte, bi, off, end int, magic int8) *tree.Node 
 	return t.add(n)
 }
 
-var bitNames = [...]string{"compression", "timestampType", "transactional", "control", "deleteHorizon"}
 var bitTypes = [...]string{"bits 0-2", "bit 3", "bit 4", "bit 5", "bit 6"}
 
 // bits makes the first num attribute bits of attr (a batch's five, a
