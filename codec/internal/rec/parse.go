@@ -6,12 +6,6 @@ import (
 	"github.com/kwire/kwire/codec/wire"
 )
 
-// Units are read from the bytes into small structs before any node or
-// JSON is made of them, so both sinks see the same values, warnings and
-// failures, and what a unit costs is known before it is taken.
-
-type recErr string
-
 const nonMinimal = "non-minimal varint"
 
 // varField is a varint-framed part of a record: [at, at+n) holds the
@@ -34,7 +28,7 @@ type recHeader struct {
 }
 
 // recParse is one record read from the bytes before any node or JSON is
-// made of it, so both sinks see the same values, warnings and failures.
+// made of it.
 type recParse struct {
 	p, rend int
 	length  varField
@@ -63,9 +57,9 @@ const (
 )
 
 // parseRecord reads the record at p. A broken length framing is returned
-// as recErr (the record list ends there); a problem inside the record is
-// r.fail, with what was read before it.
-func parseRecord(b []byte, p, end int, r *recParse) recErr {
+// (the record list ends there); a problem inside the record is r.fail,
+// with what was read before it.
+func parseRecord(b []byte, p, end int, r *recParse) string {
 	hdrs := r.hdrs[:0]
 	*r = recParse{p: p, hdrs: hdrs}
 	l, n, canon := varint(b, p, end)
@@ -76,14 +70,14 @@ func parseRecord(b []byte, p, end int, r *recParse) recErr {
 		return "record length varint too long"
 	}
 	if l < 0 || int(l) > end-p-n {
-		return recErr("record length " + itoa(int(l)) + " does not fit the " + itoa(end-p-n) + " bytes left")
+		return "record length " + itoa(int(l)) + " does not fit the " + itoa(end-p-n) + " bytes left"
 	}
 	r.length = varField{at: p, n: n, v: int64(l), canon: canon}
 	r.rend = p + n + int(l)
 	rend := r.rend
 	q := p + n
 	r.q = q
-	fail := func(msg string) recErr {
+	fail := func(msg string) string {
 		r.fail, r.q = msg, q
 		return ""
 	}
@@ -107,11 +101,11 @@ func parseRecord(b []byte, p, end int, r *recParse) recErr {
 	r.od = varField{at: q, n: n, v: int64(od), canon: canon}
 	r.stage = stOffset
 	q += n
-	if msg := varbytes(b, &q, rend, "key", &r.key); msg != "" {
+	if msg := varbytes(b, &q, rend, "key", &r.key, false); msg != "" {
 		return fail(msg)
 	}
 	r.stage = stKey
-	if msg := varbytes(b, &q, rend, "value", &r.val); msg != "" {
+	if msg := varbytes(b, &q, rend, "value", &r.val, false); msg != "" {
 		return fail(msg)
 	}
 	r.stage = stValue
@@ -127,11 +121,11 @@ func parseRecord(b []byte, p, end int, r *recParse) recErr {
 	q += n
 	for i := 0; i < int(hc); i++ {
 		var h recHeader
-		if msg := varbytes(b, &q, rend, "key", &h.key); msg != "" {
+		if msg := varbytes(b, &q, rend, "key", &h.key, false); msg != "" {
 			r.hdrFail = true
 			return fail("header " + itoa(i) + ": " + msg)
 		}
-		if msg := varbytes(b, &q, rend, "value", &h.val); msg != "" {
+		if msg := varbytes(b, &q, rend, "value", &h.val, false); msg != "" {
 			r.hdrs, r.hdrFail = append(r.hdrs, h), true
 			return fail("header " + itoa(i) + ": " + msg)
 		}
@@ -145,12 +139,20 @@ func parseRecord(b []byte, p, end int, r *recParse) recErr {
 	return ""
 }
 
-// varbytes reads a varint length and that many bytes (-1: null) at *q.
-func varbytes(b []byte, q *int, end int, name string, f *varField) string {
+// varbytes reads a length and that many bytes (-1: null) at *q: a varint
+// length, or an int32 one (int32Len: a legacy message's).
+func varbytes(b []byte, q *int, end int, name string, f *varField, int32Len bool) string {
 	at := *q
-	l, n, canon := varint(b, at, end)
-	if n <= 0 {
-		return "bad " + name + " length varint"
+	l, n, canon := int32(0), 4, true
+	switch {
+	case int32Len && end-at < 4:
+		return "the message ends inside the " + name + " length"
+	case int32Len:
+		l = int32(be32(b[at:]))
+	default:
+		if l, n, canon = varint(b, at, end); n <= 0 {
+			return "bad " + name + " length varint"
+		}
 	}
 	if l < -1 || int(l) > end-at-n {
 		return name + " length " + itoa(int(l)) + " does not fit the " + itoa(end-at-n) + " bytes left"
@@ -205,28 +207,23 @@ func varlong(b []byte, p, end int) (v int64, n int, minimal bool) {
 
 // msgParse is a legacy message read from the bytes before its nodes are made.
 type msgParse struct {
-	off, end   int
-	offset     int64
-	crc        uint32
-	magic      int8
-	attrs      int
-	ts         int64
-	key, val   varField
-	stage      int // 1: key read, 2: value read
-	q          int // where reading stopped
-	fail       string
-	crcWrong   bool
-	crcCorrect uint32
-	hook       hooked // what Options.Payload reads (set by the reader)
+	off, end    int
+	offset      int64
+	crc         uint32
+	magic       int8
+	attrs       int
+	ts          int64
+	key, val    varField
+	stage       int // 1: key read, 2: value read
+	q           int // where reading stopped
+	fail        string
+	crcComputed uint32 // the CRC-32 of its bytes from magic on
+	hook        hooked // what Options.Payload reads (set by the reader)
 }
 
-// fixed is how many of msgFields m has: the timestamp only at magic 1.
-func (m *msgParse) fixed() int {
-	if m.magic == 1 {
-		return len(msgFields)
-	}
-	return len(msgFields) - 1
-}
+// fixed is how many of msgFields m has: the timestamp, the last, only at
+// magic 1 (a message's magic is 0 or 1).
+func (m *msgParse) fixed() int { return len(msgFields) - 1 + int(m.magic) }
 
 func parseMessage(b []byte, off, end int, m *msgParse) {
 	*m = msgParse{off: off, end: end}
@@ -240,41 +237,17 @@ func parseMessage(b []byte, off, end int, m *msgParse) {
 		m.ts = be64(b[p:])
 		p += 8
 	}
-	if c := crc32.ChecksumIEEE(b[off+16 : end]); c != m.crc {
-		m.crcWrong, m.crcCorrect = true, c
+	m.crcComputed = crc32.ChecksumIEEE(b[off+16 : end])
+	if m.fail = varbytes(b, &p, end, "key", &m.key, true); m.fail == "" {
+		m.stage = 1
+		if m.fail = varbytes(b, &p, end, "value", &m.val, true); m.fail == "" {
+			m.stage = 2
+			if p < end {
+				m.fail = itoa(end-p) + " bytes after the value"
+			}
+		}
 	}
-	if msg := bytes32(b, &p, end, "key", &m.key); msg != "" {
-		m.fail, m.q = msg, p
-		return
-	}
-	m.stage = 1
-	if msg := bytes32(b, &p, end, "value", &m.val); msg != "" {
-		m.fail, m.q = msg, p
-		return
-	}
-	m.stage = 2
 	m.q = p
-	if p < end {
-		m.fail = itoa(end-p) + " bytes after the value"
-	}
-}
-
-// bytes32 reads an int32 length and that many bytes (-1: null) at *p.
-func bytes32(b []byte, p *int, end int, name string, f *varField) string {
-	if end-*p < 4 {
-		return "the message ends inside the " + name + " length"
-	}
-	l := be32(b[*p:])
-	if l < -1 || l > int64(end-*p-4) {
-		return name + " length " + itoa(int(l)) + " does not fit the " + itoa(end-*p-4) + " bytes left"
-	}
-	*f = varField{at: *p, n: 4, v: l, canon: true, null: l == -1}
-	*p += 4
-	if l >= 0 {
-		f.raw = b[*p : *p+int(l) : *p+int(l)]
-		*p += int(l)
-	}
-	return ""
 }
 
 // maxEntryNodes bounds what an entry costs before its records or inner

@@ -53,13 +53,6 @@ type PayloadIn struct {
 // without a slab).
 type PayloadFunc = func(dst []byte, p *PayloadIn) ([]byte, []*tree.Node)
 
-// payloadOut is what the hook made of one key or value for the tree:
-// the nodes that go under its node and the warnings on the node itself.
-type payloadOut struct {
-	kids  []*tree.Node
-	warns []string
-}
-
 // hooked is what of a record or legacy message the payload hook reads:
 // its key and its value (nil: not read, or no hook). The reader says
 // which; the sink runs the hook where it takes them, so the JSON sink
@@ -75,14 +68,14 @@ func (h hooked) recordKey() []byte {
 	return h.key.raw
 }
 
-// payloads runs the hook on h's key and value for the tree sink, keeping
-// its nodes and warnings in ko and vo.
-func (d *decoder) payloads(b []byte, bi int, h hooked, ko, vo *payloadOut) {
+// payloads runs the hook on h's key and value for the tree sink, giving
+// its nodes and warnings to the key's and value's nodes.
+func (d *decoder) payloads(b []byte, bi int, h hooked, key, val *tree.Node) {
 	if h.key != nil {
-		d.pay = d.payload(d.pay[:0], b, bi, h.key, true, nil, ko)
+		d.pay = d.payload(d.pay[:0], b, bi, h.key, true, nil, key)
 	}
 	if h.val != nil {
-		d.pay = d.payload(d.pay[:0], b, bi, h.val, false, h.recordKey(), vo)
+		d.pay = d.payload(d.pay[:0], b, bi, h.val, false, h.recordKey(), val)
 	}
 }
 
@@ -96,9 +89,10 @@ func (d *decoder) payloadJSON(dst, b []byte, bi int, f *varField, key bool, rk [
 	return append(dst, '}')
 }
 
-// payload runs the hook on f, appending its JSON members to dst; out,
-// when set, takes its nodes and warnings.
-func (d *decoder) payload(dst, b []byte, bi int, f *varField, key bool, rk []byte, out *payloadOut) []byte {
+// payload runs the hook on f, appending its JSON members to dst; n, the
+// key's or value's node when the sink makes one, takes its nodes and
+// warnings.
+func (d *decoder) payload(dst, b []byte, bi int, f *varField, key bool, rk []byte, n *tree.Node) []byte {
 	if f.null || len(f.raw) == 0 {
 		return dst
 	}
@@ -113,7 +107,7 @@ func (d *decoder) payload(dst, b []byte, bi int, f *varField, key bool, rk []byt
 		}
 		in.Topic, in.Path, in.Budget, in.Warnings = d.opts.Topic, d.payPath, d.b, d.w
 		in.Int64Strings = d.opts.Int64Strings
-		if s := d.s.payloadSlab(); s != nil {
+		if s := d.s.slab(); s != nil {
 			in.Slab, in.Node = s, &d.payAt
 		}
 	}
@@ -127,21 +121,13 @@ func (d *decoder) payload(dst, b []byte, bi int, f *varField, key bool, rk []byt
 		d.payAt = tree.Node{}
 	}
 	dst, kids := d.opts.Payload(dst, in)
-	if out != nil {
-		out.kids, out.warns = kids, d.payAt.Warnings
+	if n != nil {
+		if len(kids) > 0 {
+			n.Children = kids
+		}
+		if w := d.payAt.Warnings; len(w) > 0 { // most keys and values: none, and no call to append them
+			n.Warnings = append(n.Warnings, w...)
+		}
 	}
 	return dst
-}
-
-// attach gives the key or value node n what the hook made for it.
-func (p *payloadOut) attach(n *tree.Node) {
-	if n == nil {
-		return
-	}
-	if len(p.kids) > 0 {
-		n.Children = p.kids
-	}
-	if len(p.warns) > 0 { // most keys and values: none, and no call to append them
-		n.Warnings = append(n.Warnings, p.warns...)
-	}
 }

@@ -23,12 +23,13 @@ import (
 // return its node, or nil when the sink keeps no tree; the reader hangs
 // the unit's warnings on it.
 type sink interface {
-	// beginList opens a list of entries, or of a batch's records (whose
-	// JSON lists records alone); endList closes it and returns its nodes.
-	beginList(records bool)
+	// beginList opens a list of entries, or of a batch's records; endList
+	// closes it and returns its nodes.
+	beginList()
 	endList() []*tree.Node
-	// raw hands over b[p:end], bytes left undecoded in a list.
-	raw(b []byte, bi, p, end int) *tree.Node
+	// raw hands over b[p:end], bytes left undecoded in a list, of a
+	// batch's records when records (whose JSON lists records alone).
+	raw(b []byte, bi, p, end int, records bool) *tree.Node
 	// truncated hands over an entry cut short by the end of the input.
 	truncated(b []byte, bi, off, end int, magic int8) *tree.Node
 	// batch opens the batch in b[off:end], whose header is read; its
@@ -50,8 +51,9 @@ type sink interface {
 	// entry, compressed the bytes it decompressed (nil: none), warned
 	// when the reader said a warning inside it.
 	endEntry(entry, compressed []byte, ctx *batchCtx, warned bool)
-	// payloadSlab is where the payload hook's nodes go (nil: none made).
-	payloadSlab() *slab.Slab
+	// slab is where the sink's nodes go, the payload hook's and a KRaft
+	// value's among them (nil: it makes none).
+	slab() *slab.Slab
 	// buffer lends the buffer a decompression at depth writes into;
 	// keep takes back what it made (for the tree, its derived buffer)
 	// or, on failure, the buffer to reuse.
@@ -59,9 +61,6 @@ type sink interface {
 	keep(depth int, out []byte, ok bool) []byte
 	// flush says a unit is done: output may be written away.
 	flush()
-	// dataSlab is where a KRaft value decoded through Options.DecodeData
-	// makes its nodes.
-	dataSlab() *slab.Slab
 }
 
 // hdrField is a fixed-width field of a batch's or legacy message's
@@ -94,6 +93,15 @@ const (
 	msgAttrs     = 4
 )
 
+// knownAttrs are the attribute bits an entry of magic 0, 1 and 2 gives a
+// meaning: the compression codec, then the timestamp type, then a batch's
+// transactional, control and delete-horizon bits.
+var knownAttrs = [...]int{0x07, 0x0f, 0x7f}
+
+// bitNames name the attribute bits in their order: the codec (bits 0-2),
+// then one bit each.
+var bitNames = [...]string{"compression", "timestampType", "transactional", "control", "deleteHorizon"}
+
 // kid is n's child i, or nil when the sink keeps no tree.
 func kid(n *tree.Node, i int) *tree.Node {
 	if n == nil {
@@ -106,7 +114,7 @@ func kid(n *tree.Node, i int) *tree.Node {
 // bi, the message set of wrapper message w at depth (nil: the payload's
 // own).
 func (d *decoder) entries(b []byte, bi, start, end, depth int, w *msgParse) ([]*tree.Node, error) {
-	d.s.beginList(false)
+	d.s.beginList()
 	shift := innerShift(b, start, end, w)
 	for idx, off := 0, start; off < end; idx++ {
 		if !d.b.Fits(maxEntryNodes) {
@@ -116,7 +124,7 @@ func (d *decoder) entries(b []byte, bi, start, end, depth int, w *msgParse) ([]*
 		kind, magic, next, err := frameAt(b, off, end)
 		if err != nil {
 			d.b.Nodes++
-			d.s.raw(b, bi, off, end)
+			d.s.raw(b, bi, off, end, false)
 			return d.s.endList(), err
 		}
 		d.push("", idx)
@@ -178,7 +186,7 @@ func (d *decoder) batch(b []byte, bi, off, end, depth int) {
 	if crc, c := uint32(be32(b[off+17:])), crc32.Checksum(b[off+21:end], castagnoli); c != crc {
 		d.note(nil, kid(u, batchCRC), bi, off+17, "crc", crcMessage("CRC-32C", c, crc))
 	}
-	if attrs&^0x7f != 0 {
+	if attrs&^knownAttrs[2] != 0 {
 		d.note(nil, kid(u, batchAttrs), bi, off+21, "attributes", "unused attribute bits 7-15 are set")
 	}
 	countMark := d.w.Mark()
@@ -252,7 +260,7 @@ func (d *decoder) inflate(n *tree.Node, bi, at int, field string, codec int, src
 // children of node owner), until they end, one fails to read (the rest
 // stays bytes) or the MaxNodes limit cuts the list.
 func (d *decoder) recordList(b []byte, bi, p, end int, ctx *batchCtx, owner *tree.Node) {
-	d.s.beginList(true)
+	d.s.beginList()
 	mark, start := d.w.Mark(), p
 	r := &d.rp
 	for idx := 0; p < end; idx++ {
@@ -262,9 +270,9 @@ func (d *decoder) recordList(b []byte, bi, p, end int, ctx *batchCtx, owner *tre
 			break
 		}
 		if msg := parseRecord(b, p, end, r); msg != "" {
-			d.note(&mark, owner, bi, start, "", "record "+itoa(idx)+" at byte "+itoa(p)+": "+string(msg))
+			d.note(&mark, owner, bi, start, "", "record "+itoa(idx)+" at byte "+itoa(p)+": "+msg)
 			d.b.Nodes++
-			d.s.raw(b, bi, p, end)
+			d.s.raw(b, bi, p, end, true)
 			break
 		}
 		cost, after := d.recordParts(b, bi, r, ctx, nil)
@@ -294,7 +302,7 @@ func (d *decoder) recordList(b []byte, bi, p, end int, ctx *batchCtx, owner *tre
 // warnings alike), and one warning says how many and where they end.
 func (d *decoder) cut(b []byte, bi, p, end, idx int, what string) {
 	d.b.Nodes++
-	raw := d.s.raw(b, bi, p, end)
+	raw := d.s.raw(b, bi, p, end, what == "records")
 	d.push("", idx)
 	d.chargeWarning(true)
 	msg := what + " from byte " + itoa(p) + " not decoded: the MaxNodes limit (" + itoa(d.b.MaxNodes) + " nodes) is reached"
@@ -404,98 +412,67 @@ func (d *decoder) record(b []byte, bi int, r *recParse, ctx *batchCtx, idx int) 
 // that data message must leave room for. The data message's own nodes
 // are not counted: it stops at the budget's limit by itself.
 func (d *decoder) recordParts(b []byte, bi int, r *recParse, ctx *batchCtx, v *recView) (total, after int) {
-	nodes := 2  // record, length
-	n := &nodes // where counts go: after the value, counting, to after
+	nodes := 2 + min(r.stage, stValue) // record, length, and the parts read up to the value
 	if r.fail != "" {
-		d.recWarn(v, n, partRecord, -1, bi, r.p, "", r.fail, false)
+		d.recWarn(v, &nodes, partRecord, -1, bi, r.p, "", r.fail, false)
 	}
-	if !r.length.canon {
-		d.recWarn(v, n, stLength, -1, bi, r.length.at, "length", nonMinimal, false)
-	}
-	if r.stage >= stAttributes {
-		*n++
-	}
+	d.minimal(v, &nodes, stLength, -1, bi, &r.length, "length")
 	if r.stage >= stTimestamp {
-		*n++
-		if !r.tsd.canon {
-			d.recWarn(v, n, stTimestamp, -1, bi, r.tsd.at, "timestampDelta", nonMinimal, false)
-		}
+		d.minimal(v, &nodes, stTimestamp, -1, bi, &r.tsd, "timestampDelta")
 	}
 	if r.stage >= stOffset {
-		*n++
-		if !r.od.canon {
-			d.recWarn(v, n, stOffset, -1, bi, r.od.at, "offsetDelta", nonMinimal, false)
-		}
+		d.minimal(v, &nodes, stOffset, -1, bi, &r.od, "offsetDelta")
 	}
-	control := ctx.control && r.stage >= stHeaders && !r.hdrFail
-	ctype, keyOK := -1, false
+	ctype, readValue := -1, false
 	if r.stage >= stKey {
-		*n++
-		if !r.key.canon {
-			d.recWarn(v, n, stKey, -1, bi, r.key.at, "key", nonMinimal, false)
-		}
-		if control {
-			if r.key.null || len(r.key.raw) < 4 {
-				d.recWarn(v, n, stKey, -1, bi, r.key.at, "key", "a control record key needs version int16 and type int16", false)
+		d.minimal(v, &nodes, stKey, -1, bi, &r.key, "key")
+		switch {
+		case !ctx.control || r.stage < stHeaders || r.hdrFail:
+		case r.key.null || len(r.key.raw) < 4:
+			d.recWarn(v, &nodes, stKey, -1, bi, r.key.at, "key", "a control record key needs version int16 and type int16", false)
+		default:
+			ctype = int(be16(r.key.raw[2:]))
+			if v != nil {
+				v.control, v.ctype = true, ctype
+			}
+			nodes += 2 + min(len(r.key.raw)-4, 1) // version, type, the bytes after them
+			if ctype < 0 || ctype >= len(controlData) {
+				d.recWarn(v, &nodes, stKey, -1, bi, r.key.at, "key", "unknown control record type "+itoa(ctype), false)
 			} else {
-				keyOK, ctype = true, int(be16(r.key.raw[2:]))
-				if v != nil {
-					v.control, v.ctype = true, ctype
-				}
-				*n += 2
-				if len(r.key.raw) > 4 {
-					*n++
-				}
-				if ctype < 0 || ctype >= len(controlData) {
-					d.recWarn(v, n, stKey, -1, bi, r.key.at, "key", "unknown control record type "+itoa(ctype), false)
-				}
+				readValue = !r.val.null && len(r.val.raw) >= 2
 			}
 		}
 	}
 	if r.stage >= stValue {
-		*n++
-		if !r.val.canon {
-			d.recWarn(v, n, stValue, -1, bi, r.val.at, "value", nonMinimal, false)
-		}
+		d.minimal(v, &nodes, stValue, -1, bi, &r.val, "value")
 		switch {
-		case !keyOK:
+		case !readValue:
 		case v != nil:
 			// The control value is read in the value's place: its data
 			// message's warnings come there.
 			d.b.Nodes += nodes
 			nodes = 0
 			d.controlValue(b, bi, v)
-		case ctype >= 0 && ctype < len(controlData) && !r.val.null && len(r.val.raw) >= 2:
-			nodes++ // version
-			if ctype <= 1 {
-				nodes += 2 // coordinatorEpoch, rest
-			} else {
-				after += 1 + budget.WarningNodes // the data leaf when it did not decode, and why
-			}
+		case ctype <= 1:
+			nodes += 3 // version, coordinatorEpoch, rest
+		default:
+			nodes++                          // version
+			after += 1 + budget.WarningNodes // the data leaf when it did not decode, and why
 		}
-	}
-	if v == nil {
-		n = &after
 	}
 	if r.stage >= stHeaders {
-		*n++
-		if !r.hc.canon {
-			d.recWarn(v, n, stHeaders, -1, bi, r.hc.at, "headers", nonMinimal, false)
-		}
+		after++
+		d.minimal(v, &after, stHeaders, -1, bi, &r.hc, "headers")
 		if len(r.hdrs) > 0 {
 			d.push("headers", -1)
 			for i := range r.hdrs {
 				h := &r.hdrs[i]
-				*n += 2
+				after += 2 // header, key
 				d.push("", i)
-				if !h.key.canon {
-					d.recWarn(v, n, hdrKey, i, bi, h.key.at, "key", nonMinimal, false)
-				}
+				d.minimal(v, &after, hdrKey, i, bi, &h.key, "key")
 				if h.hasVal {
-					*n++
-					if !h.val.canon {
-						d.recWarn(v, n, hdrValue, i, bi, h.val.at, "value", nonMinimal, false)
-					}
+					after++
+					d.minimal(v, &after, hdrValue, i, bi, &h.val, "value")
 				}
 				d.pop()
 			}
@@ -503,12 +480,20 @@ func (d *decoder) recordParts(b []byte, bi int, r *recParse, ctx *batchCtx, v *r
 		}
 	}
 	if r.fail != "" && r.q < r.rend {
-		*n++
+		after++ // the bytes left
 	}
 	if v != nil {
-		d.b.Nodes += nodes
+		d.b.Nodes += nodes + after
 	}
 	return nodes + after, after
+}
+
+// minimal says the warning of a part whose varint f is not minimal, as
+// recWarn does.
+func (d *decoder) minimal(v *recView, n *int, part, hdr, bi int, f *varField, field string) {
+	if !f.canon {
+		d.recWarn(v, n, part, hdr, bi, f.at, field, nonMinimal, false)
+	}
 }
 
 // recWarn says a warning of record v's part (a limit hit when limit), and
@@ -523,15 +508,12 @@ func (d *decoder) recWarn(v *recView, n *int, part, hdr, bi, at int, field, msg 
 	v.warns = append(v.warns, recWarning{part, hdr, msg})
 }
 
-// controlValue reads the value of a control record whose key reads: its
-// version and coordinatorEpoch (markers), or its KRaft data message,
-// decoded through the Data hook within the frame's budget.
+// controlValue reads the value of a control record whose key reads, of a
+// known type, with at least a version: its version and coordinatorEpoch
+// (markers), or its KRaft data message, decoded through the Data hook
+// within the frame's budget.
 func (d *decoder) controlValue(b []byte, bi int, v *recView) {
-	t, val := v.ctype, &v.r.val
-	if t < 0 || t >= len(controlData) || val.null || len(val.raw) < 2 {
-		return
-	}
-	cv := &v.cv
+	t, val, cv := v.ctype, &v.r.val, &v.cv
 	cv.ok = true
 	p := val.at + val.n
 	vend := p + len(val.raw)
@@ -565,7 +547,12 @@ func (d *decoder) controlValue(b []byte, bi int, v *recView) {
 			d.w.Truncate(mark)
 		}
 	case d.opts.DecodeData != nil:
-		v.data, err = d.opts.DecodeData(d.s.dataSlab(), controlData[t], int16(cv.version), b, bi, p, vend)
+		s := d.s.slab()
+		if s == nil { // no tree: the value's nodes are made to be counted and dropped
+			s = &d.dataSlab
+			s.Reset()
+		}
+		v.data, err = d.opts.DecodeData(s, controlData[t], int16(cv.version), b, bi, p, vend)
 	}
 	if err != nil {
 		v.data = nil
@@ -588,13 +575,7 @@ func (d *decoder) message(b []byte, bi, off, end, depth int, w *msgParse, shift 
 	}
 	m := d.mp[depth]
 	parseMessage(b, off, end, m)
-	nodes := 3 + m.fixed() // message, its header's fields, 2 attribute bits
-	if m.stage >= 1 {
-		nodes++
-	}
-	if m.stage >= 2 {
-		nodes++
-	}
+	nodes := 3 + m.fixed() + m.stage // message, its header's fields, 2 attribute bits, key and value as read
 	if m.fail != "" && m.q < end {
 		nodes++
 	}
@@ -618,25 +599,23 @@ func (d *decoder) message(b []byte, bi, off, end, depth int, w *msgParse, shift 
 	if m.fail != "" {
 		d.note(nil, u, bi, off, "", m.fail)
 	}
-	if m.crcWrong {
-		d.note(nil, kid(u, msgCRC), bi, off+12, "crc", crcMessage("CRC-32", m.crcCorrect, m.crc))
+	if m.crcComputed != m.crc {
+		d.note(nil, kid(u, msgCRC), bi, off+12, "crc", crcMessage("CRC-32", m.crcComputed, m.crc))
 	}
-	if m.attrs&^0x0f != 0 || (m.magic == 0 && m.attrs&8 != 0) {
+	if m.attrs&^knownAttrs[m.magic] != 0 {
 		d.note(nil, kid(u, msgAttrs), bi, off+17, "attributes", "unused attribute bits are set")
 	}
 	var zipped []byte
-	if codec := m.attrs & 7; codec != CodecNone && m.stage >= 2 {
-		d.wrapped(kid(u, m.fixed()+1), bi, codec, m, depth)
-		if !m.val.null {
-			zipped = m.val.raw
-		}
+	if m.attrs&7 != CodecNone && m.stage >= 2 {
+		d.wrapped(kid(u, m.fixed()+1), bi, m, depth)
+		zipped = m.val.raw // nil when null
 	}
 	d.s.endEntry(b[off:end], zipped, nil, d.warned > warned)
 }
 
 // wrapped decompresses the value of a wrapper message and reads the
 // message set inside it.
-func (d *decoder) wrapped(val *tree.Node, bi, codec int, m *msgParse, depth int) {
+func (d *decoder) wrapped(val *tree.Node, bi int, m *msgParse, depth int) {
 	switch {
 	case m.val.null:
 		d.note(nil, val, bi, m.val.at, "value", "a compressed wrapper message has a null value")
@@ -646,7 +625,7 @@ func (d *decoder) wrapped(val *tree.Node, bi, codec int, m *msgParse, depth int)
 		d.s.noRecords()
 		return
 	}
-	inf, ib, ibi, ok := d.inflate(val, bi, m.val.at, "value", codec, m.val.raw, depth)
+	inf, ib, ibi, ok := d.inflate(val, bi, m.val.at, "value", m.attrs&7, m.val.raw, depth)
 	if !ok {
 		return
 	}
@@ -683,8 +662,8 @@ func frameAt(b []byte, off, end int) (kind int, magic int8, next int, err error)
 		return 0, magic, off, &wire.Error{Offset: off + 16, Expected: "magic 0, 1 or 2", Found: "magic " + itoa(int(magic))}
 	case magic == 2 && size < batchHeader-12:
 		return 0, magic, off, &wire.Error{Offset: off + 8, Expected: "a batchLength of at least 49", Found: itoa(size)}
-	case magic < 2 && size < msgMin(magic):
-		return 0, magic, off, &wire.Error{Offset: off + 8, Expected: "a messageSize of at least " + itoa(msgMin(magic)), Found: itoa(size)}
+	case magic < 2 && size < msgMin[magic]:
+		return 0, magic, off, &wire.Error{Offset: off + 8, Expected: "a messageSize of at least " + itoa(msgMin[magic]), Found: itoa(size)}
 	}
 	if size > left-12 {
 		return entryTruncated, magic, end, nil
@@ -694,6 +673,9 @@ func frameAt(b []byte, off, end int) (kind int, magic int8, next int, err error)
 	}
 	return entryMessage, magic, off + 12 + size, nil
 }
+
+// msgMin is a legacy message's least messageSize, by magic.
+var msgMin = [...]int{14, 22}
 
 // Framing reads the framing of the entries in a records payload, not
 // the entries: how many it holds whole, whether the last one runs past
@@ -712,13 +694,6 @@ func Framing(b []byte) (whole int, cut bool, err error) {
 		off = next
 	}
 	return whole, false, nil
-}
-
-func msgMin(magic int8) int {
-	if magic == 1 {
-		return 22
-	}
-	return 14
 }
 
 // innerShift is what turns the offsets stored in the messages of a magic 1

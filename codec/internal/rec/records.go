@@ -197,6 +197,7 @@ type decoder struct {
 	mp        []*msgParse
 	tree      treeSink
 	json      jsonSink
+	dataSlab  slab.Slab // a KRaft value's nodes when the sink makes none
 
 	// The payload hook's JSON members for the tree sink (which keeps its
 	// nodes, not them), its argument and node, reused from part to part.
@@ -335,7 +336,7 @@ func (d *decoder) init(opts *Options, size int) {
 		b = &d.budget
 	}
 	*d = decoder{opts: *opts, b: b, w: opts.Warnings, maxDepth: opts.MaxDepth, path: d.path[:0],
-		rp: d.rp, rv: d.rv, mp: d.mp, json: jsonSink{d: d, scratch: d.json.scratch, first: d.json.first[:0], recs: d.json.recs[:0]}, pathText: budget.PathText{Buf: d.pathText.Buf[:0]}, pay: d.pay[:0], payPath: d.payPath,
+		rp: d.rp, rv: d.rv, mp: d.mp, json: jsonSink{d: d, scratch: d.json.scratch, first: d.json.first[:0]}, pathText: budget.PathText{Buf: d.pathText.Buf[:0]}, pay: d.pay[:0], payPath: d.payPath,
 		jsonRes: d.jsonRes}
 	if opts.Budget == nil {
 		d.budget = budget.Budget{MaxNodes: opts.MaxNodes, NestedNodes: opts.MaxNodes, MaxDecompressed: opts.MaxDecompressed, MaxWork: 1 << 62}

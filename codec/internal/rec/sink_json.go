@@ -20,14 +20,11 @@ type jsonSink struct {
 	out     *[]byte
 	flushFn func()
 	first   []bool   // per open list: nothing written in it yet
-	recs    []bool   // per open list: a batch's records
 	scratch [][]byte // decompressed bytes, one buffer per nesting depth
-	data    slab.Slab
 }
 
-func (j *jsonSink) w(s string)  { *j.out = append(*j.out, s...) }
-func (j *jsonSink) c(c byte)    { *j.out = append(*j.out, c) }
-func (j *jsonSink) int(v int64) { *j.out = jsontext.AppendInt(*j.out, v) }
+func (j *jsonSink) w(s string) { *j.out = append(*j.out, s...) }
+func (j *jsonSink) c(c byte)   { *j.out = append(*j.out, c) }
 
 // field writes the member name, after sep ('{' or ','), with v, of kind
 // k: an int64 field's (Kafka's int64 or varlong) as a string of its
@@ -66,19 +63,19 @@ func (j *jsonSink) item() {
 	j.first[k] = false
 }
 
-func (j *jsonSink) beginList(records bool) {
+func (j *jsonSink) beginList() {
 	j.c('[')
-	j.first, j.recs = append(j.first, true), append(j.recs, records)
+	j.first = append(j.first, true)
 }
 
 func (j *jsonSink) endList() []*tree.Node {
-	j.first, j.recs = j.first[:len(j.first)-1], j.recs[:len(j.recs)-1]
+	j.first = j.first[:len(j.first)-1]
 	j.c(']')
 	return nil
 }
 
-func (j *jsonSink) raw(b []byte, _, p, end int) *tree.Node {
-	if !j.recs[len(j.recs)-1] { // a batch's records list records alone
+func (j *jsonSink) raw(b []byte, _, p, end int, records bool) *tree.Node {
+	if !records { // a batch's records list records alone
 		j.bytesEntry(`{"_raw":`, b[p:end])
 	}
 	return nil
@@ -177,44 +174,40 @@ func (j *jsonSink) record(b []byte, bi int, v *recView) *tree.Node {
 		dst = append(dst, "null"...)
 	}
 	dst = litHeaders.append(dst)
-	if r.stage >= stHeaders {
-		for i := range r.hdrs {
-			h := &r.hdrs[i]
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = litHeaderKey.append(dst)
-			dst = appendHeaderKey(dst, h.key.raw, h.key.null)
-			dst = litValue.append(dst)
-			if h.hasVal {
-				dst = appendVarBytes(dst, &h.val)
-			} else {
-				dst = append(dst, "null"...)
-			}
-			dst = append(dst, '}')
+	for i := range r.hdrs { // none before stHeaders
+		h := &r.hdrs[i]
+		if i > 0 {
+			dst = append(dst, ',')
 		}
+		dst = litHeaderKey.append(dst)
+		dst = appendHeaderKey(dst, h.key.raw, h.key.null)
+		dst = litValue.append(dst)
+		if h.hasVal {
+			dst = appendVarBytes(dst, &h.val)
+		} else {
+			dst = append(dst, "null"...)
+		}
+		dst = append(dst, '}')
 	}
 	dst = append(dst, ']')
 	*j.out = dst
 	if v.control {
-		j.w(`,"control":{"keyVersion":`)
-		j.int(be16(r.key.raw))
+		j.w(`,"control":`)
+		j.field('{', "keyVersion", schema.Int16, be16(r.key.raw))
 		j.w(`,"type":`)
 		*j.out = appendName(*j.out, ControlTypeName, v.ctype)
-		if cv := &v.cv; cv.ok {
-			if !cv.data {
-				j.field(',', "valueVersion", schema.Int16, cv.version)
+		switch cv := &v.cv; {
+		case cv.data:
+			j.w(`,"data":`)
+			if v.data != nil && j.d.opts.DataJSON != nil {
+				*j.out = j.d.opts.DataJSON(*j.out, controlData[v.ctype], int16(cv.version), cv.raw, 0, len(cv.raw))
+			} else {
+				j.b64(cv.raw)
 			}
+		case cv.ok:
+			j.field(',', "valueVersion", schema.Int16, cv.version)
 			if cv.epoch {
 				j.field(',', "coordinatorEpoch", schema.Int32, cv.coordinatorEpoch)
-			}
-			if cv.data {
-				j.w(`,"data":`)
-				if v.data != nil && j.d.opts.DataJSON != nil {
-					*j.out = j.d.opts.DataJSON(*j.out, controlData[v.ctype], int16(cv.version), cv.raw, 0, len(cv.raw))
-				} else {
-					j.b64(cv.raw)
-				}
 			}
 		}
 		j.c('}')
@@ -331,12 +324,7 @@ func (j *jsonSink) flush() {
 	}
 }
 
-func (j *jsonSink) payloadSlab() *slab.Slab { return nil }
-
-func (j *jsonSink) dataSlab() *slab.Slab {
-	j.data.Reset()
-	return &j.data
-}
+func (j *jsonSink) slab() *slab.Slab { return nil }
 
 // appendName writes v's name as name gives it, or v when it has none.
 func appendName(dst []byte, name func(int) string, v int) []byte {
@@ -396,20 +384,15 @@ func appendAttrs(dst []byte, attrs int, magic int) []byte {
 			dst = append(dst, `"CreateTime"`...)
 		}
 	}
-	known := 0x0f
-	switch magic {
-	case 0:
-		known = 0x07
-	case 2:
-		known = 0x7f
-		for i, f := range [...]string{"transactional", "control", "deleteHorizon"} {
+	if magic == 2 {
+		for i, f := range bitNames[2:] {
 			dst = append(dst, `,"`...)
 			dst = append(dst, f...)
 			dst = append(dst, `":`...)
 			dst = strconv.AppendBool(dst, attrs&(0x10<<i) != 0)
 		}
 	}
-	if o := attrs &^ known; o != 0 {
+	if o := attrs &^ knownAttrs[magic]; o != 0 {
 		dst = append(dst, `,"otherBits":`...)
 		dst = jsontext.AppendInt(dst, int64(o))
 	}

@@ -14,10 +14,10 @@ type treeSink struct {
 	d     *decoder
 	s     *slab.Slab
 	lists [][]*tree.Node // the open lists' nodes
-	spare *[]byte        // the buffer decompressions write into
+	spare *[]byte        // the buffer decompressions write into (Decode's Spare, never nil)
 }
 
-func (t *treeSink) beginList(bool) { t.lists = append(t.lists, t.s.Kids(16)) }
+func (t *treeSink) beginList() { t.lists = append(t.lists, t.s.Kids(16)) }
 
 func (t *treeSink) endList() []*tree.Node {
 	k := len(t.lists) - 1
@@ -53,22 +53,18 @@ func (t *treeSink) rawNode(b []byte, bi, p, end int) *tree.Node {
 	return n
 }
 
-func (t *treeSink) raw(b []byte, bi, p, end int) *tree.Node { return t.add(t.rawNode(b, bi, p, end)) }
-
-// fixed adds a fixed-width integer child at *p to kids.
-func (t *treeSink) fixed(kids *[]*tree.Node, name string, k schema.Kind, b []byte, bi int, p *int) *tree.Node {
-	sz := k.FixedSize()
-	n := t.leaf(name, k, k.String(), bi, *p, *p+sz)
-	n.Int = read.Fixed(k, b[*p:])
-	*p += sz
-	*kids = append(*kids, n)
-	return n
+func (t *treeSink) raw(b []byte, bi, p, end int, _ bool) *tree.Node {
+	return t.add(t.rawNode(b, bi, p, end))
 }
 
-// header adds the fields of a header at *p to kids.
+// header adds the fixed-width fields at *p to kids.
 func (t *treeSink) header(kids *[]*tree.Node, fields []hdrField, b []byte, bi int, p *int) {
 	for i := range fields {
-		t.fixed(kids, fields[i].name, fields[i].kind, b, bi, p)
+		k := fields[i].kind
+		n := t.leaf(fields[i].name, k, k.String(), bi, *p, *p+k.FixedSize())
+		n.Int = read.Fixed(k, b[*p:])
+		*p = n.End
+		*kids = append(*kids, n)
 	}
 }
 
@@ -99,22 +95,17 @@ func (t *treeSink) truncated(b []byte, bi, off, end int, magic int8) *tree.Node 
 	return t.add(n)
 }
 
-var bitNames = [...]string{"compression", "timestampType", "transactional", "control", "deleteHorizon"}
 var bitTypes = [...]string{"bits 0-2", "bit 3", "bit 4", "bit 5", "bit 6"}
 
-// bits makes the attribute bits of attr (magic 2: five, else two).
-func (t *treeSink) bits(attr *tree.Node, v int, v2 bool) []*tree.Node {
-	num := 5
-	if !v2 {
-		num = 2
-	}
+// bits makes the first num attribute bits of attr (a batch's five, a
+// message's two).
+func (t *treeSink) bits(attr *tree.Node, num int) []*tree.Node {
 	kids := t.s.Kids(num)
 	for i := 0; i < num; i++ {
 		c := t.leaf(bitNames[i], attr.Kind, bitTypes[i], attr.Buf, attr.Start, attr.End)
+		c.Int = (attr.Int >> (i + 2)) & 1
 		if i == 0 {
-			c.Int = int64(v & 7)
-		} else {
-			c.Int = int64(v>>(i+2)) & 1
+			c.Int = attr.Int & 7
 		}
 		kids = append(kids, c)
 	}
@@ -128,7 +119,7 @@ func (t *treeSink) batch(b []byte, bi, off, end int, ctx *batchCtx) *tree.Node {
 	kids := t.s.Kids(14)
 	p := off
 	t.header(&kids, batchFields[:], b, bi, &p)
-	kids[batchAttrs].Children = t.bits(kids[batchAttrs], ctx.attrs, true)
+	kids[batchAttrs].Children = t.bits(kids[batchAttrs], 5)
 	recs := t.leaf("records", schema.Records, "records", bi, p, end)
 	recs.Raw = b[p:end]
 	if ctx.attrs&7 != CodecNone {
@@ -158,7 +149,7 @@ func (t *treeSink) record(b []byte, bi int, v *recView) *tree.Node {
 	rec.Int = v.offset
 	kids := t.s.Kids(8)
 	kids = append(kids, t.varLeaf(&r.length, "length", schema.Int32, "varint", bi))
-	var key, val, hs *tree.Node
+	var key, val *tree.Node
 	if r.stage >= stAttributes {
 		at := t.leaf("attributes", schema.Int8, "int8", bi, r.length.end(), r.length.end()+1)
 		at.Int = int64(r.attr)
@@ -174,19 +165,16 @@ func (t *treeSink) record(b []byte, bi int, v *recView) *tree.Node {
 		key = t.bytesLeaf(&r.key, "key", schema.Bytes, "varbytes", bi)
 		kids = append(kids, key)
 		if v.control {
-			t.controlKey(b, bi, key)
+			t.control(b, bi, key, controlKeyFields[:])
 		}
 	}
 	if r.stage >= stValue {
 		val = t.bytesLeaf(&r.val, "value", schema.Bytes, "varbytes", bi)
-		if v.control {
-			t.controlValue(b, bi, v, val)
-		}
+		t.controlValue(b, bi, v, val)
 		kids = append(kids, val)
 	}
 	if r.stage >= stHeaders {
-		hs = t.headers(r, bi)
-		kids = append(kids, hs)
+		kids = append(kids, t.headers(r, bi))
 	}
 	if r.fail != "" && r.q < r.rend {
 		kids = append(kids, t.rawNode(b, bi, r.q, r.rend))
@@ -196,49 +184,36 @@ func (t *treeSink) record(b []byte, bi int, v *recView) *tree.Node {
 		n := rec
 		switch {
 		case w.hdr >= 0:
-			n = hs.Children[w.hdr].Children[w.part]
+			n = kids[stHeaders].Children[w.hdr].Children[w.part]
 		case w.part >= 0:
 			n = kids[w.part]
 		}
 		n.Warnings = append(n.Warnings, w.msg)
 	}
-	var ko, vo payloadOut
-	t.d.payloads(b, bi, v.hook, &ko, &vo)
-	ko.attach(key)
-	vo.attach(val)
+	t.d.payloads(b, bi, v.hook, key, val)
 	t.d.res.Records = append(t.d.res.Records, RecordInfo{Node: rec, Offset: v.offset, Timestamp: v.timestamp})
 	return t.add(rec)
 }
 
 // headers makes a parsed record's headers node and its header children.
 func (t *treeSink) headers(r *recParse, bi int) *tree.Node {
-	hs := t.leaf("headers", schema.Array, "[]Header", bi, r.hc.at, r.hc.at+r.hc.n)
-	hs.PrefixEnd = hs.End
-	hs.Int = r.hc.v
+	hs := t.bytesLeaf(&r.hc, "headers", schema.Array, "[]Header", bi)
 	if len(r.hdrs) == 0 {
 		return hs
 	}
-	hk := t.s.Kids(len(r.hdrs))
+	hs.Children = t.s.Kids(len(r.hdrs))
 	for i := range r.hdrs {
 		x := &r.hdrs[i]
 		h := t.leaf("header", schema.Struct, "Header", bi, x.key.at, x.key.at)
 		h.Index = i
-		k := t.bytesLeaf(&x.key, "key", schema.String, "varstring", bi)
-		h.End = k.End
+		h.Children = append(t.s.Kids(2), t.bytesLeaf(&x.key, "key", schema.String, "varstring", bi))
 		if x.hasVal {
-			v := t.bytesLeaf(&x.val, "value", schema.Bytes, "varbytes", bi)
-			h.Children = append(t.s.Kids(2), k, v)
-			h.End = v.End
-		} else {
-			h.Children = append(t.s.Kids(1), k)
+			h.Children = append(h.Children, t.bytesLeaf(&x.val, "value", schema.Bytes, "varbytes", bi))
 		}
-		hk = append(hk, h)
-		hs.End = h.End
+		h.End = h.Children[len(h.Children)-1].End
+		hs.Children = append(hs.Children, h)
 	}
-	hs.Children = hk
-	if r.hdrFail {
-		hs.End = r.q
-	}
+	hs.End = r.q // after the last header, or where reading one failed
 	return hs
 }
 
@@ -265,47 +240,41 @@ func (t *treeSink) bytesLeaf(f *varField, name string, k schema.Kind, typ string
 	return x
 }
 
-// controlKey makes the children of a control record's key: version and
-// type, and bytes after them.
-func (t *treeSink) controlKey(b []byte, bi int, key *tree.Node) {
-	p := key.PrefixEnd
-	kk := t.s.Kids(3)
-	t.fixed(&kk, "version", schema.Int16, b, bi, &p)
-	t.fixed(&kk, "type", schema.Int16, b, bi, &p)
-	key.Children = t.rest(kk, b, bi, p, key.End)
-}
-
-// rest adds to kids the bytes b[p:end] of a control key or value after
-// what was read of it, when there are any.
-func (t *treeSink) rest(kids []*tree.Node, b []byte, bi, p, end int) []*tree.Node {
-	if p < end {
-		kids = append(kids, t.bytesNode("rest", "bytes", b, bi, p, end))
-	}
-	return kids
-}
+// The fields of a control record's key, and of a marker's value (a
+// coordinatorEpoch when there are its bytes).
+var (
+	controlKeyFields = [...]hdrField{{"version", schema.Int16}, {"type", schema.Int16}}
+	markerFields     = [...]hdrField{{"version", schema.Int16}, {"coordinatorEpoch", schema.Int32}}
+)
 
 // controlValue makes the children of a control record's value: version
 // and coordinatorEpoch for markers, the data message (or its bytes) for
 // KRaft, whose own Version field is its first.
 func (t *treeSink) controlValue(b []byte, bi int, v *recView, val *tree.Node) {
-	if !v.cv.ok {
-		return
-	}
-	p := val.PrefixEnd
-	vk := t.s.Kids(3)
-	if !v.cv.data {
-		t.fixed(&vk, "version", schema.Int16, b, bi, &p)
-		if v.cv.epoch {
-			t.fixed(&vk, "coordinatorEpoch", schema.Int32, b, bi, &p)
+	switch cv := &v.cv; {
+	case cv.data:
+		dn := v.data
+		if dn == nil {
+			dn = t.bytesNode("data", controlData[v.ctype], b, bi, val.PrefixEnd, val.End)
 		}
-		val.Children = t.rest(vk, b, bi, p, val.End)
-		return
+		val.Children = append(t.s.Kids(1), dn)
+	case cv.epoch:
+		t.control(b, bi, val, markerFields[:])
+	case cv.ok:
+		t.control(b, bi, val, markerFields[:1])
 	}
-	dn := v.data
-	if dn == nil {
-		dn = t.bytesNode("data", controlData[v.ctype], b, bi, p, val.End)
+}
+
+// control makes the children of a control record's key or value n: the
+// fields read of it, then the bytes after them ("rest"), if any.
+func (t *treeSink) control(b []byte, bi int, n *tree.Node, fields []hdrField) {
+	p := n.PrefixEnd
+	kids := t.s.Kids(3)
+	t.header(&kids, fields, b, bi, &p)
+	if p < n.End {
+		kids = append(kids, t.bytesNode("rest", "bytes", b, bi, p, n.End))
 	}
-	val.Children = append(vk, dn)
+	n.Children = kids
 }
 
 func (t *treeSink) message(b []byte, bi int, m *msgParse, shift int64) *tree.Node {
@@ -315,19 +284,17 @@ func (t *treeSink) message(b []byte, bi int, m *msgParse, shift int64) *tree.Nod
 	kids := t.s.Kids(9)
 	p := m.off
 	t.header(&kids, msgFields[:m.fixed()], b, bi, &p)
-	kids[msgAttrs].Children = t.bits(kids[msgAttrs], m.attrs, false)
-	var ko, vo payloadOut
-	t.d.payloads(b, bi, m.hook, &ko, &vo)
+	kids[msgAttrs].Children = t.bits(kids[msgAttrs], 2)
+	var key, val *tree.Node
 	if m.stage >= 1 {
-		key := t.bytesLeaf(&m.key, "key", schema.Bytes, "bytes", bi)
-		ko.attach(key)
+		key = t.bytesLeaf(&m.key, "key", schema.Bytes, "bytes", bi)
 		kids = append(kids, key)
 	}
 	if m.stage >= 2 {
-		val := t.bytesLeaf(&m.val, "value", schema.Bytes, "bytes", bi)
-		vo.attach(val)
+		val = t.bytesLeaf(&m.val, "value", schema.Bytes, "bytes", bi)
 		kids = append(kids, val)
 	}
+	t.d.payloads(b, bi, m.hook, key, val)
 	if m.fail != "" && m.q < m.end {
 		kids = append(kids, t.rawNode(b, bi, m.q, m.end))
 	}
@@ -336,21 +303,17 @@ func (t *treeSink) message(b []byte, bi int, m *msgParse, shift int64) *tree.Nod
 }
 
 func (t *treeSink) buffer(int) []byte {
-	var dst []byte
-	if t.spare != nil {
-		dst, *t.spare = *t.spare, nil
-	}
+	dst := *t.spare
+	*t.spare = nil
 	return dst
 }
 
 func (t *treeSink) keep(_ int, out []byte, ok bool) []byte {
 	if !ok {
-		if t.spare != nil {
-			*t.spare = out
-		}
+		*t.spare = out
 		return nil
 	}
-	if t.spare != nil && cap(out)-len(out) > len(out)/4+4096 {
+	if cap(out)-len(out) > len(out)/4+4096 {
 		// The buffer grew in steps past what it holds: the frame keeps
 		// an exact copy, the buffer serves the next decompression.
 		exact := make([]byte, len(out))
@@ -363,6 +326,4 @@ func (t *treeSink) keep(_ int, out []byte, ok bool) []byte {
 
 func (t *treeSink) flush() {}
 
-func (t *treeSink) dataSlab() *slab.Slab { return t.s }
-
-func (t *treeSink) payloadSlab() *slab.Slab { return t.s }
+func (t *treeSink) slab() *slab.Slab { return t.s }
