@@ -506,6 +506,12 @@ func (e *encoder) value(dst []byte, f *schema.Field, k schema.Kind, v any) ([]by
 			err.Path = e.pathString()
 			return nil, err
 		}
+		if x != x {
+			// Every NaN is written as Java's Double.NaN, whatever its bits
+			// (Go's math.NaN() has others): the decoder warns about any
+			// other NaN, so a NaN decoded clean comes back byte for byte.
+			return wire.AppendInt64(dst, javaNaN), nil
+		}
 		return wire.AppendFloat64(dst, x), nil
 	case schema.UUID:
 		return e.uuidValue(dst, v)
@@ -660,6 +666,12 @@ func (e *encoder) arrayValue(dst []byte, f *schema.Field, v any) ([]byte, error)
 	}
 	return dst, nil
 }
+
+// javaNaN is the bits of Java's Double.NaN, the NaN the encoder writes and
+// the only one the decoder reads without a warning: Kafka is Java, where
+// Double.NaN, Double.parseDouble("NaN") and Double.doubleToLongBits give
+// these bits.
+const javaNaN = 0x7ff8000000000000
 
 func floatOf(v any) (float64, *EncodeError) {
 	switch t := v.(type) {

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"math"
 	"strconv"
 	"strings"
 	"testing"
@@ -401,4 +402,57 @@ func TestEncodeQuotedIntegerOnlyForInt64(t *testing.T) {
 	got, err = Encode(nil, list("9007199254740993"), fo)
 	require.NoError(t, err)
 	require.Equal(t, want, got)
+}
+
+// TestNaNIsJavas: "NaN" is encoded as Java's Double.NaN, so that NaN
+// decodes clean and comes back byte for byte; a NaN of other bits (Go's
+// math.NaN(), x86's default NaN) decodes with a warning naming its bits,
+// on both paths, and is written back as Java's.
+func TestNaNIsJavas(t *testing.T) {
+	api := schema.ByKey(schema.KeyDescribeClientQuotas)
+	ex, err := ExampleFrame(api, 1, true)
+	require.NoError(t, err)
+	one := hex.EncodeToString(wire.AppendFloat64(nil, 1048576))
+	require.Equal(t, 1, strings.Count(hex.EncodeToString(ex), one), "the example carries one float64")
+	o := Options{Response: true, APIKey: api.Key, Version: 1}
+	with := func(bits string) []byte {
+		b, err := hex.DecodeString(strings.Replace(hex.EncodeToString(ex), one, bits, 1))
+		require.NoError(t, err)
+		return b
+	}
+	java := with("7ff8000000000000")
+	f, err := Decode(java, o)
+	require.NoError(t, err)
+	require.Empty(t, f.Warnings)
+	js := f.AppendJSON(nil)
+	require.Contains(t, string(js), `"value":"NaN"`)
+	again, err := Encode(nil, js, EncodeOptions{})
+	require.NoError(t, err)
+	require.Equal(t, hex.EncodeToString(java), hex.EncodeToString(again))
+	bothPaths(t, java, o)
+
+	at := strings.Index(hex.EncodeToString(java), "7ff8000000000000") / 2
+	for _, bits := range []string{"7ff8000000000001", "fff8000000000000", "7ff0000000000001"} {
+		b := with(bits)
+		f, err := Decode(b, o)
+		require.NoError(t, err)
+		require.Len(t, f.Warnings, 1, bits)
+		w := f.Warnings[0]
+		require.Equal(t, at, w.Offset, bits)
+		require.Equal(t, "body.entries[0].values[0].value", w.Path)
+		require.Equal(t, "NaN with bits 0x"+bits+", not Java's Double.NaN 0x7ff8000000000000, which encoding writes", w.Message)
+		bothPaths(t, b, o)
+		again, err := Encode(nil, f.AppendJSON(nil), EncodeOptions{})
+		require.NoError(t, err)
+		require.Equal(t, hex.EncodeToString(java), hex.EncodeToString(again), bits)
+	}
+
+	// A NaN built in Go is written as Java's too.
+	body := map[string]any{"entries": []any{map[string]any{
+		"entity": []any{map[string]any{"entityType": "user", "entityName": "alice"}},
+		"values": []any{map[string]any{"key": "producer_byte_rate", "value": math.NaN()}},
+	}}}
+	b, err := Encode(nil, body, EncodeOptions{Body: true, Response: true, APIKey: api.Key, Version: 1})
+	require.NoError(t, err)
+	require.Contains(t, hex.EncodeToString(b), "7ff8000000000000")
 }
