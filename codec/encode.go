@@ -299,15 +299,38 @@ func checkKeys(obj map[string]any, path string, valid []string) error {
 	return &EncodeError{Path: join(path, bad[0]), Msg: "unknown field; valid here: " + strings.Join(valid, ", ")}
 }
 
+// tagged is a tag section's field to write: its tag and its value's
+// bytes, from the struct's fields (unknown -1) or from element unknown of
+// its _unknownTaggedFields.
+type tagged struct {
+	tag     uint32
+	data    []byte
+	unknown int
+}
+
+// tagTwice refuses a tag given twice in a section (tags, sorted by tag,
+// stably), which only two of _unknownTaggedFields can do (a known field's
+// tag there is refused before): at the first element, in the JSON's
+// order, that gives a tag again.
+func (e *encoder) tagTwice(tags []tagged) error {
+	var again, first *tagged
+	for i := 1; i < len(tags); i++ {
+		if t := &tags[i]; t.tag == tags[i-1].tag && (again == nil || t.unknown < again.unknown) {
+			again, first = t, &tags[i-1]
+		}
+	}
+	if again == nil {
+		return nil
+	}
+	up := join(e.pathString(), "_unknownTaggedFields")
+	return &EncodeError{Path: up + "[" + strconv.Itoa(again.unknown) + "].tag", Msg: "expected a tag given once, found " + strconv.FormatUint(uint64(again.tag), 10) + " again (given by _unknownTaggedFields[" + strconv.Itoa(first.unknown) + "] too)"}
+}
+
 func (e *encoder) structValue(dst []byte, l *schema.Layout, obj map[string]any) ([]byte, error) {
 	if err := e.checkFields(l, obj); err != nil {
 		return nil, err
 	}
 	var err error
-	type tagged struct {
-		tag  uint32
-		data []byte
-	}
 	var tags []tagged
 	for i := range l.Fields {
 		f := &l.Fields[i]
@@ -327,7 +350,7 @@ func (e *encoder) structValue(dst []byte, l *schema.Layout, obj map[string]any) 
 				return nil, err
 			}
 			e.path = e.path[:len(e.path)-1]
-			tags = append(tags, tagged{uint32(f.Tag), b})
+			tags = append(tags, tagged{uint32(f.Tag), b, -1})
 			continue
 		}
 		if !present {
@@ -363,6 +386,10 @@ func (e *encoder) structValue(dst []byte, l *schema.Layout, obj map[string]any) 
 			if err != nil {
 				return nil, err
 			}
+			if f := taggedField(l, e.v, uint32(tag)); f != nil {
+				// The decoder would read it as that field.
+				return nil, &EncodeError{Path: ip + ".tag", Msg: "expected a tag no field has at v" + strconv.Itoa(int(e.v)) + ", found " + strconv.FormatInt(tag, 10) + ", the tag of " + f.JSON + " (give it by that name)"}
+			}
 			var b []byte
 			switch d := t["data"].(type) {
 			case []byte:
@@ -374,10 +401,13 @@ func (e *encoder) structValue(dst []byte, l *schema.Layout, obj map[string]any) 
 			default:
 				return nil, &EncodeError{Path: ip + ".data", Msg: "expected base64 text, found " + jsonKind(t["data"])}
 			}
-			tags = append(tags, tagged{uint32(tag), b})
+			tags = append(tags, tagged{uint32(tag), b, i})
 		}
 	}
 	sort.SliceStable(tags, func(i, j int) bool { return tags[i].tag < tags[j].tag })
+	if err := e.tagTwice(tags); err != nil {
+		return nil, err
+	}
 	dst = wire.AppendUvarint(dst, uint32(len(tags)))
 	for _, t := range tags {
 		dst = wire.AppendUvarint(dst, t.tag)

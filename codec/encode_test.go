@@ -456,3 +456,57 @@ func TestNaNIsJavas(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, hex.EncodeToString(b), "7ff8000000000000")
 }
+
+// TestUnknownTaggedFieldsAreUnknown: _unknownTaggedFields takes tags no
+// field has, each once: a known field's tag there would be read back as
+// that field (Fetch v17's tag 0 is clusterId), and a tag twice makes a
+// section no encoder writes; both are refused at the element's tag.
+func TestUnknownTaggedFieldsAreUnknown(t *testing.T) {
+	api := schema.ByKey(schema.KeyFetch)
+	env := Example(api, 17, false)
+	js, err := json.Marshal(env)
+	require.NoError(t, err)
+	with := func(unknown string) ([]byte, error) {
+		s := strings.Replace(string(js), `"body":{`, `"body":{"_unknownTaggedFields":`+unknown+`,`, 1)
+		require.NotEqual(t, string(js), s)
+		return Encode(nil, s, EncodeOptions{})
+	}
+	refused := func(unknown, path, msg string) {
+		t.Helper()
+		_, err := with(unknown)
+		var ee *EncodeError
+		require.ErrorAs(t, err, &ee, unknown)
+		require.Equal(t, path, ee.Path, unknown)
+		require.Equal(t, msg, ee.Msg, unknown)
+	}
+	refused(`[{"tag":0,"data":"AAM="}]`, "body._unknownTaggedFields[0].tag",
+		"expected a tag no field has at v17, found 0, the tag of clusterId (give it by that name)")
+	refused(`[{"tag":7,"data":""},{"tag":1,"data":""}]`, "body._unknownTaggedFields[1].tag",
+		"expected a tag no field has at v17, found 1, the tag of replicaState (give it by that name)")
+	refused(`[{"tag":9,"data":"AA=="},{"tag":9,"data":"AQ=="}]`, "body._unknownTaggedFields[1].tag",
+		"expected a tag given once, found 9 again (given by _unknownTaggedFields[0] too)")
+	refused(`[{"tag":9,"data":""},{"tag":10,"data":""},{"tag":10,"data":""},{"tag":9,"data":""}]`, "body._unknownTaggedFields[2].tag",
+		"expected a tag given once, found 10 again (given by _unknownTaggedFields[1] too)")
+
+	// Tags no field has, each once, are written in order, and read back
+	// as unknown tags.
+	b, err := with(`[{"tag":10,"data":"AQ=="},{"tag":9,"data":"AA=="}]`)
+	require.NoError(t, err)
+	f, err := Decode(b, Options{})
+	require.NoError(t, err)
+	var got []string
+	for _, w := range f.Warnings {
+		got = append(got, w.Path+": "+w.Message)
+	}
+	require.Equal(t, []string{
+		"body._unknownTaggedFields: unknown tag 9 at v17 (1 bytes kept)",
+		"body._unknownTaggedFields: unknown tag 10 at v17 (1 bytes kept)",
+	}, got)
+	// A tag is known by the version: replicaState (tag 1) came at v15.
+	js, err = json.Marshal(Example(api, 14, false))
+	require.NoError(t, err)
+	_, err = with(`[{"tag":1,"data":""}]`)
+	require.NoError(t, err)
+	refused(`[{"tag":0,"data":""}]`, "body._unknownTaggedFields[0].tag",
+		"expected a tag no field has at v14, found 0, the tag of clusterId (give it by that name)")
+}
