@@ -555,7 +555,7 @@ func (e *encoder) value(dst []byte, f *schema.Field, k schema.Kind, v any) ([]by
 		nullable := f.Nullable.Contains(e.v)
 		if v == nil {
 			if !nullable {
-				return nil, &EncodeError{Path: e.pathString(), Msg: "null is not allowed here at v" + strconv.Itoa(int(e.v))}
+				return nil, e.nullRefused()
 			}
 			return wire.AppendInt8(dst, -1), nil
 		}
@@ -569,6 +569,23 @@ func (e *encoder) value(dst []byte, f *schema.Field, k schema.Kind, v any) ([]by
 		return e.structValue(dst, f.Struct, obj)
 	}
 	return nil, &EncodeError{Path: e.pathString(), Msg: "cannot encode kind " + k.String()}
+}
+
+// null appends a null for f, a string, bytes, records or array field (or
+// an element of one: the decoder takes an element's nullability for its
+// array's), or refuses it where f is not nullable at this version, as
+// Kafka's own writers do ("non-nullable field ... was serialized as
+// null") and as a null struct is refused.
+func (e *encoder) null(dst []byte, f *schema.Field, k schema.Kind) ([]byte, error) {
+	if !f.Nullable.Contains(e.v) {
+		return nil, e.nullRefused()
+	}
+	return e.appendLen(dst, f, k, -1), nil
+}
+
+// nullRefused is the error of a null where the field is not nullable.
+func (e *encoder) nullRefused() *EncodeError {
+	return &EncodeError{Path: e.pathString(), Msg: "null is not allowed here at v" + strconv.Itoa(int(e.v))}
 }
 
 // appendInt writes an integer of kind k, checked against the kind's range.
@@ -618,12 +635,12 @@ func (e *encoder) stringValue(dst []byte, f *schema.Field, v any) ([]byte, error
 	var s string
 	switch x := v.(type) {
 	case nil:
-		return e.appendLen(dst, f, schema.String, -1), nil
+		return e.null(dst, f, schema.String)
 	case string:
 		s = x
 	case *string:
 		if x == nil {
-			return e.appendLen(dst, f, schema.String, -1), nil
+			return e.null(dst, f, schema.String)
 		}
 		s = *x
 	default:
@@ -641,7 +658,7 @@ func (e *encoder) stringValue(dst []byte, f *schema.Field, v any) ([]byte, error
 func (e *encoder) bytesValue(dst []byte, f *schema.Field, k schema.Kind, v any) ([]byte, error) {
 	switch x := v.(type) {
 	case nil:
-		return e.appendLen(dst, f, k, -1), nil
+		return e.null(dst, f, k)
 	case []byte:
 		if x == nil && f.Nullable.Contains(e.v) {
 			return e.appendLen(dst, f, k, -1), nil
@@ -663,7 +680,7 @@ func (e *encoder) bytesValue(dst []byte, f *schema.Field, k schema.Kind, v any) 
 // element, the path naming its index.
 func (e *encoder) arrayValue(dst []byte, f *schema.Field, v any) ([]byte, error) {
 	if v == nil {
-		return e.appendLen(dst, f, schema.Array, -1), nil
+		return e.null(dst, f, schema.Array)
 	}
 	n, ok := sliceLen(v)
 	if !ok {

@@ -510,3 +510,52 @@ func TestUnknownTaggedFieldsAreUnknown(t *testing.T) {
 	refused(`[{"tag":0,"data":""}]`, "body._unknownTaggedFields[0].tag",
 		"expected a tag no field has at v14, found 0, the tag of clusterId (give it by that name)")
 }
+
+// TestNullWhereNotNullable: a null is refused, with its path, wherever
+// the field is not nullable at the version (strings, bytes, arrays and
+// their elements), as a null struct always was and as Kafka's writers
+// throw, instead of being written for the decoder to warn about. Where
+// the field is nullable, it is written.
+func TestNullWhereNotNullable(t *testing.T) {
+	js, err := json.Marshal(Example(schema.ByKey(schema.KeyMetadata), 12, true))
+	require.NoError(t, err)
+	var nilString *string
+	for _, c := range []struct {
+		api     int16
+		version int16
+		body    map[string]any // nil: the Metadata v12 response example with null at path
+		path    string
+		refused bool
+	}{
+		{schema.KeyMetadata, 12, nil, "body.brokers[0].host", true},
+		{schema.KeyMetadata, 12, nil, "body.topics[0].partitions[0].replicaNodes", true},
+		{schema.KeyMetadata, 12, nil, "body.brokers[0].rack", false},
+		{schema.KeyMetadata, 12, nil, "body.topics[0].name", false}, // nullable from v12
+		{schema.KeyMetadata, 0, map[string]any{"topics": nil}, "body.topics", true},
+		{schema.KeyMetadata, 1, map[string]any{"topics": nil}, "body.topics", false},
+		{schema.KeySaslAuthenticate, 2, map[string]any{"authBytes": nil}, "body.authBytes", true},
+		{schema.KeySaslAuthenticate, 2, map[string]any{"authBytes": []byte(nil)}, "", false}, // a nil Go slice is empty
+		{schema.KeyDescribeGroups, 5, map[string]any{"groups": nil}, "body.groups", true},
+		{schema.KeyDescribeGroups, 5, map[string]any{"groups": []any{"a", nil}}, "body.groups[1]", true},
+		{schema.KeyDescribeGroups, 5, map[string]any{"groups": []any{nilString}}, "body.groups[0]", true},
+		{schema.KeyDescribeGroups, 5, map[string]any{"groups": []string(nil)}, "", false},
+	} {
+		var err error
+		if c.body == nil {
+			var env map[string]any
+			require.NoError(t, json.Unmarshal(js, &env))
+			setPath(t, env, c.path, nil)
+			_, err = Encode(nil, env, EncodeOptions{})
+		} else {
+			_, err = Encode(nil, c.body, EncodeOptions{Body: true, APIKey: c.api, Version: c.version})
+		}
+		if !c.refused {
+			require.NoError(t, err, c.path)
+			continue
+		}
+		var ee *EncodeError
+		require.ErrorAs(t, err, &ee, c.path)
+		require.Equal(t, c.path, ee.Path)
+		require.Equal(t, "null is not allowed here at v"+strconv.Itoa(int(c.version)), ee.Msg)
+	}
+}
