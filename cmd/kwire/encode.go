@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -13,7 +14,8 @@ import (
 )
 
 func runEncode(e *env, args []string) int {
-	fs := newFlags(e, "encode", "[flags] [JSON | FILE ...]\n\n"+strings.ReplaceAll(argsRule, "DATA", "JSON"),
+	fs := newFlags(e, "encode", "[flags] [JSON | FILE | - ...]\n\n"+strings.ReplaceAll(argsRule, "DATA", "JSON")+`
+- is standard input, as no argument is.`,
 		`kwire encode '{"apiKey":18,"apiVersion":3,"header":{"correlationId":7,"clientId":"kwire"},"body":{"clientSoftwareName":"kwire","clientSoftwareVersion":"1.0"}}'`,
 		"kwire decode --format ndjson frame.bin | kwire encode",
 		"kwire decode frame.bin frame.bin | kwire encode")
@@ -22,7 +24,11 @@ func runEncode(e *env, args []string) int {
 	if code >= 0 {
 		return code
 	}
-	ins, err := readInputs(e, args, isJSONArg)
+	if countOf(args, "-") > 1 {
+		fail(e, "- is given twice: standard input is read once")
+		return 2
+	}
+	ins, err := encodeInputs(e, args)
 	if err != nil {
 		fail(e, "%v", err)
 		return 1
@@ -87,6 +93,59 @@ func runEncode(e *env, args []string) int {
 		return 1
 	}
 	return 0
+}
+
+// countOf is how many of args are a.
+func countOf(args []string, a string) int {
+	n := 0
+	for _, x := range args {
+		if x == a {
+			n++
+		}
+	}
+	return n
+}
+
+// encodeInputs is readInputs (each FILE, inline JSON, or standard input
+// when there are no arguments) with "-" for standard input, read where
+// it stands among the arguments, as kwire log, pcap and check take it;
+// it is named "-" among other inputs. Each input's UTF-8 byte order
+// mark, which editors on Windows write and JSON does not hold, is
+// dropped.
+func encodeInputs(e *env, args []string) ([]anInput, error) {
+	var ins []anInput
+	var err error
+	if len(args) == 0 {
+		ins, err = readInputs(e, nil, isJSONArg)
+	}
+	for len(args) > 0 && err == nil {
+		i := slices.Index(args, "-")
+		if i < 0 {
+			i = len(args)
+		}
+		if i > 0 {
+			var part []anInput
+			part, err = readInputs(e, args[:i], isJSONArg)
+			ins = append(ins, part...)
+		}
+		if i < len(args) && err == nil {
+			var b []byte
+			b, err = io.ReadAll(e.stdin)
+			ins = append(ins, anInput{name: "-", data: b})
+			i++
+		}
+		args = args[i:]
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(ins) == 1 && ins[0].name == "-" {
+		ins[0].name = "" // standard input alone, as with no arguments
+	}
+	for i := range ins {
+		ins[i].data = bytes.TrimPrefix(ins[i].data, []byte("\xef\xbb\xbf"))
+	}
+	return ins, nil
 }
 
 // isJSONArg says whether an argument of kwire encode is JSON rather than a
