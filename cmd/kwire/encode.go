@@ -41,8 +41,13 @@ func runEncode(e *env, args []string) int {
 	}
 	opts := codec.EncodeOptions{NoSizePrefix: *noSize}
 	second, more := next()
-	// One JSON value (indented or not): its frame, or its error alone.
-	if !more && first.err == nil {
+	// One JSON value (indented or not): its frame, or its error alone on
+	// standard error, whether it does not parse or does not encode.
+	if !more {
+		if first.err != nil {
+			fail(e, "%sline %d: %v", named(first.name), first.line, first.err)
+			return 1
+		}
 		b, err := encodeAny(first.v, opts)
 		if err != nil {
 			fail(e, "%v", namedError(anInput{name: first.name}, err))
@@ -75,7 +80,7 @@ func runEncode(e *env, args []string) int {
 		}
 		where, file := "", ""
 		if d.name != "" && len(ins) > 1 {
-			where, file = d.name+": ", `"file":`+strconv.Quote(d.name)+","
+			where, file = named(d.name), `"file":`+strconv.Quote(d.name)+","
 		}
 		io.WriteString(e.stdout, `{`+file+`"line":`+strconv.Itoa(d.line)+`,"error":{"path":`+strconv.Quote(path)+`,"message":`+strconv.Quote(msg)+"}}\n")
 		fail(e, "%sline %d: %v", where, d.line, err)
@@ -104,6 +109,15 @@ func countOf(args []string, a string) int {
 		}
 	}
 	return n
+}
+
+// named is the words that name an input's file before a message about
+// it: "FILE: ", or "" for standard input or inline JSON.
+func named(name string) string {
+	if name == "" {
+		return ""
+	}
+	return name + ": "
 }
 
 // encodeInputs is readInputs (each FILE, inline JSON, or standard input

@@ -51,3 +51,25 @@ func TestEncodeSkipsAByteOrderMark(t *testing.T) {
 	require.Equal(t, 1, code)
 	require.Equal(t, apiVersionsV3+"\n"+`{"line":3,"error":{"path":"","message":"invalid JSON at byte 1: expected a string key"}}`+"\n", out, errOut)
 }
+
+// TestEncodeOneDocumentErrorAlone: one document gives its frame or its
+// error alone, on standard error, whether it does not parse or does not
+// encode; a stream keeps an error object per bad document.
+func TestEncodeOneDocumentErrorAlone(t *testing.T) {
+	for _, c := range []struct{ in, err string }{
+		{`{"apiKey" 18}` + "\n", "kwire: line 1: invalid JSON at byte 10: expected ':' after a key\n"},
+		{"\n\n" + `{"apiKey" 18}` + "\n", "kwire: line 3: invalid JSON at byte 10: expected ':' after a key\n"},
+		{`{"apiKey":18,"apiVersion":3,"body":{"nope":1}}` + "\n", "kwire: body.nope: unknown field; valid here: clientSoftwareName, clientSoftwareVersion, _unknownTaggedFields (at v3)\n"},
+	} {
+		out, errOut, code := runCLI(t, []string{"encode"}, []byte(c.in))
+		require.Equal(t, 1, code, c.in)
+		require.Empty(t, out, c.in)
+		require.Equal(t, c.err, errOut, c.in)
+	}
+	f := filepath.Join(t.TempDir(), "a.json")
+	require.NoError(t, os.WriteFile(f, []byte("{bad\n"), 0o644))
+	out, errOut, code := runCLI(t, []string{"encode", f}, nil)
+	require.Equal(t, 1, code)
+	require.Empty(t, out)
+	require.Equal(t, "kwire: "+f+": line 1: invalid JSON at byte 1: expected a string key\n", errOut)
+}
