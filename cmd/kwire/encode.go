@@ -15,10 +15,13 @@ import (
 
 func runEncode(e *env, args []string) int {
 	fs := newFlags(e, "encode", "[flags] [JSON | FILE | - ...]\n\n"+strings.ReplaceAll(argsRule, "DATA", "JSON")+`
-- is standard input, as no argument is.`,
+The argument - is standard input, as no argument is. A line of hex first
+in an input, with JSON after it (kwire example's output: a frame's hex,
+then its JSON), is passed over with a note; hex anywhere else is an error.`,
 		`kwire encode '{"apiKey":18,"apiVersion":3,"header":{"correlationId":7,"clientId":"kwire"},"body":{"clientSoftwareName":"kwire","clientSoftwareVersion":"1.0"}}'`,
 		"kwire decode --format ndjson frame.bin | kwire encode",
-		"kwire decode frame.bin frame.bin | kwire encode")
+		"kwire decode frame.bin frame.bin | kwire encode",
+		"kwire example Metadata --version 12 | kwire encode")
 	noSize := fs.Bool("no-size", false, "leave out the 4-byte size prefix")
 	args, code := parseFlags(e, fs, args)
 	if code >= 0 {
@@ -33,7 +36,9 @@ func runEncode(e *env, args []string) int {
 		fail(e, "%v", err)
 		return 1
 	}
-	next := docStream(ins)
+	next := docStream(ins, func(name string, line int) {
+		fail(e, "%sline %d: a frame's hex, passed over (kwire example prints it above its JSON); the JSON after it is encoded", named(name), line)
+	})
 	first, ok := next()
 	if !ok {
 		fail(e, "no JSON given")
@@ -190,43 +195,102 @@ type jsonDoc struct {
 // by white space. A document that does not parse is an error at its
 // first line; reading goes on at the next line that starts, no more
 // indented than it did, with '{' or '[': the next NDJSON line, or the
-// next document kwire decode indented.
-func docStream(ins []anInput) func() (jsonDoc, bool) {
-	k, pos, line := 0, 0, 1
+// next document kwire decode indented. A line of hex (a frame's bytes)
+// is such an error, said as hex, except as an input's first line with
+// JSON after it, kwire example's output, where it is passed over and
+// told to passed (the input's name and the line).
+func docStream(ins []anInput, passed func(name string, line int)) func() (jsonDoc, bool) {
+	k, pos, line, first := 0, 0, 1, true
 	return func() (jsonDoc, bool) {
-		for ; k < len(ins); k, pos, line = k+1, 0, 1 {
+		for ; k < len(ins); k, pos, line, first = k+1, 0, 1, true {
 			b := ins[k].data
-			for pos < len(b) && isJSONSpace(b[pos]) {
-				if b[pos] == '\n' {
-					line++
+			for {
+				for pos < len(b) && isJSONSpace(b[pos]) {
+					if b[pos] == '\n' {
+						line++
+					}
+					pos++
 				}
-				pos++
+				if pos == len(b) {
+					break
+				}
+				start := pos
+				ls := bytes.LastIndexByte(b[:start], '\n') + 1
+				// A document first on its line is read from the line's
+				// start, so an error's byte offset counts within the
+				// line, as it always did.
+				from := start
+				if len(bytes.TrimLeft(b[ls:start], " \t\r")) == 0 {
+					from = ls
+				}
+				hexEnd := -1
+				if from == ls {
+					hexEnd = hexLine(b, start)
+				}
+				if hexEnd >= 0 && first && startsJSON(b[hexEnd:]) {
+					passed(ins[k].name, line)
+					pos = hexEnd
+					continue
+				}
+				first = false
+				var v any
+				var err error
+				if hexEnd >= 0 {
+					err = errHexLine
+					pos = resumeAt(b, start, start-ls)
+				} else {
+					var n int
+					v, n, err = jsontext.ParseNext(b[from:])
+					if err == nil {
+						pos = from + n
+					} else {
+						pos = resumeAt(b, start, start-ls)
+					}
+				}
+				nl := bytes.Count(b[start:pos], []byte{'\n'})
+				d := jsonDoc{name: ins[k].name, line: line, multiLine: err == nil && nl > 0, v: v, err: err}
+				line += nl
+				return d, true
 			}
-			if pos == len(b) {
-				continue
-			}
-			start := pos
-			ls := bytes.LastIndexByte(b[:start], '\n') + 1
-			// A document first on its line is read from the line's
-			// start, so an error's byte offset counts within the line,
-			// as it always did.
-			from := start
-			if len(bytes.TrimLeft(b[ls:start], " \t\r")) == 0 {
-				from = ls
-			}
-			v, n, err := jsontext.ParseNext(b[from:])
-			if err == nil {
-				pos = from + n
-			} else {
-				pos = resumeAt(b, start, start-ls)
-			}
-			nl := bytes.Count(b[start:pos], []byte{'\n'})
-			d := jsonDoc{name: ins[k].name, line: line, multiLine: err == nil && nl > 0, v: v, err: err}
-			line += nl
-			return d, true
 		}
 		return jsonDoc{}, false
 	}
+}
+
+// errHexLine is a document that is a line of hex.
+var errHexLine = errors.New("hex, not JSON: kwire encode reads the JSON of a frame; kwire decode reads its hex")
+
+// hexLine is the end (its newline, or the end of b) of the line that
+// starts at start when it is hex: at least 8 hex digits, an even number,
+// and nothing else but trailing blanks, which is no JSON (a number of
+// decimal digits is); else -1.
+func hexLine(b []byte, start int) int {
+	end := bytes.IndexByte(b[start:], '\n')
+	if end < 0 {
+		end = len(b)
+	} else {
+		end += start
+	}
+	h := bytes.TrimRight(b[start:end], " \t\r")
+	if len(h) < 8 || len(h)%2 != 0 {
+		return -1
+	}
+	for _, c := range h {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return -1
+		}
+	}
+	if _, err := jsontext.Parse(h); err == nil {
+		return -1
+	}
+	return end
+}
+
+// startsJSON says whether b, after white space, starts a document: '{'
+// or '['.
+func startsJSON(b []byte) bool {
+	t := bytes.TrimLeft(b, " \t\r\n")
+	return len(t) > 0 && (t[0] == '{' || t[0] == '[')
 }
 
 // resumeAt is where reading goes on after a document at start, indented

@@ -37,6 +37,46 @@ func TestEncodeDashIsStandardInput(t *testing.T) {
 	require.Equal(t, "kwire: - is given twice: standard input is read once\n", errOut)
 }
 
+// TestEncodeKwireExampleOutput: kwire example prints a frame's hex, then
+// its JSON; kwire encode passes over that first line, saying so, and
+// encodes the JSON (a user who saved an example to edit it gets the
+// edited frame). Hex anywhere else is one error that says it is hex.
+func TestEncodeKwireExampleOutput(t *testing.T) {
+	ex, errOut, code := runCLI(t, []string{"example", "Produce"}, nil)
+	require.Equal(t, 0, code, errOut)
+	hexLine, _, _ := strings.Cut(ex, "\n")
+	out, errOut, code := runCLI(t, []string{"encode"}, []byte(ex))
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, hexLine+"\n", out)
+	require.Equal(t, "kwire: line 1: a frame's hex, passed over (kwire example prints it above its JSON); the JSON after it is encoded\n", errOut)
+
+	// Hex alone: one error, on standard error as any lone document's.
+	out, errOut, code = runCLI(t, []string{"encode"}, []byte(hexLine+"\n"+hexLine+"\n"))
+	require.Equal(t, 1, code)
+	require.Empty(t, out)
+	require.Equal(t, "kwire: line 1: hex, not JSON: kwire encode reads the JSON of a frame; kwire decode reads its hex\n", errOut)
+
+	// Hex after JSON: one error in its place.
+	out, errOut, code = runCLI(t, []string{"encode"}, []byte(apiVersionsV3JSON+"\n"+apiVersionsV3+"\n"+apiVersionsV3JSON+"\n"))
+	require.Equal(t, 1, code)
+	require.Equal(t, apiVersionsV3+"\n"+`{"line":2,"error":{"path":"","message":"hex, not JSON: kwire encode reads the JSON of a frame; kwire decode reads its hex"}}`+"\n"+apiVersionsV3+"\n", out)
+	require.Equal(t, "kwire: line 2: hex, not JSON: kwire encode reads the JSON of a frame; kwire decode reads its hex\nkwire: 1 of 3 lines failed\n", errOut)
+
+	// A line of decimal digits is a number, not hex.
+	out, _, code = runCLI(t, []string{"encode"}, []byte("12345678\n"+apiVersionsV3JSON+"\n"))
+	require.Equal(t, 1, code)
+	require.True(t, strings.HasPrefix(out, `{"line":1,"error":{"path":"","message":"expected an object`), out)
+}
+
+// TestEncodeLeadingZeroIsOneError: "00" is no two numbers but one
+// error, at the zero.
+func TestEncodeLeadingZeroIsOneError(t *testing.T) {
+	out, errOut, code := runCLI(t, []string{"encode"}, []byte("00\n"+apiVersionsV3JSON+"\n"))
+	require.Equal(t, 1, code)
+	require.Equal(t, `{"line":1,"error":{"path":"","message":"invalid JSON at byte 0: a number with a leading zero"}}`+"\n"+apiVersionsV3+"\n", out)
+	require.Equal(t, "kwire: line 1: invalid JSON at byte 0: a number with a leading zero\nkwire: 1 of 2 lines failed\n", errOut)
+}
+
 // TestEncodeSkipsAByteOrderMark: a UTF-8 BOM at an input's start, as
 // editors on Windows save JSON, is dropped, on standard input and in a
 // file.
