@@ -299,15 +299,38 @@ func checkKeys(obj map[string]any, path string, valid []string) error {
 	return &EncodeError{Path: join(path, bad[0]), Msg: "unknown field; valid here: " + strings.Join(valid, ", ")}
 }
 
+// tagged is a tag section's field to write: its tag and its value's
+// bytes, from the struct's fields (unknown -1) or from element unknown of
+// its _unknownTaggedFields.
+type tagged struct {
+	tag     uint32
+	data    []byte
+	unknown int
+}
+
+// tagTwice refuses a tag given twice in a section (tags, sorted by tag,
+// stably), which only two of _unknownTaggedFields can do (a known field's
+// tag there is refused before): at the first element, in the JSON's
+// order, that gives a tag again.
+func (e *encoder) tagTwice(tags []tagged) error {
+	var again, first *tagged
+	for i := 1; i < len(tags); i++ {
+		if t := &tags[i]; t.tag == tags[i-1].tag && (again == nil || t.unknown < again.unknown) {
+			again, first = t, &tags[i-1]
+		}
+	}
+	if again == nil {
+		return nil
+	}
+	up := join(e.pathString(), "_unknownTaggedFields")
+	return &EncodeError{Path: up + "[" + strconv.Itoa(again.unknown) + "].tag", Msg: "expected a tag given once, found " + strconv.FormatUint(uint64(again.tag), 10) + " again (given by _unknownTaggedFields[" + strconv.Itoa(first.unknown) + "] too)"}
+}
+
 func (e *encoder) structValue(dst []byte, l *schema.Layout, obj map[string]any) ([]byte, error) {
 	if err := e.checkFields(l, obj); err != nil {
 		return nil, err
 	}
 	var err error
-	type tagged struct {
-		tag  uint32
-		data []byte
-	}
 	var tags []tagged
 	for i := range l.Fields {
 		f := &l.Fields[i]
@@ -327,7 +350,7 @@ func (e *encoder) structValue(dst []byte, l *schema.Layout, obj map[string]any) 
 				return nil, err
 			}
 			e.path = e.path[:len(e.path)-1]
-			tags = append(tags, tagged{uint32(f.Tag), b})
+			tags = append(tags, tagged{uint32(f.Tag), b, -1})
 			continue
 		}
 		if !present {
@@ -363,6 +386,10 @@ func (e *encoder) structValue(dst []byte, l *schema.Layout, obj map[string]any) 
 			if err != nil {
 				return nil, err
 			}
+			if f := taggedField(l, e.v, uint32(tag)); f != nil {
+				// The decoder would read it as that field.
+				return nil, &EncodeError{Path: ip + ".tag", Msg: "expected a tag no field has at v" + strconv.Itoa(int(e.v)) + ", found " + strconv.FormatInt(tag, 10) + ", the tag of " + f.JSON + " (give it by that name)"}
+			}
 			var b []byte
 			switch d := t["data"].(type) {
 			case []byte:
@@ -374,10 +401,13 @@ func (e *encoder) structValue(dst []byte, l *schema.Layout, obj map[string]any) 
 			default:
 				return nil, &EncodeError{Path: ip + ".data", Msg: "expected base64 text, found " + jsonKind(t["data"])}
 			}
-			tags = append(tags, tagged{uint32(tag), b})
+			tags = append(tags, tagged{uint32(tag), b, i})
 		}
 	}
 	sort.SliceStable(tags, func(i, j int) bool { return tags[i].tag < tags[j].tag })
+	if err := e.tagTwice(tags); err != nil {
+		return nil, err
+	}
 	dst = wire.AppendUvarint(dst, uint32(len(tags)))
 	for _, t := range tags {
 		dst = wire.AppendUvarint(dst, t.tag)
@@ -506,6 +536,12 @@ func (e *encoder) value(dst []byte, f *schema.Field, k schema.Kind, v any) ([]by
 			err.Path = e.pathString()
 			return nil, err
 		}
+		if x != x {
+			// Every NaN is written as Java's Double.NaN, whatever its bits
+			// (Go's math.NaN() has others): the decoder warns about any
+			// other NaN, so a NaN decoded clean comes back byte for byte.
+			return wire.AppendInt64(dst, javaNaN), nil
+		}
 		return wire.AppendFloat64(dst, x), nil
 	case schema.UUID:
 		return e.uuidValue(dst, v)
@@ -519,7 +555,7 @@ func (e *encoder) value(dst []byte, f *schema.Field, k schema.Kind, v any) ([]by
 		nullable := f.Nullable.Contains(e.v)
 		if v == nil {
 			if !nullable {
-				return nil, &EncodeError{Path: e.pathString(), Msg: "null is not allowed here at v" + strconv.Itoa(int(e.v))}
+				return nil, e.nullRefused()
 			}
 			return wire.AppendInt8(dst, -1), nil
 		}
@@ -533,6 +569,23 @@ func (e *encoder) value(dst []byte, f *schema.Field, k schema.Kind, v any) ([]by
 		return e.structValue(dst, f.Struct, obj)
 	}
 	return nil, &EncodeError{Path: e.pathString(), Msg: "cannot encode kind " + k.String()}
+}
+
+// null appends a null for f, a string, bytes, records or array field (or
+// an element of one: the decoder takes an element's nullability for its
+// array's), or refuses it where f is not nullable at this version, as
+// Kafka's own writers do ("non-nullable field ... was serialized as
+// null") and as a null struct is refused.
+func (e *encoder) null(dst []byte, f *schema.Field, k schema.Kind) ([]byte, error) {
+	if !f.Nullable.Contains(e.v) {
+		return nil, e.nullRefused()
+	}
+	return e.appendLen(dst, f, k, -1), nil
+}
+
+// nullRefused is the error of a null where the field is not nullable.
+func (e *encoder) nullRefused() *EncodeError {
+	return &EncodeError{Path: e.pathString(), Msg: "null is not allowed here at v" + strconv.Itoa(int(e.v))}
 }
 
 // appendInt writes an integer of kind k, checked against the kind's range.
@@ -582,12 +635,12 @@ func (e *encoder) stringValue(dst []byte, f *schema.Field, v any) ([]byte, error
 	var s string
 	switch x := v.(type) {
 	case nil:
-		return e.appendLen(dst, f, schema.String, -1), nil
+		return e.null(dst, f, schema.String)
 	case string:
 		s = x
 	case *string:
 		if x == nil {
-			return e.appendLen(dst, f, schema.String, -1), nil
+			return e.null(dst, f, schema.String)
 		}
 		s = *x
 	default:
@@ -605,7 +658,7 @@ func (e *encoder) stringValue(dst []byte, f *schema.Field, v any) ([]byte, error
 func (e *encoder) bytesValue(dst []byte, f *schema.Field, k schema.Kind, v any) ([]byte, error) {
 	switch x := v.(type) {
 	case nil:
-		return e.appendLen(dst, f, k, -1), nil
+		return e.null(dst, f, k)
 	case []byte:
 		if x == nil && f.Nullable.Contains(e.v) {
 			return e.appendLen(dst, f, k, -1), nil
@@ -627,7 +680,7 @@ func (e *encoder) bytesValue(dst []byte, f *schema.Field, k schema.Kind, v any) 
 // element, the path naming its index.
 func (e *encoder) arrayValue(dst []byte, f *schema.Field, v any) ([]byte, error) {
 	if v == nil {
-		return e.appendLen(dst, f, schema.Array, -1), nil
+		return e.null(dst, f, schema.Array)
 	}
 	n, ok := sliceLen(v)
 	if !ok {
@@ -660,6 +713,12 @@ func (e *encoder) arrayValue(dst []byte, f *schema.Field, v any) ([]byte, error)
 	}
 	return dst, nil
 }
+
+// javaNaN is the bits of Java's Double.NaN, the NaN the encoder writes and
+// the only one the decoder reads without a warning: Kafka is Java, where
+// Double.NaN, Double.parseDouble("NaN") and Double.doubleToLongBits give
+// these bits.
+const javaNaN = 0x7ff8000000000000
 
 func floatOf(v any) (float64, *EncodeError) {
 	switch t := v.(type) {

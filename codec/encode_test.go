@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"math"
 	"strconv"
 	"strings"
 	"testing"
@@ -401,4 +402,160 @@ func TestEncodeQuotedIntegerOnlyForInt64(t *testing.T) {
 	got, err = Encode(nil, list("9007199254740993"), fo)
 	require.NoError(t, err)
 	require.Equal(t, want, got)
+}
+
+// TestNaNIsJavas: "NaN" is encoded as Java's Double.NaN, so that NaN
+// decodes clean and comes back byte for byte; a NaN of other bits (Go's
+// math.NaN(), x86's default NaN) decodes with a warning naming its bits,
+// on both paths, and is written back as Java's.
+func TestNaNIsJavas(t *testing.T) {
+	api := schema.ByKey(schema.KeyDescribeClientQuotas)
+	ex, err := ExampleFrame(api, 1, true)
+	require.NoError(t, err)
+	one := hex.EncodeToString(wire.AppendFloat64(nil, 1048576))
+	require.Equal(t, 1, strings.Count(hex.EncodeToString(ex), one), "the example carries one float64")
+	o := Options{Response: true, APIKey: api.Key, Version: 1}
+	with := func(bits string) []byte {
+		b, err := hex.DecodeString(strings.Replace(hex.EncodeToString(ex), one, bits, 1))
+		require.NoError(t, err)
+		return b
+	}
+	java := with("7ff8000000000000")
+	f, err := Decode(java, o)
+	require.NoError(t, err)
+	require.Empty(t, f.Warnings)
+	js := f.AppendJSON(nil)
+	require.Contains(t, string(js), `"value":"NaN"`)
+	again, err := Encode(nil, js, EncodeOptions{})
+	require.NoError(t, err)
+	require.Equal(t, hex.EncodeToString(java), hex.EncodeToString(again))
+	bothPaths(t, java, o)
+
+	at := strings.Index(hex.EncodeToString(java), "7ff8000000000000") / 2
+	for _, bits := range []string{"7ff8000000000001", "fff8000000000000", "7ff0000000000001"} {
+		b := with(bits)
+		f, err := Decode(b, o)
+		require.NoError(t, err)
+		require.Len(t, f.Warnings, 1, bits)
+		w := f.Warnings[0]
+		require.Equal(t, at, w.Offset, bits)
+		require.Equal(t, "body.entries[0].values[0].value", w.Path)
+		require.Equal(t, "NaN with bits 0x"+bits+", not Java's Double.NaN 0x7ff8000000000000, which encoding writes", w.Message)
+		bothPaths(t, b, o)
+		again, err := Encode(nil, f.AppendJSON(nil), EncodeOptions{})
+		require.NoError(t, err)
+		require.Equal(t, hex.EncodeToString(java), hex.EncodeToString(again), bits)
+	}
+
+	// A NaN built in Go is written as Java's too.
+	body := map[string]any{"entries": []any{map[string]any{
+		"entity": []any{map[string]any{"entityType": "user", "entityName": "alice"}},
+		"values": []any{map[string]any{"key": "producer_byte_rate", "value": math.NaN()}},
+	}}}
+	b, err := Encode(nil, body, EncodeOptions{Body: true, Response: true, APIKey: api.Key, Version: 1})
+	require.NoError(t, err)
+	require.Contains(t, hex.EncodeToString(b), "7ff8000000000000")
+}
+
+// TestUnknownTaggedFieldsAreUnknown: _unknownTaggedFields takes tags no
+// field has, each once: a known field's tag there would be read back as
+// that field (Fetch v17's tag 0 is clusterId), and a tag twice makes a
+// section no encoder writes; both are refused at the element's tag.
+func TestUnknownTaggedFieldsAreUnknown(t *testing.T) {
+	api := schema.ByKey(schema.KeyFetch)
+	env := Example(api, 17, false)
+	js, err := json.Marshal(env)
+	require.NoError(t, err)
+	with := func(unknown string) ([]byte, error) {
+		s := strings.Replace(string(js), `"body":{`, `"body":{"_unknownTaggedFields":`+unknown+`,`, 1)
+		require.NotEqual(t, string(js), s)
+		return Encode(nil, s, EncodeOptions{})
+	}
+	refused := func(unknown, path, msg string) {
+		t.Helper()
+		_, err := with(unknown)
+		var ee *EncodeError
+		require.ErrorAs(t, err, &ee, unknown)
+		require.Equal(t, path, ee.Path, unknown)
+		require.Equal(t, msg, ee.Msg, unknown)
+	}
+	refused(`[{"tag":0,"data":"AAM="}]`, "body._unknownTaggedFields[0].tag",
+		"expected a tag no field has at v17, found 0, the tag of clusterId (give it by that name)")
+	refused(`[{"tag":7,"data":""},{"tag":1,"data":""}]`, "body._unknownTaggedFields[1].tag",
+		"expected a tag no field has at v17, found 1, the tag of replicaState (give it by that name)")
+	refused(`[{"tag":9,"data":"AA=="},{"tag":9,"data":"AQ=="}]`, "body._unknownTaggedFields[1].tag",
+		"expected a tag given once, found 9 again (given by _unknownTaggedFields[0] too)")
+	refused(`[{"tag":9,"data":""},{"tag":10,"data":""},{"tag":10,"data":""},{"tag":9,"data":""}]`, "body._unknownTaggedFields[2].tag",
+		"expected a tag given once, found 10 again (given by _unknownTaggedFields[1] too)")
+
+	// Tags no field has, each once, are written in order, and read back
+	// as unknown tags.
+	b, err := with(`[{"tag":10,"data":"AQ=="},{"tag":9,"data":"AA=="}]`)
+	require.NoError(t, err)
+	f, err := Decode(b, Options{})
+	require.NoError(t, err)
+	var got []string
+	for _, w := range f.Warnings {
+		got = append(got, w.Path+": "+w.Message)
+	}
+	require.Equal(t, []string{
+		"body._unknownTaggedFields: unknown tag 9 at v17 (1 bytes kept)",
+		"body._unknownTaggedFields: unknown tag 10 at v17 (1 bytes kept)",
+	}, got)
+	// A tag is known by the version: replicaState (tag 1) came at v15.
+	js, err = json.Marshal(Example(api, 14, false))
+	require.NoError(t, err)
+	_, err = with(`[{"tag":1,"data":""}]`)
+	require.NoError(t, err)
+	refused(`[{"tag":0,"data":""}]`, "body._unknownTaggedFields[0].tag",
+		"expected a tag no field has at v14, found 0, the tag of clusterId (give it by that name)")
+}
+
+// TestNullWhereNotNullable: a null is refused, with its path, wherever
+// the field is not nullable at the version (strings, bytes, arrays and
+// their elements), as a null struct always was and as Kafka's writers
+// throw, instead of being written for the decoder to warn about. Where
+// the field is nullable, it is written.
+func TestNullWhereNotNullable(t *testing.T) {
+	js, err := json.Marshal(Example(schema.ByKey(schema.KeyMetadata), 12, true))
+	require.NoError(t, err)
+	var nilString *string
+	for _, c := range []struct {
+		api     int16
+		version int16
+		body    map[string]any // nil: the Metadata v12 response example with null at path
+		path    string
+		refused bool
+	}{
+		{schema.KeyMetadata, 12, nil, "body.brokers[0].host", true},
+		{schema.KeyMetadata, 12, nil, "body.topics[0].partitions[0].replicaNodes", true},
+		{schema.KeyMetadata, 12, nil, "body.brokers[0].rack", false},
+		{schema.KeyMetadata, 12, nil, "body.topics[0].name", false}, // nullable from v12
+		{schema.KeyMetadata, 0, map[string]any{"topics": nil}, "body.topics", true},
+		{schema.KeyMetadata, 1, map[string]any{"topics": nil}, "body.topics", false},
+		{schema.KeySaslAuthenticate, 2, map[string]any{"authBytes": nil}, "body.authBytes", true},
+		{schema.KeySaslAuthenticate, 2, map[string]any{"authBytes": []byte(nil)}, "", false}, // a nil Go slice is empty
+		{schema.KeyDescribeGroups, 5, map[string]any{"groups": nil}, "body.groups", true},
+		{schema.KeyDescribeGroups, 5, map[string]any{"groups": []any{"a", nil}}, "body.groups[1]", true},
+		{schema.KeyDescribeGroups, 5, map[string]any{"groups": []any{nilString}}, "body.groups[0]", true},
+		{schema.KeyDescribeGroups, 5, map[string]any{"groups": []string(nil)}, "", false},
+	} {
+		var err error
+		if c.body == nil {
+			var env map[string]any
+			require.NoError(t, json.Unmarshal(js, &env))
+			setPath(t, env, c.path, nil)
+			_, err = Encode(nil, env, EncodeOptions{})
+		} else {
+			_, err = Encode(nil, c.body, EncodeOptions{Body: true, APIKey: c.api, Version: c.version})
+		}
+		if !c.refused {
+			require.NoError(t, err, c.path)
+			continue
+		}
+		var ee *EncodeError
+		require.ErrorAs(t, err, &ee, c.path)
+		require.Equal(t, c.path, ee.Path)
+		require.Equal(t, "null is not allowed here at v"+strconv.Itoa(int(c.version)), ee.Msg)
+	}
 }

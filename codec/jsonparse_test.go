@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"reflect"
@@ -8,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/kwire/kwire/codec/jsontext"
 )
 
 // ParseJSON agrees with encoding/json (UseNumber) on what both accept.
@@ -40,6 +43,8 @@ func TestParseJSONAgreesWithEncodingJSON(t *testing.T) {
 
 func FuzzParseJSON(f *testing.F) {
 	f.Add([]byte(`{"a":[1,{"b":null}],"c":"\u00e9"}`))
+	f.Add([]byte("000000ce0000000d"))
+	f.Add([]byte("1c 2"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		got, err := parseJSON(b)
 		var want any
@@ -55,6 +60,25 @@ func FuzzParseJSON(f *testing.F) {
 		}
 		if err == nil && !reflect.DeepEqual(want, got) {
 			t.Fatalf("different values for %q", b)
+		}
+		// ParseNext, a stream's reader, reads what Parse reads, and a
+		// value it takes from a longer text is valid alone and ends where
+		// the next could start: a number or word only before white space
+		// or JSON's structure ("00" is no two numbers).
+		v, n, nerr := jsontext.ParseNext(b)
+		if err == nil && (nerr != nil || !reflect.DeepEqual(got, v) || len(bytes.TrimLeft(b[n:], " \t\r\n")) != 0) {
+			t.Fatalf("ParseNext reads %q otherwise: %v, %d bytes", b, nerr, n)
+		}
+		if nerr != nil {
+			return
+		}
+		if !json.Valid(b[:n]) {
+			t.Fatalf("ParseNext took %q from %q", b[:n], b)
+		}
+		if n < len(b) && !strings.ContainsRune(" \t\r\n{[\",:]}", rune(b[n])) {
+			if last := b[n-1]; last != '}' && last != ']' && last != '"' {
+				t.Fatalf("ParseNext ended %q inside a token of %q", b[:n], b)
+			}
 		}
 	})
 }

@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"encoding/binary"
 	"strconv"
 	"unicode/utf8"
 
@@ -712,6 +713,9 @@ func (w *walker) value(n *tree.Node, f *schema.Field, k schema.Kind) {
 		n.Type, n.Int = "int64", r.Int64()
 	case schema.Float64:
 		n.Type, n.Float = "float64", r.Float64()
+		if n.Float != n.Float {
+			w.nan(n)
+		}
 	case schema.UUID:
 		n.Type, n.Raw = "uuid", r.Span(16, "uuid")
 	case schema.String, schema.Bytes, schema.Records:
@@ -727,6 +731,18 @@ func (w *walker) value(n *tree.Node, f *schema.Field, k schema.Kind) {
 	w.check()
 	n.PrefixEnd = n.SizeEnd
 	w.leaf(n)
+}
+
+// nan warns about NaN n, just read, unless its bits are Java's Double.NaN
+// (javaNaN): JSON says "NaN" for every NaN and encoding writes that one,
+// so another NaN's bits would not come back.
+func (w *walker) nan(n *tree.Node) {
+	bits := binary.BigEndian.Uint64(w.r.B[w.r.Off-8:])
+	if bits == javaNaN {
+		return
+	}
+	h := strconv.AppendUint(append(make([]byte, 0, 18), "0x"...), bits, 16)
+	w.warn(n, w.r.Off-8, "", "NaN with bits "+string(h)+", not Java's Double.NaN 0x7ff8000000000000, which encoding writes")
 }
 
 // leaf ends n (a value read, or not) and hands it to the sink.

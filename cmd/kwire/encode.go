@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -13,21 +14,31 @@ import (
 )
 
 func runEncode(e *env, args []string) int {
-	fs := newFlags(e, "encode", "[flags] [JSON | FILE ...]\n\n"+strings.ReplaceAll(argsRule, "DATA", "JSON"),
+	fs := newFlags(e, "encode", "[flags] [JSON | FILE | - ...]\n\n"+strings.ReplaceAll(argsRule, "DATA", "JSON")+`
+The argument - is standard input, as no argument is. A line of hex first
+in an input, with JSON after it (kwire example's output: a frame's hex,
+then its JSON), is passed over with a note; hex anywhere else is an error.`,
 		`kwire encode '{"apiKey":18,"apiVersion":3,"header":{"correlationId":7,"clientId":"kwire"},"body":{"clientSoftwareName":"kwire","clientSoftwareVersion":"1.0"}}'`,
 		"kwire decode --format ndjson frame.bin | kwire encode",
-		"kwire decode frame.bin frame.bin | kwire encode")
+		"kwire decode frame.bin frame.bin | kwire encode",
+		"kwire example Metadata --version 12 | kwire encode")
 	noSize := fs.Bool("no-size", false, "leave out the 4-byte size prefix")
 	args, code := parseFlags(e, fs, args)
 	if code >= 0 {
 		return code
 	}
-	ins, err := readInputs(e, args, isJSONArg)
+	if countOf(args, "-") > 1 {
+		fail(e, "- is given twice: standard input is read once")
+		return 2
+	}
+	ins, err := encodeInputs(e, args)
 	if err != nil {
 		fail(e, "%v", err)
 		return 1
 	}
-	next := docStream(ins)
+	next := docStream(ins, func(name string, line int) {
+		fail(e, "%sline %d: a frame's hex, passed over (kwire example prints it above its JSON); the JSON after it is encoded", named(name), line)
+	})
 	first, ok := next()
 	if !ok {
 		fail(e, "no JSON given")
@@ -35,8 +46,13 @@ func runEncode(e *env, args []string) int {
 	}
 	opts := codec.EncodeOptions{NoSizePrefix: *noSize}
 	second, more := next()
-	// One JSON value (indented or not): its frame, or its error alone.
-	if !more && first.err == nil {
+	// One JSON value (indented or not): its frame, or its error alone on
+	// standard error, whether it does not parse or does not encode.
+	if !more {
+		if first.err != nil {
+			fail(e, "%sline %d: %v", named(first.name), first.line, first.err)
+			return 1
+		}
 		b, err := encodeAny(first.v, opts)
 		if err != nil {
 			fail(e, "%v", namedError(anInput{name: first.name}, err))
@@ -69,7 +85,7 @@ func runEncode(e *env, args []string) int {
 		}
 		where, file := "", ""
 		if d.name != "" && len(ins) > 1 {
-			where, file = d.name+": ", `"file":`+strconv.Quote(d.name)+","
+			where, file = named(d.name), `"file":`+strconv.Quote(d.name)+","
 		}
 		io.WriteString(e.stdout, `{`+file+`"line":`+strconv.Itoa(d.line)+`,"error":{"path":`+strconv.Quote(path)+`,"message":`+strconv.Quote(msg)+"}}\n")
 		fail(e, "%sline %d: %v", where, d.line, err)
@@ -87,6 +103,68 @@ func runEncode(e *env, args []string) int {
 		return 1
 	}
 	return 0
+}
+
+// countOf is how many of args are a.
+func countOf(args []string, a string) int {
+	n := 0
+	for _, x := range args {
+		if x == a {
+			n++
+		}
+	}
+	return n
+}
+
+// named is the words that name an input's file before a message about
+// it: "FILE: ", or "" for standard input or inline JSON.
+func named(name string) string {
+	if name == "" {
+		return ""
+	}
+	return name + ": "
+}
+
+// encodeInputs is readInputs (each FILE, inline JSON, or standard input
+// when there are no arguments) with "-" for standard input, read where
+// it stands among the arguments, as kwire log, pcap and check take it;
+// it is named "-" among other inputs. Each input's UTF-8 byte order
+// mark, which editors on Windows write and JSON does not hold, is
+// dropped.
+func encodeInputs(e *env, args []string) ([]anInput, error) {
+	var ins []anInput
+	var err error
+	if len(args) == 0 {
+		ins, err = readInputs(e, nil, isJSONArg)
+	}
+	for len(args) > 0 && err == nil {
+		i := slices.Index(args, "-")
+		if i < 0 {
+			i = len(args)
+		}
+		if i > 0 {
+			var part []anInput
+			part, err = readInputs(e, args[:i], isJSONArg)
+			ins = append(ins, part...)
+		}
+		if i < len(args) && err == nil {
+			var b []byte
+			b, err = io.ReadAll(e.stdin)
+			ins = append(ins, anInput{name: "-", data: b})
+			i++
+		}
+		args = args[i:]
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(ins) == 1 && ins[0].name == "-" {
+		ins[0].name = "" // standard input alone, as with no arguments
+	}
+	for i := range ins {
+		ins[i].data = bytes.TrimPrefix(ins[i].data, []byte("\xef\xbb\xbf"))
+	}
+	return ins, nil
 }
 
 // isJSONArg says whether an argument of kwire encode is JSON rather than a
@@ -117,43 +195,102 @@ type jsonDoc struct {
 // by white space. A document that does not parse is an error at its
 // first line; reading goes on at the next line that starts, no more
 // indented than it did, with '{' or '[': the next NDJSON line, or the
-// next document kwire decode indented.
-func docStream(ins []anInput) func() (jsonDoc, bool) {
-	k, pos, line := 0, 0, 1
+// next document kwire decode indented. A line of hex (a frame's bytes)
+// is such an error, said as hex, except as an input's first line with
+// JSON after it, kwire example's output, where it is passed over and
+// told to passed (the input's name and the line).
+func docStream(ins []anInput, passed func(name string, line int)) func() (jsonDoc, bool) {
+	k, pos, line, first := 0, 0, 1, true
 	return func() (jsonDoc, bool) {
-		for ; k < len(ins); k, pos, line = k+1, 0, 1 {
+		for ; k < len(ins); k, pos, line, first = k+1, 0, 1, true {
 			b := ins[k].data
-			for pos < len(b) && isJSONSpace(b[pos]) {
-				if b[pos] == '\n' {
-					line++
+			for {
+				for pos < len(b) && isJSONSpace(b[pos]) {
+					if b[pos] == '\n' {
+						line++
+					}
+					pos++
 				}
-				pos++
+				if pos == len(b) {
+					break
+				}
+				start := pos
+				ls := bytes.LastIndexByte(b[:start], '\n') + 1
+				// A document first on its line is read from the line's
+				// start, so an error's byte offset counts within the
+				// line, as it always did.
+				from := start
+				if len(bytes.TrimLeft(b[ls:start], " \t\r")) == 0 {
+					from = ls
+				}
+				hexEnd := -1
+				if from == ls {
+					hexEnd = hexLine(b, start)
+				}
+				if hexEnd >= 0 && first && startsJSON(b[hexEnd:]) {
+					passed(ins[k].name, line)
+					pos = hexEnd
+					continue
+				}
+				first = false
+				var v any
+				var err error
+				if hexEnd >= 0 {
+					err = errHexLine
+					pos = resumeAt(b, start, start-ls)
+				} else {
+					var n int
+					v, n, err = jsontext.ParseNext(b[from:])
+					if err == nil {
+						pos = from + n
+					} else {
+						pos = resumeAt(b, start, start-ls)
+					}
+				}
+				nl := bytes.Count(b[start:pos], []byte{'\n'})
+				d := jsonDoc{name: ins[k].name, line: line, multiLine: err == nil && nl > 0, v: v, err: err}
+				line += nl
+				return d, true
 			}
-			if pos == len(b) {
-				continue
-			}
-			start := pos
-			ls := bytes.LastIndexByte(b[:start], '\n') + 1
-			// A document first on its line is read from the line's
-			// start, so an error's byte offset counts within the line,
-			// as it always did.
-			from := start
-			if len(bytes.TrimLeft(b[ls:start], " \t\r")) == 0 {
-				from = ls
-			}
-			v, n, err := jsontext.ParseNext(b[from:])
-			if err == nil {
-				pos = from + n
-			} else {
-				pos = resumeAt(b, start, start-ls)
-			}
-			nl := bytes.Count(b[start:pos], []byte{'\n'})
-			d := jsonDoc{name: ins[k].name, line: line, multiLine: err == nil && nl > 0, v: v, err: err}
-			line += nl
-			return d, true
 		}
 		return jsonDoc{}, false
 	}
+}
+
+// errHexLine is a document that is a line of hex.
+var errHexLine = errors.New("hex, not JSON: kwire encode reads the JSON of a frame; kwire decode reads its hex")
+
+// hexLine is the end (its newline, or the end of b) of the line that
+// starts at start when it is hex: at least 8 hex digits, an even number,
+// and nothing else but trailing blanks, which is no JSON (a number of
+// decimal digits is); else -1.
+func hexLine(b []byte, start int) int {
+	end := bytes.IndexByte(b[start:], '\n')
+	if end < 0 {
+		end = len(b)
+	} else {
+		end += start
+	}
+	h := bytes.TrimRight(b[start:end], " \t\r")
+	if len(h) < 8 || len(h)%2 != 0 {
+		return -1
+	}
+	for _, c := range h {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return -1
+		}
+	}
+	if _, err := jsontext.Parse(h); err == nil {
+		return -1
+	}
+	return end
+}
+
+// startsJSON says whether b, after white space, starts a document: '{'
+// or '['.
+func startsJSON(b []byte) bool {
+	t := bytes.TrimLeft(b, " \t\r\n")
+	return len(t) > 0 && (t[0] == '{' || t[0] == '[')
 }
 
 // resumeAt is where reading goes on after a document at start, indented

@@ -45,11 +45,33 @@ func Parse(js []byte) (any, error) {
 // another): n is how many bytes the white space and the value took, and
 // what follows is left for the next call. A SyntaxError's Offset counts
 // from the start of js.
+//
+// A number, true, false or null must be followed by white space, the
+// end or a byte of JSON's structure ('{', '[', '"', ',', ':', ']', '}'):
+// in "00" or "1c" (a line of hex) the value does not end where the
+// stream's next one could start, and that byte is the error.
 func ParseNext(js []byte) (v any, n int, err error) {
 	p := jsonParser{b: js}
 	p.ws()
+	start := p.i
 	v, err = p.value(0)
-	return v, p.i, err
+	if err != nil || p.i == len(p.b) {
+		return v, p.i, err
+	}
+	switch c := js[start]; c {
+	case '{', '[', '"':
+	default:
+		switch js[p.i] {
+		case ' ', '\t', '\n', '\r', '{', '[', '"', ',', ':', ']', '}':
+		default:
+			what := "a number"
+			if c == 't' || c == 'f' || c == 'n' {
+				what = string(js[start:p.i])
+			}
+			return nil, p.i, p.fail(p.unexpected() + " after " + what)
+		}
+	}
+	return v, p.i, nil
 }
 
 // Unquote reads one JSON string, q with its quotes, as Parse reads the
@@ -171,7 +193,20 @@ func (p *jsonParser) value(depth int) (any, error) {
 	case c == '-' || c >= '0' && c <= '9':
 		return p.number()
 	}
-	return nil, p.fail("unexpected character " + strconv.QuoteRune(rune(p.b[p.i])))
+	return nil, p.fail(p.unexpected())
+}
+
+// unexpected names the character at p.i, read as UTF-8 (a byte that is
+// not UTF-8 by its value).
+func (p *jsonParser) unexpected() string {
+	r, size := utf8.DecodeRune(p.b[p.i:])
+	switch {
+	case r == utf8.RuneError && size <= 1:
+		return "unexpected byte 0x" + strconv.FormatUint(uint64(p.b[p.i]), 16)
+	case r == '\uFEFF':
+		return "unexpected byte order mark (U+FEFF)"
+	}
+	return "unexpected character " + strconv.QuoteRune(r)
 }
 
 func (p *jsonParser) word(w string) error {
@@ -196,6 +231,9 @@ func (p *jsonParser) number() (any, error) {
 		p.i++
 	}
 	if p.i < len(p.b) && p.b[p.i] == '0' {
+		if p.i+1 < len(p.b) && p.b[p.i+1] >= '0' && p.b[p.i+1] <= '9' {
+			return nil, p.fail("a number with a leading zero")
+		}
 		p.i++
 	} else if digits() == 0 {
 		return nil, p.fail("expected a digit")

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// apiVersionsV3JSON is apiVersionsV3 as value JSON, on one line.
+const apiVersionsV3JSON = `{"apiKey":18,"apiVersion":3,"header":{"correlationId":7,"clientId":"kwire"},"body":{"clientSoftwareName":"kwire ","clientSoftwareVersion":"1.0"}}`
+
+// TestEncodeDashIsStandardInput: "-" reads standard input where it
+// stands among the arguments, as kwire log, pcap and check take it, not
+// as JSON; alone it is as no argument; twice is misuse.
+func TestEncodeDashIsStandardInput(t *testing.T) {
+	out, errOut, code := runCLI(t, []string{"encode", "-"}, []byte(apiVersionsV3JSON+"\n"))
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, apiVersionsV3+"\n", out)
+	require.Empty(t, errOut)
+
+	// Among files, standard input is an input of its own, named "-".
+	f := filepath.Join(t.TempDir(), "a.json")
+	require.NoError(t, os.WriteFile(f, []byte(apiVersionsV3JSON+"\n"), 0o644))
+	out, errOut, code = runCLI(t, []string{"encode", f, "-"}, []byte(`{"apiKey":18,"apiVersion":3,"body":{"nope":1}}`+"\n"))
+	require.Equal(t, 1, code)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	require.Len(t, lines, 2)
+	require.Equal(t, apiVersionsV3, lines[0])
+	require.True(t, strings.HasPrefix(lines[1], `{"file":"-","line":1,"error":{"path":"body.nope"`), lines[1])
+	require.Contains(t, errOut, "kwire: -: line 1: body.nope: unknown field")
+
+	_, errOut, code = runCLI(t, []string{"encode", "-", "-"}, nil)
+	require.Equal(t, 2, code)
+	require.Equal(t, "kwire: - is given twice: standard input is read once\n", errOut)
+}
+
+// TestEncodeKwireExampleOutput: kwire example prints a frame's hex, then
+// its JSON; kwire encode passes over that first line, saying so, and
+// encodes the JSON (a user who saved an example to edit it gets the
+// edited frame). Hex anywhere else is one error that says it is hex.
+func TestEncodeKwireExampleOutput(t *testing.T) {
+	ex, errOut, code := runCLI(t, []string{"example", "Produce"}, nil)
+	require.Equal(t, 0, code, errOut)
+	hexLine, _, _ := strings.Cut(ex, "\n")
+	out, errOut, code := runCLI(t, []string{"encode"}, []byte(ex))
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, hexLine+"\n", out)
+	require.Equal(t, "kwire: line 1: a frame's hex, passed over (kwire example prints it above its JSON); the JSON after it is encoded\n", errOut)
+
+	// Hex alone: one error, on standard error as any lone document's.
+	out, errOut, code = runCLI(t, []string{"encode"}, []byte(hexLine+"\n"+hexLine+"\n"))
+	require.Equal(t, 1, code)
+	require.Empty(t, out)
+	require.Equal(t, "kwire: line 1: hex, not JSON: kwire encode reads the JSON of a frame; kwire decode reads its hex\n", errOut)
+
+	// Hex after JSON: one error in its place.
+	out, errOut, code = runCLI(t, []string{"encode"}, []byte(apiVersionsV3JSON+"\n"+apiVersionsV3+"\n"+apiVersionsV3JSON+"\n"))
+	require.Equal(t, 1, code)
+	require.Equal(t, apiVersionsV3+"\n"+`{"line":2,"error":{"path":"","message":"hex, not JSON: kwire encode reads the JSON of a frame; kwire decode reads its hex"}}`+"\n"+apiVersionsV3+"\n", out)
+	require.Equal(t, "kwire: line 2: hex, not JSON: kwire encode reads the JSON of a frame; kwire decode reads its hex\nkwire: 1 of 3 lines failed\n", errOut)
+
+	// A line of decimal digits is a number, not hex.
+	out, _, code = runCLI(t, []string{"encode"}, []byte("12345678\n"+apiVersionsV3JSON+"\n"))
+	require.Equal(t, 1, code)
+	require.True(t, strings.HasPrefix(out, `{"line":1,"error":{"path":"","message":"expected an object`), out)
+}
+
+// TestEncodeLeadingZeroIsOneError: "00" is no two numbers but one
+// error, at the zero.
+func TestEncodeLeadingZeroIsOneError(t *testing.T) {
+	out, errOut, code := runCLI(t, []string{"encode"}, []byte("00\n"+apiVersionsV3JSON+"\n"))
+	require.Equal(t, 1, code)
+	require.Equal(t, `{"line":1,"error":{"path":"","message":"invalid JSON at byte 0: a number with a leading zero"}}`+"\n"+apiVersionsV3+"\n", out)
+	require.Equal(t, "kwire: line 1: invalid JSON at byte 0: a number with a leading zero\nkwire: 1 of 2 lines failed\n", errOut)
+}
+
+// TestEncodeSkipsAByteOrderMark: a UTF-8 BOM at an input's start, as
+// editors on Windows save JSON, is dropped, on standard input and in a
+// file.
+func TestEncodeSkipsAByteOrderMark(t *testing.T) {
+	bom := "\xef\xbb\xbf"
+	out, errOut, code := runCLI(t, []string{"encode"}, []byte(bom+apiVersionsV3JSON+"\n"))
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, apiVersionsV3+"\n", out)
+	f := filepath.Join(t.TempDir(), "a.json")
+	require.NoError(t, os.WriteFile(f, []byte(bom+"\n"+apiVersionsV3JSON+"\n{bad\n"), 0o644))
+	out, errOut, code = runCLI(t, []string{"encode", f}, nil)
+	require.Equal(t, 1, code)
+	require.Equal(t, apiVersionsV3+"\n"+`{"line":3,"error":{"path":"","message":"invalid JSON at byte 1: expected a string key"}}`+"\n", out, errOut)
+}
+
+// TestEncodeOneDocumentErrorAlone: one document gives its frame or its
+// error alone, on standard error, whether it does not parse or does not
+// encode; a stream keeps an error object per bad document.
+func TestEncodeOneDocumentErrorAlone(t *testing.T) {
+	for _, c := range []struct{ in, err string }{
+		{`{"apiKey" 18}` + "\n", "kwire: line 1: invalid JSON at byte 10: expected ':' after a key\n"},
+		{"\n\n" + `{"apiKey" 18}` + "\n", "kwire: line 3: invalid JSON at byte 10: expected ':' after a key\n"},
+		{`{"apiKey":18,"apiVersion":3,"body":{"nope":1}}` + "\n", "kwire: body.nope: unknown field; valid here: clientSoftwareName, clientSoftwareVersion, _unknownTaggedFields (at v3)\n"},
+	} {
+		out, errOut, code := runCLI(t, []string{"encode"}, []byte(c.in))
+		require.Equal(t, 1, code, c.in)
+		require.Empty(t, out, c.in)
+		require.Equal(t, c.err, errOut, c.in)
+	}
+	f := filepath.Join(t.TempDir(), "a.json")
+	require.NoError(t, os.WriteFile(f, []byte("{bad\n"), 0o644))
+	out, errOut, code := runCLI(t, []string{"encode", f}, nil)
+	require.Equal(t, 1, code)
+	require.Empty(t, out)
+	require.Equal(t, "kwire: "+f+": line 1: invalid JSON at byte 1: expected a string key\n", errOut)
+}

@@ -1,0 +1,52 @@
+package jsontext
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestParseNextEndsWhereAValueEnds: a stream's value ends where the next
+// could start. A number with a leading zero is an error at the zero
+// ("00" was read as two numbers, so a line of hex gave an error a pair
+// of zeros), and a number or word followed by a byte that could go on
+// with it is an error at that byte, so a line of hex is one error.
+func TestParseNextEndsWhereAValueEnds(t *testing.T) {
+	for _, c := range []struct {
+		in  string
+		n   int    // bytes taken, when the value is read
+		err string // else the error
+	}{
+		{in: "00", err: "invalid JSON at byte 0: a number with a leading zero"},
+		{in: "000000ce0000000d", err: "invalid JSON at byte 0: a number with a leading zero"},
+		{in: " -01", err: "invalid JSON at byte 2: a number with a leading zero"},
+		{in: "[1,02]", err: "invalid JSON at byte 3: a number with a leading zero"},
+		{in: "1c000000", err: "invalid JSON at byte 1: unexpected character 'c' after a number"},
+		{in: "0x1f", err: "invalid JSON at byte 1: unexpected character 'x' after a number"},
+		{in: "1.5é", err: "invalid JSON at byte 3: unexpected character 'é' after a number"},
+		{in: "truex", err: "invalid JSON at byte 4: unexpected character 'x' after true"},
+		{in: "null0", err: "invalid JSON at byte 4: unexpected character '0' after null"},
+		{in: "\xef\xbb\xbf{}", err: "invalid JSON at byte 0: unexpected byte order mark (U+FEFF)"},
+		{in: "\xff", err: "invalid JSON at byte 0: unexpected byte 0xff"},
+		{in: "0", n: 1},
+		{in: "0.5e3 1", n: 5},
+		{in: "-0\n{}", n: 2},
+		{in: "12,", n: 2},
+		{in: "false]", n: 5},
+		{in: `1"x"`, n: 1},
+		{in: "{}{}", n: 2},
+		{in: `"a""b"`, n: 3},
+		{in: "[0]0", n: 3},
+	} {
+		_, n, err := ParseNext([]byte(c.in))
+		if c.err != "" {
+			require.EqualError(t, err, c.err, "%q", c.in)
+			continue
+		}
+		require.NoError(t, err, "%q", c.in)
+		require.Equal(t, c.n, n, "%q", c.in)
+	}
+	// Parse, of one value, says the same of a leading zero.
+	_, err := Parse([]byte("[007]"))
+	require.EqualError(t, err, "invalid JSON at byte 1: a number with a leading zero")
+}
