@@ -114,7 +114,7 @@ func parseBatchFlags(e *env, args []string) (*batchConfig, string, int) {
 	}
 	cfg.jobs = max(cfg.jobs, 1)
 	file := ""
-	if len(args) == 1 {
+	if len(args) == 1 && args[0] != "-" { // "-": standard input, as no file
 		file = args[0]
 	}
 	return cfg, file, -1

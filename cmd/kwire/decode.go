@@ -33,13 +33,15 @@ type anInput struct {
 const argsRule = `An argument is a FILE when a file or directory of that name exists, or
 when it looks like a path: it has no blanks and starts with '/', or it is
 not valid DATA and holds a '/' or a '.' followed by a letter (frame.bin, value.json);
-a missing FILE or a directory is an error. Any other argument is DATA;
-arguments of DATA next to each other are one text. Each FILE is read on
-its own: its form found, its lines numbered, its errors named by it.`
+a missing FILE or a directory is an error. "-" is standard input. Any
+other argument is DATA; arguments of DATA next to each other are one
+text. Each FILE is read on its own: its form found, its lines numbered,
+its errors named by it.`
 
 // readInputs gathers the inputs to work on, in order: each argument is a
 // file or data as isPathArg tells them apart, isData saying what data the
-// command takes; with no arguments, standard input. A file that cannot be
+// command takes, or "-", standard input; with no arguments, standard
+// input. A file that cannot be
 // read (missing, a directory) is an error naming it, as kwire batch's.
 func readInputs(e *env, args []string, isData func([]byte) bool) ([]anInput, error) {
 	if len(args) == 0 {
@@ -57,6 +59,15 @@ func readInputs(e *env, args []string, isData func([]byte) bool) ([]anInput, err
 		inline = nil
 	}
 	for _, a := range args {
+		if a == "-" { // standard input, in its place among the others
+			flush()
+			b, err := io.ReadAll(e.stdin)
+			if err != nil {
+				return nil, err
+			}
+			ins = append(ins, anInput{name: "-", data: b})
+			continue
+		}
 		if !isPathArg(a, isData) {
 			inline = append(inline, []byte(a))
 			continue
@@ -69,6 +80,9 @@ func readInputs(e *env, args []string, isData func([]byte) bool) ([]anInput, err
 		ins = append(ins, anInput{name: a, data: b})
 	}
 	flush()
+	if len(ins) == 1 && ins[0].name == "-" {
+		ins[0].name = "" // standard input alone, as with no arguments
+	}
 	return ins, nil
 }
 
@@ -357,6 +371,10 @@ func runDecode(e *env, args []string) int {
 	args, code := parseFlags(e, fs, args)
 	if code >= 0 {
 		return code
+	}
+	if countOf(args, "-") > 1 {
+		fail(e, "- is given twice: standard input is read once")
+		return 2
 	}
 	if err := c.check(e, *color, &jf); err != nil {
 		fail(e, "%v", err)

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -125,41 +124,13 @@ func named(name string) string {
 	return name + ": "
 }
 
-// encodeInputs is readInputs (each FILE, inline JSON, or standard input
-// when there are no arguments) with "-" for standard input, read where
-// it stands among the arguments, as kwire log, pcap and check take it;
-// it is named "-" among other inputs. Each input's UTF-8 byte order
-// mark, which editors on Windows write and JSON does not hold, is
-// dropped.
+// encodeInputs is readInputs (each FILE, inline JSON, "-" or no
+// arguments for standard input) with each input's UTF-8 byte order mark,
+// which editors on Windows write and JSON does not hold, dropped.
 func encodeInputs(e *env, args []string) ([]anInput, error) {
-	var ins []anInput
-	var err error
-	if len(args) == 0 {
-		ins, err = readInputs(e, nil, isJSONArg)
-	}
-	for len(args) > 0 && err == nil {
-		i := slices.Index(args, "-")
-		if i < 0 {
-			i = len(args)
-		}
-		if i > 0 {
-			var part []anInput
-			part, err = readInputs(e, args[:i], isJSONArg)
-			ins = append(ins, part...)
-		}
-		if i < len(args) && err == nil {
-			var b []byte
-			b, err = io.ReadAll(e.stdin)
-			ins = append(ins, anInput{name: "-", data: b})
-			i++
-		}
-		args = args[i:]
-	}
+	ins, err := readInputs(e, args, isJSONArg)
 	if err != nil {
 		return nil, err
-	}
-	if len(ins) == 1 && ins[0].name == "-" {
-		ins[0].name = "" // standard input alone, as with no arguments
 	}
 	for i := range ins {
 		ins[i].data = bytes.TrimPrefix(ins[i].data, []byte("\xef\xbb\xbf"))

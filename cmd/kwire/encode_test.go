@@ -113,3 +113,30 @@ func TestEncodeOneDocumentErrorAlone(t *testing.T) {
 	require.Empty(t, out)
 	require.Equal(t, "kwire: "+f+": line 1: invalid JSON at byte 1: expected a string key\n", errOut)
 }
+
+// TestDecodeAndBatchDashIsStandardInput: "-" is standard input for kwire
+// decode (in its place among other inputs, read once) and kwire batch, as
+// for encode, log, pcap and check.
+func TestDecodeAndBatchDashIsStandardInput(t *testing.T) {
+	alone, errOut, code := runCLI(t, []string{"decode", "--format", "ndjson"}, []byte(apiVersionsV3+"\n"))
+	require.Equal(t, 0, code, errOut)
+	out, errOut, code := runCLI(t, []string{"decode", "--format", "ndjson", "-"}, []byte(apiVersionsV3+"\n"))
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, alone, out)
+	require.Contains(t, out, `"apiKey":18`)
+
+	// Between two inline frames: three frames, standard input's second.
+	out, errOut, code = runCLI(t, []string{"decode", "--format", "ndjson", apiVersionsV3, "-", apiVersionsV3}, []byte(apiVersionsV3+"\n"))
+	require.Equal(t, 0, code, errOut)
+	require.Len(t, strings.Split(strings.TrimSpace(out), "\n"), 3)
+
+	_, errOut, code = runCLI(t, []string{"decode", "-", "-"}, nil)
+	require.Equal(t, 2, code)
+	require.Equal(t, "kwire: - is given twice: standard input is read once\n", errOut)
+
+	alone, errOut, code = runCLI(t, []string{"batch"}, []byte(apiVersionsV3+"\n"))
+	require.Equal(t, 0, code, errOut)
+	out, errOut, code = runCLI(t, []string{"batch", "-"}, []byte(apiVersionsV3+"\n"))
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, alone, out)
+}
