@@ -1,17 +1,22 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kwire/kwire/internal/bench/traffic"
 )
@@ -292,6 +297,65 @@ func TestProxyCheck(t *testing.T) {
 	for _, sev := range []string{" error ", " warning "} {
 		require.NotRegexp(t, `(?m)^kwire: check: \S+`+sev, errOut)
 	}
+}
+
+// TestProxyCheckSkippedExchangesAreLost: when kwire proxy --check skips
+// exchanges because decoding is behind (here a hundredth of a core and a
+// queue of two, so that it surely is while the producer produces), the
+// rules take them as lost data, as bytes lost from a capture: an
+// idempotent producer's batches after a skip are not judged against the
+// batch before it (it was 265 false conv.sequence errors, "leaves a gap
+// in its sequence", at the default --decode-cpu), and the summary says
+// what was not judged and how many exchanges were not checked. The skips
+// are logged at most once a second (it was a line per exchange delivered
+// after one, 268 in two seconds).
+func TestProxyCheckSkippedExchangesAreLost(t *testing.T) {
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "bulk"), kfake.Ports(freePort(t)))
+	require.NoError(t, err)
+	defer cluster.Close()
+	p := startProxyCLI(t, "--upstream", cluster.ListenAddrs()[0], "--listen", "127.0.0.1:0", "--decode-cpu", "0.01", "--queue", "2", "--format", "ndjson", "--check")
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(p.addr), kgo.DefaultProduceTopic("bulk"), kgo.ProducerLinger(0),
+		kgo.ProducerBatchMaxBytes(5000), kgo.MaxBufferedRecords(100000), kgo.ConsumeTopics("bulk"),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	require.NoError(t, err)
+	defer cl.Close()
+	const n = 10000
+	value := []byte(strings.Repeat("x", 1000))
+	var wg sync.WaitGroup
+	var failed atomic.Int64
+	for range n {
+		wg.Add(1)
+		cl.Produce(ctx, &kgo.Record{Value: value}, func(_ *kgo.Record, err error) {
+			if err != nil {
+				failed.Add(1)
+			}
+			wg.Done()
+		})
+	}
+	wg.Wait()
+	require.Zero(t, failed.Load())
+	for got := 0; got < n; {
+		fs := cl.PollFetches(ctx)
+		require.NoError(t, ctx.Err())
+		got += fs.NumRecords()
+	}
+	cl.Close()
+	_, errOut := p.stop(t)
+	elapsed := time.Since(start)
+
+	m := regexp.MustCompile(`\(\d+ shown, (\d+) skipped because decoding was behind\)`).FindStringSubmatch(errOut)
+	require.NotNil(t, m, errOut)
+	skipped, _ := strconv.Atoi(m[1])
+	require.Positive(t, skipped, "the proxy skipped exchanges, or this test tests nothing")
+	require.NotRegexp(t, `(?m)^kwire: check: \S+ (error|warning) `, errOut)
+	require.Contains(t, errOut, "kwire: check: conv.sequence skipped ")
+	require.Contains(t, errOut, "a producer's batch after exchanges were left out unchecked (decoding was behind) is not judged")
+	require.Regexp(t, `(?m)^kwire: check: 0 errors, 0 warnings, 0 notes; [1-9]\d* rules not judged \(said in their lines\); `+m[1]+` of \d+ exchanges not checked \(skipped: decoding was behind the traffic; --decode-cpu 0 checks every one\)$`, errOut)
+	said := regexp.MustCompile(`(?m)^kwire: proxy: \d+ exchanges skipped in the last second, \d+ in all: decoding was behind`).FindAllString(errOut, -1)
+	require.LessOrEqual(t, len(said), int(elapsed/time.Second)+1, errOut)
 }
 
 // TestCheckCaptureLostRequestTail: a capture that lost the last segment

@@ -42,9 +42,11 @@ type Exchange struct {
 	// ReusedCorrelation marks a request whose correlation id was that of
 	// a request of its connection still waiting.
 	ReusedCorrelation bool
-	// Gaps counts the bytes lost from the connection's capture so far
-	// (any loss makes an unanswered request or a stray response
-	// unjudgeable).
+	// Gaps counts the bytes lost from the connection's capture so far,
+	// or the connection's exchanges a proxy skipped so far (any loss
+	// makes an unanswered request, a stray response or the connection's
+	// SASL order unjudgeable; exchanges skipped on any connection are
+	// told with Checker.Missed).
 	Gaps int
 }
 
