@@ -409,6 +409,19 @@ func (r *reader) body(f *codec.Frame, ff *frameFacts) {
 		}
 	case schema.KeyAddPartitionsToTxn:
 		if f.Response {
+			// A coordinator that moved answers each partition so (v0-3
+			// have no top-level error, v4+ clients' one transaction's).
+			ts := elems(b.Get("resultsByTopicV3AndBelow"))
+			for _, tx := range elems(b.Get("resultsByTransaction")) {
+				ts = append(ts, elems(tx.Get("topicResults"))...)
+			}
+			for _, t := range ts {
+				for _, p := range elems(t.Get("resultsByPartition")) {
+					if c := int16(intOf(p.Get("partitionErrorCode"))); c == errNotCoordinator || c == errCoordinatorUnavailable {
+						ff.ErrorCode = c
+					}
+				}
+			}
 			return
 		}
 		if ts := b.Get("transactions"); ts != nil {

@@ -139,8 +139,10 @@ func respPos(x *Exchange) int { return max(x.ResponsePacket, x.ResponseFrame) }
 
 // Error codes the rules read.
 const (
-	errOffsetOutOfRange   = 1
-	errUnsupportedVersion = 35
+	errOffsetOutOfRange       = 1
+	errCoordinatorUnavailable = 15
+	errNotCoordinator         = 16
+	errUnsupportedVersion     = 35
 )
 
 func (c *Checker) connRules(a *analysis, cs *connState) {

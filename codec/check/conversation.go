@@ -33,9 +33,13 @@ const recentBatches = 8
 
 // txnState is a transactional producer's current transaction.
 type txnState struct {
-	txnID  string
-	epoch  int16
-	known  bool // the transaction's start was seen (InitProducerId, an EndTxn, an add)
+	txnID string
+	epoch int16
+	// known: the transaction's start was seen (the producer's
+	// InitProducerId answer, or the EndTxn that ended its previous
+	// transaction), so its coordinator's connection was captured.
+	// AddPartitionsToTxn sets it too: what it adds is followed from there.
+	known  bool
 	added  map[partKey]bool
 	open   bool // records or offsets went into it since it began
 	openAt Where
@@ -45,6 +49,10 @@ type txnState struct {
 	// an add, a produce or an EndTxn lost since may be what a rule
 	// would miss.
 	lost int
+	// moved: a coordinator request of the transaction was answered
+	// NOT_COORDINATOR or COORDINATOR_NOT_AVAILABLE, so the producer may
+	// have gone on with a coordinator the capture does not see.
+	moved bool
 }
 
 // partKey names a partition of a client (identity) or of a producer.
@@ -117,6 +125,7 @@ func (c *Checker) conversation(a *analysis, cs *connState) {
 			for _, p := range tx.Parts {
 				t.added[partKey{"", c.topicName(p.Topic), p.Partition}] = true
 			}
+			c.coordinatorMoved(a, tx.ProducerID)
 		}
 	case schema.KeyAddOffsetsToTxn, schema.KeyTxnOffsetCommit:
 		t := c.txn(req.ProducerID)
@@ -124,6 +133,9 @@ func (c *Checker) conversation(a *analysis, cs *connState) {
 			t.open, t.openAt = true, a.where(Request)
 		}
 		t.conns[cn.ID] = true
+		if a.key == schema.KeyAddOffsetsToTxn {
+			c.coordinatorMoved(a, req.ProducerID)
+		}
 	case schema.KeyEndTxn:
 		t := c.txn(req.ProducerID)
 		t.conns[cn.ID] = true
@@ -135,8 +147,9 @@ func (c *Checker) conversation(a *analysis, cs *connState) {
 			c.add(ConvTxnEnd, a.where(Request), "EndTxn for producer id "+i64(req.ProducerID)+" ends a transaction that holds nothing",
 				"EndTxn after records or offsets went into the transaction", "an empty transaction")
 		}
-		t.known, t.open, t.lost = true, false, c.lost
+		t.known, t.open, t.lost, t.moved = true, false, c.lost, false
 		clear(t.added)
+		c.coordinatorMoved(a, req.ProducerID)
 	case schema.KeyFetch:
 		if req.ReplicaID < 0 {
 			c.fetch(a, who, cn.ID)
@@ -147,6 +160,17 @@ func (c *Checker) conversation(a *analysis, cs *connState) {
 		c.resets[who]++
 	case schema.KeyOffsetCommit:
 		c.commit(a, who)
+	}
+}
+
+// coordinatorMoved marks a producer's transaction whose coordinator
+// answered NOT_COORDINATOR or COORDINATOR_NOT_AVAILABLE: the producer
+// looks for its coordinator again, maybe on a broker the capture does not
+// see.
+func (c *Checker) coordinatorMoved(a *analysis, pid int64) {
+	if rsp := &a.rsp; rsp.Present && rsp.Err == nil && !rsp.Guessed &&
+		(rsp.ErrorCode == errNotCoordinator || rsp.ErrorCode == errCoordinatorUnavailable) {
+		c.txn(pid).moved = true
 	}
 }
 
@@ -197,6 +221,8 @@ func (c *Checker) produce(a *analysis, req *frameFacts, cn *Conn) {
 			case t.added[pk]:
 			case !t.known:
 				c.skip(ConvTxnAdd, a.batchAt(Request, b, 0, ""), "a transaction whose start was not captured is not judged")
+			case t.moved:
+				c.skip(ConvTxnAdd, a.batchAt(Request, b, 0, ""), "a transaction whose coordinator answered NOT_COORDINATOR or COORDINATOR_NOT_AVAILABLE is not judged (its producer may add partitions through a coordinator the capture does not see)")
 			case t.lost != c.lost:
 				c.skip(ConvTxnAdd, a.batchAt(Request, b, 0, ""), "a transactional batch "+c.afterLoss()+" is not judged (its AddPartitionsToTxn may be in them)")
 			default:
@@ -383,8 +409,10 @@ func (c *Checker) commit(a *analysis, who string) {
 
 // End applies what can be judged only once everything was seen: a
 // transaction with records whose producer's connections all closed
-// without ending it, judged only where nothing was lost since it began.
-// It returns those findings.
+// without ending it, judged only where the capture holds the
+// transaction's start (so its coordinator's connection), its coordinator
+// did not move, and nothing was lost since it began. It returns those
+// findings.
 func (c *Checker) End() []Finding {
 	c.out = c.out[:0]
 	pids := make([]int64, 0, len(c.txns))
@@ -404,6 +432,12 @@ func (c *Checker) End() []Finding {
 			}
 		}
 		switch {
+		case !t.known:
+			// Its EndTxn goes to the transaction coordinator, which may be
+			// a broker the capture does not see.
+			c.skip(ConvTxnEnd, t.openAt, "a transaction whose start was not captured (no InitProducerId, AddPartitionsToTxn or earlier EndTxn of its producer: its coordinator's connection may not be in the capture) is not judged")
+		case t.moved:
+			c.skip(ConvTxnEnd, t.openAt, "a transaction whose coordinator answered NOT_COORDINATOR or COORDINATOR_NOT_AVAILABLE is not judged (its producer may have ended it with a coordinator the capture does not see)")
 		case t.lost != c.lost:
 			c.skip(ConvTxnEnd, t.openAt, "a transaction still open "+c.afterLoss()+" is not judged (its EndTxn may be in them)")
 		case closed:

@@ -102,7 +102,7 @@ type frameFacts struct {
 	HeaderWritten  int16
 	HeaderExpected int16
 
-	ErrorCode int16 // the body's top-level errorCode (0 when none)
+	ErrorCode int16 // the body's top-level errorCode (0 when none; AddPartitionsToTxn's answer: NOT_COORDINATOR or COORDINATOR_NOT_AVAILABLE for any partition)
 	Acks      int16
 	HasAcks   bool
 
