@@ -289,10 +289,21 @@ func TestProxyCheck(t *testing.T) {
 	require.Regexp(t, `(?m)^kwire: check: conv\.sequence error conn \d+ correlation 3 request at byte \d+ \(body\.topicData\[0\]\.partitionData\[0\]\.records\[0\]\.baseSequence\): .* expected 2, found 3$`, errOut)
 	require.Equal(t, 1, strings.Count(errOut, " error conn "), errOut)
 
+	// --api chooses what is shown, not what is checked: the rules follow
+	// every exchange (the proxy copied only Metadata, and the sequence
+	// was not followed at all).
+	only := startProxyCLI(t, "--upstream", seed, "--listen", "127.0.0.1:0", "--decode-cpu", "0", "--format", "ndjson", "--check", "--api", "Metadata")
+	seq.run(t, only.addr, true)
+	out, errOut := only.stop(t)
+	require.Regexp(t, `(?m)^kwire: check: conv\.sequence error conn \d+ correlation 3 request `, errOut)
+	for _, l := range parseProxyLines(t, out) {
+		require.Equal(t, "Metadata", l.APIName)
+	}
+
 	good := startProxyCLI(t, "--upstream", seed, "--listen", "127.0.0.1:0", "--decode-cpu", "0", "--format", "ndjson", "--check")
 	seq.run(t, good.addr, false)
 	kgoTraffic(t, good.addr, "kwire-proxy-check", "orders", 5)
-	out, errOut := good.stop(t)
+	out, errOut = good.stop(t)
 	require.NotEmpty(t, out)
 	for _, sev := range []string{" error ", " warning "} {
 		require.NotRegexp(t, `(?m)^kwire: check: \S+`+sev, errOut)

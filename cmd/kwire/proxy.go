@@ -241,7 +241,8 @@ func (c *proxyConfig) run(ctx context.Context, e *env) int {
 	for _, p := range c.ports {
 		pc.Ports = append(pc.Ports, int(p))
 	}
-	if c.only != nil {
+	if c.only != nil && !c.check {
+		// --check follows every exchange, whatever --api shows.
 		key := c.only.Key
 		pc.Keep = func(k int16) bool { return k == key || topicids.Learns(k) } // Metadata: topic ids
 	}
