@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -413,6 +414,77 @@ func TestCheckCaptureLostRequestTail(t *testing.T) {
 			require.NotContains(t, out, `"correlationId":3,"paired":false`)
 		})
 	}
+}
+
+// withAPI is frame f with its request header's API key and version
+// replaced.
+func withAPI(f []byte, key, ver uint16) []byte {
+	f = append([]byte(nil), f...)
+	binary.BigEndian.PutUint16(f[4:], key)
+	binary.BigEndian.PutUint16(f[6:], ver)
+	return f
+}
+
+// TestCheckCaptureUnreadableFrameAtStart: a connection captured from its
+// SYN whose client sends a frame with an API key or version past any
+// Kafka (999; 95 at version 12) is flagged frame.api as kwire proxy
+// --check flags it, first frame or not: the capture reader took such a
+// header for garbage, resynchronised past it, and kwire check said
+// nothing and exited 0. The stream, followed from the SYN with nothing
+// lost, says where frames begin, and the size prefix is borne out. Bytes
+// there that frame no way (a size past the limit, HTTP) are said not
+// judged. A capture that starts mid-connection knows no boundary: no
+// finding there. Nor after a SaslHandshake v0, after which come raw SASL
+// tokens, size-prefixed but not frames.
+func TestCheckCaptureUnreadableFrameAtStart(t *testing.T) {
+	md := exampleFrame(t, "Metadata", 12, false, 7)
+	av := []segment{
+		{true, 0, exampleFrame(t, "ApiVersions", 3, false, 1)},
+		{false, time.Millisecond, exampleFrame(t, "ApiVersions", 3, true, 1)},
+	}
+	bad := func(key, ver uint16) segment { return segment{true, 2 * time.Millisecond, withAPI(md, key, ver)} }
+	for _, tc := range []struct {
+		name string
+		syn  bool
+		segs []segment
+		want string // a line of the output, "" for none
+		code int
+	}{
+		{"key 999 first", true, []segment{bad(999, 12)}, "frame.api error conn 1 correlation 7 request (packet 4) at byte 4 (header.requestApiKey): no such API or version, expected a known API key (0-94), found 999", 1},
+		{"key 95 v12 first", true, []segment{bad(95, 12)}, "frame.api error conn 1 correlation 7 request (packet 4) at byte 4 (header.requestApiKey): no such API or version, expected a known API key (0-94), found 95", 1},
+		{"key 999 after ApiVersions", true, append(slices.Clip(av), bad(999, 12)), "frame.api error conn 1 correlation 7 request (packet 6) at byte 4 (header.requestApiKey): no such API or version, expected a known API key (0-94), found 999", 1},
+		{"key 999 mid-stream", false, []segment{bad(999, 12)}, "", 0},
+		{"a size past the limit first", true, []segment{{true, 0, append([]byte{0x7f, 0xff, 0xff, 0xff}, md[4:]...)}},
+			"frame.size skipped conn 1 (packet 4): bytes of a connection captured from its start do not read as a frame (implausible frame header 7f ff ff ff 00 03 00 0c 00 00 00 07 at offset 0 of client stream): the capture skipped them to resynchronise, and what they hold is not judged", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := connPcap(t, tc.syn, nil, tc.segs...)
+			out, errOut, code := runCLI(t, []string{"check", file}, nil)
+			require.Equal(t, tc.code, code, out+errOut)
+			if tc.want == "" {
+				require.NotContains(t, out, "frame.api")
+				require.NotContains(t, out, "do not read as a frame")
+			} else {
+				require.Contains(t, out, tc.want+"\n")
+			}
+		})
+	}
+
+	// SaslHandshake v0, then a PLAIN token and the broker's empty answer,
+	// raw, then Metadata.
+	token := binary.BigEndian.AppendUint32(nil, 10)
+	token = append(token, "\x00user\x00pass"...)
+	file := connPcap(t, true, nil,
+		segment{true, 0, exampleFrame(t, "SaslHandshake", 0, false, 1)},
+		segment{false, time.Millisecond, exampleFrame(t, "SaslHandshake", 0, true, 1)},
+		segment{true, 2 * time.Millisecond, token},
+		segment{false, 3 * time.Millisecond, []byte{0, 0, 0, 0}},
+		segment{true, 4 * time.Millisecond, md},
+		segment{false, 5 * time.Millisecond, exampleFrame(t, "Metadata", 12, true, 7)})
+	out, errOut, code := runCLI(t, []string{"check", "--fail-on", "warning", file}, nil)
+	require.Equal(t, 0, code, out+errOut)
+	require.NotContains(t, out, "frame.api")
+	require.NotContains(t, out, "do not read as a frame")
 }
 
 // TestCaptureTLSConnectionSaid: a connection that carries TLS is said by
