@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -92,6 +93,37 @@ func TestCheckSaysWhatItCouldNotRead(t *testing.T) {
 	require.Equal(t, 1, code, errOut)
 	require.Contains(t, out, "records.crc error")
 	require.Contains(t, errOut, "check: 1 errors, 0 warnings, 0 notes; 1 rules not judged (said in their lines); 1 of 2 files not read (said above)")
+}
+
+// TestCheckSaysJSONIsNotFrames: kwire pcap's and kwire proxy's NDJSON
+// logs and kwire decode's value JSON hold no frame bytes; kwire check
+// says what it needs instead, not "unexpected character 'o' in hex".
+func TestCheckSaysJSONIsNotFrames(t *testing.T) {
+	dir := t.TempDir()
+	frame := exampleFrame(t, "ApiVersions", 3, false, 7)
+	log := filepath.Join(dir, "proxy.ndjson")
+	out, _, code := runCLI(t, []string{"pcap", connPcap(t, true, nil, segment{true, 0, frame})}, nil)
+	require.Equal(t, 0, code)
+	require.True(t, strings.HasPrefix(out, `{"conn":`), out)
+	require.NoError(t, os.WriteFile(log, []byte(out), 0o644))
+	value := filepath.Join(dir, "value.json")
+	out, _, code = runCLI(t, []string{"decode", "--format", "json", hex.EncodeToString(frame)}, nil)
+	require.Equal(t, 0, code)
+	require.NoError(t, os.WriteFile(value, []byte(out), 0o644))
+	for file, want := range map[string]string{
+		log:   "this is the NDJSON log of kwire pcap or kwire proxy: its exchanges are decoded, and the frames' bytes are not in it. kwire check needs the frames: check the capture itself (pcap, pcapng), or run kwire proxy --check to check the traffic as it passes",
+		value: "this is JSON, not frames: kwire check reads captures (pcap, pcapng) and frames (binary, hex, dumps); kwire encode turns a frame's value JSON back into its bytes (kwire encode FILE | kwire check)",
+	} {
+		_, errOut, code := runCLI(t, []string{"check", file}, nil)
+		require.Equal(t, 1, code, errOut)
+		require.Contains(t, errOut, "kwire: "+file+": "+want+"\n")
+		require.NotContains(t, errOut, " in hex")
+	}
+	// What the hint says works.
+	hexed, _, code := runCLI(t, []string{"encode", value}, nil)
+	require.Equal(t, 0, code)
+	_, errOut, code := runCLI(t, []string{"check"}, []byte(hexed))
+	require.Equal(t, 0, code, errOut)
 }
 
 // TestCheckSaysACaptureIsCut: a capture cut short (or corrupt after some
