@@ -108,6 +108,16 @@ func parseProxyFlags(e *env, args []string) (*proxyConfig, int) {
 		fail(e, "proxy needs --upstream HOST:PORT, the broker to forward to")
 		return nil, 2
 	}
+	// Addresses that cannot work are misuse, said now: they were taken,
+	// and the upstream's failed at every dial, later, in the log.
+	if err := hostPort("--upstream", c.upstream, false); err != nil {
+		fail(e, "%v", err)
+		return nil, 2
+	}
+	if err := hostPort("--listen", c.listen, true); err != nil {
+		fail(e, "%v", err)
+		return nil, 2
+	}
 	err := c.exchangeFilter.resolve()
 	if err != nil {
 		fail(e, "%v", err)
@@ -197,6 +207,22 @@ func parseProxyFlags(e *env, args []string) (*proxyConfig, int) {
 		}
 	}
 	return c, -1
+}
+
+// hostPort checks a flag's HOST:PORT: a host and a TCP port, 1-65535 (0
+// too when zeroOK: a listener the system gives a port) or a service name.
+func hostPort(flag, addr string, zeroOK bool) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%s must be HOST:PORT, not %q", flag, addr)
+	}
+	if n, err := net.LookupPort("tcp", port); err != nil || n == 0 && !zeroOK {
+		if strings.Contains(port, ",") && flag == "--upstream" {
+			return fmt.Errorf("--upstream is one broker, HOST:PORT, not %q: the proxy finds the others in its answers", addr)
+		}
+		return fmt.Errorf("%s %s: %q is not a TCP port (1-65535)", flag, addr, port)
+	}
+	return nil
 }
 
 // proxyRun is one run: the output, the filters and what the summary adds up.

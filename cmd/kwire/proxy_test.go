@@ -870,9 +870,12 @@ func TestProxyWebLimits(t *testing.T) {
 
 // TestProxyCLIRefusesMisuse: flags that cannot work are refused before
 // anything listens, exit 2, in the flags' words: a queue of no
-// exchanges (0 and -1 were taken silently as the default), and a listen
+// exchanges (0 and -1 were taken silently as the default), a listen
 // address of every address with nothing to tell clients (it failed
-// later, exit 1, naming the library's AdvertiseHost).
+// later, exit 1, naming the library's AdvertiseHost), and addresses that
+// are no HOST:PORT (--listen bad and --upstream localhost exited 1; an
+// upstream port past 65535, or two brokers' ports, were taken, and every
+// dial failed later, in the log).
 func TestProxyCLIRefusesMisuse(t *testing.T) {
 	for _, c := range []struct {
 		args []string
@@ -882,6 +885,12 @@ func TestProxyCLIRefusesMisuse(t *testing.T) {
 		{[]string{"--queue", "-1"}, "kwire: --queue must be at least 1\n"},
 		{[]string{"--listen", ":19160"}, "kwire: --listen :19160 is every address: give --advertise-host, the address clients reach the proxy by\n"},
 		{[]string{"--listen", "[::]:19160"}, "kwire: --listen [::]:19160 is every address: give --advertise-host, the address clients reach the proxy by\n"},
+		{[]string{"--listen", "bad"}, "kwire: --listen must be HOST:PORT, not \"bad\"\n"},
+		{[]string{"--listen", "127.0.0.1:99999"}, "kwire: --listen 127.0.0.1:99999: \"99999\" is not a TCP port (1-65535)\n"},
+		{[]string{"--upstream", "localhost"}, "kwire: --upstream must be HOST:PORT, not \"localhost\"\n"},
+		{[]string{"--upstream", "127.0.0.1:99999"}, "kwire: --upstream 127.0.0.1:99999: \"99999\" is not a TCP port (1-65535)\n"},
+		{[]string{"--upstream", "127.0.0.1:0"}, "kwire: --upstream 127.0.0.1:0: \"0\" is not a TCP port (1-65535)\n"},
+		{[]string{"--upstream", "127.0.0.1:29190,29191"}, "kwire: --upstream is one broker, HOST:PORT, not \"127.0.0.1:29190,29191\": the proxy finds the others in its answers\n"},
 	} {
 		out, errOut, code := runCLI(t, append([]string{"proxy", "--upstream", "127.0.0.1:1"}, c.args...), nil)
 		require.Equal(t, 2, code, c.args)
