@@ -402,6 +402,40 @@ func TestProxyCheckSkippedExchangesAreLost(t *testing.T) {
 	require.LessOrEqual(t, len(said), int(elapsed/time.Second)+1, errOut)
 }
 
+// TestProxyCheckKfakeMarkers: franz-go's kfake writes its transaction
+// markers with a null value where Kafka's broker writes an EndTxnMarker
+// (a version and the coordinator's epoch), which a Kafka follower or a
+// broker loading its log could not read: kwire proxy --check says so, a
+// warning, when a read_committed consumer fetches one; the transaction
+// itself breaks no rule.
+func TestProxyCheckKfakeMarkers(t *testing.T) {
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "txn"), kfake.Ports(freePort(t)))
+	require.NoError(t, err)
+	defer cluster.Close()
+	p := startProxyCLI(t, "--upstream", cluster.ListenAddrs()[0], "--listen", "127.0.0.1:0", "--decode-cpu", "0", "--format", "ndjson", "--check")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	pr, err := kgo.NewClient(kgo.SeedBrokers(p.addr), kgo.TransactionalID("kwire-markers"), kgo.DefaultProduceTopic("txn"))
+	require.NoError(t, err)
+	require.NoError(t, pr.BeginTransaction())
+	require.NoError(t, pr.ProduceSync(ctx, &kgo.Record{Value: []byte("v")}).FirstErr())
+	require.NoError(t, pr.EndTransaction(ctx, kgo.TryCommit))
+	pr.Close()
+	co, err := kgo.NewClient(kgo.SeedBrokers(p.addr), kgo.ConsumeTopics("txn"), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	require.NoError(t, err)
+	for got := 0; got < 1; {
+		fs := co.PollFetches(ctx)
+		require.NoError(t, ctx.Err())
+		got += fs.NumRecords()
+	}
+	co.Close()
+	_, errOut := p.stop(t)
+	require.Regexp(t, `(?m)^kwire: check: records\.marker warning conn \d+ correlation \d+ response at byte \d+ \(body\.responses\[0\]\.partitions\[0\]\.records\[\d+\]\.records\[0\]\.value\): a transaction marker's value is no EndTxnMarker, expected an int16 version of 0 or more and the coordinator's int32 epoch, 6 bytes, found null$`, errOut)
+	require.NotRegexp(t, `(?m)^kwire: check: \S+ error `, errOut)
+	require.NotRegexp(t, `(?m)^kwire: check: (conv|conn)\.\S+ warning `, errOut)
+}
+
 // TestCheckCaptureLostRequestTail: a capture that lost the last segment
 // of a request (the broker's ACK shows it was sent) drops that request as
 // damaged, pairs the exchange after it, and judges no response against

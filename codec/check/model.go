@@ -194,6 +194,13 @@ type batchFacts struct {
 	LastDelta        int64
 	FirstDeltaOffset int // byte where the first out-of-line delta is
 	FirstDeltaBad    int // its index, -1 when none
+	// The first transaction marker (a control record of type ABORT or
+	// COMMIT) whose value is no EndTxnMarker: what it is ("" when none:
+	// "null", "2 bytes", "version -1"), its record's index and where its
+	// value is.
+	BadMarker                     string
+	BadMarkerRec                  int
+	BadMarkerOffset, BadMarkerBuf int
 }
 
 // path is the batch's value-JSON path.
