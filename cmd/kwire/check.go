@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -228,6 +229,9 @@ func (c *checkConfig) checkFile(e *env, o *checkOut, file string) (*capture.Note
 	if err != nil {
 		return nil, err
 	}
+	if err := notFrames(raw); err != nil {
+		return nil, err
+	}
 	data, _, err := input.Parse(raw, input.Auto)
 	if err != nil {
 		return nil, err
@@ -240,6 +244,30 @@ func (c *checkConfig) checkFile(e *env, o *checkOut, file string) (*capture.Note
 		o.put(file, &f)
 	}
 	return nil, nil
+}
+
+// notFrames recognises JSON where frames were expected, and says what
+// check needs instead: kwire pcap's and kwire proxy's NDJSON (one
+// exchange a line, decoded) and value JSON (kwire decode's) hold no frame
+// bytes, and read as hex they failed on their first letter.
+func notFrames(raw []byte) error {
+	text := bytes.TrimLeft(raw, " \t\r\n\ufeff")
+	if len(text) == 0 || text[0] != '{' {
+		return nil
+	}
+	line, _, _ := bytes.Cut(text, []byte("\n"))
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(line, &obj) != nil && json.Unmarshal(text, &obj) != nil {
+		return nil // not JSON: the hex reader says what it is not
+	}
+	_, conn := obj["connId"]
+	_, key := obj["apiKey"]
+	if conn && key {
+		return errors.New("this is the NDJSON log of kwire pcap or kwire proxy: its exchanges are decoded, and the frames' bytes are not in it. " +
+			"kwire check needs the frames: check the capture itself (pcap, pcapng), or run kwire proxy --check to check the traffic as it passes")
+	}
+	return errors.New("this is JSON, not frames: kwire check reads captures (pcap, pcapng) and frames (binary, hex, dumps); " +
+		"kwire encode turns a frame's value JSON back into its bytes (kwire encode FILE | kwire check)")
 }
 
 // isCapture recognises pcap (either byte order, µs or ns), pcapng and
@@ -318,8 +346,16 @@ func (c *checkConfig) checkCapture(o *checkOut, file string, in io.Reader) (*cap
 	}
 	o.tls += res.TLS
 	for _, n := range res.Notes {
-		if n.TLS {
+		switch {
+		case n.TLS:
 			o.tlsNotes = append(o.tlsNotes, n)
+		case n.Unframed:
+			// Bytes the capture holds whole, from the connection's start,
+			// that the reader could not frame: whatever they hold is not
+			// judged, and the check says so (no finding would).
+			f := check.Finding{Rule: check.FrameSize, Where: check.Where{Conn: n.Conn.ID, Packet: n.Packet}, Skipped: true,
+				What: "bytes of a connection captured from its start do not read as a frame (" + n.Message + "): the capture skipped them to resynchronise, and what they hold is not judged"}
+			o.put(file, &f)
 		}
 	}
 	return res.Truncation, nil

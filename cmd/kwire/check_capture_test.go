@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"hash/crc32"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -523,4 +525,62 @@ func TestCheckRealClientsKafkaJS(t *testing.T) {
 	pc, _, code := runCLI(t, []string{"pcap", "--api", "Produce", abs}, nil)
 	require.Equal(t, 0, code)
 	require.Contains(t, pc, `"producerId":-1,"producerEpoch":0,"baseSequence":0`)
+}
+
+// TestCheckTxnEndOnOneBrokerOfThree: a capture of one broker of a
+// three-broker cluster holds a transactional producer's records (their
+// partition's leader is that broker) but not its InitProducerId and
+// EndTxn, which go to the transaction coordinator, another broker. That
+// the producer left without EndTxn cannot be judged from it: it was a
+// conv.txn-end warning, "closed its connections with a transaction open"
+// (a tester's tshark capture of kgo and kfake's bootstrap broker).
+func TestCheckTxnEndOnOneBrokerOfThree(t *testing.T) {
+	ports := []int{freePort(t), freePort(t), freePort(t)}
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.Ports(ports...), kfake.SeedTopics(1, "txn"))
+	require.NoError(t, err)
+	defer cluster.Close()
+	seed := "127.0.0.1:" + strconv.Itoa(ports[0])
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	direct, err := kgo.NewClient(kgo.SeedBrokers(seed))
+	require.NoError(t, err)
+	md, err := kmsg.NewPtrMetadataRequest().RequestWith(ctx, direct)
+	direct.Close()
+	require.NoError(t, err)
+	node := int32(-1)
+	for _, b := range md.Brokers {
+		if int(b.Port) == ports[0] {
+			node = b.NodeID
+		}
+	}
+	require.NotEqual(t, int32(-1), node, "the seed broker's node id")
+	require.NoError(t, cluster.MoveTopicPartition("txn", 0, node))
+	txnID := ""
+	for i := 0; txnID == ""; i++ {
+		if id := "kwire-txn-" + strconv.Itoa(i); cluster.CoordinatorFor(id) != node {
+			txnID = id
+		}
+	}
+	file := captureLoopback(t, ports[0], func() {
+		cl, err := kgo.NewClient(kgo.SeedBrokers(seed), kgo.TransactionalID(txnID), kgo.DefaultProduceTopic("txn"),
+			kgo.RecordPartitioner(kgo.ManualPartitioner()))
+		require.NoError(t, err)
+		require.NoError(t, cl.BeginTransaction())
+		for i := range 3 {
+			require.NoError(t, cl.ProduceSync(ctx, &kgo.Record{Value: []byte("v" + strconv.Itoa(i))}).FirstErr())
+		}
+		require.NoError(t, cl.EndTransaction(ctx, kgo.TryCommit))
+		cl.Close()
+	})
+	port := strconv.Itoa(ports[0])
+	out, errOut, code := runCLI(t, []string{"pcap", "--port", port, file}, nil)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, `"apiName":"Produce"`, "the records went to the captured broker")
+	require.NotContains(t, out, `"apiName":"EndTxn"`, "the coordinator was not captured")
+
+	out, errOut, code = runCLI(t, []string{"check", "--port", port, "--fail-on", "warning", file}, nil)
+	require.Equal(t, 0, code, out+errOut)
+	require.NotContains(t, out, "conv.txn-end warning")
+	require.Contains(t, out, "conv.txn-end skipped ")
+	require.Contains(t, out, "a transaction whose start was not captured")
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"sync"
 
 	"github.com/kwire/kwire/codec/check"
@@ -9,14 +10,20 @@ import (
 
 // proxyChecker applies kwire check's rules to the exchanges kwire proxy
 // --check sees, in the order they complete, and writes the findings to
-// standard error as kwire check's text lines. The proxy sees every
-// connection from its first byte.
+// standard error as kwire check's text lines, and at the end kwire
+// check's summary. The proxy sees every connection from its first byte;
+// the exchanges it skipped (its decoding was behind) the rules take as
+// lost, as they take bytes lost from a capture.
 type proxyChecker struct {
-	mu    sync.Mutex
-	z     check.Analyzer
-	c     *check.Checker
-	conns map[uint64]*check.Conn
-	line  []byte
+	mu      sync.Mutex
+	z       check.Analyzer
+	c       *check.Checker
+	conns   map[uint64]*check.Conn
+	line    []byte
+	counts  [4]int // findings by severity
+	skips   int    // rules not judged
+	missed  int64  // exchanges skipped that the checker was told of
+	checked int    // exchanges checked
 }
 
 func newProxyChecker() *proxyChecker {
@@ -32,28 +39,50 @@ func (pc *proxyChecker) exchange(x *proxy.Exchange) []byte {
 		cn = &check.Conn{ID: int(x.ConnID), Client: x.Client.String(), Broker: x.Broker.String(), FromStart: true}
 		pc.conns[x.ConnID] = cn
 	}
-	cx := check.Exchange{Conn: cn, Request: x.Request, Response: x.Response, NoResponseExpected: x.NoResponseExpected, ConnClosed: x.ConnClosed}
+	// What was skipped before this exchange, on any connection and on
+	// its own (which the connection rules follow, as a capture's gaps).
+	pc.c.Missed(x.Skipped)
+	pc.missed += int64(x.Skipped)
+	cx := check.Exchange{Conn: cn, Request: x.Request, Response: x.Response, NoResponseExpected: x.NoResponseExpected, ConnClosed: x.ConnClosed,
+		Gaps: x.ConnSkipped}
 	if x.Unanswered {
 		// The proxy gives up on a request a later response overtook.
 		cx.Overtaken = 1
 	}
+	pc.checked++
 	return pc.lines(pc.c.Add(pc.z.Analyze(&cx)))
 }
 
 // end judges what needs the whole conversation, once the proxy stopped
-// (every connection is closed then).
-func (pc *proxyChecker) end() []byte {
+// (every connection is closed then), skipped the proxy's count of the
+// exchanges it skipped in all, and returns the findings' lines and the
+// summary's.
+func (pc *proxyChecker) end(skipped int64) []byte {
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
 	for _, cn := range pc.conns {
 		cn.Closed = true
 	}
-	return pc.lines(pc.c.End())
+	// Those skipped after the last exchange delivered.
+	pc.c.Missed(int(skipped - pc.missed))
+	b := pc.lines(pc.c.End())
+	notChecked := ""
+	if skipped > 0 {
+		notChecked = fmt.Sprintf("; %d of %d exchanges not checked (skipped: decoding was behind the traffic; --decode-cpu 0 checks every one)",
+			skipped, int64(pc.checked)+skipped)
+	}
+	return fmt.Appendf(b, "kwire: check: %d errors, %d warnings, %d notes; %d rules not judged (said in their lines)%s\n",
+		pc.counts[check.Error], pc.counts[check.Warning], pc.counts[check.Note], pc.skips, notChecked)
 }
 
 func (pc *proxyChecker) lines(fs []check.Finding) []byte {
 	pc.line = pc.line[:0]
 	for i := range fs {
+		if fs[i].Skipped {
+			pc.skips++
+		} else {
+			pc.counts[fs[i].Severity]++
+		}
 		pc.line = append(pc.line, "kwire: check: "...)
 		pc.line = append(fs[i].AppendText(pc.line), '\n')
 	}

@@ -1,17 +1,24 @@
 package main
 
 import (
+	"context"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kwire/kwire/internal/bench/traffic"
 )
@@ -86,6 +93,37 @@ func TestCheckSaysWhatItCouldNotRead(t *testing.T) {
 	require.Equal(t, 1, code, errOut)
 	require.Contains(t, out, "records.crc error")
 	require.Contains(t, errOut, "check: 1 errors, 0 warnings, 0 notes; 1 rules not judged (said in their lines); 1 of 2 files not read (said above)")
+}
+
+// TestCheckSaysJSONIsNotFrames: kwire pcap's and kwire proxy's NDJSON
+// logs and kwire decode's value JSON hold no frame bytes; kwire check
+// says what it needs instead, not "unexpected character 'o' in hex".
+func TestCheckSaysJSONIsNotFrames(t *testing.T) {
+	dir := t.TempDir()
+	frame := exampleFrame(t, "ApiVersions", 3, false, 7)
+	log := filepath.Join(dir, "proxy.ndjson")
+	out, _, code := runCLI(t, []string{"pcap", connPcap(t, true, nil, segment{true, 0, frame})}, nil)
+	require.Equal(t, 0, code)
+	require.True(t, strings.HasPrefix(out, `{"conn":`), out)
+	require.NoError(t, os.WriteFile(log, []byte(out), 0o644))
+	value := filepath.Join(dir, "value.json")
+	out, _, code = runCLI(t, []string{"decode", "--format", "json", hex.EncodeToString(frame)}, nil)
+	require.Equal(t, 0, code)
+	require.NoError(t, os.WriteFile(value, []byte(out), 0o644))
+	for file, want := range map[string]string{
+		log:   "this is the NDJSON log of kwire pcap or kwire proxy: its exchanges are decoded, and the frames' bytes are not in it. kwire check needs the frames: check the capture itself (pcap, pcapng), or run kwire proxy --check to check the traffic as it passes",
+		value: "this is JSON, not frames: kwire check reads captures (pcap, pcapng) and frames (binary, hex, dumps); kwire encode turns a frame's value JSON back into its bytes (kwire encode FILE | kwire check)",
+	} {
+		_, errOut, code := runCLI(t, []string{"check", file}, nil)
+		require.Equal(t, 1, code, errOut)
+		require.Contains(t, errOut, "kwire: "+file+": "+want+"\n")
+		require.NotContains(t, errOut, " in hex")
+	}
+	// What the hint says works.
+	hexed, _, code := runCLI(t, []string{"encode", value}, nil)
+	require.Equal(t, 0, code)
+	_, errOut, code := runCLI(t, []string{"check"}, []byte(hexed))
+	require.Equal(t, 0, code, errOut)
 }
 
 // TestCheckSaysACaptureIsCut: a capture cut short (or corrupt after some
@@ -284,14 +322,118 @@ func TestProxyCheck(t *testing.T) {
 	require.Regexp(t, `(?m)^kwire: check: conv\.sequence error conn \d+ correlation 3 request at byte \d+ \(body\.topicData\[0\]\.partitionData\[0\]\.records\[0\]\.baseSequence\): .* expected 2, found 3$`, errOut)
 	require.Equal(t, 1, strings.Count(errOut, " error conn "), errOut)
 
+	// --api chooses what is shown, not what is checked: the rules follow
+	// every exchange (the proxy copied only Metadata, and the sequence
+	// was not followed at all).
+	only := startProxyCLI(t, "--upstream", seed, "--listen", "127.0.0.1:0", "--decode-cpu", "0", "--format", "ndjson", "--check", "--api", "Metadata")
+	seq.run(t, only.addr, true)
+	out, errOut := only.stop(t)
+	require.Regexp(t, `(?m)^kwire: check: conv\.sequence error conn \d+ correlation 3 request `, errOut)
+	for _, l := range parseProxyLines(t, out) {
+		require.Equal(t, "Metadata", l.APIName)
+	}
+
 	good := startProxyCLI(t, "--upstream", seed, "--listen", "127.0.0.1:0", "--decode-cpu", "0", "--format", "ndjson", "--check")
 	seq.run(t, good.addr, false)
 	kgoTraffic(t, good.addr, "kwire-proxy-check", "orders", 5)
-	out, errOut := good.stop(t)
+	out, errOut = good.stop(t)
 	require.NotEmpty(t, out)
 	for _, sev := range []string{" error ", " warning "} {
 		require.NotRegexp(t, `(?m)^kwire: check: \S+`+sev, errOut)
 	}
+}
+
+// TestProxyCheckSkippedExchangesAreLost: when kwire proxy --check skips
+// exchanges because decoding is behind (here a hundredth of a core and a
+// queue of two, so that it surely is while the producer produces), the
+// rules take them as lost data, as bytes lost from a capture: an
+// idempotent producer's batches after a skip are not judged against the
+// batch before it (it was 265 false conv.sequence errors, "leaves a gap
+// in its sequence", at the default --decode-cpu), and the summary says
+// what was not judged and how many exchanges were not checked. The skips
+// are logged at most once a second (it was a line per exchange delivered
+// after one, 268 in two seconds).
+func TestProxyCheckSkippedExchangesAreLost(t *testing.T) {
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "bulk"), kfake.Ports(freePort(t)))
+	require.NoError(t, err)
+	defer cluster.Close()
+	p := startProxyCLI(t, "--upstream", cluster.ListenAddrs()[0], "--listen", "127.0.0.1:0", "--decode-cpu", "0.01", "--queue", "2", "--format", "ndjson", "--check")
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(p.addr), kgo.DefaultProduceTopic("bulk"), kgo.ProducerLinger(0),
+		kgo.ProducerBatchMaxBytes(5000), kgo.MaxBufferedRecords(100000), kgo.ConsumeTopics("bulk"),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	require.NoError(t, err)
+	defer cl.Close()
+	const n = 10000
+	value := []byte(strings.Repeat("x", 1000))
+	var wg sync.WaitGroup
+	var failed atomic.Int64
+	for range n {
+		wg.Add(1)
+		cl.Produce(ctx, &kgo.Record{Value: value}, func(_ *kgo.Record, err error) {
+			if err != nil {
+				failed.Add(1)
+			}
+			wg.Done()
+		})
+	}
+	wg.Wait()
+	require.Zero(t, failed.Load())
+	for got := 0; got < n; {
+		fs := cl.PollFetches(ctx)
+		require.NoError(t, ctx.Err())
+		got += fs.NumRecords()
+	}
+	cl.Close()
+	_, errOut := p.stop(t)
+	elapsed := time.Since(start)
+
+	m := regexp.MustCompile(`\(\d+ shown, (\d+) skipped because decoding was behind\)`).FindStringSubmatch(errOut)
+	require.NotNil(t, m, errOut)
+	skipped, _ := strconv.Atoi(m[1])
+	require.Positive(t, skipped, "the proxy skipped exchanges, or this test tests nothing")
+	require.NotRegexp(t, `(?m)^kwire: check: \S+ (error|warning) `, errOut)
+	require.Contains(t, errOut, "kwire: check: conv.sequence skipped ")
+	require.Contains(t, errOut, "a producer's batch after exchanges were left out unchecked (decoding was behind) is not judged")
+	require.Regexp(t, `(?m)^kwire: check: 0 errors, 0 warnings, 0 notes; [1-9]\d* rules not judged \(said in their lines\); `+m[1]+` of \d+ exchanges not checked \(skipped: decoding was behind the traffic; --decode-cpu 0 checks every one\)$`, errOut)
+	said := regexp.MustCompile(`(?m)^kwire: proxy: \d+ exchanges skipped in the last second, \d+ in all: decoding was behind`).FindAllString(errOut, -1)
+	require.LessOrEqual(t, len(said), int(elapsed/time.Second)+1, errOut)
+}
+
+// TestProxyCheckKfakeMarkers: franz-go's kfake writes its transaction
+// markers with a null value where Kafka's broker writes an EndTxnMarker
+// (a version and the coordinator's epoch), which a Kafka follower or a
+// broker loading its log could not read: kwire proxy --check says so, a
+// warning, when a read_committed consumer fetches one; the transaction
+// itself breaks no rule.
+func TestProxyCheckKfakeMarkers(t *testing.T) {
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "txn"), kfake.Ports(freePort(t)))
+	require.NoError(t, err)
+	defer cluster.Close()
+	p := startProxyCLI(t, "--upstream", cluster.ListenAddrs()[0], "--listen", "127.0.0.1:0", "--decode-cpu", "0", "--format", "ndjson", "--check")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	pr, err := kgo.NewClient(kgo.SeedBrokers(p.addr), kgo.TransactionalID("kwire-markers"), kgo.DefaultProduceTopic("txn"))
+	require.NoError(t, err)
+	require.NoError(t, pr.BeginTransaction())
+	require.NoError(t, pr.ProduceSync(ctx, &kgo.Record{Value: []byte("v")}).FirstErr())
+	require.NoError(t, pr.EndTransaction(ctx, kgo.TryCommit))
+	pr.Close()
+	co, err := kgo.NewClient(kgo.SeedBrokers(p.addr), kgo.ConsumeTopics("txn"), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	require.NoError(t, err)
+	for got := 0; got < 1; {
+		fs := co.PollFetches(ctx)
+		require.NoError(t, ctx.Err())
+		got += fs.NumRecords()
+	}
+	co.Close()
+	_, errOut := p.stop(t)
+	require.Regexp(t, `(?m)^kwire: check: records\.marker warning conn \d+ correlation \d+ response at byte \d+ \(body\.responses\[0\]\.partitions\[0\]\.records\[\d+\]\.records\[0\]\.value\): a transaction marker's value is no EndTxnMarker, expected an int16 version of 0 or more and the coordinator's int32 epoch, 6 bytes, found null$`, errOut)
+	require.NotRegexp(t, `(?m)^kwire: check: \S+ error `, errOut)
+	require.NotRegexp(t, `(?m)^kwire: check: (conv|conn)\.\S+ warning `, errOut)
 }
 
 // TestCheckCaptureLostRequestTail: a capture that lost the last segment
@@ -338,6 +480,77 @@ func TestCheckCaptureLostRequestTail(t *testing.T) {
 			require.NotContains(t, out, `"correlationId":3,"paired":false`)
 		})
 	}
+}
+
+// withAPI is frame f with its request header's API key and version
+// replaced.
+func withAPI(f []byte, key, ver uint16) []byte {
+	f = append([]byte(nil), f...)
+	binary.BigEndian.PutUint16(f[4:], key)
+	binary.BigEndian.PutUint16(f[6:], ver)
+	return f
+}
+
+// TestCheckCaptureUnreadableFrameAtStart: a connection captured from its
+// SYN whose client sends a frame with an API key or version past any
+// Kafka (999; 95 at version 12) is flagged frame.api as kwire proxy
+// --check flags it, first frame or not: the capture reader took such a
+// header for garbage, resynchronised past it, and kwire check said
+// nothing and exited 0. The stream, followed from the SYN with nothing
+// lost, says where frames begin, and the size prefix is borne out. Bytes
+// there that frame no way (a size past the limit, HTTP) are said not
+// judged. A capture that starts mid-connection knows no boundary: no
+// finding there. Nor after a SaslHandshake v0, after which come raw SASL
+// tokens, size-prefixed but not frames.
+func TestCheckCaptureUnreadableFrameAtStart(t *testing.T) {
+	md := exampleFrame(t, "Metadata", 12, false, 7)
+	av := []segment{
+		{true, 0, exampleFrame(t, "ApiVersions", 3, false, 1)},
+		{false, time.Millisecond, exampleFrame(t, "ApiVersions", 3, true, 1)},
+	}
+	bad := func(key, ver uint16) segment { return segment{true, 2 * time.Millisecond, withAPI(md, key, ver)} }
+	for _, tc := range []struct {
+		name string
+		syn  bool
+		segs []segment
+		want string // a line of the output, "" for none
+		code int
+	}{
+		{"key 999 first", true, []segment{bad(999, 12)}, "frame.api error conn 1 correlation 7 request (packet 4) at byte 4 (header.requestApiKey): no such API or version, expected a known API key (0-94), found 999", 1},
+		{"key 95 v12 first", true, []segment{bad(95, 12)}, "frame.api error conn 1 correlation 7 request (packet 4) at byte 4 (header.requestApiKey): no such API or version, expected a known API key (0-94), found 95", 1},
+		{"key 999 after ApiVersions", true, append(slices.Clip(av), bad(999, 12)), "frame.api error conn 1 correlation 7 request (packet 6) at byte 4 (header.requestApiKey): no such API or version, expected a known API key (0-94), found 999", 1},
+		{"key 999 mid-stream", false, []segment{bad(999, 12)}, "", 0},
+		{"a size past the limit first", true, []segment{{true, 0, append([]byte{0x7f, 0xff, 0xff, 0xff}, md[4:]...)}},
+			"frame.size skipped conn 1 (packet 4): bytes of a connection captured from its start do not read as a frame (implausible frame header 7f ff ff ff 00 03 00 0c 00 00 00 07 at offset 0 of client stream): the capture skipped them to resynchronise, and what they hold is not judged", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := connPcap(t, tc.syn, nil, tc.segs...)
+			out, errOut, code := runCLI(t, []string{"check", file}, nil)
+			require.Equal(t, tc.code, code, out+errOut)
+			if tc.want == "" {
+				require.NotContains(t, out, "frame.api")
+				require.NotContains(t, out, "do not read as a frame")
+			} else {
+				require.Contains(t, out, tc.want+"\n")
+			}
+		})
+	}
+
+	// SaslHandshake v0, then a PLAIN token and the broker's empty answer,
+	// raw, then Metadata.
+	token := binary.BigEndian.AppendUint32(nil, 10)
+	token = append(token, "\x00user\x00pass"...)
+	file := connPcap(t, true, nil,
+		segment{true, 0, exampleFrame(t, "SaslHandshake", 0, false, 1)},
+		segment{false, time.Millisecond, exampleFrame(t, "SaslHandshake", 0, true, 1)},
+		segment{true, 2 * time.Millisecond, token},
+		segment{false, 3 * time.Millisecond, []byte{0, 0, 0, 0}},
+		segment{true, 4 * time.Millisecond, md},
+		segment{false, 5 * time.Millisecond, exampleFrame(t, "Metadata", 12, true, 7)})
+	out, errOut, code := runCLI(t, []string{"check", "--fail-on", "warning", file}, nil)
+	require.Equal(t, 0, code, out+errOut)
+	require.NotContains(t, out, "frame.api")
+	require.NotContains(t, out, "do not read as a frame")
 }
 
 // TestCaptureTLSConnectionSaid: a connection that carries TLS is said by

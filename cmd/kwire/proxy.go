@@ -100,12 +100,22 @@ func parseProxyFlags(e *env, args []string) (*proxyConfig, int) {
 	fs.DurationVar(&c.runFor, "for", 0, "stop after this long (default: run until interrupted)")
 	fs.IntVar(&c.queue, "queue", 1024, "exchanges waiting to be decoded; when it is full, exchanges are skipped (and counted), never the traffic")
 	fs.Float64Var(&c.decodeCPU, "decode-cpu", proxy.DefaultSinkShare, "the share of one CPU core decoding and printing may use, in CPU time (waiting on the output is not counted), after a 100 ms burst; past it exchanges are skipped and counted, so the traffic keeps the CPU; 0: no limit")
-	fs.BoolVar(&c.check, "check", false, "apply kwire check's protocol rules to the exchanges, findings on standard error (decoded exchanges only: see --decode-cpu)")
+	fs.BoolVar(&c.check, "check", false, "apply kwire check's protocol rules to the exchanges, findings and a summary on standard error; exchanges skipped (see --decode-cpu) are lost to the rules, which judge nothing that depends on them and say so")
 	if code := parseFlagsOnly(e, fs, args, "; the broker is --upstream"); code >= 0 {
 		return nil, code
 	}
 	if c.upstream == "" {
 		fail(e, "proxy needs --upstream HOST:PORT, the broker to forward to")
+		return nil, 2
+	}
+	// Addresses that cannot work are misuse, said now: they were taken,
+	// and the upstream's failed at every dial, later, in the log.
+	if err := hostPort("--upstream", c.upstream, false); err != nil {
+		fail(e, "%v", err)
+		return nil, 2
+	}
+	if err := hostPort("--listen", c.listen, true); err != nil {
+		fail(e, "%v", err)
 		return nil, 2
 	}
 	err := c.exchangeFilter.resolve()
@@ -199,6 +209,22 @@ func parseProxyFlags(e *env, args []string) (*proxyConfig, int) {
 	return c, -1
 }
 
+// hostPort checks a flag's HOST:PORT: a host and a TCP port, 1-65535 (0
+// too when zeroOK: a listener the system gives a port) or a service name.
+func hostPort(flag, addr string, zeroOK bool) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%s must be HOST:PORT, not %q", flag, addr)
+	}
+	if n, err := net.LookupPort("tcp", port); err != nil || n == 0 && !zeroOK {
+		if strings.Contains(port, ",") && flag == "--upstream" {
+			return fmt.Errorf("--upstream is one broker, HOST:PORT, not %q: the proxy finds the others in its answers", addr)
+		}
+		return fmt.Errorf("%s %s: %q is not a TCP port (1-65535)", flag, addr, port)
+	}
+	return nil
+}
+
 // proxyRun is one run: the output, the filters and what the summary adds up.
 type proxyRun struct {
 	cfg  *proxyConfig
@@ -218,7 +244,7 @@ type proxyRun struct {
 	stats    map[int16]*apiStats
 	errCodes map[apiCode]int
 	shown    int
-	skipped  int
+	skipSaid int64 // skipped exchanges the log told of (saySkipped)
 	started  time.Time
 	checker  *proxyChecker // --check
 }
@@ -241,7 +267,8 @@ func (c *proxyConfig) run(ctx context.Context, e *env) int {
 	for _, p := range c.ports {
 		pc.Ports = append(pc.Ports, int(p))
 	}
-	if c.only != nil {
+	if c.only != nil && !c.check {
+		// --check follows every exchange, whatever --api shows.
 		key := c.only.Key
 		pc.Keep = func(k int16) bool { return k == key || topicids.Learns(k) } // Metadata: topic ids
 	}
@@ -269,6 +296,8 @@ func (c *proxyConfig) run(ctx context.Context, e *env) int {
 		defer t.Stop()
 		tick = t.C
 	}
+	skips := time.NewTicker(time.Second)
+	defer skips.Stop()
 	done := make(chan struct{})
 	go func() {
 		for {
@@ -279,6 +308,8 @@ func (c *proxyConfig) run(ctx context.Context, e *env) int {
 				r.printSummary()
 			case <-tick:
 				r.printSummary()
+			case <-skips.C:
+				r.saySkipped()
 			}
 		}
 	}()
@@ -296,12 +327,24 @@ func (c *proxyConfig) run(ctx context.Context, e *env) int {
 	r.w.Flush()
 	r.outMu.Unlock()
 	if r.checker != nil {
-		r.e.stderr.Write(r.checker.end())
+		r.e.stderr.Write(r.checker.end(p.Stats().Skipped))
 	}
 	st := p.Stats()
 	r.logf("proxy: stopped: %d connections, %d exchanges (%d shown, %d skipped because decoding was behind); %d connections to brokers tried",
 		st.Connections, st.Exchanges, r.shown, st.Skipped, st.Dials)
 	return 0
+}
+
+// saySkipped logs, once a second at most, how many exchanges were skipped
+// since it last did: one line per exchange delivered after a skip was 268
+// lines in two seconds of a busy producer. The last line's total is in
+// the line that says the proxy stopped.
+func (r *proxyRun) saySkipped() {
+	n := r.p.Stats().Skipped
+	if n > r.skipSaid {
+		r.logf("proxy: %d exchanges skipped in the last second, %d in all: decoding was behind the traffic (--decode-cpu, --queue)", n-r.skipSaid, n)
+		r.skipSaid = n
+	}
 }
 
 func (r *proxyRun) logf(format string, a ...any) {
@@ -315,9 +358,6 @@ func (r *proxyRun) logf(format string, a ...any) {
 // view decodes trees.
 func (r *proxyRun) exchange(x *proxy.Exchange) {
 	c := r.cfg
-	if x.Skipped > 0 {
-		r.logf("proxy: %d exchanges skipped: decoding was behind the traffic (--decode-cpu, --queue)", x.Skipped)
-	}
 	if r.checker != nil {
 		// Before the filters and before any secret is zeroed in the frames.
 		if lines := r.checker.exchange(x); len(lines) > 0 {
@@ -362,7 +402,6 @@ func (r *proxyRun) exchange(x *proxy.Exchange) {
 	r.outMu.Lock()
 	defer r.outMu.Unlock()
 	r.shown++
-	r.skipped += x.Skipped
 	r.count(x, ex.key, ex.ver, ex.codes)
 	if c.format == "ndjson" && !c.summary || r.feed != nil {
 		r.line = appendProxyLine(r.line[:0], x, &ex)

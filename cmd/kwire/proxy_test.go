@@ -704,8 +704,9 @@ func TestProxyCLIWeb(t *testing.T) {
 }
 
 // TestProxyCLISlowOutput: when nothing reads the proxy's output, decoding
-// falls behind and skips exchanges, saying how many, while the clients are
-// served as fast as ever. (--decode-cpu 0: the queue alone decides here.)
+// falls behind and skips exchanges, saying how many within a second (the
+// output stuck or not), while the clients are served as fast as ever.
+// (--decode-cpu 0: the queue alone decides here.)
 func TestProxyCLISlowOutput(t *testing.T) {
 	cluster, _ := kfakeCluster(t, kfake.SeedTopics(1, "slow"))
 	pr, pw, err := os.Pipe()
@@ -735,13 +736,10 @@ func TestProxyCLISlowOutput(t *testing.T) {
 	// Nobody reads standard output: the pipe fills (64 KiB), then every
 	// write of the decoder waits.
 	kgoTraffic(t, p.addr, "slow", "slow", 400)
-	// Once the output is read again, the next exchange says how many
-	// were skipped.
-	go io.Copy(io.Discard, pr)
-	kgoTraffic(t, p.addr, "slow", "slow", 1)
 	require.Eventually(t, func() bool {
-		return strings.Contains(p.stderr.String(), "exchanges skipped: decoding was behind the traffic")
+		return regexp.MustCompile(`exchanges skipped in the last second, \d+ in all: decoding was behind the traffic`).MatchString(p.stderr.String())
 	}, 10*time.Second, 5*time.Millisecond, p.stderr.String())
+	go io.Copy(io.Discard, pr)
 	_, stderr := p.stop(t)
 	m := regexp.MustCompile(`(\d+) skipped because decoding was behind`).FindStringSubmatch(stderr)
 	require.NotNil(t, m, stderr)
@@ -872,9 +870,12 @@ func TestProxyWebLimits(t *testing.T) {
 
 // TestProxyCLIRefusesMisuse: flags that cannot work are refused before
 // anything listens, exit 2, in the flags' words: a queue of no
-// exchanges (0 and -1 were taken silently as the default), and a listen
+// exchanges (0 and -1 were taken silently as the default), a listen
 // address of every address with nothing to tell clients (it failed
-// later, exit 1, naming the library's AdvertiseHost).
+// later, exit 1, naming the library's AdvertiseHost), and addresses that
+// are no HOST:PORT (--listen bad and --upstream localhost exited 1; an
+// upstream port past 65535, or two brokers' ports, were taken, and every
+// dial failed later, in the log).
 func TestProxyCLIRefusesMisuse(t *testing.T) {
 	for _, c := range []struct {
 		args []string
@@ -884,6 +885,12 @@ func TestProxyCLIRefusesMisuse(t *testing.T) {
 		{[]string{"--queue", "-1"}, "kwire: --queue must be at least 1\n"},
 		{[]string{"--listen", ":19160"}, "kwire: --listen :19160 is every address: give --advertise-host, the address clients reach the proxy by\n"},
 		{[]string{"--listen", "[::]:19160"}, "kwire: --listen [::]:19160 is every address: give --advertise-host, the address clients reach the proxy by\n"},
+		{[]string{"--listen", "bad"}, "kwire: --listen must be HOST:PORT, not \"bad\"\n"},
+		{[]string{"--listen", "127.0.0.1:99999"}, "kwire: --listen 127.0.0.1:99999: \"99999\" is not a TCP port (1-65535)\n"},
+		{[]string{"--upstream", "localhost"}, "kwire: --upstream must be HOST:PORT, not \"localhost\"\n"},
+		{[]string{"--upstream", "127.0.0.1:99999"}, "kwire: --upstream 127.0.0.1:99999: \"99999\" is not a TCP port (1-65535)\n"},
+		{[]string{"--upstream", "127.0.0.1:0"}, "kwire: --upstream 127.0.0.1:0: \"0\" is not a TCP port (1-65535)\n"},
+		{[]string{"--upstream", "127.0.0.1:29190,29191"}, "kwire: --upstream is one broker, HOST:PORT, not \"127.0.0.1:29190,29191\": the proxy finds the others in its answers\n"},
 	} {
 		out, errOut, code := runCLI(t, append([]string{"proxy", "--upstream", "127.0.0.1:1"}, c.args...), nil)
 		require.Equal(t, 2, code, c.args)

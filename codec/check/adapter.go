@@ -409,6 +409,19 @@ func (r *reader) body(f *codec.Frame, ff *frameFacts) {
 		}
 	case schema.KeyAddPartitionsToTxn:
 		if f.Response {
+			// A coordinator that moved answers each partition so (v0-3
+			// have no top-level error, v4+ clients' one transaction's).
+			ts := elems(b.Get("resultsByTopicV3AndBelow"))
+			for _, tx := range elems(b.Get("resultsByTransaction")) {
+				ts = append(ts, elems(tx.Get("topicResults"))...)
+			}
+			for _, t := range ts {
+				for _, p := range elems(t.Get("resultsByPartition")) {
+					if c := int16(intOf(p.Get("partitionErrorCode"))); c == errNotCoordinator || c == errCoordinatorUnavailable {
+						ff.ErrorCode = c
+					}
+				}
+			}
 			return
 		}
 		if ts := b.Get("transactions"); ts != nil {
@@ -563,6 +576,32 @@ func (r *reader) records(f *codec.Frame, n *tree.Node, p *partFacts) {
 	}
 }
 
+// endTxnMarkerSize is the least an EndTxnMarker value holds: an int16
+// version and the int32 coordinator epoch (EndTransactionMarker's
+// CURRENT_END_TXN_MARKER_VALUE_SIZE).
+const endTxnMarkerSize = 6
+
+// badMarker says what a control record's value is when the record is a
+// transaction marker (its key's type ABORT or COMMIT) and the value is no
+// EndTxnMarker, and the node that says so; "" otherwise.
+func badMarker(rec *tree.Node) (string, *tree.Node) {
+	typ, _ := rec.Lookup("key.type")
+	val := rec.Get("value")
+	if typ == nil || typ.Int > 1 || typ.Int < 0 || val == nil {
+		return "", nil
+	}
+	switch {
+	case val.Null:
+		return "null", val
+	case val.Int < endTxnMarkerSize:
+		return itoa(int(val.Int)) + " bytes", val
+	}
+	if v := val.Get("version"); v != nil && v.Int < 0 {
+		return "version " + itoa(int(v.Int)), v
+	}
+	return "", nil
+}
+
 // readBatch fills bf from a batch node and its records.
 func readBatch(e *tree.Node, bf *batchFacts) {
 	for _, c := range e.Children {
@@ -620,6 +659,11 @@ func readBatch(e *tree.Node, bf *batchFacts) {
 		}
 		bf.LastDelta = od.Int
 		bf.MaxRecordTS = max(bf.MaxRecordTS, bf.BaseTimestamp+tsd.Int)
+		if bf.control() && bf.BadMarker == "" {
+			if what, at := badMarker(rec); what != "" {
+				bf.BadMarker, bf.BadMarkerRec, bf.BadMarkerOffset, bf.BadMarkerBuf = what, bf.Parsed, at.Start, at.Buf
+			}
+		}
 		bf.Parsed++
 	}
 	if int(bf.RecordCount) != bf.Parsed {

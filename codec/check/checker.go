@@ -23,10 +23,14 @@ type Checker struct {
 	skipped   map[*Rule]bool
 	out       []Finding
 	// lost counts the gaps (bytes missing from the capture) seen on all
-	// connections so far: a rule that follows state across exchanges
-	// does not judge an exchange when bytes were lost since the state's
-	// last exchange (what it expects may be in them).
+	// connections so far, and the exchanges the caller left out (Missed):
+	// a rule that follows state across exchanges does not judge an
+	// exchange when anything was lost since the state's last exchange
+	// (what it expects may be in it).
 	lost int
+	// missed counts the exchanges the caller left out, for the words of
+	// what was not judged.
+	missed int
 }
 
 // NewChecker returns a Checker with nothing seen yet.
@@ -78,6 +82,28 @@ func (c *Checker) Add(an *Analysis) []Finding {
 	return c.out
 }
 
+// Missed tells the Checker that n exchanges ended, since the last one it
+// was given, that it will never be given: kwire proxy skips those its
+// decoding cannot keep up with. The rules that follow a connection or a
+// conversation take them as lost, as they take bytes lost from a capture
+// (Exchange.Gaps): they judge nothing that depends on them, and say so.
+// A caller that leaves out exchanges at the end says so before End.
+func (c *Checker) Missed(n int) {
+	if n > 0 {
+		c.lost += n
+		c.missed += n
+	}
+}
+
+// afterLoss says, for a rule not judged, what was lost: bytes of a
+// capture, or exchanges left out.
+func (c *Checker) afterLoss() string {
+	if c.missed > 0 {
+		return "after exchanges were left out unchecked (decoding was behind)"
+	}
+	return "after bytes were lost from the capture"
+}
+
 func (c *Checker) conn(cn *Conn) *connState {
 	id := 0
 	if cn != nil {
@@ -113,8 +139,10 @@ func respPos(x *Exchange) int { return max(x.ResponsePacket, x.ResponseFrame) }
 
 // Error codes the rules read.
 const (
-	errOffsetOutOfRange   = 1
-	errUnsupportedVersion = 35
+	errOffsetOutOfRange       = 1
+	errCoordinatorUnavailable = 15
+	errNotCoordinator         = 16
+	errUnsupportedVersion     = 35
 )
 
 func (c *Checker) connRules(a *analysis, cs *connState) {
@@ -148,18 +176,25 @@ func (c *Checker) connRules(a *analysis, cs *connState) {
 	}
 	key, ver := a.key, a.ver
 	// conn.sasl
+	sasl := func(what, expected, found string) {
+		if x.Gaps > 0 {
+			c.skip(ConnSASL, a.where(Request), "a request on a connection that lost bytes or exchanges before it (its SASL exchanges may be in them) is not judged for SASL order")
+		} else {
+			c.add(ConnSASL, a.where(Request), what, expected, found)
+		}
+	}
 	if cn.FromStart {
 		switch key {
 		case schema.KeyApiVersions:
 		case schema.KeySaslHandshake:
 			if cs.others != "" {
-				c.add(ConnSASL, a.where(Request), "SaslHandshake came after "+cs.others+" on this connection", "SaslHandshake before any API but ApiVersions", cs.others+" first")
+				sasl("SaslHandshake came after "+cs.others+" on this connection", "SaslHandshake before any API but ApiVersions", cs.others+" first")
 			}
 			cs.sasl = true
 			cs.handshakeV = ver
 		case schema.KeySaslAuthenticate:
 			if !cs.saslMech {
-				c.add(ConnSASL, a.where(Request), "SaslAuthenticate before a successful SaslHandshake", "SaslHandshake first", "SaslAuthenticate")
+				sasl("SaslAuthenticate before a successful SaslHandshake", "SaslHandshake first", "SaslAuthenticate")
 			}
 		default:
 			saslListener := cs.sasl
@@ -168,7 +203,7 @@ func (c *Checker) connRules(a *analysis, cs *connState) {
 			}
 			authed := cs.authedAt > 0 && (reqPos(x) == 0 || reqPos(x) > cs.authedAt) || cs.saslMech && cs.handshakeV == 0
 			if saslListener && !authed {
-				c.add(ConnSASL, a.where(Request), apiName(key)+" before SASL authentication completed", "SaslHandshake and SaslAuthenticate first", apiName(key))
+				sasl(apiName(key)+" before SASL authentication completed", "SaslHandshake and SaslAuthenticate first", apiName(key))
 			} else if !cs.sasl && cs.others == "" {
 				cs.others = apiName(key)
 			}

@@ -12,6 +12,9 @@ import (
 // producer id -1 but epoch 0 and base sequence 0; brokers (and franz-go's
 // kfake) write transaction markers, control batches with a producer id and
 // sequence -1, into Fetch responses; a non-minimal varint is a warning.
+// kfake's markers hold a null value where Kafka's broker writes an
+// EndTxnMarker: consumers read only the key, so a warning
+// (records.marker), never an error.
 func TestRealClientOddities(t *testing.T) {
 	kafkajs := plain()
 	kafkajs.pid, kafkajs.epoch, kafkajs.seq = -1, 0, 0
@@ -21,12 +24,24 @@ func TestRealClientOddities(t *testing.T) {
 	}
 
 	marker := bat{baseTS: ts0, pid: 9, epoch: 0, seq: -1, attrs: 0x30, base: 2,
-		recs: []rec{{0, 0, []byte{0, 0, 0, 1}, []byte{0, 0, 0, 0, 0, 0}, nil}}}
+		recs: []rec{{0, 0, []byte{0, 0, 0, 1}, []byte{0, 0, 0, 0, 0, 0}, nil, false}}}
 	data := plain()
 	data.pid, data.epoch, data.seq, data.attrs = 9, 0, 0, 0x10
 	fs = Check(FromFrames(fr(fetchReq(11, 1, 0), fetchRsp(11, 1, 3, data.bytes(), marker.bytes()))))
 	if ids := ruleIDs(fs); len(ids) != 0 {
 		t.Errorf("a transaction and its COMMIT marker fetched: %v\n%s", ids, findingLines(fs))
+	}
+
+	kfake := marker
+	kfake.recs = []rec{{0, 0, []byte{0, 0, 0, 1}, nil, nil, true}}
+	fs = Check(FromFrames(fr(fetchReq(11, 1, 0), fetchRsp(11, 1, 3, data.bytes(), kfake.bytes()))))
+	if ids := ruleIDs(fs); len(ids) != 1 || ids[0] != "records.marker" {
+		t.Errorf("kfake's COMMIT marker with a null value: %v\n%s", ids, findingLines(fs))
+	}
+	for _, f := range fs {
+		if !f.Skipped && f.Severity != Warning {
+			t.Errorf("a marker with a null value is a warning: %s", f.String())
+		}
 	}
 
 	for _, f := range Check(FromFrames(ruleExamples()["frame.varint"].bad)) {

@@ -33,15 +33,26 @@ const recentBatches = 8
 
 // txnState is a transactional producer's current transaction.
 type txnState struct {
-	txnID   string
-	epoch   int16
-	known   bool // the transaction's start was seen (InitProducerId, an EndTxn, an add)
-	added   map[partKey]bool
-	open    bool // records or offsets went into it since it began
-	openAt  Where
-	conns   map[int]bool
-	tv2     bool // Produce v12+: partitions are added by the produce itself
-	pending bool // EndTxn seen with nothing in the transaction
+	txnID string
+	epoch int16
+	// known: the transaction's start was seen (the producer's
+	// InitProducerId answer, or the EndTxn that ended its previous
+	// transaction), so its coordinator's connection was captured.
+	// AddPartitionsToTxn sets it too: what it adds is followed from there.
+	known  bool
+	added  map[partKey]bool
+	open   bool // records or offsets went into it since it began
+	openAt Where
+	conns  map[int]bool
+	tv2    bool // Produce v12+: partitions are added by the produce itself
+	// lost is Checker.lost when the transaction began (or became known):
+	// an add, a produce or an EndTxn lost since may be what a rule
+	// would miss.
+	lost int
+	// moved: a coordinator request of the transaction was answered
+	// NOT_COORDINATOR or COORDINATOR_NOT_AVAILABLE, so the producer may
+	// have gone on with a coordinator the capture does not see.
+	moved bool
 }
 
 // partKey names a partition of a client (identity) or of a producer.
@@ -61,6 +72,9 @@ type fetchState struct {
 	lost     int   // Checker.lost at the last fetch
 	pos      int   // reqPos of the last fetch
 	seen     bool
+	// whole: nothing was lost before the first fetch seen nor between the
+	// fetches since (an earlier fetch, or a reset, may be in what was).
+	whole bool
 }
 
 // wrapSequence adds n to a sequence as Kafka does: past the int32 maximum
@@ -88,7 +102,7 @@ func (c *Checker) conversation(a *analysis, cs *connState) {
 	case schema.KeyInitProducerId:
 		if rsp.Present && rsp.Err == nil && rsp.ErrorCode == 0 {
 			t := c.txn(rsp.ProducerID)
-			*t = txnState{txnID: req.TxnID, epoch: rsp.ProducerEpoch, known: true, conns: map[int]bool{cn.ID: true}}
+			*t = txnState{txnID: req.TxnID, epoch: rsp.ProducerEpoch, known: true, conns: map[int]bool{cn.ID: true}, lost: c.lost}
 			for k := range c.producers {
 				if k.pid == rsp.ProducerID {
 					delete(c.producers, k)
@@ -104,11 +118,14 @@ func (c *Checker) conversation(a *analysis, cs *connState) {
 				continue
 			}
 			t := c.txn(tx.ProducerID)
-			t.known = true
+			if !t.known {
+				t.known, t.lost = true, c.lost
+			}
 			t.conns[cn.ID] = true
 			for _, p := range tx.Parts {
 				t.added[partKey{"", c.topicName(p.Topic), p.Partition}] = true
 			}
+			c.coordinatorMoved(a, tx.ProducerID)
 		}
 	case schema.KeyAddOffsetsToTxn, schema.KeyTxnOffsetCommit:
 		t := c.txn(req.ProducerID)
@@ -116,15 +133,23 @@ func (c *Checker) conversation(a *analysis, cs *connState) {
 			t.open, t.openAt = true, a.where(Request)
 		}
 		t.conns[cn.ID] = true
+		if a.key == schema.KeyAddOffsetsToTxn {
+			c.coordinatorMoved(a, req.ProducerID)
+		}
 	case schema.KeyEndTxn:
 		t := c.txn(req.ProducerID)
 		t.conns[cn.ID] = true
-		if t.known && !t.open && len(t.added) == 0 {
+		switch {
+		case !t.known || t.open || len(t.added) > 0:
+		case t.lost != c.lost:
+			c.skip(ConvTxnEnd, a.where(Request), "an EndTxn "+c.afterLoss()+" is not judged (what went into its transaction may be in them)")
+		default:
 			c.add(ConvTxnEnd, a.where(Request), "EndTxn for producer id "+i64(req.ProducerID)+" ends a transaction that holds nothing",
 				"EndTxn after records or offsets went into the transaction", "an empty transaction")
 		}
-		t.known, t.open = true, false
+		t.known, t.open, t.lost, t.moved = true, false, c.lost, false
 		clear(t.added)
+		c.coordinatorMoved(a, req.ProducerID)
 	case schema.KeyFetch:
 		if req.ReplicaID < 0 {
 			c.fetch(a, who, cn.ID)
@@ -135,6 +160,17 @@ func (c *Checker) conversation(a *analysis, cs *connState) {
 		c.resets[who]++
 	case schema.KeyOffsetCommit:
 		c.commit(a, who)
+	}
+}
+
+// coordinatorMoved marks a producer's transaction whose coordinator
+// answered NOT_COORDINATOR or COORDINATOR_NOT_AVAILABLE: the producer
+// looks for its coordinator again, maybe on a broker the capture does not
+// see.
+func (c *Checker) coordinatorMoved(a *analysis, pid int64) {
+	if rsp := &a.rsp; rsp.Present && rsp.Err == nil && !rsp.Guessed &&
+		(rsp.ErrorCode == errNotCoordinator || rsp.ErrorCode == errCoordinatorUnavailable) {
+		c.txn(pid).moved = true
 	}
 }
 
@@ -185,6 +221,10 @@ func (c *Checker) produce(a *analysis, req *frameFacts, cn *Conn) {
 			case t.added[pk]:
 			case !t.known:
 				c.skip(ConvTxnAdd, a.batchAt(Request, b, 0, ""), "a transaction whose start was not captured is not judged")
+			case t.moved:
+				c.skip(ConvTxnAdd, a.batchAt(Request, b, 0, ""), "a transaction whose coordinator answered NOT_COORDINATOR or COORDINATOR_NOT_AVAILABLE is not judged (its producer may add partitions through a coordinator the capture does not see)")
+			case t.lost != c.lost:
+				c.skip(ConvTxnAdd, a.batchAt(Request, b, 0, ""), "a transactional batch "+c.afterLoss()+" is not judged (its AddPartitionsToTxn may be in them)")
 			default:
 				c.add(ConvTxnAdd, a.batchAt(Request, b, batchProducerID, "producerId"),
 					"producer id "+i64(b.ProducerID)+" produced transactional records to "+topic+"-"+itoa(int(p.Partition))+" without adding the partition to its transaction",
@@ -207,7 +247,7 @@ func (c *Checker) sequence(a *analysis, b *batchFacts, k seqKey) {
 		case b.BaseSequence == 0:
 		case f != nil && f.lost != c.lost:
 			c.skip(ConvSequence, a.batchAt(Request, b, batchBaseSequence, "baseSequence"),
-				"a producer's batch after bytes were lost from the capture is not judged (its earlier batches may be in them)")
+				"a producer's batch "+c.afterLoss()+" is not judged (its earlier batches may be in them)")
 		case f != nil:
 			c.add(ConvSequence, a.batchAt(Request, b, batchBaseSequence, "baseSequence"),
 				"the first batch producer id "+i64(k.pid)+" (epoch "+itoa(int(k.epoch))+") sent to "+k.topic+"-"+itoa(int(k.part))+" does not start at sequence 0",
@@ -236,7 +276,7 @@ func (c *Checker) sequence(a *analysis, b *batchFacts, k seqKey) {
 			return
 		case b.BaseSequence != s.next && s.lost != c.lost:
 			c.skip(ConvSequence, a.batchAt(Request, b, batchBaseSequence, "baseSequence"),
-				"a producer's batch after bytes were lost from the capture is not judged (its earlier batches may be in them)")
+				"a producer's batch "+c.afterLoss()+" is not judged (its earlier batches may be in them)")
 		case b.BaseSequence != s.next:
 			what := "a gap"
 			if seqBefore(b.BaseSequence, s.next) {
@@ -286,7 +326,7 @@ func (c *Checker) fetch(a *analysis, who string, conn int) {
 		k := partKey{who, c.topicName(p.Topic), p.Partition}
 		f := c.fetchers[k]
 		if f == nil {
-			f = &fetchState{first: p.Offset, returned: -1}
+			f = &fetchState{first: p.Offset, returned: -1, whole: c.lost == 0}
 			c.fetchers[k] = f
 		}
 		pos := reqPos(&a.x)
@@ -302,11 +342,14 @@ func (c *Checker) fetch(a *analysis, who string, conn int) {
 			f.first = min(f.first, p.Offset)
 		case p.Offset < f.last && f.lost != c.lost:
 			c.skip(ConvFetchOffset, a.atPath(Request, p.loc.path()+".fetchOffset"),
-				"a fetch offset after bytes were lost from the capture is not judged (a reset may be in them)")
+				"a fetch offset "+c.afterLoss()+" is not judged (a reset may be in them)")
 		case p.Offset < f.last:
 			c.add(ConvFetchOffset, a.atPath(Request, p.loc.path()+".fetchOffset"),
 				"the fetch offset for "+k.topic+"-"+itoa(int(p.Partition))+" went back without a reset (ListOffsets, OffsetFetch or OFFSET_OUT_OF_RANGE)",
 				"at least "+i64(f.last), i64(p.Offset))
+		}
+		if f.seen && f.lost != c.lost {
+			f.whole = false
 		}
 		f.seen, f.last, f.resets, f.conn, f.lost, f.pos = true, p.Offset, resets, conn, c.lost, pos
 	}
@@ -346,6 +389,12 @@ func (c *Checker) commit(a *analysis, who string) {
 		}
 		hi := max(f.last, f.returned)
 		switch {
+		case p.Offset > hi && f.lost != c.lost:
+			c.skip(ConvCommitOffset, a.atPath(Request, p.loc.path()+".committedOffset"),
+				"an offset committed "+c.afterLoss()+" is not judged (the consumer's later fetches may be in them)")
+		case p.Offset < f.first && (!f.whole || f.lost != c.lost):
+			c.skip(ConvCommitOffset, a.atPath(Request, p.loc.path()+".committedOffset"),
+				"an offset committed before the first fetch seen, "+c.afterLoss()+", is not judged (the consumer's earlier fetches may be in them)")
 		case p.Offset > hi:
 			c.add(ConvCommitOffset, a.atPath(Request, p.loc.path()+".committedOffset"),
 				"the offset committed for "+k.topic+"-"+itoa(int(p.Partition))+" is past what the consumer fetched (records it never read would be skipped)",
@@ -360,7 +409,10 @@ func (c *Checker) commit(a *analysis, who string) {
 
 // End applies what can be judged only once everything was seen: a
 // transaction with records whose producer's connections all closed
-// without ending it. It returns those findings.
+// without ending it, judged only where the capture holds the
+// transaction's start (so its coordinator's connection), its coordinator
+// did not move, and nothing was lost since it began. It returns those
+// findings.
 func (c *Checker) End() []Finding {
 	c.out = c.out[:0]
 	pids := make([]int64, 0, len(c.txns))
@@ -379,9 +431,18 @@ func (c *Checker) End() []Finding {
 				closed = false
 			}
 		}
-		if closed {
+		switch {
+		case !t.known:
+			// Its EndTxn goes to the transaction coordinator, which may be
+			// a broker the capture does not see.
+			c.skip(ConvTxnEnd, t.openAt, "a transaction whose start was not captured (no InitProducerId, AddPartitionsToTxn or earlier EndTxn of its producer: its coordinator's connection may not be in the capture) is not judged")
+		case t.moved:
+			c.skip(ConvTxnEnd, t.openAt, "a transaction whose coordinator answered NOT_COORDINATOR or COORDINATOR_NOT_AVAILABLE is not judged (its producer may have ended it with a coordinator the capture does not see)")
+		case t.lost != c.lost:
+			c.skip(ConvTxnEnd, t.openAt, "a transaction still open "+c.afterLoss()+" is not judged (its EndTxn may be in them)")
+		case closed:
 			c.add(ConvTxnEnd, t.openAt, "producer id "+i64(pid)+" closed its connections with a transaction open", "EndTxn", "no EndTxn")
-		} else {
+		default:
 			c.skip(ConvTxnEnd, t.openAt, "the capture ended with a transaction open and its producer connected")
 		}
 	}

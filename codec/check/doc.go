@@ -24,7 +24,9 @@
 // sequence -1 in Fetch responses). Findings never stop decoding; a rule
 // that cannot be judged (a capture that starts in the middle of a
 // conversation, a decoding limit) says so once, as a Finding with Skipped
-// set, instead of guessing.
+// set, instead of guessing. Bytes a capture lost and exchanges a proxy
+// skipped (Checker.Missed) are such: a rule that follows a connection or
+// the conversation judges nothing they could hold.
 //
 // Use: an Analyzer per goroutine reads each exchange (Analyze: the frame
 // and records rules, and what later rules need); one Checker takes the

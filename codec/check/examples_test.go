@@ -63,6 +63,7 @@ type rec struct {
 	tsDelta, offDelta int64
 	key, val          []byte
 	extra             []byte // bytes inside the record after its headers
+	nullVal           bool   // a null value (length -1), not val
 }
 
 // bat builds a magic-2 batch.
@@ -95,8 +96,12 @@ func (b bat) bytes() []byte {
 		body = binary.AppendVarint(body, r.offDelta)
 		body = binary.AppendVarint(body, int64(len(r.key)))
 		body = append(body, r.key...)
-		body = binary.AppendVarint(body, int64(len(r.val)))
-		body = append(body, r.val...)
+		if r.nullVal {
+			body = binary.AppendVarint(body, -1)
+		} else {
+			body = binary.AppendVarint(body, int64(len(r.val)))
+			body = append(body, r.val...)
+		}
 		body = binary.AppendVarint(body, 0)
 		body = append(body, r.extra...)
 		recs = binary.AppendVarint(recs, int64(len(body)))
@@ -139,7 +144,7 @@ const ts0 = 1735732800000 // 2025-01-01T12:00:00Z
 
 // plain is a two-record batch without a producer.
 func plain() bat {
-	return bat{baseTS: ts0, pid: -1, epoch: -1, seq: -1, recs: []rec{{0, 0, []byte("k0"), []byte("v0"), nil}, {1, 1, []byte("k1"), []byte("v1"), nil}}}
+	return bat{baseTS: ts0, pid: -1, epoch: -1, seq: -1, recs: []rec{{0, 0, []byte("k0"), []byte("v0"), nil, false}, {1, 1, []byte("k1"), []byte("v1"), nil, false}}}
 }
 
 // produce is a Produce request of the given batches to orders-0.
@@ -353,8 +358,15 @@ func ruleExamples() map[string]example {
 	// A COMMIT control record: key version 0, type 1; value version 0, coordinator epoch 0.
 	ex["records.control"] = example{mod(func(x *bat) {
 		x.attrs = 0x20
-		x.recs = []rec{{0, 0, []byte{0, 0, 0, 1}, []byte{0, 0, 0, 0, 0, 0}, nil}}
+		x.recs = []rec{{0, 0, []byte{0, 0, 0, 1}, []byte{0, 0, 0, 0, 0, 0}, nil, false}}
 	}), good}
+	// A COMMIT marker fetched, its value null (as franz-go's kfake writes
+	// it) and as Kafka's broker writes it.
+	markerFetch := func(val []byte, null bool) [][]byte {
+		m := bat{baseTS: ts0, pid: 9, epoch: 0, seq: -1, attrs: 0x30, base: 2, recs: []rec{{0, 0, []byte{0, 0, 0, 1}, val, nil, null}}}
+		return fr(fetchReq(11, 1, 2), fetchRsp(11, 1, 3, m.bytes()))
+	}
+	ex["records.marker"] = example{markerFetch(nil, true), markerFetch([]byte{0, 0, 0, 0, 0, 5}, false)}
 	ex["records.producer"] = example{mod(func(x *bat) { x.pid, x.epoch, x.seq = 5, 0, -1 }), good}
 	ex["records.record"] = example{mod(func(x *bat) { x.recs[1].extra = []byte{0} }), good}
 	cut := plain().bytes()

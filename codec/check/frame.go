@@ -330,6 +330,10 @@ func (a *analysis) fetchRecords(ff *frameFacts) {
 			if c := b.codec(); c > 4 {
 				a.add(RecordsCodec, a.batchAt(Response, b, batchAttributes, "attributes"), "the attributes name no compression codec", "0-4 (none, gzip, snappy, lz4, zstd)", itoa(c))
 			}
+			if b.control() && b.BadMarker != "" {
+				a.add(RecordsMarker, a.at(Response, b.BadMarkerOffset, b.BadMarkerBuf, b.path()+".records["+itoa(b.BadMarkerRec)+"].value"),
+					"a transaction marker's value is no EndTxnMarker", "an int16 version of 0 or more and the coordinator's int32 epoch, 6 bytes", b.BadMarker)
+			}
 			if b.AllRead && b.Parsed > 0 && (!b.DeltasAscend || b.LastDelta > int64(b.LastOffsetDelta)) {
 				a.add(RecordsOffsetDelta, a.batchAt(Response, b, batchLastOffsetDelta, "lastOffsetDelta"), "the records' offsetDeltas ascend to at most lastOffsetDelta",
 					"at most "+itoa(int(b.LastOffsetDelta)), i64(b.LastDelta))

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // withGaps sets the connection's lost-bytes count on exchanges, as
@@ -131,4 +132,115 @@ func TestLateEndedExchangeNotJudged(t *testing.T) {
 	fs = Check(xs)
 	require.NotContains(t, ruleIDs(fs), "conv.fetch-offset")
 	require.Contains(t, skippedIDs(fs), "conv.fetch-offset")
+}
+
+// checkMissed checks xs as kwire proxy --check does when its decoding
+// falls behind: n exchanges left out before xs[i] (i == len(xs): after
+// the last, before End), said to the checker with Missed. Every
+// connection is closed at the end, as when the proxy stops.
+func checkMissed(xs []Exchange, i, n int) []Finding {
+	var z Analyzer
+	c := NewChecker()
+	var out []Finding
+	for j := range xs {
+		if j == i {
+			c.Missed(n)
+		}
+		out = append(out, c.Add(z.Analyze(&xs[j]))...)
+	}
+	if i == len(xs) {
+		c.Missed(n)
+	}
+	for j := range xs {
+		xs[j].Conn.Closed = true
+	}
+	return append(out, c.End()...)
+}
+
+// TestRulesNotJudgedAcrossMissedExchanges: an exchange kwire proxy
+// --check skipped (its decoding was behind) is lost data for every rule
+// that follows a connection or a conversation, as bytes lost from a
+// capture are: what the rule expects may be in it, so it is not judged,
+// and its line says why. Each case is a fault when nothing is missed,
+// and the exchange missed is the one that would have made it right. It
+// was 265 false conv.sequence errors in a run of kgo's idempotent
+// producer through the proxy at the default --decode-cpu.
+func TestRulesNotJudgedAcrossMissedExchanges(t *testing.T) {
+	txn := kmsg.StringPtr("tx-1")
+	cn := &Conn{ID: 1, Client: "10.0.0.1:40001", Broker: "10.0.0.9:9092", FromStart: true}
+	coord := &Conn{ID: 2, Client: "10.0.0.1:40002", Broker: "10.0.0.9:9092", FromStart: true}
+	seqBatch := func(seq int32, attrs int16) []byte {
+		x := plain()
+		x.pid, x.epoch, x.seq, x.attrs = 8, 0, seq, attrs
+		return x.bytes()
+	}
+	fetched := func(off int64) []byte { x := plain(); x.base = off; return x.bytes() }
+	hs := req(&kmsg.SASLHandshakeRequest{Mechanism: "PLAIN"}, 1, 1)
+	hsOK := rsp(&kmsg.SASLHandshakeResponse{SupportedMechanisms: []string{"PLAIN"}}, 1, 1)
+	for _, tc := range []struct {
+		rule string
+		xs   func() []Exchange
+		at   int // where the exchange that would make it right was left out
+	}{
+		// produce at sequence 2 missed
+		{"conv.sequence", func() []Exchange {
+			return exchangesOn(cn, initPIDReq(4, 1, nil), initPIDRsp(4, 1, 8),
+				produce(9, 2, nil, seqBatch(0, 0)), produceOK(9, 2, 0),
+				produce(9, 4, nil, seqBatch(4, 0)), produceOK(9, 4, 4))
+		}, 2},
+		// AddPartitionsToTxn missed
+		{"conv.txn-add", func() []Exchange {
+			xs := exchangesOn(coord, initPIDReq(4, 1, txn), initPIDRsp(4, 1, 8))
+			xs = append(xs, exchangesOn(cn, produce(9, 3, txn, seqBatch(0, 0x10)), produceOK(9, 3, 0))...)
+			return append(xs, exchangesOn(coord, endTxnReq(3, 4, "tx-1", 8), endTxnRsp(3, 4))...)
+		}, 1},
+		// AddPartitionsToTxn and the transactional produce missed: EndTxn
+		// seems to end an empty transaction
+		{"conv.txn-end", func() []Exchange {
+			return exchangesOn(coord, initPIDReq(4, 1, txn), initPIDRsp(4, 1, 8),
+				endTxnReq(3, 4, "tx-1", 8), endTxnRsp(3, 4))
+		}, 1},
+		// the EndTxn missed, the last exchange: the transaction seems left open
+		{"conv.txn-end", func() []Exchange {
+			xs := exchangesOn(coord, initPIDReq(4, 1, txn), initPIDRsp(4, 1, 8), addPartsReq(3, 2, "tx-1", 8), addPartsRsp(3, 2))
+			return append(xs, exchangesOn(cn, produce(9, 3, txn, seqBatch(0, 0x10)), produceOK(9, 3, 0))...)
+		}, 3},
+		// a ListOffsets reset missed
+		{"conv.fetch-offset", func() []Exchange {
+			return exchangesOn(cn, fetchReq(11, 1, 10), fetchRsp(11, 1, 12, fetched(10)), fetchReq(11, 3, 5), fetchRsp(11, 3, 12, fetched(5)))
+		}, 1},
+		// the fetch that returned offsets 12-13 missed
+		{"conv.commit-offset", func() []Exchange {
+			xs := exchangesOn(cn, fetchReq(11, 1, 10), fetchRsp(11, 1, 14, fetched(10)))
+			return append(xs, exchangesOn(coord, commitReq(8, 1, 14), commitRsp(8, 1))...)
+		}, 1},
+		// the first fetch, from offset 0, missed
+		{"conv.commit-offset", func() []Exchange {
+			xs := exchangesOn(cn, fetchReq(11, 2, 10), fetchRsp(11, 2, 12, fetched(10)))
+			return append(xs, exchangesOn(coord, commitReq(8, 1, 2), commitRsp(8, 1))...)
+		}, 0},
+	} {
+		fs := checkMissed(tc.xs(), tc.at, 0)
+		require.Contains(t, ruleIDs(fs), tc.rule, "%s, nothing missed: the fault", tc.rule)
+		fs = checkMissed(tc.xs(), tc.at, 1)
+		require.NotContains(t, ruleIDs(fs), tc.rule, "%s, an exchange missed: %s", tc.rule, findingLines(fs))
+		said := false
+		for _, f := range fs {
+			if f.Skipped && f.Rule.ID == tc.rule {
+				require.Contains(t, f.What, "after exchanges were left out unchecked", tc.rule)
+				said = true
+			}
+		}
+		require.True(t, said, "%s: not judged, and said so: %s", tc.rule, findingLines(fs))
+	}
+
+	// conn.sasl follows one connection: its exchanges left out (the
+	// proxy counts them per connection, as Exchange.Gaps) may be the
+	// SaslAuthenticate.
+	xs := exchangesOn(cn, hs, hsOK, metadataReq(9, 3, "orders"), metadataRsp(9, 3))
+	require.Contains(t, ruleIDs(Check(xs)), "conn.sasl")
+	xs[1].Gaps = 1
+	fs := Check(xs)
+	require.NotContains(t, ruleIDs(fs), "conn.sasl")
+	require.Contains(t, skippedIDs(fs), "conn.sasl")
 }

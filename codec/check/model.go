@@ -42,9 +42,11 @@ type Exchange struct {
 	// ReusedCorrelation marks a request whose correlation id was that of
 	// a request of its connection still waiting.
 	ReusedCorrelation bool
-	// Gaps counts the bytes lost from the connection's capture so far
-	// (any loss makes an unanswered request or a stray response
-	// unjudgeable).
+	// Gaps counts the bytes lost from the connection's capture so far,
+	// or the connection's exchanges a proxy skipped so far (any loss
+	// makes an unanswered request, a stray response or the connection's
+	// SASL order unjudgeable; exchanges skipped on any connection are
+	// told with Checker.Missed).
 	Gaps int
 }
 
@@ -100,7 +102,7 @@ type frameFacts struct {
 	HeaderWritten  int16
 	HeaderExpected int16
 
-	ErrorCode int16 // the body's top-level errorCode (0 when none)
+	ErrorCode int16 // the body's top-level errorCode (0 when none; AddPartitionsToTxn's answer: NOT_COORDINATOR or COORDINATOR_NOT_AVAILABLE for any partition)
 	Acks      int16
 	HasAcks   bool
 
@@ -192,6 +194,13 @@ type batchFacts struct {
 	LastDelta        int64
 	FirstDeltaOffset int // byte where the first out-of-line delta is
 	FirstDeltaBad    int // its index, -1 when none
+	// The first transaction marker (a control record of type ABORT or
+	// COMMIT) whose value is no EndTxnMarker: what it is ("" when none:
+	// "null", "2 bytes", "version -1"), its record's index and where its
+	// value is.
+	BadMarker                     string
+	BadMarkerRec                  int
+	BadMarkerOffset, BadMarkerBuf int
 }
 
 // path is the batch's value-JSON path.

@@ -123,6 +123,8 @@ var (
 		"Produce v3 and later carry exactly one batch of magic 2 per partition; a Fetch response carries no magic newer than its version allows."}
 	RecordsControl = &Rule{"records.control", LevelRecords, Error,
 		"Clients produce no control batches; a control record's key is a version and a known type."}
+	RecordsMarker = &Rule{"records.marker", LevelRecords, Warning,
+		"A transaction marker's value is an EndTxnMarker: an int16 version of 0 or more and the coordinator's int32 epoch."}
 	RecordsProducer = &Rule{"records.producer", LevelRecords, Error,
 		"A produced batch with a producer id has an epoch and a base sequence; a transactional one has a producer id and a transactional id in its request."}
 	RecordsRecord = &Rule{"records.record", LevelRecords, Error,
@@ -159,7 +161,7 @@ var rules = []*Rule{
 	FrameSize, FrameAPI, FrameHeaderVersion, FrameDecode, FrameNegative, FrameNull, FrameEnum,
 	FrameTags, FrameTagSize, FrameUnknownTag, FrameTagDefault, FrameVarint, FrameLenient,
 	RecordsCRC, RecordsCount, RecordsOffsetDelta, RecordsMaxTimestamp, RecordsFirstTimestamp,
-	RecordsCodec, RecordsMagic, RecordsControl, RecordsProducer, RecordsRecord, RecordsTruncated, RecordsLenient,
+	RecordsCodec, RecordsMagic, RecordsControl, RecordsMarker, RecordsProducer, RecordsRecord, RecordsTruncated, RecordsLenient,
 	ConnVersion, ConnCorrelation, ConnOrder, ConnSASL, ConnRetryVersion,
 	ConvSequence, ConvTxnAdd, ConvTxnEnd, ConvFetchOffset, ConvCommitOffset,
 }

@@ -221,6 +221,11 @@ type Note struct {
 	Message string
 	// TLS marks the note that says a connection carries TLS.
 	TLS bool
+	// Unframed marks the note that says where bytes of a stream followed
+	// from its SYN, none lost before them, could not be read as a frame
+	// (the reader skipped them to resynchronise): the capture holds them,
+	// and no frame in them is judged.
+	Unframed bool
 }
 
 func (n Note) String() string {

@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"sort"
 	"time"
+
+	"github.com/kwire/kwire/codec/schema"
 )
 
 // half is one direction of a TCP connection: sequence-number reassembly
@@ -17,6 +19,9 @@ type half struct {
 	// reassembly
 	started  bool
 	anchored bool // SYN seen: stream offset 0 is a frame boundary
+	// clean: followed from the SYN, in step, nothing lost: every boundary
+	// so far is a frame's (byItsSize)
+	clean    bool
 	isn      uint32
 	next     uint32 // next expected sequence number
 	segs     []seg  // out-of-order segments, sorted by seq, all after next
@@ -74,7 +79,7 @@ func (h *half) segment(p *tcpPacket) {
 		if !h.started || (!h.anchored && h.off == 0 && len(h.segs) == 0 && len(h.buf) == 0) {
 			h.started, h.anchored = true, true
 			h.isn, h.next = seq, seq+1
-			h.synced = true
+			h.synced, h.clean = true, true
 			h.c.SYN = true
 		}
 		seq++
@@ -449,6 +454,7 @@ func (h *half) tls(b []byte) bool {
 
 // gap tells the framer that n stream bytes are missing.
 func (h *half) gap(n int64) {
+	h.clean = false
 	start, end := h.off, h.off+n
 	h.off = end
 	if h.skipTo > start {
@@ -477,6 +483,7 @@ func (h *half) gap(n int64) {
 }
 
 func (h *half) loseSync(at int64) {
+	h.clean = false
 	if h.synced {
 		h.e.note(h.c, "lost frame sync in %s stream at offset %d", h.name(), at)
 	}
@@ -670,6 +677,32 @@ func (h *half) pktAt(off int64) int {
 	return h.marks[i-1].ord
 }
 
+// byItsSize judges a frame whose header is implausible as a request's
+// (an API key or version past what a newer Kafka could add, a negative
+// correlation id, a client id longer than the frame) in a client stream
+// followed from its SYN with nothing lost, every boundary so far a
+// frame's: it is a frame all the same when its size prefix is borne
+// out, the frame ending where the bytes so far end or where a plausible
+// request header begins. A client that sends one breaks the protocol,
+// and kwire check should see the frame (frame.api), not lose it to
+// resynchronising.
+func (h *half) byItsSize(b []byte) verdict {
+	size, ok := frameSize(b, 8, h.e.opts.MaxFrame)
+	if !ok || h.role() != roleClient {
+		return vNo
+	}
+	end := 4 + int(size)
+	switch {
+	case len(b) < end && h.final:
+		return vNo
+	case len(b) < end:
+		return vMore
+	case len(b) == end, reqPrefixOK(b[end:], h.e.opts.MaxFrame):
+		return vYes
+	}
+	return vNo
+}
+
 // headerOK checks the header of the next frame while in sync.
 func (h *half) headerOK(b []byte) verdict {
 	size, ok := frameSize(b, 4, h.e.opts.MaxFrame)
@@ -765,15 +798,31 @@ func (h *half) scan(buf []byte) int {
 		if len(rest) < 4 {
 			break
 		}
-		switch h.headerOK(rest) {
-		case vMore:
-		case vNo:
-			h.e.note(h.c, "implausible frame header % x at offset %d of %s stream", rest[:min(len(rest), 12)], h.bufOff+int64(p), h.name())
-			h.synced = false
-			p++
-			h.skip(1)
-			h.skipped++
-			continue
+		if h.headerOK(rest) == vNo {
+			v := vNo
+			if h.clean {
+				v = h.byItsSize(rest)
+			}
+			if v == vMore {
+				break
+			}
+			if v == vNo {
+				n := len(h.e.res.Notes)
+				h.e.note(h.c, "implausible frame header % x at offset %d of %s stream", rest[:min(len(rest), 12)], h.bufOff+int64(p), h.name())
+				if h.clean && len(h.e.res.Notes) > n {
+					// The capture holds these bytes whole, from the
+					// connection's start, and cannot read them as frames:
+					// kwire check says they are not judged.
+					h.e.res.Notes[n].Unframed = true
+				}
+				h.synced, h.clean = false, false
+				p++
+				h.skip(1)
+				h.skipped++
+				continue
+			}
+			h.e.note(h.c, "implausible frame header % x at offset %d of %s stream, framed by its size all the same (the stream is followed from its SYN)",
+				rest[:min(len(rest), 12)], h.bufOff+int64(p), h.name())
 		}
 		total := 4 + int(binary.BigEndian.Uint32(rest))
 		if len(rest) < total {
@@ -793,6 +842,12 @@ func (h *half) emit(b []byte, off int64) {
 	}
 	b = append(own, b...)
 	f := &Frame{Conn: h.c, StreamOffset: off, Bytes: b, dir: h.idx}
+	if len(b) >= 8 && h.role() != roleBroker && binary.BigEndian.Uint32(b[4:]) == uint32(schema.KeySaslHandshake)<<16 {
+		// After a SaslHandshake v0 come raw SASL tokens, size-prefixed
+		// but no Kafka frames: a boundary is no longer known to be a
+		// frame's (byItsSize, Note.Unframed).
+		h.c.half[0].clean, h.c.half[1].clean = false, false
+	}
 	f.firstPkt = h.e.pkt
 	// marks: find the one covering off, then the latest packet among those
 	// contributing to the frame.

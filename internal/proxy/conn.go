@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kwire/kwire/codec"
@@ -49,6 +50,8 @@ type conn struct {
 	saslLeft int  // raw tokens the client's mechanism still sends for sure
 
 	rawDec *codec.Decoder // (requests) reading frames that may be SASL tokens
+
+	skipped atomic.Int64 // its exchanges skipped (Exchange.ConnSkipped)
 
 	dec codec.Decoder // for rewriting responses
 
@@ -461,7 +464,7 @@ func (c *conn) newRequest(b []byte, size int) (*Exchange, bool) {
 	key := int16(binary.BigEndian.Uint16(b[4:]))
 	ver := int16(binary.BigEndian.Uint16(b[6:]))
 	corr := int32(binary.BigEndian.Uint32(b[8:]))
-	x := &Exchange{ConnID: c.id, Client: c.cAddr, Broker: c.bAddr, APIKey: key, APIVersion: ver, CorrelationID: corr, RequestSize: size}
+	x := &Exchange{ConnID: c.id, Client: c.cAddr, Broker: c.bAddr, APIKey: key, APIVersion: ver, CorrelationID: corr, RequestSize: size, connSkipped: &c.skipped}
 	wanted := c.p.keep(key)
 	if wanted && c.p.acquire(size) {
 		x.budget = int64(size)
@@ -758,7 +761,7 @@ func (c *conn) beginResponse(f *framer) (*Exchange, bool) {
 			c.saidStray = true
 			c.logf("a response with correlation id ", strconv.Itoa(int(corr)), " answers no request in flight; forwarded as it is (said once per connection)")
 		}
-		x := &Exchange{ConnID: c.id, Client: c.cAddr, Broker: c.bAddr, APIKey: -1, APIVersion: -1, CorrelationID: corr, ResponseSize: 4 + f.size}
+		x := &Exchange{ConnID: c.id, Client: c.cAddr, Broker: c.bAddr, APIKey: -1, APIVersion: -1, CorrelationID: corr, ResponseSize: 4 + f.size, connSkipped: &c.skipped}
 		wanted := c.p.cfg.Sink != nil
 		if wanted && c.p.acquire(4+f.size) {
 			x.budget = int64(4 + f.size)

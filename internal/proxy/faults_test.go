@@ -576,6 +576,7 @@ func TestSlowSink(t *testing.T) {
 		skipped += x.Skipped
 	}
 	require.Equal(t, int(p.Stats().Skipped), skipped, "the exchanges delivered say how many were skipped")
+	require.Equal(t, int(p.Stats().Skipped), got[len(got)-1].ConnSkipped, "and, on one connection, how many of its own")
 	require.Equal(t, int32(n+1), got[len(got)-1].CorrelationID)
 	require.Equal(t, int64(n+1), p.Stats().Exchanges)
 }

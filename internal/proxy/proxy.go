@@ -29,7 +29,10 @@
 //
 //   - Forwarding never waits for the sink: an exchange that finds the queue
 //     full (or the bytes it holds over Config.QueueBytes) is skipped and
-//     counted, and the next one delivered says how many were skipped.
+//     counted, and the next one delivered says how many were skipped: every
+//     exchange that ended before it and was not delivered is counted by it
+//     or by one delivered earlier, so a sink following a conversation
+//     knows what it missed (Exchange.Skipped, ConnSkipped).
 //   - A frame that does not decode is forwarded unchanged, except a
 //     response that can carry broker addresses (ApiVersions carries none):
 //     that closes its connection, with a log line, rather than hand the
@@ -196,10 +199,17 @@ type Exchange struct {
 	// Rewritten counts the broker endpoints rewritten in the response.
 	Rewritten int
 	// Skipped is how many exchanges were skipped (the sink was behind)
-	// since the one delivered before this.
+	// since the one delivered before this. Every exchange skipped that
+	// ended before this one is counted here or in an exchange delivered
+	// earlier.
 	Skipped int
+	// ConnSkipped is how many of this connection's exchanges were skipped
+	// so far, when this one was delivered: every one that ended before
+	// it, and maybe some that ended since.
+	ConnSkipped int
 
-	budget int64
+	budget      int64
+	connSkipped *atomic.Int64 // the connection's count
 }
 
 // Paired reports whether both frames are there.
@@ -556,6 +566,10 @@ func (p *Proxy) runSink() {
 	}
 	tokens := float64(burst)
 	last := time.Now()
+	// carry counts the exchanges skipped here, from the queue, for the
+	// next one delivered: one queued after them (the count of an exchange
+	// skipped at the queue's door goes to the next one queued).
+	carry := 0
 	for x := range p.queue {
 		if share > 0 {
 			now := time.Now()
@@ -563,10 +577,15 @@ func (p *Proxy) runSink() {
 			last = now
 			if tokens <= 0 {
 				p.pause(now, tokens, share)
-				p.skipped.Add(int64(x.Skipped))
+				carry += x.Skipped + 1
 				p.skip(x)
 				continue
 			}
+		}
+		x.Skipped += carry
+		carry = 0
+		if x.connSkipped != nil {
+			x.ConnSkipped = int(x.connSkipped.Load())
 		}
 		start := time.Now()
 		cpu0, cpuOK := threadCPU()
@@ -929,6 +948,7 @@ func (p *Proxy) deliver(x *Exchange, wanted bool) {
 		return
 	}
 	if x.Request == nil && x.Response == nil {
+		p.skipped.Add(1)
 		p.skip(x)
 		return
 	}
@@ -936,14 +956,18 @@ func (p *Proxy) deliver(x *Exchange, wanted bool) {
 	select {
 	case p.queue <- x:
 	default:
-		p.skipped.Add(int64(x.Skipped))
+		p.skipped.Add(int64(x.Skipped) + 1)
 		p.skip(x)
 	}
 }
 
+// skip counts an exchange not delivered; its caller tells the next one
+// delivered (p.skipped for the next one queued, runSink's carry).
 func (p *Proxy) skip(x *Exchange) {
 	p.release(x.budget)
 	x.budget = 0
-	p.skipped.Add(1)
 	p.stats.skipped.Add(1)
+	if x.connSkipped != nil {
+		x.connSkipped.Add(1)
+	}
 }
