@@ -350,11 +350,7 @@ func (c *checkConfig) checkCapture(o *checkOut, file string, in io.Reader) (*cap
 		case n.TLS:
 			o.tlsNotes = append(o.tlsNotes, n)
 		case n.Unframed:
-			// Bytes the capture holds whole, from the connection's start,
-			// that the reader could not frame: whatever they hold is not
-			// judged, and the check says so (no finding would).
-			f := check.Finding{Rule: check.FrameSize, Where: check.Where{Conn: n.Conn.ID, Packet: n.Packet}, Skipped: true,
-				What: "bytes of a connection captured from its start do not read as a frame (" + n.Message + "): the capture skipped them to resynchronise, and what they hold is not judged"}
+			f := check.Unframed(n.Conn.ID, n.Packet, n.Message)
 			o.put(file, &f)
 		}
 	}

@@ -200,3 +200,12 @@ func (f *Finding) AppendJSON(b []byte) []byte {
 	}
 	return append(b, '}')
 }
+
+// Unframed is what check says of bytes a capture holds whole, from their
+// connection's start (packet in connection conn), that no frame reading
+// could take (why): the reader skipped them to resynchronise, so what
+// they hold is not judged, and the finding says so (no finding would).
+func Unframed(conn, packet int, why string) Finding {
+	return Finding{Rule: FrameSize, Where: Where{Conn: conn, Packet: packet}, Skipped: true,
+		What: "bytes of a connection captured from its start do not read as a frame (" + why + "): the capture skipped them to resynchronise, and what they hold is not judged"}
+}

@@ -58,7 +58,13 @@ func checkCapture(res *capture.Result) (per [][]byte, end []byte) {
 		}
 		per[i] = appendFindings(nil, ck.Add(z.Analyze(&cx)))
 	}
-	return per, appendFindings(nil, ck.End())
+	fs := ck.End()
+	for _, n := range res.Notes {
+		if n.Unframed { // as kwire check says them
+			fs = append(fs, check.Unframed(n.Conn.ID, n.Packet, n.Message))
+		}
+	}
+	return per, appendFindings(nil, fs)
 }
 
 // appendFindings writes findings as JSON array elements: {"rule",

@@ -6,9 +6,11 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall/js"
 	"testing"
 
+	"github.com/kwire/kwire/internal/capture"
 	"github.com/kwire/kwire/wasm/internal/glue"
 )
 
@@ -58,5 +60,23 @@ func TestReadCaptureSummary(t *testing.T) {
 				t.Errorf("summary differs from %s:\n got %.300s\nwant %.300s", golden, got, want)
 			}
 		})
+	}
+}
+
+// TestCheckSaysUnframedBytes: the page's check says, as kwire check does,
+// that bytes of a connection captured from its start which no frame
+// reading could take are not judged.
+func TestCheckSaysUnframedBytes(t *testing.T) {
+	res := &capture.Result{Notes: []capture.Note{
+		{Packet: 4, Conn: &capture.Conn{ID: 1}, Message: "implausible frame header 7f ff ff ff", Unframed: true},
+		{Packet: 5, Conn: &capture.Conn{ID: 1}, Message: "an ordinary note"},
+	}}
+	_, end := checkCapture(res)
+	got := string(end)
+	if !strings.Contains(got, `"rule":"frame.size"`) || !strings.Contains(got, `"severity":"skipped"`) || !strings.Contains(got, "implausible frame header 7f ff ff ff") {
+		t.Fatalf("end findings %s", got)
+	}
+	if strings.Contains(got, "an ordinary note") {
+		t.Fatalf("a note that is not about unframed bytes became a finding: %s", got)
 	}
 }
