@@ -5,9 +5,13 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"hash/crc32"
 	"math"
+	"reflect"
+	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/kwire/kwire/codec/internal/encerr"
 	"github.com/kwire/kwire/codec/jsontext"
@@ -52,16 +56,16 @@ func Encode(dst []byte, v any) ([]byte, error) {
 func encodeSet(dst []byte, v any, path string, depth int) ([]byte, error) {
 	n, ok := listLen(v)
 	if !ok {
-		return dst, eerr(pathOr(path), "expected an array of batches or messages")
+		return dst, eerr(pathOr(path), "expected an array of batches or messages, found "+kindOf(v))
 	}
 	if depth > 16 {
-		return dst, eerr(pathOr(path), "message sets nested too deep")
+		return dst, eerr(pathOr(path), "expected message sets nested at most 16 deep, found deeper ones")
 	}
 	for i := 0; i < n; i++ {
 		p := path + "[" + itoa(i) + "]"
 		obj, ok := listAt(v, i).(map[string]any)
 		if !ok {
-			return dst, eerr(p, "expected an object")
+			return dst, eerr(p, "expected an object, found "+kindOf(listAt(v, i)))
 		}
 		if raw, ok, err := b64Field(obj, "_raw", p); err != nil {
 			return dst, err
@@ -75,7 +79,7 @@ func encodeSet(dst []byte, v any, path string, depth int) ([]byte, error) {
 			dst = append(dst, raw...)
 			continue
 		}
-		magic, err := intOf(obj, "magic", p, 8, true, 0)
+		magic, err := intOf(obj, "magic", p, minInt8, maxInt8, true, 0)
 		if err != nil {
 			return dst, err
 		}
@@ -85,7 +89,7 @@ func encodeSet(dst []byte, v any, path string, depth int) ([]byte, error) {
 		case 0, 1:
 			dst, err = encodeMessage(dst, obj, p, int8(magic), depth)
 		default:
-			return dst, eerr(p+".magic", "must be 0, 1 or 2")
+			return dst, eerr(p+".magic", "expected 0, 1 or 2, found "+strconv.FormatInt(magic, 10))
 		}
 		if err != nil {
 			return dst, err
@@ -111,7 +115,7 @@ func b64Field(obj map[string]any, name, path string) ([]byte, bool, error) {
 	}
 	s, ok := v.(string)
 	if !ok {
-		return nil, false, eerr(path+"."+name, "expected a base64 string")
+		return nil, false, eerr(path+"."+name, "expected a base64 string, found "+kindOf(v))
 	}
 	b, err := base64.StdEncoding.DecodeString(s)
 	if err != nil {
@@ -170,7 +174,9 @@ func GoInt(v any) (i int64, ok, exact bool) {
 	return 0, false, false
 }
 
-func intOf(obj map[string]any, name, path string, bits int, required bool, def int64) (int64, error) {
+// intOf reads obj[name] as an integer in lo..hi: def when it is absent
+// or null, unless required.
+func intOf(obj map[string]any, name, path string, lo, hi int64, required bool, def int64) (int64, error) {
 	v, ok := obj[name]
 	if !ok || v == nil {
 		if required {
@@ -178,23 +184,133 @@ func intOf(obj map[string]any, name, path string, bits int, required bool, def i
 		}
 		return def, nil
 	}
-	i, ok := num(v)
-	if str, isStr := v.(string); isStr && bits == 64 {
-		// An int64 quoted, as JSON that keeps it exact writes it.
-		var err error
-		i, err = strconv.ParseInt(str, 10, 64)
-		ok = err == nil
-	}
-	if !ok {
-		return 0, eerr(path+"."+name, "expected an integer")
-	}
-	if bits < 64 {
-		lim := int64(1) << (bits - 1)
-		if i < -lim || i >= lim {
-			return 0, eerr(path+"."+name, strconv.FormatInt(i, 10)+" does not fit int"+itoa(bits))
+	return intValue(v, path+"."+name, lo, hi)
+}
+
+// The ranges of the integer fields.
+const (
+	minInt8, maxInt8   = math.MinInt8, math.MaxInt8
+	minInt16, maxInt16 = math.MinInt16, math.MaxInt16
+	minInt32, maxInt32 = math.MinInt32, math.MaxInt32
+	minInt64, maxInt64 = math.MinInt64, math.MaxInt64
+)
+
+// intValue reads v as an integer in lo..hi: a JSON number (one written
+// with a fraction or an exponent too, when it is integral), a Go integer
+// or integral float, or, for an int64 (hi is math.MaxInt64), a string of
+// its digits, as JSON that keeps int64 values exact writes them. Its
+// errors are the schema fields' ("expected an integer in A..B, found X").
+func intValue(v any, path string, lo, hi int64) (int64, error) {
+	var s string
+	switch x := v.(type) {
+	case json.Number:
+		s = string(x)
+		i, err := strconv.ParseInt(s, 10, 64)
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
+			f, ferr := strconv.ParseFloat(s, 64)
+			if ferr != nil || f != math.Trunc(f) {
+				return 0, eerr(path, "expected an integer, found "+strconv.Quote(s))
+			}
+			if f < -9.2e18 || f > 9.2e18 {
+				return 0, rangeErr(path, lo, hi, s)
+			}
+			i, err = int64(f), nil
 		}
+		if err != nil || i < lo || i > hi {
+			return 0, rangeErr(path, lo, hi, s)
+		}
+		return i, nil
+	case string:
+		if hi < math.MaxInt64 {
+			return 0, eerr(path, "expected an integer, found the string "+strconv.Quote(x)+" (only int64 values may be quoted)")
+		}
+		i, err := strconv.ParseInt(x, 10, 64)
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
+			return 0, eerr(path, "expected an integer, found "+strconv.Quote(x))
+		}
+		if err != nil || i < lo {
+			return 0, rangeErr(path, lo, hi, x)
+		}
+		return i, nil
+	case float64:
+		if x != math.Trunc(x) || math.IsInf(x, 0) {
+			return 0, eerr(path, "expected an integer, found "+strconv.FormatFloat(x, 'g', -1, 64))
+		}
+		if x < -9.2e18 || x > 9.2e18 || int64(x) < lo || int64(x) > hi {
+			return 0, rangeErr(path, lo, hi, strconv.FormatFloat(x, 'g', -1, 64))
+		}
+		return int64(x), nil
+	case float32:
+		return intValue(float64(x), path, lo, hi)
+	}
+	i, ok, exact := GoInt(v)
+	if !ok {
+		return 0, eerr(path, "expected an integer, found "+kindOf(v))
+	}
+	if !exact || i < lo || i > hi {
+		s = strconv.FormatInt(i, 10)
+		if !exact {
+			s = strconv.FormatUint(uint64(i), 10)
+		}
+		return 0, rangeErr(path, lo, hi, s+" (Go "+goTypeName(v)+")")
 	}
 	return i, nil
+}
+
+// isNumber reports whether v is a number, from JSON or Go.
+func isNumber(v any) bool {
+	switch v.(type) {
+	case json.Number, float64, float32:
+		return true
+	}
+	_, ok, _ := GoInt(v)
+	return ok
+}
+
+func rangeErr(path string, lo, hi int64, found string) error {
+	return eerr(path, "expected an integer in "+strconv.FormatInt(lo, 10)+".."+strconv.FormatInt(hi, 10)+", found "+found)
+}
+
+// kindOf says what v is, in JSON's terms, adding the Go type for values
+// that did not come from JSON ("a number (Go int32)"), as the schema
+// fields' errors say it.
+func kindOf(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a bool"
+	case json.Number, float64:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	case map[string]any:
+		if len(x) == 0 {
+			return "{}"
+		}
+		return "an object"
+	case float32:
+		return "a number (Go float32)"
+	case []byte:
+		return "bytes (Go []byte)"
+	case []map[string]any:
+		return "an array (Go " + goTypeName(v) + ")"
+	}
+	if _, ok, _ := GoInt(v); ok {
+		return "a number (Go " + goTypeName(v) + ")"
+	}
+	return "a value of Go type " + goTypeName(v)
+}
+
+// goTypeName names v's Go type for an error message (an error's cold
+// path: the reflection is not on the way of any value that encodes).
+func goTypeName(v any) string {
+	if v == nil {
+		return "nil"
+	}
+	return reflect.TypeOf(v).String()
 }
 
 func boolOf(obj map[string]any, name, path string) (bool, error) {
@@ -204,24 +320,26 @@ func boolOf(obj map[string]any, name, path string) (bool, error) {
 	}
 	b, ok := v.(bool)
 	if !ok {
-		return false, eerr(path+"."+name, "expected true or false")
+		return false, eerr(path+"."+name, "expected true or false, found "+kindOf(v))
 	}
 	return b, nil
 }
 
-// attrsOf reads an attributes object (or a plain number).
-func attrsOf(obj map[string]any, path string, magic int8) (int, error) {
+// attrsOf reads an attributes object, or a plain number in lo..hi (a
+// batch's int16 or a message's int8, signed or not).
+func attrsOf(obj map[string]any, path string, magic int8, lo, hi int64) (int, error) {
 	p := path + ".attributes"
 	v, ok := obj["attributes"]
 	if !ok || v == nil {
 		return 0, nil
 	}
-	if i, ok := num(v); ok {
-		return int(i), nil
-	}
 	a, ok := v.(map[string]any)
 	if !ok {
-		return 0, eerr(p, "expected an object or integer")
+		if !isNumber(v) {
+			return 0, eerr(p, "expected an object or an integer, found "+kindOf(v))
+		}
+		i, err := intValue(v, p, lo, hi)
+		return int(i), err
 	}
 	attrs := 0
 	switch c := a["compression"].(type) {
@@ -234,12 +352,12 @@ func attrsOf(obj map[string]any, path string, magic int8) (int, error) {
 			}
 		}
 		if !found {
-			return 0, eerr(p+".compression", "unknown codec "+strconv.Quote(c))
+			return 0, eerr(p+".compression", "expected none, gzip, snappy, lz4, zstd or a number 0-7, found "+strconv.Quote(c))
 		}
 	default:
-		i, ok := num(c)
-		if !ok || i < 0 || i > 7 {
-			return 0, eerr(p+".compression", "expected a codec name or 0-7")
+		i, err := intValue(c, p+".compression", 0, 7)
+		if err != nil {
+			return 0, err
 		}
 		attrs = int(i)
 	}
@@ -251,10 +369,10 @@ func attrsOf(obj map[string]any, path string, magic int8) (int, error) {
 		case "LogAppendTime":
 			attrs |= 8
 		default:
-			return 0, eerr(p+".timestampType", "expected CreateTime or LogAppendTime")
+			return 0, eerr(p+".timestampType", "expected CreateTime or LogAppendTime, found "+strconv.Quote(t))
 		}
 	default:
-		return 0, eerr(p+".timestampType", "expected CreateTime or LogAppendTime")
+		return 0, eerr(p+".timestampType", "expected CreateTime or LogAppendTime, found "+kindOf(t))
 	}
 	if magic == 2 {
 		for i, f := range [...]string{"transactional", "control", "deleteHorizon"} {
@@ -267,9 +385,12 @@ func attrsOf(obj map[string]any, path string, magic int8) (int, error) {
 			}
 		}
 	}
-	o, err := intOf(a, "otherBits", p, 32, false, 0)
+	o, err := intOf(a, "otherBits", p, lo, hi, false, 0)
 	if err != nil {
 		return 0, err
+	}
+	if all := int64(attrs) | o; all < lo || all > hi {
+		return 0, rangeErr(p, lo, hi, strconv.FormatInt(all, 10)+" (these attributes with otherBits "+strconv.FormatInt(o, 10)+")")
 	}
 	return attrs | int(o), nil
 }
@@ -287,14 +408,14 @@ func bytesOf(v any, path string) ([]byte, bool, error) {
 		if t, ok := x["text"]; ok {
 			s, ok := t.(string)
 			if !ok {
-				return nil, false, eerr(path+".text", "expected a string")
+				return nil, false, eerr(path+".text", "expected a string, found "+kindOf(t))
 			}
 			return []byte(s), false, nil
 		}
 		if t, ok := x["base64"]; ok {
 			s, ok := t.(string)
 			if !ok {
-				return nil, false, eerr(path+".base64", "expected a string")
+				return nil, false, eerr(path+".base64", "expected a base64 string, found "+kindOf(t))
 			}
 			b, err := base64.StdEncoding.DecodeString(s)
 			if err != nil {
@@ -302,8 +423,23 @@ func bytesOf(v any, path string) ([]byte, bool, error) {
 			}
 			return b, false, nil
 		}
+		return nil, false, eerr(path, `expected null, a string, {"text":...} or {"base64":...}, found `+objectWithout(x))
 	}
-	return nil, false, eerr(path, `expected null, a string, {"text":...} or {"base64":...}`)
+	return nil, false, eerr(path, `expected null, a string, {"text":...} or {"base64":...}, found `+kindOf(v))
+}
+
+// objectWithout says what an object that has neither "text" nor "base64"
+// is: "{}", or an object with the members it has.
+func objectWithout(x map[string]any) string {
+	if len(x) == 0 {
+		return "{}"
+	}
+	names := make([]string, 0, len(x))
+	for k := range x {
+		names = append(names, strconv.Quote(k))
+	}
+	sort.Strings(names)
+	return "an object of " + strings.Join(names, ", ") + " and neither text nor base64"
 }
 
 func appendVarbytes(dst, b []byte, null bool) []byte {
@@ -317,20 +453,19 @@ func appendVarbytes(dst, b []byte, null bool) []byte {
 func encodeBatch(dst []byte, obj map[string]any, path string) ([]byte, error) {
 	var f [8]int64
 	for i, spec := range [...]struct {
-		name string
-		bits int
-	}{{"baseOffset", 64}, {"partitionLeaderEpoch", 32}, {"lastOffsetDelta", 32}, {"baseTimestamp", 64}, {"maxTimestamp", 64}, {"producerId", 64}, {"producerEpoch", 16}, {"baseSequence", 32}} {
+		name   string
+		lo, hi int64
+	}{{"baseOffset", minInt64, maxInt64}, {"partitionLeaderEpoch", minInt32, maxInt32}, {"lastOffsetDelta", minInt32, maxInt32},
+		{"baseTimestamp", minInt64, maxInt64}, {"maxTimestamp", minInt64, maxInt64}, {"producerId", minInt64, maxInt64},
+		{"producerEpoch", minInt16, maxInt16}, {"baseSequence", minInt32, maxInt32}} {
 		var err error
-		if f[i], err = intOf(obj, spec.name, path, spec.bits, true, 0); err != nil {
+		if f[i], err = intOf(obj, spec.name, path, spec.lo, spec.hi, true, 0); err != nil {
 			return dst, err
 		}
 	}
-	attrs, err := attrsOf(obj, path, 2)
+	attrs, err := attrsOf(obj, path, 2, minInt16, math.MaxUint16)
 	if err != nil {
 		return dst, err
-	}
-	if attrs < -32768 || attrs > 0xffff {
-		return dst, eerr(path+".attributes", "does not fit int16")
 	}
 	var body []byte
 	count := 0
@@ -343,19 +478,19 @@ func encodeBatch(dst []byte, obj map[string]any, path string) ([]byte, error) {
 		// count the original batch declared.
 		raw, _, _ := b64Field(obj, "_raw", path)
 		if len(raw) < batchHeader {
-			return dst, eerr(path+".records", "missing (a batch whose records could not be decompressed needs its _raw)")
+			return dst, eerr(path+".records", "missing: the records, or for a batch whose records could not be decompressed its _raw")
 		}
 		body, count = comp, int(be32(raw[batchHeader-4:]))
 	} else {
 		if rv == nil {
-			return dst, eerr(path+".records", "missing (a batch with undecodable records needs _raw)")
+			return dst, eerr(path+".records", "missing: the records, or for a batch whose records could not be decompressed its _raw")
 		}
 		n, ok := listLen(rv)
 		if !ok {
-			return dst, eerr(path+".records", "expected an array")
+			return dst, eerr(path+".records", "expected an array, found "+kindOf(rv))
 		}
 		if n > math.MaxInt32 {
-			return dst, eerr(path+".records", "too many records")
+			return dst, eerr(path+".records", "expected at most 2147483647 records, found "+itoa(n))
 		}
 		var scratch []byte
 		for k := 0; k < n; k++ {
@@ -386,7 +521,7 @@ func encodeBatch(dst []byte, obj map[string]any, path string) ([]byte, error) {
 	dst = wire.AppendInt32(dst, int32(count))
 	dst = append(dst, body...)
 	if len(dst)-start-12 > math.MaxInt32 {
-		return dst[:start], eerr(path, "batch too large")
+		return dst[:start], eerr(path, "expected a batch of at most 2147483647 bytes after its length, found "+itoa(len(dst)-start-12))
 	}
 	binary.BigEndian.PutUint32(dst[start+8:], uint32(len(dst)-start-12))
 	binary.BigEndian.PutUint32(dst[start+17:], crc32.Checksum(dst[start+21:], castagnoli))
@@ -405,6 +540,9 @@ func recompress(codec int, content []byte, obj map[string]any, path string, magi
 			return comp, nil
 		}
 	}
+	if CodecName(codec) == "" {
+		return nil, eerr(path+".attributes.compression", "expected a codec to compress the content with (gzip, snappy, lz4, zstd), found "+itoa(codec))
+	}
 	out, err := deflate(codec, content, magic0)
 	if err != nil {
 		return nil, &EncodeError{Path: path + ".attributes.compression", Msg: err.Error(), Err: err}
@@ -415,15 +553,15 @@ func recompress(codec int, content []byte, obj map[string]any, path string, magi
 func encodeRecord(dst, scratch []byte, v any, path string, baseOffset, baseTS int64, idx int) ([]byte, []byte, error) {
 	r, ok := v.(map[string]any)
 	if !ok {
-		return dst, scratch, eerr(path, "expected an object")
+		return dst, scratch, eerr(path, "expected an object, found "+kindOf(v))
 	}
-	attrs, err := intOf(r, "attributes", path, 8, false, 0)
+	attrs, err := intOf(r, "attributes", path, minInt8, maxInt8, false, 0)
 	if err != nil {
 		return dst, scratch, err
 	}
 	var tsd, od int64
 	if _, ok := r["timestampDelta"]; ok {
-		tsd, err = intOf(r, "timestampDelta", path, 64, true, 0)
+		tsd, err = intOf(r, "timestampDelta", path, minInt64, maxInt64, true, 0)
 	} else if ts, ok := num(r["timestamp"]); ok {
 		tsd = ts - baseTS
 	}
@@ -431,7 +569,7 @@ func encodeRecord(dst, scratch []byte, v any, path string, baseOffset, baseTS in
 		return dst, scratch, err
 	}
 	if _, ok := r["offsetDelta"]; ok {
-		od, err = intOf(r, "offsetDelta", path, 32, true, 0)
+		od, err = intOf(r, "offsetDelta", path, minInt32, maxInt32, true, 0)
 	} else if o, ok := num(r["offset"]); ok {
 		od = o - baseOffset
 	} else {
@@ -441,7 +579,7 @@ func encodeRecord(dst, scratch []byte, v any, path string, baseOffset, baseTS in
 		return dst, scratch, err
 	}
 	if od < math.MinInt32 || od > math.MaxInt32 {
-		return dst, scratch, eerr(path+".offsetDelta", "does not fit int32")
+		return dst, scratch, rangeErr(path+".offsetDelta", minInt32, maxInt32, strconv.FormatInt(od, 10)+" (its offset less baseOffset)")
 	}
 	b := scratch[:0]
 	b = append(b, byte(attrs))
@@ -457,7 +595,7 @@ func encodeRecord(dst, scratch []byte, v any, path string, baseOffset, baseTS in
 	hs, nh := r["headers"], 0
 	if hs != nil {
 		if nh, ok = listLen(hs); !ok {
-			return dst, scratch, eerr(path+".headers", "expected an array")
+			return dst, scratch, eerr(path+".headers", "expected an array, found "+kindOf(hs))
 		}
 	}
 	b = wire.AppendVarint(b, int32(nh))
@@ -465,7 +603,7 @@ func encodeRecord(dst, scratch []byte, v any, path string, baseOffset, baseTS in
 		hp := path + ".headers[" + itoa(i) + "]"
 		ho, ok := listAt(hs, i).(map[string]any)
 		if !ok {
-			return dst, scratch, eerr(hp, "expected an object")
+			return dst, scratch, eerr(hp, "expected an object, found "+kindOf(listAt(hs, i)))
 		}
 		for _, name := range [...]string{"key", "value"} {
 			x, null, err := bytesOf(ho[name], hp+"."+name)
@@ -476,7 +614,7 @@ func encodeRecord(dst, scratch []byte, v any, path string, baseOffset, baseTS in
 		}
 	}
 	if len(b) > math.MaxInt32 {
-		return dst, b, eerr(path, "record too large")
+		return dst, b, eerr(path, "expected a record of at most 2147483647 bytes, found "+itoa(len(b)))
 	}
 	dst = wire.AppendVarint(dst, int32(len(b)))
 	dst = append(dst, b...)
@@ -484,20 +622,17 @@ func encodeRecord(dst, scratch []byte, v any, path string, baseOffset, baseTS in
 }
 
 func encodeMessage(dst []byte, obj map[string]any, path string, magic int8, depth int) ([]byte, error) {
-	offset, err := intOf(obj, "offset", path, 64, true, 0)
+	offset, err := intOf(obj, "offset", path, minInt64, maxInt64, true, 0)
 	if err != nil {
 		return dst, err
 	}
-	attrs, err := attrsOf(obj, path, magic)
+	attrs, err := attrsOf(obj, path, magic, minInt8, math.MaxUint8)
 	if err != nil {
 		return dst, err
-	}
-	if attrs < -128 || attrs > 0xff {
-		return dst, eerr(path+".attributes", "does not fit int8")
 	}
 	var ts int64
 	if magic == 1 {
-		if ts, err = intOf(obj, "timestamp", path, 64, true, 0); err != nil {
+		if ts, err = intOf(obj, "timestamp", path, minInt64, maxInt64, true, 0); err != nil {
 			return dst, err
 		}
 	}
@@ -515,7 +650,7 @@ func encodeMessage(dst []byte, obj map[string]any, path string, magic int8, dept
 				return dst, err
 			}
 			if !ok {
-				return dst, eerr(path+".messages", "missing (a wrapper with undecodable content needs _compressed or _raw)")
+				return dst, eerr(path+".messages", "missing: the messages, or for a wrapper whose content could not be decompressed its _compressed")
 			}
 			val = comp
 		} else {
@@ -550,7 +685,7 @@ func encodeMessage(dst []byte, obj map[string]any, path string, magic int8, dept
 		}
 	}
 	if len(dst)-start-12 > math.MaxInt32 {
-		return dst[:start], eerr(path, "message too large")
+		return dst[:start], eerr(path, "expected a message of at most 2147483647 bytes after its size, found "+itoa(len(dst)-start-12))
 	}
 	binary.BigEndian.PutUint32(dst[start+8:], uint32(len(dst)-start-12))
 	binary.BigEndian.PutUint32(dst[start+12:], crc32.ChecksumIEEE(dst[start+16:]))

@@ -1,0 +1,108 @@
+//go:build !js
+
+package rec
+
+import (
+	"encoding/json"
+	"math"
+	"testing"
+)
+
+// sampleBatchJSON is the decoded JSON of a plain batch of three records,
+// parsed afresh for each edit.
+func sampleBatchJSON(t *testing.T) []any {
+	t.Helper()
+	_, v := decodeJSON(t, buildBatch(t, CodecNone, 40, 0, sampleRecs(3)))
+	return v
+}
+
+// sampleMessageJSON is the decoded JSON of a magic 1 message set of two
+// messages.
+func sampleMessageJSON(t *testing.T) []any {
+	t.Helper()
+	_, v := decodeJSON(t, append(withOffset(msgV1, 0), withOffset(msgV1, 1)...))
+	return v
+}
+
+// encodeErr encodes v and returns its error's text, failing the test
+// when there is none.
+func encodeErr(t *testing.T, v any) string {
+	t.Helper()
+	_, err := Encode(nil, v)
+	if err == nil {
+		t.Fatal("no error")
+	}
+	return err.Error()
+}
+
+// Errors in records say what was expected and what was found, as the
+// schema fields' errors do ("expected an integer in A..B, found X"), so
+// that /api/encode fills both.
+func TestEncodeErrorsSayExpectedAndFound(t *testing.T) {
+	batch := func(v []any) map[string]any { return v[0].(map[string]any) }
+	rec0 := func(v []any) map[string]any { return batch(v)["records"].([]any)[0].(map[string]any) }
+	attrs := func(v []any) map[string]any { return batch(v)["attributes"].(map[string]any) }
+	for _, tc := range []struct {
+		edit func(v []any)
+		want string
+	}{
+		{func(v []any) { rec0(v)["offsetDelta"] = "x" }, `[0].records[0].offsetDelta: expected an integer, found the string "x" (only int64 values may be quoted)`},
+		{func(v []any) { rec0(v)["offsetDelta"] = num64("1.5") }, `[0].records[0].offsetDelta: expected an integer, found "1.5"`},
+		{func(v []any) { rec0(v)["offsetDelta"] = true }, `[0].records[0].offsetDelta: expected an integer, found a bool`},
+		{func(v []any) { rec0(v)["offsetDelta"] = num64("3000000000") }, `[0].records[0].offsetDelta: expected an integer in -2147483648..2147483647, found 3000000000`},
+		{func(v []any) { rec0(v)["timestampDelta"] = "soon" }, `[0].records[0].timestampDelta: expected an integer, found "soon"`},
+		{func(v []any) { rec0(v)["attributes"] = 200 }, `[0].records[0].attributes: expected an integer in -128..127, found 200 (Go int)`},
+		{func(v []any) { rec0(v)["key"] = map[string]any{} }, `[0].records[0].key: expected null, a string, {"text":...} or {"base64":...}, found {}`},
+		{func(v []any) { rec0(v)["key"] = 5 }, `[0].records[0].key: expected null, a string, {"text":...} or {"base64":...}, found a number (Go int)`},
+		{func(v []any) { rec0(v)["value"] = map[string]any{"text": 5} }, `[0].records[0].value.text: expected a string, found a number (Go int)`},
+		{func(v []any) { rec0(v)["headers"] = "none" }, `[0].records[0].headers: expected an array, found a string`},
+		{func(v []any) { rec0(v)["headers"] = []any{1} }, `[0].records[0].headers[0]: expected an object, found a number (Go int)`},
+		{func(v []any) { batch(v)["records"].([]any)[0] = "r" }, `[0].records[0]: expected an object, found a string`},
+		{func(v []any) { batch(v)["producerEpoch"] = 40000 }, `[0].producerEpoch: expected an integer in -32768..32767, found 40000 (Go int)`},
+		{func(v []any) { batch(v)["producerEpoch"] = num64("40000") }, `[0].producerEpoch: expected an integer in -32768..32767, found 40000`},
+		{func(v []any) { batch(v)["producerId"] = num64("1e30") }, `[0].producerId: expected an integer in -9223372036854775808..9223372036854775807, found 1e30`},
+		{func(v []any) { batch(v)["producerId"] = num64("92233720368547758070") }, `[0].producerId: expected an integer in -9223372036854775808..9223372036854775807, found 92233720368547758070`},
+		{func(v []any) { batch(v)["producerId"] = uint64(math.MaxUint64) }, `[0].producerId: expected an integer in -9223372036854775808..9223372036854775807, found 18446744073709551615 (Go uint64)`},
+		{func(v []any) { batch(v)["producerId"] = "p" }, `[0].producerId: expected an integer, found "p"`},
+		{func(v []any) { batch(v)["baseOffset"] = 1.5 }, `[0].baseOffset: expected an integer, found 1.5`},
+		{func(v []any) { batch(v)["magic"] = 3 }, `[0].magic: expected 0, 1 or 2, found 3`},
+		{func(v []any) { batch(v)["records"] = map[string]any{} }, `[0].records: expected an array, found {}`},
+		{func(v []any) { batch(v)["attributes"] = "gzip" }, `[0].attributes: expected an object or an integer, found a string`},
+		{func(v []any) { batch(v)["attributes"] = 70000 }, `[0].attributes: expected an integer in -32768..65535, found 70000 (Go int)`},
+		{func(v []any) { attrs(v)["compression"] = "brotli" }, `[0].attributes.compression: expected none, gzip, snappy, lz4, zstd or a number 0-7, found "brotli"`},
+		{func(v []any) { attrs(v)["compression"] = 9 }, `[0].attributes.compression: expected an integer in 0..7, found 9 (Go int)`},
+		{func(v []any) { attrs(v)["compression"] = 5 }, `[0].attributes.compression: expected a codec to compress the content with (gzip, snappy, lz4, zstd), found 5`},
+		{func(v []any) { attrs(v)["timestampType"] = "Now" }, `[0].attributes.timestampType: expected CreateTime or LogAppendTime, found "Now"`},
+		{func(v []any) { attrs(v)["transactional"] = "yes" }, `[0].attributes.transactional: expected true or false, found a string`},
+		{func(v []any) { attrs(v)["otherBits"] = 0x10000 }, `[0].attributes.otherBits: expected an integer in -32768..65535, found 65536 (Go int)`},
+		{func(v []any) { v[0] = 7 }, `[0]: expected an object, found a number (Go int)`},
+		{func(v []any) { batch(v)["_compressed"] = 7 }, `[0]._compressed: expected a base64 string, found a number (Go int)`},
+	} {
+		v := sampleBatchJSON(t)
+		tc.edit(v)
+		if got := encodeErr(t, v); got != tc.want {
+			t.Errorf("got  %s\nwant %s", got, tc.want)
+		}
+	}
+	msg := func(v []any) map[string]any { return v[0].(map[string]any) }
+	for _, tc := range []struct {
+		edit func(v []any)
+		want string
+	}{
+		{func(v []any) { msg(v)["attributes"] = 300 }, `[0].attributes: expected an integer in -128..255, found 300 (Go int)`},
+		{func(v []any) { msg(v)["timestamp"] = "t" }, `[0].timestamp: expected an integer, found "t"`},
+		{func(v []any) { msg(v)["offset"] = nil }, `[0].offset: missing`},
+	} {
+		v := sampleMessageJSON(t)
+		tc.edit(v)
+		if got := encodeErr(t, v); got != tc.want {
+			t.Errorf("got  %s\nwant %s", got, tc.want)
+		}
+	}
+	if got := encodeErr(t, map[string]any{}); got != "$: expected an array of batches or messages, found {}" {
+		t.Errorf("got %s", got)
+	}
+}
+
+// num64 is a JSON number as the parser gives it.
+func num64(s string) any { return json.Number(s) }
