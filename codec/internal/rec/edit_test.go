@@ -322,3 +322,75 @@ func allRecords(v []any) []map[string]any {
 	}
 	return out
 }
+
+// A legacy message's compression says what it holds: a compressed wrapper
+// holds "messages", any other message a "value". A wrapper set to
+// compression none would drop its messages, and a message with a value
+// and compression bits is a frame no reader takes: both are refused with
+// the path and what to do, at magic 0 and 1, with every codec.
+func TestLegacyCompressionMustFitContent(t *testing.T) {
+	inner0 := append(withOffset(msgV0, 0), withOffset(msgV0, 1)...)
+	inner1 := append(withOffset(msgV1, 0), withOffset(msgV1, 1)...)
+	for _, magic := range []int8{0, 1} {
+		inner, plain := inner0, withOffset(msgV0, 3)
+		if magic == 1 {
+			inner, plain = inner1, withOffset(msgV1, 3)
+		}
+		for _, codec := range []int{CodecGzip, CodecSnappy, CodecLZ4} {
+			name := CodecName(codec) + " magic " + itoa(int(magic))
+			for _, none := range []any{"none", 0} {
+				_, v := decodeJSON(t, wrapMessages(t, magic, codec, 1, 1000, inner))
+				w := v[0].(map[string]any)
+				if none == 0 {
+					w["attributes"] = 0
+				} else {
+					w["attributes"].(map[string]any)["compression"] = none
+				}
+				out, err := Encode(nil, v)
+				if err == nil {
+					t.Fatalf("%s: a wrapper set to compression %v encodes to %x, its messages gone", name, none, out)
+				}
+				if !strings.HasPrefix(err.Error(), `[0].messages: expected a "value" in a message whose compression is none, found "messages"`) ||
+					!strings.Contains(err.Error(), "list them in place of this wrapper") {
+					t.Fatalf("%s: %v", name, err)
+				}
+			}
+			_, v := decodeJSON(t, plain)
+			v[0].(map[string]any)["attributes"].(map[string]any)["compression"] = CodecName(codec)
+			out, err := Encode(nil, v)
+			if err == nil {
+				t.Fatalf("%s: a message with a value and compression bits encodes to %x", name, out)
+			}
+			if !strings.HasPrefix(err.Error(), `[0].value: expected "messages" in a message whose compression is `+CodecName(codec)+`, found a "value"`) {
+				t.Fatalf("%s: %v", name, err)
+			}
+			// Both: what would the message hold?
+			_, v = decodeJSON(t, wrapMessages(t, magic, codec, 1, 1000, inner))
+			v[0].(map[string]any)["value"] = map[string]any{"text": "v"}
+			if _, err := Encode(nil, v); err == nil || !strings.HasPrefix(err.Error(), `[0].value: expected "value" or "messages", found both`) {
+				t.Fatalf("%s: %v", name, err)
+			}
+		}
+	}
+	// A wrapper whose value is null (a quirk the decoder warns of) keeps
+	// it when another field is edited: nothing is dropped.
+	nullWrapper := wrapMessages(t, 1, CodecGzip, 0, 1000, inner1)
+	nullWrapper = append(nullWrapper[:30:30], 0xff, 0xff, 0xff, 0xff) // the key is null too
+	binary.BigEndian.PutUint32(nullWrapper[8:], uint32(len(nullWrapper)-12))
+	binary.BigEndian.PutUint32(nullWrapper[12:], crc32.ChecksumIEEE(nullWrapper[16:]))
+	res, v := decodeJSON(t, nullWrapper)
+	if w := strings.Join(warnings(res), ";"); !strings.Contains(w, "null value") {
+		t.Fatalf("warnings %q, JSON %v", w, v)
+	}
+	v[0].(map[string]any)["offset"] = json.Number("9")
+	out, err := Encode(nil, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append([]byte(nil), nullWrapper...)
+	want[7] = 9
+	binary.BigEndian.PutUint32(want[12:], crc32.ChecksumIEEE(want[16:]))
+	if !bytes.Equal(out, want) {
+		t.Fatalf("got %x\nwant %x", out, want)
+	}
+}

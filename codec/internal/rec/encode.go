@@ -640,9 +640,27 @@ func encodeMessage(dst []byte, obj map[string]any, path string, magic int8, dept
 	if err != nil {
 		return dst, err
 	}
+	// A compressed message is a wrapper: its value is the message set in
+	// "messages", compressed. Any other message has a "value". Content
+	// that does not fit its compression is refused, never dropped (the
+	// messages of a wrapper set to none) nor written as a frame no reader
+	// takes (a value with compression bits).
+	codec := attrs & 7
+	ms, hasMessages := obj["messages"]
+	v, hasValue := obj["value"]
+	switch {
+	case hasMessages && hasValue:
+		return dst, eerr(path+".value", `expected "value" or "messages", found both: a compressed wrapper holds "messages", any other message a "value"`)
+	case hasMessages && codec == CodecNone:
+		return dst, eerr(path+".messages", `expected a "value" in a message whose compression is none, found "messages": `+
+			`to send these messages uncompressed, list them in place of this wrapper (each with its own offset); to keep them wrapped, set attributes.compression to a codec`)
+	case v != nil && codec != CodecNone:
+		return dst, eerr(path+".value", `expected "messages" in a message whose compression is `+codecText(codec)+`, found a "value": `+
+			`a compressed message wraps a message set; to compress this message, put it (with compression none) in the "messages" of a wrapper, or set attributes.compression to none`)
+	}
 	var val []byte
 	valNull := false
-	if ms, ok := obj["messages"]; ok && attrs&7 != 0 {
+	if hasMessages {
 		if ms == nil {
 			// Content that could not be decompressed: keep its bytes.
 			comp, ok, err := b64Field(obj, "_compressed", path)
@@ -658,11 +676,11 @@ func encodeMessage(dst []byte, obj map[string]any, path string, magic int8, dept
 			if err != nil {
 				return dst, err
 			}
-			if val, err = recompress(attrs&7, inner, obj, path, magic == 0); err != nil {
+			if val, err = recompress(codec, inner, obj, path, magic == 0); err != nil {
 				return dst, err
 			}
 		}
-	} else if val, valNull, err = bytesOf(obj["value"], path+".value"); err != nil {
+	} else if val, valNull, err = bytesOf(v, path+".value"); err != nil {
 		return dst, err
 	}
 	start := len(dst)
@@ -690,6 +708,15 @@ func encodeMessage(dst []byte, obj map[string]any, path string, magic int8, dept
 	binary.BigEndian.PutUint32(dst[start+8:], uint32(len(dst)-start-12))
 	binary.BigEndian.PutUint32(dst[start+12:], crc32.ChecksumIEEE(dst[start+16:]))
 	return dst, nil
+}
+
+// codecText names codec as attributes.compression gives it: its name, or
+// its number for the unassigned 5-7.
+func codecText(codec int) string {
+	if n := CodecName(codec); n != "" {
+		return n
+	}
+	return itoa(codec)
 }
 
 // listLen reports whether v is an array of entries ([]any, or
