@@ -394,3 +394,36 @@ func TestLegacyCompressionMustFitContent(t *testing.T) {
 		t.Fatalf("got %x\nwant %x", out, want)
 	}
 }
+
+// Kafka takes zstd only with magic 2: a magic 0 or 1 wrapper is not
+// compressed with it. One that came in bytes still comes back byte for
+// byte while its content is unchanged; an edit inside it, a wrapper
+// switched to zstd and one written from scratch are refused.
+func TestNoNewZstdWrapperBelowMagic2(t *testing.T) {
+	for _, magic := range []int8{0, 1} {
+		inner := append(withOffset(msgV0, 0), withOffset(msgV0, 1)...)
+		if magic == 1 {
+			inner = append(withOffset(msgV1, 0), withOffset(msgV1, 1)...)
+		}
+		want := `[0].attributes.compression: expected gzip, snappy or lz4 in a magic ` + itoa(int(magic)) + ` wrapper, found "zstd"`
+		zw := wrapMessages(t, magic, CodecZstd, 1, 1000, inner)
+		_, v := decodeJSON(t, zw)
+		if out, err := Encode(nil, v); err != nil || !bytes.Equal(out, zw) {
+			t.Fatalf("magic %d: unchanged zstd wrapper: %v", magic, err)
+		}
+		innerList(t, v[0])[0].(map[string]any)["value"] = map[string]any{"text": "edited"}
+		if _, err := Encode(nil, v); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Fatalf("magic %d: edited zstd wrapper: %v", magic, err)
+		}
+		_, v = decodeJSON(t, wrapMessages(t, magic, CodecGzip, 1, 1000, inner))
+		v[0].(map[string]any)["attributes"].(map[string]any)["compression"] = "zstd"
+		if _, err := Encode(nil, v); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Fatalf("magic %d: gzip wrapper switched to zstd: %v", magic, err)
+		}
+		delete(v[0].(map[string]any), "_compressed")
+		v[0].(map[string]any)["attributes"] = 4
+		if _, err := Encode(nil, v); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Fatalf("magic %d: a zstd wrapper from scratch: %v", magic, err)
+		}
+	}
+}

@@ -499,7 +499,7 @@ func encodeBatch(dst []byte, obj map[string]any, path string) ([]byte, error) {
 			}
 		}
 		if codec := attrs & 7; codec != CodecNone {
-			if body, err = recompress(codec, body, obj, path, false); err != nil {
+			if body, err = recompress(codec, body, obj, path, 2); err != nil {
 				return dst, err
 			}
 		}
@@ -529,8 +529,8 @@ func encodeBatch(dst []byte, obj map[string]any, path string) ([]byte, error) {
 }
 
 // recompress reuses obj["_compressed"] when it inflates to content,
-// else compresses content with codec.
-func recompress(codec int, content []byte, obj map[string]any, path string, magic0 bool) ([]byte, error) {
+// else compresses content with codec for an entry of magic.
+func recompress(codec int, content []byte, obj map[string]any, path string, magic int8) ([]byte, error) {
 	comp, ok, err := b64Field(obj, "_compressed", path)
 	if err != nil {
 		return nil, err
@@ -543,7 +543,15 @@ func recompress(codec int, content []byte, obj map[string]any, path string, magi
 	if CodecName(codec) == "" {
 		return nil, eerr(path+".attributes.compression", "expected a codec to compress the content with (gzip, snappy, lz4, zstd), found "+itoa(codec))
 	}
-	out, err := deflate(codec, content, magic0)
+	if codec == CodecZstd && magic < 2 {
+		// Kafka takes zstd only in record batches (KIP-110: its brokers
+		// answer UNSUPPORTED_COMPRESSION_TYPE), so kwire writes no new zstd
+		// wrapper; one that came in bytes comes back while its content is
+		// unchanged (its _compressed, above).
+		return nil, eerr(path+".attributes.compression", `expected gzip, snappy or lz4 in a magic `+itoa(int(magic))+
+			` wrapper, found "zstd": Kafka takes zstd only in record batches (magic 2)`)
+	}
+	out, err := deflate(codec, content, magic == 0)
 	if err != nil {
 		return nil, &EncodeError{Path: path + ".attributes.compression", Msg: err.Error(), Err: err}
 	}
@@ -676,7 +684,7 @@ func encodeMessage(dst []byte, obj map[string]any, path string, magic int8, dept
 			if err != nil {
 				return dst, err
 			}
-			if val, err = recompress(codec, inner, obj, path, magic == 0); err != nil {
+			if val, err = recompress(codec, inner, obj, path, magic); err != nil {
 				return dst, err
 			}
 		}
