@@ -427,3 +427,89 @@ func TestNoNewZstdWrapperBelowMagic2(t *testing.T) {
 		}
 	}
 }
+
+// A batch's lastOffsetDelta and maxTimestamp, and a record's offsetDelta,
+// are kept as given, so a batch can be made inconsistent on purpose; left
+// out, they are computed as a producer writes them: the last record's
+// offsetDelta, the largest baseTimestamp + timestampDelta, the record's
+// index.
+func TestDerivedBatchFields(t *testing.T) {
+	batchOf := func(out []byte) map[string]any {
+		t.Helper()
+		res, v := decodeJSON(t, out)
+		if w := warnings(res); len(w) > 0 {
+			t.Fatalf("warnings %q", w)
+		}
+		return v[0].(map[string]any)
+	}
+	num := func(b map[string]any, k string) string { return string(b[k].(json.Number)) }
+	// Records added (a copy of the first, its offsetDelta and offset left
+	// out) and the derived fields left out.
+	_, v := decodeJSON(t, buildBatch(t, CodecGzip, 40, 0, sampleRecs(3)))
+	b := v[0].(map[string]any)
+	recs := b["records"].([]any)
+	cp := map[string]any{}
+	for k, x := range recs[0].(map[string]any) {
+		cp[k] = x
+	}
+	delete(cp, "offsetDelta")
+	cp["timestampDelta"] = json.Number("50")
+	b["records"] = append(recs, cp)
+	delete(b, "lastOffsetDelta")
+	b["maxTimestamp"] = nil
+	out, err := Encode(nil, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := batchOf(out)
+	if num(got, "lastOffsetDelta") != "3" || num(got, "maxTimestamp") != "1700000000050" {
+		t.Fatalf("lastOffsetDelta %v, maxTimestamp %v", got["lastOffsetDelta"], got["maxTimestamp"])
+	}
+	if od := got["records"].([]any)[3].(map[string]any)["offsetDelta"]; od != json.Number("3") {
+		t.Fatalf("the added record's offsetDelta is %v", od)
+	}
+	// Given, they are kept, inconsistent as they may be.
+	b["lastOffsetDelta"], b["maxTimestamp"] = json.Number("7"), json.Number("5")
+	out, err = Encode(nil, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := batchOf(out); num(got, "lastOffsetDelta") != "7" || num(got, "maxTimestamp") != "5" {
+		t.Fatalf("lastOffsetDelta %v, maxTimestamp %v", got["lastOffsetDelta"], got["maxTimestamp"])
+	}
+	// The largest timestamp need not be the last record's.
+	delete(b, "lastOffsetDelta")
+	delete(b, "maxTimestamp")
+	cp["timestampDelta"] = json.Number("-9")
+	recs[1].(map[string]any)["offsetDelta"] = json.Number("6")
+	recs[2].(map[string]any)["offsetDelta"] = json.Number("2")
+	out, err = Encode(nil, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := batchOf(out); num(got, "lastOffsetDelta") != "3" || num(got, "maxTimestamp") != "1700000000002" {
+		t.Fatalf("lastOffsetDelta %v, maxTimestamp %v", got["lastOffsetDelta"], got["maxTimestamp"])
+	}
+	// No records: -1 and -1, as lastOffsetDelta + 1 is the record count
+	// and there is no timestamp.
+	b["records"] = []any{}
+	out, err = Encode(nil, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := batchOf(out); num(got, "lastOffsetDelta") != "-1" || num(got, "maxTimestamp") != "-1" {
+		t.Fatalf("lastOffsetDelta %v, maxTimestamp %v", got["lastOffsetDelta"], got["maxTimestamp"])
+	}
+	// Records that could not be decompressed are as they came, and so are
+	// the fields derived from them: the original batch's.
+	p := rawBatch(CodecGzip, 3, []byte("this is not gzip"))
+	binary.BigEndian.PutUint32(p[23:], 2)
+	binary.BigEndian.PutUint64(p[35:], 1234)
+	binary.BigEndian.PutUint32(p[17:], crc32.Checksum(p[21:], castagnoli))
+	_, v = decodeJSON(t, p)
+	delete(v[0].(map[string]any), "lastOffsetDelta")
+	delete(v[0].(map[string]any), "maxTimestamp")
+	if out, err := Encode(nil, v); err != nil || !bytes.Equal(out, p) {
+		t.Fatalf("undecodable records: %v\n got %x\nwant %x", err, out, p)
+	}
+}

@@ -43,9 +43,16 @@ func eerr(path, msg string) error { return &EncodeError{Path: path, Msg: msg} }
 // lengths, offsets and CRCs are computed anew. A build without compressors
 // (WebAssembly) refuses such an edit with an error naming its path. An
 // entry that is only "_raw" (bytes after a framing error) or "_truncated"
-// is written verbatim. A record lacking offsetDelta or timestampDelta gets
-// it from "offset"/"timestamp" and the batch base, else from its index / 0.
-// A nil v encodes nothing.
+// is written verbatim.
+//
+// A batch's lastOffsetDelta and maxTimestamp, and a record's offsetDelta,
+// are written as given, consistent with the records or not (a protocol
+// playground crafts inconsistent batches on purpose). Left out (or null),
+// they are computed as a producer writes them: lastOffsetDelta the last
+// record's offsetDelta, maxTimestamp the largest baseTimestamp +
+// timestampDelta (-1 and -1 without records), a record's offsetDelta its
+// index in the batch. A record lacking timestampDelta gets "timestamp"
+// less baseTimestamp, else 0. A nil v encodes nothing.
 func Encode(dst []byte, v any) ([]byte, error) {
 	if v == nil {
 		return dst, nil
@@ -450,16 +457,30 @@ func appendVarbytes(dst, b []byte, null bool) []byte {
 	return append(dst, b...)
 }
 
+// The batch header's fields Encode reads, in their order on the wire.
+// lastOffsetDelta and maxTimestamp are derived from the records when left
+// out (or null); the others are required.
+var encBatchFields = [...]struct {
+	name    string
+	lo, hi  int64
+	derived bool
+}{{"baseOffset", minInt64, maxInt64, false}, {"partitionLeaderEpoch", minInt32, maxInt32, false}, {"lastOffsetDelta", minInt32, maxInt32, true},
+	{"baseTimestamp", minInt64, maxInt64, false}, {"maxTimestamp", minInt64, maxInt64, true}, {"producerId", minInt64, maxInt64, false},
+	{"producerEpoch", minInt16, maxInt16, false}, {"baseSequence", minInt32, maxInt32, false}}
+
+// Where the batch header holds lastOffsetDelta and maxTimestamp.
+const (
+	batchLastOffsetDeltaAt = 23
+	batchMaxTimestampAt    = 35
+)
+
 func encodeBatch(dst []byte, obj map[string]any, path string) ([]byte, error) {
 	var f [8]int64
-	for i, spec := range [...]struct {
-		name   string
-		lo, hi int64
-	}{{"baseOffset", minInt64, maxInt64}, {"partitionLeaderEpoch", minInt32, maxInt32}, {"lastOffsetDelta", minInt32, maxInt32},
-		{"baseTimestamp", minInt64, maxInt64}, {"maxTimestamp", minInt64, maxInt64}, {"producerId", minInt64, maxInt64},
-		{"producerEpoch", minInt16, maxInt16}, {"baseSequence", minInt32, maxInt32}} {
+	var given [8]bool
+	for i, spec := range encBatchFields {
 		var err error
-		if f[i], err = intOf(obj, spec.name, path, spec.lo, spec.hi, true, 0); err != nil {
+		given[i] = obj[spec.name] != nil
+		if f[i], err = intOf(obj, spec.name, path, spec.lo, spec.hi, !spec.derived, 0); err != nil {
 			return dst, err
 		}
 	}
@@ -481,6 +502,13 @@ func encodeBatch(dst []byte, obj map[string]any, path string) ([]byte, error) {
 			return dst, eerr(path+".records", "missing: the records, or for a batch whose records could not be decompressed its _raw")
 		}
 		body, count = comp, int(be32(raw[batchHeader-4:]))
+		// The records are as they came: so are the fields derived from them.
+		if !given[2] {
+			f[2] = be32(raw[batchLastOffsetDeltaAt:])
+		}
+		if !given[4] {
+			f[4] = be64(raw[batchMaxTimestampAt:])
+		}
 	} else {
 		if rv == nil {
 			return dst, eerr(path+".records", "missing: the records, or for a batch whose records could not be decompressed its _raw")
@@ -492,11 +520,27 @@ func encodeBatch(dst []byte, obj map[string]any, path string) ([]byte, error) {
 		if n > math.MaxInt32 {
 			return dst, eerr(path+".records", "expected at most 2147483647 records, found "+itoa(n))
 		}
+		// Left out, lastOffsetDelta and maxTimestamp are what a producer
+		// writes (Kafka's MemoryRecordsBuilder, franz-go): the last record's
+		// offsetDelta, the largest baseTimestamp + timestampDelta; -1 and -1
+		// (no timestamp) for a batch of no records.
 		var scratch []byte
+		lastOD, maxTS := int64(-1), int64(-1)
 		for k := 0; k < n; k++ {
-			if body, scratch, err = encodeRecord(body, scratch, listAt(rv, k), path+".records["+itoa(k)+"]", f[0], f[3], k); err != nil {
+			var od, tsd int64
+			if body, scratch, od, tsd, err = encodeRecord(body, scratch, listAt(rv, k), path+".records["+itoa(k)+"]", f[3], k); err != nil {
 				return dst, err
 			}
+			lastOD = od
+			if ts := f[3] + tsd; k == 0 || ts > maxTS {
+				maxTS = ts
+			}
+		}
+		if !given[2] {
+			f[2] = lastOD
+		}
+		if !given[4] {
+			f[4] = maxTS
 		}
 		if codec := attrs & 7; codec != CodecNone {
 			if body, err = recompress(codec, body, obj, path, 2); err != nil {
@@ -558,36 +602,33 @@ func recompress(codec int, content []byte, obj map[string]any, path string, magi
 	return out, nil
 }
 
-func encodeRecord(dst, scratch []byte, v any, path string, baseOffset, baseTS int64, idx int) ([]byte, []byte, error) {
+// encodeRecord appends record v, the idx-th of its batch, and returns
+// its offsetDelta and timestampDelta. Left out (or null), offsetDelta is
+// idx, as a producer numbers a batch's records ("offset", which the
+// decoder writes beside it, is not read: a copied record's would repeat
+// its original's), and timestampDelta is "timestamp" less the batch's
+// baseTimestamp when that is given, else 0.
+func encodeRecord(dst, scratch []byte, v any, path string, baseTS int64, idx int) (_, _ []byte, od, tsd int64, err error) {
 	r, ok := v.(map[string]any)
 	if !ok {
-		return dst, scratch, eerr(path, "expected an object, found "+kindOf(v))
+		return dst, scratch, 0, 0, eerr(path, "expected an object, found "+kindOf(v))
 	}
 	attrs, err := intOf(r, "attributes", path, minInt8, maxInt8, false, 0)
 	if err != nil {
-		return dst, scratch, err
+		return dst, scratch, 0, 0, err
 	}
-	var tsd, od int64
-	if _, ok := r["timestampDelta"]; ok {
+	if r["timestampDelta"] != nil {
 		tsd, err = intOf(r, "timestampDelta", path, minInt64, maxInt64, true, 0)
-	} else if ts, ok := num(r["timestamp"]); ok {
-		tsd = ts - baseTS
+	} else if ts, given := r["timestamp"]; given && ts != nil {
+		if tsd, err = intValue(ts, path+".timestamp", minInt64, maxInt64); err == nil {
+			tsd -= baseTS
+		}
 	}
 	if err != nil {
-		return dst, scratch, err
+		return dst, scratch, 0, 0, err
 	}
-	if _, ok := r["offsetDelta"]; ok {
-		od, err = intOf(r, "offsetDelta", path, minInt32, maxInt32, true, 0)
-	} else if o, ok := num(r["offset"]); ok {
-		od = o - baseOffset
-	} else {
-		od = int64(idx)
-	}
-	if err != nil {
-		return dst, scratch, err
-	}
-	if od < math.MinInt32 || od > math.MaxInt32 {
-		return dst, scratch, rangeErr(path+".offsetDelta", minInt32, maxInt32, strconv.FormatInt(od, 10)+" (its offset less baseOffset)")
+	if od, err = intOf(r, "offsetDelta", path, minInt32, maxInt32, false, int64(idx)); err != nil {
+		return dst, scratch, 0, 0, err
 	}
 	b := scratch[:0]
 	b = append(b, byte(attrs))
@@ -596,14 +637,14 @@ func encodeRecord(dst, scratch []byte, v any, path string, baseOffset, baseTS in
 	for _, name := range [...]string{"key", "value"} {
 		x, null, err := bytesOf(r[name], path+"."+name)
 		if err != nil {
-			return dst, scratch, err
+			return dst, scratch, 0, 0, err
 		}
 		b = appendVarbytes(b, x, null)
 	}
 	hs, nh := r["headers"], 0
 	if hs != nil {
 		if nh, ok = listLen(hs); !ok {
-			return dst, scratch, eerr(path+".headers", "expected an array, found "+kindOf(hs))
+			return dst, scratch, 0, 0, eerr(path+".headers", "expected an array, found "+kindOf(hs))
 		}
 	}
 	b = wire.AppendVarint(b, int32(nh))
@@ -611,22 +652,22 @@ func encodeRecord(dst, scratch []byte, v any, path string, baseOffset, baseTS in
 		hp := path + ".headers[" + itoa(i) + "]"
 		ho, ok := listAt(hs, i).(map[string]any)
 		if !ok {
-			return dst, scratch, eerr(hp, "expected an object, found "+kindOf(listAt(hs, i)))
+			return dst, scratch, 0, 0, eerr(hp, "expected an object, found "+kindOf(listAt(hs, i)))
 		}
 		for _, name := range [...]string{"key", "value"} {
 			x, null, err := bytesOf(ho[name], hp+"."+name)
 			if err != nil {
-				return dst, scratch, err
+				return dst, scratch, 0, 0, err
 			}
 			b = appendVarbytes(b, x, null)
 		}
 	}
 	if len(b) > math.MaxInt32 {
-		return dst, b, eerr(path, "expected a record of at most 2147483647 bytes, found "+itoa(len(b)))
+		return dst, b, 0, 0, eerr(path, "expected a record of at most 2147483647 bytes, found "+itoa(len(b)))
 	}
 	dst = wire.AppendVarint(dst, int32(len(b)))
 	dst = append(dst, b...)
-	return dst, b, nil
+	return dst, b, od, tsd, nil
 }
 
 func encodeMessage(dst []byte, obj map[string]any, path string, magic int8, depth int) ([]byte, error) {
