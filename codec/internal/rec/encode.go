@@ -412,6 +412,10 @@ func bytesOf(v any, path string) ([]byte, bool, error) {
 	case string:
 		return []byte(x), false, nil
 	case map[string]any:
+		_, hasText := x["text"]
+		if _, hasB64 := x["base64"]; hasText && hasB64 {
+			return nil, false, eerr(path, `expected {"text":...} or {"base64":...}, found both text and base64`)
+		}
 		if t, ok := x["text"]; ok {
 			s, ok := t.(string)
 			if !ok {
@@ -653,6 +657,11 @@ func encodeRecord(dst, scratch []byte, v any, path string, baseTS int64, idx int
 		ho, ok := listAt(hs, i).(map[string]any)
 		if !ok {
 			return dst, scratch, 0, 0, eerr(hp, "expected an object, found "+kindOf(listAt(hs, i)))
+		}
+		if ho["key"] == nil {
+			// Kafka has none: its clients refuse one, its brokers fail
+			// to read one (a negative header key length).
+			return dst, scratch, 0, 0, eerr(hp+".key", `expected a string or {"base64":...}, found `+kindOf(ho["key"])+`: Kafka has no null header key`)
 		}
 		for _, name := range [...]string{"key", "value"} {
 			x, null, err := bytesOf(ho[name], hp+"."+name)

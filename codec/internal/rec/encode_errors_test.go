@@ -106,3 +106,39 @@ func TestEncodeErrorsSayExpectedAndFound(t *testing.T) {
 
 // num64 is a JSON number as the parser gives it.
 func num64(s string) any { return json.Number(s) }
+
+// A key or value gives its bytes once: text and base64 together are
+// refused (text won, silently). A header's key is never null in Kafka
+// (a null one was written as ""), so a null or missing one is refused.
+func TestBytesGivenOnceAndHeaderKeyNotNull(t *testing.T) {
+	rec0 := func(v []any) map[string]any { return v[0].(map[string]any)["records"].([]any)[0].(map[string]any) }
+	for _, tc := range []struct {
+		edit func(v []any)
+		want string
+	}{
+		{func(v []any) { rec0(v)["key"] = map[string]any{"text": "a", "base64": "Yg=="} },
+			`[0].records[0].key: expected {"text":...} or {"base64":...}, found both text and base64`},
+		{func(v []any) { rec0(v)["value"] = map[string]any{"base64": "Yg==", "text": "a", "format": "json"} },
+			`[0].records[0].value: expected {"text":...} or {"base64":...}, found both text and base64`},
+		{func(v []any) {
+			rec0(v)["headers"] = []any{map[string]any{"key": "h", "value": map[string]any{"text": "a", "base64": "Yg=="}}}
+		},
+			`[0].records[0].headers[0].value: expected {"text":...} or {"base64":...}, found both text and base64`},
+		{func(v []any) { rec0(v)["headers"] = []any{map[string]any{"key": nil, "value": nil}} },
+			`[0].records[0].headers[0].key: expected a string or {"base64":...}, found null: Kafka has no null header key`},
+		{func(v []any) { rec0(v)["headers"] = []any{map[string]any{"value": map[string]any{"text": "v"}}} },
+			`[0].records[0].headers[0].key: expected a string or {"base64":...}, found null: Kafka has no null header key`},
+	} {
+		v := sampleBatchJSON(t)
+		tc.edit(v)
+		if got := encodeErr(t, v); got != tc.want {
+			t.Errorf("got  %s\nwant %s", got, tc.want)
+		}
+	}
+	// Legacy messages' keys and values too.
+	v := sampleMessageJSON(t)
+	v[0].(map[string]any)["value"] = map[string]any{"text": "a", "base64": "Yg=="}
+	if got, want := encodeErr(t, v), `[0].value: expected {"text":...} or {"base64":...}, found both text and base64`; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
