@@ -83,8 +83,18 @@ func encodeSet(dst []byte, v any, path string, depth int) ([]byte, error) {
 		if raw, ok, err := b64Field(obj, "_truncated", p); err != nil {
 			return dst, err
 		} else if ok {
+			if err := truncatedFields.check(obj, p); err != nil {
+				return dst, err
+			}
 			dst = append(dst, raw...)
 			continue
+		}
+		if obj["magic"] == nil {
+			// Which fields are valid depends on the magic: a misspelt
+			// "magic" is said to be unknown, not the magic missing.
+			if err := entryFields.check(obj, p); err != nil {
+				return dst, err
+			}
 		}
 		magic, err := intOf(obj, "magic", p, minInt8, maxInt8, true, 0)
 		if err != nil {
@@ -92,8 +102,14 @@ func encodeSet(dst []byte, v any, path string, depth int) ([]byte, error) {
 		}
 		switch magic {
 		case 2:
+			if err := batchKeys.check(obj, p); err != nil {
+				return dst, err
+			}
 			dst, err = encodeBatch(dst, obj, p)
 		case 0, 1:
+			if err := messageKeys[magic].check(obj, p); err != nil {
+				return dst, err
+			}
 			dst, err = encodeMessage(dst, obj, p, int8(magic), depth)
 		default:
 			return dst, eerr(p+".magic", "expected 0, 1 or 2, found "+strconv.FormatInt(magic, 10))
@@ -104,6 +120,85 @@ func encodeSet(dst []byte, v any, path string, depth int) ([]byte, error) {
 	}
 	return dst, nil
 }
+
+// fieldSet is the members an object of records JSON may have: those the
+// decoder writes for it, each read by Encode or, when it is informational
+// ("crc", "offset" of a record, "_sizeInBytes", a payload's "decoded"),
+// let be. Any other member is refused, as the schema fields refuse an
+// unknown field: a misspelt one ("compresion", "producerID") would be
+// an edit silently dropped.
+type fieldSet struct {
+	names []string
+	at    string // what the names are valid for, when it is not the path alone: "at magic 0"
+}
+
+func (s *fieldSet) has(k string) bool {
+	for _, n := range s.names {
+		if n == k {
+			return true
+		}
+	}
+	return false
+}
+
+// check refuses a member of obj outside s, naming the first (in sorted
+// order) and the valid ones.
+func (s *fieldSet) check(obj map[string]any, path string) error {
+	for k := range obj {
+		if !s.has(k) {
+			return s.unknown(obj, path)
+		}
+	}
+	return nil
+}
+
+func (s *fieldSet) unknown(obj map[string]any, path string) error {
+	var bad []string
+	for k := range obj {
+		if !s.has(k) {
+			bad = append(bad, k)
+		}
+	}
+	sort.Strings(bad)
+	msg := "unknown field; valid here: " + strings.Join(s.names, ", ")
+	if s.at != "" {
+		msg += " (" + s.at + ")"
+	}
+	return eerr(path+"."+bad[0], msg)
+}
+
+// The members of each object of records JSON, as the decoder writes them
+// (sink_json.go, the tree's JSON, and the payload readers' members in a
+// key or value: codec/payload, the internal topics' in codec's walk).
+var (
+	batchKeys = &fieldSet{names: []string{"baseOffset", "partitionLeaderEpoch", "magic", "crc", "attributes", "lastOffsetDelta",
+		"baseTimestamp", "maxTimestamp", "producerId", "producerEpoch", "baseSequence", "records",
+		"_compressed", "_sizeInBytes", "_uncompressedBytes", "_compressionRatio", "_raw"}}
+	messageKeys = [2]*fieldSet{
+		{names: []string{"offset", "absoluteOffset", "magic", "crc", "attributes", "key", "value", "messages", "_compressed", "_raw"}, at: "at magic 0"},
+		{names: []string{"offset", "absoluteOffset", "magic", "crc", "attributes", "timestamp", "key", "value", "messages", "_compressed", "_raw"}, at: "at magic 1"},
+	}
+	// entryFields are a batch's and a message's: for an entry that names
+	// no magic.
+	entryFields = &fieldSet{names: []string{"baseOffset", "partitionLeaderEpoch", "magic", "crc", "attributes", "lastOffsetDelta",
+		"baseTimestamp", "maxTimestamp", "producerId", "producerEpoch", "baseSequence", "records",
+		"offset", "absoluteOffset", "timestamp", "key", "value", "messages",
+		"_compressed", "_sizeInBytes", "_uncompressedBytes", "_compressionRatio", "_raw"}, at: "a batch's and a legacy message's"}
+	truncatedFields = &fieldSet{names: []string{"_truncated"}, at: "an entry cut short"}
+	recordKeys      = &fieldSet{names: []string{"attributes", "timestampDelta", "offsetDelta", "offset", "timestamp", "key", "value", "headers", "control"}}
+	headerKeys      = &fieldSet{names: []string{"key", "value"}}
+	attrKeys        = [3]*fieldSet{
+		{names: []string{"compression", "otherBits"}, at: "at magic 0"},
+		{names: []string{"compression", "timestampType", "otherBits"}, at: "at magic 1"},
+		{names: []string{"compression", "timestampType", "transactional", "control", "deleteHorizon", "otherBits"}},
+	}
+	// A record's or message's key or value: its bytes, and what a payload
+	// reader adds beside them to be read (never encoded).
+	payloadKeys = &fieldSet{names: []string{"text", "base64", "format", "schemaId", "messageIndexes", "message",
+		"type", "frameVersion", "version", "schema", "decoded"}, at: `"text" or "base64" the bytes; the others, a payload reader's, are not read`}
+	// A header's key or value (the payload readers read neither).
+	headerBytesKeys = &fieldSet{names: []string{"text", "base64"}}
+)
 
 func pathOr(p string) string {
 	if p == "" {
@@ -348,6 +443,9 @@ func attrsOf(obj map[string]any, path string, magic int8, lo, hi int64) (int, er
 		i, err := intValue(v, p, lo, hi)
 		return int(i), err
 	}
+	if err := attrKeys[magic].check(a, p); err != nil {
+		return 0, err
+	}
 	attrs := 0
 	switch c := a["compression"].(type) {
 	case nil:
@@ -402,8 +500,9 @@ func attrsOf(obj map[string]any, path string, magic int8, lo, hi int64) (int, er
 	return attrs | int(o), nil
 }
 
-// bytesOf reads a key/value: null, {"text":...}, {"base64":...} or a string.
-func bytesOf(v any, path string) ([]byte, bool, error) {
+// bytesOf reads a key/value: null, {"text":...}, {"base64":...} or a
+// string; an object may have the members of keys.
+func bytesOf(v any, path string, keys *fieldSet) ([]byte, bool, error) {
 	switch x := v.(type) {
 	case nil:
 		return nil, true, nil
@@ -412,6 +511,9 @@ func bytesOf(v any, path string) ([]byte, bool, error) {
 	case string:
 		return []byte(x), false, nil
 	case map[string]any:
+		if err := keys.check(x, path); err != nil {
+			return nil, false, err
+		}
 		_, hasText := x["text"]
 		if _, hasB64 := x["base64"]; hasText && hasB64 {
 			return nil, false, eerr(path, `expected {"text":...} or {"base64":...}, found both text and base64`)
@@ -617,6 +719,9 @@ func encodeRecord(dst, scratch []byte, v any, path string, baseTS int64, idx int
 	if !ok {
 		return dst, scratch, 0, 0, eerr(path, "expected an object, found "+kindOf(v))
 	}
+	if err := recordKeys.check(r, path); err != nil {
+		return dst, scratch, 0, 0, err
+	}
 	attrs, err := intOf(r, "attributes", path, minInt8, maxInt8, false, 0)
 	if err != nil {
 		return dst, scratch, 0, 0, err
@@ -639,7 +744,7 @@ func encodeRecord(dst, scratch []byte, v any, path string, baseTS int64, idx int
 	b = wire.AppendVarlong(b, tsd)
 	b = wire.AppendVarint(b, int32(od))
 	for _, name := range [...]string{"key", "value"} {
-		x, null, err := bytesOf(r[name], path+"."+name)
+		x, null, err := bytesOf(r[name], path+"."+name, payloadKeys)
 		if err != nil {
 			return dst, scratch, 0, 0, err
 		}
@@ -658,13 +763,16 @@ func encodeRecord(dst, scratch []byte, v any, path string, baseTS int64, idx int
 		if !ok {
 			return dst, scratch, 0, 0, eerr(hp, "expected an object, found "+kindOf(listAt(hs, i)))
 		}
+		if err := headerKeys.check(ho, hp); err != nil {
+			return dst, scratch, 0, 0, err
+		}
 		if ho["key"] == nil {
 			// Kafka has none: its clients refuse one, its brokers fail
 			// to read one (a negative header key length).
 			return dst, scratch, 0, 0, eerr(hp+".key", `expected a string or {"base64":...}, found `+kindOf(ho["key"])+`: Kafka has no null header key`)
 		}
 		for _, name := range [...]string{"key", "value"} {
-			x, null, err := bytesOf(ho[name], hp+"."+name)
+			x, null, err := bytesOf(ho[name], hp+"."+name, headerBytesKeys)
 			if err != nil {
 				return dst, scratch, 0, 0, err
 			}
@@ -694,7 +802,7 @@ func encodeMessage(dst []byte, obj map[string]any, path string, magic int8, dept
 			return dst, err
 		}
 	}
-	key, keyNull, err := bytesOf(obj["key"], path+".key")
+	key, keyNull, err := bytesOf(obj["key"], path+".key", payloadKeys)
 	if err != nil {
 		return dst, err
 	}
@@ -738,7 +846,7 @@ func encodeMessage(dst []byte, obj map[string]any, path string, magic int8, dept
 				return dst, err
 			}
 		}
-	} else if val, valNull, err = bytesOf(v, path+".value"); err != nil {
+	} else if val, valNull, err = bytesOf(v, path+".value", payloadKeys); err != nil {
 		return dst, err
 	}
 	start := len(dst)
@@ -823,12 +931,13 @@ func unchanged(obj map[string]any, raw []byte) bool {
 		return false
 	}
 	arr, ok := v.([]any)
-	return ok && len(arr) == 1 && sameValue(arr[0], obj)
+	return ok && len(arr) == 1 && sameValue(arr[0], obj, payloadKeys)
 }
 
 // sameValue compares a value parsed from WriteJSON's output (want) with
-// one given to Encode (got), numbers by value.
-func sameValue(want, got any) bool {
+// one given to Encode (got), numbers by value. A key's or value's object
+// in got may have the members of bytesKeys beside its bytes.
+func sameValue(want, got any, bytesKeys *fieldSet) bool {
 	switch w := want.(type) {
 	case map[string]any:
 		g, ok := got.(map[string]any)
@@ -839,8 +948,15 @@ func sameValue(want, got any) bool {
 			if wv, ok := w[k]; ok && len(w) == 1 {
 				// A key or value's bytes: what a payload reader added
 				// beside them ("format", "decoded", ...) is read, never
-				// encoded.
-				return sameValue(wv, g[k])
+				// encoded. A member that is none of those (a misspelt
+				// one, the bytes given twice) is refused by the fields'
+				// encoding.
+				for gk := range g {
+					if !bytesKeys.has(gk) || gk != k && (gk == "text" || gk == "base64") {
+						return false
+					}
+				}
+				return sameValue(wv, g[k], bytesKeys)
 			}
 		}
 		n := 0
@@ -848,8 +964,12 @@ func sameValue(want, got any) bool {
 			if k == "absoluteOffset" || k == "control" {
 				continue
 			}
+			keys := bytesKeys
+			if k == "headers" {
+				keys = headerBytesKeys
+			}
 			wv, ok := w[k]
-			if !ok || !sameValue(wv, gv) {
+			if !ok || !sameValue(wv, gv, keys) {
 				return false
 			}
 			n++
@@ -866,7 +986,7 @@ func sameValue(want, got any) bool {
 			return false
 		}
 		for i := range w {
-			if !sameValue(w[i], listAt(got, i)) {
+			if !sameValue(w[i], listAt(got, i), bytesKeys) {
 				return false
 			}
 		}

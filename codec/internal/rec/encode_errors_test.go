@@ -5,6 +5,7 @@ package rec
 import (
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -140,5 +141,94 @@ func TestBytesGivenOnceAndHeaderKeyNotNull(t *testing.T) {
 	v[0].(map[string]any)["value"] = map[string]any{"text": "a", "base64": "Yg=="}
 	if got, want := encodeErr(t, v), `[0].value: expected {"text":...} or {"base64":...}, found both text and base64`; got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+// A member the decoder never writes (a misspelt one, most often) is
+// refused with its path and the members valid there, as the schema fields
+// refuse an unknown field, in batches, records, headers, attributes,
+// keys and values, legacy messages at each magic, and entries cut short.
+func TestUnknownFieldsRefused(t *testing.T) {
+	batch := func(v []any) map[string]any { return v[0].(map[string]any) }
+	rec0 := func(v []any) map[string]any { return batch(v)["records"].([]any)[0].(map[string]any) }
+	rec2 := func(v []any) map[string]any { return batch(v)["records"].([]any)[2].(map[string]any) }
+	const valid = "unknown field; valid here: "
+	for _, tc := range []struct {
+		edit       func(v []any)
+		path, want string
+	}{
+		{func(v []any) { batch(v)["attributes"].(map[string]any)["transactionl"] = true }, "[0].attributes.transactionl",
+			"compression, timestampType, transactional, control, deleteHorizon, otherBits"},
+		{func(v []any) { batch(v)["attributes"].(map[string]any)["compresion"] = "gzip" }, "[0].attributes.compresion", ""},
+		{func(v []any) { batch(v)["producerID"] = 77 }, "[0].producerID", "baseOffset, partitionLeaderEpoch, magic, crc, attributes, lastOffsetDelta"},
+		{func(v []any) { batch(v)["bogus"] = 1 }, "[0].bogus", ""},
+		{func(v []any) { rec0(v)["Headers"] = []any{} }, "[0].records[0].Headers",
+			"attributes, timestampDelta, offsetDelta, offset, timestamp, key, value, headers, control"},
+		{func(v []any) { rec0(v)["timestampdelta"] = 5 }, "[0].records[0].timestampdelta", ""},
+		{func(v []any) { rec2(v)["headers"].([]any)[0].(map[string]any)["vlaue"] = nil }, "[0].records[2].headers[0].vlaue", "key, value"},
+		{func(v []any) {
+			rec2(v)["headers"].([]any)[0].(map[string]any)["value"].(map[string]any)["format"] = "json"
+		},
+			"[0].records[2].headers[0].value.format", "text, base64"},
+		{func(v []any) { rec0(v)["key"].(map[string]any)["txt"] = "k" }, "[0].records[0].key.txt", "text, base64, format, schemaId"},
+		{func(v []any) { rec0(v)["value"] = map[string]any{"base64": "AA==", "decode": 1} }, "[0].records[0].value.decode", ""},
+		{func(v []any) { delete(batch(v), "magic"); batch(v)["magik"] = 2 }, "[0].magik", "a batch's and a legacy message's"},
+	} {
+		v := sampleBatchJSON(t)
+		tc.edit(v)
+		got := encodeErr(t, v)
+		if !strings.HasPrefix(got, tc.path+": "+valid) || !strings.Contains(got, tc.want) {
+			t.Errorf("got  %s\nwant %s: %s...%s", got, tc.path, valid, tc.want)
+		}
+	}
+	msg := func(v []any) map[string]any { return v[0].(map[string]any) }
+	for _, tc := range []struct {
+		magic      int8
+		edit       func(v []any)
+		path, want string
+	}{
+		{1, func(v []any) { msg(v)["timestmap"] = 5 }, "[0].timestmap",
+			"offset, absoluteOffset, magic, crc, attributes, timestamp, key, value, messages, _compressed, _raw (at magic 1)"},
+		{0, func(v []any) { msg(v)["timestamp"] = 5 }, "[0].timestamp",
+			"offset, absoluteOffset, magic, crc, attributes, key, value, messages, _compressed, _raw (at magic 0)"},
+		{1, func(v []any) { msg(v)["attributes"].(map[string]any)["transactional"] = false }, "[0].attributes.transactional",
+			"compression, timestampType, otherBits (at magic 1)"},
+		{0, func(v []any) { msg(v)["attributes"].(map[string]any)["timestampType"] = "CreateTime" }, "[0].attributes.timestampType",
+			"compression, otherBits (at magic 0)"},
+		{1, func(v []any) { msg(v)["value"].(map[string]any)["bytes"] = "x" }, "[0].value.bytes", "text, base64"},
+		{1, func(v []any) { v[0] = map[string]any{"_truncated": "AAAA", "offset": 5} }, "[0].offset", "_truncated (an entry cut short)"},
+	} {
+		p := append(withOffset(msgV1, 0), withOffset(msgV1, 1)...)
+		if tc.magic == 0 {
+			p = append(withOffset(msgV0, 0), withOffset(msgV0, 1)...)
+		}
+		_, v := decodeJSON(t, p)
+		tc.edit(v)
+		got := encodeErr(t, v)
+		if !strings.HasPrefix(got, tc.path+": "+valid) || !strings.Contains(got, tc.want) {
+			t.Errorf("got  %s\nwant %s: %s...%s", got, tc.path, valid, tc.want)
+		}
+	}
+	// In an entry that carries "_raw" (it decoded with warnings), an
+	// unknown member is no longer the entry as it came: it is refused, not
+	// passed over with the bytes written as they came.
+	badCRC := buildBatch(t, CodecNone, 0, 0, sampleRecs(3))
+	badCRC[20] ^= 0xff
+	for _, edit := range []func(v []any){
+		func(v []any) { batch(v)["bogus"] = 1 },
+		func(v []any) { rec0(v)["key"].(map[string]any)["txt"] = "k" },
+		func(v []any) {
+			rec2(v)["headers"].([]any)[0].(map[string]any)["value"].(map[string]any)["format"] = "json"
+		},
+		func(v []any) { rec0(v)["key"].(map[string]any)["base64"] = "AA==" },
+	} {
+		_, v := decodeJSON(t, badCRC)
+		if _, ok := batch(v)["_raw"]; !ok {
+			t.Fatal("no _raw")
+		}
+		edit(v)
+		if _, err := Encode(nil, v); err == nil {
+			t.Error("an unknown member of an entry with _raw was passed over")
+		}
 	}
 }
