@@ -513,3 +513,33 @@ func TestDerivedBatchFields(t *testing.T) {
 		t.Fatalf("undecodable records: %v\n got %x\nwant %x", err, out, p)
 	}
 }
+
+// A control batch that decoded with warnings (a bad CRC) carries "_raw":
+// an edit to a record's "control" is no edit "_raw" shows, so the batch is
+// encoded from its fields, the key and value built from "control" when
+// left out, refused while they say otherwise.
+func TestControlEditInEntryWithRaw(t *testing.T) {
+	commit := controlBatch(t, []byte{0, 0, 0, 1}, []byte{0, 0, 0, 0, 0, 7})
+	commit[20] ^= 0xff
+	_, v := decodeJSON(t, commit)
+	if _, ok := v[0].(map[string]any)["_raw"]; !ok {
+		t.Fatal("no _raw")
+	}
+	if out, err := Encode(nil, v); err != nil || !bytes.Equal(out, commit) {
+		t.Fatalf("unchanged: %v", err)
+	}
+	r := v[0].(map[string]any)["records"].([]any)[0].(map[string]any)
+	r["control"].(map[string]any)["coordinatorEpoch"] = json.Number("9")
+	if _, err := Encode(nil, v); err == nil || !strings.HasPrefix(err.Error(), `[0].records[0].control.coordinatorEpoch: expected what "value" holds, 7, found 9`) {
+		t.Fatalf("err %v", err)
+	}
+	delete(r, "value")
+	out, err := Encode(nil, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _ := decodeJSON(t, out)
+	if got := res.Records[0].Node.Get("value").Raw; !bytes.Equal(got, []byte{0, 0, 0, 0, 0, 9}) || len(warnings(res)) > 0 {
+		t.Fatalf("value %x, warnings %q", got, warnings(res))
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kwire/kwire/codec/internal/datamsg"
 	"github.com/kwire/kwire/codec/internal/encerr"
 	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/wire"
@@ -29,13 +30,15 @@ func eerr(path, msg string) error { return &EncodeError{Path: path, Msg: msg} }
 // integers are accepted for numbers, []byte for keys and values,
 // []map[string]any for arrays of entries) back into record batch or
 // message set bytes appended to dst. Lengths, counts and CRCs are
-// computed; "crc", "offset", "timestamp", "absoluteOffset" and "control"
-// are ignored.
+// computed; "crc", "offset", "timestamp" and "absoluteOffset" are
+// informational, as are the members a payload reader adds to a key or
+// value beside its bytes; a member the decoder never writes is refused
+// ("unknown field; valid here: ...").
 //
 // No edit is dropped. An entry with "_raw" (one that decoded with
 // warnings) is written verbatim from it only when those bytes, decoded,
-// show exactly the entry given ("absoluteOffset" and "control" aside);
-// otherwise the entry is encoded from its fields. Likewise a compressed
+// show exactly the entry given ("absoluteOffset" aside); otherwise the
+// entry is encoded from its fields. Likewise a compressed
 // batch or wrapper reuses its "_compressed" bytes only when they inflate to
 // the content encoded from the JSON, so an unchanged batch comes back byte
 // for byte; otherwise the content is compressed afresh with the codec in
@@ -52,7 +55,13 @@ func eerr(path, msg string) error { return &EncodeError{Path: path, Msg: msg} }
 // record's offsetDelta, maxTimestamp the largest baseTimestamp +
 // timestampDelta (-1 and -1 without records), a record's offsetDelta its
 // index in the batch. A record lacking timestampDelta gets "timestamp"
-// less baseTimestamp, else 0. A nil v encodes nothing.
+// less baseTimestamp, else 0.
+//
+// A control record's "control" (its key's version and type, a marker's
+// value version and coordinator epoch, a KRaft record's data) builds the
+// record's key and value when the record leaves them out; when it gives
+// them, they must agree with "control", or the record is refused. A nil v
+// encodes nothing.
 func Encode(dst []byte, v any) ([]byte, error) {
 	if v == nil {
 		return dst, nil
@@ -743,12 +752,22 @@ func encodeRecord(dst, scratch []byte, v any, path string, baseTS int64, idx int
 	b = append(b, byte(attrs))
 	b = wire.AppendVarlong(b, tsd)
 	b = wire.AppendVarint(b, int32(od))
-	for _, name := range [...]string{"key", "value"} {
-		x, null, err := bytesOf(r[name], path+"."+name, payloadKeys)
-		if err != nil {
+	var parts [2]controlPart
+	for i, name := range [...]string{"key", "value"} {
+		v, given := r[name]
+		p := &parts[i]
+		if p.b, p.null, err = bytesOf(v, path+"."+name, payloadKeys); err != nil {
 			return dst, scratch, 0, 0, err
 		}
-		b = appendVarbytes(b, x, null)
+		p.given = given
+	}
+	if c := r["control"]; c != nil {
+		if err := controlParts(c, path+".control", &parts[0], &parts[1]); err != nil {
+			return dst, scratch, 0, 0, err
+		}
+	}
+	for _, p := range parts {
+		b = appendVarbytes(b, p.b, p.null)
 	}
 	hs, nh := r["headers"], 0
 	if hs != nil {
@@ -785,6 +804,204 @@ func encodeRecord(dst, scratch []byte, v any, path string, baseTS int64, idx int
 	dst = wire.AppendVarint(dst, int32(len(b)))
 	dst = append(dst, b...)
 	return dst, b, od, tsd, nil
+}
+
+// controlPart is a record's key or value as a control record's "control"
+// object is held to, or builds: its bytes, and whether the record gave it.
+type controlPart struct {
+	b           []byte
+	null, given bool
+}
+
+var controlKeys = &fieldSet{names: []string{"keyVersion", "type", "valueVersion", "coordinatorEpoch", "data"}}
+
+// controlParts holds a control record's key and value to its "control"
+// object v (at path), as the decoder writes it: "keyVersion" and "type"
+// (the key's two int16s), and a marker's (ABORT, COMMIT) "valueVersion"
+// and "coordinatorEpoch" (the value's int16 and int32) or a KRaft
+// record's "data" (the value: its message, as an object, or base64 when
+// it did not decode). A key or value the record leaves out is built from
+// them; one it gives must agree with each member given, or the record is
+// refused (which of the two was edited is not for the encoder to guess).
+func controlParts(v any, path string, key, val *controlPart) error {
+	c, ok := v.(map[string]any)
+	if !ok {
+		return eerr(path, "expected an object, found "+kindOf(v))
+	}
+	if err := controlKeys.check(c, path); err != nil {
+		return err
+	}
+	typ, typGiven := int64(-1), c["type"] != nil
+	if typGiven {
+		var err error
+		if typ, err = controlType(c["type"], path+".type"); err != nil {
+			return err
+		}
+	}
+	kv, err := intOf(c, "keyVersion", path, minInt16, maxInt16, false, 0)
+	if err != nil {
+		return err
+	}
+	switch {
+	case !key.given:
+		if !typGiven {
+			return eerr(path+".type", `missing: the control record's type, to build its key (the record has no "key")`)
+		}
+		key.b, key.null = wire.AppendInt16(wire.AppendInt16(nil, int16(kv)), int16(typ)), false
+	case key.null || len(key.b) < 4:
+		for _, name := range [...]string{"keyVersion", "type"} {
+			if c[name] != nil {
+				return disagree(path+"."+name, "key", "no control key (null or under 4 bytes)", c[name])
+			}
+		}
+	default:
+		if c["keyVersion"] != nil && be16(key.b) != kv {
+			return disagree(path+".keyVersion", "key", itoa(int(be16(key.b))), c["keyVersion"])
+		}
+		if typGiven && be16(key.b[2:]) != typ {
+			return disagree(path+".type", "key", controlTypeText(be16(key.b[2:])), c["type"])
+		}
+		typ = be16(key.b[2:])
+	}
+
+	marker, kraft := typ == 0 || typ == 1, typ >= 2 && typ < int64(len(controlData))
+	for _, name := range [...]string{"valueVersion", "coordinatorEpoch", "data"} {
+		if c[name] == nil || marker && name != "data" || kraft && name == "data" {
+			continue
+		}
+		what := `"data"`
+		switch {
+		case marker:
+			what = `"valueVersion" and "coordinatorEpoch"`
+		case !kraft:
+			what = "no value members (kwire knows control types 0-6)"
+		}
+		return eerr(path+"."+name, "expected "+what+" for a control record of type "+controlTypeText(typ)+`, found "`+name+`"`)
+	}
+	vv, err := intOf(c, "valueVersion", path, minInt16, maxInt16, false, 0)
+	if err != nil {
+		return err
+	}
+	epoch, err := intOf(c, "coordinatorEpoch", path, minInt32, maxInt32, false, 0)
+	if err != nil {
+		return err
+	}
+	switch {
+	case !val.given && marker:
+		if c["coordinatorEpoch"] == nil {
+			return eerr(path+".coordinatorEpoch", `missing: the marker's coordinator epoch, to build its value (the record has no "value")`)
+		}
+		val.b, val.null = wire.AppendInt32(wire.AppendInt16(nil, int16(vv)), int32(epoch)), false
+	case !val.given && kraft:
+		if c["data"] == nil {
+			return eerr(path+".data", `missing: the record's data, to build its value (the record has no "value")`)
+		}
+		b, err := controlValue(c["data"], int(typ), path+".data")
+		if err != nil {
+			return err
+		}
+		if b == nil {
+			return eerr(path+".data", `expected "value" beside a KRaft control record's data object: this build has no data-message encoder to build it`)
+		}
+		val.b, val.null = b, false
+	case !val.given:
+		return eerr(path+".type", `expected a control type whose value kwire builds (0-6), found `+controlTypeText(typ)+`: give "value"`)
+	case marker:
+		if c["valueVersion"] != nil {
+			if val.null || len(val.b) < 2 {
+				return disagree(path+".valueVersion", "value", "no version (null or under 2 bytes)", c["valueVersion"])
+			}
+			if be16(val.b) != vv {
+				return disagree(path+".valueVersion", "value", itoa(int(be16(val.b))), c["valueVersion"])
+			}
+		}
+		if c["coordinatorEpoch"] != nil {
+			if val.null || len(val.b) < 6 {
+				return disagree(path+".coordinatorEpoch", "value", "no coordinator epoch (null or under 6 bytes)", c["coordinatorEpoch"])
+			}
+			if be32(val.b[2:]) != epoch {
+				return disagree(path+".coordinatorEpoch", "value", itoa(int(be32(val.b[2:]))), c["coordinatorEpoch"])
+			}
+		}
+	case kraft && c["data"] != nil:
+		b, err := controlValue(c["data"], int(typ), path+".data")
+		if err != nil {
+			return err
+		}
+		// Without a data-message encoder (this package's own tests) an
+		// object cannot be compared: the value is as given.
+		if b != nil && (val.null || !bytes.Equal(b, val.b)) {
+			return disagree(path+".data", "value", "other bytes", "data that encodes to "+itoa(len(b))+" bytes of its own")
+		}
+	}
+	return nil
+}
+
+// disagree says that the member of "control" at path, found, is not what
+// the record's key or value (part) holds.
+func disagree(path, part, holds string, found any) error {
+	f, ok := found.(string)
+	if !ok {
+		f = valueText(found)
+	}
+	return eerr(path, `expected what "`+part+`" holds, `+holds+`, found `+f+
+		`: edit both, or leave "`+part+`" out to have it built from "control"`)
+}
+
+// valueText writes a number or name of "control" as it was given.
+func valueText(v any) string {
+	if i, err := intValue(v, "", minInt64, maxInt64); err == nil {
+		return strconv.FormatInt(i, 10)
+	}
+	return kindOf(v)
+}
+
+// controlType reads a control record's type: its name ("COMMIT") or
+// number.
+func controlType(v any, path string) (int64, error) {
+	if s, ok := v.(string); ok {
+		for i, n := range controlNames {
+			if n == s {
+				return int64(i), nil
+			}
+		}
+		return 0, eerr(path, "expected "+strings.Join(controlNames[:], ", ")+" or a number, found "+strconv.Quote(s))
+	}
+	return intValue(v, path, minInt16, maxInt16)
+}
+
+// controlTypeText names control type t as the decoder writes it.
+func controlTypeText(t int64) string {
+	if n := ControlTypeName(int(t)); n != "" {
+		return n
+	}
+	return strconv.FormatInt(t, 10)
+}
+
+// controlValue is the value of a KRaft control record of type typ from
+// its "data": base64 (as the decoder writes data that did not decode),
+// or the message as an object, encoded by the codec's data-message
+// encoder at the version its own "version" field gives (nil without
+// that encoder, which package codec sets).
+func controlValue(v any, typ int, path string) ([]byte, error) {
+	switch x := v.(type) {
+	case string:
+		b, err := base64.StdEncoding.DecodeString(x)
+		if err != nil {
+			return nil, eerr(path, "bad base64: "+err.Error())
+		}
+		return b, nil
+	case map[string]any:
+		if datamsg.Encode == nil {
+			return nil, nil
+		}
+		ver, err := intOf(x, "version", path, minInt16, maxInt16, false, 0)
+		if err != nil {
+			return nil, err
+		}
+		return datamsg.Encode([]byte{}, controlData[typ], int16(ver), x, path)
+	}
+	return nil, eerr(path, "expected the record's message as an object, or base64, found "+kindOf(v))
 }
 
 func encodeMessage(dst []byte, obj map[string]any, path string, magic int8, depth int) ([]byte, error) {
@@ -910,8 +1127,8 @@ func listAt(v any, i int) any {
 // unchanged reports whether raw, the bytes an entry was decoded from, shows
 // exactly the entry obj when decoded again: only then may Encode write raw
 // instead of encoding obj. "absoluteOffset" (which depends on the enclosing
-// wrapper) and "control" (which Encode ignores, and whose KRaft data needs
-// the codec's data-message schemas) are left out of the comparison.
+// wrapper) is left out of the comparison; a KRaft control record's data is
+// decoded as the codec writes it (datamsg, which package codec sets).
 //
 // Decompression is bounded by the size of obj itself: content that is
 // unchanged is all in obj (as text or base64, with more than a few bytes of
@@ -925,7 +1142,10 @@ func unchanged(obj map[string]any, raw []byte) bool {
 		limit <<= 1
 	}
 	var js []byte
-	WriteJSON(&js, raw, Options{MaxDecompressed: limit}, nil)
+	// KRaft control records' data as the codec writes it (a records
+	// encoder without the codec, in this package's tests, compares it as
+	// base64).
+	WriteJSON(&js, raw, Options{MaxDecompressed: limit, DecodeData: datamsg.Decode, DataJSON: datamsg.AppendJSON}, nil)
 	v, err := jsontext.Parse(js)
 	if err != nil {
 		return false
@@ -961,7 +1181,7 @@ func sameValue(want, got any, bytesKeys *fieldSet) bool {
 		}
 		n := 0
 		for k, gv := range g {
-			if k == "absoluteOffset" || k == "control" {
+			if k == "absoluteOffset" {
 				continue
 			}
 			keys := bytesKeys
@@ -975,7 +1195,7 @@ func sameValue(want, got any, bytesKeys *fieldSet) bool {
 			n++
 		}
 		for k := range w {
-			if k != "absoluteOffset" && k != "control" {
+			if k != "absoluteOffset" {
 				n--
 			}
 		}

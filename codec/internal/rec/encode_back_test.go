@@ -5,6 +5,8 @@ package rec_test
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +15,7 @@ import (
 	"github.com/linkedin/goavro/v2"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/payload"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/internal/capture"
@@ -261,6 +264,143 @@ func TestEncodeTakesBackDecodedPayloads(t *testing.T) {
 					t.Fatalf("%s: the JSON with payloads encodes back to other bytes: %v\n%s", compression, err, js)
 				}
 			}
+		}
+	}
+}
+
+// controlRecords are the records of frame JSON v that have "control".
+func controlRecords(v any) []map[string]any {
+	var out []map[string]any
+	switch x := v.(type) {
+	case map[string]any:
+		if _, ok := x["control"].(map[string]any); ok {
+			if _, ok := x["timestampDelta"]; ok {
+				return append(out, x)
+			}
+		}
+		for _, e := range x {
+			out = append(out, controlRecords(e)...)
+		}
+	case []any:
+		for _, e := range x {
+			out = append(out, controlRecords(e)...)
+		}
+	}
+	return out
+}
+
+// A control record's "control" is no longer passed over: with the
+// record's key and value left out, they are built from it (every control
+// type: the markers' version and coordinator epoch, the KRaft records'
+// data through the codec's data-message encoder), and an edit to it
+// shows; with them given, an edit to "control" that they do not show is
+// refused at its path.
+func TestControlBuildsKeyAndValue(t *testing.T) {
+	shared := filepath.Join("..", "..", "..", "testdata", "storage", "logdir")
+	types := map[string]bool{}
+	for _, file := range []string{
+		filepath.Join("__consumer_offsets-7", "00000000000000000000.log"),
+		filepath.Join("__cluster_metadata-0", "00000000000000000000.log"),
+		filepath.Join("__cluster_metadata-0", "00000000000000000008-0000000001.checkpoint"),
+	} {
+		records, err := os.ReadFile(filepath.Join(shared, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		topic := filepath.Dir(file)
+		b := produceFrame(t, topic[:strings.LastIndexByte(topic, '-')], records)
+		decode := func(b []byte) any {
+			t.Helper()
+			f, err := codec.Decode(b, codec.Options{})
+			if err != nil || len(f.Warnings) > 0 {
+				t.Fatal(file, err, f.Warnings)
+			}
+			v, err := jsontext.Parse(f.AppendJSON(nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return v
+		}
+		encode := func(v any) ([]byte, error) { return codec.Encode(nil, v, codec.EncodeOptions{}) }
+		n := len(controlRecords(decode(b)))
+		if n == 0 {
+			t.Fatalf("%s: no control records", file)
+		}
+		for i := 0; i < n; i++ {
+			// Key, value or both left out: built from "control", the same
+			// bytes.
+			for _, drop := range [][]string{{"key", "value"}, {"key"}, {"value"}} {
+				v := decode(b)
+				r := controlRecords(v)[i]
+				for _, k := range drop {
+					delete(r, k)
+				}
+				if out, err := encode(v); err != nil || !bytes.Equal(out, b) {
+					t.Fatalf("%s: control record %d without %v: %v", file, i, drop, err)
+				}
+			}
+			// An edit to "control": refused while the key and value say
+			// otherwise; written once they are left out.
+			v := decode(b)
+			r := controlRecords(v)[i]
+			c := r["control"].(map[string]any)
+			typ := c["type"].(string)
+			types[typ] = true
+			var at string
+			switch typ {
+			case "COMMIT":
+				c["coordinatorEpoch"], at = json.Number("9"), "coordinatorEpoch"
+			case "LEADER_CHANGE":
+				c["data"].(map[string]any)["leaderId"], at = json.Number("9"), "data"
+			case "KRAFT_VERSION":
+				c["data"].(map[string]any)["kRaftVersion"], at = json.Number("0"), "data"
+			default:
+				c["keyVersion"], at = json.Number("1"), "keyVersion"
+			}
+			_, err := encode(v)
+			if err == nil || !strings.Contains(err.Error(), ".control."+at+`: expected what "`) {
+				t.Fatalf("%s: %s record with control.%s edited: %v", file, typ, at, err)
+			}
+			delete(r, "key")
+			delete(r, "value")
+			out, err := encode(v)
+			if err != nil {
+				t.Fatalf("%s: %s record built from an edited control: %v", file, typ, err)
+			}
+			got := controlRecords(decode(out))[i]["control"]
+			if want := c; fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("%s: control %v, want %v", file, got, want)
+			}
+		}
+	}
+	if len(types) != 6 {
+		t.Fatalf("control types seen: %v", types)
+	}
+	// What cannot be built is said.
+	v, err := jsontext.Parse([]byte(`[{"baseOffset":0,"partitionLeaderEpoch":0,"magic":2,"attributes":{"control":true},"baseTimestamp":0,
+		"producerId":1,"producerEpoch":0,"baseSequence":-1,"records":[{"control":{"type":"ABORT"},"headers":[]}]}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ edit, want string }{
+		{`{"type":"ABORT"}`, `value[0].records[0].control.coordinatorEpoch: missing: the marker's coordinator epoch, to build its value`},
+		{`{"keyVersion":0}`, `value[0].records[0].control.type: missing: the control record's type, to build its key`},
+		{`{"type":"COMIT","coordinatorEpoch":1}`, `value[0].records[0].control.type: expected ABORT, COMMIT, LEADER_CHANGE, SNAPSHOT_HEADER, SNAPSHOT_FOOTER, KRAFT_VERSION, KRAFT_VOTERS or a number, found "COMIT"`},
+		{`{"type":"COMMIT","coordinatorEpoch":1,"data":{}}`, `value[0].records[0].control.data: expected "valueVersion" and "coordinatorEpoch" for a control record of type COMMIT, found "data"`},
+		{`{"type":"LEADER_CHANGE","coordinatorEpoch":1}`, `value[0].records[0].control.coordinatorEpoch: expected "data" for a control record of type LEADER_CHANGE, found "coordinatorEpoch"`},
+		{`{"type":"LEADER_CHANGE"}`, `value[0].records[0].control.data: missing: the record's data, to build its value`},
+		{`{"type":9}`, `value[0].records[0].control.type: expected a control type whose value kwire builds (0-6), found 9: give "value"`},
+		{`{"type":"ABORT","coordinatorEpoch":1,"epoch":1}`, `value[0].records[0].control.epoch: unknown field; valid here: keyVersion, type, valueVersion, coordinatorEpoch, data`},
+		{`[]`, `value[0].records[0].control: expected an object, found an array`},
+	} {
+		c, err := jsontext.Parse([]byte(tc.edit))
+		if err != nil {
+			t.Fatal(err)
+		}
+		v.([]any)[0].(map[string]any)["records"].([]any)[0].(map[string]any)["control"] = c
+		_, err = codec.Encode(nil, map[string]any{"data": "records", "value": v}, codec.EncodeOptions{})
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("control %s: %v\nwant %s", tc.edit, err, tc.want)
 		}
 	}
 }
