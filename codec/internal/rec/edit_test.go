@@ -163,6 +163,13 @@ func TestEditEntriesWithRaw(t *testing.T) {
 			if w := strings.Join(warnings(res), ";"); !strings.Contains(w, tc.warn) {
 				t.Fatalf("warnings %q", w)
 			}
+			// With int64 values as strings (Int64Strings), the entry is as
+			// unchanged: it comes back as it came too.
+			var js []byte
+			WriteJSON(&js, tc.payload, Options{Int64Strings: true}, nil)
+			if out, err := Encode(nil, parseJSON(t, js)); err != nil || !bytes.Equal(out, tc.payload) {
+				t.Fatalf("unchanged, int64s as strings: %v\n got %x\nwant %x", err, out, tc.payload)
+			}
 			if _, ok := v[0].(map[string]any)["_raw"]; !ok {
 				t.Fatal("no _raw")
 			}
