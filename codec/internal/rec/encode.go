@@ -92,7 +92,7 @@ func encodeSet(dst []byte, v any, path string, depth int) ([]byte, error) {
 		if raw, ok, err := b64Field(obj, "_truncated", p); err != nil {
 			return dst, err
 		} else if ok {
-			if err := truncatedFields.check(obj, p); err != nil {
+			if err := truncatedKeys.check(obj, p); err != nil {
 				return dst, err
 			}
 			dst = append(dst, raw...)
@@ -101,7 +101,7 @@ func encodeSet(dst []byte, v any, path string, depth int) ([]byte, error) {
 		if obj["magic"] == nil {
 			// Which fields are valid depends on the magic: a misspelt
 			// "magic" is said to be unknown, not the magic missing.
-			if err := entryFields.check(obj, p); err != nil {
+			if err := entryKeys.check(obj, p); err != nil {
 				return dst, err
 			}
 		}
@@ -187,16 +187,16 @@ var (
 		{names: []string{"offset", "absoluteOffset", "magic", "crc", "attributes", "key", "value", "messages", "_compressed", "_raw"}, at: "at magic 0"},
 		{names: []string{"offset", "absoluteOffset", "magic", "crc", "attributes", "timestamp", "key", "value", "messages", "_compressed", "_raw"}, at: "at magic 1"},
 	}
-	// entryFields are a batch's and a message's: for an entry that names
+	// entryKeys are a batch's and a message's: for an entry that names
 	// no magic.
-	entryFields = &fieldSet{names: []string{"baseOffset", "partitionLeaderEpoch", "magic", "crc", "attributes", "lastOffsetDelta",
+	entryKeys = &fieldSet{names: []string{"baseOffset", "partitionLeaderEpoch", "magic", "crc", "attributes", "lastOffsetDelta",
 		"baseTimestamp", "maxTimestamp", "producerId", "producerEpoch", "baseSequence", "records",
 		"offset", "absoluteOffset", "timestamp", "key", "value", "messages",
 		"_compressed", "_sizeInBytes", "_uncompressedBytes", "_compressionRatio", "_raw"}, at: "a batch's and a legacy message's"}
-	truncatedFields = &fieldSet{names: []string{"_truncated"}, at: "an entry cut short"}
-	recordKeys      = &fieldSet{names: []string{"attributes", "timestampDelta", "offsetDelta", "offset", "timestamp", "key", "value", "headers", "control"}}
-	headerKeys      = &fieldSet{names: []string{"key", "value"}}
-	attrKeys        = [3]*fieldSet{
+	truncatedKeys = &fieldSet{names: []string{"_truncated"}, at: "an entry cut short"}
+	recordKeys    = &fieldSet{names: []string{"attributes", "timestampDelta", "offsetDelta", "offset", "timestamp", "key", "value", "headers", "control"}}
+	headerKeys    = &fieldSet{names: []string{"key", "value"}}
+	attrKeys      = [3]*fieldSet{
 		{names: []string{"compression", "otherBits"}, at: "at magic 0"},
 		{names: []string{"compression", "timestampType", "otherBits"}, at: "at magic 1"},
 		{names: []string{"compression", "timestampType", "transactional", "control", "deleteHorizon", "otherBits"}},
