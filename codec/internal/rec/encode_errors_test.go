@@ -232,3 +232,18 @@ func TestUnknownFieldsRefused(t *testing.T) {
 		}
 	}
 }
+
+// The record encoder reads a record's members in one pass, by name: every
+// member recordKeys lists (the ones an error names as valid) is taken
+// there.
+func TestRecordMembersAllTaken(t *testing.T) {
+	r := map[string]any{}
+	for _, k := range recordKeys.names {
+		r[k] = nil
+	}
+	v := sampleBatchJSON(t)
+	v[0].(map[string]any)["records"] = []any{r}
+	if _, err := Encode(nil, v); err != nil {
+		t.Fatal(err)
+	}
+}
