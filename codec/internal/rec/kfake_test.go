@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kwire/kwire/codec/internal/slab"
 	"github.com/kwire/kwire/codec/wire"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -289,7 +290,12 @@ func TestKfakeFrames(t *testing.T) {
 // same bytes.
 func derivedAsFranz(t *testing.T, p payload) {
 	t.Helper()
-	_, v := decodeJSON(t, p.data)
+	var s slab.Slab
+	res, err := Decode(&s, p.data, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := parseJSON(t, treeJSON(nil, res, p.data, Decoded)).([]any)
 	for _, e := range v {
 		b := e.(map[string]any)
 		delete(b, "lastOffsetDelta")
