@@ -97,6 +97,11 @@ func TestLogPayloads(t *testing.T) {
 	require.JSONEq(t, `{"base64":"AAAAAAEGYW5hxBM=","schemaId":1,"format":"avro","decoded":{"user":"ana","amount":1250}}`, string(recs[0]["value"]))
 	require.JSONEq(t, `{"base64":"BmFuYcQT","format":"avro","decoded":{"user":"ana","amount":1250}}`, string(recs[1]["value"]), "the topic's schema from the partition directory's name")
 
+	// The lines, payload members and all, encode back to the segment.
+	enc, stderr, code := runCLI(t, []string{"encode"}, []byte(out))
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, hex.EncodeToString(clickBatch(t, id)), strings.TrimSpace(enc))
+
 	// No schemas named: text and bytes only, as before.
 	out, stderr, code = runCLI(t, []string{"log", seg}, nil)
 	require.Equal(t, 0, code, stderr)

@@ -6,6 +6,8 @@ package storage
 // here.
 
 import (
+	"strings"
+
 	"github.com/kwire/kwire/codec/internal/budget"
 	"github.com/kwire/kwire/codec/internal/datamsg"
 	"github.com/kwire/kwire/codec/internal/rec"
@@ -92,10 +94,15 @@ func firstRecordTimestamp(b []byte, limit int, spare *[]byte) (int64, bool) {
 }
 
 // encodeBatches turns records JSON (one entry or an array of them) back
-// into bytes.
+// into bytes. An error in one entry, a kwire log line's, names its place
+// as "batch" (the line's member), not as the array's first element.
 func encodeBatches(dst []byte, v any) ([]byte, error) {
 	if _, ok := v.(map[string]any); ok {
-		v = []any{v}
+		out, err := rec.Encode(dst, []any{v})
+		if e, ok := err.(*rec.EncodeError); ok && strings.HasPrefix(e.Path, "[0]") {
+			return out, &rec.EncodeError{Path: "batch" + e.Path[len("[0]"):], Msg: e.Msg, Err: e.Err}
+		}
+		return out, err
 	}
 	return rec.Encode(dst, v)
 }

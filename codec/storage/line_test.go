@@ -49,3 +49,26 @@ func TestEncodeLineKeepsAnEditToADecodedValue(t *testing.T) {
 	_, err = s.Next()
 	require.True(t, errors.Is(err, io.EOF))
 }
+
+// An error in a line's batch names the line's member: a misspelt field
+// of the batch, or of one of its records, is refused at batch.NAME.
+func TestEncodeLineNamesTheBatch(t *testing.T) {
+	log, err := os.ReadFile(filepath.Join("..", "..", "testdata", "storage", "logdir", "orders-0", "00000000000000000000.log"))
+	require.NoError(t, err)
+	s := NewSegment(bytes.NewReader(log), SegmentOptions{})
+	b, err := s.Next()
+	require.NoError(t, err)
+	var out bytes.Buffer
+	require.NoError(t, s.WriteJSON(&out, []byte(`{"kind":"batch",`), b))
+	v, err := parseJSON(out.Bytes())
+	require.NoError(t, err)
+	line := v.(map[string]any)
+	batch := line["batch"].(map[string]any)
+	batch["bogus"] = true
+	_, err = EncodeLine("batch", line)
+	require.ErrorContains(t, err, "batch.bogus: unknown field; valid here: baseOffset,")
+	delete(batch, "bogus")
+	batch["records"].([]any)[0].(map[string]any)["Headers"] = []any{}
+	_, err = EncodeLine("batch", line)
+	require.ErrorContains(t, err, "batch.records[0].Headers: unknown field; valid here: attributes,")
+}

@@ -292,6 +292,13 @@ func TestEncode(t *testing.T) {
 func TestEncodeErrors(t *testing.T) {
 	h := New(Options{})
 	good := `{"direction":"request","apiKey":18,"apiVersion":3,"header":{"correlationId":7,"clientId":"kwire"},"body":{"clientSoftwareName":"kwire","clientSoftwareVersion":"1.0"}}`
+	const batchAt = "body.topicData[0].partitionData[0].records[0]"
+	produce := `{"direction":"request","apiKey":0,"apiVersion":9,"header":{"correlationId":7,"clientId":"p"},"body":{"transactionalId":null,"acks":-1,"timeoutMs":30000,` +
+		`"topicData":[{"name":"orders","partitionData":[{"index":0,"records":[{"baseOffset":0,"partitionLeaderEpoch":0,"magic":2,` +
+		`"attributes":{"compression":"none","timestampType":"CreateTime","transactional":false,"control":false,"deleteHorizon":false},` +
+		`"lastOffsetDelta":0,"baseTimestamp":1748856600000,"maxTimestamp":1748856600000,"producerId":4001,"producerEpoch":0,"baseSequence":0,` +
+		`"records":[{"attributes":0,"timestampDelta":0,"offsetDelta":0,"key":{"text":"k"},"value":{"text":"v"},"headers":[]}]}]}]}]}}`
+	require.Equal(t, http.StatusOK, do(t, h, "POST", "/api/encode", "application/json", []byte(produce)).Code)
 	for _, tc := range []struct {
 		name, query, body string
 		path              string
@@ -316,6 +323,12 @@ func TestEncodeErrors(t *testing.T) {
 		{"apiName against apiKey", "", strings.Replace(good, `"apiKey":18`, `"apiKey":18,"apiName":"Produce"`, 1), "apiName", -1, "what apiKey says: 18 (ApiVersions)"},
 		{"header against envelope", "", strings.Replace(good, `"correlationId":7`, `"correlationId":7,"requestApiKey":3`, 1), "header.requestApiKey", -1, "what the envelope says: 18"},
 		{"unknown API key", "", strings.Replace(good, `"apiKey":18`, `"apiKey":999`, 1), "apiKey", -1, ""},
+		// Errors inside records say what they expected and found too.
+		{"record offsetDelta a string", "", strings.Replace(produce, `"offsetDelta":0`, `"offsetDelta":"x"`, 1), batchAt + ".records[0].offsetDelta", -1, "an integer"},
+		{"record key an empty object", "", strings.Replace(produce, `"key":{"text":"k"}`, `"key":{}`, 1), batchAt + ".records[0].key", -1, `null, a string, {"text":...} or {"base64":...}`},
+		{"producerEpoch out of range", "", strings.Replace(produce, `"producerEpoch":0`, `"producerEpoch":40000`, 1), batchAt + ".producerEpoch", -1, "an integer in -32768..32767"},
+		{"producerId out of range", "", strings.Replace(produce, `"producerId":4001`, `"producerId":92233720368547758070`, 1), batchAt + ".producerId", -1, "an integer in -9223372036854775808..9223372036854775807"},
+		{"unknown codec", "", strings.Replace(produce, `"compression":"none"`, `"compression":"brotli"`, 1), batchAt + ".attributes.compression", -1, "none, gzip, snappy, lz4, zstd or a number 0-7"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := do(t, h, "POST", "/api/encode"+tc.query, "application/json", []byte(tc.body))

@@ -10,5 +10,5 @@ import "errors"
 // edited content inside a compressed batch or wrapper is refused here
 // (Encode puts the path in front), never written with stale bytes.
 func deflate(codec int, src []byte, magic0 bool) ([]byte, error) {
-	return nil, errors.New("the content changed, and compressing it with " + CodecName(codec) + " is not available in the browser build: encode it with the kwire CLI, or leave the compressed content as it was")
+	return nil, errors.New("expected the compressed content as it was, found it changed: compressing it with " + CodecName(codec) + " is not available in the browser build; encode it with the kwire CLI, or leave the compressed content as it was")
 }

@@ -45,7 +45,7 @@ func TestBrowserRefusesEditInsideCompressed(t *testing.T) {
 		if err == nil || out != nil && bytes.Contains(out, []byte("edited")) {
 			t.Fatal("an edit inside compressed content was written")
 		}
-		if !strings.HasPrefix(err.Error(), "[0].attributes.compression: the content changed") || !strings.Contains(err.Error(), "browser build") {
+		if !strings.HasPrefix(err.Error(), "[0].attributes.compression: expected the compressed content as it was, found it changed") || !strings.Contains(err.Error(), "browser build") {
 			t.Fatalf("err %v", err)
 		}
 	}

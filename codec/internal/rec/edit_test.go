@@ -163,6 +163,13 @@ func TestEditEntriesWithRaw(t *testing.T) {
 			if w := strings.Join(warnings(res), ";"); !strings.Contains(w, tc.warn) {
 				t.Fatalf("warnings %q", w)
 			}
+			// With int64 values as strings (Int64Strings), the entry is as
+			// unchanged: it comes back as it came too.
+			var js []byte
+			WriteJSON(&js, tc.payload, Options{Int64Strings: true}, nil)
+			if out, err := Encode(nil, parseJSON(t, js)); err != nil || !bytes.Equal(out, tc.payload) {
+				t.Fatalf("unchanged, int64s as strings: %v\n got %x\nwant %x", err, out, tc.payload)
+			}
 			if _, ok := v[0].(map[string]any)["_raw"]; !ok {
 				t.Fatal("no _raw")
 			}
@@ -321,4 +328,225 @@ func allRecords(v []any) []map[string]any {
 		}
 	}
 	return out
+}
+
+// A legacy message's compression says what it holds: a compressed wrapper
+// holds "messages", any other message a "value". A wrapper set to
+// compression none would drop its messages, and a message with a value
+// and compression bits is a frame no reader takes: both are refused with
+// the path and what to do, at magic 0 and 1, with every codec.
+func TestLegacyCompressionMustFitContent(t *testing.T) {
+	inner0 := append(withOffset(msgV0, 0), withOffset(msgV0, 1)...)
+	inner1 := append(withOffset(msgV1, 0), withOffset(msgV1, 1)...)
+	for _, magic := range []int8{0, 1} {
+		inner, plain := inner0, withOffset(msgV0, 3)
+		if magic == 1 {
+			inner, plain = inner1, withOffset(msgV1, 3)
+		}
+		for _, codec := range []int{CodecGzip, CodecSnappy, CodecLZ4} {
+			name := CodecName(codec) + " magic " + itoa(int(magic))
+			for _, none := range []any{"none", 0} {
+				_, v := decodeJSON(t, wrapMessages(t, magic, codec, 1, 1000, inner))
+				w := v[0].(map[string]any)
+				if none == 0 {
+					w["attributes"] = 0
+				} else {
+					w["attributes"].(map[string]any)["compression"] = none
+				}
+				out, err := Encode(nil, v)
+				if err == nil {
+					t.Fatalf("%s: a wrapper set to compression %v encodes to %x, its messages gone", name, none, out)
+				}
+				if !strings.HasPrefix(err.Error(), `[0].messages: expected a "value" in a message whose compression is none, found "messages"`) ||
+					!strings.Contains(err.Error(), "list them in place of this wrapper") {
+					t.Fatalf("%s: %v", name, err)
+				}
+			}
+			_, v := decodeJSON(t, plain)
+			v[0].(map[string]any)["attributes"].(map[string]any)["compression"] = CodecName(codec)
+			out, err := Encode(nil, v)
+			if err == nil {
+				t.Fatalf("%s: a message with a value and compression bits encodes to %x", name, out)
+			}
+			if !strings.HasPrefix(err.Error(), `[0].value: expected "messages" in a message whose compression is `+CodecName(codec)+`, found a "value"`) {
+				t.Fatalf("%s: %v", name, err)
+			}
+			// Both: what would the message hold?
+			_, v = decodeJSON(t, wrapMessages(t, magic, codec, 1, 1000, inner))
+			v[0].(map[string]any)["value"] = map[string]any{"text": "v"}
+			if _, err := Encode(nil, v); err == nil || !strings.HasPrefix(err.Error(), `[0].value: expected "value" or "messages", found both`) {
+				t.Fatalf("%s: %v", name, err)
+			}
+		}
+	}
+	// A wrapper whose value is null (a quirk the decoder warns of) keeps
+	// it when another field is edited: nothing is dropped.
+	nullWrapper := wrapMessages(t, 1, CodecGzip, 0, 1000, inner1)
+	nullWrapper = append(nullWrapper[:30:30], 0xff, 0xff, 0xff, 0xff) // the key is null too
+	binary.BigEndian.PutUint32(nullWrapper[8:], uint32(len(nullWrapper)-12))
+	binary.BigEndian.PutUint32(nullWrapper[12:], crc32.ChecksumIEEE(nullWrapper[16:]))
+	res, v := decodeJSON(t, nullWrapper)
+	if w := strings.Join(warnings(res), ";"); !strings.Contains(w, "null value") {
+		t.Fatalf("warnings %q, JSON %v", w, v)
+	}
+	v[0].(map[string]any)["offset"] = json.Number("9")
+	out, err := Encode(nil, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append([]byte(nil), nullWrapper...)
+	want[7] = 9
+	binary.BigEndian.PutUint32(want[12:], crc32.ChecksumIEEE(want[16:]))
+	if !bytes.Equal(out, want) {
+		t.Fatalf("got %x\nwant %x", out, want)
+	}
+}
+
+// Kafka takes zstd only with magic 2: a magic 0 or 1 wrapper is not
+// compressed with it. One that came in bytes still comes back byte for
+// byte while its content is unchanged; an edit inside it, a wrapper
+// switched to zstd and one written from scratch are refused.
+func TestNoNewZstdWrapperBelowMagic2(t *testing.T) {
+	for _, magic := range []int8{0, 1} {
+		inner := append(withOffset(msgV0, 0), withOffset(msgV0, 1)...)
+		if magic == 1 {
+			inner = append(withOffset(msgV1, 0), withOffset(msgV1, 1)...)
+		}
+		want := `[0].attributes.compression: expected gzip, snappy or lz4 in a magic ` + itoa(int(magic)) + ` wrapper, found "zstd"`
+		zw := wrapMessages(t, magic, CodecZstd, 1, 1000, inner)
+		_, v := decodeJSON(t, zw)
+		if out, err := Encode(nil, v); err != nil || !bytes.Equal(out, zw) {
+			t.Fatalf("magic %d: unchanged zstd wrapper: %v", magic, err)
+		}
+		innerList(t, v[0])[0].(map[string]any)["value"] = map[string]any{"text": "edited"}
+		if _, err := Encode(nil, v); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Fatalf("magic %d: edited zstd wrapper: %v", magic, err)
+		}
+		_, v = decodeJSON(t, wrapMessages(t, magic, CodecGzip, 1, 1000, inner))
+		v[0].(map[string]any)["attributes"].(map[string]any)["compression"] = "zstd"
+		if _, err := Encode(nil, v); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Fatalf("magic %d: gzip wrapper switched to zstd: %v", magic, err)
+		}
+		delete(v[0].(map[string]any), "_compressed")
+		v[0].(map[string]any)["attributes"] = 4
+		if _, err := Encode(nil, v); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Fatalf("magic %d: a zstd wrapper from scratch: %v", magic, err)
+		}
+	}
+}
+
+// A batch's lastOffsetDelta and maxTimestamp, and a record's offsetDelta,
+// are kept as given, so a batch can be made inconsistent on purpose; left
+// out, they are computed as a producer writes them: the last record's
+// offsetDelta, the largest baseTimestamp + timestampDelta, the record's
+// index.
+func TestDerivedBatchFields(t *testing.T) {
+	batchOf := func(out []byte) map[string]any {
+		t.Helper()
+		res, v := decodeJSON(t, out)
+		if w := warnings(res); len(w) > 0 {
+			t.Fatalf("warnings %q", w)
+		}
+		return v[0].(map[string]any)
+	}
+	num := func(b map[string]any, k string) string { return string(b[k].(json.Number)) }
+	// Records added (a copy of the first, its offsetDelta and offset left
+	// out) and the derived fields left out.
+	_, v := decodeJSON(t, buildBatch(t, CodecGzip, 40, 0, sampleRecs(3)))
+	b := v[0].(map[string]any)
+	recs := b["records"].([]any)
+	cp := map[string]any{}
+	for k, x := range recs[0].(map[string]any) {
+		cp[k] = x
+	}
+	delete(cp, "offsetDelta")
+	cp["timestampDelta"] = json.Number("50")
+	b["records"] = append(recs, cp)
+	delete(b, "lastOffsetDelta")
+	b["maxTimestamp"] = nil
+	out, err := Encode(nil, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := batchOf(out)
+	if num(got, "lastOffsetDelta") != "3" || num(got, "maxTimestamp") != "1700000000050" {
+		t.Fatalf("lastOffsetDelta %v, maxTimestamp %v", got["lastOffsetDelta"], got["maxTimestamp"])
+	}
+	if od := got["records"].([]any)[3].(map[string]any)["offsetDelta"]; od != json.Number("3") {
+		t.Fatalf("the added record's offsetDelta is %v", od)
+	}
+	// Given, they are kept, inconsistent as they may be.
+	b["lastOffsetDelta"], b["maxTimestamp"] = json.Number("7"), json.Number("5")
+	out, err = Encode(nil, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := batchOf(out); num(got, "lastOffsetDelta") != "7" || num(got, "maxTimestamp") != "5" {
+		t.Fatalf("lastOffsetDelta %v, maxTimestamp %v", got["lastOffsetDelta"], got["maxTimestamp"])
+	}
+	// The largest timestamp need not be the last record's.
+	delete(b, "lastOffsetDelta")
+	delete(b, "maxTimestamp")
+	cp["timestampDelta"] = json.Number("-9")
+	recs[1].(map[string]any)["offsetDelta"] = json.Number("6")
+	recs[2].(map[string]any)["offsetDelta"] = json.Number("2")
+	out, err = Encode(nil, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := batchOf(out); num(got, "lastOffsetDelta") != "3" || num(got, "maxTimestamp") != "1700000000002" {
+		t.Fatalf("lastOffsetDelta %v, maxTimestamp %v", got["lastOffsetDelta"], got["maxTimestamp"])
+	}
+	// No records: -1 and -1, as lastOffsetDelta + 1 is the record count
+	// and there is no timestamp.
+	b["records"] = []any{}
+	out, err = Encode(nil, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := batchOf(out); num(got, "lastOffsetDelta") != "-1" || num(got, "maxTimestamp") != "-1" {
+		t.Fatalf("lastOffsetDelta %v, maxTimestamp %v", got["lastOffsetDelta"], got["maxTimestamp"])
+	}
+	// Records that could not be decompressed are as they came, and so are
+	// the fields derived from them: the original batch's.
+	p := rawBatch(CodecGzip, 3, []byte("this is not gzip"))
+	binary.BigEndian.PutUint32(p[23:], 2)
+	binary.BigEndian.PutUint64(p[35:], 1234)
+	binary.BigEndian.PutUint32(p[17:], crc32.Checksum(p[21:], castagnoli))
+	_, v = decodeJSON(t, p)
+	delete(v[0].(map[string]any), "lastOffsetDelta")
+	delete(v[0].(map[string]any), "maxTimestamp")
+	if out, err := Encode(nil, v); err != nil || !bytes.Equal(out, p) {
+		t.Fatalf("undecodable records: %v\n got %x\nwant %x", err, out, p)
+	}
+}
+
+// A control batch that decoded with warnings (a bad CRC) carries "_raw":
+// an edit to a record's "control" is no edit "_raw" shows, so the batch is
+// encoded from its fields, the key and value built from "control" when
+// left out, refused while they say otherwise.
+func TestControlEditInEntryWithRaw(t *testing.T) {
+	commit := controlBatch(t, []byte{0, 0, 0, 1}, []byte{0, 0, 0, 0, 0, 7})
+	commit[20] ^= 0xff
+	_, v := decodeJSON(t, commit)
+	if _, ok := v[0].(map[string]any)["_raw"]; !ok {
+		t.Fatal("no _raw")
+	}
+	if out, err := Encode(nil, v); err != nil || !bytes.Equal(out, commit) {
+		t.Fatalf("unchanged: %v", err)
+	}
+	r := v[0].(map[string]any)["records"].([]any)[0].(map[string]any)
+	r["control"].(map[string]any)["coordinatorEpoch"] = json.Number("9")
+	if _, err := Encode(nil, v); err == nil || !strings.HasPrefix(err.Error(), `[0].records[0].control.coordinatorEpoch: expected what "value" holds, 7, found 9`) {
+		t.Fatalf("err %v", err)
+	}
+	delete(r, "value")
+	out, err := Encode(nil, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _ := decodeJSON(t, out)
+	if got := res.Records[0].Node.Get("value").Raw; !bytes.Equal(got, []byte{0, 0, 0, 0, 0, 9}) || len(warnings(res)) > 0 {
+		t.Fatalf("value %x, warnings %q", got, warnings(res))
+	}
 }

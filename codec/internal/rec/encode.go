@@ -5,10 +5,15 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"hash/crc32"
 	"math"
+	"reflect"
+	"sort"
 	"strconv"
+	"strings"
 
+	"github.com/kwire/kwire/codec/internal/datamsg"
 	"github.com/kwire/kwire/codec/internal/encerr"
 	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/wire"
@@ -25,13 +30,15 @@ func eerr(path, msg string) error { return &EncodeError{Path: path, Msg: msg} }
 // integers are accepted for numbers, []byte for keys and values,
 // []map[string]any for arrays of entries) back into record batch or
 // message set bytes appended to dst. Lengths, counts and CRCs are
-// computed; "crc", "offset", "timestamp", "absoluteOffset" and "control"
-// are ignored.
+// computed; "crc", "offset", "timestamp" and "absoluteOffset" are
+// informational, as are the members a payload reader adds to a key or
+// value beside its bytes; a member the decoder never writes is refused
+// ("unknown field; valid here: ...").
 //
 // No edit is dropped. An entry with "_raw" (one that decoded with
 // warnings) is written verbatim from it only when those bytes, decoded,
-// show exactly the entry given ("absoluteOffset" and "control" aside);
-// otherwise the entry is encoded from its fields. Likewise a compressed
+// show exactly the entry given ("absoluteOffset" aside); otherwise the
+// entry is encoded from its fields. Likewise a compressed
 // batch or wrapper reuses its "_compressed" bytes only when they inflate to
 // the content encoded from the JSON, so an unchanged batch comes back byte
 // for byte; otherwise the content is compressed afresh with the codec in
@@ -39,9 +46,22 @@ func eerr(path, msg string) error { return &EncodeError{Path: path, Msg: msg} }
 // lengths, offsets and CRCs are computed anew. A build without compressors
 // (WebAssembly) refuses such an edit with an error naming its path. An
 // entry that is only "_raw" (bytes after a framing error) or "_truncated"
-// is written verbatim. A record lacking offsetDelta or timestampDelta gets
-// it from "offset"/"timestamp" and the batch base, else from its index / 0.
-// A nil v encodes nothing.
+// is written verbatim.
+//
+// A batch's lastOffsetDelta and maxTimestamp, and a record's offsetDelta,
+// are written as given, consistent with the records or not (a protocol
+// playground crafts inconsistent batches on purpose). Left out (or null),
+// they are computed as a producer writes them: lastOffsetDelta the last
+// record's offsetDelta, maxTimestamp the largest baseTimestamp +
+// timestampDelta (-1 and -1 without records), a record's offsetDelta its
+// index in the batch. A record lacking timestampDelta gets "timestamp"
+// less baseTimestamp, else 0.
+//
+// A control record's "control" (its key's version and type, a marker's
+// value version and coordinator epoch, a KRaft record's data) builds the
+// record's key and value when the record leaves them out; when it gives
+// them, they must agree with "control", or the record is refused. A nil v
+// encodes nothing.
 func Encode(dst []byte, v any) ([]byte, error) {
 	if v == nil {
 		return dst, nil
@@ -52,16 +72,16 @@ func Encode(dst []byte, v any) ([]byte, error) {
 func encodeSet(dst []byte, v any, path string, depth int) ([]byte, error) {
 	n, ok := listLen(v)
 	if !ok {
-		return dst, eerr(pathOr(path), "expected an array of batches or messages")
+		return dst, eerr(pathOr(path), "expected an array of batches or messages, found "+kindOf(v))
 	}
 	if depth > 16 {
-		return dst, eerr(pathOr(path), "message sets nested too deep")
+		return dst, eerr(pathOr(path), "expected message sets nested at most 16 deep, found deeper ones")
 	}
 	for i := 0; i < n; i++ {
 		p := path + "[" + itoa(i) + "]"
 		obj, ok := listAt(v, i).(map[string]any)
 		if !ok {
-			return dst, eerr(p, "expected an object")
+			return dst, eerr(p, "expected an object, found "+kindOf(listAt(v, i)))
 		}
 		if raw, ok, err := b64Field(obj, "_raw", p); err != nil {
 			return dst, err
@@ -72,20 +92,36 @@ func encodeSet(dst []byte, v any, path string, depth int) ([]byte, error) {
 		if raw, ok, err := b64Field(obj, "_truncated", p); err != nil {
 			return dst, err
 		} else if ok {
+			if err := truncatedKeys.check(obj, p); err != nil {
+				return dst, err
+			}
 			dst = append(dst, raw...)
 			continue
 		}
-		magic, err := intOf(obj, "magic", p, 8, true, 0)
+		if obj["magic"] == nil {
+			// Which fields are valid depends on the magic: a misspelt
+			// "magic" is said to be unknown, not the magic missing.
+			if err := entryKeys.check(obj, p); err != nil {
+				return dst, err
+			}
+		}
+		magic, err := intOf(obj, "magic", p, minInt8, maxInt8, true, 0)
 		if err != nil {
 			return dst, err
 		}
 		switch magic {
 		case 2:
+			if err := batchKeys.check(obj, p); err != nil {
+				return dst, err
+			}
 			dst, err = encodeBatch(dst, obj, p)
 		case 0, 1:
+			if err := messageKeys[magic].check(obj, p); err != nil {
+				return dst, err
+			}
 			dst, err = encodeMessage(dst, obj, p, int8(magic), depth)
 		default:
-			return dst, eerr(p+".magic", "must be 0, 1 or 2")
+			return dst, eerr(p+".magic", "expected 0, 1 or 2, found "+strconv.FormatInt(magic, 10))
 		}
 		if err != nil {
 			return dst, err
@@ -93,6 +129,93 @@ func encodeSet(dst []byte, v any, path string, depth int) ([]byte, error) {
 	}
 	return dst, nil
 }
+
+// fieldSet is the members an object of records JSON may have: those the
+// decoder writes for it, each read by Encode or, when it is informational
+// ("crc", "offset" of a record, "_sizeInBytes", a payload's "decoded"),
+// let be. Any other member is refused, as the schema fields refuse an
+// unknown field: a misspelt one ("compresion", "producerID") would be
+// an edit silently dropped.
+type fieldSet struct {
+	names []string
+	at    string // what the names are valid for, when it is not the path alone: "at magic 0"
+}
+
+func (s *fieldSet) has(k string) bool {
+	for _, n := range s.names {
+		if n == k {
+			return true
+		}
+	}
+	return false
+}
+
+// check refuses a member of obj outside s, naming the first (in sorted
+// order) and the valid ones. It looks s's names up in obj, stopping once
+// all of obj's are found (a key's {"text":...} at the first), which costs
+// a record a fraction of what ranging over its map would.
+func (s *fieldSet) check(obj map[string]any, path string) error {
+	if len(obj) == 0 {
+		return nil
+	}
+	n := 0
+	for _, name := range s.names {
+		if _, ok := obj[name]; ok {
+			if n++; n == len(obj) {
+				return nil
+			}
+		}
+	}
+	return s.unknown(obj, path)
+}
+
+func (s *fieldSet) unknown(obj map[string]any, path string) error {
+	var bad []string
+	for k := range obj {
+		if !s.has(k) {
+			bad = append(bad, k)
+		}
+	}
+	sort.Strings(bad)
+	msg := "unknown field; valid here: " + strings.Join(s.names, ", ")
+	if s.at != "" {
+		msg += " (" + s.at + ")"
+	}
+	return eerr(path+"."+bad[0], msg)
+}
+
+// The members of each object of records JSON, as the decoder writes them
+// (sink_json.go, the tree's JSON, and the payload readers' members in a
+// key or value: codec/payload, the internal topics' in codec's walk).
+var (
+	batchKeys = &fieldSet{names: []string{"baseOffset", "partitionLeaderEpoch", "magic", "crc", "attributes", "lastOffsetDelta",
+		"baseTimestamp", "maxTimestamp", "producerId", "producerEpoch", "baseSequence", "records",
+		"_compressed", "_sizeInBytes", "_uncompressedBytes", "_compressionRatio", "_raw"}}
+	messageKeys = [2]*fieldSet{
+		{names: []string{"offset", "absoluteOffset", "magic", "crc", "attributes", "key", "value", "messages", "_compressed", "_raw"}, at: "at magic 0"},
+		{names: []string{"offset", "absoluteOffset", "magic", "crc", "attributes", "timestamp", "key", "value", "messages", "_compressed", "_raw"}, at: "at magic 1"},
+	}
+	// entryKeys are a batch's and a message's: for an entry that names
+	// no magic.
+	entryKeys = &fieldSet{names: []string{"baseOffset", "partitionLeaderEpoch", "magic", "crc", "attributes", "lastOffsetDelta",
+		"baseTimestamp", "maxTimestamp", "producerId", "producerEpoch", "baseSequence", "records",
+		"offset", "absoluteOffset", "timestamp", "key", "value", "messages",
+		"_compressed", "_sizeInBytes", "_uncompressedBytes", "_compressionRatio", "_raw"}, at: "a batch's and a legacy message's"}
+	truncatedKeys = &fieldSet{names: []string{"_truncated"}, at: "an entry cut short"}
+	recordKeys    = &fieldSet{names: []string{"attributes", "timestampDelta", "offsetDelta", "offset", "timestamp", "key", "value", "headers", "control"}}
+	headerKeys    = &fieldSet{names: []string{"key", "value"}}
+	attrKeys      = [3]*fieldSet{
+		{names: []string{"compression", "otherBits"}, at: "at magic 0"},
+		{names: []string{"compression", "timestampType", "otherBits"}, at: "at magic 1"},
+		{names: []string{"compression", "timestampType", "transactional", "control", "deleteHorizon", "otherBits"}},
+	}
+	// A record's or message's key or value: its bytes, and what a payload
+	// reader adds beside them to be read (never encoded).
+	payloadKeys = &fieldSet{names: []string{"text", "base64", "format", "schemaId", "messageIndexes", "message",
+		"type", "frameVersion", "version", "schema", "decoded"}, at: `"text" or "base64" the bytes; the others, a payload reader's, are not read`}
+	// A header's key or value (the payload readers read neither).
+	headerBytesKeys = &fieldSet{names: []string{"text", "base64"}}
+)
 
 func pathOr(p string) string {
 	if p == "" {
@@ -111,7 +234,7 @@ func b64Field(obj map[string]any, name, path string) ([]byte, bool, error) {
 	}
 	s, ok := v.(string)
 	if !ok {
-		return nil, false, eerr(path+"."+name, "expected a base64 string")
+		return nil, false, eerr(path+"."+name, "expected a base64 string, found "+kindOf(v))
 	}
 	b, err := base64.StdEncoding.DecodeString(s)
 	if err != nil {
@@ -170,31 +293,164 @@ func GoInt(v any) (i int64, ok, exact bool) {
 	return 0, false, false
 }
 
-func intOf(obj map[string]any, name, path string, bits int, required bool, def int64) (int64, error) {
-	v, ok := obj[name]
-	if !ok || v == nil {
+// intOf reads obj[name] as an integer in lo..hi: def when it is absent
+// or null, unless required.
+func intOf(obj map[string]any, name, path string, lo, hi int64, required bool, def int64) (int64, error) {
+	return intMember(obj[name], name, path, lo, hi, required, def)
+}
+
+// intMember is intOf for member name's value v, already looked up.
+func intMember(v any, name, path string, lo, hi int64, required bool, def int64) (int64, error) {
+	if v == nil {
 		if required {
 			return 0, eerr(path+"."+name, "missing")
 		}
 		return def, nil
 	}
-	i, ok := num(v)
-	if str, isStr := v.(string); isStr && bits == 64 {
-		// An int64 quoted, as JSON that keeps it exact writes it.
-		var err error
-		i, err = strconv.ParseInt(str, 10, 64)
-		ok = err == nil
-	}
-	if !ok {
-		return 0, eerr(path+"."+name, "expected an integer")
-	}
-	if bits < 64 {
-		lim := int64(1) << (bits - 1)
-		if i < -lim || i >= lim {
-			return 0, eerr(path+"."+name, strconv.FormatInt(i, 10)+" does not fit int"+itoa(bits))
-		}
+	i, msg := intRead(v, lo, hi)
+	if msg != "" {
+		return 0, eerr(path+"."+name, msg)
 	}
 	return i, nil
+}
+
+// The ranges of the integer fields.
+const (
+	minInt8, maxInt8   = math.MinInt8, math.MaxInt8
+	minInt16, maxInt16 = math.MinInt16, math.MaxInt16
+	minInt32, maxInt32 = math.MinInt32, math.MaxInt32
+	minInt64, maxInt64 = math.MinInt64, math.MaxInt64
+)
+
+// intValue reads v as an integer in lo..hi: a JSON number (one written
+// with a fraction or an exponent too, when it is integral), a Go integer
+// or integral float, or, for an int64 (hi is math.MaxInt64), a string of
+// its digits, as JSON that keeps int64 values exact writes them. Its
+// errors are the schema fields' ("expected an integer in A..B, found X").
+func intValue(v any, path string, lo, hi int64) (int64, error) {
+	i, msg := intRead(v, lo, hi)
+	if msg != "" {
+		return 0, eerr(path, msg)
+	}
+	return i, nil
+}
+
+// intRead is intValue with its error's message alone, so that a caller
+// builds the path only for an error (a record reads three integers).
+func intRead(v any, lo, hi int64) (int64, string) {
+	switch x := v.(type) {
+	case json.Number:
+		s := string(x)
+		i, err := strconv.ParseInt(s, 10, 64)
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
+			f, ferr := strconv.ParseFloat(s, 64)
+			if ferr != nil || f != math.Trunc(f) {
+				return 0, "expected an integer, found " + strconv.Quote(s)
+			}
+			if f < -9.2e18 || f > 9.2e18 {
+				return 0, rangeMsg(lo, hi, s)
+			}
+			i, err = int64(f), nil
+		}
+		if err != nil || i < lo || i > hi {
+			return 0, rangeMsg(lo, hi, s)
+		}
+		return i, ""
+	case string:
+		if hi < math.MaxInt64 {
+			return 0, "expected an integer, found the string " + strconv.Quote(x) + " (only int64 values may be quoted)"
+		}
+		i, err := strconv.ParseInt(x, 10, 64)
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
+			return 0, "expected an integer, found " + strconv.Quote(x)
+		}
+		if err != nil || i < lo {
+			return 0, rangeMsg(lo, hi, x)
+		}
+		return i, ""
+	case float64:
+		if x != math.Trunc(x) || math.IsInf(x, 0) {
+			return 0, "expected an integer, found " + strconv.FormatFloat(x, 'g', -1, 64)
+		}
+		if x < -9.2e18 || x > 9.2e18 || int64(x) < lo || int64(x) > hi {
+			return 0, rangeMsg(lo, hi, strconv.FormatFloat(x, 'g', -1, 64))
+		}
+		return int64(x), ""
+	case float32:
+		return intRead(float64(x), lo, hi)
+	}
+	i, ok, exact := GoInt(v)
+	if !ok {
+		return 0, "expected an integer, found " + kindOf(v)
+	}
+	if !exact || i < lo || i > hi {
+		s := strconv.FormatInt(i, 10)
+		if !exact {
+			s = strconv.FormatUint(uint64(i), 10)
+		}
+		return 0, rangeMsg(lo, hi, s+" (Go "+goTypeName(v)+")")
+	}
+	return i, ""
+}
+
+// isNumber reports whether v is a number, from JSON or Go.
+func isNumber(v any) bool {
+	switch v.(type) {
+	case json.Number, float64, float32:
+		return true
+	}
+	_, ok, _ := GoInt(v)
+	return ok
+}
+
+func rangeErr(path string, lo, hi int64, found string) error {
+	return eerr(path, rangeMsg(lo, hi, found))
+}
+
+func rangeMsg(lo, hi int64, found string) string {
+	return "expected an integer in " + strconv.FormatInt(lo, 10) + ".." + strconv.FormatInt(hi, 10) + ", found " + found
+}
+
+// kindOf says what v is, in JSON's terms, adding the Go type for values
+// that did not come from JSON ("a number (Go int32)"), as the schema
+// fields' errors say it.
+func kindOf(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a bool"
+	case json.Number, float64:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	case map[string]any:
+		if len(x) == 0 {
+			return "{}"
+		}
+		return "an object"
+	case float32:
+		return "a number (Go float32)"
+	case []byte:
+		return "bytes (Go []byte)"
+	case []map[string]any:
+		return "an array (Go " + goTypeName(v) + ")"
+	}
+	if _, ok, _ := GoInt(v); ok {
+		return "a number (Go " + goTypeName(v) + ")"
+	}
+	return "a value of Go type " + goTypeName(v)
+}
+
+// goTypeName names v's Go type for an error message (an error's cold
+// path: the reflection is not on the way of any value that encodes).
+func goTypeName(v any) string {
+	if v == nil {
+		return "nil"
+	}
+	return reflect.TypeOf(v).String()
 }
 
 func boolOf(obj map[string]any, name, path string) (bool, error) {
@@ -204,24 +460,29 @@ func boolOf(obj map[string]any, name, path string) (bool, error) {
 	}
 	b, ok := v.(bool)
 	if !ok {
-		return false, eerr(path+"."+name, "expected true or false")
+		return false, eerr(path+"."+name, "expected true or false, found "+kindOf(v))
 	}
 	return b, nil
 }
 
-// attrsOf reads an attributes object (or a plain number).
-func attrsOf(obj map[string]any, path string, magic int8) (int, error) {
+// attrsOf reads an attributes object, or a plain number in lo..hi (a
+// batch's int16 or a message's int8, signed or not).
+func attrsOf(obj map[string]any, path string, magic int8, lo, hi int64) (int, error) {
 	p := path + ".attributes"
 	v, ok := obj["attributes"]
 	if !ok || v == nil {
 		return 0, nil
 	}
-	if i, ok := num(v); ok {
-		return int(i), nil
-	}
 	a, ok := v.(map[string]any)
 	if !ok {
-		return 0, eerr(p, "expected an object or integer")
+		if !isNumber(v) {
+			return 0, eerr(p, "expected an object or an integer, found "+kindOf(v))
+		}
+		i, err := intValue(v, p, lo, hi)
+		return int(i), err
+	}
+	if err := attrKeys[magic].check(a, p); err != nil {
+		return 0, err
 	}
 	attrs := 0
 	switch c := a["compression"].(type) {
@@ -234,12 +495,12 @@ func attrsOf(obj map[string]any, path string, magic int8) (int, error) {
 			}
 		}
 		if !found {
-			return 0, eerr(p+".compression", "unknown codec "+strconv.Quote(c))
+			return 0, eerr(p+".compression", "expected none, gzip, snappy, lz4, zstd or a number 0-7, found "+strconv.Quote(c))
 		}
 	default:
-		i, ok := num(c)
-		if !ok || i < 0 || i > 7 {
-			return 0, eerr(p+".compression", "expected a codec name or 0-7")
+		i, err := intValue(c, p+".compression", 0, 7)
+		if err != nil {
+			return 0, err
 		}
 		attrs = int(i)
 	}
@@ -251,10 +512,10 @@ func attrsOf(obj map[string]any, path string, magic int8) (int, error) {
 		case "LogAppendTime":
 			attrs |= 8
 		default:
-			return 0, eerr(p+".timestampType", "expected CreateTime or LogAppendTime")
+			return 0, eerr(p+".timestampType", "expected CreateTime or LogAppendTime, found "+strconv.Quote(t))
 		}
 	default:
-		return 0, eerr(p+".timestampType", "expected CreateTime or LogAppendTime")
+		return 0, eerr(p+".timestampType", "expected CreateTime or LogAppendTime, found "+kindOf(t))
 	}
 	if magic == 2 {
 		for i, f := range [...]string{"transactional", "control", "deleteHorizon"} {
@@ -267,15 +528,20 @@ func attrsOf(obj map[string]any, path string, magic int8) (int, error) {
 			}
 		}
 	}
-	o, err := intOf(a, "otherBits", p, 32, false, 0)
+	o, err := intOf(a, "otherBits", p, lo, hi, false, 0)
 	if err != nil {
 		return 0, err
+	}
+	if all := int64(attrs) | o; all < lo || all > hi {
+		return 0, rangeErr(p, lo, hi, strconv.FormatInt(all, 10)+" (these attributes with otherBits "+strconv.FormatInt(o, 10)+")")
 	}
 	return attrs | int(o), nil
 }
 
-// bytesOf reads a key/value: null, {"text":...}, {"base64":...} or a string.
-func bytesOf(v any, path string) ([]byte, bool, error) {
+// bytesOf reads the key or value name (of the object at path): null,
+// {"text":...}, {"base64":...} or a string; an object may have the members
+// of keys beside its bytes.
+func bytesOf(v any, path, name string, keys *fieldSet) ([]byte, bool, error) {
 	switch x := v.(type) {
 	case nil:
 		return nil, true, nil
@@ -284,26 +550,51 @@ func bytesOf(v any, path string) ([]byte, bool, error) {
 	case string:
 		return []byte(x), false, nil
 	case map[string]any:
-		if t, ok := x["text"]; ok {
+		t, hasText := x["text"]
+		b, hasB64 := x["base64"]
+		if len(x) != 1 || !hasText && !hasB64 {
+			// Beside the bytes, a payload reader's members (or others).
+			if err := keys.check(x, path+"."+name); err != nil {
+				return nil, false, err
+			}
+		}
+		switch {
+		case hasText && hasB64:
+			return nil, false, eerr(path+"."+name, `expected {"text":...} or {"base64":...}, found both text and base64`)
+		case hasText:
 			s, ok := t.(string)
 			if !ok {
-				return nil, false, eerr(path+".text", "expected a string")
+				return nil, false, eerr(path+"."+name+".text", "expected a string, found "+kindOf(t))
 			}
 			return []byte(s), false, nil
-		}
-		if t, ok := x["base64"]; ok {
-			s, ok := t.(string)
+		case hasB64:
+			s, ok := b.(string)
 			if !ok {
-				return nil, false, eerr(path+".base64", "expected a string")
+				return nil, false, eerr(path+"."+name+".base64", "expected a base64 string, found "+kindOf(b))
 			}
-			b, err := base64.StdEncoding.DecodeString(s)
+			out, err := base64.StdEncoding.DecodeString(s)
 			if err != nil {
-				return nil, false, eerr(path+".base64", "bad base64: "+err.Error())
+				return nil, false, eerr(path+"."+name+".base64", "bad base64: "+err.Error())
 			}
-			return b, false, nil
+			return out, false, nil
 		}
+		return nil, false, eerr(path+"."+name, `expected null, a string, {"text":...} or {"base64":...}, found `+objectWithout(x))
 	}
-	return nil, false, eerr(path, `expected null, a string, {"text":...} or {"base64":...}`)
+	return nil, false, eerr(path+"."+name, `expected null, a string, {"text":...} or {"base64":...}, found `+kindOf(v))
+}
+
+// objectWithout says what an object that has neither "text" nor "base64"
+// is: "{}", or an object with the members it has.
+func objectWithout(x map[string]any) string {
+	if len(x) == 0 {
+		return "{}"
+	}
+	names := make([]string, 0, len(x))
+	for k := range x {
+		names = append(names, strconv.Quote(k))
+	}
+	sort.Strings(names)
+	return "an object of " + strings.Join(names, ", ") + " and neither text nor base64"
 }
 
 func appendVarbytes(dst, b []byte, null bool) []byte {
@@ -314,23 +605,36 @@ func appendVarbytes(dst, b []byte, null bool) []byte {
 	return append(dst, b...)
 }
 
+// The batch header's fields Encode reads, in their order on the wire.
+// lastOffsetDelta and maxTimestamp are derived from the records when left
+// out (or null); the others are required.
+var encBatchFields = [...]struct {
+	name    string
+	lo, hi  int64
+	derived bool
+}{{"baseOffset", minInt64, maxInt64, false}, {"partitionLeaderEpoch", minInt32, maxInt32, false}, {"lastOffsetDelta", minInt32, maxInt32, true},
+	{"baseTimestamp", minInt64, maxInt64, false}, {"maxTimestamp", minInt64, maxInt64, true}, {"producerId", minInt64, maxInt64, false},
+	{"producerEpoch", minInt16, maxInt16, false}, {"baseSequence", minInt32, maxInt32, false}}
+
+// Where the batch header holds lastOffsetDelta and maxTimestamp.
+const (
+	batchLastOffsetDeltaAt = 23
+	batchMaxTimestampAt    = 35
+)
+
 func encodeBatch(dst []byte, obj map[string]any, path string) ([]byte, error) {
 	var f [8]int64
-	for i, spec := range [...]struct {
-		name string
-		bits int
-	}{{"baseOffset", 64}, {"partitionLeaderEpoch", 32}, {"lastOffsetDelta", 32}, {"baseTimestamp", 64}, {"maxTimestamp", 64}, {"producerId", 64}, {"producerEpoch", 16}, {"baseSequence", 32}} {
+	var given [8]bool
+	for i, spec := range encBatchFields {
 		var err error
-		if f[i], err = intOf(obj, spec.name, path, spec.bits, true, 0); err != nil {
+		given[i] = obj[spec.name] != nil
+		if f[i], err = intOf(obj, spec.name, path, spec.lo, spec.hi, !spec.derived, 0); err != nil {
 			return dst, err
 		}
 	}
-	attrs, err := attrsOf(obj, path, 2)
+	attrs, err := attrsOf(obj, path, 2, minInt16, math.MaxUint16)
 	if err != nil {
 		return dst, err
-	}
-	if attrs < -32768 || attrs > 0xffff {
-		return dst, eerr(path+".attributes", "does not fit int16")
 	}
 	var body []byte
 	count := 0
@@ -343,28 +647,51 @@ func encodeBatch(dst []byte, obj map[string]any, path string) ([]byte, error) {
 		// count the original batch declared.
 		raw, _, _ := b64Field(obj, "_raw", path)
 		if len(raw) < batchHeader {
-			return dst, eerr(path+".records", "missing (a batch whose records could not be decompressed needs its _raw)")
+			return dst, eerr(path+".records", "missing: the records, or for a batch whose records could not be decompressed its _raw")
 		}
 		body, count = comp, int(be32(raw[batchHeader-4:]))
+		// The records are as they came: so are the fields derived from them.
+		if !given[2] {
+			f[2] = be32(raw[batchLastOffsetDeltaAt:])
+		}
+		if !given[4] {
+			f[4] = be64(raw[batchMaxTimestampAt:])
+		}
 	} else {
 		if rv == nil {
-			return dst, eerr(path+".records", "missing (a batch with undecodable records needs _raw)")
+			return dst, eerr(path+".records", "missing: the records, or for a batch whose records could not be decompressed its _raw")
 		}
 		n, ok := listLen(rv)
 		if !ok {
-			return dst, eerr(path+".records", "expected an array")
+			return dst, eerr(path+".records", "expected an array, found "+kindOf(rv))
 		}
 		if n > math.MaxInt32 {
-			return dst, eerr(path+".records", "too many records")
+			return dst, eerr(path+".records", "expected at most 2147483647 records, found "+itoa(n))
 		}
+		// Left out, lastOffsetDelta and maxTimestamp are what a producer
+		// writes (Kafka's MemoryRecordsBuilder, franz-go): the last record's
+		// offsetDelta, the largest baseTimestamp + timestampDelta; -1 and -1
+		// (no timestamp) for a batch of no records.
 		var scratch []byte
+		lastOD, maxTS := int64(-1), int64(-1)
 		for k := 0; k < n; k++ {
-			if body, scratch, err = encodeRecord(body, scratch, listAt(rv, k), path+".records["+itoa(k)+"]", f[0], f[3], k); err != nil {
+			var od, tsd int64
+			if body, scratch, od, tsd, err = encodeRecord(body, scratch, listAt(rv, k), path+".records["+itoa(k)+"]", f[3], k); err != nil {
 				return dst, err
 			}
+			lastOD = od
+			if ts := f[3] + tsd; k == 0 || ts > maxTS {
+				maxTS = ts
+			}
+		}
+		if !given[2] {
+			f[2] = lastOD
+		}
+		if !given[4] {
+			f[4] = maxTS
 		}
 		if codec := attrs & 7; codec != CodecNone {
-			if body, err = recompress(codec, body, obj, path, false); err != nil {
+			if body, err = recompress(codec, body, obj, path, 2); err != nil {
 				return dst, err
 			}
 		}
@@ -386,7 +713,7 @@ func encodeBatch(dst []byte, obj map[string]any, path string) ([]byte, error) {
 	dst = wire.AppendInt32(dst, int32(count))
 	dst = append(dst, body...)
 	if len(dst)-start-12 > math.MaxInt32 {
-		return dst[:start], eerr(path, "batch too large")
+		return dst[:start], eerr(path, "expected a batch of at most 2147483647 bytes after its length, found "+itoa(len(dst)-start-12))
 	}
 	binary.BigEndian.PutUint32(dst[start+8:], uint32(len(dst)-start-12))
 	binary.BigEndian.PutUint32(dst[start+17:], crc32.Checksum(dst[start+21:], castagnoli))
@@ -394,8 +721,8 @@ func encodeBatch(dst []byte, obj map[string]any, path string) ([]byte, error) {
 }
 
 // recompress reuses obj["_compressed"] when it inflates to content,
-// else compresses content with codec.
-func recompress(codec int, content []byte, obj map[string]any, path string, magic0 bool) ([]byte, error) {
+// else compresses content with codec for an entry of magic.
+func recompress(codec int, content []byte, obj map[string]any, path string, magic int8) ([]byte, error) {
 	comp, ok, err := b64Field(obj, "_compressed", path)
 	if err != nil {
 		return nil, err
@@ -405,59 +732,102 @@ func recompress(codec int, content []byte, obj map[string]any, path string, magi
 			return comp, nil
 		}
 	}
-	out, err := deflate(codec, content, magic0)
+	if CodecName(codec) == "" {
+		return nil, eerr(path+".attributes.compression", "expected a codec to compress the content with (gzip, snappy, lz4, zstd), found "+itoa(codec))
+	}
+	if codec == CodecZstd && magic < 2 {
+		// Kafka takes zstd only in record batches (KIP-110: its brokers
+		// answer UNSUPPORTED_COMPRESSION_TYPE), so kwire writes no new zstd
+		// wrapper; one that came in bytes comes back while its content is
+		// unchanged (its _compressed, above).
+		return nil, eerr(path+".attributes.compression", `expected gzip, snappy or lz4 in a magic `+itoa(int(magic))+
+			` wrapper, found "zstd": Kafka takes zstd only in record batches (magic 2)`)
+	}
+	out, err := deflate(codec, content, magic == 0)
 	if err != nil {
 		return nil, &EncodeError{Path: path + ".attributes.compression", Msg: err.Error(), Err: err}
 	}
 	return out, nil
 }
 
-func encodeRecord(dst, scratch []byte, v any, path string, baseOffset, baseTS int64, idx int) ([]byte, []byte, error) {
+// encodeRecord appends record v, the idx-th of its batch, and returns
+// its offsetDelta and timestampDelta. Left out (or null), offsetDelta is
+// idx, as a producer numbers a batch's records ("offset", which the
+// decoder writes beside it, is not read: a copied record's would repeat
+// its original's), and timestampDelta is "timestamp" less the batch's
+// baseTimestamp when that is given, else 0.
+func encodeRecord(dst, scratch []byte, v any, path string, baseTS int64, idx int) (_, _ []byte, od, tsd int64, err error) {
 	r, ok := v.(map[string]any)
 	if !ok {
-		return dst, scratch, eerr(path, "expected an object")
+		return dst, scratch, 0, 0, eerr(path, "expected an object, found "+kindOf(v))
 	}
-	attrs, err := intOf(r, "attributes", path, 8, false, 0)
+	// One pass over the record's members (recordKeys), where looking each
+	// up and checking for others cost a record twice as many lookups.
+	var f struct{ attributes, timestampDelta, offsetDelta, timestamp, headers, control any }
+	var parts [2]controlPart // the key and the value
+	var kv [2]any
+	for k, x := range r {
+		switch k {
+		case "attributes":
+			f.attributes = x
+		case "timestampDelta":
+			f.timestampDelta = x
+		case "offsetDelta":
+			f.offsetDelta = x
+		case "timestamp":
+			f.timestamp = x
+		case "offset": // informational: baseOffset + offsetDelta
+		case "key":
+			kv[0], parts[0].given = x, true
+		case "value":
+			kv[1], parts[1].given = x, true
+		case "headers":
+			f.headers = x
+		case "control":
+			f.control = x
+		default:
+			return dst, scratch, 0, 0, recordKeys.unknown(r, path)
+		}
+	}
+	attrs, err := intMember(f.attributes, "attributes", path, minInt8, maxInt8, false, 0)
 	if err != nil {
-		return dst, scratch, err
+		return dst, scratch, 0, 0, err
 	}
-	var tsd, od int64
-	if _, ok := r["timestampDelta"]; ok {
-		tsd, err = intOf(r, "timestampDelta", path, 64, true, 0)
-	} else if ts, ok := num(r["timestamp"]); ok {
-		tsd = ts - baseTS
-	}
-	if err != nil {
-		return dst, scratch, err
-	}
-	if _, ok := r["offsetDelta"]; ok {
-		od, err = intOf(r, "offsetDelta", path, 32, true, 0)
-	} else if o, ok := num(r["offset"]); ok {
-		od = o - baseOffset
-	} else {
-		od = int64(idx)
+	if f.timestampDelta != nil {
+		tsd, err = intMember(f.timestampDelta, "timestampDelta", path, minInt64, maxInt64, true, 0)
+	} else if f.timestamp != nil {
+		if tsd, err = intMember(f.timestamp, "timestamp", path, minInt64, maxInt64, true, 0); err == nil {
+			tsd -= baseTS
+		}
 	}
 	if err != nil {
-		return dst, scratch, err
+		return dst, scratch, 0, 0, err
 	}
-	if od < math.MinInt32 || od > math.MaxInt32 {
-		return dst, scratch, eerr(path+".offsetDelta", "does not fit int32")
+	if od, err = intMember(f.offsetDelta, "offsetDelta", path, minInt32, maxInt32, false, int64(idx)); err != nil {
+		return dst, scratch, 0, 0, err
 	}
 	b := scratch[:0]
 	b = append(b, byte(attrs))
 	b = wire.AppendVarlong(b, tsd)
 	b = wire.AppendVarint(b, int32(od))
-	for _, name := range [...]string{"key", "value"} {
-		x, null, err := bytesOf(r[name], path+"."+name)
-		if err != nil {
-			return dst, scratch, err
+	for i, name := range [...]string{"key", "value"} {
+		p := &parts[i]
+		if p.b, p.null, err = bytesOf(kv[i], path, name, payloadKeys); err != nil {
+			return dst, scratch, 0, 0, err
 		}
-		b = appendVarbytes(b, x, null)
 	}
-	hs, nh := r["headers"], 0
+	if c := f.control; c != nil {
+		if err := controlParts(c, path+".control", &parts[0], &parts[1]); err != nil {
+			return dst, scratch, 0, 0, err
+		}
+	}
+	for _, p := range parts {
+		b = appendVarbytes(b, p.b, p.null)
+	}
+	hs, nh := f.headers, 0
 	if hs != nil {
 		if nh, ok = listLen(hs); !ok {
-			return dst, scratch, eerr(path+".headers", "expected an array")
+			return dst, scratch, 0, 0, eerr(path+".headers", "expected an array, found "+kindOf(hs))
 		}
 	}
 	b = wire.AppendVarint(b, int32(nh))
@@ -465,49 +835,270 @@ func encodeRecord(dst, scratch []byte, v any, path string, baseOffset, baseTS in
 		hp := path + ".headers[" + itoa(i) + "]"
 		ho, ok := listAt(hs, i).(map[string]any)
 		if !ok {
-			return dst, scratch, eerr(hp, "expected an object")
+			return dst, scratch, 0, 0, eerr(hp, "expected an object, found "+kindOf(listAt(hs, i)))
+		}
+		if err := headerKeys.check(ho, hp); err != nil {
+			return dst, scratch, 0, 0, err
+		}
+		if ho["key"] == nil {
+			// Kafka has none: its clients refuse one, its brokers fail
+			// to read one (a negative header key length).
+			return dst, scratch, 0, 0, eerr(hp+".key", `expected a string or {"base64":...}, found `+kindOf(ho["key"])+`: Kafka has no null header key`)
 		}
 		for _, name := range [...]string{"key", "value"} {
-			x, null, err := bytesOf(ho[name], hp+"."+name)
+			x, null, err := bytesOf(ho[name], hp, name, headerBytesKeys)
 			if err != nil {
-				return dst, scratch, err
+				return dst, scratch, 0, 0, err
 			}
 			b = appendVarbytes(b, x, null)
 		}
 	}
 	if len(b) > math.MaxInt32 {
-		return dst, b, eerr(path, "record too large")
+		return dst, b, 0, 0, eerr(path, "expected a record of at most 2147483647 bytes, found "+itoa(len(b)))
 	}
 	dst = wire.AppendVarint(dst, int32(len(b)))
 	dst = append(dst, b...)
-	return dst, b, nil
+	return dst, b, od, tsd, nil
+}
+
+// controlPart is a record's key or value as a control record's "control"
+// object is held to, or builds: its bytes, and whether the record gave it.
+type controlPart struct {
+	b           []byte
+	null, given bool
+}
+
+var controlKeys = &fieldSet{names: []string{"keyVersion", "type", "valueVersion", "coordinatorEpoch", "data"}}
+
+// controlParts holds a control record's key and value to its "control"
+// object v (at path), as the decoder writes it: "keyVersion" and "type"
+// (the key's two int16s), and a marker's (ABORT, COMMIT) "valueVersion"
+// and "coordinatorEpoch" (the value's int16 and int32) or a KRaft
+// record's "data" (the value: its message, as an object, or base64 when
+// it did not decode). A key or value the record leaves out is built from
+// them; one it gives must agree with each member given, or the record is
+// refused (which of the two was edited is not for the encoder to guess).
+func controlParts(v any, path string, key, val *controlPart) error {
+	c, ok := v.(map[string]any)
+	if !ok {
+		return eerr(path, "expected an object, found "+kindOf(v))
+	}
+	if err := controlKeys.check(c, path); err != nil {
+		return err
+	}
+	typ, typGiven := int64(-1), c["type"] != nil
+	if typGiven {
+		var err error
+		if typ, err = controlType(c["type"], path+".type"); err != nil {
+			return err
+		}
+	}
+	kv, err := intOf(c, "keyVersion", path, minInt16, maxInt16, false, 0)
+	if err != nil {
+		return err
+	}
+	switch {
+	case !key.given:
+		if !typGiven {
+			return eerr(path+".type", `missing: the control record's type, to build its key (the record has no "key")`)
+		}
+		key.b, key.null = wire.AppendInt16(wire.AppendInt16(nil, int16(kv)), int16(typ)), false
+	case key.null || len(key.b) < 4:
+		for _, name := range [...]string{"keyVersion", "type"} {
+			if c[name] != nil {
+				return disagree(path+"."+name, "key", "no control key (null or under 4 bytes)", c[name])
+			}
+		}
+	default:
+		if c["keyVersion"] != nil && be16(key.b) != kv {
+			return disagree(path+".keyVersion", "key", itoa(int(be16(key.b))), c["keyVersion"])
+		}
+		if typGiven && be16(key.b[2:]) != typ {
+			return disagree(path+".type", "key", controlTypeText(be16(key.b[2:])), c["type"])
+		}
+		typ = be16(key.b[2:])
+	}
+
+	marker, kraft := typ == 0 || typ == 1, typ >= 2 && typ < int64(len(controlData))
+	for _, name := range [...]string{"valueVersion", "coordinatorEpoch", "data"} {
+		if c[name] == nil || marker && name != "data" || kraft && name == "data" {
+			continue
+		}
+		what := `"data"`
+		switch {
+		case marker:
+			what = `"valueVersion" and "coordinatorEpoch"`
+		case !kraft:
+			what = "no value members (kwire knows control types 0-6)"
+		}
+		return eerr(path+"."+name, "expected "+what+" for a control record of type "+controlTypeText(typ)+`, found "`+name+`"`)
+	}
+	vv, err := intOf(c, "valueVersion", path, minInt16, maxInt16, false, 0)
+	if err != nil {
+		return err
+	}
+	epoch, err := intOf(c, "coordinatorEpoch", path, minInt32, maxInt32, false, 0)
+	if err != nil {
+		return err
+	}
+	switch {
+	case !val.given && marker:
+		if c["coordinatorEpoch"] == nil {
+			return eerr(path+".coordinatorEpoch", `missing: the marker's coordinator epoch, to build its value (the record has no "value")`)
+		}
+		val.b, val.null = wire.AppendInt32(wire.AppendInt16(nil, int16(vv)), int32(epoch)), false
+	case !val.given && kraft:
+		if c["data"] == nil {
+			return eerr(path+".data", `missing: the record's data, to build its value (the record has no "value")`)
+		}
+		b, err := controlValue(c["data"], int(typ), path+".data")
+		if err != nil {
+			return err
+		}
+		if b == nil {
+			return eerr(path+".data", `expected "value" beside a KRaft control record's data object: this build has no data-message encoder to build it`)
+		}
+		val.b, val.null = b, false
+	case !val.given:
+		return eerr(path+".type", `expected a control type whose value kwire builds (0-6), found `+controlTypeText(typ)+`: give "value"`)
+	case marker:
+		if c["valueVersion"] != nil {
+			if val.null || len(val.b) < 2 {
+				return disagree(path+".valueVersion", "value", "no version (null or under 2 bytes)", c["valueVersion"])
+			}
+			if be16(val.b) != vv {
+				return disagree(path+".valueVersion", "value", itoa(int(be16(val.b))), c["valueVersion"])
+			}
+		}
+		if c["coordinatorEpoch"] != nil {
+			if val.null || len(val.b) < 6 {
+				return disagree(path+".coordinatorEpoch", "value", "no coordinator epoch (null or under 6 bytes)", c["coordinatorEpoch"])
+			}
+			if be32(val.b[2:]) != epoch {
+				return disagree(path+".coordinatorEpoch", "value", itoa(int(be32(val.b[2:]))), c["coordinatorEpoch"])
+			}
+		}
+	case kraft && c["data"] != nil:
+		b, err := controlValue(c["data"], int(typ), path+".data")
+		if err != nil {
+			return err
+		}
+		// Without a data-message encoder (this package's own tests) an
+		// object cannot be compared: the value is as given.
+		if b != nil && (val.null || !bytes.Equal(b, val.b)) {
+			return disagree(path+".data", "value", "other bytes", "data that encodes to "+itoa(len(b))+" bytes of its own")
+		}
+	}
+	return nil
+}
+
+// disagree says that the member of "control" at path, found, is not what
+// the record's key or value (part) holds.
+func disagree(path, part, holds string, found any) error {
+	f, ok := found.(string)
+	if !ok {
+		f = valueText(found)
+	}
+	return eerr(path, `expected what "`+part+`" holds, `+holds+`, found `+f+
+		`: edit both, or leave "`+part+`" out to have it built from "control"`)
+}
+
+// valueText writes a number or name of "control" as it was given.
+func valueText(v any) string {
+	if i, msg := intRead(v, minInt64, maxInt64); msg == "" {
+		return strconv.FormatInt(i, 10)
+	}
+	return kindOf(v)
+}
+
+// controlType reads a control record's type: its name ("COMMIT") or
+// number.
+func controlType(v any, path string) (int64, error) {
+	if s, ok := v.(string); ok {
+		for i, n := range controlNames {
+			if n == s {
+				return int64(i), nil
+			}
+		}
+		return 0, eerr(path, "expected "+strings.Join(controlNames[:], ", ")+" or a number, found "+strconv.Quote(s))
+	}
+	return intValue(v, path, minInt16, maxInt16)
+}
+
+// controlTypeText names control type t as the decoder writes it.
+func controlTypeText(t int64) string {
+	if n := ControlTypeName(int(t)); n != "" {
+		return n
+	}
+	return strconv.FormatInt(t, 10)
+}
+
+// controlValue is the value of a KRaft control record of type typ from
+// its "data": base64 (as the decoder writes data that did not decode),
+// or the message as an object, encoded by the codec's data-message
+// encoder at the version its own "version" field gives (nil without
+// that encoder, which package codec sets).
+func controlValue(v any, typ int, path string) ([]byte, error) {
+	switch x := v.(type) {
+	case string:
+		b, err := base64.StdEncoding.DecodeString(x)
+		if err != nil {
+			return nil, eerr(path, "bad base64: "+err.Error())
+		}
+		return b, nil
+	case map[string]any:
+		if datamsg.Encode == nil {
+			return nil, nil
+		}
+		ver, err := intOf(x, "version", path, minInt16, maxInt16, false, 0)
+		if err != nil {
+			return nil, err
+		}
+		return datamsg.Encode([]byte{}, controlData[typ], int16(ver), x, path)
+	}
+	return nil, eerr(path, "expected the record's message as an object, or base64, found "+kindOf(v))
 }
 
 func encodeMessage(dst []byte, obj map[string]any, path string, magic int8, depth int) ([]byte, error) {
-	offset, err := intOf(obj, "offset", path, 64, true, 0)
+	offset, err := intOf(obj, "offset", path, minInt64, maxInt64, true, 0)
 	if err != nil {
 		return dst, err
 	}
-	attrs, err := attrsOf(obj, path, magic)
+	attrs, err := attrsOf(obj, path, magic, minInt8, math.MaxUint8)
 	if err != nil {
 		return dst, err
-	}
-	if attrs < -128 || attrs > 0xff {
-		return dst, eerr(path+".attributes", "does not fit int8")
 	}
 	var ts int64
 	if magic == 1 {
-		if ts, err = intOf(obj, "timestamp", path, 64, true, 0); err != nil {
+		if ts, err = intOf(obj, "timestamp", path, minInt64, maxInt64, true, 0); err != nil {
 			return dst, err
 		}
 	}
-	key, keyNull, err := bytesOf(obj["key"], path+".key")
+	key, keyNull, err := bytesOf(obj["key"], path, "key", payloadKeys)
 	if err != nil {
 		return dst, err
 	}
+	// A compressed message is a wrapper: its value is the message set in
+	// "messages", compressed. Any other message has a "value". Content
+	// that does not fit its compression is refused, never dropped (the
+	// messages of a wrapper set to none) nor written as a frame no reader
+	// takes (a value with compression bits).
+	codec := attrs & 7
+	ms, hasMessages := obj["messages"]
+	v, hasValue := obj["value"]
+	switch {
+	case hasMessages && hasValue:
+		return dst, eerr(path+".value", `expected "value" or "messages", found both: a compressed wrapper holds "messages", any other message a "value"`)
+	case hasMessages && codec == CodecNone:
+		return dst, eerr(path+".messages", `expected a "value" in a message whose compression is none, found "messages": `+
+			`to send these messages uncompressed, list them in place of this wrapper (each with its own offset); to keep them wrapped, set attributes.compression to a codec`)
+	case v != nil && codec != CodecNone:
+		return dst, eerr(path+".value", `expected "messages" in a message whose compression is `+codecText(codec)+`, found a "value": `+
+			`a compressed message wraps a message set; to compress this message, put it (with compression none) in the "messages" of a wrapper, or set attributes.compression to none`)
+	}
 	var val []byte
 	valNull := false
-	if ms, ok := obj["messages"]; ok && attrs&7 != 0 {
+	if hasMessages {
 		if ms == nil {
 			// Content that could not be decompressed: keep its bytes.
 			comp, ok, err := b64Field(obj, "_compressed", path)
@@ -515,7 +1106,7 @@ func encodeMessage(dst []byte, obj map[string]any, path string, magic int8, dept
 				return dst, err
 			}
 			if !ok {
-				return dst, eerr(path+".messages", "missing (a wrapper with undecodable content needs _compressed or _raw)")
+				return dst, eerr(path+".messages", "missing: the messages, or for a wrapper whose content could not be decompressed its _compressed")
 			}
 			val = comp
 		} else {
@@ -523,11 +1114,11 @@ func encodeMessage(dst []byte, obj map[string]any, path string, magic int8, dept
 			if err != nil {
 				return dst, err
 			}
-			if val, err = recompress(attrs&7, inner, obj, path, magic == 0); err != nil {
+			if val, err = recompress(codec, inner, obj, path, magic); err != nil {
 				return dst, err
 			}
 		}
-	} else if val, valNull, err = bytesOf(obj["value"], path+".value"); err != nil {
+	} else if val, valNull, err = bytesOf(v, path, "value", payloadKeys); err != nil {
 		return dst, err
 	}
 	start := len(dst)
@@ -550,11 +1141,20 @@ func encodeMessage(dst []byte, obj map[string]any, path string, magic int8, dept
 		}
 	}
 	if len(dst)-start-12 > math.MaxInt32 {
-		return dst[:start], eerr(path, "message too large")
+		return dst[:start], eerr(path, "expected a message of at most 2147483647 bytes after its size, found "+itoa(len(dst)-start-12))
 	}
 	binary.BigEndian.PutUint32(dst[start+8:], uint32(len(dst)-start-12))
 	binary.BigEndian.PutUint32(dst[start+12:], crc32.ChecksumIEEE(dst[start+16:]))
 	return dst, nil
+}
+
+// codecText names codec as attributes.compression gives it: its name, or
+// its number for the unassigned 5-7.
+func codecText(codec int) string {
+	if n := CodecName(codec); n != "" {
+		return n
+	}
+	return itoa(codec)
 }
 
 // listLen reports whether v is an array of entries ([]any, or
@@ -582,8 +1182,8 @@ func listAt(v any, i int) any {
 // unchanged reports whether raw, the bytes an entry was decoded from, shows
 // exactly the entry obj when decoded again: only then may Encode write raw
 // instead of encoding obj. "absoluteOffset" (which depends on the enclosing
-// wrapper) and "control" (which Encode ignores, and whose KRaft data needs
-// the codec's data-message schemas) are left out of the comparison.
+// wrapper) is left out of the comparison; a KRaft control record's data is
+// decoded as the codec writes it (datamsg, which package codec sets).
 //
 // Decompression is bounded by the size of obj itself: content that is
 // unchanged is all in obj (as text or base64, with more than a few bytes of
@@ -597,18 +1197,22 @@ func unchanged(obj map[string]any, raw []byte) bool {
 		limit <<= 1
 	}
 	var js []byte
-	WriteJSON(&js, raw, Options{MaxDecompressed: limit}, nil)
+	// KRaft control records' data as the codec writes it (a records
+	// encoder without the codec, in this package's tests, compares it as
+	// base64).
+	WriteJSON(&js, raw, Options{MaxDecompressed: limit, DecodeData: datamsg.Decode, DataJSON: datamsg.AppendJSON}, nil)
 	v, err := jsontext.Parse(js)
 	if err != nil {
 		return false
 	}
 	arr, ok := v.([]any)
-	return ok && len(arr) == 1 && sameValue(arr[0], obj)
+	return ok && len(arr) == 1 && sameValue(arr[0], obj, payloadKeys)
 }
 
 // sameValue compares a value parsed from WriteJSON's output (want) with
-// one given to Encode (got), numbers by value.
-func sameValue(want, got any) bool {
+// one given to Encode (got), numbers by value. A key's or value's object
+// in got may have the members of bytesKeys beside its bytes.
+func sameValue(want, got any, bytesKeys *fieldSet) bool {
 	switch w := want.(type) {
 	case map[string]any:
 		g, ok := got.(map[string]any)
@@ -619,23 +1223,34 @@ func sameValue(want, got any) bool {
 			if wv, ok := w[k]; ok && len(w) == 1 {
 				// A key or value's bytes: what a payload reader added
 				// beside them ("format", "decoded", ...) is read, never
-				// encoded.
-				return sameValue(wv, g[k])
+				// encoded. A member that is none of those (a misspelt
+				// one, the bytes given twice) is refused by the fields'
+				// encoding.
+				for gk := range g {
+					if !bytesKeys.has(gk) || gk != k && (gk == "text" || gk == "base64") {
+						return false
+					}
+				}
+				return sameValue(wv, g[k], bytesKeys)
 			}
 		}
 		n := 0
 		for k, gv := range g {
-			if k == "absoluteOffset" || k == "control" {
+			if k == "absoluteOffset" {
 				continue
 			}
+			keys := bytesKeys
+			if k == "headers" {
+				keys = headerBytesKeys
+			}
 			wv, ok := w[k]
-			if !ok || !sameValue(wv, gv) {
+			if !ok || !sameValue(wv, gv, keys) {
 				return false
 			}
 			n++
 		}
 		for k := range w {
-			if k != "absoluteOffset" && k != "control" {
+			if k != "absoluteOffset" {
 				n--
 			}
 		}
@@ -646,15 +1261,17 @@ func sameValue(want, got any) bool {
 			return false
 		}
 		for i := range w {
-			if !sameValue(w[i], listAt(got, i)) {
+			if !sameValue(w[i], listAt(got, i), bytesKeys) {
 				return false
 			}
 		}
 		return true
 	case json.Number:
 		if i, ok := num(w); ok {
-			j, ok := num(got)
-			return ok && i == j
+			// got may quote an int64, as JSON written with Int64Strings
+			// does (want never does): the same number.
+			j, msg := intRead(got, minInt64, maxInt64)
+			return msg == "" && i == j
 		}
 		g, ok := got.(json.Number)
 		return ok && g == w

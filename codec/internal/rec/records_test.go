@@ -227,7 +227,16 @@ func TestControlRecords(t *testing.T) {
 	if !bytes.Contains(js, []byte(`"control":{"keyVersion":0,"type":"LEADER_CHANGE","data":{"leaderId":1}}`)) {
 		t.Fatalf("json %s", js)
 	}
-	if out, err := Encode(nil, parseJSON(t, js)); err != nil || !bytes.Equal(out, lc) {
+	// The fake decoder's data is not what the value's bytes encode to (the
+	// codec's data-message encoder, linked into this test by
+	// encode_back_test.go, says so): the encoder refuses to guess which
+	// is meant. Without "control", the key and value come back.
+	v := parseJSON(t, js)
+	if _, err := Encode(nil, v); err == nil || !strings.Contains(err.Error(), `[0].records[0].control.data: expected what "value" holds`) {
+		t.Fatal("leader change with data other than its value:", err)
+	}
+	delete(v.([]any)[0].(map[string]any)["records"].([]any)[0].(map[string]any), "control")
+	if out, err := Encode(nil, v); err != nil || !bytes.Equal(out, lc) {
 		t.Fatal("leader change round trip", err)
 	}
 }
