@@ -491,7 +491,7 @@ func intOf(v any, lo, hi int64) (int64, *EncodeError) {
 			return 0, &EncodeError{Msg: "expected an integer, found " + jsonKind(v)}
 		}
 		if !exact || i < lo || i > hi {
-			return 0, &EncodeError{Msg: "expected an integer in " + strconv.FormatInt(lo, 10) + ".." + strconv.FormatInt(hi, 10) + ", found " + goIntText(v) + " (Go " + goTypeName(v) + ")"}
+			return 0, &EncodeError{Msg: "expected an integer in " + strconv.FormatInt(lo, 10) + ".." + strconv.FormatInt(hi, 10) + ", found " + goIntText(v) + " (Go " + rec.GoTypeName(v) + ")"}
 		}
 		return i, nil
 	}

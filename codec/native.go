@@ -2,7 +2,6 @@ package codec
 
 import (
 	"encoding/json"
-	"reflect"
 	"strconv"
 
 	"github.com/kwire/kwire/codec/internal/rec"
@@ -26,45 +25,15 @@ func goIntText(v any) string {
 	return strconv.FormatInt(i, 10)
 }
 
-// goTypeName names v's Go type for an error message.
-func goTypeName(v any) string {
-	if v == nil {
-		return "nil"
-	}
-	return reflect.TypeOf(v).String()
-}
-
-// jsonKind says what v is, in JSON's terms, adding the Go type for values
-// that did not come from JSON: "a string", "a number (Go int32)", "a value
-// of Go type chan int".
+// jsonKind is rec.KindOf, with the Go slices the encoder takes as arrays
+// said to be arrays.
 func jsonKind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a bool"
-	case json.Number, float64:
-		return "a number"
-	case string:
-		return "a string"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
-	case float32:
-		return "a number (Go float32)"
-	case []byte:
-		return "bytes (Go []byte)"
-	case *string:
-		return "a string (Go *string)"
-	}
-	if _, ok, _ := rec.GoInt(v); ok {
-		return "a number (Go " + goTypeName(v) + ")"
-	}
 	if _, ok := sliceLen(v); ok {
-		return "an array (Go " + goTypeName(v) + ")"
+		if _, plain := v.([]any); !plain {
+			return "an array (Go " + rec.GoTypeName(v) + ")"
+		}
 	}
-	return "a value of Go type " + goTypeName(v)
+	return rec.KindOf(v)
 }
 
 // sliceLen reports whether v is an array value and its length; -1 for a

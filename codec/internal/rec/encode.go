@@ -388,7 +388,7 @@ func intRead(v any, lo, hi int64) (int64, string) {
 		if !exact {
 			s = strconv.FormatUint(uint64(i), 10)
 		}
-		return 0, rangeMsg(lo, hi, s+" (Go "+goTypeName(v)+")")
+		return 0, rangeMsg(lo, hi, s+" (Go "+GoTypeName(v)+")")
 	}
 	return i, ""
 }
@@ -411,11 +411,21 @@ func rangeMsg(lo, hi int64, found string) string {
 	return "expected an integer in " + strconv.FormatInt(lo, 10) + ".." + strconv.FormatInt(hi, 10) + ", found " + found
 }
 
-// kindOf says what v is, in JSON's terms, adding the Go type for values
-// that did not come from JSON ("a number (Go int32)"), as the schema
-// fields' errors say it.
+// kindOf is KindOf, with an empty object said as "{}" (given where a
+// records member wants bytes or a number).
 func kindOf(v any) string {
-	switch x := v.(type) {
+	if m, ok := v.(map[string]any); ok && len(m) == 0 {
+		return "{}"
+	}
+	return KindOf(v)
+}
+
+// KindOf says what v is, in JSON's terms, adding the Go type for values
+// that did not come from JSON: "a string", "a number (Go int32)", "a value
+// of Go type chan int". The one wording of the encoders' errors (codec's,
+// which adds the Go slices it takes, and the records').
+func KindOf(v any) string {
+	switch v.(type) {
 	case nil:
 		return "null"
 	case bool:
@@ -427,26 +437,25 @@ func kindOf(v any) string {
 	case []any:
 		return "an array"
 	case map[string]any:
-		if len(x) == 0 {
-			return "{}"
-		}
 		return "an object"
 	case float32:
 		return "a number (Go float32)"
 	case []byte:
 		return "bytes (Go []byte)"
+	case *string:
+		return "a string (Go *string)"
 	case []map[string]any:
-		return "an array (Go " + goTypeName(v) + ")"
+		return "an array (Go []map[string]interface {})"
 	}
 	if _, ok, _ := GoInt(v); ok {
-		return "a number (Go " + goTypeName(v) + ")"
+		return "a number (Go " + GoTypeName(v) + ")"
 	}
-	return "a value of Go type " + goTypeName(v)
+	return "a value of Go type " + GoTypeName(v)
 }
 
-// goTypeName names v's Go type for an error message (an error's cold
+// GoTypeName names v's Go type for an error message (an error's cold
 // path: the reflection is not on the way of any value that encodes).
-func goTypeName(v any) string {
+func GoTypeName(v any) string {
 	if v == nil {
 		return "nil"
 	}
