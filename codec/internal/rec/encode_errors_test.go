@@ -3,10 +3,14 @@
 package rec
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"hash/crc32"
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // sampleBatchJSON is the decoded JSON of a plain batch of three records,
@@ -245,5 +249,40 @@ func TestRecordMembersAllTaken(t *testing.T) {
 	v[0].(map[string]any)["records"] = []any{r}
 	if _, err := Encode(nil, v); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestNullHeaderKeyWarns: a record header whose key is null (length -1)
+// has no place in Kafka's record format, and the encoder refuses one; the
+// decoder says so, so the batch carries _raw and comes back byte for
+// byte, as every frame that decodes with warnings does.
+func TestNullHeaderKeyWarns(t *testing.T) {
+	// attributes, timestampDelta, offsetDelta, key null, value "x", one
+	// header: key null, value "v".
+	body := []byte{0, 0, 0, 0x01, 0x02, 'x', 0x02, 0x01, 0x02, 'v'}
+	rec := append([]byte{byte(len(body) << 1)}, body...)
+	b := kmsg.RecordBatch{Magic: 2, FirstTimestamp: 1700000000000, MaxTimestamp: 1700000000000,
+		ProducerID: -1, ProducerEpoch: -1, FirstSequence: -1, NumRecords: 1, Records: rec}
+	out := b.AppendTo(nil)
+	binary.BigEndian.PutUint32(out[8:], uint32(len(out)-12))
+	binary.BigEndian.PutUint32(out[17:], crc32.Checksum(out[21:], castagnoli))
+	res, js := roundTrip(t, out, false)
+	found := false
+	for _, w := range warnings(res) {
+		found = found || strings.Contains(w, nullHeaderKey)
+	}
+	if !found {
+		t.Fatalf("no warning for the null header key: %q", warnings(res))
+	}
+	if !strings.Contains(string(js), `"_raw":`) {
+		t.Fatalf("the batch carries no _raw: %s", js)
+	}
+	// The JSON sink says the same.
+	var w []byte
+	if _, err := WriteJSON(&w, out, Options{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(w), `"_raw":`) {
+		t.Fatalf("the JSON sink's batch carries no _raw: %s", w)
 	}
 }

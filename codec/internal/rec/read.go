@@ -470,6 +470,9 @@ func (d *decoder) recordParts(b []byte, bi int, r *recParse, ctx *batchCtx, v *r
 				after += 2 // header, key
 				d.push("", i)
 				d.minimal(v, &after, hdrKey, i, bi, &h.key, "key")
+				if h.key.null {
+					d.recWarn(v, &after, hdrKey, i, bi, h.key.at, "key", nullHeaderKey, false)
+				}
 				if h.hasVal {
 					after++
 					d.minimal(v, &after, hdrValue, i, bi, &h.val, "value")
@@ -487,6 +490,11 @@ func (d *decoder) recordParts(b []byte, bi int, r *recParse, ctx *batchCtx, v *r
 	}
 	return nodes + after, after
 }
+
+// nullHeaderKey is the warning of a record header whose key is null
+// (length -1): Kafka's record format has none, and the encoder refuses
+// one, so the frame comes back through its entry's _raw.
+const nullHeaderKey = "header key is null (Kafka writes none; encoding refuses it)"
 
 // minimal says the warning of a part whose varint f is not minimal, as
 // recWarn does.
