@@ -627,15 +627,14 @@ func (c *logCmd) readSegmentFrom(r io.Reader, p string, named storage.Named, top
 	}
 	name := p
 	var end int64
-	damaged := false // the segment could not be read to its end
+	var stop error // what ended the segment's reading
 	for {
 		b, err := seg.Next()
 		if err != nil {
-			damaged = !errors.Is(err, io.EOF)
+			stop = err
 			var te *storage.TailError
 			if errors.As(err, &te) {
 				ss.tail = te
-				damaged = !te.Zero
 				if !te.Zero { // preallocated space is no damage
 					c.problem()
 				}
@@ -690,7 +689,7 @@ func (c *logCmd) readSegmentFrom(r io.Reader, p string, named storage.Named, top
 	ss.bytes = seg.Position()
 	for _, ic := range []*storage.IndexCheck{ss.index, ss.timeindex} {
 		if ic != nil {
-			ic.End(end, ss.last, damaged)
+			ic.End(end, ss.last, stop)
 		}
 	}
 	if snap != nil {
@@ -1172,7 +1171,7 @@ func (c *logCmd) index(p string, n storage.Named) {
 		defer f.Close()
 		ic = storage.NewIndexCheck(storage.NewIndexReader(bufio.NewReaderSize(f, 64<<10), kind, n.Offset))
 		ic.OnEntry = on
-		ic.End(1<<62, 1<<62, false)
+		ic.End(1<<62, 1<<62, nil)
 		if ic.Count > 0 {
 			c.mismatch()
 		}

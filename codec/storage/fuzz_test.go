@@ -110,17 +110,17 @@ func FuzzIndexCheck(f *testing.F) {
 			}
 			s := NewSegment(bytes.NewReader(log), SegmentOptions{MaxBatch: 1 << 20})
 			var end, last int64 = 0, -1
-			damaged := false
+			var stop error
 			for {
 				b, err := s.Next()
 				if err != nil {
-					damaged = !errors.Is(err, io.EOF)
+					stop = err
 					break
 				}
 				c.Batch(b)
 				end, last = b.Position+b.Size(), b.LastOffset
 			}
-			c.End(end, last, damaged)
+			c.End(end, last, stop)
 			if next+c.Unused != len(idx)/kind.size() || c.Entries != next+c.Unused {
 				t.Fatalf("%d entries reported, %d unused, of %d", next, c.Unused, len(idx)/kind.size())
 			}

@@ -336,11 +336,15 @@ func (c *IndexCheck) take(problem string) {
 }
 
 // End checks the entries left once the segment is read: end is where its
-// last whole entry ends, last its last offset (-1 when it has none).
-// damaged says the segment could not be read to its end (a damaged tail,
-// a read error): the entries left then point where no entry could be
+// last whole entry ends, last its last offset (-1 when it has none), and
+// stop the error [Segment.Next] stopped with (nil or io.EOF when no
+// segment was read or it was read to its end). When the segment could
+// not be read to its end (a damaged tail, a read error; preallocated
+// zeros are no damage), the entries left point where no entry could be
 // read, and are counted Unchecked, not as problems of the index.
-func (c *IndexCheck) End(end, last int64, damaged bool) {
+func (c *IndexCheck) End(end, last int64, stop error) {
+	var te *TailError
+	damaged := stop != nil && !errors.Is(stop, io.EOF) && !(errors.As(stop, &te) && te.Zero)
 	for e := c.peek(); e != nil; e = c.peek() {
 		if p := c.order(e); p != "" {
 			c.take(p)

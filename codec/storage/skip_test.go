@@ -58,8 +58,8 @@ func TestSkippedBatchIsDescribedByItsHeader(t *testing.T) {
 		}
 		got = append(got, *b)
 	}
-	oc.End(int64(len(log)), 503, false)
-	tc.End(int64(len(log)), 503, false)
+	oc.End(int64(len(log)), 503, nil)
+	tc.End(int64(len(log)), 503, nil)
 	require.Len(t, got, 3)
 	b := got[1]
 	require.True(t, b.Skipped)

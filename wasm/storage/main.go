@@ -502,17 +502,12 @@ func (s *session) segment(w *jsontext.Writer, total *int, i int, checks []*index
 	}
 	batches, crc := 0, 0
 	var end, last int64 = 0, -1
-	damaged := false // the segment could not be read to its end
+	var stop error // what ended the segment's reading
 	for {
 		b, err := seg.Next()
 		if err != nil {
-			var te *storage.TailError
-			if errors.As(err, &te) {
-				problems = append(problems, te.Error())
-				damaged = !te.Zero
-			} else if !errors.Is(err, io.EOF) {
-				problems = append(problems, err.Error()) // the file could not be read
-				damaged = true
+			if stop = err; !errors.Is(err, io.EOF) {
+				problems = append(problems, err.Error()) // a damaged tail, or the file could not be read
 			}
 			break
 		}
@@ -553,7 +548,7 @@ func (s *session) segment(w *jsontext.Writer, total *int, i int, checks []*index
 		}
 	}
 	for _, x := range checks {
-		x.c.End(end, last, damaged)
+		x.c.End(end, last, stop)
 		x.checked = true
 	}
 	if snap != nil {
@@ -693,7 +688,7 @@ func (s *session) index(w *jsontext.Writer, x *indexFile) []string {
 		}
 	} else {
 		if !x.checked {
-			x.c.End(1<<62, 1<<62, false)
+			x.c.End(1<<62, 1<<62, nil)
 			w.Key("unchecked")
 			w.Bool(true)
 		}
