@@ -269,6 +269,11 @@ func TestEncode(t *testing.T) {
 	w = do(t, h, "POST", "/api/encode?sizePrefix=false", "", body)
 	require.Equal(t, b[4:], w.Body.Bytes())
 
+	// A byte order mark, as Windows editors save JSON, is skipped.
+	w = do(t, h, "POST", "/api/encode", "application/json", append([]byte("\xef\xbb\xbf"), body...))
+	require.Equal(t, http.StatusOK, w.Code, w.Body.String())
+	require.Equal(t, b, w.Body.Bytes())
+
 	// Every API, version and direction's example survives decode and encode
 	// through the API.
 	for _, a := range schema.APIs() {
@@ -308,6 +313,7 @@ func TestEncodeErrors(t *testing.T) {
 		{"empty", "", "", "", -1, ""},
 		{"not JSON", "", "hello", "", 0, ""}, // the offending byte
 		{"truncated JSON", "", good[:40], "", 40, ""},
+		{"truncated JSON after a byte order mark", "", "\xef\xbb\xbf" + good[:40], "", 43, ""}, // offsets count the mark
 		{"two values", "", good + " " + good, "", len(good) + 1, "one JSON value"},
 		{"an array", "", "[1,2]", "", -1, "an object with direction, apiKey, apiVersion, header and body"},
 		{"unknown top-level key", "", strings.Replace(good, `"body"`, `"bdy"`, 1), "bdy", -1, ""},

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
@@ -66,7 +67,13 @@ func (h *handler) encode(w http.ResponseWriter, r *http.Request) {
 // takes (numbers as json.Number), with the body offset of a syntax error.
 // It uses the codec's own parser: no reflection, several times faster
 // than encoding/json's in the Worker's WebAssembly.
+// A UTF-8 byte order mark before the value (as Windows editors save
+// JSON) is skipped, as kwire encode skips it; offsets still count it.
 func parseJSON(b []byte) (any, *Error) {
+	bom := 0
+	if bytes.HasPrefix(b, []byte("\xef\xbb\xbf")) {
+		b, bom = b[3:], 3
+	}
 	v, err := jsontext.Parse(b)
 	if err == nil {
 		return v, nil
@@ -74,7 +81,7 @@ func parseJSON(b []byte) (any, *Error) {
 	e := &Error{Message: err.Error(), Expected: envelopeWanted, Found: err.Error()}
 	var se *jsontext.SyntaxError
 	if errors.As(err, &se) {
-		e.Offset, e.Found = at(se.Offset), se.Msg
+		e.Offset, e.Found = at(bom+se.Offset), se.Msg
 		if se.Msg == "more than one value" {
 			e.Expected = "one JSON value"
 		}
