@@ -414,7 +414,11 @@ func TestNoNewZstdWrapperBelowMagic2(t *testing.T) {
 		}
 		want := `[0].attributes.compression: expected gzip, snappy or lz4 in a magic ` + itoa(int(magic)) + ` wrapper, found "zstd"`
 		zw := wrapMessages(t, magic, CodecZstd, 1, 1000, inner)
-		_, v := decodeJSON(t, zw)
+		res, v := decodeJSON(t, zw)
+		// Decoding says so, on the wrapper's attributes.
+		if w := res.Nodes[0].Get("attributes").Warnings; len(w) != 1 || w[0] != "zstd needs magic 2: Kafka refuses a magic "+itoa(int(magic))+" message compressed with it" {
+			t.Fatalf("magic %d: zstd wrapper warnings %q", magic, w)
+		}
 		if out, err := Encode(nil, v); err != nil || !bytes.Equal(out, zw) {
 			t.Fatalf("magic %d: unchanged zstd wrapper: %v", magic, err)
 		}

@@ -613,6 +613,9 @@ func (d *decoder) message(b []byte, bi, off, end, depth int, w *msgParse, shift 
 	if m.attrs&^knownAttrs[m.magic] != 0 {
 		d.note(nil, kid(u, msgAttrs), bi, off+17, "attributes", "unused attribute bits are set")
 	}
+	if m.attrs&7 == CodecZstd {
+		d.note(nil, kid(u, msgAttrs), bi, off+17, "attributes", "zstd needs magic 2: Kafka refuses a magic "+itoa(int(m.magic))+" message compressed with it")
+	}
 	var zipped []byte
 	if m.attrs&7 != CodecNone && m.stage >= 2 {
 		d.wrapped(kid(u, m.fixed()+1), bi, m, depth)
