@@ -87,7 +87,9 @@ type checkOut struct {
 	tls    int // connections not checked: TLS, encrypted
 	// tlsNotes are the capture's notes of them, said after its findings
 	tlsNotes []capture.Note
-	line     []byte
+	// noKafka says why the capture just read gave no exchange (noKafka)
+	noKafka string
+	line    []byte
 }
 
 func (o *checkOut) put(file string, f *check.Finding) {
@@ -125,7 +127,7 @@ func appendFindingJSON(b []byte, file string, f *check.Finding) []byte {
 
 func (c *checkConfig) run(e *env) int {
 	o := &checkOut{cfg: c, w: bufio.NewWriterSize(e.stdout, 1<<20), multi: len(c.files) > 1}
-	status, unread, cut := 0, 0, 0
+	status, unread, cut, empty := 0, 0, 0, 0
 	for _, file := range c.files {
 		truncation, err := c.checkFile(e, o, file)
 		if len(o.tlsNotes) > 0 {
@@ -134,6 +136,11 @@ func (c *checkConfig) run(e *env) int {
 				fail(e, "%s: %s, not checked", file, n.String())
 			}
 			o.tlsNotes = o.tlsNotes[:0]
+		}
+		if o.noKafka != "" {
+			o.w.Flush()
+			fail(e, "%s: %s", file, o.noKafka)
+			o.noKafka, empty = "", empty+1
 		}
 		if err != nil {
 			o.w.Flush()
@@ -173,6 +180,9 @@ func (c *checkConfig) run(e *env) int {
 	}
 	if o.tls > 0 {
 		notRead += fmt.Sprintf("; %d TLS connections not checked (encrypted, said above)", o.tls)
+	}
+	if empty > 0 {
+		notRead += fmt.Sprintf("; %d of %d files with no Kafka exchange (said above)", empty, len(c.files))
 	}
 	fail(e, "check: %d errors, %d warnings, %d notes; %d rules not judged (said in their lines)%s",
 		o.counts[check.Error], o.counts[check.Warning], o.counts[check.Note], o.skips, notRead)
@@ -318,8 +328,8 @@ func (c *checkConfig) checkCapture(o *checkOut, file string, in io.Reader) (*cap
 	var frames framePool
 	var res *capture.Result
 	var readErr error
+	n := 0
 	go func() {
-		n := 0
 		res, readErr = capture.ReadFunc(in, capture.Options{BrokerPorts: c.ports, Buffer: frames.get}, func(x *capture.Exchange) {
 			jobs <- checkJob{n, conns.exchange(x), x}
 			n++
@@ -345,6 +355,7 @@ func (c *checkConfig) checkCapture(o *checkOut, file string, in io.Reader) (*cap
 		o.put(file, &f)
 	}
 	o.tls += res.TLS
+	o.noKafka = noKafka(res, n, c.ports)
 	for _, n := range res.Notes {
 		switch {
 		case n.TLS:

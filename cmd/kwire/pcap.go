@@ -54,6 +54,27 @@ func (p *portList) Set(v string) error {
 	return nil
 }
 
+// noKafka says, of a capture with packets that gave no exchange at all,
+// what they were, so that an empty output is not taken for a clean one;
+// "" when it gave some, or said why (TLS).
+func noKafka(res *capture.Result, exchanges int, ports portList) string {
+	if exchanges > 0 || res.Packets == 0 || res.TLS > 0 {
+		return ""
+	}
+	why := "no Kafka exchange found in its " + strconv.Itoa(res.Packets) + " packets"
+	if res.SkippedBytes > 0 {
+		why += "; " + strconv.FormatInt(res.SkippedBytes, 10) + " bytes did not read as frames and were skipped"
+	}
+	if res.NonKafka > 0 {
+		on := "9092"
+		if len(ports) > 0 {
+			on = ports.String()
+		}
+		why += "; " + strconv.Itoa(res.NonKafka) + " read as other traffic (a broker on a port other than " + on + " is found by its requests; --port names one)"
+	}
+	return why
+}
+
 // exchangeFilter is which exchanges kwire pcap and kwire proxy show
 // (--api, --errors-only, --client-id) and in what value JSON (jsonFlags).
 type exchangeFilter struct {
@@ -137,6 +158,9 @@ func runPcap(e *env, args []string) int {
 	}
 	for _, n := range res.Notes {
 		fail(e, "%s: %s", cfg.file, n.String())
+	}
+	if why := noKafka(res, run.exchanges, cfg.ports); why != "" {
+		fail(e, "%s: %s", cfg.file, why)
 	}
 	if cfg.summary {
 		run.printSummary(res)

@@ -766,3 +766,30 @@ func TestPcapStrictFailsOnLostBytes(t *testing.T) {
 	require.Equal(t, 1, code, errOut)
 	require.Contains(t, errOut, "kwire: "+file+": 1 gaps: bytes missing from the capture (lost, or cut by the snap length) (--strict)\n")
 }
+
+// A capture in which no Kafka exchange is found says so, with what its
+// packets were, in kwire pcap and kwire check alike: an empty output is
+// not a clean capture.
+func TestCaptureWithNoKafkaSaysSo(t *testing.T) {
+	file := segmentsPcap(t,
+		segment{true, 0, []byte("GET / HTTP/1.1\r\nHost: broker\r\n\r\n")},
+		segment{false, time.Millisecond, []byte("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello")})
+	// On the broker port (9092): its bytes are skipped as no frames.
+	for _, cmd := range []string{"pcap", "check"} {
+		out, errOut, code := runCLI(t, []string{cmd, file}, nil)
+		require.Equal(t, 0, code, errOut)
+		require.Empty(t, out)
+		require.Contains(t, errOut, "segments.pcap: no Kafka exchange found in its 2 packets; 75 bytes did not read as frames and were skipped\n")
+	}
+	// A broker named on another port: the connection is other traffic.
+	out, errOut, code := runCLI(t, []string{"check", "--port", "5555", file}, nil)
+	require.Equal(t, 0, code, errOut)
+	require.Empty(t, out)
+	require.Contains(t, errOut, "segments.pcap: no Kafka exchange found in its 2 packets; 75 bytes did not read as frames and were skipped; 2 read as other traffic (a broker on a port other than 5555 is found by its requests; --port names one)\n")
+	require.Contains(t, errOut, "kwire: check: 0 errors, 0 warnings, 0 notes; 0 rules not judged (said in their lines); 1 of 1 files with no Kafka exchange (said above)\n")
+	// Kafka found: nothing said.
+	file = segmentsPcap(t, segment{true, 0, exampleFrame(t, "ApiVersions", 3, false, 2)})
+	_, errOut, code = runCLI(t, []string{"check", file}, nil)
+	require.Equal(t, 0, code, errOut)
+	require.NotContains(t, errOut, "no Kafka")
+}
