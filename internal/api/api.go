@@ -14,7 +14,8 @@
 // 400, a body over the limit 413, a body cut by the server's read timeout
 // 408, an unknown route 404, a known route with the wrong method 405 (with
 // Allow), and a decode or encode that finds the Limiter full 503 (with
-// Retry-After). No input makes the handler answer 500.
+// Retry-After). No input makes the handler answer 500. With
+// Options.CrossOrigin (the Worker's), pages of any origin may call it.
 //
 // The package keeps no state between requests (beyond the Limiter's count
 // of decodes running) and does no work at init: a Worker's isolate starts
@@ -71,6 +72,12 @@ type Options struct {
 	// --schemas), never a request's, so that no caller makes the server
 	// fetch a URL. The Worker leaves it nil.
 	Payload func(dst []byte, p *codec.PayloadIn) ([]byte, []*tree.Node)
+	// CrossOrigin lets pages of any origin call the API from a browser
+	// (CORS: Access-Control-Allow-Origin *, preflights answered): the
+	// public Worker's setting. kwire serve leaves it off: a page a user
+	// visits must not reach a server on their loopback, nor through it
+	// the schema registry it reads payloads with.
+	CrossOrigin bool
 }
 
 // WithDefaults is o with every zero limit set to its default.
@@ -96,6 +103,7 @@ var WorkerOptions = Options{
 	MaxDecompressed: 2 << 20,
 	MaxGuess:        64 << 10,
 	MaxWork:         8 << 20,
+	CrossOrigin:     true,
 }
 
 // New returns the handler for the /api/ routes.
@@ -115,6 +123,19 @@ type handler struct {
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p := r.URL.Path
+	if h.o.CrossOrigin && IsRoute(p) {
+		// No credentials are read and the answer is the caller's own
+		// bytes decoded: any origin may read it.
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		w.Header().Set("Access-Control-Expose-Headers", "Kwire-Guess, Retry-After")
+		if r.Method == http.MethodOptions {
+			w.Header().Set("Access-Control-Allow-Methods", "GET, HEAD, POST")
+			w.Header().Set("Access-Control-Allow-Headers", "Content-Type")
+			w.Header().Set("Access-Control-Max-Age", "86400")
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+	}
 	switch {
 	case p == "/api/decode":
 		if allow(w, r, http.MethodPost) {

@@ -666,3 +666,32 @@ func TestDecodeFrameThenMore(t *testing.T) {
 	w := do(t, h, "POST", "/api/decode?sizePrefix=no", "text/plain", []byte(apiVersionsV3+apiVersionsV3))
 	require.Equal(t, http.StatusBadRequest, w.Code, w.Body.String())
 }
+
+// The public Worker's API may be called from pages of any origin: its
+// answers say so, and a preflight is answered; kwire serve's, on a user's
+// loopback, may not.
+func TestCrossOrigin(t *testing.T) {
+	worker := New(WorkerOptions)
+	w := do(t, worker, "OPTIONS", "/api/decode", "", nil)
+	require.Equal(t, http.StatusNoContent, w.Code)
+	require.Equal(t, "*", w.Header().Get("Access-Control-Allow-Origin"))
+	require.Equal(t, "GET, HEAD, POST", w.Header().Get("Access-Control-Allow-Methods"))
+	require.Equal(t, "Content-Type", w.Header().Get("Access-Control-Allow-Headers"))
+	b, err := codec.ExampleFrame(schema.ByName("Metadata"), 12, true)
+	require.NoError(t, err)
+	w = do(t, worker, "POST", "/api/decode?direction=response", "application/octet-stream", b)
+	require.Equal(t, http.StatusOK, w.Code, w.Body.String())
+	require.Equal(t, "*", w.Header().Get("Access-Control-Allow-Origin"))
+	require.Contains(t, w.Header().Get("Access-Control-Expose-Headers"), "Kwire-Guess")
+	require.NotEmpty(t, w.Header().Get("Kwire-Guess"))
+	w = do(t, worker, "GET", "/api/nothing", "", nil)
+	require.Equal(t, http.StatusNotFound, w.Code)
+	require.Empty(t, w.Header().Get("Access-Control-Allow-Origin"))
+
+	local := New(Options{})
+	w = do(t, local, "OPTIONS", "/api/decode", "", nil)
+	require.Equal(t, http.StatusMethodNotAllowed, w.Code)
+	require.Empty(t, w.Header().Get("Access-Control-Allow-Origin"))
+	w = do(t, local, "POST", "/api/decode", "", []byte(apiVersionsV3))
+	require.Empty(t, w.Header().Get("Access-Control-Allow-Origin"))
+}

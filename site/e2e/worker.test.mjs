@@ -212,7 +212,16 @@ test("unknown routes get 404, wrong methods 405", async () => {
   const r = await api("/api/apis", { method: "DELETE" });
   error(r, 405);
   assert.equal(r.res.headers.get("allow"), "GET, HEAD");
-  error(await api("/api/decode", { method: "OPTIONS" }), 405);
+  // A preflight is answered (pages of any origin may call the API);
+  // answers carry the origin header too, the static files do not.
+  const pre = await api("/api/decode", { method: "OPTIONS", headers: { origin: "https://example.org", "access-control-request-method": "POST", "access-control-request-headers": "content-type" } });
+  assert.equal(pre.res.status, 204);
+  assert.equal(pre.res.headers.get("access-control-allow-origin"), "*");
+  assert.equal(pre.res.headers.get("access-control-allow-methods"), "GET, HEAD, POST");
+  assert.equal(pre.res.headers.get("access-control-allow-headers"), "Content-Type");
+  const cross = await api("/api/apis", { headers: { origin: "https://example.org" } });
+  assert.equal(cross.res.status, 200);
+  assert.equal(cross.res.headers.get("access-control-allow-origin"), "*");
   const head = await api("/api/apis", { method: "HEAD" });
   assert.equal(head.res.status, 200);
   assert.equal(head.res.headers.get("content-type"), "application/json");
