@@ -133,18 +133,17 @@ type batchRun struct {
 // its first line in the input, blank lines counted (a line's number is how
 // its user finds it, though blank lines give no output).
 type batchChunk struct {
-	seq   int
 	first int
 	buf   *[]byte
 }
 
-// batchOut is a worker's output for a chunk: a line of JSON per line, and
-// the lines for standard error (guessed readings, warnings), if any.
+// batchOut is a piece of a worker's output for a chunk: a line of JSON per
+// line, and the lines for standard error (guessed readings, warnings), if
+// any.
 type batchOut struct {
-	seq    int
 	buf    *[]byte
 	diag   []byte
-	in     int // input bytes the chunk held
+	in     int // input bytes its lines held
 	lines  int
 	failed int
 	warned int
@@ -154,41 +153,40 @@ type batchOut struct {
 const chunkSize = 256 << 10
 
 func (b *batchRun) run(in io.Reader, w io.Writer, stderr io.Writer) error {
-	jobs := make(chan batchChunk, 2*b.cfg.jobs)
-	outs := make(chan batchOut, 2*b.cfg.jobs)
 	inPool := &sync.Pool{New: func() any { s := make([]byte, 0, chunkSize); return &s }}
 	outPool := &sync.Pool{New: func() any { s := make([]byte, 0, 2*chunkSize); return &s }}
-	var wg sync.WaitGroup
-	for i := 0; i < b.cfg.jobs; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			wk := batchWorker{cfg: b.cfg}
-			for c := range jobs {
-				out := outPool.Get().(*[]byte)
-				o := wk.chunk(c, out)
-				*c.buf = (*c.buf)[:0]
-				inPool.Put(c.buf)
-				outs <- o
-			}
-		}()
-	}
 	var readErr error
-	go func() {
-		readErr = b.readChunks(in, jobs, inPool)
-		close(jobs)
-		wg.Wait()
-		close(outs)
-	}()
-	b.writeInOrder(w, stderr, outs, outPool)
+	inPieces(b.cfg.jobs, 2*b.cfg.jobs, func() func(batchChunk, func(batchOut)) {
+		wk := batchWorker{cfg: b.cfg, pool: outPool}
+		return func(c batchChunk, emit func(batchOut)) {
+			wk.chunk(c, emit)
+			*c.buf = (*c.buf)[:0]
+			inPool.Put(c.buf)
+		}
+	}, func(send func(batchChunk)) {
+		readErr = b.readChunks(in, send, inPool)
+	}, func(o batchOut) {
+		w.Write(*o.buf) // the lines before the piece's diagnostics
+		if len(o.diag) > 0 {
+			stderr.Write(o.diag)
+		}
+		b.lines += o.lines
+		b.failed += o.failed
+		b.warned += o.warned
+		b.prog.add(int64(o.in), int64(o.lines))
+		if cap(*o.buf) <= 4*pieceBytes { // one huge line's buffer is not kept
+			*o.buf = (*o.buf)[:0]
+			outPool.Put(o.buf)
+		}
+	})
 	return readErr
 }
 
 // readChunks cuts the input into chunks of whole lines. Each read goes
 // straight into a chunk's buffer; only the unfinished line at its end is
 // copied into the next.
-func (b *batchRun) readChunks(in io.Reader, jobs chan<- batchChunk, pool *sync.Pool) error {
-	seq, line := 0, 1
+func (b *batchRun) readChunks(in io.Reader, send func(batchChunk), pool *sync.Pool) error {
+	line := 1
 	buf := pool.Get().(*[]byte)
 	for {
 		if len(*buf) == cap(*buf) {
@@ -212,8 +210,7 @@ func (b *batchRun) readChunks(in io.Reader, jobs chan<- batchChunk, pool *sync.P
 		first := line
 		line += bytes.Count(*buf, []byte{'\n'}) // before a worker has buf
 		if hasLine(*buf) {
-			jobs <- batchChunk{seq, first, buf}
-			seq++
+			send(batchChunk{first, buf})
 		} else {
 			pool.Put(buf)
 		}
@@ -226,23 +223,6 @@ func (b *batchRun) readChunks(in io.Reader, jobs chan<- batchChunk, pool *sync.P
 
 // hasLine reports whether b holds a line that is not blank.
 func hasLine(b []byte) bool { return len(bytes.TrimSpace(b)) > 0 }
-
-// writeInOrder writes the chunks' outputs in input order, counting them
-// into the progress bar.
-func (b *batchRun) writeInOrder(w io.Writer, stderr io.Writer, outs <-chan batchOut, pool *sync.Pool) {
-	inOrder(outs, func(o batchOut) int { return o.seq }, func(o batchOut) {
-		w.Write(*o.buf) // the lines before the chunk's diagnostics
-		if len(o.diag) > 0 {
-			stderr.Write(o.diag)
-		}
-		b.lines += o.lines
-		b.failed += o.failed
-		b.warned += o.warned
-		b.prog.add(int64(o.in), int64(o.lines))
-		*o.buf = (*o.buf)[:0]
-		pool.Put(o.buf)
-	}, func() {})
-}
 
 // inOrder hands the values arriving on outs to put in the order their
 // seq numbers them (0, 1, 2, ...), holding those that come early; after
@@ -270,6 +250,7 @@ func inOrder[T any](outs <-chan T, seq func(T) int, put func(T), settled func())
 // (the tree-less path).
 type batchWorker struct {
 	cfg  *batchConfig
+	pool *sync.Pool // output buffers
 	dec  codec.Decoder
 	data []byte // the current line's frame bytes
 	diag []byte // the chunk's lines for standard error
@@ -279,9 +260,10 @@ type batchWorker struct {
 	api     *schema.API
 }
 
-// chunk decodes every non-blank line of c into out, a line of JSON each.
-func (wk *batchWorker) chunk(c batchChunk, out *[]byte) batchOut {
-	o := batchOut{seq: c.seq, buf: out, in: len(*c.buf)}
+// chunk decodes every non-blank line of c, a line of JSON each, and emits
+// the output in pieces of about pieceBytes.
+func (wk *batchWorker) chunk(c batchChunk, emit func(batchOut)) {
+	o := batchOut{buf: wk.pool.Get().(*[]byte)}
 	rest := *c.buf
 	n := c.first
 	for len(rest) > 0 {
@@ -290,6 +272,7 @@ func (wk *batchWorker) chunk(c batchChunk, out *[]byte) batchOut {
 			i = len(rest)
 		}
 		line := bytes.TrimSpace(rest[:i])
+		o.in += min(i+1, len(rest))
 		rest = rest[min(i+1, len(rest)):]
 		if len(line) == 0 {
 			n++
@@ -297,6 +280,7 @@ func (wk *batchWorker) chunk(c batchChunk, out *[]byte) batchOut {
 		}
 		var bad bool
 		wk.warn = false
+		out := o.buf
 		*out, bad = wk.line(*out, n, line)
 		*out = append(*out, '\n')
 		o.lines++
@@ -307,12 +291,21 @@ func (wk *batchWorker) chunk(c batchChunk, out *[]byte) batchOut {
 			o.warned++
 		}
 		n++
+		if len(*out) >= pieceBytes && len(rest) > 0 {
+			wk.emit(&o, emit)
+			o = batchOut{buf: wk.pool.Get().(*[]byte)}
+		}
 	}
+	wk.emit(&o, emit)
+}
+
+// emit hands o over with the diagnostics gathered for its lines.
+func (wk *batchWorker) emit(o *batchOut, emit func(batchOut)) {
 	if len(wk.diag) > 0 {
 		o.diag = append([]byte(nil), wk.diag...)
 		wk.diag = wk.diag[:0]
 	}
-	return o
+	emit(*o)
 }
 
 // lineSpec is what a line says: the frame (hex or base64, as sub-slices of

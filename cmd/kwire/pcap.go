@@ -234,12 +234,11 @@ type pcapRun struct {
 	warned    int // exchanges shown with warnings
 }
 
-// pcapJob is a run of exchanges for a worker, in completion order, the
-// runs numbered: a run's lines are decoded into one buffer and written
-// together. On a file a run holds up to runExchanges exchanges or
+// pcapJob is a run of exchanges for a worker, in completion order: a
+// run's lines are decoded into one buffer and written together (in pieces,
+// when they grow past pieceBytes). On a file a run holds up to runExchanges exchanges or
 // runBytes of frames; live, one exchange, shown as soon as it is read.
 type pcapJob struct {
-	n  int
 	xs []*capture.Exchange
 }
 
@@ -248,10 +247,10 @@ const (
 	runBytes     = 32 << 10
 )
 
-// pcapOut is a worker's answer for a run: the lines one after another in
-// buf, and per exchange what the summary needs.
+// pcapOut is a piece of a worker's answer for a run (all of it unless its
+// lines grew past pieceBytes): the lines one after another in buf, and per
+// exchange what the summary needs.
 type pcapOut struct {
-	n     int
 	buf   *[]byte
 	lines []runLine
 }
@@ -281,39 +280,36 @@ type exchangeStat struct {
 // decode reads the capture, decodes its exchanges on cfg.jobs workers and
 // writes them in order.
 func (p *pcapRun) decode(in io.Reader) (*capture.Result, error) {
-	jobs := make(chan pcapJob, 4*p.cfg.jobs)
-	outs := make(chan pcapOut, 4*p.cfg.jobs)
 	bufs := &sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
 	var frames framePool
-	var wg sync.WaitGroup
-	for i := 0; i < p.cfg.jobs; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			wk := pcapWorker{cfg: p.cfg}
-			for j := range jobs {
-				buf := bufs.Get().(*[]byte)
-				o := pcapOut{n: j.n, buf: buf, lines: make([]runLine, len(j.xs))}
-				for i, x := range j.xs {
-					*buf, o.lines[i] = wk.exchange(x, *buf)
-					o.lines[i].end = len(*buf)
-					// The line holds what it needs of the frames: their
-					// buffers go back for the frames read next.
-					frames.putExchange(x)
-				}
-				outs <- o
-			}
-		}()
-	}
 	var res *capture.Result
 	var readErr error
-	go func() {
-		n, size := 0, 0
+	inPieces(p.cfg.jobs, 4*p.cfg.jobs, func() func(pcapJob, func(pcapOut)) {
+		wk := pcapWorker{cfg: p.cfg}
+		return func(j pcapJob, emit func(pcapOut)) {
+			o := pcapOut{buf: bufs.Get().(*[]byte)}
+			for i, x := range j.xs {
+				var l runLine
+				*o.buf, l = wk.exchange(x, *o.buf)
+				l.end = len(*o.buf)
+				o.lines = append(o.lines, l)
+				// The line holds what it needs of the frames: their
+				// buffers go back for the frames read next.
+				frames.putExchange(x)
+				if len(*o.buf) >= pieceBytes && i < len(j.xs)-1 {
+					emit(o)
+					o = pcapOut{buf: bufs.Get().(*[]byte)}
+				}
+			}
+			emit(o)
+		}
+	}, func(send func(pcapJob)) {
 		var run []*capture.Exchange
-		send := func() {
+		size := 0
+		flush := func() {
 			if len(run) > 0 {
-				jobs <- pcapJob{n, run}
-				n, size, run = n+1, 0, nil
+				send(pcapJob{run})
+				size, run = 0, nil
 			}
 		}
 		res, readErr = capture.ReadFunc(in, capture.Options{BrokerPorts: p.cfg.ports, Buffer: frames.get}, func(x *capture.Exchange) {
@@ -332,15 +328,11 @@ func (p *pcapRun) decode(in io.Reader) (*capture.Result, error) {
 				}
 			}
 			if p.cfg.live() || len(run) == runExchanges || size >= runBytes {
-				send()
+				flush()
 			}
 		})
-		send()
-		close(jobs)
-		wg.Wait()
-		close(outs)
-	}()
-	p.writeInOrder(outs, bufs)
+		flush()
+	}, func(o pcapOut) { p.put(o, bufs) })
 	return res, readErr
 }
 
@@ -404,36 +396,34 @@ func (p *framePool) put(f *capture.Frame) {
 	p.mu.Unlock()
 }
 
-// writeInOrder writes the workers' runs in order: each run's lines in one
-// write, but for the lines before an exchange's standard-error lines,
-// which are written first. On a live capture each line is flushed as soon
-// as no other is ready.
-func (p *pcapRun) writeInOrder(outs <-chan pcapOut, bufs *sync.Pool) {
-	inOrder(outs, func(o pcapOut) int { return o.n }, func(o pcapOut) {
-		buf, from := *o.buf, 0
-		for i := range o.lines {
-			l := &o.lines[i]
-			p.exchanges++
-			p.prog.add(0, 1)
-			if !l.keep {
-				continue
-			}
-			p.add(l)
-			if len(l.diag) > 0 {
-				p.w.Write(buf[from:l.end])
-				from = l.end
-				p.w.Flush() // the lines before it first
-				p.stderr.Write(l.diag)
-			}
+// put writes a piece of a run's lines: in one write, but for the lines
+// before an exchange's standard-error lines, which are written first. On
+// a live capture each piece (an exchange) is flushed as it comes.
+func (p *pcapRun) put(o pcapOut, bufs *sync.Pool) {
+	buf, from := *o.buf, 0
+	for i := range o.lines {
+		l := &o.lines[i]
+		p.exchanges++
+		p.prog.add(0, 1)
+		if !l.keep {
+			continue
 		}
-		p.write(buf[from:])
+		p.add(l)
+		if len(l.diag) > 0 {
+			p.w.Write(buf[from:l.end])
+			from = l.end
+			p.w.Flush() // the lines before it first
+			p.stderr.Write(l.diag)
+		}
+	}
+	p.write(buf[from:])
+	if p.cfg.live() {
+		p.w.Flush()
+	}
+	if cap(buf) <= 4*pieceBytes { // one huge exchange's buffer is not kept
 		*o.buf = buf[:0]
 		bufs.Put(o.buf)
-	}, func() {
-		if p.cfg.live() && len(outs) == 0 {
-			p.w.Flush()
-		}
-	})
+	}
 }
 
 // write writes a run's lines: a big run straight to the output, after
