@@ -149,6 +149,15 @@ func prefixValue(b []byte, start, end int, kind string, compact bool) (string, s
 		return "", ""
 	}
 	p := b[start:end]
+	// A record's lengths and counts are zig-zag varints, two bytes from 64
+	// on. The bytes tell them from an int16 or int32 prefix: a varint's
+	// bytes but its last have their high bit set and its last has not,
+	// which in an int16 or int32 is a negative length other than -1 (ff
+	// ff, ff ff ff ff), none that Kafka writes.
+	varint := p[len(p)-1] < 0x80
+	for _, c := range p[:len(p)-1] {
+		varint = varint && c >= 0x80
+	}
 	switch {
 	case kind == KindMarker && len(p) == 1:
 		v := int8(p[0])
@@ -156,9 +165,9 @@ func prefixValue(b []byte, start, end int, kind string, compact bool) (string, s
 			return "int8", "-1 (null)"
 		}
 		return "int8", strconv.Itoa(int(v)) + " (present)"
-	case kind == KindPrefix && len(p) == 2 && !compact:
+	case kind == KindPrefix && len(p) == 2 && !compact && !varint:
 		return "int16", fixedLength(int64(int16(uint16(p[0])<<8 | uint16(p[1]))))
-	case kind == KindPrefix && len(p) == 4 && !compact:
+	case kind == KindPrefix && len(p) == 4 && !compact && !varint:
 		return "int32", fixedLength(int64(int32(uint32(p[0])<<24 | uint32(p[1])<<16 | uint32(p[2])<<8 | uint32(p[3]))))
 	}
 	u, ok := uvarint(p)

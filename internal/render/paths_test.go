@@ -37,8 +37,13 @@ func TestPrefixCellsSayWhatTheyHold(t *testing.T) {
 		{[]byte{0xff, 0xff, 0xff, 0xff}, KindPrefix, false, "int32", "-1 (null)"},
 		{[]byte{0}, KindPrefix, true, "uvarint", "0 (null)"},
 		{[]byte{0x81, 0x01}, KindPrefix, true, "uvarint", "129 = 128 + 1"},
-		{[]byte{0x01}, KindPrefix, false, "varint", "-1 (null)"},       // zig-zag, inside records
-		{[]byte{0x0a}, KindPrefix, false, "varint", "5"},               // zig-zag 10 -> 5
+		{[]byte{0x01}, KindPrefix, false, "varint", "-1 (null)"}, // zig-zag, inside records
+		{[]byte{0x0a}, KindPrefix, false, "varint", "5"},         // zig-zag 10 -> 5
+		{[]byte{0xc8, 0x01}, KindPrefix, false, "varint", "100"}, // a record value of 100 bytes, not int16 -14335
+		{[]byte{0x80, 0x80, 0x80, 0x01}, KindPrefix, false, "varint", "1048576"},
+		{[]byte{0xff, 0xff}, KindPrefix, false, "int16", "-1 (null)"},
+		{[]byte{0x00, 0x80}, KindPrefix, false, "int16", "128"},
+		{[]byte{0x00, 0x00, 0x01, 0x00}, KindPrefix, false, "int32", "256"},
 		{[]byte{0xff}, KindMarker, false, "int8", "-1 (null)"},         // a null struct
 		{[]byte{0x01}, KindMarker, false, "int8", "1 (present)"},       //
 		{[]byte{0x03}, KindTag, false, "uvarint", "3"},                 //
