@@ -460,7 +460,13 @@ func appendGaps(b []byte, n int, gaps [][2]int64) []byte {
 // segmentSummary is what reading one segment found.
 type segmentSummary struct {
 	file string
-	base int64
+	// base is the base offset its file name gives a segment; a KRaft
+	// snapshot's name gives instead the end offset and epoch of the log it
+	// stands for (its own records are numbered from 0): snapshotEnd and
+	// snapshotEpoch, base -1.
+	base          int64
+	snapshotEnd   int64
+	snapshotEpoch int32
 	logSpan
 	lastAt                        int64           // the position of the entry holding the last offset
 	offsetList                    []offsetProblem // the first maxListed offset problems
@@ -481,7 +487,16 @@ func (s *segmentSummary) appendJSON(b []byte) []byte {
 // appendMembers appends what the summary says after the file's name, each
 // member led by a comma.
 func (s *segmentSummary) appendMembers(b []byte) []byte {
-	b = appendInt(b, "baseOffset", s.base)
+	if s.kraft {
+		if s.snapshotEnd >= 0 {
+			// <endOffset>-<epoch>.checkpoint: what the name says is the
+			// log's end the snapshot stands for, not its records' offsets.
+			b = appendInt(b, "snapshotEndOffset", s.snapshotEnd)
+			b = appendInt(b, "snapshotEpoch", int64(s.snapshotEpoch))
+		}
+	} else {
+		b = appendInt(b, "baseOffset", s.base)
+	}
 	b = s.logSpan.appendJSON(b)
 	if s.skipped > 0 {
 		b = appendInt(b, "skippedBatches", int64(s.skipped))
@@ -595,6 +610,13 @@ func (c *logCmd) readSegment(p, topic string, print bool, onIndex, onTime func(s
 // says (or, from a pipe, as its bytes do).
 func (c *logCmd) readSegmentFrom(r io.Reader, p string, named storage.Named, topic string, print bool, onIndex, onTime func(storage.IndexEntry, string)) *segmentSummary {
 	ss := &segmentSummary{file: p, base: max(named.Offset, 0), logSpan: noSpan}
+	// base is the offset the file name gives the segment's entries (-1:
+	// none): a KRaft snapshot's name gives the end offset of the log it
+	// stands for, and its records are numbered from 0.
+	base := named.Offset
+	if named.Kind == storage.KRaftSnapshotFile {
+		ss.base, ss.snapshotEnd, ss.snapshotEpoch, base = -1, named.Offset, named.Epoch, -1
+	}
 	var closers []io.Closer
 	defer func() {
 		for _, x := range closers {
@@ -603,7 +625,7 @@ func (c *logCmd) readSegmentFrom(r io.Reader, p string, named storage.Named, top
 	}()
 	listing := onIndex != nil || onTime != nil
 	check := func(ext string, kind storage.IndexKind, on func(storage.IndexEntry, string)) *storage.IndexCheck {
-		if named.Offset < 0 || listing && on == nil {
+		if base < 0 || listing && on == nil {
 			// Listing one index, the other is not read: its problems
 			// would count without being printed.
 			return nil
@@ -613,7 +635,7 @@ func (c *logCmd) readSegmentFrom(r io.Reader, p string, named storage.Named, top
 			return nil
 		}
 		closers = append(closers, x)
-		ic := storage.NewIndexCheck(storage.NewIndexReader(bufio.NewReaderSize(x, 64<<10), kind, named.Offset))
+		ic := storage.NewIndexCheck(storage.NewIndexReader(bufio.NewReaderSize(x, 64<<10), kind, base))
 		ic.OnEntry = on
 		return ic
 	}
@@ -651,7 +673,7 @@ func (c *logCmd) readSegmentFrom(r io.Reader, p string, named storage.Named, top
 		if ss.firstTS < 0 {
 			ss.firstTS = b.FirstTimestamp
 		}
-		for _, msg := range offsetProblems(b, named.Offset, ss.last) {
+		for _, msg := range offsetProblems(b, base, ss.last) {
 			c.offsetProblem(ss, name, print, b.Position, b.BaseOffset, b.LastOffset, msg)
 		}
 		if b.LastOffset > ss.last {

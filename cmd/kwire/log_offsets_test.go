@@ -295,3 +295,25 @@ func TestLogZeroFilledTailIsNoProblem(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, seg, got, "kwire encode gives the segment back, zeros and all")
 }
+
+// TestLogKRaftSnapshotNameIsItsEndOffset: <endOffset>-<epoch>.checkpoint
+// names the end of the log a KRaft snapshot stands for; its own records
+// are numbered from 0. The repo's sample (offsets 0-9, named 8) has no
+// offset problem, passes --strict, and its summary says the name's end
+// offset and epoch, not a base offset.
+func TestLogKRaftSnapshotNameIsItsEndOffset(t *testing.T) {
+	snap := "logdir/__cluster_metadata-0/00000000000000000008-0000000001.checkpoint"
+	out, errOut, code := runCLI(t, []string{"log", "--strict", snap}, nil)
+	require.Equal(t, 0, code, "%s%s", errOut, out)
+	ls := logLines(t, out)
+	require.Empty(t, ofKind(ls, "offset-problem"))
+	sums := ofKind(ls, "segment-summary")
+	require.Len(t, sums, 1)
+	require.EqualValues(t, 8, sums[0]["snapshotEndOffset"])
+	require.EqualValues(t, 1, sums[0]["snapshotEpoch"])
+	require.NotContains(t, sums[0], "baseOffset")
+	require.EqualValues(t, 0, sums[0]["offsetProblems"])
+	require.EqualValues(t, 0, sums[0]["firstOffset"])
+	_, errOut, code = runCLI(t, []string{"log", "--strict", "--summary", snap}, nil)
+	require.Equal(t, 0, code, errOut)
+}
