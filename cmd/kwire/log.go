@@ -364,7 +364,7 @@ func (c *logCmd) partition(p string, files []string) {
 			continue
 		}
 		if i+1 < len(segs) && ss.last >= segs[i+1].Offset {
-			c.offsetProblem(ss, file, !c.summary, ss.lastAt, ss.last, ss.last, "the segment runs to offset "+strconv.FormatInt(ss.last, 10)+
+			c.offsetProblem(ss, file, !c.summary, ss.lastAt, ss.lastBase, ss.last, "the segment runs to offset "+strconv.FormatInt(ss.last, 10)+
 				", past the next segment's base offset "+strconv.FormatInt(segs[i+1].Offset, 10))
 		}
 		sum.add(ss)
@@ -468,7 +468,7 @@ type segmentSummary struct {
 	snapshotEnd   int64
 	snapshotEpoch int32
 	logSpan
-	lastAt                        int64           // the position of the entry holding the last offset
+	lastAt, lastBase              int64           // the position and base offset of the entry holding the last offset
 	offsetList                    []offsetProblem // the first maxListed offset problems
 	tail                          *storage.TailError
 	skipped                       int
@@ -677,7 +677,7 @@ func (c *logCmd) readSegmentFrom(r io.Reader, p string, named storage.Named, top
 			c.offsetProblem(ss, name, print, b.Position, b.BaseOffset, b.LastOffset, msg)
 		}
 		if b.LastOffset > ss.last {
-			ss.lastAt = b.Position
+			ss.lastAt, ss.lastBase = b.Position, b.BaseOffset
 		}
 		ss.extend(b.BaseOffset, b.LastOffset)
 		ss.maxTS = max(ss.maxTS, b.MaxTimestamp)

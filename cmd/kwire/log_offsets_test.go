@@ -317,3 +317,22 @@ func TestLogKRaftSnapshotNameIsItsEndOffset(t *testing.T) {
 	_, errOut, code = runCLI(t, []string{"log", "--strict", "--summary", snap}, nil)
 	require.Equal(t, 0, code, errOut)
 }
+
+// TestLogSegmentPastTheNextBaseNamesItsBatch: the problem of a segment
+// running past the next segment's base names the batch holding its last
+// offset with that batch's own offsets (12-14), not its last offset
+// twice.
+func TestLogSegmentPastTheNextBaseNamesItsBatch(t *testing.T) {
+	dir := writeSegments(t, "o-0", map[int64][][]byte{
+		0:  {testBatch(0, 3), testBatch(3, 3), testBatch(6, 3), testBatch(9, 3), testBatch(12, 3)},
+		10: {testBatch(10, 3), testBatch(13, 3)},
+	})
+	out, errOut, code := runCLI(t, []string{"log", dir}, nil)
+	require.Equal(t, 0, code, errOut)
+	probs := ofKind(logLines(t, out), "offset-problem")
+	require.Len(t, probs, 1, out)
+	require.EqualValues(t, 4*len(testBatch(0, 3)), probs[0]["position"])
+	require.EqualValues(t, 12, probs[0]["baseOffset"])
+	require.EqualValues(t, 14, probs[0]["lastOffset"])
+	require.Equal(t, "the segment runs to offset 14, past the next segment's base offset 10", probs[0]["problem"])
+}
