@@ -630,7 +630,7 @@ func (c *logCmd) readSegmentFrom(r io.Reader, p string, named storage.Named, top
 			// would count without being printed.
 			return nil
 		}
-		x, err := os.Open(strings.TrimSuffix(p, ".log") + ext)
+		x, err := os.Open(beside(p, named, ext))
 		if err != nil {
 			return nil
 		}
@@ -746,7 +746,7 @@ func (c *logCmd) readSegmentFrom(r io.Reader, p string, named storage.Named, top
 					continue
 				}
 				for _, pr := range x.c.Problems {
-					b := c.head(strings.TrimSuffix(p, ".log")+x.ext, "index-problem")
+					b := c.head(beside(p, named, x.ext), "index-problem")
 					b = append(b, `"entry":`...)
 					b = strconv.AppendInt(b, int64(pr.Entry), 10)
 					b = append(b, `,"problem":`...)
@@ -1115,6 +1115,17 @@ func (c *logCmd) fileSummaryOnly(p, topic string, n storage.Named) {
 	c.quiet = false
 }
 
+// beside is the path of the file with extension ext (".log", ".index",
+// ".timeindex") that goes with Kafka's file p, named n: the same base
+// offset and the same suffix (X.index.deleted goes with X.log.deleted).
+func beside(p string, n storage.Named, ext string) string {
+	name := strings.TrimSuffix(filepath.Base(p), n.Suffix)
+	if i := strings.IndexByte(name, '.'); i >= 0 {
+		name = name[:i]
+	}
+	return filepath.Join(filepath.Dir(p), name+ext+n.Suffix)
+}
+
 func looksLikeSegment(p string) bool {
 	f, err := os.Open(p)
 	if err != nil {
@@ -1156,10 +1167,13 @@ func (c *logCmd) index(p string, n storage.Named) {
 		}
 		c.emit(append(b, '}'))
 	}
-	ext := filepath.Ext(p)
-	logPath := strings.TrimSuffix(p, ext) + ".log"
+	// Its segment has its name with .log for the extension, and the same
+	// suffix: an X.index.deleted is X.log.deleted's.
+	logPath := beside(p, n, ".log")
+	_, err := os.Stat(logPath)
+	alone := err != nil
 	var ic *storage.IndexCheck
-	if _, err := os.Stat(logPath); err == nil && n.Suffix == "" {
+	if !alone {
 		// The segment is read for the index's sake: its own problems (a
 		// tail, a CRC) are not printed here, so they do not count; the
 		// index's do, below.
@@ -1193,7 +1207,7 @@ func (c *logCmd) index(p string, n storage.Named) {
 		defer f.Close()
 		ic = storage.NewIndexCheck(storage.NewIndexReader(bufio.NewReaderSize(f, 64<<10), kind, n.Offset))
 		ic.OnEntry = on
-		ic.End(1<<62, 1<<62, nil)
+		ic.EndAlone()
 		if ic.Count > 0 {
 			c.mismatch()
 		}
@@ -1211,7 +1225,7 @@ func (c *logCmd) index(p string, n storage.Named) {
 	b := c.head(p, kind.String()+"-summary")
 	cj := appendCheck(nil, ic)
 	b = append(b, cj[1:len(cj)-1]...)
-	if _, err := os.Stat(logPath); err != nil {
+	if alone {
 		b = append(b, `,"segment":"none beside it: entries checked for order only"`...)
 	}
 	c.emit(append(b, '}'))

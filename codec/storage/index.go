@@ -140,7 +140,8 @@ type IndexProblem struct {
 const MaxProblems = 1000
 
 // IndexCheck checks an .index or .timeindex against its segment while the
-// segment is read: Batch for each entry of the segment in order, then End.
+// segment is read: Batch for each entry of the segment in order, then End
+// (EndAlone, with no segment to read: the entries' order only).
 // It reads the index's entries as the batches reach them, so it holds one
 // entry at a time however large the files. What it checks:
 //
@@ -337,14 +338,34 @@ func (c *IndexCheck) take(problem string) {
 
 // End checks the entries left once the segment is read: end is where its
 // last whole entry ends, last its last offset (-1 when it has none), and
-// stop the error [Segment.Next] stopped with (nil or io.EOF when no
-// segment was read or it was read to its end). When the segment could
-// not be read to its end (a damaged tail, a read error; preallocated
-// zeros are no damage), the entries left point where no entry could be
-// read, and are counted Unchecked, not as problems of the index.
+// stop the error [Segment.Next] stopped with (nil or io.EOF when it was
+// read to its end). When the segment could not be read to its end (a
+// damaged tail, a read error; preallocated zeros are no damage), the
+// entries left point where no entry could be read, and are counted
+// Unchecked, not as problems of the index. With no segment to check
+// against, end the check with EndAlone instead.
 func (c *IndexCheck) End(end, last int64, stop error) {
 	var te *TailError
 	damaged := stop != nil && !errors.Is(stop, io.EOF) && !(errors.As(stop, &te) && te.Zero)
+	c.end(func() string {
+		if c.x.kind == OffsetIndex {
+			return "position " + strconv.Itoa(int(c.next.Position)) + " is past the segment's last entry (which ends at " + strconv.FormatInt(end, 10) + ")"
+		}
+		return "offset " + strconv.FormatInt(c.next.Offset, 10) + " is past the segment's last offset (" + strconv.FormatInt(last, 10) + ")"
+	}, damaged)
+}
+
+// EndAlone ends a check that had no segment to check against (Batch was
+// never called: none is beside the index): each entry is checked against
+// the entries before it only, their order, and the zero entries at the
+// end are counted Unused.
+func (c *IndexCheck) EndAlone() {
+	c.end(func() string { return "" }, false)
+}
+
+// end decides the entries left: out of order, or else unchecked when the
+// segment was damaged, or else with the problem past gives (of c.next).
+func (c *IndexCheck) end(past func() string, damaged bool) {
 	for e := c.peek(); e != nil; e = c.peek() {
 		if p := c.order(e); p != "" {
 			c.take(p)
@@ -356,11 +377,7 @@ func (c *IndexCheck) End(end, last int64, stop error) {
 			c.take("")
 			continue
 		}
-		if c.x.kind == OffsetIndex {
-			c.take("position " + strconv.Itoa(int(e.Position)) + " is past the segment's last entry (which ends at " + strconv.FormatInt(end, 10) + ")")
-			continue
-		}
-		c.take("offset " + strconv.FormatInt(e.Offset, 10) + " is past the segment's last offset (" + strconv.FormatInt(last, 10) + ")")
+		c.take(past())
 	}
 	// Preallocated space is counted, not listed entry by entry.
 	c.Unused, c.UnusedFrom = c.zeros, c.zeroAt

@@ -351,3 +351,31 @@ func TestTimeIndexTimestampIsItsBatchsMax(t *testing.T) {
 	require.NoError(t, err)
 	require.Zero(t, tc.Count, "%v", tc.Problems)
 }
+
+// EndAlone checks an index with no segment read for its entries' order
+// only: an index as Kafka writes it has no problem, an entry out of order
+// has, and preallocated zeros at the end are unused.
+func TestIndexCheckEndAlone(t *testing.T) {
+	_, index, timeindex := testSegment(0, 10)
+	for _, x := range []struct {
+		kind IndexKind
+		b    []byte
+	}{{OffsetIndex, index}, {TimeIndex, timeindex}} {
+		require.GreaterOrEqual(t, len(x.b), 3*x.kind.size())
+		c := NewIndexCheck(NewIndexReader(bytes.NewReader(append(append([]byte(nil), x.b...), make([]byte, 4*x.kind.size())...)), x.kind, 0))
+		n := 0
+		c.OnEntry = func(IndexEntry, string) { n++ }
+		c.EndAlone()
+		require.Zero(t, c.Count, "%v: %v", x.kind, c.Problems)
+		require.Equal(t, len(x.b)/x.kind.size(), n)
+		require.Equal(t, 4, c.Unused)
+
+		bad := append([]byte(nil), x.b...)
+		copy(bad[x.kind.size():], bad[:x.kind.size()]) // entry 1 repeats entry 0
+		c = NewIndexCheck(NewIndexReader(bytes.NewReader(bad), x.kind, 0))
+		c.EndAlone()
+		require.Equal(t, 1, c.Count, "%v: %v", x.kind, c.Problems)
+		require.Equal(t, 1, c.Problems[0].Entry)
+		require.Contains(t, c.Problems[0].Msg, "is not above the entry before")
+	}
+}
