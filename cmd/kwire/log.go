@@ -373,12 +373,16 @@ func (c *logCmd) partition(p string, files []string) {
 	for _, f := range files {
 		n := storage.KindOf(f)
 		switch n.Kind {
-		case storage.SegmentFile, storage.OffsetIndexFile, storage.TimeIndexFile:
+		case storage.SegmentFile:
 			if n.Suffix == "" {
+				continue // read above
+			}
+		case storage.OffsetIndexFile, storage.TimeIndexFile:
+			if byName[filepath.Base(beside(f, n, ".log"))] != "" {
 				continue // read with their segment
 			}
 		}
-		if c.summary && n.Kind != storage.SegmentFile {
+		if c.summary && n.Kind != storage.SegmentFile && n.Kind != storage.OffsetIndexFile && n.Kind != storage.TimeIndexFile {
 			c.fileSummaryOnly(filepath.Join(p, f), topic, n)
 			continue
 		}

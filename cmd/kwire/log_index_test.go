@@ -52,6 +52,36 @@ func TestLogIndexWithoutItsSegment(t *testing.T) {
 	require.Contains(t, out, "is not above the entry before")
 }
 
+// TestLogPartitionOfIndexesOnly: a partition directory holding an .index
+// and a .timeindex but no .log reads them alone (as
+// TestLogIndexWithoutItsSegment), not passes over them as read with a
+// segment that is not there: their summaries are printed, with or
+// without --summary, and an index out of order is a problem said there.
+func TestLogPartitionOfIndexesOnly(t *testing.T) {
+	_, index, timeindex := indexedSegment(6)
+	dir := filepath.Join(t.TempDir(), "lone-0")
+	writeFile(t, dir, "00000000000000000000.index", index)
+	writeFile(t, dir, "00000000000000000000.timeindex", timeindex)
+	for _, args := range [][]string{{"log", dir}, {"log", "--summary", "--strict", dir}} {
+		out, errOut, code := runCLI(t, args, nil)
+		require.Equal(t, 0, code, "%v: %s%s", args, errOut, out)
+		ls := logLines(t, out)
+		require.Len(t, ofKind(ls, "index-summary"), 1, "%v: %s", args, out)
+		require.Len(t, ofKind(ls, "timeindex-summary"), 1, "%v: %s", args, out)
+		require.EqualValues(t, 6-1, ofKind(ls, "index-summary")[0]["entries"])
+	}
+
+	bad := append([]byte(nil), index...)
+	copy(bad[8:16], bad[:8])
+	writeFile(t, dir, "00000000000000000000.index", bad)
+	out, errOut, code := runCLI(t, []string{"log", "--summary", dir}, nil)
+	require.Equal(t, 1, code, errOut)
+	sums := ofKind(logLines(t, out), "index-summary")
+	require.Len(t, sums, 1, out)
+	require.EqualValues(t, 1, sums[0]["problems"], out)
+	require.Contains(t, out, "is not above the entry before")
+}
+
 // TestLogDeletedIndexGoesWithItsDeletedSegment: Kafka renames a segment
 // past retention and its indexes to X.log.deleted, X.index.deleted and
 // X.timeindex.deleted for file.delete.delay.ms: the indexes are checked
