@@ -136,3 +136,37 @@ func TestLogDeletedIndexGoesWithItsDeletedSegment(t *testing.T) {
 	require.Contains(t, out, "none beside it: entries checked for order only")
 	require.NotContains(t, out, `"problem"`)
 }
+
+// TestLogIndexOfAFollowerBefore40: Kafka before 4.0 wrote, on a follower
+// and in the log cleaner, one .index entry per append of many batches:
+// the largest offset appended, the position of the first batch. Such an
+// entry names an offset of a later batch than the one at its position;
+// lookups through it work, and kwire log takes it as right (exit 0). An
+// entry pointing inside a batch is still wrong (exit 1).
+func TestLogIndexOfAFollowerBefore40(t *testing.T) {
+	var log []byte
+	for base := int64(0); base < 18; base += 3 {
+		log = append(log, testBatch(base, 3)...)
+	}
+	size := uint32(len(testBatch(0, 3)))
+	// Appends of batches 6-8 and 9-11 (offset 11 at the first's
+	// position), then 12-14 and 15-17.
+	var index []byte
+	for _, e := range [][2]uint32{{11, 2 * size}, {17, 4 * size}} {
+		index = binary.BigEndian.AppendUint32(index, e[0])
+		index = binary.BigEndian.AppendUint32(index, e[1])
+	}
+	dir := filepath.Join(t.TempDir(), "follower-0")
+	writeFile(t, dir, "00000000000000000000.log", log)
+	idx := writeFile(t, dir, "00000000000000000000.index", index)
+	for _, args := range [][]string{{"log", dir}, {"log", idx}, {"log", "--summary", "--strict", dir}} {
+		out, errOut, code := runCLI(t, args, nil)
+		require.Equal(t, 0, code, "%v: %s%s", args, errOut, out)
+		require.NotContains(t, out, `"problem"`)
+	}
+	binary.BigEndian.PutUint32(index[4:], 2*size+1)
+	writeFile(t, dir, "00000000000000000000.index", index)
+	out, _, code := runCLI(t, []string{"log", idx}, nil)
+	require.Equal(t, 1, code, out)
+	require.Contains(t, out, "is not the start of an entry of the segment")
+}
