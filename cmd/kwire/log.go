@@ -33,7 +33,7 @@ func runLog(e *env, args []string) int {
 		"kwire log --topic __consumer_offsets logdir/__consumer_offsets-7/00000000000000000000.log | kwire encode")
 	var c logCmd
 	fs.StringVar(&c.format, "format", "ndjson", "output: ndjson (one JSON object a line), json (indented) or tree (for people)")
-	fs.BoolVar(&c.summary, "summary", false, "print only the summaries, one per file given and one per partition directory, with the problems counted "+
+	fs.BoolVar(&c.summary, "summary", false, "print only the summaries, one per file read (a checkpoint's, a metadata file's too) and one per partition directory, with the problems counted "+
 		"(without --summary each problem is a line of its own); the batches' records are not read, but for --strict, which reads them so that a warning fails as without --summary")
 	fs.BoolVar(&c.strict, "strict", false, "exit 1 on any problem found, not only index mismatches: a CRC mismatch, a torn or corrupt tail, offsets out of order, a warning, a checkpoint out of order")
 	fs.BoolVar(&c.kafka, "kafka", false, "Kafka's own form: the keys and values of internal topics stay bytes")
@@ -90,6 +90,8 @@ type logCmd struct {
 	status          int
 	line            []byte
 	quiet           bool            // --summary: a small file's lines are not printed
+	lines           int             // lines printed (emit), to tell a file that printed none
+	sum             *fileSum        // what the small file being read found, for its summary
 	streaming       bool            // the segment read is a pipe's: its tail cannot be read again
 	seen            map[string]bool // the directories read, by their path with symlinks resolved
 	// found counts the Kafka files met in directories, unread the paths
@@ -102,6 +104,33 @@ type logCmd struct {
 func (c *logCmd) problem() {
 	if c.strict {
 		c.status = 1
+	}
+}
+
+// fileSum is what reading a small file (a checkpoint, a .txnindex, a
+// producer snapshot, a properties or metadata file) found: its one-line
+// summary says it under --summary, and when the file printed no line.
+type fileSum struct {
+	entries, problems int
+	list              []string // the first maxListed problems
+}
+
+// entry counts an entry of the small file being read.
+func (c *logCmd) entry() {
+	if c.sum != nil {
+		c.sum.entries++
+	}
+}
+
+// fileProblem marks a problem of the small file being read: exit 1 under
+// --strict, counted and said in its summary.
+func (c *logCmd) fileProblem(msg string) {
+	c.problem()
+	if c.sum != nil {
+		c.sum.problems++
+		if len(c.sum.list) < maxListed {
+			c.sum.list = append(c.sum.list, msg)
+		}
 	}
 }
 
@@ -133,6 +162,7 @@ func (c *logCmd) emit(obj []byte) {
 	if c.quiet {
 		return
 	}
+	c.lines++
 	if c.format == "json" {
 		ind := &indentWriter{w: c.out, color: c.color}
 		ind.Write(obj)
@@ -381,10 +411,6 @@ func (c *logCmd) partition(p string, files []string) {
 			if byName[filepath.Base(beside(f, n, ".log"))] != "" {
 				continue // read with their segment
 			}
-		}
-		if c.summary && n.Kind != storage.SegmentFile && n.Kind != storage.OffsetIndexFile && n.Kind != storage.TimeIndexFile {
-			c.fileSummaryOnly(filepath.Join(p, f), topic, n)
-			continue
 		}
 		c.file(filepath.Join(p, f), topic, false)
 	}
@@ -1062,9 +1088,9 @@ func (c *logCmd) file(p, topic string, alone bool) {
 			return
 		}
 	}
-	if c.summary && n.Kind != storage.SegmentFile && n.Kind != storage.KRaftSnapshotFile &&
+	if n.Kind != storage.SegmentFile && n.Kind != storage.KRaftSnapshotFile &&
 		n.Kind != storage.OffsetIndexFile && n.Kind != storage.TimeIndexFile {
-		c.fileSummaryOnly(p, topic, n)
+		c.smallFile(p, topic, n)
 		return
 	}
 	c.fileBody(p, topic, n, alone)
@@ -1111,12 +1137,35 @@ func (c *logCmd) segmentFile(p, topic string, n storage.Named, alone bool, r io.
 	}
 }
 
-// fileSummaryOnly reads a small file under --summary: it has no summary
-// of its own, so only what it makes the exit status is kept.
-func (c *logCmd) fileSummaryOnly(p, topic string, n storage.Named) {
-	c.quiet = true
+// smallFile reads a file that is not a segment or an offset or time
+// index: its lines (none under --summary), then its summary line, kind
+// "<what>-summary", with its entries and problems counted (the first
+// listed), under --summary or when it printed no line (an empty
+// .txnindex, a checkpoint of no entries), so that every file given says
+// something and an exit status of 1 is explained on screen.
+func (c *logCmd) smallFile(p, topic string, n storage.Named) {
+	sum := &fileSum{}
+	c.quiet, c.sum = c.summary, sum
+	unread, lines := c.unread, c.lines
 	c.fileBody(p, topic, n)
-	c.quiet = false
+	c.quiet, c.sum = false, nil
+	if c.unread != unread || !c.summary && c.lines != lines {
+		return // could not be read (said on standard error), or said its piece
+	}
+	what := map[storage.FileKind]string{storage.TxnIndexFile: "txnindex", storage.ProducerSnapshotFile: "producer-snapshot",
+		storage.LeaderEpochFile: "leader-epoch", storage.OffsetCheckpointFile: "offset-checkpoint", storage.PartitionMetadataFile: "partition-metadata",
+		storage.MetaPropertiesFile: "meta-properties", storage.QuorumStateFile: "quorum-state"}[n.Kind]
+	b := c.head(p, what+"-summary")
+	b = b[:len(b)-1] // head ends with a comma; the members start with one
+	switch n.Kind {
+	case storage.TxnIndexFile, storage.ProducerSnapshotFile, storage.LeaderEpochFile, storage.OffsetCheckpointFile, storage.MetaPropertiesFile:
+		b = appendInt(b, "entries", int64(sum.entries))
+	}
+	b = appendInt(b, "problems", int64(sum.problems))
+	if len(sum.list) > 0 {
+		b = appendStrings(b, "problemList", sum.list)
+	}
+	c.emit(append(b, '}'))
 }
 
 // beside is the path of the file with extension ext (".log", ".index",
@@ -1246,12 +1295,11 @@ func (c *logCmd) txnIndex(p string, n storage.Named) {
 	}
 	defer f.Close()
 	x := storage.NewIndexReader(bufio.NewReaderSize(f, 64<<10), storage.TxnIndex, n.Offset)
-	count, problems := 0, 0
 	for {
 		e, err := x.Next()
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
-				c.problem()
+				c.fileProblem(err.Error())
 				b := c.head(p, "txnindex-error")
 				b = append(b, `"message":`...)
 				b = jsontext.AppendString(b, []byte(err.Error()))
@@ -1259,11 +1307,10 @@ func (c *logCmd) txnIndex(p string, n storage.Named) {
 			}
 			break
 		}
-		count++
+		c.entry()
 		pr := storage.TxnProblem(e)
 		if pr != "" {
-			problems++
-			c.problem()
+			c.fileProblem("entry " + strconv.Itoa(e.N) + ": " + pr)
 		}
 		if c.summary {
 			continue
@@ -1277,7 +1324,6 @@ func (c *logCmd) txnIndex(p string, n storage.Named) {
 		}
 		c.emit(append(b, '}'))
 	}
-	_ = problems
 }
 
 // maxSmallFile is the largest producer snapshot, properties or quorum
@@ -1304,10 +1350,19 @@ func (c *logCmd) producerSnapshot(p string) {
 		return
 	}
 	ps := storage.ReadProducerSnapshot(b)
-	if !ps.CRCValid || ps.Err != nil {
-		c.problem()
+	if ps.Node != nil {
+		if es := ps.Node.Get("producerEntries"); es != nil && c.sum != nil {
+			c.sum.entries = len(es.Children)
+		}
+	}
+	if !ps.CRCValid {
+		c.fileProblem("the CRC does not match the bytes")
+	}
+	if ps.Err != nil {
+		c.fileProblem(ps.Err.Error())
 	}
 	if c.format == "tree" && ps.Node != nil {
+		c.lines++
 		c.out.WriteString(p + " producer snapshot v" + strconv.Itoa(int(ps.Version)) + " crc valid " + strconv.FormatBool(ps.CRCValid) + "\n")
 		c.nodeTree(ps.Node, 1, 0, func(_, s string) string { return s })
 		if ps.Err != nil {
@@ -1336,7 +1391,7 @@ func (c *logCmd) checkpoint(p string, n storage.Named) {
 		e, err := r.Next()
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
-				c.problem()
+				c.fileProblem(err.Error())
 				b := c.head(p, name+"-error")
 				b = append(b, `"message":`...)
 				b = jsontext.AppendString(b, []byte(err.Error()))
@@ -1344,8 +1399,9 @@ func (c *logCmd) checkpoint(p string, n storage.Named) {
 			}
 			return
 		}
+		c.entry()
 		if e.Problem != "" {
-			c.problem()
+			c.fileProblem("line " + strconv.Itoa(e.Line) + ": " + e.Problem)
 		}
 		if c.summary {
 			continue
@@ -1356,10 +1412,10 @@ func (c *logCmd) checkpoint(p string, n storage.Named) {
 	}
 }
 
-// smallFile prints the line of a small file read whole: kind's head, then
+// wholeFile prints the line of a small file read whole: kind's head, then
 // what fill appends from what read made of the file's bytes, or "error"
 // when read fails (a problem).
-func smallFile[T any](c *logCmd, p, kind string, read func([]byte) (T, error), fill func(b []byte, v T) []byte) {
+func wholeFile[T any](c *logCmd, p, kind string, read func([]byte) (T, error), fill func(b []byte, v T) []byte) {
 	raw, err := readSmall(p)
 	if err != nil {
 		c.failed(p, err)
@@ -1367,7 +1423,7 @@ func smallFile[T any](c *logCmd, p, kind string, read func([]byte) (T, error), f
 	}
 	b := c.head(p, kind)
 	if v, err := read(raw); err != nil {
-		c.problem()
+		c.fileProblem(err.Error())
 		b = append(b, `"error":`...)
 		b = jsontext.AppendString(b, []byte(err.Error()))
 	} else {
@@ -1377,7 +1433,7 @@ func smallFile[T any](c *logCmd, p, kind string, read func([]byte) (T, error), f
 }
 
 func (c *logCmd) partitionMetadata(p string) {
-	smallFile(c, p, "partition-metadata", storage.ReadPartitionMetadata, func(b []byte, pm storage.PartitionMetadata) []byte {
+	wholeFile(c, p, "partition-metadata", storage.ReadPartitionMetadata, func(b []byte, pm storage.PartitionMetadata) []byte {
 		b = append(b, `"version":`...)
 		b = strconv.AppendInt(b, int64(pm.Version), 10)
 		b = append(b, `,"topicId":"`...)
@@ -1394,6 +1450,9 @@ func (c *logCmd) metaProperties(p string) {
 	}
 	defer f.Close()
 	props, problems, err := storage.ReadMetaProperties(io.LimitReader(f, maxSmallFile))
+	if c.sum != nil {
+		c.sum.entries = len(props)
+	}
 	b := c.head(p, "meta-properties")
 	b = append(b, `"properties":{`...)
 	for i, pr := range props {
@@ -1408,21 +1467,25 @@ func (c *logCmd) metaProperties(p string) {
 	if err != nil {
 		problems = append(problems, err.Error())
 	}
+	for _, pr := range problems {
+		c.fileProblem(pr)
+	}
 	if len(problems) > 0 {
-		c.problem()
 		b = appendStrings(b, "problems", problems)
 	}
 	c.emit(append(b, '}'))
 }
 
 func (c *logCmd) quorumState(p string) {
-	smallFile(c, p, "quorum-state", storage.ReadQuorumState, func(b []byte, q *storage.QuorumState) []byte {
+	wholeFile(c, p, "quorum-state", storage.ReadQuorumState, func(b []byte, q *storage.QuorumState) []byte {
 		b = append(b, `"dataVersion":`...)
 		b = strconv.AppendInt(b, q.DataVersion, 10)
 		b = append(b, `,"state":`...)
 		b = storage.AppendJSONValue(b, q.Value)
+		for _, pr := range q.Problems {
+			c.fileProblem(pr)
+		}
 		if len(q.Problems) > 0 {
-			c.problem()
 			b = appendStrings(b, "problems", q.Problems)
 		}
 		return b

@@ -119,3 +119,54 @@ func TestLogMetaPropertiesRepeatedKey(t *testing.T) {
 	require.Contains(t, out, `"node.id":"2"`)
 	require.Contains(t, out, `key \"node.id\" is given again`)
 }
+
+// TestLogSummaryOfSmallFiles: under --summary every file given, and every
+// file of a directory, says something: a checkpoint, a .txnindex, a
+// producer snapshot or a metadata file gets a one-line summary of its
+// entries and problems (the problems listed), so that an exit status of 1
+// under --strict is explained on screen; an empty .txnindex and a
+// checkpoint of no entries print their summary without --summary too.
+func TestLogSummaryOfSmallFiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "e-0")
+	epochs := writeFile(t, dir, "leader-epoch-checkpoint", []byte("0\n1\n3 10\n2 20\n"))
+	writeFile(t, dir, "partition.metadata", []byte("version: 0\n"))
+	writeFile(t, dir, "00000000000000000000.snapshot", nil)
+	txn := writeFile(t, dir, "00000000000000000000.txnindex", nil)
+	recovery := writeFile(t, dir, "recovery-point-offset-checkpoint", []byte("0\n0\n"))
+	writeFile(t, dir, "00000000000000000000.log", testBatch(0, 2))
+
+	out, errOut, code := runCLI(t, []string{"log", "--summary", epochs}, nil)
+	require.Equal(t, 0, code, errOut)
+	ls := logLines(t, out)
+	require.Len(t, ls, 1, out)
+	require.Equal(t, "leader-epoch-summary", ls[0]["kind"])
+	require.EqualValues(t, 2, ls[0]["entries"])
+	require.EqualValues(t, 2, ls[0]["problems"])
+	require.Contains(t, out, "line 4: epoch 2 is not above the line before (3)")
+	_, _, code = runCLI(t, []string{"log", "--summary", "--strict", epochs}, nil)
+	require.Equal(t, 1, code)
+
+	out, errOut, code = runCLI(t, []string{"log", "--summary", "--strict", dir}, nil)
+	require.Equal(t, 1, code, errOut)
+	problems := 0
+	kinds := map[string]bool{}
+	for _, l := range logLines(t, out) {
+		kinds[l["kind"].(string)] = true
+		if n, ok := l["problems"].(float64); ok {
+			problems += int(n)
+		}
+	}
+	require.Greater(t, problems, 0, "the exit status is explained: %s", out)
+	for _, k := range []string{"leader-epoch-summary", "partition-metadata-summary", "producer-snapshot-summary", "txnindex-summary", "offset-checkpoint-summary", "partition-summary"} {
+		require.True(t, kinds[k], "%s: %s", k, out)
+	}
+
+	for _, args := range [][]string{{"log", txn}, {"log", "--summary", txn}, {"log", recovery}, {"log", "--summary", recovery}} {
+		out, errOut, code := runCLI(t, args, nil)
+		require.Equal(t, 0, code, "%v: %s", args, errOut)
+		ls := logLines(t, out)
+		require.Len(t, ls, 1, "%v: %s", args, out)
+		require.EqualValues(t, 0, ls[0]["entries"], "%v", args)
+		require.EqualValues(t, 0, ls[0]["problems"], "%v", args)
+	}
+}
