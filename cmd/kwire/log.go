@@ -1361,7 +1361,7 @@ func (c *logCmd) producerSnapshot(p string) {
 	if ps.Err != nil {
 		c.fileProblem(ps.Err.Error())
 	}
-	if c.format == "tree" && ps.Node != nil {
+	if c.format == "tree" && ps.Node != nil && !c.quiet {
 		c.lines++
 		c.out.WriteString(p + " producer snapshot v" + strconv.Itoa(int(ps.Version)) + " crc valid " + strconv.FormatBool(ps.CRCValid) + "\n")
 		c.nodeTree(ps.Node, 1, 0, func(_, s string) string { return s })

@@ -170,3 +170,17 @@ func TestLogSummaryOfSmallFiles(t *testing.T) {
 		require.EqualValues(t, 0, ls[0]["problems"], "%v", args)
 	}
 }
+
+// TestLogSummaryTreeHidesProducerSnapshots: --summary --format tree
+// prints a producer snapshot's summary line, not its tree.
+func TestLogSummaryTreeHidesProducerSnapshots(t *testing.T) {
+	snap := "logdir/orders-0/00000000000000000024.snapshot"
+	for _, p := range []string{snap, "logdir/orders-0"} {
+		out, errOut, code := runCLI(t, []string{"log", "--summary", "--format", "tree", p}, nil)
+		require.Equal(t, 0, code, errOut)
+		require.NotContains(t, out, "producerEntries", p)
+		require.Contains(t, out, `"kind":"producer-snapshot-summary"`, p)
+	}
+	out, _, _ := runCLI(t, []string{"log", "--format", "tree", snap}, nil)
+	require.Contains(t, out, "producerEntries", "without --summary the tree is drawn")
+}
