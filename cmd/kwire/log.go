@@ -389,6 +389,7 @@ func (c *logCmd) partition(p string, files []string) {
 		base := strconv.FormatInt(sg.Offset, 10)
 		base = strings.Repeat("0", 20-len(base)) + base
 		file := filepath.Join(p, base+".log")
+		c.treeHeader(file, storage.SegmentFile)
 		ss := c.readSegment(file, topic, !c.summary, nil, nil)
 		if ss == nil {
 			continue
@@ -1096,8 +1097,26 @@ func (c *logCmd) file(p, topic string, alone bool) {
 	c.fileBody(p, topic, n, alone)
 }
 
+// treeHeader starts file p's lines under --format tree: a line naming it
+// and its kind, so that one file's entries are not taken for the one's
+// before it (positions start again at 0). Its other lines (tails,
+// problems, summaries) are JSON, each naming its file.
+func (c *logCmd) treeHeader(p string, kind storage.FileKind) {
+	if c.format != "tree" || c.summary {
+		return
+	}
+	what := "file"
+	if c.color {
+		what = ansiBold + what + ansiReset
+	}
+	c.out.WriteString(what + " " + p + " (" + kind.String() + ")\n")
+}
+
 // fileBody reads one file of kind n.
 func (c *logCmd) fileBody(p, topic string, n storage.Named, alone ...bool) {
+	if n.Kind != storage.SegmentFile && n.Kind != storage.KRaftSnapshotFile {
+		c.treeHeader(p, n.Kind) // segmentFile writes a segment's
+	}
 	switch n.Kind {
 	case storage.SegmentFile, storage.KRaftSnapshotFile:
 		c.segmentFile(p, topic, n, len(alone) > 0 && alone[0], nil)
@@ -1124,6 +1143,7 @@ func (c *logCmd) segmentFile(p, topic string, n storage.Named, alone bool, r io.
 	if n.Kind == storage.KRaftSnapshotFile && topic == "" {
 		topic = "__cluster_metadata"
 	}
+	c.treeHeader(p, n.Kind)
 	var ss *segmentSummary
 	if r != nil {
 		ss = c.readSegmentFrom(r, p, n, topic, !c.summary, nil, nil)
@@ -1363,7 +1383,7 @@ func (c *logCmd) producerSnapshot(p string) {
 	}
 	if c.format == "tree" && ps.Node != nil && !c.quiet {
 		c.lines++
-		c.out.WriteString(p + " producer snapshot v" + strconv.Itoa(int(ps.Version)) + " crc valid " + strconv.FormatBool(ps.CRCValid) + "\n")
+		c.out.WriteString("producer snapshot v" + strconv.Itoa(int(ps.Version)) + " crc valid " + strconv.FormatBool(ps.CRCValid) + "\n")
 		c.nodeTree(ps.Node, 1, 0, func(_, s string) string { return s })
 		if ps.Err != nil {
 			c.out.WriteString("  error " + ps.Err.Error() + "\n")

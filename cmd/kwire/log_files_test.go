@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -183,4 +184,32 @@ func TestLogSummaryTreeHidesProducerSnapshots(t *testing.T) {
 	}
 	out, _, _ := runCLI(t, []string{"log", "--format", "tree", snap}, nil)
 	require.Contains(t, out, "producerEntries", "without --summary the tree is drawn")
+}
+
+// TestLogTreeNamesEachFile: under --format tree each file's lines start
+// with a line naming it and its kind, so two segments' batches (positions
+// starting again at 0) are told apart; the JSON lines (summaries) stay
+// JSON.
+func TestLogTreeNamesEachFile(t *testing.T) {
+	dir := writeSegments(t, "t-0", map[int64][][]byte{0: {testBatch(0, 2)}, 2: {testBatch(2, 2)}})
+	out, errOut, code := runCLI(t, []string{"log", "--format", "tree", dir}, nil)
+	require.Equal(t, 0, code, errOut)
+	var heads []string
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		switch {
+		case strings.HasPrefix(l, "file "):
+			heads = append(heads, l)
+		case strings.HasPrefix(l, "{"):
+			require.True(t, json.Valid([]byte(l)), l)
+		}
+	}
+	require.Equal(t, []string{
+		"file " + filepath.Join(dir, "00000000000000000000.log") + " (segment)",
+		"file " + filepath.Join(dir, "00000000000000000002.log") + " (segment)",
+	}, heads)
+	first := strings.Index(out, heads[0])
+	second := strings.Index(out, heads[1])
+	require.Less(t, first, strings.Index(out, "offsets 0-1 at 0"))
+	require.Less(t, strings.Index(out, "offsets 0-1 at 0"), second)
+	require.Less(t, second, strings.Index(out, "offsets 2-3 at 0"))
 }
