@@ -32,7 +32,8 @@ func runLog(e *env, args []string) int {
 		"kwire log --summary logdir",
 		"kwire log --topic __consumer_offsets logdir/__consumer_offsets-7/00000000000000000000.log | kwire encode")
 	var c logCmd
-	fs.StringVar(&c.format, "format", "ndjson", "output: ndjson (one JSON object a line), json (indented) or tree (for people)")
+	fs.StringVar(&c.format, "format", "ndjson", "output: ndjson (one JSON object a line), json (indented) or tree (for people: a batch's tree holds at most 2^17 nodes "+
+		"and 8 MiB decompressed, a warning saying where it was cut)")
 	fs.BoolVar(&c.summary, "summary", false, "print only the summaries, one per file read (a checkpoint's, a metadata file's too) and one per partition directory, with the problems counted "+
 		"(without --summary each problem is a line of its own); the batches' records are not read, but for --strict, which reads them so that a warning fails as without --summary")
 	fs.BoolVar(&c.strict, "strict", false, "exit 1 on any problem found, not only index mismatches: a CRC mismatch, a torn or corrupt tail, offsets out of order, a warning, a checkpoint out of order")
@@ -673,7 +674,16 @@ func (c *logCmd) readSegmentFrom(r io.Reader, p string, named storage.Named, top
 	ss.index = check(".index", storage.OffsetIndex, onIndex)
 	ss.timeindex = check(".timeindex", storage.TimeIndex, onTime)
 	ss.hasIndex, ss.hasTimeIndex = ss.index != nil, ss.timeindex != nil
-	seg := storage.NewSegment(r, storage.SegmentOptions{Topic: topic, Kafka: c.kafka, MaxBatch: c.maxBatch, Payload: c.payload})
+	o := storage.SegmentOptions{Topic: topic, Kafka: c.kafka, MaxBatch: c.maxBatch, Payload: c.payload}
+	if c.format == "tree" && print {
+		// A tree is drawn for people, and each of its nodes costs far
+		// more than the JSON written of it: the limits of kwire decode's
+		// views, so that a batch declaring a million tiny records costs
+		// about what its ndjson does. 2^17 nodes hold a 1 MiB batch of
+		// 100-byte records.
+		o.MaxNodes, o.MaxDecompressed = treeLimits.MaxNodes, treeLimits.MaxDecompressed
+	}
+	seg := storage.NewSegment(r, o)
 	var snap *storage.SnapshotCheck
 	if named.Kind == storage.KRaftSnapshotFile {
 		snap, ss.kraft = storage.NewSnapshotCheck(), true
@@ -805,6 +815,10 @@ func (op *offsetProblem) appendJSON(b []byte) []byte {
 	b = append(b, `,"problem":`...)
 	return jsontext.AppendString(b, []byte(op.msg))
 }
+
+// treeLimits bound a batch's tree under --format tree (as gridLimits do
+// kwire decode's grid): the limit warning says where one is cut.
+var treeLimits = gridLimits
 
 // maxListed is how many problems of a kind a summary lists (all are
 // counted, and printed on lines of their own without --summary).

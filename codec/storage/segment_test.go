@@ -439,3 +439,28 @@ func TestIndexCheckAcceptsAppendChunkEntries(t *testing.T) {
 	require.Zero(t, oc.Count, "%v", oc.Problems)
 	require.Equal(t, 1, oc.Unchecked)
 }
+
+// SegmentOptions.MaxNodes bounds the tree Decode builds of one entry:
+// past it the records are left undecoded, with a limit warning.
+func TestSegmentMaxNodes(t *testing.T) {
+	var recs []storagedata.Record
+	for i := 0; i < 2000; i++ {
+		recs = append(recs, storagedata.Record{Value: []byte("v")})
+	}
+	b := storagedata.Batch(recs, storagedata.BatchOptions{FirstTimestamp: 1700000000000, ProducerID: -1})
+	for _, max := range []int{0, 1000} {
+		s := NewSegment(bytes.NewReader(b), SegmentOptions{MaxNodes: max})
+		e, err := s.Next()
+		require.NoError(t, err)
+		res, _, err := s.Decode(e)
+		require.NoError(t, err)
+		if max == 0 {
+			require.Len(t, res.Records, 2000)
+			require.False(t, s.Warned())
+			continue
+		}
+		require.Less(t, len(res.Records), 2000)
+		require.True(t, s.Warned())
+		require.Contains(t, s.Warnings()[0].Message, "MaxNodes limit (1000 nodes)")
+	}
+}
