@@ -710,7 +710,15 @@ func (c *logCmd) readSegmentFrom(r io.Reader, p string, named storage.Named, top
 			break
 		}
 		ss.batches++
-		ss.records += int64(max(b.Records, 0))
+		records := int64(max(b.Records, 0))
+		if held := b.LastOffset - b.BaseOffset + 1; b.Magic == 2 && held > 0 && records > held {
+			// Each record has an offset of its own in the batch's span: a
+			// count past it is a header's, not records that are there.
+			c.offsetProblem(ss, name, print, b.Position, b.BaseOffset, b.LastOffset, "the header declares "+strconv.FormatInt(records, 10)+
+				" records, more than its offsets hold ("+strconv.FormatInt(held, 10)+"): counted as "+strconv.FormatInt(held, 10))
+			records = held
+		}
+		ss.records += records
 		if ss.firstTS < 0 {
 			ss.firstTS = b.FirstTimestamp
 		}

@@ -336,3 +336,20 @@ func TestLogSegmentPastTheNextBaseNamesItsBatch(t *testing.T) {
 	require.EqualValues(t, 14, probs[0]["lastOffset"])
 	require.Equal(t, "the segment runs to offset 14, past the next segment's base offset 10", probs[0]["problem"])
 }
+
+// TestLogRecordCountPastItsOffsets: a batch whose header declares more
+// records than its offsets span (2147483647 for a batch of one offset)
+// is counted as the offsets it spans, not as its header says, and the
+// declaration is an offset problem (said, counted, exit 1 under
+// --strict).
+func TestLogRecordCountPastItsOffsets(t *testing.T) {
+	dir := writeSegments(t, "h-0", map[int64][][]byte{0: {setRecordCount(testBatch(0, 1), 2147483647), testBatch(1, 2)}})
+	out, errOut, code := runCLI(t, []string{"log", "--summary", dir}, nil)
+	require.Equal(t, 0, code, errOut)
+	sum := logLines(t, out)[0]
+	require.EqualValues(t, 3, sum["records"], out)
+	require.EqualValues(t, 1, sum["offsetProblems"], out)
+	require.Contains(t, out, "the header declares 2147483647 records, more than its offsets hold (1)")
+	_, _, code = runCLI(t, []string{"log", "--summary", "--strict", dir}, nil)
+	require.Equal(t, 1, code)
+}
