@@ -61,6 +61,11 @@ func runLog(e *env, args []string) int {
 		fail(e, "--format must be ndjson, json or tree, not %q", c.format)
 		return 2
 	}
+	if c.maxBatch <= 0 {
+		// 0 would read as the default in SegmentOptions: said, not taken.
+		fail(e, "--max-batch must be above 0, not %d", c.maxBatch)
+		return 2
+	}
 	if c.color, err = colorOn(*color, e.stdoutIsTTY); err != nil {
 		fail(e, "%v", err)
 		return 2
