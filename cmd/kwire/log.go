@@ -104,7 +104,15 @@ type logCmd struct {
 	// that could not be read: a directory named that adds to neither
 	// holds nothing kwire log reads, which is said, not passed in silence.
 	found, unread int
+	// deep is the first folder left unread for being more than maxDepth
+	// below the directory named, "" when none.
+	deep string
 }
+
+// maxDepth is how many levels of folders below a directory named are
+// walked: a log directory's partitions are one down, a folder of brokers'
+// log directories two or three; deeper ones are said to be left.
+const maxDepth = 8
 
 // problem marks a problem found: exit 1 under --strict.
 func (c *logCmd) problem() {
@@ -204,10 +212,18 @@ func (c *logCmd) path(p string, depth int) {
 	}
 	if st.IsDir() {
 		found, unread := c.found, c.unread
+		c.deep = ""
 		c.dir(p, depth)
+		deeper := ""
+		if c.deep != "" {
+			deeper = " (folders are read " + strconv.Itoa(maxDepth) + " levels down; " + c.deep + " and any others deeper were not)"
+		}
 		if c.found == found && c.unread == unread {
 			// An empty or mistyped directory is not an empty log.
-			c.failed(p, errors.New("no Kafka log files found in this directory or the folders under it"))
+			c.failed(p, errors.New("no Kafka log files found in this directory or the folders under it"+deeper))
+		} else if deeper != "" {
+			c.out.Flush()
+			fail(c.e, "log: %s: warning: not every folder was read%s", p, deeper)
 		}
 		return
 	}
@@ -309,7 +325,10 @@ func (c *logCmd) dir(p string, depth int) {
 			c.file(filepath.Join(p, f), c.topic, false)
 		}
 	}
-	if depth >= 3 {
+	if depth >= maxDepth {
+		if len(dirs) > 0 && c.deep == "" {
+			c.deep = filepath.Join(p, dirs[0])
+		}
 		return
 	}
 	sort.Strings(dirs)

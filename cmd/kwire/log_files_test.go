@@ -213,3 +213,30 @@ func TestLogTreeNamesEachFile(t *testing.T) {
 	require.Less(t, strings.Index(out, "offsets 0-1 at 0"), second)
 	require.Less(t, second, strings.Index(out, "offsets 2-3 at 0"))
 }
+
+// TestLogWalksDeepFolders: partition directories five folders down are
+// read; past maxDepth levels the walk stops and says so, in the error
+// when nothing was found and in a warning when something was, not
+// claiming that the folders under the directory hold no Kafka file.
+func TestLogWalksDeepFolders(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "a/b/c/d/good-0/00000000000000000000.log", testBatch(0, 2))
+	out, errOut, code := runCLI(t, []string{"log", "--summary", root}, nil)
+	require.Equal(t, 0, code, errOut)
+	require.Empty(t, errOut)
+	require.Len(t, ofKind(logLines(t, out), "partition-summary"), 1, out)
+
+	deep := t.TempDir()
+	path := strings.Repeat("x/", maxDepth+1)
+	writeFile(t, deep, path+"orders-0/00000000000000000000.log", testBatch(0, 2))
+	_, errOut, code = runCLI(t, []string{"log", deep}, nil)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "kwire: log: "+deep+": no Kafka log files found in this directory or the folders under it (folders are read 8 levels down; ")
+	require.Contains(t, errOut, "and any others deeper were not)")
+
+	writeFile(t, deep, "x/meta.properties", []byte("version=1\nnode.id=1\ncluster.id=MkU3OEVBNTcwNTJENDM2Qk\n"))
+	out, errOut, code = runCLI(t, []string{"log", deep}, nil)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, `"kind":"meta-properties"`)
+	require.Contains(t, errOut, "kwire: log: "+deep+": warning: not every folder was read (folders are read 8 levels down; ")
+}
