@@ -318,7 +318,12 @@ func (c *logCmd) dir(p string, depth int) {
 	// Named like a partition (kafka-logs-1, data-0 are too) and holding
 	// no partition directories, or holding segments: a partition.
 	if _, _, ok := storage.PartitionDir(filepath.Base(p)); ok && partitionDirs == 0 || segments > 0 {
-		c.partition(p, files)
+		if len(files) > 0 || depth > 0 {
+			// The directory named holding no Kafka file is said to
+			// (path), not summarised as a partition of nothing; one
+			// found in a walk is summarised, empty as it is.
+			c.partition(p, files)
+		}
 	} else {
 		sort.Strings(files)
 		for _, f := range files {

@@ -240,3 +240,27 @@ func TestLogWalksDeepFolders(t *testing.T) {
 	require.Contains(t, out, `"kind":"meta-properties"`)
 	require.Contains(t, errOut, "kwire: log: "+deep+": warning: not every folder was read (folders are read 8 levels down; ")
 }
+
+// TestLogEmptyPartitionDirSaysOneThing: an empty partition directory
+// named on the command line is said to hold no Kafka log files (exit 1),
+// without a partition summary of nothing beside it; met in a walk, it is
+// summarised as a partition of no segments.
+func TestLogEmptyPartitionDirSaysOneThing(t *testing.T) {
+	root := t.TempDir()
+	empty := filepath.Join(root, "empty-0")
+	require.NoError(t, os.MkdirAll(empty, 0o755))
+	writeFile(t, root, "full-0/00000000000000000000.log", testBatch(0, 1))
+	out, errOut, code := runCLI(t, []string{"log", empty}, nil)
+	require.Equal(t, 1, code)
+	require.Empty(t, out)
+	require.Equal(t, "kwire: log: "+empty+": no Kafka log files found in this directory or the folders under it\n", errOut)
+
+	out, errOut, code = runCLI(t, []string{"log", "--summary", root}, nil)
+	require.Equal(t, 0, code, errOut)
+	require.Empty(t, errOut)
+	var topics []string
+	for _, l := range ofKind(logLines(t, out), "partition-summary") {
+		topics = append(topics, l["topic"].(string))
+	}
+	require.Equal(t, []string{"empty", "full"}, topics)
+}
