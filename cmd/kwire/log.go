@@ -32,8 +32,9 @@ func runLog(e *env, args []string) int {
 		"kwire log --summary logdir",
 		"kwire log --topic __consumer_offsets logdir/__consumer_offsets-7/00000000000000000000.log | kwire encode")
 	var c logCmd
-	fs.StringVar(&c.format, "format", "ndjson", "output: ndjson (one JSON object a line), json (indented) or tree (for people)")
-	fs.BoolVar(&c.summary, "summary", false, "print only the summaries, one per file given and one per partition directory, with the problems counted "+
+	fs.StringVar(&c.format, "format", "ndjson", "output: ndjson (one JSON object a line), json (indented) or tree (for people: a batch's tree holds at most 2^17 nodes "+
+		"and 8 MiB decompressed, a warning saying where it was cut)")
+	fs.BoolVar(&c.summary, "summary", false, "print only the summaries, one per file read (a checkpoint's, a metadata file's too) and one per partition directory, with the problems counted "+
 		"(without --summary each problem is a line of its own); the batches' records are not read, but for --strict, which reads them so that a warning fails as without --summary")
 	fs.BoolVar(&c.strict, "strict", false, "exit 1 on any problem found, not only index mismatches: a CRC mismatch, a torn or corrupt tail, offsets out of order, a warning, a checkpoint out of order")
 	fs.BoolVar(&c.kafka, "kafka", false, "Kafka's own form: the keys and values of internal topics stay bytes")
@@ -58,6 +59,11 @@ func runLog(e *env, args []string) int {
 	case "ndjson", "json", "tree":
 	default:
 		fail(e, "--format must be ndjson, json or tree, not %q", c.format)
+		return 2
+	}
+	if c.maxBatch <= 0 {
+		// 0 would read as the default in SegmentOptions: said, not taken.
+		fail(e, "--max-batch must be above 0, not %d", c.maxBatch)
 		return 2
 	}
 	if c.color, err = colorOn(*color, e.stdoutIsTTY); err != nil {
@@ -90,18 +96,55 @@ type logCmd struct {
 	status          int
 	line            []byte
 	quiet           bool            // --summary: a small file's lines are not printed
+	lines           int             // lines printed (emit), to tell a file that printed none
+	sum             *fileSum        // what the small file being read found, for its summary
 	streaming       bool            // the segment read is a pipe's: its tail cannot be read again
 	seen            map[string]bool // the directories read, by their path with symlinks resolved
 	// found counts the Kafka files met in directories, unread the paths
 	// that could not be read: a directory named that adds to neither
 	// holds nothing kwire log reads, which is said, not passed in silence.
 	found, unread int
+	// deep is the first folder left unread for being more than maxDepth
+	// below the directory named, "" when none.
+	deep string
 }
+
+// maxDepth is how many levels of folders below a directory named are
+// walked: a log directory's partitions are one down, a folder of brokers'
+// log directories two or three; deeper ones are said to be left.
+const maxDepth = 8
 
 // problem marks a problem found: exit 1 under --strict.
 func (c *logCmd) problem() {
 	if c.strict {
 		c.status = 1
+	}
+}
+
+// fileSum is what reading a small file (a checkpoint, a .txnindex, a
+// producer snapshot, a properties or metadata file) found: its one-line
+// summary says it under --summary, and when the file printed no line.
+type fileSum struct {
+	entries, problems int
+	list              []string // the first maxListed problems
+}
+
+// entry counts an entry of the small file being read.
+func (c *logCmd) entry() {
+	if c.sum != nil {
+		c.sum.entries++
+	}
+}
+
+// fileProblem marks a problem of the small file being read: exit 1 under
+// --strict, counted and said in its summary.
+func (c *logCmd) fileProblem(msg string) {
+	c.problem()
+	if c.sum != nil {
+		c.sum.problems++
+		if len(c.sum.list) < maxListed {
+			c.sum.list = append(c.sum.list, msg)
+		}
 	}
 }
 
@@ -133,6 +176,7 @@ func (c *logCmd) emit(obj []byte) {
 	if c.quiet {
 		return
 	}
+	c.lines++
 	if c.format == "json" {
 		ind := &indentWriter{w: c.out, color: c.color}
 		ind.Write(obj)
@@ -168,10 +212,18 @@ func (c *logCmd) path(p string, depth int) {
 	}
 	if st.IsDir() {
 		found, unread := c.found, c.unread
+		c.deep = ""
 		c.dir(p, depth)
+		deeper := ""
+		if c.deep != "" {
+			deeper = " (folders are read " + strconv.Itoa(maxDepth) + " levels down; " + c.deep + " and any others deeper were not)"
+		}
 		if c.found == found && c.unread == unread {
 			// An empty or mistyped directory is not an empty log.
-			c.failed(p, errors.New("no Kafka log files found in this directory or the folders under it"))
+			c.failed(p, errors.New("no Kafka log files found in this directory or the folders under it"+deeper))
+		} else if deeper != "" {
+			c.out.Flush()
+			fail(c.e, "log: %s: warning: not every folder was read%s", p, deeper)
 		}
 		return
 	}
@@ -266,14 +318,22 @@ func (c *logCmd) dir(p string, depth int) {
 	// Named like a partition (kafka-logs-1, data-0 are too) and holding
 	// no partition directories, or holding segments: a partition.
 	if _, _, ok := storage.PartitionDir(filepath.Base(p)); ok && partitionDirs == 0 || segments > 0 {
-		c.partition(p, files)
+		if len(files) > 0 || depth > 0 {
+			// The directory named holding no Kafka file is said to
+			// (path), not summarised as a partition of nothing; one
+			// found in a walk is summarised, empty as it is.
+			c.partition(p, files)
+		}
 	} else {
 		sort.Strings(files)
 		for _, f := range files {
 			c.file(filepath.Join(p, f), c.topic, false)
 		}
 	}
-	if depth >= 3 {
+	if depth >= maxDepth {
+		if len(dirs) > 0 && c.deep == "" {
+			c.deep = filepath.Join(p, dirs[0])
+		}
 		return
 	}
 	sort.Strings(dirs)
@@ -359,12 +419,13 @@ func (c *logCmd) partition(p string, files []string) {
 		base := strconv.FormatInt(sg.Offset, 10)
 		base = strings.Repeat("0", 20-len(base)) + base
 		file := filepath.Join(p, base+".log")
+		c.treeHeader(file, storage.SegmentFile)
 		ss := c.readSegment(file, topic, !c.summary, nil, nil)
 		if ss == nil {
 			continue
 		}
 		if i+1 < len(segs) && ss.last >= segs[i+1].Offset {
-			c.offsetProblem(ss, file, !c.summary, ss.lastAt, ss.last, ss.last, "the segment runs to offset "+strconv.FormatInt(ss.last, 10)+
+			c.offsetProblem(ss, file, !c.summary, ss.lastAt, ss.lastBase, ss.last, "the segment runs to offset "+strconv.FormatInt(ss.last, 10)+
 				", past the next segment's base offset "+strconv.FormatInt(segs[i+1].Offset, 10))
 		}
 		sum.add(ss)
@@ -373,14 +434,14 @@ func (c *logCmd) partition(p string, files []string) {
 	for _, f := range files {
 		n := storage.KindOf(f)
 		switch n.Kind {
-		case storage.SegmentFile, storage.OffsetIndexFile, storage.TimeIndexFile:
+		case storage.SegmentFile:
 			if n.Suffix == "" {
+				continue // read above
+			}
+		case storage.OffsetIndexFile, storage.TimeIndexFile:
+			if byName[filepath.Base(beside(f, n, ".log"))] != "" {
 				continue // read with their segment
 			}
-		}
-		if c.summary && n.Kind != storage.SegmentFile {
-			c.fileSummaryOnly(filepath.Join(p, f), topic, n)
-			continue
 		}
 		c.file(filepath.Join(p, f), topic, false)
 	}
@@ -460,9 +521,15 @@ func appendGaps(b []byte, n int, gaps [][2]int64) []byte {
 // segmentSummary is what reading one segment found.
 type segmentSummary struct {
 	file string
-	base int64
+	// base is the base offset its file name gives a segment; a KRaft
+	// snapshot's name gives instead the end offset and epoch of the log it
+	// stands for (its own records are numbered from 0): snapshotEnd and
+	// snapshotEpoch, base -1.
+	base          int64
+	snapshotEnd   int64
+	snapshotEpoch int32
 	logSpan
-	lastAt                        int64           // the position of the entry holding the last offset
+	lastAt, lastBase              int64           // the position and base offset of the entry holding the last offset
 	offsetList                    []offsetProblem // the first maxListed offset problems
 	tail                          *storage.TailError
 	skipped                       int
@@ -481,7 +548,16 @@ func (s *segmentSummary) appendJSON(b []byte) []byte {
 // appendMembers appends what the summary says after the file's name, each
 // member led by a comma.
 func (s *segmentSummary) appendMembers(b []byte) []byte {
-	b = appendInt(b, "baseOffset", s.base)
+	if s.kraft {
+		if s.snapshotEnd >= 0 {
+			// <endOffset>-<epoch>.checkpoint: what the name says is the
+			// log's end the snapshot stands for, not its records' offsets.
+			b = appendInt(b, "snapshotEndOffset", s.snapshotEnd)
+			b = appendInt(b, "snapshotEpoch", int64(s.snapshotEpoch))
+		}
+	} else {
+		b = appendInt(b, "baseOffset", s.base)
+	}
 	b = s.logSpan.appendJSON(b)
 	if s.skipped > 0 {
 		b = appendInt(b, "skippedBatches", int64(s.skipped))
@@ -595,6 +671,13 @@ func (c *logCmd) readSegment(p, topic string, print bool, onIndex, onTime func(s
 // says (or, from a pipe, as its bytes do).
 func (c *logCmd) readSegmentFrom(r io.Reader, p string, named storage.Named, topic string, print bool, onIndex, onTime func(storage.IndexEntry, string)) *segmentSummary {
 	ss := &segmentSummary{file: p, base: max(named.Offset, 0), logSpan: noSpan}
+	// base is the offset the file name gives the segment's entries (-1:
+	// none): a KRaft snapshot's name gives the end offset of the log it
+	// stands for, and its records are numbered from 0.
+	base := named.Offset
+	if named.Kind == storage.KRaftSnapshotFile {
+		ss.base, ss.snapshotEnd, ss.snapshotEpoch, base = -1, named.Offset, named.Epoch, -1
+	}
 	var closers []io.Closer
 	defer func() {
 		for _, x := range closers {
@@ -603,24 +686,33 @@ func (c *logCmd) readSegmentFrom(r io.Reader, p string, named storage.Named, top
 	}()
 	listing := onIndex != nil || onTime != nil
 	check := func(ext string, kind storage.IndexKind, on func(storage.IndexEntry, string)) *storage.IndexCheck {
-		if named.Offset < 0 || listing && on == nil {
+		if base < 0 || listing && on == nil {
 			// Listing one index, the other is not read: its problems
 			// would count without being printed.
 			return nil
 		}
-		x, err := os.Open(strings.TrimSuffix(p, ".log") + ext)
+		x, err := os.Open(beside(p, named, ext))
 		if err != nil {
 			return nil
 		}
 		closers = append(closers, x)
-		ic := storage.NewIndexCheck(storage.NewIndexReader(bufio.NewReaderSize(x, 64<<10), kind, named.Offset))
+		ic := storage.NewIndexCheck(storage.NewIndexReader(bufio.NewReaderSize(x, 64<<10), kind, base))
 		ic.OnEntry = on
 		return ic
 	}
 	ss.index = check(".index", storage.OffsetIndex, onIndex)
 	ss.timeindex = check(".timeindex", storage.TimeIndex, onTime)
 	ss.hasIndex, ss.hasTimeIndex = ss.index != nil, ss.timeindex != nil
-	seg := storage.NewSegment(r, storage.SegmentOptions{Topic: topic, Kafka: c.kafka, MaxBatch: c.maxBatch, Payload: c.payload})
+	o := storage.SegmentOptions{Topic: topic, Kafka: c.kafka, MaxBatch: c.maxBatch, Payload: c.payload}
+	if c.format == "tree" && print {
+		// A tree is drawn for people, and each of its nodes costs far
+		// more than the JSON written of it: the limits of kwire decode's
+		// views, so that a batch declaring a million tiny records costs
+		// about what its ndjson does. 2^17 nodes hold a 1 MiB batch of
+		// 100-byte records.
+		o.MaxNodes, o.MaxDecompressed = treeLimits.MaxNodes, treeLimits.MaxDecompressed
+	}
+	seg := storage.NewSegment(r, o)
 	var snap *storage.SnapshotCheck
 	if named.Kind == storage.KRaftSnapshotFile {
 		snap, ss.kraft = storage.NewSnapshotCheck(), true
@@ -647,15 +739,23 @@ func (c *logCmd) readSegmentFrom(r io.Reader, p string, named storage.Named, top
 			break
 		}
 		ss.batches++
-		ss.records += int64(max(b.Records, 0))
+		records := int64(max(b.Records, 0))
+		if held := b.LastOffset - b.BaseOffset + 1; b.Magic == 2 && held > 0 && records > held {
+			// Each record has an offset of its own in the batch's span: a
+			// count past it is a header's, not records that are there.
+			c.offsetProblem(ss, name, print, b.Position, b.BaseOffset, b.LastOffset, "the header declares "+strconv.FormatInt(records, 10)+
+				" records, more than its offsets hold ("+strconv.FormatInt(held, 10)+"): counted as "+strconv.FormatInt(held, 10))
+			records = held
+		}
+		ss.records += records
 		if ss.firstTS < 0 {
 			ss.firstTS = b.FirstTimestamp
 		}
-		for _, msg := range offsetProblems(b, named.Offset, ss.last) {
+		for _, msg := range offsetProblems(b, base, ss.last) {
 			c.offsetProblem(ss, name, print, b.Position, b.BaseOffset, b.LastOffset, msg)
 		}
 		if b.LastOffset > ss.last {
-			ss.lastAt = b.Position
+			ss.lastAt, ss.lastBase = b.Position, b.BaseOffset
 		}
 		ss.extend(b.BaseOffset, b.LastOffset)
 		ss.maxTS = max(ss.maxTS, b.MaxTimestamp)
@@ -724,7 +824,7 @@ func (c *logCmd) readSegmentFrom(r io.Reader, p string, named storage.Named, top
 					continue
 				}
 				for _, pr := range x.c.Problems {
-					b := c.head(strings.TrimSuffix(p, ".log")+x.ext, "index-problem")
+					b := c.head(beside(p, named, x.ext), "index-problem")
 					b = append(b, `"entry":`...)
 					b = strconv.AppendInt(b, int64(pr.Entry), 10)
 					b = append(b, `,"problem":`...)
@@ -752,6 +852,10 @@ func (op *offsetProblem) appendJSON(b []byte) []byte {
 	b = append(b, `,"problem":`...)
 	return jsontext.AppendString(b, []byte(op.msg))
 }
+
+// treeLimits bound a batch's tree under --format tree (as gridLimits do
+// kwire decode's grid): the limit warning says where one is cut.
+var treeLimits = gridLimits
 
 // maxListed is how many problems of a kind a summary lists (all are
 // counted, and printed on lines of their own without --summary).
@@ -1036,16 +1140,34 @@ func (c *logCmd) file(p, topic string, alone bool) {
 			return
 		}
 	}
-	if c.summary && n.Kind != storage.SegmentFile && n.Kind != storage.KRaftSnapshotFile &&
+	if n.Kind != storage.SegmentFile && n.Kind != storage.KRaftSnapshotFile &&
 		n.Kind != storage.OffsetIndexFile && n.Kind != storage.TimeIndexFile {
-		c.fileSummaryOnly(p, topic, n)
+		c.smallFile(p, topic, n)
 		return
 	}
 	c.fileBody(p, topic, n, alone)
 }
 
+// treeHeader starts file p's lines under --format tree: a line naming it
+// and its kind, so that one file's entries are not taken for the one's
+// before it (positions start again at 0). Its other lines (tails,
+// problems, summaries) are JSON, each naming its file.
+func (c *logCmd) treeHeader(p string, kind storage.FileKind) {
+	if c.format != "tree" || c.summary {
+		return
+	}
+	what := "file"
+	if c.color {
+		what = ansiBold + what + ansiReset
+	}
+	c.out.WriteString(what + " " + p + " (" + kind.String() + ")\n")
+}
+
 // fileBody reads one file of kind n.
 func (c *logCmd) fileBody(p, topic string, n storage.Named, alone ...bool) {
+	if n.Kind != storage.SegmentFile && n.Kind != storage.KRaftSnapshotFile {
+		c.treeHeader(p, n.Kind) // segmentFile writes a segment's
+	}
 	switch n.Kind {
 	case storage.SegmentFile, storage.KRaftSnapshotFile:
 		c.segmentFile(p, topic, n, len(alone) > 0 && alone[0], nil)
@@ -1072,6 +1194,7 @@ func (c *logCmd) segmentFile(p, topic string, n storage.Named, alone bool, r io.
 	if n.Kind == storage.KRaftSnapshotFile && topic == "" {
 		topic = "__cluster_metadata"
 	}
+	c.treeHeader(p, n.Kind)
 	var ss *segmentSummary
 	if r != nil {
 		ss = c.readSegmentFrom(r, p, n, topic, !c.summary, nil, nil)
@@ -1085,12 +1208,46 @@ func (c *logCmd) segmentFile(p, topic string, n storage.Named, alone bool, r io.
 	}
 }
 
-// fileSummaryOnly reads a small file under --summary: it has no summary
-// of its own, so only what it makes the exit status is kept.
-func (c *logCmd) fileSummaryOnly(p, topic string, n storage.Named) {
-	c.quiet = true
+// smallFile reads a file that is not a segment or an offset or time
+// index: its lines (none under --summary), then its summary line, kind
+// "<what>-summary", with its entries and problems counted (the first
+// listed), under --summary or when it printed no line (an empty
+// .txnindex, a checkpoint of no entries), so that every file given says
+// something and an exit status of 1 is explained on screen.
+func (c *logCmd) smallFile(p, topic string, n storage.Named) {
+	sum := &fileSum{}
+	c.quiet, c.sum = c.summary, sum
+	unread, lines := c.unread, c.lines
 	c.fileBody(p, topic, n)
-	c.quiet = false
+	c.quiet, c.sum = false, nil
+	if c.unread != unread || !c.summary && c.lines != lines {
+		return // could not be read (said on standard error), or said its piece
+	}
+	what := map[storage.FileKind]string{storage.TxnIndexFile: "txnindex", storage.ProducerSnapshotFile: "producer-snapshot",
+		storage.LeaderEpochFile: "leader-epoch", storage.OffsetCheckpointFile: "offset-checkpoint", storage.PartitionMetadataFile: "partition-metadata",
+		storage.MetaPropertiesFile: "meta-properties", storage.QuorumStateFile: "quorum-state"}[n.Kind]
+	b := c.head(p, what+"-summary")
+	b = b[:len(b)-1] // head ends with a comma; the members start with one
+	switch n.Kind {
+	case storage.TxnIndexFile, storage.ProducerSnapshotFile, storage.LeaderEpochFile, storage.OffsetCheckpointFile, storage.MetaPropertiesFile:
+		b = appendInt(b, "entries", int64(sum.entries))
+	}
+	b = appendInt(b, "problems", int64(sum.problems))
+	if len(sum.list) > 0 {
+		b = appendStrings(b, "problemList", sum.list)
+	}
+	c.emit(append(b, '}'))
+}
+
+// beside is the path of the file with extension ext (".log", ".index",
+// ".timeindex") that goes with Kafka's file p, named n: the same base
+// offset and the same suffix (X.index.deleted goes with X.log.deleted).
+func beside(p string, n storage.Named, ext string) string {
+	name := strings.TrimSuffix(filepath.Base(p), n.Suffix)
+	if i := strings.IndexByte(name, '.'); i >= 0 {
+		name = name[:i]
+	}
+	return filepath.Join(filepath.Dir(p), name+ext+n.Suffix)
 }
 
 func looksLikeSegment(p string) bool {
@@ -1134,10 +1291,13 @@ func (c *logCmd) index(p string, n storage.Named) {
 		}
 		c.emit(append(b, '}'))
 	}
-	ext := filepath.Ext(p)
-	logPath := strings.TrimSuffix(p, ext) + ".log"
+	// Its segment has its name with .log for the extension, and the same
+	// suffix: an X.index.deleted is X.log.deleted's.
+	logPath := beside(p, n, ".log")
+	_, err := os.Stat(logPath)
+	alone := err != nil
 	var ic *storage.IndexCheck
-	if _, err := os.Stat(logPath); err == nil && n.Suffix == "" {
+	if !alone {
 		// The segment is read for the index's sake: its own problems (a
 		// tail, a CRC) are not printed here, so they do not count; the
 		// index's do, below.
@@ -1171,7 +1331,7 @@ func (c *logCmd) index(p string, n storage.Named) {
 		defer f.Close()
 		ic = storage.NewIndexCheck(storage.NewIndexReader(bufio.NewReaderSize(f, 64<<10), kind, n.Offset))
 		ic.OnEntry = on
-		ic.End(1<<62, 1<<62, nil)
+		ic.EndAlone()
 		if ic.Count > 0 {
 			c.mismatch()
 		}
@@ -1189,7 +1349,7 @@ func (c *logCmd) index(p string, n storage.Named) {
 	b := c.head(p, kind.String()+"-summary")
 	cj := appendCheck(nil, ic)
 	b = append(b, cj[1:len(cj)-1]...)
-	if _, err := os.Stat(logPath); err != nil {
+	if alone {
 		b = append(b, `,"segment":"none beside it: entries checked for order only"`...)
 	}
 	c.emit(append(b, '}'))
@@ -1206,12 +1366,11 @@ func (c *logCmd) txnIndex(p string, n storage.Named) {
 	}
 	defer f.Close()
 	x := storage.NewIndexReader(bufio.NewReaderSize(f, 64<<10), storage.TxnIndex, n.Offset)
-	count, problems := 0, 0
 	for {
 		e, err := x.Next()
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
-				c.problem()
+				c.fileProblem(err.Error())
 				b := c.head(p, "txnindex-error")
 				b = append(b, `"message":`...)
 				b = jsontext.AppendString(b, []byte(err.Error()))
@@ -1219,11 +1378,10 @@ func (c *logCmd) txnIndex(p string, n storage.Named) {
 			}
 			break
 		}
-		count++
+		c.entry()
 		pr := storage.TxnProblem(e)
 		if pr != "" {
-			problems++
-			c.problem()
+			c.fileProblem("entry " + strconv.Itoa(e.N) + ": " + pr)
 		}
 		if c.summary {
 			continue
@@ -1237,7 +1395,6 @@ func (c *logCmd) txnIndex(p string, n storage.Named) {
 		}
 		c.emit(append(b, '}'))
 	}
-	_ = problems
 }
 
 // maxSmallFile is the largest producer snapshot, properties or quorum
@@ -1264,11 +1421,20 @@ func (c *logCmd) producerSnapshot(p string) {
 		return
 	}
 	ps := storage.ReadProducerSnapshot(b)
-	if !ps.CRCValid || ps.Err != nil {
-		c.problem()
+	if ps.Node != nil {
+		if es := ps.Node.Get("producerEntries"); es != nil && c.sum != nil {
+			c.sum.entries = len(es.Children)
+		}
 	}
-	if c.format == "tree" && ps.Node != nil {
-		c.out.WriteString(p + " producer snapshot v" + strconv.Itoa(int(ps.Version)) + " crc valid " + strconv.FormatBool(ps.CRCValid) + "\n")
+	if !ps.CRCValid {
+		c.fileProblem("the CRC does not match the bytes")
+	}
+	if ps.Err != nil {
+		c.fileProblem(ps.Err.Error())
+	}
+	if c.format == "tree" && ps.Node != nil && !c.quiet {
+		c.lines++
+		c.out.WriteString("producer snapshot v" + strconv.Itoa(int(ps.Version)) + " crc valid " + strconv.FormatBool(ps.CRCValid) + "\n")
 		c.nodeTree(ps.Node, 1, 0, func(_, s string) string { return s })
 		if ps.Err != nil {
 			c.out.WriteString("  error " + ps.Err.Error() + "\n")
@@ -1296,7 +1462,7 @@ func (c *logCmd) checkpoint(p string, n storage.Named) {
 		e, err := r.Next()
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
-				c.problem()
+				c.fileProblem(err.Error())
 				b := c.head(p, name+"-error")
 				b = append(b, `"message":`...)
 				b = jsontext.AppendString(b, []byte(err.Error()))
@@ -1304,8 +1470,9 @@ func (c *logCmd) checkpoint(p string, n storage.Named) {
 			}
 			return
 		}
+		c.entry()
 		if e.Problem != "" {
-			c.problem()
+			c.fileProblem("line " + strconv.Itoa(e.Line) + ": " + e.Problem)
 		}
 		if c.summary {
 			continue
@@ -1316,10 +1483,10 @@ func (c *logCmd) checkpoint(p string, n storage.Named) {
 	}
 }
 
-// smallFile prints the line of a small file read whole: kind's head, then
+// wholeFile prints the line of a small file read whole: kind's head, then
 // what fill appends from what read made of the file's bytes, or "error"
 // when read fails (a problem).
-func smallFile[T any](c *logCmd, p, kind string, read func([]byte) (T, error), fill func(b []byte, v T) []byte) {
+func wholeFile[T any](c *logCmd, p, kind string, read func([]byte) (T, error), fill func(b []byte, v T) []byte) {
 	raw, err := readSmall(p)
 	if err != nil {
 		c.failed(p, err)
@@ -1327,7 +1494,7 @@ func smallFile[T any](c *logCmd, p, kind string, read func([]byte) (T, error), f
 	}
 	b := c.head(p, kind)
 	if v, err := read(raw); err != nil {
-		c.problem()
+		c.fileProblem(err.Error())
 		b = append(b, `"error":`...)
 		b = jsontext.AppendString(b, []byte(err.Error()))
 	} else {
@@ -1337,7 +1504,7 @@ func smallFile[T any](c *logCmd, p, kind string, read func([]byte) (T, error), f
 }
 
 func (c *logCmd) partitionMetadata(p string) {
-	smallFile(c, p, "partition-metadata", storage.ReadPartitionMetadata, func(b []byte, pm storage.PartitionMetadata) []byte {
+	wholeFile(c, p, "partition-metadata", storage.ReadPartitionMetadata, func(b []byte, pm storage.PartitionMetadata) []byte {
 		b = append(b, `"version":`...)
 		b = strconv.AppendInt(b, int64(pm.Version), 10)
 		b = append(b, `,"topicId":"`...)
@@ -1354,6 +1521,9 @@ func (c *logCmd) metaProperties(p string) {
 	}
 	defer f.Close()
 	props, problems, err := storage.ReadMetaProperties(io.LimitReader(f, maxSmallFile))
+	if c.sum != nil {
+		c.sum.entries = len(props)
+	}
 	b := c.head(p, "meta-properties")
 	b = append(b, `"properties":{`...)
 	for i, pr := range props {
@@ -1368,21 +1538,25 @@ func (c *logCmd) metaProperties(p string) {
 	if err != nil {
 		problems = append(problems, err.Error())
 	}
+	for _, pr := range problems {
+		c.fileProblem(pr)
+	}
 	if len(problems) > 0 {
-		c.problem()
 		b = appendStrings(b, "problems", problems)
 	}
 	c.emit(append(b, '}'))
 }
 
 func (c *logCmd) quorumState(p string) {
-	smallFile(c, p, "quorum-state", storage.ReadQuorumState, func(b []byte, q *storage.QuorumState) []byte {
+	wholeFile(c, p, "quorum-state", storage.ReadQuorumState, func(b []byte, q *storage.QuorumState) []byte {
 		b = append(b, `"dataVersion":`...)
 		b = strconv.AppendInt(b, q.DataVersion, 10)
 		b = append(b, `,"state":`...)
 		b = storage.AppendJSONValue(b, q.Value)
+		for _, pr := range q.Problems {
+			c.fileProblem(pr)
+		}
 		if len(q.Problems) > 0 {
-			c.problem()
 			b = appendStrings(b, "problems", q.Problems)
 		}
 		return b

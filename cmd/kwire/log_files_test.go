@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -118,4 +119,148 @@ func TestLogMetaPropertiesRepeatedKey(t *testing.T) {
 	require.Equal(t, 1, strings.Count(out, `"node.id"`), out)
 	require.Contains(t, out, `"node.id":"2"`)
 	require.Contains(t, out, `key \"node.id\" is given again`)
+}
+
+// TestLogSummaryOfSmallFiles: under --summary every file given, and every
+// file of a directory, says something: a checkpoint, a .txnindex, a
+// producer snapshot or a metadata file gets a one-line summary of its
+// entries and problems (the problems listed), so that an exit status of 1
+// under --strict is explained on screen; an empty .txnindex and a
+// checkpoint of no entries print their summary without --summary too.
+func TestLogSummaryOfSmallFiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "e-0")
+	epochs := writeFile(t, dir, "leader-epoch-checkpoint", []byte("0\n1\n3 10\n2 20\n"))
+	writeFile(t, dir, "partition.metadata", []byte("version: 0\n"))
+	writeFile(t, dir, "00000000000000000000.snapshot", nil)
+	txn := writeFile(t, dir, "00000000000000000000.txnindex", nil)
+	recovery := writeFile(t, dir, "recovery-point-offset-checkpoint", []byte("0\n0\n"))
+	writeFile(t, dir, "00000000000000000000.log", testBatch(0, 2))
+
+	out, errOut, code := runCLI(t, []string{"log", "--summary", epochs}, nil)
+	require.Equal(t, 0, code, errOut)
+	ls := logLines(t, out)
+	require.Len(t, ls, 1, out)
+	require.Equal(t, "leader-epoch-summary", ls[0]["kind"])
+	require.EqualValues(t, 2, ls[0]["entries"])
+	require.EqualValues(t, 2, ls[0]["problems"])
+	require.Contains(t, out, "line 4: epoch 2 is not above the line before (3)")
+	_, _, code = runCLI(t, []string{"log", "--summary", "--strict", epochs}, nil)
+	require.Equal(t, 1, code)
+
+	out, errOut, code = runCLI(t, []string{"log", "--summary", "--strict", dir}, nil)
+	require.Equal(t, 1, code, errOut)
+	problems := 0
+	kinds := map[string]bool{}
+	for _, l := range logLines(t, out) {
+		kinds[l["kind"].(string)] = true
+		if n, ok := l["problems"].(float64); ok {
+			problems += int(n)
+		}
+	}
+	require.Greater(t, problems, 0, "the exit status is explained: %s", out)
+	for _, k := range []string{"leader-epoch-summary", "partition-metadata-summary", "producer-snapshot-summary", "txnindex-summary", "offset-checkpoint-summary", "partition-summary"} {
+		require.True(t, kinds[k], "%s: %s", k, out)
+	}
+
+	for _, args := range [][]string{{"log", txn}, {"log", "--summary", txn}, {"log", recovery}, {"log", "--summary", recovery}} {
+		out, errOut, code := runCLI(t, args, nil)
+		require.Equal(t, 0, code, "%v: %s", args, errOut)
+		ls := logLines(t, out)
+		require.Len(t, ls, 1, "%v: %s", args, out)
+		require.EqualValues(t, 0, ls[0]["entries"], "%v", args)
+		require.EqualValues(t, 0, ls[0]["problems"], "%v", args)
+	}
+}
+
+// TestLogSummaryTreeHidesProducerSnapshots: --summary --format tree
+// prints a producer snapshot's summary line, not its tree.
+func TestLogSummaryTreeHidesProducerSnapshots(t *testing.T) {
+	snap := "logdir/orders-0/00000000000000000024.snapshot"
+	for _, p := range []string{snap, "logdir/orders-0"} {
+		out, errOut, code := runCLI(t, []string{"log", "--summary", "--format", "tree", p}, nil)
+		require.Equal(t, 0, code, errOut)
+		require.NotContains(t, out, "producerEntries", p)
+		require.Contains(t, out, `"kind":"producer-snapshot-summary"`, p)
+	}
+	out, _, _ := runCLI(t, []string{"log", "--format", "tree", snap}, nil)
+	require.Contains(t, out, "producerEntries", "without --summary the tree is drawn")
+}
+
+// TestLogTreeNamesEachFile: under --format tree each file's lines start
+// with a line naming it and its kind, so two segments' batches (positions
+// starting again at 0) are told apart; the JSON lines (summaries) stay
+// JSON.
+func TestLogTreeNamesEachFile(t *testing.T) {
+	dir := writeSegments(t, "t-0", map[int64][][]byte{0: {testBatch(0, 2)}, 2: {testBatch(2, 2)}})
+	out, errOut, code := runCLI(t, []string{"log", "--format", "tree", dir}, nil)
+	require.Equal(t, 0, code, errOut)
+	var heads []string
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		switch {
+		case strings.HasPrefix(l, "file "):
+			heads = append(heads, l)
+		case strings.HasPrefix(l, "{"):
+			require.True(t, json.Valid([]byte(l)), l)
+		}
+	}
+	require.Equal(t, []string{
+		"file " + filepath.Join(dir, "00000000000000000000.log") + " (segment)",
+		"file " + filepath.Join(dir, "00000000000000000002.log") + " (segment)",
+	}, heads)
+	first := strings.Index(out, heads[0])
+	second := strings.Index(out, heads[1])
+	require.Less(t, first, strings.Index(out, "offsets 0-1 at 0"))
+	require.Less(t, strings.Index(out, "offsets 0-1 at 0"), second)
+	require.Less(t, second, strings.Index(out, "offsets 2-3 at 0"))
+}
+
+// TestLogWalksDeepFolders: partition directories five folders down are
+// read; past maxDepth levels the walk stops and says so, in the error
+// when nothing was found and in a warning when something was, not
+// claiming that the folders under the directory hold no Kafka file.
+func TestLogWalksDeepFolders(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "a/b/c/d/good-0/00000000000000000000.log", testBatch(0, 2))
+	out, errOut, code := runCLI(t, []string{"log", "--summary", root}, nil)
+	require.Equal(t, 0, code, errOut)
+	require.Empty(t, errOut)
+	require.Len(t, ofKind(logLines(t, out), "partition-summary"), 1, out)
+
+	deep := t.TempDir()
+	path := strings.Repeat("x/", maxDepth+1)
+	writeFile(t, deep, path+"orders-0/00000000000000000000.log", testBatch(0, 2))
+	_, errOut, code = runCLI(t, []string{"log", deep}, nil)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "kwire: log: "+deep+": no Kafka log files found in this directory or the folders under it (folders are read 8 levels down; ")
+	require.Contains(t, errOut, "and any others deeper were not)")
+
+	writeFile(t, deep, "x/meta.properties", []byte("version=1\nnode.id=1\ncluster.id=MkU3OEVBNTcwNTJENDM2Qk\n"))
+	out, errOut, code = runCLI(t, []string{"log", deep}, nil)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, `"kind":"meta-properties"`)
+	require.Contains(t, errOut, "kwire: log: "+deep+": warning: not every folder was read (folders are read 8 levels down; ")
+}
+
+// TestLogEmptyPartitionDirSaysOneThing: an empty partition directory
+// named on the command line is said to hold no Kafka log files (exit 1),
+// without a partition summary of nothing beside it; met in a walk, it is
+// summarised as a partition of no segments.
+func TestLogEmptyPartitionDirSaysOneThing(t *testing.T) {
+	root := t.TempDir()
+	empty := filepath.Join(root, "empty-0")
+	require.NoError(t, os.MkdirAll(empty, 0o755))
+	writeFile(t, root, "full-0/00000000000000000000.log", testBatch(0, 1))
+	out, errOut, code := runCLI(t, []string{"log", empty}, nil)
+	require.Equal(t, 1, code)
+	require.Empty(t, out)
+	require.Equal(t, "kwire: log: "+empty+": no Kafka log files found in this directory or the folders under it\n", errOut)
+
+	out, errOut, code = runCLI(t, []string{"log", "--summary", root}, nil)
+	require.Equal(t, 0, code, errOut)
+	require.Empty(t, errOut)
+	var topics []string
+	for _, l := range ofKind(logLines(t, out), "partition-summary") {
+		topics = append(topics, l["topic"].(string))
+	}
+	require.Equal(t, []string{"empty", "full"}, topics)
 }

@@ -295,3 +295,61 @@ func TestLogZeroFilledTailIsNoProblem(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, seg, got, "kwire encode gives the segment back, zeros and all")
 }
+
+// TestLogKRaftSnapshotNameIsItsEndOffset: <endOffset>-<epoch>.checkpoint
+// names the end of the log a KRaft snapshot stands for; its own records
+// are numbered from 0. The repo's sample (offsets 0-9, named 8) has no
+// offset problem, passes --strict, and its summary says the name's end
+// offset and epoch, not a base offset.
+func TestLogKRaftSnapshotNameIsItsEndOffset(t *testing.T) {
+	snap := "logdir/__cluster_metadata-0/00000000000000000008-0000000001.checkpoint"
+	out, errOut, code := runCLI(t, []string{"log", "--strict", snap}, nil)
+	require.Equal(t, 0, code, "%s%s", errOut, out)
+	ls := logLines(t, out)
+	require.Empty(t, ofKind(ls, "offset-problem"))
+	sums := ofKind(ls, "segment-summary")
+	require.Len(t, sums, 1)
+	require.EqualValues(t, 8, sums[0]["snapshotEndOffset"])
+	require.EqualValues(t, 1, sums[0]["snapshotEpoch"])
+	require.NotContains(t, sums[0], "baseOffset")
+	require.EqualValues(t, 0, sums[0]["offsetProblems"])
+	require.EqualValues(t, 0, sums[0]["firstOffset"])
+	_, errOut, code = runCLI(t, []string{"log", "--strict", "--summary", snap}, nil)
+	require.Equal(t, 0, code, errOut)
+}
+
+// TestLogSegmentPastTheNextBaseNamesItsBatch: the problem of a segment
+// running past the next segment's base names the batch holding its last
+// offset with that batch's own offsets (12-14), not its last offset
+// twice.
+func TestLogSegmentPastTheNextBaseNamesItsBatch(t *testing.T) {
+	dir := writeSegments(t, "o-0", map[int64][][]byte{
+		0:  {testBatch(0, 3), testBatch(3, 3), testBatch(6, 3), testBatch(9, 3), testBatch(12, 3)},
+		10: {testBatch(10, 3), testBatch(13, 3)},
+	})
+	out, errOut, code := runCLI(t, []string{"log", dir}, nil)
+	require.Equal(t, 0, code, errOut)
+	probs := ofKind(logLines(t, out), "offset-problem")
+	require.Len(t, probs, 1, out)
+	require.EqualValues(t, 4*len(testBatch(0, 3)), probs[0]["position"])
+	require.EqualValues(t, 12, probs[0]["baseOffset"])
+	require.EqualValues(t, 14, probs[0]["lastOffset"])
+	require.Equal(t, "the segment runs to offset 14, past the next segment's base offset 10", probs[0]["problem"])
+}
+
+// TestLogRecordCountPastItsOffsets: a batch whose header declares more
+// records than its offsets span (2147483647 for a batch of one offset)
+// is counted as the offsets it spans, not as its header says, and the
+// declaration is an offset problem (said, counted, exit 1 under
+// --strict).
+func TestLogRecordCountPastItsOffsets(t *testing.T) {
+	dir := writeSegments(t, "h-0", map[int64][][]byte{0: {setRecordCount(testBatch(0, 1), 2147483647), testBatch(1, 2)}})
+	out, errOut, code := runCLI(t, []string{"log", "--summary", dir}, nil)
+	require.Equal(t, 0, code, errOut)
+	sum := logLines(t, out)[0]
+	require.EqualValues(t, 3, sum["records"], out)
+	require.EqualValues(t, 1, sum["offsetProblems"], out)
+	require.Contains(t, out, "the header declares 2147483647 records, more than its offsets hold (1)")
+	_, _, code = runCLI(t, []string{"log", "--summary", "--strict", dir}, nil)
+	require.Equal(t, 1, code)
+}

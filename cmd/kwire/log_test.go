@@ -32,6 +32,8 @@ func TestLogCLI(t *testing.T) {
 		{name: "not a Kafka file", args: []string{"log", "frames.hex"}, code: 1, stderr: "not a file Kafka writes"},
 		{name: "nothing named", args: []string{"log"}, code: 2, stderr: "kwire: log: name a file"},
 		{name: "bad format", args: []string{"log", "--format", "xml", "logdir"}, code: 2, stderr: "--format must be ndjson, json or tree"},
+		{name: "no batch read", args: []string{"log", "--max-batch", "0", "logdir"}, code: 2, stderr: "kwire: --max-batch must be above 0, not 0"},
+		{name: "a negative largest batch", args: []string{"log", "--max-batch", "-5", "logdir"}, code: 2, stderr: "kwire: --max-batch must be above 0, not -5"},
 	})
 }
 

@@ -132,7 +132,7 @@ func (s *Segment) fastJSON(w io.Writer, out []byte, b *Batch) ([]byte, error) {
 		open = -1
 		out = out[:0]
 	}
-	o := batchOptions(&d.warnings, &d.spare, s.o.MaxDecompressed)
+	o := batchOptions(&d.warnings, &d.spare, s.o.MaxDecompressed, s.o.MaxNodes)
 	o.Scratch = &d.scratch
 	o.Payload, o.Topic = s.o.Payload, s.o.Topic
 	_, err := rec.WriteJSON(&out, b.Bytes, o, flush)
@@ -160,7 +160,7 @@ func (s *Segment) internalJSON(out []byte, b *Batch) ([]byte, error) {
 	out = append(out, `,"batch":`...)
 	// The batch's JSON from its bytes again, its decompressions read
 	// from the tree's walk and its warnings said once.
-	o := batchOptions(nil, &d.spare, s.o.MaxDecompressed)
+	o := batchOptions(nil, &d.spare, s.o.MaxDecompressed, s.o.MaxNodes)
 	o.Scratch, o.Inflations = &d.scratch, d.inflations.Replay()
 	if werr := writeBatchJSON(&out, b.Bytes, o); werr != nil && err == nil {
 		err = werr
@@ -222,7 +222,7 @@ func (s *Segment) Decode(b *Batch) (*Entry, []DecodedRecord, error) {
 	d := &s.dec
 	d.slab.Reset()
 	d.warnings.Reset()
-	o := batchOptions(&d.warnings, &d.spare, s.o.MaxDecompressed)
+	o := batchOptions(&d.warnings, &d.spare, s.o.MaxDecompressed, s.o.MaxNodes)
 	if s.internalTopic() == nil {
 		o.Payload, o.Topic = s.o.Payload, s.o.Topic
 	}

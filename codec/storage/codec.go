@@ -49,11 +49,11 @@ func encodeMessage(dst []byte, m *schema.Message, version int16, v map[string]an
 func parseJSON(js []byte) (any, error) { return jsontext.Parse(js) }
 
 // batchOptions are the records options of one batch: its own budget (the
-// records package's default limits for its size), warnings collected in
-// w, KRaft control values decoded and written through the data-message
-// schemas.
-func batchOptions(w *budget.Warnings, spare *[]byte, maxDecompressed int) rec.Options {
-	return rec.Options{Warnings: w, Spare: spare, MaxDecompressed: maxDecompressed, DecodeData: datamsg.Decode, DataJSON: datamsg.AppendJSON}
+// records package's default limits for its size, or maxNodes when above
+// 0), warnings collected in w, KRaft control values decoded and written
+// through the data-message schemas.
+func batchOptions(w *budget.Warnings, spare *[]byte, maxDecompressed, maxNodes int) rec.Options {
+	return rec.Options{Warnings: w, Spare: spare, MaxDecompressed: maxDecompressed, MaxNodes: maxNodes, DecodeData: datamsg.Decode, DataJSON: datamsg.AppendJSON}
 }
 
 // decodeBatch decodes one batch or message-set entry (all of b) into a

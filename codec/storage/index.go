@@ -140,12 +140,22 @@ type IndexProblem struct {
 const MaxProblems = 1000
 
 // IndexCheck checks an .index or .timeindex against its segment while the
-// segment is read: Batch for each entry of the segment in order, then End.
+// segment is read: Batch for each entry of the segment in order, then End
+// (EndAlone, with no segment to read: the entries' order only).
 // It reads the index's entries as the batches reach them, so it holds one
 // entry at a time however large the files. What it checks:
 //
 //   - .index: each entry's position is the start of an entry of the
-//     segment that holds the entry's offset; offsets and positions rise.
+//     segment whose base offset is at or below the entry's offset, and
+//     the entry's offset is reached by that entry of the segment or a
+//     later one before the next index entry's position (or, for the last
+//     entry, before the segment ends); offsets and positions rise. Kafka
+//     4.0 and later write the offset of the batch at the position (its
+//     last); before 4.0, a follower and the log cleaner wrote one entry
+//     per append of many batches, with the largest offset appended and
+//     the first batch's position, so the offset can lie in a later
+//     batch. Either way a lookup (the largest entry at or below the
+//     offset sought, then a scan forward) finds what it seeks.
 //   - .timeindex: each entry's offset is held by an entry of the segment
 //     whose max timestamp is the entry's timestamp (Kafka writes the
 //     segment's largest timestamp so far and an offset of the batch that
@@ -158,8 +168,9 @@ const MaxProblems = 1000
 //     with an entry after them are out of order.
 //
 // Kafka's own check (kafka-dump-log.sh --index-sanity-check) is stricter
-// for .index: the offset must be the batch's last one. The entries Kafka
-// writes are that; the check here is what a reader relies on.
+// for .index: the offset must be the last of the batch at the position,
+// which entries written before 4.0 by a follower or the cleaner need not
+// be; the check here is what a reader relies on.
 type IndexCheck struct {
 	// OnEntry, when set, is called for every entry in order once it is
 	// checked, with its problem ("" when none); the unused zero entries at
@@ -186,6 +197,13 @@ type IndexCheck struct {
 	held    IndexEntry
 	holding bool // held waits for a zero entry 0 to be decided
 	done    bool
+	// waiting is an .index entry whose position is a batch that starts at
+	// or before its offset but ends before it: it is right once a batch
+	// reaches its offset (a later one, before the next entry's position),
+	// wrong if the segment ends first. waitAt is its batch's position.
+	waiting IndexEntry
+	wait    bool
+	waitAt  int64
 }
 
 // NewIndexCheck checks the index x reads against its segment.
@@ -287,7 +305,22 @@ func (c *IndexCheck) order(e *IndexEntry) string {
 
 // Batch checks the entries that segment entry b settles.
 func (c *IndexCheck) Batch(b *Batch) {
+	if c.wait && b.LastOffset >= c.waiting.Offset {
+		c.wait = false
+		c.decide(c.waiting, "")
+	}
 	for e := c.peek(); e != nil; e = c.peek() {
+		if c.wait {
+			if c.x.kind == OffsetIndex && int64(e.Position) >= b.Position+b.Size() {
+				return // the waiting entry can still be reached before e's position
+			}
+			// The batches from the waiting entry's position up to this
+			// entry's did not reach its offset.
+			c.wait = false
+			c.decide(c.waiting, "offset "+strconv.FormatInt(c.waiting.Offset, 10)+" is in no batch from its position "+strconv.FormatInt(c.waitAt, 10)+
+				" to entry "+strconv.Itoa(e.N)+"'s position "+strconv.Itoa(int(e.Position))+" (the batch at "+strconv.FormatInt(b.Position, 10)+
+				" ends at offset "+strconv.FormatInt(b.LastOffset, 10)+")")
+		}
 		if p := c.order(e); p != "" {
 			c.take(p)
 			continue
@@ -305,9 +338,19 @@ func (c *IndexCheck) Batch(b *Batch) {
 				c.take("position " + strconv.FormatInt(pos, 10) + " is not the start of an entry of the segment (it is " + at + ")")
 				continue
 			}
-			if e.Offset < b.BaseOffset || e.Offset > b.LastOffset {
-				c.take("offset " + strconv.FormatInt(e.Offset, 10) + " is not in the batch at position " + strconv.FormatInt(pos, 10) +
+			if e.Offset < b.BaseOffset {
+				c.take("offset " + strconv.FormatInt(e.Offset, 10) + " is below the batch at position " + strconv.FormatInt(pos, 10) +
 					" (offsets " + strconv.FormatInt(b.BaseOffset, 10) + "-" + strconv.FormatInt(b.LastOffset, 10) + ")")
+				continue
+			}
+			if e.Offset > b.LastOffset {
+				// Written by Kafka before 4.0 on a follower or by the
+				// cleaner: one entry per append of many batches, with the
+				// largest offset appended and the position of the first
+				// batch. A lookup finds the entry and reads on to its
+				// offset; a later batch must reach it.
+				c.waiting, c.wait, c.waitAt = *e, true, b.Position
+				c.next = nil
 				continue
 			}
 			c.take("")
@@ -337,14 +380,47 @@ func (c *IndexCheck) take(problem string) {
 
 // End checks the entries left once the segment is read: end is where its
 // last whole entry ends, last its last offset (-1 when it has none), and
-// stop the error [Segment.Next] stopped with (nil or io.EOF when no
-// segment was read or it was read to its end). When the segment could
-// not be read to its end (a damaged tail, a read error; preallocated
-// zeros are no damage), the entries left point where no entry could be
-// read, and are counted Unchecked, not as problems of the index.
+// stop the error [Segment.Next] stopped with (nil or io.EOF when it was
+// read to its end). When the segment could not be read to its end (a
+// damaged tail, a read error; preallocated zeros are no damage), the
+// entries left point where no entry could be read, and are counted
+// Unchecked, not as problems of the index. With no segment to check
+// against, end the check with EndAlone instead.
 func (c *IndexCheck) End(end, last int64, stop error) {
 	var te *TailError
 	damaged := stop != nil && !errors.Is(stop, io.EOF) && !(errors.As(stop, &te) && te.Zero)
+	if c.wait {
+		// An entry whose offset no batch after its position reached.
+		c.wait = false
+		switch {
+		case damaged:
+			c.waiting.Unchecked = true
+			c.Unchecked++
+			c.decide(c.waiting, "")
+		default:
+			c.decide(c.waiting, "offset "+strconv.FormatInt(c.waiting.Offset, 10)+" is past the segment's last offset ("+strconv.FormatInt(last, 10)+
+				"): in no batch from its position "+strconv.FormatInt(c.waitAt, 10)+" on")
+		}
+	}
+	c.end(func() string {
+		if c.x.kind == OffsetIndex {
+			return "position " + strconv.Itoa(int(c.next.Position)) + " is past the segment's last entry (which ends at " + strconv.FormatInt(end, 10) + ")"
+		}
+		return "offset " + strconv.FormatInt(c.next.Offset, 10) + " is past the segment's last offset (" + strconv.FormatInt(last, 10) + ")"
+	}, damaged)
+}
+
+// EndAlone ends a check that had no segment to check against (Batch was
+// never called: none is beside the index): each entry is checked against
+// the entries before it only, their order, and the zero entries at the
+// end are counted Unused.
+func (c *IndexCheck) EndAlone() {
+	c.end(func() string { return "" }, false)
+}
+
+// end decides the entries left: out of order, or else unchecked when the
+// segment was damaged, or else with the problem past gives (of c.next).
+func (c *IndexCheck) end(past func() string, damaged bool) {
 	for e := c.peek(); e != nil; e = c.peek() {
 		if p := c.order(e); p != "" {
 			c.take(p)
@@ -356,11 +432,7 @@ func (c *IndexCheck) End(end, last int64, stop error) {
 			c.take("")
 			continue
 		}
-		if c.x.kind == OffsetIndex {
-			c.take("position " + strconv.Itoa(int(e.Position)) + " is past the segment's last entry (which ends at " + strconv.FormatInt(end, 10) + ")")
-			continue
-		}
-		c.take("offset " + strconv.FormatInt(e.Offset, 10) + " is past the segment's last offset (" + strconv.FormatInt(last, 10) + ")")
+		c.take(past())
 	}
 	// Preallocated space is counted, not listed entry by entry.
 	c.Unused, c.UnusedFrom = c.zeros, c.zeroAt

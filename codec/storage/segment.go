@@ -57,6 +57,12 @@ type SegmentOptions struct {
 	// (DefaultMaxDecompressed when 0): past it, its records stay
 	// compressed, with a warning.
 	MaxDecompressed int
+	// MaxNodes bounds the nodes the decoding of one entry counts (the
+	// records package's default when 0: 2 per byte of the entry plus
+	// 2^20), so that what a batch declares cannot grow a tree: past it,
+	// the entry's records are left undecoded from there, with a limit
+	// warning. A tree drawn for people (Decode) wants fewer.
+	MaxNodes int
 	// Payload, when set, reads the keys and values of an ordinary topic's
 	// records for what they carry (codec/payload's Decoder.Decode: text,
 	// JSON, the schema registry's framing, Avro, Protobuf, JSON Schema),

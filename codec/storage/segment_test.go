@@ -180,7 +180,7 @@ func TestIndexCheckFindsWrongEntries(t *testing.T) {
 	require.GreaterOrEqual(t, len(index), 16)
 	bad := append([]byte(nil), index...)
 	binary.BigEndian.PutUint32(bad[4:], binary.BigEndian.Uint32(bad[4:])+1) // entry 0: one byte into its batch
-	binary.BigEndian.PutUint32(bad[8:], binary.BigEndian.Uint32(bad[8:])+1) // entry 1: an offset of the next batch
+	binary.BigEndian.PutUint32(bad[len(bad)-8:], 40)                        // the last entry: an offset past the segment's (29)
 	var seen []string
 	oc := NewIndexCheck(NewIndexReader(bytes.NewReader(bad), OffsetIndex, 0))
 	oc.OnEntry = func(e IndexEntry, p string) { seen = append(seen, fmt.Sprint(e.N, ":", p)) }
@@ -189,8 +189,8 @@ func TestIndexCheckFindsWrongEntries(t *testing.T) {
 	require.Equal(t, 2, oc.Count)
 	require.Equal(t, 0, oc.Problems[0].Entry)
 	require.Contains(t, oc.Problems[0].Msg, "is not the start of an entry of the segment")
-	require.Equal(t, 1, oc.Problems[1].Entry)
-	require.Contains(t, oc.Problems[1].Msg, "is not in the batch at position")
+	require.Equal(t, len(index)/8-1, oc.Problems[1].Entry)
+	require.Equal(t, "offset 40 is past the segment's last offset (29): in no batch from its position 1035 on", oc.Problems[1].Msg)
 	require.Len(t, seen, len(index)/8, "every entry is reported once, in order")
 
 	// Past the end, out of order, preallocated zeros.
@@ -350,4 +350,117 @@ func TestTimeIndexTimestampIsItsBatchsMax(t *testing.T) {
 	_, err = readAll(t, log, tc)
 	require.NoError(t, err)
 	require.Zero(t, tc.Count, "%v", tc.Problems)
+}
+
+// EndAlone checks an index with no segment read for its entries' order
+// only: an index as Kafka writes it has no problem, an entry out of order
+// has, and preallocated zeros at the end are unused.
+func TestIndexCheckEndAlone(t *testing.T) {
+	_, index, timeindex := testSegment(0, 10)
+	for _, x := range []struct {
+		kind IndexKind
+		b    []byte
+	}{{OffsetIndex, index}, {TimeIndex, timeindex}} {
+		require.GreaterOrEqual(t, len(x.b), 3*x.kind.size())
+		c := NewIndexCheck(NewIndexReader(bytes.NewReader(append(append([]byte(nil), x.b...), make([]byte, 4*x.kind.size())...)), x.kind, 0))
+		n := 0
+		c.OnEntry = func(IndexEntry, string) { n++ }
+		c.EndAlone()
+		require.Zero(t, c.Count, "%v: %v", x.kind, c.Problems)
+		require.Equal(t, len(x.b)/x.kind.size(), n)
+		require.Equal(t, 4, c.Unused)
+
+		bad := append([]byte(nil), x.b...)
+		copy(bad[x.kind.size():], bad[:x.kind.size()]) // entry 1 repeats entry 0
+		c = NewIndexCheck(NewIndexReader(bytes.NewReader(bad), x.kind, 0))
+		c.EndAlone()
+		require.Equal(t, 1, c.Count, "%v: %v", x.kind, c.Problems)
+		require.Equal(t, 1, c.Problems[0].Entry)
+		require.Contains(t, c.Problems[0].Msg, "is not above the entry before")
+	}
+}
+
+// An .index entry written by Kafka before 4.0 on a follower or by the
+// log cleaner (one per append of many batches: the largest offset
+// appended, the position of the first batch) names an offset of a later
+// batch than the one at its position: a lookup through it still works,
+// and it is no problem. An entry whose position is not a batch's start,
+// whose batch starts after its offset, or whose offset no batch from its
+// position up to the next entry's reaches (or the segment's end) is.
+func TestIndexCheckAcceptsAppendChunkEntries(t *testing.T) {
+	log, _, _ := testSegment(0, 10) // batches of offsets 3k to 3k+2 at 115k
+	entries := func(es ...[2]uint32) []byte {
+		var b []byte
+		for _, e := range es {
+			b = binary.BigEndian.AppendUint32(b, e[0])
+			b = binary.BigEndian.AppendUint32(b, e[1])
+		}
+		return b
+	}
+	for _, c := range []struct {
+		name  string
+		index []byte
+		want  []string // "entry: problem"
+	}{
+		{"appends of three batches", entries([2]uint32{11, 230}, [2]uint32{20, 575}, [2]uint32{29, 920}), nil},
+		{"an offset two batches on", entries([2]uint32{11, 115}, [2]uint32{14, 460}), nil},
+		{"its batch starts after its offset", entries([2]uint32{5, 115}, [2]uint32{7, 345}),
+			[]string{"1: offset 7 is below the batch at position 345 (offsets 9-11)"}},
+		{"not a batch's start", entries([2]uint32{11, 231}),
+			[]string{"0: position 231 is not the start of an entry of the segment (it is inside the entry at 230)"}},
+		{"not reached before the next entry", entries([2]uint32{14, 115}, [2]uint32{15, 345}),
+			[]string{"0: offset 14 is in no batch from its position 115 to entry 1's position 345 (the batch at 345 ends at offset 11)"}},
+		{"past the segment", entries([2]uint32{11, 230}, [2]uint32{30, 920}),
+			[]string{"1: offset 30 is past the segment's last offset (29): in no batch from its position 920 on"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			oc := NewIndexCheck(NewIndexReader(bytes.NewReader(c.index), OffsetIndex, 0))
+			n := 0
+			oc.OnEntry = func(e IndexEntry, _ string) {
+				require.Equal(t, n, e.N, "in order")
+				n++
+			}
+			_, err := readAll(t, log, oc)
+			require.NoError(t, err)
+			require.Equal(t, len(c.index)/8, n, "every entry reported once")
+			var got []string
+			for _, p := range oc.Problems {
+				got = append(got, fmt.Sprint(p.Entry, ": ", p.Msg))
+			}
+			require.Equal(t, c.want, got)
+		})
+	}
+
+	// Cut after the batch at 345 (offsets 9-11): an entry waiting for
+	// offset 14 points past where the damaged segment could be read.
+	oc := NewIndexCheck(NewIndexReader(bytes.NewReader(entries([2]uint32{14, 230})), OffsetIndex, 0))
+	_, err := readAll(t, log[:460+20], oc)
+	require.Error(t, err)
+	require.Zero(t, oc.Count, "%v", oc.Problems)
+	require.Equal(t, 1, oc.Unchecked)
+}
+
+// SegmentOptions.MaxNodes bounds the tree Decode builds of one entry:
+// past it the records are left undecoded, with a limit warning.
+func TestSegmentMaxNodes(t *testing.T) {
+	var recs []storagedata.Record
+	for i := 0; i < 2000; i++ {
+		recs = append(recs, storagedata.Record{Value: []byte("v")})
+	}
+	b := storagedata.Batch(recs, storagedata.BatchOptions{FirstTimestamp: 1700000000000, ProducerID: -1})
+	for _, max := range []int{0, 1000} {
+		s := NewSegment(bytes.NewReader(b), SegmentOptions{MaxNodes: max})
+		e, err := s.Next()
+		require.NoError(t, err)
+		res, _, err := s.Decode(e)
+		require.NoError(t, err)
+		if max == 0 {
+			require.Len(t, res.Records, 2000)
+			require.False(t, s.Warned())
+			continue
+		}
+		require.Less(t, len(res.Records), 2000)
+		require.True(t, s.Warned())
+		require.Contains(t, s.Warnings()[0].Message, "MaxNodes limit (1000 nodes)")
+	}
 }

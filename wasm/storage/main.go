@@ -327,7 +327,8 @@ func (s *session) open() string {
 }
 
 // checkedBy is the segment file index j is checked against: the first
-// segment with its base offset, or -1 (not an offset or time index, or
+// segment with its base offset and suffix (X.index.deleted is
+// X.log.deleted's), or -1 (not an offset or time index, or
 // no such segment among the files).
 func (s *session) checkedBy(j int) int {
 	f := &s.files[j]
@@ -335,7 +336,7 @@ func (s *session) checkedBy(j int) int {
 		return -1
 	}
 	for i := range s.files {
-		if g := &s.files[i]; g.kind.Kind == storage.SegmentFile && g.kind.Offset == f.kind.Offset {
+		if g := &s.files[i]; g.kind.Kind == storage.SegmentFile && g.kind.Offset == f.kind.Offset && g.kind.Suffix == f.kind.Suffix {
 			return i
 		}
 	}
@@ -673,7 +674,7 @@ func (x *indexFile) on(e storage.IndexEntry, p string) {
 // index lists an index file's entries with their problems: a transaction
 // index's read here, an offset or time index's checked against its
 // segment in the segment's pass (or, with no segment beside it, read
-// here, unchecked).
+// here, its entries' order checked only).
 func (s *session) index(w *jsontext.Writer, x *indexFile) []string {
 	if x.c == nil {
 		for {
@@ -688,7 +689,7 @@ func (s *session) index(w *jsontext.Writer, x *indexFile) []string {
 		}
 	} else {
 		if !x.checked {
-			x.c.End(1<<62, 1<<62, nil)
+			x.c.EndAlone()
 			w.Key("unchecked")
 			w.Bool(true)
 		}

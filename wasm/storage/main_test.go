@@ -226,3 +226,38 @@ func await(t *testing.T, p any) string {
 	}
 	return v.String()
 }
+
+// TestStorageIndexAlone: an .index opened without its segment has its
+// entries checked for order only (no entry is "past the segment's last
+// entry" of a segment that is not there), and an .index.deleted opened
+// with its .log.deleted is checked against it, as an .index is against
+// its .log.
+func TestStorageIndexAlone(t *testing.T) {
+	var batches [][]byte
+	for i := 0; i < 6; i++ {
+		batches = append(batches, storagedata.Batch([]storagedata.Record{{Key: []byte("k"), Value: []byte("v")}, {Value: []byte("w")}},
+			storagedata.BatchOptions{FirstTimestamp: 1700000000000 + int64(i), ProducerID: -1}))
+	}
+	log, index, _ := storagedata.Segment(0, 0, batches, 1)
+	if len(index) < 16 {
+		t.Fatalf("index of %d bytes", len(index))
+	}
+	bad := append([]byte(nil), index...)
+	bad[15]++ // entry 1 one byte into its batch
+	openFiles := func(files map[string][]byte) string {
+		names, blobs := js.Global().Get("Array").New(), js.Global().Get("Array").New()
+		for name, b := range files {
+			names.Call("push", name)
+			blobs.Call("push", js.Global().Get("Blob").New([]any{glue.Uint8Array(b)}))
+		}
+		return await(t, open(js.Undefined(), []js.Value{names, blobs, js.Undefined()}))
+	}
+	got := openFiles(map[string][]byte{"00000000000000000000.index": index})
+	if strings.Contains(got, "past the segment") || !strings.Contains(got, `"unchecked":true`) {
+		t.Errorf("a lone index: %.600s", got)
+	}
+	got = openFiles(map[string][]byte{"00000000000000000000.log.deleted": log, "00000000000000000000.index.deleted": bad})
+	if !strings.Contains(got, "is not the start of an entry of the segment") {
+		t.Errorf("a deleted index with its deleted segment: %.600s", got)
+	}
+}
