@@ -40,9 +40,11 @@
 package main
 
 import (
+	"encoding/binary"
 	"errors"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall/js"
@@ -388,55 +390,17 @@ func guess(this js.Value, args []js.Value) any {
 const partialOver = 64 << 10
 
 // partial(bytes, size) lists the readings of a response that no API and
-// version reads cleanly (a truncated frame, say), those that read
-// furthest first: the page draws the first one's partial tree with the
+// version reads cleanly (a truncated frame, say), the likeliest first
+// (partialReadings): the page draws the first one's partial tree with the
 // error at its byte, so the bytes that are there still mean something.
-// A reading that ran out of bytes ranks above one that found an
-// impossible value (a count larger than the bytes left, say). Frames larger than partialOver are not tried.
+// Frames larger than partialOver are not tried.
 func partial(this js.Value, args []js.Value) any {
 	b := bytesArg(arg(args, 0))
-	hasSize := sized(b, arg(args, 1))
 	if len(b) > partialOver {
 		return "[]"
 	}
-	type reading struct {
-		api      *schema.API
-		v        int16
-		off, buf int
-		msg      string
-		out      bool // the reading ran out of bytes
-	}
-	var best []reading
-	for _, api := range schema.APIs() {
-		for v := api.Response.Valid.Lo; v <= api.Response.Valid.Hi; v++ {
-			o := codec.Options{Response: true, APIKey: api.Key, Version: v, NoSizePrefix: !hasSize, Kafka: true}
-			o.MaxNodes = 8*len(b) + 64
-			_, err := codec.Decode(b, o)
-			var de *codec.DecodeError
-			if err == nil || !errors.As(err, &de) || de.Buf != 0 {
-				continue
-			}
-			r := reading{api: api, v: v, off: de.Offset, buf: de.Buf, msg: de.Error()}
-			// Running out of bytes is what a cut-short frame does; an
-			// impossible value earlier is a worse reading.
-			r.out = de.Offset >= len(b) || strings.Contains(de.Found, "left") || strings.Contains(de.Found, "end")
-			better := func(a, b reading) bool { return a.out && !b.out || a.out == b.out && a.off > b.off }
-			i := len(best)
-			for i > 0 && better(r, best[i-1]) {
-				i--
-			}
-			if i < 5 {
-				best = append(best, reading{})
-				copy(best[i+1:], best[i:])
-				best[i] = r
-				if len(best) > 5 {
-					best = best[:5]
-				}
-			}
-		}
-	}
 	dst := []byte{'['}
-	for i, r := range best {
+	for i, r := range partialReadings(b, sized(b, arg(args, 1))) {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
@@ -451,6 +415,65 @@ func partial(this js.Value, args []js.Value) any {
 		dst = append(dst, '}')
 	}
 	return string(append(dst, ']'))
+}
+
+// reading is a response reading that failed in the frame's own bytes.
+type reading struct {
+	api      *schema.API
+	v        int16
+	off      int
+	msg      string
+	warnings int  // lenient readings before the failure
+	cut      bool // the failure is the frame's bytes ending
+}
+
+// partialReadings reads b as a response of every API and version and
+// keeps the five likeliest of those that fail in b's own bytes. A reading
+// with fewer warnings (nulls where the schema has none, text that is not
+// UTF-8: what a wrong reading finds) ranks first; then one the cut
+// explains (it ran out of bytes, or a length it read would fit the frame
+// its size prefix declares) above one that found an impossible value;
+// then the one that read further.
+func partialReadings(b []byte, hasSize bool) []reading {
+	declared := len(b)
+	if hasSize && len(b) >= 4 {
+		declared = 4 + int(binary.BigEndian.Uint32(b))
+	}
+	better := func(a, b reading) bool {
+		if a.warnings != b.warnings {
+			return a.warnings < b.warnings
+		}
+		return a.cut && !b.cut || a.cut == b.cut && a.off > b.off
+	}
+	var best []reading
+	for _, api := range schema.APIs() {
+		for v := api.Response.Valid.Lo; v <= api.Response.Valid.Hi; v++ {
+			o := codec.Options{Response: true, APIKey: api.Key, Version: v, NoSizePrefix: !hasSize, Kafka: true}
+			o.MaxNodes = 8*len(b) + 64
+			f, err := codec.Decode(b, o)
+			var de *codec.DecodeError
+			if err == nil || !errors.As(err, &de) || de.Buf != 0 {
+				continue
+			}
+			r := reading{api: api, v: v, off: de.Offset, msg: de.Error()}
+			if f != nil {
+				r.warnings = len(f.Warnings)
+			}
+			r.cut = de.Offset >= len(b) || strings.Contains(de.Found, "left") || strings.Contains(de.Found, "end")
+			if n, err := strconv.Atoi(strings.SplitN(de.Found, " ", 2)[0]); err == nil && len(b) < declared && de.Offset+n <= declared {
+				r.cut = true // a length the whole frame would hold
+			}
+			i := len(best)
+			for i > 0 && better(r, best[i-1]) {
+				i--
+			}
+			if i < 5 {
+				best = slices.Insert(best, i, r)
+				best = best[:min(len(best), 5)]
+			}
+		}
+	}
+	return best
 }
 
 // scanExchanges(frames, apiKeys, versions) decodes a capture's frames
