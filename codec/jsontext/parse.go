@@ -25,7 +25,7 @@ func (e *SyntaxError) Error() string {
 // bools and nil. Invalid UTF-8 in strings becomes U+FFFD. It is a small
 // parser of its own rather than encoding/json's Decoder, whose reflection
 // would add a third of a megabyte to the WebAssembly build. Nesting deeper
-// than MaxDepth is refused.
+// than MaxDepth is refused, and so is an object with a key twice.
 func Parse(js []byte) (any, error) {
 	p := jsonParser{b: js}
 	p.ws()
@@ -130,9 +130,15 @@ func (p *jsonParser) value(depth int) (any, error) {
 			if p.i >= len(p.b) || p.b[p.i] != '"' {
 				return nil, p.fail("expected a string key")
 			}
+			at := p.i
 			k, err := p.str()
 			if err != nil {
 				return nil, err
+			}
+			if _, dup := obj[k]; dup {
+				// Which one was meant is not known: taking the last, as
+				// encoding/json does, hides an edit's slip.
+				return nil, &SyntaxError{Offset: at, Msg: "duplicate key " + strconv.Quote(k) + " in an object"}
 			}
 			p.ws()
 			if p.i >= len(p.b) || p.b[p.i] != ':' {

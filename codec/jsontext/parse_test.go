@@ -1,6 +1,8 @@
 package jsontext
 
 import (
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -49,4 +51,27 @@ func TestParseNextEndsWhereAValueEnds(t *testing.T) {
 	// Parse, of one value, says the same of a leading zero.
 	_, err := Parse([]byte("[007]"))
 	require.EqualError(t, err, "invalid JSON at byte 1: a number with a leading zero")
+}
+
+// An object with a key twice is refused at the second, in objects at any
+// depth: which value was meant is not known.
+func TestParseRefusesDuplicateKeys(t *testing.T) {
+	for _, tc := range []struct {
+		in string
+		at int
+	}{
+		{`{"a":1,"a":2}`, 7},
+		{`{"x":{"b":[],"c":1,"b":{}}}`, 19},
+		{`[{"k":1},{"k":2,"k":3}]`, 16},
+		{`{"\u0061":1,"a":2}`, 12}, // the same key, escaped once
+	} {
+		_, err := Parse([]byte(tc.in))
+		var se *SyntaxError
+		if !errors.As(err, &se) || se.Offset != tc.at || !strings.HasPrefix(se.Msg, "duplicate key ") {
+			t.Errorf("%s: %v, want a duplicate key at byte %d", tc.in, err, tc.at)
+		}
+	}
+	if _, err := Parse([]byte(`[{"k":1},{"k":2}]`)); err != nil {
+		t.Errorf("the same key in two objects: %v", err)
+	}
 }

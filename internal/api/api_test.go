@@ -315,6 +315,7 @@ func TestEncodeErrors(t *testing.T) {
 		{"truncated JSON", "", good[:40], "", 40, ""},
 		{"truncated JSON after a byte order mark", "", "\xef\xbb\xbf" + good[:40], "", 43, ""}, // offsets count the mark
 		{"two values", "", good + " " + good, "", len(good) + 1, "one JSON value"},
+		{"a key twice", "", strings.Replace(good, `"correlationId":7`, `"correlationId":7,"correlationId":8`, 1), "", strings.Index(good, `"correlationId":7`) + len(`"correlationId":7,`), ""},
 		{"an array", "", "[1,2]", "", -1, "an object with direction, apiKey, apiVersion, header and body"},
 		{"unknown top-level key", "", strings.Replace(good, `"body"`, `"bdy"`, 1), "bdy", -1, ""},
 		{"unknown body field", "", strings.Replace(good, `clientSoftwareName`, `clientName`, 1), "body.clientName", -1, ""},
