@@ -467,10 +467,16 @@ func (h *half) gap(n int64) {
 	}
 	if h.synced && len(h.buf) >= 4 {
 		fend := h.bufOff + 4 + int64(binary.BigEndian.Uint32(h.buf))
+		kept := h.damaged(fend)
+		if h.released {
+			return
+		}
 		if fend >= end {
-			// The gap lies within the current frame: drop it and continue
-			// in sync after it.
-			h.e.note(h.c, "frame at stream offset %d (%d bytes) damaged by a gap, dropped", h.bufOff, fend-h.bufOff)
+			// The gap lies within the current frame: drop it (unless
+			// kept) and continue in sync after it.
+			if !kept {
+				h.e.note(h.c, "frame at stream offset %d (%d bytes) damaged by a gap, dropped", h.bufOff, fend-h.bufOff)
+			}
 			h.skip(int64(len(h.buf)) + n)
 			h.buf = h.buf[:0]
 			h.marks = h.marks[:0]
@@ -480,6 +486,29 @@ func (h *half) gap(n int64) {
 		}
 	}
 	h.loseSync(end)
+}
+
+// damaged hands on the frame h.buf begins, which ends at stream offset
+// fend, a gap having begun inside it (Options.KeepDamaged): what was
+// captured before the gap (Frame.Missing says how much was not), when it
+// holds the frame's header, so that a request is paired with its answer,
+// which then decodes as the API and version the request names, and the
+// request is shown, damaged, rather than lost. It reports whether it
+// did; the caller drops the frame otherwise.
+func (h *half) damaged(fend int64) bool {
+	have := int64(len(h.buf))
+	missing := fend - h.bufOff - have
+	need := 12 // a request's API key, version and correlation id
+	if h.role() == roleBroker {
+		need = 8 // a response's correlation id
+	}
+	if !h.e.opts.KeepDamaged || have < int64(need) || h.role() == roleClient && !looksLikeRequest(h.buf, h.e.opts.MaxFrame) {
+		return false
+	}
+	h.e.note(h.c, "frame at stream offset %d (%d bytes) damaged by a gap: only its first %d bytes are kept, %d are missing", h.bufOff, fend-h.bufOff, have, missing)
+	h.emit(h.buf, h.bufOff, missing)
+	h.buf = h.buf[:0]
+	return true
 }
 
 func (h *half) loseSync(at int64) {
@@ -828,20 +857,21 @@ func (h *half) scan(buf []byte) int {
 		if len(rest) < total {
 			break
 		}
-		h.emit(rest[:total], h.bufOff+int64(p))
+		h.emit(rest[:total], h.bufOff+int64(p), 0)
 		p += total
 	}
 	return p
 }
 
-// emit hands a copy of the frame b, at stream offset off, to the engine.
-func (h *half) emit(b []byte, off int64) {
+// emit hands a copy of the frame b, at stream offset off, to the engine;
+// missing counts the bytes of it a gap took (Frame.Missing).
+func (h *half) emit(b []byte, off int64, missing int64) {
 	var own []byte
 	if h.e.opts.Buffer != nil {
 		own = h.e.opts.Buffer(len(b))[:0]
 	}
 	b = append(own, b...)
-	f := &Frame{Conn: h.c, StreamOffset: off, Bytes: b, dir: h.idx}
+	f := &Frame{Conn: h.c, StreamOffset: off, Bytes: b, Missing: missing, dir: h.idx}
 	if len(b) >= 8 && h.role() != roleBroker && binary.BigEndian.Uint32(b[4:]) == uint32(schema.KeySaslHandshake)<<16 {
 		// After a SaslHandshake v0 come raw SASL tokens, size-prefixed
 		// but no Kafka frames: a boundary is no longer known to be a
