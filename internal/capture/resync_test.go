@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"hash/crc32"
+	"strings"
 	"testing"
 
 	"github.com/google/gopacket/layers"
@@ -76,6 +77,16 @@ func TestResyncInRecordsOfAnOlderResponse(t *testing.T) {
 		assert.Equal(t, 4, r.Frames)
 		assert.Equal(t, int64(len(tail)), r.SkippedBytes)
 		assert.False(t, hasNote(r, "incomplete frame"), "%v", r.Notes)
+		// The answer to 6 is framed as it comes (packet 3), not when the
+		// connection ends: record bytes before it that read as the start
+		// of a frame reaching past its first byte wait for nothing.
+		var at []int
+		for _, n := range r.Notes {
+			if strings.Contains(n.Message, "to resynchronise at offset") {
+				at = append(at, n.Packet)
+			}
+		}
+		assert.Equal(t, []int{3}, at, "%v", r.Notes)
 	}
 }
 

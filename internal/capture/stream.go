@@ -694,6 +694,11 @@ func (h *half) respCandidate(b []byte, off int64) verdict {
 		// Bytes from before every waiting request: judged as if none
 		// waited.
 	}
+	if !h.c.decided && h.answers(b, h.pktAt(off)) {
+		// the correlation id of a request-like frame of the other side,
+		// sent before these bytes (decide takes it for an echo too)
+		return vYes
+	}
 	// No outstanding requests to check against: require the frame to be
 	// followed by another plausible response header: a size (of 1 MiB at
 	// most, as for this one: a larger one is what record data reads as
@@ -803,6 +808,27 @@ func (h *half) preempt(data []byte, pkt int) {
 	h.tentative = false
 }
 
+// answerInside reports whether a frame that b, at stream offset at,
+// would begin, waiting for more bytes to be judged, claims bytes that a
+// segment begins as the answer to a waiting request (and is no answer
+// itself): it is then no frame, as in preempt, and the resynchronisation
+// need not wait for its end to go on to that answer.
+func (h *half) answerInside(b []byte, at int64) bool {
+	if len(b) < 4 || h.role() == roleClient {
+		return false
+	}
+	end := at + 4 + int64(binary.BigEndian.Uint32(b))
+	for _, m := range h.marks {
+		if m.off <= at || m.off >= end || m.off-at >= int64(len(b)) {
+			continue
+		}
+		if h.answers(b[m.off-at:], m.ord) {
+			return !h.answers(b, h.pktAt(at))
+		}
+	}
+	return false
+}
+
 // pktAt is the index of the packet that delivered the byte at stream
 // offset off of the buffer being framed (0 when unknown).
 func (h *half) pktAt(off int64) int {
@@ -900,7 +926,7 @@ func (h *half) scan(buf []byte) int {
 			for ; i < len(rest); i++ {
 				at := h.bufOff + int64(p+i)
 				v := h.candidate(rest[i:], at)
-				if v == vMore && h.final {
+				if v == vMore && (h.final || h.answerInside(rest[i:], at)) {
 					v = vNo
 				}
 				if v == vNo && h.recEnd > at {
