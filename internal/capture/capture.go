@@ -60,6 +60,16 @@ type Options struct {
 	// later is an unpaired response). Defaults 65536 and 128 MiB.
 	MaxWaiting      int
 	MaxWaitingBytes int
+	// KeepDamaged hands on a frame a gap (bytes lost, or cut by the snap
+	// length) cut into, with what was captured of it before the gap
+	// (Frame.Missing says how much was not), when that holds its header:
+	// a request's API key, version and correlation id, a response's
+	// correlation id. A request so kept pairs with its answer, which
+	// then reads as the API and version the request names, rather than
+	// answering nothing. Unset, such a frame is dropped (a note says so).
+	// A reader that sets it sees frames that do not decode whole: their
+	// bytes end early, not the sender's encoding.
+	KeepDamaged bool
 	// Buffer, when set, gives the slice (length 0, capacity at least n)
 	// a frame's n bytes are copied into, so that a reader done with an
 	// exchange's frames can hand their buffers out again (kwire pcap
@@ -161,6 +171,14 @@ type Frame struct {
 	// PacketIndex is the 1-based index in the file of the packet that
 	// completed the frame (as Wireshark numbers frames).
 	PacketIndex int
+	// Missing counts the bytes of the frame that Bytes lacks: a gap
+	// (bytes lost, or cut by the snap length) began inside it, and it was
+	// kept (Options.KeepDamaged). Bytes then holds what was captured
+	// before the gap, its size prefix still saying the whole frame's
+	// size, so the frame decodes in part only; its header (a request's
+	// API key, version and correlation id, a response's correlation id)
+	// is there, and pairs it. 0 for a whole frame.
+	Missing int64
 
 	dir      int // index of the sending endpoint in Conn.ep
 	firstPkt int // packet index of the first byte

@@ -41,8 +41,11 @@ func checkResult(t *testing.T, r *Result) {
 			if f == nil {
 				continue
 			}
-			if len(f.Bytes) < 4 || int(binary.BigEndian.Uint32(f.Bytes))+4 != len(f.Bytes) {
-				t.Fatalf("bad frame %x", f.Bytes)
+			if len(f.Bytes) < 4 || int64(binary.BigEndian.Uint32(f.Bytes))+4 != int64(len(f.Bytes))+f.Missing {
+				t.Fatalf("bad frame %x (%d bytes missing)", f.Bytes, f.Missing)
+			}
+			if f.Missing < 0 || f.Missing > 0 && len(f.Bytes) < 8 {
+				t.Fatalf("damaged frame %x (%d bytes missing) without its header", f.Bytes, f.Missing)
 			}
 			if f.Conn != x.Conn {
 				t.Fatal("frame conn mismatch")
@@ -62,8 +65,9 @@ func FuzzRead(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		// A small window, so evictions happen too.
-		opts := Options{MaxStreamBuffer: 1 << 16, MaxWaiting: 8}
+		// A small window, so evictions happen too; damaged frames kept
+		// for half the inputs.
+		opts := Options{MaxStreamBuffer: 1 << 16, MaxWaiting: 8, KeepDamaged: len(data)%2 == 0}
 		r, err := Read(bytes.NewReader(data), opts)
 		if err != nil {
 			return

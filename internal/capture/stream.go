@@ -3,6 +3,7 @@ package capture
 import (
 	"bytes"
 	"encoding/binary"
+	"hash/crc32"
 	"sort"
 	"time"
 
@@ -41,12 +42,21 @@ type half struct {
 	holdUntil int
 
 	// framing
-	buf      []byte // undelivered stream bytes starting at bufOff
-	bufOff   int64
-	off      int64 // stream offset of the next byte to arrive
-	marks    []mark
-	mcur     int
-	synced   bool
+	buf    []byte // undelivered stream bytes starting at bufOff
+	bufOff int64
+	off    int64 // stream offset of the next byte to arrive
+	marks  []mark
+	mcur   int
+	synced bool
+	// tentative: in sync since a resynchronisation, and not borne out
+	// since by a frame that answers a waiting request: the frame being
+	// gathered may be made of another frame's bytes (records that read as
+	// a header), so a segment that starts as the answer to a waiting
+	// request is taken for one (preempt)
+	tentative bool
+	// recEnd: where a record batch respCandidate met while resynchronising
+	// ends (no frame starts inside it)
+	recEnd   int64
 	skipTo   int64 // bytes before this offset are discarded (rest of a damaged frame)
 	skipped  int64 // bytes skipped since sync was lost
 	final    bool
@@ -376,6 +386,9 @@ func (h *half) deliver(data []byte, t time.Time, pkt int) {
 	if h.off == 0 && len(h.buf) == 0 && h.tls(data) {
 		return
 	}
+	if len(h.buf) > 0 && h.tentative && h.synced {
+		h.preempt(data, pkt)
+	}
 	if len(h.buf) == 0 {
 		h.bufOff = h.off
 		h.marks = h.marks[:0]
@@ -467,10 +480,16 @@ func (h *half) gap(n int64) {
 	}
 	if h.synced && len(h.buf) >= 4 {
 		fend := h.bufOff + 4 + int64(binary.BigEndian.Uint32(h.buf))
+		kept := h.damaged(fend)
+		if h.released {
+			return
+		}
 		if fend >= end {
-			// The gap lies within the current frame: drop it and continue
-			// in sync after it.
-			h.e.note(h.c, "frame at stream offset %d (%d bytes) damaged by a gap, dropped", h.bufOff, fend-h.bufOff)
+			// The gap lies within the current frame: drop it (unless
+			// kept) and continue in sync after it.
+			if !kept {
+				h.e.note(h.c, "frame at stream offset %d (%d bytes) damaged by a gap, dropped", h.bufOff, fend-h.bufOff)
+			}
 			h.skip(int64(len(h.buf)) + n)
 			h.buf = h.buf[:0]
 			h.marks = h.marks[:0]
@@ -480,6 +499,29 @@ func (h *half) gap(n int64) {
 		}
 	}
 	h.loseSync(end)
+}
+
+// damaged hands on the frame h.buf begins, which ends at stream offset
+// fend, a gap having begun inside it (Options.KeepDamaged): what was
+// captured before the gap (Frame.Missing says how much was not), when it
+// holds the frame's header, so that a request is paired with its answer,
+// which then decodes as the API and version the request names, and the
+// request is shown, damaged, rather than lost. It reports whether it
+// did; the caller drops the frame otherwise.
+func (h *half) damaged(fend int64) bool {
+	have := int64(len(h.buf))
+	missing := fend - h.bufOff - have
+	need := 12 // a request's API key, version and correlation id
+	if h.role() == roleBroker {
+		need = 8 // a response's correlation id
+	}
+	if !h.e.opts.KeepDamaged || have < int64(need) || h.role() == roleClient && !looksLikeRequest(h.buf, h.e.opts.MaxFrame) {
+		return false
+	}
+	h.e.note(h.c, "frame at stream offset %d (%d bytes) damaged by a gap: only its first %d bytes are kept, %d are missing", h.bufOff, fend-h.bufOff, have, missing)
+	h.emit(h.buf, h.bufOff, missing)
+	h.buf = h.buf[:0]
+	return true
 }
 
 func (h *half) loseSync(at int64) {
@@ -562,14 +604,17 @@ func (h *half) reqCandidate(b []byte) verdict {
 	// Header fields of all-zero-ish data look like requests too often.
 	// A client id of 3+ printable characters is convincing; otherwise, for
 	// frames up to 1 MiB, also require the next frame's header to be
-	// plausible (or the stream to end right after the frame).
-	if size > 1<<20 {
-		return vYes
-	}
+	// plausible (or the stream to end right after the frame). A larger
+	// frame is taken on its client id alone: its end is too far to wait
+	// for, and a size prefix of a few MiB is just what record data (04 76
+	// 31 00, from a header value "v1") reads as.
 	// A request of 8 or 9 bytes (header v0) has no client id: b[12:] may
 	// already be the next frame, or nothing.
 	if textClientID(b, 3) {
 		return vYes
+	}
+	if size > 1<<20 {
+		return vNo
 	}
 	end := 4 + int(size)
 	if len(b) < end+8 {
@@ -649,22 +694,139 @@ func (h *half) respCandidate(b []byte, off int64) verdict {
 		// Bytes from before every waiting request: judged as if none
 		// waited.
 	}
+	if !h.c.decided && h.answers(b, h.pktAt(off)) {
+		// the correlation id of a request-like frame of the other side,
+		// sent before these bytes (decide takes it for an echo too)
+		return vYes
+	}
 	// No outstanding requests to check against: require the frame to be
-	// followed by another plausible size prefix.
+	// followed by another plausible response header: a size (of 1 MiB at
+	// most, as for this one: a larger one is what record data reads as
+	// too often) and a correlation id that is not negative.
 	if size > 1<<20 {
 		return vNo
 	}
 	end := 4 + int(size)
-	if len(b) < end+4 {
+	if len(b) < end+8 {
 		if h.final && len(b) == end {
 			return vYes
 		}
-		return vMore
+		if !h.final || len(b) < end+4 {
+			return vMore
+		}
 	}
-	if _, ok := frameSize(b[end:], 4, max); ok {
-		return vYes
+	if next, ok := frameSize(b[end:], 4, max); !ok || next > 1<<20 {
+		return vNo
 	}
-	return vNo
+	if len(b) >= end+8 && int32(binary.BigEndian.Uint32(b[end+4:])) < 0 {
+		return vNo
+	}
+	if records(b[:end]) {
+		h.recEnd = off + int64(end)
+		return vNo
+	}
+	return vYes
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// records reports whether b, read as a frame (a size prefix and what it
+// counts), is a record batch or a legacy message met at its length field,
+// by its own CRC. In a stream picked up in the middle of a Fetch
+// response, the last batch's length reads as a response's size prefix
+// that ends just where the response does, its partition leader epoch as
+// a correlation id: a response's header never carries a CRC of the bytes
+// after it. No frame starts inside the batch either: resynchronising goes
+// on after it (half.recEnd), so each byte is summed once.
+func records(b []byte) bool {
+	if len(b) < 13 {
+		return false
+	}
+	switch b[8] { // the magic byte
+	case 2: // batchLength, partitionLeaderEpoch, magic, crc (CRC-32C of the rest)
+		return crc32.Checksum(b[13:], castagnoli) == binary.BigEndian.Uint32(b[9:])
+	case 0, 1: // messageSize, crc (of magic on), magic
+		return crc32.ChecksumIEEE(b[8:]) == binary.BigEndian.Uint32(b[4:])
+	}
+	return false
+}
+
+// answers reports whether b, the start of the bytes delivered by packet
+// pkt (in the conversation's order), reads as the answer to a request of
+// the other side waiting for it, sent before them: a size prefix and the
+// request's correlation id. Before the broker side is known, the requests
+// are the other side's frames waiting to decide it.
+func (h *half) answers(b []byte, pkt int) bool {
+	if len(b) < 8 {
+		return false
+	}
+	if _, ok := frameSize(b, 4, h.e.opts.MaxFrame); !ok {
+		return false
+	}
+	corr := int32(binary.BigEndian.Uint32(b[4:]))
+	c := h.c
+	if c.decided {
+		return h.role() == roleBroker && c.outCorr[corr] > 0 && c.answerable(corr, pkt)
+	}
+	for _, f := range c.pending {
+		if f.dir != h.idx && f.firstPkt < pkt && looksLikeRequest(f.Bytes, h.e.opts.MaxFrame) && int32(binary.BigEndian.Uint32(f.Bytes[8:])) == corr {
+			return true
+		}
+	}
+	return false
+}
+
+// preempt is called, while the frame h.buf begins is gathered in a
+// tentative sync, with the next bytes delivered, by packet pkt: when
+// they read as the answer to a waiting request and the frame does not
+// (nothing bore out the resynchronisation that began it, or its
+// successors), they are taken for that answer and the frame is dropped:
+// Kafka answers a request after the bytes before it were sent, and a
+// frame whose size claims the answer's bytes was read in bytes that are
+// no frame's start (the tail of an older response, from before the
+// capture began). So a response is not swallowed by a frame begun in
+// bytes from before its request.
+func (h *half) preempt(data []byte, pkt int) {
+	if h.role() == roleClient || !h.answers(data, h.ord(pkt)) {
+		return
+	}
+	if h.answers(h.buf, h.pktAt(h.bufOff)) {
+		h.tentative = false // the frame is an answer itself
+		return
+	}
+	size := int64(-1)
+	if len(h.buf) >= 4 {
+		size = int64(binary.BigEndian.Uint32(h.buf)) + 4
+	}
+	h.e.note(h.c, "frame at stream offset %d (%d of %d bytes), found while resynchronising, dropped: the bytes at offset %d answer correlation id %d",
+		h.bufOff, len(h.buf), size, h.off, int32(binary.BigEndian.Uint32(data[4:])))
+	h.skip(int64(len(h.buf)))
+	h.buf = h.buf[:0]
+	h.marks = h.marks[:0]
+	h.mcur = 0
+	h.bufOff = h.off
+	h.tentative = false
+}
+
+// answerInside reports whether a frame that b, at stream offset at,
+// would begin, waiting for more bytes to be judged, claims bytes that a
+// segment begins as the answer to a waiting request (and is no answer
+// itself): it is then no frame, as in preempt, and the resynchronisation
+// need not wait for its end to go on to that answer.
+func (h *half) answerInside(b []byte, at int64) bool {
+	if len(b) < 4 || h.role() == roleClient {
+		return false
+	}
+	end := at + 4 + int64(binary.BigEndian.Uint32(b))
+	for _, m := range h.marks {
+		if m.off <= at || m.off >= end || m.off-at >= int64(len(b)) {
+			continue
+		}
+		if h.answers(b[m.off-at:], m.ord) {
+			return !h.answers(b, h.pktAt(at))
+		}
+	}
+	return false
 }
 
 // pktAt is the index of the packet that delivered the byte at stream
@@ -762,9 +924,15 @@ func (h *half) scan(buf []byte) int {
 			i := 0
 			found := false
 			for ; i < len(rest); i++ {
-				v := h.candidate(rest[i:], h.bufOff+int64(p+i))
-				if v == vMore && h.final {
+				at := h.bufOff + int64(p+i)
+				v := h.candidate(rest[i:], at)
+				if v == vMore && (h.final || h.answerInside(rest[i:], at)) {
 					v = vNo
+				}
+				if v == vNo && h.recEnd > at {
+					// a record batch: go on after it
+					i += int(h.recEnd-at) - 1
+					continue
 				}
 				if v == vMore {
 					break
@@ -788,7 +956,7 @@ func (h *half) scan(buf []byte) int {
 				}
 				break
 			}
-			h.synced = true
+			h.synced, h.tentative = true, true
 			if h.skipped > 0 {
 				h.e.note(h.c, "skipped %d bytes of %s stream to resynchronise at offset %d", h.skipped, h.name(), h.bufOff+int64(p))
 				h.skipped = 0
@@ -828,20 +996,21 @@ func (h *half) scan(buf []byte) int {
 		if len(rest) < total {
 			break
 		}
-		h.emit(rest[:total], h.bufOff+int64(p))
+		h.emit(rest[:total], h.bufOff+int64(p), 0)
 		p += total
 	}
 	return p
 }
 
-// emit hands a copy of the frame b, at stream offset off, to the engine.
-func (h *half) emit(b []byte, off int64) {
+// emit hands a copy of the frame b, at stream offset off, to the engine;
+// missing counts the bytes of it a gap took (Frame.Missing).
+func (h *half) emit(b []byte, off int64, missing int64) {
 	var own []byte
 	if h.e.opts.Buffer != nil {
 		own = h.e.opts.Buffer(len(b))[:0]
 	}
 	b = append(own, b...)
-	f := &Frame{Conn: h.c, StreamOffset: off, Bytes: b, dir: h.idx}
+	f := &Frame{Conn: h.c, StreamOffset: off, Bytes: b, Missing: missing, dir: h.idx}
 	if len(b) >= 8 && h.role() != roleBroker && binary.BigEndian.Uint32(b[4:]) == uint32(schema.KeySaslHandshake)<<16 {
 		// After a SaslHandshake v0 come raw SASL tokens, size-prefixed
 		// but no Kafka frames: a boundary is no longer known to be a
@@ -849,6 +1018,9 @@ func (h *half) emit(b []byte, off int64) {
 		h.c.half[0].clean, h.c.half[1].clean = false, false
 	}
 	f.firstPkt = h.e.pkt
+	if h.tentative && missing == 0 && h.answers(b, h.pktAt(off)) {
+		h.tentative = false // borne out
+	}
 	// marks: find the one covering off, then the latest packet among those
 	// contributing to the frame.
 	for h.mcur+1 < len(h.marks) && h.marks[h.mcur+1].off <= off {
