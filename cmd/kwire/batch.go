@@ -361,6 +361,15 @@ func (wk *batchWorker) line(dst []byte, n int, line []byte) ([]byte, bool) {
 	if err != nil {
 		return lineError(dst, n, nil, err.Error()), true
 	}
+	// A whole captured packet (tshark -x, Wireshark's hex stream): its TCP
+	// payload, said so on standard error, as decode says it.
+	if payload, pkt, ok := input.StripPacket(wk.data); ok {
+		if len(payload) == 0 {
+			return lineError(dst, n, nil, pkt.String()), true
+		}
+		wk.diag = append(append(append(wk.diag, "kwire: line "...), strconv.Itoa(n)...), ": "+pkt.String()+"\n"...)
+		wk.data = append(wk.data[:0], payload...)
+	}
 	start := len(dst)
 	o := wk.cfg.jo.apply(lf.options(api, lineSized(&lf, wk.data, &wk.dec, api)))
 	wk.cfg.pf.setOptions(&o, wk.cfg.payload, false)

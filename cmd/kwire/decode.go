@@ -412,6 +412,16 @@ func runDecode(e *env, args []string) int {
 			status = 1
 			continue
 		}
+		// A whole captured packet (tcpdump -X, tshark -x): its TCP
+		// payload, said so.
+		if payload, pkt, ok := input.StripPacket(raw); ok {
+			fail(e, "%v", namedError(in, errors.New(pkt.String())))
+			if len(payload) == 0 {
+				status = 1
+				continue
+			}
+			raw = payload
+		}
 		frames, sized, err := c.ff.splitFrames(raw, c.ff.cleanSized(&dec, c.api))
 		if err != nil {
 			fail(e, "%v", err)
