@@ -1,6 +1,8 @@
 package codec
 
 import (
+	"unicode/utf8"
+
 	"github.com/kwire/kwire/codec/internal/budget"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/wire"
@@ -21,6 +23,30 @@ func sizeBad(b []byte, noSize bool) bool {
 	}
 	size, ok := wire.SizePrefix(b)
 	return !ok || size < 0 || int(size) > len(b)-4
+}
+
+// cutRequest reports whether b is a request cut short: its size prefix
+// says more bytes follow than there are, and a request header as clients
+// send it follows (requestHeaded), its client id printable text, which a
+// response's bytes seldom make (a correlation id of 7 reads as Produce
+// v7, the body's first bytes as a client id of zero bytes, or of
+// control characters).
+func cutRequest(b []byte) bool {
+	size, ok := wire.SizePrefix(b)
+	if !ok || size < 0 || int(size) <= len(b)-4 || !requestHeaded(b, false) {
+		return false
+	}
+	h, _ := ParseRequestHeader(b, Options{})
+	id := *h.ClientID
+	if !utf8.ValidString(id) {
+		return false
+	}
+	for _, c := range id {
+		if c < 0x20 || c == 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 // readFn is one path's way of reading a frame for read: the tree
@@ -52,6 +78,12 @@ func (dec *Decoder) read(b []byte, opts Options, spend *budget.Budget, readOne r
 	if sizeBad(b, opts.NoSizePrefix) {
 		o := opts
 		o.Auto, o.Response, o.sizeFirst = false, false, true
+		if opts.Auto && cutRequest(b) {
+			// A request cut short: its header names its API and
+			// version, so the bytes there are are read, and the error
+			// is where they end.
+			o.sizeFirst = false
+		}
 		_, err := readOne(dec, b, o, spend, nil, readAnswer)
 		return err
 	}

@@ -345,7 +345,7 @@ func (w *walker) frame(b []byte, opts *Options) error {
 			w.sizeBeyond(len(b), cut)
 			w.path = w.path[:0]
 		case cut >= 0:
-			w.err.Found += " (the frame is cut short: its size says " + decimal(cut) + " bytes follow, " + decimal(len(b)-4) + " do)"
+			w.err.Found += " (the frame is cut short: its size says " + decimal(cut) + " bytes follow, " + decimal(len(b)-4) + " do, " + decimal(cut-(len(b)-4)) + " are missing)"
 		case w.err == nil && w.r.Off < end:
 			w.fail(w.r.Off, "the end of the message", decimal(end-w.r.Off)+" more bytes inside the frame")
 		}

@@ -216,6 +216,30 @@ func TestDecodeTruncated(t *testing.T) {
 	require.Contains(t, errorBody(t, w)["partial"].(map[string]any)["root"], "children")
 }
 
+// A request cut short decodes as far as its bytes go with no direction
+// given, as kwire decode and kwire batch read it: its header names its
+// API and version. The error says how many bytes are missing; the partial
+// value holds the header and the fields before the cut.
+func TestDecodeCutRequestWithoutDirection(t *testing.T) {
+	h := New(Options{})
+	b := frame(t)[:30]
+	for _, ct := range []string{"application/octet-stream", "text/plain"} {
+		body := b
+		if ct == "text/plain" {
+			body = []byte(hex.EncodeToString(b))
+		}
+		w := do(t, h, "POST", "/api/decode", ct, body)
+		require.Equal(t, http.StatusBadRequest, w.Code, w.Body.String())
+		m := errorBody(t, w)
+		require.Equal(t, "body.clientSoftwareVersion", m["path"], w.Body.String())
+		require.Contains(t, m["found"], "(the frame is cut short: its size says 28 bytes follow, 26 do, 2 are missing)")
+		p := m["partial"].(map[string]any)
+		require.Equal(t, "ApiVersions", p["apiName"])
+		require.Equal(t, "kwire", p["header"].(map[string]any)["clientId"])
+		require.Equal(t, "kwire ", p["body"].(map[string]any)["clientSoftwareName"])
+	}
+}
+
 func TestBodyLimit(t *testing.T) {
 	h := New(Options{})
 	huge := bytes.Repeat([]byte("00"), DefaultMaxBody/2+1)

@@ -693,6 +693,12 @@ func TestLooksSizePrefixed(t *testing.T) {
 		{"ffffff000012000300000007", true}, // negative
 		{"0100000000000007ffff", true},     // 2^24: an API key of 256 or more
 		{"00ffffff00000007ffff", false},    // below 2^24: a response's correlation id, say
+		// A Produce v8 request of a megabyte cut short: a request header
+		// with a printable client id follows the size.
+		{"00100000" + "00000008" + "00000001" + "0005" + hex.EncodeToString([]byte("kwire")), true},
+		{"00100000" + "00000008" + "00000001" + "0005" + "0000000000", false},                        // a client id of zero bytes
+		{"00100000" + "00000008" + "00000001" + "0000", false},                                       // an empty one
+		{"00100000" + "00000063" + "00000001" + "0005" + hex.EncodeToString([]byte("kwire")), false}, // Produce v99
 	}
 	for _, c := range cases {
 		b, err := hex.DecodeString(c.hex)
