@@ -274,6 +274,8 @@ type batchWorker struct {
 	data []byte // the current line's frame bytes
 	diag []byte // the chunk's lines for standard error
 	warn bool   // the last line had warnings
+	// partial is a failed line's value JSON, as far as it decoded
+	partial []byte
 	// the last API a line named, and what it resolved to
 	apiText string
 	api     *schema.API
@@ -379,12 +381,18 @@ func (wk *batchWorker) line(dst []byte, n int, line []byte) ([]byte, bool) {
 		wk.diag = appendDiagnostics(wk.diag, "line "+strconv.Itoa(n)+": ", info.Guess, info.Warnings)
 	}
 	if err != nil {
+		// The value as far as it decoded goes beside the error, as
+		// "partial", the API's name for it.
+		wk.partial = append(wk.partial[:0], dst[start:]...)
+		if !json.Valid(wk.partial) {
+			wk.partial = wk.partial[:0]
+		}
 		dst = dst[:start]
 		var de *codec.DecodeError
-		if errors.As(err, &de) {
-			return lineError(dst, n, de, de.Error()), true
+		if !errors.As(err, &de) {
+			de = nil
 		}
-		return lineError(dst, n, nil, err.Error()), true
+		return lineErrorPartial(dst, n, de, err.Error(), wk.partial), true
 	}
 	return dst, false
 }
@@ -461,6 +469,12 @@ func lineSized(lf *frameFlags, b []byte, dec *codec.Decoder, api *schema.API) bo
 // error where it happened. Strings are escaped as encoding/json escapes
 // them (<, > and & too).
 func lineError(out []byte, n int, de *codec.DecodeError, msg string) []byte {
+	return lineErrorPartial(out, n, de, msg, nil)
+}
+
+// lineErrorPartial is lineError with the frame's value JSON as far as it
+// decoded, "partial" after "error" (none when empty).
+func lineErrorPartial(out []byte, n int, de *codec.DecodeError, msg string, partial []byte) []byte {
 	w := jsontext.Writer{B: out}
 	str := func(k, v string) {
 		w.Key(k)
@@ -480,6 +494,10 @@ func lineError(out []byte, n int, de *codec.DecodeError, msg string) []byte {
 		str("found", de.Found)
 	}
 	w.EndObject()
+	if len(partial) > 0 {
+		w.Key("partial")
+		w.Raw(partial)
+	}
 	w.EndObject()
 	return w.B
 }
