@@ -476,14 +476,29 @@ func lineError(out []byte, n int, de *codec.DecodeError, msg string) []byte {
 // decoded, "partial" after "error" (none when empty).
 func lineErrorPartial(out []byte, n int, de *codec.DecodeError, msg string, partial []byte) []byte {
 	w := jsontext.Writer{B: out}
-	str := func(k, v string) {
-		w.Key(k)
-		w.HTMLSafe(v)
-	}
 	w.BeginObject()
 	w.Key("line")
 	w.Int(int64(n))
 	w.Key("error")
+	writeErrorObject(&w, de, msg)
+	if len(partial) > 0 {
+		w.Key("partial")
+		w.Raw(partial)
+	}
+	w.EndObject()
+	return w.B
+}
+
+// writeErrorObject writes the error object of a frame that failed, as
+// batch's lines and pcap's exchanges give it: {"message"} and, for a
+// decode error, where it happened: "offset", "path", "expected",
+// "found". Strings are escaped as encoding/json escapes them (<, > and &
+// too).
+func writeErrorObject(w *jsontext.Writer, de *codec.DecodeError, msg string) {
+	str := func(k, v string) {
+		w.Key(k)
+		w.HTMLSafe(v)
+	}
 	w.BeginObject()
 	str("message", msg)
 	if de != nil {
@@ -494,12 +509,6 @@ func lineErrorPartial(out []byte, n int, de *codec.DecodeError, msg string, part
 		str("found", de.Found)
 	}
 	w.EndObject()
-	if len(partial) > 0 {
-		w.Key("partial")
-		w.Raw(partial)
-	}
-	w.EndObject()
-	return w.B
 }
 
 // batchLineJSON is a line object as encoding/json reads it, for the lines
