@@ -61,3 +61,15 @@ func TestPcapFailuresNamedBounded(t *testing.T) {
 	require.Len(t, run.failures, maxFailures)
 	require.Equal(t, "packet 1", run.failures[0])
 }
+
+// TestPcapDirectory: a directory given to kwire pcap is said to be one, in
+// the words decode and batch use, not taken for a capture too short.
+func TestPcapDirectory(t *testing.T) {
+	dir := t.TempDir()
+	for _, cmd := range []string{"pcap", "batch", "decode"} {
+		out, errOut, code := runCLI(t, []string{cmd, dir}, nil)
+		require.Equal(t, 1, code, cmd)
+		require.Empty(t, out, cmd)
+		require.Equal(t, "kwire: read "+dir+": is a directory\n", errOut, cmd)
+	}
+}

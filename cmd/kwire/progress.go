@@ -2,11 +2,13 @@ package main
 
 import (
 	"io"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -55,6 +57,14 @@ func openStreamed(e *env, name, mode, unit string, streams bool) (in io.Reader, 
 		f, err := os.Open(name)
 		if err != nil {
 			fail(e, "%v", err)
+			return nil, nil, nil, 1
+		}
+		if st, err := f.Stat(); err == nil && st.IsDir() {
+			// Opened, a directory reads as an error only when read,
+			// which a capture's reader took for a file too short: said
+			// as decode and batch say it.
+			f.Close()
+			fail(e, "%v", &fs.PathError{Op: "read", Path: name, Err: syscall.EISDIR})
 			return nil, nil, nil, 1
 		}
 		in, done = f, func() { f.Close() }
