@@ -256,3 +256,27 @@ func TestCutShortGuessSameOnBothPaths(t *testing.T) {
 		require.EqualError(t, ferr, err.Error())
 	}
 }
+
+// A response no reading fits, read with its API or version left to guess,
+// has no apiKey or apiVersion in its envelope (never Any's -1), on either
+// path; when its bytes start with a request's header, the error says what
+// that header names.
+func TestUnreadResponseNamesNoAPI(t *testing.T) {
+	req, err := ExampleFrame(schema.ByName("ApiVersions"), 3, false)
+	require.NoError(t, err)
+	h, err := ParseRequestHeader(req, Options{})
+	require.NoError(t, err)
+	for _, o := range []Options{{Response: true, APIKey: Any, Version: Any}, {Response: true, APIKey: 3, Version: Any}} {
+		f, err := Decode(req, o)
+		require.ErrorContains(t, err, "bytes that read as none; they start with a request's header: "+h.String())
+		require.Contains(t, h.String(), "api key 18 (ApiVersions) v3, correlation id ")
+		js, _, ferr := new(Decoder).AppendJSON(nil, req, o)
+		require.EqualError(t, ferr, err.Error())
+		for _, s := range []string{string(f.AppendJSON(nil)), string(js)} {
+			require.NotContains(t, s, "-1")
+			require.NotContains(t, s, `"apiVersion"`)
+			require.Equal(t, o.APIKey == 3, strings.Contains(s, `"apiKey":3,"apiName":"Metadata"`), s)
+		}
+		bothPaths(t, req, o)
+	}
+}

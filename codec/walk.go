@@ -323,6 +323,16 @@ func (w *walker) frame(b []byte, opts *Options) error {
 	w.f.Response = opts.Response
 	if !opts.Response {
 		w.f.unread = unreadKey | unreadVersion // until request reads them
+	} else {
+		// A response read with no API or version (nothing fits it):
+		// the envelope says none rather than Any's -1.
+		w.f.unread = 0
+		if opts.APIKey == Any {
+			w.f.unread |= unreadKey
+		}
+		if opts.Version == Any {
+			w.f.unread |= unreadVersion
+		}
 	}
 	root := w.begin(b)
 	end, cut := len(b), -1

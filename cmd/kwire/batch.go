@@ -372,8 +372,12 @@ func (wk *batchWorker) line(dst []byte, n int, line []byte) ([]byte, bool) {
 		wk.diag = append(append(append(wk.diag, "kwire: line "...), strconv.Itoa(n)...), ": "+pkt.String()+"\n"...)
 		wk.data = append(wk.data[:0], payload...)
 	}
+	sized := lineSized(&lf, wk.data, &wk.dec, api)
+	if msg := lf.requestMismatch(api, wk.data, sized); msg != "" {
+		return lineError(dst, n, nil, msg), true
+	}
 	start := len(dst)
-	o := wk.cfg.jo.apply(lf.options(api, lineSized(&lf, wk.data, &wk.dec, api)))
+	o := wk.cfg.jo.apply(lf.options(api, sized))
 	wk.cfg.pf.setOptions(&o, wk.cfg.payload, false)
 	dst, info, err := wk.dec.AppendJSON(dst, wk.data, o)
 	if info.Guess != nil || len(info.Warnings) > 0 {

@@ -66,27 +66,34 @@ func LooksSizePrefixed(b []byte) bool {
 	size, ok := wire.SizePrefix(b)
 	n := int(size)
 	tail := len(b) - 4 - n
-	return ok && (n > len(b)-4 && n >= 8 && n < 1<<16 || n < 0 || n >= 1<<24 || tail > 0 && tail < 4 ||
-		n > len(b)-4 && requestHeader(b))
-}
-
-// requestHeader reports whether the size-prefixed b starts with a request
-// header as clients send it: a known API at one of its versions and a
-// client id of printable text.
-func requestHeader(b []byte) bool {
-	h, err := codec.ParseRequestHeader(b, codec.Options{})
-	if err != nil || h.ClientID == nil || *h.ClientID == "" || !utf8.ValidString(*h.ClientID) {
+	if !ok {
 		return false
 	}
+	if n > len(b)-4 && n >= 8 && n < 1<<16 || n < 0 || n >= 1<<24 || tail > 0 && tail < 4 {
+		return true
+	}
+	_, headed := RequestHeader(b, true)
+	return n > len(b)-4 && headed
+}
+
+// RequestHeader is the header b starts with (after its size prefix when
+// sized) when it is a request header as clients send it: a known API at
+// one of its versions and a client id of printable text. ok is false for
+// anything else.
+func RequestHeader(b []byte, sized bool) (h codec.RequestHeader, ok bool) {
+	h, err := codec.ParseRequestHeader(b, codec.Options{NoSizePrefix: !sized})
+	if err != nil || h.ClientID == nil || *h.ClientID == "" || !utf8.ValidString(*h.ClientID) {
+		return h, false
+	}
 	if api := schema.ByKey(h.APIKey); api == nil || !api.Request.Valid.Contains(h.Version) {
-		return false
+		return h, false
 	}
 	for _, c := range *h.ClientID {
 		if c < 0x20 || c == 0x7f {
-			return false
+			return h, false
 		}
 	}
-	return true
+	return h, true
 }
 
 // SizeMode says whether a frame carries its 4-byte size prefix: as the
