@@ -108,7 +108,7 @@ func TestBadSizeIsNoGuess(t *testing.T) {
 				// Every byte given read cleanly: the size is what is wrong.
 				require.Contains(t, de.Expected, "a size of at most")
 			} else {
-				require.Contains(t, de.Error(), "(the frame is cut short: its size says "+strconv.Itoa(int(size))+" bytes follow, "+strconv.Itoa(len(b)-4)+" do)")
+				require.Contains(t, de.Error(), "(the frame is cut short: its size says "+strconv.Itoa(int(size))+" bytes follow, "+strconv.Itoa(len(b)-4)+" do, "+strconv.Itoa(int(size)-(len(b)-4))+" are missing)")
 			}
 			require.Nil(t, f.Guess)
 			var dec Decoder

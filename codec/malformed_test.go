@@ -3,6 +3,7 @@ package codec
 import (
 	"encoding/hex"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -193,7 +194,7 @@ func TestCutShortFrameKeepsWhatWasRead(t *testing.T) {
 	b := mustHex(t, "00000016 0003 0000 0000002a ffff 00000002 0001 61 0003 62")
 	f, err := Decode(b, Options{})
 	require.EqualError(t, err, "at byte 21 (body.topics[1].name): expected a length of at most 1 (the bytes left), "+
-		"found 3 (the frame is cut short: its size says 22 bytes follow, 20 do)")
+		"found 3 (the frame is cut short: its size says 22 bytes follow, 20 do, 2 are missing)")
 	require.True(t, errors.Is(err, wire.ErrShort))
 	require.JSONEq(t, `{"direction":"request","apiKey":3,"apiName":"Metadata","apiVersion":0,
 		"header":{"requestApiKey":3,"requestApiVersion":0,"correlationId":42,"clientId":null},
@@ -202,9 +203,42 @@ func TestCutShortFrameKeepsWhatWasRead(t *testing.T) {
 	_, _, ferr := dec.AppendJSON(nil, b, Options{})
 	require.EqualError(t, ferr, err.Error())
 
-	// Guessing never starts from a cut-short frame: the size is the error.
+	// Guessing never starts from a cut-short frame: the size is the error
+	// (this header, with a null client id, is no request as clients send
+	// them).
 	_, err = Decode(b, Options{Auto: true})
 	require.EqualError(t, err, "at byte 0 (size): expected a size of at most 20 (the bytes given after it), found 22")
+}
+
+// A request cut short read with Auto is read as that request when it
+// starts with a request header as clients send it (a known API at one of
+// its versions, a client id): its header names the API and version, so
+// nothing is guessed; the partial value is there and the error says how
+// many bytes are missing, on both paths. A response cut short is still
+// an error at its size.
+func TestCutShortRequestReadWithAuto(t *testing.T) {
+	full, err := ExampleFrame(schema.ByName("Produce"), 9, false)
+	require.NoError(t, err)
+	b := full[:150]
+	for _, o := range []Options{{Auto: true}, {}} {
+		f, err := Decode(b, o)
+		var de *DecodeError
+		require.ErrorAs(t, err, &de)
+		require.NotEqual(t, "size", de.Path)
+		require.True(t, errors.Is(err, wire.ErrShort))
+		require.Contains(t, de.Found, "(the frame is cut short: its size says "+strconv.Itoa(len(full)-4)+" bytes follow, 146 do, "+
+			strconv.Itoa(len(full)-150)+" are missing)")
+		require.False(t, f.Response)
+		require.Nil(t, f.Guess)
+		js := string(f.AppendJSON(nil))
+		require.Contains(t, js, `"apiName":"Produce","apiVersion":9`)
+		require.Contains(t, js, `"clientId":`)
+		bothPaths(t, b, o)
+	}
+	resp, err := ExampleFrame(schema.ByName("Metadata"), 12, true)
+	require.NoError(t, err)
+	_, err = Decode(resp[:len(resp)-3], Options{Auto: true})
+	require.ErrorContains(t, err, "at byte 0 (size)")
 }
 
 // Found by FuzzFastPath (testdata/fuzz/FuzzFastPath/a6dadef1427d3c36):
@@ -220,5 +254,29 @@ func TestCutShortGuessSameOnBothPaths(t *testing.T) {
 		var dec Decoder
 		_, _, ferr := dec.AppendJSON(nil, b, o)
 		require.EqualError(t, ferr, err.Error())
+	}
+}
+
+// A response no reading fits, read with its API or version left to guess,
+// has no apiKey or apiVersion in its envelope (never Any's -1), on either
+// path; when its bytes start with a request's header, the error says what
+// that header names.
+func TestUnreadResponseNamesNoAPI(t *testing.T) {
+	req, err := ExampleFrame(schema.ByName("ApiVersions"), 3, false)
+	require.NoError(t, err)
+	h, err := ParseRequestHeader(req, Options{})
+	require.NoError(t, err)
+	for _, o := range []Options{{Response: true, APIKey: Any, Version: Any}, {Response: true, APIKey: 3, Version: Any}} {
+		f, err := Decode(req, o)
+		require.ErrorContains(t, err, "bytes that read as none; they start with a request's header: "+h.String())
+		require.Contains(t, h.String(), "api key 18 (ApiVersions) v3, correlation id ")
+		js, _, ferr := new(Decoder).AppendJSON(nil, req, o)
+		require.EqualError(t, ferr, err.Error())
+		for _, s := range []string{string(f.AppendJSON(nil)), string(js)} {
+			require.NotContains(t, s, "-1")
+			require.NotContains(t, s, `"apiVersion"`)
+			require.Equal(t, o.APIKey == 3, strings.Contains(s, `"apiKey":3,"apiName":"Metadata"`), s)
+		}
+		bothPaths(t, req, o)
 	}
 }

@@ -1,6 +1,9 @@
 package codec
 
 import (
+	"strconv"
+	"unicode/utf8"
+
 	"github.com/kwire/kwire/codec/internal/budget"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/wire"
@@ -21,6 +24,21 @@ func sizeBad(b []byte, noSize bool) bool {
 	}
 	size, ok := wire.SizePrefix(b)
 	return !ok || size < 0 || int(size) > len(b)-4
+}
+
+// cutRequest reports whether b is a request cut short: its size prefix
+// says more bytes follow than there are, and a request header as clients
+// send it follows (requestHeaded), its client id printable text, which a
+// response's bytes seldom make (a correlation id of 7 reads as Produce
+// v7, the body's first bytes as a client id of zero bytes, or of
+// control characters).
+func cutRequest(b []byte) bool {
+	size, ok := wire.SizePrefix(b)
+	if !ok || size < 0 || int(size) <= len(b)-4 {
+		return false
+	}
+	_, ok = requestHeader(b, false)
+	return ok
 }
 
 // readFn is one path's way of reading a frame for read: the tree
@@ -52,6 +70,12 @@ func (dec *Decoder) read(b []byte, opts Options, spend *budget.Budget, readOne r
 	if sizeBad(b, opts.NoSizePrefix) {
 		o := opts
 		o.Auto, o.Response, o.sizeFirst = false, false, true
+		if opts.Auto && cutRequest(b) {
+			// A request cut short: its header names its API and
+			// version, so the bytes there are are read, and the error
+			// is where they end.
+			o.sizeFirst = false
+		}
 		_, err := readOne(dec, b, o, spend, nil, readAnswer)
 		return err
 	}
@@ -91,7 +115,7 @@ func (dec *Decoder) read(b []byte, opts Options, spend *budget.Budget, readOne r
 		o := opts
 		o.Auto = false
 		readOne(dec, b, o, nil, g, readFailed)
-		return unreadError(len(b), opts, g)
+		return unreadError(b, opts, g)
 	}
 	top := g.Candidates[0]
 	if opts.Auto && top.Score < 100 && requestHeaded(b, opts.NoSizePrefix) {
@@ -115,6 +139,38 @@ func requestHeaded(b []byte, noSize bool) bool {
 	return err == nil && api != nil && api.Request.Valid.Contains(h.Version) && h.ClientID != nil && *h.ClientID != ""
 }
 
+// requestHeader is b's request header when b starts with one as clients
+// send it (requestHeaded) whose client id is printable text.
+func requestHeader(b []byte, noSize bool) (RequestHeader, bool) {
+	if !requestHeaded(b, noSize) {
+		return RequestHeader{}, false
+	}
+	h, _ := ParseRequestHeader(b, Options{NoSizePrefix: noSize})
+	if !utf8.ValidString(*h.ClientID) {
+		return h, false
+	}
+	for _, c := range *h.ClientID {
+		if c < 0x20 || c == 0x7f {
+			return h, false
+		}
+	}
+	return h, true
+}
+
+// String says what a request header names, for messages: `api key 18
+// (ApiVersions) v3, correlation id 7, client id "kwire"`.
+func (h RequestHeader) String() string {
+	s := "api key " + decimal(int(h.APIKey))
+	if api := schema.ByKey(h.APIKey); api != nil {
+		s += " (" + api.Name + ")"
+	}
+	s += " v" + decimal(int(h.Version)) + ", correlation id " + decimal(int(h.CorrelationID))
+	if h.ClientID != nil {
+		s += ", client id " + strconv.Quote(*h.ClientID)
+	}
+	return s
+}
+
 func containsVersion(vs []int16, v int16) bool {
 	for _, x := range vs {
 		if x == v {
@@ -124,15 +180,19 @@ func containsVersion(vs []int16, v int16) bool {
 	return false
 }
 
-// unreadError says no reading of n bytes as a response fits.
-func unreadError(n int, opts Options, g *Guess) *DecodeError {
+// unreadError says no reading of the bytes b as a response fits, and
+// what their header says when they start with a request's.
+func unreadError(b []byte, opts Options, g *Guess) *DecodeError {
 	what := "any API and version"
 	if api := schema.ByKey(opts.APIKey); api != nil && opts.APIKey != Any {
 		what = "any version of " + api.Name
 	}
-	found := decimal(n) + " bytes that read as none"
+	found := decimal(len(b)) + " bytes that read as none"
 	if g.Cut {
 		found += " of the " + decimal(g.Tried) + " readings tried before a work limit (MaxWork, or the guess's bound on the nodes its readings read)"
+	}
+	if h, ok := requestHeader(b, opts.NoSizePrefix); ok {
+		found += "; they start with a request's header: " + h.String()
 	}
 	return newDecodeError(0, 0, "", "a response of "+what, found, nil)
 }

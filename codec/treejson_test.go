@@ -66,8 +66,9 @@ func treeEnvelopeHead(dst []byte, f *Frame) []byte {
 	} else {
 		dst = append(dst, `"request"`...)
 	}
-	// A request's key and version are shown when its bytes hold them.
-	key, version := true, true
+	// A request's key and version are shown when its bytes hold them; a
+	// response's when they were known (not Any: no reading fitted).
+	key, version := f.APIKey != Any, f.Version != Any
 	if !f.Response {
 		key, version = requestHeadRead(f)
 	}

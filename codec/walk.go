@@ -323,6 +323,16 @@ func (w *walker) frame(b []byte, opts *Options) error {
 	w.f.Response = opts.Response
 	if !opts.Response {
 		w.f.unread = unreadKey | unreadVersion // until request reads them
+	} else {
+		// A response read with no API or version (nothing fits it):
+		// the envelope says none rather than Any's -1.
+		w.f.unread = 0
+		if opts.APIKey == Any {
+			w.f.unread |= unreadKey
+		}
+		if opts.Version == Any {
+			w.f.unread |= unreadVersion
+		}
 	}
 	root := w.begin(b)
 	end, cut := len(b), -1
@@ -345,7 +355,7 @@ func (w *walker) frame(b []byte, opts *Options) error {
 			w.sizeBeyond(len(b), cut)
 			w.path = w.path[:0]
 		case cut >= 0:
-			w.err.Found += " (the frame is cut short: its size says " + decimal(cut) + " bytes follow, " + decimal(len(b)-4) + " do)"
+			w.err.Found += " (the frame is cut short: its size says " + decimal(cut) + " bytes follow, " + decimal(len(b)-4) + " do, " + decimal(cut-(len(b)-4)) + " are missing)"
 		case w.err == nil && w.r.Off < end:
 			w.fail(w.r.Off, "the end of the message", decimal(end-w.r.Off)+" more bytes inside the frame")
 		}

@@ -12,7 +12,7 @@
 // page would cost seconds, a window costs microseconds.
 //
 //	kwire.apis() -> JSON [{key,name,category,request:[lo,hi],response:[lo,hi]}]
-//	kwire.parseInput(text|Uint8Array, mode) -> {bytes, format, sizePrefix, frames?: [offsets]} | {error, offset, line, column}
+//	kwire.parseInput(text|Uint8Array, mode) -> {bytes, format, packet?, sizePrefix, frames?: [offsets]} | {error, offset, line, column}
 //	kwire.decode(bytes, response, apiKey, version, size) -> {summary: JSON text, buffers: [Uint8Array]} (see view.go)
 //	kwire.treeRows, setOpen, reveal, gridRows, expandCell, cellAt, rowOf,
 //	      jsonCount, jsonLines, jsonNodeAt, jsonSpanOf, nodeJSON, path, parentOf: windows on
@@ -218,6 +218,16 @@ func parseInput(this js.Value, args []js.Value) any {
 			res["offset"], res["line"], res["column"] = ie.Offset, ie.Line, ie.Column
 		}
 		return res
+	}
+	// A whole captured packet (tcpdump -X, tshark -x): its TCP payload,
+	// which the page's status says.
+	if payload, pkt, ok := input.StripPacket(b); ok {
+		if len(payload) == 0 {
+			res["error"] = pkt.String()
+			return res
+		}
+		res["packet"] = pkt.String()
+		b = payload
 	}
 	res["bytes"] = bytesValue(b)
 	res["format"] = string(format)

@@ -255,6 +255,8 @@ type batchWorker struct {
 	data []byte // the current line's frame bytes
 	diag []byte // the chunk's lines for standard error
 	warn bool   // the last line had warnings
+	// partial is a failed line's value JSON, as far as it decoded
+	partial []byte
 	// the last API a line named, and what it resolved to
 	apiText string
 	api     *schema.API
@@ -354,8 +356,21 @@ func (wk *batchWorker) line(dst []byte, n int, line []byte) ([]byte, bool) {
 	if err != nil {
 		return lineError(dst, n, nil, err.Error()), true
 	}
+	// A whole captured packet (tshark -x, Wireshark's hex stream): its TCP
+	// payload, said so on standard error, as decode says it.
+	if payload, pkt, ok := input.StripPacket(wk.data); ok {
+		if len(payload) == 0 {
+			return lineError(dst, n, nil, pkt.String()), true
+		}
+		wk.diag = append(append(append(wk.diag, "kwire: line "...), strconv.Itoa(n)...), ": "+pkt.String()+"\n"...)
+		wk.data = append(wk.data[:0], payload...)
+	}
+	sized := lineSized(&lf, wk.data, &wk.dec, api)
+	if msg := lf.requestMismatch(api, wk.data, sized); msg != "" {
+		return lineError(dst, n, nil, msg), true
+	}
 	start := len(dst)
-	o := wk.cfg.jo.apply(lf.options(api, lineSized(&lf, wk.data, &wk.dec, api)))
+	o := wk.cfg.jo.apply(lf.options(api, sized))
 	wk.cfg.pf.setOptions(&o, wk.cfg.payload, false)
 	dst, info, err := wk.dec.AppendJSON(dst, wk.data, o)
 	if info.Guess != nil || len(info.Warnings) > 0 {
@@ -363,12 +378,18 @@ func (wk *batchWorker) line(dst []byte, n int, line []byte) ([]byte, bool) {
 		wk.diag = appendDiagnostics(wk.diag, "line "+strconv.Itoa(n)+": ", info.Guess, info.Warnings)
 	}
 	if err != nil {
+		// The value as far as it decoded goes beside the error, as
+		// "partial", the API's name for it.
+		wk.partial = append(wk.partial[:0], dst[start:]...)
+		if !json.Valid(wk.partial) {
+			wk.partial = wk.partial[:0]
+		}
 		dst = dst[:start]
 		var de *codec.DecodeError
-		if errors.As(err, &de) {
-			return lineError(dst, n, de, de.Error()), true
+		if !errors.As(err, &de) {
+			de = nil
 		}
-		return lineError(dst, n, nil, err.Error()), true
+		return lineErrorPartial(dst, n, de, err.Error(), wk.partial), true
 	}
 	return dst, false
 }
@@ -445,15 +466,36 @@ func lineSized(lf *frameFlags, b []byte, dec *codec.Decoder, api *schema.API) bo
 // error where it happened. Strings are escaped as encoding/json escapes
 // them (<, > and & too).
 func lineError(out []byte, n int, de *codec.DecodeError, msg string) []byte {
+	return lineErrorPartial(out, n, de, msg, nil)
+}
+
+// lineErrorPartial is lineError with the frame's value JSON as far as it
+// decoded, "partial" after "error" (none when empty).
+func lineErrorPartial(out []byte, n int, de *codec.DecodeError, msg string, partial []byte) []byte {
 	w := jsontext.Writer{B: out}
-	str := func(k, v string) {
-		w.Key(k)
-		w.HTMLSafe(v)
-	}
 	w.BeginObject()
 	w.Key("line")
 	w.Int(int64(n))
 	w.Key("error")
+	writeErrorObject(&w, de, msg)
+	if len(partial) > 0 {
+		w.Key("partial")
+		w.Raw(partial)
+	}
+	w.EndObject()
+	return w.B
+}
+
+// writeErrorObject writes the error object of a frame that failed, as
+// batch's lines and pcap's exchanges give it: {"message"} and, for a
+// decode error, where it happened: "offset", "path", "expected",
+// "found". Strings are escaped as encoding/json escapes them (<, > and &
+// too).
+func writeErrorObject(w *jsontext.Writer, de *codec.DecodeError, msg string) {
+	str := func(k, v string) {
+		w.Key(k)
+		w.HTMLSafe(v)
+	}
 	w.BeginObject()
 	str("message", msg)
 	if de != nil {
@@ -464,8 +506,6 @@ func lineError(out []byte, n int, de *codec.DecodeError, msg string) []byte {
 		str("found", de.Found)
 	}
 	w.EndObject()
-	w.EndObject()
-	return w.B
 }
 
 // batchLineJSON is a line object as encoding/json reads it, for the lines

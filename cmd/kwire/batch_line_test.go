@@ -1,11 +1,14 @@
 package main
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/schema"
 	"github.com/stretchr/testify/require"
 )
 
@@ -25,4 +28,41 @@ func TestLineErrorEscapesAsEncodingJSON(t *testing.T) {
 		require.True(t, json.Valid([]byte(got)))
 		require.Equal(t, `{"line":3,"error":{"message":`+q(s)+`}}`, string(lineError(nil, 3, nil, s)))
 	}
+}
+
+// TestBatchLineKeepsPartialValue: a line whose frame fails partway (a
+// Produce v13 request cut at 150 bytes, in its records, as a snap length cuts
+// one) gets, beside its error, "partial": the value JSON as far as the
+// frame decoded, as kwire decode prints it before its error and as the
+// API's "partial" holds it, in Kafka's form too with --kafka; whether the
+// line says its direction or not.
+func TestBatchLineKeepsPartialValue(t *testing.T) {
+	full, err := codec.ExampleFrame(schema.ByName("Produce"), 13, false)
+	require.NoError(t, err)
+	cut := hex.EncodeToString(full[:150])
+	for _, flags := range [][]string{nil, {"--kafka"}} {
+		want, errOut, code := runCLI(t, append([]string{"decode", "--format", "ndjson"}, append(flags, cut)...), nil)
+		require.Equal(t, 1, code)
+		require.Contains(t, want, `"apiName":"Produce","apiVersion":13`)
+		for _, line := range []string{cut, `{"hex":"` + cut + `","direction":"request"}`} {
+			out, _, code := runCLI(t, append([]string{"batch"}, flags...), []byte(line+"\n"))
+			require.Equal(t, 1, code)
+			var got struct {
+				Line  int `json:"line"`
+				Error struct {
+					Message string `json:"message"`
+					Path    string `json:"path"`
+				} `json:"error"`
+				Partial json.RawMessage `json:"partial"`
+			}
+			require.NoError(t, json.Unmarshal([]byte(out), &got), out)
+			require.Equal(t, 1, got.Line)
+			require.Equal(t, "kwire: "+got.Error.Message+"\n", errOut[:len(got.Error.Message)+8], "the error decode gives")
+			require.NotEmpty(t, got.Error.Path)
+			require.Equal(t, strings.TrimSuffix(want, "\n"), string(got.Partial), "%v %s", flags, line)
+		}
+	}
+	// No partial where nothing was decoded: a line that is not hex.
+	out, _, _ := runCLI(t, []string{"batch"}, []byte("zz\n"))
+	require.NotContains(t, out, "partial")
 }

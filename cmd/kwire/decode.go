@@ -412,6 +412,16 @@ func runDecode(e *env, args []string) int {
 			status = 1
 			continue
 		}
+		// A whole captured packet (tcpdump -X, tshark -x): its TCP
+		// payload, said so.
+		if payload, pkt, ok := input.StripPacket(raw); ok {
+			fail(e, "%v", namedError(in, errors.New(pkt.String())))
+			if len(payload) == 0 {
+				status = 1
+				continue
+			}
+			raw = payload
+		}
 		frames, sized, err := c.ff.splitFrames(raw, c.ff.cleanSized(&dec, c.api))
 		if err != nil {
 			fail(e, "%v", err)
@@ -522,6 +532,10 @@ func (c *decodeCmd) check(e *env, color string, jf *jsonFlags) error {
 // error to stderr (each line after prefix); false when the frame failed,
 // or warned under --strict.
 func (c *decodeCmd) decodeFrame(e *env, dec *codec.Decoder, fr []byte, sized bool, prefix string) bool {
+	if msg := c.ff.requestMismatch(c.api, fr, sized); msg != "" {
+		fail(e, "%s%s", prefix, msg)
+		return false
+	}
 	o := c.ff.options(c.api, sized)
 	c.pf.setOptions(&o, c.payload, false)
 	var g *codec.Guess
@@ -579,7 +593,31 @@ func (c *decodeCmd) decodeFrame(e *env, dec *codec.Decoder, fr []byte, sized boo
 		default:
 			fail(e, "%s%v", prefix, err)
 		}
+		if h, req := input.RequestHeader(fr, sized); req && o.Response && !strings.Contains(err.Error(), "request's header") {
+			// A request read as the response pinned: say what it is.
+			fail(e, "%sthese bytes start with a request's header: %v; without --response, --api and --version they are read as that request", prefix, h)
+		}
 		ok = false
 	}
 	return ok
+}
+
+// requestMismatch says how a request's header contradicts the API or
+// version --request pins with --api or --version ("" when it does not,
+// or the bytes hold no request header).
+func (f *frameFlags) requestMismatch(api *schema.API, fr []byte, sized bool) string {
+	if !f.request || api == nil && f.version < 0 {
+		return ""
+	}
+	h, err := codec.ParseRequestHeader(fr, codec.Options{NoSizePrefix: !sized})
+	if err != nil {
+		return ""
+	}
+	switch {
+	case api != nil && h.APIKey != api.Key:
+		return "the request's header says " + h.String() + ", not " + api.Name + ", the API pinned"
+	case f.version >= 0 && int(h.Version) != f.version:
+		return "the request's header says " + h.String() + ", not v" + strconv.Itoa(f.version) + ", the version pinned"
+	}
+	return ""
 }

@@ -149,7 +149,8 @@ func TestDecodeCLI(t *testing.T) {
 		{name: "response with hints", args: []string{"decode", "--response", "--api", "ApiVersions", "--version", "0", "0000000a000000070000" + "00000000"}, golden: "decode_response"},
 		{name: "two frames back to back", args: []string{"decode", "--format", "ndjson", apiVersionsV3 + apiVersionsV3}, golden: "decode_two_frames"},
 		{name: "annotated", args: []string{"decode", "--format", "annotated", apiVersionsV3}, golden: "decode_annotated"},
-		{name: "truncated frame", args: []string{"decode", "--format", "ndjson", apiVersionsV3[:40]}, code: 1, stderr: "kwire: at byte 0 (size): expected a size of at most 16 (the bytes given after it), found 28"},
+		{name: "truncated frame", args: []string{"decode", "--format", "ndjson", apiVersionsV3[:40]}, code: 1, stderr: "kwire: at byte 20 (body.clientSoftwareName): expected a varint, found the end of the input (the frame is cut short: its size says 28 bytes follow, 16 do, 12 are missing)"},
+		{name: "truncated response", args: []string{"decode", "--format", "ndjson", "0000000a0000000700000000"}, code: 1, stderr: "kwire: at byte 0 (size): expected a size of at most 8 (the bytes given after it), found 10"},
 		{name: "truncated body", args: []string{"decode", "--format", "ndjson", "--size", "no", apiVersionsV3[8:40]}, code: 1, stderr: "kwire: at byte 16 (body.clientSoftwareName): expected a varint, found the end of the input"},
 		{name: "not hex", args: []string{"decode", "zz"}, code: 1, stderr: "kwire: "},
 		{name: "warning on stderr", args: []string{"decode", "--format", "ndjson", nonMinimalFrame}, stderr: "kwire: warning: at byte 20 (body.clientSoftwareName): non-minimal varint: 2 bytes for a value that needs 1"},
@@ -415,7 +416,7 @@ func TestDecodeReadsEachFileOnItsOwn(t *testing.T) {
 	// A frame's messages say its file and its place in the output.
 	_, errOut, code = runCLI(t, []string{"decode", "--format", "ndjson", bin, file("cut.bin", string(frame[:20]))}, nil)
 	require.Equal(t, 1, code)
-	require.Contains(t, errOut, "kwire: "+dir+"/cut.bin: frame 2: at byte 0 (size)", "frames are numbered from 1, as kwire check numbers them")
+	require.Contains(t, errOut, "kwire: "+dir+"/cut.bin: frame 2: at byte 20 (body.clientSoftwareName)", "frames are numbered from 1, as kwire check numbers them")
 	// Inline hex split over arguments is still one text.
 	out, errOut, code = runCLI(t, []string{"decode", "--format", "ndjson", apiVersionsV3[:9], apiVersionsV3[9:]}, nil)
 	require.Equal(t, 0, code, errOut)
@@ -542,16 +543,33 @@ func TestDecodeFrameWithTrailingBytes(t *testing.T) {
 }
 
 // TestDecodeCutShortSaysHowToRead: a frame whose size says more than the
-// bytes given fails at its size when kwire is to recognise or guess what
-// it is (it never guesses from a part), and the error says which flags
-// read the part there is; with --request those bytes are read.
+// bytes given fails at its size when kwire is to guess what it is (it
+// never guesses from a part: a response's API and version are unknown),
+// and the error says which flags read the part there is; with --request
+// those bytes are read. A request cut short names its API and version in
+// its header: it is read as far as its bytes go, with or without
+// --request, and the error says how many bytes are missing; batch reads
+// it the same, its partial value beside the error.
 func TestDecodeCutShortSaysHowToRead(t *testing.T) {
+	const cutResponse = "0000000a0000000700000000" // ApiVersions v0, two bytes short
+	_, errOut, code := runCLI(t, []string{"decode", "--format", "ndjson", cutResponse}, nil)
+	require.Equal(t, 1, code)
+	require.Equal(t, "kwire: at byte 0 (size): expected a size of at most 8 (the bytes given after it), found 10 (--request, or --response with --api and --version, reads the bytes there are)\n", errOut)
+	out, errOut, code := runCLI(t, []string{"decode", "--format", "ndjson", "--response", "--api", "ApiVersions", "--version", "0", cutResponse}, nil)
+	require.Equal(t, 1, code)
+	require.Contains(t, out, `"errorCode":0`)
+	require.Contains(t, errOut, "(the frame is cut short: its size says 10 bytes follow, 8 do, 2 are missing)")
+
 	cut := apiVersionsV3[:60]
-	_, errOut, code := runCLI(t, []string{"decode", "--format", "ndjson", cut}, nil)
+	const want = "at byte 27 (body.clientSoftwareVersion): expected a length of at most 2 (the bytes left), found 3 (the frame is cut short: its size says 28 bytes follow, 26 do, 2 are missing)"
+	for _, args := range [][]string{{cut}, {"--request", cut}} {
+		out, errOut, code := runCLI(t, append([]string{"decode", "--format", "ndjson"}, args...), nil)
+		require.Equal(t, 1, code, args)
+		require.Contains(t, out, `"clientId":"kwire"`, args)
+		require.Contains(t, out, `"clientSoftwareName":"kwire "`, args)
+		require.Equal(t, "kwire: "+want+"\n", errOut, args)
+	}
+	out, _, code = runCLI(t, []string{"batch"}, []byte(cut+"\n"))
 	require.Equal(t, 1, code)
-	require.Equal(t, "kwire: at byte 0 (size): expected a size of at most 26 (the bytes given after it), found 28 (--request, or --response with --api and --version, reads the bytes there are)\n", errOut)
-	out, errOut, code := runCLI(t, []string{"decode", "--format", "ndjson", "--request", cut}, nil)
-	require.Equal(t, 1, code)
-	require.Contains(t, out, `"clientId":"kwire"`)
-	require.Contains(t, errOut, "(the frame is cut short: its size says 28 bytes follow, 26 do)")
+	require.Contains(t, out, `"message":"`+want+`"`)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -168,7 +169,15 @@ func runPcap(e *env, args []string) int {
 	w.Flush()
 	status := 0
 	if run.failed > 0 {
-		fail(e, "%d exchanges had frames that failed to decode", run.failed)
+		// Which, and where: the first few, by their packets.
+		more := ""
+		if run.failed > len(run.failures) {
+			more = "; the first " + strconv.Itoa(len(run.failures)) + " (each has a requestError or responseError in its line)"
+		}
+		fail(e, "%d exchanges had frames that failed to decode%s:", run.failed, more)
+		for _, f := range run.failures {
+			fail(e, "%s", f)
+		}
 		status = 1
 	}
 	if cfg.strict && run.warned > 0 {
@@ -231,7 +240,8 @@ type pcapRun struct {
 	errCodes  map[apiCode]int
 	exchanges int // exchanges in the capture, filtered out or not
 	failed    int
-	warned    int // exchanges shown with warnings
+	failures  []string // the first maxFailures failed exchanges, named
+	warned    int      // exchanges shown with warnings
 }
 
 // pcapJob is a run of exchanges for a worker, in completion order: a
@@ -259,12 +269,13 @@ type pcapOut struct {
 // buffer (it starts where the one before it ended; empty when filtered
 // out), and what the summary needs.
 type runLine struct {
-	end    int
-	diag   []byte // lines for standard error: guessed readings, warnings
-	keep   bool
-	failed bool
-	warned bool
-	stat   exchangeStat
+	end     int
+	diag    []byte // lines for standard error: guessed readings, warnings
+	keep    bool
+	failed  bool
+	failure string // for a failed one, which frame, and its error
+	warned  bool
+	stat    exchangeStat
 }
 
 // exchangeStat is what one exchange adds to the summary.
@@ -442,6 +453,9 @@ func (p *pcapRun) write(b []byte) {
 func (p *pcapRun) add(o *runLine) {
 	if o.failed {
 		p.failed++
+		if len(p.failures) < maxFailures {
+			p.failures = append(p.failures, o.failure)
+		}
 	}
 	if o.warned {
 		p.warned++
@@ -560,6 +574,12 @@ func (wk *pcapWorker) exchange(x *capture.Exchange, line []byte) ([]byte, runLin
 	}
 	out.keep = true
 	out.failed = req.err != nil || rsp.err != nil
+	switch {
+	case req.err != nil:
+		out.failure = failedSide(x, x.Request, "request", req.err)
+	case rsp.err != nil:
+		out.failure = failedSide(x, x.Response, "response", rsp.err)
+	}
 	out.warned = warned
 	out.stat = statOf(x, key, ver, codes)
 	if len(wk.diag) > 0 {
@@ -601,6 +621,22 @@ func (wk *pcapWorker) diagnose(x *capture.Exchange, side string, info *codec.Fra
 	}
 	wk.diag = appendDiagnostics(wk.diag, exchangePrefix(x.Conn.ID, x.CorrelationID, side), info.Guess, info.Warnings)
 	return len(info.Warnings) > 0
+}
+
+// maxFailures is how many failed exchanges kwire pcap names on standard
+// error.
+const maxFailures = 5
+
+// failedSide names the side of x whose frame f failed with err, for
+// standard error: "packet 20: conn 2 correlation 8 response: at byte
+// 21: ...", the packet (numbered as Wireshark numbers them) that
+// completed the frame first, as its line's requestFrame or responseFrame.
+func failedSide(x *capture.Exchange, f *capture.Frame, side string, err error) string {
+	s := ""
+	if f != nil && f.PacketIndex > 0 {
+		s = "packet " + strconv.Itoa(f.PacketIndex) + ": "
+	}
+	return s + exchangePrefix(x.Conn.ID, x.CorrelationID, side) + err.Error()
 }
 
 // exchangePrefix names one side of an exchange on standard error as its
@@ -728,15 +764,21 @@ func appendExchangeTime(dst []byte, t time.Time) []byte {
 }
 
 // writeSide writes a frame's value JSON (partial after an error) and its
-// error, as "request"/"requestError" or "response"/"responseError".
+// error, as "request"/"requestError" or "response"/"responseError", an
+// object: {"message","offset","path","expected","found"}.
 func writeSide(w *jsontext.Writer, name, errName string, d decodedFrame) {
 	if d.json != nil {
 		w.Key(name)
 		w.Raw(d.json)
 	}
 	if d.err != nil {
+		// The error object batch's lines give: where, and why.
 		w.Key(errName)
-		w.String([]byte(d.err.Error()))
+		var de *codec.DecodeError
+		if !errors.As(d.err, &de) {
+			de = nil
+		}
+		writeErrorObject(w, de, d.err.Error())
 	}
 }
 

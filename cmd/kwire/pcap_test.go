@@ -268,8 +268,8 @@ type pcapLine struct {
 	ConnClosed    bool            `json:"connClosed"`
 	Request       json.RawMessage `json:"request"`
 	Response      json.RawMessage `json:"response"`
-	RequestError  string          `json:"requestError"`
-	ResponseError string          `json:"responseError"`
+	RequestError  json.RawMessage `json:"requestError"`
+	ResponseError json.RawMessage `json:"responseError"`
 }
 
 // recordsIn collects the keys and values of the records in Produce requests.

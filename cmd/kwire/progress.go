@@ -2,11 +2,13 @@ package main
 
 import (
 	"io"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -18,15 +20,16 @@ import (
 // is a terminal and the input's size is known and at least progressMin,
 // unless the output scrolls on the same screen (standard output a terminal
 // too, and the command writing there as it goes: pcap --summary does not);
-// always draws it whenever the size is known; never, never. Output to a
-// pipe or a file never carries it.
+// always draws it whatever the input: of unknown size (a pipe), a count
+// of the bytes read and the frames (lines, exchanges) done, with the rate;
+// never, never. Output to a pipe or a file never carries it.
 
 // progressMin is the smallest input auto draws progress for: below it a
 // command is done before a bar could say anything.
 const progressMin = 1 << 20
 
 // progressFlagUsage is the --progress flag's text, the same for every command.
-const progressFlagUsage = "progress on stderr: auto (a terminal and an input of known size, 1 MiB or more), always or never"
+const progressFlagUsage = "progress on stderr: auto (a terminal and an input of known size, 1 MiB or more), always (for input of unknown size, as from a pipe, a count of bytes read and frames done) or never"
 
 // progressOn decides from --progress, the input's size (-1: unknown),
 // where standard error and output go, and whether the command writes to
@@ -36,7 +39,7 @@ func progressOn(mode string, total int64, e *env, streams bool) (bool, error) {
 	case "never":
 		return false, nil
 	case "always":
-		return total >= 0, nil
+		return true, nil
 	case "auto", "":
 		return e.stderrIsTTY && total >= progressMin && !(streams && e.stdoutIsTTY), nil
 	}
@@ -55,6 +58,14 @@ func openStreamed(e *env, name, mode, unit string, streams bool) (in io.Reader, 
 		f, err := os.Open(name)
 		if err != nil {
 			fail(e, "%v", err)
+			return nil, nil, nil, 1
+		}
+		if st, err := f.Stat(); err == nil && st.IsDir() {
+			// Opened, a directory reads as an error only when read,
+			// which a capture's reader took for a file too short: said
+			// as decode and batch say it.
+			f.Close()
+			fail(e, "%v", &fs.PathError{Op: "read", Path: name, Err: syscall.EISDIR})
 			return nil, nil, nil, 1
 		}
 		in, done = f, func() { f.Close() }
@@ -177,7 +188,7 @@ func (p *progress) line(final bool, took time.Duration) string {
 		b.WriteString(strings.Repeat(" ", 3-len(pct)) + pct + "%  ")
 		b.WriteString(humanBytes(done) + " of " + humanBytes(p.total))
 	} else {
-		b.WriteString(humanBytes(done))
+		b.WriteString(humanBytes(done) + " read") // of a size unknown
 	}
 	b.WriteString("  " + groupDigits(p.count.Load()) + " " + p.unit)
 	secs := took.Seconds()

@@ -107,3 +107,35 @@ func TestProgressLine(t *testing.T) {
 	require.Equal(t, "999 B", humanBytes(999))
 	require.Equal(t, "1,234,567", groupDigits(1234567))
 }
+
+// --progress always draws progress for input of unknown size too (a
+// pipe): bytes read and frames done, with no bar or percentage; batch,
+// pcap and decode alike, on standard input.
+func TestProgressAlwaysOnAPipe(t *testing.T) {
+	hexLines, err := os.ReadFile("testdata/frames.hex")
+	require.NoError(t, err)
+	capture, err := os.ReadFile(filepath.Join(sharedTestdata, "captures", "kfake-clients.pcapng"))
+	require.NoError(t, err)
+	countRE := regexp.MustCompile(`\r[0-9.]+ [kMG]?B read  [0-9,]+ (lines|exchanges|frames)(  [0-9.]+ [kMG]?B/s)?  in \d+:\d\d\x1b\[K\n`)
+	for _, c := range []struct {
+		args []string
+		in   []byte
+		want string
+	}{
+		{[]string{"batch", "--progress", "always"}, hexLines, "6 lines"},
+		{[]string{"batch", "--progress", "always", "-"}, hexLines, "6 lines"},
+		{[]string{"pcap", "--progress", "always", "-"}, capture, " exchanges"},
+	} {
+		out, errOut, code := runCLI(t, c.args, c.in)
+		require.Equal(t, 0, code, "%v: %s", c.args, errOut)
+		require.NotEmpty(t, out)
+		m := countRE.FindString(errOut)
+		require.NotEmpty(t, m, "%v: no count on stderr: %q", c.args, errOut)
+		require.Contains(t, m, c.want, c.args)
+		require.NotContains(t, errOut, "%", c.args)
+	}
+	// decode reads its input whole first: its size is then known.
+	_, errOut, code := runCLI(t, []string{"decode", "--progress", "always", "--format", "ndjson"}, []byte(apiVersionsV3+"\n"))
+	require.Equal(t, 0, code, errOut)
+	require.Regexp(t, barRE, errOut)
+}

@@ -229,8 +229,8 @@ type proxyLine struct {
 	Redacted      []string        `json:"redacted"`
 	Request       json.RawMessage `json:"request"`
 	Response      json.RawMessage `json:"response"`
-	RequestError  string          `json:"requestError"`
-	ResponseError string          `json:"responseError"`
+	RequestError  json.RawMessage `json:"requestError"`
+	ResponseError json.RawMessage `json:"responseError"`
 }
 
 func parseProxyLines(t *testing.T, out string) []proxyLine {

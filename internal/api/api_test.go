@@ -15,6 +15,7 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/internal/input"
 	"github.com/kwire/kwire/internal/render"
 	"github.com/stretchr/testify/require"
 )
@@ -213,6 +214,30 @@ func TestDecodeTruncated(t *testing.T) {
 	w := do(t, h, "POST", "/api/decode?format=annotated", "application/octet-stream", b[:20])
 	require.Equal(t, http.StatusBadRequest, w.Code)
 	require.Contains(t, errorBody(t, w)["partial"].(map[string]any)["root"], "children")
+}
+
+// A request cut short decodes as far as its bytes go with no direction
+// given, as kwire decode and kwire batch read it: its header names its
+// API and version. The error says how many bytes are missing; the partial
+// value holds the header and the fields before the cut.
+func TestDecodeCutRequestWithoutDirection(t *testing.T) {
+	h := New(Options{})
+	b := frame(t)[:30]
+	for _, ct := range []string{"application/octet-stream", "text/plain"} {
+		body := b
+		if ct == "text/plain" {
+			body = []byte(hex.EncodeToString(b))
+		}
+		w := do(t, h, "POST", "/api/decode", ct, body)
+		require.Equal(t, http.StatusBadRequest, w.Code, w.Body.String())
+		m := errorBody(t, w)
+		require.Equal(t, "body.clientSoftwareVersion", m["path"], w.Body.String())
+		require.Contains(t, m["found"], "(the frame is cut short: its size says 28 bytes follow, 26 do, 2 are missing)")
+		p := m["partial"].(map[string]any)
+		require.Equal(t, "ApiVersions", p["apiName"])
+		require.Equal(t, "kwire", p["header"].(map[string]any)["clientId"])
+		require.Equal(t, "kwire ", p["body"].(map[string]any)["clientSoftwareName"])
+	}
 }
 
 func TestBodyLimit(t *testing.T) {
@@ -695,4 +720,29 @@ func TestCrossOrigin(t *testing.T) {
 	require.Empty(t, w.Header().Get("Access-Control-Allow-Origin"))
 	w = do(t, local, "POST", "/api/decode", "", []byte(apiVersionsV3))
 	require.Empty(t, w.Header().Get("Access-Control-Allow-Origin"))
+}
+
+// A whole captured packet (tshark -x of a loopback capture: Ethernet,
+// IPv4, TCP) decodes as its TCP payload, the Kwire-Packet header saying
+// so; a packet with no payload is an error that says what it is.
+func TestDecodeWholePacket(t *testing.T) {
+	h := New(Options{})
+	dump, err := os.ReadFile("../input/testdata/packets/kfake-4.tshark-x")
+	require.NoError(t, err)
+	w := do(t, h, "POST", "/api/decode", "text/plain", dump)
+	m := jsonBody(t, w)
+	require.Equal(t, "ApiVersions", m["apiName"], w.Body.String())
+	require.Equal(t, "kwire-none", m["header"].(map[string]any)["clientId"])
+	require.Equal(t, "a whole packet (Ethernet, IPv4, TCP port 36574 to 37751): its 66 bytes of headers are stripped, its TCP payload of 38 bytes decoded",
+		w.Header().Get("Kwire-Packet"))
+
+	// The same packet, its payload gone: an ACK.
+	b, _, err := input.Parse(dump, input.Auto)
+	require.NoError(t, err)
+	ack := append([]byte(nil), b[:66]...)
+	ack[16], ack[17] = 0, 52 // IPv4 total length: headers only
+	ack[24], ack[25] = 0, 0  // no checksum (offloaded)
+	w = do(t, h, "POST", "/api/decode", "application/octet-stream", ack)
+	require.Equal(t, http.StatusBadRequest, w.Code)
+	require.Contains(t, errorBody(t, w)["error"], "with no TCP payload: no Kafka bytes to decode")
 }

@@ -166,6 +166,16 @@ func (h *handler) decode(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, e)
 		return
 	}
+	// A whole captured packet (tcpdump -X, tshark -x): its TCP payload,
+	// said in the Kwire-Packet header.
+	if payload, pkt, ok := input.StripPacket(b); ok {
+		if len(payload) == 0 {
+			writeError(w, http.StatusBadRequest, &Error{Message: pkt.String(), Expected: frameWanted, Found: "a packet with no TCP payload"})
+			return
+		}
+		w.Header().Set("Kwire-Packet", pkt.String())
+		b = payload
+	}
 	opts := codec.Options{Limits: h.limits(), Payload: h.o.Payload}
 	if q.topics != nil {
 		opts.TopicNames = q.topics.Name

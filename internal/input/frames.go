@@ -4,8 +4,10 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/wire"
 )
 
@@ -52,7 +54,11 @@ func SplitFrames(b []byte, maxFrame int) (frames [][]byte, rest []byte) {
 // or 2^24 and more (a request's API key is below 256; a response's
 // correlation id that large is rare). Such a frame fails with an error at
 // "size" instead of being guessed at; a size switch of "no" reads it
-// otherwise. The CLI, the API and the playground all decide with this.
+// otherwise. And it is yes for a size past the bytes of any amount when a
+// request header as clients send it follows (a known API at one of its
+// versions, a printable client id): a request cut short, however big
+// (a Produce of megabytes cut by a snap length). The CLI, the API and the
+// playground all decide with this.
 func LooksSizePrefixed(b []byte) bool {
 	if HasSizePrefix(b) {
 		return true
@@ -60,7 +66,34 @@ func LooksSizePrefixed(b []byte) bool {
 	size, ok := wire.SizePrefix(b)
 	n := int(size)
 	tail := len(b) - 4 - n
-	return ok && (n > len(b)-4 && n >= 8 && n < 1<<16 || n < 0 || n >= 1<<24 || tail > 0 && tail < 4)
+	if !ok {
+		return false
+	}
+	if n > len(b)-4 && n >= 8 && n < 1<<16 || n < 0 || n >= 1<<24 || tail > 0 && tail < 4 {
+		return true
+	}
+	_, headed := RequestHeader(b, true)
+	return n > len(b)-4 && headed
+}
+
+// RequestHeader is the header b starts with (after its size prefix when
+// sized) when it is a request header as clients send it: a known API at
+// one of its versions and a client id of printable text. ok is false for
+// anything else.
+func RequestHeader(b []byte, sized bool) (h codec.RequestHeader, ok bool) {
+	h, err := codec.ParseRequestHeader(b, codec.Options{NoSizePrefix: !sized})
+	if err != nil || h.ClientID == nil || *h.ClientID == "" || !utf8.ValidString(*h.ClientID) {
+		return h, false
+	}
+	if api := schema.ByKey(h.APIKey); api == nil || !api.Request.Valid.Contains(h.Version) {
+		return h, false
+	}
+	for _, c := range *h.ClientID {
+		if c < 0x20 || c == 0x7f {
+			return h, false
+		}
+	}
+	return h, true
 }
 
 // SizeMode says whether a frame carries its 4-byte size prefix: as the

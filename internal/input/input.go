@@ -8,8 +8,9 @@
 // or without padding), and raw binary.
 //
 // Parse returns the bytes; HasSizePrefix and SplitFrames then find the
-// size-prefixed Kafka frames in them, and TCPPayload strips the IP and TCP
-// headers when a whole captured packet was pasted.
+// size-prefixed Kafka frames in them, and StripPacket strips the link, IP
+// and TCP headers when a whole captured packet was pasted (tcpdump -X,
+// tshark -x): the CLI, the API and the playground call it after Parse.
 //
 // The package is used both natively and compiled to WebAssembly, so it uses
 // only the standard library, avoids fmt and reflection, never panics, and

@@ -518,15 +518,26 @@ func TestSplitFrames(t *testing.T) {
 }
 
 func ipv4TCP(payload []byte, proto byte) []byte {
-	tcp := make([]byte, 32) // 20 bytes + 12 of options
+	tcp := make([]byte, 32)                                 // 20 bytes + 12 of options
+	tcp[0], tcp[1], tcp[2], tcp[3] = 0xc3, 0x50, 0x23, 0x84 // 50000 to 9092
 	tcp[12] = 8 << 4
 	total := 20 + len(tcp) + len(payload)
 	ip := []byte{0x45, 0, byte(total >> 8), byte(total), 0, 1, 0x40, 0, 64, proto, 0, 0, 127, 0, 0, 1, 127, 0, 0, 1}
 	return bytes.Join([][]byte{ip, tcp, payload}, nil)
 }
 
+// withChecksum sets the checksum of the IPv4 header p starts with.
+func withChecksum(p []byte) []byte {
+	p = append([]byte(nil), p...)
+	p[10], p[11] = 0, 0
+	sum := ipv4Checksum(p[:20])
+	p[10], p[11] = byte(^sum>>8), byte(^sum)
+	return p
+}
+
 func ipv6TCP(payload []byte) []byte {
 	tcp := make([]byte, 20)
+	tcp[0], tcp[1], tcp[2], tcp[3] = 0x23, 0x84, 0xc3, 0x50 // 9092 to 50000
 	tcp[12] = 5 << 4
 	n := len(tcp) + len(payload)
 	ip := make([]byte, 40)
@@ -534,7 +545,7 @@ func ipv6TCP(payload []byte) []byte {
 	return bytes.Join([][]byte{ip, tcp, payload}, nil)
 }
 
-func TestTCPPayload(t *testing.T) {
+func TestStripPacket(t *testing.T) {
 	eth := func(typ uint16, vlan bool) []byte {
 		h := make([]byte, 12)
 		if vlan {
@@ -542,28 +553,74 @@ func TestTCPPayload(t *testing.T) {
 		}
 		return append(h, byte(typ>>8), byte(typ))
 	}
-	v4 := ipv4TCP(frame, 6)
+	sll := func(typ uint16) []byte { // packet type 0, ARPHRD 772, 6 address bytes
+		return []byte{0, 0, 3, 4, 0, 6, 0, 0, 0, 0, 0, 0, 0, 0, byte(typ >> 8), byte(typ)}
+	}
+	sll2 := func(typ uint16) []byte {
+		return []byte{byte(typ >> 8), byte(typ), 0, 0, 0, 0, 0, 1, 3, 4, 0, 6, 0, 0, 0, 0, 0, 0, 0, 0}
+	}
+	join := func(bs ...[]byte) []byte { return bytes.Join(bs, nil) }
+	v4, v6 := withChecksum(ipv4TCP(frame, 6)), ipv6TCP(frame)
+	badSum := append([]byte(nil), v4...)
+	badSum[11]++
+	ack := ipv4TCP(nil, 6)[:40] // no TCP options: 54 bytes behind Ethernet, which pads them to 60
+	ack[3], ack[32] = 40, 5<<4
+	ack = withChecksum(ack)
 	for _, tc := range []struct {
-		name string
-		in   []byte
-		want []byte // nil: not ok
+		name    string
+		in      []byte
+		want    []byte // nil: not ok
+		link    string
+		ip      int
+		headers int
+		missing int
 	}{
-		{"ipv4", v4, frame},
-		{"ipv4 ethernet padding", append(append([]byte{}, v4...), 0, 0, 0), frame},
-		{"ipv4 behind ethernet", append(eth(0x0800, false), v4...), frame},
-		{"ipv4 behind vlan", append(eth(0x0800, true), v4...), frame},
-		{"ipv6", ipv6TCP(frame), frame},
-		{"ipv6 behind ethernet", append(eth(0x86dd, false), ipv6TCP(frame)...), frame},
-		{"empty payload", ipv4TCP(nil, 6), []byte{}},
-		{"udp", ipv4TCP(frame, 17), nil},
-		{"truncated", v4[:40], nil},
-		{"kafka frame", frame, nil},
-		{"nil", nil, nil},
+		{"ipv4", v4, frame, "", 4, 52, 0},
+		{"ipv4, no checksum (offloaded)", ipv4TCP(frame, 6), frame, "", 4, 52, 0},
+		{"ipv4 behind ethernet", join(eth(0x0800, false), v4), frame, "Ethernet", 4, 66, 0},
+		{"ipv4 behind vlan", join(eth(0x0800, true), v4), frame, "Ethernet", 4, 70, 0},
+		{"ipv4 behind ethernet, frame check sequence", join(eth(0x0800, false), v4, []byte{1, 2, 3, 4}), frame, "Ethernet", 4, 66, 0},
+		{"ipv4 behind sll", join(sll(0x0800), v4), frame, "Linux cooked (SLL)", 4, 68, 0},
+		{"ipv4 behind sll2", join(sll2(0x0800), v4), frame, "Linux cooked v2 (SLL2)", 4, 72, 0},
+		{"ipv4 behind loopback", join([]byte{2, 0, 0, 0}, v4), frame, "loopback (null)", 4, 56, 0},
+		{"ipv4 behind loopback, big-endian", join([]byte{0, 0, 0, 2}, v4), frame, "loopback (null)", 4, 56, 0},
+		{"ipv4 cut by a snap length", v4[:70], frame[:18], "", 4, 52, 23},
+		{"ipv6", v6, frame, "", 6, 60, 0},
+		{"ipv6 behind ethernet", join(eth(0x86dd, false), v6), frame, "Ethernet", 6, 74, 0},
+		{"ipv6 behind loopback (macOS)", join([]byte{30, 0, 0, 0}, v6), frame, "loopback (null)", 6, 64, 0},
+		{"ipv6 behind sll2", join(sll2(0x86dd), v6), frame, "Linux cooked v2 (SLL2)", 6, 80, 0},
+		{"an ack, padded behind ethernet", join(eth(0x0800, false), ack, make([]byte, 6)), []byte{}, "Ethernet", 4, 54, 0},
+		{"an ack, padded, as tcpdump -X shows it", join(ack, make([]byte, 6)), []byte{}, "", 4, 40, 0},
+		{"empty payload", ack, []byte{}, "", 4, 40, 0},
+
+		{"udp", withChecksum(ipv4TCP(frame, 17)), nil, "", 0, 0, 0},
+		{"wrong checksum", badSum, nil, "", 0, 0, 0},
+		{"cut, no checksum", ipv4TCP(frame, 6)[:70], nil, "", 0, 0, 0},
+		{"bytes after the packet", join(v4, []byte{0, 0, 0}), nil, "", 0, 0, 0},
+		{"ethernet type says ipv6", join(eth(0x86dd, false), v4), nil, "", 0, 0, 0},
+		{"loopback family says ipv6", join([]byte{30, 0, 0, 0}, v4), nil, "", 0, 0, 0},
+		{"ipv6 length past the bytes", v6[:len(v6)-1], nil, "", 0, 0, 0},
+		{"kafka frame", frame, nil, "", 0, 0, 0},
+		{"nil", nil, nil, "", 0, 0, 0},
 	} {
-		got, ok := TCPPayload(tc.in)
+		got, p, ok := StripPacket(tc.in)
 		if ok != (tc.want != nil) || !bytes.Equal(got, tc.want) {
-			t.Errorf("%s: TCPPayload = %x, %v; want %x", tc.name, got, ok, tc.want)
+			t.Errorf("%s: StripPacket = %x, %v; want %x", tc.name, got, ok, tc.want)
+			continue
 		}
+		if ok && (p.Link != tc.link || p.IP != tc.ip || p.Headers != tc.headers || p.Missing != tc.missing) {
+			t.Errorf("%s: packet %+v, want link %q, IPv%d, %d bytes of headers, %d missing", tc.name, p, tc.link, tc.ip, tc.headers, tc.missing)
+		}
+	}
+	if _, p, _ := StripPacket(v4); p.SrcPort != 50000 || p.DstPort != 9092 ||
+		p.String() != "a whole packet (IPv4, TCP port 50000 to 9092): its 52 bytes of headers are stripped, its TCP payload of 41 bytes decoded" {
+		t.Errorf("ports: %+v, %q", p, p)
+	}
+	if _, p, _ := StripPacket(join(eth(0x0800, false), ack)); p.String() != "a whole packet (Ethernet, IPv4, TCP port 50000 to 9092) with no TCP payload: no Kafka bytes to decode" {
+		t.Errorf("no payload: %q", p)
+	}
+	if _, p, _ := StripPacket(v4[:70]); !strings.HasSuffix(p.String(), "its TCP payload of 18 bytes decoded (the capture cut the packet 23 bytes short)") {
+		t.Errorf("cut: %q", p)
 	}
 	// A whole packet as tcpdump -X prints it, with its packet line.
 	text := "10:00:00.000001 IP 127.0.0.1.50000 > 127.0.0.1.9092: Flags [P.], seq 1:42, ack 1, win 512, length 41\n" + dumpTcpdumpText(v4)
@@ -571,8 +628,52 @@ func TestTCPPayload(t *testing.T) {
 	if err != nil || f != FormatTcpdump || !bytes.Equal(b, v4) {
 		t.Fatalf("Parse(tcpdump -X) = %x, %q, %v", b, f, err)
 	}
-	if p, ok := TCPPayload(b); !ok || !HasSizePrefix(p) || !bytes.Equal(p, frame) {
-		t.Errorf("TCPPayload(Parse(tcpdump -X)) = %x, %v", p, ok)
+	if p, _, ok := StripPacket(b); !ok || !HasSizePrefix(p) || !bytes.Equal(p, frame) {
+		t.Errorf("StripPacket(Parse(tcpdump -X)) = %x, %v", p, ok)
+	}
+}
+
+// Whole packets as the tools print them (testdata/packets, gen.sh says
+// how each was made) give the TCP payload tshark finds in them.
+func TestStripPacketDumps(t *testing.T) {
+	dir := filepath.Join("testdata", "packets")
+	list, err := os.ReadFile(filepath.Join(dir, "payloads.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]byte{}
+	for _, l := range strings.Split(strings.TrimSpace(string(list)), "\n") {
+		name, h, _ := strings.Cut(l, " ")
+		want[name], err = hex.DecodeString(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The same packet in three tools' dumps.
+	want["p8.tshark-x"], want["p8.wireshark"] = want["p8.tcpdump-X"], want["p8.tcpdump-X"]
+	links := map[string]string{"kfake-4.tshark-x": "Ethernet", "kfake-6.tshark-x": "Ethernet", "kafka-5.tshark-x": "Ethernet",
+		"ipv6-null-4.tshark-x": "loopback (null)", "sll-4.tshark-x": "Linux cooked (SLL)", "p8.tcpdump-X": "",
+		"p8.tshark-x": "Ethernet", "p8.wireshark": "Ethernet"}
+	for name, payload := range want {
+		text, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _, err := Parse(text, Auto)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		got, p, ok := StripPacket(b)
+		if !ok || !bytes.Equal(got, payload) || p.Link != links[name] {
+			t.Errorf("%s: StripPacket = %x, %+v, %v; want %x behind %q", name, got, p, ok, payload, links[name])
+		}
+		if !HasSizePrefix(got) {
+			t.Errorf("%s: the payload is no whole frame", name)
+		}
+		// The payload alone is a Kafka frame, never a packet.
+		if _, _, ok := StripPacket(got); ok {
+			t.Errorf("%s: its payload is taken for a packet", name)
+		}
 	}
 }
 
@@ -592,6 +693,12 @@ func TestLooksSizePrefixed(t *testing.T) {
 		{"ffffff000012000300000007", true}, // negative
 		{"0100000000000007ffff", true},     // 2^24: an API key of 256 or more
 		{"00ffffff00000007ffff", false},    // below 2^24: a response's correlation id, say
+		// A Produce v8 request of a megabyte cut short: a request header
+		// with a printable client id follows the size.
+		{"00100000" + "00000008" + "00000001" + "0005" + hex.EncodeToString([]byte("kwire")), true},
+		{"00100000" + "00000008" + "00000001" + "0005" + "0000000000", false},                        // a client id of zero bytes
+		{"00100000" + "00000008" + "00000001" + "0000", false},                                       // an empty one
+		{"00100000" + "00000063" + "00000001" + "0005" + hex.EncodeToString([]byte("kwire")), false}, // Produce v99
 	}
 	for _, c := range cases {
 		b, err := hex.DecodeString(c.hex)

@@ -84,7 +84,7 @@ export async function decodeInput() {
       setLink(null);
       return;
     }
-    bytes = r.bytes; format = r.format;
+    bytes = r.bytes; format = r.format + (r.packet ? ' (' + r.packet + ')' : '');
     if (r.frames) { showFrames(bytes, r.frames, format, gen); return; }
   }
   $('frames').hidden = true;
