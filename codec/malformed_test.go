@@ -268,8 +268,8 @@ func TestUnreadResponseNamesNoAPI(t *testing.T) {
 	require.NoError(t, err)
 	for _, o := range []Options{{Response: true, APIKey: Any, Version: Any}, {Response: true, APIKey: 3, Version: Any}} {
 		f, err := Decode(req, o)
-		require.ErrorContains(t, err, "bytes that read as none; they start with a request's header: "+h.String())
-		require.Contains(t, h.String(), "api key 18 (ApiVersions) v3, correlation id ")
+		require.ErrorContains(t, err, "bytes that read as none; they start with a request's header: "+h.describe())
+		require.Contains(t, h.describe(), "api key 18 (ApiVersions) v3, correlation id ")
 		js, _, ferr := new(Decoder).AppendJSON(nil, req, o)
 		require.EqualError(t, ferr, err.Error())
 		for _, s := range []string{string(f.AppendJSON(nil)), string(js)} {

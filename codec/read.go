@@ -157,9 +157,9 @@ func requestHeader(b []byte, noSize bool) (RequestHeader, bool) {
 	return h, true
 }
 
-// String says what a request header names, for messages: `api key 18
+// describe says what a request header names, for messages: `api key 18
 // (ApiVersions) v3, correlation id 7, client id "kwire"`.
-func (h RequestHeader) String() string {
+func (h RequestHeader) describe() string {
 	s := "api key " + decimal(int(h.APIKey))
 	if api := schema.ByKey(h.APIKey); api != nil {
 		s += " (" + api.Name + ")"
@@ -192,7 +192,7 @@ func unreadError(b []byte, opts Options, g *Guess) *DecodeError {
 		found += " of the " + decimal(g.Tried) + " readings tried before a work limit (MaxWork, or the guess's bound on the nodes its readings read)"
 	}
 	if h, ok := requestHeader(b, opts.NoSizePrefix); ok {
-		found += "; they start with a request's header: " + h.String()
+		found += "; they start with a request's header: " + h.describe()
 	}
 	return newDecodeError(0, 0, "", "a response of "+what, found, nil)
 }

@@ -595,11 +595,26 @@ func (c *decodeCmd) decodeFrame(e *env, dec *codec.Decoder, fr []byte, sized boo
 		}
 		if h, req := input.RequestHeader(fr, sized); req && o.Response && !strings.Contains(err.Error(), "request's header") {
 			// A request read as the response pinned: say what it is.
-			fail(e, "%sthese bytes start with a request's header: %v; without --response, --api and --version they are read as that request", prefix, h)
+			fail(e, "%sthese bytes start with a request's header: %v; without --response, --api and --version they are read as that request", prefix, requestSays(h))
 		}
 		ok = false
 	}
 	return ok
+}
+
+// requestSays is what a request's header names, for messages: `api key 18
+// (ApiVersions) v3, correlation id 7, client id "kwire"`, as the codec's
+// errors say it.
+func requestSays(h codec.RequestHeader) string {
+	s := "api key " + strconv.Itoa(int(h.APIKey))
+	if api := schema.ByKey(h.APIKey); api != nil {
+		s += " (" + api.Name + ")"
+	}
+	s += " v" + strconv.Itoa(int(h.Version)) + ", correlation id " + strconv.Itoa(int(h.CorrelationID))
+	if h.ClientID != nil {
+		s += ", client id " + strconv.Quote(*h.ClientID)
+	}
+	return s
 }
 
 // requestMismatch says how a request's header contradicts the API or
@@ -613,11 +628,12 @@ func (f *frameFlags) requestMismatch(api *schema.API, fr []byte, sized bool) str
 	if err != nil {
 		return ""
 	}
+	says := "the request's header says " + requestSays(h)
 	switch {
 	case api != nil && h.APIKey != api.Key:
-		return "the request's header says " + h.String() + ", not " + api.Name + ", the API pinned"
+		return says + ", not " + api.Name + ", the API pinned"
 	case f.version >= 0 && int(h.Version) != f.version:
-		return "the request's header says " + h.String() + ", not v" + strconv.Itoa(f.version) + ", the version pinned"
+		return says + ", not v" + strconv.Itoa(f.version) + ", the version pinned"
 	}
 	return ""
 }
