@@ -122,10 +122,12 @@ func TestWarningsOnStderr(t *testing.T) {
 	_, _, code = runCLI(t, []string{"pcap", "--strict", "--api", "ApiVersions", "kafka.pcap"}, nil)
 	require.Equal(t, 0, code)
 
-	// An unpaired response is guessed, and says so.
-	_, errOut, code = runCLI(t, []string{"pcap", "kafka-ipv6-null.pcapng"}, nil)
+	// An unpaired response (its request before the capture began) is
+	// guessed, and says so.
+	file := segmentsPcap(t, segment{false, 0, exampleFrame(t, "ApiVersions", 3, true, 5)})
+	_, errOut, code = runCLI(t, []string{"pcap", file}, nil)
 	require.Equal(t, 0, code, errOut)
-	require.Regexp(t, `(?m)^kwire: conn 1 correlation 3 response: read as a response: guessed \w+ v\d+`, errOut)
+	require.Regexp(t, `(?m)^kwire: conn 1 correlation 5 response: read as a response: guessed \w+ v\d+`, errOut)
 }
 
 // kwire proxy --kafka prints Kafka's form for a consumer group's traffic:

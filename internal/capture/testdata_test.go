@@ -25,7 +25,7 @@ var testdataFiles = []struct {
 	desc string
 }{
 	{"kafka.pcap", genKafkaPcap, "Ethernet/IPv4 pcap (ns timestamps): conn 1 with handshake, 3 ApiVersions v3 exchanges, one request split in out-of-order segments with a retransmission, FIN; conn 2 on port 9092 starting mid-frame (resync) with 2 Metadata exchanges and an acks=0 Produce."},
-	{"kafka-ipv6-null.pcapng", genKafkaNg, "pcapng, BSD loopback (null, little-endian family 30) IPv6, broker on port 19092 (not a broker port: inferred), 2 exchanges, then a lost segment inside the third request (the gap is confirmed by the broker's ACK; that request is dropped, its response stays unpaired, the stream stays in sync), then a 4th exchange."},
+	{"kafka-ipv6-null.pcapng", genKafkaNg, "pcapng, BSD loopback (null, little-endian family 30) IPv6, broker on port 19092 (not a broker port: inferred), 2 exchanges, then a lost segment inside the third request, a Fetch v11 (the gap is confirmed by the broker's ACK; without Options.KeepDamaged that request is dropped and its response stays unpaired, with it the request is kept up to the gap and pairs; the stream stays in sync), then a 4th exchange."},
 }
 
 func genKafkaPcap(t testing.TB) []byte {
@@ -65,7 +65,7 @@ func genKafkaNg(t testing.TB) []byte {
 	v.send(segs[2])
 	v.send(segs[3])
 	b.tcp(v.s, v.c, v.ss, v.cs, fACK, nil)
-	v.resp(kresp(3, []byte{0, 0}))
+	v.resp(kresp(3, make([]byte, 14))) // Fetch v11: throttle, error, session, no topics
 	v.req(apiVersionsReq(4))
 	v.resp(apiVersionsResp(4))
 	return b.pcapng()
@@ -79,7 +79,14 @@ func TestTestdata(t *testing.T) {
 			require.NoError(t, os.WriteFile(filepath.Join(captures, f.name), f.gen(t), 0o644))
 			readme.WriteString("- " + f.name + ": " + f.desc + "\n")
 		}
-		readme.WriteString("\nfuzz/ holds the fuzzing corpus: inputs `go test ./capture -run XXX -fuzz FuzzRead|FuzzReassemble` found interesting (copied from $GOCACHE/fuzz) and crashers (each also has a named regression test in fuzz_test.go).\n")
+		const fuzz = "\nfuzz/ holds the fuzzing corpus: inputs `go test ./internal/capture -run XXX -fuzz FuzzRead|FuzzReassemble` found interesting (copied from $GOCACHE/fuzz) and crashers (each also has a named regression test in fuzz_test.go).\n"
+		readme.WriteString(fuzz)
+		// What other generators wrote after this part stays.
+		if old, err := os.ReadFile(filepath.Join(captures, "README.md")); err == nil {
+			if _, rest, ok := bytes.Cut(old, []byte("fuzz_test.go).\n")); ok {
+				readme.Write(rest)
+			}
+		}
 		require.NoError(t, os.WriteFile(filepath.Join(captures, "README.md"), readme.Bytes(), 0o644))
 	}
 	for _, f := range testdataFiles {
