@@ -174,3 +174,26 @@ test('a 256 MiB segment streams: its first records on screen at once, the module
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+// Checkpoint files hold nothing but their entries: the file's line says
+// how many, and they show at once as kwire log lists them (line, then the
+// entry's fields), not as "[object Object] entries".
+test('checkpoints: their entries counted and listed', { timeout: 180_000 }, async () => {
+  const page = await open();
+  await page.setInputFiles('#file', ['logdir/orders-0/leader-epoch-checkpoint', 'logdir/replication-offset-checkpoint'].map((f) => join(data, f)));
+  await page.waitForFunction(() => !document.getElementById('storage').hidden && /no problem found/.test(document.getElementById('status').textContent), null, { timeout: 120_000 });
+  const files = await page.$$eval('#st-files > li', (lis) => lis.map((li) => ({
+    line: li.querySelector('strong').textContent + li.querySelector('.pg-muted').textContent,
+    open: li.querySelector('details')?.open,
+    rows: [...li.querySelectorAll('.pg-st-entries tr')].filter((tr) => tr.checkVisibility()).map((tr) => [...tr.cells].map((c) => c.textContent).join(' | ')),
+  })));
+  assert.deepEqual(files, [
+    { line: 'leader-epoch-checkpoint leader-epoch-checkpoint · 13 bytes · 2 entries', open: true,
+      rows: ['line | epoch | startOffset | problem', '3 | 0 | 0 | ', '4 | 1 | 24 | '] },
+    { line: 'replication-offset-checkpoint offset-checkpoint · 64 bytes · 3 entries', open: true,
+      rows: ['line | topic | partition | offset | problem', '3 | orders | 0 | 39 | ', '4 | __consumer_offsets | 7 | 10 | ', '5 | __transaction_state | 0 | 2 | '] },
+  ]);
+  assert.doesNotMatch(await page.textContent('#st-files'), /object Object/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});

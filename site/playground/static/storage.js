@@ -101,7 +101,7 @@ function drawFiles(files) {
     li.appendChild(el('strong', '', f.name));
     const what = [f.kind, f.size.toLocaleString('en') + ' bytes'];
     if (f.batches !== undefined) what.push(f.batches + ' batches');
-    if (f.entries !== undefined) what.push(f.entries + ' entries' + (f.unused ? ', ' + f.unused + ' unused (preallocated)' : '') + (f.unchecked ? ', no segment beside it to check against' : ''));
+    if (f.entries !== undefined) what.push(f.entries.toLocaleString('en') + (f.entries === 1 ? ' entry' : ' entries') + (f.unused ? ', ' + f.unused + ' unused (preallocated)' : '') + (f.unchecked ? ', no segment beside it to check against' : ''));
     li.appendChild(el('span', 'pg-muted', ' ' + what.join(' · ')));
     if (f.problems.length) {
       li.appendChild(el('span', 'pg-st-flag', ' ⚠ ' + f.problems.length + ' problem' + (f.problems.length === 1 ? '' : 's')));
@@ -110,8 +110,11 @@ function drawFiles(files) {
       li.appendChild(ul);
     }
     if (f.entryList && f.entryList.length) {
+      // A checkpoint's entries are all it holds: they show at once, as
+      // kwire log lists them; an index's wait behind their summary.
       const d = el('details');
-      d.appendChild(el('summary', '', 'entries'));
+      d.open = /checkpoint/.test(f.kind);
+      d.appendChild(el('summary', '', f.entryList.length < f.entries ? 'entries (the first ' + f.entryList.length.toLocaleString('en') + ')' : 'entries'));
       const t = el('table', 'pg-table pg-st-entries');
       const keys = Object.keys(f.entryList[0]).filter((k) => k !== 'problem');
       const head = el('tr');
