@@ -197,3 +197,47 @@ test('checkpoints: their entries counted and listed', { timeout: 180_000 }, asyn
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+// The records table walks by keyboard as the capture's exchanges do: the
+// arrows, Page Up and Down, Home and End move to a record and draw it;
+// Space and Enter draw the focused one.
+test('the records table: arrow keys, Page Up/Down, Home, End and Space', { timeout: 180_000 }, async () => {
+  const page = await open();
+  await openFiles(page, ['logdir/orders-0/00000000000000000000.log']);
+  const drawnKey = () => page.$eval('#st-record section .pg-st-tree li', (li) => li.textContent);
+  const at = async (offset) => {
+    await page.waitForFunction((o) => {
+      const tr = document.activeElement;
+      // The row focused and marked current, its key the one drawn.
+      return tr && tr.dataset.record !== undefined && tr.cells[0].textContent === o && tr.hasAttribute('aria-current') &&
+        (document.querySelector('#st-record section .pg-st-tree li')?.textContent || '').endsWith('= "' + tr.cells[2].textContent + '" (5 bytes)');
+    }, String(offset), { timeout: 10_000 }).catch(async () => assert.fail('not at offset ' + offset + ': focused ' +
+      await page.evaluate(() => document.activeElement.textContent.slice(0, 40)) + ', drawn ' + await drawnKey()));
+  };
+  await page.focus('#st-table tbody tr:first-child');
+  await page.keyboard.press('ArrowDown');
+  await at(1);
+  await page.keyboard.press('ArrowDown');
+  await at(2);
+  await page.keyboard.press('ArrowUp');
+  await at(1);
+  await page.keyboard.press('PageDown');
+  await at(11);
+  await page.keyboard.press('End');
+  await at(23);
+  await page.keyboard.press('PageUp');
+  await at(13);
+  await page.keyboard.press('Home');
+  await at(0);
+  await page.keyboard.press('ArrowUp');
+  await at(0);
+  // Space on a row Tab reached (not drawn yet) draws it, and scrolls nothing.
+  await page.click('#st-table tbody tr:nth-child(6)');
+  await page.focus('#st-table tbody tr:nth-child(4)');
+  const y = await page.evaluate(() => scrollY);
+  await page.keyboard.press(' ');
+  await at(3);
+  assert.equal(await page.evaluate(() => scrollY), y);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});

@@ -163,7 +163,6 @@ export function drawCapRows() {
       tr.appendChild(td);
     }
     tr.addEventListener('click', () => pickExchange(x.i, ++st.gen));
-    tr.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); pickExchange(x.i, ++st.gen); } });
     body.appendChild(tr);
   }
   $('cap-count').textContent = rows.length + ' of ' + c.rows.length + ' exchanges' + (rows.length > CAP_SHOWN ? ' (the first ' + CAP_SHOWN + ' shown)' : '');
@@ -255,17 +254,26 @@ function frameLinks(p, own, other, otherPacket, to) {
   box.hidden = !box.childNodes.length;
 }
 
-// Arrow keys move between the exchanges' rows and show each, as in
-// Wireshark's packet list: up, down, page up, page down, home, end.
-$('cap-table').tBodies[0].addEventListener('keydown', (e) => {
+// rowKeys lets the keyboard walk a table body's rows (each focusable) as
+// Wireshark's packet list does: up, down, page up, page down, home and end
+// focus another row and show it; Enter and Space show the focused one.
+// show(tr) shows a row. The capture's exchanges and the storage view's
+// records move alike.
+export function rowKeys(body, show) {
   const steps = { ArrowDown: 1, ArrowUp: -1, PageDown: 10, PageUp: -10, Home: -Infinity, End: Infinity };
-  if (!(e.key in steps) || !st.capture) return;
-  const rows = [...$('cap-table').tBodies[0].rows];
-  const at = rows.indexOf(e.target.closest('tr'));
-  if (at < 0) return;
-  e.preventDefault();
-  const to = rows[Math.max(0, Math.min(rows.length - 1, at + steps[e.key]))];
-  if (!to || to === rows[at]) return;
-  to.focus();
-  pickExchange(+to.dataset.exchange, ++st.gen);
-});
+  body.addEventListener('keydown', (e) => {
+    if (e.altKey || e.ctrlKey || e.metaKey) return;
+    const tr = e.target.closest('tr');
+    if (!tr || tr.parentNode !== body) return;
+    if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); show(tr); return; }
+    if (!(e.key in steps)) return;
+    e.preventDefault();
+    const rows = body.rows, at = tr.sectionRowIndex;
+    const to = rows[Math.max(0, Math.min(rows.length - 1, at + steps[e.key]))];
+    if (!to || to === tr) return;
+    to.focus();
+    show(to);
+  });
+}
+
+rowKeys($('cap-table').tBodies[0], (tr) => { if (st.capture) pickExchange(+tr.dataset.exchange, ++st.gen); });

@@ -10,7 +10,7 @@ import { rpc, rpcProgress } from './rpc.js';
 import { st } from './state.js';
 import { drawGridRow, isTime, utcDate } from './views.js';
 import { clearViews } from './decode.js';
-import { closeCapture, frameOptions } from './capture.js';
+import { closeCapture, frameOptions, rowKeys } from './capture.js';
 import { setLink } from './link.js';
 
 // isStorageName says whether a file is named as Kafka names its files.
@@ -174,11 +174,13 @@ function appendRecords(recs) {
       tr.appendChild(el('td', '', s.length > 120 ? s.slice(0, 120) + '…' : s));
     }
     tr.addEventListener('click', () => pickRecord(r.id));
-    tr.addEventListener('keydown', (e) => { if (e.key === 'Enter') pickRecord(r.id); });
     rows.appendChild(tr);
   }
   body.appendChild(rows);
 }
+
+// The keys walk the records as they walk a capture's exchanges.
+rowKeys($('st-table').tBodies[0], (tr) => pickRecord(+tr.dataset.record));
 
 // pickRecord draws record id's key and value.
 export async function pickRecord(id) {
@@ -188,7 +190,8 @@ export async function pickRecord(id) {
   for (const tr of $('st-table').tBodies[0].rows) tr.toggleAttribute('aria-current', +tr.dataset.record === id);
   const gen = st.gen;
   const r = await rpc('storageRecord', id);
-  if (gen !== st.gen || s !== st.storage) return;
+  // (Another record picked meanwhile, as arrow keys held down do, draws instead.)
+  if (gen !== st.gen || s !== st.storage || s.current !== id) return;
   const box = $('st-record');
   box.replaceChildren();
   if (r.error) { box.appendChild(el('p', 'pg-error', r.error)); return; }
