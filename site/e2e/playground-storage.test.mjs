@@ -241,3 +241,32 @@ test('the records table: arrow keys, Page Up/Down, Home, End and Space', { timeo
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+// "Open file…" and "Open schema files…" are labels around hidden file
+// inputs: focus from the keyboard outlines the label; a click does not.
+test('the file inputs show keyboard focus on their labels', { timeout: 120_000 }, async () => {
+  const page = await open();
+  await page.evaluate(() => { document.getElementById('pay').open = true; });
+  const outline = (sel) => page.$eval(sel, (i) => { const s = getComputedStyle(i.closest('label')); return s.outlineStyle === 'none' ? 'none' : s.outlineStyle + ' ' + s.outlineWidth; });
+  for (const id of ['#file', '#pay-files']) {
+    // The element before it in the tab order, then Tab.
+    await page.evaluate((sel) => {
+      const all = [...document.querySelectorAll('a[href], button, input, select, textarea, summary, [tabindex]')].filter((e) => e.tabIndex >= 0 && !e.disabled && e.checkVisibility({ visibilityProperty: true }) || e.matches(sel));
+      const i = all.indexOf(document.querySelector(sel));
+      all[i - 1].focus();
+    }, id);
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => '#' + document.activeElement.id), id, 'Tab reaches ' + id);
+    assert.equal(await outline(id), 'solid 2px', id + ' focused from the keyboard');
+    await page.keyboard.press('Shift+Tab');
+    assert.equal(await outline(id), 'none', id + ' no longer focused');
+  }
+  // Focus that follows a click on the label (the file dialog, closed) shows none.
+  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.click('label.pg-file:has(#file)')]);
+  await chooser.setFiles([]);
+  await page.evaluate(() => document.getElementById('file').focus());
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'file');
+  assert.equal(await outline('#file'), 'none', 'focus after a click');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
