@@ -74,3 +74,29 @@ test('real clients break no rule: no row flagged', { timeout: 180_000 }, async (
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+// A response whose request is not in the capture (the capture started in
+// the middle of a connection, or lost bytes): its API and version are
+// unknown, so no -1 shows for them; its likeliest reading is tried, as
+// kwire pcap tries it, and said to be a guess.
+test('a response without its request: unknown, not -1, and read as a guess', { timeout: 180_000 }, async () => {
+  const page = await open();
+  await openCapture(page, join(root, 'testdata', 'captures', 'kafka-ipv6-null.pcapng'));
+  assert.equal(await page.textContent('#cap-title'), 'Capture: 14 packets, 1 Kafka connection, 4 exchanges, 2 note(s)');
+  const row = await page.$eval('#cap-table tbody tr[data-exchange="2"]', (tr) => Object.fromEntries([...tr.cells].map((c) => [c.className.replace('pg-c-', ''), c.textContent])));
+  assert.equal(row.api, 'unknown');
+  assert.equal(row.version, '');
+  assert.equal(row.dir, '← response only');
+  const summary = await page.$$eval('#cap-summary tbody tr', (trs) => trs.map((tr) => tr.cells[0].textContent + ' ' + tr.cells[1].textContent));
+  assert.deepEqual(summary, ['ApiVersions v3×3', 'unknown unknown×1']);
+  const before = await page.evaluate(() => document.body.dataset.decoded || '');
+  await page.click('#cap-table tbody tr[data-exchange="2"]');
+  await page.waitForFunction((b) => (document.body.dataset.decoded || '') !== b, before);
+  const said = await page.textContent('#status');
+  assert.equal(said, 'Capture exchange 3: response only, API unknown (guessed: UpdateMetadata v0, possible (33%)), correlation id 3');
+  assert.doesNotMatch(said + (await page.textContent('#cap-table')), /-1/);
+  assert.match(await page.textContent('#frame-title-2'), /^Response \(its request is not in the capture; guessed, possible \(33%\)\): UpdateMetadata v0 response/);
+  assert.equal(await page.textContent('#frame-title'), 'Request: not in the capture');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});

@@ -2,6 +2,7 @@
 // errors), the per-API summary, and an exchange's request and response
 // decoded side by side in panels 0 and 1.
 import { $, el, status, showError } from './dom.js';
+import { confidence } from './views.js';
 import { rpc } from './rpc.js';
 import { st } from './state.js';
 import { resetOutput, clearViews } from './decode.js';
@@ -9,12 +10,13 @@ import { setLink } from './link.js';
 
 // The exchanges table's columns, in Wireshark's spirit: what a row is
 // first (number, time, API, client), how it went next, where it ran last.
-// Each: [key, heading, sort value, cell text].
+// Each: [key, heading, sort value, cell text]. A version the capture does
+// not know (a response whose request is not in it) is blank, not -1.
 const COLS = [
   ['i', '#', (x) => x.i + 1, (x) => x.i + 1],
   ['time', 'Time (s)', (x) => x.t, (x) => (x.time === undefined ? '' : x.t.toFixed(3))],
   ['api', 'API', (x) => x.apiText, (x) => x.apiText],
-  ['version', 'Version', (x) => x.version, (x) => x.version],
+  ['version', 'Version', (x) => x.version, (x) => (x.version >= 0 ? x.version : '')],
   ['client', 'Client id', (x) => x.clientId ?? '', (x) => x.clientId ?? ''],
   ['latency', 'Latency ms', (x) => x.latencyMs ?? -1, (x) => (x.latencyMs === undefined ? '' : x.latencyMs.toFixed(3))],
   ['error', 'Error', (x) => x.errorText, (x) => [x.errorText, ...x.expected.map((n) => n + ' (expected)')].filter(Boolean).join(', ')],
@@ -195,7 +197,7 @@ export function drawCapSummary() {
   for (const [api, s] of [...by.entries()].sort((a, b) => b[1].n - a[1].n)) {
     s.lat.sort((a, b) => a - b);
     const tr = el('tr');
-    const vs = [...s.versions.entries()].sort((a, b) => a[0] - b[0]).map(([v, n]) => 'v' + v + '×' + n).join(' ');
+    const vs = [...s.versions.entries()].sort((a, b) => a[0] - b[0]).map(([v, n]) => (v >= 0 ? 'v' + v : 'unknown') + '×' + n).join(' ');
     const cells = [api, vs, s.n, s.errors, s.expected, s.bytes, fmt(percentile(s.lat, 0.5)), fmt(percentile(s.lat, 0.99)), fmt(s.lat[s.lat.length - 1])];
     for (const v of cells) tr.appendChild(el('td', '', String(v)));
     body.appendChild(tr);
@@ -219,15 +221,26 @@ export async function pickExchange(i, gen) {
   if (req) await p0.decode(req, { response: false, size: 'yes' }, 'Request');
   else { p0.clear(); p0.e.title.textContent = 'Request: not in the capture'; }
   if (gen !== st.gen) return;
+  // A response whose request is not in the capture: its API and version
+  // are unknown, and read as the likeliest reading, as kwire pcap does.
+  let guessed = null;
+  if (resp && x.apiKey < 0) {
+    const cands = await rpc('guess', resp, 'yes');
+    if (gen !== st.gen) return;
+    guessed = cands[0] || null;
+  }
   if (resp && x.apiKey >= 0) await p1.decode(resp, { response: true, api: x.apiKey, version: x.version, size: 'yes' }, 'Response');
-  else if (resp) { p1.clear(); p1.e.title.textContent = 'Response: its request (and so its API) is not in the capture'; }
+  else if (guessed) await p1.decode(resp, { response: true, api: guessed.apiKey, version: guessed.version, size: 'yes' }, 'Response (its request is not in the capture; guessed, ' + confidence(guessed.confidence) + ')');
+  else if (resp) { p1.clear(); p1.e.title.textContent = 'Response: its request (and so its API) is not in the capture, and no reading fits it'; }
   else { p1.clear(); p1.e.title.textContent = x.noResponseExpected ? 'Response: none expected (acks=0)' : 'Response: not in the capture'; }
   if (gen !== st.gen) return;
   frameLinks(p0, x.requestPacket, 'response', x.responsePacket, p1);
   frameLinks(p1, x.responsePacket, 'request', x.requestPacket, p0);
   st.sum = p0.sum;
   const broken = c.rows[i].findings.map((f) => f.rule + ' (' + f.severity + ')');
-  status('Capture exchange ' + (i + 1) + ': ' + (x.apiName || 'API ' + x.apiKey) + ' v' + x.version + ', correlation id ' + x.correlationId +
+  const what = x.apiKey >= 0 ? (x.apiName || 'API ' + x.apiKey) + ' v' + x.version
+    : 'response only, API unknown' + (guessed ? ' (guessed: ' + (guessed.apiName || 'API ' + guessed.apiKey) + ' v' + guessed.version + ', ' + confidence(guessed.confidence) + ')' : '');
+  status('Capture exchange ' + (i + 1) + ': ' + what + ', correlation id ' + x.correlationId +
     (x.latencyMs !== undefined ? ', answered in ' + x.latencyMs.toFixed(3) + ' ms' : '') +
     (broken.length ? '; breaks ' + [...new Set(broken)].join(', ') : ''));
   document.body.dataset.decoded = String(gen);
