@@ -11,7 +11,9 @@ import { setLink } from './link.js';
 // The exchanges table's columns, in Wireshark's spirit: what a row is
 // first (number, time, API, client), how it went next, where it ran last.
 // Each: [key, heading, sort value, cell text]. A version the capture does
-// not know (a response whose request is not in it) is blank, not -1.
+// not know (a response whose request is not in it) is blank, not -1; the
+// errors sort as they read, the expected ones with them.
+const errorCell = (x) => [x.errorText, ...x.expected.map((n) => n + ' (expected)')].filter(Boolean).join(', ');
 const COLS = [
   ['i', '#', (x) => x.i + 1, (x) => x.i + 1],
   ['time', 'Time (s)', (x) => x.t, (x) => (x.time === undefined ? '' : x.t.toFixed(3))],
@@ -19,7 +21,7 @@ const COLS = [
   ['version', 'Version', (x) => x.version, (x) => (x.version >= 0 ? x.version : '')],
   ['client', 'Client id', (x) => x.clientId ?? '', (x) => x.clientId ?? ''],
   ['latency', 'Latency ms', (x) => x.latencyMs ?? -1, (x) => (x.latencyMs === undefined ? '' : x.latencyMs.toFixed(3))],
-  ['error', 'Error', (x) => x.errorText, (x) => [x.errorText, ...x.expected.map((n) => n + ' (expected)')].filter(Boolean).join(', ')],
+  ['error', 'Error', errorCell, errorCell],
   ['reqBytes', 'Req. bytes', (x) => x.requestBytes ?? -1, (x) => x.requestBytes ?? ''],
   ['respBytes', 'Resp. bytes', (x) => x.responseBytes ?? -1, (x) => x.responseBytes ?? ''],
   ['corr', 'Corr. id', (x) => x.correlationId, (x) => x.correlationId],
@@ -82,7 +84,7 @@ export async function openCapture(bytes, gen) {
   const scan = await rpc('scan', r.frames, s.exchanges.map((x) => x.apiKey), s.exchanges.map((x) => x.version));
   if (gen !== st.gen) return;
   scan.forEach((x, i) => scanned(rows[i], x));
-  $('cap-title').textContent = 'Capture: ' + s.packets + ' packets, ' + s.conns.length + ' Kafka connection' + (s.conns.length === 1 ? '' : 's') +
+  $('cap-title').textContent = 'Capture: ' + s.packets + ' packet' + (s.packets === 1 ? '' : 's') + ', ' + s.conns.length + ' Kafka connection' + (s.conns.length === 1 ? '' : 's') +
     ', ' + s.exchanges.length + ' exchange' + (s.exchanges.length === 1 ? '' : 's') + (s.notes.length ? ', ' + s.notes.length + ' note(s)' : '');
   const apiSel = $('cap-api');
   apiSel.replaceChildren(el('option', '', 'all'));
