@@ -22,6 +22,7 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -118,6 +119,14 @@ func ParseLimit(data []byte, mode Mode, repeatLimit int) ([]byte, Format, error)
 	if len(data) == 0 {
 		return nil, "", &Error{Offset: -1, Err: ErrEmpty, Msg: "empty input"}
 	}
+	if mode != Binary {
+		// Text saved as UTF-16 (PowerShell's > and Out-File, Notepad's
+		// "Unicode") is read as the text it holds; in Auto mode only
+		// when that is text, not bytes that happen to begin FF FE.
+		if t, ok := fromUTF16(data); ok && len(t) > 0 && (mode != Auto || !looksBinary(t)) {
+			data = t
+		}
+	}
 	switch mode {
 	case Binary:
 		return data, FormatBinary, nil
@@ -146,6 +155,46 @@ func looksBinary(b []byte) bool {
 		}
 	}
 	return false
+}
+
+// fromUTF16 converts text in UTF-16 with a byte order mark (FF FE, little
+// endian; FE FF, big endian) to UTF-8, the mark left out. It reports false
+// when data is not such text: no mark, an odd length, or a surrogate
+// without its pair. Positions in errors are then the UTF-8 text's.
+func fromUTF16(data []byte) ([]byte, bool) {
+	if len(data) < 2 || len(data)%2 != 0 {
+		return nil, false
+	}
+	var le bool
+	switch {
+	case data[0] == 0xFF && data[1] == 0xFE:
+		le = true
+	case data[0] == 0xFE && data[1] == 0xFF:
+	default:
+		return nil, false
+	}
+	out := make([]byte, 0, len(data)/2)
+	for i := 2; i < len(data); i += 2 {
+		u := rune(data[i])<<8 | rune(data[i+1])
+		if le {
+			u = rune(data[i+1])<<8 | rune(data[i])
+		}
+		if utf16.IsSurrogate(u) {
+			if u >= 0xDC00 || i+3 >= len(data) {
+				return nil, false
+			}
+			v := rune(data[i+2])<<8 | rune(data[i+3])
+			if le {
+				v = rune(data[i+3])<<8 | rune(data[i+2])
+			}
+			if u = utf16.DecodeRune(u, v); u == utf8.RuneError {
+				return nil, false
+			}
+			i += 2
+		}
+		out = utf8.AppendRune(out, u)
+	}
+	return out, true
 }
 
 // parseText parses textual input, trying the hex family if hex is set and

@@ -210,6 +210,59 @@ func TestParseBinary(t *testing.T) {
 	}
 }
 
+// Text saved as UTF-16 with a byte order mark (PowerShell's > writes
+// UTF-16LE) reads as the text it holds; bytes that begin FF FE but are not
+// text stay binary.
+func TestParseUTF16(t *testing.T) {
+	utf16 := func(s string, le bool) []byte {
+		b := []byte{0xFE, 0xFF}
+		if le {
+			b = []byte{0xFF, 0xFE}
+		}
+		for _, r := range s {
+			if r > 0xFFFF { // a surrogate pair
+				r -= 0x10000
+				hi, lo := 0xD800+(r>>10), 0xDC00+(r&0x3FF)
+				for _, u := range []rune{hi, lo} {
+					if le {
+						b = append(b, byte(u), byte(u>>8))
+					} else {
+						b = append(b, byte(u>>8), byte(u))
+					}
+				}
+				continue
+			}
+			if le {
+				b = append(b, byte(r), byte(r>>8))
+			} else {
+				b = append(b, byte(r>>8), byte(r))
+			}
+		}
+		return b
+	}
+	text := hex.EncodeToString(frame) + "\r\n"
+	b64 := base64.StdEncoding.EncodeToString(frame) + "\r\n"
+	for _, le := range []bool{true, false} {
+		for _, c := range []struct {
+			in   string
+			mode Mode
+			f    Format
+		}{{text, Auto, FormatHex}, {text, Hex, FormatHex}, {b64, Auto, FormatBase64}, {b64, Base64, FormatBase64}, {"# caf\u00e9 \U0001F600\n" + text, Auto, FormatHex}} {
+			got, f, err := Parse(utf16(c.in, le), c.mode)
+			if err != nil || f != c.f || !bytes.Equal(got, frame) {
+				t.Errorf("Parse(UTF-16 (little endian %v) %q, %v) = %x, %q, %v; want the frame as %s", le, c.in, c.mode, got, f, err, c.f)
+			}
+		}
+	}
+	// Not text: a control character, an unpaired surrogate, an odd length.
+	for _, in := range [][]byte{{0xFF, 0xFE, 0x00, 0x00, 0x00, 0x05}, {0xFF, 0xFE, 0x30, 0x00, 0x00, 0xD8, 0x30, 0x00}, {0xFF, 0xFE, 0x30, 0x00, 0x30}} {
+		got, f, err := Parse(in, Auto)
+		if err != nil || f != FormatBinary || !bytes.Equal(got, in) {
+			t.Errorf("Parse(%x, Auto) = %x, %q, %v; want binary", in, got, f, err)
+		}
+	}
+}
+
 // Hex-looking text is hex; text with other base64 characters that decodes
 // is base64; an ASCII column never turns into bytes.
 func TestParseAmbiguity(t *testing.T) {

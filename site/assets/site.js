@@ -24,10 +24,38 @@
   var kindOrder = { version: 0, api: 1, error: 2, enum: 3, field: 4, page: 5 };
   var squash = function (s) { return s.toLowerCase().replace(/[\s_.-]+/g, ""); };
   var range = function (lo, hi) { return lo === hi ? "v" + lo : "v" + lo + "–" + hi; };
+  var dirWords = { request: "req", requests: "req", req: "req", response: "resp", responses: "resp", resp: "resp" };
+
+  // terms reads a query of several words as a person means it: an API
+  // named by one or more of them ("produce", "describe groups"), a version
+  // ("v4", or a number after the API), a direction ("response"), "api key
+  // 18" or "key 18", "error 3" or "error code 3"; what is left (rest) names
+  // a field or says what one means.
+  var terms = function (q, apiByName) {
+    var t = q.split(" "), r = { api: null, v: null, dir: null, key: null, code: null, rest: [] };
+    var m = q.match(/^(?:api ?key|key|api) ?#?(-?\d+)$/);
+    if (m) { r.key = +m[1]; return r; }
+    m = q.match(/^(?:error ?code|error|err|code) ?#?(-?\d+)$/);
+    if (m) { r.code = +m[1]; return r; }
+    for (var i = 0; i < t.length; i++) {
+      var w = t[i], vm = w.match(/^v(\d+)$/);
+      if (dirWords[w] && !r.dir) { r.dir = dirWords[w]; continue; }
+      if (vm && r.v === null) { r.v = +vm[1]; continue; }
+      if (!r.api) {
+        // The longest run of words from here that names an API.
+        for (var j = t.length; j > i && !apiByName[squash(t.slice(i, j).join(""))]; j--);
+        if (j > i) { r.api = apiByName[squash(t.slice(i, j).join(""))]; i = j - 1; continue; }
+      }
+      if (r.api && r.v === null && /^\d+$/.test(w) && r.rest.length === 0) { r.v = +w; continue; }
+      r.rest.push(w);
+    }
+    return r;
+  };
 
   // search ranks what the index holds against a query: an API and version
   // ("produce v9"), API names and keys, error names and codes, enumeration
-  // values, field names, what fields mean, and the reference pages.
+  // values, field names, what fields mean, and the reference pages; of
+  // several words, all together (see terms), and results are one per place.
   var search = function (idx, text) {
     var q = text.trim().toLowerCase().replace(/\s+/g, " ");
     var out = [];
@@ -49,6 +77,25 @@
       else add(990, "api", a[1], "has versions " + a[3] + "–" + a[4] + ", not v" + v, "api/" + a[2] + "/index.html");
     }
     var num = /^-?\d+$/.test(q) ? +q : null;
+    // Several words: every one must match, each in its place (see terms).
+    var tm = q.indexOf(" ") > 0 ? terms(q, apiByName) : null;
+    if (tm && tm.key !== null) {
+      idx.apis.forEach(function (a) {
+        if (a[0] === tm.key) add(960, "api", a[1], "API key " + a[0] + " · versions " + a[3] + "–" + a[4] + " · " + a[6], "api/" + a[2] + "/index.html");
+      });
+    }
+    if (tm && tm.code !== null) {
+      idx.errors.forEach(function (e) {
+        if (e[0] === tm.code) add(960, "error", e[1], "error " + e[0] + (e[2] ? " · retriable" : "") + (e[3] ? " · " + e[3] : ""), "errors.html#error-" + e[1]);
+      });
+    }
+    if (tm && tm.api && !tm.rest.length) {
+      var ta = tm.api, section = tm.dir ? "#" + (tm.dir === "req" ? "request" : "response") : "";
+      var dirName = tm.dir ? (tm.dir === "req" ? " request" : " response") : "";
+      if (tm.v === null) add(960, "api", ta[1], "API key " + ta[0] + " · versions " + ta[3] + "–" + ta[4] + " · " + ta[6], "api/" + ta[2] + "/index.html");
+      else if (tm.v >= ta[3] && tm.v <= ta[4]) add(1000, "version", ta[1] + " v" + tm.v + dirName, "API key " + ta[0] + " · " + (tm.dir ? dirName.slice(1) : "request and response") + ", byte by byte", "api/" + ta[2] + "/v" + tm.v + ".html" + section);
+      else add(990, "api", ta[1], "has versions " + ta[3] + "–" + ta[4] + ", not v" + tm.v, "api/" + ta[2] + "/index.html");
+    }
     idx.apis.forEach(function (a) {
       var names = [a[1]].concat(a[5]), best = 0;
       names.forEach(function (n) {
@@ -80,12 +127,26 @@
     var apiByKey = {};
     idx.apis.forEach(function (a) { apiByKey[a[0]] = a; });
     // Words found in what fields mean, unless the query named a version.
-    var words = mv && out.length ? [] : q.split(" ").filter(function (w) { return w.length >= 3; });
+    var words = (mv || (tm && (tm.api || tm.key !== null || tm.code !== null) && !tm.rest.length)) && out.length ? [] : q.split(" ").filter(function (w) { return w.length >= 3; });
+    // The words left when several were given, each to be found in the
+    // field's name or path (an API, version and direction named narrow
+    // the fields to theirs).
+    var rest = tm && tm.key === null && tm.code === null ? tm.rest.map(squash) : [];
+    var restAll = rest.join("");
     idx.fields.forEach(function (f) {
       var a = apiByKey[f[2]];
       if (!a) return;
       var n = squash(f[0]), k = squash(f[1]);
       var sc = n === qs || k === qs ? 620 : n.indexOf(qs) === 0 || k.indexOf(qs) === 0 ? 460 : qs.length >= 3 && (n.indexOf(qs) > 0 || k.indexOf(qs) > 0) ? 320 : 0;
+      var hi = Math.min(f[6], a[4]), at = hi;
+      if (rest.length && (!tm.api || tm.api === a) && (!tm.dir || tm.dir === f[3]) && (tm.v === null || (tm.v >= f[5] && tm.v <= hi))) {
+        var p = squash(f[4]);
+        if (rest.every(function (w) { return n.indexOf(w) >= 0 || k.indexOf(w) >= 0 || p.indexOf(w) >= 0; })) {
+          var own = n === restAll || k === restAll ? 640 : n.indexOf(restAll) === 0 || k.indexOf(restAll) === 0 ? 480 : 340;
+          sc = Math.max(sc, tm.api ? own : own - 40);
+          if (tm.v !== null) at = tm.v;
+        }
+      }
       var meaning = f[7] >= 0 ? idx.meanings[f[7]] : "";
       if (!sc && words.length && meaning) {
         var m = meaning.toLowerCase();
@@ -93,8 +154,8 @@
       }
       if (!sc) return;
       var dir = f[3] === "req" ? "request" : "response";
-      add(sc, "field", a[1] + " " + dir + " " + f[4], range(f[5], Math.min(f[6], a[4])) + (meaning ? " · " + meaning : ""),
-        "api/" + a[2] + "/v" + Math.min(f[6], a[4]) + ".html#" + f[3] + "-f-" + f[4]);
+      add(sc, "field", a[1] + " " + dir + " " + f[4], range(f[5], hi) + (meaning ? " · " + meaning : ""),
+        "api/" + a[2] + "/v" + at + ".html#" + f[3] + "-f-" + f[4]);
     });
     idx.pages.forEach(function (p) {
       var t = (p[0] + " " + p[2]).toLowerCase();
@@ -103,7 +164,14 @@
     out.sort(function (x, y) {
       return y.score - x.score || kindOrder[x.kind] - kindOrder[y.kind] || (x.label < y.label ? -1 : x.label > y.label ? 1 : 0);
     });
-    return out;
+    // One line a place: the best reason it was found.
+    var seen = {};
+    return out.filter(function (r) {
+      var id = r.kind + " " + r.href;
+      if (seen[id]) return false;
+      seen[id] = true;
+      return true;
+    });
   };
 
   // nearest suggests names within a few edits of what was typed.

@@ -6,6 +6,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { mkdtemp, readFile, writeFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { build, serve, launch, root } from './helpers-playground.mjs';
 
 let built, server, browser, context;
@@ -71,6 +73,65 @@ test('real clients break no rule: no row flagged', { timeout: 180_000 }, async (
   const page = await open();
   await openCapture(page, join(root, 'testdata', 'captures', 'kfake-clients.pcapng'));
   assert.deepEqual(await flagged(page), []);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+// A response whose request is not in the capture (the capture started in
+// the middle of a connection, or lost bytes): its API and version are
+// unknown, so no -1 shows for them; its likeliest reading is tried, as
+// kwire pcap tries it, and said to be a guess.
+test('a response without its request: unknown, not -1, and read as a guess', { timeout: 180_000 }, async () => {
+  const page = await open();
+  await openCapture(page, join(root, 'testdata', 'captures', 'kafka-ipv6-null.pcapng'));
+  assert.equal(await page.textContent('#cap-title'), 'Capture: 14 packets, 1 Kafka connection, 4 exchanges, 2 note(s)');
+  const row = await page.$eval('#cap-table tbody tr[data-exchange="2"]', (tr) => Object.fromEntries([...tr.cells].map((c) => [c.className.replace('pg-c-', ''), c.textContent])));
+  assert.equal(row.api, 'unknown');
+  assert.equal(row.version, '');
+  assert.equal(row.dir, '← response only');
+  const summary = await page.$$eval('#cap-summary tbody tr', (trs) => trs.map((tr) => tr.cells[0].textContent + ' ' + tr.cells[1].textContent));
+  assert.deepEqual(summary, ['ApiVersions v3×3', 'unknown unknown×1']);
+  const before = await page.evaluate(() => document.body.dataset.decoded || '');
+  await page.click('#cap-table tbody tr[data-exchange="2"]');
+  await page.waitForFunction((b) => (document.body.dataset.decoded || '') !== b, before);
+  const said = await page.textContent('#status');
+  assert.equal(said, 'Capture exchange 3: response only, API unknown (guessed: UpdateMetadata v0, possible (33%)), correlation id 3');
+  assert.doesNotMatch(said + (await page.textContent('#cap-table')), /-1/);
+  assert.match(await page.textContent('#frame-title-2'), /^Response \(its request is not in the capture; guessed, possible \(33%\)\): UpdateMetadata v0 response/);
+  assert.equal(await page.textContent('#frame-title'), 'Request: not in the capture');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+// The Error column sorts as it reads: a code that is a normal step of a
+// protocol ("MEMBER_ID_REQUIRED (expected)") sorts by its text, not as a
+// blank; and a capture of one packet says "1 packet".
+test('the Error column sorts as shown; one packet is "1 packet"', { timeout: 180_000 }, async () => {
+  const page = await open();
+  await openCapture(page, join(root, 'testdata', 'captures', 'kafkajs-clients.pcapng'));
+  const errors = () => page.$$eval('#cap-table tbody td.pg-c-error', (tds) => tds.map((t) => t.textContent));
+  assert.ok((await errors()).includes('MEMBER_ID_REQUIRED (expected)'));
+  for (const dir of ['ascending', 'descending']) {
+    await page.click('#cap-table thead button[data-col="error"]');
+    assert.equal(await page.$eval('#cap-table thead th:has(button[data-col="error"])', (th) => th.getAttribute('aria-sort')), dir);
+    const shown = await errors();
+    const sorted = shown.slice().sort();
+    if (dir === 'descending') sorted.reverse();
+    assert.deepEqual(shown, sorted, dir);
+  }
+  // A capture of one packet (kafka.pcap's first: pcap's 24-byte header,
+  // then the packet's 16-byte header and its bytes).
+  const dir = await mkdtemp(join(tmpdir(), 'kwire-onepacket-'));
+  try {
+    const pcap = await readFile(join(root, 'testdata', 'captures', 'kafka.pcap'));
+    const one = join(dir, 'one.pcap');
+    await writeFile(one, pcap.subarray(0, 24 + 16 + pcap.readUInt32LE(24 + 8)));
+    await page.setInputFiles('#file', one);
+    await page.waitForFunction(() => /^Capture: 1 /.test(document.getElementById('cap-title').textContent), null, { timeout: 60_000 });
+    assert.match(await page.textContent('#cap-title'), /^Capture: 1 packet, \d+ Kafka connections?, 0 exchanges/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
   assert.deepEqual(page.errors, []);
   await page.close();
 });

@@ -174,3 +174,99 @@ test('a 256 MiB segment streams: its first records on screen at once, the module
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+// Checkpoint files hold nothing but their entries: the file's line says
+// how many, and they show at once as kwire log lists them (line, then the
+// entry's fields), not as "[object Object] entries".
+test('checkpoints: their entries counted and listed', { timeout: 180_000 }, async () => {
+  const page = await open();
+  await page.setInputFiles('#file', ['logdir/orders-0/leader-epoch-checkpoint', 'logdir/replication-offset-checkpoint'].map((f) => join(data, f)));
+  await page.waitForFunction(() => !document.getElementById('storage').hidden && /no problem found/.test(document.getElementById('status').textContent), null, { timeout: 120_000 });
+  const files = await page.$$eval('#st-files > li', (lis) => lis.map((li) => ({
+    line: li.querySelector('strong').textContent + li.querySelector('.pg-muted').textContent,
+    open: li.querySelector('details')?.open,
+    rows: [...li.querySelectorAll('.pg-st-entries tr')].filter((tr) => tr.checkVisibility()).map((tr) => [...tr.cells].map((c) => c.textContent).join(' | ')),
+  })));
+  assert.deepEqual(files, [
+    { line: 'leader-epoch-checkpoint leader-epoch-checkpoint · 13 bytes · 2 entries', open: true,
+      rows: ['line | epoch | startOffset | problem', '3 | 0 | 0 | ', '4 | 1 | 24 | '] },
+    { line: 'replication-offset-checkpoint offset-checkpoint · 64 bytes · 3 entries', open: true,
+      rows: ['line | topic | partition | offset | problem', '3 | orders | 0 | 39 | ', '4 | __consumer_offsets | 7 | 10 | ', '5 | __transaction_state | 0 | 2 | '] },
+  ]);
+  assert.doesNotMatch(await page.textContent('#st-files'), /object Object/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+// The records table walks by keyboard as the capture's exchanges do: the
+// arrows, Page Up and Down, Home and End move to a record and draw it;
+// Space and Enter draw the focused one.
+test('the records table: arrow keys, Page Up/Down, Home, End and Space', { timeout: 180_000 }, async () => {
+  const page = await open();
+  await openFiles(page, ['logdir/orders-0/00000000000000000000.log']);
+  const drawnKey = () => page.$eval('#st-record section .pg-st-tree li', (li) => li.textContent);
+  const at = async (offset) => {
+    await page.waitForFunction((o) => {
+      const tr = document.activeElement;
+      // The row focused and marked current, its key the one drawn.
+      return tr && tr.dataset.record !== undefined && tr.cells[0].textContent === o && tr.hasAttribute('aria-current') &&
+        (document.querySelector('#st-record section .pg-st-tree li')?.textContent || '').endsWith('= "' + tr.cells[2].textContent + '" (5 bytes)');
+    }, String(offset), { timeout: 10_000 }).catch(async () => assert.fail('not at offset ' + offset + ': focused ' +
+      await page.evaluate(() => document.activeElement.textContent.slice(0, 40)) + ', drawn ' + await drawnKey()));
+  };
+  await page.focus('#st-table tbody tr:first-child');
+  await page.keyboard.press('ArrowDown');
+  await at(1);
+  await page.keyboard.press('ArrowDown');
+  await at(2);
+  await page.keyboard.press('ArrowUp');
+  await at(1);
+  await page.keyboard.press('PageDown');
+  await at(11);
+  await page.keyboard.press('End');
+  await at(23);
+  await page.keyboard.press('PageUp');
+  await at(13);
+  await page.keyboard.press('Home');
+  await at(0);
+  await page.keyboard.press('ArrowUp');
+  await at(0);
+  // Space on a row Tab reached (not drawn yet) draws it, and scrolls nothing.
+  await page.click('#st-table tbody tr:nth-child(6)');
+  await page.focus('#st-table tbody tr:nth-child(4)');
+  const y = await page.evaluate(() => scrollY);
+  await page.keyboard.press(' ');
+  await at(3);
+  assert.equal(await page.evaluate(() => scrollY), y);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+// "Open file…" and "Open schema files…" are labels around hidden file
+// inputs: focus from the keyboard outlines the label; a click does not.
+test('the file inputs show keyboard focus on their labels', { timeout: 120_000 }, async () => {
+  const page = await open();
+  await page.evaluate(() => { document.getElementById('pay').open = true; });
+  const outline = (sel) => page.$eval(sel, (i) => { const s = getComputedStyle(i.closest('label')); return s.outlineStyle === 'none' ? 'none' : s.outlineStyle + ' ' + s.outlineWidth; });
+  for (const id of ['#file', '#pay-files']) {
+    // The element before it in the tab order, then Tab.
+    await page.evaluate((sel) => {
+      const all = [...document.querySelectorAll('a[href], button, input, select, textarea, summary, [tabindex]')].filter((e) => e.tabIndex >= 0 && !e.disabled && e.checkVisibility({ visibilityProperty: true }) || e.matches(sel));
+      const i = all.indexOf(document.querySelector(sel));
+      all[i - 1].focus();
+    }, id);
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => '#' + document.activeElement.id), id, 'Tab reaches ' + id);
+    assert.equal(await outline(id), 'solid 2px', id + ' focused from the keyboard');
+    await page.keyboard.press('Shift+Tab');
+    assert.equal(await outline(id), 'none', id + ' no longer focused');
+  }
+  // Focus that follows a click on the label (the file dialog, closed) shows none.
+  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.click('label.pg-file:has(#file)')]);
+  await chooser.setFiles([]);
+  await page.evaluate(() => document.getElementById('file').focus());
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'file');
+  assert.equal(await outline('#file'), 'none', 'focus after a click');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});

@@ -439,3 +439,49 @@ test("search from any page: errors, API versions, fields and meanings, with a fa
   assert.deepEqual(errors, []);
   await ctx.close();
 });
+
+// Several words: each must match, in its place. An API named by one word
+// or more narrows fields to its own ("produce acks"), a version and a
+// direction narrow them further or name the page ("Fetch v4 response");
+// "error 3" and "api key 18" mean a code and a key, first, before fields
+// whose meanings hold the words.
+test("search: several words match together, an error code or API key first", async () => {
+  const { ctx, page, errors } = await open("index.html", { viewport: { width: 1400, height: 1000 } });
+  const results = async (q) => {
+    await page.fill("#q", q);
+    await page.waitForFunction((want) => document.getElementById("q").value === want && !document.getElementById("q-results").hidden && document.querySelector("#q-results .qall, #q-results .qnone"), q);
+    return page.locator("#q-results .qhit .qlabel").allTextContents();
+  };
+  const href = () => page.locator("#q-results .qhit").first().getAttribute("href");
+  let r = await results("produce acks");
+  assert.equal(r[0], "Produce request acks", r.join(" | "));
+  assert.match(await href(), /api\/produce\/v\d+\.html#req-f-acks$/);
+  r = await results("Fetch v4 response");
+  assert.equal(r[0], "Fetch v4 response", r.join(" | "));
+  assert.match(await href(), /api\/fetch\/v4\.html#response$/);
+  r = await results("fetch v4 response high watermark");
+  assert.equal(r[0], "Fetch response responses.partitions.highWatermark", r.join(" | "));
+  assert.match(await href(), /api\/fetch\/v4\.html#resp-f-responses\.partitions\.highWatermark$/);
+  r = await results("describe groups");
+  assert.equal(r[0], "DescribeGroups", r.join(" | "));
+  r = await results("error 3");
+  assert.equal(r[0], "UNKNOWN_TOPIC_OR_PARTITION", r.join(" | "));
+  r = await results("error code 6");
+  assert.equal(r[0], "NOT_LEADER_OR_FOLLOWER", r.join(" | "));
+  r = await results("api key 18");
+  assert.equal(r[0], "ApiVersions", r.join(" | "));
+  // What worked before still does.
+  r = await results("ApiVersions v3");
+  assert.equal(r[0], "ApiVersions v3");
+  r = await results("produce 9");
+  assert.equal(r[0], "Produce v9");
+  r = await results("3");
+  assert.deepEqual(r.slice(0, 2), ["Metadata", "UNKNOWN_TOPIC_OR_PARTITION"]);
+  r = await results("acks");
+  assert.equal(r[0], "Produce request acks");
+  // Each place once, however many ways it matched.
+  r = await results("last stable offset");
+  assert.equal(r.length, new Set(r).size, r.join(" | "));
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});

@@ -425,10 +425,13 @@ func (s *session) describe(w *jsontext.Writer, total *int, i int, checks []*inde
 		if f.kind.Kind == storage.LeaderEpochFile {
 			kind = storage.LeaderEpochCheckpoint
 		}
+		// Its entries after their count, as an index's are: entryList
+		// holds the first maxEntries, entries counts them all.
 		r := storage.NewCheckpointReader(s.reader(f, true), kind)
-		w.Key("entries")
-		w.BeginArray()
-		for n := 0; ; n++ {
+		var list jsontext.Writer
+		list.BeginArray()
+		n := 0
+		for ; ; n++ {
 			e, err := r.Next()
 			if err != nil {
 				if !errors.Is(err, io.EOF) {
@@ -440,11 +443,14 @@ func (s *session) describe(w *jsontext.Writer, total *int, i int, checks []*inde
 				problems = append(problems, "line "+strconv.Itoa(e.Line)+": "+e.Problem)
 			}
 			if n < maxEntries {
-				w.Value()
-				w.B = e.AppendJSON(w.B, kind)
+				list.Value()
+				list.B = e.AppendJSON(list.B, kind)
 			}
 		}
-		w.EndArray()
+		list.EndArray()
+		num(w, "entries", int64(n))
+		w.Key("entryList")
+		w.Raw(list.B)
 	case storage.PartitionMetadataFile:
 		b, err := s.whole(f)
 		if err != nil {

@@ -2,6 +2,7 @@
 // errors), the per-API summary, and an exchange's request and response
 // decoded side by side in panels 0 and 1.
 import { $, el, status, showError } from './dom.js';
+import { confidence } from './views.js';
 import { rpc } from './rpc.js';
 import { st } from './state.js';
 import { resetOutput, clearViews } from './decode.js';
@@ -9,15 +10,18 @@ import { setLink } from './link.js';
 
 // The exchanges table's columns, in Wireshark's spirit: what a row is
 // first (number, time, API, client), how it went next, where it ran last.
-// Each: [key, heading, sort value, cell text].
+// Each: [key, heading, sort value, cell text]. A version the capture does
+// not know (a response whose request is not in it) is blank, not -1; the
+// errors sort as they read, the expected ones with them.
+const errorCell = (x) => [x.errorText, ...x.expected.map((n) => n + ' (expected)')].filter(Boolean).join(', ');
 const COLS = [
   ['i', '#', (x) => x.i + 1, (x) => x.i + 1],
   ['time', 'Time (s)', (x) => x.t, (x) => (x.time === undefined ? '' : x.t.toFixed(3))],
   ['api', 'API', (x) => x.apiText, (x) => x.apiText],
-  ['version', 'Version', (x) => x.version, (x) => x.version],
+  ['version', 'Version', (x) => x.version, (x) => (x.version >= 0 ? x.version : '')],
   ['client', 'Client id', (x) => x.clientId ?? '', (x) => x.clientId ?? ''],
   ['latency', 'Latency ms', (x) => x.latencyMs ?? -1, (x) => (x.latencyMs === undefined ? '' : x.latencyMs.toFixed(3))],
-  ['error', 'Error', (x) => x.errorText, (x) => [x.errorText, ...x.expected.map((n) => n + ' (expected)')].filter(Boolean).join(', ')],
+  ['error', 'Error', errorCell, errorCell],
   ['reqBytes', 'Req. bytes', (x) => x.requestBytes ?? -1, (x) => x.requestBytes ?? ''],
   ['respBytes', 'Resp. bytes', (x) => x.responseBytes ?? -1, (x) => x.responseBytes ?? ''],
   ['corr', 'Corr. id', (x) => x.correlationId, (x) => x.correlationId],
@@ -80,7 +84,7 @@ export async function openCapture(bytes, gen) {
   const scan = await rpc('scan', r.frames, s.exchanges.map((x) => x.apiKey), s.exchanges.map((x) => x.version));
   if (gen !== st.gen) return;
   scan.forEach((x, i) => scanned(rows[i], x));
-  $('cap-title').textContent = 'Capture: ' + s.packets + ' packets, ' + s.conns.length + ' Kafka connection' + (s.conns.length === 1 ? '' : 's') +
+  $('cap-title').textContent = 'Capture: ' + s.packets + ' packet' + (s.packets === 1 ? '' : 's') + ', ' + s.conns.length + ' Kafka connection' + (s.conns.length === 1 ? '' : 's') +
     ', ' + s.exchanges.length + ' exchange' + (s.exchanges.length === 1 ? '' : 's') + (s.notes.length ? ', ' + s.notes.length + ' note(s)' : '');
   const apiSel = $('cap-api');
   apiSel.replaceChildren(el('option', '', 'all'));
@@ -163,7 +167,6 @@ export function drawCapRows() {
       tr.appendChild(td);
     }
     tr.addEventListener('click', () => pickExchange(x.i, ++st.gen));
-    tr.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); pickExchange(x.i, ++st.gen); } });
     body.appendChild(tr);
   }
   $('cap-count').textContent = rows.length + ' of ' + c.rows.length + ' exchanges' + (rows.length > CAP_SHOWN ? ' (the first ' + CAP_SHOWN + ' shown)' : '');
@@ -196,7 +199,7 @@ export function drawCapSummary() {
   for (const [api, s] of [...by.entries()].sort((a, b) => b[1].n - a[1].n)) {
     s.lat.sort((a, b) => a - b);
     const tr = el('tr');
-    const vs = [...s.versions.entries()].sort((a, b) => a[0] - b[0]).map(([v, n]) => 'v' + v + '×' + n).join(' ');
+    const vs = [...s.versions.entries()].sort((a, b) => a[0] - b[0]).map(([v, n]) => (v >= 0 ? 'v' + v : 'unknown') + '×' + n).join(' ');
     const cells = [api, vs, s.n, s.errors, s.expected, s.bytes, fmt(percentile(s.lat, 0.5)), fmt(percentile(s.lat, 0.99)), fmt(s.lat[s.lat.length - 1])];
     for (const v of cells) tr.appendChild(el('td', '', String(v)));
     body.appendChild(tr);
@@ -220,15 +223,26 @@ export async function pickExchange(i, gen) {
   if (req) await p0.decode(req, { response: false, size: 'yes' }, 'Request');
   else { p0.clear(); p0.e.title.textContent = 'Request: not in the capture'; }
   if (gen !== st.gen) return;
+  // A response whose request is not in the capture: its API and version
+  // are unknown, and read as the likeliest reading, as kwire pcap does.
+  let guessed = null;
+  if (resp && x.apiKey < 0) {
+    const cands = await rpc('guess', resp, 'yes');
+    if (gen !== st.gen) return;
+    guessed = cands[0] || null;
+  }
   if (resp && x.apiKey >= 0) await p1.decode(resp, { response: true, api: x.apiKey, version: x.version, size: 'yes' }, 'Response');
-  else if (resp) { p1.clear(); p1.e.title.textContent = 'Response: its request (and so its API) is not in the capture'; }
+  else if (guessed) await p1.decode(resp, { response: true, api: guessed.apiKey, version: guessed.version, size: 'yes' }, 'Response (its request is not in the capture; guessed, ' + confidence(guessed.confidence) + ')');
+  else if (resp) { p1.clear(); p1.e.title.textContent = 'Response: its request (and so its API) is not in the capture, and no reading fits it'; }
   else { p1.clear(); p1.e.title.textContent = x.noResponseExpected ? 'Response: none expected (acks=0)' : 'Response: not in the capture'; }
   if (gen !== st.gen) return;
   frameLinks(p0, x.requestPacket, 'response', x.responsePacket, p1);
   frameLinks(p1, x.responsePacket, 'request', x.requestPacket, p0);
   st.sum = p0.sum;
   const broken = c.rows[i].findings.map((f) => f.rule + ' (' + f.severity + ')');
-  status('Capture exchange ' + (i + 1) + ': ' + (x.apiName || 'API ' + x.apiKey) + ' v' + x.version + ', correlation id ' + x.correlationId +
+  const what = x.apiKey >= 0 ? (x.apiName || 'API ' + x.apiKey) + ' v' + x.version
+    : 'response only, API unknown' + (guessed ? ' (guessed: ' + (guessed.apiName || 'API ' + guessed.apiKey) + ' v' + guessed.version + ', ' + confidence(guessed.confidence) + ')' : '');
+  status('Capture exchange ' + (i + 1) + ': ' + what + ', correlation id ' + x.correlationId +
     (x.latencyMs !== undefined ? ', answered in ' + x.latencyMs.toFixed(3) + ' ms' : '') +
     (broken.length ? '; breaks ' + [...new Set(broken)].join(', ') : ''));
   document.body.dataset.decoded = String(gen);
@@ -255,17 +269,26 @@ function frameLinks(p, own, other, otherPacket, to) {
   box.hidden = !box.childNodes.length;
 }
 
-// Arrow keys move between the exchanges' rows and show each, as in
-// Wireshark's packet list: up, down, page up, page down, home, end.
-$('cap-table').tBodies[0].addEventListener('keydown', (e) => {
+// rowKeys lets the keyboard walk a table body's rows (each focusable) as
+// Wireshark's packet list does: up, down, page up, page down, home and end
+// focus another row and show it; Enter and Space show the focused one.
+// show(tr) shows a row. The capture's exchanges and the storage view's
+// records move alike.
+export function rowKeys(body, show) {
   const steps = { ArrowDown: 1, ArrowUp: -1, PageDown: 10, PageUp: -10, Home: -Infinity, End: Infinity };
-  if (!(e.key in steps) || !st.capture) return;
-  const rows = [...$('cap-table').tBodies[0].rows];
-  const at = rows.indexOf(e.target.closest('tr'));
-  if (at < 0) return;
-  e.preventDefault();
-  const to = rows[Math.max(0, Math.min(rows.length - 1, at + steps[e.key]))];
-  if (!to || to === rows[at]) return;
-  to.focus();
-  pickExchange(+to.dataset.exchange, ++st.gen);
-});
+  body.addEventListener('keydown', (e) => {
+    if (e.altKey || e.ctrlKey || e.metaKey) return;
+    const tr = e.target.closest('tr');
+    if (!tr || tr.parentNode !== body) return;
+    if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); show(tr); return; }
+    if (!(e.key in steps)) return;
+    e.preventDefault();
+    const rows = body.rows, at = tr.sectionRowIndex;
+    const to = rows[Math.max(0, Math.min(rows.length - 1, at + steps[e.key]))];
+    if (!to || to === tr) return;
+    to.focus();
+    show(to);
+  });
+}
+
+rowKeys($('cap-table').tBodies[0], (tr) => { if (st.capture) pickExchange(+tr.dataset.exchange, ++st.gen); });

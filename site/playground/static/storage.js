@@ -10,7 +10,7 @@ import { rpc, rpcProgress } from './rpc.js';
 import { st } from './state.js';
 import { drawGridRow, isTime, utcDate } from './views.js';
 import { clearViews } from './decode.js';
-import { closeCapture, frameOptions } from './capture.js';
+import { closeCapture, frameOptions, rowKeys } from './capture.js';
 import { setLink } from './link.js';
 
 // isStorageName says whether a file is named as Kafka names its files.
@@ -101,7 +101,7 @@ function drawFiles(files) {
     li.appendChild(el('strong', '', f.name));
     const what = [f.kind, f.size.toLocaleString('en') + ' bytes'];
     if (f.batches !== undefined) what.push(f.batches + ' batches');
-    if (f.entries !== undefined) what.push(f.entries + ' entries' + (f.unused ? ', ' + f.unused + ' unused (preallocated)' : '') + (f.unchecked ? ', no segment beside it to check against' : ''));
+    if (f.entries !== undefined) what.push(f.entries.toLocaleString('en') + (f.entries === 1 ? ' entry' : ' entries') + (f.unused ? ', ' + f.unused + ' unused (preallocated)' : '') + (f.unchecked ? ', no segment beside it to check against' : ''));
     li.appendChild(el('span', 'pg-muted', ' ' + what.join(' · ')));
     if (f.problems.length) {
       li.appendChild(el('span', 'pg-st-flag', ' ⚠ ' + f.problems.length + ' problem' + (f.problems.length === 1 ? '' : 's')));
@@ -110,8 +110,11 @@ function drawFiles(files) {
       li.appendChild(ul);
     }
     if (f.entryList && f.entryList.length) {
+      // A checkpoint's entries are all it holds: they show at once, as
+      // kwire log lists them; an index's wait behind their summary.
       const d = el('details');
-      d.appendChild(el('summary', '', 'entries'));
+      d.open = /checkpoint/.test(f.kind);
+      d.appendChild(el('summary', '', f.entryList.length < f.entries ? 'entries (the first ' + f.entryList.length.toLocaleString('en') + ')' : 'entries'));
       const t = el('table', 'pg-table pg-st-entries');
       const keys = Object.keys(f.entryList[0]).filter((k) => k !== 'problem');
       const head = el('tr');
@@ -171,11 +174,13 @@ function appendRecords(recs) {
       tr.appendChild(el('td', '', s.length > 120 ? s.slice(0, 120) + '…' : s));
     }
     tr.addEventListener('click', () => pickRecord(r.id));
-    tr.addEventListener('keydown', (e) => { if (e.key === 'Enter') pickRecord(r.id); });
     rows.appendChild(tr);
   }
   body.appendChild(rows);
 }
+
+// The keys walk the records as they walk a capture's exchanges.
+rowKeys($('st-table').tBodies[0], (tr) => pickRecord(+tr.dataset.record));
 
 // pickRecord draws record id's key and value.
 export async function pickRecord(id) {
@@ -185,7 +190,8 @@ export async function pickRecord(id) {
   for (const tr of $('st-table').tBodies[0].rows) tr.toggleAttribute('aria-current', +tr.dataset.record === id);
   const gen = st.gen;
   const r = await rpc('storageRecord', id);
-  if (gen !== st.gen || s !== st.storage) return;
+  // (Another record picked meanwhile, as arrow keys held down do, draws instead.)
+  if (gen !== st.gen || s !== st.storage || s.current !== id) return;
   const box = $('st-record');
   box.replaceChildren();
   if (r.error) { box.appendChild(el('p', 'pg-error', r.error)); return; }
