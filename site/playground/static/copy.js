@@ -1,6 +1,6 @@
 // Copying a selection or encode mode's bytes and JSON: to the clipboard
 // when the browser allows it (st.copied keeps the text either way).
-import { $, toHex, toB64, status } from './dom.js';
+import { $, toHex, toB64, status, shown } from './dom.js';
 import { st } from './state.js';
 
 export async function copyText(text, what) {
@@ -18,7 +18,7 @@ export async function copy(kind) {
   }
   if (!await copyText(text, kind)) {
     status('The browser refused the clipboard; the text is in the selection bar.');
-    $('sel-desc').textContent = text.slice(0, 2000);
+    $('sel-desc').textContent = shown(text.slice(0, 2000));
   }
 }
 export async function encCopy(kind) {

@@ -1,6 +1,6 @@
 // Encode mode: value JSON in, bytes out, drawn back as the decoder reads
 // them (panel 2); an error points at its place in the JSON text.
-import { $, toHex, debounce, showError } from './dom.js';
+import { $, toHex, debounce, showError, shown } from './dom.js';
 import { rpc } from './rpc.js';
 import { st, LINK_MAX } from './state.js';
 
@@ -167,6 +167,6 @@ export const runEncode = debounce(async () => {
   const resp = env.direction === 'response';
   const sum = await ep.decode(r.bytes, { response: resp, api: env.apiKey, version: env.apiVersion, size: $('enc-nosize').checked ? 'no' : 'yes' }, 'Encoded');
   if (gen !== st.encGen) return;
-  $('enc-status').textContent = r.bytes.length + ' bytes' + (sum.error ? '; they do not decode back: ' + sum.error.message : '; decoded back below');
+  $('enc-status').textContent = shown(r.bytes.length + ' bytes' + (sum.error ? '; they do not decode back: ' + sum.error.message : '; decoded back below'));
   document.body.dataset.encoded = String(gen);
 }, 120);

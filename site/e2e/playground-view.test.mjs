@@ -1,0 +1,113 @@
+// What the playground draws and how it reads its controls, in real
+// Chromium: a frame's text shown as it is (never reordered by the bidi
+// controls or hidden by the invisible characters it holds), record text
+// in the tree as in the grid, the input form a link or example chose
+// given back to the user, the version given kept to (and refused outside
+// an int16), a big frame's JSON in encode mode without holding the page
+// up, and hex or a byte order mark in encode mode.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { build, serve, launch } from './helpers-playground.mjs';
+
+// ApiVersions v3 request, clientId "kwire", as the other tests use it.
+const QUICK = '0000001c001200030000000700056b7769726500076b776972652004312e3000';
+// ApiVersions v3 request whose clientId is "abc\u202Edcba-evil" (a right-to-
+// left override: drawn as is it reads "abcevil-abcd") and whose software
+// name is "x\u200B\u200By\u2066z" (zero-width spaces, a left-to-right isolate).
+const RTL = '0000002c0012000300000007000f616263e280ae646362612d6576696c000d78e2808be2808b79e281a67a04312e3000';
+const CLIENT = 'abc\u202edcba-evil', SOFTWARE = 'x\u200b\u200by\u2066z';
+// A Fetch v16 response with one record: key "order-1042", a JSON value, a
+// header (trace-id); NodeEndpoints in its tagged fields.
+const FETCH16 = '0000011b00000007000000000000000012d687022dcadd32112445e792f22df89b482686020000000000000000000000000001000000000000000100' +
+  '0000000000000000ffffffff980100000000000000000000008b0000000002814492d5000000000000000001972ff9f5c0000001972ff9f5c0000000' +
+  '0000000fa100000000000000000001b001000000146f726465722d313034325c7b226f72646572223a313034322c226974656d223a22657370726573' +
+  '736f206265616e73222c22717479223a327d021074726163652d69642034626639326633353737623334646136010109000000010000000000000100' +
+  '2e02000000011b62726f6b65722d312e6b61666b612e6578616d706c652e636f6d0000238409757365312d617a3100';
+// The characters that must never reach the page as they are.
+const HIDDEN = /[\u202a-\u202e\u2066-\u2069\u200b-\u200f\u061c\u2060\ufeff]/;
+
+let built, server, browser, context;
+
+before(async () => {
+  built = await build();
+  server = await serve(built.site);
+  browser = await launch();
+  context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, acceptDownloads: true });
+}, { timeout: 600_000 });
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function open(hash = '') {
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.errors = errors;
+  await page.goto(server.url + hash);
+  await page.waitForSelector('body[data-ready]', { timeout: 60_000 });
+  return page;
+}
+
+async function decoded(page, act) {
+  const before = await page.evaluate(() => document.body.dataset.decoded || '');
+  await act();
+  await page.waitForFunction((b) => (document.body.dataset.decoded || '') !== b, before, { timeout: 120_000 });
+}
+
+// reveal selects the grid cell labelled label (the first), which opens
+// the tree down to its node, and returns the grid cell's value and the
+// tree row's value.
+async function reveal(page, label) {
+  // The grid draws the rows in view: scroll to the cell.
+  await page.evaluate(async (l) => {
+    const box = document.querySelector('#grids .pg-main .pg-scroll');
+    const has = () => [...box.querySelectorAll('.kw-label')].some((e) => e.textContent === l);
+    for (let y = 0; !has() && y < box.scrollHeight; y += 200) {
+      box.scrollTop = y;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }, label);
+  await page.locator(`#grids .kw-cell:has(.kw-label:text-is("${label}"))`).first().click();
+  await page.waitForFunction((l) => document.querySelector('#tree .pg-row.pg-sel .pg-name')?.textContent === l, label);
+  return {
+    grid: await page.locator(`#grids .kw-cell:has(.kw-label:text-is("${label}")) .kw-val`).first().textContent(),
+    tree: await page.$eval('#tree .pg-row.pg-sel', (r) => ({ text: r.textContent, val: r.querySelector('.pg-val')?.textContent })),
+  };
+}
+
+test('bidi controls and invisible characters in a frame are escaped in the tree, the JSON, the grid and the titles; values are isolated', { timeout: 60_000 }, async () => {
+  const page = await open();
+  await decoded(page, () => page.fill('#input', RTL));
+  assert.match(await page.textContent('#frame-title'), /ApiVersions v3 request/);
+  const client = await reveal(page, 'clientId');
+  // The tree's value is the grid's (and kwire decode's): quoted, escaped.
+  assert.equal(client.grid, '"abc\\u202edcba-evil"');
+  assert.equal(client.tree.val, '"abc\\u202edcba-evil"');
+  assert.match(client.tree.text, /clientId nullable_string = "abc\\u202edcba-evil"\s+\[12, 29\)/);
+  const soft = await reveal(page, 'clientSoftwareName');
+  assert.equal(soft.tree.val, '"x\\u200b\\u200by\\u2066z"');
+  // The JSON pane: the escaped string is still JSON for the same string.
+  const json = await page.$$eval('#json .pg-row', (rs) => rs.map((r) => r.textContent));
+  const line = json.find((l) => l.includes('"clientId"'));
+  assert.match(line.trim(), /^"clientId": "abc\\u202edcba-evil",?$/);
+  assert.equal(JSON.parse('{' + line.trim().replace(/,$/, '') + '}').clientId, CLIENT);
+  const sw = json.find((l) => l.includes('"clientSoftwareName"'));
+  assert.equal(JSON.parse('{' + sw.trim().replace(/,$/, '') + '}').clientSoftwareName, SOFTWARE);
+  // Nothing drawn or in a tooltip holds the characters themselves.
+  const drawn = await page.evaluate(() => {
+    const texts = [document.getElementById('panels').textContent, document.getElementById('status').textContent, document.getElementById('selbar').textContent];
+    for (const e of document.querySelectorAll('[title]')) texts.push(e.title);
+    return texts.join('\n');
+  });
+  assert.doesNotMatch(drawn, HIDDEN);
+  // Defence in depth: value cells are bidi-isolated.
+  const bidi = await page.evaluate(() => [...new Set([...document.querySelectorAll('#tree .pg-val, #tree .pg-name, #grids .kw-val, #json .pg-row')]
+    .map((e) => getComputedStyle(e).unicodeBidi))]);
+  assert.deepEqual(bidi, ['isolate']);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
