@@ -111,3 +111,18 @@ test('bidi controls and invisible characters in a frame are escaped in the tree,
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+test('text record keys and values read in the tree as in the grid and kwire decode: quoted, with their length', { timeout: 60_000 }, async () => {
+  const page = await open();
+  await page.selectOption('#dir', 'response');
+  await page.selectOption('#api', '1');
+  await page.fill('#ver', '16');
+  await decoded(page, () => page.fill('#input', FETCH16));
+  assert.match(await page.textContent('#status'), /Fetch v16 response/);
+  const key = await reveal(page, 'key');
+  assert.equal(key.grid, '"order-1042" (10 bytes)');
+  assert.equal(key.tree.val, key.grid);
+  assert.match(key.tree.text, /key varbytes = "order-1042" \(10 bytes\)/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});

@@ -51,8 +51,12 @@ export function limitText(sum) {
   return s + ' The browser decodes with smaller limits than the kwire command line, which can decode this frame whole.';
 }
 
+// showValue is a tree row's value: strings quoted, bytes that are text
+// as the grid and kwire decode's tree show them (quoted, with their
+// length: the worker's text), other bytes as their base64 or size.
 export function showValue(n) {
   if (n.null) return 'null';
+  if (n.text !== undefined) return n.text;
   if (n.value === undefined) return n.size !== undefined ? n.size + ' bytes' : '';
   if (typeof n.value === 'string' && /string/.test(n.type)) {
     const s = n.value.length > 200 ? n.value.slice(0, 200) + '…' : n.value;
@@ -69,7 +73,7 @@ export function flatNode(r) {
   return {
     id: r.id, depth: r.depth, kids: r.kids, open: r.open, hasKids: r.kids > 0,
     name: r.label || n.name, type: n.type, start: n.start, end: n.end, buf: n.buf || 0,
-    value: n.value, valueName: n.valueName, null: !!n.null, size: n.size,
+    value: n.value, valueName: n.valueName, null: !!n.null, size: n.size, text: r.text,
     warnings: n.warnings || null, broken: !!n.broken, truncated: !!n.truncated,
   };
 }
