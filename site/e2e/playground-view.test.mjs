@@ -126,3 +126,38 @@ test('text record keys and values read in the tree as in the grid and kwire deco
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+test('the input form a link, an example or encode mode chose holds for their text only; a later base64 paste is read as base64', { timeout: 90_000 }, async () => {
+  const b64 = Buffer.from(QUICK, 'hex').toString('base64');
+  const readsB64 = async (page) => {
+    const before = await page.evaluate(() => document.body.dataset.decoded || '');
+    await page.fill('#input', b64);
+    await page.waitForFunction((b) => (document.body.dataset.decoded || '') !== b || !document.getElementById('input-error').hidden, before);
+    assert.equal(await page.isVisible('#input-error'), false, await page.textContent('#input-error'));
+    assert.match(await page.textContent('#status'), /^base64, 32 bytes: ApiVersions v3 request/);
+    assert.equal(await page.inputValue('#mode'), 'auto');
+  };
+  // A permalink's hex= is read as hex, then the user pastes base64.
+  const page = await open('#hex=' + QUICK);
+  await page.waitForFunction(() => document.body.dataset.decoded);
+  assert.equal(await page.inputValue('#mode'), 'hex');
+  await readsB64(page);
+  // An example, then base64.
+  await decoded(page, () => page.click('#examples button[data-example="request"]'));
+  assert.equal(await page.inputValue('#mode'), 'hex');
+  await readsB64(page);
+  // Encode mode's bytes decoded, then base64.
+  await page.click('#mode-encode');
+  await page.waitForFunction(() => /decoded back below/.test(document.getElementById('enc-status').textContent));
+  await decoded(page, () => page.click('#enc-decode'));
+  assert.equal(await page.inputValue('#mode'), 'hex');
+  await readsB64(page);
+  // A form the user chose stays theirs: hex chosen, base64 is refused as hex.
+  await page.selectOption('#mode', 'hex');
+  await page.fill('#input', b64);
+  await page.waitForFunction(() => !document.getElementById('input-error').hidden);
+  assert.match(await page.textContent('#input-error'), /could not be read as hex/);
+  assert.equal(await page.inputValue('#mode'), 'hex');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});

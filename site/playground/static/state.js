@@ -22,6 +22,7 @@ export const st = Object.seal({
   file: null, // {name, bytes} of an opened binary file (the text box is then empty)
   pasted: null, // {text, name?} a large paste or text file, kept out of the text box (too long to edit there)
   picked: null, // a frame picked from a list (back-to-back frames): {bytes, format}
+  modeByPage: false, // the Input select was set by the page (a link, an example, encode mode's bytes), not the user: new text sets it back to auto
   gen: 0, // decode generation: an answer for an older one is dropped
   sum: null, // the summary of the frame shown in panel 0 (null: nothing shown)
   capture: null, // an open capture or live feed: {summary, frames, rows, sort, current, live?}
