@@ -161,3 +161,22 @@ test('the input form a link, an example or encode mode chose holds for their tex
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+test('a version given with the API automatic keeps the guess to that version; the guesses say so', { timeout: 60_000 }, async () => {
+  const page = await open();
+  await page.selectOption('#dir', 'response');
+  await page.fill('#ver', '13');
+  await decoded(page, () => page.fill('#input', FETCH16));
+  const status = await page.textContent('#status');
+  assert.match(status, /Fetch v13 response \(API guessed, version as given, /);
+  assert.match(await page.textContent('#frame-title'), /Fetch v13 response/);
+  assert.match(await page.textContent('#guesses h3'), /version 13 as given/);
+  const versions = await page.$$eval('#guesses button', (bs) => bs.map((b) => b.dataset.version));
+  assert.ok(versions.length > 0);
+  assert.deepEqual([...new Set(versions)], ['13']);
+  // Without the version, the guess is v16's.
+  await decoded(page, () => page.fill('#ver', ''));
+  assert.match(await page.textContent('#status'), /Fetch v16 response \(guessed, /);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});

@@ -101,21 +101,24 @@ export async function decodeBytes(bytes, format, gen) {
   resetOutput();
   single();
   if (o.response && (o.api === null || o.version === null)) {
-    const cands = (await rpc('guess', bytes, o.size)).filter((c) => o.api === null || c.apiKey === o.api);
+    // The guess keeps to the API or the version given, whichever it is.
+    const cands = await rpc('guess', bytes, o.size, o.api ?? -1, o.version ?? -1);
     if (gen !== st.gen) return;
+    const given = o.api !== null ? 'API as given' : o.version !== null ? 'version ' + o.version + ' as given' : '';
     if (cands.length) {
-      showGuesses('Automatic: the readings that decode every byte, most likely first', cands, bytes, format, gen);
+      showGuesses('Automatic' + (given ? ' (' + given + ')' : '') + ': the readings that decode every byte, most likely first', cands, bytes, format, gen);
       return decodeWith(bytes, format, gen, { response: true, api: cands[0].apiKey, version: cands[0].version, size: o.size },
-        'guessed, ' + confidence(cands[0].confidence));
+        (o.api !== null ? 'version guessed, ' : o.version !== null ? 'API guessed, version as given, ' : 'guessed, ') + confidence(cands[0].confidence));
     }
     // Nothing reads every byte (a truncated frame, say): show the readings
     // that got furthest, and draw the first with its error at its byte.
-    const part = (await rpc('partial', bytes, o.size)).filter((c) => o.api === null || c.apiKey === o.api);
+    const part = (await rpc('partial', bytes, o.size)).filter((c) => (o.api === null || c.apiKey === o.api) && (o.version === null || c.version === o.version));
     if (gen !== st.gen) return;
     if (!part.length) {
       clearViews();
-      showError($('input-error'), 'No API and version reads this response, even in part' +
-        (bytes.length > HINT_MAX ? ' (frames over 64 KiB are not tried every way)' : '') + ': choose them above.');
+      showError($('input-error'), (o.version !== null ? 'No API reads this response as version ' + o.version + ', even in part' : 'No API and version reads this response, even in part') +
+        (bytes.length > HINT_MAX ? ' (frames over 64 KiB are not tried every way)' : '') +
+        (o.version !== null ? ': choose the API, or another version, or leave the version empty to have it guessed.' : ': choose them above.'));
       return;
     }
     showGuesses('No reading decodes every byte (is the frame cut short?); these read furthest before an error:', part, bytes, format, gen);

@@ -259,7 +259,7 @@ const ops = {
     sum.timing = { worker: performance.now() - t0, warmUp: warmMs };
     return sum;
   },
-  guess: (slot, bytes, size) => J(K.guess(bytes, size || 'auto')),
+  guess: (slot, bytes, size, api, version) => J(K.guess(bytes, size || 'auto', api ?? -1, version ?? -1)),
   partial: (slot, bytes, size) => J(K.partial(bytes, size || 'auto')),
   encode: (slot, json, noSize) => K.encode(json, !!noSize),
   example: (slot, api, version, response) => K.example(api, version, !!response),
