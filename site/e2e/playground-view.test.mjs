@@ -180,3 +180,26 @@ test('a version given with the API automatic keeps the guess to that version; th
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+test('a version outside 0-32767 is refused at the field, never cut to 16 bits or read as any', { timeout: 60_000 }, async () => {
+  const page = await open();
+  await page.selectOption('#dir', 'response');
+  await page.selectOption('#api', '1');
+  await page.fill('#ver', '16');
+  await decoded(page, () => page.fill('#input', FETCH16));
+  for (const v of ['40000', '-1', '1.5']) {
+    await page.fill('#ver', v);
+    await page.waitForFunction((x) => !document.getElementById('input-error').hidden && document.getElementById('input-error').textContent.includes('The version ' + x + ' '), v);
+    const err = await page.textContent('#input-error');
+    assert.match(err, new RegExp('The version ' + v.replace('.', '\\.') + ' is not one: a version is a whole number from 0 to 32767'));
+    assert.equal(await page.getAttribute('#ver', 'aria-invalid'), 'true');
+    assert.equal(await page.textContent('#frame-title'), '', 'no frame is drawn for ' + v);
+    assert.doesNotMatch(await page.textContent('#status'), /Fetch v/);
+  }
+  await decoded(page, () => page.fill('#ver', '16'));
+  assert.match(await page.textContent('#status'), /Fetch v16 response/);
+  assert.equal(await page.isVisible('#input-error'), false);
+  assert.equal(await page.getAttribute('#ver', 'aria-invalid'), null);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});

@@ -34,6 +34,23 @@ function options() {
   return { response: dir === 'response', api: api === 'auto' ? null : +api, version: ver === '' ? null : +ver, size: $('size').value };
 }
 
+// versionError says what is wrong with the Version field, or '' when it
+// is empty (automatic) or a version: a whole number from 0 to 32767 (an
+// int16, as Kafka's versions are). A version out of that range would be
+// cut to 16 bits (40000 read as -25536) or read as "any" (-1), so it is
+// refused at the field rather than decoded as some other version.
+export function versionError() {
+  const f = $('ver'), v = f.value.trim();
+  let err = '';
+  if (f.validity && f.validity.badInput) err = 'The version is not a number: give a whole number from 0 to 32767, or leave it empty to have it guessed.';
+  else if (v !== '' && !(/^\d+$/.test(v) && +v <= 32767)) {
+    err = 'The version ' + v + ' is not one: a version is a whole number from 0 to 32767; give one, or leave it empty to have it guessed.';
+  }
+  f.setCustomValidity(err);
+  if (err) f.setAttribute('aria-invalid', 'true'); else f.removeAttribute('aria-invalid');
+  return err;
+}
+
 export const run = debounce(() => decodeInput(), 200);
 // redoSoon is redo once the version field has been still a while (it is
 // typed digit by digit); a decode begun meanwhile reads the field itself,
@@ -100,6 +117,15 @@ export async function decodeBytes(bytes, format, gen) {
   const o = options();
   resetOutput();
   single();
+  const bad = versionError();
+  if (bad) {
+    clearViews();
+    status('');
+    delete document.body.dataset.decoding;
+    showError($('input-error'), bad);
+    setLink(null);
+    return;
+  }
   if (o.response && (o.api === null || o.version === null)) {
     // The guess keeps to the API or the version given, whichever it is.
     const cands = await rpc('guess', bytes, o.size, o.api ?? -1, o.version ?? -1);

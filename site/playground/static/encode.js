@@ -26,6 +26,12 @@ export async function enterEncode() {
 }
 
 export async function loadExample() {
+  const v = $('ex-ver').value.trim();
+  if (!/^\d+$/.test(v) || +v > 32767) {
+    // As decode mode's Version: an int16 from 0, never cut to 16 bits.
+    showError($('enc-error'), 'The version ' + (v || '(empty)') + ' is not one: a version is a whole number from 0 to 32767.');
+    return;
+  }
   const js = await rpc('example', +$('ex-api').value, +$('ex-ver').value, $('ex-dir').value === 'response');
   if (!js) { showError($('enc-error'), 'No example: ' + $('ex-dir').value + ' version ' + $('ex-ver').value + ' is not defined for this API.'); return; }
   $('enc-json').value = js;
