@@ -28,7 +28,7 @@ import { looksLikeCapture, run, redo, redoSoon, decodeInput } from './decode.js'
 import { drawCapRows } from './capture.js';
 import { isStorageName, openStorage, closeStorage } from './storage.js';
 import { setJSONForm, readLink, drawExamples } from './link.js';
-import { setMode, enterEncode, loadExample, runEncode, showLines, jumpToError } from './encode.js';
+import { setMode, enterEncode, loadExample, runEncode, jumpToError, typed, putJSON, editAnyway, saveJSON } from './encode.js';
 import { copy, encCopy } from './copy.js';
 import { isSchemaName, addSchemaFiles, wirePayloads } from './payloads.js';
 
@@ -84,18 +84,26 @@ $('st-topic').addEventListener('change', () => { if (st.storage) openStorage(st.
 $('mode-decode').addEventListener('click', () => setMode('decode'));
 $('mode-encode').addEventListener('click', enterEncode);
 $('ex-load').addEventListener('click', loadExample);
-$('enc-json').addEventListener('input', runEncode);
+$('enc-json').addEventListener('input', typed);
+// A large paste is kept out of the text box, as decode mode keeps one.
+$('enc-json').addEventListener('paste', (e) => {
+  const text = e.clipboardData && e.clipboardData.getData('text/plain');
+  if (!text || text.length < PASTE_INLINE) return; // the text box takes it
+  e.preventDefault();
+  putJSON(text, 'The pasted JSON');
+  runEncode();
+});
+$('enc-big-edit').addEventListener('click', editAnyway);
+$('enc-big-save').addEventListener('click', saveJSON);
 $('enc-error').addEventListener('click', jumpToError);
 $('enc-error').addEventListener('keydown', (e) => { if (e.key === 'Enter') jumpToError(); });
-$('enc-json').addEventListener('input', showLines);
 $('enc-json').addEventListener('scroll', () => { $('enc-lines').scrollTop = $('enc-json').scrollTop; }, { passive: true });
 $('enc-nosize').addEventListener('change', runEncode);
 $('enc-decode').addEventListener('click', () => {
   if (!st.encoded) return;
-  let env = {};
-  try { env = JSON.parse($('enc-json').value); } catch { /* the bytes say it all */ }
-  st.file = null; st.pasted = null;
-  $('input').value = toHex(st.encoded);
+  const env = st.encEnv || {};
+  st.file = null;
+  putText(toHex(st.encoded), 'the encoded bytes\' hex');
   $('mode').value = 'hex';
   st.modeByPage = true;
   $('dir').value = env.direction === 'response' ? 'response' : 'request';

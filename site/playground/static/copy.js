@@ -2,6 +2,7 @@
 // when the browser allows it (st.copied keeps the text either way).
 import { $, toHex, toB64, status, shown } from './dom.js';
 import { st } from './state.js';
+import { encodeText } from './encode.js';
 
 export async function copyText(text, what) {
   st.copied = text;
@@ -22,7 +23,7 @@ export async function copy(kind) {
   }
 }
 export async function encCopy(kind) {
-  const text = kind === 'json' ? $('enc-json').value : st.encoded ? (kind === 'hex' ? toHex(st.encoded) : toB64(st.encoded)) : '';
+  const text = kind === 'json' ? encodeText() : st.encoded ? (kind === 'hex' ? toHex(st.encoded) : toB64(st.encoded)) : '';
   if (!text) return;
   const ok = await copyText(text, kind);
   $('enc-status').textContent = ok ? 'Copied ' + kind + ' (' + text.length + ' characters).' : 'The browser refused the clipboard.';

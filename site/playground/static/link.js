@@ -5,7 +5,7 @@ import { rpc } from './rpc.js';
 import { st, LINK_MAX } from './state.js';
 import { decodeInput } from './decode.js';
 import { openLive } from './live.js';
-import { setMode, runEncode, loadExample } from './encode.js';
+import { setMode, runEncode, loadExample, putJSON } from './encode.js';
 
 export function setLink(bytes, o, sum) {
   const note = $('link-note');
@@ -54,7 +54,7 @@ export async function readLink() {
   }
   if (p.get('mode') === 'encode') {
     setMode('encode');
-    if (p.has('json')) $('enc-json').value = p.get('json');
+    if (p.has('json')) putJSON(p.get('json'), 'The link\'s JSON');
     if (p.has('api')) await exampleFromLink(p);
     runEncode();
     return true;

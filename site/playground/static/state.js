@@ -37,6 +37,8 @@ export const st = Object.seal({
   // Encode mode.
   encGen: 0, // encode generation, as gen for decoding
   encoded: null, // the bytes last encoded (Uint8Array), for copying and "Decode these bytes"
+  encEnv: null, // the envelope of the JSON last encoded: {direction, apiKey, apiVersion}
+  encText: null, // JSON too long for the text box (past PASTE_INLINE characters), encoded from here: {text, name}; the box is then empty
   encErrorAt: null, // where the last encode error is in the JSON text: [offset, length]
 
   // For tests and measurement (read through window.kwirePlayground).
