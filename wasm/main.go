@@ -274,7 +274,14 @@ func appendError(dst []byte, err error) []byte {
 // encode(json, noSize) encodes value JSON into a frame.
 func encode(this js.Value, args []js.Value) any {
 	js := []byte(orDefault(arg(args, 0), ""))
-	b, err := codec.Encode(nil, js, codec.EncodeOptions{NoSizePrefix: arg(args, 1).Truthy()})
+	// A byte order mark before the JSON (as editors on Windows save it)
+	// is skipped, as kwire encode and the API skip it; an error's line
+	// and column still count it, as the text box holds it.
+	bom := 0
+	if len(js) >= 3 && js[0] == 0xef && js[1] == 0xbb && js[2] == 0xbf {
+		bom = 3
+	}
+	b, err := codec.Encode(nil, js[bom:], codec.EncodeOptions{NoSizePrefix: arg(args, 1).Truthy()})
 	if err != nil {
 		e := map[string]any{"message": err.Error(), "path": ""}
 		var ee *codec.EncodeError
@@ -284,8 +291,8 @@ func encode(this js.Value, args []js.Value) any {
 		// A syntax error: its line and column (in characters), which
 		// the page shows and jumps to.
 		var se *jsontext.SyntaxError
-		if errors.As(err, &se) && se.Offset >= 0 && se.Offset <= len(js) {
-			line, col := lineColumn(js, se.Offset)
+		if errors.As(err, &se) && se.Offset >= 0 && bom+se.Offset <= len(js) {
+			line, col := lineColumn(js, bom+se.Offset)
 			e["line"], e["column"], e["syntax"] = line, col, se.Msg
 		}
 		return map[string]any{"error": e}

@@ -28,7 +28,7 @@ import { looksLikeCapture, run, redo, redoSoon, decodeInput } from './decode.js'
 import { drawCapRows } from './capture.js';
 import { isStorageName, openStorage, closeStorage } from './storage.js';
 import { setJSONForm, readLink, drawExamples } from './link.js';
-import { setMode, enterEncode, loadExample, runEncode, jumpToError, typed, putJSON, editAnyway, saveJSON } from './encode.js';
+import { setMode, enterEncode, loadExample, runEncode, jumpToError, typed, putJSON, editAnyway, saveJSON, encodeText } from './encode.js';
 import { copy, encCopy } from './copy.js';
 import { isSchemaName, addSchemaFiles, wirePayloads } from './payloads.js';
 
@@ -95,6 +95,16 @@ $('enc-json').addEventListener('paste', (e) => {
 });
 $('enc-big-edit').addEventListener('click', editAnyway);
 $('enc-big-save').addEventListener('click', saveJSON);
+$('enc-as-bytes').addEventListener('click', () => {
+  // Hex pasted in encode mode, decoded as if pasted in decode mode.
+  const text = encodeText();
+  setMode('decode');
+  st.file = null;
+  closeStorage();
+  if ($('mode').value !== 'auto') { $('mode').value = 'auto'; st.modeByPage = false; }
+  putText(text, 'text from encode mode');
+  decodeInput();
+});
 $('enc-error').addEventListener('click', jumpToError);
 $('enc-error').addEventListener('keydown', (e) => { if (e.key === 'Enter') jumpToError(); });
 $('enc-json').addEventListener('scroll', () => { $('enc-lines').scrollTop = $('enc-json').scrollTop; }, { passive: true });

@@ -209,6 +209,15 @@ export function runEncode() {
   if (!st.encText && $('enc-json').value.length >= PASTE_INLINE) { encodeSoon.cancel(); encodeLater(); } else { encodeLater.cancel(); encodeSoon(); }
 }
 
+// notJSON says what text that is not JSON is instead: 'hex' when it reads
+// as a frame's hex (a dump's too), which is decode mode's input; else ''.
+async function notJSON(text) {
+  const t = text.trim();
+  if (!t || '{["'.includes(t[0])) return '';
+  const r = await rpc('parse', t, 'hex');
+  return !r.error && r.bytes.length >= 4 ? 'hex' : '';
+}
+
 async function encodeNow() {
   encodeSoon.cancel(); encodeLater.cancel();
   const text = encodeText();
@@ -219,10 +228,19 @@ async function encodeNow() {
   const r = await rpc('encode', text, $('enc-nosize').checked);
   if (gen !== st.encGen) return;
   const ep = st.panels[2];
+  $('enc-not-json').hidden = true;
   if (r.error) {
     const e = r.error;
     let at = e.path && boxed ? locate(text, e.path) : null;
-    if (e.line) {
+    const other = e.line ? await notJSON(text) : '';
+    if (gen !== st.encGen) return;
+    if (other) {
+      // Bytes in the wrong mode, said as kwire encode says it, with a
+      // way to decode them.
+      at = null;
+      showError($('enc-error'), other + ', not JSON: encode mode reads the JSON of a frame; decode mode reads its ' + other + '.');
+      $('enc-not-json').hidden = false;
+    } else if (e.line) {
       // A syntax error: its line and column, and the place to jump to.
       at = boxed ? [indexOf(text, e.line, e.column), 1] : null;
       showError($('enc-error'), 'The JSON does not parse at line ' + e.line + ', column ' + e.column + ': ' + e.syntax + '.' + (at ? ' Click here to go there.' : ''));
