@@ -19,7 +19,7 @@
 //	      the decoded frame
 //	kwire.encode(json, noSize) -> {bytes} | {error:{path, message}}
 //	kwire.example(apiKey, version, response) -> value JSON text, or ""
-//	kwire.guess(bytes, size) -> JSON [{apiKey, apiName, version, versions, score, confidence, doubts}]
+//	kwire.guess(bytes, size, api, version) -> JSON [{apiKey, apiName, version, versions, score, confidence, doubts}]
 //	kwire.partial(bytes, size) -> JSON [{apiKey, apiName, version, offset, message}]: readings of a
 //	      response that fail, furthest first (a truncated frame still shows its partial tree)
 //	kwire.exampleFrame(apiKey, version, response) -> Uint8Array of the example frame, or null
@@ -286,7 +286,14 @@ func appendError(dst []byte, err error) []byte {
 // encode(json, noSize) encodes value JSON into a frame.
 func encode(this js.Value, args []js.Value) any {
 	js := []byte(orDefault(arg(args, 0), ""))
-	b, err := codec.Encode(nil, js, codec.EncodeOptions{NoSizePrefix: arg(args, 1).Truthy()})
+	// A byte order mark before the JSON (as editors on Windows save it)
+	// is skipped, as kwire encode and the API skip it; an error's line
+	// and column still count it, as the text box holds it.
+	bom := 0
+	if len(js) >= 3 && js[0] == 0xef && js[1] == 0xbb && js[2] == 0xbf {
+		bom = 3
+	}
+	b, err := codec.Encode(nil, js[bom:], codec.EncodeOptions{NoSizePrefix: arg(args, 1).Truthy()})
 	if err != nil {
 		e := map[string]any{"message": err.Error(), "path": ""}
 		var ee *codec.EncodeError
@@ -296,8 +303,8 @@ func encode(this js.Value, args []js.Value) any {
 		// A syntax error: its line and column (in characters), which
 		// the page shows and jumps to.
 		var se *jsontext.SyntaxError
-		if errors.As(err, &se) && se.Offset >= 0 && se.Offset <= len(js) {
-			line, col := lineColumn(js, se.Offset)
+		if errors.As(err, &se) && se.Offset >= 0 && bom+se.Offset <= len(js) {
+			line, col := lineColumn(js, bom+se.Offset)
 			e["line"], e["column"], e["syntax"] = line, col, se.Msg
 		}
 		return map[string]any{"error": e}
@@ -349,12 +356,14 @@ func exampleFrame(this js.Value, args []js.Value) any {
 	return bytesValue(b)
 }
 
-// guess(bytes, size) ranks the readings of a response of unknown API and
-// version.
+// guess(bytes, size, api, version) ranks the readings of a response of
+// unknown API or version: an api or version given (a number from 0 to
+// 32767; else either is unknown) keeps the readings of that API or
+// version alone, as codec.Decode's guess does.
 func guess(this js.Value, args []js.Value) any {
 	b := bytesArg(arg(args, 0))
 	hasSize := sized(b, arg(args, 1))
-	o := codec.Options{Response: true, APIKey: codec.Any, Version: codec.Any, NoSizePrefix: !hasSize}
+	o := codec.Options{Response: true, APIKey: given(arg(args, 2)), Version: given(arg(args, 3)), NoSizePrefix: !hasSize}
 	browserLimits(&o) // guessing too: it decodes the likeliest reading in full
 	var cands []codec.Candidate
 	if f, _ := codec.Decode(b, o); f.Guess != nil {
@@ -393,6 +402,18 @@ func guess(this js.Value, args []js.Value) any {
 		dst = append(dst, "]}"...)
 	}
 	return string(append(dst, ']'))
+}
+
+// given is an API key or version the page gave (a number from 0 to
+// 32767), else codec.Any.
+func given(v js.Value) int16 {
+	if v.Type() != js.TypeNumber {
+		return codec.Any
+	}
+	if f := v.Float(); f >= 0 && f <= 32767 && f == float64(int16(f)) {
+		return int16(f)
+	}
+	return codec.Any
 }
 
 // partialOver is the largest response partial() reads every way: each

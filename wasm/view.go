@@ -13,6 +13,7 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/jsontext"
+	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
 	"github.com/kwire/kwire/internal/render"
 )
@@ -406,6 +407,13 @@ func (v *view) writeNode(w *jsontext.Writer, id int32) {
 		// A coded record attribute (compression, timestampType): its name.
 		w.Key("valueName")
 		w.HTMLSafe(name)
+	}
+	if n.Kind == schema.Bytes && !n.Null && len(n.Raw) > 0 && render.Printable(n.Raw) {
+		// Bytes that are text (a record's key, value or header value):
+		// as the grid and kwire decode's tree show them, quoted, with
+		// their length, not as the base64 of the annotated node.
+		w.Key("text")
+		w.HTMLSafe(render.ShortValue(n, v.f.APIKey))
 	}
 	if len(n.Children) > 0 {
 		// A records or bytes field with decoded content still has its value.

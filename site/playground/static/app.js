@@ -28,7 +28,7 @@ import { looksLikeCapture, run, redo, redoSoon, decodeInput } from './decode.js'
 import { drawCapRows } from './capture.js';
 import { isStorageName, openStorage, closeStorage } from './storage.js';
 import { setJSONForm, readLink, drawExamples } from './link.js';
-import { setMode, enterEncode, loadExample, runEncode, showLines, jumpToError } from './encode.js';
+import { setMode, enterEncode, loadExample, runEncode, jumpToError, typed, putJSON, editAnyway, saveJSON, encodeText } from './encode.js';
 import { copy, encCopy } from './copy.js';
 import { isSchemaName, addSchemaFiles, wirePayloads } from './payloads.js';
 
@@ -44,14 +44,24 @@ st.panels = [
 for (const p of st.panels) p.clear();
 st.panels[1].hidden = true;
 
-$('input').addEventListener('input', () => { st.file = null; st.pasted = null; closeStorage(); run(); });
+// ownMode sets the Input select back to auto for new text when the page,
+// not the user, chose it (hex for a link's or an example's hex): a base64
+// paste after a hex link is read as base64, not refused as bad hex. A
+// choice the user made stays.
+function ownMode() {
+  if (!st.modeByPage) return;
+  st.modeByPage = false;
+  $('mode').value = 'auto';
+}
+$('input').addEventListener('input', () => { ownMode(); st.file = null; st.pasted = null; closeStorage(); run(); });
 // A large paste is not put in the text box, where laying out megabytes of
 // text would hold the page for seconds: it is kept aside, parsed in the
 // worker like a file's bytes, and decoded at once.
 $('input').addEventListener('paste', (e) => {
   const text = e.clipboardData && e.clipboardData.getData('text/plain');
-  if (!text || text.length < PASTE_INLINE) return; // the text box takes it
+  if (!text || text.length < PASTE_INLINE) return; // the text box takes it (and its input event)
   e.preventDefault();
+  ownMode();
   st.file = null;
   putText(text, 'pasted text');
   decodeInput();
@@ -66,7 +76,7 @@ function putText(text, name) {
   $('input').placeholder = name + ': ' + text.length.toLocaleString('en') + ' characters, decoded below (not shown here, to keep the page quick); type or paste here to replace it';
 }
 for (const id of ['dir', 'api', 'ver', 'size']) $(id).addEventListener('change', redo);
-$('mode').addEventListener('change', run);
+$('mode').addEventListener('change', () => { st.modeByPage = false; run(); });
 $('kafka-form').addEventListener('change', setJSONForm);
 $('ver').addEventListener('input', redoSoon);
 $('file').addEventListener('change', () => { const fs = [...$('file').files]; $('file').value = ''; openFiles(fs); });
@@ -74,19 +84,38 @@ $('st-topic').addEventListener('change', () => { if (st.storage) openStorage(st.
 $('mode-decode').addEventListener('click', () => setMode('decode'));
 $('mode-encode').addEventListener('click', enterEncode);
 $('ex-load').addEventListener('click', loadExample);
-$('enc-json').addEventListener('input', runEncode);
+$('enc-json').addEventListener('input', typed);
+// A large paste is kept out of the text box, as decode mode keeps one.
+$('enc-json').addEventListener('paste', (e) => {
+  const text = e.clipboardData && e.clipboardData.getData('text/plain');
+  if (!text || text.length < PASTE_INLINE) return; // the text box takes it
+  e.preventDefault();
+  putJSON(text, 'The pasted JSON');
+  runEncode();
+});
+$('enc-big-edit').addEventListener('click', editAnyway);
+$('enc-big-save').addEventListener('click', saveJSON);
+$('enc-as-bytes').addEventListener('click', () => {
+  // Hex pasted in encode mode, decoded as if pasted in decode mode.
+  const text = encodeText();
+  setMode('decode');
+  st.file = null;
+  closeStorage();
+  if ($('mode').value !== 'auto') { $('mode').value = 'auto'; st.modeByPage = false; }
+  putText(text, 'text from encode mode');
+  decodeInput();
+});
 $('enc-error').addEventListener('click', jumpToError);
 $('enc-error').addEventListener('keydown', (e) => { if (e.key === 'Enter') jumpToError(); });
-$('enc-json').addEventListener('input', showLines);
 $('enc-json').addEventListener('scroll', () => { $('enc-lines').scrollTop = $('enc-json').scrollTop; }, { passive: true });
 $('enc-nosize').addEventListener('change', runEncode);
 $('enc-decode').addEventListener('click', () => {
   if (!st.encoded) return;
-  let env = {};
-  try { env = JSON.parse($('enc-json').value); } catch { /* the bytes say it all */ }
-  st.file = null; st.pasted = null;
-  $('input').value = toHex(st.encoded);
+  const env = st.encEnv || {};
+  st.file = null;
+  putText(toHex(st.encoded), 'the encoded bytes\' hex');
   $('mode').value = 'hex';
+  st.modeByPage = true;
   $('dir').value = env.direction === 'response' ? 'response' : 'request';
   $('api').value = env.direction === 'response' && st.byKey.has(env.apiKey) ? env.apiKey : 'auto';
   $('ver').value = env.direction === 'response' ? env.apiVersion : '';
@@ -145,6 +174,7 @@ async function openFile(f) {
   if (bytes.length < (4 << 20) && !bytes.some((b) => b === 0 || (b < 9))) {
     try { text = new TextDecoder('utf-8', { fatal: true }).decode(bytes); } catch { text = null; }
   }
+  ownMode();
   if (text !== null && !looksLikeCapture(bytes)) {
     st.file = null;
     putText(text, f.name);

@@ -1,7 +1,8 @@
 // Copying a selection or encode mode's bytes and JSON: to the clipboard
 // when the browser allows it (st.copied keeps the text either way).
-import { $, toHex, toB64, status } from './dom.js';
+import { $, toHex, toB64, status, shown } from './dom.js';
 import { st } from './state.js';
+import { encodeText } from './encode.js';
 
 export async function copyText(text, what) {
   st.copied = text;
@@ -18,11 +19,11 @@ export async function copy(kind) {
   }
   if (!await copyText(text, kind)) {
     status('The browser refused the clipboard; the text is in the selection bar.');
-    $('sel-desc').textContent = text.slice(0, 2000);
+    $('sel-desc').textContent = shown(text.slice(0, 2000));
   }
 }
 export async function encCopy(kind) {
-  const text = kind === 'json' ? $('enc-json').value : st.encoded ? (kind === 'hex' ? toHex(st.encoded) : toB64(st.encoded)) : '';
+  const text = kind === 'json' ? encodeText() : st.encoded ? (kind === 'hex' ? toHex(st.encoded) : toB64(st.encoded)) : '';
   if (!text) return;
   const ok = await copyText(text, kind);
   $('enc-status').textContent = ok ? 'Copied ' + kind + ' (' + text.length + ' characters).' : 'The browser refused the clipboard.';

@@ -34,6 +34,23 @@ function options() {
   return { response: dir === 'response', api: api === 'auto' ? null : +api, version: ver === '' ? null : +ver, size: $('size').value };
 }
 
+// versionError says what is wrong with the Version field, or '' when it
+// is empty (automatic) or a version: a whole number from 0 to 32767 (an
+// int16, as Kafka's versions are). A version out of that range would be
+// cut to 16 bits (40000 read as -25536) or read as "any" (-1), so it is
+// refused at the field rather than decoded as some other version.
+export function versionError() {
+  const f = $('ver'), v = f.value.trim();
+  let err = '';
+  if (f.validity && f.validity.badInput) err = 'The version is not a number: give a whole number from 0 to 32767, or leave it empty to have it guessed.';
+  else if (v !== '' && !(/^\d+$/.test(v) && +v <= 32767)) {
+    err = 'The version ' + v + ' is not one: a version is a whole number from 0 to 32767; give one, or leave it empty to have it guessed.';
+  }
+  f.setCustomValidity(err);
+  if (err) f.setAttribute('aria-invalid', 'true'); else f.removeAttribute('aria-invalid');
+  return err;
+}
+
 export const run = debounce(() => decodeInput(), 200);
 // redoSoon is redo once the version field has been still a while (it is
 // typed digit by digit); a decode begun meanwhile reads the field itself,
@@ -100,22 +117,34 @@ export async function decodeBytes(bytes, format, gen) {
   const o = options();
   resetOutput();
   single();
+  const bad = versionError();
+  if (bad) {
+    clearViews();
+    status('');
+    delete document.body.dataset.decoding;
+    showError($('input-error'), bad);
+    setLink(null);
+    return;
+  }
   if (o.response && (o.api === null || o.version === null)) {
-    const cands = (await rpc('guess', bytes, o.size)).filter((c) => o.api === null || c.apiKey === o.api);
+    // The guess keeps to the API or the version given, whichever it is.
+    const cands = await rpc('guess', bytes, o.size, o.api ?? -1, o.version ?? -1);
     if (gen !== st.gen) return;
+    const given = o.api !== null ? 'API as given' : o.version !== null ? 'version ' + o.version + ' as given' : '';
     if (cands.length) {
-      showGuesses('Automatic: the readings that decode every byte, most likely first', cands, bytes, format, gen);
+      showGuesses('Automatic' + (given ? ' (' + given + ')' : '') + ': the readings that decode every byte, most likely first', cands, bytes, format, gen);
       return decodeWith(bytes, format, gen, { response: true, api: cands[0].apiKey, version: cands[0].version, size: o.size },
-        'guessed, ' + confidence(cands[0].confidence));
+        (o.api !== null ? 'version guessed, ' : o.version !== null ? 'API guessed, version as given, ' : 'guessed, ') + confidence(cands[0].confidence));
     }
     // Nothing reads every byte (a truncated frame, say): show the readings
     // that got furthest, and draw the first with its error at its byte.
-    const part = (await rpc('partial', bytes, o.size)).filter((c) => o.api === null || c.apiKey === o.api);
+    const part = (await rpc('partial', bytes, o.size)).filter((c) => (o.api === null || c.apiKey === o.api) && (o.version === null || c.version === o.version));
     if (gen !== st.gen) return;
     if (!part.length) {
       clearViews();
-      showError($('input-error'), 'No API and version reads this response, even in part' +
-        (bytes.length > HINT_MAX ? ' (frames over 64 KiB are not tried every way)' : '') + ': choose them above.');
+      showError($('input-error'), (o.version !== null ? 'No API reads this response as version ' + o.version + ', even in part' : 'No API and version reads this response, even in part') +
+        (bytes.length > HINT_MAX ? ' (frames over 64 KiB are not tried every way)' : '') +
+        (o.version !== null ? ': choose the API, or another version, or leave the version empty to have it guessed.' : ': choose them above.'));
       return;
     }
     showGuesses('No reading decodes every byte (is the frame cut short?); these read furthest before an error:', part, bytes, format, gen);

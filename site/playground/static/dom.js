@@ -1,13 +1,39 @@
 // Small helpers every module uses: elements, hex and base64, debouncing,
 // and the status and error lines. Text that came from a frame is only
-// ever set with textContent or as an attribute value, never parsed as HTML.
+// ever set with textContent or as an attribute value, never parsed as HTML,
+// and with its invisible characters escaped (shown): el, status and
+// showError escape the text they set.
 
 export const $ = (id) => document.getElementById(id);
+
+// INVISIBLE matches the characters that draw as nothing, or that reorder
+// the text around them: controls other than tab and line ends, Unicode's
+// format characters (the bidirectional embeddings, overrides, isolates
+// and marks, U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C; the
+// zero-width space, joiners and word joiner; the byte order mark; the
+// soft hyphen; tag characters), the line and paragraph separators, and
+// the blank fillers (the combining grapheme joiner, Hangul's fillers,
+// Khmer's inherent vowels). A frame's text holding them could draw as
+// other text than it is ("abc\u202edcba-evil" as "abcevil-abcd"); the
+// grid and the command line show them escaped, and so does the page.
+const INVISIBLE = /[\0-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\p{Cf}\u2028\u2029\u034f\u115f\u1160\u17b4\u17b5\u3164\uffa0]/gu;
+
+// shown is text with each invisible character written as its escape,
+// \uXXXX (a pair of them, UTF-16's surrogates, past U+FFFF): inside a
+// JSON string, still JSON for the same string.
+export function shown(text) {
+  const s = String(text);
+  return s.replace(INVISIBLE, (c) => {
+    let out = '';
+    for (let i = 0; i < c.length; i++) out += '\\u' + c.charCodeAt(i).toString(16).padStart(4, '0');
+    return out;
+  });
+}
 
 export function el(tag, cls, text) {
   const e = document.createElement(tag);
   if (cls) e.className = cls;
-  if (text !== undefined) e.textContent = text;
+  if (text !== undefined) e.textContent = shown(text);
   return e;
 }
 
@@ -35,6 +61,6 @@ export function debounce(fn, ms) {
 export const mb = (n) => (n / 1e6).toFixed(1) + ' MB';
 
 export function status(text) {
-  $('status').textContent = text;
+  $('status').textContent = shown(text);
 }
-export function showError(box, text) { box.hidden = !text; box.textContent = text || ''; }
+export function showError(box, text) { box.hidden = !text; box.textContent = text ? shown(text) : ''; }

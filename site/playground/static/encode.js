@@ -1,8 +1,14 @@
 // Encode mode: value JSON in, bytes out, drawn back as the decoder reads
-// them (panel 2); an error points at its place in the JSON text.
-import { $, toHex, debounce, showError } from './dom.js';
+// them (panel 2); an error points at its place in the JSON text. JSON
+// past PASTE_INLINE characters (a big frame's) is kept out of the text
+// box, as decode mode keeps a big paste: the page stays quick.
+import { $, toHex, debounce, showError, shown } from './dom.js';
 import { rpc } from './rpc.js';
-import { st, LINK_MAX } from './state.js';
+import { st, LINK_MAX, PASTE_INLINE } from './state.js';
+
+// ENC_HEX_SHOWN is the most bytes encode mode writes out as hex; Copy hex
+// copies them all.
+const ENC_HEX_SHOWN = 4096;
 
 export function setMode(m) {
   $('mode-decode').setAttribute('aria-selected', String(m === 'decode'));
@@ -11,24 +17,92 @@ export function setMode(m) {
   $('encode-pane').hidden = m !== 'encode';
 }
 
+// encodeText is the JSON being encoded: the text box's, or the JSON kept
+// aside when too long for it (st.encText).
+export const encodeText = () => (st.encText ? st.encText.text : $('enc-json').value);
+
+// putJSON puts JSON in the text box or, past PASTE_INLINE characters,
+// keeps it aside (st.encText) and says so, with the JSON offered as a
+// file or in the box anyway: megabytes of text in a text box hold the
+// page for seconds when put there, and for a second at each keystroke.
+export function putJSON(text, name) {
+  const ta = $('enc-json');
+  ta.placeholder = '';
+  if (text.length < PASTE_INLINE) {
+    st.encText = null;
+    ta.value = text;
+    $('enc-big').hidden = true;
+  } else {
+    st.encText = { text, name };
+    ta.value = '';
+    const n = text.length.toLocaleString('en');
+    ta.placeholder = name + ': ' + n + ' characters, encoded (not shown here, to keep the page quick); type or paste here to replace it';
+    $('enc-big-text').textContent = name + ' is ' + n + ' characters of JSON, too long to edit here without holding the page up: it is encoded as it is.';
+    $('enc-big').hidden = false;
+  }
+  showLines();
+}
+
+// typed is a change the user made in the text box: it replaces JSON
+// kept aside.
+export function typed() {
+  if (st.encText) {
+    st.encText = null;
+    $('enc-big').hidden = true;
+    $('enc-json').placeholder = '';
+  }
+  showLines();
+  runEncode();
+}
+
+// editAnyway puts JSON kept aside in the text box, as the user asked.
+export function editAnyway() {
+  const t = st.encText;
+  if (!t) return;
+  st.encText = null;
+  $('enc-big').hidden = true;
+  $('enc-json').placeholder = '';
+  $('enc-json').value = t.text;
+  showLines();
+  runEncode();
+}
+
+// saveJSON downloads the JSON being encoded as a file.
+export function saveJSON() {
+  const env = st.encEnv || {};
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(new Blob([encodeText()], { type: 'application/json' }));
+  a.download = (env.apiKey !== undefined ? 'api' + env.apiKey + '-v' + env.apiVersion + '-' + (env.direction || 'request') : 'frame') + '.json';
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 60_000);
+}
+
 export async function enterEncode() {
   setMode('encode');
   const sum = st.panels[0].sum;
   if (sum && !sum.error) {
-    const lines = await st.panels[0].rpc('jsonLines', 0, await st.panels[0].rpc('jsonCount'));
-    $('enc-json').value = lines.join('\n');
+    // The frame's JSON as one text (the worker joins its lines).
+    putJSON(await st.panels[0].rpc('jsonText'), 'This frame\'s JSON');
     $('enc-nosize').checked = !sum.sizePrefix;
     $('ex-api').value = sum.apiKey; $('ex-ver').value = sum.apiVersion; $('ex-dir').value = sum.direction;
-  } else if (!$('enc-json').value.trim()) {
+  } else if (!encodeText().trim()) {
     await loadExample();
   }
   runEncode();
 }
 
 export async function loadExample() {
+  const v = $('ex-ver').value.trim();
+  if (!/^\d+$/.test(v) || +v > 32767) {
+    // As decode mode's Version: an int16 from 0, never cut to 16 bits.
+    showError($('enc-error'), 'The version ' + (v || '(empty)') + ' is not one: a version is a whole number from 0 to 32767.');
+    return;
+  }
   const js = await rpc('example', +$('ex-api').value, +$('ex-ver').value, $('ex-dir').value === 'response');
   if (!js) { showError($('enc-error'), 'No example: ' + $('ex-dir').value + ' version ' + $('ex-ver').value + ' is not defined for this API.'); return; }
-  $('enc-json').value = js;
+  putJSON(js, 'The example');
   runEncode();
 }
 
@@ -127,21 +201,49 @@ function setEncodeLink(text) {
   history.replaceState(null, '', '#' + p.toString());
 }
 
-export const runEncode = debounce(async () => {
-  const text = $('enc-json').value;
-  showLines();
+// runEncode encodes the JSON soon: once typing has paused, longer in a
+// text box holding megabytes (edited there anyway).
+const encodeSoon = debounce(() => encodeNow(), 120);
+const encodeLater = debounce(() => encodeNow(), 800);
+export function runEncode() {
+  if (!st.encText && $('enc-json').value.length >= PASTE_INLINE) { encodeSoon.cancel(); encodeLater(); } else { encodeLater.cancel(); encodeSoon(); }
+}
+
+// notJSON says what text that is not JSON is instead: 'hex' when it reads
+// as a frame's hex (a dump's too), which is decode mode's input; else ''.
+async function notJSON(text) {
+  const t = text.trim();
+  if (!t || '{["'.includes(t[0])) return '';
+  const r = await rpc('parse', t, 'hex');
+  return !r.error && r.bytes.length >= 4 ? 'hex' : '';
+}
+
+async function encodeNow() {
+  encodeSoon.cancel(); encodeLater.cancel();
+  const text = encodeText();
+  const boxed = !st.encText; // the text is in the box: errors can point into it
+  if (boxed) showLines();
   setEncodeLink(text);
   const gen = ++st.encGen;
   const r = await rpc('encode', text, $('enc-nosize').checked);
   if (gen !== st.encGen) return;
   const ep = st.panels[2];
+  $('enc-not-json').hidden = true;
   if (r.error) {
     const e = r.error;
-    let at = e.path ? locate(text, e.path) : null;
-    if (e.line) {
+    let at = e.path && boxed ? locate(text, e.path) : null;
+    const other = e.line ? await notJSON(text) : '';
+    if (gen !== st.encGen) return;
+    if (other) {
+      // Bytes in the wrong mode, said as kwire encode says it, with a
+      // way to decode them.
+      at = null;
+      showError($('enc-error'), other + ', not JSON: encode mode reads the JSON of a frame; decode mode reads its ' + other + '.');
+      $('enc-not-json').hidden = false;
+    } else if (e.line) {
       // A syntax error: its line and column, and the place to jump to.
-      at = [indexOf(text, e.line, e.column), 1];
-      showError($('enc-error'), 'The JSON does not parse at line ' + e.line + ', column ' + e.column + ': ' + e.syntax + '. Click here to go there.');
+      at = boxed ? [indexOf(text, e.line, e.column), 1] : null;
+      showError($('enc-error'), 'The JSON does not parse at line ' + e.line + ', column ' + e.column + ': ' + e.syntax + '.' + (at ? ' Click here to go there.' : ''));
     } else {
       showError($('enc-error'), (e.path ? 'At ' + e.path + (at ? ' (' + lineCol(text, at[0]) + ')' : '') + ': ' : '') + e.message +
         (at ? '. Click here to go there.' : ''));
@@ -150,7 +252,7 @@ export const runEncode = debounce(async () => {
     $('enc-status').textContent = 'Not encoded: the error is above.';
     document.body.dataset.encError = String(gen);
     $('enc-hex').textContent = '';
-    st.encoded = null;
+    st.encoded = null; st.encEnv = null;
     $('enc-copy-hex').disabled = $('enc-copy-b64').disabled = true;
     ep.clear();
     return;
@@ -159,14 +261,16 @@ export const runEncode = debounce(async () => {
   st.encErrorAt = null;
   $('enc-status').textContent = r.bytes.length + ' bytes; decoding them back…';
   st.encoded = r.bytes;
-  $('enc-hex').textContent = toHex(r.bytes);
+  // The envelope, read by the worker (the JSON can be megabytes).
+  const env = st.encEnv = r.env || {};
+  $('enc-hex').textContent = r.bytes.length > ENC_HEX_SHOWN
+    ? toHex(r.bytes.subarray(0, ENC_HEX_SHOWN)) + '… (' + (r.bytes.length - ENC_HEX_SHOWN).toLocaleString('en') + ' more bytes: Copy hex copies them all)'
+    : toHex(r.bytes);
   $('enc-copy-hex').disabled = $('enc-copy-b64').disabled = false;
   // The encoded frame, drawn as the decoder reads it back.
-  let env = {};
-  try { env = JSON.parse(text); } catch { /* the bytes say it all */ }
   const resp = env.direction === 'response';
   const sum = await ep.decode(r.bytes, { response: resp, api: env.apiKey, version: env.apiVersion, size: $('enc-nosize').checked ? 'no' : 'yes' }, 'Encoded');
   if (gen !== st.encGen) return;
-  $('enc-status').textContent = r.bytes.length + ' bytes' + (sum.error ? '; they do not decode back: ' + sum.error.message : '; decoded back below');
+  $('enc-status').textContent = shown(r.bytes.length + ' bytes' + (sum.error ? '; they do not decode back: ' + sum.error.message : '; decoded back below'));
   document.body.dataset.encoded = String(gen);
-}, 120);
+}

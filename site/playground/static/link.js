@@ -5,7 +5,7 @@ import { rpc } from './rpc.js';
 import { st, LINK_MAX } from './state.js';
 import { decodeInput } from './decode.js';
 import { openLive } from './live.js';
-import { setMode, runEncode, loadExample } from './encode.js';
+import { setMode, runEncode, loadExample, putJSON } from './encode.js';
 
 export function setLink(bytes, o, sum) {
   const note = $('link-note');
@@ -54,7 +54,7 @@ export async function readLink() {
   }
   if (p.get('mode') === 'encode') {
     setMode('encode');
-    if (p.has('json')) $('enc-json').value = p.get('json');
+    if (p.has('json')) putJSON(p.get('json'), 'The link\'s JSON');
     if (p.has('api')) await exampleFromLink(p);
     runEncode();
     return true;
@@ -74,6 +74,7 @@ export async function readLink() {
   // The parameter names the form: hex= is read as hex (so a bad digit is a
   // hex error at its column), b64= as base64, in= by detection.
   $('mode').value = p.get('hex') ? 'hex' : p.get('b64') ? 'base64' : 'auto';
+  st.modeByPage = $('mode').value !== 'auto'; // for the link's text only
   st.file = null; st.pasted = null;
   $('input').value = text;
   if (api !== null) {
@@ -121,6 +122,7 @@ async function loadDecodeExample(x) {
   } else {
     st.file = null; st.pasted = null;
     $('mode').value = 'hex';
+    st.modeByPage = true; // for the example's text only
     $('input').value = x.hex;
   }
   decodeInput();

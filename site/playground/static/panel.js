@@ -2,7 +2,7 @@
 // worker slot: panel 0 the frame being decoded (a capture's request),
 // panel 1 a capture's response beside it, panel 2 encode mode's bytes.
 // The frame stays in the worker; the panel asks for the window it shows.
-import { $, el } from './dom.js';
+import { $, el, shown } from './dom.js';
 import { rpcAt } from './rpc.js';
 import { st, GRID_ROW, LINE } from './state.js';
 import { Virtual } from './virtual.js';
@@ -72,7 +72,7 @@ export class Panel {
   show(sum, title) {
     this.sum = sum; this.hl = this.sel = null;
     if (st.active === this) $('selbar').hidden = true;
-    this.e.title.textContent = (title ? title + ': ' : '') + frameName(sum) + ', ' + sum.buffers[0].len + ' bytes';
+    this.e.title.textContent = shown((title ? title + ': ' : '') + frameName(sum) + ', ' + sum.buffers[0].len + ' bytes');
     if (sum.apiName && sum.headerDecoded) {
       this.e.doc.href = docsHref(sum.apiName, sum.apiVersion, sum.direction);
       this.e.doc.textContent = 'Reference page for ' + sum.apiName + ' v' + sum.apiVersion;
@@ -80,15 +80,15 @@ export class Panel {
     } else this.e.doc.hidden = true;
     const err = sum.error;
     if (err) {
-      this.e.error.textContent = err.offset >= 0
+      this.e.error.textContent = shown(err.offset >= 0
         ? 'Decoding stopped at byte ' + err.offset + (err.buf ? ' of decompressed buffer ' + err.buf : '') + (err.path ? ' (' + err.path + ')' : '') +
           ': expected ' + err.expected + (err.found ? ', found ' + err.found : '') + '. What was read before it is shown below; the error is marked in the grid and the hex.'
-        : err.message;
+        : err.message);
       this.e.error.dataset.offset = err.offset;
     }
     this.e.error.hidden = !err;
     const lim = sum.limit;
-    if (lim) this.e.limit.textContent = limitText(sum);
+    if (lim) this.e.limit.textContent = shown(limitText(sum));
     this.e.limit.hidden = !lim;
     const wl = this.e.warn;
     wl.replaceChildren();
@@ -287,8 +287,8 @@ export class Panel {
     const path = span.node >= 0 ? await this.rpc('path', span.node) : '';
     const part = span.part && (span.part.start !== span.start || span.part.end !== span.end)
       ? '  (pointed at [' + span.part.start + ', ' + span.part.end + '))' : '';
-    $('sel-desc').textContent = (path || 'bytes') + '  [' + span.start + ', ' + span.end + ')' + (span.buf ? ' in buffer ' + span.buf : '') +
-      '  ' + (span.end - span.start) + ' bytes' + part;
+    $('sel-desc').textContent = shown((path || 'bytes') + '  [' + span.start + ', ' + span.end + ')' + (span.buf ? ' in buffer ' + span.buf : '') +
+      '  ' + (span.end - span.start) + ' bytes' + part);
     if (span.node >= 0) {
       const r = await this.rpc('reveal', span.node);
       const tv = this.views.tree;

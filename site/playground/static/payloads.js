@@ -6,7 +6,7 @@
 // is read by the worker itself (GET /schemas/ids/ID), so it must allow
 // this page's origin (CORS). Schema text and everything decoded from
 // payloads is shown with textContent only.
-import { $, el, showError } from './dom.js';
+import { $, el, showError, shown } from './dom.js';
 import { rpc } from './rpc.js';
 import { st } from './state.js';
 import { redo } from './decode.js';
@@ -45,7 +45,7 @@ export async function apply() {
     showError($('pay-error'), r.error);
     return;
   }
-  $('pay-status').textContent = describe(r);
+  $('pay-status').textContent = shown(describe(r));
   document.body.dataset.schemas = String((+document.body.dataset.schemas || 0) + 1);
   await again();
 }

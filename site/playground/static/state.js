@@ -22,6 +22,7 @@ export const st = Object.seal({
   file: null, // {name, bytes} of an opened binary file (the text box is then empty)
   pasted: null, // {text, name?} a large paste or text file, kept out of the text box (too long to edit there)
   picked: null, // a frame picked from a list (back-to-back frames): {bytes, format}
+  modeByPage: false, // the Input select was set by the page (a link, an example, encode mode's bytes), not the user: new text sets it back to auto
   gen: 0, // decode generation: an answer for an older one is dropped
   sum: null, // the summary of the frame shown in panel 0 (null: nothing shown)
   capture: null, // an open capture or live feed: {summary, frames, rows, sort, current, live?}
@@ -36,6 +37,8 @@ export const st = Object.seal({
   // Encode mode.
   encGen: 0, // encode generation, as gen for decoding
   encoded: null, // the bytes last encoded (Uint8Array), for copying and "Decode these bytes"
+  encEnv: null, // the envelope of the JSON last encoded: {direction, apiKey, apiVersion}
+  encText: null, // JSON too long for the text box (past PASTE_INLINE characters), encoded from here: {text, name}; the box is then empty
   encErrorAt: null, // where the last encode error is in the JSON text: [offset, length]
 
   // For tests and measurement (read through window.kwirePlayground).

@@ -1,8 +1,10 @@
 // What the views draw: a frame's nodes, grid rows, tree rows, JSON and hex
 // lines as elements, and the small rules they share (spans, values,
 // confidence, links to the reference pages). Every text from a frame is
-// set with textContent.
-import { el, hex2 } from './dom.js';
+// set with textContent (el) or as a title, its invisible characters
+// escaped (shown), in a box of its own direction (style.css isolates
+// the value cells).
+import { el, hex2, shown } from './dom.js';
 
 export function isTime(name, v) {
   return /(timestamp|timems|time)$/i.test(name) && !/delta/i.test(name) && Number(v) >= 1e11 && Number(v) < 1e14;
@@ -49,8 +51,12 @@ export function limitText(sum) {
   return s + ' The browser decodes with smaller limits than the kwire command line, which can decode this frame whole.';
 }
 
+// showValue is a tree row's value: strings quoted, bytes that are text
+// as the grid and kwire decode's tree show them (quoted, with their
+// length: the worker's text), other bytes as their base64 or size.
 export function showValue(n) {
   if (n.null) return 'null';
+  if (n.text !== undefined) return n.text;
   if (n.value === undefined) return n.size !== undefined ? n.size + ' bytes' : '';
   if (typeof n.value === 'string' && /string/.test(n.type)) {
     const s = n.value.length > 200 ? n.value.slice(0, 200) + '…' : n.value;
@@ -67,7 +73,7 @@ export function flatNode(r) {
   return {
     id: r.id, depth: r.depth, kids: r.kids, open: r.open, hasKids: r.kids > 0,
     name: r.label || n.name, type: n.type, start: n.start, end: n.end, buf: n.buf || 0,
-    value: n.value, valueName: n.valueName, null: !!n.null, size: n.size,
+    value: n.value, valueName: n.valueName, null: !!n.null, size: n.size, text: r.text,
     warnings: n.warnings || null, broken: !!n.broken, truncated: !!n.truncated,
   };
 }
@@ -86,7 +92,7 @@ export function drawBits(c) {
     const set = b.value !== 'false' && parseInt(b.value, 10) !== 0; // "0 none" is unset; "4 zstd" set
     const f = el('span', 'pg-bit' + (set ? ' pg-bit-set' : ''), b.name + '=' + b.value);
     f.style.gridColumn = (w - hi) + ' / ' + (w - lo + 1);
-    f.title = b.name + ' (' + b.type + ') = ' + b.value;
+    f.title = shown(b.name + ' (' + b.type + ') = ' + b.value);
     box.appendChild(f);
   }
   return box;
@@ -136,7 +142,7 @@ export function drawGridRow(panel, buf, r) {
     e.style.gridColumn = (2 + s.col * 8) + ' / span ' + (s.span * 8);
     e.dataset.node = c.node; e.dataset.start = c.start; e.dataset.end = c.end; e.dataset.buf = buf; e.dataset.cell = c.index;
     const date = c.value !== undefined && isTime(c.label, c.value) ? utcDate(c.value) : '';
-    e.title = c.path + ' (' + c.type + ') [' + c.start + ', ' + c.end + ')' + (c.value !== undefined ? ' = ' + c.value : '') + (date ? ' (' + date + ')' : '');
+    e.title = shown(c.path + ' (' + c.type + ') [' + c.start + ', ' + c.end + ')' + (c.value !== undefined ? ' = ' + c.value : '') + (date ? ' (' + date + ')' : ''));
     e.appendChild(el('span', 'kw-label', c.label));
     if (c.bits && s.first && s.last) e.appendChild(drawBits(c));
     else if (c.value !== undefined && s.first) e.appendChild(el('span', 'kw-val', c.value));
@@ -173,7 +179,7 @@ export function drawTreeRow(panel, row) {
   if (n.hasKids && !n.open) r.appendChild(el('span', 'pg-type', ' {' + n.kids + '}'));
   r.appendChild(el('span', 'pg-range', '  [' + n.start + ', ' + n.end + ')' + (n.buf ? ' buf ' + n.buf : '')));
   if (n.warnings) r.appendChild(el('span', 'pg-wmark', ' ⚠ ' + n.warnings.join('; ')));
-  r.title = n.name + ' ' + n.type + ' [' + n.start + ', ' + n.end + ')';
+  r.title = shown(n.name + ' ' + n.type + ' [' + n.start + ', ' + n.end + ')');
   return r;
 }
 

@@ -259,9 +259,20 @@ const ops = {
     sum.timing = { worker: performance.now() - t0, warmUp: warmMs };
     return sum;
   },
-  guess: (slot, bytes, size) => J(K.guess(bytes, size || 'auto')),
+  guess: (slot, bytes, size, api, version) => J(K.guess(bytes, size || 'auto', api ?? -1, version ?? -1)),
   partial: (slot, bytes, size) => J(K.partial(bytes, size || 'auto')),
-  encode: (slot, json, noSize) => K.encode(json, !!noSize),
+  encode(slot, json, noSize) {
+    const r = K.encode(json, !!noSize);
+    if (r.bytes) {
+      // The envelope the page decodes the bytes back with, read here: the
+      // JSON can be megabytes, too much to parse on the page's thread.
+      try {
+        const v = JSON.parse(json.replace(/^\uFEFF/, ''));
+        r.env = { direction: v.direction, apiKey: v.apiKey, apiVersion: v.apiVersion };
+      } catch { r.env = {}; }
+    }
+    return r;
+  },
   example: (slot, api, version, response) => K.example(api, version, !!response),
   exampleFrame: (slot, api, version, response) => K.exampleFrame(api, version, !!response),
   scan: (slot, frames, keys, versions) => J(K.scanExchanges(frames, keys, versions)),
@@ -274,6 +285,7 @@ const ops = {
   cellAt: (slot, buf, off) => J(K.cellAt(buf, off)),
   rowOf: (slot, buf, off) => K.rowOf(buf, off),
   jsonCount: () => K.jsonCount(),
+  jsonText: () => K.jsonLines(0, K.jsonCount()), // the whole value JSON, one text
   jsonLines: (slot, from, n) => { const s = K.jsonLines(from, n); return s === '' && n <= 0 ? [] : s.split('\n'); },
   jsonNodeAt: (slot, line) => K.jsonNodeAt(line),
   jsonSpanOf: (slot, id) => J(K.jsonSpanOf(id)),
