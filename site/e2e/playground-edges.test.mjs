@@ -376,3 +376,27 @@ test('the worker warms up in idle time, to its end, in a slot of its own: encode
   assert.deepEqual(page.errors, []);
   await fresh.close();
 });
+
+// A hex file saved as UTF-16 with a byte order mark (PowerShell's `>`
+// writes UTF-16LE) decodes as the text it holds, in either byte order;
+// several frame files opened at once show the first and say which were
+// left, as one frame or capture is shown at a time.
+test('a UTF-16 hex file decodes as its text; several files say which were left', { timeout: 180_000 }, async () => {
+  const hex = '00000025001200030000000100096b61666b612d636c69000a6b61666b612d636c6906302e312e3000\r\n';
+  const dir = built.site;
+  const le = join(dir, 'frame-utf16le.txt'), be = join(dir, 'frame-utf16be.txt'), plain = join(dir, 'frame.txt');
+  writeFileSync(le, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(hex, 'utf16le')]));
+  writeFileSync(be, Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(hex, 'utf16le').swap16()]));
+  writeFileSync(plain, hex);
+  const page = await open();
+  for (const f of [le, be]) {
+    await decoded(page, () => page.setInputFiles('#file', f));
+    assert.match(await page.textContent('#frame-title'), /ApiVersions v3 request/);
+    assert.equal(await page.inputValue('#input'), hex.replace('\r', ''));
+  }
+  await decoded(page, () => page.setInputFiles('#file', [plain, le, join(root, 'testdata', 'captures', 'kafka.pcap')]));
+  await page.waitForFunction(() => /files given/.test(document.getElementById('status').textContent));
+  assert.match(await page.textContent('#status'), / — 3 files given: only frame\.txt is shown \(one frame or capture at a time\); not opened: frame-utf16le\.txt, kafka\.pcap\.$/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});

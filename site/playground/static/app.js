@@ -157,7 +157,17 @@ async function openFiles(fs) {
     if (!fs.length) return;
   }
   const stored = fs.filter((f) => isStorageName(f.name));
-  if (!stored.length) { closeStorage(); openFile(fs[0]); return; }
+  if (!stored.length) {
+    closeStorage();
+    const gen = await openFile(fs[0]);
+    // One frame or capture is shown at a time: the status names those left.
+    if (fs.length > 1 && gen === st.gen) {
+      const rest = fs.slice(1).map((f) => f.name);
+      status($('status').textContent + ' — ' + fs.length + ' files given: only ' + fs[0].name + ' is shown (one frame or capture at a time); not opened: ' +
+        rest.slice(0, 5).join(', ') + (rest.length > 5 ? ' and ' + (rest.length - 5) + ' more' : '') + '.');
+    }
+    return;
+  }
   st.file = null; st.pasted = null;
   $('input').value = '';
   $('input').placeholder = stored.map((f) => f.name).join(', ') + ' (Kafka storage files, read below); type or paste here to replace them';
@@ -170,9 +180,13 @@ window.addEventListener('hashchange', () => { if (location.hash !== st.lastHash)
 async function openFile(f) {
   const bytes = new Uint8Array(await f.arrayBuffer());
   // Text files (hex, dumps, base64) go through the text box; binary stays binary.
+  // Text saved as UTF-16 with a byte order mark (PowerShell's > writes
+  // UTF-16LE) is text too, if it decodes to no control character.
   let text = null;
-  if (bytes.length < (4 << 20) && !bytes.some((b) => b === 0 || (b < 9))) {
-    try { text = new TextDecoder('utf-8', { fatal: true }).decode(bytes); } catch { text = null; }
+  const utf16 = bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) ? (bytes[0] === 0xff ? 'utf-16le' : 'utf-16be') : '';
+  if (bytes.length < (4 << 20) && (utf16 || !bytes.some((b) => b === 0 || (b < 9)))) {
+    try { text = new TextDecoder(utf16 || 'utf-8', { fatal: true }).decode(bytes); } catch { text = null; }
+    if (utf16 && text !== null && /[\0-\x08\x0e-\x1f\x7f]/.test(text)) text = null;
   }
   ownMode();
   if (text !== null && !looksLikeCapture(bytes)) {
@@ -183,7 +197,9 @@ async function openFile(f) {
     $('input').value = '';
     $('input').placeholder = f.name + ' (' + bytes.length + ' bytes, binary); type or paste here to replace it';
   }
-  decodeInput();
+  const gen = st.gen + 1; // the one decodeInput takes
+  await decodeInput();
+  return gen;
 }
 
 const origReplace = history.replaceState.bind(history);
