@@ -628,12 +628,11 @@ func (f *frameFlags) requestMismatch(api *schema.API, fr []byte, sized bool) str
 	if err != nil {
 		return ""
 	}
-	says := "the request's header says " + requestSays(h)
 	switch {
 	case api != nil && h.APIKey != api.Key:
-		return says + ", not " + api.Name + ", the API pinned"
+		return "the request's header says " + requestSays(h) + ", not " + api.Name + ", the API pinned"
 	case f.version >= 0 && int(h.Version) != f.version:
-		return says + ", not v" + strconv.Itoa(f.version) + ", the version pinned"
+		return "the request's header says " + requestSays(h) + ", not v" + strconv.Itoa(f.version) + ", the version pinned"
 	}
 	return ""
 }
