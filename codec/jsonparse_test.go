@@ -52,8 +52,8 @@ func FuzzParseJSON(f *testing.F) {
 		d.UseNumber()
 		d.Decode(&want)
 		valid := json.Valid(b)
-		if err != nil && strings.Contains(err.Error(), "nested too deeply") {
-			return
+		if err != nil && (strings.Contains(err.Error(), "nested too deeply") || valid && strings.Contains(err.Error(), ": duplicate key ")) {
+			return // refused on purpose: json.Valid takes a key twice
 		}
 		if (err == nil) != valid {
 			t.Fatalf("disagree on %q: ours %v, json.Valid %v", b, err, valid)
