@@ -577,11 +577,13 @@ func (wk *pcapWorker) exchange(x *capture.Exchange, line []byte) ([]byte, runLin
 	// packets: said in the capture's notes, and by --strict's exit)
 	// still names its exchange; that it reads only so far is no failure
 	// of its bytes.
-	out.failed = req.err != nil && x.Request.Missing == 0 || rsp.err != nil && x.Response.Missing == 0
+	reqFailed := req.err != nil && x.Request.Missing == 0
+	rspFailed := rsp.err != nil && x.Response.Missing == 0
+	out.failed = reqFailed || rspFailed
 	switch {
-	case req.err != nil:
+	case reqFailed:
 		out.failure = failedSide(x, x.Request, "request", req.err)
-	case rsp.err != nil:
+	case rspFailed:
 		out.failure = failedSide(x, x.Response, "response", rsp.err)
 	}
 	out.warned = warned

@@ -793,3 +793,21 @@ func TestCaptureWithNoKafkaSaysSo(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	require.NotContains(t, errOut, "no Kafka")
 }
+
+// An exchange whose request the capture holds only in part and whose
+// response fails on its own bytes is named on standard error by its
+// response, the frame that failed, not by the damaged request.
+func TestPcapFailureNamesTheFrameThatFailed(t *testing.T) {
+	produce := exampleFrame(t, "Produce", 9, false, 2)
+	cut := len(produce) - 20
+	bad := exampleFrame(t, "Produce", 9, true, 2)
+	bad = append(bad[:len(bad)-6:len(bad)-6], 0xff, 0xff, 0xff, 0xff, 0xff, 0xff) // its last fields as impossible lengths
+	file := connPcap(t, true, []int{1}, segment{true, 0, produce[:cut]}, segment{true, 0, produce[cut:]},
+		segment{false, time.Millisecond, bad})
+	out, errOut, code := runCLI(t, []string{"pcap", file}, nil)
+	require.Equal(t, 1, code, errOut)
+	require.Contains(t, out, `"correlationId":2,"paired":true`)
+	require.Contains(t, errOut, "kwire: 1 exchanges had frames that failed to decode:\n")
+	require.Regexp(t, `(?m)^kwire: packet \d+: conn 1 correlation 2 response: `, errOut)
+	require.NotRegexp(t, `(?m)^kwire: packet \d+: conn 1 correlation 2 request: `, errOut)
+}
