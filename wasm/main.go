@@ -289,10 +289,7 @@ func encode(this js.Value, args []js.Value) any {
 	// A byte order mark before the JSON (as editors on Windows save it)
 	// is skipped, as kwire encode and the API skip it; an error's line
 	// and column still count it, as the text box holds it.
-	bom := 0
-	if len(js) >= 3 && js[0] == 0xef && js[1] == 0xbb && js[2] == 0xbf {
-		bom = 3
-	}
+	bom := input.BOMLen(js)
 	b, err := codec.Encode(nil, js[bom:], codec.EncodeOptions{NoSizePrefix: arg(args, 1).Truthy()})
 	if err != nil {
 		e := map[string]any{"message": err.Error(), "path": ""}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/jsontext"
+	"github.com/kwire/kwire/internal/input"
 )
 
 func runEncode(e *env, args []string) int {
@@ -133,7 +134,7 @@ func encodeInputs(e *env, args []string) ([]anInput, error) {
 		return nil, err
 	}
 	for i := range ins {
-		ins[i].data = bytes.TrimPrefix(ins[i].data, []byte("\xef\xbb\xbf"))
+		ins[i].data = ins[i].data[input.BOMLen(ins[i].data):]
 	}
 	return ins, nil
 }

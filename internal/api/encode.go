@@ -1,7 +1,6 @@
 package api
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
@@ -70,11 +69,8 @@ func (h *handler) encode(w http.ResponseWriter, r *http.Request) {
 // A UTF-8 byte order mark before the value (as Windows editors save
 // JSON) is skipped, as kwire encode skips it; offsets still count it.
 func parseJSON(b []byte) (any, *Error) {
-	bom := 0
-	if bytes.HasPrefix(b, []byte("\xef\xbb\xbf")) {
-		b, bom = b[3:], 3
-	}
-	v, err := jsontext.Parse(b)
+	bom := input.BOMLen(b)
+	v, err := jsontext.Parse(b[bom:])
 	if err == nil {
 		return v, nil
 	}

@@ -197,13 +197,21 @@ func fromUTF16(data []byte) ([]byte, bool) {
 	return out, true
 }
 
+// BOMLen is how many bytes at the start of b are a UTF-8 byte order mark,
+// which editors on Windows write before text and JSON does not hold: 3
+// or 0. Readers of text skip them; positions they report still count
+// them, as the user's file holds them.
+func BOMLen(b []byte) int {
+	if len(b) >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF {
+		return 3
+	}
+	return 0
+}
+
 // parseText parses textual input, trying the hex family if hex is set and
 // base64 if b64 is set.
 func parseText(data []byte, repeatLimit int, hex, b64 bool) ([]byte, Format, error) {
-	start := 0
-	if len(data) >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF {
-		start = 3 // UTF-8 byte order mark
-	}
+	start := BOMLen(data)
 	t := text{src: data}
 	lo, hi := start, len(data)
 	for lo < hi && isSpace(data[lo]) {
