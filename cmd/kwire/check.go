@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/kwire/kwire/codec/check"
+	"github.com/kwire/kwire/internal/capcheck"
 	"github.com/kwire/kwire/internal/capture"
 	"github.com/kwire/kwire/internal/input"
 )
@@ -324,15 +325,16 @@ func (c *checkConfig) checkCapture(o *checkOut, file string, in io.Reader) (*cap
 			}
 		}()
 	}
-	conns := captureConns{}
+	// The capture's exchanges as the check reads them (a frame held
+	// only in part is left out, and said once at the end).
+	var conv capcheck.Conv
 	var frames framePool
 	var res *capture.Result
 	var readErr error
-	var damaged damagedFrames
 	n := 0
 	go func() {
 		res, readErr = capture.ReadFunc(in, capture.Options{BrokerPorts: c.ports, Buffer: frames.get, KeepDamaged: true}, func(x *capture.Exchange) {
-			jobs <- checkJob{n, conns.exchange(x, &damaged), x}
+			jobs <- checkJob{n, conv.Exchange(x), x}
 			n++
 		})
 		close(jobs)
@@ -351,95 +353,15 @@ func (c *checkConfig) checkCapture(o *checkOut, file string, in io.Reader) (*cap
 	if readErr != nil {
 		return nil, readErr
 	}
-	conns.settle()
-	for _, f := range ck.End() {
-		o.put(file, &f)
-	}
-	if damaged.n > 0 {
-		f := damaged.finding()
+	for _, f := range conv.End(ck, res) {
 		o.put(file, &f)
 	}
 	o.tls += res.TLS
 	o.noKafka = noKafka(res, n, c.ports)
 	for _, n := range res.Notes {
-		switch {
-		case n.TLS:
+		if n.TLS {
 			o.tlsNotes = append(o.tlsNotes, n)
-		case n.Unframed:
-			f := check.Unframed(n.Conn.ID, n.Packet, n.Message)
-			o.put(file, &f)
 		}
 	}
 	return res.Truncation, nil
-}
-
-// captureConns turns a capture's connections into the check's, once each,
-// and keeps them in step (a connection closes after its exchanges).
-type captureConns map[*capture.Conn]*check.Conn
-
-func (m captureConns) conn(c *capture.Conn) *check.Conn {
-	cc := m[c]
-	if cc == nil {
-		cc = &check.Conn{ID: c.ID, Client: c.Client.String(), Broker: c.Broker.String(), FromStart: c.SYN}
-		m[c] = cc
-	}
-	return cc
-}
-
-// exchange is a capture's exchange as the check reads it. A frame the
-// capture holds only in part (Frame.Missing: a gap inside it, kept by
-// capture.Options.KeepDamaged) is left out, as the capture leaves it out
-// by default, and counted in d: no rule can be judged on bytes that end
-// early, and its exchange reads as one whose other frame was not
-// captured, which the rules judge only so far as the bytes lost allow
-// (Exchange.Gaps). The one finding d makes says they were not judged.
-func (m captureConns) exchange(x *capture.Exchange, d *damagedFrames) check.Exchange {
-	cx := check.Exchange{Conn: m.conn(x.Conn), NoResponseExpected: x.NoResponseExpected, Evicted: x.Evicted, ConnClosed: x.ConnClosed,
-		Overtook: x.Overtook, Overtaken: x.Overtaken, OvertakenBy: x.OvertakenBy, ReusedCorrelation: x.ReusedCorrelation, Gaps: x.Conn.Gaps}
-	if x.Request != nil {
-		if x.Request.Missing > 0 {
-			d.add(x, check.Request, x.Request)
-		} else {
-			cx.Request, cx.RequestPacket = x.Request.Bytes, x.Request.PacketIndex
-		}
-	}
-	if x.Response != nil {
-		if x.Response.Missing > 0 {
-			d.add(x, check.Response, x.Response)
-		} else {
-			cx.Response, cx.ResponsePacket = x.Response.Bytes, x.Response.PacketIndex
-		}
-	}
-	return cx
-}
-
-// damagedFrames counts the frames of a capture a gap cut into, and
-// where the first was.
-type damagedFrames struct {
-	n     int
-	first check.Where
-}
-
-func (d *damagedFrames) add(x *capture.Exchange, side check.Side, f *capture.Frame) {
-	d.n++
-	if d.n == 1 {
-		d.first = check.Where{Conn: x.Conn.ID, Side: side, Packet: f.PacketIndex, Correlation: x.CorrelationID, HasCorr: x.CorrelationID >= 0}
-	}
-}
-
-// finding says that the damaged frames were not judged, at the first.
-func (d *damagedFrames) finding() check.Finding {
-	what := "a frame the capture holds only in part (bytes lost, or cut by the snap length, inside it) is not judged"
-	if d.n > 1 {
-		what = strconv.Itoa(d.n) + " frames the capture holds only in part (bytes lost, or cut by the snap length, inside them) are not judged, the first here"
-	}
-	return check.Finding{Rule: check.FrameDecode, Where: d.first, Skipped: true, What: what}
-}
-
-// settle copies what the capture learnt last (which connections closed)
-// once it has ended.
-func (m captureConns) settle() {
-	for c, cc := range m {
-		cc.Closed = c.Closed
-	}
 }

@@ -1,0 +1,108 @@
+// Package capcheck turns a capture's exchanges (internal/capture) into
+// the exchanges kwire check's rules read (codec/check), and says at the
+// capture's end what the rules could not judge in it. kwire check and the
+// playground's capture module (wasm/capture) both read captures through
+// it, so the two judge a capture alike. It builds for wasm: no fmt, no
+// reflection.
+package capcheck
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/kwire/kwire/codec/check"
+	"github.com/kwire/kwire/internal/capture"
+)
+
+// Conv converts one capture's exchanges, in the order the rules are to
+// see them (the order they completed). Its zero value is ready. It is not
+// safe for concurrent use; End may be called once the last Exchange has
+// returned, from another goroutine that learnt so.
+type Conv struct {
+	conns   map[*capture.Conn]*check.Conn
+	damaged int         // frames left out by Exchange: the capture holds them only in part
+	first   check.Where // where the first of them was
+}
+
+// conn is the check's connection for c, made once.
+func (v *Conv) conn(c *capture.Conn) *check.Conn {
+	cc := v.conns[c]
+	if cc == nil {
+		if v.conns == nil {
+			v.conns = map[*capture.Conn]*check.Conn{}
+		}
+		cc = &check.Conn{ID: c.ID, Client: c.Client.String(), Broker: c.Broker.String(), FromStart: c.SYN}
+		v.conns[c] = cc
+	}
+	return cc
+}
+
+// Exchange is x as the check reads it. A frame the capture holds only in
+// part (Frame.Missing: bytes lost, or cut by the snap length, inside it;
+// kept by capture.Options.KeepDamaged) is left out, as the capture leaves
+// it out without that option, and counted: no rule can be judged on
+// bytes that end early, and its exchange reads as one whose other frame
+// was not captured, which the rules judge only so far as the bytes lost
+// allow (Exchange.Gaps). End says once that such frames were not judged.
+func (v *Conv) Exchange(x *capture.Exchange) check.Exchange {
+	cx := check.Exchange{Conn: v.conn(x.Conn), NoResponseExpected: x.NoResponseExpected, Evicted: x.Evicted, ConnClosed: x.ConnClosed,
+		Overtook: x.Overtook, Overtaken: x.Overtaken, OvertakenBy: x.OvertakenBy, ReusedCorrelation: x.ReusedCorrelation, Gaps: x.Conn.Gaps}
+	if f := x.Request; f != nil {
+		if f.Missing > 0 {
+			v.damage(x, check.Request, f)
+		} else {
+			cx.Request, cx.RequestPacket = f.Bytes, f.PacketIndex
+		}
+	}
+	if f := x.Response; f != nil {
+		if f.Missing > 0 {
+			v.damage(x, check.Response, f)
+		} else {
+			cx.Response, cx.ResponsePacket = f.Bytes, f.PacketIndex
+		}
+	}
+	return cx
+}
+
+// damage counts a frame of x left out, and keeps where the first was.
+func (v *Conv) damage(x *capture.Exchange, side check.Side, f *capture.Frame) {
+	v.damaged++
+	if v.damaged == 1 {
+		v.first = check.Where{Conn: x.Conn.ID, Side: side, Packet: f.PacketIndex, Correlation: x.CorrelationID, HasCorr: x.CorrelationID >= 0}
+	}
+}
+
+// Damaged is how many frames Exchange left out so far.
+func (v *Conv) Damaged() int { return v.damaged }
+
+// End is what the rules say once the capture res has ended, every
+// exchange converted and handed to ck: what the capture learnt last
+// (which connections closed) is given to the connections first, then
+// come ck's findings at the end, the one finding that says frames held
+// only in part were not judged (at the first of them), and one for each
+// run of bytes res marks unframed (Note.Unframed), in its notes' order.
+func (v *Conv) End(ck *check.Checker, res *capture.Result) []check.Finding {
+	for c, cc := range v.conns {
+		cc.Closed = c.Closed
+	}
+	fs := slices.Clip(ck.End())
+	if v.damaged > 0 {
+		fs = append(fs, v.damagedFinding())
+	}
+	for _, n := range res.Notes {
+		if n.Unframed {
+			fs = append(fs, check.Unframed(n.Conn.ID, n.Packet, n.Message))
+		}
+	}
+	return fs
+}
+
+// damagedFinding says that the frames held only in part were not judged,
+// at the first.
+func (v *Conv) damagedFinding() check.Finding {
+	what := "a frame the capture holds only in part (bytes lost, or cut by the snap length, inside it) is not judged"
+	if v.damaged > 1 {
+		what = strconv.Itoa(v.damaged) + " frames the capture holds only in part (bytes lost, or cut by the snap length, inside them) are not judged, the first here"
+	}
+	return check.Finding{Rule: check.FrameDecode, Where: v.first, Skipped: true, What: what}
+}

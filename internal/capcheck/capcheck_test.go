@@ -1,0 +1,108 @@
+package capcheck
+
+import (
+	"bytes"
+	"os"
+	"testing"
+
+	"github.com/kwire/kwire/codec/check"
+	"github.com/kwire/kwire/internal/capture"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// run converts res's exchanges in Read's order and checks them, as a
+// caller does, returning each exchange's findings and those at the end.
+func run(res *capture.Result) (per [][]check.Finding, end []check.Finding, v *Conv) {
+	v = &Conv{}
+	var z check.Analyzer
+	ck := check.NewChecker()
+	for _, x := range res.Exchanges {
+		cx := v.Exchange(x)
+		per = append(per, append([]check.Finding(nil), ck.Add(z.Analyze(&cx))...))
+	}
+	return per, v.End(ck, res), v
+}
+
+// TestDamagedFrameNotJudged: kafka-ipv6-null.pcapng's third request (a
+// Fetch v11) lost bytes inside it; read with KeepDamaged it is kept up to
+// the gap and paired. The check is not handed its bytes (no rule can be
+// judged on a frame that ends early), its answer is judged as one whose
+// request was not captured, and the end says once, at the request, that
+// a frame held only in part was not judged.
+func TestDamagedFrameNotJudged(t *testing.T) {
+	b, err := os.ReadFile("../../testdata/captures/kafka-ipv6-null.pcapng")
+	require.NoError(t, err)
+	res, err := capture.Read(bytes.NewReader(b), capture.Options{KeepDamaged: true})
+	require.NoError(t, err)
+	require.Len(t, res.Exchanges, 4)
+	x := res.Exchanges[2]
+	require.NotNil(t, x.Request)
+	require.Positive(t, x.Request.Missing)
+
+	v := &Conv{}
+	cx := v.Exchange(x)
+	assert.Nil(t, cx.Request, "a damaged frame's bytes are not judged")
+	assert.Zero(t, cx.RequestPacket)
+	assert.Equal(t, x.Response.Bytes, cx.Response)
+	assert.Equal(t, x.Response.PacketIndex, cx.ResponsePacket)
+	assert.Equal(t, 1, v.Damaged())
+	assert.Same(t, cx.Conn, v.Exchange(res.Exchanges[0]).Conn, "one check.Conn a connection")
+
+	per, end, _ := run(res)
+	for i, fs := range per {
+		for _, f := range fs {
+			assert.True(t, f.Skipped, "exchange %d: %s", i, f.String())
+		}
+	}
+	require.Len(t, end, 1, "%v", end)
+	f := end[0]
+	assert.Equal(t, check.FrameDecode, f.Rule)
+	assert.True(t, f.Skipped)
+	assert.Equal(t, "frame.decode skipped conn 1 correlation 3 request (packet 8): a frame the capture holds only in part (bytes lost, or cut by the snap length, inside it) is not judged", f.String())
+
+	// Without KeepDamaged the capture drops the request itself: nothing
+	// is left out here, and nothing said.
+	res, err = capture.Read(bytes.NewReader(b), capture.Options{})
+	require.NoError(t, err)
+	_, end, v = run(res)
+	assert.Zero(t, v.Damaged())
+	assert.Empty(t, end)
+}
+
+// TestEndOrder: the end's findings come in kwire check's order: the
+// checker's own, the damaged frames' one (counting them, at the first),
+// then the unframed bytes the capture's notes mark, in their order; other
+// notes say nothing. The connections are told they closed before the
+// checker ends.
+func TestEndOrder(t *testing.T) {
+	c1 := &capture.Conn{ID: 1, SYN: true, Closed: true}
+	c2 := &capture.Conn{ID: 2}
+	v := &Conv{}
+	for i, x := range []*capture.Exchange{
+		{Conn: c1, CorrelationID: 5, Request: &capture.Frame{Bytes: []byte{0, 0, 0, 9, 0, 12}, PacketIndex: 4, Missing: 7}},
+		{Conn: c2, CorrelationID: -1, Response: &capture.Frame{Bytes: []byte{0, 0, 0, 9}, PacketIndex: 9, Missing: 5}},
+	} {
+		cx := v.Exchange(x)
+		assert.Nil(t, cx.Request, "%d", i)
+		assert.Nil(t, cx.Response, "%d", i)
+		assert.False(t, cx.Conn.Closed, "%d: closed only once the capture ended", i)
+	}
+	res := &capture.Result{Notes: []capture.Note{
+		{Packet: 6, Conn: c2, Message: "implausible frame header 7f ff ff ff", Unframed: true},
+		{Packet: 7, Conn: c1, Message: "an ordinary note"},
+		{Packet: 8, Conn: c1, Message: "implausible frame header 00 00 00 00", Unframed: true},
+	}}
+	end := v.End(check.NewChecker(), res)
+	var got []string
+	for _, f := range end {
+		got = append(got, f.String())
+	}
+	assert.Equal(t, []string{
+		"frame.decode skipped conn 1 correlation 5 request (packet 4): 2 frames the capture holds only in part (bytes lost, or cut by the snap length, inside them) are not judged, the first here",
+		"frame.size skipped conn 2 (packet 6): bytes of a connection captured from its start do not read as a frame (implausible frame header 7f ff ff ff): the capture skipped them to resynchronise, and what they hold is not judged",
+		"frame.size skipped conn 1 (packet 8): bytes of a connection captured from its start do not read as a frame (implausible frame header 00 00 00 00): the capture skipped them to resynchronise, and what they hold is not judged",
+	}, got)
+	assert.True(t, v.conn(c1).Closed)
+	assert.False(t, v.conn(c2).Closed)
+}
