@@ -8,6 +8,7 @@ import (
 
 	"github.com/kwire/kwire/codec/check"
 	"github.com/kwire/kwire/codec/jsontext"
+	"github.com/kwire/kwire/internal/capcheck"
 	"github.com/kwire/kwire/internal/capture"
 )
 
@@ -19,17 +20,10 @@ var checkLimits = check.Limits{MaxNodes: 1 << 18, MaxDecompressed: 16 << 20, Max
 // Read's order) and returns each exchange's findings as JSON array
 // elements, and those judged at the end. The rules run in the order the
 // exchanges completed (a response came, or the capture ended), as kwire
-// check runs them.
+// check runs them, on the exchanges as kwire check reads them
+// (internal/capcheck: a frame held only in part is not judged, and said
+// once at the end).
 func checkCapture(res *capture.Result) (per [][]byte, end []byte) {
-	conns := map[*capture.Conn]*check.Conn{}
-	conn := func(c *capture.Conn) *check.Conn {
-		cn := conns[c]
-		if cn == nil {
-			cn = &check.Conn{ID: c.ID, Client: c.Client.String(), Broker: c.Broker.String(), FromStart: c.SYN, Closed: c.Closed}
-			conns[c] = cn
-		}
-		return cn
-	}
 	n := len(res.Exchanges)
 	order := make([]int, n)
 	done := make([]int, n)
@@ -43,28 +37,15 @@ func checkCapture(res *capture.Result) (per [][]byte, end []byte) {
 		}
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(done[a], done[b]) })
+	var conv capcheck.Conv // the exchanges as kwire check reads them
 	z := check.Analyzer{Limits: checkLimits}
 	ck := check.NewChecker()
 	per = make([][]byte, n)
 	for _, i := range order {
-		x := res.Exchanges[i]
-		cx := check.Exchange{Conn: conn(x.Conn), NoResponseExpected: x.NoResponseExpected, Evicted: x.Evicted, ConnClosed: x.ConnClosed,
-			Overtook: x.Overtook, Overtaken: x.Overtaken, OvertakenBy: x.OvertakenBy, ReusedCorrelation: x.ReusedCorrelation, Gaps: x.Conn.Gaps}
-		if x.Request != nil {
-			cx.Request, cx.RequestPacket = x.Request.Bytes, x.Request.PacketIndex
-		}
-		if x.Response != nil {
-			cx.Response, cx.ResponsePacket = x.Response.Bytes, x.Response.PacketIndex
-		}
+		cx := conv.Exchange(res.Exchanges[i])
 		per[i] = appendFindings(nil, ck.Add(z.Analyze(&cx)))
 	}
-	fs := ck.End()
-	for _, n := range res.Notes {
-		if n.Unframed { // as kwire check says them
-			fs = append(fs, check.Unframed(n.Conn.ID, n.Packet, n.Message))
-		}
-	}
-	return per, appendFindings(nil, fs)
+	return per, appendFindings(nil, conv.End(ck, res))
 }
 
 // appendFindings writes findings as JSON array elements: {"rule",
