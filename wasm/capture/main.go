@@ -13,6 +13,15 @@
 // frames[2*i] and
 // frames[2*i+1] are the request and response bytes of exchange i (size
 // prefix included), which the page then decodes with the main module.
+//
+// A frame the capture holds only in part (bytes lost, or cut by the snap
+// length, inside it) is kept, as kwire pcap and kwire check keep it, when
+// what was captured holds its header: its bytes are those captured (its
+// size prefix still says the whole frame's size, so it decodes as far as
+// they go), its exchange says how many are missing ("requestMissing",
+// "responseMissing"; "requestBytes" and "responseBytes" count those
+// captured), and kwire check's rules leave it unjudged, as kwire check
+// does.
 package main
 
 import (
@@ -34,7 +43,7 @@ func main() {
 // exchanges as JSON, and the frames' bytes (request then response of each
 // exchange, null where missing) in frames[2*i] and frames[2*i+1].
 func readCapture(this js.Value, args []js.Value) any {
-	res, err := capture.Read(bytes.NewReader(glue.Bytes(glue.Arg(args, 0))), capture.Options{})
+	res, err := capture.Read(bytes.NewReader(glue.Bytes(glue.Arg(args, 0))), capture.Options{KeepDamaged: true})
 	if err != nil {
 		return map[string]any{"error": err.Error()}
 	}
@@ -100,15 +109,19 @@ func summaryJSON(res *capture.Result, findings [][]byte, checkEnd []byte) []byte
 		w.Key("correlationId")
 		w.Int(int64(x.CorrelationID))
 		for _, side := range [...]struct {
-			packet, time, bytes string
-			fr                  *capture.Frame
-		}{{"requestPacket", "requestTime", "requestBytes", x.Request}, {"responsePacket", "responseTime", "responseBytes", x.Response}} {
+			packet, time, bytes, missing string
+			fr                           *capture.Frame
+		}{{"requestPacket", "requestTime", "requestBytes", "requestMissing", x.Request}, {"responsePacket", "responseTime", "responseBytes", "responseMissing", x.Response}} {
 			if side.fr != nil {
 				w.Key(side.packet)
 				w.Int(int64(side.fr.PacketIndex))
 				ms(side.time, float64(side.fr.Time.UnixMicro()))
 				w.Key(side.bytes)
 				w.Int(int64(len(side.fr.Bytes)))
+				if side.fr.Missing > 0 { // held only in part: the bytes not captured
+					w.Key(side.missing)
+					w.Int(side.fr.Missing)
+				}
 			}
 		}
 		if x.Paired() {

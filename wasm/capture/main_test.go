@@ -3,6 +3,8 @@
 package main
 
 import (
+	"encoding/binary"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -78,5 +80,110 @@ func TestCheckSaysUnframedBytes(t *testing.T) {
 	}
 	if strings.Contains(got, "an ordinary note") {
 		t.Fatalf("a note that is not about unframed bytes became a finding: %s", got)
+	}
+}
+
+// readSummary reads capture bytes through kwireCapture.read, as the page
+// calls it, and parses the summary.
+func readSummary(t *testing.T, b []byte) (summary, js.Value) {
+	t.Helper()
+	r := readCapture(js.Undefined(), []js.Value{glue.Uint8Array(b)}).(map[string]any)
+	s, ok := r["summary"].(string)
+	if !ok {
+		t.Fatalf("no summary: %v", r["error"])
+	}
+	var sum summary
+	if err := json.Unmarshal([]byte(s), &sum); err != nil {
+		t.Fatalf("summary %s: %v", s, err)
+	}
+	return sum, r["frames"].(js.Value)
+}
+
+type finding struct{ Rule, Severity, Text string }
+
+type summary struct {
+	Exchanges []struct {
+		APIName                         string
+		Version, CorrelationID          int
+		RequestPacket, ResponsePacket   int
+		RequestBytes, ResponseBytes     int
+		RequestMissing, ResponseMissing int
+		Findings                        []finding
+	}
+	CheckEnd []finding
+	Notes    []string
+}
+
+// TestDamagedFrameKept: a frame the capture holds only in part (a lost
+// segment inside kafka-ipv6-null.pcapng's third request, a Fetch v11) is
+// kept up to the gap, as kwire pcap and kwire check keep it: its exchange
+// names its API and pairs with its answer, the summary says how many of
+// its bytes were not captured, the page is handed the bytes that were,
+// and kwire check's rules leave it unjudged, saying so once at the end as
+// kwire check does. (Read without capture.Options.KeepDamaged, the
+// request was dropped and its answer shown alone, its API unknown.)
+func TestDamagedFrameKept(t *testing.T) {
+	b, err := os.ReadFile("../../testdata/captures/kafka-ipv6-null.pcapng")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, frames := readSummary(t, b)
+	if len(s.Exchanges) != 4 {
+		t.Fatalf("%d exchanges, want 4", len(s.Exchanges))
+	}
+	x := s.Exchanges[2]
+	if x.APIName != "Fetch" || x.Version != 11 || x.CorrelationID != 3 || x.RequestPacket != 8 || x.ResponsePacket != 12 {
+		t.Fatalf("exchange 3 %+v, want Fetch v11 correlation 3, request in packet 8 paired with the response in packet 12", x)
+	}
+	if x.RequestBytes != 30 || x.RequestMissing != 65 || x.ResponseMissing != 0 {
+		t.Errorf("request %d bytes, %d missing; response %d missing: want 30, 65 (of 95) and 0", x.RequestBytes, x.RequestMissing, x.ResponseMissing)
+	}
+	if n := frames.Index(4).Length(); n != 30 {
+		t.Errorf("the page is handed %d bytes of the request, want the 30 captured", n)
+	}
+	for i, x := range s.Exchanges {
+		if i != 2 && (x.RequestMissing != 0 || x.ResponseMissing != 0) {
+			t.Errorf("exchange %d %+v says bytes are missing", i+1, x)
+		}
+		for _, f := range x.Findings {
+			if f.Severity != "skipped" {
+				t.Errorf("exchange %d: %s judged on bytes that end early", i+1, f.Text)
+			}
+		}
+	}
+	want := finding{"frame.decode", "skipped", "frame.decode skipped conn 1 correlation 3 request (packet 8): a frame the capture holds only in part (bytes lost, or cut by the snap length, inside it) is not judged"}
+	if len(s.CheckEnd) != 1 || s.CheckEnd[0] != want {
+		t.Errorf("checkEnd %+v, want %+v", s.CheckEnd, want)
+	}
+}
+
+// TestSnapLengthFramesKept: kafka.pcap as a capture with a snap length of
+// 70 bytes (editcap -s 70) holds its ApiVersions requests and responses
+// only in part (16 of their bytes), both sides of an exchange: both are
+// kept, each saying how many bytes were not captured, and kwire check's
+// rules say once that the five such frames were not judged.
+func TestSnapLengthFramesKept(t *testing.T) {
+	b, err := os.ReadFile("../../testdata/captures/kafka.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const snap = 70
+	le := binary.LittleEndian
+	cut := append([]byte(nil), b[:24]...)
+	for p := 24; p+16 <= len(b); {
+		incl := int(le.Uint32(b[p+8:]))
+		keep := min(incl, snap)
+		hdr := append([]byte(nil), b[p:p+16]...)
+		le.PutUint32(hdr[8:], uint32(keep))
+		cut = append(append(cut, hdr...), b[p+16:p+16+keep]...)
+		p += 16 + incl
+	}
+	s, _ := readSummary(t, cut)
+	x := s.Exchanges[0]
+	if x.APIName != "ApiVersions" || x.CorrelationID != 1 || x.RequestBytes != 16 || x.RequestMissing != 20 || x.ResponseBytes != 16 || x.ResponseMissing != 7 {
+		t.Fatalf("exchange 1 %+v: want ApiVersions correlation 1, 16 bytes of each side kept, 20 of the request and 7 of the response missing", x)
+	}
+	if len(s.CheckEnd) != 1 || !strings.HasPrefix(s.CheckEnd[0].Text, "frame.decode skipped conn 1 correlation 1 request (packet 4): 5 frames the capture holds only in part") {
+		t.Errorf("checkEnd %+v", s.CheckEnd)
 	}
 }
