@@ -1,7 +1,7 @@
 // Captures: a table of exchanges (sortable, filtered by API, client id and
 // errors), the per-API summary, and an exchange's request and response
 // decoded side by side in panels 0 and 1.
-import { $, el, status, showError } from './dom.js';
+import { $, el, shown, status, showError } from './dom.js';
 import { confidence } from './views.js';
 import { rpc } from './rpc.js';
 import { st } from './state.js';
@@ -12,8 +12,11 @@ import { setLink } from './link.js';
 // first (number, time, API, client), how it went next, where it ran last.
 // Each: [key, heading, sort value, cell text]. A version the capture does
 // not know (a response whose request is not in it) is blank, not -1; the
-// errors sort as they read, the expected ones with them.
+// errors sort as they read, the expected ones with them. A frame the
+// capture holds only in part counts the bytes captured of its whole
+// ("30 of 95").
 const errorCell = (x) => [x.errorText, ...x.expected.map((n) => n + ' (expected)')].filter(Boolean).join(', ');
+const bytesCell = (n, missing) => (n === undefined ? '' : missing ? n + ' of ' + (n + missing) : n);
 const COLS = [
   ['i', '#', (x) => x.i + 1, (x) => x.i + 1],
   ['time', 'Time (s)', (x) => x.t, (x) => (x.time === undefined ? '' : x.t.toFixed(3))],
@@ -22,8 +25,8 @@ const COLS = [
   ['client', 'Client id', (x) => x.clientId ?? '', (x) => x.clientId ?? ''],
   ['latency', 'Latency ms', (x) => x.latencyMs ?? -1, (x) => (x.latencyMs === undefined ? '' : x.latencyMs.toFixed(3))],
   ['error', 'Error', errorCell, errorCell],
-  ['reqBytes', 'Req. bytes', (x) => x.requestBytes ?? -1, (x) => x.requestBytes ?? ''],
-  ['respBytes', 'Resp. bytes', (x) => x.responseBytes ?? -1, (x) => x.responseBytes ?? ''],
+  ['reqBytes', 'Req. bytes', (x) => x.requestBytes ?? -1, (x) => bytesCell(x.requestBytes, x.requestMissing)],
+  ['respBytes', 'Resp. bytes', (x) => x.responseBytes ?? -1, (x) => bytesCell(x.responseBytes, x.responseMissing)],
   ['corr', 'Corr. id', (x) => x.correlationId, (x) => x.correlationId],
   ['conn', 'Connection', (x) => x.conn, (x) => x.conn],
   ['dir', 'Direction', (x) => x.dirText, (x) => x.dirText],
@@ -31,13 +34,33 @@ const COLS = [
 
 // scanned fills a row from the worker's scan of its frames: the client id,
 // the error codes that mean a failure, those that are a normal step of a
-// protocol (expected), and whether a side failed to decode.
+// protocol (expected), and whether a side failed to decode. A side the
+// capture holds only in part stops where its bytes do, which is no
+// failure of them (kwire pcap says the same).
 export function scanned(row, x) {
+  const reqErr = row.requestMissing ? '' : x.requestError, respErr = row.responseMissing ? '' : x.responseError;
   row.clientId = x.clientId ?? row.clientId;
   row.errors = x.errors;
   row.expected = x.expected || [];
-  row.errorText = x.errors.join(', ') || (x.requestError || x.responseError ? 'does not decode' : '');
-  row.decodeError = x.requestError || x.responseError || '';
+  row.errorText = x.errors.join(', ') || (reqErr || respErr ? 'does not decode' : '');
+  row.decodeError = reqErr || respErr || '';
+}
+
+// inPart says which sides of an exchange the capture holds only in part
+// (bytes lost, or cut by the snap length, inside them), "" for none:
+// "request", "response" or "request and response".
+const inPart = (x) => [x.requestMissing && 'request', x.responseMissing && 'response'].filter(Boolean).join(' and ');
+
+// partTitle is what a panel's title says of a side held only in part.
+const partTitle = (side, missing) => side + ', captured in part (' + missing + ' byte' + (missing === 1 ? '' : 's') + ' of it ' + (missing === 1 ? 'was' : 'were') + ' not captured)';
+
+// cutHeader names the frame of a panel that the capture cut inside its
+// header, which the decode cannot name: the capture read the exchange's
+// API and version from the request's first bytes, before the cut.
+function cutHeader(p, x, side, missing) {
+  if (!missing || !p.sum || p.sum.headerDecoded || x.apiKey < 0) return;
+  p.e.title.textContent = shown(partTitle(side, missing) + ': ' + (x.apiName || 'API ' + x.apiKey) + ' v' + x.version + ' ' + side.toLowerCase() +
+    ', cut inside its header, ' + p.sum.buffers[0].len + ' bytes');
 }
 
 // frameOptions shows or hides the options that apply to one frame
@@ -71,7 +94,8 @@ export async function openCapture(bytes, gen) {
     return {
       ...x, i, t: time === undefined ? 0 : (time - t0) / 1000, time,
       conn: '#' + x.conn + (c ? ' ' + c.client : ''), connTitle: c ? 'connection ' + x.conn + ': client ' + c.client + ' → broker ' + c.broker : '',
-      dirText: r.frames[2 * i] && r.frames[2 * i + 1] ? '⇄ both' : r.frames[2 * i] ? (x.noResponseExpected ? '→ no reply due' : '→ request only') : '← response only',
+      dirText: (r.frames[2 * i] && r.frames[2 * i + 1] ? '⇄ both' : r.frames[2 * i] ? (x.noResponseExpected ? '→ no reply due' : '→ request only') : '← response only') +
+        (inPart(x) ? ' (' + inPart(x) + ' in part)' : ''),
       apiText: x.apiName || (x.apiKey >= 0 ? 'API ' + x.apiKey : 'unknown'),
       errors: [], expected: [], errorText: '', clientId: null,
       // The protocol rules (kwire check) the exchange breaks; skipped ones
@@ -150,6 +174,8 @@ export function drawCapRows() {
     tr.tabIndex = 0;
     if (x.i === c.current) tr.setAttribute('aria-current', 'true');
     if (x.errorText) tr.classList.add('pg-caperr');
+    const part = inPart(x); // sides held only in part
+    if (part) tr.classList.add('pg-cappart');
     const findings = x.findings || []; // kwire check's, for a capture's rows
     const worst = ['error', 'warning', 'note'].find((v) => findings.some((f) => f.severity === v));
     if (worst) { tr.classList.add('pg-capfind', 'pg-capfind-' + worst); tr.dataset.rules = findings.map((f) => f.rule).join(' '); }
@@ -162,6 +188,9 @@ export function drawCapRows() {
         td.title = findings.map((f) => f.text).join('\n');
       }
       if (k === 'error' && x.decodeError) td.title = x.decodeError;
+      if (k === 'dir' && part) td.title = 'The capture holds the ' + part + ' only in part (bytes lost, or cut by the snap length): shown as far as captured, not judged by kwire check';
+      if (k === 'reqBytes' && x.requestMissing) td.title = x.requestMissing + ' bytes of the request were not captured';
+      if (k === 'respBytes' && x.responseMissing) td.title = x.responseMissing + ' bytes of the response were not captured';
       if (k === 'conn') td.title = x.connTitle + (x.clientId ? ', client id ' + x.clientId : '');
       if (k === 'error' && !x.errorText && x.expected.length) td.classList.add('pg-expected');
       tr.appendChild(td);
@@ -220,18 +249,28 @@ export async function pickExchange(i, gen) {
   $('panels').classList.add('pg-pair');
   const [p0, p1] = st.panels;
   p0.hidden = false; p1.hidden = false;
-  if (req) await p0.decode(req, { response: false, size: 'yes' }, 'Request');
-  else { p0.clear(); p0.e.title.textContent = 'Request: not in the capture'; }
+  // A side the capture holds only in part decodes as far as its bytes go
+  // (its size prefix says the whole frame's size: the decode stops at the
+  // cut, saying so, and shows what was read before it).
+  if (req) {
+    await p0.decode(req, { response: false, size: 'yes' }, x.requestMissing ? partTitle('Request', x.requestMissing) : 'Request');
+    cutHeader(p0, x, 'Request', x.requestMissing);
+  } else { p0.clear(); p0.e.title.textContent = 'Request: not in the capture'; }
   if (gen !== st.gen) return;
   // A response whose request is not in the capture: its API and version
   // are unknown, and read as the likeliest reading, as kwire pcap does.
+  // A response held only in part is never guessed (a guess never starts
+  // from a frame cut short).
   let guessed = null;
-  if (resp && x.apiKey < 0) {
+  if (resp && x.apiKey < 0 && !x.responseMissing) {
     const cands = await rpc('guess', resp, 'yes');
     if (gen !== st.gen) return;
     guessed = cands[0] || null;
   }
-  if (resp && x.apiKey >= 0) await p1.decode(resp, { response: true, api: x.apiKey, version: x.version, size: 'yes' }, 'Response');
+  if (resp && x.apiKey >= 0) {
+    await p1.decode(resp, { response: true, api: x.apiKey, version: x.version, size: 'yes' }, x.responseMissing ? partTitle('Response', x.responseMissing) : 'Response');
+    cutHeader(p1, x, 'Response', x.responseMissing);
+  } else if (resp && x.responseMissing) { p1.clear(); p1.e.title.textContent = partTitle('Response', x.responseMissing) + ': its request (and so its API) is not in the capture, so it is not decoded'; }
   else if (guessed) await p1.decode(resp, { response: true, api: guessed.apiKey, version: guessed.version, size: 'yes' }, 'Response (its request is not in the capture; guessed, ' + confidence(guessed.confidence) + ')');
   else if (resp) { p1.clear(); p1.e.title.textContent = 'Response: its request (and so its API) is not in the capture, and no reading fits it'; }
   else { p1.clear(); p1.e.title.textContent = x.noResponseExpected ? 'Response: none expected (acks=0)' : 'Response: not in the capture'; }
@@ -244,6 +283,7 @@ export async function pickExchange(i, gen) {
     : 'response only, API unknown' + (guessed ? ' (guessed: ' + (guessed.apiName || 'API ' + guessed.apiKey) + ' v' + guessed.version + ', ' + confidence(guessed.confidence) + ')' : '');
   status('Capture exchange ' + (i + 1) + ': ' + what + ', correlation id ' + x.correlationId +
     (x.latencyMs !== undefined ? ', answered in ' + x.latencyMs.toFixed(3) + ' ms' : '') +
+    (inPart(x) ? '; the ' + inPart(x) + (x.requestMissing && x.responseMissing ? ' were' : ' was') + ' captured in part' : '') +
     (broken.length ? '; breaks ' + [...new Set(broken)].join(', ') : ''));
   document.body.dataset.decoded = String(gen);
 }
