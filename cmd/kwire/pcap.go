@@ -150,6 +150,14 @@ func runPcap(e *env, args []string) int {
 	if run.prog != nil {
 		in = &countingReader{r: in, p: run.prog}
 	}
+	// A text dump of packets (tshark -x, tcpdump -X) is read whole, and
+	// its packets as a capture.
+	in, err := captureIn(run.stderr, cfg.file, in)
+	if err != nil {
+		run.prog.finish()
+		fail(e, "%s: %v", cfg.file, err)
+		return 1
+	}
 	res, err := run.decode(in)
 	run.prog.finish()
 	if err != nil {
