@@ -17,7 +17,9 @@ import (
 // Wireshark's "Copy as Hex Dump" of several packets) is a capture:
 // kwire pcap and kwire check read its packets (input.ParsePackets) as a
 // pcapng written in memory (capture.AppendPcapng), so they go through
-// the capture reader's reassembly, pairing and notes as a pcap's do.
+// the capture reader's reassembly, pairing and notes as a pcap's do;
+// kwire decode and kwire batch, which read frames, say so and send the
+// user there.
 
 // textCapture reads raw, a text dump of whole packets, as a capture: a
 // pcapng of its packets, and the dump. The error wraps
@@ -74,6 +76,23 @@ func packetsText(d *input.PacketDump) string {
 		return s + " (od)"
 	}
 	return s
+}
+
+// manyPackets is the error of kwire decode and kwire batch for a text
+// dump of several packets (nil for anything else): they read frames,
+// and kwire pcap and kwire check read such a text as the capture it is.
+// name is the file's, "" for standard input.
+func manyPackets(raw []byte, name, reads string) error {
+	d, err := input.ParsePackets(raw)
+	if err != nil || len(d.Packets) < 2 {
+		return nil
+	}
+	if name == "" {
+		name = "-"
+	}
+	return errors.New(packetsText(d) + ": " + reads + "; kwire pcap " + name +
+		" reads them as a capture (frames reassembled across packets, requests paired with their responses), and kwire check " +
+		name + " applies the protocol rules to them")
 }
 
 // captureIn is the capture kwire pcap and kwire check read from in:
