@@ -206,7 +206,7 @@ func runPcap(e *env, args []string) int {
 }
 
 func parsePcapFlags(e *env, args []string) (*pcapConfig, int) {
-	fs := newFlags(e, "pcap", "[flags] FILE|-  (- reads standard input: tcpdump -i lo -U -w - port 9092 | kwire pcap -)",
+	fs := newFlags(e, "pcap", "[flags] FILE|-  (pcap, pcapng, or a text dump of packets as tshark -x or tcpdump -X print them; - reads standard input: tcpdump -i lo -U -w - port 9092 | kwire pcap -)",
 		"kwire pcap kfake-clients.pcapng",
 		"kwire pcap - < kafka-ipv6-null.pcapng",
 		"kwire pcap --summary kfake-clients.pcapng",
