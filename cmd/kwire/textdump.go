@@ -16,7 +16,7 @@ import (
 // A text dump of several packets (tshark -x of a capture, tcpdump -X,
 // Wireshark's "Copy as Hex Dump" of several packets) is a capture:
 // kwire pcap and kwire check read its packets (input.ParsePackets) as a
-// pcapng written in memory (capture.AppendPcapng), so they go through
+// pcapng written in memory (capture.PcapngWriter), so they go through
 // the capture reader's reassembly, pairing and notes as a pcap's do;
 // kwire decode and kwire batch, which read frames, say so and send the
 // user there.
@@ -29,17 +29,20 @@ func textCapture(raw []byte) ([]byte, *input.PacketDump, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	pkts := make([]capture.Packet, len(d.Packets))
 	size := 28
+	for _, p := range d.Packets {
+		size += 64 + len(p.Data)
+	}
+	var w capture.PcapngWriter
+	out := make([]byte, 0, size)
 	for i, p := range d.Packets {
 		tm := p.Time
 		if d.Times == input.NoTimes {
 			tm = time.Unix(0, int64(i+1)*int64(time.Millisecond)).UTC()
 		}
-		pkts[i] = capture.Packet{Data: p.Data, Time: tm, Link: uint32(p.LinkType)}
-		size += 64 + len(p.Data)
+		out = w.Append(out, capture.Packet{Data: p.Data, Time: tm, Link: uint32(p.LinkType)})
 	}
-	return capture.AppendPcapng(make([]byte, 0, size), pkts), d, nil
+	return out, d, nil
 }
 
 // readAsCapture says that the dump d is read as a capture, and, with

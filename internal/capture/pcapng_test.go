@@ -10,11 +10,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// AppendPcapng writes what gopacket's pcapgo, an independent reader,
+// PcapngWriter writes what gopacket's pcapgo, an independent reader,
 // reads back packet for packet (bytes, times to the nanosecond, link
 // types, one interface per link type), and what Read reads as the same
 // capture written by pcapgo.
-func TestAppendPcapng(t *testing.T) {
+func TestPcapngWriter(t *testing.T) {
 	eth, raw := newTB(t, layers.LinkTypeEthernet), newTB(t, layers.LinkTypeRaw)
 	simple(eth, 2)
 	v := raw.conv("10.0.0.3:40001", "10.0.0.2:9092")
@@ -32,7 +32,7 @@ func TestAppendPcapng(t *testing.T) {
 	}
 	// Interleaved: the raw packets among the Ethernet ones.
 	pkts[2], pkts[len(eth.pkts)] = pkts[len(eth.pkts)], pkts[2]
-	file := AppendPcapng([]byte("kept"), pkts)
+	file := appendPcapng([]byte("kept"), pkts)
 	require.Equal(t, "kept", string(file[:4]))
 	file = file[4:]
 
@@ -65,9 +65,9 @@ func TestAppendPcapng(t *testing.T) {
 // A time before 1970 or after 2262, which a pcapng holds no way, is
 // written at the nearest end; a packet longer than Read takes is cut to
 // it, as a snap length cuts one.
-func TestAppendPcapngLimits(t *testing.T) {
+func TestPcapngWriterLimits(t *testing.T) {
 	big := bytes.Repeat([]byte{0x45}, maxPacket+5)
-	file := AppendPcapng(nil, []Packet{
+	file := appendPcapng(nil, []Packet{
 		{Data: []byte{0x45, 0, 0, 20, 0}, Time: time.Date(1969, 12, 31, 0, 0, 0, 0, time.UTC), Link: linkRaw},
 		{Data: []byte{0x45, 0, 0, 20}, Time: time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC), Link: linkRaw},
 		{Data: big, Link: linkRaw},
@@ -90,4 +90,13 @@ func TestAppendPcapngLimits(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 3, res.Packets)
 	require.Nil(t, res.Truncation, "the long packet reads, cut")
+}
+
+// appendPcapng appends a pcapng of pkts to b.
+func appendPcapng(b []byte, pkts []Packet) []byte {
+	var w PcapngWriter
+	for _, p := range pkts {
+		b = w.Append(b, p)
+	}
+	return b
 }
