@@ -49,6 +49,12 @@ func runBatch(e *env, args []string) int {
 		return code
 	}
 	defer done()
+	in, err := notPacketDump(in, file)
+	if err != nil {
+		prog.finish()
+		fail(e, "%v", err)
+		return 1
+	}
 	b := batchRun{cfg: cfg, prog: prog}
 	// Each chunk's output is one buffer of about half a megabyte, written
 	// as it is: a buffered writer would only copy it again.
@@ -118,6 +124,48 @@ func parseBatchFlags(e *env, args []string) (*batchConfig, string, int) {
 		file = args[0]
 	}
 	return cfg, file, -1
+}
+
+// packetHead is how much of its input kwire batch looks at for a text
+// dump of packets: the dumps of a dozen full-size packets, and less than
+// batch reads before it decodes a chunk, so a pipe waits no longer.
+const packetHead = 64 << 10
+
+// notPacketDump gives back the input of kwire batch, which reads a frame
+// a line, unless it is a text dump of packets (tshark -x, tcpdump -X: a
+// packet over many lines), which each line would fail as a frame: that is
+// an error that says what it is and which commands read it.
+func notPacketDump(in io.Reader, file string) (io.Reader, error) {
+	head := make([]byte, packetHead)
+	n, err := io.ReadFull(in, head)
+	head = head[:n]
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return nil, err
+	}
+	whole := err != nil
+	rest := io.MultiReader(bytes.NewReader(head), in)
+	cut := head
+	if !whole {
+		cut = head[:bytes.LastIndexByte(head, '\n')+1] // whole lines only
+	}
+	if _, perr := input.ParsePackets(cut); perr != nil {
+		return rest, nil
+	}
+	// It is one: its packets are counted in all of it.
+	all := head
+	if !whole {
+		if all, err = io.ReadAll(rest); err != nil {
+			return nil, err
+		}
+	}
+	name := file
+	if name == "" {
+		name = "-"
+	}
+	if many := manyPackets(all, file, "batch reads a frame a line"); many != nil {
+		return nil, namedError(anInput{name: file}, many)
+	}
+	return nil, namedError(anInput{name: file}, errors.New("a text dump of 1 packet, over several lines: batch reads a frame a line, and kwire decode "+name+" reads a whole packet"))
 }
 
 // batchRun is one run of kwire batch.

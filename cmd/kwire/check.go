@@ -35,7 +35,7 @@ type checkConfig struct {
 }
 
 func runCheck(e *env, args []string) int {
-	fs := newFlags(e, "check", "[flags] FILE...  (captures: pcap, pcapng; or frames: binary, hex lines, dumps; none or - reads standard input)",
+	fs := newFlags(e, "check", "[flags] FILE...  (captures: pcap, pcapng, a text dump of packets as tshark -x or tcpdump -X print them; or frames: binary, hex lines, dumps; none or - reads standard input)",
 		"kwire check kfake-clients.pcapng",
 		"kwire check --format ndjson --fail-on none kafka.pcap",
 		"kwire check --format sarif --fail-on warning kfake-clients.pcapng",
@@ -218,9 +218,10 @@ func appendCheckJSON(b []byte, o *checkOut) []byte {
 	return append(b, "}\n"...)
 }
 
-// checkFile reads one capture or frame file ("-": standard input). A
-// capture cut short or corrupt after some packet is checked up to there,
-// and the note that says where comes back (nil for a whole file).
+// checkFile reads one capture or frame file ("-": standard input); a
+// text dump of whole packets is read as the capture it is. A capture cut
+// short or corrupt after some packet is checked up to there, and the note
+// that says where comes back (nil for a whole file).
 func (c *checkConfig) checkFile(e *env, o *checkOut, file string) (*capture.Note, error) {
 	var in io.Reader = e.stdin
 	if file != "-" {
@@ -243,8 +244,18 @@ func (c *checkConfig) checkFile(e *env, o *checkOut, file string) (*capture.Note
 	if err := notFrames(raw); err != nil {
 		return nil, err
 	}
+	// A text dump of whole packets (tshark -x, tcpdump -X) is a capture.
+	pcapng, dump, perr := textCapture(raw)
+	if perr == nil {
+		o.w.Flush()
+		fail(e, "%s: %s", file, readAsCapture(dump, false)) // no rule reads times
+		return c.checkCapture(o, file, bytes.NewReader(pcapng))
+	}
 	data, _, err := input.Parse(raw, input.Auto)
 	if err != nil {
+		if !errors.Is(perr, input.ErrNoPackets) {
+			return nil, perr // a dump of packets, malformed: where, and why
+		}
 		return nil, err
 	}
 	frames, rest := input.SplitFrames(data, 0)

@@ -408,6 +408,11 @@ func runDecode(e *env, args []string) int {
 	for _, in := range ins {
 		raw, _, err := input.Parse(in.data, c.mode)
 		if err != nil {
+			if c.mode == input.Auto || c.mode == input.Hex {
+				if many := manyPackets(in.data, in.name, "decode reads a frame, or one packet"); many != nil {
+					err = many
+				}
+			}
 			fail(e, "%v", namedError(in, err))
 			status = 1
 			continue

@@ -150,6 +150,14 @@ func runPcap(e *env, args []string) int {
 	if run.prog != nil {
 		in = &countingReader{r: in, p: run.prog}
 	}
+	// A text dump of packets (tshark -x, tcpdump -X) is read whole, and
+	// its packets as a capture.
+	in, err := captureIn(run.stderr, cfg.file, in)
+	if err != nil {
+		run.prog.finish()
+		fail(e, "%s: %v", cfg.file, err)
+		return 1
+	}
 	res, err := run.decode(in)
 	run.prog.finish()
 	if err != nil {
@@ -198,7 +206,7 @@ func runPcap(e *env, args []string) int {
 }
 
 func parsePcapFlags(e *env, args []string) (*pcapConfig, int) {
-	fs := newFlags(e, "pcap", "[flags] FILE|-  (- reads standard input: tcpdump -i lo -U -w - port 9092 | kwire pcap -)",
+	fs := newFlags(e, "pcap", "[flags] FILE|-  (pcap, pcapng, or a text dump of packets as tshark -x or tcpdump -X print them; - reads standard input: tcpdump -i lo -U -w - port 9092 | kwire pcap -)",
 		"kwire pcap kfake-clients.pcapng",
 		"kwire pcap - < kafka-ipv6-null.pcapng",
 		"kwire pcap --summary kfake-clients.pcapng",

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
+	"time"
 )
 
 // seeds returns the golden texts in testdata and some malformed inputs.
@@ -156,6 +158,93 @@ func FuzzSplitFrames(f *testing.F) {
 			n := int64(int32(binary.BigEndian.Uint32(rest)))
 			if n >= 0 && n <= int64(len(rest)-4) && (maxFrame <= 0 || n <= int64(maxFrame)) {
 				t.Fatalf("split stopped before a whole frame of %d bytes", n)
+			}
+		}
+	})
+}
+
+// FuzzParsePackets checks that ParsePackets never panics, returns *Error
+// with a sane position, never returns more bytes than the text allows,
+// keeps its promises (a whole TCP/IP packet among the packets, a link
+// type for each, times on all of them or none), and reads a text of one
+// packet as Parse does.
+func FuzzParsePackets(f *testing.F) {
+	for _, s := range seeds(f) {
+		f.Add(s)
+	}
+	names, err := filepath.Glob(filepath.Join("testdata", "packets", "*-*"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, name := range names {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	eth, ip := testPackets()
+	var tshark, wireshark, tcpdump, xxd string
+	for i := range eth {
+		tshark += "    " + strconv.Itoa(i+1) + " 0.00" + strconv.Itoa(i) + " 10.0.0.1 → 10.0.0.2 TCP\n\n" + dumpTsharkText(eth[i])
+		wireshark += dumpWiresharkText(eth[i], true)
+		tcpdump += "10:00:0" + strconv.Itoa(i) + ".000001 IP 127.0.0.1.50000 > 127.0.0.1.9092: Flags [P.], length 41\n" + dumpTcpdumpText(ip[i])
+		xxd += dumpXXDText(eth[i], 2)
+	}
+	f.Add([]byte(tshark))
+	f.Add([]byte(wireshark))
+	f.Add([]byte(tcpdump))
+	f.Add([]byte(xxd))
+	f.Add([]byte("Frame (60 bytes):\n" + dumpTsharkText(eth[1]) + "Reassembled TCP (41 bytes):\n" + dumpTsharkText(frame)))
+	f.Add([]byte("2024-05-01 23:59:59.999999 IP x\n" + dumpTcpdumpText(ip[0]) + "2024-05-02 00:00:00 IP x\n" + dumpTcpdumpText(ip[1])))
+	f.Add([]byte(dumpHexdumpCText(append(eth[0], make([]byte, 64)...)) + dumpODText(eth[1])))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d, err := ParsePackets(data)
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("error %T is not *Error", err)
+			}
+			if e.Offset < -1 || e.Offset > len(data) || e.Line < 0 || (e.Line > 0) != (e.Column > 0) || e.Msg == "" {
+				t.Fatalf("bad error %+v", e)
+			}
+			if errors.Is(err, ErrNoPackets) && e.Offset != -1 {
+				t.Fatalf("ErrNoPackets at an offset: %+v", e)
+			}
+			return
+		}
+		if len(d.Packets) == 0 {
+			t.Fatal("no packets and no error")
+		}
+		total, whole := 0, false
+		for i, p := range d.Packets {
+			total += len(p.Data)
+			if _, _, ok := StripPacket(p.Data); ok {
+				whole = true
+			}
+			switch p.LinkType {
+			case 0, 1, 101, 113, 276:
+			default:
+				t.Fatalf("packet %d: link type %d", i, p.LinkType)
+			}
+			if p.Time.IsZero() != (d.Times == NoTimes) {
+				t.Fatalf("packet %d: time %v in a dump with %s", i, p.Time, d.Times)
+			}
+			if d.Times == TimeOfDay && i > 0 && p.Time.Before(d.Packets[i-1].Time.Add(-12*time.Hour)) {
+				t.Fatalf("packet %d: a time of day %v more than 12 hours before the last, %v", i, p.Time, d.Packets[i-1].Time)
+			}
+		}
+		if !whole {
+			t.Fatal("no whole packet among the packets")
+		}
+		if total > len(data)/2+len(data) {
+			t.Fatalf("%d bytes of packets from %d bytes of text", total, len(data))
+		}
+		if len(d.Packets) == 1 && d.Other == 0 {
+			b, format, err := Parse(data, Hex)
+			dump := format != FormatHex && format != FormatCEscapes && format != FormatBase64
+			if err == nil && dump && !bytes.Equal(b, d.Packets[0].Data) {
+				t.Fatalf("one packet: %x, Parse (%s) gives %x", d.Packets[0].Data, format, b)
 			}
 		}
 	})

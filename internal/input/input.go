@@ -11,6 +11,9 @@
 // size-prefixed Kafka frames in them, and StripPacket strips the link, IP
 // and TCP headers when a whole captured packet was pasted (tcpdump -X,
 // tshark -x): the CLI, the API and the playground call it after Parse.
+// ParsePackets reads a text of several packets' dumps (tshark -x of a
+// capture, tcpdump -X), each packet's bytes with its time, for a capture
+// reader to take.
 //
 // The package is used both natively and compiled to WebAssembly, so it uses
 // only the standard library, avoids fmt and reflection, never panics, and

@@ -787,3 +787,17 @@ func TestParseSizeMode(t *testing.T) {
 		t.Error("auto decides from the bytes")
 	}
 }
+
+// An IPv4 header whose length (IHL) reaches past the bytes, its total
+// length past them too, is no packet; StripPacket read its checksum past
+// the end and panicked (FuzzParsePackets found it; `kwire decode` of
+// these 45 bytes in hex, the playground and the API took it so).
+func TestStripPacketHeaderPastBytes(t *testing.T) {
+	for _, n := range []int{40, 44, 45, 47} {
+		b := make([]byte, n)
+		b[0], b[3], b[9] = 0x4c, 0x70, 6 // IHL 48 bytes, total length 112, TCP
+		if _, _, ok := StripPacket(b); ok {
+			t.Errorf("%d bytes taken for a packet", n)
+		}
+	}
+}

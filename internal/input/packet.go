@@ -144,8 +144,8 @@ func ipPacket(b []byte, at int, link string) ([]byte, Packet, bool) {
 		p.IP = 4
 		ihl := int(ip[0]&0x0f) * 4
 		end = be16(ip[2:])
-		if ihl < 20 || end < ihl+20 || ip[9] != 6 || be16(ip[6:])&0x3fff != 0 {
-			return nil, p, false // not TCP, or a fragment
+		if ihl < 20 || ihl > len(ip) || end < ihl+20 || ip[9] != 6 || be16(ip[6:])&0x3fff != 0 {
+			return nil, p, false // not TCP, or a fragment, or a header past the bytes
 		}
 		sum := ipv4Checksum(ip[:ihl])
 		if be16(ip[10:]) != 0 && sum != 0xffff {

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// exchangeLines are kwire pcap's lines as JSON objects, without the keys
+// that hold times when without is set.
+func exchangeLines(t *testing.T, out string, without bool) []map[string]any {
+	t.Helper()
+	var xs []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if line == "" {
+			continue
+		}
+		var x map[string]any
+		require.NoError(t, json.Unmarshal([]byte(line), &x), line)
+		if without {
+			delete(x, "requestTime")
+			delete(x, "responseTime")
+			delete(x, "latencyMs")
+		}
+		xs = append(xs, x)
+	}
+	return xs
+}
+
+// A capture printed as text by tshark -x reads as that capture: kwire
+// pcap gives the same exchanges (APIs, versions, correlation ids, packet
+// numbers, decoded JSON), their times aside, as the dump has none; tshark
+// -P -t ad's dates give the same times too; kwire check finds the same;
+// and standard input reads as the file does. Every real capture in
+// testdata/captures, so Ethernet and BSD loopback, IPv4 and IPv6, lost
+// bytes, reassembly and tshark's dumps of reassembled data are all met.
+func TestTextDumpAsCapture(t *testing.T) {
+	tshark := needTool(t, "tshark")
+	caps, err := filepath.Glob(filepath.Join(sharedTestdata, "captures", "*.pcap*"))
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(caps), 4)
+	dir := t.TempDir()
+	for _, c := range caps {
+		name := filepath.Base(c)
+		t.Run(name, func(t *testing.T) {
+			tsharkText := func(file string, args ...string) string {
+				cmd := exec.Command(tshark, append([]string{"-r", name}, args...)...)
+				cmd.Dir = workDir
+				cmd.Env = append(os.Environ(), "TZ=UTC")
+				b, err := cmd.Output()
+				require.NoError(t, err)
+				p := filepath.Join(dir, file)
+				require.NoError(t, os.WriteFile(p, b, 0o644))
+				return p
+			}
+			text := tsharkText(name+".txt", "-x")
+			dated := tsharkText(name+".dated.txt", "-t", "ad", "-P", "-x")
+			cmd := exec.Command(tshark, "-r", name, "-T", "fields", "-e", "frame.number")
+			cmd.Dir = workDir
+			frames, err := cmd.Output()
+			require.NoError(t, err)
+			n := strconv.Itoa(strings.Count(string(frames), "\n"))
+
+			want, wantErr, wantCode := runCLI(t, []string{"pcap", name}, nil)
+			wantX := exchangeLines(t, want, false)
+			require.NotEmpty(t, wantX)
+
+			got, gotErr, gotCode := runCLI(t, []string{"pcap", text}, nil)
+			require.Equal(t, wantCode, gotCode, gotErr)
+			require.Equal(t, exchangeLines(t, want, true), exchangeLines(t, got, true))
+			note, rest, _ := strings.Cut(gotErr, "\n")
+			require.Equal(t, "kwire: "+text+": read as a capture: a text dump of "+n+" packets (tshark -x or Wireshark's Copy as Hex Dump); "+
+				"it gives no times, so each packet is given one a millisecond after the last: times and latencies mean nothing", note)
+			require.Equal(t, wantErr, strings.ReplaceAll(rest, text, name), "the capture's notes, warnings and failures")
+
+			got, gotErr, gotCode = runCLI(t, []string{"pcap", dated}, nil)
+			require.Equal(t, wantCode, gotCode, gotErr)
+			require.Equal(t, want, got, "the same lines, times and all")
+			note, rest, _ = strings.Cut(gotErr, "\n")
+			require.Equal(t, "kwire: "+dated+": read as a capture: a text dump of "+n+" packets (tshark -x or Wireshark's Copy as Hex Dump)", note)
+			require.Equal(t, wantErr, strings.ReplaceAll(rest, dated, name))
+
+			b, err := os.ReadFile(dated)
+			require.NoError(t, err)
+			got, gotErr, gotCode = runCLI(t, []string{"pcap", "-"}, b)
+			require.Equal(t, wantCode, gotCode, gotErr)
+			require.Equal(t, want, got, "standard input")
+
+			want, wantErr, wantCode = runCLI(t, []string{"check", "--fail-on", "warning", name}, nil)
+			got, gotErr, gotCode = runCLI(t, []string{"check", "--fail-on", "warning", text}, nil)
+			require.Equal(t, wantCode, gotCode, gotErr)
+			require.Equal(t, want, got, "the same findings")
+			note, rest, _ = strings.Cut(gotErr, "\n")
+			require.Equal(t, "kwire: "+text+": read as a capture: a text dump of "+n+" packets (tshark -x or Wireshark's Copy as Hex Dump)", note)
+			require.Equal(t, wantErr, strings.ReplaceAll(rest, text, name))
+		})
+	}
+}
+
+// Packets' dumps one after another (two of kfake-clients.pcapng, as
+// tshark -x printed each) are a capture to pcap and check, and decode and
+// batch, which read frames, say what they are and where to take them;
+// a single packet's dump over many lines is one for decode. What is text
+// but no dump of packets is no capture.
+func TestTextDumpCommands(t *testing.T) {
+	dumps, err := filepath.Abs(packetDumps)
+	require.NoError(t, err)
+	var text []byte
+	for _, f := range []string{"kfake-4.tshark-x", "kfake-6.tshark-x"} {
+		b, err := os.ReadFile(filepath.Join(packetDumps, f))
+		require.NoError(t, err)
+		text = append(text, b...)
+	}
+	file := filepath.Join(t.TempDir(), "two.txt")
+	require.NoError(t, os.WriteFile(file, text, 0o644))
+
+	out, errOut, code := runCLI(t, []string{"pcap", file}, nil)
+	require.Equal(t, 0, code, errOut)
+	xs := exchangeLines(t, out, false)
+	require.Len(t, xs, 1)
+	require.Equal(t, "ApiVersions", xs[0]["apiName"])
+	require.Equal(t, true, xs[0]["paired"])
+	require.Equal(t, 1.0, xs[0]["requestFrame"])
+	require.Equal(t, 2.0, xs[0]["responseFrame"])
+	require.Equal(t, "1970-01-01T00:00:00.001000000Z", xs[0]["requestTime"], "a millisecond a packet")
+	require.Contains(t, errOut, "kwire: "+file+": read as a capture: a text dump of 2 packets")
+
+	out, errOut, code = runCLI(t, []string{"check", "--fail-on", "none", file}, nil)
+	require.Equal(t, 0, code, errOut)
+	require.NotContains(t, out, "frame.", "the packets' headers are not read as frames")
+	require.Contains(t, errOut, "kwire: "+file+": read as a capture: a text dump of 2 packets (tshark -x or Wireshark's Copy as Hex Dump)\n")
+
+	many := "a text dump of 2 packets (tshark -x or Wireshark's Copy as Hex Dump): "
+	for _, c := range []struct {
+		args  []string
+		stdin []byte
+		want  string
+	}{
+		{[]string{"decode", file}, nil, "kwire: " + file + ": " + many + "decode reads a frame, or one packet; kwire pcap " + file +
+			" reads them as a capture (frames reassembled across packets, requests paired with their responses), and kwire check " + file + " applies the protocol rules to them\n"},
+		{[]string{"decode"}, text, "kwire: " + many + "decode reads a frame, or one packet; kwire pcap - reads them as a capture"},
+		{[]string{"decode", "--input", "hex", file}, nil, "kwire: " + file + ": " + many + "decode reads a frame"},
+		{[]string{"batch", file}, nil, "kwire: " + file + ": " + many + "batch reads a frame a line; kwire pcap " + file + " reads them as a capture"},
+		{[]string{"batch"}, text, "kwire: " + many + "batch reads a frame a line; kwire pcap - reads them"},
+		{[]string{"batch", filepath.Join(dumps, "p8.tshark-x")}, nil, "p8.tshark-x: a text dump of 1 packet, over several lines: batch reads a frame a line, and kwire decode "},
+	} {
+		out, errOut, code := runCLI(t, c.args, c.stdin)
+		require.Equal(t, 1, code, "%v: %s", c.args, errOut)
+		require.Empty(t, out, c.args)
+		require.Contains(t, errOut, c.want, c.args)
+	}
+
+	// tcpdump -X, its time of day kept, dated 1970-01-01.
+	out, errOut, code = runCLI(t, []string{"pcap", filepath.Join(dumps, "p8.tcpdump-X")}, nil)
+	require.Equal(t, 0, code, errOut)
+	xs = exchangeLines(t, out, false)
+	require.Len(t, xs, 1)
+	require.Equal(t, "1970-01-01T15:49:24.315183000Z", xs[0]["requestTime"])
+	require.Contains(t, errOut, "a text dump of 1 packet (tcpdump -X); its times are times of day, dated 1970-01-01\n")
+
+	// Text that is no dump of packets.
+	for _, cmd := range []string{"pcap", "check"} {
+		_, errOut, code = runCLI(t, []string{cmd, "frame.xxd"}, nil)
+		if cmd == "pcap" {
+			require.Equal(t, 1, code)
+			require.Contains(t, errOut, "kwire: frame.xxd: capture: not a pcap or pcapng file, nor a text dump of whole packets (tshark -x, tcpdump -X): kwire decode reads frames\n")
+		} else {
+			require.Equal(t, 0, code, "frames, as before: %s", errOut)
+			require.NotContains(t, errOut, "capture")
+		}
+	}
+	// A dump of packets with a mistake in it: where.
+	bad := append(append([]byte{}, text...), "0000  00 01\n0002  0g\n"...)
+	for _, cmd := range []string{"pcap", "check"} {
+		_, errOut, code = runCLI(t, []string{cmd, "-"}, bad)
+		require.Equal(t, 1, code, errOut)
+		require.Contains(t, errOut, "input: line "+strconv.Itoa(strings.Count(string(text), "\n")+2)+", column 8: unexpected character 'g' in Wireshark hex dump", cmd)
+	}
+}
