@@ -43,12 +43,11 @@ func (pc *proxyChecker) exchange(x *proxy.Exchange) []byte {
 	// its own (which the connection rules follow, as a capture's gaps).
 	pc.c.Missed(x.Skipped)
 	pc.missed += int64(x.Skipped)
+	// The proxy pairs out of order and reused correlation ids as a
+	// capture is paired, so the connection rules judge them alike.
 	cx := check.Exchange{Conn: cn, Request: x.Request, Response: x.Response, NoResponseExpected: x.NoResponseExpected, ConnClosed: x.ConnClosed,
+		Overtook: x.Overtook, Overtaken: x.Overtaken, OvertakenBy: x.OvertakenBy, ReusedCorrelation: x.ReusedCorrelation,
 		Gaps: x.ConnSkipped}
-	if x.Unanswered {
-		// The proxy gives up on a request a later response overtook.
-		cx.Overtaken = 1
-	}
 	pc.checked++
 	return pc.lines(pc.c.Add(pc.z.Analyze(&cx)))
 }

@@ -493,8 +493,8 @@ func (r *proxyRun) fromTrees(x *proxy.Exchange, d *proxy.Decoded) proxyExchange 
 
 // appendProxyLine appends an exchange's line: kwire pcap's line, written
 // by pcap's own appendExchange from the exchange as a capture would hold
-// it, then what the proxy adds: "unanswered" (a later response overtook
-// it), "rewritten" (broker endpoints rewritten in the response the client
+// it, then what the proxy adds: "unanswered" (given up on, as later
+// requests of its connection were answered), "rewritten" (broker endpoints rewritten in the response the client
 // got) and "redacted" (the paths of the secrets zeroed).
 func appendProxyLine(out []byte, x *proxy.Exchange, ex *proxyExchange) []byte {
 	conn := &capture.Conn{ID: int(x.ConnID),

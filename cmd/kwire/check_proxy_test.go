@@ -1,0 +1,69 @@
+package main
+
+import (
+	"regexp"
+	"sort"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kfake"
+)
+
+// findingRE is a finding's line on kwire proxy --check's standard error
+// (skipped rules aside): its rule and severity.
+var findingRE = regexp.MustCompile(`(?m)^kwire: check: ([a-z]+\.[a-z-]+) (error|warning|note) `)
+
+// proxyCheckRules runs kwire proxy --check (and args) in front of
+// upstream while run talks through it, and returns the rules of its
+// findings, sorted, its standard error and its exit status.
+func proxyCheckRules(t *testing.T, upstream string, run func(addr string), args ...string) ([]string, string, int) {
+	p := startProxyCLI(t, append([]string{"--upstream", upstream, "--listen", "127.0.0.1:0", "--decode-cpu", "0", "--format", "ndjson", "--check"}, args...)...)
+	run(p.addr)
+	_, errOut, code := p.stopStatus(t)
+	seen := map[string]bool{}
+	var rules []string
+	for _, m := range findingRE.FindAllStringSubmatch(errOut, -1) {
+		if !seen[m[1]] {
+			seen[m[1]] = true
+			rules = append(rules, m[1])
+		}
+	}
+	sort.Strings(rules)
+	return rules, errOut, code
+}
+
+// TestProxyCheckRuleScenarios: kwire proxy --check judges each connection
+// and conversation rule's conversation (TestCheckRuleCaptures' scenarios:
+// a misbehaving client, or broker, against kfake) as kwire check judges
+// its capture: the fault flagged with exactly its rule, the same
+// conversation without it clean. A reused correlation id went unseen
+// live, and a broker answering out of order was a request never answered
+// and a response to no request where the capture has one late answer.
+func TestProxyCheckRuleScenarios(t *testing.T) {
+	for _, s := range scenarios {
+		for _, bad := range []bool{true, false} {
+			name := captureName(s.rule, bad)
+			opts := []kfake.Opt{kfake.NumBrokers(1), kfake.SeedTopics(1, "orders"), kfake.Ports(freePort(t))}
+			if s.sasl {
+				opts = append(opts, kfake.EnableSASL(), kfake.Superuser("PLAIN", "admin", "admin-secret"))
+			}
+			cluster, err := kfake.NewCluster(opts...)
+			require.NoError(t, err)
+			upstream := cluster.ListenAddrs()[0]
+			if s.broker != nil {
+				b := s.broker
+				if !bad {
+					b = passThrough
+				}
+				upstream = b(t, upstream)
+			}
+			rules, errOut, _ := proxyCheckRules(t, upstream, func(addr string) { s.run(t, addr, bad) })
+			cluster.Close()
+			if bad {
+				require.Equal(t, []string{s.rule}, rules, "%s through the proxy:\n%s", name, errOut)
+			} else {
+				require.Empty(t, rules, "%s through the proxy:\n%s", name, errOut)
+			}
+		}
+	}
+}
