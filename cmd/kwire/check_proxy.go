@@ -74,6 +74,19 @@ func (pc *proxyChecker) end(skipped int64) []byte {
 		pc.counts[check.Error], pc.counts[check.Warning], pc.counts[check.Note], pc.skips, notChecked)
 }
 
+// reached reports whether a finding was at least as severe as sev (0:
+// never), as kwire check's --fail-on reads it.
+func (pc *proxyChecker) reached(sev check.Severity) bool {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	for s := sev; sev > 0 && s <= check.Error; s++ {
+		if pc.counts[s] > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 func (pc *proxyChecker) lines(fs []check.Finding) []byte {
 	pc.line = pc.line[:0]
 	for i := range fs {

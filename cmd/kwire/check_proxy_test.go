@@ -5,6 +5,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/kwire/kwire/codec/check"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kfake"
 )
@@ -57,13 +58,60 @@ func TestProxyCheckRuleScenarios(t *testing.T) {
 				}
 				upstream = b(t, upstream)
 			}
-			rules, errOut, _ := proxyCheckRules(t, upstream, func(addr string) { s.run(t, addr, bad) })
+			rules, errOut, code := proxyCheckRules(t, upstream, func(addr string) { s.run(t, addr, bad) })
 			cluster.Close()
 			if bad {
 				require.Equal(t, []string{s.rule}, rules, "%s through the proxy:\n%s", name, errOut)
+				// --fail-on error, the default: the warnings' rules pass.
+				require.Equal(t, map[bool]int{true: 1, false: 0}[check.RuleByID(s.rule).Severity == check.Error], code, errOut)
 			} else {
 				require.Empty(t, rules, "%s through the proxy:\n%s", name, errOut)
+				require.Zero(t, code, errOut)
 			}
 		}
 	}
+}
+
+// TestProxyCheckFailOn: kwire proxy --check exits 1, once stopped, when a
+// finding reached --fail-on (error by default), as kwire check does; it
+// always exited 0. --fail-on alone, or a severity that is none, is
+// misuse.
+func TestProxyCheckFailOn(t *testing.T) {
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "orders"), kfake.Ports(freePort(t)))
+	require.NoError(t, err)
+	defer cluster.Close()
+	seed := cluster.ListenAddrs()[0]
+	scenario := func(rule string) func(string) {
+		for _, s := range scenarios {
+			if s.rule == rule {
+				return func(addr string) { s.run(t, addr, true) }
+			}
+		}
+		panic(rule)
+	}
+	for _, c := range []struct {
+		rule string // an error's, or a warning's
+		args []string
+		code int
+	}{
+		{"conn.correlation", nil, 1},
+		{"conn.correlation", []string{"--fail-on", "none"}, 0},
+		{"conv.fetch-offset", nil, 0},
+		{"conv.fetch-offset", []string{"--fail-on", "warning"}, 1},
+		{"conv.fetch-offset", []string{"--fail-on", "note"}, 1},
+	} {
+		rules, errOut, code := proxyCheckRules(t, seed, scenario(c.rule), c.args...)
+		require.Equal(t, []string{c.rule}, rules, errOut)
+		require.Equal(t, c.code, code, "%s %v:\n%s", c.rule, c.args, errOut)
+		require.Regexp(t, `(?m)^kwire: proxy: stopped: `, errOut)
+	}
+	_, errOut, code := runCLI(t, []string{"proxy", "--upstream", seed, "--fail-on", "warning"}, nil)
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "--fail-on needs --check")
+	_, errOut, code = runCLI(t, []string{"proxy", "--upstream", seed, "--check", "--fail-on", "fatal"}, nil)
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, `--fail-on must be error, warning, note or none, not "fatal"`)
+	out, _, code := runCLI(t, []string{"proxy", "-h"}, nil)
+	require.Zero(t, code)
+	require.Contains(t, out, "exit 1 once stopped when a finding was at least this severe")
 }
