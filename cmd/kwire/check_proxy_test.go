@@ -8,6 +8,7 @@ import (
 	"github.com/kwire/kwire/codec/check"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // findingRE is a finding's line on kwire proxy --check's standard error
@@ -114,4 +115,53 @@ func TestProxyCheckFailOn(t *testing.T) {
 	out, _, code := runCLI(t, []string{"proxy", "-h"}, nil)
 	require.Zero(t, code)
 	require.Contains(t, out, "exit 1 once stopped when a finding was at least this severe")
+}
+
+// TestProxyCheckCommitAfterSeekToEnd: a consumer that fetched records
+// 0-30, sought to the end (ListOffsets answering 41, as kafka-python's
+// seek_to_end and position() ask) and committed that position breaks no
+// rule: it was a conv.commit-offset warning, "past what the consumer
+// fetched, expected at most 31, found 41". Committing past the reset's
+// offset still is one.
+func TestProxyCheckCommitAfterSeekToEnd(t *testing.T) {
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "orders"), kfake.Ports(freePort(t)))
+	require.NoError(t, err)
+	defer cluster.Close()
+	seed := cluster.ListenAddrs()[0]
+	// consumer fetches from 0, waits for 10 more records, seeks to the
+	// end and commits the end plus past.
+	consumer := func(past int64) func(string) {
+		return func(addr string) {
+			rc := dialRaw(t, addr)
+			defer rc.close()
+			f := rc.call(fetchReqAt(0), 11).(*kmsg.FetchResponse)
+			require.Zero(t, f.Topics[0].Partitions[0].ErrorCode)
+			produceSome(t, addr, 10)
+			lo := kmsg.NewPtrListOffsetsRequest()
+			lo.ReplicaID = -1
+			lt := kmsg.NewListOffsetsRequestTopic()
+			lt.Topic = "orders"
+			lp := kmsg.NewListOffsetsRequestTopicPartition()
+			lp.Timestamp = -1 // the end
+			lt.Partitions = append(lt.Partitions, lp)
+			lo.Topics = append(lo.Topics, lt)
+			end := rc.call(lo, 4).(*kmsg.ListOffsetsResponse).Topics[0].Partitions[0].Offset
+			c := kmsg.NewPtrOffsetCommitRequest()
+			c.Group, c.Generation = "kwire-seek", -1
+			ct := kmsg.NewOffsetCommitRequestTopic()
+			ct.Topic = "orders"
+			cp := kmsg.NewOffsetCommitRequestTopicPartition()
+			cp.Offset = end + past
+			ct.Partitions = append(ct.Partitions, cp)
+			c.Topics = append(c.Topics, ct)
+			rc.call(c, 8)
+		}
+	}
+	produceSome(t, seed, 31)
+	rules, errOut, code := proxyCheckRules(t, seed, consumer(0))
+	require.Empty(t, rules, errOut)
+	require.Zero(t, code)
+	rules, errOut, _ = proxyCheckRules(t, seed, consumer(1)) // fetches 0-40, commits 52
+	require.Equal(t, []string{"conv.commit-offset"}, rules, errOut)
+	require.Contains(t, errOut, "expected at most 41, found 52")
 }
