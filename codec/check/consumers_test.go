@@ -118,3 +118,30 @@ func TestCommitTheOffsetAResetAnswered(t *testing.T) {
 	xs = append(xs, exchangesOn(leader, fetchReq(11, 3, 12), fetchRsp(11, 3, 41))...)
 	require.Equal(t, []string{"conv.commit-offset"}, ruleIDs(Check(commit(0))))
 }
+
+// An application's seek back (no reset on the wire) is one
+// conv.fetch-offset warning; committing where it sought to is not a
+// second one for the same seek (conv.commit-offset "before where the
+// consumer started fetching"): the consumer fetched from there.
+func TestASeekBackIsOneFinding(t *testing.T) {
+	at := func(off int64) []byte { x := plain(); x.base = off; return x.bytes() }
+	leader := &Conn{ID: 1, Client: "10.0.0.1:40001", Broker: "10.0.0.9:9092", FromStart: true}
+	coord := &Conn{ID: 2, Client: "10.0.0.1:40002", Broker: "10.0.0.9:9092", FromStart: true}
+	xs := exchangesOn(leader,
+		fetchReq(11, 1, 10), fetchRsp(11, 1, 20, at(10)),
+		fetchReq(11, 2, 12), fetchRsp(11, 2, 20, at(12)),
+		fetchReq(11, 3, 5), fetchRsp(11, 3, 20, at(5)))
+	xs = append(xs, exchangesOn(coord, commitReq(8, 1, 7), commitRsp(8, 1))...)
+	fs := Check(xs)
+	n := 0
+	for _, f := range fs {
+		if !f.Skipped {
+			n++
+		}
+	}
+	require.Equal(t, []string{"conv.fetch-offset"}, ruleIDs(fs))
+	require.Equal(t, 1, n, "one seek, one finding")
+	// Before where it sought to is still one.
+	xs[len(xs)-1] = exchangesOn(coord, commitReq(8, 1, 4), commitRsp(8, 1))[0]
+	require.Equal(t, []string{"conv.commit-offset", "conv.fetch-offset"}, ruleIDs(Check(xs)))
+}

@@ -338,7 +338,6 @@ func (c *Checker) fetch(a *analysis, who string, conn int) {
 				"a fetch whose exchange ended after later fetches' (its response was not captured) is not judged")
 			continue
 		case f.resets != resets || f.conn != conn:
-			f.first = min(f.first, p.Offset)
 		case p.Offset < f.last && f.lost != c.lost:
 			c.skip(ConvFetchOffset, a.atPath(Request, p.loc.path()+".fetchOffset"),
 				"a fetch offset "+c.afterLoss()+" is not judged (a reset may be in them)")
@@ -350,6 +349,10 @@ func (c *Checker) fetch(a *analysis, who string, conn int) {
 		if f.seen && f.lost != c.lost {
 			f.whole = false
 		}
+		// Wherever the position moved back (a reset, another connection,
+		// a seek already said), the consumer fetches from there: the
+		// commits are judged from it.
+		f.first = min(f.first, p.Offset)
 		f.seen, f.last, f.resets, f.conn, f.lost, f.pos = true, p.Offset, resets, conn, c.lost, pos
 		delete(c.resetTo, k)
 	}
