@@ -131,7 +131,11 @@ func (c *conn) run() {
 	if tc, ok := c.client.(*tls.Conn); ok {
 		tc.SetDeadline(time.Now().Add(c.p.cfg.DialTimeout))
 		if err := tc.Handshake(); err != nil {
-			c.logf("TLS handshake with the client failed: ", err.Error())
+			// Said without the broker's address: no connection to it is
+			// made (nor a spare taken) until the handshake is done and the
+			// client has spoken.
+			c.p.logf("conn ", strconv.FormatUint(c.id, 10), " ", c.client.RemoteAddr().String(), ": TLS handshake with the client failed: ",
+				err.Error(), "; closed, the broker (", c.ln.upstream, ") not contacted")
 			c.client.Close()
 			return
 		}
