@@ -43,12 +43,11 @@ func (pc *proxyChecker) exchange(x *proxy.Exchange) []byte {
 	// its own (which the connection rules follow, as a capture's gaps).
 	pc.c.Missed(x.Skipped)
 	pc.missed += int64(x.Skipped)
+	// The proxy pairs out of order and reused correlation ids as a
+	// capture is paired, so the connection rules judge them alike.
 	cx := check.Exchange{Conn: cn, Request: x.Request, Response: x.Response, NoResponseExpected: x.NoResponseExpected, ConnClosed: x.ConnClosed,
+		Overtook: x.Overtook, Overtaken: x.Overtaken, OvertakenBy: x.OvertakenBy, ReusedCorrelation: x.ReusedCorrelation,
 		Gaps: x.ConnSkipped}
-	if x.Unanswered {
-		// The proxy gives up on a request a later response overtook.
-		cx.Overtaken = 1
-	}
 	pc.checked++
 	return pc.lines(pc.c.Add(pc.z.Analyze(&cx)))
 }
@@ -73,6 +72,19 @@ func (pc *proxyChecker) end(skipped int64) []byte {
 	}
 	return fmt.Appendf(b, "kwire: check: %d errors, %d warnings, %d notes; %d rules not judged (said in their lines)%s\n",
 		pc.counts[check.Error], pc.counts[check.Warning], pc.counts[check.Note], pc.skips, notChecked)
+}
+
+// reached reports whether a finding was at least as severe as sev (0:
+// never), as kwire check's --fail-on reads it.
+func (pc *proxyChecker) reached(sev check.Severity) bool {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	for s := sev; sev > 0 && s <= check.Error; s++ {
+		if pc.counts[s] > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func (pc *proxyChecker) lines(fs []check.Finding) []byte {

@@ -318,7 +318,8 @@ func TestProxyCheck(t *testing.T) {
 
 	bad := startProxyCLI(t, "--upstream", seed, "--listen", "127.0.0.1:0", "--decode-cpu", "0", "--format", "ndjson", "--check")
 	seq.run(t, bad.addr, true)
-	_, errOut := bad.stop(t)
+	_, errOut, code := bad.stopStatus(t)
+	require.Equal(t, 1, code, "an error reached --fail-on's default")
 	require.Regexp(t, `(?m)^kwire: check: conv\.sequence error conn \d+ correlation 3 request at byte \d+ \(body\.topicData\[0\]\.partitionData\[0\]\.records\[0\]\.baseSequence\): .* expected 2, found 3$`, errOut)
 	require.Equal(t, 1, strings.Count(errOut, " error conn "), errOut)
 
@@ -327,7 +328,7 @@ func TestProxyCheck(t *testing.T) {
 	// was not followed at all).
 	only := startProxyCLI(t, "--upstream", seed, "--listen", "127.0.0.1:0", "--decode-cpu", "0", "--format", "ndjson", "--check", "--api", "Metadata")
 	seq.run(t, only.addr, true)
-	out, errOut := only.stop(t)
+	out, errOut, _ := only.stopStatus(t)
 	require.Regexp(t, `(?m)^kwire: check: conv\.sequence error conn \d+ correlation 3 request `, errOut)
 	for _, l := range parseProxyLines(t, out) {
 		require.Equal(t, "Metadata", l.APIName)

@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -20,6 +21,7 @@ import (
 	"time"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/check"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/internal/capture"
 	"github.com/kwire/kwire/internal/proxy"
@@ -65,6 +67,7 @@ type proxyConfig struct {
 	runFor                 time.Duration
 	decodeCPU              float64
 	check                  bool
+	failOn                 check.Severity
 	maxBrokers             int
 	allowBrokers           stringList
 }
@@ -101,8 +104,24 @@ func parseProxyFlags(e *env, args []string) (*proxyConfig, int) {
 	fs.IntVar(&c.queue, "queue", 1024, "exchanges waiting to be decoded; when it is full, exchanges are skipped (and counted), never the traffic")
 	fs.Float64Var(&c.decodeCPU, "decode-cpu", proxy.DefaultSinkShare, "the share of one CPU core decoding and printing may use, in CPU time (waiting on the output is not counted), after a 100 ms burst; past it exchanges are skipped and counted, so the traffic keeps the CPU; 0: no limit")
 	fs.BoolVar(&c.check, "check", false, "apply kwire check's protocol rules to the exchanges, findings and a summary on standard error; exchanges skipped (see --decode-cpu) are lost to the rules, which judge nothing that depends on them and say so")
+	failOn := fs.String("fail-on", "error", "with --check, exit 1 once stopped when a finding was at least this severe: error, warning, note or none "+
+		"(the exit status is otherwise 0 once stopped, 1 when it cannot listen, 2 for misuse)")
 	if code := parseFlagsOnly(e, fs, args, "; the broker is --upstream"); code >= 0 {
 		return nil, code
+	}
+	sev, ok := check.ParseSeverity(*failOn)
+	if !ok {
+		fail(e, "--fail-on must be error, warning, note or none, not %q", *failOn)
+		return nil, 2
+	}
+	c.failOn = sev
+	if !c.check {
+		given := false
+		fs.Visit(func(f *flag.Flag) { given = given || f.Name == "fail-on" })
+		if given {
+			fail(e, "--fail-on needs --check")
+			return nil, 2
+		}
 	}
 	if c.upstream == "" {
 		fail(e, "proxy needs --upstream HOST:PORT, the broker to forward to")
@@ -332,6 +351,9 @@ func (c *proxyConfig) run(ctx context.Context, e *env) int {
 	st := p.Stats()
 	r.logf("proxy: stopped: %d connections, %d exchanges (%d shown, %d skipped because decoding was behind); %d connections to brokers tried",
 		st.Connections, st.Exchanges, r.shown, st.Skipped, st.Dials)
+	if r.checker != nil && r.checker.reached(c.failOn) {
+		return 1
+	}
 	return 0
 }
 
@@ -493,8 +515,8 @@ func (r *proxyRun) fromTrees(x *proxy.Exchange, d *proxy.Decoded) proxyExchange 
 
 // appendProxyLine appends an exchange's line: kwire pcap's line, written
 // by pcap's own appendExchange from the exchange as a capture would hold
-// it, then what the proxy adds: "unanswered" (a later response overtook
-// it), "rewritten" (broker endpoints rewritten in the response the client
+// it, then what the proxy adds: "unanswered" (given up on, as later
+// requests of its connection were answered), "rewritten" (broker endpoints rewritten in the response the client
 // got) and "redacted" (the paths of the secrets zeroed).
 func appendProxyLine(out []byte, x *proxy.Exchange, ex *proxyExchange) []byte {
 	conn := &capture.Conn{ID: int(x.ConnID),

@@ -133,8 +133,17 @@ func startProxyCLILimited(t *testing.T, nofile int, args ...string) *proxyCLI {
 	return p
 }
 
-// signal sends sig and, for SIGINT, waits for the proxy to exit.
+// stop interrupts the proxy (SIGINT), waits for it to exit and returns
+// its standard output and error; it must exit 0.
 func (p *proxyCLI) stop(t *testing.T) (string, string) {
+	t.Helper()
+	out, errOut, code := p.stopStatus(t)
+	require.Equal(t, 0, code, errOut)
+	return out, errOut
+}
+
+// stopStatus is stop, the exit status returned rather than required.
+func (p *proxyCLI) stopStatus(t *testing.T) (string, string, int) {
 	t.Helper()
 	require.NoError(t, p.cmd.Process.Signal(syscall.SIGINT))
 	select {
@@ -143,8 +152,7 @@ func (p *proxyCLI) stop(t *testing.T) (string, string) {
 		p.cmd.Process.Kill()
 		t.Fatalf("kwire proxy did not stop on SIGINT: %s", p.stderr.String())
 	}
-	require.Equal(t, 0, p.cmd.ProcessState.ExitCode(), p.stderr.String())
-	return p.stdout.String(), p.stderr.String()
+	return p.stdout.String(), p.stderr.String(), p.cmd.ProcessState.ExitCode()
 }
 
 // brokerFront records the remote address of every connection a kfake

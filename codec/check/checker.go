@@ -19,6 +19,10 @@ type Checker struct {
 	txns      map[int64]*txnState // by producer id
 	fetchers  map[partKey]*fetchState
 	resets    map[string]int // per consumer identity: resets seen (all partitions)
+	// resetTo holds, per consumer partition, the offsets its resets
+	// (ListOffsets and OffsetFetch answers) gave since it last fetched
+	// it, the last maxResetOffsets: positions it may commit.
+	resetTo   map[partKey][]int64
 	topicByID map[string]string
 	skipped   map[*Rule]bool
 	out       []Finding
@@ -37,7 +41,7 @@ type Checker struct {
 func NewChecker() *Checker {
 	return &Checker{
 		conns: map[int]*connState{}, brokers: map[string]*brokerState{}, producers: map[seqKey]*seqState{},
-		txns: map[int64]*txnState{}, fetchers: map[partKey]*fetchState{}, resets: map[string]int{},
+		txns: map[int64]*txnState{}, fetchers: map[partKey]*fetchState{}, resets: map[string]int{}, resetTo: map[partKey][]int64{},
 		topicByID: map[string]string{}, skipped: map[*Rule]bool{},
 	}
 }

@@ -77,3 +77,71 @@ func listOffsetsRsp(corr int32) []byte {
 	r.Topics = append(r.Topics, t)
 	return rsp(r, 2, corr)
 }
+
+// listOffsetsAt answers listOffsets with offset.
+func listOffsetsAt(corr int32, offset int64) []byte {
+	r := kmsg.NewPtrListOffsetsResponse()
+	t := kmsg.NewListOffsetsResponseTopic()
+	t.Topic = "orders"
+	p := kmsg.NewListOffsetsResponseTopicPartition()
+	p.Timestamp, p.Offset = -1, offset
+	t.Partitions = append(t.Partitions, p)
+	r.Topics = append(r.Topics, t)
+	return rsp(r, 2, corr)
+}
+
+// A consumer that fetched records 0-1, then sought to the end (ListOffsets
+// answering 41: kafka-python's seek_to_end and position()) commits 41, the
+// position the reset gave it: within the rule, as the offset a reset
+// answered. It was a conv.commit-offset warning ("past what the consumer
+// fetched, expected at most 2"). An offset no reset answered is still one.
+func TestCommitTheOffsetAResetAnswered(t *testing.T) {
+	leader := &Conn{ID: 1, Client: "10.0.0.1:40001", Broker: "10.0.0.9:9092", FromStart: true}
+	coord := &Conn{ID: 2, Client: "10.0.0.1:40002", Broker: "10.0.0.9:9092", FromStart: true}
+	xs := exchangesOn(leader,
+		fetchReq(11, 1, 0), fetchRsp(11, 1, 41, plain().bytes()),
+		listOffsets(0), listOffsetsAt(2, 41))
+	commit := func(off int64) []Exchange {
+		return append(xs[:len(xs):len(xs)], exchangesOn(coord, commitReq(8, 1, off), commitRsp(8, 1))...)
+	}
+	require.Empty(t, ruleIDs(Check(commit(41))))
+	require.Empty(t, ruleIDs(Check(commit(2))), "what was fetched, as before")
+	require.Equal(t, []string{"conv.commit-offset"}, ruleIDs(Check(commit(42))))
+	// Seeking to the start the same way (ListOffsets answering 0 after
+	// fetching from 10) allows committing 0.
+	xs = exchangesOn(leader,
+		fetchReq(11, 1, 10), fetchRsp(11, 1, 41, func() []byte { x := plain(); x.base = 10; return x.bytes() }()),
+		listOffsets(0), listOffsetsAt(2, 0))
+	require.Empty(t, ruleIDs(Check(commit(0))))
+	require.Equal(t, []string{"conv.commit-offset"}, ruleIDs(Check(commit(5))))
+	// A fetch since the reset is what the commit is judged by again.
+	xs = append(xs, exchangesOn(leader, fetchReq(11, 3, 12), fetchRsp(11, 3, 41))...)
+	require.Equal(t, []string{"conv.commit-offset"}, ruleIDs(Check(commit(0))))
+}
+
+// An application's seek back (no reset on the wire) is one
+// conv.fetch-offset warning; committing where it sought to is not a
+// second one for the same seek (conv.commit-offset "before where the
+// consumer started fetching"): the consumer fetched from there.
+func TestASeekBackIsOneFinding(t *testing.T) {
+	at := func(off int64) []byte { x := plain(); x.base = off; return x.bytes() }
+	leader := &Conn{ID: 1, Client: "10.0.0.1:40001", Broker: "10.0.0.9:9092", FromStart: true}
+	coord := &Conn{ID: 2, Client: "10.0.0.1:40002", Broker: "10.0.0.9:9092", FromStart: true}
+	xs := exchangesOn(leader,
+		fetchReq(11, 1, 10), fetchRsp(11, 1, 20, at(10)),
+		fetchReq(11, 2, 12), fetchRsp(11, 2, 20, at(12)),
+		fetchReq(11, 3, 5), fetchRsp(11, 3, 20, at(5)))
+	xs = append(xs, exchangesOn(coord, commitReq(8, 1, 7), commitRsp(8, 1))...)
+	fs := Check(xs)
+	n := 0
+	for _, f := range fs {
+		if !f.Skipped {
+			n++
+		}
+	}
+	require.Equal(t, []string{"conv.fetch-offset"}, ruleIDs(fs))
+	require.Equal(t, 1, n, "one seek, one finding")
+	// Before where it sought to is still one.
+	xs[len(xs)-1] = exchangesOn(coord, commitReq(8, 1, 4), commitRsp(8, 1))[0]
+	require.Equal(t, []string{"conv.commit-offset", "conv.fetch-offset"}, ruleIDs(Check(xs)))
+}

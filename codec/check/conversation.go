@@ -154,10 +154,9 @@ func (c *Checker) conversation(a *analysis, cs *connState) {
 		if req.ReplicaID < 0 {
 			c.fetch(a, who, cn.ID)
 		}
-	case schema.KeyListOffsets:
+	case schema.KeyListOffsets, schema.KeyOffsetFetch:
 		c.resets[who]++
-	case schema.KeyOffsetFetch:
-		c.resets[who]++
+		c.resetOffsets(a, who)
 	case schema.KeyOffsetCommit:
 		c.commit(a, who)
 	}
@@ -339,7 +338,6 @@ func (c *Checker) fetch(a *analysis, who string, conn int) {
 				"a fetch whose exchange ended after later fetches' (its response was not captured) is not judged")
 			continue
 		case f.resets != resets || f.conn != conn:
-			f.first = min(f.first, p.Offset)
 		case p.Offset < f.last && f.lost != c.lost:
 			c.skip(ConvFetchOffset, a.atPath(Request, p.loc.path()+".fetchOffset"),
 				"a fetch offset "+c.afterLoss()+" is not judged (a reset may be in them)")
@@ -351,7 +349,12 @@ func (c *Checker) fetch(a *analysis, who string, conn int) {
 		if f.seen && f.lost != c.lost {
 			f.whole = false
 		}
+		// Wherever the position moved back (a reset, another connection,
+		// a seek already said), the consumer fetches from there: the
+		// commits are judged from it.
+		f.first = min(f.first, p.Offset)
 		f.seen, f.last, f.resets, f.conn, f.lost, f.pos = true, p.Offset, resets, conn, c.lost, pos
+		delete(c.resetTo, k)
 	}
 	if !rsp.Present || rsp.Err != nil {
 		return
@@ -376,7 +379,35 @@ func (c *Checker) fetch(a *analysis, who string, conn int) {
 	}
 }
 
-// commit checks committed offsets against what the consumer fetched.
+// maxResetOffsets is how many offsets a consumer's resets gave one
+// partition since it last fetched it are kept (resetTo).
+const maxResetOffsets = 4
+
+// resetOffsets keeps the offsets a ListOffsets or OffsetFetch answer gave
+// the consumer who, per partition: the position it may take without a
+// fetch (kafka-python's seek_to_end and position(), say), which it may
+// commit before it fetches again.
+func (c *Checker) resetOffsets(a *analysis, who string) {
+	rsp := &a.rsp
+	if !rsp.Present || rsp.Err != nil || rsp.Guessed {
+		return
+	}
+	for i := range rsp.Parts {
+		p := &rsp.Parts[i]
+		if p.ErrorCode != 0 || p.Offset < 0 {
+			continue
+		}
+		k := partKey{who, c.topicName(p.Topic), p.Partition}
+		offs := c.resetTo[k]
+		if len(offs) == maxResetOffsets {
+			offs = append(offs[:0], offs[1:]...)
+		}
+		c.resetTo[k] = append(offs, p.Offset)
+	}
+}
+
+// commit checks committed offsets against what the consumer fetched, or
+// a reset since gave it.
 func (c *Checker) commit(a *analysis, who string) {
 	req := &a.req
 	for i := range req.Parts {
@@ -386,6 +417,9 @@ func (c *Checker) commit(a *analysis, who string) {
 		if f == nil || !f.seen {
 			c.skip(ConvCommitOffset, a.atPath(Request, p.loc.path()+".committedOffset"), "an offset committed for a partition whose fetches were not captured is not judged")
 			continue
+		}
+		if slices.Contains(c.resetTo[k], p.Offset) {
+			continue // the position a reset since the last fetch gave
 		}
 		hi := max(f.last, f.returned)
 		switch {

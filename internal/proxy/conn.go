@@ -22,6 +22,13 @@ import (
 const (
 	relayBuf   = 64 << 10
 	maxWaiting = 1024 // requests waiting for their response, per connection
+	// maxOvertaken is how many later requests of its connection may be
+	// answered before a request is given up on (delivered Unanswered): a
+	// broker that answers out of order still has its late answers paired
+	// (and rewritten) within this many. kwire check pairs a capture's the
+	// same way (internal/capture's maxOvertaken), so that its rules judge
+	// the proxy's exchanges as they judge a capture's.
+	maxOvertaken = 4
 	// produceHead is how much of a Produce request is looked at to find
 	// acks: the header with the longest client id, then the longest
 	// transactional id.
@@ -124,7 +131,11 @@ func (c *conn) run() {
 	if tc, ok := c.client.(*tls.Conn); ok {
 		tc.SetDeadline(time.Now().Add(c.p.cfg.DialTimeout))
 		if err := tc.Handshake(); err != nil {
-			c.logf("TLS handshake with the client failed: ", err.Error())
+			// Said without the broker's address: no connection to it is
+			// made (nor a spare taken) until the handshake is done and the
+			// client has spoken.
+			c.p.logf("conn ", strconv.FormatUint(c.id, 10), " ", c.client.RemoteAddr().String(), ": TLS handshake with the client failed: ",
+				err.Error(), "; closed, the broker (", c.ln.upstream, ") not contacted")
 			c.client.Close()
 			return
 		}
@@ -560,6 +571,12 @@ func (c *conn) endRequest(x *Exchange, wanted, acksZero bool, tokens int) error 
 		c.p.release(x.budget)
 		return nil
 	}
+	for _, w := range c.waiting {
+		if w.x.CorrelationID == x.CorrelationID {
+			x.ReusedCorrelation = true
+			break
+		}
+	}
 	c.waiting = append(c.waiting, &waitingReq{x, wanted})
 	if x.APIKey == schema.KeySaslHandshake && x.APIVersion == 0 {
 		// After a version 0 handshake, SASL tokens travel as bare
@@ -726,9 +743,10 @@ func (c *conn) responses() error {
 }
 
 // beginResponse pairs a response with the request it answers, by
-// correlation id. Requests it overtook will not be answered. A response
-// that answers nothing is passed on as it is (a raw SASL token after a
-// version 0 handshake, or a broker's mistake).
+// correlation id: the oldest waiting with it. Requests it overtook wait
+// on, each counting it, and one overtaken more than maxOvertaken times is
+// given up on. A response that answers nothing is passed on as it is (a
+// raw SASL token after a version 0 handshake, or a broker's mistake).
 func (c *conn) beginResponse(f *framer) (*Exchange, bool) {
 	if f.pn < 8 {
 		c.mu.Lock()
@@ -769,15 +787,34 @@ func (c *conn) beginResponse(f *framer) (*Exchange, bool) {
 		}
 		return x, wanted
 	}
-	overtaken := c.waiting[:i]
 	w := c.waiting[i]
-	c.waiting = c.waiting[i+1:]
+	for _, o := range c.waiting[:i] {
+		if o.x.Overtaken == 0 {
+			o.x.OvertakenBy = corr
+		}
+		o.x.Overtaken++
+	}
+	w.x.Overtook = i
+	if i == 0 {
+		c.waiting[0] = nil
+		c.waiting = c.waiting[1:]
+	} else {
+		copy(c.waiting[i:], c.waiting[i+1:])
+		c.waiting[len(c.waiting)-1] = nil
+		c.waiting = c.waiting[:len(c.waiting)-1]
+	}
+	var given []*waitingReq
+	for len(c.waiting) > 0 && c.waiting[0].x.Overtaken > maxOvertaken {
+		given = append(given, c.waiting[0])
+		c.waiting[0] = nil
+		c.waiting = c.waiting[1:]
+	}
 	if len(c.waiting) == 0 {
 		c.waiting = nil
 	}
 	c.cond.Broadcast()
 	c.mu.Unlock()
-	for _, o := range overtaken {
+	for _, o := range given {
 		o.x.Unanswered = true
 		c.p.deliver(o.x, o.wanted)
 	}

@@ -193,9 +193,23 @@ type Exchange struct {
 	NoResponseExpected bool
 	// ConnClosed marks a request still waiting when its connection closed,
 	// or whose response the close cut short (Response then holds what came
-	// of it, ResponseSize the size it announced); Unanswered one that a
-	// later response overtook.
+	// of it, ResponseSize the size it announced); Unanswered one given up
+	// on after more than maxOvertaken later requests of its connection
+	// were answered.
 	ConnClosed, Unanswered bool
+	// Overtook counts the requests sent before this one on its connection
+	// still waiting when its response came; Overtaken the later requests
+	// answered while this one waited, the first with correlation id
+	// OvertakenBy. Kafka answers a connection's requests in order; one
+	// overtaken waits on, paired when its answer comes, as kwire check
+	// pairs a capture's (internal/capture), up to maxOvertaken times.
+	Overtook    int
+	Overtaken   int
+	OvertakenBy int32
+	// ReusedCorrelation marks a request whose correlation id was that of
+	// a request of its connection still waiting (its response goes to the
+	// older one).
+	ReusedCorrelation bool
 	// Rewritten counts the broker endpoints rewritten in the response.
 	Rewritten int
 	// Skipped is how many exchanges were skipped (the sink was behind)

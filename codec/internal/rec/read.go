@@ -222,7 +222,7 @@ func (d *decoder) inflate(n *tree.Node, bi, at int, field string, codec int, src
 		limit, which = w, "MaxWork"
 	}
 	if limit <= 0 {
-		d.limit(n, bi, at, field, "not decompressed: the "+which+" limit is used up")
+		d.leftCompressed(n, bi, at, field, "not decompressed: the "+which+" limit is used up")
 		d.s.noRecords()
 		return nil, nil, 0, false
 	}
@@ -236,7 +236,7 @@ func (d *decoder) inflate(n *tree.Node, bi, at int, field string, codec int, src
 	if err != nil {
 		d.s.keep(depth, out, false) // the buffer serves the next one
 		if err == decompress.ErrLimit {
-			d.limit(n, bi, at, field, "not decompressed: it holds more than the "+itoa(limit)+" bytes left of the "+which+" limit")
+			d.leftCompressed(n, bi, at, field, "not decompressed: it holds more than the "+itoa(limit)+" bytes left of the "+which+" limit")
 		} else if name := CodecName(codec); name != "" {
 			d.note(nil, n, bi, at, field, "cannot decompress "+name+": "+err.Error())
 		} else {
@@ -254,6 +254,57 @@ func (d *decoder) inflate(n *tree.Node, bi, at int, field string, codec int, src
 	d.nbuf++
 	ibi := d.res.Base + d.nbuf - 1
 	return d.s.inflated(n, out, ibi, codec), out, ibi, true
+}
+
+// leftCompressed says that node n's compressed records (a batch's, or a
+// legacy wrapper's value: field "value"), at bi, at, stay compressed, a
+// limit on decompression or work being reached. The frame's first such
+// warning tells every one after it (budget's Fold), as cut does: a Fetch
+// response of 50 MB of snappy batches through kwire proxy passed the 32
+// MiB MaxDecompressed limit in some thirty batches, a warning each.
+func (d *decoder) leftCompressed(n *tree.Node, bi, at int, field, msg string) {
+	d.chargeWarning(true)
+	kind := "batches"
+	if field != "" {
+		kind = "messages"
+	}
+	var ws *[]string
+	if n != nil {
+		ws = &n.Warnings
+	}
+	x := budget.Warning{Offset: at, Buf: bi, Path: d.pathString(field), Limit: true, Message: msg}
+	d.w.Fold("not decompressed", ws, x, kind, tellCompressed)
+}
+
+// tellCompressed is the message of the first batch or wrapper a limit left
+// compressed with those after it told in it: "not decompressed: it holds
+// more than the 1048576 bytes left of the MaxDecompressed limit; 29 more
+// batches after it were not decompressed either, the last at byte
+// 48234112".
+func tellCompressed(first budget.Warning, more map[string]int, last budget.Warning) string {
+	s := first.Message + ";"
+	if n := more["batches"]; n > 0 {
+		s += " " + count(n, "more batch", "more batches")
+		if more["messages"] > 0 {
+			s += " and"
+		}
+	}
+	if n := more["messages"]; n > 0 {
+		s += " " + count(n, "more compressed wrapper message", "more compressed wrapper messages")
+	}
+	s += " after it were not decompressed either, the last at byte " + itoa(last.Offset)
+	if last.Buf != 0 {
+		s += " of buffer " + itoa(last.Buf)
+	}
+	return s
+}
+
+// count is n and what it counts, in the singular for 1.
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return itoa(n) + " " + many
 }
 
 // recordList reads the records in b[p:end] of buffer bi, a batch's (the

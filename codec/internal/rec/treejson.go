@@ -213,7 +213,9 @@ func (j *treeWriter) batch(dst []byte, n *tree.Node) []byte {
 		compressed = len(recs.Raw)
 	}
 	dst = appendBatchSize(dst, n.End-n.Start, compressed, inflated)
-	if hasWarnings(n) {
+	// Records left compressed were warned of, maybe in the warning of the
+	// first batch a limit left so (the reader's leftCompressed).
+	if hasWarnings(n) || attrs&7 != 0 && inflated < 0 {
 		dst = j.rawOf(dst, n)
 	}
 	return append(dst, '}')
@@ -328,6 +330,7 @@ func (j *treeWriter) message(dst []byte, m *tree.Node) []byte {
 		dst = key(dst, false, "key")
 		dst = j.bytesJSON(dst, k)
 	}
+	leftCompressed := false
 	if v := child(m, "value"); v != nil {
 		if attrs&7 != 0 && !v.Null {
 			dst = key(dst, false, "messages")
@@ -335,6 +338,7 @@ func (j *treeWriter) message(dst []byte, m *tree.Node) []byte {
 				dst = j.entries(dst, v.Children[0].Children)
 			} else {
 				dst = append(dst, "null"...)
+				leftCompressed = true
 			}
 			dst = key(dst, false, "_compressed")
 			dst = jsontext.AppendBase64(dst, v.Raw)
@@ -343,7 +347,7 @@ func (j *treeWriter) message(dst []byte, m *tree.Node) []byte {
 			dst = j.bytesJSON(dst, v)
 		}
 	}
-	if hasWarnings(m) {
+	if hasWarnings(m) || leftCompressed {
 		dst = j.rawOf(dst, m)
 	}
 	return append(dst, '}')
