@@ -51,26 +51,36 @@ func (n *Node) name() string {
 }
 
 // Elems iterates over the items of the list n holds, as value JSON lists
-// them: an array's elements, a records field's or message set's entries
-// (batches, messages, bytes left undecoded), a batch's records (inside
-// their decompressed buffer when compressed), a record's headers.
+// them: an array's elements (a record's "headers" among them), a records
+// field's or message set's entries (batches, messages, bytes left
+// undecoded; a wrapper message's "messages", as Get gives them), the
+// records of a batch's "records" (inside their decompressed buffer when
+// compressed). A node value JSON shows as an object or a single value
+// holds no list: a struct, a batch, a message, a record, a header, a key
+// or value (whatever nodes a payload reader hung under it), so Elems of
+// a batch yields nothing: its records are Get("records").Elems().
 func (n *Node) Elems() iter.Seq2[int, *Node] {
 	return func(yield func(int, *Node) bool) {
 		if n == nil {
 			return
 		}
 		kids := n.Children
-		if len(kids) == 1 && kids[0].Name == "inflated" {
+		onlyRecords := n.Role == RoleRecord && n.Name == "records" // a batch's records: JSON lists only the records
+		entries := !onlyRecords && (n.Kind == schema.Records || n.Role == RoleRecord && n.Name == "inflated")
+		headers := n.Role == RoleRecord && n.Kind == schema.Array // a record's headers
+		if (entries || onlyRecords) && len(kids) == 1 && kids[0].Name == "inflated" {
 			kids = kids[0].Children
 		}
-		onlyRecords := n.Role == RoleRecord && n.Name == "records" // a batch's records: JSON lists only the records
 		i := 0
 		for _, c := range kids {
 			switch {
 			case c.Role == RoleElement:
-			case onlyRecords && c.Name != "record":
-				continue
-			case c.Role == RoleRecord || c.Role == RoleRaw:
+			case onlyRecords:
+				if c.Name != "record" {
+					continue
+				}
+			case entries && (c.Role == RoleRecord || c.Role == RoleRaw):
+			case headers && c.Role == RoleRecord:
 			default:
 				continue
 			}
