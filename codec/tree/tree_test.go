@@ -200,6 +200,7 @@ func TestElem(t *testing.T) {
 	require.Equal(t, 2, batch.Get("records").Count())
 	require.Equal(t, 2, rec(0).Get("headers").Count())
 	inflated := node("inflated", RoleRecord, 0, 30, kind(node("message", RoleRecord, 0, 20, leaf("offset", 0, 8)), schema.Struct))
+	inflated.Type = "gzip inflated"
 	msg := kind(node("message", RoleRecord, 0, 60, leaf("offset", 0, 8), kind(node("value", RoleRecord, 30, 60, inflated), schema.Bytes)), schema.Struct)
 	require.Zero(t, msg.Count())
 	require.Equal(t, 1, msg.Get("messages").Count(), "a wrapper's messages")
@@ -245,4 +246,18 @@ func TestLookup(t *testing.T) {
 		_, err := f.Lookup(path)
 		require.EqualError(t, err, msg)
 	}
+}
+
+// A payload reader's nodes keep their own values: a JSON member named
+// "record" or "batch" is no Kafka record or batch (the records reader's
+// are told by their types).
+func TestValuePayloadNamesLikeRecords(t *testing.T) {
+	num := node("qty", RoleRecord, 5, 6)
+	num.Kind, num.Int = schema.Int64, 2
+	obj := node("record", RoleRecord, 0, 10, num)
+	obj.Kind, obj.Type = schema.Struct, "json object"
+	require.Equal(t, map[string]any{"qty": int64(2)}, obj.Value())
+	obj.Name = "batch"
+	require.Equal(t, map[string]any{"qty": int64(2)}, obj.Value())
+	require.Zero(t, obj.Count())
 }

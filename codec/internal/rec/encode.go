@@ -1226,7 +1226,9 @@ func sameValue(want, got any, bytesKeys *fieldSet) bool {
 	case map[string]any:
 		g, ok := got.(map[string]any)
 		if !ok {
-			return false
+			// A key's or value's bytes given as Go bytes (or a header
+			// key's as a string), as tree.Node.Value gives them.
+			return sameBytes(w, got)
 		}
 		for _, k := range [...]string{"text", "base64"} {
 			if wv, ok := w[k]; ok && len(w) == 1 {
@@ -1253,7 +1255,13 @@ func sameValue(want, got any, bytesKeys *fieldSet) bool {
 				keys = headerBytesKeys
 			}
 			wv, ok := w[k]
-			if !ok || !sameValue(wv, gv, keys) {
+			if b, isBytes := gv.([]byte); isBytes && (k == "_raw" || k == "_compressed") {
+				// Base64 in JSON, bytes from Go.
+				s, _ := wv.(string)
+				if d, err := base64.StdEncoding.DecodeString(s); !ok || err != nil || !bytes.Equal(d, b) {
+					return false
+				}
+			} else if !ok || !sameValue(wv, gv, keys) {
 				return false
 			}
 			n++
@@ -1282,10 +1290,44 @@ func sameValue(want, got any, bytesKeys *fieldSet) bool {
 			j, msg := intRead(got, minInt64, maxInt64)
 			return msg == "" && i == j
 		}
+		if g, ok := got.(float64); ok { // a ratio, as tree.Node.Value gives it
+			f, err := strconv.ParseFloat(string(w), 64)
+			return err == nil && f == g
+		}
 		g, ok := got.(json.Number)
 		return ok && g == w
+	case string:
+		if g, ok := got.([]byte); ok { // a header key given as Go bytes
+			return string(g) == w
+		}
 	}
 	return want == got
+}
+
+// sameBytes reports whether got, bytes given as Go bytes or a string,
+// are the bytes of want, a key's or value's {"text":...} or
+// {"base64":...} object.
+func sameBytes(want map[string]any, got any) bool {
+	var g []byte
+	switch x := got.(type) {
+	case []byte:
+		g = x
+	case string:
+		g = []byte(x)
+	default:
+		return false
+	}
+	if len(want) != 1 {
+		return false
+	}
+	if t, ok := want["text"].(string); ok {
+		return t == string(g)
+	}
+	if b, ok := want["base64"].(string); ok {
+		d, err := base64.StdEncoding.DecodeString(b)
+		return err == nil && bytes.Equal(d, g)
+	}
+	return false
 }
 
 // valueSize is an upper bound of the bytes a generic value can stand for:
