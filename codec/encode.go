@@ -59,7 +59,17 @@ var dataKeys = []string{"data", "version", "value", "warnings"}
 // taken as it is. Bytes, records and consumer-protocol fields take
 // either Kafka's form (base64 text) or the decoded form kwire's JSON
 // shows (batches, data-message objects). An integer quoted as a string is
-// taken for an int64 field only (JSON that keeps int64 exact).
+// taken for an int64 field only (JSON that keeps int64 exact), in the
+// form Options.Int64Strings writes: an optional '-', then digits without
+// a leading zero ("+5", "05" and "-0" are refused). A UUID is Kafka's 22
+// base64url characters, unpadded, as it prints one (or a [16]byte). A
+// float64 is a number float64 holds: one past its range (1e400), or
+// nonzero and so small it would be written as 0 (1e-400), is refused;
+// "NaN", "Infinity" and "-Infinity" are taken as strings. JSON text is
+// read as RFC 8259 says it is: UTF-8, with no lone surrogate escape
+// ("\ud800"); where encoding/json would read U+FFFD, Encode refuses,
+// naming the string's path, since the bytes written would not be the
+// text given.
 //
 // Fields left out take the schema's default; tagged fields left out stay
 // absent, and a tagged field given is written even when it holds its
@@ -569,6 +579,9 @@ func intOf(v any, lo, hi int64) (int64, *EncodeError) {
 		if hi < math.MaxInt64 {
 			return 0, &EncodeError{Msg: "expected an integer, found the string " + strconv.Quote(x) + " (only int64 values may be quoted)"}
 		}
+		if msg := rec.QuotedInt64(x); msg != "" {
+			return 0, &EncodeError{Msg: msg}
+		}
 		s = x // an int64 quoted, as JSON that keeps it exact writes it
 	case float64:
 		if x != math.Trunc(x) || math.IsInf(x, 0) {
@@ -713,9 +726,12 @@ func (e *encoder) uuidValue(dst []byte, v any) ([]byte, error) {
 			return append(dst, x...), nil
 		}
 	case string:
-		b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(x, "="))
-		if err != nil || len(b) != 16 {
-			return nil, &EncodeError{Path: e.pathString(), Msg: "expected a UUID in Kafka's base64url form (22 characters), found " + strconv.Quote(x)}
+		// Exactly the 22 characters Kafka prints a UUID as (Uuid.toString):
+		// no padding, no bits past the 16 bytes, so the bytes written
+		// are the ones the text shows.
+		b, err := base64.RawURLEncoding.Strict().DecodeString(x)
+		if err != nil || len(x) != 22 || len(b) != 16 {
+			return nil, &EncodeError{Path: e.pathString(), Msg: "expected a UUID in Kafka's base64url form (22 characters, no padding), found " + strconv.Quote(x)}
 		}
 		return append(dst, b...), nil
 	}
@@ -821,7 +837,12 @@ func floatOf(v any) (float64, *EncodeError) {
 	case json.Number:
 		x, err := strconv.ParseFloat(string(t), 64)
 		if err != nil {
-			return 0, &EncodeError{Msg: "expected a float64, found " + string(t)}
+			return 0, &EncodeError{Msg: "expected a float64, found " + string(t) + " (beyond float64's range)"}
+		}
+		if x == 0 && nonzero(string(t)) {
+			// Written as 0, the number would not be the one given:
+			// refused, as one past the range is.
+			return 0, &EncodeError{Msg: "expected a float64, found " + string(t) + " (too small for float64: it would be written as 0)"}
 		}
 		return x, nil
 	case string:
@@ -839,6 +860,17 @@ func floatOf(v any) (float64, *EncodeError) {
 		return float64(i), nil
 	}
 	return 0, &EncodeError{Msg: "expected a number, found " + jsonKind(v)}
+}
+
+// nonzero reports whether the JSON number n has a nonzero digit before
+// its exponent.
+func nonzero(n string) bool {
+	for i := 0; i < len(n) && n[i] != 'e' && n[i] != 'E'; i++ {
+		if n[i] >= '1' && n[i] <= '9' {
+			return true
+		}
+	}
+	return false
 }
 
 // nested encodes a records field given as batches, or a consumer-protocol

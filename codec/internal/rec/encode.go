@@ -360,6 +360,9 @@ func intRead(v any, lo, hi int64) (int64, string) {
 		if hi < math.MaxInt64 {
 			return 0, "expected an integer, found the string " + strconv.Quote(x) + " (only int64 values may be quoted)"
 		}
+		if msg := QuotedInt64(x); msg != "" {
+			return 0, msg
+		}
 		i, err := strconv.ParseInt(x, 10, 64)
 		if err != nil && !errors.Is(err, strconv.ErrRange) {
 			return 0, "expected an integer, found " + strconv.Quote(x)
@@ -391,6 +394,30 @@ func intRead(v any, lo, hi int64) (int64, string) {
 		return 0, rangeMsg(lo, hi, s+" (Go "+GoTypeName(v)+")")
 	}
 	return i, ""
+}
+
+// QuotedInt64 says what is wrong with s as a quoted int64, "" when
+// nothing is: it is taken only as Int64Strings writes one
+// (strconv.FormatInt's form), an optional '-', then digits without a
+// leading zero ("0" alone, never "-0"). "+5" or "05" would be written as
+// 5 all the same, a value the text does not show as it is.
+func QuotedInt64(s string) string {
+	d := s
+	if len(d) > 0 && (d[0] == '-' || d[0] == '+') {
+		d = d[1:]
+	}
+	for i := 0; i < len(d); i++ {
+		if d[i] < '0' || d[i] > '9' {
+			return "expected an integer, found " + strconv.Quote(s)
+		}
+	}
+	if d == "" {
+		return "expected an integer, found " + strconv.Quote(s)
+	}
+	if s[0] == '+' || d[0] == '0' && len(s) > 1 {
+		return "expected an integer's digits as Int64Strings writes them (an optional '-', no '+', no leading zero), found " + strconv.Quote(s)
+	}
+	return ""
 }
 
 // isNumber reports whether v is a number, from JSON or Go.
