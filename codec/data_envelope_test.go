@@ -33,3 +33,24 @@ func TestDataVersionBesideValue(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, b[2:], alone)
 }
+
+// Bytes that start with their version, read with the zero Options.Version
+// (which reads none): the error says so and names Version: Any, which
+// reads them.
+func TestDataVersionFirstHint(t *testing.T) {
+	b, err := Encode(nil, `{"data":"ConsumerProtocolSubscription","version":1,"value":{"topics":["a","b"],"userData":null,"ownedPartitions":[]}}`, EncodeOptions{})
+	require.NoError(t, err)
+	for _, o := range []Options{{Data: "ConsumerProtocolSubscription"}, {Data: "ConsumerProtocolSubscription", Version: 1}} {
+		bothPaths(t, b, o)
+		_, err = Decode(b, o)
+		require.ErrorContains(t, err, " with no version first, as Options.Version "+itoa(int(o.Version))+" says: bytes that start with their version (1 here?) are read with Version: Any")
+	}
+	f, err := Decode(b, Options{Data: "ConsumerProtocolSubscription", Version: Any})
+	require.NoError(t, err)
+	require.Equal(t, `{"data":"ConsumerProtocolSubscription","version":1,"value":{"topics":["a","b"],"userData":null,"ownedPartitions":[]}}`, string(f.AppendJSON(nil)))
+	// Bytes that fail otherwise get no hint: their first two bytes are
+	// no version of the message.
+	_, err = Decode([]byte{0x7f, 0, 0, 0, 0, 9}, Options{Data: "ConsumerProtocolSubscription"})
+	require.Error(t, err)
+	require.NotContains(t, err.Error(), "Version: Any")
+}

@@ -22,7 +22,7 @@ type Options struct {
 	// and the decoder guesses it (Frame.Guess says how).
 	Response bool
 	APIKey   int16
-	Version  int16
+	Version  int16 // a response's or body's version; with Data, see Data: Any for bytes that start with their version
 	// Auto reads the frame as a request when it decodes cleanly as one,
 	// else as the likeliest response of any API and version (Response,
 	// APIKey and Version are then ignored). A size prefix that is negative
@@ -38,9 +38,18 @@ type Options struct {
 	Body bool
 	// Data reads the bytes as something other than a frame: the data
 	// message of that name (a consumer-protocol subscription, a KRaft
-	// control record's value...), its int16 version first unless Version
-	// gives it (not Any); or, with "records", a records field's bytes
-	// alone. Frame.Root is then the value read.
+	// control record's value...) or, with "records", a records field's
+	// bytes alone. Frame.Root is then the value read.
+	//
+	// For a data message, Version says whether the bytes start with their
+	// version. Version: Any reads the int16 version they start with, as
+	// Kafka writes consumer-protocol data (and Encode writes
+	// {"data":..., "version":N, "value":...}); any other Version reads the
+	// message at that version with no version first (as a KRaft control
+	// record's value is, whose own first field is its version). So the
+	// zero Options{Data: name} reads v0 with no version first: for bytes
+	// that start with theirs, set Version to Any (a failure to read them
+	// otherwise says so).
 	Data string
 	// Records says how records fields are read and shown: decoded into
 	// batches and records (the default), or left as bytes and shown as

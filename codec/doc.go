@@ -22,8 +22,10 @@
 //
 //   - Decode and a reusable Decoder turn a frame into a Frame, its header
 //     and body in one call (Options.Body reads a body alone, Options.Data a
-//     data message or records field); Frame.AppendJSON writes value JSON,
-//     AppendAnnotated the tree with spans.
+//     data message or records field: with Version Any for a data message
+//     whose bytes start with their version, as consumer-protocol data
+//     does); Frame.AppendJSON writes value JSON, AppendAnnotated the tree
+//     with spans.
 //   - Decoder.AppendJSON and WriteJSON write the same value JSON straight
 //     from the bytes, without a tree, streaming big frames; the Frame they
 //     return says what they learnt. Options.Auto, or a response's APIKey or

@@ -27,8 +27,13 @@ type EncodeOptions struct {
 	Version  int16
 	// Lenient drops the fields a value gives that its version lacks (a
 	// field Kafka added later, or removed), as kmsg does, instead of
-	// failing; a name no version knows is still an error. Dropped, when
-	// set, is told the path of each field dropped.
+	// failing, and _unknownTaggedFields where the version is not flexible
+	// (it has no tagged fields); a name no version knows is still an
+	// error. Dropped, when set, is told the path of each field dropped
+	// ("body.topics[0].topicId"), once the encoding has succeeded (a
+	// call that fails reports none), in the order the value's structs
+	// are met (a struct before those inside it) and, within one, of the
+	// schema's fields.
 	Lenient bool
 	Dropped func(path string)
 }
@@ -54,7 +59,17 @@ var dataKeys = []string{"data", "version", "value", "warnings"}
 // taken as it is. Bytes, records and consumer-protocol fields take
 // either Kafka's form (base64 text) or the decoded form kwire's JSON
 // shows (batches, data-message objects). An integer quoted as a string is
-// taken for an int64 field only (JSON that keeps int64 exact).
+// taken for an int64 field only (JSON that keeps int64 exact), in the
+// form Options.Int64Strings writes: an optional '-', then digits without
+// a leading zero ("+5", "05" and "-0" are refused). A UUID is Kafka's 22
+// base64url characters, unpadded, as it prints one (or a [16]byte). A
+// float64 is a number float64 holds: one past its range (1e400), or
+// nonzero and so small it would be written as 0 (1e-400), is refused;
+// "NaN", "Infinity" and "-Infinity" are taken as strings. JSON text is
+// read as RFC 8259 says it is: UTF-8, with no lone surrogate escape
+// ("\ud800"); where encoding/json would read U+FFFD, Encode refuses,
+// naming the string's path, since the bytes written would not be the
+// text given.
 //
 // Fields left out take the schema's default; tagged fields left out stay
 // absent, and a tagged field given is written even when it holds its
@@ -62,6 +77,33 @@ var dataKeys = []string{"data", "version", "value", "warnings"}
 // valid names (see Lenient); a value of the wrong kind or Go type is an
 // *EncodeError naming its path and its type.
 func Encode(dst []byte, v any, o EncodeOptions) ([]byte, error) {
+	report := holdDropped(&o)
+	out, err := encodeAny(dst, v, o)
+	if err == nil {
+		report()
+	}
+	return out, err
+}
+
+// holdDropped holds back what Lenient drops (o.Dropped's calls) until the
+// encoding has succeeded, when the function it returns reports them, in
+// the order they were met: a call that fails reports nothing.
+func holdDropped(o *EncodeOptions) (report func()) {
+	if o.Dropped == nil || !o.Lenient {
+		return func() {}
+	}
+	to := o.Dropped
+	var paths []string
+	o.Dropped = func(path string) { paths = append(paths, path) }
+	return func() {
+		for _, p := range paths {
+			to(p)
+		}
+	}
+}
+
+// encodeAny is Encode, reporting what Lenient drops as it goes.
+func encodeAny(dst []byte, v any, o EncodeOptions) ([]byte, error) {
 	switch x := v.(type) {
 	case []byte:
 		p, err := parseJSON(x)
@@ -418,10 +460,20 @@ func (e *encoder) structValue(dst []byte, l *schema.Layout, obj map[string]any) 
 }
 
 // checkFields rejects keys of obj that are no field of l at this version,
-// naming the valid ones; the list is built only then.
+// naming the valid ones (the list is built only then). A name no version
+// of l knows is refused even with Lenient, which drops only the fields
+// of other versions (and _unknownTaggedFields where the version is not
+// flexible): one that is refused is named before those, and the first in
+// sorted order of its kind, so the error does not depend on the map's
+// order. What Lenient drops is reported in the layout's order, after
+// every check of the struct has passed.
 func (e *encoder) checkFields(l *schema.Layout, obj map[string]any) error {
+	var unknown, other string // the first (sorted) unknown name, and field of another version
+	var drop []string         // the fields of other versions, when any
+	tags := false             // _unknownTaggedFields at a version that is not flexible
 	for k := range obj {
-		if k == "_unknownTaggedFields" && e.flex {
+		if k == "_unknownTaggedFields" {
+			tags = !e.flex
 			continue
 		}
 		known, elsewhere := false, false
@@ -431,29 +483,79 @@ func (e *encoder) checkFields(l *schema.Layout, obj map[string]any) error {
 				elsewhere = true
 			}
 		}
-		if known {
-			continue
+		switch {
+		case known:
+		case !elsewhere:
+			if unknown == "" || k < unknown {
+				unknown = k
+			}
+		default:
+			if other == "" || k < other {
+				other = k
+			}
+			if e.o.Lenient {
+				drop = append(drop, k)
+			}
 		}
-		if elsewhere && e.o.Lenient {
-			if e.o.Dropped != nil {
+	}
+	switch {
+	case unknown != "":
+		return e.fieldError(l, unknown, "unknown field; ")
+	case other != "" && !e.o.Lenient:
+		return e.fieldError(l, other, "a field of v"+fieldVersions(l, other)+" only; ")
+	case tags && !e.o.Lenient:
+		return &EncodeError{Path: join(e.pathString(), "_unknownTaggedFields"), Msg: "expected no tagged fields (v" + strconv.Itoa(int(e.v)) + " is not a flexible version: it has none), found _unknownTaggedFields"}
+	}
+	if e.o.Dropped == nil || len(drop) == 0 && !tags {
+		return nil
+	}
+	for i := range l.Fields {
+		f := &l.Fields[i]
+		for j, k := range drop {
+			if k == f.JSON {
 				e.o.Dropped(join(e.pathString(), k))
-			}
-			continue
-		}
-		valid := make([]string, 0, len(l.Fields)+1)
-		for i := range l.Fields {
-			if f := &l.Fields[i]; f.Versions.Contains(e.v) {
-				valid = append(valid, f.JSON)
+				drop = append(drop[:j], drop[j+1:]...)
+				break
 			}
 		}
-		if e.flex {
-			valid = append(valid, "_unknownTaggedFields")
-		}
-		err := checkKeys(obj, e.pathString(), valid).(*EncodeError)
-		err.Msg += " (at v" + strconv.Itoa(int(e.v)) + ")"
-		return err
+	}
+	if tags {
+		e.o.Dropped(join(e.pathString(), "_unknownTaggedFields"))
 	}
 	return nil
+}
+
+// fieldError refuses key k of a struct of layout l, naming the fields
+// valid at the encoder's version: msg, then "valid here: ..." or, for a
+// struct with none at that version, "none is valid here".
+func (e *encoder) fieldError(l *schema.Layout, k, msg string) *EncodeError {
+	valid := make([]string, 0, len(l.Fields)+1)
+	for i := range l.Fields {
+		if f := &l.Fields[i]; f.Versions.Contains(e.v) {
+			valid = append(valid, f.JSON)
+		}
+	}
+	if e.flex {
+		valid = append(valid, "_unknownTaggedFields")
+	}
+	if len(valid) == 0 {
+		msg += "none is valid here"
+	} else {
+		msg += "valid here: " + strings.Join(valid, ", ")
+	}
+	return &EncodeError{Path: join(e.pathString(), k), Msg: msg + " (at v" + strconv.Itoa(int(e.v)) + ")"}
+}
+
+// fieldVersions says at which versions l has a field named k: "4+",
+// "0-3, 5+".
+func fieldVersions(l *schema.Layout, k string) string {
+	var out []string
+	for i := range l.Fields {
+		if f := &l.Fields[i]; f.JSON == k {
+			out = append(out, f.Versions.String())
+		}
+	}
+	return strings.Join(out, ", v")
 }
 
 // intValue reads an integer in [lo, hi] from JSON (a number, or its text in
@@ -476,6 +578,9 @@ func intOf(v any, lo, hi int64) (int64, *EncodeError) {
 	case string:
 		if hi < math.MaxInt64 {
 			return 0, &EncodeError{Msg: "expected an integer, found the string " + strconv.Quote(x) + " (only int64 values may be quoted)"}
+		}
+		if msg := rec.QuotedInt64(x); msg != "" {
+			return 0, &EncodeError{Msg: msg}
 		}
 		s = x // an int64 quoted, as JSON that keeps it exact writes it
 	case float64:
@@ -621,9 +726,12 @@ func (e *encoder) uuidValue(dst []byte, v any) ([]byte, error) {
 			return append(dst, x...), nil
 		}
 	case string:
-		b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(x, "="))
-		if err != nil || len(b) != 16 {
-			return nil, &EncodeError{Path: e.pathString(), Msg: "expected a UUID in Kafka's base64url form (22 characters), found " + strconv.Quote(x)}
+		// Exactly the 22 characters Kafka prints a UUID as (Uuid.toString):
+		// no padding, no bits past the 16 bytes, so the bytes written
+		// are the ones the text shows.
+		b, err := base64.RawURLEncoding.Strict().DecodeString(x)
+		if err != nil || len(x) != 22 || len(b) != 16 {
+			return nil, &EncodeError{Path: e.pathString(), Msg: "expected a UUID in Kafka's base64url form (22 characters, no padding), found " + strconv.Quote(x)}
 		}
 		return append(dst, b...), nil
 	}
@@ -729,7 +837,12 @@ func floatOf(v any) (float64, *EncodeError) {
 	case json.Number:
 		x, err := strconv.ParseFloat(string(t), 64)
 		if err != nil {
-			return 0, &EncodeError{Msg: "expected a float64, found " + string(t)}
+			return 0, &EncodeError{Msg: "expected a float64, found " + string(t) + " (beyond float64's range)"}
+		}
+		if x == 0 && nonzero(string(t)) {
+			// Written as 0, the number would not be the one given:
+			// refused, as one past the range is.
+			return 0, &EncodeError{Msg: "expected a float64, found " + string(t) + " (too small for float64: it would be written as 0)"}
 		}
 		return x, nil
 	case string:
@@ -747,6 +860,17 @@ func floatOf(v any) (float64, *EncodeError) {
 		return float64(i), nil
 	}
 	return 0, &EncodeError{Msg: "expected a number, found " + jsonKind(v)}
+}
+
+// nonzero reports whether the JSON number n has a nonzero digit before
+// its exponent.
+func nonzero(n string) bool {
+	for i := 0; i < len(n) && n[i] != 'e' && n[i] != 'E'; i++ {
+		if n[i] >= '1' && n[i] <= '9' {
+			return true
+		}
+	}
+	return false
 }
 
 // nested encodes a records field given as batches, or a consumer-protocol

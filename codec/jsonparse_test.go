@@ -3,10 +3,14 @@ package codec
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
@@ -18,7 +22,7 @@ func TestParseJSONAgreesWithEncodingJSON(t *testing.T) {
 	for _, s := range []string{
 		`{}`, `[]`, `null`, `true`, `false`, `0`, `-0.5e+10`, `123456789012345678901234567890`,
 		`{"a":[1,{"b":null}],"c":"x\"y\\z\/\b\f\n\r\t\u00e9\ud83d\ude00"}`,
-		` { "k" : [ 1 , 2 ] } `, `"\ud800"`, `"é"`,
+		` { "k" : [ 1 , 2 ] } `, `"é"`,
 	} {
 		got, err := parseJSON([]byte(s))
 		require.NoError(t, err, s)
@@ -32,6 +36,21 @@ func TestParseJSONAgreesWithEncodingJSON(t *testing.T) {
 		_, err := parseJSON([]byte(s))
 		require.Error(t, err, s)
 		require.Contains(t, err.Error(), "invalid JSON at byte")
+	}
+	// Where encoding/json reads U+FFFD, for bytes that are not UTF-8 and
+	// for half a surrogate pair, the encoder's text is refused: the bytes
+	// written would not be what it shows. The error names the string.
+	for s, msg := range map[string]string{
+		`"\ud800"`:                         `invalid JSON at byte 1: a lone surrogate \ud800 in a string (half of a UTF-16 pair without its other half: no character)`,
+		`{"a":["x","\udc00\ud800"]}`:       `invalid JSON at byte 11: a lone surrogate \udc00 in a string (half of a UTF-16 pair without its other half: no character) at a[1]`,
+		`{"a":{"b":"\ud83d\u0041"}}`:       `invalid JSON at byte 11: a lone surrogate \ud83d in a string (half of a UTF-16 pair without its other half: no character) at a.b`,
+		"{\"body\":{\"name\":\"a\xffb\"}}": `invalid JSON at byte 18: invalid UTF-8 (byte 0xff) in a string at body.name`,
+		"{\"k\xc3\":1}":                    `invalid JSON at byte 3: invalid UTF-8 (byte 0xc3) in a key`,
+	} {
+		_, err := parseJSON([]byte(s))
+		require.EqualError(t, err, msg, "%q", s)
+		_, _, err = jsontext.ParseNext([]byte(s))
+		require.EqualError(t, err, msg, "%q", s)
 	}
 	deep := make([]byte, 0, 5000)
 	for i := 0; i < 2000; i++ {
@@ -54,6 +73,23 @@ func FuzzParseJSON(f *testing.F) {
 		valid := json.Valid(b)
 		if err != nil && (strings.Contains(err.Error(), "nested too deeply") || valid && strings.Contains(err.Error(), ": duplicate key ")) {
 			return // refused on purpose: json.Valid takes a key twice
+		}
+		var se *jsontext.SyntaxError
+		if valid && errors.As(err, &se) {
+			// Refused on purpose too, where json.Valid takes them (and
+			// encoding/json reads U+FFFD): bytes that are not UTF-8, half
+			// a surrogate pair. The error must be at one.
+			switch {
+			case strings.Contains(se.Msg, "invalid UTF-8"):
+				if r, n := utf8.DecodeRune(b[se.Offset:]); r == utf8.RuneError && n <= 1 {
+					return
+				}
+			case strings.Contains(se.Msg, "a lone surrogate"):
+				if u, perr := strconv.ParseUint(string(b[se.Offset+2:se.Offset+6]), 16, 32); perr == nil && b[se.Offset] == '\\' && utf16.IsSurrogate(rune(u)) {
+					return
+				}
+			}
+			t.Fatalf("%q refused at byte %d, which is neither: %v", b, se.Offset, err)
 		}
 		if (err == nil) != valid {
 			t.Fatalf("disagree on %q: ours %v, json.Valid %v", b, err, valid)

@@ -43,6 +43,7 @@ func EncodeResponse(dst []byte, h RequestHeader, version int16, body map[string]
 	start := len(dst)
 	dst = append(dst, 0, 0, 0, 0)
 	dst = appendResponseHeader(dst, h.APIKey, version, h.CorrelationID)
+	report := holdDropped(&o)
 	out, err := encodeBody(dst, h.APIKey, version, true, body, o)
 	if err != nil {
 		return nil, err
@@ -52,5 +53,6 @@ func EncodeResponse(dst []byte, h RequestHeader, version int16, body map[string]
 		return nil, &EncodeError{Msg: "response of " + strconv.Itoa(n) + " bytes is too large for a frame"}
 	}
 	out[start], out[start+1], out[start+2], out[start+3] = byte(n>>24), byte(n>>16), byte(n>>8), byte(n)
+	report()
 	return out, nil
 }

@@ -387,6 +387,13 @@ func (w *walker) dataValue(n *tree.Node, name string, version int16, b []byte) {
 	// (A data message read alone is the frame's own fields: NestedNodes
 	// is MaxNodes, as nothing nested was met before it.)
 	w.err = w.dataFields(n, m, version, lv, b, 0, at, len(b), nil)
+	if w.err != nil && at == 0 && len(b) >= 2 && m.Valid.Contains(int16(uint16(b[0])<<8|uint16(b[1]))) {
+		// The commonest slip: bytes that start with their version (as
+		// Kafka writes consumer-protocol data), read with the zero
+		// Options.Version, which reads none.
+		w.err.Found += "; read as v" + decimal(int(version)) + " with no version first, as Options.Version " + decimal(int(version)) +
+			" says: bytes that start with their version (" + decimal(int(int16(uint16(b[0])<<8|uint16(b[1])))) + " here?) are read with Version: Any"
+	}
 	w.r.Off = n.End
 	w.s.end(n)
 }

@@ -8,7 +8,9 @@ import (
 )
 
 // runExample prints the example frame of an API, version and direction as
-// hex, then as value JSON: the frames the docs site draws.
+// hex, then as value JSON: the frames the docs site draws. The JSON is
+// what kwire decode prints for that hex: record keys and values read as
+// decode reads them by default (--payloads decoded, no schemas).
 func runExample(e *env, args []string) int {
 	api, v, response, code := messageArgs(e, "example", args, "kwire example ApiVersions", "kwire example Produce --version 0 --request", "kwire example Fetch --version 4 --response")
 	if code >= 0 {
@@ -19,7 +21,15 @@ func runExample(e *env, args []string) int {
 		fail(e, "%v", err)
 		return 1
 	}
-	f, err := codec.Decode(b, codec.Options{Response: response, APIKey: api.Key, Version: v})
+	pf := payloadFlags{mode: "decoded"}
+	hook, err := pf.hook()
+	if err != nil {
+		fail(e, "%v", err)
+		return 1
+	}
+	o := codec.Options{Response: response, APIKey: api.Key, Version: v}
+	pf.setOptions(&o, hook, false)
+	f, err := codec.Decode(b, o)
 	if err != nil {
 		fail(e, "%v", err)
 		return 1

@@ -1,9 +1,15 @@
 package main
 
 import (
+	"bytes"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/schema"
 )
 
 // kwire example takes --request (the default, said aloud) as well as
@@ -18,4 +24,39 @@ func TestExampleCLI(t *testing.T) {
 	out, errOut, code := runCLI(t, []string{"example", "Fetch", "--version", "2", "--response"}, nil)
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, out, `"magic": 1`)
+}
+
+// kwire example prints, for every API, version and direction, the JSON
+// kwire decode prints for its hex: record keys and values read alike
+// (a Produce request's JSON value with its "format" and "decoded").
+func TestExampleIsWhatDecodePrints(t *testing.T) {
+	run := func(cmd func(*env, []string) int, args ...string) string {
+		var out, errb bytes.Buffer
+		e := &env{stdin: bytes.NewReader(nil), stdout: &out, stderr: &errb}
+		require.Equal(t, 0, cmd(e, args), "%v: %s", args, errb.String())
+		require.Empty(t, errb.String(), "%v", args)
+		return out.String()
+	}
+	n := 0
+	for _, api := range schema.APIs() {
+		for _, response := range []bool{false, true} {
+			m, dir := api.Request, "--request"
+			if response {
+				m, dir = api.Response, "--response"
+			}
+			for v := m.Valid.Lo; v <= m.Valid.Hi; v++ {
+				if _, err := codec.ExampleFrame(api, v, response); err != nil {
+					continue
+				}
+				ver := strconv.Itoa(int(v))
+				hexLine, js, _ := strings.Cut(run(runExample, api.Name, "--version", ver, dir), "\n")
+				got := run(runDecode, "--api", api.Name, "--version", ver, dir, hexLine)
+				require.Equal(t, got, js, "%s v%d %s", api.Name, v, dir)
+				n++
+			}
+		}
+	}
+	require.Greater(t, n, 700)
+	js := run(runExample, "Produce", "--version", "9")
+	require.Contains(t, js, `"format": "json"`)
 }

@@ -3,6 +3,7 @@ package jsontext
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -14,6 +15,12 @@ const MaxDepth = 1000
 type SyntaxError struct {
 	Offset int // byte offset of the problem
 	Msg    string
+
+	// in, for a string's content refused (invalid UTF-8, a lone
+	// surrogate), is the path to the string, its steps gathered as the
+	// parse unwinds (the innermost first), written into Msg at the top.
+	in   []string
+	text bool
 }
 
 func (e *SyntaxError) Error() string {
@@ -22,22 +29,49 @@ func (e *SyntaxError) Error() string {
 
 // Parse reads one JSON value into generic form: objects as map[string]any,
 // arrays as []any, numbers as json.Number (their exact text), strings,
-// bools and nil. Invalid UTF-8 in strings becomes U+FFFD. It is a small
-// parser of its own rather than encoding/json's Decoder, whose reflection
-// would add a third of a megabyte to the WebAssembly build. Nesting deeper
-// than MaxDepth is refused, and so is an object with a key twice.
+// bools and nil. It is a small parser of its own rather than
+// encoding/json's Decoder, whose reflection would add a third of a
+// megabyte to the WebAssembly build. Nesting deeper than MaxDepth is
+// refused, and so is an object with a key twice.
+//
+// A string must be what JSON text is (RFC 8259 8.1): invalid UTF-8, and a
+// \u escape of half a UTF-16 surrogate pair without its other half
+// ("\ud800"), which stands for no character, are refused, where
+// encoding/json would read U+FFFD in their place: what the text is read
+// for (values to encode) would otherwise hold characters it does not
+// show. The error gives the byte and, in its message, the path to the
+// string ("topics[0].name").
 func Parse(js []byte) (any, error) {
-	p := jsonParser{b: js}
+	p := jsonParser{b: js, strict: true}
 	p.ws()
 	v, err := p.value(0)
 	if err != nil {
-		return nil, err
+		return nil, finish(err)
 	}
 	p.ws()
 	if p.i < len(p.b) {
 		return nil, p.fail("more than one value")
 	}
 	return v, nil
+}
+
+// finish writes the path a string's refused content was found at into
+// the error's message.
+func finish(err error) error {
+	se, ok := err.(*SyntaxError)
+	if !ok || !se.text || len(se.in) == 0 {
+		return err
+	}
+	var path []byte
+	for i := len(se.in) - 1; i >= 0; i-- {
+		path = append(path, se.in[i]...)
+	}
+	if len(path) > 0 && path[0] == '.' {
+		path = path[1:]
+	}
+	se.Msg += " at " + string(path)
+	se.in = nil
+	return se
 }
 
 // ParseNext reads the first JSON value of js, after any white space, as
@@ -51,12 +85,15 @@ func Parse(js []byte) (any, error) {
 // in "00" or "1c" (a line of hex) the value does not end where the
 // stream's next one could start, and that byte is the error.
 func ParseNext(js []byte) (v any, n int, err error) {
-	p := jsonParser{b: js}
+	p := jsonParser{b: js, strict: true}
 	p.ws()
 	start := p.i
 	v, err = p.value(0)
-	if err != nil || p.i == len(p.b) {
-		return v, p.i, err
+	if err != nil {
+		return v, p.i, finish(err)
+	}
+	if p.i == len(p.b) {
+		return v, p.i, nil
 	}
 	switch c := js[start]; c {
 	case '{', '[', '"':
@@ -74,9 +111,10 @@ func ParseNext(js []byte) (v any, n int, err error) {
 	return v, p.i, nil
 }
 
-// Unquote reads one JSON string, q with its quotes, as Parse reads the
-// strings in a text (escapes decoded, invalid UTF-8 and lone surrogates
-// as U+FFFD).
+// Unquote reads one JSON string, q with its quotes, as a reader of JSON
+// it did not write must (escapes decoded, and, where Parse refuses them,
+// invalid UTF-8 and lone surrogates read as U+FFFD, as encoding/json
+// reads them): a record payload's JSON is shown, never refused.
 func Unquote(q []byte) (string, error) {
 	p := jsonParser{b: q}
 	if len(q) == 0 || q[0] != '"' {
@@ -90,8 +128,24 @@ func Unquote(q []byte) (string, error) {
 }
 
 type jsonParser struct {
-	b []byte
-	i int
+	b      []byte
+	i      int
+	strict bool // refuse invalid UTF-8 and lone surrogates in strings (Parse)
+}
+
+// textError refuses a string's content at byte at: the path to the string
+// is added as the parse unwinds.
+func textError(at int, msg string) *SyntaxError {
+	return &SyntaxError{Offset: at, Msg: msg, text: true}
+}
+
+// within adds a step of the path to err, a string's content refused
+// inside the value it unwinds through.
+func within(err error, step string) error {
+	if se, ok := err.(*SyntaxError); ok && se.text {
+		se.in = append(se.in, step)
+	}
+	return err
 }
 
 func (p *jsonParser) fail(msg string) error {
@@ -133,6 +187,9 @@ func (p *jsonParser) value(depth int) (any, error) {
 			at := p.i
 			k, err := p.str()
 			if err != nil {
+				if se, ok := err.(*SyntaxError); ok && se.text {
+					se.Msg = strings.Replace(se.Msg, " in a string", " in a key", 1)
+				}
 				return nil, err
 			}
 			if _, dup := obj[k]; dup {
@@ -148,7 +205,7 @@ func (p *jsonParser) value(depth int) (any, error) {
 			p.ws()
 			v, err := p.value(depth + 1)
 			if err != nil {
-				return nil, err
+				return nil, within(err, "."+k)
 			}
 			obj[k] = v
 			p.ws()
@@ -174,7 +231,7 @@ func (p *jsonParser) value(depth int) (any, error) {
 			p.ws()
 			v, err := p.value(depth + 1)
 			if err != nil {
-				return nil, err
+				return nil, within(err, "["+strconv.Itoa(len(arr))+"]")
 			}
 			arr = append(arr, v)
 			p.ws()
@@ -274,6 +331,9 @@ func (p *jsonParser) str() (string, error) {
 			if utf8.Valid(s) {
 				return string(s), nil
 			}
+			if p.strict {
+				return "", invalidUTF8(p.b, start)
+			}
 			return string([]rune(string(s))), nil // invalid bytes become U+FFFD
 		}
 		if c == '\\' || c < 0x20 {
@@ -288,6 +348,9 @@ func (p *jsonParser) str() (string, error) {
 		case c == '"':
 			p.i++
 			if !utf8.Valid(out) {
+				if p.strict {
+					return "", invalidUTF8(p.b, start)
+				}
 				return string([]rune(string(out))), nil
 			}
 			return string(out), nil
@@ -318,6 +381,7 @@ func (p *jsonParser) str() (string, error) {
 		case 't':
 			out = append(out, '\t')
 		case 'u':
+			esc := p.i - 2
 			r, ok := p.hex4()
 			if !ok {
 				return "", p.fail("bad \\u escape")
@@ -337,6 +401,9 @@ func (p *jsonParser) str() (string, error) {
 						p.i = save
 					}
 				}
+				if r2 == utf8.RuneError && p.strict {
+					return "", textError(esc, "a lone surrogate "+string(p.b[esc:esc+6])+" in a string (half of a UTF-16 pair without its other half: no character)")
+				}
 				r = r2
 			}
 			out = utf8.AppendRune(out, r)
@@ -345,6 +412,20 @@ func (p *jsonParser) str() (string, error) {
 		}
 	}
 	return "", p.fail("unterminated string")
+}
+
+// invalidUTF8 refuses the string whose content starts at start: at its
+// first byte that is not UTF-8.
+func invalidUTF8(b []byte, start int) *SyntaxError {
+	i := start
+	for i < len(b) {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size <= 1 {
+			break
+		}
+		i += size
+	}
+	return textError(i, "invalid UTF-8 (byte 0x"+strconv.FormatUint(uint64(b[i]), 16)+") in a string")
 }
 
 func (p *jsonParser) hex4() (rune, bool) {

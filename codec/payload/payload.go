@@ -4,8 +4,14 @@
 // Avro, Protobuf and JSON Schema data decoded through the schema the
 // record names.
 //
-// It is pure: schemas come from a Source the caller gives (a registry
-// client or a folder, in internal/registry), and the package does no I/O.
+// It is pure: schemas come from a Source the caller gives, and the
+// package does no I/O. A Source is two methods (SchemaByID, SchemaFor):
+// a program implements them over its own schema registry client, a map
+// of schemas it holds, or files it reads; kwire's own sources (a
+// Confluent-compatible registry client and a folder of schema files) are
+// internal to the kwire command and cannot be imported. Without a Source
+// (nil), text and JSON are still read, and framed payloads keep their
+// schema id.
 // Each payload is decoded twice over at once: into value JSON, appended
 // to the caller's buffer, and, when a slab is given, into tree nodes
 // whose [Start, End) spans cover every byte of the payload, so a view can

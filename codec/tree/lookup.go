@@ -13,7 +13,12 @@ import (
 // field by its JSON name ("topicId", "errorCode"), the parts of record
 // batches, records and messages by theirs ("baseOffset", "key",
 // "headers"), the frame's parts "size", "header" and "body". (Node.Name
-// holds Kafka's name of a field, "TopicId", for display.)
+// holds Kafka's name of a field, "TopicId", for display.) Value JSON's
+// names that no bytes hold have no node: a record's "offset" (the record
+// node's Int) and "timestamp" (in its batch's Value), a batch's
+// "_sizeInBytes" and the like; the framing Encode computes has nodes
+// that value JSON leaves out: "batchLength", "recordCount", a record's
+// "length", a message's "messageSize".
 
 // Get returns the child of n that holds the value named name, looking
 // inside n's tagged-field section too, or nil. A wrapper message's
@@ -51,26 +56,36 @@ func (n *Node) name() string {
 }
 
 // Elems iterates over the items of the list n holds, as value JSON lists
-// them: an array's elements, a records field's or message set's entries
-// (batches, messages, bytes left undecoded), a batch's records (inside
-// their decompressed buffer when compressed), a record's headers.
+// them: an array's elements (a record's "headers" among them), a records
+// field's or message set's entries (batches, messages, bytes left
+// undecoded; a wrapper message's "messages", as Get gives them), the
+// records of a batch's "records" (inside their decompressed buffer when
+// compressed). A node value JSON shows as an object or a single value
+// holds no list: a struct, a batch, a message, a record, a header, a key
+// or value (whatever nodes a payload reader hung under it), so Elems of
+// a batch yields nothing: its records are Get("records").Elems().
 func (n *Node) Elems() iter.Seq2[int, *Node] {
 	return func(yield func(int, *Node) bool) {
 		if n == nil {
 			return
 		}
 		kids := n.Children
-		if len(kids) == 1 && kids[0].Name == "inflated" {
+		onlyRecords := n.Role == RoleRecord && n.Kind == schema.Records // a batch's records: JSON lists only the records
+		entries := !onlyRecords && (n.Kind == schema.Records || n.inflated())
+		headers := n.Role == RoleRecord && n.Kind == schema.Array && n.Name == "headers" // a record's headers
+		if (entries || onlyRecords) && len(kids) == 1 && kids[0].Name == "inflated" {
 			kids = kids[0].Children
 		}
-		onlyRecords := n.Role == RoleRecord && n.Name == "records" // a batch's records: JSON lists only the records
 		i := 0
 		for _, c := range kids {
 			switch {
 			case c.Role == RoleElement:
-			case onlyRecords && c.Name != "record":
-				continue
-			case c.Role == RoleRecord || c.Role == RoleRaw:
+			case onlyRecords:
+				if c.Name != "record" {
+					continue
+				}
+			case entries && (c.Role == RoleRecord || c.Role == RoleRaw):
+			case headers && c.Role == RoleRecord:
 			default:
 				continue
 			}
@@ -80,6 +95,13 @@ func (n *Node) Elems() iter.Seq2[int, *Node] {
 			i++
 		}
 	}
+}
+
+// inflated reports whether n is the records reader's node of
+// decompressed bytes ("gzip inflated"), not a payload's member of that
+// name.
+func (n *Node) inflated() bool {
+	return n.Role == RoleRecord && n.Name == "inflated" && strings.HasSuffix(n.Type, " inflated")
 }
 
 // Elem returns item i of the list n holds (see Elems), or nil.
@@ -147,7 +169,11 @@ func (n *Node) Lookup(path string) (*Node, error) {
 			}
 			next := cur.Get(path[i:j])
 			if next == nil {
-				return fail("no " + strconv.Quote(path[i:j]) + " (there: " + strings.Join(cur.names(), ", ") + ")")
+				why := ""
+				if name := path[i:j]; cur.Type == "Record" && (name == "offset" || name == "timestamp") {
+					why = "a record's offset and timestamp are no bytes of its own: its Int is its offset, its batch's Value gives both; "
+				}
+				return fail("no " + strconv.Quote(path[i:j]) + " (" + why + "there: " + strings.Join(cur.names(), ", ") + ")")
 			}
 			cur, done = next, path[:j]
 			i = j
@@ -169,61 +195,4 @@ func (n *Node) names() []string {
 		}
 	}
 	return out
-}
-
-// Value returns n's value as Go values, the ones codec.Encode takes back:
-// int64 for every integer kind, bool, float64, string, []byte for bytes
-// and records (their raw bytes, even when decoded), [16]byte for a UUID,
-// []any for an array, map[string]any keyed by JSON name for a struct (its
-// tagged fields included, and its unknown tags as "_unknownTaggedFields",
-// a list of {"tag", "data"}, as value JSON has them), and nil for a null.
-// Its []byte values are Raw, sharing the decoded bytes' memory: copy what
-// is kept after that memory is reused.
-func (n *Node) Value() any {
-	if n == nil || n.Null {
-		return nil
-	}
-	switch n.Kind {
-	case schema.Bool:
-		return n.Int != 0
-	case schema.Int8, schema.Int16, schema.Uint16, schema.Int32, schema.Uint32, schema.Int64:
-		return n.Int
-	case schema.Float64:
-		return n.Float
-	case schema.String:
-		return string(n.Raw)
-	case schema.Bytes, schema.Records:
-		return n.Raw
-	case schema.UUID:
-		var u [16]byte
-		copy(u[:], n.Raw)
-		return u
-	case schema.Array:
-		out := make([]any, 0, len(n.Children))
-		for _, c := range n.Elems() {
-			out = append(out, c.Value())
-		}
-		return out
-	}
-	out := map[string]any{}
-	n.fields(out)
-	return out
-}
-
-// fields puts the values of n's field children (and its tagged fields')
-// into out.
-func (n *Node) fields(out map[string]any) {
-	for _, c := range n.Children {
-		switch {
-		case c.Role == RoleTags:
-			c.fields(out)
-		case c.Field != nil && c.Role == RoleField && c.Flags&Broken == 0:
-			out[c.Field.JSON] = c.Value()
-		case c.Role == RoleRecord && c.Name != "raw":
-			out[c.Name] = c.Value()
-		case c.Role == RoleUnknownTag:
-			u, _ := out["_unknownTaggedFields"].([]any)
-			out["_unknownTaggedFields"] = append(u, map[string]any{"tag": c.Int, "data": c.Raw})
-		}
-	}
 }

@@ -152,7 +152,8 @@ func TestGet(t *testing.T) {
 
 // Elem, Elems and Count list what value JSON lists: array elements; a
 // records field's batches, messages and raw rest; a batch's records only
-// (inside "inflated" when compressed).
+// (inside "inflated" when compressed); a record's headers; a wrapper's
+// messages. A batch, record or header, objects in value JSON, list none.
 func TestElem(t *testing.T) {
 	f := frame()
 	topics := f.Get("body").Get("topics")
@@ -169,18 +170,40 @@ func TestElem(t *testing.T) {
 	}
 	require.Equal(t, []int{13, 25}, starts)
 
-	rec := func(start int) *Node { return node("record", RoleRecord, start, start+10) }
-	batchRecords := node("records", RoleRecord, 61, 100, node("inflated", RoleRecord, 0, 30, rec(0), rec(10), node("partial", RoleRaw, 20, 30)))
+	kind := func(n *Node, k schema.Kind) *Node { n.Kind = k; return n }
+	leaf := func(name string, start, end int) *Node { return kind(node(name, RoleRecord, start, end), schema.Int32) }
+	header := func(start int) *Node {
+		return kind(node("header", RoleRecord, start, start+4, leaf("key", start, start+2), leaf("value", start+2, start+4)), schema.Struct)
+	}
+	headers := kind(node("headers", RoleRecord, 0, 9, header(1), header(5)), schema.Array)
+	require.Equal(t, 5, headers.Elem(1).Start, "a record's header i")
+	require.Equal(t, 2, headers.Count())
+	rec := func(start int) *Node {
+		return kind(node("record", RoleRecord, start, start+10, leaf("length", start, start+1), leaf("attributes", start+1, start+2), headers), schema.Struct)
+	}
+	batchRecords := kind(node("records", RoleRecord, 61, 100, node("inflated", RoleRecord, 0, 30, rec(0), rec(10), node("partial", RoleRaw, 20, 30))), schema.Records)
 	require.Equal(t, 10, batchRecords.Elem(1).Start, "inside inflated")
 	require.Nil(t, batchRecords.Elem(2), "a batch's records list records only")
 	require.Equal(t, 2, batchRecords.Count())
+	batch := kind(node("batch", RoleRecord, 0, 80, leaf("baseOffset", 0, 8), leaf("batchLength", 8, 12), batchRecords), schema.Struct)
 
-	recordsField := field("Records", "records", 0, 100, node("batch", RoleRecord, 0, 80), node("raw", RoleRaw, 80, 100))
+	recordsField := kind(field("Records", "records", 0, 100, batch, node("raw", RoleRaw, 80, 100)), schema.Records)
 	require.Equal(t, 80, recordsField.Elem(1).Start, "bytes left undecoded are an entry")
 	require.Equal(t, 2, recordsField.Count())
 
-	headers := node("headers", RoleRecord, 0, 9, node("count", RoleField, 0, 1), node("header", RoleRecord, 1, 5), node("header", RoleRecord, 5, 9))
-	require.Equal(t, 5, headers.Elem(1).Start, "a record's header i")
+	// What value JSON shows as an object holds no list: a batch's records
+	// are its "records", a record's headers its "headers".
+	for _, n := range []*Node{batch, rec(0), header(0), batch.Get("baseOffset")} {
+		require.Zero(t, n.Count(), n.Name)
+		require.Nil(t, n.Elem(0), n.Name)
+	}
+	require.Equal(t, 2, batch.Get("records").Count())
+	require.Equal(t, 2, rec(0).Get("headers").Count())
+	inflated := node("inflated", RoleRecord, 0, 30, kind(node("message", RoleRecord, 0, 20, leaf("offset", 0, 8)), schema.Struct))
+	inflated.Type = "gzip inflated"
+	msg := kind(node("message", RoleRecord, 0, 60, leaf("offset", 0, 8), kind(node("value", RoleRecord, 30, 60, inflated), schema.Bytes)), schema.Struct)
+	require.Zero(t, msg.Count())
+	require.Equal(t, 1, msg.Get("messages").Count(), "a wrapper's messages")
 }
 
 func TestLookup(t *testing.T) {
@@ -223,4 +246,18 @@ func TestLookup(t *testing.T) {
 		_, err := f.Lookup(path)
 		require.EqualError(t, err, msg)
 	}
+}
+
+// A payload reader's nodes keep their own values: a JSON member named
+// "record" or "batch" is no Kafka record or batch (the records reader's
+// are told by their types).
+func TestValuePayloadNamesLikeRecords(t *testing.T) {
+	num := node("qty", RoleRecord, 5, 6)
+	num.Kind, num.Int = schema.Int64, 2
+	obj := node("record", RoleRecord, 0, 10, num)
+	obj.Kind, obj.Type = schema.Struct, "json object"
+	require.Equal(t, map[string]any{"qty": int64(2)}, obj.Value())
+	obj.Name = "batch"
+	require.Equal(t, map[string]any{"qty": int64(2)}, obj.Value())
+	require.Zero(t, obj.Count())
 }

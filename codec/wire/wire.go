@@ -10,9 +10,17 @@
 // and the record format); a signed one is zig-zag encoded first (0, -1, 1,
 // -2 ... become 0, 1, 2, 3 ...).
 //
-// Reading never panics and never reads past its bytes: a value that does
-// not fit is an *Error at its offset, whose cause is ErrShort, or
-// ErrVarint for a varint longer than its form allows.
+// Reading never panics and never reads past its bytes. Uvarint, Varint
+// and Varlong report a varint the bytes end inside (n 0) or one longer
+// than its form allows (n -1) by their results, SizePrefix and SplitFrame
+// bytes that hold no size or frame by ok, ReadFrame a size it refuses by
+// an *Error at offset 0. Package codec reads whole frames with a reader
+// of its own over these: a value that does not fit is a
+// *codec.DecodeError whose cause is ErrShort (errors.Is finds it, through
+// an *Error at the value's offset), or ErrVarint for a varint longer than
+// its form allows. Each varint writer's pair is the reader of that name;
+// a fixed-width writer's is encoding/binary's big-endian reader
+// (binary.BigEndian.Uint32 and the like).
 package wire
 
 import (
@@ -66,8 +74,8 @@ func uvarint(b []byte, max int) (v uint64, n int, minimal bool) {
 }
 
 // Uvarint decodes an unsigned 32-bit varint (at most 5 bytes) from the
-// start of b without a Reader, for loops that track their own offsets (the
-// records parser). n is the bytes read, 0 when b ends first, -1 when the
+// start of b, for loops that track their own offsets (the records
+// parser). n is the bytes read, 0 when b ends first, -1 when the
 // varint is longer than 5 bytes; minimal is false for a varint written in
 // more bytes than its value needs or with bits beyond 32, which decodes but
 // does not re-encode to the same bytes.
@@ -100,36 +108,36 @@ func AppendBool(dst []byte, v bool) []byte {
 	return append(dst, 0)
 }
 
-// AppendInt8 appends v as one byte, the pair of Reader.Int8.
+// AppendInt8 appends v as one byte.
 func AppendInt8(dst []byte, v int8) []byte { return append(dst, byte(v)) }
 
-// AppendInt16 appends v as 2 bytes, big-endian, the pair of Reader.Int16.
+// AppendInt16 appends v as 2 bytes, big-endian.
 func AppendInt16(dst []byte, v int16) []byte { return binary.BigEndian.AppendUint16(dst, uint16(v)) }
 
-// AppendUint16 appends v as 2 bytes, big-endian, the pair of Reader.Uint16.
+// AppendUint16 appends v as 2 bytes, big-endian.
 func AppendUint16(dst []byte, v uint16) []byte { return binary.BigEndian.AppendUint16(dst, v) }
 
-// AppendInt32 appends v as 4 bytes, big-endian, the pair of Reader.Int32.
+// AppendInt32 appends v as 4 bytes, big-endian.
 func AppendInt32(dst []byte, v int32) []byte { return binary.BigEndian.AppendUint32(dst, uint32(v)) }
 
-// AppendUint32 appends v as 4 bytes, big-endian, the pair of Reader.Uint32.
+// AppendUint32 appends v as 4 bytes, big-endian.
 func AppendUint32(dst []byte, v uint32) []byte { return binary.BigEndian.AppendUint32(dst, v) }
 
-// AppendInt64 appends v as 8 bytes, big-endian, the pair of Reader.Int64.
+// AppendInt64 appends v as 8 bytes, big-endian.
 func AppendInt64(dst []byte, v int64) []byte { return binary.BigEndian.AppendUint64(dst, uint64(v)) }
 
-// AppendFloat64 appends v's IEEE 754 bits as 8 bytes, big-endian, the pair
-// of Reader.Float64.
+// AppendFloat64 appends v's IEEE 754 bits as 8 bytes, big-endian
+// (math.Float64frombits of binary.BigEndian.Uint64 reads it back).
 func AppendFloat64(dst []byte, v float64) []byte {
 	return binary.BigEndian.AppendUint64(dst, math.Float64bits(v))
 }
 
 // AppendUvarint appends v as an unsigned varint in the fewest bytes (1 to
-// 5), the pair of Reader.Uvarint.
+// 5), the pair of Uvarint.
 func AppendUvarint(dst []byte, v uint32) []byte { return AppendUvarlong(dst, uint64(v)) }
 
 // AppendUvarlong appends v as an unsigned varint in the fewest bytes (1 to
-// 10), the pair of Reader.Uvarlong.
+// 10), as Kafka writes an unsigned varlong (binary.Uvarint reads it back).
 func AppendUvarlong(dst []byte, v uint64) []byte {
 	for v >= 0x80 {
 		dst = append(dst, byte(v)|0x80)
@@ -139,13 +147,13 @@ func AppendUvarlong(dst []byte, v uint64) []byte {
 }
 
 // AppendVarint appends v zig-zag encoded as a varint (1 to 5 bytes), the
-// pair of Reader.Varint.
+// pair of Varint.
 func AppendVarint(dst []byte, v int32) []byte {
 	return AppendUvarlong(dst, uint64(uint32(v<<1)^uint32(v>>31)))
 }
 
 // AppendVarlong appends v zig-zag encoded as a varint (1 to 10 bytes),
-// the pair of Reader.Varlong.
+// the pair of Varlong.
 func AppendVarlong(dst []byte, v int64) []byte {
 	return AppendUvarlong(dst, uint64(v<<1)^uint64(v>>63))
 }

@@ -1,7 +1,10 @@
 // Package decompress holds the decompressors of Kafka's record batches
 // and message sets (gzip, snappy in both framings, lz4, zstd), bounded by
 // a limit on what they produce, and what the encoder shares with them
-// (the lz4 header checksum). codec/records decompresses through Into.
+// (the lz4 header checksum). codec/internal/rec decompresses through
+// Into, and says what is wrong with an lz4 frame's header checksum for
+// its entry's magic through LZ4ChecksumWarning (Into cannot: it does not
+// know the magic, and its warnings are the decompressors' own).
 //
 // The browser's kwire.wasm is built with the tag kwire_hostinflate: Into
 // then asks the page for the bytes (host_js.go), and the page runs these
@@ -96,24 +99,41 @@ func LZ4HeaderEnd(src []byte) int {
 	return hc
 }
 
-// zstdRatio bounds what one byte of a zstd frame can decode to: a
-// 4-byte RLE block stands for at most 128 KiB.
-// LZ4OldChecksum is the warning for an lz4 frame whose header checksum
-// covers the magic number too, with the checksum byte's offset and the
-// right checksum; "" when the header is as the format says.
-func LZ4OldChecksum(src []byte) (warn string, hc int, good byte) {
+// lz4OldChecksum reads the header checksum of an lz4 frame: hc is the
+// checksum byte's offset and good the checksum the format defines (over
+// the frame descriptor); old says the byte is instead the checksum over
+// the magic number too, which Kafka's KafkaLZ4BlockOutputStream writes
+// for magic 0 (useBrokenFlagDescriptorChecksum). hc is 0 when src is no
+// lz4 frame.
+func lz4OldChecksum(src []byte) (hc int, good byte, old bool) {
 	if hc = LZ4HeaderEnd(src); hc > 0 {
 		good = byte(XXH32(src[4:hc]) >> 8)
-		old := byte(XXH32(src[:hc]) >> 8)
-		if src[hc] != good && src[hc] == old {
-			// Kafka before KIP-57 (magic 0 messages) hashed the frame
-			// descriptor together with the magic number.
-			return "lz4 frame header checksum computed over the magic number too (old Kafka clients, magic 0): accepted", hc, good
-		}
+		return hc, good, src[hc] != good && src[hc] == byte(XXH32(src[:hc])>>8)
 	}
-	return "", 0, 0
+	return 0, 0, false
 }
 
+// LZ4ChecksumWarning is the warning, "" when there is none, for the lz4
+// frame src compressing an entry of magic (0 and 1: a wrapper message, 2:
+// a record batch). Both header checksums decode (lz4 and Kafka's readers
+// of old accepted either), but only one is right for each magic: Kafka
+// writes magic 0 frames with the checksum over the magic number too and
+// its reader ignores their checksum (KafkaLZ4BlockInputStream's
+// ignoreFlagDescriptorChecksum), so at magic 0 neither form is worth a
+// warning; at magic 1 and 2 it writes the checksum the format defines
+// and its reader refuses any other, so the old one there is a warning.
+func LZ4ChecksumWarning(src []byte, magic int8) string {
+	if magic == 0 {
+		return ""
+	}
+	if _, _, old := lz4OldChecksum(src); old {
+		return "lz4 frame header checksum computed over the magic number too, which Kafka writes only for magic 0 (its reader refuses it at magic " + itoa(int(magic)) + "): accepted"
+	}
+	return ""
+}
+
+// zstdRatio bounds what one byte of a zstd frame can decode to: a
+// 4-byte RLE block stands for at most 128 KiB.
 const zstdRatio = 1 << 15
 
 // zstdBlockMax is the most one zstd block decodes to (RFC 8878 3.1.1.2.4).

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/pierrec/lz4/v4"
@@ -34,7 +35,7 @@ func lz4Reader(src []byte, limit int) ([]byte, error) {
 // checksums, blocks stored uncompressed (random bytes) and several blocks
 // to a frame, decode through lz4Blocks to what the streaming reader
 // makes; so does a frame whose header checksum covers the magic number
-// (old Kafka clients), with its warning.
+// (Kafka's for magic 0), without a warning of the decompressor's own.
 func TestLZ4Blocks(t *testing.T) {
 	text := benchRecords()
 	noise := make([]byte, 300<<10)
@@ -62,11 +63,46 @@ func TestLZ4Blocks(t *testing.T) {
 	hc := LZ4HeaderEnd(old)
 	old[hc] = byte(XXH32(old[:hc]) >> 8)
 	out, warn, _, err := Into(nil, CodecLZ4, old, 32<<20)
-	if err != nil || warn == "" || !bytes.Equal(out, text) {
+	if err != nil || warn != "" || !bytes.Equal(out, text) {
 		t.Fatalf("old header checksum: %v %q", err, warn)
 	}
 	if _, ok := lz4Blocks(nil, old, 32<<20, true); !ok {
 		t.Fatal("an old header checksum is read by lz4Blocks")
+	}
+}
+
+// Kafka writes an lz4 frame's header checksum over the magic number too
+// for magic 0 (KafkaLZ4BlockOutputStream's useBrokenFlagDescriptorChecksum)
+// and ignores it when reading magic 0 (KafkaLZ4BlockInputStream's
+// ignoreFlagDescriptorChecksum); for magic 1 and 2 it writes the
+// format's and refuses any other. So only the old checksum at magic 1 or
+// 2 is worth a warning, and both forms decode.
+func TestLZ4ChecksumWarning(t *testing.T) {
+	good := lz4Frame(t, benchRecords())
+	hc := LZ4HeaderEnd(good)
+	old := append([]byte(nil), good...)
+	old[hc] = byte(XXH32(old[:hc]) >> 8)
+	if old[hc] == good[hc] {
+		t.Fatal("the two checksums agree on this header")
+	}
+	for _, c := range []struct {
+		src   []byte
+		magic int8
+		warn  bool
+	}{{good, 0, false}, {old, 0, false}, {good, 1, false}, {old, 1, true}, {good, 2, false}, {old, 2, true}} {
+		w := LZ4ChecksumWarning(c.src, c.magic)
+		if (w != "") != c.warn {
+			t.Errorf("magic %d, old checksum %v: warning %q", c.magic, c.src[hc] != good[hc], w)
+		}
+		if c.warn && !strings.Contains(w, "lz4 frame header checksum computed over the magic number too, which Kafka writes only for magic 0") {
+			t.Errorf("warning %q", w)
+		}
+		if _, warn, _, err := Into(nil, CodecLZ4, c.src, 32<<20); err != nil || warn != "" {
+			t.Errorf("Into: %v %q", err, warn)
+		}
+	}
+	if w := LZ4ChecksumWarning([]byte("not lz4 at all"), 1); w != "" {
+		t.Errorf("not lz4: %q", w)
 	}
 }
 

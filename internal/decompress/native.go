@@ -26,7 +26,7 @@ func decode(dst []byte, codec int, src []byte, limit int) (out []byte, warn stri
 	case CodecSnappy:
 		out, err = unsnappy(dst, src, limit)
 	case CodecLZ4:
-		out, warn, err = unlz4(dst, src, limit)
+		out, err = unlz4(dst, src, limit)
 	case CodecZstd:
 		out, err = unzstd(dst, src, limit)
 	default:
@@ -207,16 +207,18 @@ var lz4Pool sync.Pool
 // The streaming reader decodes each block into a buffer of the frame's
 // declared block size (4 MiB as the clients write them), then copies it
 // out: a quarter of kwire log's time on an lz4 segment, and its largest
-// buffers.
-func unlz4(dst, src []byte, limit int) ([]byte, string, error) {
-	warn, hc, good := LZ4OldChecksum(src)
-	if out, ok := lz4Blocks(dst, src, limit, warn != ""); ok {
-		return out, warn, nil
+// buffers. Either header checksum is taken, the format's or Kafka's over
+// the magic number too; which one is right for the entry it compresses
+// is LZ4ChecksumWarning's to say.
+func unlz4(dst, src []byte, limit int) ([]byte, error) {
+	hc, good, old := lz4OldChecksum(src)
+	if out, ok := lz4Blocks(dst, src, limit, old); ok {
+		return out, nil
 	} else if cap(out) > cap(dst) {
 		dst = out[:0] // the bigger buffer it made, for the reader
 	}
 	var r io.Reader = bytes.NewReader(src)
-	if warn != "" {
+	if old {
 		fixed := make([]byte, hc+1)
 		copy(fixed, src[:hc])
 		fixed[hc] = good
@@ -231,7 +233,7 @@ func unlz4(dst, src []byte, limit int) ([]byte, string, error) {
 	out, err := readLimited(dst, zr, src, limit)
 	zr.Reset(nil)
 	lz4Pool.Put(zr)
-	return out, warn, err
+	return out, err
 }
 
 // lz4Ratio bounds what one byte of an lz4 block decodes to: a match
@@ -246,7 +248,7 @@ const lz4Ratio = 255
 // buffer grows from the compressed size and what each block can make at
 // most (its size times lz4Ratio, the frame's block size, limit), never
 // from a size the frame declares alone. oldSum accepts a header checksum
-// over the magic number too (LZ4OldChecksum).
+// over the magic number too (lz4OldChecksum).
 func lz4Blocks(dst, src []byte, limit int, oldSum bool) (out []byte, ok bool) {
 	out = dst[:0]
 	hc := LZ4HeaderEnd(src)

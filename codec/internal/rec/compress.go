@@ -30,7 +30,9 @@ func CodecName(c int) string {
 // data declares (gzip's ISIZE, lz4's content size, snappy's decoded
 // length, zstd's frame content size) are never trusted for an allocation
 // beyond what that many compressed bytes could really hold. warn is set
-// for accepted quirks (the old Kafka lz4 header checksum). The last
+// for accepted quirks a decompressor says (an lz4 header checksum, right
+// or wrong for its entry's magic, is not one: decompress.
+// LZ4ChecksumWarning judges it where the magic is known). The last
 // argument is unused (it sized decoder pools once).
 func inflate(codec int, src []byte, limit, _ int) (out []byte, warn string, err error) {
 	out, warn, _, err = inflateInto(nil, codec, src, limit)

@@ -15,8 +15,9 @@ import (
 	"github.com/kwire/kwire/internal/decompress"
 )
 
-// deflate compresses src with codec. magic0 selects the old Kafka lz4 header
-// checksum that magic 0 readers expect.
+// deflate compresses src with codec. magic0 selects the lz4 header
+// checksum Kafka writes for magic 0 (over the magic number too,
+// KafkaLZ4BlockOutputStream's useBrokenFlagDescriptorChecksum).
 func deflate(codec int, src []byte, magic0 bool) ([]byte, error) {
 	switch codec {
 	case CodecGzip:

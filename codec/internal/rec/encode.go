@@ -360,6 +360,9 @@ func intRead(v any, lo, hi int64) (int64, string) {
 		if hi < math.MaxInt64 {
 			return 0, "expected an integer, found the string " + strconv.Quote(x) + " (only int64 values may be quoted)"
 		}
+		if msg := QuotedInt64(x); msg != "" {
+			return 0, msg
+		}
 		i, err := strconv.ParseInt(x, 10, 64)
 		if err != nil && !errors.Is(err, strconv.ErrRange) {
 			return 0, "expected an integer, found " + strconv.Quote(x)
@@ -391,6 +394,30 @@ func intRead(v any, lo, hi int64) (int64, string) {
 		return 0, rangeMsg(lo, hi, s+" (Go "+GoTypeName(v)+")")
 	}
 	return i, ""
+}
+
+// QuotedInt64 says what is wrong with s as a quoted int64, "" when
+// nothing is: it is taken only as Int64Strings writes one
+// (strconv.FormatInt's form), an optional '-', then digits without a
+// leading zero ("0" alone, never "-0"). "+5" or "05" would be written as
+// 5 all the same, a value the text does not show as it is.
+func QuotedInt64(s string) string {
+	d := s
+	if len(d) > 0 && (d[0] == '-' || d[0] == '+') {
+		d = d[1:]
+	}
+	for i := 0; i < len(d); i++ {
+		if d[i] < '0' || d[i] > '9' {
+			return "expected an integer, found " + strconv.Quote(s)
+		}
+	}
+	if d == "" {
+		return "expected an integer, found " + strconv.Quote(s)
+	}
+	if s[0] == '+' || d[0] == '0' && len(s) > 1 {
+		return "expected an integer's digits as Int64Strings writes them (an optional '-', no '+', no leading zero), found " + strconv.Quote(s)
+	}
+	return ""
 }
 
 // isNumber reports whether v is a number, from JSON or Go.
@@ -1226,7 +1253,9 @@ func sameValue(want, got any, bytesKeys *fieldSet) bool {
 	case map[string]any:
 		g, ok := got.(map[string]any)
 		if !ok {
-			return false
+			// A key's or value's bytes given as Go bytes (or a header
+			// key's as a string), as tree.Node.Value gives them.
+			return sameBytes(w, got)
 		}
 		for _, k := range [...]string{"text", "base64"} {
 			if wv, ok := w[k]; ok && len(w) == 1 {
@@ -1253,7 +1282,13 @@ func sameValue(want, got any, bytesKeys *fieldSet) bool {
 				keys = headerBytesKeys
 			}
 			wv, ok := w[k]
-			if !ok || !sameValue(wv, gv, keys) {
+			if b, isBytes := gv.([]byte); isBytes && (k == "_raw" || k == "_compressed") {
+				// Base64 in JSON, bytes from Go.
+				s, _ := wv.(string)
+				if d, err := base64.StdEncoding.DecodeString(s); !ok || err != nil || !bytes.Equal(d, b) {
+					return false
+				}
+			} else if !ok || !sameValue(wv, gv, keys) {
 				return false
 			}
 			n++
@@ -1282,10 +1317,44 @@ func sameValue(want, got any, bytesKeys *fieldSet) bool {
 			j, msg := intRead(got, minInt64, maxInt64)
 			return msg == "" && i == j
 		}
+		if g, ok := got.(float64); ok { // a ratio, as tree.Node.Value gives it
+			f, err := strconv.ParseFloat(string(w), 64)
+			return err == nil && f == g
+		}
 		g, ok := got.(json.Number)
 		return ok && g == w
+	case string:
+		if g, ok := got.([]byte); ok { // a header key given as Go bytes
+			return string(g) == w
+		}
 	}
 	return want == got
+}
+
+// sameBytes reports whether got, bytes given as Go bytes or a string,
+// are the bytes of want, a key's or value's {"text":...} or
+// {"base64":...} object.
+func sameBytes(want map[string]any, got any) bool {
+	var g []byte
+	switch x := got.(type) {
+	case []byte:
+		g = x
+	case string:
+		g = []byte(x)
+	default:
+		return false
+	}
+	if len(want) != 1 {
+		return false
+	}
+	if t, ok := want["text"].(string); ok {
+		return t == string(g)
+	}
+	if b, ok := want["base64"].(string); ok {
+		d, err := base64.StdEncoding.DecodeString(b)
+		return err == nil && bytes.Equal(d, g)
+	}
+	return false
 }
 
 // valueSize is an upper bound of the bytes a generic value can stand for:

@@ -197,7 +197,7 @@ func (d *decoder) batch(b []byte, bi, off, end, depth int) {
 	decoded := codec == CodecNone
 	if decoded {
 		d.recordList(b, bi, p, end, ctx, recs)
-	} else if inf, ib, ibi, ok := d.inflate(recs, bi, p, "", codec, b[p:end], depth); ok {
+	} else if inf, ib, ibi, ok := d.inflate(recs, bi, p, "", codec, 2, b[p:end], depth); ok {
 		decoded, ctx.inflated = true, len(ib)
 		d.recordList(ib, ibi, 0, len(ib), ctx, inf)
 	}
@@ -213,10 +213,11 @@ func (d *decoder) batch(b []byte, bi, off, end, depth int) {
 }
 
 // inflate decompresses src (the value of node n, at field below the
-// current path; at bi, at) into a derived buffer and hands it to the
-// sink: the node that holds it, its bytes and number; or false after a
-// warning, the sink told there is nothing (noRecords).
-func (d *decoder) inflate(n *tree.Node, bi, at int, field string, codec int, src []byte, depth int) (*tree.Node, []byte, int, bool) {
+// current path; at bi, at; compressed by an entry of magic) into a
+// derived buffer and hands it to the sink: the node that holds it, its
+// bytes and number; or false after a warning, the sink told there is
+// nothing (noRecords).
+func (d *decoder) inflate(n *tree.Node, bi, at int, field string, codec int, magic int8, src []byte, depth int) (*tree.Node, []byte, int, bool) {
 	limit, which := d.b.MaxDecompressed-d.b.Decompressed, "MaxDecompressed"
 	if w := d.b.MaxWork - d.b.Work; w < limit {
 		limit, which = w, "MaxWork"
@@ -229,6 +230,12 @@ func (d *decoder) inflate(n *tree.Node, bi, at int, field string, codec int, src
 	out, warn, done, err := d.inflateOnce(d.s.buffer(depth), codec, src, limit)
 	if warn != "" {
 		d.note(nil, n, bi, at, field, warn)
+	}
+	if codec == CodecLZ4 {
+		// Which header checksum is right depends on the magic.
+		if w := decompress.LZ4ChecksumWarning(src, magic); w != "" {
+			d.note(nil, n, bi, at, field, w)
+		}
 	}
 	// The work is done whether or not it fails: a flood of decompressions
 	// that fail stops at MaxWork.
@@ -687,7 +694,7 @@ func (d *decoder) wrapped(val *tree.Node, bi int, m *msgParse, depth int) {
 		d.s.noRecords()
 		return
 	}
-	inf, ib, ibi, ok := d.inflate(val, bi, m.val.at, "value", m.attrs&7, m.val.raw, depth)
+	inf, ib, ibi, ok := d.inflate(val, bi, m.val.at, "value", m.attrs&7, m.magic, m.val.raw, depth)
 	if !ok {
 		return
 	}

@@ -355,12 +355,48 @@ func TestMessageSetGzipWrapped(t *testing.T) {
 		res, _ := roundTrip(t, p, true)
 		compareKgo(t, res, p)
 	}
-	// lz4 in a magic 0 wrapper, written with the old header checksum.
+	// lz4 in a magic 0 wrapper, written with the header checksum over the
+	// magic number too, as Kafka writes magic 0: no warning.
 	p := wrapMessages(t, 0, CodecLZ4, 43, 0, inner0)
+	if _, _, old := decompressOldSum(p[26:]); !old {
+		t.Fatal("a magic 0 lz4 wrapper is not written with Kafka's checksum")
+	}
+	roundTrip(t, p, true) // (franz-go refuses the checksum Kafka writes for magic 0)
+	// The same checksum in a magic 1 wrapper is wrong there (Kafka
+	// refuses it): a warning, and the records all the same.
+	p = oldLZ4Checksum(t, wrapMessages(t, 1, CodecLZ4, 41, 1700000000005, inner1))
 	res, _ = roundTrip(t, p, false)
-	if w := warnings(res); len(w) != 1 || !strings.Contains(w[0], "lz4 frame header checksum") {
+	if w := warnings(res); len(w) != 1 || !strings.Contains(w[0], "lz4 frame header checksum computed over the magic number too, which Kafka writes only for magic 0 (its reader refuses it at magic 1)") {
 		t.Fatalf("warnings %q", w)
 	}
+	if len(res.Records) != 3 { // the wrapper and its two messages
+		t.Fatalf("%d records", len(res.Records))
+	}
+}
+
+// decompressOldSum reads an lz4 frame's header checksum: its offset, the
+// format's checksum, and whether the frame has Kafka's magic-0 one.
+func decompressOldSum(frame []byte) (hc int, good byte, old bool) {
+	hc = decompress.LZ4HeaderEnd(frame)
+	if hc < 0 {
+		return -1, 0, false
+	}
+	good = byte(decompress.XXH32(frame[4:hc]) >> 8)
+	return hc, good, frame[hc] != good && frame[hc] == byte(decompress.XXH32(frame[:hc])>>8)
+}
+
+// oldLZ4Checksum gives a magic 1 lz4 wrapper (as wrapMessages writes one,
+// with a null key) Kafka's magic-0 header checksum, its CRC made anew.
+func oldLZ4Checksum(t *testing.T, m []byte) []byte {
+	m = append([]byte(nil), m...)
+	frame := m[34:] // offset, size, crc, magic, attributes, timestamp, null key, value length
+	hc, _, _ := decompressOldSum(frame)
+	if hc < 0 {
+		t.Fatal("no lz4 frame")
+	}
+	frame[hc] = byte(decompress.XXH32(frame[:hc]) >> 8)
+	binary.BigEndian.PutUint32(m[12:], crc32.ChecksumIEEE(m[16:]))
+	return m
 }
 
 func TestMaxDepth(t *testing.T) {
@@ -419,8 +455,8 @@ func TestLZ4OldHeaderChecksum(t *testing.T) {
 		t.Fatal("old and new checksums agree")
 	}
 	out, warn, err = inflate(CodecLZ4, old, 100, 100)
-	if err != nil || warn == "" || string(out) != "hello" {
-		t.Fatal(string(out), warn, err)
+	if err != nil || warn != "" || string(out) != "hello" {
+		t.Fatal(string(out), warn, err) // the magic says whether it is wrong: decompress.LZ4ChecksumWarning
 	}
 	bad := append([]byte(nil), frame...)
 	bad[6] ^= 0x55
