@@ -283,13 +283,15 @@ func TestEncode(t *testing.T) {
 	require.Equal(t, "application/octet-stream", w.Header().Get("Content-Type"))
 	require.Equal(t, b, w.Body.Bytes())
 
+	// Text answers end with a newline, as JSON ones do.
 	w = do(t, h, "POST", "/api/encode?as=hex", "application/json", body)
 	require.Equal(t, http.StatusOK, w.Code)
 	require.Equal(t, "text/plain; charset=utf-8", w.Header().Get("Content-Type"))
-	require.Equal(t, apiVersionsV3, w.Body.String())
+	require.Equal(t, apiVersionsV3+"\n", w.Body.String())
+	require.Equal(t, strconv.Itoa(len(apiVersionsV3)+1), w.Header().Get("Content-Length"))
 
 	w = do(t, h, "POST", "/api/encode?as=base64", "", body)
-	require.Equal(t, base64.StdEncoding.EncodeToString(b), w.Body.String())
+	require.Equal(t, base64.StdEncoding.EncodeToString(b)+"\n", w.Body.String())
 
 	w = do(t, h, "POST", "/api/encode?sizePrefix=false", "", body)
 	require.Equal(t, b[4:], w.Body.Bytes())

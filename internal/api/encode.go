@@ -52,11 +52,12 @@ func (h *handler) encode(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, e)
 		return
 	}
+	// Text answers end with a newline, as the JSON ones do.
 	switch as {
 	case "hex":
-		write(w, http.StatusOK, "text/plain; charset=utf-8", hex.AppendEncode(nil, frame))
+		write(w, http.StatusOK, "text/plain; charset=utf-8", hex.AppendEncode(nil, frame), '\n')
 	case "base64":
-		write(w, http.StatusOK, "text/plain; charset=utf-8", base64.StdEncoding.AppendEncode(nil, frame))
+		write(w, http.StatusOK, "text/plain; charset=utf-8", base64.StdEncoding.AppendEncode(nil, frame), '\n')
 	default:
 		write(w, http.StatusOK, "application/octet-stream", frame)
 	}

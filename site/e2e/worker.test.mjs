@@ -250,7 +250,7 @@ test("POST /api/encode: value JSON to bytes, hex; wrong JSON gets 400", async ()
   assert.deepEqual(r.body, frame);
   const h = await post("/api/encode?as=hex", value, "application/json");
   assert.equal(h.res.headers.get("content-type"), "text/plain; charset=utf-8");
-  assert.equal(h.body.toString(), frameHex);
+  assert.equal(h.body.toString(), frameHex + "\n");
 
   error(await post("/api/encode", "", "application/json"), 400);
   const syntax = error(await post("/api/encode", '{"apiKey": 18,', "application/json"), 400);
