@@ -265,6 +265,10 @@ test("POST /api/encode: value JSON to bytes, hex; wrong JSON gets 400", async ()
   assert.equal(e.path, "header.correlationId");
   assert.equal(e.expected, "an integer");
   error(await post("/api/encode", "[1,2,3]", "application/json"), 400);
+  // A frame's hex and annotated JSON are named, with what to send instead.
+  assert.match(error(await post("/api/encode", frameHex, "text/plain"), 400).error, /^hex, not JSON: .*\/api\/decode/);
+  const ann = (await post("/api/decode?format=annotated", frame)).body;
+  assert.match(error(await post("/api/encode", ann, "application/json"), 400).error, /^annotated JSON, not value JSON: .*send value JSON/);
   error(await post("/api/encode", "{".repeat((1 << 20) + 10), "application/json"), 413);
 });
 
