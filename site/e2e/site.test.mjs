@@ -408,6 +408,12 @@ test("search from any page: errors, API versions, fields and meanings, with a fa
   r = await results("fetch 99");
   assert.equal(r[0], "Fetch");
   assert.match(await page.locator("#q-results .qhit .qdetail").first().textContent(), /has versions 0–\d+, not v99/);
+  // A KIP by its number, as the pages write it and as people type it:
+  // the versions it brought.
+  for (const q of ["KIP-516", "kip 516"]) {
+    r = await results(q);
+    assert.ok(r.includes("Metadata v12") && r.includes("Fetch v13"), `${q}: ${r.join(" | ")}`);
+  }
   // A field by its name, and by what it means; the arrow keys pick.
   r = await results("isolationLevel");
   assert.ok(r.includes("Fetch request isolationLevel") && r.includes("ListOffsets request isolationLevel"), r.join(" | "));
