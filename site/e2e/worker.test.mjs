@@ -4,7 +4,8 @@
 // warm latency of the Go Worker.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { join } from "node:path";
+import { join, relative } from "node:path";
+import { mkdirSync, writeFileSync, readdirSync, readFileSync } from "node:fs";
 import {
   tempDir, buildWorker, buildAssets, workerConfig, startWrangler, timed, median, workerdCPU, loadWorkerModule, worstCases,
 } from "./helpers-worker.mjs";
@@ -20,6 +21,10 @@ before(async () => {
   build = join(tmp.dir, "build");
   const sizes = buildWorker(build);
   console.log(sizes);
+  // A module an earlier make wasm left at the assets' root (make site
+  // removes it: see the static assets test).
+  mkdirSync(join(tmp.dir, "dist"), { recursive: true });
+  writeFileSync(join(tmp.dir, "dist", "kwire.wasm"), "left by an earlier make wasm");
   assets = buildAssets(join(tmp.dir, "dist"), build);
   console.log(`worker e2e: assets from ${assets.kind}; docs page ${assets.docs}, wasm ${assets.wasm}`);
   wr = await startWrangler(tmp.dir, workerConfig(build, join(tmp.dir, "dist")));
@@ -328,6 +333,25 @@ test("static assets: the site, a docs page under /api/, the wasm module", async 
   // A file named by its content hash is cached for good, as kwire serve
   // sends it (the site's _headers); a page is revalidated.
   if (assets.kind === "make site") {
+    // The assets a deploy uploads hold the playground's modules as their
+    // content-hashed copies only: make site builds the modules beside the
+    // assets (make wasm wrote 26 MB of un-hashed ones into them, which
+    // nothing loads), and removes those an earlier build left there.
+    const dist = join(tmp.dir, "dist");
+    const unhashed = /^(kwire|capture|storage|payload|inflate)\.wasm$|^wasm_exec\.js$/;
+    assert.deepEqual(readdirSync(dist).filter((f) => unhashed.test(f)), [], "un-hashed modules at the assets' root");
+    assert.equal((await api("/kwire.wasm")).res.status, 404);
+    const named = [];
+    const walk = (d) => {
+      for (const e of readdirSync(d, { withFileTypes: true })) {
+        const p = join(d, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (/\.(html|js|json|css|webmanifest)$/.test(e.name) &&
+          /(^|[^.\w])(kwire|capture|storage|payload|inflate)\.wasm|(^|[^.\w])wasm_exec\.js/.test(readFileSync(p, "utf8"))) named.push(relative(dist, p));
+      }
+    };
+    walk(dist);
+    assert.deepEqual(named, [], "files that name an un-hashed module (the pages, the playground, its sw.js)");
     assert.match(assets.wasm, /\.[0-9a-f]{10}\.wasm$/);
     assert.equal(wasm.res.headers.get("cache-control"), "public, max-age=31536000, immutable", assets.wasm);
     assert.doesNotMatch(home.res.headers.get("cache-control") || "", /immutable/);
