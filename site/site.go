@@ -44,6 +44,7 @@ import (
 	"sync"
 
 	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/internal/api"
 	"github.com/kwire/kwire/internal/render"
 )
 
@@ -71,8 +72,9 @@ var files embed.FS
 // (the search box's GET to search.html). The
 // playground's own meta policy narrows scripts, styles and connections.
 // kwire serve sends it with each HTML answer; a host of the built files
-// reads it from _headers.
-const HTMLPolicy = "frame-ancestors 'none'; base-uri 'none'; object-src 'none'; form-action 'self'"
+// reads it from _headers. It is api.HTMLPolicy, which the API handler's
+// HTML 404 page carries, from kwire serve and the Worker alike.
+const HTMLPolicy = api.HTMLPolicy
 
 // headersFile is _headers, the headers file of static hosts (Cloudflare's
 // Workers static assets, which the Worker's wrangler.jsonc serves, and

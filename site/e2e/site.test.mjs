@@ -491,3 +491,28 @@ test("search: several words match together, an error code or API key first", asy
   assert.deepEqual(errors, []);
   await ctx.close();
 });
+
+// A mistyped page's URL (the docs live under /api/<name>/, in lower case,
+// beside the API's routes) is answered with a page: the site's policy, a
+// way home, a search for what was asked for. A client that asks for JSON
+// gets the API's error.
+test("a mistyped page: a 404 page with a way home and a search", async () => {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await ctx.newPage();
+  const resp = await page.goto(server.url + "api/Metadata/v12.html");
+  assert.equal(resp.status(), 404);
+  assert.match(resp.headers()["content-security-policy"], /frame-ancestors 'none'/);
+  assert.equal(await page.locator("h1").textContent(), "Not found");
+  await page.screenshot({ path: join(shots, "not-found.png") });
+  await Promise.all([page.waitForURL(/search\.html\?q=Metadata\+v12$/), page.click("text=Search for “Metadata v12”")]);
+  await page.waitForSelector("#search-page .qhit");
+  assert.equal(await page.locator("#search-page .qhit .qlabel").first().textContent(), "Metadata v12");
+  await page.goto(server.url + "api/Metadata/v12.html");
+  await Promise.all([page.waitForURL(/\/index\.html$/), page.click("text=Every API")]);
+  assert.equal(await page.locator("tr.api").count(), apiList.length);
+  await ctx.close();
+  const json = await fetch(server.url + "api/Metadata/v12.html");
+  assert.equal(json.status, 404);
+  assert.equal(json.headers.get("content-type"), "application/json");
+  assert.match((await json.json()).error, /^no such route: \/api\/Metadata\/v12\.html/);
+});

@@ -299,8 +299,26 @@ test("unknown routes get 404, wrong methods 405", async () => {
   assert.equal(head.res.status, 200);
   assert.equal(head.res.headers.get("content-type"), "application/json");
   assert.equal(head.body.length, 0);
-  // A path that is no file falls through to the Worker's 404.
+  // A path that is no file falls through to the Worker's 404: the API's
+  // JSON error, naming the route a near miss was meant for, or for a
+  // browser asking for a page (a mistyped docs URL: they live under
+  // /api/<name>/, in lower case) an HTML page with the site's policy, as
+  // kwire serve answers them (the same handler).
   error(await api("/no/such/page.html"), 404);
+  error(await api("/api/Metadata/v12.html"), 404);
+  assert.equal(error(await api("/api/decode/", { method: "POST", body: frameHex }), 404).error,
+    "no such route: /api/decode/ (did you mean POST /api/decode?)");
+  assert.match(error(await api("/api/foo"), 404).error, /^no such route: \/api\/foo \(routes: POST \/api\/decode, /);
+  const browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
+  const page = await api("/api/Metadata/v12.html", { headers: { accept: browser } });
+  assert.equal(page.res.status, 404);
+  assert.equal(page.res.headers.get("content-type"), "text/html; charset=utf-8");
+  assert.match(page.res.headers.get("content-security-policy") || "", /frame-ancestors 'none'/);
+  const text = page.body.toString();
+  assert.match(text, /<h1>Not found<\/h1>/);
+  assert.ok(text.includes('href="../../index.html"') && text.includes('href="../../search.html?q=Metadata+v12"'), text);
+  // A route keeps its JSON, whatever the Accept.
+  error(await api("/api/decode", { headers: { accept: browser } }), 405);
 });
 
 test("static assets: the site, a docs page under /api/, the wasm module", async () => {
