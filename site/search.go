@@ -145,6 +145,7 @@ func searchData() ([]byte, error) {
 		{"Record batches and message sets", "records.html", "records batch magic record header message set compression gzip snappy lz4 zstd crc timestamp offset delta control transactional"},
 		{"Error codes and enumerations", "errors.html", "error codes retriable enumerations enums"},
 		{"Playground", "playground/", "decode paste hex dump base64 capture pcap encode"},
+		{"JSON API", "json-api.html", "json api http rest curl routes decode encode apis schema worker kwire serve cors limits errors", "decode and encode over HTTP: kwire serve and the Worker"},
 	}
 	// The versions a KIP brought (version-kips.tsv), by its number as
 	// the pages write it ("KIP-516") and as people type it ("KIP 516").

@@ -113,7 +113,7 @@ func notFoundPage(path string) []byte {
 	if q != "" {
 		b.WriteString(` · <a href="` + root + `search.html?q=` + html.EscapeString(url.QueryEscape(q)) + `">Search for “` + html.EscapeString(q) + `”</a>`)
 	}
-	b.WriteString(`</p>
+	b.WriteString(` · <a href="` + root + `json-api.html">The JSON API</a></p>
 <form role="search" action="` + root + `search.html">
 <label for="q">Search the reference</label>
 <input type="search" id="q" name="q" value="` + html.EscapeString(q) + `">

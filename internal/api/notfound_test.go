@@ -40,7 +40,7 @@ func TestNotFoundPageForBrowsers(t *testing.T) {
 	for _, want := range []string{
 		"<!DOCTYPE html>", "<code>/api/Metadata/v12.html</code>",
 		`href="../../index.html"`, `href="../../search.html?q=Metadata+v12"`, `action="../../search.html"`,
-		`value="Metadata v12"`,
+		`href="../../json-api.html"`, `value="Metadata v12"`,
 	} {
 		require.Contains(t, page, want)
 	}

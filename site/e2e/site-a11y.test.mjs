@@ -37,7 +37,7 @@ const pages = [
   "rules/conn.order.html", "rules/conn.correlation.html", "rules/index.html",
   "api/sharefetch/v2.html", "api/produce/v13.html", "api/fetch/v4.html", "api/fetch/index.html",
   "internal/consumer_offsets/offsetcommitvalue/v4.html", "internal.html",
-  "index.html", "errors.html", "records.html", "protocol.html", "types.html",
+  "index.html", "errors.html", "records.html", "protocol.html", "types.html", "json-api.html",
 ];
 
 test("scrolling boxes take focus and landmarks have distinct names (axe-core)", { timeout: 300000 }, async () => {

@@ -169,7 +169,7 @@ function docPages(dir, base = dir, out = []) {
 }
 
 test("nothing scrolls sideways or is cut at 1400 px", async () => {
-  for (const path of ["index.html", "api/produce/v13.html", "api/produce/v0.html", "api/fetch/v18.html", "api/produce/index.html", "types.html", "records.html", "protocol.html", "errors.html", "search.html"]) {
+  for (const path of ["index.html", "api/produce/v13.html", "api/produce/v0.html", "api/fetch/v18.html", "api/produce/index.html", "types.html", "records.html", "protocol.html", "errors.html", "search.html", "json-api.html"]) {
     const { ctx, page } = await open(path, { viewport: { width: 1400, height: 1000 } });
     const cut = await page.evaluate(cutParts);
     assert.deepEqual(cut, [], `${path} at 1400px`);
@@ -488,6 +488,28 @@ test("search: several words match together, an error code or API key first", asy
   // Each place once, however many ways it matched.
   r = await results("last stable offset");
   assert.equal(r.length, new Set(r).size, r.join(" | "));
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});
+
+// The JSON API has a page, in every page's navigation: its examples'
+// answers are what kwire serve answers them now.
+test("the JSON API page: reached from the navigation, its answers the server's", async () => {
+  const { ctx, page, errors } = await open("index.html", { viewport: { width: 1280, height: 900 } });
+  await Promise.all([page.waitForURL(/json-api\.html$/), page.click("nav.sections a[href='json-api.html']")]);
+  assert.equal(await page.locator("h1").textContent(), "The JSON API");
+  assert.equal(await page.locator("nav.sections a[aria-current='page']").textContent(), "JSON API");
+  assert.deepEqual(await page.locator("section[id^='route-'] h2").allTextContents(),
+    ["POST /api/decode", "POST /api/encode", "GET /api/apis", "GET /api/schema/{api}/{version}"]);
+  await page.screenshot({ path: join(shots, "json-api.png"), fullPage: true });
+  // The first example: the README's frame as hex, and its answer.
+  const first = page.locator("#route-decode .apiex").first();
+  const cmd = await first.locator("pre.curl").textContent();
+  const hex = cmd.match(/-d ([0-9a-f]+) /)[1];
+  const shown = JSON.parse(await first.locator(".json pre").textContent());
+  const live = await fetch(server.url + "api/decode", { method: "POST", body: hex });
+  assert.equal(live.status, 200);
+  assert.deepEqual(await live.json(), shown);
   assert.deepEqual(errors, []);
   await ctx.close();
 });

@@ -327,6 +327,13 @@ test("static assets: the site, a docs page under /api/, the wasm module", async 
   assert.match(home.res.headers.get("content-type"), /^text\/html/);
   assert.match(home.body.toString(), /<html|<!doctype/i);
 
+  // The JSON API's own page.
+  if (assets.kind === "make site") {
+    const j = await api("/json-api.html");
+    assert.equal(j.res.status, 200);
+    assert.match(j.body.toString(), /<h1>The JSON API<\/h1>/);
+  }
+
   const docs = await api(assets.docs);
   assert.equal(docs.res.status, 200, assets.docs);
   assert.match(docs.res.headers.get("content-type"), /^text\/html/);
