@@ -106,7 +106,11 @@ func notFoundPage(path string) []byte {
 <h1>Not found</h1>
 <p>Nothing is at <code>`)
 	b.WriteString(html.EscapeString(path))
-	b.WriteString(`</code>. Page names are lower case: <code>api/metadata/v12.html</code>.</p>
+	b.WriteString(`</code>.`)
+	if lower := strings.ToLower(path); lower != path {
+		b.WriteString(` Page names are lower case: <code>` + html.EscapeString(lower) + `</code>?`)
+	}
+	b.WriteString(`</p>
 <p><a href="`)
 	b.WriteString(root)
 	b.WriteString(`index.html">Every API</a>`)

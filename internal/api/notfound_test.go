@@ -38,7 +38,7 @@ func TestNotFoundPageForBrowsers(t *testing.T) {
 	require.Equal(t, "nosniff", w.Header().Get("X-Content-Type-Options"))
 	page := w.Body.String()
 	for _, want := range []string{
-		"<!DOCTYPE html>", "<code>/api/Metadata/v12.html</code>",
+		"<!DOCTYPE html>", "<code>/api/Metadata/v12.html</code>", "Page names are lower case: <code>/api/metadata/v12.html</code>?",
 		`href="../../index.html"`, `href="../../search.html?q=Metadata+v12"`, `action="../../search.html"`,
 		`href="../../json-api.html"`, `value="Metadata v12"`,
 	} {
@@ -49,6 +49,7 @@ func TestNotFoundPageForBrowsers(t *testing.T) {
 	// Links from the root, and nothing of the path unescaped.
 	w = get(h, "GET", "/no-such-page", "text/html")
 	require.Contains(t, w.Body.String(), `href="index.html"`)
+	require.NotContains(t, w.Body.String(), "lower case")
 	w = get(h, "GET", `/x/"><script>alert(1)</script>.html`, "text/html")
 	require.Equal(t, http.StatusNotFound, w.Code)
 	require.NotContains(t, w.Body.String(), "<script>")
