@@ -35,13 +35,15 @@ export const MAX_DRAIN_BYTES = 4 << 20;
 // its reader released or cancelled, made wrangler dev's proxy fail the
 // request after the 413 ("Your worker restarted mid-request", a 503 to the
 // next POST), and a client that sends the whole body before reading the
-// answer gets it. Past MAX_DRAIN_BYTES (8 times the Worker's limit) it is
-// cancelled all the same, as it is at once when Content-Length says so:
-// reading costs CPU time (4 MiB chunked took some 100 ms of workerd's CPU
-// under wrangler dev, its proxy included), and such a body is no mistake.
+// answer gets it. Past MAX_DRAIN_BYTES (8 times the Worker's limit) the
+// rest is cancelled all the same, at once when Content-Length says it is
+// that long: reading costs CPU time (4 MiB sent chunked took some 100 ms of
+// workerd's CPU under wrangler dev, its proxy included), which a body that
+// large is not worth. (Cancelled midway, such a body can still upset
+// wrangler dev's proxy.)
 async function readBody(req, limit) {
   const length = Number(req.headers.get("content-length"));
-  if (length > MAX_DRAIN_BYTES) {
+  if (length > limit && length > MAX_DRAIN_BYTES) {
     await req.body.cancel().catch(() => {});
     return new Uint8Array(0);
   }
@@ -51,7 +53,7 @@ async function readBody(req, limit) {
   let n = 0;
   try {
     for (;;) {
-      if (n > MAX_DRAIN_BYTES) {
+      if (n > limit && n > MAX_DRAIN_BYTES) {
         await reader.cancel();
         break;
       }
