@@ -114,21 +114,33 @@ bench-compare: build
 # checked by make test too.
 WASM_GCFLAGS = -gcflags=github.com/kwire/kwire/...=-l
 WASM_LIMIT = 1200000
+# make wasm writes the modules and wasm_exec.js into WASM_DIR: DIST when
+# run alone (the playground's browser tests assemble a page there), a
+# folder beside DIST for make site (below).
+WASM_DIR ?= $(DIST)
+WASM_MODULES = kwire capture storage payload inflate
 wasm:
-	mkdir -p $(DIST)
-	GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' $(WASM_GCFLAGS) -tags kwire_hostinflate -o $(DIST)/kwire.wasm ./wasm
-	GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' -tags kwire_hostinflate -o $(DIST)/capture.wasm ./wasm/capture
-	GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' -tags kwire_hostinflate -o $(DIST)/storage.wasm ./wasm/storage
-	GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' -tags kwire_hostinflate,kwire_payload -o $(DIST)/payload.wasm ./wasm
-	GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' -o $(DIST)/inflate.wasm ./wasm/inflate
-	go run ./internal/wasmprep $(DIST)/kwire.wasm $(DIST)/capture.wasm $(DIST)/storage.wasm $(DIST)/payload.wasm $(DIST)/inflate.wasm
-	cp $(GOROOT)/lib/wasm/wasm_exec.js $(DIST)/wasm_exec.js
-	@for m in kwire capture storage payload inflate; do echo "$$m.wasm: $$(wc -c < $(DIST)/$$m.wasm) bytes raw, $$(gzip -9 -c $(DIST)/$$m.wasm | wc -c) bytes gzip"; done
-	@test $$(gzip -9 -c $(DIST)/kwire.wasm | wc -c) -lt $(WASM_LIMIT) || { echo "kwire.wasm is over $(WASM_LIMIT) bytes gzip"; exit 1; }
+	mkdir -p $(WASM_DIR)
+	GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' $(WASM_GCFLAGS) -tags kwire_hostinflate -o $(WASM_DIR)/kwire.wasm ./wasm
+	GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' -tags kwire_hostinflate -o $(WASM_DIR)/capture.wasm ./wasm/capture
+	GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' -tags kwire_hostinflate -o $(WASM_DIR)/storage.wasm ./wasm/storage
+	GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' -tags kwire_hostinflate,kwire_payload -o $(WASM_DIR)/payload.wasm ./wasm
+	GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' -o $(WASM_DIR)/inflate.wasm ./wasm/inflate
+	go run ./internal/wasmprep $(WASM_DIR)/kwire.wasm $(WASM_DIR)/capture.wasm $(WASM_DIR)/storage.wasm $(WASM_DIR)/payload.wasm $(WASM_DIR)/inflate.wasm
+	cp $(GOROOT)/lib/wasm/wasm_exec.js $(WASM_DIR)/wasm_exec.js
+	@for m in $(WASM_MODULES); do echo "$$m.wasm: $$(wc -c < $(WASM_DIR)/$$m.wasm) bytes raw, $$(gzip -9 -c $(WASM_DIR)/$$m.wasm | wc -c) bytes gzip"; done
+	@test $$(gzip -9 -c $(WASM_DIR)/kwire.wasm | wc -c) -lt $(WASM_LIMIT) || { echo "kwire.wasm is over $(WASM_LIMIT) bytes gzip"; exit 1; }
 
-# The docs site and the playground as plain files in $(DIST).
+# The docs site and the playground as plain files in $(DIST). The modules
+# are built beside it ($(DIST)-wasm), not in it: the playground loads
+# content-hashed copies that kwire site makes, and the 26 MB of un-hashed
+# ones would be uploaded for nothing by a Worker deploy of $(DIST) (and
+# served by any host of it). Those an earlier make site left in $(DIST) are
+# removed.
+site: WASM_DIR = $(patsubst %/,%,$(DIST))-wasm
 site: wasm
-	go run ./cmd/kwire site --out $(DIST) --wasm $(DIST)/kwire.wasm --wasm-exec $(DIST)/wasm_exec.js
+	rm -f $(addprefix $(DIST)/,$(addsuffix .wasm,$(WASM_MODULES)) wasm_exec.js)
+	go run ./cmd/kwire site --out $(DIST) --wasm $(WASM_DIR)/kwire.wasm --wasm-exec $(WASM_DIR)/wasm_exec.js
 
 # Build everything and serve it on 127.0.0.1.
 serve: site

@@ -8,28 +8,25 @@ import (
 	"github.com/kwire/kwire/internal/render"
 )
 
-// bnfLine is one line of a Kafka-guide-style schema: "name => a [b] TAG_BUFFER".
+// bnfLine is one line of a Kafka-guide-style schema, as render lays it
+// out and writes it ("name => a [b] TAG_BUFFER", "tag 0: name => INT32"),
+// with the field row it describes (Href, "" for the title line).
 type bnfLine struct {
-	Depth int
-	Name  string // the left-hand side
-	Href  string // the field row it describes ("" for the title line)
-	Tag   string // "tag 3" for a tagged field
-	RHS   string
+	render.BNFLine
+	Href string
 }
 
 // bnf is render's BNF of one message version, each field's line linked to
 // href + "-f-" + its path (a field table row made with fieldRows and the
-// same prefix).
+// same prefix). The "bnf" template writes each line's text as
+// render.BNFLine.Text does, the CLI's and the API's.
 func bnf(title string, l *schema.Layout, v int16, flex bool, href string) []bnfLine {
 	rl := render.BNFLines(title, l, v, flex)
 	lines := make([]bnfLine, len(rl))
 	for i, r := range rl {
-		lines[i] = bnfLine{Depth: r.Depth, Name: r.Name, RHS: r.RHS}
+		lines[i] = bnfLine{BNFLine: r}
 		if r.Path != "" {
 			lines[i].Href = href + "-f-" + r.Path
-		}
-		if r.Tag >= 0 {
-			lines[i].Tag = "tag " + strconv.Itoa(int(r.Tag))
 		}
 	}
 	return lines

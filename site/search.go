@@ -13,8 +13,9 @@ import (
 // The search every page offers reads search.json, written once per build:
 // APIs (by name, old name and key), every field of every message with its
 // meaning, error codes (by name, old name and code) with their notes,
-// enumerations, the reference pages, the internal topics' record types and
-// the rules kwire check applies. site.js ranks it in the browser,
+// enumerations, the reference pages, the API versions a KIP brought (by
+// the KIP's number), the internal topics' record types and the rules
+// kwire check applies. site.js ranks it in the browser,
 // so the search works on any static host; search.html shows every result
 // when the box is submitted (or when a search is linked to).
 
@@ -144,6 +145,30 @@ func searchData() ([]byte, error) {
 		{"Record batches and message sets", "records.html", "records batch magic record header message set compression gzip snappy lz4 zstd crc timestamp offset delta control transactional"},
 		{"Error codes and enumerations", "errors.html", "error codes retriable enumerations enums"},
 		{"Playground", "playground/", "decode paste hex dump base64 capture pcap encode"},
+		{"JSON API", "json-api.html", "json api http rest curl routes decode encode apis schema worker kwire serve cors limits errors", "decode and encode over HTTP: kwire serve and the Worker"},
+	}
+	// The versions a KIP brought (version-kips.tsv), by its number as
+	// the pages write it ("KIP-516") and as people type it ("KIP 516").
+	kips := versionKIPs()
+	for _, a := range schema.APIs() {
+		vs := kips[a.Key]
+		for v := a.Valid().Lo; v <= a.Valid().Hi; v++ {
+			n, ok := vs[v]
+			if !ok || len(n.KIPs) == 0 {
+				continue
+			}
+			var words, names []string
+			for _, k := range n.KIPs {
+				num := strconv.Itoa(k.Num)
+				words = append(words, "KIP-"+num, "KIP "+num)
+				names = append(names, "KIP-"+num)
+			}
+			what := "came with " + strings.Join(names, " and ")
+			if n.Note != "" {
+				what += ": " + n.Note
+			}
+			s.Pages = append(s.Pages, []any{a.Name + " v" + strconv.Itoa(int(v)), VersionPath(a, v), strings.Join(words, " ") + " " + n.Note, what})
+		}
 	}
 	// The internal topics' record types, each at its highest value
 	// version, and the rules kwire check applies.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -109,6 +110,7 @@ func TestSearchPages(t *testing.T) {
 	}
 	hrefs := map[string]bool{}
 	offsets := 0
+	kips := map[string][]string{} // a query as typed -> the pages it finds
 	for _, p := range s.Pages {
 		title, href, words := p[0].(string), p[1].(string), p[2].(string)
 		hrefs[href] = true
@@ -122,6 +124,18 @@ func TestSearchPages(t *testing.T) {
 		// As site.js matches: the query within title and words.
 		if strings.Contains(strings.ToLower(title+" "+words), "__consumer_offsets") && strings.HasPrefix(href, "internal/consumer_offsets/") {
 			offsets++
+		}
+		for _, q := range []string{"kip-516", "kip 516"} {
+			if strings.Contains(strings.ToLower(title+" "+words), q) {
+				kips[q] = append(kips[q], href)
+			}
+		}
+	}
+	// A KIP's number finds the versions it brought (the pages say
+	// "Version 12 came with KIP-516").
+	for _, q := range []string{"kip-516", "kip 516"} {
+		if !slices.Contains(kips[q], "api/metadata/v12.html") || !slices.Contains(kips[q], "api/fetch/v13.html") {
+			t.Errorf("a search for %q finds %v, not Metadata v12 and Fetch v13", q, kips[q])
 		}
 	}
 	if offsets == 0 {

@@ -19,6 +19,7 @@
 //	internal/<topic>/<record>/v<N>.html  one record type at one value version
 //	rules/index.html              the protocol rules kwire check applies
 //	rules/<id>.html               one rule: what Kafka requires, where, an example
+//	json-api.html                 the JSON API kwire serve and the Worker answer (internal/api)
 //	search.html, search.json      the search every page's box runs (search.json is its index)
 //	playground/                   the WebAssembly playground
 //	assets/                       hashed CSS and JS for the pages
@@ -44,6 +45,7 @@ import (
 	"sync"
 
 	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/internal/api"
 	"github.com/kwire/kwire/internal/render"
 )
 
@@ -71,8 +73,9 @@ var files embed.FS
 // (the search box's GET to search.html). The
 // playground's own meta policy narrows scripts, styles and connections.
 // kwire serve sends it with each HTML answer; a host of the built files
-// reads it from _headers.
-const HTMLPolicy = "frame-ancestors 'none'; base-uri 'none'; object-src 'none'; form-action 'self'"
+// reads it from _headers. It is api.HTMLPolicy, which the API handler's
+// HTML 404 page carries, from kwire serve and the Worker alike.
+const HTMLPolicy = api.HTMLPolicy
 
 // headersFile is _headers, the headers file of static hosts (Cloudflare's
 // Workers static assets, which the Worker's wrangler.jsonc serves, and
@@ -131,7 +134,7 @@ func hashedFiles(out string, entries ...string) ([]string, error) {
 }
 
 // The output entries Build owns and replaces on every run.
-var owned = []string{"_headers", "api", "assets", "playground", "favicon.ico", "index.html", "types.html", "records.html", "protocol.html", "errors.html", "internal", "internal.html", "rules", "search.html", "search.json"}
+var owned = []string{"_headers", "api", "assets", "playground", "favicon.ico", "index.html", "types.html", "records.html", "protocol.html", "errors.html", "internal", "internal.html", "rules", "search.html", "search.json", "json-api.html"}
 
 // Build writes the site into out, replacing what an earlier Build wrote
 // there and leaving other files (such as a kwire.wasm built beside it)
@@ -276,6 +279,7 @@ var funcs = template.FuncMap{
 	},
 	"int":   func(v int16) int { return int(v) },
 	"slug":  slugText,
+	"cap":   capitalize,
 	"break": breakable,
 	"dict": func(kv ...any) map[string]any {
 		m := make(map[string]any, len(kv)/2)
@@ -292,7 +296,7 @@ func (b *builder) templates() error {
 		return err
 	}
 	b.tmpl = map[string]*template.Template{}
-	for _, name := range []string{"index", "api", "version", "types", "records", "protocol", "errors", "internal", "internalindex", "rules", "rule", "search"} {
+	for _, name := range []string{"index", "api", "version", "types", "records", "protocol", "errors", "internal", "internalindex", "rules", "rule", "search", "jsonapi"} {
 		t, err := template.Must(base.Clone()).ParseFS(files, "templates/"+name+".tmpl")
 		if err != nil {
 			return err
@@ -344,7 +348,7 @@ func (b *builder) pages() error {
 	if err := b.render("search", "search.html", page{Title: "Search", Body: nil}); err != nil {
 		return err
 	}
-	for _, fn := range []func() error{b.typesPage, b.recordsPage, b.protocolPage, b.errorsPage, b.internalPages, b.rulesPages} {
+	for _, fn := range []func() error{b.typesPage, b.recordsPage, b.protocolPage, b.errorsPage, b.internalPages, b.rulesPages, b.jsonAPIPage} {
 		if err := fn(); err != nil {
 			return err
 		}

@@ -472,13 +472,53 @@ func TestPlaygroundHashesFollowReferences(t *testing.T) {
 func bnfText(lines []bnfLine) string {
 	var b strings.Builder
 	for _, l := range lines {
-		b.WriteString(strings.Repeat("  ", l.Depth) + l.Name)
-		if l.Tag != "" {
-			b.WriteString(" <" + l.Tag + ">")
-		}
-		b.WriteString(" => " + l.RHS + "\n")
+		b.WriteString(l.Text() + "\n")
 	}
 	return b.String()
+}
+
+// The site's schemas read as the CLI's and the API's (render.BNF): the
+// "bnf" template's text, tags left out, is render.BNF's for every API,
+// version and direction, tagged fields written "tag N: name" (the site
+// once wrote "name <tag N>").
+func TestBNFPageTextIsRenderBNF(t *testing.T) {
+	b := &builder{}
+	if err := b.templates(); err != nil {
+		t.Fatal(err)
+	}
+	tmpl := b.tmpl["version"]
+	tags := regexp.MustCompile(`<[^>]*>`)
+	n, tagged := 0, 0
+	for _, a := range schema.APIs() {
+		for _, x := range []struct {
+			m   *schema.Message
+			dir string
+		}{{a.Request, "Request"}, {a.Response, "Response"}} {
+			for v := x.m.Valid.Lo; v <= x.m.Valid.Hi; v++ {
+				def := x.m.At(v)
+				if def == nil {
+					continue
+				}
+				title := a.Name + " " + x.dir + " (Version: " + strconv.Itoa(int(v)) + ")"
+				var out strings.Builder
+				if err := tmpl.ExecuteTemplate(&out, "bnf", bnf(title, def.Root, v, x.m.Flexible(v), "#req")); err != nil {
+					t.Fatal(err)
+				}
+				got := html.UnescapeString(tags.ReplaceAllString(out.String(), ""))
+				want := render.BNF(x.m, v, title)
+				if got != want {
+					t.Fatalf("%s: the site writes\n%s\nrender.BNF (the CLI, the API)\n%s", title, got, want)
+				}
+				n++
+				if strings.Contains(want, "tag 0: ") {
+					tagged++
+				}
+			}
+		}
+	}
+	if n < 700 || tagged < 30 {
+		t.Errorf("compared %d schemas, %d with tagged fields", n, tagged)
+	}
 }
 
 // The layout follows Kafka's protocol guide.

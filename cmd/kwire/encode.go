@@ -10,6 +10,7 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/jsontext"
+	"github.com/kwire/kwire/internal/encinput"
 	"github.com/kwire/kwire/internal/input"
 )
 
@@ -197,7 +198,7 @@ func docStream(ins []anInput, passed func(name string, line int)) func() (jsonDo
 				}
 				hexEnd := -1
 				if from == ls {
-					hexEnd = hexLine(b, start)
+					hexEnd = encinput.HexLine(b, start)
 				}
 				if hexEnd >= 0 && first && startsJSON(b[hexEnd:]) {
 					passed(ins[k].name, line)
@@ -231,32 +232,6 @@ func docStream(ins []anInput, passed func(name string, line int)) func() (jsonDo
 
 // errHexLine is a document that is a line of hex.
 var errHexLine = errors.New("hex, not JSON: kwire encode reads the JSON of a frame; kwire decode reads its hex")
-
-// hexLine is the end (its newline, or the end of b) of the line that
-// starts at start when it is hex: at least 8 hex digits, an even number,
-// and nothing else but trailing blanks, which is no JSON (a number of
-// decimal digits is); else -1.
-func hexLine(b []byte, start int) int {
-	end := bytes.IndexByte(b[start:], '\n')
-	if end < 0 {
-		end = len(b)
-	} else {
-		end += start
-	}
-	h := bytes.TrimRight(b[start:end], " \t\r")
-	if len(h) < 8 || len(h)%2 != 0 {
-		return -1
-	}
-	for _, c := range h {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
-			return -1
-		}
-	}
-	if _, err := jsontext.Parse(h); err == nil {
-		return -1
-	}
-	return end
-}
 
 // startsJSON says whether b, after white space, starts a document: '{'
 // or '['.

@@ -445,7 +445,11 @@ func originOK(origin string, r *http.Request, names map[string]bool) bool {
 
 // siteHandler serves the JSON API (the same handler the Worker runs) on its
 // routes and the files under dir everywhere else: the docs site has pages
-// under /api/<name>/ too, so only the API's own routes go to it.
+// under /api/<name>/ too, so only the API's own routes go to it. A path
+// that is no file goes to the API handler too, as the Worker's static
+// assets send it to the Worker: its 404 is an HTML page for a browser's
+// request and the API's JSON error for anything else (POST /api/decode/,
+// GET /api/foo), the same from both servers.
 func siteHandler(dir string, lim *api.Limiter) http.Handler {
 	return siteHandlerWith(dir, api.Options{Limiter: lim})
 }
@@ -453,7 +457,7 @@ func siteHandler(dir string, lim *api.Limiter) http.Handler {
 // siteHandlerWith is siteHandler with the API's options.
 func siteHandlerWith(dir string, o api.Options) http.Handler {
 	apiHandler := api.New(o)
-	files := fileHandler(dir)
+	files := filesOr(dir, apiHandler)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if api.IsRoute(r.URL.Path) {
 			apiHandler.ServeHTTP(w, r)
@@ -484,9 +488,16 @@ var contentTypes = map[string]string{
 // (site.HTMLPolicy, which the built site's _headers carries too).
 const htmlPolicy = site.HTMLPolicy
 
-// fileHandler serves the files under dir: GET and HEAD only, a folder
+// fileHandler serves the files under dir (filesOr), with a plain 404 for
+// what is none.
+func fileHandler(dir string) http.Handler {
+	return filesOr(dir, http.NotFoundHandler())
+}
+
+// filesOr serves the files under dir: GET and HEAD only, a folder
 // answers with its index.html, nothing outside dir (through an os.Root, so
-// neither ".." nor a symbolic link leads out of it), no listings.
+// neither ".." nor a symbolic link leads out of it), no listings; a
+// request for what is no file (whatever its method) goes to notFound.
 // Content-hashed names are cached for a year, everything else revalidated.
 // The folder is opened for each request, so a site rebuilt in place is
 // served as it is now. A file with a gzip copy beside it (NAME.gz, as
@@ -494,34 +505,37 @@ const htmlPolicy = site.HTMLPolicy
 // that copy, Content-Encoding gzip, to a client that accepts gzip, unless
 // the copy is older than the file (a file rebuilt since); see
 // sendPrecompressed.
-func fileHandler(dir string) http.Handler {
+func filesOr(dir string, notFound http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			w.Header().Set("Allow", "GET, HEAD")
-			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
-			return
-		}
 		root, err := os.OpenRoot(dir)
 		if err != nil {
-			http.NotFound(w, r)
+			notFound.ServeHTTP(w, r)
 			return
 		}
 		defer root.Close()
 		p := path.Clean("/" + r.URL.Path)
 		name := "." + p
 		st, err := root.Stat(name)
-		if err == nil && st.IsDir() {
-			if !strings.HasSuffix(r.URL.Path, "/") {
-				// Relative, so the site works behind any path prefix.
-				w.Header().Set("Location", path.Base(p)+"/")
-				w.WriteHeader(http.StatusMovedPermanently)
-				return
-			}
+		// A folder named without its slash is sent to it (a redirect,
+		// below); with it, it answers with its index.html.
+		bare := err == nil && st.IsDir() && !strings.HasSuffix(r.URL.Path, "/")
+		if err == nil && st.IsDir() && !bare {
 			name = path.Join(name, "index.html")
 			st, err = root.Stat(name)
 		}
-		if err != nil || st.IsDir() {
-			http.NotFound(w, r)
+		if err != nil || st.IsDir() && !bare {
+			notFound.ServeHTTP(w, r)
+			return
+		}
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		if bare {
+			// Relative, so the site works behind any path prefix.
+			w.Header().Set("Location", path.Base(p)+"/")
+			w.WriteHeader(http.StatusMovedPermanently)
 			return
 		}
 		f, err := root.Open(name)

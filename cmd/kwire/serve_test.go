@@ -821,3 +821,50 @@ func TestServeStopsAtTheCap(t *testing.T) {
 		t.Fatal("serve did not stop")
 	}
 }
+
+// A path that is no file goes to the API handler, as the Worker's static
+// assets send it to the Worker: the two servers give the same 404, an HTML
+// page (with the site's policy) to a browser asking for a page, the API's
+// JSON error to anything else, near-misses of routes included.
+func TestServeNotFoundAsTheWorker(t *testing.T) {
+	site := siteHandler(serveDir(t), nil)
+	worker := api.New(api.Options{})
+	const browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+	for _, tc := range []struct {
+		method, path, accept, ctype string
+	}{
+		{"GET", "/api/Metadata/v12.html", browser, "text/html; charset=utf-8"},
+		{"HEAD", "/api/Metadata/v12.html", browser, "text/html; charset=utf-8"},
+		{"GET", "/missing.html", browser, "text/html; charset=utf-8"},
+		{"GET", "/api/Metadata/v12.html", "*/*", "application/json"},
+		{"GET", "/api/foo", "", "application/json"},
+		{"POST", "/api/decode/", "*/*", "application/json"},
+		{"POST", "/missing", browser, "application/json"},
+		{"DELETE", "/nope/", "", "application/json"},
+	} {
+		name := tc.method + " " + tc.path + " " + tc.accept
+		answer := func(h http.Handler) *httptest.ResponseRecorder {
+			req := httptest.NewRequest(tc.method, tc.path, strings.NewReader("00"))
+			if tc.accept != "" {
+				req.Header.Set("Accept", tc.accept)
+			}
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, req)
+			return w
+		}
+		got, want := answer(site), answer(worker)
+		require.Equal(t, http.StatusNotFound, got.Code, name)
+		require.Equal(t, tc.ctype, got.Header().Get("Content-Type"), name)
+		require.Equal(t, want.Header().Get("Content-Type"), got.Header().Get("Content-Type"), name)
+		require.Equal(t, want.Body.String(), got.Body.String(), name)
+		if strings.HasPrefix(tc.ctype, "text/html") {
+			require.Equal(t, htmlPolicy, got.Header().Get("Content-Security-Policy"), name)
+		}
+	}
+	// A file asked for with another method is still refused as such.
+	req := httptest.NewRequest("POST", "/index.html", nil)
+	w := httptest.NewRecorder()
+	site.ServeHTTP(w, req)
+	require.Equal(t, http.StatusMethodNotAllowed, w.Code)
+	require.Equal(t, "GET, HEAD", w.Header().Get("Allow"))
+}

@@ -16,6 +16,9 @@
 // Allow), and a decode or encode that finds the Limiter full 503 (with
 // Retry-After). No input makes the handler answer 500. With
 // Options.CrossOrigin (the Worker's), pages of any origin may call it.
+// Both servers send it the paths that are no file of the site too: a
+// browser asking for such a page gets an HTML 404 (notFound), anything
+// else the JSON one. Routes lists the routes, for the 404 and the docs.
 //
 // The package keeps no state between requests (beyond the Limiter's count
 // of decodes running) and does no work at init: a Worker's isolate starts
@@ -189,11 +192,6 @@ func allow(w http.ResponseWriter, r *http.Request, method string) bool {
 	writeError(w, http.StatusMethodNotAllowed, &Error{Message: "method " + r.Method + " not allowed; use " + a,
 		Expected: a, Found: r.Method})
 	return false
-}
-
-func notFound(w http.ResponseWriter, r *http.Request) {
-	writeError(w, http.StatusNotFound, &Error{Message: "no such route: " + r.URL.Path +
-		" (routes: POST /api/decode, POST /api/encode, GET /api/apis, GET /api/schema/{api}/{version})"})
 }
 
 // body reads the request body (413 over the limit, 400 when empty) and

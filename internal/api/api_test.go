@@ -283,13 +283,15 @@ func TestEncode(t *testing.T) {
 	require.Equal(t, "application/octet-stream", w.Header().Get("Content-Type"))
 	require.Equal(t, b, w.Body.Bytes())
 
+	// Text answers end with a newline, as JSON ones do.
 	w = do(t, h, "POST", "/api/encode?as=hex", "application/json", body)
 	require.Equal(t, http.StatusOK, w.Code)
 	require.Equal(t, "text/plain; charset=utf-8", w.Header().Get("Content-Type"))
-	require.Equal(t, apiVersionsV3, w.Body.String())
+	require.Equal(t, apiVersionsV3+"\n", w.Body.String())
+	require.Equal(t, strconv.Itoa(len(apiVersionsV3)+1), w.Header().Get("Content-Length"))
 
 	w = do(t, h, "POST", "/api/encode?as=base64", "", body)
-	require.Equal(t, base64.StdEncoding.EncodeToString(b), w.Body.String())
+	require.Equal(t, base64.StdEncoding.EncodeToString(b)+"\n", w.Body.String())
 
 	w = do(t, h, "POST", "/api/encode?sizePrefix=false", "", body)
 	require.Equal(t, b[4:], w.Body.Bytes())
@@ -317,6 +319,34 @@ func TestEncode(t *testing.T) {
 			require.Equal(t, ex, w.Body.Bytes(), "%s v%d", a.Name, v)
 		}
 	}
+}
+
+// What is not value JSON is named, with where to send it: a frame's hex
+// (said as kwire encode says it: it is /api/decode's), annotated JSON
+// (which failed as "buffers: unknown field").
+func TestEncodeNotValueJSON(t *testing.T) {
+	h := New(Options{})
+	w := do(t, h, "POST", "/api/encode?as=hex", "", []byte(apiVersionsV3))
+	require.Equal(t, http.StatusBadRequest, w.Code)
+	m := errorBody(t, w)
+	require.Contains(t, m["error"], "hex, not JSON")
+	require.Contains(t, m["error"], "/api/decode")
+	require.Equal(t, "a frame's hex", m["found"])
+
+	ann := do(t, h, "POST", "/api/decode?format=annotated", "", []byte(apiVersionsV3))
+	require.Equal(t, http.StatusOK, ann.Code)
+	w = do(t, h, "POST", "/api/encode", "application/json", ann.Body.Bytes())
+	require.Equal(t, http.StatusBadRequest, w.Code)
+	m = errorBody(t, w)
+	require.Contains(t, m["error"], "annotated JSON")
+	require.Contains(t, m["error"], "send value JSON")
+	require.Equal(t, "annotated JSON", m["found"])
+	require.Equal(t, envelopeWanted, m["expected"])
+
+	// A number is JSON, not hex: it fails as the encoder says.
+	w = do(t, h, "POST", "/api/encode", "", []byte("12345678"))
+	require.Equal(t, http.StatusBadRequest, w.Code)
+	require.NotContains(t, errorBody(t, w)["error"], "hex")
 }
 
 func TestEncodeErrors(t *testing.T) {
@@ -361,6 +391,9 @@ func TestEncodeErrors(t *testing.T) {
 		{"producerEpoch out of range", "", strings.Replace(produce, `"producerEpoch":0`, `"producerEpoch":40000`, 1), batchAt + ".producerEpoch", -1, "an integer in -32768..32767"},
 		{"producerId out of range", "", strings.Replace(produce, `"producerId":4001`, `"producerId":92233720368547758070`, 1), batchAt + ".producerId", -1, "an integer in -9223372036854775808..9223372036854775807"},
 		{"unknown codec", "", strings.Replace(produce, `"compression":"none"`, `"compression":"brotli"`, 1), batchAt + ".attributes.compression", -1, "none, gzip, snappy, lz4, zstd or a number 0-7"},
+		// A frame's hex, and annotated JSON, are said to be what they are.
+		{"hex", "?as=hex", apiVersionsV3, "", 0, envelopeWanted},
+		{"hex after blank lines", "", "\n  " + apiVersionsV3 + "\n", "", 3, envelopeWanted},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := do(t, h, "POST", "/api/encode"+tc.query, "application/json", []byte(tc.body))

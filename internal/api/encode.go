@@ -9,6 +9,7 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/jsontext"
+	"github.com/kwire/kwire/internal/encinput"
 	"github.com/kwire/kwire/internal/input"
 )
 
@@ -49,14 +50,21 @@ func (h *handler) encode(w http.ResponseWriter, r *http.Request) {
 			e.Path = ee.Path
 			e.Expected, e.Found = encodeWants(ee.Msg, ee.Path)
 		}
+		if encinput.Annotated(v) {
+			// It fails at "buffers: unknown field", which says nothing
+			// of why.
+			e = &Error{Message: "annotated JSON, not value JSON: annotated JSON (format=annotated) describes a frame and cannot be encoded; " +
+				"send value JSON, as POST /api/decode answers without format=annotated", Expected: envelopeWanted, Found: "annotated JSON"}
+		}
 		writeError(w, http.StatusBadRequest, e)
 		return
 	}
+	// Text answers end with a newline, as the JSON ones do.
 	switch as {
 	case "hex":
-		write(w, http.StatusOK, "text/plain; charset=utf-8", hex.AppendEncode(nil, frame))
+		write(w, http.StatusOK, "text/plain; charset=utf-8", hex.AppendEncode(nil, frame), '\n')
 	case "base64":
-		write(w, http.StatusOK, "text/plain; charset=utf-8", base64.StdEncoding.AppendEncode(nil, frame))
+		write(w, http.StatusOK, "text/plain; charset=utf-8", base64.StdEncoding.AppendEncode(nil, frame), '\n')
 	default:
 		write(w, http.StatusOK, "application/octet-stream", frame)
 	}
@@ -73,6 +81,17 @@ func parseJSON(b []byte) (any, *Error) {
 	v, err := jsontext.Parse(b[bom:])
 	if err == nil {
 		return v, nil
+	}
+	// A frame's hex (what /api/decode reads) fails at its first digits,
+	// as a number with a leading zero or more than one value: say what
+	// it is, as kwire encode does.
+	start := bom
+	for start < len(b) && (b[start] == ' ' || b[start] == '\t' || b[start] == '\r' || b[start] == '\n') {
+		start++
+	}
+	if start < len(b) && encinput.HexLine(b, start) >= 0 {
+		return nil, &Error{Message: "hex, not JSON: POST /api/encode takes the JSON of a frame; POST its hex to /api/decode",
+			Offset: at(start), Expected: envelopeWanted, Found: "a frame's hex"}
 	}
 	e := &Error{Message: err.Error(), Expected: envelopeWanted, Found: err.Error()}
 	var se *jsontext.SyntaxError

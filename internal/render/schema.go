@@ -149,8 +149,30 @@ func bnfFields(lines []BNFLine, l *schema.Layout, v int16, flex bool, depth int,
 	return lines
 }
 
-// BNF writes version v of message m as text, one BNFLine a line, nested
-// lines indented two spaces a level and tagged fields marked
+// A BNFLine's text is Indent, Marker, Name and Rest, in that order: BNF
+// writes it whole (the CLI and the API print it), the site with the name
+// linked to its field's row, so that every schema reads the same
+// wherever it is shown.
+
+// Indent is a line's indent: two spaces a level of nesting.
+func (l BNFLine) Indent() string { return strings.Repeat("  ", l.Depth) }
+
+// Marker is what comes before a tagged field's name, "tag N: ", or "".
+func (l BNFLine) Marker() string {
+	if l.Tag < 0 {
+		return ""
+	}
+	return "tag " + strconv.Itoa(int(l.Tag)) + ": "
+}
+
+// Rest is what follows the name: " => " and the right-hand side.
+func (l BNFLine) Rest() string { return " => " + l.RHS }
+
+// Text is the line as BNF writes it.
+func (l BNFLine) Text() string { return l.Indent() + l.Marker() + l.Name + l.Rest() }
+
+// BNF writes version v of message m as text, one BNFLine a line (Text),
+// nested lines indented two spaces a level and tagged fields marked
 // "tag N: name".
 func BNF(m *schema.Message, v int16, title string) string {
 	d := m.At(v)
@@ -159,11 +181,7 @@ func BNF(m *schema.Message, v int16, title string) string {
 	}
 	var b strings.Builder
 	for _, l := range BNFLines(title, d.Root, v, d.Flexible.Contains(v)) {
-		b.WriteString(strings.Repeat("  ", l.Depth))
-		if l.Tag >= 0 {
-			b.WriteString("tag " + strconv.Itoa(int(l.Tag)) + ": ")
-		}
-		b.WriteString(l.Name + " => " + l.RHS + "\n")
+		b.WriteString(l.Text() + "\n")
 	}
 	return b.String()
 }

@@ -37,7 +37,7 @@ const pages = [
   "rules/conn.order.html", "rules/conn.correlation.html", "rules/index.html",
   "api/sharefetch/v2.html", "api/produce/v13.html", "api/fetch/v4.html", "api/fetch/index.html",
   "internal/consumer_offsets/offsetcommitvalue/v4.html", "internal.html",
-  "index.html", "errors.html", "records.html", "protocol.html", "types.html",
+  "index.html", "errors.html", "records.html", "protocol.html", "types.html", "json-api.html",
 ];
 
 test("scrolling boxes take focus and landmarks have distinct names (axe-core)", { timeout: 300000 }, async () => {
@@ -73,4 +73,52 @@ test("a field table that scrolls can be scrolled from the keyboard", async () =>
   assert.deepEqual(await page.locator(".treebox").evaluateAll((es) => es.map((e) => e.getAttribute("aria-label"))),
     ["ShareFetch Request: decoded tree", "ShareFetch Response: decoded tree"]);
   await ctx.close();
+});
+
+// The value JSON's colours (chroma's github and github-dark styles) are
+// readable in both colour schemes: in dark pages the punctuation took the
+// light style's near-black (#1f2328 on #161b22, a contrast of 1.09), as
+// github-dark sets no colour for it (site/highlight.go unsets what only
+// the light style sets). Each token's colour is measured against the code
+// block's background (axe's color-contrast leaves text in a box that
+// scrolls unjudged), and held to WCAG's 4.5:1.
+test("the JSON examples' colours have contrast in dark and light pages", { timeout: 300000 }, async () => {
+  const found = [];
+  for (const colorScheme of ["dark", "light"]) {
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme });
+    const page = await ctx.newPage();
+    for (const path of ["api/metadata/v12.html", "api/produce/v13.html", "internal/consumer_offsets/offsetcommitvalue/v4.html"]) {
+      const resp = await page.goto(server.url + path);
+      assert.equal(resp.status(), 200, path);
+      const worst = await page.evaluate(() => {
+        const rgb = (s) => s.match(/[\d.]+/g).map(Number);
+        const lum = ([r, g, b]) => {
+          const f = (c) => ((c /= 255) <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+          return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+        };
+        const bg = (e) => {
+          for (; e; e = e.parentElement) {
+            const c = rgb(getComputedStyle(e).backgroundColor);
+            if (c.length < 4 || c[3] > 0) return c.slice(0, 3);
+          }
+          return [255, 255, 255];
+        };
+        const byClass = {};
+        for (const e of document.querySelectorAll(".chroma span[class]")) {
+          if (!e.textContent.trim() || e.children.length) continue;
+          const a = lum(rgb(getComputedStyle(e).color)), b = lum(bg(e));
+          const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+          const k = e.className;
+          if (!(k in byClass) || ratio < byClass[k].ratio) byClass[k] = { ratio, color: getComputedStyle(e).color, text: e.textContent.slice(0, 20) };
+        }
+        return byClass;
+      });
+      assert.ok("p" in worst, `${path}: no punctuation in its JSON`);
+      for (const [k, w] of Object.entries(worst)) {
+        if (w.ratio < 4.5) found.push(`${path} (${colorScheme}): .${k} ${JSON.stringify(w.text)} in ${w.color}, contrast ${w.ratio.toFixed(2)}`);
+      }
+    }
+    await ctx.close();
+  }
+  assert.deepEqual(found, []);
 });

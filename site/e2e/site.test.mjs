@@ -169,7 +169,7 @@ function docPages(dir, base = dir, out = []) {
 }
 
 test("nothing scrolls sideways or is cut at 1400 px", async () => {
-  for (const path of ["index.html", "api/produce/v13.html", "api/produce/v0.html", "api/fetch/v18.html", "api/produce/index.html", "types.html", "records.html", "protocol.html", "errors.html", "search.html"]) {
+  for (const path of ["index.html", "api/produce/v13.html", "api/produce/v0.html", "api/fetch/v18.html", "api/produce/index.html", "types.html", "records.html", "protocol.html", "errors.html", "search.html", "json-api.html"]) {
     const { ctx, page } = await open(path, { viewport: { width: 1400, height: 1000 } });
     const cut = await page.evaluate(cutParts);
     assert.deepEqual(cut, [], `${path} at 1400px`);
@@ -408,6 +408,12 @@ test("search from any page: errors, API versions, fields and meanings, with a fa
   r = await results("fetch 99");
   assert.equal(r[0], "Fetch");
   assert.match(await page.locator("#q-results .qhit .qdetail").first().textContent(), /has versions 0–\d+, not v99/);
+  // A KIP by its number, as the pages write it and as people type it:
+  // the versions it brought.
+  for (const q of ["KIP-516", "kip 516"]) {
+    r = await results(q);
+    assert.ok(r.includes("Metadata v12") && r.includes("Fetch v13"), `${q}: ${r.join(" | ")}`);
+  }
   // A field by its name, and by what it means; the arrow keys pick.
   r = await results("isolationLevel");
   assert.ok(r.includes("Fetch request isolationLevel") && r.includes("ListOffsets request isolationLevel"), r.join(" | "));
@@ -484,4 +490,51 @@ test("search: several words match together, an error code or API key first", asy
   assert.equal(r.length, new Set(r).size, r.join(" | "));
   assert.deepEqual(errors, []);
   await ctx.close();
+});
+
+// The JSON API has a page, in every page's navigation: its examples'
+// answers are what kwire serve answers them now.
+test("the JSON API page: reached from the navigation, its answers the server's", async () => {
+  const { ctx, page, errors } = await open("index.html", { viewport: { width: 1280, height: 900 } });
+  await Promise.all([page.waitForURL(/json-api\.html$/), page.click("nav.sections a[href='json-api.html']")]);
+  assert.equal(await page.locator("h1").textContent(), "The JSON API");
+  assert.equal(await page.locator("nav.sections a[aria-current='page']").textContent(), "JSON API");
+  assert.deepEqual(await page.locator("section[id^='route-'] h2").allTextContents(),
+    ["POST /api/decode", "POST /api/encode", "GET /api/apis", "GET /api/schema/{api}/{version}"]);
+  await page.screenshot({ path: join(shots, "json-api.png"), fullPage: true });
+  // The first example: the README's frame as hex, and its answer.
+  const first = page.locator("#route-decode .apiex").first();
+  const cmd = await first.locator("pre.curl").textContent();
+  const hex = cmd.match(/-d ([0-9a-f]+) /)[1];
+  const shown = JSON.parse(await first.locator(".json pre").textContent());
+  const live = await fetch(server.url + "api/decode", { method: "POST", body: hex });
+  assert.equal(live.status, 200);
+  assert.deepEqual(await live.json(), shown);
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});
+
+// A mistyped page's URL (the docs live under /api/<name>/, in lower case,
+// beside the API's routes) is answered with a page: the site's policy, a
+// way home, a search for what was asked for. A client that asks for JSON
+// gets the API's error.
+test("a mistyped page: a 404 page with a way home and a search", async () => {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await ctx.newPage();
+  const resp = await page.goto(server.url + "api/Metadata/v12.html");
+  assert.equal(resp.status(), 404);
+  assert.match(resp.headers()["content-security-policy"], /frame-ancestors 'none'/);
+  assert.equal(await page.locator("h1").textContent(), "Not found");
+  await page.screenshot({ path: join(shots, "not-found.png") });
+  await Promise.all([page.waitForURL(/search\.html\?q=Metadata\+v12$/), page.click("text=Search for “Metadata v12”")]);
+  await page.waitForSelector("#search-page .qhit");
+  assert.equal(await page.locator("#search-page .qhit .qlabel").first().textContent(), "Metadata v12");
+  await page.goto(server.url + "api/Metadata/v12.html");
+  await Promise.all([page.waitForURL(/\/index\.html$/), page.click("text=Every API")]);
+  assert.equal(await page.locator("tr.api").count(), apiList.length);
+  await ctx.close();
+  const json = await fetch(server.url + "api/Metadata/v12.html");
+  assert.equal(json.status, 404);
+  assert.equal(json.headers.get("content-type"), "application/json");
+  assert.match((await json.json()).error, /^no such route: \/api\/Metadata\/v12\.html/);
 });

@@ -4,7 +4,8 @@
 // warm latency of the Go Worker.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { join } from "node:path";
+import { join, relative } from "node:path";
+import { mkdirSync, writeFileSync, readdirSync, readFileSync } from "node:fs";
 import {
   tempDir, buildWorker, buildAssets, workerConfig, startWrangler, timed, median, workerdCPU, loadWorkerModule, worstCases,
 } from "./helpers-worker.mjs";
@@ -20,6 +21,10 @@ before(async () => {
   build = join(tmp.dir, "build");
   const sizes = buildWorker(build);
   console.log(sizes);
+  // A module an earlier make wasm left at the assets' root (make site
+  // removes it: see the static assets test).
+  mkdirSync(join(tmp.dir, "dist"), { recursive: true });
+  writeFileSync(join(tmp.dir, "dist", "kwire.wasm"), "left by an earlier make wasm");
   assets = buildAssets(join(tmp.dir, "dist"), build);
   console.log(`worker e2e: assets from ${assets.kind}; docs page ${assets.docs}, wasm ${assets.wasm}`);
   wr = await startWrangler(tmp.dir, workerConfig(build, join(tmp.dir, "dist")));
@@ -178,6 +183,70 @@ test("POST /api/decode: bad input gets 400 with offset, path, expected, found", 
   error(await post("/api/decode", "00".repeat(1 << 20), "text/plain"), 413);
 });
 
+// A body over the limit, chunked (no length) or with a length, is answered
+// 413, and the request after it as usual: instance.mjs reads such a body to
+// its end (up to MAX_DRAIN_BYTES), where it used to leave it half read,
+// which made wrangler dev's proxy answer the next POST with its own 503
+// ("Your worker restarted mid-request").
+test("a body over the limit, chunked or with a length, then a request: 413, then 200", async () => {
+  const octet = { "content-type": "application/octet-stream" };
+  for (let i = 0; i < 3; i++) {
+    for (const [name, init] of [
+      ["chunked", () => ({ method: "POST", body: chunked(600 << 10), duplex: "half", headers: octet })],
+      ["with a length", () => ({ method: "POST", body: Buffer.alloc((512 << 10) + 1), headers: octet })],
+    ]) {
+      const over = await api("/api/decode", init());
+      assert.equal(error(over, 413).expected, `at most ${512 << 10} bytes`, name);
+      const next = await post("/api/decode", frameHex, "text/plain");
+      assert.equal(next.res.status, 200, `${name}, round ${i}: the request after the 413: ${next.body.subarray(0, 200)}`);
+      assert.equal(json(next).header.correlationId, 7);
+    }
+  }
+});
+
+// What instance.mjs reads of a body over the limit, in node through the
+// Worker's own module: all of it up to MAX_DRAIN_BYTES, past that no more
+// than that before it cancels the rest, and nothing of a body whose length
+// says it is past that.
+test("instance.mjs: a body over the limit is read to its end, up to MAX_DRAIN_BYTES", async () => {
+  const { MAX_DRAIN_BYTES } = await import(join(build, "instance.mjs"));
+  const handle = await loadWorkerModule(build, { keep: true });
+  const counted = (n) => {
+    const s = { pulled: 0, cancelled: false };
+    let left = n;
+    s.body = new ReadableStream({
+      pull(c) {
+        const k = Math.min(left, 64 << 10);
+        if (k === 0) return c.close();
+        left -= k;
+        s.pulled += k;
+        c.enqueue(new Uint8Array(k).fill(0x30));
+      },
+      cancel() { s.cancelled = true; },
+    });
+    return s;
+  };
+  const octet = { "content-type": "application/octet-stream" };
+  for (const n of [(512 << 10) + 100_000, 2 << 20, MAX_DRAIN_BYTES]) {
+    const s = counted(n);
+    const r = await handle(new Request("http://worker/api/decode", { method: "POST", body: s.body, duplex: "half", headers: octet }));
+    assert.equal(r.res.status, 413);
+    assert.equal(s.pulled, n, `${n} bytes chunked: read to the end`);
+    assert.ok(!s.cancelled, `${n} bytes chunked: not cancelled`);
+  }
+  const s = counted(MAX_DRAIN_BYTES + (1 << 20));
+  const r = await handle(new Request("http://worker/api/decode", { method: "POST", body: s.body, duplex: "half", headers: octet }));
+  assert.equal(r.res.status, 413);
+  assert.ok(s.cancelled && s.pulled <= MAX_DRAIN_BYTES + (128 << 10), `past MAX_DRAIN_BYTES: cancelled after ${s.pulled} bytes`);
+  const long = counted(MAX_DRAIN_BYTES + 1);
+  const l = await handle(new Request("http://worker/api/decode", { method: "POST", body: long.body, duplex: "half",
+    headers: { ...octet, "content-length": String(MAX_DRAIN_BYTES + 1) } }));
+  assert.equal(l.res.status, 413);
+  assert.ok(long.cancelled && long.pulled <= 128 << 10, `a length past MAX_DRAIN_BYTES: cancelled after ${long.pulled} bytes`);
+  const ok = await handle(new Request("http://worker/api/decode", { method: "POST", body: frame, headers: octet }));
+  assert.equal(ok.res.status, 200);
+});
+
 test("POST /api/encode: value JSON to bytes, hex; wrong JSON gets 400", async () => {
   const value = (await post("/api/decode", frame)).body;
   const r = await post("/api/encode", value, "application/json");
@@ -186,7 +255,7 @@ test("POST /api/encode: value JSON to bytes, hex; wrong JSON gets 400", async ()
   assert.deepEqual(r.body, frame);
   const h = await post("/api/encode?as=hex", value, "application/json");
   assert.equal(h.res.headers.get("content-type"), "text/plain; charset=utf-8");
-  assert.equal(h.body.toString(), frameHex);
+  assert.equal(h.body.toString(), frameHex + "\n");
 
   error(await post("/api/encode", "", "application/json"), 400);
   const syntax = error(await post("/api/encode", '{"apiKey": 18,', "application/json"), 400);
@@ -201,6 +270,10 @@ test("POST /api/encode: value JSON to bytes, hex; wrong JSON gets 400", async ()
   assert.equal(e.path, "header.correlationId");
   assert.equal(e.expected, "an integer");
   error(await post("/api/encode", "[1,2,3]", "application/json"), 400);
+  // A frame's hex and annotated JSON are named, with what to send instead.
+  assert.match(error(await post("/api/encode", frameHex, "text/plain"), 400).error, /^hex, not JSON: .*\/api\/decode/);
+  const ann = (await post("/api/decode?format=annotated", frame)).body;
+  assert.match(error(await post("/api/encode", ann, "application/json"), 400).error, /^annotated JSON, not value JSON: .*send value JSON/);
   error(await post("/api/encode", "{".repeat((1 << 20) + 10), "application/json"), 413);
 });
 
@@ -226,8 +299,26 @@ test("unknown routes get 404, wrong methods 405", async () => {
   assert.equal(head.res.status, 200);
   assert.equal(head.res.headers.get("content-type"), "application/json");
   assert.equal(head.body.length, 0);
-  // A path that is no file falls through to the Worker's 404.
+  // A path that is no file falls through to the Worker's 404: the API's
+  // JSON error, naming the route a near miss was meant for, or for a
+  // browser asking for a page (a mistyped docs URL: they live under
+  // /api/<name>/, in lower case) an HTML page with the site's policy, as
+  // kwire serve answers them (the same handler).
   error(await api("/no/such/page.html"), 404);
+  error(await api("/api/Metadata/v12.html"), 404);
+  assert.equal(error(await api("/api/decode/", { method: "POST", body: frameHex }), 404).error,
+    "no such route: /api/decode/ (did you mean POST /api/decode?)");
+  assert.match(error(await api("/api/foo"), 404).error, /^no such route: \/api\/foo \(routes: POST \/api\/decode, /);
+  const browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
+  const page = await api("/api/Metadata/v12.html", { headers: { accept: browser } });
+  assert.equal(page.res.status, 404);
+  assert.equal(page.res.headers.get("content-type"), "text/html; charset=utf-8");
+  assert.match(page.res.headers.get("content-security-policy") || "", /frame-ancestors 'none'/);
+  const text = page.body.toString();
+  assert.match(text, /<h1>Not found<\/h1>/);
+  assert.ok(text.includes('href="../../index.html"') && text.includes('href="../../search.html?q=Metadata+v12"'), text);
+  // A route keeps its JSON, whatever the Accept.
+  error(await api("/api/decode", { headers: { accept: browser } }), 405);
 });
 
 test("static assets: the site, a docs page under /api/, the wasm module", async () => {
@@ -235,6 +326,13 @@ test("static assets: the site, a docs page under /api/, the wasm module", async 
   assert.equal(home.res.status, 200);
   assert.match(home.res.headers.get("content-type"), /^text\/html/);
   assert.match(home.body.toString(), /<html|<!doctype/i);
+
+  // The JSON API's own page.
+  if (assets.kind === "make site") {
+    const j = await api("/json-api.html");
+    assert.equal(j.res.status, 200);
+    assert.match(j.body.toString(), /<h1>The JSON API<\/h1>/);
+  }
 
   const docs = await api(assets.docs);
   assert.equal(docs.res.status, 200, assets.docs);
@@ -260,6 +358,25 @@ test("static assets: the site, a docs page under /api/, the wasm module", async 
   // A file named by its content hash is cached for good, as kwire serve
   // sends it (the site's _headers); a page is revalidated.
   if (assets.kind === "make site") {
+    // The assets a deploy uploads hold the playground's modules as their
+    // content-hashed copies only: make site builds the modules beside the
+    // assets (make wasm wrote 26 MB of un-hashed ones into them, which
+    // nothing loads), and removes those an earlier build left there.
+    const dist = join(tmp.dir, "dist");
+    const unhashed = /^(kwire|capture|storage|payload|inflate)\.wasm$|^wasm_exec\.js$/;
+    assert.deepEqual(readdirSync(dist).filter((f) => unhashed.test(f)), [], "un-hashed modules at the assets' root");
+    assert.equal((await api("/kwire.wasm")).res.status, 404);
+    const named = [];
+    const walk = (d) => {
+      for (const e of readdirSync(d, { withFileTypes: true })) {
+        const p = join(d, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (/\.(html|js|json|css|webmanifest)$/.test(e.name) &&
+          /(^|[^.\w])(kwire|capture|storage|payload|inflate)\.wasm|(^|[^.\w])wasm_exec\.js/.test(readFileSync(p, "utf8"))) named.push(relative(dist, p));
+      }
+    };
+    walk(dist);
+    assert.deepEqual(named, [], "files that name an un-hashed module (the pages, the playground, its sw.js)");
     assert.match(assets.wasm, /\.[0-9a-f]{10}\.wasm$/);
     assert.equal(wasm.res.headers.get("cache-control"), "public, max-age=31536000, immutable", assets.wasm);
     assert.doesNotMatch(home.res.headers.get("cache-control") || "", /immutable/);
@@ -345,17 +462,12 @@ function everydayRequests() {
     { name: "bad encode", path: "/api/encode", init: () => ({ method: "POST", body: '{"apiKey": 18,', headers: { "content-type": "application/json" } }) },
     { name: "404", path: "/api/nope", init: () => ({}) },
     { name: "405", path: "/api/decode", init: () => ({}) },
-    // Bodies over the limit are answered 413 and left unread. Under
-    // wrangler dev that upsets wrangler's own dev proxy: the chunked one
-    // makes it answer the next POST with its own 503 ("Your worker
-    // restarted mid-request"), and several with a length at once do the
-    // same to the requests beside them and leave some GETs unanswered.
-    // It does so with a fresh Go instance per request (main before one
-    // was kept) as now, so only the node tests send these beside others;
-    // under wrangler dev they are sent alone (bad input tests above).
-    { name: "over the limit, with a length", path: "/api/decode", notUnderWrangler: true,
+    // Bodies over the limit are answered 413, read to their end first
+    // (instance.mjs, readBody): left half read, they made wrangler dev's
+    // proxy fail the request after them with its own 503.
+    { name: "over the limit, with a length", path: "/api/decode",
       init: () => ({ method: "POST", body: Buffer.alloc((512 << 10) + 1), headers: { ...octet, "content-length": String((512 << 10) + 1) } }) },
-    { name: "over the limit, chunked", path: "/api/decode", notUnderWrangler: true,
+    { name: "over the limit, chunked", path: "/api/decode",
       init: () => ({ method: "POST", body: chunked((512 << 10) + 100_000), duplex: "half", headers: octet }) },
   ];
 }
@@ -444,7 +556,7 @@ test("one kept instance: the same answers as fresh ones, the grown one dropped, 
 // them, and a request after them all is answered as usual.
 test("concurrent requests under wrangler dev: every one answered as alone", { timeout: 10 * 60_000 }, async () => {
   const cases = worstCases(join(tmp.dir, "worst-concurrent"));
-  const every = everydayRequests().filter((k) => !k.notUnderWrangler);
+  const every = everydayRequests();
   const heavy = cases.slice(0, 3).map((c) => ({
     name: c.name, path: c.route + c.query, init: () => ({ method: "POST", body: c.body, headers: { "content-type": c.contentType } }),
   }));
