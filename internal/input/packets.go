@@ -63,6 +63,42 @@ type PacketDump struct {
 	Other int
 }
 
+// Name names the dump for a person: "a text dump of 23 packets (tshark
+// -x or Wireshark's Copy as Hex Dump)".
+func (d *PacketDump) Name() string {
+	s := "a text dump of " + strconv.Itoa(len(d.Packets)) + " packets"
+	if len(d.Packets) == 1 {
+		s = "a text dump of 1 packet"
+	}
+	switch d.Format {
+	case FormatWireshark:
+		return s + " (tshark -x or Wireshark's Copy as Hex Dump)"
+	case FormatTcpdump:
+		return s + " (tcpdump -X)"
+	case FormatXXD:
+		return s + " (xxd)"
+	case FormatHexdumpC:
+		return s + " (hexdump -C)"
+	case FormatOD:
+		return s + " (od)"
+	}
+	return s
+}
+
+// TimesNote says what the packets' times are, read as a capture, where
+// the dump gave none or no date ("" where it gave them whole): "it gives
+// no times, so each packet is given one a millisecond after the last:
+// times and latencies mean nothing".
+func (d *PacketDump) TimesNote() string {
+	switch d.Times {
+	case NoTimes:
+		return "it gives no times, so each packet is given one a millisecond after the last: times and latencies mean nothing"
+	case TimeOfDay:
+		return "its times are times of day, dated 1970-01-01"
+	}
+	return ""
+}
+
 // ParsePackets reads a text holding the hex dumps of one or more whole
 // captured packets, one after another, as text2pcap would: tshark -x (its
 // "Frame (N bytes):" headings followed, the dumps under other headings
