@@ -4,7 +4,7 @@
 // only when a pcap or pcapng file is opened. It sets a global object
 // kwireCapture with one function:
 //
-//	kwireCapture.read(bytes) -> {summary: JSON text, frames: [Uint8Array|null], dump?} | {error}
+//	kwireCapture.read(bytes) -> {summary: JSON text, frames: [Uint8Array|null], dump?} | {error, notDump}
 //
 // The summary lists connections and exchanges (API, version, correlation
 // id, packet numbers, times in milliseconds since 1970, sizes, latency,
@@ -28,7 +28,9 @@
 // read as the capture it was printed from, as kwire pcap and kwire check
 // read it (input.ParsePackets, capture.DumpPcapng): "dump" then says so,
 // {packets, name, times}, times being what the times are where the dump
-// gave none or no date ("" where it gave them).
+// gave none or no date ("" where it gave them); an error says notDump
+// for bytes that are neither a capture nor such a text (the page then
+// shows why they are no frame either).
 package main
 
 import (
@@ -54,6 +56,7 @@ func main() {
 func readCapture(this js.Value, args []js.Value) any {
 	b := glue.Bytes(glue.Arg(args, 0))
 	var dump map[string]any
+	notDump := false // neither a capture's magic nor a text of packets' dumps
 	if !captureMagic(b) {
 		// A text of packets' dumps is the capture it was printed from; any
 		// other bytes are left to the capture reader to say what they are not.
@@ -64,11 +67,13 @@ func readCapture(this js.Value, args []js.Value) any {
 			dump = map[string]any{"packets": len(d.Packets), "name": d.Name(), "times": d.TimesNote()}
 		case !errors.Is(err, input.ErrNoPackets):
 			return map[string]any{"error": err.Error()} // a dump of packets, malformed: where, and why
+		default:
+			notDump = true
 		}
 	}
 	res, err := capture.Read(bytes.NewReader(b), capture.Options{KeepDamaged: true})
 	if err != nil {
-		return map[string]any{"error": err.Error()}
+		return map[string]any{"error": err.Error(), "notDump": notDump}
 	}
 	frames := js.Global().Get("Array").New()
 	for _, x := range res.Exchanges {

@@ -256,8 +256,12 @@ func TestTextDumpSummary(t *testing.T) {
 		}
 		bad := append(append([]byte{}, text...), "0000  00 01\n0002  0g\n"...)
 		r := readCapture(js.Undefined(), []js.Value{glue.Uint8Array(bad)}).(map[string]any)
-		if e, _ := r["error"].(string); !strings.Contains(e, "column 8: unexpected character 'g'") {
-			t.Errorf("error %q, want where the mistake is", e)
+		if e, _ := r["error"].(string); !strings.Contains(e, "column 8: unexpected character 'g'") || r["notDump"] != nil {
+			t.Errorf("%v, want where the mistake is", r)
+		}
+		r = readCapture(js.Undefined(), []js.Value{glue.Uint8Array([]byte("0000  00 01\n0000  00 02\n"))}).(map[string]any)
+		if e, _ := r["error"].(string); !strings.Contains(e, "not a pcap or pcapng file") || r["notDump"] != true {
+			t.Errorf("%v, want no capture and no dump of packets", r)
 		}
 	})
 	t.Run("a pcap stays a pcap", func(t *testing.T) {
