@@ -12,7 +12,8 @@
 // page would cost seconds, a window costs microseconds.
 //
 //	kwire.apis() -> JSON [{key,name,category,request:[lo,hi],response:[lo,hi]}]
-//	kwire.parseInput(text|Uint8Array, mode) -> {bytes, format, packet?, sizePrefix, frames?: [offsets]} | {error, offset, line, column}
+//	kwire.parseInput(text|Uint8Array, mode) -> {bytes, format, packet?, sizePrefix, frames?: [offsets]} | {error, offset, line, column, packets}
+//	      (packets: the text may be several packets' dumps, for the capture module to read)
 //	kwire.decode(bytes, response, apiKey, version, size) -> {summary: JSON text, buffers: [Uint8Array]} (see view.go)
 //	kwire.treeRows, setOpen, reveal, gridRows, expandCell, cellAt, rowOf,
 //	      jsonCount, jsonLines, jsonNodeAt, jsonSpanOf, nodeJSON, path, parentOf: windows on
@@ -208,8 +209,17 @@ func parseInput(this js.Value, args []js.Value) any {
 		res["error"] = err.Error()
 		return res
 	}
-	b, format, err := input.Parse(bytesArg(arg(args, 0)), mode)
+	text := bytesArg(arg(args, 0))
+	b, format, err := input.Parse(text, mode)
 	if err != nil {
+		// Several packets' dumps (tshark -x of a capture) are no frame:
+		// the page hands such a text to the capture module, which reads it
+		// (input.ParsePackets, some 19 KB gzip that this module leaves
+		// out) as the capture it was printed from, as kwire pcap does, and
+		// shows this error if it is no such text after all.
+		if mode == input.Auto || mode == input.Hex {
+			res["packets"] = input.MaybePackets(text)
+		}
 		res["error"] = err.Error()
 		var ie *input.Error
 		if errors.As(err, &ie) {

@@ -39,3 +39,28 @@ func TestParseInputWholePacket(t *testing.T) {
 		t.Errorf("no payload: %v", r)
 	}
 }
+
+// Several packets' dumps (two of kfake-clients.pcapng, as tshark -x
+// printed each) are no frame: parseInput says the text may be a capture's
+// packets, which the page then hands to the capture module; one packet's
+// dump still decodes (above), and text that is no dump is only an error.
+func TestParseInputPackets(t *testing.T) {
+	var text []byte
+	for _, f := range []string{"kfake-4.tshark-x", "kfake-6.tshark-x"} {
+		b, err := os.ReadFile("../internal/input/testdata/packets/" + f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text = append(text, b...)
+	}
+	for _, mode := range []string{"auto", "hex"} {
+		r := parseInput(js.Undefined(), []js.Value{js.ValueOf(string(text)), js.ValueOf(mode)}).(map[string]any)
+		if r["packets"] != true || r["error"] == nil || r["bytes"] != nil {
+			t.Errorf("%s: %v, want an error with packets set", mode, r)
+		}
+	}
+	r := parseInput(js.Undefined(), []js.Value{js.ValueOf("00 01 0g"), js.ValueOf("auto")}).(map[string]any)
+	if r["packets"] != false || r["error"] == nil {
+		t.Errorf("bad hex: %v", r)
+	}
+}

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
-	"time"
 
 	"github.com/kwire/kwire/internal/capture"
 	"github.com/kwire/kwire/internal/input"
@@ -22,63 +20,24 @@ import (
 // user there.
 
 // textCapture reads raw, a text dump of whole packets, as a capture: a
-// pcapng of its packets, and the dump. The error wraps
-// input.ErrNoPackets when raw is no such text.
+// pcapng of its packets (capture.DumpPcapng), and the dump. The error
+// wraps input.ErrNoPackets when raw is no such text.
 func textCapture(raw []byte) ([]byte, *input.PacketDump, error) {
 	d, err := input.ParsePackets(raw)
 	if err != nil {
 		return nil, nil, err
 	}
-	size := 28
-	for _, p := range d.Packets {
-		size += 64 + len(p.Data)
-	}
-	var w capture.PcapngWriter
-	out := make([]byte, 0, size)
-	for i, p := range d.Packets {
-		tm := p.Time
-		if d.Times == input.NoTimes {
-			tm = time.Unix(0, int64(i+1)*int64(time.Millisecond)).UTC()
-		}
-		out = w.Append(out, capture.Packet{Data: p.Data, Time: tm, Link: uint32(p.LinkType)})
-	}
-	return out, d, nil
+	return capture.DumpPcapng(d), d, nil
 }
 
 // readAsCapture says that the dump d is read as a capture, and, with
 // times set, what its times are where the dump gave none or no date.
 func readAsCapture(d *input.PacketDump, times bool) string {
-	note := "read as a capture: " + packetsText(d)
-	switch {
-	case !times:
-	case d.Times == input.NoTimes:
-		note += "; it gives no times, so each packet is given one a millisecond after the last: times and latencies mean nothing"
-	case d.Times == input.TimeOfDay:
-		note += "; its times are times of day, dated 1970-01-01"
+	note := "read as a capture: " + d.Name()
+	if n := d.TimesNote(); times && n != "" {
+		note += "; " + n
 	}
 	return note
-}
-
-// packetsText names a dump of packets: "a text dump of 23 packets
-// (tshark -x or Wireshark's Copy as Hex Dump)".
-func packetsText(d *input.PacketDump) string {
-	s := "a text dump of " + strconv.Itoa(len(d.Packets)) + " packets"
-	if len(d.Packets) == 1 {
-		s = "a text dump of 1 packet"
-	}
-	switch d.Format {
-	case input.FormatWireshark:
-		return s + " (tshark -x or Wireshark's Copy as Hex Dump)"
-	case input.FormatTcpdump:
-		return s + " (tcpdump -X)"
-	case input.FormatXXD:
-		return s + " (xxd)"
-	case input.FormatHexdumpC:
-		return s + " (hexdump -C)"
-	case input.FormatOD:
-		return s + " (od)"
-	}
-	return s
 }
 
 // manyPackets is the error of kwire decode and kwire batch for a text
@@ -93,7 +52,7 @@ func manyPackets(raw []byte, name, reads string) error {
 	if name == "" {
 		name = "-"
 	}
-	return errors.New(packetsText(d) + ": " + reads + "; kwire pcap " + name +
+	return errors.New(d.Name() + ": " + reads + "; kwire pcap " + name +
 		" reads them as a capture (frames reassembled across packets, requests paired with their responses), and kwire check " +
 		name + " applies the protocol rules to them")
 }

@@ -63,6 +63,42 @@ type PacketDump struct {
 	Other int
 }
 
+// Name names the dump for a person: "a text dump of 23 packets (tshark
+// -x or Wireshark's Copy as Hex Dump)".
+func (d *PacketDump) Name() string {
+	s := "a text dump of " + strconv.Itoa(len(d.Packets)) + " packets"
+	if len(d.Packets) == 1 {
+		s = "a text dump of 1 packet"
+	}
+	switch d.Format {
+	case FormatWireshark:
+		return s + " (tshark -x or Wireshark's Copy as Hex Dump)"
+	case FormatTcpdump:
+		return s + " (tcpdump -X)"
+	case FormatXXD:
+		return s + " (xxd)"
+	case FormatHexdumpC:
+		return s + " (hexdump -C)"
+	case FormatOD:
+		return s + " (od)"
+	}
+	return s
+}
+
+// TimesNote says what the packets' times are, read as a capture, where
+// the dump gave none or no date ("" where it gave them whole): "it gives
+// no times, so each packet is given one a millisecond after the last:
+// times and latencies mean nothing".
+func (d *PacketDump) TimesNote() string {
+	switch d.Times {
+	case NoTimes:
+		return "it gives no times, so each packet is given one a millisecond after the last: times and latencies mean nothing"
+	case TimeOfDay:
+		return "its times are times of day, dated 1970-01-01"
+	}
+	return ""
+}
+
 // ParsePackets reads a text holding the hex dumps of one or more whole
 // captured packets, one after another, as text2pcap would: tshark -x (its
 // "Frame (N bytes):" headings followed, the dumps under other headings
@@ -488,4 +524,60 @@ func (f TimeForm) String() string {
 		return "seconds"
 	}
 	return "TimeForm(" + strconv.Itoa(int(f)) + ")"
+}
+
+// MaybePackets says, cheaply and without reading any dump, whether data
+// may be a text of several packets' dumps (ParsePackets): two or more of
+// its lines start a dump at offset 0 ("0000  02 00", "0x0000:  4500",
+// "00000000: 0000"), as no single dump's lines do. Only ParsePackets
+// says whether they are dumps of packets; the playground's main module,
+// which leaves ParsePackets to the capture module, asks this when a text
+// is no frame.
+func MaybePackets(data []byte) bool {
+	if t, ok := fromUTF16(data); ok {
+		data = t
+	}
+	n := 0
+	for ls := 0; ls < len(data); {
+		le := bytes.IndexByte(data[ls:], '\n')
+		if le < 0 {
+			le = len(data)
+		} else {
+			le += ls
+		}
+		if zeroOffset(data[ls:le]) {
+			if n++; n == 2 {
+				return true
+			}
+		}
+		ls = le + 1
+	}
+	return false
+}
+
+// zeroOffset says whether line starts as a dump's first line does: an
+// offset of at least four zeros (0x before them, a colon after them, or
+// neither), then a blank and more.
+func zeroOffset(line []byte) bool {
+	i := 0
+	for i < len(line) && isSpace(line[i]) {
+		i++
+	}
+	if len(line) >= i+2 && line[i] == '0' && line[i+1] == 'x' {
+		i += 2
+	}
+	z := i
+	for i < len(line) && line[i] == '0' {
+		i++
+	}
+	if i-z < 4 {
+		return false
+	}
+	if i < len(line) && line[i] == ':' {
+		i++
+	}
+	if i >= len(line) || line[i] != ' ' && line[i] != '\t' {
+		return false
+	}
+	return len(bytes.TrimSpace(line[i:])) > 0
 }

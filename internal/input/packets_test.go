@@ -79,6 +79,9 @@ func checkPackets(t *testing.T, name, text string, want [][]byte, link int, time
 	if len(d.Packets) != len(want) {
 		t.Fatalf("%s: %d packets, want %d", name, len(d.Packets), len(want))
 	}
+	if MaybePackets([]byte(text)) != (len(want) > 1) {
+		t.Errorf("%s: MaybePackets says %v of %d packets' dumps", name, !(len(want) > 1), len(want))
+	}
 	for i, p := range d.Packets {
 		if !bytes.Equal(p.Data, want[i]) {
 			t.Errorf("%s: packet %d = %x, want %x", name, i+1, p.Data, want[i])
@@ -335,5 +338,44 @@ func TestParsePacketsShortOffset(t *testing.T) {
 	d := checkPackets(t, "summary line", text, eth[:2], 1, nil)
 	if d.Times != NoTimes {
 		t.Errorf("times %s: the first packet has none", d.Times)
+	}
+}
+
+// MaybePackets, the main module's cheap look at a text that is no frame,
+// says a text of several packets' dumps may be one (every shape of
+// TestParsePackets, through checkPackets), and one dump is not, in every
+// shape Parse reads (testdata/dumps, testdata/packets).
+func TestMaybePackets(t *testing.T) {
+	for _, dir := range []string{filepath.Join("..", "..", "testdata", "dumps"), filepath.Join("testdata", "packets")} {
+		files, err := filepath.Glob(filepath.Join(dir, "*"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("%s: %v", dir, err)
+		}
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if MaybePackets(b) {
+				t.Errorf("%s, one dump, may be several packets'", f)
+			}
+		}
+	}
+	for _, c := range []struct {
+		text string
+		want bool
+	}{
+		{"0000  00 01\n0000  00 02\n", true},
+		{"\t0x0000:  4500 0029\n\t0x0000:  4500 0029\n", true},
+		{"00000000: 0000 0025\r\n00000000: 0000 0025\r\n", true},
+		{"0000000 000000 022400\n0000000 000000 022400\n", true},
+		{"0000  00 01\n0010  00 02\n", false},
+		{"000  00 01\n000  00 02\n", false},
+		{"0000\n0000\n", false},
+		{"00000000\n00000000 00\n", false},
+	} {
+		if got := MaybePackets([]byte(c.text)); got != c.want {
+			t.Errorf("MaybePackets(%q) = %v, want %v", c.text, got, c.want)
+		}
 	}
 }

@@ -4,7 +4,7 @@
 // only when a pcap or pcapng file is opened. It sets a global object
 // kwireCapture with one function:
 //
-//	kwireCapture.read(bytes) -> {summary: JSON text, frames: [Uint8Array|null]} | {error}
+//	kwireCapture.read(bytes) -> {summary: JSON text, frames: [Uint8Array|null], dump?} | {error, notDump}
 //
 // The summary lists connections and exchanges (API, version, correlation
 // id, packet numbers, times in milliseconds since 1970, sizes, latency,
@@ -22,16 +22,27 @@
 // "responseMissing"; "requestBytes" and "responseBytes" count those
 // captured), and kwire check's rules leave it unjudged, as kwire check
 // does.
+//
+// bytes may also be a text of several packets' hex dumps (tshark -x of a
+// capture, tcpdump -X, Wireshark's Copy as Hex Dump of several packets),
+// read as the capture it was printed from, as kwire pcap and kwire check
+// read it (input.ParsePackets, capture.DumpPcapng): "dump" then says so,
+// {packets, name, times}, times being what the times are where the dump
+// gave none or no date ("" where it gave them); an error says notDump
+// for bytes that are neither a capture nor such a text (the page then
+// shows why they are no frame either).
 package main
 
 import (
 	"bytes"
+	"errors"
 	"strconv"
 	"syscall/js"
 
 	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/internal/capture"
+	"github.com/kwire/kwire/internal/input"
 	"github.com/kwire/kwire/wasm/internal/glue"
 )
 
@@ -43,9 +54,26 @@ func main() {
 // exchanges as JSON, and the frames' bytes (request then response of each
 // exchange, null where missing) in frames[2*i] and frames[2*i+1].
 func readCapture(this js.Value, args []js.Value) any {
-	res, err := capture.Read(bytes.NewReader(glue.Bytes(glue.Arg(args, 0))), capture.Options{KeepDamaged: true})
+	b := glue.Bytes(glue.Arg(args, 0))
+	var dump map[string]any
+	notDump := false // neither a capture's magic nor a text of packets' dumps
+	if !captureMagic(b) {
+		// A text of packets' dumps is the capture it was printed from; any
+		// other bytes are left to the capture reader to say what they are not.
+		d, err := input.ParsePackets(b)
+		switch {
+		case err == nil:
+			b = capture.DumpPcapng(d)
+			dump = map[string]any{"packets": len(d.Packets), "name": d.Name(), "times": d.TimesNote()}
+		case !errors.Is(err, input.ErrNoPackets):
+			return map[string]any{"error": err.Error()} // a dump of packets, malformed: where, and why
+		default:
+			notDump = true
+		}
+	}
+	res, err := capture.Read(bytes.NewReader(b), capture.Options{KeepDamaged: true})
 	if err != nil {
-		return map[string]any{"error": err.Error()}
+		return map[string]any{"error": err.Error(), "notDump": notDump}
 	}
 	frames := js.Global().Get("Array").New()
 	for _, x := range res.Exchanges {
@@ -58,7 +86,24 @@ func readCapture(this js.Value, args []js.Value) any {
 		}
 	}
 	findings, checkEnd := checkCapture(res)
-	return map[string]any{"summary": string(summaryJSON(res, findings, checkEnd)), "frames": frames}
+	out := map[string]any{"summary": string(summaryJSON(res, findings, checkEnd)), "frames": frames}
+	if dump != nil {
+		out["dump"] = dump
+	}
+	return out
+}
+
+// captureMagic says whether b starts as a pcap (either byte order, µs or
+// ns), a pcapng or a gzip file does: no text of packets' dumps does.
+func captureMagic(b []byte) bool {
+	if len(b) < 4 {
+		return false
+	}
+	switch string(b[:4]) {
+	case "\xa1\xb2\xc3\xd4", "\xd4\xc3\xb2\xa1", "\xa1\xb2\x3c\x4d", "\x4d\x3c\xb2\xa1", "\x0a\x0d\x0d\x0a":
+		return true
+	}
+	return b[0] == 0x1f && b[1] == 0x8b
 }
 
 // summaryJSON writes the summary: the connections, the exchanges with

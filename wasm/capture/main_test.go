@@ -8,6 +8,8 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strconv"
 	"strings"
 	"syscall/js"
 	"testing"
@@ -186,4 +188,90 @@ func TestSnapLengthFramesKept(t *testing.T) {
 	if len(s.CheckEnd) != 1 || !strings.HasPrefix(s.CheckEnd[0].Text, "frame.decode skipped conn 1 correlation 1 request (packet 4): 5 frames the capture holds only in part") {
 		t.Errorf("checkEnd %+v", s.CheckEnd)
 	}
+}
+
+// TestTextDumpSummary: a text of several packets' dumps, as tshark -x
+// prints a capture (testdata/textdump, written by its gen.sh), reads as
+// that capture: the summary is the capture's own, byte for byte (its
+// connections, exchanges, APIs, pairing, packet numbers, sizes, kwire
+// check's findings and notes), but for the times, which tshark -x does
+// not print (each packet is given one a millisecond after the last, and
+// "dump" says so); and with tshark -P -t ad's dated summary lines, the
+// times too. A dump of packets with a mistake in it says where.
+func TestTextDumpSummary(t *testing.T) {
+	timeless := func(t *testing.T, s string) map[string]any {
+		t.Helper()
+		var v map[string]any
+		if err := json.Unmarshal([]byte(s), &v); err != nil {
+			t.Fatalf("summary %s: %v", s, err)
+		}
+		for _, x := range v["exchanges"].([]any) {
+			for _, k := range []string{"requestTime", "responseTime", "latencyMs"} {
+				delete(x.(map[string]any), k)
+			}
+		}
+		return v
+	}
+	for _, c := range []struct{ capture, text, times string }{
+		{"kafka.pcap", "kafka.pcap.tshark-x.txt", "it gives no times, so each packet is given one a millisecond after the last: times and latencies mean nothing"},
+		{"kafka.pcap", "kafka.pcap.tshark-P-x.txt", ""},
+		{"kafka-ipv6-null.pcapng", "kafka-ipv6-null.pcapng.tshark-x.txt", "it gives no times, so each packet is given one a millisecond after the last: times and latencies mean nothing"},
+		{"kafkajs-clients.pcapng", "kafkajs-clients.pcapng.tshark-x.txt", "it gives no times, so each packet is given one a millisecond after the last: times and latencies mean nothing"},
+	} {
+		t.Run(c.text, func(t *testing.T) {
+			want, err := os.ReadFile(filepath.Join("testdata", c.capture+".summary.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			text, err := os.ReadFile(filepath.Join("testdata", "textdump", c.text))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := readCapture(js.Undefined(), []js.Value{glue.Uint8Array(text)}).(map[string]any)
+			got, ok := r["summary"].(string)
+			if !ok {
+				t.Fatalf("not read as a capture: %v", r["error"])
+			}
+			if c.times == "" {
+				if got != string(want) {
+					t.Errorf("summary differs from the capture's:\n got %.300s\nwant %.300s", got, want)
+				}
+			} else if g, w := timeless(t, got), timeless(t, string(want)); !reflect.DeepEqual(g, w) {
+				t.Errorf("summary, times aside, differs from the capture's:\n got %.600s\nwant %.600s", got, want)
+			}
+			if n := r["frames"].(js.Value).Length(); n != 2*len(timeless(t, got)["exchanges"].([]any)) {
+				t.Errorf("%d frames", n)
+			}
+			d, _ := r["dump"].(map[string]any)
+			packets := int(timeless(t, got)["packets"].(float64))
+			if d == nil || d["packets"] != packets || d["name"] != "a text dump of "+strconv.Itoa(packets)+" packets (tshark -x or Wireshark's Copy as Hex Dump)" || d["times"] != c.times {
+				t.Errorf("dump %v, want %d packets, times %q", d, packets, c.times)
+			}
+		})
+	}
+	t.Run("malformed", func(t *testing.T) {
+		text, err := os.ReadFile(filepath.Join("testdata", "textdump", "kafka.pcap.tshark-x.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		bad := append(append([]byte{}, text...), "0000  00 01\n0002  0g\n"...)
+		r := readCapture(js.Undefined(), []js.Value{glue.Uint8Array(bad)}).(map[string]any)
+		if e, _ := r["error"].(string); !strings.Contains(e, "column 8: unexpected character 'g'") || r["notDump"] != nil {
+			t.Errorf("%v, want where the mistake is", r)
+		}
+		r = readCapture(js.Undefined(), []js.Value{glue.Uint8Array([]byte("0000  00 01\n0000  00 02\n"))}).(map[string]any)
+		if e, _ := r["error"].(string); !strings.Contains(e, "not a pcap or pcapng file") || r["notDump"] != true {
+			t.Errorf("%v, want no capture and no dump of packets", r)
+		}
+	})
+	t.Run("a pcap stays a pcap", func(t *testing.T) {
+		b, err := os.ReadFile("../../testdata/captures/kafka.pcap")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := readCapture(js.Undefined(), []js.Value{glue.Uint8Array(b)}).(map[string]any)
+		if _, ok := r["dump"]; ok || r["summary"] == nil {
+			t.Errorf("a pcap read as %v", r)
+		}
+	})
 }

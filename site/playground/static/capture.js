@@ -77,14 +77,23 @@ export function closeCapture() {
   frameOptions(true);
 }
 
-export async function openCapture(bytes, gen) {
+// dumpNote is what the status says first of a capture read from a text
+// of packets' dumps: that it was, and what its times are ('' for a
+// capture file).
+const dumpNote = (d) => (d ? 'Read as a capture from ' + d.name + (d.times ? '; ' + d.times : '') + '. ' : '');
+
+// openCapture reads bytes as a capture: a pcap or pcapng file, or a text
+// of several packets' dumps. notDump, if given, is called instead of
+// saying the capture could not be read when the bytes are neither.
+export async function openCapture(bytes, gen, notDump) {
   status('Reading the capture…');
   // The link held the last frame: it no longer stands for the page.
   setLink(null);
   frameOptions(false);
   const r = await rpc('capture', bytes);
   if (gen !== st.gen) return;
-  if (r.error) { clearViews(); closeCapture(); showError($('input-error'), 'This capture could not be read: ' + r.error); return; }
+  if (r.error && r.notDump && notDump) { closeCapture(); notDump(); return; }
+  if (r.error) { clearViews(); closeCapture(); showError($('input-error'), (r.notDump === false ? 'This text of packets\' dumps' : 'This capture') + ' could not be read: ' + r.error); return; }
   const s = r.summary;
   const conns = new Map(s.conns.map((c) => [c.id, c]));
   const t0 = Math.min(...s.exchanges.map((x) => Math.min(x.requestTime ?? Infinity, x.responseTime ?? Infinity)));
@@ -103,13 +112,14 @@ export async function openCapture(bytes, gen) {
       findings: (x.findings || []).filter((f) => f.severity !== 'skipped'),
     };
   });
-  st.capture = { summary: s, frames: r.frames, rows, sort: ['i', 1], current: -1 };
+  st.capture = { summary: s, frames: r.frames, rows, sort: ['i', 1], current: -1, dump: r.dump || null };
   // The client ids and error codes come from decoding every frame.
   const scan = await rpc('scan', r.frames, s.exchanges.map((x) => x.apiKey), s.exchanges.map((x) => x.version));
   if (gen !== st.gen) return;
   scan.forEach((x, i) => scanned(rows[i], x));
   $('cap-title').textContent = 'Capture: ' + s.packets + ' packet' + (s.packets === 1 ? '' : 's') + ', ' + s.conns.length + ' Kafka connection' + (s.conns.length === 1 ? '' : 's') +
-    ', ' + s.exchanges.length + ' exchange' + (s.exchanges.length === 1 ? '' : 's') + (s.notes.length ? ', ' + s.notes.length + ' note(s)' : '');
+    ', ' + s.exchanges.length + ' exchange' + (s.exchanges.length === 1 ? '' : 's') + (s.notes.length ? ', ' + s.notes.length + ' note(s)' : '') +
+    (r.dump ? ' — read from ' + r.dump.name : '');
   const apiSel = $('cap-api');
   apiSel.replaceChildren(el('option', '', 'all'));
   apiSel.firstChild.value = '';
@@ -127,7 +137,7 @@ export async function openCapture(bytes, gen) {
   clearViews();
   const first = rows.find((x) => r.frames[2 * x.i] || r.frames[2 * x.i + 1]);
   if (first) await pickExchange(first.i, gen);
-  else status('The capture holds no Kafka frames.');
+  else status(dumpNote(r.dump) + 'The capture holds no Kafka frames.');
 }
 
 function capFiltered() {
@@ -281,7 +291,7 @@ export async function pickExchange(i, gen) {
   const broken = c.rows[i].findings.map((f) => f.rule + ' (' + f.severity + ')');
   const what = x.apiKey >= 0 ? (x.apiName || 'API ' + x.apiKey) + ' v' + x.version
     : 'response only, API unknown' + (guessed ? ' (guessed: ' + (guessed.apiName || 'API ' + guessed.apiKey) + ' v' + guessed.version + ', ' + confidence(guessed.confidence) + ')' : '');
-  status('Capture exchange ' + (i + 1) + ': ' + what + ', correlation id ' + x.correlationId +
+  status(dumpNote(c.dump) + 'Capture exchange ' + (i + 1) + ': ' + what + ', correlation id ' + x.correlationId +
     (x.latencyMs !== undefined ? ', answered in ' + x.latencyMs.toFixed(3) + ' ms' : '') +
     (inPart(x) ? '; the ' + inPart(x) + (x.requestMissing && x.responseMissing ? ' were' : ' was') + ' captured in part' : '') +
     (broken.length ? '; breaks ' + [...new Set(broken)].join(', ') : ''));

@@ -93,12 +93,24 @@ export async function decodeInput() {
     const r = await rpc('parse', text, $('mode').value);
     if (gen !== st.gen) return;
     if (r.error) {
-      clearViews();
-      status('');
-      delete document.body.dataset.decoding;
-      const mode = $('mode').value === 'auto' ? '' : ' as ' + $('mode').value;
-      showError($('input-error'), 'These bytes could not be read' + mode + (r.line ? ': line ' + r.line + ', column ' + r.column : '') + ': ' + r.error + '.');
-      setLink(null);
+      const failed = () => {
+        clearViews();
+        status('');
+        delete document.body.dataset.decoding;
+        const mode = $('mode').value === 'auto' ? '' : ' as ' + $('mode').value;
+        showError($('input-error'), 'These bytes could not be read' + mode + (r.line ? ': line ' + r.line + ', column ' + r.column : '') + ': ' + r.error + '.');
+        setLink(null);
+      };
+      // Several packets' dumps (tshark -x of a capture) are no frame: the
+      // capture module reads them as the capture they were printed from,
+      // as kwire pcap does; if they are no such text after all, the
+      // parse's error stands.
+      if (r.packets) {
+        $('frames').hidden = true;
+        await openCapture(new TextEncoder().encode(text), gen, failed);
+        return;
+      }
+      failed();
       return;
     }
     bytes = r.bytes; format = r.format + (r.packet ? ' (' + r.packet + ')' : '');

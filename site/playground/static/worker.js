@@ -326,8 +326,10 @@ async function capture(bytes) {
   if (!captureReady) captureReady = runModule('capture.wasm', 'kwireCaptureReady', () => {});
   await captureReady;
   const r = self.kwireCapture.read(bytes);
-  if (r.error) return { error: r.error };
-  return { summary: J(r.summary), frames: Array.from(r.frames) };
+  if (r.error) return { error: r.error, notDump: !!r.notDump };
+  // dump: {packets, name, times} when the bytes were a text of packets' dumps.
+  const dump = r.dump ? { packets: r.dump.packets, name: r.dump.name, times: r.dump.times } : null;
+  return { summary: J(r.summary), frames: Array.from(r.frames), dump };
 }
 
 // schemas loads payload.wasm the first time (reporting its download as

@@ -1,0 +1,133 @@
+// A text of several packets' dumps (tshark -x of a capture, as a user
+// pastes it from a terminal or saves it to a .txt) in real Chromium: it
+// opens as the capture it was printed from, the same table of exchanges
+// as the capture file gives (APIs, versions, pairing, sizes, kwire
+// check's flags), the times aside, which tshark -x does not print; the
+// status and the table's title say it was read from a text dump, and that
+// its times are made up. One packet's dump still decodes as its frame,
+// and a text that only looks like several dumps keeps its parse error.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { readFile } from 'node:fs/promises';
+import { build, serve, launch, root } from './helpers-playground.mjs';
+
+const run = promisify(execFile);
+let built, server, browser, context;
+
+before(async () => {
+  built = await build();
+  server = await serve(built.site);
+  browser = await launch();
+  context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+}, { timeout: 600_000 });
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function open() {
+  const page = await context.newPage();
+  page.errors = [];
+  page.on('pageerror', (e) => page.errors.push(e.message));
+  await page.goto(server.url);
+  await page.waitForSelector('body[data-ready]', { timeout: 60_000 });
+  return page;
+}
+
+// tsharkX is tshark -x of a capture, as cmd/kwire/textdump_test.go runs it
+// (TZ=UTC, from the capture's folder).
+async function tsharkX(file) {
+  const { stdout } = await run('tshark', ['-r', file, '-x'], { cwd: root, env: { ...process.env, TZ: 'UTC' }, maxBuffer: 64 << 20 });
+  return stdout;
+}
+
+// shown runs act, which makes the page show a capture, and waits until its
+// first exchange is drawn.
+async function shown(page, act) {
+  const before = await page.evaluate(() => document.body.dataset.decoded || '');
+  await act();
+  await page.waitForFunction((b) => (document.body.dataset.decoded || '') !== b, before, { timeout: 120_000 });
+  await page.waitForFunction(() => document.querySelectorAll('#cap-table tbody tr').length > 0);
+}
+
+// rows is the exchanges table as text, cell by cell, without the cells
+// that hold times (the time and the latency), with each row's flag.
+const rows = (page) => page.$$eval('#cap-table tbody tr', (trs) => trs.map((tr) => ({
+  flag: tr.classList.contains('pg-capfind') ? tr.dataset.rules + ': ' + tr.querySelector('.pg-c-i').title : '',
+  ...Object.fromEntries([...tr.cells].filter((c) => !/pg-c-(time|latency)/.test(c.className)).map((c) => [c.className.replace('pg-c-', ''), c.textContent])),
+})));
+
+const summary = (page) => page.$$eval('#cap-summary tbody tr', (trs) => trs.map((tr) => [...tr.cells].slice(0, 6).map((c) => c.textContent).join(' ')));
+
+// drop drops a file holding text on the page, as from a file manager.
+async function drop(page, name, text) {
+  const dt = await page.evaluateHandle(([n, t]) => {
+    const d = new DataTransfer();
+    d.items.add(new File([t], n, { type: 'text/plain' }));
+    return d;
+  }, [name, text]);
+  await page.dispatchEvent('body', 'drop', { dataTransfer: dt });
+}
+
+const noTimes = "it gives no times, so each packet is given one a millisecond after the last: times and latencies mean nothing";
+
+// The capture file, then its tshark -x pasted, then dropped as a file:
+// the same table each time.
+// conn.order.bad, a broker answering out of order, has a row kwire
+// check flags: the flag and its line come through the text as well.
+for (const [capture, packets, first, flag] of [
+  ['testdata/captures/kafka.pcap', 23, 'ApiVersions v3, correlation id 1', null],
+  ['testdata/check/conn.order.bad.pcapng', null, null, /^conn\.order: conn\.order error conn 2 correlation 1 response/],
+]) {
+  test(`tshark -x of ${capture}, pasted and dropped: the capture's table`, { timeout: 240_000 }, async () => {
+    const text = await tsharkX(capture);
+    const page = await open();
+    await shown(page, () => page.setInputFiles('#file', join(root, capture)));
+    const want = await rows(page), wantSummary = await summary(page), title = await page.textContent('#cap-title');
+    const n = packets ?? +title.match(/^Capture: (\d+) packets/)[1];
+    assert.ok(want.length > 0);
+    if (flag) assert.ok(want.some((r) => flag.test(r.flag)), JSON.stringify(want));
+
+    // Pasted into the text box.
+    await shown(page, () => page.fill('#input', text));
+    assert.deepEqual(await rows(page), want);
+    assert.deepEqual(await summary(page), wantSummary);
+    assert.equal(await page.textContent('#cap-title'), title + ' — read from a text dump of ' + n + " packets (tshark -x or Wireshark's Copy as Hex Dump)");
+    const said = await page.textContent('#status');
+    assert.ok(said.startsWith('Read as a capture from a text dump of ' + n + " packets (tshark -x or Wireshark's Copy as Hex Dump); " + noTimes + '. Capture exchange 1: ' + (first ?? '')), said);
+    assert.ok(!(await page.isVisible('#input-error')));
+    assert.ok(await page.isVisible('#capture'));
+    assert.match(await page.textContent('#frame-title'), /^Request: /);
+
+    // Dropped as a .txt file.
+    await page.fill('#input', '');
+    await shown(page, () => drop(page, 'capture.txt', text));
+    assert.deepEqual(await rows(page), want);
+    assert.ok((await page.textContent('#status')).startsWith('Read as a capture from a text dump of ' + n + ' packets'));
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+}
+
+// One packet's dump is its frame, as before; and a text that only looks
+// like several dumps (two lines at offset 0) keeps the error of its parse.
+test('one packet\'s dump decodes as its frame; two offsets 0 of no packet are an error', { timeout: 180_000 }, async () => {
+  const page = await open();
+  const one = await readFile(join(root, 'internal', 'input', 'testdata', 'packets', 'p8.tshark-x'), 'utf8');
+  let before = await page.evaluate(() => document.body.dataset.decoded || '');
+  await page.fill('#input', one);
+  await page.waitForFunction((b) => (document.body.dataset.decoded || '') !== b, before, { timeout: 60_000 });
+  assert.match(await page.textContent('#status'), /a whole packet \(Ethernet, IPv4, TCP port 47164 to 19092\)/);
+  assert.ok(!(await page.isVisible('#capture')));
+
+  await page.fill('#input', '0000  00 01\n0000  00 02\n');
+  await page.waitForSelector('#input-error:not([hidden])', { timeout: 60_000 });
+  assert.match(await page.textContent('#input-error'), /^These bytes could not be read: line 2, column \d+: offset 0x0 does not follow the previous line/);
+  assert.ok(!(await page.isVisible('#capture')));
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
