@@ -18,7 +18,10 @@ func runEncode(e *env, args []string) int {
 	fs := newFlags(e, "encode", "[flags] [JSON | FILE | - ...]\n\n"+strings.ReplaceAll(argsRule, "DATA", "JSON")+`
 The argument - is standard input, as no argument is. A line of hex first
 in an input, with JSON after it (kwire example's output: a frame's hex,
-then its JSON), is passed over with a note; hex anywhere else is an error.`,
+then its JSON), is passed over with a note; hex anywhere else is an error.
+Annotated JSON (kwire decode --format annotated) is read as the value JSON
+of its frame, edits included, when it holds the frame whole (bytes and
+records values of up to 4096 bytes, no bytes left unread).`,
 		`kwire encode '{"apiKey":18,"apiVersion":3,"header":{"correlationId":7,"clientId":"kwire"},"body":{"clientSoftwareName":"kwire","clientSoftwareVersion":"1.0"}}'`,
 		"kwire decode --format ndjson frame.bin | kwire encode",
 		"kwire decode frame.bin frame.bin | kwire encode",
@@ -54,7 +57,7 @@ then its JSON), is passed over with a note; hex anywhere else is an error.`,
 			fail(e, "%sline %d: %v", named(first.name), first.line, first.err)
 			return 1
 		}
-		b, err := encodeAny(first.v, opts)
+		b, err := encodeDoc(first.v, opts)
 		if err != nil {
 			fail(e, "%v", namedError(anInput{name: first.name}, err))
 			return 1
@@ -72,7 +75,7 @@ then its JSON), is passed over with a note; hex anywhere else is an error.`,
 		var b []byte
 		err := d.err
 		if err == nil {
-			b, err = encodeAny(d.v, opts)
+			b, err = encodeDoc(d.v, opts)
 		}
 		if err == nil {
 			io.WriteString(e.stdout, hex.EncodeToString(b)+"\n")
@@ -104,6 +107,23 @@ then its JSON), is passed over with a note; hex anywhere else is an error.`,
 		return 1
 	}
 	return 0
+}
+
+// encodeDoc encodes a document: value JSON (a frame's, or a storage
+// line's), or annotated JSON read back as the value JSON of its frame. An
+// annotated document that does not hold its frame whole is refused with
+// what to pass instead: it would otherwise fail as "buffers: unknown
+// field", which says nothing of why.
+func encodeDoc(v any, opts codec.EncodeOptions) ([]byte, error) {
+	if encinput.Annotated(v) {
+		val, err := encinput.FromAnnotated(v)
+		if err != nil {
+			return nil, errors.New("annotated JSON (kwire decode --format annotated) that cannot be encoded: " + err.Error() +
+				"; pass value JSON instead, as kwire decode prints it by default or with --format ndjson")
+		}
+		v = val
+	}
+	return encodeAny(v, opts)
 }
 
 // countOf is how many of args are a.

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -139,4 +140,37 @@ func TestDecodeAndBatchDashIsStandardInput(t *testing.T) {
 	out, errOut, code = runCLI(t, []string{"batch", "-"}, []byte(apiVersionsV3+"\n"))
 	require.Equal(t, 0, code, errOut)
 	require.Equal(t, alone, out)
+}
+
+// TestEncodeAnnotated: kwire decode --format annotated's output encodes
+// back to the frame (it failed as "buffers: unknown field"), an edited
+// value encoded as edited, indented or one document a line; annotated
+// JSON that does not hold its frame whole is refused with what to pass
+// instead, alone or in a stream, exit status 1.
+func TestEncodeAnnotated(t *testing.T) {
+	ann, errOut, code := runCLI(t, []string{"decode", "--format", "annotated", apiVersionsV3}, nil)
+	require.Equal(t, 0, code, errOut)
+	out, errOut, code := runCLI(t, []string{"encode"}, []byte(ann))
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, apiVersionsV3+"\n", out)
+	require.Empty(t, errOut)
+
+	edited := strings.Replace(ann, `"value":"1.0"`, `"value":"1.0.1"`, 1)
+	out, errOut, code = runCLI(t, []string{"encode"}, []byte(edited+ann))
+	require.Equal(t, 0, code, errOut)
+	want, errOut, code := runCLI(t, []string{"encode", strings.Replace(apiVersionsV3JSON, `"1.0"`, `"1.0.1"`, 1)}, nil)
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, want+apiVersionsV3+"\n", out)
+
+	cut := `{"direction":"request","apiKey":18,"apiVersion":3,"buffers":[40],"root":{"name":"frame","role":"frame","children":[{"name":"trailing","role":"trailing","type":"bytes"}]}}`
+	hint := "annotated JSON (kwire decode --format annotated) that cannot be encoded: root.children[0] (trailing): bytes the decoder could not read as fields, which annotated JSON holds only as a span; pass value JSON instead, as kwire decode prints it by default or with --format ndjson"
+	out, errOut, code = runCLI(t, []string{"encode"}, []byte(cut+"\n"))
+	require.Equal(t, 1, code)
+	require.Empty(t, out)
+	require.Equal(t, "kwire: "+hint+"\n", errOut)
+
+	out, errOut, code = runCLI(t, []string{"encode"}, []byte(ann+cut+"\n"))
+	require.Equal(t, 1, code)
+	require.Equal(t, apiVersionsV3+"\n"+`{"line":2,"error":{"path":"","message":`+strconv.Quote(hint)+"}}\n", out)
+	require.Equal(t, "kwire: line 2: "+hint+"\nkwire: 1 of 2 lines failed\n", errOut)
 }
