@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/kwire/kwire/codec"
@@ -96,19 +97,24 @@ func parseJSON(b []byte) (any, *Error) {
 	e := &Error{Message: err.Error(), Expected: envelopeWanted, Found: err.Error()}
 	var se *jsontext.SyntaxError
 	if errors.As(err, &se) {
-		e.Offset, e.Found = at(bom+se.Offset), se.Msg
-		if se.Msg == "more than one value" {
-			e.Expected = "one JSON value"
-		}
+		e.Offset = at(bom + se.Offset)
+		e.Expected, e.Found = syntaxWants(se.Msg, b, bom+se.Offset)
 	}
 	return nil, e
 }
 
 // encodeWants reads what was expected and what was found out of an
-// encoding error's message, whose shapes are the encoder's: "expected X,
-// found Y", "missing", "unknown field; valid here: ...", "N has versions
-// A-B, not V", "is V but the envelope says W", "must be ...", "invalid
-// base64: ...". A message of another shape is what was found.
+// encoding error's message, whose shapes are the encoder's (codec and its
+// records encoder): "expected X, found Y" (or "expected X" alone),
+// "missing", "missing: give A or B", "unknown field; valid here: ..."
+// (or "none is valid here"), "a field of vR only; valid here: ...",
+// each of those two with " (at vN)" after, "null is not allowed here at
+// vN", "string of N bytes is longer than 32767", "N has versions A-B,
+// not V", "N has no version V", "is V but the envelope says W", "must be
+// ...", "invalid base64: ..." and "bad base64: ...", "unknown API ...",
+// "unknown data message ...", "no data message ...". A message of
+// another shape (a compressor's failure, "cannot encode kind K", which
+// no JSON reaches) is its own hint: what was found, nothing expected.
 func encodeWants(msg, path string) (expected, found string) {
 	cut := func(s, sep string) (string, string, bool) {
 		i := strings.LastIndex(s, sep)
@@ -118,16 +124,38 @@ func encodeWants(msg, path string) (expected, found string) {
 		return s[:i], s[i+len(sep):], true
 	}
 	field := path[strings.LastIndexAny(path, ".")+1:]
+	// " (at vN)" closes the field errors: at which version the fields
+	// listed are the valid ones.
+	at := ""
+	if i := strings.LastIndex(msg, " (at v"); i >= 0 && strings.HasSuffix(msg, ")") && strings.Contains(msg, "valid here") {
+		msg, at = msg[:i], " at "+msg[i+len(" (at "):len(msg)-1]
+	}
 	switch {
 	case strings.HasPrefix(msg, "expected "):
-		expected, found, _ = cut(msg[len("expected "):], ", found ")
+		// What was expected is the encoder's words; what was found may
+		// be the user's text, which may hold ", found ".
+		expected, found, _ = strings.Cut(msg[len("expected "):], ", found ")
 		return expected, found
 	case msg == "missing":
 		return "a value", "nothing"
+	case strings.HasPrefix(msg, "missing: give "):
+		return msg[len("missing: give "):], "nothing"
 	case strings.HasPrefix(msg, "missing: "):
 		return msg[len("missing: "):], "nothing"
 	case strings.HasPrefix(msg, "unknown field; valid here: "):
-		return "a field of " + msg[len("unknown field; valid here: "):], field
+		return "a field of " + msg[len("unknown field; valid here: "):] + at, field
+	case msg == "unknown field; none is valid here":
+		return "no field (this struct has none" + at + ")", field
+	case strings.HasPrefix(msg, "a field of v"):
+		only, valid, _ := strings.Cut(msg, "; ")
+		if rest, ok := strings.CutPrefix(valid, "valid here: "); ok {
+			return "a field of " + rest + at, field + ", " + only
+		}
+		return "no field (none is valid" + at + ")", field + ", " + only
+	case strings.HasPrefix(msg, "null is not allowed here at v"):
+		return "a value: this field is not nullable " + msg[len("null is not allowed here "):], "null"
+	case strings.HasPrefix(msg, "string of ") && strings.HasSuffix(msg, " bytes is longer than 32767"):
+		return "a string of at most 32767 bytes (its length is an int16)", "a string of " + strings.TrimSuffix(msg[len("string of "):], " is longer than 32767")
 	case strings.HasPrefix(msg, "must be "):
 		return msg[len("must be "):], "another value"
 	case strings.HasPrefix(msg, "is "):
@@ -146,5 +174,51 @@ func encodeWants(msg, path string) (expected, found string) {
 			return "a version of " + name + " in " + vs, v
 		}
 	}
+	if name, v, ok := cut(msg, " has no version "); ok {
+		return "a version " + name + " has", v
+	}
 	return "", msg
+}
+
+// syntaxWants is what was expected and found where value JSON does not
+// parse (the message of a jsontext.SyntaxError, at byte off of b), for
+// the rules a JSON parser may be lenient about and kwire's is not: a
+// number's form (no '+', no leading zero), UTF-8 text with no lone
+// surrogate, each key once; and its other messages. "" expected is the
+// envelope in general.
+func syntaxWants(msg string, b []byte, off int) (expected, found string) {
+	at := "the end of the input"
+	if off < len(b) {
+		at = strconv.QuoteRune(rune(b[off]))
+		if b[off] >= 0x80 {
+			at = "byte 0x" + strconv.FormatUint(uint64(b[off]), 16)
+		}
+	}
+	switch {
+	case msg == "more than one value":
+		return "one JSON value", msg
+	case msg == "a number with a leading zero":
+		return "a JSON number, with no leading zero (5, not 05)", msg
+	case msg == "unexpected character '+'":
+		return "a JSON number, with no '+' (5, not +5)", "'+'"
+	case strings.HasPrefix(msg, "invalid UTF-8"):
+		return "UTF-8 text in strings (bytes as base64 where a field is bytes)", msg
+	case strings.HasPrefix(msg, "a lone surrogate"):
+		return "a \\u escape of a UTF-16 surrogate followed by its other half (\\ud83d\\ude00), or the character itself", msg
+	case strings.HasPrefix(msg, "duplicate key "):
+		return "each key once in an object", msg
+	case msg == "control character in a string":
+		return "control characters in strings escaped (\\n, \\u0001)", msg
+	case strings.HasPrefix(msg, "bad escape "), msg == "bad \\u escape":
+		return "an escape JSON has: \\\" \\\\ \\/ \\b \\f \\n \\r \\t or \\u and four hex digits", msg
+	case msg == "unterminated string":
+		return "a closing '\"'", "the end of the input"
+	case msg == "nested too deeply":
+		return "nesting at most " + strconv.Itoa(jsontext.MaxDepth) + " deep", "deeper nesting"
+	case strings.HasPrefix(msg, "unexpected "):
+		return "a JSON value", strings.TrimPrefix(msg, "unexpected ")
+	case strings.HasPrefix(msg, "expected "):
+		return strings.TrimPrefix(msg, "expected "), at
+	}
+	return envelopeWanted, msg
 }
