@@ -441,8 +441,9 @@ func TestProxyCheckKfakeMarkers(t *testing.T) {
 // of a request (the broker's ACK shows it was sent) drops that request as
 // damaged (kwire pcap shows it as far as it was captured, paired with its
 // response), pairs the exchange after it, and judges no response against
-// the broker for bytes the capture lost: as when the loss is in the
-// middle of a request.
+// the broker for bytes the capture lost: its answer pairs with it and is
+// left unjudged with it, never read as a response to no request; as
+// when the loss is in the middle of a request.
 func TestCheckCaptureLostRequestTail(t *testing.T) {
 	produce := exampleFrame(t, "Produce", 9, false, 2)
 	cut := len(produce) - 20
@@ -466,9 +467,10 @@ func TestCheckCaptureLostRequestTail(t *testing.T) {
 			file := connPcap(t, true, []int{3}, tc.segs...)
 			out, errOut, code := runCLI(t, []string{"check", file}, nil)
 			require.Equal(t, 0, code, out+errOut)
-			require.NotContains(t, out, "conn.correlation error")
-			require.Contains(t, out, "conn.correlation skipped conn 1 correlation 2 response")
-			require.Contains(t, errOut, "check: 0 errors")
+			require.Contains(t, out, "frame.decode skipped conn 1 correlation 2 request (packet 6): a frame the capture holds only in part (bytes lost, or cut by the snap length, inside it) is not judged\n")
+			require.NotContains(t, out, "conn.correlation")
+			require.NotContains(t, out, "correlation 2 response")
+			require.Contains(t, errOut, "check: 0 errors, 0 warnings, 0 notes; 2 rules not judged")
 
 			out, errOut, code = runCLI(t, []string{"pcap", file}, nil)
 			require.Equal(t, 0, code, errOut)
@@ -483,6 +485,41 @@ func TestCheckCaptureLostRequestTail(t *testing.T) {
 			}
 			require.NotContains(t, out, `"correlationId":3,"paired":false`)
 		})
+	}
+}
+
+// TestCheckCaptureGapInRequestPairsAnswer: a capture from the
+// connection's start that lost a segment in the middle of a request
+// keeps the request up to the gap (its header was captured), and kwire
+// check pairs its answer with it: neither is judged (the one line says
+// the request was held only in part), and the answer is not said to
+// answer no request, nor to be undecodable for want of its request, as
+// it was. The exchanges around it are judged as usual.
+func TestCheckGapInRequestPairsAnswer(t *testing.T) {
+	produce := exampleFrame(t, "Produce", 9, false, 2)
+	third := len(produce) / 3
+	file := connPcap(t, true, []int{3},
+		segment{true, 0, exampleFrame(t, "Metadata", 9, false, 1)},
+		segment{false, time.Millisecond, exampleFrame(t, "Metadata", 9, true, 1)},
+		segment{true, 2 * time.Millisecond, produce[:third]},
+		segment{true, 2 * time.Millisecond, produce[third : 2*third]}, // lost
+		segment{true, 2 * time.Millisecond, produce[2*third:]},
+		segment{false, 3 * time.Millisecond, exampleFrame(t, "Produce", 9, true, 2)},
+		segment{true, 4 * time.Millisecond, exampleFrame(t, "Metadata", 9, false, 3)},
+		segment{false, 5 * time.Millisecond, exampleFrame(t, "Metadata", 9, true, 3)})
+	out, errOut, code := runCLI(t, []string{"check", file}, nil)
+	require.Equal(t, 0, code, out+errOut)
+	require.Contains(t, out, "frame.decode skipped conn 1 correlation 2 request (packet 6): a frame the capture holds only in part (bytes lost, or cut by the snap length, inside it) is not judged\n")
+	require.NotContains(t, out, "conn.correlation")
+	require.NotContains(t, out, "correlation 2 response")
+	require.Contains(t, errOut, "check: 0 errors, 0 warnings, 0 notes; 2 rules not judged")
+
+	// kwire pcap pairs the three exchanges, the second's request kept
+	// up to the gap.
+	out, errOut, code = runCLI(t, []string{"pcap", file}, nil)
+	require.Equal(t, 0, code, errOut)
+	for _, corr := range []string{"1", "2", "3"} {
+		require.Contains(t, out, `"correlationId":`+corr+`,"paired":true`)
 	}
 }
 

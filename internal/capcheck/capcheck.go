@@ -41,23 +41,30 @@ func (v *Conv) conn(c *capture.Conn) *check.Conn {
 // part (Frame.Missing: bytes lost, or cut by the snap length, inside it;
 // kept by capture.Options.KeepDamaged) is left out, as the capture leaves
 // it out without that option, and counted: no rule can be judged on
-// bytes that end early, and its exchange reads as one whose other frame
-// was not captured, which the rules judge only so far as the bytes lost
-// allow (Exchange.Gaps). End says once that such frames were not judged.
+// bytes that end early. End says once that such frames were not judged.
+// A request's header, which the capture holds, pairs it with its answer:
+// the answer is left out with it, unjudged as the pair is, rather than
+// read as a response to no request (the rules cannot read it without its
+// request, nor say it answers none). A response held in part leaves its
+// request to be judged as one whose answer was not captured, so far as
+// the bytes lost allow (Exchange.Gaps).
 func (v *Conv) Exchange(x *capture.Exchange) check.Exchange {
 	cx := check.Exchange{Conn: v.conn(x.Conn), NoResponseExpected: x.NoResponseExpected, Evicted: x.Evicted, ConnClosed: x.ConnClosed,
 		Overtook: x.Overtook, Overtaken: x.Overtaken, OvertakenBy: x.OvertakenBy, ReusedCorrelation: x.ReusedCorrelation, Gaps: x.Conn.Gaps}
+	cut := false
 	if f := x.Request; f != nil {
 		if f.Missing > 0 {
 			v.damage(x, check.Request, f)
+			cut = true
 		} else {
 			cx.Request, cx.RequestPacket = f.Bytes, f.PacketIndex
 		}
 	}
 	if f := x.Response; f != nil {
-		if f.Missing > 0 {
+		switch {
+		case f.Missing > 0:
 			v.damage(x, check.Response, f)
-		} else {
+		case !cut:
 			cx.Response, cx.ResponsePacket = f.Bytes, f.PacketIndex
 		}
 	}

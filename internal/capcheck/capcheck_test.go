@@ -27,9 +27,11 @@ func run(res *capture.Result) (per [][]check.Finding, end []check.Finding, v *Co
 // TestDamagedFrameNotJudged: kafka-ipv6-null.pcapng's third request (a
 // Fetch v11) lost bytes inside it; read with KeepDamaged it is kept up to
 // the gap and paired. The check is not handed its bytes (no rule can be
-// judged on a frame that ends early), its answer is judged as one whose
-// request was not captured, and the end says once, at the request, that
-// a frame held only in part was not judged.
+// judged on a frame that ends early), nor its answer's, which pairs with
+// it (it was judged as a response to no request: "a response whose
+// request was not captured ... is not judged", and not decoded for want
+// of its request), and the end says once, at the request, that a frame
+// held only in part was not judged: nothing else is said of the pair.
 func TestDamagedFrameNotJudged(t *testing.T) {
 	b, err := os.ReadFile("../../testdata/captures/kafka-ipv6-null.pcapng")
 	require.NoError(t, err)
@@ -44,9 +46,10 @@ func TestDamagedFrameNotJudged(t *testing.T) {
 	cx := v.Exchange(x)
 	assert.Nil(t, cx.Request, "a damaged frame's bytes are not judged")
 	assert.Zero(t, cx.RequestPacket)
-	assert.Equal(t, x.Response.Bytes, cx.Response)
-	assert.Equal(t, x.Response.PacketIndex, cx.ResponsePacket)
-	assert.Equal(t, 1, v.Damaged())
+	require.NotNil(t, x.Response)
+	assert.Nil(t, cx.Response, "the answer to a damaged request is left out with it")
+	assert.Zero(t, cx.ResponsePacket)
+	assert.Equal(t, 1, v.Damaged(), "the answer is whole: only the request is counted")
 	assert.Same(t, cx.Conn, v.Exchange(res.Exchanges[0]).Conn, "one check.Conn a connection")
 
 	per, end, _ := run(res)
@@ -55,6 +58,7 @@ func TestDamagedFrameNotJudged(t *testing.T) {
 			assert.True(t, f.Skipped, "exchange %d: %s", i, f.String())
 		}
 	}
+	assert.Empty(t, per[2], "the pair of the damaged request says nothing of its own")
 	require.Len(t, end, 1, "%v", end)
 	f := end[0]
 	assert.Equal(t, check.FrameDecode, f.Rule)
@@ -105,4 +109,30 @@ func TestEndOrder(t *testing.T) {
 	}, got)
 	assert.True(t, v.conn(c1).Closed)
 	assert.False(t, v.conn(c2).Closed)
+}
+
+// TestDamagedSide: a request held in part takes its whole answer out of
+// judgement with it (the two pair: the answer answers it); a response held
+// in part leaves its whole request to be judged.
+func TestDamagedSide(t *testing.T) {
+	c := &capture.Conn{ID: 1, SYN: true, Gaps: 1}
+	req, rsp := []byte{0, 0, 0, 9, 0, 12, 0, 4, 0, 0, 0, 5}, []byte{0, 0, 0, 6, 0, 0, 0, 5}
+	v := &Conv{}
+	cx := v.Exchange(&capture.Exchange{Conn: c, CorrelationID: 5,
+		Request:  &capture.Frame{Bytes: req, PacketIndex: 4, Missing: 7},
+		Response: &capture.Frame{Bytes: rsp, PacketIndex: 5}})
+	assert.Nil(t, cx.Request)
+	assert.Nil(t, cx.Response)
+	assert.Equal(t, 1, v.Damaged())
+	ck := check.NewChecker()
+	var z check.Analyzer
+	assert.Empty(t, ck.Add(z.Analyze(&cx)), "no response to no request")
+
+	cx = v.Exchange(&capture.Exchange{Conn: c, CorrelationID: 6,
+		Request:  &capture.Frame{Bytes: req, PacketIndex: 6},
+		Response: &capture.Frame{Bytes: rsp, PacketIndex: 7, Missing: 3}})
+	assert.Equal(t, req, cx.Request)
+	assert.Equal(t, 6, cx.RequestPacket)
+	assert.Nil(t, cx.Response)
+	assert.Equal(t, 2, v.Damaged())
 }
