@@ -56,9 +56,8 @@ func runCheck(e *env, args []string) int {
 		fail(e, "--format must be text, json, ndjson or sarif, not %q", cfg.format)
 		return 2
 	}
-	sev, ok := check.ParseSeverity(*failOn)
+	sev, ok := parseFailOn(e, *failOn)
 	if !ok {
-		fail(e, "--fail-on must be error, warning, note or none, not %q", *failOn)
 		return 2
 	}
 	cfg.failOn = sev
@@ -83,7 +82,7 @@ type checkOut struct {
 	w      *bufio.Writer
 	multi  bool
 	kept   []checkFinding // for json and sarif
-	counts [4]int
+	counts [check.Error + 1]int
 	skips  int
 	tls    int // connections not checked: TLS, encrypted
 	// tlsNotes are the capture's notes of them, said after its findings
@@ -187,14 +186,35 @@ func (c *checkConfig) run(e *env) int {
 	}
 	fail(e, "check: %d errors, %d warnings, %d notes; %d rules not judged (said in their lines)%s",
 		o.counts[check.Error], o.counts[check.Warning], o.counts[check.Note], o.skips, notRead)
-	if c.failOn > 0 {
-		for s := c.failOn; s <= check.Error; s++ {
-			if o.counts[s] > 0 {
-				status = 1
-			}
-		}
+	if failOnReached(&o.counts, c.failOn) {
+		status = 1
 	}
 	return status
+}
+
+// parseFailOn reads the value of --fail-on, kwire check's and kwire proxy
+// --check's: the least severity of a finding that makes the exit status
+// 1 (0 for none: no finding does). On a value it does not know, it says
+// so and ok is false: misuse, exit status 2.
+func parseFailOn(e *env, s string) (sev check.Severity, ok bool) {
+	sev, ok = check.ParseSeverity(s)
+	if !ok {
+		fail(e, "--fail-on must be error, warning, note or none, not %q", s)
+	}
+	return sev, ok
+}
+
+// failOnReached reports whether counts (findings by severity, as kwire
+// check and kwire proxy --check tally them, skipped ones aside) hold one
+// at least as severe as sev, --fail-on's: then the exit status is 1. A
+// sev of 0 (none) is never reached.
+func failOnReached(counts *[check.Error + 1]int, sev check.Severity) bool {
+	for s := sev; sev > 0 && s <= check.Error; s++ {
+		if counts[s] > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // appendCheckJSON is the json format: every finding and the counts.

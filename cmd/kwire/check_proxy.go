@@ -20,10 +20,10 @@ type proxyChecker struct {
 	c       *check.Checker
 	conns   map[uint64]*check.Conn
 	line    []byte
-	counts  [4]int // findings by severity
-	skips   int    // rules not judged
-	missed  int64  // exchanges skipped that the checker was told of
-	checked int    // exchanges checked
+	counts  [check.Error + 1]int // findings by severity
+	skips   int                  // rules not judged
+	missed  int64                // exchanges skipped that the checker was told of
+	checked int                  // exchanges checked
 }
 
 func newProxyChecker() *proxyChecker {
@@ -75,16 +75,11 @@ func (pc *proxyChecker) end(skipped int64) []byte {
 }
 
 // reached reports whether a finding was at least as severe as sev (0:
-// never), as kwire check's --fail-on reads it.
+// never), as kwire check's --fail-on reads it (failOnReached).
 func (pc *proxyChecker) reached(sev check.Severity) bool {
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
-	for s := sev; sev > 0 && s <= check.Error; s++ {
-		if pc.counts[s] > 0 {
-			return true
-		}
-	}
-	return false
+	return failOnReached(&pc.counts, sev)
 }
 
 func (pc *proxyChecker) lines(fs []check.Finding) []byte {

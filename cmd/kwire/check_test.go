@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -20,6 +21,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/kwire/kwire/codec/check"
 	"github.com/kwire/kwire/internal/bench/traffic"
 )
 
@@ -614,4 +616,44 @@ func TestCaptureTLSConnectionSaid(t *testing.T) {
 	require.Empty(t, out)
 	require.Equal(t, "kwire: "+file+": "+note+", not checked\n"+
 		"kwire: check: 0 errors, 0 warnings, 0 notes; 0 rules not judged (said in their lines); 1 TLS connections not checked (encrypted, said above)\n", errOut)
+}
+
+// TestFailOn: --fail-on, read and compared by one pair of functions for
+// kwire check and kwire proxy --check: a severity makes the exit status 1
+// once a finding is at least that severe, none never does, and a value
+// it does not know is misuse, said.
+func TestFailOn(t *testing.T) {
+	var errOut strings.Builder
+	e := &env{stdout: io.Discard, stderr: &errOut}
+	for _, tc := range []struct {
+		flag   string
+		counts [check.Error + 1]int // none, notes, warnings, errors
+		want   bool
+	}{
+		{"error", [4]int{}, false},
+		{"error", [4]int{0, 5, 5, 0}, false},
+		{"error", [4]int{0, 0, 0, 1}, true},
+		{"warning", [4]int{0, 5, 0, 0}, false},
+		{"warning", [4]int{0, 0, 1, 0}, true},
+		{"warning", [4]int{0, 0, 0, 1}, true},
+		{"note", [4]int{0, 1, 0, 0}, true},
+		{"note", [4]int{0, 0, 0, 1}, true},
+		{"note", [4]int{9, 0, 0, 0}, false}, // severity 0 counts no finding
+		{"none", [4]int{0, 1, 1, 1}, false},
+	} {
+		sev, ok := parseFailOn(e, tc.flag)
+		require.True(t, ok, tc.flag)
+		require.Equal(t, tc.want, failOnReached(&tc.counts, sev), "%s %v", tc.flag, tc.counts)
+	}
+	require.Empty(t, errOut.String())
+	_, ok := parseFailOn(e, "fatal")
+	require.False(t, ok)
+	require.Equal(t, "kwire: --fail-on must be error, warning, note or none, not \"fatal\"\n", errOut.String())
+
+	// Both commands say it alike, with exit status 2.
+	for _, args := range [][]string{{"check", "--fail-on", "fatal", "x.pcap"}, {"proxy", "--upstream", "127.0.0.1:9", "--check", "--fail-on", "fatal"}} {
+		_, stderr, code := runCLI(t, args, nil)
+		require.Equal(t, 2, code, args)
+		require.Equal(t, "kwire: --fail-on must be error, warning, note or none, not \"fatal\"\n", stderr, args)
+	}
 }

@@ -109,9 +109,8 @@ func parseProxyFlags(e *env, args []string) (*proxyConfig, int) {
 	if code := parseFlagsOnly(e, fs, args, "; the broker is --upstream"); code >= 0 {
 		return nil, code
 	}
-	sev, ok := check.ParseSeverity(*failOn)
+	sev, ok := parseFailOn(e, *failOn)
 	if !ok {
-		fail(e, "--fail-on must be error, warning, note or none, not %q", *failOn)
 		return nil, 2
 	}
 	c.failOn = sev
