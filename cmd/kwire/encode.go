@@ -20,8 +20,9 @@ The argument - is standard input, as no argument is. A line of hex first
 in an input, with JSON after it (kwire example's output: a frame's hex,
 then its JSON), is passed over with a note; hex anywhere else is an error.
 Annotated JSON (kwire decode --format annotated) is read as the value JSON
-of its frame, edits included, when it holds the frame whole (bytes and
-records values of up to 4096 bytes, no bytes left unread).`,
+of its frame when it holds the frame whole (bytes and records values of up
+to 4096 bytes, no bytes left unread): edited values are encoded as edited,
+but bytes and records come from their own value, not their children.`,
 		`kwire encode '{"apiKey":18,"apiVersion":3,"header":{"correlationId":7,"clientId":"kwire"},"body":{"clientSoftwareName":"kwire","clientSoftwareVersion":"1.0"}}'`,
 		"kwire decode --format ndjson frame.bin | kwire encode",
 		"kwire decode frame.bin frame.bin | kwire encode",

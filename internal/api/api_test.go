@@ -322,8 +322,10 @@ func TestEncode(t *testing.T) {
 }
 
 // What is not value JSON is named, with where to send it: a frame's hex
-// (said as kwire encode says it: it is /api/decode's), annotated JSON
-// (which failed as "buffers: unknown field").
+// (said as kwire encode says it: it is /api/decode's). Annotated JSON
+// (which failed as "buffers: unknown field") is read back as its frame's
+// value JSON, as kwire encode reads it, and refused, saying why, where it
+// does not hold the frame whole.
 func TestEncodeNotValueJSON(t *testing.T) {
 	h := New(Options{})
 	w := do(t, h, "POST", "/api/encode?as=hex", "", []byte(apiVersionsV3))
@@ -336,9 +338,14 @@ func TestEncodeNotValueJSON(t *testing.T) {
 	ann := do(t, h, "POST", "/api/decode?format=annotated", "", []byte(apiVersionsV3))
 	require.Equal(t, http.StatusOK, ann.Code)
 	w = do(t, h, "POST", "/api/encode", "application/json", ann.Body.Bytes())
+	require.Equal(t, http.StatusOK, w.Code, w.Body.String())
+	require.Equal(t, apiVersionsV3, hex.EncodeToString(w.Body.Bytes()))
+	cut := `{"apiKey":0,"apiVersion":9,"buffers":[9],"root":{"children":[{"role":"body","truncated":true}]}}`
+	w = do(t, h, "POST", "/api/encode", "application/json", []byte(cut))
 	require.Equal(t, http.StatusBadRequest, w.Code)
 	m = errorBody(t, w)
-	require.Contains(t, m["error"], "annotated JSON")
+	require.Contains(t, m["error"], "annotated JSON that cannot be encoded")
+	require.Contains(t, m["error"], "read in part")
 	require.Contains(t, m["error"], "send value JSON")
 	require.Equal(t, "annotated JSON", m["found"])
 	require.Equal(t, envelopeWanted, m["expected"])

@@ -43,6 +43,18 @@ func (h *handler) encode(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, jerr)
 		return
 	}
+	if encinput.Annotated(v) {
+		// Annotated JSON (format=annotated) holds every node's value by
+		// name: read back as its frame's value JSON, as kwire encode
+		// reads it; what it does not hold whole is refused with why.
+		val, err := encinput.FromAnnotated(v)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, &Error{Message: "annotated JSON that cannot be encoded: " + err.Error() +
+				"; send value JSON, as POST /api/decode answers without format=annotated", Expected: envelopeWanted, Found: "annotated JSON"})
+			return
+		}
+		v = val
+	}
 	frame, err := codec.Encode(nil, v, o)
 	if err != nil {
 		e := &Error{Message: err.Error()}
@@ -50,12 +62,6 @@ func (h *handler) encode(w http.ResponseWriter, r *http.Request) {
 		if errors.As(err, &ee) {
 			e.Path = ee.Path
 			e.Expected, e.Found = encodeWants(ee.Msg, ee.Path)
-		}
-		if encinput.Annotated(v) {
-			// It fails at "buffers: unknown field", which says nothing
-			// of why.
-			e = &Error{Message: "annotated JSON, not value JSON: annotated JSON (format=annotated) describes a frame and cannot be encoded; " +
-				"send value JSON, as POST /api/decode answers without format=annotated", Expected: envelopeWanted, Found: "annotated JSON"}
 		}
 		writeError(w, http.StatusBadRequest, e)
 		return

@@ -51,7 +51,7 @@ func Routes() []Route {
 					Doc: "how the body holds the frame"},
 			}},
 		{Method: "POST", Path: "/api/encode", Summary: "encode value JSON into the frame's bytes",
-			Body:   "value JSON, as /api/decode answers it (in either form: kafka=1 too)",
+			Body:   "value JSON, as /api/decode answers it (in either form: kafka=1 too), or its annotated JSON when that holds the frame whole",
 			Answer: "the frame: raw bytes (application/octet-stream), or a line of hex or base64 (text/plain)",
 			Params: []Param{
 				{Name: "as", Values: []string{"binary", "hex", "base64"}, Default: "binary", Doc: "how the frame is written"},

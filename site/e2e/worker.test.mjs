@@ -270,10 +270,15 @@ test("POST /api/encode: value JSON to bytes, hex; wrong JSON gets 400", async ()
   assert.equal(e.path, "header.correlationId");
   assert.equal(e.expected, "an integer");
   error(await post("/api/encode", "[1,2,3]", "application/json"), 400);
-  // A frame's hex and annotated JSON are named, with what to send instead.
+  // A frame's hex is named, with what to send instead; annotated JSON is
+  // read back as its frame's value JSON, or refused saying why.
   assert.match(error(await post("/api/encode", frameHex, "text/plain"), 400).error, /^hex, not JSON: .*\/api\/decode/);
   const ann = (await post("/api/decode?format=annotated", frame)).body;
-  assert.match(error(await post("/api/encode", ann, "application/json"), 400).error, /^annotated JSON, not value JSON: .*send value JSON/);
+  const back = await post("/api/encode", ann, "application/json");
+  assert.equal(back.res.status, 200);
+  assert.equal(Buffer.from(back.body).toString("hex"), Buffer.from(frame).toString("hex"));
+  const cut = '{"apiKey":0,"apiVersion":9,"buffers":[9],"root":{"children":[{"role":"body","truncated":true}]}}';
+  assert.match(error(await post("/api/encode", cut, "application/json"), 400).error, /^annotated JSON that cannot be encoded: .*send value JSON/);
   error(await post("/api/encode", "{".repeat((1 << 20) + 10), "application/json"), 413);
 });
 
