@@ -170,3 +170,22 @@ func TestLogIndexOfAFollowerBefore40(t *testing.T) {
 	require.Equal(t, 1, code, out)
 	require.Contains(t, out, "is not the start of an entry of the segment")
 }
+
+// TestLogIndexEntryPastTheEndLeavesTheRestChecked: an .index whose entry
+// 0 points past its segment is that entry's problem; the entries after
+// it, right, are checked against the segment, not said to be "past the
+// segment's last entry" while pointing inside it.
+func TestLogIndexEntryPastTheEndLeavesTheRestChecked(t *testing.T) {
+	log, index, _ := indexedSegment(6)
+	require.GreaterOrEqual(t, len(index), 3*8)
+	binary.BigEndian.PutUint32(index[4:], 99999)
+	dir := filepath.Join(t.TempDir(), "t-0")
+	writeFile(t, dir, "00000000000000000000.log", log)
+	writeFile(t, dir, "00000000000000000000.index", index)
+	out, errOut, code := runCLI(t, []string{"log", dir}, nil)
+	require.Equal(t, 1, code, errOut)
+	ps := ofKind(logLines(t, out), "index-problem")
+	require.Len(t, ps, 1, out)
+	require.EqualValues(t, 0, ps[0]["entry"], out)
+	require.NotContains(t, out, "past the segment's last entry")
+}

@@ -204,6 +204,11 @@ type IndexCheck struct {
 	waiting IndexEntry
 	wait    bool
 	waitAt  int64
+	// pushed is an entry read ahead of the next (ahead) and given back,
+	// with the error its read met.
+	pushed    bool
+	pushedE   IndexEntry
+	pushedErr error
 }
 
 // NewIndexCheck checks the index x reads against its segment.
@@ -217,7 +222,7 @@ func (c *IndexCheck) peek() *IndexEntry {
 			c.release(c.held)
 			break
 		}
-		e, err := c.x.Next()
+		e, err := c.read()
 		if err != nil {
 			c.done = true
 			if !errors.Is(err, io.EOF) {
@@ -246,6 +251,32 @@ func (c *IndexCheck) peek() *IndexEntry {
 		c.release(e)
 	}
 	return c.next
+}
+
+// read reads the index's next entry: the one read ahead, if any.
+func (c *IndexCheck) read() (IndexEntry, error) {
+	if c.pushed {
+		c.pushed = false
+		return c.pushedE, c.pushedErr
+	}
+	return c.x.Next()
+}
+
+// ahead is the entry after the next one peek returned, read and given
+// back for the next read; ok is false when the next is not followed
+// directly by an entry (zero entries wait between them, the index ends).
+func (c *IndexCheck) ahead() (e IndexEntry, ok bool) {
+	if c.holding {
+		return c.held, c.zeros == 0
+	}
+	if c.zeros > 0 {
+		return IndexEntry{}, false
+	}
+	if !c.pushed {
+		c.pushedE, c.pushedErr = c.x.Next()
+		c.pushed = true
+	}
+	return c.pushedE, c.pushedErr == nil && !c.pushedE.Zero
 }
 
 // release makes e the next entry to decide, once the zero entries before
@@ -328,6 +359,21 @@ func (c *IndexCheck) Batch(b *Batch) {
 		if c.x.kind == OffsetIndex {
 			pos := int64(e.Position)
 			if pos >= b.Position+b.Size() {
+				if n, ok := c.ahead(); ok && n.Position < e.Position {
+					// The entry after it points before it: waiting for a
+					// batch at its position would leave that entry, and
+					// every one after it, unchecked until the segment's
+					// end. It is the one out of order; the next is
+					// checked against the entry before it.
+					prev, had := c.prevBuf, c.prev != nil
+					c.take("position " + strconv.FormatInt(pos, 10) + " is above the next entry's (entry " + strconv.Itoa(n.N) + " has " +
+						strconv.Itoa(int(n.Position)) + "): an index's positions rise")
+					c.prevBuf = prev
+					if !had {
+						c.prev = nil
+					}
+					continue
+				}
 				return // a later entry of the segment settles it
 			}
 			if pos != b.Position {
