@@ -1312,6 +1312,10 @@ func (c *logCmd) index(p string, n storage.Named) {
 		b = appendInt(b, "count", int64(ic.Unused))
 		c.emit(append(b, '}'))
 	}
+	var te *storage.IndexTailError
+	if errors.As(ic.Err, &te) && !c.summary {
+		c.emit(indexTailJSON(c.head(p, kind.String()+"-tail"), te))
+	}
 	b := c.head(p, kind.String()+"-summary")
 	cj := appendCheck(nil, ic)
 	b = append(b, cj[1:len(cj)-1]...)
@@ -1322,6 +1326,20 @@ func (c *logCmd) index(p string, n storage.Named) {
 	if ic.Err != nil {
 		c.problem()
 	}
+}
+
+// indexTailJSON ends the line b of an index's partial last entry: where
+// it is, what is wrong, and its bytes, which kwire encode gives back.
+func indexTailJSON(b []byte, te *storage.IndexTailError) []byte {
+	b = append(b, `"entry":`...)
+	b = strconv.AppendInt(b, int64(te.Entry), 10)
+	b = appendInt(b, "position", te.Position())
+	b = appendInt(b, "size", int64(te.Size))
+	b = append(b, `,"problem":`...)
+	b = jsontext.AppendString(b, []byte(te.Error()))
+	b = append(b, `,"bytes":"`...)
+	b = base64.StdEncoding.AppendEncode(b, te.Bytes)
+	return append(b, `"}`...)
 }
 
 func (c *logCmd) txnIndex(p string, n storage.Named) {
@@ -1337,10 +1355,12 @@ func (c *logCmd) txnIndex(p string, n storage.Named) {
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
 				c.fileProblem(err.Error())
-				b := c.head(p, "txnindex-error")
-				b = append(b, `"message":`...)
-				b = jsontext.AppendString(b, []byte(err.Error()))
-				c.emit(append(b, '}'))
+				var te *storage.IndexTailError
+				if errors.As(err, &te) {
+					c.emit(indexTailJSON(c.head(p, "txnindex-tail"), te))
+				} else {
+					c.failed(p, err)
+				}
 			}
 			break
 		}

@@ -73,13 +73,17 @@ func NewIndexReader(r io.Reader, kind IndexKind, base int64) *IndexReader {
 // IndexTailError is an index whose size is not a whole number of entries.
 type IndexTailError struct {
 	Kind  IndexKind
-	Entry int // the number the partial entry would have
-	Size  int // its bytes
+	Entry int    // the number the partial entry would have
+	Size  int    // its bytes
+	Bytes []byte // the bytes themselves
 }
 
+// Position is where the partial entry starts in the file.
+func (e *IndexTailError) Position() int64 { return int64(e.Entry) * int64(e.Kind.size()) }
+
 func (e *IndexTailError) Error() string {
-	return "storage: " + e.Kind.String() + " ends in " + strconv.Itoa(e.Size) + " bytes after entry " + strconv.Itoa(e.Entry-1) +
-		", less than an entry (" + strconv.Itoa(e.Kind.size()) + ")"
+	return "storage: " + e.Kind.String() + " ends in " + strconv.Itoa(e.Size) + " bytes at byte " + strconv.FormatInt(e.Position(), 10) +
+		", after entry " + strconv.Itoa(e.Entry-1) + ": less than an entry (" + strconv.Itoa(e.Kind.size()) + ")"
 }
 
 // Next returns the next entry, io.EOF after the last, or an
@@ -93,7 +97,7 @@ func (x *IndexReader) Next() (IndexEntry, error) {
 			return IndexEntry{}, io.EOF
 		}
 		if errors.Is(err, io.ErrUnexpectedEOF) {
-			return IndexEntry{}, &IndexTailError{Kind: x.kind, Entry: x.n, Size: n}
+			return IndexEntry{}, &IndexTailError{Kind: x.kind, Entry: x.n, Size: n, Bytes: append([]byte(nil), b[:n]...)}
 		}
 		return IndexEntry{}, err
 	}
@@ -227,6 +231,16 @@ func (c *IndexCheck) peek() *IndexEntry {
 			c.done = true
 			if !errors.Is(err, io.EOF) {
 				c.Err = err
+			}
+			var te *IndexTailError
+			if errors.As(err, &te) {
+				// A partial entry at the end is a problem of the index
+				// as an entry out of order is (its own, not an entry's).
+				c.Count++
+				if len(c.Problems) < MaxProblems {
+					c.Problems = append(c.Problems, IndexProblem{Entry: te.Entry, Msg: "a partial entry at byte " + strconv.FormatInt(te.Position(), 10) + ": " +
+						strconv.Itoa(te.Size) + " bytes, less than an entry (" + strconv.Itoa(te.Kind.size()) + ")"})
+				}
 			}
 			return nil
 		}

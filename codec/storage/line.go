@@ -19,7 +19,8 @@ import (
 //     most MaxUnused) when it has none;
 //   - "index", "timeindex", "txnindex": the entry; "index-unused",
 //     "timeindex-unused": the zero entries of preallocated space ("count"
-//     of them, at most MaxUnused bytes);
+//     of them, at most MaxUnused bytes); "index-tail", "timeindex-tail",
+//     "txnindex-tail": the bytes of a partial entry at the end ("bytes");
 //   - "producer-snapshot": the file.
 //
 // Lines that describe rather than hold bytes (summaries, problems, text
@@ -62,6 +63,8 @@ func EncodeLine(kind string, v map[string]any) ([]byte, error) {
 			return nil, err
 		}
 		return make([]byte, n*size), nil
+	case "index-tail", "timeindex-tail", "txnindex-tail":
+		return rawPart(v, "bytes")
 	case "producer-snapshot":
 		return EncodeProducerSnapshot(v)
 	}
