@@ -192,6 +192,28 @@ func TestLogIndexEntryPastTheEndLeavesTheRestChecked(t *testing.T) {
 	require.NotContains(t, out, "past the segment's last entry")
 }
 
+// TestLogTimeIndexEntryPastTheEndLeavesTheRestChecked: so for a
+// .timeindex entry whose offset is past the segment's.
+func TestLogTimeIndexEntryPastTheEndLeavesTheRestChecked(t *testing.T) {
+	var batches [][]byte
+	for i := 0; i < 6; i++ {
+		batches = append(batches, storagedata.Batch([]storagedata.Record{{Value: []byte("v")}, {Value: []byte("w")}},
+			storagedata.BatchOptions{FirstTimestamp: storagedata.T0 + int64(i)*1000, ProducerID: -1}))
+	}
+	log, _, timeindex := storagedata.Segment(0, 0, batches, 1)
+	require.GreaterOrEqual(t, len(timeindex), 3*12)
+	binary.BigEndian.PutUint32(timeindex[8:], 99999)
+	dir := filepath.Join(t.TempDir(), "t-0")
+	writeFile(t, dir, "00000000000000000000.log", log)
+	writeFile(t, dir, "00000000000000000000.timeindex", timeindex)
+	out, errOut, code := runCLI(t, []string{"log", dir}, nil)
+	require.Equal(t, 1, code, errOut)
+	ps := ofKind(logLines(t, out), "index-problem")
+	require.Len(t, ps, 1, out)
+	require.EqualValues(t, 0, ps[0]["entry"], out)
+	require.NotContains(t, out, "past the segment's last offset")
+}
+
 // TestLogIndexPartialLastEntry: an index ending in a partial entry (3
 // bytes after the last whole one) is a problem of the index, counted,
 // with its byte position (exit 1, as other index problems; a .txnindex's

@@ -377,15 +377,8 @@ func (c *IndexCheck) Batch(b *Batch) {
 					// The entry after it points before it: waiting for a
 					// batch at its position would leave that entry, and
 					// every one after it, unchecked until the segment's
-					// end. It is the one out of order; the next is
-					// checked against the entry before it.
-					prev, had := c.prevBuf, c.prev != nil
-					c.take("position " + strconv.FormatInt(pos, 10) + " is above the next entry's (entry " + strconv.Itoa(n.N) + " has " +
-						strconv.Itoa(int(n.Position)) + "): an index's positions rise")
-					c.prevBuf = prev
-					if !had {
-						c.prev = nil
-					}
+					// end.
+					c.outlier("position "+strconv.FormatInt(pos, 10), n, strconv.Itoa(int(n.Position)), "positions")
 					continue
 				}
 				return // a later entry of the segment settles it
@@ -417,6 +410,12 @@ func (c *IndexCheck) Batch(b *Batch) {
 			continue
 		}
 		if e.Offset > b.LastOffset {
+			if n, ok := c.ahead(); ok && n.Offset < e.Offset {
+				// As for an .index entry past the batch read: the next
+				// entry would wait behind it, unchecked.
+				c.outlier("offset "+strconv.FormatInt(e.Offset, 10), n, strconv.FormatInt(n.Offset, 10), "offsets")
+				continue
+			}
 			return
 		}
 		if e.Offset < b.BaseOffset {
@@ -429,6 +428,19 @@ func (c *IndexCheck) Batch(b *Batch) {
 			continue
 		}
 		c.take("")
+	}
+}
+
+// outlier decides the entry peek returned, which points past the batch
+// being read while the entry after it, n, points before it: it is the
+// one out of order (what is its value, n's is nv, of the field named in
+// the plural what), and n is checked against the entry before it.
+func (c *IndexCheck) outlier(what string, n IndexEntry, nv, field string) {
+	prev, had := c.prevBuf, c.prev != nil
+	c.take(what + " is above the next entry's (entry " + strconv.Itoa(n.N) + " has " + nv + "): an index's " + field + " rise")
+	c.prevBuf = prev
+	if !had {
+		c.prev = nil
 	}
 }
 
