@@ -16,10 +16,15 @@
 // read in slices as it is needed (chunkMin growing to chunkMax bytes), so
 // memory stays flat however big a segment is (Kafka's default is 1 GiB).
 // topic names the partition's topic ("" to guess among the internal
-// topics from the first records): an internal topic's keys and values are
-// decoded. Its answer lists each file (kind, what it holds, its problems:
-// index entries that disagree with their segment, CRC mismatches, a torn
-// tail, checkpoints out of order) and the records of the segments (at most
+// topics: __cluster_metadata for a KRaft snapshot's name, else from the
+// first records that carry a topic's framing): an internal topic's keys
+// and values are decoded. Its answer lists each file (kind, what it holds, its problems,
+// what kwire log reports: index entries that disagree with their segment,
+// offsets out of order (storage.OffsetCheck, the next segment being the
+// one among the files with the least base offset above), CRC mismatches,
+// a torn tail, a batch's warnings, checkpoints out of order; its notes,
+// which are no problem: zeros to the end) and the records of the segments
+// (a legacy compressed wrapper's messages, not the wrapper; at most
 // maxRecords; past it they are counted), each with its offset, timestamp,
 // key, value, headers, producer and control marker, and for an internal
 // topic its key and value decoded. progress, when a function, is called
