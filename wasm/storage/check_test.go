@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"hash/crc32"
 	"os"
+	"strconv"
 	"strings"
 	"syscall/js"
 	"testing"
@@ -204,4 +205,29 @@ func gzipWrapper(magic int8, offset, ts int64, inner ...[]byte) []byte {
 	w.Write(bytes.Join(inner, nil))
 	w.Close()
 	return legacyMessage(magic, offset, 1, ts, nil, z.Bytes())
+}
+
+// An internal topic's record that does not decode is a problem, said at
+// its position in the segment (kwire log's "error" offset), in the
+// second batch as in the first.
+func TestStorageInternalRecordErrorAtItsPosition(t *testing.T) {
+	var seg []byte
+	for i := 0; i < 2; i++ {
+		b := storagedata.Batch([]storagedata.Record{{Key: []byte("k0"), Value: []byte("v")}}, storagedata.BatchOptions{FirstTimestamp: 1700000000000, ProducerID: -1})
+		storagedata.Place(b, int64(i), 0)
+		seg = append(seg, b...)
+	}
+	names, blobs := js.Global().Get("Array").New(), js.Global().Get("Array").New()
+	names.Call("push", "00000000000000000000.log")
+	blobs.Call("push", js.Global().Get("Blob").New([]any{glue.Uint8Array(seg)}))
+	var a answer
+	got := await(t, open(js.Undefined(), []js.Value{names, blobs, js.ValueOf("__consumer_offsets")}))
+	if err := json.Unmarshal([]byte(got), &a); err != nil {
+		t.Fatal(err)
+	}
+	ps := problems(a)
+	half := int64(len(seg) / 2)
+	if len(ps) != 2 || !strings.Contains(ps[0], "its key, at byte 66 (type)") || !strings.Contains(ps[1], "its key, at byte "+strconv.FormatInt(half+66, 10)+" (type)") {
+		t.Errorf("%q", ps)
+	}
 }

@@ -602,7 +602,7 @@ func (s *session) segment(w *jsontext.Writer, total *int, i int, checks []*index
 			if tr := d.Topic(); tr != nil && tr.Err != nil {
 				ri, _ := res.Info(d.Node())
 				problems = append(problems, "the record at offset "+strconv.FormatInt(ri.Offset, 10)+" (the batch at "+strconv.FormatInt(b.Position, 10)+
-					") is not a record of "+s.topic+": "+tr.Err.Error())
+					") is not a record of "+s.topic+": "+recordError(tr, b.Position))
 			}
 		}
 		for n, ri := range res.Records {
@@ -662,6 +662,29 @@ func (s *session) nextSegment(i int) (next int64, ok bool) {
 	return next, ok
 }
 
+// recordError says where and why an internal topic's record did not
+// decode, its position in the segment (whose entry starts at pos) when it
+// is in the entry's own bytes, else its offset in the decompressed
+// records, as kwire log's "error" says it.
+func recordError(tr *storage.TopicRecord, pos int64) string {
+	var re *storage.RecordError
+	if !errors.As(tr.Err, &re) {
+		return tr.Err.Error()
+	}
+	p := tr.Key
+	if re.Part == "value" {
+		p = tr.Value
+	}
+	at := "at byte " + strconv.FormatInt(pos+int64(re.Offset), 10)
+	if p.Index != 0 {
+		at = "at byte " + strconv.Itoa(re.Offset) + " of its decompressed records"
+	}
+	if re.Path != "" {
+		at += " (" + re.Path + ")"
+	}
+	return "its " + re.Part + ", " + at + ": " + re.Msg
+}
+
 // isWrapper says whether a records node is a legacy message that wraps
 // compressed messages (magic 0 or 1, its compression bits set).
 func isWrapper(n *tree.Node) bool {
@@ -712,7 +735,7 @@ func recordJSON(w *jsontext.Writer, id, fi int, b *storage.Batch, ri storage.Rec
 	if tr != nil {
 		str(w, "internal", string(tr.AppendJSON(nil)))
 		if tr.Err != nil {
-			str(w, "internalError", tr.Err.Error())
+			str(w, "internalError", recordError(tr, b.Position))
 		}
 	}
 	w.EndObject()
