@@ -424,9 +424,10 @@ func (c *logCmd) partition(p string, files []string) {
 		if ss == nil {
 			continue
 		}
-		if i+1 < len(segs) && ss.last >= segs[i+1].Offset {
-			c.offsetProblem(ss, file, !c.summary, ss.lastAt, ss.lastBase, ss.last, "the segment runs to offset "+strconv.FormatInt(ss.last, 10)+
-				", past the next segment's base offset "+strconv.FormatInt(segs[i+1].Offset, 10))
+		if i+1 < len(segs) {
+			if op, ok := ss.offsets.Next(segs[i+1].Offset); ok {
+				c.offsetProblem(ss, file, !c.summary, op)
+			}
 		}
 		sum.add(ss)
 	}
@@ -529,8 +530,8 @@ type segmentSummary struct {
 	snapshotEnd   int64
 	snapshotEpoch int32
 	logSpan
-	lastAt, lastBase              int64           // the position and base offset of the entry holding the last offset
-	offsetList                    []offsetProblem // the first maxListed offset problems
+	offsets                       *storage.OffsetCheck
+	offsetList                    []storage.OffsetProblem // the first maxListed offset problems
 	tail                          *storage.TailError
 	skipped                       int
 	index, timeindex              *storage.IndexCheck
@@ -568,7 +569,7 @@ func (s *segmentSummary) appendMembers(b []byte) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = op.appendJSON(append(b, '{'))
+			b = appendOffsetProblem(append(b, '{'), &op)
 			b = append(b, '}')
 		}
 		b = append(b, ']')
@@ -718,6 +719,8 @@ func (c *logCmd) readSegmentFrom(r io.Reader, p string, named storage.Named, top
 		snap, ss.kraft = storage.NewSnapshotCheck(), true
 	}
 	name := p
+	ss.offsets = storage.NewOffsetCheck(base)
+	var ops []storage.OffsetProblem
 	var end int64
 	var stop error // what ended the segment's reading
 	for {
@@ -739,23 +742,14 @@ func (c *logCmd) readSegmentFrom(r io.Reader, p string, named storage.Named, top
 			break
 		}
 		ss.batches++
-		records := int64(max(b.Records, 0))
-		if held := b.LastOffset - b.BaseOffset + 1; b.Magic == 2 && held > 0 && records > held {
-			// Each record has an offset of its own in the batch's span: a
-			// count past it is a header's, not records that are there.
-			c.offsetProblem(ss, name, print, b.Position, b.BaseOffset, b.LastOffset, "the header declares "+strconv.FormatInt(records, 10)+
-				" records, more than its offsets hold ("+strconv.FormatInt(held, 10)+"): counted as "+strconv.FormatInt(held, 10))
-			records = held
-		}
+		var records int64
+		records, ops = ss.offsets.Batch(ops[:0], b)
 		ss.records += records
 		if ss.firstTS < 0 {
 			ss.firstTS = b.FirstTimestamp
 		}
-		for _, msg := range offsetProblems(b, base, ss.last) {
-			c.offsetProblem(ss, name, print, b.Position, b.BaseOffset, b.LastOffset, msg)
-		}
-		if b.LastOffset > ss.last {
-			ss.lastAt, ss.lastBase = b.Position, b.BaseOffset
+		for i := range ops {
+			c.offsetProblem(ss, name, print, ops[i])
 		}
 		ss.extend(b.BaseOffset, b.LastOffset)
 		ss.maxTS = max(ss.maxTS, b.MaxTimestamp)
@@ -837,20 +831,15 @@ func (c *logCmd) readSegmentFrom(r io.Reader, p string, named storage.Named, top
 	return ss
 }
 
-// offsetProblem is an entry whose offsets are out of order.
-type offsetProblem struct {
-	position, base, last int64
-	msg                  string
-}
-
-// appendJSON appends the problem's members, the first led by no comma.
-func (op *offsetProblem) appendJSON(b []byte) []byte {
+// appendOffsetProblem appends the problem's members, the first led by no
+// comma.
+func appendOffsetProblem(b []byte, op *storage.OffsetProblem) []byte {
 	b = append(b, `"position":`...)
-	b = strconv.AppendInt(b, op.position, 10)
-	b = appendInt(b, "baseOffset", op.base)
-	b = appendInt(b, "lastOffset", op.last)
+	b = strconv.AppendInt(b, op.Position, 10)
+	b = appendInt(b, "baseOffset", op.BaseOffset)
+	b = appendInt(b, "lastOffset", op.LastOffset)
 	b = append(b, `,"problem":`...)
-	return jsontext.AppendString(b, []byte(op.msg))
+	return jsontext.AppendString(b, []byte(op.Msg))
 }
 
 // treeLimits bound a batch's tree under --format tree (as gridLimits do
@@ -861,42 +850,19 @@ var treeLimits = gridLimits
 // counted, and printed on lines of their own without --summary).
 const maxListed = 20
 
-// offsetProblem reports the entry at pos (offsets base to last) of the
-// segment file: a line unless only summaries are printed, counted and
-// listed in the segment's summary, exit 1 under --strict.
-func (c *logCmd) offsetProblem(ss *segmentSummary, file string, print bool, pos, base, last int64, msg string) {
-	op := offsetProblem{position: pos, base: base, last: last, msg: msg}
+// offsetProblem reports a problem of the segment file's offsets
+// (storage.OffsetCheck's): a line unless only summaries are printed,
+// counted and listed in the segment's summary, exit 1 under --strict.
+func (c *logCmd) offsetProblem(ss *segmentSummary, file string, print bool, op storage.OffsetProblem) {
 	ss.offsetProblems++
 	if len(ss.offsetList) < maxListed {
 		ss.offsetList = append(ss.offsetList, op)
 	}
 	c.problem()
 	if print {
-		b := op.appendJSON(c.head(file, "offset-problem"))
+		b := appendOffsetProblem(c.head(file, "offset-problem"), &op)
 		c.emit(append(b, '}'))
 	}
-}
-
-// offsetProblems says what is wrong with entry b's offsets, in a segment
-// whose file name says it starts at base (-1: not named so) and whose
-// entries before b reached offset last (-1: none).
-func offsetProblems(b *storage.Batch, base, last int64) []string {
-	var out []string
-	if b.Magic == 2 && b.LastOffset < b.BaseOffset {
-		out = append(out, "lastOffsetDelta "+strconv.FormatInt(b.LastOffset-b.BaseOffset, 10)+" is negative")
-	}
-	if base >= 0 && b.BaseOffset < base {
-		out = append(out, "base offset "+strconv.FormatInt(b.BaseOffset, 10)+" is below the segment's base offset "+strconv.FormatInt(base, 10)+" (its file name)")
-	}
-	if last >= 0 && b.BaseOffset <= last {
-		what := "overlap"
-		if b.LastOffset <= last {
-			what = "go back below"
-		}
-		out = append(out, "offsets "+strconv.FormatInt(b.BaseOffset, 10)+"-"+strconv.FormatInt(b.LastOffset, 10)+" "+what+
-			" the entries before it, which reached offset "+strconv.FormatInt(last, 10))
-	}
-	return out
 }
 
 func (c *logCmd) tailJSON(file string, te *storage.TailError) []byte {
@@ -1346,6 +1312,10 @@ func (c *logCmd) index(p string, n storage.Named) {
 		b = appendInt(b, "count", int64(ic.Unused))
 		c.emit(append(b, '}'))
 	}
+	var te *storage.IndexTailError
+	if errors.As(ic.Err, &te) && !c.summary {
+		c.emit(indexTailJSON(c.head(p, kind.String()+"-tail"), te))
+	}
 	b := c.head(p, kind.String()+"-summary")
 	cj := appendCheck(nil, ic)
 	b = append(b, cj[1:len(cj)-1]...)
@@ -1356,6 +1326,20 @@ func (c *logCmd) index(p string, n storage.Named) {
 	if ic.Err != nil {
 		c.problem()
 	}
+}
+
+// indexTailJSON ends the line b of an index's partial last entry: where
+// it is, what is wrong, and its bytes, which kwire encode gives back.
+func indexTailJSON(b []byte, te *storage.IndexTailError) []byte {
+	b = append(b, `"entry":`...)
+	b = strconv.AppendInt(b, int64(te.Entry), 10)
+	b = appendInt(b, "position", te.Position())
+	b = appendInt(b, "size", int64(te.Size))
+	b = append(b, `,"problem":`...)
+	b = jsontext.AppendString(b, []byte(te.Error()))
+	b = append(b, `,"bytes":"`...)
+	b = base64.StdEncoding.AppendEncode(b, te.Bytes)
+	return append(b, `"}`...)
 }
 
 func (c *logCmd) txnIndex(p string, n storage.Named) {
@@ -1371,10 +1355,12 @@ func (c *logCmd) txnIndex(p string, n storage.Named) {
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
 				c.fileProblem(err.Error())
-				b := c.head(p, "txnindex-error")
-				b = append(b, `"message":`...)
-				b = jsontext.AppendString(b, []byte(err.Error()))
-				c.emit(append(b, '}'))
+				var te *storage.IndexTailError
+				if errors.As(err, &te) {
+					c.emit(indexTailJSON(c.head(p, "txnindex-tail"), te))
+				} else {
+					c.failed(p, err)
+				}
 			}
 			break
 		}

@@ -264,3 +264,21 @@ func TestLogEmptyPartitionDirSaysOneThing(t *testing.T) {
 	}
 	require.Equal(t, []string{"empty", "full"}, topics)
 }
+
+// TestLogTextFilesSayTheyHaveNoBytes: the lines kwire log writes of a
+// text file (checkpoints, meta.properties, partition.metadata,
+// quorum-state) hold what was read, not the text: kwire encode says so
+// and fails, rather than give nothing and exit 0 as if the file were
+// empty.
+func TestLogTextFilesSayTheyHaveNoBytes(t *testing.T) {
+	for _, f := range []string{"logdir/orders-0/leader-epoch-checkpoint", "logdir/recovery-point-offset-checkpoint", "logdir/meta.properties",
+		"logdir/orders-0/partition.metadata", "logdir/__cluster_metadata-0/quorum-state"} {
+		abs, err := filepath.Abs(filepath.Join(storageTestdata, f))
+		require.NoError(t, err)
+		out, errOut, code := runCLI(t, []string{"log", abs}, nil)
+		require.Equal(t, 0, code, "%s: %s", f, errOut)
+		enc, errOut, code := runCLI(t, []string{"encode"}, []byte(out))
+		require.Equal(t, 1, code, "%s: %s", f, enc)
+		require.Contains(t, errOut, "not its bytes", f)
+	}
+}

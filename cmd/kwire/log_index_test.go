@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/binary"
+	"encoding/hex"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -169,4 +171,92 @@ func TestLogIndexOfAFollowerBefore40(t *testing.T) {
 	out, _, code := runCLI(t, []string{"log", idx}, nil)
 	require.Equal(t, 1, code, out)
 	require.Contains(t, out, "is not the start of an entry of the segment")
+}
+
+// TestLogIndexEntryPastTheEndLeavesTheRestChecked: an .index whose entry
+// 0 points past its segment is that entry's problem; the entries after
+// it, right, are checked against the segment, not said to be "past the
+// segment's last entry" while pointing inside it.
+func TestLogIndexEntryPastTheEndLeavesTheRestChecked(t *testing.T) {
+	log, index, _ := indexedSegment(6)
+	require.GreaterOrEqual(t, len(index), 3*8)
+	binary.BigEndian.PutUint32(index[4:], 99999)
+	dir := filepath.Join(t.TempDir(), "t-0")
+	writeFile(t, dir, "00000000000000000000.log", log)
+	writeFile(t, dir, "00000000000000000000.index", index)
+	out, errOut, code := runCLI(t, []string{"log", dir}, nil)
+	require.Equal(t, 1, code, errOut)
+	ps := ofKind(logLines(t, out), "index-problem")
+	require.Len(t, ps, 1, out)
+	require.EqualValues(t, 0, ps[0]["entry"], out)
+	require.NotContains(t, out, "past the segment's last entry")
+}
+
+// TestLogTimeIndexEntryPastTheEndLeavesTheRestChecked: so for a
+// .timeindex entry whose offset is past the segment's.
+func TestLogTimeIndexEntryPastTheEndLeavesTheRestChecked(t *testing.T) {
+	var batches [][]byte
+	for i := 0; i < 6; i++ {
+		batches = append(batches, storagedata.Batch([]storagedata.Record{{Value: []byte("v")}, {Value: []byte("w")}},
+			storagedata.BatchOptions{FirstTimestamp: storagedata.T0 + int64(i)*1000, ProducerID: -1}))
+	}
+	log, _, timeindex := storagedata.Segment(0, 0, batches, 1)
+	require.GreaterOrEqual(t, len(timeindex), 3*12)
+	binary.BigEndian.PutUint32(timeindex[8:], 99999)
+	dir := filepath.Join(t.TempDir(), "t-0")
+	writeFile(t, dir, "00000000000000000000.log", log)
+	writeFile(t, dir, "00000000000000000000.timeindex", timeindex)
+	out, errOut, code := runCLI(t, []string{"log", dir}, nil)
+	require.Equal(t, 1, code, errOut)
+	ps := ofKind(logLines(t, out), "index-problem")
+	require.Len(t, ps, 1, out)
+	require.EqualValues(t, 0, ps[0]["entry"], out)
+	require.NotContains(t, out, "past the segment's last offset")
+}
+
+// TestLogIndexPartialLastEntry: an index ending in a partial entry (3
+// bytes after the last whole one) is a problem of the index, counted,
+// with its byte position (exit 1, as other index problems; a .txnindex's
+// under --strict, as its others), and its line
+// keeps the bytes: kwire encode gives the file back byte for byte. So
+// for a .timeindex and a .txnindex.
+func TestLogIndexPartialLastEntry(t *testing.T) {
+	log, index, timeindex := indexedSegment(6)
+	dir := filepath.Join(t.TempDir(), "t-0")
+	writeFile(t, dir, "00000000000000000000.log", log)
+	for name, b := range map[string][]byte{
+		"00000000000000000000.index":     index,
+		"00000000000000000000.timeindex": timeindex,
+		"00000000000000000000.txnindex":  make([]byte, 34),
+	} {
+		b = append(append([]byte(nil), b...), "abc"...)
+		p := writeFile(t, dir, name, b)
+		kind := strings.TrimPrefix(filepath.Ext(name), ".")
+		args := []string{"log", p}
+		if kind == "txnindex" {
+			// A .txnindex's problems fail under --strict (it is checked
+			// against no segment).
+			args = []string{"log", "--strict", p}
+		}
+		out, errOut, code := runCLI(t, args, nil)
+		require.Equal(t, 1, code, "%s: %s%s", name, errOut, out)
+		ls := logLines(t, out)
+		tails := ofKind(ls, kind+"-tail")
+		require.Len(t, tails, 1, out)
+		require.EqualValues(t, len(b)-3, tails[0]["position"], out)
+		if kind != "txnindex" {
+			sums := ofKind(ls, kind+"-summary")
+			require.Len(t, sums, 1, out)
+			require.EqualValues(t, 1, sums[0]["problems"], out)
+		}
+		enc, errOut, code := runCLI(t, []string{"encode"}, []byte(out))
+		require.Equal(t, 0, code, "%s: %s", name, errOut)
+		got, err := hex.DecodeString(strings.ReplaceAll(enc, "\n", ""))
+		require.NoError(t, err)
+		require.Equal(t, b, got, name)
+	}
+	// Read with its segment, in the partition, it is counted there too.
+	out, errOut, code := runCLI(t, []string{"log", "--summary", dir}, nil)
+	require.Equal(t, 1, code, errOut)
+	require.Contains(t, out, "a partial entry at byte")
 }

@@ -353,3 +353,29 @@ func TestLogRecordCountPastItsOffsets(t *testing.T) {
 	_, _, code = runCLI(t, []string{"log", "--summary", "--strict", dir}, nil)
 	require.Equal(t, 1, code)
 }
+
+// TestLogStrictFailsOnAnInternalRecordThatDoesNotDecode: records of an
+// internal topic that do not decode as its records (an ordinary topic's
+// segment under __consumer_offsets-7) carry an "error" and fail --strict
+// in every format; the error's offset is a position in the segment, as
+// the warnings' are, in the second batch as in the first.
+func TestLogStrictFailsOnAnInternalRecordThatDoesNotDecode(t *testing.T) {
+	b0, b1 := testBatch(0, 2), testBatch(2, 2)
+	dir := writeSegments(t, "__consumer_offsets-7", map[int64][][]byte{0: {b0, b1}})
+	seg := filepath.Join(dir, "00000000000000000000.log")
+	for _, flags := range [][]string{nil, {"--format", "json"}, {"--format", "tree"}, {"--summary"}} {
+		args := append(append([]string{"log", "--strict"}, flags...), seg)
+		_, errOut, code := runCLI(t, args, nil)
+		require.Equal(t, 1, code, "%v: %s", args, errOut)
+	}
+	out, errOut, _ := runCLI(t, []string{"log", seg}, nil)
+	batches := ofKind(logLines(t, out), "batch")
+	require.Len(t, batches, 2, errOut)
+	at := func(i int) float64 {
+		e := batches[i]["internal"].([]any)[0].(map[string]any)["error"].(map[string]any)
+		require.NotContains(t, e, "buf")
+		return e["offset"].(float64)
+	}
+	require.Greater(t, at(0), 61.0)
+	require.Equal(t, at(0)+float64(len(b0)), at(1))
+}

@@ -31,6 +31,9 @@ type decoding struct {
 	// written, -1 for none: cut out by writing around it, not by moving
 	// the batch's JSON after it.
 	hole int
+	// topicWarned is set when a record of an internal topic did not
+	// decode as one, or decoded with warnings.
+	topicWarned bool
 }
 
 // internalTopic is the internal topic whose keys and values the segment
@@ -52,13 +55,15 @@ func (s *Segment) internalTopic() *schema.InternalTopic {
 // for an internal topic's records, "internal":[{"offset":O,...}], one
 // decoded key and value per record (TopicRecord.AppendJSON), and
 // "warnings":[{"offset","buf","path","message"}] (offsets in the segment
-// for buffer 0, else in decompressed buffer buf). An entry passed over for
+// for buffer 0, else in decompressed buffer buf; so are an internal
+// record's "error" offsets). An entry passed over for
 // its size has "skipped" and no "batch", and what its header says:
 // "magic", "baseOffset", "lastOffset", "firstTimestamp", "maxTimestamp",
 // "records" (Batch's fields; its CRC matched as it streamed past).
 func (s *Segment) WriteJSON(w io.Writer, head []byte, b *Batch) error {
 	d := &s.dec
 	d.warnings.Reset()
+	d.topicWarned = false
 	d.hole = -1
 	out := d.out[:0]
 	if head == nil {
@@ -178,7 +183,7 @@ func (s *Segment) internalJSON(out []byte, b *Batch) ([]byte, error) {
 			out = append(out, `{"offset":`...)
 			out = jsontext.AppendInt(out, info.Offset)
 			out = append(out, ',')
-			rec := r.rec.AppendJSON(nil)
+			rec := r.rec.appendJSON(nil, b.Position)
 			out = append(out, rec[1:]...)
 		}
 		out = append(out, ']')
@@ -222,6 +227,7 @@ func (s *Segment) Decode(b *Batch) (*Entry, []DecodedRecord, error) {
 	d := &s.dec
 	d.slab.Reset()
 	d.warnings.Reset()
+	d.topicWarned = false
 	o := batchOptions(&d.warnings, &d.spare, s.o.MaxDecompressed, s.o.MaxNodes)
 	if s.internalTopic() == nil {
 		o.Payload, o.Topic = s.o.Payload, s.o.Topic
@@ -245,6 +251,9 @@ func (s *Segment) Decode(b *Batch) (*Entry, []DecodedRecord, error) {
 		}
 		buf := res.Buffer(b.Bytes, k.Buf)
 		r := decodeTopicRecord(&d.slab, t.Name, nodePart(k, buf), nodePart(v, res.Buffer(b.Bytes, v.Buf)))
+		if r.Err != nil || len(r.Warnings()) > 0 {
+			d.topicWarned = true
+		}
 		out = append(out, DecodedRecord{node: ri.Node, rec: r})
 	}
 	return res, out, err
@@ -297,5 +306,8 @@ func appendWarnings(out []byte, ws []budget.Warning, pos int64) []byte {
 // Decode), offsets within the entry or its decompressed buffers.
 func (s *Segment) Warnings() []budget.Warning { return s.dec.warnings.List }
 
-// Warned reports whether the entry decoded last had warnings.
-func (s *Segment) Warned() bool { return len(s.dec.warnings.List) > 0 }
+// Warned reports whether the entry decoded last had warnings: its
+// reading's (Warnings), or, for an internal topic, a record that did not
+// decode as one of its records or decoded with warnings (its
+// TopicRecord's Err and Warnings).
+func (s *Segment) Warned() bool { return len(s.dec.warnings.List) > 0 || s.dec.topicWarned }

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"io"
@@ -98,6 +99,14 @@ func FuzzIndexCheck(f *testing.F) {
 	log, index, timeindex := testSegment(0, 6)
 	f.Add(index, log)
 	f.Add(timeindex, log)
+	// An entry 0 past the segment, the entries after it right (the check
+	// reads one ahead), and a partial entry at the end.
+	past := append([]byte(nil), index...)
+	binary.BigEndian.PutUint32(past[4:], 99999)
+	f.Add(append(past, 1, 2, 3), log)
+	pastT := append([]byte(nil), timeindex...)
+	binary.BigEndian.PutUint32(pastT[8:], 99999)
+	f.Add(pastT, log)
 	f.Fuzz(func(t *testing.T, idx, log []byte) {
 		for _, kind := range []IndexKind{OffsetIndex, TimeIndex} {
 			c := NewIndexCheck(NewIndexReader(bytes.NewReader(idx), kind, 0))

@@ -73,13 +73,17 @@ func NewIndexReader(r io.Reader, kind IndexKind, base int64) *IndexReader {
 // IndexTailError is an index whose size is not a whole number of entries.
 type IndexTailError struct {
 	Kind  IndexKind
-	Entry int // the number the partial entry would have
-	Size  int // its bytes
+	Entry int    // the number the partial entry would have
+	Size  int    // its bytes
+	Bytes []byte // the bytes themselves
 }
 
+// Position is where the partial entry starts in the file.
+func (e *IndexTailError) Position() int64 { return int64(e.Entry) * int64(e.Kind.size()) }
+
 func (e *IndexTailError) Error() string {
-	return "storage: " + e.Kind.String() + " ends in " + strconv.Itoa(e.Size) + " bytes after entry " + strconv.Itoa(e.Entry-1) +
-		", less than an entry (" + strconv.Itoa(e.Kind.size()) + ")"
+	return "storage: " + e.Kind.String() + " ends in " + strconv.Itoa(e.Size) + " bytes at byte " + strconv.FormatInt(e.Position(), 10) +
+		", after entry " + strconv.Itoa(e.Entry-1) + ": less than an entry (" + strconv.Itoa(e.Kind.size()) + ")"
 }
 
 // Next returns the next entry, io.EOF after the last, or an
@@ -93,7 +97,7 @@ func (x *IndexReader) Next() (IndexEntry, error) {
 			return IndexEntry{}, io.EOF
 		}
 		if errors.Is(err, io.ErrUnexpectedEOF) {
-			return IndexEntry{}, &IndexTailError{Kind: x.kind, Entry: x.n, Size: n}
+			return IndexEntry{}, &IndexTailError{Kind: x.kind, Entry: x.n, Size: n, Bytes: append([]byte(nil), b[:n]...)}
 		}
 		return IndexEntry{}, err
 	}
@@ -204,6 +208,11 @@ type IndexCheck struct {
 	waiting IndexEntry
 	wait    bool
 	waitAt  int64
+	// pushed is an entry read ahead of the next (ahead) and given back,
+	// with the error its read met.
+	pushed    bool
+	pushedE   IndexEntry
+	pushedErr error
 }
 
 // NewIndexCheck checks the index x reads against its segment.
@@ -217,11 +226,21 @@ func (c *IndexCheck) peek() *IndexEntry {
 			c.release(c.held)
 			break
 		}
-		e, err := c.x.Next()
+		e, err := c.read()
 		if err != nil {
 			c.done = true
 			if !errors.Is(err, io.EOF) {
 				c.Err = err
+			}
+			var te *IndexTailError
+			if errors.As(err, &te) {
+				// A partial entry at the end is a problem of the index
+				// as an entry out of order is (its own, not an entry's).
+				c.Count++
+				if len(c.Problems) < MaxProblems {
+					c.Problems = append(c.Problems, IndexProblem{Entry: te.Entry, Msg: "a partial entry at byte " + strconv.FormatInt(te.Position(), 10) + ": " +
+						strconv.Itoa(te.Size) + " bytes, less than an entry (" + strconv.Itoa(te.Kind.size()) + ")"})
+				}
 			}
 			return nil
 		}
@@ -246,6 +265,32 @@ func (c *IndexCheck) peek() *IndexEntry {
 		c.release(e)
 	}
 	return c.next
+}
+
+// read reads the index's next entry: the one read ahead, if any.
+func (c *IndexCheck) read() (IndexEntry, error) {
+	if c.pushed {
+		c.pushed = false
+		return c.pushedE, c.pushedErr
+	}
+	return c.x.Next()
+}
+
+// ahead is the entry after the next one peek returned, read and given
+// back for the next read; ok is false when the next is not followed
+// directly by an entry (zero entries wait between them, the index ends).
+func (c *IndexCheck) ahead() (e IndexEntry, ok bool) {
+	if c.holding {
+		return c.held, c.zeros == 0
+	}
+	if c.zeros > 0 {
+		return IndexEntry{}, false
+	}
+	if !c.pushed {
+		c.pushedE, c.pushedErr = c.x.Next()
+		c.pushed = true
+	}
+	return c.pushedE, c.pushedErr == nil && !c.pushedE.Zero
 }
 
 // release makes e the next entry to decide, once the zero entries before
@@ -328,6 +373,14 @@ func (c *IndexCheck) Batch(b *Batch) {
 		if c.x.kind == OffsetIndex {
 			pos := int64(e.Position)
 			if pos >= b.Position+b.Size() {
+				if n, ok := c.ahead(); ok && n.Position < e.Position {
+					// The entry after it points before it: waiting for a
+					// batch at its position would leave that entry, and
+					// every one after it, unchecked until the segment's
+					// end.
+					c.outlier("position "+strconv.FormatInt(pos, 10), n, strconv.Itoa(int(n.Position)), "positions")
+					continue
+				}
 				return // a later entry of the segment settles it
 			}
 			if pos != b.Position {
@@ -357,6 +410,12 @@ func (c *IndexCheck) Batch(b *Batch) {
 			continue
 		}
 		if e.Offset > b.LastOffset {
+			if n, ok := c.ahead(); ok && n.Offset < e.Offset {
+				// As for an .index entry past the batch read: the next
+				// entry would wait behind it, unchecked.
+				c.outlier("offset "+strconv.FormatInt(e.Offset, 10), n, strconv.FormatInt(n.Offset, 10), "offsets")
+				continue
+			}
 			return
 		}
 		if e.Offset < b.BaseOffset {
@@ -369,6 +428,19 @@ func (c *IndexCheck) Batch(b *Batch) {
 			continue
 		}
 		c.take("")
+	}
+}
+
+// outlier decides the entry peek returned, which points past the batch
+// being read while the entry after it, n, points before it: it is the
+// one out of order (what is its value, n's is nv, of the field named in
+// the plural what), and n is checked against the entry before it.
+func (c *IndexCheck) outlier(what string, n IndexEntry, nv, field string) {
+	prev, had := c.prevBuf, c.prev != nil
+	c.take(what + " is above the next entry's (entry " + strconv.Itoa(n.N) + " has " + nv + "): an index's " + field + " rise")
+	c.prevBuf = prev
+	if !had {
+		c.prev = nil
 	}
 }
 

@@ -19,11 +19,14 @@ import (
 //     most MaxUnused) when it has none;
 //   - "index", "timeindex", "txnindex": the entry; "index-unused",
 //     "timeindex-unused": the zero entries of preallocated space ("count"
-//     of them, at most MaxUnused bytes);
+//     of them, at most MaxUnused bytes); "index-tail", "timeindex-tail",
+//     "txnindex-tail": the bytes of a partial entry at the end ("bytes");
 //   - "producer-snapshot": the file.
 //
-// Lines that describe rather than hold bytes (summaries, problems, text
-// files' entries) give none.
+// A text file's lines (checkpoints' entries, meta.properties,
+// partition.metadata, quorum-state) carry what was read, not the text: an
+// error says they have no bytes to give. Other lines that describe rather
+// than hold bytes (summaries, problems) give none.
 func EncodeLine(kind string, v map[string]any) ([]byte, error) {
 	switch kind {
 	case "batch":
@@ -62,8 +65,14 @@ func EncodeLine(kind string, v map[string]any) ([]byte, error) {
 			return nil, err
 		}
 		return make([]byte, n*size), nil
+	case "index-tail", "timeindex-tail", "txnindex-tail":
+		return rawPart(v, "bytes")
 	case "producer-snapshot":
 		return EncodeProducerSnapshot(v)
+	case "leader-epoch", "offset-checkpoint", "leader-epoch-error", "offset-checkpoint-error", "meta-properties", "partition-metadata", "quorum-state":
+		// What a text file holds, read, not its text: giving nothing
+		// would pass for an empty file.
+		return nil, errorf("kind", "a line of a text file ("+kind+") says what the file holds, not its bytes: there are none to give back (copy the file itself)")
 	}
 	return []byte{}, nil
 }

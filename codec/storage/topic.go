@@ -180,7 +180,13 @@ func (r *TopicRecord) Warnings() []string {
 // {"part","offset","path","message"}; "warnings" lists the lenient
 // readings. Consumer-protocol bytes in a classic group's members are
 // written decoded, {"version":N,...}.
-func (r *TopicRecord) AppendJSON(dst []byte) []byte {
+func (r *TopicRecord) AppendJSON(dst []byte) []byte { return r.appendJSON(dst, 0) }
+
+// appendJSON is AppendJSON with the error's offset made a position in a
+// segment whose entry starts at pos, when it is in buffer 0 (the entry's
+// bytes); in a decompressed buffer it stays an offset there, and "buf"
+// says which, as a batch's warnings say theirs.
+func (r *TopicRecord) appendJSON(dst []byte, pos int64) []byte {
 	at := len(dst)
 	coordinator := r.Topic.Framing == schema.CoordinatorFraming
 	if r.Type == -1 {
@@ -206,8 +212,20 @@ func (r *TopicRecord) AppendJSON(dst []byte) []byte {
 	if errors.As(r.Err, &re) {
 		dst = append(dst, `,"error":{"part":`...)
 		dst = jsontext.AppendString(dst, []byte(re.Part))
+		buf := r.Key.Index
+		if re.Part == "value" {
+			buf = r.Value.Index
+		}
+		off := int64(re.Offset)
+		if buf == 0 {
+			off += pos
+		}
 		dst = append(dst, `,"offset":`...)
-		dst = jsontext.AppendInt(dst, int64(re.Offset))
+		dst = jsontext.AppendInt(dst, off)
+		if buf != 0 {
+			dst = append(dst, `,"buf":`...)
+			dst = jsontext.AppendInt(dst, int64(buf))
+		}
 		dst = append(dst, `,"path":`...)
 		dst = jsontext.AppendString(dst, []byte(re.Path))
 		dst = append(dst, `,"message":`...)

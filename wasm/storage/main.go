@@ -16,10 +16,15 @@
 // read in slices as it is needed (chunkMin growing to chunkMax bytes), so
 // memory stays flat however big a segment is (Kafka's default is 1 GiB).
 // topic names the partition's topic ("" to guess among the internal
-// topics from the first records): an internal topic's keys and values are
-// decoded. Its answer lists each file (kind, what it holds, its problems:
-// index entries that disagree with their segment, CRC mismatches, a torn
-// tail, checkpoints out of order) and the records of the segments (at most
+// topics: __cluster_metadata for a KRaft snapshot's name, else from the
+// first records that carry a topic's framing): an internal topic's keys
+// and values are decoded. Its answer lists each file (kind, what it holds, its problems,
+// what kwire log reports: index entries that disagree with their segment,
+// offsets out of order (storage.OffsetCheck, the next segment being the
+// one among the files with the least base offset above), CRC mismatches,
+// a torn tail, a batch's warnings, checkpoints out of order; its notes,
+// which are no problem: zeros to the end) and the records of the segments
+// (a legacy compressed wrapper's messages, not the wrapper; at most
 // maxRecords; past it they are counted), each with its offset, timestamp,
 // key, value, headers, producer and control marker, and for an internal
 // topic its key and value decoded. progress, when a function, is called
@@ -356,10 +361,21 @@ func looksLikeSegment(b []byte) bool {
 // (too large, say) is not read to its end once per internal topic.
 const guessBatches = 100
 
-// guessTopic picks the internal topic whose framing the first data
-// records of the segments read without error under, or "".
+// guessTopic picks the internal topic the files are evidently of, or "":
+// a KRaft snapshot's name makes them __cluster_metadata's; else the topic
+// whose framing the first data records of the segments read without error
+// under, counting only records that carry the framing (a coordinator
+// record's key, a metadata record's value: a record whose key and value
+// are null reads as a tombstone of any coordinator topic, which says
+// nothing).
 func (s *session) guessTopic() string {
+	for i := range s.files {
+		if s.files[i].kind.Kind == storage.KRaftSnapshotFile {
+			return "__cluster_metadata"
+		}
+	}
 	for _, t := range schema.InternalTopics() {
+		coordinator := t.Framing == schema.CoordinatorFraming
 		tried, good := 0, 0
 		for i := range s.files {
 			f := &s.files[i]
@@ -374,8 +390,12 @@ func (s *session) guessTopic() string {
 				}
 				_, recs, _ := seg.Decode(b)
 				for _, r := range recs {
+					tr := r.Topic()
+					if coordinator && tr.Key.Null || !coordinator && tr.Value.Null {
+						continue
+					}
 					tried++
-					if r.Topic().Err == nil {
+					if tr.Err == nil {
 						good++
 					}
 				}
@@ -397,10 +417,10 @@ func (s *session) describe(w *jsontext.Writer, total *int, i int, checks []*inde
 	str(w, "name", f.name)
 	str(w, "kind", f.kind.Kind.String())
 	num(w, "size", f.size)
-	var problems []string
+	var problems, notes []string
 	switch f.kind.Kind {
 	case storage.SegmentFile, storage.KRaftSnapshotFile:
-		problems = s.segment(w, total, i, checks)
+		problems, notes = s.segment(w, total, i, checks)
 	case storage.OffsetIndexFile, storage.TimeIndexFile, storage.TxnIndexFile:
 		if x == nil {
 			x = s.newIndex(f)
@@ -494,32 +514,58 @@ func (s *session) describe(w *jsontext.Writer, total *int, i int, checks []*inde
 		w.HTMLSafe(p)
 	}
 	w.EndArray()
+	if len(notes) > 0 {
+		// What kwire log says and does not count as a problem: zeros to
+		// the end, space a broker preallocated.
+		w.Key("notes")
+		w.BeginArray()
+		for _, n := range notes {
+			w.HTMLSafe(n)
+		}
+		w.EndArray()
+	}
 	w.EndObject()
 }
 
 // segment reads segment file i once, lists its records, and checks the
-// indexes given (their problems are the index files' own, see index).
-func (s *session) segment(w *jsontext.Writer, total *int, i int, checks []*indexFile) []string {
+// indexes given (their problems are the index files' own, see index) and
+// its offsets, as kwire log does (storage.OffsetCheck: within the
+// segment, and against the next segment among the files). notes are what
+// is said but is no problem: zeros to the end, preallocated space.
+func (s *session) segment(w *jsontext.Writer, total *int, i int, checks []*indexFile) (problems, notes []string) {
 	f := &s.files[i]
-	var problems []string
 	seg := storage.NewSegment(s.reader(f, true), storage.SegmentOptions{Topic: s.topic})
 	var snap *storage.SnapshotCheck
+	base := f.kind.Offset // a KRaft snapshot's name gives the log's end, not its records' offsets
 	if f.kind.Kind == storage.KRaftSnapshotFile {
-		snap = storage.NewSnapshotCheck()
+		snap, base = storage.NewSnapshotCheck(), -1
 	}
-	batches, crc := 0, 0
+	offsets := storage.NewOffsetCheck(base)
+	var ops []storage.OffsetProblem
+	offsetProblem := func(op *storage.OffsetProblem) {
+		problems = append(problems, "offsets "+strconv.FormatInt(op.BaseOffset, 10)+"-"+strconv.FormatInt(op.LastOffset, 10)+
+			" of the batch at "+strconv.FormatInt(op.Position, 10)+": "+op.Msg)
+	}
+	batches, crc, wrappers := 0, 0, 0
 	var end, last int64 = 0, -1
 	var stop error // what ended the segment's reading
 	for {
 		b, err := seg.Next()
 		if err != nil {
-			if stop = err; !errors.Is(err, io.EOF) {
+			var te *storage.TailError
+			if stop = err; errors.As(err, &te) && te.Zero {
+				notes = append(notes, err.Error())
+			} else if !errors.Is(err, io.EOF) {
 				problems = append(problems, err.Error()) // a damaged tail, or the file could not be read
 			}
 			break
 		}
 		batches++
-		end, last = b.Position+b.Size(), b.LastOffset
+		end, last = b.Position+b.Size(), max(last, b.LastOffset)
+		_, ops = offsets.Batch(ops[:0], b)
+		for j := range ops {
+			offsetProblem(&ops[j])
+		}
 		for _, x := range checks {
 			x.c.Batch(b)
 		}
@@ -534,15 +580,39 @@ func (s *session) segment(w *jsontext.Writer, total *int, i int, checks []*index
 			crc++
 			problems = append(problems, "the CRC of the batch at "+strconv.FormatInt(b.Position, 10)+" does not match its bytes")
 		}
-		res, decoded, _ := seg.Decode(b)
+		res, decoded, derr := seg.Decode(b)
+		// What kwire log writes in the batch's line, and counts a
+		// problem: the reading's warnings and its error.
+		for _, x := range seg.Warnings() {
+			at := "at byte " + strconv.FormatInt(b.Position+int64(x.Offset), 10)
+			if x.Buf != 0 {
+				at = "at byte " + strconv.Itoa(x.Offset) + " of its decompressed records"
+			}
+			problems = append(problems, "the batch at "+strconv.FormatInt(b.Position, 10)+", "+at+": "+x.Message)
+		}
+		if derr != nil {
+			problems = append(problems, "the batch at "+strconv.FormatInt(b.Position, 10)+": "+derr.Error())
+		}
 		if res == nil {
 			continue
 		}
 		byNode := map[*tree.Node]*storage.TopicRecord{}
 		for _, d := range decoded {
 			byNode[d.Node()] = d.Topic()
+			if tr := d.Topic(); tr != nil && tr.Err != nil {
+				ri, _ := res.Info(d.Node())
+				problems = append(problems, "the record at offset "+strconv.FormatInt(ri.Offset, 10)+" (the batch at "+strconv.FormatInt(b.Position, 10)+
+					") is not a record of "+s.topic+": "+recordError(tr, b.Position))
+			}
 		}
 		for n, ri := range res.Records {
+			if isWrapper(ri.Node) {
+				// A legacy compressed wrapper: its messages are the
+				// records, listed after it (kwire log counts them, not
+				// it).
+				wrappers++
+				continue
+			}
 			*total++
 			if *total > maxRecords {
 				continue
@@ -552,6 +622,11 @@ func (s *session) segment(w *jsontext.Writer, total *int, i int, checks []*index
 			id := len(s.recs) - 1
 			s.mu.Unlock()
 			recordJSON(&s.list, id, i, b, ri, byNode[ri.Node])
+		}
+	}
+	if next, ok := s.nextSegment(i); ok {
+		if op, ok := offsets.Next(next); ok {
+			offsetProblem(&op)
 		}
 	}
 	for _, x := range checks {
@@ -564,7 +639,60 @@ func (s *session) segment(w *jsontext.Writer, total *int, i int, checks []*index
 	}
 	num(w, "batches", int64(batches))
 	num(w, "crcErrors", int64(crc))
-	return problems
+	if wrappers > 0 {
+		num(w, "wrappers", int64(wrappers))
+	}
+	return problems, notes
+}
+
+// nextSegment is the base offset of the segment after file i among the
+// files, as its partition orders them: the least above i's of the
+// segments named with the same suffix (ok is false when there is none).
+func (s *session) nextSegment(i int) (next int64, ok bool) {
+	f := &s.files[i]
+	if f.kind.Kind != storage.SegmentFile || f.kind.Offset < 0 {
+		return 0, false
+	}
+	for j := range s.files {
+		g := &s.files[j]
+		if g.kind.Kind == storage.SegmentFile && g.kind.Suffix == f.kind.Suffix && g.kind.Offset > f.kind.Offset && (!ok || g.kind.Offset < next) {
+			next, ok = g.kind.Offset, true
+		}
+	}
+	return next, ok
+}
+
+// recordError says where and why an internal topic's record did not
+// decode, its position in the segment (whose entry starts at pos) when it
+// is in the entry's own bytes, else its offset in the decompressed
+// records, as kwire log's "error" says it.
+func recordError(tr *storage.TopicRecord, pos int64) string {
+	var re *storage.RecordError
+	if !errors.As(tr.Err, &re) {
+		return tr.Err.Error()
+	}
+	p := tr.Key
+	if re.Part == "value" {
+		p = tr.Value
+	}
+	at := "at byte " + strconv.FormatInt(pos+int64(re.Offset), 10)
+	if p.Index != 0 {
+		at = "at byte " + strconv.Itoa(re.Offset) + " of its decompressed records"
+	}
+	if re.Path != "" {
+		at += " (" + re.Path + ")"
+	}
+	return "its " + re.Part + ", " + at + ": " + re.Msg
+}
+
+// isWrapper says whether a records node is a legacy message that wraps
+// compressed messages (magic 0 or 1, its compression bits set).
+func isWrapper(n *tree.Node) bool {
+	if n == nil || n.Name != "message" {
+		return false
+	}
+	a := n.Get("attributes")
+	return a != nil && a.Int&7 != 0
 }
 
 // recordJSON writes one listed record.
@@ -607,7 +735,7 @@ func recordJSON(w *jsontext.Writer, id, fi int, b *storage.Batch, ri storage.Rec
 	if tr != nil {
 		str(w, "internal", string(tr.AppendJSON(nil)))
 		if tr.Err != nil {
-			str(w, "internalError", tr.Err.Error())
+			str(w, "internalError", recordError(tr, b.Position))
 		}
 	}
 	w.EndObject()

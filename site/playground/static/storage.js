@@ -101,12 +101,20 @@ function drawFiles(files) {
     li.appendChild(el('strong', '', f.name));
     const what = [f.kind, f.size.toLocaleString('en') + ' bytes'];
     if (f.batches !== undefined) what.push(f.batches + ' batches');
+    if (f.wrappers) what.push(f.wrappers + ' compressed wrapper' + (f.wrappers === 1 ? '' : 's') + ' (magic 0/1: its messages are the records)');
     if (f.entries !== undefined) what.push(f.entries.toLocaleString('en') + (f.entries === 1 ? ' entry' : ' entries') + (f.unused ? ', ' + f.unused + ' unused (preallocated)' : '') + (f.unchecked ? ', no segment beside it to check against' : ''));
     li.appendChild(el('span', 'pg-muted', ' ' + what.join(' · ')));
     if (f.problems.length) {
       li.appendChild(el('span', 'pg-st-flag', ' ⚠ ' + f.problems.length + ' problem' + (f.problems.length === 1 ? '' : 's')));
       const ul = el('ul', 'pg-st-problems');
       for (const p of f.problems.slice(0, 200)) ul.appendChild(el('li', '', p));
+      li.appendChild(ul);
+    }
+    if (f.notes && f.notes.length) {
+      // Said, not counted as a problem, as kwire log has them: zeros to
+      // the end, space a broker preallocated.
+      const ul = el('ul', 'pg-st-notes');
+      for (const n of f.notes) ul.appendChild(el('li', 'pg-muted', n));
       li.appendChild(ul);
     }
     if (f.entryList && f.entryList.length) {

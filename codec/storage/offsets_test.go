@@ -1,0 +1,51 @@
+package storage
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kwire/kwire/internal/storagedata"
+)
+
+// OffsetCheck is kwire log's and the playground's one check of a
+// segment's offsets: entries going back, below the file name's base,
+// past the next segment's base.
+func TestOffsetCheck(t *testing.T) {
+	var batches [][]byte
+	for i := 0; i < 3; i++ {
+		batches = append(batches, storagedata.Batch([]storagedata.Record{{Value: []byte("a")}, {Value: []byte("b")}},
+			storagedata.BatchOptions{FirstTimestamp: 1700000000000, ProducerID: -1}))
+	}
+	log, _, _ := storagedata.Segment(10, 0, batches, 1)
+	seg := NewSegment(bytes.NewReader(append(append([]byte(nil), log...), log...)), SegmentOptions{})
+	c := NewOffsetCheck(12)
+	var msgs []string
+	var records int64
+	for {
+		b, err := seg.Next()
+		if err != nil {
+			break
+		}
+		n, ps := c.Batch(nil, b)
+		records += n
+		for _, p := range ps {
+			msgs = append(msgs, p.Msg)
+		}
+	}
+	require.EqualValues(t, 12, records)
+	require.Equal(t, []string{
+		"base offset 10 is below the segment's base offset 12 (its file name)",
+		"base offset 10 is below the segment's base offset 12 (its file name)",
+		"offsets 10-11 go back below the entries before it, which reached offset 15",
+		"offsets 12-13 go back below the entries before it, which reached offset 15",
+		"offsets 14-15 go back below the entries before it, which reached offset 15",
+	}, msgs)
+	p, ok := c.Next(15)
+	require.True(t, ok)
+	require.Equal(t, OffsetProblem{Position: int64(2 * len(log) / 3), BaseOffset: 14, LastOffset: 15,
+		Msg: "the segment runs to offset 15, past the next segment's base offset 15"}, p)
+	_, ok = c.Next(16)
+	require.False(t, ok)
+}

@@ -1,0 +1,233 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/binary"
+	"encoding/json"
+	"hash/crc32"
+	"os"
+	"strconv"
+	"strings"
+	"syscall/js"
+	"testing"
+
+	"github.com/kwire/kwire/internal/storagedata"
+	"github.com/kwire/kwire/wasm/internal/glue"
+)
+
+// answer is what open answers, as the page reads it.
+type answer struct {
+	Topic       string
+	Guessed     bool
+	RecordCount int
+	Records     []struct{ Offset int64 }
+	Files       []struct {
+		Name     string
+		Problems []string
+		Notes    []string
+		Wrappers int
+	}
+}
+
+// openAnswer opens the files (name, bytes, in this order) as the page
+// does, the topic guessed.
+func openAnswer(t *testing.T, files ...any) answer {
+	t.Helper()
+	names, blobs := js.Global().Get("Array").New(), js.Global().Get("Array").New()
+	for i := 0; i < len(files); i += 2 {
+		names.Call("push", files[i].(string))
+		blobs.Call("push", js.Global().Get("Blob").New([]any{glue.Uint8Array(files[i+1].([]byte))}))
+	}
+	got := await(t, open(js.Undefined(), []js.Value{names, blobs, js.Undefined()}))
+	var a answer
+	if err := json.Unmarshal([]byte(got), &a); err != nil {
+		t.Fatalf("%v: %.300s", err, got)
+	}
+	return a
+}
+
+func read(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(root + "/" + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func problems(a answer) []string {
+	var out []string
+	for _, f := range a.Files {
+		out = append(out, f.Problems...)
+	}
+	return out
+}
+
+func matching(ps []string, sub string) int {
+	n := 0
+	for _, p := range ps {
+		if strings.Contains(p, sub) {
+			n++
+		}
+	}
+	return n
+}
+
+// The offset problems kwire log reports (storage.OffsetCheck) are the
+// playground's too: a segment appended to itself goes back (5 batches),
+// a segment running past the next one's base offset, a base offset below
+// the file name's, a batch declaring more records than its offsets hold.
+func TestStorageOffsetProblems(t *testing.T) {
+	const seg0, seg24 = "00000000000000000000.log", "00000000000000000024.log"
+	orders0, orders24 := read(t, "logdir/orders-0/"+seg0), read(t, "logdir/orders-0/"+seg24)
+	ps := problems(openAnswer(t, seg0, append(append([]byte(nil), orders0...), orders0...)))
+	if len(ps) != 5 || matching(ps, "go back below the entries before it, which reached offset 23") != 5 {
+		t.Errorf("a segment appended to itself: %q", ps)
+	}
+	ps = problems(openAnswer(t, seg0, orders0, "00000000000000000010.log", orders24))
+	if len(ps) != 1 || matching(ps, "the segment runs to offset 23, past the next segment's base offset 10") != 1 {
+		t.Errorf("overlapping segments: %q", ps)
+	}
+	ps = problems(openAnswer(t, seg24, orders0))
+	if len(ps) == 0 || matching(ps, "is below the segment's base offset 24 (its file name)") != len(ps) {
+		t.Errorf("a base offset below the file name's: %q", ps)
+	}
+	b := storagedata.Batch([]storagedata.Record{{Key: []byte("k"), Value: []byte("v")}}, storagedata.BatchOptions{FirstTimestamp: 1700000000000, ProducerID: -1})
+	binary.BigEndian.PutUint32(b[57:], 0x7fffffff)
+	resum(b)
+	ps = problems(openAnswer(t, seg0, b))
+	if matching(ps, "the header declares 2147483647 records, more than its offsets hold (1)") != 1 {
+		t.Errorf("a batch declaring 2147483647 records: %q", ps)
+	}
+}
+
+// resum sets a record batch's CRC-32C over its bytes.
+func resum(b []byte) {
+	binary.BigEndian.PutUint32(b[17:], crc32.Checksum(b[21:], crc32.MakeTable(crc32.Castagnoli)))
+}
+
+// An .index whose entry 0 points past the segment: that entry is the one
+// flagged, not every later (right) entry as past the segment's end.
+func TestStorageIndexEntryPastTheEnd(t *testing.T) {
+	index := read(t, "logdir/orders-0/00000000000000000000.index")
+	index = append([]byte(nil), index...)
+	binary.BigEndian.PutUint32(index[4:], 99999)
+	a := openAnswer(t, "00000000000000000000.log", read(t, "logdir/orders-0/00000000000000000000.log"), "00000000000000000000.index", index)
+	ps := problems(a)
+	if len(ps) != 1 || !strings.HasPrefix(ps[0], "entry 0: ") {
+		t.Errorf("%q", ps)
+	}
+}
+
+// Warnings kwire log writes in a batch's line are problems here too: a
+// record length that does not fit, a wrapper over the decompression
+// limit.
+func TestStorageRecordWarnings(t *testing.T) {
+	b := storagedata.Batch([]storagedata.Record{{Key: []byte("k"), Value: []byte("v")}}, storagedata.BatchOptions{FirstTimestamp: 1700000000000, ProducerID: -1})
+	b = append(b[:61], append([]byte{0x80, 0x80, 0x80, 0x80, 0x08}, b[62:]...)...) // the record's length: 2^30
+	binary.BigEndian.PutUint32(b[8:], uint32(len(b)-12))
+	resum(b)
+	ps := problems(openAnswer(t, "00000000000000000000.log", b))
+	if matching(ps, "record 0 at byte 61: record length 1073741824 does not fit the 8 bytes left") != 1 {
+		t.Errorf("a record length that does not fit: %q", ps)
+	}
+	big := legacyMessage(1, 0, 0, 1700000000000, nil, make([]byte, 40<<20))
+	ps = problems(openAnswer(t, "00000000000000000000.log", gzipWrapper(1, 0, 1700000000000, big)))
+	if matching(ps, "MaxDecompressed") != 1 {
+		t.Errorf("a wrapper over the decompression limit: %q", ps)
+	}
+}
+
+// A legacy compressed wrapper is no record: its messages are, as kwire
+// log counts them.
+func TestStorageWrapperIsNoRecord(t *testing.T) {
+	var inner [][]byte
+	for i := 0; i < 3; i++ {
+		inner = append(inner, legacyMessage(1, int64(i), 0, 1700000000000+int64(i), []byte("k"), []byte("v")))
+	}
+	a := openAnswer(t, "00000000000000000000.log", gzipWrapper(1, 2, 1700000000002, inner...))
+	if a.RecordCount != 3 || len(a.Records) != 3 || a.Records[0].Offset != 0 || a.Records[2].Offset != 2 || a.Files[0].Wrappers != 1 || len(problems(a)) != 0 {
+		t.Errorf("%+v", a)
+	}
+}
+
+// Zeros to the end are a note, not a problem, as kwire log has them; the
+// topic is guessed on evidence only: not from records whose keys and
+// values are null, and a KRaft snapshot's name says __cluster_metadata.
+func TestStorageZeroTailAndGuesses(t *testing.T) {
+	seg := append(append([]byte(nil), read(t, "logdir/orders-0/00000000000000000000.log")...), make([]byte, 100000)...)
+	a := openAnswer(t, "00000000000000000000.log", seg)
+	if len(problems(a)) != 0 || len(a.Files[0].Notes) != 1 || !strings.Contains(a.Files[0].Notes[0], "zero") {
+		t.Errorf("a zero-filled tail: %+v", a.Files)
+	}
+	nulls := storagedata.Batch([]storagedata.Record{{}, {}}, storagedata.BatchOptions{FirstTimestamp: 1700000000000, ProducerID: -1})
+	if a := openAnswer(t, "00000000000000000000.log", nulls); a.Topic != "" || a.Guessed {
+		t.Errorf("null keys and values guessed as %q", a.Topic)
+	}
+	const snap = "kraft-snapshot-two-footers/00000000000000000010-0000000001.checkpoint"
+	b, err := os.ReadFile("../../testdata/hostile/storage/" + snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := openAnswer(t, "00000000000000000010-0000000001.checkpoint", b); a.Topic != "__cluster_metadata" {
+		t.Errorf("a KRaft snapshot guessed as %q", a.Topic)
+	}
+}
+
+// legacyMessage lays out a magic 0 or 1 message at offset, as Kafka's
+// LegacyRecord writes it.
+func legacyMessage(magic int8, offset int64, attrs byte, ts int64, key, value []byte) []byte {
+	m := []byte{byte(magic), attrs}
+	if magic == 1 {
+		m = binary.BigEndian.AppendUint64(m, uint64(ts))
+	}
+	for _, b := range [][]byte{key, value} {
+		if b == nil {
+			m = binary.BigEndian.AppendUint32(m, 0xffffffff)
+			continue
+		}
+		m = binary.BigEndian.AppendUint32(m, uint32(len(b)))
+		m = append(m, b...)
+	}
+	out := binary.BigEndian.AppendUint64(nil, uint64(offset))
+	out = binary.BigEndian.AppendUint32(out, uint32(4+len(m)))
+	out = binary.BigEndian.AppendUint32(out, crc32.ChecksumIEEE(m))
+	return append(out, m...)
+}
+
+// gzipWrapper is a gzip wrapper message at offset holding inner.
+func gzipWrapper(magic int8, offset, ts int64, inner ...[]byte) []byte {
+	var z bytes.Buffer
+	w := gzip.NewWriter(&z)
+	w.Write(bytes.Join(inner, nil))
+	w.Close()
+	return legacyMessage(magic, offset, 1, ts, nil, z.Bytes())
+}
+
+// An internal topic's record that does not decode is a problem, said at
+// its position in the segment (kwire log's "error" offset), in the
+// second batch as in the first.
+func TestStorageInternalRecordErrorAtItsPosition(t *testing.T) {
+	var seg []byte
+	for i := 0; i < 2; i++ {
+		b := storagedata.Batch([]storagedata.Record{{Key: []byte("k0"), Value: []byte("v")}}, storagedata.BatchOptions{FirstTimestamp: 1700000000000, ProducerID: -1})
+		storagedata.Place(b, int64(i), 0)
+		seg = append(seg, b...)
+	}
+	names, blobs := js.Global().Get("Array").New(), js.Global().Get("Array").New()
+	names.Call("push", "00000000000000000000.log")
+	blobs.Call("push", js.Global().Get("Blob").New([]any{glue.Uint8Array(seg)}))
+	var a answer
+	got := await(t, open(js.Undefined(), []js.Value{names, blobs, js.ValueOf("__consumer_offsets")}))
+	if err := json.Unmarshal([]byte(got), &a); err != nil {
+		t.Fatal(err)
+	}
+	ps := problems(a)
+	half := int64(len(seg) / 2)
+	if len(ps) != 2 || !strings.Contains(ps[0], "its key, at byte 66 (type)") || !strings.Contains(ps[1], "its key, at byte "+strconv.FormatInt(half+66, 10)+" (type)") {
+		t.Errorf("%q", ps)
+	}
+}
