@@ -10,6 +10,7 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/jsontext"
+	"github.com/kwire/kwire/codec/storage"
 	"github.com/kwire/kwire/internal/encinput"
 	"github.com/kwire/kwire/internal/input"
 )
@@ -58,12 +59,16 @@ but bytes and records come from their own value, not their children.`,
 			fail(e, "%sline %d: %v", named(first.name), first.line, first.err)
 			return 1
 		}
+		if n, ok, err := zeroLine(first.v); ok && err == nil {
+			writeHexZeros(e.stdout, n)
+			return 0
+		}
 		b, err := encodeDoc(first.v, opts)
 		if err != nil {
 			fail(e, "%v", namedError(anInput{name: first.name}, err))
 			return 1
 		}
-		io.WriteString(e.stdout, hex.EncodeToString(b)+"\n")
+		writeHexLine(e.stdout, b)
 		return 0
 	}
 	// A stream of them, each encoded as it is read: one line out per
@@ -76,10 +81,14 @@ but bytes and records come from their own value, not their children.`,
 		var b []byte
 		err := d.err
 		if err == nil {
+			if n, ok, zerr := zeroLine(d.v); ok && zerr == nil {
+				writeHexZeros(e.stdout, n)
+				return
+			}
 			b, err = encodeDoc(d.v, opts)
 		}
 		if err == nil {
-			io.WriteString(e.stdout, hex.EncodeToString(b)+"\n")
+			writeHexLine(e.stdout, b)
 			return
 		}
 		failed++
@@ -284,4 +293,39 @@ func resumeAt(b []byte, start, indent int) int {
 // isJSONSpace is the white space JSON allows between values.
 func isJSONSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r'
+}
+
+// hexPiece is how many bytes writeHexLine and writeHexZeros turn into hex
+// at a time: a frame or a log line's zeros (up to 256 MiB) is written in
+// pieces, never held a second and third time as hex and as a string.
+const hexPiece = 32 << 10
+
+// writeHexLine writes b as a line of hex.
+func writeHexLine(w io.Writer, b []byte) {
+	buf := make([]byte, 0, 2*min(len(b), hexPiece)+1)
+	for len(b) > hexPiece {
+		w.Write(hex.AppendEncode(buf[:0], b[:hexPiece]))
+		b = b[hexPiece:]
+	}
+	w.Write(append(hex.AppendEncode(buf[:0], b), '\n'))
+}
+
+// writeHexZeros writes n zero bytes as a line of hex, a piece at a time.
+func writeHexZeros(w io.Writer, n int64) {
+	piece := bytes.Repeat([]byte("00"), int(min(n, hexPiece)))
+	for ; n > hexPiece; n -= hexPiece {
+		w.Write(piece)
+	}
+	w.Write(append(piece[:2*n:2*n], '\n'))
+}
+
+// zeroLine reports whether v is a line of kwire log's JSON that stands
+// for zeros alone, and how many (storage.ZeroLine).
+func zeroLine(v any) (int64, bool, error) {
+	if obj, ok := v.(map[string]any); ok {
+		if kind, ok := obj["kind"].(string); ok {
+			return storage.ZeroLine(kind, obj)
+		}
+	}
+	return 0, false, nil
 }

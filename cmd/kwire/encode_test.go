@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -173,4 +174,32 @@ func TestEncodeAnnotated(t *testing.T) {
 	require.Equal(t, 1, code)
 	require.Equal(t, apiVersionsV3+"\n"+`{"line":2,"error":{"path":"","message":`+strconv.Quote(hint)+"}}\n", out)
 	require.Equal(t, "kwire: line 2: "+hint+"\nkwire: 1 of 2 lines failed\n", errOut)
+}
+
+// A line of kwire log's JSON that stands for zeros (a zero tail, an
+// index's unused space) asks in a few dozen bytes for up to 256 MiB of
+// them: kwire encode writes them in pieces. Held whole, as bytes, hex and
+// a string, the two lines below cost 1.8 GB of memory; written in pieces,
+// a small process's worth. The hex is what the bytes give.
+func TestEncodeLogZerosInPieces(t *testing.T) {
+	out, errOut, code := runCLI(t, []string{"encode"}, []byte(`{"kind":"tail","zero":true,"size":3}
+{"kind":"timeindex-unused","count":2}
+{"kind":"index-unused","count":1}`))
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, "000000\n"+strings.Repeat("00", 24)+"\n"+strings.Repeat("00", 8)+"\n", out)
+	// One document alone, a piece and a little over.
+	out, errOut, code = runCLI(t, []string{"encode"}, []byte(`{"kind":"tail","zero":true,"size":32769}`))
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, strings.Repeat("00", 32769)+"\n", out)
+
+	file := filepath.Join(t.TempDir(), "zeros.ndjson")
+	require.NoError(t, os.WriteFile(file, []byte(`{"kind":"tail","zero":true,"size":268435456}
+{"kind":"index-unused","count":33554432}
+`), 0o644))
+	helper := filepath.Join(t.TempDir(), "maxrss")
+	b, err := exec.Command("go", "build", "-o", helper, "./testdata/maxrss").CombinedOutput()
+	require.NoError(t, err, string(b))
+	kib := peakRSS(t, helper, kwireBin, "encode", file)
+	t.Logf("peak RSS: %d KiB for 512 MiB of zeros", kib)
+	require.Less(t, kib, int64(64<<10))
 }

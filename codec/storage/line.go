@@ -41,30 +41,19 @@ func EncodeLine(kind string, v map[string]any) ([]byte, error) {
 			}
 		}
 		return encodeBatches(nil, b)
-	case "tail":
-		if _, ok := v["bytes"]; !ok {
-			if zero, _ := v["zero"].(bool); zero {
-				n, err := intField(v, "size", "", 0, MaxUnused)
-				if err != nil {
-					return nil, err
-				}
-				return make([]byte, n), nil
+	case "tail", "index-unused", "timeindex-unused":
+		if n, ok, err := ZeroLine(kind, v); ok || err != nil {
+			if err != nil {
+				return nil, err
 			}
+			return make([]byte, n), nil
+		}
+		if _, ok := v["bytes"]; !ok {
 			return nil, errorf("bytes", "the tail was too large to carry its bytes")
 		}
 		return rawPart(v, "bytes")
 	case "index", "timeindex", "txnindex":
 		return encodeIndexEntry(kind, v)
-	case "index-unused", "timeindex-unused":
-		size := int64(OffsetIndex.size())
-		if kind == "timeindex-unused" {
-			size = int64(TimeIndex.size())
-		}
-		n, err := intField(v, "count", "", 0, MaxUnused/size)
-		if err != nil {
-			return nil, err
-		}
-		return make([]byte, n*size), nil
 	case "index-tail", "timeindex-tail", "txnindex-tail":
 		return rawPart(v, "bytes")
 	case "producer-snapshot":
@@ -75,6 +64,33 @@ func EncodeLine(kind string, v map[string]any) ([]byte, error) {
 		return nil, errorf("kind", "a line of a text file ("+kind+") says what the file holds, not its bytes: there are none to give back (copy the file itself)")
 	}
 	return []byte{}, nil
+}
+
+// ZeroLine reports whether a line of kwire log's JSON stands for zeros
+// alone (a tail of zeros without its bytes, an index's unused space), and
+// how many: EncodeLine gives that many zero bytes, which a caller writing
+// them out (kwire encode) can write in pieces rather than hold, since a
+// line of a few dozen bytes may ask for MaxUnused of them.
+func ZeroLine(kind string, v map[string]any) (n int64, ok bool, err error) {
+	switch kind {
+	case "tail":
+		if _, has := v["bytes"]; has {
+			return 0, false, nil
+		}
+		if zero, _ := v["zero"].(bool); !zero {
+			return 0, false, nil
+		}
+		n, err = intField(v, "size", "", 0, MaxUnused)
+		return n, true, err
+	case "index-unused", "timeindex-unused":
+		size := int64(OffsetIndex.size())
+		if kind == "timeindex-unused" {
+			size = int64(TimeIndex.size())
+		}
+		n, err = intField(v, "count", "", 0, MaxUnused/size)
+		return n * size, true, err
+	}
+	return 0, false, nil
 }
 
 // MaxUnused is the most preallocated index space, or zero-filled tail of
