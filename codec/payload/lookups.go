@@ -30,6 +30,10 @@ type frameSchemas struct {
 	ids    map[int]*compiled
 	subs   map[string]*compiled
 	warned bool
+
+	// JSON Schema validation's steps (jsonschemacost.go): earned by
+	// the data validated, spent by validating.
+	stepsEarned, stepsSpent int
 }
 
 // frame returns the frame's lookups, starting them on its budget.
