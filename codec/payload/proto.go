@@ -310,7 +310,7 @@ func (w *walker) protoPayload(ps *protoSchema, p int, framed bool) {
 	if !w.stopped {
 		m := dynamicpb.NewMessage(md)
 		err := proto.UnmarshalOptions{AllowPartial: true, RecursionLimit: w.maxDepth + 1, Resolver: ps.res}.Unmarshal(b[idxEnd:], m)
-		if err == nil {
+		if err == nil && w.anyFits(m, ps.res, idxEnd) {
 			var js []byte
 			js, err = protojson.MarshalOptions{Resolver: ps.res, AllowPartial: true}.Marshal(m)
 			if err == nil {
