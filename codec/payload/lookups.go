@@ -6,12 +6,18 @@ import (
 	"github.com/kwire/kwire/codec/internal/budget"
 )
 
-// maxFrameSchemas bounds the distinct schemas (by id, or a topic's for
-// unframed payloads) the keys and values of one frame may look up. Each
-// lookup may be a request to a registry: without a bound a few hundred
-// bytes of records, each naming a new id, made a server send thousands of
-// requests one after another. Real frames name a handful.
+// maxFrameSchemas bounds the distinct schema ids the keys and values of
+// one frame may look up. Each lookup may be a request to a registry:
+// without a bound a few hundred bytes of records, each naming a new id,
+// made a server send thousands of requests one after another. Real frames
+// name a handful.
 const maxFrameSchemas = 32
+
+// maxFrameTopics bounds the topics (keys and values apart) whose schema
+// for unframed payloads one frame looks up: a registry is never asked for
+// them (only a folder's files), but a frame may name thousands of topics,
+// and keys, mostly unframed, must not spend the ids' lookups.
+const maxFrameTopics = 256
 
 // Bounds of what a Decoder keeps across frames: compiled schemas (and
 // compile errors, and topics without a schema), at most maxKept of them
@@ -27,16 +33,17 @@ const (
 // frame's budget (budget.Budget.Payload), so the frame's first
 // maxFrameSchemas distinct schemas decode whatever any cache holds.
 type frameSchemas struct {
-	ids    map[int]*compiled
-	subs   map[string]*compiled
-	warned bool
+	ids  map[int]*compiled
+	subs map[string]*compiled
+
+	warned, warnedTopics bool // past maxFrameSchemas, maxFrameTopics: said
 
 	// JSON Schema validation's steps (jsonschemacost.go): earned by
 	// the data validated, spent by validating.
 	stepsEarned, stepsSpent int
 }
 
-// frame returns the frame's lookups, starting them on its budget.
+// frameOf returns the frame's lookups, starting them on its budget.
 func frameOf(b *budget.Budget) *frameSchemas {
 	f, _ := b.Payload.(*frameSchemas)
 	if f == nil {
@@ -49,19 +56,21 @@ func frameOf(b *budget.Budget) *frameSchemas {
 // room reports whether the frame may look up one more schema; the first
 // time it may not, the walker says so once for the frame.
 func (f *frameSchemas) room(w *walker, at int, topic bool) bool {
-	if len(f.ids)+len(f.subs) < maxFrameSchemas {
+	if !topic && len(f.ids) < maxFrameSchemas {
 		return true
 	}
-	if !f.warned {
+	if topic && len(f.subs) < maxFrameTopics {
+		return true
+	}
+	if topic && !f.warnedTopics {
+		f.warnedTopics = true
+		w.warnAt(at, "payload not read through its topic's schema: the frame's keys and values are of more than "+strconv.Itoa(maxFrameTopics)+
+			" topics (the limit of topic schema lookups per frame); this payload and later ones of other topics are read as if their topics had none", true)
+	}
+	if !topic && !f.warned {
 		f.warned = true
-		msg := "payload not decoded: "
-		rest := "this payload and later ones naming other schemas stay undecoded"
-		if topic {
-			msg = "payload not read through its topic's schema: "
-			rest = "this payload and later ones of other topics are read as if their topics had none"
-		}
-		w.warnAt(at, msg+"the frame's keys and values name more than "+strconv.Itoa(maxFrameSchemas)+
-			" schemas or topics (the limit of schema lookups per frame); "+rest, true)
+		w.warnAt(at, "payload not decoded: the frame's keys and values name more than "+strconv.Itoa(maxFrameSchemas)+
+			" schema ids (the limit of schema lookups per frame); this payload and later ones naming other ids stay undecoded", true)
 	}
 	return false
 }

@@ -2,6 +2,7 @@ package payload
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -100,5 +101,27 @@ func TestDecoderKeepsBounded(t *testing.T) {
 		if id%2 == 1 || c.err != "" {
 			t.Fatalf("the Decoder keeps the source's error for id %d: %q", id, c.err)
 		}
+	}
+}
+
+// TestFrameTopicLimit: unframed keys and values of many topics spend the
+// topics' lookups, not the schema ids': past maxFrameTopics topics, one
+// warning, and framed values still look their ids up.
+func TestFrameTopicLimit(t *testing.T) {
+	src := &countingSource{}
+	d := NewDecoder(src, Config{})
+	b := bigBudget()
+	var ws budget.Warnings
+	for i := 0; i < maxFrameTopics+10; i++ {
+		topic := "t" + strconv.Itoa(i)
+		d.Decode(nil, &In{B: []byte("k"), End: 1, Key: true, Topic: topic, Path: valuePath, Budget: &b, Warnings: &ws})
+	}
+	if src.calls != maxFrameTopics || len(ws.List) != 1 || !strings.Contains(ws.List[0].Message, "limit of topic schema lookups per frame") {
+		t.Fatalf("%d lookups, warnings %+v", src.calls, ws.List)
+	}
+	p := framed(2, []byte{2})
+	js, _ := d.Decode(nil, &In{B: p, End: len(p), Topic: "t0", Path: valuePath, Budget: &b, Warnings: &ws})
+	if !strings.Contains(string(js), `"decoded":1`) {
+		t.Fatalf("a framed value after the topics' limit: %s %+v", js, ws.List)
 	}
 }
