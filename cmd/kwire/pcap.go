@@ -168,6 +168,9 @@ func runPcap(e *env, args []string) int {
 	for _, n := range res.Notes {
 		fail(e, "%s: %s", cfg.file, n.String())
 	}
+	if s := cfg.pf.ids.FullNote(); s != "" {
+		fail(e, "%s: %s", cfg.file, s)
+	}
 	if why := noKafka(res, run.exchanges, cfg.ports); why != "" {
 		fail(e, "%s: %s", cfg.file, why)
 	}

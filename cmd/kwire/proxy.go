@@ -389,6 +389,9 @@ func (r *proxyRun) exchange(x *proxy.Exchange) {
 	}
 	if x.Request != nil && x.Response != nil && topicids.Learns(x.APIKey) {
 		c.pf.ids.LearnFrom(x.Response, x.APIKey, x.APIVersion) // the topic ids it names
+		if s := c.pf.ids.FullNote(); s != "" {
+			r.logf("proxy: %s", s)
+		}
 	}
 	if c.clientID != "" && (x.Request == nil || requestClientID(x.Request) != c.clientID) {
 		return

@@ -59,6 +59,8 @@ func decodeBoth(t testing.TB, d *Decoder, p []byte, key bool, topic string, b bu
 	if nodes2 != nil {
 		t.Fatalf("the JSON path made nodes")
 	}
+	// What each path looked up for its frame is its own.
+	b1.Payload, b2.Payload = nil, nil
 	if b1 != b2 {
 		t.Fatalf("budget spent differs: tree %+v, json %+v", b1, b2)
 	}

@@ -1,7 +1,6 @@
 package payload
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"net/url"
@@ -25,6 +24,7 @@ import (
 type jsonSchema struct {
 	rs  *jsonschema.Resolved // nil: not validated
 	why string               // why not, when validation was asked for
+	l   *loops               // its schemas placed, to bound validating (jsonschemacost.go)
 }
 
 // baseURL is where the schema and its references are placed, so that
@@ -50,23 +50,23 @@ func compileJSONSchema(s *Schema, validate bool) (*jsonSchema, error) {
 	if !validate {
 		return &jsonSchema{}, nil
 	}
-	rs, err := resolveJSONSchema(s)
+	rs, l, err := resolveJSONSchema(s)
 	if err != nil {
 		return &jsonSchema{why: bounded(err.Error())}, nil
 	}
-	return &jsonSchema{rs: rs}, nil
+	return &jsonSchema{rs: rs, l: l}, nil
 }
 
 // resolveJSONSchema makes the validator for s and its references.
-func resolveJSONSchema(s *Schema) (rs *jsonschema.Resolved, err error) {
+func resolveJSONSchema(s *Schema) (rs *jsonschema.Resolved, l *loops, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			rs, err = nil, errors.New("the validator failed on the schema: "+panicText(r))
+			rs, l, err = nil, nil, errors.New("the validator failed on the schema: "+panicText(r))
 		}
 	}()
 	root, err := parseJSONSchema(s.Text, "")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// The references by the URLs a $ref may name them by: their names
 	// resolved against where the schema is placed, and against the
@@ -100,7 +100,7 @@ func resolveJSONSchema(s *Schema) (rs *jsonschema.Resolved, err error) {
 		return true, nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	docs := map[string]*jsonschema.Schema{mainURL: root}
 	rs, err = root.Resolve(&jsonschema.ResolveOptions{
@@ -120,12 +120,13 @@ func resolveJSONSchema(s *Schema) (rs *jsonschema.Resolved, err error) {
 		},
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := checkLoops(docs); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return rs, nil
+	l, err = newLoops(docs)
+	return rs, l, err
 }
 
 // parseJSONSchema reads a schema document, with its $schema spelt as the
@@ -183,8 +184,10 @@ func (w *walker) jsonSchemaPayload(js *jsonSchema, p int, validate bool) {
 	if validate {
 		switch {
 		case js.rs != nil:
-			mismatch, failed := validateJSON(js.rs, data)
+			mismatch, failed, limit := w.validateWithin(js, data)
 			switch {
+			case limit != "":
+				w.warnAt(p, "jsonschema: not validated: "+limit, true)
 			case mismatch != nil:
 				w.warnAt(p, "jsonschema: the data does not match the schema: "+bounded(mismatch.Error()), false)
 			case failed != "":
@@ -196,23 +199,6 @@ func (w *walker) jsonSchemaPayload(js *jsonSchema, p int, validate bool) {
 	}
 	w.member(`"decoded":`)
 	w.jsonValue(p, w.in.End, "json")
-}
-
-// validateJSON checks data (JSON no deeper than the walker's MaxDepth)
-// against rs: the mismatch, or why it could not check.
-func validateJSON(rs *jsonschema.Resolved, data []byte) (mismatch error, failed string) {
-	defer func() {
-		if r := recover(); r != nil {
-			mismatch, failed = nil, "the validator failed: "+panicText(r)
-		}
-	}()
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.UseNumber()
-	var inst any
-	if err := d.Decode(&inst); err != nil {
-		return nil, err.Error()
-	}
-	return rs.Validate(exactNumbers(inst)), ""
 }
 
 // exactNumbers gives the validator integers as int64 or uint64, so that

@@ -29,23 +29,9 @@ import (
 // docs are the schema and the references the library loaded, by URL,
 // each with its $schema set.
 func checkLoops(docs map[string]*jsonschema.Schema) error {
-	l := loops{
-		uris:    map[string]*jsonschema.Schema{},
-		base:    map[*jsonschema.Schema]*jsonschema.Schema{},
-		baseURI: map[*jsonschema.Schema]*url.URL{},
-		anchors: map[*jsonschema.Schema]map[string]*jsonschema.Schema{},
-		dynamic: map[string][]*jsonschema.Schema{},
-	}
-	for _, u := range slices.Sorted(maps.Keys(docs)) {
-		d := docs[u]
-		du, err := url.Parse(u)
-		if err != nil {
-			return err
-		}
-		l.uris[u] = d
-		l.baseURI[d] = du
-		l.draft07 = d.Schema == draft07
-		l.place(d, d)
+	l, err := newLoops(docs)
+	if err != nil {
+		return err
 	}
 	// Depth first along what applies to the same value, without
 	// recursion (a long chain of $refs is no reason to grow the stack).
@@ -92,6 +78,30 @@ func checkLoops(docs map[string]*jsonschema.Schema) error {
 		}
 	}
 	return nil
+}
+
+// newLoops places docs' schemas: their base URIs and anchors, so that
+// $refs can be followed (checkLoops, and what validating costs).
+func newLoops(docs map[string]*jsonschema.Schema) (*loops, error) {
+	l := &loops{
+		uris:    map[string]*jsonschema.Schema{},
+		base:    map[*jsonschema.Schema]*jsonschema.Schema{},
+		baseURI: map[*jsonschema.Schema]*url.URL{},
+		anchors: map[*jsonschema.Schema]map[string]*jsonschema.Schema{},
+		dynamic: map[string][]*jsonschema.Schema{},
+	}
+	for _, u := range slices.Sorted(maps.Keys(docs)) {
+		d := docs[u]
+		du, err := url.Parse(u)
+		if err != nil {
+			return nil, err
+		}
+		l.uris[u] = d
+		l.baseURI[d] = du
+		l.draft07 = d.Schema == draft07
+		l.place(d, d)
+	}
+	return l, nil
 }
 
 type loops struct {

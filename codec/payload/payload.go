@@ -143,6 +143,9 @@ type Decoder struct {
 	mu    sync.Mutex
 	byID  map[int]*compiled
 	bySub map[string]*compiled
+	// keptBytes is the schema text byID and bySub hold (lookups.go bounds
+	// both).
+	keptBytes int
 }
 
 // NewDecoder returns a Decoder over src (nil: no schemas; text, JSON and
@@ -226,7 +229,7 @@ func (d *Decoder) Decode(dst []byte, in *In) ([]byte, []*tree.Node) {
 		return w.out, w.kids
 	}
 	if d.src != nil {
-		if c := d.forTopic(&w); c != nil {
+		if c := d.topicSchema(&w); c != nil {
 			d.unframed(&w, c)
 			return w.out, w.kids
 		}
@@ -257,6 +260,7 @@ type compiled struct {
 	pb   *protoSchema
 	js   *jsonSchema
 	err  string
+	size int // the schema's text, references included
 }
 
 // schema returns the compiled schema for id, asking the source once.
@@ -280,8 +284,10 @@ func (d *Decoder) schema(id int) *compiled {
 	d.mu.Lock()
 	if old := d.byID[id]; old != nil {
 		c = old
-	} else {
+	} else if keepable(c) {
 		d.byID[id] = c
+		d.keptBytes += c.size
+		d.trim()
 	}
 	d.mu.Unlock()
 	return c
@@ -311,13 +317,19 @@ func (d *Decoder) forTopic(w *walker) *compiled {
 		d.compile(c, s)
 	}
 	d.mu.Lock()
-	d.bySub[sub] = c
+	if _, had := d.bySub[sub]; !had && keepable(c) {
+		d.bySub[sub] = c
+		if c != nil {
+			d.keptBytes += c.size
+		}
+		d.trim()
+	}
 	d.mu.Unlock()
 	return c
 }
 
 func (d *Decoder) compile(c *compiled, s *Schema) {
-	c.typ = s.Type
+	c.typ, c.size = s.Type, schemaSize(s)
 	if c.typ == "" {
 		c.typ = TypeAvro
 	}
@@ -378,7 +390,11 @@ func (d *Decoder) framed(w *walker, f framing) {
 		w.rest(s+5, "data")
 		return
 	}
-	c := d.schema(f.id)
+	c := d.frameSchema(w, f.id)
+	if c == nil {
+		w.rest(s+5, "data")
+		return
+	}
 	if c.err != "" {
 		w.warnAt(s+1, "schema "+strconv.Itoa(f.id)+" not read: "+c.err, false)
 		w.rest(s+5, "data")

@@ -310,7 +310,7 @@ func (w *walker) protoPayload(ps *protoSchema, p int, framed bool) {
 	if !w.stopped {
 		m := dynamicpb.NewMessage(md)
 		err := proto.UnmarshalOptions{AllowPartial: true, RecursionLimit: w.maxDepth + 1, Resolver: ps.res}.Unmarshal(b[idxEnd:], m)
-		if err == nil {
+		if err == nil && w.anyFits(m, ps.res, idxEnd) {
 			var js []byte
 			js, err = protojson.MarshalOptions{Resolver: ps.res, AllowPartial: true}.Marshal(m)
 			if err == nil {
@@ -495,7 +495,7 @@ func (w *walker) protoMessage(md protoreflect.MessageDescriptor, n *tree.Node, p
 	}
 	b := w.in.B[:end]
 	fields := md.Fields()
-	var seen []int // occurrences of each field so far, for repeated ones
+	var seen map[int]int // occurrences of each repeated field so far, by index: as many as met, not as declared
 	for p < end {
 		w.stopAt = p
 		if !w.work(p, 1) || !w.take(1) {
@@ -511,7 +511,7 @@ func (w *walker) protoMessage(md protoreflect.MessageDescriptor, n *tree.Node, p
 			name = fd.JSONName()
 			if fd.Cardinality() == protoreflect.Repeated {
 				if seen == nil {
-					seen = make([]int, fields.Len())
+					seen = map[int]int{}
 				}
 				name += "[" + strconv.Itoa(seen[fd.Index()]) + "]"
 				seen[fd.Index()]++

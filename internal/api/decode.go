@@ -176,7 +176,9 @@ func (h *handler) decode(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Kwire-Packet", pkt.String())
 		b = payload
 	}
-	opts := codec.Options{Limits: h.limits(), Payload: h.o.Payload}
+	payload, stop := payloadUntil(r.Context(), h.o.Payload)
+	defer stop()
+	opts := codec.Options{Limits: h.limits(), Payload: payload}
 	if q.topics != nil {
 		opts.TopicNames = q.topics.Name
 	}

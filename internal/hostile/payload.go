@@ -13,6 +13,7 @@ func PayloadSchemas() map[string]string {
 		"1.avsc":  `{"type":"array","items":"null"}` + "\n",
 		"2.avsc":  `{"type":"record","name":"L","fields":[{"name":"next","type":["null","L"]}]}` + "\n",
 		"3.proto": "syntax = \"proto3\";\nmessage N {\n  N child = 1;\n  repeated int32 v = 2;\n}\n",
+		"4.proto": "syntax = \"proto3\";\npackage h;\nimport \"google/protobuf/any.proto\";\nmessage A {\n  google.protobuf.Any a = 1;\n}\n",
 	}
 }
 
@@ -55,6 +56,14 @@ func Payloads() []PayloadEntry {
 		nest = append(nest, heads[i]...)
 	}
 	packed := append(uvar([]byte{0x12}, 900000), make([]byte, 900000)...)
+	// Protobuf: a google.protobuf.Any holding an Any ... 2,400 deep, the
+	// last holding an empty h.A (each level: type_url, then value).
+	ld := func(tag byte, b []byte) []byte { return append(uvar([]byte{tag}, uint64(len(b))), b...) }
+	anys := ld(0x0a, []byte("/h.A"))
+	for i := 0; i < 2400; i++ {
+		anys = append(ld(0x0a, []byte("/google.protobuf.Any")), ld(0x12, anys)...)
+	}
+	anys = ld(0x0a, anys)
 	return []PayloadEntry{
 		// JSON past MaxDepth is shown as text, and the limit said.
 		{"payload-json-deep.bin", []byte(deep), "MaxDepth", "", "MaxDepth"},
@@ -64,6 +73,7 @@ func Payloads() []PayloadEntry {
 		{"payload-avro-recursion.bin", framedValue(2, append([]byte(strings.Repeat("\x02", 300000)), 0)), "MaxDepth", "", ""},
 		{"payload-protobuf-nesting.bin", framedValue(3, append([]byte{0}, nest...)), "MaxDepth", "", ""},
 		{"payload-protobuf-packed-flood.bin", framedValue(3, append([]byte{0}, packed...)), "MaxNodes", "", ""},
+		{"payload-protobuf-any-nesting.bin", framedValue(4, append([]byte{0}, anys...)), "MaxDepth", "", ""},
 	}
 }
 
@@ -75,6 +85,7 @@ func payloadEntries() []Entry {
 		"payload-avro-recursion.bin":        "Produce v3, a gzip batch whose record value is Avro (schema 2: a recursive list) 300,000 records deep",
 		"payload-protobuf-nesting.bin":      "Produce v3, a gzip batch whose record value is Protobuf (schema 3) of messages nested 20,000 deep",
 		"payload-protobuf-packed-flood.bin": "Produce v3, a gzip batch whose record value is Protobuf (schema 3) of 900,000 packed int32 (a node each)",
+		"payload-protobuf-any-nesting.bin":  "Produce v3, a gzip batch whose record value is Protobuf (schema 4) of a google.protobuf.Any holding an Any 2,400 deep (62 KB), which protojson expanded outside the budget and MaxDepth",
 	}
 	var out []Entry
 	for _, p := range Payloads() {

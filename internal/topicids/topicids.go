@@ -28,6 +28,8 @@ type Names struct {
 	mu sync.RWMutex
 	m  map[[16]byte]string
 
+	refused, told bool // an id was refused for MaxNames; FullNote said so
+
 	decMu sync.Mutex
 	dec   codec.Decoder // LearnFrom's
 }
@@ -50,6 +52,7 @@ func (n *Names) Set(id [16]byte, name string) bool {
 		return true
 	}
 	if len(n.m) >= MaxNames {
+		n.refused = true
 		return false
 	}
 	n.m[id] = name

@@ -35,6 +35,11 @@ type Budget struct {
 	// failure adds after that (the node holding the bytes left, a
 	// warning) stays within the slack.
 	NestedNodes int
+
+	// Payload is what the payload hook keeps for the frame (codec/payload:
+	// the schemas its keys and values looked up, which it caps), nil until
+	// it keeps something. A new frame's budget starts without it.
+	Payload any
 }
 
 // NestedSlack is how far past NestedNodes a nested payload may end: per

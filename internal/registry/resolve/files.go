@@ -31,7 +31,8 @@ const MaxFile = 4 << 20
 // types defined in the other .avsc files of the top folder (e.g.
 // com.acme.Address.avsc); a JSON Schema's $refs name the other .json
 // files by their file names. Nothing outside the fs.FS is read. Answers
-// are kept for the life of the Files.
+// are kept while the cache holds them (cache.go: bounded, negative
+// answers asked again after a while).
 type Files struct {
 	fsys fs.FS
 	name string

@@ -13,8 +13,6 @@
 package resolve
 
 import (
-	"sync"
-
 	"github.com/kwire/kwire/codec/payload"
 )
 
@@ -23,34 +21,6 @@ const maxRefs = 256
 
 // maxDepth bounds how deep references nest.
 const maxDepth = 16
-
-// entry is one answer, asked for once.
-type entry struct {
-	once sync.Once
-	s    *payload.Schema
-	err  error
-}
-
-// cache maps keys to entries, each computed once.
-type cache[K comparable] struct {
-	mu sync.Mutex
-	m  map[K]*entry
-}
-
-func (c *cache[K]) get(k K, f func() (*payload.Schema, error)) (*payload.Schema, error) {
-	c.mu.Lock()
-	if c.m == nil {
-		c.m = map[K]*entry{}
-	}
-	e := c.m[k]
-	if e == nil {
-		e = &entry{}
-		c.m[k] = e
-	}
-	c.mu.Unlock()
-	e.once.Do(func() { e.s, e.err = f() })
-	return e.s, e.err
-}
 
 // Chain asks each source in turn: the first schema found is the answer.
 // When none has one, SchemaByID returns every error the sources gave, in

@@ -31,14 +31,15 @@ func (u *Unreachable) Unwrap() error { return u.Err }
 
 // Registry reads schemas from a Confluent-compatible schema registry:
 // GET /schemas/ids/{id}, and each reference by GET
-// /subjects/{subject}/versions/{version}. Answers (errors too) are kept
-// for the life of the Registry.
+// /subjects/{subject}/versions/{version}. Answers are kept while the
+// caches hold them (cache.go: bounded; errors asked again after a while).
 type Registry struct {
 	where string
 	get   Get
 	ids   cache[int]
 	mu    sync.Mutex
 	subs  map[string]*payload.Schema // subject versions read whole
+	held  int                        // their text (keepSub bounds both)
 	down  error
 }
 
@@ -98,10 +99,7 @@ func (c *Registry) subject(name string, version int, refs *int, depth int) (*pay
 		return nil, err
 	}
 	c.mu.Lock()
-	if c.subs == nil {
-		c.subs = map[string]*payload.Schema{}
-	}
-	c.subs[key] = s
+	c.keepSub(key, s)
 	c.mu.Unlock()
 	return s, nil
 }
