@@ -221,15 +221,22 @@ func (d *Decoder) Decode(dst []byte, in *In) ([]byte, []*tree.Node) {
 	}
 	w.b.Work += in.End - in.Start
 	p := in.B[in.Start:in.End]
-	if f, ok := readFraming(p); ok {
+	var topic *compiled // the topic's schema for data without framing
+	if d.src != nil {
+		topic = d.forTopic(&w)
+	}
+	if f, ok := readFraming(p); ok && (topic == nil || topic.typ == "" || d.schema(f.id).err == "") {
+		// With a schema for the topic's unframed data (one the source
+		// gave: typ is set), bytes that start as the framing does (a zero
+		// byte: Avro's int 0, false, an empty string, a union's first
+		// branch) are the framing only when their schema id is found;
+		// else they are the topic's data.
 		d.framed(&w, f)
 		return w.out, w.kids
 	}
-	if d.src != nil {
-		if c := d.forTopic(&w); c != nil {
-			d.unframed(&w, c)
-			return w.out, w.kids
-		}
+	if topic != nil {
+		d.unframed(&w, topic)
+		return w.out, w.kids
 	}
 	if isJSONStart(p) {
 		switch ok, deep := checkJSON(p, d.cfg.MaxDepth); {

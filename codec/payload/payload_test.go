@@ -177,6 +177,36 @@ func TestUnframedTopicSchema(t *testing.T) {
 	}
 }
 
+// TestUnframedTopicSchemaZeroFirst: data of a topic with a schema for
+// its unframed data that starts with a zero byte (Avro's int 0, false,
+// an empty string, a union's first branch) looks like the registry's
+// framing; it is read as the topic's data unless its "schema id" is found.
+func TestUnframedTopicSchemaZeroFirst(t *testing.T) {
+	avsc := `{"type":"record","name":"R","fields":[{"name":"a","type":"int"},{"name":"b","type":"string"},{"name":"c","type":"long"}]}`
+	data := []byte("\x00\x0aHello\x02") // a=0, b="Hello", c=1
+	src := mapSource{subs: map[string]*Schema{"rawint-value": {Text: avsc}}, ids: map[int]*Schema{}}
+	r := decodeBoth(t, NewDecoder(src, Config{}), data, false, "rawint", bigBudget())
+	if r.json != `,"format":"avro","decoded":{"a":0,"b":"Hello","c":1}` || len(r.warnings) > 0 {
+		t.Fatalf("%s %v", r.json, r.warnings)
+	}
+	// Without the topic's schema it is the framing, as before.
+	r = decodeBoth(t, NewDecoder(mapSource{}, Config{}), data, false, "rawint", bigBudget())
+	if !strings.HasPrefix(r.json, `,"schemaId":172516716`) {
+		t.Fatalf("%s %v", r.json, r.warnings)
+	}
+	// A schema id that is found makes it framed: a topic may carry both.
+	src.ids[5] = &Schema{Text: `"string"`}
+	r = decodeBoth(t, NewDecoder(src, Config{}), framed(5, []byte("\x04hi")), false, "rawint", bigBudget())
+	if r.json != `,"schemaId":5,"format":"avro","decoded":"hi"` || len(r.warnings) > 0 {
+		t.Fatalf("%s %v", r.json, r.warnings)
+	}
+	// Keys have their own schema: values' does not apply.
+	r = decodeBoth(t, NewDecoder(src, Config{}), data, true, "rawint", bigBudget())
+	if !strings.HasPrefix(r.json, `,"schemaId":172516716`) {
+		t.Fatalf("%s %v", r.json, r.warnings)
+	}
+}
+
 // TestLimits: a payload that needs more nodes, depth or work than is
 // left stops with a limit warning (and no "decoded"); both paths alike.
 func TestLimits(t *testing.T) {
