@@ -40,7 +40,8 @@ const DefaultTimeout = 10 * time.Second
 // instead of waiting for its timeout.
 type Client struct {
 	*resolve.Registry
-	base  *url.URL
+	base  *url.URL // without its query
+	query string   // the URL's raw query, sent with every request
 	http  *http.Client
 	auth  func(*http.Request)
 	mu    sync.Mutex
@@ -72,12 +73,18 @@ func New(rawURL string, o Options) (*Client, error) {
 	}
 	if !strings.HasSuffix(u.Path, "/") {
 		u.Path += "/"
+		u.RawPath = ""
 	}
+	// The query (a gateway's routing, say) is kept for every request,
+	// after each request's path: base holds the rest (a fragment is never
+	// sent).
+	query := u.RawQuery
+	u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = "", false, "", ""
 	getenv := o.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	c := &Client{base: u}
+	c := &Client{base: u, query: query}
 	c.Registry = resolve.NewRegistry(u.Redacted(), c.get)
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
@@ -102,7 +109,11 @@ func (c *Client) get(path string) (int, []byte, error) {
 	c.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), c.http.Timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base.String()+path, nil)
+	target := c.base.String() + path
+	if c.query != "" {
+		target += "?" + c.query
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {
 		return 0, nil, err
 	}

@@ -3,6 +3,7 @@ package registry
 import (
 	"encoding/base64"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -216,5 +217,28 @@ func TestClientStalledBodyMarksDown(t *testing.T) {
 	}
 	if d := time.Since(start); d > 150*time.Millisecond {
 		t.Fatalf("three more lookups took %v: each waited for the timeout", d)
+	}
+}
+
+// TestClientURLWithQuery: a registry URL with a path and a query (a
+// gateway's) is asked at path/schemas/ids/N?query: the query after the
+// request's path, not the path glued onto the query.
+func TestClientURLWithQuery(t *testing.T) {
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = append(got, r.URL.RequestURI())
+		if r.URL.Path == "/sr/schemas/ids/11" && r.URL.RawQuery == "x=1&y=a%20b" {
+			w.Write([]byte(`{"schema":"\"string\""}`))
+			return
+		}
+		w.WriteHeader(404)
+	}))
+	defer srv.Close()
+	c, err := New(srv.URL+"/sr?x=1&y=a%20b#frag", Options{Getenv: env()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err := c.SchemaByID(11); err != nil || s.Text != `"string"` {
+		t.Fatalf("%v %v; asked %q", s, err, got)
 	}
 }
