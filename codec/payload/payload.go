@@ -116,7 +116,9 @@ func walkReferences(s *Schema, visit func(Reference) (bool, error)) error {
 }
 
 // Source finds schemas. Its methods may be called from several
-// goroutines; a Decoder asks once per id and remembers the answer.
+// goroutines; a Decoder asks once per id and remembers the answer, except
+// an error with a method Temporary() bool that returns true (a registry
+// that is down), for which it asks again the next time.
 type Source interface {
 	// SchemaByID returns the schema registered under id.
 	SchemaByID(id int) (*Schema, error)
@@ -279,6 +281,11 @@ func (d *Decoder) schema(id int) *compiled {
 		c.err = "no schema source is given (--schema-registry or --schemas)"
 	} else if s, err := d.src.SchemaByID(id); err != nil {
 		c.err = bounded(err.Error())
+		if temporary(err) {
+			// The source may have it later (a registry that is down):
+			// ask it again next time, not keep this answer.
+			return c
+		}
 	} else if s == nil {
 		c.err = "the schema source has no schema " + strconv.Itoa(id)
 	} else {
@@ -292,6 +299,13 @@ func (d *Decoder) schema(id int) *compiled {
 	}
 	d.mu.Unlock()
 	return c
+}
+
+// temporary says whether err, or an error it wraps, says of itself that
+// a later try may work (a Temporary method that returns true).
+func temporary(err error) bool {
+	var t interface{ Temporary() bool }
+	return errors.As(err, &t) && t.Temporary()
 }
 
 // forTopic returns the schema for unframed payloads of the topic, or nil.

@@ -13,6 +13,7 @@
 package resolve
 
 import (
+	"errors"
 	"sync"
 
 	"github.com/kwire/kwire/codec/payload"
@@ -49,6 +50,16 @@ func (c *cache[K]) get(k K, f func() (*payload.Schema, error)) (*payload.Schema,
 	}
 	c.mu.Unlock()
 	e.once.Do(func() { e.s, e.err = f() })
+	var u *Unreachable
+	if e.err != nil && errors.As(e.err, &u) {
+		// Not an answer: the next lookup asks again (the Registry fails
+		// it at once while the registry is down).
+		c.mu.Lock()
+		if c.m[k] == e {
+			delete(c.m, k)
+		}
+		c.mu.Unlock()
+	}
 	return e.s, e.err
 }
 
