@@ -227,12 +227,14 @@ func (d *Decoder) Decode(dst []byte, in *In) ([]byte, []*tree.Node) {
 	if d.src != nil {
 		topic = d.forTopic(&w)
 	}
-	if f, ok := readFraming(p); ok && (topic == nil || topic.typ == "" || d.schema(f.id).err == "") {
+	if f, ok := readFraming(p); ok && (topic == nil || topic.typ == "" || d.schema(f.id).err == "" || !d.readsAs(&w, topic)) {
 		// With a schema for the topic's unframed data (one the source
 		// gave: typ is set), bytes that start as the framing does (a zero
 		// byte: Avro's int 0, false, an empty string, a union's first
-		// branch) are the framing only when their schema id is found;
-		// else they are the topic's data.
+		// branch) are the framing when their schema id is found, or when
+		// they do not read as the topic's data either (framed data whose
+		// schema is missing: its warning says so); else they are the
+		// topic's data.
 		d.framed(&w, f)
 		return w.out, w.kids
 	}
@@ -406,6 +408,20 @@ func (d *Decoder) framed(w *walker, f framing) {
 		return
 	}
 	d.decodeWith(w, c, s+5)
+}
+
+// readsAs reports whether the payload reads whole as data of schema c,
+// trying it with no output, no warnings and a copy of the budget.
+func (d *Decoder) readsAs(w *walker, c *compiled) bool {
+	if c.err != "" {
+		return false
+	}
+	in := *w.in
+	in.Slab, in.Warnings, in.Node = nil, nil, nil
+	b := *w.b
+	dry := walker{in: &in, b: &b, maxDepth: w.maxDepth}
+	d.decodeWith(&dry, c, in.Start)
+	return !dry.stopped
 }
 
 // unframed decodes a payload with no framing through the topic's schema.

@@ -200,6 +200,13 @@ func TestUnframedTopicSchemaZeroFirst(t *testing.T) {
 	if r.json != `,"schemaId":5,"format":"avro","decoded":"hi"` || len(r.warnings) > 0 {
 		t.Fatalf("%s %v", r.json, r.warnings)
 	}
+	// Framed data whose schema id is not found, which does not read as
+	// the topic's data (bytes left after the record), stays framed, with
+	// the warning that says its schema is missing.
+	r = decodeBoth(t, NewDecoder(src, Config{}), framed(7, []byte("\x06\x04hi\x02\x02")), false, "rawint", bigBudget())
+	if r.json != `,"schemaId":7` || len(r.warnings) != 1 || !strings.Contains(r.warnings[0].Message, "schema 7 not read") {
+		t.Fatalf("%s %v", r.json, r.warnings)
+	}
 	// Keys have their own schema: values' does not apply.
 	r = decodeBoth(t, NewDecoder(src, Config{}), data, true, "rawint", bigBudget())
 	if !strings.HasPrefix(r.json, `,"schemaId":172516716`) {
