@@ -152,7 +152,7 @@ func TestProtobufIndexes(t *testing.T) {
 		{"first", framed(3, []byte{0, 8, 42}), "[0]", "shop.Order", `{"id":"42"}`, 0},
 		{"second", framed(3, []byte{2, 2, 8, 42}), "[1]", "shop.Refund", `{"orderId":"42"}`, 0},
 		{"nested", framed(3, []byte{4, 0, 0, 10, 1, 'A'}), "[0,0]", "shop.Order.Item", `{"sku":"A"}`, 0},
-		{"index-less", framed(3, []byte{8, 42, 0x12, 2, 8, 1}), "", "shop.Order", `{"id":"42","item":{}}`, 1},
+		{"index-less", framed(3, []byte{8, 42, 0x12, 3, 0x0a, 1, 'A'}), "", "shop.Order", `{"id":"42","item":{"sku":"A"}}`, 1},
 		{"empty", framed(3), "", "shop.Order", `{}`, 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
