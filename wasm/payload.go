@@ -86,13 +86,16 @@ func schemas(this js.Value, args []js.Value) any {
 		if u.User != nil {
 			return errJSON("the schema registry's URL must not hold credentials: the page would keep them in its link and history")
 		}
-		u.RawQuery, u.Fragment = "", ""
+		// The query is kept for every request, after its path (as kwire
+		// decode --schema-registry does); a fragment is never sent.
+		query := u.RawQuery
+		u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = "", false, "", ""
 		if !strings.HasSuffix(u.Path, "/") {
 			u.Path += "/"
 			u.RawPath = ""
 		}
 		where = u.String()
-		src = append(src, resolve.NewRegistry(where, xhrGet(where)))
+		src = append(src, resolve.NewRegistry(where, xhrGet(where, query)))
 	}
 	registryState.requests, registryState.failed, registryState.last = 0, 0, ""
 	var s payload.Source
@@ -121,13 +124,18 @@ func errJSON(msg string) string {
 	return string(append(jsontext.AppendString([]byte(`{"error":`), []byte(msg)), '}'))
 }
 
-// xhrGet asks the registry at base (ending in "/") with a synchronous
+// xhrGet asks the registry at base (ending in "/"; query, when not "",
+// after each request's path) with a synchronous
 // XMLHttpRequest, which a worker may make. A request that gets no answer
 // (refused, blocked by CORS, timed out: the browser does not say which)
 // is resolve.Unreachable: the registry is not asked again until the page
 // gives the schemas again (its answers, errors too, are kept as long).
-func xhrGet(base string) resolve.Get {
+func xhrGet(base, query string) resolve.Get {
 	return func(path string) (status int, body []byte, err error) {
+		target := base + path
+		if query != "" {
+			target += "?" + query
+		}
 		registryState.requests++
 		defer func() {
 			if err != nil || status != 200 {
@@ -141,7 +149,7 @@ func xhrGet(base string) resolve.Get {
 		}()
 		x := js.Global().Get("XMLHttpRequest").New()
 		if err := jsCall(func() {
-			x.Call("open", "GET", base+path, false)
+			x.Call("open", "GET", target, false)
 			// A CORS-safelisted header: the request needs no preflight.
 			x.Call("setRequestHeader", "Accept", "application/vnd.schemaregistry.v1+json, application/json")
 			x.Set("timeout", registryTimeout)

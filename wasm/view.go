@@ -89,7 +89,8 @@ func use(this js.Value, args []js.Value) any {
 //	 "error":{"offset","buf","path","expected","found","message"}|null,"errNode",
 //	 "headerDecoded" (the header was read whole: the API title can be trusted),
 //	 "limit":{"message","offset","buf"}|null (a limit cut decoding short),
-//	 "warnings":[{"node","buf","start","end","message","limit"?}],"warningCount"}
+//	 "warnings":[{"node","buf","start","end" (the node's span),"offset" (the
+//	   warning's byte, as kwire decode says it),"message","limit"?}],"warningCount"}
 //
 // and buffers holds the derived (decompressed) buffers' bytes, from 1.
 func decode(this js.Value, args []js.Value) any {
@@ -298,13 +299,14 @@ func (v *view) appendSummary(dst []byte, hasSize bool) []byte {
 	if de != nil && errors.Is(de, codec.ErrLimit) {
 		said(de.Expected, de.Offset, de.Buf)
 	}
+	limitAt := v.warningOffsets()
 	for _, n := range v.nodes {
 		if limit {
 			break
 		}
 		for _, msg := range n.Warnings {
 			if limits[msg] {
-				said(msg, n.Start, n.Buf)
+				said(msg, limitAt(n, msg), n.Buf)
 				break
 			}
 		}
@@ -314,6 +316,7 @@ func (v *view) appendSummary(dst []byte, hasSize bool) []byte {
 	}
 	w.Key("warnings")
 	w.BeginArray()
+	at := v.warningOffsets()
 	count := 0
 	for i, n := range v.nodes {
 		for _, msg := range n.Warnings {
@@ -325,6 +328,8 @@ func (v *view) appendSummary(dst []byte, hasSize bool) []byte {
 			w.Key("node")
 			w.Int(int64(i))
 			writeSpan(&w, n.Buf, n.Start, n.End)
+			w.Key("offset")
+			w.Int(int64(at(n, msg)))
 			w.Key("message")
 			w.HTMLSafe(msg)
 			if limits[msg] {
@@ -352,6 +357,36 @@ func headerDecoded(f *codec.Frame, de *codec.DecodeError) bool {
 		return true
 	}
 	return !(de.Buf == 0 && de.Offset < f.Header.End) && de.Path != "size" && !strings.HasPrefix(de.Path, "header")
+}
+
+// warningOffsets returns where a warning hung on node n says it is: the
+// byte offset of the frame's warning it came from (Frame.Warnings, what
+// kwire decode prints), which may lie inside the node (a record payload's
+// warnings hang on its top-level nodes: the message indexes after the
+// schema id, bytes after an Avro value), else n's start. Each frame
+// warning is taken once, in order, by the first node warning of its
+// message and buffer whose node holds it.
+func (v *view) warningOffsets() func(n *tree.Node, msg string) int {
+	var byMsg map[string][]int
+	var used []bool
+	return func(n *tree.Node, msg string) int {
+		if v.f == nil {
+			return n.Start
+		}
+		if byMsg == nil {
+			byMsg, used = map[string][]int{}, make([]bool, len(v.f.Warnings))
+			for i, w := range v.f.Warnings {
+				byMsg[w.Message] = append(byMsg[w.Message], i)
+			}
+		}
+		for _, i := range byMsg[msg] {
+			if w := v.f.Warnings[i]; !used[i] && w.Buf == n.Buf && n.Start <= w.Offset && w.Offset <= n.End {
+				used[i] = true
+				return w.Offset
+			}
+		}
+		return n.Start
+	}
 }
 
 // limitWarnings are the messages of the frame's warnings that say a

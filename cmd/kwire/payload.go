@@ -31,6 +31,10 @@ type payloadFlags struct {
 	// Metadata responses they see): records of a topic named by id are
 	// those of an internal topic when its name says so.
 	ids *topicids.Names
+	// retry is set by a long-running command (kwire proxy): a registry
+	// that could not be reached is asked again after a backoff
+	// (registry.RetryFirst doubling to registry.RetryMax), not never.
+	retry bool
 	// name is ids.Name, bound once: a method value made per frame is an
 	// allocation per frame.
 	name func([16]byte) string
@@ -82,6 +86,7 @@ func (p *payloadFlags) registerServer(fs interface {
 	DurationVar(*time.Duration, string, time.Duration, string)
 }) {
 	p.mode = "decoded"
+	p.retry = true // a server runs for long: a registry that was down is tried again
 	fs.StringVar(&p.registry, "schema-registry", "", "the API decodes record payloads with schemas by id from the Confluent-compatible registry at `URL` (credentials from "+registry.EnvUser+" and "+registry.EnvPassword+", or "+registry.EnvToken+"); callers cannot name one")
 	fs.StringVar(&p.dir, "schemas", "", "the API decodes record payloads with the schema files in `DIR` (as kwire decode --schemas)")
 	fs.BoolVar(&p.validate, "validate", false, "the API checks JSON Schema payloads against their schema")
@@ -184,7 +189,11 @@ func (p *payloadFlags) hook() (payloadHook, error) {
 		srcs = append(srcs, d)
 	}
 	if p.registry != "" {
-		c, err := registry.New(p.registry, registry.Options{Timeout: p.timeout})
+		o := registry.Options{Timeout: p.timeout}
+		if p.retry {
+			o.Retry, o.RetryMax = registry.RetryFirst, registry.RetryMax
+		}
+		c, err := registry.New(p.registry, o)
 		if err != nil {
 			return nil, err
 		}

@@ -308,3 +308,49 @@ func TestValidateNeedsASchemaSource(t *testing.T) {
 		require.Contains(t, stderr, "kwire: --validate checks payloads against their schemas: name them with --schemas or --schema-registry", args)
 	}
 }
+
+// valuesFetch is a Fetch v11 response for topic "t" with one record per
+// value.
+func valuesFetch(values ...[]byte) []byte {
+	var batch []byte
+	for i, v := range values {
+		r := kmsg.Record{OffsetDelta: int32(i), Value: v}
+		r.Length = int32(len(r.AppendTo(nil)) - 1)
+		batch = r.AppendTo(batch)
+	}
+	rb := kmsg.RecordBatch{Magic: 2, LastOffsetDelta: int32(len(values) - 1), FirstTimestamp: 1700000000000, MaxTimestamp: 1700000000000,
+		ProducerID: -1, ProducerEpoch: -1, FirstSequence: -1, NumRecords: int32(len(values)), Records: batch}
+	out := rb.AppendTo(nil)
+	binary.BigEndian.PutUint32(out[8:], uint32(len(out)-12))
+	binary.BigEndian.PutUint32(out[17:], crc32.Checksum(out[21:], crc32.MakeTable(crc32.Castagnoli)))
+	resp := kmsg.NewFetchResponse()
+	resp.SetVersion(11)
+	tp := kmsg.NewFetchResponseTopic()
+	tp.Topic = "t"
+	p := kmsg.NewFetchResponseTopicPartition()
+	p.HighWatermark, p.LastStableOffset, p.RecordBatches = int64(len(values)), int64(len(values)), out
+	tp.Partitions = append(tp.Partitions, p)
+	resp.Topics = append(resp.Topics, tp)
+	body := resp.AppendTo(nil)
+	frame := binary.BigEndian.AppendUint32(nil, uint32(4+len(body)))
+	frame = binary.BigEndian.AppendUint32(frame, 7)
+	return append(frame, body...)
+}
+
+// TestEncodeTakesBackJSONPayloadsAsRead: a JSON value with a key twice or
+// a lone surrogate is shown as it is in "decoded"; kwire encode reads
+// the bytes beside it, so decode's JSON encodes back to the frame (it
+// failed: "duplicate key" in "decoded").
+func TestEncodeTakesBackJSONPayloadsAsRead(t *testing.T) {
+	frame := hex.EncodeToString(valuesFetch([]byte(`{"a":1,"a":2}`), []byte(`{"s":"\ud800"}`), []byte(`{"a":1}`)))
+	for _, format := range []string{"ndjson", "json"} {
+		out, stderr, code := runCLI(t, []string{"decode", "--response", "--api", "Fetch", "--version", "11", "--format", format, frame}, nil)
+		require.Equal(t, 0, code, stderr)
+		if format == "ndjson" {
+			require.Contains(t, out, `"decoded":{"a":1,"a":2}`)
+		}
+		enc, stderr, code := runCLI(t, []string{"encode"}, []byte(out))
+		require.Equal(t, 0, code, stderr)
+		require.Equal(t, frame, strings.TrimSpace(enc))
+	}
+}

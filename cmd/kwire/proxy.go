@@ -136,6 +136,7 @@ func parseProxyFlags(e *env, args []string) (*proxyConfig, int) {
 		fail(e, "%v", err)
 		return nil, 2
 	}
+	c.pf.retry = true // a proxy runs for long: a registry that was down is tried again
 	err := c.exchangeFilter.resolve()
 	if err != nil {
 		fail(e, "%v", err)

@@ -32,7 +32,10 @@ func (e *SyntaxError) Error() string {
 // bools and nil. It is a small parser of its own rather than
 // encoding/json's Decoder, whose reflection would add a third of a
 // megabyte to the WebAssembly build. Nesting deeper than MaxDepth is
-// refused, and so is an object with a key twice.
+// refused, and so is an object with a key twice (except within the value
+// of a member named "decoded", where kwire's payload readers write what a
+// record payload holds, which no encoder reads: there keys twice are
+// taken, the last winning, and strings read as Unquote reads them).
 //
 // A string must be what JSON text is (RFC 8259 8.1): invalid UTF-8, and a
 // \u escape of half a UTF-16 surrogate pair without its other half
@@ -131,6 +134,13 @@ type jsonParser struct {
 	b      []byte
 	i      int
 	strict bool // refuse invalid UTF-8 and lone surrogates in strings (Parse)
+	// payload is set inside the value of a member named "decoded": what
+	// kwire's record payload readers write there is a payload as read
+	// (a JSON payload's own text, its keys twice and its lone surrogates
+	// too), which no encoder reads, so that the JSON kwire decode writes
+	// parses back (kwire encode). Keys twice are taken (the last wins)
+	// and strings read as Unquote reads them.
+	payload bool
 }
 
 // textError refuses a string's content at byte at: the path to the string
@@ -192,7 +202,7 @@ func (p *jsonParser) value(depth int) (any, error) {
 				}
 				return nil, err
 			}
-			if _, dup := obj[k]; dup {
+			if _, dup := obj[k]; dup && !p.payload {
 				// Which one was meant is not known: taking the last, as
 				// encoding/json does, hides an edit's slip.
 				return nil, &SyntaxError{Offset: at, Msg: "duplicate key " + strconv.Quote(k) + " in an object"}
@@ -203,7 +213,15 @@ func (p *jsonParser) value(depth int) (any, error) {
 			}
 			p.i++
 			p.ws()
-			v, err := p.value(depth + 1)
+			var v any
+			if k == "decoded" && !p.payload {
+				strict := p.strict
+				p.payload, p.strict = true, false
+				v, err = p.value(depth + 1)
+				p.payload, p.strict = false, strict
+			} else {
+				v, err = p.value(depth + 1)
+			}
 			if err != nil {
 				return nil, within(err, "."+k)
 			}

@@ -75,3 +75,39 @@ func TestParseRefusesDuplicateKeys(t *testing.T) {
 		t.Errorf("the same key in two objects: %v", err)
 	}
 }
+
+// Within a member named "decoded" (a record payload as kwire decode read
+// it: a JSON payload's own text, which no encoder reads) keys twice and
+// lone surrogates are taken, so decode's JSON parses back; around it,
+// and beside it, they are still refused.
+func TestParseTakesPayloadsAsRead(t *testing.T) {
+	v, err := Parse([]byte(`{"value":{"text":"x","format":"json","decoded":{"a":1,"a":{"b":2,"b":"\ud800"}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := v.(map[string]any)["value"].(map[string]any)["decoded"].(map[string]any)
+	if a, ok := d["a"].(map[string]any); !ok || a["b"] != "\ufffd" {
+		t.Fatalf("decoded %v", d)
+	}
+	for _, tc := range []struct {
+		in string
+		at int
+	}{
+		{`{"value":{"text":"x","decoded":{},"text":"y"}}`, 34},
+		{`{"decoded":{"a":1},"decoded":{"a":1}}`, 19},
+		{`{"v":{"a":1,"a":2},"decoded":1}`, 12},
+	} {
+		_, err := Parse([]byte(tc.in))
+		var se *SyntaxError
+		if !errors.As(err, &se) || se.Offset != tc.at || !strings.HasPrefix(se.Msg, "duplicate key ") {
+			t.Errorf("%s: %v, want a duplicate key at byte %d", tc.in, err, tc.at)
+		}
+	}
+	if _, err := Parse([]byte(`{"value":{"text":"\ud800","decoded":{}}}`)); err == nil {
+		t.Error("a lone surrogate beside decoded was taken")
+	}
+	// A stream's documents are read alike (kwire encode's NDJSON).
+	if _, _, err := ParseNext([]byte(`{"decoded":{"a":1,"a":2}} {}`)); err != nil {
+		t.Error(err)
+	}
+}

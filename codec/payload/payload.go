@@ -116,7 +116,9 @@ func walkReferences(s *Schema, visit func(Reference) (bool, error)) error {
 }
 
 // Source finds schemas. Its methods may be called from several
-// goroutines; a Decoder asks once per id and remembers the answer.
+// goroutines; a Decoder asks once per id and remembers the answer, except
+// an error with a method Temporary() bool that returns true (a registry
+// that is down), for which it asks again the next time.
 type Source interface {
 	// SchemaByID returns the schema registered under id.
 	SchemaByID(id int) (*Schema, error)
@@ -224,15 +226,24 @@ func (d *Decoder) Decode(dst []byte, in *In) ([]byte, []*tree.Node) {
 	}
 	w.b.Work += in.End - in.Start
 	p := in.B[in.Start:in.End]
-	if f, ok := readFraming(p); ok {
+	var topic *compiled // the topic's schema for data without framing
+	if d.src != nil {
+		topic = d.topicSchema(&w)
+	}
+	if f, ok := readFraming(p); ok && (topic == nil || topic.typ == "" || d.idFound(&w, f.id) || !d.readsAs(&w, topic)) {
+		// With a schema for the topic's unframed data (one the source
+		// gave: typ is set), bytes that start as the framing does (a zero
+		// byte: Avro's int 0, false, an empty string, a union's first
+		// branch) are the framing when their schema id is found, or when
+		// they do not read as the topic's data either (framed data whose
+		// schema is missing: its warning says so); else they are the
+		// topic's data.
 		d.framed(&w, f)
 		return w.out, w.kids
 	}
-	if d.src != nil {
-		if c := d.topicSchema(&w); c != nil {
-			d.unframed(&w, c)
-			return w.out, w.kids
-		}
+	if topic != nil {
+		d.unframed(&w, topic)
+		return w.out, w.kids
 	}
 	if isJSONStart(p) {
 		switch ok, deep := checkJSON(p, d.cfg.MaxDepth); {
@@ -276,6 +287,11 @@ func (d *Decoder) schema(id int) *compiled {
 		c.err = "no schema source is given (--schema-registry or --schemas)"
 	} else if s, err := d.src.SchemaByID(id); err != nil {
 		c.err = bounded(err.Error())
+		if temporary(err) {
+			// The source may have it later (a registry that is down):
+			// ask it again next time, not keep this answer.
+			return c
+		}
 	} else if s == nil {
 		c.err = "the schema source has no schema " + strconv.Itoa(id)
 	} else {
@@ -291,6 +307,13 @@ func (d *Decoder) schema(id int) *compiled {
 	}
 	d.mu.Unlock()
 	return c
+}
+
+// temporary says whether err, or an error it wraps, says of itself that
+// a later try may work (a Temporary method that returns true).
+func temporary(err error) bool {
+	var t interface{ Temporary() bool }
+	return errors.As(err, &t) && t.Temporary()
 }
 
 // forTopic returns the schema for unframed payloads of the topic, or nil.
@@ -401,6 +424,20 @@ func (d *Decoder) framed(w *walker, f framing) {
 		return
 	}
 	d.decodeWith(w, c, s+5)
+}
+
+// readsAs reports whether the payload reads whole as data of schema c,
+// trying it with no output, no warnings and a copy of the budget.
+func (d *Decoder) readsAs(w *walker, c *compiled) bool {
+	if c.err != "" {
+		return false
+	}
+	in := *w.in
+	in.Slab, in.Warnings, in.Node = nil, nil, nil
+	b := *w.b
+	dry := walker{in: &in, b: &b, maxDepth: w.maxDepth}
+	d.decodeWith(&dry, c, in.Start)
+	return !dry.stopped
 }
 
 // unframed decodes a payload with no framing through the topic's schema.

@@ -152,7 +152,7 @@ func TestProtobufIndexes(t *testing.T) {
 		{"first", framed(3, []byte{0, 8, 42}), "[0]", "shop.Order", `{"id":"42"}`, 0},
 		{"second", framed(3, []byte{2, 2, 8, 42}), "[1]", "shop.Refund", `{"orderId":"42"}`, 0},
 		{"nested", framed(3, []byte{4, 0, 0, 10, 1, 'A'}), "[0,0]", "shop.Order.Item", `{"sku":"A"}`, 0},
-		{"index-less", framed(3, []byte{8, 42, 0x12, 2, 8, 1}), "", "shop.Order", `{"id":"42","item":{}}`, 1},
+		{"index-less", framed(3, []byte{8, 42, 0x12, 3, 0x0a, 1, 'A'}), "", "shop.Order", `{"id":"42","item":{"sku":"A"}}`, 1},
 		{"empty", framed(3), "", "shop.Order", `{}`, 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -174,6 +174,43 @@ func TestUnframedTopicSchema(t *testing.T) {
 	}
 	if r := decodeBoth(t, d, []byte{0x54}, false, "orders", bigBudget()); r.json != "" {
 		t.Fatalf("values read as keys: %s", r.json)
+	}
+}
+
+// TestUnframedTopicSchemaZeroFirst: data of a topic with a schema for
+// its unframed data that starts with a zero byte (Avro's int 0, false,
+// an empty string, a union's first branch) looks like the registry's
+// framing; it is read as the topic's data unless its "schema id" is found.
+func TestUnframedTopicSchemaZeroFirst(t *testing.T) {
+	avsc := `{"type":"record","name":"R","fields":[{"name":"a","type":"int"},{"name":"b","type":"string"},{"name":"c","type":"long"}]}`
+	data := []byte("\x00\x0aHello\x02") // a=0, b="Hello", c=1
+	src := mapSource{subs: map[string]*Schema{"rawint-value": {Text: avsc}}, ids: map[int]*Schema{}}
+	r := decodeBoth(t, NewDecoder(src, Config{}), data, false, "rawint", bigBudget())
+	if r.json != `,"format":"avro","decoded":{"a":0,"b":"Hello","c":1}` || len(r.warnings) > 0 {
+		t.Fatalf("%s %v", r.json, r.warnings)
+	}
+	// Without the topic's schema it is the framing, as before.
+	r = decodeBoth(t, NewDecoder(mapSource{}, Config{}), data, false, "rawint", bigBudget())
+	if !strings.HasPrefix(r.json, `,"schemaId":172516716`) {
+		t.Fatalf("%s %v", r.json, r.warnings)
+	}
+	// A schema id that is found makes it framed: a topic may carry both.
+	src.ids[5] = &Schema{Text: `"string"`}
+	r = decodeBoth(t, NewDecoder(src, Config{}), framed(5, []byte("\x04hi")), false, "rawint", bigBudget())
+	if r.json != `,"schemaId":5,"format":"avro","decoded":"hi"` || len(r.warnings) > 0 {
+		t.Fatalf("%s %v", r.json, r.warnings)
+	}
+	// Framed data whose schema id is not found, which does not read as
+	// the topic's data (bytes left after the record), stays framed, with
+	// the warning that says its schema is missing.
+	r = decodeBoth(t, NewDecoder(src, Config{}), framed(7, []byte("\x06\x04hi\x02\x02")), false, "rawint", bigBudget())
+	if r.json != `,"schemaId":7` || len(r.warnings) != 1 || !strings.Contains(r.warnings[0].Message, "schema 7 not read") {
+		t.Fatalf("%s %v", r.json, r.warnings)
+	}
+	// Keys have their own schema: values' does not apply.
+	r = decodeBoth(t, NewDecoder(src, Config{}), data, true, "rawint", bigBudget())
+	if !strings.HasPrefix(r.json, `,"schemaId":172516716`) {
+		t.Fatalf("%s %v", r.json, r.warnings)
 	}
 }
 

@@ -506,6 +506,9 @@ func (w *walker) protoMessage(md protoreflect.MessageDescriptor, n *tree.Node, p
 			return
 		}
 		fd := fields.ByNumber(num)
+		if (fd == nil || !wireTypeFits(fd, typ)) && typ <= protowire.Fixed32Type {
+			w.protoMismatch(md, fd, num, typ, p)
+		}
 		name := strconv.Itoa(int(num))
 		if fd != nil {
 			name = fd.JSONName()
@@ -529,6 +532,75 @@ func (w *walker) protoMessage(md protoreflect.MessageDescriptor, n *tree.Node, p
 		p = q
 	}
 	w.depth--
+}
+
+// maxMismatches bounds the fields a payload's warnings name one by one as
+// not matching the schema; past it, one warning says there are more.
+const maxMismatches = 8
+
+// protoMismatch warns that field num at p, of wire type typ, is not
+// field fd of message md as the schema has it (fd nil: md has no such
+// field; else fd's type is never written as typ). The schema id names
+// the writer's schema, so it means the schema does not match the data:
+// Protobuf parsers keep such a field as unknown and protojson leaves
+// it out of "decoded", so the warning is all that says it is there (the
+// tree shows it). Each message's field is said once per payload.
+func (w *walker) protoMismatch(md protoreflect.MessageDescriptor, fd protoreflect.FieldDescriptor, num protowire.Number, typ protowire.Type, p int) {
+	key := string(md.FullName()) + "." + strconv.Itoa(int(num)) + "/" + strconv.Itoa(int(typ))
+	for _, k := range w.mismatched {
+		if k == key {
+			return
+		}
+	}
+	w.mismatched = append(w.mismatched, key)
+	switch n := len(w.mismatched); {
+	case n == maxMismatches+1:
+		w.warnAt(p, "protobuf: more fields do not match the schema (each is said once; past "+strconv.Itoa(maxMismatches)+" no more are)", false)
+		return
+	case n > maxMismatches+1:
+		return
+	}
+	msg := "protobuf: field " + strconv.Itoa(int(num)) + " (" + wireTypeName(typ) + ") "
+	if fd == nil {
+		msg += "is not in the schema's " + string(md.FullName())
+	} else {
+		msg += "is " + string(fd.Name()) + " in the schema's " + string(md.FullName()) + ", of type " + fieldKindName(fd) + ", which is never written as " + wireTypeName(typ)
+	}
+	w.warnAt(p, msg+": the schema does not match the data; \"decoded\" leaves the field out (protojson drops unknown fields), the tree shows it", false)
+}
+
+// wireTypeName names a Protobuf wire type.
+func wireTypeName(typ protowire.Type) string {
+	switch typ {
+	case protowire.VarintType:
+		return "wire type varint"
+	case protowire.Fixed64Type:
+		return "wire type fixed64"
+	case protowire.BytesType:
+		return "wire type length-delimited"
+	case protowire.StartGroupType:
+		return "wire type start group"
+	case protowire.EndGroupType:
+		return "wire type end group"
+	case protowire.Fixed32Type:
+		return "wire type fixed32"
+	}
+	return "wire type " + strconv.Itoa(int(typ))
+}
+
+// fieldKindName is fd's type as a .proto file writes it.
+func fieldKindName(fd protoreflect.FieldDescriptor) string {
+	k := fd.Kind().String()
+	switch fd.Kind() {
+	case protoreflect.MessageKind, protoreflect.GroupKind:
+		k = string(fd.Message().FullName())
+	case protoreflect.EnumKind:
+		k = "enum " + string(fd.Enum().FullName())
+	}
+	if fd.IsList() {
+		k = "repeated " + k
+	}
+	return k
 }
 
 // protoField reads the value of field fd (nil: not in the schema) of wire

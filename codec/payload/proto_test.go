@@ -150,7 +150,11 @@ func TestProtobufUnsignedPast2To63(t *testing.T) {
 	data = append(append(data, 0x31), max8...)                // unknown field 6, fixed64
 	data = append(append(data, 0x38), maxVarint...)           // unknown field 7, varint
 	r := decodeBoth(t, d, framed(1, []byte{0}, data), false, "t", bigBudget())
-	noWarnings(t, r)
+	// The unknown fields are said (TestProtobufSchemaMismatchSaid).
+	if len(r.warnings) != 2 || !strings.Contains(r.warnings[0].Message, "field 6 (wire type fixed64) is not in the schema's M") ||
+		!strings.Contains(r.warnings[1].Message, "field 7 (wire type varint) is not in the schema's M") {
+		t.Fatalf("warnings %+v", r.warnings)
+	}
 	const big = "18446744073709551615"
 	if m := membersOf(t, r.json); string(m["decoded"]) != `{"u":"`+big+`","f":"`+big+`","i":"-1","s":"-1","p":["5","`+big+`"]}` {
 		t.Fatalf("decoded %s", m["decoded"])
@@ -198,6 +202,50 @@ func TestProtobufUnframedSeveralMessages(t *testing.T) {
 		}
 		if warned != tc.warn {
 			t.Errorf("%s: warned %v, want %v (warnings %+v)", tc.text, warned, tc.warn, r.warnings)
+		}
+	}
+}
+
+// TestProtobufSchemaMismatchSaid: the schema id names the writer's
+// schema, so a field the schema lacks, or one written with a wire type
+// its type never has, means the schema does not match the data: protojson
+// drops such fields from "decoded" silently, so a warning names each
+// (once per message and field), at its tag's byte, with the path of the
+// message that holds it.
+func TestProtobufSchemaMismatchSaid(t *testing.T) {
+	src := mapSource{ids: map[int]*Schema{
+		1: {Type: TypeProtobuf, Text: `syntax = "proto3"; message Order { int64 id = 1; int32 card = 6; Item item = 7; repeated Item items = 8; } message Item { string sku = 1; }`},
+	}}
+	d := NewDecoder(src, Config{})
+	data := []byte{
+		0x08, 0x2a, // id 42
+		0x32, 0x02, 'h', 'i', // field 6 as a string: card is an int32
+		0x48, 0x01, // field 9: not in Order
+		0x3a, 0x05, 0x0a, 0x01, 'A', 0x10, 0x03, // item {sku "A", field 2: not in Item}
+		0x42, 0x02, 0x10, 0x04, // items[0] {field 2}: said once
+		0x42, 0x02, 0x10, 0x05, // items[1] {field 2}
+	}
+	p := framed(1, []byte{0}, data)
+	r := decodeBoth(t, d, p, false, "t", bigBudget())
+	if m := membersOf(t, r.json); string(m["decoded"]) != `{"id":"42","item":{"sku":"A"},"items":[{},{}]}` {
+		t.Fatalf("decoded %s", m["decoded"])
+	}
+	type want struct {
+		off       int
+		path, has string
+	}
+	wants := []want{
+		{8, "value", "field 6 (wire type length-delimited) is card in the schema's Order, of type int32, which is never written as wire type length-delimited"},
+		{12, "value", "field 9 (wire type varint) is not in the schema's Order"},
+		{19, "value.decoded.item", "field 2 (wire type varint) is not in the schema's Item"},
+	}
+	if len(r.warnings) != len(wants) {
+		t.Fatalf("warnings %+v", r.warnings)
+	}
+	for i, w := range wants {
+		g := r.warnings[i]
+		if g.Offset != w.off || g.Path != w.path || !strings.Contains(g.Message, w.has) || !strings.Contains(g.Message, "the schema does not match the data") {
+			t.Errorf("warning %d: %+v, want at byte %d (%s) %q", i, g, w.off, w.path, w.has)
 		}
 	}
 }

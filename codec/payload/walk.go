@@ -21,9 +21,12 @@ type walker struct {
 	kids     []*tree.Node // the payload's top-level nodes
 	scratch  tree.Node    // the node handed out when there is no slab
 
-	path    []pathSeg // the value's place below "decoded", for warnings
-	stopped bool      // a failure or a limit ended the walk
-	stopAt  int       // where
+	path []pathSeg // the value's place below "decoded", for warnings
+	// mismatched are the Protobuf fields said not to match the schema
+	// (protoMismatch), message.number/wiretype.
+	mismatched []string
+	stopped    bool // a failure or a limit ended the walk
+	stopAt     int  // where
 }
 
 type pathSeg struct {

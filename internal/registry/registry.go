@@ -37,10 +37,12 @@ const DefaultTimeout = 10 * time.Second
 // /subjects/{subject}/versions/{version} (resolve.Registry's rules, over
 // net/http). Answers (errors too) are kept for the run; once the registry
 // cannot be reached, every later lookup fails at once with that error
-// instead of waiting for its timeout.
+// instead of waiting for its timeout (with Options.Retry, until its
+// backoff is over).
 type Client struct {
 	*resolve.Registry
-	base  *url.URL
+	base  *url.URL // without its query
+	query string   // the URL's raw query, sent with every request
 	http  *http.Client
 	auth  func(*http.Request)
 	mu    sync.Mutex
@@ -54,7 +56,23 @@ type Options struct {
 	Getenv func(string) string
 	// Transport, when set, carries the requests (tests).
 	Transport http.RoundTripper
+	// Retry, when set, asks a registry that could not be reached again
+	// after Retry, then after twice as long each time, up to RetryMax
+	// (Retry when less), lookups failing at once in between
+	// (resolve.Registry.SetRetry): for a long-running program. Without
+	// it the registry stays down for the Client's life.
+	Retry, RetryMax time.Duration
+	// Now is the clock of the backoff (time.Now when nil; tests).
+	Now func() time.Time
 }
+
+// The backoff of a long-running program (kwire proxy): a registry that
+// could not be reached is asked again after 30 s, then 1, 2, 4 and every
+// 5 minutes.
+const (
+	RetryFirst = 30 * time.Second
+	RetryMax   = 5 * time.Minute
+)
 
 // New returns a Client for the registry at rawURL (http or https). A URL
 // that carries a user or password is refused: credentials come from the
@@ -72,13 +90,22 @@ func New(rawURL string, o Options) (*Client, error) {
 	}
 	if !strings.HasSuffix(u.Path, "/") {
 		u.Path += "/"
+		u.RawPath = ""
 	}
+	// The query (a gateway's routing, say) is kept for every request,
+	// after each request's path: base holds the rest (a fragment is never
+	// sent).
+	query := u.RawQuery
+	u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = "", false, "", ""
 	getenv := o.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	c := &Client{base: u}
+	c := &Client{base: u, query: query}
 	c.Registry = resolve.NewRegistry(u.Redacted(), c.get)
+	if o.Retry > 0 {
+		c.Registry.SetRetry(o.Retry, o.RetryMax, o.Now)
+	}
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
 	}
@@ -102,7 +129,11 @@ func (c *Client) get(path string) (int, []byte, error) {
 	c.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), c.http.Timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base.String()+path, nil)
+	target := c.base.String() + path
+	if c.query != "" {
+		target += "?" + c.query
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {
 		return 0, nil, err
 	}

@@ -2,7 +2,9 @@ package registry
 
 import (
 	"encoding/base64"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -216,5 +218,86 @@ func TestClientStalledBodyMarksDown(t *testing.T) {
 	}
 	if d := time.Since(start); d > 150*time.Millisecond {
 		t.Fatalf("three more lookups took %v: each waited for the timeout", d)
+	}
+}
+
+// TestClientURLWithQuery: a registry URL with a path and a query (a
+// gateway's) is asked at path/schemas/ids/N?query: the query after the
+// request's path, not the path glued onto the query.
+func TestClientURLWithQuery(t *testing.T) {
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = append(got, r.URL.RequestURI())
+		if r.URL.Path == "/sr/schemas/ids/11" && r.URL.RawQuery == "x=1&y=a%20b" {
+			w.Write([]byte(`{"schema":"\"string\""}`))
+			return
+		}
+		w.WriteHeader(404)
+	}))
+	defer srv.Close()
+	c, err := New(srv.URL+"/sr?x=1&y=a%20b#frag", Options{Getenv: env()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err := c.SchemaByID(11); err != nil || s.Text != `"string"` {
+		t.Fatalf("%v %v; asked %q", s, err, got)
+	}
+}
+
+// TestClientRetriesAfterBackoff: with Options.Retry (kwire proxy's), a
+// registry that could not be reached is asked again once the backoff is
+// over (lookups fail at once before), through a payload.Decoder too,
+// which keeps no answer of a registry that was down; without Retry it is
+// never asked again.
+func TestClientRetriesAfterBackoff(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close() // nothing listens: the first lookup is refused
+	now := time.Unix(1000, 0)
+	clock := func() time.Time { return now }
+	retrying, err := New("http://"+addr, Options{Getenv: env(), Timeout: time.Second, Retry: 30 * time.Second, RetryMax: 2 * time.Minute, Now: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	oneShot, _ := New("http://"+addr, Options{Getenv: env(), Timeout: time.Second})
+	dec := payload.NewDecoder(retrying, payload.Config{})
+	decode := func() string {
+		js, _, ws := dec.DecodeBytes([]byte{0, 0, 0, 0, 1, 4, 'h', 'i'}, false, "t")
+		if len(ws) > 0 {
+			return ws[0].Message
+		}
+		return string(js)
+	}
+	if got := decode(); !strings.Contains(got, "is unreachable") {
+		t.Fatalf("registry down: %s", got)
+	}
+	if _, err := oneShot.SchemaByID(1); err == nil {
+		t.Fatal("one-shot: no error")
+	}
+
+	reg, other := registrytest.Start()
+	other.Close() // reg is served on addr below
+	reg.Register("s", registrytest.Schema{Schema: `"string"`})
+	l, err = net.Listen("tcp", addr)
+	if err != nil {
+		t.Skipf("the port was taken meanwhile: %v", err)
+	}
+	srv := &http.Server{Handler: reg}
+	go srv.Serve(l)
+	defer srv.Close()
+
+	now = now.Add(29 * time.Second) // within the backoff: not asked
+	if got := decode(); !strings.Contains(got, "is unreachable") || reg.Requests != 0 {
+		t.Fatalf("within the backoff: %s, %d requests", got, reg.Requests)
+	}
+	now = now.Add(time.Second)
+	if got := decode(); got != `,"schemaId":1,"format":"avro","decoded":"hi"` || reg.Requests != 1 {
+		t.Fatalf("after the backoff: %s, %d requests", got, reg.Requests)
+	}
+	if _, err := oneShot.SchemaByID(1); err == nil || !strings.Contains(err.Error(), "is unreachable") || reg.Requests != 1 {
+		t.Fatalf("one-shot: %v, %d requests", err, reg.Requests)
 	}
 }

@@ -1,6 +1,7 @@
 package resolve
 
 import (
+	"errors"
 	"sync"
 	"time"
 
@@ -76,6 +77,13 @@ func (c *cache[K]) get(k K, f func() (*payload.Schema, error)) (*payload.Schema,
 	})
 	c.mu.Lock()
 	s, err := e.s, e.err
+	var u *Unreachable
+	if err != nil && errors.As(err, &u) && c.m[k] == e {
+		// Not an answer: the next lookup asks again (the Registry fails
+		// it at once while the registry is down, and retries it after
+		// its backoff).
+		c.drop(k, e)
+	}
 	c.mu.Unlock()
 	return s, err
 }

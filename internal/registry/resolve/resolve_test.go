@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/kwire/kwire/codec/payload"
 )
@@ -205,4 +206,42 @@ func TestChainSaysEverySourcesError(t *testing.T) {
 	if !errors.As(err, &u) || u != down {
 		t.Fatalf("the registry's error is not found in %v", err)
 	}
+}
+
+// TestRegistryBackoff: with SetRetry, a registry that gave no answer is
+// asked again after the backoff, which doubles with each failure up to its
+// most, lookups failing at once in between; an answer ends it.
+func TestRegistryBackoff(t *testing.T) {
+	now := time.Unix(0, 0)
+	up, asked := false, 0
+	r := NewRegistry("http://r/", func(path string) (int, []byte, error) {
+		asked++
+		if !up {
+			return 0, nil, &Unreachable{Err: errors.New("down")}
+		}
+		return 200, []byte(`{"schema":"\"string\""}`), nil
+	})
+	r.SetRetry(time.Second, 3*time.Second, func() time.Time { return now })
+	step := func(d time.Duration, wantAsked int, wantErr bool) {
+		t.Helper()
+		now = now.Add(d)
+		_, err := r.SchemaByID(1)
+		if asked != wantAsked || (err != nil) != wantErr {
+			t.Fatalf("at %v: asked %d times, want %d; error %v", now.Sub(time.Unix(0, 0)), asked, wantAsked, err)
+		}
+	}
+	step(0, 1, true)
+	step(999*time.Millisecond, 1, true) // within 1 s
+	step(time.Millisecond, 2, true)     // tried: down again, now for 2 s
+	step(1999*time.Millisecond, 2, true)
+	step(time.Millisecond, 3, true) // and for 3 s, the most
+	step(2999*time.Millisecond, 3, true)
+	up = true
+	step(time.Millisecond, 4, false)
+	step(0, 4, false) // kept
+	up = false
+	if _, err := r.SchemaByID(2); err == nil || asked != 5 {
+		t.Fatalf("down again: %v, asked %d", err, asked)
+	}
+	step(0, 5, false) // answers kept stay
 }

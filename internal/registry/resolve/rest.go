@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/kwire/kwire/codec/payload"
 )
@@ -23,11 +24,17 @@ type Get func(path string) (status int, body []byte, err error)
 
 // Unreachable is Get's error when the registry gave no answer at all
 // (refused, timed out, blocked): every later lookup then fails at once
-// with it instead of waiting for its own timeout.
+// with it instead of waiting for its own timeout (until the Registry's
+// backoff, when it has one, lets one try again).
 type Unreachable struct{ Err error }
 
 func (u *Unreachable) Error() string { return u.Err.Error() }
 func (u *Unreachable) Unwrap() error { return u.Err }
+
+// Temporary says the lookup may work later: the registry may come back.
+// A payload.Decoder does not keep such an answer for the id (nor does
+// Registry): it asks again, and the Registry answers at once while down.
+func (u *Unreachable) Temporary() bool { return true }
 
 // Registry reads schemas from a Confluent-compatible schema registry:
 // GET /schemas/ids/{id}, and each reference by GET
@@ -41,6 +48,28 @@ type Registry struct {
 	subs  map[string]*payload.Schema // subject versions read whole
 	held  int                        // their text (keepSub bounds both)
 	down  error
+
+	// The backoff (SetRetry): zero first means a registry that could not
+	// be reached is never asked again.
+	first, most time.Duration
+	now         func() time.Time
+	wait        time.Duration // the backoff now
+	until       time.Time     // down holds until then
+}
+
+// SetRetry makes a registry that could not be reached be asked again
+// after a backoff, first then doubling up to most, lookups failing at
+// once in between; one lookup tries when the backoff is over, and an
+// answer (any) ends it. For a long-running program (kwire proxy); without
+// it the registry stays down for the Registry's life. now is the clock
+// (time.Now when nil).
+func (c *Registry) SetRetry(first, most time.Duration, now func() time.Time) {
+	if now == nil {
+		now = time.Now
+	}
+	c.mu.Lock()
+	c.first, c.most, c.now = first, max(most, first), now
+	c.mu.Unlock()
 }
 
 // NewRegistry returns a Registry that asks through get; where names the
@@ -131,21 +160,40 @@ func (c *Registry) fetch(path string, refs *int, depth int) (*payload.Schema, er
 func (c *Registry) ask(path string, v *answer) error {
 	c.mu.Lock()
 	down := c.down
+	if down != nil && c.first > 0 && !c.now().Before(c.until) {
+		// The backoff is over: this lookup tries, the others still fail
+		// at once until it is answered.
+		c.until = c.now().Add(c.wait)
+		down = nil
+	}
 	c.mu.Unlock()
 	if down != nil {
 		return down
 	}
 	where := c.where + path
 	status, body, err := c.get(path)
-	if err != nil {
-		var u *Unreachable
-		if errors.As(err, &u) {
-			c.mu.Lock()
+	var u *Unreachable
+	c.mu.Lock()
+	switch {
+	case err != nil && errors.As(err, &u):
+		switch {
+		case c.first <= 0:
 			if c.down == nil {
 				c.down = err
 			}
-			c.mu.Unlock()
+		case c.down == nil:
+			c.down, c.wait = err, c.first
+			c.until = c.now().Add(c.wait)
+		default:
+			c.down, c.wait = err, min(2*c.wait, c.most)
+			c.until = c.now().Add(c.wait)
 		}
+	case c.down != nil && c.first > 0:
+		// An answer: the registry is back.
+		c.down, c.wait = nil, 0
+	}
+	c.mu.Unlock()
+	if err != nil {
 		return err
 	}
 	if len(body) > MaxBody {

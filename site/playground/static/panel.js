@@ -93,7 +93,7 @@ export class Panel {
     const wl = this.e.warn;
     wl.replaceChildren();
     for (const w of sum.warnings) {
-      const li = el('li', w.limit ? 'pg-wlimit' : '', 'Byte ' + w.start + (w.buf ? ' of buffer ' + w.buf : '') + ': ' + w.message);
+      const li = el('li', w.limit ? 'pg-wlimit' : '', 'Byte ' + w.offset + (w.buf ? ' of buffer ' + w.buf : '') + ': ' + w.message);
       li.tabIndex = 0;
       li.addEventListener('click', () => this.selectNode(w.node, 'warning'));
       wl.appendChild(li);
