@@ -606,11 +606,11 @@ func intOf(v any, lo, hi int64) (int64, *EncodeError) {
 			return int64(u), nil
 		}
 		if !errors.Is(err, strconv.ErrRange) {
-			return 0, &EncodeError{Msg: "expected an integer, found " + strconv.Quote(s)}
+			return 0, &EncodeError{Msg: "expected an integer, found " + numberText(s)}
 		}
 	}
 	if err != nil || i < lo || i > hi {
-		return 0, &EncodeError{Msg: "expected an integer in " + strconv.FormatInt(lo, 10) + ".." + strconv.FormatInt(hi, 10) + ", found " + s}
+		return 0, &EncodeError{Msg: "expected an integer in " + strconv.FormatInt(lo, 10) + ".." + strconv.FormatInt(hi, 10) + ", found " + numberText(s)}
 	}
 	return i, nil
 }
@@ -1054,4 +1054,14 @@ func messageAt(api *schema.API, response bool, version int16) (*schema.Message, 
 		return nil, nil, &EncodeError{Path: "apiVersion", Msg: m.Name + " has versions " + m.Valid.String() + ", not " + strconv.Itoa(int(version))}
 	}
 	return m, def, nil
+}
+
+// numberText is a JSON number's text as an error quotes it: as written (a
+// number, not a string), cut past 40 characters, since a number of
+// thousands of digits is JSON too.
+func numberText(s string) string {
+	if len(s) <= 40 {
+		return s
+	}
+	return s[:20] + "… (" + strconv.Itoa(len(s)) + " characters)"
 }

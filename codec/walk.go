@@ -2,6 +2,7 @@ package codec
 
 import (
 	"encoding/binary"
+	"errors"
 	"strconv"
 	"unicode/utf8"
 
@@ -404,6 +405,12 @@ func (w *walker) sizeBeyond(n, size int) {
 // the frame "_trailing", so every byte belongs to a node.
 func (w *walker) finish(root *tree.Node, b []byte, end int) error {
 	f := w.f
+	if w.err != nil && w.err.Buf == 0 && end >= 4 && end < len(b) && errors.Is(w.err, wire.ErrShort) {
+		// Short of bytes inside a frame the input holds more bytes
+		// after: its size prefix is what is short (it lies, or the
+		// frame is not the only one), which the error says.
+		w.err.Expected += " within the " + decimal(end-4) + " bytes its size prefix declares, though " + decimal(len(b)-4) + " follow it"
+	}
 	if w.err != nil && w.r.Off < len(b) {
 		// What could not be read stays visible as raw bytes.
 		start := w.r.Off

@@ -73,7 +73,17 @@ func LooksSizePrefixed(b []byte) bool {
 		return true
 	}
 	_, headed := RequestHeader(b, true)
-	return n > len(b)-4 && headed
+	if !headed {
+		return false
+	}
+	// A size that does not fit the bytes (too small: a size that lies,
+	// or more frames after it) but a request header as clients send it
+	// after it, where the bytes read without a size make no such header
+	// (the size's bytes as an API key and version none has): the size
+	// is the frame's, and the decoder says at byte 0 that it lies,
+	// rather than reading an API version no Kafka has.
+	_, bare := RequestHeader(b, false)
+	return n > len(b)-4 || !bare
 }
 
 // RequestHeader is the header b starts with (after its size prefix when

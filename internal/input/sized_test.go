@@ -1,6 +1,9 @@
 package input
 
 import (
+	"encoding/hex"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/kwire/kwire/codec"
@@ -15,7 +18,10 @@ import (
 // response, stays unsized: its first bytes may split into chance frames,
 // which never decode clean.
 func TestSizedTrying(t *testing.T) {
-	apiVersions, err := codec.ExampleFrame(schema.ByKey(18), 3, false)
+	// ApiVersions v3 with an empty client id: no header as clients send
+	// it, so LooksSizePrefixed leaves the bytes to SizedTrying (with a
+	// client id it says yes itself: TestSizeThatLies).
+	apiVersions, err := hex.DecodeString("000000170012000300000007000000076b776972652004312e3000")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,5 +67,27 @@ func TestSizedTrying(t *testing.T) {
 	}
 	if n < 500 {
 		t.Fatalf("only %d unsized examples tried", n)
+	}
+}
+
+// TestSizeThatLies: a size prefix smaller than the bytes after it, before
+// a request header as clients send it, where the bytes read without a
+// size make no such header (the size's bytes read as Produce v16, a
+// version no Kafka has), is the frame's size: the decoder then says that
+// it is short of the bytes that follow, where the bytes were read as a
+// Produce of an unknown version. Every example request stays unsized
+// without its prefix (TestSizedTrying).
+func TestSizeThatLies(t *testing.T) {
+	fr, err := codec.ExampleFrame(schema.ByKey(0), 9, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := append([]byte{0, 0, 0, 16}, fr[4:]...)
+	if !LooksSizePrefixed(b) {
+		t.Fatalf("LooksSizePrefixed(%x) = false, want true", b)
+	}
+	_, err = codec.Decode(b, codec.Options{})
+	if err == nil || !strings.Contains(err.Error(), "within the 16 bytes its size prefix declares, though "+strconv.Itoa(len(fr)-4)+" follow it") {
+		t.Errorf("decode error %v, want it to say the size prefix is short", err)
 	}
 }
