@@ -36,6 +36,7 @@ export class Panel {
     this.wire(this.e.json, 'json');
     this.e.tree.addEventListener('keydown', (e) => this.treeKey(e));
     this.e.json.addEventListener('keydown', (e) => this.jsonKey(e));
+    this.e.hex.addEventListener('keydown', (e) => this.byteKey(e, this.views.hex.buf || 0, this.views.hex, 16));
     this.e.tree.addEventListener('dblclick', (e) => { const r = e.target.closest('.pg-row'); if (r) this.toggle(+r.dataset.node); });
     this.e.hexbuf.addEventListener('change', () => this.showHex(+this.e.hexbuf.value));
     this.e.error.addEventListener('click', () => {
@@ -140,7 +141,7 @@ export class Panel {
       v.setCount(b.rows);
       this.views['grid' + b.buf] = v;
       this.wire(box, 'grid');
-      box.addEventListener('keydown', (e) => this.gridKey(e, b.buf));
+      box.addEventListener('keydown', (e) => this.byteKey(e, b.buf, this.views['grid' + b.buf], 4));
     }
     this.views.tree.clear(); this.views.tree.setCount(sum.treeRows);
     this.views.json.clear();
@@ -303,7 +304,8 @@ export class Panel {
     if (from !== 'grid' && g) g.scrollTo(await this.rpc('rowOf', span.buf, span.start));
     if (from !== 'hex') {
       if (this.views.hex.buf !== span.buf) this.showHex(span.buf);
-      this.views.hex.scrollTo(Math.floor(span.start / 16));
+      // The hex's own keys keep the byte moved to in sight, not its node's start.
+      this.views.hex.scrollTo(Math.floor((from === 'hexkeys' && span.part ? span.part : span).start / 16));
     }
     this.paint();
     document.body.dataset.selected = String((+document.body.dataset.selected || 0) + 1);
@@ -319,24 +321,29 @@ export class Panel {
   // one kept from the page before.
   pageRows(v) { return Math.max(1, Math.floor((v.box.clientHeight - v.top) / v.rowH) - 1); }
 
-  // gridKey moves the selection by a cell (arrows left and right), a row
-  // (up and down: four bytes), a page, or to the first or last byte. Home,
-  // End and the page keys are the grid's own, not the browser's scroll,
-  // which glides there over a megabyte of rows with none drawn on the way.
-  async gridKey(e, buf) {
-    const sel = this.sel;
-    if (!['ArrowRight', 'ArrowLeft', 'ArrowDown', 'ArrowUp', 'Enter', 'Home', 'End', 'PageDown', 'PageUp'].includes(e.key)) return;
+  // byteKey moves the selection, in the grid (a row: four bytes) or the
+  // hex dump (a row: sixteen), by a cell (arrows left and right), a row
+  // (up and down), a page, or to the first or last byte. Home, End and the
+  // page keys are the view's own, not the browser's scroll, which glides
+  // there over a megabyte of rows with none drawn on the way. In the hex,
+  // a byte no cell covers is selected alone, as a click on it does.
+  async byteKey(e, buf, view, perRow) {
+    const sel = this.sel, hex = view === this.views.hex;
+    if (!this.sum || !['ArrowRight', 'ArrowLeft', 'ArrowDown', 'ArrowUp', 'Enter', 'Home', 'End', 'PageDown', 'PageUp'].includes(e.key)) return;
     e.preventDefault();
     if (e.key === 'Enter') { if (sel && sel.node >= 0) this.toggle(sel.node, true); return; }
-    const page = 4 * this.pageRows(this.views['grid' + buf]);
-    const step = { ArrowRight: 1, ArrowLeft: -1, ArrowDown: 4, ArrowUp: -4, PageDown: page, PageUp: -page }[e.key];
+    const page = perRow * this.pageRows(view);
+    const step = { ArrowRight: 1, ArrowLeft: -1, ArrowDown: perRow, ArrowUp: -perRow, PageDown: page, PageUp: -page }[e.key];
     const len = (this.sum.buffers.find((b) => b.buf === buf) || { len: 1 }).len;
     const cur = sel && sel.buf === buf ? (sel.part || sel) : null;
     let off = cur ? (step > 0 ? cur.end - 1 : cur.start) + step : 0;
     if (e.key === 'Home') off = 0;
     if (e.key === 'End') off = len - 1;
-    const c = await this.rpc('cellAt', buf, Math.max(0, Math.min(len - 1, off)));
-    if (c) this.select({ buf, start: c.nodeStart, end: c.nodeEnd, node: c.node, part: { start: c.start, end: c.end } }, 'keys');
+    off = Math.max(0, Math.min(len - 1, off));
+    const c = await this.rpc('cellAt', buf, off);
+    const from = hex ? 'hexkeys' : 'keys';
+    if (c) this.select({ buf, start: c.nodeStart, end: c.nodeEnd, node: c.node, part: { start: c.start, end: c.end } }, from);
+    else if (hex && len > 0) this.select({ buf, start: off, end: off + 1, node: -1 }, from);
   }
 
   async jsonKey(e) {

@@ -1,0 +1,85 @@
+// The hex dump walks by keyboard, as the byte grid does (in real Chromium):
+// #hex is a tab stop, and its arrow keys move the selection a cell left or
+// right and a row (sixteen bytes) up or down, Home and End to the first and
+// last byte, the tree, the JSON and the grid following as they follow a
+// click on a hex byte.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { build, serve, launch } from './helpers-playground.mjs';
+
+// ApiVersions v3 request: size [0, 4), apiKey [4, 6), apiVersion [6, 8),
+// correlationId [8, 12), clientId [12, 19) (length [12, 14)), tags 19,
+// clientSoftwareName [20, 27), clientSoftwareVersion [27, 31), tags 31.
+const QUICK = '0000001c001200030000000700056b7769726500076b776972652004312e3000';
+
+let built, server, browser, context;
+
+before(async () => {
+  built = await build();
+  server = await serve(built.site);
+  browser = await launch();
+  context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+}, { timeout: 600_000 });
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+// state is what every view shows selected.
+const state = (page) => page.evaluate(() => ({
+  desc: document.getElementById('sel-desc').textContent,
+  hex: [...document.querySelectorAll('#hex .pg-byte.pg-sel')].map((b) => +b.dataset.off),
+  grid: [...document.querySelectorAll('#grids .kw-cell.kw-sel')].map((c) => [+c.dataset.start, +c.dataset.end]),
+  part: [...document.querySelectorAll('#grids .kw-cell.kw-part')].map((c) => [+c.dataset.start, +c.dataset.end]),
+  tree: [...document.querySelectorAll('#tree .pg-row.pg-sel .pg-name')].map((n) => n.textContent),
+  json: [...document.querySelectorAll('#json .pg-row.pg-sel')].map((r) => r.textContent.trim()),
+  focus: document.activeElement && document.activeElement.id,
+}));
+
+const range = (a, b) => Array.from({ length: b - a }, (_, i) => a + i);
+
+test('arrow keys, Home and End in the hex dump move the selection; every view follows', { timeout: 180_000 }, async () => {
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(server.url + '#hex=' + QUICK);
+  await page.waitForFunction(() => document.body.dataset.decoded && document.querySelectorAll('#grids .kw-row').length > 0 &&
+    document.querySelectorAll('#hex .pg-byte').length === 32 && document.querySelectorAll('#json .pg-row').length > 0, null, { timeout: 60_000 });
+  // A click on a byte of correlationId selects it, as it did before.
+  await page.click('#hex .pg-byte[data-off="9"]');
+  await page.waitForFunction(() => /correlationId/.test(document.getElementById('sel-desc').textContent));
+  await page.focus('#hex');
+  const press = async (key, want) => {
+    const n = await page.evaluate(() => +document.body.dataset.selected || 0);
+    await page.keyboard.press(key);
+    await page.waitForFunction((k) => (+document.body.dataset.selected || 0) > k, n, { timeout: 10_000 })
+      .catch(() => assert.fail(key + ' in the hex dump did not move the selection (still ' + JSON.stringify(n) + ')'));
+    await page.waitForFunction((w) => {
+      const d = document.getElementById('sel-desc').textContent;
+      return d.includes(w) && document.querySelector('#tree .pg-row.pg-sel') && document.querySelector('#json .pg-row.pg-sel') && document.querySelector('#grids .kw-cell.kw-sel');
+    }, want.desc, { timeout: 10_000 }).catch(async () => assert.fail(key + ': ' + JSON.stringify(await state(page))));
+    const s = await state(page);
+    assert.equal(s.focus, 'hex', key + ': focus stays in the hex dump');
+    assert.ok(s.desc.includes(want.desc), key + ': ' + s.desc);
+    assert.deepEqual(s.hex, want.hex, key + ': hex bytes selected');
+    assert.ok(s.grid.length > 0 && s.grid.every(([a, b]) => a >= want.hex[0] && b <= want.hex.at(-1) + 1), key + ': grid cells ' + JSON.stringify(s.grid));
+    // (A cell split over two grid rows is drawn as two.)
+    assert.deepEqual([...new Set(s.part.map(String))], [String(want.part)], key + ': the grid cell pointed at');
+    assert.deepEqual(s.tree, [want.tree], key + ': tree row selected');
+    assert.ok(s.json.some((l) => l.includes(want.json || '"' + want.tree + '"')), key + ': JSON lines ' + JSON.stringify(s.json));
+  };
+  // Right: the next cell, clientId's length (clientId selected, as a click there does).
+  await press('ArrowRight', { desc: '[12, 19)', hex: range(12, 19), part: [12, 14], tree: 'clientId' });
+  // Right again: clientId's bytes; Left: back to its length, then correlationId.
+  await press('ArrowRight', { desc: '[12, 19)', hex: range(12, 19), part: [14, 19], tree: 'clientId' });
+  await press('ArrowLeft', { desc: '[12, 19)', hex: range(12, 19), part: [12, 14], tree: 'clientId' });
+  await press('ArrowLeft', { desc: '[8, 12)', hex: range(8, 12), part: [8, 12], tree: 'correlationId' });
+  // Down: sixteen bytes on (byte 27), clientSoftwareVersion; Up: back.
+  await press('ArrowDown', { desc: '[27, 31)', hex: range(27, 31), part: [27, 28], tree: 'clientSoftwareVersion' });
+  await press('ArrowUp', { desc: '[8, 12)', hex: range(8, 12), part: [8, 12], tree: 'correlationId' });
+  await press('Home', { desc: '[0, 4)', hex: range(0, 4), part: [0, 4], tree: 'size', json: '"apiKey": 18' }); // the frame's size: the whole JSON
+  await press('End', { desc: '[31, 32)', hex: [31], part: [31, 32], tree: '_tagged', json: '"body": {' }); // the body's tags: the body's JSON
+  assert.deepEqual(errors, []);
+  await page.close();
+});
