@@ -369,7 +369,7 @@ type lineSpec struct {
 	direction  string // "request", "response" or ""
 	api        string // a name or a key number, "" when none
 	version    int    // -1 when none
-	sizePrefix int    // 1 yes, 0 no, -1 not given
+	sizePrefix int    // 1 yes, 0 no, 2 auto, -1 not given
 }
 
 // line decodes one non-blank line, line n of the input, into its output: value JSON,
@@ -475,6 +475,8 @@ func (wk *batchWorker) apply(spec *lineSpec, lf *frameFlags, api *schema.API) (*
 		lf.size, lf.noSize = "yes", false
 	case 0:
 		lf.size, lf.noSize = "no", true
+	case 2:
+		lf.size, lf.noSize = "auto", false
 	}
 	return api, nil
 }
@@ -568,7 +570,25 @@ type batchLineJSON struct {
 	API        apiRef `json:"api"`
 	APIVersion *int   `json:"apiVersion"`
 	Version    *int   `json:"version"`
-	SizePrefix *bool  `json:"sizePrefix"`
+	SizePrefix *sizeRef `json:"sizePrefix"`
+}
+
+// sizeRef is a line's sizePrefix: true, false, or "auto" (decided from
+// the bytes, as /api/decode's sizePrefix=auto; also "true" and "false").
+type sizeRef int
+
+func (r *sizeRef) UnmarshalJSON(b []byte) error {
+	switch string(b) {
+	case "true", `"true"`:
+		*r = 1
+	case "false", `"false"`:
+		*r = 0
+	case `"auto"`:
+		*r = 2
+	default:
+		return errors.New(`"sizePrefix": expected true, false or "auto", found ` + string(b))
+	}
+	return nil
 }
 
 // apiRef is an API named by name ("Metadata") or by key (3 or "3").
@@ -619,10 +639,7 @@ func parseLineJSON(line []byte, spec *lineSpec) string {
 		}
 	}
 	if bl.SizePrefix != nil {
-		spec.sizePrefix = 0
-		if *bl.SizePrefix {
-			spec.sizePrefix = 1
-		}
+		spec.sizePrefix = int(*bl.SizePrefix)
 	}
 	return ""
 }

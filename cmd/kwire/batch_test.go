@@ -200,7 +200,7 @@ func TestBatchLineErrorsInKwiresWords(t *testing.T) {
 		{`{"apiKey":18,"apiVersion":1.5,"hex":"00"}`, `\"apiVersion\": expected an integer, found the number 1.5`},
 		{`{"apiKey":"18","hex":"00"}`, `\"apiKey\": expected an integer, found a string`},
 		{`{"hex":["00"]}`, `\"hex\": expected a string, found an array`},
-		{`{"sizePrefix":"yes","hex":"00"}`, `\"sizePrefix\": expected true or false, found a string`},
+		{`{"sizePrefix":"yes","hex":"00"}`, `\"sizePrefix\": expected true, false or \"auto\", found \"yes\"`},
 		{`{"response":{},"hex":"00"}`, `\"response\": expected true or false, found an object`},
 		{`{"hex":"0\u0030","api":}`, `invalid JSON at byte 23: `},
 	} {
@@ -210,5 +210,23 @@ func TestBatchLineErrorsInKwiresWords(t *testing.T) {
 		for _, goWord := range []string{"Go ", "struct", "batchLineJSON", "unmarshal", "of type", "bool"} {
 			require.NotContains(t, out, goWord, c.line)
 		}
+	}
+}
+
+// TestBatchLineSizePrefixAuto: a line's sizePrefix may be "auto", as
+// /api/decode's may: decided from the bytes, whatever --size says, so a
+// file mixing framed and bare frames reads each right.
+func TestBatchLineSizePrefixAuto(t *testing.T) {
+	const frame = "0000001c001200030000000700056b7769726500076b776972652004312e3000"
+	in := `{"hex":"` + frame + `","sizePrefix":"auto"}
+{"hex":"` + frame[8:] + `","sizePrefix":"auto"}
+`
+	for _, size := range []string{"yes", "no", "auto"} {
+		out, errOut, code := runCLI(t, []string{"batch", "--size", size}, []byte(in))
+		require.Equal(t, 0, code, errOut)
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		require.Len(t, lines, 2)
+		require.Equal(t, lines[0], lines[1])
+		require.Contains(t, lines[0], `"apiName":"ApiVersions"`)
 	}
 }
