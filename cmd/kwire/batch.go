@@ -561,15 +561,15 @@ func writeErrorObject(w *jsontext.Writer, de *codec.DecodeError, msg string) {
 // batchLineJSON is a line object as encoding/json reads it, for the lines
 // scanLine leaves (escapes in strings, unknown members, odd spacing).
 type batchLineJSON struct {
-	Hex        string `json:"hex"`
-	Base64     string `json:"base64"`
-	Direction  string `json:"direction"`
-	Response   *bool  `json:"response"`
-	Request    *bool  `json:"request"`
-	APIKey     *int   `json:"apiKey"`
-	API        apiRef `json:"api"`
-	APIVersion *int   `json:"apiVersion"`
-	Version    *int   `json:"version"`
+	Hex        string   `json:"hex"`
+	Base64     string   `json:"base64"`
+	Direction  string   `json:"direction"`
+	Response   *bool    `json:"response"`
+	Request    *bool    `json:"request"`
+	APIKey     *int     `json:"apiKey"`
+	API        apiRef   `json:"api"`
+	APIVersion *int     `json:"apiVersion"`
+	Version    *int     `json:"version"`
 	SizePrefix *sizeRef `json:"sizePrefix"`
 }
 
