@@ -2,9 +2,12 @@ package main
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/kwire/kwire/codec/jsontext"
+	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/internal/render"
 )
 
@@ -36,4 +39,50 @@ func runAPIs(e *env, args []string) int {
 	}
 	tw.Flush()
 	return 0
+}
+
+// unknownAPI says that name is no API, with the nearest API name when one
+// is a slip away (a letter or two wrong, missing or extra: "Fech",
+// "ApiVersion", "metdata").
+func unknownAPI(name string) string {
+	msg := "unknown API " + strconv.Quote(name)
+	n := strings.ToLower(strings.TrimSpace(name))
+	best, dist := "", 3
+	if len(n) < 5 {
+		dist = 2 // one slip in a short name
+	}
+	if len(n) <= 64 {
+		for _, a := range schema.APIs() {
+			for _, an := range a.Names {
+				if d := editDistance(n, strings.ToLower(an)); d < dist {
+					best, dist = a.Name, d
+				}
+			}
+		}
+	}
+	if best != "" {
+		return msg + " (did you mean " + best + "? kwire apis lists them)"
+	}
+	return msg + " (run kwire apis)"
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := prev[j-1]
+			if a[i-1] != b[j-1] {
+				c++
+			}
+			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }

@@ -460,7 +460,7 @@ func (wk *batchWorker) apply(spec *lineSpec, lf *frameFlags, api *schema.API) (*
 			wk.apiText, wk.api = spec.api, schema.ByName(spec.api)
 		}
 		if wk.api == nil {
-			return nil, errorf("unknown API %q", spec.api)
+			return nil, errorf("%s", unknownAPI(spec.api))
 		}
 		api, lf.api = wk.api, spec.api
 		if spec.direction == "" && !lf.request {

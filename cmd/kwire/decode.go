@@ -200,7 +200,7 @@ func apiNamed(name string) (*schema.API, error) {
 	if api := schema.ByName(name); api != nil {
 		return api, nil
 	}
-	return nil, errorf("unknown API %q (run kwire apis)", name)
+	return nil, errorf("%s", unknownAPI(name))
 }
 
 // sizeMode is --size, or no for --no-size.

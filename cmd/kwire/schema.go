@@ -31,7 +31,7 @@ func messageArgs(e *env, name string, args []string, examples ...string) (*schem
 	}
 	api := schema.ByName(rest[0])
 	if api == nil {
-		fail(e, "unknown API %q (run kwire apis)", rest[0])
+		fail(e, "%s", unknownAPI(rest[0]))
 		return nil, 0, false, 2
 	}
 	v := api.Request.Valid.Hi
