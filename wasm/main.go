@@ -24,7 +24,7 @@
 //	kwire.partial(bytes, size) -> JSON [{apiKey, apiName, version, offset, message}]: readings of a
 //	      response that fail, furthest first (a truncated frame still shows its partial tree)
 //	kwire.exampleFrame(apiKey, version, response) -> Uint8Array of the example frame, or null
-//	kwire.scanExchanges(frames, apiKeys, versions) -> JSON [{clientId, errors, requestError, responseError}]
+//	kwire.scanExchanges(frames, apiKeys, versions) -> JSON {exchanges: [{clientId, errors, requestError, responseError}], notes: [text]}
 //	kwire.use(slot) selects which decoded frame (0 main, 1 a second, 2 encode mode's,
 //	      3 the worker's warm-up) the window functions read and decode replaces
 //	kwire.mem() -> JSON {heapAlloc, heapSys}: the Go heap, for tests and the curious
@@ -520,7 +520,11 @@ func partialReadings(b []byte, hasSize bool) []reading {
 // request's client id, the error codes a response carries (named), and
 // whether either side failed to decode. "errors" are the codes that mean
 // a failure, "expected" those that are a normal step of a protocol
-// (MEMBER_ID_REQUIRED answering a first JoinGroup, say).
+// (MEMBER_ID_REQUIRED answering a first JoinGroup, say). "notes" are
+// what the page adds to the capture's notes: the one that says, once a
+// session, that captureTopics knows topicids.MaxNames ids and learns no
+// more (kwire pcap prints it with its notes).
+//
 // captureTopics names the topic ids the Metadata responses of the
 // captures read so far name: decode gives them to the codec, so that the
 // records of an internal topic fetched by id decode.
@@ -530,7 +534,7 @@ func scanExchanges(this js.Value, args []js.Value) any {
 	frames, keys, vers := arg(args, 0), arg(args, 1), arg(args, 2)
 	n := keys.Get("length").Int()
 	var dec codec.Decoder
-	dst := []byte{'['}
+	dst := []byte(`{"exchanges":[`)
 	for i := 0; i < n; i++ {
 		if i > 0 {
 			dst = append(dst, ',')
@@ -572,7 +576,11 @@ func scanExchanges(this js.Value, args []js.Value) any {
 		}
 		dst = append(dst, '}')
 	}
-	return string(append(dst, ']'))
+	dst = append(dst, `],"notes":[`...)
+	if s := captureTopics.FullNote(); s != "" {
+		dst = jsontext.AppendHTMLSafe(dst, s)
+	}
+	return string(append(dst, "]}"...))
 }
 
 // appendCodes writes the names of the codes that are (expected) or are not

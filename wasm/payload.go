@@ -8,8 +8,8 @@
 // op through it. Its global object is kwirePayload: kwire's functions,
 // and
 //
-//	kwirePayload.schemas(names, texts, registryURL) -> JSON {"files": n, "registry": URL|""} | {"error"}
-//	kwirePayload.registryStatus() -> JSON {"requests", "failed", "error"?}
+//	kwirePayload.schemas(names, texts, registryURL, retryMs?) -> JSON {"files": n, "registry": URL|""} | {"error"}
+//	kwirePayload.registryStatus() -> JSON {"requests", "failed", "error"?, "retryIn"?}
 //
 // schemas replaces the schema sources with the files given (names as in
 // kwire decode --schemas DIR: ID.avsc, TOPIC-value.proto, imports by
@@ -17,6 +17,12 @@
 // the browser by GET /schemas/ids/ID (synchronous XMLHttpRequest: the
 // worker's decode is synchronous), so the registry must allow the page's
 // origin (CORS). Frames decoded after it read their payloads with them.
+// A registry that gave no answer is asked again by the first lookup after
+// a backoff, as kwire proxy's is: 30 s, doubling up to 5 minutes
+// (retryMs, when given, is the first wait instead, the most ten times it:
+// the page's tests pass a short one); lookups in between fail at once.
+// registryStatus's retryIn is then the milliseconds until it is asked
+// again (0: by the next decode).
 package main
 
 import (
@@ -27,6 +33,7 @@ import (
 	"strings"
 	"syscall/js"
 	"testing/fstest"
+	"time"
 
 	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/payload"
@@ -36,10 +43,22 @@ import (
 // registryTimeout bounds each request to the registry, in milliseconds.
 const registryTimeout = 10_000
 
-// registryState counts the registry's requests for registryStatus.
+// The backoff of a registry that gave no answer: kwire proxy's
+// (internal/registry.RetryFirst and RetryMax, a package this module does
+// not link: it brings net/http).
+const (
+	registryRetryFirst = 30 * time.Second
+	registryRetryMost  = 5 * time.Minute
+)
+
+// registryState counts the registry's requests for registryStatus; reg is
+// the registry given (nil for none), unreachable says last is its error
+// of giving no answer, which an answer clears.
 var registryState struct {
 	requests, failed int
 	last             string
+	unreachable      bool
+	reg              *resolve.Registry
 }
 
 func init() {
@@ -54,7 +73,7 @@ func init() {
 }
 
 func schemas(this js.Value, args []js.Value) any {
-	names, texts, raw := arg(args, 0), arg(args, 1), arg(args, 2)
+	names, texts, raw, retry := arg(args, 0), arg(args, 1), arg(args, 2), arg(args, 3)
 	files := fstest.MapFS{}
 	if names.Type() == js.TypeObject && texts.Type() == js.TypeObject {
 		n := names.Get("length").Int()
@@ -78,6 +97,7 @@ func schemas(this js.Value, args []js.Value) any {
 		src = append(src, resolve.NewFiles("the schemas given", files))
 	}
 	where := ""
+	var reg *resolve.Registry
 	if raw.Type() == js.TypeString && strings.TrimSpace(raw.String()) != "" {
 		u, err := url.Parse(strings.TrimSpace(raw.String()))
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -95,9 +115,17 @@ func schemas(this js.Value, args []js.Value) any {
 			u.RawPath = ""
 		}
 		where = u.String()
-		src = append(src, resolve.NewRegistry(where, xhrGet(where, query)))
+		reg = resolve.NewRegistry(where, xhrGet(where, query))
+		first, most := registryRetryFirst, registryRetryMost
+		if retry.Type() == js.TypeNumber && retry.Int() > 0 {
+			first = time.Duration(retry.Int()) * time.Millisecond
+			most = 10 * first
+		}
+		reg.SetRetry(first, most, nil)
+		src = append(src, reg)
 	}
-	registryState.requests, registryState.failed, registryState.last = 0, 0, ""
+	registryState.requests, registryState.failed, registryState.last, registryState.unreachable = 0, 0, "", false
+	registryState.reg = reg
 	var s payload.Source
 	if len(src) > 0 {
 		s = src
@@ -117,6 +145,13 @@ func registryStatus(this js.Value, args []js.Value) any {
 		b = append(b, `,"error":`...)
 		b = jsontext.AppendString(b, []byte(registryState.last))
 	}
+	if registryState.reg == nil {
+		return string(append(b, '}'))
+	}
+	if until, err := registryState.reg.Down(); err != nil && !until.IsZero() {
+		b = append(b, `,"retryIn":`...)
+		b = strconv.AppendInt(b, max(time.Until(until).Milliseconds(), 0), 10)
+	}
 	return string(append(b, '}'))
 }
 
@@ -128,8 +163,8 @@ func errJSON(msg string) string {
 // after each request's path) with a synchronous
 // XMLHttpRequest, which a worker may make. A request that gets no answer
 // (refused, blocked by CORS, timed out: the browser does not say which)
-// is resolve.Unreachable: the registry is not asked again until the page
-// gives the schemas again (its answers, errors too, are kept as long).
+// is resolve.Unreachable: the registry is asked again after its backoff
+// (SetRetry), and the first answer then clears that error from the status.
 func xhrGet(base, query string) resolve.Get {
 	return func(path string) (status int, body []byte, err error) {
 		target := base + path
@@ -138,10 +173,13 @@ func xhrGet(base, query string) resolve.Get {
 		}
 		registryState.requests++
 		defer func() {
+			if err == nil && registryState.unreachable {
+				registryState.last, registryState.unreachable = "", false // it answers again
+			}
 			if err != nil || status != 200 {
 				registryState.failed++
 				if err != nil {
-					registryState.last = err.Error()
+					registryState.last, registryState.unreachable = err.Error(), true
 				} else {
 					registryState.last = "GET " + base + path + ": HTTP " + strconv.Itoa(status)
 				}

@@ -245,3 +245,40 @@ func TestRegistryBackoff(t *testing.T) {
 	}
 	step(0, 5, false) // answers kept stay
 }
+
+// TestRegistryDownUntil: Down says when the backoff lets the next lookup ask
+// (the playground's status says it), and nothing once the registry
+// answered; without SetRetry it is down for good, with no time.
+func TestRegistryDownUntil(t *testing.T) {
+	now := time.Unix(100, 0)
+	up := false
+	get := func(path string) (int, []byte, error) {
+		if !up {
+			return 0, nil, &Unreachable{Err: errors.New("down")}
+		}
+		return 200, []byte(`{"schema":"\"string\""}`), nil
+	}
+	r := NewRegistry("http://r/", get)
+	r.SetRetry(time.Second, 3*time.Second, func() time.Time { return now })
+	if until, err := r.Down(); err != nil || !until.IsZero() {
+		t.Fatalf("before any lookup: %v %v", until, err)
+	}
+	r.SchemaByID(1)
+	if until, err := r.Down(); err == nil || !until.Equal(now.Add(time.Second)) {
+		t.Fatalf("down: until %v, %v", until, err)
+	}
+	now = now.Add(time.Second)
+	up = true
+	if _, err := r.SchemaByID(1); err != nil {
+		t.Fatal(err)
+	}
+	if until, err := r.Down(); err != nil || !until.IsZero() {
+		t.Fatalf("back: %v %v", until, err)
+	}
+	up = false
+	never := NewRegistry("http://r/", get)
+	never.SchemaByID(1)
+	if until, err := never.Down(); err == nil || !until.IsZero() {
+		t.Fatalf("without SetRetry: %v %v", until, err)
+	}
+}

@@ -72,6 +72,19 @@ func (c *Registry) SetRetry(first, most time.Duration, now func() time.Time) {
 	c.mu.Unlock()
 }
 
+// Down reports whether the registry is held down, having given no answer,
+// with the error lookups fail with; until is when the backoff lets the
+// next lookup ask again (zero without SetRetry: never; in the past, the
+// next lookup asks). For a page saying when it will try again.
+func (c *Registry) Down() (until time.Time, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.down == nil || c.first <= 0 {
+		return time.Time{}, c.down
+	}
+	return c.until, c.down
+}
+
 // NewRegistry returns a Registry that asks through get; where names the
 // registry in messages (its URL without credentials, ending in "/").
 func NewRegistry(where string, get Get) *Registry {

@@ -113,10 +113,12 @@ export async function openCapture(bytes, gen, notDump) {
     };
   });
   st.capture = { summary: s, frames: r.frames, rows, sort: ['i', 1], current: -1, dump: r.dump || null };
-  // The client ids and error codes come from decoding every frame.
+  // The client ids and error codes come from decoding every frame; the
+  // scan's notes (topic ids no longer learnt, said once) join the capture's.
   const scan = await rpc('scan', r.frames, s.exchanges.map((x) => x.apiKey), s.exchanges.map((x) => x.version));
   if (gen !== st.gen) return;
-  scan.forEach((x, i) => scanned(rows[i], x));
+  scan.exchanges.forEach((x, i) => scanned(rows[i], x));
+  s.notes.push(...scan.notes);
   $('cap-title').textContent = 'Capture: ' + s.packets + ' packet' + (s.packets === 1 ? '' : 's') + ', ' + s.conns.length + ' Kafka connection' + (s.conns.length === 1 ? '' : 's') +
     ', ' + s.exchanges.length + ' exchange' + (s.exchanges.length === 1 ? '' : 's') + (s.notes.length ? ', ' + s.notes.length + ' note(s)' : '') +
     (r.dump ? ' — read from ' + r.dump.name : '');

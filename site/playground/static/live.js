@@ -100,6 +100,11 @@ async function liveFlush() {
   // Error codes (and client ids) come from decoding the frames, in the worker.
   const scan = await rpc('scan', added.flatMap((r) => [c.frames[2 * r.i], c.frames[2 * r.i + 1]]), added.map((r) => r.apiKey), added.map((r) => r.version));
   if (st.capture !== c) return;
-  scan.forEach((x, k) => scanned(added[k], x));
+  scan.exchanges.forEach((x, k) => scanned(added[k], x));
+  if (scan.notes.length) { // topic ids no longer learnt, said once
+    c.summary.notes.push(...scan.notes);
+    $('cap-notes').append(...scan.notes.map((n) => el('li', '', n)));
+    $('cap-notes').hidden = false;
+  }
   if (added.some((r) => r.errorText || r.expected.length || r.clientId)) { drawCapRows(); drawCapSummary(); }
 }

@@ -4,8 +4,12 @@
 // the Avro, Protobuf and JSON Schema decoders) and runs every op through
 // it; the frame shown is then decoded again with the schemas. The registry
 // is read by the worker itself (GET /schemas/ids/ID), so it must allow
-// this page's origin (CORS). Schema text and everything decoded from
-// payloads is shown with textContent only.
+// this page's origin (CORS). A registry that gave no answer is asked
+// again by the first decode after a backoff (30 s, doubling up to 5
+// minutes, as kwire proxy does), and the status says when; the query
+// parameter ?registryRetry=MS makes the first wait MS milliseconds (the
+// browser tests use it; nothing links it). Schema text and everything
+// decoded from payloads is shown with textContent only.
 import { $, el, showError, shown } from './dom.js';
 import { rpc } from './rpc.js';
 import { st } from './state.js';
@@ -25,6 +29,8 @@ export async function addSchemaFiles(files) {
   return apply();
 }
 
+const retryMs = Math.max(0, Math.min(+new URLSearchParams(location.search).get('registryRetry') || 0, 300_000));
+
 // apply gives the worker the schemas, then decodes the frame shown again.
 export async function apply() {
   drawList();
@@ -33,7 +39,7 @@ export async function apply() {
   const names = [...st.schemas.files.keys()], texts = [...st.schemas.files.values()];
   let r;
   try {
-    r = await rpc('schemas', names, texts, st.schemas.url);
+    r = await rpc('schemas', names, texts, st.schemas.url, retryMs);
   } catch (e) {
     $('pay-status').textContent = '';
     showError($('pay-error'), 'The payload decoders could not be loaded: ' + e.message);
@@ -71,7 +77,16 @@ export async function afterDecode() {
   if (!s) return;
   const line = s.requests + ' request' + (s.requests === 1 ? '' : 's') + ' to the registry';
   if (s.error) showError($('pay-error'), line + ', ' + s.failed + ' failed: ' + s.error);
-  else { showError($('pay-error'), ''); $('pay-status').textContent = 'Record payloads are decoded with the registry at ' + st.schemas.url + ' (' + line + ' so far, none failed).'; }
+  else showError($('pay-error'), '');
+  if (s.retryIn !== undefined) {
+    // Unreachable: the first decode after the backoff asks it again.
+    const at = new Date(Date.now() + s.retryIn).toLocaleTimeString();
+    $('pay-status').textContent = 'The registry at ' + st.schemas.url + ' was unreachable: it will be asked again by the first decode after ' + at +
+      (s.retryIn > 0 ? ' (in ' + Math.ceil(s.retryIn / 1000) + ' s).' : ' (now).');
+  } else if (!s.error) {
+    $('pay-status').textContent = 'Record payloads are decoded with the registry at ' + st.schemas.url + ' (' + line + ' so far, ' +
+      (s.failed ? s.failed + ' failed before it answered' : 'none failed') + ').';
+  }
 }
 
 function drawList() {

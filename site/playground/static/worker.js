@@ -334,8 +334,9 @@ async function capture(bytes) {
 
 // schemas loads payload.wasm the first time (reporting its download as
 // the main module's is), makes it the module every op runs through, and
-// gives it the schema files and the registry URL.
-async function schemas(names, texts, url) {
+// gives it the schema files, the registry URL and, for tests, the
+// registry's first wait after no answer (retryMs; 30 s when 0).
+async function schemas(names, texts, url, retryMs) {
   await main();
   if (!payloadReady) {
     let last = -1;
@@ -348,7 +349,7 @@ async function schemas(names, texts, url) {
   }
   await payloadReady;
   if (K !== self.kwirePayload) { K = self.kwirePayload; K.setJSONForm(jsonKafka); }
-  return J(K.schemas(names, texts, url));
+  return J(K.schemas(names, texts, url, retryMs || 0));
 }
 
 self.onmessage = async (e) => {
