@@ -43,14 +43,6 @@ import (
 // registryTimeout bounds each request to the registry, in milliseconds.
 const registryTimeout = 10_000
 
-// The backoff of a registry that gave no answer: kwire proxy's
-// (internal/registry.RetryFirst and RetryMax, a package this module does
-// not link: it brings net/http).
-const (
-	registryRetryFirst = 30 * time.Second
-	registryRetryMost  = 5 * time.Minute
-)
-
 // registryState counts the registry's requests for registryStatus; reg is
 // the registry given (nil for none), unreachable says last is its error
 // of giving no answer, which an answer clears.
@@ -108,15 +100,10 @@ func schemas(this js.Value, args []js.Value) any {
 		}
 		// The query is kept for every request, after its path (as kwire
 		// decode --schema-registry does); a fragment is never sent.
-		query := u.RawQuery
-		u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = "", false, "", ""
-		if !strings.HasSuffix(u.Path, "/") {
-			u.Path += "/"
-			u.RawPath = ""
-		}
+		query := resolve.SplitURL(u)
 		where = u.String()
 		reg = resolve.NewRegistry(where, xhrGet(where, query))
-		first, most := registryRetryFirst, registryRetryMost
+		first, most := resolve.RetryFirst, resolve.RetryMax
 		if retry.Type() == js.TypeNumber && retry.Int() > 0 {
 			first = time.Duration(retry.Int()) * time.Millisecond
 			most = 10 * first
@@ -167,10 +154,7 @@ func errJSON(msg string) string {
 // (SetRetry), and the first answer then clears that error from the status.
 func xhrGet(base, query string) resolve.Get {
 	return func(path string) (status int, body []byte, err error) {
-		target := base + path
-		if query != "" {
-			target += "?" + query
-		}
+		target := resolve.RequestURL(base, path, query)
 		registryState.requests++
 		defer func() {
 			if err == nil && registryState.unreachable {

@@ -33,7 +33,7 @@ type payloadFlags struct {
 	ids *topicids.Names
 	// retry is set by a long-running command (kwire proxy): a registry
 	// that could not be reached is asked again after a backoff
-	// (registry.RetryFirst doubling to registry.RetryMax), not never.
+	// (resolve.RetryFirst doubling to resolve.RetryMax), not never.
 	retry bool
 	// name is ids.Name, bound once: a method value made per frame is an
 	// allocation per frame.
@@ -191,7 +191,7 @@ func (p *payloadFlags) hook() (payloadHook, error) {
 	if p.registry != "" {
 		o := registry.Options{Timeout: p.timeout}
 		if p.retry {
-			o.Retry, o.RetryMax = registry.RetryFirst, registry.RetryMax
+			o.Retry, o.RetryMax = resolve.RetryFirst, resolve.RetryMax
 		}
 		c, err := registry.New(p.registry, o)
 		if err != nil {

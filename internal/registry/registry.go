@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -66,14 +65,6 @@ type Options struct {
 	Now func() time.Time
 }
 
-// The backoff of a long-running program (kwire proxy): a registry that
-// could not be reached is asked again after 30 s, then 1, 2, 4 and every
-// 5 minutes.
-const (
-	RetryFirst = 30 * time.Second
-	RetryMax   = 5 * time.Minute
-)
-
 // New returns a Client for the registry at rawURL (http or https). A URL
 // that carries a user or password is refused: credentials come from the
 // environment (EnvUser and EnvPassword, or EnvToken).
@@ -88,15 +79,7 @@ func New(rawURL string, o Options) (*Client, error) {
 	if u.User != nil {
 		return nil, fmt.Errorf("schema registry URL: credentials in the URL are refused (they land in shell history); set %s and %s, or %s", EnvUser, EnvPassword, EnvToken)
 	}
-	if !strings.HasSuffix(u.Path, "/") {
-		u.Path += "/"
-		u.RawPath = ""
-	}
-	// The query (a gateway's routing, say) is kept for every request,
-	// after each request's path: base holds the rest (a fragment is never
-	// sent).
-	query := u.RawQuery
-	u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = "", false, "", ""
+	query := resolve.SplitURL(u)
 	getenv := o.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
@@ -129,11 +112,7 @@ func (c *Client) get(path string) (int, []byte, error) {
 	c.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), c.http.Timeout)
 	defer cancel()
-	target := c.base.String() + path
-	if c.query != "" {
-		target += "?" + c.query
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, resolve.RequestURL(c.base.String(), path, c.query), nil)
 	if err != nil {
 		return 0, nil, err
 	}

@@ -16,6 +16,37 @@ import (
 // MaxBody bounds a registry answer: schemas are text of a few KiB.
 const MaxBody = 8 << 20
 
+// The backoff of a long-running program (kwire proxy, kwire serve, the
+// playground: SetRetry): a registry that could not be reached is asked
+// again after 30 s, then 1, 2, 4 and every 5 minutes.
+const (
+	RetryFirst = 30 * time.Second
+	RetryMax   = 5 * time.Minute
+)
+
+// SplitURL makes u a registry's base URL, the one each request's path is
+// appended to (its path ending in "/", without query or fragment: a
+// fragment is never sent), and returns its raw query, which every request
+// carries after its path (a gateway's routing, say): RequestURL.
+func SplitURL(u *url.URL) (query string) {
+	if !strings.HasSuffix(u.Path, "/") {
+		u.Path += "/"
+		u.RawPath = ""
+	}
+	query = u.RawQuery
+	u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = "", false, "", ""
+	return query
+}
+
+// RequestURL is the URL asked for path: the base SplitURL made, the path,
+// then the query.
+func RequestURL(base, path, query string) string {
+	if query == "" {
+		return base + path
+	}
+	return base + path + "?" + query
+}
+
 // Get asks the registry for path (relative to its base URL, such as
 // "schemas/ids/7") and returns the answer's HTTP status and body (at most
 // MaxBody+1 bytes: more is refused). An error means there was no answer
