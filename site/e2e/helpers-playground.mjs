@@ -162,3 +162,39 @@ export async function axe(page, opts = {}) {
   }), opts);
   return res.violations.map((v) => [v.id, v.impact, v.nodes.slice(0, 5).map((n) => n.target.join(' ') + ' ' + (n.any[0]?.message || n.failureSummary || '').slice(0, 160))]);
 }
+
+// decodedJSON reads the JSON pane from top to bottom (it draws only the
+// lines in view) and parses the frame's value JSON.
+export async function decodedJSON(page) {
+  await page.waitForFunction(() => window.kwirePlayground.panels[0].jsonReady && document.querySelectorAll('#json .pg-row[data-line]').length > 0);
+  return JSON.parse(await page.evaluate(async () => {
+    const box = document.getElementById('json'), lines = new Map();
+    const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+    // settle waits until the rows drawn change from before and then stay
+    // the same for two looks (the page asks the worker for them).
+    const drawn = () => [...box.querySelectorAll('.pg-row[data-line]')].map((r) => r.dataset.line).join();
+    const settle = async (before) => {
+      let prev = null;
+      for (let i = 0; i < 100; i++) {
+        await sleep(60);
+        const now = drawn();
+        if (now !== before && now === prev) return;
+        prev = now;
+      }
+    };
+    box.scrollTop = 0;
+    let before = null;
+    for (let last = -1; ; ) {
+      await settle(before);
+      for (const r of box.querySelectorAll('.pg-row[data-line]')) lines.set(+r.dataset.line, r.textContent);
+      if (box.scrollTop === last) break;
+      last = box.scrollTop;
+      before = drawn();
+      box.scrollTop += 110;
+    }
+    box.scrollTop = 0;
+    const n = Math.max(...lines.keys()) + 1;
+    if (lines.size !== n) throw new Error('the JSON pane drew ' + lines.size + ' of lines 0-' + (n - 1) + ', not ' + [...Array(n).keys()].filter((k) => !lines.has(k)));
+    return [...lines.keys()].sort((x, y) => x - y).map((k) => lines.get(k)).join('\n');
+  }));
+}

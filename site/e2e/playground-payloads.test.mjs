@@ -14,7 +14,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
-import { build, serve, launch } from './helpers-playground.mjs';
+import { build, serve, launch, decodedJSON } from './helpers-playground.mjs';
 
 const require = createRequire(import.meta.url);
 const kafkaRequest = require('kafkajs/src/protocol/request.js');
@@ -154,42 +154,6 @@ async function open() {
   await page.fill('#input', frame.toString('hex'));
   await page.waitForFunction(() => document.querySelectorAll('#tree .pg-row').length > 0 && /Produce/.test(document.getElementById('status').textContent));
   return page;
-}
-
-// decodedJSON reads the JSON pane from top to bottom (it draws only the
-// lines in view) and parses the frame's value JSON.
-async function decodedJSON(page) {
-  await page.waitForFunction(() => window.kwirePlayground.panels[0].jsonReady && document.querySelectorAll('#json .pg-row[data-line]').length > 0);
-  return JSON.parse(await page.evaluate(async () => {
-    const box = document.getElementById('json'), lines = new Map();
-    const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-    // settle waits until the rows drawn change from before and then stay
-    // the same for two looks (the page asks the worker for them).
-    const drawn = () => [...box.querySelectorAll('.pg-row[data-line]')].map((r) => r.dataset.line).join();
-    const settle = async (before) => {
-      let prev = null;
-      for (let i = 0; i < 100; i++) {
-        await sleep(60);
-        const now = drawn();
-        if (now !== before && now === prev) return;
-        prev = now;
-      }
-    };
-    box.scrollTop = 0;
-    let before = null;
-    for (let last = -1; ; ) {
-      await settle(before);
-      for (const r of box.querySelectorAll('.pg-row[data-line]')) lines.set(+r.dataset.line, r.textContent);
-      if (box.scrollTop === last) break;
-      last = box.scrollTop;
-      before = drawn();
-      box.scrollTop += 110;
-    }
-    box.scrollTop = 0;
-    const n = Math.max(...lines.keys()) + 1;
-    if (lines.size !== n) throw new Error('the JSON pane drew ' + lines.size + ' of lines 0-' + (n - 1) + ', not ' + [...Array(n).keys()].filter((k) => !lines.has(k)));
-    return [...lines.keys()].sort((x, y) => x - y).map((k) => lines.get(k)).join('\n');
-  }));
 }
 
 const recordsOf = (j) => j.body.topicData[0].partitionData[0].records[0].records;
