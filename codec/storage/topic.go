@@ -182,6 +182,26 @@ func (r *TopicRecord) Warnings() []string {
 // written decoded, {"version":N,...}.
 func (r *TopicRecord) AppendJSON(dst []byte) []byte { return r.appendJSON(dst, 0) }
 
+// ErrorAt is where the record's failure (nil when it is none a
+// *RecordError) lies, for an entry whose bytes start at pos in its
+// segment: a segment position when it is in the entry's own bytes (buf
+// 0), else an offset in decompressed records buffer buf. kwire log's
+// "error" and the playground both say it so.
+func (r *TopicRecord) ErrorAt(pos int64) (re *RecordError, off int64, buf int) {
+	if !errors.As(r.Err, &re) {
+		return nil, 0, 0
+	}
+	buf = r.Key.Index
+	if re.Part == "value" {
+		buf = r.Value.Index
+	}
+	off = int64(re.Offset)
+	if buf == 0 {
+		off += pos
+	}
+	return re, off, buf
+}
+
 // appendJSON is AppendJSON with the error's offset made a position in a
 // segment whose entry starts at pos, when it is in buffer 0 (the entry's
 // bytes); in a decompressed buffer it stays an offset there, and "buf"
@@ -208,18 +228,9 @@ func (r *TopicRecord) appendJSON(dst []byte, pos int64) []byte {
 	if !coordinator && !r.Key.Null {
 		dst = appendB64Field(dst, "keyBytes", r.Key.bytes())
 	}
-	var re *RecordError
-	if errors.As(r.Err, &re) {
+	if re, off, buf := r.ErrorAt(pos); re != nil {
 		dst = append(dst, `,"error":{"part":`...)
 		dst = jsontext.AppendString(dst, []byte(re.Part))
-		buf := r.Key.Index
-		if re.Part == "value" {
-			buf = r.Value.Index
-		}
-		off := int64(re.Offset)
-		if buf == 0 {
-			off += pos
-		}
 		dst = append(dst, `,"offset":`...)
 		dst = jsontext.AppendInt(dst, off)
 		if buf != 0 {

@@ -667,17 +667,13 @@ func (s *session) nextSegment(i int) (next int64, ok bool) {
 // is in the entry's own bytes, else its offset in the decompressed
 // records, as kwire log's "error" says it.
 func recordError(tr *storage.TopicRecord, pos int64) string {
-	var re *storage.RecordError
-	if !errors.As(tr.Err, &re) {
+	re, off, buf := tr.ErrorAt(pos)
+	if re == nil {
 		return tr.Err.Error()
 	}
-	p := tr.Key
-	if re.Part == "value" {
-		p = tr.Value
-	}
-	at := "at byte " + strconv.FormatInt(pos+int64(re.Offset), 10)
-	if p.Index != 0 {
-		at = "at byte " + strconv.Itoa(re.Offset) + " of its decompressed records"
+	at := "at byte " + strconv.FormatInt(off, 10)
+	if buf != 0 {
+		at += " of its decompressed records"
 	}
 	if re.Path != "" {
 		at += " (" + re.Path + ")"
