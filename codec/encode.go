@@ -676,13 +676,14 @@ func (e *encoder) value(dst []byte, f *schema.Field, k schema.Kind, v any) ([]by
 	return nil, &EncodeError{Path: e.pathString(), Msg: "cannot encode kind " + k.String()}
 }
 
-// null appends a null for f, a string, bytes, records or array field (or
-// an element of one: the decoder takes an element's nullability for its
-// array's), or refuses it where f is not nullable at this version, as
+// null appends a null for f, a string, bytes, records or array field of
+// kind k, or refuses it where f is not nullable at this version, as
 // Kafka's own writers do ("non-nullable field ... was serialized as
-// null") and as a null struct is refused.
+// null") and as a null struct is refused. An element of an array (k is
+// f's Elem) is never null: nullableVersions is the array's ("element was
+// serialized as null", Kafka's readers say).
 func (e *encoder) null(dst []byte, f *schema.Field, k schema.Kind) ([]byte, error) {
-	if !f.Nullable.Contains(e.v) {
+	if k != f.Kind || !f.Nullable.Contains(e.v) {
 		return nil, e.nullRefused()
 	}
 	return e.appendLen(dst, f, k, -1), nil
@@ -768,7 +769,7 @@ func (e *encoder) bytesValue(dst []byte, f *schema.Field, k schema.Kind, v any) 
 	case nil:
 		return e.null(dst, f, k)
 	case []byte:
-		if x == nil && f.Nullable.Contains(e.v) {
+		if x == nil && k == f.Kind && f.Nullable.Contains(e.v) {
 			return e.appendLen(dst, f, k, -1), nil
 		}
 		dst = e.appendLen(dst, f, k, len(x))

@@ -539,6 +539,11 @@ func TestNullWhereNotNullable(t *testing.T) {
 		{schema.KeyDescribeGroups, 5, map[string]any{"groups": []any{"a", nil}}, "body.groups[1]", true},
 		{schema.KeyDescribeGroups, 5, map[string]any{"groups": []any{nilString}}, "body.groups[0]", true},
 		{schema.KeyDescribeGroups, 5, map[string]any{"groups": []string(nil)}, "", false},
+		// A nullable array's elements are not nullable: Kafka's readers
+		// throw "element was serialized as null" (kmsg cannot read it).
+		{schema.KeyConsumerGroupHeartbeat, 0, map[string]any{"subscribedTopicNames": []any{nil, "orders"}}, "body.subscribedTopicNames[0]", true},
+		{schema.KeyConsumerGroupHeartbeat, 0, map[string]any{"subscribedTopicNames": nil}, "", false},
+		{schema.KeyDescribeConfigs, 4, map[string]any{"resources": []any{map[string]any{"resourceType": 2, "resourceName": "t", "configurationKeys": []any{"a", nil}}}}, "body.resources[0].configurationKeys[1]", true},
 	} {
 		var err error
 		if c.body == nil {

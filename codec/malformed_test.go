@@ -94,6 +94,27 @@ func TestLeniency(t *testing.T) {
 		_, err = Encode(nil, f.AppendJSON(nil), EncodeOptions{})
 		require.EqualError(t, err, "body.topics[0].name: null is not allowed here at v0")
 	})
+	t.Run("a null element of a nullable array is a warning", func(t *testing.T) {
+		// DescribeConfigs v0: resources [{resourceType 2, resourceName
+		// "t", configurationKeys [null]}]. configurationKeys may be null
+		// (nullableVersions); its elements may not, as in Kafka's readers.
+		b := mustHex(t, "00000018 0020 0000 00000001 ffff 00000001 02 0001 74 00000001 ffff")
+		f, err := Decode(b, Options{})
+		require.NoError(t, err)
+		require.Equal(t, []string{"null where the schema says non-nullable at v0"}, warnings(f.Root))
+		require.Contains(t, string(f.AppendJSON(nil)), `"configurationKeys":[null]`)
+		require.Contains(t, string(f.AppendJSON(nil)), `"path":"body.resources[0].configurationKeys[0]"`)
+		_, err = Encode(nil, f.AppendJSON(nil), EncodeOptions{})
+		require.EqualError(t, err, "body.resources[0].configurationKeys[0]: null is not allowed here at v0")
+		// The array itself null is what nullableVersions allows.
+		b = mustHex(t, "00000016 0020 0000 00000001 ffff 00000001 02 0001 74 ffffffff")
+		f, err = Decode(b, Options{})
+		require.NoError(t, err)
+		require.Empty(t, warnings(f.Root))
+		again, err := Encode(nil, f.AppendJSON(nil), EncodeOptions{})
+		require.NoError(t, err)
+		require.Equal(t, b, again)
+	})
 	t.Run("unknown tags are kept with their bytes", func(t *testing.T) {
 		// ApiVersions v3 request whose body carries tag 9 with 2 bytes.
 		b := mustHex(t, "00000014 0012 0003 00000007 ffff 00 02 61 02 30 01 09 02 abcd")

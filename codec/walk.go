@@ -701,7 +701,7 @@ func (w *walker) leave() {
 func (w *walker) value(n *tree.Node, f *schema.Field, k schema.Kind) {
 	r := &w.r
 	n.Kind = k
-	nullable := f.Nullable.Contains(w.v)
+	nullable := k == f.Kind && f.Nullable.Contains(w.v) // an array's elements never are
 	compact := f.CompactAt(w.v, w.flex)
 	if compact {
 		n.Flags |= tree.Compact

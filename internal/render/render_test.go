@@ -143,4 +143,13 @@ func TestBNFText(t *testing.T) {
 	got = BNF(schema.ByName("Metadata").Response, 12, "t")
 	require.Contains(t, got, " [replica_nodes] ")
 	require.Contains(t, got, "\n      replica_nodes => INT32\n")
+	// A nullable array's elements are not nullable; a nullable struct
+	// array says so, and a nullable struct shows its presence byte.
+	got = BNF(schema.ByName("ConsumerGroupHeartbeat").Request, 0, "t")
+	require.Contains(t, got, "\n  subscribed_topic_names => COMPACT_STRING (array nullable)\n")
+	require.Contains(t, got, "\n  topic_partitions => topic_id [partitions] TAG_BUFFER (array nullable)\n")
+	got = BNF(schema.ByName("ConsumerGroupHeartbeat").Response, 0, "t")
+	require.Contains(t, got, "\n  assignment => present [topic_partitions] TAG_BUFFER (nullable struct: present is INT8, -1 for null with no fields after it, 1 before the fields)\n")
+	got = BNF(schema.ByName("DescribeConfigs").Request, 0, "t")
+	require.Contains(t, got, "\n    configuration_keys => STRING (array nullable)\n")
 }

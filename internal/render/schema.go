@@ -33,7 +33,7 @@ func snake(s string) string {
 // COMPACT_NULLABLE_STRING, COMPACT_RECORDS, ARRAY(INT32), ...
 func WireType(f *schema.Field, k schema.Kind, v int16, flexible bool) string {
 	compact := f.CompactAt(v, flexible)
-	nullable := f.Nullable.Contains(v)
+	nullable := k == f.Kind && f.Nullable.Contains(v) // an array's elements never are
 	switch k {
 	case schema.Bool:
 		return "BOOLEAN"
@@ -88,7 +88,9 @@ type BNFLine struct {
 // one line per field, nested. Tagged fields are listed after the others
 // of the struct that holds them, with their tag. An array of primitives is
 // named in brackets on its parent's line and given its element's type on
-// its own (with "(array nullable)" when the array may be null).
+// its own (with "(array nullable)" when the array may be null; its
+// elements never may). A nullable struct's line starts with the byte that
+// says whether it is there.
 func BNFLines(title string, l *schema.Layout, v int16, flexible bool) []BNFLine {
 	lines := []BNFLine{{Name: title, Tag: -1, RHS: bnfRHS(l, v, flexible)}}
 	return bnfFields(lines, l, v, flexible, 1, "")
@@ -131,6 +133,13 @@ func bnfFields(lines []BNFLine, l *schema.Layout, v int16, flex bool, depth int,
 			}
 			if f.Struct != nil {
 				ln.RHS = bnfRHS(f.Struct, v, flex)
+				if f.Nullable.Contains(v) {
+					if f.Kind == schema.Array {
+						ln.RHS += " (array nullable)"
+					} else {
+						ln.RHS = "present " + ln.RHS + " (nullable struct: present is INT8, -1 for null with no fields after it, 1 before the fields)"
+					}
+				}
 				lines = append(lines, ln)
 				lines = bnfFields(lines, f.Struct, v, flex, depth+1, p)
 				continue
