@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, extname, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { before, after } from 'node:test';
 
 const run = promisify(execFile);
 const gzipAsync = promisify(gzip);
@@ -140,6 +141,44 @@ export function serve(dir, prefix = '/docs/playground/') {
       });
     });
   });
+}
+
+// session registers the hooks a playground test file starts with: the
+// page built and served, Chromium launched with one 1400x1000 context
+// (contextOptions added), then setup (more servers, fixtures); at the end
+// teardown, then Chromium and the server closed. It returns the state the
+// hooks fill in: built, server, browser, context, and open.
+export function session({ contextOptions = {}, setup, teardown } = {}) {
+  const s = {
+    // open loads the page (its URL plus hash) in a new tab of ctx, with
+    // the page's uncaught errors in page.errors and the .wasm files it
+    // fetched in page.wasm, once the decoder says ready. init runs in the
+    // page before its scripts.
+    open: async (hash = '', { ctx = s.context, init } = {}) => {
+      const page = await ctx.newPage();
+      page.errors = [];
+      page.wasm = [];
+      page.on('pageerror', (e) => page.errors.push(e.message));
+      page.on('request', (r) => { if (r.url().endsWith('.wasm')) page.wasm.push(r.url().split('/').pop()); });
+      if (init) await page.addInitScript(...init);
+      await page.goto(s.server.url + hash);
+      await page.waitForSelector('body[data-ready]', { timeout: 60_000 });
+      return page;
+    },
+  };
+  before(async () => {
+    s.built = await build();
+    s.server = await serve(s.built.site);
+    s.browser = await launch();
+    s.context = await s.browser.newContext({ viewport: { width: 1400, height: 1000 }, ...contextOptions });
+    await setup?.(s);
+  }, { timeout: 600_000 });
+  after(async () => {
+    await teardown?.(s);
+    await s.browser?.close();
+    await s.server?.close();
+  });
+  return s;
 }
 
 export function launch() {

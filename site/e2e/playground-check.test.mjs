@@ -3,35 +3,14 @@
 // row, with kwire check's lines as its title and in the status when shown;
 // rules not judged go with the capture's notes; a capture of real clients
 // shows none.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { mkdtemp, readFile, writeFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { build, serve, launch, root } from './helpers-playground.mjs';
+import { session, root } from './helpers-playground.mjs';
 
-let built, server, browser, context;
-
-before(async () => {
-  built = await build();
-  server = await serve(built.site);
-  browser = await launch();
-  context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
-}, { timeout: 600_000 });
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-async function open() {
-  const page = await context.newPage();
-  page.errors = [];
-  page.on('pageerror', (e) => page.errors.push(e.message));
-  await page.goto(server.url);
-  await page.waitForSelector('body[data-ready]', { timeout: 60_000 });
-  return page;
-}
+const { open } = session();
 
 async function openCapture(page, file) {
   const before = await page.evaluate(() => document.body.dataset.decoded || '');

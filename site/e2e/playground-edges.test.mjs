@@ -3,38 +3,17 @@
 // summary and table at the edges, encode mode's errors, values in human
 // units, and a response's link to its request's frame. Timings are printed
 // for the report, never asserted; the tests assert order and state.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { build, serve, launch, root } from './helpers-playground.mjs';
+import { session, root } from './helpers-playground.mjs';
 
 const QUICK = '0000001c001200030000000700056b7769726500076b776972652004312e3000';
 const CAPTURE = join(root, 'testdata', 'captures', 'kfake-clients.pcapng');
 
-let built, server, browser, context;
-
-before(async () => {
-  built = await build();
-  server = await serve(built.site);
-  browser = await launch();
-  context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
-}, { timeout: 600_000 });
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-async function open(hash = '', ctx = context) {
-  const page = await ctx.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  page.errors = errors;
-  await page.goto(server.url + hash);
-  await page.waitForSelector('body[data-ready]', { timeout: 60_000 });
-  return page;
-}
+const pg = session();
+const { open } = pg;
 
 async function decoded(page, act) {
   const before = await page.evaluate(() => document.body.dataset.decoded || '');
@@ -76,10 +55,10 @@ test('a large paste shows a decoding state at once, decodes off the main thread,
   await page.selectOption('#dir', 'response');
   await page.selectOption('#api', '1');
   await page.fill('#ver', '12');
-  const file = join(built.inputs, 'big-fetch.bin');
+  const file = join(pg.built.inputs, 'big-fetch.bin');
   // The hex is fetched by the page beforehand, so what is timed is the
   // page's work, not the test's transfer of 2 MB into it.
-  writeFileSync(join(built.site, 'big-fetch.hex'), readFileSync(file).toString('hex'));
+  writeFileSync(join(pg.built.site, 'big-fetch.hex'), readFileSync(file).toString('hex'));
   await page.evaluate(async () => {
     window.bigHex = await (await fetch('big-fetch.hex')).text();
     window.longTasks = [];
@@ -126,7 +105,7 @@ test('a large paste shows a decoding state at once, decodes off the main thread,
     times.paste.push(at.ms);
     times.longest = Math.max(times.longest, at.longest);
   }
-  assert.match(await page.textContent('#status'), new RegExp('^hex, ' + built.manifest.bigFetch.bytes + ' bytes: Fetch v12 response'));
+  assert.match(await page.textContent('#status'), new RegExp('^hex, ' + pg.built.manifest.bigFetch.bytes + ' bytes: Fetch v12 response'));
   assert.equal(await page.evaluate(() => document.body.dataset.decoding), undefined);
   assert.ok((await page.$eval('#input', (t) => t.placeholder)).includes('pasted text: ' + chars + ' characters'));
   console.log('playground: 1 MiB Fetch as a file ' + times.file.map(Math.round).join('/') + ' ms, pasted as hex (2.1 M characters) ' + times.paste.map(Math.round).join('/') +
@@ -220,8 +199,8 @@ test('the capture table at 1400 px and on a phone: nothing clipped, client ids, 
   assert.deepEqual(page.errors, []);
   await page.close();
 
-  const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
-  const p = await open('', phone);
+  const phone = await pg.browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  const p = await open('', { ctx: phone });
   await decoded(p, () => p.setInputFiles('#file', CAPTURE));
   const api = await p.$eval('#cap-table thead th:nth-child(3)', (th) => { const r = th.getBoundingClientRect(); return [th.textContent, r.right]; });
   assert.match(api[0], /^API/);
@@ -265,7 +244,7 @@ test('encode mode: a JSON syntax error gives its line and column and jumps there
 
 test('values in human units: timestamps with their UTC date, coded attributes by name, a ruler that counts bytes', { timeout: 60_000 }, async () => {
   const page = await open();
-  await decoded(page, () => page.fill('#input', readFileSync(join(built.inputs, 'produce-gzip.hex'), 'utf8').trim()));
+  await decoded(page, () => page.fill('#input', readFileSync(join(pg.built.inputs, 'produce-gzip.hex'), 'utf8').trim()));
   await page.waitForFunction(() => document.querySelectorAll('#grids .kw-row').length > 0);
   const ruler = await page.$$eval('#grids .pg-main .kw-ruler span:not(.kw-off)', (s) => s.map((x) => x.textContent));
   assert.deepEqual(ruler, ['+0', '+1', '+2', '+3']);
@@ -332,9 +311,9 @@ test('int64 values past 2^53 are shown exactly in the tree, the JSON and the gri
 });
 
 test('start-up: a small frame on screen soon after load, the first decode near a repeat (timings reported)', { timeout: 120_000 }, async () => {
-  const fresh = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  const fresh = await pg.browser.newContext({ viewport: { width: 1400, height: 1000 } });
   const page = await fresh.newPage();
-  await page.goto(server.url + '#hex=' + QUICK);
+  await page.goto(pg.server.url + '#hex=' + QUICK);
   await page.waitForFunction(() => document.body.dataset.decoded && document.querySelectorAll('#grids .kw-row').length > 0, null, { timeout: 60_000 });
   // Times since navigation, as the page saw them.
   const t = await page.evaluate(() => ({ onScreen: performance.now(), dom: performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd,
@@ -358,8 +337,8 @@ test('start-up: a small frame on screen soon after load, the first decode near a
 // warm-up used when it ran before "ready": run later, there, it would
 // replace the frame under the encode panel's grid.
 test('the worker warms up in idle time, to its end, in a slot of its own: encode mode\'s frame is untouched', { timeout: 180_000 }, async () => {
-  const fresh = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
-  const page = await open('#mode=encode&api=3&v=12&dir=request', fresh);
+  const fresh = await pg.browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  const page = await open('#mode=encode&api=3&v=12&dir=request', { ctx: fresh });
   await page.waitForFunction(() => document.body.dataset.encoded);
   await page.waitForSelector('#enc-grids .kw-cell');
   await page.waitForFunction(() => window.kwirePlayground.warmUp, null, { timeout: 150_000 });
@@ -383,7 +362,7 @@ test('the worker warms up in idle time, to its end, in a slot of its own: encode
 // left, as one frame or capture is shown at a time.
 test('a UTF-16 hex file decodes as its text; several files say which were left', { timeout: 180_000 }, async () => {
   const hex = '00000025001200030000000100096b61666b612d636c69000a6b61666b612d636c6906302e312e3000\r\n';
-  const dir = built.site;
+  const dir = pg.built.site;
   const le = join(dir, 'frame-utf16le.txt'), be = join(dir, 'frame-utf16be.txt'), plain = join(dir, 'frame.txt');
   writeFileSync(le, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(hex, 'utf16le')]));
   writeFileSync(be, Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(hex, 'utf16le').swap16()]));

@@ -3,28 +3,17 @@
 // right and a row (sixteen bytes) up or down, Home and End to the first and
 // last byte, the tree, the JSON and the grid following as they follow a
 // click on a hex byte.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { build, serve, launch } from './helpers-playground.mjs';
+import { session } from './helpers-playground.mjs';
 
 // ApiVersions v3 request: size [0, 4), apiKey [4, 6), apiVersion [6, 8),
 // correlationId [8, 12), clientId [12, 19) (length [12, 14)), tags 19,
 // clientSoftwareName [20, 27), clientSoftwareVersion [27, 31), tags 31.
 const QUICK = '0000001c001200030000000700056b7769726500076b776972652004312e3000';
 
-let built, server, browser, context;
-
-before(async () => {
-  built = await build();
-  server = await serve(built.site);
-  browser = await launch();
-  context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
-}, { timeout: 600_000 });
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const pg = session();
+const { open } = pg;
 
 // state is what every view shows selected.
 const state = (page) => page.evaluate(() => ({
@@ -40,10 +29,7 @@ const state = (page) => page.evaluate(() => ({
 const range = (a, b) => Array.from({ length: b - a }, (_, i) => a + i);
 
 test('arrow keys, Home and End in the hex dump move the selection; every view follows', { timeout: 180_000 }, async () => {
-  const page = await context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(server.url + '#hex=' + QUICK);
+  const page = await open('#hex=' + QUICK);
   await page.waitForFunction(() => document.body.dataset.decoded && document.querySelectorAll('#grids .kw-row').length > 0 &&
     document.querySelectorAll('#hex .pg-byte').length === 32 && document.querySelectorAll('#json .pg-row').length > 0, null, { timeout: 60_000 });
   // A click on a byte of correlationId selects it, as it did before.
@@ -80,6 +66,6 @@ test('arrow keys, Home and End in the hex dump move the selection; every view fo
   await press('ArrowUp', { desc: '[8, 12)', hex: range(8, 12), part: [8, 12], tree: 'correlationId' });
   await press('Home', { desc: '[0, 4)', hex: range(0, 4), part: [0, 4], tree: 'size', json: '"apiKey": 18' }); // the frame's size: the whole JSON
   await press('End', { desc: '[31, 32)', hex: [31], part: [31, 32], tree: '_tagged', json: '"body": {' }); // the body's tags: the body's JSON
-  assert.deepEqual(errors, []);
+  assert.deepEqual(page.errors, []);
   await page.close();
 });

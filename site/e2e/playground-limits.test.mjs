@@ -4,24 +4,13 @@
 // warnings are one line, the node count and the limit agree in words,
 // the tree pages with PageUp/PageDown, and a jump to the end of the frame
 // draws the byte grid at once.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { build, serve, launch } from './helpers-playground.mjs';
+import { session } from './helpers-playground.mjs';
 
-let built, server, browser, context;
-
-before(async () => {
-  built = await build();
-  server = await serve(built.site);
-  browser = await launch();
-  context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
-}, { timeout: 600_000 });
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const pg = session();
+const { open } = pg;
 
 // slowWorker makes the worker's answers to the ops named in ms (op ->
 // milliseconds) come that much later, as on a slow machine or behind a
@@ -51,17 +40,6 @@ function slowWorker(ms) {
   };
 }
 
-async function open(slow = {}) {
-  const page = await context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  page.errors = errors;
-  await page.addInitScript(slowWorker, slow);
-  await page.goto(server.url);
-  await page.waitForSelector('body[data-ready]', { timeout: 60_000 });
-  return page;
-}
-
 // openMany decodes many-partitions.bin as the Fetch v12 response it is,
 // and waits for its first screen and its value JSON.
 async function openMany(page) {
@@ -70,7 +48,7 @@ async function openMany(page) {
   await page.fill('#ver', '12');
   await page.$eval('#ver', (e) => e.blur()); // its change event now, not at the first click
   const before = await page.evaluate(() => document.body.dataset.decoded || '');
-  await page.setInputFiles('#file', join(built.inputs, 'many-partitions.bin'));
+  await page.setInputFiles('#file', join(pg.built.inputs, 'many-partitions.bin'));
   await page.waitForFunction((b) => (document.body.dataset.decoded || '') !== b, before, { timeout: 120_000 });
   await page.waitForFunction(() => document.querySelectorAll('#tree .pg-row').length > 0 && document.querySelectorAll('#grids .kw-row').length > 0 &&
     document.querySelectorAll('#json .pg-row').length > 0, null, { timeout: 60_000 });
@@ -79,9 +57,9 @@ async function openMany(page) {
 const selDesc = (page) => page.textContent('#sel-desc');
 
 test('past the node limit: one warning for every records field cut, with the count and the first byte', { timeout: 180_000 }, async () => {
-  const page = await open();
+  const page = await open('', { init: [slowWorker, {}] });
   await openMany(page);
-  const m = built.manifest.manyPartitions;
+  const m = pg.built.manifest.manyPartitions;
   assert.equal(m.partitions, 5500);
   const ws = await page.$$eval('#warnings li', (ls) => ls.map((l) => l.textContent));
   assert.equal(ws.length, 1, ws.length + ' warnings, the first: ' + ws.slice(0, 3).join(' | '));
@@ -98,7 +76,7 @@ test('past the node limit: one warning for every records field cut, with the cou
 });
 
 test('past the node limit: the status line\'s count and the limit\'s note say what each counts', { timeout: 180_000 }, async () => {
-  const page = await open();
+  const page = await open('', { init: [slowWorker, {}] });
   await openMany(page);
   const sum = await page.evaluate(() => window.kwirePlayground.sum);
   assert.equal(sum.maxNodes, 262144);
@@ -132,7 +110,7 @@ const selected = (page) => page.evaluate(() => {
 });
 
 test('the tree: PageDown and PageUp move the selection a page of rows, Home and End to the ends; grid and JSON follow', { timeout: 180_000 }, async () => {
-  const page = await open();
+  const page = await open('', { init: [slowWorker, {}] });
   await openMany(page);
   // The tree of a big frame opens two levels deep: open the responses,
   // the topic and its partitions, thousands of rows.
@@ -199,7 +177,7 @@ function watchGrid() {
 test('a jump to the end of a 1.1 MB frame draws the byte grid in the same frame as the scroll', { timeout: 240_000 }, async () => {
   // The worker answers the grid's rows 400 ms late: a jump that scrolls
   // the grid before its rows come shows it blank that long.
-  const page = await open({ gridRows: 400 });
+  const page = await open('', { init: [slowWorker, { gridRows: 400 }] });
   await openMany(page);
   const frameLen = await page.evaluate(() => window.kwirePlayground.sum.buffers[0].len);
   await page.evaluate(watchGrid);

@@ -6,7 +6,7 @@
 // the registry (which the browser reads itself, CORS) or gives the schema
 // files; payload.wasm loads only then. A registry that does not allow the
 // page's origin, or is not there, is said plainly.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
@@ -14,7 +14,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
-import { build, serve, launch, decodedJSON } from './helpers-playground.mjs';
+import { session, decodedJSON } from './helpers-playground.mjs';
 
 const require = createRequire(import.meta.url);
 const kafkaRequest = require('kafkajs/src/protocol/request.js');
@@ -97,60 +97,51 @@ message Shipment {
 `;
 const jsonSchema = { type: 'object', properties: { sku: { type: 'string' }, qty: { type: 'integer' } }, required: ['sku'] };
 
-let built, server, browser, context, cors, plain, store, frame, values, ids, schemaDir;
+let cors, plain, store, frame, values, ids, schemaDir;
 
-before(async () => {
-  store = { byID: [], subjects: new Map(), configs: new Map(), requests: [] };
-  [built, cors, plain] = await Promise.all([build(), registry(store, true), registry(store, false)]);
-  server = await serve(built.site);
-  browser = await launch();
-  context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+const pg = session({
+  setup: async () => {
+    store = { byID: [], subjects: new Map(), configs: new Map(), requests: [] };
+    [cors, plain] = await Promise.all([registry(store, true), registry(store, false)]);
 
-  // The serializers register their schemas and write the payloads.
-  const reg = new SchemaRegistry({ host: cors.url.replace(/\/$/, '') });
-  const { id: avroID } = await reg.register({ type: SchemaType.AVRO, schema: JSON.stringify(avroSchema) }, { subject: 'orders-value' });
-  const { id: protoID } = await reg.register({ type: SchemaType.PROTOBUF, schema: protoSchema }, { subject: 'shipments-value' });
-  const { id: jsonID } = await reg.register({ type: SchemaType.JSON, schema: JSON.stringify(jsonSchema) }, { subject: 'stock-value' });
-  ids = { avro: avroID, proto: protoID, json: jsonID };
-  values = {
-    avro: await reg.encode(avroID, { customer: evil, amount: 123456789, status: 'PAID', note: 'leave at door' }),
-    proto: await reg.encode(protoID, { carrier: 'DHL', weight: 4200 }),
-    json: await reg.encode(jsonID, { sku: 'ESP-1', qty: 3 }),
-  };
-  // kafkajs's own Produce v3 request carries them as record values.
-  const req = produceV3({
-    acks: -1, timeout: 30000, topicData: [{
-      topic: 'orders', partitions: [{
-        partition: 0, messages: [
-          { key: 'order-1', value: values.avro, timestamp: 1700000000000 },
-          { key: 'ship-1', value: values.proto, timestamp: 1700000000001 },
-          { key: 'stock-1', value: values.json, timestamp: 1700000000002 },
-        ],
+    // The serializers register their schemas and write the payloads.
+    const reg = new SchemaRegistry({ host: cors.url.replace(/\/$/, '') });
+    const { id: avroID } = await reg.register({ type: SchemaType.AVRO, schema: JSON.stringify(avroSchema) }, { subject: 'orders-value' });
+    const { id: protoID } = await reg.register({ type: SchemaType.PROTOBUF, schema: protoSchema }, { subject: 'shipments-value' });
+    const { id: jsonID } = await reg.register({ type: SchemaType.JSON, schema: JSON.stringify(jsonSchema) }, { subject: 'stock-value' });
+    ids = { avro: avroID, proto: protoID, json: jsonID };
+    values = {
+      avro: await reg.encode(avroID, { customer: evil, amount: 123456789, status: 'PAID', note: 'leave at door' }),
+      proto: await reg.encode(protoID, { carrier: 'DHL', weight: 4200 }),
+      json: await reg.encode(jsonID, { sku: 'ESP-1', qty: 3 }),
+    };
+    // kafkajs's own Produce v3 request carries them as record values.
+    const req = produceV3({
+      acks: -1, timeout: 30000, topicData: [{
+        topic: 'orders', partitions: [{
+          partition: 0, messages: [
+            { key: 'order-1', value: values.avro, timestamp: 1700000000000 },
+            { key: 'ship-1', value: values.proto, timestamp: 1700000000001 },
+            { key: 'stock-1', value: values.json, timestamp: 1700000000002 },
+          ],
+        }],
       }],
-    }],
-  });
-  frame = (await kafkaRequest({ correlationId: 7, clientId: 'kafkajs', request: req })).buffer;
+    });
+    frame = (await kafkaRequest({ correlationId: 7, clientId: 'kafkajs', request: req })).buffer;
 
-  // The JSON Schema as a file named by its id, for the files test.
-  schemaDir = await mkdtemp(join(tmpdir(), 'kwire-schemas-'));
-  await writeFile(join(schemaDir, jsonID + '.json'), JSON.stringify(jsonSchema));
-}, { timeout: 600_000 });
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-  await cors?.close();
-  await plain?.close();
+    // The JSON Schema as a file named by its id, for the files test.
+    schemaDir = await mkdtemp(join(tmpdir(), 'kwire-schemas-'));
+    await writeFile(join(schemaDir, jsonID + '.json'), JSON.stringify(jsonSchema));
+  },
+  teardown: async () => {
+    await cors?.close();
+    await plain?.close();
+  },
 });
 
+// open loads the page and decodes the frame in it.
 async function open() {
-  const page = await context.newPage();
-  page.errors = [];
-  page.wasm = [];
-  page.on('pageerror', (e) => page.errors.push(e.message));
-  page.on('request', (r) => { if (r.url().endsWith('.wasm')) page.wasm.push(r.url().split('/').pop()); });
-  await page.goto(server.url);
-  await page.waitForSelector('body[data-ready]', { timeout: 60_000 });
+  const page = await pg.open();
   await page.fill('#input', frame.toString('hex'));
   await page.waitForFunction(() => document.querySelectorAll('#tree .pg-row').length > 0 && /Produce/.test(document.getElementById('status').textContent));
   return page;

@@ -5,11 +5,11 @@
 // page never asked again until the user gave the schemas again. The
 // backoff is 30 s in the page; ?registryRetry=MS (for tests) makes it
 // short.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
-import { build, serve, launch, decodedJSON } from './helpers-playground.mjs';
+import { session, decodedJSON } from './helpers-playground.mjs';
 
 const require = createRequire(import.meta.url);
 const kafkaRequest = require('kafkajs/src/protocol/request.js');
@@ -40,33 +40,24 @@ function registry(state) {
   })));
 }
 
-let built, server, browser, reg, frame;
+let reg, frame;
 const state = { up: false, requests: [] };
 
-before(async () => {
-  [built, reg] = await Promise.all([build(), registry(state)]);
-  server = await serve(built.site);
-  browser = await launch();
-  const req = produceV3({
-    acks: -1, timeout: 30000, topicData: [{ topic: 'orders', partitions: [{ partition: 0, messages: [{ key: 'order-1', value, timestamp: 1700000000000 }] }] }],
-  });
-  frame = (await kafkaRequest({ correlationId: 7, clientId: 'kafkajs', request: req })).buffer;
-}, { timeout: 600_000 });
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-  await reg?.close();
+const pg = session({
+  setup: async () => {
+    reg = await registry(state);
+    const req = produceV3({
+      acks: -1, timeout: 30000, topicData: [{ topic: 'orders', partitions: [{ partition: 0, messages: [{ key: 'order-1', value, timestamp: 1700000000000 }] }] }],
+    });
+    frame = (await kafkaRequest({ correlationId: 7, clientId: 'kafkajs', request: req })).buffer;
+  },
+  teardown: async () => { await reg?.close(); },
 });
 
 const valueOf = (j) => j.body.topicData[0].partitionData[0].records[0].records[0].value;
 
 test('a registry unreachable at first is asked again by the first decode after the backoff, and the payload decodes', { timeout: 240_000 }, async () => {
-  const page = await (await browser.newContext({ viewport: { width: 1400, height: 1000 } })).newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(server.url + '?registryRetry=' + RETRY_MS);
-  await page.waitForSelector('body[data-ready]', { timeout: 60_000 });
+  const page = await pg.open('?registryRetry=' + RETRY_MS);
   const hex = frame.toString('hex');
   await page.fill('#input', hex);
   await page.waitForFunction(() => document.querySelectorAll('#tree .pg-row').length > 0 && /Produce/.test(document.getElementById('status').textContent));
@@ -102,5 +93,5 @@ test('a registry unreachable at first is asked again by the first decode after t
   assert.ok(state.requests.includes('up GET /schemas/ids/1'), state.requests.join());
   await page.waitForFunction(() => /Record payloads are decoded with the registry at .* failed before it answered\)\.$/.test(document.getElementById('pay-status').textContent), null, { timeout: 10_000 });
   assert.equal(await page.isHidden('#pay-error'), true);
-  assert.deepEqual(errors, []);
+  assert.deepEqual(page.errors, []);
 });

@@ -4,39 +4,22 @@
 // appended to itself), a segment running past the next one's base, an
 // index entry past the segment (only that entry); and zeros to the end
 // are a note, not a problem, as kwire log has them.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { mkdtemp, mkdir, readFile, writeFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { build, serve, launch, root } from './helpers-playground.mjs';
+import { session, root } from './helpers-playground.mjs';
 
-let built, server, browser, context, dir;
+let dir;
 const orders = join(root, 'testdata', 'storage', 'logdir', 'orders-0');
 const seg0 = '00000000000000000000.log';
 
-before(async () => {
-  built = await build();
-  server = await serve(built.site);
-  browser = await launch();
-  context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
-  dir = await mkdtemp(join(tmpdir(), 'kwire-storage-checks-'));
-}, { timeout: 600_000 });
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
+const pg = session({
+  setup: async () => { dir = await mkdtemp(join(tmpdir(), 'kwire-storage-checks-')); },
+  teardown: async () => { if (dir) await rm(dir, { recursive: true, force: true }); },
 });
-
-async function open() {
-  const page = await context.newPage();
-  page.errors = [];
-  page.on('pageerror', (e) => page.errors.push(e.message));
-  await page.goto(server.url);
-  await page.waitForSelector('body[data-ready]', { timeout: 60_000 });
-  return page;
-}
+const { open } = pg;
 
 // files: {name: bytes}, written to a folder of their own and opened together.
 async function openFiles(page, files) {

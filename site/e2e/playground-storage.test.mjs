@@ -4,39 +4,18 @@
 // tail), a record's key and value drawn as a byte grid and a tree, an
 // internal topic's decoded through Kafka's schemas (testdata/storage, see
 // its README). storage.wasm loads only then.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { build, serve, launch, axe, root } from './helpers-playground.mjs';
+import { session, axe, root } from './helpers-playground.mjs';
 import { bigSegment } from './bigsegment.mjs';
 
-let built, server, browser, context;
 const data = join(root, 'testdata', 'storage');
 
-before(async () => {
-  built = await build();
-  server = await serve(built.site);
-  browser = await launch();
-  context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
-}, { timeout: 600_000 });
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-async function open() {
-  const page = await context.newPage();
-  page.errors = [];
-  page.wasm = [];
-  page.on('pageerror', (e) => page.errors.push(e.message));
-  page.on('request', (r) => { if (r.url().endsWith('.wasm')) page.wasm.push(r.url().split('/').pop()); });
-  await page.goto(server.url);
-  await page.waitForSelector('body[data-ready]', { timeout: 60_000 });
-  return page;
-}
+const pg = session();
+const { open } = pg;
 
 async function openFiles(page, files) {
   await page.setInputFiles('#file', files.map((f) => join(data, f)));

@@ -6,37 +6,18 @@
 // status and the table's title say it was read from a text dump, and that
 // its times are made up. One packet's dump still decodes as its frame,
 // and a text that only looks like several dumps keeps its parse error.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { readFile } from 'node:fs/promises';
-import { build, serve, launch, root } from './helpers-playground.mjs';
+import { session, root } from './helpers-playground.mjs';
 
 const run = promisify(execFile);
-let built, server, browser, context;
 
-before(async () => {
-  built = await build();
-  server = await serve(built.site);
-  browser = await launch();
-  context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
-}, { timeout: 600_000 });
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-async function open() {
-  const page = await context.newPage();
-  page.errors = [];
-  page.on('pageerror', (e) => page.errors.push(e.message));
-  await page.goto(server.url);
-  await page.waitForSelector('body[data-ready]', { timeout: 60_000 });
-  return page;
-}
+const pg = session();
+const { open } = pg;
 
 // tsharkX is tshark -x of a capture, as cmd/kwire/textdump_test.go runs it
 // (TZ=UTC, from the capture's folder).

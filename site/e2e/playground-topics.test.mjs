@@ -3,34 +3,20 @@
 // commit (key and value as franz-go's kmsg writes them) shows the record's
 // key and value decoded through Kafka's schemas in the tree, under the
 // record, with their bytes in the grid.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { build, serve, launch } from './helpers-playground.mjs';
+import { session } from './helpers-playground.mjs';
 
 // Produce v9 to __consumer_offsets: OffsetCommitKey{billing, orders, 3},
 // OffsetCommitValue v3{offset 4242, leaderEpoch 7, "note", 1700000000123}.
 const COMMIT = '000000ab000000090000000700056b776972650000ffff0000753002135f5f636f6e73756d65725f6f66667365747302000000007800000000000000000000006b000000000269ab659c0000000000000000018bcfe568000000018bcfe56800ffffffffffffffffffffffffffff00000001720000002e0001000762696c6c696e6700066f72646572730000000338000300000000000010920000000700046e6f74650000018bcfe5687b00000000';
 
-let built, server, browser, context;
-
-before(async () => {
-  built = await build();
-  server = await serve(built.site);
-  browser = await launch();
-  context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
-}, { timeout: 600_000 });
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const pg = session();
+const { open } = pg;
 
 test('__consumer_offsets in a Produce request: the commit decoded in the tree', { timeout: 180_000 }, async () => {
-  const page = await context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(server.url + '#hex=' + COMMIT);
+  const page = await open('#hex=' + COMMIT);
   await page.waitForFunction(() => document.body.dataset.decoded && document.querySelectorAll('#grids .kw-row').length > 0, null, { timeout: 60_000 });
   assert.match(await page.textContent('#status'), /Produce v9 request/);
   // Selecting the value's offset in the grid (its last rows) reveals it
@@ -45,17 +31,13 @@ test('__consumer_offsets in a Produce request: the commit decoded in the tree', 
   await page.locator('#grids .kw-cell:has(.kw-label:text-is("group"))').first().click();
   await page.waitForFunction(() => /OffsetCommitKey/.test(document.getElementById('tree').innerText));
   assert.match(await page.$eval('#tree', (e) => e.innerText), /group string = "?billing"?/);
-  assert.deepEqual(errors, []);
+  assert.deepEqual(page.errors, []);
   await page.close();
 });
 
 test('a capture of kgo fetching __consumer_offsets by topic id: the ids learnt from its Metadata answers, the commit decoded', { timeout: 180_000 }, async () => {
-  const page = await context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(server.url);
-  await page.waitForSelector('body[data-ready]', { timeout: 60_000 });
-  await page.setInputFiles('#file', join(built.inputs, 'commit.pcap'));
+  const page = await open();
+  await page.setInputFiles('#file', join(pg.built.inputs, 'commit.pcap'));
   await page.waitForSelector('#cap-table tbody tr', { timeout: 60_000 });
   const fetches = await page.$$eval('#cap-table tbody tr', (trs) => trs.filter((tr) => /Fetch/.test(tr.cells[2]?.textContent || '')).map((tr) => tr.dataset.exchange));
   assert.ok(fetches.length > 0, 'the capture holds Fetch exchanges');
@@ -78,6 +60,6 @@ test('a capture of kgo fetching __consumer_offsets by topic id: the ids learnt f
   }
   if (!found) console.log('grids-2 labels: ' + (await page.$$eval('#grids-2 .kw-label', (ls) => ls.map((l) => l.textContent))).join('|'));
   assert.ok(found, 'a Fetch response shows the commit decoded');
-  assert.deepEqual(errors, []);
+  assert.deepEqual(page.errors, []);
   await page.close();
 });

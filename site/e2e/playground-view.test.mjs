@@ -5,11 +5,11 @@
 // given back to the user, the version given kept to (and refused outside
 // an int16), a big frame's JSON in encode mode without holding the page
 // up, and hex or a byte order mark in encode mode.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { build, serve, launch } from './helpers-playground.mjs';
+import { session } from './helpers-playground.mjs';
 
 // ApiVersions v3 request, clientId "kwire", as the other tests use it.
 const QUICK = '0000001c001200030000000700056b7769726500076b776972652004312e3000';
@@ -28,29 +28,8 @@ const FETCH16 = '0000011b00000007000000000000000012d687022dcadd32112445e792f22df
 // The characters that must never reach the page as they are.
 const HIDDEN = /[\u202a-\u202e\u2066-\u2069\u200b-\u200f\u061c\u2060\ufeff]/;
 
-let built, server, browser, context;
-
-before(async () => {
-  built = await build();
-  server = await serve(built.site);
-  browser = await launch();
-  context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, acceptDownloads: true });
-}, { timeout: 600_000 });
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-async function open(hash = '') {
-  const page = await context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  page.errors = errors;
-  await page.goto(server.url + hash);
-  await page.waitForSelector('body[data-ready]', { timeout: 60_000 });
-  return page;
-}
+const pg = session({ contextOptions: { acceptDownloads: true } });
+const { open } = pg;
 
 async function decoded(page, act) {
   const before = await page.evaluate(() => document.body.dataset.decoded || '');
@@ -209,7 +188,7 @@ test('encode mode on a big frame: the JSON is kept out of the text box, the page
   await page.selectOption('#dir', 'response');
   await page.selectOption('#api', '1');
   await page.fill('#ver', '12');
-  await decoded(page, () => page.setInputFiles('#file', join(built.inputs, 'big-fetch.bin')));
+  await decoded(page, () => page.setInputFiles('#file', join(pg.built.inputs, 'big-fetch.bin')));
   assert.match(await page.textContent('#status'), /Fetch v12 response/);
   await page.evaluate(() => {
     window.longTasks = [];
@@ -236,7 +215,7 @@ test('encode mode on a big frame: the JSON is kept out of the text box, the page
   assert.ok(at.kept > 1 << 20, 'the JSON is kept aside: ' + at.kept);
   assert.ok(at.big, 'the page says why the box is empty');
   assert.match(at.placeholder, /^This frame's JSON: [\d,]+ characters, encoded/);
-  assert.equal(at.encoded, built.manifest.bigFetch.bytes, 'the JSON encodes to the frame');
+  assert.equal(at.encoded, pg.built.manifest.bigFetch.bytes, 'the JSON encodes to the frame');
   assert.ok(at.hex < 10_000, 'the hex is shown in part: ' + at.hex);
   // A keystroke meanwhile answers at once.
   const key = await page.evaluate(async () => {

@@ -4,41 +4,20 @@
 // builds the WebAssembly modules itself and serves the page from a temporary
 // directory on 127.0.0.1 under a path prefix, as the docs site does.
 // Screenshots go to test-results/playground/.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { build, serve, launch, root, axe } from './helpers-playground.mjs';
+import { session, root, axe } from './helpers-playground.mjs';
 
 const shots = join(root, 'test-results', 'playground');
 const QUICK = '0000001c001200030000000700056b7769726500076b776972652004312e3000';
 const quickBytes = Buffer.from(QUICK, 'hex');
+mkdirSync(shots, { recursive: true });
 
-let built, server, browser, context;
-
-before(async () => {
-  mkdirSync(shots, { recursive: true });
-  built = await build();
-  server = await serve(built.site);
-  browser = await launch();
-  context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
-}, { timeout: 600_000 });
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-async function open(hash = '') {
-  const page = await context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  page.errors = errors;
-  await page.goto(server.url + hash);
-  await page.waitForSelector('body[data-ready]', { timeout: 60_000 });
-  return page;
-}
+const pg = session();
+const { open } = pg;
 
 // decoded runs act and waits until the page has drawn a new decode.
 async function decoded(page, act) {
@@ -50,7 +29,7 @@ async function decoded(page, act) {
 }
 
 const treeText = (page) => page.$eval('#tree', (e) => e.innerText);
-const input = (page) => readFileSync(join(built.inputs, page), 'utf8').trim();
+const input = (page) => readFileSync(join(pg.built.inputs, page), 'utf8').trim();
 
 function dumps() {
   const tool = (cmd, args) => execFileSync(cmd, args, { input: quickBytes }).toString();
@@ -160,7 +139,7 @@ test('a permalink reproduces the view; the site link format works', { timeout: 6
   assert.match(await treeText(link), /finalizedFeaturesEpoch int64 = 412/);
   assert.equal(await link.inputValue('#api'), '18');
   // Large inputs say why they are not in the link.
-  await decoded(link, () => link.setInputFiles('#file', join(built.inputs, 'big-fetch.bin')));
+  await decoded(link, () => link.setInputFiles('#file', join(pg.built.inputs, 'big-fetch.bin')));
   assert.match(await link.textContent('#link-note'), /larger than the 32768 bytes a link holds/);
   assert.equal(new URL(link.url()).hash, '');
   await link.close();
@@ -239,8 +218,8 @@ test('strings holding HTML and script are shown as text and run nothing', { time
   const page = await open();
   await decoded(page, () => page.fill('#input', input('html.hex')));
   const tree = await treeText(page);
-  assert.ok(tree.includes(JSON.stringify(built.manifest.html.clientId)), tree);
-  assert.ok(tree.includes(JSON.stringify(built.manifest.html.softwareName)));
+  assert.ok(tree.includes(JSON.stringify(pg.built.manifest.html.clientId)), tree);
+  assert.ok(tree.includes(JSON.stringify(pg.built.manifest.html.softwareName)));
   const cells = await page.$$eval('#grids .kw-val', (cs) => cs.map((c) => c.textContent));
   assert.ok(cells.some((c) => c.startsWith('"<img src=x onerror=')), cells.join('|'));
   await page.hover('#grids .kw-cell:has(.kw-label:text-is("clientSoftwareName"))');
@@ -257,7 +236,7 @@ test('strings holding HTML and script are shown as text and run nothing', { time
 
 test('a malformed frame shows the error at its byte with the partial tree', { timeout: 60_000 }, async () => {
   const page = await open();
-  const m = built.manifest.malformed;
+  const m = pg.built.manifest.malformed;
   await decoded(page, () => page.fill('#input', input('malformed.hex')));
   const err = await page.textContent('#error');
   assert.equal(err, 'Decoding stopped at byte ' + m.offset + ' (' + m.path + '): expected ' + m.expected + ', found ' + m.found +
@@ -279,12 +258,12 @@ test('a 1 MiB Fetch response with 10,000 records (time to first screen reported)
   await page.fill('#ver', '12');
   const times = [];
   for (let i = 0; i < 3; i++) {
-    await decoded(page, () => page.setInputFiles('#file', join(built.inputs, 'big-fetch.bin')));
+    await decoded(page, () => page.setInputFiles('#file', join(pg.built.inputs, 'big-fetch.bin')));
     const t = await page.evaluate(() => ({ first: window.kwirePlayground.firstScreenMs, ms: window.kwirePlayground.sum.ms, nodes: window.kwirePlayground.sum.nodeCount }));
     times.push(t);
   }
   const status = await page.textContent('#status');
-  assert.match(status, new RegExp('big-fetch.bin, ' + built.manifest.bigFetch.bytes + ' bytes: Fetch v12 response'));
+  assert.match(status, new RegExp('big-fetch.bin, ' + pg.built.manifest.bigFetch.bytes + ' bytes: Fetch v12 response'));
   // Only what is visible is in the DOM.
   const rows = await page.$$eval('#grids .kw-row', (r) => r.length);
   const treeRows = await page.$$eval('#tree .pg-row', (r) => r.length);
@@ -300,7 +279,7 @@ test('a 1 MiB Fetch response with 10,000 records (time to first screen reported)
   await page.waitForFunction(() => document.querySelectorAll('#json .pg-row').length > 0);
   await page.screenshot({ path: join(shots, 'fetch-1mib.png') });
   const best = Math.min(...times.map((t) => t.first));
-  console.log('playground: 1 MiB Fetch (' + built.manifest.bigFetch.bytes + ' bytes, 10,000 records, ' + times[0].nodes + ' nodes): time to first screen ' +
+  console.log('playground: 1 MiB Fetch (' + pg.built.manifest.bigFetch.bytes + ' bytes, 10,000 records, ' + times[0].nodes + ' nodes): time to first screen ' +
     times.map((t) => Math.round(t.first) + ' ms [wasm decode/index/grid ' + t.ms.join('/') + ']').join(', ') + '; best ' + Math.round(best) + ' ms');
   assert.deepEqual(page.errors, []);
   await page.close();
@@ -317,7 +296,7 @@ test('a version typed just before a file is opened: the file is decoded once', {
   await page.selectOption('#api', '18');
   const gen0 = await page.evaluate(() => window.kwirePlayground.gen);
   await page.fill('#ver', '3');
-  await decoded(page, () => page.setInputFiles('#file', join(built.inputs, 'apiversions-response.hex')));
+  await decoded(page, () => page.setInputFiles('#file', join(pg.built.inputs, 'apiversions-response.hex')));
   assert.match(await page.textContent('#status'), /ApiVersions v3 response/);
   const gen = await page.evaluate(() => window.kwirePlayground.gen);
   // Past the field's 200 ms and the decode's own 200 ms debounce, twice.
@@ -330,9 +309,9 @@ test('a version typed just before a file is opened: the file is decoded once', {
 });
 
 test('phone width, dark theme, and offline after the first load', { timeout: 90_000 }, async () => {
-  const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: 'dark', isMobile: true, hasTouch: true });
+  const phone = await pg.browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: 'dark', isMobile: true, hasTouch: true });
   const page = await phone.newPage();
-  await page.goto(server.url + '#hex=' + QUICK);
+  await page.goto(pg.server.url + '#hex=' + QUICK);
   await page.waitForSelector('body[data-ready]', { timeout: 60_000 });
   await page.waitForSelector('#tree .pg-row');
   const width = await page.evaluate(() => document.documentElement.scrollWidth);
@@ -352,16 +331,15 @@ test('phone width, dark theme, and offline after the first load', { timeout: 90_
   await phone.close();
 });
 
-
 test('bytes pasted while the module loads decode once it is ready; the page shows the download', { timeout: 120_000 }, async () => {
   // The module comes over a slow link: a third of it, then nothing until
   // the test lets the rest through.
-  const gate = server.holdWasm();
-  const ctx = await browser.newContext({ viewport: { width: 1400, height: 1000 }, extraHTTPHeaders: gate.headers });
+  const gate = pg.server.holdWasm();
+  const ctx = await pg.browser.newContext({ viewport: { width: 1400, height: 1000 }, extraHTTPHeaders: gate.headers });
   const page = await ctx.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(server.url);
+  await page.goto(pg.server.url);
   await gate.sent;
   await page.waitForFunction(() => document.getElementById('loading-bar').value > 0);
   const loading = await page.textContent('#loading-text');
@@ -392,7 +370,7 @@ test('bytes pasted while the module loads decode once it is ready; the page show
 // above holds such a body: its percent counts decoded bytes against the
 // decoded length the server gives.)
 test('kwire.wasm, the worker and wasm_exec.js come gzip-encoded, and the page starts from them', { timeout: 120_000 }, async () => {
-  const ctx = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  const ctx = await pg.browser.newContext({ viewport: { width: 1400, height: 1000 } });
   const seen = new Map();
   ctx.on('requestfinished', async (r) => {
     const name = new URL(r.url()).pathname.split('/').pop();
@@ -400,11 +378,11 @@ test('kwire.wasm, the worker and wasm_exec.js come gzip-encoded, and the page st
     const res = await r.response();
     seen.set(name, { enc: await res.headerValue('content-encoding'), decoded: +(await res.headerValue('x-decoded-content-length')) });
   });
-  const from = server.state.encoded.length;
+  const from = pg.server.state.encoded.length;
   const page = await ctx.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(server.url + '#hex=' + QUICK);
+  await page.goto(pg.server.url + '#hex=' + QUICK);
   await page.waitForFunction(() => document.body.dataset.decoded, null, { timeout: 60_000 });
   await page.waitForSelector('#tree .pg-row');
   assert.match(await page.textContent('#status'), /ApiVersions v3 request/);
@@ -413,10 +391,10 @@ test('kwire.wasm, the worker and wasm_exec.js come gzip-encoded, and the page st
     const s = seen.get(f);
     assert.ok(s, f + ' was not seen');
     assert.equal(s.enc, 'gzip', f);
-    assert.equal(s.decoded, readFileSync(join(built.site, f)).length, f);
-    assert.ok(server.state.encoded.slice(from).includes(f), f + ' was not sent as its gzip copy');
+    assert.equal(s.decoded, readFileSync(join(pg.built.site, f)).length, f);
+    assert.ok(pg.server.state.encoded.slice(from).includes(f), f + ' was not sent as its gzip copy');
   }
-  const wire = readFileSync(join(built.site, 'kwire.wasm.gz')).length;
+  const wire = readFileSync(join(pg.built.site, 'kwire.wasm.gz')).length;
   assert.ok(wire < seen.get('kwire.wasm').decoded / 3, 'kwire.wasm: ' + wire + ' bytes on the wire of ' + seen.get('kwire.wasm').decoded);
   assert.deepEqual(errors, []);
   await ctx.close();
@@ -429,20 +407,20 @@ test('kwire.wasm, the worker and wasm_exec.js come gzip-encoded, and the page st
 // the stylesheets, and a classic script runs only once those before it
 // have loaded: the worker started that much later.)
 test('the decoder starts downloading before the page\'s modules and stylesheet have loaded', { timeout: 120_000 }, async () => {
-  const ctx = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  const ctx = await pg.browser.newContext({ viewport: { width: 1400, height: 1000 } });
   const page = await ctx.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
-  const from = server.state.requested.length;
+  const from = pg.server.state.requested.length;
   let release;
   const held = new Promise((r) => { release = r; });
   let leafAsked = false, styleAsked = false;
   await page.route('**/live.js', async (route) => { leafAsked = true; await held; await route.continue(); });
   await page.route('**/style.css', async (route) => { styleAsked = true; await held; await route.continue(); });
-  const nav = page.goto(server.url + '#hex=' + QUICK);
+  const nav = page.goto(pg.server.url + '#hex=' + QUICK);
   const deadline = Date.now() + 60_000;
-  while (!server.state.requested.slice(from).includes('kwire.wasm') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-  const asked = server.state.requested.slice(from);
+  while (!pg.server.state.requested.slice(from).includes('kwire.wasm') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  const asked = pg.server.state.requested.slice(from);
   const wasmAsked = asked.includes('kwire.wasm');
   const liveServed = asked.includes('live.js');
   const styleServed = asked.includes('style.css');
@@ -607,7 +585,7 @@ test("the Kafka's JSON form switch: bytes fields as base64 in every panel, kept 
 // line was lost so, under load). The page's answers are held here to
 // make that order certain.
 test('a click on a row survives the scroll redraw that lands while the button is down', { timeout: 90_000 }, async () => {
-  const page = await context.newPage();
+  const page = await pg.context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
   await page.addInitScript(() => {
@@ -623,7 +601,7 @@ test('a click on a row survives the scroll redraw that lands while the button is
       }
     };
   });
-  await page.goto(server.url);
+  await page.goto(pg.server.url);
   await page.waitForSelector('body[data-ready]', { timeout: 60_000 });
   await decoded(page, () => page.click('#examples button[data-example="fetch-gzip"]'));
   await page.waitForSelector('#json .pg-row[data-line="19"]');
@@ -672,7 +650,7 @@ test('a response pasted as a request offers the switch; a cut-short response sti
   await page.fill('#ver', '');
   await decoded(page, () => page.fill('#input', input('truncated-response.hex')));
   assert.match(await page.textContent('#guesses h3'), /^No reading decodes every byte/);
-  const tr = built.manifest.truncated; // cut three bytes into the first topic id
+  const tr = pg.built.manifest.truncated; // cut three bytes into the first topic id
   const cutShort = `\\(the frame is cut short: its size says ${tr.whole - 4} bytes follow, ${tr.bytes - 4} do, ${tr.whole - tr.bytes} are missing\\)`;
   const readings = await page.locator('#guesses button').allTextContents();
   const v12 = new RegExp(`^Metadata v1[0-3]: reads to byte ${tr.topicId}, then expected 16 bytes for uuid, found 3 bytes left ${cutShort}$`);
@@ -793,7 +771,7 @@ test('a frame past the browser limits says so on the page', { timeout: 180_000 }
   await page.selectOption('#dir', 'response');
   await page.selectOption('#api', '18');
   await page.fill('#ver', '0');
-  await decoded(page, () => page.setInputFiles('#file', join(built.inputs, 'node-flood.bin')));
+  await decoded(page, () => page.setInputFiles('#file', join(pg.built.inputs, 'node-flood.bin')));
   await page.waitForSelector('#limit:not([hidden])');
   const note = await page.textContent('#limit');
   assert.match(note, /^A limit cut decoding short at byte \d+: .*limit.*\. The browser decodes with smaller limits/);
@@ -802,7 +780,7 @@ test('a frame past the browser limits says so on the page', { timeout: 180_000 }
     const w = window.kwirePlayground;
     resolve(w.panels[0].rpc('mem'));
   }));
-  console.log('playground: node flood (' + built.manifest.nodeFlood.bytes + ' bytes, ' + built.manifest.nodeFlood.entries + ' entries): Go heap ' +
+  console.log('playground: node flood (' + pg.built.manifest.nodeFlood.bytes + ' bytes, ' + pg.built.manifest.nodeFlood.entries + ' entries): Go heap ' +
     (mem.heapAlloc / 1048576).toFixed(0) + ' MiB in use, ' + (mem.heapSys / 1048576).toFixed(0) + ' MiB from the system; first screen ' + Math.round(await page.evaluate(() => window.kwirePlayground.firstScreenMs)) + ' ms');
   assert.ok(mem.heapSys < 2 * 1024 ** 3, 'the Go heap stays under its 2 GiB soft limit');
   await page.screenshot({ path: join(shots, 'limit.png') });
@@ -811,9 +789,9 @@ test('a frame past the browser limits says so on the page', { timeout: 180_000 }
 
 test('accessibility: contrast and ARIA in light and dark (axe-core)', { timeout: 120_000 }, async () => {
   for (const scheme of ['light', 'dark']) {
-    const ctx = await browser.newContext({ viewport: { width: 1400, height: 1000 }, colorScheme: scheme });
+    const ctx = await pg.browser.newContext({ viewport: { width: 1400, height: 1000 }, colorScheme: scheme });
     const page = await ctx.newPage();
-    await page.goto(server.url + '#hex=' + QUICK);
+    await page.goto(pg.server.url + '#hex=' + QUICK);
     await page.waitForSelector('#tree .pg-row', { timeout: 60_000 });
     await page.click('#grids .kw-cell:has(.kw-label:text-is("clientId"))');
     await page.waitForSelector('#json .pg-row');
@@ -825,10 +803,10 @@ test('accessibility: contrast and ARIA in light and dark (axe-core)', { timeout:
 
 test('module sizes', () => {
   const kb = (n) => (n / 1024).toFixed(0) + ' KiB';
-  const gz = (f) => execFileSync('gzip', ['-9', '-c', join(built.site, f)], { maxBuffer: 64 << 20 }).length;
-  console.log('playground: kwire.wasm ' + kb(built.sizes['kwire.wasm']) + ' raw, ' + kb(gz('kwire.wasm')) + ' gzip; capture.wasm (loaded for captures only) ' +
-    kb(built.sizes['capture.wasm']) + ' raw, ' + kb(gz('capture.wasm')) + ' gzip; inflate.wasm (loaded for compressed batches only) ' +
-    kb(built.sizes['inflate.wasm']) + ' raw, ' + kb(gz('inflate.wasm')) + ' gzip');
+  const gz = (f) => execFileSync('gzip', ['-9', '-c', join(pg.built.site, f)], { maxBuffer: 64 << 20 }).length;
+  console.log('playground: kwire.wasm ' + kb(pg.built.sizes['kwire.wasm']) + ' raw, ' + kb(gz('kwire.wasm')) + ' gzip; capture.wasm (loaded for captures only) ' +
+    kb(pg.built.sizes['capture.wasm']) + ' raw, ' + kb(gz('capture.wasm')) + ' gzip; inflate.wasm (loaded for compressed batches only) ' +
+    kb(pg.built.sizes['inflate.wasm']) + ' raw, ' + kb(gz('inflate.wasm')) + ' gzip');
 });
 
 // The decompressors are a module of their own: a page that decodes no
@@ -836,13 +814,13 @@ test('module sizes', () => {
 // fetches it once (mid-decode, synchronously, in the worker) and decodes
 // as before; later ones use it as loaded.
 test('inflate.wasm loads only when a compressed batch is decoded, once', { timeout: 120_000 }, async () => {
-  const ctx = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  const ctx = await pg.browser.newContext({ viewport: { width: 1400, height: 1000 } });
   const fetched = [];
   // (The service worker's own fetch of it, passing the request on, is
   // not counted twice.)
   ctx.on('request', (r) => { if (!r.serviceWorker() && /inflate[^/]*\.wasm$/.test(new URL(r.url()).pathname)) fetched.push(r.url()); });
   const page = await ctx.newPage();
-  await page.goto(server.url + '#hex=' + QUICK);
+  await page.goto(pg.server.url + '#hex=' + QUICK);
   await page.waitForSelector('body[data-ready]', { timeout: 60_000 });
   await page.waitForSelector('#tree .pg-row');
   assert.match(await page.textContent('#status'), /ApiVersions v3 request/);
