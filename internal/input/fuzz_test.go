@@ -176,6 +176,7 @@ func FuzzParsePackets(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
+	names = append(names, filepath.Join("testdata", "summaries", "tshark-Px-77-79.txt"))
 	for _, name := range names {
 		b, err := os.ReadFile(name)
 		if err != nil {

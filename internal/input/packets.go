@@ -195,6 +195,15 @@ func (s *packetScanner) line(i, le int) error {
 			ok = ok && off == s.p.pos && s.p.ended < 0
 		}
 		if ok {
+			// Nor is a line that starts with a time, as tshark -P's
+			// summary line does after its frame number, a dump's, even
+			// where that number is the offset the dump's next line
+			// would have (78 after a line of 8 bytes at 0x70), or has
+			// 4 digits: no dump line reads as a time.
+			_, _, isTime := lineTime(src[i:le])
+			ok = !isTime
+		}
+		if ok {
 			if off == 0 && src[i] != '*' && s.p.started && (s.p.pos > 0 || s.p.ended >= 0) {
 				// A dump that starts again at 0: the next packet's,
 				// in its own layout, else in this one's.
