@@ -14,6 +14,7 @@ const (
 	dumpOD                            // "000000 00 00 00 25 ...  >...%<"
 	dumpWireshark                     // "0000   00 00 00 25 ...   ...%"
 	dumpTcpdump                       // "\t0x0000:  0000 0025 ...  ...%"
+	dumpWords                         // "0000000 0000 2500 ..." (hexdump, od -x: little-endian 16-bit words)
 )
 
 func (k dumpKind) format() Format {
@@ -28,6 +29,8 @@ func (k dumpKind) format() Format {
 		return FormatWireshark
 	case dumpTcpdump:
 		return FormatTcpdump
+	case dumpWords:
+		return FormatWords
 	}
 	return FormatHex
 }
@@ -45,6 +48,8 @@ func (k dumpKind) what() string {
 		return "Wireshark hex dump"
 	case dumpTcpdump:
 		return "tcpdump dump"
+	case dumpWords:
+		return "dump of 16-bit words (hexdump, od -x)"
 	}
 	return "hex dump"
 }
@@ -114,6 +119,11 @@ func detectDump(b []byte) (dumpKind, bool) {
 		k++
 	}
 	sp := k - j
+	if d >= 6 && sp == 1 && token(k, 4) {
+		// hexdump without -C, od -x: 16-bit words in the host's
+		// (little-endian) order.
+		return dumpWords, true
+	}
 	if !token(k, 2) {
 		return 0, false
 	}
@@ -139,7 +149,28 @@ func detectDump(b []byte) (dumpKind, bool) {
 // ASCII column, a final offset line, more than one data line, or
 // Wireshark's three spaces after the offset.
 func parseDump(t text, lo, hi int, kind dumpKind, repeatLimit int) (out []byte, validated bool, err error) {
-	p := &dumpParser{t: t, kind: kind, what: kind.what(), repeatLimit: repeatLimit, star: -1, ended: -1}
+	out, validated, atStar, err := parseDumpRadix(t, lo, hi, kind, repeatLimit, 0)
+	if err != nil && atStar != 0 {
+		// The radix was chosen at a '*' line that more than one radix
+		// could continue, and a later line says it was the wrong one:
+		// the others, in turn.
+		for _, r := range [...]uint64{8, 10, 16} {
+			if r != atStar {
+				if o, v, _, e := parseDumpRadix(t, lo, hi, kind, repeatLimit, r); e == nil {
+					return o, v, nil
+				}
+			}
+		}
+	}
+	return out, validated, err
+}
+
+// parseDumpRadix is parseDump with od's and the word dumps' offsets read
+// in radix (8, 10 or 16), or, with 0, in the radix in which the second
+// offset follows the first (see dumpParser.radix). atStar is the radix
+// chosen at a '*' line that another radix could have continued too.
+func parseDumpRadix(t text, lo, hi int, kind dumpKind, repeatLimit int, radix uint64) (out []byte, validated bool, atStar uint64, err error) {
+	p := &dumpParser{t: t, kind: kind, what: kind.what(), repeatLimit: repeatLimit, star: -1, ended: -1, radix: radix}
 	p.out = make([]byte, 0, (hi-lo)/3+1)
 	p.validated = kind == dumpXXD || kind == dumpTcpdump
 	s := t.src
@@ -158,18 +189,18 @@ func parseDump(t text, lo, hi int, kind dumpKind, repeatLimit int) (out []byte, 
 		}
 		if i < le {
 			if err := p.line(i, le); err != nil {
-				return nil, false, err
+				return nil, false, p.atStar, err
 			}
 		}
 		ls = next
 	}
 	if p.star >= 0 {
-		return nil, false, t.errAt(p.star, ErrDump, "'*' repeat line without a following offset line in "+p.what)
+		return nil, false, p.atStar, t.errAt(p.star, ErrDump, "'*' repeat line without a following offset line in "+p.what)
 	}
 	if !p.started {
-		return nil, false, t.errAt(lo, ErrDump, "no data in "+p.what)
+		return nil, false, p.atStar, t.errAt(lo, ErrDump, "no data in "+p.what)
 	}
-	return p.out, p.validated || p.dataLines > 1, nil
+	return p.out, p.validated || p.dataLines > 1, p.atStar, nil
 }
 
 // dumpParser is parseDump's state from line to line.
@@ -189,6 +220,22 @@ type dumpParser struct {
 	ended     int    // offset of the final offset-only line, or -1
 	repeated  int    // bytes added for '*' lines
 	trailer   bool   // a trailing line was skipped
+
+	// radix is the base od's and the word dumps' offsets are in (od
+	// prints octal by default, decimal with -A d, hex with -A x;
+	// hexdump hex); every other dump's are hex. 0 while not known: the
+	// first line's offset is kept (first, firstEnd) and pos counts the
+	// bytes after it, until a line's offset follows in one radix
+	// (tried hex, octal, decimal), which is then the dump's. Lines of
+	// 16 bytes step by 0000020 in octal, 0000016 in decimal and
+	// 0000010 in hex, and a step's digits read the same in two radices
+	// only when it is below 8 (the same number then), so the offsets
+	// pick one radix, but after a '*' line, whose repeats can fill
+	// the gap to an offset read in more than one (atStar: the radix
+	// so chosen, which parseDump tries again without when it fails).
+	radix           uint64
+	first, firstEnd int
+	atStar          uint64
 }
 
 // line reads the non-blank line s[i:le] (trimmed): a '*' repeat line, an
@@ -214,7 +261,7 @@ func (p *dumpParser) line(i, le int) error {
 		p.star = i
 		return nil
 	}
-	off, offAt, j, err := p.offset(i, le)
+	offAt, offEnd, j, err := p.offset(i, le)
 	if err != nil {
 		return err
 	}
@@ -235,7 +282,7 @@ func (p *dumpParser) line(i, le int) error {
 	if !p.started && p.kind == dumpWireshark && a-j >= 3 {
 		p.validated = true // Wireshark's three spaces after the offset
 	}
-	if err := p.follow(off, offAt); err != nil {
+	if err := p.follow(offAt, offEnd, a == le); err != nil {
 		return err
 	}
 	if a == le {
@@ -255,9 +302,9 @@ func (p *dumpParser) line(i, le int) error {
 	return nil
 }
 
-// offset reads the offset at the start of a line: its value, where it
-// starts, and where what follows it starts (after xxd's and tcpdump's ':').
-func (p *dumpParser) offset(i, le int) (off uint64, offAt, j int, err error) {
+// offset reads the offset at the start of a line: where its digits start
+// and end, and where what follows it starts (after xxd's and tcpdump's ':').
+func (p *dumpParser) offset(i, le int) (offAt, offEnd, j int, err error) {
 	s, t, what := p.t.src, p.t, p.what
 	if p.kind == dumpTcpdump {
 		if !(i+1 < le && s[i] == '0' && (s[i+1] == 'x' || s[i+1] == 'X')) {
@@ -272,9 +319,7 @@ func (p *dumpParser) offset(i, le int) (off uint64, offAt, j int, err error) {
 	if j-i > 16 {
 		return 0, 0, 0, t.errAt(i, ErrDump, "offset "+quoteToken(s[i:j])+" is too large")
 	}
-	for k := i; k < j; k++ {
-		off = off<<4 | uint64(hexVal(s[k]))
-	}
+	offEnd = j
 	if p.kind == dumpXXD || p.kind == dumpTcpdump {
 		if j == le || s[j] != ':' {
 			return 0, 0, 0, t.errAt(j, ErrDump, "expected ':' after the offset in "+what+", found "+t.charAt(j))
@@ -283,22 +328,74 @@ func (p *dumpParser) offset(i, le int) (off uint64, offAt, j int, err error) {
 	} else if j < le && s[j] != ' ' && s[j] != '\t' {
 		return 0, 0, 0, t.badChar(j, what+" offset")
 	}
-	return off, i, j, nil
+	return i, offEnd, j, nil
 }
 
-// follow checks that a line's offset continues the data (the first sets
-// it), expanding a pending '*' line into copies of the previous line.
-func (p *dumpParser) follow(off uint64, offAt int) error {
-	t, what := p.t, p.what
-	switch {
-	case !p.started:
+// radixOf says whether the digits s[i:e] are a number in radix, and its
+// value.
+func radixOf(s []byte, i, e int, radix uint64) (uint64, bool) {
+	var v uint64
+	for k := i; k < e; k++ {
+		d := uint64(hexVal(s[k]))
+		if d >= radix || v > (1<<64-1-d)/radix {
+			return 0, false
+		}
+		v = v*radix + d
+	}
+	return v, true
+}
+
+// formatOffset writes an offset as the dump's radix writes it.
+func (p *dumpParser) formatOffset(v uint64) string {
+	switch p.radix {
+	case 8:
+		return "0" + strconv.FormatUint(v, 8) + " (octal)"
+	case 10:
+		return strconv.FormatUint(v, 10) + " (decimal)"
+	}
+	return "0x" + strconv.FormatUint(v, 16)
+}
+
+// follow checks that a line's offset, the digits s[i:e], continues the
+// data (the first sets it), expanding a pending '*' line into copies of
+// the previous line. final says it is an offset-only line, which in a
+// word dump may end the data a byte before the last word does (its
+// padding).
+func (p *dumpParser) follow(i, e int, final bool) error {
+	t, what, s := p.t, p.what, p.t.src
+	if p.radix == 0 && p.kind != dumpOD && p.kind != dumpWords {
+		p.radix = 16
+	}
+	if !p.started {
 		p.started = true
-		p.pos = off
+		p.first, p.firstEnd = i, e
+		if p.radix == 0 && p.kind == dumpOD && e-i == 6 {
+			p.radix = 16 // od -A x writes 6 digits, -A o and -A d 7
+		}
+		if p.radix != 0 {
+			off, ok := radixOf(s, i, e, p.radix)
+			if !ok {
+				return t.errAt(i, ErrDump, "offset "+quoteToken(s[i:e])+" is no number in "+what)
+			}
+			p.pos = off
+		}
+		return nil
+	}
+	if p.radix == 0 && !p.chooseRadix(i, e, final) {
+		return t.errAt(i, ErrDump, "offset "+quoteToken(s[i:e])+" does not follow the previous line in "+what+
+			" (expected "+strconv.FormatUint(p.pos, 10)+" bytes after the first line's offset "+
+			quoteToken(s[p.first:p.firstEnd])+", in octal, decimal or hex)")
+	}
+	off, ok := radixOf(s, i, e, p.radix)
+	if !ok {
+		return t.errAt(i, ErrDump, "offset "+quoteToken(s[i:e])+" is no number in the radix of the offsets before it in "+what)
+	}
+	switch {
 	case p.star >= 0:
 		L := uint64(len(p.out) - p.prevFrom)
 		if off < p.pos || L == 0 || (off-p.pos)%L != 0 {
-			return t.errAt(offAt, ErrDump, "offset 0x"+strconv.FormatUint(off, 16)+
-				" does not continue the '*' repeat of the line at 0x"+strconv.FormatUint(p.pos-L, 16)+" in "+what)
+			return t.errAt(i, ErrDump, "offset "+p.formatOffset(off)+
+				" does not continue the '*' repeat of the line at "+p.formatOffset(p.pos-L)+" in "+what)
 		}
 		gap := off - p.pos
 		if gap > uint64(p.repeatLimit-p.repeated) {
@@ -312,11 +409,49 @@ func (p *dumpParser) follow(off uint64, offAt int) error {
 		p.repeated += int(gap)
 		p.pos = off
 		p.star = -1
+	case final && p.kind == dumpWords && off+1 == p.pos && len(p.out) > 0 && p.out[len(p.out)-1] == 0:
+		// An odd number of bytes: the last word's high byte is padding.
+		p.out = p.out[:len(p.out)-1]
+		p.pos = off
 	case off != p.pos:
-		return t.errAt(offAt, ErrDump, "offset 0x"+strconv.FormatUint(off, 16)+
-			" does not follow the previous line (expected 0x"+strconv.FormatUint(p.pos, 16)+") in "+what)
+		return t.errAt(i, ErrDump, "offset "+p.formatOffset(off)+
+			" does not follow the previous line (expected "+p.formatOffset(p.pos)+") in "+what)
 	}
 	return nil
+}
+
+// chooseRadix sets the radix of od's or a word dump's offsets from the
+// offset s[i:e], the first after the first line's: the first of hex,
+// octal and decimal in which it follows, counting pos bytes from the
+// first line's offset (and, after a '*' line, the repeats). It says
+// whether there was one.
+func (p *dumpParser) chooseRadix(i, e int, final bool) bool {
+	s := p.t.src
+	var fits []uint64
+	for _, r := range [...]uint64{16, 8, 10} {
+		first, ok1 := radixOf(s, p.first, p.firstEnd, r)
+		off, ok2 := radixOf(s, i, e, r)
+		if !ok1 || !ok2 || first > off || first+p.pos < first {
+			continue
+		}
+		want, L := first+p.pos, uint64(len(p.out)-p.prevFrom)
+		switch {
+		case off == want,
+			p.star >= 0 && off > want && L > 0 && (off-want)%L == 0,
+			final && p.kind == dumpWords && off+1 == want:
+			fits = append(fits, r)
+		}
+	}
+	if len(fits) == 0 {
+		return false
+	}
+	p.radix = fits[0]
+	first, _ := radixOf(s, p.first, p.firstEnd, p.radix)
+	p.pos += first
+	if p.star >= 0 && len(fits) > 1 {
+		p.atStar = p.radix
+	}
+	return true
 }
 
 // bytes appends the hex bytes of s[a:areaEnd] and returns how many there
@@ -335,6 +470,15 @@ func (p *dumpParser) bytes(a, areaEnd, le int) (int, error) {
 			return 0, t.badChar(e, what)
 		}
 		n := e - k
+		if kind == dumpWords {
+			if n != 4 {
+				return 0, t.errAt(k, ErrOddDigits, "expected 4 hex digits per 16-bit word in "+quoteToken(s[k:e])+" in "+what)
+			}
+			// Little-endian: the low byte first.
+			p.out = append(p.out, hexVal(s[k+2])<<4|hexVal(s[k+3]), hexVal(s[k])<<4|hexVal(s[k+1]))
+			k = e
+			continue
+		}
 		if n%2 != 0 || (n != 2 && (kind == dumpHexdumpC || kind == dumpOD || kind == dumpWireshark)) {
 			msg := "odd number of hex digits"
 			if n%2 == 0 {
@@ -371,9 +515,9 @@ func (p *dumpParser) bytes(a, areaEnd, le int) (int, error) {
 // starts at s[a] and whose line ends at le: where the ASCII column starts.
 func dumpAreaEnd(s []byte, a, le int, kind dumpKind) int {
 	switch kind {
-	case dumpHexdumpC, dumpOD:
+	case dumpHexdumpC, dumpOD, dumpWords:
 		delim := byte('|')
-		if kind == dumpOD {
+		if kind != dumpHexdumpC {
 			delim = '>'
 		}
 		for k := a; k < le; k++ {

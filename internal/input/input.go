@@ -3,7 +3,8 @@
 //
 // It recognises plain hex in its many spellings (spaced, 0x-prefixed,
 // colon/comma/dash separated, C and Go array literals), C/Go/Python string
-// escapes, the dumps printed by xxd, hexdump -C, od -A x -t x1z, Wireshark's
+// escapes, the dumps printed by xxd, hexdump -C, od -t x1 (its addresses in
+// any radix), hexdump and od -x (little-endian 16-bit words), Wireshark's
 // "Copy as Hex Dump" and tcpdump -X, base64 (standard or URL alphabet, with
 // or without padding), and raw binary.
 //
@@ -87,7 +88,8 @@ const (
 	FormatCEscapes  Format = "c-escapes"    // "\x00\x00..." string escapes
 	FormatXXD       Format = "hex-dump-xxd" // xxd
 	FormatHexdumpC  Format = "hexdump-C"    // hexdump -C
-	FormatOD        Format = "od"           // od -A x -t x1z
+	FormatOD        Format = "od"           // od -t x1 (addresses octal, decimal or hex)
+	FormatWords     Format = "hex-words"    // hexdump, od -x: little-endian 16-bit words
 	FormatWireshark Format = "wireshark"    // Wireshark "Copy as Hex Dump"
 	FormatTcpdump   Format = "tcpdump"      // tcpdump -X / -x
 	FormatBase64    Format = "base64"       // base64, standard or URL alphabet
@@ -282,6 +284,15 @@ func parseText(data []byte, repeatLimit int, hex, b64 bool) ([]byte, Format, err
 	if dumpOut != nil {
 		return dumpOut, dumpFormat, nil
 	}
+	if e, ok := err.(*Error); ok && e.Err == ErrChar && starLine(data, e.Offset) {
+		// od -A n: a '*' line says lines repeat, and no address says
+		// how many times.
+		return nil, "", t.errAt(e.Offset, ErrDump, "a '*' repeat line in hex without addresses (od -A n?) leaves how many lines it repeats unknown: use od -t x1 or hexdump -C (or od -v, which repeats no line)")
+	}
+	if n := wideWords(data[lo:hi]); n > 0 {
+		return nil, "", t.errAt(lo, ErrDump, "a dump of "+strconv.Itoa(n*4)+"-bit words (od -t x"+strconv.Itoa(n/2)+
+			") is not read: its words are in the host's byte order; use od -A x -t x1 or hexdump -C")
+	}
 	if firstErr == nil {
 		firstErr = err
 	}
@@ -474,4 +485,40 @@ func unquote(src []byte, lo, hi int) (int, int) {
 		}
 	}
 	return lo, hi
+}
+
+// starLine says whether b[i] is a '*' alone on its line (blanks aside).
+func starLine(b []byte, i int) bool {
+	if i < 0 || i >= len(b) || b[i] != '*' {
+		return false
+	}
+	for k := i - 1; k >= 0 && b[k] != '\n'; k-- {
+		if !isSpace(b[k]) {
+			return false
+		}
+	}
+	for k := i + 1; k < len(b) && b[k] != '\n'; k++ {
+		if !isSpace(b[k]) {
+			return false
+		}
+	}
+	return true
+}
+
+// wideWords says whether line, the text's first, is a dump line of 32-
+// or 64-bit words ("0000000 25000000 03001200", od -t x4 or x8): the
+// words' hex digits (8 or 16), 0 for no such line.
+func wideWords(b []byte) int {
+	if nl := bytes.IndexByte(b, '\n'); nl >= 0 {
+		b = b[:nl]
+	}
+	j := hexRun(b, 0, len(b))
+	if j < 6 || j > 16 || j+1 >= len(b) || b[j] != ' ' {
+		return 0
+	}
+	e := hexRun(b, j+1, len(b))
+	if n := e - j - 1; (n == 8 || n == 16) && (e == len(b) || isSpace(b[e])) {
+		return n
+	}
+	return 0
 }

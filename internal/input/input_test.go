@@ -322,7 +322,6 @@ func TestParseErrors(t *testing.T) {
 		{"odd digits", "0000000a001", Auto, ErrOddDigits, 1, 1, "odd number of hex digits"},
 		{"odd digits spaced", "00 00 0 0a", Auto, ErrOddDigits, 1, 7, `odd number of hex digits: "0"`},
 		{"odd digits before comma", "0x00, 0x0a, 123, 0x01", Auto, ErrOddDigits, 1, 13, "odd number of hex digits"},
-		{"od -x is not supported", "0000000 0000 2500 1200 0300 0000 0100 0900 616b\n0000010 6b66 2d61 6c63 0069 6b0a 6661 616b 632d\n", Auto, ErrOddDigits, 1, 1, `odd number of hex digits: "0000000"`},
 		{"odd digits separated by spaces", "0 0 0 0", Auto, ErrOddDigits, 1, 1, "odd number of hex digits"},
 		{"odd 0x", "0x000", Auto, ErrOddDigits, 1, 1, "odd number of hex digits (3)"},
 		{"bad char", "00 00 0g", Auto, ErrChar, 1, 8, "input: line 1, column 8: unexpected character 'g' in hex"},
