@@ -108,7 +108,20 @@ func (dec *Decoder) guessResponses(b []byte, noSize bool, only *schema.API, lim 
 			break
 		}
 	}
-	sort.SliceStable(all, func(i, j int) bool { return all[i].Score > all[j].Score })
+	// Readings of the same score (the same bytes read as fields of the
+	// same kinds and values, as an error code and an empty array are in
+	// a dozen APIs) are ranked by what is likelier on the wire, not by
+	// key: ApiVersions first, which opens every connection (the one
+	// response a client reads before it knows a version), and any
+	// version Kafka 4.0 serves before those it removed (LeaderAndIsr,
+	// StopReplica and the other ZooKeeper-era inter-broker APIs, old
+	// versions).
+	sort.SliceStable(all, func(i, j int) bool {
+		if all[i].Score != all[j].Score {
+			return all[i].Score > all[j].Score
+		}
+		return tieRank(&all[i]) < tieRank(&all[j])
+	})
 	var sum float64
 	for i := range all {
 		sum += math.Exp((all[i].Score - all[0].Score) / 8)
@@ -121,6 +134,27 @@ func (dec *Decoder) guessResponses(b []byte, noSize bool, only *schema.API, lim 
 		g.Confidence = all[0].Confidence
 	}
 	return g
+}
+
+// tieRank orders readings of one score: ApiVersions 0, a reading Kafka
+// 4.0 serves at one of its versions 1, one it removed at all of them 2.
+func tieRank(c *Candidate) int {
+	if c.APIKey == schema.KeyApiVersions {
+		return 0
+	}
+	api := schema.ByKey(c.APIKey)
+	if api == nil {
+		return 2
+	}
+	if !api.Removed40.Contains(c.Version) {
+		return 1
+	}
+	for _, v := range c.Versions {
+		if !api.Removed40.Contains(v) {
+			return 1
+		}
+	}
+	return 2
 }
 
 // fnv64a is the 64-bit FNV-1a hash of b.
