@@ -122,18 +122,48 @@ func (dec *Decoder) guessResponses(b []byte, noSize bool, only *schema.API, lim 
 		}
 		return tieRank(&all[i]) < tieRank(&all[j])
 	})
-	var sum float64
-	for i := range all {
-		sum += math.Exp((all[i].Score - all[0].Score) / 8)
+	var sum, top float64
+	if len(all) > 0 {
+		top = all[0].Score
+	}
+	sized := ""
+	if noSize {
+		// Read as unsized, bytes whose first 4 are a size that fits
+		// them exactly may well be a sized frame: a reading as clean
+		// as any shares the belief with the ones found.
+		if sized = sizeFits(b); sized != "" {
+			top = max(top, 100)
+			sum += math.Exp((100 - top) / 8)
+		}
 	}
 	for i := range all {
-		all[i].Confidence = math.Exp((all[i].Score-all[0].Score)/8) / sum
+		sum += math.Exp((all[i].Score - top) / 8)
+	}
+	for i := range all {
+		all[i].Confidence = math.Exp((all[i].Score-top)/8) / sum
+		if sized != "" {
+			all[i].Doubts = append(all[i].Doubts[:min(len(all[i].Doubts), maxDoubts-1):min(len(all[i].Doubts), maxDoubts-1)], sized)
+		}
 	}
 	g.Candidates = all
 	if len(all) > 0 {
 		g.Confidence = all[0].Confidence
 	}
 	return g
+}
+
+// sizeFits says, when b's first 4 bytes, a big-endian int32, are the
+// number of bytes after them (4 or more: a header's worth), that they may
+// be a size prefix, for bytes read as having none; "" otherwise.
+func sizeFits(b []byte) string {
+	if len(b) < 8 {
+		return ""
+	}
+	n := int64(int32(uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])))
+	if n != int64(len(b)-4) {
+		return ""
+	}
+	return "the first 4 bytes are " + decimal(int(n)) + ", the length of the rest: a size prefix? The bytes were read as having none"
 }
 
 // tieRank orders readings of one score: ApiVersions 0, a reading Kafka

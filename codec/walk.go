@@ -361,6 +361,11 @@ func (w *walker) frame(b []byte, opts *Options) error {
 			w.fail(w.r.Off, "the end of the message", decimal(end-w.r.Off)+" more bytes inside the frame")
 		}
 	}
+	if opts.NoSizePrefix && w.err == nil && !w.guessing {
+		if msg := sizeFits(b); msg != "" {
+			w.warn(root, 0, "", msg)
+		}
+	}
 	w.b.Work += w.r.Off
 	return w.finish(root, b, end)
 }
