@@ -119,9 +119,9 @@ func detectDump(b []byte) (dumpKind, bool) {
 		k++
 	}
 	sp := k - j
-	if d >= 6 && sp == 1 && token(k, 4) {
-		// hexdump without -C, od -x: 16-bit words in the host's
-		// (little-endian) order.
+	if d >= 6 && (sp == 1 || sp == 4 && d == 7) && token(k, 4) {
+		// hexdump without -C (and -x, its words 4 spaces apart), od
+		// -x: 16-bit words in the host's (little-endian) order.
 		return dumpWords, true
 	}
 	if !token(k, 2) {
@@ -228,12 +228,14 @@ type dumpParser struct {
 	// bytes after it, until a line's offset follows in one radix
 	// (tried hex, octal, decimal), which is then the dump's. Lines of
 	// 16 bytes step by 0000020 in octal, 0000016 in decimal and
-	// 0000010 in hex, and a step's digits read the same in two radices
-	// only when it is below 8 (the same number then), so the offsets
-	// pick one radix, but after a '*' line, whose repeats can fill
-	// the gap to an offset read in more than one (atStar: the radix
-	// so chosen, which parseDump tries again without when it fails).
+	// 0000010 in hex; the digits of a step below 10 read the same in
+	// two or three (the same number then, so the bytes are the same in
+	// each), and the next offsets tell them apart. A '*' line's repeats
+	// may fill the gap to an offset read in more than one, and one is
+	// chosen (atStar: the radix so chosen, which parseDump tries again
+	// without when a later line says it was wrong).
 	radix           uint64
+	cands           uint8 // the radices still possible while radix is 0 (chooseRadix)
 	first, firstEnd int
 	atStar          uint64
 }
@@ -381,10 +383,15 @@ func (p *dumpParser) follow(i, e int, final bool) error {
 		}
 		return nil
 	}
-	if p.radix == 0 && !p.chooseRadix(i, e, final) {
-		return t.errAt(i, ErrDump, "offset "+quoteToken(s[i:e])+" does not follow the previous line in "+what+
-			" (expected "+strconv.FormatUint(p.pos, 10)+" bytes after the first line's offset "+
-			quoteToken(s[p.first:p.firstEnd])+", in octal, decimal or hex)")
+	if p.radix == 0 {
+		if !p.chooseRadix(i, e, final) {
+			return t.errAt(i, ErrDump, "offset "+quoteToken(s[i:e])+" does not follow the previous line in "+what+
+				" (expected "+strconv.FormatUint(p.pos, 10)+" bytes after the first line's offset "+
+				quoteToken(s[p.first:p.firstEnd])+", in octal, decimal or hex)")
+		}
+		if p.radix == 0 {
+			return nil // it follows in every radix still possible
+		}
 	}
 	off, ok := radixOf(s, i, e, p.radix)
 	if !ok {
@@ -420,15 +427,23 @@ func (p *dumpParser) follow(i, e int, final bool) error {
 	return nil
 }
 
-// chooseRadix sets the radix of od's or a word dump's offsets from the
-// offset s[i:e], the first after the first line's: the first of hex,
-// octal and decimal in which it follows, counting pos bytes from the
-// first line's offset (and, after a '*' line, the repeats). It says
-// whether there was one.
+// chooseRadix narrows the radices od's or a word dump's offsets may be
+// in (hex, octal, decimal: p.cands, a bit each, none set for all) to
+// those in which the offset s[i:e] follows, counting pos bytes from the
+// first line's offset (and, after a '*' line, the repeats), and says
+// whether one was left. The radix is set when one is left, or at a '*'
+// line or the final offset (the first of those left: after a final
+// offset nothing is left to tell them apart); until then pos stays
+// counted from the first offset, which every radix left reads so that
+// the lines follow alike.
 func (p *dumpParser) chooseRadix(i, e int, final bool) bool {
 	s := p.t.src
 	var fits []uint64
-	for _, r := range [...]uint64{16, 8, 10} {
+	var next uint8
+	for k, r := range [...]uint64{16, 8, 10} {
+		if p.cands != 0 && p.cands&(1<<k) == 0 {
+			continue
+		}
 		first, ok1 := radixOf(s, p.first, p.firstEnd, r)
 		off, ok2 := radixOf(s, i, e, r)
 		if !ok1 || !ok2 || first > off || first+p.pos < first {
@@ -440,10 +455,15 @@ func (p *dumpParser) chooseRadix(i, e int, final bool) bool {
 			p.star >= 0 && off > want && L > 0 && (off-want)%L == 0,
 			final && p.kind == dumpWords && off+1 == want:
 			fits = append(fits, r)
+			next |= 1 << k
 		}
 	}
+	p.cands = next
 	if len(fits) == 0 {
 		return false
+	}
+	if len(fits) > 1 && p.star < 0 && !final {
+		return true
 	}
 	p.radix = fits[0]
 	first, _ := radixOf(s, p.first, p.firstEnd, p.radix)

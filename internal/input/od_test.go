@@ -34,6 +34,9 @@ func TestParseODRadixAndWords(t *testing.T) {
 			{"od-Ad-x", FormatWords},
 			{"od-Ax-x", FormatWords},
 			{"hexdump", FormatWords},
+			{"hexdump-x", FormatWords},
+			{"od-Ad-t-x1-w8", FormatOD},
+			{"od-t-x1-w8", FormatOD},
 		} {
 			if name == "zeros" && c.suffix == "od-An-t-x1" {
 				continue // a '*' line without addresses: see below

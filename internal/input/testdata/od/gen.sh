@@ -16,4 +16,8 @@ for f in frame zeros; do
 	od -A d -x "$d/$f.bin" > "$f.od-Ad-x"
 	od -A x -x "$d/$f.bin" > "$f.od-Ax-x"
 	hexdump "$d/$f.bin" > "$f.hexdump"
+	hexdump -x "$d/$f.bin" > "$f.hexdump-x"
+	# 8 bytes a line: a step of 8 reads the same in hex and decimal
+	od -A d -t x1 -w8 "$d/$f.bin" > "$f.od-Ad-t-x1-w8"
+	od -t x1 -w8 "$d/$f.bin" > "$f.od-t-x1-w8"
 done
