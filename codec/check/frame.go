@@ -181,7 +181,7 @@ func (a *analysis) frameRules(side Side, ff *frameFacts) {
 		}
 	}
 	if produce && ff.HasAcks && ff.Acks != -1 && ff.Acks != 0 && ff.Acks != 1 {
-		a.add(FrameEnum, a.at(side, 0, 0, "body.acks"), "acks must be -1 (all), 0 (none) or 1 (leader)", "-1, 0 or 1", itoa(int(ff.Acks)))
+		a.add(FrameEnum, a.at(side, ff.AcksAt, 0, "body.acks"), "acks must be -1 (all), 0 (none) or 1 (leader)", "-1, 0 or 1", itoa(int(ff.Acks)))
 	}
 }
 
