@@ -177,7 +177,7 @@ func (a *analysis) frameRules(side Side, ff *frameFacts) {
 	for _, e := range ff.Enums {
 		if !e.Named {
 			a.add(FrameEnum, a.at(side, e.Offset, 0, e.Path), "a value outside the "+e.Enum+" enumeration",
-				"a "+e.Enum+" value", i64(e.Value))
+				article(e.Enum)+" "+e.Enum+" value", i64(e.Value))
 		}
 	}
 	if produce && ff.HasAcks && ff.Acks != -1 && ff.Acks != 0 && ff.Acks != 1 {

@@ -37,3 +37,18 @@ func TestAcksFindingSaysWhereAcksIs(t *testing.T) {
 		require.True(t, found, "v%d: no frame.enum for acks 5:\n%s", v, findingLines(fs))
 	}
 }
+
+// TestEnumFindingArticle: frame.enum said "expected a IsolationLevel
+// value"; it is "an" before a vowel, "a" before a consonant.
+func TestEnumFindingArticle(t *testing.T) {
+	fs := Check([]Exchange{{Request: listOffsets(2)}})
+	var expected []string
+	for _, f := range fs {
+		if f.Rule == FrameEnum {
+			expected = append(expected, f.Expected)
+		}
+	}
+	require.Equal(t, []string{"an IsolationLevel value"}, expected, findingLines(fs))
+	require.Equal(t, "a", article("CompressionType"))
+	require.Equal(t, "an", article("AclOperation"))
+}
