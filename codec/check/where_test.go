@@ -52,3 +52,44 @@ func TestEnumFindingArticle(t *testing.T) {
 	require.Equal(t, "a", article("CompressionType"))
 	require.Equal(t, "an", article("AclOperation"))
 }
+
+// TestVersionAnAPIDoesNotHave: a Produce request at v99 had no frame.api
+// finding, though the rule is "a version that API has": the codec reads
+// it with the newest layout it knows (v13) and warns so, and check
+// dropped that warning and reported what the v13 layout found wrong
+// (frame.size "149 more bytes inside the frame", frame.null "at v13").
+// It is now frame.api, at the version's bytes, as an unknown API key is,
+// and neither side's layout is judged. ApiVersions is the exception: a
+// client may send it at a version the broker does not know (KIP-511).
+func TestVersionAnAPIDoesNotHave(t *testing.T) {
+	setVersion := func(b []byte, v int16) []byte {
+		b = append([]byte(nil), b...)
+		binary.BigEndian.PutUint16(b[6:], uint16(v))
+		return b
+	}
+	ok := produce(9, 7, nil, plain().bytes())
+	for _, v := range []int16{14, 99} {
+		xs := []Exchange{{Request: setVersion(ok, v), Response: produceOK(9, 7, 0)}}
+		fs := Check(xs)
+		require.Equal(t, []string{"frame.api"}, ruleIDs(fs), "v%d:\n%s", v, findingLines(fs))
+		for _, f := range fs {
+			if f.Rule == FrameAPI {
+				require.Equal(t, Request, f.Where.Side)
+				require.Equal(t, 6, f.Where.Offset)
+				require.Equal(t, "header.requestApiVersion", f.Where.Path)
+				require.Equal(t, "ProduceRequest version 0-13", f.Expected)
+				require.Equal(t, "version "+itoa(int(v)), f.Found)
+				require.Contains(t, f.What, "read with the v13 layout")
+			}
+		}
+		require.Contains(t, skippedIDs(fs), "frame.decode", "v%d: the response's layout is said not judged:\n%s", v, findingLines(fs))
+	}
+	// An unknown API key, for comparison, is frame.api too.
+	bad := append([]byte(nil), ok...)
+	binary.BigEndian.PutUint16(bad[4:], 9999)
+	require.Equal(t, []string{"frame.api"}, ruleIDs(Check([]Exchange{{Request: bad}})))
+	// ApiVersions at v9: no finding; the broker answers at v0.
+	av := setVersion(apiVersionsReq(3, 1), 9)
+	fs := Check([]Exchange{{Request: av, Response: apiVersionsRsp(0, 1, 35, [3]int16{18, 0, 4})}})
+	require.NotContains(t, ruleIDs(fs), "frame.api", findingLines(fs))
+}
