@@ -7,7 +7,9 @@ import "github.com/kwire/kwire/codec/check"
 // not be judged as the invocation's notifications. Frames have no line and
 // column, so a result is placed by its file (artifactLocation) and, as a
 // logical location, where in the conversation it is (conn, correlation
-// id, side, byte, path).
+// id, side, byte, path). An input that could not be read is an error
+// notification, and the run's executionSuccessful is then false; one read
+// only in part (cut short, corrupt) a warning notification.
 
 type sarifReport struct {
 	Schema  string     `json:"$schema"`
@@ -85,6 +87,13 @@ type sarifArtifact struct {
 	URI string `json:"uri"`
 }
 
+// inputProblem is an input kwire check could not read (unread), or read
+// only in part, and why.
+type inputProblem struct {
+	file, why string
+	unread    bool
+}
+
 type sarifLogical struct {
 	FullyQualifiedName string `json:"fullyQualifiedName"`
 	Kind               string `json:"kind"`
@@ -103,6 +112,14 @@ func sarifLog(o *checkOut) sarifReport {
 	}
 	run := sarifRun{Tool: sarifTool{drv}, Results: []sarifResult{}}
 	inv := sarifInvocation{ExecutionSuccessful: true}
+	for _, in := range o.inputs {
+		level := "warning"
+		if in.unread {
+			level, inv.ExecutionSuccessful = "error", false
+		}
+		inv.Notifications = append(inv.Notifications, sarifNotification{Message: sarifText{in.why}, Level: level,
+			Locations: []sarifLocation{{Physical: &sarifPhysical{sarifArtifact{in.file}}}}})
+	}
 	for _, k := range o.kept {
 		f := &k.f
 		loc := sarifLocation{Physical: &sarifPhysical{sarifArtifact{k.file}},
