@@ -1,6 +1,8 @@
 package main
 
 import (
+	"net/url"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -59,11 +61,73 @@ func TestCheckSARIFInputNotRead(t *testing.T) {
 			found = true
 			require.Contains(t, no["message"].(map[string]any)["text"], "no such file or directory")
 			loc := no["locations"].([]any)[0].(map[string]any)["physicalLocation"].(map[string]any)["artifactLocation"].(map[string]any)
-			require.Contains(t, loc["uri"], "missing.pcapng")
+			require.Equal(t, (&url.URL{Scheme: "file", Path: filepath.ToSlash(missing)}).String(), loc["uri"])
 		}
 		require.True(t, found, "no error notification for the file not read:\n%s", out)
 	}
 	// Every input read: successful.
 	out, _, _ := runCLI(t, []string{"check", "--format", "sarif", "--fail-on", "none", good}, nil)
 	require.Equal(t, true, sarifRun0(t, out)["invocations"].([]any)[0].(map[string]any)["executionSuccessful"])
+}
+
+// TestCheckSARIFArtifactURI: a finding's artifactLocation.uri was the
+// path as given, "/tmp/a b#c%.hex" with its space, # and % raw: no URI.
+// An absolute path is now a file:// URI, percent-encoded; a relative one
+// a relative reference with uriBaseId %SRCROOT%, which the run's
+// originalUriBaseIds give as the working directory, so that resolving
+// one against the other names the file; standard input has no uri but a
+// description.
+func TestCheckSARIFArtifactURI(t *testing.T) {
+	b, err := os.ReadFile(example(t, "conn.order.bad.hex"))
+	require.NoError(t, err)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a b#c%?.hex")
+	require.NoError(t, os.WriteFile(file, b, 0o644))
+	want := (&url.URL{Scheme: "file", Path: filepath.ToSlash(file)}).String()
+
+	out, _, _ := runCLI(t, []string{"check", "--format", "sarif", file}, nil)
+	as := sarifArtifacts(sarifRun0(t, out))
+	require.NotEmpty(t, as)
+	for _, a := range as {
+		require.Equal(t, want, a["uri"])
+		u, err := url.Parse(a["uri"].(string))
+		require.NoError(t, err)
+		require.Equal(t, filepath.ToSlash(file), u.Path)
+		require.NotContains(t, a, "uriBaseId")
+	}
+
+	rel, err := filepath.Rel(workDir, file)
+	require.NoError(t, err)
+	out, _, _ = runCLI(t, []string{"check", "--format", "sarif", rel}, nil)
+	run := sarifRun0(t, out)
+	base := run["originalUriBaseIds"].(map[string]any)["%SRCROOT%"].(map[string]any)["uri"].(string)
+	bu, err := url.Parse(base)
+	require.NoError(t, err)
+	require.True(t, bu.IsAbs(), base)
+	as = sarifArtifacts(run)
+	require.NotEmpty(t, as)
+	for _, a := range as {
+		require.Equal(t, "%SRCROOT%", a["uriBaseId"])
+		ru, err := url.Parse(a["uri"].(string))
+		require.NoError(t, err, a["uri"])
+		require.False(t, ru.IsAbs())
+		require.Equal(t, filepath.ToSlash(rel), ru.Path)
+		// The working directory may be reached through links: compare
+		// the files, not the strings.
+		got, err := os.Stat(filepath.FromSlash(bu.ResolveReference(ru).Path))
+		require.NoError(t, err)
+		st, err := os.Stat(file)
+		require.NoError(t, err)
+		require.True(t, os.SameFile(st, got))
+	}
+
+	out, _, _ = runCLI(t, []string{"check", "--format", "sarif"}, b)
+	run = sarifRun0(t, out)
+	require.NotContains(t, run, "originalUriBaseIds")
+	as = sarifArtifacts(run)
+	require.NotEmpty(t, as)
+	for _, a := range as {
+		require.NotContains(t, a, "uri")
+		require.Equal(t, "standard input", a["description"].(map[string]any)["text"])
+	}
 }
