@@ -120,14 +120,10 @@ func (a *analysis) frameRules(side Side, ff *frameFacts) {
 	}
 	if api := a.versionUnknown(); api != nil {
 		// The codec read the frame with the newest layout it knows, so
-		// what that layout finds wrong says nothing of the frame.
-		newest := itoa(int(api.Valid().Hi))
-		if side == Request {
-			a.add(FrameAPI, a.at(side, 6, 0, "header.requestApiVersion"),
-				api.Name+" has no version "+itoa(int(a.ver))+" (kwire's schemas end at v"+newest+"): the frame was read with the v"+newest+" layout, and its layout is not judged",
-				api.Request.Name+" version "+api.Valid().String(), "version "+itoa(int(a.ver)))
-		} else {
-			a.skip(FrameDecode, a.where(side), "the response to "+api.Name+" v"+itoa(int(a.ver))+", a version "+api.Name+" does not have, is not judged (it was read with the v"+newest+" layout)")
+		// what that layout finds wrong says nothing of the frame. The
+		// version itself is judged with the connection's (Checker.version).
+		if side == Response {
+			a.skip(FrameDecode, a.where(side), "the response to "+api.Name+" v"+itoa(int(a.ver))+", a version past kwire's schemas (v"+itoa(int(api.Valid().Hi))+"), is not judged (it was read with that layout)")
 		}
 		return
 	}

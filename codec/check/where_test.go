@@ -59,8 +59,12 @@ func TestEnumFindingArticle(t *testing.T) {
 // dropped that warning and reported what the v13 layout found wrong
 // (frame.size "149 more bytes inside the frame", frame.null "at v13").
 // It is now frame.api, at the version's bytes, as an unknown API key is,
-// and neither side's layout is judged. ApiVersions is the exception: a
-// client may send it at a version the broker does not know (KIP-511).
+// and neither side's layout is judged. Where the broker's ApiVersions
+// answer was captured, conn.version judges the version instead: outside
+// the advertised range it is that rule's error (one fault, one finding);
+// inside it, the broker serves a version newer than kwire's schemas, and
+// frame.api says it is not judged. ApiVersions is the exception: a client
+// may send it at a version the broker does not know (KIP-511).
 func TestVersionAnAPIDoesNotHave(t *testing.T) {
 	setVersion := func(b []byte, v int16) []byte {
 		b = append([]byte(nil), b...)
@@ -83,6 +87,18 @@ func TestVersionAnAPIDoesNotHave(t *testing.T) {
 			}
 		}
 		require.Contains(t, skippedIDs(fs), "frame.decode", "v%d: the response's layout is said not judged:\n%s", v, findingLines(fs))
+	}
+	// The broker's ApiVersions answer captured before it: conn.version.
+	for _, hi := range []int16{13, 99} {
+		frames := [][]byte{apiVersionsReq(3, 1), apiVersionsRsp(3, 1, 0, [3]int16{0, 3, hi}, [3]int16{18, 0, 4}),
+			setVersion(ok, 99), produceOK(9, 7, 0)}
+		fs := Check(exchangesOn(&Conn{ID: 1, FromStart: true}, frames...))
+		if hi == 13 {
+			require.Equal(t, []string{"conn.version"}, ruleIDs(fs), findingLines(fs))
+		} else {
+			require.Empty(t, ruleIDs(fs), findingLines(fs))
+			require.Contains(t, skippedIDs(fs), "frame.api", findingLines(fs))
+		}
 	}
 	// An unknown API key, for comparison, is frame.api too.
 	bad := append([]byte(nil), ok...)

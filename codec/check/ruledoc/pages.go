@@ -25,7 +25,7 @@ var pages = []Page{
 		Allowed: "None: real clients size their frames exactly.",
 		Fault:   "an ApiVersions v3 request with two zero bytes after its body, the size prefix counting them"},
 	{ID: "frame.api",
-		Requires: "A request's header names an API key Kafka defines, at a version that API has. A version past the newest in the schemas kwire carries is flagged too: kwire reads such a frame with its newest layout, so the layout's own findings on either side are left out (the response's said not judged). ApiVersions is the exception (KIP-511: a client may send it at a version the broker does not know; the broker answers at v0). conn.version judges versions against what the broker advertised.",
+		Requires: "A request's header names an API key Kafka defines, at a version that API has. A version past the newest in the schemas kwire carries is flagged too: kwire reads such a frame with its newest layout, so the layout's own findings on either side are left out (the response's said not judged). Where the broker's ApiVersions answer was captured, conn.version judges the version instead: outside the range the broker advertised it is conn.version's error alone; inside it the broker serves a version kwire's schemas do not have, and this rule says it is not judged. ApiVersions is the exception (KIP-511: a client may send it at a version the broker does not know; the broker answers at v0).",
 		Kafka: []Source{{srcApiKeys, "ApiKeys.forId throws for an unknown key; the broker answers nothing and closes the connection"},
 			{"KIP-35", "clients learn which keys and versions a broker serves from ApiVersions"}},
 		Allowed: "None. A capture of a Kafka newer than kwire's schemas (kwire version names them) may show versions kwire does not know: update kwire.",
