@@ -90,6 +90,8 @@ type checkOut struct {
 	// noKafka says why the capture just read gave no exchange (noKafka)
 	noKafka string
 	line    []byte
+	// inputs are the files not read, or not read whole (SARIF's notes)
+	inputs []inputProblem
 }
 
 func (o *checkOut) put(file string, f *check.Finding) {
@@ -146,11 +148,13 @@ func (c *checkConfig) run(e *env) int {
 			o.w.Flush()
 			fail(e, "%s: %v", file, err)
 			status, unread = 1, unread+1
+			o.inputs = append(o.inputs, inputProblem{file, err.Error(), true})
 		}
 		if truncation != nil {
 			o.w.Flush()
 			fail(e, "%s: %s (checked up to there)", file, truncation)
 			status, cut = 1, cut+1
+			o.inputs = append(o.inputs, inputProblem{file, truncation.String() + " (checked up to there)", false})
 		}
 	}
 	switch c.format {

@@ -1,13 +1,28 @@
 package main
 
-import "github.com/kwire/kwire/codec/check"
+import (
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/kwire/kwire/codec/check"
+)
 
 // SARIF 2.1.0 (OASIS), the report code-scanning tools read: one run whose
 // tool lists every rule, one result per finding, and the rules that could
 // not be judged as the invocation's notifications. Frames have no line and
 // column, so a result is placed by its file (artifactLocation) and, as a
 // logical location, where in the conversation it is (conn, correlation
-// id, side, byte, path).
+// id, side, byte, path). An input that could not be read is an error
+// notification, and the run's executionSuccessful is then false; one read
+// only in part (cut short, corrupt) a warning notification.
+//
+// An artifact's uri is a URI (SARIF 2.1.0 §3.4.3), percent-encoded: a
+// file:// URI for an absolute path, a relative reference for a relative
+// one with uriBaseId %SRCROOT%, which the run's originalUriBaseIds give
+// as the working directory's file:// URI. Standard input has no uri: its
+// artifactLocation's description says "standard input".
 
 type sarifReport struct {
 	Schema  string     `json:"$schema"`
@@ -16,9 +31,10 @@ type sarifReport struct {
 }
 
 type sarifRun struct {
-	Tool        sarifTool         `json:"tool"`
-	Invocations []sarifInvocation `json:"invocations"`
-	Results     []sarifResult     `json:"results"`
+	Tool        sarifTool                `json:"tool"`
+	BaseIDs     map[string]sarifArtifact `json:"originalUriBaseIds,omitempty"`
+	Invocations []sarifInvocation        `json:"invocations"`
+	Results     []sarifResult            `json:"results"`
 }
 
 type sarifTool struct {
@@ -82,7 +98,45 @@ type sarifPhysical struct {
 }
 
 type sarifArtifact struct {
-	URI string `json:"uri"`
+	URI         string     `json:"uri,omitempty"`
+	URIBaseID   string     `json:"uriBaseId,omitempty"`
+	Description *sarifText `json:"description,omitempty"`
+}
+
+// inputProblem is an input kwire check could not read (unread), or read
+// only in part, and why.
+type inputProblem struct {
+	file, why string
+	unread    bool
+}
+
+// srcRoot is the uriBaseId of relative paths: the working directory.
+const srcRoot = "%SRCROOT%"
+
+// sarifArtifactOf is where file is, as SARIF's artifactLocation says it
+// (see the package comment above); relative reports whether it is
+// relative to srcRoot.
+func sarifArtifactOf(file string) (a sarifArtifact, relative bool) {
+	switch {
+	case file == "-":
+		return sarifArtifact{Description: &sarifText{"standard input"}}, false
+	case filepath.IsAbs(file):
+		return sarifArtifact{URI: fileURI(file, false)}, false
+	}
+	return sarifArtifact{URI: (&url.URL{Path: filepath.ToSlash(file)}).String(), URIBaseID: srcRoot}, true
+}
+
+// fileURI is the file:// URI of the absolute path p, ending in a slash
+// when dir is set.
+func fileURI(p string, dir bool) string {
+	p = filepath.ToSlash(filepath.Clean(p))
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p // C:/x: file:///C:/x
+	}
+	if dir && !strings.HasSuffix(p, "/") {
+		p += "/"
+	}
+	return (&url.URL{Scheme: "file", Path: p}).String()
 }
 
 type sarifLogical struct {
@@ -103,9 +157,23 @@ func sarifLog(o *checkOut) sarifReport {
 	}
 	run := sarifRun{Tool: sarifTool{drv}, Results: []sarifResult{}}
 	inv := sarifInvocation{ExecutionSuccessful: true}
+	relative := false
+	artifact := func(file string) sarifArtifact {
+		a, rel := sarifArtifactOf(file)
+		relative = relative || rel
+		return a
+	}
+	for _, in := range o.inputs {
+		level := "warning"
+		if in.unread {
+			level, inv.ExecutionSuccessful = "error", false
+		}
+		inv.Notifications = append(inv.Notifications, sarifNotification{Message: sarifText{in.why}, Level: level,
+			Locations: []sarifLocation{{Physical: &sarifPhysical{artifact(in.file)}}}})
+	}
 	for _, k := range o.kept {
 		f := &k.f
-		loc := sarifLocation{Physical: &sarifPhysical{sarifArtifact{k.file}},
+		loc := sarifLocation{Physical: &sarifPhysical{artifact(k.file)},
 			Logical: []sarifLogical{{FullyQualifiedName: f.Where.String(), Kind: "element"}}}
 		text := string(f.AppendText(nil))
 		if f.Skipped {
@@ -117,5 +185,8 @@ func sarifLog(o *checkOut) sarifReport {
 			Message: sarifText{text}, Locations: []sarifLocation{loc}})
 	}
 	run.Invocations = []sarifInvocation{inv}
+	if wd, err := os.Getwd(); relative && err == nil {
+		run.BaseIDs = map[string]sarifArtifact{srcRoot: {URI: fileURI(wd, true)}}
+	}
 	return sarifReport{Schema: "https://json.schemastore.org/sarif-2.1.0.json", Version: "2.1.0", Runs: []sarifRun{run}}
 }

@@ -347,7 +347,7 @@ func (r *reader) body(f *codec.Frame, ff *frameFacts) {
 		}
 		ff.TxnID, ff.HasTxnID = strOf(b.Get("transactionalId"))
 		if n := b.Get("acks"); n != nil {
-			ff.Acks, ff.HasAcks = int16(n.Int), true
+			ff.Acks, ff.AcksAt, ff.HasAcks = int16(n.Int), n.Start, true
 		}
 		r.eachPart(b, "topicData", "partitionData", "index", func(p *partFacts, n *tree.Node) {
 			r.records(f, n.Get("records"), p)

@@ -231,13 +231,24 @@ func (c *Checker) connRules(a *analysis, cs *connState) {
 		if ranges == nil {
 			ranges = c.cluster
 		}
+		newer := a.versionUnknown()
 		if ranges == nil {
 			c.skip(ConnVersion, a.where(Request), "no ApiVersions answer was captured before this request: versions are not judged until one is")
+			if newer != nil {
+				newest := itoa(int(newer.Valid().Hi))
+				c.add(FrameAPI, a.at(Request, 6, 0, "header.requestApiVersion"),
+					newer.Name+" has no version "+itoa(int(ver))+" (kwire's schemas end at v"+newest+"): the frame was read with the v"+newest+" layout, and its layout is not judged",
+					newer.Request.Name+" version "+newer.Valid().String(), "version "+itoa(int(ver)))
+			}
 		} else if r, ok := findRange(ranges, key); !ok {
 			c.add(ConnVersion, a.where(Request), "the broker does not advertise "+apiName(key), "an API the broker advertised", apiName(key)+" v"+itoa(int(ver)))
 		} else if ver < r.Lo || ver > r.Hi {
 			c.add(ConnVersion, a.where(Request), apiName(key)+" v"+itoa(int(ver))+" is outside what the broker advertised",
 				"v"+itoa(int(r.Lo))+"-"+itoa(int(r.Hi)), "v"+itoa(int(ver)))
+		} else if newer != nil {
+			// The broker serves a version kwire's schemas do not have.
+			c.skip(FrameAPI, a.at(Request, 6, 0, "header.requestApiVersion"), newer.Name+" v"+itoa(int(ver))+", which the broker advertised, is past kwire's schemas (v"+
+				itoa(int(newer.Valid().Hi))+"): the frame's layout is not judged (a newer kwire knows it)")
 		}
 	}
 	c.learn(a, cs)

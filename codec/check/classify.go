@@ -4,7 +4,8 @@ import "strings"
 
 // classifyWarning names the rule a decoder warning breaks, by the words
 // it starts (or ends) with; nil for a warning that breaks none (a version
-// newer than kwire knows: conn.version judges versions). The decoder's
+// newer than kwire knows: frameRules makes that frame.api, ApiVersions
+// aside). The decoder's
 // warnings will carry a stable code; warningRules is then the one place
 // that maps codes to rules.
 func classifyWarning(msg string, inRecords bool) *Rule {

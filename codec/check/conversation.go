@@ -53,6 +53,14 @@ type txnState struct {
 	// NOT_COORDINATOR or COORDINATOR_NOT_AVAILABLE, so the producer may
 	// have gone on with a coordinator the capture does not see.
 	moved bool
+	// ended: the last transaction was ended by an EndTxn at endEpoch,
+	// committing (endCommit) or aborting. The same EndTxn again with
+	// nothing in the transaction since ends that one again: a client's
+	// retry, or the other leg of a proxy in the same capture (client to
+	// proxy, proxy to broker), not an empty transaction.
+	ended     bool
+	endEpoch  int16
+	endCommit bool
 }
 
 // partKey names a partition of a client (identity) or of a producer.
@@ -141,6 +149,8 @@ func (c *Checker) conversation(a *analysis, cs *connState) {
 		t.conns[cn.ID] = true
 		switch {
 		case !t.known || t.open || len(t.added) > 0:
+		case t.ended && t.endEpoch == req.ProducerEpoch && t.endCommit == req.Commit:
+			// The transaction just ended, ended again (see ended).
 		case t.lost != c.lost:
 			c.skip(ConvTxnEnd, a.where(Request), "an EndTxn "+c.afterLoss()+" is not judged (what went into its transaction may be in them)")
 		default:
@@ -148,6 +158,7 @@ func (c *Checker) conversation(a *analysis, cs *connState) {
 				"EndTxn after records or offsets went into the transaction", "an empty transaction")
 		}
 		t.known, t.open, t.lost, t.moved = true, false, c.lost, false
+		t.ended, t.endEpoch, t.endCommit = true, req.ProducerEpoch, req.Commit
 		clear(t.added)
 		c.coordinatorMoved(a, req.ProducerID)
 	case schema.KeyFetch:

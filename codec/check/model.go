@@ -104,6 +104,7 @@ type frameFacts struct {
 
 	ErrorCode int16 // the body's top-level errorCode (0 when none; AddPartitionsToTxn's answer: NOT_COORDINATOR or COORDINATOR_NOT_AVAILABLE for any partition)
 	Acks      int16
+	AcksAt    int // acks' offset in the frame
 	HasAcks   bool
 
 	TxnID         string // transactionalId (Produce, InitProducerId, EndTxn, AddPartitionsToTxn v0-3, AddOffsetsToTxn)

@@ -78,3 +78,64 @@ func TestTxnEndNeedsTheTransactionsStart(t *testing.T) {
 		require.Contains(t, skippedIDs(fs), "conv.txn-end")
 	}
 }
+
+// TestTxnThroughAProxyIsNotEndedTwice: a capture holding both legs of
+// kwire proxy (client to proxy on 19092, proxy to broker on 9092) carries
+// each exchange twice, the broker's leg completing first. The second
+// EndTxn found the transaction the first had ended, and conv.txn-end
+// warned "EndTxn for producer id 8 ends a transaction that holds
+// nothing". An EndTxn that repeats the one that ended the producer's
+// transaction (same epoch, same commit or abort, nothing in it since) is
+// that transaction's end again (a client's retry is too: the coordinator
+// answers it as it answered the first), not an empty transaction.
+func TestTxnThroughAProxyIsNotEndedTwice(t *testing.T) {
+	txn := kmsg.StringPtr("tx-1")
+	client := &Conn{ID: 1, Client: "127.0.0.1:50000", Broker: "127.0.0.1:19092", FromStart: true, Closed: true}
+	broker := &Conn{ID: 2, Client: "127.0.0.1:50001", Broker: "127.0.0.1:9092", FromStart: true, Closed: true}
+	batch := func(seq int32) []byte {
+		x := plain()
+		x.pid, x.epoch, x.seq, x.attrs = 8, 0, seq, 0x10
+		return x.bytes()
+	}
+	// Each exchange as the proxy relays it: the broker's leg ends first.
+	var xs []Exchange
+	both := func(frames ...[]byte) {
+		xs = append(xs, exchangesOn(broker, frames...)...)
+		xs = append(xs, exchangesOn(client, frames...)...)
+	}
+	both(initPIDReq(4, 1, txn), initPIDRsp(4, 1, 8))
+	for i, corr := range []int32{2, 5} {
+		both(addPartsReq(3, corr, "tx-1", 8), addPartsRsp(3, corr))
+		both(produce(9, corr+1, txn, batch(int32(2*i))), produceOK(9, corr+1, int64(2*i)))
+		both(endTxnReq(3, corr+2, "tx-1", 8), endTxnRsp(3, corr+2))
+	}
+	fs := Check(xs)
+	require.Empty(t, ruleIDs(fs), findingLines(fs))
+
+	// One leg alone: the same.
+	fs = Check(exchangesOn(client, initPIDReq(4, 1, txn), initPIDRsp(4, 1, 8),
+		addPartsReq(3, 2, "tx-1", 8), addPartsRsp(3, 2), produce(9, 3, txn, batch(0)), produceOK(9, 3, 0),
+		endTxnReq(3, 4, "tx-1", 8), endTxnRsp(3, 4)))
+	require.Empty(t, ruleIDs(fs), findingLines(fs))
+
+	// An EndTxn of nothing is still an empty transaction, on either leg,
+	// said once.
+	xs = nil
+	both(initPIDReq(4, 1, txn), initPIDRsp(4, 1, 8))
+	both(endTxnReq(3, 2, "tx-1", 8), endTxnRsp(3, 2))
+	fs = Check(xs)
+	n := 0
+	for _, f := range fs {
+		if f.Rule == ConvTxnEnd && !f.Skipped {
+			n++
+		}
+	}
+	require.Equal(t, 1, n, findingLines(fs))
+	// A second EndTxn that aborts what the first committed is no repeat.
+	abort := kmsg.NewPtrEndTxnRequest()
+	abort.TransactionalID, abort.ProducerID, abort.ProducerEpoch, abort.Commit = "tx-1", 8, 0, false
+	fs = Check(exchangesOn(client, initPIDReq(4, 1, txn), initPIDRsp(4, 1, 8),
+		addPartsReq(3, 2, "tx-1", 8), addPartsRsp(3, 2), produce(9, 3, txn, batch(0)), produceOK(9, 3, 0),
+		endTxnReq(3, 4, "tx-1", 8), endTxnRsp(3, 4), req(abort, 3, 5), endTxnRsp(3, 5)))
+	require.Equal(t, []string{"conv.txn-end"}, ruleIDs(fs), findingLines(fs))
+}
