@@ -99,7 +99,7 @@ func notFoundPage(path string) []byte {
 <meta name="color-scheme" content="light dark">
 <meta name="robots" content="noindex">
 <title>Not found · kwire</title>
-<style>body{font:1rem/1.5 system-ui,sans-serif;max-width:42rem;margin:3rem auto;padding:0 1rem}code{overflow-wrap:anywhere}input{font:inherit}</style>
+<style>body{font:1rem/1.5 system-ui,sans-serif;max-width:42rem;margin:3rem auto;padding:0 1rem;overflow-wrap:anywhere}input{font:inherit}</style>
 </head>
 <body>
 <main>

@@ -552,6 +552,14 @@ test("a mistyped page: a 404 page with a way home and a search", async () => {
   await Promise.all([page.waitForURL(/\/index\.html$/), page.click("text=Every API")]);
   assert.equal(await page.locator("tr.api").count(), apiList.length);
   await ctx.close();
+  // A long path's words wrap on a phone rather than push the page sideways
+  // (the "Search for" link ran 22 px past a 390 px screen).
+  const phone = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  const small = await phone.newPage();
+  const long = await small.goto(server.url + "internal/consumer_offsets/consumergroupcurrentmemberassignmentvaluex/");
+  assert.equal(long.status(), 404);
+  assert.deepEqual(await small.evaluate(cutParts), []);
+  await phone.close();
   const json = await fetch(server.url + "api/Metadata/v12.html");
   assert.equal(json.status, 404);
   assert.equal(json.headers.get("content-type"), "application/json");
