@@ -233,7 +233,10 @@ func encode(dst []byte, env any, o EncodeOptions) ([]byte, error) {
 		hdr = h
 	}
 	hd := hdrMsg.At(hv)
-	e.v, e.flex = hv, hd.Flexible.Contains(hv)
+	e.v, e.flex, e.of = hv, hd.Flexible.Contains(hv), "request header "
+	if response {
+		e.of = "response header "
+	}
 	e.path = append(e.path[:0], encStep{"header", -1})
 	if dst, err = e.structValue(dst, hd.Root, hdr); err != nil {
 		return nil, err
@@ -242,7 +245,7 @@ func encode(dst []byte, env any, o EncodeOptions) ([]byte, error) {
 	if obj["body"] != nil && body == nil {
 		return nil, &EncodeError{Path: "body", Msg: "expected an object, found " + jsonKind(obj["body"])}
 	}
-	e.v, e.flex = version, def.Flexible.Contains(version)
+	e.v, e.flex, e.of = version, def.Flexible.Contains(version), ""
 	e.path = append(e.path[:0], encStep{"body", -1})
 	if dst, err = e.structValue(dst, def.Root, body); err != nil {
 		return nil, err
@@ -280,12 +283,20 @@ func encodeBody(dst []byte, apiKey, version int16, response bool, body map[strin
 }
 
 type encoder struct {
-	o       EncodeOptions
-	v       int16
-	flex    bool
+	o    EncodeOptions
+	v    int16
+	flex bool
+	// of says whose version v is when it is not the message's own: "request
+	// header " or "response header " while the header is encoded (its
+	// version is not the API's), so an error names the right one.
+	of      string
 	scratch []byte
 	path    []encStep // where the value being encoded is; written out only for an error
 }
+
+// at names the version being encoded: "v3", or "response header v0"
+// in a header.
+func (e *encoder) at() string { return e.of + "v" + strconv.Itoa(int(e.v)) }
 
 func join(path, k string) string {
 	if path == "" {
@@ -430,7 +441,7 @@ func (e *encoder) structValue(dst []byte, l *schema.Layout, obj map[string]any) 
 			}
 			if f := taggedField(l, e.v, uint32(tag)); f != nil {
 				// The decoder would read it as that field.
-				return nil, &EncodeError{Path: ip + ".tag", Msg: "expected a tag no field has at v" + strconv.Itoa(int(e.v)) + ", found " + strconv.FormatInt(tag, 10) + ", the tag of " + f.JSON + " (give it by that name)"}
+				return nil, &EncodeError{Path: ip + ".tag", Msg: "expected a tag no field has at " + e.at() + ", found " + strconv.FormatInt(tag, 10) + ", the tag of " + f.JSON + " (give it by that name)"}
 			}
 			var b []byte
 			switch d := t["data"].(type) {
@@ -502,9 +513,9 @@ func (e *encoder) checkFields(l *schema.Layout, obj map[string]any) error {
 	case unknown != "":
 		return e.fieldError(l, unknown, "unknown field; ")
 	case other != "" && !e.o.Lenient:
-		return e.fieldError(l, other, "a field of v"+fieldVersions(l, other)+" only; ")
+		return e.fieldError(l, other, "a field of "+e.of+"v"+fieldVersions(l, other)+" only; ")
 	case tags && !e.o.Lenient:
-		return &EncodeError{Path: join(e.pathString(), "_unknownTaggedFields"), Msg: "expected no tagged fields (v" + strconv.Itoa(int(e.v)) + " is not a flexible version: it has none), found _unknownTaggedFields"}
+		return &EncodeError{Path: join(e.pathString(), "_unknownTaggedFields"), Msg: "expected no tagged fields (" + e.at() + " is not a flexible version: it has none), found _unknownTaggedFields"}
 	}
 	if e.o.Dropped == nil || len(drop) == 0 && !tags {
 		return nil
@@ -543,7 +554,7 @@ func (e *encoder) fieldError(l *schema.Layout, k, msg string) *EncodeError {
 	} else {
 		msg += "valid here: " + strings.Join(valid, ", ")
 	}
-	return &EncodeError{Path: join(e.pathString(), k), Msg: msg + " (at v" + strconv.Itoa(int(e.v)) + ")"}
+	return &EncodeError{Path: join(e.pathString(), k), Msg: msg + " (at " + e.at() + ")"}
 }
 
 // fieldVersions says at which versions l has a field named k: "4+",
@@ -691,7 +702,7 @@ func (e *encoder) null(dst []byte, f *schema.Field, k schema.Kind) ([]byte, erro
 
 // nullRefused is the error of a null where the field is not nullable.
 func (e *encoder) nullRefused() *EncodeError {
-	return &EncodeError{Path: e.pathString(), Msg: "null is not allowed here at v" + strconv.Itoa(int(e.v))}
+	return &EncodeError{Path: e.pathString(), Msg: "null is not allowed here at " + e.at()}
 }
 
 // appendInt writes an integer of kind k, checked against the kind's range.

@@ -178,6 +178,11 @@ func TestEncodeErrors(t *testing.T) {
 		{`{"apiKey":18,"apiVersion":0,"header":{"requestApiKey":3}}`, "header.requestApiKey: is 3 but the envelope says 18"},
 		{`{"apiKey":0,"apiName":"Fetch","apiVersion":9,"header":{"correlationId":1},"body":{}}`, "apiName: is Fetch (key 1) but apiKey says 0 (Produce)"},
 		{`{"apiKey":1,"apiName":7,"apiVersion":9}`, "apiName: expected a string, found a number"},
+		// A header's fields are valid at the header's version, which is not
+		// the API's: the error names it as the header's.
+		{`{"direction":"response","apiKey":18,"apiVersion":3,"header":{"correlationId":1,"foo":1},"body":{}}`, "header.foo: unknown field; valid here: correlationId (at response header v0)"},
+		{`{"apiKey":18,"apiVersion":3,"header":{"correlationId":1,"foo":1},"body":{}}`, "header.foo: unknown field; valid here: requestApiKey, requestApiVersion, correlationId, clientId, _unknownTaggedFields (at request header v2)"},
+		{`{"direction":"response","apiKey":18,"apiVersion":3,"header":{"correlationId":1,"_unknownTaggedFields":[{"tag":0,"data":"AA=="}]},"body":{}}`, "header._unknownTaggedFields: expected no tagged fields (response header v0 is not a flexible version: it has none)"},
 		{`[1]`, "expected an object"},
 		{`{"apiKey":18`, "invalid JSON"},
 	}

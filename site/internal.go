@@ -17,7 +17,11 @@ import (
 // from an example laid out by codec/storage.
 //
 //	internal.html                               the topics and their record types
+//	internal/<topic>/<record>/index.html        one record type: its versions and what changed
 //	internal/<topic>/<record>/v<N>.html         one record type at one value version
+//
+// A record type's folder has an index, as an API's does, so that its URL
+// with the version cut off (internal/<topic>/<record>/) is a page too.
 
 // internalSlug is a topic's or record's folder name: lower case, without
 // the leading underscores.
@@ -43,7 +47,26 @@ type internalRecordRow struct {
 	Key        string
 	KeyVersion int16
 	Value      string
+	Index      string // the record type's index page
 	Versions   []versionLink
+}
+
+// internalRecordData is a record type's index page.
+type internalRecordData struct {
+	Topic, TopicSlug string
+	Coordinator      bool
+	Type             int16
+	Value, Key       string
+	KeyVersion       int16
+	Lo, Hi           int16
+	Rows             []internalVersionRow
+}
+
+type internalVersionRow struct {
+	V       int16
+	Href    string
+	First   bool
+	Changes []change
 }
 
 type internalPageData struct {
@@ -81,7 +104,7 @@ func (b *builder) internalPages() error {
 		row := internalTopicRow{Name: t.Name, Slug: internalSlug(t.Name), Framing: t.Framing.String(), Coordinator: t.Framing == schema.CoordinatorFraming}
 		for i := range t.Records {
 			rec := &t.Records[i]
-			r := internalRecordRow{Type: rec.Type, Value: rec.Value.Name, KeyVersion: rec.KeyVersion}
+			r := internalRecordRow{Type: rec.Type, Value: rec.Value.Name, KeyVersion: rec.KeyVersion, Index: internalRecordPath(t, rec)}
 			if rec.Key != nil {
 				r.Key = rec.Key.Name
 			}
@@ -91,11 +114,33 @@ func (b *builder) internalPages() error {
 					return err
 				}
 			}
+			if err := b.internalRecordPage(t, rec); err != nil {
+				return err
+			}
 			row.Records = append(row.Records, r)
 		}
 		idx.Topics = append(idx.Topics, row)
 	}
 	return b.render("internalindex", "internal.html", page{Title: "Internal topics", Nav: "internal", Body: idx})
+}
+
+// internalRecordPath is the index page of record type rec of topic t.
+func internalRecordPath(t *schema.InternalTopic, rec *schema.InternalRecord) string {
+	return "internal/" + internalSlug(t.Name) + "/" + internalSlug(rec.Value.Name) + "/index.html"
+}
+
+// internalRecordPage writes a record type's index: its value versions,
+// each with what changed from the one before.
+func (b *builder) internalRecordPage(t *schema.InternalTopic, rec *schema.InternalRecord) error {
+	d := internalRecordData{Topic: t.Name, TopicSlug: internalSlug(t.Name), Coordinator: t.Framing == schema.CoordinatorFraming,
+		Type: rec.Type, Value: rec.Value.Name, KeyVersion: rec.KeyVersion, Lo: rec.Value.Valid.Lo, Hi: rec.Value.Valid.Hi}
+	if rec.Key != nil {
+		d.Key = rec.Key.Name
+	}
+	for v := rec.Value.Valid.Lo; v <= rec.Value.Valid.Hi; v++ {
+		d.Rows = append(d.Rows, internalVersionRow{V: v, Href: "v" + itoa(int(v)) + ".html", First: v == rec.Value.Valid.Lo, Changes: changes(rec.Value, v, "value")})
+	}
+	return b.render("internalrecord", internalRecordPath(t, rec), page{Title: rec.Value.Name + " · " + t.Name, Nav: "internal", Body: d})
 }
 
 func (b *builder) internalPage(t *schema.InternalTopic, rec *schema.InternalRecord, v int16) error {

@@ -58,3 +58,33 @@ func TestInternalPages(t *testing.T) {
 	require.Contains(t, js, "commitTimestamp", "the record's JSON")
 	require.Contains(t, js, "OffsetCommitValue")
 }
+
+// A record type's folder (a version page's URL with the version cut off,
+// internal/<topic>/<record>/) is a page, as an API's folder is: its
+// index lists the value versions, linked, and the index and each version
+// page link each other.
+func TestInternalRecordFolderHasAnIndex(t *testing.T) {
+	out := t.TempDir()
+	b := &builder{out: out, title: "kwire"}
+	require.NoError(t, b.assets())
+	require.NoError(t, b.templates())
+	require.NoError(t, b.internalPages())
+	index, err := os.ReadFile(filepath.Join(out, "internal.html"))
+	require.NoError(t, err)
+	for _, topic := range schema.InternalTopics() {
+		for i := range topic.Records {
+			rec := &topic.Records[i]
+			dir := "internal/" + internalSlug(topic.Name) + "/" + internalSlug(rec.Value.Name) + "/"
+			require.Contains(t, string(index), `href="`+dir+`index.html"`)
+			page, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(dir+"index.html")))
+			require.NoError(t, err, dir)
+			require.Contains(t, string(page), "<h1>"+rec.Value.Name+" ", dir)
+			for v := rec.Value.Valid.Lo; v <= rec.Value.Valid.Hi; v++ {
+				require.Contains(t, string(page), `href="v`+itoa(int(v))+`.html"`, dir)
+			}
+			vp, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(InternalPath(topic, rec, rec.Value.Valid.Hi))))
+			require.NoError(t, err)
+			require.Contains(t, string(vp), `<a href="index.html">`+rec.Value.Name+`</a>`, dir)
+		}
+	}
+}

@@ -16,6 +16,7 @@
 //	protocol.html                 framing, request and response headers
 //	errors.html                   error codes and enumerations
 //	internal.html                 Kafka's internal topics and their record types
+//	internal/<topic>/<record>/index.html one record type: its value versions and what changed
 //	internal/<topic>/<record>/v<N>.html  one record type at one value version
 //	rules/index.html              the protocol rules kwire check applies
 //	rules/<id>.html               one rule: what Kafka requires, where, an example
@@ -296,7 +297,7 @@ func (b *builder) templates() error {
 		return err
 	}
 	b.tmpl = map[string]*template.Template{}
-	for _, name := range []string{"index", "api", "version", "types", "records", "protocol", "errors", "internal", "internalindex", "rules", "rule", "search", "jsonapi"} {
+	for _, name := range []string{"index", "api", "version", "types", "records", "protocol", "errors", "internal", "internalindex", "internalrecord", "rules", "rule", "search", "jsonapi"} {
 		t, err := template.Must(base.Clone()).ParseFS(files, "templates/"+name+".tmpl")
 		if err != nil {
 			return err

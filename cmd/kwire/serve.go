@@ -495,7 +495,9 @@ func fileHandler(dir string) http.Handler {
 }
 
 // filesOr serves the files under dir: GET and HEAD only, a folder
-// answers with its index.html, nothing outside dir (through an os.Root, so
+// answers with its index.html, a path without its .html with that page
+// (as the Worker's static assets answer; they redirect X.html to X,
+// which is served here as it is), nothing outside dir (through an os.Root, so
 // neither ".." nor a symbolic link leads out of it), no listings; a
 // request for what is no file (whatever its method) goes to notFound.
 // Content-hashed names are cached for a year, everything else revalidated.
@@ -516,6 +518,16 @@ func filesOr(dir string, notFound http.Handler) http.Handler {
 		p := path.Clean("/" + r.URL.Path)
 		name := "." + p
 		st, err := root.Stat(name)
+		// A page named without its .html (/api/fetch/v12, the URL the
+		// Worker's static assets redirect /api/fetch/v12.html to) is that
+		// page, when no file or folder with an index has the name
+		// (/internal is internal.html, there being no internal/index.html),
+		// so a URL copied from the hosted site works here too.
+		if p != "/" && !strings.HasSuffix(r.URL.Path, "/") && (err != nil || st.IsDir() && !hasIndex(root, name)) {
+			if hst, herr := root.Stat(name + ".html"); herr == nil && hst.Mode().IsRegular() {
+				name, st, err = name+".html", hst, nil
+			}
+		}
 		// A folder named without its slash is sent to it (a redirect,
 		// below); with it, it answers with its index.html.
 		bare := err == nil && st.IsDir() && !strings.HasSuffix(r.URL.Path, "/")
@@ -569,6 +581,12 @@ func filesOr(dir string, notFound http.Handler) http.Handler {
 		}
 		http.ServeContent(w, r, name, st.ModTime(), f)
 	})
+}
+
+// hasIndex reports whether the folder name under root has an index.html.
+func hasIndex(root *os.Root, name string) bool {
+	st, err := root.Stat(path.Join(name, "index.html"))
+	return err == nil && st.Mode().IsRegular()
 }
 
 // sendPrecompressed answers with name's gzip copy (name.gz under root) when

@@ -114,8 +114,8 @@ func parseJSON(b []byte) (any, *Error) {
 // records encoder): "expected X, found Y" (or "expected X" alone),
 // "missing", "missing: give A or B", "unknown field; valid here: ..."
 // (or "none is valid here"), "a field of vR only; valid here: ...",
-// each of those two with " (at vN)" after, "null is not allowed here at
-// vN", "string of N bytes is longer than 32767", "N has versions A-B,
+// each of those two with " (at vN)" after ("response header vN", "request
+// header vN" in a header), "null is not allowed here at vN", "string of N bytes is longer than 32767", "N has versions A-B,
 // not V", "N has no version V", "is V but the envelope says W", "must be
 // ...", "invalid base64: ..." and "bad base64: ...", "unknown API ...",
 // "unknown data message ...", "no data message ...". A message of
@@ -131,9 +131,10 @@ func encodeWants(msg, path string) (expected, found string) {
 	}
 	field := path[strings.LastIndexAny(path, ".")+1:]
 	// " (at vN)" closes the field errors: at which version the fields
-	// listed are the valid ones.
+	// listed are the valid ones ("at response header v0" in a header,
+	// whose version is not the API's).
 	at := ""
-	if i := strings.LastIndex(msg, " (at v"); i >= 0 && strings.HasSuffix(msg, ")") && strings.Contains(msg, "valid here") {
+	if i := strings.LastIndex(msg, " (at "); i >= 0 && strings.HasSuffix(msg, ")") && strings.Contains(msg, "valid here") {
 		msg, at = msg[:i], " at "+msg[i+len(" (at "):len(msg)-1]
 	}
 	switch {
@@ -149,16 +150,16 @@ func encodeWants(msg, path string) (expected, found string) {
 	case strings.HasPrefix(msg, "missing: "):
 		return msg[len("missing: "):], "nothing"
 	case strings.HasPrefix(msg, "unknown field; valid here: "):
-		return "a field of " + msg[len("unknown field; valid here: "):] + at, field
+		return "one of " + msg[len("unknown field; valid here: "):] + at, field
 	case msg == "unknown field; none is valid here":
 		return "no field (this struct has none" + at + ")", field
-	case strings.HasPrefix(msg, "a field of v"):
+	case strings.HasPrefix(msg, "a field of ") && strings.Contains(msg, " only; "):
 		only, valid, _ := strings.Cut(msg, "; ")
 		if rest, ok := strings.CutPrefix(valid, "valid here: "); ok {
-			return "a field of " + rest + at, field + ", " + only
+			return "one of " + rest + at, field + ", " + only
 		}
 		return "no field (none is valid" + at + ")", field + ", " + only
-	case strings.HasPrefix(msg, "null is not allowed here at v"):
+	case strings.HasPrefix(msg, "null is not allowed here at "):
 		return "a value: this field is not nullable " + msg[len("null is not allowed here "):], "null"
 	case strings.HasPrefix(msg, "string of ") && strings.HasSuffix(msg, " bytes is longer than 32767"):
 		return "a string of at most 32767 bytes (its length is an int16)", "a string of " + strings.TrimSuffix(msg[len("string of "):], " is longer than 32767")

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/kwire/kwire/codec/schema"
 )
 
 // HTMLPolicy is the Content-Security-Policy of every page of the docs
@@ -99,7 +101,7 @@ func notFoundPage(path string) []byte {
 <meta name="color-scheme" content="light dark">
 <meta name="robots" content="noindex">
 <title>Not found · kwire</title>
-<style>body{font:1rem/1.5 system-ui,sans-serif;max-width:42rem;margin:3rem auto;padding:0 1rem}code{overflow-wrap:anywhere}input{font:inherit}</style>
+<style>body{font:1rem/1.5 system-ui,sans-serif;max-width:42rem;margin:3rem auto;padding:0 1rem;overflow-wrap:anywhere}input{font:inherit}</style>
 </head>
 <body>
 <main>
@@ -107,7 +109,7 @@ func notFoundPage(path string) []byte {
 <p>Nothing is at <code>`)
 	b.WriteString(html.EscapeString(path))
 	b.WriteString(`</code>.`)
-	if lower := strings.ToLower(path); lower != path {
+	if lower := strings.ToLower(path); lower != path && sitePage(lower) {
 		b.WriteString(` Page names are lower case: <code>` + html.EscapeString(lower) + `</code>?`)
 	}
 	b.WriteString(`</p>
@@ -128,6 +130,64 @@ func notFoundPage(path string) []byte {
 </html>
 `)
 	return []byte(b.String())
+}
+
+// sitePage reports whether p, a path from the site's root, names a page
+// of the docs site as kwire site writes it (the URL scheme in site.go):
+// with or without its .html, or a folder with an index.html, from the
+// schema tables as the site draws its pages. The 404 page suggests a
+// path's lower case only when it is one (/api/Metadata/v99.html has
+// none). Rule pages are left out (their ids are kwire check's, which
+// the API does not link); the site's tests hold the rest to the pages
+// written.
+func sitePage(p string) bool {
+	p = strings.TrimPrefix(p, "/")
+	switch {
+	case p == "" || strings.HasSuffix(p, "/"):
+		p += "index.html"
+	case !strings.HasSuffix(p, ".html"):
+		p += ".html"
+	}
+	parts := strings.Split(p, "/")
+	last := parts[len(parts)-1]
+	// version reports whether last is the page of a version in r.
+	version := func(r schema.Range) bool {
+		n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(last, "v"), ".html"))
+		return err == nil && "v"+strconv.Itoa(n)+".html" == last && n >= int(r.Lo) && n <= int(r.Hi)
+	}
+	switch len(parts) {
+	case 1:
+		switch last {
+		case "index.html", "types.html", "records.html", "protocol.html", "errors.html", "internal.html", "json-api.html", "search.html":
+			return true
+		}
+	case 2:
+		return (parts[0] == "rules" || parts[0] == "playground") && last == "index.html"
+	case 3:
+		if parts[0] != "api" {
+			return false
+		}
+		for _, a := range schema.APIs() {
+			if strings.ToLower(a.Name) == parts[1] {
+				return last == "index.html" || version(a.Valid())
+			}
+		}
+	case 4:
+		if parts[0] != "internal" {
+			return false
+		}
+		for _, t := range schema.InternalTopics() {
+			if strings.ToLower(strings.TrimLeft(t.Name, "_")) != parts[1] {
+				continue
+			}
+			for i := range t.Records {
+				if rec := &t.Records[i]; strings.ToLower(rec.Value.Name) == parts[2] {
+					return last == "index.html" || version(rec.Value.Valid)
+				}
+			}
+		}
+	}
+	return false
 }
 
 // searchWords are the words of a path worth searching for: its last two

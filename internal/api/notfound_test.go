@@ -46,6 +46,29 @@ func TestNotFoundPageForBrowsers(t *testing.T) {
 	}
 	require.Equal(t, http.StatusNotFound, get(h, "HEAD", "/api/Metadata/v12.html", browserAccept).Code)
 
+	// The lower case is suggested only when it is a page: a version the
+	// API has, with or without .html, or a folder with an index.
+	for path, want := range map[string]string{
+		"/api/Metadata/v12": "/api/metadata/v12",
+		"/api/Metadata/":    "/api/metadata/",
+		"/Errors.html":      "/errors.html",
+		"/internal/cluster_metadata/AbortTransactionRecord/": "/internal/cluster_metadata/aborttransactionrecord/",
+		"/API/METADATA/V0.HTML":                              "/api/metadata/v0.html",
+		"/api/Metadata/v99.html":                             "",
+		"/api/Metadata/v012.html":                            "",
+		"/api/Nope/v1.html":                                  "",
+		"/Internal/cluster_metadata/":                        "",
+		"/Rules/Conn.Order.html":                             "",
+		"/No-Such-Page.html":                                 "",
+	} {
+		page := get(h, "GET", path, browserAccept).Body.String()
+		if want == "" {
+			require.NotContains(t, page, "lower case", path)
+		} else {
+			require.Contains(t, page, "Page names are lower case: <code>"+want+"</code>?", path)
+		}
+	}
+
 	// Links from the root, and nothing of the path unescaped.
 	w = get(h, "GET", "/no-such-page", "text/html")
 	require.Contains(t, w.Body.String(), `href="index.html"`)

@@ -411,6 +411,19 @@
       location.href = sel.value + (hash && hash.indexOf("=") < 0 ? hash : "");
     });
   });
+  // Back to a page whose switcher was used: the browser may show the
+  // version picked there (a form control's value restored on reload, or
+  // the page kept whole in the back-forward cache), so the select would
+  // name another version than the page's, and picking that one again
+  // would be no change. The page's own version is the option the page
+  // marks selected.
+  window.addEventListener("pageshow", function () {
+    document.querySelectorAll("select.version-switch").forEach(function (sel) {
+      for (var i = 0; i < sel.options.length; i++) {
+        if (sel.options[i].defaultSelected) sel.selectedIndex = i;
+      }
+    });
+  });
 
   // Hover lights a node's cells and tree line; a click, a tap or the
   // arrow keys select it, in the grid and the tree alike.

@@ -36,7 +36,7 @@ after(async () => {
 const pages = [
   "rules/conn.order.html", "rules/conn.correlation.html", "rules/index.html",
   "api/sharefetch/v2.html", "api/produce/v13.html", "api/fetch/v4.html", "api/fetch/index.html",
-  "internal/consumer_offsets/offsetcommitvalue/v4.html", "internal.html",
+  "internal/consumer_offsets/offsetcommitvalue/v4.html", "internal/consumer_offsets/offsetcommitvalue/index.html", "internal.html",
   "index.html", "errors.html", "records.html", "protocol.html", "types.html", "json-api.html",
 ];
 

@@ -144,6 +144,25 @@ test("version switcher moves between versions", async () => {
   await ctx.close();
 });
 
+// Back after the switcher moved to another version shows the page's own
+// version in the switcher: Chromium restored the select's value on the
+// reload (the page said Fetch v12, the select v4), so picking v4 again was
+// no change.
+test("version switcher: after Back it names the page's version", async () => {
+  const { ctx, page, errors } = await open("api/fetch/v12.html");
+  await Promise.all([page.waitForURL(/\/v4\.html$/), page.selectOption("#version-switch", "v4.html")]);
+  assert.match(await page.locator("h1").innerText(), /Fetch\s+v4/);
+  await page.goBack();
+  await page.waitForURL(/\/v12\.html$/);
+  await page.waitForLoadState("load");
+  assert.match(await page.locator("h1").innerText(), /Fetch\s+v12/);
+  assert.equal(await page.locator("#version-switch").inputValue(), "v12.html");
+  await Promise.all([page.waitForURL(/\/v4\.html$/), page.selectOption("#version-switch", "v4.html")]);
+  assert.match(await page.locator("h1").innerText(), /Fetch\s+v4/);
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});
+
 // cut lists what scrolls sideways or has its text cut: the page, scroll
 // boxes, grids, and table cells.
 function cutParts() {
@@ -533,6 +552,14 @@ test("a mistyped page: a 404 page with a way home and a search", async () => {
   await Promise.all([page.waitForURL(/\/index\.html$/), page.click("text=Every API")]);
   assert.equal(await page.locator("tr.api").count(), apiList.length);
   await ctx.close();
+  // A long path's words wrap on a phone rather than push the page sideways
+  // (the "Search for" link ran 22 px past a 390 px screen).
+  const phone = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  const small = await phone.newPage();
+  const long = await small.goto(server.url + "internal/consumer_offsets/consumergroupcurrentmemberassignmentvaluex/");
+  assert.equal(long.status(), 404);
+  assert.deepEqual(await small.evaluate(cutParts), []);
+  await phone.close();
   const json = await fetch(server.url + "api/Metadata/v12.html");
   assert.equal(json.status, 404);
   assert.equal(json.headers.get("content-type"), "application/json");

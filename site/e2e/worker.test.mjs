@@ -322,6 +322,11 @@ test("unknown routes get 404, wrong methods 405", async () => {
   const text = page.body.toString();
   assert.match(text, /<h1>Not found<\/h1>/);
   assert.ok(text.includes('href="../../index.html"') && text.includes('href="../../search.html?q=Metadata+v12"'), text);
+  // Its lower case is suggested, as it is a page; v99's is not, being none.
+  assert.ok(text.includes("Page names are lower case: <code>/api/metadata/v12.html</code>?"), text);
+  const v99 = await api("/api/Metadata/v99.html", { headers: { accept: browser } });
+  assert.equal(v99.res.status, 404);
+  assert.ok(!v99.body.toString().includes("lower case"), v99.body.toString());
   // A route keeps its JSON, whatever the Accept.
   error(await api("/api/decode", { headers: { accept: browser } }), 405);
 });
@@ -332,11 +337,15 @@ test("static assets: the site, a docs page under /api/, the wasm module", async 
   assert.match(home.res.headers.get("content-type"), /^text\/html/);
   assert.match(home.body.toString(), /<html|<!doctype/i);
 
-  // The JSON API's own page.
+  // The JSON API's own page, and an internal record type's folder (its
+  // versions), as kwire serve answers them.
   if (assets.kind === "make site") {
     const j = await api("/json-api.html");
     assert.equal(j.res.status, 200);
     assert.match(j.body.toString(), /<h1>The JSON API<\/h1>/);
+    const rec = await api("/internal/cluster_metadata/aborttransactionrecord/");
+    assert.equal(rec.res.status, 200);
+    assert.match(rec.body.toString(), /<h1>AbortTransactionRecord /);
   }
 
   const docs = await api(assets.docs);
