@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/jsontext"
@@ -60,6 +61,9 @@ func runBatch(e *env, args []string) int {
 	// as it is: a buffered writer would only copy it again.
 	readErr := b.run(in, e.stdout, b.prog.Writer(e.stderr))
 	b.prog.finish()
+	if e.outFailed() != nil {
+		return 1 // run says why; the counts would say lines nobody got
+	}
 	if readErr != nil {
 		fail(e, "%v", readErr)
 		return 1
@@ -175,6 +179,9 @@ type batchRun struct {
 	lines  int
 	failed int
 	warned int // lines with warnings
+	// stopped is set when writing the output failed: the reader stops,
+	// the pieces under way are dropped.
+	stopped atomic.Bool
 }
 
 // batchChunk is whole lines of input for a worker: first is the number of
@@ -214,7 +221,13 @@ func (b *batchRun) run(in io.Reader, w io.Writer, stderr io.Writer) error {
 	}, func(send func(batchChunk)) {
 		readErr = b.readChunks(in, send, inPool)
 	}, func(o batchOut) {
-		w.Write(*o.buf) // the lines before the piece's diagnostics
+		if b.stopped.Load() {
+			return
+		}
+		if _, err := w.Write(*o.buf); err != nil { // the lines before the piece's diagnostics
+			b.stopped.Store(true)
+			return
+		}
 		if len(o.diag) > 0 {
 			stderr.Write(o.diag)
 		}
@@ -236,7 +249,7 @@ func (b *batchRun) run(in io.Reader, w io.Writer, stderr io.Writer) error {
 func (b *batchRun) readChunks(in io.Reader, send func(batchChunk), pool *sync.Pool) error {
 	line := 1
 	buf := pool.Get().(*[]byte)
-	for {
+	for !b.stopped.Load() {
 		if len(*buf) == cap(*buf) {
 			grown := append(*buf, make([]byte, cap(*buf))...) // a line longer than the buffer
 			*buf = grown[:len(*buf)]
@@ -267,6 +280,7 @@ func (b *batchRun) readChunks(in io.Reader, send func(batchChunk), pool *sync.Po
 			return nil
 		}
 	}
+	return nil
 }
 
 // hasLine reports whether b holds a line that is not blank.

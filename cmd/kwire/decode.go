@@ -457,6 +457,10 @@ func runDecode(e *env, args []string) int {
 			if !c.decodeFrame(&pe, &dec, fr, in.sized, prefix) {
 				status = 1
 			}
+			if e.outFailed() != nil {
+				prog.finish()
+				return 1 // run says why, once
+			}
 			prog.add(int64(len(fr)), 1)
 			i++
 		}
@@ -581,6 +585,9 @@ func (c *decodeCmd) decodeFrame(e *env, dec *codec.Decoder, fr []byte, sized boo
 			e.stdout.Write([]byte(strings.TrimRight(gridText(f), "\n") + "\n"))
 		}
 		g, ws, err = f.Guess, f.Warnings, derr
+	}
+	if e.outFailed() != nil {
+		return false // said once, by run; nothing more to say of a frame nobody gets
 	}
 	if diag := appendDiagnostics(nil, prefix, g, ws); len(diag) > 0 {
 		e.stderr.Write(diag)

@@ -90,6 +90,56 @@ func main() {
 }
 
 func run(e *env, args []string) int {
+	out, ok := e.stdout.(*outWriter)
+	if !ok { // the outermost run: help re-enters it
+		out = &outWriter{w: e.stdout}
+		e.stdout = out
+	}
+	code := runCommand(e, args)
+	if out.err != nil && !ok {
+		if !out.reported {
+			fail(e, "%v", out.err)
+		}
+		code = max(code, 1)
+	}
+	return code
+}
+
+// outWriter is standard output as the commands write it: it keeps the
+// first write error (a full disk, a closed file), after which every write
+// fails at once with it, so that nothing more is decoded for nobody;
+// run reports it, once, and exits 1. A broken pipe never gets here: the
+// Go runtime ends the process with SIGPIPE, as a filter in a pipeline
+// (kwire batch | head) should end.
+type outWriter struct {
+	w        io.Writer
+	err      error
+	reported bool // a command's message already said it
+}
+
+func (o *outWriter) Write(p []byte) (int, error) {
+	if o.err != nil {
+		return 0, o.err
+	}
+	n, err := o.w.Write(p)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		o.err = err
+	}
+	return n, err
+}
+
+// outFailed is the first error writing standard output, or nil.
+func (e *env) outFailed() error {
+	if o, ok := e.stdout.(*outWriter); ok {
+		return o.err
+	}
+	return nil
+}
+
+func runCommand(e *env, args []string) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		if len(args) > 1 {
 			return run(e, []string{args[1], "--help"})
@@ -205,6 +255,13 @@ func parseFlagsOnly(e *env, fs *flag.FlagSet, args []string, hint string) int {
 
 func fail(e *env, format string, a ...any) {
 	msg := fmt.Sprintf(format, a...)
+	if o, ok := e.stdout.(*outWriter); ok && o.err != nil && strings.Contains(msg, o.err.Error()) {
+		// Standard output's failure, met again by a command: said once.
+		if o.reported {
+			return
+		}
+		o.reported = true
+	}
 	fmt.Fprintln(e.stderr, "kwire: "+strings.TrimSuffix(msg, "\n"))
 }
 
