@@ -57,26 +57,39 @@ type command struct {
 	name    string
 	summary string
 	run     func(e *env, args []string) int
+	args    argKind // what its arguments are, for shell completion
 }
+
+// argKind is what a command's arguments are, as shell completion offers
+// them: declared in the command table, never read from a usage line's
+// wording (log's "PATH..." is files as much as decode's "FILE").
+type argKind int
+
+const (
+	argsNone    argKind = iota // flags only (or nothing a shell can offer)
+	argsFiles                  // files and directories
+	argsAPI                    // an API name
+	argsChoices                // the words of its synopsis's "a|b|c"
+)
 
 var commands []command
 
 func init() {
 	commands = []command{
-		{"decode", "decode frames (hex, dumps, base64, binary) to JSON", runDecode},
-		{"encode", "encode value JSON to frames as hex", runEncode},
-		{"apis", "list every API with key, category and versions", runAPIs},
-		{"schema", "show an API's layout as Kafka's BNF and a field table", runSchema},
-		{"example", "print the example frame of an API and version as hex and JSON", runExample},
-		{"batch", "decode NDJSON or one-hex-per-line input to NDJSON, on all cores", runBatch},
-		{"pcap", "decode the Kafka conversations in a pcap or pcapng capture", runPcap},
-		{"log", "read Kafka's on-disk files: segments, indexes, snapshots, checkpoints, internal topics", runLog},
-		{"check", "report the Kafka protocol rules captures or frames break", runCheck},
-		{"proxy", "forward Kafka connections to a broker, printing each exchange decoded", runProxy},
-		{"site", "generate the documentation site and playground as static files", runSite},
-		{"serve", "serve a folder (the built site) over HTTP on 127.0.0.1", runServe},
-		{"version", "print the build and the newest Kafka release whose schemas it carries", runVersion},
-		{"completion", "print a completion script for bash, zsh or fish", runCompletion},
+		{"decode", "decode frames (hex, dumps, base64, binary) to JSON", runDecode, argsFiles},
+		{"encode", "encode value JSON to frames as hex", runEncode, argsFiles},
+		{"apis", "list every API with key, category and versions", runAPIs, argsNone},
+		{"schema", "show an API's layout as Kafka's BNF and a field table", runSchema, argsAPI},
+		{"example", "print the example frame of an API and version as hex and JSON", runExample, argsAPI},
+		{"batch", "decode NDJSON or one-hex-per-line input to NDJSON, on all cores", runBatch, argsFiles},
+		{"pcap", "decode the Kafka conversations in a pcap or pcapng capture", runPcap, argsFiles},
+		{"log", "read Kafka's on-disk files: segments, indexes, snapshots, checkpoints, internal topics", runLog, argsFiles},
+		{"check", "report the Kafka protocol rules captures or frames break", runCheck, argsFiles},
+		{"proxy", "forward Kafka connections to a broker, printing each exchange decoded", runProxy, argsNone},
+		{"site", "generate the documentation site and playground as static files", runSite, argsNone},
+		{"serve", "serve a folder (the built site) over HTTP on 127.0.0.1", runServe, argsNone},
+		{"version", "print the build and the newest Kafka release whose schemas it carries", runVersion, argsNone},
+		{"completion", "print a completion script for bash, zsh or fish", runCompletion, argsChoices},
 	}
 }
 
