@@ -104,6 +104,10 @@ func parseBatchFlags(e *env, args []string) (*batchConfig, string, int) {
 		fail(e, "batch reads one file or standard input")
 		return nil, "", 2
 	}
+	if err := cfg.ff.check(); err != nil {
+		fail(e, "%v", err)
+		return nil, "", 2
+	}
 	api, err := cfg.ff.resolve()
 	if err != nil {
 		fail(e, "%v", err)

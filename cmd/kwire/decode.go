@@ -203,16 +203,30 @@ func apiNamed(name string) (*schema.API, error) {
 	return nil, errorf("%s", unknownAPI(name))
 }
 
-// sizeMode is --size, or no for --no-size.
+// sizeMode is --size, or no for --no-size; --size yes with --no-size is
+// an error, as --request with --response is.
 func (f *frameFlags) sizeMode() (input.SizeMode, error) {
 	mode, err := input.ParseSizeMode(f.size)
 	if err != nil {
 		return mode, errorf("--size must be auto, yes or no, not %q", f.size)
 	}
 	if f.noSize {
+		if mode == input.SizeYes {
+			return mode, errorf("--size %s and --no-size exclude each other", f.size)
+		}
 		mode = input.SizeNo
 	}
 	return mode, nil
+}
+
+// check refuses flags that contradict each other or take no such value:
+// misuse, before any input is read.
+func (f *frameFlags) check() error {
+	if f.request && f.response {
+		return errorf("--request and --response exclude each other")
+	}
+	_, err := f.sizeMode()
+	return err
 }
 
 // splitFrames cuts the input into frames and says whether they carry their
@@ -501,17 +515,14 @@ type decodeCmd struct {
 
 // check resolves and cross-checks the flags; an error is a usage error.
 func (c *decodeCmd) check(e *env, color string, jf *jsonFlags) error {
-	if c.ff.request && c.ff.response {
-		return errorf("--request and --response exclude each other")
+	if err := c.ff.check(); err != nil {
+		return err
 	}
 	var err error
 	if c.api, err = c.ff.resolve(); err != nil {
 		return err
 	}
 	if c.mode, err = input.ParseMode(c.ff.input); err != nil {
-		return err
-	}
-	if _, err = c.ff.sizeMode(); err != nil {
 		return err
 	}
 	switch c.format {
