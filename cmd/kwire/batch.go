@@ -408,6 +408,8 @@ func (wk *batchWorker) line(dst []byte, n int, line []byte) ([]byte, bool) {
 			return lineError(dst, n, nil, err.Error()), true
 		}
 		switch {
+		case len(spec.hex) > 0 && len(spec.base64) > 0:
+			return lineError(dst, n, nil, `a line object gives its frame as "hex" or as "base64", not both`), true
 		case len(spec.hex) > 0 && spec.decoded:
 		case len(spec.hex) > 0:
 			err = wk.frameFrom(spec.hex, input.Hex)
@@ -418,6 +420,10 @@ func (wk *batchWorker) line(dst []byte, n int, line []byte) ([]byte, bool) {
 		}
 	} else {
 		err = wk.frameFrom(line, input.Auto)
+		if err != nil && (line[0] == '[' || line[0] == '"') && json.Valid(line) {
+			// JSON, but no line object: not hex either.
+			err = errors.New("a JSON line must be an object, not " + jsonKind(line[0]) + ` (a line is hex, base64, or {"hex":...})`)
+		}
 	}
 	if err != nil {
 		return lineError(dst, n, nil, err.Error()), true
@@ -577,7 +583,8 @@ func writeErrorObject(w *jsontext.Writer, de *codec.DecodeError, msg string) {
 }
 
 // batchLineJSON is a line object as encoding/json reads it, for the lines
-// scanLine leaves (escapes in strings, unknown members, odd spacing).
+// scanLine leaves (escapes in strings, odd spacing, members it does not
+// know, which parseLineJSON refuses).
 type batchLineJSON struct {
 	Hex        string   `json:"hex"`
 	Base64     string   `json:"base64"`
@@ -629,12 +636,60 @@ func (a *apiRef) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// jsonKind names the JSON value starting with c, for messages.
+func jsonKind(c byte) string {
+	if c == '[' {
+		return "an array"
+	}
+	return "a string"
+}
+
+// lineMembers are the members a line object may have (batchLineJSON's).
+var lineMembers = []string{"hex", "base64", "direction", "response", "request", "apiKey", "api", "apiVersion", "version", "sizePrefix"}
+
+// unknownMember says that a line object has no member name, with the
+// nearest known one when it is a slip away ("drection", "apiversion").
+func unknownMember(name string) string {
+	msg := "unknown member " + strconv.Quote(name) + " in a line object"
+	n := strings.ToLower(name)
+	best, dist := "", 3
+	if len(n) < 5 {
+		dist = 2
+	}
+	if len(n) <= 64 {
+		for _, m := range lineMembers {
+			if d := editDistance(n, strings.ToLower(m)); d < dist {
+				best, dist = m, d
+			}
+		}
+	}
+	if best != "" {
+		return msg + " (did you mean " + best + "?)"
+	}
+	return msg + " (it may have " + strings.Join(lineMembers, ", ") + ")"
+}
+
 // parseLineJSON reads a line object with encoding/json; it returns an
-// error message, or "".
+// error message, or "". scanLine leaves it every line with a member it
+// does not know, so an unknown one is refused here, at no cost to the
+// lines scanLine reads.
 func parseLineJSON(line []byte, spec *lineSpec) string {
 	var bl batchLineJSON
-	if err := json.Unmarshal(line, &bl); err != nil {
+	d := json.NewDecoder(bytes.NewReader(line))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&bl); err != nil {
+		if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			if name, err := strconv.Unquote(name); err == nil {
+				return unknownMember(name)
+			}
+		}
+		if uerr := json.Unmarshal(line, &bl); uerr != nil {
+			err = uerr // its words for a cut line, not the stream's "unexpected EOF"
+		}
 		return lineJSONError(line, err)
+	}
+	if len(bytes.TrimSpace(line[d.InputOffset():])) > 0 {
+		return lineJSONError(line, json.Unmarshal(line, &bl)) // what follows the object
 	}
 	spec.hex, spec.base64 = []byte(bl.Hex), []byte(bl.Base64)
 	spec.direction = strings.ToLower(bl.Direction)

@@ -66,3 +66,33 @@ func TestBatchLineKeepsPartialValue(t *testing.T) {
 	out, _, _ := runCLI(t, []string{"batch"}, []byte("zz\n"))
 	require.NotContains(t, out, "partial")
 }
+
+// TestBatchLineRefusesUnknownAndConflictingMembers: a misspelt member was
+// ignored (the line read without it), "hex" silently won over "base64",
+// and a JSON array was read as hex ("odd number of hex digits"). Each is
+// now the line's error, saying what is wrong.
+func TestBatchLineRefusesUnknownAndConflictingMembers(t *testing.T) {
+	const frame = "0000000a00000007000000000000"
+	for line, want := range map[string]string{
+		`{"hex":"` + frame + `","drection":"response","api":"ApiVersions","apiVersion":0}`: `unknown member "drection" in a line object (did you mean direction?)`,
+		`{"hex":"` + frame + `","apiversoin":0,"api":18}`:                                  `unknown member "apiversoin" in a line object (did you mean apiVersion?)`,
+		`{"hex":"` + frame + `","colour":"red"}`:                                           `unknown member "colour" in a line object (it may have hex, base64, direction, response, request, apiKey, api, apiVersion, version, sizePrefix)`,
+		`{"hex":"` + frame + `","base64":"AAAA"}`:                                          `a line object gives its frame as "hex" or as "base64", not both`,
+		`{"base64":"AAAA","hex":"` + frame + `"}`:                                          `a line object gives its frame as "hex" or as "base64", not both`,
+		`[1,2]`: `a JSON line must be an object, not an array (a line is hex, base64, or {"hex":...})`,
+	} {
+		out, _, code := runCLI(t, []string{"batch"}, []byte(line+"\n"))
+		require.Equal(t, 1, code, line)
+		var got struct {
+			Error struct {
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(out), &got), out)
+		require.Equal(t, want, got.Error.Message, line)
+	}
+	// The members it knows, in any case encoding/json matches, still read.
+	out, errOut, code := runCLI(t, []string{"batch"}, []byte(`{"hex":"`+frame+`","Direction":"response","api":"ApiVersions","apiVersion":0}`+"\n"))
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, `"apiName":"ApiVersions"`)
+}
