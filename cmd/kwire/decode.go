@@ -413,12 +413,13 @@ func runDecode(e *env, args []string) int {
 		name   string
 		frames [][]byte
 		sized  bool
+		size   int64 // the input's bytes, as read (hex is twice its frames)
 	}
 	status := 0
 	var dec codec.Decoder
 	var all []inputFrames
 	var nFrames int
-	var frameBytes int64
+	var inBytes int64
 	for _, in := range ins {
 		raw, _, err := input.Parse(in.data, c.mode)
 		if err != nil {
@@ -446,17 +447,21 @@ func runDecode(e *env, args []string) int {
 			fail(e, "%v", err)
 			return 2
 		}
-		all = append(all, inputFrames{in.name, frames, sized})
+		all = append(all, inputFrames{in.name, frames, sized, int64(len(in.data))})
 		nFrames += len(frames)
-		for _, fr := range frames {
-			frameBytes += int64(len(fr))
-		}
+		inBytes += int64(len(in.data))
 	}
-	prog := startProgress(e.stderr, showProgress, frameBytes, "frames")
+	// Progress counts input bytes, what a user compares with the file's
+	// size (as batch and pcap do): each frame its share of its input's.
+	prog := startProgress(e.stderr, showProgress, inBytes, "frames")
 	pe := *e
 	pe.stderr = prog.Writer(e.stderr)
 	i := 0
 	for _, in := range all {
+		var frameBytes, seen, counted int64
+		for _, fr := range in.frames {
+			frameBytes += int64(len(fr))
+		}
 		for _, fr := range in.frames {
 			// Frames are numbered from 1 in output order, across the
 			// inputs, as kwire check numbers them; a file's name goes
@@ -475,7 +480,13 @@ func runDecode(e *env, args []string) int {
 				prog.finish()
 				return 1 // run says why, once
 			}
-			prog.add(int64(len(fr)), 1)
+			seen += int64(len(fr))
+			share := in.size
+			if frameBytes > 0 {
+				share = int64(float64(in.size) * float64(seen) / float64(frameBytes))
+			}
+			prog.add(share-counted, 1)
+			counted = share
 			i++
 		}
 	}
