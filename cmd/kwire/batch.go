@@ -70,13 +70,13 @@ func runBatch(e *env, args []string) int {
 	}
 	status := 0
 	if b.failed > 0 {
-		fail(e, "%d of %d lines failed", b.failed, b.lines)
+		fail(e, "%d of %s failed", b.failed, plural(b.lines, "line"))
 		status = 1
 	} else {
-		fmt.Fprintf(e.stderr, "kwire: %d lines decoded\n", b.lines)
+		fmt.Fprintf(e.stderr, "kwire: %s decoded\n", plural(b.lines, "line"))
 	}
 	if cfg.strict && b.warned > 0 {
-		fail(e, "%d lines had warnings (--strict)", b.warned)
+		fail(e, "%s had warnings (--strict)", plural(b.warned, "line"))
 		status = 1
 	}
 	return status
@@ -124,6 +124,10 @@ func parseBatchFlags(e *env, args []string) (*batchConfig, string, int) {
 	}
 	if cfg.payload, err = cfg.pf.hook(); err != nil {
 		fail(e, "%v", err)
+		return nil, "", 2
+	}
+	if cfg.jobs < 0 {
+		fail(e, "--jobs must not be negative, not %d", cfg.jobs)
 		return nil, "", 2
 	}
 	cfg.jobs = max(cfg.jobs, 1)
@@ -287,6 +291,14 @@ func (b *batchRun) readChunks(in io.Reader, send func(batchChunk), pool *sync.Po
 	return nil
 }
 
+// plural is n and the noun, with an s unless n is 1: "1 line", "6 lines".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
 // hasLine reports whether b holds a line that is not blank.
 func hasLine(b []byte) bool { return len(bytes.TrimSpace(b)) > 0 }
 
@@ -326,6 +338,9 @@ type batchWorker struct {
 	// the last API a line named, and what it resolved to
 	apiText string
 	api     *schema.API
+	// dumpLine: the line read as a line of a hex dump (xxd, hexdump -C,
+	// od, Wireshark): a piece of a frame, which fails as one
+	dumpLine bool
 }
 
 // chunk decodes every non-blank line of c, a line of JSON each, and emits
@@ -391,8 +406,21 @@ type lineSpec struct {
 }
 
 // line decodes one non-blank line, line n of the input, into its output: value JSON,
-// or an error object naming the line, offset and path.
+// or an error object naming the line, offset and path. A line of a hex
+// dump that fails (xxd's 16 bytes of a longer frame fail at its size) is
+// said to be one: a dump piped to batch gave an error a line, saying
+// nothing of why.
 func (wk *batchWorker) line(dst []byte, n int, line []byte) ([]byte, bool) {
+	wk.dumpLine = false
+	out, bad := wk.decodeLine(dst, n, line)
+	if bad && wk.dumpLine && line[0] != '{' {
+		return lineError(out[:len(dst)], n, nil, "a line of a hex dump, not a frame: batch reads one frame per line; use kwire decode for a dump"), true
+	}
+	return out, bad
+}
+
+// decodeLine is line's work.
+func (wk *batchWorker) decodeLine(dst []byte, n int, line []byte) ([]byte, bool) {
 	lf := wk.cfg.ff
 	api := wk.cfg.api
 	var err error
@@ -514,8 +542,12 @@ func (wk *batchWorker) frameFrom(text []byte, shape input.Mode) error {
 			return nil
 		}
 	}
-	b, _, err := input.Parse(text, shape)
+	b, form, err := input.Parse(text, shape)
 	wk.data = append(wk.data[:0], b...)
+	switch form {
+	case input.FormatXXD, input.FormatHexdumpC, input.FormatOD, input.FormatWireshark, input.FormatTcpdump:
+		wk.dumpLine = true
+	}
 	return err
 }
 

@@ -112,11 +112,11 @@ but bytes and records come from their own value, not their children.`,
 		return 1 // run says why
 	}
 	if failed > 0 {
-		unit := "lines"
+		unit := "line"
 		if !oneLineEach {
-			unit = "documents"
+			unit = "document"
 		}
-		fail(e, "%d of %d %s failed", failed, docs, unit)
+		fail(e, "%d of %s failed", failed, plural(docs, unit))
 		return 1
 	}
 	return 0

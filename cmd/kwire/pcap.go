@@ -235,6 +235,10 @@ func parsePcapFlags(e *env, args []string) (*pcapConfig, int) {
 		fail(e, "%v", err)
 		return nil, 2
 	}
+	if cfg.jobs < 0 {
+		fail(e, "--jobs must not be negative, not %d", cfg.jobs)
+		return nil, 2
+	}
 	cfg.jobs = max(cfg.jobs, 1)
 	return cfg, -1
 }
