@@ -376,7 +376,7 @@ func runDecode(e *env, args []string) int {
 	var c decodeCmd
 	c.ff.register(fs)
 	fs.StringVar(&c.format, "format", "json", "output: json (indented), ndjson, tree, grid or annotated (tree and grid draw at most 2^18 and 2^17 nodes)")
-	color := fs.String("color", "auto", "colour: auto (on a terminal, unless NO_COLOR is set), always or never")
+	color := fs.String("color", "auto", "colour: auto (on a terminal, unless NO_COLOR is set and not empty), always or never")
 	var jf jsonFlags
 	jf.register(fs)
 	fs.BoolVar(&c.strict, "strict", false, "exit 1 when any warning (a lenient reading or a limit hit) is printed")

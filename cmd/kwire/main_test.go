@@ -323,8 +323,9 @@ func TestInputShapesCLI(t *testing.T) {
 	require.Contains(t, errOut, "kwire: ")
 }
 
-// On a terminal JSON is coloured, unless NO_COLOR is set; a pty from
-// script(1) stands in for the terminal.
+// On a terminal JSON is coloured, unless NO_COLOR is set to a value (an
+// empty one, no-color.org says, leaves colour on); a pty from script(1)
+// stands in for the terminal.
 func TestColourOnATerminal(t *testing.T) {
 	script := needTool(t, "script")
 	run := func(env ...string) string {
@@ -336,6 +337,7 @@ func TestColourOnATerminal(t *testing.T) {
 	}
 	require.Contains(t, run("TERM=xterm-256color"), "\x1b[")
 	require.NotContains(t, run("TERM=xterm-256color", "NO_COLOR=1"), "\x1b[")
+	require.Contains(t, run("TERM=xterm-256color", "NO_COLOR="), "\x1b[")
 }
 
 // The progress bar is drawn on stderr while a file is read.
