@@ -37,6 +37,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync/atomic"
 
 	"golang.org/x/term"
 )
@@ -126,8 +127,9 @@ func run(e *env, args []string) int {
 // (kwire batch | head) should end.
 type outWriter struct {
 	w        io.Writer
-	err      error
-	reported bool // a command's message already said it
+	err      error       // set once, before failed
+	failed   atomic.Bool // read by a command's reader, in another goroutine
+	reported bool        // a command's message already said it
 }
 
 func (o *outWriter) Write(p []byte) (int, error) {
@@ -140,16 +142,33 @@ func (o *outWriter) Write(p []byte) (int, error) {
 	}
 	if err != nil {
 		o.err = err
+		o.failed.Store(true)
 	}
 	return n, err
 }
 
-// outFailed is the first error writing standard output, or nil.
+// outFailed is the first error writing standard output, or nil; safe to
+// call from any goroutine.
 func (e *env) outFailed() error {
-	if o, ok := e.stdout.(*outWriter); ok {
+	if o, ok := e.stdout.(*outWriter); ok && o.failed.Load() {
 		return o.err
 	}
 	return nil
+}
+
+// stopReader is a command's input that ends, with standard output's
+// error, once standard output has failed: a long run (a capture of
+// gigabytes) stops reading what nobody will get.
+type stopReader struct {
+	r io.Reader
+	e *env
+}
+
+func (s stopReader) Read(b []byte) (int, error) {
+	if err := s.e.outFailed(); err != nil {
+		return 0, err
+	}
+	return s.r.Read(b)
 }
 
 func runCommand(e *env, args []string) int {

@@ -150,6 +150,7 @@ func runPcap(e *env, args []string) int {
 	if run.prog != nil {
 		in = &countingReader{r: in, p: run.prog}
 	}
+	in = stopReader{in, e} // a failed write ends the reading
 	// A text dump of packets (tshark -x, tcpdump -X) is read whole, and
 	// its packets as a capture.
 	in, err := captureIn(run.stderr, cfg.file, in)
@@ -160,6 +161,9 @@ func runPcap(e *env, args []string) int {
 	}
 	res, err := run.decode(in)
 	run.prog.finish()
+	if e.outFailed() != nil {
+		return 1 // run says why; the reading was cut short for it, not by the capture
+	}
 	if err != nil {
 		w.Flush()
 		fail(e, "%s: %v", cfg.file, err)

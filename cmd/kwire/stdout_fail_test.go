@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kwire/kwire/internal/bench/traffic"
 )
 
 // errDiskFull is what failingWriter's writes fail with.
@@ -111,6 +113,30 @@ func TestBatchStopsAfterAFailedWrite(t *testing.T) {
 	}
 	if w.writes > 0 {
 		t.Errorf("%d writes after the first failed", w.writes)
+	}
+}
+
+// TestPcapStopsAfterAFailedWrite: kwire pcap stops reading its capture
+// once its output cannot be written.
+func TestPcapStopsAfterAFailedWrite(t *testing.T) {
+	var capture bytes.Buffer
+	_, err := traffic.WritePcap(&capture, traffic.PcapOptions{Pairs: 3000, Conns: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := capture.Len()
+	in := &readCounter{r: &capture}
+	var stderr bytes.Buffer
+	code := run(&env{stdin: in, stdout: &failingWriter{}, stderr: &stderr}, []string{"pcap", "--jobs", "2", "-"})
+	if code != 1 {
+		t.Fatalf("exit %d, want 1; stderr:\n%s", code, stderr.String())
+	}
+	if want := "kwire: " + errDiskFull.Error() + "\n"; stderr.String() != want {
+		t.Errorf("stderr %q, want %q alone (nothing of a capture cut short)", stderr.String(), want)
+	}
+	t.Logf("read %d of %d bytes; stderr:\n%s", in.n, total, stderr.String())
+	if in.n > total/2 {
+		t.Errorf("read %d of %d bytes after the first write failed", in.n, total)
 	}
 }
 
