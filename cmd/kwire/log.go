@@ -81,6 +81,9 @@ func runLog(e *env, args []string) int {
 		c.path(p, 0)
 	}
 	c.out.Flush()
+	if e.outFailed() != nil {
+		return 1 // run says why
+	}
 	return c.status
 }
 
@@ -1096,6 +1099,9 @@ func shortBytes(b []byte) string {
 // command line: a segment's summary is printed after its batches then,
 // and an index's entries are listed.
 func (c *logCmd) file(p, topic string, alone bool) {
+	if c.e.outFailed() != nil {
+		return // standard output failed: no more files are read for it
+	}
 	n := storage.KindOf(filepath.Base(p))
 	if n.Kind == storage.UnknownFile && alone {
 		// Not named as Kafka names its files: a segment if its bytes say so.

@@ -108,10 +108,11 @@ func run(e *env, args []string) int {
 	if !ok { // the outermost run: help re-enters it
 		out = &outWriter{w: e.stdout}
 		e.stdout = out
+		defer func() { e.stdout = out.w }() // e as it was given, for another run
 	}
 	code := runCommand(e, args)
-	if out.err != nil && !ok {
-		if !out.reported {
+	if out.failed.Load() && !ok {
+		if !out.reported.Load() {
 			fail(e, "%v", out.err)
 		}
 		code = max(code, 1)
@@ -129,7 +130,7 @@ type outWriter struct {
 	w        io.Writer
 	err      error       // set once, before failed
 	failed   atomic.Bool // read by a command's reader, in another goroutine
-	reported bool        // a command's message already said it
+	reported atomic.Bool // a command's message already said it
 }
 
 func (o *outWriter) Write(p []byte) (int, error) {
@@ -287,12 +288,11 @@ func parseFlagsOnly(e *env, fs *flag.FlagSet, args []string, hint string) int {
 
 func fail(e *env, format string, a ...any) {
 	msg := fmt.Sprintf(format, a...)
-	if o, ok := e.stdout.(*outWriter); ok && o.err != nil && strings.Contains(msg, o.err.Error()) {
+	if o, ok := e.stdout.(*outWriter); ok && o.failed.Load() && strings.Contains(msg, o.err.Error()) {
 		// Standard output's failure, met again by a command: said once.
-		if o.reported {
+		if o.reported.Swap(true) {
 			return
 		}
-		o.reported = true
 	}
 	fmt.Fprintln(e.stderr, "kwire: "+strings.TrimSuffix(msg, "\n"))
 }
