@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/jsontext"
@@ -60,19 +61,22 @@ func runBatch(e *env, args []string) int {
 	// as it is: a buffered writer would only copy it again.
 	readErr := b.run(in, e.stdout, b.prog.Writer(e.stderr))
 	b.prog.finish()
+	if e.outFailed() != nil {
+		return 1 // run says why; the counts would say lines nobody got
+	}
 	if readErr != nil {
 		fail(e, "%v", readErr)
 		return 1
 	}
 	status := 0
 	if b.failed > 0 {
-		fail(e, "%d of %d lines failed", b.failed, b.lines)
+		fail(e, "%d of %s failed", b.failed, plural(b.lines, "line"))
 		status = 1
 	} else {
-		fmt.Fprintf(e.stderr, "kwire: %d lines decoded\n", b.lines)
+		fmt.Fprintf(e.stderr, "kwire: %s decoded\n", plural(b.lines, "line"))
 	}
 	if cfg.strict && b.warned > 0 {
-		fail(e, "%d lines had warnings (--strict)", b.warned)
+		fail(e, "%s had warnings (--strict)", plural(b.warned, "line"))
 		status = 1
 	}
 	return status
@@ -100,6 +104,10 @@ func parseBatchFlags(e *env, args []string) (*batchConfig, string, int) {
 		fail(e, "batch reads one file or standard input")
 		return nil, "", 2
 	}
+	if err := cfg.ff.check(); err != nil {
+		fail(e, "%v", err)
+		return nil, "", 2
+	}
 	api, err := cfg.ff.resolve()
 	if err != nil {
 		fail(e, "%v", err)
@@ -116,6 +124,10 @@ func parseBatchFlags(e *env, args []string) (*batchConfig, string, int) {
 	}
 	if cfg.payload, err = cfg.pf.hook(); err != nil {
 		fail(e, "%v", err)
+		return nil, "", 2
+	}
+	if cfg.jobs < 0 {
+		fail(e, "--jobs must not be negative, not %d", cfg.jobs)
 		return nil, "", 2
 	}
 	cfg.jobs = max(cfg.jobs, 1)
@@ -175,6 +187,9 @@ type batchRun struct {
 	lines  int
 	failed int
 	warned int // lines with warnings
+	// stopped is set when writing the output failed: the reader stops,
+	// the pieces under way are dropped.
+	stopped atomic.Bool
 }
 
 // batchChunk is whole lines of input for a worker: first is the number of
@@ -214,7 +229,13 @@ func (b *batchRun) run(in io.Reader, w io.Writer, stderr io.Writer) error {
 	}, func(send func(batchChunk)) {
 		readErr = b.readChunks(in, send, inPool)
 	}, func(o batchOut) {
-		w.Write(*o.buf) // the lines before the piece's diagnostics
+		if b.stopped.Load() {
+			return
+		}
+		if _, err := w.Write(*o.buf); err != nil { // the lines before the piece's diagnostics
+			b.stopped.Store(true)
+			return
+		}
 		if len(o.diag) > 0 {
 			stderr.Write(o.diag)
 		}
@@ -236,7 +257,7 @@ func (b *batchRun) run(in io.Reader, w io.Writer, stderr io.Writer) error {
 func (b *batchRun) readChunks(in io.Reader, send func(batchChunk), pool *sync.Pool) error {
 	line := 1
 	buf := pool.Get().(*[]byte)
-	for {
+	for !b.stopped.Load() {
 		if len(*buf) == cap(*buf) {
 			grown := append(*buf, make([]byte, cap(*buf))...) // a line longer than the buffer
 			*buf = grown[:len(*buf)]
@@ -267,6 +288,15 @@ func (b *batchRun) readChunks(in io.Reader, send func(batchChunk), pool *sync.Po
 			return nil
 		}
 	}
+	return nil
+}
+
+// plural is n and the noun, with an s unless n is 1: "1 line", "6 lines".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 // hasLine reports whether b holds a line that is not blank.
@@ -308,6 +338,9 @@ type batchWorker struct {
 	// the last API a line named, and what it resolved to
 	apiText string
 	api     *schema.API
+	// dumpLine: the line read as a line of a hex dump (xxd, hexdump -C,
+	// od, Wireshark): a piece of a frame, which fails as one
+	dumpLine bool
 }
 
 // chunk decodes every non-blank line of c, a line of JSON each, and emits
@@ -373,8 +406,21 @@ type lineSpec struct {
 }
 
 // line decodes one non-blank line, line n of the input, into its output: value JSON,
-// or an error object naming the line, offset and path.
+// or an error object naming the line, offset and path. A line of a hex
+// dump that fails (xxd's 16 bytes of a longer frame fail at its size) is
+// said to be one: a dump piped to batch gave an error a line, saying
+// nothing of why.
 func (wk *batchWorker) line(dst []byte, n int, line []byte) ([]byte, bool) {
+	wk.dumpLine = false
+	out, bad := wk.decodeLine(dst, n, line)
+	if bad && wk.dumpLine && line[0] != '{' {
+		return lineError(out[:len(dst)], n, nil, "a line of a hex dump, not a frame: batch reads one frame per line; use kwire decode for a dump"), true
+	}
+	return out, bad
+}
+
+// decodeLine is line's work.
+func (wk *batchWorker) decodeLine(dst []byte, n int, line []byte) ([]byte, bool) {
 	lf := wk.cfg.ff
 	api := wk.cfg.api
 	var err error
@@ -390,6 +436,8 @@ func (wk *batchWorker) line(dst []byte, n int, line []byte) ([]byte, bool) {
 			return lineError(dst, n, nil, err.Error()), true
 		}
 		switch {
+		case len(spec.hex) > 0 && len(spec.base64) > 0:
+			return lineError(dst, n, nil, `a line object gives its frame as "hex" or as "base64", not both`), true
 		case len(spec.hex) > 0 && spec.decoded:
 		case len(spec.hex) > 0:
 			err = wk.frameFrom(spec.hex, input.Hex)
@@ -400,6 +448,10 @@ func (wk *batchWorker) line(dst []byte, n int, line []byte) ([]byte, bool) {
 		}
 	} else {
 		err = wk.frameFrom(line, input.Auto)
+		if err != nil && (line[0] == '[' || line[0] == '"') && json.Valid(line) {
+			// JSON, but no line object: not hex either.
+			err = errors.New("a JSON line must be an object, not " + jsonKind(line[0]) + ` (a line is hex, base64, or {"hex":...})`)
+		}
 	}
 	if err != nil {
 		return lineError(dst, n, nil, err.Error()), true
@@ -490,8 +542,12 @@ func (wk *batchWorker) frameFrom(text []byte, shape input.Mode) error {
 			return nil
 		}
 	}
-	b, _, err := input.Parse(text, shape)
+	b, form, err := input.Parse(text, shape)
 	wk.data = append(wk.data[:0], b...)
+	switch form {
+	case input.FormatXXD, input.FormatHexdumpC, input.FormatOD, input.FormatWireshark, input.FormatTcpdump:
+		wk.dumpLine = true
+	}
 	return err
 }
 
@@ -559,7 +615,8 @@ func writeErrorObject(w *jsontext.Writer, de *codec.DecodeError, msg string) {
 }
 
 // batchLineJSON is a line object as encoding/json reads it, for the lines
-// scanLine leaves (escapes in strings, unknown members, odd spacing).
+// scanLine leaves (escapes in strings, odd spacing, members it does not
+// know, which parseLineJSON refuses).
 type batchLineJSON struct {
 	Hex        string   `json:"hex"`
 	Base64     string   `json:"base64"`
@@ -611,12 +668,60 @@ func (a *apiRef) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// jsonKind names the JSON value starting with c, for messages.
+func jsonKind(c byte) string {
+	if c == '[' {
+		return "an array"
+	}
+	return "a string"
+}
+
+// lineMembers are the members a line object may have (batchLineJSON's).
+var lineMembers = []string{"hex", "base64", "direction", "response", "request", "apiKey", "api", "apiVersion", "version", "sizePrefix"}
+
+// unknownMember says that a line object has no member name, with the
+// nearest known one when it is a slip away ("drection", "apiversion").
+func unknownMember(name string) string {
+	msg := "unknown member " + strconv.Quote(name) + " in a line object"
+	n := strings.ToLower(name)
+	best, dist := "", 3
+	if len(n) < 5 {
+		dist = 2
+	}
+	if len(n) <= 64 {
+		for _, m := range lineMembers {
+			if d := editDistance(n, strings.ToLower(m)); d < dist {
+				best, dist = m, d
+			}
+		}
+	}
+	if best != "" {
+		return msg + " (did you mean " + best + "?)"
+	}
+	return msg + " (it may have " + strings.Join(lineMembers, ", ") + ")"
+}
+
 // parseLineJSON reads a line object with encoding/json; it returns an
-// error message, or "".
+// error message, or "". scanLine leaves it every line with a member it
+// does not know, so an unknown one is refused here, at no cost to the
+// lines scanLine reads.
 func parseLineJSON(line []byte, spec *lineSpec) string {
 	var bl batchLineJSON
-	if err := json.Unmarshal(line, &bl); err != nil {
+	d := json.NewDecoder(bytes.NewReader(line))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&bl); err != nil {
+		if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			if name, err := strconv.Unquote(name); err == nil {
+				return unknownMember(name)
+			}
+		}
+		if uerr := json.Unmarshal(line, &bl); uerr != nil {
+			err = uerr // its words for a cut line, not the stream's "unexpected EOF"
+		}
 		return lineJSONError(line, err)
+	}
+	if len(bytes.TrimSpace(line[d.InputOffset():])) > 0 {
+		return lineJSONError(line, json.Unmarshal(line, &bl)) // what follows the object
 	}
 	spec.hex, spec.base64 = []byte(bl.Hex), []byte(bl.Base64)
 	spec.direction = strings.ToLower(bl.Direction)

@@ -66,3 +66,79 @@ func TestBatchLineKeepsPartialValue(t *testing.T) {
 	out, _, _ := runCLI(t, []string{"batch"}, []byte("zz\n"))
 	require.NotContains(t, out, "partial")
 }
+
+// TestBatchLineRefusesUnknownAndConflictingMembers: a misspelt member was
+// ignored (the line read without it), "hex" silently won over "base64",
+// and a JSON array was read as hex ("odd number of hex digits"). Each is
+// now the line's error, saying what is wrong.
+func TestBatchLineRefusesUnknownAndConflictingMembers(t *testing.T) {
+	const frame = "0000000a00000007000000000000"
+	for line, want := range map[string]string{
+		`{"hex":"` + frame + `","drection":"response","api":"ApiVersions","apiVersion":0}`: `unknown member "drection" in a line object (did you mean direction?)`,
+		`{"hex":"` + frame + `","apiversoin":0,"api":18}`:                                  `unknown member "apiversoin" in a line object (did you mean apiVersion?)`,
+		`{"hex":"` + frame + `","colour":"red"}`:                                           `unknown member "colour" in a line object (it may have hex, base64, direction, response, request, apiKey, api, apiVersion, version, sizePrefix)`,
+		`{"hex":"` + frame + `","base64":"AAAA"}`:                                          `a line object gives its frame as "hex" or as "base64", not both`,
+		`{"base64":"AAAA","hex":"` + frame + `"}`:                                          `a line object gives its frame as "hex" or as "base64", not both`,
+		`[1,2]`: `a JSON line must be an object, not an array (a line is hex, base64, or {"hex":...})`,
+	} {
+		out, _, code := runCLI(t, []string{"batch"}, []byte(line+"\n"))
+		require.Equal(t, 1, code, line)
+		var got struct {
+			Error struct {
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(out), &got), out)
+		require.Equal(t, want, got.Error.Message, line)
+	}
+	// The members it knows, in any case encoding/json matches, still read.
+	out, errOut, code := runCLI(t, []string{"batch"}, []byte(`{"hex":"`+frame+`","Direction":"response","api":"ApiVersions","apiVersion":0}`+"\n"))
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, `"apiName":"ApiVersions"`)
+}
+
+// TestBatchSaysADumpIsNoFrameALine: xxd's or hexdump -C's lines piped to
+// batch each failed at the size, saying nothing of why; a line read as a
+// dump's now says batch wants a frame a line, and what reads a dump.
+func TestBatchSaysADumpIsNoFrameALine(t *testing.T) {
+	const hint = "a line of a hex dump, not a frame: batch reads one frame per line; use kwire decode for a dump"
+	for _, dump := range []string{
+		"00000000: 0000 001c 0012 0003 0000 0007 0005 6b77  ..............kw\n" +
+			"00000010: 6972 6500 076b 7769 7265 2004 312e 3000  ire..kwire .1.0.\n",
+		"00000000  00 00 00 1c 00 12 00 03  00 00 00 07 00 05 6b 77  |..............kw|\n" +
+			"00000010  69 72 65 00 07 6b 77 69  72 65 20 04 31 2e 30 00  |ire..kwire .1.0.|\n",
+	} {
+		out, _, code := runCLI(t, []string{"batch"}, []byte(dump))
+		require.Equal(t, 1, code)
+		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+		require.Len(t, lines, 2)
+		for i, l := range lines {
+			require.Equal(t, `{"line":`+strconv.Itoa(i+1)+`,"error":{"message":"`+hint+`"}}`, l)
+		}
+	}
+	// A line of plain hex that fails says why, as before.
+	out, _, _ := runCLI(t, []string{"batch"}, []byte("0000001c0012\n"))
+	require.NotContains(t, out, "hex dump")
+	require.Contains(t, out, `"path":"size"`)
+}
+
+// TestBatchCountsInWords: "1 line decoded", not "1 lines"; --jobs below 0
+// is misuse, as any other bad flag value.
+func TestBatchCountsInWords(t *testing.T) {
+	const req = "0000001c001200030000000700056b7769726500076b776972652004312e3000"
+	_, errOut, code := runCLI(t, []string{"batch"}, []byte(req+"\n"))
+	require.Equal(t, 0, code)
+	require.Equal(t, "kwire: 1 line decoded\n", errOut)
+	_, errOut, code = runCLI(t, []string{"batch"}, []byte("zz\n"))
+	require.Equal(t, 1, code)
+	require.Equal(t, "kwire: 1 of 1 line failed\n", errOut)
+	_, errOut, code = runCLI(t, []string{"batch"}, []byte(req+"\nzz\n"))
+	require.Equal(t, 1, code)
+	require.Equal(t, "kwire: 1 of 2 lines failed\n", errOut)
+	for _, cmd := range []string{"batch", "pcap", "check"} {
+		out, errOut, code := runCLI(t, []string{cmd, "--jobs", "-1", "frames.hex"}, nil)
+		require.Equal(t, 2, code, "%s: %s", cmd, errOut)
+		require.Empty(t, out)
+		require.Equal(t, "kwire: --jobs must not be negative, not -1\n", errOut, cmd)
+	}
+}

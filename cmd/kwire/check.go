@@ -61,6 +61,10 @@ func runCheck(e *env, args []string) int {
 		return 2
 	}
 	cfg.failOn = sev
+	if cfg.jobs < 0 {
+		fail(e, "--jobs must not be negative, not %d", cfg.jobs)
+		return 2
+	}
 	cfg.jobs = max(cfg.jobs, 1)
 	cfg.files = args
 	if len(cfg.files) == 0 {

@@ -15,9 +15,9 @@ import (
 // are learnt by running its --help with newFlags collecting the flag set
 // (nothing is typed twice), flag values from the choices each flag's
 // usage lists ("output: json, ndjson or tree"), and API names from the
-// schema tables. What a command's arguments are comes from its synopsis:
-// "API ..." takes API names, "a|b|c" those words, one naming a FILE
-// files, and any other none.
+// schema tables. What a command's arguments are (files, API names, the
+// words of its synopsis's "a|b|c", or none) the command table declares
+// (command.args), whatever words its usage line uses for them.
 
 // flagSet is a command's flag set and synopsis, as newFlags made them.
 type flagSet struct {
@@ -78,7 +78,7 @@ func completionCommands() []complCommand {
 		var sets []flagSet
 		quiet := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, flagSets: &sets}
 		c.run(quiet, []string{"--help"})
-		cc := complCommand{name: c.name, summary: c.summary, args: "files"}
+		cc := complCommand{name: c.name, summary: c.summary, args: [...]string{argsNone: "none", argsFiles: "files", argsAPI: "api", argsChoices: "choices"}[c.args]}
 		if len(sets) > 0 {
 			s := sets[0]
 			s.fs.VisitAll(func(f *flag.Flag) {
@@ -96,14 +96,9 @@ func completionCommands() []complCommand {
 				}
 				cc.flags = append(cc.flags, cf)
 			})
-			first, _, _ := strings.Cut(strings.TrimSpace(s.synopsis), " ")
-			switch {
-			case first == "API":
-				cc.args = "api"
-			case strings.Contains(first, "|") && !strings.ContainsAny(first, "[]-"):
-				cc.args, cc.choices = "choices", strings.Split(first, "|")
-			case !strings.Contains(s.synopsis, "FILE"):
-				cc.args = "none"
+			if c.args == argsChoices {
+				first, _, _ := strings.Cut(strings.TrimSpace(s.synopsis), " ")
+				cc.choices = strings.Split(first, "|")
 			}
 		}
 		out = append(out, cc)

@@ -94,6 +94,12 @@ func TestBashCompletion(t *testing.T) {
 	require.Equal(t, []string{"zsh"}, bashComplete(t, "kwire", "completion", "z"))
 	require.Contains(t, bashComplete(t, "kwire", "pcap", "kfake"), "kfake-clients.pcapng")
 	require.Empty(t, bashComplete(t, "kwire", "batch", "--jobs", ""), "a number: nothing to offer")
+	// log's arguments are PATH...: files and directories, though its
+	// usage line never says FILE; site takes flags only, though its
+	// usage names a --wasm FILE.
+	require.Equal(t, []string{"logdir"}, bashComplete(t, "kwire", "log", "logd"))
+	require.Contains(t, bashComplete(t, "kwire", "log", "logdir/"), "logdir/__consumer_offsets-7")
+	require.Empty(t, bashComplete(t, "kwire", "site", "logd"))
 }
 
 func TestFishCompletion(t *testing.T) {
@@ -116,6 +122,8 @@ func TestFishCompletion(t *testing.T) {
 	require.ElementsMatch(t, []string{"json", "ndjson", "tree", "grid", "annotated"}, complete("kwire decode --format "))
 	require.Equal(t, []string{"Produce"}, complete("kwire example Produ"))
 	require.ElementsMatch(t, []string{"bash", "zsh", "fish"}, complete("kwire completion "))
+	require.Equal(t, []string{"logdir/"}, complete("kwire log logd"))
+	require.Contains(t, complete("kwire log logdir/"), "logdir/__consumer_offsets-7/")
 }
 
 // zsh completes inside a real interactive zsh on a pty (zsh/zpty): the
@@ -156,6 +164,7 @@ print -r -- "$clean"
 	complete("kwire schema Produ", "kwire schema Produce")
 	complete("kwire decode --form", "kwire decode --format=")
 	complete("kwire completio", "kwire completion")
+	complete("kwire log logd", "kwire log logdir/")
 }
 
 // kwire version and --version say the build and the newest Kafka release

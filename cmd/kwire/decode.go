@@ -203,16 +203,30 @@ func apiNamed(name string) (*schema.API, error) {
 	return nil, errorf("%s", unknownAPI(name))
 }
 
-// sizeMode is --size, or no for --no-size.
+// sizeMode is --size, or no for --no-size; --size yes with --no-size is
+// an error, as --request with --response is.
 func (f *frameFlags) sizeMode() (input.SizeMode, error) {
 	mode, err := input.ParseSizeMode(f.size)
 	if err != nil {
 		return mode, errorf("--size must be auto, yes or no, not %q", f.size)
 	}
 	if f.noSize {
+		if mode == input.SizeYes {
+			return mode, errorf("--size %s and --no-size exclude each other", f.size)
+		}
 		mode = input.SizeNo
 	}
 	return mode, nil
+}
+
+// check refuses flags that contradict each other or take no such value:
+// misuse, before any input is read.
+func (f *frameFlags) check() error {
+	if f.request && f.response {
+		return errorf("--request and --response exclude each other")
+	}
+	_, err := f.sizeMode()
+	return err
 }
 
 // splitFrames cuts the input into frames and says whether they carry their
@@ -362,7 +376,7 @@ func runDecode(e *env, args []string) int {
 	var c decodeCmd
 	c.ff.register(fs)
 	fs.StringVar(&c.format, "format", "json", "output: json (indented), ndjson, tree, grid or annotated (tree and grid draw at most 2^18 and 2^17 nodes)")
-	color := fs.String("color", "auto", "colour: auto (on a terminal, unless NO_COLOR is set), always or never")
+	color := fs.String("color", "auto", "colour: auto (on a terminal, unless NO_COLOR is set and not empty), always or never")
 	var jf jsonFlags
 	jf.register(fs)
 	fs.BoolVar(&c.strict, "strict", false, "exit 1 when any warning (a lenient reading or a limit hit) is printed")
@@ -399,12 +413,13 @@ func runDecode(e *env, args []string) int {
 		name   string
 		frames [][]byte
 		sized  bool
+		size   int64 // the input's bytes, as read (hex is twice its frames)
 	}
 	status := 0
 	var dec codec.Decoder
 	var all []inputFrames
 	var nFrames int
-	var frameBytes int64
+	var inBytes int64
 	for _, in := range ins {
 		raw, _, err := input.Parse(in.data, c.mode)
 		if err != nil {
@@ -432,17 +447,21 @@ func runDecode(e *env, args []string) int {
 			fail(e, "%v", err)
 			return 2
 		}
-		all = append(all, inputFrames{in.name, frames, sized})
+		all = append(all, inputFrames{in.name, frames, sized, int64(len(in.data))})
 		nFrames += len(frames)
-		for _, fr := range frames {
-			frameBytes += int64(len(fr))
-		}
+		inBytes += int64(len(in.data))
 	}
-	prog := startProgress(e.stderr, showProgress, frameBytes, "frames")
+	// Progress counts input bytes, what a user compares with the file's
+	// size (as batch and pcap do): each frame its share of its input's.
+	prog := startProgress(e.stderr, showProgress, inBytes, "frames")
 	pe := *e
 	pe.stderr = prog.Writer(e.stderr)
 	i := 0
 	for _, in := range all {
+		var frameBytes, seen, counted int64
+		for _, fr := range in.frames {
+			frameBytes += int64(len(fr))
+		}
 		for _, fr := range in.frames {
 			// Frames are numbered from 1 in output order, across the
 			// inputs, as kwire check numbers them; a file's name goes
@@ -457,7 +476,17 @@ func runDecode(e *env, args []string) int {
 			if !c.decodeFrame(&pe, &dec, fr, in.sized, prefix) {
 				status = 1
 			}
-			prog.add(int64(len(fr)), 1)
+			if e.outFailed() != nil {
+				prog.finish()
+				return 1 // run says why, once
+			}
+			seen += int64(len(fr))
+			share := in.size
+			if frameBytes > 0 {
+				share = int64(float64(in.size) * float64(seen) / float64(frameBytes))
+			}
+			prog.add(share-counted, 1)
+			counted = share
 			i++
 		}
 	}
@@ -497,17 +526,14 @@ type decodeCmd struct {
 
 // check resolves and cross-checks the flags; an error is a usage error.
 func (c *decodeCmd) check(e *env, color string, jf *jsonFlags) error {
-	if c.ff.request && c.ff.response {
-		return errorf("--request and --response exclude each other")
+	if err := c.ff.check(); err != nil {
+		return err
 	}
 	var err error
 	if c.api, err = c.ff.resolve(); err != nil {
 		return err
 	}
 	if c.mode, err = input.ParseMode(c.ff.input); err != nil {
-		return err
-	}
-	if _, err = c.ff.sizeMode(); err != nil {
 		return err
 	}
 	switch c.format {
@@ -581,6 +607,9 @@ func (c *decodeCmd) decodeFrame(e *env, dec *codec.Decoder, fr []byte, sized boo
 			e.stdout.Write([]byte(strings.TrimRight(gridText(f), "\n") + "\n"))
 		}
 		g, ws, err = f.Guess, f.Warnings, derr
+	}
+	if e.outFailed() != nil {
+		return false // said once, by run; nothing more to say of a frame nobody gets
 	}
 	if diag := appendDiagnostics(nil, prefix, g, ws); len(diag) > 0 {
 		e.stderr.Write(diag)

@@ -105,15 +105,18 @@ but bytes and records come from their own value, not their children.`,
 		fail(e, "%sline %d: %v", where, d.line, err)
 	}
 	encode(first)
-	for d, ok := second, more; ok; d, ok = next() {
+	for d, ok := second, more; ok && e.outFailed() == nil; d, ok = next() {
 		encode(d)
 	}
+	if e.outFailed() != nil {
+		return 1 // run says why
+	}
 	if failed > 0 {
-		unit := "lines"
+		unit := "line"
 		if !oneLineEach {
-			unit = "documents"
+			unit = "document"
 		}
-		fail(e, "%d of %d %s failed", failed, docs, unit)
+		fail(e, "%d of %s failed", failed, plural(docs, unit))
 		return 1
 	}
 	return 0
@@ -300,23 +303,30 @@ func isJSONSpace(c byte) bool {
 // pieces, never held a second and third time as hex and as a string.
 const hexPiece = 32 << 10
 
-// writeHexLine writes b as a line of hex.
-func writeHexLine(w io.Writer, b []byte) {
+// writeHexLine writes b as a line of hex, stopping at a write error.
+func writeHexLine(w io.Writer, b []byte) error {
 	buf := make([]byte, 0, 2*min(len(b), hexPiece)+1)
 	for len(b) > hexPiece {
-		w.Write(hex.AppendEncode(buf[:0], b[:hexPiece]))
+		if _, err := w.Write(hex.AppendEncode(buf[:0], b[:hexPiece])); err != nil {
+			return err
+		}
 		b = b[hexPiece:]
 	}
-	w.Write(append(hex.AppendEncode(buf[:0], b), '\n'))
+	_, err := w.Write(append(hex.AppendEncode(buf[:0], b), '\n'))
+	return err
 }
 
-// writeHexZeros writes n zero bytes as a line of hex, a piece at a time.
-func writeHexZeros(w io.Writer, n int64) {
+// writeHexZeros writes n zero bytes as a line of hex, a piece at a time,
+// stopping at a write error.
+func writeHexZeros(w io.Writer, n int64) error {
 	piece := bytes.Repeat([]byte("00"), int(min(n, hexPiece)))
 	for ; n > hexPiece; n -= hexPiece {
-		w.Write(piece)
+		if _, err := w.Write(piece); err != nil {
+			return err
+		}
 	}
-	w.Write(append(piece[:2*n:2*n], '\n'))
+	_, err := w.Write(append(piece[:2*n:2*n], '\n'))
+	return err
 }
 
 // zeroLine reports whether v is a line of kwire log's JSON that stands

@@ -104,7 +104,7 @@ func TestWarningsOnStderr(t *testing.T) {
 	require.NotContains(t, errOut, "line 1:")
 	_, errOut, code = runCLI(t, []string{"batch", "--strict"}, []byte(in))
 	require.Equal(t, 1, code)
-	require.Contains(t, errOut, "kwire: 1 lines had warnings (--strict)")
+	require.Contains(t, errOut, "kwire: 1 line had warnings (--strict)")
 	_, _, code = runCLI(t, []string{"batch", "--strict"}, []byte(apiVersionsV3+"\n"))
 	require.Equal(t, 0, code)
 

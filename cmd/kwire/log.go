@@ -40,7 +40,7 @@ func runLog(e *env, args []string) int {
 	fs.BoolVar(&c.kafka, "kafka", false, "Kafka's own form: the keys and values of internal topics stay bytes")
 	fs.StringVar(&c.topic, "topic", "", "the topic the files belong to (default: from the partition directory's name); an internal topic's keys and values are decoded")
 	fs.IntVar(&c.maxBatch, "max-batch", storage.DefaultMaxBatch, "the largest batch read, in bytes: a longer one is passed over by its length and said to be")
-	color := fs.String("color", "auto", "colour for --format json and tree: auto (on a terminal, unless NO_COLOR is set), always or never")
+	color := fs.String("color", "auto", "colour for --format json and tree: auto (on a terminal, unless NO_COLOR is set and not empty), always or never")
 	var pf payloadFlags
 	pf.registerPayloads(fs, "")
 	args, code := parseFlags(e, fs, args)
@@ -81,6 +81,9 @@ func runLog(e *env, args []string) int {
 		c.path(p, 0)
 	}
 	c.out.Flush()
+	if e.outFailed() != nil {
+		return 1 // run says why
+	}
 	return c.status
 }
 
@@ -1096,6 +1099,9 @@ func shortBytes(b []byte) string {
 // command line: a segment's summary is printed after its batches then,
 // and an index's entries are listed.
 func (c *logCmd) file(p, topic string, alone bool) {
+	if c.e.outFailed() != nil {
+		return // standard output failed: no more files are read for it
+	}
 	n := storage.KindOf(filepath.Base(p))
 	if n.Kind == storage.UnknownFile && alone {
 		// Not named as Kafka names its files: a segment if its bytes say so.

@@ -37,6 +37,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync/atomic"
 
 	"golang.org/x/term"
 )
@@ -57,26 +58,39 @@ type command struct {
 	name    string
 	summary string
 	run     func(e *env, args []string) int
+	args    argKind // what its arguments are, for shell completion
 }
+
+// argKind is what a command's arguments are, as shell completion offers
+// them: declared in the command table, never read from a usage line's
+// wording (log's "PATH..." is files as much as decode's "FILE").
+type argKind int
+
+const (
+	argsNone    argKind = iota // flags only (or nothing a shell can offer)
+	argsFiles                  // files and directories
+	argsAPI                    // an API name
+	argsChoices                // the words of its synopsis's "a|b|c"
+)
 
 var commands []command
 
 func init() {
 	commands = []command{
-		{"decode", "decode frames (hex, dumps, base64, binary) to JSON", runDecode},
-		{"encode", "encode value JSON to frames as hex", runEncode},
-		{"apis", "list every API with key, category and versions", runAPIs},
-		{"schema", "show an API's layout as Kafka's BNF and a field table", runSchema},
-		{"example", "print the example frame of an API and version as hex and JSON", runExample},
-		{"batch", "decode NDJSON or one-hex-per-line input to NDJSON, on all cores", runBatch},
-		{"pcap", "decode the Kafka conversations in a pcap or pcapng capture", runPcap},
-		{"log", "read Kafka's on-disk files: segments, indexes, snapshots, checkpoints, internal topics", runLog},
-		{"check", "report the Kafka protocol rules captures or frames break", runCheck},
-		{"proxy", "forward Kafka connections to a broker, printing each exchange decoded", runProxy},
-		{"site", "generate the documentation site and playground as static files", runSite},
-		{"serve", "serve a folder (the built site) over HTTP on 127.0.0.1", runServe},
-		{"version", "print the build and the newest Kafka release whose schemas it carries", runVersion},
-		{"completion", "print a completion script for bash, zsh or fish", runCompletion},
+		{"decode", "decode frames (hex, dumps, base64, binary) to JSON", runDecode, argsFiles},
+		{"encode", "encode value JSON to frames as hex", runEncode, argsFiles},
+		{"apis", "list every API with key, category and versions", runAPIs, argsNone},
+		{"schema", "show an API's layout as Kafka's BNF and a field table", runSchema, argsAPI},
+		{"example", "print the example frame of an API and version as hex and JSON", runExample, argsAPI},
+		{"batch", "decode NDJSON or one-hex-per-line input to NDJSON, on all cores", runBatch, argsFiles},
+		{"pcap", "decode the Kafka conversations in a pcap or pcapng capture", runPcap, argsFiles},
+		{"log", "read Kafka's on-disk files: segments, indexes, snapshots, checkpoints, internal topics", runLog, argsFiles},
+		{"check", "report the Kafka protocol rules captures or frames break", runCheck, argsFiles},
+		{"proxy", "forward Kafka connections to a broker, printing each exchange decoded", runProxy, argsNone},
+		{"site", "generate the documentation site and playground as static files", runSite, argsNone},
+		{"serve", "serve a folder (the built site) over HTTP on 127.0.0.1", runServe, argsNone},
+		{"version", "print the build and the newest Kafka release whose schemas it carries", runVersion, argsNone},
+		{"completion", "print a completion script for bash, zsh or fish", runCompletion, argsChoices},
 	}
 }
 
@@ -90,6 +104,75 @@ func main() {
 }
 
 func run(e *env, args []string) int {
+	out, ok := e.stdout.(*outWriter)
+	if !ok { // the outermost run: help re-enters it
+		out = &outWriter{w: e.stdout}
+		e.stdout = out
+		defer func() { e.stdout = out.w }() // e as it was given, for another run
+	}
+	code := runCommand(e, args)
+	if out.failed.Load() && !ok {
+		if !out.reported.Load() {
+			fail(e, "%v", out.err)
+		}
+		code = max(code, 1)
+	}
+	return code
+}
+
+// outWriter is standard output as the commands write it: it keeps the
+// first write error (a full disk, a closed file), after which every write
+// fails at once with it, so that nothing more is decoded for nobody;
+// run reports it, once, and exits 1. A broken pipe never gets here: the
+// Go runtime ends the process with SIGPIPE, as a filter in a pipeline
+// (kwire batch | head) should end.
+type outWriter struct {
+	w        io.Writer
+	err      error       // set once, before failed
+	failed   atomic.Bool // read by a command's reader, in another goroutine
+	reported atomic.Bool // a command's message already said it
+}
+
+func (o *outWriter) Write(p []byte) (int, error) {
+	if o.err != nil {
+		return 0, o.err
+	}
+	n, err := o.w.Write(p)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		o.err = err
+		o.failed.Store(true)
+	}
+	return n, err
+}
+
+// outFailed is the first error writing standard output, or nil; safe to
+// call from any goroutine.
+func (e *env) outFailed() error {
+	if o, ok := e.stdout.(*outWriter); ok && o.failed.Load() {
+		return o.err
+	}
+	return nil
+}
+
+// stopReader is a command's input that ends, with standard output's
+// error, once standard output has failed: a long run (a capture of
+// gigabytes) stops reading what nobody will get.
+type stopReader struct {
+	r io.Reader
+	e *env
+}
+
+func (s stopReader) Read(b []byte) (int, error) {
+	if err := s.e.outFailed(); err != nil {
+		return 0, err
+	}
+	return s.r.Read(b)
+}
+
+func runCommand(e *env, args []string) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		if len(args) > 1 {
 			return run(e, []string{args[1], "--help"})
@@ -205,6 +288,12 @@ func parseFlagsOnly(e *env, fs *flag.FlagSet, args []string, hint string) int {
 
 func fail(e *env, format string, a ...any) {
 	msg := fmt.Sprintf(format, a...)
+	if o, ok := e.stdout.(*outWriter); ok && o.failed.Load() && strings.Contains(msg, o.err.Error()) {
+		// Standard output's failure, met again by a command: said once.
+		if o.reported.Swap(true) {
+			return
+		}
+	}
 	fmt.Fprintln(e.stderr, "kwire: "+strings.TrimSuffix(msg, "\n"))
 }
 

@@ -323,8 +323,9 @@ func TestInputShapesCLI(t *testing.T) {
 	require.Contains(t, errOut, "kwire: ")
 }
 
-// On a terminal JSON is coloured, unless NO_COLOR is set; a pty from
-// script(1) stands in for the terminal.
+// On a terminal JSON is coloured, unless NO_COLOR is set to a value (an
+// empty one, no-color.org says, leaves colour on); a pty from script(1)
+// stands in for the terminal.
 func TestColourOnATerminal(t *testing.T) {
 	script := needTool(t, "script")
 	run := func(env ...string) string {
@@ -336,6 +337,7 @@ func TestColourOnATerminal(t *testing.T) {
 	}
 	require.Contains(t, run("TERM=xterm-256color"), "\x1b[")
 	require.NotContains(t, run("TERM=xterm-256color", "NO_COLOR=1"), "\x1b[")
+	require.Contains(t, run("TERM=xterm-256color", "NO_COLOR="), "\x1b[")
 }
 
 // The progress bar is drawn on stderr while a file is read.
@@ -572,4 +574,30 @@ func TestDecodeCutShortSaysHowToRead(t *testing.T) {
 	out, _, code = runCLI(t, []string{"batch"}, []byte(cut+"\n"))
 	require.Equal(t, 1, code)
 	require.Contains(t, out, `"message":"`+want+`"`)
+}
+
+// Flags that contradict each other are misuse, in either order, for
+// decode and batch alike: --size yes with --no-size let --no-size win.
+func TestContradictoryFlagsAreRefused(t *testing.T) {
+	frame := []byte("0000000a00000007000000000000\n")
+	for _, cmd := range []string{"decode", "batch"} {
+		for _, c := range []struct {
+			flags []string
+			msg   string
+		}{
+			{[]string{"--size", "yes", "--no-size"}, "--size yes and --no-size exclude each other"},
+			{[]string{"--no-size", "--size", "yes"}, "--size yes and --no-size exclude each other"},
+			{[]string{"--request", "--response"}, "--request and --response exclude each other"},
+			{[]string{"--size", "maybe"}, `--size must be auto, yes or no, not "maybe"`},
+		} {
+			out, errOut, code := runCLI(t, append([]string{cmd}, c.flags...), frame)
+			if code != 2 || !strings.Contains(errOut, "kwire: "+c.msg+"\n") || out != "" {
+				t.Errorf("kwire %s %q: exit %d, stdout %q, stderr %q; want exit 2 and %q", cmd, c.flags, code, out, errOut, c.msg)
+			}
+		}
+		// Saying the same thing twice is no contradiction.
+		if _, errOut, code := runCLI(t, []string{cmd, "--size", "no", "--no-size", "--request"}, []byte("001200030000000700056b7769726500076b776972652004312e3000\n")); code != 0 {
+			t.Errorf("kwire %s --size no --no-size: exit %d: %s", cmd, code, errOut)
+		}
+	}
 }

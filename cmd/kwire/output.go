@@ -18,7 +18,8 @@ import (
 )
 
 // colorOn decides whether to colour: --color always|never|auto, where auto
-// means a terminal and no NO_COLOR in the environment.
+// means a terminal and no NO_COLOR in the environment with a value
+// (no-color.org: an empty NO_COLOR does not turn colour off).
 func colorOn(mode string, tty bool) (bool, error) {
 	switch mode {
 	case "always":
@@ -26,8 +27,7 @@ func colorOn(mode string, tty bool) (bool, error) {
 	case "never":
 		return false, nil
 	case "auto", "":
-		_, noColor := os.LookupEnv("NO_COLOR")
-		return tty && !noColor, nil
+		return tty && os.Getenv("NO_COLOR") == "", nil
 	}
 	return false, errorf("--color must be auto, always or never, not %q", mode)
 }

@@ -150,6 +150,7 @@ func runPcap(e *env, args []string) int {
 	if run.prog != nil {
 		in = &countingReader{r: in, p: run.prog}
 	}
+	in = stopReader{in, e} // a failed write ends the reading
 	// A text dump of packets (tshark -x, tcpdump -X) is read whole, and
 	// its packets as a capture.
 	in, err := captureIn(run.stderr, cfg.file, in)
@@ -160,6 +161,9 @@ func runPcap(e *env, args []string) int {
 	}
 	res, err := run.decode(in)
 	run.prog.finish()
+	if e.outFailed() != nil {
+		return 1 // run says why; the reading was cut short for it, not by the capture
+	}
 	if err != nil {
 		w.Flush()
 		fail(e, "%s: %v", cfg.file, err)
@@ -233,6 +237,10 @@ func parsePcapFlags(e *env, args []string) (*pcapConfig, int) {
 	cfg.file = args[0]
 	if err := cfg.exchangeFilter.resolve(); err != nil {
 		fail(e, "%v", err)
+		return nil, 2
+	}
+	if cfg.jobs < 0 {
+		fail(e, "--jobs must not be negative, not %d", cfg.jobs)
 		return nil, 2
 	}
 	cfg.jobs = max(cfg.jobs, 1)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/hex"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -138,4 +139,18 @@ func TestProgressAlwaysOnAPipe(t *testing.T) {
 	_, errOut, code := runCLI(t, []string{"decode", "--progress", "always", "--format", "ndjson"}, []byte(apiVersionsV3+"\n"))
 	require.Equal(t, 0, code, errOut)
 	require.Regexp(t, barRE, errOut)
+}
+
+// decode's bar counts input bytes, as batch's and pcap's do: a hex file
+// of 4 MB is "4.x MB of 4.x MB", not its frame's half of that.
+func TestDecodeProgressCountsInputBytes(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "fetch.hex")
+	require.NoError(t, os.WriteFile(file, []byte(hex.EncodeToString(fetchResponse(2<<20))+"\n"), 0o644))
+	st, err := os.Stat(file)
+	require.NoError(t, err)
+	tty := onATerminal(t, "kwire decode --format ndjson --response --api Fetch --version 11 "+file+" >/dev/null")
+	m := barRE.FindString(tty)
+	require.NotEmpty(t, m, "no progress on the terminal:\n%q", tty)
+	size := humanBytes(st.Size())
+	require.Contains(t, m, "  "+size+" of "+size+"  ", m)
 }
