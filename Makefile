@@ -35,6 +35,7 @@ check-generated:
 test: fuzz-ci
 	go test -count=1 ./...
 	KWIRE_SOAK=1 go test -count=1 -run '^TestProxySoak$$' ./cmd/kwire
+	go test -race -count=1 -run '^TestReadFunc' ./internal/capture
 	GOOS=js GOARCH=wasm go test -count=1 -exec=$(GOROOT)/lib/wasm/go_js_wasm_exec -run Browser ./codec/internal/rec
 	@test -d site/node_modules || (cd site && npm ci --no-audit --no-fund --loglevel=error)
 	cd site && npm test

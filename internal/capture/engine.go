@@ -369,6 +369,10 @@ func (e *engine) frame(h *half, f *Frame) {
 // had acknowledged when f came have come. Held frames go on in order.
 func (e *engine) place(h *half, f *Frame) {
 	c := h.c
+	// Where f ends in its stream, read before f is placed: a placed frame
+	// may complete an exchange, whose reader (ReadFunc's fn) may take the
+	// frames' buffers back at once.
+	end := f.StreamOffset + int64(len(f.Bytes))
 	if o := c.half[1-h.idx]; o.holding || c.heldN[h.idx] > 0 {
 		need := o.next
 		if o.holding {
@@ -389,7 +393,7 @@ func (e *engine) place(h *half, f *Frame) {
 		h.holding = false
 	}
 	upTo := h.next
-	if back := h.off - (f.StreamOffset + int64(len(f.Bytes))); back >= 0 && back < 1<<30 {
+	if back := h.off - end; back >= 0 && back < 1<<30 {
 		upTo -= uint32(back) // the sequence number after f
 	}
 	e.release(c, false, h, upTo)

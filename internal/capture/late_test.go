@@ -210,3 +210,35 @@ func TestSnapLengthInTCPOptions(t *testing.T) {
 	assert.Contains(t, r.Notes[0].Message, "36 bytes not captured (snap length)")
 	assert.Equal(t, 2, r.Gaps)
 }
+
+// TestReadFuncFramesTakenBackElsewhere: fn may hand an exchange to
+// another goroutine that takes its frames' buffers back at once, as kwire
+// pcap and kwire check do (Options.Buffer): the engine reads nothing of an
+// exchange once fn has it. It read a placed frame's length afterwards,
+// racing with that goroutine (make test runs this under -race).
+func TestReadFuncFramesTakenBackElsewhere(t *testing.T) {
+	b := newTB(t, layers.LinkTypeEthernet)
+	simple(b, 20)
+	xs := make(chan *Exchange)
+	done := make(chan int)
+	go func() {
+		n := 0
+		for x := range xs {
+			for _, f := range []*Frame{x.Request, x.Response} {
+				if f != nil {
+					n += len(f.Bytes)
+					f.Bytes = nil // back to the pool
+				}
+			}
+		}
+		done <- n
+	}()
+	_, err := ReadFunc(bytes.NewReader(b.pcap()), Options{}, func(x *Exchange) { xs <- x })
+	close(xs)
+	require.NoError(t, err)
+	want := 0
+	for i := int32(1); i <= 20; i++ {
+		want += len(apiVersionsReq(i)) + len(apiVersionsResp(i))
+	}
+	require.Equal(t, want, <-done)
+}
