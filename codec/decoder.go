@@ -34,7 +34,9 @@ type Options struct {
 	// Body says the bytes are a body alone, no size prefix or header: of
 	// the request or response (Response) of APIKey at Version. A proxy
 	// that has read the header itself decodes the rest so; offsets are
-	// the body's own.
+	// the body's own. The tree keeps a frame's shape: paths (Lookup,
+	// warnings, ErrorCodes) start "body.", as AppendJSON's envelope does,
+	// while the root's Value is the body.
 	Body bool
 	// Data reads the bytes as something other than a frame: the data
 	// message of that name (a consumer-protocol subscription, a KRaft

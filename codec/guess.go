@@ -23,7 +23,7 @@ const Any = -1
 type Candidate struct {
 	APIKey     int16
 	Version    int16
-	Score      float64  // 100 for a clean, plausible decode; less for each doubt
+	Score      float64  // 100 for a clean, plausible decode, up to 5 more for bytes read as many fields; less for each doubt
 	Confidence float64  // this candidate's share of belief among all, 0-1
 	Versions   []int16  // other versions that decode to the same value JSON
 	Doubts     []string // what lowered the score

@@ -90,12 +90,19 @@ func TestLookup(t *testing.T) {
 	}
 	_, err = f.Root.Lookup("body.topics[2]")
 	require.EqualError(t, err, `tree: path "body.topics[2]": no item 2 (2 there) after body.topics`, "the error names the failing step")
+	// A name after a list says to index it; a nil node (Get's answer for
+	// a name not there) is an error, not a panic, so calls chain.
+	_, err = f.Root.Lookup("body.topics.name")
+	require.EqualError(t, err, `tree: path "body.topics.name": no "name" (a list: index it, as [0]) after body.topics`)
+	n, err := f.Root.Get("nope").Lookup("x")
+	require.Nil(t, n)
+	require.EqualError(t, err, `tree: path "x": no node to start from (nil)`)
 
 	// A tagged field.
 	b := cleanHex(t, `0000001d 00000007 0000 02 0003 0000 000c 00 00000000 01 01 08 ffffffffffffffff`)
 	f, err = Decode(b, Options{Response: true, APIKey: 18, Version: 3})
 	require.NoError(t, err)
-	n := at(t, f.Root, "body.finalizedFeaturesEpoch")
+	n = at(t, f.Root, "body.finalizedFeaturesEpoch")
 	require.NotNil(t, n)
 	require.Equal(t, int64(-1), n.Int)
 	n, err = f.Root.Lookup("body.zkMigrationReady")

@@ -204,7 +204,9 @@ type API struct {
 	Removed40 Range
 }
 
-// Valid is the version range of the API's request.
+// Valid is the version range of the API's request, the versions marked
+// unstable upstream included (Request.Unstable: a broker advertising
+// versions in ApiVersions leaves those out).
 func (a *API) Valid() Range { return a.Request.Valid }
 
 // APIs returns every API the tables know, ordered by key. The slice is shared:

@@ -127,7 +127,8 @@ func (n *Node) Count() int {
 // followed by [i] indexes, as in error paths and value JSON:
 // "body.topics[0].partitions[2]" from a frame's root,
 // "partitions[2].errorCode" from a topic. When a step is missing the error
-// says which, and what was there instead.
+// says which, and what was there instead. On a nil n (what Get gives for
+// a name not there) it is an error too, so calls chain.
 func (n *Node) Lookup(path string) (*Node, error) {
 	cur, done := n, ""
 	fail := func(msg string) (*Node, error) {
@@ -135,6 +136,9 @@ func (n *Node) Lookup(path string) (*Node, error) {
 			done = "the start"
 		}
 		return nil, errors.New("tree: path " + strconv.Quote(path) + ": " + msg + " after " + done)
+	}
+	if n == nil {
+		return nil, errors.New("tree: path " + strconv.Quote(path) + ": no node to start from (nil)")
 	}
 	if path == "" {
 		return fail("an empty path")
@@ -173,7 +177,11 @@ func (n *Node) Lookup(path string) (*Node, error) {
 				if name := path[i:j]; cur.Type == "Record" && (name == "offset" || name == "timestamp") {
 					why = "a record's offset and timestamp are no bytes of its own: its Int is its offset, its batch's Value gives both; "
 				}
-				return fail("no " + strconv.Quote(path[i:j]) + " (" + why + "there: " + strings.Join(cur.names(), ", ") + ")")
+				there := "there: " + strings.Join(cur.names(), ", ")
+				if cur.Kind == schema.Array {
+					there = "a list: index it, as [0]"
+				}
+				return fail("no " + strconv.Quote(path[i:j]) + " (" + why + there + ")")
 			}
 			cur, done = next, path[:j]
 			i = j
