@@ -198,8 +198,8 @@ type jsonDoc struct {
 // docStream reads the JSON documents of the inputs in turn, one a call
 // (ok false after the last), so a long stream is never held parsed
 // whole: in each input NDJSON, or documents (indented or not) separated
-// by white space. A document that does not parse is an error at its
-// first line; reading goes on at the next line that starts, no more
+// by white space. A document that does not parse is an error on the
+// line its problem is on; reading goes on at the next line that starts, no more
 // indented than it did, with '{' or '[': the next NDJSON line, or the
 // next document kwire decode indented. A line of hex (a frame's bytes)
 // is such an error, said as hex, except as an input's first line with
@@ -241,6 +241,7 @@ func docStream(ins []anInput, passed func(name string, line int)) func() (jsonDo
 				first = false
 				var v any
 				var err error
+				at := line // the line an error is on
 				if hexEnd >= 0 {
 					err = errHexLine
 					pos = resumeAt(b, start, start-ls)
@@ -251,16 +252,36 @@ func docStream(ins []anInput, passed func(name string, line int)) func() (jsonDo
 						pos = from + n
 					} else {
 						pos = resumeAt(b, start, start-ls)
+						at, err = syntaxLine(b[from:], line, err)
 					}
 				}
 				nl := bytes.Count(b[start:pos], []byte{'\n'})
-				d := jsonDoc{name: ins[k].name, line: line, multiLine: err == nil && nl > 0, v: v, err: err}
+				d := jsonDoc{name: ins[k].name, line: at, multiLine: err == nil && nl > 0, v: v, err: err}
 				line += nl
 				return d, true
 			}
 		}
 		return jsonDoc{}, false
 	}
+}
+
+// syntaxLine places a syntax error in a document that starts at the
+// start of doc, on line: on the line the error is on, its byte offset
+// counted within that line, as for a document of one line (an indented
+// document's error was said at its first line, by its byte in the whole).
+func syntaxLine(doc []byte, line int, err error) (int, error) {
+	var se *jsontext.SyntaxError
+	if !errors.As(err, &se) || se.Offset > len(doc) {
+		return line, err
+	}
+	before := doc[:se.Offset]
+	k := bytes.Count(before, []byte{'\n'})
+	if k == 0 {
+		return line, err
+	}
+	at := *se
+	at.Offset -= bytes.LastIndexByte(before, '\n') + 1
+	return line + k, &at
 }
 
 // errHexLine is a document that is a line of hex.

@@ -101,6 +101,10 @@ func TestEncodeOneDocumentErrorAlone(t *testing.T) {
 	for _, c := range []struct{ in, err string }{
 		{`{"apiKey" 18}` + "\n", "kwire: line 1: invalid JSON at byte 10: expected ':' after a key\n"},
 		{"\n\n" + `{"apiKey" 18}` + "\n", "kwire: line 3: invalid JSON at byte 10: expected ':' after a key\n"},
+		// An indented document's error is said on its own line, its byte
+		// counted in that line (it was "line 1: ... at byte 40").
+		{"{\n  \"apiKey\": 18,\n  \"apiKey\": 19\n}\n", "kwire: line 3: invalid JSON at byte 2: duplicate key \"apiKey\" in an object\n"},
+		{"\n  {\n    \"apiKey\" 18\n  }\n", "kwire: line 3: invalid JSON at byte 13: expected ':' after a key\n"},
 		{`{"apiKey":18,"apiVersion":3,"body":{"nope":1}}` + "\n", "kwire: body.nope: unknown field; valid here: clientSoftwareName, clientSoftwareVersion, _unknownTaggedFields (at v3)\n"},
 	} {
 		out, errOut, code := runCLI(t, []string{"encode"}, []byte(c.in))

@@ -481,13 +481,14 @@ func TestEncodeReadsAStreamOfDocuments(t *testing.T) {
 	out, errOut, code = runCLI(t, []string{"encode"}, []byte(doc+" "+doc+"\n\t"+doc))
 	require.Equal(t, 0, code, errOut)
 	require.Equal(t, strings.Repeat(apiVersionsV3+"\n", 3), out)
-	// A broken indented document is one error, at its first line; the
-	// next document is read again.
+	// A broken indented document is one error, on the line it is on (its
+	// byte counted in that line); the next document is read again.
 	broken := strings.Replace(indented, `"errorCode": 0`, `"errorCode" 0`, 1)
 	out, errOut, code = runCLI(t, []string{"encode"}, []byte(broken))
 	require.Equal(t, 1, code)
-	require.Equal(t, `{"line":1,"error":{"path":"","message":"invalid JSON at byte 162: expected ':' after a key"}}`+"\n"+resp+"\n"+resp+"\n", out)
-	require.Contains(t, errOut, "kwire: line 1: invalid JSON at byte 162")
+	require.Equal(t, `{"line":10,"error":{"path":"","message":"invalid JSON at byte 16: expected ':' after a key"}}`+"\n"+resp+"\n"+resp+"\n", out)
+	require.Equal(t, 10, strings.Count(broken[:strings.Index(broken, `"errorCode" 0`)], "\n")+1)
+	require.Contains(t, errOut, "kwire: line 10: invalid JSON at byte 16")
 	require.Contains(t, errOut, "kwire: 1 of 3 documents failed")
 }
 
