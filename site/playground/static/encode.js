@@ -15,6 +15,38 @@ export function setMode(m) {
   $('mode-encode').setAttribute('aria-selected', String(m === 'encode'));
   $('decode-pane').hidden = m !== 'decode';
   $('encode-pane').hidden = m !== 'encode';
+  showLink(m);
+}
+
+// Each mode keeps its own link (the fragment, without '#') and the notice
+// said when its input is too large for one, and the URL is the link of the
+// mode on screen: back in decode mode it is the decode input's link again,
+// not the JSON last encoded. null: the mode has not written one yet (the
+// URL is left as it is: a #live link, one just opened).
+const links = { decode: null, encode: null };
+
+const modeNow = () => ($('encode-pane').hidden ? 'decode' : 'encode');
+
+// putLink records mode's link and notice, and shows them if that mode is
+// on screen.
+export function putLink(mode, hash, note = '') {
+  links[mode] = { hash, note };
+  if (modeNow() === mode) showLink(mode);
+}
+
+// decodeLink is decode mode's link ('' if none).
+export const decodeLink = () => (links.decode ? links.decode.hash : '');
+
+function showLink(m) {
+  const l = links[m];
+  if (!l) return;
+  if (('#' + l.hash) !== location.hash && (l.hash || location.hash)) {
+    history.replaceState(null, '', l.hash ? '#' + l.hash : location.pathname + location.search);
+  }
+  if (m !== 'decode') return;
+  const n = $('link-note');
+  n.textContent = l.note; // the note holds only numbers the page counted
+  n.hidden = !l.note;
 }
 
 // encodeText is the JSON being encoded: the text box's, or the JSON kept
@@ -194,11 +226,14 @@ function locate(text, target) {
 // setEncodeLink puts the JSON being encoded into the fragment, so a link
 // reproduces encode mode too (as long as the text fits a link).
 function setEncodeLink(text) {
-  if (text.length > LINK_MAX) { history.replaceState(null, '', location.pathname + location.search); return; }
+  if (text.length > LINK_MAX) {
+    putLink('encode', '');
+    return;
+  }
   const p = new URLSearchParams();
   p.set('mode', 'encode');
   p.set('json', text);
-  history.replaceState(null, '', '#' + p.toString());
+  putLink('encode', p.toString());
 }
 
 // runEncode encodes the JSON soon: once typing has paused, longer in a
