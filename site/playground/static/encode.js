@@ -233,6 +233,7 @@ function setEncodeLink(text) {
   const p = new URLSearchParams();
   p.set('mode', 'encode');
   p.set('json', text);
+  if ($('enc-nosize').checked) p.set('size', 'no');
   putLink('encode', p.toString());
 }
 

@@ -1,4 +1,4 @@
-// Permalinks (#hex=...&dir=response&api=3&v=12&size=yes, #mode=encode&json=...,
+// Permalinks (#hex=...&dir=response&api=3&v=12&size=yes, #mode=encode&json=...&size=no,
 // #live) and the examples row: both fill the page's controls and decode.
 import { $, el, toHex } from './dom.js';
 import { rpc } from './rpc.js';
@@ -52,6 +52,7 @@ export async function readLink() {
   }
   if (p.get('mode') === 'encode') {
     setMode('encode');
+    $('enc-nosize').checked = p.get('size') === 'no';
     if (p.has('json')) putJSON(p.get('json'), 'The link\'s JSON');
     if (p.has('api')) await exampleFromLink(p);
     runEncode();
