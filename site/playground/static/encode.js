@@ -2,7 +2,7 @@
 // them (panel 2); an error points at its place in the JSON text. JSON
 // past PASTE_INLINE characters (a big frame's) is kept out of the text
 // box, as decode mode keeps a big paste: the page stays quick.
-import { $, toHex, debounce, showError, shown } from './dom.js';
+import { $, el, toHex, debounce, showError, shown } from './dom.js';
 import { rpc } from './rpc.js';
 import { st, LINK_MAX, PASTE_INLINE } from './state.js';
 
@@ -37,14 +37,26 @@ export function putLink(mode, hash, note = '') {
 // decodeLink is decode mode's link ('' if none).
 export const decodeLink = () => (links.decode ? links.decode.hash : '');
 
+// encNote is encode mode's notice about its link, made here beside the
+// options (the decode pane's #link-note is hidden in encode mode).
+function encNote() {
+  let n = $('enc-link-note');
+  if (!n) {
+    n = el('p', 'pg-status pg-link-note');
+    n.id = 'enc-link-note';
+    n.hidden = true;
+    $('encode-pane').querySelector('.pg-opts').after(n);
+  }
+  return n;
+}
+
 function showLink(m) {
   const l = links[m];
   if (!l) return;
   if (('#' + l.hash) !== location.hash && (l.hash || location.hash)) {
     history.replaceState(null, '', l.hash ? '#' + l.hash : location.pathname + location.search);
   }
-  if (m !== 'decode') return;
-  const n = $('link-note');
+  const n = m === 'encode' ? encNote() : $('link-note');
   n.textContent = l.note; // the note holds only numbers the page counted
   n.hidden = !l.note;
 }
@@ -227,7 +239,8 @@ function locate(text, target) {
 // reproduces encode mode too (as long as the text fits a link).
 function setEncodeLink(text) {
   if (text.length > LINK_MAX) {
-    putLink('encode', '');
+    putLink('encode', '', 'This JSON (' + text.length.toLocaleString('en') + ' characters) is longer than the ' + LINK_MAX +
+      ' characters a link holds, so the link does not carry it.');
     return;
   }
   const p = new URLSearchParams();
