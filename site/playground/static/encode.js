@@ -2,7 +2,7 @@
 // them (panel 2); an error points at its place in the JSON text. JSON
 // past PASTE_INLINE characters (a big frame's) is kept out of the text
 // box, as decode mode keeps a big paste: the page stays quick.
-import { $, toHex, debounce, showError, shown } from './dom.js';
+import { $, el, toHex, debounce, showError, shown } from './dom.js';
 import { rpc } from './rpc.js';
 import { st, LINK_MAX, PASTE_INLINE } from './state.js';
 
@@ -15,6 +15,50 @@ export function setMode(m) {
   $('mode-encode').setAttribute('aria-selected', String(m === 'encode'));
   $('decode-pane').hidden = m !== 'decode';
   $('encode-pane').hidden = m !== 'encode';
+  showLink(m);
+}
+
+// Each mode keeps its own link (the fragment, without '#') and the notice
+// said when its input is too large for one, and the URL is the link of the
+// mode on screen: back in decode mode it is the decode input's link again,
+// not the JSON last encoded. null: the mode has not written one yet (the
+// URL is left as it is: a #live link, one just opened).
+const links = { decode: null, encode: null };
+
+const modeNow = () => ($('encode-pane').hidden ? 'decode' : 'encode');
+
+// putLink records mode's link and notice, and shows them if that mode is
+// on screen.
+export function putLink(mode, hash, note = '') {
+  links[mode] = { hash, note };
+  if (modeNow() === mode) showLink(mode);
+}
+
+// decodeLink is decode mode's link ('' if none).
+export const decodeLink = () => (links.decode ? links.decode.hash : '');
+
+// encNote is encode mode's notice about its link, made here beside the
+// options (the decode pane's #link-note is hidden in encode mode).
+function encNote() {
+  let n = $('enc-link-note');
+  if (!n) {
+    n = el('p', 'pg-status pg-link-note');
+    n.id = 'enc-link-note';
+    n.hidden = true;
+    $('encode-pane').querySelector('.pg-opts').after(n);
+  }
+  return n;
+}
+
+function showLink(m) {
+  const l = links[m];
+  if (!l) return;
+  if (('#' + l.hash) !== location.hash && (l.hash || location.hash)) {
+    history.replaceState(null, '', l.hash ? '#' + l.hash : location.pathname + location.search);
+  }
+  const n = m === 'encode' ? encNote() : $('link-note');
+  n.textContent = l.note; // the note holds only numbers the page counted
+  n.hidden = !l.note;
 }
 
 // encodeText is the JSON being encoded: the text box's, or the JSON kept
@@ -194,11 +238,16 @@ function locate(text, target) {
 // setEncodeLink puts the JSON being encoded into the fragment, so a link
 // reproduces encode mode too (as long as the text fits a link).
 function setEncodeLink(text) {
-  if (text.length > LINK_MAX) { history.replaceState(null, '', location.pathname + location.search); return; }
+  if (text.length > LINK_MAX) {
+    putLink('encode', '', 'This JSON (' + text.length.toLocaleString('en') + ' characters) is longer than the ' + LINK_MAX +
+      ' characters a link holds, so the link does not carry it.');
+    return;
+  }
   const p = new URLSearchParams();
   p.set('mode', 'encode');
   p.set('json', text);
-  history.replaceState(null, '', '#' + p.toString());
+  if ($('enc-nosize').checked) p.set('size', 'no');
+  putLink('encode', p.toString());
 }
 
 // runEncode encodes the JSON soon: once typing has paused, longer in a

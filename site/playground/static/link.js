@@ -1,22 +1,20 @@
-// Permalinks (#hex=...&dir=response&api=3&v=12&size=yes, #mode=encode&json=...,
+// Permalinks (#hex=...&dir=response&api=3&v=12&size=yes, #mode=encode&json=...&size=no,
 // #live) and the examples row: both fill the page's controls and decode.
 import { $, el, toHex } from './dom.js';
 import { rpc } from './rpc.js';
 import { st, LINK_MAX } from './state.js';
 import { decodeInput } from './decode.js';
 import { openLive } from './live.js';
-import { setMode, runEncode, loadExample, putJSON } from './encode.js';
+import { setMode, runEncode, loadExample, putJSON, putLink, decodeLink } from './encode.js';
 
+// setLink writes decode mode's link (shown when decode mode is on screen:
+// encode mode has its own, and the URL is the link of the mode shown).
 export function setLink(bytes, o, sum) {
-  const note = $('link-note');
-  if (!bytes) { history.replaceState(null, '', location.pathname + location.search); note.hidden = true; return; }
+  if (!bytes) { putLink('decode', ''); return; }
   if (bytes.length > LINK_MAX) {
-    note.textContent = 'This input (' + bytes.length + ' bytes) is larger than the ' + LINK_MAX + ' bytes a link holds, so the link does not carry it.';
-    note.hidden = false;
-    history.replaceState(null, '', location.pathname + location.search);
+    putLink('decode', '', 'This input (' + bytes.length + ' bytes) is larger than the ' + LINK_MAX + ' bytes a link holds, so the link does not carry it.');
     return;
   }
-  note.hidden = true;
   const p = new URLSearchParams();
   p.set('hex', toHex(bytes));
   if (o.response) {
@@ -25,7 +23,7 @@ export function setLink(bytes, o, sum) {
   }
   if (o.size !== 'auto') p.set('size', o.size);
   if ($('kafka-form').checked) p.set('form', 'kafka');
-  history.replaceState(null, '', '#' + p.toString());
+  putLink('decode', p.toString());
 }
 
 // setJSONForm shows value JSON in Kafka's own form (every bytes field
@@ -36,10 +34,10 @@ export async function setJSONForm() {
   for (const p of st.panels) p.views.json.changedRows();
   await rpc('jsonForm', kafka);
   for (const p of st.panels) if (p.sum) await p.loadJSON(p.sum);
-  const h = new URLSearchParams(location.hash.slice(1));
+  const h = new URLSearchParams(decodeLink());
   if (h.has('hex') || h.has('b64') || h.has('in')) {
     if (kafka) h.set('form', 'kafka'); else h.delete('form');
-    history.replaceState(null, '', '#' + h.toString());
+    putLink('decode', h.toString());
   }
 }
 
@@ -54,6 +52,7 @@ export async function readLink() {
   }
   if (p.get('mode') === 'encode') {
     setMode('encode');
+    $('enc-nosize').checked = p.get('size') === 'no';
     if (p.has('json')) putJSON(p.get('json'), 'The link\'s JSON');
     if (p.has('api')) await exampleFromLink(p);
     runEncode();

@@ -1,0 +1,101 @@
+// The link (the URL's fragment) describes what is on screen, in either
+// mode: back from Encode to Decode it is the decode input's link again;
+// an encode link carries "without size prefix"; and encode JSON too long
+// for a link says so in encode mode, as decode mode says it of its input.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { session } from './helpers-playground.mjs';
+
+// An ApiVersions v3 request, size prefix first.
+const QUICK = '0000001c001200030000000700056b7769726500076b776972652004312e3000';
+
+const pg = session();
+const { open } = pg;
+
+const hash = (page) => page.evaluate(() => location.hash);
+const encodedHex = (page) => page.evaluate(() => document.getElementById('enc-hex').textContent);
+// The encode pane's link notice, if any, and whether it shows.
+const encNote = (page) => page.evaluate(() => {
+  const n = document.querySelector('#encode-pane .pg-link-note, #encode-pane #link-note, #encode-pane [id$="link-note"]');
+  return n ? { text: n.textContent, shown: !n.hidden && n.offsetParent !== null } : { text: '', shown: false };
+});
+
+test('Encode then Decode: the link is the decode input\'s again', { timeout: 180_000 }, async () => {
+  const page = await open('#hex=' + QUICK);
+  await page.waitForFunction(() => document.body.dataset.decoded, null, { timeout: 60_000 });
+  const decodeHash = await hash(page);
+  assert.match(decodeHash, /^#hex=0000001c0012/);
+  await page.click('#mode-encode');
+  await page.waitForFunction(() => location.hash.startsWith('#mode=encode&') && document.body.dataset.encoded, null, { timeout: 20_000 });
+  await page.click('#mode-decode');
+  await page.waitForFunction((h) => location.hash === h, decodeHash, { timeout: 5_000 })
+    .catch(async () => assert.fail('back in Decode mode the link is ' + (await hash(page)).slice(0, 60) + ', not ' + decodeHash));
+  // ... and stays so once a late encode would have run.
+  await page.waitForTimeout(400);
+  assert.equal(await hash(page), decodeHash);
+  // A new tab on that link opens Decode mode on the input.
+  const again = await open(new URL(page.url()).hash);
+  await again.waitForFunction(() => document.body.dataset.decoded, null, { timeout: 60_000 });
+  assert.equal(await again.evaluate(() => document.getElementById('decode-pane').hidden), false);
+  assert.equal(await again.evaluate(() => document.getElementById('encode-pane').hidden), true);
+  // Encode again: the encode link is back.
+  await page.click('#mode-encode');
+  await page.waitForFunction(() => location.hash.startsWith('#mode=encode&'), null, { timeout: 20_000 });
+  assert.deepEqual(page.errors, []);
+  assert.deepEqual(again.errors, []);
+  await page.close(); await again.close();
+});
+
+test('an encode link carries "without size prefix"', { timeout: 180_000 }, async () => {
+  const page = await open('#hex=' + QUICK);
+  await page.waitForFunction(() => document.body.dataset.decoded, null, { timeout: 60_000 });
+  await page.click('#mode-encode');
+  await page.waitForFunction(() => document.getElementById('enc-hex').textContent.startsWith('0000001c0012'), null, { timeout: 20_000 });
+  await page.check('#enc-nosize');
+  await page.waitForFunction(() => document.getElementById('enc-hex').textContent.startsWith('00120003'), null, { timeout: 20_000 });
+  await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('size') === 'no', null, { timeout: 5_000 })
+    .catch(async () => assert.fail('the encode link does not carry the size prefix choice: ' + (await hash(page)).slice(0, 80)));
+  const again = await open(new URL(page.url()).hash);
+  await again.waitForFunction(() => document.body.dataset.encoded, null, { timeout: 60_000 });
+  assert.equal(await again.evaluate(() => document.getElementById('enc-nosize').checked), true, 'the box is ticked in the new tab');
+  assert.match(await encodedHex(again), /^00120003/);
+  // Unticked, the link drops it again.
+  await page.uncheck('#enc-nosize');
+  await page.waitForFunction(() => document.getElementById('enc-hex').textContent.startsWith('0000001c') && !location.hash.includes('size='), null, { timeout: 20_000 });
+  assert.deepEqual(page.errors, []);
+  assert.deepEqual(again.errors, []);
+  await page.close(); await again.close();
+});
+
+test('encode JSON too long for a link: encode mode says so, and not once it fits', { timeout: 180_000 }, async () => {
+  const page = await open('#hex=' + QUICK);
+  await page.waitForFunction(() => document.body.dataset.decoded, null, { timeout: 60_000 });
+  await page.click('#mode-encode');
+  await page.waitForFunction(() => location.hash.startsWith('#mode=encode&') && document.body.dataset.encoded, null, { timeout: 20_000 });
+  const small = await page.evaluate(() => document.getElementById('enc-json').value);
+  const v = JSON.parse(small);
+  v.body.clientSoftwareName = 'x'.repeat(40_000);
+  const big = JSON.stringify(v, null, 2);
+  assert.ok(big.length > 32_768);
+  assert.equal((await encNote(page)).shown, false, 'no notice while the JSON fits');
+  await page.fill('#enc-json', big);
+  await page.waitForFunction(() => location.hash === '', null, { timeout: 20_000 });
+  await page.waitForFunction(() => {
+    const n = document.querySelector('#encode-pane .pg-link-note, #encode-pane #link-note, #encode-pane [id$="link-note"]');
+    return n && !n.hidden && n.offsetParent !== null;
+  }, null, { timeout: 5_000 }).catch(() => assert.fail('encode mode does not say the link does not carry the JSON'));
+  const note = await encNote(page);
+  assert.match(note.text, /link/);
+  assert.match(note.text, /32768/);
+  assert.match(note.text, new RegExp(big.length.toLocaleString('en').replace(/,/g, ',?')));
+  // Back to JSON that fits: the link is back and the notice gone.
+  await page.fill('#enc-json', small);
+  await page.waitForFunction(() => location.hash.startsWith('#mode=encode&'), null, { timeout: 20_000 });
+  assert.equal((await encNote(page)).shown, false, 'the notice is gone once the JSON fits');
+  // Decode mode's own link and notice are unaffected: its input fits.
+  await page.click('#mode-decode');
+  await page.waitForFunction(() => location.hash.startsWith('#hex='), null, { timeout: 5_000 });
+  assert.equal(await page.evaluate(() => document.getElementById('link-note').hidden), true);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
