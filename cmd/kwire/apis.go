@@ -46,24 +46,38 @@ func runAPIs(e *env, args []string) int {
 // "ApiVersion", "metdata").
 func unknownAPI(name string) string {
 	msg := "unknown API " + strconv.Quote(name)
-	n := strings.ToLower(strings.TrimSpace(name))
-	best, dist := "", 3
-	if len(n) < 5 {
-		dist = 2 // one slip in a short name
-	}
-	if len(n) <= 64 {
+	best := nearest(strings.TrimSpace(name), func(try func(alias, answer string)) {
 		for _, a := range schema.APIs() {
 			for _, an := range a.Names {
-				if d := editDistance(n, strings.ToLower(an)); d < dist {
-					best, dist = a.Name, d
-				}
+				try(an, a.Name)
 			}
 		}
-	}
+	})
 	if best != "" {
 		return msg + " (did you mean " + best + "? kwire apis lists them)"
 	}
 	return msg + " (run kwire apis)"
+}
+
+// nearest is the answer of the name each offers (try(alias, answer))
+// that name is a slip away from, case aside: a letter or two wrong,
+// missing or extra, one in a name under 5 letters; "" when none is (or
+// name is over 64 bytes, not worth comparing).
+func nearest(name string, each func(try func(alias, answer string))) string {
+	n := strings.ToLower(name)
+	best, dist := "", 3
+	if len(n) < 5 {
+		dist = 2 // one slip in a short name
+	}
+	if len(n) > 64 {
+		return ""
+	}
+	each(func(alias, answer string) {
+		if d := editDistance(n, strings.ToLower(alias)); d < dist {
+			best, dist = answer, d
+		}
+	})
+	return best
 }
 
 // editDistance is the Levenshtein distance between a and b, in bytes.

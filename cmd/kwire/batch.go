@@ -683,18 +683,11 @@ var lineMembers = []string{"hex", "base64", "direction", "response", "request", 
 // nearest known one when it is a slip away ("drection", "apiversion").
 func unknownMember(name string) string {
 	msg := "unknown member " + strconv.Quote(name) + " in a line object"
-	n := strings.ToLower(name)
-	best, dist := "", 3
-	if len(n) < 5 {
-		dist = 2
-	}
-	if len(n) <= 64 {
+	best := nearest(name, func(try func(alias, answer string)) {
 		for _, m := range lineMembers {
-			if d := editDistance(n, strings.ToLower(m)); d < dist {
-				best, dist = m, d
-			}
+			try(m, m)
 		}
-	}
+	})
 	if best != "" {
 		return msg + " (did you mean " + best + "?)"
 	}
