@@ -2,13 +2,13 @@ package site
 
 import (
 	"html/template"
-	"strings"
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/storage"
 	"github.com/kwire/kwire/codec/tree"
+	"github.com/kwire/kwire/internal/api"
 )
 
 // The records of Kafka's internal topics (__consumer_offsets,
@@ -23,9 +23,9 @@ import (
 // A record type's folder has an index, as an API's does, so that its URL
 // with the version cut off (internal/<topic>/<record>/) is a page too.
 
-// internalSlug is a topic's or record's folder name: lower case, without
-// the leading underscores.
-func internalSlug(s string) string { return strings.ToLower(strings.TrimLeft(s, "_")) }
+// internalSlug is a topic's or record's folder name (api.InternalSlug:
+// the 404 page's hints know the same names).
+func internalSlug(s string) string { return api.InternalSlug(s) }
 
 // InternalPath is the page of record type rec of topic t at value version v.
 func InternalPath(t *schema.InternalTopic, rec *schema.InternalRecord, v int16) string {

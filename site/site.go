@@ -395,8 +395,9 @@ func (b *builder) pages() error {
 	return err
 }
 
-// Slug is the folder name of an API's pages: its name in lower case.
-func Slug(a *schema.API) string { return strings.ToLower(a.Name) }
+// Slug is the folder name of an API's pages (api.APISlug: the 404
+// page's hints know the same names).
+func Slug(a *schema.API) string { return api.APISlug(a) }
 
 // VersionPath is the path of an API version's page relative to the site root.
 func VersionPath(a *schema.API, v int16) string {

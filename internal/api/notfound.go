@@ -168,7 +168,7 @@ func sitePage(p string) bool {
 			return false
 		}
 		for _, a := range schema.APIs() {
-			if strings.ToLower(a.Name) == parts[1] {
+			if APISlug(a) == parts[1] {
 				return last == "index.html" || version(a.Valid())
 			}
 		}
@@ -177,11 +177,11 @@ func sitePage(p string) bool {
 			return false
 		}
 		for _, t := range schema.InternalTopics() {
-			if strings.ToLower(strings.TrimLeft(t.Name, "_")) != parts[1] {
+			if InternalSlug(t.Name) != parts[1] {
 				continue
 			}
 			for i := range t.Records {
-				if rec := &t.Records[i]; strings.ToLower(rec.Value.Name) == parts[2] {
+				if rec := &t.Records[i]; InternalSlug(rec.Value.Name) == parts[2] {
 					return last == "index.html" || version(rec.Value.Valid)
 				}
 			}
@@ -189,6 +189,14 @@ func sitePage(p string) bool {
 	}
 	return false
 }
+
+// APISlug is the folder name of an API's pages: its name in lower case
+// (api/<slug>/v12.html). The site writes its pages by it.
+func APISlug(a *schema.API) string { return strings.ToLower(a.Name) }
+
+// InternalSlug is an internal topic's or record's folder name: lower
+// case, without the leading underscores (internal/<topic>/<record>/).
+func InternalSlug(s string) string { return strings.ToLower(strings.TrimLeft(s, "_")) }
 
 // searchWords are the words of a path worth searching for: its last two
 // parts, without an extension, "api" or "index" ("/api/Metadata/v12.html":
