@@ -868,13 +868,19 @@ func scanLine(b []byte, spec *lineSpec) bool {
 // hexValue decodes the pairs of hex digits b starts with, up to a quote,
 // into dst: the bytes, and how many digits there were. ok is false when
 // anything else comes before the quote, for the line's reader to take.
-// A pair is read as one 16-bit index into hexPairs, eight pairs at once
-// (two words: the loop's overhead is shared by twice the digits), then
-// one at a time.
+// hexBlocks takes 32 digits at a step where the machine has vectors; the
+// rest is read a pair as one 16-bit index into hexPairs, eight pairs at
+// once (two words: the loop's overhead is shared by twice the digits),
+// then one at a time.
 func hexValue(dst, b []byte) (out []byte, n int, ok bool) {
-	t := hexPairs()
 	out = slices.Grow(dst[:0], len(b)/2)[:len(b)/2]
-	k := 0
+	steps := hexBlocks(out, b)
+	return hexPairsFrom(dst, out, b, 32*steps, 16*steps)
+}
+
+// hexPairsFrom is hexValue from digit n of b, byte k of out on.
+func hexPairsFrom(dst, out, b []byte, n, k int) ([]byte, int, bool) {
+	t := hexPairs()
 	for ; n+16 <= len(b) && k+8 <= len(out); n, k = n+16, k+8 {
 		x, y := binary.LittleEndian.Uint64(b[n:]), binary.LittleEndian.Uint64(b[n+8:])
 		v0, v1, v2, v3 := t[uint16(x)], t[uint16(x>>16)], t[uint16(x>>32)], t[x>>48]

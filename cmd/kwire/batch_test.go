@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -137,27 +138,34 @@ func TestBatchOrderManyLines(t *testing.T) {
 	require.Equal(t, len(in), k)
 }
 
-// hexValue (sixteen digits at a time, then one pair at a time) agrees with
-// encoding/hex on every byte value at every position, and stops at the
-// quote after an even number of digits only.
+// hexValue (32 digits a step in vectors where the machine has them, then
+// sixteen at a time, then one pair at a time) and its loops alone agree
+// with encoding/hex on every byte value at every position, and stop at
+// the quote after an even number of digits only.
 func TestHexValue(t *testing.T) {
-	// check decodes b, a value ending at its first quote.
+	// check decodes b, a value ending at its first quote, both ways.
 	check := func(b []byte) {
-		got, m, ok := hexValue(nil, b)
 		n := bytes.IndexByte(b, '"')
 		want, err := hex.DecodeString(string(b[:n]))
-		if err != nil || n%2 != 0 {
-			require.False(t, ok, "%q", b)
-			return
+		whole := func(dst, b []byte) ([]byte, int, bool) { return hexValue(dst, b) }
+		loops := func(dst, b []byte) ([]byte, int, bool) {
+			return hexPairsFrom(dst, slices.Grow(dst[:0], len(b)/2)[:len(b)/2], b, 0, 0)
 		}
-		require.True(t, ok, "%q", b)
-		require.Equal(t, n, m)
-		require.True(t, bytes.Equal(want, got), "%q: %x, want %x", b, got, want)
+		for _, decode := range []func(dst, b []byte) ([]byte, int, bool){whole, loops} {
+			got, m, ok := decode(nil, b)
+			if err != nil || n%2 != 0 {
+				require.False(t, ok, "%q", b)
+				continue
+			}
+			require.True(t, ok, "%q", b)
+			require.Equal(t, n, m)
+			require.True(t, bytes.Equal(want, got), "%q: %x, want %x", b, got, want)
+		}
 	}
 	rnd := rand.New(rand.NewPCG(1, 2))
 	digits := "0123456789abcdefABCDEF"
 	for range 20000 {
-		n := rnd.IntN(80) // past two steps of 16 digits and pairs
+		n := rnd.IntN(150) // past two vector steps of 32 digits, steps of 16 and pairs
 		b := make([]byte, n, n+1)
 		for i := range b {
 			b[i] = digits[rnd.IntN(len(digits))]
@@ -167,10 +175,11 @@ func TestHexValue(t *testing.T) {
 		}
 		check(append(b, '"'))
 	}
-	// Every byte at every place of a step of sixteen digits.
-	for at := range 16 {
+	// Every byte at every place of a vector step of 32 digits, and of a
+	// step of sixteen after it.
+	for at := range 48 {
 		for c := range 256 {
-			b := []byte(`0123456789abcDEF0123"`)
+			b := []byte(`0123456789abcdefABCDEF0123456789aBcDeF0123456789abcDEF01"`)
 			b[at] = byte(c)
 			check(b)
 		}
