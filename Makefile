@@ -5,7 +5,7 @@ KAFKA ?=
 KAFKA_AS ?= kafka-import
 FUZZTIME ?= 2000x
 
-.PHONY: build generate check-generated test fuzz fuzz-ci bench bench-compare pgo wasm site serve worker
+.PHONY: build generate check-generated test fuzz fuzz-ci bench bench-compare pgo cross wasm site serve worker
 
 GOROOT := $(shell go env GOROOT)
 DIST ?= dist
@@ -34,6 +34,7 @@ check-generated:
 # how the Worker hands answers and bodies to syumai/workers (wasm/worker/whole).
 test: fuzz-ci
 	go test -count=1 ./...
+	$(MAKE) --no-print-directory cross
 	KWIRE_SOAK=1 go test -count=1 -run '^TestProxySoak$$' ./cmd/kwire
 	go test -race -count=1 -run '^TestReadFunc' ./internal/capture
 	GOOS=js GOARCH=wasm go test -count=1 -exec=$(GOROOT)/lib/wasm/go_js_wasm_exec -run Browser ./codec/internal/rec
@@ -41,6 +42,14 @@ test: fuzz-ci
 	cd site && npm test
 	GOOS=js GOARCH=wasm go test -count=1 -exec=$(GOROOT)/lib/wasm/go_js_wasm_exec ./wasm ./wasm/capture ./wasm/storage ./wasm/worker/whole
 	GOOS=js GOARCH=wasm go test -count=1 -exec=$(GOROOT)/lib/wasm/go_js_wasm_exec -tags kwire_payload ./wasm
+
+# The CLI and the library build where users run them, not only here: Windows
+# (no SIGUSR1), a 32-bit int (linux/386: 64-bit constants), and macOS on
+# arm64 (no vector hex decoding: hexBlocks' portable form). Built, not run.
+cross:
+	GOOS=windows GOARCH=amd64 go build -o /dev/null ./cmd/kwire
+	GOOS=linux GOARCH=386 go build -o /dev/null ./cmd/kwire
+	GOOS=darwin GOARCH=arm64 go build -o /dev/null ./cmd/kwire
 
 # Each fuzz target for a fixed budget, as CI runs them: FUZZTIME inputs,
 # or the budget after a second colon. The capture fuzzers get 55 s in all
@@ -50,7 +59,7 @@ CAPTURE_FUZZTIME_SHORT ?= 15s
 FUZZ_TARGETS = ./codec:FuzzDecode ./codec:FuzzFastPath ./codec:FuzzInternalTopics ./codec:FuzzEncodeJSON ./codec:FuzzParseJSON \
 	./codec/internal/rec:FuzzBatch ./codec/internal/rec:FuzzMessageSet ./codec/internal/rec:FuzzGzip \
 	./codec/internal/rec:FuzzSnappy ./codec/internal/rec:FuzzLZ4 ./codec/internal/rec:FuzzZstd ./codec/jsontext:FuzzTextOrBase64 ./internal/decompress:FuzzLZ4Frames \
-	./codec/jsontext:FuzzIndent ./internal/input:FuzzParse ./internal/input:FuzzParseRepeat ./internal/input:FuzzSplitFrames ./internal/input:FuzzRoundTrip \
+	./codec/jsontext:FuzzIndent ./cmd/kwire:FuzzHexValue ./internal/input:FuzzParse ./internal/input:FuzzParseRepeat ./internal/input:FuzzSplitFrames ./internal/input:FuzzRoundTrip \
 	./internal/capture:FuzzRead:$(CAPTURE_FUZZTIME) ./internal/capture:FuzzReassemble:$(CAPTURE_FUZZTIME_SHORT) \
 	./internal/capture:FuzzPcapng:$(CAPTURE_FUZZTIME_SHORT) \
 	./internal/proxy:FuzzRelay ./internal/proxy:FuzzRewrite \

@@ -3,6 +3,8 @@ package codec
 import (
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/json"
+	"strconv"
 	"strings"
 
 	"github.com/kwire/kwire/codec/jsontext"
@@ -549,7 +551,7 @@ func exampleGuess(f *schema.Field) any {
 	case strings.HasSuffix(n, "IntervalMs"):
 		return 5000
 	case strings.HasSuffix(n, "Timestamp"), strings.HasSuffix(n, "TimestampMs"), strings.HasSuffix(n, "TimeMs"):
-		return exampleTime
+		return json.Number(strconv.FormatInt(exampleTime, 10)) // past an int on 32-bit machines
 	case strings.HasSuffix(n, "LeaderEpoch"), strings.HasSuffix(n, "ProducerEpoch"):
 		return 0
 	case strings.HasSuffix(n, "Epoch"):

@@ -307,8 +307,10 @@ func (c *proxyConfig) run(ctx context.Context, e *env) int {
 		}
 	}
 	usr1 := make(chan os.Signal, 1)
-	signal.Notify(usr1, syscall.SIGUSR1)
-	defer signal.Stop(usr1)
+	if summarySignal != nil { // none on Windows: --every and exit still print
+		signal.Notify(usr1, summarySignal)
+		defer signal.Stop(usr1)
+	}
 	var tick <-chan time.Time
 	if c.every > 0 {
 		t := time.NewTicker(c.every)

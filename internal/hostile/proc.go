@@ -53,7 +53,7 @@ func UsageOf(ps *os.ProcessState) Usage {
 		u.Signal = ws.Signal().String()
 	}
 	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
-		u.MaxRSS = ru.Maxrss << 10 // kilobytes on Linux
+		u.MaxRSS = int64(ru.Maxrss) << 10 // kilobytes on Linux
 		u.CPU = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
 	return u

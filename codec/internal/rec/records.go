@@ -47,6 +47,7 @@ package rec
 
 import (
 	"hash/crc32"
+	"math"
 	"strconv"
 
 	"github.com/kwire/kwire/codec/internal/budget"
@@ -339,7 +340,7 @@ func (d *decoder) init(opts *Options, size int) {
 		rp: d.rp, rv: d.rv, mp: d.mp, json: jsonSink{d: d, scratch: d.json.scratch, first: d.json.first[:0]}, pathText: budget.PathText{Buf: d.pathText.Buf[:0]}, pay: d.pay[:0], payPath: d.payPath,
 		jsonRes: d.jsonRes}
 	if opts.Budget == nil {
-		d.budget = budget.Budget{MaxNodes: opts.MaxNodes, NestedNodes: opts.MaxNodes, MaxDecompressed: opts.MaxDecompressed, MaxWork: 1 << 62}
+		d.budget = budget.Budget{MaxNodes: opts.MaxNodes, NestedNodes: opts.MaxNodes, MaxDecompressed: opts.MaxDecompressed, MaxWork: math.MaxInt >> 1}
 	}
 }
 
