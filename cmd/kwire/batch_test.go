@@ -138,34 +138,38 @@ func TestBatchOrderManyLines(t *testing.T) {
 	require.Equal(t, len(in), k)
 }
 
+// checkHexValue decodes b, a value ending at its first quote, with
 // hexValue (32 digits a step in vectors where the machine has them, then
-// sixteen at a time, then one pair at a time) and its loops alone agree
-// with encoding/hex on every byte value at every position, and stop at
-// the quote after an even number of digits only.
-func TestHexValue(t *testing.T) {
-	// check decodes b, a value ending at its first quote, both ways.
-	check := func(b []byte) {
-		n := bytes.IndexByte(b, '"')
-		want, err := hex.DecodeString(string(b[:n]))
-		whole := func(dst, b []byte) ([]byte, int, bool) { return hexValue(dst, b) }
-		loops := func(dst, b []byte) ([]byte, int, bool) {
-			return hexPairsFrom(dst, slices.Grow(dst[:0], len(b)/2)[:len(b)/2], b, 0, 0)
-		}
-		for _, decode := range []func(dst, b []byte) ([]byte, int, bool){whole, loops} {
-			got, m, ok := decode(nil, b)
-			if err != nil || n%2 != 0 {
-				require.False(t, ok, "%q", b)
-				continue
-			}
-			require.True(t, ok, "%q", b)
-			require.Equal(t, n, m)
-			require.True(t, bytes.Equal(want, got), "%q: %x, want %x", b, got, want)
-		}
+// sixteen at a time, then one pair at a time) and with its table loops
+// alone: both agree with encoding/hex, and stop at the quote after an
+// even number of digits only.
+func checkHexValue(t testing.TB, b []byte) {
+	n := bytes.IndexByte(b, '"')
+	want, err := hex.DecodeString(string(b[:n]))
+	whole := func(dst, b []byte) ([]byte, int, bool) { return hexValue(dst, b) }
+	loops := func(dst, b []byte) ([]byte, int, bool) {
+		return hexPairsFrom(dst, slices.Grow(dst[:0], len(b)/2)[:len(b)/2], b, 0, 0)
 	}
+	for _, decode := range []func(dst, b []byte) ([]byte, int, bool){whole, loops} {
+		got, m, ok := decode(nil, b)
+		if err != nil || n%2 != 0 {
+			require.False(t, ok, "%q", b)
+			continue
+		}
+		require.True(t, ok, "%q", b)
+		require.Equal(t, n, m)
+		require.True(t, bytes.Equal(want, got), "%q: %x, want %x", b, got, want)
+	}
+}
+
+// TestHexValue: hex values of every length to past two vector steps, a
+// byte anywhere in a third of them, and every byte value at each of 48
+// places across a vector step and a step of sixteen after it.
+func TestHexValue(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(1, 2))
 	digits := "0123456789abcdefABCDEF"
 	for range 20000 {
-		n := rnd.IntN(150) // past two vector steps of 32 digits, steps of 16 and pairs
+		n := rnd.IntN(150)
 		b := make([]byte, n, n+1)
 		for i := range b {
 			b[i] = digits[rnd.IntN(len(digits))]
@@ -173,17 +177,29 @@ func TestHexValue(t *testing.T) {
 		if n > 0 && rnd.IntN(3) == 0 {
 			b[rnd.IntN(n)] = byte(rnd.IntN(256)) // any byte, anywhere
 		}
-		check(append(b, '"'))
+		checkHexValue(t, append(b, '"'))
 	}
-	// Every byte at every place of a vector step of 32 digits, and of a
-	// step of sixteen after it.
 	for at := range 48 {
 		for c := range 256 {
 			b := []byte(`0123456789abcdefABCDEF0123456789aBcDeF0123456789abcDEF01"`)
 			b[at] = byte(c)
-			check(b)
+			checkHexValue(t, b)
 		}
 	}
+}
+
+// FuzzHexValue: any bytes before a quote decode as encoding/hex says, both
+// ways.
+func FuzzHexValue(f *testing.F) {
+	f.Add([]byte("00ff"))
+	f.Add([]byte("0123456789abcdefABCDEF0123456789aBcDeF0123456789abcDEF01"))
+	f.Add([]byte("0123456789abcdefABCDEF0123456789aBcDeF0123456789abcDE\x01"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if i := bytes.IndexByte(b, '"'); i >= 0 {
+			b = b[:i]
+		}
+		checkHexValue(t, append(b, '"', '}'))
+	})
 }
 
 // TestBatchLinesNumberedAsInTheFile: a line's number, in its error object
