@@ -4,6 +4,7 @@
 // box, as decode mode keeps a big paste: the page stays quick.
 import { $, el, toHex, debounce, showError, shown } from './dom.js';
 import { rpc } from './rpc.js';
+import { showSelection } from './panel.js';
 import { st, LINK_MAX, PASTE_INLINE } from './state.js';
 
 // ENC_HEX_SHOWN is the most bytes encode mode writes out as hex; Copy hex
@@ -16,6 +17,9 @@ export function setMode(m) {
   $('decode-pane').hidden = m !== 'decode';
   $('encode-pane').hidden = m !== 'encode';
   showLink(m);
+  // The selection bar is the mode's: its own selection, or none.
+  const p = m === 'encode' ? st.panels[2] : st.activeDecode;
+  showSelection(p && p.sel ? p : null);
 }
 
 // Each mode keeps its own link (the fragment, without '#') and the notice

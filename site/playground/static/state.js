@@ -28,7 +28,8 @@ export const st = Object.seal({
   capture: null, // an open capture or live feed: {summary, frames, rows, sort, current, dump?, live?} (dump: read from a text of packets' dumps, {packets, name, times})
   storage: null, // opened storage files: {files, result, current} (storage.js)
   panels: [], // the Panels: 0 the frame (a capture's request), 1 a capture's response, 2 encode mode's bytes
-  active: null, // the panel whose selection the selection bar shows
+  active: null, // the panel whose selection the selection bar shows (null: the bar is hidden): one of the mode on screen
+  activeDecode: null, // decode mode's panel last selected in (0 or 1), whose selection the bar shows again back in decode mode
 
   // Record payloads (payloads.js): the schemas the user gave.
   schemas: { files: new Map(), url: '' }, // files: name -> text; url: the registry's URL ('' none)
