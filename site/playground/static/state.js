@@ -39,7 +39,10 @@ export const st = Object.seal({
   encGen: 0, // encode generation, as gen for decoding
   encoded: null, // the bytes last encoded (Uint8Array), for copying and "Decode these bytes"
   encEnv: null, // the envelope of the JSON last encoded: {direction, apiKey, apiVersion}
-  encText: null, // JSON too long for the text box (past PASTE_INLINE characters), encoded from here: {text, name}; the box is then empty
+  encText: null, // JSON too long for the text box (past PASTE_INLINE characters), encoded from here: {text, name, win, lines}; the box is then empty, or holds the window win: {from, to, line, lines} (characters [from, to) of text, its lines from line, from 0; lines: the text's, counted once it is in windows)
+  encEdited: false, // the user changed the JSON since the page last put some there
+  encUndo: null, // the edited JSON an example or a frame's JSON replaced, until the next edit: {text, name}
+  encFrom: null, // the summary of decode mode's frame whose JSON encode mode took (the same frame back in encode mode: the JSON is left as it is)
   encErrorAt: null, // where the last encode error is in the JSON text: [offset, length]
 
   // For tests and measurement (read through window.kwirePlayground).
