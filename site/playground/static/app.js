@@ -29,7 +29,7 @@ import { looksLikeCapture, run, redo, redoSoon, decodeInput } from './decode.js'
 import { drawCapRows } from './capture.js';
 import { isStorageName, openStorage, closeStorage } from './storage.js';
 import { setJSONForm, readLink, drawExamples } from './link.js';
-import { setMode, enterEncode, loadExample, runEncode, jumpToError, typed, putJSON, encodeText, undo } from './encode.js';
+import { setMode, enterEncode, loadExample, runEncode, jumpToError, typed, replaceJSON, encodeText, undo } from './encode.js';
 import { editAnyway, saveJSON, drawLines, nextWindow, prevWindow } from './encbox.js';
 import { copy, encCopy } from './copy.js';
 import { isSchemaName, addSchemaFiles, wirePayloads } from './payloads.js';
@@ -87,12 +87,13 @@ $('mode-decode').addEventListener('click', () => setMode('decode'));
 $('mode-encode').addEventListener('click', enterEncode);
 $('ex-load').addEventListener('click', loadExample);
 $('enc-json').addEventListener('input', typed);
-// A large paste is kept out of the text box, as decode mode keeps one.
+// A large paste is kept out of the text box, as decode mode keeps one; it
+// replaces the JSON being encoded (even when the box holds a window of it).
 $('enc-json').addEventListener('paste', (e) => {
   const text = e.clipboardData && e.clipboardData.getData('text/plain');
   if (!text || text.length < PASTE_INLINE) return; // the text box takes it
   e.preventDefault();
-  putJSON(text, 'The pasted JSON');
+  replaceJSON(text, 'The pasted JSON'); // over edits: undoable
   runEncode();
 });
 $('enc-big-edit').addEventListener('click', editAnyway);
