@@ -86,10 +86,11 @@ export async function enterEncode() {
   setMode('encode');
   const sum = st.panels[0].sum;
   if (sum && !sum.error && sum !== st.encFrom) {
-    st.encFrom = sum;
-    // The frame's JSON as one text (the worker joins its lines).
+    // The frame's JSON as one text (the worker joins its lines). A decode
+    // may start meanwhile (a version typed, its change event at this
+    // click): the JSON is then of the frame the worker holds, drawn next.
     const js = await st.panels[0].rpc('jsonText');
-    if (st.panels[0].sum !== sum) return;
+    st.encFrom = st.panels[0].sum || sum;
     replaceJSON(js, 'This frame\'s JSON');
     $('enc-nosize').checked = !sum.sizePrefix;
     $('ex-api').value = sum.apiKey; $('ex-ver').value = sum.apiVersion; $('ex-dir').value = sum.direction;
