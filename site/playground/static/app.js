@@ -15,6 +15,7 @@
 //   live.js     kwire proxy's live feed in the capture table
 //   link.js     permalinks and the examples row
 //   encode.js   encode mode
+//   encbox.js   encode mode's text box: the JSON, its lines, undo
 //   copy.js     copying to the clipboard
 //
 // This module wires the page's controls to them and starts everything.
@@ -28,7 +29,8 @@ import { looksLikeCapture, run, redo, redoSoon, decodeInput } from './decode.js'
 import { drawCapRows } from './capture.js';
 import { isStorageName, openStorage, closeStorage } from './storage.js';
 import { setJSONForm, readLink, drawExamples } from './link.js';
-import { setMode, enterEncode, loadExample, runEncode, jumpToError, typed, putJSON, editAnyway, saveJSON, encodeText } from './encode.js';
+import { setMode, enterEncode, loadExample, runEncode, jumpToError, typed, replaceJSON, encodeText, undo } from './encode.js';
+import { editAnyway, saveJSON, drawLines, nextWindow, prevWindow } from './encbox.js';
 import { copy, encCopy } from './copy.js';
 import { isSchemaName, addSchemaFiles, wirePayloads } from './payloads.js';
 
@@ -85,16 +87,20 @@ $('mode-decode').addEventListener('click', () => setMode('decode'));
 $('mode-encode').addEventListener('click', enterEncode);
 $('ex-load').addEventListener('click', loadExample);
 $('enc-json').addEventListener('input', typed);
-// A large paste is kept out of the text box, as decode mode keeps one.
+// A large paste is kept out of the text box, as decode mode keeps one; it
+// replaces the JSON being encoded (even when the box holds a window of it).
 $('enc-json').addEventListener('paste', (e) => {
   const text = e.clipboardData && e.clipboardData.getData('text/plain');
   if (!text || text.length < PASTE_INLINE) return; // the text box takes it
   e.preventDefault();
-  putJSON(text, 'The pasted JSON');
+  replaceJSON(text, 'The pasted JSON'); // over edits: undoable
   runEncode();
 });
 $('enc-big-edit').addEventListener('click', editAnyway);
 $('enc-big-save').addEventListener('click', saveJSON);
+$('enc-win-next').addEventListener('click', nextWindow);
+$('enc-win-prev').addEventListener('click', prevWindow);
+$('enc-undo-button').addEventListener('click', undo);
 $('enc-as-bytes').addEventListener('click', () => {
   // Hex pasted in encode mode, decoded as if pasted in decode mode.
   const text = encodeText();
@@ -107,7 +113,7 @@ $('enc-as-bytes').addEventListener('click', () => {
 });
 $('enc-error').addEventListener('click', jumpToError);
 $('enc-error').addEventListener('keydown', (e) => { if (e.key === 'Enter') jumpToError(); });
-$('enc-json').addEventListener('scroll', () => { $('enc-lines').scrollTop = $('enc-json').scrollTop; }, { passive: true });
+$('enc-json').addEventListener('scroll', drawLines, { passive: true });
 $('enc-nosize').addEventListener('change', runEncode);
 $('enc-decode').addEventListener('click', () => {
   if (!st.encoded) return;
@@ -121,7 +127,10 @@ $('enc-decode').addEventListener('click', () => {
   $('ver').value = env.direction === 'response' ? env.apiVersion : '';
   $('size').value = $('enc-nosize').checked ? 'no' : 'auto';
   setMode('decode');
-  decodeInput();
+  // The frame decoded from the JSON is the one encode mode's JSON stands
+  // for: back in encode mode the JSON is left as the user wrote it.
+  const gen = st.gen + 1; // the one decodeInput takes
+  decodeInput().then(() => { if (gen === st.gen && st.panels[0].sum) st.encFrom = st.panels[0].sum; });
 });
 wirePayloads();
 $('copy-hex').addEventListener('click', () => copy('hex'));

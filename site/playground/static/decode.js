@@ -211,7 +211,6 @@ async function responseHint(bytes, o, gen, sum) {
 
 export function clearViews() {
   for (const p of st.panels.slice(0, 2)) p.clear();
-  $('selbar').hidden = true;
   st.sum = null;
 }
 

@@ -1,14 +1,21 @@
 // Encode mode: value JSON in, bytes out, drawn back as the decoder reads
-// them (panel 2); an error points at its place in the JSON text. JSON
-// past PASTE_INLINE characters (a big frame's) is kept out of the text
-// box, as decode mode keeps a big paste: the page stays quick.
+// them (panel 2); an error points at its place in the JSON text. The text
+// box and the JSON it holds (kept out of it past PASTE_INLINE characters,
+// as decode mode keeps a big paste: the page stays quick) are encbox.js.
 import { $, el, toHex, debounce, showError, shown } from './dom.js';
 import { rpc } from './rpc.js';
+import { showSelection } from './panel.js';
 import { st, LINK_MAX, PASTE_INLINE } from './state.js';
+import { encodeText, replaceJSON, undoReplace, typed as boxTyped, showLines, drawLines, boxOffset } from './encbox.js';
+
+export { encodeText, replaceJSON } from './encbox.js';
 
 // ENC_HEX_SHOWN is the most bytes encode mode writes out as hex; Copy hex
 // copies them all.
 const ENC_HEX_SHOWN = 4096;
+// LOCATE_MAX is the longest JSON (characters) an error's path is looked
+// for in: 8 Mi, some 130 ms (a 1 MB frame's JSON is 5.4 M).
+const LOCATE_MAX = 8 << 20;
 
 export function setMode(m) {
   $('mode-decode').setAttribute('aria-selected', String(m === 'decode'));
@@ -16,6 +23,9 @@ export function setMode(m) {
   $('decode-pane').hidden = m !== 'decode';
   $('encode-pane').hidden = m !== 'encode';
   showLink(m);
+  // The selection bar is the mode's: its own selection, or none.
+  const p = m === 'encode' ? st.panels[2] : st.activeDecode;
+  showSelection(p && p.sel ? p : null);
 }
 
 // Each mode keeps its own link (the fragment, without '#') and the notice
@@ -61,80 +71,35 @@ function showLink(m) {
   n.hidden = !l.note;
 }
 
-// encodeText is the JSON being encoded: the text box's, or the JSON kept
-// aside when too long for it (st.encText).
-export const encodeText = () => (st.encText ? st.encText.text : $('enc-json').value);
-
-// putJSON puts JSON in the text box or, past PASTE_INLINE characters,
-// keeps it aside (st.encText) and says so, with the JSON offered as a
-// file or in the box anyway: megabytes of text in a text box hold the
-// page for seconds when put there, and for a second at each keystroke.
-export function putJSON(text, name) {
-  const ta = $('enc-json');
-  ta.placeholder = '';
-  if (text.length < PASTE_INLINE) {
-    st.encText = null;
-    ta.value = text;
-    $('enc-big').hidden = true;
-  } else {
-    st.encText = { text, name };
-    ta.value = '';
-    const n = text.length.toLocaleString('en');
-    ta.placeholder = name + ': ' + n + ' characters, encoded (not shown here, to keep the page quick); type or paste here to replace it';
-    $('enc-big-text').textContent = name + ' is ' + n + ' characters of JSON, too long to edit here without holding the page up: it is encoded as it is.';
-    $('enc-big').hidden = false;
-  }
-  showLines();
-}
-
-// typed is a change the user made in the text box: it replaces JSON
-// kept aside.
+// typed is a change the user made in the text box: taken (encbox.js),
+// then encoded.
 export function typed() {
-  if (st.encText) {
-    st.encText = null;
-    $('enc-big').hidden = true;
-    $('enc-json').placeholder = '';
-  }
-  showLines();
+  boxTyped();
   runEncode();
 }
 
-// editAnyway puts JSON kept aside in the text box, as the user asked.
-export function editAnyway() {
-  const t = st.encText;
-  if (!t) return;
-  st.encText = null;
-  $('enc-big').hidden = true;
-  $('enc-json').placeholder = '';
-  $('enc-json').value = t.text;
-  showLines();
-  runEncode();
-}
-
-// saveJSON downloads the JSON being encoded as a file.
-export function saveJSON() {
-  const env = st.encEnv || {};
-  const a = document.createElement('a');
-  a.href = URL.createObjectURL(new Blob([encodeText()], { type: 'application/json' }));
-  a.download = (env.apiKey !== undefined ? 'api' + env.apiKey + '-v' + env.apiVersion + '-' + (env.direction || 'request') : 'frame') + '.json';
-  document.body.appendChild(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(a.href), 60_000);
-}
-
+// enterEncode shows encode mode with the JSON of the frame decode mode
+// shows, when it is another than the one the JSON came from (edits to it
+// can be had back); back from decode mode with the same frame, the JSON
+// is as the user left it.
 export async function enterEncode() {
   setMode('encode');
   const sum = st.panels[0].sum;
-  if (sum && !sum.error) {
-    // The frame's JSON as one text (the worker joins its lines).
-    putJSON(await st.panels[0].rpc('jsonText'), 'This frame\'s JSON');
+  if (sum && !sum.error && sum !== st.encFrom) {
+    // The frame's JSON as one text (the worker joins its lines). A decode
+    // may start meanwhile (a version typed, its change event at this
+    // click): the JSON is then of the frame the worker holds, drawn next.
+    const js = await st.panels[0].rpc('jsonText');
+    st.encFrom = st.panels[0].sum || sum;
+    replaceJSON(js, 'This frame\'s JSON');
     $('enc-nosize').checked = !sum.sizePrefix;
     $('ex-api').value = sum.apiKey; $('ex-ver').value = sum.apiVersion; $('ex-dir').value = sum.direction;
+    runEncode();
   } else if (!encodeText().trim()) {
     await loadExample();
-  }
-  runEncode();
+  } else if (!st.encGen) runEncode();
+  // Else the JSON and its frame (panel 2, with its selection) are as the
+  // user left them.
 }
 
 export async function loadExample() {
@@ -146,8 +111,13 @@ export async function loadExample() {
   }
   const js = await rpc('example', +$('ex-api').value, +$('ex-ver').value, $('ex-dir').value === 'response');
   if (!js) { showError($('enc-error'), 'No example: ' + $('ex-dir').value + ' version ' + $('ex-ver').value + ' is not defined for this API.'); return; }
-  putJSON(js, 'The example');
+  replaceJSON(js, 'The example');
   runEncode();
+}
+
+// undo gives back the edited JSON an example or a frame's JSON replaced.
+export function undo() {
+  if (undoReplace()) runEncode();
 }
 
 // indexOf is the index in text of a 1-based line and column (in
@@ -163,28 +133,17 @@ function indexOf(text, line, column) {
   return i;
 }
 
-// showLines numbers the JSON's lines in the gutter beside it.
-export function showLines() {
-  const ta = $('enc-json'), g = $('enc-lines');
-  let n = 1;
-  for (let i = ta.value.indexOf('\n'); i >= 0; i = ta.value.indexOf('\n', i + 1)) n++;
-  if (g.dataset.n !== String(n)) {
-    g.dataset.n = String(n);
-    g.textContent = Array.from({ length: n }, (_, k) => k + 1).join('\n');
-  }
-  g.scrollTop = ta.scrollTop;
-}
-
 // jumpToError selects the place of the last encode error in the JSON and
 // scrolls it into view.
 export function jumpToError() {
   const at = st.encErrorAt, ta = $('enc-json');
   if (!at) return;
+  const off = boxOffset(at[0]); // the box may hold a window of the JSON
   ta.focus();
-  ta.setSelectionRange(at[0], at[0] + at[1]);
+  ta.setSelectionRange(off, off + at[1]);
   const lh = parseFloat(getComputedStyle(ta).lineHeight) || 16;
-  ta.scrollTop = Math.max(0, (ta.value.slice(0, at[0]).split('\n').length - 5) * lh);
-  showLines();
+  ta.scrollTop = Math.max(0, (ta.value.slice(0, off).split('\n').length - 5) * lh);
+  drawLines();
 }
 
 function lineCol(text, off) {
@@ -250,12 +209,13 @@ function setEncodeLink(text) {
   putLink('encode', p.toString());
 }
 
-// runEncode encodes the JSON soon: once typing has paused, longer in a
-// text box holding megabytes (edited there anyway).
+// runEncode encodes the JSON soon: once typing has paused, longer for
+// megabytes of JSON (edited in the box a window at a time).
 const encodeSoon = debounce(() => encodeNow(), 120);
 const encodeLater = debounce(() => encodeNow(), 800);
 export function runEncode() {
-  if (!st.encText && $('enc-json').value.length >= PASTE_INLINE) { encodeSoon.cancel(); encodeLater(); } else { encodeLater.cancel(); encodeSoon(); }
+  const big = st.encText ? !!st.encText.win : $('enc-json').value.length >= PASTE_INLINE;
+  if (big) { encodeSoon.cancel(); encodeLater(); } else { encodeLater.cancel(); encodeSoon(); }
 }
 
 // notJSON says what text that is not JSON is instead: 'hex' when it reads
@@ -270,8 +230,9 @@ async function notJSON(text) {
 async function encodeNow() {
   encodeSoon.cancel(); encodeLater.cancel();
   const text = encodeText();
-  const boxed = !st.encText; // the text is in the box: errors can point into it
-  if (boxed) showLines();
+  // The text is in the box, or a window of it: errors can point into it.
+  const boxed = !st.encText || !!st.encText.win;
+  if (!st.encText) showLines(text);
   setEncodeLink(text);
   const gen = ++st.encGen;
   const r = await rpc('encode', text, $('enc-nosize').checked);
@@ -280,7 +241,9 @@ async function encodeNow() {
   $('enc-not-json').hidden = true;
   if (r.error) {
     const e = r.error;
-    let at = e.path && boxed ? locate(text, e.path) : null;
+    // locate reads the JSON up to its end (some 16 ns a character): 40 MB
+    // took 0.6 s in one task, so the place is found only in shorter JSON.
+    let at = e.path && boxed && text.length <= LOCATE_MAX ? locate(text, e.path) : null;
     const other = e.line ? await notJSON(text) : '';
     if (gen !== st.encGen) return;
     if (other) {

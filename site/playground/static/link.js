@@ -5,7 +5,7 @@ import { rpc } from './rpc.js';
 import { st, LINK_MAX } from './state.js';
 import { decodeInput } from './decode.js';
 import { openLive } from './live.js';
-import { setMode, runEncode, loadExample, putJSON, putLink, decodeLink } from './encode.js';
+import { setMode, runEncode, loadExample, replaceJSON, putLink, decodeLink } from './encode.js';
 
 // setLink writes decode mode's link (shown when decode mode is on screen:
 // encode mode has its own, and the URL is the link of the mode shown).
@@ -53,7 +53,7 @@ export async function readLink() {
   if (p.get('mode') === 'encode') {
     setMode('encode');
     $('enc-nosize').checked = p.get('size') === 'no';
-    if (p.has('json')) putJSON(p.get('json'), 'The link\'s JSON');
+    if (p.has('json')) replaceJSON(p.get('json'), 'The link\'s JSON'); // over edits (a link followed later): undoable
     if (p.has('api')) await exampleFromLink(p);
     runEncode();
     return true;

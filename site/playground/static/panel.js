@@ -8,6 +8,18 @@ import { st, GRID_ROW, LINE } from './state.js';
 import { Virtual } from './virtual.js';
 import { flatNode, within, overlaps, docsHref, frameName, limitText, drawGridRow, drawTreeRow, drawJSONLine, drawHexLine } from './views.js';
 
+// showSelection shows p's selection in the selection bar, or hides the
+// bar (p null). The bar belongs to the mode on screen: encode mode's
+// panel (slot 2) shows there in encode mode only, decode mode's panels in
+// decode mode only.
+export function showSelection(p) {
+  const encoding = !$('encode-pane').hidden;
+  if (p && (p.slot === 2) !== encoding) return;
+  st.active = p;
+  $('selbar').hidden = !p;
+  $('sel-desc').textContent = p ? p.desc : '';
+}
+
 export class Panel {
   constructor(slot, host, ids) {
     this.slot = slot;
@@ -25,6 +37,7 @@ export class Panel {
     this.bytes = null; // the frame's bytes
     this.hl = null; // the hovered span: {buf, start, end, node, lines?}
     this.sel = null; // the selected span: {buf, start, end, node, part?, lines?}
+    this.desc = ''; // the selection as the selection bar says it
     this.jsonReady = false; // the value JSON's lines are counted and can be asked for
     this.views = {}; // the virtual lists: tree, json, hex, and grid<buf> for each buffer
     const paint = () => this.paint();
@@ -55,7 +68,8 @@ export class Panel {
     for (const k of ['error', 'limit', 'warn']) this.e[k].hidden = true;
     this.e.title.textContent = ''; this.e.doc.hidden = true;
     this.e.frames.replaceChildren(); this.e.frames.hidden = true;
-    if (st.active === this) $('selbar').hidden = true;
+    this.desc = '';
+    if (st.active === this) showSelection(null);
   }
 
   // decode decodes bytes into this panel's slot and draws it.
@@ -71,8 +85,8 @@ export class Panel {
   }
 
   show(sum, title) {
-    this.sum = sum; this.hl = this.sel = null;
-    if (st.active === this) $('selbar').hidden = true;
+    this.sum = sum; this.hl = this.sel = null; this.desc = '';
+    if (st.active === this) showSelection(null);
     this.e.title.textContent = shown((title ? title + ': ' : '') + frameName(sum) + ', ' + sum.buffers[0].len + ' bytes');
     if (sum.apiName && sum.headerDecoded) {
       this.e.doc.href = docsHref(sum.apiName, sum.apiVersion, sum.direction);
@@ -281,15 +295,18 @@ export class Panel {
   async select(span, from) {
     if (!span) return;
     this.sel = span;
-    st.active = this;
+    if (this.slot !== 2) st.activeDecode = this;
     this.paint();
-    const bar = $('selbar');
-    bar.hidden = false;
+    this.desc = '';
+    showSelection(this);
     const path = span.node >= 0 ? await this.rpc('path', span.node) : '';
     const part = span.part && (span.part.start !== span.start || span.part.end !== span.end)
       ? '  (pointed at [' + span.part.start + ', ' + span.part.end + '))' : '';
-    $('sel-desc').textContent = shown((path || 'bytes') + '  [' + span.start + ', ' + span.end + ')' + (span.buf ? ' in buffer ' + span.buf : '') +
-      '  ' + (span.end - span.start) + ' bytes' + part);
+    if (this.sel === span) {
+      this.desc = shown((path || 'bytes') + '  [' + span.start + ', ' + span.end + ')' + (span.buf ? ' in buffer ' + span.buf : '') +
+        '  ' + (span.end - span.start) + ' bytes' + part);
+      if (st.active === this) $('sel-desc').textContent = this.desc;
+    }
     if (span.node >= 0) {
       const r = await this.rpc('reveal', span.node);
       const tv = this.views.tree;

@@ -28,7 +28,8 @@ export const st = Object.seal({
   capture: null, // an open capture or live feed: {summary, frames, rows, sort, current, dump?, live?} (dump: read from a text of packets' dumps, {packets, name, times})
   storage: null, // opened storage files: {files, result, current} (storage.js)
   panels: [], // the Panels: 0 the frame (a capture's request), 1 a capture's response, 2 encode mode's bytes
-  active: null, // the panel whose selection the selection bar shows
+  active: null, // the panel whose selection the selection bar shows (null: the bar is hidden): one of the mode on screen
+  activeDecode: null, // decode mode's panel last selected in (0 or 1), whose selection the bar shows again back in decode mode
 
   // Record payloads (payloads.js): the schemas the user gave.
   schemas: { files: new Map(), url: '' }, // files: name -> text; url: the registry's URL ('' none)
@@ -38,7 +39,10 @@ export const st = Object.seal({
   encGen: 0, // encode generation, as gen for decoding
   encoded: null, // the bytes last encoded (Uint8Array), for copying and "Decode these bytes"
   encEnv: null, // the envelope of the JSON last encoded: {direction, apiKey, apiVersion}
-  encText: null, // JSON too long for the text box (past PASTE_INLINE characters), encoded from here: {text, name}; the box is then empty
+  encText: null, // JSON too long for the text box (past PASTE_INLINE characters), encoded from here: {text, name, win, lines}; the box is then empty, or holds the window win: {from, to, line, lines} (characters [from, to) of text, its lines from line, from 0; lines: the text's, counted once it is in windows)
+  encEdited: false, // the user changed the JSON since the page last put some there
+  encUndo: null, // the edited JSON an example or a frame's JSON replaced, until the next edit: {text, name}
+  encFrom: null, // the summary of decode mode's frame whose JSON encode mode took (the same frame back in encode mode: the JSON is left as it is)
   encErrorAt: null, // where the last encode error is in the JSON text: [offset, length]
 
   // For tests and measurement (read through window.kwirePlayground).
