@@ -83,12 +83,16 @@ func TestExpandingFramesMemoryFlat(t *testing.T) {
 		file         func(int) string
 		small, large int
 	}{
-		{"batch", lines, 3, 12},   // one chunk of input: its output in pieces
-		{"pcap", capture, 16, 40}, // runs of 8 exchanges: both workers busy
+		{"batch", lines, 4, 16},   // one chunk of input: its output in pieces
+		{"pcap", capture, 16, 64}, // runs of 8 exchanges: both workers busy
 	} {
 		small := peakRSS(t, helper, kwireBin, c.cmd, "--jobs", "2", c.file(c.small))
 		large := peakRSS(t, helper, kwireBin, c.cmd, "--jobs", "2", c.file(c.large))
 		t.Logf("%s peak RSS: %d KiB at %d frames, %d KiB at %d (%.2fx)", c.cmd, small, c.small, large, c.large, float64(large)/float64(small))
-		require.LessOrEqual(t, float64(large), 1.5*float64(small), c.cmd)
+		// Four times the frames: held whole, the peak would be about four
+		// times too. Flat, it still moves with when the collector runs,
+		// which a loaded machine delays (CI saw 1.52x at 3 and 12 lines
+		// while other packages' tests ran beside it; 1.17-1.30x quiet).
+		require.LessOrEqual(t, float64(large), 2*float64(small), c.cmd)
 	}
 }
