@@ -30,6 +30,10 @@ func AppendTextOrBase64(dst []byte, raw []byte) []byte {
 	j := at + copy(buf[at:], `{"text":"`)
 	i := 0
 	for {
+		if haveEscapeBlocks && len(raw)-i >= 16 {
+			r, w := escapeBlocks(buf[j:], raw[i:])
+			i, j = i+r, j+w
+		}
 		for len(raw)-i >= 8 {
 			w := binary.LittleEndian.Uint64(raw[i : i+8])
 			lo := w &^ msb

@@ -34,9 +34,10 @@ func TestAppendTextOrBase64OnePass(t *testing.T) {
 	for c := 0; c < 256; c++ {
 		inputs = append(inputs, []byte{'a', byte(c), 'b'})
 	}
-	// Each kind of byte at each place of the words read at once (and in
-	// the bytes after the last whole word), and runes across a word's end.
-	for n := 1; n <= 26; n++ {
+	// Each kind of byte at each place of the words and 16-byte blocks read
+	// at once (and in the bytes after the last whole one), and runes
+	// across a word's or a block's end.
+	for n := 1; n <= 50; n++ {
 		for p := 0; p < n; p++ {
 			for _, c := range []string{`"`, `\`, "\t", "\x01", "\x7f", "\x80", "\xff", "é", "😀", "\u2028", "\xe2\x82"} {
 				b := bytes.Repeat([]byte{'a'}, n)
@@ -71,6 +72,43 @@ func TestAppendTextOrBase64EscapesInWords(t *testing.T) {
 		} {
 			checkTextOrBase64(t, in, ref)
 		}
+	}
+}
+
+// On amd64 printable ASCII goes 16 bytes a step (escapeBlocks), each half
+// shuffled by its mask of bytes to escape: every mask of both halves, the
+// block at a value's start and after a block, before a tail, and before
+// bytes that are not printable (the text taken back) or UTF-8 (the rest
+// a byte at a time, then blocks again).
+func TestAppendTextOrBase64EscapesInBlocks(t *testing.T) {
+	text := func(raw []byte) []byte {
+		return append(AppendString([]byte(`{"text":`), raw), '}')
+	}
+	base64 := func(raw []byte) []byte {
+		return append(AppendBase64([]byte(`{"base64":`), raw), '}')
+	}
+	block := make([]byte, 16)
+	for m := 0; m < 1<<16; m++ {
+		for i := range block {
+			switch {
+			case m>>i&1 == 0:
+				block[i] = 'a' + byte(i)
+			case (m>>(i+1)^i)&1 == 0:
+				block[i] = '"'
+			default:
+				block[i] = '\\'
+			}
+		}
+		checkTextOrBase64(t, block, text)
+		if m%7 != 0 {
+			continue // the contexts on a seventh of the masks
+		}
+		after := append([]byte(`plain text here!`), block...)
+		checkTextOrBase64(t, after, text)
+		checkTextOrBase64(t, append(append([]byte{}, block...), "tail"...), text)
+		checkTextOrBase64(t, append(append([]byte{}, after...), 0x01), base64)
+		utf := append(append([]byte{}, block...), "é, then \"more\" text"...)
+		checkTextOrBase64(t, append(utf, block...), text)
 	}
 }
 
