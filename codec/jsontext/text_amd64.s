@@ -14,6 +14,19 @@ DATA escc<>+0x30(SB)/8, $0x5c5c5c5c5c5c5c5c
 DATA escc<>+0x38(SB)/8, $0x5c5c5c5c5c5c5c5c
 GLOBL escc<>(SB), RODATA|NOPTR, $0x40
 
+// PLACE stores the half in X5's low 8 bytes with the bytes set in mask
+// (its 8 bits) escaped, shuffled from beside 8 backslashes, and moves DI
+// past them.
+#define PLACE(mask) \
+	PUNPCKLQDQ X11, X5; \
+	MOVQ       mask, R10; \
+	SHLQ       $4, R10; \
+	MOVOU      (R8)(R10*1), X6; \
+	PSHUFB     X6, X5; \
+	MOVOU      X5, (DI); \
+	MOVBQZX    (R9)(mask*1), R10; \
+	LEAQ       8(DI)(R10*1), DI
+
 // func escapeBlocks(dst, src []byte) (read, written int)
 //
 // SSSE3 (the caller checks). A step reads 16 bytes; when none needs
@@ -73,34 +86,16 @@ loop:
 	JMP      loop
 
 spread:
-	MOVL       AX, BX
-	ANDL       $0xff, BX
-	SHRL       $8, AX
-
-	// The low half.
-	MOVOU      X0, X5
-	PUNPCKLQDQ X11, X5 // its 8 bytes, then 8 backslashes
-	MOVQ       BX, R10
-	SHLQ       $4, R10
-	MOVOU      (R8)(R10*1), X6
-	PSHUFB     X6, X5
-	MOVOU      X5, (DI)
-	MOVBQZX    (R9)(BX*1), R10
-	LEAQ       8(DI)(R10*1), DI
-
-	// The high half.
-	MOVOU      X0, X5
-	PSRLDQ     $8, X5
-	PUNPCKLQDQ X11, X5
-	MOVQ       AX, R10
-	SHLQ       $4, R10
-	MOVOU      (R8)(R10*1), X6
-	PSHUFB     X6, X5
-	MOVOU      X5, (DI)
-	MOVBQZX    (R9)(AX*1), R10
-	LEAQ       8(DI)(R10*1), DI
-	ADDQ       $16, SI
-	JMP        loop
+	MOVL  AX, BX
+	ANDL  $0xff, BX
+	SHRL  $8, AX
+	MOVOU X0, X5
+	PLACE(BX)
+	MOVOU X0, X5
+	PSRLDQ $8, X5
+	PLACE(AX)
+	ADDQ  $16, SI
+	JMP   loop
 
 done:
 	SUBQ R13, SI
