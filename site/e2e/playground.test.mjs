@@ -310,6 +310,13 @@ test('a version typed just before a file is opened: the file is decoded once', {
 
 test('phone width, dark theme, and offline after the first load', { timeout: 90_000 }, async () => {
   const phone = await pg.browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: 'dark', isMobile: true, hasTouch: true });
+  // The service worker is registered once the decoder is ready: its
+  // install fetches kwire.wasm again, which competed with the first load.
+  await phone.addInitScript(() => {
+    const sw = navigator.serviceWorker;
+    const register = sw.register.bind(sw);
+    sw.register = (...a) => { window.__swAtReady = document.body?.dataset.ready || 'not ready'; return register(...a); };
+  });
   const page = await phone.newPage();
   await page.goto(pg.server.url + '#hex=' + QUICK);
   await page.waitForSelector('body[data-ready]', { timeout: 60_000 });
@@ -321,6 +328,7 @@ test('phone width, dark theme, and offline after the first load', { timeout: 90_
   await page.screenshot({ path: join(shots, 'phone-dark.png'), fullPage: true });
   // The service worker caches the page; offline, it still loads and decodes.
   await page.evaluate(() => navigator.serviceWorker.ready);
+  assert.equal(await page.evaluate(() => window.__swAtReady), '1', 'the service worker registered before the decoder was ready');
   await page.reload();
   await page.waitForSelector('#tree .pg-row');
   await phone.setOffline(true);
