@@ -13,12 +13,6 @@ import (
 // writing the text (or base64) writes: on random bytes, text of every
 // kind, and each byte class.
 func TestAppendTextOrBase64OnePass(t *testing.T) {
-	ref := func(raw []byte) []byte {
-		if printable(raw) {
-			return append(AppendString([]byte(`{"text":`), raw), '}')
-		}
-		return append(AppendBase64([]byte(`{"base64":`), raw), '}')
-	}
 	inputs := [][]byte{nil, []byte(`{"a":"b\\c"}`), []byte("tab\tnl\ncr\r"), []byte("é😀 ok"), []byte("\u2028"), []byte("bad\xff"), []byte{0x7f}, []byte{1}}
 	rnd := rand.New(rand.NewSource(1))
 	for i := 0; i < 4000; i++ {
@@ -46,7 +40,7 @@ func TestAppendTextOrBase64OnePass(t *testing.T) {
 		}
 	}
 	for _, in := range inputs {
-		checkTextOrBase64(t, in, ref)
+		checkTextOrBase64(t, in, wantTextOrBase64)
 	}
 }
 
@@ -55,9 +49,6 @@ func TestAppendTextOrBase64OnePass(t *testing.T) {
 // in a word, at the start of a value and after a word of each kind,
 // and before a tail of bytes.
 func TestAppendTextOrBase64EscapesInWords(t *testing.T) {
-	ref := func(raw []byte) []byte {
-		return append(AppendString([]byte(`{"text":`), raw), '}')
-	}
 	kinds := []byte{'a', '"', '\\'}
 	word := make([]byte, 8)
 	for m := 0; m < 6561; m++ { // 3^8
@@ -70,7 +61,7 @@ func TestAppendTextOrBase64EscapesInWords(t *testing.T) {
 			append([]byte(`"quoted"`), word...),
 			append([]byte("plainabc"), append(word, `{"k":1}`...)...),
 		} {
-			checkTextOrBase64(t, in, ref)
+			checkTextOrBase64(t, in, wantText)
 		}
 	}
 }
@@ -81,12 +72,6 @@ func TestAppendTextOrBase64EscapesInWords(t *testing.T) {
 // bytes that are not printable (the text taken back) or UTF-8 (the rest
 // a byte at a time, then blocks again).
 func TestAppendTextOrBase64EscapesInBlocks(t *testing.T) {
-	text := func(raw []byte) []byte {
-		return append(AppendString([]byte(`{"text":`), raw), '}')
-	}
-	base64 := func(raw []byte) []byte {
-		return append(AppendBase64([]byte(`{"base64":`), raw), '}')
-	}
 	block := make([]byte, 16)
 	for m := 0; m < 1<<16; m++ {
 		for i := range block {
@@ -99,17 +84,35 @@ func TestAppendTextOrBase64EscapesInBlocks(t *testing.T) {
 				block[i] = '\\'
 			}
 		}
-		checkTextOrBase64(t, block, text)
+		checkTextOrBase64(t, block, wantText)
 		if m%7 != 0 {
 			continue // the contexts on a seventh of the masks
 		}
 		after := append([]byte(`plain text here!`), block...)
-		checkTextOrBase64(t, after, text)
-		checkTextOrBase64(t, append(append([]byte{}, block...), "tail"...), text)
-		checkTextOrBase64(t, append(append([]byte{}, after...), 0x01), base64)
+		checkTextOrBase64(t, after, wantText)
+		checkTextOrBase64(t, append(append([]byte{}, block...), "tail"...), wantText)
+		checkTextOrBase64(t, append(append([]byte{}, after...), 0x01), wantBase64)
 		utf := append(append([]byte{}, block...), "é, then \"more\" text"...)
-		checkTextOrBase64(t, append(utf, block...), text)
+		checkTextOrBase64(t, append(utf, block...), wantText)
 	}
+}
+
+// wantText and wantBase64 are what AppendTextOrBase64 writes for raw that
+// is printable text, or not: the string writer's text, or base64;
+// wantTextOrBase64 picks by the rule (printable).
+func wantText(raw []byte) []byte {
+	return append(AppendString([]byte(`{"text":`), raw), '}')
+}
+
+func wantBase64(raw []byte) []byte {
+	return append(AppendBase64([]byte(`{"base64":`), raw), '}')
+}
+
+func wantTextOrBase64(raw []byte) []byte {
+	if printable(raw) {
+		return wantText(raw)
+	}
+	return wantBase64(raw)
 }
 
 // checkTextOrBase64 checks AppendTextOrBase64(in) against ref, alone and after
@@ -134,13 +137,7 @@ func FuzzTextOrBase64(f *testing.F) {
 	for _, s := range []string{"", `{"order":1,"note":"a\\b"}`, "tab\there\n", "é😀\u2028", "bad\xff utf-8", "\x7f"} {
 		f.Add([]byte(s))
 	}
-	ref := func(raw []byte) []byte {
-		if printable(raw) {
-			return append(AppendString([]byte(`{"text":`), raw), '}')
-		}
-		return append(AppendBase64([]byte(`{"base64":`), raw), '}')
-	}
-	f.Fuzz(func(t *testing.T, in []byte) { checkTextOrBase64(t, in, ref) })
+	f.Fuzz(func(t *testing.T, in []byte) { checkTextOrBase64(t, in, wantTextOrBase64) })
 }
 
 // printable is the rule AppendTextOrBase64 follows: text of printable
