@@ -239,8 +239,9 @@ readLink().then((linked) => {
 
 // The service worker's install fetches the core files, kwire.wasm again
 // among them: registered once the decoder is ready (or has failed), it
-// does not compete with the first load (the decoder ready 1,085 -> 914 ms
-// from navigation, median of 5 cold loads, e2e/bench/warm.mjs).
+// does not compete with the first load (a link's frame on screen 1.3-1.75
+// -> 1.0-1.35 s from navigation: medians of 4 runs of 4 cold loads each,
+// alternating, e2e/bench/warm.mjs; faster in 3 of the 4).
 if ('serviceWorker' in navigator && /^https?:$/.test(location.protocol)) {
   st.apisReady.finally(() => navigator.serviceWorker.register('sw.js').catch(() => {}));
 }
