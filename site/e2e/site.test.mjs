@@ -150,11 +150,15 @@ test("version switcher moves between versions", async () => {
 // no change.
 test("version switcher: after Back it names the page's version", async () => {
   const { ctx, page, errors } = await open("api/fetch/v12.html");
+  // Each move waits for the page's requests to end: one the move cut
+  // short (the icon, in CI) is a failed request, and the test counts those.
+  await page.waitForLoadState("networkidle");
   await Promise.all([page.waitForURL(/\/v4\.html$/), page.selectOption("#version-switch", "v4.html")]);
   assert.match(await page.locator("h1").innerText(), /Fetch\s+v4/);
+  await page.waitForLoadState("networkidle");
   await page.goBack();
   await page.waitForURL(/\/v12\.html$/);
-  await page.waitForLoadState("load");
+  await page.waitForLoadState("networkidle");
   assert.match(await page.locator("h1").innerText(), /Fetch\s+v12/);
   assert.equal(await page.locator("#version-switch").inputValue(), "v12.html");
   await Promise.all([page.waitForURL(/\/v4\.html$/), page.selectOption("#version-switch", "v4.html")]);
