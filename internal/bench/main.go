@@ -112,9 +112,11 @@ func main() {
 	fmt.Println("batch, value JSON per frame (NDJSON in, NDJSON out):")
 	kb1, _, peerRes := m.show(cmds[0], res[0]), m.show(cmds[1], res[1]), m.show(cmds[2], res[2])
 	fmt.Printf("  kwire batch (1 core) vs kmsg + encoding/json: %.2fx less CPU, %.2fx faster\n", peerRes.cpu.Seconds()/kb1.cpu.Seconds(), peerRes.wall.Seconds()/kb1.wall.Seconds())
+	m.perCore("kwire batch (1 core)", kb1, lines, "NDJSON")
 
 	fmt.Println("\ncapture of the same frames:")
 	kp1, kpAll, kc1 := m.show(cmds[3], res[3]), m.show(cmds[4], res[4]), m.show(cmds[5], res[5])
+	m.perCore("kwire pcap (1 core)", kp1, pcap, "capture")
 	fmt.Printf("  kwire check vs kwire pcap (1 core): %.2fx the time, %.2fx the CPU (target: at most 1.5x)\n", kc1.wall.Seconds()/kp1.wall.Seconds(), kc1.cpu.Seconds()/kp1.cpu.Seconds())
 	if tshark {
 		ts := m.show(cmds[6], res[6])
@@ -244,6 +246,20 @@ func (m *measurer) show(c command, r result) result {
 	fmt.Printf("  %-24s %7.2fs wall %7.2fs CPU %9.0f frames/s %7.1f MB/s %7.1f MiB peak\n",
 		label, r.wall.Seconds(), r.cpu.Seconds(), float64(m.frames)/r.wall.Seconds(), m.mb/r.wall.Seconds(), float64(r.maxrss)/1024)
 	return r
+}
+
+// perCore prints what a one-core run did per CPU-second (issue 25's
+// measure: MB/s per core of realistic input), in MB of frames and in MB of
+// the file it read (hex NDJSON is twice its frames; a capture adds its
+// packet headers).
+func (m *measurer) perCore(label string, r result, input, what string) {
+	fi, err := os.Stat(input)
+	if err != nil {
+		log.Fatal(err)
+	}
+	in := float64(fi.Size()) / 1e6
+	cpu := r.cpu.Seconds()
+	fmt.Printf("  %s per CPU-second: %.1f MB of frames, %.1f MB of input (%.1f MB of %s)\n", label, m.mb/cpu, in/cpu, in, what)
 }
 
 // measure runs a command under this program's -rusage helper.
