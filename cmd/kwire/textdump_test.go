@@ -183,3 +183,43 @@ func TestTextDumpCommands(t *testing.T) {
 		require.Contains(t, errOut, "input: line "+strconv.Itoa(strings.Count(string(text), "\n")+2)+", column 8: unexpected character 'g' in Wireshark hex dump", cmd)
 	}
 }
+
+// A dump whose times are each packet's time since the one before
+// (tshark -t d, tcpdump -ttt) reads with the capture's latencies: the
+// deltas are added up, and the note says so. Read as clocks, every
+// latency was a few microseconds or zero. Two real captures, whose
+// deltas go up and down as real traffic's do.
+func TestTextDumpDeltas(t *testing.T) {
+	tools := map[string][]string{
+		"tshark":  {"-t", "d", "-P", "-x", "-r"},
+		"tcpdump": {"--time-stamp-precision=nano", "-ttt", "-X", "-r"},
+	}
+	dir := t.TempDir()
+	for _, name := range []string{"kfake-clients.pcapng", "kafkajs-clients.pcapng"} {
+		want, _, wantCode := runCLI(t, []string{"pcap", name}, nil)
+		wantX := exchangeLines(t, want, false)
+		require.NotEmpty(t, wantX)
+		for tool, args := range tools {
+			t.Run(name+"/"+tool, func(t *testing.T) {
+				cmd := exec.Command(needTool(t, tool), append(args, name)...)
+				cmd.Dir = workDir
+				cmd.Env = append(os.Environ(), "TZ=UTC")
+				b, err := cmd.Output()
+				require.NoError(t, err)
+				text := filepath.Join(dir, name+"."+tool+".txt")
+				require.NoError(t, os.WriteFile(text, b, 0o644))
+
+				got, gotErr, gotCode := runCLI(t, []string{"pcap", text}, nil)
+				require.Equal(t, wantCode, gotCode, gotErr)
+				gotX := exchangeLines(t, got, false)
+				require.Len(t, gotX, len(wantX))
+				for i := range wantX {
+					require.Equal(t, wantX[i]["latencyMs"], gotX[i]["latencyMs"], "exchange %d", i)
+				}
+				require.Equal(t, exchangeLines(t, want, true), exchangeLines(t, got, true))
+				note, _, _ := strings.Cut(gotErr, "\n")
+				require.Contains(t, note, "; its times are each packet's time since the one before (tcpdump -ttt, tshark -t d), added up from 1970-01-01")
+			})
+		}
+	}
+}

@@ -30,6 +30,14 @@ const (
 	// epoch (tcpdump -tt, tshark -t e) or since the first packet (the
 	// default of tshark -P).
 	Seconds
+	// Deltas: each packet's time since the packet before (tcpdump -ttt,
+	// tshark -t d), in either of the forms above: the first is zero and
+	// a later one is smaller than the one before it, which neither a
+	// clock nor a time since the first packet can be. ParsePackets adds
+	// them up from 1970-01-01. Deltas that never go down (a capture that
+	// keeps one pace) cannot be told from times since the first packet,
+	// and are read as those.
+	Deltas
 )
 
 // DumpPacket is one packet of a text dump of packets.
@@ -95,6 +103,8 @@ func (d *PacketDump) TimesNote() string {
 		return "it gives no times, so each packet is given one a millisecond after the last: times and latencies mean nothing"
 	case TimeOfDay:
 		return "its times are times of day, dated 1970-01-01"
+	case Deltas:
+		return "its times are each packet's time since the one before (tcpdump -ttt, tshark -t d), added up from 1970-01-01"
 	}
 	return ""
 }
@@ -319,10 +329,16 @@ func (s *packetScanner) result() (*PacketDump, error) {
 	}
 	if !s.mixed && s.form != NoTimes {
 		d.Times = s.form
+		if s.form != DateTime && areDeltas(s.times) {
+			d.Times = Deltas
+		}
 		day := time.Duration(0)
 		var prev time.Time
 		for k, tm := range s.times {
-			if d.Times == TimeOfDay {
+			switch {
+			case d.Times == Deltas && k > 0:
+				tm = prev.Add(tm.Sub(time.Unix(0, 0)))
+			case d.Times == TimeOfDay:
 				// Past midnight, the time of day starts again.
 				if k > 0 && tm.Add(day).Before(prev.Add(-12*time.Hour)) {
 					day += 24 * time.Hour
@@ -333,6 +349,22 @@ func (s *packetScanner) result() (*PacketDump, error) {
 		}
 	}
 	return d, nil
+}
+
+// areDeltas reports whether times, read as times of day or as seconds,
+// are each packet's time since the one before (Deltas): the first is
+// zero (1970-01-01 00:00:00 as read) and a later one is smaller than the
+// one before it.
+func areDeltas(times []time.Time) bool {
+	if len(times) == 0 || !times[0].Equal(time.Unix(0, 0)) {
+		return false
+	}
+	for k := 1; k < len(times); k++ {
+		if times[k].Before(times[k-1]) {
+			return true
+		}
+	}
+	return false
 }
 
 // dumpLineStart reports whether the line s[i:le] starts as a line of a
@@ -531,6 +563,8 @@ func (f TimeForm) String() string {
 		return "dates and times"
 	case Seconds:
 		return "seconds"
+	case Deltas:
+		return "times since the packet before"
 	}
 	return "TimeForm(" + strconv.Itoa(int(f)) + ")"
 }

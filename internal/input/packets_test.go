@@ -151,6 +151,23 @@ func TestParsePackets(t *testing.T) {
 		{"tshark -P -x", join(eth, func(i int, b []byte) string {
 			return "    " + strconv.Itoa(i+1) + " 0.00" + strconv.Itoa(i) + "000000 192.168.1.10 → 192.168.1.20 TCP 54 51000 → 9092 [SYN]\n\n" + dumpTsharkText(b)
 		}), 1, []time.Time{time.Unix(0, 0).UTC(), time.Unix(0, 1e6).UTC(), time.Unix(0, 2e6).UTC(), time.Unix(0, 3e6).UTC()}, FormatWireshark, Seconds},
+		// Deltas: the first zero, a later one smaller than the one
+		// before it. They are added up.
+		{"tcpdump -ttt -X", join(ip, func(i int, b []byte) string {
+			return packetLine([]string{"00:00:00.000000", "00:00:00.002000", "00:00:00.000500", "00:00:01.000000"}[i]) + dumpTcpdumpText(b)
+		}), 101, []time.Time{time.Unix(0, 0).UTC(), time.Unix(0, 2e6).UTC(), time.Unix(0, 2.5e6).UTC(), time.Unix(1, 2.5e6).UTC()}, FormatTcpdump, Deltas},
+		{"tshark -t d -P -x", join(eth, func(i int, b []byte) string {
+			return "    " + strconv.Itoa(i+1) + " " + []string{"0.000000000", "0.300000000", "0.000001000", "0.000001000"}[i] + " 192.168.1.10 → 192.168.1.20 TCP 54 51000 → 9092 [SYN]\n\n" + dumpTsharkText(b)
+		}), 1, []time.Time{time.Unix(0, 0).UTC(), time.Unix(0, 3e8).UTC(), time.Unix(0, 300001000).UTC(), time.Unix(0, 300002000).UTC()}, FormatWireshark, Deltas},
+		// Times that never go down are times since the first packet
+		// (tcpdump -ttttt, tshark -t r), however they were printed; a
+		// first time that is not zero is a clock's.
+		{"tcpdump -ttttt -X", join(ip, func(i int, b []byte) string {
+			return packetLine([]string{"00:00:00.000000", "00:00:00.001000", "00:00:00.001000", "00:00:00.002000"}[i]) + dumpTcpdumpText(b)
+		}), 101, []time.Time{time.Unix(0, 0).UTC(), time.Unix(0, 1e6).UTC(), time.Unix(0, 1e6).UTC(), time.Unix(0, 2e6).UTC()}, FormatTcpdump, TimeOfDay},
+		{"tcpdump -X, a clock going back", join(ip, func(i int, b []byte) string {
+			return packetLine([]string{"10:00:00.000000", "10:00:00.002000", "10:00:00.000500", "10:00:01.000000"}[i]) + dumpTcpdumpText(b)
+		}), 101, []time.Time{day(10, 0, 0, 0), day(10, 0, 0, 2e6), day(10, 0, 0, 5e5), day(10, 0, 1, 0)}, FormatTcpdump, TimeOfDay},
 		{"tshark -t ad -P -x", join(eth, func(i int, b []byte) string {
 			return "    " + strconv.Itoa(i+1) + " 2024-05-01 12:00:00.00" + strconv.Itoa(i) + "000000 192.168.1.10 → 192.168.1.20 TCP\n\n" + dumpTsharkText(b)
 		}), 1, []time.Time{
