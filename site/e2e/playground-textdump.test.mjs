@@ -94,6 +94,28 @@ for (const [capture, packets, first, flag] of [
   });
 }
 
+// A text dump of over 4 MiB opened as a file is the capture as well: the
+// page took any file that large for binary, and showed its text as a
+// frame that does not read.
+test('tshark -x of a capture, 6 MB of text, opened as a file: the capture\'s table', { timeout: 240_000 }, async () => {
+  const capture = join(pg.built.inputs, 'traffic.pcap');
+  const text = await tsharkX(capture);
+  assert.ok(text.length > 4 << 20, 'tshark -x printed ' + text.length + ' bytes');
+  const page = await open();
+  await shown(page, () => page.setInputFiles('#file', capture));
+  const want = await rows(page), title = await page.textContent('#cap-title');
+  const n = +title.match(/^Capture: (\d+) packets/)[1];
+  assert.ok(want.length > 0);
+
+  await shown(page, () => page.setInputFiles('#file', { name: 'capture.txt', mimeType: 'text/plain', buffer: Buffer.from(text) }));
+  assert.deepEqual(await rows(page), want);
+  assert.equal(await page.textContent('#cap-title'), title + ' — read from a text dump of ' + n + " packets (tshark -x or Wireshark's Copy as Hex Dump)");
+  assert.ok((await page.textContent('#status')).startsWith('Read as a capture from a text dump of ' + n + ' packets'));
+  assert.ok(!(await page.isVisible('#input-error')));
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 // One packet's dump is its frame, as before; and a text that only looks
 // like several dumps (two lines at offset 0) keeps the error of its parse.
 test('one packet\'s dump decodes as its frame; two offsets 0 of no packet are an error', { timeout: 180_000 }, async () => {

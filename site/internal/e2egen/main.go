@@ -12,6 +12,7 @@
 // truncated-response.hex    a Metadata v12 response cut short: its size says more bytes follow
 // node-flood.bin   an ApiVersions v0 response of 300,000 entries: more tree nodes than the browser's limit
 // many-partitions.bin  a Fetch v12 response of 5,500 partitions of one batch (1.1 MB): records past the browser's node limit
+// traffic.pcap     100 realistic exchanges (Metadata, Produce, Fetch with records): tshark -x prints over 4 MiB of it
 // commit.pcap      kgo producing an offset commit into __consumer_offsets on kfake and fetching it back (Fetch by topic id)
 // manifest.json    sizes, expected values and the malformed frame's error offset
 package main
@@ -193,6 +194,16 @@ func main() {
 		log.Fatal(err)
 	}
 	write(*out, "commit.pcap", pc.Bytes())
+
+	// Realistic traffic big enough that tshark -x prints more than 4 MiB
+	// of text (the playground once took a text file that large as binary).
+	pc.Reset()
+	tst, err := traffic.WritePcap(&pc, traffic.PcapOptions{Pairs: 100, Conns: 4, InFlight: 2})
+	if err != nil {
+		log.Fatal(err)
+	}
+	write(*out, "traffic.pcap", pc.Bytes())
+	man["traffic"] = map[string]any{"bytes": pc.Len(), "frames": tst.Frames}
 
 	m, _ := json.MarshalIndent(man, "", "  ")
 	write(*out, "manifest.json", m)

@@ -191,9 +191,12 @@ async function openFile(f) {
   // Text files (hex, dumps, base64) go through the text box; binary stays binary.
   // Text saved as UTF-16 with a byte order mark (PowerShell's > writes
   // UTF-16LE) is text too, if it decodes to no control character.
+  // A text of any size is text (tshark -x of a capture of a megabyte is
+  // some 4 MiB of it); the scan stops at a binary file's first control
+  // byte, which comes early.
   let text = null;
   const utf16 = bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) ? (bytes[0] === 0xff ? 'utf-16le' : 'utf-16be') : '';
-  if (bytes.length < (4 << 20) && (utf16 || !bytes.some((b) => b === 0 || (b < 9)))) {
+  if (utf16 || !bytes.some((b) => b === 0 || (b < 9))) {
     try { text = new TextDecoder(utf16 || 'utf-8', { fatal: true }).decode(bytes); } catch { text = null; }
     if (utf16 && text !== null && /[\0-\x08\x0e-\x1f\x7f]/.test(text)) text = null;
   }
