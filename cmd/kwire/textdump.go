@@ -66,6 +66,11 @@ func captureIn(stderr io.Writer, file string, in io.Reader) (io.Reader, error) {
 	if isCapture(head) || !textStart(head) {
 		return br, nil // the capture reader says what it is not
 	}
+	if file == "-" {
+		// Piped from a live tcpdump -X, nothing would show until it
+		// stopped: say why, and what shows each exchange as it comes.
+		fmt.Fprintf(stderr, "kwire: -: text is read to its end before any packet in it is decoded; for exchanges as they happen, pipe the capture itself (tcpdump -U -w - | kwire pcap -)\n")
+	}
 	raw, err := io.ReadAll(br)
 	if err != nil {
 		return nil, err

@@ -91,6 +91,12 @@ func TestTextDumpAsCapture(t *testing.T) {
 			got, gotErr, gotCode = runCLI(t, []string{"pcap", "-"}, b)
 			require.Equal(t, wantCode, gotCode, gotErr)
 			require.Equal(t, want, got, "standard input")
+			// Piped, as from a live tcpdump -X, it is read to its end
+			// first, which is said at once, with what shows exchanges as
+			// they come.
+			note, rest, _ = strings.Cut(gotErr, "\n")
+			require.Equal(t, "kwire: -: text is read to its end before any packet in it is decoded; for exchanges as they happen, pipe the capture itself (tcpdump -U -w - | kwire pcap -)", note)
+			require.True(t, strings.HasPrefix(rest, "kwire: -: read as a capture: a text dump of "+n+" packets"), rest)
 
 			want, wantErr, wantCode = runCLI(t, []string{"check", "--fail-on", "warning", name}, nil)
 			got, gotErr, gotCode = runCLI(t, []string{"check", "--fail-on", "warning", text}, nil)
