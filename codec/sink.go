@@ -179,7 +179,7 @@ type scratch struct {
 
 func (p *scratch) take() *tree.Node {
 	if p.n == len(p.pool) {
-		p.grow()
+		p.pool = append(p.pool, new(tree.Node))
 	}
 	n := p.pool[p.n]
 	p.n++
@@ -187,20 +187,11 @@ func (p *scratch) take() *tree.Node {
 	return n
 }
 
-// grow adds a node to the pool.
-func (p *scratch) grow() { p.pool = append(p.pool, new(tree.Node)) }
-
 // give takes back n and every node taken after it.
 func (p *scratch) give(n *tree.Node) {
 	if p.n > 0 && p.pool[p.n-1] == n {
 		p.n-- // the usual case: the last taken
-		return
-	}
-	p.giveBack(n)
-}
-
-func (p *scratch) giveBack(n *tree.Node) {
-	if i := slices.Index(p.pool[:p.n], n); i >= 0 {
+	} else if i := slices.Index(p.pool[:p.n], n); i >= 0 {
 		p.n = i
 	}
 }
