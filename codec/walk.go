@@ -493,16 +493,13 @@ func (w *walker) request() {
 	}
 	f.HeaderVersion = hv
 	w.header(schema.RequestHeader(), hv)
-	if w.err != nil {
-		return
-	}
-	if f.API == nil {
+	switch {
+	case w.err != nil:
+	case f.API == nil:
 		w.at("header.requestApiKey")
 		w.fail(start, "a known API key (0-"+decimal(int(schema.APIs()[len(schema.APIs())-1].Key))+")", decimal(int(f.APIKey)))
 		w.path = w.path[:0]
-		return
-	}
-	if f.Message != nil {
+	case f.Message != nil:
 		w.body()
 	}
 }
@@ -522,10 +519,9 @@ func (w *walker) response(opts Options) {
 	}
 	f.HeaderVersion = f.Message.HeaderVersion(f.LayoutVersion)
 	w.header(schema.ResponseHeader(), f.HeaderVersion)
-	if w.err != nil {
-		return
+	if w.err == nil {
+		w.body()
 	}
-	w.body()
 }
 
 // pickVersion chooses the layout for f.Version, assuming the newest for
