@@ -609,9 +609,14 @@ func (w *walker) structBody(n *tree.Node, l *schema.Layout) {
 		return
 	}
 	var pre *preFrame
-	if w.flex && !w.dry && w.needsPrescan(l) {
-		pre = w.prescan(l)
-		w.deep = true
+	if w.flex && !w.dry {
+		if l != w.preL || w.v != w.preV {
+			w.preL, w.preV, w.preNeed = l, w.v, needsPrescan(l, w.v)
+		}
+		if w.preNeed {
+			pre = w.prescan(l)
+			w.deep = true
+		}
 	}
 	allDef := true
 	for i := range l.Fields {

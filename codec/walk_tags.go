@@ -45,14 +45,6 @@ func (pf *preFrame) find(tag uint32) int {
 	return slices.IndexFunc(pf.tags, func(t preTag) bool { return t.tag == tag })
 }
 
-// needsPrescan is needsPrescan(l, w.v), remembered for the last layout.
-func (w *walker) needsPrescan(l *schema.Layout) bool {
-	if l != w.preL || w.v != w.preV {
-		w.preL, w.preV, w.preNeed = l, w.v, needsPrescan(l, w.v)
-	}
-	return w.preNeed
-}
-
 // needsPrescan reports whether l declares, at version v, a tagged field
 // before an untagged one.
 func needsPrescan(l *schema.Layout, v int16) bool {
