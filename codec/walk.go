@@ -707,13 +707,9 @@ func (w *walker) value(n *tree.Node, f *schema.Field, k schema.Kind) {
 	}
 	switch k {
 	case schema.Bool:
-		n.Type = "bool"
-		b := r.Uint8()
-		if w.check() {
-			n.Int = int64(b)
-			if b > 1 {
-				w.warn(n, n.Start, "", "bool byte is "+decimal(int(b))+", read as true")
-			}
+		n.Type, n.Int = "bool", int64(r.Uint8()) // 0 when the byte is missing
+		if n.Int > 1 {
+			w.warn(n, n.Start, "", "bool byte is "+decimal(int(n.Int))+", read as true")
 		}
 	case schema.Int8:
 		n.Type, n.Int = "int8", int64(r.Int8())
