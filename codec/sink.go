@@ -109,9 +109,8 @@ func (s *treeSink) attach(h, early *tree.Node) {
 	if len(h.Warnings) > 0 {
 		early.Warnings = append(h.Warnings, early.Warnings...)
 	}
-	k := len(s.levels)
-	s.levels[k-1].kids = append(s.levels[k-1].kids, early)
-	st := &s.levels[k-2] // the section's struct
+	s.add(early)                     // to the open section
+	st := &s.levels[len(s.levels)-2] // the section's struct
 	if i := slices.Index(st.early, early); i >= 0 {
 		st.early = slices.Delete(st.early, i, i+1)
 	}
