@@ -96,10 +96,7 @@ func (s *treeSink) begin(n *tree.Node, _ *schema.Layout, hint int) {
 func (s *treeSink) end(n *tree.Node) {
 	k := len(s.levels) - 1
 	lv := &s.levels[k]
-	n.Children = lv.kids
-	if len(lv.early) > 0 {
-		n.Children = append(n.Children, lv.early...)
-	}
+	n.Children = append(lv.kids, lv.early...)
 	s.levels = s.levels[:k]
 }
 
