@@ -447,17 +447,7 @@ type controlVal struct {
 func (d *decoder) record(b []byte, bi int, r *recParse, ctx *batchCtx, idx int) {
 	v := &d.rv
 	*v = recView{r: r, idx: idx, warns: v.warns[:0]}
-	// The batch's base plus the record's deltas (the batch's max
-	// timestamp under log-append time), or its base for a record that
-	// failed.
-	switch {
-	case r.fail != "":
-		v.offset, v.timestamp = ctx.base, ctx.baseTS
-	case ctx.logAppend:
-		v.offset, v.timestamp = ctx.base+r.od.v, ctx.maxTS
-	default:
-		v.offset, v.timestamp = ctx.base+r.od.v, ctx.baseTS+r.tsd.v
-	}
+	v.offset, v.timestamp = recordTime(r, ctx)
 	d.recordParts(b, bi, r, ctx, v)
 	if d.opts.Payload != nil && !ctx.control {
 		if r.stage >= stKey {
@@ -797,4 +787,17 @@ func innerShift(b []byte, start, end int, w *msgParse) int64 {
 		return 0
 	}
 	return w.offset - last
+}
+
+// recordTime is a parsed record's absolute offset and timestamp: the
+// batch's base plus the record's deltas (the batch's max timestamp under
+// log-append time), or the batch's base for a record that failed.
+func recordTime(r *recParse, ctx *batchCtx) (offset, timestamp int64) {
+	switch {
+	case r.fail != "":
+		return ctx.base, ctx.baseTS
+	case ctx.logAppend:
+		return ctx.base + r.od.v, ctx.maxTS
+	}
+	return ctx.base + r.od.v, ctx.baseTS + r.tsd.v
 }
