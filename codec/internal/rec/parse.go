@@ -76,6 +76,7 @@ func parseRecord(b []byte, p, end int, r *recParse) string {
 	r.rend = p + n + int(l)
 	rend := r.rend
 	q := p + n
+	r.q = q
 	fail := func(msg string) string {
 		r.fail, r.q = msg, q
 		return ""
