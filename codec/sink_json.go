@@ -141,10 +141,15 @@ func (s *jsonSink) begin(n *tree.Node, l *schema.Layout, _ int) {
 		return
 	}
 	p := s.top()
-	mark := p.out.Mark() // before the key, to drop it whole
-	out := s.place(n)
-	if p.kind == levelSection {
+	out, mark := p.out, p.out.Mark() // before the key, to drop it whole
+	switch p.kind {
+	case levelArray: // an element: no key, never tagged
+		p.kids++
+	case levelSection:
+		out = s.place(n)
 		mark = out.Mark() // in the tag frame's writer
+	default:
+		out = s.place(n)
 	}
 	// The level knows its struct by position: start is where its value
 	// starts in whichever writer holds it.
