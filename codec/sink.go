@@ -96,10 +96,7 @@ func (s *treeSink) begin(n *tree.Node, _ *schema.Layout, hint int) {
 func (s *treeSink) end(n *tree.Node) {
 	k := len(s.levels) - 1
 	lv := &s.levels[k]
-	n.Children = lv.kids
-	if len(lv.early) > 0 {
-		n.Children = append(n.Children, lv.early...)
-	}
+	n.Children = append(lv.kids, lv.early...)
 	s.levels = s.levels[:k]
 }
 
@@ -109,9 +106,8 @@ func (s *treeSink) attach(h, early *tree.Node) {
 	if len(h.Warnings) > 0 {
 		early.Warnings = append(h.Warnings, early.Warnings...)
 	}
-	k := len(s.levels)
-	s.levels[k-1].kids = append(s.levels[k-1].kids, early)
-	st := &s.levels[k-2] // the section's struct
+	s.add(early)                     // to the open section
+	st := &s.levels[len(s.levels)-2] // the section's struct
 	if i := slices.Index(st.early, early); i >= 0 {
 		st.early = slices.Delete(st.early, i, i+1)
 	}
@@ -179,7 +175,7 @@ type scratch struct {
 
 func (p *scratch) take() *tree.Node {
 	if p.n == len(p.pool) {
-		p.grow()
+		p.pool = append(p.pool, new(tree.Node))
 	}
 	n := p.pool[p.n]
 	p.n++
@@ -187,20 +183,11 @@ func (p *scratch) take() *tree.Node {
 	return n
 }
 
-// grow adds a node to the pool.
-func (p *scratch) grow() { p.pool = append(p.pool, new(tree.Node)) }
-
 // give takes back n and every node taken after it.
 func (p *scratch) give(n *tree.Node) {
 	if p.n > 0 && p.pool[p.n-1] == n {
 		p.n-- // the usual case: the last taken
-		return
-	}
-	p.giveBack(n)
-}
-
-func (p *scratch) giveBack(n *tree.Node) {
-	if i := slices.Index(p.pool[:p.n], n); i >= 0 {
+	} else if i := slices.Index(p.pool[:p.n], n); i >= 0 {
 		p.n = i
 	}
 }

@@ -351,16 +351,14 @@ func (s *jsonSink) value(w *jsontext.Writer, n *tree.Node) {
 		w.Base64URL(n.Raw)
 	case schema.String:
 		w.String(n.Raw)
-	case schema.Records:
-		if s.size {
+	case schema.Bytes, schema.Records:
+		if s.size && n.Kind == schema.Records {
 			w.BeginObject()
 			w.Key("sizeInBytes")
 			w.Int(int64(len(n.Raw)))
 			w.EndObject()
 			return
 		}
-		w.Base64(n.Raw)
-	case schema.Bytes:
 		w.Base64(n.Raw)
 	default:
 		w.Null()

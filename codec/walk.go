@@ -322,18 +322,15 @@ func (w *walker) start(n *tree.Node) {
 // body (a request's, or a response's of opts' API and version).
 func (w *walker) frame(b []byte, opts *Options) error {
 	w.f.Response = opts.Response
-	if !opts.Response {
-		w.f.unread = unreadKey | unreadVersion // until request reads them
-	} else {
-		// A response read with no API or version (nothing fits it):
-		// the envelope says none rather than Any's -1.
-		w.f.unread = 0
-		if opts.APIKey == Any {
-			w.f.unread |= unreadKey
-		}
-		if opts.Version == Any {
-			w.f.unread |= unreadVersion
-		}
+	// A request's key and version are unread until request reads them; a
+	// response read with no API or version (nothing fits it) has none in
+	// its envelope rather than Any's -1.
+	w.f.unread = 0
+	if !opts.Response || opts.APIKey == Any {
+		w.f.unread |= unreadKey
+	}
+	if !opts.Response || opts.Version == Any {
+		w.f.unread |= unreadVersion
 	}
 	root := w.begin(b)
 	end, cut := len(b), -1
@@ -445,11 +442,7 @@ func (w *walker) finish(root *tree.Node, b []byte, end int) error {
 	f.plain = !w.deep && w.err == nil && w.nestErr == nil && !w.limitHit
 	f.Spent = Limits{MaxNodes: w.b.Nodes, MaxDecompressed: w.b.Decompressed, MaxWork: w.b.Work}
 	w.s.end(root)
-	return w.result()
-}
-
-// result is the frame's error: its own fields' first, else a nested one's.
-func (w *walker) result() error {
+	// The frame's error: its own fields' first, else a nested one's.
 	if w.err != nil {
 		return w.err
 	}
@@ -500,16 +493,13 @@ func (w *walker) request() {
 	}
 	f.HeaderVersion = hv
 	w.header(schema.RequestHeader(), hv)
-	if w.err != nil {
-		return
-	}
-	if f.API == nil {
+	switch {
+	case w.err != nil:
+	case f.API == nil:
 		w.at("header.requestApiKey")
 		w.fail(start, "a known API key (0-"+decimal(int(schema.APIs()[len(schema.APIs())-1].Key))+")", decimal(int(f.APIKey)))
 		w.path = w.path[:0]
-		return
-	}
-	if f.Message != nil {
+	case f.Message != nil:
 		w.body()
 	}
 }
@@ -529,10 +519,9 @@ func (w *walker) response(opts Options) {
 	}
 	f.HeaderVersion = f.Message.HeaderVersion(f.LayoutVersion)
 	w.header(schema.ResponseHeader(), f.HeaderVersion)
-	if w.err != nil {
-		return
+	if w.err == nil {
+		w.body()
 	}
-	w.body()
 }
 
 // pickVersion chooses the layout for f.Version, assuming the newest for
@@ -620,9 +609,14 @@ func (w *walker) structBody(n *tree.Node, l *schema.Layout) {
 		return
 	}
 	var pre *preFrame
-	if w.flex && !w.dry && w.needsPrescan(l) {
-		pre = w.prescan(l)
-		w.deep = true
+	if w.flex && !w.dry {
+		if l != w.preL || w.v != w.preV {
+			w.preL, w.preV, w.preNeed = l, w.v, needsPrescan(l, w.v)
+		}
+		if w.preNeed {
+			pre = w.prescan(l)
+			w.deep = true
+		}
 	}
 	allDef := true
 	for i := range l.Fields {
@@ -713,13 +707,9 @@ func (w *walker) value(n *tree.Node, f *schema.Field, k schema.Kind) {
 	}
 	switch k {
 	case schema.Bool:
-		n.Type = "bool"
-		b := r.Uint8()
-		if w.check() {
-			n.Int = int64(b)
-			if b > 1 {
-				w.warn(n, n.Start, "", "bool byte is "+decimal(int(b))+", read as true")
-			}
+		n.Type, n.Int = "bool", int64(r.Uint8()) // 0 when the byte is missing
+		if n.Int > 1 {
+			w.warn(n, n.Start, "", "bool byte is "+decimal(int(n.Int))+", read as true")
 		}
 	case schema.Int8:
 		n.Type, n.Int = "int8", int64(r.Int8())
@@ -855,19 +845,10 @@ func nonMinimal(n int, v uint64) string {
 	return "non-minimal varint: " + decimal(n) + " bytes for a value that needs " + decimal(wire.UvarintLen(v))
 }
 
-// readNull ends a -1 length or count: null, with a warning where the
-// schema says non-nullable.
-func (w *walker) readNull(n *tree.Node, nullable bool) {
-	n.Null = true
-	if !nullable {
-		w.warn(n, n.Start, "", "null where the schema says non-nullable at v"+decimal(int(w.v)))
-	}
-	w.leaf(n)
-}
-
 // prefix reads the length or count (what) that starts n, a string,
-// bytes, records or array value; false when n is finished already: null,
-// negative or unreadable, handed to the sink as a leaf.
+// bytes, records or array value; false when n is finished already: null
+// (a warning where the schema says non-nullable), negative or unreadable,
+// handed to the sink as a leaf.
 func (w *walker) prefix(n *tree.Node, compact bool, k schema.Kind, nullable bool, what string) (int, bool) {
 	pstart := w.r.Off
 	l, ok := w.length(n, compact, k)
@@ -875,8 +856,10 @@ func (w *walker) prefix(n *tree.Node, compact bool, k schema.Kind, nullable bool
 	switch {
 	case !ok:
 	case l == -1:
-		w.readNull(n, nullable)
-		return 0, false
+		n.Null = true
+		if !nullable {
+			w.warn(n, n.Start, "", "null where the schema says non-nullable at v"+decimal(int(w.v)))
+		}
 	case l < -1:
 		w.fail(pstart, "a "+what+" of -1 or more", decimal(l))
 	default:
@@ -930,9 +913,9 @@ func (w *walker) array(n *tree.Node, f *schema.Field, nullable, compact bool) {
 	}
 	// Each element takes at least one byte (a struct in flexible versions
 	// at least its tag count); fixed-size elements more.
-	min := max(f.Elem.FixedSize(), 1)
-	if count > r.Remaining()/min {
-		w.short(pstart, "a count of at most "+decimal(r.Remaining()/min)+" (what the bytes left can hold)", decimal(count))
+	least := max(f.Elem.FixedSize(), 1)
+	if count > r.Remaining()/least {
+		w.short(pstart, "a count of at most "+decimal(r.Remaining()/least)+" (what the bytes left can hold)", decimal(count))
 		w.leaf(n)
 		return
 	}
@@ -953,7 +936,9 @@ func (w *walker) array(n *tree.Node, f *schema.Field, nullable, compact bool) {
 		w.s.numbers(n, f.Elem, b, count)
 		return
 	}
-	w.s.begin(n, nil, smallCap(count))
+	// The list starts with the count as its capacity only when small, so
+	// memory follows what is read.
+	w.s.begin(n, nil, min(count, 32))
 	for i := 0; i < count; i++ {
 		c := w.node()
 		c.Role, c.Index = tree.RoleElement, i
@@ -985,25 +970,17 @@ func numbersSize(f *schema.Field) int {
 	return f.Elem.FixedSize()
 }
 
-// smallCap is the capacity to start a list of a declared count with:
-// the count itself only when small, so memory follows what is read.
-func smallCap(count int) int { return min(count, 32) }
-
 // isDefault reports whether c, a value of f just read inside a tagged
 // value, holds f's default: an array's count is in c.Int, a struct's
 // default-ness in lastDef.
 func (w *walker) isDefault(c *tree.Node, f *schema.Field) bool {
-	switch c.Kind {
-	case schema.Array:
-		if nullDefault(f, w.v) {
-			return c.Null
-		}
+	switch {
+	case c.Kind != schema.Array && c.Kind != schema.Struct:
+		return isDefaultValue(c, f, w.v)
+	case nullDefault(f, w.v):
+		return c.Null
+	case c.Kind == schema.Array:
 		return !c.Null && c.Int == 0
-	case schema.Struct:
-		if nullDefault(f, w.v) {
-			return c.Null
-		}
-		return !c.Null && w.lastDef
 	}
-	return isDefaultValue(c, f, w.v)
+	return !c.Null && w.lastDef
 }

@@ -32,26 +32,17 @@ type preFrame struct {
 // preTag is a tag the prescan found: where its header and value are, and
 // what its early reading left for the section.
 type preTag struct {
-	tag                    uint32
-	start, tagEnd, sizeEnd int
-	end                    int
-	done                   bool       // read early, at its declared place
-	node                   *tree.Node // what it was read into
-	warnings               []Warning  // its value's, for the section's place
-	nodes                  int        // what its value spent, for the section's place
+	tag                         uint32
+	start, tagEnd, sizeEnd, end int
+	done                        bool       // read early, at its declared place
+	node                        *tree.Node // what it was read into
+	warnings                    []Warning  // its value's, for the section's place
+	nodes                       int        // what its value spent, for the section's place
 }
 
 // find is the index of tag in pf's tags, or -1.
 func (pf *preFrame) find(tag uint32) int {
 	return slices.IndexFunc(pf.tags, func(t preTag) bool { return t.tag == tag })
-}
-
-// needsPrescan is needsPrescan(l, w.v), remembered for the last layout.
-func (w *walker) needsPrescan(l *schema.Layout) bool {
-	if l != w.preL || w.v != w.preV {
-		w.preL, w.preV, w.preNeed = l, w.v, needsPrescan(l, w.v)
-	}
-	return w.preNeed
 }
 
 // needsPrescan reports whether l declares, at version v, a tagged field
@@ -283,7 +274,13 @@ func (w *walker) taggedValue(c *tree.Node, f *schema.Field, end int) bool {
 	if w.wantCodes && c.Kind == schema.Int16 && c.Int != 0 && isErrorCode(f) {
 		w.noteCode(c, w.pathString())
 	}
-	mark = w.ownEnd(mark)
+	// Warnings learnt now go after the value's own (listed from mark,
+	// with its path; a value reads its prefixes first), before its
+	// children's.
+	p := w.pathString()
+	for mark < len(w.w.List) && w.w.List[mark].Path == p {
+		mark++
+	}
 	if r.Off < end {
 		w.warnAt(&mark, c, r.Off, "", decimal(end-r.Off)+" bytes after the value inside the tagged field", false)
 		r.Off = end
@@ -294,17 +291,6 @@ func (w *walker) taggedValue(c *tree.Node, f *schema.Field, end int) bool {
 		w.warnAt(&mark, c, c.Start, "", "tagged field present with its default value (encoders omit it)", false)
 	}
 	return def
-}
-
-// ownEnd is where warnings learnt after a value was read go: after the
-// value's own warnings (listed from mark, with the value's path; a value
-// reads its prefixes first), before its children's.
-func (w *walker) ownEnd(mark int) int {
-	p := w.pathString()
-	for mark < len(w.w.List) && w.w.List[mark].Path == p {
-		mark++
-	}
-	return mark
 }
 
 // tagCount reads the count of the tagged-field section t (whose Start is
