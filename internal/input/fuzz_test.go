@@ -201,6 +201,7 @@ func FuzzParsePackets(f *testing.F) {
 	f.Add([]byte(dumpHexdumpCText(append(eth[0], make([]byte, 64)...)) + dumpODText(eth[1])))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d, err := ParsePackets(data)
+		checkStreamFuzz(t, data, d, err)
 		if err != nil {
 			var e *Error
 			if !errors.As(err, &e) {
@@ -249,4 +250,38 @@ func FuzzParsePackets(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkStreamFuzz holds a PacketStream of data to what ParsePackets said
+// of it (d, err): where it read packets, the stream gives the same bytes,
+// from the first packet StripPacket reads on (none before it can have a
+// link type); where it failed, the stream fails too, with an *Error.
+func checkStreamFuzz(t *testing.T, data []byte, d *PacketDump, err error) {
+	_, got, serr := streamAll(string(data))
+	if err != nil {
+		var e *Error
+		if serr == nil || !errors.As(serr, &e) {
+			t.Fatalf("ParsePackets: %v; the stream: %v after %d packets", err, serr, len(got))
+		}
+		return
+	}
+	if serr != nil {
+		t.Fatalf("the stream: %v; ParsePackets read %d packets", serr, len(d.Packets))
+	}
+	k := 0
+	for k < len(d.Packets) {
+		if _, _, ok := StripPacket(d.Packets[k].Data); ok {
+			break
+		}
+		k++
+	}
+	want := d.Packets[k:]
+	if len(got) != len(want) {
+		t.Fatalf("the stream gave %d packets, ParsePackets %d from its first TCP/IP one", len(got), len(want))
+	}
+	for i := range got {
+		if !bytes.Equal(got[i].Data, want[i].Data) {
+			t.Fatalf("packet %d: the stream %x, ParsePackets %x", i+1, got[i].Data, want[i].Data)
+		}
+	}
 }

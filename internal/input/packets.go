@@ -73,12 +73,19 @@ type PacketDump struct {
 
 // Name names the dump for a person: "a text dump of 23 packets (tshark
 // -x or Wireshark's Copy as Hex Dump)".
-func (d *PacketDump) Name() string {
-	s := "a text dump of " + strconv.Itoa(len(d.Packets)) + " packets"
-	if len(d.Packets) == 1 {
+func (d *PacketDump) Name() string { return dumpName(len(d.Packets), d.Format) }
+
+// dumpName names a text dump of n packets (n < 0: not yet counted) in
+// format f.
+func dumpName(n int, f Format) string {
+	s := "a text dump of " + strconv.Itoa(n) + " packets"
+	switch {
+	case n == 1:
 		s = "a text dump of 1 packet"
+	case n < 0:
+		s = "a text dump of packets"
 	}
-	switch d.Format {
+	switch f {
 	case FormatWireshark:
 		return s + " (tshark -x or Wireshark's Copy as Hex Dump)"
 	case FormatTcpdump:
@@ -135,10 +142,23 @@ func ParsePackets(data []byte) (*PacketDump, error) {
 	if t, ok := fromUTF16(data); ok && !looksBinary(t) {
 		data = t
 	}
+	s := newPacketScanner(data)
+	if err := s.scan(); err != nil {
+		return nil, err
+	}
+	return s.result()
+}
+
+func newPacketScanner(data []byte) *packetScanner {
+	return &packetScanner{t: text{src: data}, lastTime: -1, form: -1, badStart: -1, repeatLimit: len(data)}
+}
+
+// scan reads every line of the text, the dumps' packets into s.out.
+func (s *packetScanner) scan() error {
 	// Lines that are not dumps may hold anything (tshark -V prints
 	// control bytes that a packet holds), so the text is not refused
 	// for them.
-	s := &packetScanner{t: text{src: data}, lastTime: -1, form: -1, badStart: -1, repeatLimit: len(data)}
+	data := s.t.src
 	for ls := BOMLen(data); ls < len(data); {
 		le := ls
 		for le < len(data) && data[le] != '\n' {
@@ -154,15 +174,12 @@ func ParsePackets(data []byte) (*PacketDump, error) {
 		}
 		if i < le {
 			if err := s.line(i, le); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		ls = next
 	}
-	if err := s.endBlock(); err != nil {
-		return nil, err
-	}
-	return s.result()
+	return s.endBlock()
 }
 
 // packetScanner is ParsePackets' state from line to line.
@@ -190,6 +207,22 @@ type packetScanner struct {
 	nOther int
 	form   TimeForm // the first packet's, -1 before it
 	mixed  bool     // a packet without a time, or with another form
+	// each is every packet's own time and its form (NoTimes: none), kept
+	// with keepEach for a PacketStream, which judges the times packet by
+	// packet.
+	each     []stamp
+	keepEach bool
+	// carry starts a dump of carryKind at the first line, when it is no
+	// dump of its own layout (PacketStream: a chunk that goes on in the
+	// layout of the chunk before).
+	carry     bool
+	carryKind dumpKind
+}
+
+// stamp is the time a line gave before a packet's dump, and its form.
+type stamp struct {
+	tm   time.Time
+	form TimeForm
 }
 
 // line reads the non-blank line s[i:le] (trimmed).
@@ -232,7 +265,14 @@ func (s *packetScanner) line(i, le int) error {
 			return err
 		}
 	}
-	if kind, ok := detectDump(src[i:le]); ok {
+	kind, ok := detectDump(src[i:le])
+	if !ok && s.carry {
+		// A PacketStream's text that starts again at offset 0 in the
+		// layout of the dump before it, as the next dump does here.
+		kind, ok = s.carryKind, true
+	}
+	s.carry = false
+	if ok {
 		if off, _ := dumpLineStart(src, i, le, kind, false); off != 0 && s.badStart < 0 {
 			s.badStart = i
 		}
@@ -286,6 +326,12 @@ func (s *packetScanner) endBlock() error {
 		s.nOther++
 	} else {
 		s.ends = append(s.ends, len(s.out))
+		if st := (stamp{s.gapTime, s.gapForm}); s.keepEach {
+			if s.lastTime < 0 {
+				st = stamp{}
+			}
+			s.each = append(s.each, st)
+		}
 		switch {
 		case s.mixed:
 		case s.lastTime < 0 || (s.form >= 0 && s.gapForm != s.form):
@@ -299,24 +345,32 @@ func (s *packetScanner) endBlock() error {
 	return nil
 }
 
-// result makes the PacketDump of the packets read.
-func (s *packetScanner) result() (*PacketDump, error) {
-	d := &PacketDump{Format: s.format, Other: s.nOther}
-	d.Packets = make([]DumpPacket, len(s.ends))
-	link, whole, from := -1, false, 0
+// packets are the packets read, each with the link type StripPacket
+// finds (-1: not a TCP/IP packet it reads), and the first such link
+// type (-1: none).
+func (s *packetScanner) packets() ([]DumpPacket, int) {
+	ps := make([]DumpPacket, len(s.ends))
+	link, from := -1, 0
 	for k, end := range s.ends {
 		b := s.out[from:end:end]
 		from = end
-		d.Packets[k] = DumpPacket{Data: b, LinkType: -1}
+		ps[k] = DumpPacket{Data: b, LinkType: -1}
 		if _, p, ok := StripPacket(b); ok {
-			d.Packets[k].LinkType = p.LinkType()
+			ps[k].LinkType = p.LinkType()
 			if link < 0 {
 				link = p.LinkType()
 			}
-			whole = true
 		}
 	}
-	if !whole {
+	return ps, link
+}
+
+// result makes the PacketDump of the packets read.
+func (s *packetScanner) result() (*PacketDump, error) {
+	d := &PacketDump{Format: s.format, Other: s.nOther}
+	var link int
+	d.Packets, link = s.packets()
+	if link < 0 {
 		return nil, s.t.errAt(-1, ErrNoPackets, "no hex dump of a whole TCP/IP packet")
 	}
 	if s.badStart >= 0 {

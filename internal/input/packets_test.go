@@ -97,6 +97,7 @@ func checkPackets(t *testing.T, name, text string, want [][]byte, link int, time
 			t.Errorf("%s: packet %d time %v, want %v", name, i+1, p.Time, tm)
 		}
 	}
+	checkStream(t, name, text, d)
 	return d
 }
 
@@ -289,6 +290,11 @@ func TestParsePacketsErrors(t *testing.T) {
 		var e *Error
 		if !errors.As(err, &e) || !errors.Is(err, c.kind) || e.Line != c.line || !strings.Contains(e.Msg, c.msg) {
 			t.Errorf("%s: err = %#v, want %v at line %d: %q", c.name, err, c.kind, c.line, c.msg)
+		}
+		// A PacketStream says the same, at the same line.
+		_, _, err = streamAll(c.text)
+		if !errors.As(err, &e) || !errors.Is(err, c.kind) || e.Line != c.line || !strings.Contains(e.Msg, c.msg) {
+			t.Errorf("%s, streamed: err = %#v, want %v at line %d: %q", c.name, err, c.kind, c.line, c.msg)
 		}
 	}
 
