@@ -151,8 +151,8 @@ func runPcap(e *env, args []string) int {
 		in = &countingReader{r: in, p: run.prog}
 	}
 	in = stopReader{in, e} // a failed write ends the reading
-	// A text dump of packets (tshark -x, tcpdump -X) is read whole, and
-	// its packets as a capture.
+	// A text dump of packets (tshark -x, tcpdump -X) is a capture: read
+	// whole from a file, as it comes from standard input.
 	in, err := captureIn(run.stderr, cfg.file, in)
 	if err != nil {
 		run.prog.finish()
@@ -163,6 +163,9 @@ func runPcap(e *env, args []string) int {
 	run.prog.finish()
 	if e.outFailed() != nil {
 		return 1 // run says why; the reading was cut short for it, not by the capture
+	}
+	if terr := textFailed(in); terr != nil {
+		err = terr // a mistake in the text, not a capture cut short
 	}
 	if err != nil {
 		w.Flush()
@@ -213,7 +216,7 @@ func runPcap(e *env, args []string) int {
 }
 
 func parsePcapFlags(e *env, args []string) (*pcapConfig, int) {
-	fs := newFlags(e, "pcap", "[flags] FILE|-  (pcap, pcapng, or a text dump of packets as tshark -x or tcpdump -X print them; - reads standard input: tcpdump -i lo -U -w - port 9092 | kwire pcap -)",
+	fs := newFlags(e, "pcap", "[flags] FILE|-  (pcap, pcapng, or a text dump of packets as tshark -x or tcpdump -X print them; - reads standard input as it comes: tcpdump -i lo -U -w - port 9092 | kwire pcap -, or tcpdump -l -i lo -X port 9092 | kwire pcap -)",
 		"kwire pcap kfake-clients.pcapng",
 		"kwire pcap - < kafka-ipv6-null.pcapng",
 		"kwire pcap --summary kfake-clients.pcapng",

@@ -396,6 +396,63 @@ func TestCommittedCapture(t *testing.T) {
 // Bounded: three records, 30 seconds at most for each line.
 func TestPcapLive(t *testing.T) {
 	port := freePort(t)
+	runLive(t, port, func(stdin io.WriteCloser) func() {
+		return startDumpcap(t, port, stdin).stop
+	})
+}
+
+// TestPcapLiveText is TestPcapLive with the capture printed as text:
+// tcpdump -l -X | kwire pcap -. Each exchange comes out while tcpdump
+// runs, read as its packets' dumps end (input.PacketStream), not when the
+// text ends.
+func TestPcapLiveText(t *testing.T) {
+	tcpdump := needTool(t, "tcpdump")
+	port := freePort(t)
+	stderr := runLive(t, port, func(stdin io.WriteCloser) func() {
+		cmd := exec.Command(tcpdump, "-l", "-X", "-n", "-i", "lo", "tcp port "+strconv.Itoa(port))
+		cmd.Stdout = stdin
+		errs, err := cmd.StderrPipe()
+		require.NoError(t, err)
+		require.NoError(t, cmd.Start())
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		// Live once it says it listens.
+		listening := make(chan bool, 1)
+		go func() {
+			s := bufio.NewScanner(errs)
+			ok := false
+			for s.Scan() {
+				if !ok && strings.HasPrefix(s.Text(), "listening on lo") {
+					ok = true
+					listening <- true
+				}
+			}
+			if !ok {
+				listening <- false
+			}
+		}()
+		select {
+		case ok := <-listening:
+			require.True(t, ok, "tcpdump ended without listening")
+		case <-time.After(30 * time.Second):
+			t.Fatal("tcpdump did not start listening within 30 s")
+		}
+		return func() {
+			cmd.Process.Signal(syscall.SIGINT)
+			cmd.Wait()
+			stdin.Close()
+		}
+	})
+	require.Contains(t, stderr, "kwire: -: a text dump of packets (tcpdump -X), read as a capture packet by packet as it comes\n")
+	require.Contains(t, stderr, "; its times are times of day, dated 1970-01-01\n")
+}
+
+// runLive runs kwire pcap - on what the capture start begins to write to
+// its standard input, while a franz-go client produces three records to a
+// kfake broker on port: each Produce exchange must come out of kwire (the
+// record's key in its line) before the next record is produced. The
+// capture then stops (start's stop), kwire must end cleanly, and every
+// line decode whole. It returns kwire's stderr.
+func runLive(t *testing.T, port int, start func(stdin io.WriteCloser) (stop func())) string {
 	kw := exec.Command(kwireBin, "pcap", "--port", strconv.Itoa(port), "-")
 	stdin, err := kw.StdinPipe()
 	require.NoError(t, err)
@@ -431,7 +488,7 @@ func TestPcapLive(t *testing.T) {
 		}
 	}
 
-	d := startDumpcap(t, port, stdin)
+	stop := start(stdin)
 	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.Ports(port), kfake.SeedTopics(1, "live"))
 	require.NoError(t, err)
 	cl, err := kgo.NewClient(kgo.SeedBrokers(cluster.ListenAddrs()...), kgo.ClientID("kwire-live"))
@@ -442,11 +499,11 @@ func TestPcapLive(t *testing.T) {
 		key := "live-key-" + strconv.Itoa(i)
 		rec := &kgo.Record{Topic: "live", Key: []byte(key), Value: []byte("live value " + strconv.Itoa(i))}
 		require.NoError(t, cl.ProduceSync(ctx, rec).FirstErr())
-		waitFor(key) // while dumpcap still runs
+		waitFor(key) // while the capture still runs
 	}
 	cl.Close()
 	cluster.Close()
-	d.stop()
+	stop()
 	for l := range lines {
 		out = append(out, l)
 	}
@@ -463,6 +520,7 @@ func TestPcapLive(t *testing.T) {
 		}
 	}
 	require.Equal(t, 3, produce)
+	return stderr.String()
 }
 
 // trafficPcap writes a capture of realistic exchanges (Metadata v9,

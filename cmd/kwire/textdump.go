@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/kwire/kwire/internal/capture"
 	"github.com/kwire/kwire/internal/input"
@@ -67,9 +68,9 @@ func captureIn(stderr io.Writer, file string, in io.Reader) (io.Reader, error) {
 		return br, nil // the capture reader says what it is not
 	}
 	if file == "-" {
-		// Piped from a live tcpdump -X, nothing would show until it
-		// stopped: say why, and what shows each exchange as it comes.
-		fmt.Fprintf(stderr, "kwire: -: text is read to its end before any packet in it is decoded; for exchanges as they happen, pipe the capture itself (tcpdump -U -w - | kwire pcap -)\n")
+		// Piped, maybe from a live tcpdump -l -X: each exchange shows
+		// as it comes.
+		return streamCapture(stderr, br)
 	}
 	raw, err := io.ReadAll(br)
 	if err != nil {
@@ -81,9 +82,82 @@ func captureIn(stderr io.Writer, file string, in io.Reader) (io.Reader, error) {
 		fmt.Fprintf(stderr, "kwire: %s: %s\n", file, readAsCapture(d, true))
 		return bytes.NewReader(pcapng), nil
 	case errors.Is(err, input.ErrNoPackets):
-		return nil, fmt.Errorf("%w, nor a text dump of whole packets (tshark -x, tcpdump -X): kwire decode reads frames", capture.ErrFormat)
+		return nil, noDump()
 	}
 	return nil, err
+}
+
+// noDump is the error of a text that is no dump of whole packets.
+func noDump() error {
+	return fmt.Errorf("%w, nor a text dump of whole packets (tshark -x, tcpdump -X): kwire decode reads frames", capture.ErrFormat)
+}
+
+// textPause is how long a text dump on standard input must pause before
+// an open dump that holds a whole packet is read (input.PacketStream):
+// tcpdump -l writes a packet's lines one by one, and the next packet's
+// first line is what otherwise ends a dump.
+const textPause = 20 * time.Millisecond
+
+// streamCapture reads the text dump in (tcpdump -l -X, tshark -l -x) as
+// it comes (input.PacketStream): a pcapng of its packets, each written as
+// soon as its dump ends, so the capture reader prints each exchange once
+// its response's dump has ended. What it reads is said on stderr, at the
+// first packet and at the end. A text with no packet is an error here, as
+// a text read whole is; one in a later dump ends the capture.
+func streamCapture(stderr io.Writer, in io.Reader) (io.Reader, error) {
+	s := input.NewPacketStream(in, textPause)
+	s.Waiting = func(why string) { fmt.Fprintf(stderr, "kwire: -: %s\n", why) }
+	p, err := s.Next()
+	if err != nil {
+		s.Close()
+		if errors.Is(err, input.ErrNoPackets) {
+			return nil, noDump()
+		}
+		return nil, err
+	}
+	fmt.Fprintf(stderr, "kwire: -: %s, read as a capture packet by packet as it comes\n", s.Kind())
+	pr, pw := io.Pipe()
+	ts := &textStream{PipeReader: pr}
+	go func() {
+		defer s.Close()
+		var w capture.PcapngWriter
+		var b []byte
+		for ; err == nil; p, err = s.Next() {
+			b = w.Append(b[:0], capture.Packet{Data: p.Data, Time: p.Time, Link: uint32(p.LinkType)})
+			if _, err := pw.Write(b); err != nil {
+				return // the capture reader stopped
+			}
+		}
+		if err != io.EOF {
+			ts.err = err
+			pw.CloseWithError(err)
+			return
+		}
+		note := "read as a capture: " + s.Name()
+		if n := s.TimesNote(); n != "" {
+			note += "; " + n
+		}
+		fmt.Fprintf(stderr, "kwire: -: %s\n", note)
+		pw.Close()
+	}()
+	return ts, nil
+}
+
+// textStream is the pcapng streamCapture writes; err, once it is read to
+// its end, is the text's mistake that ended it (the capture reader takes
+// an error of its input for a capture cut short), which fails the command
+// as a text read whole fails.
+type textStream struct {
+	*io.PipeReader
+	err error
+}
+
+// textFailed is the mistake a text dump streamed in ended with, or nil.
+func textFailed(in io.Reader) error {
+	if ts, ok := in.(*textStream); ok {
+		return ts.err
+	}
+	return nil
 }
 
 // textStart says whether a file that starts with head may be text: a
