@@ -59,7 +59,7 @@ CAPTURE_FUZZTIME_SHORT ?= 15s
 FUZZ_TARGETS = ./codec:FuzzDecode ./codec:FuzzFastPath ./codec:FuzzInternalTopics ./codec:FuzzEncodeJSON ./codec:FuzzParseJSON \
 	./codec/internal/rec:FuzzBatch ./codec/internal/rec:FuzzMessageSet ./codec/internal/rec:FuzzGzip \
 	./codec/internal/rec:FuzzSnappy ./codec/internal/rec:FuzzLZ4 ./codec/internal/rec:FuzzZstd ./codec/jsontext:FuzzTextOrBase64 ./internal/decompress:FuzzLZ4Frames \
-	./codec/jsontext:FuzzIndent ./cmd/kwire:FuzzHexValue ./internal/input:FuzzParse ./internal/input:FuzzParseRepeat ./internal/input:FuzzSplitFrames ./internal/input:FuzzRoundTrip \
+	./codec/jsontext:FuzzIndent ./cmd/kwire:FuzzHexValue ./internal/input:FuzzParse ./internal/input:FuzzParseRepeat ./internal/input:FuzzSplitFrames ./internal/input:FuzzRoundTrip ./internal/input:FuzzParsePackets \
 	./internal/capture:FuzzRead:$(CAPTURE_FUZZTIME) ./internal/capture:FuzzReassemble:$(CAPTURE_FUZZTIME_SHORT) \
 	./internal/capture:FuzzPcapng:$(CAPTURE_FUZZTIME_SHORT) \
 	./internal/proxy:FuzzRelay ./internal/proxy:FuzzRewrite \
