@@ -94,6 +94,10 @@ type checkOut struct {
 	// noKafka says why the capture just read gave no exchange (noKafka)
 	noKafka string
 	line    []byte
+	// live is set while standard input is read: each finding's line is
+	// written at once (tcpdump -l -X | kwire check -), not when 1 MiB of
+	// them is.
+	live bool
 	// inputs are the files not read, or not read whole (SARIF's notes)
 	inputs []inputProblem
 }
@@ -119,6 +123,9 @@ func (o *checkOut) put(file string, f *check.Finding) {
 	case "ndjson":
 		o.line = appendFindingJSON(o.line[:0], file, f)
 		o.w.Write(append(o.line, '\n'))
+	}
+	if o.live {
+		o.w.Flush()
 	}
 }
 
@@ -252,6 +259,8 @@ func appendCheckJSON(b []byte, o *checkOut) []byte {
 // that says where comes back (nil for a whole file).
 func (c *checkConfig) checkFile(e *env, o *checkOut, file string) (*capture.Note, error) {
 	var in io.Reader = e.stdin
+	o.live = file == "-"
+	defer func() { o.live = false }()
 	if file != "-" {
 		f, err := os.Open(file)
 		if err != nil {
@@ -265,19 +274,43 @@ func (c *checkConfig) checkFile(e *env, o *checkOut, file string) (*capture.Note
 	if isCapture(head) {
 		return c.checkCapture(o, file, br)
 	}
-	raw, err := io.ReadAll(br)
-	if err != nil {
-		return nil, err
+	var raw []byte
+	var perr error
+	if file == "-" && textStart(head) {
+		// Piped, maybe from a live tcpdump -l -X: a text dump of packets
+		// is checked as it comes; any other text, once read, as before.
+		s, ts, err := streamText(e.stderr, br, false) // no rule reads times
+		if err == nil {
+			o.w.Flush()
+			note, err := c.checkCapture(o, file, ts)
+			if terr := textFailed(ts); terr != nil {
+				return nil, terr
+			}
+			return note, err
+		}
+		raw, perr = s.Text(), err
+		s.Close()
+		if raw == nil {
+			return nil, err // the text was read whole as the packets' (its first time 0), and failed
+		}
+	} else {
+		var err error
+		if raw, err = io.ReadAll(br); err != nil {
+			return nil, err
+		}
 	}
 	if err := notFrames(raw); err != nil {
 		return nil, err
 	}
-	// A text dump of whole packets (tshark -x, tcpdump -X) is a capture.
-	pcapng, dump, perr := textCapture(raw)
 	if perr == nil {
-		o.w.Flush()
-		fail(e, "%s: %s", file, readAsCapture(dump, false)) // no rule reads times
-		return c.checkCapture(o, file, bytes.NewReader(pcapng))
+		// A text dump of whole packets (tshark -x, tcpdump -X) is a capture.
+		var pcapng []byte
+		var dump *input.PacketDump
+		if pcapng, dump, perr = textCapture(raw); perr == nil {
+			o.w.Flush()
+			fail(e, "%s: %s", file, readAsCapture(dump, false)) // no rule reads times
+			return c.checkCapture(o, file, bytes.NewReader(pcapng))
+		}
 	}
 	data, _, err := input.Parse(raw, input.Auto)
 	if err != nil {

@@ -409,41 +409,48 @@ func TestPcapLiveText(t *testing.T) {
 	tcpdump := needTool(t, "tcpdump")
 	port := freePort(t)
 	stderr := runLive(t, port, func(stdin io.WriteCloser) func() {
-		cmd := exec.Command(tcpdump, "-l", "-X", "-n", "-i", "lo", "tcp port "+strconv.Itoa(port))
-		cmd.Stdout = stdin
-		errs, err := cmd.StderrPipe()
-		require.NoError(t, err)
-		require.NoError(t, cmd.Start())
-		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-		// Live once it says it listens.
-		listening := make(chan bool, 1)
-		go func() {
-			s := bufio.NewScanner(errs)
-			ok := false
-			for s.Scan() {
-				if !ok && strings.HasPrefix(s.Text(), "listening on lo") {
-					ok = true
-					listening <- true
-				}
-			}
-			if !ok {
-				listening <- false
-			}
-		}()
-		select {
-		case ok := <-listening:
-			require.True(t, ok, "tcpdump ended without listening")
-		case <-time.After(30 * time.Second):
-			t.Fatal("tcpdump did not start listening within 30 s")
-		}
-		return func() {
-			cmd.Process.Signal(syscall.SIGINT)
-			cmd.Wait()
-			stdin.Close()
-		}
+		return startTcpdumpText(t, tcpdump, port, stdin)
 	})
 	require.Contains(t, stderr, "kwire: -: a text dump of packets (tcpdump -X), read as a capture packet by packet as it comes\n")
 	require.Contains(t, stderr, "; its times are times of day, dated 1970-01-01\n")
+}
+
+// startTcpdumpText starts tcpdump -l -X on loopback's port, its text
+// written to sink, and waits until it listens; stop ends it (as ^C does)
+// and closes sink.
+func startTcpdumpText(t *testing.T, tcpdump string, port int, sink io.WriteCloser) (stop func()) {
+	cmd := exec.Command(tcpdump, "-l", "-X", "-n", "-i", "lo", "tcp port "+strconv.Itoa(port))
+	cmd.Stdout = sink
+	errs, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	// Live once it says it listens.
+	listening := make(chan bool, 1)
+	go func() {
+		s := bufio.NewScanner(errs)
+		ok := false
+		for s.Scan() {
+			if !ok && strings.HasPrefix(s.Text(), "listening on lo") {
+				ok = true
+				listening <- true
+			}
+		}
+		if !ok {
+			listening <- false
+		}
+	}()
+	select {
+	case ok := <-listening:
+		require.True(t, ok, "tcpdump ended without listening")
+	case <-time.After(30 * time.Second):
+		t.Fatal("tcpdump did not start listening within 30 s")
+	}
+	return func() {
+		cmd.Process.Signal(syscall.SIGINT)
+		cmd.Wait()
+		sink.Close()
+	}
 }
 
 // runLive runs kwire pcap - on what the capture start begins to write to

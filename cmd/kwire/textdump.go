@@ -99,21 +99,33 @@ func noDump() error {
 const textPause = 20 * time.Millisecond
 
 // streamCapture reads the text dump in (tcpdump -l -X, tshark -l -x) as
-// it comes (input.PacketStream): a pcapng of its packets, each written as
-// soon as its dump ends, so the capture reader prints each exchange once
-// its response's dump has ended. What it reads is said on stderr, at the
-// first packet and at the end. A text with no packet is an error here, as
-// a text read whole is; one in a later dump ends the capture.
+// it comes, for kwire pcap (streamText). A text with no packet is an
+// error here, as a text read whole is.
 func streamCapture(stderr io.Writer, in io.Reader) (io.Reader, error) {
-	s := input.NewPacketStream(in, textPause)
-	s.Waiting = func(why string) { fmt.Fprintf(stderr, "kwire: -: %s\n", why) }
-	p, err := s.Next()
+	s, ts, err := streamText(stderr, in, true)
 	if err != nil {
 		s.Close()
 		if errors.Is(err, input.ErrNoPackets) {
 			return nil, noDump()
 		}
 		return nil, err
+	}
+	return ts, nil
+}
+
+// streamText reads the text dump in as it comes (input.PacketStream): a
+// pcapng of its packets, each written as soon as its dump ends, so the
+// capture reader sees each exchange once its response's dump has ended.
+// It waits for the first packet: the error is that of a text that gives
+// none (s.Text() then holds it). What it reads is said on stderr, at the
+// first packet and at the end, with what its times are when times is
+// set; a mistake in a later dump ends the capture (textFailed).
+func streamText(stderr io.Writer, in io.Reader, times bool) (*input.PacketStream, *textStream, error) {
+	s := input.NewPacketStream(in, textPause)
+	s.Waiting = func(why string) { fmt.Fprintf(stderr, "kwire: -: %s\n", why) }
+	p, err := s.Next()
+	if err != nil {
+		return s, nil, err
 	}
 	fmt.Fprintf(stderr, "kwire: -: %s, read as a capture packet by packet as it comes\n", s.Kind())
 	pr, pw := io.Pipe()
@@ -134,13 +146,13 @@ func streamCapture(stderr io.Writer, in io.Reader) (io.Reader, error) {
 			return
 		}
 		note := "read as a capture: " + s.Name()
-		if n := s.TimesNote(); n != "" {
+		if n := s.TimesNote(); times && n != "" {
 			note += "; " + n
 		}
 		fmt.Fprintf(stderr, "kwire: -: %s\n", note)
 		pw.Close()
 	}()
-	return ts, nil
+	return s, ts, nil
 }
 
 // textStream is the pcapng streamCapture writes; err, once it is read to

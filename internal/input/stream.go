@@ -49,7 +49,7 @@ type PacketStream struct {
 	again     bool // chunk starts at offset 0 in the layout of the dump before it
 	early     bool // that dump's packet is given already: the rest of the dump is dropped
 
-	all    []byte // the text so far, until the first packet's time is judged
+	all    []byte // the text so far, until a packet is given (Text)
 	judged bool
 	ready  []DumpPacket
 	ended  bool
@@ -317,30 +317,31 @@ func (s *PacketStream) parse(pausing bool) (bool, error) {
 		s.format = sc.format
 	}
 	s.other += sc.nOther
-	if !s.judged && len(ps) > 0 {
-		// The first packet's time says how the text gives them; the text
-		// kept so far for reading it whole is dropped.
-		st := sc.each[0]
-		if (st.form == TimeOfDay || st.form == Seconds) && st.tm.Equal(time.Unix(0, 0)) {
-			return true, s.readWhole("its first time is 0, as both times since the first packet (tshark -P's default) and times since the packet before (tcpdump -ttt, tshark -t d) start, which only later packets tell apart, so it is read to its end first; times of day (tcpdump's default, tshark -t a) or dates (-tttt, -t ad) are read as they come")
-		}
-		s.judged, s.times, s.all = true, st.form, nil
-	}
 	for k := range ps {
-		s.give(ps[k], sc.each[k])
+		if err := s.give(ps[k], sc.each[k]); err != nil || s.ended {
+			return true, err // read whole
+		}
 	}
 	return true, nil
 }
 
 // give queues packet p, whose dump gave time st.
-func (s *PacketStream) give(p DumpPacket, st stamp) {
+func (s *PacketStream) give(p DumpPacket, st stamp) error {
 	switch {
 	case p.LinkType >= 0:
 		s.link = p.LinkType
 	case s.link < 0:
-		return
+		return nil
 	default:
 		p.LinkType = s.link
+	}
+	if !s.judged {
+		// The first packet's time says how the text gives them; the text
+		// kept so far (Text) is dropped.
+		if (st.form == TimeOfDay || st.form == Seconds) && st.tm.Equal(time.Unix(0, 0)) {
+			return s.readWhole("its first time is 0, as both times since the first packet (tshark -P's default) and times since the packet before (tcpdump -ttt, tshark -t d) start, which only later packets tell apart, so it is read to its end first; times of day (tcpdump's default, tshark -t a) or dates (-tttt, -t ad) are read as they come")
+		}
+		s.judged, s.times, s.all = true, st.form, nil
 	}
 	tm := st.tm
 	switch {
@@ -359,6 +360,21 @@ func (s *PacketStream) give(p DumpPacket, st stamp) {
 	p.Time, s.prev = tm, tm
 	s.n++
 	s.ready = append(s.ready, p)
+	return nil
+}
+
+// Text is the whole text, read to its end, when Next failed before it
+// gave a packet (a text that holds no packet's dump, or a mistake in the
+// first): the text is kept until a packet is given, for a reader that
+// then reads it otherwise (kwire check, as frames). nil after a packet.
+func (s *PacketStream) Text() []byte {
+	if s.judged {
+		return nil
+	}
+	for l := range s.lines {
+		s.all = append(s.all, l...)
+	}
+	return s.all
 }
 
 // readWhole reads the rest of the text and gives the packets
@@ -375,10 +391,10 @@ func (s *PacketStream) readWhole(why string) error {
 		return s.rerr
 	}
 	d, err := ParsePackets(s.all)
-	s.all = nil
 	if err != nil {
-		return err
+		return err // the text stays for Text
 	}
+	s.all = nil
 	s.judged, s.format, s.times, s.other = true, d.Format, d.Times, d.Other
 	for i, p := range d.Packets {
 		if d.Times == NoTimes {

@@ -191,3 +191,27 @@ func TestPacketStreamRestartInTheLayoutBefore(t *testing.T) {
 		t.Fatalf("streamed: %#v, want %#v", err, whole)
 	}
 }
+
+// A text that gives no packet is kept whole for a reader that then reads
+// it otherwise (kwire check, as frames): one with no dump of a packet,
+// one whose first dump is malformed. Once a packet is given, none is
+// kept.
+func TestPacketStreamText(t *testing.T) {
+	eth, _ := testPackets()
+	for _, text := range []string{
+		dumpXXDText(frame, 2) + "and a line after it\n",
+		"0000  00 01\n0002  0g\n" + dumpTsharkText(eth[0]),
+	} {
+		s := NewPacketStream(iotest.HalfReader(strings.NewReader(text)), 0)
+		_, err := s.Next()
+		if err == nil || string(s.Text()) != text {
+			t.Errorf("Next: %v; Text %q, want the text whole", err, s.Text())
+		}
+		s.Close()
+	}
+	s := NewPacketStream(strings.NewReader(dumpTsharkText(eth[0])+dumpTsharkText(eth[1])), 0)
+	defer s.Close()
+	if _, err := s.Next(); err != nil || s.Text() != nil {
+		t.Errorf("Next: %v; Text %q after a packet, want nil", err, s.Text())
+	}
+}
