@@ -101,6 +101,18 @@ func TestTextDumpAsCapture(t *testing.T) {
 			require.Equal(t, "kwire: -: a text dump of packets (tshark -x or Wireshark's Copy as Hex Dump), read as a capture packet by packet as it comes", note)
 			require.True(t, strings.HasPrefix(rest, "kwire: -: read as a capture: a text dump of "+n+" packets (tshark -x or Wireshark's Copy as Hex Dump)\n"), rest)
 
+			// tshark -P's own times, since the first packet, start at
+			// zero as deltas do: piped, the first packets wait until
+			// eight have not gone down, and read as the file's.
+			relative := tsharkText(name+".relative.txt", "-P", "-x")
+			want, _, wantCode = runCLI(t, []string{"pcap", relative}, nil)
+			b, err = os.ReadFile(relative)
+			require.NoError(t, err)
+			got, gotErr, gotCode = runCLI(t, []string{"pcap", "-"}, b)
+			require.Equal(t, wantCode, gotCode, gotErr)
+			require.Equal(t, want, got, "times since the first packet, piped")
+			require.NotContains(t, gotErr, "before the one before it")
+
 			want, wantErr, wantCode = runCLI(t, []string{"check", "--fail-on", "warning", name}, nil)
 			got, gotErr, gotCode = runCLI(t, []string{"check", "--fail-on", "warning", text}, nil)
 			require.Equal(t, wantCode, gotCode, gotErr)
@@ -228,6 +240,13 @@ func TestTextDumpDeltas(t *testing.T) {
 				require.Equal(t, exchangeLines(t, want, true), exchangeLines(t, got, true))
 				note, _, _ := strings.Cut(gotErr, "\n")
 				require.Contains(t, note, "; its times are each packet's time since the one before (tcpdump -ttt, tshark -t d), added up from 1970-01-01")
+
+				// Piped, its first packets are held until a time goes
+				// down, and then read as the file is.
+				piped, pipedErr, pipedCode := runCLI(t, []string{"pcap", "-"}, b)
+				require.Equal(t, gotCode, pipedCode, pipedErr)
+				require.Equal(t, got, piped, "the same lines, times and all")
+				require.Contains(t, pipedErr, "; its times are each packet's time since the one before (tcpdump -ttt, tshark -t d), added up from 1970-01-01\n")
 			})
 		}
 	}

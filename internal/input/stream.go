@@ -18,11 +18,13 @@ import (
 //
 // Times are judged packet by packet, where ParsePackets judges them
 // across every packet, so two cases read differently:
-//   - A first time of zero is read by both times since the first packet
+//   - A first time of zero starts both times since the first packet
 //     (tshark -P's default) and times since the one before (tcpdump -ttt,
-//     tshark -t d), which only later packets tell apart: the stream then
-//     reads the text to its end (Waiting says so) and gives the packets
-//     ParsePackets finds.
+//     tshark -t d), which only a later time that goes down tells apart:
+//     the stream holds its first packets back until one does (times since
+//     the one before, added up) or holdMax have not (times since the
+//     first), or the text ends. A time that goes down after that is said
+//     (WentDown), and read as the times before it were.
 //   - A packet with no time, or one of another form, after packets with
 //     times cannot take their times back: it and those after it are given
 //     a millisecond after the packet before (Mixed says from which).
@@ -32,7 +34,7 @@ import (
 // read it.
 type PacketStream struct {
 	// Waiting, when set, is called once, with why, when the stream starts
-	// reading the text to its end before it gives a packet.
+	// reading the text to its end before it gives a packet (UTF-16 text).
 	Waiting func(why string)
 
 	lines chan []byte   // the text's lines, from the reading goroutine
@@ -47,6 +49,7 @@ type PacketStream struct {
 	kind      dumpKind
 	inDump    bool // chunk's last line that is not blank is one of its dump's
 	again     bool // chunk starts at offset 0 in the layout of the dump before it
+	unsure    bool // a line of chunk's dump went on with it only by a short offset
 	early     bool // that dump's packet is given already: the rest of the dump is dropped
 
 	all    []byte // the text so far, until a packet is given (Text)
@@ -55,13 +58,23 @@ type PacketStream struct {
 	ended  bool
 
 	format Format
-	times  TimeForm
-	mixed  int // the number (from 1) of the first packet given a time of its own, or 0
-	other  int
-	prev   time.Time
-	day    time.Duration
-	link   int
-	n      int
+	form   TimeForm // how the text gives times: the first packet's form
+	times  TimeForm // how they are read: form, or Deltas
+	mixed  int      // the number (from 1) of the first packet given a time of its own, or 0
+	// held are the first packets, and their times, while a first time of
+	// zero leaves open whether they are deltas; wentDown is the number of
+	// the first packet whose time went down after they were read as times
+	// since the first.
+	zeroFirst bool
+	holding   bool
+	held      []DumpPacket
+	heldAt    []stamp
+	wentDown  int
+	other     int
+	prev      time.Time
+	day       time.Duration
+	link      int
+	n         int
 }
 
 // NewPacketStream reads the text dump r as it comes. idle is how long
@@ -129,8 +142,9 @@ func (s *PacketStream) Next() (DumpPacket, error) {
 // ...), once a packet is given.
 func (s *PacketStream) Format() Format { return s.format }
 
-// Times says how the first packet's time was given (Deltas only where the
-// text was read to its end).
+// Times says how the packets' times are read: as the first packet's was
+// given, or Deltas, where a first time of zero was followed by one that
+// went down.
 func (s *PacketStream) Times() TimeForm { return s.times }
 
 // Mixed is the number, from 1, of the first packet given a time a
@@ -194,8 +208,16 @@ func (s *PacketStream) take(l []byte) error {
 	}
 	again := false // a line of the open dump's layout at offset 0: the next packet's
 	if s.inDump {
-		cont, restart := s.continues(l, i, le)
+		cont, restart, short := s.continues(l, i, le)
+		if _, ok := detectDump(l[i:le]); restart && s.unsure && !ok {
+			// Since a line of a short offset, which the scanner reads as
+			// the dump's or not by the offset it expects, only it knows
+			// whether a dump is open for this one to start the next of:
+			// no cut here.
+			cont = true
+		}
 		if cont {
+			s.unsure = s.unsure || short
 			if !s.early {
 				s.chunk = append(s.chunk, l...)
 			}
@@ -219,22 +241,23 @@ func (s *PacketStream) take(l []byte) error {
 // dump: a line of its layout at an offset past 0 (or one of fewer digits,
 // which only the dump's reader can judge), or a '*' repeat line, and not
 // a line that starts with a time, as ParsePackets reads them; restart,
-// when it is a line of that layout at offset 0, which starts the next.
-func (s *PacketStream) continues(l []byte, i, le int) (cont, restart bool) {
+// when it is a line of that layout at offset 0, which starts the next;
+// short, when it goes on only by an offset of fewer digits.
+func (s *PacketStream) continues(l []byte, i, le int) (cont, restart, short bool) {
 	off, ok := dumpLineStart(l, i, le, s.kind, false)
 	if !ok {
 		if _, ok = dumpLineStart(l, i, le, s.kind, true); !ok {
-			return false, false
+			return false, false, false
 		}
-		off = 1
+		off, short = 1, true
 	}
 	if _, _, isTime := lineTime(l[i:le]); isTime {
-		return false, false
+		return false, false, false
 	}
 	if off == 0 && l[i] != '*' {
-		return false, true
+		return false, true, false
 	}
-	return true, false
+	return true, false, short
 }
 
 // cut ends the chunk before the line at next: its dump's packets are
@@ -247,7 +270,7 @@ func (s *PacketStream) cut(next int) error {
 	}
 	s.chunk = s.chunk[:0]
 	s.chunkOff, s.chunkLine = next, s.line-1
-	s.inDump, s.early, s.again = false, false, false
+	s.inDump, s.early, s.again, s.unsure = false, false, false, false
 	return nil
 }
 
@@ -268,6 +291,9 @@ func (s *PacketStream) end() error {
 	}
 	if err := s.cut(s.off); err != nil {
 		return err
+	}
+	if s.holding { // no time went down: times since the first, as ParsePackets reads them
+		s.release(false)
 	}
 	if s.ended || s.n > 0 || len(s.ready) > 0 {
 		s.ended = true
@@ -338,18 +364,65 @@ func (s *PacketStream) give(p DumpPacket, st stamp) error {
 	if !s.judged {
 		// The first packet's time says how the text gives them; the text
 		// kept so far (Text) is dropped.
-		if (st.form == TimeOfDay || st.form == Seconds) && st.tm.Equal(time.Unix(0, 0)) {
-			return s.readWhole("its first time is 0, as both times since the first packet (tshark -P's default) and times since the packet before (tcpdump -ttt, tshark -t d) start, which only later packets tell apart, so it is read to its end first; times of day (tcpdump's default, tshark -t a) or dates (-tttt, -t ad) are read as they come")
-		}
-		s.judged, s.times, s.all = true, st.form, nil
+		s.judged, s.form, s.times, s.all = true, st.form, st.form, nil
+		s.zeroFirst = (st.form == TimeOfDay || st.form == Seconds) && st.tm.Equal(time.Unix(0, 0))
+		s.holding = s.zeroFirst
 	}
+	if s.holding {
+		s.hold(p, st)
+	} else {
+		s.stamp(p, st)
+	}
+	return nil
+}
+
+// holdMax is how many packets whose first time is zero are held back at
+// most, waiting for a time that goes down, before they are read as times
+// since the first packet: deltas of real traffic go down within a few.
+const holdMax = 8
+
+// hold keeps p back while the first packets' times may be deltas, and
+// lets them go once they are told.
+func (s *PacketStream) hold(p DumpPacket, st stamp) {
+	n := len(s.held)
+	if st.form != s.form { // no time, or another form: the held ones are what they read
+		s.release(false)
+		s.stamp(p, st)
+		return
+	}
+	s.held, s.heldAt = append(s.held, p), append(s.heldAt, st)
+	switch {
+	case n > 0 && st.tm.Before(s.heldAt[n-1].tm):
+		s.release(true)
+	case n+1 == holdMax:
+		s.release(false)
+	}
+}
+
+// release gives the held packets, their times deltas or not.
+func (s *PacketStream) release(deltas bool) {
+	if deltas {
+		s.times = Deltas
+	}
+	s.holding = false
+	for i := range s.held {
+		s.stamp(s.held[i], s.heldAt[i])
+	}
+	s.held, s.heldAt = nil, nil
+}
+
+// stamp sets p's time from st, as the stream reads the text's times, and
+// queues it.
+func (s *PacketStream) stamp(p DumpPacket, st stamp) {
 	tm := st.tm
 	switch {
-	case s.mixed > 0 || st.form != s.times || st.form == NoTimes:
-		if s.mixed == 0 && s.times != NoTimes {
+	case s.mixed > 0 || st.form != s.form || st.form == NoTimes:
+		if s.mixed == 0 && s.form != NoTimes {
 			s.mixed = s.n + 1
 		}
 		tm = s.prev.Add(time.Millisecond)
+	case s.times == Deltas && s.n > 0:
+		tm = s.prev.Add(tm.Sub(time.Unix(0, 0)))
 	case s.times == TimeOfDay:
 		// Past midnight, the time of day starts again.
 		if s.n > 0 && tm.Add(s.day).Before(s.prev.Add(-12*time.Hour)) {
@@ -357,10 +430,12 @@ func (s *PacketStream) give(p DumpPacket, st stamp) error {
 		}
 		tm = tm.Add(s.day)
 	}
+	if s.zeroFirst && s.times != Deltas && s.wentDown == 0 && s.n > 0 && tm.Before(s.prev) {
+		s.wentDown = s.n + 1 // read as times since the first all the same
+	}
 	p.Time, s.prev = tm, tm
 	s.n++
 	s.ready = append(s.ready, p)
-	return nil
 }
 
 // Text is the whole text, read to its end, when Next failed before it
@@ -424,5 +499,17 @@ func (s *PacketStream) TimesNote() string {
 		}
 		n += "packet " + strconv.Itoa(s.mixed) + " gave no time, or one of another form, so it and those after it are each given one a millisecond after the packet before"
 	}
+	if s.wentDown > 0 {
+		if n != "" {
+			n += "; "
+		}
+		n += "they were read as times since the first packet, as the first " + strconv.Itoa(holdMax) + " did not go down, but packet " + strconv.Itoa(s.wentDown) +
+			"'s is before the one before it: if they are each packet's time since the one before (tcpdump -ttt, tshark -t d), read the text from a file, or print times of day (tshark -t a)"
+	}
 	return n
 }
+
+// WentDown is the number, from 1, of the first packet whose time went
+// down after the first packets' times, from zero, were read as times
+// since the first packet; 0 when none did.
+func (s *PacketStream) WentDown() int { return s.wentDown }

@@ -3,6 +3,7 @@ package input
 import (
 	"errors"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -137,46 +138,89 @@ func TestPacketStreamAsItComes(t *testing.T) {
 	}
 }
 
-// A first time of zero is read by both times since the first packet and
-// times since the one before: the stream says it reads the text to its
-// end, and its packets' times are ParsePackets'.
+// A first time of zero starts both times since the first packet and
+// times since the one before: the stream holds its first packets back
+// until a time goes down (deltas, added up, as ParsePackets reads them),
+// or holdMax have not (times since the first: given while the text goes
+// on), and says when a time goes down after that.
 func TestPacketStreamFirstTimeZero(t *testing.T) {
 	_, ip := testPackets()
 	line := func(tm string) string {
 		return tm + " IP 127.0.0.1.50000 > 127.0.0.1.9092: Flags [P.], seq 1:42, ack 1, win 512, length 41\n"
 	}
-	var sb strings.Builder
-	for i, tm := range []string{"00:00:00.000000", "00:00:00.002000", "00:00:00.000500"} {
-		sb.WriteString(line(tm) + dumpTcpdumpText(ip[i]))
-	}
-	s := NewPacketStream(strings.NewReader(sb.String()), 0)
-	defer s.Close()
-	var why string
-	s.Waiting = func(w string) { why = w }
-	var got []time.Time
-	for {
-		p, err := s.Next()
-		if err == io.EOF {
-			break
+	ms := func(n int) string { return "00:00:00." + strconv.Itoa(1000000 + n*1000)[1:] }
+	text := func(times ...int) string {
+		var sb strings.Builder
+		for i, n := range times {
+			sb.WriteString(line(ms(n)) + dumpTcpdumpText(ip[i%2]))
 		}
+		return sb.String()
+	}
+	at := func(n float64) time.Time { return time.Unix(0, int64(n*1e6)).UTC() }
+	for _, c := range []struct {
+		name     string
+		times    []int // ms, as the text gives them
+		want     []time.Time
+		form     TimeForm
+		wentDown int
+	}{
+		{"deltas", []int{0, 2, 1}, []time.Time{at(0), at(2), at(3)}, Deltas, 0},
+		{"since the first", []int{0, 1, 1, 2}, []time.Time{at(0), at(1), at(1), at(2)}, TimeOfDay, 0},
+		{"going down after the hold", []int{0, 1, 2, 3, 4, 5, 6, 7, 3}, []time.Time{at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7), at(3)}, TimeOfDay, 9},
+		{"deltas going down within the hold", []int{0, 1, 2, 3, 4, 5, 6, 5}, []time.Time{at(0), at(1), at(3), at(6), at(10), at(15), at(21), at(26)}, Deltas, 0},
+	} {
+		s, got, err := streamAll(text(c.times...))
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if s.Times() != c.form || s.WentDown() != c.wentDown || len(got) != len(c.want) {
+			t.Fatalf("%s: %s, went down at %d, %d packets; want %s, %d, %d", c.name, s.Times(), s.WentDown(), len(got), c.form, c.wentDown, len(c.want))
+		}
+		for i, p := range got {
+			if !p.Time.Equal(c.want[i]) {
+				t.Errorf("%s: packet %d at %v, want %v", c.name, i+1, p.Time, c.want[i])
+			}
+		}
+		if c.wentDown > 0 && !strings.Contains(s.TimesNote(), "but packet 9's is before the one before it") {
+			t.Errorf("%s: the note %q does not say so", c.name, s.TimesNote())
+		}
+		if d, err := ParsePackets([]byte(text(c.times...))); c.wentDown == 0 && (err != nil || d.Times != c.form) {
+			t.Errorf("%s: ParsePackets read %v, %v", c.name, d, err)
+		}
+	}
+
+	// Times since the first come out while the text goes on, once
+	// holdMax packets have not gone down.
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	s := NewPacketStream(pr, 0)
+	defer s.Close()
+	go io.WriteString(pw, text(0, 1, 2, 3, 4, 5, 6, 7, 8))
+	done := make(chan error, 1)
+	go func() {
+		for i := 0; i < holdMax; i++ {
+			if _, err := s.Next(); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	select {
+	case err := <-done:
 		if err != nil {
 			t.Fatal(err)
 		}
-		got = append(got, p.Time)
-	}
-	if !strings.Contains(why, "its first time is 0") || s.Times() != Deltas {
-		t.Fatalf("Waiting said %q, times %s", why, s.Times())
-	}
-	want := []time.Time{time.Unix(0, 0).UTC(), time.Unix(0, 2e6).UTC(), time.Unix(0, 2.5e6).UTC()}
-	if len(got) != 3 || !got[0].Equal(want[0]) || !got[1].Equal(want[1]) || !got[2].Equal(want[2]) {
-		t.Fatalf("times %v, want %v", got, want)
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the first %d packets were not given before the text ended", holdMax)
 	}
 }
 
 // A line at offset 0 that no layout is detected in, after a dump, starts
 // the next dump in that dump's layout, in a stream as in ParsePackets:
 // here a malformed one, which both refuse at the same line
-// (FuzzParsePackets found the stream taking it for text between dumps).
+// (FuzzParsePackets found the stream taking it for text between dumps,
+// then one that is text between dumps taken for a restart).
 func TestPacketStreamRestartInTheLayoutBefore(t *testing.T) {
 	text := "0000  00 00 00 00 00 00 00 00 00 00 00 00 08 00 45 00\n0010 00 5d 00 01 40 00 40 06 3C 98 7f 00 00 01 7f 00\n" +
 		"0020 00 01 00 10 00 01 00 00 00 00 00 00 00 00 70 00\n0030 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00\n" +
@@ -189,6 +233,26 @@ func TestPacketStreamRestartInTheLayoutBefore(t *testing.T) {
 	_, _, err = streamAll(text)
 	if !errors.As(err, &streamed) || *streamed != *whole {
 		t.Fatalf("streamed: %#v, want %#v", err, whole)
+	}
+
+	// After a line of a short offset that is not the one the dump
+	// expects (text between dumps, to ParsePackets), an offset line at 0
+	// starts no dump: one packet, no error, in both.
+	text = strings.Join(strings.Split(text, "\n")[:4], "\n") + "\n00 " + strings.Repeat("0", 40) + "\n0000"
+	d, err := ParsePackets([]byte(text))
+	if err != nil || len(d.Packets) != 1 {
+		t.Fatalf("ParsePackets: %v, %v", d, err)
+	}
+	if _, got, err := streamAll(text); err != nil || len(got) != 1 || string(got[0].Data) != string(d.Packets[0].Data) {
+		t.Fatalf("streamed: %d packets, %v; want ParsePackets' one", len(got), err)
+	}
+	// Nor one after it, however many.
+	text = strings.Join(strings.Split(text, "\n")[:4], "\n") + "\n0\n0000\n0000\n"
+	if d, err = ParsePackets([]byte(text)); err != nil || len(d.Packets) != 1 {
+		t.Fatalf("ParsePackets: %v, %v", d, err)
+	}
+	if _, got, err := streamAll(text); err != nil || len(got) != 1 {
+		t.Fatalf("streamed: %d packets, %v; want ParsePackets' one", len(got), err)
 	}
 }
 
