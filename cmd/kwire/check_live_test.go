@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"encoding/binary"
 	"io"
 	"net"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -26,23 +24,7 @@ func TestCheckLive(t *testing.T) {
 	for _, form := range []string{"pcapng", "text"} {
 		t.Run(form, func(t *testing.T) {
 			port := freePort(t)
-			kw := exec.Command(kwireBin, "check", "--fail-on", "none", "--format", "ndjson", "--port", strconv.Itoa(port), "-")
-			stdin, err := kw.StdinPipe()
-			require.NoError(t, err)
-			stdout, err := kw.StdoutPipe()
-			require.NoError(t, err)
-			var stderr strings.Builder
-			kw.Stderr = &stderr
-			require.NoError(t, kw.Start())
-			t.Cleanup(func() { kw.Process.Kill(); kw.Wait() })
-			lines := make(chan string, 64)
-			go func() {
-				s := bufio.NewScanner(stdout)
-				for s.Scan() {
-					lines <- s.Text()
-				}
-				close(lines)
-			}()
+			kw, stdin, lines, stderr := startPiped(t, "check", "--fail-on", "none", "--format", "ndjson", "--port", strconv.Itoa(port), "-")
 
 			var stop func()
 			if form == "text" {

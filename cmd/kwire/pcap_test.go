@@ -453,23 +453,20 @@ func startTcpdumpText(t *testing.T, tcpdump string, port int, sink io.WriteClose
 	}
 }
 
-// runLive runs kwire pcap - on what the capture start begins to write to
-// its standard input, while a franz-go client produces three records to a
-// kfake broker on port: each Produce exchange must come out of kwire (the
-// record's key in its line) before the next record is produced. The
-// capture then stops (start's stop), kwire must end cleanly, and every
-// line decode whole. It returns kwire's stderr.
-func runLive(t *testing.T, port int, start func(stdin io.WriteCloser) (stop func())) string {
-	kw := exec.Command(kwireBin, "pcap", "--port", strconv.Itoa(port), "-")
+// startPiped starts kwire with args, reading standard input from the
+// pipe it returns: its standard output's lines come on lines, as it
+// writes them, its standard error is kept.
+func startPiped(t *testing.T, args ...string) (kw *exec.Cmd, stdin io.WriteCloser, lines chan string, stderr *strings.Builder) {
+	kw = exec.Command(kwireBin, args...)
 	stdin, err := kw.StdinPipe()
 	require.NoError(t, err)
 	stdout, err := kw.StdoutPipe()
 	require.NoError(t, err)
-	var stderr strings.Builder
-	kw.Stderr = &stderr
+	stderr = new(strings.Builder)
+	kw.Stderr = stderr
 	require.NoError(t, kw.Start())
 	t.Cleanup(func() { kw.Process.Kill(); kw.Wait() })
-	lines := make(chan string, 1024)
+	lines = make(chan string, 1024)
 	go func() {
 		s := bufio.NewScanner(stdout)
 		s.Buffer(nil, 1<<24)
@@ -478,6 +475,17 @@ func runLive(t *testing.T, port int, start func(stdin io.WriteCloser) (stop func
 		}
 		close(lines)
 	}()
+	return kw, stdin, lines, stderr
+}
+
+// runLive runs kwire pcap - on what the capture start begins to write to
+// its standard input, while a franz-go client produces three records to a
+// kfake broker on port: each Produce exchange must come out of kwire (the
+// record's key in its line) before the next record is produced. The
+// capture then stops (start's stop), kwire must end cleanly, and every
+// line decode whole. It returns kwire's stderr.
+func runLive(t *testing.T, port int, start func(stdin io.WriteCloser) (stop func())) string {
+	kw, stdin, lines, stderr := startPiped(t, "pcap", "--port", strconv.Itoa(port), "-")
 	var out []string
 	waitFor := func(what string) {
 		timeout := time.After(30 * time.Second)
