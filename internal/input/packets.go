@@ -326,9 +326,10 @@ func (s *packetScanner) endBlock() error {
 		s.nOther++
 	} else {
 		s.ends = append(s.ends, len(s.out))
-		if st := (stamp{s.gapTime, s.gapForm}); s.keepEach {
-			if s.lastTime < 0 {
-				st = stamp{}
+		if s.keepEach {
+			st := stamp{}
+			if s.lastTime >= 0 {
+				st = stamp{s.gapTime, s.gapForm}
 			}
 			s.each = append(s.each, st)
 		}
@@ -365,6 +366,14 @@ func (s *packetScanner) packets() ([]DumpPacket, int) {
 	return ps, link
 }
 
+// startErr is the error of a dump that did not start at offset 0, or nil.
+func (s *packetScanner) startErr() error {
+	if s.badStart < 0 {
+		return nil
+	}
+	return s.t.errAt(s.badStart, ErrDump, "a packet's dump starts at offset 0, and this one does not")
+}
+
 // result makes the PacketDump of the packets read.
 func (s *packetScanner) result() (*PacketDump, error) {
 	d := &PacketDump{Format: s.format, Other: s.nOther}
@@ -373,8 +382,8 @@ func (s *packetScanner) result() (*PacketDump, error) {
 	if link < 0 {
 		return nil, s.t.errAt(-1, ErrNoPackets, "no hex dump of a whole TCP/IP packet")
 	}
-	if s.badStart >= 0 {
-		return nil, s.t.errAt(s.badStart, ErrDump, "a packet's dump starts at offset 0, and this one does not")
+	if err := s.startErr(); err != nil {
+		return nil, err
 	}
 	for k := range d.Packets {
 		if d.Packets[k].LinkType < 0 {

@@ -295,12 +295,11 @@ func (s *PacketStream) end() error {
 	if s.holding { // no time went down: times since the first, as ParsePackets reads them
 		s.release(false)
 	}
-	if s.ended || s.n > 0 || len(s.ready) > 0 {
-		s.ended = true
-		return nil
-	}
 	s.ended = true
-	return text{}.errAt(-1, ErrNoPackets, "no hex dump of a whole TCP/IP packet")
+	if s.n == 0 {
+		return text{}.errAt(-1, ErrNoPackets, "no hex dump of a whole TCP/IP packet")
+	}
+	return nil
 }
 
 // parse reads the chunk's dumps and gives their packets; pausing, only
@@ -310,8 +309,8 @@ func (s *PacketStream) parse(pausing bool) (bool, error) {
 	sc := newPacketScanner(s.chunk)
 	sc.keepEach, sc.carry, sc.carryKind = true, s.again, s.kind
 	err := sc.scan()
-	if err == nil && sc.badStart >= 0 {
-		err = sc.t.errAt(sc.badStart, ErrDump, "a packet's dump starts at offset 0, and this one does not")
+	if err == nil {
+		err = sc.startErr()
 	}
 	if err != nil {
 		if pausing {
@@ -344,20 +343,18 @@ func (s *PacketStream) parse(pausing bool) (bool, error) {
 	}
 	s.other += sc.nOther
 	for k := range ps {
-		if err := s.give(ps[k], sc.each[k]); err != nil || s.ended {
-			return true, err // read whole
-		}
+		s.give(ps[k], sc.each[k])
 	}
 	return true, nil
 }
 
 // give queues packet p, whose dump gave time st.
-func (s *PacketStream) give(p DumpPacket, st stamp) error {
+func (s *PacketStream) give(p DumpPacket, st stamp) {
 	switch {
 	case p.LinkType >= 0:
 		s.link = p.LinkType
 	case s.link < 0:
-		return nil
+		return
 	default:
 		p.LinkType = s.link
 	}
@@ -373,7 +370,6 @@ func (s *PacketStream) give(p DumpPacket, st stamp) error {
 	} else {
 		s.stamp(p, st)
 	}
-	return nil
 }
 
 // holdMax is how many packets whose first time is zero are held back at
