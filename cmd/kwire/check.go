@@ -279,9 +279,11 @@ func (c *checkConfig) checkFile(e *env, o *checkOut, file string) (*capture.Note
 	if file == "-" && textStart(head) {
 		// Piped, maybe from a live tcpdump -l -X: a text dump of packets
 		// is checked as it comes; any other text, once read, as before.
+		// The findings of the files before go out ahead of what
+		// streamText says on stderr, as before each of run's notes.
+		o.w.Flush()
 		s, ts, err := streamText(e.stderr, br, false) // no rule reads times
 		if err == nil {
-			o.w.Flush()
 			note, err := c.checkCapture(o, file, ts)
 			if terr := textFailed(ts); terr != nil {
 				return nil, terr
@@ -291,7 +293,7 @@ func (c *checkConfig) checkFile(e *env, o *checkOut, file string) (*capture.Note
 		raw, perr = s.Text(), err
 		s.Close()
 		if raw == nil {
-			return nil, err // the text was read whole as the packets' (its first time 0), and failed
+			return nil, err // a packet was read (held, its first time 0) before the mistake: a dump of packets
 		}
 	} else {
 		var err error

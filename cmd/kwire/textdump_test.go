@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -285,4 +286,28 @@ func TestTextDumpStreamMemory(t *testing.T) {
 	t.Logf("kwire pcap - < %d MB of tcpdump -X: %v", st.Size()>>20, u)
 	require.Equal(t, exchangeLines(t, want, true), exchangeLines(t, out.String(), true))
 	require.Less(t, u.MaxRSS, int64(64<<20), "peak RSS %s for %d MB of text", hostile.MiB(u.MaxRSS), st.Size()>>20)
+}
+
+// kwire check of a capture and then of a text dump piped in keeps each
+// file's lines together where stdout and stderr are one (a terminal): the
+// capture's findings come before what is said of standard input.
+func TestCheckTextDumpAfterAFile(t *testing.T) {
+	text, err := os.ReadFile(filepath.Join(packetDumps, "kfake-6.tshark-x"))
+	require.NoError(t, err)
+	cmd := exec.Command(kwireBin, "check", "--fail-on", "none", "kafka.pcap", "-")
+	cmd.Dir = workDir
+	cmd.Stdin = bytes.NewReader(text)
+	var both bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &both, &both
+	require.NoError(t, cmd.Run(), both.String())
+	lines := strings.Split(both.String(), "\n")
+	first := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "kwire: -: ") })
+	last := -1
+	for i, l := range lines {
+		if strings.HasPrefix(l, "kafka.pcap: ") {
+			last = i
+		}
+	}
+	require.Greater(t, last, 0, both.String())
+	require.Greater(t, first, last, "standard input's note after kafka.pcap's findings:\n%s", both.String())
 }
