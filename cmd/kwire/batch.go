@@ -448,7 +448,7 @@ func (wk *batchWorker) decodeLine(dst []byte, n int, line []byte) ([]byte, bool)
 		}
 	} else {
 		err = wk.frameFrom(line, input.Auto)
-		if err != nil && (line[0] == '[' || line[0] == '"') && json.Valid(line) {
+		if err != nil && !errors.Is(err, input.ErrList) && (line[0] == '[' || line[0] == '"') && json.Valid(line) {
 			// JSON, but no line object: not hex either.
 			err = errors.New("a JSON line must be an object, not " + jsonKind(line[0]) + ` (a line is hex, base64, or {"hex":...})`)
 		}

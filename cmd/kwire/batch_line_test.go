@@ -79,7 +79,7 @@ func TestBatchLineRefusesUnknownAndConflictingMembers(t *testing.T) {
 		`{"hex":"` + frame + `","colour":"red"}`:                                           `unknown member "colour" in a line object (it may have hex, base64, direction, response, request, apiKey, api, apiVersion, version, sizePrefix)`,
 		`{"hex":"` + frame + `","base64":"AAAA"}`:                                          `a line object gives its frame as "hex" or as "base64", not both`,
 		`{"base64":"AAAA","hex":"` + frame + `"}`:                                          `a line object gives its frame as "hex" or as "base64", not both`,
-		`[1,2]`: `a JSON line must be an object, not an array (a line is hex, base64, or {"hex":...})`,
+		`[1,"2"]`: `a JSON line must be an object, not an array (a line is hex, base64, or {"hex":...})`,
 	} {
 		out, _, code := runCLI(t, []string{"batch"}, []byte(line+"\n"))
 		require.Equal(t, 1, code, line)

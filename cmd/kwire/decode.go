@@ -421,16 +421,22 @@ func runDecode(e *env, args []string) int {
 	var nFrames int
 	var inBytes int64
 	for _, in := range ins {
-		raw, _, err := input.Parse(in.data, c.mode)
+		raw, form, err := input.Parse(in.data, c.mode)
 		if err != nil {
 			if c.mode == input.Auto || c.mode == input.Hex {
 				if many := manyPackets(in.data, in.name, "decode reads a frame, or one packet"); many != nil {
 					err = many
 				}
 			}
+			if errors.Is(err, input.ErrJSON) {
+				err = fmt.Errorf("%w (kwire encode)", err)
+			}
 			fail(e, "%v", namedError(in, err))
 			status = 1
 			continue
+		}
+		if form == input.FormatHexJSON {
+			fail(e, "%v", namedError(in, errors.New("the JSON after the line of hex (kwire example's output) is passed over: the hex is the frame")))
 		}
 		// A whole captured packet (tcpdump -X, tshark -x): its TCP
 		// payload, said so.

@@ -16,6 +16,8 @@ var (
 	ErrEscape    = errors.New("invalid string escape")
 	ErrDump      = errors.New("malformed hex dump")
 	ErrTooLarge  = errors.New("output too large")
+	ErrJSON      = errors.New("JSON, not bytes")
+	ErrList      = errors.New("malformed byte list")
 )
 
 // Error is an error in the input text, with its position.

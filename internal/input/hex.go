@@ -17,6 +17,15 @@ import (
 // even length, except that a 0x-prefixed single digit is one byte.
 func parseHex(t text, lo, hi int) ([]byte, error) {
 	s := t.src
+	// node's console.log of a Buffer: "<Buffer 00 00 00 25 ...>", whose
+	// first 50 bytes alone it prints ("... 11 more bytes>").
+	if bytes.HasPrefix(s[lo:hi], []byte("<Buffer")) && s[hi-1] == '>' {
+		if i := bytes.Index(s[lo:hi], []byte("...")); i >= 0 {
+			return nil, t.errAt(lo+i, ErrList, "the Buffer is cut short at "+quoteToken(lineAt(s, lo+i, hi-1))+
+				": node prints a Buffer's first 50 bytes; print buf.toString('hex') instead")
+		}
+		lo, hi = lo+len("<Buffer"), hi-1
+	}
 	// Array literal wrappers: keep what is between the braces or brackets.
 	if i := bytes.IndexByte(s[lo:hi], '{'); i >= 0 {
 		j := bytes.LastIndexByte(s[lo:hi], '}')

@@ -83,16 +83,18 @@ type Format string
 
 // The formats Parse reports.
 const (
-	FormatBinary    Format = "binary"       // raw bytes, returned unchanged
-	FormatHex       Format = "hex"          // plain hex, byte lists, array literals
-	FormatCEscapes  Format = "c-escapes"    // "\x00\x00..." string escapes
-	FormatXXD       Format = "hex-dump-xxd" // xxd
-	FormatHexdumpC  Format = "hexdump-C"    // hexdump -C
-	FormatOD        Format = "od"           // od -t x1 (addresses octal, decimal or hex)
-	FormatWords     Format = "hex-words"    // hexdump, od -x: little-endian 16-bit words
-	FormatWireshark Format = "wireshark"    // Wireshark "Copy as Hex Dump"
-	FormatTcpdump   Format = "tcpdump"      // tcpdump -X / -x
-	FormatBase64    Format = "base64"       // base64, standard or URL alphabet
+	FormatBinary    Format = "binary"                             // raw bytes, returned unchanged
+	FormatHex       Format = "hex"                                // plain hex, byte lists, array literals
+	FormatCEscapes  Format = "c-escapes"                          // "\x00\x00..." string escapes
+	FormatXXD       Format = "hex-dump-xxd"                       // xxd
+	FormatHexdumpC  Format = "hexdump-C"                          // hexdump -C
+	FormatOD        Format = "od"                                 // od -t x1 (addresses octal, decimal or hex)
+	FormatWords     Format = "hex-words"                          // hexdump, od -x: little-endian 16-bit words
+	FormatWireshark Format = "wireshark"                          // Wireshark "Copy as Hex Dump"
+	FormatTcpdump   Format = "tcpdump"                            // tcpdump -X / -x
+	FormatBase64    Format = "base64"                             // base64, standard or URL alphabet
+	FormatDecimal   Format = "decimal"                            // a byte array printed in decimal: Go's %v, Python's list, Java, Rust, node
+	FormatHexJSON   Format = "hex, the JSON after it passed over" // kwire example's output: a line of hex, then JSON
 )
 
 // maxHeaderLines is how many lines before a hex dump Parse skips: a shell
@@ -267,6 +269,20 @@ func parseText(data []byte, repeatLimit int, hex, b64 bool) ([]byte, Format, err
 		dlo += nl + 1
 	}
 	body := data[lo:hi]
+	// A byte array as programs print it, in decimal: "[0 0 0 37 ...]".
+	if hex && b64 {
+		if out, ok, err := parseDecimal(t, lo, hi, true); err != nil {
+			return nil, "", err
+		} else if ok {
+			return out, FormatDecimal, nil
+		}
+	}
+	// kwire example's output: a line of hex, then the frame's JSON.
+	if n, ok := hexThenJSON(body); ok {
+		if out, err := parseHex(t, lo, lo+n); err == nil {
+			return out, FormatHexJSON, nil
+		}
+	}
 	// String escapes: "\x00\x00..." with or without quotes.
 	var firstErr error
 	if isEscapes(body) && bytes.IndexByte(body, '\\') >= 0 {
@@ -283,6 +299,14 @@ func parseText(data []byte, repeatLimit int, hex, b64 bool) ([]byte, Format, err
 	}
 	if dumpOut != nil {
 		return dumpOut, dumpFormat, nil
+	}
+	if hex && b64 {
+		if out, ok, _ := parseDecimal(t, lo, hi, false); ok {
+			return out, FormatDecimal, nil
+		}
+	}
+	if jsonStart(body) {
+		return nil, "", t.errAt(lo, ErrJSON, "this is JSON, not a frame's bytes: value JSON becomes a frame by encoding it")
 	}
 	if e, ok := err.(*Error); ok && e.Err == ErrChar && starLine(data, e.Offset) {
 		// od -A n: a '*' line says lines repeat, and no address says
@@ -521,4 +545,27 @@ func wideWords(b []byte) int {
 		return n
 	}
 	return 0
+}
+
+// hexThenJSON reports whether b is a line of hex with a JSON object after
+// it, as kwire example prints a frame, and where that line ends.
+func hexThenJSON(b []byte) (int, bool) {
+	nl := bytes.IndexByte(b, '\n')
+	if nl <= 0 || !onlyHexDigits(b[:nl]) || !jsonStart(bytes.TrimLeft(b[nl:], " \t\r\n")) {
+		return 0, false
+	}
+	return nl, true
+}
+
+// jsonStart reports whether b starts as a JSON object or an array of
+// them does: '{' and a key, or an empty object.
+func jsonStart(b []byte) bool {
+	if len(b) > 0 && b[0] == '[' {
+		b = bytes.TrimLeft(b[1:], " \t\r\n")
+	}
+	if len(b) == 0 || b[0] != '{' {
+		return false
+	}
+	b = bytes.TrimLeft(b[1:], " \t\r\n")
+	return len(b) > 0 && (b[0] == '"' || b[0] == '}')
 }

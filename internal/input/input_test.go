@@ -322,7 +322,7 @@ func TestParseErrors(t *testing.T) {
 		{"odd digits", "0000000a001", Auto, ErrOddDigits, 1, 1, "odd number of hex digits"},
 		{"odd digits spaced", "00 00 0 0a", Auto, ErrOddDigits, 1, 7, `odd number of hex digits: "0"`},
 		{"odd digits before comma", "0x00, 0x0a, 123, 0x01", Auto, ErrOddDigits, 1, 13, "odd number of hex digits"},
-		{"odd digits separated by spaces", "0 0 0 0", Auto, ErrOddDigits, 1, 1, "odd number of hex digits"},
+		{"odd digits separated by spaces, --input hex", "0 0 0 0", Hex, ErrOddDigits, 1, 1, "odd number of hex digits"},
 		{"odd 0x", "0x000", Auto, ErrOddDigits, 1, 1, "odd number of hex digits (3)"},
 		{"bad char", "00 00 0g", Auto, ErrChar, 1, 8, "input: line 1, column 8: unexpected character 'g' in hex"},
 		{"bad char line 3", "00 00 00 25\n00 12 00 03\n00 0g", Auto, ErrChar, 3, 5, "input: line 3, column 5: unexpected character 'g' in hex"},

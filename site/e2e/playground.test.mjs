@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { inspect } from 'node:util';
 import { session, root, axe } from './helpers-playground.mjs';
 
 const shots = join(root, 'test-results', 'playground');
@@ -43,6 +44,13 @@ function dumps() {
     ['c-escapes', '"' + QUICK.match(/../g).map((b) => '\\x' + b).join('') + '"'],
     ['base64', quickBytes.toString('base64')],
     ['wireshark', QUICK.match(/.{1,32}/g).map((l, i) => (i * 16).toString(16).padStart(4, '0') + '  ' + l.match(/../g).join(' ')).join('\n')],
+    // Byte arrays as programs print them: node's console.log (util.inspect)
+    // of a Uint8Array and of a Buffer, Go's fmt.Println of a []byte.
+    ['decimal', inspect(new Uint8Array(quickBytes))],
+    ['hex', inspect(quickBytes)],
+    ['decimal', '[' + Array.from(quickBytes).join(' ') + ']'],
+    // kwire example's output: the hex line, then the frame's JSON.
+    ['hex, the JSON after it passed over', QUICK + '\n{\n  "direction": "request"\n}'],
   ];
 }
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Regenerates the golden dump texts used by input_test.go. The tests do not
 # run this script; its output is committed. Needs xxd, hexdump, od, base64
-# and python3. Run from this directory: sh gen.sh
+# and python3 (and, for the byte arrays at the end, go, java, rustc and
+# node). Run from this directory: sh gen.sh
 #
 # frame.bin is an ApiVersions v3 request frame (size 0x25 = 37, api key 18,
 # version 3, correlation id 1, client id "kafka-cli", software name
@@ -53,3 +54,40 @@ def tcpdump(b):
 open('frame.wireshark', 'w').write(wireshark(data))
 open('frame.tcpdump', 'w').write(tcpdump(data))
 PY
+# Byte arrays as programs print them, in decimal (and node's Buffer in
+# hex): frame.bin, and every byte value (all.bin), which shows signed
+# bytes (Java) and node's cut after 100 items. Needs go, java, rustc and
+# node too.
+python3 -c 'import sys; sys.stdout.buffer.write(bytes(range(256)))' > all.bin
+tmp=$(mktemp -d)
+cat > "$tmp/p.go" <<'GO'
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+func main() { b, _ := os.ReadFile(os.Args[1]); fmt.Println(b) }
+GO
+cat > "$tmp/P.java" <<'JAVA'
+public class P {
+    public static void main(String[] a) throws Exception {
+        System.out.println(java.util.Arrays.toString(java.nio.file.Files.readAllBytes(java.nio.file.Path.of(a[0]))));
+    }
+}
+JAVA
+cat > "$tmp/p.rs" <<'RS'
+fn main() { let b = std::fs::read(std::env::args().nth(1).unwrap()).unwrap(); println!("{:?}", b); }
+RS
+rustc -o "$tmp/rs" "$tmp/p.rs"
+for f in frame all; do
+  go run "$tmp/p.go" $f.bin > $f.go-v                                   # Go: fmt.Println(b)
+  python3 -c "import sys; print(list(open(sys.argv[1],'rb').read()))" $f.bin > $f.python-list
+  java "$tmp/P.java" $f.bin > $f.java                                   # Java: Arrays.toString(b), signed
+  "$tmp/rs" $f.bin > $f.rust                                            # Rust: {:?} of a Vec<u8>
+  node -e "console.log(new Uint8Array(require('fs').readFileSync(process.argv[1])))" $f.bin > $f.node-u8
+  node -e "console.log(require('fs').readFileSync(process.argv[1]))" $f.bin > $f.node-buffer
+  od -A n -t u1 -v $f.bin > $f.od-u1
+done
+rm -r "$tmp"

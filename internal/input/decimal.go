@@ -1,0 +1,103 @@
+package input
+
+import (
+	"bytes"
+	"strconv"
+)
+
+// parseDecimal reads src[lo:hi] as a list of byte values in decimal, the
+// way programs print a byte array: Go's %v ("[0 0 0 37 0 18]"), Python's
+// list(b), Rust's {:?} and JSON ("[0, 0, 0, 37]"), Java's Arrays.toString
+// (signed: "[0, -1]"), node's console.log of a Uint8Array ("Uint8Array(37)
+// [" and rows of padded values), od -A n -t u1. Without brackets it is
+// tried only where hex failed, and only when some value has one or three
+// digits, which no hex byte has.
+//
+// ok is false when the text is no such list (a value with a leading zero,
+// such as hex's "00", makes it none). A list its printer cut short (node's
+// "... 53 more items") or a bracketed value no byte has is an error.
+func parseDecimal(t text, lo, hi int, bracketed bool) (out []byte, ok bool, err error) {
+	s := t.src
+	open := bytes.IndexByte(s[lo:hi], '[')
+	if open >= 0 && arrayPrefix(s[lo:lo+open]) && s[hi-1] == ']' {
+		lo, hi = lo+open+1, hi-1
+	} else if bracketed {
+		return nil, false, nil
+	} else {
+		open = -1
+	}
+	inBrackets := open >= 0
+	out = make([]byte, 0, (hi-lo+1)/2)
+	notHex := false // a value of one or three digits
+	for i := lo; i < hi; {
+		c := s[i]
+		if isSpace(c) || c == ',' {
+			i++
+			continue
+		}
+		if c == '.' && inBrackets && bytes.HasPrefix(s[i:hi], []byte("...")) {
+			return nil, false, t.errAt(i, ErrList, "the list is cut short at "+quoteToken(lineAt(s, i, hi))+
+				": its printer left values out (node prints 100 of an array's: set util.inspect.defaultOptions.maxArrayLength = null, or print Buffer.from(a).toString('hex'))")
+		}
+		start := i
+		if c == '-' {
+			i++
+		}
+		ds := i
+		for i < hi && '0' <= s[i] && s[i] <= '9' {
+			i++
+		}
+		n := i - ds
+		if n == 0 || i < hi && !isSpace(s[i]) && s[i] != ',' || n > 1 && s[ds] == '0' || s[start] == '-' && s[ds] == '0' {
+			return nil, false, nil // not a decimal value: hex, or another text
+		}
+		v, perr := strconv.Atoi(string(s[start:i]))
+		if perr != nil || v < -128 || v > 255 {
+			if !inBrackets {
+				return nil, false, nil
+			}
+			return nil, false, t.errAt(start, ErrList, quoteToken(s[start:i])+" is no byte: a list of decimal bytes holds 0 to 255 (or -128 to -1, as Java prints signed bytes)")
+		}
+		notHex = notHex || n != 2
+		out = append(out, byte(v))
+	}
+	if len(out) == 0 || !inBrackets && !notHex {
+		return nil, false, nil
+	}
+	return out, true, nil
+}
+
+// arrayPrefix reports whether b, the text before a list's '[', is nothing
+// or a type name with an optional count, as node prints "Uint8Array(37) ".
+func arrayPrefix(b []byte) bool {
+	b = bytes.TrimRight(b, " \t")
+	if len(b) == 0 {
+		return true
+	}
+	if b[len(b)-1] == ')' {
+		p := bytes.IndexByte(b, '(')
+		if p <= 0 || len(b)-p < 3 {
+			return false
+		}
+		for _, c := range b[p+1 : len(b)-1] {
+			if c < '0' || c > '9' {
+				return false
+			}
+		}
+		b = b[:p]
+	}
+	for i, c := range b {
+		if !(c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || i > 0 && '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// lineAt is the rest of the line at i in s[:hi], without its line break.
+func lineAt(s []byte, i, hi int) []byte {
+	if nl := bytes.IndexByte(s[i:hi], '\n'); nl >= 0 {
+		hi = i + nl
+	}
+	return bytes.TrimRight(s[i:hi], " \t\r")
+}

@@ -1,0 +1,119 @@
+package input
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// A byte array printed by a program (Go's fmt.Println, Python's list,
+// Java's Arrays.toString, Rust's {:?}, node's console.log, od -t u1) is read
+// as the bytes it was printed from. The texts are the real programs'
+// output (testdata/dumps/gen.sh); all.bin holds every byte value, so
+// Java's are signed.
+func TestByteListsAsProgramsPrintThem(t *testing.T) {
+	for _, base := range []string{"frame", "all"} {
+		want := readTestdata(t, base+".bin")
+		for _, ext := range []string{"go-v", "python-list", "java", "rust", "node-u8", "od-u1", "node-buffer"} {
+			name := base + "." + ext
+			if base == "all" && (ext == "node-u8" || ext == "node-buffer") {
+				continue // node cuts them (TestByteListsCutByTheirPrinter)
+			}
+			got, format, err := Parse(readTestdata(t, name), Auto)
+			if err != nil {
+				t.Errorf("%s: %v", name, err)
+				continue
+			}
+			wantFormat := FormatDecimal
+			if ext == "node-buffer" {
+				wantFormat = FormatHex
+			}
+			if !bytes.Equal(got, want) || format != wantFormat {
+				t.Errorf("%s: got %d bytes as %q, want the %d of %s.bin as %q", name, len(got), format, len(want), base, wantFormat)
+			}
+		}
+	}
+}
+
+// node prints 100 of an array's values and 50 of a Buffer's bytes, then
+// how many it left out: the bytes are not all there, which is said where
+// the cut is, never decoded as a shorter frame.
+func TestByteListsCutByTheirPrinter(t *testing.T) {
+	for _, tc := range []struct {
+		file      string
+		line, col int
+		says      string
+	}{
+		{"all.node-u8", 11, 3, `"... 156 more items"`},
+		{"all.node-buffer", 1, 159, `"... 206 more bytes"`},
+	} {
+		_, _, err := Parse(readTestdata(t, tc.file), Auto)
+		var e *Error
+		if !errors.As(err, &e) || !errors.Is(err, ErrList) || e.Line != tc.line || e.Column != tc.col || !strings.Contains(e.Msg, tc.says) {
+			t.Errorf("%s: got %v, want a list error at line %d, column %d naming %s", tc.file, err, tc.line, tc.col, tc.says)
+		}
+	}
+}
+
+// What a decimal list is not: hex keeps its readings, and a list of
+// decimal values is read as one only where no hex reading is meant.
+func TestDecimalListOrHex(t *testing.T) {
+	for _, tc := range []struct {
+		name, text string
+		mode       Mode
+		want       string // hex of the bytes, or the error's kind
+		format     Format
+	}{
+		{"go's %v", "[0 0 0 37 0 18]", Auto, "000000250012", FormatDecimal},
+		{"two digits each, in brackets: decimal", "[10 20 30 40]", Auto, "0a141e28", FormatDecimal},
+		{"two digits each, --input hex", "[10 20 30 40]", Hex, "10203040", FormatHex},
+		{"two digits each, no brackets: hex", "10 20 30 40", Auto, "10203040", FormatHex},
+		{"leading zeros are hex's", "[00 01 02 10]", Auto, "00010210", FormatHex},
+		{"0x in brackets", "[0x00, 0x25]", Auto, "0025", FormatHex},
+		{"a hex letter", "[0a 14 1e]", Auto, "0a141e", FormatHex},
+		{"no brackets, one-digit values", "0,0,0,37,255", Auto, "00000025ff", FormatDecimal},
+		{"od -A n -t u1", "   0   0   0  37 255\n 128\n", Auto, "00000025ff80", FormatDecimal},
+		{"java's signed bytes", "[0, -1, -128, 127]", Auto, "00ff807f", FormatDecimal},
+		{"a type and a count before it", "Uint8Array(3) [ 0, 1, 200 ]", Auto, "0001c8", FormatDecimal},
+		{"no byte", "[0, 256]", Auto, "list", ""},
+		{"no byte, unbracketed: hex's error", "0 0 256", Auto, "odd", ""},
+		{"hex with a typo stays a hex error", "0012 34 5", Auto, "odd", ""},
+		{"a short buffer", "<Buffer 00 00 00 25>", Auto, "00000025", FormatHex},
+		{"value JSON", "{\n  \"direction\": \"request\"\n}", Auto, "json", ""},
+		{"value JSON, --input hex", `{"apiKey":3}`, Hex, "json", ""},
+		{"NDJSON of line objects", `[{"hex":"00"}]`, Auto, "json", ""},
+		{"kwire example's output", "00000025001200\n{\n  \"direction\": \"request\"\n}\n", Auto, "00000025001200", FormatHexJSON},
+		{"a C array stays one", "{0x00, 0x25}", Auto, "0025", FormatHex},
+	} {
+		got, format, err := Parse([]byte(tc.text), tc.mode)
+		var kind error
+		switch tc.want {
+		case "list":
+			kind = ErrList
+		case "odd":
+			kind = ErrOddDigits
+		case "json":
+			kind = ErrJSON
+		}
+		if kind != nil {
+			if !errors.Is(err, kind) {
+				t.Errorf("%s: got %x, %v; want a %v error", tc.name, got, err, kind)
+			}
+			continue
+		}
+		if err != nil || hexOf(got) != tc.want || format != tc.format {
+			t.Errorf("%s: got %s as %q (%v), want %s as %q", tc.name, hexOf(got), format, err, tc.want, tc.format)
+		}
+	}
+}
+
+func hexOf(b []byte) string {
+	const digits = "0123456789abcdef"
+	var sb strings.Builder
+	for _, c := range b {
+		sb.WriteByte(digits[c>>4])
+		sb.WriteByte(digits[c&15])
+	}
+	return sb.String()
+}
