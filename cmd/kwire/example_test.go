@@ -60,3 +60,19 @@ func TestExampleIsWhatDecodePrints(t *testing.T) {
 	js := run(runExample, "Produce", "--version", "9")
 	require.Contains(t, js, `"format": "json"`)
 }
+
+// "kwire example Produce 9" (or "schema metadata v12") is how people
+// write an API and its version; it said the command needs one API name.
+// It now says how to give the version.
+func TestExampleAndSchemaSayHowToGiveAVersion(t *testing.T) {
+	for args, want := range map[string]string{
+		"example Produce 9":     "kwire: example takes a version as a flag: kwire example Produce --version 9\n",
+		"schema metadata v12":   "kwire: schema takes a version as a flag: kwire schema metadata --version 12\n",
+		"schema Metadata Fetch": "kwire: schema needs one API name or key (run kwire apis)\n",
+	} {
+		out, errOut, code := runCLI(t, strings.Fields(args), nil)
+		require.Equal(t, 2, code, args)
+		require.Empty(t, out, args)
+		require.Equal(t, want, errOut, args)
+	}
+}

@@ -25,6 +25,11 @@ func messageArgs(e *env, name string, args []string, examples ...string) (*schem
 		fail(e, "%s: give --request or --response, not both", name)
 		return nil, 0, false, 2
 	}
+	if len(rest) == 2 && *version < 0 && isVersionWord(rest[1]) {
+		v := strings.TrimPrefix(strings.ToLower(rest[1]), "v")
+		fail(e, "%s takes a version as a flag: kwire %s %s --version %s", name, name, rest[0], v)
+		return nil, 0, false, 2
+	}
 	if len(rest) != 1 {
 		fail(e, "%s needs one API name or key (run kwire apis)", name)
 		return nil, 0, false, 2
@@ -43,6 +48,21 @@ func messageArgs(e *env, name string, args []string, examples ...string) (*schem
 		}
 	}
 	return api, v, *response, -1
+}
+
+// isVersionWord reports whether s is a version as people write one after
+// an API's name: "9" or "v9".
+func isVersionWord(s string) bool {
+	s = strings.TrimPrefix(strings.ToLower(s), "v")
+	if s == "" || len(s) > 5 {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 func runSchema(e *env, args []string) int {
