@@ -9,13 +9,14 @@ import (
 
 // A byte array printed by a program (Go's fmt.Println, Python's list,
 // Java's Arrays.toString, Rust's {:?}, node's console.log, od -t u1) is read
-// as the bytes it was printed from. The texts are the real programs'
-// output (testdata/dumps/gen.sh); all.bin holds every byte value, so
-// Java's are signed.
+// as the bytes it was printed from; Python's print of binascii.hexlify(b)
+// (b'0000...') is hex, where it was read as a string of hex digits. The
+// texts are the real programs' output (testdata/dumps/gen.sh); all.bin
+// holds every byte value, so Java's are signed.
 func TestByteListsAsProgramsPrintThem(t *testing.T) {
 	for _, base := range []string{"frame", "all"} {
 		want := readTestdata(t, base+".bin")
-		for _, ext := range []string{"go-v", "python-list", "java", "rust", "node-u8", "od-u1", "node-buffer"} {
+		for _, ext := range []string{"go-v", "python-list", "java", "rust", "node-u8", "od-u1", "node-buffer", "python-hexlify"} {
 			name := base + "." + ext
 			if base == "all" && (ext == "node-u8" || ext == "node-buffer") {
 				continue // node cuts them (TestByteListsCutByTheirPrinter)
@@ -26,7 +27,7 @@ func TestByteListsAsProgramsPrintThem(t *testing.T) {
 				continue
 			}
 			wantFormat := FormatDecimal
-			if ext == "node-buffer" {
+			if ext == "node-buffer" || ext == "python-hexlify" {
 				wantFormat = FormatHex
 			}
 			if !bytes.Equal(got, want) || format != wantFormat {

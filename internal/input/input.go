@@ -283,6 +283,13 @@ func parseText(data []byte, repeatLimit int, hex, b64 bool) ([]byte, Format, err
 			return out, FormatHexJSON, nil
 		}
 	}
+	// Python's print of binascii.hexlify(b): hex in a bytes literal,
+	// b'00000025...', which is no string of those characters.
+	if n := len(body); n > 3 && body[0] == 'b' && (body[1] == '\'' || body[1] == '"') && body[n-1] == body[1] && onlyHexDigits(body[2:n-1]) {
+		if out, err := parseHex(t, lo+2, hi-1); err == nil {
+			return out, FormatHex, nil
+		}
+	}
 	// String escapes: "\x00\x00..." with or without quotes.
 	var firstErr error
 	if isEscapes(body) && bytes.IndexByte(body, '\\') >= 0 {

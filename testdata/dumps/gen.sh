@@ -89,5 +89,6 @@ for f in frame all; do
   node -e "console.log(new Uint8Array(require('fs').readFileSync(process.argv[1])))" $f.bin > $f.node-u8
   node -e "console.log(require('fs').readFileSync(process.argv[1]))" $f.bin > $f.node-buffer
   od -A n -t u1 -v $f.bin > $f.od-u1
+  python3 -c "import binascii, sys; print(binascii.hexlify(open(sys.argv[1],'rb').read()))" $f.bin > $f.python-hexlify
 done
 rm -r "$tmp"
