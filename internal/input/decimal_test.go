@@ -9,14 +9,16 @@ import (
 
 // A byte array printed by a program (Go's fmt.Println, Python's list,
 // Java's Arrays.toString, Rust's {:?}, node's console.log, od -t u1) is read
-// as the bytes it was printed from; Python's print of binascii.hexlify(b)
-// (b'0000...') is hex, where it was read as a string of hex digits. The
-// texts are the real programs' output (testdata/dumps/gen.sh); all.bin
-// holds every byte value, so Java's are signed.
+// as the bytes it was printed from. Python's print of binascii.hexlify(b)
+// (b'0000...') is hex, where it was read as a string of hex digits; its
+// print of a bytearray and node's JSON.stringify of a Buffer, refused
+// before, are read too. The texts are the real programs' output
+// (testdata/dumps/gen.sh); all.bin holds every byte value, so Java's are
+// signed.
 func TestByteListsAsProgramsPrintThem(t *testing.T) {
 	for _, base := range []string{"frame", "all"} {
 		want := readTestdata(t, base+".bin")
-		for _, ext := range []string{"go-v", "python-list", "java", "rust", "node-u8", "od-u1", "node-buffer", "python-hexlify"} {
+		for _, ext := range []string{"go-v", "python-list", "java", "rust", "node-u8", "od-u1", "node-buffer", "python-hexlify", "python-bytearray", "node-json"} {
 			name := base + "." + ext
 			if base == "all" && (ext == "node-u8" || ext == "node-buffer") {
 				continue // node cuts them (TestByteListsCutByTheirPrinter)
@@ -27,8 +29,11 @@ func TestByteListsAsProgramsPrintThem(t *testing.T) {
 				continue
 			}
 			wantFormat := FormatDecimal
-			if ext == "node-buffer" || ext == "python-hexlify" {
+			switch ext {
+			case "node-buffer", "python-hexlify":
 				wantFormat = FormatHex
+			case "python-bytearray":
+				wantFormat = FormatCEscapes
 			}
 			if !bytes.Equal(got, want) || format != wantFormat {
 				t.Errorf("%s: got %d bytes as %q, want the %d of %s.bin as %q", name, len(got), format, len(want), base, wantFormat)
@@ -86,6 +91,9 @@ func TestDecimalListOrHex(t *testing.T) {
 		{"NDJSON of line objects", `[{"hex":"00"}]`, Auto, "json", ""},
 		{"kwire example's output", "00000025001200\n{\n  \"direction\": \"request\"\n}\n", Auto, "00000025001200", FormatHexJSON},
 		{"a C array stays one", "{0x00, 0x25}", Auto, "0025", FormatHex},
+		{"node's JSON of a Buffer, spaced", "{ \"type\": \"Buffer\", \"data\": [ 0, 37 ] }", Auto, "0025", FormatDecimal},
+		{"node's JSON of a Buffer, no byte", `{"type":"Buffer","data":[0,256]}`, Auto, "list", ""},
+		{"another object with data", `{"type":"Other","data":[0,37]}`, Auto, "json", ""},
 	} {
 		got, format, err := Parse([]byte(tc.text), tc.mode)
 		var kind error

@@ -268,10 +268,20 @@ func parseText(data []byte, repeatLimit int, hex, b64 bool) ([]byte, Format, err
 		}
 		dlo += nl + 1
 	}
+	// Python's print of a bytearray: bytearray(b'\x00...'), the bytes
+	// literal inside read as one.
+	if bytes.HasPrefix(data[lo:hi], []byte("bytearray(b")) && data[hi-1] == ')' {
+		lo, hi = lo+len("bytearray("), hi-1
+	}
 	body := data[lo:hi]
-	// A byte array as programs print it, in decimal: "[0 0 0 37 ...]".
+	// A byte array as programs print it, in decimal: "[0 0 0 37 ...]", or
+	// node's JSON of a Buffer, {"type":"Buffer","data":[0,0,0,37,...]}.
 	if hex && b64 {
-		if out, ok, err := parseDecimal(t, lo, hi, true); err != nil {
+		dlo, dhi := lo, hi
+		if a, e, ok := nodeBufferJSON(body); ok {
+			dlo, dhi = lo+a, lo+e
+		}
+		if out, ok, err := parseDecimal(t, dlo, dhi, true); err != nil {
 			return nil, "", err
 		} else if ok {
 			return out, FormatDecimal, nil
@@ -575,4 +585,33 @@ func jsonStart(b []byte) bool {
 	}
 	b = bytes.TrimLeft(b[1:], " \t\r\n")
 	return len(b) > 0 && (b[0] == '"' || b[0] == '}')
+}
+
+// nodeBufferJSON finds the array in node's JSON of a Buffer,
+// {"type":"Buffer","data":[...]}: where it starts and ends in b, a
+// trimmed text.
+func nodeBufferJSON(b []byte) (int, int, bool) {
+	i := 0
+	for _, tok := range []string{"{", `"type"`, ":", `"Buffer"`, ",", `"data"`, ":"} {
+		for i < len(b) && isSpace(b[i]) {
+			i++
+		}
+		if !bytes.HasPrefix(b[i:], []byte(tok)) {
+			return 0, 0, false
+		}
+		i += len(tok)
+	}
+	for i < len(b) && isSpace(b[i]) {
+		i++
+	}
+	j := len(b) - 1
+	if b[j] != '}' {
+		return 0, 0, false
+	}
+	for j--; j > i && isSpace(b[j]); j-- {
+	}
+	if i >= j || b[i] != '[' || b[j] != ']' {
+		return 0, 0, false
+	}
+	return i, j + 1, true
 }

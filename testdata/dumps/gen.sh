@@ -90,5 +90,7 @@ for f in frame all; do
   node -e "console.log(require('fs').readFileSync(process.argv[1]))" $f.bin > $f.node-buffer
   od -A n -t u1 -v $f.bin > $f.od-u1
   python3 -c "import binascii, sys; print(binascii.hexlify(open(sys.argv[1],'rb').read()))" $f.bin > $f.python-hexlify
+  python3 -c "import sys; print(bytearray(open(sys.argv[1],'rb').read()))" $f.bin > $f.python-bytearray
+  node -e "console.log(JSON.stringify(require('fs').readFileSync(process.argv[1])))" $f.bin > $f.node-json
 done
 rm -r "$tmp"
