@@ -2,14 +2,15 @@ package input
 
 import (
 	"bytes"
-	"strconv"
 )
 
 // parseDecimal reads src[lo:hi] as a list of byte values in decimal, the
 // way programs print a byte array: Go's %v ("[0 0 0 37 0 18]"), Python's
 // list(b), Rust's {:?} and JSON ("[0, 0, 0, 37]"), Java's Arrays.toString
 // (signed: "[0, -1]"), node's console.log of a Uint8Array ("Uint8Array(37)
-// [" and rows of padded values), od -A n -t u1. Without brackets it is
+// [" and rows of padded values), Erlang's and Elixir's binaries
+// ("<<0,0,0,37>>"), Delve's print of a []byte ("[]uint8 len: 37, cap: 48,
+// [0,0,0,37,...]"), od -A n -t u1. Without brackets it is
 // tried only where hex failed, and only when some value has one or three
 // digits, which no hex byte has.
 //
@@ -18,15 +19,22 @@ import (
 // "... 53 more items") or a bracketed value no byte has is an error.
 func parseDecimal(t text, lo, hi int, bracketed bool) (out []byte, ok bool, err error) {
 	s := t.src
-	open := bytes.IndexByte(s[lo:hi], '[')
-	if open >= 0 && arrayPrefix(s[lo:lo+open]) && s[hi-1] == ']' {
+	inBrackets := true
+	if bytes.HasPrefix(s[lo:hi], []byte("[]uint8 len: ")) {
+		// Delve's print of a []byte: "[]uint8 len: 41, cap: 48, [0,0,...]".
+		if i := bytes.Index(s[lo:hi], []byte(", [")); i >= 0 {
+			lo += i + 2
+		}
+	}
+	if open := bytes.IndexByte(s[lo:hi], '['); open >= 0 && arrayPrefix(s[lo:lo+open]) && s[hi-1] == ']' {
 		lo, hi = lo+open+1, hi-1
+	} else if hi-lo >= 4 && bytes.HasPrefix(s[lo:hi], []byte("<<")) && bytes.HasSuffix(s[lo:hi], []byte(">>")) {
+		lo, hi = lo+2, hi-2 // Erlang's and Elixir's binaries
 	} else if bracketed {
 		return nil, false, nil
 	} else {
-		open = -1
+		inBrackets = false
 	}
-	inBrackets := open >= 0
 	out = make([]byte, 0, (hi-lo+1)/2)
 	notHex := false // a value of one or three digits
 	for i := lo; i < hi; {
@@ -37,7 +45,7 @@ func parseDecimal(t text, lo, hi int, bracketed bool) (out []byte, ok bool, err 
 		}
 		if c == '.' && inBrackets && bytes.HasPrefix(s[i:hi], []byte("...")) {
 			return nil, false, t.errAt(i, ErrList, "the list is cut short at "+quoteToken(lineAt(s, i, hi))+
-				": its printer left values out (node prints 100 of an array's: set util.inspect.defaultOptions.maxArrayLength = null, or print Buffer.from(a).toString('hex'))")
+				": its printer left values out; print them all (node: util.inspect.defaultOptions.maxArrayLength = null; Elixir: IO.inspect(b, limit: :infinity); Delve: config max-array-values 100000)")
 		}
 		start := i
 		if c == '-' {
@@ -51,8 +59,17 @@ func parseDecimal(t text, lo, hi int, bracketed bool) (out []byte, ok bool, err 
 		if n == 0 || i < hi && !isSpace(s[i]) && s[i] != ',' || n > 1 && s[ds] == '0' || s[start] == '-' && s[ds] == '0' {
 			return nil, false, nil // not a decimal value: hex, or another text
 		}
-		v, perr := strconv.Atoi(string(s[start:i]))
-		if perr != nil || v < -128 || v > 255 {
+		v := 256 // past a byte when it has more than three digits
+		if n <= 3 {
+			v = 0
+			for _, d := range s[ds:i] {
+				v = v*10 + int(d-'0')
+			}
+		}
+		if s[start] == '-' {
+			v = -v
+		}
+		if v < -128 || v > 255 {
 			if !inBrackets {
 				return nil, false, nil
 			}

@@ -2,26 +2,28 @@ package input
 
 import (
 	"bytes"
+	"encoding/hex"
 	"errors"
 	"strings"
 	"testing"
 )
 
 // A byte array printed by a program (Go's fmt.Println, Python's list,
-// Java's Arrays.toString, Rust's {:?}, node's console.log, od -t u1) is read
-// as the bytes it was printed from. Python's print of binascii.hexlify(b)
-// (b'0000...') is hex, where it was read as a string of hex digits; its
-// print of a bytearray and node's JSON.stringify of a Buffer, refused
-// before, are read too. The texts are the real programs' output
-// (testdata/dumps/gen.sh); all.bin holds every byte value, so Java's are
-// signed.
+// Java's Arrays.toString, Rust's {:?}, node's console.log, Erlang's and
+// Elixir's binaries, Delve's print, od -t u1) is read as the bytes it was
+// printed from.
+// Python's print of binascii.hexlify(b) (b'0000...') is hex, where it was
+// read as a string of hex digits; its print of a bytearray and node's
+// JSON.stringify of a Buffer, refused before, are read too. The texts are
+// the real programs' output (testdata/dumps/gen.sh); all.bin holds every
+// byte value, so Java's are signed.
 func TestByteListsAsProgramsPrintThem(t *testing.T) {
 	for _, base := range []string{"frame", "all"} {
 		want := readTestdata(t, base+".bin")
-		for _, ext := range []string{"go-v", "python-list", "java", "rust", "node-u8", "od-u1", "node-buffer", "python-hexlify", "python-bytearray", "node-json"} {
+		for _, ext := range []string{"go-v", "python-list", "java", "rust", "node-u8", "od-u1", "node-buffer", "python-hexlify", "python-bytearray", "node-json", "erlang", "elixir", "delve"} {
 			name := base + "." + ext
-			if base == "all" && (ext == "node-u8" || ext == "node-buffer") {
-				continue // node cuts them (TestByteListsCutByTheirPrinter)
+			if base == "all" && (ext == "node-u8" || ext == "node-buffer" || ext == "elixir" || ext == "delve") {
+				continue // cut by their printer (TestByteListsCutByTheirPrinter)
 			}
 			got, format, err := Parse(readTestdata(t, name), Auto)
 			if err != nil {
@@ -43,7 +45,8 @@ func TestByteListsAsProgramsPrintThem(t *testing.T) {
 }
 
 // node prints 100 of an array's values and 50 of a Buffer's bytes, then
-// how many it left out: the bytes are not all there, which is said where
+// how many it left out, Elixir 50 of a binary's, then "...", and Delve 64
+// of a slice's: the bytes are not all there, which is said where
 // the cut is, never decoded as a shorter frame.
 func TestByteListsCutByTheirPrinter(t *testing.T) {
 	for _, tc := range []struct {
@@ -53,6 +56,8 @@ func TestByteListsCutByTheirPrinter(t *testing.T) {
 	}{
 		{"all.node-u8", 11, 3, `"... 156 more items"`},
 		{"all.node-buffer", 1, 159, `"... 206 more bytes"`},
+		{"all.elixir", 3, 39, `"..."`},
+		{"all.delve", 1, 212, `"...+192 more"`},
 	} {
 		_, _, err := Parse(readTestdata(t, tc.file), Auto)
 		var e *Error
@@ -94,6 +99,7 @@ func TestDecimalListOrHex(t *testing.T) {
 		{"node's JSON of a Buffer, spaced", "{ \"type\": \"Buffer\", \"data\": [ 0, 37 ] }", Auto, "0025", FormatDecimal},
 		{"node's JSON of a Buffer, no byte", `{"type":"Buffer","data":[0,256]}`, Auto, "list", ""},
 		{"another object with data", `{"type":"Other","data":[0,37]}`, Auto, "json", ""},
+		{"a binary cut by Elixir", "<<0, 0, 0, 37, ...>>", Auto, "list", ""},
 	} {
 		got, format, err := Parse([]byte(tc.text), tc.mode)
 		var kind error
@@ -117,12 +123,4 @@ func TestDecimalListOrHex(t *testing.T) {
 	}
 }
 
-func hexOf(b []byte) string {
-	const digits = "0123456789abcdef"
-	var sb strings.Builder
-	for _, c := range b {
-		sb.WriteByte(digits[c>>4])
-		sb.WriteByte(digits[c&15])
-	}
-	return sb.String()
-}
+func hexOf(b []byte) string { return hex.EncodeToString(b) }

@@ -1,8 +1,8 @@
 #!/bin/sh
 # Regenerates the golden dump texts used by input_test.go. The tests do not
 # run this script; its output is committed. Needs xxd, hexdump, od, base64
-# and python3 (and, for the byte arrays at the end, go, java, rustc and
-# node). Run from this directory: sh gen.sh
+# and python3 (and, for the byte arrays at the end, go, java, rustc, node,
+# erl, elixir and dlv). Run from this directory: sh gen.sh
 #
 # frame.bin is an ApiVersions v3 request frame (size 0x25 = 37, api key 18,
 # version 3, correlation id 1, client id "kafka-cli", software name
@@ -81,6 +81,21 @@ cat > "$tmp/p.rs" <<'RS'
 fn main() { let b = std::fs::read(std::env::args().nth(1).unwrap()).unwrap(); println!("{:?}", b); }
 RS
 rustc -o "$tmp/rs" "$tmp/p.rs"
+mkdir "$tmp/dlv"
+printf 'module p\n\ngo 1.26\n' > "$tmp/dlv/go.mod"
+cat > "$tmp/dlv/main.go" <<'GO'
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+func main() {
+	b, _ := os.ReadFile(os.Args[1])
+	fmt.Println(len(b)) // line 10
+}
+GO
 for f in frame all; do
   go run "$tmp/p.go" $f.bin > $f.go-v                                   # Go: fmt.Println(b)
   python3 -c "import sys; print(list(open(sys.argv[1],'rb').read()))" $f.bin > $f.python-list
@@ -92,5 +107,10 @@ for f in frame all; do
   python3 -c "import binascii, sys; print(binascii.hexlify(open(sys.argv[1],'rb').read()))" $f.bin > $f.python-hexlify
   python3 -c "import sys; print(bytearray(open(sys.argv[1],'rb').read()))" $f.bin > $f.python-bytearray
   node -e "console.log(JSON.stringify(require('fs').readFileSync(process.argv[1])))" $f.bin > $f.node-json
+  erl -noshell -eval '{ok, B} = file:read_file("'$f'.bin"), io:format("~p~n", [B]), halt().' > $f.erlang
+  elixir -e 'IO.inspect(File.read!("'$f'.bin"))' > $f.elixir             # cut after 50 values
+  printf 'break main.go:10\ncontinue\nprint b\nexit\n' |                 # Delve: print b, cut after 64
+    (cd "$tmp/dlv" && dlv debug --allow-non-terminal-interactive=true main.go -- "$OLDPWD/$f.bin") |
+    grep '\[\]uint8' | sed 's/^(dlv) //' > $f.delve
 done
 rm -r "$tmp"
