@@ -6,17 +6,15 @@ import (
 	"strconv"
 )
 
-func isBase64Char(c byte) bool {
-	return ('A' <= c && c <= 'Z') || ('a' <= c && c <= 'z') || ('0' <= c && c <= '9') ||
-		c == '+' || c == '/' || c == '-' || c == '_' || c == '='
-}
+// isBase64Char reports whether c is base64: either alphabet, or padding.
+func isBase64Char(c byte) bool { return charClass[c]&classBase64 != 0 }
 
 // strayChars counts the characters of b that are neither base64 (either
 // alphabet, and padding) nor whitespace.
 func strayChars(b []byte) int {
 	n := 0
 	for _, c := range b {
-		if !isBase64Char(c) && !isSpace(c) {
+		if charClass[c] == 0 {
 			n++
 		}
 	}

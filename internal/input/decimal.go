@@ -35,7 +35,6 @@ func parseDecimal(t text, lo, hi int, bracketed bool) (out []byte, ok bool, err 
 	} else {
 		inBrackets = false
 	}
-	out = make([]byte, 0, (hi-lo+1)/2)
 	notHex := false // a value of one or three digits
 	for i := lo; i < hi; {
 		c := s[i]
@@ -76,6 +75,9 @@ func parseDecimal(t text, lo, hi int, bracketed bool) (out []byte, ok bool, err 
 			return nil, false, t.errAt(start, ErrList, quoteToken(s[start:i])+" is no byte: a list of decimal bytes holds 0 to 255 (or -128 to -1, as Java prints signed bytes)")
 		}
 		notHex = notHex || n != 2
+		if out == nil {
+			out = make([]byte, 0, (hi-start+1)/2) // made at the first value: most texts are no list
+		}
 		out = append(out, byte(v))
 	}
 	if len(out) == 0 || !inBrackets && !notHex {

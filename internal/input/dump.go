@@ -1,6 +1,7 @@
 package input
 
 import (
+	"bytes"
 	"strconv"
 	"unicode/utf8"
 )
@@ -69,9 +70,9 @@ func detectDump(b []byte) (dumpKind, bool) {
 	for i < len(b) && isSpace(b[i]) {
 		i++
 	}
-	end := i
-	for end < len(b) && b[end] != '\n' {
-		end++
+	end := len(b)
+	if nl := bytes.IndexByte(b[i:], '\n'); nl >= 0 {
+		end = i + nl
 	}
 	for end > i && isSpace(b[end-1]) {
 		end--
@@ -82,7 +83,7 @@ func detectDump(b []byte) (dumpKind, bool) {
 	if prefixed {
 		j = 2
 	}
-	d := hexRun(line, j, len(line)) - j
+	d := hexRun(line, j, min(len(line), j+17)) - j // an offset has 16 digits at most
 	j += d
 	if d < 4 || d > 16 || j >= len(line) {
 		return 0, false

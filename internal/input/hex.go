@@ -41,7 +41,7 @@ func parseHex(t text, lo, hi int) ([]byte, error) {
 		lo, hi = lo+i+1, lo+j
 	}
 
-	out := make([]byte, 0, (hi-lo)/2)
+	var out []byte // made at the first token, so text that is no hex (base64) fails without it
 	// A group with an odd number of digits may pair its last digit with
 	// the next group if only whitespace with a line break is between them
 	// (a hex stream wrapped at an odd column); pending holds that digit.
@@ -116,6 +116,9 @@ func parseHex(t text, lo, hi int) ([]byte, error) {
 		if pending && (prefixed || !newline) {
 			return nil, oddErr()
 		}
+		if out == nil {
+			out = make([]byte, 0, (hi-ds+1)/2)
+		}
 		newline = false
 		if prefixed {
 			if n == 1 {
@@ -130,7 +133,13 @@ func parseHex(t text, lo, hi int) ([]byte, error) {
 		if n%2 != 0 && !pending {
 			oddStart, oddEnd = start, i
 		}
-		for k := ds; k < i; k++ {
+		k := ds
+		if !pending {
+			for ; k+1 < i; k += 2 {
+				out = append(out, hexDigits[s[k]]<<4|hexDigits[s[k+1]])
+			}
+		}
+		for ; k < i; k++ {
 			v := hexVal(s[k])
 			if pending {
 				out = append(out, pendVal<<4|v)

@@ -359,25 +359,45 @@ func parseText(data []byte, repeatLimit int, hex, b64 bool) ([]byte, Format, err
 	return nil, "", firstErr
 }
 
-func isSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
-}
+func isSpace(c byte) bool { return charClass[c]&classSpace != 0 }
 
-func isHexDigit(c byte) bool {
-	return ('0' <= c && c <= '9') || ('a' <= c && c <= 'f') || ('A' <= c && c <= 'F')
-}
-
-func hexVal(c byte) byte {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0'
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10
-	case 'A' <= c && c <= 'F':
-		return c - 'A' + 10
+// charClass holds what each byte is to the parsers' scans: one load where
+// the ranges took a compare each, in loops over megabytes of text.
+var charClass = func() (t [256]uint8) {
+	for _, c := range []byte(" \t\n\r\f\v") {
+		t[c] |= classSpace
 	}
-	return 0
-}
+	for _, c := range []byte("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_=") {
+		t[c] |= classBase64
+	}
+	return t
+}()
+
+const (
+	classSpace = 1 << iota
+	classBase64
+)
+
+// hexDigits is each byte's value as a hex digit, or 0xff for none: one
+// load where the ranges took three compares each, in the loops that read
+// megabytes of hex.
+var hexDigits = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xff
+	}
+	for i := byte(0); i < 10; i++ {
+		t['0'+i] = i
+	}
+	for i := byte(0); i < 6; i++ {
+		t['a'+i], t['A'+i] = 10+i, 10+i
+	}
+	return t
+}()
+
+func isHexDigit(c byte) bool { return hexDigits[c] != 0xff }
+
+// hexVal is c's value as a hex digit, 0 for none.
+func hexVal(c byte) byte { return hexDigits[c] & 0x0f }
 
 func onlyHexDigits(b []byte) bool {
 	for _, c := range b {
