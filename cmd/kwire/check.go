@@ -35,7 +35,7 @@ type checkConfig struct {
 }
 
 func runCheck(e *env, args []string) int {
-	fs := newFlags(e, "check", "[flags] FILE...  (captures: pcap, pcapng, a text dump of packets as tshark -x or tcpdump -X print them; or frames: binary, hex lines, dumps; none or - reads standard input)",
+	fs := newFlags(e, "check", "[flags] FILE...  (captures: pcap, pcapng, a text dump of packets as tshark -x or tcpdump -X print them, a followed TCP stream (tshark -z follow); or frames: binary, hex lines, dumps; none or - reads standard input)",
 		"kwire check kfake-clients.pcapng",
 		"kwire check --format ndjson --fail-on none kafka.pcap",
 		"kwire check --format sarif --fail-on warning kfake-clients.pcapng",

@@ -216,7 +216,7 @@ func runPcap(e *env, args []string) int {
 }
 
 func parsePcapFlags(e *env, args []string) (*pcapConfig, int) {
-	fs := newFlags(e, "pcap", "[flags] FILE|-  (pcap, pcapng, or a text dump of packets as tshark -x or tcpdump -X print them; - reads standard input as it comes: tcpdump -i lo -U -w - port 9092 | kwire pcap -, or tcpdump -l -i lo -X port 9092 | kwire pcap -)",
+	fs := newFlags(e, "pcap", "[flags] FILE|-  (pcap, pcapng, a text dump of packets as tshark -x or tcpdump -X print them, or a followed TCP stream, tshark -z follow,tcp,yaml,0; - reads standard input as it comes: tcpdump -i lo -U -w - port 9092 | kwire pcap -, or tcpdump -l -i lo -X port 9092 | kwire pcap -)",
 		"kwire pcap kfake-clients.pcapng",
 		"kwire pcap - < kafka-ipv6-null.pcapng",
 		"kwire pcap --summary kfake-clients.pcapng",

@@ -177,6 +177,11 @@ func FuzzParsePackets(f *testing.F) {
 		f.Fatal(err)
 	}
 	names = append(names, filepath.Join("testdata", "summaries", "tshark-Px-77-79.txt"))
+	follows, err := filepath.Glob(filepath.Join("testdata", "follow", "*.*"))
+	if err != nil || len(follows) == 0 {
+		f.Fatal(follows, err)
+	}
+	names = append(names, follows...)
 	for _, name := range names {
 		b, err := os.ReadFile(name)
 		if err != nil {

@@ -96,6 +96,8 @@ func dumpName(n int, f Format) string {
 		return s + " (hexdump -C)"
 	case FormatOD:
 		return s + " (od)"
+	case FormatFollow:
+		return "a followed TCP stream (tshark -z follow, Wireshark's Follow TCP Stream), made " + strconv.Itoa(n) + " packets"
 	}
 	return s
 }
@@ -141,6 +143,9 @@ func (d *PacketDump) TimesNote() string {
 func ParsePackets(data []byte) (*PacketDump, error) {
 	if t, ok := fromUTF16(data); ok && !looksBinary(t) {
 		data = t
+	}
+	if followStart(data) {
+		return parseFollow(data)
 	}
 	s := newPacketScanner(data)
 	if err := s.scan(); err != nil {
@@ -642,6 +647,9 @@ func (f TimeForm) String() string {
 func MaybePackets(data []byte) bool {
 	if t, ok := fromUTF16(data); ok {
 		data = t
+	}
+	if followStart(data) {
+		return true
 	}
 	n := 0
 	for ls := 0; ls < len(data); {

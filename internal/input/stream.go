@@ -188,6 +188,9 @@ func (s *PacketStream) take(l []byte) error {
 		if s.off == 0 && len(l) >= 2 && (l[0] == 0xff && l[1] == 0xfe || l[0] == 0xfe && l[1] == 0xff) {
 			return s.readWhole("the text is UTF-16, which is read whole")
 		}
+		if s.line <= 3 && followStart(s.all) {
+			return s.readWhole("a followed TCP stream is read whole")
+		}
 	}
 	start := s.off
 	s.off += len(l)

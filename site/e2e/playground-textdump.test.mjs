@@ -134,3 +134,35 @@ test('one packet\'s dump decodes as its frame; two offsets 0 of no packet are an
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+// A followed TCP stream, as tshark -z follow,tcp,yaml prints it (what
+// Wireshark's Follow → TCP Stream shows as YAML), every stream of a
+// capture: the capture's table, with its times (YAML gives them). The
+// page showed it as a frame that failed at "peers:".
+test('tshark -z follow,tcp,yaml of every stream, pasted: the capture\'s table', { timeout: 240_000 }, async () => {
+  const capture = 'testdata/captures/kafkajs-clients.pcapng';
+  const { stdout: fields } = await run('tshark', ['-r', capture, '-T', 'fields', '-e', 'tcp.stream'], { cwd: root });
+  const streams = Math.max(...fields.trim().split('\n').map(Number)) + 1;
+  const args = ['-r', capture, '-q'];
+  for (let i = 0; i < streams; i++) args.push('-z', 'follow,tcp,yaml,' + i);
+  const { stdout: text } = await run('tshark', args, { cwd: root, maxBuffer: 64 << 20 });
+  const page = await open();
+  await shown(page, () => page.setInputFiles('#file', join(root, capture)));
+  const want = await rows(page), title = await page.textContent('#cap-title');
+  assert.ok(want.length > 0);
+
+  // A follow does not say when a stream without data was opened: the
+  // connections' numbers may differ, their addresses do not.
+  const unnumbered = (rs) => rs.map((r) => ({ ...r, conn: r.conn.replace(/^#\d+ /, '') }));
+  await shown(page, () => page.fill('#input', text));
+  assert.deepEqual(unnumbered(await rows(page)), unnumbered(want));
+  const got = await page.textContent('#cap-title');
+  assert.match(got, /— read from a followed TCP stream \(tshark -z follow, Wireshark's Follow TCP Stream\), made \d+ packets$/);
+  assert.equal(got.split(' packets')[0].replace(/\d+$/, ''), title.split(' packets')[0].replace(/\d+$/, ''));
+  const said = await page.textContent('#status');
+  assert.ok(said.startsWith('Read as a capture from a followed TCP stream'), said);
+  assert.ok(!said.includes(noTimes), said);
+  assert.ok(!(await page.isVisible('#input-error')));
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
