@@ -70,13 +70,18 @@ func parseFollow(data []byte) (*PacketDump, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &PacketDump{Format: FormatFollow, Times: Seconds}
+	d := &PacketDump{Format: FormatFollow, Times: NoTimes}
+	pieces, timed := 0, 0
 	for _, f := range flows {
 		for _, c := range f.chunks {
-			if c.time.IsZero() {
-				d.Times = NoTimes
+			pieces++
+			if !c.time.IsZero() {
+				timed++
 			}
 		}
+	}
+	if pieces > 0 && timed == pieces {
+		d.Times = Seconds // every piece has its time (YAML's)
 	}
 	var first time.Time // a stream without data opens at the first time of all
 	for _, f := range flows {

@@ -25,6 +25,10 @@ func readFollow(t *testing.T, name string) []byte {
 // payloads are, side by side, the bytes the follow shows. MaybePackets
 // says the playground's capture module should read it.
 func TestParsePacketsFollow(t *testing.T) {
+	peersOnly := "peers:\n  - peer: 0\n    host: 10.0.0.1\n    port: 50000\n  - peer: 1\n    host: 10.0.0.2\n    port: 9092\npackets:\n"
+	if d, err := ParsePackets([]byte(peersOnly)); err != nil || len(d.Packets) != 3 || d.Times != NoTimes {
+		t.Errorf("a YAML stream without data: %v, %+v; want its handshake, with no times", err, d)
+	}
 	for _, tc := range []struct {
 		file    string
 		packets int
