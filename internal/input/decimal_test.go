@@ -117,10 +117,8 @@ func TestDecimalListOrHex(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || hexOf(got) != tc.want || format != tc.format {
-			t.Errorf("%s: got %s as %q (%v), want %s as %q", tc.name, hexOf(got), format, err, tc.want, tc.format)
+		if err != nil || hex.EncodeToString(got) != tc.want || format != tc.format {
+			t.Errorf("%s: got %s as %q (%v), want %s as %q", tc.name, hex.EncodeToString(got), format, err, tc.want, tc.format)
 		}
 	}
 }
-
-func hexOf(b []byte) string { return hex.EncodeToString(b) }

@@ -22,13 +22,9 @@ const followSegment = 32 << 10
 // TCP stream as tshark prints one: a "Follow: tcp,hex" heading, or YAML's
 // "peers:".
 func followStart(b []byte) bool {
-	for n := 0; n < 3 && len(b) > 0; n++ {
-		l := b
-		if nl := bytes.IndexByte(b, '\n'); nl >= 0 {
-			l, b = b[:nl], b[nl+1:]
-		} else {
-			b = nil
-		}
+	for n, ls := 0, 0; n < 3 && ls < len(b); n++ {
+		var l []byte
+		l, ls = followNext(b, ls)
 		l = bytes.TrimSpace(l)
 		if bytes.HasPrefix(l, []byte("Follow: tcp,hex")) || bytes.Equal(l, []byte("peers:")) {
 			return true
@@ -62,7 +58,7 @@ func parseFollow(data []byte) (*PacketDump, error) {
 	t := text{src: data}
 	var flows []*flow
 	var err error
-	if y := bytes.Index(data, []byte("peers:")); y >= 0 && bytes.Index(data, []byte("Follow: tcp,hex")) < 0 {
+	if !bytes.Contains(data, []byte("Follow: tcp,hex")) { // followStart saw "peers:"
 		flows, err = followYAML(t)
 	} else {
 		flows, err = followHex(t)
@@ -72,22 +68,20 @@ func parseFollow(data []byte) (*PacketDump, error) {
 	}
 	d := &PacketDump{Format: FormatFollow, Times: NoTimes}
 	pieces, timed := 0, 0
+	var first time.Time // a stream without data opens at the first time of all
 	for _, f := range flows {
 		for _, c := range f.chunks {
 			pieces++
 			if !c.time.IsZero() {
 				timed++
+				if first.IsZero() || c.time.Before(first) {
+					first = c.time
+				}
 			}
 		}
 	}
 	if pieces > 0 && timed == pieces {
 		d.Times = Seconds // every piece has its time (YAML's)
-	}
-	var first time.Time // a stream without data opens at the first time of all
-	for _, f := range flows {
-		if len(f.chunks) > 0 && d.Times != NoTimes && (first.IsZero() || f.chunks[0].time.Before(first)) {
-			first = f.chunks[0].time
-		}
 	}
 	for _, f := range flows {
 		f.packets(d, first)
@@ -104,9 +98,12 @@ func parseFollow(data []byte) (*PacketDump, error) {
 
 // packets appends f's packets to d.
 func (f *flow) packets(d *PacketDump, first time.Time) {
-	at := first
-	if len(f.chunks) > 0 && d.Times != NoTimes {
-		at = f.chunks[0].time
+	var at time.Time // the handshake's: the stream's first time, or the first of all
+	if d.Times != NoTimes {
+		at = first
+		if len(f.chunks) > 0 {
+			at = f.chunks[0].time
+		}
 	}
 	seq := [2]uint32{1000, 5000}
 	add := func(from int, flags byte, payload []byte, ts time.Time) {
@@ -183,13 +180,9 @@ func followHex(t text) ([]*flow, error) {
 	var sent [2]int
 	nodes := 0
 	for ls := 0; ls < len(t.src); {
-		le := len(t.src)
-		if nl := bytes.IndexByte(t.src[ls:], '\n'); nl >= 0 {
-			le = ls + nl
-		}
-		line := bytes.TrimRight(t.src[ls:le], " \t\r")
 		at := ls
-		ls = le + 1
+		var line []byte
+		line, ls = followNext(t.src, ls)
 		body := bytes.TrimLeft(line, " \t")
 		switch {
 		case len(body) == 0 || body[0] == '=' || bytes.HasPrefix(body, []byte("Filter:")):
@@ -241,6 +234,16 @@ func followHex(t text) ([]*flow, error) {
 	return flows, nil
 }
 
+// followNext is the line of src at ls, without its blanks at the end,
+// and where the next starts.
+func followNext(src []byte, ls int) ([]byte, int) {
+	le := len(src)
+	if nl := bytes.IndexByte(src[ls:], '\n'); nl >= 0 {
+		le = ls + nl
+	}
+	return bytes.TrimRight(src[ls:le], " \t\r"), le + 1
+}
+
 // followLine reads one line of a follow's hex dump: its offset, then up
 // to 16 bytes at their columns (eight, a blank, eight), then the text.
 func followLine(t text, at int, l []byte) (int, []byte, error) {
@@ -289,13 +292,9 @@ func followYAML(t text) ([]*flow, error) {
 		return nil
 	}
 	for ls := 0; ls < len(t.src); {
-		le := len(t.src)
-		if nl := bytes.IndexByte(t.src[ls:], '\n'); nl >= 0 {
-			le = ls + nl
-		}
-		line := bytes.TrimRight(t.src[ls:le], " \t\r")
 		at := ls
-		ls = le + 1
+		var line []byte
+		line, ls = followNext(t.src, ls)
 		body := bytes.TrimLeft(line, " ")
 		indent := len(line) - len(body)
 		if inData {
