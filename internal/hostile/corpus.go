@@ -1,6 +1,7 @@
 package hostile
 
 import (
+	"fmt"
 	"math"
 )
 
@@ -513,6 +514,26 @@ func protocolCorpus() []Entry {
 				idb := ngInterface(65535)
 				copy(idb[4:], []byte{4, 0, 0, 0})
 				return concat(ngSection(-1), idb, ngPacket(0, req))
+			}},
+		// Text that kwire pcap reads as a capture: followed TCP streams
+		// (tshark -z follow), each made a connection of packets.
+		{Name: "follow-empty-streams.txt", Mode: Pcap, Attacks: "a followed-stream text (tshark -z follow,tcp,hex) of 2,500 streams with nodes and no data: each made a connection of three handshake packets",
+			Expect: Expect{Survive: true},
+			gen: func() []byte {
+				var b []byte
+				for i := range 2500 {
+					b = fmt.Appendf(b, "===\nFollow: tcp,hex\nNode 0: 10.0.%d.%d:%d\nNode 1: 10.0.0.1:9092\n", i/250, i%250, 1024+i)
+				}
+				return b
+			}},
+		{Name: "follow-yaml-byte-packets.txt", Mode: Pcap, Attacks: "a followed-stream text (tshark -z follow,tcp,yaml) of 2,500 one-byte packets, the peers taking turns: 2,500 segments of a byte, no frame in either direction",
+			Expect: Expect{Survive: true},
+			gen: func() []byte {
+				b := []byte("peers:\n  - peer: 0\n    host: 10.0.0.2\n    port: 50000\n  - peer: 1\n    host: 10.0.0.1\n    port: 9092\npackets:\n")
+				for i := range 2500 {
+					b = fmt.Appendf(b, "  - packet: %d\n    peer: %d\n    timestamp: 1.%09d\n    data: !!binary |\n      AA==\n", i, i%2, i)
+				}
+				return b
 			}},
 	}, payloadEntries()...)
 }

@@ -68,7 +68,7 @@ func TestEntriesAreSmallAndDescribed(t *testing.T) {
 		if e.Attacks == "" || e.Expect.String() == "" {
 			t.Errorf("%s: says nothing about what it attacks or what the user must get", e.Name)
 		}
-		if e.Mode == Pcap && !strings.Contains(e.Name, ".pcap") || e.Mode == Storage && !strings.HasPrefix(e.Name, "storage/") ||
+		if e.Mode == Pcap && !strings.Contains(e.Name, ".pcap") && !strings.HasPrefix(e.Name, "follow-") || e.Mode == Storage && !strings.HasPrefix(e.Name, "storage/") ||
 			e.Mode != Pcap && e.Mode != Storage && !strings.HasSuffix(e.Name, ".bin") {
 			t.Errorf("%s: name does not match mode %s", e.Name, e.Mode)
 		}
