@@ -26,6 +26,7 @@ import (
 // --fail-on.
 
 type checkConfig struct {
+	keys   keyLogFlag
 	files  []string
 	ports  portList
 	format string
@@ -46,9 +47,13 @@ func runCheck(e *env, args []string) int {
 	fs.StringVar(&cfg.sarif, "sarif", "", "also write a SARIF 2.1.0 report to `FILE`, for code-scanning tools")
 	failOn := fs.String("fail-on", "error", "exit 1 when a finding is at least this severe: error, warning, note or none")
 	fs.IntVar(&cfg.jobs, "jobs", runtime.NumCPU(), "exchanges analysed at once")
+	cfg.keys.register(fs)
 	args, code := parseFlags(e, fs, args)
 	if code >= 0 {
 		return code
+	}
+	if !cfg.keys.load(e) {
+		return 2
 	}
 	switch cfg.format {
 	case "text", "json", "ndjson", "sarif":
@@ -407,7 +412,7 @@ func (c *checkConfig) checkCapture(o *checkOut, file string, in io.Reader) (*cap
 	var readErr error
 	n := 0
 	go func() {
-		res, readErr = capture.ReadFunc(in, capture.Options{BrokerPorts: c.ports, Buffer: frames.get, KeepDamaged: true}, func(x *capture.Exchange) {
+		res, readErr = capture.ReadFunc(in, capture.Options{BrokerPorts: c.ports, Buffer: frames.get, KeepDamaged: true, KeyLog: c.keys.log}, func(x *capture.Exchange) {
 			jobs <- checkJob{n, conv.Exchange(x), x}
 			n++
 		})

@@ -121,6 +121,7 @@ type pcapConfig struct {
 	jobs     int
 	strict   bool
 	progress string
+	keys     keyLogFlag
 }
 
 // live reports whether the capture comes from a pipe, where each line is
@@ -229,9 +230,13 @@ func parsePcapFlags(e *env, args []string) (*pcapConfig, int) {
 	fs.BoolVar(&cfg.strict, "strict", false, "exit 1 when any exchange shown has a warning (a lenient reading or a limit hit), the capture lost bytes (gaps, a snap length) or is truncated or corrupt")
 	fs.IntVar(&cfg.jobs, "jobs", runtime.NumCPU(), "decoders working at once")
 	fs.StringVar(&cfg.progress, "progress", "auto", progressFlagUsage)
+	cfg.keys.register(fs)
 	args, code := parseFlags(e, fs, args)
 	if code >= 0 {
 		return nil, code
+	}
+	if !cfg.keys.load(e) {
+		return nil, 2
 	}
 	if len(args) != 1 {
 		fail(e, "pcap needs one capture file, or - for standard input")
@@ -345,7 +350,7 @@ func (p *pcapRun) decode(in io.Reader) (*capture.Result, error) {
 				size, run = 0, nil
 			}
 		}
-		res, readErr = capture.ReadFunc(in, capture.Options{BrokerPorts: p.cfg.ports, Buffer: frames.get, KeepDamaged: true}, func(x *capture.Exchange) {
+		res, readErr = capture.ReadFunc(in, capture.Options{BrokerPorts: p.cfg.ports, Buffer: frames.get, KeepDamaged: true, KeyLog: p.cfg.keys.log}, func(x *capture.Exchange) {
 			if x.Request != nil && x.Response != nil && topicids.Learns(x.APIKey) {
 				// In capture order, before any exchange after it is
 				// decoded: the topic ids a Metadata response names.
@@ -719,6 +724,10 @@ func exchangeHead(w *jsontext.Writer, x *capture.Exchange, key, ver int16, guess
 	w.String(conn)
 	w.Key("connId")
 	w.Int(int64(x.Conn.ID))
+	if x.Conn.TLS != "" {
+		w.Key("tls")
+		w.Text(x.Conn.TLS)
+	}
 	w.Key("apiKey")
 	w.Int(int64(key))
 	if a := schema.ByKey(key); a != nil {
@@ -835,6 +844,9 @@ type apiStats struct {
 func (p *pcapRun) printSummary(res *capture.Result) {
 	w := p.w
 	fmt.Fprintf(w, "%d packets, %d connections, %d exchanges, %d non-Kafka packets", res.Packets, res.Connections, p.exchanges, res.NonKafka)
+	if res.TLSDecrypted > 0 {
+		fmt.Fprintf(w, ", %d TLS connections decrypted", res.TLSDecrypted)
+	}
 	if res.TLS > 0 {
 		fmt.Fprintf(w, ", %d TLS connections among them (encrypted, not decoded)", res.TLS)
 	}

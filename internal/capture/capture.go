@@ -70,6 +70,11 @@ type Options struct {
 	// A reader that sets it sees frames that do not decode whole: their
 	// bytes end early, not the sender's encoding.
 	KeepDamaged bool
+	// KeyLog, when set, decrypts the TLS connections whose secrets it
+	// holds (TLS 1.2 and 1.3, AEAD cipher suites), from their ClientHello
+	// on; a pcapng file's decryption secrets blocks add to it. A TLS
+	// connection it cannot decrypt is said in a note, as without it.
+	KeyLog *KeyLog
 	// Buffer, when set, gives the slice (length 0, capacity at least n)
 	// a frame's n bytes are copied into, so that a reader done with an
 	// exchange's frames can hand their buffers out again (kwire pcap
@@ -124,6 +129,10 @@ type Conn struct {
 	// SkippedBytes counts stream bytes discarded while resynchronising or
 	// because they belonged to frames damaged by a gap.
 	SkippedBytes int64
+	// TLS names the TLS version and cipher suite of a connection decrypted
+	// with a key log ("TLS 1.3 TLS_AES_128_GCM_SHA256"); "" for one in the
+	// clear. Its frames' StreamOffset counts the decrypted bytes.
+	TLS string
 
 	ep        [2]Endpoint // ep[0] < ep[1]
 	half      [2]*half    // half[i]: data sent by ep[i]
@@ -132,6 +141,7 @@ type Conn struct {
 	bySYN     bool // clientIdx was set by a SYN (the handshake was seen)
 	copied    bool // its SYN was seen again after it ended (said once)
 	nonKafka  bool
+	tls       *tlsConn // the TLS session being decrypted
 	finished  bool
 	retired   bool
 	key       connKey
@@ -273,10 +283,14 @@ type Result struct {
 	Packets  int
 	NonKafka int
 	// TLS counts the connections found to carry TLS (a TLS record header
-	// where their first frame would be): encrypted, not decoded, each
+	// where their first frame would be) that were not decrypted (no key
+	// log, or none of its secrets for them): encrypted, not decoded, each
 	// said in a note, and left out of Conns and Connections (their packets
 	// count in NonKafka).
 	TLS int
+	// TLSDecrypted counts the TLS connections decrypted with the key log;
+	// they are in Conns, with Conn.TLS set.
+	TLSDecrypted int
 	// Fragments counts IP fragments, which are skipped.
 	Fragments int
 	// Gaps counts the gaps (bytes missing from the capture: lost, or cut
@@ -366,6 +380,9 @@ func (e *engine) run(r io.Reader) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrFormat, err)
 	}
+	if ng, ok := src.(*ngReader); ok {
+		ng.secrets = e.addSecrets
+	}
 	for {
 		data, ts, link, rerr := src.next()
 		if rerr != nil {
@@ -385,4 +402,23 @@ func (e *engine) run(r io.Reader) error {
 	}
 	e.finish()
 	return nil
+}
+
+// addSecrets takes the TLS key log a pcapng file carries (a decryption
+// secrets block), beside Options.KeyLog, which it leaves as it is.
+func (e *engine) addSecrets(b []byte) {
+	if e.keys == nil || e.keys == e.opts.KeyLog {
+		k := &KeyLog{m: make(map[[32]byte]*tlsSecrets, e.opts.KeyLog.Sessions())}
+		if e.opts.KeyLog != nil {
+			for cr, s := range e.opts.KeyLog.m {
+				c := *s
+				k.m[cr] = &c
+			}
+		}
+		e.keys = k
+	}
+	if !e.keys.addAll(b) && !e.keysFull {
+		e.keysFull = true
+		e.note(nil, "the capture's TLS secrets hold more than %d sessions: the rest are not used", maxKeyLogSessions)
+	}
 }

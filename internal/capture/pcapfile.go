@@ -129,6 +129,9 @@ type ngReader struct {
 	order binary.ByteOrder
 	ifs   []ngIface
 	block []byte
+	// secrets, when set, takes the TLS key log of each decryption
+	// secrets block.
+	secrets func([]byte)
 }
 
 // maxInterfaces bounds the interface descriptions of one pcapng section,
@@ -222,6 +225,10 @@ func (g *ngReader) next() ([]byte, time.Time, uint32, error) {
 			ifc := g.ifs[id]
 			sec, ns := ngTime(ts, ifc.perSec)
 			return b[20 : 20+capLen], time.Unix(int64(sec)+ifc.offset, int64(ns)).UTC(), ifc.link, nil
+		case 10: // decryption secrets: type, length, data
+			if len(b) >= 8 && g.order.Uint32(b) == 0x544c534b && g.secrets != nil { // "TLSK", a TLS key log
+				g.secrets(b[8 : 8+min(int(g.order.Uint32(b[4:])), len(b)-8)])
+			}
 		case 3: // simple packet: interface 0, no timestamp
 			if len(b) < 4 || len(g.ifs) == 0 {
 				return nil, time.Time{}, 0, errCorrupt

@@ -61,6 +61,8 @@ type half struct {
 	skipped  int64 // bytes skipped since sync was lost
 	final    bool
 	released bool
+
+	tl *tlsHalf // the TLS layer, when the stream is decrypted (tls.go)
 }
 
 type seg struct {
@@ -307,6 +309,9 @@ func (h *half) flush() {
 	if h.released {
 		return
 	}
+	if x := h.tl; x != nil && len(x.rec) > 0 && !x.dead {
+		h.e.note(h.c, "TLS: the %s stream ends inside a record (%d bytes of it captured)", h.name(), len(x.rec))
+	}
 	for len(h.segs) > 0 && !h.released {
 		h.forceGap("never filled")
 	}
@@ -372,6 +377,19 @@ func (h *half) deliver(data []byte, t time.Time, pkt int) {
 	if h.released {
 		return
 	}
+	if h.tl != nil {
+		h.tlsData(data, t, pkt)
+		return
+	}
+	if h.off == 0 && len(h.buf) == 0 && h.skipTo == 0 && h.tls(data, t, pkt) {
+		return
+	}
+	h.frameData(data, t, pkt)
+}
+
+// frameData hands stream bytes (a TLS connection's decrypted ones) to the
+// framer.
+func (h *half) frameData(data []byte, t time.Time, pkt int) {
 	if h.skipTo > h.off {
 		n := h.skipTo - h.off
 		if n >= int64(len(data)) {
@@ -382,9 +400,6 @@ func (h *half) deliver(data []byte, t time.Time, pkt int) {
 		h.skip(n)
 		data = data[n:]
 		h.off += n
-	}
-	if h.off == 0 && len(h.buf) == 0 && h.tls(data) {
-		return
 	}
 	if len(h.buf) > 0 && h.tentative && h.synced {
 		h.preempt(data, pkt)
@@ -427,10 +442,14 @@ func tlsRecord(b []byte) (int, bool) {
 // tls recognises a stream that starts with TLS, given its first bytes:
 // at a known start (the SYN seen), a handshake record; in a stream seen
 // from its middle, two records back to back. Such a connection is
-// encrypted: it is said once, not framed, and dropped as non-Kafka.
+// decrypted when a key log is given and its ClientHello is there
+// (tls.go); else it is said once, not framed, and dropped as non-Kafka.
 // (No Kafka frame starts so: a size of 0x14000000 or more is past
 // MaxFrame's default.)
-func (h *half) tls(b []byte) bool {
+func (h *half) tls(b []byte, t time.Time, pkt int) bool {
+	if h.c.tls != nil {
+		return h.tlsStart(b, t, pkt)
+	}
 	n, ok := tlsRecord(b)
 	if !ok || uint64(binary.BigEndian.Uint32(b)) < uint64(h.e.opts.MaxFrame) {
 		return false
@@ -452,21 +471,28 @@ func (h *half) tls(b []byte) bool {
 		}
 		c.setRole()
 	}
-	h.e.res.TLS++
-	h.e.note(c, "TLS (record header % x): encrypted, not decoded", b[:3])
-	if n := len(h.e.res.Notes); n > 0 && h.e.res.Notes[n-1].Conn == c {
-		h.e.res.Notes[n-1].TLS = true
+	switch {
+	case h.tlsStart(b, t, pkt):
+	case h.e.keys != nil:
+		h.tlsDrop("TLS (record header % x), seen from its middle: its ClientHello is not in the capture, so no secret is known for it: encrypted, not decoded", b[:3])
+	default:
+		h.tlsDrop("TLS (record header % x): encrypted, not decoded", b[:3])
 	}
-	c.nonKafka = true
-	h.e.res.Frames -= len(c.pending)
-	c.pending, c.pendingBytes = nil, 0
-	c.half[0].release()
-	c.half[1].release()
 	return true
 }
 
-// gap tells the framer that n stream bytes are missing.
+// gap says that n stream bytes are missing: to the TLS layer, when it
+// reads the stream, else to the framer.
 func (h *half) gap(n int64) {
+	if h.tl != nil {
+		h.tlsLost(n)
+		return
+	}
+	h.frameGap(n)
+}
+
+// frameGap tells the framer that n stream bytes are missing.
+func (h *half) frameGap(n int64) {
 	h.clean = false
 	start, end := h.off, h.off+n
 	h.off = end

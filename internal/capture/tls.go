@@ -1,0 +1,441 @@
+package capture
+
+import (
+	"crypto/cipher"
+	"encoding/binary"
+	"strconv"
+	"time"
+)
+
+// TLS connections decrypted with a key log (Options.KeyLog, or the
+// secrets a pcapng file carries): each direction's stream is cut into
+// records, the hellos give the session's randoms, version and suite, and
+// the records' application data, decrypted, is what the Kafka framer
+// reads, at offsets of its own (the plaintext's). What cannot be
+// decrypted is said: the whole connection when nothing of it was yet
+// (no secrets, a suite kwire does not decrypt), else the rest of one
+// direction (bytes lost, a record that does not open).
+
+const (
+	tls12 = 0x0303
+	tls13 = 0x0304
+	// maxHello bounds a hello kept while its records come (a ClientHello
+	// with a post-quantum key share is about 1.5 KB).
+	maxHello = 1 << 16
+)
+
+// hrrRandom is the random of a HelloRetryRequest (RFC 8446, 4.1.3): a
+// ServerHello that asks for another ClientHello, the real one to come.
+var hrrRandom = [32]byte{0xcf, 0x21, 0xad, 0x74, 0xe5, 0x9a, 0x61, 0x11, 0xbe, 0x1d, 0x8c, 0x02, 0x1e, 0x65, 0xb8, 0x91,
+	0xc2, 0xa2, 0x11, 0x16, 0x7a, 0xbb, 0x8c, 0x5e, 0x07, 0x9e, 0x09, 0xe2, 0xc8, 0xa8, 0x33, 0x9c}
+
+// tlsConn is a TLS session being decrypted: what its hellos said, its
+// secrets, and (TLS 1.2) its write keys by direction.
+type tlsConn struct {
+	cr, sr    [32]byte
+	haveCR    bool
+	clientIdx int // the half that sent the ClientHello
+	version   uint16
+	suite     *tlsSuite
+	sec       *tlsSecrets
+	aead12    [2]cipher.AEAD // TLS 1.2's keys, by half index
+	iv12      [2][]byte
+	decrypted bool // some application data was
+}
+
+// tlsHalf decrypts one direction of a TLS connection.
+type tlsHalf struct {
+	s      *tlsConn
+	idx    int    // the half's index in its connection
+	rec    []byte // the record being gathered
+	hs     []byte // handshake bytes before the hello is whole
+	hello  bool   // this direction's hello is read
+	enc    bool   // its records are encrypted
+	aead   cipher.AEAD
+	iv     []byte
+	seq    uint64
+	phase  int    // TLS 1.3: -1 no keys yet, 0 handshake, 1 first traffic secret, 2 and on after key updates
+	secret []byte // TLS 1.3: phase's secret
+	dead   bool   // nothing more of this direction is decrypted
+	off    int64  // ciphertext offset of the next byte
+	plain  []byte
+	nonce  [12]byte
+	aad    [13]byte
+}
+
+// tlsStart is called with the first bytes of a direction that begin with
+// a TLS record: it reports whether they are decrypted (then taken), the
+// connection's ClientHello being there or its session begun.
+func (h *half) tlsStart(b []byte, t time.Time, pkt int) bool {
+	c := h.c
+	if c.tls == nil {
+		if h.e.keys == nil || len(b) < 6 || b[0] != 22 || b[5] != 1 {
+			return false
+		}
+		c.tls = &tlsConn{clientIdx: -1}
+	}
+	h.tl = &tlsHalf{s: c.tls, idx: h.idx, phase: -1}
+	h.tlsData(b, t, pkt)
+	return true
+}
+
+// tlsData takes stream bytes of a TLS direction: each whole record is
+// opened, and its application data framed.
+func (h *half) tlsData(b []byte, t time.Time, pkt int) {
+	x := h.tl
+	for len(b) > 0 && !x.dead && !h.released {
+		need := 5
+		if len(x.rec) >= 5 {
+			n, ok := tlsRecord(x.rec)
+			if !ok {
+				h.tlsFail("bytes that are no TLS record header (% x) at stream offset %d", x.rec[:5], x.off-int64(len(x.rec)))
+				break
+			}
+			need = n
+		}
+		k := min(need-len(x.rec), len(b))
+		x.rec = append(x.rec, b[:k]...)
+		b = b[k:]
+		x.off += int64(k)
+		if len(x.rec) == need && need > 5 {
+			h.tlsRecord(t, pkt)
+			x.rec = x.rec[:0]
+		}
+	}
+	if len(b) > 0 && !h.released {
+		h.skip(int64(len(b)))
+	}
+}
+
+// tlsRecord handles the whole record in h.tl.rec.
+func (h *half) tlsRecord(t time.Time, pkt int) {
+	x, s := h.tl, h.tl.s
+	r := x.rec
+	if !x.enc {
+		switch {
+		case r[0] == 22:
+			h.tlsHandshake(r[5:])
+			return
+		case r[0] == 20:
+			// ChangeCipherSpec: TLS 1.2 encrypts from here on; TLS 1.3
+			// sends it for middleboxes (after a HelloRetryRequest too,
+			// before its ServerHello), and it changes nothing.
+			if s.version == tls12 && s.sec != nil {
+				i := h.idx
+				x.enc, x.aead, x.iv, x.seq = true, s.aead12[i], s.iv12[i], 0
+			}
+			return
+		case r[0] == 21:
+			h.tlsAlert(r[5:])
+			return
+		case r[0] == 23 && s.version == tls13:
+			x.enc = true
+		default:
+			h.tlsFail("application data before the handshake made its keys")
+			return
+		}
+	}
+	typ, pt, ok := x.open(r)
+	if !ok {
+		h.tlsFail("a record of %d bytes at stream offset %d that its secrets do not open", len(r), x.off-int64(len(r)))
+		return
+	}
+	switch typ {
+	case 23:
+		s.decrypted = true
+		if len(pt) > 0 {
+			h.frameData(pt, t, pkt)
+		}
+	case 21:
+		h.tlsAlert(pt)
+	}
+	// Handshake messages after the keys (Finished, session tickets, key
+	// updates, which open fails over to) frame nothing.
+}
+
+// tlsHandshake reads handshake bytes sent in the clear until this
+// direction's hello is whole.
+func (h *half) tlsHandshake(b []byte) {
+	x, s := h.tl, h.tl.s
+	if x.hello {
+		return
+	}
+	x.hs = append(x.hs, b...)
+	for len(x.hs) >= 4 && !x.hello && !h.released {
+		n := int(x.hs[1])<<16 | int(x.hs[2])<<8 | int(x.hs[3])
+		if n > maxHello {
+			h.tlsFail("a handshake message of %d bytes", n)
+			return
+		}
+		if len(x.hs) < 4+n {
+			return
+		}
+		m := x.hs[4 : 4+n]
+		switch x.hs[0] {
+		case 0: // HelloRequest
+		case 1:
+			if len(m) < 34 {
+				h.tlsFail("a ClientHello of %d bytes", n)
+				return
+			}
+			if !s.haveCR {
+				copy(s.cr[:], m[2:34])
+				s.haveCR, s.clientIdx = true, h.idx
+			}
+			x.hello = true
+		case 2:
+			h.serverHello(m)
+		default:
+			h.tlsFail("a handshake that begins with message type %d, not a hello", x.hs[0])
+			return
+		}
+		x.hs = x.hs[4+n:]
+	}
+	if x.hello {
+		x.hs = nil
+	}
+}
+
+// serverHello reads the ServerHello m (without its header): the server's
+// random, the version and the suite; then the session is ready.
+func (h *half) serverHello(m []byte) {
+	x, s := h.tl, h.tl.s
+	if len(m) < 38 {
+		h.tlsFail("a ServerHello of %d bytes", len(m))
+		return
+	}
+	var sr [32]byte
+	copy(sr[:], m[2:34])
+	if sr == hrrRandom {
+		return // a HelloRetryRequest: the ServerHello comes after the client's second hello
+	}
+	x.hello = true
+	version := binary.BigEndian.Uint16(m)
+	p := 35 + int(m[34])
+	if len(m) < p+3 {
+		h.tlsFail("a ServerHello of %d bytes", len(m))
+		return
+	}
+	id := binary.BigEndian.Uint16(m[p:])
+	p += 3
+	if len(m) >= p+2 {
+		ext := m[p+2 : min(len(m), p+2+int(binary.BigEndian.Uint16(m[p:])))]
+		for len(ext) >= 4 {
+			typ, l := binary.BigEndian.Uint16(ext), int(binary.BigEndian.Uint16(ext[2:]))
+			if len(ext) < 4+l {
+				break
+			}
+			if typ == 43 && l == 2 { // supported_versions: the version chosen
+				version = binary.BigEndian.Uint16(ext[4:])
+			}
+			ext = ext[4+l:]
+		}
+	}
+	s.sr, s.version = sr, version
+	s.suite = suiteByID(id)
+	h.tlsReady(id)
+}
+
+// tlsReady finds the session's secrets once its hellos are read, or
+// drops the connection, saying why it is not decrypted.
+func (h *half) tlsReady(id uint16) {
+	s, c := h.tl.s, h.c
+	name := tlsVersionName(s.version)
+	switch {
+	case !s.haveCR:
+		h.tlsDrop("TLS: its ClientHello is not in the capture, so no secret is known for it: encrypted, not decoded")
+		return
+	case s.version != tls12 && s.version != tls13:
+		h.tlsDrop("TLS: %s, which kwire does not decrypt (TLS 1.2 and 1.3 it does): encrypted, not decoded", name)
+		return
+	case s.suite == nil:
+		h.tlsDrop("TLS: %s with cipher suite %s, which kwire does not decrypt (it decrypts the AES-GCM and ChaCha20-Poly1305 suites): encrypted, not decoded", name, suiteName(id))
+		return
+	}
+	s.sec = h.e.keys.lookup(s.cr)
+	sec := s.sec
+	if sec == nil || s.version == tls12 && sec.master == nil || s.version == tls13 && (sec.client0 == nil || sec.server0 == nil) {
+		h.tlsDrop("TLS: %s; the key log has no %s for its client random %x: encrypted, not decoded", name, secretName(s.version), s.cr)
+		return
+	}
+	if s.version == tls12 {
+		ci, si := s.clientIdx, 1-s.clientIdx
+		s.aead12[ci], s.aead12[si], s.iv12[ci], s.iv12[si] = s.suite.keys12(sec.master, s.cr, s.sr)
+	}
+	c.TLS = name + " " + s.suite.name
+	h.e.res.TLSDecrypted++
+}
+
+func secretName(v uint16) string {
+	if v == tls12 {
+		return "master secret (CLIENT_RANDOM)"
+	}
+	return "traffic secrets (CLIENT_TRAFFIC_SECRET_0 and SERVER_TRAFFIC_SECRET_0)"
+}
+
+func tlsVersionName(v uint16) string {
+	switch v {
+	case 0x0300:
+		return "SSL 3.0"
+	case 0x0301, 0x0302, tls12, tls13:
+		return "TLS 1." + strconv.Itoa(int(v-0x0301))
+	}
+	return "TLS version 0x" + strconv.FormatUint(uint64(v)|0x10000, 16)[1:]
+}
+
+// tlsAlert says a fatal alert (a close_notify, or a warning, is the
+// connection's business).
+func (h *half) tlsAlert(b []byte) {
+	if len(b) >= 2 && b[0] == 2 {
+		h.e.note(h.c, "TLS: the %s sent a fatal alert (description %d)", h.name(), b[1])
+	}
+}
+
+// tlsDrop leaves a TLS connection encrypted, before anything of it was
+// framed: it is said, and dropped as not Kafka, as one without a key log.
+func (h *half) tlsDrop(format string, args ...any) {
+	c := h.c
+	h.e.res.TLS++
+	h.e.note(c, format, args...)
+	if n := len(h.e.res.Notes); n > 0 && h.e.res.Notes[n-1].Conn == c {
+		h.e.res.Notes[n-1].TLS = true
+	}
+	if c.TLS != "" {
+		c.TLS = ""
+		h.e.res.TLSDecrypted--
+	}
+	c.nonKafka = true
+	h.e.res.Frames -= len(c.pending)
+	c.pending, c.pendingBytes = nil, 0
+	c.half[0].release()
+	c.half[1].release()
+}
+
+// tlsFail ends the decryption of h's direction: the whole connection's,
+// while none of it was decrypted yet.
+func (h *half) tlsFail(format string, args ...any) {
+	if !h.tl.s.decrypted {
+		h.tlsDrop("TLS: "+format+": encrypted, not decoded", args...)
+		return
+	}
+	h.tl.dead = true
+	h.e.note(h.c, "TLS: "+format+": the rest of the "+h.name()+" stream is not decrypted", args...)
+}
+
+// tlsLost is a gap of n bytes in a TLS direction: the records after it
+// cannot be found or opened in order, so the direction ends there, and
+// the framer is told of the loss.
+func (h *half) tlsLost(n int64) {
+	x := h.tl
+	if x.dead {
+		h.skip(n)
+		return
+	}
+	x.off += n
+	h.tlsFail("%d bytes lost at stream offset %d", n, x.off-n)
+	if !h.released {
+		h.frameGap(n)
+	}
+}
+
+// open decrypts record r: its content type and plaintext.
+func (x *tlsHalf) open(r []byte) (byte, []byte, bool) {
+	s := x.s
+	if s.version == tls13 {
+		// A record that does not open with this phase's keys may be the
+		// first of the next: the first traffic secret's after the
+		// handshake's, the next one's after a key update.
+		for try := 0; try < 3; try++ {
+			if (x.aead == nil || try > 0) && !x.nextPhase() {
+				return 0, nil, false
+			}
+			pt, err := x.aead.Open(x.plain[:0], x.seqNonce(), r[5:], r[:5])
+			if err != nil {
+				continue
+			}
+			x.seq++
+			x.plain = pt
+			for len(pt) > 0 && pt[len(pt)-1] == 0 {
+				pt = pt[:len(pt)-1] // padding
+			}
+			if len(pt) == 0 {
+				return 0, nil, false
+			}
+			return pt[len(pt)-1], pt[:len(pt)-1], true
+		}
+		return 0, nil, false
+	}
+	body := r[5:]
+	var nonce []byte
+	if s.suite.chacha {
+		nonce = x.seqNonce()
+	} else {
+		if len(body) < 8 {
+			return 0, nil, false
+		}
+		nonce = append(append(x.nonce[:0], x.iv...), body[:8]...)
+		body = body[8:]
+	}
+	if len(body) < 16 {
+		return 0, nil, false
+	}
+	aad := binary.BigEndian.AppendUint64(x.aad[:0], x.seq)
+	aad = append(aad, r[:3]...)
+	aad = binary.BigEndian.AppendUint16(aad, uint16(len(body)-16))
+	pt, err := x.aead.Open(x.plain[:0], nonce, body, aad)
+	x.seq++
+	if err != nil {
+		return 0, nil, false
+	}
+	x.plain = pt
+	return r[0], pt, true
+}
+
+// seqNonce is the IV with the record's sequence number XORed into its
+// last 8 bytes (TLS 1.3, and ChaCha20-Poly1305 in TLS 1.2).
+func (x *tlsHalf) seqNonce() []byte {
+	n := x.nonce[:]
+	copy(n, x.iv)
+	var q [8]byte
+	binary.BigEndian.PutUint64(q[:], x.seq)
+	for i, b := range q {
+		n[4+i] ^= b
+	}
+	return n
+}
+
+// nextPhase moves a TLS 1.3 direction to its next keys: the handshake
+// secret's (passed over when the key log lacks it), the first traffic
+// secret's, then each key update's. False when the key log has none.
+func (x *tlsHalf) nextPhase() bool {
+	sec, client := x.s.sec, x.idx == x.s.clientIdx
+	for {
+		x.phase++
+		switch x.phase {
+		case 0:
+			x.secret = sec.serverHS
+			if client {
+				x.secret = sec.clientHS
+			}
+		case 1:
+			x.secret = sec.server0
+			if client {
+				x.secret = sec.client0
+			}
+		default:
+			if x.secret == nil {
+				return false
+			}
+			x.secret = x.s.suite.expandLabel(x.secret, "traffic upd", x.s.suite.hash()().Size())
+		}
+		if x.secret != nil {
+			break
+		}
+		if x.phase > 0 {
+			return false
+		}
+	}
+	x.aead, x.iv = x.s.suite.trafficKeys(x.secret)
+	x.seq = 0
+	return true
+}

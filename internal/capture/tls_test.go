@@ -1,0 +1,355 @@
+package capture
+
+import (
+	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/binary"
+	"io"
+	"math/big"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/gopacket/layers"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// selfSigned is a certificate for the test's TLS server, and a pool that
+// trusts it.
+func selfSigned(t testing.TB) (tls.Certificate, *x509.CertPool) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "broker"}, DNSNames: []string{"broker"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	require.NoError(t, err)
+	cert, err := x509.ParseCertificate(der)
+	require.NoError(t, err)
+	pool := x509.NewCertPool()
+	pool.AddCert(cert)
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, pool
+}
+
+// flight is what one side wrote to the connection in one call.
+type flight struct {
+	client bool
+	data   []byte
+}
+
+// recorder keeps every write of both sides of a connection, in order.
+type recorder struct {
+	mu      sync.Mutex
+	flights []flight
+}
+
+type recConn struct {
+	net.Conn
+	r      *recorder
+	client bool
+}
+
+func (c recConn) Write(b []byte) (int, error) {
+	c.r.mu.Lock()
+	c.r.flights = append(c.r.flights, flight{c.client, bytes.Clone(b)})
+	c.r.mu.Unlock()
+	return c.Conn.Write(b)
+}
+
+// tlsExchanges runs a real TLS session (crypto/tls, both ends) in which the client sends each of reqs and the server answers it
+// with the matching resp, and returns what each side wrote, in order,
+// and the client's key log.
+func tlsExchanges(t testing.TB, client, server *tls.Config, reqs, resps [][]byte) ([]flight, []byte) {
+	cert, pool := selfSigned(t)
+	client, server = client.Clone(), server.Clone()
+	var keys bytes.Buffer
+	client.RootCAs, client.ServerName, client.KeyLogWriter = pool, "broker", &keys
+	server.Certificates = []tls.Certificate{cert}
+	// Loopback TCP, not net.Pipe: the kernel's buffers let both sides
+	// write at once, as a HelloRetryRequest's flights do.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer l.Close()
+	a, err := net.Dial("tcp", l.Addr().String())
+	require.NoError(t, err)
+	b, err := l.Accept()
+	require.NoError(t, err)
+	rec := &recorder{}
+	done := make(chan error, 1)
+	go func() {
+		s := tls.Server(recConn{b, rec, false}, server)
+		if err := s.Handshake(); err != nil {
+			done <- err
+			return
+		}
+		for _, resp := range resps {
+			var size [4]byte
+			if _, err := io.ReadFull(s, size[:]); err != nil {
+				done <- err
+				return
+			}
+			if _, err := io.CopyN(io.Discard, s, int64(binary.BigEndian.Uint32(size[:]))); err != nil {
+				done <- err
+				return
+			}
+			if _, err := s.Write(resp); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	c := tls.Client(recConn{a, rec, true}, client)
+	require.NoError(t, c.SetDeadline(time.Now().Add(20*time.Second)))
+	if err := c.Handshake(); err != nil {
+		a.Close()
+		require.NoError(t, err, "server: %v", <-done)
+	}
+	for i, req := range reqs {
+		_, err := c.Write(req)
+		require.NoError(t, err)
+		var size [4]byte
+		_, err = io.ReadFull(c, size[:])
+		require.NoError(t, err)
+		_, err = io.CopyN(io.Discard, c, int64(binary.BigEndian.Uint32(size[:])))
+		require.NoError(t, err, "response %d", i)
+	}
+	require.NoError(t, <-done)
+	a.Close() // no close_notify: nobody is left to read it
+	b.Close()
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return rec.flights, keys.Bytes()
+}
+
+// tlsCapture is a capture of flights on one TCP connection, each cut into
+// segments of at most seg bytes; drop, when > 0, leaves out the segment of
+// that number (counted from 1).
+func tlsCapture(t testing.TB, flights []flight, seg, drop int) *tb {
+	b := newTB(t, layers.LinkTypeEthernet)
+	v := b.conv("10.0.0.1:40000", "10.0.0.2:9093")
+	v.handshake()
+	n := 0
+	for _, f := range flights {
+		for _, s := range v.split(f.client, f.data, seg) {
+			if n++; n != drop {
+				v.send(s)
+			}
+		}
+	}
+	v.fin()
+	return b
+}
+
+// bigRequest is a Produce v9 request frame of about 40 KB: three TLS
+// records at least.
+func bigRequest(corr int32) []byte {
+	return kreq(0, 9, corr, "kwire-test", append([]byte{0, 0, 1}, make([]byte, 40000)...)) // acks 1
+}
+
+func testKeyLog(t testing.TB, b []byte) *KeyLog {
+	k, err := ParseKeyLog(bytes.NewReader(b))
+	require.NoError(t, err)
+	return k
+}
+
+// TestTLSDecrypted reads captures of real TLS sessions, each version and
+// AEAD suite kwire decrypts, with their key log: the Kafka frames inside
+// come out as they were written, paired, their connection named with its
+// version and suite.
+func TestTLSDecrypted(t *testing.T) {
+	reqs := [][]byte{apiVersionsReq(1), bigRequest(2), apiVersionsReq(3)}
+	resps := [][]byte{apiVersionsResp(1), kresp(2, bytes.Repeat([]byte{7}, 30000)), apiVersionsResp(3)}
+	tls12 := func(suite uint16) *tls.Config {
+		return &tls.Config{MaxVersion: tls.VersionTLS12, CipherSuites: []uint16{suite}}
+	}
+	for _, c := range []struct {
+		name           string
+		client, server *tls.Config
+		want           string
+	}{
+		{"1.3", &tls.Config{}, &tls.Config{}, "TLS 1.3 TLS_AES_128_GCM_SHA256"},
+		// The server asks for another key share (HelloRetryRequest): the
+		// second ServerHello is the session's.
+		{"1.3 retry", &tls.Config{}, &tls.Config{CurvePreferences: []tls.CurveID{tls.CurveP384}}, "TLS 1.3 TLS_AES_128_GCM_SHA256"},
+		{"1.2 AES-128-GCM", tls12(tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256), &tls.Config{}, "TLS 1.2 TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"},
+		{"1.2 AES-256-GCM", tls12(tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384), &tls.Config{}, "TLS 1.2 TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384"},
+		{"1.2 ChaCha20", tls12(tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256), &tls.Config{}, "TLS 1.2 TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			flights, keys := tlsExchanges(t, c.client, c.server, reqs, resps)
+			// Whole flights, and segments of 7 bytes, which cut every
+			// record header and hello in pieces.
+			for _, seg := range []int{1 << 20, 7} {
+				r := tlsCapture(t, flights, seg, 0).read(Options{KeyLog: testKeyLog(t, keys)})
+				dump(t, r)
+				require.Len(t, r.Conns, 1, "segments of %d", seg)
+				assert.Equal(t, c.want, r.Conns[0].TLS)
+				assert.Equal(t, 1, r.TLSDecrypted)
+				assert.Equal(t, 0, r.TLS)
+				assert.Empty(t, r.Notes)
+				require.Equal(t, []int32{1, 2, 3}, pairedCorrs(r))
+				for i, x := range r.Exchanges {
+					assert.Equal(t, reqs[i], x.Request.Bytes)
+					assert.Equal(t, resps[i], x.Response.Bytes)
+				}
+				assert.Equal(t, int64(len(reqs[0])), r.Exchanges[1].Request.StreamOffset, "offsets count the decrypted bytes")
+			}
+			if c.name == "1.3 retry" {
+				require.Contains(t, string(flights[1].data[11:43]), string(hrrRandom[:]), "the server's first hello is a HelloRetryRequest")
+			}
+		})
+	}
+}
+
+// TestTLSNotDecrypted: a TLS connection without its secrets is said, and
+// dropped, as before key logs: none given, a key log of other sessions,
+// or one with its secrets but a capture that starts after its hello.
+func TestTLSNotDecrypted(t *testing.T) {
+	flights, keys := tlsExchanges(t, &tls.Config{}, &tls.Config{}, [][]byte{apiVersionsReq(1), apiVersionsReq(2)}, [][]byte{apiVersionsResp(1), apiVersionsResp(2)})
+	other := []byte("CLIENT_TRAFFIC_SECRET_0 " + strings.Repeat("ab", 32) + " " + strings.Repeat("cd", 32) + "\n")
+	for _, c := range []struct {
+		name string
+		keys *KeyLog
+		want string
+	}{
+		{"no key log", nil, "TLS (record header 16 03 01): encrypted, not decoded"},
+		{"other sessions", testKeyLog(t, other), "TLS: TLS 1.3; the key log has no traffic secrets (CLIENT_TRAFFIC_SECRET_0 and SERVER_TRAFFIC_SECRET_0) for its client random "},
+	} {
+		r := tlsCapture(t, flights, 1<<20, 0).read(Options{KeyLog: c.keys})
+		dump(t, r)
+		assert.Empty(t, r.Conns, c.name)
+		assert.Equal(t, 1, r.TLS, c.name)
+		assert.Equal(t, 0, r.TLSDecrypted, c.name)
+		require.Len(t, r.Notes, 1, c.name)
+		assert.True(t, r.Notes[0].TLS, c.name)
+		assert.Contains(t, r.Notes[0].Message, c.want, c.name)
+	}
+	// The capture begins after the hellos: the secrets cannot be found.
+	b := newTB(t, layers.LinkTypeEthernet)
+	v := b.conv("10.0.0.1:40000", "10.0.0.2:9093")
+	var cl, sv []byte
+	for _, f := range flights[3:] {
+		if f.client {
+			cl = append(cl, f.data...)
+		} else {
+			sv = append(sv, f.data...)
+		}
+	}
+	v.req(cl)
+	v.resp(sv)
+	r := b.read(Options{KeyLog: testKeyLog(t, keys)})
+	dump(t, r)
+	assert.Equal(t, 1, r.TLS)
+	require.NotEmpty(t, r.Notes)
+	assert.Contains(t, r.Notes[0].Message, "seen from its middle: its ClientHello is not in the capture")
+}
+
+// TestTLSGap: bytes lost in a decrypted direction end its decryption
+// there, said, with what came before kept; the connection is not lost.
+func TestTLSGap(t *testing.T) {
+	reqs := [][]byte{apiVersionsReq(1), apiVersionsReq(2), apiVersionsReq(3)}
+	resps := [][]byte{apiVersionsResp(1), apiVersionsResp(2), apiVersionsResp(3)}
+	flights, keys := tlsExchanges(t, &tls.Config{}, &tls.Config{}, reqs, resps)
+	// The segment to drop: the client's second request.
+	seg, n := 0, 0
+	for _, f := range flights {
+		n++
+		if f.client && bytes.Equal(f.data[:3], []byte{23, 3, 3}) {
+			seg++
+			if seg == 3 { // Finished, then the first request, then the second
+				break
+			}
+		}
+	}
+	r := tlsCapture(t, flights, 1<<20, n).read(Options{KeyLog: testKeyLog(t, keys)})
+	dump(t, r)
+	require.Len(t, r.Conns, 1)
+	assert.Equal(t, int32(1), r.Exchanges[0].CorrelationID)
+	assert.True(t, r.Exchanges[0].Paired())
+	var said []string
+	for _, x := range r.Notes {
+		said = append(said, x.Message)
+	}
+	assert.Contains(t, strings.Join(said, "\n"), "bytes lost at stream offset")
+	assert.Contains(t, strings.Join(said, "\n"), "the rest of the client stream is not decrypted")
+}
+
+// TestTLSSecretsInCapture: a pcapng file that carries its TLS key log (a
+// decryption secrets block, as editcap --inject-secrets writes) is
+// decrypted with no key log given.
+func TestTLSSecretsInCapture(t *testing.T) {
+	flights, keys := tlsExchanges(t, &tls.Config{}, &tls.Config{}, [][]byte{apiVersionsReq(1)}, [][]byte{apiVersionsResp(1)})
+	ng := tlsCapture(t, flights, 1<<20, 0).pcapng()
+	// After the section header, before the interface description.
+	shb := binary.LittleEndian.Uint32(ng[4:])
+	pad := (4 - len(keys)%4) % 4
+	dsb := binary.LittleEndian.AppendUint32(nil, 10)
+	dsb = binary.LittleEndian.AppendUint32(dsb, uint32(20+len(keys)+pad))
+	dsb = binary.LittleEndian.AppendUint32(dsb, 0x544c534b)
+	dsb = binary.LittleEndian.AppendUint32(dsb, uint32(len(keys)))
+	dsb = append(append(dsb, keys...), make([]byte, pad)...)
+	dsb = binary.LittleEndian.AppendUint32(dsb, uint32(20+len(keys)+pad))
+	file := append(append(append([]byte{}, ng[:shb]...), dsb...), ng[shb:]...)
+	r, err := Read(bytes.NewReader(file), Options{})
+	require.NoError(t, err)
+	dump(t, r)
+	require.Len(t, r.Conns, 1)
+	assert.Equal(t, "TLS 1.3 TLS_AES_128_GCM_SHA256", r.Conns[0].TLS)
+	assert.Equal(t, []int32{1}, pairedCorrs(r))
+	// Options.KeyLog given beside them is left as it was.
+	other := testKeyLog(t, []byte("CLIENT_RANDOM "+strings.Repeat("ab", 32)+" "+strings.Repeat("cd", 48)+"\n"))
+	r, err = Read(bytes.NewReader(file), Options{KeyLog: other})
+	require.NoError(t, err)
+	assert.Equal(t, []int32{1}, pairedCorrs(r))
+	assert.Equal(t, 1, other.Sessions())
+}
+
+func TestParseKeyLog(t *testing.T) {
+	cr, secret := strings.Repeat("01", 32), strings.Repeat("02", 32)
+	k, err := ParseKeyLog(strings.NewReader("# a comment\n\nEXPORTER_SECRET " + cr + " " + secret + "\nCLIENT_TRAFFIC_SECRET_0 " + cr + " " + secret + "\nSERVER_TRAFFIC_SECRET_0 " + cr + " " + secret[:10] + "\r\nCLIENT_RANDOM " + cr[:20]))
+	require.NoError(t, err)
+	assert.Equal(t, 1, k.Sessions(), "a line cut off by a process writing it is passed over")
+	_, err = ParseKeyLog(strings.NewReader("-----BEGIN CERTIFICATE-----\nMIIB\n"))
+	require.ErrorIs(t, err, ErrKeyLog)
+	assert.Contains(t, err.Error(), `line 1: "-----BEGIN CERTIFICATE-----"`)
+	_, err = ParseKeyLog(strings.NewReader(""))
+	require.ErrorIs(t, err, ErrKeyLog)
+}
+
+// FuzzTLS reads TLS captures with their key logs, both mutated: hellos,
+// record headers, ciphertext and secrets that lie. Nothing panics, what
+// is framed is whole frames (checkResult), and a TLS connection left
+// encrypted is said. (Its inputs are costly to minimise: the Makefile
+// gives minimising a budget.)
+func FuzzTLS(f *testing.F) {
+	for _, c := range []*tls.Config{{}, {MaxVersion: tls.VersionTLS12, CipherSuites: []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256}},
+		{MaxVersion: tls.VersionTLS12, CipherSuites: []uint16{tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256}}} {
+		flights, keys := tlsExchanges(f, c, &tls.Config{}, [][]byte{apiVersionsReq(1)}, [][]byte{apiVersionsResp(1)})
+		f.Add(tlsCapture(f, flights, 1<<20, 0).pcap(), keys)
+		f.Add(tlsCapture(f, flights, 300, 0).pcap(), keys)
+	}
+	f.Fuzz(func(t *testing.T, capture, keys []byte) {
+		k, err := ParseKeyLog(bytes.NewReader(keys))
+		if err != nil {
+			k = nil
+		}
+		for _, keep := range []bool{false, true} {
+			r, err := Read(bytes.NewReader(capture), Options{KeyLog: k, KeepDamaged: keep})
+			if err != nil {
+				return
+			}
+			checkResult(t, r)
+			if r.TLS > 0 && len(r.Notes) == 0 {
+				t.Fatal("a TLS connection left encrypted without a note")
+			}
+		}
+	})
+}

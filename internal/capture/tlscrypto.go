@@ -1,0 +1,132 @@
+package capture
+
+import (
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/hkdf"
+	"crypto/hmac"
+	"crypto/sha256"
+	"crypto/sha512"
+	"encoding/binary"
+	"hash"
+	"strconv"
+
+	"golang.org/x/crypto/chacha20poly1305"
+)
+
+// tlsSuite is a cipher suite kwire decrypts: the AEAD ones, which are
+// what TLS 1.3 allows and what TLS 1.2 clients and brokers negotiate
+// today. (CBC suites, with their MAC and padding, are said and left.)
+type tlsSuite struct {
+	id     uint16
+	name   string
+	key    int  // key bytes
+	sha384 bool // the PRF's or HKDF's hash is SHA-384, else SHA-256
+	chacha bool // ChaCha20-Poly1305, else AES-GCM
+}
+
+var tlsSuites = [...]tlsSuite{
+	{0x1301, "TLS_AES_128_GCM_SHA256", 16, false, false},
+	{0x1302, "TLS_AES_256_GCM_SHA384", 32, true, false},
+	{0x1303, "TLS_CHACHA20_POLY1305_SHA256", 32, false, true},
+	{0xc02b, "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", 16, false, false},
+	{0xc02f, "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", 16, false, false},
+	{0xc02c, "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384", 32, true, false},
+	{0xc030, "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384", 32, true, false},
+	{0x009c, "TLS_RSA_WITH_AES_128_GCM_SHA256", 16, false, false},
+	{0x009d, "TLS_RSA_WITH_AES_256_GCM_SHA384", 32, true, false},
+	{0x009e, "TLS_DHE_RSA_WITH_AES_128_GCM_SHA256", 16, false, false},
+	{0x009f, "TLS_DHE_RSA_WITH_AES_256_GCM_SHA384", 32, true, false},
+	{0xcca8, "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256", 32, false, true},
+	{0xcca9, "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256", 32, false, true},
+	{0xccaa, "TLS_DHE_RSA_WITH_CHACHA20_POLY1305_SHA256", 32, false, true},
+}
+
+// suiteByID is the suite numbered id, nil for one kwire does not decrypt.
+func suiteByID(id uint16) *tlsSuite {
+	for i := range tlsSuites {
+		if tlsSuites[i].id == id {
+			return &tlsSuites[i]
+		}
+	}
+	return nil
+}
+
+// suiteName names suite id as the IANA registry does, or by its number.
+func suiteName(id uint16) string {
+	if s := suiteByID(id); s != nil {
+		return s.name
+	}
+	return "0x" + strconv.FormatUint(uint64(id)|0x10000, 16)[1:]
+}
+
+func (s *tlsSuite) hash() func() hash.Hash {
+	if s.sha384 {
+		return sha512.New384
+	}
+	return sha256.New
+}
+
+// aead makes the suite's cipher with key.
+func (s *tlsSuite) aead(key []byte) cipher.AEAD {
+	if s.chacha {
+		a, _ := chacha20poly1305.New(key) // the key's size is the suite's
+		return a
+	}
+	b, _ := aes.NewCipher(key)
+	a, _ := cipher.NewGCM(b)
+	return a
+}
+
+// expandLabel is TLS 1.3's HKDF-Expand-Label with an empty context (RFC
+// 8446, 7.1).
+func (s *tlsSuite) expandLabel(secret []byte, label string, n int) []byte {
+	info := make([]byte, 0, 4+6+len(label))
+	info = binary.BigEndian.AppendUint16(info, uint16(n))
+	info = append(info, byte(6+len(label)))
+	info = append(info, "tls13 "...)
+	info = append(info, label...)
+	info = append(info, 0)
+	out, _ := hkdf.Expand(s.hash(), secret, string(info), n)
+	return out
+}
+
+// trafficKeys are a TLS 1.3 traffic secret's key and IV (RFC 8446, 7.3).
+func (s *tlsSuite) trafficKeys(secret []byte) (cipher.AEAD, []byte) {
+	return s.aead(s.expandLabel(secret, "key", s.key)), s.expandLabel(secret, "iv", 12)
+}
+
+// prf12 is TLS 1.2's PRF (RFC 5246, 5): P_hash of the suite's hash.
+// crypto/tls keeps its own unexported, so it is written here; it is the
+// HMAC chain the RFC gives, a dozen lines.
+func (s *tlsSuite) prf12(secret []byte, label string, seed []byte, n int) []byte {
+	ls := append([]byte(label), seed...)
+	mac := hmac.New(s.hash(), secret)
+	mac.Write(ls)
+	a := mac.Sum(nil) // A(1)
+	out := make([]byte, 0, n+64)
+	for len(out) < n {
+		mac.Reset()
+		mac.Write(a)
+		mac.Write(ls)
+		out = mac.Sum(out)
+		mac.Reset()
+		mac.Write(a)
+		a = mac.Sum(a[:0])
+	}
+	return out[:n]
+}
+
+// keys12 are a TLS 1.2 session's write keys and IVs, the client's and
+// the server's, from its master secret and the hellos' randoms (RFC 5246,
+// 6.3; AEAD suites have no MAC keys; GCM's IV is the 4-byte salt, RFC
+// 5288; ChaCha20-Poly1305's the 12-byte one, RFC 7905).
+func (s *tlsSuite) keys12(master []byte, cr, sr [32]byte) (c, sv cipher.AEAD, civ, siv []byte) {
+	ivLen := 4
+	if s.chacha {
+		ivLen = 12
+	}
+	kb := s.prf12(master, "key expansion", append(sr[:], cr[:]...), 2*s.key+2*ivLen)
+	c, sv = s.aead(kb[:s.key]), s.aead(kb[s.key:2*s.key])
+	return c, sv, kb[2*s.key : 2*s.key+ivLen], kb[2*s.key+ivLen:]
+}
