@@ -309,8 +309,15 @@ func (h *half) flush() {
 	if h.released {
 		return
 	}
-	if x := h.tl; x != nil && len(x.rec) > 0 && !x.dead {
+	switch x := h.tl; {
+	case x == nil || x.dead:
+	case x.hunt > 0:
+		h.huntFailed("no record found in the %d bytes after %d lost", len(x.rec), x.hunt)
+	case len(x.rec) > 0:
 		h.e.note(h.c, "TLS: the %s stream ends inside a record (%d bytes of it captured)", h.name(), len(x.rec))
+	}
+	if h.released {
+		return
 	}
 	for len(h.segs) > 0 && !h.released {
 		h.forceGap("never filled")

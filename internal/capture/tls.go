@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"bytes"
 	"crypto/cipher"
 	"encoding/binary"
 	"strconv"
@@ -45,22 +46,26 @@ type tlsConn struct {
 
 // tlsHalf decrypts one direction of a TLS connection.
 type tlsHalf struct {
-	s      *tlsConn
-	idx    int    // the half's index in its connection
-	rec    []byte // the record being gathered
-	hs     []byte // handshake bytes before the hello is whole
-	hello  bool   // this direction's hello is read
-	enc    bool   // its records are encrypted
-	aead   cipher.AEAD
-	iv     []byte
-	seq    uint64
-	phase  int    // TLS 1.3: -1 no keys yet, 0 handshake, 1 first traffic secret, 2 and on after key updates
-	secret []byte // TLS 1.3: phase's secret
-	dead   bool   // nothing more of this direction is decrypted
-	off    int64  // ciphertext offset of the next byte
-	plain  []byte
-	nonce  [12]byte
-	aad    [13]byte
+	s        *tlsConn
+	idx      int    // the half's index in its connection
+	rec      []byte // the record being gathered
+	hs       []byte // handshake bytes before the hello is whole
+	hello    bool   // this direction's hello is read
+	enc      bool   // its records are encrypted
+	aead     cipher.AEAD
+	iv       []byte
+	seq      uint64
+	phase    int    // TLS 1.3: -1 no keys yet, 0 handshake, 1 first traffic secret, 2 and on after key updates
+	secret   []byte // TLS 1.3: phase's secret
+	dead     bool   // nothing more of this direction is decrypted
+	hunt     int64  // bytes lost before the records looked for (tlsHunt), 0 when in step
+	lostFrom int64  // where the record the first loss cut into began
+	scan     int    // where in rec the look goes on
+	opens    int    // records tried in the look
+	off      int64  // ciphertext offset of the next byte
+	plain    []byte
+	nonce    [12]byte
+	aad      [13]byte
 }
 
 // tlsStart is called with the first bytes of a direction that begin with
@@ -84,6 +89,10 @@ func (h *half) tlsStart(b []byte, t time.Time, pkt int) bool {
 func (h *half) tlsData(b []byte, t time.Time, pkt int) {
 	x := h.tl
 	for len(b) > 0 && !x.dead && !h.released {
+		if x.hunt > 0 {
+			b = h.tlsHunt(b, t, pkt)
+			continue
+		}
 		need := 5
 		if len(x.rec) >= 5 {
 			n, ok := tlsRecord(x.rec)
@@ -140,9 +149,14 @@ func (h *half) tlsRecord(t time.Time, pkt int) {
 		h.tlsFail("a record of %d bytes at stream offset %d that its secrets do not open", len(r), x.off-int64(len(r)))
 		return
 	}
+	h.tlsPlain(typ, pt, t, pkt)
+}
+
+// tlsPlain takes a record's decrypted content of type typ.
+func (h *half) tlsPlain(typ byte, pt []byte, t time.Time, pkt int) {
 	switch typ {
 	case 23:
-		s.decrypted = true
+		h.tl.s.decrypted = true
 		if len(pt) > 0 {
 			h.frameData(pt, t, pkt)
 		}
@@ -322,53 +336,160 @@ func (h *half) tlsFail(format string, args ...any) {
 	h.e.note(h.c, "TLS: "+format+": the rest of the "+h.name()+" stream is not decrypted", args...)
 }
 
-// tlsLost is a gap of n bytes in a TLS direction: the records after it
-// cannot be found or opened in order, so the direction ends there, and
-// the framer is told of the loss.
+// tlsLost is a gap of n bytes in a TLS direction. Once its keys are in
+// use, the records after it are looked for (tlsHunt); before, or when
+// none is found, the direction is not decrypted further. The framer is
+// told of the loss.
 func (h *half) tlsLost(n int64) {
 	x := h.tl
 	if x.dead {
 		h.skip(n)
 		return
 	}
+	at := x.off
 	x.off += n
-	h.tlsFail("%d bytes lost at stream offset %d", n, x.off-n)
+	if !x.s.decrypted || !x.enc || x.aead == nil {
+		h.tlsFail("%d bytes lost at stream offset %d", n, at)
+		if !h.released {
+			h.frameGap(n)
+		}
+		return
+	}
+	h.e.note(h.c, "TLS: %d bytes lost at stream offset %d: looking for the %s stream's next record", n, at, h.name())
+	if x.hunt == 0 {
+		x.lostFrom = at - int64(len(x.rec))
+	}
+	h.skip(int64(len(x.rec)))
+	x.hunt += n + int64(len(x.rec))
+	x.rec, x.scan = x.rec[:0], 0
+	// The framer is told how much was lost when the records are found
+	// again, from the bytes and records between.
+}
+
+// overhead is what a record adds to its plaintext: header, tag, and TLS
+// 1.2 GCM's explicit nonce or TLS 1.3's content type (padding, which no
+// client or broker adds, is not counted).
+func (x *tlsHalf) overhead() int64 {
+	switch {
+	case x.s.version == tls13:
+		return 5 + 16 + 1
+	case x.s.suite.chacha:
+		return 5 + 16
+	}
+	return 5 + 8 + 16
+}
+
+// huntFailed ends a look for records that found none.
+func (h *half) huntFailed(format string, args ...any) {
+	n := h.tl.hunt
+	h.tlsFail(format, args...)
 	if !h.released {
 		h.frameGap(n)
 	}
 }
 
-// open decrypts record r: its content type and plaintext.
-func (x *tlsHalf) open(r []byte) (byte, []byte, bool) {
-	s := x.s
-	if s.version == tls13 {
-		// A record that does not open with this phase's keys may be the
-		// first of the next: the first traffic secret's after the
-		// handshake's, the next one's after a key update.
-		for try := 0; try < 3; try++ {
-			if (x.aead == nil || try > 0) && !x.nextPhase() {
-				return 0, nil, false
+// maxHuntOpens bounds the records tried while looking for the records
+// after a gap, so that one costs at most a few milliseconds.
+const maxHuntOpens = 4096
+
+// tlsHunt looks, in the bytes after a gap, for a record that opens with
+// one of the sequence numbers the lost bytes could have held (a record
+// is 22 bytes at least); found, the stream goes on from it, and the bytes
+// after it are returned for reading as records again.
+func (h *half) tlsHunt(b []byte, t time.Time, pkt int) []byte {
+	x := h.tl
+	x.rec = append(x.rec, b...)
+	x.off += int64(len(b))
+	for ; x.scan+5 <= len(x.rec); x.scan++ {
+		r := x.rec[x.scan:]
+		n, ok := tlsRecord(r)
+		if !ok || r[0] == 20 || x.s.version == tls13 && r[0] != 23 {
+			continue
+		}
+		if len(r) < n {
+			return nil // its rest is to come
+		}
+		last := x.seq + uint64(min(x.hunt/22+2, 1024))
+		for q := x.seq; q <= last; q++ {
+			if x.opens++; x.opens > maxHuntOpens {
+				h.huntFailed("no record found in the %d bytes after %d lost", len(x.rec), x.hunt)
+				return nil
 			}
-			pt, err := x.aead.Open(x.plain[:0], x.seqNonce(), r[5:], r[:5])
-			if err != nil {
+			typ, pt, ok := x.openAt(r[:n], q)
+			if !ok {
 				continue
 			}
-			x.seq++
-			x.plain = pt
-			for len(pt) > 0 && pt[len(pt)-1] == 0 {
-				pt = pt[:len(pt)-1] // padding
+			h.skip(int64(x.scan))
+			rest := bytes.Clone(r[n:])
+			at := x.off - int64(len(x.rec)-x.scan)
+			h.e.note(h.c, "TLS: the %s stream's records found again at stream offset %d, %d records on", h.name(), at, q-x.seq)
+			// The records from the one the gap cut into to this one
+			// held this much plaintext.
+			h.frameGap(max(at-x.lostFrom-int64(q-x.seq)*x.overhead(), 0))
+			x.off -= int64(len(rest))
+			x.seq, x.hunt, x.opens = q+1, 0, 0
+			x.rec, x.scan = x.rec[:0], 0
+			if !h.released {
+				h.tlsPlain(typ, pt, t, pkt)
 			}
-			if len(pt) == 0 {
-				return 0, nil, false
-			}
-			return pt[len(pt)-1], pt[:len(pt)-1], true
+			return rest
 		}
+	}
+	if x.scan > 1<<15 {
+		// What was passed over goes; memory stays a record or two.
+		h.skip(int64(x.scan))
+		x.rec = x.rec[:copy(x.rec, x.rec[x.scan:])]
+		x.scan = 0
+	}
+	return nil
+}
+
+// open decrypts record r, the next of its direction: its content type
+// and plaintext.
+func (x *tlsHalf) open(r []byte) (byte, []byte, bool) {
+	if x.s.version != tls13 {
+		typ, pt, ok := x.openAt(r, x.seq)
+		x.seq++
+		return typ, pt, ok
+	}
+	// A record that does not open with this phase's keys may be the
+	// first of the next: the first traffic secret's after the
+	// handshake's, the next one's after a key update.
+	for try := 0; try < 3; try++ {
+		if (x.aead == nil || try > 0) && !x.nextPhase() {
+			break
+		}
+		if typ, pt, ok := x.openAt(r, x.seq); ok {
+			x.seq++
+			return typ, pt, true
+		}
+	}
+	return 0, nil, false
+}
+
+// openAt decrypts record r as the one numbered seq.
+func (x *tlsHalf) openAt(r []byte, seq uint64) (byte, []byte, bool) {
+	if x.aead == nil {
 		return 0, nil, false
+	}
+	if x.s.version == tls13 {
+		pt, err := x.aead.Open(x.plain[:0], x.seqNonce(seq), r[5:], r[:5])
+		if err != nil {
+			return 0, nil, false
+		}
+		x.plain = pt
+		for len(pt) > 0 && pt[len(pt)-1] == 0 {
+			pt = pt[:len(pt)-1] // padding
+		}
+		if len(pt) == 0 {
+			return 0, nil, false
+		}
+		return pt[len(pt)-1], pt[:len(pt)-1], true
 	}
 	body := r[5:]
 	var nonce []byte
-	if s.suite.chacha {
-		nonce = x.seqNonce()
+	if x.s.suite.chacha {
+		nonce = x.seqNonce(seq)
 	} else {
 		if len(body) < 8 {
 			return 0, nil, false
@@ -379,11 +500,10 @@ func (x *tlsHalf) open(r []byte) (byte, []byte, bool) {
 	if len(body) < 16 {
 		return 0, nil, false
 	}
-	aad := binary.BigEndian.AppendUint64(x.aad[:0], x.seq)
+	aad := binary.BigEndian.AppendUint64(x.aad[:0], seq)
 	aad = append(aad, r[:3]...)
 	aad = binary.BigEndian.AppendUint16(aad, uint16(len(body)-16))
 	pt, err := x.aead.Open(x.plain[:0], nonce, body, aad)
-	x.seq++
 	if err != nil {
 		return 0, nil, false
 	}
@@ -393,11 +513,11 @@ func (x *tlsHalf) open(r []byte) (byte, []byte, bool) {
 
 // seqNonce is the IV with the record's sequence number XORed into its
 // last 8 bytes (TLS 1.3, and ChaCha20-Poly1305 in TLS 1.2).
-func (x *tlsHalf) seqNonce() []byte {
+func (x *tlsHalf) seqNonce(seq uint64) []byte {
 	n := x.nonce[:]
 	copy(n, x.iv)
 	var q [8]byte
-	binary.BigEndian.PutUint64(q[:], x.seq)
+	binary.BigEndian.PutUint64(q[:], seq)
 	for i, b := range q {
 		n[4+i] ^= b
 	}

@@ -252,34 +252,40 @@ func TestTLSNotDecrypted(t *testing.T) {
 	assert.Contains(t, r.Notes[0].Message, "seen from its middle: its ClientHello is not in the capture")
 }
 
-// TestTLSGap: bytes lost in a decrypted direction end its decryption
-// there, said, with what came before kept; the connection is not lost.
+// TestTLSGap: after bytes lost in a decrypted direction, its records
+// are found again by the sequence numbers the lost ones could have held:
+// the exchanges before and after the loss are read, in every version and
+// suite.
 func TestTLSGap(t *testing.T) {
-	reqs := [][]byte{apiVersionsReq(1), apiVersionsReq(2), apiVersionsReq(3)}
-	resps := [][]byte{apiVersionsResp(1), apiVersionsResp(2), apiVersionsResp(3)}
-	flights, keys := tlsExchanges(t, &tls.Config{}, &tls.Config{}, reqs, resps)
-	// The segment to drop: the client's second request.
-	seg, n := 0, 0
-	for _, f := range flights {
-		n++
-		if f.client && bytes.Equal(f.data[:3], []byte{23, 3, 3}) {
-			seg++
-			if seg == 3 { // Finished, then the first request, then the second
+	reqs := [][]byte{apiVersionsReq(1), apiVersionsReq(2), bigRequest(3), apiVersionsReq(4), apiVersionsReq(5)}
+	resps := [][]byte{apiVersionsResp(1), apiVersionsResp(2), apiVersionsResp(3), apiVersionsResp(4), apiVersionsResp(5)}
+	for _, c := range []*tls.Config{{}, {MaxVersion: tls.VersionTLS12, CipherSuites: []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384}},
+		{MaxVersion: tls.VersionTLS12, CipherSuites: []uint16{tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256}}} {
+		flights, keys := tlsExchanges(t, c, &tls.Config{}, reqs, resps)
+		// Segments of 1000 bytes; the one to drop is inside request 3,
+		// the big one, so records both before and after the gap are cut.
+		at, n := 0, 0
+		for _, f := range flights {
+			if f.client && len(f.data) > 2000 { // request 3, in records of 2 to 16 KB
+				at = n + 5
 				break
 			}
+			n += (len(f.data) + 999) / 1000
+		}
+		require.NotZero(t, at)
+		for _, drop := range []int{at, at + 1} {
+			r := tlsCapture(t, flights, 1000, drop).read(Options{KeyLog: testKeyLog(t, keys)})
+			dump(t, r)
+			require.Len(t, r.Conns, 1)
+			assert.Equal(t, []int32{1, 2, 4, 5}, pairedCorrs(r), "%s, segment %d dropped", r.Conns[0].TLS, drop)
+			var said []string
+			for _, x := range r.Notes {
+				said = append(said, x.Message)
+			}
+			assert.Contains(t, strings.Join(said, "\n"), "1000 bytes lost at stream offset")
+			assert.Contains(t, strings.Join(said, "\n"), "the client stream's records found again at stream offset")
 		}
 	}
-	r := tlsCapture(t, flights, 1<<20, n).read(Options{KeyLog: testKeyLog(t, keys)})
-	dump(t, r)
-	require.Len(t, r.Conns, 1)
-	assert.Equal(t, int32(1), r.Exchanges[0].CorrelationID)
-	assert.True(t, r.Exchanges[0].Paired())
-	var said []string
-	for _, x := range r.Notes {
-		said = append(said, x.Message)
-	}
-	assert.Contains(t, strings.Join(said, "\n"), "bytes lost at stream offset")
-	assert.Contains(t, strings.Join(said, "\n"), "the rest of the client stream is not decrypted")
 }
 
 // TestTLSSecretsInCapture: a pcapng file that carries its TLS key log (a
