@@ -61,7 +61,7 @@ type tlsHalf struct {
 	hunt     int64  // bytes lost before the records looked for (tlsHunt), 0 when in step
 	lostFrom int64  // where the record the first loss cut into began
 	scan     int    // where in rec the look goes on
-	opens    int    // records tried in the look
+	work     int    // bytes of records tried in the look
 	off      int64  // ciphertext offset of the next byte
 	plain    []byte
 	nonce    [12]byte
@@ -388,13 +388,21 @@ func (h *half) huntFailed(format string, args ...any) {
 	}
 }
 
-// maxHuntOpens bounds the records tried while looking for the records
-// after a gap, so that one costs at most a few milliseconds.
-const maxHuntOpens = 4096
+// maxHuntRecords bounds the records a loss may have held for the records
+// after it to be found again: a lost segment or a few (64 KB of full
+// records, 5 KB of the smallest), while a crafted capture's record
+// headers cost at most that many tries each (a few microseconds: bytes
+// cost at most about 1 ms a kilobyte in all). maxHuntWork bounds the
+// bytes tried in one look (each try reads its record through): about 10
+// ms whatever a capture holds.
+const (
+	maxHuntRecords = 256
+	maxHuntWork    = 16 << 20
+)
 
 // tlsHunt looks, in the bytes after a gap, for a record that opens with
 // one of the sequence numbers the lost bytes could have held (a record
-// is 22 bytes at least); found, the stream goes on from it, and the bytes
+// is 22 bytes at least; maxHuntRecords are tried at most); found, the stream goes on from it, and the bytes
 // after it are returned for reading as records again.
 func (h *half) tlsHunt(b []byte, t time.Time, pkt int) []byte {
 	x := h.tl
@@ -409,9 +417,9 @@ func (h *half) tlsHunt(b []byte, t time.Time, pkt int) []byte {
 		if len(r) < n {
 			return nil // its rest is to come
 		}
-		last := x.seq + uint64(min(x.hunt/22+2, 1024))
+		last := x.seq + uint64(min(x.hunt/22+2, maxHuntRecords))
 		for q := x.seq; q <= last; q++ {
-			if x.opens++; x.opens > maxHuntOpens {
+			if x.work += n; x.work > maxHuntWork {
 				h.huntFailed("no record found in the %d bytes after %d lost", len(x.rec), x.hunt)
 				return nil
 			}
@@ -427,7 +435,7 @@ func (h *half) tlsHunt(b []byte, t time.Time, pkt int) []byte {
 			// held this much plaintext.
 			h.frameGap(max(at-x.lostFrom-int64(q-x.seq)*x.overhead(), 0))
 			x.off -= int64(len(rest))
-			x.seq, x.hunt, x.opens = q+1, 0, 0
+			x.seq, x.hunt, x.work = q+1, 0, 0
 			x.rec, x.scan = x.rec[:0], 0
 			if !h.released {
 				h.tlsPlain(typ, pt, t, pkt)

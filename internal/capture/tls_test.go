@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/google/gopacket/layers"
+	"github.com/kwire/kwire/internal/bench/traffic"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -358,4 +359,44 @@ func FuzzTLS(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkTLS reads realistic traffic (package traffic's mix: Metadata,
+// Produce and Fetch frames of up to 10 KB, 600 exchanges) over one TLS
+// 1.3 connection, in 1448-byte segments, decrypted with its key log; and
+// the same frames in the clear, to compare. MB/s counts the frames' bytes.
+func BenchmarkTLS(b *testing.B) {
+	var reqs, resps [][]byte
+	var size int64
+	for i := 0; i < 600; i++ {
+		p := traffic.Mix()[i%len(traffic.Mix())]
+		req, resp := bytes.Clone(p.Request.Bytes), bytes.Clone(p.Response.Bytes)
+		binary.BigEndian.PutUint32(req[8:], uint32(i))
+		binary.BigEndian.PutUint32(resp[4:], uint32(i))
+		reqs, resps = append(reqs, req), append(resps, resp)
+		size += int64(len(req) + len(resp))
+	}
+	flights, keys := tlsExchanges(b, &tls.Config{}, &tls.Config{}, reqs, resps)
+	kl := testKeyLog(b, keys)
+	var clear []flight
+	for i := range reqs {
+		clear = append(clear, flight{true, reqs[i]}, flight{false, resps[i]})
+	}
+	for _, c := range []struct {
+		name    string
+		capture []byte
+		keys    *KeyLog
+	}{{"tls1.3", tlsCapture(b, flights, 1448, 0).pcap(), kl}, {"clear", tlsCapture(b, clear, 1448, 0).pcap(), nil}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(size)
+			b.ReportAllocs()
+			for b.Loop() {
+				n := 0
+				_, err := ReadFunc(bytes.NewReader(c.capture), Options{KeyLog: c.keys}, func(*Exchange) { n++ })
+				if err != nil || n != len(reqs) {
+					b.Fatalf("%v %d", err, n)
+				}
+			}
+		})
+	}
 }
