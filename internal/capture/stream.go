@@ -446,9 +446,19 @@ func tlsRecord(b []byte) (int, bool) {
 	return 5 + n, n > 0 && n <= 1<<14+2048
 }
 
+// clientHello reports whether b starts with a record holding a
+// ClientHello whose length agrees with the record's.
+func clientHello(b []byte) bool {
+	if len(b) < 9 || b[0] != 22 || b[5] != 1 {
+		return false
+	}
+	n, m := int(binary.BigEndian.Uint16(b[3:])), int(b[6])<<16|int(b[7])<<8|int(b[8])
+	return m+4 == n || m+4 > n && n == 1<<14
+}
+
 // tls recognises a stream that starts with TLS, given its first bytes:
 // at a known start (the SYN seen), a handshake record; in a stream seen
-// from its middle, two records back to back. Such a connection is
+// from its middle, two records back to back, or a ClientHello. Such a connection is
 // decrypted when a key log is given and its ClientHello is there
 // (tls.go); else it is said once, not framed, and dropped as non-Kafka.
 // (No Kafka frame starts so: a size of 0x14000000 or more is past
@@ -465,7 +475,7 @@ func (h *half) tls(b []byte, t time.Time, pkt int) bool {
 		if b[0] != 22 {
 			return false
 		}
-	} else if _, ok := tlsRecord(b[min(n, len(b)):]); !ok {
+	} else if _, ok := tlsRecord(b[min(n, len(b)):]); !ok && !clientHello(b) {
 		return false
 	}
 	c := h.c

@@ -215,7 +215,20 @@ func (e Entry) checkCapture(o Outcome) []string {
 	if x.Clean && o.Exit != 0 {
 		bad = append(bad, "exit status "+strconv.Itoa(o.Exit)+" on a clean capture: "+firstLines(o.Text, 3))
 	}
+	if s := x.Says; s != "" && !saysAny(o.Text, s) {
+		bad = append(bad, "the output does not say "+s+": "+firstLines(o.Text, 3))
+	}
 	return bad
+}
+
+// saysAny reports whether text holds one of the "|"-separated says.
+func saysAny(text, says string) bool {
+	for _, t := range strings.Split(says, "|") {
+		if strings.Contains(text, t) {
+			return true
+		}
+	}
+	return false
 }
 
 func limitWhat(l string) string {

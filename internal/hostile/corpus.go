@@ -507,6 +507,9 @@ func protocolCorpus() []Entry {
 				req, resp := kafkaExchange()
 				return concat(ngSection(math.MaxInt64), ngInterface(0xffffffff), ngPacket(0, req), ngPacket(1, resp))
 			}},
+		{Name: "pcapng-tls-hunt.pcapng", Mode: Pcap, Attacks: "a TLS 1.3 connection decrypted from the secrets the file carries: an exchange, 6,000 bytes lost, then 3,000 record headers (66 KB) that open with no sequence number the loss could have held, each tried with 256",
+			Expect: Expect{Survive: true, Says: "no record found in the"},
+			gen:    func() []byte { return tlsHunt(3000) }},
 		{Name: "pcapng-block-len-short.pcapng", Mode: Pcap, Attacks: "pcapng: an interface block whose total length is 4 (less than its own header)",
 			Expect: Expect{Survive: true},
 			gen: func() []byte {

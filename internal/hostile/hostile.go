@@ -85,8 +85,8 @@ type Expect struct {
 	// Survive (captures, storage files): kwire pcap or kwire log exits 0
 	// or 1 without a panic.
 	Survive bool
-	// Says (storage files): kwire log's output holds one of these
-	// "|"-separated texts.
+	// Says (storage files, captures): kwire log's or kwire pcap's output
+	// holds one of these "|"-separated texts.
 	Says string
 }
 

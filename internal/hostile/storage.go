@@ -28,14 +28,8 @@ func (e Entry) checkStorage(o Outcome) []string {
 	if o.Exit != 0 && o.Exit != 1 {
 		bad = append(bad, "exit status "+strconv.Itoa(o.Exit)+", want 0 or 1: "+firstLines(o.Text, 3))
 	}
-	if s := e.Expect.Says; s != "" {
-		found := false
-		for _, t := range strings.Split(s, "|") {
-			found = found || strings.Contains(o.Text, t)
-		}
-		if !found {
-			bad = append(bad, "the output does not say "+s+": "+firstLines(o.Text, 3))
-		}
+	if s := e.Expect.Says; s != "" && !saysAny(o.Text, s) {
+		bad = append(bad, "the output does not say "+s+": "+firstLines(o.Text, 3))
 	}
 	return bad
 }

@@ -134,6 +134,10 @@ func summaryJSON(res *capture.Result, findings [][]byte, checkEnd []byte) []byte
 		w.HTMLSafe(c.Client.String())
 		w.Key("broker")
 		w.HTMLSafe(c.Broker.String())
+		if c.TLS != "" {
+			w.Key("tls")
+			w.HTMLSafe(c.TLS)
+		}
 		w.EndObject()
 	}
 	w.EndArray()

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/kwire/kwire/internal/capture"
+	"github.com/kwire/kwire/internal/hostile"
 	"github.com/kwire/kwire/wasm/internal/glue"
 )
 
@@ -274,4 +275,30 @@ func TestTextDumpSummary(t *testing.T) {
 			t.Errorf("a pcap read as %v", r)
 		}
 	})
+}
+
+// TestHostileCaptures reads every capture of the hostile corpus through
+// the page's module, under the browser's build: none panics, each gives
+// a summary or an error, and the TLS connection that carries its secrets
+// is decrypted, as kwire pcap decrypts it.
+func TestHostileCaptures(t *testing.T) {
+	for _, e := range hostile.Captures() {
+		t.Run(e.Name, func(t *testing.T) {
+			b, err := os.ReadFile(filepath.Join("../../testdata/hostile", e.File()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := readCapture(js.Undefined(), []js.Value{glue.Uint8Array(b)}).(map[string]any)
+			s, ok := r["summary"].(string)
+			if !ok {
+				if _, ok := r["error"].(string); !ok {
+					t.Fatalf("neither a summary nor an error: %v", r)
+				}
+				return
+			}
+			if strings.Contains(e.Name, "tls") && !strings.Contains(s, "TLS 1.3 TLS_AES_128_GCM_SHA256") {
+				t.Errorf("the TLS connection is not decrypted: %.600s", s)
+			}
+		})
+	}
 }

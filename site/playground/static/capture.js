@@ -102,7 +102,8 @@ export async function openCapture(bytes, gen, notDump) {
     const time = x.requestTime ?? x.responseTime;
     return {
       ...x, i, t: time === undefined ? 0 : (time - t0) / 1000, time,
-      conn: '#' + x.conn + (c ? ' ' + c.client : ''), connTitle: c ? 'connection ' + x.conn + ': client ' + c.client + ' → broker ' + c.broker : '',
+      conn: '#' + x.conn + (c ? ' ' + c.client : '') + (c?.tls ? ' (TLS)' : ''),
+      connTitle: c ? 'connection ' + x.conn + ': client ' + c.client + ' → broker ' + c.broker + (c.tls ? ', ' + c.tls + ', decrypted with the secrets the capture carries' : '') : '',
       dirText: (r.frames[2 * i] && r.frames[2 * i + 1] ? '⇄ both' : r.frames[2 * i] ? (x.noResponseExpected ? '→ no reply due' : '→ request only') : '← response only') +
         (inPart(x) ? ' (' + inPart(x) + ' in part)' : ''),
       apiText: x.apiName || (x.apiKey >= 0 ? 'API ' + x.apiKey : 'unknown'),
