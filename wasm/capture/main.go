@@ -71,9 +71,24 @@ func readCapture(this js.Value, args []js.Value) any {
 			notDump = true
 		}
 	}
-	res, err := capture.Read(bytes.NewReader(b), capture.Options{KeepDamaged: true})
+	// A TLS key log given beside the capture (the page's dropped key log
+	// file) decrypts the connections it holds secrets for; one that is
+	// none is said with the capture's notes.
+	opts := capture.Options{KeepDamaged: true}
+	var keyNote string
+	if k := glue.Arg(args, 1); k.Truthy() {
+		kl, err := capture.ParseKeyLog(bytes.NewReader(glue.Bytes(k)))
+		if err != nil {
+			keyNote = "the key log given: " + err.Error()
+		}
+		opts.KeyLog = kl
+	}
+	res, err := capture.Read(bytes.NewReader(b), opts)
 	if err != nil {
 		return map[string]any{"error": err.Error(), "notDump": notDump}
+	}
+	if keyNote != "" {
+		res.Notes = append([]capture.Note{{Message: keyNote}}, res.Notes...)
 	}
 	frames := js.Global().Get("Array").New()
 	for _, x := range res.Exchanges {

@@ -165,6 +165,23 @@ async function openFiles(fs) {
     await addSchemaFiles(schemas);
     if (!fs.length) return;
   }
+  // TLS key logs (SSLKEYLOGFILE's lines) decrypt the captures opened,
+  // this one and those after it.
+  const keyLogs = [];
+  for (const f of fs) if (await isKeyLog(f)) keyLogs.push(f);
+  if (keyLogs.length) {
+    fs = fs.filter((f) => !keyLogs.includes(f));
+    const parts = await Promise.all(keyLogs.map(async (f) => new Uint8Array(await f.arrayBuffer())));
+    const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length + 1, 0));
+    let at = 0;
+    for (const p of parts) { bytes.set(p, at); at += p.length; bytes[at++] = 10; }
+    st.keyLog = { name: keyLogs.map((f) => f.name).join(', '), bytes };
+    if (!fs.length) {
+      if (st.capture && !st.capture.live) { await decodeInput(); return; }
+      status('TLS key log ' + st.keyLog.name + ' kept: the captures opened next have their TLS connections decrypted with it.');
+      return;
+    }
+  }
   const stored = fs.filter((f) => isStorageName(f.name));
   if (!stored.length) {
     closeStorage();
@@ -185,6 +202,16 @@ async function openFiles(fs) {
   openStorage(stored.map((f) => ({ name: f.name, file: f })), $('st-topic').value, ++st.gen);
 }
 window.addEventListener('hashchange', () => { if (location.hash !== st.lastHash) readLink(); });
+
+// isKeyLog says whether f is a TLS key log: a text whose first line that
+// is not a comment is one of the NSS format's (LABEL, a 64-digit client
+// random, a secret).
+const KEYLOG_LINE = /^(CLIENT_RANDOM|CLIENT_HANDSHAKE_TRAFFIC_SECRET|SERVER_HANDSHAKE_TRAFFIC_SECRET|CLIENT_TRAFFIC_SECRET_0|SERVER_TRAFFIC_SECRET_0|EXPORTER_SECRET|CLIENT_EARLY_TRAFFIC_SECRET) [0-9a-fA-F]{64} [0-9a-fA-F]+\r?$/;
+async function isKeyLog(f) {
+  const head = await f.slice(0, 4096).text();
+  const line = head.split('\n').find((l) => l.trim() !== '' && !l.startsWith('#'));
+  return line !== undefined && KEYLOG_LINE.test(line);
+}
 
 async function openFile(f) {
   const bytes = new Uint8Array(await f.arrayBuffer());

@@ -90,7 +90,7 @@ export async function openCapture(bytes, gen, notDump) {
   // The link held the last frame: it no longer stands for the page.
   setLink(null);
   frameOptions(false);
-  const r = await rpc('capture', bytes);
+  const r = await rpc('capture', bytes, st.keyLog ? st.keyLog.bytes : null);
   if (gen !== st.gen) return;
   if (r.error && r.notDump && notDump) { closeCapture(); notDump(); return; }
   if (r.error) { clearViews(); closeCapture(); showError($('input-error'), (r.notDump === false ? 'This text of packets\' dumps' : 'This capture') + ' could not be read: ' + r.error); return; }
@@ -103,7 +103,7 @@ export async function openCapture(bytes, gen, notDump) {
     return {
       ...x, i, t: time === undefined ? 0 : (time - t0) / 1000, time,
       conn: '#' + x.conn + (c ? ' ' + c.client : '') + (c?.tls ? ' (TLS)' : ''),
-      connTitle: c ? 'connection ' + x.conn + ': client ' + c.client + ' → broker ' + c.broker + (c.tls ? ', ' + c.tls + ', decrypted with the secrets the capture carries' : '') : '',
+      connTitle: c ? 'connection ' + x.conn + ': client ' + c.client + ' → broker ' + c.broker + (c.tls ? ', ' + c.tls + ', decrypted' : '') : '',
       dirText: (r.frames[2 * i] && r.frames[2 * i + 1] ? '⇄ both' : r.frames[2 * i] ? (x.noResponseExpected ? '→ no reply due' : '→ request only') : '← response only') +
         (inPart(x) ? ' (' + inPart(x) + ' in part)' : ''),
       apiText: x.apiName || (x.apiKey >= 0 ? 'API ' + x.apiKey : 'unknown'),
@@ -120,7 +120,9 @@ export async function openCapture(bytes, gen, notDump) {
   if (gen !== st.gen) return;
   scan.exchanges.forEach((x, i) => scanned(rows[i], x));
   s.notes.push(...scan.notes);
+  const tls = s.conns.filter((c) => c.tls).length;
   $('cap-title').textContent = 'Capture: ' + s.packets + ' packet' + (s.packets === 1 ? '' : 's') + ', ' + s.conns.length + ' Kafka connection' + (s.conns.length === 1 ? '' : 's') +
+    (tls ? ' (' + tls + ' decrypted from TLS)' : '') +
     ', ' + s.exchanges.length + ' exchange' + (s.exchanges.length === 1 ? '' : 's') + (s.notes.length ? ', ' + s.notes.length + ' note(s)' : '') +
     (r.dump ? ' — read from ' + r.dump.name : '');
   const apiSel = $('cap-api');

@@ -25,6 +25,7 @@ export const st = Object.seal({
   modeByPage: false, // the Input select was set by the page (a link, an example, encode mode's bytes), not the user: new text sets it back to auto
   gen: 0, // decode generation: an answer for an older one is dropped
   sum: null, // the summary of the frame shown in panel 0 (null: nothing shown)
+  keyLog: null, // a TLS key log the user gave, which decrypts the captures opened: {name, bytes} (several files: their names joined, their bytes one after another)
   capture: null, // an open capture or live feed: {summary, frames, rows, sort, current, dump?, live?} (dump: read from a text of packets' dumps, {packets, name, times})
   storage: null, // opened storage files: {files, result, current} (storage.js)
   panels: [], // the Panels: 0 the frame (a capture's request), 1 a capture's response, 2 encode mode's bytes

@@ -322,10 +322,12 @@ self.kwireInflateLoad = () => {
   // blocks only after.)
 };
 
-async function capture(bytes) {
+// capture reads a capture, its TLS connections decrypted with keys (a
+// key log's bytes) when given.
+async function capture(bytes, keys) {
   if (!captureReady) captureReady = runModule('capture.wasm', 'kwireCaptureReady', () => {});
   await captureReady;
-  const r = self.kwireCapture.read(bytes);
+  const r = self.kwireCapture.read(bytes, keys || null);
   if (r.error) return { error: r.error, notDump: !!r.notDump };
   // dump: {packets, name, times} when the bytes were a text of packets' dumps.
   const dump = r.dump ? { packets: r.dump.packets, name: r.dump.name, times: r.dump.times } : null;
