@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -52,9 +53,7 @@ func runCheck(e *env, args []string) int {
 	if code >= 0 {
 		return code
 	}
-	if !cfg.keys.load(e) {
-		return 2
-	}
+
 	switch cfg.format {
 	case "text", "json", "ndjson", "sarif":
 	default:
@@ -74,6 +73,9 @@ func runCheck(e *env, args []string) int {
 	cfg.files = args
 	if len(cfg.files) == 0 {
 		cfg.files = []string{"-"}
+	}
+	if !cfg.keys.load(e, slices.Contains(cfg.files, "-")) {
+		return 2
 	}
 	return cfg.run(e)
 }
@@ -412,7 +414,9 @@ func (c *checkConfig) checkCapture(o *checkOut, file string, in io.Reader) (*cap
 	var readErr error
 	n := 0
 	go func() {
-		res, readErr = capture.ReadFunc(in, capture.Options{BrokerPorts: c.ports, Buffer: frames.get, KeepDamaged: true, KeyLog: c.keys.log}, func(x *capture.Exchange) {
+		opts := capture.Options{BrokerPorts: c.ports, Buffer: frames.get, KeepDamaged: true}
+		c.keys.options(&opts, file == "-")
+		res, readErr = capture.ReadFunc(in, opts, func(x *capture.Exchange) {
 			jobs <- checkJob{n, conv.Exchange(x), x}
 			n++
 		})

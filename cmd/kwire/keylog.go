@@ -3,38 +3,77 @@ package main
 import (
 	"flag"
 	"os"
+	"time"
 
 	"github.com/kwire/kwire/internal/capture"
 )
 
 // keyLogFlag is --tls-keylog: the TLS key log (SSLKEYLOGFILE's lines)
-// that decrypts a capture's TLS connections, read once the flags are.
+// that decrypts a capture's TLS connections, read once the flags are, and
+// read again when a session's secrets are not in it (the client may still
+// be writing it).
 type keyLogFlag struct {
 	file string
 	log  *capture.KeyLog
+	seen os.FileInfo // the file as it was when read last
 }
 
-const keyLogUsage = "decrypt TLS connections with the secrets in `FILE`, a key log as SSLKEYLOGFILE has curl and OpenSSL write, or Go's tls.Config.KeyLogWriter and Python's SSLContext.keylog_filename (TLS 1.2 and 1.3, AES-GCM and ChaCha20-Poly1305); a pcapng file's own secrets (editcap --inject-secrets) are used without it"
+const keyLogUsage = "decrypt TLS connections with the secrets in `FILE`, a key log as SSLKEYLOGFILE has curl and OpenSSL write, or Go's tls.Config.KeyLogWriter and Python's SSLContext.keylog_filename (TLS 1.2 and 1.3, AES-GCM and ChaCha20-Poly1305); read again when a session is not in it, so it may still be being written (- reads a live capture: the file may not exist yet); a pcapng file's own secrets (editcap --inject-secrets) are used without it"
 
 func (k *keyLogFlag) register(fs *flag.FlagSet) {
 	fs.StringVar(&k.file, "tls-keylog", "", keyLogUsage)
 }
 
 // load reads the key log named, if any; false (said) when it cannot be
-// read or holds no secret.
-func (k *keyLogFlag) load(e *env) bool {
+// read or holds no secret, unless the capture is live (its client may
+// not have written it yet).
+func (k *keyLogFlag) load(e *env, live bool) bool {
 	if k.file == "" {
 		return true
 	}
-	f, err := os.Open(k.file)
-	if err != nil {
-		fail(e, "--tls-keylog: %v", err)
-		return false
-	}
-	defer f.Close()
-	if k.log, err = capture.ParseKeyLog(f); err != nil {
+	kl, err := k.read()
+	if err != nil && !live {
 		fail(e, "--tls-keylog %s: %v", k.file, err)
 		return false
 	}
+	k.log = kl
 	return true
+}
+
+// read reads the file whole.
+func (k *keyLogFlag) read() (*capture.KeyLog, error) {
+	f, err := os.Open(k.file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if k.seen, err = f.Stat(); err != nil {
+		return nil, err
+	}
+	return capture.ParseKeyLog(f)
+}
+
+// options sets o to decrypt with the key log, read again when a session
+// is not in it: at once when changed, and in a live capture after up to
+// a quarter of a second of waiting for its client to write it.
+func (k *keyLogFlag) options(o *capture.Options, live bool) {
+	if k.file == "" {
+		return
+	}
+	o.KeyLog = k.log
+	o.KeyLogUpdate = func() *capture.KeyLog {
+		deadline := time.Now().Add(250 * time.Millisecond)
+		for {
+			if fi, err := os.Stat(k.file); err == nil && (k.seen == nil || fi.Size() != k.seen.Size() || !fi.ModTime().Equal(k.seen.ModTime())) {
+				if kl, err := k.read(); err == nil {
+					k.log = kl
+					return kl
+				}
+			}
+			if !live || time.Now().After(deadline) {
+				return nil
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
 }

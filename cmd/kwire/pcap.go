@@ -235,14 +235,15 @@ func parsePcapFlags(e *env, args []string) (*pcapConfig, int) {
 	if code >= 0 {
 		return nil, code
 	}
-	if !cfg.keys.load(e) {
-		return nil, 2
-	}
+
 	if len(args) != 1 {
 		fail(e, "pcap needs one capture file, or - for standard input")
 		return nil, 2
 	}
 	cfg.file = args[0]
+	if !cfg.keys.load(e, cfg.live()) {
+		return nil, 2
+	}
 	if err := cfg.exchangeFilter.resolve(); err != nil {
 		fail(e, "%v", err)
 		return nil, 2
@@ -350,7 +351,9 @@ func (p *pcapRun) decode(in io.Reader) (*capture.Result, error) {
 				size, run = 0, nil
 			}
 		}
-		res, readErr = capture.ReadFunc(in, capture.Options{BrokerPorts: p.cfg.ports, Buffer: frames.get, KeepDamaged: true, KeyLog: p.cfg.keys.log}, func(x *capture.Exchange) {
+		opts := capture.Options{BrokerPorts: p.cfg.ports, Buffer: frames.get, KeepDamaged: true}
+		p.cfg.keys.options(&opts, p.cfg.live())
+		res, readErr = capture.ReadFunc(in, opts, func(x *capture.Exchange) {
 			if x.Request != nil && x.Response != nil && topicids.Learns(x.APIKey) {
 				// In capture order, before any exchange after it is
 				// decoded: the topic ids a Metadata response names.

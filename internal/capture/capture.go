@@ -75,6 +75,13 @@ type Options struct {
 	// on; a pcapng file's decryption secrets blocks add to it. A TLS
 	// connection it cannot decrypt is said in a note, as without it.
 	KeyLog *KeyLog
+	// KeyLogUpdate, when set, is called when a TLS session's secrets are
+	// not in the key log: it returns the key log read again, or nil when
+	// nothing changed. In a live capture the client writes its secrets as
+	// its handshake goes, so a session's are looked for again when its
+	// first encrypted record comes, and KeyLogUpdate may wait a moment for
+	// them (kwire pcap -, a quarter of a second at most).
+	KeyLogUpdate func() *KeyLog
 	// Buffer, when set, gives the slice (length 0, capacity at least n)
 	// a frame's n bytes are copied into, so that a reader done with an
 	// exchange's frames can hand their buffers out again (kwire pcap

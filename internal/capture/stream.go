@@ -309,6 +309,9 @@ func (h *half) flush() {
 	if h.released {
 		return
 	}
+	if x := h.tl; x != nil && x.s.wait && !h.tlsKeys(true) {
+		return // dropped: the secrets never came
+	}
 	switch x := h.tl; {
 	case x == nil || x.dead:
 	case x.hunt > 0:
@@ -490,7 +493,7 @@ func (h *half) tls(b []byte, t time.Time, pkt int) bool {
 	}
 	switch {
 	case h.tlsStart(b, t, pkt):
-	case h.e.keys != nil:
+	case h.e.keys != nil || h.e.opts.KeyLogUpdate != nil:
 		h.tlsDrop("TLS (record header % x), seen from its middle: its ClientHello is not in the capture, so no secret is known for it: encrypted, not decoded", b[:3])
 	default:
 		h.tlsDrop("TLS (record header % x): encrypted, not decoded", b[:3])

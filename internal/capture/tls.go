@@ -42,6 +42,7 @@ type tlsConn struct {
 	aead12    [2]cipher.AEAD // TLS 1.2's keys, by half index
 	iv12      [2][]byte
 	decrypted bool // some application data was
+	wait      bool // its secrets were not in the key log at its ServerHello: looked for again at its first record
 }
 
 // tlsHalf decrypts one direction of a TLS connection.
@@ -74,7 +75,7 @@ type tlsHalf struct {
 func (h *half) tlsStart(b []byte, t time.Time, pkt int) bool {
 	c := h.c
 	if c.tls == nil {
-		if h.e.keys == nil || len(b) < 6 || b[0] != 22 || b[5] != 1 {
+		if h.e.keys == nil && h.e.opts.KeyLogUpdate == nil || len(b) < 6 || b[0] != 22 || b[5] != 1 {
 			return false
 		}
 		c.tls = &tlsConn{clientIdx: -1}
@@ -129,7 +130,7 @@ func (h *half) tlsRecord(t time.Time, pkt int) {
 			// ChangeCipherSpec: TLS 1.2 encrypts from here on; TLS 1.3
 			// sends it for middleboxes (after a HelloRetryRequest too,
 			// before its ServerHello), and it changes nothing.
-			if s.version == tls12 && s.sec != nil {
+			if s.version == tls12 && h.tlsKeys(true) {
 				i := h.idx
 				x.enc, x.aead, x.iv, x.seq = true, s.aead12[i], s.iv12[i], 0
 			}
@@ -138,6 +139,9 @@ func (h *half) tlsRecord(t time.Time, pkt int) {
 			h.tlsAlert(r[5:])
 			return
 		case r[0] == 23 && s.version == tls13:
+			if !h.tlsKeys(true) {
+				return
+			}
 			x.enc = true
 		default:
 			h.tlsFail("application data before the handshake made its keys")
@@ -253,7 +257,7 @@ func (h *half) serverHello(m []byte) {
 // tlsReady finds the session's secrets once its hellos are read, or
 // drops the connection, saying why it is not decrypted.
 func (h *half) tlsReady(id uint16) {
-	s, c := h.tl.s, h.c
+	s := h.tl.s
 	name := tlsVersionName(s.version)
 	switch {
 	case !s.haveCR:
@@ -266,18 +270,68 @@ func (h *half) tlsReady(id uint16) {
 		h.tlsDrop("TLS: %s with cipher suite %s, which kwire does not decrypt (it decrypts the AES-GCM and ChaCha20-Poly1305 suites): encrypted, not decoded", name, suiteName(id))
 		return
 	}
-	s.sec = h.e.keys.lookup(s.cr)
-	sec := s.sec
-	if sec == nil || s.version == tls12 && sec.master == nil || s.version == tls13 && (sec.client0 == nil || sec.server0 == nil) {
-		h.tlsDrop("TLS: %s; the key log has no %s for its client random %x: encrypted, not decoded", name, secretName(s.version), s.cr)
-		return
+	h.tlsKeys(false)
+}
+
+// tlsKeys finds the session's secrets and makes its keys. With a key log
+// that may grow (Options.KeyLogUpdate: a live capture whose client is
+// still writing it), secrets not there at the ServerHello are looked for
+// again when the first record needs them (late); else, or then, the
+// connection is dropped, said. It reports whether the keys are made.
+func (h *half) tlsKeys(late bool) bool {
+	s, c := h.tl.s, h.c
+	if s.sec != nil {
+		return true
 	}
+	sec := h.e.sessionSecrets(s.cr, s.version, late)
+	if sec == nil {
+		if !late && h.e.opts.KeyLogUpdate != nil {
+			s.wait = true
+			return false
+		}
+		h.tlsDrop("TLS: %s; the key log has no %s for its client random %x: encrypted, not decoded", tlsVersionName(s.version), secretName(s.version), s.cr)
+		return false
+	}
+	s.sec, s.wait = sec, false
 	if s.version == tls12 {
 		ci, si := s.clientIdx, 1-s.clientIdx
 		s.aead12[ci], s.aead12[si], s.iv12[ci], s.iv12[si] = s.suite.keys12(sec.master, s.cr, s.sr)
 	}
-	c.TLS = name + " " + s.suite.name
+	c.TLS = tlsVersionName(s.version) + " " + s.suite.name
 	h.e.res.TLSDecrypted++
+	return true
+}
+
+// sessionSecrets is what the key log holds for the session with client
+// random cr at version v, nil when not all it needs; with update, the key
+// log is read again (Options.KeyLogUpdate) before it says so.
+func (e *engine) sessionSecrets(cr [32]byte, v uint16, update bool) *tlsSecrets {
+	whole := func(sec *tlsSecrets) bool {
+		return sec != nil && (v == tls12 && sec.master != nil || v == tls13 && sec.client0 != nil && sec.server0 != nil)
+	}
+	if sec := e.keys.lookup(cr); whole(sec) {
+		return sec
+	}
+	if !update || e.opts.KeyLogUpdate == nil {
+		return nil
+	}
+	k := e.opts.KeyLogUpdate()
+	if k == nil {
+		return nil
+	}
+	if e.keys == nil || e.keys == e.opts.KeyLog {
+		e.keys = k
+	} else {
+		for cr, s := range k.m { // beside the capture's own secrets
+			if len(e.keys.m) < maxKeyLogSessions || e.keys.m[cr] != nil {
+				e.keys.m[cr] = s
+			}
+		}
+	}
+	if sec := e.keys.lookup(cr); whole(sec) {
+		return sec
+	}
+	return nil
 }
 
 func secretName(v uint16) string {

@@ -253,6 +253,44 @@ func TestTLSNotDecrypted(t *testing.T) {
 	assert.Contains(t, r.Notes[0].Message, "seen from its middle: its ClientHello is not in the capture")
 }
 
+// TestTLSKeyLogUpdate: a key log that grows while a live capture is read
+// (its client logs as it goes) is read again when a session's secrets
+// are not in it, once its first encrypted record comes: asked once for
+// the session, not for each record.
+func TestTLSKeyLogUpdate(t *testing.T) {
+	flights, keys := tlsExchanges(t, &tls.Config{}, &tls.Config{}, [][]byte{apiVersionsReq(1), apiVersionsReq(2)}, [][]byte{apiVersionsResp(1), apiVersionsResp(2)})
+	for _, c := range []struct {
+		name  string
+		start *KeyLog
+		later []byte
+		want  []int32
+	}{
+		{"written after the hellos", nil, keys, []int32{1, 2}},
+		{"beside other sessions", testKeyLog(t, []byte("CLIENT_RANDOM "+strings.Repeat("ab", 32)+" "+strings.Repeat("cd", 48)+"\n")), keys, []int32{1, 2}},
+		{"never written", nil, nil, nil},
+	} {
+		calls := 0
+		update := func() *KeyLog {
+			calls++
+			if c.later == nil {
+				return nil
+			}
+			return testKeyLog(t, c.later)
+		}
+		r := tlsCapture(t, flights, 1<<20, 0).read(Options{KeyLog: c.start, KeyLogUpdate: update})
+		dump(t, r)
+		assert.Equal(t, c.want, pairedCorrs(r), c.name)
+		if c.want != nil {
+			assert.Equal(t, 1, calls, c.name)
+			assert.Equal(t, 1, r.TLSDecrypted, c.name)
+		} else {
+			assert.Equal(t, 1, r.TLS, c.name)
+			require.NotEmpty(t, r.Notes, c.name)
+			assert.Contains(t, r.Notes[0].Message, "the key log has no traffic secrets", c.name)
+		}
+	}
+}
+
 // TestTLSGap: after bytes lost in a decrypted direction, its records
 // are found again by the sequence numbers the lost ones could have held:
 // the exchanges before and after the loss are read, in every version and
