@@ -149,6 +149,9 @@ func (h *half) tlsRecord(t time.Time, pkt int) {
 		}
 	}
 	typ, pt, ok := x.open(r)
+	if !ok && x.handshakeUnread() {
+		return
+	}
 	if !ok {
 		h.tlsFail("a record of %d bytes at stream offset %d that its secrets do not open", len(r), x.off-int64(len(r)))
 		return
@@ -516,7 +519,9 @@ func (x *tlsHalf) open(r []byte) (byte, []byte, bool) {
 	}
 	// A record that does not open with this phase's keys may be the
 	// first of the next: the first traffic secret's after the
-	// handshake's, the next one's after a key update.
+	// handshake's, the next one's after a key update. One that opens with
+	// none leaves the keys as they were.
+	phase, secret, aead, iv, seq := x.phase, x.secret, x.aead, x.iv, x.seq
 	for try := 0; try < 3; try++ {
 		if (x.aead == nil || try > 0) && !x.nextPhase() {
 			break
@@ -526,7 +531,22 @@ func (x *tlsHalf) open(r []byte) (byte, []byte, bool) {
 			return typ, pt, true
 		}
 	}
+	x.phase, x.secret, x.aead, x.iv, x.seq = phase, secret, aead, iv, seq
 	return 0, nil, false
+}
+
+// handshakeUnread reports whether a TLS 1.3 record that opens with no
+// key is one of the handshake's whose secret the key log lacks (some key
+// logs hold only the traffic secrets): nothing of the direction was read
+// yet, so it is passed over.
+func (x *tlsHalf) handshakeUnread() bool {
+	if x.s.version != tls13 || x.phase > 0 {
+		return false
+	}
+	if x.idx == x.s.clientIdx {
+		return x.s.sec.clientHS == nil
+	}
+	return x.s.sec.serverHS == nil
 }
 
 // openAt decrypts record r as the one numbered seq.

@@ -253,6 +253,24 @@ func TestTLSNotDecrypted(t *testing.T) {
 	assert.Contains(t, r.Notes[0].Message, "seen from its middle: its ClientHello is not in the capture")
 }
 
+// TestTLSTrafficSecretsOnly: a key log with TLS 1.3's traffic secrets
+// but not its handshake secrets (what some tools log) decrypts the
+// application data; the handshake's records are passed over.
+func TestTLSTrafficSecretsOnly(t *testing.T) {
+	flights, keys := tlsExchanges(t, &tls.Config{}, &tls.Config{}, [][]byte{apiVersionsReq(1), apiVersionsReq(2)}, [][]byte{apiVersionsResp(1), apiVersionsResp(2)})
+	var traffic []string
+	for _, l := range strings.Split(string(keys), "\n") {
+		if strings.HasPrefix(l, "CLIENT_TRAFFIC_SECRET_0 ") || strings.HasPrefix(l, "SERVER_TRAFFIC_SECRET_0 ") {
+			traffic = append(traffic, l)
+		}
+	}
+	require.Len(t, traffic, 2)
+	r := tlsCapture(t, flights, 1<<20, 0).read(Options{KeyLog: testKeyLog(t, []byte(strings.Join(traffic, "\n")))})
+	dump(t, r)
+	assert.Equal(t, []int32{1, 2}, pairedCorrs(r))
+	assert.Empty(t, r.Notes)
+}
+
 // TestTLSKeyLogUpdate: a key log that grows while a live capture is read
 // (its client logs as it goes) is read again when a session's secrets
 // are not in it, once its first encrypted record comes: asked once for
