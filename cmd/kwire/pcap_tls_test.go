@@ -57,18 +57,6 @@ func tlsCert(t *testing.T) (tls.Certificate, *x509.CertPool) {
 	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, pool
 }
 
-// lockedWriter serialises the key log lines of concurrent handshakes.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(b []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(b)
-}
-
 // opensslDialer dials each connection of a kgo client through an
 // `openssl s_client` process of its own: TLS 1.3 offering only suite,
 // the broker's certificate trusted from the ca file, the session's
@@ -184,7 +172,9 @@ func tlsTraffic(t *testing.T, port int, keylog string, c tlsClients, small bool)
 	require.NoError(t, err)
 	defer cluster.Close()
 	dial := func() kgo.Opt {
-		cfg := &tls.Config{RootCAs: pool, KeyLogWriter: &lockedWriter{w: kl}}
+		// The file is opened for appending: each secret is one write,
+		// whole, whichever handshake writes it.
+		cfg := &tls.Config{RootCAs: pool, KeyLogWriter: kl}
 		if c.tune != nil {
 			c.tune(cfg)
 		}
