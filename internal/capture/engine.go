@@ -16,20 +16,23 @@ type engine struct {
 	opts     Options
 	keys     *KeyLog // Options.KeyLog, with the capture's own secrets
 	keysFull bool    // its secrets were cut at maxKeyLogSessions, said once
-	ports    []uint16
-	res      *Result
-	stream   func(*Exchange) // nil: collect into res.Exchanges
-	conns    map[connKey]*Conn
-	all      []*Conn // connections not yet retired, in order of first appearance
-	retired  int     // retired connections still in all
-	closed   []*Conn // finished connections not yet retired, oldest first
-	nextID   int
-	pkt      int // 1-based index of the current packet
-	now      time.Time
-	xseq     int
-	dropped  int // notes not kept
-	badLink  map[uint32]bool
-	tp       tcpPacket
+	// resumable holds the master secrets of TLS 1.2 sessions decrypted,
+	// by session id and ticket, for the sessions that resume them.
+	resumable map[string][]byte
+	ports     []uint16
+	res       *Result
+	stream    func(*Exchange) // nil: collect into res.Exchanges
+	conns     map[connKey]*Conn
+	all       []*Conn // connections not yet retired, in order of first appearance
+	retired   int     // retired connections still in all
+	closed    []*Conn // finished connections not yet retired, oldest first
+	nextID    int
+	pkt       int // 1-based index of the current packet
+	now       time.Time
+	xseq      int
+	dropped   int // notes not kept
+	badLink   map[uint32]bool
+	tp        tcpPacket
 
 	// The window of requests awaiting a response, over all connections,
 	// oldest first; entries no longer waiting are skipped and compacted

@@ -3,6 +3,7 @@ package capture
 import (
 	"bytes"
 	"crypto/cipher"
+	"crypto/sha256"
 	"encoding/binary"
 	"strconv"
 	"time"
@@ -42,7 +43,15 @@ type tlsConn struct {
 	aead12    [2]cipher.AEAD // TLS 1.2's keys, by half index
 	iv12      [2][]byte
 	decrypted bool // some application data was
-	wait      bool // its secrets were not in the key log at its ServerHello: looked for again at its first record
+	// TLS 1.2 resumption: the session id the client offered and the one
+	// the server answered (the same: a resumption), the ticket the client
+	// offered (its SHA-256), and the one the server issued (its key in
+	// the engine's resumable sessions).
+	sid, serverSID []byte
+	ticket         [32]byte
+	haveTicket     bool
+	newTicket      string
+	wait           bool // its secrets were not in the key log at its ServerHello: looked for again at its first record
 }
 
 // tlsHalf decrypts one direction of a TLS connection.
@@ -52,6 +61,7 @@ type tlsHalf struct {
 	rec      []byte // the record being gathered
 	hs       []byte // handshake bytes before the hello is whole
 	hello    bool   // this direction's hello is read
+	hsSkip   int    // bytes of a handshake message passed over still to come
 	enc      bool   // its records are encrypted
 	aead     cipher.AEAD
 	iv       []byte
@@ -174,46 +184,116 @@ func (h *half) tlsPlain(typ byte, pt []byte, t time.Time, pkt int) {
 	// updates, which open fails over to) frame nothing.
 }
 
-// tlsHandshake reads handshake bytes sent in the clear until this
-// direction's hello is whole.
+// tlsHandshake reads handshake bytes sent in the clear: each direction's
+// hello, and, from a TLS 1.2 server, the session ticket it issues (for
+// the sessions that resume this one). Other messages (certificates) are
+// passed over unkept.
 func (h *half) tlsHandshake(b []byte) {
 	x, s := h.tl, h.tl.s
-	if x.hello {
-		return
-	}
-	x.hs = append(x.hs, b...)
-	for len(x.hs) >= 4 && !x.hello && !h.released {
-		n := int(x.hs[1])<<16 | int(x.hs[2])<<8 | int(x.hs[3])
-		if n > maxHello {
-			h.tlsFail("a handshake message of %d bytes", n)
-			return
+	for len(b) > 0 && !h.released {
+		if x.hsSkip > 0 {
+			k := min(x.hsSkip, len(b))
+			x.hsSkip -= k
+			b = b[k:]
+			continue
 		}
-		if len(x.hs) < 4+n {
-			return
+		if x.hello && (s.version != tls12 || h.idx == s.clientIdx) {
+			return // nothing more is wanted
 		}
-		m := x.hs[4 : 4+n]
-		switch x.hs[0] {
-		case 0: // HelloRequest
-		case 1:
-			if len(m) < 34 {
-				h.tlsFail("a ClientHello of %d bytes", n)
+		x.hs = append(x.hs, b...)
+		b = nil
+		for len(x.hs) >= 4 && !h.released {
+			typ, n := x.hs[0], int(x.hs[1])<<16|int(x.hs[2])<<8|int(x.hs[3])
+			if x.hello && typ != 4 {
+				if len(x.hs) < 4+n {
+					x.hsSkip, x.hs = 4+n-len(x.hs), x.hs[:0]
+					break
+				}
+				x.hs = x.hs[4+n:]
+				continue
+			}
+			if n > maxHello {
+				h.tlsFail("a handshake message of %d bytes", n)
 				return
 			}
-			if !s.haveCR {
-				copy(s.cr[:], m[2:34])
-				s.haveCR, s.clientIdx = true, h.idx
+			if len(x.hs) < 4+n {
+				break
 			}
-			x.hello = true
-		case 2:
-			h.serverHello(m)
-		default:
-			h.tlsFail("a handshake that begins with message type %d, not a hello", x.hs[0])
-			return
+			m := x.hs[4 : 4+n]
+			switch typ {
+			case 0: // HelloRequest
+			case 1:
+				h.clientHello(m)
+			case 2:
+				h.serverHello(m)
+			case 4:
+				h.sessionTicket(m)
+			default:
+				h.tlsFail("a handshake that begins with message type %d, not a hello", typ)
+				return
+			}
+			x.hs = x.hs[4+n:]
 		}
-		x.hs = x.hs[4+n:]
+		x.hs = x.hs[:copy(x.hs[:cap(x.hs)][:len(x.hs)], x.hs)]
 	}
-	if x.hello {
-		x.hs = nil
+}
+
+// clientHello reads the ClientHello m (without its header): the client's
+// random, and what it offers to resume (a session id, a TLS 1.2 ticket).
+func (h *half) clientHello(m []byte) {
+	x, s := h.tl, h.tl.s
+	if len(m) < 35 || len(m) < 35+int(m[34]) {
+		h.tlsFail("a ClientHello of %d bytes", len(m))
+		return
+	}
+	x.hello = true
+	if s.haveCR {
+		return // the second, after a HelloRetryRequest, is the same client's
+	}
+	copy(s.cr[:], m[2:34])
+	s.haveCR, s.clientIdx = true, h.idx
+	p := 35 + int(m[34])
+	s.sid = bytes.Clone(m[35:p])
+	if len(m) < p+2 {
+		return
+	}
+	p += 2 + int(binary.BigEndian.Uint16(m[p:])) // cipher suites
+	if len(m) < p+1 {
+		return
+	}
+	p += 1 + int(m[p]) // compression methods
+	for ext := tlsExtensions(m, p); len(ext) >= 4; {
+		typ, l := binary.BigEndian.Uint16(ext), int(binary.BigEndian.Uint16(ext[2:]))
+		if len(ext) < 4+l {
+			break
+		}
+		if typ == 35 && l > 0 { // session_ticket: one to resume
+			s.ticket = sha256.Sum256(ext[4 : 4+l])
+			s.haveTicket = true
+		}
+		ext = ext[4+l:]
+	}
+}
+
+// tlsExtensions is the extensions of hello m whose length is at p.
+func tlsExtensions(m []byte, p int) []byte {
+	if len(m) < p+2 {
+		return nil
+	}
+	return m[p+2 : min(len(m), p+2+int(binary.BigEndian.Uint16(m[p:])))]
+}
+
+// sessionTicket reads a TLS 1.2 NewSessionTicket m: a session that offers
+// it later resumes this one, with its master secret.
+func (h *half) sessionTicket(m []byte) {
+	s := h.tl.s
+	if len(m) < 6 || len(m) < 6+int(binary.BigEndian.Uint16(m[4:])) {
+		return
+	}
+	sum := sha256.Sum256(m[6 : 6+int(binary.BigEndian.Uint16(m[4:]))])
+	s.newTicket = "t:" + string(sum[:])
+	if s.sec != nil {
+		h.e.remember(s.newTicket, s.sec.master)
 	}
 }
 
@@ -237,10 +317,11 @@ func (h *half) serverHello(m []byte) {
 		h.tlsFail("a ServerHello of %d bytes", len(m))
 		return
 	}
+	s.serverSID = bytes.Clone(m[35 : 35+int(m[34])])
 	id := binary.BigEndian.Uint16(m[p:])
 	p += 3
 	if len(m) >= p+2 {
-		ext := m[p+2 : min(len(m), p+2+int(binary.BigEndian.Uint16(m[p:])))]
+		ext := tlsExtensions(m, p)
 		for len(ext) >= 4 {
 			typ, l := binary.BigEndian.Uint16(ext), int(binary.BigEndian.Uint16(ext[2:]))
 			if len(ext) < 4+l {
@@ -287,6 +368,9 @@ func (h *half) tlsKeys(late bool) bool {
 		return true
 	}
 	sec := h.e.sessionSecrets(s.cr, s.version, late)
+	if sec == nil && s.version == tls12 {
+		sec = h.e.resumedSecrets(s)
+	}
 	if sec == nil {
 		if !late && h.e.opts.KeyLogUpdate != nil {
 			s.wait = true
@@ -299,10 +383,50 @@ func (h *half) tlsKeys(late bool) bool {
 	if s.version == tls12 {
 		ci, si := s.clientIdx, 1-s.clientIdx
 		s.aead12[ci], s.aead12[si], s.iv12[ci], s.iv12[si] = s.suite.keys12(sec.master, s.cr, s.sr)
+		// The sessions that resume this one have no line of their own in
+		// a key log (Go's client writes none): they are known by its id
+		// and its ticket.
+		if len(s.serverSID) > 0 {
+			h.e.remember("id:"+string(s.serverSID), sec.master)
+		}
+		if s.newTicket != "" {
+			h.e.remember(s.newTicket, sec.master)
+		}
 	}
 	c.TLS = tlsVersionName(s.version) + " " + s.suite.name
 	h.e.res.TLSDecrypted++
 	return true
+}
+
+// maxResumable bounds the TLS 1.2 sessions kept for others to resume.
+const maxResumable = 1 << 14
+
+// remember keeps a TLS 1.2 session's master secret under key (its id, or
+// its ticket's hash), for the sessions that resume it.
+func (e *engine) remember(key string, master []byte) {
+	if e.resumable == nil {
+		e.resumable = make(map[string][]byte)
+	}
+	if len(e.resumable) < maxResumable || e.resumable[key] != nil {
+		e.resumable[key] = master
+	}
+}
+
+// resumedSecrets is the master secret of the session s resumes, when it
+// resumes one decrypted before: the server echoed the session id the
+// client offered (RFC 5246, 7.4.1.3; with a ticket, RFC 5077, 3.4).
+func (e *engine) resumedSecrets(s *tlsConn) *tlsSecrets {
+	if len(s.sid) == 0 || !bytes.Equal(s.sid, s.serverSID) {
+		return nil
+	}
+	m := e.resumable["id:"+string(s.sid)]
+	if m == nil && s.haveTicket {
+		m = e.resumable["t:"+string(s.ticket[:])]
+	}
+	if m == nil {
+		return nil
+	}
+	return &tlsSecrets{master: m}
 }
 
 // sessionSecrets is what the key log holds for the session with client

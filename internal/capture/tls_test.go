@@ -23,9 +23,22 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// testCert is the test's TLS server certificate, made once, so that a
+// client may resume a session with a later server (TestTLSResumed).
+var testCert struct {
+	once sync.Once
+	cert tls.Certificate
+	pool *x509.CertPool
+}
+
 // selfSigned is a certificate for the test's TLS server, and a pool that
 // trusts it.
 func selfSigned(t testing.TB) (tls.Certificate, *x509.CertPool) {
+	testCert.once.Do(func() { testCert.cert, testCert.pool = makeCert(t) })
+	return testCert.cert, testCert.pool
+}
+
+func makeCert(t testing.TB) (tls.Certificate, *x509.CertPool) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	require.NoError(t, err)
 	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "broker"}, DNSNames: []string{"broker"},
@@ -113,6 +126,7 @@ func tlsExchanges(t testing.TB, client, server *tls.Config, reqs, resps [][]byte
 		a.Close()
 		require.NoError(t, err, "server: %v", <-done)
 	}
+	lastResumed = c.ConnectionState().DidResume
 	for i, req := range reqs {
 		_, err := c.Write(req)
 		require.NoError(t, err)
@@ -130,12 +144,22 @@ func tlsExchanges(t testing.TB, client, server *tls.Config, reqs, resps [][]byte
 	return rec.flights, keys.Bytes()
 }
 
+// lastResumed says whether tlsExchanges' last session was resumed.
+var lastResumed bool
+
 // tlsCapture is a capture of flights on one TCP connection, each cut into
 // segments of at most seg bytes; drop, when > 0, leaves out the segment of
 // that number (counted from 1).
 func tlsCapture(t testing.TB, flights []flight, seg, drop int) *tb {
 	b := newTB(t, layers.LinkTypeEthernet)
-	v := b.conv("10.0.0.1:40000", "10.0.0.2:9093")
+	tlsConv(b, "10.0.0.1:40000", flights, seg, drop)
+	return b
+}
+
+// tlsConv adds to b a connection from client carrying flights, as
+// tlsCapture does.
+func tlsConv(b *tb, client string, flights []flight, seg, drop int) {
+	v := b.conv(client, "10.0.0.2:9093")
 	v.handshake()
 	n := 0
 	for _, f := range flights {
@@ -146,7 +170,6 @@ func tlsCapture(t testing.TB, flights []flight, seg, drop int) *tb {
 		}
 	}
 	v.fin()
-	return b
 }
 
 // bigRequest is a Produce v9 request frame of about 40 KB: three TLS
@@ -207,6 +230,35 @@ func TestTLSDecrypted(t *testing.T) {
 				require.Contains(t, string(flights[1].data[11:43]), string(hrrRandom[:]), "the server's first hello is a HelloRetryRequest")
 			}
 		})
+	}
+}
+
+// TestTLSResumed: a session resumed from an earlier one in the capture is
+// decrypted. TLS 1.3's (a PSK) has secrets of its own in the key log;
+// TLS 1.2's abbreviated handshake (the server changes cipher spec first)
+// has none, as Go's client writes no line for it: it takes the master
+// secret of the session whose ticket it offers.
+func TestTLSResumed(t *testing.T) {
+	for _, max := range []uint16{tls.VersionTLS12, tls.VersionTLS13} {
+		client := &tls.Config{MaxVersion: max, ClientSessionCache: tls.NewLRUClientSessionCache(4)}
+		server := &tls.Config{}
+		server.SetSessionTicketKeys([][32]byte{{1, 2, 3}})
+		reqs, resps := [][]byte{apiVersionsReq(1)}, [][]byte{apiVersionsResp(1)}
+		first, keys := tlsExchanges(t, client, server, reqs, resps)
+		require.False(t, lastResumed)
+		second, more := tlsExchanges(t, client, server, reqs, resps)
+		require.True(t, lastResumed, "the second session resumes the first (%s)", tls.VersionName(max))
+		b := newTB(t, layers.LinkTypeEthernet)
+		tlsConv(b, "10.0.0.1:40000", first, 1<<20, 0)
+		tlsConv(b, "10.0.0.1:40001", second, 1<<20, 0)
+		r := b.read(Options{KeyLog: testKeyLog(t, append(keys, more...))})
+		dump(t, r)
+		require.Len(t, r.Conns, 2)
+		for _, c := range r.Conns {
+			assert.Contains(t, c.TLS, tls.VersionName(max))
+		}
+		assert.Equal(t, []int32{1, 1}, pairedCorrs(r))
+		assert.Empty(t, r.Notes)
 	}
 }
 
