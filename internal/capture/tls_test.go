@@ -2,13 +2,18 @@ package capture
 
 import (
 	"bytes"
+	"crypto/aes"
+	"crypto/cipher"
 	"crypto/ecdsa"
 	"crypto/elliptic"
+	"crypto/hkdf"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/binary"
+	"encoding/hex"
 	"io"
 	"math/big"
 	"net"
@@ -231,6 +236,61 @@ func TestTLSDecrypted(t *testing.T) {
 			}
 		})
 	}
+}
+
+// sealTLS13 is data as the TLS 1.3 record numbered seq of content type
+// typ under traffic secret (AES-128-GCM, SHA-256), written from RFC 8446
+// here, apart from the reader's own key schedule.
+func sealTLS13(secret []byte, seq uint64, typ byte, data []byte) []byte {
+	label := func(l string, n int) []byte {
+		info := binary.BigEndian.AppendUint16(nil, uint16(n))
+		info = append(append(info, byte(6+len(l))), "tls13 "+l...)
+		out, _ := hkdf.Expand(sha256.New, secret, string(append(info, 0)), n)
+		return out
+	}
+	block, _ := aes.NewCipher(label("key", 16))
+	aead, _ := cipher.NewGCM(block)
+	nonce := label("iv", 12)
+	for i := 0; i < 8; i++ {
+		nonce[4+i] ^= byte(seq >> (56 - 8*i))
+	}
+	inner := append(bytes.Clone(data), typ)
+	hdr := append([]byte{23, 3, 3}, binary.BigEndian.AppendUint16(nil, uint16(len(inner)+16))...)
+	return aead.Seal(hdr, nonce, inner, hdr)
+}
+
+// TestTLSKeyUpdate: after a TLS 1.3 KeyUpdate, a direction's records are
+// under its next traffic secret (RFC 8446, 7.2), which the reader moves
+// to. Go sends no KeyUpdate of its own, so the client's is written here:
+// the message under the first secret, then a request under the next.
+func TestTLSKeyUpdate(t *testing.T) {
+	flights, keys := tlsExchanges(t, &tls.Config{}, &tls.Config{}, [][]byte{apiVersionsReq(1)}, [][]byte{apiVersionsResp(1)})
+	var secret []byte
+	for _, l := range strings.Split(string(keys), "\n") {
+		if f := strings.Fields(l); len(f) == 3 && f[0] == "CLIENT_TRAFFIC_SECRET_0" {
+			secret, _ = hex.DecodeString(f[2])
+		}
+	}
+	require.Len(t, secret, 32)
+	// The client's records under the first traffic secret: all its
+	// encrypted ones but its Finished.
+	seq := uint64(0)
+	for _, f := range flights {
+		for b := f.data; f.client && len(b) >= 5; b = b[5+int(binary.BigEndian.Uint16(b[3:])):] {
+			if b[0] == 23 {
+				seq++
+			}
+		}
+	}
+	seq--
+	next, _ := hkdf.Expand(sha256.New, secret, string(append(append(binary.BigEndian.AppendUint16(nil, 32), byte(6+len("traffic upd"))), "tls13 traffic upd\x00"...)), 32)
+	update := sealTLS13(secret, seq, 22, []byte{24, 0, 0, 1, 0}) // KeyUpdate, update_not_requested
+	flights = append(flights, flight{true, append(update, sealTLS13(next, 0, 23, apiVersionsReq(2))...)})
+	r := tlsCapture(t, flights, 1<<20, 0).read(Options{KeyLog: testKeyLog(t, keys)})
+	dump(t, r)
+	assert.Empty(t, r.Notes)
+	require.Len(t, r.Exchanges, 2)
+	assert.Equal(t, apiVersionsReq(2), r.Exchanges[1].Request.Bytes, "the request after the key update")
 }
 
 // TestTLSResumed: a session resumed from an earlier one in the capture is
