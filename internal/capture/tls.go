@@ -198,6 +198,7 @@ func (h *half) tlsHandshake(b []byte) {
 			continue
 		}
 		if x.hello && (s.version != tls12 || h.idx == s.clientIdx) {
+			x.hs = nil
 			return // nothing more is wanted
 		}
 		x.hs = append(x.hs, b...)
@@ -234,7 +235,6 @@ func (h *half) tlsHandshake(b []byte) {
 			}
 			x.hs = x.hs[4+n:]
 		}
-		x.hs = x.hs[:copy(x.hs[:cap(x.hs)][:len(x.hs)], x.hs)]
 	}
 }
 
