@@ -202,6 +202,9 @@ func (c *checkConfig) run(e *env) int {
 	}
 	if o.tls > 0 {
 		notRead += fmt.Sprintf("; %d TLS connections not checked (encrypted, said above)", o.tls)
+		if c.keys.file == "" {
+			defer fail(e, "check: %s", keyLogHint(o.tls))
+		}
 	}
 	if empty > 0 {
 		notRead += fmt.Sprintf("; %d of %d files with no Kafka exchange (said above)", empty, len(c.files))

@@ -608,14 +608,16 @@ func TestCaptureTLSConnectionSaid(t *testing.T) {
 	const note = "packet 4: conn 1 10.0.0.2:40000->10.0.0.1:9092: TLS (record header 16 03 01): encrypted, not decoded"
 	out, errOut, code := runCLI(t, []string{"pcap", "--summary", file}, nil)
 	require.Equal(t, 0, code, errOut)
-	require.Equal(t, "kwire: "+file+": "+note+"\n", errOut)
+	hint := "1 TLS connections left encrypted: --tls-keylog FILE decrypts them with the secrets their clients logged (SSLKEYLOGFILE, Go's tls.Config.KeyLogWriter)"
+	require.Equal(t, "kwire: "+file+": "+note+"\nkwire: "+file+": "+hint+"\n", errOut)
 	require.True(t, strings.HasPrefix(out, "6 packets, 0 connections, 0 exchanges, 6 non-Kafka packets, 1 TLS connections among them (encrypted, not decoded)\n"), out)
 
 	out, errOut, code = runCLI(t, []string{"check", file}, nil)
 	require.Equal(t, 0, code, errOut)
 	require.Empty(t, out)
 	require.Equal(t, "kwire: "+file+": "+note+", not checked\n"+
-		"kwire: check: 0 errors, 0 warnings, 0 notes; 0 rules not judged (said in their lines); 1 TLS connections not checked (encrypted, said above)\n", errOut)
+		"kwire: check: 0 errors, 0 warnings, 0 notes; 0 rules not judged (said in their lines); 1 TLS connections not checked (encrypted, said above)\n"+
+		"kwire: check: "+hint+"\n", errOut)
 }
 
 // TestFailOn: --fail-on, read and compared by one pair of functions for

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/kwire/kwire/internal/capture"
@@ -76,4 +77,9 @@ func (k *keyLogFlag) options(o *capture.Options, live bool) {
 			time.Sleep(10 * time.Millisecond)
 		}
 	}
+}
+
+// keyLogHint says how n TLS connections left encrypted are decrypted.
+func keyLogHint(n int) string {
+	return strconv.Itoa(n) + " TLS connections left encrypted: --tls-keylog FILE decrypts them with the secrets their clients logged (SSLKEYLOGFILE, Go's tls.Config.KeyLogWriter)"
 }

@@ -182,6 +182,9 @@ func runPcap(e *env, args []string) int {
 	if why := noKafka(res, run.exchanges, cfg.ports); why != "" {
 		fail(e, "%s: %s", cfg.file, why)
 	}
+	if res.TLS > 0 && cfg.keys.file == "" {
+		fail(e, "%s: %s", cfg.file, keyLogHint(res.TLS))
+	}
 	if cfg.summary {
 		run.printSummary(res)
 	}
