@@ -58,6 +58,7 @@ test('a TLS capture alone is said to be encrypted; its key log given after decry
   assert.match(await title(page), /^Capture: 95 packets, 0 Kafka connections, 0 exchanges/);
   const notes = await page.$$eval('#cap-notes li', (lis) => lis.map((l) => l.textContent));
   assert.equal(notes.filter((n) => /TLS \(record header 16 03 01\): encrypted, not decoded/.test(n)).length, 5, notes.join('\n'));
+  assert.ok(notes.includes('5 TLS connections left encrypted: open or drop the key log their clients wrote (SSLKEYLOGFILE, Go\'s tls.Config.KeyLogWriter) to decrypt them'), notes.join('\n'));
   await opened(page, KEYS);
   await decrypted(page);
   assert.deepEqual(page.errors, []);

@@ -90,6 +90,9 @@ func readCapture(this js.Value, args []js.Value) any {
 	if keyNote != "" {
 		res.Notes = append([]capture.Note{{Message: keyNote}}, res.Notes...)
 	}
+	if res.TLS > 0 && opts.KeyLog == nil {
+		res.Notes = append(res.Notes, capture.Note{Message: strconv.Itoa(res.TLS) + " TLS connections left encrypted: open or drop the key log their clients wrote (SSLKEYLOGFILE, Go's tls.Config.KeyLogWriter) to decrypt them"})
+	}
 	frames := js.Global().Get("Array").New()
 	for _, x := range res.Exchanges {
 		for _, fr := range []*capture.Frame{x.Request, x.Response} {
