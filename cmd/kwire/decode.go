@@ -382,13 +382,9 @@ func runDecode(e *env, args []string) int {
 	fs.BoolVar(&c.strict, "strict", false, "exit 1 when any warning (a lenient reading or a limit hit) is printed")
 	c.pf.register(fs)
 	progressMode := fs.String("progress", "auto", progressFlagUsage)
-	args, code := parseFlags(e, fs, args)
+	args, code := parseInputs(e, fs, args)
 	if code >= 0 {
 		return code
-	}
-	if countOf(args, "-") > 1 {
-		fail(e, "- is given twice: standard input is read once")
-		return 2
 	}
 	if err := c.check(e, *color, &jf); err != nil {
 		fail(e, "%v", err)

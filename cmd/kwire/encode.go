@@ -29,13 +29,9 @@ but bytes and records come from their own value, not their children.`,
 		"kwire decode frame.bin frame.bin | kwire encode",
 		"kwire example Metadata --version 12 | kwire encode")
 	noSize := fs.Bool("no-size", false, "leave out the 4-byte size prefix")
-	args, code := parseFlags(e, fs, args)
+	args, code := parseInputs(e, fs, args)
 	if code >= 0 {
 		return code
-	}
-	if countOf(args, "-") > 1 {
-		fail(e, "- is given twice: standard input is read once")
-		return 2
 	}
 	ins, err := encodeInputs(e, args)
 	if err != nil {

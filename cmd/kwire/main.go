@@ -286,6 +286,17 @@ func parseFlagsOnly(e *env, fs *flag.FlagSet, args []string, hint string) int {
 	return code
 }
 
+// parseInputs is parseFlags for a command whose arguments are inputs:
+// "-" (standard input) given twice is an error, as it is read once.
+func parseInputs(e *env, fs *flag.FlagSet, args []string) ([]string, int) {
+	rest, code := parseFlags(e, fs, args)
+	if code < 0 && countOf(rest, "-") > 1 {
+		fail(e, "- is given twice: standard input is read once")
+		return nil, 2
+	}
+	return rest, code
+}
+
 func fail(e *env, format string, a ...any) {
 	msg := fmt.Sprintf(format, a...)
 	if o, ok := e.stdout.(*outWriter); ok && o.failed.Load() && strings.Contains(msg, o.err.Error()) {
