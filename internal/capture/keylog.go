@@ -109,28 +109,34 @@ func (k *KeyLog) add(t []byte, max int) bool {
 		}
 		s = &tlsSecrets{}
 	}
-	switch string(f[0]) {
-	case "CLIENT_RANDOM":
-		if len(secret) != 48 {
-			return false
-		}
-		s.master = secret
-	case "CLIENT_HANDSHAKE_TRAFFIC_SECRET":
-		s.clientHS = secret
-	case "SERVER_HANDSHAKE_TRAFFIC_SECRET":
-		s.serverHS = secret
-	case "CLIENT_TRAFFIC_SECRET_0":
-		s.client0 = secret
-	case "SERVER_TRAFFIC_SECRET_0":
-		s.server0 = secret
-	default:
+	slot := s.slot(string(f[0]))
+	if slot == nil || slot == &s.master && len(secret) != 48 {
 		return false
 	}
+	*slot = secret
 	if k.m == nil {
 		k.m = make(map[[32]byte]*tlsSecrets)
 	}
 	k.m[cr] = s
 	return true
+}
+
+// slot is where a key log line labelled label keeps its secret; nil for
+// a label of no use here (EXPORTER_SECRET, early data's).
+func (s *tlsSecrets) slot(label string) *[]byte {
+	switch label {
+	case "CLIENT_RANDOM": // TLS 1.2's master secret
+		return &s.master
+	case "CLIENT_HANDSHAKE_TRAFFIC_SECRET":
+		return &s.clientHS
+	case "SERVER_HANDSHAKE_TRAFFIC_SECRET":
+		return &s.serverHS
+	case "CLIENT_TRAFFIC_SECRET_0":
+		return &s.client0
+	case "SERVER_TRAFFIC_SECRET_0":
+		return &s.server0
+	}
+	return nil
 }
 
 // addAll takes the lines of a pcapng decryption secrets block; false when
