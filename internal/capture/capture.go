@@ -415,13 +415,8 @@ func (e *engine) run(r io.Reader) error {
 // secrets block), beside Options.KeyLog, which it leaves as it is.
 func (e *engine) addSecrets(b []byte) {
 	if e.keys == nil || e.keys == e.opts.KeyLog {
-		k := &KeyLog{m: make(map[[32]byte]*tlsSecrets, e.opts.KeyLog.Sessions())}
-		if e.opts.KeyLog != nil {
-			for cr, s := range e.opts.KeyLog.m {
-				c := *s
-				k.m[cr] = &c
-			}
-		}
+		k := &KeyLog{}
+		k.merge(e.opts.KeyLog, 0)
 		e.keys = k
 	}
 	if !e.keys.addAll(b) && !e.keysFull {

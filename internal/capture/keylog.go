@@ -157,6 +157,24 @@ func (k *KeyLog) addAll(b []byte) bool {
 	return whole
 }
 
+// merge adds o's sessions to k, each a copy (k's later lines change its
+// own, not o's); max > 0 bounds the sessions k may hold, as add's does.
+func (k *KeyLog) merge(o *KeyLog, max int) {
+	if o == nil {
+		return
+	}
+	if k.m == nil {
+		k.m = make(map[[32]byte]*tlsSecrets, len(o.m))
+	}
+	for cr, s := range o.m {
+		if max > 0 && len(k.m) >= max && k.m[cr] == nil {
+			continue
+		}
+		c := *s
+		k.m[cr] = &c
+	}
+}
+
 // lookup is the secrets of the session with client random cr.
 func (k *KeyLog) lookup(cr [32]byte) *tlsSecrets {
 	if k == nil {

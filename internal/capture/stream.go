@@ -315,7 +315,7 @@ func (h *half) flush() {
 	switch x := h.tl; {
 	case x == nil || x.dead:
 	case x.hunt > 0:
-		h.huntFailed("no record found in the %d bytes after %d lost", len(x.rec), x.hunt)
+		h.tlsFailLost(x.hunt, "no record found in the %d bytes after %d lost", len(x.rec), x.hunt)
 	case len(x.rec) > 0:
 		h.e.note(h.c, "TLS: the %s stream ends inside a record (%d bytes of it captured)", h.name(), len(x.rec))
 	}
@@ -449,9 +449,9 @@ func tlsRecord(b []byte) (int, bool) {
 	return 5 + n, n > 0 && n <= 1<<14+2048
 }
 
-// clientHello reports whether b starts with a record holding a
+// startsClientHello reports whether b starts with a record holding a
 // ClientHello whose length agrees with the record's.
-func clientHello(b []byte) bool {
+func startsClientHello(b []byte) bool {
 	if len(b) < 9 || b[0] != 22 || b[5] != 1 {
 		return false
 	}
@@ -478,7 +478,7 @@ func (h *half) tls(b []byte, t time.Time, pkt int) bool {
 		if b[0] != 22 {
 			return false
 		}
-	} else if _, ok := tlsRecord(b[min(n, len(b)):]); !ok && !clientHello(b) {
+	} else if _, ok := tlsRecord(b[min(n, len(b)):]); !ok && !startsClientHello(b) {
 		return false
 	}
 	c := h.c
@@ -493,7 +493,7 @@ func (h *half) tls(b []byte, t time.Time, pkt int) bool {
 	}
 	switch {
 	case h.tlsStart(b, t, pkt):
-	case h.e.keys != nil || h.e.opts.KeyLogUpdate != nil:
+	case h.e.decrypts():
 		h.tlsDrop("TLS (record header % x), seen from its middle: its ClientHello is not in the capture, so no secret is known for it: encrypted, not decoded", b[:3])
 	default:
 		h.tlsDrop("TLS (record header % x): encrypted, not decoded", b[:3])

@@ -85,7 +85,7 @@ type tlsHalf struct {
 func (h *half) tlsStart(b []byte, t time.Time, pkt int) bool {
 	c := h.c
 	if c.tls == nil {
-		if h.e.keys == nil && h.e.opts.KeyLogUpdate == nil || len(b) < 6 || b[0] != 22 || b[5] != 1 {
+		if !h.e.decrypts() || len(b) < 6 || b[0] != 22 || b[5] != 1 {
 			return false
 		}
 		c.tls = &tlsConn{clientIdx: -1}
@@ -93,6 +93,12 @@ func (h *half) tlsStart(b []byte, t time.Time, pkt int) bool {
 	h.tl = &tlsHalf{s: c.tls, idx: h.idx, phase: -1}
 	h.tlsData(b, t, pkt)
 	return true
+}
+
+// decrypts reports whether TLS sessions may be decrypted: a key log was
+// given, or the capture carries one, or one may still be written.
+func (e *engine) decrypts() bool {
+	return e.keys != nil || e.opts.KeyLogUpdate != nil
 }
 
 // tlsData takes stream bytes of a TLS direction: each whole record is
@@ -287,10 +293,14 @@ func tlsExtensions(m []byte, p int) []byte {
 // it later resumes this one, with its master secret.
 func (h *half) sessionTicket(m []byte) {
 	s := h.tl.s
-	if len(m) < 6 || len(m) < 6+int(binary.BigEndian.Uint16(m[4:])) {
+	if len(m) < 6 {
 		return
 	}
-	sum := sha256.Sum256(m[6 : 6+int(binary.BigEndian.Uint16(m[4:]))])
+	n := int(binary.BigEndian.Uint16(m[4:])) // lifetime (4 bytes), then the ticket
+	if len(m) < 6+n {
+		return
+	}
+	sum := sha256.Sum256(m[6 : 6+n])
 	s.newTicket = "t:" + string(sum[:])
 	if s.sec != nil {
 		h.e.remember(s.newTicket, s.sec.master)
@@ -449,11 +459,7 @@ func (e *engine) sessionSecrets(cr [32]byte, v uint16, update bool) *tlsSecrets 
 	if e.keys == nil || e.keys == e.opts.KeyLog {
 		e.keys = k
 	} else {
-		for cr, s := range k.m { // beside the capture's own secrets
-			if len(e.keys.m) < maxKeyLogSessions || e.keys.m[cr] != nil {
-				e.keys.m[cr] = s
-			}
-		}
+		e.keys.merge(k, maxKeyLogSessions) // beside the capture's own secrets
 	}
 	if sec := e.keys.lookup(cr); whole(sec) {
 		return sec
@@ -475,7 +481,7 @@ func tlsVersionName(v uint16) string {
 	case 0x0301, 0x0302, tls12, tls13:
 		return "TLS 1." + strconv.Itoa(int(v-0x0301))
 	}
-	return "TLS version 0x" + strconv.FormatUint(uint64(v)|0x10000, 16)[1:]
+	return "TLS version " + hex4(v)
 }
 
 // tlsAlert says a fatal alert (a close_notify, or a warning, is the
@@ -530,10 +536,7 @@ func (h *half) tlsLost(n int64) {
 	at := x.off
 	x.off += n
 	if !x.s.decrypted || !x.enc || x.aead == nil {
-		h.tlsFail("%d bytes lost at stream offset %d", n, at)
-		if !h.released {
-			h.frameGap(n)
-		}
+		h.tlsFailLost(n, "%d bytes lost at stream offset %d", n, at)
 		return
 	}
 	h.e.note(h.c, "TLS: %d bytes lost at stream offset %d: looking for the %s stream's next record", n, at, h.name())
@@ -560,9 +563,9 @@ func (x *tlsHalf) overhead() int64 {
 	return 5 + 8 + 16
 }
 
-// huntFailed ends a look for records that found none.
-func (h *half) huntFailed(format string, args ...any) {
-	n := h.tl.hunt
+// tlsFailLost is tlsFail for n bytes lost (a gap, or what a look for the
+// records after one passed over in vain), which the framer is told.
+func (h *half) tlsFailLost(n int64, format string, args ...any) {
 	h.tlsFail(format, args...)
 	if !h.released {
 		h.frameGap(n)
@@ -601,7 +604,7 @@ func (h *half) tlsHunt(b []byte, t time.Time, pkt int) []byte {
 		last := x.seq + uint64(min(x.hunt/22+2, maxHuntRecords))
 		for q := x.seq; q <= last; q++ {
 			if x.work += n; x.work > maxHuntWork {
-				h.huntFailed("no record found in the %d bytes after %d lost", len(x.rec), x.hunt)
+				h.tlsFailLost(x.hunt, "no record found in the %d bytes after %d lost", len(x.rec), x.hunt)
 				return nil
 			}
 			typ, pt, ok := x.openAt(r[:n], q)

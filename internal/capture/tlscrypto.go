@@ -57,7 +57,12 @@ func suiteName(id uint16) string {
 	if s := suiteByID(id); s != nil {
 		return s.name
 	}
-	return "0x" + strconv.FormatUint(uint64(id)|0x10000, 16)[1:]
+	return hex4(id)
+}
+
+// hex4 is v as 0x and four hex digits.
+func hex4(v uint16) string {
+	return "0x" + strconv.FormatUint(uint64(v)|0x10000, 16)[1:]
 }
 
 func (s *tlsSuite) hash() func() hash.Hash {
