@@ -272,36 +272,53 @@ type pcapLine struct {
 	ResponseError json.RawMessage `json:"responseError"`
 }
 
+// jsonBatch is a record batch as kwire pcap writes it, as far as the
+// tests read it.
+type jsonBatch struct {
+	Attributes struct{ Compression string } `json:"attributes"`
+	Records    []struct {
+		Key   struct{ Text string } `json:"key"`
+		Value struct{ Text string } `json:"value"`
+	} `json:"records"`
+}
+
+// produceBatches is the record batches of a Produce request's value JSON.
+func produceBatches(t *testing.T, request json.RawMessage) []jsonBatch {
+	var req struct {
+		Body struct {
+			TopicData []struct {
+				PartitionData []struct {
+					Records []jsonBatch `json:"records"`
+				} `json:"partitionData"`
+			} `json:"topicData"`
+		} `json:"body"`
+	}
+	require.NoError(t, json.Unmarshal(request, &req))
+	var out []jsonBatch
+	for _, td := range req.Body.TopicData {
+		for _, pd := range td.PartitionData {
+			out = append(out, pd.Records...)
+		}
+	}
+	return out
+}
+
+// appendRecords appends the keys and values of the records of batches.
+func appendRecords(out []produced, batches []jsonBatch) []produced {
+	for _, b := range batches {
+		for _, r := range b.Records {
+			out = append(out, produced{r.Key.Text, r.Value.Text})
+		}
+	}
+	return out
+}
+
 // recordsIn collects the keys and values of the records in Produce requests.
 func recordsIn(t *testing.T, lines []pcapLine) []produced {
 	var out []produced
 	for _, l := range lines {
-		if l.APIName != "Produce" {
-			continue
-		}
-		var req struct {
-			Body struct {
-				TopicData []struct {
-					PartitionData []struct {
-						Records []struct {
-							Records []struct {
-								Key   struct{ Text string } `json:"key"`
-								Value struct{ Text string } `json:"value"`
-							} `json:"records"`
-						} `json:"records"`
-					} `json:"partitionData"`
-				} `json:"topicData"`
-			} `json:"body"`
-		}
-		require.NoError(t, json.Unmarshal(l.Request, &req))
-		for _, td := range req.Body.TopicData {
-			for _, pd := range td.PartitionData {
-				for _, b := range pd.Records {
-					for _, r := range b.Records {
-						out = append(out, produced{r.Key.Text, r.Value.Text})
-					}
-				}
-			}
+		if l.APIName == "Produce" {
+			out = appendRecords(out, produceBatches(t, l.Request))
 		}
 	}
 	return out

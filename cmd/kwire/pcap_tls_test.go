@@ -333,12 +333,7 @@ func fetchedIn(t *testing.T, lines []tlsLine) []produced {
 			Body struct {
 				Responses []struct {
 					Partitions []struct {
-						Records []struct {
-							Records []struct {
-								Key   struct{ Text string } `json:"key"`
-								Value struct{ Text string } `json:"value"`
-							} `json:"records"`
-						} `json:"records"`
+						Records []jsonBatch `json:"records"`
 					} `json:"partitions"`
 				} `json:"responses"`
 			} `json:"body"`
@@ -346,11 +341,7 @@ func fetchedIn(t *testing.T, lines []tlsLine) []produced {
 		require.NoError(t, json.Unmarshal(l.Response, &resp))
 		for _, r := range resp.Body.Responses {
 			for _, p := range r.Partitions {
-				for _, b := range p.Records {
-					for _, rec := range b.Records {
-						out = append(out, produced{rec.Key.Text, rec.Value.Text})
-					}
-				}
+				out = appendRecords(out, p.Records)
 			}
 		}
 	}
@@ -361,26 +352,9 @@ func fetchedIn(t *testing.T, lines []tlsLine) []produced {
 func codecsIn(t *testing.T, lines []tlsLine) map[string]int {
 	n := map[string]int{}
 	for _, l := range lines {
-		if l.APIName != "Produce" {
-			continue
-		}
-		var req struct {
-			Body struct {
-				TopicData []struct {
-					PartitionData []struct {
-						Records []struct {
-							Attributes struct{ Compression string } `json:"attributes"`
-						} `json:"records"`
-					} `json:"partitionData"`
-				} `json:"topicData"`
-			} `json:"body"`
-		}
-		require.NoError(t, json.Unmarshal(l.Request, &req))
-		for _, td := range req.Body.TopicData {
-			for _, pd := range td.PartitionData {
-				for _, b := range pd.Records {
-					n[b.Attributes.Compression]++
-				}
+		if l.APIName == "Produce" {
+			for _, b := range produceBatches(t, l.Request) {
+				n[b.Attributes.Compression]++
 			}
 		}
 	}
