@@ -6,6 +6,7 @@
 // commits. Run by kwire's TestCaptureTLSKafkaJS, which captures it.
 // kafkajs is resolved from the working directory (site/, its node_modules).
 import { createRequire } from 'node:module'
+import { consumeAll } from './kafkajs-consume.mjs'
 import { appendFileSync, readFileSync } from 'node:fs'
 import tls from 'node:tls'
 const { Kafka, CompressionTypes, logLevel } = createRequire(process.cwd() + '/')('kafkajs')
@@ -22,19 +23,5 @@ await producer.connect()
 await producer.send({ topic: 'secure', compression: CompressionTypes.GZIP, messages: [0, 1, 2].map((i) => ({ key: 'js-key-' + i, value: 'kafkajs secret value ' + i })) })
 await producer.disconnect()
 
-const consumer = kafka.consumer({ groupId: 'kafkajs-tls', heartbeatInterval: 500 })
-await consumer.connect()
-await consumer.subscribe({ topic: 'secure', fromBeginning: true })
-let seen = 0
-await new Promise((resolve, reject) => {
-  const timer = setTimeout(() => reject(new Error('timed out after ' + seen + ' records')), 20000)
-  consumer.run({
-    eachMessage: async () => {
-      seen++
-      if (seen === 3) { clearTimeout(timer); resolve() }
-    },
-  }).catch(reject)
-})
-await consumer.commitOffsets([{ topic: 'secure', partition: 0, offset: '3' }])
-await consumer.disconnect()
+const seen = await consumeAll(kafka, 'secure', 'kafkajs-tls', 3)
 console.log('kafkajs: produced and consumed', seen, 'over', tls.DEFAULT_MAX_VERSION)
