@@ -110,6 +110,15 @@ func (h *half) tlsData(b []byte, t time.Time, pkt int) {
 			b = h.tlsHunt(b, t, pkt)
 			continue
 		}
+		if len(x.rec) == 0 {
+			if n, ok := tlsRecord(b); ok && len(b) >= n {
+				// A whole record in b: read where it is, not copied.
+				x.off += int64(n)
+				h.tlsRecord(b[:n], t, pkt)
+				b = b[n:]
+				continue
+			}
+		}
 		need := 5
 		if len(x.rec) >= 5 {
 			n, ok := tlsRecord(x.rec)
@@ -124,7 +133,7 @@ func (h *half) tlsData(b []byte, t time.Time, pkt int) {
 		b = b[k:]
 		x.off += int64(k)
 		if len(x.rec) == need && need > 5 {
-			h.tlsRecord(t, pkt)
+			h.tlsRecord(x.rec, t, pkt)
 			x.rec = x.rec[:0]
 		}
 	}
@@ -133,10 +142,10 @@ func (h *half) tlsData(b []byte, t time.Time, pkt int) {
 	}
 }
 
-// tlsRecord handles the whole record in h.tl.rec.
-func (h *half) tlsRecord(t time.Time, pkt int) {
+// tlsRecord handles the whole record r, the last bytes the direction
+// took.
+func (h *half) tlsRecord(r []byte, t time.Time, pkt int) {
 	x, s := h.tl, h.tl.s
-	r := x.rec
 	if !x.enc {
 		switch {
 		case r[0] == 22:
