@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/kwire/kwire/codec/internal/rec"
+	"github.com/kwire/kwire/codec/internal/sasl"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/wire"
 )
@@ -903,6 +905,10 @@ func (e *encoder) nested(dst []byte, f *schema.Field, k schema.Kind, v any) ([]b
 			}
 			return nil, &EncodeError{Path: e.pathString(), Msg: err.Error(), Err: err}
 		}
+	case f.Name == "AuthBytes":
+		if body, err = e.saslMessage(e.scratch[:0], v); err != nil {
+			return nil, err
+		}
 	case consumerData(f.Name) != "":
 		obj, ok := v.(map[string]any)
 		if !ok {
@@ -934,6 +940,59 @@ func (e *encoder) consumerMessage(dst []byte, m *schema.Message, obj map[string]
 		}
 	}
 	return e.dataMessage(dst, m, fields, int16(ver))
+}
+
+// saslMessage appends SaslAuthenticate's authBytes given as the SASL
+// message decoding shows: its mechanism, its message's kind and its parts
+// (codec/internal/sasl), iterations a number, a GSSAPI token base64.
+func (e *encoder) saslMessage(dst []byte, v any) ([]byte, error) {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, &EncodeError{Path: e.pathString(), Msg: "expected base64 text, bytes or a SASL message object, found " + jsonKind(v)}
+	}
+	mech, _ := obj["mechanism"].(string)
+	kind, _ := obj["message"].(string)
+	names := sasl.Names(mech, kind)
+	if names == nil {
+		return nil, &EncodeError{Path: e.pathString(), Msg: "expected a SASL message: mechanism PLAIN, SCRAM, OAUTHBEARER or GSSAPI and its message, found " + strconv.Quote(mech) + " " + strconv.Quote(kind)}
+	}
+	for k := range obj {
+		if k != "mechanism" && k != "message" && !slices.Contains(names, k) {
+			return nil, &EncodeError{Path: join(e.pathString(), k), Msg: "not a part of a " + mech + " " + kind + " message; valid here: mechanism, message, " + strings.Join(names, ", ")}
+		}
+	}
+	var bad *EncodeError
+	dst, err := sasl.Append(dst, mech, kind, func(name string) (string, bool) {
+		x, ok := obj[name]
+		switch t := x.(type) {
+		case string:
+			if name != "token" {
+				return t, true
+			}
+			b, err := base64.StdEncoding.DecodeString(t)
+			if err != nil && bad == nil {
+				bad = &EncodeError{Path: join(e.pathString(), name), Msg: "invalid base64: " + err.Error(), Err: err}
+			}
+			return string(b), true
+		case []byte:
+			return string(t), true
+		case nil:
+			return "", false
+		}
+		if n, err := e.intValue(x, join(e.pathString(), name), 0, math.MaxInt32); err == nil && ok {
+			return strconv.FormatInt(n, 10), true
+		} else if bad == nil {
+			bad = err.(*EncodeError)
+		}
+		return "", true
+	})
+	if bad != nil {
+		return nil, bad
+	}
+	if err != nil {
+		return nil, &EncodeError{Path: e.pathString(), Msg: err.Error(), Err: err}
+	}
+	return dst, nil
 }
 
 // dataMessage appends the fields of data message m from obj, at version.

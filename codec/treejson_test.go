@@ -320,6 +320,19 @@ func (w *jsonWriter) value(dst []byte, n *tree.Node, f *schema.Field) []byte {
 			if dv, ok := dataViewOf(n); ok {
 				return w.dataJSON(dst, n, dv)
 			}
+			if strings.Contains(n.Type, " (SASL ") {
+				// A SASL message: its parts, each a leaf, by name.
+				dst = append(dst, '{')
+				for i, c := range n.Children {
+					if i > 0 {
+						dst = append(dst, ',')
+					}
+					dst = strconv.AppendQuote(dst, c.Name)
+					dst = append(dst, ':')
+					dst = w.value(dst, c, nil)
+				}
+				return append(dst, '}')
+			}
 		}
 		dst = append(dst, '"')
 		dst = base64.StdEncoding.AppendEncode(dst, n.Raw)

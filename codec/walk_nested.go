@@ -6,6 +6,7 @@ import (
 	"github.com/kwire/kwire/codec/internal/budget"
 	"github.com/kwire/kwire/codec/internal/read"
 	"github.com/kwire/kwire/codec/internal/rec"
+	"github.com/kwire/kwire/codec/internal/sasl"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
 	"github.com/kwire/kwire/codec/wire"
@@ -37,7 +38,13 @@ var consumerFields = []struct {
 	{schema.KeySyncGroup, true, []consumerField{{"Assignment", "ConsumerProtocolAssignment"}}},  // assignment
 	{schema.KeyDescribeGroups, true, []consumerField{{"MemberMetadata", "ConsumerProtocolSubscription"}, // groups[].members[]
 		{"MemberAssignment", "ConsumerProtocolAssignment"}}},
+	{schema.KeySaslAuthenticate, false, []consumerField{{"AuthBytes", saslMessage}}},
+	{schema.KeySaslAuthenticate, true, []consumerField{{"AuthBytes", saslMessage}}},
 }
+
+// saslMessage is what consumerFields says SaslAuthenticate's AuthBytes
+// hold: a SASL message (codec/internal/sasl), not a data message.
+const saslMessage = "SASL"
 
 func consumerFieldsOf(api int16, response bool) []consumerField {
 	for _, c := range consumerFields {
@@ -153,6 +160,10 @@ func (w *walker) records(n *tree.Node) {
 // protocol type says they are something else: n opens as an object of
 // the message's version and fields. Bytes that do not read so stay bytes.
 func (w *walker) consumerData(n *tree.Node, name string) {
+	if name == saslMessage {
+		w.saslData(n)
+		return
+	}
 	if n.Null || (w.pt.known && w.pt.name != "consumer") || len(n.Raw) < 2 {
 		w.leaf(n) // an empty assignment (followers get one) stays empty bytes
 		return
@@ -186,6 +197,52 @@ func (w *walker) consumerData(n *tree.Node, name string) {
 	}
 	w.s.commit(m)
 	w.nestedOver()
+}
+
+// saslData reads the bytes of SaslAuthenticate's AuthBytes n (read up to
+// the reader's offset) as a SASL message when they are one that encodes
+// back to them (sasl.Parse): n opens as an object of the mechanism, the
+// message's kind and its parts, each a leaf on its bytes. Anything else,
+// and a message the budget has no room for, stays bytes.
+func (w *walker) saslData(n *tree.Node) {
+	var m sasl.Message
+	if n.Null || !sasl.Parse(n.Raw, &m) {
+		w.leaf(n)
+		return
+	}
+	w.deep = true
+	w.reserveNested()
+	if w.b.Nodes+2+len(m.Parts) > w.b.NestedNodes {
+		w.warnAt(nil, n, n.Start, "", "not decoded as a SASL message: the MaxNodes limit ("+decimal(w.b.MaxNodes)+" nodes) is reached; kept as bytes", true)
+		w.leaf(n)
+		w.nestedOver()
+		return
+	}
+	n.Type += " (SASL " + m.Mechanism + " " + m.Kind + ")"
+	w.s.begin(n, nil, 2+len(m.Parts))
+	at := n.PrefixEnd
+	leaf := func(name string, k schema.Kind, start, end int, raw []byte) *tree.Node {
+		c := w.nestedNode()
+		c.Name, c.Role, c.Kind, c.Type, c.Raw = name, tree.RoleField, k, k.String(), raw
+		c.Start, c.TagEnd, c.SizeEnd, c.PrefixEnd, c.End = start, start, start, start, end
+		return c
+	}
+	w.s.leaf(leaf("mechanism", schema.String, at, at, []byte(m.Mechanism)))
+	w.s.leaf(leaf("message", schema.String, at, at, []byte(m.Kind)))
+	for _, p := range m.Parts {
+		c := leaf(p.Name, schema.String, at+p.Start, at+p.End, n.Raw[p.Start:p.End])
+		switch {
+		case p.Num:
+			c.Kind, c.Type = schema.Int32, "int32"
+			for _, d := range c.Raw {
+				c.Int = c.Int*10 + int64(d-'0')
+			}
+		case p.Bytes:
+			c.Kind, c.Type = schema.Bytes, "bytes"
+		}
+		w.s.leaf(c)
+	}
+	w.close(n)
 }
 
 // dataInto reads buf[at:end] of buffer bufIdx, a version (int16, already
