@@ -67,7 +67,7 @@ FUZZ_TARGETS = ./codec:FuzzDecode ./codec:FuzzFastPath ./codec:FuzzInternalTopic
 	./internal/proxy:FuzzRelay ./internal/proxy:FuzzRewrite \
 	./codec/storage:FuzzSegment ./codec/storage:FuzzIndexCheck ./codec/storage:FuzzTopicRecord ./codec/storage:FuzzTextFiles \
 	./codec/payload:FuzzAvro ./codec/payload:FuzzProtobuf ./codec/payload:FuzzJSON ./codec/payload:FuzzJSONSchema \
-	./codec/check:FuzzCheck
+	./codec/check:FuzzCheck ./codec/internal/sasl:FuzzParse
 
 fuzz-ci:
 	@for t in $(FUZZ_TARGETS); do \

@@ -18,6 +18,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/check"
 	"github.com/kwire/kwire/codec/schema"
 )
 
@@ -99,7 +100,8 @@ type saslExchange struct {
 // reads every SaslAuthenticate's authBytes as the SASL message it is: the
 // user, the nonces each side adds, the salt, the iteration count, the
 // proof and the server's verifier. Each frame encodes back from its JSON
-// byte for byte, and the tree and the tree-less walk agree.
+// byte for byte, the tree and the tree-less walk agree, and kwire check's
+// rules (frame.sasl, conn.sasl-exchange among them) find nothing.
 func TestSASLRealClients(t *testing.T) {
 	const pass = "pa55-w0rd"
 	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.EnableSASL(),
@@ -131,6 +133,14 @@ func TestSASLRealClients(t *testing.T) {
 			reqs, rsps := frames(t, relay.req), frames(t, relay.rsp)
 			relay.mu.Unlock()
 			require.Equal(t, len(reqs), len(rsps))
+			// kwire check finds nothing wrong with a real exchange.
+			var conv [][]byte
+			for i := range reqs {
+				conv = append(conv, reqs[i], rsps[i])
+			}
+			for _, f := range check.Check(check.FromFrames(conv)) {
+				require.True(t, f.Skipped, "%s", f.String())
+			}
 
 			var auth []saslExchange
 			for i, rq := range reqs {

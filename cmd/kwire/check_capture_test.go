@@ -21,6 +21,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/twmb/franz-go/pkg/sasl/scram"
 )
 
 // The rule captures: for each connection and conversation rule, a client
@@ -173,7 +174,7 @@ func initProducer(rc *rawClient, txn *string) (int64, int16) {
 // against a broker at addr (kfake, or what broker() put in front of it).
 type scenario struct {
 	rule   string
-	sasl   bool                                      // kfake requires SASL/PLAIN
+	sasl   bool                                      // kfake requires SASL (PLAIN, SCRAM-SHA-256)
 	broker func(t *testing.T, kfake string) string   // a misbehaving broker in front of kfake; "" for kfake itself
 	run    func(t *testing.T, addr string, bad bool) // the client
 }
@@ -229,6 +230,33 @@ var scenarios = []scenario{
 		rc.send(metadataReqOf("orders"), 9)
 		rc.c.SetReadDeadline(time.Now().Add(time.Second))
 		io.ReadFull(rc.r, make([]byte, 4)) // kfake closes the connection on the fault
+	}},
+	{rule: "conn.sasl-exchange", sasl: true, run: func(t *testing.T, addr string, bad bool) {
+		rc := dialRaw(t, addr)
+		defer rc.close()
+		hs := rc.call(&kmsg.SASLHandshakeRequest{Mechanism: "SCRAM-SHA-256"}, 1).(*kmsg.SASLHandshakeResponse)
+		require.Zero(t, hs.ErrorCode)
+		sess, first, err := scram.Auth{User: "scram", Pass: "scram-secret"}.AsSha256Mechanism().Authenticate(context.Background(), addr)
+		require.NoError(t, err)
+		serverFirst := rc.call(&kmsg.SASLAuthenticateRequest{SASLAuthBytes: first}, 1).(*kmsg.SASLAuthenticateResponse)
+		require.Zero(t, serverFirst.ErrorCode)
+		_, final, err := sess.Challenge(serverFirst.SASLAuthBytes)
+		require.NoError(t, err)
+		if bad {
+			// The final message with the server's part of the nonce cut off.
+			i := strings.Index(string(final), ",r=") + 3
+			j := strings.Index(string(final), ",p=")
+			nonce := strings.SplitN(string(first), ",r=", 2)[1]
+			final = append(append(append([]byte{}, final[:i]...), nonce...), final[j:]...)
+		}
+		if bad {
+			rc.send(&kmsg.SASLAuthenticateRequest{SASLAuthBytes: final}, 1)
+			rc.c.SetReadDeadline(time.Now().Add(time.Second))
+			io.ReadFull(rc.r, make([]byte, 4)) // kfake closes the connection on the fault
+			return
+		}
+		auth := rc.call(&kmsg.SASLAuthenticateRequest{SASLAuthBytes: final}, 1).(*kmsg.SASLAuthenticateResponse)
+		require.Zero(t, auth.ErrorCode)
 	}},
 	{rule: "conn.retry-version", run: func(t *testing.T, addr string, bad bool) {
 		rc := dialRaw(t, addr)
@@ -396,7 +424,7 @@ func passThrough(t *testing.T, upstream string) string {
 func recordScenario(t *testing.T, s scenario, bad bool) []byte {
 	opts := []kfake.Opt{kfake.NumBrokers(1), kfake.SeedTopics(1, "orders")}
 	if s.sasl {
-		opts = append(opts, kfake.EnableSASL(), kfake.Superuser("PLAIN", "admin", "admin-secret"))
+		opts = append(opts, kfake.EnableSASL(), kfake.Superuser("PLAIN", "admin", "admin-secret"), kfake.Superuser("SCRAM-SHA-256", "scram", "scram-secret"))
 	}
 	kport := freePort(t)
 	cluster, err := kfake.NewCluster(append(opts, kfake.Ports(kport))...)

@@ -141,6 +141,8 @@ func (r *reader) needsTree(key, ver int16, response bool) bool {
 		return !response || key != schema.KeyProduce && key != schema.KeyAddPartitionsToTxn && key != schema.KeyEndTxn && key != schema.KeyAddOffsetsToTxn
 	case schema.KeyOffsetCommit, schema.KeyTxnOffsetCommit, schema.KeySaslHandshake:
 		return !response
+	case schema.KeySaslAuthenticate:
+		return true
 	case schema.KeyOffsetFetch:
 		return response
 	case schema.KeyMetadata:
@@ -457,6 +459,27 @@ func (r *reader) body(f *codec.Frame, ff *frameFacts) {
 		}
 	case schema.KeySaslHandshake:
 		ff.Mechanism, _ = strOf(b.Get("mechanism"))
+	case schema.KeySaslAuthenticate:
+		ab := b.Get("authBytes")
+		if ab == nil || len(ab.Children) == 0 {
+			return
+		}
+		s := &ff.SASL
+		s.At = ab.Start
+		for _, c := range ab.Children {
+			text := string(c.Raw)
+			if c.Kind == schema.Int32 {
+				text = itoa(int(c.Int))
+			}
+			switch c.Name {
+			case "mechanism":
+				s.Mechanism = text
+			case "message":
+				s.Kind = text
+			default:
+				s.Parts = append(s.Parts, saslPart{Name: c.Name, Text: text, At: c.Start})
+			}
+		}
 	case schema.KeyApiVersions:
 		if !f.Response {
 			return

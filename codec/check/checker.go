@@ -1,6 +1,7 @@
 package check
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/kwire/kwire/codec/schema"
@@ -54,8 +55,12 @@ type connState struct {
 	authedAt   int  // position of the successful SaslAuthenticate answer; 0: not authenticated
 	handshakeV int16
 	others     string // the first API other than ApiVersions sent before any SaslHandshake
-	unsupp     map[[2]int16]bool
-	gaps       int // the connection's Exchange.Gaps when last seen
+	mechanism  string // the mechanism a successful SaslHandshake chose
+	// The SCRAM nonces of the connection's exchange so far: the client's
+	// first, then the server's (conn.sasl-exchange).
+	clientNonce, serverNonce string
+	unsupp                   map[[2]int16]bool
+	gaps                     int // the connection's Exchange.Gaps when last seen
 }
 
 type brokerState struct {
@@ -215,6 +220,9 @@ func (c *Checker) connRules(a *analysis, cs *connState) {
 	} else if key != schema.KeyApiVersions {
 		c.skip(ConnSASL, a.where(Request), "a connection captured from its middle is not judged for SASL order")
 	}
+	if key == schema.KeySaslAuthenticate {
+		c.saslExchange(a, cs)
+	}
 	// conn.retry-version
 	if cs.unsupp[[2]int16{key, ver}] {
 		c.add(ConnRetryVersion, a.where(Request), "the broker answered UNSUPPORTED_VERSION to "+apiName(key)+" v"+itoa(int(ver))+" on this connection, and it is sent again",
@@ -254,6 +262,57 @@ func (c *Checker) connRules(a *analysis, cs *connState) {
 	c.learn(a, cs)
 }
 
+// saslExchange applies conn.sasl-exchange to a SaslAuthenticate: its
+// message is of the mechanism SaslHandshake chose (one kwire reads), and
+// SCRAM's nonces chain, the server's first continuing the client's, the
+// client's final repeating the server's.
+func (c *Checker) saslExchange(a *analysis, cs *connState) {
+	if a.x.Gaps > 0 {
+		cs.clientNonce, cs.serverNonce = "", ""
+		c.skip(ConnSASLExchange, a.where(Request), "a SASL exchange on a connection that lost bytes or exchanges is not judged")
+		return
+	}
+	q, r := &a.req.SASL, &a.rsp.SASL
+	if want := saslFamily(cs.mechanism); want != "" && q.Mechanism != "" && q.Mechanism != want {
+		c.add(ConnSASLExchange, a.at(Request, q.At, 0, "body.authBytes"), "a "+q.Mechanism+" message after SaslHandshake chose "+cs.mechanism+": Kafka's broker reads it as "+cs.mechanism,
+			"a "+want+" message", q.Mechanism+" "+q.Kind)
+		return
+	}
+	if q.Mechanism != "SCRAM" && r.Mechanism != "SCRAM" {
+		return
+	}
+	switch q.Kind {
+	case "client-first":
+		cs.clientNonce, _, _ = q.part("nonce")
+		cs.serverNonce = ""
+	case "client-final":
+		if n, at, _ := q.part("nonce"); cs.serverNonce != "" && n != cs.serverNonce {
+			c.add(ConnSASLExchange, a.at(Request, at, 0, "body.authBytes.nonce"), "SCRAM's final message does not repeat the server's nonce: Kafka's broker refuses it",
+				strconv.Quote(cs.serverNonce), strconv.Quote(n))
+		}
+	}
+	if r.Kind == "server-first" && cs.clientNonce != "" {
+		n, at, _ := r.part("nonce")
+		if !strings.HasPrefix(n, cs.clientNonce) {
+			c.add(ConnSASLExchange, a.at(Response, at, 0, "body.authBytes.nonce"), "the server's SCRAM nonce does not continue the client's: the Java client refuses it",
+				"a nonce starting "+strconv.Quote(cs.clientNonce), strconv.Quote(n))
+		}
+		cs.serverNonce = n
+	}
+}
+
+// saslFamily is the SASL message mechanism of a SaslHandshake mechanism
+// kwire reads the messages of ("" for any other).
+func saslFamily(mechanism string) string {
+	switch mechanism {
+	case "PLAIN", "OAUTHBEARER", "GSSAPI":
+		return mechanism
+	case "SCRAM-SHA-256", "SCRAM-SHA-512":
+		return "SCRAM"
+	}
+	return ""
+}
+
 // learn keeps what a response tells later exchanges: advertised versions,
 // SASL progress, versions refused.
 func (c *Checker) learn(a *analysis, cs *connState) {
@@ -274,6 +333,7 @@ func (c *Checker) learn(a *analysis, cs *connState) {
 	case schema.KeySaslHandshake:
 		if rsp.ErrorCode == 0 {
 			cs.saslMech = true
+			cs.mechanism = a.req.Mechanism
 		}
 		if cn.Broker != "" {
 			c.broker(cn.Broker).sasl = true

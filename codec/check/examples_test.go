@@ -390,6 +390,19 @@ func ruleExamples() map[string]example {
 	ex["conn.sasl"] = example{
 		fr(hs, hsOK, metadataReq(9, 2, "orders"), metadataRsp(9, 2)),
 		fr(hs, hsOK, auth, authOK, metadataReq(9, 3, "orders"), metadataRsp(9, 3))}
+	authzid := req(&kmsg.SASLAuthenticateRequest{SASLAuthBytes: []byte("admin\x00alice\x00pass")}, 1, 2)
+	authFailed := rsp(&kmsg.SASLAuthenticateResponse{ErrorCode: 58}, 1, 2)
+	ex["frame.sasl"] = example{fr(hs, hsOK, authzid, authFailed), fr(hs, hsOK, auth, authOK)}
+	scramHS := req(&kmsg.SASLHandshakeRequest{Mechanism: "SCRAM-SHA-256"}, 1, 1)
+	scramHSOK := rsp(&kmsg.SASLHandshakeResponse{SupportedMechanisms: []string{"SCRAM-SHA-256"}}, 1, 1)
+	scram := func(serverNonce string) [][]byte {
+		first := req(&kmsg.SASLAuthenticateRequest{SASLAuthBytes: []byte("n,,n=alice,r=fyko+d2lbbFgONRv9qkxdawL")}, 1, 2)
+		serverFirst := rsp(&kmsg.SASLAuthenticateResponse{SASLAuthBytes: []byte("r=" + serverNonce + ",s=QSXCR+Q6sek8bf92,i=4096")}, 1, 2)
+		final := req(&kmsg.SASLAuthenticateRequest{SASLAuthBytes: []byte("c=biws,r=" + serverNonce + ",p=v0X8v3Bz2T0CJGbJQyF0X+HI4Ts=")}, 1, 3)
+		serverFinal := rsp(&kmsg.SASLAuthenticateResponse{SASLAuthBytes: []byte("v=rmF9pqV8S7suAoZWja4dJRkFsKQ=")}, 1, 3)
+		return fr(scramHS, scramHSOK, first, serverFirst, final, serverFinal)
+	}
+	ex["conn.sasl-exchange"] = example{scram("3rfcNHYJY1ZVvWVs7j"), scram("fyko+d2lbbFgONRv9qkxdawL3rfcNHYJY1ZVvWVs7j")}
 	dc := func(corr int32, code int16) [][]byte {
 		return fr(req(kmsg.NewPtrDescribeClusterRequest(), 1, corr), rsp(&kmsg.DescribeClusterResponse{ErrorCode: code}, 1, corr))
 	}

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/kwire/kwire/codec/schema"
@@ -191,6 +192,31 @@ func (a *analysis) frameRules(side Side, ff *frameFacts) {
 	}
 	if produce && ff.HasAcks && ff.Acks != -1 && ff.Acks != 0 && ff.Acks != 1 {
 		a.add(FrameEnum, a.at(side, ff.AcksAt, 0, "body.acks"), "acks must be -1 (all), 0 (none) or 1 (leader)", "-1, 0 or 1", itoa(int(ff.Acks)))
+	}
+	a.saslMessage(side, &ff.SASL)
+}
+
+// saslMessage applies frame.sasl to a SaslAuthenticate's SASL message.
+func (a *analysis) saslMessage(side Side, s *saslFacts) {
+	at := func(name string) Where {
+		_, off, _ := s.part(name)
+		return a.at(side, off, 0, "body.authBytes."+name)
+	}
+	switch s.Mechanism + " " + s.Kind {
+	case "PLAIN client-initial", "SCRAM client-first":
+		z, _, _ := s.part("authzid")
+		u, _, _ := s.part("username")
+		if z != "" && z != u {
+			a.add(FrameSASL, at("authzid"), s.Mechanism+" asks for the authorization id "+strconv.Quote(z)+", not the user "+strconv.Quote(u)+": Kafka's broker refuses it",
+				"no authorization id, or "+strconv.Quote(u), strconv.Quote(z))
+		}
+		if f, _, _ := s.part("channelBindingFlag"); s.Mechanism == "SCRAM" && f != "n" {
+			a.add(FrameSASL, at("channelBindingFlag"), "SCRAM's first message asks for channel binding, which Kafka's broker does not read", `"n"`, strconv.Quote(f))
+		}
+	case "SCRAM server-first":
+		if it, _, _ := s.part("iterations"); atoi(it) < 4096 {
+			a.add(FrameSASL, at("iterations"), "SCRAM asks for "+it+" iterations: the Java client refuses fewer than 4096", "at least 4096", it)
+		}
 	}
 }
 

@@ -111,16 +111,41 @@ type frameFacts struct {
 	HasTxnID      bool
 	ProducerID    int64
 	ProducerEpoch int16
-	Commit        bool   // EndTxn
-	Group         string // group id (OffsetCommit, OffsetFetch, AddOffsetsToTxn)
-	Mechanism     string // SaslHandshake
-	ReplicaID     int32  // Fetch request (-1 for consumers)
+	Commit        bool      // EndTxn
+	Group         string    // group id (OffsetCommit, OffsetFetch, AddOffsetsToTxn)
+	Mechanism     string    // SaslHandshake
+	SASL          saslFacts // SaslAuthenticate's authBytes
+	ReplicaID     int32     // Fetch request (-1 for consumers)
 	MemberEpoch   int32
 
 	Ranges []apiRange  // ApiVersions response
 	Topics []topicName // Metadata response: names and ids
 	Parts  []partFacts
 	Txns   []txnFacts // AddPartitionsToTxn v4+: one per transaction
+}
+
+// saslFacts is what a SaslAuthenticate's authBytes said when the codec
+// read them as a SASL message (Mechanism empty: it did not).
+type saslFacts struct {
+	Mechanism, Kind string
+	At              int // authBytes' offset in the frame
+	Parts           []saslPart
+}
+
+// saslPart is one part of a SASL message: its text and offset.
+type saslPart struct {
+	Name, Text string
+	At         int
+}
+
+// part is the text and offset of the message's part name.
+func (s *saslFacts) part(name string) (string, int, bool) {
+	for _, p := range s.Parts {
+		if p.Name == name {
+			return p.Text, p.At, true
+		}
+	}
+	return "", s.At, false
 }
 
 // topicName pairs a topic's name with its id (Kafka's base64).

@@ -92,6 +92,8 @@ var (
 		"Lengths and counts are never negative, except -1 for null where a field is nullable."}
 	FrameNull = &Rule{"frame.null", LevelFrame, Error,
 		"Only a nullable field is null."}
+	FrameSASL = &Rule{"frame.sasl", LevelFrame, Error,
+		"A SASL message is one Kafka reads: an authorization id names the user itself, SCRAM asks no channel binding and at least 4,096 iterations."}
 	FrameEnum = &Rule{"frame.enum", LevelFrame, Error,
 		"Enumerated fields (acks, isolation level, resource and ACL types, coordinator key type, ...) hold one of their values."}
 	FrameTags = &Rule{"frame.tags", LevelFrame, Warning,
@@ -142,6 +144,8 @@ var (
 		"A broker answers a connection's requests in the order they came."}
 	ConnSASL = &Rule{"conn.sasl", LevelConnection, Error,
 		"On a SASL listener, SaslHandshake and SaslAuthenticate come before any API but ApiVersions."}
+	ConnSASLExchange = &Rule{"conn.sasl-exchange", LevelConnection, Error,
+		"SaslAuthenticate speaks the mechanism SaslHandshake chose, and SCRAM's nonces chain from message to message."}
 	ConnRetryVersion = &Rule{"conn.retry-version", LevelConnection, Error,
 		"After UNSUPPORTED_VERSION, a client does not send the same API at the same version again."}
 
@@ -158,11 +162,11 @@ var (
 )
 
 var rules = []*Rule{
-	FrameSize, FrameAPI, FrameHeaderVersion, FrameDecode, FrameNegative, FrameNull, FrameEnum,
+	FrameSize, FrameAPI, FrameHeaderVersion, FrameDecode, FrameNegative, FrameNull, FrameEnum, FrameSASL,
 	FrameTags, FrameTagSize, FrameUnknownTag, FrameTagDefault, FrameVarint, FrameLenient,
 	RecordsCRC, RecordsCount, RecordsOffsetDelta, RecordsMaxTimestamp, RecordsFirstTimestamp,
 	RecordsCodec, RecordsMagic, RecordsControl, RecordsMarker, RecordsProducer, RecordsRecord, RecordsTruncated, RecordsLenient,
-	ConnVersion, ConnCorrelation, ConnOrder, ConnSASL, ConnRetryVersion,
+	ConnVersion, ConnCorrelation, ConnOrder, ConnSASL, ConnSASLExchange, ConnRetryVersion,
 	ConvSequence, ConvTxnAdd, ConvTxnEnd, ConvFetchOffset, ConvCommitOffset,
 }
 

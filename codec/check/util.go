@@ -17,3 +17,9 @@ func article(word string) string {
 	}
 	return "a"
 }
+
+// atoi is s as a number, 0 when it is none.
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}

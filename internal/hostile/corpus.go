@@ -1,6 +1,7 @@
 package hostile
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 )
@@ -296,6 +297,18 @@ func protocolCorpus() []Entry {
 		{Name: "bytes-length-max.bin", Mode: Request, Attacks: "SaslAuthenticate v0, authBytes declaring 2,147,483,647 bytes",
 			Expect: errAt("body.authBytes", body1),
 			gen:    func() []byte { return request(36, 0, false, be32(nil, math.MaxInt32)) }},
+		{Name: "sasl-scram-extensions.bin", Mode: Request, Attacks: "SaslAuthenticate v0, a 60 KB SCRAM client-first message of 15,000 extensions",
+			Expect: Expect{Clean: true, Count: 1, CountKey: "mechanism"},
+			gen: func() []byte {
+				m := append([]byte("n,,n=u,r=abc"), bytes.Repeat([]byte(",x=y"), 15000)...)
+				return request(36, 0, false, append(be32(nil, int32(len(m))), m...))
+			}},
+		{Name: "sasl-commas.bin", Mode: Request, Attacks: "SaslAuthenticate v0, authBytes of a GS2 header then 60,000 commas (no SASL message)",
+			Expect: Expect{Clean: true},
+			gen: func() []byte {
+				m := append([]byte("n,,"), bytes.Repeat([]byte(","), 60000)...)
+				return request(36, 0, false, append(be32(nil, int32(len(m))), m...))
+			}},
 		{Name: "records-length-max.bin", Mode: Request, Attacks: "Produce v3, a records field declaring 2,147,483,647 bytes",
 			Expect: errAt("body.topicData[0].partitionData[0].records", body1+2+2+4+4+3+4+4),
 			gen: func() []byte {

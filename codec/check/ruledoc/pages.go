@@ -12,6 +12,7 @@ const (
 	srcByteUtils      = "clients/src/main/java/org/apache/kafka/common/utils/ByteUtils.java"
 	srcNetworkClient  = "clients/src/main/java/org/apache/kafka/clients/NetworkClient.java"
 	srcSaslServer     = "clients/src/main/java/org/apache/kafka/common/security/authenticator/SaslServerAuthenticator.java"
+	srcScram          = "clients/src/main/java/org/apache/kafka/common/security/scram/internals/"
 	srcAppendInfo     = "storage/src/main/java/org/apache/kafka/storage/internals/log/ProducerAppendInfo.java"
 	srcReplicaManager = "core/src/main/scala/kafka/server/ReplicaManager.scala"
 	srcRequestContext = "clients/src/main/java/org/apache/kafka/common/requests/RequestContext.java"
@@ -62,6 +63,15 @@ var pages = []Page{
 			{"clients/src/main/java/org/apache/kafka/common/resource/ResourceType.java", "fromCode maps an unknown code to UNKNOWN, which every API refuses"}},
 		Allowed: "None.",
 		Fault:   "a ListOffsets v2 request with isolation level 2"},
+	{ID: "frame.sasl",
+		Requires: "A SaslAuthenticate's authBytes, when kwire reads them as a SASL message, ask for nothing Kafka refuses. PLAIN's and SCRAM's authorization id is empty or the user itself: Kafka has no impersonation. SCRAM's first message asks for no channel binding (its GS2 header starts \"n,\"). A SCRAM server asks for at least 4,096 iterations, the least the Java client computes. Messages kwire does not read as SASL (another mechanism, or bytes that are not one) are not judged.",
+		Kafka: []Source{{"clients/src/main/java/org/apache/kafka/common/security/plain/internals/PlainSaslServer.java", "\"Authentication failed: Client requested an authorization id that is different from username\""},
+			{srcScram + "ScramSaslServer.java", "the same refusal for SCRAM's authorization id"},
+			{srcScram + "ScramMessages.java", "ClientFirstMessage's pattern starts \"n,\": no other GS2 header is read"},
+			{srcScram + "ScramSaslClient.java", "\"Requested iterations ... is less than the minimum 4096\" (ScramMechanism's minIterations)"},
+			{"RFC 4616", "PLAIN"}, {"RFC 5802", "SCRAM"}},
+		Allowed: "An empty authorization id, or one equal to the user.",
+		Fault:   "SASL/PLAIN as the user alice, asking for the authorization id admin"},
 	{ID: "frame.tags",
 		Requires: "A tagged-field section lists each tag once, in ascending order of tag number. Kafka's writers sort them; its readers do not check, so a repeated tag overwrites the first and order does not matter to Java: a warning, not an error.",
 		Kafka: []Source{{"KIP-482", "tagged fields are written in ascending tag order"},
@@ -196,6 +206,14 @@ var pages = []Page{
 			{"KIP-43", "SaslHandshake"}, {"KIP-152", "SaslAuthenticate"}},
 		Allowed: "ApiVersions before SaslHandshake.",
 		Fault:   "a Metadata request after SaslHandshake, before SaslAuthenticate"},
+	{ID: "conn.sasl-exchange",
+		Requires: "Each SaslAuthenticate carries a message of the mechanism the connection's SaslHandshake chose (PLAIN, SCRAM-SHA-256 or -512, OAUTHBEARER or GSSAPI; others are not judged), and SCRAM's messages chain: the server's first nonce starts with the client's and adds to it, and the client's final message repeats the server's nonce. A connection that lost bytes, or exchanges `kwire proxy --check` skipped, is not judged from there (said once).",
+		Kafka: []Source{{srcSaslServer, "the SaslServer made for the mechanism SaslHandshake named reads every SaslAuthenticate after it"},
+			{srcScram + "ScramSaslClient.java", "\"Invalid server nonce: does not start with client nonce\""},
+			{srcScram + "ScramSaslServer.java", "\"Invalid client nonce in the final client message.\""},
+			{"RFC 5802", "section 5: the server appends its nonce to the client's"}},
+		Allowed: "None.",
+		Fault:   "SCRAM-SHA-256, the server's first message with a nonce that does not start with the client's"},
 	{ID: "conn.retry-version",
 		Requires: "After a broker answers UNSUPPORTED_VERSION, the client does not send the same API at the same version again on that connection: it falls back to a version the broker supports (KIP-511 gives ApiVersions clients the broker's range for that), or gives up.",
 		Kafka: []Source{{"KIP-511", "on UNSUPPORTED_VERSION, the client retries ApiVersions at the broker's highest supported version"},

@@ -222,21 +222,22 @@ func readScram(b []byte, m *Message) bool {
 	if k < len(want) {
 		return false
 	}
-	ext := len(b)
+	ext, pr := len(b), -1
 	if m.Kind == "client-final" {
 		// The proof comes last, after any extensions.
-		p := bytes.LastIndex(b, []byte(",p="))
-		if p < at-1 {
+		if ext = bytes.LastIndex(b, []byte(",p=")); ext < at-1 {
 			return false
 		}
-		m.add(proof, p+3, len(b))
-		ext = p
+		pr = ext + 3
 	}
 	switch {
 	case at < ext:
 		m.add(extensions, at, ext)
-	case at > ext+1 && m.Kind == "client-final":
+	case at > ext+1 && pr >= 0:
 		return false
+	}
+	if pr >= 0 {
+		m.add(proof, pr, len(b))
 	}
 	return true
 }

@@ -40,6 +40,8 @@ func TestParseMessages(t *testing.T) {
 		{"c=biws,r=fyko+d2lbbFgONRv9qkxdawL3rfcNHYJY1ZVvWVs7j,p=v0X8v3Bz2T0CJGbJQyF0X+HI4Ts=", Scram, "client-final",
 			map[string]string{cbinding: "biws", nonce: "fyko+d2lbbFgONRv9qkxdawL3rfcNHYJY1ZVvWVs7j", proof: "v0X8v3Bz2T0CJGbJQyF0X+HI4Ts="}},
 		{"c=biws,r=abc,x=1,p=pp", Scram, "client-final", map[string]string{cbinding: "biws", nonce: "abc", extensions: "x=1", proof: "pp"}},
+		// FuzzParse found the proof listed before the extensions ahead of it.
+		{"c=,r=,0,p=", Scram, "client-final", map[string]string{cbinding: "", nonce: "", extensions: "0", proof: ""}},
 		{"v=rmF9pqV8S7suAoZWja4dJRkFsKQ=", Scram, "server-final", map[string]string{verifier: "rmF9pqV8S7suAoZWja4dJRkFsKQ="}},
 		{"e=invalid-proof", Scram, "server-final", map[string]string{serverErr: "invalid-proof"}},
 		{"n,,\x01auth=Bearer abc.def.ghi\x01\x01", OAuthBearer, "client-initial", map[string]string{cbind: "n", auth: "Bearer abc.def.ghi"}},
@@ -54,8 +56,11 @@ func TestParseMessages(t *testing.T) {
 		require.Equal(t, c.mech, m.Mechanism, "%q", c.in)
 		require.Equal(t, c.kind, m.Kind, "%q", c.in)
 		require.Equal(t, c.want, parts([]byte(c.in), &m), "%q", c.in)
+		last := 0
 		for _, p := range m.Parts {
 			require.Contains(t, Names(m.Mechanism, m.Kind), p.Name)
+			require.GreaterOrEqual(t, p.Start, last, "%q: %s out of order", c.in, p.Name)
+			last = p.End
 		}
 	}
 }
