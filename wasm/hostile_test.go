@@ -159,7 +159,9 @@ func hostileWasmCount(root *tree.Node, key string) int {
 	tree.Walk(root, func(x *tree.Node) bool {
 		switch {
 		case key != "":
-			if x.Field != nil && x.Field.JSON == key {
+			// A schema's field by its JSON name, or a part of a nested
+			// payload (a SASL message's) by its own.
+			if x.Field != nil && x.Field.JSON == key || x.Field == nil && x.Role == tree.RoleField && x.Name == key {
 				n++
 			}
 		case x.Role == tree.RoleRecord && (x.Name == "batch" || x.Name == "message" || x.Name == "record") && x.Flags&tree.Truncated == 0:

@@ -179,6 +179,10 @@ type scenario struct {
 	run    func(t *testing.T, addr string, bad bool) // the client
 }
 
+// scenarioSASL is kfake's SASL for the scenarios that need it: the users
+// of PLAIN and SCRAM-SHA-256.
+var scenarioSASL = []kfake.Opt{kfake.EnableSASL(), kfake.Superuser("PLAIN", "admin", "admin-secret"), kfake.Superuser("SCRAM-SHA-256", "scram", "scram-secret")}
+
 var scenarios = []scenario{
 	{rule: "conn.version", run: func(t *testing.T, addr string, bad bool) {
 		rc := dialRaw(t, addr)
@@ -424,7 +428,7 @@ func passThrough(t *testing.T, upstream string) string {
 func recordScenario(t *testing.T, s scenario, bad bool) []byte {
 	opts := []kfake.Opt{kfake.NumBrokers(1), kfake.SeedTopics(1, "orders")}
 	if s.sasl {
-		opts = append(opts, kfake.EnableSASL(), kfake.Superuser("PLAIN", "admin", "admin-secret"), kfake.Superuser("SCRAM-SHA-256", "scram", "scram-secret"))
+		opts = append(opts, scenarioSASL...)
 	}
 	kport := freePort(t)
 	cluster, err := kfake.NewCluster(append(opts, kfake.Ports(kport))...)

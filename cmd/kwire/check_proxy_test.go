@@ -47,7 +47,7 @@ func TestProxyCheckRuleScenarios(t *testing.T) {
 			name := captureName(s.rule, bad)
 			opts := []kfake.Opt{kfake.NumBrokers(1), kfake.SeedTopics(1, "orders"), kfake.Ports(freePort(t))}
 			if s.sasl {
-				opts = append(opts, kfake.EnableSASL(), kfake.Superuser("PLAIN", "admin", "admin-secret"))
+				opts = append(opts, scenarioSASL...)
 			}
 			cluster, err := kfake.NewCluster(opts...)
 			require.NoError(t, err)

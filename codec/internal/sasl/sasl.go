@@ -177,6 +177,9 @@ func attrs(b []byte, at int, fn func(letter byte, start, end int) bool) int {
 	return len(b)
 }
 
+// scramNames names SCRAM's attributes by their letters.
+var scramNames = [128]string{'n': username, 'r': nonce, 's': salt, 'i': iterations, 'c': cbinding, 'v': verifier, 'e': serverErr}
+
 // readScram reads one of SCRAM's four messages, known by its first attribute
 // (after the GS2 header of the client's first).
 func readScram(b []byte, m *Message) bool {
@@ -201,7 +204,6 @@ func readScram(b []byte, m *Message) bool {
 		}
 		m.Kind, want = "client-first", []byte("nr")
 	}
-	names := map[byte]string{'n': username, 'r': nonce, 's': salt, 'i': iterations, 'c': cbinding, 'v': verifier, 'e': serverErr}
 	k := 0
 	at = attrs(b, at, func(letter byte, start, end int) bool {
 		if k == len(want) || letter != want[k] {
@@ -215,7 +217,7 @@ func readScram(b []byte, m *Message) bool {
 			}
 		}
 		k++
-		m.add(names[letter], start, end)
+		m.add(scramNames[letter], start, end)
 		m.Parts[len(m.Parts)-1].Num = letter == 'i'
 		return true
 	})

@@ -2,6 +2,7 @@ package sasl
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -163,4 +164,18 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("%q: no names for %s %s", b, m.Mechanism, m.Kind)
 		}
 	})
+}
+
+// BenchmarkParse reads SCRAM's client-final message, the longest of an
+// exchange (SHA-512's proof), and writes it back (as Parse does).
+func BenchmarkParse(b *testing.B) {
+	msg := []byte("c=biws,r=fyko+d2lbbFgONRv9qkxdawL3rfcNHYJY1ZVvWVs7j,p=" + strings.Repeat("v0X8v3Bz2T0CJGbJQyF0X+HI4Ts=", 3))
+	var m Message
+	b.SetBytes(int64(len(msg)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if !Parse(msg, &m) {
+			b.Fatal("not read")
+		}
+	}
 }
