@@ -944,7 +944,7 @@ func (e *encoder) consumerMessage(dst []byte, m *schema.Message, obj map[string]
 
 // saslMessage appends SaslAuthenticate's authBytes given as the SASL
 // message decoding shows: its mechanism, its message's kind and its parts
-// (codec/internal/sasl), iterations a number, a GSSAPI token base64.
+// (codec/internal/sasl), iterations a number.
 func (e *encoder) saslMessage(dst []byte, v any) ([]byte, error) {
 	obj, ok := v.(map[string]any)
 	if !ok {
@@ -954,37 +954,26 @@ func (e *encoder) saslMessage(dst []byte, v any) ([]byte, error) {
 	kind, _ := obj["message"].(string)
 	names := sasl.Names(mech, kind)
 	if names == nil {
-		return nil, &EncodeError{Path: e.pathString(), Msg: "expected a SASL message: mechanism PLAIN, SCRAM, OAUTHBEARER or GSSAPI and its message, found " + strconv.Quote(mech) + " " + strconv.Quote(kind)}
+		return nil, &EncodeError{Path: e.pathString(), Msg: "expected a SASL message: mechanism PLAIN, SCRAM or OAUTHBEARER and its message, found " + strconv.Quote(mech) + " " + strconv.Quote(kind)}
 	}
 	for k := range obj {
 		if k != "mechanism" && k != "message" && !slices.Contains(names, k) {
 			return nil, &EncodeError{Path: join(e.pathString(), k), Msg: "not a part of a " + mech + " " + kind + " message; valid here: mechanism, message, " + strings.Join(names, ", ")}
 		}
 	}
-	var bad *EncodeError
+	var bad error
 	dst, err := sasl.Append(dst, mech, kind, func(name string) (string, bool) {
-		x, ok := obj[name]
-		switch t := x.(type) {
-		case string:
-			if name != "token" {
-				return t, true
-			}
-			b, err := base64.StdEncoding.DecodeString(t)
-			if err != nil && bad == nil {
-				bad = &EncodeError{Path: join(e.pathString(), name), Msg: "invalid base64: " + err.Error(), Err: err}
-			}
-			return string(b), true
-		case []byte:
-			return string(t), true
-		case nil:
+		x := obj[name]
+		if t, ok := x.(string); ok {
+			return t, true
+		} else if x == nil {
 			return "", false
 		}
-		if n, err := e.intValue(x, join(e.pathString(), name), 0, math.MaxInt32); err == nil && ok {
-			return strconv.FormatInt(n, 10), true
-		} else if bad == nil {
-			bad = err.(*EncodeError)
+		n, err := e.intValue(x, join(e.pathString(), name), 0, math.MaxInt32)
+		if err != nil {
+			bad = err
 		}
-		return "", true
+		return strconv.FormatInt(n, 10), true
 	})
 	if bad != nil {
 		return nil, bad

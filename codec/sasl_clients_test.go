@@ -223,11 +223,10 @@ func TestSASLEncode(t *testing.T) {
 		path string
 		msg  string
 	}{
-		{map[string]any{"mechanism": "CRAM-MD5"}, "body.authBytes", `mechanism PLAIN, SCRAM, OAUTHBEARER or GSSAPI and its message, found "CRAM-MD5" ""`},
+		{map[string]any{"mechanism": "CRAM-MD5"}, "body.authBytes", `mechanism PLAIN, SCRAM or OAUTHBEARER and its message, found "CRAM-MD5" ""`},
 		{map[string]any{"mechanism": "PLAIN", "message": "client-initial", "username": "u"}, "body.authBytes", "PLAIN client-initial needs password"},
 		{map[string]any{"mechanism": "PLAIN", "message": "client-initial", "username": "u", "password": "p", "pasword": "p"}, "body.authBytes.pasword", "valid here: mechanism, message, authzid, username, password"},
 		{map[string]any{"mechanism": "SCRAM", "message": "server-first", "nonce": "a", "salt": "b", "iterations": -1}, "body.authBytes.iterations", ""},
-		{map[string]any{"mechanism": "GSSAPI", "message": "AP-REQ", "token": "%%"}, "body.authBytes.token", "invalid base64"},
 		{[]any{1}, "body.authBytes", "expected base64 text, bytes or a SASL message object, found an array"},
 	} {
 		_, err := saslRequest(t, c.v)

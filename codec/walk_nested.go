@@ -221,28 +221,30 @@ func (w *walker) saslData(n *tree.Node) {
 	n.Type += " (SASL " + m.Mechanism + " " + m.Kind + ")"
 	w.s.begin(n, nil, 2+len(m.Parts))
 	at := n.PrefixEnd
-	leaf := func(name string, k schema.Kind, start, end int, raw []byte) *tree.Node {
-		c := w.nestedNode()
-		c.Name, c.Role, c.Kind, c.Type, c.Raw = name, tree.RoleField, k, k.String(), raw
-		c.Start, c.TagEnd, c.SizeEnd, c.PrefixEnd, c.End = start, start, start, start, end
-		return c
-	}
-	w.s.leaf(leaf("mechanism", schema.String, at, at, []byte(m.Mechanism)))
-	w.s.leaf(leaf("message", schema.String, at, at, []byte(m.Kind)))
+	w.saslPart("mechanism", schema.String, at, at, []byte(m.Mechanism))
+	w.saslPart("message", schema.String, at, at, []byte(m.Kind))
 	for _, p := range m.Parts {
-		c := leaf(p.Name, schema.String, at+p.Start, at+p.End, n.Raw[p.Start:p.End])
-		switch {
-		case p.Num:
-			c.Kind, c.Type = schema.Int32, "int32"
-			for _, d := range c.Raw {
-				c.Int = c.Int*10 + int64(d-'0')
-			}
-		case p.Bytes:
-			c.Kind, c.Type = schema.Bytes, "bytes"
+		k := schema.String
+		if p.Num {
+			k = schema.Int32
 		}
-		w.s.leaf(c)
+		w.saslPart(p.Name, k, at+p.Start, at+p.End, n.Raw[p.Start:p.End])
 	}
 	w.close(n)
+}
+
+// saslPart hands the sink a part of a SASL message: a leaf of kind k on
+// [start, end) holding raw (an Int32's digits read as its number).
+func (w *walker) saslPart(name string, k schema.Kind, start, end int, raw []byte) {
+	c := w.nestedNode()
+	c.Name, c.Role, c.Kind, c.Type, c.Raw = name, tree.RoleField, k, k.String(), raw
+	c.Start, c.TagEnd, c.SizeEnd, c.PrefixEnd, c.End = start, start, start, start, end
+	if k == schema.Int32 {
+		for _, d := range raw {
+			c.Int = c.Int*10 + int64(d-'0')
+		}
+	}
+	w.s.leaf(c)
 }
 
 // dataInto reads buf[at:end] of buffer bufIdx, a version (int16, already

@@ -21,10 +21,8 @@ func parts(b []byte, m *Message) map[string]string {
 }
 
 // TestParseMessages reads each message a client or broker sends (RFC
-// 5802's SCRAM exchange, RFC 7628's OAUTHBEARER error, the first bytes of
-// a Kerberos AP-REQ) into its parts.
+// 5802's SCRAM exchange, RFC 7628's OAUTHBEARER error) into its parts.
 func TestParseMessages(t *testing.T) {
-	ap := append([]byte{0x60, 0x82, 0x02, 0x10}, append(krb5, 0x01, 0x00, 0x6e, 0x82)...)
 	for _, c := range []struct {
 		in         string
 		mech, kind string
@@ -50,7 +48,6 @@ func TestParseMessages(t *testing.T) {
 			map[string]string{cbind: "n", authzid: "u", auth: "Bearer t", extensions: "host=h\x01port=9"}},
 		{`{"status":"invalid_token","scope":"kafka"}`, OAuthBearer, "server-error", map[string]string{serverErr: `{"status":"invalid_token","scope":"kafka"}`}},
 		{"\x01", OAuthBearer, "error-acknowledgement", map[string]string{}},
-		{string(ap), GSSAPI, "AP-REQ", map[string]string{token: string(ap)}},
 	} {
 		var m Message
 		require.True(t, Parse([]byte(c.in), &m), "%q", c.in)
@@ -86,7 +83,8 @@ func TestParseRefuses(t *testing.T) {
 		"n,,\x01auth=Bear\ter\x01\x01",
 		"{}", `{"status":"x"`,
 		"\xff\xfe", "n,,n=u\xff,r=abc",
-		string([]byte{0x60, 0x10, 0x06, 0x09, 0x2a}),
+		// A Kerberos AP-REQ's first bytes: GSSAPI's tokens stay bytes.
+		string([]byte{0x60, 0x82, 0x02, 0x10, 0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x12, 0x01, 0x02, 0x02, 0x01, 0x00, 0x6e, 0x82}),
 	} {
 		var m Message
 		require.False(t, Parse([]byte(in), &m), "%q read as %+v", in, m)
