@@ -952,7 +952,11 @@ func (e *encoder) saslMessage(dst []byte, v any) ([]byte, error) {
 	}
 	mech, _ := obj["mechanism"].(string)
 	kind, _ := obj["message"].(string)
-	names := sasl.Names(mech, kind)
+	get := func(name string) (string, bool) {
+		s, ok := obj[name].(string)
+		return s, ok || obj[name] != nil
+	}
+	names := sasl.Names(mech, kind, get)
 	if names == nil {
 		return nil, &EncodeError{Path: e.pathString(), Msg: "expected a SASL message: mechanism PLAIN, SCRAM or OAUTHBEARER and its message, found " + strconv.Quote(mech) + " " + strconv.Quote(kind)}
 	}

@@ -256,3 +256,26 @@ func TestSASLLimit(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, f.Body.Children[0].Children, 5)
 }
+
+// TestSASLOAuthBearerJWT: a bearer token that is a JWT shows its header
+// and claims decoded, each on the bytes of its base64url, and encodes
+// back from them.
+func TestSASLOAuthBearerJWT(t *testing.T) {
+	msg := "n,,\x01auth=Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJhZG1pbiIsImV4cCI6MTc2NDk1MDQwMH0.\x01\x01"
+	b, err := saslRequest(t, []byte(msg))
+	require.NoError(t, err)
+	f, err := codec.Decode(b, codec.Options{})
+	require.NoError(t, err)
+	js := valueJSON(t, b, f, codec.Options{})
+	require.Equal(t, map[string]any{"mechanism": "OAUTHBEARER", "message": "client-initial", "channelBindingFlag": "n",
+		"jwtHeader": `{"alg":"none"}`, "jwtClaims": `{"sub":"admin","exp":1764950400}`, "jwtSignature": ""}, js["body"].(map[string]any)["authBytes"])
+	claims := f.Body.Children[0].Get("jwtClaims")
+	require.NotNil(t, claims)
+	at := strings.Index(string(b), "eyJzdWIi")
+	require.Equal(t, [2]int{at, at + len("eyJzdWIiOiJhZG1pbiIsImV4cCI6MTc2NDk1MDQwMH0")}, [2]int{claims.Start, claims.End})
+	// An edit of the claims is written as base64url again.
+	js["body"].(map[string]any)["authBytes"].(map[string]any)["jwtClaims"] = `{"sub":"alice"}`
+	edited, err := codec.Encode(nil, js, codec.EncodeOptions{})
+	require.NoError(t, err)
+	require.Contains(t, string(edited), "Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJhbGljZSJ9.\x01\x01")
+}

@@ -228,7 +228,11 @@ func (w *walker) saslData(n *tree.Node) {
 		if p.Num {
 			k = schema.Int32
 		}
-		w.saslPart(p.Name, k, at+p.Start, at+p.End, n.Raw[p.Start:p.End])
+		raw := n.Raw[p.Start:p.End]
+		if p.Value != nil { // a JWT's header or claims, decoded
+			raw = p.Value
+		}
+		w.saslPart(p.Name, k, at+p.Start, at+p.End, raw)
 	}
 	w.close(n)
 }

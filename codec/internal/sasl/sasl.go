@@ -15,6 +15,7 @@ package sasl
 
 import (
 	"bytes"
+	"encoding/base64"
 	"errors"
 	"strconv"
 	"unicode/utf8"
@@ -33,6 +34,7 @@ type Part struct {
 	Name       string
 	Start, End int
 	Num        bool
+	Value      []byte // what the bytes decode to (a JWT's header or claims); nil: the bytes themselves
 }
 
 // Message is a message read: its mechanism, which of the mechanism's
@@ -58,13 +60,19 @@ const (
 	serverErr  = "error"
 	extensions = "extensions"
 	auth       = "auth"
+	// A bearer token that is a JWT (RFC 7519): its header and claims
+	// (base64url, shown decoded), and its signature.
+	jwtHeader    = "jwtHeader"
+	jwtClaims    = "jwtClaims"
+	jwtSignature = "jwtSignature"
 )
 
 // step is one piece of a message: sep, then the part name's text (no
-// part when name is empty); opt when it may be absent.
+// part when name is empty); opt when it may be absent; b64 when the text
+// is base64url (unpadded) and the part what it decodes to.
 type step struct {
 	sep, name string
-	opt       bool
+	opt, b64  bool
 }
 
 // layout is one message of a mechanism: its pieces in order, the byte
@@ -78,19 +86,23 @@ type layout struct {
 }
 
 var layouts = []layout{
-	{Plain, "client-initial", 0, plainUser, []step{{"", authzid, true}, {"\x00", username, false}, {"\x00", password, false}}},
+	{Plain, "client-initial", 0, plainUser, []step{{"", authzid, true, false}, {"\x00", username, false, false}, {"\x00", password, false, false}}},
 	// SCRAM's first message and OAUTHBEARER's open with a GS2 header (RFC
 	// 5801): the channel binding flag, then an authorization id when one
 	// is asked for.
-	{Scram, "client-first", ',', cbindFlag, []step{{"", cbind, false}, {",", "", false}, {"a=", authzid, true},
-		{",n=", username, false}, {",r=", nonce, false}, {",", extensions, true}}},
-	{Scram, "server-first", ',', nil, []step{{"r=", nonce, false}, {",s=", salt, false}, {",i=", iterations, false}, {",", extensions, true}}},
-	{Scram, "client-final", ',', nil, []step{{"c=", cbinding, false}, {",r=", nonce, false}, {",", extensions, true}, {",p=", proof, false}}},
-	{Scram, "server-final", ',', nil, []step{{"e=", serverErr, true}, {"v=", verifier, true}, {",", extensions, true}}},
-	{OAuthBearer, "client-initial", 1, cbindFlag, []step{{"", cbind, false}, {",", "", false}, {"a=", authzid, true},
-		{",\x01auth=", auth, false}, {"\x01", extensions, true}, {"\x01\x01", "", false}}},
-	{OAuthBearer, "server-error", 0, jsonError, []step{{"", serverErr, false}}},
-	{OAuthBearer, "error-acknowledgement", 0, nil, []step{{"\x01", "", false}}},
+	{Scram, "client-first", ',', cbindFlag, []step{{"", cbind, false, false}, {",", "", false, false}, {"a=", authzid, true, false},
+		{",n=", username, false, false}, {",r=", nonce, false, false}, {",", extensions, true, false}}},
+	{Scram, "server-first", ',', nil, []step{{"r=", nonce, false, false}, {",s=", salt, false, false}, {",i=", iterations, false, false}, {",", extensions, true, false}}},
+	{Scram, "client-final", ',', nil, []step{{"c=", cbinding, false, false}, {",r=", nonce, false, false}, {",", extensions, true, false}, {",p=", proof, false, false}}},
+	{Scram, "server-final", ',', nil, []step{{"e=", serverErr, true, false}, {"v=", verifier, true, false}, {",", extensions, true, false}}},
+	// A bearer token that is a JWT, read into its parts, before any other.
+	{OAuthBearer, "client-initial", 1, cbindFlag, []step{{"", cbind, false, false}, {",", "", false, false}, {"a=", authzid, true, false},
+		{",\x01auth=Bearer ", jwtHeader, false, true}, {".", jwtClaims, false, true}, {".", jwtSignature, false, false},
+		{"\x01", extensions, true, false}, {"\x01\x01", "", false, false}}},
+	{OAuthBearer, "client-initial", 1, cbindFlag, []step{{"", cbind, false, false}, {",", "", false, false}, {"a=", authzid, true, false},
+		{",\x01auth=", auth, false, false}, {"\x01", extensions, true, false}, {"\x01\x01", "", false, false}}},
+	{OAuthBearer, "server-error", 0, jsonError, []step{{"", serverErr, false, false}}},
+	{OAuthBearer, "error-acknowledgement", 0, nil, []step{{"\x01", "", false, false}}},
 }
 
 // plainUser: PLAIN's user and password (after the first and the last
@@ -148,10 +160,23 @@ func (l *layout) read(b []byte, m *Message) bool {
 			continue
 		}
 		end := l.partEnd(b, at, i)
-		if end < 0 || !l.text(b[at:end], s.name) {
+		if end < 0 {
 			return false
 		}
-		m.Parts = append(m.Parts, Part{Name: s.name, Start: at, End: end, Num: s.name == iterations})
+		p := Part{Name: s.name, Start: at, End: end, Num: s.name == iterations}
+		v := b[at:end]
+		if s.b64 {
+			// A JWT's header or claims: a JSON object.
+			var err error
+			if v, err = base64.RawURLEncoding.DecodeString(string(v)); err != nil || len(v) < 2 || v[0] != '{' || v[len(v)-1] != '}' {
+				return false
+			}
+			p.Value = v
+		}
+		if !l.text(v, s.name) {
+			return false
+		}
+		m.Parts = append(m.Parts, p)
 		at = end
 	}
 	return at == len(b)
@@ -195,9 +220,11 @@ func hasAt(b []byte, at int, sep string) bool {
 
 // writesBack reports whether Append writes m's parts back as b.
 func writesBack(b []byte, m *Message) bool {
-	out, err := Append(make([]byte, 0, len(b)), m.Mechanism, m.Kind, func(name string) (string, bool) {
+	out, err := Append(nil, m.Mechanism, m.Kind, func(name string) (string, bool) {
 		for _, p := range m.Parts {
-			if p.Name == name {
+			if p.Name == name && p.Value != nil {
+				return string(p.Value), true
+			} else if p.Name == name {
 				return string(b[p.Start:p.End]), true
 			}
 		}
@@ -206,23 +233,38 @@ func writesBack(b []byte, m *Message) bool {
 	return err == nil && bytes.Equal(out, b)
 }
 
-func find(mechanism, kind string) *layout {
+// find is the layout of mechanism and kind whose parts get has (of
+// several, the first whose parts are all there, else the last).
+func find(mechanism, kind string, get func(name string) (string, bool)) *layout {
+	var last *layout
 	for i := range layouts {
-		if l := &layouts[i]; l.mechanism == mechanism && l.kind == kind {
+		l := &layouts[i]
+		if l.mechanism != mechanism || l.kind != kind {
+			continue
+		}
+		last = l
+		whole := true
+		for _, s := range l.steps {
+			if _, ok := get(s.name); s.name != "" && !s.opt && !ok {
+				whole = false
+			}
+		}
+		if whole {
 			return l
 		}
 	}
-	return nil
+	return last
 }
 
 // Names lists the parts a message of mechanism and kind may have, in
-// their order; nil for a mechanism or kind unknown.
-func Names(mechanism, kind string) []string {
-	l := find(mechanism, kind)
+// their order (for a message with several layouts, the one whose parts get
+// has); nil for a mechanism or kind unknown.
+func Names(mechanism, kind string, get func(name string) (string, bool)) []string {
+	l := find(mechanism, kind, get)
 	if l == nil {
 		return nil
 	}
-	names := []string{}
+	names := make([]string, 0, len(l.steps))
 	for _, s := range l.steps {
 		if s.name != "" {
 			names = append(names, s.name)
@@ -235,7 +277,7 @@ func Names(mechanism, kind string) []string {
 // (a part's text, and whether it is there) to dst; iterations as
 // decimal digits.
 func Append(dst []byte, mechanism, kind string, get func(name string) (string, bool)) ([]byte, error) {
-	l := find(mechanism, kind)
+	l := find(mechanism, kind, get)
 	if l == nil {
 		return dst, errors.New("no SASL message " + strconv.Quote(mechanism) + " " + strconv.Quote(kind))
 	}
@@ -245,6 +287,8 @@ func Append(dst []byte, mechanism, kind string, get func(name string) (string, b
 			v, ok = get(s.name)
 		}
 		switch {
+		case ok && s.b64:
+			dst = base64.RawURLEncoding.AppendEncode(append(dst, s.sep...), []byte(v))
 		case ok:
 			dst = append(append(dst, s.sep...), v...)
 		case !s.opt:

@@ -16,6 +16,9 @@ func parts(b []byte, m *Message) map[string]string {
 	out := map[string]string{}
 	for _, p := range m.Parts {
 		out[p.Name] = string(b[p.Start:p.End])
+		if p.Value != nil {
+			out[p.Name] = string(p.Value)
+		}
 	}
 	return out
 }
@@ -46,6 +49,12 @@ func TestParseMessages(t *testing.T) {
 		{"n,,\x01auth=Bearer abc.def.ghi\x01\x01", OAuthBearer, "client-initial", map[string]string{cbind: "n", auth: "Bearer abc.def.ghi"}},
 		{"n,a=u,\x01auth=Bearer t\x01host=h\x01port=9\x01\x01", OAuthBearer, "client-initial",
 			map[string]string{cbind: "n", authzid: "u", auth: "Bearer t", extensions: "host=h\x01port=9"}},
+		// An unsecured JWT (no signature), as librdkafka's default token is.
+		{"n,,\x01auth=Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJhZG1pbiIsImV4cCI6MTc2NDk1MDQwMH0.\x01\x01", OAuthBearer, "client-initial",
+			map[string]string{cbind: "n", jwtHeader: `{"alg":"none"}`, jwtClaims: `{"sub":"admin","exp":1764950400}`, jwtSignature: ""}},
+		// Padded base64 is no JWT's: the token stays whole.
+		{"n,,\x01auth=Bearer eyJhbGciOiJub25lIn0=.eyJzdWIiOiJhIn0.\x01\x01", OAuthBearer, "client-initial",
+			map[string]string{cbind: "n", auth: "Bearer eyJhbGciOiJub25lIn0=.eyJzdWIiOiJhIn0."}},
 		{`{"status":"invalid_token","scope":"kafka"}`, OAuthBearer, "server-error", map[string]string{serverErr: `{"status":"invalid_token","scope":"kafka"}`}},
 		{"\x01", OAuthBearer, "error-acknowledgement", map[string]string{}},
 	} {
@@ -55,8 +64,9 @@ func TestParseMessages(t *testing.T) {
 		require.Equal(t, c.kind, m.Kind, "%q", c.in)
 		require.Equal(t, c.want, parts([]byte(c.in), &m), "%q", c.in)
 		last := 0
+		has := func(name string) (string, bool) { v, ok := c.want[name]; return v, ok }
 		for _, p := range m.Parts {
-			require.Contains(t, Names(m.Mechanism, m.Kind), p.Name)
+			require.Contains(t, Names(m.Mechanism, m.Kind, has), p.Name)
 			require.GreaterOrEqual(t, p.Start, last, "%q: %s out of order", c.in, p.Name)
 			last = p.End
 		}
@@ -121,8 +131,12 @@ func TestParseClients(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, Parse(first, &m))
 	got = parts(first, &m)
-	require.Equal(t, "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2ln", got[auth])
-	require.Equal(t, "logicalCluster=lkc-1", got[extensions])
+	require.Equal(t, map[string]string{cbind: "n", jwtHeader: `{"alg":"HS256"}`, jwtClaims: `{"sub":"alice"}`, jwtSignature: "c2ln",
+		extensions: "logicalCluster=lkc-1"}, got)
+	_, first, err = oauth.Auth{Token: "opaque-token"}.AsMechanism().Authenticate(ctx, "broker:9092")
+	require.NoError(t, err)
+	require.True(t, Parse(first, &m))
+	require.Equal(t, map[string]string{cbind: "n", auth: "Bearer opaque-token"}, parts(first, &m))
 }
 
 // TestAppendErrors: a message written from parts says what it lacks.
@@ -157,7 +171,7 @@ func FuzzParse(f *testing.F) {
 			}
 			last = p.End
 		}
-		names := Names(m.Mechanism, m.Kind)
+		names := Names(m.Mechanism, m.Kind, func(string) (string, bool) { return "", true })
 		if names == nil {
 			t.Fatalf("%q: no names for %s %s", b, m.Mechanism, m.Kind)
 		}
