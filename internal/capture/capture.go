@@ -164,6 +164,9 @@ type Conn struct {
 	outstanding []*Exchange         // requests awaiting a response, in order
 	outHead     int
 	outCorr     map[int32]int
+	// saslRaw: a SaslHandshake v0 was sent, after which both sides send
+	// raw SASL tokens until the client's next request; saidSASL: said so.
+	saslRaw, saidSASL bool
 }
 
 func (c *Conn) String() string {

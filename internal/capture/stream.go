@@ -1012,6 +1012,16 @@ func (h *half) scan(buf []byte) int {
 		if len(rest) < 4 {
 			break
 		}
+		if h.c.saslRaw && h.role() != roleUnknown {
+			n, more := h.saslToken(rest, h.bufOff+int64(p))
+			if more {
+				break
+			}
+			if n > 0 {
+				p += n
+				continue
+			}
+		}
 		if h.headerOK(rest) == vNo {
 			v := vNo
 			if h.clean {
@@ -1048,6 +1058,38 @@ func (h *half) scan(buf []byte) int {
 	return p
 }
 
+// maxSASLToken bounds a raw SASL token: Kerberos tickets, the largest,
+// run to tens of KB.
+const maxSASLToken = 1 << 20
+
+// saslToken reads a raw SASL token at the start of b (stream offset at),
+// which a side sends after a SaslHandshake v0: a size and the token, no
+// Kafka header. It returns the bytes the token takes, or 0 when b starts a
+// Kafka frame instead (a request, which ends the tokens; a response to a
+// request in flight) or a size no token has; more when the bytes that
+// decide are not all there. The connection's first token is said once.
+func (h *half) saslToken(b []byte, at int64) (n int, more bool) {
+	size := int(binary.BigEndian.Uint32(b))
+	switch {
+	case size > maxSASLToken:
+		return 0, false
+	case h.role() == roleClient && len(b) < min(4+size, 12):
+		return 0, true
+	case h.role() == roleClient && looksLikeRequest(b, h.e.opts.MaxFrame):
+		h.c.saslRaw = false
+		return 0, false
+	case h.role() == roleBroker && len(b) >= 8 && h.answers(b, h.pktAt(at)):
+		return 0, false
+	case len(b) < 4+size:
+		return 0, true
+	}
+	if !h.c.saidSASL {
+		h.c.saidSASL = true
+		h.e.note(h.c, "raw SASL tokens after SaslHandshake v0, size-prefixed but no Kafka frames, passed over (the first: %d bytes from the %s at offset %d)", size, h.name(), at)
+	}
+	return 4 + size, false
+}
+
 // emit hands a copy of the frame b, at stream offset off, to the engine;
 // missing counts the bytes of it a gap took (Frame.Missing).
 func (h *half) emit(b []byte, off int64, missing int64) {
@@ -1060,8 +1102,10 @@ func (h *half) emit(b []byte, off int64, missing int64) {
 	if len(b) >= 8 && h.role() != roleBroker && binary.BigEndian.Uint32(b[4:]) == uint32(schema.KeySaslHandshake)<<16 {
 		// After a SaslHandshake v0 come raw SASL tokens, size-prefixed
 		// but no Kafka frames: a boundary is no longer known to be a
-		// frame's (byItsSize, Note.Unframed).
+		// frame's (byItsSize, Note.Unframed), and each side's tokens are
+		// passed over (saslToken) until the client sends a request.
 		h.c.half[0].clean, h.c.half[1].clean = false, false
+		h.c.saslRaw = true
 	}
 	f.firstPkt = h.e.pkt
 	if h.tentative && missing == 0 && h.answers(b, h.pktAt(off)) {
