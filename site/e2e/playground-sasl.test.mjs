@@ -29,19 +29,24 @@ test('authBytes show the SASL message; a part selects its bytes', { timeout: 180
   const typ = await page.$$eval('#tree .pg-row', (rs) => rs.map((r) => r.textContent).find((t) => t.includes('authBytes')));
   assert.match(typ, /SASL SCRAM client-first/);
 
-  const select = async (name) => {
+  // select clicks name's tree row and waits until the JSON pane has
+  // selected the line holding line (the pane follows the tree a moment
+  // later), then reads what every view selected.
+  const select = async (name, line) => {
     await page.click(`#tree .pg-row:has(.pg-name:text-is("${name}"))`);
     await page.waitForFunction((n) => document.querySelector('#tree .pg-row.pg-sel .pg-name')?.textContent === n, name, { timeout: 10_000 });
+    await page.waitForFunction((l) => [...document.querySelectorAll('#json .pg-row.pg-sel')].some((r) => r.textContent.includes(l)), line, { timeout: 10_000 })
+      .catch(() => {}); // the assertions below say what was selected instead
     return page.evaluate(() => ({
       desc: document.getElementById('sel-desc').textContent,
       hex: [...document.querySelectorAll('#hex .pg-byte.pg-sel')].map((b) => +b.dataset.off),
       json: [...document.querySelectorAll('#json .pg-row.pg-sel')].map((r) => r.textContent.trim()),
     }));
   };
-  const user = await select('username');
+  const user = await select('username', '"username": "alice"');
   assert.deepEqual(user.hex, [39, 40, 41, 42, 43], 'username selects "alice": ' + JSON.stringify(user));
   assert.ok(user.json.some((l) => l.includes('"username": "alice"')), JSON.stringify(user.json));
-  const mech = await select('mechanism');
+  const mech = await select('mechanism', '"mechanism": "SCRAM"');
   assert.deepEqual(mech.hex, [], 'the mechanism spells no bytes: ' + JSON.stringify(mech));
   assert.ok(mech.json.some((l) => l.includes('"mechanism": "SCRAM"')), JSON.stringify(mech.json));
   assert.deepEqual(page.errors, []);
