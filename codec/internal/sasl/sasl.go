@@ -131,7 +131,7 @@ func Parse(b []byte, m *Message) bool {
 	for i := range layouts {
 		l := &layouts[i]
 		*m = Message{Mechanism: l.mechanism, Kind: l.kind, Parts: m.Parts[:0]}
-		if (l.guard == nil || l.guard(b)) && l.read(b, m) && writesBack(b, m) {
+		if (l.guard == nil || l.guard(b)) && l.read(b, m) && l.writesBack(b, m) {
 			return true
 		}
 	}
@@ -218,9 +218,9 @@ func hasAt(b []byte, at int, sep string) bool {
 	return len(b)-at >= len(sep) && string(b[at:at+len(sep)]) == sep
 }
 
-// writesBack reports whether Append writes m's parts back as b.
-func writesBack(b []byte, m *Message) bool {
-	out, err := Append(nil, m.Mechanism, m.Kind, func(name string) (string, bool) {
+// writesBack reports whether l writes m's parts, read from b, back as b.
+func (l *layout) writesBack(b []byte, m *Message) bool {
+	out, err := l.write(nil, func(name string) (string, bool) {
 		for _, p := range m.Parts {
 			if p.Name == name && p.Value != nil {
 				return string(p.Value), true
@@ -281,6 +281,11 @@ func Append(dst []byte, mechanism, kind string, get func(name string) (string, b
 	if l == nil {
 		return dst, errors.New("no SASL message " + strconv.Quote(mechanism) + " " + strconv.Quote(kind))
 	}
+	return l.write(dst, get)
+}
+
+// write appends l's message whose parts get gives to dst.
+func (l *layout) write(dst []byte, get func(name string) (string, bool)) ([]byte, error) {
 	for _, s := range l.steps {
 		v, ok := "", s.name == ""
 		if !ok {
@@ -292,13 +297,13 @@ func Append(dst []byte, mechanism, kind string, get func(name string) (string, b
 		case ok:
 			dst = append(append(dst, s.sep...), v...)
 		case !s.opt:
-			return dst, errors.New(mechanism + " " + kind + " needs " + s.name)
+			return dst, errors.New(l.mechanism + " " + l.kind + " needs " + s.name)
 		}
 		if s.name == iterations && !l.text([]byte(v), iterations) {
 			return dst, errors.New("SCRAM iterations must be a count, not " + strconv.Quote(v))
 		}
 	}
-	if kind == "server-final" {
+	if l.kind == "server-final" {
 		// A verifier or an error, not both, nor none.
 		_, e := get(serverErr)
 		_, v := get(verifier)
