@@ -2,7 +2,6 @@ package codec_test
 
 import (
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"net"
 	"strings"
@@ -20,6 +19,7 @@ import (
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/check"
 	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/codec/wire"
 )
 
 // recordingRelay forwards one connection at a time from a loopback port to
@@ -77,14 +77,13 @@ func (r *recordingRelay) copy(dst, src net.Conn, rec bool, into *[]byte) {
 	}
 }
 
-// frames splits size-prefixed frames.
+// frames splits b into whole size-prefixed frames.
 func frames(t *testing.T, b []byte) [][]byte {
 	var out [][]byte
-	for len(b) >= 4 {
-		n := 4 + int(binary.BigEndian.Uint32(b))
-		require.LessOrEqual(t, n, len(b))
-		out = append(out, b[:n])
-		b = b[n:]
+	for len(b) > 0 {
+		f, rest, ok := wire.SplitFrame(b, 0)
+		require.True(t, ok, "a whole frame at %d bytes from the end", len(b))
+		out, b = append(out, f), rest
 	}
 	return out
 }
