@@ -301,8 +301,10 @@ func (c *Checker) saslExchange(a *analysis, cs *connState) {
 	}
 }
 
-// saslFamily is the SASL message mechanism of a SaslHandshake mechanism
-// kwire reads the messages of ("" for any other).
+// saslFamily is the mechanism the codec names the SASL messages of a
+// SaslHandshake mechanism by ("" for one not judged). GSSAPI's messages
+// are never read (they stay bytes), so after a GSSAPI handshake any
+// message that reads is of another mechanism.
 func saslFamily(mechanism string) string {
 	switch mechanism {
 	case "PLAIN", "OAUTHBEARER", "GSSAPI":
