@@ -2,6 +2,7 @@ package codec
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/binary"
 	"fmt"
 	"testing"
@@ -10,19 +11,19 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// outOfOrder reports whether layout l, or a struct under it, declares at
-// version v a tagged field before an untagged one: the tree-less path then
-// decodes those tagged values at their declared place, before the section.
-func outOfOrder(l *schema.Layout, v int16, seen map[*schema.Layout]bool) bool {
+// outOfOrderUnder reports whether layout l, or a struct under it, declares
+// at version v a tagged field before an untagged one: the JSON sink then
+// puts the tagged values, read in their section, among the untagged ones.
+func outOfOrderUnder(l *schema.Layout, v int16, seen map[*schema.Layout]bool) bool {
 	if seen[l] {
 		return false
 	}
 	seen[l] = true
-	if needsPrescan(l, v) {
+	if outOfOrder(l, v) {
 		return true
 	}
 	for i := range l.Fields {
-		if f := &l.Fields[i]; f.Versions.Contains(v) && f.Struct != nil && outOfOrder(f.Struct, v, seen) {
+		if f := &l.Fields[i]; f.Versions.Contains(v) && f.Struct != nil && outOfOrderUnder(f.Struct, v, seen) {
 			return true
 		}
 	}
@@ -46,7 +47,7 @@ func outOfOrderExamples(t *testing.T) []oooExample {
 				m = api.Response
 			}
 			for v := m.Valid.Lo; v <= m.Valid.Hi; v++ {
-				if !m.Flexible(v) || !outOfOrder(m.At(v).Root, v, map[*schema.Layout]bool{}) {
+				if !m.Flexible(v) || !outOfOrderUnder(m.At(v).Root, v, map[*schema.Layout]bool{}) {
 					continue
 				}
 				b, err := ExampleFrame(api, v, resp)
@@ -59,7 +60,7 @@ func outOfOrderExamples(t *testing.T) []oooExample {
 	return out
 }
 
-// Issue 12's contract under limits: the tree-less path decodes the tagged
+// Issue 12's contract under limits: the tree-less path writes the tagged
 // values a layout declares before untagged ones at their declared place,
 // but must charge them where the tree does (in the tag section), so at
 // every MaxNodes, MaxWork and MaxDepth both paths give the same JSON,
@@ -145,63 +146,41 @@ func outOfOrderWarned(t *testing.T) []oooExample {
 	return out
 }
 
-// The tagged fields that layouts declare before untagged ones are decoded
-// early by the tree-less path, their cost measured and spent later at the
-// tag section. A records or consumer-protocol bytes field among them would
-// see the early count in its own limits (its nested budget is set from the
-// nodes spent so far) and could be cut elsewhere than in the tree: none is.
-func TestOutOfOrderTaggedNothingNested(t *testing.T) {
-	var nested func(l *schema.Layout, v int16, seen map[*schema.Layout]bool) string
-	nested = func(l *schema.Layout, v int16, seen map[*schema.Layout]bool) string {
-		if seen[l] {
-			return ""
-		}
-		seen[l] = true
-		for i := range l.Fields {
-			f := &l.Fields[i]
-			if !f.Versions.Contains(v) {
-				continue
-			}
-			if f.Kind == schema.Records || f.Kind == schema.Bytes {
-				return f.Name
-			}
-			if f.Struct != nil {
-				if n := nested(f.Struct, v, seen); n != "" {
-					return n
-				}
-			}
-		}
-		return ""
+// flushes counts the writes a streamed decode makes.
+type flushes struct {
+	bytes.Buffer
+	n int
+}
+
+func (f *flushes) Write(b []byte) (int, error) {
+	f.n++
+	return f.Buffer.Write(b)
+}
+
+// A Fetch v13 response's partitions declare their tagged fields before
+// their records: the JSON sink holds a partition's output until its tag
+// section puts currentLeader in its place, then lets it go, so a response
+// of big partitions still streams, partition by partition, and writes the
+// JSON the tree's does.
+func TestOutOfOrderStreams(t *testing.T) {
+	const count = 12000 // some 1.7 MB of JSON a partition, past jsontext.FlushAt
+	batch := base64.StdEncoding.EncodeToString(recordBatch(0, count, bytes.Repeat(tinyRecord, count)))
+	part := func(i int) string {
+		return fmt.Sprintf(`{"partitionIndex":%d,"errorCode":0,"highWatermark":1,"lastStableOffset":1,"logStartOffset":0,
+			"currentLeader":{"leaderId":%d,"leaderEpoch":7},"abortedTransactions":null,"preferredReadReplica":-1,"records":%q}`, i, i+1, batch)
 	}
-	var check func(l *schema.Layout, v int16, where string, seen map[*schema.Layout]bool)
-	check = func(l *schema.Layout, v int16, where string, seen map[*schema.Layout]bool) {
-		if seen[l] {
-			return
-		}
-		seen[l] = true
-		for i := range l.Fields {
-			f := &l.Fields[i]
-			if !f.Versions.Contains(v) {
-				continue
-			}
-			if needsPrescan(l, v) && f.IsTagged(v) {
-				require.Contains(t, []schema.Kind{schema.Int8, schema.Int16, schema.String, schema.Struct}, f.Kind, "%s %s", where, f.Name)
-				if f.Struct != nil {
-					require.Empty(t, nested(f.Struct, v, map[*schema.Layout]bool{}), "%s %s", where, f.Name)
-				}
-			}
-			if f.Struct != nil {
-				check(f.Struct, v, where+"."+f.JSON, seen)
-			}
-		}
-	}
-	for _, api := range schema.APIs() {
-		for _, m := range []*schema.Message{api.Request, api.Response} {
-			for v := m.Valid.Lo; v <= m.Valid.Hi; v++ {
-				if m.Flexible(v) {
-					check(m.At(v).Root, v, api.Name+" v"+decimal(int(v)), map[*schema.Layout]bool{})
-				}
-			}
-		}
-	}
+	b, err := Encode(nil, []byte(`{"direction":"response","apiName":"Fetch","apiVersion":13,"header":{"correlationId":3},
+		"body":{"throttleTimeMs":0,"errorCode":0,"sessionId":0,"responses":[{"topicId":"AAAAAAAAAAAAAAAAAAAAAQ","partitions":[`+
+		part(0)+","+part(1)+","+part(2)+`]}]}}`), EncodeOptions{})
+	require.NoError(t, err)
+	o := Options{Response: true, APIKey: 1, Version: 13}
+	var out flushes
+	_, err = new(Decoder).WriteJSON(&out, b, o)
+	require.NoError(t, err)
+	f, err := Decode(b, o)
+	require.NoError(t, err)
+	require.Equal(t, string(treeJSON(f)), out.String())
+	require.GreaterOrEqual(t, out.n, 3, "each partition is written away once it ends")
+	require.Contains(t, out.String(), `"logStartOffset":0,"currentLeader":{"leaderId":2,"leaderEpoch":7},"abortedTransactions":null,`)
+	bothPaths(t, b, o)
 }
