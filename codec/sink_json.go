@@ -435,13 +435,16 @@ func (s *jsonSink) numbers(n *tree.Node, k schema.Kind, b []byte, count int) {
 // outOfOrder reports whether struct layout l (nil: not a struct) declares,
 // at the walk's version, a tagged field before an untagged one.
 func (s *jsonSink) outOfOrder(l *schema.Layout) bool {
-	if l == nil || !s.w.flex {
-		return false
-	}
 	if l != s.ordL || s.w.v != s.ordV {
-		s.ordL, s.ordV, s.ordOut = l, s.w.v, outOfOrder(l, s.w.v)
+		s.order(l)
 	}
 	return s.ordOut
+}
+
+// order answers outOfOrder for l anew.
+func (s *jsonSink) order(l *schema.Layout) {
+	s.ordL, s.ordV = l, s.w.v
+	s.ordOut = l != nil && s.w.flex && outOfOrder(l, s.w.v)
 }
 
 func (s *jsonSink) records(n *tree.Node, b []byte, o rec.Options) (int, error) {
