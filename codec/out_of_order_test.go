@@ -61,13 +61,13 @@ func outOfOrderExamples(t *testing.T) []oooExample {
 }
 
 // Issue 12's contract under limits: the tree-less path writes the tagged
-// values a layout declares before untagged ones at their declared place,
-// but must charge them where the tree does (in the tag section), so at
-// every MaxNodes, MaxWork and MaxDepth both paths give the same JSON,
-// warnings and budget spent, or fail at the same offset and path with the
-// same message (bothPaths). Before, the Fetch v12
-// response example at MaxNodes 20 failed at
-// body.responses[0].partitions[0] in the tree-less walk and at
+// values a layout declares before untagged ones at their declared place
+// and charges them where the tree does (in the tag section), so at every
+// MaxNodes, MaxWork and MaxDepth both paths give the same JSON, warnings
+// and budget spent, or fail at the same offset and path with the same
+// message (bothPaths). When the tree-less walk read those values early,
+// the Fetch v12 response example at MaxNodes 20 failed at
+// body.responses[0].partitions[0] there and at
 // body.responses[0].partitions[0].abortedTransactions in the tree.
 func TestOutOfOrderTaggedLimits(t *testing.T) {
 	exs := outOfOrderExamples(t)
