@@ -184,3 +184,23 @@ func TestOutOfOrderStreams(t *testing.T) {
 	require.Contains(t, out.String(), `"logStartOffset":0,"currentLeader":{"leaderId":2,"leaderEpoch":7},"abortedTransactions":null,`)
 	bothPaths(t, b, o)
 }
+
+// A data message whose layout declares a tagged field among untagged ones
+// (TransactionLogValue v1+: previousProducerId after producerId) has its
+// tagged values at their declared place when read alone too, in both
+// sinks: its layout's version is known when its struct opens.
+func TestOutOfOrderDataMessage(t *testing.T) {
+	js := `{"data":"TransactionLogValue","version":1,"value":{"producerId":12,"previousProducerId":11,"producerEpoch":0,` +
+		`"transactionTimeoutMs":60000,"transactionStatus":4,"transactionPartitions":null,"transactionLastUpdateTimestampMs":1700000000001,` +
+		`"transactionStartTimestampMs":1700000000000,"clientTransactionVersion":2}}`
+	b, err := Encode(nil, []byte(js), EncodeOptions{})
+	require.NoError(t, err)
+	o := Options{Data: "TransactionLogValue", Version: Any}
+	f, err := Decode(b, o)
+	require.NoError(t, err)
+	require.Equal(t, js, string(f.AppendJSON(nil)))
+	fast, _, err := new(Decoder).AppendJSON(nil, b, o)
+	require.NoError(t, err)
+	require.Equal(t, js, string(fast))
+	bothPaths(t, b, o)
+}

@@ -1,7 +1,6 @@
 package codec
 
 import (
-	"bytes"
 	"slices"
 
 	"github.com/kwire/kwire/codec/internal/read"
@@ -45,7 +44,8 @@ type jsonSink struct {
 	ordOut bool
 }
 
-// memberAt is where the member of field f starts in its struct's writer.
+// memberAt is where the member of field f starts in its struct's writer:
+// its key, after the comma before it.
 type memberAt struct {
 	f  *schema.Field
 	at int
@@ -142,9 +142,9 @@ func (s *jsonSink) place(n *tree.Node) *jsontext.Writer {
 		if !s.bare {
 			p.out.Key(n.Name)
 		}
-	case p.kind == levelOrdered:
-		s.keys = append(s.keys, memberAt{n.Field, len(p.out.B)})
+	case p.kind == levelOrdered && n.Field != nil:
 		p.out.Key(n.Field.JSON)
+		s.keys = append(s.keys, memberAt{n.Field, len(p.out.B) - len(n.Field.JSON) - 3})
 	case n.Field != nil:
 		p.out.Key(n.Field.JSON)
 	default:
@@ -282,12 +282,12 @@ func (s *jsonSink) tagged(lv *jsonLevel) {
 	for i := range fields {
 		f := &fields[i]
 		if k := slices.IndexFunc(keys, func(m memberAt) bool { return m.f == f }); k >= 0 {
-			end := len(s.held)
+			from, to := keys[k].at-base, len(s.held)
 			if k+1 < len(keys) {
-				end = keys[k+1].at - base
+				to = keys[k+1].at - base - 1 // before the next one's comma
 			}
-			if m := s.held[keys[k].at-base : end]; len(m) > 0 { // empty: a member rolled back
-				w.Raw(bytes.TrimPrefix(m, []byte{','}))
+			if from < to { // else a member rolled back
+				w.Raw(s.held[from:to])
 			}
 			continue
 		}

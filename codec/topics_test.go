@@ -161,6 +161,8 @@ func TestInternalTopicsInFrames(t *testing.T) {
 		{"__transaction_state", []string{
 			`"type":0,"schema":"TransactionLogKey","decoded":{"transactionalId":"payments-tx"}`,
 			`"version":1,"schema":"TransactionLogValue","decoded":{"producerId":12,`,
+			// A tagged field declared among untagged ones stands there.
+			`"decoded":{"producerId":12,"previousProducerId":11,"producerEpoch":0,`,
 		}},
 		{"__share_group_state", []string{
 			`"schema":"ShareSnapshotKey","decoded":{"groupId":"share-1","topicId":"WlpaWlpaWlpaWlpaWlpaWg","partition":0}`,

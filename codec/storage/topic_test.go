@@ -175,6 +175,18 @@ func TestCoordinatorRecordsAgreeWithKmsg(t *testing.T) {
 	}
 }
 
+// A TransactionLogValue v1's previousProducerId, a tagged field declared
+// after producerId, stands there in the record's JSON, as kwire log and
+// the playground's storage view write it, not after the untagged fields.
+func TestTaggedFieldAtItsDeclaredPlace(t *testing.T) {
+	tv := kmsg.NewTxnMetadataValue()
+	tv.Version, tv.ProducerID, tv.PreviousProducerID, tv.ClientTransactionVersion = 1, 12, 11, 2
+	k := kmsg.TxnMetadataKey{TransactionalID: "t"}
+	r := DecodeTopicRecord("__transaction_state", BytesPart(k.AppendTo(nil)), BytesPart(tv.AppendTo(nil)))
+	require.NoError(t, r.Err)
+	require.Contains(t, string(r.AppendJSON(nil)), `{"producerId":12,"previousProducerId":11,"producerEpoch":`)
+}
+
 // kmsg writes TxnMetadataValue's tag 3 (NextProducerEpoch), which the
 // schemas here do not have: it decodes as an unknown tag, with a warning,
 // and comes back in the bytes.
