@@ -7,8 +7,8 @@ import (
 )
 
 // A plain frame's tree holds every node its walk handed the sink, in the
-// order it handed them (Frame.plain: no nested payload and
-// no error). Its value JSON is then those nodes handed to the JSON
+// order it handed them (Frame.plain: no nested payload, nothing read
+// early, no error). Its value JSON is then those nodes handed to the JSON
 // sink again, from the tree, rather than the bytes read again: the same
 // writer, so the same text, for a fraction of the walk's cost.
 
@@ -43,12 +43,6 @@ func (f *Frame) replayJSON(dst []byte) []byte {
 func (f *Frame) replay(s *jsonSink, n *tree.Node, l *schema.Layout) {
 	if n.Role == tree.RoleElement && n.Kind == schema.Struct && s.flatElement(n) {
 		return
-	}
-	switch n.Role { // the version an out-of-order layout is known by (jsonSink.outOfOrder)
-	case tree.RoleHeader:
-		s.w.v, s.w.flex = f.HeaderVersion, f.Flexible
-	case tree.RoleBody:
-		s.w.v, s.w.flex = f.LayoutVersion, f.Flexible
 	}
 	s.begin(n, l, 0)
 	k := len(s.levels) - 1 // n's level

@@ -13,9 +13,10 @@ import (
 
 // jsonSink writes value JSON as the walk goes, keeping no tree: each node
 // is scratch, reused once handed back. Tagged values read in their
-// section are kept until their struct ends, then written in declared
-// order (walk_tags.go). Output is flushed between array elements and
-// records, so a big frame streams.
+// section are kept (they are small: never records) until their struct
+// ends, then written in declared order; those read early are written
+// where they stand. Output is flushed between array elements and records,
+// so a big frame streams.
 type jsonSink struct {
 	scratch
 	w       *walker
@@ -33,22 +34,6 @@ type jsonSink struct {
 	kraft   slab.Slab // KRaft values are small trees, one at a time
 	flush   func()    // flushes out, for the records writer
 	flushOf *jsonSink // the sink flush was made for
-	// keys are where the members of out-of-order structs (levelOrdered)
-	// start in their writer, for each open one.
-	keys []memberAt
-	held []byte // an out-of-order struct's members, while tagged puts them in order
-	// ordL and ordV are the layout and version outOfOrder answered ordOut
-	// for last: an array's elements ask it again and again.
-	ordL   *schema.Layout
-	ordV   int16
-	ordOut bool
-}
-
-// memberAt is where the member of field f starts in its struct's writer:
-// its key, after the comma before it.
-type memberAt struct {
-	f  *schema.Field
-	at int
 }
 
 // A jsonLevel is an open node: what it writes and where.
@@ -59,7 +44,6 @@ type jsonLevel struct {
 	l     *schema.Layout   // a struct's layout
 	kids  int32            // children handed to it
 	start int32            // a tagged value's start in its tag frame
-	keys  int32            // levelOrdered: its members' first place in keys
 	kind  uint8
 }
 
@@ -68,10 +52,6 @@ const (
 	levelObject
 	levelArray
 	levelSection
-	// levelOrdered is a struct whose layout declares a tagged field before
-	// an untagged one: its writer is held, and where each member starts
-	// kept, until its end puts its tagged values among them.
-	levelOrdered
 )
 
 // tagFrame holds one struct's tagged values while its section is read.
@@ -83,7 +63,8 @@ type tagFrame struct {
 
 type foundTag struct {
 	f          *schema.Field
-	start, end int // in w
+	start, end int  // in w; early: written where it stands
+	early      bool // read at its declared place
 }
 
 type unknownTag struct {
@@ -142,9 +123,6 @@ func (s *jsonSink) place(n *tree.Node) *jsontext.Writer {
 		if !s.bare {
 			p.out.Key(n.Name)
 		}
-	case p.kind == levelOrdered && n.Field != nil:
-		p.out.Key(n.Field.JSON)
-		s.keys = append(s.keys, memberAt{n.Field, len(p.out.B) - len(n.Field.JSON) - 3})
 	case n.Field != nil:
 		p.out.Key(n.Field.JSON)
 	default:
@@ -176,15 +154,10 @@ func (s *jsonSink) begin(n *tree.Node, l *schema.Layout, _ int) {
 	// The level knows its struct by position: start is where its value
 	// starts in whichever writer holds it.
 	lv := jsonLevel{kind: levelObject, out: out, mark: mark, l: l, start: int32(len(out.B))}
-	switch {
-	case n.Kind == schema.Array:
+	if n.Kind == schema.Array {
 		lv.kind = levelArray
 		out.BeginArray()
-	case s.outOfOrder(l):
-		lv.kind, lv.keys = levelOrdered, int32(len(s.keys))
-		out.Hold()
-		out.BeginObject()
-	default:
+	} else {
 		out.BeginObject()
 	}
 	s.levels = append(s.levels, lv)
@@ -211,38 +184,38 @@ func (s *jsonSink) close(n *tree.Node) {
 	case levelArray:
 		lv.out.EndArray()
 	default:
-		// A struct that could not be read at all is left out, key and all.
-		drop := n.Flags&tree.Broken != 0 && lv.kids == 0 && (n.Role == tree.RoleField || n.Role == tree.RoleElement) && n.Kind == schema.Struct
-		if drop {
+		if n.Flags&tree.Broken != 0 && lv.kids == 0 && (n.Role == tree.RoleField || n.Role == tree.RoleElement) && n.Kind == schema.Struct {
+			// A struct that could not be read at all is left out, key and all.
 			lv.out.Rollback(lv.mark)
 			s.dropFrame(lv)
-		} else {
-			if lv.tf != nil {
-				s.tagged(lv)
-			}
-			lv.out.EndObject()
-		}
-		if lv.kind == levelOrdered {
-			lv.out.Release()
-			s.keys = s.keys[:lv.keys]
-		}
-		if drop {
 			return
 		}
+		if lv.tf != nil {
+			s.tagged(lv)
+		}
+		lv.out.EndObject()
 	}
 	s.written(n, lv.out, int(lv.start))
 }
 
 // written ends n's value, written to out from start inside the open
-// level. A tagged value is noted in its struct's tag frame, unless the
-// section held the field already (only the first occurrence counts).
-// Output may flush after an array element.
+// level. A tagged value is noted in its struct's tag frame: written in
+// place (early), or in the frame, unless the section held the field
+// already (only the first occurrence counts). Output may flush after an
+// array element.
 func (s *jsonSink) written(n *tree.Node, out *jsontext.Writer, start int) {
-	if n.Flags&tree.Tagged != 0 && len(s.levels) > 1 {
-		tf := s.tagFrame(&s.levels[len(s.levels)-2]) // the section's struct
-		if slices.ContainsFunc(tf.found, func(t foundTag) bool { return t.f == n.Field }) {
+	if n.Flags&tree.Tagged != 0 && len(s.levels) > 0 {
+		st := s.top()
+		if st.kind == levelSection {
+			st = &s.levels[len(s.levels)-2]
+		}
+		tf := s.tagFrame(st)
+		switch {
+		case out != &tf.w:
+			tf.found = append(tf.found, foundTag{f: n.Field, early: true})
+		case slices.ContainsFunc(tf.found, func(t foundTag) bool { return t.f == n.Field }):
 			tf.w.B = tf.w.B[:start]
-		} else {
+		default:
 			tf.found = append(tf.found, foundTag{f: n.Field, start: start, end: len(tf.w.B)})
 		}
 	}
@@ -259,43 +232,20 @@ func (s *jsonSink) dropFrame(lv *jsonLevel) {
 }
 
 // tagged writes a struct's tagged values read in its section, in declared
-// order, then its unknown tags; and gives its tag frame back. The members
-// of an out-of-order struct, written already, are taken out of its writer
-// first and written again among them.
+// order, then its unknown tags; and gives its tag frame back.
 func (s *jsonSink) tagged(lv *jsonLevel) {
 	tf := lv.tf
 	defer s.dropFrame(lv)
 	w := lv.out
-	var keys []memberAt
-	base := 0
-	if lv.kind == levelOrdered && len(tf.found) > 0 && len(s.keys) > int(lv.keys) {
-		keys = s.keys[lv.keys:]
-		base = keys[0].at
-		s.held = append(s.held[:0], w.B[base:]...)
-		w.B = w.B[:base]
-		w.Fresh()
-	}
-	var fields []schema.Field
 	if lv.l != nil {
-		fields = lv.l.Fields
-	}
-	for i := range fields {
-		f := &fields[i]
-		if k := slices.IndexFunc(keys, func(m memberAt) bool { return m.f == f }); k >= 0 {
-			from, to := keys[k].at-base, len(s.held)
-			if k+1 < len(keys) {
-				to = keys[k+1].at - base - 1 // before the next one's comma
-			}
-			if from < to { // else a member rolled back
-				w.Raw(s.held[from:to])
-			}
-			continue
-		}
-		for _, t := range tf.found {
-			if t.f == f {
-				w.Key(f.JSON)
-				w.Raw(tf.w.B[t.start:t.end])
-				break
+		for i := range lv.l.Fields {
+			f := &lv.l.Fields[i]
+			for _, t := range tf.found {
+				if t.f == f && !t.early {
+					w.Key(f.JSON)
+					w.Raw(tf.w.B[t.start:t.end])
+					break
+				}
 			}
 		}
 	}
@@ -432,21 +382,6 @@ func (s *jsonSink) numbers(n *tree.Node, k schema.Kind, b []byte, count int) {
 	s.give(n)
 }
 
-// outOfOrder reports whether struct layout l (nil: not a struct) declares,
-// at the walk's version, a tagged field before an untagged one.
-func (s *jsonSink) outOfOrder(l *schema.Layout) bool {
-	if l != s.ordL || s.w.v != s.ordV {
-		s.order(l)
-	}
-	return s.ordOut
-}
-
-// order answers outOfOrder for l anew.
-func (s *jsonSink) order(l *schema.Layout) {
-	s.ordL, s.ordV = l, s.w.v
-	s.ordOut = l != nil && s.w.flex && outOfOrder(l, s.w.v)
-}
-
 func (s *jsonSink) records(n *tree.Node, b []byte, o rec.Options) (int, error) {
 	defer s.give(n)
 	out := s.place(n)
@@ -463,9 +398,11 @@ func (s *jsonSink) records(n *tree.Node, b []byte, o rec.Options) (int, error) {
 	return rec.WriteJSON(&out.B, b, o, flush)
 }
 
+func (s *jsonSink) attach(h, _ *tree.Node) { s.give(h) }
+
 func (s *jsonSink) mark() sinkMark {
 	lv := s.top()
-	m := sinkMark{depth: len(s.levels), kids: int(lv.kids), pool: s.n, frames: s.nframe, keys: len(s.keys), out: lv.out.Mark()}
+	m := sinkMark{depth: len(s.levels), kids: int(lv.kids), pool: s.n, frames: s.nframe, out: lv.out.Mark()}
 	m.found = -1 // no tag frame yet
 	if lv.tf != nil {
 		m.found, m.unknown = len(lv.tf.found), len(lv.tf.unknown)
@@ -477,12 +414,7 @@ func (s *jsonSink) mark() sinkMark {
 func (s *jsonSink) commit(sinkMark) { s.top().out.Release() }
 
 func (s *jsonSink) rollback(m sinkMark) {
-	for _, lv := range s.levels[m.depth:] {
-		if lv.kind == levelOrdered {
-			lv.out.Release()
-		}
-	}
-	s.levels, s.keys = s.levels[:m.depth], s.keys[:m.keys]
+	s.levels = s.levels[:m.depth]
 	lv := s.top()
 	lv.out.Release()
 	lv.out.Rollback(m.out)

@@ -265,10 +265,13 @@ func (w *walker) dataInto(n *tree.Node, name string, version int16, buf []byte, 
 	if derr != nil {
 		return derr
 	}
+	l := m.At(lv).Root
+	w.s.begin(n, l, len(l.Fields)+2)
 	vn.Name, vn.Role, vn.Kind, vn.Type = "version", tree.RoleField, schema.Int16, "int16"
 	vn.Buf, vn.Start, vn.TagEnd, vn.SizeEnd, vn.PrefixEnd, vn.End, vn.Int = bufIdx, at, at, at, at, at+2, int64(version)
+	w.s.leaf(vn)
 	n.Type = n.Type + " (" + name + ")"
-	err := w.dataFields(n, vn, m, version, lv, buf, bufIdx, at+2, end, nil)
+	err := w.dataFields(n, m, version, lv, buf, bufIdx, at+2, end, nil)
 	w.s.end(n)
 	return err
 }
@@ -291,19 +294,13 @@ func (w *walker) dataLayout(name string, version int16, bufIdx, start, end int, 
 }
 
 // dataFields reads buf[start:end] of buffer bufIdx as the fields of data
-// message m at layout version lv (read as version) into n, which it opens
-// in the sink (with first, when not nil, a leaf read before them), with
-// the frame's budget and limits. The walk's state is kept and put back
-// around it.
-func (w *walker) dataFields(n, first *tree.Node, m *schema.Message, version, lv int16, buf []byte, bufIdx, start, end int, consumer []consumerField) *DecodeError {
+// message m at layout version lv (read as version) into n, open in the
+// sink, with the frame's budget and limits. The walk's state is kept and
+// put back around it.
+func (w *walker) dataFields(n *tree.Node, m *schema.Message, version, lv int16, buf []byte, bufIdx, start, end int, consumer []consumerField) *DecodeError {
 	saved := walkState{w.r, w.v, w.flex, w.buf, w.err, w.nested, w.consumer, w.pt, w.depth, len(w.path)}
 	w.r = read.Reader{B: buf[:end], Off: start}
 	w.v, w.flex, w.buf, w.err, w.nested, w.limitHit = lv, m.Flexible(lv), bufIdx, nil, true, false
-	l := m.At(lv).Root
-	w.s.begin(n, l, len(l.Fields)+2) // the sink knows the version its layout is read at
-	if first != nil {
-		w.s.leaf(first)
-	}
 	w.consumer, w.pt = consumer, protocolType{}
 	w.b.Work += end - start
 	w.charge() // the message's own struct
@@ -311,7 +308,7 @@ func (w *walker) dataFields(n, first *tree.Node, m *schema.Message, version, lv 
 		n.Flags |= tree.Assumed
 		w.warn(n, start, "", "version "+decimal(int(version))+" is newer than any known; decoded with the v"+decimal(int(lv))+" layout")
 	}
-	w.structBody(n, l)
+	w.structBody(n, m.At(lv).Root)
 	err := w.err
 	if err == nil && w.r.Off < end {
 		err = newDecodeError(w.r.Off, bufIdx, w.pathString(), "the end of "+m.Name, decimal(end-w.r.Off)+" more bytes", nil)
@@ -387,7 +384,9 @@ func (w *walker) dataMessage(name string, version int16, buf []byte, bufIdx, sta
 	n := w.s.node()
 	n.Name, n.Role, n.Kind, n.Type = name, tree.RoleField, schema.Struct, name+" v"+decimal(int(version))
 	n.Buf, n.Start, n.TagEnd, n.SizeEnd, n.PrefixEnd = bufIdx, start, start, start, start
-	err = w.dataFields(n, nil, m, version, lv, buf, bufIdx, start, end, nil)
+	l := m.At(lv).Root
+	w.s.begin(n, l, len(l.Fields)+1)
+	err = w.dataFields(n, m, version, lv, buf, bufIdx, start, end, nil)
 	w.s.end(n)
 	return n, err
 }
@@ -446,9 +445,11 @@ func (w *walker) dataValue(n *tree.Node, name string, version int16, b []byte) {
 		w.s.leaf(vn)
 		n.Start, n.TagEnd, n.SizeEnd, n.PrefixEnd = 2, 2, 2, 2
 	}
+	l := m.At(lv).Root
+	w.s.begin(n, l, len(l.Fields)+1)
 	// (A data message read alone is the frame's own fields: NestedNodes
 	// is MaxNodes, as nothing nested was met before it.)
-	w.err = w.dataFields(n, nil, m, version, lv, b, 0, at, len(b), nil)
+	w.err = w.dataFields(n, m, version, lv, b, 0, at, len(b), nil)
 	if w.err != nil && at == 0 && len(b) >= 2 && m.Valid.Contains(int16(uint16(b[0])<<8|uint16(b[1]))) {
 		// The commonest slip: bytes that start with their version (as
 		// Kafka writes consumer-protocol data), read with the zero

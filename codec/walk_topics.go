@@ -413,11 +413,13 @@ func (w *walker) topicMessage(p *topicPart, m *schema.Message, version int16, st
 	n.Buf, n.Start, n.TagEnd, n.SizeEnd, n.PrefixEnd = p.bi, start, start, start, start
 	mark, sm := w.w.Mark(), w.s.mark()
 	w.push(p.names.msg)
+	l := m0.At(lv).Root
+	w.s.begin(n, l, len(l.Fields)+1)
 	var consumer []consumerField
 	if m0.Name == "GroupMetadataValue" {
 		consumer = groupConsumerFields
 	}
-	err := w.dataFields(n, nil, m0, version, lv, p.b, p.bi, start, p.end, consumer)
+	err := w.dataFields(n, m0, version, lv, p.b, p.bi, start, p.end, consumer)
 	switch {
 	case err == nil && ambiguous:
 		w.warnAt(&mark, n, start, "", w.ambiguity(p), false)

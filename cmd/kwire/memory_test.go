@@ -22,7 +22,12 @@ import (
 // fetchResponse is a Fetch v11 response (correlation 7) of about size
 // bytes: one partition whose records are batches of 1,000 records, each
 // with a short key, a ~100-byte value and one header.
-func fetchResponse(size int) []byte {
+func fetchResponse(size int) []byte { return fetchResponseAt(size, 11) }
+
+// fetchResponseAt is fetchResponse at version v; from v13 its topic is
+// named by id and its partition carries currentLeader, a tagged field its
+// layout declares before the records.
+func fetchResponseAt(size int, v int16) []byte {
 	var recs []byte
 	var batch []byte
 	for b := 0; len(recs) < size; b++ {
@@ -45,16 +50,23 @@ func fetchResponse(size int) []byte {
 		recs = append(recs, out...)
 	}
 	resp := kmsg.NewFetchResponse()
-	resp.SetVersion(11)
+	resp.SetVersion(v)
 	t := kmsg.NewFetchResponseTopic()
-	t.Topic = "orders"
+	t.Topic, t.TopicID = "orders", [16]byte{1}
 	p := kmsg.NewFetchResponseTopicPartition()
 	p.HighWatermark, p.LastStableOffset, p.RecordBatches = 1<<40, 1<<40, recs
+	if v >= 13 {
+		p.CurrentLeader.LeaderID, p.CurrentLeader.LeaderEpoch = 2, 7
+	}
 	t.Partitions = append(t.Partitions, p)
 	resp.Topics = append(resp.Topics, t)
 	body := resp.AppendTo(nil)
 	frame := binary.BigEndian.AppendUint32(nil, uint32(4+len(body)))
 	frame = binary.BigEndian.AppendUint32(frame, 7)
+	if v >= 12 {
+		frame = append(frame, 0) // the flexible response header's tag section
+		binary.BigEndian.PutUint32(frame, uint32(5+len(body)))
+	}
 	return append(frame, body...)
 }
 
@@ -111,14 +123,20 @@ func TestStreamingFetchMemory(t *testing.T) {
 		t.Skip("builds a 64 MB frame")
 	}
 	size := 64 << 20
-	frame := fetchResponse(size)
-	p := filepath.Join(t.TempDir(), "fetch.bin")
-	require.NoError(t, os.WriteFile(p, frame, 0o644))
-	for _, format := range []string{"ndjson", "json"} {
-		rss, code := decodeRSS(t, "decode", "--format", format, "--response", "--api", "Fetch", "--version", "11", p)
-		require.Equal(t, 0, code)
-		t.Logf("%d MB Fetch response, --format %s: peak RSS %d MiB (%.2f bytes per input byte)", len(frame)>>20, format, rss>>20, float64(rss)/float64(len(frame)))
-		require.LessOrEqual(t, rss, int64(4*len(frame)+64<<20))
+	// v13: the partition's tagged currentLeader stands before its records
+	// in the JSON, and is read early, at that place, so the records still
+	// stream. (A JSON writer that held the partition until its tag section
+	// took 1.8 GB and 9.9 s here, against 105 MB and 1 s.)
+	for _, v := range []int16{11, 13} {
+		frame := fetchResponseAt(size, v)
+		p := filepath.Join(t.TempDir(), "fetch.bin")
+		require.NoError(t, os.WriteFile(p, frame, 0o644))
+		for _, format := range []string{"ndjson", "json"} {
+			rss, code := decodeRSS(t, "decode", "--format", format, "--response", "--api", "Fetch", "--version", strconv.Itoa(int(v)), p)
+			require.Equal(t, 0, code)
+			t.Logf("%d MB Fetch v%d response, --format %s: peak RSS %d MiB (%.2f bytes per input byte)", len(frame)>>20, v, format, rss>>20, float64(rss)/float64(len(frame)))
+			require.LessOrEqual(t, rss, int64(4*len(frame)+64<<20))
+		}
 	}
 }
 
