@@ -61,13 +61,12 @@ func fetchResponseAt(size int, v int16) []byte {
 	t.Partitions = append(t.Partitions, p)
 	resp.Topics = append(resp.Topics, t)
 	body := resp.AppendTo(nil)
-	frame := binary.BigEndian.AppendUint32(nil, uint32(4+len(body)))
-	frame = binary.BigEndian.AppendUint32(frame, 7)
+	hdr := binary.BigEndian.AppendUint32(nil, 7)
 	if v >= 12 {
-		frame = append(frame, 0) // the flexible response header's tag section
-		binary.BigEndian.PutUint32(frame, uint32(5+len(body)))
+		hdr = append(hdr, 0) // the flexible response header's tag section
 	}
-	return append(frame, body...)
+	frame := binary.BigEndian.AppendUint32(nil, uint32(len(hdr)+len(body)))
+	return append(append(frame, hdr...), body...)
 }
 
 // decodeRSS runs kwire with args through the maxrss helper (see
