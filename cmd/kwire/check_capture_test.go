@@ -202,7 +202,7 @@ var scenarios = []scenario{
 		rc.c.SetReadDeadline(time.Now().Add(time.Second))
 		io.ReadFull(rc.r, make([]byte, 4)) // kfake may answer or close
 	}},
-	{rule: "conn.correlation", run: func(t *testing.T, addr string, bad bool) {
+	{rule: "conn.correlation", broker: holdingBroker, run: func(t *testing.T, addr string, bad bool) {
 		rc := dialRaw(t, addr)
 		defer rc.close()
 		rc.send(metadataReqOf("orders"), 9, 7)
@@ -353,6 +353,20 @@ func addPartitions(rc *rawClient, txn string, pid int64, epoch int16) {
 // requests in reverse order: a proxy to kfake that holds the first
 // response of a pair until the second arrives. It returns its address.
 func reorderingBroker(t *testing.T, upstream string) string {
+	return pairingBroker(t, upstream, true)
+}
+
+// holdingBroker answers each pair of a connection's requests in order, but
+// only once the second has arrived, so the first is still in flight when
+// the second is sent: kfake alone may answer it first.
+func holdingBroker(t *testing.T, upstream string) string {
+	return pairingBroker(t, upstream, false)
+}
+
+// pairingBroker is a proxy to kfake that holds the first response of each
+// pair until the second arrives, then writes both, swapped when swap is
+// set. It returns its address.
+func pairingBroker(t *testing.T, upstream string, swap bool) string {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	t.Cleanup(func() { l.Close() })
@@ -386,8 +400,11 @@ func reorderingBroker(t *testing.T, upstream string) string {
 						held = f
 						continue
 					}
-					c.Write(f)
+					if swap {
+						f, held = held, f
+					}
 					c.Write(held)
+					c.Write(f)
 					held = nil
 				}
 			}()

@@ -82,10 +82,15 @@ func TestProxyCheckFailOn(t *testing.T) {
 	require.NoError(t, err)
 	defer cluster.Close()
 	seed := cluster.ListenAddrs()[0]
-	scenario := func(rule string) func(string) {
+	// scenario is rule's faulty client and the broker it talks to.
+	scenario := func(rule string) (string, func(string)) {
 		for _, s := range scenarios {
 			if s.rule == rule {
-				return func(addr string) { s.run(t, addr, true) }
+				upstream := seed
+				if s.broker != nil {
+					upstream = s.broker(t, seed)
+				}
+				return upstream, func(addr string) { s.run(t, addr, true) }
 			}
 		}
 		panic(rule)
@@ -101,7 +106,8 @@ func TestProxyCheckFailOn(t *testing.T) {
 		{"conv.fetch-offset", []string{"--fail-on", "warning"}, 1},
 		{"conv.fetch-offset", []string{"--fail-on", "note"}, 1},
 	} {
-		rules, errOut, code := proxyCheckRules(t, seed, scenario(c.rule), c.args...)
+		upstream, run := scenario(c.rule)
+		rules, errOut, code := proxyCheckRules(t, upstream, run, c.args...)
 		require.Equal(t, []string{c.rule}, rules, errOut)
 		require.Equal(t, c.code, code, "%s %v:\n%s", c.rule, c.args, errOut)
 		require.Regexp(t, `(?m)^kwire: proxy: stopped: `, errOut)
