@@ -160,6 +160,26 @@ func benchFrames() []benchFrame {
 	b, at = frameOf(&fr, 1, 13, true, true)
 	out = append(out, benchFrame{"FetchV13Response", b, at, true, 1, 13, func() kmsgMsg { m := kmsg.NewPtrFetchResponse(); m.SetVersion(13); return m }})
 
+	// A consumer's fetch at the default max.partition.fetch.bytes: four
+	// partitions of 1 MiB of records each, the leader moved (currentLeader,
+	// a tagged field declared before the records: the walk reads ahead to
+	// it, and a JSON writer must not hold the records to put it first).
+	fr = kmsg.NewFetchResponse()
+	fr.SetVersion(13)
+	ft := kmsg.NewFetchResponseTopic()
+	ft.TopicID = [16]byte{9, 2, 3}
+	for p := int32(0); p < 4; p++ {
+		fp := kmsg.NewFetchResponseTopicPartition()
+		fp.Partition, fp.HighWatermark, fp.LastStableOffset, fp.LogStartOffset = p, 100000, 100000, 0
+		fp.ErrorCode = 74 // FENCED_LEADER_EPOCH, the error a moved leader comes with
+		fp.CurrentLeader.LeaderID, fp.CurrentLeader.LeaderEpoch = (p+1)%3, 6
+		fp.RecordBatches = realisticBatch(int64(p)*8500, 8500, kgo.NoCompression())
+		ft.Partitions = append(ft.Partitions, fp)
+	}
+	fr.Topics = append(fr.Topics, ft)
+	b, at = frameOf(&fr, 1, 13, true, true)
+	out = append(out, benchFrame{"FetchV13Response4MiBPartitionsLeader", b, at, true, 1, 13, func() kmsgMsg { m := kmsg.NewPtrFetchResponse(); m.SetVersion(13); return m }})
+
 	for _, c := range []struct {
 		name  string
 		codec kgo.CompressionCodec
