@@ -40,11 +40,56 @@ func needTool(t *testing.T, name string) string {
 	return p
 }
 
+// freePort returns a loopback port for a broker the test starts, and holds
+// it until the test ends: a socket is bound to it (SO_REUSEADDR, not
+// listening), so the OS gives it to no other bind, while the broker's
+// listener, with SO_REUSEADDR as Go's are, may bind beside it, and until
+// it does (and after it closes) connections to the port are refused. The
+// captures filter on the port alone ("tcp port P"): another process's
+// connections to it would be in them. See TestFreePortHeld.
 func freePort(t *testing.T) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
 	require.NoError(t, err)
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	syscall.CloseOnExec(fd)
+	t.Cleanup(func() { syscall.Close(fd) })
+	require.NoError(t, syscall.SetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_REUSEADDR, 1))
+	require.NoError(t, syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}))
+	sa, err := syscall.Getsockname(fd)
+	require.NoError(t, err)
+	return sa.(*syscall.SockaddrInet4).Port
+}
+
+// TestFreePortHeld: the port freePort gives is the test's until it ends:
+// no other socket may take it but a broker's listener (SO_REUSEADDR, as
+// Go's are), which may, and connections to it are refused while none
+// listens. Let go at once, the port was free while dumpcap started and
+// after the broker closed, and another test process's broker was given it
+// by the OS: a capture of "tcp port P" then held that process's plaintext
+// exchanges (TestCaptureTLSRealClients/TLS12_CHACHA20 found a line with
+// no "tls": conn 1, Metadata v9 at packet 4).
+func TestFreePortHeld(t *testing.T) {
+	port := freePort(t)
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	// bindOther binds a socket without SO_REUSEADDR to the port: refused,
+	// the port is in use, and a bind to port 0 is not given it (one with
+	// SO_REUSEADDR neither, net.ipv4.ip_autobind_reuse being off, its
+	// default).
+	bindOther := func() error {
+		fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+		require.NoError(t, err)
+		defer syscall.Close(fd)
+		return syscall.Bind(fd, &syscall.SockaddrInet4{Port: port, Addr: [4]byte{127, 0, 0, 1}})
+	}
+	require.ErrorIs(t, bindOther(), syscall.EADDRINUSE, "the port is held")
+	_, err := net.DialTimeout("tcp", addr, time.Second)
+	require.ErrorIs(t, err, syscall.ECONNREFUSED, "nothing listens on the held port")
+	l, err := net.Listen("tcp", addr)
+	require.NoError(t, err, "a broker listens on the held port")
+	c, err := net.DialTimeout("tcp", addr, time.Second)
+	require.NoError(t, err)
+	c.Close()
+	l.Close()
+	require.ErrorIs(t, bindOther(), syscall.EADDRINUSE, "the port is held after the broker closed")
 }
 
 type produced struct{ key, value string }
