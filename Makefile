@@ -64,7 +64,7 @@ CAPTURE_FUZZ_READ ?= 150000x
 CAPTURE_FUZZ_REASSEMBLE ?= 100000x
 CAPTURE_FUZZ_PCAPNG ?= 150000x
 CAPTURE_FUZZ_TLS ?= 6000x
-FUZZ_TARGETS = ./codec:FuzzDecode ./codec:FuzzFastPath ./codec:FuzzInternalTopics ./codec:FuzzEncodeJSON ./codec:FuzzParseJSON \
+FUZZ_TARGETS = ./codec:FuzzDecode ./codec:FuzzFastPath ./codec:FuzzSASLToken ./codec:FuzzInternalTopics ./codec:FuzzEncodeJSON ./codec:FuzzParseJSON \
 	./codec/internal/rec:FuzzBatch ./codec/internal/rec:FuzzMessageSet ./codec/internal/rec:FuzzGzip \
 	./codec/internal/rec:FuzzSnappy ./codec/internal/rec:FuzzLZ4 ./codec/internal/rec:FuzzZstd ./codec/jsontext:FuzzTextOrBase64 ./internal/decompress:FuzzLZ4Frames \
 	./codec/jsontext:FuzzIndent ./cmd/kwire:FuzzHexValue ./internal/input:FuzzParse ./internal/input:FuzzParseRepeat ./internal/input:FuzzSplitFrames ./internal/input:FuzzRoundTrip ./internal/input:FuzzParsePackets \

@@ -40,8 +40,11 @@ type Options struct {
 	Body bool
 	// Data reads the bytes as something other than a frame: the data
 	// message of that name (a consumer-protocol subscription, a KRaft
-	// control record's value...) or, with "records", a records field's
-	// bytes alone. Frame.Root is then the value read.
+	// control record's value...), with "records" a records field's bytes
+	// alone, or with "sasl" a raw SASL token, as a client and broker send
+	// them after a SaslHandshake v0: its 4-byte size (none with
+	// NoSizePrefix), then a PLAIN, SCRAM or OAUTHBEARER message, read as
+	// SaslAuthenticate's authBytes are. Frame.Root is then the value read.
 	//
 	// For a data message, Version says whether the bytes start with their
 	// version. Version: Any reads the int16 version they start with, as

@@ -942,6 +942,29 @@ func (e *encoder) consumerMessage(dst []byte, m *schema.Message, obj map[string]
 	return e.dataMessage(dst, m, fields, int16(ver))
 }
 
+// saslToken appends a raw SASL token (Options.Data "sasl"): its 4-byte
+// size unless NoSizePrefix, then the message v gives as decoding shows it,
+// or as base64 text.
+func (e *encoder) saslToken(dst []byte, v any) ([]byte, error) {
+	var b []byte
+	switch x := v.(type) {
+	case string:
+		var err error
+		if b, err = base64.StdEncoding.DecodeString(x); err != nil {
+			return nil, &EncodeError{Path: "value", Msg: "invalid base64: " + err.Error(), Err: err}
+		}
+	default:
+		var err error
+		if b, err = e.saslMessage(nil, v); err != nil {
+			return nil, err
+		}
+	}
+	if !e.o.NoSizePrefix {
+		dst = wire.AppendInt32(dst, int32(len(b)))
+	}
+	return append(dst, b...), nil
+}
+
 // saslMessage appends SaslAuthenticate's authBytes given as the SASL
 // message decoding shows: its mechanism, its message's kind and its parts
 // (codec/internal/sasl), iterations a number.
@@ -1012,6 +1035,9 @@ func encodeData(dst []byte, env map[string]any, o EncodeOptions) ([]byte, error)
 		return nil, &EncodeError{Path: "data", Msg: "expected a name, found " + jsonKind(env["data"])}
 	}
 	e := &encoder{o: o, path: []encStep{{"value", -1}}}
+	if name == dataSASL {
+		return e.saslToken(dst, env["value"])
+	}
 	if name == "records" {
 		b, err := rec.Encode(dst, env["value"])
 		if err != nil {

@@ -25,9 +25,12 @@ func treeJSON(f *Frame) []byte {
 		if v := f.Root.Get("version"); v != nil {
 			dst = strconv.AppendInt(append(dst, `,"version":`...), v.Int, 10)
 		}
+		if f.Body == nil { // a raw SASL token whose size fails
+			return appendEnvelopeTail(dst, f.Guess, f.Warnings)
+		}
 		dst = append(dst, `,"value":`...)
 		switch {
-		case f.Body.Kind == schema.Records:
+		case f.Body.Kind == schema.Records || f.opts.Data == "sasl":
 			dst = w.value(dst, f.Body, nil)
 		case f.Message != nil && (len(f.Body.Children) > 0 || f.Body.End > f.Body.Start):
 			w.v, w.flex = f.LayoutVersion, f.Flexible

@@ -46,6 +46,9 @@ var consumerFields = []struct {
 // hold: a SASL message (codec/internal/sasl), not a data message.
 const saslMessage = "SASL"
 
+// dataSASL is Options.Data for a raw SASL token.
+const dataSASL = "sasl"
+
 func consumerFieldsOf(api int16, response bool) []consumerField {
 	for _, c := range consumerFields {
 		if c.api == api && c.response == response {
@@ -161,7 +164,9 @@ func (w *walker) records(n *tree.Node) {
 // the message's version and fields. Bytes that do not read so stay bytes.
 func (w *walker) consumerData(n *tree.Node, name string) {
 	if name == saslMessage {
-		w.saslData(n)
+		if !w.saslData(n) {
+			w.leaf(n)
+		}
 		return
 	}
 	if n.Null || (w.pt.known && w.pt.name != "consumer") || len(n.Raw) < 2 {
@@ -200,15 +205,15 @@ func (w *walker) consumerData(n *tree.Node, name string) {
 }
 
 // saslData reads the bytes of SaslAuthenticate's AuthBytes n (read up to
-// the reader's offset) as a SASL message when they are one that encodes
-// back to them (sasl.Parse): n opens as an object of the mechanism, the
-// message's kind and its parts, each a leaf on its bytes. Anything else,
-// and a message the budget has no room for, stays bytes.
-func (w *walker) saslData(n *tree.Node) {
+// the reader's offset), or of a raw token, as a SASL message when they
+// are one that encodes back to them (sasl.Parse): n opens as an object of
+// the mechanism, the message's kind and its parts, each a leaf on its
+// bytes. A message the budget has no room for stays bytes; anything else
+// is left to the caller (false), unread.
+func (w *walker) saslData(n *tree.Node) bool {
 	var m sasl.Message
 	if n.Null || !sasl.Parse(n.Raw, &m) {
-		w.leaf(n)
-		return
+		return false
 	}
 	w.deep = true
 	w.reserveNested()
@@ -216,7 +221,7 @@ func (w *walker) saslData(n *tree.Node) {
 		w.warnAt(nil, n, n.Start, "", "not decoded as a SASL message: the MaxNodes limit ("+decimal(w.b.MaxNodes)+" nodes) is reached; kept as bytes", true)
 		w.leaf(n)
 		w.nestedOver()
-		return
+		return true
 	}
 	n.Type += " (SASL " + m.Mechanism + " " + m.Kind + ")"
 	w.s.begin(n, nil, 2+len(m.Parts))
@@ -235,6 +240,7 @@ func (w *walker) saslData(n *tree.Node) {
 		w.saslPart(p.Name, k, at+p.Start, at+p.End, raw)
 	}
 	w.close(n)
+	return true
 }
 
 // saslPart hands the sink a part of a SASL message: a leaf of kind k on
@@ -392,26 +398,49 @@ func (w *walker) dataMessage(name string, version int16, buf []byte, bufIdx, sta
 }
 
 // data walks b as o.Data names it: a records field's bytes alone
-// ("records"), or a data message, its int16 version first unless
-// o.Version gives it. The value read is the frame's Body, named "value"
-// (its fields' paths are "value.members[0]...").
+// ("records"), a raw SASL token ("sasl"), or a data message, its int16
+// version first unless o.Version gives it. The value read is the frame's
+// Body, named "value" (its fields' paths are "value.members[0]...").
 func (w *walker) data(b []byte, o *Options) error {
 	f := w.f
 	root := w.begin(b)
+	start, end := 0, len(b)
+	if o.Data == dataSASL && !o.NoSizePrefix {
+		var cut int
+		if end, cut = w.sizePrefix(len(b)); cut >= 0 {
+			w.push("size")
+			w.sizeBeyond(len(b), cut)
+			w.pop()
+		}
+		if w.err != nil {
+			return w.finish(root, b, end)
+		}
+		start = 4
+	}
 	n := w.node()
 	n.Name, n.Role = "value", tree.RoleBody
 	f.Body = n
 	w.path = append(w.path[:0], pathSeg{"value", -1})
-	if o.Data == "records" {
+	switch o.Data {
+	case "records":
 		n.Kind, n.Type, n.End, n.Raw = schema.Records, "records", len(b), b
 		w.r.Off = len(b)
 		w.records(n)
-	} else {
+	case dataSASL:
+		n.Kind, n.Type, n.Raw = schema.Bytes, "bytes", b[start:end]
+		n.Start, n.TagEnd, n.SizeEnd, n.PrefixEnd = start, start, start, start
+		w.r.Off = end
+		if !w.nest || !w.saslData(n) {
+			// Bytes, as authBytes that are no message are (GSSAPI's, an
+			// empty token), or in Kafka's form.
+			w.leaf(n)
+		}
+	default:
 		w.dataValue(n, o.Data, o.Version, b)
 	}
 	w.path = w.path[:0]
 	w.b.Work += w.r.Off
-	return w.finish(root, b, len(b))
+	return w.finish(root, b, end)
 }
 
 // dataValue reads b as data message name into the frame's value n: at
