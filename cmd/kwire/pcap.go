@@ -499,12 +499,16 @@ func (p *pcapRun) add(o *runLine) {
 		name := strconv.Itoa(int(s.key))
 		if a := schema.ByKey(s.key); a != nil {
 			name = a.Name
+		} else if s.key == saslTokens {
+			name = "SASL tokens"
 		}
 		st = &apiStats{name: name, key: s.key, versions: map[int16]int{}}
 		p.stats[s.key] = st
 	}
 	st.count++
-	st.versions[s.ver]++
+	if s.key != saslTokens { // raw tokens have no version
+		st.versions[s.ver]++
+	}
 	st.bytes += s.bytes
 	if s.paired {
 		st.latencies.Add(s.latency)
@@ -540,6 +544,9 @@ type decodedFrame struct {
 // into the line, with no copy. An unpaired response is decoded aside
 // first, for the API it is guessed to be.
 func (wk *pcapWorker) exchange(x *capture.Exchange, line []byte) ([]byte, runLine) {
+	if x.SASLToken {
+		return wk.token(x, line)
+	}
 	var out runLine
 	cfg := wk.cfg
 	key, ver := x.APIKey, x.APIVersion
@@ -632,6 +639,52 @@ func (wk *pcapWorker) exchange(x *capture.Exchange, line []byte) ([]byte, runLin
 		line = appendExchange(line, x, key, ver, req, rsp)
 	}
 	return line, out
+}
+
+// saslTokens is the summary's key for raw SASL tokens (no API has it).
+const saslTokens = -2
+
+// token is exchange for raw SASL tokens (capture.Exchange.SASLToken): each
+// side read as the SASL message it holds. They belong to no API and carry
+// no client id or error code, so --api, --client-id and --errors-only
+// leave them out.
+func (wk *pcapWorker) token(x *capture.Exchange, line []byte) ([]byte, runLine) {
+	var out runLine
+	cfg := wk.cfg
+	if cfg.only != nil || cfg.clientID != "" || cfg.errorsOnly {
+		return line, out
+	}
+	out.keep = true
+	out.stat = statOf(x, saslTokens, -1, nil)
+	if cfg.summary {
+		return line, out
+	}
+	wk.diag = wk.diag[:0]
+	w := &jsontext.Writer{B: line}
+	exchangeHead(w, x, -1, -1, nil)
+	for _, side := range [...]struct {
+		f             *capture.Frame
+		dec           *codec.Decoder
+		scratch       *[]byte
+		name, errName string
+	}{{x.Request, &wk.req, &wk.reqJS, "request", "requestError"}, {x.Response, &wk.rsp, &wk.rspJS, "response", "responseError"}} {
+		if side.f == nil {
+			continue
+		}
+		o := cfg.jo.apply(codec.Options{Data: "sasl"})
+		d, info := decodeSide(side.dec, side.scratch, side.f.Bytes, o, w, side.name, side.errName)
+		if wk.diagnose(x, side.name, info) {
+			out.warned = true
+		}
+		if d.err != nil && side.f.Missing == 0 && !out.failed {
+			out.failed, out.failure = true, failedSide(x, side.f, side.name, d.err)
+		}
+	}
+	if len(wk.diag) > 0 {
+		out.diag = append([]byte(nil), wk.diag...)
+	}
+	w.EndObject()
+	return append(w.B, '\n'), out
 }
 
 // decodeSide decodes one frame of an exchange: into the line w writes,
@@ -749,7 +802,7 @@ func exchangeHead(w *jsontext.Writer, x *capture.Exchange, key, ver int16, guess
 	for _, flag := range []struct {
 		key string
 		on  bool
-	}{{"noResponseExpected", x.NoResponseExpected}, {"evicted", x.Evicted}, {"connClosed", x.ConnClosed}} {
+	}{{"saslToken", x.SASLToken}, {"noResponseExpected", x.NoResponseExpected}, {"evicted", x.Evicted}, {"connClosed", x.ConnClosed}} {
 		if flag.on {
 			w.Key(flag.key)
 			w.Bool(true)

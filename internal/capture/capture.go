@@ -165,8 +165,10 @@ type Conn struct {
 	outHead     int
 	outCorr     map[int32]int
 	// saslRaw: a SaslHandshake v0 was sent, after which both sides send
-	// raw SASL tokens until the client's next request; saidSASL: said so.
-	saslRaw, saidSASL bool
+	// raw SASL tokens until the client's next request; saslWait is the
+	// client's last token, waiting for the broker's.
+	saslRaw  bool
+	saslWait *Exchange
 }
 
 func (c *Conn) String() string {
@@ -199,6 +201,10 @@ type Frame struct {
 	// API key, version and correlation id, a response's correlation id)
 	// is there, and pairs it. 0 for a whole frame.
 	Missing int64
+	// SASLToken marks a raw SASL token, which a client and broker send
+	// each other after a SaslHandshake v0: a size and the token, no
+	// Kafka header (codec.Options{Data: "sasl"} reads it).
+	SASLToken bool
 
 	dir      int // index of the sending endpoint in Conn.ep
 	firstPkt int // packet index of the first byte
@@ -210,6 +216,10 @@ type Exchange struct {
 	Conn     *Conn
 	Request  *Frame // nil for a response whose request was not captured
 	Response *Frame // nil for an unanswered request
+	// SASLToken marks a client's raw SASL token and the broker's answer
+	// to it (Frame.SASLToken), or one side alone: no API, version or
+	// correlation id (-1).
+	SASLToken bool
 	// APIKey and APIVersion come from the request header; -1 when there is
 	// no request (or it is too short).
 	APIKey        int16

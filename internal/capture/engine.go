@@ -283,6 +283,11 @@ func (e *engine) finishConn(c *Conn) {
 		}
 	}
 	// unanswered requests
+	if x := c.saslWait; x != nil {
+		x.ConnClosed = c.Closed
+		e.done(x)
+		c.saslWait = nil
+	}
 	for c.outHead < len(c.outstanding) {
 		x := e.popOutstanding(c)
 		x.ConnClosed = c.Closed
@@ -621,9 +626,17 @@ func (e *engine) done(x *Exchange) {
 
 func (e *engine) pair(c *Conn, f *Frame) {
 	f.FromClient = f.dir == c.clientIdx
+	if f.SASLToken {
+		e.token(c, f)
+		return
+	}
 	b := f.Bytes
 	if f.FromClient {
 		c.Requests++
+		if c.saslWait != nil { // the tokens have ended, the last unanswered
+			e.done(c.saslWait)
+			c.saslWait = nil
+		}
 		x := &Exchange{Conn: c, Request: f, APIKey: -1, APIVersion: -1, CorrelationID: -1}
 		e.created(x)
 		if len(b) < 12 {
@@ -670,6 +683,32 @@ func (e *engine) pair(c *Conn, f *Frame) {
 		}
 		c.early[corr] = x
 	}
+}
+
+// token pairs raw SASL tokens (Frame.SASLToken): a client's waits for
+// the broker's next, which answers it; a broker's token that answers none
+// is an exchange alone, as is a client's the broker never answered.
+func (e *engine) token(c *Conn, f *Frame) {
+	if f.FromClient {
+		c.Requests++
+		if c.saslWait != nil {
+			e.done(c.saslWait)
+		}
+		x := &Exchange{Conn: c, Request: f, SASLToken: true, APIKey: -1, APIVersion: -1, CorrelationID: -1}
+		e.created(x)
+		c.saslWait = x
+		return
+	}
+	c.Responses++
+	if x := c.saslWait; x != nil {
+		c.saslWait = nil
+		x.Response, x.Latency = f, latency(x.Request, f)
+		e.done(x)
+		return
+	}
+	x := &Exchange{Conn: c, Response: f, SASLToken: true, APIKey: -1, APIVersion: -1, CorrelationID: -1}
+	e.created(x)
+	e.done(x)
 }
 
 // answerable reports whether the oldest request of c waiting with

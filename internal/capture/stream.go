@@ -565,7 +565,7 @@ func (h *half) damaged(fend int64) bool {
 		return false
 	}
 	h.e.note(h.c, "frame at stream offset %d (%d bytes) damaged by a gap: only its first %d bytes are kept, %d are missing", h.bufOff, fend-h.bufOff, have, missing)
-	h.emit(h.buf, h.bufOff, missing)
+	h.emit(h.buf, h.bufOff, missing, false)
 	h.buf = h.buf[:0]
 	return true
 }
@@ -1052,7 +1052,7 @@ func (h *half) scan(buf []byte) int {
 		if len(rest) < total {
 			break
 		}
-		h.emit(rest[:total], h.bufOff+int64(p), 0)
+		h.emit(rest[:total], h.bufOff+int64(p), 0, false)
 		p += total
 	}
 	return p
@@ -1064,10 +1064,10 @@ const maxSASLToken = 1 << 20
 
 // saslToken reads a raw SASL token at the start of b (stream offset at),
 // which a side sends after a SaslHandshake v0: a size and the token, no
-// Kafka header. It returns the bytes the token takes, or 0 when b starts a
-// Kafka frame instead (a request, which ends the tokens; a response to a
-// request in flight) or a size no token has; more when the bytes that
-// decide are not all there. The connection's first token is said once.
+// Kafka header. It hands the token on as a frame (Frame.SASLToken) and
+// returns the bytes it takes, or 0 when b starts a Kafka frame instead (a
+// request, which ends the tokens; a response to a request in flight) or a
+// size no token has; more when the bytes that decide are not all there.
 func (h *half) saslToken(b []byte, at int64) (n int, more bool) {
 	size := int(binary.BigEndian.Uint32(b))
 	switch {
@@ -1083,23 +1083,20 @@ func (h *half) saslToken(b []byte, at int64) (n int, more bool) {
 	case len(b) < 4+size:
 		return 0, true
 	}
-	if !h.c.saidSASL {
-		h.c.saidSASL = true
-		h.e.note(h.c, "raw SASL tokens after SaslHandshake v0, size-prefixed but no Kafka frames, passed over (the first: %d bytes from the %s at offset %d)", size, h.name(), at)
-	}
+	h.emit(b[:4+size], at, 0, true)
 	return 4 + size, false
 }
 
 // emit hands a copy of the frame b, at stream offset off, to the engine;
 // missing counts the bytes of it a gap took (Frame.Missing).
-func (h *half) emit(b []byte, off int64, missing int64) {
+func (h *half) emit(b []byte, off int64, missing int64, token bool) {
 	var own []byte
 	if h.e.opts.Buffer != nil {
 		own = h.e.opts.Buffer(len(b))[:0]
 	}
 	b = append(own, b...)
-	f := &Frame{Conn: h.c, StreamOffset: off, Bytes: b, Missing: missing, dir: h.idx}
-	if len(b) >= 8 && h.role() != roleBroker && binary.BigEndian.Uint32(b[4:]) == uint32(schema.KeySaslHandshake)<<16 {
+	f := &Frame{Conn: h.c, StreamOffset: off, Bytes: b, Missing: missing, SASLToken: token, dir: h.idx}
+	if !token && len(b) >= 8 && h.role() != roleBroker && binary.BigEndian.Uint32(b[4:]) == uint32(schema.KeySaslHandshake)<<16 {
 		// After a SaslHandshake v0 come raw SASL tokens, size-prefixed
 		// but no Kafka frames: a boundary is no longer known to be a
 		// frame's (byItsSize, Note.Unframed), and each side's tokens are

@@ -2,6 +2,7 @@ package hostile
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math"
 )
@@ -488,6 +489,29 @@ func protocolCorpus() []Entry {
 				a := tcp(false, 1, tcpPSHACK, payload[:10])
 				c := tcp(false, 1+0x7fff0000, tcpPSHACK, payload[10:])
 				return pcapFile(65535, a, c)
+			}},
+		{Name: "pcap-sasl-tokens.pcap", Mode: Pcap, Attacks: "a SaslHandshake v0, then 25,000 raw SASL tokens of 4 bytes each (empty tokens) from the client and as many from the broker in 1,400-byte segments: 50,000 token exchanges from 200 KB",
+			Expect: Expect{Survive: true},
+			gen: func() []byte {
+				mech := "SCRAM-SHA-256"
+				hs := be16(nil, int16(len(mech)))
+				hs = append(hs, mech...)
+				req := sized(append(header1(17, 0, clientID), hs...))
+				r := be32(nil, 7) // the handshake's correlation id
+				r = be16(r, 0)    // errorCode
+				r = be32(r, 1)    // one mechanism
+				r = append(r, hs...)
+				binary.BigEndian.PutUint32(req[8:], 7)
+				pkts := [][]byte{tcp(false, 1, tcpPSHACK, req), tcp(true, 1, tcpPSHACK, sized(r))}
+				cseq, bseq := uint32(1+len(req)), uint32(1+len(sized(r)))
+				tokens := make([]byte, 4*25000) // empty tokens: four zero bytes each
+				for len(tokens) > 0 {
+					n := min(len(tokens), 1400)
+					pkts = append(pkts, tcp(false, cseq, tcpPSHACK, tokens[:n]), tcp(true, bseq, tcpPSHACK, tokens[:n]))
+					cseq, bseq = cseq+uint32(n), bseq+uint32(n)
+					tokens = tokens[n:]
+				}
+				return pcapFile(65535, pkts...)
 			}},
 		{Name: "pcap-ip-lengths.pcap", Mode: Pcap, Attacks: "IPv4 packets with header length 60 and total length 65,535 in 80-byte frames, and a TCP data offset of 60",
 			Expect: Expect{Survive: true},
