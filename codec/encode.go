@@ -944,25 +944,16 @@ func (e *encoder) consumerMessage(dst []byte, m *schema.Message, obj map[string]
 
 // saslToken appends a raw SASL token (Options.Data "sasl"): its 4-byte
 // size unless NoSizePrefix, then the message v gives as decoding shows it,
-// or as base64 text.
+// or as base64 text. That is SaslAuthenticate v0's authBytes, an int32
+// length and the bytes, which writes it.
 func (e *encoder) saslToken(dst []byte, v any) ([]byte, error) {
-	var b []byte
-	switch x := v.(type) {
-	case string:
-		var err error
-		if b, err = base64.StdEncoding.DecodeString(x); err != nil {
-			return nil, &EncodeError{Path: "value", Msg: "invalid base64: " + err.Error(), Err: err}
-		}
-	default:
-		var err error
-		if b, err = e.saslMessage(nil, v); err != nil {
-			return nil, err
-		}
+	auth := &schema.ByKey(schema.KeySaslAuthenticate).Request.At(0).Root.Fields[0]
+	at := len(dst)
+	dst, err := e.bytesValue(dst, auth, schema.Bytes, v)
+	if err == nil && e.o.NoSizePrefix {
+		dst = append(dst[:at], dst[at+4:]...)
 	}
-	if !e.o.NoSizePrefix {
-		dst = wire.AppendInt32(dst, int32(len(b)))
-	}
-	return append(dst, b...), nil
+	return dst, err
 }
 
 // saslMessage appends SaslAuthenticate's authBytes given as the SASL
