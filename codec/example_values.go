@@ -1,9 +1,9 @@
 package codec
 
 import (
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"hash/fnv"
 	"strconv"
 	"strings"
 
@@ -518,10 +518,12 @@ func exampleEntity(entity string) any {
 }
 
 // exampleUUID is a version-4 UUID made from a name, in Kafka's text form:
-// random-looking, the same on every run.
+// random-looking, the same on every run. FNV-1a, not a cryptographic hash:
+// crypto/sha256 took crypto/cipher, AES and a DRBG into kwire.wasm.
 func exampleUUID(name string) string {
-	sum := sha256.Sum256([]byte("kwire example " + name))
-	b := sum[:16]
+	h := fnv.New128a()
+	h.Write([]byte("kwire example " + name))
+	b := h.Sum(nil)
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
 	return base64.RawURLEncoding.EncodeToString(b)

@@ -74,7 +74,7 @@ func TestKafkaFormNoKwireKeys(t *testing.T) {
 		out, _, err := dec.AppendJSON(nil, fb, o)
 		require.NoError(t, err)
 		body := strings.SplitN(string(out), `"body":`, 2)[1]
-		require.NotContains(t, body, `"_`)
+		require.NotRegexp(t, `"_[A-Za-z]+":`, body, "no key of kwire's own")
 		require.NotContains(t, body, `"baseOffset"`)
 		require.Contains(t, body, `"records":"`+exampleBatch+`"`)
 	}
