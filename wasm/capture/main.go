@@ -9,7 +9,9 @@
 // The summary lists connections and exchanges (API, version, correlation
 // id, packet numbers, times in milliseconds since 1970, sizes, latency,
 // and the protocol rules of kwire check each breaks: "findings", with
-// "checkEnd" for those judged once the capture ended);
+// "checkEnd" for those judged once the capture ended); "saslToken" marks
+// a client's raw SASL token and the broker's answer after a SaslHandshake
+// v0 (no Kafka header: API key, version and correlation id are -1);
 // frames[2*i] and
 // frames[2*i+1] are the request and response bytes of exchange i (size
 // prefix included), which the page then decodes with the main module.
@@ -175,6 +177,10 @@ func summaryJSON(res *capture.Result, findings [][]byte, checkEnd []byte) []byte
 		w.Int(int64(x.APIVersion))
 		w.Key("correlationId")
 		w.Int(int64(x.CorrelationID))
+		if x.SASLToken { // a raw SASL token after a SaslHandshake v0: no API, version or correlation id (all -1)
+			w.Key("saslToken")
+			w.Bool(true)
+		}
 		for _, side := range [...]struct {
 			packet, time, bytes, missing string
 			fr                           *capture.Frame

@@ -107,6 +107,8 @@ type finding struct{ Rule, Severity, Text string }
 type summary struct {
 	Exchanges []struct {
 		APIName                         string
+		APIKey                          int
+		SASLToken                       bool
 		Version, CorrelationID          int
 		RequestPacket, ResponsePacket   int
 		RequestBytes, ResponseBytes     int
