@@ -14,7 +14,7 @@
 //	kwire.apis() -> JSON [{key,name,category,request:[lo,hi],response:[lo,hi]}]
 //	kwire.parseInput(text|Uint8Array, mode) -> {bytes, format, packet?, sizePrefix, frames?: [offsets]} | {error, offset, line, column, packets}
 //	      (packets: the text may be several packets' dumps, for the capture module to read)
-//	kwire.decode(bytes, response, apiKey, version, size) -> {summary: JSON text, buffers: [Uint8Array]} (see view.go)
+//	kwire.decode(bytes, response, apiKey, version, size, data) -> {summary: JSON text, buffers: [Uint8Array]} (see view.go)
 //	kwire.treeRows, setOpen, reveal, gridRows, expandCell, cellAt, rowOf,
 //	      jsonCount, jsonLines, jsonNodeAt, jsonSpanOf, nodeJSON, path, parentOf: windows on
 //	      the decoded frame
@@ -25,6 +25,7 @@
 //	      response that fail, furthest first (a truncated frame still shows its partial tree)
 //	kwire.exampleFrame(apiKey, version, response) -> Uint8Array of the example frame, or null
 //	kwire.scanExchanges(frames, apiKeys, versions) -> JSON {exchanges: [{clientId, errors, requestError, responseError}], notes: [text]}
+//	      (an apiKey of -2: raw SASL tokens, not decoded)
 //	kwire.use(slot) selects which decoded frame (0 main, 1 a second, 2 encode mode's,
 //	      3 the worker's warm-up) the window functions read and decode replaces
 //	kwire.mem() -> JSON {heapAlloc, heapSys}: the Go heap, for tests and the curious
@@ -523,12 +524,18 @@ func partialReadings(b []byte, hasSize bool) []reading {
 // (MEMBER_ID_REQUIRED answering a first JoinGroup, say). "notes" are
 // what the page adds to the capture's notes: the one that says, once a
 // session, that captureTopics knows topicids.MaxNames ids and learns no
-// more (kwire pcap prints it with its notes).
+// more (kwire pcap prints it with its notes). An API key of -2 (scanSASL)
+// marks raw SASL tokens (the capture's "saslToken" exchanges): no Kafka
+// frames, so neither side is decoded and the exchange has no client id
+// or error codes.
 //
 // captureTopics names the topic ids the Metadata responses of the
 // captures read so far name: decode gives them to the codec, so that the
 // records of an internal topic fetched by id decode.
 var captureTopics topicids.Names
+
+// scanSASL is scanExchanges' API key for raw SASL tokens.
+const scanSASL = -2
 
 func scanExchanges(this js.Value, args []js.Value) any {
 	frames, keys, vers := arg(args, 0), arg(args, 1), arg(args, 2)
@@ -541,7 +548,7 @@ func scanExchanges(this js.Value, args []js.Value) any {
 		}
 		dst = append(dst, '{')
 		key, ver := int16(keys.Index(i).Int()), int16(vers.Index(i).Int())
-		if req := frames.Index(2 * i); req.Truthy() {
+		if req := frames.Index(2 * i); req.Truthy() && key != scanSASL {
 			o := codec.Options{Kafka: true}
 			browserLimits(&o)
 			f, err := dec.Decode(bytesArg(req), o)

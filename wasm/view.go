@@ -78,10 +78,13 @@ func use(this js.Value, args []js.Value) any {
 	return slot
 }
 
-// decode(bytes, response, apiKey, version, size) decodes one frame, keeps
-// it, and returns {summary, buffers}: summary is JSON text
+// decode(bytes, response, apiKey, version, size, data) decodes one frame
+// (or, with data, what codec.Options.Data names: "sasl" a raw SASL token,
+// its size prefix as size says), keeps it, and returns {summary, buffers}:
+// summary is JSON text
 //
 //	{"direction","apiKey","apiName","apiVersion","headerVersion","flexible",
+//	 "data","valueType" (with data: its name, and the type of the value read),
 //	 "sizePrefix","nodeCount","treeRows",
 //	 "spentNodes" (what the MaxNodes limit counted: nodes and warnings),"maxNodes" (the limit),
 //	 "ms":[decode, index, grids] (milliseconds),
@@ -101,6 +104,7 @@ func decode(this js.Value, args []js.Value) any {
 		Version:    int16(intArg(args, 3)),
 		Payload:    module.payload,
 		TopicNames: captureTopics.Name,
+		Data:       orDefault(arg(args, 5), ""),
 	}
 	browserLimits(&opts)
 	hasSize := sizeMode(arg(args, 4)).SizedTrying(b, opts)
@@ -211,6 +215,14 @@ func (v *view) appendSummary(dst []byte, hasSize bool) []byte {
 	if f.API != nil {
 		w.Key("apiName")
 		w.String([]byte(f.API.Name))
+	}
+	if v.opts.Data != "" {
+		w.Key("data")
+		w.HTMLSafe(v.opts.Data)
+		if f.Body != nil {
+			w.Key("valueType")
+			w.HTMLSafe(f.Body.Type)
+		}
 	}
 	w.Key("apiVersion")
 	w.Int(int64(f.Version))
