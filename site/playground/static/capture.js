@@ -11,7 +11,8 @@ import { setLink } from './link.js';
 // The exchanges table's columns, in Wireshark's spirit: what a row is
 // first (number, time, API, client), how it went next, where it ran last.
 // Each: [key, heading, sort value, cell text]. A version the capture does
-// not know (a response whose request is not in it) is blank, not -1; the
+// not know (a response whose request is not in it) is blank, not -1, as
+// are a raw SASL token's version and correlation id (it has neither); the
 // errors sort as they read, the expected ones with them. A frame the
 // capture holds only in part counts the bytes captured of its whole
 // ("30 of 95").
@@ -27,7 +28,7 @@ const COLS = [
   ['error', 'Error', errorCell, errorCell],
   ['reqBytes', 'Req. bytes', (x) => x.requestBytes ?? -1, (x) => bytesCell(x.requestBytes, x.requestMissing)],
   ['respBytes', 'Resp. bytes', (x) => x.responseBytes ?? -1, (x) => bytesCell(x.responseBytes, x.responseMissing)],
-  ['corr', 'Corr. id', (x) => x.correlationId, (x) => x.correlationId],
+  ['corr', 'Corr. id', (x) => x.correlationId, (x) => (x.saslToken ? '' : x.correlationId)],
   ['conn', 'Connection', (x) => x.conn, (x) => x.conn],
   ['dir', 'Direction', (x) => x.dirText, (x) => x.dirText],
 ];
@@ -106,7 +107,7 @@ export async function openCapture(bytes, gen, notDump) {
       connTitle: c ? 'connection ' + x.conn + ': client ' + c.client + ' → broker ' + c.broker + (c.tls ? ', ' + c.tls + ', decrypted' : '') : '',
       dirText: (r.frames[2 * i] && r.frames[2 * i + 1] ? '⇄ both' : r.frames[2 * i] ? (x.noResponseExpected ? '→ no reply due' : '→ request only') : '← response only') +
         (inPart(x) ? ' (' + inPart(x) + ' in part)' : ''),
-      apiText: x.apiName || (x.apiKey >= 0 ? 'API ' + x.apiKey : 'unknown'),
+      apiText: x.saslToken ? 'SASL token' : x.apiName || (x.apiKey >= 0 ? 'API ' + x.apiKey : 'unknown'),
       errors: [], expected: [], errorText: '', clientId: null,
       // The protocol rules (kwire check) the exchange breaks; skipped ones
       // (not judged) go with the notes.
@@ -114,9 +115,11 @@ export async function openCapture(bytes, gen, notDump) {
     };
   });
   st.capture = { summary: s, frames: r.frames, rows, sort: ['i', 1], current: -1, dump: r.dump || null };
-  // The client ids and error codes come from decoding every frame; the
-  // scan's notes (topic ids no longer learnt, said once) join the capture's.
-  const scan = await rpc('scan', r.frames, s.exchanges.map((x) => x.apiKey), s.exchanges.map((x) => x.version));
+  // The client ids and error codes come from decoding every frame (an API
+  // key of -2 tells the scan a raw SASL token's sides, which are no Kafka
+  // frames: not decoded); the scan's notes (topic ids no longer learnt,
+  // said once) join the capture's.
+  const scan = await rpc('scan', r.frames, s.exchanges.map((x) => (x.saslToken ? -2 : x.apiKey)), s.exchanges.map((x) => x.version));
   if (gen !== st.gen) return;
   scan.exchanges.forEach((x, i) => scanned(rows[i], x));
   s.notes.push(...scan.notes);
@@ -231,7 +234,7 @@ export function drawCapSummary() {
     const s = by.get(x.apiText) || { versions: new Map(), n: 0, errors: 0, expected: 0, bytes: 0, lat: [] };
     by.set(x.apiText, s);
     s.n++;
-    s.versions.set(x.version, (s.versions.get(x.version) || 0) + 1);
+    if (!x.saslToken) s.versions.set(x.version, (s.versions.get(x.version) || 0) + 1); // a raw SASL token has none
     if (x.errorText) s.errors++;
     else if (x.expected.length) s.expected++;
     s.bytes += (x.requestBytes || 0) + (x.responseBytes || 0);
@@ -264,6 +267,30 @@ export async function pickExchange(i, gen) {
   $('panels').classList.add('pg-pair');
   const [p0, p1] = st.panels;
   p0.hidden = false; p1.hidden = false;
+  const guessed = x.saslToken ? await pickTokens(x, req, resp, gen) : await pickFrames(x, req, resp, gen);
+  if (guessed === undefined || gen !== st.gen) return;
+  const [mine, theirs] = x.saslToken ? ['broker token', 'client token'] : ['response', 'request'];
+  frameLinks(p0, x.requestPacket, mine, x.responsePacket, p1);
+  frameLinks(p1, x.responsePacket, theirs, x.requestPacket, p0);
+  st.sum = p0.sum;
+  const broken = c.rows[i].findings.map((f) => f.rule + ' (' + f.severity + ')');
+  const what = x.saslToken ? 'raw SASL token after SaslHandshake v0'
+    : x.apiKey >= 0 ? (x.apiName || 'API ' + x.apiKey) + ' v' + x.version + ', correlation id ' + x.correlationId
+      : 'response only, API unknown' + (guessed ? ' (guessed: ' + (guessed.apiName || 'API ' + guessed.apiKey) + ' v' + guessed.version + ', ' + confidence(guessed.confidence) + ')' : '') +
+        ', correlation id ' + x.correlationId;
+  status(dumpNote(c.dump) + 'Capture exchange ' + (i + 1) + ': ' + what +
+    (x.latencyMs !== undefined ? ', answered in ' + x.latencyMs.toFixed(3) + ' ms' : '') +
+    (inPart(x) ? '; the ' + inPart(x) + (x.requestMissing && x.responseMissing ? ' were' : ' was') + ' captured in part' : '') +
+    (broken.length ? '; breaks ' + [...new Set(broken)].join(', ') : ''));
+  document.body.dataset.decoded = String(gen);
+}
+
+// pickFrames decodes a Kafka exchange's request and response in panels 0
+// and 1. It returns the reading guessed for a response whose request is
+// not in the capture (null for none), undefined when another pick came
+// meanwhile.
+async function pickFrames(x, req, resp, gen) {
+  const [p0, p1] = st.panels;
   // A side the capture holds only in part decodes as far as its bytes go
   // (its size prefix says the whole frame's size: the decode stops at the
   // cut, saying so, and shows what was read before it).
@@ -271,7 +298,7 @@ export async function pickExchange(i, gen) {
     await p0.decode(req, { response: false, size: 'yes' }, x.requestMissing ? partTitle('Request', x.requestMissing) : 'Request');
     cutHeader(p0, x, 'Request', x.requestMissing);
   } else { p0.clear(); p0.e.title.textContent = 'Request: not in the capture'; }
-  if (gen !== st.gen) return;
+  if (gen !== st.gen) return undefined;
   // A response whose request is not in the capture: its API and version
   // are unknown, and read as the likeliest reading, as kwire pcap does.
   // A response held only in part is never guessed (a guess never starts
@@ -279,7 +306,7 @@ export async function pickExchange(i, gen) {
   let guessed = null;
   if (resp && x.apiKey < 0 && !x.responseMissing) {
     const cands = await rpc('guess', resp, 'yes');
-    if (gen !== st.gen) return;
+    if (gen !== st.gen) return undefined;
     guessed = cands[0] || null;
   }
   if (resp && x.apiKey >= 0) {
@@ -289,18 +316,22 @@ export async function pickExchange(i, gen) {
   else if (guessed) await p1.decode(resp, { response: true, api: guessed.apiKey, version: guessed.version, size: 'yes' }, 'Response (its request is not in the capture; guessed, ' + confidence(guessed.confidence) + ')');
   else if (resp) { p1.clear(); p1.e.title.textContent = 'Response: its request (and so its API) is not in the capture, and no reading fits it'; }
   else { p1.clear(); p1.e.title.textContent = x.noResponseExpected ? 'Response: none expected (acks=0)' : 'Response: not in the capture'; }
-  if (gen !== st.gen) return;
-  frameLinks(p0, x.requestPacket, 'response', x.responsePacket, p1);
-  frameLinks(p1, x.responsePacket, 'request', x.requestPacket, p0);
-  st.sum = p0.sum;
-  const broken = c.rows[i].findings.map((f) => f.rule + ' (' + f.severity + ')');
-  const what = x.apiKey >= 0 ? (x.apiName || 'API ' + x.apiKey) + ' v' + x.version
-    : 'response only, API unknown' + (guessed ? ' (guessed: ' + (guessed.apiName || 'API ' + guessed.apiKey) + ' v' + guessed.version + ', ' + confidence(guessed.confidence) + ')' : '');
-  status(dumpNote(c.dump) + 'Capture exchange ' + (i + 1) + ': ' + what + ', correlation id ' + x.correlationId +
-    (x.latencyMs !== undefined ? ', answered in ' + x.latencyMs.toFixed(3) + ' ms' : '') +
-    (inPart(x) ? '; the ' + inPart(x) + (x.requestMissing && x.responseMissing ? ' were' : ' was') + ' captured in part' : '') +
-    (broken.length ? '; breaks ' + [...new Set(broken)].join(', ') : ''));
-  document.body.dataset.decoded = String(gen);
+  return guessed;
+}
+
+// pickTokens decodes a raw SASL token exchange (after a SaslHandshake v0
+// a client and broker send each other a size and a token, no Kafka
+// header) in panels 0 and 1: each side as the SASL message it holds,
+// never guessed as a Kafka frame. It returns null, or undefined when
+// another pick came meanwhile.
+async function pickTokens(x, req, resp, gen) {
+  const sides = [[st.panels[0], req, 'Client token', x.requestMissing], [st.panels[1], resp, 'Broker token', x.responseMissing]];
+  for (const [p, bytes, name, missing] of sides) {
+    if (bytes) await p.decode(bytes, { data: 'sasl', size: 'yes' }, missing ? partTitle(name, missing) : name);
+    else { p.clear(); p.e.title.textContent = name + ': not in the capture'; }
+    if (gen !== st.gen) return undefined;
+  }
+  return null;
 }
 
 // frameLinks says, in a panel's head, which packet of the capture holds

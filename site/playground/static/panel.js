@@ -72,10 +72,11 @@ export class Panel {
     if (st.active === this) showSelection(null);
   }
 
-  // decode decodes bytes into this panel's slot and draws it.
+  // decode decodes bytes into this panel's slot and draws it: a frame, or
+  // with o.data what codec.Options.Data names ('sasl': a raw SASL token).
   async decode(bytes, o, title) {
     const t0 = performance.now();
-    const sum = await this.rpc('decode', bytes, { response: o.response, api: o.api || 0, version: o.version || 0, size: o.size });
+    const sum = await this.rpc('decode', bytes, { response: o.response, api: o.api || 0, version: o.version || 0, size: o.size, data: o.data || '' });
     sum.rpcMs = performance.now() - t0;
     this.bytes = bytes;
     this.show(sum, title);

@@ -18,8 +18,14 @@ export function utcDate(v) {
 
 // frameName says what a decoded frame is: its API, version and direction,
 // but only when its header was read whole; junk whose "header" failed is
-// no API's frame, however its first bytes read.
+// no API's frame, however its first bytes read. A raw SASL token (decoded
+// with data 'sasl') says the message it holds, as its value's type names
+// it ("bytes (SASL SCRAM client-first)"), or that it is empty.
 export function frameName(sum) {
+  if (sum.data === 'sasl') {
+    const m = /\(SASL (.+)\)$/.exec(sum.valueType || '');
+    return 'SASL token' + (m ? ' (' + m[1] + ')' : sum.buffers[0].len === 4 && sum.sizePrefix && !sum.error ? ' (empty)' : '');
+  }
   if (!sum.headerDecoded) return 'not a Kafka ' + sum.direction + ' (its header does not decode)';
   return (sum.apiName || 'API ' + sum.apiKey) + ' v' + sum.apiVersion + ' ' + sum.direction;
 }

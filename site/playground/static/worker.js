@@ -253,7 +253,8 @@ const ops = {
   parse: (slot, text, mode) => K.parseInput(text, mode || 'auto'),
   decode(slot, bytes, o) {
     const t0 = performance.now();
-    const res = K.decode(bytes, !!o.response, o.api | 0, o.version | 0, o.size || 'auto');
+    // o.data: what the bytes are when no frame (codec.Options.Data: 'sasl' a raw SASL token).
+    const res = K.decode(bytes, !!o.response, o.api | 0, o.version | 0, o.size || 'auto', o.data || '');
     buffers[slot] = [bytes].concat(Array.from(res.buffers));
     const sum = JX(res.summary);
     sum.timing = { worker: performance.now() - t0, warmUp: warmMs };
