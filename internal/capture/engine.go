@@ -283,10 +283,9 @@ func (e *engine) finishConn(c *Conn) {
 		}
 	}
 	// unanswered requests
-	if x := c.saslWait; x != nil {
-		x.ConnClosed = c.Closed
-		e.done(x)
-		c.saslWait = nil
+	if c.saslWait != nil {
+		c.saslWait.ConnClosed = c.Closed
+		e.tokenUnanswered(c)
 	}
 	for c.outHead < len(c.outstanding) {
 		x := e.popOutstanding(c)
@@ -633,10 +632,7 @@ func (e *engine) pair(c *Conn, f *Frame) {
 	b := f.Bytes
 	if f.FromClient {
 		c.Requests++
-		if c.saslWait != nil { // the tokens have ended, the last unanswered
-			e.done(c.saslWait)
-			c.saslWait = nil
-		}
+		e.tokenUnanswered(c) // the tokens have ended
 		x := &Exchange{Conn: c, Request: f, APIKey: -1, APIVersion: -1, CorrelationID: -1}
 		e.created(x)
 		if len(b) < 12 {
@@ -691,9 +687,7 @@ func (e *engine) pair(c *Conn, f *Frame) {
 func (e *engine) token(c *Conn, f *Frame) {
 	if f.FromClient {
 		c.Requests++
-		if c.saslWait != nil {
-			e.done(c.saslWait)
-		}
+		e.tokenUnanswered(c)
 		x := &Exchange{Conn: c, Request: f, SASLToken: true, APIKey: -1, APIVersion: -1, CorrelationID: -1}
 		e.created(x)
 		c.saslWait = x
@@ -709,6 +703,16 @@ func (e *engine) token(c *Conn, f *Frame) {
 	x := &Exchange{Conn: c, Response: f, SASLToken: true, APIKey: -1, APIVersion: -1, CorrelationID: -1}
 	e.created(x)
 	e.done(x)
+}
+
+// tokenUnanswered hands out the client's raw SASL token waiting on c, if
+// there is one, unanswered: the client sent another frame, or the
+// connection ended, before the broker's token came.
+func (e *engine) tokenUnanswered(c *Conn) {
+	if x := c.saslWait; x != nil {
+		c.saslWait = nil
+		e.done(x)
+	}
 }
 
 // answerable reports whether the oldest request of c waiting with
