@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"hash/crc32"
 	"io"
 	"net"
@@ -68,14 +69,31 @@ func (rc *rawClient) send(r kmsg.Request, v int16, corr ...int32) int32 {
 
 // recv reads one response frame (size prefix included).
 func (rc *rawClient) recv() []byte {
-	var size [4]byte
-	_, err := io.ReadFull(rc.r, size[:])
-	require.NoError(rc.t, err)
-	b := make([]byte, 4+binary.BigEndian.Uint32(size[:]))
-	copy(b, size[:])
-	_, err = io.ReadFull(rc.r, b[4:])
+	b, err := readSized(rc.r)
 	require.NoError(rc.t, err)
 	return b
+}
+
+// maxTestFrame bounds a frame (or raw SASL token) the tests' clients and brokers read.
+const maxTestFrame = 16 << 20
+
+// readSized reads a 4-byte big-endian size and that many bytes, and
+// returns them with the size prefix.
+func readSized(r io.Reader) ([]byte, error) {
+	var size [4]byte
+	if _, err := io.ReadFull(r, size[:]); err != nil {
+		return nil, err
+	}
+	n := binary.BigEndian.Uint32(size[:])
+	if n > maxTestFrame {
+		return nil, fmt.Errorf("frame of %d bytes, more than %d", n, maxTestFrame)
+	}
+	b := make([]byte, 4+n)
+	copy(b, size[:])
+	if _, err := io.ReadFull(r, b[4:]); err != nil {
+		return nil, err
+	}
+	return b, nil
 }
 
 // call sends r and decodes its answer.
@@ -387,13 +405,8 @@ func pairingBroker(t *testing.T, upstream string, swap bool) string {
 				r := bufio.NewReader(u)
 				var held []byte
 				for {
-					var size [4]byte
-					if _, err := io.ReadFull(r, size[:]); err != nil {
-						return
-					}
-					f := make([]byte, 4+binary.BigEndian.Uint32(size[:]))
-					copy(f, size[:])
-					if _, err := io.ReadFull(r, f[4:]); err != nil {
+					f, err := readSized(r)
+					if err != nil {
 						return
 					}
 					if held == nil {

@@ -43,14 +43,19 @@ func captureKafkaPython(t *testing.T, says string, args ...string) (string, int)
 	require.NoError(t, err)
 	defer cluster.Close()
 	file := captureLoopback(t, port, func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-		defer cancel()
-		argv := append([]string{script, "127.0.0.1:" + strconv.Itoa(port)}, args...)
-		out, err := exec.CommandContext(ctx, systemPython, argv...).CombinedOutput()
-		require.NoError(t, err, string(out))
-		require.Contains(t, string(out), says)
+		runKafkaPython(t, script, says, append([]string{"127.0.0.1:" + strconv.Itoa(port)}, args...)...)
 	})
 	return file, port
+}
+
+// runKafkaPython runs script with args under systemPython, bounded to 90
+// s, and requires it to succeed saying says.
+func runKafkaPython(t *testing.T, script, says string, args ...string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, systemPython, append([]string{script}, args...)...).CombinedOutput()
+	require.NoError(t, err, string(out))
+	require.Contains(t, string(out), says)
 }
 
 // TestCaptureKafkaPython captures kafka-python, a client with its own
