@@ -496,13 +496,7 @@ func (p *pcapRun) add(o *runLine) {
 	s := o.stat
 	st := p.stats[s.key]
 	if st == nil {
-		name := strconv.Itoa(int(s.key))
-		if a := schema.ByKey(s.key); a != nil {
-			name = a.Name
-		} else if s.key == saslTokens {
-			name = "SASL tokens"
-		}
-		st = &apiStats{name: name, key: s.key, versions: map[int16]int{}}
+		st = &apiStats{name: statsName(s.key), key: s.key, versions: map[int16]int{}}
 		p.stats[s.key] = st
 	}
 	st.count++
@@ -643,6 +637,17 @@ func (wk *pcapWorker) exchange(x *capture.Exchange, line []byte) ([]byte, runLin
 
 // saslTokens is the summary's key for raw SASL tokens (no API has it).
 const saslTokens = -2
+
+// statsName is the name of the summary's row for key: its API's, "SASL
+// tokens", or the number.
+func statsName(key int16) string {
+	if a := schema.ByKey(key); a != nil {
+		return a.Name
+	} else if key == saslTokens {
+		return "SASL tokens"
+	}
+	return strconv.Itoa(int(key))
+}
 
 // token is exchange for raw SASL tokens (capture.Exchange.SASLToken): each
 // side read as the SASL message it holds. They belong to no API and carry

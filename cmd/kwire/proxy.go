@@ -91,7 +91,7 @@ func parseProxyFlags(e *env, args []string) (*proxyConfig, int) {
 	fs.StringVar(&c.format, "format", "auto", "each exchange as ndjson, or tree (one exchange at a time, for a terminal); auto: tree on a terminal, else ndjson")
 	colorMode := fs.String("color", "auto", "colour the tree: auto, always or never")
 	fs.IntVar(&c.maxFrame, "max-frame", proxy.DefaultMaxFrame, "close a connection that sends a frame larger than this many `bytes`")
-	fs.BoolVar(&c.showSecrets, "show-secrets", false, "print SASL authentication bytes, delegation-token HMACs and SCRAM credentials instead of zeroing them")
+	fs.BoolVar(&c.showSecrets, "show-secrets", false, "print SASL authentication bytes and raw SASL tokens, delegation-token HMACs and SCRAM credentials instead of zeroing them")
 	cert := fs.String("tls-cert", "", "speak TLS to clients with this certificate `FILE` (PEM; with --tls-key)")
 	key := fs.String("tls-key", "", "the private key `FILE` (PEM) of --tls-cert")
 	upTLS := fs.Bool("upstream-tls", false, "connect to brokers with TLS")
@@ -396,8 +396,8 @@ func (r *proxyRun) exchange(x *proxy.Exchange) {
 			r.logf("proxy: %s", s)
 		}
 	}
-	if c.clientID != "" && (x.Request == nil || requestClientID(x.Request) != c.clientID) {
-		return
+	if c.clientID != "" && (x.Request == nil || x.SASLToken || requestClientID(x.Request) != c.clientID) {
+		return // a raw SASL token carries no client id
 	}
 	var ex proxyExchange
 	var d proxy.Decoded
@@ -429,7 +429,11 @@ func (r *proxyRun) exchange(x *proxy.Exchange) {
 	r.outMu.Lock()
 	defer r.outMu.Unlock()
 	r.shown++
-	r.count(x, ex.key, ex.ver, ex.codes)
+	key := ex.key
+	if x.SASLToken {
+		key = saslTokens // the summary's row for them
+	}
+	r.count(x, key, ex.ver, ex.codes)
 	if c.format == "ndjson" && !c.summary || r.feed != nil {
 		r.line = appendProxyLine(r.line[:0], x, &ex)
 	}
@@ -528,7 +532,7 @@ func appendProxyLine(out []byte, x *proxy.Exchange, ex *proxyExchange) []byte {
 		Client: capture.Endpoint{IP: x.Client.Addr(), Port: x.Client.Port()},
 		Broker: capture.Endpoint{IP: x.Broker.Addr(), Port: x.Broker.Port()}}
 	cx := &capture.Exchange{Conn: conn, APIKey: x.APIKey, APIVersion: x.APIVersion, CorrelationID: x.CorrelationID,
-		Latency: x.Latency(), NoResponseExpected: x.NoResponseExpected, ConnClosed: x.ConnClosed}
+		Latency: x.Latency(), NoResponseExpected: x.NoResponseExpected, ConnClosed: x.ConnClosed, SASLToken: x.SASLToken}
 	if x.Request != nil {
 		cx.Request = &capture.Frame{Conn: conn, FromClient: true, Time: x.RequestTime, Bytes: x.Request}
 	}
@@ -561,8 +565,12 @@ func appendProxyLine(out []byte, x *proxy.Exchange, ex *proxyExchange) []byte {
 // request's and the response's trees.
 func exchangeTree(x *proxy.Exchange, d *proxy.Decoded, color bool) string {
 	var b strings.Builder
-	title := "conn " + strconv.FormatUint(x.ConnID, 10) + " " + x.Client.String() + "->" + x.Broker.String() + "  " +
-		schema.APIName(d.APIKey) + " v" + strconv.Itoa(int(d.APIVersion)) + "  correlation id " + strconv.Itoa(int(x.CorrelationID))
+	title := "conn " + strconv.FormatUint(x.ConnID, 10) + " " + x.Client.String() + "->" + x.Broker.String() + "  "
+	if x.SASLToken {
+		title += "raw SASL token (after SaslHandshake v0)"
+	} else {
+		title += schema.APIName(d.APIKey) + " v" + strconv.Itoa(int(d.APIVersion)) + "  correlation id " + strconv.Itoa(int(x.CorrelationID))
+	}
 	if x.Paired() {
 		title += "  " + strconv.FormatFloat(float64(x.Latency().Microseconds())/1000, 'f', 3, 64) + " ms"
 	}
@@ -604,15 +612,13 @@ func exchangeTree(x *proxy.Exchange, d *proxy.Decoded, color bool) string {
 func (r *proxyRun) count(x *proxy.Exchange, key, ver int16, codes []int16) {
 	st := r.stats[key]
 	if st == nil {
-		name := schema.APIName(key)
-		if name == "" {
-			name = strconv.Itoa(int(key))
-		}
-		st = &apiStats{name: name, key: key, versions: map[int16]int{}}
+		st = &apiStats{name: statsName(key), key: key, versions: map[int16]int{}}
 		r.stats[key] = st
 	}
 	st.count++
-	st.versions[ver]++
+	if key != saslTokens { // raw tokens have no version
+		st.versions[ver]++
+	}
 	st.bytes += int64(x.RequestSize + x.ResponseSize)
 	if x.Paired() {
 		st.latencies.Add(x.Latency())

@@ -55,6 +55,9 @@ type conn struct {
 	done     bool
 	saslRaw  bool // after SaslHandshake v0: frames may be raw SASL tokens
 	saslLeft int  // raw tokens the client's mechanism still sends for sure
+	// token is the client's raw SASL token waiting for the broker's
+	// (SASL is lock-step: one at a time).
+	token *waitingReq
 
 	rawDec *codec.Decoder // (requests) reading frames that may be SASL tokens
 
@@ -216,7 +219,10 @@ func (c *conn) relay() {
 	// What is still waiting will not be answered.
 	c.mu.Lock()
 	w := c.waiting
-	c.waiting = nil
+	if c.token != nil {
+		w = append(w, c.token)
+	}
+	c.waiting, c.token = nil, nil
 	c.mu.Unlock()
 	for _, r := range w {
 		r.x.ConnClosed = true
@@ -371,7 +377,9 @@ func (c *conn) requests() error {
 				case headSASL:
 					tokens = saslTokens(head)
 				}
-				if err := c.endRequest(cur, wanted, acks == 0, tokens); err != nil {
+				if cur != nil && cur.SASLToken {
+					c.endToken(cur, wanted)
+				} else if err := c.endRequest(cur, wanted, acks == 0, tokens); err != nil {
 					return err
 				}
 				cur = nil
@@ -442,10 +450,11 @@ const (
 )
 
 // beginRequest starts a request once its prefix is known. It returns the
-// exchange to fill (nil for a raw SASL token or a frame too short to be a
-// request), whether the sink wants it, and whether the frame, coming after
-// a SaslHandshake v0, is to be judged whole (endRawFrame) before it is
-// taken for a request.
+// exchange to fill (a raw SASL token's when the frame, after a
+// SaslHandshake v0, is too short to be a request; nil for a frame too short
+// to be a request), whether the sink wants it, and whether the frame,
+// coming after a SaslHandshake v0, is to be judged whole (endRawFrame)
+// before it is taken for a request.
 func (c *conn) beginRequest(f *framer) (*Exchange, bool, bool) {
 	c.mu.Lock()
 	raw := c.saslRaw
@@ -453,7 +462,8 @@ func (c *conn) beginRequest(f *framer) (*Exchange, bool, bool) {
 	if raw {
 		if f.pn < 12 {
 			c.p.stats.saslTokens.Add(1)
-			return nil, false, false
+			x, wanted := c.newToken(4+f.size, true)
+			return x, wanted, false
 		}
 		return nil, false, true
 	}
@@ -485,12 +495,12 @@ func (c *conn) newRequest(b []byte, size int) (*Exchange, bool) {
 }
 
 // endRawFrame judges a whole frame sent after a SaslHandshake v0 (b, as
-// much of it as was kept, size its length): a raw SASL token, never shown,
-// while the mechanism still has tokens to send (PLAIN and OAUTHBEARER one,
-// SCRAM two), or when it does not read whole as a request (a token whose
-// first bytes pass for a request header is still a token); else the
-// request that ends the SASL exchange, which is returned as beginRequest
-// would have.
+// much of it as was kept, size its length): a raw SASL token while the
+// mechanism still has tokens to send (PLAIN and OAUTHBEARER one, SCRAM
+// two), or when it does not read whole as a request (a token whose first
+// bytes pass for a request header is still a token), returned as a token
+// exchange holding b; else the request that ends the SASL exchange, which
+// is returned as beginRequest would have.
 func (c *conn) endRawFrame(b []byte, size int) (*Exchange, bool) {
 	c.mu.Lock()
 	left := c.saslLeft
@@ -500,7 +510,13 @@ func (c *conn) endRawFrame(b []byte, size int) (*Exchange, bool) {
 	c.mu.Unlock()
 	if left > 0 || len(b) < size || !c.readsAsRequest(b) {
 		c.p.stats.saslTokens.Add(1)
-		return nil, false
+		x, wanted := c.newToken(size, true)
+		if x.Request != nil {
+			// As much as was kept: a token past maxRawFrame is shown cut
+			// short (its size prefix says how much is missing).
+			x.Request = append(x.Request, b...)
+		}
+		return x, wanted
 	}
 	c.mu.Lock()
 	c.saslRaw = false
@@ -520,6 +536,70 @@ func (c *conn) readsAsRequest(b []byte) bool {
 	}
 	_, err := c.rawDec.Decode(b, codec.Options{Kafka: true})
 	return err == nil
+}
+
+// newToken is the exchange of a raw SASL token of size bytes (size prefix
+// included) from the client (fromClient) or the broker, and whether the
+// sink wants it: tokens belong to no API, so a sink that wants only some
+// APIs (Keep) is asked about key -1. When it does and the budget allows,
+// the side's copy is made, empty, with room for the frame.
+func (c *conn) newToken(size int, fromClient bool) (*Exchange, bool) {
+	x := &Exchange{ConnID: c.id, Client: c.cAddr, Broker: c.bAddr, APIKey: -1, APIVersion: -1, CorrelationID: -1, SASLToken: true, connSkipped: &c.skipped}
+	wanted := c.p.keep(-1)
+	if fromClient {
+		x.RequestSize = size
+	} else {
+		x.ResponseSize = size
+	}
+	if wanted && c.p.acquire(size) {
+		x.budget = int64(size)
+		if fromClient {
+			x.Request = make([]byte, 0, min(size, maxRawFrame))
+		} else {
+			x.Response = make([]byte, 0, size)
+		}
+	}
+	return x, wanted
+}
+
+// endToken registers the client's raw SASL token x as waiting for the
+// broker's. A token still waiting is handed over unanswered: a client
+// sends its next token only once answered, unless the broker said nothing.
+func (c *conn) endToken(x *Exchange, wanted bool) {
+	x.RequestTime = time.Now()
+	c.mu.Lock()
+	old := c.token
+	c.token = &waitingReq{x, wanted}
+	c.mu.Unlock()
+	if old != nil {
+		old.x.Unanswered = true
+		c.p.deliver(old.x, old.wanted)
+	}
+}
+
+// answerToken is the exchange a broker's raw SASL token of size bytes
+// fills, and whether the sink wants it: the client's token waiting for it,
+// or one of its own.
+func (c *conn) answerToken(size int) (*Exchange, bool) {
+	c.p.stats.saslTokens.Add(1)
+	c.mu.Lock()
+	w := c.token
+	c.token = nil
+	c.mu.Unlock()
+	if w == nil {
+		return c.newToken(size, false)
+	}
+	x := w.x
+	x.ResponseSize = size
+	if x.Request != nil && c.p.acquire(size) {
+		x.budget += int64(size)
+		x.Response = make([]byte, 0, size)
+	} else if x.Request != nil {
+		// No room for the answer: the exchange is skipped whole.
+		c.p.release(x.budget)
+		x.budget, x.Request = 0, nil
+	}
+	return x, w.wanted
 }
 
 // saslTokens is how many raw tokens the client sends after the
@@ -753,8 +833,7 @@ func (c *conn) beginResponse(f *framer) (*Exchange, bool) {
 		raw := c.saslRaw
 		c.mu.Unlock()
 		if raw {
-			c.p.stats.saslTokens.Add(1)
-			return nil, false
+			return c.answerToken(4 + f.size)
 		}
 		if !c.saidShortRsp {
 			c.saidShortRsp = true
@@ -772,8 +851,7 @@ func (c *conn) beginResponse(f *framer) (*Exchange, bool) {
 		raw := c.saslRaw
 		c.mu.Unlock()
 		if raw {
-			c.p.stats.saslTokens.Add(1)
-			return nil, false
+			return c.answerToken(4 + f.size)
 		}
 		if !c.saidStray {
 			c.saidStray = true

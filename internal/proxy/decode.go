@@ -38,13 +38,26 @@ type Decoder struct {
 }
 
 // Decode decodes both sides of x. Unless ShowSecrets is set, the bytes of
-// every secret (SASL authentication bytes, delegation-token HMACs, SCRAM
-// salts and salted passwords, and configuration values that are or may be
-// passwords: see configSecret) are zeroed in x's frames before anything is
-// written from them, so neither the value JSON nor the raw bytes show
-// them; Redacted says where they were.
+// every secret (SASL authentication bytes, raw SASL tokens whole,
+// delegation-token HMACs, SCRAM salts and salted passwords, and
+// configuration values that are or may be passwords: see configSecret)
+// are zeroed in x's frames before anything is written from them, so
+// neither the value JSON nor the raw bytes show them; Redacted says where
+// they were. Raw SASL tokens (Exchange.SASLToken) are read as the SASL
+// messages they hold (codec's Data "sasl").
 func (d *Decoder) Decode(x *Exchange) Decoded {
 	out := Decoded{APIKey: x.APIKey, APIVersion: x.APIVersion}
+	if x.SASLToken {
+		out.Redacted = d.redactToken(x)
+		o := d.tokenOptions()
+		if x.Request != nil {
+			out.Request, out.RequestErr = d.req.Decode(x.Request, o)
+		}
+		if x.Response != nil {
+			out.Response, out.ResponseErr = d.rsp.Decode(x.Response, o)
+		}
+		return out
+	}
 	if x.Request != nil {
 		o := d.Options
 		o.Response = false
@@ -109,6 +122,19 @@ type DecodedJSON struct {
 // JSON is written.
 func (d *Decoder) DecodeJSON(x *Exchange) DecodedJSON {
 	out := DecodedJSON{APIKey: x.APIKey, APIVersion: x.APIVersion}
+	if x.SASLToken {
+		out.Redacted = d.redactToken(x)
+		o := d.tokenOptions()
+		if x.Request != nil {
+			d.reqJS, out.Request.Info, out.Request.Err = d.req.AppendJSON(d.reqJS[:0], x.Request, o)
+			out.Request.JSON = d.reqJS
+		}
+		if x.Response != nil {
+			d.rspJS, out.Response.Info, out.Response.Err = d.rsp.AppendJSON(d.rspJS[:0], x.Response, o)
+			out.Response.JSON = d.rspJS
+		}
+		return out
+	}
 	secrets := func(key, ver int16) bool { return !d.ShowSecrets && HasSecrets(key, ver) }
 	if x.Request != nil {
 		o := d.Options
@@ -157,6 +183,37 @@ func (d *Decoder) DecodeJSON(x *Exchange) DecodedJSON {
 	s.JSON = d.rspJS
 	out.Response = s
 	return out
+}
+
+// tokenOptions are the options raw SASL tokens are read with: each side
+// its size, then the SASL message it holds (codec's Data "sasl").
+func (d *Decoder) tokenOptions() codec.Options {
+	o := d.Options
+	o.Response, o.APIKey, o.Version = false, 0, 0
+	o.Data = "sasl"
+	return o
+}
+
+// redactToken zeroes the raw SASL tokens of x (everything after each
+// side's size: a PLAIN password, a SCRAM proof, a GSSAPI ticket), as
+// SaslAuthenticate's authBytes are, unless ShowSecrets; it returns the
+// value-JSON paths of what it zeroed. An empty token (PLAIN's answer)
+// holds nothing to zero.
+func (d *Decoder) redactToken(x *Exchange) []string {
+	if d.ShowSecrets {
+		return nil
+	}
+	var paths []string
+	for _, side := range [...]struct {
+		b    []byte
+		name string
+	}{{x.Request, "request"}, {x.Response, "response"}} {
+		if len(side.b) > 4 {
+			clear(side.b[4:])
+			paths = append(paths, side.name+".value")
+		}
+	}
+	return paths
 }
 
 // redact zeroes the bytes of every secret field in f (decoded from b) and

@@ -23,7 +23,8 @@ import (
 //
 //	"half-response"  writes half its response, then closes
 //	"huge-response"  answers with a size prefix of 1 GiB
-//	"raw-sasl"       after SaslHandshake v0, echoes raw SASL tokens
+//	"raw-sasl"       after SaslHandshake v0, answers a raw SASL token with an empty one
+//	"raw-scram"      after SaslHandshake v0, answers two raw SCRAM tokens (scramServerFirst, scramServerFinal)
 //	"bad-metadata"   answers Metadata with bytes that do not decode
 //	"evil-host"      answers Metadata naming a broker whose host holds
 //	                 terminal escapes (evilHost)
@@ -106,17 +107,18 @@ func (b *fakeBroker) serve(c net.Conn) {
 		delete(b.conns, c)
 		b.mu.Unlock()
 	}()
-	raw := false
+	var raw [][]byte // the raw SASL tokens still to answer with, in order
 	for {
 		frame, err := wire.ReadFrame(c, nil, 1<<20)
 		if err != nil {
 			b.ended(err.Error())
 			return
 		}
-		if raw {
-			// A raw SASL token: answer with an empty one, once.
-			raw = false
-			c.Write([]byte{0, 0, 0, 0})
+		if len(raw) > 0 {
+			// A raw SASL token: answer with the next one.
+			c.Write(binary.BigEndian.AppendUint32(nil, uint32(len(raw[0]))))
+			c.Write(raw[0])
+			raw = raw[1:]
 			continue
 		}
 		h, err := codec.ParseRequestHeader(frame, codec.Options{})
@@ -162,7 +164,13 @@ func (b *fakeBroker) serve(c net.Conn) {
 			}
 		case schema.KeySaslHandshake:
 			body = map[string]any{"mechanisms": []string{"PLAIN"}}
-			raw = client == "raw-sasl"
+			switch client {
+			case "raw-sasl":
+				raw = [][]byte{{}}
+			case "raw-scram":
+				body = map[string]any{"mechanisms": []string{"SCRAM-SHA-256"}}
+				raw = [][]byte{[]byte(scramServerFirst), []byte(scramServerFinal)}
+			}
 		default:
 			body = map[string]any{}
 		}

@@ -87,7 +87,11 @@ type decodedJSON struct {
 
 func (c *collector) sink(x *Exchange) {
 	d := c.dec.Decode(x)
-	j := decodedJSON{api: apiName(d.APIKey), reqErr: d.RequestErr, rspErr: d.ResponseErr, redacted: d.Redacted, exchange: x, rewritten: x.Rewritten, noResponse: x.NoResponseExpected}
+	api := apiName(d.APIKey)
+	if x.SASLToken {
+		api = "SASL token"
+	}
+	j := decodedJSON{api: api, reqErr: d.RequestErr, rspErr: d.ResponseErr, redacted: d.Redacted, exchange: x, rewritten: x.Rewritten, noResponse: x.NoResponseExpected}
 	if d.Request != nil {
 		j.req = string(d.Request.AppendJSON(nil))
 	}

@@ -141,7 +141,8 @@ type Config struct {
 	// counts).
 	Sink func(*Exchange)
 	// Keep, when set, says which API keys the sink wants; others are not
-	// copied at all.
+	// copied at all. Raw SASL tokens (Exchange.SASLToken) are asked about
+	// as key -1.
 	Keep func(apiKey int16) bool
 	// QueueLen bounds the exchanges waiting for the sink (default 1024);
 	// QueueBytes the bytes of frames copied for it, waiting or in flight,
@@ -210,6 +211,13 @@ type Exchange struct {
 	// a request of its connection still waiting (its response goes to the
 	// older one).
 	ReusedCorrelation bool
+	// SASLToken marks raw SASL tokens, which a client and broker exchange
+	// after a SaslHandshake v0 with no Kafka header (KIP-43): Request is
+	// the client's token, Response the broker's answer, either alone when
+	// the other is missing. APIKey, APIVersion and CorrelationID are -1.
+	// A client's token is kept as far as maxRawFrame (64 KiB), the
+	// largest frame the proxy reads whole to tell a token from a request.
+	SASLToken bool
 	// Rewritten counts the broker endpoints rewritten in the response.
 	Rewritten int
 	// Skipped is how many exchanges were skipped (the sink was behind)

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestProxyKafkaPythonSASLv0 runs kafka-python through kwire proxy,
+// logging in the way of KIP-43 (SaslHandshake v0, then raw SASL tokens)
+// to kfake behind saslV0Front, producing and consuming. kwire proxy
+// prints each token exchange as kwire pcap does ("saslToken", the
+// client's token paired with the broker's answer, read as the SASL
+// message it holds): zeroed whole by default, the messages themselves
+// with --show-secrets (SCRAM's four, nonces chained; PLAIN's credentials
+// and the empty answer). --check judges none of them and finds nothing
+// wrong; --summary counts them in a row of their own; the tree view
+// draws them under a title of their own.
+func TestProxyKafkaPythonSASLv0(t *testing.T) {
+	needKafkaPython(t)
+	script, err := filepath.Abs(filepath.Join("testdata", "kafkapython-sasl.py"))
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		mechanism string
+		flags     []string
+	}{
+		{"SCRAM-SHA-256", []string{"--check", "--fail-on", "note"}},
+		{"SCRAM-SHA-512", []string{"--show-secrets"}},
+		{"PLAIN", []string{"--show-secrets"}},
+		{"PLAIN", []string{"--summary"}},
+		{"SCRAM-SHA-256", []string{"--format", "tree"}},
+	} {
+		t.Run(tc.mechanism+strings.Join(tc.flags, ""), func(t *testing.T) {
+			port := saslV0Cluster(t)
+			p := startProxyCLI(t, append([]string{"--upstream", "127.0.0.1:" + strconv.Itoa(port), "--listen", "127.0.0.1:0", "--decode-cpu", "0", "--format", "ndjson"}, tc.flags...)...)
+			u := saslV0Users[tc.mechanism]
+			runKafkaPython(t, script, "kafka-python: SASL "+tc.mechanism+" produced and consumed 3", p.addr, tc.mechanism, u[0], u[1])
+			out, errOut := p.stop(t)
+			show := tc.flags[0] == "--show-secrets"
+			if tc.flags[0] == "--summary" {
+				// A row of their own, with no version: one token exchange
+				// per login (PLAIN's), every one paired.
+				hs := regexp.MustCompile(`(?m)^\s+SaslHandshake\s+v0×\d+\s+(\d+)\s`).FindStringSubmatch(out)
+				tok := regexp.MustCompile(`(?m)^\s+SASL tokens\s+(\d+)\s+0\s`).FindStringSubmatch(out)
+				require.NotNil(t, hs, out)
+				require.NotNil(t, tok, out)
+				require.Equal(t, hs[1], tok[1], out)
+				require.NotContains(t, out, "-2")
+				require.NotContains(t, out, "v-1")
+				return
+			}
+			if tc.flags[0] == "--format" {
+				// For a terminal: each token exchange titled as one, its
+				// sides drawn, what was zeroed said.
+				logins := strings.Count(out, "  SaslHandshake v0  correlation id 1  ")
+				require.Positive(t, logins, out)
+				require.Equal(t, 2*logins, strings.Count(out, "  raw SASL token (after SaslHandshake v0)  "), out)
+				require.Equal(t, 2*logins, strings.Count(out, "secrets zeroed (--show-secrets shows them): request.value, response.value\n"), out)
+				require.NotContains(t, out, "v-1")
+				return
+			}
+			if tc.flags[0] == "--check" {
+				require.Contains(t, errOut, "kwire: check: 0 errors, 0 warnings, 0 notes", "the tokens judged by no rule, the rest clean")
+				require.NotRegexp(t, findingRE, errOut)
+			}
+			if !show {
+				require.NotContains(t, out, u[1], "the password is never printed")
+			}
+			tokens, handshakes := 0, 0
+			var last string // the SCRAM message before, on the connection
+			var nonce string
+			for _, s := range strings.Split(strings.TrimSpace(out), "\n") {
+				var l struct {
+					APIKey     int             `json:"apiKey"`
+					APIName    string          `json:"apiName"`
+					Corr       int             `json:"correlationId"`
+					Paired     bool            `json:"paired"`
+					SASLToken  bool            `json:"saslToken"`
+					Request    json.RawMessage `json:"request"`
+					Response   json.RawMessage `json:"response"`
+					ReqErr     string          `json:"requestError"`
+					RspErr     string          `json:"responseError"`
+					Redacted   []string        `json:"redacted"`
+					ConnClosed bool            `json:"connClosed"`
+				}
+				require.NoError(t, json.Unmarshal([]byte(s), &l), s)
+				require.Empty(t, l.ReqErr, s)
+				require.Empty(t, l.RspErr, s)
+				if l.APIName == "SaslHandshake" {
+					handshakes++
+				}
+				if !l.SASLToken {
+					require.NotEqual(t, -1, l.APIKey, "every frame after the login read as a request: %s", s)
+					continue
+				}
+				tokens++
+				require.True(t, l.Paired, s)
+				require.Equal(t, [2]int{-1, -1}, [2]int{l.APIKey, l.Corr}, s)
+				require.NotContains(t, s, `"apiName"`)
+				var req, rsp struct {
+					Data  string          `json:"data"`
+					Value json.RawMessage `json:"value"`
+				}
+				require.NoError(t, json.Unmarshal(l.Request, &req), s)
+				require.NoError(t, json.Unmarshal(l.Response, &rsp), s)
+				require.Equal(t, "sasl", req.Data, s)
+				if !show {
+					require.Equal(t, []string{"request.value", "response.value"}, l.Redacted, s)
+					require.NotContains(t, s, "SCRAM", "zeroed: %s", s)
+					continue
+				}
+				require.Empty(t, l.Redacted, s)
+				var q, r map[string]any
+				if tc.mechanism == "PLAIN" {
+					require.NoError(t, json.Unmarshal(req.Value, &q), s)
+					// kafka-python names the user as the identity to act as too.
+					require.Equal(t, map[string]any{"mechanism": "PLAIN", "message": "client-initial", "authzid": u[0], "username": u[0], "password": u[1]}, q, s)
+					require.Equal(t, `""`, string(rsp.Value), "PLAIN's answer on success: an empty token")
+					continue
+				}
+				require.NoError(t, json.Unmarshal(req.Value, &q), s)
+				require.NoError(t, json.Unmarshal(rsp.Value, &r), s)
+				require.Equal(t, "SCRAM", q["mechanism"], s)
+				switch q["message"] {
+				case "client-first":
+					require.Equal(t, u[0], q["username"], s)
+					require.Equal(t, "server-first", r["message"], s)
+					require.True(t, strings.HasPrefix(r["nonce"].(string), q["nonce"].(string)), "the server's nonce continues the client's: %s", s)
+					nonce = r["nonce"].(string)
+				case "client-final":
+					require.Equal(t, "client-first", last, "client-final follows client-first: %s", s)
+					require.Equal(t, nonce, q["nonce"], "client-final repeats the server's nonce: %s", s)
+					require.Equal(t, "server-final", r["message"], s)
+				default:
+					t.Fatalf("unexpected SCRAM message: %s", s)
+				}
+				last = q["message"].(string)
+			}
+			require.Positive(t, handshakes)
+			require.Equal(t, handshakes*saslV0Steps(tc.mechanism), tokens, "every login's tokens, each exchange a line:\n%s", out)
+		})
+	}
+}
