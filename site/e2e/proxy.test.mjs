@@ -12,8 +12,10 @@ import { promisify } from 'node:util';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { createServer, connect } from 'node:net';
+import { once } from 'node:events';
 import { chromium } from 'playwright-core';
-import { build, launch, root } from './helpers-playground.mjs';
+import { build, launch, root, decodedJSON } from './helpers-playground.mjs';
 
 const run = promisify(execFile);
 const shots = join(root, 'test-results', 'proxy');
@@ -38,6 +40,7 @@ function start(cmd, args, stream) {
 }
 
 let built, browser, demo, proxy, proxyAddr, web;
+let saslProxy, saslBroker;
 
 before(async () => {
   mkdirSync(shots, { recursive: true });
@@ -60,6 +63,8 @@ before(async () => {
 
 after(async () => {
   await browser?.close();
+  saslProxy?.kill('SIGINT');
+  saslBroker?.close();
   proxy?.kill('SIGINT');
   demo?.stdin.end();
   demo?.kill();
@@ -170,4 +175,102 @@ test('kwire proxy --web: a page under another name resolved to 127.0.0.1 (DNS re
   } finally {
     await attacker.close();
   }
+});
+
+// A Kafka frame: its 4-byte size, then the bytes.
+const sized = (b) => { const f = Buffer.alloc(4 + b.length); f.writeUInt32BE(b.length); b.copy(f, 4); return f; };
+
+// oldSASLBroker answers as a broker of KIP-43 does a client of
+// SaslHandshake v0 (kafka-python 2.0's login): the handshake with PLAIN
+// taken, then each raw SASL token (a size and the token, no Kafka header)
+// with an empty one, PLAIN's success.
+async function oldSASLBroker() {
+  const srv = createServer((c) => {
+    let buf = Buffer.alloc(0), shook = false;
+    c.on('error', () => {});
+    c.on('data', (d) => {
+      buf = Buffer.concat([buf, d]);
+      while (buf.length >= 4 && buf.length >= 4 + buf.readUInt32BE(0)) {
+        const frame = buf.subarray(4, 4 + buf.readUInt32BE(0));
+        buf = buf.subarray(4 + frame.length);
+        if (shook) { c.write(sized(Buffer.alloc(0))); continue; }
+        shook = true;
+        // SaslHandshake v0 response: correlation id, errorCode 0, mechanisms ["PLAIN"].
+        const body = Buffer.alloc(4 + 2 + 4 + 2 + 5);
+        body.writeInt32BE(frame.readInt32BE(4), 0);
+        body.writeInt32BE(1, 6);
+        body.writeInt16BE(5, 10);
+        body.write('PLAIN', 12);
+        c.write(sized(body));
+      }
+    });
+  });
+  srv.listen(0, '127.0.0.1');
+  await once(srv, 'listening');
+  return srv;
+}
+
+// loginV0 logs in through addr as kafka-python does: SaslHandshake v0
+// (PLAIN), then the credentials as a raw token; it waits for each answer.
+async function loginV0(addr, token) {
+  const [host, port] = [addr.slice(0, addr.lastIndexOf(':')), +addr.slice(addr.lastIndexOf(':') + 1)];
+  const c = connect(port, host);
+  await once(c, 'connect');
+  let got = Buffer.alloc(0);
+  c.on('data', (d) => { got = Buffer.concat([got, d]); });
+  const answer = async (n) => { const t0 = Date.now(); while (got.length < n) { if (Date.now() - t0 > 10_000) throw new Error('no answer'); await new Promise((r) => setTimeout(r, 10)); } };
+  const hs = Buffer.alloc(2 + 2 + 4 + 2 + 3 + 2 + 5);
+  hs.writeInt16BE(17, 0); hs.writeInt16BE(0, 2); hs.writeInt32BE(1, 4);
+  hs.writeInt16BE(3, 8); hs.write('e2e', 10);
+  hs.writeInt16BE(5, 13); hs.write('PLAIN', 15);
+  c.write(sized(hs));
+  await answer(4 + 17);
+  c.write(sized(Buffer.from(token, 'latin1')));
+  await answer(4 + 17 + 4);
+  c.end();
+}
+
+test('kwire proxy --web: raw SASL tokens after a SaslHandshake v0 are rows of their own, decoded as SASL messages', { timeout: 120_000 }, async () => {
+  saslBroker = await oldSASLBroker();
+  const kwire = join(built.dir, 'kwire');
+  saslProxy = start(kwire, ['proxy', '--upstream', '127.0.0.1:' + saslBroker.address().port, '--listen', '127.0.0.1:0', '--web', '127.0.0.1:0', '--web-dir', built.dir,
+    '--format', 'ndjson', '--decode-cpu', '0', '--show-secrets'], 'stderr');
+  const [, addr] = await saslProxy.waitFor(/listening on (\S+),/);
+  const [, saslWeb] = await saslProxy.waitFor(/live feed is at http:\/\/([^/]+)\//);
+  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto('http://' + saslWeb + '/playground/#live');
+  await page.waitForSelector('body[data-ready]', { timeout: 60_000 });
+  await page.waitForFunction(() => document.body.dataset.live === 'open', null, { timeout: 10_000 });
+
+  await loginV0(addr, '\0alice\0alice-secret');
+  await page.waitForFunction(() => document.body.dataset.liveRows === '2', null, { timeout: 15_000 });
+  const rows = await page.$$eval('#cap-table tbody tr', (trs) => trs.map((tr) => ({
+    i: +tr.dataset.exchange, api: tr.querySelector('.pg-c-api').textContent, error: tr.querySelector('.pg-c-error').textContent,
+    version: tr.querySelector('.pg-c-version').textContent, corr: tr.querySelector('.pg-c-corr').textContent, dir: tr.querySelector('.pg-c-dir').textContent,
+  })));
+  assert.deepEqual(rows.map((r) => r.api).sort(), ['SASL token', 'SaslHandshake']);
+  const tok = rows.find((r) => r.api === 'SASL token');
+  assert.deepEqual([tok.error, tok.version, tok.corr, tok.dir], ['', '', '', '⇄ both'], JSON.stringify(tok));
+  const options = await page.$$eval('#cap-api option', (os) => os.map((o) => o.value));
+  assert.ok(options.includes('SASL token'), options.join(' '));
+  const sum = await page.$$eval('#cap-summary tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+  assert.ok(sum.some((r) => r[0] === 'SASL token' && r[2] === '1'), JSON.stringify(sum));
+
+  // A click decodes the client's token and the broker's answer as SASL
+  // messages, not as Kafka frames.
+  const before = await page.evaluate(() => document.body.dataset.decoded || '');
+  await page.click(`#cap-table tbody tr[data-exchange="${tok.i}"]`);
+  await page.waitForFunction((b) => (document.body.dataset.decoded || '') !== b, before, { timeout: 30_000 });
+  assert.match(await page.textContent('#status'), /: raw SASL token after SaslHandshake v0, answered in \d+\.\d{3} ms$/);
+  assert.match(await page.textContent('#frame-title'), /^Client token: SASL token \(PLAIN client-initial\), 23 bytes$/);
+  assert.match(await page.textContent('#frame-title-2'), /^Broker token: SASL token \(empty\), 4 bytes$/);
+  assert.equal(await page.isVisible('#error'), false);
+  const client = await decodedJSON(page);
+  assert.deepEqual(client, { data: 'sasl', value: { mechanism: 'PLAIN', message: 'client-initial', authzid: '', username: 'alice', password: 'alice-secret' } });
+  await page.screenshot({ path: join(shots, 'live-sasl-v0.png'), fullPage: true });
+  assert.deepEqual(errors, []);
+  await context.close();
 });

@@ -70,7 +70,7 @@ async function liveFlush() {
     const sx = {
       conn: id, apiKey: x.apiKey, apiName: x.apiName, version: x.apiVersion, correlationId: x.correlationId,
       requestTime: rt, responseTime: pt, requestBytes: req ? req.length : undefined, responseBytes: resp ? resp.length : undefined,
-      latencyMs: x.latencyMs, noResponseExpected: !!x.noResponseExpected,
+      latencyMs: x.latencyMs, noResponseExpected: !!x.noResponseExpected, saslToken: !!x.saslToken,
     };
     const i = c.summary.exchanges.length;
     c.summary.exchanges.push(sx);
@@ -81,7 +81,7 @@ async function liveFlush() {
       ...sx, i, t: time === undefined || l.t0 === undefined ? 0 : (time - l.t0) / 1000, time,
       conn: '#' + id + ' ' + conn.client, connTitle: 'connection ' + id + ': client ' + conn.client + ' → broker ' + conn.broker,
       dirText: req && resp ? '⇄ both' : req ? (sx.noResponseExpected ? '→ no reply due' : '→ request only') : '← response only',
-      apiText: x.apiName || (x.apiKey >= 0 ? 'API ' + x.apiKey : 'unknown'),
+      apiText: x.saslToken ? 'SASL token' : x.apiName || (x.apiKey >= 0 ? 'API ' + x.apiKey : 'unknown'),
       errors: [], expected: [], findings: [], errorText: '', clientId: (x.request && x.request.header && x.request.header.clientId) ?? null,
     };
     c.rows.push(row);
@@ -97,8 +97,9 @@ async function liveFlush() {
   drawCapSummary();
   document.body.dataset.liveRows = String(c.rows.length);
   if (c.current < 0) status('Click an exchange to see its request and response.');
-  // Error codes (and client ids) come from decoding the frames, in the worker.
-  const scan = await rpc('scan', added.flatMap((r) => [c.frames[2 * r.i], c.frames[2 * r.i + 1]]), added.map((r) => r.apiKey), added.map((r) => r.version));
+  // Error codes (and client ids) come from decoding the frames, in the
+  // worker; a raw SASL token's sides (key -2) are no Kafka frames.
+  const scan = await rpc('scan', added.flatMap((r) => [c.frames[2 * r.i], c.frames[2 * r.i + 1]]), added.map((r) => (r.saslToken ? -2 : r.apiKey)), added.map((r) => r.version));
   if (st.capture !== c) return;
   scan.exchanges.forEach((x, k) => scanned(added[k], x));
   if (scan.notes.length) { // topic ids no longer learnt, said once
