@@ -420,10 +420,6 @@ func (c *checkConfig) checkCapture(o *checkOut, file string, in io.Reader) (*cap
 		opts := capture.Options{BrokerPorts: c.ports, Buffer: frames.get, KeepDamaged: true}
 		c.keys.options(&opts, file == "-")
 		res, readErr = capture.ReadFunc(in, opts, func(x *capture.Exchange) {
-			if x.SASLToken { // raw SASL tokens: no frames the rules read
-				frames.putExchange(x)
-				return
-			}
 			jobs <- checkJob{n, conv.Exchange(x), x}
 			n++
 		})

@@ -43,14 +43,11 @@ func (pc *proxyChecker) exchange(x *proxy.Exchange) []byte {
 	// its own (which the connection rules follow, as a capture's gaps).
 	pc.c.Missed(x.Skipped)
 	pc.missed += int64(x.Skipped)
-	if x.SASLToken { // raw SASL tokens: no frames the rules read, as in kwire check
-		return nil
-	}
 	// The proxy pairs out of order and reused correlation ids as a
 	// capture is paired, so the connection rules judge them alike.
 	cx := check.Exchange{Conn: cn, Request: x.Request, Response: x.Response, NoResponseExpected: x.NoResponseExpected, ConnClosed: x.ConnClosed,
 		Overtook: x.Overtook, Overtaken: x.Overtaken, OvertakenBy: x.OvertakenBy, ReusedCorrelation: x.ReusedCorrelation,
-		Gaps: x.ConnSkipped}
+		Gaps: x.ConnSkipped, SASLToken: x.SASLToken}
 	pc.checked++
 	return pc.lines(pc.c.Add(pc.z.Analyze(&cx)))
 }

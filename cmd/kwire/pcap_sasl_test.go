@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/kwire/kwire/codec"
 )
 
 // TestPcapSASLv0Tokens: after a SaslHandshake v0 (clients before Kafka
@@ -22,7 +24,6 @@ import (
 // as before. A broker's empty answer (4 zero bytes) is a token too.
 func TestPcapSASLv0Tokens(t *testing.T) {
 	token := func(s string) []byte { return append(binary.BigEndian.AppendUint32(nil, uint32(len(s))), s...) }
-	at := func(i int) time.Duration { return time.Duration(i) * time.Millisecond }
 	for _, tc := range []struct {
 		name   string
 		tokens []string // client, broker, client, broker...
@@ -38,17 +39,8 @@ func TestPcapSASLv0Tokens(t *testing.T) {
 			`{"data":"sasl","value":{"mechanism":"SCRAM","message":"server-final","verifier":"rmF9pqV8S7suAoZWja4dJRkFsKQ="}}`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			segs := []segment{
-				{true, at(0), exampleFrame(t, "SaslHandshake", 0, false, 1)},
-				{false, at(1), exampleFrame(t, "SaslHandshake", 0, true, 1)},
-			}
-			for i, s := range tc.tokens {
-				segs = append(segs, segment{i%2 == 0, at(2 + i), token(s)})
-			}
-			n := 2 + len(tc.tokens)
-			segs = append(segs, segment{true, at(n), exampleFrame(t, "Metadata", 12, false, 7)},
-				segment{false, at(n + 1), exampleFrame(t, "Metadata", 12, true, 7)})
-			file := connPcap(t, true, nil, segs...)
+			mech := map[string]string{"PLAIN": "PLAIN", "SCRAM": "SCRAM-SHA-256"}[tc.name]
+			file := saslV0Pcap(t, mech, tc.tokens)
 			out, errOut, code := runCLI(t, []string{"pcap", file}, nil)
 			require.Equal(t, 0, code, errOut)
 			require.Empty(t, errOut)
@@ -92,11 +84,75 @@ func TestPcapSASLv0Tokens(t *testing.T) {
 			require.Equal(t, 0, code)
 			require.Regexp(t, `(?m)^ +SASL tokens +`+strconv.Itoa(len(tc.tokens)/2)+` +0 +`, out)
 
-			// kwire check judges the exchanges around the tokens, and
-			// says nothing of the tokens.
+			// kwire check judges the exchanges around the tokens, and the
+			// tokens by the SASL rules alone: nothing to say of these.
 			out, errOut, code = runCLI(t, []string{"check", "--fail-on", "note", file}, nil)
 			require.Equal(t, 0, code, out+errOut)
 			require.NotContains(t, out, "frame.")
+		})
+	}
+}
+
+// saslV0Pcap is a capture of one connection: a SaslHandshake v0 asking
+// for mechanism (and taking it), then tokens (client, broker, client,
+// broker...) as raw SASL tokens a millisecond apart, then a Metadata
+// exchange.
+func saslV0Pcap(t *testing.T, mechanism string, tokens []string) string {
+	at := func(i int) time.Duration { return time.Duration(i) * time.Millisecond }
+	frame := func(js string) []byte {
+		b, err := codec.Encode(nil, []byte(js), codec.EncodeOptions{})
+		require.NoError(t, err, js)
+		return b
+	}
+	segs := []segment{
+		{true, at(0), frame(`{"direction":"request","apiKey":17,"apiVersion":0,"header":{"correlationId":1,"clientId":"kafka-python"},"body":{"mechanism":"` + mechanism + `"}}`)},
+		{false, at(1), frame(`{"direction":"response","apiKey":17,"apiVersion":0,"header":{"correlationId":1},"body":{"errorCode":0,"mechanisms":["` + mechanism + `"]}}`)},
+	}
+	for i, s := range tokens {
+		segs = append(segs, segment{i%2 == 0, at(2 + i), append(binary.BigEndian.AppendUint32(nil, uint32(len(s))), s...)})
+	}
+	n := 2 + len(tokens)
+	segs = append(segs, segment{true, at(n), exampleFrame(t, "Metadata", 12, false, 7)},
+		segment{false, at(n + 1), exampleFrame(t, "Metadata", 12, true, 7)})
+	return connPcap(t, true, nil, segs...)
+}
+
+// TestCheckSASLv0Tokens: kwire check judges the raw SASL tokens of a
+// SaslHandshake v0 login by the rules it judges SaslAuthenticate's
+// messages by (frame.sasl, conn.sasl-exchange): a message of another
+// mechanism than the handshake took, SCRAM nonces that do not chain, too
+// few iterations, an authorization id not the user's. Each finding names
+// the token's packet and the value-JSON path of the part at fault
+// ("value.nonce"), at its byte.
+func TestCheckSASLv0Tokens(t *testing.T) {
+	const (
+		clientFirst = "n,,n=user,r=fyko+d2lbbFgONRv9qkxdawL"
+		serverFirst = "r=fyko+d2lbbFgONRv9qkxdawL3rfcNHYJY1ZVvWVs7j,s=QSXCR+Q6sek8bf92,i=4096"
+		clientFinal = "c=biws,r=fyko+d2lbbFgONRv9qkxdawL3rfcNHYJY1ZVvWVs7j,p=v0X8v3Bz2T0CJGbJQyF0X+HI4Ts="
+		serverFinal = "v=rmF9pqV8S7suAoZWja4dJRkFsKQ="
+	)
+	for _, tc := range []struct {
+		name, mechanism string
+		tokens          []string
+		finding         string // a line kwire check prints
+	}{
+		{"PLAIN after SCRAM was taken", "SCRAM-SHA-256", []string{"\x00user\x00pass", ""},
+			"conn.sasl-exchange error conn 1 request (packet 6) at byte 4 (value): a PLAIN message after SaslHandshake chose SCRAM-SHA-256: Kafka's broker reads it as SCRAM-SHA-256, expected a SCRAM message, found PLAIN client-initial"},
+		{"a server nonce that does not continue the client's", "SCRAM-SHA-512", []string{clientFirst, strings.Replace(serverFirst, "r=fyko", "r=XXXX", 1), strings.Replace(clientFinal, "r=fyko", "r=XXXX", 1), serverFinal},
+			`conn.sasl-exchange error conn 1 response (packet 7) at byte 6 (value.nonce): the server's SCRAM nonce does not continue the client's: the Java client refuses it, expected a nonce starting "fyko+d2lbbFgONRv9qkxdawL", found "XXXX+d2lbbFgONRv9qkxdawL3rfcNHYJY1ZVvWVs7j"`},
+		{"a final message that does not repeat the server's nonce", "SCRAM-SHA-256", []string{clientFirst, serverFirst, strings.Replace(clientFinal, "3rfc", "0000", 1), serverFinal},
+			`conn.sasl-exchange error conn 1 request (packet 8) at byte 13 (value.nonce): SCRAM's final message does not repeat the server's nonce: Kafka's broker refuses it, expected "fyko+d2lbbFgONRv9qkxdawL3rfcNHYJY1ZVvWVs7j", found "fyko+d2lbbFgONRv9qkxdawL0000NHYJY1ZVvWVs7j"`},
+		{"too few iterations", "SCRAM-SHA-256", []string{clientFirst, strings.Replace(serverFirst, "i=4096", "i=1000", 1), clientFinal, serverFinal},
+			"frame.sasl error conn 1 response (packet 7) at byte 70 (value.iterations): SCRAM asks for 1000 iterations: the Java client refuses fewer than 4096, expected at least 4096, found 1000"},
+		{"an authorization id not the user's", "PLAIN", []string{"admin\x00user\x00pass", ""},
+			`frame.sasl error conn 1 request (packet 6) at byte 4 (value.authzid): PLAIN asks for the authorization id "admin", not the user "user": Kafka's broker refuses it, expected no authorization id, or "user", found "admin"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := saslV0Pcap(t, tc.mechanism, tc.tokens)
+			out, errOut, code := runCLI(t, []string{"check", file}, nil)
+			require.Equal(t, 1, code, out+errOut)
+			require.Contains(t, out, tc.finding+"\n")
+			require.Regexp(t, `kwire: check: 1 errors, 0 warnings, 0 notes`, errOut)
 		})
 	}
 }

@@ -1,14 +1,19 @@
 package main
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"net"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/kwire/kwire/codec"
 )
 
 // TestProxyKafkaPythonSASLv0 runs kafka-python through kwire proxy,
@@ -145,4 +150,61 @@ func TestProxyKafkaPythonSASLv0(t *testing.T) {
 			require.Equal(t, handshakes*saslV0Steps(tc.mechanism), tokens, "every login's tokens, each exchange a line:\n%s", out)
 		})
 	}
+}
+
+// TestProxyCheckSASLv0Tokens: kwire proxy --check judges a SaslHandshake
+// v0 login's raw tokens as kwire check judges a capture's: a broker whose
+// SCRAM nonce does not continue the client's is a conn.sasl-exchange
+// finding at the broker's token, and the proxy exits 1 (--fail-on error).
+func TestProxyCheckSASLv0Tokens(t *testing.T) {
+	frame := func(js string) []byte {
+		b, err := codec.Encode(nil, []byte(js), codec.EncodeOptions{})
+		require.NoError(t, err, js)
+		return b
+	}
+	token := func(s string) []byte { return append(binary.BigEndian.AppendUint32(nil, uint32(len(s))), s...) }
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer l.Close()
+	// A broker of KIP-43 whose server-first nonce is not the client's
+	// continued.
+	go func() {
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(20 * time.Second))
+		for _, answer := range [][]byte{
+			frame(`{"direction":"response","apiKey":17,"apiVersion":0,"header":{"correlationId":1},"body":{"errorCode":0,"mechanisms":["SCRAM-SHA-256"]}}`),
+			token("r=XXXXclientnonce0server,s=QSXCR+Q6sek8bf92,i=4096"),
+			token("v=rmF9pqV8S7suAoZWja4dJRkFsKQ="),
+		} {
+			if _, err := readSized(c); err != nil {
+				return
+			}
+			c.Write(answer)
+		}
+		readSized(c) // until the client closes
+	}()
+	p := startProxyCLI(t, "--upstream", l.Addr().String(), "--listen", "127.0.0.1:0", "--decode-cpu", "0", "--format", "ndjson", "--check")
+	c, err := net.DialTimeout("tcp", p.addr, 5*time.Second)
+	require.NoError(t, err)
+	c.SetDeadline(time.Now().Add(20 * time.Second))
+	for _, req := range [][]byte{
+		frame(`{"direction":"request","apiKey":17,"apiVersion":0,"header":{"correlationId":1,"clientId":"old-client"},"body":{"mechanism":"SCRAM-SHA-256"}}`),
+		token("n,,n=user,r=clientnonce"),
+		token("c=biws,r=XXXXclientnonce0server,p=v0X8v3Bz2T0CJGbJQyF0X+HI4Ts="),
+	} {
+		_, err := c.Write(req)
+		require.NoError(t, err)
+		_, err = readSized(c)
+		require.NoError(t, err)
+	}
+	c.Close()
+	out, errOut, code := p.stopStatus(t)
+	require.Equal(t, 1, code, errOut)
+	require.Contains(t, errOut, `kwire: check: conn.sasl-exchange error conn 1 response at byte 6 (value.nonce): the server's SCRAM nonce does not continue the client's: the Java client refuses it, expected a nonce starting "clientnonce", found "XXXXclientnonce0server"`)
+	require.Contains(t, errOut, "kwire: check: 1 errors, 0 warnings, 0 notes")
+	require.Equal(t, 2, strings.Count(out, `"saslToken":true`), out)
 }

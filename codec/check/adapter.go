@@ -464,22 +464,7 @@ func (r *reader) body(f *codec.Frame, ff *frameFacts) {
 		if ab == nil || len(ab.Children) == 0 {
 			return
 		}
-		s := &ff.SASL
-		s.At = ab.Start
-		for _, c := range ab.Children {
-			text := string(c.Raw)
-			if c.Kind == schema.Int32 {
-				text = itoa(int(c.Int))
-			}
-			switch c.Name {
-			case "mechanism":
-				s.Mechanism = text
-			case "message":
-				s.Kind = text
-			default:
-				s.Parts = append(s.Parts, saslPart{Name: c.Name, Text: text, At: c.Start})
-			}
-		}
+		saslFactsOf(&ff.SASL, ab, "body.authBytes")
 	case schema.KeyApiVersions:
 		if !f.Response {
 			return
@@ -489,6 +474,41 @@ func (r *reader) body(f *codec.Frame, ff *frameFacts) {
 				Lo: int16(intOf(k.Get("minVersion"))), Hi: int16(intOf(k.Get("maxVersion")))})
 		}
 	}
+}
+
+// saslFactsOf reads into s the SASL message the codec read at n (its
+// children: mechanism, message, then the parts), at value-JSON path.
+func saslFactsOf(s *saslFacts, n *tree.Node, path string) {
+	s.At, s.Path = n.Start, path
+	for _, c := range n.Children {
+		text := string(c.Raw)
+		if c.Kind == schema.Int32 {
+			text = itoa(int(c.Int))
+		}
+		switch c.Name {
+		case "mechanism":
+			s.Mechanism = text
+		case "message":
+			s.Kind = text
+		default:
+			s.Parts = append(s.Parts, saslPart{Name: c.Name, Text: text, At: c.Start})
+		}
+	}
+}
+
+// readToken reads a raw SASL token (Exchange.SASLToken) into ff: its
+// size, and the SASL message the codec reads in it, if any. A token is no
+// Kafka frame, so nothing else of it is judged.
+func (r *reader) readToken(b []byte, response bool, ff *frameFacts) {
+	*ff = frameFacts{Present: true, Response: response, Len: len(b), APIKey: -1, Version: -1}
+	if s, ok := wire.SizePrefix(b); ok {
+		ff.Size = s
+	}
+	f, err := r.dec.Decode(b, codec.Options{Data: "sasl", Limits: r.limits})
+	if err != nil || f == nil || f.Body == nil || len(f.Body.Children) == 0 {
+		return
+	}
+	saslFactsOf(&ff.SASL, f.Body, "value")
 }
 
 // eachPart calls fn for every partition element of topics[].parts[] in

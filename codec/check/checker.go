@@ -86,6 +86,12 @@ func (c *Checker) Add(an *Analysis) []Finding {
 		c.lost += a.x.Gaps - cs.gaps
 		cs.gaps = a.x.Gaps
 	}
+	if a.x.SASLToken {
+		// Raw SASL tokens: no Kafka frames, but a step of the SASL
+		// exchange the handshake began.
+		c.saslExchange(a, cs)
+		return c.out
+	}
 	c.connRules(a, cs)
 	c.conversation(a, cs)
 	return c.out
@@ -262,8 +268,9 @@ func (c *Checker) connRules(a *analysis, cs *connState) {
 	c.learn(a, cs)
 }
 
-// saslExchange applies conn.sasl-exchange to a SaslAuthenticate: its
-// message is of the mechanism SaslHandshake chose (one kwire reads), and
+// saslExchange applies conn.sasl-exchange to a SaslAuthenticate, or a raw
+// SASL token after a SaslHandshake v0: its message is of the mechanism
+// SaslHandshake chose (one kwire reads), and
 // SCRAM's nonces chain, the server's first continuing the client's, the
 // client's final repeating the server's.
 func (c *Checker) saslExchange(a *analysis, cs *connState) {
@@ -274,7 +281,7 @@ func (c *Checker) saslExchange(a *analysis, cs *connState) {
 	}
 	q, r := &a.req.SASL, &a.rsp.SASL
 	if want := saslFamily(cs.mechanism); want != "" && q.Mechanism != "" && q.Mechanism != want {
-		c.add(ConnSASLExchange, a.at(Request, q.At, 0, "body.authBytes"), "a "+q.Mechanism+" message after SaslHandshake chose "+cs.mechanism+": Kafka's broker reads it as "+cs.mechanism,
+		c.add(ConnSASLExchange, a.at(Request, q.At, 0, q.Path), "a "+q.Mechanism+" message after SaslHandshake chose "+cs.mechanism+": Kafka's broker reads it as "+cs.mechanism,
 			"a "+want+" message", q.Mechanism+" "+q.Kind)
 		return
 	}
@@ -287,14 +294,14 @@ func (c *Checker) saslExchange(a *analysis, cs *connState) {
 		cs.serverNonce = ""
 	case "client-final":
 		if n, at, _ := q.part("nonce"); cs.serverNonce != "" && n != cs.serverNonce {
-			c.add(ConnSASLExchange, a.at(Request, at, 0, "body.authBytes.nonce"), "SCRAM's final message does not repeat the server's nonce: Kafka's broker refuses it",
+			c.add(ConnSASLExchange, a.at(Request, at, 0, q.Path+".nonce"), "SCRAM's final message does not repeat the server's nonce: Kafka's broker refuses it",
 				strconv.Quote(cs.serverNonce), strconv.Quote(n))
 		}
 	}
 	if r.Kind == "server-first" && cs.clientNonce != "" {
 		n, at, _ := r.part("nonce")
 		if !strings.HasPrefix(n, cs.clientNonce) {
-			c.add(ConnSASLExchange, a.at(Response, at, 0, "body.authBytes.nonce"), "the server's SCRAM nonce does not continue the client's: the Java client refuses it",
+			c.add(ConnSASLExchange, a.at(Response, at, 0, r.Path+".nonce"), "the server's SCRAM nonce does not continue the client's: the Java client refuses it",
 				"a nonce starting "+strconv.Quote(cs.clientNonce), strconv.Quote(n))
 		}
 		cs.serverNonce = n

@@ -31,6 +31,20 @@ func (z *Analyzer) Analyze(x *Exchange) *Analysis {
 	z.r.limits = z.Limits
 	a.x = *x
 	a.key, a.ver = -1, -1
+	if x.SASLToken {
+		for _, side := range [...]struct {
+			b    []byte
+			s    Side
+			resp bool
+			ff   *frameFacts
+		}{{x.Request, Request, false, &a.req}, {x.Response, Response, true, &a.rsp}} {
+			if side.b != nil {
+				z.r.readToken(side.b, side.resp, side.ff)
+				a.saslMessage(side.s, &side.ff.SASL)
+			}
+		}
+		return an
+	}
 	if x.Request != nil {
 		z.r.readFrame(x.Request, false, 0, 0, &a.req)
 		if len(x.Request) >= 8 {
@@ -67,7 +81,7 @@ func (a *analysis) where(side Side) Where {
 	switch side {
 	case Request:
 		w.Packet, w.Frame = a.x.RequestPacket, a.x.RequestFrame
-		if a.req.Present && len(a.x.Request) >= 12 {
+		if a.req.Present && len(a.x.Request) >= 12 && !a.x.SASLToken {
 			w.Correlation, w.HasCorr = a.req.Corr, true
 			if !a.req.Known {
 				w.Correlation = int32(uint32(a.x.Request[8])<<24 | uint32(a.x.Request[9])<<16 | uint32(a.x.Request[10])<<8 | uint32(a.x.Request[11]))
@@ -75,7 +89,7 @@ func (a *analysis) where(side Side) Where {
 		}
 	case Response:
 		w.Packet, w.Frame = a.x.ResponsePacket, a.x.ResponseFrame
-		if len(a.x.Response) >= 8 {
+		if len(a.x.Response) >= 8 && !a.x.SASLToken {
 			w.Correlation = int32(uint32(a.x.Response[4])<<24 | uint32(a.x.Response[5])<<16 | uint32(a.x.Response[6])<<8 | uint32(a.x.Response[7]))
 			w.HasCorr = true
 		}
@@ -196,11 +210,12 @@ func (a *analysis) frameRules(side Side, ff *frameFacts) {
 	a.saslMessage(side, &ff.SASL)
 }
 
-// saslMessage applies frame.sasl to a SaslAuthenticate's SASL message.
+// saslMessage applies frame.sasl to a SASL message: SaslAuthenticate's,
+// or a raw token's.
 func (a *analysis) saslMessage(side Side, s *saslFacts) {
 	at := func(name string) Where {
 		_, off, _ := s.part(name)
-		return a.at(side, off, 0, "body.authBytes."+name)
+		return a.at(side, off, 0, s.Path+"."+name)
 	}
 	switch s.Mechanism + " " + s.Kind {
 	case "PLAIN client-initial", "SCRAM client-first":

@@ -42,6 +42,12 @@ type Exchange struct {
 	// ReusedCorrelation marks a request whose correlation id was that of
 	// a request of its connection still waiting.
 	ReusedCorrelation bool
+	// SASLToken marks raw SASL tokens, which a client and broker exchange
+	// after a SaslHandshake v0 (KIP-43): Request is the client's token and
+	// Response the broker's answer, each its 4-byte size then the token,
+	// with no Kafka header. Only the SASL rules read them (frame.sasl,
+	// conn.sasl-exchange), as they read SaslAuthenticate's authBytes.
+	SASLToken bool
 	// Gaps counts the bytes lost from the connection's capture so far,
 	// or the connection's exchanges a proxy skipped so far (any loss
 	// makes an unanswered request, a stray response or the connection's
@@ -124,11 +130,13 @@ type frameFacts struct {
 	Txns   []txnFacts // AddPartitionsToTxn v4+: one per transaction
 }
 
-// saslFacts is what a SaslAuthenticate's authBytes said when the codec
-// read them as a SASL message (Mechanism empty: it did not).
+// saslFacts is what a SaslAuthenticate's authBytes, or a raw SASL
+// token, said when the codec read them as a SASL message (Mechanism
+// empty: it did not).
 type saslFacts struct {
 	Mechanism, Kind string
-	At              int // authBytes' offset in the frame
+	At              int    // the message's offset in the frame
+	Path            string // its value-JSON path: "body.authBytes", or a raw token's "value"
 	Parts           []saslPart
 }
 

@@ -145,7 +145,7 @@ var (
 	ConnSASL = &Rule{"conn.sasl", LevelConnection, Error,
 		"On a SASL listener, SaslHandshake and SaslAuthenticate come before any API but ApiVersions."}
 	ConnSASLExchange = &Rule{"conn.sasl-exchange", LevelConnection, Error,
-		"SaslAuthenticate speaks the mechanism SaslHandshake chose, and SCRAM's nonces chain from message to message."}
+		"SaslAuthenticate (or a raw token after SaslHandshake v0) speaks the mechanism SaslHandshake chose, and SCRAM's nonces chain from message to message."}
 	ConnRetryVersion = &Rule{"conn.retry-version", LevelConnection, Error,
 		"After UNSUPPORTED_VERSION, a client does not send the same API at the same version again."}
 

@@ -50,7 +50,8 @@ func (v *Conv) conn(c *capture.Conn) *check.Conn {
 // the bytes lost allow (Exchange.Gaps).
 func (v *Conv) Exchange(x *capture.Exchange) check.Exchange {
 	cx := check.Exchange{Conn: v.conn(x.Conn), NoResponseExpected: x.NoResponseExpected, Evicted: x.Evicted, ConnClosed: x.ConnClosed,
-		Overtook: x.Overtook, Overtaken: x.Overtaken, OvertakenBy: x.OvertakenBy, ReusedCorrelation: x.ReusedCorrelation, Gaps: x.Conn.Gaps}
+		Overtook: x.Overtook, Overtaken: x.Overtaken, OvertakenBy: x.OvertakenBy, ReusedCorrelation: x.ReusedCorrelation, Gaps: x.Conn.Gaps,
+		SASLToken: x.SASLToken}
 	cut := false
 	if f := x.Request; f != nil {
 		if f.Missing > 0 {

@@ -42,9 +42,6 @@ func checkCapture(res *capture.Result) (per [][]byte, end []byte) {
 	ck := check.NewChecker()
 	per = make([][]byte, n)
 	for _, i := range order {
-		if res.Exchanges[i].SASLToken { // raw SASL tokens: no frames the rules read
-			continue
-		}
 		cx := conv.Exchange(res.Exchanges[i])
 		per[i] = appendFindings(nil, ck.Add(z.Analyze(&cx)))
 	}
