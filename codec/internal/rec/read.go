@@ -767,9 +767,11 @@ func Framing(b []byte) (whole int, cut bool, err error) {
 
 // innerShift is what turns the offsets stored in the messages of a magic 1
 // wrapper's set (relative, the first 0) into absolute ones: the wrapper
-// carries the absolute offset of the set's last message.
+// carries the absolute offset of the set's last message. A wrapper offset
+// of 0 says none (a producer's, as librdkafka's and kafka-python's write
+// it; Kafka reads the inner offsets as they are then, as this does).
 func innerShift(b []byte, start, end int, w *msgParse) int64 {
-	if w == nil || w.magic != 1 {
+	if w == nil || w.magic != 1 || w.offset == 0 {
 		return 0
 	}
 	last, found := int64(0), false

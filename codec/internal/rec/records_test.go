@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"hash/crc32"
+	"slices"
 	"strings"
 	"testing"
 
@@ -328,6 +329,29 @@ func withOffset(m []byte, off int64) []byte {
 	m = append([]byte(nil), m...)
 	binary.BigEndian.PutUint64(m, uint64(off))
 	return m
+}
+
+// TestWrapperOffsetZero: a magic 1 wrapper whose offset is 0, as
+// librdkafka's older producers and kafka-python 2.0 write one in a
+// Produce request, gives its inner messages no absolute offsets: Kafka
+// reads their relative offsets as they are (AbstractLegacyRecordBatch's
+// DeepRecordsIterator), and so does kwire, where the last inner offset
+// taken from 0 read -2, -1, 0 for three messages.
+func TestWrapperOffsetZero(t *testing.T) {
+	inner := append(append(withOffset(msgV1, 0), withOffset(msgV1, 1)...), withOffset(msgV1, 2)...)
+	p := wrapMessages(t, 1, CodecGzip, 0, 1700000000005, inner)
+	res, js := roundTrip(t, p, true)
+	var offs []int64
+	for _, ri := range res.Records[1:] {
+		offs = append(offs, ri.Offset)
+	}
+	if !slices.Equal(offs, []int64{0, 1, 2}) {
+		t.Fatalf("offsets %v, want 0 1 2", offs)
+	}
+	if bytes.Contains(js, []byte("absoluteOffset")) || !bytes.Contains(js, []byte(`"messages":[{"offset":0,"magic":1,`)) {
+		t.Fatalf("json %s", js)
+	}
+	compareKgo(t, res, p)
 }
 
 func TestMessageSetGzipWrapped(t *testing.T) {
