@@ -68,6 +68,10 @@ func FuzzRelay(f *testing.F) {
 	f.Add(frameOf(f, schema.KeyApiVersions, 3, false), frameOf(f, schema.KeyApiVersions, 3, true))
 	hs := frameOf(f, schema.KeySaslHandshake, 0, false)
 	f.Add(append(hs, 0, 0, 0, 6, 0, 'u', 0, 'p', 'w', 'd'), append(frameOf(f, schema.KeySaslHandshake, 0, true), 0, 0, 0, 0))
+	// A SCRAM login's raw tokens, two each way (token exchanges queued).
+	tok := func(s string) []byte { return append(binary.BigEndian.AppendUint32(nil, uint32(len(s))), s...) }
+	f.Add(append(append(append([]byte(nil), hs...), tok("n,,n=user,r=abc")...), tok("c=biws,r=abcdef,p=eA==")...),
+		append(append(frameOf(f, schema.KeySaslHandshake, 0, true), tok("r=abcdef,s=c2FsdA==,i=4096")...), tok("v=dg==")...))
 	f.Add([]byte("GET / HTTP/1.1\r\n\r\n"), []byte{})
 	f.Add([]byte{0, 0, 0, 3, 1, 2, 3}, []byte{0, 0, 0, 2, 0, 0})
 	f.Add([]byte{0x7f, 0xff, 0xff, 0xff}, []byte{0xff, 0xff, 0xff, 0xff})
