@@ -81,21 +81,14 @@ func TestProxyKafkaPythonSASLv0(t *testing.T) {
 			var nonce string
 			for _, s := range strings.Split(strings.TrimSpace(out), "\n") {
 				var l struct {
-					APIKey     int             `json:"apiKey"`
-					APIName    string          `json:"apiName"`
-					Corr       int             `json:"correlationId"`
-					Paired     bool            `json:"paired"`
-					SASLToken  bool            `json:"saslToken"`
-					Request    json.RawMessage `json:"request"`
-					Response   json.RawMessage `json:"response"`
-					ReqErr     string          `json:"requestError"`
-					RspErr     string          `json:"responseError"`
-					Redacted   []string        `json:"redacted"`
-					ConnClosed bool            `json:"connClosed"`
+					pcapLine
+					APIKey    int      `json:"apiKey"`
+					SASLToken bool     `json:"saslToken"`
+					Redacted  []string `json:"redacted"`
 				}
 				require.NoError(t, json.Unmarshal([]byte(s), &l), s)
-				require.Empty(t, l.ReqErr, s)
-				require.Empty(t, l.RspErr, s)
+				require.Empty(t, l.RequestError, s)
+				require.Empty(t, l.ResponseError, s)
 				if l.APIName == "SaslHandshake" {
 					handshakes++
 				}
@@ -105,7 +98,7 @@ func TestProxyKafkaPythonSASLv0(t *testing.T) {
 				}
 				tokens++
 				require.True(t, l.Paired, s)
-				require.Equal(t, [2]int{-1, -1}, [2]int{l.APIKey, l.Corr}, s)
+				require.Equal(t, [2]int{-1, -1}, [2]int{l.APIKey, int(l.CorrelationID)}, s)
 				require.NotContains(t, s, `"apiName"`)
 				var req, rsp struct {
 					Data  string          `json:"data"`

@@ -42,17 +42,7 @@ func FuzzCheck(f *testing.F) {
 	}
 	limits := Limits{MaxNodes: hostile.FuzzMaxNodes, MaxDecompressed: hostile.FuzzMaxDecompressed}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		var frames [][]byte
-		rest := b
-		for len(rest) > 0 {
-			fr, r, ok := wire.SplitFrame(rest, len(b))
-			if !ok {
-				frames = append(frames, rest)
-				break
-			}
-			frames = append(frames, fr)
-			rest = r
-		}
+		frames := splitFrames(b)
 		var fs []Finding
 		got := hostile.Allocated(func() { fs = CheckLimits(FromFramesLimits(frames, limits), limits) })
 		runtime.KeepAlive(fs)
@@ -66,4 +56,19 @@ func FuzzCheck(f *testing.F) {
 			fs[i].AppendJSON(fs[i].AppendText(nil))
 		}
 	})
+}
+
+// splitFrames cuts b into frames by their size prefixes, the bytes after
+// the last whole one (if any) a frame of their own.
+func splitFrames(b []byte) [][]byte {
+	var frames [][]byte
+	for rest := b; len(rest) > 0; {
+		fr, r, ok := wire.SplitFrame(rest, len(b))
+		if !ok {
+			return append(frames, rest)
+		}
+		frames = append(frames, fr)
+		rest = r
+	}
+	return frames
 }

@@ -7,7 +7,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kwire/kwire/codec"
-	"github.com/kwire/kwire/codec/wire"
 	"github.com/kwire/kwire/internal/hostile"
 )
 
@@ -100,16 +99,7 @@ func FuzzCheckSASLTokens(f *testing.F) {
 		mech := mechanisms[int(b[0])%len(mechanisms)]
 		req := binary.BigEndian.AppendUint32(nil, uint32(len(hsReq)-4+len(mech)-len("PLAIN")))
 		req = append(append(append(req, hsReq[4:len(hsReq)-7]...), byte(len(mech)>>8), byte(len(mech))), mech...)
-		var tokens [][]byte
-		for rest := b[1:]; len(rest) > 0; {
-			fr, r, ok := wire.SplitFrame(rest, len(b))
-			if !ok {
-				tokens = append(tokens, rest)
-				break
-			}
-			tokens = append(tokens, fr)
-			rest = r
-		}
+		tokens := splitFrames(b[1:])
 		conn := &Conn{ID: 1, FromStart: true}
 		c := NewChecker()
 		z := Analyzer{Limits: limits}
