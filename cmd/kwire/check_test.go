@@ -579,17 +579,9 @@ func TestCheckCaptureUnreadableFrameAtStart(t *testing.T) {
 		})
 	}
 
-	// SaslHandshake v0, then a PLAIN token and the broker's empty answer,
-	// raw, then Metadata.
-	token := binary.BigEndian.AppendUint32(nil, 10)
-	token = append(token, "\x00user\x00pass"...)
-	file := connPcap(t, true, nil,
-		segment{true, 0, exampleFrame(t, "SaslHandshake", 0, false, 1)},
-		segment{false, time.Millisecond, exampleFrame(t, "SaslHandshake", 0, true, 1)},
-		segment{true, 2 * time.Millisecond, token},
-		segment{false, 3 * time.Millisecond, []byte{0, 0, 0, 0}},
-		segment{true, 4 * time.Millisecond, md},
-		segment{false, 5 * time.Millisecond, exampleFrame(t, "Metadata", 12, true, 7)})
+	// SaslHandshake v0 (PLAIN), then a PLAIN token and the broker's empty
+	// answer, raw, then Metadata.
+	file := saslV0Pcap(t, "PLAIN", []string{"\x00user\x00pass", ""})
 	out, errOut, code := runCLI(t, []string{"check", "--fail-on", "warning", file}, nil)
 	require.Equal(t, 0, code, out+errOut)
 	require.NotContains(t, out, "frame.api")

@@ -228,11 +228,22 @@ func (a *analysis) saslMessage(side Side, s *saslFacts) {
 		if f, _, _ := s.part("channelBindingFlag"); s.Mechanism == "SCRAM" && f != "n" {
 			a.add(FrameSASL, at("channelBindingFlag"), "SCRAM's first message asks for channel binding, which Kafka's broker does not read", `"n"`, strconv.Quote(f))
 		}
+		if s.Mechanism == "SCRAM" && !scramNameEscaped(u) {
+			a.add(FrameSASL, at("username"), "SCRAM's username holds an '=' that escapes neither ',' (=2C) nor '=' (=3D): Kafka's broker refuses it",
+				"',' written =2C and '=' written =3D", strconv.Quote(u))
+		}
 	case "SCRAM server-first":
 		if it, _, _ := s.part("iterations"); atoi(it) < 4096 {
 			a.add(FrameSASL, at("iterations"), "SCRAM asks for "+it+" iterations: the Java client refuses fewer than 4096", "at least 4096", it)
 		}
 	}
+}
+
+// scramNameEscaped reports whether a SCRAM saslname uses '=' only in RFC
+// 5802's escapes, as Kafka's ScramFormatter.username reads it: "=2C"
+// turned into ',' first, then no '=' left but in "=3D".
+func scramNameEscaped(name string) bool {
+	return !strings.Contains(strings.ReplaceAll(strings.ReplaceAll(name, "=2C", ","), "=3D", ""), "=")
 }
 
 // versionUnknown is the exchange's API when its request's version is

@@ -70,6 +70,16 @@ func TestSASLTokens(t *testing.T) {
 	require.Equal(t, ConnSASLExchange, fs[1].Rule)
 	require.Equal(t, Where{Conn: 1, Side: Response, Packet: 4, HasOffset: true, Offset: 6, Path: "value.nonce"}, fs[1].Where)
 	require.Equal(t, `"other"`, fs[1].Found)
+
+	// A username's ',' and '=' are written =2C and =3D; any other '='
+	// Kafka refuses.
+	require.Empty(t, judged(login("SCRAM-SHA-256", "n,,n=a=2Cb=3Dc,r=abc", "r=abcdef,s=c2FsdA==,i=4096")))
+	fs = judged(login("SCRAM-SHA-256", "n,,n=us=er,r=abc", "r=abcdef,s=c2FsdA==,i=4096"))
+	require.Len(t, fs, 1, "%v", fs)
+	require.Equal(t, FrameSASL, fs[0].Rule)
+	require.Equal(t, Where{Conn: 1, Side: Request, Packet: 3, HasOffset: true, Offset: 9, Path: "value.username"}, fs[0].Where)
+	require.Equal(t, `"us=er"`, fs[0].Found)
+	require.Len(t, judged(login("SCRAM-SHA-256", "n,,n=a=3=2CD,r=abc", "r=abcdef,s=c2FsdA==,i=4096")), 1, "=2C read first, as Kafka reads it, leaves =3,D")
 }
 
 // FuzzCheckSASLTokens: a SaslHandshake v0 (its mechanism chosen by the
