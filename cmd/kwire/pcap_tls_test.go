@@ -503,7 +503,7 @@ var tlsAPIs = []string{"ApiVersions", "Metadata", "Produce", "Fetch", "FindCoord
 
 // TestCaptureTLSRealClients captures franz-go clients producing to and
 // consuming from a kfake broker over TLS, on loopback, with the sessions'
-// key log, in TLS 1.3 and in TLS 1.2 with each AEAD suite; then kwire
+// key log, in TLS 1.3 and in TLS 1.2 with each AEAD suite and a CBC one; then kwire
 // pcap and kwire check read the capture: with the key log (--tls-keylog,
 // or its secrets injected in the pcapng by editcap) as a plaintext
 // capture, its lines naming the TLS version and suite; without it, or
@@ -534,6 +534,9 @@ func TestCaptureTLSRealClients(t *testing.T) {
 		{"TLS12_AES128GCM", tls12(tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256), false, false, "TLS 1.2 TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"},
 		{"TLS12_AES256GCM", tls12(tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384), false, false, "TLS 1.2 TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384"},
 		{"TLS12_CHACHA20", tls12(tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256), false, false, "TLS 1.2 TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256"},
+		// A CBC suite (HMAC-SHA-1, then padding, then AES-256-CBC), which
+		// Go's broker side still takes by default.
+		{"TLS12_AES256CBC", tls12(tls.TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA), false, false, "TLS 1.2 TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA"},
 		// Go has no setting for TLS 1.3's suites: ChaCha20 is had from Go
 		// peers that believe the CPU has no AES (runTLSChild), and
 		// AES-256-GCM only from another TLS stack (opensslDialer).

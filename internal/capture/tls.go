@@ -2,9 +2,12 @@ package capture
 
 import (
 	"bytes"
+	"crypto/aes"
 	"crypto/cipher"
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/binary"
+	"hash"
 	"strconv"
 	"time"
 )
@@ -40,9 +43,9 @@ type tlsConn struct {
 	version   uint16
 	suite     *tlsSuite
 	sec       *tlsSecrets
-	aead12    [2]cipher.AEAD // TLS 1.2's keys, by half index
-	iv12      [2][]byte
-	decrypted bool // some application data was
+	keys12    [2]keys12 // TLS 1.2's keys, by half index
+	etm       bool      // the server took encrypt-then-MAC (RFC 7366)
+	decrypted bool      // some application data was
 	// TLS 1.2 resumption: the session id the client offered and the one
 	// the server answered (the same: a resumption), the ticket the client
 	// offered (its SHA-256), and the one the server issued (its key in
@@ -65,6 +68,10 @@ type tlsHalf struct {
 	enc      bool   // its records are encrypted
 	aead     cipher.AEAD
 	iv       []byte
+	block    cipher.Block // TLS 1.2 CBC suites: the cipher
+	cbc      cipher.BlockMode
+	mac      hash.Hash // and the HMAC, keyed
+	sum      []byte    // the MAC reckoned
 	seq      uint64
 	phase    int    // TLS 1.3: -1 no keys yet, 0 handshake, 1 first traffic secret, 2 and on after key updates
 	secret   []byte // TLS 1.3: phase's secret
@@ -157,7 +164,11 @@ func (h *half) tlsRecord(r []byte, t time.Time, pkt int) {
 			// before its ServerHello), and it changes nothing.
 			if s.version == tls12 && h.tlsKeys(true) {
 				i := h.idx
-				x.enc, x.aead, x.iv, x.seq = true, s.aead12[i], s.iv12[i], 0
+				k := &s.keys12[i]
+				x.enc, x.aead, x.iv, x.block, x.cbc, x.seq = true, k.aead, k.iv, k.block, nil, 0
+				if k.block != nil {
+					x.mac = hmac.New(s.suite.macHash(), k.mac)
+				}
 			}
 			return
 		case r[0] == 21:
@@ -346,8 +357,11 @@ func (h *half) serverHello(m []byte) {
 			if len(ext) < 4+l {
 				break
 			}
-			if typ == 43 && l == 2 { // supported_versions: the version chosen
+			switch {
+			case typ == 43 && l == 2: // supported_versions: the version chosen
 				version = binary.BigEndian.Uint16(ext[4:])
+			case typ == 22: // encrypt_then_mac
+				s.etm = true
 			}
 			ext = ext[4+l:]
 		}
@@ -370,7 +384,10 @@ func (h *half) tlsReady(id uint16) {
 		h.tlsDrop("TLS: %s, which kwire does not decrypt (TLS 1.2 and 1.3 it does): encrypted, not decoded", name)
 		return
 	case s.suite == nil:
-		h.tlsDrop("TLS: %s with cipher suite %s, which kwire does not decrypt (it decrypts the AES-GCM and ChaCha20-Poly1305 suites): encrypted, not decoded", name, suiteName(id))
+		h.tlsDrop("TLS: %s with cipher suite %s, which kwire does not decrypt (it decrypts the AES-GCM, ChaCha20-Poly1305 and TLS 1.2 AES-CBC suites): encrypted, not decoded", name, suiteName(id))
+		return
+	case s.suite.mac > 0 && s.etm:
+		h.tlsDrop("TLS: %s with cipher suite %s and encrypt-then-MAC (RFC 7366), which kwire does not decrypt (it decrypts CBC suites that MAC, then encrypt, as Java and Go do): encrypted, not decoded", name, suiteName(id))
 		return
 	}
 	h.tlsKeys(false)
@@ -401,7 +418,7 @@ func (h *half) tlsKeys(late bool) bool {
 	s.sec, s.wait = sec, false
 	if s.version == tls12 {
 		ci, si := s.clientIdx, 1-s.clientIdx
-		s.aead12[ci], s.aead12[si], s.iv12[ci], s.iv12[si] = s.suite.keys12(sec.master, s.cr, s.sr)
+		s.keys12[ci], s.keys12[si] = s.suite.keys12(sec.master, s.cr, s.sr)
 		// The sessions that resume this one have no line of their own in
 		// a key log (Go's client writes none): they are known by its id
 		// and its ticket.
@@ -545,6 +562,8 @@ func (h *half) tlsLost(n int64) {
 	at := x.off
 	x.off += n
 	if !x.s.decrypted || !x.enc || x.aead == nil {
+		// (A CBC suite's records, padded, tell no plaintext length to
+		// look for them by: its direction ends here too.)
 		h.tlsFailLost(n, "%d bytes lost at stream offset %d", n, at)
 		return
 	}
@@ -687,6 +706,9 @@ func (x *tlsHalf) handshakeUnread() bool {
 
 // openAt decrypts record r as the one numbered seq.
 func (x *tlsHalf) openAt(r []byte, seq uint64) (byte, []byte, bool) {
+	if x.block != nil {
+		return x.openCBC(r, seq)
+	}
 	if x.aead == nil {
 		return 0, nil, false
 	}
@@ -727,6 +749,49 @@ func (x *tlsHalf) openAt(r []byte, seq uint64) (byte, []byte, bool) {
 	}
 	x.plain = pt
 	return r[0], pt, true
+}
+
+// openCBC decrypts TLS 1.2 CBC record r as the one numbered seq (RFC
+// 5246, 6.2.3.2): its IV, then the content, its MAC and padding,
+// encrypted. The padding and the MAC (over the sequence number, the
+// header and the content) are checked: a record that does not open is
+// not read.
+func (x *tlsHalf) openCBC(r []byte, seq uint64) (byte, []byte, bool) {
+	body, ml := r[5:], x.s.suite.mac
+	if len(body)%aes.BlockSize != 0 || len(body) < aes.BlockSize+ml+1 {
+		return 0, nil, false
+	}
+	pt := append(x.plain[:0], body[aes.BlockSize:]...)
+	iv := body[:aes.BlockSize]
+	if s, ok := x.cbc.(interface{ SetIV([]byte) }); ok {
+		s.SetIV(iv) // the decrypter is made once, not once a record
+	} else {
+		x.cbc = cipher.NewCBCDecrypter(x.block, iv)
+	}
+	x.cbc.CryptBlocks(pt, pt)
+	x.plain = pt
+	pad := int(pt[len(pt)-1])
+	if pad+1+ml > len(pt) {
+		return 0, nil, false
+	}
+	for _, b := range pt[len(pt)-1-pad:] {
+		if int(b) != pad {
+			return 0, nil, false
+		}
+	}
+	pt = pt[:len(pt)-1-pad]
+	content, mac := pt[:len(pt)-ml], pt[len(pt)-ml:]
+	hdr := binary.BigEndian.AppendUint64(x.aad[:0], seq)
+	hdr = append(hdr, r[:3]...)
+	hdr = binary.BigEndian.AppendUint16(hdr, uint16(len(content)))
+	x.mac.Reset()
+	x.mac.Write(hdr)
+	x.mac.Write(content)
+	x.sum = x.mac.Sum(x.sum[:0])
+	if !hmac.Equal(x.sum, mac) {
+		return 0, nil, false
+	}
+	return r[0], content, true
 }
 
 // seqNonce is the IV with the record's sequence number XORed into its

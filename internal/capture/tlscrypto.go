@@ -5,6 +5,7 @@ import (
 	"crypto/cipher"
 	"crypto/hkdf"
 	"crypto/hmac"
+	"crypto/sha1"
 	"crypto/sha256"
 	"crypto/sha512"
 	"encoding/binary"
@@ -16,30 +17,55 @@ import (
 
 // tlsSuite is a cipher suite kwire decrypts: the AEAD ones, which are
 // what TLS 1.3 allows and what TLS 1.2 clients and brokers negotiate
-// today. (CBC suites, with their MAC and padding, are said and left.)
+// today, and TLS 1.2's AES-CBC ones (MAC, then encrypt), which older
+// configurations and Java's lists still offer.
 type tlsSuite struct {
 	id     uint16
 	name   string
 	key    int  // key bytes
 	sha384 bool // the PRF's or HKDF's hash is SHA-384, else SHA-256
 	chacha bool // ChaCha20-Poly1305, else AES-GCM
+	mac    int  // a CBC suite's HMAC: SHA-1 (20), SHA-256 (32) or SHA-384 (48); 0 for an AEAD suite
 }
 
+// The MAC sizes of the CBC suites, which name their hashes.
+const (
+	macSHA1   = 20
+	macSHA256 = 32
+	macSHA384 = 48
+)
+
 var tlsSuites = [...]tlsSuite{
-	{0x1301, "TLS_AES_128_GCM_SHA256", 16, false, false},
-	{0x1302, "TLS_AES_256_GCM_SHA384", 32, true, false},
-	{0x1303, "TLS_CHACHA20_POLY1305_SHA256", 32, false, true},
-	{0xc02b, "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", 16, false, false},
-	{0xc02f, "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", 16, false, false},
-	{0xc02c, "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384", 32, true, false},
-	{0xc030, "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384", 32, true, false},
-	{0x009c, "TLS_RSA_WITH_AES_128_GCM_SHA256", 16, false, false},
-	{0x009d, "TLS_RSA_WITH_AES_256_GCM_SHA384", 32, true, false},
-	{0x009e, "TLS_DHE_RSA_WITH_AES_128_GCM_SHA256", 16, false, false},
-	{0x009f, "TLS_DHE_RSA_WITH_AES_256_GCM_SHA384", 32, true, false},
-	{0xcca8, "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256", 32, false, true},
-	{0xcca9, "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256", 32, false, true},
-	{0xccaa, "TLS_DHE_RSA_WITH_CHACHA20_POLY1305_SHA256", 32, false, true},
+	{0x1301, "TLS_AES_128_GCM_SHA256", 16, false, false, 0},
+	{0x1302, "TLS_AES_256_GCM_SHA384", 32, true, false, 0},
+	{0x1303, "TLS_CHACHA20_POLY1305_SHA256", 32, false, true, 0},
+	{0xc02b, "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", 16, false, false, 0},
+	{0xc02f, "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", 16, false, false, 0},
+	{0xc02c, "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384", 32, true, false, 0},
+	{0xc030, "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384", 32, true, false, 0},
+	{0x009c, "TLS_RSA_WITH_AES_128_GCM_SHA256", 16, false, false, 0},
+	{0x009d, "TLS_RSA_WITH_AES_256_GCM_SHA384", 32, true, false, 0},
+	{0x009e, "TLS_DHE_RSA_WITH_AES_128_GCM_SHA256", 16, false, false, 0},
+	{0x009f, "TLS_DHE_RSA_WITH_AES_256_GCM_SHA384", 32, true, false, 0},
+	{0xcca8, "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256", 32, false, true, 0},
+	{0xcca9, "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256", 32, false, true, 0},
+	{0xccaa, "TLS_DHE_RSA_WITH_CHACHA20_POLY1305_SHA256", 32, false, true, 0},
+	{0xc009, "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA", 16, false, false, macSHA1},
+	{0xc00a, "TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA", 32, false, false, macSHA1},
+	{0xc013, "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA", 16, false, false, macSHA1},
+	{0xc014, "TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA", 32, false, false, macSHA1},
+	{0xc023, "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256", 16, false, false, macSHA256},
+	{0xc024, "TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA384", 32, true, false, macSHA384},
+	{0xc027, "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256", 16, false, false, macSHA256},
+	{0xc028, "TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA384", 32, true, false, macSHA384},
+	{0x002f, "TLS_RSA_WITH_AES_128_CBC_SHA", 16, false, false, macSHA1},
+	{0x0035, "TLS_RSA_WITH_AES_256_CBC_SHA", 32, false, false, macSHA1},
+	{0x003c, "TLS_RSA_WITH_AES_128_CBC_SHA256", 16, false, false, macSHA256},
+	{0x003d, "TLS_RSA_WITH_AES_256_CBC_SHA256", 32, false, false, macSHA256},
+	{0x0033, "TLS_DHE_RSA_WITH_AES_128_CBC_SHA", 16, false, false, macSHA1},
+	{0x0039, "TLS_DHE_RSA_WITH_AES_256_CBC_SHA", 32, false, false, macSHA1},
+	{0x0067, "TLS_DHE_RSA_WITH_AES_128_CBC_SHA256", 16, false, false, macSHA256},
+	{0x006b, "TLS_DHE_RSA_WITH_AES_256_CBC_SHA256", 32, false, false, macSHA256},
 }
 
 // suiteByID is the suite numbered id, nil for one kwire does not decrypt.
@@ -67,6 +93,17 @@ func hex4(v uint16) string {
 
 func (s *tlsSuite) hash() func() hash.Hash {
 	if s.sha384 {
+		return sha512.New384
+	}
+	return sha256.New
+}
+
+// macHash is a CBC suite's HMAC hash.
+func (s *tlsSuite) macHash() func() hash.Hash {
+	switch s.mac {
+	case macSHA1:
+		return sha1.New
+	case macSHA384:
 		return sha512.New384
 	}
 	return sha256.New
@@ -122,16 +159,35 @@ func (s *tlsSuite) prf12(secret []byte, label string, seed []byte, n int) []byte
 	return out[:n]
 }
 
-// keys12 are a TLS 1.2 session's write keys and IVs, the client's and
-// the server's, from its master secret and the hellos' randoms (RFC 5246,
-// 6.3; AEAD suites have no MAC keys; GCM's IV is the 4-byte salt, RFC
-// 5288; ChaCha20-Poly1305's the 12-byte one, RFC 7905).
-func (s *tlsSuite) keys12(master []byte, cr, sr [32]byte) (c, sv cipher.AEAD, civ, siv []byte) {
+// keys12 is one direction's TLS 1.2 write keys: an AEAD suite's cipher
+// and IV, or a CBC suite's block cipher and MAC key.
+type keys12 struct {
+	aead  cipher.AEAD
+	iv    []byte
+	block cipher.Block
+	mac   []byte
+}
+
+// keys12 are a TLS 1.2 session's write keys, the client's and the
+// server's, from its master secret and the hellos' randoms (RFC 5246,
+// 6.3: the MAC keys first, then the keys, then the IVs; AEAD suites have
+// no MAC keys; GCM's IV is the 4-byte salt, RFC 5288; ChaCha20-Poly1305's
+// the 12-byte one, RFC 7905; a CBC record carries its own IV, 6.2.3.2).
+func (s *tlsSuite) keys12(master []byte, cr, sr [32]byte) (c, sv keys12) {
+	seed := append(sr[:], cr[:]...)
+	if s.mac > 0 {
+		kb := s.prf12(master, "key expansion", seed, 2*s.mac+2*s.key)
+		kb, c.mac, sv.mac = kb[2*s.mac:], kb[:s.mac], kb[s.mac:2*s.mac]
+		c.block, _ = aes.NewCipher(kb[:s.key]) // the key's size is the suite's
+		sv.block, _ = aes.NewCipher(kb[s.key : 2*s.key])
+		return c, sv
+	}
 	ivLen := 4
 	if s.chacha {
 		ivLen = 12
 	}
-	kb := s.prf12(master, "key expansion", append(sr[:], cr[:]...), 2*s.key+2*ivLen)
-	c, sv = s.aead(kb[:s.key]), s.aead(kb[s.key:2*s.key])
-	return c, sv, kb[2*s.key : 2*s.key+ivLen], kb[2*s.key+ivLen:]
+	kb := s.prf12(master, "key expansion", seed, 2*s.key+2*ivLen)
+	c.aead, sv.aead = s.aead(kb[:s.key]), s.aead(kb[s.key:2*s.key])
+	c.iv, sv.iv = kb[2*s.key:2*s.key+ivLen], kb[2*s.key+ivLen:]
+	return c, sv
 }
