@@ -160,7 +160,7 @@ type Conn struct {
 	heldN        [2]int // held frames by the side that sent them
 	releasing    bool
 
-	early       map[int32]*Exchange // Read mode: recent unpaired responses
+	early       map[int32]*Exchange // recent unpaired responses (ReadFunc's handed out already)
 	outstanding []*Exchange         // requests awaiting a response, in order
 	outHead     int
 	outCorr     map[int32]int

@@ -651,6 +651,14 @@ func (e *engine) pair(c *Conn, f *Frame) {
 			// The response was framed before its request (the client
 			// stream was still resynchronising): pair them after all.
 			delete(c.early, x.CorrelationID)
+			if e.stream != nil {
+				// ReadFunc handed the response out already, alone: the
+				// request is answered all the same, so it waits for
+				// nothing, as in Read, whose resynchronising reads what
+				// requests wait (answers): both find the same frames.
+				e.done(x)
+				return
+			}
 			r.merged = true
 			x.Response = r.Response
 			x.Latency = latency(f, x.Response)
@@ -671,9 +679,9 @@ func (e *engine) pair(c *Conn, f *Frame) {
 	x := &Exchange{Conn: c, Response: f, APIKey: -1, APIVersion: -1, CorrelationID: corr}
 	e.created(x)
 	e.done(x)
-	if e.stream == nil && len(b) >= 8 {
-		// Read mode: remember a few unpaired responses in case their
-		// request is framed late.
+	if len(b) >= 8 {
+		// Remember a few unpaired responses in case their request is
+		// framed late.
 		if c.early == nil || len(c.early) >= 16 {
 			c.early = make(map[int32]*Exchange)
 		}

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -236,4 +238,40 @@ func TestRegressionFlushShortHeader(t *testing.T) {
 	r := b.read(Options{})
 	assert.True(t, hasNote(r, "incomplete frame header"), "%v", r.Notes)
 	assert.Equal(t, int64(3), r.SkippedBytes)
+}
+
+// TestRegressionReadFuncLateRequest: FuzzRead found Read and ReadFunc
+// framing a capture differently (testdata/fuzz/FuzzRead/78feafef0d229830):
+// a response framed before its request (the client stream was
+// resynchronising) was paired with it by Read, while in ReadFunc, which
+// had handed the response out alone, the request went on waiting; the
+// broker stream's resynchronising, which weighs frames by the requests
+// waiting, then found a frame in Read that it skipped in ReadFunc. The
+// request an early response answered waits for nothing in either now:
+// both find the same frames, and ReadFunc hands the request out at once.
+func TestRegressionReadFuncLateRequest(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "fuzz", "FuzzRead", "78feafef0d229830"))
+	require.NoError(t, err)
+	lit := strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[1])
+	s, err := strconv.Unquote(strings.TrimSuffix(strings.TrimPrefix(lit, "[]byte("), ")"))
+	require.NoError(t, err)
+	data := []byte(s)
+	opts := Options{MaxStreamBuffer: 1 << 16, MaxWaiting: 8, KeepDamaged: len(data)%2 == 0}
+	r, err := Read(bytes.NewReader(data), opts)
+	require.NoError(t, err)
+	var got []*Exchange
+	r2, err := ReadFunc(bytes.NewReader(data), opts, func(x *Exchange) { got = append(got, x) })
+	require.NoError(t, err)
+	assert.Equal(t, 3, r.Frames)
+	assert.Equal(t, r.Frames, r2.Frames)
+	var paired bool
+	for _, x := range r.Exchanges {
+		paired = paired || x.CorrelationID == 1 && x.Paired()
+	}
+	assert.True(t, paired, "Read pairs the late request with its early response")
+	for _, x := range got {
+		if x.Request != nil && x.CorrelationID == 1 {
+			assert.False(t, x.ConnClosed, "the request was answered: it did not wait until the end")
+		}
+	}
 }
