@@ -43,9 +43,9 @@ type tlsConn struct {
 	version   uint16
 	suite     *tlsSuite
 	sec       *tlsSecrets
-	keys12    [2]keys12 // TLS 1.2's keys, by half index
-	etm       bool      // the server took encrypt-then-MAC (RFC 7366)
-	decrypted bool      // some application data was
+	keys12    [2]writeKeys12 // TLS 1.2's keys, by half index
+	etm       bool           // the server took encrypt-then-MAC (RFC 7366)
+	decrypted bool           // some application data was
 	// TLS 1.2 resumption: the session id the client offered and the one
 	// the server answered (the same: a resumption), the ticket the client
 	// offered (its SHA-256), and the one the server issued (its key in

@@ -159,9 +159,9 @@ func (s *tlsSuite) prf12(secret []byte, label string, seed []byte, n int) []byte
 	return out[:n]
 }
 
-// keys12 is one direction's TLS 1.2 write keys: an AEAD suite's cipher
-// and IV, or a CBC suite's block cipher and MAC key.
-type keys12 struct {
+// writeKeys12 is one direction's TLS 1.2 write keys: an AEAD suite's
+// cipher and IV, or a CBC suite's block cipher and MAC key.
+type writeKeys12 struct {
 	aead  cipher.AEAD
 	iv    []byte
 	block cipher.Block
@@ -173,7 +173,7 @@ type keys12 struct {
 // 6.3: the MAC keys first, then the keys, then the IVs; AEAD suites have
 // no MAC keys; GCM's IV is the 4-byte salt, RFC 5288; ChaCha20-Poly1305's
 // the 12-byte one, RFC 7905; a CBC record carries its own IV, 6.2.3.2).
-func (s *tlsSuite) keys12(master []byte, cr, sr [32]byte) (c, sv keys12) {
+func (s *tlsSuite) keys12(master []byte, cr, sr [32]byte) (c, sv writeKeys12) {
 	seed := append(sr[:], cr[:]...)
 	if s.mac > 0 {
 		kb := s.prf12(master, "key expansion", seed, 2*s.mac+2*s.key)
