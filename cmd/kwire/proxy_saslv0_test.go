@@ -160,25 +160,31 @@ func TestProxyCheckSASLv0Tokens(t *testing.T) {
 	require.NoError(t, err)
 	defer l.Close()
 	// A broker of KIP-43 whose server-first nonce is not the client's
-	// continued.
+	// continued. Every connection is served: the proxy dials a spare one
+	// ahead, which may or may not be the client's.
+	answers := [][]byte{
+		frame(`{"direction":"response","apiKey":17,"apiVersion":0,"header":{"correlationId":1},"body":{"errorCode":0,"mechanisms":["SCRAM-SHA-256"]}}`),
+		token("r=XXXXclientnonce0server,s=QSXCR+Q6sek8bf92,i=4096"),
+		token("v=rmF9pqV8S7suAoZWja4dJRkFsKQ="),
+	}
 	go func() {
-		c, err := l.Accept()
-		if err != nil {
-			return
-		}
-		defer c.Close()
-		c.SetDeadline(time.Now().Add(20 * time.Second))
-		for _, answer := range [][]byte{
-			frame(`{"direction":"response","apiKey":17,"apiVersion":0,"header":{"correlationId":1},"body":{"errorCode":0,"mechanisms":["SCRAM-SHA-256"]}}`),
-			token("r=XXXXclientnonce0server,s=QSXCR+Q6sek8bf92,i=4096"),
-			token("v=rmF9pqV8S7suAoZWja4dJRkFsKQ="),
-		} {
-			if _, err := readSized(c); err != nil {
+		for {
+			c, err := l.Accept()
+			if err != nil {
 				return
 			}
-			c.Write(answer)
+			go func() {
+				defer c.Close()
+				c.SetDeadline(time.Now().Add(30 * time.Second))
+				for _, answer := range answers {
+					if _, err := readSized(c); err != nil {
+						return
+					}
+					c.Write(answer)
+				}
+				readSized(c) // until the client closes
+			}()
 		}
-		readSized(c) // until the client closes
 	}()
 	p := startProxyCLI(t, "--upstream", l.Addr().String(), "--listen", "127.0.0.1:0", "--decode-cpu", "0", "--format", "ndjson", "--check")
 	c, err := net.DialTimeout("tcp", p.addr, 5*time.Second)
