@@ -542,21 +542,23 @@ func (c *conn) readsAsRequest(b []byte) bool {
 // included) from the client (fromClient) or the broker, and whether the
 // sink wants it: tokens belong to no API, so a sink that wants only some
 // APIs (Keep) is asked about key -1. When it does and the budget allows,
-// the side's copy is made, empty, with room for the frame.
+// the side's copy is made, empty, with room for what is kept of it: a
+// client's as far as maxRawFrame, a broker's whole.
 func (c *conn) newToken(size int, fromClient bool) (*Exchange, bool) {
 	x := &Exchange{ConnID: c.id, Client: c.cAddr, Broker: c.bAddr, APIKey: -1, APIVersion: -1, CorrelationID: -1, SASLToken: true, connSkipped: &c.skipped}
 	wanted := c.p.keep(-1)
+	kept := size
 	if fromClient {
-		x.RequestSize = size
+		x.RequestSize, kept = size, min(size, maxRawFrame)
 	} else {
 		x.ResponseSize = size
 	}
-	if wanted && c.p.acquire(size) {
-		x.budget = int64(size)
+	if wanted && c.p.acquire(kept) {
+		x.budget = int64(kept)
 		if fromClient {
-			x.Request = make([]byte, 0, min(size, maxRawFrame))
+			x.Request = make([]byte, 0, kept)
 		} else {
-			x.Response = make([]byte, 0, size)
+			x.Response = make([]byte, 0, kept)
 		}
 	}
 	return x, wanted
