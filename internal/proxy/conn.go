@@ -591,17 +591,8 @@ func (c *conn) answerToken(size int) (*Exchange, bool) {
 	if w == nil {
 		return c.newToken(size, false)
 	}
-	x := w.x
-	x.ResponseSize = size
-	if x.Request != nil && c.p.acquire(size) {
-		x.budget += int64(size)
-		x.Response = make([]byte, 0, size)
-	} else if x.Request != nil {
-		// No room for the answer: the exchange is skipped whole.
-		c.p.release(x.budget)
-		x.budget, x.Request = 0, nil
-	}
-	return x, w.wanted
+	c.answered(w.x, size)
+	return w.x, w.wanted
 }
 
 // saslTokens is how many raw tokens the client sends after the
@@ -898,18 +889,23 @@ func (c *conn) beginResponse(f *framer) (*Exchange, bool) {
 		o.x.Unanswered = true
 		c.p.deliver(o.x, o.wanted)
 	}
-	x := w.x
-	x.ResponseSize = 4 + f.size
-	if x.Request != nil && c.p.acquire(4+f.size) {
-		x.budget += int64(4 + f.size)
-		x.Response = make([]byte, 0, 4+f.size)
+	c.answered(w.x, 4+f.size)
+	return w.x, w.wanted
+}
+
+// answered readies x, whose request (or client token) waited, for its
+// answer of size bytes: the answer's copy is made, empty, when the request
+// was copied and the budget allows; with no room for it, the exchange is
+// skipped whole.
+func (c *conn) answered(x *Exchange, size int) {
+	x.ResponseSize = size
+	if x.Request != nil && c.p.acquire(size) {
+		x.budget += int64(size)
+		x.Response = make([]byte, 0, size)
 	} else if x.Request != nil {
-		// No room for the response: the exchange is skipped whole.
 		c.p.release(x.budget)
-		x.budget = 0
-		x.Request = nil
+		x.budget, x.Request = 0, nil
 	}
-	return x, w.wanted
 }
 
 // rewrite gives the bytes to send the client for a response held whole:
