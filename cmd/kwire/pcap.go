@@ -493,11 +493,17 @@ func (p *pcapRun) add(o *runLine) {
 	if o.warned {
 		p.warned++
 	}
-	s := o.stat
-	st := p.stats[s.key]
+	countStat(p.stats, p.errCodes, &o.stat)
+}
+
+// countStat adds exchange s to a summary: its API's row in stats (made
+// when new) and its error codes in errCodes. kwire pcap and kwire proxy
+// count with it.
+func countStat(stats map[int16]*apiStats, errCodes map[apiCode]int, s *exchangeStat) {
+	st := stats[s.key]
 	if st == nil {
 		st = &apiStats{name: statsName(s.key), key: s.key, versions: map[int16]int{}}
-		p.stats[s.key] = st
+		stats[s.key] = st
 	}
 	st.count++
 	if s.key != saslTokens { // raw tokens have no version
@@ -510,7 +516,7 @@ func (p *pcapRun) add(o *runLine) {
 		st.unpaired++
 	}
 	for _, c := range s.codes {
-		p.errCodes[apiCode{s.key, c}]++
+		errCodes[apiCode{s.key, c}]++
 	}
 }
 

@@ -610,24 +610,8 @@ func exchangeTree(x *proxy.Exchange, d *proxy.Decoded, color bool) string {
 
 // count adds an exchange shown to the summary, in pcap's apiStats.
 func (r *proxyRun) count(x *proxy.Exchange, key, ver int16, codes []int16) {
-	st := r.stats[key]
-	if st == nil {
-		st = &apiStats{name: statsName(key), key: key, versions: map[int16]int{}}
-		r.stats[key] = st
-	}
-	st.count++
-	if key != saslTokens { // raw tokens have no version
-		st.versions[ver]++
-	}
-	st.bytes += int64(x.RequestSize + x.ResponseSize)
-	if x.Paired() {
-		st.latencies.Add(x.Latency())
-	} else if !x.NoResponseExpected {
-		st.unpaired++
-	}
-	for _, c := range codes {
-		r.errCodes[apiCode{key, c}]++
-	}
+	countStat(r.stats, r.errCodes, &exchangeStat{key: key, ver: ver, bytes: int64(x.RequestSize + x.ResponseSize),
+		latency: x.Latency(), paired: x.Paired(), noResponse: x.NoResponseExpected, codes: codes})
 }
 
 // printSummary prints the per-API table: on standard output with
