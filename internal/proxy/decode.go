@@ -61,42 +61,44 @@ func (d *Decoder) Decode(x *Exchange) Decoded {
 	if x.Request != nil {
 		o := d.Options
 		o.Response = false
+		if !d.ShowSecrets {
+			out.Redacted = ZeroSecrets(&d.req, x.Request, o, x.APIKey, x.APIVersion, "request", out.Redacted)
+		}
 		out.Request, out.RequestErr = d.req.Decode(x.Request, o)
 		if out.Request != nil && out.RequestErr == nil {
 			out.APIKey, out.APIVersion = out.Request.APIKey, out.Request.Version
 		}
-		if !d.ShowSecrets && HasSecrets(x.APIKey, x.APIVersion) {
-			out.Redacted = redact(out.Request, out.RequestErr, x.Request, "request", out.Redacted)
-		} else if !d.ShowSecrets && carriesMetadata(x.APIKey, x.Request) {
-			if n := len(out.Redacted); redactAgain(out.Request, out.RequestErr, x.Request, "request", &out.Redacted) > n {
-				out.Request, out.RequestErr = d.req.Decode(x.Request, o)
-			}
+	}
+	if x.Response == nil {
+		return out
+	}
+	o := d.Options
+	o.Response, o.APIKey, o.Version = true, x.APIKey, x.APIVersion
+	if x.Request != nil {
+		if !d.ShowSecrets {
+			out.Redacted = ZeroSecrets(&d.rsp, x.Response, o, x.APIKey, x.APIVersion, "response", out.Redacted)
+		}
+		// Perhaps the broker's UNSUPPORTED_VERSION answer, at v0.
+		out.Response, out.ResponseErr = check.DecodeFrame(&d.rsp, x.Response, o)
+		return out
+	}
+	o.APIKey, o.Version = codec.Any, codec.Any
+	f, _ := d.rsp.Decode(x.Response, o)
+	if f.Guess == nil || len(f.Guess.Candidates) == 0 {
+		out.ResponseErr = errors.New("a response that answers no request and fits no API")
+		return out
+	}
+	out.APIKey, out.APIVersion = f.APIKey, f.Version
+	if n := len(out.Redacted); !d.ShowSecrets {
+		// Zeroed as read, then read again from the zeroed bytes.
+		po := o
+		po.APIKey, po.Version = f.APIKey, f.Version
+		if out.Redacted = ZeroSecrets(&d.rsp, x.Response, po, f.APIKey, f.Version, "response", out.Redacted); len(out.Redacted) > n {
+			f, _ = d.rsp.Decode(x.Response, o)
 		}
 	}
-	if x.Response != nil {
-		if x.Request != nil {
-			o := d.Options
-			o.Response, o.APIKey, o.Version = true, x.APIKey, x.APIVersion
-			// Perhaps the broker's UNSUPPORTED_VERSION answer, at v0.
-			out.Response, out.ResponseErr = check.DecodeFrame(&d.rsp, x.Response, o)
-			if !d.ShowSecrets && HasSecrets(x.APIKey, x.APIVersion) {
-				out.Redacted = redact(out.Response, out.ResponseErr, x.Response, "response", out.Redacted)
-			} else if !d.ShowSecrets && carriesMetadata(x.APIKey, x.Response) {
-				if n := len(out.Redacted); redactAgain(out.Response, out.ResponseErr, x.Response, "response", &out.Redacted) > n {
-					out.Response, out.ResponseErr = d.rsp.Decode(x.Response, o)
-				}
-			}
-		} else if f, _ := codec.Decode(x.Response, codec.Options{Response: true, APIKey: codec.Any, Version: codec.Any}); f.Guess != nil && len(f.Guess.Candidates) > 0 {
-			out.Guessed = f.Guess.Candidates
-			out.Response = f
-			out.APIKey, out.APIVersion = f.APIKey, f.Version
-			if !d.ShowSecrets && HasSecrets(out.APIKey, out.APIVersion) {
-				out.Redacted = redact(out.Response, nil, x.Response, "response", out.Redacted)
-			}
-		} else {
-			out.ResponseErr = errors.New("a response that answers no request and fits no API")
-		}
-	}
+	out.Guessed = f.Guess.Candidates
+	out.Response = f
 	return out
 }
 
@@ -135,13 +137,11 @@ func (d *Decoder) DecodeJSON(x *Exchange) DecodedJSON {
 		}
 		return out
 	}
-	secrets := func(key, ver int16) bool { return !d.ShowSecrets && HasSecrets(key, ver) }
 	if x.Request != nil {
 		o := d.Options
 		o.Response = false
-		if secrets(x.APIKey, x.APIVersion) || !d.ShowSecrets && carriesMetadata(x.APIKey, x.Request) {
-			f, err := d.req.Decode(x.Request, o)
-			out.Redacted = redact(f, err, x.Request, "request", out.Redacted)
+		if !d.ShowSecrets {
+			out.Redacted = ZeroSecrets(&d.req, x.Request, o, x.APIKey, x.APIVersion, "request", out.Redacted)
 		}
 		var s Side
 		d.reqJS, s.Info, s.Err = d.req.AppendJSON(d.reqJS[:0], x.Request, o)
@@ -158,9 +158,8 @@ func (d *Decoder) DecodeJSON(x *Exchange) DecodedJSON {
 	o.Response, o.APIKey, o.Version = true, x.APIKey, x.APIVersion
 	if x.Request == nil {
 		o.APIKey, o.Version = codec.Any, codec.Any // guessed
-	} else if secrets(x.APIKey, x.APIVersion) || !d.ShowSecrets && carriesMetadata(x.APIKey, x.Response) {
-		f, err := d.rsp.Decode(x.Response, o)
-		out.Redacted = redact(f, err, x.Response, "response", out.Redacted)
+	} else if !d.ShowSecrets {
+		out.Redacted = ZeroSecrets(&d.rsp, x.Response, o, x.APIKey, x.APIVersion, "response", out.Redacted)
 	}
 	var s Side
 	// Perhaps the broker's UNSUPPORTED_VERSION answer, at v0.
@@ -171,13 +170,13 @@ func (d *Decoder) DecodeJSON(x *Exchange) DecodedJSON {
 			return out
 		}
 		out.APIKey, out.APIVersion = s.Info.APIKey, s.Info.Version
-		if secrets(out.APIKey, out.APIVersion) {
+		if n := len(out.Redacted); !d.ShowSecrets {
 			// Zeroed as read, then written again from the zeroed bytes.
 			po := o
 			po.APIKey, po.Version = out.APIKey, out.APIVersion
-			f, err := d.rsp.Decode(x.Response, po)
-			out.Redacted = redact(f, err, x.Response, "response", out.Redacted)
-			d.rspJS, s.Info, s.Err = d.rsp.AppendJSON(d.rspJS[:0], x.Response, o)
+			if out.Redacted = ZeroSecrets(&d.rsp, x.Response, po, out.APIKey, out.APIVersion, "response", out.Redacted); len(out.Redacted) > n {
+				d.rspJS, s.Info, s.Err = d.rsp.AppendJSON(d.rspJS[:0], x.Response, o)
+			}
 		}
 	}
 	s.JSON = d.rspJS
@@ -203,17 +202,42 @@ func (d *Decoder) redactToken(x *Exchange) []string {
 	if d.ShowSecrets {
 		return nil
 	}
+	return ZeroTokens(x.Request, x.Response)
+}
+
+// ZeroTokens zeroes a raw SASL token and its answer (nil: none) whole
+// after their sizes, and returns the value-JSON paths of what it zeroed
+// ("request.value", "response.value"). An empty token holds nothing to
+// zero.
+func ZeroTokens(req, rsp []byte) []string {
 	var paths []string
 	for _, side := range [...]struct {
 		b    []byte
 		name string
-	}{{x.Request, "request"}, {x.Response, "response"}} {
+	}{{req, "request"}, {rsp, "response"}} {
 		if len(side.b) > 4 {
 			clear(side.b[4:])
 			paths = append(paths, side.name+".value")
 		}
 	}
 	return paths
+}
+
+// ZeroSecrets zeroes the secrets of frame b, a request of API key at
+// version ver, or its response when o.Response (o as for dec.Decode), and
+// appends their value-JSON paths to paths ("request.body.authBytes": side
+// is the first step). It decodes b only when it may hold a secret, and
+// then with everything nested read through Kafka's own schemas, whatever
+// form o asks the JSON in: a password in a __cluster_metadata record is
+// zeroed when the records are shown as bytes too. What is written from b
+// afterwards shows zeros where the secrets were.
+func ZeroSecrets(dec *codec.Decoder, b []byte, o codec.Options, key, ver int16, side string, paths []string) []string {
+	if !HasSecrets(key, ver) && !carriesMetadata(key, b) {
+		return paths
+	}
+	o.Kafka, o.Records, o.InternalTopicsAsBytes, o.Payload = false, codec.RecordsDecoded, false, nil
+	f, err := dec.Decode(b, o)
+	return redact(f, err, b, side, paths)
 }
 
 // redact zeroes the bytes of every secret field in f (decoded from b) and
@@ -301,15 +325,6 @@ func configEntrySecret(n *tree.Node) *tree.Node {
 		return v
 	}
 	return nil
-}
-
-// redactAgain redacts f as redact does and returns how many paths there
-// are now: the caller decodes the frame again when it zeroed records
-// bytes, whose batch's CRC the tree read before no longer matches (the
-// tree-less path, which reads the zeroed bytes, says so too).
-func redactAgain(f *codec.Frame, err error, b []byte, side string, paths *[]string) int {
-	*paths = redact(f, err, b, side, *paths)
-	return len(*paths)
 }
 
 // metadataTopicID is __cluster_metadata's id in every cluster (Kafka's

@@ -100,3 +100,34 @@ func TestRedactClusterMetadata(t *testing.T) {
 		require.True(t, strings.Contains(open, `"storedKey":"`+b64("storedkey-storedkey")+`"`) || compress)
 	}
 }
+
+// TestRedactClusterMetadataInAnyForm: the metadata log's secrets are
+// zeroed whatever form the JSON is asked in (kwire proxy --payloads bytes,
+// --kafka, --records base64), though that form reads no record: they were
+// shown, as text or base64, when the tree that found them was the one
+// printed.
+func TestRedactClusterMetadataInAnyForm(t *testing.T) {
+	forms := map[string]codec.Options{
+		"payloads bytes": {InternalTopicsAsBytes: true},
+		"kafka":          {Kafka: true},
+		"records base64": {Records: codec.RecordsBase64},
+	}
+	for name, o := range forms {
+		t.Run(name, func(t *testing.T) {
+			d := Decoder{Options: o}
+			x := kraftFetch(t, false)
+			jd := d.DecodeJSON(x)
+			require.NoError(t, jd.Response.Err)
+			require.Equal(t, []string{"response.body.responses[0].partitions[0].records"}, jd.Redacted)
+			require.NotContains(t, string(x.Response), "hunter2-jaas")
+			require.NotContains(t, string(jd.Response.JSON), b64("hunter2-jaas")[:12])
+
+			x = kraftFetch(t, false)
+			got := d.Decode(x)
+			require.NoError(t, got.ResponseErr)
+			require.Equal(t, jd.Redacted, got.Redacted)
+			require.NotContains(t, string(x.Response), "hunter2-jaas")
+			require.Equal(t, string(jd.Response.JSON), string(got.Response.AppendJSON(nil)))
+		})
+	}
+}
