@@ -19,7 +19,7 @@ type keyLogFlag struct {
 	seen os.FileInfo // the file as it was when read last
 }
 
-const keyLogUsage = "decrypt TLS connections with the secrets in `FILE`, a key log as SSLKEYLOGFILE has curl and OpenSSL write, or Go's tls.Config.KeyLogWriter and Python's SSLContext.keylog_filename (TLS 1.2 and 1.3, AES-GCM and ChaCha20-Poly1305); read again when a session is not in it, so it may still be being written (- reads a live capture: the file may not exist yet); a pcapng file's own secrets (editcap --inject-secrets) are used without it"
+const keyLogUsage = "decrypt TLS connections with the secrets in `FILE`, a key log as SSLKEYLOGFILE has curl and OpenSSL write, or Go's tls.Config.KeyLogWriter and Python's SSLContext.keylog_filename (TLS 1.2 and 1.3, AES-GCM and ChaCha20-Poly1305, and in TLS 1.2 AES-CBC with HMAC-SHA-1, -SHA-256 or -SHA-384); read again when a session is not in it, so it may still be being written (- reads a live capture: the file may not exist yet); a pcapng file's own secrets (editcap --inject-secrets) are used without it"
 
 func (k *keyLogFlag) register(fs *flag.FlagSet) {
 	fs.StringVar(&k.file, "tls-keylog", "", keyLogUsage)

@@ -20,6 +20,7 @@ import (
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/internal/capture"
 	"github.com/kwire/kwire/internal/capture/summary"
+	"github.com/kwire/kwire/internal/proxy"
 	"github.com/kwire/kwire/internal/topicids"
 )
 
@@ -122,6 +123,9 @@ type pcapConfig struct {
 	strict   bool
 	progress string
 	keys     keyLogFlag
+	// showSecrets leaves secrets as captured: kwire pcap zeroes them
+	// before writing an exchange, as kwire proxy does.
+	showSecrets bool
 }
 
 // live reports whether the capture comes from a pipe, where each line is
@@ -189,6 +193,9 @@ func runPcap(e *env, args []string) int {
 		run.printSummary(res)
 	}
 	w.Flush()
+	if run.redacted > 0 {
+		fail(e, "%s: secrets zeroed in %d exchanges, each line's \"redacted\" naming them; --show-secrets shows them", cfg.file, run.redacted)
+	}
 	status := 0
 	if run.failed > 0 {
 		// Which, and where: the first few, by their packets.
@@ -234,6 +241,7 @@ func parsePcapFlags(e *env, args []string) (*pcapConfig, int) {
 	fs.IntVar(&cfg.jobs, "jobs", runtime.NumCPU(), "decoders working at once")
 	fs.StringVar(&cfg.progress, "progress", "auto", progressFlagUsage)
 	cfg.keys.register(fs)
+	fs.BoolVar(&cfg.showSecrets, "show-secrets", false, showSecretsUsage)
 	args, code := parseFlags(e, fs, args)
 	if code >= 0 {
 		return nil, code
@@ -273,6 +281,7 @@ type pcapRun struct {
 	failed    int
 	failures  []string // the first maxFailures failed exchanges, named
 	warned    int      // exchanges shown with warnings
+	redacted  int      // exchanges shown with secrets zeroed
 }
 
 // pcapJob is a run of exchanges for a worker, in completion order: a
@@ -306,6 +315,7 @@ type runLine struct {
 	failed  bool
 	failure string // for a failed one, which frame, and its error
 	warned  bool
+	zeroed  bool // secrets zeroed in its frames (its "redacted")
 	stat    exchangeStat
 }
 
@@ -493,6 +503,9 @@ func (p *pcapRun) add(o *runLine) {
 	if o.warned {
 		p.warned++
 	}
+	if o.zeroed {
+		p.redacted++
+	}
 	countStat(p.stats, p.errCodes, &o.stat)
 }
 
@@ -528,6 +541,7 @@ type pcapWorker struct {
 	req, rsp     codec.Decoder
 	reqJS, rspJS []byte
 	diag         []byte
+	redacted     []string // the value-JSON paths of the secrets zeroed in the exchange
 }
 
 // decodedFrame is one side of an exchange once decoded.
@@ -565,6 +579,8 @@ func (wk *pcapWorker) exchange(x *capture.Exchange, line []byte) ([]byte, runLin
 		jo = jsonForm{records: codec.RecordsSize} // only the error codes are wanted
 	}
 	wk.diag = wk.diag[:0]
+	wk.redacted = wk.redacted[:0]
+	zero := !cfg.summary && !cfg.showSecrets
 	start := len(line)
 	var direct *jsontext.Writer
 	if !cfg.summary && x.Request != nil && len(x.Request.Bytes) >= 12 {
@@ -577,6 +593,9 @@ func (wk *pcapWorker) exchange(x *capture.Exchange, line []byte) ([]byte, runLin
 		var info *codec.Frame
 		o := jo.apply(codec.Options{})
 		cfg.pf.setOptions(&o, cfg.payload, true)
+		if zero {
+			wk.redacted = proxy.ZeroSecrets(&wk.req, x.Request.Bytes, o, key, ver, "request", wk.redacted)
+		}
 		req, info = decodeSide(&wk.req, &wk.reqJS, x.Request.Bytes, o, direct, "request", "requestError")
 		key, ver = info.APIKey, info.Version
 		warned = wk.diagnose(x, "request", info)
@@ -587,6 +606,8 @@ func (wk *pcapWorker) exchange(x *capture.Exchange, line []byte) ([]byte, runLin
 		cfg.pf.setOptions(&o, cfg.payload, true)
 		if x.Request == nil {
 			o.APIKey, o.Version = codec.Any, codec.Any // guessed
+		} else if zero {
+			wk.redacted = proxy.ZeroSecrets(&wk.rsp, x.Response.Bytes, o, key, ver, "response", wk.redacted)
 		}
 		var info *codec.Frame
 		rsp, info = decodeSide(&wk.rsp, &wk.rspJS, x.Response.Bytes, jo.apply(o), direct, "response", "responseError")
@@ -595,8 +616,17 @@ func (wk *pcapWorker) exchange(x *capture.Exchange, line []byte) ([]byte, runLin
 				rsp = decodedFrame{err: errorf("an unpaired response that fits no API")}
 				info.Warnings = nil
 			} else {
-				rsp.guess = info.Guess
 				key, ver = info.APIKey, info.Version
+				if n := len(wk.redacted); zero {
+					// Zeroed as the guess reads it, then written again
+					// from the zeroed bytes.
+					po := o
+					po.APIKey, po.Version = key, ver
+					if wk.redacted = proxy.ZeroSecrets(&wk.rsp, x.Response.Bytes, po, key, ver, "response", wk.redacted); len(wk.redacted) > n {
+						rsp, info = decodeSide(&wk.rsp, &wk.rspJS, x.Response.Bytes, jo.apply(o), nil, "response", "responseError")
+					}
+				}
+				rsp.guess = info.Guess
 			}
 		}
 		if cfg.needCodes() {
@@ -627,16 +657,18 @@ func (wk *pcapWorker) exchange(x *capture.Exchange, line []byte) ([]byte, runLin
 		out.failure = failedSide(x, x.Response, "response", rsp.err)
 	}
 	out.warned = warned
+	out.zeroed = len(wk.redacted) > 0
 	out.stat = statOf(x, key, ver, codes)
 	if len(wk.diag) > 0 {
 		out.diag = append([]byte(nil), wk.diag...)
 	}
 	switch {
 	case direct != nil: // line is direct.B
+		writeRedacted(direct, wk.redacted)
 		direct.EndObject()
 		line = append(direct.B, '\n')
 	case !cfg.summary:
-		line = appendExchange(line, x, key, ver, req, rsp)
+		line = appendExchange(line, x, key, ver, req, rsp, wk.redacted)
 	}
 	return line, out
 }
@@ -671,6 +703,11 @@ func (wk *pcapWorker) token(x *capture.Exchange, line []byte) ([]byte, runLine) 
 		return line, out
 	}
 	wk.diag = wk.diag[:0]
+	wk.redacted = wk.redacted[:0]
+	if !cfg.showSecrets {
+		wk.redacted = proxy.ZeroTokens(&wk.req, codec.Options{}, frameBytes(x.Request), frameBytes(x.Response))
+		out.zeroed = len(wk.redacted) > 0
+	}
 	w := &jsontext.Writer{B: line}
 	exchangeHead(w, x, -1, -1, nil)
 	for _, side := range [...]struct {
@@ -694,6 +731,7 @@ func (wk *pcapWorker) token(x *capture.Exchange, line []byte) ([]byte, runLine) 
 	if len(wk.diag) > 0 {
 		out.diag = append([]byte(nil), wk.diag...)
 	}
+	writeRedacted(w, wk.redacted)
 	w.EndObject()
 	return append(w.B, '\n'), out
 }
@@ -771,13 +809,33 @@ func requestClientID(b []byte) string {
 
 // appendExchange appends one exchange's NDJSON line: where and when it
 // happened, then the request and response in value JSON.
-func appendExchange(out []byte, x *capture.Exchange, key, ver int16, req, rsp decodedFrame) []byte {
+func appendExchange(out []byte, x *capture.Exchange, key, ver int16, req, rsp decodedFrame, redacted []string) []byte {
 	w := jsontext.Writer{B: out}
 	exchangeHead(&w, x, key, ver, rsp.guess)
 	writeSide(&w, "request", "requestError", req)
 	writeSide(&w, "response", "responseError", rsp)
+	writeRedacted(&w, redacted)
 	w.EndObject()
 	return append(w.B, '\n')
+}
+
+// writeRedacted writes "redacted", the value-JSON paths of the secrets
+// zeroed in an exchange's frames ("request.body.authBytes"), when there
+// are any.
+func writeRedacted(w *jsontext.Writer, paths []string) {
+	if len(paths) == 0 {
+		return
+	}
+	w.Key("redacted")
+	w.Strings(paths)
+}
+
+// frameBytes is f's bytes, nil for no frame.
+func frameBytes(f *capture.Frame) []byte {
+	if f == nil {
+		return nil
+	}
+	return f.Bytes
 }
 
 // exchangeHead opens an exchange's line and writes what comes before its
@@ -1002,3 +1060,7 @@ func appendCodes(dst []int16, f *codec.Frame) []int16 {
 	}
 	return dst
 }
+
+// showSecretsUsage is --show-secrets of kwire pcap and kwire proxy, which
+// zero secrets in what they print unless it is given.
+const showSecretsUsage = "print secrets as the bytes hold them instead of zeroing them: SASL authentication bytes and raw SASL tokens (PLAIN passwords, SCRAM proofs, bearer tokens, Kerberos tickets), delegation-token HMACs, SCRAM credentials, and configuration values that are or may be passwords (in the configuration APIs and in __cluster_metadata records)"

@@ -28,20 +28,25 @@ func TestPcapSASLv0Tokens(t *testing.T) {
 		name   string
 		tokens []string // client, broker, client, broker...
 		values []string // what each token's line says, request then response
+		// What kwire pcap hides unless --show-secrets, and the paths
+		// its line names them by.
+		secrets  []string
+		redacted string
 	}{
 		{"PLAIN", []string{"\x00user\x00pass", ""}, []string{
-			`{"data":"sasl","value":{"mechanism":"PLAIN","message":"client-initial","authzid":"","username":"user","password":"pass"}}`, `{"data":"sasl","value":""}`}},
+			`{"data":"sasl","value":{"mechanism":"PLAIN","message":"client-initial","authzid":"","username":"user","password":"pass"}}`, `{"data":"sasl","value":""}`}, []string{"pass"}, `["request.value.password"]`},
 		{"SCRAM", []string{"n,,n=user,r=fyko+d2lbbFgONRv9qkxdawL", "r=fyko+d2lbbFgONRv9qkxdawL3rfcNHYJY1ZVvWVs7j,s=QSXCR+Q6sek8bf92,i=4096",
 			"c=biws,r=fyko+d2lbbFgONRv9qkxdawL3rfcNHYJY1ZVvWVs7j,p=v0X8v3Bz2T0CJGbJQyF0X+HI4Ts=", "v=rmF9pqV8S7suAoZWja4dJRkFsKQ="}, []string{
 			`{"data":"sasl","value":{"mechanism":"SCRAM","message":"client-first","channelBindingFlag":"n","username":"user","nonce":"fyko+d2lbbFgONRv9qkxdawL"}}`,
 			`{"data":"sasl","value":{"mechanism":"SCRAM","message":"server-first","nonce":"fyko+d2lbbFgONRv9qkxdawL3rfcNHYJY1ZVvWVs7j","salt":"QSXCR+Q6sek8bf92","iterations":4096}}`,
 			`{"data":"sasl","value":{"mechanism":"SCRAM","message":"client-final","channelBinding":"biws","nonce":"fyko+d2lbbFgONRv9qkxdawL3rfcNHYJY1ZVvWVs7j","proof":"v0X8v3Bz2T0CJGbJQyF0X+HI4Ts="}}`,
-			`{"data":"sasl","value":{"mechanism":"SCRAM","message":"server-final","verifier":"rmF9pqV8S7suAoZWja4dJRkFsKQ="}}`}},
+			`{"data":"sasl","value":{"mechanism":"SCRAM","message":"server-final","verifier":"rmF9pqV8S7suAoZWja4dJRkFsKQ="}}`},
+			[]string{"v0X8v3Bz2T0CJGbJQyF0X+HI4Ts=", "rmF9pqV8S7suAoZWja4dJRkFsKQ="}, `["request.value.proof","response.value.verifier"]`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mech := map[string]string{"PLAIN": "PLAIN", "SCRAM": "SCRAM-SHA-256"}[tc.name]
 			file := saslV0Pcap(t, mech, tc.tokens)
-			out, errOut, code := runCLI(t, []string{"pcap", file}, nil)
+			out, errOut, code := runCLI(t, []string{"pcap", "--show-secrets", file}, nil)
 			require.Equal(t, 0, code, errOut)
 			require.Empty(t, errOut)
 			var apis, values []string
@@ -78,6 +83,17 @@ func TestPcapSASLv0Tokens(t *testing.T) {
 				require.Equal(t, 0, code)
 				require.Equal(t, hex.EncodeToString(token(tc.tokens[i])), strings.TrimSpace(back), v)
 			}
+
+			// By default the secrets are masked in the frames, so in
+			// what is printed: the messages still read as themselves.
+			hidden, errOut, code := runCLI(t, []string{"pcap", file}, nil)
+			require.Equal(t, 0, code, errOut)
+			require.Contains(t, errOut, `: secrets zeroed in 1 exchanges, each line's "redacted" naming them; --show-secrets shows them`)
+			for _, secret := range tc.secrets {
+				require.NotContains(t, hidden, `":"`+secret+`"`)
+				require.Contains(t, hidden, `":"`+strings.Repeat("*", len(secret))+`"`)
+			}
+			require.Contains(t, hidden, `"redacted":`+tc.redacted)
 
 			// The summary counts them apart.
 			out, _, code = runCLI(t, []string{"pcap", "--summary", file}, nil)

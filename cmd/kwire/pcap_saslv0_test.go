@@ -499,7 +499,8 @@ func assertSASLv0Capture(t *testing.T, file string, port int, mechanism string, 
 	for i := 0; i < len(tokens); i += saslV0Steps(mechanism) {
 		first := tokens[i]
 		if mechanism == "PLAIN" {
-			require.Equal(t, map[string]any{"mechanism": "PLAIN", "message": "client-initial", "authzid": u[0], "username": u[0], "password": u[1]}, first.req)
+			masked := strings.Repeat("*", len(u[1])) // kwire pcap hides secrets unless --show-secrets
+			require.Equal(t, map[string]any{"mechanism": "PLAIN", "message": "client-initial", "authzid": u[0], "username": u[0], "password": masked}, first.req)
 			require.Equal(t, "", first.resp, "the broker's empty answer")
 			continue
 		}
@@ -517,9 +518,13 @@ func assertSASLv0Capture(t *testing.T, file string, port int, mechanism string, 
 		sfin, ok := final.resp.(map[string]any)
 		require.True(t, ok, "server-final: %v", final.resp)
 		require.Equal(t, "server-final", sfin["message"])
-		require.Len(t, sfin["verifier"], map[string]int{"SCRAM-SHA-256": 44, "SCRAM-SHA-512": 88}[mechanism])
+		require.Equal(t, strings.Repeat("*", map[string]int{"SCRAM-SHA-256": 44, "SCRAM-SHA-512": 88}[mechanism]), sfin["verifier"], "masked")
+		require.Regexp(t, `^\*{44,}$`, final.req["proof"], "masked")
 	}
-	require.Empty(t, strings.TrimSpace(stderr), "nothing to say")
+	require.NotContains(t, out, u[1], "the password is never printed")
+	// What was hidden is said once: every PLAIN login, or SCRAM's final
+	// messages.
+	require.Equal(t, "kwire: "+file+": secrets zeroed in "+strconv.Itoa(handshakes)+` exchanges, each line's "redacted" naming them; --show-secrets shows them`, strings.TrimSpace(stderr))
 	out, errOut, code := runCLI(t, []string{"check", "--fail-on", "note", "--port", strconv.Itoa(port), file}, nil)
 	require.Equal(t, 0, code, out+errOut)
 }

@@ -91,7 +91,7 @@ func parseProxyFlags(e *env, args []string) (*proxyConfig, int) {
 	fs.StringVar(&c.format, "format", "auto", "each exchange as ndjson, or tree (one exchange at a time, for a terminal); auto: tree on a terminal, else ndjson")
 	colorMode := fs.String("color", "auto", "colour the tree: auto, always or never")
 	fs.IntVar(&c.maxFrame, "max-frame", proxy.DefaultMaxFrame, "close a connection that sends a frame larger than this many `bytes`")
-	fs.BoolVar(&c.showSecrets, "show-secrets", false, "print SASL authentication bytes and raw SASL tokens, delegation-token HMACs and SCRAM credentials instead of zeroing them")
+	fs.BoolVar(&c.showSecrets, "show-secrets", false, showSecretsUsage)
 	cert := fs.String("tls-cert", "", "speak TLS to clients with this certificate `FILE` (PEM; with --tls-key)")
 	key := fs.String("tls-key", "", "the private key `FILE` (PEM) of --tls-cert")
 	upTLS := fs.Bool("upstream-tls", false, "connect to brokers with TLS")
@@ -526,7 +526,7 @@ func (r *proxyRun) fromTrees(x *proxy.Exchange, d *proxy.Decoded) proxyExchange 
 // by pcap's own appendExchange from the exchange as a capture would hold
 // it, then what the proxy adds: "unanswered" (given up on, as later
 // requests of its connection were answered), "rewritten" (broker endpoints rewritten in the response the client
-// got) and "redacted" (the paths of the secrets zeroed).
+// got); "redacted" (the paths of the secrets zeroed) is pcap's too.
 func appendProxyLine(out []byte, x *proxy.Exchange, ex *proxyExchange) []byte {
 	conn := &capture.Conn{ID: int(x.ConnID),
 		Client: capture.Endpoint{IP: x.Client.Addr(), Port: x.Client.Port()},
@@ -539,7 +539,7 @@ func appendProxyLine(out []byte, x *proxy.Exchange, ex *proxyExchange) []byte {
 	if x.Response != nil {
 		cx.Response = &capture.Frame{Conn: conn, Time: x.ResponseTime, Bytes: x.Response}
 	}
-	out = appendExchange(out, cx, ex.key, ex.ver, ex.req, ex.rsp)
+	out = appendExchange(out, cx, ex.key, ex.ver, ex.req, ex.rsp, ex.redacted)
 	out = out[:len(out)-2] // "}\n"
 	if x.Unanswered {
 		out = append(out, `,"unanswered":true`...)
@@ -547,16 +547,6 @@ func appendProxyLine(out []byte, x *proxy.Exchange, ex *proxyExchange) []byte {
 	if x.Rewritten > 0 {
 		out = append(out, `,"rewritten":`...)
 		out = strconv.AppendInt(out, int64(x.Rewritten), 10)
-	}
-	if len(ex.redacted) > 0 {
-		out = append(out, `,"redacted":[`...)
-		for i, p := range ex.redacted {
-			if i > 0 {
-				out = append(out, ',')
-			}
-			out = strconv.AppendQuote(out, p)
-		}
-		out = append(out, ']')
 	}
 	return append(out, '}')
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"strconv"
+	"strings"
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/check"
@@ -193,34 +194,72 @@ func (d *Decoder) tokenOptions() codec.Options {
 	return o
 }
 
-// redactToken zeroes the raw SASL tokens of x (everything after each
-// side's size: a PLAIN password, a SCRAM proof, a GSSAPI ticket), as
-// SaslAuthenticate's authBytes are, unless ShowSecrets; it returns the
-// value-JSON paths of what it zeroed. An empty token (PLAIN's answer)
-// holds nothing to zero.
+// redactToken hides the secrets of x's raw SASL tokens (ZeroTokens),
+// unless ShowSecrets, and returns the value-JSON paths of what it hid.
 func (d *Decoder) redactToken(x *Exchange) []string {
 	if d.ShowSecrets {
 		return nil
 	}
-	return ZeroTokens(x.Request, x.Response)
+	return ZeroTokens(&d.req, d.Options, x.Request, x.Response)
 }
 
-// ZeroTokens zeroes a raw SASL token and its answer (nil: none) whole
-// after their sizes, and returns the value-JSON paths of what it zeroed
-// ("request.value", "response.value"). An empty token holds nothing to
-// zero.
-func ZeroTokens(req, rsp []byte) []string {
+// ZeroTokens hides the secrets of a raw SASL token and its answer (nil:
+// none), decoded with dec as o says but for the SASL message each holds
+// after its size: in a message kwire reads, the secret parts are masked
+// (maskSASL); a token that is no such message (a Kerberos ticket) is
+// zeroed whole after its size. It returns the value-JSON paths of what
+// it hid ("request.value.password", "response.value"). An empty token
+// holds nothing to hide.
+func ZeroTokens(dec *codec.Decoder, o codec.Options, req, rsp []byte) []string {
+	o.Response, o.APIKey, o.Version, o.Data = false, 0, 0, "sasl"
+	o.Kafka, o.NoSizePrefix = false, false
 	var paths []string
 	for _, side := range [...]struct {
 		b    []byte
 		name string
 	}{{req, "request"}, {rsp, "response"}} {
-		if len(side.b) > 4 {
+		if len(side.b) <= 4 {
+			continue
+		}
+		f, err := dec.Decode(side.b, o)
+		var ok bool
+		if err == nil && f.Body != nil {
+			paths, ok = maskSASL(f.Body, side.b, side.name+".value", paths)
+		}
+		if !ok {
 			clear(side.b[4:])
 			paths = append(paths, side.name+".value")
 		}
 	}
 	return paths
+}
+
+// maskSASL masks the secret parts of the SASL message read into n (from
+// b): each byte of PLAIN's password, SCRAM's proof and the server's
+// verifier, a JWT's signature, and a bearer token that is no JWT (after
+// its scheme) becomes '*', so that the message still reads as one and its
+// parts that hold no secret stay in sight (user names, nonces, salts,
+// iteration counts, a JWT's header and claims: who, and until when). It
+// appends the masked parts' paths under path, and reports whether n is a
+// message read (false: it is bytes, which the caller zeroes whole).
+func maskSASL(n *tree.Node, b []byte, path string, paths []string) ([]string, bool) {
+	if len(n.Children) == 0 {
+		return paths, false
+	}
+	for _, c := range n.Children {
+		if !saslSecret(c.Name) || c.Buf != 0 || c.End <= c.Start {
+			continue
+		}
+		start := c.Start
+		if c.Name == "auth" && len(c.Raw) > 7 && strings.EqualFold(string(c.Raw[:7]), "bearer ") {
+			start += 7
+		}
+		for i := start; i < c.End; i++ {
+			b[i] = '*'
+		}
+		paths = append(paths, path+"."+c.Name)
+	}
+	return paths, true
 }
 
 // ZeroSecrets zeroes the secrets of frame b, a request of API key at
@@ -278,8 +317,14 @@ func redact(f *codec.Frame, err error, b []byte, side string, paths []string) []
 				continue
 			}
 			if c.Field != nil && isSecret(c.Field) && c.Buf == 0 && !c.Null {
-				clear(b[c.DataStart():c.End])
-				paths = append(paths, p)
+				if c.DataStart() == c.End {
+					continue // empty: nothing to hide
+				}
+				var read bool
+				if paths, read = maskSASL(c, b, p, paths); !read {
+					clear(b[c.DataStart():c.End])
+					paths = append(paths, p)
+				}
 				continue
 			}
 			if c.Kind == schema.Struct || c.Kind == schema.Array || c.Role == tree.RoleElement {

@@ -67,6 +67,18 @@ func isSecret(f *schema.Field) bool {
 	return false
 }
 
+// saslSecret reports whether a part of a SASL message, as the codec
+// names it, is a secret: PLAIN's password, SCRAM's client proof and
+// server verifier (either lets a captured login be attacked offline), a
+// JWT's signature, and a bearer token that is no JWT.
+func saslSecret(name string) bool {
+	switch name {
+	case "password", "proof", "verifier", "jwtSignature", "auth":
+		return true
+	}
+	return false
+}
+
 // isConfigEntry reports whether a struct is a configuration entry: a
 // string Value named by a string Name or Key. That takes in the configs of
 // CreateTopics (request and response), AlterConfigs,

@@ -73,7 +73,6 @@ func TestRedactExamples(t *testing.T) {
 		field string
 		paths []string
 	}{
-		{schema.KeySaslAuthenticate, 2, "authBytes", []string{"request.body.authBytes", "response.body.authBytes"}},
 		{schema.KeyCreateDelegationToken, 3, "hmac", []string{"response.body.hmac"}},
 		{schema.KeyRenewDelegationToken, 2, "hmac", []string{"request.body.hmac"}},
 		{schema.KeyExpireDelegationToken, 2, "hmac", []string{"request.body.hmac"}},
@@ -124,21 +123,94 @@ func TestRedactExamples(t *testing.T) {
 }
 
 // TestRedactGuessedResponse: a SaslAuthenticate response whose request
-// was not seen is read by guessing; its authBytes are zeroed all the same,
-// in the frame and the JSON, once the guess says what it is.
+// was not seen is read by guessing; its secret is masked all the same, in
+// the frame and the JSON, once the guess says what it is.
 func TestRedactGuessedResponse(t *testing.T) {
-	x := exampleExchange(t, schema.KeySaslAuthenticate, 2)
+	x := saslExchange(t, "", "v="+serverSignature)
 	x.Request, x.RequestSize, x.APIKey, x.APIVersion = nil, 0, -1, -1
 	var d Decoder
 	js := d.DecodeJSON(x)
 	require.NoError(t, js.Response.Err)
 	require.NotNil(t, js.Response.Info.Guess)
 	require.Equal(t, int16(schema.KeySaslAuthenticate), js.APIKey)
-	require.Equal(t, []string{"response.body.authBytes"}, js.Redacted)
-	vals := valuesAt(t, js.Response.JSON, "authBytes")
-	require.NotEmpty(t, vals)
-	for _, v := range vals {
-		require.True(t, allZero(t, v))
+	require.Equal(t, []string{"response.body.authBytes.verifier"}, js.Redacted)
+	require.Contains(t, string(js.Response.JSON), `"verifier":"`+strings.Repeat("*", len(serverSignature))+`"`)
+	require.NotContains(t, string(x.Response), serverSignature)
+}
+
+const serverSignature = "rmF9pqV8S7suAoZWja4dJRkFsKQ="
+
+// saslExchange is a SaslAuthenticate v2 exchange whose authBytes are req
+// and rsp.
+func saslExchange(t *testing.T, req, rsp string) *Exchange {
+	q := encodeFrame(t, map[string]any{"apiKey": schema.KeySaslAuthenticate, "apiVersion": 2, "header": map[string]any{"correlationId": 7, "clientId": "c"},
+		"body": map[string]any{"authBytes": base64.StdEncoding.EncodeToString([]byte(req))}})
+	r := encodeFrame(t, map[string]any{"direction": "response", "apiKey": schema.KeySaslAuthenticate, "apiVersion": 2, "header": map[string]any{"correlationId": 7},
+		"body": map[string]any{"errorCode": 0, "authBytes": base64.StdEncoding.EncodeToString([]byte(rsp)), "sessionLifetimeMs": 0}})
+	return &Exchange{APIKey: schema.KeySaslAuthenticate, APIVersion: 2, CorrelationID: 7, Request: q, Response: r, RequestSize: len(q), ResponseSize: len(r)}
+}
+
+// TestRedactSASLParts: of the SASL messages in SaslAuthenticate's
+// authBytes, only the parts that are secrets are hidden, masked with '*'
+// so that the message still reads as one (PLAIN's password, SCRAM's proof
+// and verifier, a JWT's signature, an opaque bearer token after its
+// scheme); the user, nonces, salt, a JWT's claims stay in sight, and
+// bytes that are no message kwire reads (Kerberos) are zeroed whole. Both
+// paths alike; ShowSecrets shows all.
+func TestRedactSASLParts(t *testing.T) {
+	jwt := "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSIsImV4cCI6MTcwMDAwMDAwMH0.c2lnbmF0dXJlLXNlY3JldA"
+	gss := "\x60\x82\x02\x1b\x06\x09\x2a\x86\x48\x86\xf7\x12\x01\x02\x02ticket-secret"
+	cases := []struct {
+		name, req, rsp string
+		secrets        []string // none of which may be shown
+		shown          []string // JSON text that must be
+		paths          []string
+	}{
+		{"PLAIN", "\x00alice\x00hunter2-plain", "", []string{"hunter2-plain"},
+			[]string{`"username":"alice","password":"*************"`}, []string{"request.body.authBytes.password"}},
+		{"SCRAM first", "n,,n=user,r=fyko+d2lbbFgONRv9qkxdawL", "r=fyko+d2lbbFgONRv9qkxdawL3rfcNHYJY1ZVvWVs7j,s=QSXCR+Q6sek8bf92,i=4096", nil,
+			[]string{`"salt":"QSXCR+Q6sek8bf92","iterations":4096`}, nil},
+		{"SCRAM final", "c=biws,r=fyko+d2lbbFgONRv9qkxdawL3rfcNHYJY1ZVvWVs7j,p=v0X8v3Bz2T0CJGbJQyF0X+HI4Ts=", "v=" + serverSignature,
+			[]string{"v0X8v3Bz2T0CJGbJQyF0X+HI4Ts=", serverSignature}, []string{`"nonce":"fyko+d2lbbFgONRv9qkxdawL3rfcNHYJY1ZVvWVs7j","proof":"****`},
+			[]string{"request.body.authBytes.proof", "response.body.authBytes.verifier"}},
+		{"OAUTHBEARER JWT", "n,,\x01auth=Bearer " + jwt + "\x01\x01", "", []string{"c2lnbmF0dXJlLXNlY3JldA"},
+			[]string{`"jwtClaims":"{\"sub\":\"alice\",\"exp\":1700000000}"`, `"jwtSignature":"**********************"`}, []string{"request.body.authBytes.jwtSignature"}},
+		{"OAUTHBEARER opaque", "n,,\x01auth=Bearer opaque-token-secret\x01\x01", "", []string{"opaque-token-secret"},
+			[]string{`"auth":"Bearer *******************"`}, []string{"request.body.authBytes.auth"}},
+		{"GSSAPI", gss, "", []string{"ticket-secret"}, nil, []string{"request.body.authBytes"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var d Decoder
+			x := saslExchange(t, c.req, c.rsp)
+			got := d.Decode(x)
+			require.NoError(t, got.RequestErr)
+			require.NoError(t, got.ResponseErr)
+			require.Equal(t, c.paths, got.Redacted)
+			js := string(got.Request.AppendJSON(nil)) + string(got.Response.AppendJSON(nil))
+			for _, s := range c.secrets {
+				require.NotContains(t, js, s)
+				require.NotContains(t, string(x.Request)+string(x.Response), s)
+			}
+			for _, s := range c.shown {
+				require.Contains(t, js, s)
+			}
+
+			x = saslExchange(t, c.req, c.rsp)
+			dj := d.DecodeJSON(x)
+			require.Equal(t, c.paths, dj.Redacted)
+			require.Equal(t, js, string(dj.Request.JSON)+string(dj.Response.JSON), "the tree-less path writes the same")
+
+			open := Decoder{ShowSecrets: true}
+			x = saslExchange(t, c.req, c.rsp)
+			oj := open.DecodeJSON(x)
+			require.Empty(t, oj.Redacted)
+			for _, s := range c.secrets {
+				if c.name != "GSSAPI" { // bytes: base64
+					require.Contains(t, string(oj.Request.JSON)+string(oj.Response.JSON), s)
+				}
+			}
+		})
 	}
 }
 
