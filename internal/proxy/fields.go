@@ -143,13 +143,25 @@ func sensitiveConfig(name string) bool {
 type tables struct {
 	endpoints map[int16][]bool // [version] for responses
 	secrets   map[int16][]bool // [version], request or response
+	byID      map[int16][]bool // [version]: the request names its topics by id (Fetch 13+, Produce 13+)
 }
 
 var builtTables = buildTables()
 
 func buildTables() *tables {
-	t := &tables{endpoints: map[int16][]bool{}, secrets: map[int16][]bool{}}
+	t := &tables{endpoints: map[int16][]bool{}, secrets: map[int16][]bool{}, byID: map[int16][]bool{}}
 	for _, a := range schema.APIs() {
+		if a.Key == schema.KeyProduce || a.Key == schema.KeyFetch || a.Key == schema.KeyFetchSnapshot {
+			ids := make([]bool, a.Request.Valid.Hi+1)
+			for v := a.Request.Valid.Lo; v <= a.Request.Valid.Hi; v++ {
+				if d := a.Request.At(v); d != nil {
+					ids[v] = reaches(d.Root, nil, v, func(_, _ *schema.Layout, f *schema.Field) bool {
+						return f != nil && f.Name == "TopicId" && f.Kind == schema.UUID
+					})
+				}
+			}
+			t.byID[a.Key] = ids
+		}
 		hi := a.Response.Valid.Hi
 		if a.Request.Valid.Hi > hi {
 			hi = a.Request.Valid.Hi

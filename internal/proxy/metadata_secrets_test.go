@@ -131,3 +131,28 @@ func TestRedactClusterMetadataInAnyForm(t *testing.T) {
 		})
 	}
 }
+
+// TestCarriesMetadataByVersion: a frame is searched for
+// __cluster_metadata the way its version names topics: by name up to
+// Fetch 12 (and in every FetchSnapshot), by the fixed topic id from Fetch
+// 13 on; the other way is not looked for.
+func TestCarriesMetadataByVersion(t *testing.T) {
+	name, id := []byte("..__cluster_metadata.."), append([]byte(".."), metadataTopicID...)
+	for _, c := range []struct {
+		key, ver int16
+		byName   bool
+	}{{1, 12, true}, {1, 13, false}, {1, 17, false}, {0, 9, true}, {59, 0, true}, {59, 1, true}} {
+		require.Equal(t, c.byName, carriesMetadata(c.key, c.ver, name), "%d v%d by name", c.key, c.ver)
+		require.Equal(t, !c.byName, carriesMetadata(c.key, c.ver, id), "%d v%d by id", c.key, c.ver)
+	}
+	require.False(t, carriesMetadata(3, 12, name), "Metadata carries no records")
+}
+
+// TestCarriesMetadataFirstTopic: the topic is looked for where a KRaft
+// node's frames name it, among the first bytes; a name deep in a frame's
+// records is not searched for.
+func TestCarriesMetadataFirstTopic(t *testing.T) {
+	deep := append(make([]byte, metadataWindow), "__cluster_metadata"...)
+	require.False(t, carriesMetadata(1, 12, deep))
+	require.True(t, carriesMetadata(1, 12, deep[metadataWindow-100:]))
+}
