@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
@@ -171,4 +172,37 @@ func TestCheckSASLv0Tokens(t *testing.T) {
 			require.Regexp(t, `kwire: check: 1 errors, 0 warnings, 0 notes`, errOut)
 		})
 	}
+}
+
+// TestCheckBearerExpired: kwire check reads a captured OAUTHBEARER login
+// (SaslHandshake v1, then SaslAuthenticate) whose JWT expired an hour
+// before the packet that sent it: a frame.sasl error at the claims, saying
+// when it expired; the same login at the token's time is clean.
+func TestCheckBearerExpired(t *testing.T) {
+	b64 := base64.RawURLEncoding.EncodeToString
+	// The capture's packets are sent from 2024-05-01T12:00:00Z on.
+	jwt := b64([]byte(`{"alg":"RS256"}`)) + "." + b64([]byte(`{"sub":"alice","iat":1714557600,"exp":1714561200}`)) + "." + b64([]byte("sig"))
+	frame := func(js string) []byte {
+		b, err := codec.Encode(nil, []byte(js), codec.EncodeOptions{})
+		require.NoError(t, err, js)
+		return b
+	}
+	pcap := func(shift time.Duration) string {
+		at := func(i int) time.Duration { return shift + time.Duration(i)*time.Millisecond }
+		auth := base64.StdEncoding.EncodeToString([]byte("n,,\x01auth=Bearer " + jwt + "\x01\x01"))
+		return connPcap(t, true, nil,
+			segment{true, at(0), frame(`{"direction":"request","apiKey":17,"apiVersion":1,"header":{"correlationId":1,"clientId":"c"},"body":{"mechanism":"OAUTHBEARER"}}`)},
+			segment{false, at(1), frame(`{"direction":"response","apiKey":17,"apiVersion":1,"header":{"correlationId":1},"body":{"errorCode":0,"mechanisms":["OAUTHBEARER"]}}`)},
+			segment{true, at(2), frame(`{"direction":"request","apiKey":36,"apiVersion":2,"header":{"correlationId":2,"clientId":"c"},"body":{"authBytes":"` + auth + `"}}`)},
+			segment{false, at(3), frame(`{"direction":"response","apiKey":36,"apiVersion":2,"header":{"correlationId":2},"body":{"errorCode":58,"errorMessage":"expired","authBytes":"","sessionLifetimeMs":0}}`)})
+	}
+	out, errOut, code := runCLI(t, []string{"check", pcap(0)}, nil)
+	require.Equal(t, 1, code, out+errOut)
+	require.Regexp(t, `(?m)^frame\.sasl error conn 1 correlation 2 request \(packet 6\) at byte \d+ \(body\.authBytes\.jwtClaims\): OAUTHBEARER's JWT expired at 2024-05-01T11:00:00Z, 1h0m0s before it was sent \(by the capture's or the proxy's clock\): Kafka's broker refuses it, allowing 30s of clock skew by default, expected exp after 2024-05-01T11:59:30Z, found 1714561200 \(2024-05-01T11:00:00Z\)$`, out)
+	require.Contains(t, errOut, "kwire: check: 1 errors,")
+
+	// Sent at 10:30, half an hour before it expired: nothing to say of it.
+	out, errOut, code = runCLI(t, []string{"check", "--fail-on", "error", pcap(-90 * time.Minute)}, nil)
+	require.Equal(t, 0, code, out+errOut)
+	require.NotContains(t, out, "frame.sasl")
 }

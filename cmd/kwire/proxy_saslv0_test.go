@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
 	"net"
@@ -154,23 +155,49 @@ func TestProxyKafkaPythonSASLv0(t *testing.T) {
 // SCRAM nonce does not continue the client's is a conn.sasl-exchange
 // finding at the broker's token, and the proxy exits 1 (--fail-on error).
 func TestProxyCheckSASLv0Tokens(t *testing.T) {
-	frame := func(js string) []byte {
-		b, err := codec.Encode(nil, []byte(js), codec.EncodeOptions{})
-		require.NoError(t, err, js)
-		return b
-	}
 	token := func(s string) []byte { return append(binary.BigEndian.AppendUint32(nil, uint32(len(s))), s...) }
+	// A broker of KIP-43 whose server-first nonce is not the client's
+	// continued.
+	out, errOut, code := proxyCheckScript(t, [][2][]byte{
+		{encodeJSON(t, `{"direction":"request","apiKey":17,"apiVersion":0,"header":{"correlationId":1,"clientId":"old-client"},"body":{"mechanism":"SCRAM-SHA-256"}}`),
+			encodeJSON(t, `{"direction":"response","apiKey":17,"apiVersion":0,"header":{"correlationId":1},"body":{"errorCode":0,"mechanisms":["SCRAM-SHA-256"]}}`)},
+		{token("n,,n=user,r=clientnonce"), token("r=XXXXclientnonce0server,s=QSXCR+Q6sek8bf92,i=4096")},
+		{token("c=biws,r=XXXXclientnonce0server,p=v0X8v3Bz2T0CJGbJQyF0X+HI4Ts="), token("v=rmF9pqV8S7suAoZWja4dJRkFsKQ=")},
+	})
+	require.Equal(t, 1, code, errOut)
+	require.Contains(t, errOut, `kwire: check: conn.sasl-exchange error conn 1 response at byte 6 (value.nonce): the server's SCRAM nonce does not continue the client's: the Java client refuses it, expected a nonce starting "clientnonce", found "XXXXclientnonce0server"`)
+	require.Contains(t, errOut, "kwire: check: 1 errors, 0 warnings, 0 notes")
+	require.Equal(t, 2, strings.Count(out, `"saslToken":true`), out)
+}
+
+// TestProxyCheckBearerExpired: kwire proxy --check judges an OAUTHBEARER
+// token by the proxy's clock: one that expired in 2024 is a frame.sasl
+// error when a client logs in with it now.
+func TestProxyCheckBearerExpired(t *testing.T) {
+	b64 := base64.RawURLEncoding.EncodeToString
+	jwt := b64([]byte(`{"alg":"RS256"}`)) + "." + b64([]byte(`{"sub":"alice","exp":1714561200}`)) + "." + b64([]byte("sig"))
+	auth := base64.StdEncoding.EncodeToString([]byte("n,,\x01auth=Bearer " + jwt + "\x01\x01"))
+	_, errOut, code := proxyCheckScript(t, [][2][]byte{
+		{encodeJSON(t, `{"direction":"request","apiKey":17,"apiVersion":1,"header":{"correlationId":1,"clientId":"c"},"body":{"mechanism":"OAUTHBEARER"}}`),
+			encodeJSON(t, `{"direction":"response","apiKey":17,"apiVersion":1,"header":{"correlationId":1},"body":{"errorCode":0,"mechanisms":["OAUTHBEARER"]}}`)},
+		{encodeJSON(t, `{"direction":"request","apiKey":36,"apiVersion":2,"header":{"correlationId":2,"clientId":"c"},"body":{"authBytes":"`+auth+`"}}`),
+			encodeJSON(t, `{"direction":"response","apiKey":36,"apiVersion":2,"header":{"correlationId":2},"body":{"errorCode":58,"errorMessage":"expired","authBytes":"","sessionLifetimeMs":0}}`)},
+	})
+	require.Equal(t, 1, code, errOut)
+	require.Regexp(t, `kwire: check: frame\.sasl error conn 1 correlation 2 request at byte \d+ \(body\.authBytes\.jwtClaims\): OAUTHBEARER's JWT expired at 2024-05-01T11:00:00Z, \d+h\d+m\d+s before it was sent`, errOut)
+	require.Contains(t, errOut, "kwire: check: 1 errors, 0 warnings, 0 notes")
+}
+
+// proxyCheckScript runs kwire proxy --check in front of a broker that
+// answers each frame it reads with the next of a script, and a client
+// that sends the script's frames one at a time, reading each answer; it
+// returns the proxy's output, log and exit status. Every connection is
+// served: the proxy dials a spare one ahead, which may or may not be the
+// client's.
+func proxyCheckScript(t *testing.T, script [][2][]byte) (string, string, int) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	defer l.Close()
-	// A broker of KIP-43 whose server-first nonce is not the client's
-	// continued. Every connection is served: the proxy dials a spare one
-	// ahead, which may or may not be the client's.
-	answers := [][]byte{
-		frame(`{"direction":"response","apiKey":17,"apiVersion":0,"header":{"correlationId":1},"body":{"errorCode":0,"mechanisms":["SCRAM-SHA-256"]}}`),
-		token("r=XXXXclientnonce0server,s=QSXCR+Q6sek8bf92,i=4096"),
-		token("v=rmF9pqV8S7suAoZWja4dJRkFsKQ="),
-	}
 	go func() {
 		for {
 			c, err := l.Accept()
@@ -180,11 +207,11 @@ func TestProxyCheckSASLv0Tokens(t *testing.T) {
 			go func() {
 				defer c.Close()
 				c.SetDeadline(time.Now().Add(30 * time.Second))
-				for _, answer := range answers {
+				for _, step := range script {
 					if _, err := readSized(c); err != nil {
 						return
 					}
-					c.Write(answer)
+					c.Write(step[1])
 				}
 				readSized(c) // until the client closes
 			}()
@@ -194,20 +221,19 @@ func TestProxyCheckSASLv0Tokens(t *testing.T) {
 	c, err := net.DialTimeout("tcp", p.addr, 5*time.Second)
 	require.NoError(t, err)
 	c.SetDeadline(time.Now().Add(20 * time.Second))
-	for _, req := range [][]byte{
-		frame(`{"direction":"request","apiKey":17,"apiVersion":0,"header":{"correlationId":1,"clientId":"old-client"},"body":{"mechanism":"SCRAM-SHA-256"}}`),
-		token("n,,n=user,r=clientnonce"),
-		token("c=biws,r=XXXXclientnonce0server,p=v0X8v3Bz2T0CJGbJQyF0X+HI4Ts="),
-	} {
-		_, err := c.Write(req)
+	for _, step := range script {
+		_, err := c.Write(step[0])
 		require.NoError(t, err)
 		_, err = readSized(c)
 		require.NoError(t, err)
 	}
 	c.Close()
-	out, errOut, code := p.stopStatus(t)
-	require.Equal(t, 1, code, errOut)
-	require.Contains(t, errOut, `kwire: check: conn.sasl-exchange error conn 1 response at byte 6 (value.nonce): the server's SCRAM nonce does not continue the client's: the Java client refuses it, expected a nonce starting "clientnonce", found "XXXXclientnonce0server"`)
-	require.Contains(t, errOut, "kwire: check: 1 errors, 0 warnings, 0 notes")
-	require.Equal(t, 2, strings.Count(out, `"saslToken":true`), out)
+	return p.stopStatus(t)
+}
+
+// encodeJSON encodes a frame from its value JSON.
+func encodeJSON(t *testing.T, js string) []byte {
+	b, err := codec.Encode(nil, []byte(js), codec.EncodeOptions{})
+	require.NoError(t, err, js)
+	return b
 }

@@ -1,8 +1,11 @@
 package check
 
 import (
+	"encoding/json"
+	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kwire/kwire/codec/schema"
 )
@@ -232,10 +235,53 @@ func (a *analysis) saslMessage(side Side, s *saslFacts) {
 			a.add(FrameSASL, at("username"), "SCRAM's username holds an '=' that escapes neither ',' (=2C) nor '=' (=3D): Kafka's broker refuses it",
 				"',' written =2C and '=' written =3D", strconv.Quote(u))
 		}
+	case "OAUTHBEARER client-initial":
+		if claims, _, ok := s.part("jwtClaims"); ok {
+			a.bearerExpiry(claims, at("jwtClaims"))
+		}
 	case "SCRAM server-first":
 		if it, _, _ := s.part("iterations"); atoi(it) < 4096 {
 			a.add(FrameSASL, at("iterations"), "SCRAM asks for "+it+" iterations: the Java client refuses fewer than 4096", "at least 4096", it)
 		}
+	}
+}
+
+// bearerClockSkew is how far past its expiry Kafka's broker still takes
+// a bearer token: sasl.oauthbearer.clock.skew.seconds' default (the
+// unsecured validator's default skew is none; a token inside the skew is
+// not flagged).
+const bearerClockSkew = 30 * time.Second
+
+// bearerExpiry applies frame.sasl to a JWT's claims (JSON text, at w): it
+// says when it expires (exp, seconds since 1970, which both of Kafka's
+// validators require), and, when the exchange's time is known, had not
+// expired when the token was sent.
+func (a *analysis) bearerExpiry(claims string, w Where) {
+	var c struct {
+		Exp *json.Number `json:"exp"`
+	}
+	if json.Unmarshal([]byte(claims), &c) != nil {
+		return // the codec read it as a JSON object; not one json reads (a duplicate key of another type...)
+	}
+	if c.Exp == nil {
+		a.add(FrameSASL, w, "OAUTHBEARER's JWT has no exp claim: Kafka's broker refuses a token that does not say when it expires", "an exp claim", "none")
+		return
+	}
+	exp, err := c.Exp.Float64()
+	if err != nil || math.Abs(exp) > 1e11 {
+		a.add(FrameSASL, w, "OAUTHBEARER's JWT has an exp claim that is no time: Kafka's broker refuses it", "exp as seconds since 1970", c.Exp.String())
+		return
+	}
+	sent := a.x.RequestTime
+	if sent.IsZero() {
+		return
+	}
+	sec := math.Floor(exp)
+	at := time.Unix(int64(sec), int64((exp-sec)*1e9)).UTC()
+	if late := sent.Sub(at); late > bearerClockSkew {
+		a.add(FrameSASL, w, "OAUTHBEARER's JWT expired at "+at.Format(time.RFC3339)+", "+late.Round(time.Second).String()+
+			" before it was sent (by the capture's or the proxy's clock): Kafka's broker refuses it, allowing "+bearerClockSkew.String()+" of clock skew by default",
+			"exp after "+sent.Add(-bearerClockSkew).UTC().Format(time.RFC3339), c.Exp.String()+" ("+at.Format(time.RFC3339)+")")
 	}
 }
 

@@ -1,5 +1,7 @@
 package check
 
+import "time"
+
 // Conn is a connection as the caller knows it.
 type Conn struct {
 	// ID numbers the connection (from 1). 0 means frames read from a
@@ -48,6 +50,10 @@ type Exchange struct {
 	// with no Kafka header. Only the SASL rules read them (frame.sasl,
 	// conn.sasl-exchange), as they read SaslAuthenticate's authBytes.
 	SASLToken bool
+	// RequestTime is when the request was sent: a capture's packet time,
+	// the proxy's clock; zero when unknown (frames from a file). Only
+	// frame.sasl reads it, for a bearer token's expiry.
+	RequestTime time.Time
 	// Gaps counts the bytes lost from the connection's capture so far,
 	// or the connection's exchanges a proxy skipped so far (any loss
 	// makes an unanswered request, a stray response or the connection's

@@ -3,6 +3,7 @@ package check
 import (
 	"encoding/binary"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -92,6 +93,7 @@ func FuzzCheckSASLTokens(f *testing.F) {
 	f.Add(append([]byte{1}, append(tok("n,,n=user,r=abc"), tok("r=abcdef,s=c2FsdA==,i=4096")...)...))
 	f.Add(append([]byte{0}, append(tok("\x00user\x00pass"), tok("")...)...))
 	f.Add(append([]byte{3}, append(tok("n,,n=u,r=x"), tok("r=y,s=,i=1")...)...))
+	f.Add(append([]byte{3}, append(tok("n,,\x01auth=Bearer eyJhbGciOiJub25lIn0.eyJleHAiOjE3MTQ1NjEyMDB9.c2ln\x01\x01"), tok("")...)...))
 	mechanisms := []string{"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER", "GSSAPI"}
 	hsReq, err := codec.Encode(nil, []byte(`{"direction":"request","apiKey":17,"apiVersion":0,"header":{"correlationId":1,"clientId":"c"},"body":{"mechanism":"PLAIN"}}`), codec.EncodeOptions{})
 	if err != nil {
@@ -117,7 +119,8 @@ func FuzzCheckSASLTokens(f *testing.F) {
 		got := hostile.Allocated(func() {
 			fs = append(fs, c.Add(z.Analyze(&Exchange{Conn: conn, Request: req, Response: hsRsp}))...)
 			for i := 0; i < len(tokens); i += 2 {
-				x := Exchange{Conn: conn, SASLToken: true, Request: tokens[i]}
+				// (A time, for a bearer token's expiry.)
+				x := Exchange{Conn: conn, SASLToken: true, Request: tokens[i], RequestTime: time.Unix(1714564800, 0)}
 				if i+1 < len(tokens) {
 					x.Response = tokens[i+1]
 				}

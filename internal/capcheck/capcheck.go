@@ -58,7 +58,7 @@ func (v *Conv) Exchange(x *capture.Exchange) check.Exchange {
 			v.damage(x, check.Request, f)
 			cut = true
 		} else {
-			cx.Request, cx.RequestPacket = f.Bytes, f.PacketIndex
+			cx.Request, cx.RequestPacket, cx.RequestTime = f.Bytes, f.PacketIndex, f.Time
 		}
 	}
 	if f := x.Response; f != nil {
