@@ -72,6 +72,7 @@ func FuzzRelay(f *testing.F) {
 	tok := func(s string) []byte { return append(binary.BigEndian.AppendUint32(nil, uint32(len(s))), s...) }
 	f.Add(append(append(append([]byte(nil), hs...), tok("n,,n=user,r=abc")...), tok("c=biws,r=abcdef,p=eA==")...),
 		append(append(frameOf(f, schema.KeySaslHandshake, 0, true), tok("r=abcdef,s=c2FsdA==,i=4096")...), tok("v=dg==")...))
+	f.Add(frameOf(f, schema.KeySaslAuthenticate, 2, false), frameOf(f, schema.KeySaslAuthenticate, 2, true))
 	f.Add([]byte("GET / HTTP/1.1\r\n\r\n"), []byte{})
 	f.Add([]byte{0, 0, 0, 3, 1, 2, 3}, []byte{0, 0, 0, 2, 0, 0})
 	f.Add([]byte{0x7f, 0xff, 0xff, 0xff}, []byte{0xff, 0xff, 0xff, 0xff})
@@ -86,11 +87,15 @@ func FuzzRelay(f *testing.F) {
 		if !bytes.HasPrefix(fromClient, toBroker) {
 			t.Fatalf("the broker got bytes the client did not send: %x", toBroker)
 		}
-		// Decode what was queued, as kwire proxy does.
+		// Decode what was queued, as kwire proxy does: its trees, and its
+		// NDJSON from the bytes (on a copy: both zero the secrets).
 		var d Decoder
 		for len(p.queue) > 0 {
 			x := <-p.queue
+			y := *x
+			y.Request, y.Response = bytes.Clone(x.Request), bytes.Clone(x.Response)
 			d.Decode(x)
+			d.DecodeJSON(&y)
 			p.release(x.budget)
 		}
 		if u := p.used.Load(); u != 0 {
