@@ -8,6 +8,7 @@ import (
 	"io"
 	"math/bits"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -541,7 +542,8 @@ type pcapWorker struct {
 	req, rsp     codec.Decoder
 	reqJS, rspJS []byte
 	diag         []byte
-	redacted     []string // the value-JSON paths of the secrets zeroed in the exchange
+	redacted     []string      // the value-JSON paths of the secrets zeroed in the exchange
+	zero         codec.Decoder // the secrets' (proxy.ZeroSecrets): req's and rsp's frames stay theirs
 }
 
 // decodedFrame is one side of an exchange once decoded.
@@ -594,7 +596,7 @@ func (wk *pcapWorker) exchange(x *capture.Exchange, line []byte) ([]byte, runLin
 		o := jo.apply(codec.Options{})
 		cfg.pf.setOptions(&o, cfg.payload, true)
 		if zero {
-			wk.redacted = proxy.ZeroSecrets(&wk.req, x.Request.Bytes, o, key, ver, "request", wk.redacted)
+			wk.redacted = proxy.ZeroSecrets(&wk.zero, x.Request.Bytes, o, key, ver, "request", wk.redacted)
 		}
 		req, info = decodeSide(&wk.req, &wk.reqJS, x.Request.Bytes, o, direct, "request", "requestError")
 		key, ver = info.APIKey, info.Version
@@ -607,7 +609,7 @@ func (wk *pcapWorker) exchange(x *capture.Exchange, line []byte) ([]byte, runLin
 		if x.Request == nil {
 			o.APIKey, o.Version = codec.Any, codec.Any // guessed
 		} else if zero {
-			wk.redacted = proxy.ZeroSecrets(&wk.rsp, x.Response.Bytes, o, key, ver, "response", wk.redacted)
+			wk.redacted = proxy.ZeroSecrets(&wk.zero, x.Response.Bytes, o, key, ver, "response", wk.redacted)
 		}
 		var info *codec.Frame
 		rsp, info = decodeSide(&wk.rsp, &wk.rspJS, x.Response.Bytes, jo.apply(o), direct, "response", "responseError")
@@ -619,11 +621,17 @@ func (wk *pcapWorker) exchange(x *capture.Exchange, line []byte) ([]byte, runLin
 				key, ver = info.APIKey, info.Version
 				if n := len(wk.redacted); zero {
 					// Zeroed as the guess reads it, then written again
-					// from the zeroed bytes.
+					// from the zeroed bytes, which may fit no API now
+					// (a body zeroed whole): the guess made stays.
 					po := o
 					po.APIKey, po.Version = key, ver
-					if wk.redacted = proxy.ZeroSecrets(&wk.rsp, x.Response.Bytes, po, key, ver, "response", wk.redacted); len(wk.redacted) > n {
+					if wk.redacted = proxy.ZeroSecrets(&wk.zero, x.Response.Bytes, po, key, ver, "response", wk.redacted); len(wk.redacted) > n {
+						g := *info.Guess
+						g.Candidates = slices.Clone(g.Candidates) // the decoder's, reused
 						rsp, info = decodeSide(&wk.rsp, &wk.rspJS, x.Response.Bytes, jo.apply(o), nil, "response", "responseError")
+						if info.Guess == nil || len(info.Guess.Candidates) == 0 {
+							info.Guess = &g
+						}
 					}
 				}
 				rsp.guess = info.Guess
@@ -705,7 +713,7 @@ func (wk *pcapWorker) token(x *capture.Exchange, line []byte) ([]byte, runLine) 
 	wk.diag = wk.diag[:0]
 	wk.redacted = wk.redacted[:0]
 	if !cfg.showSecrets {
-		wk.redacted = proxy.ZeroTokens(&wk.req, codec.Options{}, frameBytes(x.Request), frameBytes(x.Response))
+		wk.redacted = proxy.ZeroTokens(&wk.zero, codec.Options{}, frameBytes(x.Request), frameBytes(x.Response))
 		out.zeroed = len(wk.redacted) > 0
 	}
 	w := &jsontext.Writer{B: line}

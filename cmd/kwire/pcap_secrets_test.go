@@ -145,4 +145,18 @@ func TestPcapSecretsGuessedResponse(t *testing.T) {
 	out, _, code = runCLI(t, []string{"pcap", "--show-secrets", file}, nil)
 	require.Equal(t, 0, code)
 	require.Contains(t, out, `"verifier":"`+verifier+`"`)
+
+	// One with nothing to hide (SCRAM's server-first) is shown as
+	// --show-secrets shows it, guessed.
+	rsp, err = codec.Encode(nil, []byte(`{"direction":"response","apiKey":36,"apiVersion":2,"header":{"correlationId":9},"body":{"errorCode":0,"authBytes":"`+
+		base64.StdEncoding.EncodeToString([]byte("r=fyko+d2lbbFgONRv9qkxdawL3rfcNHYJY1ZVvWVs7j,s=QSXCR+Q6sek8bf92,i=4096"))+`","sessionLifetimeMs":0}}`), codec.EncodeOptions{})
+	require.NoError(t, err)
+	file = segmentsPcap(t, segment{false, 0, rsp})
+	hidden, errOut, code := runCLI(t, []string{"pcap", file}, nil)
+	require.Equal(t, 0, code, errOut)
+	shown, _, _ := runCLI(t, []string{"pcap", "--show-secrets", file}, nil)
+	require.Contains(t, hidden, `"guessed":`)
+	require.Contains(t, hidden, `"salt":"QSXCR+Q6sek8bf92"`)
+	require.Equal(t, shown, hidden)
+	require.NotContains(t, errOut, "secrets zeroed")
 }

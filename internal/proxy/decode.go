@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -35,6 +36,7 @@ type Decoder struct {
 	ShowSecrets bool
 
 	req, rsp     codec.Decoder
+	zero         codec.Decoder // ZeroSecrets' and ZeroTokens': the frames shown stay the decoders' above
 	reqJS, rspJS []byte
 }
 
@@ -63,7 +65,7 @@ func (d *Decoder) Decode(x *Exchange) Decoded {
 		o := d.Options
 		o.Response = false
 		if !d.ShowSecrets {
-			out.Redacted = ZeroSecrets(&d.req, x.Request, o, x.APIKey, x.APIVersion, "request", out.Redacted)
+			out.Redacted = ZeroSecrets(&d.zero, x.Request, o, x.APIKey, x.APIVersion, "request", out.Redacted)
 		}
 		out.Request, out.RequestErr = d.req.Decode(x.Request, o)
 		if out.Request != nil && out.RequestErr == nil {
@@ -77,7 +79,7 @@ func (d *Decoder) Decode(x *Exchange) Decoded {
 	o.Response, o.APIKey, o.Version = true, x.APIKey, x.APIVersion
 	if x.Request != nil {
 		if !d.ShowSecrets {
-			out.Redacted = ZeroSecrets(&d.rsp, x.Response, o, x.APIKey, x.APIVersion, "response", out.Redacted)
+			out.Redacted = ZeroSecrets(&d.zero, x.Response, o, x.APIKey, x.APIVersion, "response", out.Redacted)
 		}
 		// Perhaps the broker's UNSUPPORTED_VERSION answer, at v0.
 		out.Response, out.ResponseErr = check.DecodeFrame(&d.rsp, x.Response, o)
@@ -90,15 +92,17 @@ func (d *Decoder) Decode(x *Exchange) Decoded {
 		return out
 	}
 	out.APIKey, out.APIVersion = f.APIKey, f.Version
+	out.Guessed = f.Guess.Candidates
 	if n := len(out.Redacted); !d.ShowSecrets {
-		// Zeroed as read, then read again from the zeroed bytes.
+		// Zeroed as read, then read again from the zeroed bytes, which
+		// may fit no API now (a body zeroed whole): the guess made stays.
 		po := o
 		po.APIKey, po.Version = f.APIKey, f.Version
-		if out.Redacted = ZeroSecrets(&d.rsp, x.Response, po, f.APIKey, f.Version, "response", out.Redacted); len(out.Redacted) > n {
-			f, _ = d.rsp.Decode(x.Response, o)
+		if out.Redacted = ZeroSecrets(&d.zero, x.Response, po, f.APIKey, f.Version, "response", out.Redacted); len(out.Redacted) > n {
+			out.Guessed = slices.Clone(out.Guessed) // the decoder's, reused
+			f, out.ResponseErr = d.rsp.Decode(x.Response, o)
 		}
 	}
-	out.Guessed = f.Guess.Candidates
 	out.Response = f
 	return out
 }
@@ -142,7 +146,7 @@ func (d *Decoder) DecodeJSON(x *Exchange) DecodedJSON {
 		o := d.Options
 		o.Response = false
 		if !d.ShowSecrets {
-			out.Redacted = ZeroSecrets(&d.req, x.Request, o, x.APIKey, x.APIVersion, "request", out.Redacted)
+			out.Redacted = ZeroSecrets(&d.zero, x.Request, o, x.APIKey, x.APIVersion, "request", out.Redacted)
 		}
 		var s Side
 		d.reqJS, s.Info, s.Err = d.req.AppendJSON(d.reqJS[:0], x.Request, o)
@@ -160,7 +164,7 @@ func (d *Decoder) DecodeJSON(x *Exchange) DecodedJSON {
 	if x.Request == nil {
 		o.APIKey, o.Version = codec.Any, codec.Any // guessed
 	} else if !d.ShowSecrets {
-		out.Redacted = ZeroSecrets(&d.rsp, x.Response, o, x.APIKey, x.APIVersion, "response", out.Redacted)
+		out.Redacted = ZeroSecrets(&d.zero, x.Response, o, x.APIKey, x.APIVersion, "response", out.Redacted)
 	}
 	var s Side
 	// Perhaps the broker's UNSUPPORTED_VERSION answer, at v0.
@@ -172,11 +176,17 @@ func (d *Decoder) DecodeJSON(x *Exchange) DecodedJSON {
 		}
 		out.APIKey, out.APIVersion = s.Info.APIKey, s.Info.Version
 		if n := len(out.Redacted); !d.ShowSecrets {
-			// Zeroed as read, then written again from the zeroed bytes.
+			// Zeroed as read, then written again from the zeroed bytes,
+			// which may fit no API now: the guess made stays.
 			po := o
 			po.APIKey, po.Version = out.APIKey, out.APIVersion
-			if out.Redacted = ZeroSecrets(&d.rsp, x.Response, po, out.APIKey, out.APIVersion, "response", out.Redacted); len(out.Redacted) > n {
+			if out.Redacted = ZeroSecrets(&d.zero, x.Response, po, out.APIKey, out.APIVersion, "response", out.Redacted); len(out.Redacted) > n {
+				g := *s.Info.Guess
+				g.Candidates = slices.Clone(g.Candidates) // the decoder's, reused
 				d.rspJS, s.Info, s.Err = d.rsp.AppendJSON(d.rspJS[:0], x.Response, o)
+				if s.Info.Guess == nil || len(s.Info.Guess.Candidates) == 0 {
+					s.Info.Guess = &g
+				}
 			}
 		}
 	}
@@ -200,7 +210,7 @@ func (d *Decoder) redactToken(x *Exchange) []string {
 	if d.ShowSecrets {
 		return nil
 	}
-	return ZeroTokens(&d.req, d.Options, x.Request, x.Response)
+	return ZeroTokens(&d.zero, d.Options, x.Request, x.Response)
 }
 
 // ZeroTokens hides the secrets of a raw SASL token and its answer (nil:

@@ -453,3 +453,30 @@ func TestRawSASLTokenLikeARequest(t *testing.T) {
 		})
 	}
 }
+
+// TestRegressionGuessedResponseFrameKept: a response to no request,
+// guessed as an API that can carry secrets (CreateDelegationToken v2,
+// whose hmac is empty here: nothing to zero), is shown as guessed, the
+// same as with ShowSecrets. FuzzRelay found the tree path showing the
+// frame decoded to look for secrets instead, which has no guess, and
+// reading the guess of it: the frames of one codec.Decoder are one, so
+// the secrets now have a decoder of their own (as in kwire pcap).
+func TestRegressionGuessedResponseFrameKept(t *testing.T) {
+	rsp := []byte("\x00\x00\x00\x9e1010\x00\x000\x00\x00\x02\x00\x00\x00\x01B7B0000x00020110021pAZ00080\x000110000000807000000101010110+111A21111\x01\x02\x00\x00\a100X0Y01B10111\xc1001101101101001\x00\x00\x0000\x00 \x0001\x00\x00\x00\x000\x00\x000\x01\x00\x00\x00\x02\x00\x000\x030\x00\x00\x00\x01\x00\x00\x00\x02\x00\x00\x00\x03\x01\x00\x80")
+	var d, open Decoder
+	open.ShowSecrets = true
+	x := &Exchange{APIKey: -1, APIVersion: -1, Response: bytes.Clone(rsp)}
+	got := d.Decode(x)
+	require.Equal(t, [2]int16{schema.KeyCreateDelegationToken, 2}, [2]int16{got.APIKey, got.APIVersion})
+	require.True(t, HasSecrets(got.APIKey, got.APIVersion))
+	require.Empty(t, got.Redacted)
+	require.NotEmpty(t, got.Guessed)
+	require.NotNil(t, got.Response.Guess, "the guessed frame, not the one read for secrets")
+	want := open.Decode(&Exchange{APIKey: -1, APIVersion: -1, Response: bytes.Clone(rsp)})
+	require.Equal(t, string(want.Response.AppendJSON(nil)), string(got.Response.AppendJSON(nil)))
+
+	js := d.DecodeJSON(&Exchange{APIKey: -1, APIVersion: -1, Response: bytes.Clone(rsp)})
+	require.NotNil(t, js.Response.Info.Guess)
+	wantJS := open.DecodeJSON(&Exchange{APIKey: -1, APIVersion: -1, Response: bytes.Clone(rsp)})
+	require.Equal(t, string(wantJS.Response.JSON), string(js.Response.JSON))
+}
