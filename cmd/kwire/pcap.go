@@ -195,7 +195,7 @@ func runPcap(e *env, args []string) int {
 	}
 	w.Flush()
 	if run.redacted > 0 {
-		fail(e, "%s: secrets zeroed in %d exchanges, each line's \"redacted\" naming them; --show-secrets shows them", cfg.file, run.redacted)
+		fail(e, "%s: secrets hidden in %s, each line's \"redacted\" naming them; --show-secrets shows them", cfg.file, plural(run.redacted, "exchange"))
 	}
 	status := 0
 	if run.failed > 0 {
@@ -282,7 +282,7 @@ type pcapRun struct {
 	failed    int
 	failures  []string // the first maxFailures failed exchanges, named
 	warned    int      // exchanges shown with warnings
-	redacted  int      // exchanges shown with secrets zeroed
+	redacted  int      // exchanges shown with secrets hidden (zeroed, or masked)
 }
 
 // pcapJob is a run of exchanges for a worker, in completion order: a
@@ -316,7 +316,7 @@ type runLine struct {
 	failed  bool
 	failure string // for a failed one, which frame, and its error
 	warned  bool
-	zeroed  bool // secrets zeroed in its frames (its "redacted")
+	zeroed  bool // secrets hidden in its frames (its "redacted")
 	stat    exchangeStat
 }
 
@@ -542,7 +542,7 @@ type pcapWorker struct {
 	req, rsp     codec.Decoder
 	reqJS, rspJS []byte
 	diag         []byte
-	redacted     []string      // the value-JSON paths of the secrets zeroed in the exchange
+	redacted     []string      // the value-JSON paths of the secrets hidden in the exchange
 	zero         codec.Decoder // the secrets' (proxy.ZeroSecrets): req's and rsp's frames stay theirs
 }
 

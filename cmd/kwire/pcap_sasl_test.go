@@ -89,7 +89,7 @@ func TestPcapSASLv0Tokens(t *testing.T) {
 			// what is printed: the messages still read as themselves.
 			hidden, errOut, code := runCLI(t, []string{"pcap", file}, nil)
 			require.Equal(t, 0, code, errOut)
-			require.Contains(t, errOut, `: secrets zeroed in 1 exchanges, each line's "redacted" naming them; --show-secrets shows them`)
+			require.Contains(t, errOut, `: secrets hidden in 1 exchange, each line's "redacted" naming them; --show-secrets shows them`)
 			for _, secret := range tc.secrets {
 				require.NotContains(t, hidden, `":"`+secret+`"`)
 				require.Contains(t, hidden, `":"`+strings.Repeat("*", len(secret))+`"`)

@@ -524,7 +524,7 @@ func assertSASLv0Capture(t *testing.T, file string, port int, mechanism string, 
 	require.NotContains(t, out, u[1], "the password is never printed")
 	// What was hidden is said once: every PLAIN login, or SCRAM's final
 	// messages.
-	require.Equal(t, "kwire: "+file+": secrets zeroed in "+strconv.Itoa(handshakes)+` exchanges, each line's "redacted" naming them; --show-secrets shows them`, strings.TrimSpace(stderr))
+	require.Equal(t, "kwire: "+file+": secrets hidden in "+strconv.Itoa(handshakes)+` exchanges, each line's "redacted" naming them; --show-secrets shows them`, strings.TrimSpace(stderr))
 	out, errOut, code := runCLI(t, []string{"check", "--fail-on", "note", "--port", strconv.Itoa(port), file}, nil)
 	require.Equal(t, 0, code, out+errOut)
 }

@@ -61,7 +61,7 @@ func TestPcapSecretsRealClients(t *testing.T) {
 	// As sent: the secrets are in the capture, so in --show-secrets' lines.
 	open, errOut, code := runCLI(t, []string{"pcap", "--port", strconv.Itoa(port), "--show-secrets", file}, nil)
 	require.Equal(t, 0, code, errOut)
-	require.NotContains(t, errOut, "secrets zeroed")
+	require.NotContains(t, errOut, "secrets hidden")
 	require.NotContains(t, open, `"redacted"`)
 	secrets := []string{`"password":"admin-secret"`, "hunter2-jaas"}
 	for _, s := range secrets {
@@ -121,7 +121,7 @@ func TestPcapSecretsRealClients(t *testing.T) {
 	require.ElementsMatch(t, want, redacted)
 	require.Contains(t, hidden, `"username":"admin","password":"************"`, "the user stays, the password masked")
 	require.Contains(t, hidden, `"username":"scram","nonce":"`, "SCRAM's first message is shown whole")
-	require.Contains(t, errOut, ": secrets zeroed in "+strconv.Itoa(1+plains+proofs)+` exchanges, each line's "redacted" naming them; --show-secrets shows them`)
+	require.Contains(t, errOut, ": secrets hidden in "+strconv.Itoa(1+plains+proofs)+` exchanges, each line's "redacted" naming them; --show-secrets shows them`)
 }
 
 // TestPcapSecretsGuessedResponse: a capture that starts after a login's
@@ -140,7 +140,7 @@ func TestPcapSecretsGuessedResponse(t *testing.T) {
 	require.Contains(t, out, `"verifier":"`+strings.Repeat("*", len(verifier))+`"`)
 	require.Contains(t, out, `"guessed":`)
 	require.Contains(t, out, `"redacted":["response.body.authBytes.verifier"]`)
-	require.Contains(t, errOut, `secrets zeroed in 1 exchanges`)
+	require.Contains(t, errOut, `secrets hidden in 1 exchange`)
 
 	out, _, code = runCLI(t, []string{"pcap", "--show-secrets", file}, nil)
 	require.Equal(t, 0, code)
@@ -158,5 +158,5 @@ func TestPcapSecretsGuessedResponse(t *testing.T) {
 	require.Contains(t, hidden, `"guessed":`)
 	require.Contains(t, hidden, `"salt":"QSXCR+Q6sek8bf92"`)
 	require.Equal(t, shown, hidden)
-	require.NotContains(t, errOut, "secrets zeroed")
+	require.NotContains(t, errOut, "secrets hidden")
 }

@@ -592,7 +592,7 @@ func exchangeTree(x *proxy.Exchange, d *proxy.Decoded, color bool) string {
 	side("request", d.Request, d.RequestErr, x.RequestSize)
 	side("response", d.Response, d.ResponseErr, x.ResponseSize)
 	if len(d.Redacted) > 0 {
-		b.WriteString("secrets zeroed (--show-secrets shows them): " + strings.Join(d.Redacted, ", ") + "\n")
+		b.WriteString("secrets hidden (--show-secrets shows them): " + strings.Join(d.Redacted, ", ") + "\n")
 	}
 	b.WriteString("\n")
 	return b.String()

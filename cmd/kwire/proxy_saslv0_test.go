@@ -67,7 +67,7 @@ func TestProxyKafkaPythonSASLv0(t *testing.T) {
 				logins := strings.Count(out, "  SaslHandshake v0  correlation id 1  ")
 				require.Positive(t, logins, out)
 				require.Equal(t, 2*logins, strings.Count(out, "  raw SASL token (after SaslHandshake v0)  "), out)
-				require.Equal(t, logins, strings.Count(out, "secrets zeroed (--show-secrets shows them): request.value.proof, response.value.verifier\n"), out)
+				require.Equal(t, logins, strings.Count(out, "secrets hidden (--show-secrets shows them): request.value.proof, response.value.verifier\n"), out)
 				require.NotContains(t, out, "v-1")
 				return
 			}
