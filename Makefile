@@ -112,7 +112,9 @@ bench-compare: build
 
 # The playground's WebAssembly modules, with their raw and gzip sizes:
 # kwire.wasm (the codec; its gzip size must stay under 1.2 MB), capture.wasm
-# (pcap/pcapng reading, loaded only when a capture is opened),
+# (pcap/pcapng reading, loaded only when a capture is opened; under 1.65 MB,
+# a bound that caught encoding/json's reflection costing it 142 KB for one
+# rule's JSON),
 # storage.wasm (Kafka's storage files, loaded only when such files are
 # opened), payload.wasm (kwire.wasm's glue with the record payload
 # decoders, the tag kwire_payload: loaded, in its place, once the user gives
@@ -134,6 +136,7 @@ bench-compare: build
 # checked by make test too.
 WASM_GCFLAGS = -gcflags=github.com/kwire/kwire/...=-l
 WASM_LIMIT = 1200000
+CAPTURE_WASM_LIMIT = 1650000
 # make wasm writes the modules and wasm_exec.js into WASM_DIR: DIST when
 # run alone (the playground's browser tests assemble a page there), a
 # folder beside DIST for make site (below).
@@ -150,6 +153,7 @@ wasm:
 	cp $(GOROOT)/lib/wasm/wasm_exec.js $(WASM_DIR)/wasm_exec.js
 	@for m in $(WASM_MODULES); do echo "$$m.wasm: $$(wc -c < $(WASM_DIR)/$$m.wasm) bytes raw, $$(gzip -9 -c $(WASM_DIR)/$$m.wasm | wc -c) bytes gzip"; done
 	@test $$(gzip -9 -c $(WASM_DIR)/kwire.wasm | wc -c) -lt $(WASM_LIMIT) || { echo "kwire.wasm is over $(WASM_LIMIT) bytes gzip"; exit 1; }
+	@test $$(gzip -9 -c $(WASM_DIR)/capture.wasm | wc -c) -lt $(CAPTURE_WASM_LIMIT) || { echo "capture.wasm is over $(CAPTURE_WASM_LIMIT) bytes gzip"; exit 1; }
 
 # The docs site and the playground as plain files in $(DIST). The modules
 # are built beside it ($(DIST)-wasm), not in it: the playground loads

@@ -73,5 +73,10 @@ func TestBearerExpiry(t *testing.T) {
 	fs = login(`{"sub":"alice","exp":1e300}`, sent)
 	require.Len(t, fs, 1, "%v", fs)
 	require.Equal(t, "1e300", fs[0].Found)
-	require.Empty(t, login(`{"sub":"alice","exp":{"at":1}}`, sent), "claims json cannot read are not judged")
+	fs = login(`{"sub":"alice","exp":{"at":1}}`, sent)
+	require.Len(t, fs, 1, "%v", fs)
+	require.Equal(t, "an object", fs[0].Found)
+	fs = login(`{"sub":"alice","exp":"1714561200"}`, sent)
+	require.Len(t, fs, 1, "a NumericDate is a number, not a string: %v", fs)
+	require.Equal(t, `"1714561200"`, fs[0].Found)
 }
