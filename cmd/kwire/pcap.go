@@ -8,7 +8,6 @@ import (
 	"io"
 	"math/bits"
 	"runtime"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -619,18 +618,14 @@ func (wk *pcapWorker) exchange(x *capture.Exchange, line []byte) ([]byte, runLin
 				info.Warnings = nil
 			} else {
 				key, ver = info.APIKey, info.Version
-				if n := len(wk.redacted); zero {
-					// Zeroed as the guess reads it, then written again
-					// from the zeroed bytes, which may fit no API now
-					// (a body zeroed whole): the guess made stays.
-					po := o
-					po.APIKey, po.Version = key, ver
-					if wk.redacted = proxy.ZeroSecrets(&wk.zero, x.Response.Bytes, po, key, ver, "response", wk.redacted); len(wk.redacted) > n {
-						g := *info.Guess
-						g.Candidates = slices.Clone(g.Candidates) // the decoder's, reused
+				if zero {
+					// Written again from the zeroed bytes, which may fit
+					// no API now: the guess made stays.
+					var made *codec.Guess
+					if wk.redacted, made = proxy.ZeroGuessed(&wk.zero, x.Response.Bytes, o, info, wk.redacted); made != nil {
 						rsp, info = decodeSide(&wk.rsp, &wk.rspJS, x.Response.Bytes, jo.apply(o), nil, "response", "responseError")
 						if info.Guess == nil || len(info.Guess.Candidates) == 0 {
-							info.Guess = &g
+							info.Guess = made
 						}
 					}
 				}

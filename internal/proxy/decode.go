@@ -52,7 +52,7 @@ func (d *Decoder) Decode(x *Exchange) Decoded {
 	out := Decoded{APIKey: x.APIKey, APIVersion: x.APIVersion}
 	if x.SASLToken {
 		out.Redacted = d.redactToken(x)
-		o := d.tokenOptions()
+		o := tokenOptions(d.Options)
 		if x.Request != nil {
 			out.Request, out.RequestErr = d.req.Decode(x.Request, o)
 		}
@@ -93,13 +93,10 @@ func (d *Decoder) Decode(x *Exchange) Decoded {
 	}
 	out.APIKey, out.APIVersion = f.APIKey, f.Version
 	out.Guessed = f.Guess.Candidates
-	if n := len(out.Redacted); !d.ShowSecrets {
-		// Zeroed as read, then read again from the zeroed bytes, which
-		// may fit no API now (a body zeroed whole): the guess made stays.
-		po := o
-		po.APIKey, po.Version = f.APIKey, f.Version
-		if out.Redacted = ZeroSecrets(&d.zero, x.Response, po, f.APIKey, f.Version, "response", out.Redacted); len(out.Redacted) > n {
-			out.Guessed = slices.Clone(out.Guessed) // the decoder's, reused
+	if !d.ShowSecrets {
+		var made *codec.Guess
+		if out.Redacted, made = ZeroGuessed(&d.zero, x.Response, o, f, out.Redacted); made != nil {
+			out.Guessed = made.Candidates
 			f, out.ResponseErr = d.rsp.Decode(x.Response, o)
 		}
 	}
@@ -131,7 +128,7 @@ func (d *Decoder) DecodeJSON(x *Exchange) DecodedJSON {
 	out := DecodedJSON{APIKey: x.APIKey, APIVersion: x.APIVersion}
 	if x.SASLToken {
 		out.Redacted = d.redactToken(x)
-		o := d.tokenOptions()
+		o := tokenOptions(d.Options)
 		if x.Request != nil {
 			d.reqJS, out.Request.Info, out.Request.Err = d.req.AppendJSON(d.reqJS[:0], x.Request, o)
 			out.Request.JSON = d.reqJS
@@ -175,17 +172,12 @@ func (d *Decoder) DecodeJSON(x *Exchange) DecodedJSON {
 			return out
 		}
 		out.APIKey, out.APIVersion = s.Info.APIKey, s.Info.Version
-		if n := len(out.Redacted); !d.ShowSecrets {
-			// Zeroed as read, then written again from the zeroed bytes,
-			// which may fit no API now: the guess made stays.
-			po := o
-			po.APIKey, po.Version = out.APIKey, out.APIVersion
-			if out.Redacted = ZeroSecrets(&d.zero, x.Response, po, out.APIKey, out.APIVersion, "response", out.Redacted); len(out.Redacted) > n {
-				g := *s.Info.Guess
-				g.Candidates = slices.Clone(g.Candidates) // the decoder's, reused
+		if !d.ShowSecrets {
+			var made *codec.Guess
+			if out.Redacted, made = ZeroGuessed(&d.zero, x.Response, o, s.Info, out.Redacted); made != nil {
 				d.rspJS, s.Info, s.Err = d.rsp.AppendJSON(d.rspJS[:0], x.Response, o)
 				if s.Info.Guess == nil || len(s.Info.Guess.Candidates) == 0 {
-					s.Info.Guess = &g
+					s.Info.Guess = made
 				}
 			}
 		}
@@ -195,10 +187,9 @@ func (d *Decoder) DecodeJSON(x *Exchange) DecodedJSON {
 	return out
 }
 
-// tokenOptions are the options raw SASL tokens are read with: each side
-// its size, then the SASL message it holds (codec's Data "sasl").
-func (d *Decoder) tokenOptions() codec.Options {
-	o := d.Options
+// tokenOptions is o for raw SASL tokens: each side its size, then the
+// SASL message it holds (codec's Data "sasl").
+func tokenOptions(o codec.Options) codec.Options {
 	o.Response, o.APIKey, o.Version = false, 0, 0
 	o.Data = "sasl"
 	return o
@@ -221,7 +212,7 @@ func (d *Decoder) redactToken(x *Exchange) []string {
 // it hid ("request.value.password", "response.value"). An empty token
 // holds nothing to hide.
 func ZeroTokens(dec *codec.Decoder, o codec.Options, req, rsp []byte) []string {
-	o.Response, o.APIKey, o.Version, o.Data = false, 0, 0, "sasl"
+	o = tokenOptions(o)
 	o.Kafka, o.NoSizePrefix = false, false
 	var paths []string
 	for _, side := range [...]struct {
@@ -287,6 +278,23 @@ func ZeroSecrets(dec *codec.Decoder, b []byte, o codec.Options, key, ver int16, 
 	o.Kafka, o.Records, o.InternalTopicsAsBytes, o.Payload = false, codec.RecordsDecoded, false, nil
 	f, err := dec.Decode(b, o)
 	return redact(f, err, b, side, paths)
+}
+
+// ZeroGuessed is ZeroSecrets for a response read by guessing: f, read
+// from b with o (APIKey and Version Any) by another decoder than dec,
+// zeroed as its guess reads it. When it hid anything the caller reads b
+// again, and it returns the guess made (a copy: f is its decoder's, which
+// the reading again reuses), which the zeroed bytes may no longer give (a
+// body zeroed whole); nil when nothing was hidden.
+func ZeroGuessed(dec *codec.Decoder, b []byte, o codec.Options, f *codec.Frame, paths []string) ([]string, *codec.Guess) {
+	n := len(paths)
+	o.APIKey, o.Version = f.APIKey, f.Version
+	if paths = ZeroSecrets(dec, b, o, f.APIKey, f.Version, "response", paths); len(paths) == n {
+		return paths, nil
+	}
+	g := *f.Guess
+	g.Candidates = slices.Clone(g.Candidates)
+	return paths, &g
 }
 
 // redact zeroes the bytes of every secret field in f (decoded from b) and
