@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	records "github.com/kwire/kwire/codec/internal/rec"
 	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 )
@@ -289,22 +290,18 @@ func (a *analysis) bearerExpiry(claims string, w Where) {
 	}
 }
 
-// jsonText is a parsed JSON value as a finding shows it: a number's or a
-// string's text, else its kind.
+// jsonText is a parsed JSON value as a finding shows it: a number's,
+// string's or bool's text, else its kind as the encoders say it.
 func jsonText(v any) string {
 	switch v := v.(type) {
 	case json.Number:
 		return v.String()
 	case string:
 		return strconv.Quote(v)
-	case nil:
-		return "null"
 	case bool:
 		return strconv.FormatBool(v)
-	case map[string]any:
-		return "an object"
 	}
-	return "an array"
+	return records.KindOf(v)
 }
 
 // scramNameEscaped reports whether a SCRAM saslname uses '=' only in RFC
