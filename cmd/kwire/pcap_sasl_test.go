@@ -177,7 +177,8 @@ func TestCheckSASLv0Tokens(t *testing.T) {
 // TestCheckBearerExpired: kwire check reads a captured OAUTHBEARER login
 // (SaslHandshake v1, then SaslAuthenticate) whose JWT expired an hour
 // before the packet that sent it: a frame.sasl error at the claims, saying
-// when it expired; the same login at the token's time is clean.
+// when it expired; the same login at the token's time is clean, and one
+// sent before the token was issued says so.
 func TestCheckBearerExpired(t *testing.T) {
 	b64 := base64.RawURLEncoding.EncodeToString
 	// The capture's packets are sent from 2024-05-01T12:00:00Z on.
@@ -205,4 +206,9 @@ func TestCheckBearerExpired(t *testing.T) {
 	out, errOut, code = runCLI(t, []string{"check", "--fail-on", "error", pcap(-90 * time.Minute)}, nil)
 	require.Equal(t, 0, code, out+errOut)
 	require.NotContains(t, out, "frame.sasl")
+
+	// Sent at 09:00, an hour before it was issued: the clocks disagree.
+	out, errOut, code = runCLI(t, []string{"check", pcap(-3 * time.Hour)}, nil)
+	require.Equal(t, 1, code, out+errOut)
+	require.Regexp(t, `(?m)^frame\.sasl error conn 1 correlation 2 request \(packet 6\) at byte \d+ \(body\.authBytes\.jwtClaims\): OAUTHBEARER's JWT was issued at 2024-05-01T10:00:00Z, 1h0m0s after it was sent \(by the capture's or the proxy's clock\): Kafka's unsecured validator refuses a token issued in the future, expected iat before 2024-05-01T09:00:30Z, found 1714557600 \(2024-05-01T10:00:00Z\)$`, out)
 }

@@ -175,7 +175,7 @@ func TestProxyCheckSASLv0Tokens(t *testing.T) {
 // error when a client logs in with it now.
 func TestProxyCheckBearerExpired(t *testing.T) {
 	b64 := base64.RawURLEncoding.EncodeToString
-	jwt := b64([]byte(`{"alg":"RS256"}`)) + "." + b64([]byte(`{"sub":"alice","exp":1714561200}`)) + "." + b64([]byte("sig"))
+	jwt := b64([]byte(`{"alg":"RS256"}`)) + "." + b64([]byte(`{"sub":"alice","iat":1714557600,"exp":1714561200}`)) + "." + b64([]byte("sig"))
 	auth := base64.StdEncoding.EncodeToString([]byte("n,,\x01auth=Bearer " + jwt + "\x01\x01"))
 	_, errOut, code := proxyCheckScript(t, [][2][]byte{
 		{encodeJSON(t, `{"direction":"request","apiKey":17,"apiVersion":1,"header":{"correlationId":1,"clientId":"c"},"body":{"mechanism":"OAUTHBEARER"}}`),

@@ -239,7 +239,7 @@ func (a *analysis) saslMessage(side Side, s *saslFacts) {
 		}
 	case "OAUTHBEARER client-initial":
 		if claims, _, ok := s.part("jwtClaims"); ok {
-			a.bearerExpiry(claims, at("jwtClaims"))
+			a.bearerClaims(claims, at("jwtClaims"))
 		}
 	case "SCRAM server-first":
 		if it, _, _ := s.part("iterations"); atoi(it) < 4096 {
@@ -249,16 +249,19 @@ func (a *analysis) saslMessage(side Side, s *saslFacts) {
 }
 
 // bearerClockSkew is how far past its expiry Kafka's broker still takes
-// a bearer token: sasl.oauthbearer.clock.skew.seconds' default (the
-// unsecured validator's default skew is none; a token inside the skew is
-// not flagged).
+// a bearer token, and how far ahead of its clock a token may say it was
+// issued or becomes valid: sasl.oauthbearer.clock.skew.seconds' default
+// (the unsecured validator's default skew is none; a token inside the
+// skew is not flagged).
 const bearerClockSkew = 30 * time.Second
 
-// bearerExpiry applies frame.sasl to a JWT's claims (JSON text, at w): it
-// says when it expires (exp, seconds since 1970, which both of Kafka's
-// validators require), and, when the exchange's time is known, had not
-// expired when the token was sent.
-func (a *analysis) bearerExpiry(claims string, w Where) {
+// bearerClaims applies frame.sasl to a JWT's claims (JSON text, at w), as
+// Kafka's two validators read them (BrokerJwtValidator, which checks a
+// token's signature; the unsecured one, for development): it names its
+// subject (sub), says when it was issued (iat) and expires (exp), exp
+// after iat; and, when the exchange's time is known, it had not expired
+// when it was sent, and was neither issued nor valid (nbf) only later.
+func (a *analysis) bearerClaims(claims string, w Where) {
 	// jsontext's parser, not encoding/json's reflection: capture.wasm,
 	// which runs the rules, took 142 KB gzip more for json.Unmarshal.
 	v, err := jsontext.Parse([]byte(claims))
@@ -266,28 +269,65 @@ func (a *analysis) bearerExpiry(claims string, w Where) {
 	if err != nil || !ok {
 		return // the codec read it as a JSON object; not one that parses whole is not judged
 	}
-	raw, ok := c["exp"]
-	if !ok {
+	if sub, ok := c["sub"].(string); !ok || strings.TrimSpace(sub) == "" {
+		found := "none"
+		if x, ok := c["sub"]; ok {
+			found = jsonText(x)
+		}
+		a.add(FrameSASL, w, "OAUTHBEARER's JWT names no subject: Kafka's broker takes the principal from its sub claim (sasl.oauthbearer.sub.claim.name, by default) and refuses a token without one",
+			"sub, a string that is not blank", found)
+	}
+	exp, hasExp := a.bearerTime(c, "exp", w)
+	if _, ok := c["exp"]; !ok {
 		a.add(FrameSASL, w, "OAUTHBEARER's JWT has no exp claim: Kafka's broker refuses a token that does not say when it expires", "an exp claim", "none")
-		return
 	}
-	n, _ := raw.(json.Number)
-	exp, err := n.Float64()
-	if err != nil || math.Abs(exp) > 1e11 {
-		a.add(FrameSASL, w, "OAUTHBEARER's JWT has an exp claim that is no time: Kafka's broker refuses it", "exp as seconds since 1970", jsonText(raw))
-		return
+	iat, hasIat := a.bearerTime(c, "iat", w)
+	if _, ok := c["iat"]; !ok {
+		a.add(FrameSASL, w, "OAUTHBEARER's JWT has no iat claim: Kafka's broker refuses it with the validator that checks signatures (BrokerJwtValidator requires when a token was issued; the unsecured one does not)", "an iat claim", "none")
 	}
+	if hasExp && hasIat && !exp.After(iat) {
+		a.add(FrameSASL, w, "OAUTHBEARER's JWT expires at "+exp.Format(time.RFC3339)+", not after it was issued at "+iat.Format(time.RFC3339)+": Kafka's unsecured validator refuses it",
+			"exp after iat", "exp "+exp.Format(time.RFC3339)+", iat "+iat.Format(time.RFC3339))
+	}
+	nbf, hasNbf := a.bearerTime(c, "nbf", w)
 	sent := a.x.RequestTime
 	if sent.IsZero() {
 		return
 	}
-	sec := math.Floor(exp)
-	at := time.Unix(int64(sec), int64((exp-sec)*1e9)).UTC()
-	if late := sent.Sub(at); late > bearerClockSkew {
-		a.add(FrameSASL, w, "OAUTHBEARER's JWT expired at "+at.Format(time.RFC3339)+", "+late.Round(time.Second).String()+
+	if late := sent.Sub(exp); hasExp && late > bearerClockSkew {
+		a.add(FrameSASL, w, "OAUTHBEARER's JWT expired at "+exp.Format(time.RFC3339)+", "+late.Round(time.Second).String()+
 			" before it was sent (by the capture's or the proxy's clock): Kafka's broker refuses it, allowing "+bearerClockSkew.String()+" of clock skew by default",
-			"exp after "+sent.Add(-bearerClockSkew).UTC().Format(time.RFC3339), n.String()+" ("+at.Format(time.RFC3339)+")")
+			"exp after "+sent.Add(-bearerClockSkew).UTC().Format(time.RFC3339), jsonText(c["exp"])+" ("+exp.Format(time.RFC3339)+")")
 	}
+	if early := iat.Sub(sent); hasIat && early > bearerClockSkew {
+		a.add(FrameSASL, w, "OAUTHBEARER's JWT was issued at "+iat.Format(time.RFC3339)+", "+early.Round(time.Second).String()+
+			" after it was sent (by the capture's or the proxy's clock): Kafka's unsecured validator refuses a token issued in the future",
+			"iat before "+sent.Add(bearerClockSkew).UTC().Format(time.RFC3339), jsonText(c["iat"])+" ("+iat.Format(time.RFC3339)+")")
+	}
+	if early := nbf.Sub(sent); hasNbf && early > bearerClockSkew {
+		a.add(FrameSASL, w, "OAUTHBEARER's JWT is not valid before "+nbf.Format(time.RFC3339)+", "+early.Round(time.Second).String()+
+			" after it was sent (by the capture's or the proxy's clock): Kafka's broker refuses a token not yet valid, allowing "+bearerClockSkew.String()+" of clock skew by default",
+			"nbf before "+sent.Add(bearerClockSkew).UTC().Format(time.RFC3339), jsonText(c["nbf"])+" ("+nbf.Format(time.RFC3339)+")")
+	}
+}
+
+// bearerTime reads claim name of c, a JWT's claims at w, as a NumericDate
+// (seconds since 1970, a fraction allowed): false when it is absent, or
+// is no time, which is a frame.sasl finding (Kafka's validators refuse a
+// malformed claim).
+func (a *analysis) bearerTime(c map[string]any, name string, w Where) (time.Time, bool) {
+	raw, ok := c[name]
+	if !ok {
+		return time.Time{}, false
+	}
+	n, _ := raw.(json.Number)
+	s, err := n.Float64()
+	if err != nil || math.Abs(s) > 1e11 {
+		a.add(FrameSASL, w, "OAUTHBEARER's JWT has "+article(name)+" "+name+" claim that is no time: Kafka's broker refuses it", name+" as seconds since 1970", jsonText(raw))
+		return time.Time{}, false
+	}
+	sec := math.Floor(s)
+	return time.Unix(int64(sec), int64((s-sec)*1e9)).UTC(), true
 }
 
 // jsonText is a parsed JSON value as a finding shows it: a number's,

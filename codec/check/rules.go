@@ -93,7 +93,7 @@ var (
 	FrameNull = &Rule{"frame.null", LevelFrame, Error,
 		"Only a nullable field is null."}
 	FrameSASL = &Rule{"frame.sasl", LevelFrame, Error,
-		"A SASL message is one Kafka reads: an authorization id names the user itself, SCRAM asks no channel binding and at least 4,096 iterations, and escapes its username's ',' and '=', and an OAUTHBEARER JWT says when it expires and had not expired when it was sent."}
+		"A SASL message is one Kafka reads: an authorization id names the user itself, SCRAM asks no channel binding and at least 4,096 iterations, and escapes its username's ',' and '=', and an OAUTHBEARER JWT names its subject, says when it was issued and when it expires (after it was issued), and was sent while valid."}
 	FrameEnum = &Rule{"frame.enum", LevelFrame, Error,
 		"Enumerated fields (acks, isolation level, resource and ACL types, coordinator key type, ...) hold one of their values."}
 	FrameTags = &Rule{"frame.tags", LevelFrame, Warning,
