@@ -19,7 +19,10 @@ import (
 type Options struct {
 	// Response reads a response. A response header does not carry its
 	// API and version: APIKey and Version give them, or either is Any
-	// and the decoder guesses it (Frame.Guess says how).
+	// and the decoder guesses it (Frame.Guess says how). An ApiVersions
+	// response above v0 that does not read cleanly at Version, but does
+	// at v0, is read at v0 (Frame.Version 0): a broker answers a version
+	// it does not support so, and Kafka's client reads it so (KIP-511).
 	Response bool
 	APIKey   int16
 	Version  int16 // a response's or body's version; with Data, see Data: Any for bytes that start with their version
@@ -202,7 +205,43 @@ func (dec *Decoder) Decode(b []byte, o Options) (*Frame, error) {
 		err := dec.read(b, o, o.Limits.budget(), readTree)
 		return &dec.f, err
 	}
-	return &dec.f, dec.decodeTree(dec.reset(), b, o, nil)
+	err := dec.decodeTree(dec.reset(), b, o, nil)
+	if o0, ok := versionsFallback(o, &dec.f, err); ok {
+		if err0 := dec.decodeTree(dec.reset(), b, o0, nil); readCleanly(&dec.f, err0) {
+			return &dec.f, nil
+		}
+		err = dec.decodeTree(dec.reset(), b, o, nil)
+	}
+	return &dec.f, err
+}
+
+// versionsFallback is o at version 0 when f, read with o as err says,
+// may be a broker's answer to an ApiVersions request of a version it does
+// not support: an ApiVersions response above v0 that does not read
+// cleanly. The broker writes that answer (UNSUPPORTED_VERSION and its own
+// range) in v0, and Kafka's client reads it so when it does not read at
+// the request's version (ApiVersionsResponse.parse, KIP-511); so does the
+// decoder, the frame's Version then 0.
+func versionsFallback(o Options, f *Frame, err error) (Options, bool) {
+	if !o.Response || o.APIKey != schema.KeyApiVersions || o.Version <= 0 || o.Body || o.Data != "" || readCleanly(f, err) {
+		return o, false
+	}
+	o.Version = 0
+	return o, true
+}
+
+// readCleanly reports whether f was read, as err says, with no error and
+// no warning other than a limit hit.
+func readCleanly(f *Frame, err error) bool {
+	if err != nil {
+		return false
+	}
+	for _, w := range f.Warnings {
+		if !w.Limit {
+			return false
+		}
+	}
+	return true
 }
 
 // resolve is o with its limits resolved for n bytes and its records mode
@@ -361,7 +400,16 @@ func (dec *Decoder) json(b []byte, o Options) (*Frame, error) {
 	o = o.resolve(len(b))
 	dec.spend = o.Limits.budgetValue()
 	if !o.guessing() {
+		m := dec.out.Mark()
 		err := dec.walkJSON(b, o, &dec.spend, nil)
+		if o0, ok := versionsFallback(o, &dec.jf, err); ok && dec.out.Rollback(m) {
+			dec.spend = o.Limits.budgetValue()
+			if err0 := dec.walkJSON(b, o0, &dec.spend, nil); readCleanly(&dec.jf, err0) || !dec.out.Rollback(m) {
+				return &dec.jf, err0
+			}
+			dec.spend = o.Limits.budgetValue()
+			err = dec.walkJSON(b, o, &dec.spend, nil)
+		}
 		return &dec.jf, err
 	}
 	err := dec.read(b, o, &dec.spend, readJSON)

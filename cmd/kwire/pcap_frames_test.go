@@ -1,14 +1,17 @@
 package main
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // Each exchange `kwire pcap` prints names the packets that completed its
@@ -81,4 +84,47 @@ func TestPcapFramesMatchWireshark(t *testing.T) {
 	}
 	t.Logf("%d exchanges, %d paired by Wireshark too, all alike", len(xs), checked)
 	require.Greater(t, checked, len(xs)/2)
+}
+
+// TestPcapApiVersionsUnsupported: kfake answers a client's ApiVersions v5
+// (newer than it serves) with UNSUPPORTED_VERSION in the v0 layout
+// (KIP-511), captured on loopback. kwire pcap reads that answer as Kafka's
+// client does, at v0 with the broker's ranges, not as a broken v5; so does
+// kwire decode told the request's version.
+func TestPcapApiVersionsUnsupported(t *testing.T) {
+	file, err := filepath.Abs(filepath.Join(checkCaptures, "conn.retry-version.good.pcapng"))
+	require.NoError(t, err)
+	out, errOut, code := runCLI(t, []string{"pcap", file}, nil)
+	require.Equal(t, 0, code, errOut)
+	var first struct {
+		APIVersion int16           `json:"apiVersion"`
+		Response   json.RawMessage `json:"response"`
+		Err        json.RawMessage `json:"responseError"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(strings.SplitN(out, "\n", 2)[0]), &first))
+	require.Equal(t, int16(5), first.APIVersion)
+	require.Nil(t, first.Err)
+	var rsp struct {
+		APIVersion int16 `json:"apiVersion"`
+		Body       struct {
+			ErrorCode int16            `json:"errorCode"`
+			APIKeys   []map[string]int `json:"apiKeys"`
+		} `json:"body"`
+		Warnings []any `json:"warnings"`
+	}
+	require.NoError(t, json.Unmarshal(first.Response, &rsp))
+	require.Equal(t, int16(0), rsp.APIVersion)
+	require.Equal(t, int16(35), rsp.Body.ErrorCode)
+	require.NotEmpty(t, rsp.Body.APIKeys)
+	require.Empty(t, rsp.Warnings)
+
+	// Such an answer's bytes, decoded as the response to a v5 request.
+	v0 := kmsg.NewApiVersionsResponse()
+	v0.ErrorCode = 35
+	v0.ApiKeys = []kmsg.ApiVersionsResponseApiKey{{ApiKey: 18, MinVersion: 0, MaxVersion: 4}}
+	b := append([]byte{0, 0, 0, 0, 0, 0, 0, 1}, v0.AppendTo(nil)...)
+	b[3] = byte(len(b) - 4)
+	out, errOut, code = runCLI(t, []string{"decode", "--format", "ndjson", "--response", "--api", "ApiVersions", "--version", "5"}, []byte(hex.EncodeToString(b)))
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, `"apiVersion":0,"header":{"correlationId":1},"body":{"errorCode":35,"apiKeys":[{"apiKey":18,"minVersion":0,"maxVersion":4}]}`)
 }

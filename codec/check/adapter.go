@@ -61,7 +61,7 @@ func (r *reader) readFrame(b []byte, response bool, key, ver int16, ff *frameFac
 	if treeLess && key >= 0 && !r.needsTree(key, ver, response) && r.readValueless(b, o, ff) {
 		return
 	}
-	f, err := DecodeFrame(&r.dec, b, o)
+	f, err := r.dec.Decode(b, o)
 	if f == nil {
 		ff.Err = failureOf(err)
 		return
@@ -773,3 +773,17 @@ func maxKey() int16 {
 // Limits bound what decoding one frame may cost (codec.Limits; zero
 // values are the codec's defaults).
 type Limits = codec.Limits
+
+// readCleanly reports whether a frame was read (as f, with err) with no
+// error and no warning other than a limit hit.
+func readCleanly(f *codec.Frame, err error) bool {
+	if err != nil || f == nil {
+		return false
+	}
+	for _, w := range f.Warnings {
+		if !w.Limit {
+			return false
+		}
+	}
+	return true
+}

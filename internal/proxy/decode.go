@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/kwire/kwire/codec"
-	"github.com/kwire/kwire/codec/check"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
 )
@@ -82,7 +81,7 @@ func (d *Decoder) Decode(x *Exchange) Decoded {
 			out.Redacted = ZeroSecrets(&d.zero, x.Response, o, x.APIKey, x.APIVersion, "response", out.Redacted)
 		}
 		// Perhaps the broker's UNSUPPORTED_VERSION answer, at v0.
-		out.Response, out.ResponseErr = check.DecodeFrame(&d.rsp, x.Response, o)
+		out.Response, out.ResponseErr = d.rsp.Decode(x.Response, o)
 		return out
 	}
 	o.APIKey, o.Version = codec.Any, codec.Any
@@ -165,7 +164,7 @@ func (d *Decoder) DecodeJSON(x *Exchange) DecodedJSON {
 	}
 	var s Side
 	// Perhaps the broker's UNSUPPORTED_VERSION answer, at v0.
-	d.rspJS, s.Info, s.Err = check.AppendFrameJSON(&d.rsp, d.rspJS[:0], x.Response, o)
+	d.rspJS, s.Info, s.Err = d.rsp.AppendJSON(d.rspJS[:0], x.Response, o)
 	if x.Request == nil {
 		if g := s.Info.Guess; g == nil || len(g.Candidates) == 0 {
 			out.Response = Side{Err: errors.New("a response that answers no request and fits no API")}

@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/kwire/kwire/codec"
-	"github.com/kwire/kwire/codec/check"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
 )
@@ -38,7 +37,7 @@ type mapFunc func(Endpoint) (Endpoint, error)
 func rewriteResponse(dec *codec.Decoder, frame []byte, key, ver int16, m mapFunc) ([]byte, int, error) {
 	var o codec.Options
 	o.Response, o.APIKey, o.Version, o.Kafka = true, key, ver, true
-	f, err := check.DecodeFrame(dec, frame, o)
+	f, err := dec.Decode(frame, o)
 	if err != nil {
 		return nil, 0, err
 	}
