@@ -3,6 +3,7 @@ package storage
 import (
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/kwire/kwire/codec/internal/budget"
 	"github.com/kwire/kwire/codec/internal/rec"
@@ -85,6 +86,7 @@ func (s *Segment) WriteJSON(w io.Writer, head []byte, b *Batch) error {
 	default:
 		out, err = s.fastJSON(w, out, b)
 	}
+	batchPaths(d.warnings.List)
 	out = appendWarnings(out, d.warnings.List, b.Position)
 	out = append(out, '}')
 	d.out = out
@@ -235,6 +237,7 @@ func (s *Segment) Decode(b *Batch) (*Entry, []DecodedRecord, error) {
 	d.inflations.Keep()
 	o.Inflations = &d.inflations
 	res, err := decodeBatch(&d.slab, b.Bytes, o)
+	batchPaths(d.warnings.List)
 	d.res = rec.Result{}
 	if res != nil {
 		d.res = *res
@@ -267,6 +270,17 @@ func nodePart(n *tree.Node, buf []byte) Part {
 func appendError(out []byte, err error) []byte {
 	out = append(out, `,"error":`...)
 	return jsontext.AppendString(out, []byte(err.Error()))
+}
+
+// batchPaths names the entry in its warnings' paths as its line does,
+// "batch": the records reader, reading the entry alone, calls it its
+// first, "[0]" ("[0].crc" is "batch.crc").
+func batchPaths(ws []budget.Warning) {
+	for i := range ws {
+		if rest, ok := strings.CutPrefix(ws[i].Path, "[0]"); ok {
+			ws[i].Path = "batch" + rest
+		}
+	}
 }
 
 // appendWarnings writes the entry's warnings, offsets in buffer 0 made

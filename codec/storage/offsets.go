@@ -34,16 +34,24 @@ func NewOffsetCheck(base int64) *OffsetCheck {
 // to dst. records is what the entry counts: its header's record count,
 // but never more than the offsets a batch's span holds (each record has
 // an offset of its own in it; a count past it is the header's, not
-// records that are there, and is a problem), nor below 0.
+// records that are there, and is a problem); a negative count, a
+// problem too, counts what the span holds.
 func (c *OffsetCheck) Batch(dst []OffsetProblem, b *Batch) (records int64, problems []OffsetProblem) {
 	add := func(msg string) {
 		dst = append(dst, OffsetProblem{Position: b.Position, BaseOffset: b.BaseOffset, LastOffset: b.LastOffset, Msg: msg})
 	}
 	records = int64(max(b.Records, 0))
-	if held := b.LastOffset - b.BaseOffset + 1; b.Magic == 2 && held > 0 && records > held {
+	held := b.LastOffset - b.BaseOffset + 1
+	switch {
+	case b.Magic == 2 && held > 0 && records > held:
 		add("the header declares " + strconv.FormatInt(records, 10) + " records, more than its offsets hold (" + strconv.FormatInt(held, 10) +
 			"): counted as " + strconv.FormatInt(held, 10))
 		records = held
+	case b.Magic == 2 && b.Records < 0:
+		// A count no batch has (a corrupt header: its CRC says so too);
+		// its offsets say how many records it may hold.
+		records = max(held, 0)
+		add("the header declares " + strconv.Itoa(b.Records) + " records: counted as " + strconv.FormatInt(records, 10) + ", what its offsets hold")
 	}
 	if b.Magic == 2 && b.LastOffset < b.BaseOffset {
 		add("lastOffsetDelta " + strconv.FormatInt(b.LastOffset-b.BaseOffset, 10) + " is negative")

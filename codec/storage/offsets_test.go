@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -48,4 +49,50 @@ func TestOffsetCheck(t *testing.T) {
 		Msg: "the segment runs to offset 15, past the next segment's base offset 15"}, p)
 	_, ok = c.Next(16)
 	require.False(t, ok)
+}
+
+// A batch whose header's recordCount was damaged on disk (a byte flipped:
+// -16777212): its line's warnings name it "batch", as its line's key does,
+// not "[0]"; and the segment counts the records its offsets hold, saying
+// why, not none.
+func TestDamagedRecordCount(t *testing.T) {
+	var batches [][]byte
+	for i := 0; i < 3; i++ {
+		batches = append(batches, storagedata.Batch([]storagedata.Record{{Value: []byte("a")}, {Value: []byte("b")}, {Value: []byte("c")}, {Value: []byte("d")}},
+			storagedata.BatchOptions{FirstTimestamp: 1700000000000, ProducerID: -1}))
+	}
+	batches[1][57] ^= 0xff // recordCount's first byte
+	log, _, _ := storagedata.Segment(0, 0, batches, 1)
+	seg := NewSegment(bytes.NewReader(log), SegmentOptions{})
+	c := NewOffsetCheck(0)
+	var records int64
+	var msgs, paths []string
+	for {
+		b, err := seg.Next()
+		if err != nil {
+			break
+		}
+		n, ps := c.Batch(nil, b)
+		records += n
+		for _, p := range ps {
+			msgs = append(msgs, p.Msg)
+		}
+		var out bytes.Buffer
+		require.NoError(t, seg.WriteJSON(&out, nil, b))
+		var line struct {
+			Warnings []struct{ Path string } `json:"warnings"`
+		}
+		require.NoError(t, json.Unmarshal(out.Bytes(), &line), out.String())
+		for _, w := range line.Warnings {
+			paths = append(paths, w.Path)
+		}
+		_, _, err = seg.Decode(b)
+		require.NoError(t, err)
+		for _, w := range seg.Warnings() {
+			require.Contains(t, paths, w.Path, "the tree's warnings name it as the line does")
+		}
+	}
+	require.EqualValues(t, 12, records)
+	require.Equal(t, []string{"the header declares -16777212 records: counted as 4, what its offsets hold"}, msgs)
+	require.Equal(t, []string{"batch.crc", "batch.recordCount"}, paths)
 }
