@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -579,12 +580,42 @@ func gridRows(this js.Value, args []js.Value) any {
 		return "[]"
 	}
 	from, count := intArg(args, 1), intArg(args, 2)
+	v.cellPaths(g, from, count)
 	return string(render.AppendRowsJSON(nil, g.cells, g.rows, from, count, func(dst []byte, c *render.Cell) []byte {
 		if c.Node < len(v.nodes) {
 			dst = v.appendBits(dst, v.nodes[c.Node])
 		}
 		return dst
 	}))
+}
+
+// cellPaths names the cells of g's rows [from, from+count) by their
+// nodes' paths, as kwire decode's grid does, for their tooltips: the
+// cells are made without (a path per node is a fifth of the heap of a big
+// frame), so those shown get theirs, once.
+func (v *view) cellPaths(g *grid, from, count int) {
+	var chain []*tree.Node
+	name := func(i int) {
+		c := &g.cells[i]
+		if c.Path != "" || c.Node >= len(v.nodes) {
+			return
+		}
+		chain = chain[:0]
+		for id := int32(c.Node); id >= 0; id = v.parent[id] {
+			chain = append(chain, v.nodes[id])
+		}
+		slices.Reverse(chain)
+		c.Path = render.CellPath(chain)
+	}
+	for i := max(from, 0); i < len(g.rows) && i < from+count; i++ {
+		if r := &g.rows[i]; r.Elided > 0 {
+			name(r.Cell)
+		} else {
+			for _, s := range r.Segs {
+				name(s.Cell)
+			}
+		}
+	}
 }
 
 // appendBits writes the bit fields of an attributes-like node, whose
@@ -715,8 +746,19 @@ func (v *view) valueJSON() {
 		v.lineNode[i] = max(byPath[ps.Resolve(p, hasNode)], 0)
 	}
 	v.nodeSpan = make([][2]int32, len(paths))
+	var root int32
+	if len(paths) > 0 {
+		root = ps.Resolve(paths[0], jl.Has)
+	}
 	for i, p := range paths {
-		v.nodeSpan[i] = jl.Span(ps.Resolve(p, jl.Has))
+		if r := ps.Resolve(p, jl.Has); i == 0 || r != root {
+			v.nodeSpan[i] = jl.Span(r)
+		} else {
+			// No line of its own, nor of a part it is in, but the
+			// document's: the size prefix, bytes after the frame or not
+			// read. It lights no line rather than all of them.
+			v.nodeSpan[i] = [2]int32{-1, -1}
+		}
 	}
 }
 
@@ -733,7 +775,8 @@ func jsonNodeAt(this js.Value, args []js.Value) any {
 	return -1
 }
 
-// jsonSpanOf(id) -> [first, last]: the lines of value JSON that show a node.
+// jsonSpanOf(id) -> [first, last]: the lines of value JSON that show a
+// node; null when none does.
 func jsonSpanOf(this js.Value, args []js.Value) any {
 	v := view0()
 	id := intArg(args, 0)
@@ -742,6 +785,9 @@ func jsonSpanOf(this js.Value, args []js.Value) any {
 	}
 	v.valueJSON()
 	sp := v.nodeSpan[id]
+	if sp[0] < 0 {
+		return "null"
+	}
 	return "[" + strconv.Itoa(int(sp[0])) + "," + strconv.Itoa(int(sp[1])) + "]"
 }
 

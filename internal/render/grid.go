@@ -99,6 +99,34 @@ func nodeName(n *tree.Node, parentName string) string {
 	return n.Name
 }
 
+// pathStep is the name and (when paths) the path the cells of n get, a
+// child of the node named parentName at parentPath.
+func pathStep(n *tree.Node, parentName, parentPath string, paths bool) (name, path string) {
+	name = nodeName(n, parentName)
+	switch {
+	case n.Role == tree.RoleFrame:
+		return "", ""
+	case !paths:
+		return name, ""
+	case n.Role == tree.RoleHeader || n.Role == tree.RoleBody:
+		return name, n.Name
+	case n.Role == tree.RoleTags:
+		return name, parentPath // the section's fields are named from the struct
+	}
+	return name, joinPath(parentPath, name, n.Role == tree.RoleElement)
+}
+
+// CellPath is the Path Cells gives the cells of the last node of chain,
+// the nodes from the root down to it: for a caller of CellsWithoutPaths
+// that names the few cells it shows.
+func CellPath(chain []*tree.Node) string {
+	var name, path string
+	for _, n := range chain {
+		name, path = pathStep(n, name, path, true)
+	}
+	return path
+}
+
 func joinPath(p, name string, elem bool) string {
 	switch {
 	case elem:
@@ -215,22 +243,7 @@ func (c *collector) walk(n *tree.Node, parentName, parentPath string) {
 	c.next++
 	var name, path string
 	if !c.counting { // the names and paths are the cells' text only
-		name, path = nodeName(n, parentName), parentPath
-		switch n.Role {
-		case tree.RoleFrame:
-			name, path = "", ""
-		case tree.RoleHeader, tree.RoleBody:
-			path = n.Name
-		case tree.RoleTags:
-			// the section's fields are named from the struct
-		default:
-			if !c.noPaths {
-				path = joinPath(parentPath, name, n.Role == tree.RoleElement)
-			}
-		}
-		if c.noPaths {
-			path = ""
-		}
+		name, path = pathStep(n, parentName, parentPath, !c.noPaths)
 	}
 	if n.Buf == c.buf {
 		if n.TagEnd > n.Start {

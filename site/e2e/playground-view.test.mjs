@@ -91,6 +91,24 @@ test('bidi controls and invisible characters in a frame are escaped in the tree,
   await page.close();
 });
 
+test('a grid cell\'s tooltip names its field by its path; the size prefix, in no JSON line, lights none', { timeout: 60_000 }, async () => {
+  const page = await open();
+  await decoded(page, () => page.fill('#input', QUICK));
+  const title = (label) => page.locator(`#grids .kw-cell:has(.kw-label:text-is("${label}"))`).first().getAttribute('title');
+  assert.equal(await title('correlationId'), 'header.correlationId (int32) [8, 12) = 7');
+  assert.match(await title('clientSoftwareName'), /^body\.clientSoftwareName \(compact_string\) \[21, 27\) = "kwire "/);
+  assert.match(await title('size'), /^size \(int32\) \[0, 4\) = 28/);
+  // A field lights its JSON line; the size prefix, which value JSON does
+  // not show, lights none (it lit the whole document).
+  await reveal(page, 'clientId');
+  await page.waitForSelector('#json .pg-row.pg-sel');
+  assert.match(await page.$eval('#json .pg-row.pg-sel', (r) => r.textContent), /"clientId": "kwire"/);
+  await reveal(page, 'size');
+  await page.waitForFunction(() => !document.querySelector('#json .pg-row.pg-sel'), null, { timeout: 10_000 });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test('text record keys and values read in the tree as in the grid and kwire decode: quoted, with their length', { timeout: 60_000 }, async () => {
   const page = await open();
   await page.selectOption('#dir', 'response');

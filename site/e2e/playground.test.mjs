@@ -652,7 +652,8 @@ test('a response pasted as a request offers the switch; a cut-short response sti
   const page = await open();
   await decoded(page, () => page.fill('#input', input('apiversions-response.hex')));
   await page.waitForSelector('#hint:not([hidden])');
-  assert.match(await page.textContent('#hint'), /do not read as a request .* read cleanly as a response: ApiVersions v3, (very likely|likely)/);
+  // v4 and v5 read these bytes as v3 does: said, as kwire decode says it.
+  assert.match(await page.textContent('#hint'), /do not read as a request .* read cleanly as a response: ApiVersions v3 \(the same bytes as v4, v5\), (very likely|likely)/);
   await page.screenshot({ path: join(shots, 'response-hint.png') });
   await decoded(page, () => page.click('#hint-switch'));
   assert.match(await page.textContent('#status'), /ApiVersions v3 response/);

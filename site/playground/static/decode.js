@@ -198,7 +198,8 @@ async function responseHint(bytes, o, gen, sum) {
   const h = $('hint');
   h.replaceChildren();
   h.appendChild(el('span', '', 'These bytes do not read as a request (decoding stops at byte ' + sum.error.offset + '), but they read cleanly as a response: ' +
-    (c.apiName || 'API ' + c.apiKey) + ' v' + c.version + ', ' + confidence(c.confidence) + '. '));
+    (c.apiName || 'API ' + c.apiKey) + ' v' + c.version + (c.versions.length ? ' (the same bytes as v' + c.versions.join(', v') + ')' : '') +
+    ', ' + confidence(c.confidence) + '. '));
   const b = el('button', '', 'Decode as a ' + (c.apiName || 'API ' + c.apiKey) + ' v' + c.version + ' response');
   b.id = 'hint-switch';
   b.addEventListener('click', () => {

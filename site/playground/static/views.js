@@ -148,7 +148,7 @@ export function drawGridRow(panel, buf, r) {
     e.style.gridColumn = (2 + s.col * 8) + ' / span ' + (s.span * 8);
     e.dataset.node = c.node; e.dataset.start = c.start; e.dataset.end = c.end; e.dataset.buf = buf; e.dataset.cell = c.index;
     const date = c.value !== undefined && isTime(c.label, c.value) ? utcDate(c.value) : '';
-    e.title = shown(c.path + ' (' + c.type + ') [' + c.start + ', ' + c.end + ')' + (c.value !== undefined ? ' = ' + c.value : '') + (date ? ' (' + date + ')' : ''));
+    e.title = shown((c.path || c.label) + ' (' + c.type + ') [' + c.start + ', ' + c.end + ')' + (c.value !== undefined ? ' = ' + c.value : '') + (date ? ' (' + date + ')' : ''));
     e.appendChild(el('span', 'kw-label', c.label));
     if (c.bits && s.first && s.last) e.appendChild(drawBits(c));
     else if (c.value !== undefined && s.first) e.appendChild(el('span', 'kw-val', c.value));
