@@ -721,6 +721,24 @@ func (r *reader) cleanRequest(b []byte) bool {
 	return readCleanly(f, err) && f.API != nil
 }
 
+// lonelyResponse reports whether b, alone in a file with no request it
+// answers, is a response: it does not read as a request (an error, not
+// only warnings), and reads cleanly as a response of some API and
+// version, as kwire decode guesses one. A response's correlation id reads
+// as a request's API key and version (0x00000007 is Produce v7), so its
+// bytes alone do not say.
+// guessed says whether a guess was tried: when b does not read as a
+// request.
+func (r *reader) lonelyResponse(b []byte) (response, guessed bool) {
+	if f, err := r.dec.Decode(b, r.probe()); err == nil && f.API != nil {
+		return false, false
+	}
+	o := r.probe()
+	o.Response, o.APIKey, o.Version = true, codec.Any, codec.Any
+	f, err := r.dec.Decode(b, o)
+	return readCleanly(f, err) && f.Guess != nil, true
+}
+
 // asResponse reports whether b reads cleanly as a response of key at ver.
 func (r *reader) asResponse(b []byte, key, ver int16) bool {
 	if schema.ByKey(key) == nil || ver < 0 {

@@ -12,8 +12,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kwire/kwire/codec/check/ruledoc"
+	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kwire/kwire/codec/check/ruledoc"
 )
 
 // The examples: for every rule, a conversation that breaks it and the
@@ -561,5 +563,29 @@ func TestRulePages(t *testing.T) {
 	}
 	if n := len(ruledoc.Pages()); n != len(Rules()) {
 		t.Errorf("%d pages for %d rules", n, len(Rules()))
+	}
+}
+
+// TestResponsesAloneInAFile: a file holding a response alone (what
+// kwire check reads from a paste of one frame, or from kwire encode of a
+// response's JSON) is read as the likeliest response, as kwire decode
+// reads it, not as the request its correlation id looks like (7 reads
+// as Produce v7): a clean Fetch response has nothing to say, and a
+// batch's bad CRC in one is said where it is. None of them is a stray:
+// responses alone are not a conversation from its start.
+func TestResponsesAloneInAFile(t *testing.T) {
+	good := fetchRsp(11, 7, 2, plain().bytes())
+	fs := Check(FromFrames(fr(good)))
+	require.Empty(t, ruleIDs(fs), findingLines(fs))
+
+	b := plain()
+	b.badCRC = true
+	fs = Check(FromFrames(fr(fetchRsp(11, 7, 2, b.bytes()), good)))
+	require.Equal(t, []string{"records.crc"}, ruleIDs(fs), findingLines(fs))
+	for _, f := range fs {
+		if !f.Skipped {
+			require.Equal(t, Response, f.Where.Side, findingLines(fs))
+			require.Equal(t, "body.responses[0].partitions[0].records[0].crc", f.Where.Path, findingLines(fs))
+		}
 	}
 }

@@ -63,6 +63,8 @@ func (z *Analyzer) Analyze(x *Exchange) *Analysis {
 	switch {
 	case x.Response != nil && x.Request != nil && schema.ByKey(a.key) != nil && a.ver >= 0:
 		z.r.readFrame(x.Response, true, a.key, a.ver, &a.rsp)
+	case x.Response != nil && x.GuessResponse:
+		z.r.readFrame(x.Response, true, -1, -1, &a.rsp)
 	case x.Response != nil:
 		// A response whose request is not there could only be read by
 		// guessing its API and version: too costly for what a guess is

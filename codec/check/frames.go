@@ -4,9 +4,13 @@ package check
 // included) as one connection's conversation, in order: a frame whose
 // correlation id answers a request still waiting, and which does not read
 // cleanly as a request itself, is that request's response (paired even
-// out of order, as a capture pairs them); any other frame that reads as a
-// request is one; the rest are responses to no request seen. Exchanges
-// come out in the order they completed, as Checker wants them.
+// out of order, as a capture pairs them); any other frame that may be a
+// request is one, unless it does not read as one but reads cleanly as a
+// response of some API and version (tried for the first maxGuessed such
+// frames), which is read as that response; the rest are responses to no
+// request seen, not decoded. A file of responses alone, read so, is not a
+// conversation from its start: none of them is a stray for answering no
+// request.
 func FromFrames(frames [][]byte) []Exchange { return FromFramesLimits(frames, Limits{}) }
 
 // FromFramesLimits is FromFrames decoding each frame within limits.
@@ -20,6 +24,7 @@ func FromFramesLimits(frames [][]byte, limits Limits) []Exchange {
 	}
 	var wait []*waiting
 	var out []Exchange
+	guessed, requests, responses := 0, false, false
 	for i, f := range frames {
 		n := i + 1
 		corr := int32(-1)
@@ -54,8 +59,20 @@ func FromFramesLimits(frames [][]byte, limits Limits) []Exchange {
 			wait = append(wait[:j], wait[j+1:]...)
 			continue
 		}
+		if len(f) >= 12 && plausibleKey(f) && guessed < maxGuessed {
+			lonely, tried := r.lonelyResponse(f)
+			if tried {
+				guessed++
+			}
+			if lonely {
+				responses = true
+				out = append(out, Exchange{Conn: conn, Response: f, ResponseFrame: n, GuessResponse: true})
+				continue
+			}
+		}
 		if len(f) >= 12 && plausibleKey(f) {
 			rc := int32(uint32(f[8])<<24 | uint32(f[9])<<16 | uint32(f[10])<<8 | uint32(f[11]))
+			requests = true
 			x := Exchange{Conn: conn, Request: f, RequestFrame: n, NoResponseExpected: r.acksZero(f)}
 			if x.NoResponseExpected {
 				out = append(out, x)
@@ -76,6 +93,11 @@ func FromFramesLimits(frames [][]byte, limits Limits) []Exchange {
 	for _, w := range wait {
 		out = append(out, w.x)
 	}
+	if responses && !requests {
+		// Responses alone: frames cut from a conversation, not one from
+		// its start, so none is a stray for answering no request.
+		conn.FromStart = false
+	}
 	return out
 }
 
@@ -86,3 +108,8 @@ func plausibleKey(f []byte) bool {
 	key := int16(uint16(f[4])<<8 | uint16(f[5]))
 	return key >= 0 && key <= maxKey()+16
 }
+
+// maxGuessed bounds the frames of a file that do not read as requests whose
+// reading as a response is guessed: a guess reads a frame hundreds of
+// times.
+const maxGuessed = 256

@@ -50,6 +50,12 @@ type Exchange struct {
 	// with no Kafka header. Only the SASL rules read them (frame.sasl,
 	// conn.sasl-exchange), as they read SaslAuthenticate's authBytes.
 	SASLToken bool
+	// GuessResponse reads a response with no request (Request nil) as
+	// the likeliest response of any API and version, as kwire decode
+	// does, and judges its frame rules: a caller that was handed it alone
+	// (a file's frames) sets it. Unset, such a response is not decoded:
+	// a capture's flood of them would guess each.
+	GuessResponse bool
 	// RequestTime is when the request was sent: a capture's packet time,
 	// the proxy's clock; zero when unknown (frames from a file). Only
 	// frame.sasl reads it, for a bearer token's expiry.
