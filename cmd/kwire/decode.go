@@ -328,6 +328,11 @@ func describeGuess(g *codec.Guess) string {
 		}
 		if i == 0 {
 			fmt.Fprintf(&b, "guessed %s %s response, confidence %.2f", name, vs, x.Confidence)
+			if len(x.Doubts) > 0 {
+				// Confidence is a share among the readings: the only one
+				// that fits has it all, however doubtful.
+				b.WriteString(" (doubts: " + strings.Join(x.Doubts, "; ") + ")")
+			}
 			continue
 		}
 		if i == 1 {
@@ -617,6 +622,11 @@ func (c *decodeCmd) decodeFrame(e *env, dec *codec.Decoder, fr []byte, sized boo
 		e.stderr.Write(diag)
 	}
 	ok := len(ws) == 0 || !c.strict
+	if h, req := input.RequestHeader(fr, sized); err == nil && g != nil && len(ws) > 0 && req {
+		// A guess that read only with leniency, of bytes a request's
+		// header starts: most likely that request, sent to --response.
+		fail(e, "%sthese bytes start with a request's header: %v; without --response they are read as that request", prefix, requestSays(h))
+	}
 	if err != nil {
 		var de *codec.DecodeError
 		switch {

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"encoding/hex"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // TestDecodePinnedAPIThatDoesNotMatch: a request's bytes read with an API
@@ -59,4 +61,28 @@ func TestDecodePinnedAPIThatDoesNotMatch(t *testing.T) {
 	require.Equal(t, `{"line":1,"error":{"message":"the request's header says api key 18 (ApiVersions) v3, correlation id 7, client id \"kwire\", not Metadata, the API pinned"}}`, lines[0])
 	require.Contains(t, lines[1], `they start with a request's header: api key 18 (ApiVersions) v3`)
 	require.NotContains(t, lines[1], "-1")
+}
+
+// TestDecodeRequestGuessedAsResponse: franz-go's Metadata v13 request
+// (client id "franz-gzip", topic "t4") decoded with --response: the one
+// response that reads its bytes (GetTelemetrySubscriptions v0) has all
+// the confidence there is to share, so the guess says its doubts, and
+// since it read only with leniency, what the bytes' header says they are.
+func TestDecodeRequestGuessedAsResponse(t *testing.T) {
+	const mdRequest = "0000002d0003000d00000001000a6672616e7a2d677a697000020000000000000000000000000000000003743400010000"
+	_, errOut, code := runCLI(t, []string{"decode", "--response", mdRequest}, nil)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, errOut, "kwire: read as a response: guessed GetTelemetrySubscriptions v0 response, confidence 1.00 (doubts: errorCode 2662 is no Kafka error code; ")
+	require.True(t, strings.HasSuffix(errOut, `kwire: these bytes start with a request's header: api key 3 (Metadata) v13, correlation id 1, client id "franz-gzip"; without --response they are read as that request`+"\n"), errOut)
+
+	// A response read free of doubt says neither.
+	av := kmsg.NewApiVersionsResponse()
+	av.SetVersion(3)
+	av.ApiKeys = []kmsg.ApiVersionsResponseApiKey{{ApiKey: 0, MinVersion: 3, MaxVersion: 11}, {ApiKey: 18, MinVersion: 0, MaxVersion: 4}}
+	rsp := append([]byte{0, 0, 0, 0, 0, 0, 0, 9}, av.AppendTo(nil)...)
+	rsp[3] = byte(len(rsp) - 4)
+	_, errOut, code = runCLI(t, []string{"decode", "--response", hex.EncodeToString(rsp)}, nil)
+	require.Equal(t, 0, code, errOut)
+	require.NotContains(t, errOut, "doubts")
+	require.NotContains(t, errOut, "request's header")
 }
