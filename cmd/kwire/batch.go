@@ -454,6 +454,11 @@ func (wk *batchWorker) decodeLine(dst []byte, n int, line []byte) ([]byte, bool)
 		}
 	}
 	if err != nil {
+		if ie := (*input.Error)(nil); errors.As(err, &ie) && ie.Line == 1 {
+			// The error object names the line: the reader's "line 1"
+			// (of the line alone) would contradict it.
+			return lineError(dst, n, nil, "column "+strconv.Itoa(ie.Column)+": "+ie.Msg), true
+		}
 		return lineError(dst, n, nil, err.Error()), true
 	}
 	// A whole captured packet (tshark -x, Wireshark's hex stream): its TCP

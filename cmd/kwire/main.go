@@ -233,6 +233,23 @@ func newFlags(e *env, name, synopsis string, examples ...string) *flag.FlagSet {
 	return fs
 }
 
+// nearestFlag is the flag of fs nearest to name, a flag it does not
+// have, when one is a slip away (an edit distance of at most 2, or a
+// prefix of it): "" otherwise.
+func nearestFlag(fs *flag.FlagSet, name string) string {
+	best, bestD := "", 3
+	fs.VisitAll(func(f *flag.Flag) {
+		d := editDistance(name, f.Name)
+		if len(name) >= 3 && strings.HasPrefix(f.Name, name) {
+			d = min(d, 1)
+		}
+		if d < bestD {
+			best, bestD = f.Name, d
+		}
+	})
+	return best
+}
+
 // printUsage writes fs's usage to w.
 func printUsage(fs *flag.FlagSet, w io.Writer) {
 	fs.SetOutput(w)
@@ -242,8 +259,9 @@ func printUsage(fs *flag.FlagSet, w io.Writer) {
 
 // parseFlags parses args, allowing flags after positional arguments. It
 // returns -1 to go on, or the exit status: --help prints the usage once,
-// on stdout, and exits 0; a bad flag prints the error and the usage on
-// stderr and exits 2.
+// on stdout, and exits 0; a bad flag prints the error (for an unknown
+// one, the nearest flag there is) and where the usage is, on stderr, and
+// exits 2.
 func parseFlags(e *env, fs *flag.FlagSet, args []string) ([]string, int) {
 	// The flag package calls Usage itself on -h and on every error, before
 	// returning; silence it for the parse and print here instead.
@@ -258,8 +276,20 @@ func parseFlags(e *env, fs *flag.FlagSet, args []string) ([]string, int) {
 				printUsage(fs, e.stdout)
 				return nil, 0
 			}
-			fail(e, "%s: %v", fs.Name(), err)
-			printUsage(fs, e.stderr)
+			// The error and where the flags are, not the whole usage,
+			// some sixty lines that would scroll the error away.
+			// Go's flag package names a flag with one dash; kwire's usage,
+			// with two.
+			msg := strings.Replace(err.Error(), " for flag -", " for --", 1)
+			if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+				msg = "no flag --" + name
+				if near := nearestFlag(fs, name); near != "" {
+					msg += " (did you mean --" + near + "?)"
+				}
+			} else if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+				msg = "--" + name + " needs a value"
+			}
+			fail(e, "%s: %s; kwire %s --help lists its flags", fs.Name(), msg, fs.Name())
 			return nil, 2
 		}
 		rest := fs.Args()
