@@ -895,7 +895,12 @@ func (e *encoder) nested(dst []byte, f *schema.Field, k schema.Kind, v any) ([]b
 	switch {
 	case k == schema.Records:
 		if _, ok := sliceLen(v); !ok {
-			return nil, &EncodeError{Path: e.pathString(), Msg: "expected base64 text, bytes or an array of batches, found " + jsonKind(v)}
+			msg := "expected base64 text, bytes or an array of batches, found " + jsonKind(v)
+			if m, ok := v.(map[string]any); ok && len(m) == 1 && m["sizeInBytes"] != nil {
+				// What --records size writes: the size alone, no bytes.
+				msg += `: {"sizeInBytes":N} says how big the records were, not what they held, so it cannot be encoded; decode with --records decoded or base64 to encode them back`
+			}
+			return nil, &EncodeError{Path: e.pathString(), Msg: msg}
 		}
 		body, err = rec.Encode(e.scratch[:0], v)
 		if err != nil {

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/kwire/kwire/codec/schema"
 )
 
 // A quoted int64 is taken only as Options.Int64Strings writes it: what
@@ -79,4 +81,21 @@ func TestEncodeRefusesBadText(t *testing.T) {
 	b, err := Encode(nil, `{"clientSoftwareName":"\ud83d\ude00\ufffd","clientSoftwareVersion":"1"}`, EncodeOptions{Body: true, APIKey: 18, Version: 3})
 	require.NoError(t, err)
 	require.Equal(t, "\x08\U0001F600\uFFFD\x021", string(b[:len(b)-1]))
+}
+
+// TestEncodeRecordsSizeForm: the records form --records size writes
+// (RecordsSize: {"sizeInBytes":N}) holds no bytes to write back; encoding
+// it says so and what to decode with instead, at the field's path.
+func TestEncodeRecordsSizeForm(t *testing.T) {
+	b, err := ExampleFrame(schema.ByKey(schema.KeyProduce), 9, false)
+	require.NoError(t, err)
+	f, err := Decode(b, Options{Records: RecordsSize})
+	require.NoError(t, err)
+	js := f.AppendJSON(nil)
+	require.Contains(t, string(js), `"records":{"sizeInBytes":`)
+	_, err = Encode(nil, js, EncodeOptions{})
+	var ee *EncodeError
+	require.ErrorAs(t, err, &ee)
+	require.Equal(t, "body.topicData[0].partitionData[0].records", ee.Path)
+	require.Contains(t, ee.Msg, `{"sizeInBytes":N} says how big the records were, not what they held, so it cannot be encoded; decode with --records decoded or base64`)
 }
