@@ -292,11 +292,14 @@ func (b *batchRun) readChunks(in io.Reader, send func(batchChunk), pool *sync.Po
 }
 
 // plural is n and the noun, with an s unless n is 1: "1 line", "6 lines".
-func plural(n int, noun string) string {
+func plural(n int, noun string) string { return pluralOf(n, noun, noun+"s") }
+
+// pluralOf is n and one, or many when n is not 1.
+func pluralOf(n int, one, many string) string {
 	if n == 1 {
-		return "1 " + noun
+		return "1 " + one
 	}
-	return strconv.Itoa(n) + " " + noun + "s"
+	return strconv.Itoa(n) + " " + many
 }
 
 // hasLine reports whether b holds a line that is not blank.

@@ -602,7 +602,7 @@ func TestCaptureTLSConnectionSaid(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	hint := "1 TLS connections left encrypted: --tls-keylog FILE decrypts them with the secrets their clients logged (SSLKEYLOGFILE, Go's tls.Config.KeyLogWriter)"
 	require.Equal(t, "kwire: "+file+": "+note+"\nkwire: "+file+": "+hint+"\n", errOut)
-	require.True(t, strings.HasPrefix(out, "6 packets, 0 connections, 0 exchanges, 6 non-Kafka packets, 1 TLS connections among them (encrypted, not decoded)\n"), out)
+	require.True(t, strings.HasPrefix(out, "6 packets, 0 connections, 0 exchanges, 6 non-Kafka packets, 1 TLS connection among them (encrypted, not decoded)\n"), out)
 
 	out, errOut, code = runCLI(t, []string{"check", file}, nil)
 	require.Equal(t, 0, code, errOut)
@@ -650,4 +650,15 @@ func TestFailOn(t *testing.T) {
 		require.Equal(t, 2, code, args)
 		require.Equal(t, "kwire: --fail-on must be error, warning, note or none, not \"fatal\"\n", stderr, args)
 	}
+}
+
+// TestSummaryCountsInTheSingular: kwire pcap --summary counts one of a
+// thing in the singular, as the playground's capture title does ("1
+// connection", not "1 connections").
+func TestSummaryCountsInTheSingular(t *testing.T) {
+	file, err := filepath.Abs(filepath.Join(checkCaptures, "conn.retry-version.good.pcapng"))
+	require.NoError(t, err)
+	out, errOut, code := runCLI(t, []string{"pcap", "--summary", file}, nil)
+	require.Equal(t, 0, code, errOut)
+	require.Regexp(t, `^24 packets, 1 connection, 2 exchanges, 12 non-Kafka packets\n`, out)
 }

@@ -974,12 +974,12 @@ type apiStats struct {
 // printSummary writes the table per API and the error codes seen.
 func (p *pcapRun) printSummary(res *capture.Result) {
 	w := p.w
-	fmt.Fprintf(w, "%d packets, %d connections, %d exchanges, %d non-Kafka packets", res.Packets, res.Connections, p.exchanges, res.NonKafka)
+	fmt.Fprintf(w, "%s, %s, %s, %s", plural(res.Packets, "packet"), plural(res.Connections, "connection"), plural(p.exchanges, "exchange"), plural(res.NonKafka, "non-Kafka packet"))
 	if res.TLSDecrypted > 0 {
-		fmt.Fprintf(w, ", %d TLS connections decrypted", res.TLSDecrypted)
+		fmt.Fprintf(w, ", %s decrypted", plural(res.TLSDecrypted, "TLS connection"))
 	}
 	if res.TLS > 0 {
-		fmt.Fprintf(w, ", %d TLS connections among them (encrypted, not decoded)", res.TLS)
+		fmt.Fprintf(w, ", %s among them (encrypted, not decoded)", plural(res.TLS, "TLS connection"))
 	}
 	fmt.Fprint(w, "\n\n")
 	writeAPITable(w, p.stats, p.errCodes)

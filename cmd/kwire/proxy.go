@@ -351,8 +351,8 @@ func (c *proxyConfig) run(ctx context.Context, e *env) int {
 		r.e.stderr.Write(r.checker.end(p.Stats().Skipped))
 	}
 	st := p.Stats()
-	r.logf("proxy: stopped: %d connections, %d exchanges (%d shown, %d skipped because decoding was behind); %d connections to brokers tried",
-		st.Connections, st.Exchanges, r.shown, st.Skipped, st.Dials)
+	r.logf("proxy: stopped: %s, %s (%d shown, %d skipped because decoding was behind); %s to brokers tried",
+		plural(int(st.Connections), "connection"), plural(int(st.Exchanges), "exchange"), r.shown, st.Skipped, plural(int(st.Dials), "connection"))
 	if r.checker != nil && r.checker.reached(c.failOn) {
 		return 1
 	}
@@ -616,8 +616,9 @@ func (r *proxyRun) printSummary() {
 		w = r.e.stderr
 	}
 	st := r.p.Stats()
-	fmt.Fprintf(w, "%s: %d connections (%d open), %d exchanges, %d shown, %d skipped because decoding was behind, %d broker addresses rewritten, %d listeners\n\n",
-		time.Now().UTC().Format(time.RFC3339), st.Connections, st.Open, st.Exchanges, r.shown, st.Skipped, st.Rewritten, st.Listeners)
+	fmt.Fprintf(w, "%s: %s (%d open), %s, %d shown, %d skipped because decoding was behind, %s rewritten, %s\n\n",
+		time.Now().UTC().Format(time.RFC3339), plural(int(st.Connections), "connection"), st.Open, plural(int(st.Exchanges), "exchange"), r.shown, st.Skipped,
+		pluralOf(int(st.Rewritten), "broker address", "broker addresses"), plural(int(st.Listeners), "listener"))
 	writeAPITable(w, r.stats, r.errCodes)
 	fmt.Fprintln(w)
 	if w == io.Writer(r.w) {
