@@ -99,3 +99,48 @@ test('encode JSON too long for a link: encode mode says so, and not once it fits
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+test('Back and Forward step through the frames and modes the user opened; typing adds no step', { timeout: 180_000 }, async () => {
+  const page = await open();
+  await page.waitForFunction(() => document.body.dataset.ready, null, { timeout: 60_000 });
+  const decoded = async (act) => {
+    const before = await page.evaluate(() => document.body.dataset.decoded || '');
+    await act();
+    await page.waitForFunction((b) => (document.body.dataset.decoded || '') !== b, before, { timeout: 60_000 });
+  };
+  const status = () => page.textContent('#status');
+  await decoded(() => page.click('#examples button[data-example="request"]'));
+  const first = await hash(page);
+  assert.match(first, /^#hex=/);
+  await decoded(() => page.click('#examples button[data-example="joingroup"]'));
+  const second = await hash(page);
+  assert.notEqual(second, first);
+  assert.match(await status(), /JoinGroup/);
+  // Typing edits the frame on screen: it replaces its step, adds none.
+  await decoded(() => page.fill('#input', QUICK));
+  const typed = await hash(page);
+  assert.match(typed, /^#hex=0000001c0012/);
+  await page.click('#mode-encode');
+  await page.waitForFunction(() => location.hash.startsWith('#mode=encode&'), null, { timeout: 20_000 });
+  const steps = await page.evaluate(() => history.length);
+
+  // Back: decode mode, on the frame typed; Back: the first example; Back:
+  // the page as it opened, empty.
+  await page.goBack();
+  await page.waitForFunction((h) => location.hash === h && !document.getElementById('decode-pane').hidden, typed, { timeout: 20_000 });
+  await page.waitForFunction(() => /ApiVersions v3 request/.test(document.getElementById('status').textContent), null, { timeout: 20_000 });
+  await page.goBack();
+  await page.waitForFunction((h) => location.hash === h, first, { timeout: 20_000 });
+  await page.waitForFunction((h) => document.getElementById('input').value.length > 0 && /request/.test(document.getElementById('status').textContent), first, { timeout: 20_000 });
+  const firstInput = await page.inputValue('#input');
+  assert.ok(first.includes(firstInput.replace(/\s/g, '').slice(0, 40)), 'the first example is back: ' + firstInput.slice(0, 40));
+  await page.goBack();
+  await page.waitForFunction(() => location.hash === '' && document.getElementById('input').value === '', null, { timeout: 20_000 });
+  assert.ok(page.url().includes('/playground/'), 'still the playground: ' + page.url());
+  // Forward again, to encode mode.
+  for (let i = 0; i < 3; i++) await page.goForward();
+  await page.waitForFunction(() => location.hash.startsWith('#mode=encode&') && !document.getElementById('encode-pane').hidden, null, { timeout: 20_000 });
+  assert.equal(await page.evaluate(() => history.length), steps, 'no step was added by going back and forth');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});

@@ -29,7 +29,7 @@ import { looksLikeCapture, run, redo, redoSoon, decodeInput } from './decode.js'
 import { drawCapRows } from './capture.js';
 import { isStorageName, openStorage, closeStorage } from './storage.js';
 import { setJSONForm, readLink, drawExamples } from './link.js';
-import { setMode, enterEncode, loadExample, runEncode, jumpToError, typed, replaceJSON, encodeText, undo } from './encode.js';
+import { setMode, enterEncode, loadExample, runEncode, jumpToError, typed, replaceJSON, encodeText, undo, newLink } from './encode.js';
 import { editAnyway, saveJSON, drawLines, nextWindow, prevWindow } from './encbox.js';
 import { copy, encCopy } from './copy.js';
 import { isSchemaName, addSchemaFiles, wirePayloads } from './payloads.js';
@@ -60,6 +60,7 @@ $('input').addEventListener('input', () => { ownMode(); st.file = null; st.paste
 // text would hold the page for seconds: it is kept aside, parsed in the
 // worker like a file's bytes, and decoded at once.
 $('input').addEventListener('paste', (e) => {
+  newLink(); // a paste is a new frame; typing edits the one there
   const text = e.clipboardData && e.clipboardData.getData('text/plain');
   if (!text || text.length < PASTE_INLINE) return; // the text box takes it (and its input event)
   e.preventDefault();
@@ -83,9 +84,9 @@ $('kafka-form').addEventListener('change', setJSONForm);
 $('ver').addEventListener('input', redoSoon);
 $('file').addEventListener('change', () => { const fs = [...$('file').files]; $('file').value = ''; openFiles(fs); });
 $('st-topic').addEventListener('change', () => { if (st.storage) openStorage(st.storage.files, $('st-topic').value, ++st.gen); });
-$('mode-decode').addEventListener('click', () => setMode('decode'));
-$('mode-encode').addEventListener('click', enterEncode);
-$('ex-load').addEventListener('click', loadExample);
+$('mode-decode').addEventListener('click', () => { if ($('decode-pane').hidden) newLink(); setMode('decode'); });
+$('mode-encode').addEventListener('click', () => { if (!$('decode-pane').hidden) newLink(); enterEncode(); });
+$('ex-load').addEventListener('click', () => { newLink(); loadExample(); });
 $('enc-json').addEventListener('input', typed);
 // A large paste is kept out of the text box, as decode mode keeps one; it
 // replaces the JSON being encoded (even when the box holds a window of it).
@@ -156,6 +157,7 @@ document.addEventListener('drop', (e) => {
 // their names) together, else the first file as a frame or capture.
 async function openFiles(fs) {
   if (!fs.length) return;
+  newLink(); // a file is a new place: Back returns from it
   // Schema files (.avsc, .proto, ID.json, TOPIC-value.json) go to the
   // record payloads' schemas, the rest is opened as before.
   const schemas = fs.filter((f) => isSchemaName(f.name));
@@ -201,7 +203,19 @@ async function openFiles(fs) {
   // segment (1 GiB by Kafka's default) is never whole in memory.
   openStorage(stored.map((f) => ({ name: f.name, file: f })), $('st-topic').value, ++st.gen);
 }
-window.addEventListener('hashchange', () => { if (location.hash !== st.lastHash) readLink(); });
+// A fragment the page did not write: a link followed, or Back and Forward
+// through the places the page pushed. Back to the page without one is the
+// page as it opened: empty.
+window.addEventListener('hashchange', () => {
+  if (location.hash === st.lastHash) return;
+  st.lastHash = location.hash;
+  if (location.hash) { readLink(); return; }
+  closeStorage();
+  setMode('decode');
+  st.file = null; st.pasted = null;
+  $('input').value = '';
+  decodeInput();
+});
 
 // isKeyLog says whether f is a TLS key log: a text whose first line that
 // is not a comment is one of the NSS format's (LABEL, a 64-digit client
@@ -243,6 +257,8 @@ async function openFile(f) {
 
 const origReplace = history.replaceState.bind(history);
 history.replaceState = (s, t, u) => { origReplace(s, t, u); st.lastHash = location.hash; };
+const origPush = history.pushState.bind(history);
+history.pushState = (s, t, u) => { origPush(s, t, u); st.lastHash = location.hash; };
 
 st.apisReady = rpc('init').then((apis) => {
   st.apis = apis;

@@ -60,11 +60,19 @@ function encNote() {
   return n;
 }
 
+// pushNext says the next link written is a new place in the browser's
+// history (an example, a file, the other mode: Back returns from it),
+// not the current one edited (typing replaces the link as it goes).
+let pushNext = false;
+export function newLink() { pushNext = true; }
+
 function showLink(m) {
   const l = links[m];
   if (!l) return;
   if (('#' + l.hash) !== location.hash && (l.hash || location.hash)) {
-    history.replaceState(null, '', l.hash ? '#' + l.hash : location.pathname + location.search);
+    const url = l.hash ? '#' + l.hash : location.pathname + location.search;
+    if (pushNext) history.pushState(null, '', url); else history.replaceState(null, '', url);
+    pushNext = false;
   }
   const n = m === 'encode' ? encNote() : $('link-note');
   n.textContent = l.note; // the note holds only numbers the page counted

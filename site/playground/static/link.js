@@ -5,7 +5,7 @@ import { rpc } from './rpc.js';
 import { st, LINK_MAX } from './state.js';
 import { decodeInput } from './decode.js';
 import { openLive } from './live.js';
-import { setMode, runEncode, loadExample, replaceJSON, putLink, decodeLink } from './encode.js';
+import { setMode, runEncode, loadExample, replaceJSON, putLink, decodeLink, newLink } from './encode.js';
 
 // setLink writes decode mode's link (shown when decode mode is on screen:
 // encode mode has its own, and the URL is the link of the mode shown).
@@ -108,6 +108,7 @@ export async function drawExamples() {
 }
 
 async function loadDecodeExample(x) {
+  newLink();
   setMode('decode');
   $('dir').value = x.dir || 'request';
   $('api').value = x.api !== undefined && x.dir === 'response' ? String(x.api) : 'auto';
