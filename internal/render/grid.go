@@ -305,6 +305,11 @@ func hasSameBufChildren(n *tree.Node) bool {
 
 // ShortValue is a one-line display of a node's value (untrusted text).
 func ShortValue(n *tree.Node, apiKey int16) string {
+	if n.Flags&tree.Broken != 0 && len(n.Children) == 0 && n.Kind != schema.Struct && n.Kind != schema.Array {
+		// Decoding failed in this value: what its fields hold (0, "")
+		// was never read.
+		return "(not read)"
+	}
 	if n.Null {
 		return "null"
 	}

@@ -1,8 +1,10 @@
 package render
 
 import (
+	"encoding/hex"
 	"testing"
 
+	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
 )
@@ -23,6 +25,36 @@ func TestValueNameCodedAttributes(t *testing.T) {
 	} {
 		if got := ShortValue(&c.n, 0); got != c.want {
 			t.Errorf("%s %s = %d: %q, want %q", c.n.Name, c.n.Type, c.n.Int, got, c.want)
+		}
+	}
+}
+
+// A value decoding failed in is shown as not read, in the grid and the
+// tree alike, not as the zero its node holds: a string whose length is
+// -8531 read as "" (user probe), as if the frame held an empty one.
+func TestBrokenValueNotRead(t *testing.T) {
+	b, err := hex.DecodeString("00000010deadbeefdeadbeefdeadbeefdeadbeef")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := codec.Decode(b, codec.Options{})
+	if err == nil {
+		t.Fatal("decoded")
+	}
+	n, _ := f.Root.Lookup("header.clientId")
+	if n == nil || n.Flags&tree.Broken == 0 {
+		t.Fatalf("header.clientId: %v", n)
+	}
+	if got := ShortValue(n, f.APIKey); got != "(not read)" {
+		t.Errorf("broken clientId shows %q", got)
+	}
+	ok, _ := f.Root.Lookup("header.correlationId")
+	if got := ShortValue(ok, f.APIKey); got != "-559038737" {
+		t.Errorf("correlationId, read before the failure, shows %q", got)
+	}
+	for _, c := range Cells(f, 0) {
+		if c.Path == "header.clientId" && c.Kind == KindValue && c.Value != "(not read)" {
+			t.Errorf("clientId's grid cell shows %q", c.Value)
 		}
 	}
 }

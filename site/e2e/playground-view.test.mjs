@@ -109,6 +109,19 @@ test('a grid cell\'s tooltip names its field by its path; the size prefix, in no
   await page.close();
 });
 
+test('a value decoding failed in reads "(not read)" in the tree, not the zero its node holds', { timeout: 60_000 }, async () => {
+  const page = await open();
+  // A header whose clientId length is -8531: the string is not read.
+  await decoded(page, () => page.fill('#input', '00000010deadbeefdeadbeefdeadbeefdeadbeef'));
+  await page.waitForSelector('#tree .pg-row:has(.pg-name:text-is("clientId"))');
+  const row = await page.$eval('#tree .pg-row:has(.pg-name:text-is("clientId"))', (r) => ({ val: r.querySelector('.pg-val')?.textContent, broken: r.classList.contains('pg-broken') }));
+  assert.deepEqual(row, { val: '(not read)', broken: true });
+  const corr = await page.$eval('#tree .pg-row:has(.pg-name:text-is("correlationId")) .pg-val', (e) => e.textContent);
+  assert.equal(corr, '-559038737', 'a value read before the failure shows as read');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test('text record keys and values read in the tree as in the grid and kwire decode: quoted, with their length', { timeout: 60_000 }, async () => {
   const page = await open();
   await page.selectOption('#dir', 'response');

@@ -61,6 +61,8 @@ export function limitText(sum) {
 // as the grid and kwire decode's tree show them (quoted, with their
 // length: the worker's text), other bytes as their base64 or size.
 export function showValue(n) {
+  // Decoding failed in this value: what its fields hold (0, "") was never read.
+  if (n.broken && !n.hasKids && n.value !== undefined) return '(not read)';
   if (n.null) return 'null';
   if (n.text !== undefined) return n.text;
   if (n.value === undefined) return n.size !== undefined ? n.size + ' bytes' : '';
