@@ -711,7 +711,7 @@ test('a capture is a table of exchanges: sort, filter, summary, request and resp
   assert.match(await page.textContent('#cap-title'), /^Capture: \d+ packets, \d+ Kafka connections, \d+ exchanges/);
   const head = await page.$$eval('#cap-table thead th', (ths) => ths.map((t) => t.textContent.replace(/ [▲▼]$/, '')));
   assert.deepEqual(head, ['#', 'Time (s)', 'API', 'Version', 'Client id', 'Latency ms', 'Error', 'Req. bytes', 'Resp. bytes', 'Corr. id', 'Connection', 'Direction']);
-  const rows = () => page.$$eval('#cap-table tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+  const rows = () => page.$$eval('#cap-table tbody tr[data-exchange]', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
   const all = await rows();
   assert.ok(all.length > 20, all.length + ' rows');
   // Every exchange with both sides says so, and has a latency.
@@ -730,11 +730,17 @@ test('a capture is a table of exchanges: sort, filter, summary, request and resp
   const fetches = await rows();
   assert.ok(fetches.length > 0 && fetches.every((r) => r[2] === 'Fetch'));
   assert.match(await page.textContent('#cap-count'), new RegExp('^' + fetches.length + ' of ' + all.length + ' exchanges'));
+  // The per-API table counts what the filters keep, as kwire pcap --summary --api does.
+  const fetchSum = await page.$$eval('#cap-summary tbody tr', (trs) => trs.map((tr) => [tr.cells[0].textContent, tr.cells[2].textContent]));
+  assert.deepEqual(fetchSum, [['Fetch', String(fetches.length)]]);
   await page.selectOption('#cap-api', '');
   await page.fill('#cap-client', 'no such client');
-  await page.waitForFunction(() => document.querySelectorAll('#cap-table tbody tr').length === 0);
+  // Nothing matches: said in the table, and the per-API table is empty.
+  await page.waitForFunction(() => document.querySelectorAll('#cap-table tbody tr[data-exchange]').length === 0);
+  assert.equal(await page.textContent('#cap-table tbody'), 'No exchange matches the filters above.');
+  assert.equal(await page.$$eval('#cap-summary tbody tr', (trs) => trs.length), 0);
   await page.fill('#cap-client', '');
-  await page.waitForFunction((n) => document.querySelectorAll('#cap-table tbody tr').length === n, all.length);
+  await page.waitForFunction((n) => document.querySelectorAll('#cap-table tbody tr[data-exchange]').length === n, all.length);
   await page.check('#cap-errors');
   // Its one error code, MEMBER_ID_REQUIRED answering a first JoinGroup, is
   // a step of the protocol: named, marked expected, not an error.

@@ -26,7 +26,7 @@ import { rpc } from './rpc.js';
 import { st, PASTE_INLINE } from './state.js';
 import { Panel } from './panel.js';
 import { looksLikeCapture, run, redo, redoSoon, decodeInput } from './decode.js';
-import { drawCapRows } from './capture.js';
+import { drawCapRows, drawCapSummary } from './capture.js';
 import { isStorageName, openStorage, closeStorage } from './storage.js';
 import { setJSONForm, readLink, drawExamples } from './link.js';
 import { setMode, enterEncode, loadExample, runEncode, jumpToError, typed, replaceJSON, encodeText, undo, newLink } from './encode.js';
@@ -140,8 +140,9 @@ $('copy-json').addEventListener('click', () => copy('json'));
 $('enc-copy-hex').addEventListener('click', () => encCopy('hex'));
 $('enc-copy-b64').addEventListener('click', () => encCopy('base64'));
 $('enc-copy-json').addEventListener('click', () => encCopy('json'));
-for (const id of ['cap-api', 'cap-errors']) $(id).addEventListener('change', drawCapRows);
-$('cap-client').addEventListener('input', debounce(drawCapRows, 100));
+const capFilter = () => { drawCapRows(); drawCapSummary(); };
+for (const id of ['cap-api', 'cap-errors']) $(id).addEventListener('change', capFilter);
+$('cap-client').addEventListener('input', debounce(capFilter, 100));
 
 // Files: pick or drop.
 let depth = 0;

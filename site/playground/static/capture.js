@@ -216,6 +216,12 @@ export function drawCapRows() {
     tr.addEventListener('click', () => pickExchange(x.i, ++st.gen));
     body.appendChild(tr);
   }
+  if (!rows.length && c.rows.length) {
+    // Filters that match nothing say so, rather than an empty table.
+    const td = el('td', 'pg-capnone', 'No exchange matches the filters above.');
+    td.colSpan = COLS.length;
+    body.appendChild(el('tr')).appendChild(td);
+  }
   $('cap-count').textContent = rows.length + ' of ' + c.rows.length + ' exchanges' + (rows.length > CAP_SHOWN ? ' (the first ' + CAP_SHOWN + ' shown)' : '');
 }
 
@@ -227,10 +233,11 @@ export function percentile(xs, p) {
 }
 
 // drawCapSummary is the CLI's pcap --summary table: per API, the versions
-// seen, counts, errors, bytes and latency percentiles.
+// seen, counts, errors, bytes and latency percentiles, of the exchanges
+// the filters keep (as kwire pcap --summary --api ... counts them).
 export function drawCapSummary() {
   const by = new Map();
-  for (const x of st.capture.rows) {
+  for (const x of capFiltered()) {
     const s = by.get(x.apiText) || { versions: new Map(), n: 0, errors: 0, expected: 0, bytes: 0, lat: [] };
     by.set(x.apiText, s);
     s.n++;
