@@ -122,6 +122,21 @@ test('a value decoding failed in reads "(not read)" in the tree, not the zero it
   await page.close();
 });
 
+test('at 1280 pixels the hex pane shows its 16 bytes and their text without scrolling', { timeout: 60_000 }, async () => {
+  const page = await open();
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await decoded(page, () => page.fill('#input', QUICK));
+  await page.waitForSelector('#hex .pg-ascii');
+  const fit = await page.$eval('#hex', (h) => {
+    const box = h.getBoundingClientRect();
+    const ascii = h.querySelector('.pg-ascii').getBoundingClientRect();
+    return { paneRight: Math.round(box.right), textRight: Math.round(ascii.right), overflow: h.scrollWidth - h.clientWidth };
+  });
+  assert.ok(fit.textRight <= fit.paneRight && fit.overflow <= 0, JSON.stringify(fit));
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test('text record keys and values read in the tree as in the grid and kwire decode: quoted, with their length', { timeout: 60_000 }, async () => {
   const page = await open();
   await page.selectOption('#dir', 'response');
