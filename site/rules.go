@@ -1,8 +1,10 @@
 package site
 
 import (
+	"encoding/binary"
 	"encoding/hex"
 	"html/template"
+	"strconv"
 	"strings"
 
 	"github.com/kwire/kwire/codec/check"
@@ -39,6 +41,48 @@ type rulePage struct {
 	Kafka             []ruleSource
 	Bad, Good         []string
 	Findings          []string
+	// BadLinks open each frame of the example in the playground, read as
+	// kwire check reads it: a request, or the response to the request
+	// it answers (a raw SASL token has none).
+	BadLinks []ruleFrameLink
+}
+
+// ruleFrameLink is a playground link to frame N of a rule's example.
+type ruleFrameLink struct {
+	N          int
+	Href, What string
+}
+
+// linkMax is the most bytes of a frame a link carries (the playground's
+// LINK_MAX).
+const linkMax = 32 << 10
+
+// frameLinks are the playground links of a rule example's frames, in
+// order, as check pairs them.
+func frameLinks(frames [][]byte) []ruleFrameLink {
+	links := make([]ruleFrameLink, len(frames))
+	for _, x := range check.FromFrames(frames) {
+		if x.SASLToken {
+			continue
+		}
+		if x.Request != nil && x.RequestFrame > 0 {
+			links[x.RequestFrame-1] = ruleFrameLink{N: x.RequestFrame, What: "request", Href: "#hex=" + hex.EncodeToString(x.Request) + "&size=yes"}
+		}
+		if x.Response != nil && x.ResponseFrame > 0 {
+			h := "#hex=" + hex.EncodeToString(x.Response) + "&dir=response&size=yes"
+			if len(x.Request) >= 8 {
+				h += "&api=" + strconv.Itoa(int(binary.BigEndian.Uint16(x.Request[4:]))) + "&v=" + strconv.Itoa(int(binary.BigEndian.Uint16(x.Request[6:])))
+			}
+			links[x.ResponseFrame-1] = ruleFrameLink{N: x.ResponseFrame, What: "response", Href: h}
+		}
+	}
+	var out []ruleFrameLink
+	for i, l := range links {
+		if l.Href != "" && len(frames[i]) <= linkMax {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 func ruleRowOf(r *check.Rule) ruleRow {
@@ -73,6 +117,7 @@ func (b *builder) rulesPages() error {
 		for _, f := range check.Check(check.FromFrames(frames)) {
 			d.Findings = append(d.Findings, f.String())
 		}
+		d.BadLinks = frameLinks(frames)
 		if err := b.render("rule", "rules/"+r.ID+".html", page{Title: r.ID, Nav: "rules", Body: d}); err != nil {
 			return err
 		}
