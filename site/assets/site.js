@@ -298,6 +298,16 @@
       else if (ev.key === "Enter" && active >= 0 && shown[active]) { ev.preventDefault(); location.href = shown[active].href; }
     });
     document.addEventListener("click", function (ev) { if (!searchForm.contains(ev.target)) close(); });
+    // "/" focuses the search, as on most documentation sites, unless a
+    // field (or the page's own keys: a grid or tree) has the keys.
+    document.addEventListener("keydown", function (ev) {
+      if (ev.key !== "/" || ev.ctrlKey || ev.metaKey || ev.altKey || ev.defaultPrevented) return;
+      var t = ev.target;
+      if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName) || t.closest && t.closest("[role=grid], [role=tree]"))) return;
+      ev.preventDefault();
+      box.focus();
+      box.select();
+    });
   }
 
   // search.html: every result for ?q=, grouped, or the fallback.

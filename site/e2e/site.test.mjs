@@ -569,3 +569,17 @@ test("a mistyped page: a 404 page with a way home and a search", async () => {
   assert.equal(json.headers.get("content-type"), "application/json");
   assert.match((await json.json()).error, /^no such route: \/api\/Metadata\/v12\.html/);
 });
+
+// "/" focuses the header's search from anywhere on a page, as on most
+// documentation sites; typed into a field, it is that field's character.
+test("the / key focuses the search, except in a field", async () => {
+  const { ctx, page, errors } = await open("errors.html", { viewport: { width: 1400, height: 1000 } });
+  await page.locator("main").click({ position: { x: 5, y: 5 } });
+  await page.keyboard.press("/");
+  assert.equal(await page.evaluate(() => document.activeElement && document.activeElement.id), "q");
+  assert.equal(await page.inputValue("#q"), "", "the slash is not typed into the search");
+  await page.keyboard.type("NOT_LEADER/");
+  assert.equal(await page.inputValue("#q"), "NOT_LEADER/", "in the field, / is typed");
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});
