@@ -65,12 +65,15 @@ but bytes and records come from their own value, not their children.`,
 			return 1
 		}
 		writeHexLine(e.stdout, b)
+		if ps := notGiven(first.v); len(ps) > 0 {
+			fail(e, "%s%s", named(first.name), notGivenNote(ps))
+		}
 		return 0
 	}
 	// A stream of them, each encoded as it is read: one line out per
 	// value in, a bad one giving an error object in its place, which names
 	// its line (and file, among several inputs) as standard error does.
-	docs, failed, oneLineEach := 0, 0, true
+	docs, failed, oneLineEach, noted := 0, 0, true, 0
 	encode := func(d jsonDoc) {
 		docs++
 		oneLineEach = oneLineEach && !d.multiLine
@@ -85,6 +88,11 @@ but bytes and records come from their own value, not their children.`,
 		}
 		if err == nil {
 			writeHexLine(e.stdout, b)
+			if ps := notGiven(d.v); len(ps) > 0 {
+				if noted++; noted <= maxNotedDocs {
+					fail(e, "%sline %d: %s", named(d.name), d.line, notGivenNote(ps))
+				}
+			}
 			return
 		}
 		failed++
@@ -106,6 +114,9 @@ but bytes and records come from their own value, not their children.`,
 	}
 	if e.outFailed() != nil {
 		return 1 // run says why
+	}
+	if noted > maxNotedDocs {
+		fail(e, "%d more documents left fields out, written as their defaults", noted-maxNotedDocs)
 	}
 	if failed > 0 {
 		unit := "line"
@@ -356,3 +367,7 @@ func zeroLine(v any) (int64, bool, error) {
 	}
 	return 0, false, nil
 }
+
+// maxNotedDocs is how many documents of a stream have the fields they
+// left out named on standard error; the rest are counted.
+const maxNotedDocs = 20

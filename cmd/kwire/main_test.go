@@ -497,7 +497,8 @@ func TestEncodeLinesNumberedAsInTheFile(t *testing.T) {
 	out, errOut, code := runCLI(t, []string{"encode"}, []byte("\n\n{\"apiKey\":18,\"apiVersion\":3}\n\n{bad\n"))
 	require.Equal(t, 1, code)
 	require.Equal(t, "0000000e0012000300000000000000010100\n"+`{"line":5,"error":{"path":"","message":"invalid JSON at byte 1: expected a string key"}}`+"\n", out)
-	require.Equal(t, "kwire: line 5: invalid JSON at byte 1: expected a string key\nkwire: 1 of 2 lines failed\n", errOut)
+	require.Equal(t, "kwire: line 3: not given, written as their defaults (Kafka's JSON reader requires them): header, body\n"+
+		"kwire: line 5: invalid JSON at byte 1: expected a string key\nkwire: 1 of 2 lines failed\n", errOut)
 	// Among several files, each counts its own lines and is named.
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
@@ -506,7 +507,8 @@ func TestEncodeLinesNumberedAsInTheFile(t *testing.T) {
 	out, errOut, code = runCLI(t, []string{"encode", a, b}, nil)
 	require.Equal(t, 1, code)
 	require.Equal(t, "0000000e0012000300000000000000010100\n"+`{"file":`+strconv.Quote(b)+`,"line":3,"error":{"path":"","message":"invalid JSON at byte 1: expected a string key"}}`+"\n", out)
-	require.Equal(t, "kwire: "+b+": line 3: invalid JSON at byte 1: expected a string key\nkwire: 1 of 2 lines failed\n", errOut)
+	require.Equal(t, "kwire: "+a+": line 2: not given, written as their defaults (Kafka's JSON reader requires them): header, body\n"+
+		"kwire: "+b+": line 3: invalid JSON at byte 1: expected a string key\nkwire: 1 of 2 lines failed\n", errOut)
 }
 
 // TestDecodeFrameWithTrailingBytes: a whole frame followed by fewer
