@@ -58,6 +58,7 @@ import (
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
 	"github.com/kwire/kwire/internal/capture/summary"
+	"github.com/kwire/kwire/internal/encinput"
 	"github.com/kwire/kwire/internal/input"
 	"github.com/kwire/kwire/internal/topicids"
 	"github.com/kwire/kwire/wasm/internal/glue"
@@ -317,8 +318,22 @@ func encode(this js.Value, args []js.Value) any {
 		}
 		return map[string]any{"error": e}
 	}
-	return map[string]any{"bytes": bytesValue(b)}
+	r := map[string]any{"bytes": bytesValue(b)}
+	if len(js) <= notGivenMax {
+		// The fields left out, written as their defaults, said as kwire
+		// encode says them (JSON that big is a frame's decoded whole,
+		// which leaves none out).
+		if v, err := jsontext.Parse(js[bom:]); err == nil {
+			if ps := encinput.NotGiven(v); len(ps) > 0 {
+				r["notGiven"] = encinput.NotGivenNote(ps)
+			}
+		}
+	}
+	return r
 }
+
+// notGivenMax is the longest JSON encode looks into for fields left out.
+const notGivenMax = 1 << 20
 
 // lineColumn is the 1-based line and column (in characters) of byte off.
 func lineColumn(b []byte, off int) (line, col int) {

@@ -65,8 +65,8 @@ but bytes and records come from their own value, not their children.`,
 			return 1
 		}
 		writeHexLine(e.stdout, b)
-		if ps := notGiven(first.v); len(ps) > 0 {
-			fail(e, "%s%s", named(first.name), notGivenNote(ps))
+		if ps := encinput.NotGiven(first.v); len(ps) > 0 {
+			fail(e, "%s%s", named(first.name), encinput.NotGivenNote(ps))
 		}
 		return 0
 	}
@@ -88,9 +88,9 @@ but bytes and records come from their own value, not their children.`,
 		}
 		if err == nil {
 			writeHexLine(e.stdout, b)
-			if ps := notGiven(d.v); len(ps) > 0 {
+			if ps := encinput.NotGiven(d.v); len(ps) > 0 {
 				if noted++; noted <= maxNotedDocs {
-					fail(e, "%sline %d: %s", named(d.name), d.line, notGivenNote(ps))
+					fail(e, "%sline %d: %s", named(d.name), d.line, encinput.NotGivenNote(ps))
 				}
 			}
 			return

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/internal/encinput"
 )
 
 // TestEncodeNamesFieldsNotGiven: a Produce request whose JSON leaves out
@@ -62,7 +63,7 @@ func TestNotGivenNoneInDecodedFrames(t *testing.T) {
 				require.NoError(t, err, "%s v%d", api.Name, v)
 				var doc any
 				require.NoError(t, json.Unmarshal(f.AppendJSON(nil), &doc))
-				require.Empty(t, notGiven(doc), "%s v%d response %v", api.Name, v, resp)
+				require.Empty(t, encinput.NotGiven(doc), "%s v%d response %v", api.Name, v, resp)
 				n++
 			}
 		}

@@ -130,7 +130,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// No credentials are read and the answer is the caller's own
 		// bytes decoded: any origin may read it.
 		w.Header().Set("Access-Control-Allow-Origin", "*")
-		w.Header().Set("Access-Control-Expose-Headers", "Kwire-Guess, Kwire-Packet, Retry-After")
+		w.Header().Set("Access-Control-Expose-Headers", "Kwire-Guess, Kwire-Not-Given, Kwire-Packet, Retry-After")
 		if r.Method == http.MethodOptions {
 			w.Header().Set("Access-Control-Allow-Methods", "GET, HEAD, POST")
 			w.Header().Set("Access-Control-Allow-Headers", "Content-Type")

@@ -317,8 +317,20 @@ func TestEncode(t *testing.T) {
 			w = do(t, h, "POST", "/api/encode", "application/json", w.Body.Bytes())
 			require.Equal(t, http.StatusOK, w.Code, "%s v%d: %s", a.Name, v, w.Body.String())
 			require.Equal(t, ex, w.Body.Bytes(), "%s v%d", a.Name, v)
+			require.Empty(t, w.Header().Get("Kwire-Not-Given"), "%s v%d: a decoded frame gives every field", a.Name, v)
 		}
 	}
+
+	// Fields left out are written as their defaults, and named.
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(body, &doc))
+	delete(doc["body"].(map[string]any), "clientSoftwareVersion")
+	delete(doc["header"].(map[string]any), "clientId")
+	left, err := json.Marshal(doc)
+	require.NoError(t, err)
+	w = do(t, h, "POST", "/api/encode?as=hex", "application/json", left)
+	require.Equal(t, http.StatusOK, w.Code, w.Body.String())
+	require.Equal(t, "header.clientId, body.clientSoftwareVersion", w.Header().Get("Kwire-Not-Given"))
 }
 
 // What is not value JSON is named, with where to send it: a frame's hex

@@ -66,6 +66,11 @@ func (h *handler) encode(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, e)
 		return
 	}
+	if ps := encinput.NotGiven(v); len(ps) > 0 {
+		// Written as their defaults, as the codec does; said, as kwire
+		// encode says it on standard error, beside the bytes.
+		w.Header().Set("Kwire-Not-Given", strings.Join(ps, ", "))
+	}
 	// Text answers end with a newline, as the JSON ones do.
 	switch as {
 	case "hex":

@@ -52,7 +52,7 @@ func Routes() []Route {
 			}},
 		{Method: "POST", Path: "/api/encode", Summary: "encode value JSON into the frame's bytes",
 			Body:   "value JSON, as /api/decode answers it (in either form: kafka=1 too), or its annotated JSON when that holds the frame whole",
-			Answer: "the frame: raw bytes (application/octet-stream), or a line of hex or base64 (text/plain)",
+			Answer: "the frame: raw bytes (application/octet-stream), or a line of hex or base64 (text/plain); fields the JSON left out are written as their defaults and named in Kwire-Not-Given",
 			Params: []Param{
 				{Name: "as", Values: []string{"binary", "hex", "base64"}, Default: "binary", Doc: "how the frame is written"},
 				{Name: "sizePrefix", Values: []string{"true", "false"}, Default: "true", Doc: "whether the frame starts with its 4-byte size"},

@@ -291,6 +291,7 @@ async function encodeNow() {
   const resp = env.direction === 'response';
   const sum = await ep.decode(r.bytes, { response: resp, api: env.apiKey, version: env.apiVersion, size: $('enc-nosize').checked ? 'no' : 'yes' }, 'Encoded');
   if (gen !== st.encGen) return;
-  $('enc-status').textContent = shown(r.bytes.length + ' bytes' + (sum.error ? '; they do not decode back: ' + sum.error.message : '; decoded back below'));
+  $('enc-status').textContent = shown(r.bytes.length + ' bytes' + (sum.error ? '; they do not decode back: ' + sum.error.message : '; decoded back below') +
+    (r.notGiven ? '. N' + r.notGiven.slice(1) : '')); // "Not given, written as its default ...: body.acks"
   document.body.dataset.encoded = String(gen);
 }

@@ -1,4 +1,4 @@
-package main
+package encinput
 
 import (
 	"encoding/json"
@@ -7,19 +7,18 @@ import (
 	"strings"
 
 	"github.com/kwire/kwire/codec/schema"
-	"github.com/kwire/kwire/internal/encinput"
 )
 
-// notGiven lists the fields a frame's value JSON v leaves out that its
+// NotGiven lists the fields a frame's value JSON v leaves out that its
 // version has and that are not tagged: the encoder writes each as its
 // default (0 for a number: acks 0 asks the broker for no answer), while
 // Kafka's own JSON reader refuses a document without them. Paths are
 // value-JSON paths ("body.acks"); records and other nested payloads are
 // not looked into. nil for anything that is not a frame's envelope whose
 // API and version are known.
-func notGiven(v any) []string {
+func NotGiven(v any) []string {
 	env, ok := v.(map[string]any)
-	if !ok || encinput.Annotated(v) {
+	if !ok || Annotated(v) {
 		return nil // annotated JSON holds its frame's every byte
 	}
 	api := apiOfEnvelope(env)
@@ -137,9 +136,9 @@ func intOf(v any) (int, bool) {
 	return int(n), true
 }
 
-// notGivenNote says what notGiven found, for standard error: at most
-// six paths, then how many more.
-func notGivenNote(paths []string) string {
+// NotGivenNote says what NotGiven found, as kwire encode, the playground
+// and the API say it: at most six paths, then how many more.
+func NotGivenNote(paths []string) string {
 	shown := paths[:min(len(paths), 6)]
 	s := "not given, written as their defaults (Kafka's JSON reader requires them): " + strings.Join(shown, ", ")
 	if len(paths) == 1 {
