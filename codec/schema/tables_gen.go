@@ -4723,7 +4723,7 @@ var apis = []*API{
 	{Key: 0, Name: "Produce", Names: []string{"Produce"}, Category: category(0), Request: &m10, Response: &m105, Removed40: Range{0, 2}},
 	{Key: 1, Name: "Fetch", Names: []string{"Fetch"}, Category: category(1), Request: &m11, Response: &m106, Removed40: Range{0, 3}},
 	{Key: 2, Name: "ListOffsets", Names: []string{"ListOffsets"}, Category: category(2), Request: &m12, Response: &m107, Removed40: Range{0, 0}},
-	{Key: 3, Name: "Metadata", Names: []string{"Metadata"}, Category: category(3), Request: &m13, Response: &m108, Removed40: Range{0, 3}},
+	{Key: 3, Name: "Metadata", Names: []string{"Metadata"}, Category: category(3), Request: &m13, Response: &m108, Removed40: none},
 	{Key: 4, Name: "LeaderAndIsr", Names: []string{"LeaderAndIsr"}, Category: category(4), Request: &m14, Response: &m109, Removed40: Range{0, 7}},
 	{Key: 5, Name: "StopReplica", Names: []string{"StopReplica"}, Category: category(5), Request: &m15, Response: &m110, Removed40: Range{0, 4}},
 	{Key: 6, Name: "UpdateMetadata", Names: []string{"UpdateMetadata"}, Category: category(6), Request: &m16, Response: &m111, Removed40: Range{0, 8}},

@@ -122,7 +122,8 @@ func TestTerminalGrid(t *testing.T) {
 
 func TestSnake(t *testing.T) {
 	for in, want := range map[string]string{"TransactionalId": "transactional_id", "ApiKey": "api_key",
-		"TimeoutMs": "timeout_ms", "Topics": "topics", "ClusterId": "cluster_id", "KRaftVersion": "k_raft_version",
+		"TimeoutMs": "timeout_ms", "Topics": "topics", "ClusterId": "cluster_id", "KRaftVersion": "kraft_version",
+		"IsKRaftController": "is_kraft_controller", "ISRNodes": "isrnodes", "LeaderIdAndEpoch2": "leader_id_and_epoch2",
 		"AllowAutoTopicCreation": "allow_auto_topic_creation", "Includes2": "includes2"} {
 		if got := snake(in); got != want {
 			t.Errorf("snake(%q) = %q, want %q", in, got, want)

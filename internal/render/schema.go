@@ -7,21 +7,24 @@ import (
 	"github.com/kwire/kwire/codec/schema"
 )
 
-// snake turns a Kafka field name into the snake_case of Kafka's BNF:
-// "TransactionalId" -> "transactional_id", "ISRNodes" -> "isr_nodes".
+// snake turns a Kafka field name into the snake_case of Kafka's BNF, by
+// the rule of Kafka's generator (MessageGenerator.toSnakeCase): an
+// underscore before a capital that follows a lower-case letter or digit,
+// none inside a run of capitals: "TransactionalId" -> "transactional_id",
+// "IsKRaftController" -> "is_kraft_controller".
 func snake(s string) string {
 	var b strings.Builder
+	prevCapital := true
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c >= 'A' && c <= 'Z' {
-			if i > 0 {
-				p := s[i-1]
-				nextLower := i+1 < len(s) && s[i+1] >= 'a' && s[i+1] <= 'z'
-				if p >= 'a' && p <= 'z' || p >= '0' && p <= '9' || (p >= 'A' && p <= 'Z' && nextLower) {
-					b.WriteByte('_')
-				}
+			if !prevCapital {
+				b.WriteByte('_')
 			}
 			c += 'a' - 'A'
+			prevCapital = true
+		} else {
+			prevCapital = false
 		}
 		b.WriteByte(c)
 	}

@@ -118,18 +118,32 @@ func errorAPIs(dir string) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// retriable lists the codes kerr marks retriable.
+// retriable lists the codes kerr marks retriable, with kerrOverrides.
 func retriable() []byte {
 	var buf bytes.Buffer
-	buf.WriteString("# error code, name: the codes Kafka's error definitions call retriable (from franz-go's kerr)\n")
+	buf.WriteString("# error code, name: the codes Kafka's error definitions call retriable (from franz-go's kerr, where it agrees with Kafka's Errors.java)\n")
 	for c := -1; c < 1000; c++ {
 		e := kerr.ErrorForCode(int16(c))
-		if ke, ok := e.(*kerr.Error); ok && ke.Retriable {
+		ke, ok := e.(*kerr.Error)
+		if !ok {
+			continue
+		}
+		r := ke.Retriable
+		if o, ok := kerrOverrides[int16(c)]; ok {
+			r = o
+		}
+		if r {
 			buf.WriteString(strconv.Itoa(c) + "\t" + ke.Message + "\n")
 		}
 	}
 	return buf.Bytes()
 }
+
+// kerrOverrides are the codes whose retriability kerr gives otherwise than
+// Kafka's exceptions (a RetriableException or not), Kafka's answer:
+// BrokerNotAvailableException is an ApiException; ShareSessionNotFound-
+// and InvalidShareSessionEpochException are RetriableExceptions.
+var kerrOverrides = map[int16]bool{8: false, 122: true, 123: true}
 
 // releases lists, for each Kafka release kversion knows, the highest
 // version of each API its broker speaks.
