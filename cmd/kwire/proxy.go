@@ -14,6 +14,7 @@ import (
 	"net/netip"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -290,6 +291,13 @@ func (c *proxyConfig) run(ctx context.Context, e *env) int {
 		// --check follows every exchange, whatever --api shows.
 		key := c.only.Key
 		pc.Keep = func(k int16) bool { return k == key || topicids.Learns(k) } // Metadata: topic ids
+	}
+	if c.web != "" {
+		// Before anything listens: the folder --web serves is there.
+		if err := webDirReady(c.webDir); err != nil {
+			fail(e, "%v", err)
+			return 1
+		}
 	}
 	p, err := proxy.New(pc)
 	if err != nil {
@@ -626,13 +634,27 @@ func (r *proxyRun) printSummary() {
 	}
 }
 
+// webDirReady says why dir, the site --web serves, cannot be served: not
+// a folder, named by its whole path (--web-dir is relative to where kwire
+// runs).
+func webDirReady(dir string) error {
+	if st, err := os.Stat(dir); err == nil && st.IsDir() {
+		return nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		abs = dir
+	}
+	return errors.New("--web serves the built site, and " + abs + " is not a folder: give the site kwire site --out DIR wrote (make site writes dist in the repository) with --web-dir DIR")
+}
+
 // serveWeb serves the built site (as kwire serve does, the JSON API
 // included, within its limits and behind its Host and Origin checks) with
 // the live feed at /proxy/events, until ctx ends; what serve returns
 // comes on the channel.
 func (r *proxyRun) serveWeb(ctx context.Context) (<-chan error, error) {
-	if st, err := os.Stat(r.cfg.webDir); err != nil || !st.IsDir() {
-		return nil, errors.New(r.cfg.webDir + " is not a folder; run make site first, or give the built site with --web-dir")
+	if err := webDirReady(r.cfg.webDir); err != nil {
+		return nil, err
 	}
 	ln, err := net.Listen("tcp", r.cfg.web)
 	if err != nil {

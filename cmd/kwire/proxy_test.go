@@ -906,3 +906,14 @@ func TestProxyCLIRefusesMisuse(t *testing.T) {
 		require.Equal(t, c.want, errOut, c.args)
 	}
 }
+
+// TestProxyWebDirCheckedFirst: --web with no built site where --web-dir
+// says fails before the proxy listens, naming the whole path it looked
+// for (--web-dir is relative to where kwire runs) and how to make one.
+func TestProxyWebDirCheckedFirst(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "no-site")
+	_, errOut, code := runCLI(t, []string{"proxy", "--upstream", "127.0.0.1:9", "--listen", "127.0.0.1:0", "--web", "127.0.0.1:0", "--web-dir", dir, "--for", "1s"}, nil)
+	require.Equal(t, 1, code, errOut)
+	require.NotContains(t, errOut, "listening on")
+	require.Equal(t, "kwire: --web serves the built site, and "+dir+" is not a folder: give the site kwire site --out DIR wrote (make site writes dist in the repository) with --web-dir DIR\n", errOut)
+}

@@ -292,6 +292,12 @@ func TestAllowBrokers(t *testing.T) {
 	require.Equal(t, []string{p.Addr().String(), service.Addr().String()}, got)
 	require.Len(t, p.Listeners(), 1)
 	require.True(t, lg.has("broker "+service.Addr().String()+" is not in the brokers allowed (--allow-brokers)"), lg.String())
+	// Every Metadata answer names it again: it is said once (it was
+	// said again for each).
+	for i := 0; i < 3; i++ {
+		metadataBrokers(t, p.Addr().String())
+	}
+	require.Equal(t, 1, strings.Count(lg.String(), "is not in the brokers allowed"), lg.String())
 	select {
 	case <-reached:
 		t.Fatal("the proxy connected to a service outside the brokers allowed")

@@ -286,6 +286,7 @@ type Proxy struct {
 	// first maxSaid brokers outside AllowBrokers.
 	saidFull, saidPorts bool
 	saidNotAllowed      int
+	notAllowed          map[string]bool // the brokers said not allowed
 
 	queue    chan *Exchange
 	paused   atomic.Int64 // UnixNano until which nothing is copied: the sink is over its share
@@ -488,7 +489,12 @@ func (p *Proxy) mapEndpoint(e Endpoint) (Endpoint, error) {
 		return Endpoint{}, errors.New("proxy closed")
 	}
 	if !p.allowed(e) {
-		if p.saidNotAllowed < maxSaid {
+		if p.saidNotAllowed < maxSaid && !p.notAllowed[key] {
+			// Each broker once: every Metadata answer names it again.
+			if p.notAllowed == nil {
+				p.notAllowed = map[string]bool{}
+			}
+			p.notAllowed[key] = true
 			p.saidNotAllowed++
 			more := ""
 			if p.saidNotAllowed == maxSaid {
