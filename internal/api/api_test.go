@@ -798,3 +798,27 @@ func TestDecodeWholePacket(t *testing.T) {
 	require.Equal(t, http.StatusBadRequest, w.Code)
 	require.Contains(t, errorBody(t, w)["error"], "with no TCP payload: no Kafka bytes to decode")
 }
+
+// TestDecodeBodyTheWrongWay: hex sent as application/octet-stream is read
+// as raw bytes, as that type says, and the error says the body is text
+// and how to send it; a form (curl -F) is refused as one, 415, rather
+// than its boundary read as a frame.
+func TestDecodeBodyTheWrongWay(t *testing.T) {
+	h := New(Options{})
+	w := do(t, h, "POST", "/api/decode", "application/octet-stream", []byte(apiVersionsV3))
+	require.Equal(t, http.StatusBadRequest, w.Code, w.Body.String())
+	require.Contains(t, errorBody(t, w)["error"], "; the body is text (hex or base64?), read as raw bytes because it came as application/octet-stream: send it as text/plain, or with input=hex")
+	// Sent as text, the same body reads.
+	w = do(t, h, "POST", "/api/decode", "text/plain", []byte(apiVersionsV3))
+	require.Equal(t, http.StatusOK, w.Code, w.Body.String())
+	// Raw bytes that fail say nothing of text.
+	b := frame(t)
+	w = do(t, h, "POST", "/api/decode", "application/octet-stream", b[:len(b)-3])
+	require.Equal(t, http.StatusBadRequest, w.Code)
+	require.NotContains(t, w.Body.String(), "the body is text")
+
+	form := "--x\r\nContent-Disposition: form-data; name=\"f\"; filename=\"frame.bin\"\r\n\r\n" + string(b) + "\r\n--x--\r\n"
+	w = do(t, h, "POST", "/api/decode", "multipart/form-data; boundary=x", []byte(form))
+	require.Equal(t, http.StatusUnsupportedMediaType, w.Code, w.Body.String())
+	require.Contains(t, w.Body.String(), "a form is not a frame: send the frame as the body itself")
+}

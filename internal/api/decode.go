@@ -28,6 +28,9 @@ type decodeQuery struct {
 	kafka     bool // Kafka's own JSON form (codec.Options.Kafka)
 	mode      input.Mode
 	topics    *topicids.Names // topicId=ID=NAME: topics a frame names by id
+	// binaryByType: the body is read as raw bytes for its Content-Type
+	// alone (application/octet-stream), not for input=binary.
+	binaryByType bool
 }
 
 // maxTopicIDs bounds the topicId parameters of one request.
@@ -123,10 +126,9 @@ func parseDecodeQuery(r *http.Request) (decodeQuery, *Error) {
 	if d.mode, err = choice(q, "input", "auto, hex, base64 or binary", inputs); err != nil {
 		return d, err
 	}
-	if d.mode == input.Auto {
-		if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct == "application/octet-stream" {
-			d.mode = input.Binary
-		}
+	if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); d.mode == input.Auto && ct == "application/octet-stream" {
+		d.mode = input.Binary
+		d.binaryByType = true
 	}
 	if d.direction == "request" && (d.api != nil || d.version >= 0) {
 		return d, &Error{Message: "a request names its API and version in its header; api and version are for responses",
@@ -143,6 +145,13 @@ func parseDecodeQuery(r *http.Request) (decodeQuery, *Error) {
 }
 
 func (h *handler) decode(w http.ResponseWriter, r *http.Request) {
+	if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct == "multipart/form-data" {
+		// A form (curl -F f=@frame.bin): its boundary and headers would
+		// be read as the frame.
+		writeError(w, http.StatusUnsupportedMediaType, &Error{Message: "a form is not a frame: send the frame as the body itself (curl --data-binary @frame.bin, or -d with its hex)",
+			Expected: frameWanted, Found: ct})
+		return
+	}
 	q, qerr := parseDecodeQuery(r)
 	if qerr != nil {
 		writeError(w, http.StatusBadRequest, qerr)
@@ -235,6 +244,11 @@ func (h *handler) decode(w http.ResponseWriter, r *http.Request) {
 		if errors.As(err, &de) {
 			e.Offset, e.Path, e.Expected, e.Found = at(de.Offset), de.Path, de.Expected, de.Found
 		}
+		if q.binaryByType && looksLikeText(body) {
+			// Hex or base64 sent as application/octet-stream is read as
+			// its characters' bytes ("0000" as 0x30303030).
+			e.Message += "; the body is text (hex or base64?), read as raw bytes because it came as application/octet-stream: send it as text/plain, or with input=hex"
+		}
 		if len(out) > 0 && json.Valid(out) {
 			e.Partial = out
 		}
@@ -242,6 +256,23 @@ func (h *handler) decode(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// looksLikeText reports whether b, at least 8 bytes, is all hex or
+// base64 characters and blanks.
+func looksLikeText(b []byte) bool {
+	if len(b) < 8 {
+		return false
+	}
+	for _, c := range b {
+		switch {
+		case c >= '0' && c <= '9', c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
+		case c == '+' || c == '/' || c == '=' || c == ' ' || c == '\n' || c == '\r' || c == '\t':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // limits is the codec's budget for one request.
