@@ -622,10 +622,12 @@ func (c *decodeCmd) decodeFrame(e *env, dec *codec.Decoder, fr []byte, sized boo
 		e.stderr.Write(diag)
 	}
 	ok := len(ws) == 0 || !c.strict
-	if h, req := input.RequestHeader(fr, sized); err == nil && g != nil && len(ws) > 0 && req {
+	if err == nil && g != nil && len(ws) > 0 {
 		// A guess that read only with leniency, of bytes a request's
 		// header starts: most likely that request, sent to --response.
-		fail(e, "%sthese bytes start with a request's header: %v; without --response they are read as that request", prefix, requestSays(h))
+		if h, req := input.RequestHeader(fr, sized); req {
+			fail(e, "%sthese bytes start with a request's header: %v; without --response they are read as that request", prefix, requestSays(h))
+		}
 	}
 	if err != nil {
 		var de *codec.DecodeError
