@@ -285,8 +285,7 @@ type Proxy struct {
 	// Said once: the listener limit reached, --ports used up; said for the
 	// first maxSaid brokers outside AllowBrokers.
 	saidFull, saidPorts bool
-	saidNotAllowed      int
-	notAllowed          map[string]bool // the brokers said not allowed
+	notAllowed          map[string]bool // the brokers said not allowed, at most maxSaid
 
 	queue    chan *Exchange
 	paused   atomic.Int64 // UnixNano until which nothing is copied: the sink is over its share
@@ -489,15 +488,14 @@ func (p *Proxy) mapEndpoint(e Endpoint) (Endpoint, error) {
 		return Endpoint{}, errors.New("proxy closed")
 	}
 	if !p.allowed(e) {
-		if p.saidNotAllowed < maxSaid && !p.notAllowed[key] {
+		if len(p.notAllowed) < maxSaid && !p.notAllowed[key] {
 			// Each broker once: every Metadata answer names it again.
 			if p.notAllowed == nil {
 				p.notAllowed = map[string]bool{}
 			}
 			p.notAllowed[key] = true
-			p.saidNotAllowed++
 			more := ""
-			if p.saidNotAllowed == maxSaid {
+			if len(p.notAllowed) == maxSaid {
 				more = " (said for the first " + strconv.Itoa(maxSaid) + " such brokers only)"
 			}
 			p.logf("broker ", key, " is not in the brokers allowed (--allow-brokers): its address is left as the broker gave it, ",
