@@ -302,7 +302,13 @@ func encode(this js.Value, args []js.Value) any {
 	// is skipped, as kwire encode and the API skip it; an error's line
 	// and column still count it, as the text box holds it.
 	bom := input.BOMLen(js)
-	b, err := codec.Encode(nil, js[bom:], codec.EncodeOptions{NoSizePrefix: arg(args, 1).Truthy()})
+	// Parsed once, for the encoder and the fields left out: JSON that
+	// does not parse is the encoder's to say why, as for any text.
+	var in any = js[bom:]
+	if v, err := jsontext.Parse(js[bom:]); err == nil {
+		in = v
+	}
+	b, err := codec.Encode(nil, in, codec.EncodeOptions{NoSizePrefix: arg(args, 1).Truthy()})
 	if err != nil {
 		e := map[string]any{"message": err.Error(), "path": ""}
 		var ee *codec.EncodeError
@@ -321,18 +327,17 @@ func encode(this js.Value, args []js.Value) any {
 	r := map[string]any{"bytes": bytesValue(b)}
 	if len(js) <= notGivenMax {
 		// The fields left out, written as their defaults, said as kwire
-		// encode says them (JSON that big is a frame's decoded whole,
-		// which leaves none out).
-		if v, err := jsontext.Parse(js[bom:]); err == nil {
-			if ps := encinput.NotGiven(v); len(ps) > 0 {
-				r["notGiven"] = encinput.NotGivenNote(ps)
-			}
+		// encode says them.
+		if ps := encinput.NotGiven(in); len(ps) > 0 {
+			r["notGiven"] = encinput.NotGivenNote(ps)
 		}
 	}
 	return r
 }
 
-// notGivenMax is the longest JSON encode looks into for fields left out.
+// notGivenMax is the longest JSON encode looks into for fields left out:
+// JSON past it is a frame's decoded whole (a 1 MB frame's is some 5 MB),
+// which leaves none out, and its walk is not spent.
 const notGivenMax = 1 << 20
 
 // lineColumn is the 1-based line and column (in characters) of byte off.
