@@ -31,6 +31,7 @@ type decodeQuery struct {
 	// binaryByType: the body is read as raw bytes for its Content-Type
 	// alone (application/octet-stream), not for input=binary.
 	binaryByType bool
+	form         bool // the body is a multipart form: 415, not 400
 }
 
 // maxTopicIDs bounds the topicId parameters of one request.
@@ -67,6 +68,14 @@ var (
 func parseDecodeQuery(r *http.Request) (decodeQuery, *Error) {
 	q := r.URL.Query()
 	d := decodeQuery{version: -1}
+	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if ct == "multipart/form-data" {
+		// A form (curl -F f=@frame.bin): its boundary and headers would
+		// be read as the frame.
+		d.form = true
+		return d, &Error{Message: "a form is not a frame: send the frame as the body itself (curl --data-binary @frame.bin, or -d with its hex)",
+			Expected: frameWanted, Found: ct}
+	}
 	var err *Error
 	if d.direction, err = choice(q, "direction", "request, response or auto", directions); err != nil {
 		return d, err
@@ -126,7 +135,7 @@ func parseDecodeQuery(r *http.Request) (decodeQuery, *Error) {
 	if d.mode, err = choice(q, "input", "auto, hex, base64 or binary", inputs); err != nil {
 		return d, err
 	}
-	if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); d.mode == input.Auto && ct == "application/octet-stream" {
+	if d.mode == input.Auto && ct == "application/octet-stream" {
 		d.mode = input.Binary
 		d.binaryByType = true
 	}
@@ -145,16 +154,13 @@ func parseDecodeQuery(r *http.Request) (decodeQuery, *Error) {
 }
 
 func (h *handler) decode(w http.ResponseWriter, r *http.Request) {
-	if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct == "multipart/form-data" {
-		// A form (curl -F f=@frame.bin): its boundary and headers would
-		// be read as the frame.
-		writeError(w, http.StatusUnsupportedMediaType, &Error{Message: "a form is not a frame: send the frame as the body itself (curl --data-binary @frame.bin, or -d with its hex)",
-			Expected: frameWanted, Found: ct})
-		return
-	}
 	q, qerr := parseDecodeQuery(r)
 	if qerr != nil {
-		writeError(w, http.StatusBadRequest, qerr)
+		status := http.StatusBadRequest
+		if q.form {
+			status = http.StatusUnsupportedMediaType
+		}
+		writeError(w, status, qerr)
 		return
 	}
 	body, ok := h.body(w, r, frameWanted)
