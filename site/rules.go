@@ -57,19 +57,19 @@ type ruleFrameLink struct {
 // LINK_MAX).
 const linkMax = 32 << 10
 
-// frameLinks are the playground links of a rule example's frames, in
-// order, as check pairs them.
-func frameLinks(frames [][]byte) []ruleFrameLink {
-	links := make([]ruleFrameLink, len(frames))
-	for _, x := range check.FromFrames(frames) {
+// frameLinks are the playground links of a rule example's frames (bad,
+// as hex), in order, as check paired them (xs).
+func frameLinks(bad []string, xs []check.Exchange) []ruleFrameLink {
+	links := make([]ruleFrameLink, len(bad))
+	for _, x := range xs {
 		if x.SASLToken {
 			continue
 		}
 		if x.Request != nil && x.RequestFrame > 0 {
-			links[x.RequestFrame-1] = ruleFrameLink{N: x.RequestFrame, What: "request", Href: "#hex=" + hex.EncodeToString(x.Request) + "&size=yes"}
+			links[x.RequestFrame-1] = ruleFrameLink{N: x.RequestFrame, What: "request", Href: "#hex=" + bad[x.RequestFrame-1] + "&size=yes"}
 		}
 		if x.Response != nil && x.ResponseFrame > 0 {
-			h := "#hex=" + hex.EncodeToString(x.Response) + "&dir=response&size=yes"
+			h := "#hex=" + bad[x.ResponseFrame-1] + "&dir=response&size=yes"
 			if len(x.Request) >= 8 {
 				h += "&api=" + strconv.Itoa(int(binary.BigEndian.Uint16(x.Request[4:]))) + "&v=" + strconv.Itoa(int(binary.BigEndian.Uint16(x.Request[6:])))
 			}
@@ -78,7 +78,7 @@ func frameLinks(frames [][]byte) []ruleFrameLink {
 	}
 	var out []ruleFrameLink
 	for i, l := range links {
-		if l.Href != "" && len(frames[i]) <= linkMax {
+		if l.Href != "" && len(bad[i]) <= 2*linkMax {
 			out = append(out, l)
 		}
 	}
@@ -114,10 +114,11 @@ func (b *builder) rulesPages() error {
 			}
 			frames = append(frames, f)
 		}
-		for _, f := range check.Check(check.FromFrames(frames)) {
+		xs := check.FromFrames(frames)
+		d.BadLinks = frameLinks(d.Bad, xs)
+		for _, f := range check.Check(xs) {
 			d.Findings = append(d.Findings, f.String())
 		}
-		d.BadLinks = frameLinks(frames)
 		if err := b.render("rule", "rules/"+r.ID+".html", page{Title: r.ID, Nav: "rules", Body: d}); err != nil {
 			return err
 		}

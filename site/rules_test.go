@@ -56,7 +56,7 @@ func TestRulePageFrameLinks(t *testing.T) {
 		require.NoError(t, err)
 		frames = append(frames, b)
 	}
-	links := frameLinks(frames)
+	links := frameLinks(bad, check.FromFrames(frames))
 	require.Len(t, links, len(frames))
 	for i, l := range links {
 		require.Equal(t, i+1, l.N)
