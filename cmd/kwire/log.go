@@ -2,7 +2,9 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/base64"
+	"encoding/binary"
 	"errors"
 	"io"
 	"os"
@@ -246,6 +248,12 @@ func (c *logCmd) stream(p string, r io.Reader) {
 		head, _ := br.Peek(17)
 		if !segmentHead(head) {
 			c.failed(p, errors.New("not a segment (by its bytes): only segments are read from a pipe or standard input"))
+			return
+		}
+		if !firstEntryChecks(br) {
+			// An index's entries can pass for an entry's head (a piped
+			// .index read as a magic 0 message at offset 30064771357).
+			c.failed(p, errors.New("not a segment (by its bytes: its first entry's CRC does not match them): only segments are read from a pipe or standard input; name the file to read a damaged segment"))
 			return
 		}
 		n.Kind = storage.SegmentFile
@@ -1233,6 +1241,24 @@ func looksLikeSegment(p string) bool {
 	return segmentHead(head[:n])
 }
 
+// firstEntryChecks reports whether the first entry in br, a stream whose
+// head is a segment's (segmentHead), has the CRC of its bytes; true when
+// the entry is longer than br's buffer or cut short, as nothing else
+// looks like a segment's head that far.
+func firstEntryChecks(br *bufio.Reader) bool {
+	head, _ := br.Peek(12)
+	n := 12 + int(int32(binary.BigEndian.Uint32(head[8:])))
+	if n > br.Size() {
+		return true
+	}
+	entry, err := br.Peek(n)
+	if err != nil {
+		return true
+	}
+	b, err := storage.NewSegment(bytes.NewReader(entry), storage.SegmentOptions{}).Next()
+	return err == nil && b.CRCValid
+}
+
 // segmentHead reports whether a file's first bytes start a segment's
 // entry: a length no entry is shorter than, a magic byte 0 to 2.
 func segmentHead(head []byte) bool {
@@ -1418,11 +1444,8 @@ func (c *logCmd) producerSnapshot(p string) {
 			c.sum.entries = len(es.Children)
 		}
 	}
-	if !ps.CRCValid {
-		c.fileProblem("the CRC does not match the bytes")
-	}
-	if ps.Err != nil {
-		c.fileProblem(ps.Err.Error())
+	for _, pr := range ps.Problems() {
+		c.fileProblem(pr)
 	}
 	if c.format == "tree" && ps.Node != nil && !c.quiet {
 		c.lines++

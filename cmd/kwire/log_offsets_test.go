@@ -239,6 +239,18 @@ func TestLogReadsASegmentFromAPipe(t *testing.T) {
 	_, errOut, code := runCLI(t, []string{"log", "-"}, []byte("hello, world, not a segment\n"))
 	require.Equal(t, 1, code)
 	require.Contains(t, errOut, "kwire: log: -: not a segment")
+
+	// An offset index's entries pass for an entry's head (a length of
+	// 17, a magic byte 0): it was printed as a magic 0 message at offset
+	// 30064771357, exit 0. Its "entry" has no CRC of its bytes.
+	var index []byte
+	for _, e := range [][2]uint32{{7, 285}, {17, 700}, {25, 923}, {31, 1191}} {
+		index = binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(index, e[0]), e[1])
+	}
+	out, errOut, code := runCLI(t, []string{"log", "-"}, index)
+	require.Equal(t, 1, code, out)
+	require.Empty(t, out)
+	require.Contains(t, errOut, "kwire: log: -: not a segment (by its bytes: its first entry's CRC does not match them)")
 }
 
 // TestLogTreeShowsPayloadsControlRecordsAndHeaders: --format tree draws

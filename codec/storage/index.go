@@ -509,7 +509,16 @@ func (c *IndexCheck) end(past func() string, damaged bool) {
 	// Preallocated space is counted, not listed entry by entry.
 	c.Unused, c.UnusedFrom = c.zeros, c.zeroAt
 	c.zeros = 0
+	// The reader (and the caller's buffer behind it) is done with: a
+	// partition's summaries hold their checks, one a segment, and kwire
+	// log read thousands of segments holding 128 KiB of buffers each.
+	c.x.r = eofReader{}
 }
+
+// eofReader is a reader at its end.
+type eofReader struct{}
+
+func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
 
 // AppendJSON appends the entry as JSON: {"entry":N,...} with the fields
 // of its kind, "unused":true for preallocated space.

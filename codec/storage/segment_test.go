@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
@@ -8,7 +9,9 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"runtime"
 	"testing"
+	"weak"
 
 	"github.com/stretchr/testify/require"
 
@@ -462,5 +465,29 @@ func TestSegmentMaxNodes(t *testing.T) {
 		require.Less(t, len(res.Records), 2000)
 		require.True(t, s.Warned())
 		require.Contains(t, s.Warnings()[0].Message, "MaxNodes limit (1000 nodes)")
+	}
+}
+
+// A check that has ended lets its reader go: kwire log keeps a summary a
+// segment, each holding its index checks, and a partition of 3000
+// segments held 3000 × 2 buffered readers of 64 KiB (545 MB) until its
+// end.
+func TestIndexCheckLetsItsReaderGo(t *testing.T) {
+	log, index, _ := testSegment(0, 10)
+	for _, alone := range []bool{false, true} {
+		br := bufio.NewReaderSize(bytes.NewReader(index), 64<<10)
+		gone := weak.Make(br)
+		c := NewIndexCheck(NewIndexReader(br, OffsetIndex, 0))
+		br = nil
+		if alone {
+			c.EndAlone()
+		} else {
+			_, err := readAll(t, log, c)
+			require.NoError(t, err)
+		}
+		require.Zero(t, c.Count)
+		runtime.GC()
+		require.Nil(t, gone.Value(), "alone %v: the ended check still holds its reader", alone)
+		runtime.KeepAlive(c)
 	}
 }

@@ -88,6 +88,20 @@ func EncodeProducerSnapshot(v map[string]any) ([]byte, error) {
 	return encodeMessage(b, schema.DataMessage("ProducerSnapshot"), int16(ver), obj, "snapshot")
 }
 
+// Problems says what is wrong with the snapshot, each once: a CRC that
+// does not match, and what could not be read (a file too short to hold a
+// CRC has no CRC to mismatch).
+func (p *ProducerSnapshot) Problems() []string {
+	var out []string
+	if !p.CRCValid && len(p.Bytes) >= 6 {
+		out = append(out, "the CRC does not match the bytes")
+	}
+	if p.Err != nil {
+		out = append(out, p.Err.Error())
+	}
+	return out
+}
+
 // ReadProducerSnapshot decodes the snapshot b, with the codec's limits
 // for its size (a limit that stops it is its Err).
 func ReadProducerSnapshot(b []byte) *ProducerSnapshot {

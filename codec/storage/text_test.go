@@ -133,4 +133,11 @@ func TestProducerSnapshot(t *testing.T) {
 	require.EqualError(t, ReadProducerSnapshot(b[:5]).Err, "at byte 0: a producer snapshot has at least an int16 version and a uint32 CRC (6 bytes); this one has 5")
 	require.EqualError(t, ReadProducerSnapshot(nil).Err, "at byte 0: the file is empty; a producer snapshot has at least an int16 version and a uint32 CRC (6 bytes)")
 	require.Error(t, ReadProducerSnapshot(b[:30]).Err, "an entry cut short")
+
+	// Each problem once: an empty file was also said to have a CRC that
+	// does not match, one it has no room for.
+	require.Equal(t, []string{"the CRC does not match the bytes"}, ReadProducerSnapshot(b).Problems())
+	require.Equal(t, []string{"at byte 0: the file is empty; a producer snapshot has at least an int16 version and a uint32 CRC (6 bytes)"}, ReadProducerSnapshot(nil).Problems())
+	require.Len(t, ReadProducerSnapshot(b[:5]).Problems(), 1)
+	require.Len(t, ReadProducerSnapshot(b[:30]).Problems(), 2, "a CRC of other bytes, and the entry cut short")
 }

@@ -434,12 +434,7 @@ func (s *session) describe(w *jsontext.Writer, total *int, i int, checks []*inde
 		}
 		p := storage.ReadProducerSnapshot(b)
 		str(w, "json", string(jsontext.Indent(nil, p.AppendJSON(nil))))
-		if !p.CRCValid {
-			problems = append(problems, "the CRC does not match the bytes")
-		}
-		if p.Err != nil {
-			problems = append(problems, p.Err.Error())
-		}
+		problems = append(problems, p.Problems()...)
 	case storage.LeaderEpochFile, storage.OffsetCheckpointFile:
 		kind := storage.OffsetCheckpoint
 		if f.kind.Kind == storage.LeaderEpochFile {
