@@ -7,17 +7,17 @@ import (
 )
 
 // seqKey is an idempotent producer's partition: its sequence numbers run
-// per producer id, epoch and partition.
+// per producer id and partition, from 0 again at each new epoch.
 type seqKey struct {
 	pid   int64
-	epoch int16
 	topic string
 	part  int32
 }
 
-// seqState is what a producer sent to a partition: the next sequence and
-// the last batches (a retry resends one of them as it was).
+// seqState is what a producer sent to a partition: its epoch, the next
+// sequence and the last batches (a retry resends one of them as it was).
 type seqState struct {
+	epoch  int16
 	next   int32
 	recent [recentBatches][2]int32 // base sequence, record count
 	n      int
@@ -111,12 +111,6 @@ func (c *Checker) conversation(a *analysis, cs *connState) {
 		if rsp.Present && rsp.Err == nil && rsp.ErrorCode == 0 {
 			t := c.txn(rsp.ProducerID)
 			*t = txnState{txnID: req.TxnID, epoch: rsp.ProducerEpoch, known: true, conns: map[int]bool{cn.ID: true}, lost: c.lost}
-			for k := range c.producers {
-				if k.pid == rsp.ProducerID {
-					delete(c.producers, k)
-				}
-			}
-			c.producers[seqKey{pid: rsp.ProducerID, epoch: rsp.ProducerEpoch, topic: "\x00fresh"}] = &seqState{lost: c.lost}
 		}
 	case schema.KeyProduce:
 		c.produce(a, req, cn)
@@ -214,7 +208,7 @@ func (c *Checker) produce(a *analysis, req *frameFacts, cn *Conn) {
 				continue
 			}
 			topic := c.topicName(p.Topic)
-			c.sequence(a, b, seqKey{b.ProducerID, b.ProducerEpoch, topic, p.Partition})
+			c.sequence(a, b, seqKey{b.ProducerID, topic, p.Partition})
 			if !b.transactional() {
 				continue
 			}
@@ -245,61 +239,68 @@ func (c *Checker) produce(a *analysis, req *frameFacts, cn *Conn) {
 	}
 }
 
-// sequence checks one batch's base sequence against what its producer
-// sent to that partition before.
+// sequence checks one batch's base sequence and epoch against what its
+// producer sent to that partition before, as Kafka's
+// ProducerAppendInfo.checkSequence does: the first batch of a producer
+// Kafka holds no state of for the partition may start anywhere, a new
+// epoch starts at 0, an epoch never goes back, and within an epoch each
+// batch follows the last.
 func (c *Checker) sequence(a *analysis, b *batchFacts, k seqKey) {
+	seq := func() Where { return a.batchAt(Request, b, batchBaseSequence, "baseSequence") }
+	where := k.topic + "-" + itoa(int(k.part))
 	s := c.producers[k]
-	if s == nil {
-		f := c.producers[seqKey{pid: k.pid, epoch: k.epoch, topic: "\x00fresh"}]
+	switch {
+	case s == nil:
 		s = &seqState{}
 		c.producers[k] = s
+		if b.BaseSequence != 0 {
+			c.skip(ConvSequence, seq(), "a producer's first batch seen for a partition is judged from its sequence on: Kafka takes any sequence from a producer it holds no state of there, and earlier batches may have gone to a broker the capture does not see")
+		}
+	case reqPos(&a.x) < s.pos && connID(a.x.Conn) == s.conn:
+		// An older request handed out after later ones (its answer
+		// lost, or given up on): the state has moved past it.
+		c.skip(ConvSequence, seq(), "a batch whose exchange ended after later batches' (its response was not captured) is not judged")
+		return
+	case b.ProducerEpoch < s.epoch:
+		// Refused (InvalidProducerEpochException): the state stays.
+		c.add(ConvSequence, a.batchAt(Request, b, batchProducerEpoch, "producerEpoch"),
+			"producer id "+i64(k.pid)+" went back to an older epoch for "+where+" (a fenced producer, or a zombie, sends its old epoch)",
+			"epoch "+itoa(int(s.epoch))+" or later", "epoch "+itoa(int(b.ProducerEpoch)))
+		return
+	case b.ProducerEpoch > s.epoch:
 		switch {
 		case b.BaseSequence == 0:
-		case f != nil && f.lost != c.lost:
-			c.skip(ConvSequence, a.batchAt(Request, b, batchBaseSequence, "baseSequence"),
-				"a producer's batch "+c.afterLoss()+" is not judged (its earlier batches may be in them)")
-		case f != nil:
-			c.add(ConvSequence, a.batchAt(Request, b, batchBaseSequence, "baseSequence"),
-				"the first batch producer id "+i64(k.pid)+" (epoch "+itoa(int(k.epoch))+") sent to "+k.topic+"-"+itoa(int(k.part))+" does not start at sequence 0",
-				"0", itoa(int(b.BaseSequence)))
+		case s.lost != c.lost:
+			c.skip(ConvSequence, seq(), "a producer's batch "+c.afterLoss()+" is not judged (its earlier batches may be in them)")
 		default:
-			c.skip(ConvSequence, a.batchAt(Request, b, batchBaseSequence, "baseSequence"),
-				"a producer whose earlier batches were not captured is judged from its first batch seen on")
+			c.add(ConvSequence, seq(),
+				"producer id "+i64(k.pid)+"'s first batch to "+where+" at its new epoch "+itoa(int(b.ProducerEpoch))+" (after "+itoa(int(s.epoch))+") does not start at sequence 0",
+				"0", itoa(int(b.BaseSequence)))
 		}
-	} else {
-		if reqPos(&a.x) < s.pos && connID(a.x.Conn) == s.conn {
-			// An older request handed out after later ones (its answer
-			// lost, or given up on): the state has moved past it.
-			c.skip(ConvSequence, a.batchAt(Request, b, batchBaseSequence, "baseSequence"),
-				"a batch whose exchange ended after later batches' (its response was not captured) is not judged")
-			return
-		}
-		retry := false
+		*s = seqState{}
+	default:
 		for i := 0; i < min(s.n, recentBatches); i++ {
 			if r := s.recent[i]; r[0] == b.BaseSequence && r[1] == b.RecordCount {
-				retry = true
-				break
+				return // a retry
 			}
 		}
 		switch {
-		case retry:
-			return
-		case b.BaseSequence != s.next && s.lost != c.lost:
-			c.skip(ConvSequence, a.batchAt(Request, b, batchBaseSequence, "baseSequence"),
-				"a producer's batch "+c.afterLoss()+" is not judged (its earlier batches may be in them)")
-		case b.BaseSequence != s.next:
+		case b.BaseSequence == s.next:
+		case s.lost != c.lost:
+			c.skip(ConvSequence, seq(), "a producer's batch "+c.afterLoss()+" is not judged (its earlier batches may be in them)")
+		default:
 			what := "a gap"
 			if seqBefore(b.BaseSequence, s.next) {
 				what = "an overlap with batches sent before"
 			}
-			c.add(ConvSequence, a.batchAt(Request, b, batchBaseSequence, "baseSequence"),
-				"producer id "+i64(k.pid)+" (epoch "+itoa(int(k.epoch))+") leaves "+what+" in its sequence for "+k.topic+"-"+itoa(int(k.part)),
+			c.add(ConvSequence, seq(),
+				"producer id "+i64(k.pid)+" (epoch "+itoa(int(b.ProducerEpoch))+") leaves "+what+" in its sequence for "+where,
 				itoa(int(s.next)), itoa(int(b.BaseSequence)))
 		}
 	}
 	s.recent[s.n%recentBatches] = [2]int32{b.BaseSequence, b.RecordCount}
 	s.n++
-	s.next = wrapSequence(b.BaseSequence, b.RecordCount)
+	s.epoch, s.next = b.ProducerEpoch, wrapSequence(b.BaseSequence, b.RecordCount)
 	s.lost, s.pos, s.conn = c.lost, reqPos(&a.x), connID(a.x.Conn)
 }
 

@@ -33,15 +33,17 @@ func skippedIDs(fs []Finding) []string {
 // batches are an error.
 func TestSequenceNotJudgedAcrossLostBytes(t *testing.T) {
 	cn := &Conn{ID: 1, Client: "10.0.0.1:40001", Broker: "10.0.0.9:9092", FromStart: true}
-	batch := func(seq int32) []byte {
+	epochBatch := func(epoch int16, seq int32) []byte {
 		x := plain()
-		x.pid, x.epoch, x.seq = 7, 0, seq
+		x.pid, x.epoch, x.seq = 7, epoch, seq
 		return x.bytes()
 	}
-	// The first batch after InitProducerId does not start at 0.
+	batch := func(seq int32) []byte { return epochBatch(0, seq) }
+	// The first batch at a new epoch does not start at 0.
 	first := func(gaps int) []Exchange {
-		xs := exchangesOn(cn, initPIDReq(4, 1, nil), initPIDRsp(4, 1, 7))
-		return append(xs, withGaps(exchangesOn(cn, produce(9, 3, nil, batch(1)), produceOK(9, 3, 1)), gaps)...)
+		xs := exchangesOn(cn, initPIDReq(4, 1, nil), initPIDRsp(4, 1, 7),
+			produce(9, 2, nil, batch(0)), produceOK(9, 2, 0))
+		return append(xs, withGaps(exchangesOn(cn, produce(9, 3, nil, epochBatch(1, 1)), produceOK(9, 3, 1)), gaps)...)
 	}
 	require.Contains(t, ruleIDs(Check(first(0))), "conv.sequence")
 	fs := Check(first(1))
@@ -243,4 +245,54 @@ func TestRulesNotJudgedAcrossMissedExchanges(t *testing.T) {
 	fs := Check(xs)
 	require.NotContains(t, ruleIDs(fs), "conn.sasl")
 	require.Contains(t, skippedIDs(fs), "conn.sasl")
+}
+
+// TestSequenceFollowsEpochs: conv.sequence judges as Kafka's
+// ProducerAppendInfo.checkSequence does. Sequences were kept per epoch,
+// so a new epoch that did not start at 0, and an epoch that went back,
+// were never compared with the batches before them ("earlier batches
+// were not captured", though they were); and the first batch of a
+// producer just granted its id was held to sequence 0, which Kafka does
+// not demand of a producer it holds no state of for the partition.
+func TestSequenceFollowsEpochs(t *testing.T) {
+	cn := &Conn{ID: 1, Client: "10.0.0.1:40001", Broker: "10.0.0.9:9092", FromStart: true}
+	batch := func(epoch int16, seq int32) []byte {
+		x := plain()
+		x.pid, x.epoch, x.seq = 7, epoch, seq
+		return x.bytes()
+	}
+	run := func(batches ...[]byte) []Finding {
+		xs := exchangesOn(cn, initPIDReq(4, 1, nil), initPIDRsp(4, 1, 7))
+		for i, b := range batches {
+			xs = append(xs, exchangesOn(cn, produce(9, int32(2+i), nil, b), produceOK(9, int32(2+i), int64(2*i)))...)
+		}
+		return Check(xs)
+	}
+	judged := func(fs []Finding) []Finding {
+		var out []Finding
+		for _, f := range fs {
+			if !f.Skipped && f.Rule.ID == "conv.sequence" {
+				out = append(out, f)
+			}
+		}
+		return out
+	}
+
+	// A first batch may start anywhere: said not judged, no error.
+	fs := run(batch(0, 5), batch(0, 7))
+	require.Empty(t, judged(fs), findingLines(fs))
+	require.Contains(t, skippedIDs(fs), "conv.sequence")
+
+	// A new epoch starts at 0.
+	require.Empty(t, judged(run(batch(0, 0), batch(1, 0), batch(1, 2))))
+	fs = judged(run(batch(0, 0), batch(1, 2)))
+	require.Len(t, fs, 1)
+	require.Equal(t, "body.topicData[0].partitionData[0].records[0].baseSequence", fs[0].Where.Path)
+	require.Contains(t, fs[0].String(), "at its new epoch 1 (after 0) does not start at sequence 0")
+
+	// An epoch never goes back; the batch refused, the state stays.
+	fs = judged(run(batch(1, 0), batch(0, 2), batch(1, 2)))
+	require.Len(t, fs, 1, "the batch after the refused one follows the state before it")
+	require.Equal(t, "body.topicData[0].partitionData[0].records[0].producerEpoch", fs[0].Where.Path)
+	require.Contains(t, fs[0].String(), "went back to an older epoch")
 }

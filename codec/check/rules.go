@@ -150,7 +150,7 @@ var (
 		"After UNSUPPORTED_VERSION, a client does not send the same API at the same version again."}
 
 	ConvSequence = &Rule{"conv.sequence", LevelConversation, Error,
-		"An idempotent producer's sequence numbers continue per producer id, epoch and partition: no gap, no overlap."}
+		"An idempotent producer's sequence numbers continue per producer id, epoch and partition: no gap, no overlap, a new epoch from 0, no epoch going back."}
 	ConvTxnAdd = &Rule{"conv.txn-add", LevelConversation, Error,
 		"A transactional producer adds a partition to its transaction before producing to it."}
 	ConvTxnEnd = &Rule{"conv.txn-end", LevelConversation, Warning,
