@@ -346,7 +346,11 @@ func (w *walker) tagHeader(c *tree.Node, l *schema.Layout, last *int64) (*schema
 		w.warn(c, c.TagEnd, name, nonMinimal(c.SizeEnd-c.TagEnd, uint64(size))+" (the tagged field's size)")
 	}
 	if int64(tag) <= *last {
-		w.warn(c, c.Start, name, "tag "+strconv.FormatUint(uint64(tag), 10)+" is out of order (tags must ascend)")
+		how := " is out of order"
+		if int64(tag) == *last {
+			how = " is repeated"
+		}
+		w.warn(c, c.Start, name, "tag "+strconv.FormatUint(uint64(tag), 10)+how+" (tags must ascend)")
 	}
 	*last = int64(tag)
 	return f, int(size), true

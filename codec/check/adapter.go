@@ -9,6 +9,7 @@ package check
 import (
 	"encoding/base64"
 	"errors"
+	"strings"
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/internal/budget"
@@ -730,13 +731,33 @@ func (r *reader) cleanRequest(b []byte) bool {
 // guessed says whether a guess was tried: when b does not read as a
 // request.
 func (r *reader) lonelyResponse(b []byte) (response, guessed bool) {
-	if f, err := r.dec.Decode(b, r.probe()); err == nil && f.API != nil {
+	f, err := r.dec.Decode(b, r.probe())
+	if err == nil && f.API != nil || brokenRequest(b, err) {
 		return false, false
 	}
 	o := r.probe()
 	o.Response, o.APIKey, o.Version = true, codec.Any, codec.Any
-	f, err := r.dec.Decode(b, o)
+	f, err = r.dec.Decode(b, o)
 	return readCleanly(f, err) && f.Guess != nil, true
+}
+
+// brokenRequest reports whether b, whose reading as a request failed with
+// err, is a request all the same, broken in its body: its header names an
+// API other than Produce at a version the API defines, and reads whole.
+// A response's correlation id below 65536 reads as Produce at a version
+// (0x00000007: Produce v7), so only Produce is left to the guess; any
+// other API and version a response's bytes name by chance must also have
+// their client id read, and a response that does so much is rarer than a
+// client's request broken in its body (a guessed response reading for the
+// broken request hid its error).
+func brokenRequest(b []byte, err error) bool {
+	var de *codec.DecodeError
+	if len(b) < 8 || !errors.As(err, &de) || !strings.HasPrefix(de.Path, "body") {
+		return false
+	}
+	key, ver := int16(uint16(b[4])<<8|uint16(b[5])), int16(uint16(b[6])<<8|uint16(b[7]))
+	api := schema.ByKey(key)
+	return key != 0 && api != nil && api.Valid().Contains(ver)
 }
 
 // asResponse reports whether b reads cleanly as a response of key at ver.

@@ -589,3 +589,39 @@ func TestResponsesAloneInAFile(t *testing.T) {
 		}
 	}
 }
+
+// TestBrokenRequestAloneInAFile: a request broken in its body, alone in a
+// file, is that request and its error, not the response a guess finds
+// for its bytes: an ApiVersions v3 request whose clientSoftwareName
+// length is a 6-byte varint was read as a response to no request
+// (correlation 1179651, its api key and version), and nothing was said.
+// Produce is left to the guess: a response's correlation id 7 reads as
+// Produce v7.
+func TestBrokenRequestAloneInAFile(t *testing.T) {
+	b, err := hex.DecodeString("000000200012000300000001000570726f62650086808080800070726f626504312e3000")
+	require.NoError(t, err)
+	xs := FromFrames([][]byte{b})
+	require.Len(t, xs, 1)
+	require.NotNil(t, xs[0].Request)
+	require.Nil(t, xs[0].Response)
+	fs := Check(xs)
+	require.Equal(t, []string{"frame.decode"}, ruleIDs(fs), findingLines(fs))
+	require.Equal(t, "body.clientSoftwareName", fs[0].Where.Path)
+	require.Equal(t, Request, fs[0].Where.Side)
+}
+
+// TestRepeatedTagSaysSo: a tag written twice was said to be out of order,
+// which sends a reader looking for two tags swapped.
+func TestRepeatedTagSaysSo(t *testing.T) {
+	r := kmsg.NewPtrFetchRequest()
+	r.MaxWaitMillis, r.MinBytes = 500, 1
+	fs := Check(FromFrames(fr(withBodyTags(req(r, 15, 1), 2, 0, 1, 0, 0, 1, 0))))
+	var tags []string
+	for _, f := range fs {
+		if f.Rule.ID == "frame.tags" {
+			tags = append(tags, f.String())
+		}
+	}
+	require.Len(t, tags, 1, findingLines(fs))
+	require.Contains(t, tags[0], "tag 0 is repeated (tags must ascend)")
+}
