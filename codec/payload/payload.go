@@ -230,14 +230,14 @@ func (d *Decoder) Decode(dst []byte, in *In) ([]byte, []*tree.Node) {
 	if d.src != nil {
 		topic = d.topicSchema(&w)
 	}
-	if f, ok := readFraming(p); ok && (topic == nil || topic.typ == "" || d.idFound(&w, f.id) || !d.readsAs(&w, topic)) {
+	if f, ok := readFraming(p); ok && (topic == nil || topic.typ == "" || !d.readsAs(&w, topic) || d.readsFramed(&w, f)) {
 		// With a schema for the topic's unframed data (one the source
 		// gave: typ is set), bytes that start as the framing does (a zero
 		// byte: Avro's int 0, false, an empty string, a union's first
-		// branch) are the framing when their schema id is found, or when
-		// they do not read as the topic's data either (framed data whose
-		// schema is missing: its warning says so); else they are the
-		// topic's data.
+		// branch) are the topic's data when they read as it and their
+		// schema id is not found, or its schema does not read the rest;
+		// else they are the framing (framed data whose schema is
+		// missing: its warning says so).
 		d.framed(&w, f)
 		return w.out, w.kids
 	}
@@ -437,6 +437,22 @@ func (d *Decoder) readsAs(w *walker, c *compiled) bool {
 	b := *w.b
 	dry := walker{in: &in, b: &b, maxDepth: w.maxDepth}
 	d.decodeWith(&dry, c, in.Start)
+	return !dry.stopped
+}
+
+// readsFramed reports whether the payload reads whole as framing f
+// says: its schema id found, and the data after the framing read through
+// it.
+func (d *Decoder) readsFramed(w *walker, f framing) bool {
+	c := d.frameSchema(w, f.id)
+	if c == nil || c.err != "" {
+		return false
+	}
+	in := *w.in
+	in.Slab, in.Warnings, in.Node = nil, nil, nil
+	b := *w.b
+	dry := walker{in: &in, b: &b, maxDepth: w.maxDepth}
+	d.decodeWith(&dry, c, in.Start+5)
 	return !dry.stopped
 }
 

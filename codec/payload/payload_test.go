@@ -200,6 +200,23 @@ func TestUnframedTopicSchemaZeroFirst(t *testing.T) {
 	if r.json != `,"schemaId":5,"format":"avro","decoded":"hi"` || len(r.warnings) > 0 {
 		t.Fatalf("%s %v", r.json, r.warnings)
 	}
+	// The topic's data whose first five bytes name a schema id that is
+	// found, and which that schema does not read, is the topic's data:
+	// a=0, b="", c=0, d=0, e=3 read as "framing, id 6", then 6's long
+	// leaves "hi". It was read as framed, its value lost, with a warning
+	// that blamed a field of the wrong schema.
+	src.subs["collide-value"] = &Schema{Text: `{"type":"record","name":"C","fields":[{"name":"a","type":"int"},{"name":"b","type":"string"},` +
+		`{"name":"c","type":"int"},{"name":"d","type":"int"},{"name":"e","type":"long"},{"name":"f","type":"string"}]}`}
+	src.ids[6] = &Schema{Text: `"long"`}
+	r = decodeBoth(t, NewDecoder(src, Config{}), []byte("\x00\x00\x00\x00\x06\x04hi"), false, "collide", bigBudget())
+	if r.json != `,"format":"avro","decoded":{"a":0,"b":"","c":0,"d":0,"e":3,"f":"hi"}` || len(r.warnings) > 0 {
+		t.Fatalf("%s %v", r.json, r.warnings)
+	}
+	// When both read it whole, the framing wins, as before.
+	r = decodeBoth(t, NewDecoder(src, Config{}), framed(6, []byte{0}), false, "collide", bigBudget())
+	if r.json != `,"schemaId":6,"format":"avro","decoded":0` || len(r.warnings) > 0 {
+		t.Fatalf("%s %v", r.json, r.warnings)
+	}
 	// Framed data whose schema id is not found, which does not read as
 	// the topic's data (bytes left after the record), stays framed, with
 	// the warning that says its schema is missing.
