@@ -207,7 +207,7 @@ func compileAvroSchema(sc avro.Schema, named map[string]*avroType) *avroType {
 func (w *walker) avroPayload(t *avroType, p int) {
 	mark := len(w.out)
 	w.member(`"decoded":`)
-	if !w.take(1) {
+	if !w.takeAt(p, 1) {
 		w.out = w.out[:mark]
 		return
 	}
@@ -367,7 +367,7 @@ func (w *walker) avroValue(t *avroType, n *tree.Node, p int) int {
 				w.out = append(w.out, ',')
 			}
 			w.out = append(w.out, f.key...)
-			if !w.take(1) {
+			if !w.takeAt(p, 1) {
 				return p
 			}
 			c := w.node(f.name, f.t.label, schema.Invalid, p, p)
@@ -448,7 +448,7 @@ func (w *walker) avroBlocks(t *avroType, n *tree.Node, p int) int {
 		if c == 0 {
 			if idx > 0 {
 				// The closing zero count: a node, so the items tile.
-				if !w.take(1) {
+				if !w.takeAt(hdr, 1) {
 					return hdr
 				}
 				e := w.node("end", "avro block count 0", schema.Int64, hdr, q)
@@ -462,7 +462,7 @@ func (w *walker) avroBlocks(t *avroType, n *tree.Node, p int) int {
 				w.fail(p, "avro: the payload ends inside a "+t.name+" ("+strconv.FormatInt(c, 10)+" items declared are missing)")
 				return p
 			}
-			if !w.work(p, 1) || !w.take(1) {
+			if !w.work(p, 1) || !w.takeAt(p, 1) {
 				return p
 			}
 			if idx > 0 {
@@ -472,7 +472,7 @@ func (w *walker) avroBlocks(t *avroType, n *tree.Node, p int) int {
 			if isMap {
 				// An entry: a struct named by its key, holding the key
 				// (with its length) and the value.
-				if !w.take(2) {
+				if !w.takeAt(p, 2) {
 					return p
 				}
 				k, kq := w.avroLong(p)

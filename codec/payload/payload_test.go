@@ -424,3 +424,18 @@ func TestJSONPastMaxDepthSaysTheLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestLimitInNestedArraySaysWhere: a MaxNodes limit met inside an Avro
+// array of arrays was said at byte 0 (the offset a JSON or Protobuf walk
+// had left, none here), not at the item where decoding stopped.
+func TestLimitInNestedArraySaysWhere(t *testing.T) {
+	src := mapSource{ids: map[int]*Schema{4: {Text: `{"type":"array","items":{"type":"array","items":"null"}}`}}}
+	// one outer item: an inner array declaring 2^62 nulls (zero bytes each)
+	p := framed(4, []byte{0x02, 0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 0})
+	b := bigBudget()
+	b.NestedNodes = 1000
+	r := decodeBoth(t, NewDecoder(src, Config{}), p, false, "t", b)
+	if len(r.warnings) != 1 || !r.warnings[0].Limit || r.warnings[0].Offset != 15 {
+		t.Fatalf("want the limit at byte 15, past the inner count: %v", r.warnings)
+	}
+}

@@ -72,6 +72,13 @@ func (w *walker) take(n int) bool {
 	return true
 }
 
+// takeAt is take for a node at offset at, where a limit that stops it is
+// said to be.
+func (w *walker) takeAt(at, n int) bool {
+	w.stopAt = at
+	return w.take(n)
+}
+
 // node returns a node for [start, end) of the payload's buffer, already
 // paid for. Without a slab it is a scratch node, overwritten by the next.
 func (w *walker) node(name, typ string, k schema.Kind, start, end int) *tree.Node {
