@@ -499,8 +499,8 @@ func TestUnknownTaggedFieldsAreUnknown(t *testing.T) {
 		got = append(got, w.Path+": "+w.Message)
 	}
 	require.Equal(t, []string{
-		"body._unknownTaggedFields: unknown tag 9 at v17 (1 bytes kept)",
-		"body._unknownTaggedFields: unknown tag 10 at v17 (1 bytes kept)",
+		"body._unknownTaggedFields: unknown tag 9 at v17 (1 byte kept)",
+		"body._unknownTaggedFields: unknown tag 10 at v17 (1 byte kept)",
 	}, got)
 	// A tag is known by the version: replicaState (tag 1) came at v15.
 	js, err = json.Marshal(Example(api, 14, false))

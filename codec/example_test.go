@@ -12,7 +12,7 @@ import (
 
 // Decode a request frame (size prefix included) to value JSON.
 func ExampleDecode() {
-	b, _ := hex.DecodeString("0000001c00120003000000070005" + "6b77697265" + "00" + "076b7769726520" + "04312e30" + "00")
+	b, _ := hex.DecodeString("0000001b00120003000000070005" + "6b77697265" + "00" + "066b77697265" + "04312e30" + "00")
 	f, err := codec.Decode(b, codec.Options{})
 	if err != nil {
 		panic(err)
@@ -21,7 +21,7 @@ func ExampleDecode() {
 	fmt.Println(string(f.AppendJSON(nil)))
 	// Output:
 	// ApiVersions 3 7
-	// {"direction":"request","apiKey":18,"apiName":"ApiVersions","apiVersion":3,"header":{"requestApiKey":18,"requestApiVersion":3,"correlationId":7,"clientId":"kwire"},"body":{"clientSoftwareName":"kwire ","clientSoftwareVersion":"1.0"}}
+	// {"direction":"request","apiKey":18,"apiName":"ApiVersions","apiVersion":3,"header":{"requestApiKey":18,"requestApiVersion":3,"correlationId":7,"clientId":"kwire"},"body":{"clientSoftwareName":"kwire","clientSoftwareVersion":"1.0"}}
 }
 
 // A response does not say which API it answers: give the API key and version.

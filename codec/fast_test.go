@@ -104,7 +104,7 @@ func TestFastPathExamples(t *testing.T) {
 // offset and path), in every records mode.
 func FuzzFastPath(f *testing.F) {
 	seedFrames(func(b []byte, response bool, key, version int16) { f.Add(b, response, key, version, uint8(0)) })
-	f.Add(mustHexF(f, "0000001d 0012 0003 00000007 0005 6b77697265 00 8700 6b7769726520 04 312e30 00"), false, int16(0), int16(0), uint8(0))
+	f.Add(mustHexF(f, "0000001c 0012 0003 00000007 0005 6b77697265 00 8600 6b77697265 04 312e30 00"), false, int16(0), int16(0), uint8(0))
 	f.Fuzz(func(t *testing.T, b []byte, response bool, key, version int16, mode uint8) {
 		o := Options{Response: response, APIKey: key, Version: version, Limits: Limits{MaxNodes: 1 << 16, MaxWork: 1 << 22}}
 		if mode&4 != 0 {

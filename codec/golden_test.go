@@ -47,11 +47,11 @@ var goldens = []golden{
 	},
 	{
 		name: "ApiVersions v3 request, header v2: compact strings and empty tag sections",
-		hex: `0000001c 0012 0003 00000007 0005 6b77697265 00   size 28; header v2: client_id stays int16-length, then tags
-		      07 6b7769726520   client_software_name "kwire " (uvarint 7 = length 6 + 1)
+		hex: `0000001b 0012 0003 00000007 0005 6b77697265 00   size 27; header v2: client_id stays int16-length, then tags
+		      06 6b77697265     client_software_name "kwire" (uvarint 6 = length 5 + 1)
 		      04 312e30 00      client_software_version "1.0", body tags`,
-		json:   `{"direction":"request","apiKey":18,"apiName":"ApiVersions","apiVersion":3,"header":{"requestApiKey":18,"requestApiVersion":3,"correlationId":7,"clientId":"kwire"},"body":{"clientSoftwareName":"kwire ","clientSoftwareVersion":"1.0"}}`,
-		spans:  map[string][2]int{"header._tagged": {19, 20}, "body.clientSoftwareName": {20, 27}, "body.clientSoftwareVersion": {27, 31}, "body._tagged": {31, 32}},
+		json:   `{"direction":"request","apiKey":18,"apiName":"ApiVersions","apiVersion":3,"header":{"requestApiKey":18,"requestApiVersion":3,"correlationId":7,"clientId":"kwire"},"body":{"clientSoftwareName":"kwire","clientSoftwareVersion":"1.0"}}`,
+		spans:  map[string][2]int{"header._tagged": {19, 20}, "body.clientSoftwareName": {20, 26}, "body.clientSoftwareVersion": {26, 30}, "body._tagged": {30, 31}},
 		prefix: map[string]int{"body.clientSoftwareName": 21},
 	},
 	{

@@ -42,3 +42,25 @@ func TestNoSizePrefixThatFits(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, f.Warnings)
 }
+
+// Sized bytes read as unsized that fail to decode got no word of the
+// size, though that is when a user needs it most: kwire decode --size no
+// on the ApiVersions example read a Produce v27 request and stopped at an
+// impossible count. The partial result's warnings now say it too.
+func TestNoSizePrefixThatFitsAndFails(t *testing.T) {
+	b, err := hex.DecodeString("0000001b001200030000000700056b7769726500066b7769726504312e3000")
+	require.NoError(t, err)
+	f, err := Decode(b, Options{NoSizePrefix: true})
+	require.Error(t, err)
+	require.NotNil(t, f)
+	var msgs []string
+	for _, w := range f.Warnings {
+		msgs = append(msgs, w.Message)
+	}
+	require.Contains(t, strings.Join(msgs, "\n"), "the first 4 bytes are 27, the length of the rest: a size prefix?")
+
+	var dec Decoder
+	out, _, err := dec.AppendJSON(nil, b, Options{NoSizePrefix: true})
+	require.Error(t, err)
+	require.Contains(t, string(out), "the first 4 bytes are 27, the length of the rest: a size prefix?")
+}

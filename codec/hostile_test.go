@@ -310,7 +310,7 @@ func TestHostileGuessingFetchShapedFrame(t *testing.T) {
 // decodes with no warning". ApiVersions v3 request whose client software
 // name length (uvarint 7, "kwire " + 1) is written 87 00.
 func TestNonMinimalProtocolVarint(t *testing.T) {
-	b := mustHex(t, "0000001d 0012 0003 00000007 0005 6b77697265 00 8700 6b7769726520 04 312e30 00")
+	b := mustHex(t, "0000001c 0012 0003 00000007 0005 6b77697265 00 8600 6b77697265 04 312e30 00")
 	f, err := Decode(b, Options{})
 	require.NoError(t, err)
 	ws := f.Warnings

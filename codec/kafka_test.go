@@ -60,7 +60,7 @@ func TestKafkaFormNoKwireKeys(t *testing.T) {
 	kf, err := Decode(b, Options{Kafka: true})
 	require.NoError(t, err)
 	js := kf.AppendJSON(nil)
-	require.Equal(t, `{"direction":"request","apiKey":18,"apiName":"ApiVersions","apiVersion":3,"header":{"requestApiKey":18,"requestApiVersion":3,"correlationId":7,"clientId":"kwire"},"body":{"clientSoftwareName":"a","clientSoftwareVersion":"1"},"warnings":[{"offset":25,"path":"body._unknownTaggedFields","message":"unknown tag 5 at v3 (1 bytes kept)"}]}`, string(js))
+	require.Equal(t, `{"direction":"request","apiKey":18,"apiName":"ApiVersions","apiVersion":3,"header":{"requestApiKey":18,"requestApiVersion":3,"correlationId":7,"clientId":"kwire"},"body":{"clientSoftwareName":"a","clientSoftwareVersion":"1"},"warnings":[{"offset":25,"path":"body._unknownTaggedFields","message":"unknown tag 5 at v3 (1 byte kept)"}]}`, string(js))
 	bothPaths(t, b, Options{Kafka: true})
 
 	// A Fetch response whose batch holds a KRaft control record: one

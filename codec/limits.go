@@ -85,3 +85,14 @@ type Warning = budget.Warning
 //
 //go:noinline
 func decimal(i int) string { return strconv.Itoa(i) }
+
+// counted writes n and the words that go with it, one's or many's:
+// counted(1, "byte", "bytes") is "1 byte".
+//
+//go:noinline
+func counted(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return decimal(n) + " " + many
+}

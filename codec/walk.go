@@ -353,12 +353,12 @@ func (w *walker) frame(b []byte, opts *Options) error {
 			w.sizeBeyond(len(b), cut)
 			w.path = w.path[:0]
 		case cut >= 0:
-			w.err.Found += " (the frame is cut short: its size says " + decimal(cut) + " bytes follow, " + decimal(len(b)-4) + " do, " + decimal(cut-(len(b)-4)) + " are missing)"
+			w.err.Found += " (the frame is cut short: its size says " + counted(cut, "byte follows", "bytes follow") + ", " + counted(len(b)-4, "does", "do") + ", " + counted(cut-(len(b)-4), "is missing", "are missing") + ")"
 		case w.err == nil && w.r.Off < end:
 			w.fail(w.r.Off, "the end of the message", decimal(end-w.r.Off)+" more bytes inside the frame")
 		}
 	}
-	if opts.NoSizePrefix && w.err == nil && !w.guessing {
+	if opts.NoSizePrefix && !w.guessing {
 		if msg := sizeFits(b); msg != "" {
 			w.warn(root, 0, "", msg)
 		}
@@ -432,7 +432,7 @@ func (w *walker) finish(root *tree.Node, b []byte, end int) error {
 		n.Start, n.TagEnd, n.SizeEnd, n.PrefixEnd, n.End = end, end, end, end, len(b)
 		n.Raw = b[end:]
 		w.push("_trailing")
-		w.warn(n, end, "", decimal(len(b)-end)+" bytes after the frame's declared size")
+		w.warn(n, end, "", counted(len(b)-end, "byte", "bytes")+" after the frame's declared size")
 		w.pop()
 		w.s.leaf(n)
 	}

@@ -238,7 +238,7 @@ func (w *walker) tags(l *schema.Layout, pf *preFrame) bool {
 			c.End = r.Off
 			msg := "unknown tag"
 			if !w.guessing || w.warned < maxDoubts {
-				msg = "unknown tag " + strconv.FormatUint(uint64(uint32(c.Tag)), 10) + " at v" + decimal(int(w.v)) + " (" + decimal(size) + " bytes kept)"
+				msg = "unknown tag " + strconv.FormatUint(uint64(uint32(c.Tag)), 10) + " at v" + decimal(int(w.v)) + " (" + counted(size, "byte", "bytes") + " kept)"
 			}
 			w.warn(c, c.Start, "_unknownTaggedFields", msg)
 			w.s.leaf(c)

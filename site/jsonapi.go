@@ -197,7 +197,7 @@ func jsonAPIData() (*jsonAPIPage, error) {
 		return nil, err
 	}
 	// quickFrame's value JSON, as short as the encoder takes it.
-	encodeBody := `{"apiKey":18,"apiVersion":3,"header":{"correlationId":7,"clientId":"kwire"},"body":{"clientSoftwareName":"kwire ","clientSoftwareVersion":"1.0"}}`
+	encodeBody := `{"apiKey":18,"apiVersion":3,"header":{"correlationId":7,"clientId":"kwire"},"body":{"clientSoftwareName":"kwire","clientSoftwareVersion":"1.0"}}`
 	specs := []exampleSpec{
 		{route: "/api/decode", title: "A request, as hex (or a dump, or base64)", method: "POST", target: "/api/decode", body: []byte(quickFrame),
 			status: 200, show: true},
@@ -265,7 +265,7 @@ func jsonAPIData() (*jsonAPIPage, error) {
 
 // quickFrame is the README's ApiVersions v3 request (client "kwire",
 // correlation id 7).
-const quickFrame = "0000001c001200030000000700056b7769726500076b776972652004312e3000"
+const quickFrame = "0000001b001200030000000700056b7769726500066b7769726504312e3000"
 
 // routeID is a route's section id: "route-decode", "route-schema".
 func routeID(path string) string {

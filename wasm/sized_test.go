@@ -16,7 +16,7 @@ import (
 // it in a warning; they were read as one unsized frame, a Produce v28
 // request failing in its body.
 func TestDecodeFrameThenMore(t *testing.T) {
-	const apiVersionsV3 = "0000001c001200030000000700056b7769726500076b776972652004312e3000"
+	const apiVersionsV3 = "0000001b001200030000000700056b7769726500066b7769726504312e3000"
 	for _, tail := range []string{apiVersionsV3, "0000001c00120003", "00000000"} {
 		b, _ := hex.DecodeString(apiVersionsV3 + tail)
 		r := decode(js.Undefined(), []js.Value{bytesValue(b), js.ValueOf(false), js.ValueOf(0), js.ValueOf(0), js.ValueOf("auto")})

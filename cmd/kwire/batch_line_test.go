@@ -125,7 +125,7 @@ func TestBatchSaysADumpIsNoFrameALine(t *testing.T) {
 // TestBatchCountsInWords: "1 line decoded", not "1 lines"; --jobs below 0
 // is misuse, as any other bad flag value.
 func TestBatchCountsInWords(t *testing.T) {
-	const req = "0000001c001200030000000700056b7769726500076b776972652004312e3000"
+	const req = "0000001b001200030000000700056b7769726500066b7769726504312e3000"
 	_, errOut, code := runCLI(t, []string{"batch"}, []byte(req+"\n"))
 	require.Equal(t, 0, code)
 	require.Equal(t, "kwire: 1 line decoded\n", errOut)

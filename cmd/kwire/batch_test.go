@@ -242,7 +242,7 @@ func TestBatchLineErrorsInKwiresWords(t *testing.T) {
 // /api/decode's may: decided from the bytes, whatever --size says, so a
 // file mixing framed and bare frames reads each right.
 func TestBatchLineSizePrefixAuto(t *testing.T) {
-	const frame = "0000001c001200030000000700056b7769726500076b776972652004312e3000"
+	const frame = "0000001b001200030000000700056b7769726500066b7769726504312e3000"
 	in := `{"hex":"` + frame + `","sizePrefix":"auto"}
 {"hex":"` + frame[8:] + `","sizePrefix":"auto"}
 `

@@ -371,7 +371,7 @@ func describeWarning(w codec.Warning) string {
 
 func runDecode(e *env, args []string) int {
 	fs := newFlags(e, "decode", "[flags] [HEX | FILE ...]\n\n"+strings.ReplaceAll(argsRule, "DATA", "HEX"),
-		"kwire decode 0000001c001200030000000700056b7769726500076b776972652004312e3000",
+		"kwire decode 0000001b001200030000000700056b7769726500066b7769726504312e3000",
 		"kwire decode --format tree apiversions.xxd",
 		"kwire decode --response --api ApiVersions --version 0 0000000a00000007000000000000",
 		"kwire decode --response 0000000a00000007000000000000",

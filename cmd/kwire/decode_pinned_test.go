@@ -23,10 +23,10 @@ func TestDecodePinnedAPIThatDoesNotMatch(t *testing.T) {
 		hasJSON bool
 	}{
 		{[]string{"--api", "Metadata"}, `{"direction":"response","apiKey":3,"apiName":"Metadata","guess":`,
-			"kwire: at byte 0: expected a response of any version of Metadata, found 32 bytes that read as none; they start with a request's header: " + header + "\n",
+			"kwire: at byte 0: expected a response of any version of Metadata, found 31 bytes that read as none; they start with a request's header: " + header + "\n",
 			[]string{`"apiVersion"`}, true},
 		{[]string{"--response"}, `{"direction":"response","guess":`,
-			"kwire: at byte 0: expected a response of any API and version, found 32 bytes that read as none; they start with a request's header: " + header + "\n",
+			"kwire: at byte 0: expected a response of any API and version, found 31 bytes that read as none; they start with a request's header: " + header + "\n",
 			[]string{`"apiKey"`, `"apiVersion"`}, true},
 		{[]string{"--response", "--api", "Metadata", "--version", "12"}, `{"direction":"response","apiKey":3,"apiName":"Metadata","apiVersion":12,`,
 			"kwire: these bytes start with a request's header: " + header + "; without --response, --api and --version they are read as that request\n",

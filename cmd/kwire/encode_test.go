@@ -12,7 +12,7 @@ import (
 )
 
 // apiVersionsV3JSON is apiVersionsV3 as value JSON, on one line.
-const apiVersionsV3JSON = `{"apiKey":18,"apiVersion":3,"header":{"correlationId":7,"clientId":"kwire"},"body":{"clientSoftwareName":"kwire ","clientSoftwareVersion":"1.0"}}`
+const apiVersionsV3JSON = `{"apiKey":18,"apiVersion":3,"header":{"correlationId":7,"clientId":"kwire"},"body":{"clientSoftwareName":"kwire","clientSoftwareVersion":"1.0"}}`
 
 // TestEncodeDashIsStandardInput: "-" reads standard input where it
 // stands among the arguments, as kwire log, pcap and check take it, not

@@ -15,7 +15,7 @@ import (
 
 // unknownTagFrame is apiVersionsV3 with an unknown tag 5 (one byte, 2a) in
 // the body's tag section: a frame that decodes with a warning.
-const unknownTagFrame = "0000001f0012000300000007" + "00056b7769726500" + "076b7769726520" + "04312e30" + "01" + "05012a"
+const unknownTagFrame = "0000001e0012000300000007" + "00056b7769726500" + "066b77697265" + "04312e30" + "01" + "05012a"
 
 // bodyOf is the "body" of value JSON.
 func bodyOf(t *testing.T, js string) map[string]any {
@@ -32,8 +32,8 @@ func bodyOf(t *testing.T, js string) map[string]any {
 func TestKafkaFlag(t *testing.T) {
 	out, errOut, code := runCLI(t, []string{"decode", "--kafka", "--format", "ndjson", unknownTagFrame}, nil)
 	require.Equal(t, 0, code, errOut)
-	require.Equal(t, map[string]any{"clientSoftwareName": "kwire ", "clientSoftwareVersion": "1.0"}, bodyOf(t, out))
-	require.Contains(t, errOut, "kwire: warning: at byte 32 (body._unknownTaggedFields): unknown tag 5 at v3")
+	require.Equal(t, map[string]any{"clientSoftwareName": "kwire", "clientSoftwareVersion": "1.0"}, bodyOf(t, out))
+	require.Contains(t, errOut, "kwire: warning: at byte 31 (body._unknownTaggedFields): unknown tag 5 at v3")
 	def, _, _ := runCLI(t, []string{"decode", "--format", "ndjson", unknownTagFrame}, nil)
 	require.Contains(t, def, `"_unknownTaggedFields":[{"tag":5,"data":"Kg=="}]`)
 
@@ -99,7 +99,7 @@ func TestWarningsOnStderr(t *testing.T) {
 	in := apiVersionsV3 + "\n" + unknownTagFrame + "\n" + "0000000a00000007000000000000\n"
 	_, errOut, code := runCLI(t, []string{"batch", "--jobs", "2"}, []byte(in))
 	require.Equal(t, 0, code, errOut)
-	require.Contains(t, errOut, "kwire: warning: line 2: at byte 32 (body._unknownTaggedFields): unknown tag 5 at v3 (1 bytes kept)\n")
+	require.Contains(t, errOut, "kwire: warning: line 2: at byte 31 (body._unknownTaggedFields): unknown tag 5 at v3 (1 byte kept)\n")
 	require.Regexp(t, `(?m)^kwire: line 3: read as a response: guessed \w+ v\d+ .*response, confidence [0-9.]+`, errOut)
 	require.NotContains(t, errOut, "line 1:")
 	_, errOut, code = runCLI(t, []string{"batch", "--strict"}, []byte(in))

@@ -134,22 +134,22 @@ func runCases(t *testing.T, cases []cliCase) {
 
 // nonMinimalFrame is apiVersionsV3 with the client software name's length
 // (uvarint 7) written in two bytes, 87 00.
-const nonMinimalFrame = "0000001d0012000300000007" + "00056b7769726500" + "87006b7769726520" + "04312e30" + "00"
+const nonMinimalFrame = "0000001c0012000300000007" + "00056b7769726500" + "86006b77697265" + "04312e30" + "00"
 
 // apiVersionsV3 is an ApiVersions v3 request (hand-built, see codec/golden_test.go).
-const apiVersionsV3 = "0000001c0012000300000007" + "00056b7769726500" + "076b7769726520" + "04312e30" + "00"
+const apiVersionsV3 = "0000001b0012000300000007" + "00056b7769726500" + "066b77697265" + "04312e30" + "00"
 
 func TestDecodeCLI(t *testing.T) {
 	runCases(t, []cliCase{
 		{name: "hex argument", args: []string{"decode", apiVersionsV3}, golden: "decode_apiversions"},
-		{name: "spaced 0x hex with colons", args: []string{"decode", "--format", "ndjson", "0x00:0x00:0x00:0x1c 00 12 00 03 00000007 00056b7769726500076b772069726520" + "04312e3000"}, code: 1, stderr: "at byte"},
+		{name: "spaced 0x hex with colons", args: []string{"decode", "--format", "ndjson", "0x00:0x00:0x00:0x1b 00 12 00 03 00000007 00056b7769726500066b7720697265" + "04312e3000"}, code: 1, stderr: "at byte"},
 		{name: "xxd dump on stdin", args: []string{"decode", "--format", "ndjson"}, stdin: "apiversions.xxd", golden: "decode_apiversions_ndjson"},
 		{name: "file argument", args: []string{"decode", "--format", "ndjson", "apiversions.xxd"}, golden: "decode_apiversions_ndjson"},
 		{name: "no size prefix", args: []string{"decode", "--no-size", "--format", "ndjson", apiVersionsV3[8:]}, golden: "decode_apiversions_ndjson"},
 		{name: "response with hints", args: []string{"decode", "--response", "--api", "ApiVersions", "--version", "0", "0000000a000000070000" + "00000000"}, golden: "decode_response"},
 		{name: "two frames back to back", args: []string{"decode", "--format", "ndjson", apiVersionsV3 + apiVersionsV3}, golden: "decode_two_frames"},
 		{name: "annotated", args: []string{"decode", "--format", "annotated", apiVersionsV3}, golden: "decode_annotated"},
-		{name: "truncated frame", args: []string{"decode", "--format", "ndjson", apiVersionsV3[:40]}, code: 1, stderr: "kwire: at byte 20 (body.clientSoftwareName): expected a varint, found the end of the input (the frame is cut short: its size says 28 bytes follow, 16 do, 12 are missing)"},
+		{name: "truncated frame", args: []string{"decode", "--format", "ndjson", apiVersionsV3[:40]}, code: 1, stderr: "kwire: at byte 20 (body.clientSoftwareName): expected a varint, found the end of the input (the frame is cut short: its size says 27 bytes follow, 16 do, 11 are missing)"},
 		{name: "truncated response", args: []string{"decode", "--format", "ndjson", "0000000a0000000700000000"}, code: 1, stderr: "kwire: at byte 0 (size): expected a size of at most 8 (the bytes given after it), found 10"},
 		{name: "truncated body", args: []string{"decode", "--format", "ndjson", "--size", "no", apiVersionsV3[8:40]}, code: 1, stderr: "kwire: at byte 16 (body.clientSoftwareName): expected a varint, found the end of the input"},
 		{name: "not hex", args: []string{"decode", "zz"}, code: 1, stderr: "kwire: "},
@@ -521,14 +521,14 @@ func TestDecodeFrameWithTrailingBytes(t *testing.T) {
 	for _, tail := range []string{"00", "0000", "ffffff"} {
 		out, errOut, code := runCLI(t, []string{"decode", "--format", "ndjson", apiVersionsV3 + tail}, nil)
 		require.Equal(t, 0, code, errOut)
-		require.Contains(t, errOut, "kwire: warning: at byte 32 (_trailing): "+strconv.Itoa(len(tail)/2)+" bytes after the frame's declared size")
+		require.Contains(t, errOut, "kwire: warning: at byte 31 (_trailing): "+map[int]string{1: "1 byte", 2: "2 bytes", 3: "3 bytes"}[len(tail)/2]+" after the frame's declared size")
 		require.Equal(t, strings.TrimSuffix(one, "}\n"), out[:len(one)-2], "the frame reads as without its tail")
 	}
 	// Two frames and a byte: both frames, the byte the second's.
 	out, errOut, code := runCLI(t, []string{"decode", "--format", "ndjson", apiVersionsV3 + apiVersionsV3 + "00"}, nil)
 	require.Equal(t, 0, code, errOut)
 	require.Equal(t, 2, strings.Count(out, `"apiName":"ApiVersions"`))
-	require.Contains(t, errOut, "kwire: warning: frame 2: at byte 32 (_trailing)")
+	require.Contains(t, errOut, "kwire: warning: frame 2: at byte 31 (_trailing)")
 	// Whole frames, then one cut short (a stream copied up to some
 	// byte): the frames, and the cut one's error. They were read as one
 	// unsized frame, a Produce v28 request failing in its body.
@@ -543,7 +543,7 @@ func TestDecodeFrameWithTrailingBytes(t *testing.T) {
 	out, errOut, code = runCLI(t, []string{"batch"}, []byte(apiVersionsV3+"0000001c00120003\n"))
 	require.Equal(t, 0, code, errOut)
 	require.Equal(t, strings.TrimSuffix(one, "}\n"), out[:len(one)-2], "the frame reads as without its tail")
-	require.Contains(t, errOut, "kwire: warning: line 1: at byte 32 (_trailing): 8 bytes after the frame's declared size")
+	require.Contains(t, errOut, "kwire: warning: line 1: at byte 31 (_trailing): 8 bytes after the frame's declared size")
 }
 
 // TestDecodeCutShortSaysHowToRead: a frame whose size says more than the
@@ -564,13 +564,13 @@ func TestDecodeCutShortSaysHowToRead(t *testing.T) {
 	require.Contains(t, out, `"errorCode":0`)
 	require.Contains(t, errOut, "(the frame is cut short: its size says 10 bytes follow, 8 do, 2 are missing)")
 
-	cut := apiVersionsV3[:60]
-	const want = "at byte 27 (body.clientSoftwareVersion): expected a length of at most 2 (the bytes left), found 3 (the frame is cut short: its size says 28 bytes follow, 26 do, 2 are missing)"
+	cut := apiVersionsV3[:58]
+	const want = "at byte 26 (body.clientSoftwareVersion): expected a length of at most 2 (the bytes left), found 3 (the frame is cut short: its size says 27 bytes follow, 25 do, 2 are missing)"
 	for _, args := range [][]string{{cut}, {"--request", cut}} {
 		out, errOut, code := runCLI(t, append([]string{"decode", "--format", "ndjson"}, args...), nil)
 		require.Equal(t, 1, code, args)
 		require.Contains(t, out, `"clientId":"kwire"`, args)
-		require.Contains(t, out, `"clientSoftwareName":"kwire "`, args)
+		require.Contains(t, out, `"clientSoftwareName":"kwire"`, args)
 		require.Equal(t, "kwire: "+want+"\n", errOut, args)
 	}
 	out, _, code = runCLI(t, []string{"batch"}, []byte(cut+"\n"))
@@ -598,7 +598,7 @@ func TestContradictoryFlagsAreRefused(t *testing.T) {
 			}
 		}
 		// Saying the same thing twice is no contradiction.
-		if _, errOut, code := runCLI(t, []string{cmd, "--size", "no", "--no-size", "--request"}, []byte("001200030000000700056b7769726500076b776972652004312e3000\n")); code != 0 {
+		if _, errOut, code := runCLI(t, []string{cmd, "--size", "no", "--no-size", "--request"}, []byte("001200030000000700056b7769726500066b7769726504312e3000\n")); code != 0 {
 			t.Errorf("kwire %s --size no --no-size: exit %d: %s", cmd, code, errOut)
 		}
 	}

@@ -212,7 +212,7 @@ func TestServeMountsAPI(t *testing.T) {
 	res.Body.Close()
 	require.Equal(t, 200, res.StatusCode)
 	require.Contains(t, string(body), "produce")
-	res, err = http.Post(srv.URL+"/api/decode", "text/plain", strings.NewReader("0000001c001200030000000700056b7769726500076b776972652004312e3000"))
+	res, err = http.Post(srv.URL+"/api/decode", "text/plain", strings.NewReader("0000001b001200030000000700056b7769726500066b7769726504312e3000"))
 	require.NoError(t, err)
 	body, _ = io.ReadAll(res.Body)
 	res.Body.Close()

@@ -100,7 +100,7 @@ func TestStdoutWriteErrorIsReported(t *testing.T) {
 // once its output cannot be written, rather than decoding all its input
 // for nobody.
 func TestBatchStopsAfterAFailedWrite(t *testing.T) {
-	line := []byte("0000001c001200030000000700056b7769726500076b776972652004312e3000\n")
+	line := []byte("0000001b001200030000000700056b7769726500066b7769726504312e3000\n")
 	in := &readCounter{r: bytes.NewReader(bytes.Repeat(line, 1<<18))} // 17 MB
 	w := &failingWriter{left: 0}
 	var stderr bytes.Buffer

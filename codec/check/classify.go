@@ -46,6 +46,7 @@ var warningRules = []struct {
 	{"", " bytes after the value inside the tagged field", FrameTagSize},
 	{"tagged field present with its default value", "", FrameTagDefault},
 	{"", " bytes after the frame's declared size", FrameSize},
+	{"1 byte after the frame's declared size", "", FrameSize},
 	{"CRC-32C mismatch", "", RecordsCRC},
 	{"CRC-32 mismatch", "", RecordsCRC},
 	{"recordCount is ", "", RecordsCount},

@@ -22,3 +22,14 @@ func TestFindingJSONWhere(t *testing.T) {
 		}
 	}
 }
+
+// TestTrailingByteIsFrameSize: the codec says one trailing byte in the
+// singular, which the plural's suffix did not match: a frame with one
+// byte after its declared size broke no rule.
+func TestTrailingByteIsFrameSize(t *testing.T) {
+	for _, msg := range []string{"1 byte after the frame's declared size", "2 bytes after the frame's declared size"} {
+		if got := classifyWarning(msg, false); got != FrameSize {
+			t.Errorf("%q: %v, want frame.size", msg, got)
+		}
+	}
+}

@@ -216,7 +216,11 @@ func (w *walker) avroPayload(t *avroType, p int) {
 	w.path = w.path[:0]
 	q := w.avroValue(t, root, p)
 	if !w.stopped && q < w.in.End {
-		w.fail(q, "avro: "+strconv.Itoa(w.in.End-q)+" bytes after the value the schema describes")
+		left, unit := w.in.End-q, " bytes"
+		if left == 1 {
+			unit = " byte"
+		}
+		w.fail(q, "avro: "+strconv.Itoa(left)+unit+" after the value the schema describes")
 	}
 	w.finish(root, mark)
 }

@@ -111,7 +111,7 @@ func TestBadPayloads(t *testing.T) {
 		{"unknown schema type", framed(5, []byte{0}), 1, `"XML" is not AVRO`},
 		{"avro cut short", framed(1, []byte{6, 'a', 'b'}), 5, "avro: string length 3 does not fit the 2 bytes left"},
 		{"avro varint cut", framed(1, []byte{2, 'a', 0x80}), 7, "ends inside a varint"},
-		{"avro bytes after", framed(1, []byte{2, 'a', 2, 9}), 8, "1 bytes after the value"},
+		{"avro bytes after", framed(1, []byte{2, 'a', 2, 9}), 8, "1 byte after the value"},
 		{"avro bad utf-8", framed(1, []byte{2, 0xff, 2}), 6, "not valid UTF-8"},
 		{"protobuf bad index", framed(3, []byte{2, 10, 8, 1}), 5, "name no message"},
 		{"protobuf cut", framed(3, []byte{0, 0x12, 5, 'a'}), 7, "length 5 does not fit"},

@@ -12,7 +12,7 @@ import (
 // Walk a decoded frame's tree: every byte of the input belongs to a node,
 // and each node knows its span, its prefix and its value.
 func ExampleWalk() {
-	b, _ := hex.DecodeString("0000001c00120003000000070005" + "6b77697265" + "00" + "076b7769726520" + "04312e30" + "00")
+	b, _ := hex.DecodeString("0000001b00120003000000070005" + "6b77697265" + "00" + "066b77697265" + "04312e30" + "00")
 	f, err := codec.Decode(b, codec.Options{})
 	if err != nil {
 		panic(err)
@@ -27,18 +27,18 @@ func ExampleWalk() {
 		return true
 	})
 	// Output:
-	// frame                        [ 0,32)
-	//   size                       [ 0, 4) 28
+	// frame                        [ 0,31)
+	//   size                       [ 0, 4) 27
 	//   header                     [ 4,20)
 	//     RequestApiKey            [ 4, 6) 18
 	//     RequestApiVersion        [ 6, 8) 3
 	//     CorrelationId            [ 8,12) 7
 	//     ClientId                 [12,19) "kwire", after a length prefix ending at 14
 	//     _tagged                  [19,20)
-	//   body                       [20,32)
-	//     ClientSoftwareName       [20,27) "kwire ", after a length prefix ending at 21
-	//     ClientSoftwareVersion    [27,31) "1.0", after a length prefix ending at 28
-	//     _tagged                  [31,32)
+	//   body                       [20,31)
+	//     ClientSoftwareName       [20,26) "kwire", after a length prefix ending at 21
+	//     ClientSoftwareVersion    [26,30) "1.0", after a length prefix ending at 27
+	//     _tagged                  [30,31)
 }
 
 func show(n *tree.Node) string {

@@ -21,8 +21,8 @@ import (
 )
 
 // apiVersionsV3 is the README's quick-start frame: an ApiVersions v3
-// request from client "kwire" (software "kwire " 1.0), correlation id 7.
-const apiVersionsV3 = "0000001c001200030000000700056b7769726500076b776972652004312e3000"
+// request from client "kwire" (software "kwire" 1.0), correlation id 7.
+const apiVersionsV3 = "0000001b001200030000000700056b7769726500066b7769726504312e3000"
 
 func frame(t testing.TB) []byte {
 	b, err := hex.DecodeString(apiVersionsV3)
@@ -77,7 +77,7 @@ func TestDecodeForms(t *testing.T) {
 	}{
 		{"hex text", "", "text/plain", []byte(apiVersionsV3)},
 		{"hex, no content type", "", "", []byte(apiVersionsV3)},
-		{"spaced hex with newline", "", "text/plain", []byte("00 00 00 1c 00 12 00 03 00 00 00 07 00 05 6b 77 69 72 65 00 07 6b 77 69 72 65 20 04 31 2e 30 00\n")},
+		{"spaced hex with newline", "", "text/plain", []byte("00 00 00 1b 00 12 00 03 00 00 00 07 00 05 6b 77 69 72 65 00 06 6b 77 69 72 65 04 31 2e 30 00\n")},
 		{"binary", "", "application/octet-stream", b},
 		{"binary by query", "?input=binary", "text/plain", b},
 		{"base64", "", "text/plain", []byte(base64.StdEncoding.EncodeToString(b))},
@@ -222,7 +222,7 @@ func TestDecodeTruncated(t *testing.T) {
 // value holds the header and the fields before the cut.
 func TestDecodeCutRequestWithoutDirection(t *testing.T) {
 	h := New(Options{})
-	b := frame(t)[:30]
+	b := frame(t)[:29]
 	for _, ct := range []string{"application/octet-stream", "text/plain"} {
 		body := b
 		if ct == "text/plain" {
@@ -232,11 +232,11 @@ func TestDecodeCutRequestWithoutDirection(t *testing.T) {
 		require.Equal(t, http.StatusBadRequest, w.Code, w.Body.String())
 		m := errorBody(t, w)
 		require.Equal(t, "body.clientSoftwareVersion", m["path"], w.Body.String())
-		require.Contains(t, m["found"], "(the frame is cut short: its size says 28 bytes follow, 26 do, 2 are missing)")
+		require.Contains(t, m["found"], "(the frame is cut short: its size says 27 bytes follow, 25 do, 2 are missing)")
 		p := m["partial"].(map[string]any)
 		require.Equal(t, "ApiVersions", p["apiName"])
 		require.Equal(t, "kwire", p["header"].(map[string]any)["clientId"])
-		require.Equal(t, "kwire ", p["body"].(map[string]any)["clientSoftwareName"])
+		require.Equal(t, "kwire", p["body"].(map[string]any)["clientSoftwareName"])
 	}
 }
 

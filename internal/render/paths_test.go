@@ -21,9 +21,9 @@ func TestPrefixCellsSayWhatTheyHold(t *testing.T) {
 		got[c.Label+"@"+itoa(c.Start)] = c.Type + " " + c.Value
 	}
 	require.Equal(t, "int16 5", got["clientId length@12"], "a classic string's INT16 length")
-	require.Equal(t, "uvarint 7 = 6 + 1", got["clientSoftwareName length@20"], "a compact length is the length + 1")
+	require.Equal(t, "uvarint 6 = 5 + 1", got["clientSoftwareName length@20"], "a compact length is the length + 1")
 	require.Equal(t, "uvarint 0", got["tagged fields@19"])
-	require.Equal(t, "int32 28", got["size@0"])
+	require.Equal(t, "int32 27", got["size@0"])
 
 	for _, tc := range []struct {
 		b       []byte

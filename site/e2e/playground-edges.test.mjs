@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { session, root } from './helpers-playground.mjs';
 
-const QUICK = '0000001c001200030000000700056b7769726500076b776972652004312e3000';
+const QUICK = '0000001b001200030000000700056b7769726500066b7769726504312e3000';
 const CAPTURE = join(root, 'testdata', 'captures', 'kfake-clients.pcapng');
 
 const pg = session();

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { session } from './helpers-playground.mjs';
 
 // ApiVersions v3 request, clientId "kwire", as the other tests use it.
-const QUICK = '0000001c001200030000000700056b7769726500076b776972652004312e3000';
+const QUICK = '0000001b001200030000000700056b7769726500066b7769726504312e3000';
 
 const pg = session({ contextOptions: { permissions: ['clipboard-read', 'clipboard-write'] } });
 const { open } = pg;

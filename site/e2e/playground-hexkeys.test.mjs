@@ -10,7 +10,7 @@ import { session } from './helpers-playground.mjs';
 // ApiVersions v3 request: size [0, 4), apiKey [4, 6), apiVersion [6, 8),
 // correlationId [8, 12), clientId [12, 19) (length [12, 14)), tags 19,
 // clientSoftwareName [20, 27), clientSoftwareVersion [27, 31), tags 31.
-const QUICK = '0000001c001200030000000700056b7769726500076b776972652004312e3000';
+const QUICK = '0000001b001200030000000700056b7769726500066b7769726504312e3000';
 
 const pg = session();
 const { open } = pg;
@@ -31,7 +31,7 @@ const range = (a, b) => Array.from({ length: b - a }, (_, i) => a + i);
 test('arrow keys, Home and End in the hex dump move the selection; every view follows', { timeout: 180_000 }, async () => {
   const page = await open('#hex=' + QUICK);
   await page.waitForFunction(() => document.body.dataset.decoded && document.querySelectorAll('#grids .kw-row').length > 0 &&
-    document.querySelectorAll('#hex .pg-byte').length === 32 && document.querySelectorAll('#json .pg-row').length > 0, null, { timeout: 60_000 });
+    document.querySelectorAll('#hex .pg-byte').length === 31 && document.querySelectorAll('#json .pg-row').length > 0, null, { timeout: 60_000 });
   // A click on a byte of correlationId selects it, as it did before.
   await page.click('#hex .pg-byte[data-off="9"]');
   await page.waitForFunction(() => /correlationId/.test(document.getElementById('sel-desc').textContent));
@@ -62,11 +62,11 @@ test('arrow keys, Home and End in the hex dump move the selection; every view fo
   await press('ArrowRight', { desc: '[12, 19)', hex: range(12, 19), part: [14, 19], tree: 'clientId' });
   await press('ArrowLeft', { desc: '[12, 19)', hex: range(12, 19), part: [12, 14], tree: 'clientId' });
   await press('ArrowLeft', { desc: '[8, 12)', hex: range(8, 12), part: [8, 12], tree: 'correlationId' });
-  // Down: sixteen bytes on (byte 27), clientSoftwareVersion; Up: back.
-  await press('ArrowDown', { desc: '[27, 31)', hex: range(27, 31), part: [27, 28], tree: 'clientSoftwareVersion' });
+  // Down: sixteen bytes on (byte 27), clientSoftwareVersion's bytes; Up: back.
+  await press('ArrowDown', { desc: '[26, 30)', hex: range(26, 30), part: [27, 30], tree: 'clientSoftwareVersion' });
   await press('ArrowUp', { desc: '[8, 12)', hex: range(8, 12), part: [8, 12], tree: 'correlationId' });
   await press('Home', { desc: '[0, 4)', hex: range(0, 4), part: [0, 4], tree: 'size', json: null }); // the frame's size: in no JSON line
-  await press('End', { desc: '[31, 32)', hex: [31], part: [31, 32], tree: '_tagged', json: '"body": {' }); // the body's tags: the body's JSON
+  await press('End', { desc: '[30, 31)', hex: [30], part: [30, 31], tree: '_tagged', json: '"body": {' }); // the body's tags: the body's JSON
   assert.deepEqual(page.errors, []);
   await page.close();
 });

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { session } from './helpers-playground.mjs';
 
 // An ApiVersions v3 request, size prefix first.
-const QUICK = '0000001c001200030000000700056b7769726500076b776972652004312e3000';
+const QUICK = '0000001b001200030000000700056b7769726500066b7769726504312e3000';
 
 const pg = session();
 const { open } = pg;
@@ -24,7 +24,7 @@ test('Encode then Decode: the link is the decode input\'s again', { timeout: 180
   const page = await open('#hex=' + QUICK);
   await page.waitForFunction(() => document.body.dataset.decoded, null, { timeout: 60_000 });
   const decodeHash = await hash(page);
-  assert.match(decodeHash, /^#hex=0000001c0012/);
+  assert.match(decodeHash, /^#hex=0000001b0012/);
   await page.click('#mode-encode');
   await page.waitForFunction(() => location.hash.startsWith('#mode=encode&') && document.body.dataset.encoded, null, { timeout: 20_000 });
   await page.click('#mode-decode');
@@ -50,7 +50,7 @@ test('an encode link carries "without size prefix"', { timeout: 180_000 }, async
   const page = await open('#hex=' + QUICK);
   await page.waitForFunction(() => document.body.dataset.decoded, null, { timeout: 60_000 });
   await page.click('#mode-encode');
-  await page.waitForFunction(() => document.getElementById('enc-hex').textContent.startsWith('0000001c0012'), null, { timeout: 20_000 });
+  await page.waitForFunction(() => document.getElementById('enc-hex').textContent.startsWith('0000001b0012'), null, { timeout: 20_000 });
   await page.check('#enc-nosize');
   await page.waitForFunction(() => document.getElementById('enc-hex').textContent.startsWith('00120003'), null, { timeout: 20_000 });
   await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('size') === 'no', null, { timeout: 5_000 })
@@ -61,7 +61,7 @@ test('an encode link carries "without size prefix"', { timeout: 180_000 }, async
   assert.match(await encodedHex(again), /^00120003/);
   // Unticked, the link drops it again.
   await page.uncheck('#enc-nosize');
-  await page.waitForFunction(() => document.getElementById('enc-hex').textContent.startsWith('0000001c') && !location.hash.includes('size='), null, { timeout: 20_000 });
+  await page.waitForFunction(() => document.getElementById('enc-hex').textContent.startsWith('0000001b') && !location.hash.includes('size='), null, { timeout: 20_000 });
   assert.deepEqual(page.errors, []);
   assert.deepEqual(again.errors, []);
   await page.close(); await again.close();
@@ -119,7 +119,7 @@ test('Back and Forward step through the frames and modes the user opened; typing
   // Typing edits the frame on screen: it replaces its step, adds none.
   await decoded(() => page.fill('#input', QUICK));
   const typed = await hash(page);
-  assert.match(typed, /^#hex=0000001c0012/);
+  assert.match(typed, /^#hex=0000001b0012/);
   await page.click('#mode-encode');
   await page.waitForFunction(() => location.hash.startsWith('#mode=encode&'), null, { timeout: 20_000 });
   const steps = await page.evaluate(() => history.length);

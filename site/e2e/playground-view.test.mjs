@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { session } from './helpers-playground.mjs';
 
 // ApiVersions v3 request, clientId "kwire", as the other tests use it.
-const QUICK = '0000001c001200030000000700056b7769726500076b776972652004312e3000';
+const QUICK = '0000001b001200030000000700056b7769726500066b7769726504312e3000';
 // ApiVersions v3 request whose clientId is "abc\u202Edcba-evil" (a right-to-
 // left override: drawn as is it reads "abcevil-abcd") and whose software
 // name is "x\u200B\u200By\u2066z" (zero-width spaces, a left-to-right isolate).
@@ -96,8 +96,8 @@ test('a grid cell\'s tooltip names its field by its path; the size prefix, in no
   await decoded(page, () => page.fill('#input', QUICK));
   const title = (label) => page.locator(`#grids .kw-cell:has(.kw-label:text-is("${label}"))`).first().getAttribute('title');
   assert.equal(await title('correlationId'), 'header.correlationId (int32) [8, 12) = 7');
-  assert.match(await title('clientSoftwareName'), /^body\.clientSoftwareName \(compact_string\) \[21, 27\) = "kwire "/);
-  assert.match(await title('size'), /^size \(int32\) \[0, 4\) = 28/);
+  assert.match(await title('clientSoftwareName'), /^body\.clientSoftwareName \(compact_string\) \[21, 26\) = "kwire"/);
+  assert.match(await title('size'), /^size \(int32\) \[0, 4\) = 27/);
   // A field lights its JSON line; the size prefix, which value JSON does
   // not show, lights none (it lit the whole document).
   await reveal(page, 'clientId');
@@ -159,7 +159,7 @@ test('the input form a link, an example or encode mode chose holds for their tex
     await page.fill('#input', b64);
     await page.waitForFunction((b) => (document.body.dataset.decoded || '') !== b || !document.getElementById('input-error').hidden, before);
     assert.equal(await page.isVisible('#input-error'), false, await page.textContent('#input-error'));
-    assert.match(await page.textContent('#status'), /^base64, 32 bytes: ApiVersions v3 request/);
+    assert.match(await page.textContent('#status'), /^base64, 31 bytes: ApiVersions v3 request/);
     assert.equal(await page.inputValue('#mode'), 'auto');
   };
   // A permalink's hex= is read as hex, then the user pastes base64.
@@ -312,10 +312,10 @@ test('encode mode: hex is said to be hex, with a button that decodes it; a byte 
   assert.ok(await page.isVisible('#enc-as-bytes'));
   await decoded(page, () => page.click('#enc-as-bytes'));
   assert.equal(await page.isVisible('#decode-pane'), true);
-  assert.match(await page.textContent('#status'), /^hex, 32 bytes: ApiVersions v3 request/);
+  assert.match(await page.textContent('#status'), /^hex, 31 bytes: ApiVersions v3 request/);
   // JSON that is merely broken is not taken for hex.
   await page.click('#mode-encode');
-  await page.waitForFunction(() => /decoded back below/.test(document.getElementById('enc-status').textContent) && window.kwirePlayground.encoded?.length === 32);
+  await page.waitForFunction(() => /decoded back below/.test(document.getElementById('enc-status').textContent) && window.kwirePlayground.encoded?.length === 31);
   before = await page.evaluate(() => document.body.dataset.encError || '');
   await page.fill('#enc-json', '{"apiKey": 18,');
   await page.waitForFunction((b) => (document.body.dataset.encError || '') !== b, before);

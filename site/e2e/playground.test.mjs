@@ -13,7 +13,7 @@ import { inspect } from 'node:util';
 import { session, root, axe } from './helpers-playground.mjs';
 
 const shots = join(root, 'test-results', 'playground');
-const QUICK = '0000001c001200030000000700056b7769726500076b776972652004312e3000';
+const QUICK = '0000001b001200030000000700056b7769726500066b7769726504312e3000';
 const quickBytes = Buffer.from(QUICK, 'hex');
 mkdirSync(shots, { recursive: true });
 
@@ -59,10 +59,10 @@ test('every pasted input shape decodes to the same values', { timeout: 120_000 }
   for (const [format, text] of dumps()) {
     await decoded(page, () => page.fill('#input', text));
     const status = await page.textContent('#status');
-    assert.match(status, new RegExp('^' + format + ', 32 bytes: ApiVersions v3 request'), 'status for ' + format + ': ' + status);
+    assert.match(status, new RegExp('^' + format + ', 31 bytes: ApiVersions v3 request'), 'status for ' + format + ': ' + status);
     const tree = await treeText(page);
     assert.match(tree, /clientId nullable_string = "kwire"/);
-    assert.match(tree, /clientSoftwareName compact_string = "kwire "/);
+    assert.match(tree, /clientSoftwareName compact_string = "kwire"/);
     const cell = await page.$$eval('#grids .kw-cell', (cs) => cs.map((c) => c.textContent));
     assert.ok(cell.includes('clientSoftwareVersion"1.0"'), 'grid cells: ' + cell.join('|'));
     const json = await page.$eval('#json', (e) => e.innerText);
@@ -72,7 +72,7 @@ test('every pasted input shape decodes to the same values', { timeout: 120_000 }
   // Back-to-back frames (a stream's worth) are listed; each can be picked.
   await decoded(page, () => page.fill('#input', QUICK + input('html.hex')));
   assert.match(await page.textContent('#frames h3'), /^2 frames, back to back/);
-  assert.match(await page.textContent('#status'), /frame 1 of 2, 32 bytes: ApiVersions v3 request/);
+  assert.match(await page.textContent('#status'), /frame 1 of 2, 31 bytes: ApiVersions v3 request/);
   await decoded(page, () => page.click('#frames button[data-frame="1"]'));
   assert.match(await page.textContent('#status'), /frame 2 of 2, 134 bytes: ApiVersions v3 request/);
   assert.deepEqual(page.errors, []);
@@ -129,7 +129,7 @@ test('a permalink reproduces the view; the site link format works', { timeout: 6
   await page.selectOption('#size', 'yes');
   await decoded(page, () => page.fill('#input', QUICK.match(/../g).join(' ')));
   const url = page.url();
-  assert.match(url, /#hex=0000001c0012.*&size=yes$/);
+  assert.match(url, /#hex=0000001b0012.*&size=yes$/);
   const tree = await treeText(page);
   const other = await open(url.slice(url.indexOf('#')));
   await other.waitForFunction(() => document.body.dataset.decoded);
@@ -374,7 +374,7 @@ test('bytes pasted while the module loads decode once it is ready; the page show
   gate.release();
   await page.waitForFunction(() => document.body.dataset.decoded, null, { timeout: 60_000 });
   await page.waitForSelector('#tree .pg-row');
-  assert.match(await page.textContent('#status'), /^hex, 32 bytes: ApiVersions v3 request/);
+  assert.match(await page.textContent('#status'), /^hex, 31 bytes: ApiVersions v3 request/);
   assert.ok(await page.locator('#loading').isHidden());
   assert.deepEqual(errors, []);
   await ctx.close();
@@ -528,7 +528,7 @@ test('grid, tree, JSON and hex are linked both ways; selection is not hover; spa
   // A hex byte selects its node, with the part it is in.
   await page.click('#hex .pg-byte[data-off="21"]');
   await page.waitForFunction(() => /clientSoftwareName/.test(document.getElementById('sel-desc').textContent));
-  assert.match(await page.textContent('#sel-desc'), /\[20, 27\) {2}7 bytes {2}\(pointed at \[21, 27\)\)/);
+  assert.match(await page.textContent('#sel-desc'), /\[20, 26\) {2}6 bytes {2}\(pointed at \[21, 26\)\)/);
   // In a compressed batch, a record's key in the derived buffer finds its JSON line.
   await decoded(page, () => page.click('#examples button[data-example="fetch-gzip"]'));
   await page.waitForSelector('#json .pg-row');

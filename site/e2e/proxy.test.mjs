@@ -159,7 +159,7 @@ test('kwire proxy --web: a page under another name resolved to 127.0.0.1 (DNS re
       const feed = await fetch('/proxy/events');
       out.feed = feed.status;
       out.feedText = await feed.text();
-      const api = await fetch('/api/decode', { method: 'POST', body: '0000001c001200030000000700056b7769726500076b776972652004312e3000' });
+      const api = await fetch('/api/decode', { method: 'POST', body: '0000001b001200030000000700056b7769726500066b7769726504312e3000' });
       out.api = api.status;
       out.apiText = await api.text();
       return out;
@@ -170,7 +170,7 @@ test('kwire proxy --web: a page under another name resolved to 127.0.0.1 (DNS re
     // The proxy's own page, by its address, still reads both.
     const own = await attacker.newPage();
     await own.goto('http://' + web + '/playground/');
-    const status = await own.evaluate(async () => (await fetch('/api/decode', { method: 'POST', body: '0000001c001200030000000700056b7769726500076b776972652004312e3000' })).status);
+    const status = await own.evaluate(async () => (await fetch('/api/decode', { method: 'POST', body: '0000001b001200030000000700056b7769726500066b7769726504312e3000' })).status);
     assert.equal(status, 200);
   } finally {
     await attacker.close();

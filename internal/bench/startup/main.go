@@ -43,7 +43,7 @@ import (
 )
 
 // The README's ApiVersions v3 request (client "kwire", correlation id 7).
-const frameHex = "0000001c001200030000000700056b7769726500076b776972652004312e3000"
+const frameHex = "0000001b001200030000000700056b7769726500066b7769726504312e3000"
 
 func main() {
 	base := flag.String("base", "", "git revision to build as the before side (git archive into a temporary folder)")

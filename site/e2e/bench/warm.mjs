@@ -36,7 +36,7 @@ const want = (p) => parts.length === 0 || parts.includes(p);
 const runs = flag('runs', 5);
 const requests = flag('requests', 200);
 
-const QUICK = '0000001c001200030000000700056b7769726500076b776972652004312e3000';
+const QUICK = '0000001b001200030000000700056b7769726500066b7769726504312e3000';
 
 function pct(xs, p) {
   const s = [...xs].sort((a, b) => a - b);
@@ -181,7 +181,7 @@ async function playground() {
         await page.waitForFunction(() => document.querySelectorAll('#json .pg-row').length > 0, null, { timeout: 120_000 });
       };
       // A small frame typed (a different one from the link's, then again).
-      const other = '0000001c001200030000000800056b7769726500076b776972652004312e3100';
+      const other = '0000001b001200030000000800056b7769726500066b7769726504312e3100';
       await act('small frame typed, first', 'ApiVersions', () => page.fill('#input', other));
       await act('small frame typed, again', 'ApiVersions', () => page.fill('#input', QUICK));
       await page.selectOption('#dir', 'response');

@@ -98,7 +98,7 @@ func main() {
 	man["html"] = map[string]any{"clientId": evil, "softwareName": body["clientSoftwareName"]}
 
 	// A compact string whose length runs past the end of the frame.
-	good, _ := hex.DecodeString("0000001c001200030000000700056b7769726500076b776972652004312e3000")
+	good, _ := hex.DecodeString("0000001b001200030000000700056b7769726500066b7769726504312e3000")
 	bad := append([]byte(nil), good...)
 	bad[20] = 0x40 // clientSoftwareName's length: 63 bytes, 11 left
 	_, err := codec.Decode(bad, codec.Options{})

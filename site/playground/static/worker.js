@@ -152,7 +152,7 @@ function warmStep() {
     } else if (s === 1) {
       warmDecode(K.exampleFrame(18, 3, false), 18, 3, false);
       warmViews();
-      K.parseInput('0000001c001200030000000700056b7769726500076b776972652004312e3000', 'auto');
+      K.parseInput('0000001b001200030000000700056b7769726500066b7769726504312e3000', 'auto');
     } else if (s === 2) {
       warm.frame = recordsFrame(WARM_RECORDS);
       if (!warm.frame) warm.done = true; // nothing to warm up on
