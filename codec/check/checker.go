@@ -54,8 +54,11 @@ type connState struct {
 	saslMech   bool // SaslHandshake answered without error
 	authedAt   int  // position of the successful SaslAuthenticate answer; 0: not authenticated
 	handshakeV int16
-	others     string // the first API other than ApiVersions sent before any SaslHandshake
-	mechanism  string // the mechanism a successful SaslHandshake chose
+	// handshakeAt is the position of the last SaslHandshake request; 0:
+	// none.
+	handshakeAt int
+	others      string // the first API other than ApiVersions sent before any SaslHandshake
+	mechanism   string // the mechanism a successful SaslHandshake chose
 	// The SCRAM nonces of the connection's exchange so far: the client's
 	// first, then the server's (conn.sasl-exchange).
 	clientNonce, serverNonce string
@@ -202,11 +205,18 @@ func (c *Checker) connRules(a *analysis, cs *connState) {
 		switch key {
 		case schema.KeyApiVersions:
 		case schema.KeySaslHandshake:
-			if cs.others != "" {
+			switch {
+			case cs.others != "":
 				sasl("SaslHandshake came after "+cs.others+" on this connection", "SaslHandshake before any API but ApiVersions", cs.others+" first")
+			case cs.handshakeAt > 0 && cs.handshakeV >= 1 && cs.authedAt < cs.handshakeAt:
+				// Kafka closes the connection: "Unexpected Kafka request
+				// of type SASL_HANDSHAKE during SASL authentication".
+				// After authenticating, a handshake starts re-authentication
+				// (KIP-368).
+				sasl("a second SaslHandshake before SaslAuthenticate completed the first's", "SaslAuthenticate after a SaslHandshake", "SaslHandshake again")
 			}
 			cs.sasl = true
-			cs.handshakeV = ver
+			cs.handshakeV, cs.handshakeAt = ver, max(reqPos(x), 1)
 		case schema.KeySaslAuthenticate:
 			if !cs.saslMech {
 				sasl("SaslAuthenticate before a successful SaslHandshake", "SaslHandshake first", "SaslAuthenticate")

@@ -625,3 +625,31 @@ func TestRepeatedTagSaysSo(t *testing.T) {
 	require.Len(t, tags, 1, findingLines(fs))
 	require.Contains(t, tags[0], "tag 0 is repeated (tags must ascend)")
 }
+
+// TestSecondHandshakeBeforeAuthenticating: a SaslHandshake sent again
+// before SaslAuthenticate completed the first's closes the connection
+// (SaslServerAuthenticator: "Unexpected Kafka request of type
+// SASL_HANDSHAKE during SASL authentication"), and kwire said nothing.
+// After authenticating, a handshake starts re-authentication (KIP-368).
+func TestSecondHandshakeBeforeAuthenticating(t *testing.T) {
+	hs := func(corr int32) []byte { return req(&kmsg.SASLHandshakeRequest{Mechanism: "PLAIN"}, 1, corr) }
+	hsOK := func(corr int32) []byte {
+		return rsp(&kmsg.SASLHandshakeResponse{SupportedMechanisms: []string{"PLAIN"}}, 1, corr)
+	}
+	auth := func(corr int32) []byte {
+		return req(&kmsg.SASLAuthenticateRequest{SASLAuthBytes: []byte("\x00user\x00pass")}, 1, corr)
+	}
+	authOK := func(corr int32) []byte { return rsp(&kmsg.SASLAuthenticateResponse{}, 1, corr) }
+
+	fs := Check(FromFrames(fr(hs(1), hsOK(1), hs(2), hsOK(2), auth(3), authOK(3))))
+	require.Equal(t, []string{"conn.sasl"}, ruleIDs(fs), findingLines(fs))
+	for _, f := range fs {
+		if !f.Skipped {
+			require.Equal(t, int32(2), f.Where.Correlation, findingLines(fs))
+			require.Contains(t, f.String(), "a second SaslHandshake before SaslAuthenticate completed the first's")
+		}
+	}
+
+	fs = Check(FromFrames(fr(hs(1), hsOK(1), auth(2), authOK(2), hs(3), hsOK(3), auth(4), authOK(4))))
+	require.Empty(t, ruleIDs(fs), findingLines(fs))
+}
