@@ -653,3 +653,22 @@ func TestSecondHandshakeBeforeAuthenticating(t *testing.T) {
 	fs = Check(FromFrames(fr(hs(1), hsOK(1), auth(2), authOK(2), hs(3), hsOK(3), auth(4), authOK(4))))
 	require.Empty(t, ruleIDs(fs), findingLines(fs))
 }
+
+// TestProducedBaseOffsetIsZero: the broker refuses a client's append whose
+// first batch has a baseOffset other than 0 (UnifiedLog
+// .analyzeAndValidateRecords: "should be 0"); kwire said nothing.
+func TestProducedBaseOffsetIsZero(t *testing.T) {
+	b := plain()
+	b.base = 42
+	fs := Check(FromFrames(fr(produce(9, 1, nil, b.bytes()), produceOK(9, 1, 0))))
+	require.Equal(t, []string{"records.last-offset-delta"}, ruleIDs(fs), findingLines(fs))
+	for _, f := range fs {
+		if !f.Skipped {
+			require.Equal(t, "body.topicData[0].partitionData[0].records[0].baseOffset", f.Where.Path)
+			require.Contains(t, f.String(), "expected 0, found 42")
+		}
+	}
+	b.base = 0
+	fs = Check(FromFrames(fr(produce(9, 1, nil, b.bytes()), produceOK(9, 1, 0))))
+	require.Empty(t, ruleIDs(fs), findingLines(fs))
+}

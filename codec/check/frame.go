@@ -461,6 +461,11 @@ func (a *analysis) producedBatch(ff *frameFacts, p *partFacts, b *batchFacts) {
 	if b.control() {
 		a.add(RecordsControl, a.batchAt(Request, b, batchAttributes, "attributes"), "a client produced a control batch (only brokers write them)", "control bit 0", "1")
 	}
+	if b.BaseOffset != 0 && b == &p.Batches[0] {
+		// UnifiedLog.analyzeAndValidateRecords judges the first batch of
+		// a client's append: "should be 0".
+		a.add(RecordsOffsetDelta, a.batchAt(Request, b, 0, "baseOffset"), "a produced batch's baseOffset is 0 (the broker assigns the offsets)", "0", i64(b.BaseOffset))
+	}
 	switch {
 	case b.RecordCount <= 0:
 		a.add(RecordsOffsetDelta, a.batchAt(Request, b, batchRecordCount, "recordCount"), "a produced batch holds at least one record", "a recordCount of 1 or more", itoa(int(b.RecordCount)))

@@ -114,7 +114,7 @@ var (
 	RecordsCount = &Rule{"records.count", LevelRecords, Error,
 		"A batch holds the number of records its recordCount says."}
 	RecordsOffsetDelta = &Rule{"records.last-offset-delta", LevelRecords, Error,
-		"A produced batch's lastOffsetDelta is its recordCount less one, and its records' offsetDeltas count 0, 1, 2..."}
+		"A produced batch's baseOffset is 0, its lastOffsetDelta is its recordCount less one, and its records' offsetDeltas count 0, 1, 2..."}
 	RecordsMaxTimestamp = &Rule{"records.max-timestamp", LevelRecords, Warning,
 		"A batch's maxTimestamp is the largest of its records' timestamps."}
 	RecordsFirstTimestamp = &Rule{"records.first-timestamp", LevelRecords, Warning,
