@@ -326,6 +326,20 @@ func ReadMetaProperties(r io.Reader) (props []Property, problems []string, err e
 			problems = append(problems, "version "+v+" needs "+k)
 		}
 	}
+	// What Kafka's MetaProperties parses: the ids as an int, the
+	// directory id as a Uuid (22 characters of URL-safe base64).
+	for _, k := range []string{"broker.id", "node.id"} {
+		if id, ok := get(k); ok {
+			if _, err := strconv.ParseInt(id, 10, 32); err != nil {
+				problems = append(problems, k+" "+strconv.Quote(id)+" is not an int, as Kafka reads it")
+			}
+		}
+	}
+	if id, ok := get("directory.id"); ok {
+		if b, err := base64.RawURLEncoding.DecodeString(strings.TrimSuffix(id, "==")); err != nil || len(b) != 16 {
+			problems = append(problems, "directory.id "+strconv.Quote(id)+" is not a Uuid (22 characters of URL-safe base64, 16 bytes), as Kafka reads it")
+		}
+	}
 	return props, problems, nil
 }
 

@@ -85,6 +85,18 @@ func TestPartitionMetadataAndProperties(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []Property{{Key: "version", Value: "1", Line: 1}, {Key: "cluster.id", Value: "c", Line: 3}, {Key: "node.id", Value: "2", Line: 4}}, props)
 	require.Equal(t, []string{`key "node.id" is given again (entry 4, first 2): Kafka uses the last value, "2"`}, problems)
+
+	// The values Kafka parses: an id that is no int, a directory id that
+	// is no Uuid (a broker refuses to start on either); only a missing
+	// cluster.id was said.
+	_, problems, err = ReadMetaProperties(strings.NewReader("version=1\nnode.id=x\ncluster.id=c\ndirectory.id=nope\n"))
+	require.NoError(t, err)
+	require.Equal(t, []string{`node.id "x" is not an int, as Kafka reads it`,
+		`directory.id "nope" is not a Uuid (22 characters of URL-safe base64, 16 bytes), as Kafka reads it`}, problems)
+	_, problems, _ = ReadMetaProperties(strings.NewReader("version=1\nnode.id=2\ncluster.id=c\ndirectory.id=aAsGnYmuQ1qxKbX0GJbZ0Q\n"))
+	require.Empty(t, problems)
+	_, problems, _ = ReadMetaProperties(strings.NewReader("version=0\nbroker.id=99999999999\n"))
+	require.Equal(t, []string{`broker.id "99999999999" is not an int, as Kafka reads it`}, problems)
 }
 
 // A count line that says more entries than the file holds is reported at
