@@ -32,6 +32,11 @@ func EncodeLine(kind string, v map[string]any) ([]byte, error) {
 	case "batch":
 		b, ok := v["batch"].(map[string]any)
 		if !ok {
+			if why, ok := v["skipped"].(string); ok {
+				// --max-batch passed the entry over: its bytes were
+				// never read, so they are not in the line.
+				return nil, errorf("skipped", "the entry was not read ("+why+"), so this line does not carry its bytes: read it again with a larger limit (kwire log --max-batch)")
+			}
 			return nil, errorf("batch", "expected the entry's records JSON")
 		}
 		if in, ok := v["internal"].([]any); ok {

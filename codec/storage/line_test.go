@@ -72,3 +72,22 @@ func TestEncodeLineNamesTheBatch(t *testing.T) {
 	_, err = EncodeLine("batch", line)
 	require.ErrorContains(t, err, "batch.records[0].Headers: unknown field; valid here: attributes,")
 }
+
+// TestEncodeLineOfASkippedEntry: an entry --max-batch passed over has no
+// bytes in its line; encoding it said "expected the entry's records
+// JSON", as if the line were damaged.
+func TestEncodeLineOfASkippedEntry(t *testing.T) {
+	log, err := os.ReadFile(filepath.Join("..", "..", "testdata", "storage", "logdir", "orders-0", "00000000000000000000.log"))
+	require.NoError(t, err)
+	s := NewSegment(bytes.NewReader(log), SegmentOptions{MaxBatch: 20})
+	b, err := s.Next()
+	require.NoError(t, err)
+	require.True(t, b.Skipped)
+	var out bytes.Buffer
+	require.NoError(t, s.WriteJSON(&out, []byte(`{"kind":"batch",`), b))
+	v, err := parseJSON(out.Bytes())
+	require.NoError(t, err)
+	_, err = EncodeLine("batch", v.(map[string]any))
+	require.ErrorContains(t, err, "skipped: the entry was not read (")
+	require.ErrorContains(t, err, "so this line does not carry its bytes: read it again with a larger limit (kwire log --max-batch)")
+}
