@@ -231,3 +231,14 @@ func TestStorageInternalRecordErrorAtItsPosition(t *testing.T) {
 		t.Errorf("%q", ps)
 	}
 }
+
+// A batch whose CRC does not match is one CRC problem, as kwire log counts
+// it: the decoder's warning of the same mismatch was listed beside it.
+func TestStorageBadCRCIsOneProblem(t *testing.T) {
+	b := storagedata.Batch([]storagedata.Record{{Key: []byte("k"), Value: []byte("v")}}, storagedata.BatchOptions{FirstTimestamp: 1700000000000, ProducerID: -1})
+	b[len(b)-1] ^= 1 // the last record byte: the CRC no longer matches
+	ps := problems(openAnswer(t, "00000000000000000000.log", b))
+	if matching(ps, "CRC") != 1 || matching(ps, "does not match its bytes") != 1 {
+		t.Errorf("a bad CRC: %q", ps)
+	}
+}
