@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { session, axe, root } from './helpers-playground.mjs';
 import { bigSegment } from './bigsegment.mjs';
@@ -248,4 +248,27 @@ test('the file inputs show keyboard focus on their labels', { timeout: 120_000 }
   assert.equal(await outline('#file'), 'none', 'focus after a click');
   assert.deepEqual(page.errors, []);
   await page.close();
+});
+
+test('a segment under a name of its own is read as a segment, by its bytes; a frame file stays a frame', { timeout: 180_000 }, async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'kwire-seg-'));
+  try {
+    const seg = join(dir, 'orders-segment.log');
+    await copyFile(join(data, 'logdir/orders-0/00000000000000000000.log'), seg);
+    const page = await open();
+    await page.setInputFiles('#file', [seg]);
+    await page.waitForFunction(() => !document.getElementById('storage').hidden && document.querySelectorAll('#st-record section').length > 0 &&
+      !/^Reading/.test(document.getElementById('status').textContent), null, { timeout: 120_000 });
+    assert.equal((await rows(page)).length, 24, 'the segment holds offsets 0-23');
+    // An ApiVersions request saved as a binary file is still a frame.
+    const frame = join(dir, 'request.bin');
+    await writeFile(frame, Buffer.from('0000001b001200030000000700056b7769726500066b7769726504312e3000', 'hex'));
+    await page.setInputFiles('#file', [frame]);
+    await page.waitForFunction(() => /ApiVersions v3 request/.test(document.getElementById('status').textContent), null, { timeout: 60_000 });
+    assert.ok(await page.$eval('#storage', (e) => e.hidden));
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });

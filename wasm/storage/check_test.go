@@ -242,3 +242,14 @@ func TestStorageBadCRCIsOneProblem(t *testing.T) {
 		t.Errorf("a bad CRC: %q", ps)
 	}
 }
+
+// Two files of one name are two partitions' (a browser drops files by
+// name alone): they were read as one partition's, their records listed
+// together with their offsets twice, and nothing said so.
+func TestStorageTwoFilesOfOneName(t *testing.T) {
+	b := storagedata.Batch([]storagedata.Record{{Key: []byte("k"), Value: []byte("v")}}, storagedata.BatchOptions{FirstTimestamp: 1700000000000, ProducerID: -1})
+	a := openAnswer(t, "00000000000000000000.log", b, "00000000000000000000.log", b)
+	if len(a.Files) != 2 || len(a.Files[0].Problems) != 0 || matching(a.Files[1].Problems, `another file given is named "00000000000000000000.log" too`) != 1 {
+		t.Errorf("two files of one name: %+v", a.Files)
+	}
+}

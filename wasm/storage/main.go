@@ -500,6 +500,15 @@ func (s *session) describe(w *jsontext.Writer, total *int, i int, checks []*inde
 	default:
 		problems = append(problems, "not a file Kafka writes in a log directory (by its name), nor a segment (by its bytes)")
 	}
+	for j := range i {
+		if s.files[j].name == f.name {
+			// Two partitions' files, read as one partition's: their
+			// records were listed together, offsets twice, with no word.
+			problems = append([]string{"another file given is named " + strconv.Quote(f.name) + " too: the files given are read as one partition's, " +
+				"and a partition holds one file of a name (open each partition's files on their own)"}, problems...)
+			break
+		}
+	}
 	w.Key("problems")
 	w.BeginArray()
 	for j, p := range problems {

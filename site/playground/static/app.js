@@ -27,7 +27,7 @@ import { st, PASTE_INLINE } from './state.js';
 import { Panel } from './panel.js';
 import { looksLikeCapture, run, redo, redoSoon, decodeInput } from './decode.js';
 import { drawCapRows, drawCapSummary } from './capture.js';
-import { isStorageName, openStorage, closeStorage } from './storage.js';
+import { isStorageName, looksLikeSegment, openStorage, closeStorage } from './storage.js';
 import { setJSONForm, readLink, drawExamples } from './link.js';
 import { setMode, enterEncode, loadExample, runEncode, jumpToError, typed, replaceJSON, encodeText, undo, newLink } from './encode.js';
 import { editAnyway, saveJSON, drawLines, nextWindow, prevWindow } from './encbox.js';
@@ -186,6 +186,9 @@ async function openFiles(fs) {
     }
   }
   const stored = fs.filter((f) => isStorageName(f.name));
+  // A segment renamed (orders-segment.log) is a segment by its bytes, as
+  // kwire log reads it: it was decoded as a request.
+  if (!stored.length && fs.length === 1 && await looksLikeSegment(fs[0])) stored.push(fs[0]);
   if (!stored.length) {
     closeStorage();
     const gen = await openFile(fs[0]);

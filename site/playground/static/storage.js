@@ -21,6 +21,42 @@ export function isStorageName(name) {
       'cleaner-offset-checkpoint', 'partition.metadata', 'meta.properties', 'quorum-state', 'bootstrap.checkpoint'].includes(name);
 }
 
+// crcTable is the table of the reflected CRC-32 of polynomial poly.
+function crcTable(poly) {
+  const t = new Uint32Array(256);
+  for (let i = 0; i < 256; i++) {
+    let c = i;
+    for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ poly : c >>> 1;
+    t[i] = c >>> 0;
+  }
+  return t;
+}
+let crcTables = null;
+function crc(t, b) {
+  let c = 0xffffffff;
+  for (let i = 0; i < b.length; i++) c = t[(c ^ b[i]) & 0xff] ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+// looksLikeSegment says whether a file not named as Kafka names its files
+// is a segment by its bytes, as kwire log reads one: its first entry's
+// head (a length no entry is shorter than, magic 0 to 2) and, when the
+// entry is at most a MiB, the CRC of its bytes (CRC-32C for magic 2,
+// CRC-32 before), which a frame's bytes do not have.
+export async function looksLikeSegment(f) {
+  const head = new Uint8Array(await f.slice(0, 17).arrayBuffer());
+  if (head.length < 17) return false;
+  const dv = new DataView(head.buffer);
+  const length = dv.getInt32(8), magic = head[16];
+  if (length < 14 || magic > 2) return false;
+  if (length + 12 > f.size) return false; // cut short: no CRC to judge, and no batch either
+  if (length + 12 > 1 << 20) return true;
+  const b = new Uint8Array(await f.slice(0, 12 + length).arrayBuffer());
+  crcTables = crcTables || { c: crcTable(0x82f63b78), ieee: crcTable(0xedb88320) };
+  const v = new DataView(b.buffer);
+  return magic === 2 ? b.length >= 21 && crc(crcTables.c, b.subarray(21)) === v.getUint32(17) : crc(crcTables.ieee, b.subarray(16)) === v.getUint32(12);
+}
+
 export function closeStorage() {
   st.storage = null;
   $('storage').hidden = true;
