@@ -541,9 +541,10 @@ func withAPI(f []byte, key, ver uint16) []byte {
 // header for garbage, resynchronised past it, and kwire check said
 // nothing and exited 0. The stream, followed from the SYN with nothing
 // lost, says where frames begin, and the size prefix is borne out. Bytes
-// there that frame no way (a size past the limit, HTTP) are said not
-// judged. A capture that starts mid-connection knows no boundary: no
-// finding there. Nor after a SaslHandshake v0, after which come raw SASL
+// there that frame no way are said not judged, but for a first size a
+// broker refuses (negative, or past socket.request.max.bytes: HTTP's
+// "GET " too), which closes the connection: frame.size. A capture that
+// starts mid-connection knows no boundary: no finding there. Nor after a SaslHandshake v0, after which come raw SASL
 // tokens, size-prefixed but not frames.
 func TestCheckCaptureUnreadableFrameAtStart(t *testing.T) {
 	md := exampleFrame(t, "Metadata", 12, false, 7)
@@ -564,7 +565,10 @@ func TestCheckCaptureUnreadableFrameAtStart(t *testing.T) {
 		{"key 999 after ApiVersions", true, append(slices.Clip(av), bad(999, 12)), "frame.api error conn 1 correlation 7 request (packet 6) at byte 4 (header.requestApiKey): no such API or version, expected a known API key (0-94), found 999", 1},
 		{"key 999 mid-stream", false, []segment{bad(999, 12)}, "", 0},
 		{"a size past the limit first", true, []segment{{true, 0, append([]byte{0x7f, 0xff, 0xff, 0xff}, md[4:]...)}},
-			"frame.size skipped conn 1 (packet 4): bytes of a connection captured from its start do not read as a frame (implausible frame header 7f ff ff ff 00 03 00 0c 00 00 00 07 at offset 0 of client stream): the capture skipped them to resynchronise, and what they hold is not judged", 0},
+			"frame.size error conn 1 (packet 4): the connection's first frame declares a size a broker refuses (a negative one, or one over socket.request.max.bytes, 100 MiB by default); it closes the connection, expected a size from 8 to 104857599, found 2147483647", 1},
+		{"a negative size first", true, []segment{{true, 0, append([]byte{0xff, 0xff, 0xff, 0xfe}, md[4:]...)}},
+			"frame.size error conn 1 (packet 4): the connection's first frame declares a size a broker refuses (a negative one, or one over socket.request.max.bytes, 100 MiB by default); it closes the connection, expected a size from 8 to 104857599, found -2", 1},
+		{"a size past the limit mid-stream", false, []segment{{true, 0, append([]byte{0x7f, 0xff, 0xff, 0xff}, md[4:]...)}}, "", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			file := connPcap(t, tc.syn, nil, tc.segs...)

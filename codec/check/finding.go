@@ -1,6 +1,8 @@
 package check
 
 import (
+	"strconv"
+
 	"github.com/kwire/kwire/codec/jsontext"
 )
 
@@ -199,6 +201,16 @@ func (f *Finding) AppendJSON(b []byte) []byte {
 		b = jsontext.AppendString(b, []byte(f.Found))
 	}
 	return append(b, '}')
+}
+
+// RefusedSize is what check says of a client's first frame, in packet of
+// connection conn captured from its start, whose size prefix (size) a
+// broker refuses: a negative one, or one over socket.request.max.bytes
+// (NetworkReceive: "Invalid receive"). The broker closes the connection.
+func RefusedSize(conn, packet int, size int64) Finding {
+	return Finding{Rule: FrameSize, Severity: FrameSize.Severity, Where: Where{Conn: conn, Packet: packet},
+		What:     "the connection's first frame declares a size a broker refuses (a negative one, or one over socket.request.max.bytes, 100 MiB by default); it closes the connection",
+		Expected: "a size from 8 to 104857599", Found: strconv.FormatInt(size, 10)}
 }
 
 // Unframed is what check says of bytes a capture holds whole, from their

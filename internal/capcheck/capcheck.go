@@ -98,7 +98,10 @@ func (v *Conv) End(ck *check.Checker, res *capture.Result) []check.Finding {
 		fs = append(fs, v.damagedFinding())
 	}
 	for _, n := range res.Notes {
-		if n.Unframed {
+		switch {
+		case n.Refused:
+			fs = append(fs, check.RefusedSize(n.Conn.ID, n.Packet, n.Size))
+		case n.Unframed:
 			fs = append(fs, check.Unframed(n.Conn.ID, n.Packet, n.Message))
 		}
 	}

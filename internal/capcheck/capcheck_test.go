@@ -96,6 +96,7 @@ func TestEndOrder(t *testing.T) {
 		{Packet: 6, Conn: c2, Message: "implausible frame header 7f ff ff ff", Unframed: true},
 		{Packet: 7, Conn: c1, Message: "an ordinary note"},
 		{Packet: 8, Conn: c1, Message: "implausible frame header 00 00 00 00", Unframed: true},
+		{Packet: 9, Conn: c1, Message: "implausible frame header ff ff ff ff", Unframed: true, Refused: true, Size: -1},
 	}}
 	end := v.End(check.NewChecker(), res)
 	var got []string
@@ -106,6 +107,7 @@ func TestEndOrder(t *testing.T) {
 		"frame.decode skipped conn 1 correlation 5 request (packet 4): 2 frames the capture holds only in part (bytes lost, or cut by the snap length, inside them) are not judged, the first here",
 		"frame.size skipped conn 2 (packet 6): bytes of a connection captured from its start do not read as a frame (implausible frame header 7f ff ff ff): the capture skipped them to resynchronise, and what they hold is not judged",
 		"frame.size skipped conn 1 (packet 8): bytes of a connection captured from its start do not read as a frame (implausible frame header 00 00 00 00): the capture skipped them to resynchronise, and what they hold is not judged",
+		"frame.size error conn 1 (packet 9): the connection's first frame declares a size a broker refuses (a negative one, or one over socket.request.max.bytes, 100 MiB by default); it closes the connection, expected a size from 8 to 104857599, found -1",
 	}, got)
 	assert.True(t, v.conn(c1).Closed)
 	assert.False(t, v.conn(c2).Closed)

@@ -274,6 +274,12 @@ type Note struct {
 	// (the reader skipped them to resynchronise): the capture holds them,
 	// and no frame in them is judged.
 	Unframed bool
+	// Refused marks an unframed note at the very start of a client's
+	// stream whose size prefix, Size, a broker refuses (negative, or
+	// MaxFrame or more: Kafka's socket.request.max.bytes is 100 MiB by
+	// default): it closes the connection.
+	Refused bool
+	Size    int64
 }
 
 func (n Note) String() string {

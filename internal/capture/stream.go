@@ -1036,8 +1036,13 @@ func (h *half) scan(buf []byte) int {
 				if h.clean && len(h.e.res.Notes) > n {
 					// The capture holds these bytes whole, from the
 					// connection's start, and cannot read them as frames:
-					// kwire check says they are not judged.
-					h.e.res.Notes[n].Unframed = true
+					// kwire check says they are not judged, or, for the
+					// client's first size, that a broker refuses it.
+					note := &h.e.res.Notes[n]
+					note.Unframed = true
+					if size := int64(int32(binary.BigEndian.Uint32(rest))); h.role() == roleClient && h.bufOff+int64(p) == 0 && (size < 0 || size >= int64(h.e.opts.MaxFrame)) {
+						note.Refused, note.Size = true, size
+					}
 				}
 				h.synced, h.clean = false, false
 				p++

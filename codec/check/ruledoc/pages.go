@@ -20,8 +20,9 @@ const (
 
 var pages = []Page{
 	{ID: "frame.size",
-		Requires: "A frame is a 4-byte big-endian size and exactly that many bytes: the header and the body, nothing after the body's last field and nothing missing from it. A peer reads the size, then hands exactly those bytes to the message's reader; bytes left over, or a body that needs more, mean the two sides disagree on the layout.",
+		Requires: "A frame is a 4-byte big-endian size and exactly that many bytes: the header and the body, nothing after the body's last field and nothing missing from it. A peer reads the size, then hands exactly those bytes to the message's reader; bytes left over, or a body that needs more, mean the two sides disagree on the layout. A size is never negative nor over the broker's socket.request.max.bytes (100 MiB by default): a connection captured from its start whose client's first size is so is refused, whatever its bytes (HTTP's \"GET \" reads as 1,195,725,856).",
 		Kafka: []Source{{srcRequestContext, "parseRequest reads the body from the frame's buffer with the version's schema; a reader that runs out of bytes throws and the broker closes the connection"},
+			{"clients/src/main/java/org/apache/kafka/common/network/NetworkReceive.java", "readFrom: \"Invalid receive (size = ...)\" for a negative size or one over the maximum, and the connection closes"},
 			{"KIP-482", "the flexible versions add tagged fields at the end of each structure, so a writer that forgets them leaves the frame short of its body"}},
 		Allowed: "None: real clients size their frames exactly.",
 		Fault:   "an ApiVersions v3 request with two zero bytes after its body, the size prefix counting them"},
