@@ -15,6 +15,7 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/jsontext"
+	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/storage"
 	"github.com/kwire/kwire/codec/tree"
 	"github.com/kwire/kwire/internal/render"
@@ -960,6 +961,20 @@ func (c *logCmd) batchTree(seg *storage.Segment, file string, b *storage.Batch) 
 	w.WriteString(paint(ansiBold, kind) + " " + paint(ansiDim, "magic "+strconv.Itoa(int(b.Magic))) +
 		" offsets " + strconv.FormatInt(b.BaseOffset, 10) + "-" + strconv.FormatInt(b.LastOffset, 10) +
 		" at " + strconv.FormatInt(b.Position, 10) + " (" + strconv.FormatInt(b.Size(), 10) + " bytes)")
+	// What the header says of the batch as a whole, as the ndjson's
+	// attributes and producer fields say it.
+	if b.Compression > 0 {
+		w.WriteString(" " + compressionName(b.Compression))
+	}
+	if b.Transactional {
+		w.WriteString(" transactional")
+	}
+	if b.Control {
+		w.WriteString(" control")
+	}
+	if b.ProducerID >= 0 {
+		w.WriteString(" producer " + strconv.FormatInt(b.ProducerID, 10))
+	}
 	if !b.CRCValid {
 		w.WriteString(" " + paint(ansiRed, "CRC mismatch"))
 	}
@@ -1049,17 +1064,34 @@ func (c *logCmd) recordTree(res *storage.Entry, b *storage.Batch, ri storage.Rec
 }
 
 // nodeTree draws n and its subtree, offsets in buffer 0 made positions.
+// compressionName is the name Kafka's CompressionType enum gives codec c
+// ("gzip"), or its number.
+func compressionName(c int) string {
+	for _, e := range schema.Enums() {
+		if e.Name == "CompressionType" {
+			if n := e.ValueName(int64(c)); n != "" {
+				return n
+			}
+		}
+	}
+	return "codec " + strconv.Itoa(c)
+}
+
 func (c *logCmd) nodeTree(n *tree.Node, depth int, pos int64, paint func(string, string) string) {
-	name := n.Name
+	name, typ := n.Name, n.Type
 	if n.Field != nil {
 		name = n.Field.JSON
 	}
 	if n.Role == tree.RoleElement {
 		name = "[" + strconv.Itoa(n.Index) + "]"
 	}
+	if strings.HasPrefix(typ, name+" ") {
+		// A message named by its type ("OffsetCommitKey v0"): once.
+		name, typ = typ, ""
+	}
 	line := strings.Repeat("  ", depth) + paint(ansiBold, name)
-	if n.Type != "" {
-		line += " " + paint(ansiDim, n.Type)
+	if typ != "" {
+		line += " " + paint(ansiDim, typ)
 	}
 	if len(n.Children) == 0 || n.Kind == 0 {
 		if v := render.ShortValue(n, -1); v != "" {

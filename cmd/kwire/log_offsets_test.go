@@ -275,6 +275,20 @@ func TestLogTreeShowsPayloadsControlRecordsAndHeaders(t *testing.T) {
 	require.Contains(t, out, `key = "trace-id" value = "abc123"`)
 	require.Contains(t, out, "= COMMIT (")
 	require.Contains(t, out, "coordinatorEpoch int32 = 3")
+	// The batch line says what its header says of the batch as a whole,
+	// as the ndjson's attributes do: it said only its offsets and size.
+	require.Contains(t, out, "batch magic 2 offsets 0-0 at 0 ("+strconv.Itoa(len(data))+" bytes) transactional producer 7\n")
+	require.Contains(t, out, "batch magic 2 offsets 1-1 at "+strconv.Itoa(len(data))+" ("+strconv.Itoa(len(commit))+" bytes) transactional control producer 7\n")
+}
+
+// TestLogTreeNamesAnInternalMessageOnce: an internal topic's key or value
+// message was drawn "OffsetCommitKey OffsetCommitKey v0", its name and
+// then its type, which begins with it.
+func TestLogTreeNamesAnInternalMessageOnce(t *testing.T) {
+	out, errOut, code := runCLI(t, []string{"log", "--format", "tree", "--color", "never", "logdir/__consumer_offsets-7/00000000000000000000.log"}, nil)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "      OffsetCommitKey v0 [")
+	require.NotContains(t, out, "OffsetCommitKey OffsetCommitKey")
 }
 
 // TestLogZeroFilledTailIsNoProblem: zeros to the end of a segment (space
