@@ -462,6 +462,7 @@ func (d *Decoder) unframed(w *walker, c *compiled) {
 		w.warnAt(w.in.Start, "the schema for topic "+strconv.Quote(w.in.Topic)+": "+c.err, false)
 		return
 	}
+	w.byTopic = true
 	d.decodeWith(w, c, w.in.Start)
 }
 

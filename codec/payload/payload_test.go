@@ -439,3 +439,23 @@ func TestLimitInNestedArraySaysWhere(t *testing.T) {
 		t.Fatalf("want the limit at byte 15, past the inner count: %v", r.warnings)
 	}
 }
+
+// TestTopicSchemaNewerThanTheData: data written with a topic's schema v1
+// and read with the file of v2, which adds a field, ran out of bytes with
+// only "the payload ends inside a varint"; read through the topic's
+// schema file (the writer's schema unknown), the warning says what may be
+// the cause.
+func TestTopicSchemaNewerThanTheData(t *testing.T) {
+	v2 := `{"type":"record","name":"U","fields":[{"name":"id","type":"int"},{"name":"email","type":["null","string"],"default":null}]}`
+	src := mapSource{subs: map[string]*Schema{"users-value": {Text: v2}}}
+	r := decodeBoth(t, NewDecoder(src, Config{}), []byte{0x54}, false, "users", bigBudget()) // id 42, v1's only field
+	if len(r.warnings) != 1 || !strings.Contains(r.warnings[0].Message, "the payload ends inside a varint (the topic's schema file reads on past the data: a newer schema than the one the data was written with?)") {
+		t.Fatalf("%s %v", r.json, r.warnings)
+	}
+	// Framed, the schema named is the writer's: no such guess.
+	src.ids = map[int]*Schema{3: {Text: v2}}
+	r = decodeBoth(t, NewDecoder(src, Config{}), framed(3, []byte{0x54}), false, "t", bigBudget())
+	if len(r.warnings) != 1 || strings.Contains(r.warnings[0].Message, "newer schema") {
+		t.Fatalf("%s %v", r.json, r.warnings)
+	}
+}

@@ -2,6 +2,7 @@ package payload
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/kwire/kwire/codec/internal/budget"
 	"github.com/kwire/kwire/codec/internal/slab"
@@ -27,6 +28,10 @@ type walker struct {
 	mismatched []string
 	stopped    bool // a failure or a limit ended the walk
 	stopAt     int  // where
+	// byTopic is set when the data is read through the topic's schema
+	// file, not the schema its framing names: the writer's schema is not
+	// known then, and a reader's that adds fields runs past the data.
+	byTopic bool
 }
 
 type pathSeg struct {
@@ -143,6 +148,9 @@ func (w *walker) fail(off int, msg string) {
 		return
 	}
 	w.stopped, w.stopAt = true, off
+	if w.byTopic && strings.Contains(msg, "the payload ends inside") {
+		msg += " (the topic's schema file reads on past the data: a newer schema than the one the data was written with?)"
+	}
 	w.warnAt(off, msg, false)
 }
 
