@@ -76,6 +76,16 @@ type jsonScan struct {
 
 func (s *jsonScan) ws() { s.p = skipSpace(s.b, s.p) }
 
+// endOr is why, or that the text ends inside an object when it does
+// (cut short, rather than malformed: {"n":1, said "expected a member
+// name").
+func (s *jsonScan) endOr(why string) string {
+	if s.p >= len(s.b) {
+		return "the text ends inside an object or array"
+	}
+	return why
+}
+
 func (s *jsonScan) bad(why string) bool {
 	s.why = why
 	return false
@@ -119,7 +129,7 @@ func (s *jsonScan) value(depth int) bool {
 				if !s.at('"') {
 					s.ws()
 					if !s.at('"') {
-						return s.bad("expected a member name")
+						return s.bad(s.endOr("expected a member name"))
 					}
 				}
 				if !s.str() {
@@ -128,7 +138,7 @@ func (s *jsonScan) value(depth int) bool {
 				if !s.at(':') {
 					s.ws()
 					if !s.at(':') {
-						return s.bad("expected ':'")
+						return s.bad(s.endOr("expected ':'"))
 					}
 				}
 				if s.emit {

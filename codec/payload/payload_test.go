@@ -116,6 +116,10 @@ func TestBadPayloads(t *testing.T) {
 		{"protobuf bad index", framed(3, []byte{2, 10, 8, 1}), 5, "name no message"},
 		{"protobuf cut", framed(3, []byte{0, 0x12, 5, 'a'}), 7, "length 5 does not fit"},
 		{"jsonschema not json", framed(4, []byte(`{"id":`)), 11, "the data is not JSON"},
+		// Cut short after a comma or a key, it says so: "expected a
+		// member name" read as malformed.
+		{"jsonschema cut after a comma", framed(4, []byte(`{"n":1,`)), 12, "the data is not JSON: the text ends inside an object or array"},
+		{"jsonschema cut after a key", framed(4, []byte(`{"n"`)), 9, "the data is not JSON: the text ends inside an object or array"},
 		{"jsonschema invalid", framed(4, []byte(`{"x":1}`)), 5, "does not match the schema"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
