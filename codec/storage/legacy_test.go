@@ -69,3 +69,43 @@ func TestLegacyWrapperHasItsMessagesCountAndFirstOffset(t *testing.T) {
 		require.Equal(t, want.records, bs[i].Records, "entry %d", i)
 	}
 }
+
+// A magic 1 wrapper stamped with its log-append time (attributes bit 3)
+// gives its messages its own timestamp, as Kafka's LegacyRecordBatch
+// reads them: the JSON showed only each message's stored timestamp and
+// CreateTime. Their "logAppendTime" says the time in effect, and the JSON
+// still encodes back to the same bytes.
+func TestLegacyWrapperLogAppendTime(t *testing.T) {
+	const wrapTS = 1700000099999
+	var inner [][]byte
+	for i := 0; i < 2; i++ {
+		inner = append(inner, legacyMessage(1, int64(i), 0, 1700000000020+int64(i), []byte("k"), []byte("v")))
+	}
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write(bytes.Join(inner, nil))
+	zw.Close()
+	log := legacyMessage(1, 8, 1|8, wrapTS, nil, z.Bytes()) // gzip, LogAppendTime
+
+	s := NewSegment(bytes.NewReader(log), SegmentOptions{})
+	b, err := s.Next()
+	require.NoError(t, err)
+	require.EqualValues(t, wrapTS, b.FirstTimestamp)
+	var out bytes.Buffer
+	require.NoError(t, s.WriteJSON(&out, nil, b))
+	require.Contains(t, out.String(), `"timestamp":1700000000020,"logAppendTime":1700000099999,`)
+	require.Contains(t, out.String(), `"timestamp":1700000000021,"logAppendTime":1700000099999,`)
+	v, err := parseJSON(out.Bytes())
+	require.NoError(t, err)
+	again, err := encodeBatches(nil, v.(map[string]any)["batch"])
+	require.NoError(t, err)
+	require.Equal(t, log, again)
+
+	// CreateTime wrappers add nothing.
+	out.Reset()
+	s = NewSegment(bytes.NewReader(gzipWrapper(1, 8, wrapTS, inner...)), SegmentOptions{})
+	b, err = s.Next()
+	require.NoError(t, err)
+	require.NoError(t, s.WriteJSON(&out, nil, b))
+	require.NotContains(t, out.String(), "logAppendTime")
+}

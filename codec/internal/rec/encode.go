@@ -30,14 +30,16 @@ func eerr(path, msg string) error { return &EncodeError{Path: path, Msg: msg} }
 // integers are accepted for numbers, []byte for keys and values,
 // []map[string]any for arrays of entries) back into record batch or
 // message set bytes appended to dst. Lengths, counts and CRCs are
-// computed; "crc", "offset", "timestamp" and "absoluteOffset" are
+// computed; "crc", "offset", "timestamp", "absoluteOffset" and
+// "logAppendTime" are
 // informational, as are the members a payload reader adds to a key or
 // value beside its bytes; a member the decoder never writes is refused
 // ("unknown field; valid here: ...").
 //
 // No edit is dropped. An entry with "_raw" (one that decoded with
 // warnings) is written verbatim from it only when those bytes, decoded,
-// show exactly the entry given ("absoluteOffset" aside); otherwise the
+// show exactly the entry given ("absoluteOffset" and "logAppendTime"
+// aside); otherwise the
 // entry is encoded from its fields. Likewise a compressed
 // batch or wrapper reuses its "_compressed" bytes only when they inflate to
 // the content encoded from the JSON, so an unchanged batch comes back byte
@@ -193,13 +195,13 @@ var (
 		"_compressed", "_sizeInBytes", "_uncompressedBytes", "_compressionRatio", "_raw"}}
 	messageKeys = [2]*fieldSet{
 		{names: []string{"offset", "absoluteOffset", "magic", "crc", "attributes", "key", "value", "messages", "_compressed", "_raw"}, at: "at magic 0"},
-		{names: []string{"offset", "absoluteOffset", "magic", "crc", "attributes", "timestamp", "key", "value", "messages", "_compressed", "_raw"}, at: "at magic 1"},
+		{names: []string{"offset", "absoluteOffset", "magic", "crc", "attributes", "timestamp", "logAppendTime", "key", "value", "messages", "_compressed", "_raw"}, at: "at magic 1"},
 	}
 	// entryKeys are a batch's and a message's: for an entry that names
 	// no magic.
 	entryKeys = &fieldSet{names: []string{"baseOffset", "partitionLeaderEpoch", "magic", "crc", "attributes", "lastOffsetDelta",
 		"baseTimestamp", "maxTimestamp", "producerId", "producerEpoch", "baseSequence", "records",
-		"offset", "absoluteOffset", "timestamp", "key", "value", "messages",
+		"offset", "absoluteOffset", "timestamp", "logAppendTime", "key", "value", "messages",
 		"_compressed", "_sizeInBytes", "_uncompressedBytes", "_compressionRatio", "_raw"}, at: "a batch's and a legacy message's"}
 	truncatedKeys = &fieldSet{names: []string{"_truncated"}, at: "an entry cut short"}
 	recordKeys    = &fieldSet{names: []string{"attributes", "timestampDelta", "offsetDelta", "offset", "timestamp", "key", "value", "headers", "control"}}
@@ -1217,8 +1219,8 @@ func listAt(v any, i int) any {
 
 // unchanged reports whether raw, the bytes an entry was decoded from, shows
 // exactly the entry obj when decoded again: only then may Encode write raw
-// instead of encoding obj. "absoluteOffset" (which depends on the enclosing
-// wrapper) is left out of the comparison; a KRaft control record's data is
+// instead of encoding obj. "absoluteOffset" and "logAppendTime" (which
+// depend on the enclosing wrapper) are left out of the comparison; a KRaft control record's data is
 // decoded as the codec writes it (datamsg, which package codec sets).
 //
 // Decompression is bounded by the size of obj itself: content that is
@@ -1274,7 +1276,7 @@ func sameValue(want, got any, bytesKeys *fieldSet) bool {
 		}
 		n := 0
 		for k, gv := range g {
-			if k == "absoluteOffset" {
+			if k == "absoluteOffset" || k == "logAppendTime" {
 				continue
 			}
 			keys := bytesKeys
@@ -1294,7 +1296,7 @@ func sameValue(want, got any, bytesKeys *fieldSet) bool {
 			n++
 		}
 		for k := range w {
-			if k != "absoluteOffset" {
+			if k != "absoluteOffset" && k != "logAppendTime" {
 				n--
 			}
 		}

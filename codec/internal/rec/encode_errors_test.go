@@ -192,7 +192,7 @@ func TestUnknownFieldsRefused(t *testing.T) {
 		path, want string
 	}{
 		{1, func(v []any) { msg(v)["timestmap"] = 5 }, "[0].timestmap",
-			"offset, absoluteOffset, magic, crc, attributes, timestamp, key, value, messages, _compressed, _raw (at magic 1)"},
+			"offset, absoluteOffset, magic, crc, attributes, timestamp, logAppendTime, key, value, messages, _compressed, _raw (at magic 1)"},
 		{0, func(v []any) { msg(v)["timestamp"] = 5 }, "[0].timestamp",
 			"offset, absoluteOffset, magic, crc, attributes, key, value, messages, _compressed, _raw (at magic 0)"},
 		{1, func(v []any) { msg(v)["attributes"].(map[string]any)["transactional"] = false }, "[0].attributes.transactional",

@@ -77,3 +77,16 @@ func legacyWrapper(t *testing.T, codec, n int) []byte {
 	binary.BigEndian.PutUint32(m[12:], crc32.ChecksumIEEE(m[16:]))
 	return wrapMessages(t, 1, codec, 0, 1700000000005, m)
 }
+
+// TestLogAppendTimeWrapperBothWays: a magic 1 wrapper stamped with its
+// log-append time gives its messages its timestamp ("logAppendTime"
+// beside each one's stored "timestamp"), the same through the tree's JSON
+// and the stream's.
+func TestLogAppendTimeWrapperBothWays(t *testing.T) {
+	w := legacyWrapper(t, CodecGzip, 10)
+	w[17] |= 8 // attributes: LogAppendTime
+	binary.BigEndian.PutUint64(w[18:], 1700000099999)
+	binary.BigEndian.PutUint32(w[12:], crc32.ChecksumIEEE(w[16:]))
+	js := bothWays(t, w, Options{})
+	require.Contains(t, string(js), `"timestamp":1700000000005,"logAppendTime":1700000099999,`)
+}

@@ -46,7 +46,7 @@ type sink interface {
 	// message opens a legacy message; its inner message set (for a
 	// wrapper) follows, then endEntry. Its node's children are
 	// msgFields (timestamp for magic 1 only), then key and value.
-	message(b []byte, bi int, m *msgParse, shift int64) *tree.Node
+	message(b []byte, bi int, m *msgParse, shift, ts int64) *tree.Node
 	// endEntry closes the batch (ctx set) or message whose bytes are
 	// entry, compressed the bytes it decompressed (nil: none), warned
 	// when the reader said a warning inside it.
@@ -658,7 +658,7 @@ func (d *decoder) message(b []byte, bi, off, end, depth int, w *msgParse, shift 
 			m.hook.val = &m.val
 		}
 	}
-	u := d.s.message(b, bi, m, shift)
+	u := d.s.message(b, bi, m, shift, info.Timestamp)
 	info.Node = u
 	d.res.Records = append(d.res.Records, info)
 	warned := d.warned

@@ -272,7 +272,9 @@ func Decode(s *slab.Slab, payload []byte, opts Options) (*Result, error) {
 //	  "timestampType" (magic 1)},"timestamp" (magic 1),"key","value"} where a
 //	  compressed wrapper has "messages":[...] and "_compressed" instead of
 //	  "value"; inner messages whose absolute offset differs from the stored
-//	  one add "absoluteOffset"; "_raw" as for batches.
+//	  one add "absoluteOffset", and those of a wrapper stamped with its
+//	  log-append time add it, "logAppendTime" (their timestamp as Kafka
+//	  reads it); "_raw" as for batches.
 //	A final entry cut short: {"_truncated":"<base64>"}; undecodable bytes
 //	  after a framing error: {"_raw":"<base64>"}.
 //
@@ -280,8 +282,8 @@ func Decode(s *slab.Slab, payload []byte, opts Options) (*Result, error) {
 // are valid UTF-8 of printable characters (and tab, CR, LF), else
 // {"base64":"..."}. Header keys are a plain string when valid UTF-8, else
 // {"base64":"..."}, or null. "crc", "offset", "timestamp",
-// "absoluteOffset" and "control" are informational: Encode recomputes or
-// ignores them.
+// "absoluteOffset", "logAppendTime" and "control" are informational:
+// Encode recomputes or ignores them.
 func WriteJSON(out *[]byte, payload []byte, opts Options, flush func()) (int, error) {
 	bufIdx, start, end, base := opts.span(payload)
 	// With a Scratch, a call allocates nothing of its own: the decoder,

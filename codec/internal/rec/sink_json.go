@@ -276,7 +276,7 @@ func appendVarBytes(dst []byte, f *varField) []byte {
 	return jsontext.AppendTextOrBase64(dst, f.raw)
 }
 
-func (j *jsonSink) message(b []byte, bi int, m *msgParse, shift int64) *tree.Node {
+func (j *jsonSink) message(b []byte, bi int, m *msgParse, shift, ts int64) *tree.Node {
 	j.item()
 	j.field('{', "offset", schema.Int64, m.offset)
 	if shift != 0 {
@@ -288,6 +288,9 @@ func (j *jsonSink) message(b []byte, bi int, m *msgParse, shift int64) *tree.Nod
 	*j.out = appendAttrs(*j.out, m.attrs, int(m.magic))
 	if m.magic == 1 {
 		j.field(',', "timestamp", schema.Int64, m.ts)
+		if ts != m.ts {
+			j.field(',', "logAppendTime", schema.Int64, ts)
+		}
 	}
 	if m.stage >= 1 {
 		j.w(`,"key":`)

@@ -277,7 +277,7 @@ func (t *treeSink) control(b []byte, bi int, n *tree.Node, fields []hdrField) {
 	n.Children = kids
 }
 
-func (t *treeSink) message(b []byte, bi int, m *msgParse, shift int64) *tree.Node {
+func (t *treeSink) message(b []byte, bi int, m *msgParse, shift, _ int64) *tree.Node {
 	n := t.leaf("message", schema.Struct, "Message", bi, m.off, m.end)
 	n.Raw = b[m.off:m.end:m.end]
 	n.Int = m.offset + shift

@@ -45,7 +45,9 @@ type TreePart func(dst []byte, n *tree.Node) []byte
 //	  "timestampType" (magic 1)},"timestamp" (magic 1),"key","value"} where a
 //	  compressed wrapper has "messages":[...] and "_compressed" instead of
 //	  "value"; inner messages whose absolute offset differs from the stored
-//	  one add "absoluteOffset"; "_raw" as for batches.
+//	  one add "absoluteOffset", and those of a wrapper stamped with its
+//	  log-append time add it, "logAppendTime" (their timestamp as Kafka
+//	  reads it); "_raw" as for batches.
 //	A final entry cut short: {"_truncated":"<base64>"}; undecodable bytes
 //	  after a framing error: {"_raw":"<base64>"}.
 //
@@ -53,8 +55,8 @@ type TreePart func(dst []byte, n *tree.Node) []byte
 // are valid UTF-8 of printable characters (and tab, CR, LF), else
 // {"base64":"..."}. Header keys are a plain string when valid UTF-8, else
 // {"base64":"..."}, or null. "crc", "offset", "timestamp",
-// "absoluteOffset" and "control" are informational: Encode recomputes or
-// ignores them.
+// "absoluteOffset", "logAppendTime" and "control" are informational:
+// Encode recomputes or ignores them.
 func AppendTreeJSON(dst []byte, nodes []*tree.Node, info TreeInfo, raw []byte, mode JSONMode, part TreePart, data DataJSONFunc) []byte {
 	switch mode {
 	case Size:
@@ -304,7 +306,7 @@ func (j *treeWriter) record(dst []byte, r *tree.Node, control bool) []byte {
 }
 
 func (j *treeWriter) message(dst []byte, m *tree.Node) []byte {
-	off, _, ok := j.info(m)
+	off, ts, ok := j.info(m)
 	dst = append(dst, '{')
 	dst = intField(dst, m, "offset", true)
 	if o := child(m, "offset"); o != nil && o.Int != off && ok {
@@ -325,6 +327,10 @@ func (j *treeWriter) message(dst []byte, m *tree.Node) []byte {
 	dst = appendAttrs(dst, attrs, magic)
 	if magic == 1 {
 		dst = intField(dst, m, "timestamp", false)
+		if t := child(m, "timestamp"); t != nil && ok && t.Int != ts {
+			dst = key(dst, false, "logAppendTime")
+			dst = strconv.AppendInt(dst, ts, 10)
+		}
 	}
 	if k := child(m, "key"); k != nil {
 		dst = key(dst, false, "key")
