@@ -253,3 +253,24 @@ func TestStorageTwoFilesOfOneName(t *testing.T) {
 		t.Errorf("two files of one name: %+v", a.Files)
 	}
 }
+
+// A control record's key (00 00 00 01) is valid UTF-8 but no text: the
+// table showed it as escaped NULs. Keys and values are text as the
+// records' JSON has it, printable characters, else base64.
+func TestStorageTableKeysAsTheJSONHasThem(t *testing.T) {
+	data := storagedata.Batch([]storagedata.Record{{Key: []byte("k\tey é"), Value: []byte("v")}}, storagedata.BatchOptions{FirstTimestamp: 1700000000000, ProducerID: 7, Transactional: true})
+	commit := storagedata.Batch([]storagedata.Record{{Key: []byte{0, 0, 0, 1}, Value: []byte{0, 0, 0, 0, 0, 3}}},
+		storagedata.BatchOptions{FirstTimestamp: 1700000000000, ProducerID: 7, Transactional: true, Control: true})
+	storagedata.Place(commit, 1, 0)
+	names, blobs := js.Global().Get("Array").New(), js.Global().Get("Array").New()
+	names.Call("push", "00000000000000000000.log")
+	blobs.Call("push", js.Global().Get("Blob").New([]any{glue.Uint8Array(append(data, commit...))}))
+	got := await(t, open(js.Undefined(), []js.Value{names, blobs, js.ValueOf("orders")}))
+	var a struct{ Records []struct{ Key, Marker string } }
+	if err := json.Unmarshal([]byte(got), &a); err != nil {
+		t.Fatalf("%v: %.300s", err, got)
+	}
+	if len(a.Records) != 2 || a.Records[0].Key != "k\tey é" || a.Records[1].Key != "base64:AAAAAQ==" || a.Records[1].Marker != "COMMIT" {
+		t.Errorf("keys: %+v", a.Records)
+	}
+}
