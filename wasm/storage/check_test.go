@@ -266,7 +266,9 @@ func TestStorageTableKeysAsTheJSONHasThem(t *testing.T) {
 	names.Call("push", "00000000000000000000.log")
 	blobs.Call("push", js.Global().Get("Blob").New([]any{glue.Uint8Array(append(data, commit...))}))
 	got := await(t, open(js.Undefined(), []js.Value{names, blobs, js.ValueOf("orders")}))
-	var a struct{ Records []struct{ Key, Marker string } }
+	var a struct {
+		Records []struct{ Key, Marker string }
+	}
 	if err := json.Unmarshal([]byte(got), &a); err != nil {
 		t.Fatalf("%v: %.300s", err, got)
 	}
