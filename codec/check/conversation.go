@@ -41,6 +41,9 @@ type txnState struct {
 	// AddPartitionsToTxn sets it too: what it adds is followed from there.
 	known  bool
 	added  map[partKey]bool
+	// wrote are the partitions the transaction holds records of: until
+	// it ends, its producer's batches to them are transactional.
+	wrote  map[partKey]bool
 	open   bool // records or offsets went into it since it began
 	openAt Where
 	conns  map[int]bool
@@ -154,6 +157,7 @@ func (c *Checker) conversation(a *analysis, cs *connState) {
 		t.known, t.open, t.lost, t.moved = true, false, c.lost, false
 		t.ended, t.endEpoch, t.endCommit = true, req.ProducerEpoch, req.Commit
 		clear(t.added)
+		clear(t.wrote)
 		c.coordinatorMoved(a, req.ProducerID)
 	case schema.KeyFetch:
 		if req.ReplicaID < 0 {
@@ -187,6 +191,9 @@ func (c *Checker) txn(pid int64) *txnState {
 	if t.added == nil {
 		t.added = map[partKey]bool{}
 	}
+	if t.wrote == nil {
+		t.wrote = map[partKey]bool{}
+	}
 	return t
 }
 
@@ -209,15 +216,27 @@ func (c *Checker) produce(a *analysis, req *frameFacts, cn *Conn) {
 			}
 			topic := c.topicName(p.Topic)
 			c.sequence(a, b, seqKey{b.ProducerID, topic, p.Partition})
+			pk := partKey{"", topic, p.Partition}
 			if !b.transactional() {
+				if t := c.txns[b.ProducerID]; t != nil && t.wrote[pk] {
+					if t.lost != c.lost {
+						c.skip(ConvTxnWrite, a.batchAt(Request, b, batchAttributes, "attributes"), "a batch "+c.afterLoss()+" is not judged (its transaction's end may be in them)")
+					} else {
+						// ProducerAppendInfo.appendDataBatch: "Expected
+						// transactional write" (INVALID_TXN_STATE).
+						c.add(ConvTxnWrite, a.batchAt(Request, b, batchAttributes, "attributes"),
+							"producer id "+i64(b.ProducerID)+" wrote a non-transactional batch to "+topic+"-"+itoa(int(p.Partition))+" while its transaction there is open",
+							"a transactional batch, or EndTxn first", "the transactional bit clear")
+					}
+				}
 				continue
 			}
 			t := c.txn(b.ProducerID)
 			t.conns[cn.ID] = true
+			t.wrote[pk] = true
 			if !t.open {
 				t.open, t.openAt = true, a.batchAt(Request, b, 0, "")
 			}
-			pk := partKey{"", topic, p.Partition}
 			switch {
 			case req.Version >= 12:
 				t.tv2 = true // the broker adds the partition itself (KIP-890)

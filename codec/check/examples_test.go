@@ -436,6 +436,19 @@ func ruleExamples() map[string]example {
 		return out
 	}
 	ex["conv.txn-add"] = example{txnConv(false, true), txnConv(true, true)}
+	// The same producer's plain batch to orders-0, inside its transaction
+	// there or after EndTxn.
+	txnWrite := func(after bool) [][]byte {
+		out := fr(initPIDReq(4, 1, txn), initPIDRsp(4, 1, 8), addPartsReq(3, 2, "tx-1", 8), addPartsRsp(3, 2),
+			produce(9, 3, txn, seqBatch(8, 0, 0x10)), produceOK(9, 3, 0))
+		end := fr(endTxnReq(3, 4, "tx-1", 8), endTxnRsp(3, 4))
+		plain := fr(produce(9, 5, nil, seqBatch(8, 2, 0)), produceOK(9, 5, 2))
+		if after {
+			return append(append(out, end...), plain...)
+		}
+		return append(append(out, plain...), end...)
+	}
+	ex["conv.txn-write"] = example{txnWrite(false), txnWrite(true)}
 	ex["conv.txn-end"] = example{txnConv(true, false), txnConv(true, true)}
 	fetched := func(off int64) []byte { x := plain(); x.base = off; return x.bytes() }
 	ex["conv.fetch-offset"] = example{

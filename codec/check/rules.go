@@ -153,6 +153,8 @@ var (
 		"An idempotent producer's sequence numbers continue per producer id, epoch and partition: no gap, no overlap, a new epoch from 0, no epoch going back."}
 	ConvTxnAdd = &Rule{"conv.txn-add", LevelConversation, Error,
 		"A transactional producer adds a partition to its transaction before producing to it."}
+	ConvTxnWrite = &Rule{"conv.txn-write", LevelConversation, Error,
+		"A producer with a transaction open on a partition writes it only transactional batches until the transaction ends."}
 	ConvTxnEnd = &Rule{"conv.txn-end", LevelConversation, Warning,
 		"A transaction with records is ended by EndTxn before its producer leaves or starts another."}
 	ConvFetchOffset = &Rule{"conv.fetch-offset", LevelConversation, Warning,
@@ -167,7 +169,7 @@ var rules = []*Rule{
 	RecordsCRC, RecordsCount, RecordsOffsetDelta, RecordsMaxTimestamp, RecordsFirstTimestamp,
 	RecordsCodec, RecordsMagic, RecordsControl, RecordsMarker, RecordsProducer, RecordsRecord, RecordsTruncated, RecordsLenient,
 	ConnVersion, ConnCorrelation, ConnOrder, ConnSASL, ConnSASLExchange, ConnRetryVersion,
-	ConvSequence, ConvTxnAdd, ConvTxnEnd, ConvFetchOffset, ConvCommitOffset,
+	ConvSequence, ConvTxnAdd, ConvTxnWrite, ConvTxnEnd, ConvFetchOffset, ConvCommitOffset,
 }
 
 // Rules returns every rule, in table order. The slice is a copy.
