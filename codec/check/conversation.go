@@ -39,8 +39,8 @@ type txnState struct {
 	// InitProducerId answer, or the EndTxn that ended its previous
 	// transaction), so its coordinator's connection was captured.
 	// AddPartitionsToTxn sets it too: what it adds is followed from there.
-	known  bool
-	added  map[partKey]bool
+	known bool
+	added map[partKey]bool
 	// wrote are the partitions the transaction holds records of: until
 	// it ends, its producer's batches to them are transactional.
 	wrote  map[partKey]bool
