@@ -205,6 +205,9 @@ func (c *checkConfig) run(e *env) int {
 		if c.keys.file == "" {
 			defer fail(e, "check: %s", keyLogHint(o.tls))
 		}
+		if why := c.keys.missing(o.tls); why != "" {
+			defer fail(e, "check: %s", why)
+		}
 	}
 	if empty > 0 {
 		notRead += fmt.Sprintf("; %d of %d files with no Kafka exchange (said above)", empty, len(c.files))

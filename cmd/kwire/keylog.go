@@ -17,6 +17,13 @@ type keyLogFlag struct {
 	file string
 	log  *capture.KeyLog
 	seen os.FileInfo // the file as it was when read last
+	// idle is set when a wait for the file to change ran out: the next
+	// session whose secrets are not in it waits no more until it does.
+	// Sessions read from a pipe one after another (a capture file on
+	// standard input) waited a quarter of a second each: 100 sessions a
+	// key log lacks took 25 s. waits counts the waits that ran out.
+	idle  bool
+	waits int
 }
 
 const keyLogUsage = "decrypt TLS connections with the secrets in `FILE`, a key log as SSLKEYLOGFILE has curl and OpenSSL write, or Go's tls.Config.KeyLogWriter and Python's SSLContext.keylog_filename (TLS 1.2 and 1.3, AES-GCM and ChaCha20-Poly1305, and in TLS 1.2 AES-CBC with HMAC-SHA-1, -SHA-256 or -SHA-384); read again when a session is not in it, so it may still be being written (- reads a live capture: the file may not exist yet); a pcapng file's own secrets (editcap --inject-secrets) are used without it"
@@ -31,6 +38,10 @@ func (k *keyLogFlag) register(fs *flag.FlagSet) {
 func (k *keyLogFlag) load(e *env, live bool) bool {
 	if k.file == "" {
 		return true
+	}
+	if k.file == "-" {
+		fail(e, "--tls-keylog -: a key log is a file the client writes (standard input is for the capture)")
+		return false
 	}
 	kl, err := k.read()
 	if err != nil && !live {
@@ -67,16 +78,31 @@ func (k *keyLogFlag) options(o *capture.Options, live bool) {
 		for {
 			if fi, err := os.Stat(k.file); err == nil && (k.seen == nil || fi.Size() != k.seen.Size() || !fi.ModTime().Equal(k.seen.ModTime())) {
 				if kl, err := k.read(); err == nil {
-					k.log = kl
+					k.log, k.idle = kl, false
 					return kl
 				}
 			}
-			if !live || time.Now().After(deadline) {
+			if !live || k.idle {
+				return nil
+			}
+			if time.Now().After(deadline) {
+				k.idle = true
+				k.waits++
 				return nil
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
 	}
+}
+
+// missing says, when the key log named was never there to read (a live
+// capture waits for it to appear), that n TLS connections were left
+// encrypted for it; "" otherwise. A mistyped name said nothing.
+func (k *keyLogFlag) missing(n int) string {
+	if k.file == "" || k.seen != nil || n == 0 {
+		return ""
+	}
+	return "--tls-keylog " + k.file + " never appeared: " + strconv.Itoa(n) + " TLS connections left encrypted"
 }
 
 // keyLogHint says how n TLS connections left encrypted are decrypted.

@@ -189,6 +189,9 @@ func runPcap(e *env, args []string) int {
 	if res.TLS > 0 && cfg.keys.file == "" {
 		fail(e, "%s: %s", cfg.file, keyLogHint(res.TLS))
 	}
+	if why := cfg.keys.missing(res.TLS); why != "" {
+		fail(e, "%s: %s", cfg.file, why)
+	}
 	if cfg.summary {
 		run.printSummary(res)
 	}

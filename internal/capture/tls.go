@@ -412,7 +412,7 @@ func (h *half) tlsKeys(late bool) bool {
 			s.wait = true
 			return false
 		}
-		h.tlsDrop("TLS: %s; the key log has no %s for its client random %x: encrypted, not decoded", tlsVersionName(s.version), secretName(s.version), s.cr)
+		h.tlsDrop("TLS: %s; the key log has no %s for its client random %x: encrypted, not decoded", tlsVersionName(s.version), h.e.missingSecrets(s.cr, s.version), s.cr)
 		return false
 	}
 	s.sec, s.wait = sec, false
@@ -491,6 +491,21 @@ func (e *engine) sessionSecrets(cr [32]byte, v uint16, update bool) *tlsSecrets 
 		return sec
 	}
 	return nil
+}
+
+// missingSecrets names what the key log lacks of the session with client
+// random cr at version v: a TLS 1.3 session with one of its two traffic
+// secrets logged lacks the other (a client that logs only its own).
+func (e *engine) missingSecrets(cr [32]byte, v uint16) string {
+	if sec := e.keys.lookup(cr); v == tls13 && sec != nil {
+		switch {
+		case sec.client0 != nil && sec.server0 == nil:
+			return "SERVER_TRAFFIC_SECRET_0 (it has the client's, CLIENT_TRAFFIC_SECRET_0; both are needed)"
+		case sec.client0 == nil && sec.server0 != nil:
+			return "CLIENT_TRAFFIC_SECRET_0 (it has the server's, SERVER_TRAFFIC_SECRET_0; both are needed)"
+		}
+	}
+	return secretName(v)
 }
 
 func secretName(v uint16) string {

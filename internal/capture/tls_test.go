@@ -388,6 +388,12 @@ func TestTLSTrafficSecretsOnly(t *testing.T) {
 	dump(t, r)
 	assert.Equal(t, []int32{1, 2}, pairedCorrs(r))
 	assert.Empty(t, r.Notes)
+
+	// The client's secret alone (a client that logs only its own): the
+	// note said the log had no traffic secrets at all.
+	r = tlsCapture(t, flights, 1<<20, 0).read(Options{KeyLog: testKeyLog(t, []byte(traffic[0]+"\n"))})
+	require.Len(t, r.Notes, 1)
+	assert.Contains(t, r.Notes[0].Message, "the key log has no SERVER_TRAFFIC_SECRET_0 (it has the client's, CLIENT_TRAFFIC_SECRET_0; both are needed) for its client random ")
 }
 
 // TestTLSKeyLogUpdate: a key log that grows while a live capture is read
