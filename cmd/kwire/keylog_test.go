@@ -62,3 +62,18 @@ func TestKeyLogNeverThere(t *testing.T) {
 	require.Equal(t, 2, code)
 	require.Equal(t, "kwire: --tls-keylog -: a key log is a file the client writes (standard input is for the capture)\n", errOut)
 }
+
+// TestStrictFailsOnTLSLeftEncrypted: kwire pcap --strict exits 1 when
+// connections stay encrypted (no key log, or one without their
+// secrets): their exchanges are not in the output, and it exited 0.
+func TestStrictFailsOnTLSLeftEncrypted(t *testing.T) {
+	file, err := filepath.Abs(filepath.Join(tlsSample, "tls13.pcapng"))
+	require.NoError(t, err)
+	keys, err := filepath.Abs(filepath.Join(tlsSample, "keys.log"))
+	require.NoError(t, err)
+	_, errOut, code := runCLI(t, []string{"pcap", "--strict", file}, nil)
+	require.Equal(t, 1, code, errOut)
+	require.Contains(t, errOut, "5 TLS connections left encrypted, not decoded (--strict)")
+	_, errOut, code = runCLI(t, []string{"pcap", "--strict", "--tls-keylog", keys, file}, nil)
+	require.Equal(t, 0, code, errOut)
+}

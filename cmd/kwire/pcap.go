@@ -226,6 +226,11 @@ func runPcap(e *env, args []string) int {
 		fail(e, "%s: the capture is truncated or corrupt, read up to there (--strict)", cfg.file)
 		status = 1
 	}
+	if cfg.strict && res.TLS > 0 {
+		// Each is said above: encrypted, not decoded.
+		fail(e, "%s: %d TLS connections left encrypted, not decoded (--strict)", cfg.file, res.TLS)
+		status = 1
+	}
 	return status
 }
 
@@ -240,7 +245,7 @@ func parsePcapFlags(e *env, args []string) (*pcapConfig, int) {
 	fs.Var(&cfg.ports, "port", "broker port (repeatable, or comma-separated; default 9092, else inferred from who sends requests)")
 	cfg.exchangeFilter.register(fs)
 	fs.BoolVar(&cfg.summary, "summary", false, "print a table per API: counts, versions, bytes, error codes, latency percentiles")
-	fs.BoolVar(&cfg.strict, "strict", false, "exit 1 when any exchange shown has a warning (a lenient reading or a limit hit), the capture lost bytes (gaps, a snap length) or is truncated or corrupt")
+	fs.BoolVar(&cfg.strict, "strict", false, "exit 1 when any exchange shown has a warning (a lenient reading or a limit hit), the capture lost bytes (gaps, a snap length), is truncated or corrupt, or holds TLS connections left encrypted")
 	fs.IntVar(&cfg.jobs, "jobs", runtime.NumCPU(), "decoders working at once")
 	fs.StringVar(&cfg.progress, "progress", "auto", progressFlagUsage)
 	cfg.keys.register(fs)
