@@ -126,9 +126,10 @@ type handler struct {
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p := r.URL.Path
-	if h.o.CrossOrigin && IsRoute(p) {
+	if h.o.CrossOrigin {
 		// No credentials are read and the answer is the caller's own
-		// bytes decoded: any origin may read it.
+		// bytes decoded: any origin may read it, a 404's hint at the
+		// route meant ("POST /api/decode") too.
 		w.Header().Set("Access-Control-Allow-Origin", "*")
 		w.Header().Set("Access-Control-Expose-Headers", "Kwire-Guess, Kwire-Not-Given, Kwire-Packet, Retry-After")
 		if r.Method == http.MethodOptions {

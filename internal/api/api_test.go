@@ -762,9 +762,12 @@ func TestCrossOrigin(t *testing.T) {
 	require.Equal(t, "*", w.Header().Get("Access-Control-Allow-Origin"))
 	require.Contains(t, w.Header().Get("Access-Control-Expose-Headers"), "Kwire-Guess")
 	require.NotEmpty(t, w.Header().Get("Kwire-Guess"))
-	w = do(t, worker, "GET", "/api/nothing", "", nil)
+	// A near miss's 404 says which route was meant: a page on another
+	// origin reads the hint too (it had no CORS header).
+	w = do(t, worker, "POST", "/api/decode/", "text/plain", []byte(apiVersionsV3))
 	require.Equal(t, http.StatusNotFound, w.Code)
-	require.Empty(t, w.Header().Get("Access-Control-Allow-Origin"))
+	require.Equal(t, "*", w.Header().Get("Access-Control-Allow-Origin"))
+	require.Contains(t, w.Body.String(), "/api/decode")
 
 	local := New(Options{})
 	w = do(t, local, "OPTIONS", "/api/decode", "", nil)
