@@ -38,7 +38,7 @@ const maxKeyLogSessions = 1 << 16
 
 // ErrKeyLog is returned (wrapped) by ParseKeyLog for a text that holds no
 // TLS secret.
-var ErrKeyLog = errors.New("capture: no TLS secrets in the key log")
+var ErrKeyLog = errors.New("no TLS secrets in the key log")
 
 // ParseKeyLog reads a key log. Lines it does not use (comments, other
 // labels such as EXPORTER_SECRET, a line cut off by a process that was

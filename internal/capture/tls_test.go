@@ -510,6 +510,9 @@ func TestParseKeyLog(t *testing.T) {
 	assert.Contains(t, err.Error(), `line 1: "-----BEGIN CERTIFICATE-----"`)
 	_, err = ParseKeyLog(strings.NewReader(""))
 	require.ErrorIs(t, err, ErrKeyLog)
+	// Said after the flag's name and file (--tls-keylog F: ...): no
+	// package prefix ("capture: no TLS secrets").
+	require.Equal(t, "no TLS secrets in the key log", err.Error())
 }
 
 // FuzzTLS reads TLS captures with their key logs, both mutated: hellos,
