@@ -139,9 +139,12 @@ func fileURI(p string, dir bool) string {
 	return (&url.URL{Scheme: "file", Path: p}).String()
 }
 
+// sarifLogical names where in the conversation a finding is (connection,
+// frame or packet, side, byte, field path). It has no kind: SARIF's are
+// kinds of code and of XML or JSON documents ("element" is an XML
+// element), and a place in a Kafka conversation is none of them.
 type sarifLogical struct {
 	FullyQualifiedName string `json:"fullyQualifiedName"`
-	Kind               string `json:"kind"`
 }
 
 // sarifLog builds the report of what o kept.
@@ -174,7 +177,7 @@ func sarifLog(o *checkOut) sarifReport {
 	for _, k := range o.kept {
 		f := &k.f
 		loc := sarifLocation{Physical: &sarifPhysical{artifact(k.file)},
-			Logical: []sarifLogical{{FullyQualifiedName: f.Where.String(), Kind: "element"}}}
+			Logical: []sarifLogical{{FullyQualifiedName: f.Where.String()}}}
 		text := string(f.AppendText(nil))
 		if f.Skipped {
 			inv.Notifications = append(inv.Notifications, sarifNotification{Message: sarifText{text}, Level: "note",

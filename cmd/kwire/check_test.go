@@ -283,6 +283,13 @@ func validateSARIF(t *testing.T, b []byte) map[string]any {
 				if p, ok := loc["physicalLocation"].(map[string]any); ok {
 					require.Contains(t, p, "artifactLocation", "physicalLocation needs address or artifactLocation")
 				}
+				// A place in a Kafka conversation is no XML element (the
+				// kind it was given) nor any kind SARIF names.
+				for _, x := range loc["logicalLocations"].([]any) {
+					ll := x.(map[string]any)
+					require.NotEmpty(t, ll["fullyQualifiedName"])
+					require.NotContains(t, ll, "kind")
+				}
 			}
 		}
 		for _, x := range run["invocations"].([]any) {
