@@ -47,8 +47,6 @@ import (
 	"strings"
 	"sync"
 	"syscall/js"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/jsontext"
@@ -755,7 +753,9 @@ func preview(w *jsontext.Writer, n *tree.Node) {
 	}
 	b := n.Raw
 	s := ""
-	if printable(b) {
+	// Text as the records' JSON has it (a control record's key, 00 00 00
+	// 01, is valid UTF-8 and showed as escaped NULs).
+	if render.Printable(b) {
 		s = string(b)
 		if len(s) > 300 {
 			s = s[:300] + "…"
@@ -767,29 +767,6 @@ func preview(w *jsontext.Writer, n *tree.Node) {
 		s = "base64:" + base64.StdEncoding.EncodeToString(b)
 	}
 	w.HTMLSafe(s)
-}
-
-// printable reports whether b is text as the records' JSON has it
-// ({"text":...}): valid UTF-8 of printable characters, tab, CR and LF. A
-// control record's key (00 00 00 01) is valid UTF-8, and the table showed
-// it as escaped NULs.
-func printable(b []byte) bool {
-	for i := 0; i < len(b); {
-		c := b[i]
-		if c < utf8.RuneSelf {
-			if c < 0x20 && c != '\t' && c != '\r' && c != '\n' || c == 0x7f {
-				return false
-			}
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && n <= 1 || !unicode.IsPrint(r) {
-			return false
-		}
-		i += n
-	}
-	return true
 }
 
 // indexFile is an index file being read: its entries as they come, with
