@@ -1063,7 +1063,6 @@ func (c *logCmd) recordTree(res *storage.Entry, b *storage.Batch, ri storage.Rec
 	}
 }
 
-// nodeTree draws n and its subtree, offsets in buffer 0 made positions.
 // compressionName is the name Kafka's CompressionType enum gives codec c
 // ("gzip"), or its number.
 func compressionName(c int) string {
@@ -1077,6 +1076,7 @@ func compressionName(c int) string {
 	return "codec " + strconv.Itoa(c)
 }
 
+// nodeTree draws n and its subtree, offsets in buffer 0 made positions.
 func (c *logCmd) nodeTree(n *tree.Node, depth int, pos int64, paint func(string, string) string) {
 	name, typ := n.Name, n.Type
 	if n.Field != nil {

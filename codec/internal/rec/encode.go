@@ -31,16 +31,14 @@ func eerr(path, msg string) error { return &EncodeError{Path: path, Msg: msg} }
 // []map[string]any for arrays of entries) back into record batch or
 // message set bytes appended to dst. Lengths, counts and CRCs are
 // computed; "crc", "offset", "timestamp", "absoluteOffset" and
-// "logAppendTime" are
-// informational, as are the members a payload reader adds to a key or
-// value beside its bytes; a member the decoder never writes is refused
-// ("unknown field; valid here: ...").
+// "logAppendTime" are informational, as are the members a payload reader
+// adds to a key or value beside its bytes; a member the decoder never
+// writes is refused ("unknown field; valid here: ...").
 //
 // No edit is dropped. An entry with "_raw" (one that decoded with
 // warnings) is written verbatim from it only when those bytes, decoded,
 // show exactly the entry given ("absoluteOffset" and "logAppendTime"
-// aside); otherwise the
-// entry is encoded from its fields. Likewise a compressed
+// aside); otherwise the entry is encoded from its fields. Likewise a compressed
 // batch or wrapper reuses its "_compressed" bytes only when they inflate to
 // the content encoded from the JSON, so an unchanged batch comes back byte
 // for byte; otherwise the content is compressed afresh with the codec in
@@ -1220,8 +1218,9 @@ func listAt(v any, i int) any {
 // unchanged reports whether raw, the bytes an entry was decoded from, shows
 // exactly the entry obj when decoded again: only then may Encode write raw
 // instead of encoding obj. "absoluteOffset" and "logAppendTime" (which
-// depend on the enclosing wrapper) are left out of the comparison; a KRaft control record's data is
-// decoded as the codec writes it (datamsg, which package codec sets).
+// depend on the enclosing wrapper) are left out of the comparison; a
+// KRaft control record's data is decoded as the codec writes it (datamsg,
+// which package codec sets).
 //
 // Decompression is bounded by the size of obj itself: content that is
 // unchanged is all in obj (as text or base64, with more than a few bytes of
