@@ -27,23 +27,26 @@ func skippedIDs(fs []Finding) []string {
 	return ids
 }
 
+// pid7Batch is an idempotent batch of producer id 7 at epoch, starting at
+// sequence seq.
+func pid7Batch(epoch int16, seq int32) []byte {
+	x := plain()
+	x.pid, x.epoch, x.seq = 7, epoch, seq
+	return x.bytes()
+}
+
 // TestSequenceNotJudgedAcrossLostBytes: a producer's batch that follows
 // bytes the capture lost (the batches between may be in them) is not
 // judged by conv.sequence, and the finding says so; with no loss the same
 // batches are an error.
 func TestSequenceNotJudgedAcrossLostBytes(t *testing.T) {
 	cn := &Conn{ID: 1, Client: "10.0.0.1:40001", Broker: "10.0.0.9:9092", FromStart: true}
-	epochBatch := func(epoch int16, seq int32) []byte {
-		x := plain()
-		x.pid, x.epoch, x.seq = 7, epoch, seq
-		return x.bytes()
-	}
-	batch := func(seq int32) []byte { return epochBatch(0, seq) }
+	batch := func(seq int32) []byte { return pid7Batch(0, seq) }
 	// The first batch at a new epoch does not start at 0.
 	first := func(gaps int) []Exchange {
 		xs := exchangesOn(cn, initPIDReq(4, 1, nil), initPIDRsp(4, 1, 7),
 			produce(9, 2, nil, batch(0)), produceOK(9, 2, 0))
-		return append(xs, withGaps(exchangesOn(cn, produce(9, 3, nil, epochBatch(1, 1)), produceOK(9, 3, 1)), gaps)...)
+		return append(xs, withGaps(exchangesOn(cn, produce(9, 3, nil, pid7Batch(1, 1)), produceOK(9, 3, 1)), gaps)...)
 	}
 	require.Contains(t, ruleIDs(Check(first(0))), "conv.sequence")
 	fs := Check(first(1))
@@ -110,11 +113,7 @@ func at(xs []Exchange, pkt int, answered bool) []Exchange {
 // not move that state back.
 func TestLateEndedExchangeNotJudged(t *testing.T) {
 	cn := &Conn{ID: 1, Client: "10.0.0.1:40001", Broker: "10.0.0.9:9092", FromStart: true}
-	batch := func(seq int32) []byte {
-		x := plain()
-		x.pid, x.epoch, x.seq = 7, 0, seq
-		return x.bytes()
-	}
+	batch := func(seq int32) []byte { return pid7Batch(0, seq) }
 	xs := at(exchangesOn(cn, initPIDReq(4, 1, nil), initPIDRsp(4, 1, 7)), 1, true)
 	xs = append(xs, at(exchangesOn(cn, produce(9, 2, nil, batch(0)), produceOK(9, 2, 0)), 3, true)...)
 	late := at(exchangesOn(cn, produce(9, 3, nil, batch(2)), produceOK(9, 3, 2)), 5, false)
@@ -256,11 +255,6 @@ func TestRulesNotJudgedAcrossMissedExchanges(t *testing.T) {
 // not demand of a producer it holds no state of for the partition.
 func TestSequenceFollowsEpochs(t *testing.T) {
 	cn := &Conn{ID: 1, Client: "10.0.0.1:40001", Broker: "10.0.0.9:9092", FromStart: true}
-	batch := func(epoch int16, seq int32) []byte {
-		x := plain()
-		x.pid, x.epoch, x.seq = 7, epoch, seq
-		return x.bytes()
-	}
 	run := func(batches ...[]byte) []Finding {
 		xs := exchangesOn(cn, initPIDReq(4, 1, nil), initPIDRsp(4, 1, 7))
 		for i, b := range batches {
@@ -279,19 +273,19 @@ func TestSequenceFollowsEpochs(t *testing.T) {
 	}
 
 	// A first batch may start anywhere: said not judged, no error.
-	fs := run(batch(0, 5), batch(0, 7))
+	fs := run(pid7Batch(0, 5), pid7Batch(0, 7))
 	require.Empty(t, judged(fs), findingLines(fs))
 	require.Contains(t, skippedIDs(fs), "conv.sequence")
 
 	// A new epoch starts at 0.
-	require.Empty(t, judged(run(batch(0, 0), batch(1, 0), batch(1, 2))))
-	fs = judged(run(batch(0, 0), batch(1, 2)))
+	require.Empty(t, judged(run(pid7Batch(0, 0), pid7Batch(1, 0), pid7Batch(1, 2))))
+	fs = judged(run(pid7Batch(0, 0), pid7Batch(1, 2)))
 	require.Len(t, fs, 1)
 	require.Equal(t, "body.topicData[0].partitionData[0].records[0].baseSequence", fs[0].Where.Path)
 	require.Contains(t, fs[0].String(), "at its new epoch 1 (after 0) does not start at sequence 0")
 
 	// An epoch never goes back; the batch refused, the state stays.
-	fs = judged(run(batch(1, 0), batch(0, 2), batch(1, 2)))
+	fs = judged(run(pid7Batch(1, 0), pid7Batch(0, 2), pid7Batch(1, 2)))
 	require.Len(t, fs, 1, "the batch after the refused one follows the state before it")
 	require.Equal(t, "body.topicData[0].partitionData[0].records[0].producerEpoch", fs[0].Where.Path)
 	require.Contains(t, fs[0].String(), "went back to an older epoch")
