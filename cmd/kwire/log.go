@@ -246,8 +246,8 @@ func (c *logCmd) stream(p string, r io.Reader) {
 	}
 	br := bufio.NewReaderSize(r, 1<<20)
 	if n.Kind == storage.UnknownFile {
-		head, _ := br.Peek(17)
-		if !segmentHead(head) {
+		head, _ := br.Peek(storage.SegmentHeadLen)
+		if !storage.SegmentHead(head) {
 			c.failed(p, errors.New("not a segment (by its bytes): only segments are read from a pipe or standard input"))
 			return
 		}
@@ -1268,13 +1268,13 @@ func looksLikeSegment(p string) bool {
 		return false
 	}
 	defer f.Close()
-	var head [17]byte
+	var head [storage.SegmentHeadLen]byte
 	n, _ := io.ReadFull(f, head[:])
-	return segmentHead(head[:n])
+	return storage.SegmentHead(head[:n])
 }
 
 // firstEntryChecks reports whether the first entry in br, a stream whose
-// head is a segment's (segmentHead), has the CRC of its bytes; true when
+// head is a segment's (storage.SegmentHead), has the CRC of its bytes; true when
 // the entry is longer than br's buffer or cut short, as nothing else
 // looks like a segment's head that far.
 func firstEntryChecks(br *bufio.Reader) bool {
@@ -1289,16 +1289,6 @@ func firstEntryChecks(br *bufio.Reader) bool {
 	}
 	b, err := storage.NewSegment(bytes.NewReader(entry), storage.SegmentOptions{}).Next()
 	return err == nil && b.CRCValid
-}
-
-// segmentHead reports whether a file's first bytes start a segment's
-// entry: a length no entry is shorter than, a magic byte 0 to 2.
-func segmentHead(head []byte) bool {
-	if len(head) < 17 {
-		return false
-	}
-	length := int32(uint32(head[8])<<24 | uint32(head[9])<<16 | uint32(head[10])<<8 | uint32(head[11]))
-	return length >= 14 && head[16] <= 2
 }
 
 // index lists an .index or .timeindex entry by entry, each checked

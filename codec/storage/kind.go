@@ -48,6 +48,22 @@ type Named struct {
 	Suffix string
 }
 
+// SegmentHeadLen is how many of a file's first bytes SegmentHead reads.
+const SegmentHeadLen = entryHead + 5
+
+// SegmentHead reports whether head, a file's first SegmentHeadLen bytes,
+// starts a segment's entry: a length no entry is shorter than and a magic
+// byte from 0 to 2. It tells a segment by its bytes when its name is not
+// Kafka's (KindOf says UnknownFile); an index's entries can pass it, so
+// bytes that must be a segment are read whole too (a CRC that matches).
+func SegmentHead(head []byte) bool {
+	if len(head) < SegmentHeadLen {
+		return false
+	}
+	length := int32(binary.BigEndian.Uint32(head[8:]))
+	return length >= 14 && head[16] <= 2
+}
+
 // KindOf recognises a file by its base name, as Kafka names them
 // (LogFileUtils, Snapshots, CheckpointFile users).
 func KindOf(name string) Named {

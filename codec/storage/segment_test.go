@@ -491,3 +491,18 @@ func TestIndexCheckLetsItsReaderGo(t *testing.T) {
 		runtime.KeepAlive(c)
 	}
 }
+
+// SegmentHead tells a segment by its first bytes (kwire log and the
+// playground's storage module both ask it): a batch's head passes, bytes
+// too short, a length under an entry's least or a magic past 2 do not.
+func TestSegmentHead(t *testing.T) {
+	log, _, _ := testSegment(0, 1)
+	require.True(t, SegmentHead(log[:SegmentHeadLen]))
+	require.False(t, SegmentHead(log[:SegmentHeadLen-1]))
+	short := append([]byte(nil), log[:SegmentHeadLen]...)
+	binary.BigEndian.PutUint32(short[8:], 13)
+	require.False(t, SegmentHead(short))
+	magic3 := append([]byte(nil), log[:SegmentHeadLen]...)
+	magic3[16] = 3
+	require.False(t, SegmentHead(magic3))
+}

@@ -270,8 +270,8 @@ func (s *session) open() string {
 		f := &s.files[i]
 		s.total += f.size
 		if f.kind.Kind == storage.UnknownFile {
-			head := make([]byte, 17)
-			if n, err := glue.ReadBlob(f.blob, 0, head); err == nil && looksLikeSegment(head[:n]) {
+			head := make([]byte, storage.SegmentHeadLen)
+			if n, err := glue.ReadBlob(f.blob, 0, head); err == nil && storage.SegmentHead(head[:n]) {
 				f.kind.Kind = storage.SegmentFile
 			}
 		}
@@ -346,14 +346,6 @@ func (s *session) checkedBy(j int) int {
 		}
 	}
 	return -1
-}
-
-func looksLikeSegment(b []byte) bool {
-	if len(b) < 17 {
-		return false
-	}
-	l := int32(uint32(b[8])<<24 | uint32(b[9])<<16 | uint32(b[10])<<8 | uint32(b[11]))
-	return l >= 14 && b[16] <= 2
 }
 
 // guessBatches is how many entries of a segment guessTopic reads at most
