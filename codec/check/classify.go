@@ -31,7 +31,8 @@ func classifyWarning(msg string, inRecords bool) *Rule {
 
 // warningRules maps a decoder warning, by the words it starts with (prefix)
 // and ends with (suffix; "" matches any), to the rule it breaks; the first
-// that matches names it. classifyWarning tries its two cases first: no
+// that matches names it (nil: a warning a rule of frameRules judges
+// itself). classifyWarning tries its two cases first: no
 // warning the decoder writes as "version N is newer than any known ..." or
 // "record N at byte P: ..." (a record that failed to parse) ends as an
 // entry's suffix says.
@@ -61,6 +62,9 @@ var warningRules = []struct {
 	{"", " bytes after the headers", RecordsRecord},
 	{"", " bytes after the value", RecordsRecord},
 	{"inner message set: ", "", RecordsRecord},
+	// A record outside its batch's offsets: records.last-offset-delta
+	// judges the batch's deltas from its facts (frameRules), once.
+	{"offsetDelta ", "", nil},
 	{"unused attribute bits", "", RecordsLenient},
 	{"a compressed wrapper message has a null value", "", RecordsLenient},
 	{"lz4 frame header checksum", "", RecordsLenient},

@@ -1,6 +1,10 @@
 package check
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
 
 // TestFindingJSONWhere pins a finding's JSON: every place it knows, in
 // the order the consumers (kwire check --format json, SARIF) read, and
@@ -32,4 +36,20 @@ func TestTrailingByteIsFrameSize(t *testing.T) {
 			t.Errorf("%q: %v, want frame.size", msg, got)
 		}
 	}
+}
+
+// A fetched record past its batch's lastOffsetDelta is one
+// records.last-offset-delta finding, the batch's, though the decoder
+// warns on the record too.
+func TestRecordPastLastOffsetDeltaOnce(t *testing.T) {
+	b := plain()
+	b.lastDelta, b.keepLast = 0, true
+	fs := Check(FromFrames(fr(fetchReq(11, 1, 2), fetchRsp(11, 1, 3, b.bytes()))))
+	var got []string
+	for _, f := range fs {
+		if !f.Skipped {
+			got = append(got, f.Rule.ID+" "+f.Where.Path)
+		}
+	}
+	require.Equal(t, []string{"records.last-offset-delta body.responses[0].partitions[0].records[0].lastOffsetDelta"}, got)
 }

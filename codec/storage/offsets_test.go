@@ -2,7 +2,9 @@ package storage
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
+	"hash/crc32"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -95,4 +97,30 @@ func TestDamagedRecordCount(t *testing.T) {
 	require.EqualValues(t, 12, records)
 	require.Equal(t, []string{"the header declares -16777212 records: counted as 4, what its offsets hold"}, msgs)
 	require.Equal(t, []string{"batch.crc", "batch.recordCount"}, paths)
+}
+
+// A batch whose records lie past its lastOffsetDelta (its header written
+// wrong, its CRC right): each such record's offsetDelta is warned on, in
+// the line and in the tree alike, as its offset is the next batch's.
+func TestRecordPastLastOffsetDelta(t *testing.T) {
+	b := storagedata.Batch([]storagedata.Record{{Value: []byte("a")}, {Value: []byte("b")}, {Value: []byte("c")}},
+		storagedata.BatchOptions{FirstTimestamp: 1700000000000, ProducerID: -1})
+	binary.BigEndian.PutUint32(b[23:], 1) // lastOffsetDelta 1 of 0, 1, 2
+	binary.BigEndian.PutUint32(b[17:], crc32.Checksum(b[21:], crc32.MakeTable(crc32.Castagnoli)))
+	log, _, _ := storagedata.Segment(0, 0, [][]byte{b}, 1)
+	seg := NewSegment(bytes.NewReader(log), SegmentOptions{})
+	e, err := seg.Next()
+	require.NoError(t, err)
+	var out bytes.Buffer
+	require.NoError(t, seg.WriteJSON(&out, nil, e))
+	var line struct {
+		Warnings []struct{ Path, Message string } `json:"warnings"`
+	}
+	require.NoError(t, json.Unmarshal(out.Bytes(), &line), out.String())
+	want := []struct{ Path, Message string }{{"batch.records[2].offsetDelta", "offsetDelta 2 is past the batch's lastOffsetDelta 1"}}
+	require.Equal(t, want, line.Warnings)
+	_, _, err = seg.Decode(e)
+	require.NoError(t, err)
+	require.Len(t, seg.Warnings(), 1)
+	require.Equal(t, want[0].Message, seg.Warnings()[0].Message)
 }

@@ -497,7 +497,13 @@ func TestDerivedBatchFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := batchOf(out); num(got, "lastOffsetDelta") != "3" || num(got, "maxTimestamp") != "1700000000002" {
+	// lastOffsetDelta is the last record's offsetDelta, as a producer's
+	// is; the record at 6, past it, is warned on.
+	res, dv := decodeJSON(t, out)
+	if w := warnings(res); len(w) != 1 || w[0] != "offsetDelta: offsetDelta 6 is past the batch's lastOffsetDelta 3" {
+		t.Fatalf("warnings %q", w)
+	}
+	if got := dv[0].(map[string]any); num(got, "lastOffsetDelta") != "3" || num(got, "maxTimestamp") != "1700000000002" {
 		t.Fatalf("lastOffsetDelta %v, maxTimestamp %v", got["lastOffsetDelta"], got["maxTimestamp"])
 	}
 	// No records: -1 and -1, as lastOffsetDelta + 1 is the record count

@@ -2,6 +2,7 @@ package rec
 
 import (
 	"hash/crc32"
+	"strconv"
 
 	"github.com/kwire/kwire/codec/internal/budget"
 	"github.com/kwire/kwire/codec/internal/slab"
@@ -166,6 +167,7 @@ const batchHeader = 61
 // batchCtx is what a batch's header says about its records.
 type batchCtx struct {
 	base, baseTS, maxTS int64
+	lastDelta           int64 // lastOffsetDelta
 	attrs               int
 	logAppend, control  bool
 	count, parsed       int
@@ -179,7 +181,7 @@ func (d *decoder) batch(b []byte, bi, off, end, depth int) {
 	// The decoder's own: a batch holds no batch, and the sinks take it
 	// by pointer (a local would be allocated for each batch).
 	ctx := &d.bctx
-	*ctx = batchCtx{base: be64(b[off:]), baseTS: be64(b[off+27:]), maxTS: be64(b[off+35:]), attrs: attrs,
+	*ctx = batchCtx{base: be64(b[off:]), baseTS: be64(b[off+27:]), maxTS: be64(b[off+35:]), lastDelta: be32(b[off+23:]), attrs: attrs,
 		logAppend: attrs&8 != 0, control: attrs&0x20 != 0, count: int(be32(b[off+57:])), inflated: -1}
 	u := d.s.batch(b, bi, off, end, ctx)
 	warned := d.warned
@@ -480,6 +482,9 @@ func (d *decoder) recordParts(b []byte, bi int, r *recParse, ctx *batchCtx, v *r
 	}
 	if r.stage >= stOffset {
 		d.minimal(v, &nodes, stOffset, -1, bi, &r.od, "offsetDelta")
+		if msg := deltaProblem(r.od.v, ctx.lastDelta); msg != "" {
+			d.recWarn(v, &nodes, stOffset, -1, bi, r.od.at, "offsetDelta", msg, false)
+		}
 	}
 	ctype, readValue := -1, false
 	if r.stage >= stKey {
@@ -547,6 +552,22 @@ func (d *decoder) recordParts(b []byte, bi int, r *recParse, ctx *batchCtx, v *r
 		d.b.Nodes += nodes + after
 	}
 	return nodes + after, after
+}
+
+// deltaProblem says what is wrong with a record's offsetDelta od in a
+// batch whose lastOffsetDelta is last: the record's offset lies outside
+// the batch's, below its baseOffset or past its last offset, where the
+// next batch's offsets begin ("" when neither). Kafka's log cleaner
+// keeps a batch's lastOffsetDelta, so a compacted batch's records lie
+// inside it too.
+func deltaProblem(od, last int64) string {
+	switch {
+	case od < 0:
+		return "offsetDelta " + strconv.FormatInt(od, 10) + " is negative: the record's offset is below the batch's baseOffset"
+	case od > last:
+		return "offsetDelta " + strconv.FormatInt(od, 10) + " is past the batch's lastOffsetDelta " + strconv.FormatInt(last, 10)
+	}
+	return ""
 }
 
 // nullHeaderKey is the warning of a record header whose key is null
