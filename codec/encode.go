@@ -240,6 +240,7 @@ func encode(dst []byte, env any, o EncodeOptions) ([]byte, error) {
 		e.of = "response header "
 	}
 	e.path = append(e.path[:0], encStep{"header", -1})
+	e.msg, e.base = hdrMsg, 1
 	if dst, err = e.structValue(dst, hd.Root, hdr); err != nil {
 		return nil, err
 	}
@@ -249,6 +250,7 @@ func encode(dst []byte, env any, o EncodeOptions) ([]byte, error) {
 	}
 	e.v, e.flex, e.of = version, def.Flexible.Contains(version), ""
 	e.path = append(e.path[:0], encStep{"body", -1})
+	e.msg = m
 	if dst, err = e.structValue(dst, def.Root, body); err != nil {
 		return nil, err
 	}
@@ -276,11 +278,11 @@ func encodeBody(dst []byte, apiKey, version int16, response bool, body map[strin
 	if api == nil {
 		return nil, &EncodeError{Path: "apiKey", Msg: "unknown API key " + strconv.Itoa(int(apiKey))}
 	}
-	_, def, err := messageAt(api, response, version)
+	m, def, err := messageAt(api, response, version)
 	if err != nil {
 		return nil, err
 	}
-	e := &encoder{o: o, v: version, flex: def.Flexible.Contains(version), path: []encStep{{"body", -1}}}
+	e := &encoder{o: o, v: version, flex: def.Flexible.Contains(version), path: []encStep{{"body", -1}}, msg: m, base: 1}
 	return e.structValue(dst, def.Root, body)
 }
 
@@ -294,6 +296,10 @@ type encoder struct {
 	of      string
 	scratch []byte
 	path    []encStep // where the value being encoded is; written out only for an error
+	// msg is the message whose struct is being encoded, its root at
+	// path[base:]: checkFields looks for a field in its other layouts.
+	msg  *schema.Message
+	base int
 }
 
 // at names the version being encoded: "v3", or "response header v0"
@@ -496,6 +502,7 @@ func (e *encoder) checkFields(l *schema.Layout, obj map[string]any) error {
 				elsewhere = true
 			}
 		}
+		elsewhere = elsewhere || e.otherVersions(l, k) != ""
 		switch {
 		case known:
 		case !elsewhere:
@@ -515,7 +522,7 @@ func (e *encoder) checkFields(l *schema.Layout, obj map[string]any) error {
 	case unknown != "":
 		return e.fieldError(l, unknown, "unknown field; ")
 	case other != "" && !e.o.Lenient:
-		return e.fieldError(l, other, "a field of "+e.of+"v"+fieldVersions(l, other)+" only; ")
+		return e.fieldError(l, other, "a field of "+e.of+"v"+e.versionsOf(l, other)+" only; ")
 	case tags && !e.o.Lenient:
 		return &EncodeError{Path: join(e.pathString(), "_unknownTaggedFields"), Msg: "expected no tagged fields (" + e.at() + " is not a flexible version: it has none), found _unknownTaggedFields"}
 	}
@@ -531,6 +538,10 @@ func (e *encoder) checkFields(l *schema.Layout, obj map[string]any) error {
 				break
 			}
 		}
+	}
+	slices.Sort(drop) // the fields only another layout has
+	for _, k := range drop {
+		e.o.Dropped(join(e.pathString(), k))
 	}
 	if tags {
 		e.o.Dropped(join(e.pathString(), "_unknownTaggedFields"))
@@ -562,10 +573,59 @@ func (e *encoder) fieldError(l *schema.Layout, k, msg string) *EncodeError {
 // fieldVersions says at which versions l has a field named k: "4+",
 // "0-3, 5+".
 func fieldVersions(l *schema.Layout, k string) string {
+	if l == nil {
+		return ""
+	}
 	var out []string
 	for i := range l.Fields {
 		if f := &l.Fields[i]; f.JSON == k {
 			out = append(out, f.Versions.String())
+		}
+	}
+	return strings.Join(out, ", v")
+}
+
+// versionsOf is the versions at which the struct of layout l, at the
+// current path, has field k: in l, then in the message's other layouts.
+func (e *encoder) versionsOf(l *schema.Layout, k string) string {
+	v, o := fieldVersions(l, k), e.otherVersions(l, k)
+	if v != "" && o != "" {
+		return v + ", v" + o
+	}
+	return v + o
+}
+
+// otherVersions is the versions at which k is a field of the struct at the
+// current path in the message's layouts other than l, those another schema
+// folder defines (Produce v0-2's, the legacy folder's, have no topicId,
+// which v13 has): the struct found in each by the path's field names. ""
+// when none has it, or the encoder knows no message (a records field's
+// batches).
+func (e *encoder) otherVersions(l *schema.Layout, k string) string {
+	if e.msg == nil || len(e.msg.Versions) < 2 {
+		return ""
+	}
+	var out []string
+	for i := range e.msg.Versions {
+		s := e.msg.Versions[i].Root
+		for _, p := range e.path[e.base:] {
+			if p.name == "" || s == nil {
+				continue // an array's element is its array's struct
+			}
+			var next *schema.Layout
+			for j := range s.Fields {
+				if s.Fields[j].JSON == p.name {
+					next = s.Fields[j].Struct
+					break
+				}
+			}
+			s = next
+		}
+		if s == l {
+			continue
+		}
+		if v := fieldVersions(s, k); v != "" && !slices.Contains(out, v) {
+			out = append(out, v)
 		}
 	}
 	return strings.Join(out, ", v")
@@ -1014,7 +1074,7 @@ func (e *encoder) dataMessage(dst []byte, m *schema.Message, obj map[string]any,
 	if lv < m.Valid.Lo {
 		return nil, &EncodeError{Path: join(e.pathString(), "version"), Msg: m.Name + " has versions " + m.Valid.String() + ", not " + strconv.Itoa(int(version))}
 	}
-	sub := &encoder{o: e.o, v: lv, flex: m.Flexible(lv), path: e.path}
+	sub := &encoder{o: e.o, v: lv, flex: m.Flexible(lv), path: e.path, msg: m, base: len(e.path)}
 	return sub.structValue(dst, m.At(lv).Root, fields)
 }
 

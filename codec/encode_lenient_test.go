@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/kwire/kwire/codec/schema"
 )
 
 // metadataV0 is a Metadata request body for v0 that gives fields of later
@@ -95,4 +97,35 @@ func TestUnknownTagsNotFlexible(t *testing.T) {
 	require.Equal(t, []byte{1, 1, 1, 7, 1, 1}, b) // a compact empty name and version, then one tag: 7, of 1 byte
 	_, err = Encode(nil, map[string]any{"nope": 1}, EncodeOptions{Body: true, APIKey: 18, Version: 0, Lenient: true})
 	require.EqualError(t, err, "body.nope: unknown field; none is valid here (at v0)")
+}
+
+// One value answers every version: an API's example at its newest
+// version, Lenient, encodes at each of its versions, those another
+// schema folder lays out included (Produce v0-2, OffsetCommit v0-1 are
+// the legacy folder's), each field it lacks dropped and reported.
+func TestLenientEveryVersion(t *testing.T) {
+	for _, api := range schema.APIs() {
+		for _, response := range []bool{false, true} {
+			m := api.Request
+			if response {
+				m = api.Response
+			}
+			newest := Example(api, m.Valid.Hi, response)
+			for v := m.Valid.Lo; v <= m.Valid.Hi; v++ {
+				_, err := Encode(nil, newest["body"], EncodeOptions{Body: true, Response: response, APIKey: api.Key, Version: v, Lenient: true})
+				require.NoError(t, err, "%s v%d", m.Name, v)
+			}
+		}
+	}
+	// Produce v2, whose layout is the legacy folder's, drops topicId (v13+);
+	// without Lenient, the error says where it is a field.
+	body := map[string]any{"acks": -1, "timeoutMs": 1000, "topicData": []map[string]any{{"name": "t", "topicId": [16]byte{1}, "partitionData": []any{}}}}
+	var dropped []string
+	_, err := Encode(nil, body, EncodeOptions{Body: true, APIKey: 0, Version: 2, Lenient: true, Dropped: func(p string) { dropped = append(dropped, p) }})
+	require.NoError(t, err)
+	require.Equal(t, []string{"body.topicData[0].topicId"}, dropped)
+	_, err = Encode(nil, body, EncodeOptions{Body: true, APIKey: 0, Version: 2})
+	require.EqualError(t, err, "body.topicData[0].topicId: a field of v13+ only; valid here: name, partitionData (at v2)")
+	_, err = Encode(nil, map[string]any{"bogus": 1}, EncodeOptions{Body: true, APIKey: 0, Version: 2, Lenient: true})
+	require.ErrorContains(t, err, "body.bogus: unknown field")
 }
