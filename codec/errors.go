@@ -15,10 +15,10 @@ import (
 type DecodeError struct {
 	Offset   int    // byte offset in the buffer
 	Buf      int    // 0 for the input, n for derived buffer n
-	Path     string // e.g. "body.topics[2].partitions[0].records"
-	Expected string
-	Found    string
-	Err      error // the cause: a *wire.Error (whose cause is wire.ErrShort or wire.ErrVarint), wire.ErrShort, ErrLimit (a limit, not the bytes, stopped decoding), or nil
+	Path     string // e.g. "body.topics[2].partitions[0].records"; "" at no field (bytes after the body, inside the frame's size)
+	Expected string // what the codec expected, e.g. "the end of the message"
+	Found    string // what it found, perhaps with a note on the frame: "(the frame is cut short: ...)"
+	Err      error  // the cause: a *wire.Error (whose cause is wire.ErrShort or wire.ErrVarint), wire.ErrShort, ErrLimit (a limit, not the bytes, stopped decoding), or nil
 }
 
 // Error formats the failure as "at byte N (path): expected X, found Y".
@@ -61,7 +61,13 @@ func wireDecodeError(we *wire.Error, buf int, path string) *DecodeError {
 	return &DecodeError{Offset: we.Offset, Buf: buf, Path: path, Expected: we.Expected, Found: we.Found, Err: we}
 }
 
-// EncodeError is a failure to encode value JSON or Go values: the path
-// (e.g. "body.topics[0].name", "value[0].records[2].value") and what is
-// wrong, with the underlying failure (Err) when there is one.
+// EncodeError is a failure to encode value JSON or Go values. Its fields
+// (the type is defined in an internal package, which go doc does not
+// show):
+//
+//	Path string // where, e.g. "body.topics[0].name", "value[0].records[2].value"; "" for the whole input
+//	Msg  string // what is wrong, e.g. "expected a string, found a number (Go int)"
+//	Err  error  // the underlying failure (a base64 or compression error), or nil
+//
+// Error writes it as "path: message"; Unwrap returns Err.
 type EncodeError = encerr.Error

@@ -19,9 +19,11 @@ type Limits struct {
 	// MaxNodes bounds the tree's nodes (about 220 bytes each). The JSON
 	// writers count the nodes the tree would have, so both stop at the
 	// same place. Nested payloads stop short of it,
-	// leaving room for the frame's own fields after them: a limit met
-	// inside records, consumer-protocol data or a KRaft value is a
-	// warning, and the frame decodes whenever its own fields fit.
+	// leaving room for the frame's own fields after them (up to 4 nodes
+	// a byte, at most half the limit) and a margin of 16 + 8 ×
+	// (MaxRecordNesting + 1) nodes for the unit a payload ends on: a
+	// limit met inside records, consumer-protocol data or a KRaft value
+	// is a warning, and the frame decodes whenever its own fields fit.
 	MaxNodes int
 	// MaxDecompressed bounds the bytes decompression may produce, all
 	// records fields and wrappers of the frame together.
@@ -74,10 +76,17 @@ func (l Limits) budgetValue() budget.Budget {
 // would read it.
 var ErrLimit = budget.ErrLimit
 
-// Warning is a lenient reading or a limit hit: where (Offset in buffer
-// Buf, 0 for the input and n for the nth decompressed buffer), the field
-// path in value-JSON terms (e.g. "body.topics[0].partitions[1].records"),
-// what, and whether a limit cut decoding short there.
+// Warning is a lenient reading or a limit hit. Its fields (the type is
+// defined in an internal package, which go doc does not show):
+//
+//	Offset  int    // byte offset in buffer Buf
+//	Buf     int    // 0 for the input, n for the nth decompressed buffer
+//	Path    string // the field path in value JSON, e.g. "body.topics[0].partitions[1].records"
+//	Message string // what happened, in words
+//	Limit   bool   // a limit cut decoding short here
+//
+// Its String method writes it as "at byte N (path): message", as a
+// DecodeError is written.
 type Warning = budget.Warning
 
 // decimal formats i for a message. Messages are cold; strconv.Itoa's fast

@@ -355,7 +355,7 @@ func (w *walker) frame(b []byte, opts *Options) error {
 		case cut >= 0:
 			w.err.Found += " (the frame is cut short: its size says " + counted(cut, "byte follows", "bytes follow") + ", " + counted(len(b)-4, "does", "do") + ", " + counted(cut-(len(b)-4), "is missing", "are missing") + ")"
 		case w.err == nil && w.r.Off < end:
-			w.fail(w.r.Off, "the end of the message", decimal(end-w.r.Off)+" more bytes inside the frame")
+			w.fail(w.r.Off, "the end of the message", counted(end-w.r.Off, "more byte", "more bytes")+" inside the frame")
 		}
 	}
 	if opts.NoSizePrefix && !w.guessing {
@@ -464,7 +464,7 @@ func (w *walker) request() {
 	left := w.r.Remaining()
 	if left < 2 {
 		w.at("header.requestApiKey")
-		w.short(start, "2 bytes for int16 (the request's API key)", decimal(left)+" bytes left")
+		w.short(start, "2 bytes for int16 (the request's API key)", counted(left, "byte left", "bytes left"))
 		w.path = w.path[:0]
 		return
 	}

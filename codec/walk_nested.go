@@ -451,7 +451,7 @@ func (w *walker) dataValue(n *tree.Node, name string, version int16, b []byte) {
 	at := 0
 	if version == Any {
 		if len(b) < 2 {
-			w.short(0, "2 bytes for the version of "+name, decimal(len(b))+" bytes left")
+			w.short(0, "2 bytes for the version of "+name, counted(len(b), "byte left", "bytes left"))
 			w.s.leaf(n)
 			return
 		}

@@ -230,7 +230,7 @@ func TestRecordsCutsAreOneWarning(t *testing.T) {
 	require.Len(t, f.Warnings, 1, "%v", listedWarnings(f))
 	w := f.Warnings[0]
 	require.True(t, w.Limit)
-	m := regexp.MustCompile(`^(?:entries|records) from byte (\d+) not decoded: the MaxNodes limit \(30000 nodes\) is reached for records \(they may take (\d+) nodes; the rest is kept for the frame's own fields after them\); so were the entries of (\d+) more records fields after it, the last from byte (\d+)$`).FindStringSubmatch(w.Message)
+	m := regexp.MustCompile(`^(?:entries|records) from byte (\d+) not decoded: the MaxNodes limit \(30000 nodes\) is reached for records \(they may take (\d+) nodes; the rest is kept for the frame's own fields after them and a margin\); so were the entries of (\d+) more records fields after it, the last from byte (\d+)$`).FindStringSubmatch(w.Message)
 	require.NotNil(t, m, w.Message)
 	first, _ := strconv.Atoi(m[1])
 	share, _ := strconv.Atoi(m[2])
@@ -260,4 +260,15 @@ func TestRecordsCutsAreOneWarning(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, string(f.AppendJSON(nil)), string(out))
 	require.Contains(t, string(out), `"warnings":[{"offset":`+m[1])
+}
+
+// A MaxNodes too small to leave records any room after the frame's own
+// fields and the margin says so, with no negative share.
+func TestRecordsNoRoomIsSaid(t *testing.T) {
+	b, err := ExampleFrame(schema.ByKey(schema.KeyProduce), 9, false)
+	require.NoError(t, err)
+	f, err := Decode(b, Options{Limits: Limits{MaxNodes: 60}})
+	require.NoError(t, err)
+	require.Len(t, f.Warnings, 1)
+	require.Regexp(t, `^entries from byte \d+ not decoded: the MaxNodes limit \(60 nodes\) is reached for records: it leaves them no room after what is kept for the frame's own fields after them and a margin \(\d+ nodes\)$`, f.Warnings[0].Message)
 }

@@ -47,7 +47,7 @@ func (r *Reader) short(n int, what string) bool {
 		return false
 	}
 	if n > len(r.B)-r.Off {
-		r.Fail(r.Off, strconv.Itoa(n)+" bytes for "+what, strconv.Itoa(len(r.B)-r.Off)+" bytes left", wire.ErrShort)
+		r.Fail(r.Off, strconv.Itoa(n)+" bytes for "+what, left(len(r.B)-r.Off), wire.ErrShort)
 		return false
 	}
 	return true
@@ -188,4 +188,12 @@ func Fixed(k schema.Kind, b []byte) int64 {
 		return int64(binary.BigEndian.Uint32(b))
 	}
 	return int64(binary.BigEndian.Uint64(b))
+}
+
+// left says how many bytes are left: "1 byte left", "3 bytes left".
+func left(n int) string {
+	if n == 1 {
+		return "1 byte left"
+	}
+	return strconv.Itoa(n) + " bytes left"
 }

@@ -13,7 +13,7 @@ func TestReaderErrorsAreStickyWithOffsets(t *testing.T) {
 	require.Equal(t, int32(0), r.Int32())
 	require.Equal(t, 2, r.Err.Offset)
 	require.ErrorIs(t, r.Err, wire.ErrShort)
-	require.Equal(t, "wire: at byte 2: expected 4 bytes for int32, found 1 bytes left", r.Err.Error())
+	require.Equal(t, "wire: at byte 2: expected 4 bytes for int32, found 1 byte left", r.Err.Error())
 	require.Equal(t, int8(0), r.Int8(), "reads after a failure return zero")
 	require.Equal(t, 2, r.Err.Offset, "the first failure is kept")
 
@@ -25,7 +25,7 @@ func TestReaderErrorsAreStickyWithOffsets(t *testing.T) {
 	r = newReader([]byte{5})
 	require.Nil(t, r.Span(-1, "x"))
 	require.Nil(t, r.Span(2, "bytes"))
-	require.Equal(t, "wire: at byte 0: expected 2 bytes for bytes, found 1 bytes left", r.Err.Error())
+	require.Equal(t, "wire: at byte 0: expected 2 bytes for bytes, found 1 byte left", r.Err.Error())
 }
 
 func newReader(b []byte) *Reader { return &Reader{B: b} }

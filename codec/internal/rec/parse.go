@@ -70,7 +70,7 @@ func parseRecord(b []byte, p, end int, r *recParse) string {
 		return "record length varint too long"
 	}
 	if l < 0 || int(l) > end-p-n {
-		return "record length " + itoa(int(l)) + " does not fit the " + itoa(end-p-n) + " bytes left"
+		return "record length " + itoa(int(l)) + " does not fit the " + count(end-p-n, "byte left", "bytes left")
 	}
 	r.length = varField{at: p, n: n, v: int64(l), canon: canon}
 	r.rend = p + n + int(l)
@@ -155,7 +155,7 @@ func varbytes(b []byte, q *int, end int, name string, f *varField, int32Len bool
 		}
 	}
 	if l < -1 || int(l) > end-at-n {
-		return name + " length " + itoa(int(l)) + " does not fit the " + itoa(end-at-n) + " bytes left"
+		return name + " length " + itoa(int(l)) + " does not fit the " + count(end-at-n, "byte left", "bytes left")
 	}
 	p := at + n
 	f.at, f.n, f.v, f.canon, f.null, f.raw = at, n, int64(l), canon, l == -1, nil

@@ -370,8 +370,13 @@ func (d *decoder) cut(b []byte, bi, p, end, idx int, what string) {
 		// The frame's walk keeps a share of the limit for its own fields
 		// after the records (codec's reserveNested): the records stop at
 		// the rest, and the frame ends with fewer nodes than the limit,
-		// which is said, or a count of the tree beside the limit puzzles.
-		msg += " for records (they may take " + itoa(d.b.NestedNodes) + " nodes; the rest is kept for the frame's own fields after them)"
+		// which is said, or a count of the tree beside the limit puzzles;
+		// so is a limit too small to leave records any room.
+		if d.b.NestedNodes > 0 {
+			msg += " for records (they may take " + itoa(d.b.NestedNodes) + " nodes; the rest is kept for the frame's own fields after them and a margin)"
+		} else {
+			msg += " for records: it leaves them no room after what is kept for the frame's own fields after them and a margin (" + itoa(d.b.MaxNodes-d.b.NestedNodes) + " nodes)"
+		}
 	}
 	x := budget.Warning{Offset: p, Buf: bi, Path: d.pathString(""), Limit: true, Message: msg}
 	var ws *[]string
