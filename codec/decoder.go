@@ -103,7 +103,12 @@ type Options struct {
 	raw       bool // nothing nested is decoded (guessing's readings)
 }
 
-// PayloadIn is a record key or value handed to Options.Payload.
+// PayloadIn is a record key or value handed to Options.Payload: B[Start:End]
+// in buffer Buf, whether it is a Key, its Topic when known, its record's
+// RecordKey (for a value), Path (its place, for warnings), Int64Strings,
+// and where its nodes and warnings go (Slab, Node, Budget, Warnings). The
+// type is defined in an internal package, which go doc does not show;
+// codec/payload's hook is the one to use.
 type PayloadIn = rec.PayloadIn
 
 // RecordsMode says how records fields are read and shown.

@@ -50,8 +50,14 @@
 //     connection; package schema has a constant for every API key
 //     (schema.KeyMetadata) and error code (schema.CodeNotLeaderOrFollower).
 //   - Example and ExampleFrame give a deterministic example of every API,
-//     version and direction. Example_broker is a small broker, answering
-//     kcat and franz-go's kgo, whose handlers know no versions.
+//     version and direction. Example_broker (codec/example_broker_test.go,
+//     which go doc does not show; pkg.go.dev does) is a small broker,
+//     answering kcat and franz-go's kgo, whose handlers know no versions.
+//   - A response's header is its correlation id, the 4 bytes after the
+//     size (binary.BigEndian.Uint32(frame[4:8])): a proxy pairs it with
+//     its request's, whose API key and version decode the response
+//     (Options.Response, APIKey, Version). A Produce request with acks 0
+//     gets no response.
 //
 // When typed structs fit better: a client or broker that speaks a fixed set
 // of APIs and versions, and wants the compiler to check field names and

@@ -8,7 +8,9 @@ import (
 // ReadFrame reads one size-prefixed frame from r into buf (grown as needed)
 // and returns it, size prefix included. A size above max is refused before
 // anything is allocated for it; a size that is negative or above max is an
-// *Error at offset 0. At a clean end of stream it returns io.EOF.
+// *Error at offset 0. At a clean end of stream (before a frame's first
+// byte) it returns io.EOF; a stream that ends inside a frame or its size
+// prefix, io.ErrUnexpectedEOF; any other error of r, as r gave it.
 func ReadFrame(r io.Reader, buf []byte, max int) ([]byte, error) {
 	var hdr [4]byte
 	if _, err := io.ReadFull(r, hdr[:]); err != nil {

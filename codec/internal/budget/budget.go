@@ -6,6 +6,7 @@ package budget
 import (
 	"cmp"
 	"errors"
+	"strconv"
 )
 
 // ErrLimit is the cause when a decoding limit (nodes, nesting, work),
@@ -92,6 +93,19 @@ type Warning struct {
 	Path    string // e.g. "body.topics[0].partitions[1].records"
 	Message string // what happened, in words
 	Limit   bool   // a limit cut decoding short here
+}
+
+// String writes w as "at byte N (path): message", with " of derived
+// buffer B" after N when Buf is not 0, as a codec.DecodeError is written.
+func (w Warning) String() string {
+	s := "at byte " + strconv.Itoa(w.Offset)
+	if w.Buf > 0 {
+		s += " of derived buffer " + strconv.Itoa(w.Buf)
+	}
+	if w.Path != "" {
+		s += " (" + w.Path + ")"
+	}
+	return s + ": " + w.Message
 }
 
 // Warnings collects a frame's warnings in document order: the order of the

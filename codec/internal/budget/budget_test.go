@@ -10,3 +10,13 @@ func TestLimit(t *testing.T) {
 		}
 	}
 }
+
+// A warning prints as a DecodeError does: where, then what.
+func TestWarningString(t *testing.T) {
+	if got := (Warning{Offset: 95, Path: "body.x", Message: "recordCount is 3 but the batch holds 2 records"}).String(); got != "at byte 95 (body.x): recordCount is 3 but the batch holds 2 records" {
+		t.Fatal(got)
+	}
+	if got := (Warning{Offset: 7, Buf: 2, Message: "m"}).String(); got != "at byte 7 of derived buffer 2: m" {
+		t.Fatal(got)
+	}
+}
