@@ -12,6 +12,7 @@ import (
 
 	"github.com/kwire/kwire/codec/internal/rec"
 	"github.com/kwire/kwire/codec/internal/sasl"
+	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/wire"
 )
@@ -75,7 +76,15 @@ var dataKeys = []string{"data", "version", "value", "warnings"}
 //
 // Fields left out take the schema's default; tagged fields left out stay
 // absent, and a tagged field given is written even when it holds its
-// default. A field unknown at the version is an error naming it and the
+// default. In a records field, a batch needs only its records: magic is
+// 2, baseTimestamp the first record's "timestamp", and the rest what a
+// producer writes without idempotence (baseOffset 0,
+// partitionLeaderEpoch, producerId, producerEpoch and baseSequence -1);
+// lastOffsetDelta, maxTimestamp, a record's offsetDelta and
+// timestampDelta left out are computed from the records, and the
+// framing (batchLength, recordCount, lengths, sizes) and the CRC always
+// are, a "crc" given being read as a note (a record's "offset" too). A
+// legacy message needs its magic and, at magic 1, its timestamp. A field unknown at the version is an error naming it and the
 // valid names (see Lenient); a value of the wrong kind or Go type is an
 // *EncodeError naming its path and its type.
 func Encode(dst []byte, v any, o EncodeOptions) ([]byte, error) {
@@ -456,7 +465,7 @@ func (e *encoder) structValue(dst []byte, l *schema.Layout, obj map[string]any) 
 			case []byte:
 				b = d
 			case string:
-				if b, err = base64.StdEncoding.DecodeString(d); err != nil {
+				if b, err = jsontext.DecodeBase64(d); err != nil {
 					return nil, &EncodeError{Path: ip + ".data", Msg: "invalid base64: " + err.Error(), Err: err}
 				}
 			default:
@@ -828,7 +837,7 @@ func (e *encoder) stringValue(dst []byte, f *schema.Field, v any) ([]byte, error
 	default:
 		return nil, &EncodeError{Path: e.pathString(), Msg: "expected a string, found " + jsonKind(v)}
 	}
-	if len(s) > math.MaxInt16 && !f.CompactAt(e.v, e.flex) {
+	if len(s) > maxString { // compact too: Kafka's generated code refuses it
 		return nil, &EncodeError{Path: e.pathString(), Msg: "string of " + strconv.Itoa(len(s)) + " bytes is longer than 32767"}
 	}
 	dst = e.appendLen(dst, f, schema.String, len(s))
@@ -848,7 +857,7 @@ func (e *encoder) bytesValue(dst []byte, f *schema.Field, k schema.Kind, v any) 
 		dst = e.appendLen(dst, f, k, len(x))
 		return append(dst, x...), nil
 	case string:
-		b, err := base64.StdEncoding.DecodeString(x)
+		b, err := jsontext.DecodeBase64(x)
 		if err != nil {
 			return nil, &EncodeError{Path: e.pathString(), Msg: "invalid base64: " + err.Error(), Err: err}
 		}
@@ -993,6 +1002,9 @@ func (e *encoder) nested(dst []byte, f *schema.Field, k schema.Kind, v any) ([]b
 // consumerMessage appends consumer-protocol message m from obj: its
 // "version" (int16) first, then its fields.
 func (e *encoder) consumerMessage(dst []byte, m *schema.Message, obj map[string]any) ([]byte, error) {
+	if _, ok := obj["version"]; !ok {
+		return nil, &EncodeError{Path: join(e.pathString(), "version"), Msg: "missing: the " + m.Name + " version the bytes start with (" + m.Valid.String() + ")"}
+	}
 	ver, err := e.intValue(obj["version"], join(e.pathString(), "version"), 0, math.MaxInt16)
 	if err != nil {
 		return nil, err

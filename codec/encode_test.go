@@ -1,7 +1,9 @@
 package codec
 
 import (
+	"bytes"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -353,18 +355,18 @@ func TestParseRequestHeaderNoSizePrefix(t *testing.T) {
 // There is one EncodeError type: the records package's errors are codec's,
 // with the records field's path in front.
 func TestOneEncodeError(t *testing.T) {
-	_, err := rec.Encode(nil, []any{map[string]any{"magic": 2}})
+	_, err := rec.Encode(nil, []any{map[string]any{"magic": 2, "baseOffset": "x"}})
 	var ce *EncodeError
 	require.True(t, errors.As(err, &ce))
 	require.Equal(t, "[0].baseOffset", ce.Path)
 	var re *EncodeError = ce // the same type
-	require.Equal(t, "missing", re.Msg)
+	require.Contains(t, re.Msg, "expected an integer")
 
 	js := `{"apiName":"Produce","apiVersion":9,"header":{"correlationId":1,"clientId":"c"},"body":{"acks":1,"timeoutMs":1,
-		"topicData":[{"name":"t","partitionData":[{"index":0,"records":[{"magic":2,"records":[{"value":{"base64":"!"}}]}]}]}]}}`
+		"topicData":[{"name":"t","partitionData":[{"index":0,"records":[{"magic":2,"baseTimestamp":0,"records":[{"value":{"base64":"!"}}]}]}]}]}}`
 	_, err = Encode(nil, []byte(js), EncodeOptions{})
 	require.True(t, errors.As(err, &ce))
-	require.Equal(t, "body.topicData[0].partitionData[0].records[0].baseOffset", ce.Path)
+	require.Equal(t, "body.topicData[0].partitionData[0].records[0].records[0].value.base64", ce.Path)
 	_, err = Encode(nil, []byte(`{"apiName":"ApiVersions","apiVersion":3,"body":{"clientSoftwareName":`), EncodeOptions{})
 	require.True(t, errors.As(err, &ce))
 	require.Contains(t, ce.Msg, "invalid JSON at byte")
@@ -563,4 +565,48 @@ func TestNullWhereNotNullable(t *testing.T) {
 		require.Equal(t, c.path, ee.Path)
 		require.Equal(t, "null is not allowed here at v"+strconv.Itoa(int(c.version)), ee.Msg)
 	}
+}
+
+// A string longer than 32767 bytes is refused compact or not, as Kafka's
+// generated code refuses it on write; decoded, a compact one is warned
+// on, as Kafka's reader refuses it.
+func TestLongCompactString(t *testing.T) {
+	body := func(name string) map[string]any {
+		return map[string]any{"topics": []any{map[string]any{"topicId": [16]byte{}, "name": name}},
+			"allowAutoTopicCreation": true, "includeTopicAuthorizedOperations": false}
+	}
+	long := strings.Repeat("t", 40000)
+	for _, v := range []int16{8, 12} {
+		_, err := Encode(nil, map[string]any{"apiKey": 3, "apiVersion": v, "header": map[string]any{"correlationId": 1}, "body": body(long)}, EncodeOptions{Lenient: true})
+		require.EqualError(t, err, "body.topics[0].name: string of 40000 bytes is longer than 32767", "v%d", v)
+	}
+	short, err := Encode(nil, map[string]any{"apiKey": 3, "apiVersion": 12, "header": map[string]any{"correlationId": 1}, "body": body("ab")}, EncodeOptions{})
+	require.NoError(t, err)
+	i := bytes.Index(short, []byte("\x03ab"))
+	require.Positive(t, i)
+	b := append(append(append([]byte(nil), short[:i]...), binary.AppendUvarint(nil, 40001)...), long...)
+	b = append(b, short[i+3:]...)
+	binary.BigEndian.PutUint32(b, uint32(len(b)-4))
+	f, err := Decode(b, Options{})
+	require.NoError(t, err)
+	require.Len(t, f.Warnings, 1)
+	require.Equal(t, "body.topics[0].name", f.Warnings[0].Path)
+	require.Equal(t, "string of 40000 bytes is longer than 32767, which Kafka's reader refuses", f.Warnings[0].Message)
+}
+
+// A consumer-protocol object without its version is said to miss it,
+// not to hold a null.
+func TestConsumerProtocolVersionMissing(t *testing.T) {
+	_, err := Encode(nil, map[string]any{"apiKey": 11, "apiVersion": 9, "header": map[string]any{"correlationId": 1},
+		"body": map[string]any{"groupId": "g", "sessionTimeoutMs": 1, "rebalanceTimeoutMs": 1, "memberId": "", "protocolType": "consumer",
+			"protocols": []any{map[string]any{"name": "range", "metadata": map[string]any{"topics": []any{"orders"}}}}}}, EncodeOptions{})
+	require.ErrorContains(t, err, "body.protocols[0].metadata.version: missing: the ")
+}
+
+// Unpadded base64 in a bytes field is taken, as Kafka's Java decoder
+// takes it.
+func TestUnpaddedBase64(t *testing.T) {
+	b, err := Encode(nil, map[string]any{"authBytes": "AQ"}, EncodeOptions{Body: true, APIKey: schema.KeySaslAuthenticate, Version: 1})
+	require.NoError(t, err)
+	require.Equal(t, []byte{0, 0, 0, 1, 1}, b)
 }

@@ -840,6 +840,10 @@ func (w *walker) length(n *tree.Node, compact bool, k schema.Kind) (int, bool) {
 	return int(r.Int32()), w.check()
 }
 
+// maxString is the longest string Kafka reads or writes, compact or not
+// (its generated code refuses a longer one).
+const maxString = 0x7fff
+
 // nonMinimal says what a varint of n bytes holding v is.
 func nonMinimal(n int, v uint64) string {
 	return "non-minimal varint: " + decimal(n) + " bytes for a value that needs " + decimal(wire.UvarintLen(v))
@@ -885,6 +889,9 @@ func (w *walker) lengthPrefixed(n *tree.Node, f *schema.Field, k schema.Kind, nu
 	n.Raw = r.Span(l, k.String())
 	if k == schema.String && !utf8.Valid(n.Raw) {
 		w.warn(n, n.Start, "", "string is not valid UTF-8")
+	}
+	if k == schema.String && l > maxString { // a compact length can say more
+		w.warn(n, n.Start, "", "string of "+decimal(l)+" bytes is longer than 32767, which Kafka's reader refuses")
 	}
 	n.End = r.Off
 	switch {

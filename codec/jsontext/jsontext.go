@@ -4,7 +4,9 @@
 package jsontext
 
 import (
+	"encoding/base64"
 	"encoding/binary"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -107,4 +109,14 @@ func special(w uint64) uint64 {
 	s := w ^ ('\\' * lsb)
 	d := w ^ (0x7f * lsb)
 	return ((w-0x20*lsb)&^w | (q-lsb)&^q | (s-lsb)&^s | (d-lsb)&^d | w) & msb
+}
+
+// DecodeBase64 reads base64 text as Kafka's JSON reads a bytes field
+// (java.util.Base64's basic decoder): the standard alphabet, its padding
+// optional ("AQ" is the byte 0x01, as "AQ==" is).
+func DecodeBase64(s string) ([]byte, error) {
+	if len(s)%4 != 0 && !strings.HasSuffix(s, "=") {
+		return base64.RawStdEncoding.DecodeString(s)
+	}
+	return base64.StdEncoding.DecodeString(s)
 }

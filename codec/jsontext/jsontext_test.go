@@ -98,3 +98,19 @@ func TestAppendStringPlainWords(t *testing.T) {
 		}
 	}
 }
+
+// Base64 in a bytes field is read as Kafka's JSON reads it: padding
+// optional, the standard alphabet only.
+func TestDecodeBase64(t *testing.T) {
+	for in, want := range map[string]string{"AQ": "\x01", "AQ==": "\x01", "AQI": "\x01\x02", "": "", "AQID": "\x01\x02\x03"} {
+		got, err := DecodeBase64(in)
+		if err != nil || string(got) != want {
+			t.Errorf("%q: %q, %v", in, got, err)
+		}
+	}
+	for _, in := range []string{"-_8=", "A", "AQ=", "!!"} {
+		if _, err := DecodeBase64(in); err == nil {
+			t.Errorf("%q: no error", in)
+		}
+	}
+}

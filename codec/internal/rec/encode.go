@@ -2,7 +2,6 @@ package rec
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -55,7 +54,10 @@ func eerr(path, msg string) error { return &EncodeError{Path: path, Msg: msg} }
 // record's offsetDelta, maxTimestamp the largest baseTimestamp +
 // timestampDelta (-1 and -1 without records), a record's offsetDelta its
 // index in the batch. A record lacking timestampDelta gets "timestamp"
-// less baseTimestamp, else 0.
+// less baseTimestamp, else 0. A batch's other header fields left out are
+// a producer's too: magic 2 (an entry with records), baseTimestamp the
+// first record's "timestamp", baseOffset 0, and -1 for
+// partitionLeaderEpoch, producerId, producerEpoch and baseSequence.
 //
 // A control record's "control" (its key's version and type, a marker's
 // value version and coordinator epoch, a KRaft record's data) builds the
@@ -105,7 +107,9 @@ func encodeSet(dst []byte, v any, path string, depth int) ([]byte, error) {
 				return dst, err
 			}
 		}
-		magic, err := intOf(obj, "magic", p, minInt8, maxInt8, true, 0)
+		// Left out, an entry with records is a batch, magic 2; a legacy
+		// message says its magic, 0 or 1.
+		magic, err := intOf(obj, "magic", p, minInt8, maxInt8, obj["records"] == nil, 2)
 		if err != nil {
 			return dst, err
 		}
@@ -236,7 +240,7 @@ func b64Field(obj map[string]any, name, path string) ([]byte, bool, error) {
 	if !ok {
 		return nil, false, eerr(path+"."+name, "expected a base64 string, found "+kindOf(v))
 	}
-	b, err := base64.StdEncoding.DecodeString(s)
+	b, err := jsontext.DecodeBase64(s)
 	if err != nil {
 		return nil, false, &EncodeError{Path: path + "." + name, Msg: "bad base64: " + err.Error(), Err: err}
 	}
@@ -608,7 +612,7 @@ func bytesOf(v any, path, name string, keys *fieldSet) ([]byte, bool, error) {
 			if !ok {
 				return nil, false, eerr(path+"."+name+".base64", "expected a base64 string, found "+kindOf(b))
 			}
-			out, err := base64.StdEncoding.DecodeString(s)
+			out, err := jsontext.DecodeBase64(s)
 			if err != nil {
 				return nil, false, eerr(path+"."+name+".base64", "bad base64: "+err.Error())
 			}
@@ -643,14 +647,36 @@ func appendVarbytes(dst, b []byte, null bool) []byte {
 
 // The batch header's fields Encode reads, in their order on the wire.
 // lastOffsetDelta and maxTimestamp are derived from the records when left
-// out (or null); the others are required.
+// out (or null), baseTimestamp is the first record's "timestamp"; the
+// others are def, as a producer writes a batch of no idempotence or
+// transaction (Kafka's MemoryRecordsBuilder: baseOffset 0, no partition
+// leader epoch, producer id, epoch or sequence).
 var encBatchFields = [...]struct {
-	name    string
-	lo, hi  int64
-	derived bool
-}{{"baseOffset", minInt64, maxInt64, false}, {"partitionLeaderEpoch", minInt32, maxInt32, false}, {"lastOffsetDelta", minInt32, maxInt32, true},
-	{"baseTimestamp", minInt64, maxInt64, false}, {"maxTimestamp", minInt64, maxInt64, true}, {"producerId", minInt64, maxInt64, false},
-	{"producerEpoch", minInt16, maxInt16, false}, {"baseSequence", minInt32, maxInt32, false}}
+	name   string
+	lo, hi int64
+	def    int64
+}{{"baseOffset", minInt64, maxInt64, 0}, {"partitionLeaderEpoch", minInt32, maxInt32, -1}, {"lastOffsetDelta", minInt32, maxInt32, 0},
+	{"baseTimestamp", minInt64, maxInt64, 0}, {"maxTimestamp", minInt64, maxInt64, 0}, {"producerId", minInt64, maxInt64, -1},
+	{"producerEpoch", minInt16, maxInt16, -1}, {"baseSequence", minInt32, maxInt32, -1}}
+
+// batchBaseTimestamp is baseTimestamp's place in encBatchFields.
+const batchBaseTimestamp = 3
+
+// firstTimestamp is the "timestamp" of the first of records, a batch's
+// baseTimestamp when the batch leaves it out, as a producer's is; an
+// error when there is none to take (with no records at all, the error is
+// theirs, said after).
+func firstTimestamp(records any, path string) (int64, error) {
+	if records == nil {
+		return 0, nil
+	}
+	if n, ok := listLen(records); ok && n > 0 {
+		if r, ok := listAt(records, 0).(map[string]any); ok && r["timestamp"] != nil {
+			return intOf(r, "timestamp", path+".records[0]", minInt64, maxInt64, true, 0)
+		}
+	}
+	return 0, eerr(path+".baseTimestamp", "missing: give it, or the first record's timestamp")
+}
 
 // Where the batch header holds lastOffsetDelta and maxTimestamp.
 const (
@@ -664,7 +690,13 @@ func encodeBatch(dst []byte, obj map[string]any, path string) ([]byte, error) {
 	for i, spec := range encBatchFields {
 		var err error
 		given[i] = obj[spec.name] != nil
-		if f[i], err = intOf(obj, spec.name, path, spec.lo, spec.hi, !spec.derived, 0); err != nil {
+		if f[i], err = intOf(obj, spec.name, path, spec.lo, spec.hi, false, spec.def); err != nil {
+			return dst, err
+		}
+	}
+	if !given[batchBaseTimestamp] {
+		var err error
+		if f[batchBaseTimestamp], err = firstTimestamp(obj["records"], path); err != nil {
 			return dst, err
 		}
 	}
@@ -1077,7 +1109,7 @@ func controlTypeText(t int64) string {
 func controlValue(v any, typ int, path string) ([]byte, error) {
 	switch x := v.(type) {
 	case string:
-		b, err := base64.StdEncoding.DecodeString(x)
+		b, err := jsontext.DecodeBase64(x)
 		if err != nil {
 			return nil, eerr(path, "bad base64: "+err.Error())
 		}
@@ -1286,7 +1318,7 @@ func sameValue(want, got any, bytesKeys *fieldSet) bool {
 			if b, isBytes := gv.([]byte); isBytes && (k == "_raw" || k == "_compressed") {
 				// Base64 in JSON, bytes from Go.
 				s, _ := wv.(string)
-				if d, err := base64.StdEncoding.DecodeString(s); !ok || err != nil || !bytes.Equal(d, b) {
+				if d, err := jsontext.DecodeBase64(s); !ok || err != nil || !bytes.Equal(d, b) {
 					return false
 				}
 			} else if !ok || !sameValue(wv, gv, keys) {
@@ -1352,7 +1384,7 @@ func sameBytes(want map[string]any, got any) bool {
 		return t == string(g)
 	}
 	if b, ok := want["base64"].(string); ok {
-		d, err := base64.StdEncoding.DecodeString(b)
+		d, err := jsontext.DecodeBase64(b)
 		return err == nil && bytes.Equal(d, g)
 	}
 	return false

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"hash/crc32"
 	"slices"
@@ -181,8 +182,34 @@ func TestEncodeEditsAndErrors(t *testing.T) {
 	if _, err := Encode(nil, v); err == nil || !strings.HasPrefix(err.Error(), "[0].records[1].value:") {
 		t.Fatalf("err %v", err)
 	}
-	delete(v.([]any)[0].(map[string]any), "producerId")
-	if _, err := Encode(nil, v); err == nil || err.Error() != "[0].producerId: missing" {
+	// Left out, the producer fields are a batch's of no idempotence, and
+	// the baseTimestamp is the first record's timestamp.
+	rec["value"] = "v"
+	b := v.([]any)[0].(map[string]any)
+	for _, k := range []string{"producerId", "producerEpoch", "baseSequence", "partitionLeaderEpoch", "baseOffset", "magic", "baseTimestamp"} {
+		delete(b, k)
+	}
+	recs := b["records"].([]any)
+	recs[0].(map[string]any)["timestamp"] = json.Number("1700000000123")
+	for _, r := range recs {
+		delete(r.(map[string]any), "timestampDelta")
+	}
+	out, err = Encode(nil, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res3, err := Decode(&s, out, Options{})
+	if err != nil || len(warnings(res3)) > 0 {
+		t.Fatal(err, warnings(res3))
+	}
+	got := res3.Nodes[0]
+	for name, want := range map[string]int64{"producerId": -1, "producerEpoch": -1, "baseSequence": -1, "partitionLeaderEpoch": -1, "baseOffset": 0, "magic": 2, "baseTimestamp": 1700000000123} {
+		if got.Get(name).Int != want {
+			t.Fatalf("%s %d, want %d", name, got.Get(name).Int, want)
+		}
+	}
+	delete(recs[0].(map[string]any), "timestamp")
+	if _, err := Encode(nil, v); err == nil || err.Error() != "[0].baseTimestamp: missing: give it, or the first record's timestamp" {
 		t.Fatalf("err %v", err)
 	}
 }
