@@ -26,6 +26,9 @@ func errorf(format string, a ...any) error { return fmt.Errorf(format, a...) }
 type anInput struct {
 	name string
 	data []byte
+	// r, when set, is where data comes from, read as it is needed (kwire
+	// encode's streams) rather than whole beforehand.
+	r io.Reader
 }
 
 // argsRule is how decode and encode tell a FILE argument from inline data
@@ -44,7 +47,17 @@ its errors named by it.`
 // input. A file that cannot be
 // read (missing, a directory) is an error naming it, as kwire batch's.
 func readInputs(e *env, args []string, isData func([]byte) bool) ([]anInput, error) {
+	return inputsOf(e, args, isData, false)
+}
+
+// inputsOf is readInputs; lazy, a file or standard input is opened (so a
+// missing file is said before anything is read) and left to be read as
+// it is needed, through anInput.r.
+func inputsOf(e *env, args []string, isData func([]byte) bool, lazy bool) ([]anInput, error) {
 	if len(args) == 0 {
+		if lazy {
+			return []anInput{{r: e.stdin}}, nil
+		}
 		b, err := io.ReadAll(e.stdin)
 		return []anInput{{data: b}}, err
 	}
@@ -61,6 +74,10 @@ func readInputs(e *env, args []string, isData func([]byte) bool) ([]anInput, err
 	for _, a := range args {
 		if a == "-" { // standard input, in its place among the others
 			flush()
+			if lazy {
+				ins = append(ins, anInput{name: "-", r: e.stdin})
+				continue
+			}
 			b, err := io.ReadAll(e.stdin)
 			if err != nil {
 				return nil, err
@@ -73,6 +90,20 @@ func readInputs(e *env, args []string, isData func([]byte) bool) ([]anInput, err
 			continue
 		}
 		flush()
+		if lazy {
+			f, err := os.Open(a)
+			if err == nil {
+				if st, serr := f.Stat(); serr == nil && st.IsDir() {
+					f.Close()
+					_, err = os.ReadFile(a) // the error ReadFile gives a directory
+				}
+			}
+			if err != nil {
+				return nil, err
+			}
+			ins = append(ins, anInput{name: a, r: f}) // closed when the process ends
+			continue
+		}
 		b, err := os.ReadFile(a) // also a named pipe, /dev/stdin, <(...)
 		if err != nil {
 			return nil, err

@@ -170,7 +170,7 @@ func named(name string) string {
 // arguments for standard input) with each input's UTF-8 byte order mark,
 // which editors on Windows write and JSON does not hold, dropped.
 func encodeInputs(e *env, args []string) ([]anInput, error) {
-	ins, err := readInputs(e, args, isJSONArg)
+	ins, err := inputsOf(e, args, isJSONArg, true)
 	if err != nil {
 		return nil, err
 	}
@@ -204,7 +204,10 @@ type jsonDoc struct {
 
 // docStream reads the JSON documents of the inputs in turn, one a call
 // (ok false after the last), so a long stream is never held parsed
-// whole: in each input NDJSON, or documents (indented or not) separated
+// whole, nor, from a file or standard input, read whole: what is read is
+// what the next document needs, and a document is returned as soon as
+// its last line has come (a pipe's documents are encoded as they
+// arrive). In each input NDJSON, or documents (indented or not) separated
 // by white space. A document that does not parse is an error on the
 // line its problem is on; reading goes on at the next line that starts, no more
 // indented than it did, with '{' or '[': the next NDJSON line, or the
@@ -214,61 +217,163 @@ type jsonDoc struct {
 // told to passed (the input's name and the line).
 func docStream(ins []anInput, passed func(name string, line int)) func() (jsonDoc, bool) {
 	k, pos, line, first := 0, 0, 1, true
+	var fill *filler // the input's reader, when it is read as needed
 	return func() (jsonDoc, bool) {
-		for ; k < len(ins); k, pos, line, first = k+1, 0, 1, true {
-			b := ins[k].data
+		for ; k < len(ins); k, pos, line, first, fill = k+1, 0, 1, true, nil {
+			in := &ins[k]
+			if in.r != nil && fill == nil {
+				fill = &filler{r: in.r}
+				fill.more(0)
+				fill.b = fill.b[input.BOMLen(fill.b):]
+			}
 			for {
-				for pos < len(b) && isJSONSpace(b[pos]) {
-					if b[pos] == '\n' {
-						line++
+				b, eof := in.data, true
+				if fill != nil {
+					b, eof = fill.b, fill.eof
+				}
+				d, next, status := scanDoc(b, pos, line, first, eof)
+				pos, line = next.pos, next.line
+				switch status {
+				case docPassed:
+					passed(in.name, d.line)
+					continue
+				case docFound:
+					first = false
+					d.name = in.name
+					return d, true
+				case docNeedMore:
+					keep := bytes.LastIndexByte(b[:pos], '\n') + 1
+					pos -= fill.more(keep)
+					if fill.err != nil {
+						d := jsonDoc{name: in.name, line: line, err: fill.err}
+						k, pos, line, first, fill = k+1, 0, 1, true, nil
+						return d, true
 					}
-					pos++
-				}
-				if pos == len(b) {
-					break
-				}
-				start := pos
-				ls := bytes.LastIndexByte(b[:start], '\n') + 1
-				// A document first on its line is read from the line's
-				// start, so an error's byte offset counts within the
-				// line, as it always did.
-				from := start
-				if len(bytes.TrimLeft(b[ls:start], " \t\r")) == 0 {
-					from = ls
-				}
-				hexEnd := -1
-				if from == ls {
-					hexEnd = encinput.HexLine(b, start)
-				}
-				if hexEnd >= 0 && first && startsJSON(b[hexEnd:]) {
-					passed(ins[k].name, line)
-					pos = hexEnd
 					continue
 				}
-				first = false
-				var v any
-				var err error
-				at := line // the line an error is on
-				if hexEnd >= 0 {
-					err = errHexLine
-					pos = resumeAt(b, start, start-ls)
-				} else {
-					var n int
-					v, n, err = jsontext.ParseNext(b[from:])
-					if err == nil {
-						pos = from + n
-					} else {
-						pos = resumeAt(b, start, start-ls)
-						at, err = syntaxLine(b[from:], line, err)
-					}
-				}
-				nl := bytes.Count(b[start:pos], []byte{'\n'})
-				d := jsonDoc{name: ins[k].name, line: at, multiLine: err == nil && nl > 0, v: v, err: err}
-				line += nl
-				return d, true
+				break // the input's end
 			}
 		}
 		return jsonDoc{}, false
+	}
+}
+
+// What scanDoc found.
+const (
+	docFound    = iota // a document, or one that failed to parse
+	docPassed          // a frame's hex line before JSON, passed over
+	docNeedMore        // nothing can be said until more of the input is read
+	docEnd             // the input's end
+)
+
+// scanPlace is where scanning stands: a byte of the input and its line.
+type scanPlace struct{ pos, line int }
+
+// scanDoc reads the next document of b from pos, on line, b being all of
+// the input when eof, else what has been read of it so far: only its
+// whole lines are judged, so a document's end, a parse error and where
+// reading goes on after one are said only once they are there. first
+// says no document was read from the input yet.
+func scanDoc(b []byte, pos, line int, first, eof bool) (jsonDoc, scanPlace, int) {
+	limit := len(b) // the bytes judged: whole lines, or all at the end
+	if !eof {
+		limit = bytes.LastIndexByte(b, '\n') + 1
+	}
+	for pos < limit && isJSONSpace(b[pos]) {
+		if b[pos] == '\n' {
+			line++
+		}
+		pos++
+	}
+	here := scanPlace{pos, line}
+	switch {
+	case pos == len(b) && eof:
+		return jsonDoc{}, here, docEnd
+	case pos >= limit:
+		return jsonDoc{}, here, docNeedMore
+	}
+	start := pos
+	ls := bytes.LastIndexByte(b[:start], '\n') + 1
+	// A document first on its line is read from the line's start, so an
+	// error's byte offset counts within the line, as it always did.
+	from := start
+	if len(bytes.TrimLeft(b[ls:start], " \t\r")) == 0 {
+		from = ls
+	}
+	hexEnd := -1
+	if from == ls {
+		hexEnd = encinput.HexLine(b[:limit], start)
+	}
+	if hexEnd >= 0 && first {
+		rest := bytes.TrimLeft(b[hexEnd:limit], " \t\r\n")
+		if len(rest) == 0 && !eof {
+			return jsonDoc{}, here, docNeedMore
+		}
+		if startsJSON(rest) {
+			return jsonDoc{line: line}, scanPlace{hexEnd, line}, docPassed
+		}
+	}
+	var v any
+	var err error
+	at := line // the line an error is on
+	if hexEnd >= 0 {
+		err = errHexLine
+		pos = resumeAt(b[:limit], start, start-ls)
+	} else {
+		var n int
+		v, n, err = jsontext.ParseNext(b[from:limit])
+		var se *jsontext.SyntaxError
+		if err != nil && !eof && errors.As(err, &se) && se.Offset >= limit-from {
+			return jsonDoc{}, here, docNeedMore // the document goes on past what is read
+		}
+		if err == nil {
+			pos = from + n
+		} else {
+			pos = resumeAt(b[:limit], start, start-ls)
+			at, err = syntaxLine(b[from:limit], line, err)
+		}
+	}
+	if err != nil && pos == limit && !eof {
+		return jsonDoc{}, here, docNeedMore // where reading goes on is not read yet
+	}
+	nl := bytes.Count(b[start:pos], []byte{'\n'})
+	return jsonDoc{line: at, multiLine: err == nil && nl > 0, v: v, err: err}, scanPlace{pos, line + nl}, docFound
+}
+
+// filler reads an input as its documents need it, into b.
+type filler struct {
+	r   io.Reader
+	b   []byte
+	eof bool  // r is read to its end (or failed)
+	err error // why r failed, other than its end
+}
+
+// more drops the bytes of b before keep and reads on, returning how many
+// it dropped. It reads at least once, and goes on while reads fill what
+// they are given, until it has read as much as it kept: so a document
+// read in many tries is read again at most as often as its size doubles,
+// and a pipe's short read (all there is for now) is judged at once.
+func (f *filler) more(keep int) int {
+	n := copy(f.b, f.b[keep:])
+	f.b = f.b[:n]
+	for got := 0; ; {
+		if cap(f.b)-len(f.b) < 16<<10 {
+			f.b = append(make([]byte, 0, max(2*cap(f.b), 64<<10)), f.b...)
+		}
+		room := cap(f.b) - len(f.b)
+		m, err := f.r.Read(f.b[len(f.b):cap(f.b)])
+		f.b = f.b[:len(f.b)+m]
+		got += m
+		if err != nil {
+			f.eof = true
+			if err != io.EOF {
+				f.err = err
+			}
+			return keep
+		}
+		if got > 0 && (got >= n || m < room) {
+			return keep
+		}
 	}
 }
 

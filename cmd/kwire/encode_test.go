@@ -1,14 +1,20 @@
 package main
 
 import (
+	"encoding/hex"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/kwire/kwire/codec"
 )
 
 // apiVersionsV3JSON is apiVersionsV3 as value JSON, on one line.
@@ -206,4 +212,42 @@ func TestEncodeLogZerosInPieces(t *testing.T) {
 	kib := peakRSS(t, helper, kwireBin, "encode", file)
 	t.Logf("peak RSS: %d KiB for 512 MiB of zeros", kib)
 	require.Less(t, kib, int64(64<<10))
+}
+
+// kwire encode reads a pipe as its documents come: each frame is written
+// once its document is read (the first once the second is, which says
+// the input is a stream), not when the input ends, whether NDJSON or
+// indented, and a document split across reads is read whole.
+func TestEncodeStreamsAPipe(t *testing.T) {
+	doc := `{"apiKey":18,"apiVersion":3,"header":{"correlationId":%d,"clientId":"kwire"},"body":{"clientSoftwareName":"kwire","clientSoftwareVersion":"1.0"}}`
+	indented := "{\n  \"apiKey\": 18,\n  \"apiVersion\": 3,\n  \"header\": {\"correlationId\": %d, \"clientId\": \"kwire\"},\n  \"body\": {\"clientSoftwareName\": \"kwire\", \"clientSoftwareVersion\": \"1.0\"}\n}"
+	_, stdin, lines, stderr := startPiped(t, "encode", "-")
+	next := func(what string) string {
+		select {
+		case l, ok := <-lines:
+			require.True(t, ok, "kwire ended before %s; stderr: %s", what, stderr.String())
+			return l
+		case <-time.After(30 * time.Second):
+			t.Fatalf("no line for %s while the input is open; stderr: %s", what, stderr.String())
+		}
+		return ""
+	}
+	frame := func(id int) string {
+		b, err := codec.Encode(nil, []byte(fmt.Sprintf(doc, id)), codec.EncodeOptions{})
+		require.NoError(t, err)
+		return hex.EncodeToString(b)
+	}
+	fmt.Fprintf(stdin, doc+"\n"+doc+"\n", 1, 2)
+	require.Equal(t, frame(1), next("the first frame"))
+	require.Equal(t, frame(2), next("the second frame"))
+	// The third, indented, in two writes that split a line.
+	third := fmt.Sprintf(indented, 3)
+	io.WriteString(stdin, third[:40])
+	io.WriteString(stdin, third[40:]+"\n")
+	require.Equal(t, frame(3), next("the third frame"))
+	fmt.Fprintf(stdin, doc+"\n", 4)
+	require.Equal(t, frame(4), next("the fourth frame"))
+	require.NoError(t, stdin.Close())
+	_, ok := <-lines
+	require.False(t, ok)
 }
