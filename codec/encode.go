@@ -1037,7 +1037,7 @@ func (e *encoder) saslMessage(dst []byte, v any) ([]byte, error) {
 	}
 	names := sasl.Names(mech, kind, get)
 	if names == nil {
-		return nil, &EncodeError{Path: e.pathString(), Msg: "expected a SASL message: mechanism PLAIN, SCRAM or OAUTHBEARER and its message, found " + strconv.Quote(mech) + " " + strconv.Quote(kind)}
+		return nil, e.saslError(sasl.Unknown(obj, jsonKind))
 	}
 	for k := range obj {
 		if k != "mechanism" && k != "message" && !slices.Contains(names, k) {

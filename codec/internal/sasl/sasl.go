@@ -622,3 +622,66 @@ func members(mechanism, kind string) string {
 	}
 	return out
 }
+
+// messages lists mechanism's messages, each with its members; every
+// mechanism's, each named, when mechanism is "".
+func messages(mechanism string) string {
+	var out []string
+	for i := range layouts {
+		l := &layouts[i]
+		if mechanism != "" && l.mechanism != mechanism || i > 0 && layouts[i-1].mechanism == l.mechanism && layouts[i-1].kind == l.kind {
+			continue
+		}
+		m := l.kind + " (" + members(l.mechanism, l.kind) + ")"
+		if mechanism == "" {
+			m = l.mechanism + " " + m
+		}
+		out = append(out, m)
+	}
+	return strings.Join(out, "; ")
+}
+
+// Unknown is the error for obj, an object given for a SASL message whose
+// mechanism and message are no message here (Names gave nil): what is
+// missing or wrong, and what is valid there. kindOf says what a JSON value
+// is ("a number").
+func Unknown(obj map[string]any, kindOf func(any) string) *Error {
+	found := func(v any) string {
+		if s, ok := v.(string); ok {
+			return strconv.Quote(s)
+		}
+		return kindOf(v)
+	}
+	mech, kind := obj["mechanism"], obj["message"]
+	switch {
+	case mech == nil && kind == nil:
+		what := "an empty object"
+		if len(obj) > 0 {
+			keys := make([]string, 0, len(obj))
+			for k := range obj {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			what = "an object with " + strings.Join(keys, ", ")
+		}
+		return &Error{Msg: `expected base64 text, or a SASL message object: {"mechanism":...,"message":...} and the message's parts, for one of ` + messages("") + "; found " + what}
+	case mech == nil:
+		return &Error{"mechanism", "missing: a SASL message object names its mechanism and message, one of " + messages("")}
+	}
+	m, _ := mech.(string)
+	if m != Plain && m != Scram && m != OAuthBearer {
+		msg := "expected PLAIN, SCRAM or OAUTHBEARER, found " + found(mech)
+		if _, ok := mech.(string); ok {
+			msg += " (other mechanisms' bytes, GSSAPI's among them, are written as base64 text)"
+		}
+		return &Error{"mechanism", msg + "; the messages: " + messages("")}
+	}
+	valid := m + "'s message, " + messages(m)
+	if m != Plain {
+		valid = "one of " + m + "'s messages: " + messages(m)
+	}
+	if kind == nil {
+		return &Error{"message", "missing: expected " + valid}
+	}
+	return &Error{"message", "expected " + valid + "; found " + found(kind)}
+}

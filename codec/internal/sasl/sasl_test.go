@@ -244,6 +244,36 @@ func TestAppendWritesBack(t *testing.T) {
 	require.Equal(t, "\x00alice\x00pw", string(b))
 }
 
+// TestUnknown: an object that is no message here says what is missing or
+// wrong, and what would be valid there.
+func TestUnknown(t *testing.T) {
+	kindOf := func(any) string { return "a number" }
+	for _, c := range []struct {
+		obj       map[string]any
+		part, msg string
+	}{
+		{map[string]any{"mechanism": "PLAIN", "message": "client", "username": "alice", "password": "s3cret"}, "message",
+			`expected PLAIN's message, client-initial (username, password, optional authzid); found "client"`},
+		{map[string]any{"mechanism": "PLAIN", "username": "alice"}, "message",
+			`missing: expected PLAIN's message, client-initial (username, password, optional authzid)`},
+		{map[string]any{"mechanism": "SCRAM", "message": "client-initial"}, "message",
+			`expected one of SCRAM's messages: client-first (channelBindingFlag, username, nonce, optional authzid, extensions); ` +
+				`server-first (nonce, salt, iterations, optional extensions); client-final (channelBinding, nonce, proof, optional extensions); ` +
+				`server-final (verifier or error, optional extensions); found "client-initial"`},
+		{map[string]any{"mechanism": "OAUTHBEARER", "message": 1}, "message", "error-acknowledgement (no parts); found a number"},
+		{map[string]any{"text": "hello"}, "", `expected base64 text, or a SASL message object: {"mechanism":...,"message":...} and the message's parts, for one of PLAIN client-initial (username, password, optional authzid); SCRAM client-first (`},
+		{map[string]any{"text": "hello"}, "", "OAUTHBEARER error-acknowledgement (no parts); found an object with text"},
+		{map[string]any{}, "", "; found an empty object"},
+		{map[string]any{"message": "client-initial"}, "mechanism", "missing: a SASL message object names its mechanism and message, one of PLAIN client-initial ("},
+		{map[string]any{"mechanism": "GSSAPI"}, "mechanism", `expected PLAIN, SCRAM or OAUTHBEARER, found "GSSAPI" (other mechanisms' bytes, GSSAPI's among them, are written as base64 text); the messages: PLAIN client-initial`},
+		{map[string]any{"mechanism": 3}, "mechanism", "expected PLAIN, SCRAM or OAUTHBEARER, found a number; the messages: "},
+	} {
+		e := Unknown(c.obj, kindOf)
+		require.Equal(t, c.part, e.Part, "%v", c.obj)
+		require.Contains(t, e.Msg, c.msg, "%v", c.obj)
+	}
+}
+
 // TestAppendFragments: parts made of the pieces messages are cut by
 // (separators, attribute names, a JWT's and a GS2 header's pieces) are
 // written only when they read back as themselves, and refused naming
