@@ -10,7 +10,10 @@
 // and writing alike. A message is read into named parts, each a span of
 // its bytes, only when writing those parts back (Append) gives the same
 // bytes: the codec shows a message decoded exactly when its JSON encodes
-// back to it. Anything else stays bytes.
+// back to it. Anything else stays bytes. The other way round, Append
+// writes only parts that Parse reads back as themselves, and names the
+// part it refuses (an *Error), so an edited message never goes out as
+// bytes the broker reads as another.
 package sasl
 
 import (
