@@ -1049,7 +1049,7 @@ func (e *encoder) saslMessage(dst []byte, v any) ([]byte, error) {
 	}
 	names := sasl.Names(mech, kind, get)
 	if names == nil {
-		return nil, &EncodeError{Path: e.pathString(), Msg: "expected a SASL message: mechanism PLAIN, SCRAM or OAUTHBEARER and its message, found " + strconv.Quote(mech) + " " + strconv.Quote(kind)}
+		return nil, e.saslError(sasl.Unknown(obj, jsonKind))
 	}
 	for k := range obj {
 		if k != "mechanism" && k != "message" && !slices.Contains(names, k) {
@@ -1074,9 +1074,18 @@ func (e *encoder) saslMessage(dst []byte, v any) ([]byte, error) {
 		return nil, bad
 	}
 	if err != nil {
-		return nil, &EncodeError{Path: e.pathString(), Msg: err.Error(), Err: err}
+		return nil, e.saslError(err)
 	}
 	return dst, nil
+}
+
+// saslError is err, a SASL message's, at the member it names.
+func (e *encoder) saslError(err error) error {
+	path, msg := e.pathString(), err.Error()
+	if se, ok := err.(*sasl.Error); ok && se.Part != "" {
+		path, msg = join(path, se.Part), se.Msg
+	}
+	return &EncodeError{Path: path, Msg: msg, Err: err}
 }
 
 // dataMessage appends the fields of data message m from obj, at version.

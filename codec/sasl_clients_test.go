@@ -222,17 +222,33 @@ func TestSASLEncode(t *testing.T) {
 		path string
 		msg  string
 	}{
-		{map[string]any{"mechanism": "CRAM-MD5"}, "body.authBytes", `mechanism PLAIN, SCRAM or OAUTHBEARER and its message, found "CRAM-MD5" ""`},
-		{map[string]any{"mechanism": "PLAIN", "message": "client-initial", "username": "u"}, "body.authBytes", "PLAIN client-initial needs password"},
+		{map[string]any{"mechanism": "CRAM-MD5"}, "body.authBytes.mechanism", `expected PLAIN, SCRAM or OAUTHBEARER, found "CRAM-MD5"`},
+		{map[string]any{"mechanism": "PLAIN", "message": "client-initial", "username": "u"}, "body.authBytes.password",
+			"missing: a PLAIN client-initial message has username, password, optional authzid"},
+		// A NUL in a PLAIN part would make four parts of three.
+		{map[string]any{"mechanism": "PLAIN", "message": "client-initial", "authzid": "", "username": "al\x00ice", "password": "s3cret"}, "body.authBytes.username", "holds a NUL"},
+		{map[string]any{"mechanism": "PLAIN", "message": "client-initial", "authzid": "a\x00", "username": "alice", "password": "s3cret"}, "body.authBytes.authzid", "holds a NUL"},
+		{map[string]any{"mechanism": "PLAIN", "message": "client-initial", "username": "alice", "password": "s3\x00cret"}, "body.authBytes.password", "holds a NUL"},
+		{map[string]any{"mechanism": "SCRAM", "message": "client-first", "channelBindingFlag": "n", "username": "a,b", "nonce": "abc"}, "body.authBytes.username", "=2C"},
+		{map[string]any{"mechanism": "SCRAM", "message": "server-final", "error": "invalid-proof", "extensions": "v=x"}, "body.authBytes.extensions", `holds "v="`},
+		{map[string]any{"mechanism": "OAUTHBEARER", "message": "client-initial", "channelBindingFlag": "n", "auth": "Bearer t", "extensions": "a=b\x01\x01c=d"}, "body.authBytes.extensions", `holds "\x01\x01"`},
+		// What a wrong or missing message, or no SASL object at all, is
+		// said to be.
+		{map[string]any{"mechanism": "PLAIN", "message": "client", "username": "alice", "password": "s3cret"}, "body.authBytes.message",
+			`expected PLAIN's message, client-initial (username, password, optional authzid); found "client"`},
+		{map[string]any{"mechanism": "PLAIN", "username": "alice", "password": "s3cret"}, "body.authBytes.message", "missing: expected PLAIN's message, client-initial"},
+		{map[string]any{"text": "hello"}, "body.authBytes", `expected base64 text, or a SASL message object: {"mechanism":...,"message":...}`},
 		{map[string]any{"mechanism": "PLAIN", "message": "client-initial", "username": "u", "password": "p", "pasword": "p"}, "body.authBytes.pasword", "valid here: mechanism, message, authzid, username, password"},
 		{map[string]any{"mechanism": "SCRAM", "message": "server-first", "nonce": "a", "salt": "b", "iterations": -1}, "body.authBytes.iterations", ""},
 		{[]any{1}, "body.authBytes", "expected base64 text, bytes or a SASL message object, found an array"},
 	} {
-		_, err := saslRequest(t, c.v)
-		var ee *codec.EncodeError
-		require.ErrorAs(t, err, &ee, "%v", c.v)
-		require.Equal(t, c.path, ee.Path, "%v", c.v)
-		require.Contains(t, ee.Msg, c.msg, "%v", c.v)
+		t.Run(c.path, func(t *testing.T) {
+			_, err := saslRequest(t, c.v)
+			var ee *codec.EncodeError
+			require.ErrorAs(t, err, &ee, "%v", c.v)
+			require.Equal(t, c.path, ee.Path, "%v", c.v)
+			require.Contains(t, ee.Msg, c.msg, "%v", c.v)
+		})
 	}
 }
 

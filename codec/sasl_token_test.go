@@ -128,8 +128,9 @@ func TestSASLTokenLimits(t *testing.T) {
 func TestSASLTokenEncodeErrors(t *testing.T) {
 	for js, want := range map[string]string{
 		`{"data":"sasl","value":"%%%"}`: "value: invalid base64",
-		`{"data":"sasl","value":{"mechanism":"SCRAM","message":"client-first","username":"u"}}`: "value: SCRAM client-first needs channelBindingFlag",
-		`{"data":"sasl","value":{"mechanism":"NTLM","message":"x"}}`:                            "expected a SASL message",
+		`{"data":"sasl","value":{"mechanism":"SCRAM","message":"client-first","username":"u"}}`:                        "value.channelBindingFlag: missing: a SCRAM client-first message has",
+		`{"data":"sasl","value":{"mechanism":"NTLM","message":"x"}}`:                                                   `value.mechanism: expected PLAIN, SCRAM or OAUTHBEARER, found "NTLM"`,
+		`{"data":"sasl","value":{"mechanism":"PLAIN","message":"client-initial","username":"u\u0000","password":"p"}}`: "value.username: holds a NUL",
 		`{"data":"sasl","value":3}`: "expected base64 text, bytes or a SASL message object, found a number",
 	} {
 		_, err := Encode(nil, []byte(js), EncodeOptions{})
