@@ -1,9 +1,11 @@
 package codec
 
 import (
+	"encoding/binary"
 	"math"
 	"sort"
 	"strconv"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -59,6 +61,7 @@ func (dec *Decoder) guessResponses(b []byte, noSize bool, only *schema.API, lim 
 	var seen []folded
 	var all []Candidate
 	nodesLeft := guessNodes(len(b))
+	avail := frameBytes(b, noSize)
 	var w walker
 	var gs guessSink
 	var out jsontext.Writer
@@ -73,6 +76,12 @@ func (dec *Decoder) guessResponses(b []byte, noSize bool, only *schema.API, lim 
 				break
 			}
 			g.Tried++
+			if avail < minResponse(api.Key, v) {
+				// Too few bytes for the reading's header and body: it fails
+				// without a walk (a flood of tiny frames would cost one walk
+				// of each of some 370 readings each).
+				continue
+			}
 			maxNodes := min(lim.MaxNodes, nodesLeft)
 			cb := &budget.Budget{MaxNodes: maxNodes, NestedNodes: maxNodes, MaxDecompressed: lim.MaxDecompressed, MaxWork: spend.MaxWork, Work: spend.Work}
 			o := Options{Response: true, APIKey: api.Key, Version: v, NoSizePrefix: noSize, raw: true, Limits: lim}
@@ -354,4 +363,83 @@ func printable(b []byte) bool {
 		b = b[n:]
 	}
 	return true
+}
+
+// frameBytes is how many bytes of b a reading as a response can read:
+// the frame's after its size prefix (unless noSize), no more than the
+// size declares.
+func frameBytes(b []byte, noSize bool) int {
+	if noSize {
+		return len(b)
+	}
+	n := len(b) - 4
+	if n < 0 {
+		return 0
+	}
+	if size := int(int32(binary.BigEndian.Uint32(b))); size >= 0 && size < n {
+		n = size
+	}
+	return n
+}
+
+// minResponse is the fewest bytes a response of API key at version v
+// holds, its header's and body's: every field there at v with its least
+// encoding (an empty string, array or bytes, a null struct where
+// nullable), tagged fields absent. A reading of fewer bytes fails.
+func minResponse(key, v int16) int {
+	t := minResponses()
+	if int(key) >= len(t) || int(v) >= len(t[key]) {
+		return 0
+	}
+	return int(t[key][v])
+}
+
+// minResponses is minResponse's table, made once: by API key, then
+// version.
+var minResponses = sync.OnceValue(func() [][]int32 {
+	var t [][]int32
+	for _, api := range schema.APIs() {
+		m := api.Response
+		for int(api.Key) >= len(t) {
+			t = append(t, nil)
+		}
+		sizes := make([]int32, int(m.Valid.Hi)+1)
+		for v := m.Valid.Lo; v <= m.Valid.Hi; v++ {
+			hv := m.HeaderVersion(v)
+			h := schema.ResponseHeader()
+			sizes[v] = int32(minStruct(h.At(hv).Root, hv, h.Flexible(hv)) + minStruct(m.At(v).Root, v, m.Flexible(v)))
+		}
+		t[api.Key] = sizes
+	}
+	return t
+})
+
+// minStruct is the fewest bytes a struct of layout l holds at version v.
+func minStruct(l *schema.Layout, v int16, flex bool) int {
+	n := 0
+	if flex {
+		n++ // the tag section's count
+	}
+	for i := range l.Fields {
+		f := &l.Fields[i]
+		if !f.Versions.Contains(v) || f.IsTagged(v) {
+			continue
+		}
+		compact := f.CompactAt(v, flex)
+		switch {
+		case f.Kind.FixedSize() > 0:
+			n += f.Kind.FixedSize()
+		case compact && (f.Kind == schema.String || f.Kind == schema.Bytes || f.Kind == schema.Records || f.Kind == schema.Array):
+			n++
+		case f.Kind == schema.String:
+			n += 2
+		case f.Kind == schema.Bytes || f.Kind == schema.Records || f.Kind == schema.Array:
+			n += 4
+		case f.Kind == schema.Struct && f.Nullable.Contains(v):
+			n++ // the presence byte, -1
+		case f.Kind == schema.Struct:
+			n += minStruct(f.Struct, v, flex)
+		}
+	}
+	return n
 }

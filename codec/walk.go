@@ -551,6 +551,18 @@ func (w *walker) body() {
 	f.Body = w.part(tree.RoleBody, w.typeName(f.Message, f.Version), f.Message.At(f.LayoutVersion).Root, f.LayoutVersion, f.Flexible)
 }
 
+// typeName is m's display type at version v: "ProduceRequest v9", made
+// once for the few messages and versions a decoder meets (frames'
+// headers and bodies, the messages of internal topics' records), not
+// once per frame; "" for a guess's readings, whose sink keeps no type
+// (a guess tries some 370 messages and versions, every one anew).
+func (w *walker) typeName(m *schema.Message, v int16) string {
+	if w.guessing {
+		return ""
+	}
+	return w.typeNameOf(m, v)
+}
+
 // msgType is a message's display type at a version: "ProduceRequest v9".
 type msgType struct {
 	m *schema.Message
@@ -558,10 +570,8 @@ type msgType struct {
 	s string
 }
 
-// typeName is m's display type at version v, made once for the few
-// messages and versions a decoder meets (frames' headers and bodies, the
-// messages of internal topics' records), not once per frame.
-func (w *walker) typeName(m *schema.Message, v int16) string {
+// typeNameOf is typeName whatever the walk.
+func (w *walker) typeNameOf(m *schema.Message, v int16) string {
 	for i := range w.types {
 		if c := &w.types[i]; c.m == m && c.v == v {
 			return c.s
