@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // TestFindingJSONWhere pins a finding's JSON: every place it knows, in
@@ -52,4 +53,29 @@ func TestRecordPastLastOffsetDeltaOnce(t *testing.T) {
 		}
 	}
 	require.Equal(t, []string{"records.last-offset-delta body.responses[0].partitions[0].records[0].lastOffsetDelta"}, got)
+}
+
+// A frame that breaks one rule many times gives maxPerRule findings of it
+// and one that counts the rest, whatever the rule: a crafted Produce of
+// 65,000 topics, none with a batch, held 65,000 findings (270 MB).
+func TestFindingsOfOneRuleAreCapped(t *testing.T) {
+	r := kmsg.NewPtrProduceRequest()
+	r.Acks, r.TimeoutMillis = -1, 30000
+	for i := range 12 {
+		tp := kmsg.NewProduceRequestTopic()
+		tp.Topic = "t" + itoa(i)
+		pt := kmsg.NewProduceRequestTopicPartition()
+		pt.Records = []byte{} // no batch
+		tp.Partitions = append(tp.Partitions, pt)
+		r.Topics = append(r.Topics, tp)
+	}
+	fs := Check(FromFrames(fr(req(r, 9, 1), produceOK(9, 1, 0))))
+	var magic []string
+	for _, f := range fs {
+		if f.Rule == RecordsMagic {
+			magic = append(magic, f.Where.Path+": "+f.What)
+		}
+	}
+	require.Len(t, magic, maxPerRule+1, findingLines(fs))
+	require.Equal(t, "body.topicData[11].partitionData[0].records: 7 more in this frame, the last here", magic[maxPerRule])
 }

@@ -48,6 +48,7 @@ func (z *Analyzer) Analyze(x *Exchange) *Analysis {
 				a.saslMessage(side.s, &side.ff.SASL)
 			}
 		}
+		a.tellOver()
 		return an
 	}
 	if x.Request != nil {
@@ -76,6 +77,7 @@ func (z *Analyzer) Analyze(x *Exchange) *Analysis {
 	a.frameRules(Request, &a.req)
 	a.frameRules(Response, &a.rsp)
 	a.recordsRules()
+	a.tellOver()
 	return an
 }
 
@@ -123,7 +125,43 @@ func (a *analysis) atPath(side Side, path string) Where {
 }
 
 func (a *analysis) add(r *Rule, w Where, what, expected, found string) {
+	if a.count(r, w) > maxPerRule {
+		return
+	}
 	a.findings = append(a.findings, Finding{Rule: r, Severity: r.Severity, Where: w, What: what, Expected: expected, Found: found})
+}
+
+// ruleCount is how many findings of rule r one side's frame had, and
+// where the last was.
+type ruleCount struct {
+	r    *Rule
+	side Side
+	n    int
+	last Where
+}
+
+// count counts a finding of r at w, returning how many its frame has had.
+func (a *analysis) count(r *Rule, w Where) int {
+	for i := range a.counts {
+		if c := &a.counts[i]; c.r == r && c.side == w.Side {
+			c.n++
+			c.last = w
+			return c.n
+		}
+	}
+	a.counts = append(a.counts, ruleCount{r, w.Side, 1, w})
+	return 1
+}
+
+// tellOver adds, for each rule a frame broke more than maxPerRule times,
+// one finding that counts the rest: a Produce of 65,000 topics each
+// broken alike is 6 findings, not 65,000 (which held 270 MB).
+func (a *analysis) tellOver() {
+	for _, c := range a.counts {
+		if n := c.n - maxPerRule; n > 0 {
+			a.findings = append(a.findings, Finding{Rule: c.r, Severity: c.r.Severity, Where: c.last, What: itoa(n) + " more in this frame, the last here"})
+		}
+	}
 }
 
 func (a *analysis) skip(r *Rule, w Where, why string) {
@@ -131,7 +169,7 @@ func (a *analysis) skip(r *Rule, w Where, why string) {
 }
 
 // maxPerRule is how many findings of one rule a frame reports; the rest
-// are counted in one more.
+// are counted in one more (tellOver).
 const maxPerRule = 5
 
 // frameRules applies the frame-level rules (and the records rules the
@@ -176,8 +214,6 @@ func (a *analysis) frameRules(side Side, ff *frameFacts) {
 			a.add(r, a.at(side, e.Offset, e.Buf, e.Path), what, e.Expected, e.Found)
 		}
 	}
-	counts := map[*Rule]int{}
-	var last map[*Rule]Where
 	produce := !ff.Response && ff.APIKey == schema.KeyProduce
 	for _, w := range ff.Warnings {
 		if w.Limit {
@@ -190,20 +226,7 @@ func (a *analysis) frameRules(side Side, ff *frameFacts) {
 			// the byte limit); only produced batches must be whole.
 			continue
 		}
-		counts[r]++
-		if counts[r] > maxPerRule {
-			if last == nil {
-				last = map[*Rule]Where{}
-			}
-			last[r] = a.at(side, w.Offset, w.Buf, w.Path)
-			continue
-		}
 		a.add(r, a.at(side, w.Offset, w.Buf, w.Path), w.Message, "", "")
-	}
-	for _, r := range rules {
-		if n := counts[r] - maxPerRule; n > 0 {
-			a.add(r, last[r], itoa(n)+" more in this frame, the last here", "", "")
-		}
 	}
 	for _, e := range ff.Enums {
 		if !e.Named {

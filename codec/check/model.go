@@ -266,4 +266,5 @@ type analysis struct {
 	req, rsp frameFacts
 	key, ver int16 // the exchange's API and version (request's, else the guess)
 	findings []Finding
+	counts   []ruleCount // the findings of each rule and side (add)
 }
