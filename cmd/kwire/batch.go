@@ -400,9 +400,15 @@ type lineSpec struct {
 	hex, base64 []byte
 	// into, when set, receives "hex" decoded by scanLine as it reads the
 	// line (decoded then says so): the common shape read in one pass.
-	into       *[]byte
-	decoded    bool
-	direction  string // "request", "response" or ""
+	into      *[]byte
+	decoded   bool
+	direction string // "request", "response" or ""
+	// dirFrom is the member that set direction (dirDirection,
+	// dirResponse or dirRequest; 0 for none), and conflict the line's
+	// error when two members set it apart ("response":true and
+	// "request":true).
+	dirFrom    uint8
+	conflict   string
 	api        string // a name or a key number, "" when none
 	version    int    // -1 when none
 	sizePrefix int    // 1 yes, 0 no, 2 auto, -1 not given
@@ -434,6 +440,9 @@ func (wk *batchWorker) decodeLine(dst []byte, n int, line []byte) ([]byte, bool)
 			if msg := parseLineJSON(line, &spec); msg != "" {
 				return lineError(dst, n, nil, msg), true
 			}
+		}
+		if spec.conflict != "" {
+			return lineError(dst, n, nil, spec.conflict), true
 		}
 		if api, err = wk.apply(&spec, &lf, api); err != nil {
 			return lineError(dst, n, nil, err.Error()), true
@@ -725,12 +734,15 @@ func parseLineJSON(line []byte, spec *lineSpec) string {
 		return lineJSONError(line, json.Unmarshal(line, &bl)) // what follows the object
 	}
 	spec.hex, spec.base64 = []byte(bl.Hex), []byte(bl.Base64)
-	spec.direction = strings.ToLower(bl.Direction)
+	spec.direction, spec.dirFrom, spec.conflict = "", 0, "" // as scanLine left them
+	if bl.Direction != "" {
+		spec.setDirection(strings.ToLower(bl.Direction), dirDirection)
+	}
 	if bl.Response != nil {
-		spec.direction = direction(*bl.Response)
+		spec.setDirection(direction(*bl.Response), dirResponse)
 	}
 	if bl.Request != nil {
-		spec.direction = direction(!*bl.Request)
+		spec.setDirection(direction(!*bl.Request), dirRequest)
 	}
 	spec.api = string(bl.API)
 	if bl.APIKey != nil {
@@ -778,7 +790,20 @@ func lineJSONError(line []byte, err error) string {
 		if field == "" {
 			return "a line object must be a JSON object, not " + found
 		}
-		return strconv.Quote(field) + ": expected " + want + ", found " + found
+		msg := strconv.Quote(field) + ": expected " + want + ", found " + found
+		if field == "apiKey" && found == "a string" {
+			// An API's name: "api" takes names (and key numbers).
+			var named struct {
+				APIKey string `json:"apiKey"`
+			}
+			_ = json.Unmarshal(line, &named)
+			if named.APIKey != "" {
+				msg += ` ("api" takes a name: "api":` + strconv.Quote(named.APIKey) + `)`
+			} else {
+				msg += ` ("api" takes a name)`
+			}
+		}
+		return msg
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
@@ -941,11 +966,11 @@ func (s *lineSpec) setString(k, v []byte) bool {
 	case "direction":
 		switch {
 		case lowerIs(v, "request"): // no allocation for what lines say
-			s.direction = "request"
+			s.setDirection("request", dirDirection)
 		case lowerIs(v, "response"):
-			s.direction = "response"
+			s.setDirection("response", dirDirection)
 		default:
-			s.direction = strings.ToLower(string(v))
+			s.setDirection(strings.ToLower(string(v)), dirDirection)
 		}
 	case "api":
 		s.api = string(v)
@@ -990,9 +1015,9 @@ func (s *lineSpec) setLiteral(k, v []byte) bool {
 		yes := string(v) == "true"
 		switch string(k) {
 		case "response":
-			s.direction = direction(yes)
+			s.setDirection(direction(yes), dirResponse)
 		case "request":
-			s.direction = direction(!yes)
+			s.setDirection(direction(!yes), dirRequest)
 		default:
 			s.sizePrefix = 0
 			if yes {
@@ -1003,6 +1028,40 @@ func (s *lineSpec) setLiteral(k, v []byte) bool {
 		return false
 	}
 	return true
+}
+
+// The members that say a line's direction.
+const (
+	dirDirection = iota + 1 // "direction":"request"
+	dirResponse             // "response":true
+	dirRequest              // "request":false
+)
+
+// setDirection sets the line's direction d, as member from says it. A
+// member that says otherwise than one before it is a contradiction, the
+// line's error; a direction no frame has ("direction":"up") stays, for
+// apply to say what is wrong with it.
+func (s *lineSpec) setDirection(d string, from uint8) {
+	switch {
+	case s.dirFrom == 0:
+	case s.direction != "request" && s.direction != "response":
+		return
+	case d != s.direction && s.conflict == "" && (d == "request" || d == "response"):
+		s.conflict = saidDirection(s.dirFrom, s.direction) + " and " + saidDirection(from, d) +
+			" contradict each other: a frame is a request or a response"
+	}
+	s.direction, s.dirFrom = d, from
+}
+
+// saidDirection is the member from as a line says direction d with it.
+func saidDirection(from uint8, d string) string {
+	switch from {
+	case dirResponse:
+		return `"response":` + strconv.FormatBool(d == "response")
+	case dirRequest:
+		return `"request":` + strconv.FormatBool(d == "request")
+	}
+	return `"direction":` + strconv.Quote(d)
 }
 
 // direction names the direction of a frame that is a response or not.
