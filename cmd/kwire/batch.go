@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/jsontext"
@@ -50,13 +51,7 @@ func runBatch(e *env, args []string) int {
 		return code
 	}
 	defer done()
-	in, err := notPacketDump(in, file)
-	if err != nil {
-		prog.finish()
-		fail(e, "%v", err)
-		return 1
-	}
-	b := batchRun{cfg: cfg, prog: prog}
+	b := batchRun{cfg: cfg, prog: prog, file: file, idle: make(chan struct{}, 1)}
 	// Each chunk's output is one buffer of about half a megabyte, written
 	// as it is: a buffered writer would only copy it again.
 	readErr := b.run(in, e.stdout, b.prog.Writer(e.stderr))
@@ -143,53 +138,53 @@ func parseBatchFlags(e *env, args []string) (*batchConfig, string, int) {
 // batch reads before it decodes a chunk, so a pipe waits no longer.
 const packetHead = 64 << 10
 
-// notPacketDump gives back the input of kwire batch, which reads a frame
-// a line, unless it is a text dump of packets (tshark -x, tcpdump -X: a
-// packet over many lines), which each line would fail as a frame: that is
-// an error that says what it is and which commands read it.
-func notPacketDump(in io.Reader, file string) (io.Reader, error) {
-	head := make([]byte, packetHead)
-	n, err := io.ReadFull(in, head)
-	head = head[:n]
-	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
-		return nil, err
+// packetDump says whether head, the first lines of kwire batch's input
+// (all of it when eof), begin a text dump of packets (tshark -x, tcpdump
+// -X: a packet over many lines), which each line would fail as a frame.
+// It looks at packetHead bytes at most.
+func packetDump(head []byte, eof bool) bool {
+	if len(head) > packetHead {
+		head, eof = head[:bytes.LastIndexByte(head[:packetHead], '\n')+1], false
 	}
-	whole := err != nil
-	rest := io.MultiReader(bytes.NewReader(head), in)
-	cut := head
-	if !whole {
-		cut = head[:bytes.LastIndexByte(head, '\n')+1] // whole lines only
+	if !eof {
+		head = head[:bytes.LastIndexByte(head, '\n')+1] // whole lines only
 	}
-	if _, perr := input.ParsePackets(cut); perr != nil {
-		return rest, nil
-	}
-	// It is one: its packets are counted in all of it.
-	all := head
-	if !whole {
-		if all, err = io.ReadAll(rest); err != nil {
-			return nil, err
-		}
-	}
+	_, err := input.ParsePackets(head)
+	return err == nil
+}
+
+// packetDumpError is the error for all, kwire batch's whole input, that
+// its first lines said is a text dump of packets: what it is, its packets
+// counted, and which commands read it.
+func packetDumpError(all []byte, file string) error {
 	name := file
 	if name == "" {
 		name = "-"
 	}
 	if many := manyPackets(all, file, "batch reads a frame a line"); many != nil {
-		return nil, namedError(anInput{name: file}, many)
+		return namedError(anInput{name: file}, many)
 	}
-	return nil, namedError(anInput{name: file}, errors.New("a text dump of 1 packet, over several lines: batch reads a frame a line, and kwire decode "+name+" reads a whole packet"))
+	return namedError(anInput{name: file}, errors.New("a text dump of 1 packet, over several lines: batch reads a frame a line, and kwire decode "+name+" reads a whole packet"))
 }
 
 // batchRun is one run of kwire batch.
 type batchRun struct {
 	cfg    *batchConfig
 	prog   *progress // nil when not shown
+	file   string    // the input's name, "" for standard input
 	lines  int
 	failed int
 	warned int // lines with warnings
 	// stopped is set when writing the output failed: the reader stops,
 	// the pieces under way are dropped.
 	stopped atomic.Bool
+	// sent counts the chunks the reader sent, done those whose output
+	// the writer has written, which then signals idle (a buffer of one:
+	// a signal waiting there stands for any after it), so the reader,
+	// waiting for input, knows when the workers have done all it sent.
+	sent int
+	done atomic.Int64
+	idle chan struct{}
 }
 
 // batchChunk is whole lines of input for a worker: first is the number of
@@ -210,6 +205,7 @@ type batchOut struct {
 	lines  int
 	failed int
 	warned int
+	last   bool // the chunk's last piece
 }
 
 // chunkSize is how much input a chunk holds (more for a longer line).
@@ -229,6 +225,13 @@ func (b *batchRun) run(in io.Reader, w io.Writer, stderr io.Writer) error {
 	}, func(send func(batchChunk)) {
 		readErr = b.readChunks(in, send, inPool)
 	}, func(o batchOut) {
+		if o.last {
+			b.done.Add(1)
+			select {
+			case b.idle <- struct{}{}:
+			default:
+			}
+		}
 		if b.stopped.Load() {
 			return
 		}
@@ -253,17 +256,73 @@ func (b *batchRun) run(in io.Reader, w io.Writer, stderr io.Writer) error {
 
 // readChunks cuts the input into chunks of whole lines. Each read goes
 // straight into a chunk's buffer; only the unfinished line at its end is
-// copied into the next.
+// copied into the next. A chunk goes when its buffer is half full, or at
+// the end of the input; and when the input comes slowly, its whole lines
+// go as soon as the reader waits for more and the workers have done all
+// it sent (waitRead), so the output follows the input. The first lines
+// are looked at first for a text dump of packets, which is an error.
 func (b *batchRun) readChunks(in io.Reader, send func(batchChunk), pool *sync.Pool) error {
 	line := 1
 	buf := pool.Get().(*[]byte)
+	ar := asyncReader{in: in}
+	defer ar.stop()
+	head := true // nothing has gone: the first lines are to be looked at
+	// give sends c, whole lines (the input's last too at eof), to the
+	// workers; false when they are the first and begin a dump of
+	// packets.
+	give := func(c *[]byte, eof bool) bool {
+		if head {
+			head = false
+			if packetDump(*c, eof) {
+				return false
+			}
+		}
+		first := line
+		line += bytes.Count(*c, []byte{'\n'}) // before a worker has c
+		if hasLine(*c) {
+			b.sent++
+			send(batchChunk{first, c})
+		} else {
+			pool.Put(c)
+		}
+		return true
+	}
+	// dump is the error for a dump of packets: what it is, counted in
+	// all of the input, of which text was read.
+	dump := func(text ...[]byte) error {
+		all := bytes.Join(text, nil)
+		rest, err := io.ReadAll(in)
+		if err != nil {
+			return err
+		}
+		return packetDumpError(append(all, rest...), b.file)
+	}
 	for !b.stopped.Load() {
 		if len(*buf) == cap(*buf) {
 			grown := append(*buf, make([]byte, cap(*buf))...) // a line longer than the buffer
 			*buf = grown[:len(*buf)]
 		}
-		n, err := in.Read((*buf)[len(*buf):cap(*buf)])
-		*buf = (*buf)[:len(*buf)+n]
+		var n int
+		var err error
+		if whole := bytes.LastIndexByte(*buf, '\n') + 1; whole > 0 {
+			var gone int
+			var ok bool
+			n, gone, ok, err = b.waitRead(&ar, buf, whole, head, func(lines []byte) bool {
+				c := pool.Get().(*[]byte)
+				*c = append((*c)[:0], lines...)
+				return give(c, false)
+			})
+			if !ok {
+				return dump((*buf)[:len(*buf)+n])
+			}
+			*buf = (*buf)[:len(*buf)+n]
+			if gone > 0 {
+				*buf = (*buf)[:copy(*buf, (*buf)[gone:])] // the lines given meanwhile leave it
+			}
+		} else {
+			n, err = in.Read((*buf)[len(*buf):cap(*buf)])
+			*buf = (*buf)[:len(*buf)+n]
+		}
 		end := len(*buf)
 		if err == nil {
 			end = bytes.LastIndexByte(*buf, '\n') + 1
@@ -276,12 +335,8 @@ func (b *batchRun) readChunks(in io.Reader, send func(batchChunk), pool *sync.Po
 		next := pool.Get().(*[]byte)
 		*next = append((*next)[:0], (*buf)[end:]...)
 		*buf = (*buf)[:end]
-		first := line
-		line += bytes.Count(*buf, []byte{'\n'}) // before a worker has buf
-		if hasLine(*buf) {
-			send(batchChunk{first, buf})
-		} else {
-			pool.Put(buf)
+		if !give(buf, err == io.EOF) {
+			return dump(*buf, *next)
 		}
 		buf = next
 		if err == io.EOF {
@@ -289,6 +344,85 @@ func (b *batchRun) readChunks(in io.Reader, send func(batchChunk), pool *sync.Po
 		}
 	}
 	return nil
+}
+
+// headPause is how long a pause in the input kwire batch waits out
+// before its first lines go: they are looked at for a dump of packets,
+// and a pipe that pauses between its writes gives a piece of one.
+const headPause = 20 * time.Millisecond
+
+// waitRead reads into the free space of buf, whose whole lines,
+// buf[:whole], wait to go, on the side: when the read waits for input
+// while the workers have done every chunk sent (or, for the first lines,
+// while the input pauses for headPause), it gives those lines (give gets
+// a copy, the read being under way into the same buffer) and says how
+// many bytes went, gone; ok is false when give said no (a dump of
+// packets), the read done.
+func (b *batchRun) waitRead(ar *asyncReader, buf *[]byte, whole int, head bool, give func([]byte) bool) (n, gone int, ok bool, err error) {
+	res := ar.start((*buf)[len(*buf):cap(*buf)])
+	var pause <-chan time.Time
+	if head {
+		t := time.NewTimer(headPause)
+		defer t.Stop()
+		pause = t.C
+	}
+	ok = true
+	flush := func() {
+		gone, ok = whole, give((*buf)[:whole])
+	}
+	for {
+		var idle chan struct{}
+		if gone == 0 && !head {
+			if b.done.Load() == int64(b.sent) {
+				flush()
+				continue
+			}
+			idle = b.idle
+		}
+		select {
+		case r := <-res:
+			return r.n, gone, ok, r.err
+		case <-idle: // the condition again
+		case <-pause:
+			flush()
+			pause = nil
+		}
+	}
+}
+
+// asyncReader reads from in on a goroutine of its own, one read at a
+// time, so its caller can do something else while a read waits for
+// input. stop ends the goroutine (no read may be under way).
+type asyncReader struct {
+	in  io.Reader
+	req chan []byte
+	res chan readResult
+}
+
+type readResult struct {
+	n   int
+	err error
+}
+
+// start begins a read into p; its result comes on the channel.
+func (a *asyncReader) start(p []byte) <-chan readResult {
+	if a.req == nil {
+		a.req, a.res = make(chan []byte), make(chan readResult, 1)
+		go func() {
+			for p := range a.req {
+				n, err := a.in.Read(p)
+				a.res <- readResult{n, err}
+			}
+		}()
+	}
+	a.req <- p
+	return a.res
+}
+
+func (a *asyncReader) stop() {
+	if a.req != nil {
+		close(a.req)
+	}
 }
 
 // plural is n and the noun, with an s unless n is 1: "1 line", "6 lines".
@@ -382,6 +516,7 @@ func (wk *batchWorker) chunk(c batchChunk, emit func(batchOut)) {
 			o = batchOut{buf: wk.pool.Get().(*[]byte)}
 		}
 	}
+	o.last = true
 	wk.emit(&o, emit)
 }
 
@@ -400,9 +535,15 @@ type lineSpec struct {
 	hex, base64 []byte
 	// into, when set, receives "hex" decoded by scanLine as it reads the
 	// line (decoded then says so): the common shape read in one pass.
-	into       *[]byte
-	decoded    bool
-	direction  string // "request", "response" or ""
+	into      *[]byte
+	decoded   bool
+	direction string // "request", "response" or ""
+	// dirFrom is the member that set direction (dirDirection,
+	// dirResponse or dirRequest; 0 for none), and conflict the line's
+	// error when two members set it apart ("response":true and
+	// "request":true).
+	dirFrom    uint8
+	conflict   string
 	api        string // a name or a key number, "" when none
 	version    int    // -1 when none
 	sizePrefix int    // 1 yes, 0 no, 2 auto, -1 not given
@@ -434,6 +575,9 @@ func (wk *batchWorker) decodeLine(dst []byte, n int, line []byte) ([]byte, bool)
 			if msg := parseLineJSON(line, &spec); msg != "" {
 				return lineError(dst, n, nil, msg), true
 			}
+		}
+		if spec.conflict != "" {
+			return lineError(dst, n, nil, spec.conflict), true
 		}
 		if api, err = wk.apply(&spec, &lf, api); err != nil {
 			return lineError(dst, n, nil, err.Error()), true
@@ -725,12 +869,15 @@ func parseLineJSON(line []byte, spec *lineSpec) string {
 		return lineJSONError(line, json.Unmarshal(line, &bl)) // what follows the object
 	}
 	spec.hex, spec.base64 = []byte(bl.Hex), []byte(bl.Base64)
-	spec.direction = strings.ToLower(bl.Direction)
+	spec.direction, spec.dirFrom, spec.conflict = "", 0, "" // as scanLine left them
+	if bl.Direction != "" {
+		spec.setDirection(strings.ToLower(bl.Direction), dirDirection)
+	}
 	if bl.Response != nil {
-		spec.direction = direction(*bl.Response)
+		spec.setDirection(direction(*bl.Response), dirResponse)
 	}
 	if bl.Request != nil {
-		spec.direction = direction(!*bl.Request)
+		spec.setDirection(direction(!*bl.Request), dirRequest)
 	}
 	spec.api = string(bl.API)
 	if bl.APIKey != nil {
@@ -778,7 +925,20 @@ func lineJSONError(line []byte, err error) string {
 		if field == "" {
 			return "a line object must be a JSON object, not " + found
 		}
-		return strconv.Quote(field) + ": expected " + want + ", found " + found
+		msg := strconv.Quote(field) + ": expected " + want + ", found " + found
+		if field == "apiKey" && found == "a string" {
+			// An API's name: "api" takes names (and key numbers).
+			var named struct {
+				APIKey string `json:"apiKey"`
+			}
+			_ = json.Unmarshal(line, &named)
+			if named.APIKey != "" {
+				msg += ` ("api" takes a name: "api":` + strconv.Quote(named.APIKey) + `)`
+			} else {
+				msg += ` ("api" takes a name)`
+			}
+		}
+		return msg
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
@@ -941,11 +1101,11 @@ func (s *lineSpec) setString(k, v []byte) bool {
 	case "direction":
 		switch {
 		case lowerIs(v, "request"): // no allocation for what lines say
-			s.direction = "request"
+			s.setDirection("request", dirDirection)
 		case lowerIs(v, "response"):
-			s.direction = "response"
+			s.setDirection("response", dirDirection)
 		default:
-			s.direction = strings.ToLower(string(v))
+			s.setDirection(strings.ToLower(string(v)), dirDirection)
 		}
 	case "api":
 		s.api = string(v)
@@ -990,9 +1150,9 @@ func (s *lineSpec) setLiteral(k, v []byte) bool {
 		yes := string(v) == "true"
 		switch string(k) {
 		case "response":
-			s.direction = direction(yes)
+			s.setDirection(direction(yes), dirResponse)
 		case "request":
-			s.direction = direction(!yes)
+			s.setDirection(direction(!yes), dirRequest)
 		default:
 			s.sizePrefix = 0
 			if yes {
@@ -1003,6 +1163,40 @@ func (s *lineSpec) setLiteral(k, v []byte) bool {
 		return false
 	}
 	return true
+}
+
+// The members that say a line's direction.
+const (
+	dirDirection = iota + 1 // "direction":"request"
+	dirResponse             // "response":true
+	dirRequest              // "request":false
+)
+
+// setDirection sets the line's direction d, as member from says it. A
+// member that says otherwise than one before it is a contradiction, the
+// line's error; a direction no frame has ("direction":"up") stays, for
+// apply to say what is wrong with it.
+func (s *lineSpec) setDirection(d string, from uint8) {
+	switch {
+	case s.dirFrom == 0:
+	case s.direction != "request" && s.direction != "response":
+		return
+	case d != s.direction && s.conflict == "" && (d == "request" || d == "response"):
+		s.conflict = saidDirection(s.dirFrom, s.direction) + " and " + saidDirection(from, d) +
+			" contradict each other: a frame is a request or a response"
+	}
+	s.direction, s.dirFrom = d, from
+}
+
+// saidDirection is the member from as a line says direction d with it.
+func saidDirection(from uint8, d string) string {
+	switch from {
+	case dirResponse:
+		return `"response":` + strconv.FormatBool(d == "response")
+	case dirRequest:
+		return `"request":` + strconv.FormatBool(d == "request")
+	}
+	return `"direction":` + strconv.Quote(d)
 }
 
 // direction names the direction of a frame that is a response or not.

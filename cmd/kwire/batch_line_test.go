@@ -142,3 +142,43 @@ func TestBatchCountsInWords(t *testing.T) {
 		require.Equal(t, "kwire: --jobs must not be negative, not -1\n", errOut, cmd)
 	}
 }
+
+// TestBatchLineDirectionContradicted: a line object whose members say
+// both directions ("response":true with "request":true) was read as the
+// last one said, silently; it is the line's error, naming both, whichever
+// reader takes the line (scanLine, or encoding/json for one with an
+// escape). Members that agree still read. "apiKey" given a name says
+// that "api" takes names.
+func TestBatchLineDirectionContradicted(t *testing.T) {
+	const frame = "0000000a00000007000000000000"
+	const says = " contradict each other: a frame is a request or a response"
+	for line, want := range map[string]string{
+		`{"hex":"` + frame + `","response":true,"request":true}`:                          `"response":true and "request":true` + says,
+		`{"hex":"` + frame + `","request":true,"response":true}`:                          `"request":true and "response":true` + says,
+		`{"hex":"` + frame + `","direction":"request","response":true}`:                   `"direction":"request" and "response":true` + says,
+		`{"hex":"` + frame + `","response":false,"request":false}`:                        `"response":false and "request":false` + says,
+		`{"hex":"` + frame + `","response":true,"request":true,"api":"\u0041piVersions"}`: `"response":true and "request":true` + says,
+		`{"hex":"` + frame + `","response":true,"apiKey":"ApiVersions","apiVersion":0}`:   `"apiKey": expected an integer, found a string ("api" takes a name: "api":"ApiVersions")`,
+	} {
+		out, _, code := runCLI(t, []string{"batch"}, []byte(line+"\n"))
+		require.Equal(t, 1, code, line)
+		var got struct {
+			Line  int `json:"line"`
+			Error struct {
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(out), &got), out)
+		require.Equal(t, 1, got.Line)
+		require.Equal(t, want, got.Error.Message, line)
+	}
+	for _, line := range []string{
+		`{"hex":"` + frame + `","response":true,"request":false,"api":"ApiVersions","version":0}`,
+		`{"hex":"` + frame + `","direction":"response","response":true,"api":"ApiVersions","version":0}`,
+		`{"hex":"` + frame + `","direction":"Response","request":false,"api":"Api\u0056ersions","version":0}`,
+	} {
+		out, errOut, code := runCLI(t, []string{"batch"}, []byte(line+"\n"))
+		require.Equal(t, 0, code, "%s: %s", line, errOut)
+		require.Contains(t, out, `{"direction":"response","apiKey":18,"apiName":"ApiVersions","apiVersion":0`)
+	}
+}

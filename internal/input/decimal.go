@@ -26,8 +26,12 @@ func parseDecimal(t text, lo, hi int, bracketed bool) (out []byte, ok bool, err 
 			lo += i + 2
 		}
 	}
-	if open := bytes.IndexByte(s[lo:hi], '['); open >= 0 && arrayPrefix(s[lo:lo+open]) && s[hi-1] == ']' {
+	if a, e, ok := sourceList(s[lo:hi]); ok {
+		lo, hi = lo+a, lo+e
+	} else if open := bytes.IndexByte(s[lo:hi], '['); open >= 0 && arrayPrefix(s[lo:lo+open]) && s[hi-1] == ']' {
 		lo, hi = lo+open+1, hi-1
+	} else if !bracketed && s[lo] == '{' && s[hi-1] == '}' {
+		lo, hi, inBrackets = lo+1, hi-1, false // braces alone: a C initializer, tried where hex failed
 	} else if hi-lo >= 4 && bytes.HasPrefix(s[lo:hi], []byte("<<")) && bytes.HasSuffix(s[lo:hi], []byte(">>")) {
 		lo, hi = lo+2, hi-2 // Erlang's and Elixir's binaries
 	} else if bracketed {
@@ -86,10 +90,97 @@ func parseDecimal(t text, lo, hi int, bracketed bool) (out []byte, ok bool, err 
 	return out, true, nil
 }
 
+// sourceList finds the values of a byte array as source code spells it,
+// in the trimmed text b: Go's []byte{...}, Java's new byte[]{...} (or
+// byte[] b = {...}), C's unsigned char b[] = {...}, Rust's vec![...] or
+// &[...], Python's b = [...], with an assignment before it and a ';'
+// after it or not. It says where the values start and end, and false
+// for any other text. Between braces it wants an array type before them
+// (a '[' and a ']', a count or nothing between): braces alone are C's
+// hex arrays ({0x00, 0x25}) as often.
+func sourceList(b []byte) (int, int, bool) {
+	e := len(b)
+	if e > 0 && b[e-1] == ';' {
+		for e--; e > 0 && isSpace(b[e-1]); e-- {
+		}
+	}
+	if e < 2 {
+		return 0, 0, false
+	}
+	if b[e-1] == '}' {
+		open := bytes.IndexByte(b[:e], '{')
+		if open < 0 || !arrayType(b[:open]) {
+			return 0, 0, false
+		}
+		return open + 1, e - 1, true
+	}
+	if b[e-1] != ']' {
+		return 0, 0, false
+	}
+	v := 0 // where the value starts: after an assignment
+	if eq := bytes.LastIndexByte(b[:e], '='); eq >= 0 && assignee(b[:eq]) {
+		v = eq + 1
+	} else if e == len(b) {
+		return 0, 0, false // a list alone: parseDecimal's own case
+	}
+	open := bytes.IndexByte(b[v:e], '[')
+	if open < 0 || !arrayPrefix(b[v:v+open]) {
+		return 0, 0, false
+	}
+	return v + open + 1, e - 1, true
+}
+
+// arrayType reports whether b, the text before an initializer's '{', names
+// an array type: "[]byte", "new byte[]", "unsigned char x[16] =", words
+// with a '[' and ']' holding a count or nothing.
+func arrayType(b []byte) bool {
+	dims := false
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '[':
+			j := i + 1
+			for j < len(b) && ('0' <= b[j] && b[j] <= '9' || b[j] == ' ') {
+				j++
+			}
+			if j == len(b) || b[j] != ']' {
+				return false
+			}
+			dims, i = true, j
+		case c == '_' || c == ' ' || c == '\t' || c == '=' || c == ':' || c == '*' ||
+			'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9':
+		default:
+			return false
+		}
+	}
+	return dims
+}
+
+// assignee reports whether b, the text before an assignment's '=', is a
+// variable with what declares it: "b", "let b: Vec<u8>", "b :", "var b".
+func assignee(b []byte) bool {
+	b = bytes.TrimRight(b, " \t:")
+	if len(b) == 0 {
+		return false
+	}
+	for _, c := range b {
+		if !(c == '_' || c == ' ' || c == '\t' || c == ':' || c == '<' || c == '>' || c == '[' || c == ']' || c == ';' || c == '&' ||
+			'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
 // arrayPrefix reports whether b, the text before a list's '[', is nothing
 // or a type name with an optional count, as node prints "Uint8Array(37) ".
 func arrayPrefix(b []byte) bool {
-	b = bytes.TrimRight(b, " \t")
+	b = bytes.TrimRight(bytes.TrimLeft(b, " \t"), " \t")
+	if len(b) > 0 && b[0] == '&' {
+		b = b[1:] // Rust's slice, &[0, 1]
+	}
+	if len(b) > 1 && b[len(b)-1] == '!' {
+		b = b[:len(b)-1] // Rust's vec![0, 1]
+	}
 	if len(b) == 0 {
 		return true
 	}

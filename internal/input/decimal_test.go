@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -120,5 +121,86 @@ func TestDecimalListOrHex(t *testing.T) {
 		if err != nil || hex.EncodeToString(got) != tc.want || format != tc.format {
 			t.Errorf("%s: got %s as %q (%v), want %s as %q", tc.name, hex.EncodeToString(got), format, err, tc.want, tc.format)
 		}
+	}
+}
+
+// A byte array as source code spells it, in decimal: Go's []byte{...},
+// Java's new byte[]{...} (signed), C's initializer, Rust's vec![...] and
+// &[...], an assignment before it and a ';' after it or not. Go's and
+// Java's were read as hex in braces ("odd number of hex digits"), Rust's
+// refused at the 'v'. 0x values are hex as before.
+func TestByteArraysAsSourceSpellsThem(t *testing.T) {
+	for _, base := range []string{"frame", "all"} {
+		want := readTestdata(t, base+".bin")
+		unsigned, signed := make([]string, len(want)), make([]string, len(want))
+		for i, b := range want {
+			unsigned[i], signed[i] = strconv.Itoa(int(b)), strconv.Itoa(int(int8(b)))
+		}
+		for _, text := range []string{
+			"[]byte{" + strings.Join(unsigned, ", ") + "}",
+			"b := []byte{\n\t" + strings.Join(unsigned, ",\n\t") + ",\n}",
+			"new byte[]{" + strings.Join(signed, ", ") + "}",
+			"byte[] b = new byte[] { " + strings.Join(signed, ", ") + " };",
+			"vec![" + strings.Join(unsigned, ", ") + "]",
+			"let b = vec![" + strings.Join(unsigned, ", ") + "];",
+			"unsigned char b[] = {" + strings.Join(unsigned, ", ") + "};",
+		} {
+			got, format, err := Parse([]byte(text), Auto)
+			if err != nil || !bytes.Equal(got, want) || format != FormatDecimal {
+				t.Errorf("%s: %.30q...: got %d bytes as %q (%v), want the %d of %s.bin as %q", base, text, len(got), format, err, len(want), base, FormatDecimal)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		name, text string
+		want       string // hex of the bytes, or "list" for a list error
+		format     Format
+	}{
+		{"go", "[]byte{0, 0, 0, 105, 0, 11}", "00000069000b", FormatDecimal},
+		{"go, uint8", "[]uint8{0, 37}", "0025", FormatDecimal},
+		{"go, two digits each: decimal, as Go reads them", "[]byte{10, 20}", "0a14", FormatDecimal},
+		{"java", "new byte[]{0, 0, -81, -56}", "0000afc8", FormatDecimal},
+		{"java, an initializer", "byte[] b = {0, -1};", "00ff", FormatDecimal},
+		{"c", "uint8_t b[4] = { 0, 0, 0, 37 };", "00000025", FormatDecimal},
+		{"rust", "vec![0, 0, 0, 105]", "00000069", FormatDecimal},
+		{"rust, a slice", "&[0, 37]", "0025", FormatDecimal},
+		{"rust, a typed array", "let b: [u8; 2] = [0, 37];", "0025", FormatDecimal},
+		{"python, assigned", "b = [0, 0, 0, 37]", "00000025", FormatDecimal},
+		{"braces alone, one-digit values", "{0, 0, 0, 105}", "00000069", FormatDecimal},
+		{"braces alone, hex", "{00, 25}", "0025", FormatHex},
+		{"go's %#v", "[]byte{0x0, 0x25}", "0025", FormatHex},
+		{"a c array in hex", "unsigned char x[] = { 0x00, 0x25 };", "0025", FormatHex},
+		{"no byte", "[]byte{0, 256}", "list", ""},
+		{"no java byte", "new byte[]{0, -129}", "list", ""},
+	} {
+		got, format, err := Parse([]byte(tc.text), Auto)
+		if tc.want == "list" {
+			if !errors.Is(err, ErrList) {
+				t.Errorf("%s: got %x, %v; want a list error", tc.name, got, err)
+			}
+			continue
+		}
+		if err != nil || hex.EncodeToString(got) != tc.want || format != tc.format {
+			t.Errorf("%s: got %s as %q (%v), want %s as %q", tc.name, hex.EncodeToString(got), format, err, tc.want, tc.format)
+		}
+	}
+}
+
+// Bytes of one hex digit each ("0 0 0 69 0 b", as JavaScript's
+// toString(16) leaves them): the error says a byte takes two, and that
+// decimal bytes need their brackets, where it said only "odd number of
+// hex digits".
+func TestOneDigitBytesSaySo(t *testing.T) {
+	for _, text := range []string{"0 0 0 69 0 b 0 5", "0,0,0,6f,0,1"} {
+		_, _, err := Parse([]byte(text), Auto)
+		var e *Error
+		if !errors.As(err, &e) || !errors.Is(err, ErrOddDigits) || e.Column != 1 ||
+			!strings.Contains(e.Msg, `a byte takes two hex digits, "00" for "0"`) || !strings.Contains(e.Msg, "decimal bytes need their brackets") {
+			t.Errorf("%q: %v; want an odd-digits error at column 1 saying a byte takes two hex digits", text, err)
+		}
+	}
+	// A digit short in a stream of them is no such list.
+	if _, _, err := Parse([]byte("0000000a001"), Auto); err == nil || strings.Contains(err.Error(), "two hex digits") {
+		t.Errorf("a stream a digit short: %v", err)
 	}
 }

@@ -285,6 +285,9 @@ func (p *dumpParser) line(i, le int) error {
 	if !p.started && p.kind == dumpWireshark && a-j >= 3 {
 		p.validated = true // Wireshark's three spaces after the offset
 	}
+	if p.kind == dumpXXD && xxdPushedGroup(s, j, a, le) {
+		return p.littleEndian(a)
+	}
 	if err := p.follow(offAt, offEnd, a == le); err != nil {
 		return err
 	}
@@ -296,6 +299,9 @@ func (p *dumpParser) line(i, le int) error {
 	n, err := p.bytes(a, areaEnd, le)
 	if err != nil {
 		return err
+	}
+	if p.kind == dumpXXD && xxdReversedGroups(s, a, areaEnd, le, p.out[len(p.out)-n:]) {
+		return p.littleEndian(a)
 	}
 	if p.pos+uint64(n) < p.pos {
 		return t.errAt(offAt, ErrDump, "offset overflows in "+what)
@@ -571,3 +577,148 @@ func dumpAreaEnd(s []byte, a, le int, kind dumpKind) int {
 	}
 	return le
 }
+
+// littleEndian is the error for a dump xxd -e printed, found at s[i].
+func (p *dumpParser) littleEndian(i int) error {
+	return p.t.errAt(i, ErrDump, "a dump of little-endian words (xxd -e) is not read: each group's bytes are in reverse order; "+
+		"use xxd, xxd -g 4 or xxd -p")
+}
+
+// lineRest is where the line of s holding le ends: past the trailing
+// blanks a line is trimmed of, which xxd's ASCII column may end in (a
+// space byte), before the line break.
+func lineRest(s []byte, le int) int {
+	for le < len(s) && (s[le] == ' ' || s[le] == '\t') {
+		le++
+	}
+	return le
+}
+
+// xxdPushedGroup says whether the xxd line whose hex starts at s[a] (the
+// offset's colon just before s[j]) has the layout of xxd -e's last line:
+// its last group, short of the group size, pushed right (three spaces and
+// more before it, where xxd puts one between groups), two spaces and an
+// ASCII column of as many characters as the groups have bytes (some of
+// them the spaces before it, when it starts with space bytes). xxd
+// without -e writes one space after the colon and between groups, and its
+// ASCII column after the first gap of two: a column read from after a
+// later gap, even with every space before it, is shorter than the bytes
+// before it, so no line of it has this layout.
+func xxdPushedGroup(s []byte, j, a, le int) bool {
+	k, gap, total := a, a-j, 0
+	for k < le {
+		e := hexRun(s, k, le)
+		if e == k || e < le && s[e] != ' ' || (e-k)%2 != 0 {
+			return false
+		}
+		total += (e - k) / 2
+		c := e
+		for c < le && s[c] == ' ' {
+			c++
+		}
+		if gap >= 3 {
+			// The pushed group: the ASCII column is next, the spaces
+			// past two before it its own (space bytes) when it is
+			// shorter than the bytes.
+			n := lineRest(s, le) - c
+			return c-e >= 2 && c < le && n <= total && n+c-e-2 >= total
+		}
+		if c-e == 2 || c == le {
+			return false // the ASCII column, after groups laid out as xxd lays them
+		}
+		gap, k = c-e, c
+	}
+	return false
+}
+
+// xxdReversedGroups says whether the ASCII column of an xxd line (after
+// its hex, s[a:areaEnd], to its end) shows each group's bytes reversed:
+// it does not match the bytes read in order, out, and matches them with
+// each group's bytes in reverse, as xxd -e prints them.
+func xxdReversedGroups(s []byte, a, areaEnd, le int, out []byte) bool {
+	c := areaEnd
+	for c < le && (s[c] == ' ' || s[c] == '\t') {
+		c++
+	}
+	col := s[c:lineRest(s, le)]
+	if len(col) != len(out) {
+		return false
+	}
+	shown := func(b, ch byte) bool {
+		if b < 0x20 || b > 0x7e {
+			return ch == '.'
+		}
+		return ch == b
+	}
+	inOrder := true
+	for i, b := range out {
+		if !shown(b, col[i]) {
+			inOrder = false
+			break
+		}
+	}
+	if inOrder {
+		return false
+	}
+	o := 0
+	for k := a; k < areaEnd; {
+		if s[k] == ' ' || s[k] == '\t' {
+			k++
+			continue
+		}
+		e := hexRun(s, k, areaEnd)
+		m := (e - k) / 2
+		for i := range m {
+			if !shown(out[o+m-1-i], col[o+i]) {
+				return false
+			}
+		}
+		o, k = o+m, e
+	}
+	return true
+}
+
+// charDump says whether the line at b[i] (the text starting at b[start],
+// the line ending by hi) is a line of od -c or hexdump -c: an offset, or
+// none (od -A n), then a cell of four columns a byte: a character
+// right-aligned ("   a", "    " for a space), an escape ("  \\0",
+// "  \\n"), three octal digits (" 005") or "  **" (the rest of a
+// character's UTF-8 bytes), and od -t cz's ">...<" after them. A cell
+// that is a character or an escape must be there: a line of octal alone
+// is od -b's.
+func charDump(b []byte, start, i, hi int) bool {
+	ls := i
+	for ls > start && b[ls-1] != '\n' {
+		ls--
+	}
+	le := hi
+	if nl := bytes.IndexByte(b[i:hi], '\n'); nl >= 0 {
+		le = i + nl
+	}
+	line := bytes.TrimRight(b[ls:le], " \t\r")
+	off := hexRun(line, 0, min(len(line), 17))
+	if off > 0 && (off < 6 || off > 16) {
+		return false
+	}
+	k := off
+	cells, chars := 0, 0
+	for ; k+4 <= len(line); k += 4 {
+		c := line[k : k+4]
+		switch {
+		case c[0] == ' ' && c[1] == ' ' && c[2] == ' ' && (c[3] == ' ' || c[3] > ' ' && c[3] < 0x7f):
+			chars++
+		case c[0] == ' ' && c[1] == ' ' && c[2] == '\\' && bytes.IndexByte([]byte("0abfnrtv"), c[3]) >= 0:
+			chars++
+		case c[0] == ' ' && c[1] == ' ' && c[2] == '*' && c[3] == '*':
+		case c[0] == ' ' && isOctal(c[1]) && isOctal(c[2]) && isOctal(c[3]):
+		case c[0] == ' ' && c[1] == ' ' && c[2] == '>':
+			return (cells >= 2 || off > 0 && cells == 1) && chars > 0 && line[len(line)-1] == '<' // od -t cz
+		default:
+			return false
+		}
+		cells++
+	}
+	return (cells >= 2 || off > 0 && cells == 1) && chars > 0 && k == len(line)
+}
+
+func isOctal(c byte) bool { return '0' <= c && c <= '7' }

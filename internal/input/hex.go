@@ -54,8 +54,14 @@ func parseHex(t text, lo, hi int) ([]byte, error) {
 	)
 	oddErr := func() error {
 		tok := s[oddStart:oddEnd]
-		return t.errAt(oddStart, ErrOddDigits, "odd number of hex digits: "+quoteToken(tok)+
-			" leaves a digit unpaired")
+		msg := "odd number of hex digits: " + quoteToken(tok) + " leaves a digit unpaired"
+		if len(tok) == 1 {
+			// A byte written as one digit ("0 0 0 69 0 b"), or a list
+			// of decimal bytes without its brackets.
+			msg += " (a byte takes two hex digits, " + strconv.Quote("0"+string(tok)) +
+				" for " + strconv.Quote(string(tok)) + "; decimal bytes need their brackets, \"[0 0 0 105 ...]\")"
+		}
+		return t.errAt(oddStart, ErrOddDigits, msg)
 	}
 	i := lo
 	for i < hi {

@@ -248,6 +248,10 @@ func parseText(data []byte, repeatLimit int, hex, b64 bool) ([]byte, Format, err
 		dumpFormat Format
 	)
 	for dlo, skipped := lo, 0; dlo < hi && skipped <= maxHeaderLines; skipped++ {
+		if charDump(data, start, dlo, hi) {
+			return nil, "", t.errAt(dlo, ErrDump, "a dump of characters (od -c, hexdump -c) is not read: "+
+				"its bytes are characters, escapes and octal; use od -A x -t x1 or hexdump -C")
+		}
 		if kind, ok := detectDump(data[dlo:hi]); ok {
 			out, validated, err := parseDump(t, dlo, hi, kind, repeatLimit)
 			switch {
