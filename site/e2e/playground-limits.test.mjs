@@ -86,7 +86,7 @@ test('past the node limit: the status line\'s count and the limit\'s note say wh
   const note = await page.textContent('#limit');
   // What records may take of the limit, what the limit counts, this
   // frame's count (the status line's), and why it ended under the limit.
-  assert.match(note, /is reached for records \(they may take \d+ nodes; the rest is kept for the frame's own fields after them\)/, note);
+  assert.match(note, /is reached for records \(they may take \d+ nodes; the rest is kept for the frame's own fields after them and a margin\)/, note);
   assert.match(note, new RegExp('The browser\'s MaxNodes limit is 262144 nodes a frame; it counts the tree\'s nodes and 2 for each warning that is not a limit\'s: ' +
     sum.spentNodes + ' for this frame, whose tree has ' + sum.nodeCount + ' nodes\\. Records stop at their share of the limit'), note);
   assert.match(note, /The browser decodes with smaller limits than the kwire command line/);
