@@ -24,8 +24,8 @@ type half struct {
 	// so far is a frame's (byItsSize)
 	clean    bool
 	isn      uint32
-	next     uint32 // next expected sequence number
-	segs     []seg  // out-of-order segments, sorted by seq, all after next
+	next     uint32  // next expected sequence number
+	segs     pending // out-of-order segments, all after next
 	buffered int
 	fin      bool
 	finSeq   uint32 // sequence number of the FIN, once fin
@@ -88,7 +88,7 @@ const segOverhead = 64
 func (h *half) segment(p *tcpPacket) {
 	seq := p.seq
 	if p.flags&tcpSYN != 0 {
-		if !h.started || (!h.anchored && h.off == 0 && len(h.segs) == 0 && len(h.buf) == 0) {
+		if !h.started || (!h.anchored && h.off == 0 && h.segs.len() == 0 && len(h.buf) == 0) {
 			h.started, h.anchored = true, true
 			h.isn, h.next = seq, seq+1
 			h.synced, h.clean = true, true
@@ -117,7 +117,7 @@ func (h *half) segment(p *tcpPacket) {
 // to wait for: no bytes out of order, and no hole the peer acknowledged
 // whose bytes may still come late (holding).
 func (h *half) finDone() bool {
-	return h.fin && len(h.segs) == 0 && (!h.holding || int32(h.finSeq-h.next) <= 0)
+	return h.fin && h.segs.len() == 0 && (!h.holding || int32(h.finSeq-h.next) <= 0)
 }
 
 func (h *half) data(seq uint32, payload []byte, missing int) {
@@ -135,16 +135,12 @@ func (h *half) data(seq uint32, payload []byte, missing int) {
 		return
 	}
 	// out of order: keep a copy
-	i := sort.Search(len(h.segs), func(i int) bool { return int32(h.segs[i].seq-h.next) >= d })
-	if i < len(h.segs) && h.segs[i].seq == seq && len(h.segs[i].data)+h.segs[i].missing >= len(payload)+missing {
+	if h.segs.covered(seq, len(payload)+missing) {
 		return // retransmission of a buffered segment
 	}
-	s := seg{seq: seq, data: bytes.Clone(payload), missing: missing, t: h.e.now, pkt: h.e.pkt}
-	h.segs = append(h.segs, seg{})
-	copy(h.segs[i+1:], h.segs[i:])
-	h.segs[i] = s
+	h.segs.push(seg{seq: seq, data: bytes.Clone(payload), missing: missing, t: h.e.now, pkt: h.e.pkt})
 	h.buffered += len(payload) + segOverhead
-	for h.buffered > h.e.opts.MaxStreamBuffer && len(h.segs) > 0 {
+	for h.buffered > h.e.opts.MaxStreamBuffer && h.segs.len() > 0 {
 		h.forceGap("out-of-order buffer full")
 	}
 }
@@ -179,28 +175,23 @@ func (h *half) deliverSeg(s seg) {
 }
 
 func (h *half) drain() {
-	for len(h.segs) > 0 && !h.released && int32(h.segs[0].seq-h.next) <= 0 {
-		s := h.segs[0]
-		h.segs[0] = seg{}
-		h.segs = h.segs[1:]
+	for h.segs.len() > 0 && !h.released && int32(h.segs.first().seq-h.next) <= 0 {
+		s := h.segs.pop()
 		h.buffered -= len(s.data) + segOverhead
 		h.deliverSeg(s)
-	}
-	if len(h.segs) == 0 {
-		h.segs = nil
 	}
 }
 
 // forceGap declares the bytes before the first buffered segment lost.
 func (h *half) forceGap(why string) {
-	if len(h.segs) == 0 || h.released {
+	if h.segs.len() == 0 || h.released {
 		return
 	}
-	n := int64(uint32(h.segs[0].seq - h.next))
+	n := int64(uint32(h.segs.first().seq - h.next))
 	h.c.Gaps++
 	h.e.res.Gaps++
 	h.e.note(h.c, "gap: %d bytes missing at stream offset %d (%s)", n, h.off, why)
-	h.next = h.segs[0].seq
+	h.next = h.segs.first().seq
 	h.gap(n)
 	h.drain()
 }
@@ -289,7 +280,7 @@ func (h *half) checkAckGap() {
 	if !h.ackValid || h.released || !h.started {
 		return
 	}
-	for len(h.segs) > 0 && !h.released && int32(h.peerAck-h.segs[0].seq) >= 0 {
+	for h.segs.len() > 0 && !h.released && int32(h.peerAck-h.segs.first().seq) >= 0 {
 		h.forceGap("acknowledged by peer but not captured")
 	}
 	end := h.ackEnd()
@@ -322,7 +313,7 @@ func (h *half) flush() {
 	if h.released {
 		return
 	}
-	for len(h.segs) > 0 && !h.released {
+	for h.segs.len() > 0 && !h.released {
 		h.forceGap("never filled")
 	}
 	if h.released {
@@ -354,7 +345,8 @@ func (h *half) flush() {
 
 func (h *half) release() {
 	h.released = true
-	h.buf, h.segs, h.marks = nil, nil, nil
+	h.buf, h.marks = nil, nil
+	h.segs.reset()
 }
 
 // ---- framing ----
