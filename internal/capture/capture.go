@@ -150,8 +150,11 @@ type Conn struct {
 	nonKafka  bool
 	tls       *tlsConn // the TLS session being decrypted
 	finished  bool
-	retired   bool
-	key       connKey
+	// finishLater: the connection ended while a stream of it was read
+	// (half.busy): it is finished when that is done.
+	finishLater bool
+	retired     bool
+	key         connKey
 
 	pending      []*Frame // frames seen before the broker side was known
 	pendingBytes int

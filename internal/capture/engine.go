@@ -269,6 +269,12 @@ func (e *engine) finishConn(c *Conn) {
 	if c.finished {
 		return
 	}
+	if c.half[0].busy > 0 || c.half[1].busy > 0 {
+		// A hold that ended inside the reading of a stream: the
+		// connection ends once that is done (half.idle).
+		c.finishLater = true
+		return
+	}
 	c.finished = true
 	if !c.nonKafka {
 		for _, h := range c.half {

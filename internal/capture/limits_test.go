@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"bytes"
 	"math"
 	"math/rand"
 	"net/netip"
@@ -175,5 +176,57 @@ func TestReversedSegments(t *testing.T) {
 			t.Logf("%d segments: %d comparisons", n*tc.times, moves)
 			assert.Less(t, moves, 4*n*int(math.Ceil(math.Log2(n))))
 		})
+	}
+}
+
+// TestHoldExpiresInsideFrames: a broker frame placed while the client
+// holds for acknowledged bytes ends the client's hold (too much waits),
+// whose bytes, declared lost, let the client's next request be framed,
+// which, held in its turn, ended the broker's hold while the broker's
+// stream was being framed: the broker's hole was declared lost inside its
+// own framing, which then went on over bytes the gap had dropped, and
+// panicked (slice bounds out of range; kwire pcap and check on a 9 KB
+// capture whose hold ends on the 1,025th frame held). A hold that ends
+// while its stream is being read now ends once that reading is done.
+func TestHoldExpiresInsideFrames(t *testing.T) {
+	r1 := kreq(18, 3, 1, "consumer", nil)
+	r2 := kreq(18, 3, 2, "consumer", nil)
+	fb := kresp(1, bytes.Repeat([]byte{1}, 300))
+	fb2 := kresp(2, bytes.Repeat([]byte{2}, 50))
+	for _, keep := range []bool{false, true} {
+		w := newWire(Options{MaxStreamBuffer: 200, KeepDamaged: keep})
+		w.handshake(0)
+		w.send(0, false, 0, 0, 0, fb[:10])
+		// r1 is never captured; the client acknowledges 10 broker bytes
+		// past fb and fb2, which are never captured either.
+		w.send(0, true, 0, len(r1), len(fb)+len(fb2)+10, r2)
+		// the broker acknowledges r1 and r2
+		w.send(0, false, 0, 10, len(r1)+len(r2), append(fb[10:], fb2[:20]...))
+		res := w.finish()
+		dump(t, res)
+		checkResult(t, res)
+		var reqs, resps []int32
+		var missing []int64
+		for _, x := range res.Exchanges {
+			if x.Request != nil {
+				reqs = append(reqs, x.CorrelationID)
+			}
+			if x.Response != nil {
+				resps = append(resps, corrOf(x.Response.Bytes))
+				missing = append(missing, x.Response.Missing)
+			}
+		}
+		assert.Equal(t, []int32{2}, reqs)
+		if keep {
+			// fb2's first 20 bytes, kept once (the gap was declared twice,
+			// and the frame so handed on twice, when the hold ended inside
+			// the framing of the bytes before it)
+			assert.Equal(t, []int32{1, 2}, resps)
+			assert.Equal(t, []int64{0, 38}, missing)
+		} else {
+			assert.Equal(t, []int32{1}, resps)
+			assert.True(t, hasNote(res, "lost frame sync in broker stream at offset 376"), "fb2 is dropped with the gap after its first 20 bytes")
+		}
+		assert.Equal(t, 2, res.Gaps, "r1, and the broker's bytes from fb2's 21st on")
 	}
 }

@@ -40,6 +40,13 @@ type half struct {
 	holding   bool
 	holdPkt   int
 	holdUntil int
+	// busy counts the readings of this direction's stream under way
+	// (segment, expireHold, flush): a hold that ends meanwhile, as a
+	// frame of either side is placed, ends once they are done
+	// (expireLater), not inside them, where the bytes it declares lost
+	// would be taken from under the framing of the bytes before them.
+	busy        int
+	expireLater bool
 
 	// framing
 	buf    []byte // undelivered stream bytes starting at bufOff
@@ -86,6 +93,8 @@ type mark struct {
 const segOverhead = 64
 
 func (h *half) segment(p *tcpPacket) {
+	h.busy++
+	defer h.idle()
 	seq := p.seq
 	if p.flags&tcpSYN != 0 {
 		if !h.started || (!h.anchored && h.off == 0 && h.segs.len() == 0 && len(h.buf) == 0) {
@@ -257,6 +266,12 @@ func (h *half) expireHold() {
 	if !h.holding {
 		return
 	}
+	if h.busy > 0 {
+		h.expireLater = true
+		return
+	}
+	h.busy++
+	defer h.idle()
 	h.holding = false
 	// The loss is said at the packet whose ACK showed it, as when it was
 	// declared there at once.
@@ -267,6 +282,23 @@ func (h *half) expireHold() {
 	h.e.releaseHeld(h.c)
 	if c := h.c; c.Closed && c.half[0].finDone() && c.half[1].finDone() {
 		h.e.finishConn(c) // it waited for these bytes to end
+	}
+}
+
+// idle ends a reading of the stream (busy), and then a hold that ended
+// meanwhile, or the connection.
+func (h *half) idle() {
+	h.busy--
+	if h.busy > 0 {
+		return
+	}
+	if h.expireLater {
+		h.expireLater = false
+		h.expireHold()
+	}
+	if c := h.c; c.finishLater && c.half[0].busy == 0 && c.half[1].busy == 0 {
+		c.finishLater = false
+		h.e.finishConn(c)
 	}
 }
 
@@ -300,6 +332,8 @@ func (h *half) flush() {
 	if h.released {
 		return
 	}
+	h.busy++
+	defer h.idle()
 	if x := h.tl; x != nil && x.s.wait && !h.tlsKeys(true) {
 		return // dropped: the secrets never came
 	}

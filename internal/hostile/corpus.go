@@ -513,6 +513,9 @@ func protocolCorpus() []Entry {
 				}
 				return pcapFile(65535, pkts...)
 			}},
+		{Name: "pcap-hold-reentry.pcap", Mode: Pcap, Attacks: "a connection to port 9092 whose peers each acknowledge bytes of the other never captured, then 1,100 tiny responses held for the client's lost bytes: the 1,025th ends that wait, whose loss frames the client's next request, which ends the broker's wait inside the reading of the broker's stream (kwire pcap and check panicked: slice bounds out of range)",
+			Expect: Expect{Survive: true, Says: "lost frame sync in broker stream"},
+			gen:    holdReentry},
 		{Name: "pcap-ip-lengths.pcap", Mode: Pcap, Attacks: "IPv4 packets with header length 60 and total length 65,535 in 80-byte frames, and a TCP data offset of 60",
 			Expect: Expect{Survive: true},
 			gen: func() []byte {
