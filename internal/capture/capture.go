@@ -21,7 +21,9 @@
 // it waits for acknowledged bytes, at most 1024), a single frame by
 // Options.MaxFrame, and the
 // requests waiting for their response by Options.MaxWaiting and
-// MaxWaitingBytes. ReadFunc hands exchanges out as they complete and
+// MaxWaitingBytes. A frame being gathered costs about its size (past 1
+// MiB, in chunks that are never copied until it is whole), and segments
+// out of order O(log n) each, whatever order they come in. ReadFunc hands exchanges out as they complete and
 // forgets closed connections, so its memory follows the open connections
 // and the waiting requests, not the size of the capture.
 package capture

@@ -51,6 +51,12 @@ type half struct {
 	// framing
 	buf    []byte // undelivered stream bytes starting at bufOff
 	bufOff int64
+	// want is the size of the frame h.buf begins when scan last stopped
+	// waiting for its bytes, its header accepted (0 otherwise). A frame
+	// of more than bigFrame bytes is gathered in tail past its first
+	// bytes (gather).
+	want   int
+	tail   tail
 	off    int64 // stream offset of the next byte to arrive
 	marks  []mark
 	mcur   int
@@ -364,22 +370,24 @@ func (h *half) flush() {
 	if h.synced {
 		if len(h.buf) >= 4 {
 			size := binary.BigEndian.Uint32(h.buf)
-			h.e.note(h.c, "incomplete frame at stream offset %d: %d of %d bytes captured", h.bufOff, len(h.buf), int64(size)+4)
+			h.e.note(h.c, "incomplete frame at stream offset %d: %d of %d bytes captured", h.bufOff, h.held(), int64(size)+4)
 		} else {
 			h.e.note(h.c, "incomplete frame header at stream offset %d: %d bytes captured", h.bufOff, len(h.buf))
 		}
-		h.skip(int64(len(h.buf)))
+		h.skip(int64(h.held()))
 	} else {
 		h.skip(int64(len(h.buf)))
 		h.skipped += int64(len(h.buf))
 		h.endSkip()
 	}
+	h.clearBuf()
 	h.buf = nil
 }
 
 func (h *half) release() {
 	h.released = true
 	h.buf, h.marks = nil, nil
+	h.tail.reset()
 	h.segs.reset()
 }
 
@@ -459,10 +467,112 @@ func (h *half) frameData(data []byte, t time.Time, pkt int) {
 		return
 	}
 	h.marks = append(h.marks, mark{h.off, t, pkt, h.ord(pkt)})
+	if h.want > bigFrame {
+		if h.synced && len(h.buf) >= 14 && h.headerOK(h.buf) == vYes {
+			h.gather(data)
+			return
+		}
+		// The header is judged otherwise now (the connection's client
+		// is known): scan reads the bytes whole, as they came.
+		h.buf = h.tail.appendTo(h.buf)
+		h.tail.reset()
+	}
 	h.buf = append(h.buf, data...)
 	h.off += int64(len(data))
 	h.process()
 }
+
+// bigFrame is the size past which a frame is gathered in chunks (tail):
+// past any raw SASL token's, which scan judges by more than its header.
+const bigFrame = 4 + maxSASLToken
+
+// gather takes the next bytes of the large frame h.buf begins, whose
+// header scan accepted, as scan would: while the frame is incomplete
+// scan only reads its header (headerOK, judged again by the caller: a
+// frame of this size is no SASL token), so the bytes go to h.tail, never
+// copied again; the bytes that complete it are copied with the rest into
+// a buffer of the frame's size, handed on as the frame's own, and what
+// follows them is scanned as scan would have gone on.
+func (h *half) gather(data []byte) {
+	need := h.want - len(h.buf) - h.tail.n
+	h.off += int64(len(data))
+	if len(data) < need {
+		h.tail.write(data)
+		return
+	}
+	b := append(h.own(h.want), h.buf...)
+	b = h.tail.appendTo(b)
+	b = append(b, data[:need]...)
+	h.clearBuf()
+	h.emitOwn(b, h.bufOff, 0, false)
+	if h.released {
+		return
+	}
+	h.consumed(len(b))
+	rest := data[need:]
+	p := h.scan(rest)
+	if !h.released {
+		h.buf = append(h.buf, rest[p:]...)
+		h.consumed(p)
+	}
+}
+
+// held is how many stream bytes the framer holds (h.buf and h.tail).
+func (h *half) held() int { return len(h.buf) + h.tail.n }
+
+// clearBuf empties the buffer being framed, its tail too.
+func (h *half) clearBuf() {
+	h.buf = h.buf[:0]
+	h.tail.reset()
+	h.want = 0
+}
+
+// whole is the bytes the framer holds, in one slice: h.buf, or for a
+// frame gathered in h.tail a copy of both into a buffer of its own.
+func (h *half) whole() (b []byte, own bool) {
+	if h.tail.n == 0 {
+		return h.buf, false
+	}
+	b = append(h.own(h.held()), h.buf...)
+	return h.tail.appendTo(b), true
+}
+
+// tail holds a large frame's bytes past h.buf while it is gathered, in
+// chunks: appending never copies what is there, so a frame costs its
+// size once while it is gathered, and is copied once, into its own
+// buffer, when it is whole. (h.buf grown by append held up to 1.25 times
+// the bytes, and left each smaller copy to the collector: a 98 MB frame
+// that never ended took 400 MB.)
+type tail struct {
+	chunks [][]byte
+	n      int
+}
+
+const tailChunk = 256 << 10
+
+func (t *tail) write(b []byte) {
+	for len(b) > 0 {
+		k := len(t.chunks) - 1
+		if k < 0 || len(t.chunks[k]) == cap(t.chunks[k]) {
+			t.chunks = append(t.chunks, make([]byte, 0, tailChunk))
+			k++
+		}
+		c := t.chunks[k]
+		m := min(len(b), cap(c)-len(c))
+		t.chunks[k] = append(c, b[:m]...)
+		t.n += m
+		b = b[m:]
+	}
+}
+
+func (t *tail) appendTo(b []byte) []byte {
+	for _, c := range t.chunks {
+		b = append(b, c...)
+	}
+	return b
+}
+
+func (t *tail) reset() { t.chunks, t.n = nil, 0 }
 
 // tlsRecord reports whether b starts with a TLS record header (content
 // type 20-23, version 3.x, a length a record may have) and returns the
@@ -562,8 +672,8 @@ func (h *half) frameGap(n int64) {
 			if !kept {
 				h.e.note(h.c, "frame at stream offset %d (%d bytes) damaged by a gap, dropped", h.bufOff, fend-h.bufOff)
 			}
-			h.skip(int64(len(h.buf)) + n)
-			h.buf = h.buf[:0]
+			h.skip(int64(h.held()) + n)
+			h.clearBuf()
 			h.marks = h.marks[:0]
 			h.bufOff = end
 			h.skipTo = fend
@@ -581,7 +691,7 @@ func (h *half) frameGap(n int64) {
 // request is shown, damaged, rather than lost. It reports whether it
 // did; the caller drops the frame otherwise.
 func (h *half) damaged(fend int64) bool {
-	have := int64(len(h.buf))
+	have := int64(h.held())
 	missing := fend - h.bufOff - have
 	need := 12 // a request's API key, version and correlation id
 	if h.role() == roleBroker {
@@ -591,8 +701,12 @@ func (h *half) damaged(fend int64) bool {
 		return false
 	}
 	h.e.note(h.c, "frame at stream offset %d (%d bytes) damaged by a gap: only its first %d bytes are kept, %d are missing", h.bufOff, fend-h.bufOff, have, missing)
-	h.emit(h.buf, h.bufOff, missing, false)
-	h.buf = h.buf[:0]
+	if b, own := h.whole(); own {
+		h.emitOwn(b, h.bufOff, missing, false)
+	} else {
+		h.emit(b, h.bufOff, missing, false)
+	}
+	h.clearBuf()
 	return true
 }
 
@@ -601,8 +715,8 @@ func (h *half) loseSync(at int64) {
 	if h.synced {
 		h.e.note(h.c, "lost frame sync in %s stream at offset %d", h.name(), at)
 	}
-	h.skip(int64(len(h.buf)))
-	h.buf = h.buf[:0]
+	h.skip(int64(h.held()))
+	h.clearBuf()
 	h.marks = h.marks[:0]
 	h.mcur = 0
 	h.bufOff = at
@@ -871,9 +985,9 @@ func (h *half) preempt(data []byte, pkt int) {
 		size = int64(binary.BigEndian.Uint32(h.buf)) + 4
 	}
 	h.e.note(h.c, "frame at stream offset %d (%d of %d bytes), found while resynchronising, dropped: the bytes at offset %d answer correlation id %d",
-		h.bufOff, len(h.buf), size, h.off, int32(binary.BigEndian.Uint32(data[4:])))
-	h.skip(int64(len(h.buf)))
-	h.buf = h.buf[:0]
+		h.bufOff, h.held(), size, h.off, int32(binary.BigEndian.Uint32(data[4:])))
+	h.skip(int64(h.held()))
+	h.clearBuf()
 	h.marks = h.marks[:0]
 	h.mcur = 0
 	h.bufOff = h.off
@@ -990,6 +1104,7 @@ func (h *half) consumed(p int) {
 // Frames are copied out, so buf may be borrowed.
 func (h *half) scan(buf []byte) int {
 	p := 0
+	h.want = 0
 	for !h.released {
 		rest := buf[p:]
 		if !h.synced {
@@ -1048,7 +1163,8 @@ func (h *half) scan(buf []byte) int {
 				continue
 			}
 		}
-		if h.headerOK(rest) == vNo {
+		ok := h.headerOK(rest)
+		if ok == vNo {
 			v := vNo
 			if h.clean {
 				v = h.byItsSize(rest)
@@ -1081,6 +1197,9 @@ func (h *half) scan(buf []byte) int {
 		}
 		total := 4 + int(binary.BigEndian.Uint32(rest))
 		if len(rest) < total {
+			if ok == vYes {
+				h.want = total
+			}
 			break
 		}
 		h.emit(rest[:total], h.bufOff+int64(p), 0, false)
@@ -1121,11 +1240,20 @@ func (h *half) saslToken(b []byte, at int64) (n int, more bool) {
 // emit hands a copy of the frame b, at stream offset off, to the engine;
 // missing counts the bytes of it a gap took (Frame.Missing).
 func (h *half) emit(b []byte, off int64, missing int64, token bool) {
-	var own []byte
+	h.emitOwn(append(h.own(len(b)), b...), off, missing, token)
+}
+
+// own returns an empty buffer for a frame of n bytes: Options.Buffer's,
+// or one of its own.
+func (h *half) own(n int) []byte {
 	if h.e.opts.Buffer != nil {
-		own = h.e.opts.Buffer(len(b))[:0]
+		return h.e.opts.Buffer(n)[:0]
 	}
-	b = append(own, b...)
+	return make([]byte, 0, n)
+}
+
+// emitOwn is emit of a frame whose bytes b are its own already.
+func (h *half) emitOwn(b []byte, off int64, missing int64, token bool) {
 	f := &Frame{Conn: h.c, StreamOffset: off, Bytes: b, Missing: missing, SASLToken: token, dir: h.idx}
 	if !token && len(b) >= 8 && h.role() != roleBroker && binary.BigEndian.Uint32(b[4:]) == uint32(schema.KeySaslHandshake)<<16 {
 		// After a SaslHandshake v0 come raw SASL tokens, size-prefixed

@@ -1,6 +1,11 @@
 package hostile
 
-import "encoding/binary"
+import (
+	"bytes"
+	"encoding/binary"
+
+	"github.com/klauspost/compress/gzip"
+)
 
 // Captures, written by hand: classic pcap (little-endian, microseconds) and
 // pcapng, Ethernet, IPv4 and TCP.
@@ -169,4 +174,34 @@ func holdReentry() []byte {
 		tcpOf(50000, false, c(len(r1)), b(len(fb)+len(many)+len(fb2)+10), tcpACK, r2),
 		// the broker acknowledges the client's first request, never captured
 		tcpOf(50000, true, b(10), c(len(r1)+len(r2)), tcpACK, concat(fb[10:], many, fb2[:20])))
+}
+
+// heldFrames is a gzipped pcap of conns connections to port 9092, each
+// from its SYN a Produce request header declaring 99,000,000 bytes, then
+// mib MiB of zeros in 60,000-byte segments, and neither the frame's end
+// nor a FIN: frames being gathered to the end of the capture.
+func heldFrames(conns, mib int) []byte {
+	var out bytes.Buffer
+	w, _ := gzip.NewWriterLevel(&out, gzip.BestCompression)
+	w.Write(pcapFile(65535))
+	zeros := make([]byte, 60000)
+	k := uint32(0)
+	for i := range conns {
+		port := uint16(50000 + i)
+		head := append(be32(nil, 99_000_000), header1(0, 3, clientID)...)
+		pkts := [][]byte{tcpOf(port, false, 999, 0, tcpSYN, nil), tcpOf(port, false, 1000, 0, tcpPSHACK, head)}
+		seq := uint32(1000 + len(head))
+		for left := mib << 20; left > 0; left -= len(zeros) {
+			n := min(left, len(zeros))
+			pkts = append(pkts, tcpOf(port, false, seq, 0, tcpPSHACK, zeros[:n]))
+			seq += uint32(n)
+		}
+		for _, p := range pkts {
+			w.Write(pcapRecord(nil, k, uint32(len(p)), uint32(len(p))))
+			w.Write(p)
+			k++
+		}
+	}
+	w.Close()
+	return out.Bytes()
 }
