@@ -3,9 +3,11 @@ package capture
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"hash/crc32"
 	"sort"
 	"time"
+	"unsafe"
 
 	"github.com/kwire/kwire/codec/schema"
 )
@@ -386,8 +388,9 @@ func (h *half) flush() {
 
 func (h *half) release() {
 	h.released = true
+	h.buffered = 0
 	h.buf, h.marks = nil, nil
-	h.tail.reset()
+	h.tail.reset(h.e)
 	h.segs.reset()
 }
 
@@ -475,7 +478,7 @@ func (h *half) frameData(data []byte, t time.Time, pkt int) {
 		// The header is judged otherwise now (the connection's client
 		// is known): scan reads the bytes whole, as they came.
 		h.buf = h.tail.appendTo(h.buf)
-		h.tail.reset()
+		h.tail.reset(h.e)
 	}
 	h.buf = append(h.buf, data...)
 	h.off += int64(len(data))
@@ -497,7 +500,7 @@ func (h *half) gather(data []byte) {
 	need := h.want - len(h.buf) - h.tail.n
 	h.off += int64(len(data))
 	if len(data) < need {
-		h.tail.write(data)
+		h.tail.write(h.e, data)
 		return
 	}
 	b := append(h.own(h.want), h.buf...)
@@ -517,13 +520,59 @@ func (h *half) gather(data []byte) {
 	}
 }
 
+// mem is what h holds of what Options.MaxBuffered bounds: the buffer
+// being framed (its capacity), the chunks of a frame gathered in h.tail,
+// and the out-of-order segments with their bookkeeping.
+func (h *half) mem() int {
+	return cap(h.buf) + h.tail.size() + h.buffered + h.segs.len()*segSize
+}
+
+// segSize is what a segment out of order costs beside its bytes and
+// segOverhead: its place in the heap (pending.h).
+const segSize = int(unsafe.Sizeof(seg{}))
+
+// cut gives way to Options.MaxBuffered (engine.bound): the frame being
+// gathered is skipped, not held: its bytes so far are dropped, and the
+// rest is streamed past as it comes (skipTo), the stream in step after
+// it. Bytes held while resynchronising are skipped the same way.
+func (h *half) cut() {
+	n := h.held()
+	if h.released || h.synced && len(h.buf) < 4 {
+		return
+	}
+	if n == 0 {
+		h.buf = nil
+		return
+	}
+	e := h.e
+	if e.cuts == 0 {
+		e.cutNote = Note{Packet: e.pkt, Conn: h.c, Message: fmt.Sprintf("stream offset %d of the %s stream", h.bufOff, h.name())}
+	}
+	e.cuts++
+	e.cutBytes += int64(n)
+	h.c.Gaps++
+	e.res.Gaps++
+	h.clean = false
+	h.skip(int64(n))
+	if h.synced {
+		h.skipTo = h.bufOff + 4 + int64(binary.BigEndian.Uint32(h.buf))
+	} else {
+		h.skipped += int64(n)
+	}
+	h.clearBuf()
+	h.buf = nil
+	h.marks = h.marks[:0]
+	h.mcur = 0
+	h.bufOff = h.off
+}
+
 // held is how many stream bytes the framer holds (h.buf and h.tail).
 func (h *half) held() int { return len(h.buf) + h.tail.n }
 
 // clearBuf empties the buffer being framed, its tail too.
 func (h *half) clearBuf() {
 	h.buf = h.buf[:0]
-	h.tail.reset()
+	h.tail.reset(h.e)
 	h.want = 0
 }
 
@@ -550,11 +599,14 @@ type tail struct {
 
 const tailChunk = 256 << 10
 
-func (t *tail) write(b []byte) {
+func (t *tail) write(e *engine, b []byte) {
 	for len(b) > 0 {
 		k := len(t.chunks) - 1
 		if k < 0 || len(t.chunks[k]) == cap(t.chunks[k]) {
-			t.chunks = append(t.chunks, make([]byte, 0, tailChunk))
+			if k < 0 {
+				e.tails++
+			}
+			t.chunks = append(t.chunks, e.chunk())
 			k++
 		}
 		c := t.chunks[k]
@@ -572,7 +624,25 @@ func (t *tail) appendTo(b []byte) []byte {
 	return b
 }
 
-func (t *tail) reset() { t.chunks, t.n = nil, 0 }
+// size is the memory the chunks take.
+func (t *tail) size() int { return len(t.chunks) * tailChunk }
+
+// reset empties t, its chunks kept for the next tail while others are
+// gathered (engine.spare, trimmed as the engine counts what is held:
+// engine.settle).
+func (t *tail) reset(e *engine) {
+	if len(t.chunks) == 0 {
+		return
+	}
+	if e.tails--; e.tails == 0 {
+		e.spare = nil // no frame is gathered in chunks: none kept
+	} else {
+		for _, c := range t.chunks {
+			e.spare = append(e.spare, c[:0])
+		}
+	}
+	t.chunks, t.n = nil, 0
+}
 
 // tlsRecord reports whether b starts with a TLS record header (content
 // type 20-23, version 3.x, a length a record may have) and returns the
