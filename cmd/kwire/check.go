@@ -96,8 +96,10 @@ type checkOut struct {
 	counts [check.Error + 1]int
 	skips  int
 	tls    int // connections not checked: TLS, encrypted
-	// tlsNotes are the capture's notes of them, said after its findings
-	tlsNotes []capture.Note
+	// unchecked are the capture's notes of what was not checked, said
+	// after its findings: connections that carry TLS, and frames the
+	// capture reader skipped past its bound on bytes held (Note.Limit)
+	unchecked []capture.Note
 	// noKafka says why the capture just read gave no exchange (noKafka)
 	noKafka string
 	line    []byte
@@ -150,12 +152,12 @@ func (c *checkConfig) run(e *env) int {
 	status, unread, cut, empty := 0, 0, 0, 0
 	for _, file := range c.files {
 		truncation, err := c.checkFile(e, o, file)
-		if len(o.tlsNotes) > 0 {
+		if len(o.unchecked) > 0 {
 			o.w.Flush()
-			for _, n := range o.tlsNotes {
+			for _, n := range o.unchecked {
 				fail(e, "%s: %s, not checked", file, n.String())
 			}
-			o.tlsNotes = o.tlsNotes[:0]
+			o.unchecked = o.unchecked[:0]
 		}
 		if o.noKafka != "" {
 			o.w.Flush()
@@ -448,8 +450,8 @@ func (c *checkConfig) checkCapture(o *checkOut, file string, in io.Reader) (*cap
 	o.tls += res.TLS
 	o.noKafka = noKafka(res, n, c.ports)
 	for _, n := range res.Notes {
-		if n.TLS {
-			o.tlsNotes = append(o.tlsNotes, n)
+		if n.TLS || n.Limit {
+			o.unchecked = append(o.unchecked, n)
 		}
 	}
 	return res.Truncation, nil

@@ -19,9 +19,13 @@
 // out-of-order data of one TCP direction is capped by
 // Options.MaxStreamBuffer (and so are the frames a connection holds while
 // it waits for acknowledged bytes, at most 1024), a single frame by
-// Options.MaxFrame, and the
+// Options.MaxFrame, what all connections hold for frames not yet whole
+// (their bytes so far, out-of-order segments, frames waiting for a
+// connection's broker side) by Options.MaxBuffered, and the
 // requests waiting for their response by Options.MaxWaiting and
-// MaxWaitingBytes. ReadFunc hands exchanges out as they complete and
+// MaxWaitingBytes. A frame being gathered costs about its size (past 1
+// MiB, in chunks that are never copied until it is whole), and segments
+// out of order O(log n) each, whatever order they come in. ReadFunc hands exchanges out as they complete and
 // forgets closed connections, so its memory follows the open connections
 // and the waiting requests, not the size of the capture.
 package capture
@@ -52,6 +56,16 @@ type Options struct {
 	// direction; when exceeded, the missing bytes are declared lost (a gap)
 	// and the stream resynchronises. Default 16 MiB.
 	MaxStreamBuffer int
+	// MaxBuffered caps the bytes held over all connections for what is
+	// not framed yet: the frames being gathered (their bytes so far),
+	// out-of-order segments, and frames waiting for their connection's
+	// broker side to be known. A packet that takes the total past it
+	// makes its connection give way: its out-of-order bytes are declared
+	// lost (gaps, as past MaxStreamBuffer), the frame it is gathering is
+	// skipped, not held (its bytes so far dropped, the rest streamed past
+	// as they come: a gap of the connection, Conn.Gaps), and its waiting
+	// frames are placed. One note says so (Note.Limit). Default 256 MiB.
+	MaxBuffered int
 	// MaxWaiting and MaxWaitingBytes bound the requests, over all
 	// connections, that wait for their response: their number and the
 	// bytes of their frames. When either is exceeded the request that has
@@ -95,6 +109,7 @@ const (
 	DefaultBrokerPort      = 9092
 	DefaultMaxFrame        = 100 << 20
 	DefaultMaxStreamBuffer = 16 << 20
+	DefaultMaxBuffered     = 256 << 20
 	DefaultMaxWaiting      = 1 << 16
 	DefaultMaxWaitingBytes = 128 << 20
 )
@@ -131,7 +146,8 @@ type Conn struct {
 	Packets   int
 	Requests  int // frames sent by the client
 	Responses int // frames sent by the broker
-	// Gaps counts lost-segment gaps (bytes missing from the capture).
+	// Gaps counts lost-segment gaps (bytes missing from the capture), and
+	// frames skipped past Options.MaxBuffered.
 	Gaps int
 	// SkippedBytes counts stream bytes discarded while resynchronising or
 	// because they belonged to frames damaged by a gap.
@@ -150,11 +166,15 @@ type Conn struct {
 	nonKafka  bool
 	tls       *tlsConn // the TLS session being decrypted
 	finished  bool
-	retired   bool
-	key       connKey
+	// finishLater: the connection ended while a stream of it was read
+	// (half.busy): it is finished when that is done.
+	finishLater bool
+	retired     bool
+	key         connKey
 
 	pending      []*Frame // frames seen before the broker side was known
 	pendingBytes int
+	counted      int         // what it holds of what Options.MaxBuffered bounds, as last counted
 	held         []heldFrame // frames held while the other side holds (half.holding)
 	heldBytes    int
 	heldN        [2]int // held frames by the side that sent them
@@ -280,6 +300,10 @@ type Note struct {
 	// default): it closes the connection.
 	Refused bool
 	Size    int64
+	// Limit marks the note that says frames were skipped, not held, past
+	// Options.MaxBuffered: kwire check, which shows a capture's notes
+	// only when they bear on its findings, says it too.
+	Limit bool
 }
 
 func (n Note) String() string {
@@ -320,7 +344,8 @@ type Result struct {
 	// Fragments counts IP fragments, which are skipped.
 	Fragments int
 	// Gaps counts the gaps (bytes missing from the capture: lost, or cut
-	// by the snap length) over all connections.
+	// by the snap length; and frames skipped past Options.MaxBuffered) over
+	// all connections.
 	Gaps int
 	// Frames counts Kafka frames found; SkippedBytes the stream bytes
 	// discarded while resynchronising (all connections).

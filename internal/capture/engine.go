@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/kwire/kwire/codec/schema"
@@ -46,6 +47,23 @@ type engine struct {
 	// their holds began (so of their deadlines).
 	holds []hold
 
+	// buffered is what the connections hold of what Options.MaxBuffered
+	// bounds (the sum of their Conn.counted), peakBuffered its highest
+	// (for tests); cuts counts the frames skipped past it, cutBytes their
+	// bytes dropped, and cutNote says where the first was.
+	buffered, peakBuffered int
+	cuts                   int
+	cutBytes               int64
+	cutNote                Note
+	// spare are chunks of tails (half.tail) emptied, for the next ones:
+	// a frame's chunks are not left to the collector, which lets the heap
+	// grow to twice what is live before it collects, and the frames skipped
+	// past MaxBuffered after one another use the same. Kept only while
+	// they and what is held stay under MaxBuffered, and while some tail
+	// is being gathered (tails counts them).
+	spare [][]byte
+	tails int
+
 	onPacket func() // tests: called after each packet
 }
 
@@ -58,6 +76,7 @@ type hold struct {
 func newEngine(opts Options, stream func(*Exchange)) *engine {
 	opts.MaxFrame = positive.Or(opts.MaxFrame, DefaultMaxFrame)
 	opts.MaxStreamBuffer = positive.Or(opts.MaxStreamBuffer, DefaultMaxStreamBuffer)
+	opts.MaxBuffered = positive.Or(opts.MaxBuffered, DefaultMaxBuffered)
 	opts.MaxWaiting = positive.Or(opts.MaxWaiting, DefaultMaxWaiting)
 	opts.MaxWaitingBytes = positive.Or(opts.MaxWaitingBytes, DefaultMaxWaitingBytes)
 	ports := opts.BrokerPorts
@@ -102,6 +121,7 @@ func (e *engine) packet(data []byte, ts time.Time, lt uint32) {
 		e.holds = e.holds[1:]
 		if x.h.holding && x.h.holdUntil == x.until {
 			x.h.expireHold()
+			e.bound(x.h.c, x.h)
 		}
 	}
 	if len(e.holds) == 0 {
@@ -205,6 +225,7 @@ func (e *engine) tcp(p *tcpPacket) {
 	} else if len(c.held) > 0 {
 		e.releaseHeld(c) // some of them came
 	}
+	e.bound(c, h)
 	if p.flags&tcpRST != 0 {
 		c.Closed = true
 		e.finishConn(c)
@@ -269,6 +290,12 @@ func (e *engine) finishConn(c *Conn) {
 	if c.finished {
 		return
 	}
+	if c.half[0].busy > 0 || c.half[1].busy > 0 {
+		// A hold that ended inside the reading of a stream: the
+		// connection ends once that is done (half.idle).
+		c.finishLater = true
+		return
+	}
 	c.finished = true
 	if !c.nonKafka {
 		for _, h := range c.half {
@@ -297,11 +324,69 @@ func (e *engine) finishConn(c *Conn) {
 	for _, h := range c.half {
 		h.release()
 	}
+	e.settle(c)
 	e.closed = append(e.closed, c)
 	if len(e.closed) > maxClosed {
 		e.retire(e.closed[0])
 		e.closed[0] = nil
 		e.closed = e.closed[1:]
+	}
+}
+
+// settle brings e.buffered up to date with what c holds.
+func (e *engine) settle(c *Conn) {
+	n := c.pendingBytes
+	for _, h := range c.half {
+		n += h.mem()
+	}
+	e.buffered += n - c.counted
+	c.counted = n
+	e.peakBuffered = max(e.peakBuffered, e.buffered)
+	e.trimSpare()
+}
+
+// bound holds what all connections hold for frames not yet whole to
+// Options.MaxBuffered, once a packet of c (of h's side) is read: past it,
+// c gives way, h's side first: its out-of-order bytes are declared lost,
+// then the frame it is gathering is skipped (half.cut), then c's frames
+// waiting for its broker side to be known are placed.
+func (e *engine) bound(c *Conn, h *half) {
+	e.settle(c)
+	if e.buffered <= e.opts.MaxBuffered {
+		return
+	}
+	for _, x := range [2]*half{h, c.half[1-h.idx]} {
+		for x.segs.len() > 0 && !x.released && e.buffered > e.opts.MaxBuffered {
+			x.forceGap("out-of-order bytes held over all connections past the limit")
+			e.settle(c)
+		}
+		if e.buffered > e.opts.MaxBuffered {
+			x.cut()
+			e.settle(c)
+		}
+	}
+	if e.buffered > e.opts.MaxBuffered && len(c.pending) > 0 {
+		e.decide(c, true)
+		e.settle(c)
+	}
+}
+
+// chunk returns an empty chunk for a tail: a spare one, or a new one.
+func (e *engine) chunk() []byte {
+	if n := len(e.spare); n > 0 {
+		c := e.spare[n-1]
+		e.spare[n-1] = nil
+		e.spare = e.spare[:n-1]
+		return c
+	}
+	return make([]byte, 0, tailChunk)
+}
+
+// trimSpare keeps the spare chunks and what is held under MaxBuffered.
+func (e *engine) trimSpare() {
+	for n := len(e.spare); n > 0 && e.buffered+n*tailChunk > e.opts.MaxBuffered; n-- {
+		e.spare[n-1] = nil
+		e.spare = e.spare[:n-1]
 	}
 }
 
@@ -349,6 +434,22 @@ func (e *engine) finish() {
 	}
 	e.closed = nil
 	sort.Slice(e.res.Conns, func(i, j int) bool { return e.res.Conns[i].ID < e.res.Conns[j].ID })
+	if e.cuts > 0 {
+		// Kept whatever the cap on notes: a limit that cut work short.
+		n := e.cutNote
+		n.Limit = true
+		what, their := "a frame skipped, not held, at", "its"
+		if e.cuts > 1 {
+			what, their = strconv.Itoa(e.cuts)+" frames skipped, not held, the first at", "their"
+		}
+		limit := strconv.Itoa(e.opts.MaxBuffered) + " bytes"
+		if e.opts.MaxBuffered%(1<<20) == 0 {
+			limit = strconv.Itoa(e.opts.MaxBuffered>>20) + " MiB"
+		}
+		n.Message = fmt.Sprintf("%s %s: what all connections held for frames not yet whole passed %s; %s %d bytes held were dropped, the rest streamed past",
+			what, n.Message, limit, their, e.cutBytes)
+		e.res.Notes = append(e.res.Notes, n)
+	}
 	if e.res.Evicted > 0 {
 		e.note(nil, "%d requests were given up on while waiting for their response (more than %d requests or %d bytes were waiting)", e.res.Evicted, e.opts.MaxWaiting, e.opts.MaxWaitingBytes)
 	}

@@ -114,13 +114,15 @@ func reassemblyStreams() (cli, srv []byte, reqs, resps [][]byte) {
 // FuzzReassemble feeds the TCP layer a sequence of segments cut from a
 // fixed client and broker stream: each 4 fuzz bytes are
 // flags, offset (2 bytes), length. If both SYNs were sent first, no
-// RST/FIN/ACK was used and the segments cover both streams, every frame
-// must come out intact.
+// RST/FIN/ACK was used, no small bound was set (the first byte's bits 1
+// and 2: MaxStreamBuffer, MaxBuffered) and the segments cover both
+// streams, every frame must come out intact.
 func FuzzReassemble(f *testing.F) {
 	f.Add([]byte{1, 0, 0, 0, 255, 1, 0, 0, 255})
 	f.Add([]byte{1, 0, 0, 50, 255, 0, 0, 0, 60, 1, 0, 0, 255, 0, 0, 40, 255})
 	f.Add([]byte{0, 0, 0, 10, 20, 1, 0, 5, 30, 4, 0, 0, 255})
 	f.Add([]byte{1, 2, 0, 100, 255, 3, 0, 0, 255, 0, 0, 0, 99, 16, 0, 0, 0})
+	f.Add([]byte{5, 0, 0, 0, 255, 1, 0, 0, 255, 0, 0, 200, 255, 0, 1, 0, 255})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) == 0 || len(data) > 4000 {
 			return
@@ -129,6 +131,9 @@ func FuzzReassemble(f *testing.F) {
 		opts := Options{}
 		if data[0]&2 != 0 {
 			opts.MaxStreamBuffer = 300 // forces gaps
+		}
+		if data[0]&4 != 0 {
+			opts.MaxBuffered = 400 // frames skipped, gaps forced, early decisions
 		}
 		e := newEngine(opts, nil)
 		c := Endpoint{netip.MustParseAddr("10.0.0.1"), 40000}
@@ -149,7 +154,7 @@ func FuzzReassemble(f *testing.F) {
 			e.tcp(p)
 		}
 		syn := data[0]&1 == 1
-		strict := syn && opts.MaxStreamBuffer == 0
+		strict := syn && opts.MaxStreamBuffer == 0 && opts.MaxBuffered == 0
 		if syn {
 			send(true, cisn, 0, tcpSYN, nil)
 			send(false, sisn, cisn+1, tcpSYN|tcpACK, nil)
@@ -187,6 +192,9 @@ func FuzzReassemble(f *testing.F) {
 			send(fromClient, isn+1+uint32(off), ack, flags, stream[off:end])
 		}
 		e.finish()
+		if e.buffered != 0 {
+			t.Fatalf("%d bytes held counted after the end", e.buffered)
+		}
 		for _, cv := range covered {
 			for _, ok := range cv {
 				if !ok {

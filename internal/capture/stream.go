@@ -3,9 +3,11 @@ package capture
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"hash/crc32"
 	"sort"
 	"time"
+	"unsafe"
 
 	"github.com/kwire/kwire/codec/schema"
 )
@@ -24,8 +26,8 @@ type half struct {
 	// so far is a frame's (byItsSize)
 	clean    bool
 	isn      uint32
-	next     uint32 // next expected sequence number
-	segs     []seg  // out-of-order segments, sorted by seq, all after next
+	next     uint32  // next expected sequence number
+	segs     pending // out-of-order segments, all after next
 	buffered int
 	fin      bool
 	finSeq   uint32 // sequence number of the FIN, once fin
@@ -40,10 +42,23 @@ type half struct {
 	holding   bool
 	holdPkt   int
 	holdUntil int
+	// busy counts the readings of this direction's stream under way
+	// (segment, expireHold, flush): a hold that ends meanwhile, as a
+	// frame of either side is placed, ends once they are done
+	// (expireLater), not inside them, where the bytes it declares lost
+	// would be taken from under the framing of the bytes before them.
+	busy        int
+	expireLater bool
 
 	// framing
 	buf    []byte // undelivered stream bytes starting at bufOff
 	bufOff int64
+	// want is the size of the frame h.buf begins when scan last stopped
+	// waiting for its bytes, its header accepted (0 otherwise). A frame
+	// of more than bigFrame bytes is gathered in tail past its first
+	// bytes (gather).
+	want   int
+	tail   tail
 	off    int64 // stream offset of the next byte to arrive
 	marks  []mark
 	mcur   int
@@ -86,9 +101,11 @@ type mark struct {
 const segOverhead = 64
 
 func (h *half) segment(p *tcpPacket) {
+	h.busy++
+	defer h.idle()
 	seq := p.seq
 	if p.flags&tcpSYN != 0 {
-		if !h.started || (!h.anchored && h.off == 0 && len(h.segs) == 0 && len(h.buf) == 0) {
+		if !h.started || (!h.anchored && h.off == 0 && h.segs.len() == 0 && len(h.buf) == 0) {
 			h.started, h.anchored = true, true
 			h.isn, h.next = seq, seq+1
 			h.synced, h.clean = true, true
@@ -117,7 +134,7 @@ func (h *half) segment(p *tcpPacket) {
 // to wait for: no bytes out of order, and no hole the peer acknowledged
 // whose bytes may still come late (holding).
 func (h *half) finDone() bool {
-	return h.fin && len(h.segs) == 0 && (!h.holding || int32(h.finSeq-h.next) <= 0)
+	return h.fin && h.segs.len() == 0 && (!h.holding || int32(h.finSeq-h.next) <= 0)
 }
 
 func (h *half) data(seq uint32, payload []byte, missing int) {
@@ -135,16 +152,12 @@ func (h *half) data(seq uint32, payload []byte, missing int) {
 		return
 	}
 	// out of order: keep a copy
-	i := sort.Search(len(h.segs), func(i int) bool { return int32(h.segs[i].seq-h.next) >= d })
-	if i < len(h.segs) && h.segs[i].seq == seq && len(h.segs[i].data)+h.segs[i].missing >= len(payload)+missing {
+	if h.segs.covered(seq, len(payload)+missing) {
 		return // retransmission of a buffered segment
 	}
-	s := seg{seq: seq, data: bytes.Clone(payload), missing: missing, t: h.e.now, pkt: h.e.pkt}
-	h.segs = append(h.segs, seg{})
-	copy(h.segs[i+1:], h.segs[i:])
-	h.segs[i] = s
+	h.segs.push(seg{seq: seq, data: bytes.Clone(payload), missing: missing, t: h.e.now, pkt: h.e.pkt})
 	h.buffered += len(payload) + segOverhead
-	for h.buffered > h.e.opts.MaxStreamBuffer && len(h.segs) > 0 {
+	for h.buffered > h.e.opts.MaxStreamBuffer && h.segs.len() > 0 {
 		h.forceGap("out-of-order buffer full")
 	}
 }
@@ -179,28 +192,23 @@ func (h *half) deliverSeg(s seg) {
 }
 
 func (h *half) drain() {
-	for len(h.segs) > 0 && !h.released && int32(h.segs[0].seq-h.next) <= 0 {
-		s := h.segs[0]
-		h.segs[0] = seg{}
-		h.segs = h.segs[1:]
+	for h.segs.len() > 0 && !h.released && int32(h.segs.first().seq-h.next) <= 0 {
+		s := h.segs.pop()
 		h.buffered -= len(s.data) + segOverhead
 		h.deliverSeg(s)
-	}
-	if len(h.segs) == 0 {
-		h.segs = nil
 	}
 }
 
 // forceGap declares the bytes before the first buffered segment lost.
 func (h *half) forceGap(why string) {
-	if len(h.segs) == 0 || h.released {
+	if h.segs.len() == 0 || h.released {
 		return
 	}
-	n := int64(uint32(h.segs[0].seq - h.next))
+	n := int64(uint32(h.segs.first().seq - h.next))
 	h.c.Gaps++
 	h.e.res.Gaps++
 	h.e.note(h.c, "gap: %d bytes missing at stream offset %d (%s)", n, h.off, why)
-	h.next = h.segs[0].seq
+	h.next = h.segs.first().seq
 	h.gap(n)
 	h.drain()
 }
@@ -266,6 +274,12 @@ func (h *half) expireHold() {
 	if !h.holding {
 		return
 	}
+	if h.busy > 0 {
+		h.expireLater = true
+		return
+	}
+	h.busy++
+	defer h.idle()
 	h.holding = false
 	// The loss is said at the packet whose ACK showed it, as when it was
 	// declared there at once.
@@ -279,6 +293,23 @@ func (h *half) expireHold() {
 	}
 }
 
+// idle ends a reading of the stream (busy), and then a hold that ended
+// meanwhile, or the connection.
+func (h *half) idle() {
+	h.busy--
+	if h.busy > 0 {
+		return
+	}
+	if h.expireLater {
+		h.expireLater = false
+		h.expireHold()
+	}
+	if c := h.c; c.finishLater && c.half[0].busy == 0 && c.half[1].busy == 0 {
+		c.finishLater = false
+		h.e.finishConn(c)
+	}
+}
+
 // checkAckGap: the peer acknowledged data beyond a hole, so the hole's
 // bytes were sent but are not in the capture. The hole may be at the
 // tail, with no later segment captured (the last segments of a request
@@ -289,7 +320,7 @@ func (h *half) checkAckGap() {
 	if !h.ackValid || h.released || !h.started {
 		return
 	}
-	for len(h.segs) > 0 && !h.released && int32(h.peerAck-h.segs[0].seq) >= 0 {
+	for h.segs.len() > 0 && !h.released && int32(h.peerAck-h.segs.first().seq) >= 0 {
 		h.forceGap("acknowledged by peer but not captured")
 	}
 	end := h.ackEnd()
@@ -309,6 +340,8 @@ func (h *half) flush() {
 	if h.released {
 		return
 	}
+	h.busy++
+	defer h.idle()
 	if x := h.tl; x != nil && x.s.wait && !h.tlsKeys(true) {
 		return // dropped: the secrets never came
 	}
@@ -322,7 +355,7 @@ func (h *half) flush() {
 	if h.released {
 		return
 	}
-	for len(h.segs) > 0 && !h.released {
+	for h.segs.len() > 0 && !h.released {
 		h.forceGap("never filled")
 	}
 	if h.released {
@@ -339,22 +372,26 @@ func (h *half) flush() {
 	if h.synced {
 		if len(h.buf) >= 4 {
 			size := binary.BigEndian.Uint32(h.buf)
-			h.e.note(h.c, "incomplete frame at stream offset %d: %d of %d bytes captured", h.bufOff, len(h.buf), int64(size)+4)
+			h.e.note(h.c, "incomplete frame at stream offset %d: %d of %d bytes captured", h.bufOff, h.held(), int64(size)+4)
 		} else {
 			h.e.note(h.c, "incomplete frame header at stream offset %d: %d bytes captured", h.bufOff, len(h.buf))
 		}
-		h.skip(int64(len(h.buf)))
+		h.skip(int64(h.held()))
 	} else {
 		h.skip(int64(len(h.buf)))
 		h.skipped += int64(len(h.buf))
 		h.endSkip()
 	}
+	h.clearBuf()
 	h.buf = nil
 }
 
 func (h *half) release() {
 	h.released = true
-	h.buf, h.segs, h.marks = nil, nil, nil
+	h.buffered = 0
+	h.buf, h.marks = nil, nil
+	h.tail.reset(h.e)
+	h.segs.reset()
 }
 
 // ---- framing ----
@@ -433,9 +470,178 @@ func (h *half) frameData(data []byte, t time.Time, pkt int) {
 		return
 	}
 	h.marks = append(h.marks, mark{h.off, t, pkt, h.ord(pkt)})
+	if h.want > bigFrame {
+		if h.synced && len(h.buf) >= 14 && h.headerOK(h.buf) == vYes {
+			h.gather(data)
+			return
+		}
+		// The header is judged otherwise now (the connection's client
+		// is known): scan reads the bytes whole, as they came.
+		h.buf = h.tail.appendTo(h.buf)
+		h.tail.reset(h.e)
+	}
 	h.buf = append(h.buf, data...)
 	h.off += int64(len(data))
 	h.process()
+}
+
+// bigFrame is the size past which a frame is gathered in chunks (tail):
+// past any raw SASL token's, which scan judges by more than its header.
+const bigFrame = 4 + maxSASLToken
+
+// gather takes the next bytes of the large frame h.buf begins, whose
+// header scan accepted, as scan would: while the frame is incomplete
+// scan only reads its header (headerOK, judged again by the caller: a
+// frame of this size is no SASL token), so the bytes go to h.tail, never
+// copied again; the bytes that complete it are copied with the rest into
+// a buffer of the frame's size, handed on as the frame's own, and what
+// follows them is scanned as scan would have gone on.
+func (h *half) gather(data []byte) {
+	need := h.want - len(h.buf) - h.tail.n
+	h.off += int64(len(data))
+	if len(data) < need {
+		h.tail.write(h.e, data)
+		return
+	}
+	b := append(h.own(h.want), h.buf...)
+	b = h.tail.appendTo(b)
+	b = append(b, data[:need]...)
+	h.clearBuf()
+	h.emitOwn(b, h.bufOff, 0, false)
+	if h.released {
+		return
+	}
+	h.consumed(len(b))
+	rest := data[need:]
+	p := h.scan(rest)
+	if !h.released {
+		h.buf = append(h.buf, rest[p:]...)
+		h.consumed(p)
+	}
+}
+
+// mem is what h holds of what Options.MaxBuffered bounds: the buffer
+// being framed (its capacity), the chunks of a frame gathered in h.tail,
+// and the out-of-order segments with their bookkeeping.
+func (h *half) mem() int {
+	return cap(h.buf) + h.tail.size() + h.buffered + h.segs.len()*segSize
+}
+
+// segSize is what a segment out of order costs beside its bytes and
+// segOverhead: its place in the heap (pending.h).
+const segSize = int(unsafe.Sizeof(seg{}))
+
+// cut gives way to Options.MaxBuffered (engine.bound): the frame being
+// gathered is skipped, not held: its bytes so far are dropped, and the
+// rest is streamed past as it comes (skipTo), the stream in step after
+// it. Bytes held while resynchronising are skipped the same way.
+func (h *half) cut() {
+	n := h.held()
+	if h.released || h.synced && len(h.buf) < 4 {
+		return
+	}
+	if n == 0 {
+		h.buf = nil
+		return
+	}
+	e := h.e
+	if e.cuts == 0 {
+		e.cutNote = Note{Packet: e.pkt, Conn: h.c, Message: fmt.Sprintf("stream offset %d of the %s stream", h.bufOff, h.name())}
+	}
+	e.cuts++
+	e.cutBytes += int64(n)
+	h.c.Gaps++
+	e.res.Gaps++
+	h.clean = false
+	h.skip(int64(n))
+	if h.synced {
+		h.skipTo = h.bufOff + 4 + int64(binary.BigEndian.Uint32(h.buf))
+	} else {
+		h.skipped += int64(n)
+	}
+	h.clearBuf()
+	h.buf = nil
+	h.marks = h.marks[:0]
+	h.mcur = 0
+	h.bufOff = h.off
+}
+
+// held is how many stream bytes the framer holds (h.buf and h.tail).
+func (h *half) held() int { return len(h.buf) + h.tail.n }
+
+// clearBuf empties the buffer being framed, its tail too.
+func (h *half) clearBuf() {
+	h.buf = h.buf[:0]
+	h.tail.reset(h.e)
+	h.want = 0
+}
+
+// whole is the bytes the framer holds, in one slice: h.buf, or for a
+// frame gathered in h.tail a copy of both into a buffer of its own.
+func (h *half) whole() (b []byte, own bool) {
+	if h.tail.n == 0 {
+		return h.buf, false
+	}
+	b = append(h.own(h.held()), h.buf...)
+	return h.tail.appendTo(b), true
+}
+
+// tail holds a large frame's bytes past h.buf while it is gathered, in
+// chunks: appending never copies what is there, so a frame costs its
+// size once while it is gathered, and is copied once, into its own
+// buffer, when it is whole. (h.buf grown by append held up to 1.25 times
+// the bytes, and left each smaller copy to the collector: a 98 MB frame
+// that never ended took 400 MB.)
+type tail struct {
+	chunks [][]byte
+	n      int
+}
+
+const tailChunk = 256 << 10
+
+func (t *tail) write(e *engine, b []byte) {
+	for len(b) > 0 {
+		k := len(t.chunks) - 1
+		if k < 0 || len(t.chunks[k]) == cap(t.chunks[k]) {
+			if k < 0 {
+				e.tails++
+			}
+			t.chunks = append(t.chunks, e.chunk())
+			k++
+		}
+		c := t.chunks[k]
+		m := min(len(b), cap(c)-len(c))
+		t.chunks[k] = append(c, b[:m]...)
+		t.n += m
+		b = b[m:]
+	}
+}
+
+func (t *tail) appendTo(b []byte) []byte {
+	for _, c := range t.chunks {
+		b = append(b, c...)
+	}
+	return b
+}
+
+// size is the memory the chunks take.
+func (t *tail) size() int { return len(t.chunks) * tailChunk }
+
+// reset empties t, its chunks kept for the next tail while others are
+// gathered (engine.spare, trimmed as the engine counts what is held:
+// engine.settle).
+func (t *tail) reset(e *engine) {
+	if len(t.chunks) == 0 {
+		return
+	}
+	if e.tails--; e.tails == 0 {
+		e.spare = nil // no frame is gathered in chunks: none kept
+	} else {
+		for _, c := range t.chunks {
+			e.spare = append(e.spare, c[:0])
+		}
+	}
+	t.chunks, t.n = nil, 0
 }
 
 // tlsRecord reports whether b starts with a TLS record header (content
@@ -536,8 +742,8 @@ func (h *half) frameGap(n int64) {
 			if !kept {
 				h.e.note(h.c, "frame at stream offset %d (%d bytes) damaged by a gap, dropped", h.bufOff, fend-h.bufOff)
 			}
-			h.skip(int64(len(h.buf)) + n)
-			h.buf = h.buf[:0]
+			h.skip(int64(h.held()) + n)
+			h.clearBuf()
 			h.marks = h.marks[:0]
 			h.bufOff = end
 			h.skipTo = fend
@@ -555,7 +761,7 @@ func (h *half) frameGap(n int64) {
 // request is shown, damaged, rather than lost. It reports whether it
 // did; the caller drops the frame otherwise.
 func (h *half) damaged(fend int64) bool {
-	have := int64(len(h.buf))
+	have := int64(h.held())
 	missing := fend - h.bufOff - have
 	need := 12 // a request's API key, version and correlation id
 	if h.role() == roleBroker {
@@ -565,8 +771,12 @@ func (h *half) damaged(fend int64) bool {
 		return false
 	}
 	h.e.note(h.c, "frame at stream offset %d (%d bytes) damaged by a gap: only its first %d bytes are kept, %d are missing", h.bufOff, fend-h.bufOff, have, missing)
-	h.emit(h.buf, h.bufOff, missing, false)
-	h.buf = h.buf[:0]
+	if b, own := h.whole(); own {
+		h.emitOwn(b, h.bufOff, missing, false)
+	} else {
+		h.emit(b, h.bufOff, missing, false)
+	}
+	h.clearBuf()
 	return true
 }
 
@@ -575,8 +785,8 @@ func (h *half) loseSync(at int64) {
 	if h.synced {
 		h.e.note(h.c, "lost frame sync in %s stream at offset %d", h.name(), at)
 	}
-	h.skip(int64(len(h.buf)))
-	h.buf = h.buf[:0]
+	h.skip(int64(h.held()))
+	h.clearBuf()
 	h.marks = h.marks[:0]
 	h.mcur = 0
 	h.bufOff = at
@@ -845,9 +1055,9 @@ func (h *half) preempt(data []byte, pkt int) {
 		size = int64(binary.BigEndian.Uint32(h.buf)) + 4
 	}
 	h.e.note(h.c, "frame at stream offset %d (%d of %d bytes), found while resynchronising, dropped: the bytes at offset %d answer correlation id %d",
-		h.bufOff, len(h.buf), size, h.off, int32(binary.BigEndian.Uint32(data[4:])))
-	h.skip(int64(len(h.buf)))
-	h.buf = h.buf[:0]
+		h.bufOff, h.held(), size, h.off, int32(binary.BigEndian.Uint32(data[4:])))
+	h.skip(int64(h.held()))
+	h.clearBuf()
 	h.marks = h.marks[:0]
 	h.mcur = 0
 	h.bufOff = h.off
@@ -964,6 +1174,7 @@ func (h *half) consumed(p int) {
 // Frames are copied out, so buf may be borrowed.
 func (h *half) scan(buf []byte) int {
 	p := 0
+	h.want = 0
 	for !h.released {
 		rest := buf[p:]
 		if !h.synced {
@@ -1022,7 +1233,8 @@ func (h *half) scan(buf []byte) int {
 				continue
 			}
 		}
-		if h.headerOK(rest) == vNo {
+		ok := h.headerOK(rest)
+		if ok == vNo {
 			v := vNo
 			if h.clean {
 				v = h.byItsSize(rest)
@@ -1055,6 +1267,9 @@ func (h *half) scan(buf []byte) int {
 		}
 		total := 4 + int(binary.BigEndian.Uint32(rest))
 		if len(rest) < total {
+			if ok == vYes {
+				h.want = total
+			}
 			break
 		}
 		h.emit(rest[:total], h.bufOff+int64(p), 0, false)
@@ -1095,11 +1310,20 @@ func (h *half) saslToken(b []byte, at int64) (n int, more bool) {
 // emit hands a copy of the frame b, at stream offset off, to the engine;
 // missing counts the bytes of it a gap took (Frame.Missing).
 func (h *half) emit(b []byte, off int64, missing int64, token bool) {
-	var own []byte
+	h.emitOwn(append(h.own(len(b)), b...), off, missing, token)
+}
+
+// own returns an empty buffer for a frame of n bytes: Options.Buffer's,
+// or one of its own.
+func (h *half) own(n int) []byte {
 	if h.e.opts.Buffer != nil {
-		own = h.e.opts.Buffer(len(b))[:0]
+		return h.e.opts.Buffer(n)[:0]
 	}
-	b = append(own, b...)
+	return make([]byte, 0, n)
+}
+
+// emitOwn is emit of a frame whose bytes b are its own already.
+func (h *half) emitOwn(b []byte, off int64, missing int64, token bool) {
 	f := &Frame{Conn: h.c, StreamOffset: off, Bytes: b, Missing: missing, SASLToken: token, dir: h.idx}
 	if !token && len(b) >= 8 && h.role() != roleBroker && binary.BigEndian.Uint32(b[4:]) == uint32(schema.KeySaslHandshake)<<16 {
 		// After a SaslHandshake v0 come raw SASL tokens, size-prefixed

@@ -1,6 +1,11 @@
 package hostile
 
-import "encoding/binary"
+import (
+	"bytes"
+	"encoding/binary"
+
+	"github.com/klauspost/compress/gzip"
+)
 
 // Captures, written by hand: classic pcap (little-endian, microseconds) and
 // pcapng, Ethernet, IPv4 and TCP.
@@ -34,8 +39,13 @@ func pcapRecord(b []byte, sec, incl, orig uint32) []byte {
 // tcp is an Ethernet frame holding an IPv4 packet holding a TCP segment
 // from 10.0.0.1:50000 to 10.0.0.2:9092 (or back when toClient).
 func tcp(toClient bool, seq uint32, flags byte, payload []byte) []byte {
+	return tcpOf(50000, toClient, seq, 1, flags, payload)
+}
+
+// tcpOf is tcp from client port port, acknowledging ack.
+func tcpOf(port uint16, toClient bool, seq, ack uint32, flags byte, payload []byte) []byte {
 	src, dst := [4]byte{10, 0, 0, 1}, [4]byte{10, 0, 0, 2}
-	sport, dport := uint16(50000), uint16(brokerPort)
+	sport, dport := port, uint16(brokerPort)
 	if toClient {
 		src, dst, sport, dport = dst, src, dport, sport
 	}
@@ -49,7 +59,7 @@ func tcp(toClient bool, seq uint32, flags byte, payload []byte) []byte {
 	t := binary.BigEndian.AppendUint16(nil, sport)
 	t = binary.BigEndian.AppendUint16(t, dport)
 	t = binary.BigEndian.AppendUint32(t, seq)
-	t = binary.BigEndian.AppendUint32(t, 1) // ack
+	t = binary.BigEndian.AppendUint32(t, ack)
 	t = append(t, 5<<4, flags)
 	t = binary.BigEndian.AppendUint16(t, 65535) // window
 	t = append(t, 0, 0, 0, 0)                   // checksum (not checked by capture readers), urgent
@@ -61,6 +71,7 @@ func tcp(toClient bool, seq uint32, flags byte, payload []byte) []byte {
 const (
 	tcpPSHACK = 0x18
 	tcpSYN    = 0x02
+	tcpACK    = 0x10
 )
 
 func ipChecksum(h []byte) uint16 {
@@ -134,4 +145,63 @@ func kafkaExchange() (req, resp []byte) {
 	r = be16(r, 3)
 	resp = sized(r)
 	return tcp(false, 1, tcpPSHACK, req), tcp(true, 1, tcpPSHACK, resp)
+}
+
+// holdReentry is a connection whose broker frames, held while the
+// client holds for bytes the broker acknowledged, end that hold on the
+// 1,025th held; the client's request after the lost bytes, framed then
+// and held in its turn, ends the broker's hold for bytes the client
+// acknowledged, while the broker's frames are being read.
+func holdReentry() []byte {
+	const cisn, bisn = 1000, 500000
+	r1 := sized(header1(18, 0, clientID)) // never captured
+	r2 := sized(header1(18, 0, clientID))
+	binary.BigEndian.PutUint32(r2[8:], 2)
+	fb := sized(append(be32(nil, 7), make([]byte, 300)...)) // answers r1
+	var many []byte
+	for i := range 1100 {
+		many = append(many, sized(be32(nil, int32(100+i)))...)
+	}
+	fb2 := sized(append(be32(nil, 2), make([]byte, 50)...))
+	c := func(off int) uint32 { return cisn + 1 + uint32(off) }
+	b := func(off int) uint32 { return bisn + 1 + uint32(off) }
+	return pcapFile(65535,
+		tcpOf(50000, false, cisn, 0, tcpSYN, nil),
+		tcpOf(50000, true, bisn, c(0), tcpSYN|tcpACK, nil),
+		tcpOf(50000, false, c(0), b(0), tcpACK, nil),
+		tcpOf(50000, true, b(0), c(0), tcpACK, fb[:10]),
+		// the client acknowledges 10 broker bytes never captured
+		tcpOf(50000, false, c(len(r1)), b(len(fb)+len(many)+len(fb2)+10), tcpACK, r2),
+		// the broker acknowledges the client's first request, never captured
+		tcpOf(50000, true, b(10), c(len(r1)+len(r2)), tcpACK, concat(fb[10:], many, fb2[:20])))
+}
+
+// heldFrames is a gzipped pcap of conns connections to port 9092, each
+// from its SYN a Produce request header declaring 99,000,000 bytes, then
+// mib MiB of zeros in 60,000-byte segments, and neither the frame's end
+// nor a FIN: frames being gathered to the end of the capture.
+func heldFrames(conns, mib int) []byte {
+	var out bytes.Buffer
+	w, _ := gzip.NewWriterLevel(&out, gzip.BestCompression)
+	w.Write(pcapFile(65535))
+	zeros := make([]byte, 60000)
+	k := uint32(0)
+	for i := range conns {
+		port := uint16(50000 + i)
+		head := append(be32(nil, 99_000_000), header1(0, 3, clientID)...)
+		pkts := [][]byte{tcpOf(port, false, 999, 0, tcpSYN, nil), tcpOf(port, false, 1000, 0, tcpPSHACK, head)}
+		seq := uint32(1000 + len(head))
+		for left := mib << 20; left > 0; left -= len(zeros) {
+			n := min(left, len(zeros))
+			pkts = append(pkts, tcpOf(port, false, seq, 0, tcpPSHACK, zeros[:n]))
+			seq += uint32(n)
+		}
+		for _, p := range pkts {
+			w.Write(pcapRecord(nil, k, uint32(len(p)), uint32(len(p))))
+			w.Write(p)
+			k++
+		}
+	}
+	w.Close()
+	return out.Bytes()
 }
