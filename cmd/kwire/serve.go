@@ -510,6 +510,9 @@ func fileHandler(dir string) http.Handler {
 func filesOr(dir string, notFound http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		root, err := os.OpenRoot(dir)
+		if outOfFiles(w, err) {
+			return
+		}
 		if err != nil {
 			notFound.ServeHTTP(w, r)
 			return
@@ -535,6 +538,9 @@ func filesOr(dir string, notFound http.Handler) http.Handler {
 			name = path.Join(name, "index.html")
 			st, err = root.Stat(name)
 		}
+		if outOfFiles(w, err) {
+			return
+		}
 		if err != nil || st.IsDir() && !bare {
 			notFound.ServeHTTP(w, r)
 			return
@@ -551,6 +557,9 @@ func filesOr(dir string, notFound http.Handler) http.Handler {
 			return
 		}
 		f, err := root.Open(name)
+		if outOfFiles(w, err) {
+			return
+		}
 		if err != nil {
 			http.NotFound(w, r)
 			return
@@ -581,6 +590,18 @@ func filesOr(dir string, notFound http.Handler) http.Handler {
 		}
 		http.ServeContent(w, r, name, st.ModTime(), f)
 	})
+}
+
+// outOfFiles answers 503 when err says the process or system is out of
+// file descriptors (a file that is there could not be opened, which is
+// no 404), with Retry-After, and reports whether it did.
+func outOfFiles(w http.ResponseWriter, err error) bool {
+	if !errors.Is(err, syscall.EMFILE) && !errors.Is(err, syscall.ENFILE) {
+		return false
+	}
+	w.Header().Set("Retry-After", "1")
+	http.Error(w, "kwire serve is out of file descriptors: try again", http.StatusServiceUnavailable)
+	return true
 }
 
 // hasIndex reports whether the folder name under root has an index.html.
