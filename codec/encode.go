@@ -84,9 +84,10 @@ var dataKeys = []string{"data", "version", "value", "warnings"}
 // timestampDelta left out are computed from the records, and the
 // framing (batchLength, recordCount, lengths, sizes) and the CRC always
 // are, a "crc" given being read as a note (a record's "offset" too). A
-// legacy message needs its magic and, at magic 1, its timestamp. A field unknown at the version is an error naming it and the
-// valid names (see Lenient); a value of the wrong kind or Go type is an
-// *EncodeError naming its path and its type.
+// legacy message needs its magic and, at magic 1, its timestamp. A field
+// unknown at the version is an error naming it and the valid names (see
+// Lenient); a value of the wrong kind or Go type is an *EncodeError
+// naming its path and its type.
 func Encode(dst []byte, v any, o EncodeOptions) ([]byte, error) {
 	report := holdDropped(&o)
 	out, err := encodeAny(dst, v, o)

@@ -1,9 +1,7 @@
 package codec
 
 import (
-	"strconv"
-	"strings"
-
+	"github.com/kwire/kwire/codec/internal/budget"
 	"github.com/kwire/kwire/codec/internal/encerr"
 	"github.com/kwire/kwire/codec/wire"
 )
@@ -23,25 +21,14 @@ type DecodeError struct {
 
 // Error formats the failure as "at byte N (path): expected X, found Y".
 func (e *DecodeError) Error() string {
-	var b strings.Builder
-	b.WriteString("at byte ")
-	b.WriteString(strconv.Itoa(e.Offset))
-	if e.Buf > 0 {
-		b.WriteString(" of derived buffer ")
-		b.WriteString(strconv.Itoa(e.Buf))
-	}
-	if e.Path != "" {
-		b.WriteString(" (")
-		b.WriteString(e.Path)
-		b.WriteString(")")
-	}
-	b.WriteString(": expected ")
-	b.WriteString(e.Expected)
+	b := budget.AppendWhere(nil, e.Offset, e.Buf, e.Path)
+	b = append(b, ": expected "...)
+	b = append(b, e.Expected...)
 	if e.Found != "" {
-		b.WriteString(", found ")
-		b.WriteString(e.Found)
+		b = append(b, ", found "...)
+		b = append(b, e.Found...)
 	}
-	return b.String()
+	return string(b)
 }
 
 // Unwrap returns the cause.

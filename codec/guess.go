@@ -1,7 +1,6 @@
 package codec
 
 import (
-	"encoding/binary"
 	"math"
 	"sort"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
+	"github.com/kwire/kwire/codec/wire"
 )
 
 // Any, as Options.APIKey or Options.Version, says the API or version of a
@@ -372,14 +372,14 @@ func frameBytes(b []byte, noSize bool) int {
 	if noSize {
 		return len(b)
 	}
-	n := len(b) - 4
-	if n < 0 {
+	size, ok := wire.SizePrefix(b)
+	if !ok {
 		return 0
 	}
-	if size := int(int32(binary.BigEndian.Uint32(b))); size >= 0 && size < n {
-		n = size
+	if n := len(b) - 4; size < 0 || int(size) >= n {
+		return n
 	}
-	return n
+	return int(size)
 }
 
 // minResponse is the fewest bytes a response of API key at version v
@@ -398,6 +398,7 @@ func minResponse(key, v int16) int {
 // version.
 var minResponses = sync.OnceValue(func() [][]int32 {
 	var t [][]int32
+	h := schema.ResponseHeader()
 	for _, api := range schema.APIs() {
 		m := api.Response
 		for int(api.Key) >= len(t) {
@@ -406,7 +407,6 @@ var minResponses = sync.OnceValue(func() [][]int32 {
 		sizes := make([]int32, int(m.Valid.Hi)+1)
 		for v := m.Valid.Lo; v <= m.Valid.Hi; v++ {
 			hv := m.HeaderVersion(v)
-			h := schema.ResponseHeader()
 			sizes[v] = int32(minStruct(h.At(hv).Root, hv, h.Flexible(hv)) + minStruct(m.At(v).Root, v, m.Flexible(v)))
 		}
 		t[api.Key] = sizes

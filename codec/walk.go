@@ -551,6 +551,13 @@ func (w *walker) body() {
 	f.Body = w.part(tree.RoleBody, w.typeName(f.Message, f.Version), f.Message.At(f.LayoutVersion).Root, f.LayoutVersion, f.Flexible)
 }
 
+// msgType is a message's display type at a version: "ProduceRequest v9".
+type msgType struct {
+	m *schema.Message
+	v int16
+	s string
+}
+
 // typeName is m's display type at version v: "ProduceRequest v9", made
 // once for the few messages and versions a decoder meets (frames'
 // headers and bodies, the messages of internal topics' records), not
@@ -560,18 +567,6 @@ func (w *walker) typeName(m *schema.Message, v int16) string {
 	if w.guessing {
 		return ""
 	}
-	return w.typeNameOf(m, v)
-}
-
-// msgType is a message's display type at a version: "ProduceRequest v9".
-type msgType struct {
-	m *schema.Message
-	v int16
-	s string
-}
-
-// typeNameOf is typeName whatever the walk.
-func (w *walker) typeNameOf(m *schema.Message, v int16) string {
 	for i := range w.types {
 		if c := &w.types[i]; c.m == m && c.v == v {
 			return c.s

@@ -95,17 +95,28 @@ type Warning struct {
 	Limit   bool   // a limit cut decoding short here
 }
 
-// String writes w as "at byte N (path): message", with " of derived
-// buffer B" after N when Buf is not 0, as a codec.DecodeError is written.
+// String writes w as "at byte N (path): message", where as AppendWhere
+// writes it, as a codec.DecodeError is written.
 func (w Warning) String() string {
-	s := "at byte " + strconv.Itoa(w.Offset)
-	if w.Buf > 0 {
-		s += " of derived buffer " + strconv.Itoa(w.Buf)
+	return string(append(AppendWhere(nil, w.Offset, w.Buf, w.Path), ": "+w.Message...))
+}
+
+// AppendWhere appends where a warning or a decoding error is: "at byte
+// N", " of derived buffer B" when buf is not 0, " (path)" when path is
+// not "". Warnings and codec.DecodeError both start so.
+func AppendWhere(dst []byte, off, buf int, path string) []byte {
+	dst = append(dst, "at byte "...)
+	dst = strconv.AppendInt(dst, int64(off), 10)
+	if buf > 0 {
+		dst = append(dst, " of derived buffer "...)
+		dst = strconv.AppendInt(dst, int64(buf), 10)
 	}
-	if w.Path != "" {
-		s += " (" + w.Path + ")"
+	if path != "" {
+		dst = append(dst, " ("...)
+		dst = append(dst, path...)
+		dst = append(dst, ')')
 	}
-	return s + ": " + w.Message
+	return dst
 }
 
 // Warnings collects a frame's warnings in document order: the order of the

@@ -37,15 +37,15 @@ func eerr(path, msg string) error { return &EncodeError{Path: path, Msg: msg} }
 // No edit is dropped. An entry with "_raw" (one that decoded with
 // warnings) is written verbatim from it only when those bytes, decoded,
 // show exactly the entry given ("absoluteOffset" and "logAppendTime"
-// aside); otherwise the entry is encoded from its fields. Likewise a compressed
-// batch or wrapper reuses its "_compressed" bytes only when they inflate to
-// the content encoded from the JSON, so an unchanged batch comes back byte
-// for byte; otherwise the content is compressed afresh with the codec in
-// attributes (magic 0 lz4 with the old Kafka header checksum), and
-// lengths, offsets and CRCs are computed anew. A build without compressors
-// (WebAssembly) refuses such an edit with an error naming its path. An
-// entry that is only "_raw" (bytes after a framing error) or "_truncated"
-// is written verbatim.
+// aside); otherwise the entry is encoded from its fields. Likewise a
+// compressed batch or wrapper reuses its "_compressed" bytes only when
+// they inflate to the content encoded from the JSON, so an unchanged
+// batch comes back byte for byte; otherwise the content is compressed
+// afresh with the codec in attributes (magic 0 lz4 with the old Kafka
+// header checksum), and lengths, offsets and CRCs are computed anew. A
+// build without compressors (WebAssembly) refuses such an edit with an
+// error naming its path. An entry that is only "_raw" (bytes after a
+// framing error) or "_truncated" is written verbatim.
 //
 // A batch's lastOffsetDelta and maxTimestamp, and a record's offsetDelta,
 // are written as given, consistent with the records or not (a protocol

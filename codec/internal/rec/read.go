@@ -181,7 +181,7 @@ func (d *decoder) batch(b []byte, bi, off, end, depth int) {
 	// The decoder's own: a batch holds no batch, and the sinks take it
 	// by pointer (a local would be allocated for each batch).
 	ctx := &d.bctx
-	*ctx = batchCtx{base: be64(b[off:]), baseTS: be64(b[off+27:]), maxTS: be64(b[off+35:]), lastDelta: be32(b[off+23:]), attrs: attrs,
+	*ctx = batchCtx{base: be64(b[off:]), baseTS: be64(b[off+27:]), maxTS: be64(b[off+35:]), lastDelta: be32(b[off+batchLastOffsetDeltaAt:]), attrs: attrs,
 		logAppend: attrs&8 != 0, control: attrs&0x20 != 0, count: int(be32(b[off+57:])), inflated: -1}
 	u := d.s.batch(b, bi, off, end, ctx)
 	warned := d.warned
