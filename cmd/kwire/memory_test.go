@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"hash/crc32"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -75,21 +74,8 @@ func fetchResponseAt(size int, v int16) []byte {
 // resident memory in bytes and its exit code.
 func decodeRSS(t *testing.T, args ...string) (int64, int) {
 	t.Helper()
-	cmd := exec.Command(maxrssHelper(t), append([]string{kwireBin}, args...)...)
-	cmd.Stdout = io.Discard
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else {
-		require.NoError(t, err)
-	}
-	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
-	kib, err := strconv.ParseInt(strings.TrimPrefix(lines[len(lines)-1], "maxrss "), 10, 64)
-	require.NoError(t, err, stderr.String())
-	return kib << 10, code
+	rss, code, _ := rssRun(t, args...)
+	return rss, code
 }
 
 // maxrssHelper builds testdata/maxrss once, beside the kwire binary

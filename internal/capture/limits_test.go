@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/rand"
 	"net/netip"
-	"runtime"
 	"slices"
 	"sort"
 	"testing"
@@ -13,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kwire/kwire/internal/hostile"
 )
 
 // wire drives an engine with TCP segments, without a file: each send is
@@ -234,15 +235,6 @@ func TestHoldExpiresInsideFrames(t *testing.T) {
 
 // ---- memory ----
 
-// allocated is the bytes allocated while f runs.
-func allocated(f func()) uint64 {
-	var a, b runtime.MemStats
-	runtime.ReadMemStats(&a)
-	f()
-	runtime.ReadMemStats(&b)
-	return b.TotalAlloc - a.TotalAlloc
-}
-
 // TestLargeFrameGatheredOnce: a frame being gathered costs its bytes once
 // (they were appended to one slice, which held up to 1.25 times them and
 // left every smaller copy to the collector: 5.8 times the bytes allocated
@@ -259,7 +251,7 @@ func TestLargeFrameGatheredOnce(t *testing.T) {
 			upTo = size
 		}
 		var res *Result
-		n := allocated(func() {
+		n := hostile.Allocated(func() {
 			w.sendAll(0, true, 0, req[:upTo], seg)
 			res = w.finish()
 		})
