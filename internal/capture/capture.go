@@ -189,6 +189,10 @@ type Conn struct {
 	// client's last token, waiting for the broker's.
 	saslRaw  bool
 	saslWait *Exchange
+	// gen counts the frames placed, the requests waited on and the
+	// decision of the sides: what can make bytes read as an answer
+	// (half.answers) that did not before.
+	gen uint32
 }
 
 func (c *Conn) String() string {

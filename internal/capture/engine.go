@@ -514,6 +514,7 @@ func (e *engine) placeNow(c *Conn, f *Frame) {
 	if c.nonKafka {
 		return
 	}
+	c.gen++
 	if !c.decided {
 		c.pending = append(c.pending, f)
 		c.pendingBytes += len(f.Bytes)
@@ -698,6 +699,7 @@ func (e *engine) decide(c *Conn, final bool) {
 	}
 	c.clientIdx = client
 	c.decided = true
+	c.gen++
 	c.setRole()
 	p := c.pending
 	c.pending, c.pendingBytes = nil, 0
@@ -896,6 +898,7 @@ func (e *engine) wait(c *Conn, x *Exchange) {
 	}
 	c.outstanding = append(c.outstanding, x)
 	c.outCorr[x.CorrelationID]++
+	c.gen++
 	x.waiting = true
 	e.waiting = append(e.waiting, x)
 	e.nWaiting++

@@ -2,11 +2,13 @@ package capture
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math"
 	"math/rand"
 	"net/netip"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -423,4 +425,59 @@ func TestMaxBufferedPending(t *testing.T) {
 	require.NoError(t, e.run(bytes.NewReader(b.pcap())))
 	assert.LessOrEqual(t, peak, limit+20<<10+64<<10)
 	assert.Equal(t, 60, len(pairedCorrs(e.res)), "each connection decided right, early or not")
+}
+
+// TestMidStreamByteSegments: a broker stream picked up mid-stream whose
+// first bytes read as a response's size (a frame of almost 1 MiB, waited
+// for) and whose next bytes come one per segment cost the resynchroniser
+// a look at every segment begun inside that frame, on every segment:
+// n^2/2 looks (40,000 segments: 8e8, some 4.5 s; 160,000: over a
+// minute). A segment's start is looked at once for as long as what it is
+// judged by stays the same.
+func TestMidStreamByteSegments(t *testing.T) {
+	const n = 40000
+	b := make([]byte, n)
+	binary.BigEndian.PutUint32(b, 1<<20-16) // a size, then correlation id 5
+	b[7] = 5
+	for i := 8; i < n; i++ {
+		b[i] = byte(i*7 + 1)
+	}
+	w := newWire(Options{})
+	w.sendAll(0, false, 0, b, 1)
+	res := w.finish()
+	looks := res.Conns[0].half[1].insideLooks
+	t.Logf("%d segments: %d looks", n, looks)
+	assert.Less(t, looks, 4*n)
+	assert.Empty(t, res.Exchanges)
+}
+
+// TestMidStreamAnswerBeforeItsRequestIsPlaced: bytes that answer a
+// request whose frame was not whole when they came (its last segment
+// captured after them) end the frame begun before them once the request
+// is placed, at the broker's next segment (packet 5), not when the
+// capture ends: what answerInside judged of a segment's start is judged
+// again once a frame is placed.
+func TestMidStreamAnswerBeforeItsRequestIsPlaced(t *testing.T) {
+	req := apiVersionsReq(9)
+	resp := apiVersionsResp(9)
+	old := make([]byte, 20)
+	binary.BigEndian.PutUint32(old, 1<<20-16) // the tail of an older frame, read as a size
+	old[7] = 5
+	w := newWire(Options{})
+	w.send(0, false, 0, 0, -1, old)
+	w.send(0, true, 0, 0, -1, req[:10])
+	w.send(0, false, 0, len(old), -1, resp)
+	w.send(0, true, 0, 10, -1, req[10:])
+	w.send(0, false, 0, len(old)+len(resp), -1, []byte{0})
+	w.send(0, true, 0, len(req), -1, apiVersionsReq(10))
+	res := w.finish()
+	require.Len(t, res.Exchanges, 2, "%v", res.Notes)
+	assert.True(t, res.Exchanges[0].Paired())
+	var at []int
+	for _, n := range res.Notes {
+		if strings.Contains(n.Message, "to resynchronise at offset 20") {
+			at = append(at, n.Packet)
+		}
+	}
+	assert.Equal(t, []int{5}, at, "%v", res.Notes)
 }

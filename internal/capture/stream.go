@@ -78,6 +78,15 @@ type half struct {
 	released bool
 
 	tl *tlsHalf // the TLS layer, when the stream is decrypted (tls.go)
+
+	// inside is what answerInside learnt of the frame that would begin
+	// at stream offset at: no segment begun before upTo answers a
+	// request, as long as the connection's gen is the same.
+	inside struct {
+		at, upTo int64
+		gen      uint32
+	}
+	insideLooks int // the segments' starts answerInside looked at, for tests that bound the work
 }
 
 type seg struct {
@@ -1073,15 +1082,22 @@ func (h *half) answerInside(b []byte, at int64) bool {
 	if len(b) < 4 || h.role() == roleClient {
 		return false
 	}
-	end := at + 4 + int64(binary.BigEndian.Uint32(b))
-	for _, m := range h.marks {
-		if m.off <= at || m.off >= end || m.off-at >= int64(len(b)) {
-			continue
-		}
+	// A segment begun in the frame is looked at once its 8 bytes (what
+	// answers reads) are there, and once only, until gen changes.
+	end := min(at+4+int64(binary.BigEndian.Uint32(b)), at+int64(len(b))-7)
+	from := at + 1
+	if in := &h.inside; in.at == at && in.gen == h.c.gen {
+		from = max(from, in.upTo)
+	}
+	i := sort.Search(len(h.marks), func(i int) bool { return h.marks[i].off >= from })
+	for ; i < len(h.marks) && h.marks[i].off < end; i++ {
+		m := h.marks[i]
+		h.insideLooks++
 		if h.answers(b[m.off-at:], m.ord) {
 			return !h.answers(b, h.pktAt(at))
 		}
 	}
+	h.inside.at, h.inside.gen, h.inside.upTo = at, h.c.gen, max(from, end)
 	return false
 }
 
