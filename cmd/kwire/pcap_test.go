@@ -693,7 +693,13 @@ func segmentsPcap(t *testing.T, segs ...segment) string {
 // sequence numbers, and the peer's ACKs) but not captured.
 func connPcap(t *testing.T, syn bool, lost []int, segs ...segment) string {
 	le := binary.LittleEndian
-	out := le.AppendUint32(nil, 0xa1b2c3d4)
+	magic, unit := uint32(0xa1b2c3d4), 1000 // microsecond timestamps
+	for _, sg := range segs {
+		if sg.at%time.Microsecond != 0 {
+			magic, unit = 0xa1b23c4d, 1 // nanosecond ones
+		}
+	}
+	out := le.AppendUint32(nil, magic)
 	out = le.AppendUint16(out, 2)
 	out = le.AppendUint16(out, 4)
 	out = append(out, make([]byte, 8)...)
@@ -742,7 +748,7 @@ func connPcap(t *testing.T, syn bool, lost []int, segs ...segment) string {
 		}
 		at := t0.Add(sg.at)
 		out = le.AppendUint32(out, uint32(at.Unix()))
-		out = le.AppendUint32(out, uint32(at.Nanosecond()/1000))
+		out = le.AppendUint32(out, uint32(at.Nanosecond()/unit))
 		out = le.AppendUint32(out, uint32(len(pkt)))
 		out = le.AppendUint32(out, uint32(len(pkt)))
 		out = append(out, pkt...)
@@ -783,6 +789,20 @@ func TestPcapSummaryNoLatencyWithoutAPair(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	require.Regexp(t, `\n\s+ApiVersions\s+v3×1\s+1\s+1\s+\d+\s+-\s+-\s+-\s+-\s*\n`, out)
 	require.Regexp(t, `\n\s+Metadata\s+v12×1\s+1\s+0\s+\d+\s+1\.50\s+1\.50\s+1\.50\s+1\.50\s*\n`, out)
+}
+
+// TestPcapLatencyRounded: a latency is said to the microsecond, rounded
+// (1,234,567 ns is 1.235 ms; it was cut to 1.234), as pcap, proxy and the
+// playground say it.
+func TestPcapLatencyRounded(t *testing.T) {
+	file := segmentsPcap(t,
+		segment{true, 0, exampleFrame(t, "Metadata", 12, false, 1)},
+		segment{false, 1234567 * time.Nanosecond, exampleFrame(t, "Metadata", 12, true, 1)})
+	out, errOut, code := runCLI(t, []string{"pcap", file}, nil)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, `"latencyMs":1.235,`)
+	require.Equal(t, 1.235, millis(1234567*time.Nanosecond))
+	require.Equal(t, 1.234, millis(1234499*time.Nanosecond))
 }
 
 // TestPcapTimesFixedPrecision: a line's times have nine fractional

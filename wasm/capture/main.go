@@ -40,6 +40,7 @@ import (
 	"errors"
 	"strconv"
 	"syscall/js"
+	"time"
 
 	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
@@ -198,7 +199,7 @@ func summaryJSON(res *capture.Result, findings [][]byte, checkEnd []byte) []byte
 			}
 		}
 		if x.Paired() {
-			ms("latencyMs", float64(x.Latency.Microseconds()))
+			ms("latencyMs", float64(x.Latency.Round(time.Microsecond).Microseconds()))
 		}
 		if x.NoResponseExpected {
 			w.Key("noResponseExpected")

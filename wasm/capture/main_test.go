@@ -13,6 +13,7 @@ import (
 	"strings"
 	"syscall/js"
 	"testing"
+	"time"
 
 	"github.com/kwire/kwire/internal/capture"
 	"github.com/kwire/kwire/internal/hostile"
@@ -302,5 +303,21 @@ func TestHostileCaptures(t *testing.T) {
 				t.Errorf("the TLS connection is not decrypted: %.600s", s)
 			}
 		})
+	}
+}
+
+// TestSummaryLatencyRounded: the page's latency is the CLI's, to the
+// microsecond and rounded: 1,234,567 ns is 1.235 ms (it was cut to
+// 1.234).
+func TestSummaryLatencyRounded(t *testing.T) {
+	c := &capture.Conn{ID: 1}
+	at := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+	x := &capture.Exchange{Conn: c, APIKey: 3, APIVersion: 12, CorrelationID: 1,
+		Request:  &capture.Frame{Time: at, PacketIndex: 1},
+		Response: &capture.Frame{Time: at.Add(1234567), PacketIndex: 2},
+		Latency:  1234567}
+	out := string(summaryJSON(&capture.Result{Conns: []*capture.Conn{c}, Exchanges: []*capture.Exchange{x}}, [][]byte{nil}, nil))
+	if !strings.Contains(out, `"latencyMs":1.235`) {
+		t.Fatalf("no latencyMs 1.235 in %s", out)
 	}
 }
