@@ -73,7 +73,8 @@ FUZZ_TARGETS = ./codec:FuzzDecode ./codec:FuzzFastPath ./codec:FuzzSASLToken ./c
 	./internal/proxy:FuzzRelay ./internal/proxy:FuzzRewrite \
 	./codec/storage:FuzzSegment ./codec/storage:FuzzIndexCheck ./codec/storage:FuzzTopicRecord ./codec/storage:FuzzTextFiles \
 	./codec/payload:FuzzAvro ./codec/payload:FuzzProtobuf ./codec/payload:FuzzJSON ./codec/payload:FuzzJSONSchema \
-	./codec/check:FuzzCheck ./codec/check:FuzzCheckSASLTokens ./codec/internal/sasl:FuzzParse
+	./codec/check:FuzzCheck ./codec/check:FuzzCheckSASLTokens ./codec/internal/sasl:FuzzParse ./codec/internal/sasl:FuzzAppend \
+	./codec/payload:FuzzCheckCompact ./internal/api:FuzzHandler
 
 fuzz-ci:
 	@for t in $(FUZZ_TARGETS); do \
