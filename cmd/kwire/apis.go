@@ -8,6 +8,7 @@ import (
 
 	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/internal/near"
 	"github.com/kwire/kwire/internal/render"
 )
 
@@ -46,7 +47,7 @@ func runAPIs(e *env, args []string) int {
 // "ApiVersion", "metdata").
 func unknownAPI(name string) string {
 	msg := "unknown API " + strconv.Quote(name)
-	best := nearest(strings.TrimSpace(name), func(try func(alias, answer string)) {
+	best := near.Nearest(strings.TrimSpace(name), func(try func(alias, answer string)) {
 		for _, a := range schema.APIs() {
 			for _, an := range a.Names {
 				try(an, a.Name)
@@ -57,46 +58,4 @@ func unknownAPI(name string) string {
 		return msg + " (did you mean " + best + "? kwire apis lists them)"
 	}
 	return msg + " (run kwire apis)"
-}
-
-// nearest is the answer of the name each offers (try(alias, answer))
-// that name is a slip away from, case aside: a letter or two wrong,
-// missing or extra, one in a name under 5 letters; "" when none is (or
-// name is over 64 bytes, not worth comparing).
-func nearest(name string, each func(try func(alias, answer string))) string {
-	n := strings.ToLower(name)
-	best, dist := "", 3
-	if len(n) < 5 {
-		dist = 2 // one slip in a short name
-	}
-	if len(n) > 64 {
-		return ""
-	}
-	each(func(alias, answer string) {
-		if d := editDistance(n, strings.ToLower(alias)); d < dist {
-			best, dist = answer, d
-		}
-	})
-	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := prev[j-1]
-			if a[i-1] != b[j-1] {
-				c++
-			}
-			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/internal/input"
+	"github.com/kwire/kwire/internal/near"
 )
 
 // kwire batch reads its input in chunks of whole lines, straight into
@@ -835,7 +836,7 @@ var lineMembers = []string{"hex", "base64", "direction", "response", "request", 
 // nearest known one when it is a slip away ("drection", "apiversion").
 func unknownMember(name string) string {
 	msg := "unknown member " + strconv.Quote(name) + " in a line object"
-	best := nearest(name, func(try func(alias, answer string)) {
+	best := near.Nearest(name, func(try func(alias, answer string)) {
 		for _, m := range lineMembers {
 			try(m, m)
 		}

@@ -40,6 +40,8 @@ import (
 	"sync/atomic"
 
 	"golang.org/x/term"
+
+	"github.com/kwire/kwire/internal/near"
 )
 
 // env is what a command reads and writes; tests give it buffers.
@@ -239,7 +241,7 @@ func newFlags(e *env, name, synopsis string, examples ...string) *flag.FlagSet {
 func nearestFlag(fs *flag.FlagSet, name string) string {
 	best, bestD := "", 3
 	fs.VisitAll(func(f *flag.Flag) {
-		d := editDistance(name, f.Name)
+		d := near.Distance(name, f.Name)
 		if len(name) >= 3 && strings.HasPrefix(f.Name, name) {
 			d = min(d, 1)
 		}

@@ -825,3 +825,34 @@ func TestDecodeBodyTheWrongWay(t *testing.T) {
 	require.Equal(t, http.StatusUnsupportedMediaType, w.Code, w.Body.String())
 	require.Contains(t, w.Body.String(), "a form is not a frame: send the frame as the body itself")
 }
+
+// TestUnknownQueryParameter: a query parameter a route does not take is
+// a 400 naming it, and the one it was likely meant for; it was ignored,
+// so ?verison=3 or ?Version=3 decoded as if no version were given.
+func TestUnknownQueryParameter(t *testing.T) {
+	h := New(Options{})
+	for _, c := range []struct{ target, found, meant string }{
+		{"/api/decode?direction=response&api=ApiVersions&verison=3", "verison", "version"},
+		{"/api/decode?Version=3&api=ApiVersions", "Version", "version"},
+		{"/api/decode?record=base64", "record", "records"},
+		{"/api/decode?tenant=a", "tenant", ""},
+		{"/api/encode?sizeprefix=false", "sizeprefix", "sizePrefix"},
+		{"/api/encode?as=hex&format=hex", "format", ""},
+	} {
+		w := do(t, h, "POST", c.target, "", []byte(apiVersionsV3))
+		require.Equal(t, http.StatusBadRequest, w.Code, c.target)
+		m := errorBody(t, w)
+		require.Equal(t, "?"+c.found, m["path"], c.target)
+		require.Equal(t, c.found, m["found"], c.target)
+		require.Contains(t, m["error"], `unknown query parameter "`+c.found+`" for POST /api/`, c.target)
+		if c.meant != "" {
+			require.Contains(t, m["error"], "did you mean "+c.meant+"?", c.target)
+		} else {
+			require.NotContains(t, m["error"], "did you mean", c.target)
+		}
+		require.Contains(t, m["expected"], "one of ", c.target)
+	}
+	// Every parameter a route lists is taken.
+	w := do(t, h, "POST", "/api/decode?direction=request&sizePrefix=auto&format=value&records=decoded&kafka=0&input=auto", "", []byte(apiVersionsV3))
+	require.Equal(t, http.StatusOK, w.Code, w.Body.String())
+}

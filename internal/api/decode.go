@@ -76,6 +76,9 @@ func parseDecodeQuery(r *http.Request) (decodeQuery, *Error) {
 		return d, &Error{Message: "a form is not a frame: send the frame as the body itself (curl --data-binary @frame.bin, or -d with its hex)",
 			Expected: frameWanted, Found: ct}
 	}
+	if err := strayParam(q, "/api/decode"); err != nil {
+		return d, err
+	}
 	var err *Error
 	if d.direction, err = choice(q, "direction", "request, response or auto", directions); err != nil {
 		return d, err

@@ -18,7 +18,11 @@ const envelopeWanted = "value JSON: {direction, apiKey, apiVersion, header, body
 
 func (h *handler) encode(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	as, qerr := choice(q, "as", "binary, hex or base64", encodings)
+	qerr := strayParam(q, "/api/encode")
+	var as string
+	if qerr == nil {
+		as, qerr = choice(q, "as", "binary, hex or base64", encodings)
+	}
 	if qerr != nil {
 		writeError(w, http.StatusBadRequest, qerr)
 		return

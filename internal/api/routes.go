@@ -1,8 +1,12 @@
 package api
 
 import (
+	"net/url"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/kwire/kwire/internal/near"
 )
 
 // Route is one of the API's routes as its users are told of it: the
@@ -75,6 +79,42 @@ func routeList() string {
 		b.WriteString(r.Method + " " + r.Path)
 	}
 	return b.String()
+}
+
+// strayParam is an error for the first query parameter (by name) in q
+// that the route at path does not take, naming the one it was likely
+// meant for; nil when there is none. A misspelt parameter ("verison",
+// "Version") would otherwise be ignored, its default taken silently.
+func strayParam(q url.Values, path string) *Error {
+	var route Route
+	for _, r := range Routes() {
+		if r.Path == path {
+			route = r
+		}
+	}
+	var stray []string
+	for k := range q {
+		if !slices.ContainsFunc(route.Params, func(p Param) bool { return p.Name == k }) {
+			stray = append(stray, k)
+		}
+	}
+	if len(stray) == 0 {
+		return nil
+	}
+	k := slices.Min(stray)
+	names := make([]string, len(route.Params))
+	for i, p := range route.Params {
+		names[i] = p.Name
+	}
+	msg := "unknown query parameter " + strconv.Quote(k) + " for " + route.Method + " " + path
+	if m := near.Nearest(k, func(try func(alias, answer string)) {
+		for _, n := range names {
+			try(n, n)
+		}
+	}); m != "" {
+		msg += ": did you mean " + m + "?"
+	}
+	return &Error{Message: msg, Path: "?" + k, Expected: "one of " + strings.Join(names, ", "), Found: k}
 }
 
 // nearRoute is the route a path not among them was likely meant for
