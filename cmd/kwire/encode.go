@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"io"
@@ -27,11 +28,26 @@ but bytes and records come from their own value, not their children.`,
 		`kwire encode '{"apiKey":18,"apiVersion":3,"header":{"correlationId":7,"clientId":"kwire"},"body":{"clientSoftwareName":"kwire","clientSoftwareVersion":"1.0"}}'`,
 		"kwire decode --format ndjson frame.bin | kwire encode",
 		"kwire decode frame.bin frame.bin | kwire encode",
-		"kwire example Metadata --version 12 | kwire encode")
+		"kwire example Metadata --version 12 | kwire encode",
+		"kwire example Metadata --version 12 | kwire encode --as binary | kwire decode -")
 	noSize := fs.Bool("no-size", false, "leave out the 4-byte size prefix")
+	as := fs.String("as", "hex", "how frames are written: hex or base64 (a line each), or binary (the bytes alone, frame after frame: to a file or a pipe, never a terminal)")
 	args, code := parseInputs(e, fs, args)
 	if code >= 0 {
 		return code
+	}
+	out := frameWriter{w: e.stdout, as: strings.ToLower(*as)}
+	switch out.as {
+	case "hex", "base64":
+	case "binary", "bytes":
+		out.as = "binary"
+		if e.stdoutIsTTY {
+			fail(e, "--as binary writes raw bytes, which a terminal would mangle: redirect it (> frame.bin), pipe it, or use --as hex")
+			return 2
+		}
+	default:
+		fail(e, "--as: expected hex, base64 or binary, found %q", *as)
+		return 2
 	}
 	ins, err := encodeInputs(e, args)
 	if err != nil {
@@ -56,7 +72,7 @@ but bytes and records come from their own value, not their children.`,
 			return 1
 		}
 		if n, ok, err := zeroLine(first.v); ok && err == nil {
-			writeHexZeros(e.stdout, n)
+			out.zeros(n)
 			return 0
 		}
 		b, err := encodeDoc(first.v, opts)
@@ -64,7 +80,7 @@ but bytes and records come from their own value, not their children.`,
 			fail(e, "%v", namedError(anInput{name: first.name}, err))
 			return 1
 		}
-		writeHexLine(e.stdout, b)
+		out.frame(b)
 		if ps := encinput.NotGiven(first.v); len(ps) > 0 {
 			fail(e, "%s%s", named(first.name), encinput.NotGivenNote(ps))
 		}
@@ -81,13 +97,13 @@ but bytes and records come from their own value, not their children.`,
 		err := d.err
 		if err == nil {
 			if n, ok, zerr := zeroLine(d.v); ok && zerr == nil {
-				writeHexZeros(e.stdout, n)
+				out.zeros(n)
 				return
 			}
 			b, err = encodeDoc(d.v, opts)
 		}
 		if err == nil {
-			writeHexLine(e.stdout, b)
+			out.frame(b)
 			if ps := encinput.NotGiven(d.v); len(ps) > 0 {
 				if noted++; noted <= maxNotedDocs {
 					fail(e, "%sline %d: %s", named(d.name), d.line, encinput.NotGivenNote(ps))
@@ -105,7 +121,9 @@ but bytes and records come from their own value, not their children.`,
 		if d.name != "" && len(ins) > 1 {
 			where, file = named(d.name), `"file":`+strconv.Quote(d.name)+","
 		}
-		io.WriteString(e.stdout, `{`+file+`"line":`+strconv.Itoa(d.line)+`,"error":{"path":`+strconv.Quote(path)+`,"message":`+strconv.Quote(msg)+"}}\n")
+		if out.as != "binary" { // raw frames have no room for a line of JSON
+			io.WriteString(e.stdout, `{`+file+`"line":`+strconv.Itoa(d.line)+`,"error":{"path":`+strconv.Quote(path)+`,"message":`+strconv.Quote(msg)+"}}\n")
+		}
 		fail(e, "%sline %d: %v", where, d.line, err)
 	}
 	encode(first)
@@ -429,6 +447,67 @@ func resumeAt(b []byte, start, indent int) int {
 // isJSONSpace is the white space JSON allows between values.
 func isJSONSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r'
+}
+
+// frameWriter writes frames as kwire encode's --as says: hex or base64, a
+// line each, or their bytes alone.
+type frameWriter struct {
+	w  io.Writer
+	as string // hex, base64 or binary
+}
+
+// frame writes b, stopping at a write error.
+func (f frameWriter) frame(b []byte) error {
+	switch f.as {
+	case "binary":
+		_, err := f.w.Write(b)
+		return err
+	case "base64":
+		return writeBase64Line(f.w, b)
+	}
+	return writeHexLine(f.w, b)
+}
+
+// zeros writes n zero bytes (a log line that stands for them), in pieces.
+func (f frameWriter) zeros(n int64) error {
+	if f.as == "hex" {
+		return writeHexZeros(f.w, n)
+	}
+	piece := make([]byte, min(n, b64Piece))
+	for ; n > b64Piece; n -= b64Piece {
+		if err := f.piece(piece); err != nil {
+			return err
+		}
+	}
+	return f.frame(piece[:n])
+}
+
+// piece writes b, a part of a frame b64Piece bytes long, with no line end.
+func (f frameWriter) piece(b []byte) error {
+	if f.as == "base64" {
+		_, err := f.w.Write(base64.StdEncoding.AppendEncode(nil, b))
+		return err
+	}
+	_, err := f.w.Write(b)
+	return err
+}
+
+// b64Piece is how many bytes writeBase64Line turns into base64 at a time:
+// a multiple of 3, so the pieces join with no padding between them.
+const b64Piece = 3 << 13
+
+// writeBase64Line writes b as a line of base64, in pieces, stopping at a
+// write error.
+func writeBase64Line(w io.Writer, b []byte) error {
+	buf := make([]byte, 0, base64.StdEncoding.EncodedLen(min(len(b), b64Piece))+1)
+	for len(b) > b64Piece {
+		if _, err := w.Write(base64.StdEncoding.AppendEncode(buf[:0], b[:b64Piece])); err != nil {
+			return err
+		}
+		b = b[b64Piece:]
+	}
+	_, err := w.Write(append(base64.StdEncoding.AppendEncode(buf[:0], b), '\n'))
+	return err
 }
 
 // hexPiece is how many bytes writeHexLine and writeHexZeros turn into hex
