@@ -60,6 +60,34 @@ import (
 // maxRecords is how many records open lists; past it they are counted.
 const maxRecords = 20000
 
+// The browser's limits on reading a batch, as kwire.wasm's on a frame
+// (wasm/main.go): a wasm32 heap cannot grow past 4 GB, and a batch of a
+// few hundred bytes may declare a million records. maxNodes bounds what
+// the batches of one open decode to in all; guessNodes what each batch
+// guessTopic reads may, which wants its first records only.
+const (
+	batchNodes        = 1 << 18
+	batchDecompressed = 16 << 20
+	maxNodes          = 4 * batchNodes
+	guessNodes        = 1 << 12
+)
+
+// batchOptions are the options a batch of the session's segments is
+// read with, whether listed or shown (record): the same, so a record's
+// index in its batch is the same in both.
+func (s *session) batchOptions() storage.SegmentOptions {
+	return storage.SegmentOptions{Topic: s.topic, MaxNodes: batchNodes, MaxDecompressed: batchDecompressed}
+}
+
+// countNodes is how many nodes the trees ns hold.
+func countNodes(ns []*tree.Node) int {
+	n := len(ns)
+	for _, c := range ns {
+		n += countNodes(c.Children)
+	}
+	return n
+}
+
 // maxEntries is how many index entries, checkpoint lines or problems a
 // file lists.
 const maxEntries = 2000
@@ -102,6 +130,10 @@ type session struct {
 	sent        int             // list.B up to here went with a progress report
 	progress    js.Value        // the page's progress callback (or undefined)
 	read, total int64           // bytes read in the listing pass, of the files' total
+	// nodes counts the nodes the session's batches decoded to: past
+	// maxNodes, or once maxRecords are listed, batches are checked but
+	// their records not read (segment says so).
+	nodes int
 }
 
 var (
@@ -348,9 +380,10 @@ func (s *session) checkedBy(j int) int {
 	return -1
 }
 
-// guessBatches is how many entries of a segment guessTopic reads at most
-// for its 20 records: a segment of entries without records it can read
-// (too large, say) is not read to its end once per internal topic.
+// guessBatches is how many entries of the segments guessTopic reads at
+// most for its 20 records, for each topic: segments of entries without
+// records it can read (too large, or whose keys are null) are not read to
+// their end once per internal topic.
 const guessBatches = 100
 
 // guessTopic picks the internal topic the files are evidently of, or "":
@@ -368,14 +401,14 @@ func (s *session) guessTopic() string {
 	}
 	for _, t := range schema.InternalTopics() {
 		coordinator := t.Framing == schema.CoordinatorFraming
-		tried, good := 0, 0
+		tried, good, batches := 0, 0, 0
 		for i := range s.files {
 			f := &s.files[i]
 			if f.kind.Kind != storage.SegmentFile && f.kind.Kind != storage.KRaftSnapshotFile {
 				continue
 			}
-			seg := storage.NewSegment(s.reader(f, false), storage.SegmentOptions{Topic: t.Name})
-			for n := 0; tried < 20 && n < guessBatches; n++ {
+			seg := storage.NewSegment(s.reader(f, false), storage.SegmentOptions{Topic: t.Name, MaxNodes: guessNodes, MaxDecompressed: batchDecompressed})
+			for ; tried < 20 && batches < guessBatches; batches++ {
 				b, err := seg.Next()
 				if err != nil {
 					break
@@ -530,7 +563,7 @@ func (s *session) describe(w *jsontext.Writer, total *int, i int, checks []*inde
 // is said but is no problem: zeros to the end, preallocated space.
 func (s *session) segment(w *jsontext.Writer, total *int, i int, checks []*indexFile) (problems, notes []string) {
 	f := &s.files[i]
-	seg := storage.NewSegment(s.reader(f, true), storage.SegmentOptions{Topic: s.topic})
+	seg := storage.NewSegment(s.reader(f, true), s.batchOptions())
 	var snap *storage.SnapshotCheck
 	base := f.kind.Offset // a KRaft snapshot's name gives the log's end, not its records' offsets
 	if f.kind.Kind == storage.KRaftSnapshotFile {
@@ -542,7 +575,7 @@ func (s *session) segment(w *jsontext.Writer, total *int, i int, checks []*index
 		problems = append(problems, "offsets "+strconv.FormatInt(op.BaseOffset, 10)+"-"+strconv.FormatInt(op.LastOffset, 10)+
 			" of the batch at "+strconv.FormatInt(op.Position, 10)+": "+op.Msg)
 	}
-	batches, crc, wrappers := 0, 0, 0
+	batches, crc, wrappers, unread := 0, 0, 0, 0
 	var end, last int64 = 0, -1
 	var stop error // what ended the segment's reading
 	for {
@@ -576,7 +609,17 @@ func (s *session) segment(w *jsontext.Writer, total *int, i int, checks []*index
 			crc++
 			problems = append(problems, "the CRC of the batch at "+strconv.FormatInt(b.Position, 10)+" does not match its bytes")
 		}
+		if *total >= maxRecords || s.nodes >= maxNodes {
+			// Listed in full already, or read to the budget: the batch's
+			// records are counted from its header, not read.
+			*total += b.Records
+			unread += b.Records
+			continue
+		}
 		res, decoded, derr := seg.Decode(b)
+		if res != nil {
+			s.nodes += countNodes(res.Nodes)
+		}
 		// What kwire log writes in the batch's line, and counts a
 		// problem: the reading's warnings and its error.
 		for _, x := range seg.Warnings() {
@@ -635,6 +678,14 @@ func (s *session) segment(w *jsontext.Writer, total *int, i int, checks []*index
 	if snap != nil {
 		snap.End()
 		problems = append(problems, snap.Problems...)
+	}
+	if unread > 0 {
+		why := "the first " + strconv.Itoa(maxRecords) + " records are listed"
+		if s.nodes >= maxNodes {
+			why = "the batches read so far decoded to " + strconv.Itoa(s.nodes) + " nodes, the browser's limit being " + strconv.Itoa(maxNodes)
+		}
+		notes = append(notes, strconv.Itoa(unread)+" records of later batches are counted from their headers, not read: "+why+
+			" (their CRCs, offsets and indexes are checked; kwire log reads every record)")
 	}
 	num(w, "batches", int64(batches))
 	num(w, "crcErrors", int64(crc))
@@ -872,7 +923,7 @@ func (s *session) record(id int) string {
 	if err != nil {
 		return errorJSON("reading " + f.name + ": " + err.Error())
 	}
-	seg := storage.NewSegment(bytes.NewReader(buf[:n]), storage.SegmentOptions{Topic: s.topic})
+	seg := storage.NewSegment(bytes.NewReader(buf[:n]), s.batchOptions())
 	b, err := seg.Next()
 	if err != nil {
 		return errorJSON(err.Error())

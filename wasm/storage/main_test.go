@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall/js"
@@ -259,5 +260,59 @@ func TestStorageIndexAlone(t *testing.T) {
 	got = openFiles(map[string][]byte{"00000000000000000000.log.deleted": log, "00000000000000000000.index.deleted": bad})
 	if !strings.Contains(got, "is not the start of an entry of the segment") {
 		t.Errorf("a deleted index with its deleted segment: %.600s", got)
+	}
+}
+
+// TestStorageZstdFloodSegment: a segment of 20 copies of a 184-byte zstd
+// batch that declares and holds 140,000 records (3,680 bytes in all) was
+// read with the CLI's limits, batch after batch, and by guessTopic once
+// per internal topic besides: 7 s and 0.5 GB for one batch in Chromium,
+// out of memory at 50. It reads with the browser's limits now (a batch's
+// tree within 2^18 nodes, 2^12 for the guess), and records past
+// maxRecords, or past maxNodes in all, are counted from their batches'
+// headers, with a note that says so.
+func TestStorageZstdFloodSegment(t *testing.T) {
+	frame, err := os.ReadFile("../../testdata/hostile/flood-zstd-records-1mib.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch := frame[0x30:]
+	if len(batch) != 184 || batch[16] != 2 {
+		t.Fatalf("no 184-byte batch at 0x30 of the corpus entry: %x", batch[:17])
+	}
+	var seg []byte
+	for i := 0; i < 20; i++ {
+		b := append([]byte(nil), batch...)
+		storagedata.Place(b, int64(i)*140000, 0)
+		seg = append(seg, b...)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	got := await(t, open(js.Undefined(), []js.Value{js.ValueOf([]any{"00000000000000000000.log"}),
+		js.ValueOf([]any{js.Global().Get("Blob").New([]any{glue.Uint8Array(seg)})}), js.Undefined()}))
+	runtime.ReadMemStats(&after)
+	alloc := after.TotalAlloc - before.TotalAlloc
+	t.Logf("%d bytes of segment: %d MiB allocated, heap %d -> %d MiB, answer of %d bytes", len(seg), alloc>>20, before.HeapSys>>20, after.HeapSys>>20, len(got))
+	var a struct {
+		Files []struct {
+			Batches int
+			Notes   []string
+		}
+		RecordCount int
+	}
+	if err := json.Unmarshal([]byte(got), &a); err != nil || len(a.Files) != 1 {
+		t.Fatalf("%v: %.300s", err, got)
+	}
+	if a.Files[0].Batches != 20 || !strings.Contains(strings.Join(a.Files[0].Notes, "\n"), "records of later batches are counted from their headers, not read") {
+		t.Errorf("batches %d, notes %q", a.Files[0].Batches, a.Files[0].Notes)
+	}
+	if a.RecordCount < 19*140000 {
+		t.Errorf("recordCount %d: the unread batches' records are not counted", a.RecordCount)
+	}
+	// It was 8,326 MiB allocated, a heap of 2,468 MiB, in 162 s; it is
+	// 417 MiB and 84 MiB.
+	if alloc > 1<<30 || after.HeapSys-before.HeapSys > 256<<20 {
+		t.Errorf("%d MiB allocated, the heap grown by %d MiB, for a %d-byte segment", alloc>>20, (after.HeapSys-before.HeapSys)>>20, len(seg))
 	}
 }
