@@ -27,6 +27,27 @@ type reader struct {
 	js     []byte              // the tree-less path's output, thrown away
 	names  map[string]string   // topic names, interned (at most maxNames)
 	trees  map[msgVersion]bool // which frames the rules read values of
+	spent  codec.Limits        // what its decodes spent, summed (Analyzer.Spent)
+}
+
+// decode decodes b with the reader's decoder, adding what it spent to
+// r.spent.
+func (r *reader) decode(b []byte, o codec.Options) (*codec.Frame, error) {
+	f, err := r.dec.Decode(b, o)
+	r.spend(f, len(b))
+	return f, err
+}
+
+// spend adds what decoding a frame of n bytes into f spent to r.spent (a
+// frame the decoder gave none for counts its bytes as work).
+func (r *reader) spend(f *codec.Frame, n int) {
+	if f == nil {
+		r.spent.MaxWork += n
+		return
+	}
+	r.spent.MaxNodes += f.Spent.MaxNodes
+	r.spent.MaxDecompressed += f.Spent.MaxDecompressed
+	r.spent.MaxWork += f.Spent.MaxWork
 }
 
 type msgVersion struct {
@@ -62,7 +83,7 @@ func (r *reader) readFrame(b []byte, response bool, key, ver int16, ff *frameFac
 	if treeLess && key >= 0 && !r.needsTree(key, ver, response) && r.readValueless(b, o, ff) {
 		return
 	}
-	f, err := r.dec.Decode(b, o)
+	f, err := r.decode(b, o)
 	if f == nil {
 		ff.Err = failureOf(err)
 		return
@@ -109,6 +130,7 @@ func (r *reader) readValueless(b []byte, o codec.Options, ff *frameFacts) bool {
 	var info *codec.Frame
 	var err error
 	r.js, info, err = r.dec.AppendJSON(r.js[:0], b, o)
+	r.spend(info, len(b))
 	if cap(r.js) > 1<<20 {
 		r.js = nil
 	}
@@ -246,6 +268,7 @@ func (r *reader) otherHeader(b []byte, f *codec.Frame, ff *frameFacts) {
 	po := r.probe()
 	po.Body, po.APIKey, po.Version, po.Response = true, f.APIKey, f.Version, f.Response
 	g, err := codec.Decode(b[end:], po)
+	r.spend(g, len(b)-end)
 	if err != nil || g == nil {
 		return
 	}
@@ -505,7 +528,7 @@ func (r *reader) readToken(b []byte, response bool, ff *frameFacts) {
 	if s, ok := wire.SizePrefix(b); ok {
 		ff.Size = s
 	}
-	f, err := r.dec.Decode(b, codec.Options{Data: "sasl", Limits: r.limits})
+	f, err := r.decode(b, codec.Options{Data: "sasl", Limits: r.limits})
 	if err != nil || f == nil || f.Body == nil || len(f.Body.Children) == 0 {
 		return
 	}
@@ -718,7 +741,7 @@ func readBatch(e *tree.Node, bf *batchFacts) {
 // cleanRequest reports whether b reads cleanly as a request: no error,
 // no warning but limits.
 func (r *reader) cleanRequest(b []byte) bool {
-	f, err := r.dec.Decode(b, r.probe())
+	f, err := r.decode(b, r.probe())
 	return readCleanly(f, err) && f.API != nil
 }
 
@@ -731,13 +754,13 @@ func (r *reader) cleanRequest(b []byte) bool {
 // guessed says whether a guess was tried: when b does not read as a
 // request.
 func (r *reader) lonelyResponse(b []byte) (response, guessed bool) {
-	f, err := r.dec.Decode(b, r.probe())
+	f, err := r.decode(b, r.probe())
 	if err == nil && f.API != nil || brokenRequest(b, err) {
 		return false, false
 	}
 	o := r.probe()
 	o.Response, o.APIKey, o.Version = true, codec.Any, codec.Any
-	f, err = r.dec.Decode(b, o)
+	f, err = r.decode(b, o)
 	return readCleanly(f, err) && f.Guess != nil, true
 }
 
@@ -767,7 +790,7 @@ func (r *reader) asResponse(b []byte, key, ver int16) bool {
 	}
 	o := r.probe()
 	o.Response, o.APIKey, o.Version = true, key, ver
-	f, err := r.dec.Decode(b, o)
+	f, err := r.decode(b, o)
 	return readCleanly(f, err)
 }
 
@@ -792,7 +815,7 @@ func (r *reader) acksZero(b []byte) bool {
 	if len(b) < 6 || b[4] != 0 || b[5] != 0 {
 		return false
 	}
-	f, _ := r.dec.Decode(b, r.probe())
+	f, _ := r.decode(b, r.probe())
 	if f == nil || f.Body == nil {
 		return false
 	}

@@ -23,6 +23,13 @@ type Analyzer struct {
 	r      reader
 }
 
+// Spent is what the frames the Analyzer has read so far spent of their
+// limits, summed over every decode (nodes, bytes decompressed, work;
+// MaxDepth and MaxRecordNesting unused): a caller that reads many
+// exchanges bounds them all together with it, as the playground's capture
+// module does.
+func (z *Analyzer) Spent() Limits { return z.r.spent }
+
 // Analysis is one exchange read by an Analyzer, for a Checker.
 type Analysis struct{ a analysis }
 

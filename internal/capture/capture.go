@@ -102,6 +102,11 @@ type Options struct {
 	// does): the copies then cost no allocation, and no garbage
 	// collection. Unset, each frame has a slice of its own.
 	Buffer func(n int) []byte
+	// ConnDone, when set, is called with each Kafka connection once it
+	// ended (or the capture did), in ReadFunc's streaming, whose Result
+	// holds no Conns: a caller keeps those it needs (the playground keeps
+	// a bounded number, as Read would list them).
+	ConnDone func(*Conn)
 }
 
 // Defaults used for zero Options fields.
@@ -386,15 +391,19 @@ func Read(r io.Reader, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	sort.SliceStable(e.res.Exchanges, func(i, j int) bool {
-		a, b := e.res.Exchanges[i], e.res.Exchanges[j]
-		ta, tb := a.sortKey(), b.sortKey()
-		if ta != tb {
-			return ta < tb
-		}
-		return a.seq < b.seq
-	})
+	sort.SliceStable(e.res.Exchanges, func(i, j int) bool { return e.res.Exchanges[i].Before(e.res.Exchanges[j]) })
 	return e.res, nil
+}
+
+// Before reports whether x comes before y in Read's order: by the packet
+// of the request (of the response when there is none), then in the order
+// the exchanges were created. A caller of ReadFunc keeps Read's order
+// with it (the playground lists the first exchanges of a capture so).
+func (x *Exchange) Before(y *Exchange) bool {
+	if a, b := x.sortKey(), y.sortKey(); a != b {
+		return a < b
+	}
+	return x.seq < y.seq
 }
 
 // ReadFunc is the streaming form of Read: fn is called for each exchange

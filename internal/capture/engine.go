@@ -407,6 +407,8 @@ func (e *engine) retire(c *Conn) {
 		e.res.Connections++
 		if e.stream == nil {
 			e.res.Conns = append(e.res.Conns, c)
+		} else if e.opts.ConnDone != nil {
+			e.opts.ConnDone(c)
 		}
 	}
 	if e.conns[c.key] == c {

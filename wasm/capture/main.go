@@ -86,10 +86,16 @@ func readCapture(this js.Value, args []js.Value) any {
 		}
 		opts.KeyLog = kl
 	}
-	res, err := capture.Read(bytes.NewReader(b), opts)
+	// The exchanges stream by; the first are listed (listing), the rest
+	// counted.
+	var l listing
+	opts.ConnDone = l.connDone
+	res, err := capture.ReadFunc(bytes.NewReader(b), opts, l.add)
 	if err != nil {
 		return map[string]any{"error": err.Error(), "notDump": notDump}
 	}
+	res.Exchanges = l.exchanges()
+	res.Conns = l.connections()
 	if keyNote != "" {
 		res.Notes = append([]capture.Note{{Message: keyNote}}, res.Notes...)
 	}
@@ -106,7 +112,18 @@ func readCapture(this js.Value, args []js.Value) any {
 			frames.Call("push", glue.Uint8Array(fr.Bytes))
 		}
 	}
-	findings, checkEnd := checkCapture(res)
+	findings, checkEnd, checkNote := checkCapture(res)
+	// What the page was not given, said first (the page shows 50 notes).
+	var cut []capture.Note
+	if l.unlisted > 0 {
+		cut = append(cut, capture.Note{Message: strconv.Itoa(l.unlisted) + " of the capture's " + strconv.Itoa(l.unlisted+len(res.Exchanges)) +
+			" exchanges are not listed, checked or counted in the per-API summary (" + l.byAPI.String() + "): the page lists the first " + strconv.Itoa(maxListed) +
+			" (by their first packet), their frames at most " + strconv.Itoa(maxListedBytes>>20) + " MiB; kwire pcap and kwire check read them all"})
+	}
+	if checkNote != "" {
+		cut = append(cut, capture.Note{Message: checkNote})
+	}
+	res.Notes = append(cut, res.Notes...)
 	out := map[string]any{"summary": string(summaryJSON(res, findings, checkEnd)), "frames": frames}
 	if dump != nil {
 		out["dump"] = dump

@@ -77,7 +77,7 @@ func TestCheckSaysUnframedBytes(t *testing.T) {
 		{Packet: 4, Conn: &capture.Conn{ID: 1}, Message: "implausible frame header 7f ff ff ff", Unframed: true},
 		{Packet: 5, Conn: &capture.Conn{ID: 1}, Message: "an ordinary note"},
 	}}
-	_, end := checkCapture(res)
+	_, end, _ := checkCapture(res)
 	got := string(end)
 	if !strings.Contains(got, `"rule":"frame.size"`) || !strings.Contains(got, `"severity":"skipped"`) || !strings.Contains(got, "implausible frame header 7f ff ff ff") {
 		t.Fatalf("end findings %s", got)
