@@ -78,3 +78,62 @@ test('#1: arrow keys in the byte grid, the tree and the JSON are said (live regi
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+// phone opens the page at 320 x 640 CSS px (1280 px at 400%) with the
+// Produce example decoded.
+async function phone() {
+  const ctx = await pg.browser.newContext({ viewport: { width: 320, height: 640 } });
+  const page = await open('', { ctx });
+  const before = await page.evaluate(() => document.body.dataset.decoded || '');
+  await page.click('.pg-example:text("Produce with records")');
+  await page.waitForFunction((b) => (document.body.dataset.decoded || '') !== b && document.querySelectorAll('#tree .pg-row').length > 5, before, { timeout: 60_000 });
+  return { ctx, page };
+}
+
+test('#2: at 320 px, what takes the focus is never hidden under the selection bar', { timeout: 120_000 }, async () => {
+  const { ctx, page } = await phone();
+  await page.focus('#tree');
+  for (let i = 0; i < 3; i++) await press(page, 'ArrowDown');
+  assert.ok(await page.isVisible('#selbar'));
+  await page.focus('#input');
+  const hidden = [];
+  for (let i = 0; i < 20; i++) {
+    await page.keyboard.press('Tab');
+    const h = await page.evaluate(() => {
+      const e = document.activeElement, bar = document.getElementById('selbar');
+      if (!e || e === document.body || bar.contains(e)) return null;
+      const r = e.getBoundingClientRect(), b = bar.getBoundingClientRect();
+      if (!r.height) return null;
+      const seen = Math.min(r.bottom, b.top, innerHeight) - Math.max(r.top, 0);
+      return seen <= 0 ? (e.id || e.className || e.tagName) + ' at ' + Math.round(r.top) + '-' + Math.round(r.bottom) + ', the bar from ' + Math.round(b.top) : null;
+    });
+    if (h) hidden.push(h);
+  }
+  assert.deepEqual(hidden, []);
+  assert.deepEqual(page.errors, []);
+  await ctx.close();
+});
+
+test('#3 #4: at 320 px the page does not scroll sideways, and a tree row too long for its box scrolls the box, not cut', { timeout: 120_000 }, async () => {
+  const { ctx, page } = await phone();
+  const [sw, cw] = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+  assert.ok(sw <= cw, 'the page scrolls sideways: ' + sw + ' > ' + cw);
+  const tree = await page.evaluate(() => {
+    const box = document.getElementById('tree');
+    return {
+      scrolls: box.scrollWidth > box.clientWidth,
+      cut: [...box.querySelectorAll('.pg-row')].filter((r) => r.scrollWidth > r.clientWidth + 1).map((r) => r.textContent.trim()),
+      ranges: [...box.querySelectorAll('.pg-row .pg-range')].filter((e) => e.getBoundingClientRect().right > box.getBoundingClientRect().right).length,
+    };
+  });
+  assert.deepEqual(tree.cut, [], 'tree rows cut short');
+  assert.ok(tree.scrolls && tree.ranges > 0, 'no tree row reaches past the box at 320 px: ' + JSON.stringify(tree));
+  // Scrolled sideways, a row's bytes come into view.
+  await page.evaluate(() => { const b = document.getElementById('tree'); b.scrollLeft = b.scrollWidth; });
+  assert.ok(await page.evaluate(() => {
+    const box = document.getElementById('tree'), br = box.getBoundingClientRect();
+    return [...box.querySelectorAll('.pg-row .pg-range')].some((e) => { const r = e.getBoundingClientRect(); return r.right <= br.right + 1 && r.left >= br.left; });
+  }));
+  assert.deepEqual(page.errors, []);
+  await ctx.close();
+});

@@ -21,6 +21,15 @@ export function showSelection(p) {
   if (!p) $('sel-live').textContent = '';
 }
 
+// The bar is fixed at the bottom of the window: the page keeps its height
+// clear when it scrolls what takes the focus into view (scroll-padding),
+// so a link or box tabbed to is never hidden under it (at 320 px wide the
+// bar wraps to two lines).
+new ResizeObserver(() => {
+  const bar = $('selbar');
+  document.documentElement.style.scrollPaddingBottom = bar.hidden ? '' : bar.offsetHeight + 8 + 'px';
+}).observe($('selbar'));
+
 // announce says a selection in the page's polite live region (#sel-live)
 // as the reference pages' note says theirs: a screen reader hears each
 // selection the arrow keys make in the grid, the tree or the JSON, whose
