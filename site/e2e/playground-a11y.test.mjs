@@ -137,3 +137,35 @@ test('#3 #4: at 320 px the page does not scroll sideways, and a tree row too lon
   assert.deepEqual(page.errors, []);
   await ctx.close();
 });
+
+// tied says whether field is marked invalid and described by the error box.
+const tied = (page, field) => page.$eval(field, (f) => {
+  const d = f.getAttribute('aria-describedby'), box = d && document.getElementById(d);
+  return { invalid: f.getAttribute('aria-invalid'), described: box && !box.hidden ? box.textContent : null };
+});
+
+test('#5: an error marks its field invalid and describes it, in decode and encode mode; mended, neither', { timeout: 120_000 }, async () => {
+  const page = await open();
+  await page.fill('#input', '00 00 00 1b zz 12 00 03');
+  await page.waitForFunction(() => !document.getElementById('input-error').hidden);
+  const bad = await tied(page, '#input');
+  assert.equal(bad.invalid, 'true');
+  assert.match(bad.described || '', /could not be read/);
+  await page.fill('#input', QUICK);
+  await page.waitForFunction(() => document.getElementById('input-error').hidden && document.body.dataset.decoded);
+  assert.deepEqual(await tied(page, '#input'), { invalid: null, described: null });
+  // Encode mode's JSON.
+  await page.click('#mode-encode');
+  await page.waitForFunction(() => /decoded back below/.test(document.getElementById('enc-status').textContent), null, { timeout: 30_000 });
+  const good = await page.inputValue('#enc-json');
+  await page.fill('#enc-json', good.replace('":', '" '));
+  await page.waitForFunction(() => !document.getElementById('enc-error').hidden);
+  const enc = await tied(page, '#enc-json');
+  assert.equal(enc.invalid, 'true');
+  assert.match(enc.described || '', /does not parse at line/);
+  await page.fill('#enc-json', good);
+  await page.waitForFunction(() => /decoded back below/.test(document.getElementById('enc-status').textContent));
+  assert.deepEqual(await tied(page, '#enc-json'), { invalid: null, described: null });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});

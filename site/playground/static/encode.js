@@ -114,11 +114,11 @@ export async function loadExample() {
   const v = $('ex-ver').value.trim();
   if (!/^\d+$/.test(v) || +v > 32767) {
     // As decode mode's Version: an int16 from 0, never cut to 16 bits.
-    showError($('enc-error'), 'The version ' + (v || '(empty)') + ' is not one: a version is a whole number from 0 to 32767.');
+    showError($('enc-error'), 'The version ' + (v || '(empty)') + ' is not one: a version is a whole number from 0 to 32767.', $('ex-ver'));
     return;
   }
   const js = await rpc('example', +$('ex-api').value, +$('ex-ver').value, $('ex-dir').value === 'response');
-  if (!js) { showError($('enc-error'), 'No example: ' + $('ex-dir').value + ' version ' + $('ex-ver').value + ' is not defined for this API.'); return; }
+  if (!js) { showError($('enc-error'), 'No example: ' + $('ex-dir').value + ' version ' + $('ex-ver').value + ' is not defined for this API.', $('ex-ver')); return; }
   replaceJSON(js, 'The example');
   runEncode();
 }
