@@ -169,3 +169,32 @@ test('#5: an error marks its field invalid and describes it, in decode and encod
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+test('#6: an encode error\'s place is a button named for where it goes, working with Enter and Space', { timeout: 120_000 }, async () => {
+  const page = await open('#mode=encode&api=18&v=3&dir=request');
+  await page.waitForFunction(() => /decoded back below/.test(document.getElementById('enc-status').textContent), null, { timeout: 30_000 });
+  const good = await page.inputValue('#enc-json');
+  const lines = good.split('\n');
+  const bad = lines.map((l, i) => (i === 3 ? l.replace('":', '" ') : l)).join('\n');
+  await page.fill('#enc-json', bad);
+  await page.waitForFunction(() => !document.getElementById('enc-error').hidden);
+  const err = await page.textContent('#enc-error');
+  assert.doesNotMatch(err, /click/i, 'mouse-only wording');
+  assert.equal(await page.getAttribute('#enc-error', 'tabindex'), null, 'the alert itself is no tab stop');
+  const go = page.getByRole('button', { name: /^Go to line 4, column \d+ in the JSON$/ });
+  assert.equal(await go.count(), 1, 'no button to the error\'s place');
+  const col = +/column (\d+)/.exec(await go.textContent())[1];
+  const want = lines.slice(0, 3).join('\n').length + 1 + col - 1;
+  for (const key of ['Space', 'Enter']) {
+    await page.$eval('#enc-json', (t) => t.setSelectionRange(0, 0));
+    await go.focus();
+    await page.keyboard.press(key);
+    const sel = await page.$eval('#enc-json', (t) => [t.selectionStart, document.activeElement === t]);
+    assert.deepEqual(sel, [want, true], key);
+  }
+  await page.fill('#enc-json', good);
+  await page.waitForFunction(() => /decoded back below/.test(document.getElementById('enc-status').textContent));
+  assert.equal(await go.isVisible(), false);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});

@@ -112,8 +112,9 @@ $('enc-as-bytes').addEventListener('click', () => {
   putText(text, 'text from encode mode');
   decodeInput();
 });
+// The error's place: a button (Enter and Space), and a click on the error itself.
 $('enc-error').addEventListener('click', jumpToError);
-$('enc-error').addEventListener('keydown', (e) => { if (e.key === 'Enter') jumpToError(); });
+$('enc-error-go').addEventListener('click', jumpToError);
 $('enc-json').addEventListener('scroll', drawLines, { passive: true });
 $('enc-nosize').addEventListener('change', runEncode);
 $('enc-decode').addEventListener('click', () => {

@@ -263,12 +263,14 @@ async function encodeNow() {
     } else if (e.line) {
       // A syntax error: its line and column, and the place to jump to.
       at = boxed ? [indexOf(text, e.line, e.column), 1] : null;
-      showError($('enc-error'), 'The JSON does not parse at line ' + e.line + ', column ' + e.column + ': ' + e.syntax + '.' + (at ? ' Click here to go there.' : ''));
+      showError($('enc-error'), 'The JSON does not parse at line ' + e.line + ', column ' + e.column + ': ' + e.syntax + '.');
     } else {
-      showError($('enc-error'), (e.path ? 'At ' + e.path + (at ? ' (' + lineCol(text, at[0]) + ')' : '') + ': ' : '') + e.message +
-        (at ? '. Click here to go there.' : ''));
+      showError($('enc-error'), (e.path ? 'At ' + e.path + (at ? ' (' + lineCol(text, at[0]) + ')' : '') + ': ' : '') + e.message);
     }
     st.encErrorAt = at;
+    // The way there is a button named for where it goes.
+    $('enc-error-go').textContent = at ? 'Go to ' + lineCol(text, at[0]) + ' in the JSON' : '';
+    $('enc-error-jump').hidden = !at;
     $('enc-status').textContent = 'Not encoded: the error is above.';
     document.body.dataset.encError = String(gen);
     $('enc-hex').textContent = '';
@@ -278,6 +280,7 @@ async function encodeNow() {
     return;
   }
   showError($('enc-error'), '');
+  $('enc-error-jump').hidden = true;
   st.encErrorAt = null;
   $('enc-status').textContent = r.bytes.length + ' bytes; decoding them back…';
   st.encoded = r.bytes;
