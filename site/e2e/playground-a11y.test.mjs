@@ -198,3 +198,28 @@ test('#6: an encode error\'s place is a button named for where it goes, working 
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+async function decoded(page, act) {
+  const before = await page.evaluate(() => document.body.dataset.decoded || '');
+  await act();
+  await page.waitForFunction((b) => (document.body.dataset.decoded || '') !== b, before, { timeout: 120_000 });
+}
+
+test('#9: the capture table is one tab stop, its rows named, the arrow keys moving the stop', { timeout: 120_000 }, async () => {
+  const page = await open();
+  await decoded(page, () => page.setInputFiles('#file', CAPTURE));
+  await page.waitForFunction(() => document.querySelectorAll('#cap-table tbody tr').length > 5);
+  const stops = () => page.$$eval('#cap-table tbody tr', (rows) => rows.filter((r) => r.tabIndex >= 0).map((r) => r.dataset.exchange));
+  assert.equal((await stops()).length, 1, 'tab stops among the rows');
+  // Tab from the stop leaves the table at once.
+  await page.focus('#cap-table tbody tr[tabindex="0"]');
+  const name = await page.evaluate(() => document.activeElement.getAttribute('aria-label'));
+  assert.match(name || '', /^Exchange \d+: \S+ v\d+/);
+  await decoded(page, () => page.keyboard.press('ArrowDown'));
+  const now = await page.evaluate(() => document.activeElement.dataset.exchange);
+  assert.deepEqual(await stops(), [now], 'the row moved to is the stop');
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => !!document.activeElement.closest('#cap-table tbody')), false, 'Tab went to another row');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
