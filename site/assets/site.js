@@ -265,7 +265,10 @@
       if (i >= 0 && shown[i]) { box.setAttribute("aria-activedescendant", shown[i].id); shown[i].scrollIntoView({ block: "nearest" }); }
       else box.removeAttribute("aria-activedescendant");
     };
-    var close = function () { drop.hidden = true; box.setAttribute("aria-expanded", "false"); setActive(-1); };
+    // The number of results is said (a status) as they change.
+    var qCount = document.getElementById("q-count");
+    var say = function (text) { if (qCount && qCount.textContent !== text) qCount.textContent = text; };
+    var close = function () { drop.hidden = true; box.setAttribute("aria-expanded", "false"); setActive(-1); say(""); };
     var run = function () {
       var text = box.value;
       if (!text.trim()) { close(); return; }
@@ -286,6 +289,7 @@
         drop.hidden = false;
         box.setAttribute("aria-expanded", "true");
         setActive(hits.length ? 0 : -1);
+        say(hits.length ? hits.length + " result" + (hits.length === 1 ? "" : "s") + (hits.length > 8 ? ", the first 8 listed" : "") : "No results");
       }, function () { close(); });
     };
     box.addEventListener("input", run);

@@ -183,3 +183,56 @@ test("the decoded tree is one tab stop whose arrow keys move focus and selection
   assert.deepEqual(active, ["gridcell", "true", true]);
   await ctx.close();
 });
+
+// contrast is the WCAG contrast of two CSS colours (rgb or rgba, opaque).
+const contrastOf = (page, el, pseudo) => el.evaluate((e, pseudo) => {
+  const rgb = (s) => s.match(/[\d.]+/g).map(Number);
+  const lum = ([r, g, b]) => {
+    const f = (c) => ((c /= 255) <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  let bg = null;
+  for (let x = e; x && !bg; x = x.parentElement) {
+    const c = rgb(getComputedStyle(x).backgroundColor);
+    if (c.length < 4 || c[3] > 0) bg = c;
+  }
+  const fgc = getComputedStyle(e, pseudo), c = rgb(fgc.color), a = (c.length > 3 ? c[3] : 1) * Number(fgc.opacity);
+  const b = bg || [255, 255, 255];
+  const fg = c.slice(0, 3).map((v, i) => v * a + b[i] * (1 - a));
+  const l1 = lum(fg), l2 = lum(b);
+  return (Math.max(l1, l2) + 0.05) / (Math.min(l1, l2) + 0.05);
+}, pseudo);
+
+// The search box (a11y review #11, #13) and the header's section links
+// (#14): the placeholder readable in both schemes, the number of results
+// said, and aria-current="page" only on a link to the page itself.
+test("search: placeholder contrast, results counted aloud; aria-current only on the current page", async () => {
+  for (const colorScheme of ["light", "dark"]) {
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme });
+    const page = await ctx.newPage();
+    await page.goto(server.url + "api/produce/v9.html");
+    const ratio = await contrastOf(page, page.locator("#q"), "::placeholder");
+    assert.ok(ratio >= 4.5, `${colorScheme}: the search placeholder's contrast is ${ratio.toFixed(2)}`);
+    await ctx.close();
+  }
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await ctx.newPage();
+  await page.goto(server.url + "api/produce/v9.html");
+  // The header's APIs link goes to the index, not this page.
+  assert.equal(await page.locator("nav.sections a[aria-current='page']").count(), 0);
+  assert.equal(await page.locator("nav.sections a[aria-current='true']").textContent(), "APIs");
+  await page.goto(server.url + "index.html");
+  assert.equal(await page.locator("nav.sections a[aria-current='page']").textContent(), "APIs");
+  await page.fill("#q", "fetch");
+  await page.waitForFunction(() => !document.getElementById("q-results").hidden);
+  const status = page.locator("form.search [role=status]");
+  assert.equal(await status.count(), 1, "no status in the search form");
+  const n = await page.locator("#q-results [role=option]").count();
+  await page.waitForFunction(() => /\d+ results?/.test(document.querySelector("form.search [role=status]").textContent));
+  assert.match(await status.textContent(), new RegExp("^\\d+ results?"));
+  assert.ok(n > 0);
+  await page.fill("#q", "zzzzqqq");
+  await page.waitForFunction(() => document.querySelector("form.search [role=status]").textContent === "No results", null, { timeout: 5000 })
+    .catch(async () => assert.fail(await status.textContent()));
+  await ctx.close();
+});
