@@ -223,3 +223,68 @@ test('#9: the capture table is one tab stop, its rows named, the arrow keys movi
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+// contrast is the WCAG contrast of an element's colour (or its
+// placeholder's) on the background behind it.
+const contrast = (page, sel, pseudo) => page.$eval(sel, (e, pseudo) => {
+  const rgb = (s) => s.match(/[\d.]+/g).map(Number);
+  const lum = ([r, g, b]) => {
+    const f = (c) => ((c /= 255) <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  let bg = null;
+  for (let x = e; x && !bg; x = x.parentElement) {
+    const c = rgb(getComputedStyle(x).backgroundColor);
+    if (c.length < 4 || c[3] > 0) bg = c;
+  }
+  const cs = getComputedStyle(e, pseudo), c = rgb(cs.color), a = (c.length > 3 ? c[3] : 1) * Number(cs.opacity);
+  const b = (bg || [255, 255, 255]).slice(0, 3), fg = c.slice(0, 3).map((v, i) => v * a + b[i] * (1 - a));
+  const l1 = lum(fg), l2 = lum(b);
+  return (Math.max(l1, l2) + 0.05) / (Math.min(l1, l2) + 0.05);
+}, pseudo);
+
+test('#10 #11 #15: the modes are a tabs pattern (one stop, arrow keys, a mark in forced colours), placeholders readable, the hex dump a group', { timeout: 120_000 }, async () => {
+  const page = await open('#hex=' + QUICK);
+  await ready(page);
+  const tabs = () => page.$$eval('[role=tab]', (ts) => ts.map((t) => [t.id, t.tabIndex, t.getAttribute('aria-selected')]));
+  assert.deepEqual(await tabs(), [['mode-decode', 0, 'true'], ['mode-encode', -1, 'false']]);
+  await page.focus('#mode-decode');
+  await page.keyboard.press('ArrowRight');
+  await page.waitForFunction(() => !document.getElementById('encode-pane').hidden);
+  assert.deepEqual(await tabs(), [['mode-decode', -1, 'false'], ['mode-encode', 0, 'true']]);
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'mode-encode');
+  await page.keyboard.press('ArrowLeft');
+  await page.waitForFunction(() => !document.getElementById('decode-pane').hidden);
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'mode-decode');
+  // Under forced colours the selected tab differs by more than its weight.
+  await page.emulateMedia({ forcedColors: 'active' });
+  const look = (id) => page.$eval(id, (b) => { const c = getComputedStyle(b); return [c.textDecorationLine, c.borderTopWidth, c.borderTopColor].join(' '); });
+  assert.notEqual(await look('#mode-decode'), await look('#mode-encode'));
+  await page.emulateMedia({ forcedColors: 'none' });
+  // Placeholders: 4.5:1 in both schemes.
+  for (const colorScheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme });
+    for (const sel of ['#ver', '#input', '#cap-client']) {
+      const r = await contrast(page, sel, '::placeholder');
+      assert.ok(r >= 4.5, `${colorScheme}: ${sel}'s placeholder contrast is ${r.toFixed(2)}`);
+    }
+  }
+  // The hex dump's name goes with a role.
+  assert.equal(await page.getAttribute('#hex', 'role'), 'group');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('#12: the storage view\'s record JSON, a box that scrolls, takes the focus', { timeout: 180_000 }, async () => {
+  const page = await open();
+  const dir = join(root, 'testdata', 'storage', 'logdir', '__consumer_offsets-7');
+  await page.setInputFiles('#file', ['00000000000000000000.log', '00000000000000000000.index', '00000000000000000000.timeindex', 'leader-epoch-checkpoint'].map((f) => join(dir, f)));
+  await page.waitForFunction(() => !document.getElementById('storage').hidden && document.querySelector('#st-record pre.pg-st-text') &&
+    !/^Reading/.test(document.getElementById('status').textContent), null, { timeout: 120_000 });
+  const pre = await page.$eval('#st-record pre.pg-st-text', (p) => [p.tabIndex, p.getAttribute('role'), p.getAttribute('aria-label')]);
+  assert.deepEqual(pre, [0, 'region', 'record as JSON']);
+  // One tab stop among the records.
+  assert.equal(await page.$$eval('#st-table tbody tr', (rows) => rows.filter((r) => r.tabIndex >= 0).length), 1);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});

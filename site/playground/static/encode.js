@@ -20,6 +20,9 @@ const LOCATE_MAX = 8 << 20;
 export function setMode(m) {
   $('mode-decode').setAttribute('aria-selected', String(m === 'decode'));
   $('mode-encode').setAttribute('aria-selected', String(m === 'encode'));
+  // The tabs pattern: the selected tab is the one tab stop.
+  $('mode-decode').tabIndex = m === 'decode' ? 0 : -1;
+  $('mode-encode').tabIndex = m === 'encode' ? 0 : -1;
   $('decode-pane').hidden = m !== 'decode';
   $('encode-pane').hidden = m !== 'encode';
   showLink(m);

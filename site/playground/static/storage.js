@@ -267,5 +267,11 @@ export async function pickRecord(id) {
     }
     box.appendChild(sec);
   }
-  if (r.json) box.appendChild(el('pre', 'pg-st-text', r.json));
+  if (r.json) {
+    // A box that scrolls takes the focus, so the keys can scroll it.
+    const pre = box.appendChild(el('pre', 'pg-st-text', r.json));
+    pre.tabIndex = 0;
+    pre.setAttribute('role', 'region');
+    pre.setAttribute('aria-label', 'record as JSON');
+  }
 }
