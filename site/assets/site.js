@@ -563,6 +563,9 @@
     // The tree's keys: up and down to the item shown before or after the
     // focused one, right to open it (or into it), left to close it (or up
     // to its parent), Home and End; Enter and Space open or close.
+    // fold opens or closes an item at once (the details' toggle event,
+    // which a click on its summary fires, comes a task later).
+    var fold = function (li, d, open) { d.open = open; li.setAttribute("aria-expanded", String(open)); };
     if (tree) {
       tree.addEventListener("keydown", function (ev) {
         var li = ev.target.closest && ev.target.closest("li[role=treeitem]");
@@ -574,9 +577,9 @@
           case "ArrowUp": to = shown[i - 1]; break;
           case "Home": to = shown[0]; break;
           case "End": to = shown[shown.length - 1]; break;
-          case "ArrowRight": if (d && !d.open) d.open = true; else if (d) to = shown[i + 1]; break;
-          case "ArrowLeft": if (d && d.open) d.open = false; else to = li.parentElement.closest("li[role=treeitem]"); break;
-          case "Enter": case " ": if (d) d.open = !d.open; break;
+          case "ArrowRight": if (d && !d.open) fold(li, d, true); else if (d) to = shown[i + 1]; break;
+          case "ArrowLeft": if (d && d.open) fold(li, d, false); else to = li.parentElement.closest("li[role=treeitem]"); break;
+          case "Enter": case " ": if (d) fold(li, d, !d.open); break;
           default: return;
         }
         ev.preventDefault();
