@@ -316,7 +316,14 @@ type page struct {
 	JS    string
 	Icon  string
 	Nav   string // which top-level section is current
+	Here  bool   // the page is its section's own (the header's link to the section is this page)
 	Body  any
+}
+
+// navPages are the pages the header's section links go to, by section.
+var navPages = map[string]string{
+	"index": "index.html", "protocol": "protocol.html", "types": "types.html", "records": "records.html",
+	"errors": "errors.html", "internal": "internal.html", "rules": "rules/index.html", "jsonapi": "json-api.html",
 }
 
 func (b *builder) render(name, rel string, p page) error {
@@ -325,6 +332,7 @@ func (b *builder) render(name, rel string, p page) error {
 	p.CSS = p.Root + b.css
 	p.JS = p.Root + b.js
 	p.Icon = p.Root + b.icon
+	p.Here = p.Nav != "" && navPages[p.Nav] == rel
 	var buf bytes.Buffer
 	buf.Grow(64 << 10)
 	if err := b.tmpl[name].ExecuteTemplate(&buf, "base", p); err != nil {

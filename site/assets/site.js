@@ -265,7 +265,10 @@
       if (i >= 0 && shown[i]) { box.setAttribute("aria-activedescendant", shown[i].id); shown[i].scrollIntoView({ block: "nearest" }); }
       else box.removeAttribute("aria-activedescendant");
     };
-    var close = function () { drop.hidden = true; box.setAttribute("aria-expanded", "false"); setActive(-1); };
+    // The number of results is said (a status) as they change.
+    var qCount = document.getElementById("q-count");
+    var say = function (text) { if (qCount && qCount.textContent !== text) qCount.textContent = text; };
+    var close = function () { drop.hidden = true; box.setAttribute("aria-expanded", "false"); setActive(-1); say(""); };
     var run = function () {
       var text = box.value;
       if (!text.trim()) { close(); return; }
@@ -286,6 +289,7 @@
         drop.hidden = false;
         box.setAttribute("aria-expanded", "true");
         setActive(hits.length ? 0 : -1);
+        say(hits.length ? hits.length + " result" + (hits.length === 1 ? "" : "s") + (hits.length > 8 ? ", the first 8 listed" : "") : "No results");
       }, function () { close(); });
     };
     box.addEventListener("input", run);
@@ -472,7 +476,50 @@
           (cell && t.classList.contains("kw-cell") ? " · cell " + t.querySelector(".kw-label").textContent + " [" + t.getAttribute("data-start") + ", " + t.getAttribute("data-end") + ")" : "");
       }
       sec.cur = t.classList.contains("kw-cell") ? t : cell;
+      // The grid holding the cell names it as its active descendant, and
+      // the tree's item for the node is selected and its one tab stop.
+      sec.querySelectorAll(".kw-grid").forEach(function (g, i) { activeCell(g, g.contains(sec.cur) ? sec.cur : null, sec.id + "-cell" + i); });
+      if (tn) current(tn.closest("li"));
     };
+    var activeCell = function (g, c, id) {
+      var old = document.getElementById(id);
+      if (old && old !== c) old.removeAttribute("id");
+      if (c) { c.id = id; g.setAttribute("aria-activedescendant", id); } else g.removeAttribute("aria-activedescendant");
+    };
+    // The tree is one composite (ARIA's tree pattern): its items are the
+    // list items, named by their node's line, the selected one the only
+    // tab stop (roving tabindex); focus and selection move together.
+    var treebox = sec.querySelector(".treebox"), tree = treebox && treebox.querySelector("ul.tree");
+    var items = [], cur = null;
+    var current = function (li) {
+      if (!li || li === cur || !tree || !tree.contains(li)) return;
+      if (cur) { cur.tabIndex = -1; cur.setAttribute("aria-selected", "false"); }
+      cur = li;
+      li.tabIndex = 0;
+      li.setAttribute("aria-selected", "true");
+    };
+    if (tree) {
+      tree.setAttribute("role", "tree");
+      tree.setAttribute("aria-label", treebox.getAttribute("aria-label"));
+      treebox.removeAttribute("tabindex"); // the tree's item is the stop, and scrolls it
+      tree.querySelectorAll("ul").forEach(function (u) { u.setAttribute("role", "group"); });
+      tree.querySelectorAll("summary").forEach(function (s) { s.tabIndex = -1; });
+      items = Array.prototype.slice.call(tree.querySelectorAll("li"));
+      items.forEach(function (li, i) {
+        var tn = li.querySelector(".tn"), d = li.querySelector(":scope > details");
+        li.setAttribute("role", "treeitem");
+        li.setAttribute("aria-selected", "false");
+        li.tabIndex = i === 0 ? 0 : -1;
+        tn.id = sec.id + "-tn-" + tn.getAttribute("data-node");
+        li.setAttribute("aria-labelledby", tn.id);
+        if (d) li.setAttribute("aria-expanded", String(d.open));
+      });
+      cur = items[0];
+      tree.addEventListener("toggle", function (ev) {
+        var li = ev.target.parentElement;
+        if (li && li.getAttribute("role") === "treeitem") li.setAttribute("aria-expanded", String(ev.target.open));
+      }, true);
+    }
     sec.addEventListener("mouseover", function (ev) {
       var t = ev.target.closest("[data-node]");
       if (t) mark(lit, "kw-hl", t.getAttribute("data-node"));
@@ -483,6 +530,7 @@
       if (!t) return;
       if (t.classList.contains("tn") && ev.target.closest("summary")) ev.preventDefault(); // select, do not fold
       select(t);
+      if (t.classList.contains("tn") && cur) cur.focus(); // the keys go on from the node clicked
     });
     sec.querySelectorAll(".kw-grid").forEach(function (grid) {
       grid.addEventListener("keydown", function (ev) {
@@ -505,22 +553,37 @@
           case "ArrowUp": next = cur ? covering(at - 4) : cells[0]; break;
           case "Home": next = cells[0]; break;
           case "End": next = cells[cells.length - 1]; break;
-          case "Escape": mark(picked, "kw-sel", null); sec.cur = null; if (note) note.textContent = ""; ev.preventDefault(); return;
+          case "Escape": mark(picked, "kw-sel", null); sec.cur = null; activeCell(grid, null, grid.getAttribute("aria-activedescendant") || "-"); if (note) note.textContent = ""; ev.preventDefault(); return;
           default: return;
         }
         ev.preventDefault();
         if (next) { select(next); next.scrollIntoView({ block: "nearest" }); }
       });
     });
-    var treebox = sec.querySelector(".treebox");
-    if (treebox) {
-      treebox.addEventListener("keydown", function (ev) {
-        if (ev.key !== "ArrowDown" && ev.key !== "ArrowUp") return;
-        var tns = Array.prototype.slice.call(treebox.querySelectorAll(".tn")).filter(function (e) { return e.offsetParent !== null; });
-        var i = picked.length ? tns.indexOf(treebox.querySelector(".tn.kw-sel")) : -1;
-        i = ev.key === "ArrowDown" ? Math.min(tns.length - 1, i + 1) : Math.max(0, i - 1);
+    // The tree's keys: up and down to the item shown before or after the
+    // focused one, right to open it (or into it), left to close it (or up
+    // to its parent), Home and End; Enter and Space open or close.
+    // fold opens or closes an item at once (the details' toggle event,
+    // which a click on its summary fires, comes a task later).
+    var fold = function (li, d, open) { d.open = open; li.setAttribute("aria-expanded", String(open)); };
+    if (tree) {
+      tree.addEventListener("keydown", function (ev) {
+        var li = ev.target.closest && ev.target.closest("li[role=treeitem]");
+        if (!li || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+        var shown = items.filter(function (e) { return e.querySelector(".tn").offsetParent !== null; });
+        var i = shown.indexOf(li), d = li.querySelector(":scope > details"), to = null;
+        switch (ev.key) {
+          case "ArrowDown": to = shown[i + 1]; break;
+          case "ArrowUp": to = shown[i - 1]; break;
+          case "Home": to = shown[0]; break;
+          case "End": to = shown[shown.length - 1]; break;
+          case "ArrowRight": if (d && !d.open) fold(li, d, true); else if (d) to = shown[i + 1]; break;
+          case "ArrowLeft": if (d && d.open) fold(li, d, false); else to = li.parentElement.closest("li[role=treeitem]"); break;
+          case "Enter": case " ": if (d) fold(li, d, !d.open); break;
+          default: return;
+        }
         ev.preventDefault();
-        if (tns[i]) select(tns[i]);
+        if (to) { select(to.querySelector(".tn")); to.focus(); }
       });
     }
   });

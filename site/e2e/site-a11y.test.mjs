@@ -14,7 +14,10 @@ import { join } from "node:path";
 import { tempDir, buildCLI, serve, launch, repo } from "./helpers-site.mjs";
 
 const axeSource = readFileSync(join(repo, "site", "node_modules", "axe-core", "axe.min.js"), "utf8");
-const rules = ["scrollable-region-focusable", "landmark-unique", "aria-allowed-attr", "aria-prohibited-attr", "aria-allowed-role"];
+// target-size (WCAG 2.2's 2.5.8): the trees' rows and internal.html's
+// version links were under 24 px, stacked with no space between them.
+const rules = ["scrollable-region-focusable", "landmark-unique", "aria-allowed-attr", "aria-prohibited-attr", "aria-allowed-role",
+  "target-size", "aria-required-parent", "aria-required-children", "nested-interactive"];
 
 let tmp, server, browser;
 
@@ -38,6 +41,7 @@ const pages = [
   "api/sharefetch/v2.html", "api/produce/v13.html", "api/fetch/v4.html", "api/fetch/index.html",
   "internal/consumer_offsets/offsetcommitvalue/v4.html", "internal/consumer_offsets/offsetcommitvalue/index.html", "internal.html",
   "index.html", "errors.html", "records.html", "protocol.html", "types.html", "json-api.html",
+  "api/produce/v9.html", "api/metadata/v0.html",
 ];
 
 test("scrolling boxes take focus and landmarks have distinct names (axe-core)", { timeout: 300000 }, async () => {
@@ -49,7 +53,10 @@ test("scrolling boxes take focus and landmarks have distinct names (axe-core)", 
       const resp = await page.goto(server.url + path);
       assert.equal(resp.status(), 200, path);
       await page.evaluate(axeSource);
-      const res = await page.evaluate((ids) => window.axe.run(document, { runOnly: { type: "rule", values: ids }, resultTypes: ["violations"] }), rules);
+      // target-size at a laptop's width only: at 390 px the index's stacked
+      // rows and the hex dumps' summaries still fall short (not yet mended).
+      const ids = width === 1280 ? rules : rules.filter((r) => r !== "target-size");
+      const res = await page.evaluate((ids) => window.axe.run(document, { runOnly: { type: "rule", values: ids }, resultTypes: ["violations"] }), ids);
       for (const v of res.violations) {
         found.push(`${path} at ${width}px: ${v.id}: ` + v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ") + (v.nodes.length > 3 ? ` and ${v.nodes.length - 3} more` : ""));
       }
@@ -121,4 +128,111 @@ test("the JSON examples' colours have contrast in dark and light pages", { timeo
     await ctx.close();
   }
   assert.deepEqual(found, []);
+});
+
+// The decoded tree is one composite, ARIA's tree (a11y review #7): one tab
+// stop (the selected item, roving tabindex), every node an item the arrow
+// keys reach, leaves too, focus and selection moving together from the
+// focused item, a click moving both; the grid names its selected cell as
+// its active descendant.
+test("the decoded tree is one tab stop whose arrow keys move focus and selection together", async () => {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await ctx.newPage();
+  await page.goto(server.url + "api/produce/v9.html");
+  const sec = page.locator("section#request");
+  // Tab stops inside the tree box: one.
+  const stops = await sec.locator(".treebox").evaluate((b) => [...b.querySelectorAll("a, summary, [tabindex]")].filter((e) => e.tabIndex >= 0 && !e.closest("details:not([open]) > :not(summary)")).length);
+  assert.equal(stops, 1, "tab stops in the tree");
+  assert.equal(await sec.locator(".treebox [role=tree]").count(), 1);
+  const focused = () => page.evaluate(() => {
+    const f = document.activeElement, name = f.getAttribute("aria-labelledby") && document.getElementById(f.getAttribute("aria-labelledby"));
+    return { role: f.getAttribute("role"), selected: f.getAttribute("aria-selected"), name: name ? name.querySelector(".tname").textContent : null,
+      picked: [...document.querySelectorAll("#request .tn.kw-sel .tname")].map((e) => e.textContent), leaf: !f.querySelector("details") };
+  });
+  await sec.locator(".treebox [role=tree] [tabindex='0']").focus();
+  const names = [];
+  for (let i = 0; i < 12; i++) {
+    await page.keyboard.press("ArrowDown");
+    const f = await focused();
+    assert.equal(f.role, "treeitem");
+    assert.equal(f.selected, "true");
+    assert.deepEqual(f.picked, [f.name], "the focused item is the one selected");
+    names.push(f.name + (f.leaf ? "" : "/"));
+  }
+  assert.ok(names.includes("acks") && names.includes("timeoutMs"), "leaf fields are reached: " + names.join(" "));
+  // A click on a leaf moves the focus there, and the keys go on from it.
+  await sec.locator('.tn:has(.tname:text-is("transactionalId"))').click();
+  assert.equal((await focused()).name, "transactionalId");
+  await page.keyboard.press("ArrowDown");
+  assert.equal((await focused()).name, "acks");
+  // Left goes up to the parent; Left again closes it, Right opens it.
+  await page.keyboard.press("ArrowLeft");
+  const parent = await focused();
+  assert.ok(!parent.leaf, parent.name);
+  await page.keyboard.press("ArrowLeft");
+  assert.equal(await page.evaluate(() => document.activeElement.getAttribute("aria-expanded")), "false");
+  await page.keyboard.press("ArrowRight");
+  assert.equal(await page.evaluate(() => document.activeElement.getAttribute("aria-expanded")), "true");
+  // The grid: its selected cell is its active descendant.
+  await sec.locator(".kw-grid").first().focus();
+  await page.keyboard.press("ArrowRight");
+  const active = await sec.locator(".kw-grid").first().evaluate((g) => {
+    const c = document.getElementById(g.getAttribute("aria-activedescendant") || "-");
+    return c && [c.getAttribute("role"), c.getAttribute("aria-selected"), g.contains(c)];
+  });
+  assert.deepEqual(active, ["gridcell", "true", true]);
+  await ctx.close();
+});
+
+// contrast is the WCAG contrast of two CSS colours (rgb or rgba, opaque).
+const contrastOf = (page, el, pseudo) => el.evaluate((e, pseudo) => {
+  const rgb = (s) => s.match(/[\d.]+/g).map(Number);
+  const lum = ([r, g, b]) => {
+    const f = (c) => ((c /= 255) <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  let bg = null;
+  for (let x = e; x && !bg; x = x.parentElement) {
+    const c = rgb(getComputedStyle(x).backgroundColor);
+    if (c.length < 4 || c[3] > 0) bg = c;
+  }
+  const fgc = getComputedStyle(e, pseudo), c = rgb(fgc.color), a = (c.length > 3 ? c[3] : 1) * Number(fgc.opacity);
+  const b = bg || [255, 255, 255];
+  const fg = c.slice(0, 3).map((v, i) => v * a + b[i] * (1 - a));
+  const l1 = lum(fg), l2 = lum(b);
+  return (Math.max(l1, l2) + 0.05) / (Math.min(l1, l2) + 0.05);
+}, pseudo);
+
+// The search box (a11y review #11, #13) and the header's section links
+// (#14): the placeholder readable in both schemes, the number of results
+// said, and aria-current="page" only on a link to the page itself.
+test("search: placeholder contrast, results counted aloud; aria-current only on the current page", async () => {
+  for (const colorScheme of ["light", "dark"]) {
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme });
+    const page = await ctx.newPage();
+    await page.goto(server.url + "api/produce/v9.html");
+    const ratio = await contrastOf(page, page.locator("#q"), "::placeholder");
+    assert.ok(ratio >= 4.5, `${colorScheme}: the search placeholder's contrast is ${ratio.toFixed(2)}`);
+    await ctx.close();
+  }
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await ctx.newPage();
+  await page.goto(server.url + "api/produce/v9.html");
+  // The header's APIs link goes to the index, not this page.
+  assert.equal(await page.locator("nav.sections a[aria-current='page']").count(), 0);
+  assert.equal(await page.locator("nav.sections a[aria-current='true']").textContent(), "APIs");
+  await page.goto(server.url + "index.html");
+  assert.equal(await page.locator("nav.sections a[aria-current='page']").textContent(), "APIs");
+  await page.fill("#q", "fetch");
+  await page.waitForFunction(() => !document.getElementById("q-results").hidden);
+  const status = page.locator("form.search [role=status]");
+  assert.equal(await status.count(), 1, "no status in the search form");
+  const n = await page.locator("#q-results [role=option]").count();
+  await page.waitForFunction(() => /\d+ results?/.test(document.querySelector("form.search [role=status]").textContent));
+  assert.match(await status.textContent(), new RegExp("^\\d+ results?"));
+  assert.ok(n > 0);
+  await page.fill("#q", "zzzzqqq");
+  await page.waitForFunction(() => document.querySelector("form.search [role=status]").textContent === "No results", null, { timeout: 5000 })
+    .catch(async () => assert.fail(await status.textContent()));
+  await ctx.close();
 });

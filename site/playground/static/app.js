@@ -86,6 +86,15 @@ $('file').addEventListener('change', () => { const fs = [...$('file').files]; $(
 $('st-topic').addEventListener('change', () => { if (st.storage) openStorage(st.storage.files, $('st-topic').value, ++st.gen); });
 $('mode-decode').addEventListener('click', () => { if ($('decode-pane').hidden) newLink(); setMode('decode'); });
 $('mode-encode').addEventListener('click', () => { if (!$('decode-pane').hidden) newLink(); enterEncode(); });
+// The mode tabs' keys (ARIA's tabs pattern): the arrows, Home and End
+// move to the other tab and select it.
+document.querySelector('.pg-modes').addEventListener('keydown', (e) => {
+  if (!['ArrowLeft', 'ArrowRight', 'Home', 'End'].includes(e.key)) return;
+  e.preventDefault();
+  const to = $(e.key === 'Home' || (e.key !== 'End' && e.target.id === 'mode-encode') ? 'mode-decode' : 'mode-encode');
+  to.focus();
+  if (to.getAttribute('aria-selected') !== 'true') to.click();
+});
 $('ex-load').addEventListener('click', () => { newLink(); loadExample(); });
 $('enc-json').addEventListener('input', typed);
 // A large paste is kept out of the text box, as decode mode keeps one; it
@@ -112,8 +121,9 @@ $('enc-as-bytes').addEventListener('click', () => {
   putText(text, 'text from encode mode');
   decodeInput();
 });
+// The error's place: a button (Enter and Space), and a click on the error itself.
 $('enc-error').addEventListener('click', jumpToError);
-$('enc-error').addEventListener('keydown', (e) => { if (e.key === 'Enter') jumpToError(); });
+$('enc-error-go').addEventListener('click', jumpToError);
 $('enc-json').addEventListener('scroll', drawLines, { passive: true });
 $('enc-nosize').addEventListener('change', runEncode);
 $('enc-decode').addEventListener('click', () => {

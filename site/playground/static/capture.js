@@ -189,8 +189,11 @@ export function drawCapRows() {
   for (const x of rows.slice(0, CAP_SHOWN)) {
     const tr = el('tr');
     tr.dataset.exchange = x.i;
-    tr.tabIndex = 0;
+    tr.tabIndex = -1; // one row is the table's tab stop (rowKeys)
     if (x.i === c.current) tr.setAttribute('aria-current', 'true');
+    // A row's name, as a screen reader says it on focus: what it is.
+    tr.setAttribute('aria-label', 'Exchange ' + (x.i + 1) + ': ' + x.apiText + (x.version >= 0 ? ' v' + x.version : '') + (x.clientId ? ', client ' + x.clientId : '') +
+      (x.errorText ? ', error ' + x.errorText : '') + (x.latencyMs !== undefined ? ', ' + x.latencyMs.toFixed(3) + ' ms' : ''));
     if (x.errorText) tr.classList.add('pg-caperr');
     const part = inPart(x); // sides held only in part
     if (part) tr.classList.add('pg-cappart');
@@ -222,6 +225,7 @@ export function drawCapRows() {
     td.colSpan = COLS.length;
     body.appendChild(el('tr')).appendChild(td);
   }
+  rovingStop(body);
   $('cap-count').textContent = rows.length + ' of ' + c.rows.length + ' exchanges' + (rows.length > CAP_SHOWN ? ' (the first ' + CAP_SHOWN + ' shown)' : '');
 }
 
@@ -362,13 +366,28 @@ function frameLinks(p, own, other, otherPacket, to) {
   box.hidden = !box.childNodes.length;
 }
 
-// rowKeys lets the keyboard walk a table body's rows (each focusable) as
-// Wireshark's packet list does: up, down, page up, page down, home and end
-// focus another row and show it; Enter and Space show the focused one.
-// show(tr) shows a row. The capture's exchanges and the storage view's
-// records move alike.
+// rovingStop makes one row of a table body its tab stop when none is, the
+// row shown (aria-current) or else the first: Tab passes the table in one
+// press. (Rows come with tabindex -1; records stream in.)
+export function rovingStop(body) {
+  if (body.querySelector('tr[tabindex="0"]')) return;
+  const stop = body.querySelector('tr[aria-current][tabindex]') || body.querySelector('tr[tabindex]');
+  if (stop) stop.tabIndex = 0;
+}
+
+// rowKeys lets the keyboard walk a table body's rows as Wireshark's packet
+// list does: up, down, page up, page down, home and end focus another row
+// and show it; Enter and Space show the focused one. The row focused is
+// the table's one tab stop (roving tabindex). show(tr) shows a row. The
+// capture's exchanges and the storage view's records move alike.
 export function rowKeys(body, show) {
   const steps = { ArrowDown: 1, ArrowUp: -1, PageDown: 10, PageUp: -10, Home: -Infinity, End: Infinity };
+  body.addEventListener('focusin', (e) => {
+    const tr = e.target.closest('tr');
+    if (!tr || tr.parentNode !== body || !tr.hasAttribute('tabindex')) return;
+    for (const r of body.querySelectorAll('tr[tabindex="0"]')) if (r !== tr) r.tabIndex = -1;
+    tr.tabIndex = 0;
+  });
   body.addEventListener('keydown', (e) => {
     if (e.altKey || e.ctrlKey || e.metaKey) return;
     const tr = e.target.closest('tr');

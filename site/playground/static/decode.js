@@ -134,7 +134,7 @@ export async function decodeBytes(bytes, format, gen) {
     clearViews();
     status('');
     delete document.body.dataset.decoding;
-    showError($('input-error'), bad);
+    showError($('input-error'), bad, $('ver'));
     setLink(null);
     return;
   }

@@ -63,4 +63,22 @@ export const mb = (n) => (n / 1e6).toFixed(1) + ' MB';
 export function status(text) {
   $('status').textContent = shown(text);
 }
-export function showError(box, text) { box.hidden = !text; box.textContent = text ? shown(text) : ''; }
+// showError shows text in the error box box, or hides it (text empty).
+// The field the error is about (field, else the one the box's data-for
+// names) is marked invalid and described by the box, so that coming back
+// to it says the error again; cleared, it is neither.
+export function showError(box, text, field = box.dataset.for ? $(box.dataset.for) : null) {
+  const was = box.dataset.tied ? $(box.dataset.tied) : null;
+  if (was && (was !== field || !text)) {
+    was.removeAttribute('aria-invalid');
+    was.removeAttribute('aria-describedby');
+    delete box.dataset.tied;
+  }
+  if (text && field) {
+    field.setAttribute('aria-invalid', 'true');
+    field.setAttribute('aria-describedby', box.id);
+    box.dataset.tied = field.id;
+  }
+  box.hidden = !text;
+  box.textContent = text ? shown(text) : '';
+}

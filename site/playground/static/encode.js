@@ -20,6 +20,9 @@ const LOCATE_MAX = 8 << 20;
 export function setMode(m) {
   $('mode-decode').setAttribute('aria-selected', String(m === 'decode'));
   $('mode-encode').setAttribute('aria-selected', String(m === 'encode'));
+  // The tabs pattern: the selected tab is the one tab stop.
+  $('mode-decode').tabIndex = m === 'decode' ? 0 : -1;
+  $('mode-encode').tabIndex = m === 'encode' ? 0 : -1;
   $('decode-pane').hidden = m !== 'decode';
   $('encode-pane').hidden = m !== 'encode';
   showLink(m);
@@ -114,11 +117,11 @@ export async function loadExample() {
   const v = $('ex-ver').value.trim();
   if (!/^\d+$/.test(v) || +v > 32767) {
     // As decode mode's Version: an int16 from 0, never cut to 16 bits.
-    showError($('enc-error'), 'The version ' + (v || '(empty)') + ' is not one: a version is a whole number from 0 to 32767.');
+    showError($('enc-error'), 'The version ' + (v || '(empty)') + ' is not one: a version is a whole number from 0 to 32767.', $('ex-ver'));
     return;
   }
   const js = await rpc('example', +$('ex-api').value, +$('ex-ver').value, $('ex-dir').value === 'response');
-  if (!js) { showError($('enc-error'), 'No example: ' + $('ex-dir').value + ' version ' + $('ex-ver').value + ' is not defined for this API.'); return; }
+  if (!js) { showError($('enc-error'), 'No example: ' + $('ex-dir').value + ' version ' + $('ex-ver').value + ' is not defined for this API.', $('ex-ver')); return; }
   replaceJSON(js, 'The example');
   runEncode();
 }
@@ -263,12 +266,14 @@ async function encodeNow() {
     } else if (e.line) {
       // A syntax error: its line and column, and the place to jump to.
       at = boxed ? [indexOf(text, e.line, e.column), 1] : null;
-      showError($('enc-error'), 'The JSON does not parse at line ' + e.line + ', column ' + e.column + ': ' + e.syntax + '.' + (at ? ' Click here to go there.' : ''));
+      showError($('enc-error'), 'The JSON does not parse at line ' + e.line + ', column ' + e.column + ': ' + e.syntax + '.');
     } else {
-      showError($('enc-error'), (e.path ? 'At ' + e.path + (at ? ' (' + lineCol(text, at[0]) + ')' : '') + ': ' : '') + e.message +
-        (at ? '. Click here to go there.' : ''));
+      showError($('enc-error'), (e.path ? 'At ' + e.path + (at ? ' (' + lineCol(text, at[0]) + ')' : '') + ': ' : '') + e.message);
     }
     st.encErrorAt = at;
+    // The way there is a button named for where it goes.
+    $('enc-error-go').textContent = at ? 'Go to ' + lineCol(text, at[0]) + ' in the JSON' : '';
+    $('enc-error-jump').hidden = !at;
     $('enc-status').textContent = 'Not encoded: the error is above.';
     document.body.dataset.encError = String(gen);
     $('enc-hex').textContent = '';
@@ -278,6 +283,7 @@ async function encodeNow() {
     return;
   }
   showError($('enc-error'), '');
+  $('enc-error-jump').hidden = true;
   st.encErrorAt = null;
   $('enc-status').textContent = r.bytes.length + ' bytes; decoding them back…';
   st.encoded = r.bytes;

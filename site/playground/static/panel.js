@@ -6,7 +6,7 @@ import { $, el, shown } from './dom.js';
 import { rpcAt } from './rpc.js';
 import { st, GRID_ROW, LINE } from './state.js';
 import { Virtual } from './virtual.js';
-import { flatNode, within, overlaps, docsHref, frameName, limitText, drawGridRow, drawTreeRow, drawJSONLine, drawHexLine } from './views.js';
+import { flatNode, within, overlaps, docsHref, frameName, limitText, showValue, drawGridRow, drawTreeRow, drawJSONLine, drawHexLine } from './views.js';
 
 // showSelection shows p's selection in the selection bar, or hides the
 // bar (p null). The bar belongs to the mode on screen: encode mode's
@@ -18,6 +18,33 @@ export function showSelection(p) {
   st.active = p;
   $('selbar').hidden = !p;
   $('sel-desc').textContent = p ? p.desc : '';
+  if (!p) $('sel-live').textContent = '';
+}
+
+// The bar is fixed at the bottom of the window: the page keeps its height
+// clear when it scrolls what takes the focus into view (scroll-padding),
+// so a link or box tabbed to is never hidden under it (at 320 px wide the
+// bar wraps to two lines).
+new ResizeObserver(() => {
+  const bar = $('selbar');
+  document.documentElement.style.scrollPaddingBottom = bar.hidden ? '' : bar.offsetHeight + 8 + 'px';
+}).observe($('selbar'));
+
+// announce says a selection in the page's polite live region (#sel-live)
+// as the reference pages' note says theirs: a screen reader hears each
+// selection the arrow keys make in the grid, the tree or the JSON, whose
+// focus stays on the box (the rows in view are the only ones drawn). Only
+// the panel on screen speaks.
+function announce(p, text) {
+  if (st.active === p) $('sel-live').textContent = text;
+}
+
+// activeDescendant points box (the focused grid, tree or list) at el, the
+// element drawn for the selection, or at nothing when it is not drawn.
+function activeDescendant(box, el, id) {
+  const old = box.querySelector('#' + id);
+  if (old && old !== el) old.removeAttribute('id');
+  if (el) { el.id = id; box.setAttribute('aria-activedescendant', id); } else box.removeAttribute('aria-activedescendant');
 }
 
 export class Panel {
@@ -201,7 +228,17 @@ export class Panel {
   // paint marks, in every view, what the hovered and the selected node
   // cover. Hover is a tint; selection a solid outline: never the same.
   paint() {
-    const hl = this.hl, sel = this.sel, err = this.sum && this.sum.error;
+    const hl = this.hl, sel = this.sel, err = this.sum && this.sum.error, uid = 'pg' + this.slot;
+    for (const box of this.e.grids.querySelectorAll('.pg-gridbox')) {
+      const cells = sel ? box.querySelectorAll('.kw-cell[data-buf]') : [];
+      let at = null;
+      for (const c of cells) {
+        const s = { buf: +c.dataset.buf, start: +c.dataset.start, end: +c.dataset.end };
+        if (!within(s, sel)) continue;
+        if (!at || (sel.part && s.start === sel.part.start)) at = c;
+      }
+      activeDescendant(box, at, uid + '-grid' + box.dataset.buf + '-sel');
+    }
     for (const c of this.e.grids.querySelectorAll('.kw-cell[data-buf]')) {
       const s = { buf: +c.dataset.buf, start: +c.dataset.start, end: +c.dataset.end };
       c.classList.toggle('kw-hl', within(s, hl));
@@ -217,6 +254,7 @@ export class Panel {
       r.classList.toggle('pg-sel', !!sel && sel.node === id);
       r.setAttribute('aria-selected', String(!!sel && sel.node === id));
     }
+    activeDescendant(this.e.tree, sel ? this.e.tree.querySelector('.pg-row[aria-selected="true"]') : null, uid + '-tree-sel');
     for (const b of this.e.hex.querySelectorAll('.pg-byte')) {
       const o = +b.dataset.off, buf = +b.dataset.buf;
       b.classList.toggle('pg-hl', overlaps(buf, o, o + 1, hl));
@@ -230,6 +268,7 @@ export class Panel {
       r.classList.toggle('pg-sel', !!inLines(i, sel));
       r.setAttribute('aria-selected', String(!!inLines(i, sel)));
     }
+    activeDescendant(this.e.json, sel ? this.e.json.querySelector('.pg-row[aria-selected="true"]') : null, uid + '-json-sel');
   }
 
   // spanAt is the selection a view's element stands for: a node, with the
@@ -308,8 +347,14 @@ export class Panel {
         '  ' + (span.end - span.start) + ' bytes' + part);
       if (st.active === this) $('sel-desc').textContent = this.desc;
     }
+    const where = '[' + span.start + ', ' + span.end + ')' + (span.buf ? ' in buffer ' + span.buf : '') + ', ' + (span.end - span.start) + ' bytes';
+    if (span.node < 0 && this.sel === span) announce(this, 'Selected: bytes ' + where);
     if (span.node >= 0) {
       const r = await this.rpc('reveal', span.node);
+      if (r && this.sel === span) {
+        const n = flatNode(r.node), v = showValue(n);
+        announce(this, shown('Selected: ' + (path || n.name) + ', ' + n.type + (v ? ' = ' + v : '') + (n.valueName ? ' ' + n.valueName : '') + ', bytes ' + where + (part ? ', ' + part.trim() : '')));
+      }
       const tv = this.views.tree;
       tv.setCount(r.treeRows);
       if (from !== 'tree') await tv.scrollTo(r.treeIndex); else tv.update(true);

@@ -10,7 +10,7 @@ import { rpc, rpcProgress } from './rpc.js';
 import { st } from './state.js';
 import { drawGridRow, isTime, utcDate } from './views.js';
 import { clearViews } from './decode.js';
-import { closeCapture, frameOptions, rowKeys } from './capture.js';
+import { closeCapture, frameOptions, rowKeys, rovingStop } from './capture.js';
 import { setLink } from './link.js';
 
 // isStorageName says whether a file is named as Kafka names its files.
@@ -204,7 +204,8 @@ function appendRecords(recs) {
   for (const r of recs) {
     const tr = el('tr');
     tr.dataset.record = r.id;
-    tr.tabIndex = 0;
+    tr.tabIndex = -1; // one row is the table's tab stop (rowKeys)
+    tr.setAttribute('aria-label', 'Record at offset ' + r.offset + (r.marker ? ', ' + r.marker : ''));
     if (r.internalError) tr.classList.add('pg-st-bad');
     const internal = r.internal ? parseExact(r.internal) : null;
     const key = internal && internal.key ? JSON.stringify(internal.key) : r.key;
@@ -221,6 +222,7 @@ function appendRecords(recs) {
     rows.appendChild(tr);
   }
   body.appendChild(rows);
+  rovingStop(body);
 }
 
 // The keys walk the records as they walk a capture's exchanges.
@@ -265,5 +267,11 @@ export async function pickRecord(id) {
     }
     box.appendChild(sec);
   }
-  if (r.json) box.appendChild(el('pre', 'pg-st-text', r.json));
+  if (r.json) {
+    // A box that scrolls takes the focus, so the keys can scroll it.
+    const pre = box.appendChild(el('pre', 'pg-st-text', r.json));
+    pre.tabIndex = 0;
+    pre.setAttribute('role', 'region');
+    pre.setAttribute('aria-label', 'record as JSON');
+  }
 }
