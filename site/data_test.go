@@ -204,3 +204,16 @@ func TestPlaygroundExamplesAreCurrent(t *testing.T) {
 		}
 	}
 }
+
+// INVALID_PRODUCER_EPOCH (47) is abortable since KIP-588: its note must
+// not say what PRODUCER_FENCED (90) means. LISTENER_NOT_FOUND (72) is
+// about the leader's listeners, not the broker the request went to.
+func TestErrorNotesOfEpochAndListener(t *testing.T) {
+	n := errorNotes()
+	if s := n[47]; strings.Contains(s, "must stop") || !strings.Contains(s, "abort") {
+		t.Errorf("47's note describes a fenced producer: %q", s)
+	}
+	if s := n[72]; !strings.Contains(s, "leader") {
+		t.Errorf("72's note does not say whose listener is missing: %q", s)
+	}
+}
