@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/internal/render"
 )
 
 // pageRow is one field row as a version page shows it, with where.
@@ -249,4 +250,38 @@ func TestACLMeaningsAreAboutACLs(t *testing.T) {
 		}
 	})
 	reportRows(t, "a meaning on an ACL page that is not about ACLs", bad)
+}
+
+// The page's field table, the CLI's kwire schema and the API's
+// /api/schema/{api}/{version} show one version the same way: the same
+// fields, each with the same versions, nullable versions and tag, cut to
+// the structs enclosing it (render.FieldTable is the CLI's and the API's).
+func TestPageFieldsMatchTheSchemaTable(t *testing.T) {
+	n := 0
+	for _, a := range schema.APIs() {
+		for v := a.Valid().Lo; v <= a.Valid().Hi; v++ {
+			for _, m := range []*schema.Message{a.Request, a.Response} {
+				d := m.At(v)
+				if d == nil {
+					continue
+				}
+				page := fieldRows(a.Key, m.Name, d.Root, v, m.Flexible(v), "x")
+				table := render.FieldTable(m, v)
+				if len(page) != len(table) {
+					t.Errorf("%s v%d: the page shows %d fields, the schema table %d", m.Name, v, len(page), len(table))
+					continue
+				}
+				for i, p := range page {
+					r := table[i]
+					n++
+					if p.Path != r.Path || p.Versions != r.Versions || p.Nullable != r.Nullable || p.Tag != r.Tag {
+						t.Errorf("%s v%d %s: page %s/%s/%s, schema table %s %s/%s/%s", m.Name, v, p.Path, p.Versions, p.Nullable, p.Tag, r.Path, r.Versions, r.Nullable, r.Tag)
+					}
+				}
+			}
+		}
+	}
+	if n < 6000 {
+		t.Errorf("only %d rows compared", n)
+	}
 }
