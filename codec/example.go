@@ -19,6 +19,13 @@ import (
 // warning (its CRC is right).
 const exampleBatch = "AAAAAAAAAAAAAACLAAAAAAKBRJLVAAAAAAAAAAABly/59cAAAAGXL/n1wAAAAAAAAA+hAAAAAAAAAAAAAbABAAAAFG9yZGVyLTEwNDJceyJvcmRlciI6MTA0MiwiaXRlbSI6ImVzcHJlc3NvIGJlYW5zIiwicXR5IjoyfQIQdHJhY2UtaWQgNGJmOTJmMzU3N2IzNGRhNg=="
 
+// exampleProducerBatch is exampleBatch as the producer sent it, before the
+// leader stamped it: partitionLeaderEpoch -1 (the Java producer's
+// NO_PARTITION_LEADER_EPOCH), the leader's epoch 0 in exampleBatch. The
+// field lies before the attributes, outside the CRC, so the CRC is the
+// same. Produce requests carry it.
+const exampleProducerBatch = "AAAAAAAAAAAAAACL/////wKBRJLVAAAAAAAAAAABly/59cAAAAGXL/n1wAAAAAAAAA+hAAAAAAAAAAAAAbABAAAAFG9yZGVyLTEwNDJceyJvcmRlciI6MTA0MiwiaXRlbSI6ImVzcHJlc3NvIGJlYW5zIiwicXR5IjoyfQIQdHJhY2UtaWQgNGJmOTJmMzU3N2IzNGRhNg=="
+
 // exampleRecordKey and exampleRecordValue are the key and value of every
 // example's record (exampleBatch holds them too).
 const (
@@ -48,10 +55,14 @@ func recordsMagic(apiKey, version int16) int8 {
 
 // exampleRecords is the records value of examples at an API version: a
 // message set of one message (exampleRecordKey, exampleRecordValue) for magic 0 and 1,
-// exampleBatch for magic 2.
-func exampleRecords(apiKey, version int16) string {
+// for magic 2 exampleBatch in a response (as the log holds it) and
+// exampleProducerBatch in a request (as a producer sends it).
+func exampleRecords(apiKey, version int16, response bool) string {
 	magic := recordsMagic(apiKey, version)
 	if magic == 2 {
+		if !response {
+			return exampleProducerBatch
+		}
 		return exampleBatch
 	}
 	msg := map[string]any{"offset": 0, "magic": magic, "attributes": map[string]any{"compression": "none"},
@@ -92,7 +103,7 @@ func Example(api *schema.API, version int16, response bool) map[string]any {
 		"header":     hdr,
 	}
 	if d := m.At(version); d != nil {
-		g := exampleGen{v: version, apiKey: api.Key, records: exampleRecords(api.Key, version)}
+		g := exampleGen{v: version, apiKey: api.Key, msg: m.Name, records: exampleRecords(api.Key, version, response)}
 		env["body"] = g.structValue(d.Root)
 	}
 	return env
@@ -128,6 +139,7 @@ func ExampleFrame(api *schema.API, version int16, response bool) ([]byte, error)
 type exampleGen struct {
 	v       int16
 	apiKey  int16
+	msg     string // the message's name, for the table's lines of one message
 	records string // the records value at this version
 }
 
@@ -150,7 +162,7 @@ func (g *exampleGen) structValue(l *schema.Layout) map[string]any {
 // value is the example value of field f (of struct l) as kind k: the
 // field's own kind, or its element kind inside an array.
 func (g *exampleGen) value(l *schema.Layout, f *schema.Field, k schema.Kind) any {
-	t := exampleLookup(l, f)
+	t := exampleLookup(g.msg, l, f)
 	if t != nil && !exampleFits(f, t) {
 		t = nil // a value for another field of the name
 	}

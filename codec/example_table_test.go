@@ -10,16 +10,18 @@ import (
 )
 
 // Every line of exampleTable parses and names a field the schemas have
-// (a struct's field, or a field name some struct has), once.
+// (a message's struct's field, a struct's field, or a field name some
+// struct has), once.
 func TestExampleTable(t *testing.T) {
 	fields := map[string]bool{}
-	var walk func(l *schema.Layout)
-	walk = func(l *schema.Layout) {
+	var walk func(m string, l *schema.Layout)
+	walk = func(m string, l *schema.Layout) {
 		for i := range l.Fields {
 			f := &l.Fields[i]
 			fields[l.Name+"."+f.Name], fields[f.Name] = true, true
+			fields[m+":"+l.Name+"."+f.Name] = true
 			if f.Struct != nil {
-				walk(f.Struct)
+				walk(m, f.Struct)
 			}
 		}
 	}
@@ -30,7 +32,7 @@ func TestExampleTable(t *testing.T) {
 	msgs = append(msgs, schema.DataMessages()...)
 	for _, m := range msgs {
 		for _, d := range m.Versions {
-			walk(d.Root)
+			walk(m.Name, d.Root)
 		}
 	}
 	seen := map[string]bool{}

@@ -80,8 +80,13 @@ DeleteAclsMatchingAcl.Host	"*"
 ApiVersionsRequest.ClientSoftwareName	"apache-kafka-java"
 ApiVersionsRequest.ClientSoftwareVersion	"4.0.0"
 ApiVersion.ApiKey	0
-ApiVersion.MinVersion	3
+# Kafka 4.x brokers still advertise Produce from v0 (KAFKA-18659: librdkafka
+# took a minimum of 3 to mean no idempotence), and refuse v0-2 when sent.
+ApiVersion.MinVersion	0
 ApiVersion.MaxVersion	13
+# A consumer is no KRaft node: it names neither a node nor a cluster.
+ApiVersionsRequest.NodeId	-1
+ApiVersionsRequest.ClusterId	null
 SupportedFeatureKey.Name	"kraft.version"
 SupportedFeatureKey.MinVersion	0
 SupportedFeatureKey.MaxVersion	1
@@ -101,6 +106,21 @@ BatchIndex	0
 BatchIndexErrorMessage	null
 LeaderIdAndEpoch.LeaderId	1
 LeaderIdAndEpoch.LeaderEpoch	0
+# A partition's current leader and the leaders' endpoints go with
+# NOT_LEADER_OR_FOLLOWER or FENCED_LEADER_EPOCH (KIP-951): an answer
+# without an error leaves them at their defaults, tagged ones left out.
+ProduceResponse:LeaderIdAndEpoch.LeaderId	-1
+ProduceResponse:LeaderIdAndEpoch.LeaderEpoch	-1
+ProduceResponse.NodeEndpoints	[]
+FetchResponse:LeaderIdAndEpoch.LeaderId	-1
+FetchResponse:LeaderIdAndEpoch.LeaderEpoch	-1
+FetchResponse.NodeEndpoints	[]
+ShareFetchResponse:LeaderIdAndEpoch.LeaderId	-1
+ShareFetchResponse:LeaderIdAndEpoch.LeaderEpoch	-1
+ShareFetchResponse.NodeEndpoints	[]
+ShareAcknowledgeResponse:LeaderIdAndEpoch.LeaderId	-1
+ShareAcknowledgeResponse:LeaderIdAndEpoch.LeaderEpoch	-1
+ShareAcknowledgeResponse.NodeEndpoints	[]
 # Fetch: a consumer (replica -1) starting a fetch session at offset 0.
 FetchRequest.ReplicaId	-1
 MaxWaitMs	500
@@ -195,6 +215,19 @@ ServerAssignor	"uniform"
 SubscribedTopicRegex	null
 SubscribedTopicNames	["orders"]
 HeartbeatIntervalMs	5000
+# Members of the groups joined by heartbeat (KIP-848's consumer protocol,
+# share groups, Streams groups) carry a UUID in Kafka's text form that the
+# member draws itself (KIP-1082), not a classic client-id-uuid.
+ConsumerGroupHeartbeatRequest.MemberId	"94Zu-3SYSwSXguNGEAUnkw"
+ConsumerGroupHeartbeatResponse.MemberId	"94Zu-3SYSwSXguNGEAUnkw"
+ShareGroupHeartbeatRequest.MemberId	"94Zu-3SYSwSXguNGEAUnkw"
+ShareGroupHeartbeatResponse.MemberId	"94Zu-3SYSwSXguNGEAUnkw"
+StreamsGroupHeartbeatRequest.MemberId	"94Zu-3SYSwSXguNGEAUnkw"
+StreamsGroupHeartbeatResponse.MemberId	"94Zu-3SYSwSXguNGEAUnkw"
+StreamsGroupTopologyDescriptionUpdateRequest.MemberId	"94Zu-3SYSwSXguNGEAUnkw"
+ShareFetchRequest.MemberId	"94Zu-3SYSwSXguNGEAUnkw"
+ShareAcknowledgeRequest.MemberId	"94Zu-3SYSwSXguNGEAUnkw"
+Member.MemberId	"94Zu-3SYSwSXguNGEAUnkw"
 AssignmentEpoch	5
 GroupEpoch	5
 MemberType	1
@@ -205,6 +238,13 @@ SaslAuthenticateRequest.AuthBytes	{"text":"n,,n=alice,r=rOprNGfwEbeRWgbNEkqO"}
 SaslAuthenticateResponse.AuthBytes	{"text":"r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096"}
 SessionLifetimeMs	0
 # Topics.
+# CreateTopics with an explicit assignment (one partition on brokers 1, 2
+# and 3) sends -1 for both, as Kafka requires; the topic gets 1 partition
+# of 3 replicas.
+CreatableTopic.NumPartitions	-1
+CreatableTopic.ReplicationFactor	-1
+CreatableTopicResult.NumPartitions	1
+CreatableTopicResult.ReplicationFactor	3
 NumPartitions	6
 ReplicationFactor	3
 CreatableReplicaAssignment.BrokerIds	[1,2,3]
@@ -230,6 +270,8 @@ KeepPreparedTxn	false
 OngoingTxnProducerId	-1
 OngoingTxnProducerEpoch	-1
 Committed	true
+# EndTxn v5 (transactions V2, KIP-890) bumps the epoch at every end.
+EndTxnResponse.ProducerEpoch	1
 VerifyOnly	false
 V3AndBelowProducerId	4001
 V3AndBelowProducerEpoch	0
@@ -418,7 +460,11 @@ DeliveryCompleteCount	0
 AcquisitionLockTimeoutMs	30000
 MaxRecords	500
 BatchSize	500
+# The share session's first fetch (epoch 0): nothing to acknowledge yet;
+# it acquires the one record at offset 0.
 ShareSessionEpoch	0
+ShareFetchRequest:FetchPartition.AcknowledgementBatches	[]
+ShareFetchResponse:AcquiredRecords.LastOffset	0
 ShareAcquireMode	0
 IsRenewAck	false
 AcknowledgeTypes	[1]
@@ -529,9 +575,14 @@ func exampleUUID(name string) string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// exampleLookup finds a field's value in the table: by struct and field,
-// then by field alone; nil when neither is there.
-func exampleLookup(l *schema.Layout, f *schema.Field) any {
+// exampleLookup finds a field's value in the table: by message, struct
+// and field ("ProduceResponse:LeaderIdAndEpoch.LeaderId", where messages
+// share a struct's name but not what it holds), then by struct and field,
+// then by field alone; nil when none is there.
+func exampleLookup(msg string, l *schema.Layout, f *schema.Field) any {
+	if v, ok := exampleValue(msg + ":" + l.Name + "." + f.Name); ok {
+		return v
+	}
 	if v, ok := exampleValue(l.Name + "." + f.Name); ok {
 		return v
 	}

@@ -204,3 +204,54 @@ func TestPlaygroundExamplesAreCurrent(t *testing.T) {
 		}
 	}
 }
+
+// INVALID_PRODUCER_EPOCH (47) is abortable since KIP-588: its note must
+// not say what PRODUCER_FENCED (90) means. LISTENER_NOT_FOUND (72) is
+// about the leader's listeners, not the broker the request went to.
+func TestErrorNotesOfEpochAndListener(t *testing.T) {
+	n := errorNotes()
+	if s := n[47]; strings.Contains(s, "must stop") || !strings.Contains(s, "abort") {
+		t.Errorf("47's note describes a fenced producer: %q", s)
+	}
+	if s := n[72]; !strings.Contains(s, "leader") {
+		t.Errorf("72's note does not say whose listener is missing: %q", s)
+	}
+}
+
+// A version some release's broker advertises (releases.tsv) is released:
+// no page, no index row and no API answer may call it unstable, which is
+// what schema.Message.Unstable decides for all of them. Where a folder of
+// Kafka's schemas marked such a version unstable (its file taken before
+// the release), codec/schema/kafka/released.tsv says so and names the
+// release; that release is the page's "Since".
+func TestReleasedVersionsAreNotUnstable(t *testing.T) {
+	rs := releases()
+	for _, a := range schema.APIs() {
+		since := sinceRelease(a, rs)
+		for v := a.Valid().Lo; v <= a.Valid().Hi; v++ {
+			if s := since[v]; s != "" && (a.Request.Unstable.Contains(v) || a.Response.Unstable.Contains(v)) {
+				t.Errorf("%s v%d: Kafka %s advertises it, yet it is marked unstable", a.Name, v, s)
+			}
+		}
+	}
+	rows, err := os.ReadFile(filepath.Join("..", "codec", "schema", "kafka", "released.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(rows), "\n") {
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		f := strings.Split(line, "\t")
+		k, _ := strconv.Atoi(f[0])
+		v, _ := strconv.Atoi(f[1])
+		a := schema.ByKey(int16(k))
+		if a == nil || len(f) != 3 {
+			t.Errorf("released.tsv: %q", line)
+			continue
+		}
+		if got := sinceRelease(a, rs)[int16(v)]; got != f[2] {
+			t.Errorf("released.tsv: %s v%d since %s, releases.tsv says %q", a.Name, v, f[2], got)
+		}
+	}
+}

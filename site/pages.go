@@ -230,12 +230,15 @@ type versionData struct {
 	Category string
 	V        int16
 	versionNav
-	Removed  bool
-	Unstable bool
-	Guide    string // the API's section of Kafka's protocol guide
-	KIPs     []kip  // the KIPs that introduced this version, when known
-	Note     string // what the version brought
-	Dirs     []*dirData
+	Removed bool
+	// RemovedNote says what a removed version's page must add: that
+	// brokers still advertise it, where they do.
+	RemovedNote string
+	Unstable    bool
+	Guide       string // the API's section of Kafka's protocol guide
+	KIPs        []kip  // the KIPs that introduced this version, when known
+	Note        string // what the version brought
+	Dirs        []*dirData
 }
 
 type gridData struct {
@@ -288,6 +291,9 @@ func (b *builder) versionPage(a *schema.API, v int16) error {
 	d := versionData{API: apiSummary(a), Category: a.Category, V: v,
 		Removed: a.Removed40.Contains(v), Unstable: a.Request.Unstable.Contains(v),
 		Guide: guideURL(a), KIPs: vn.KIPs, Note: vn.Note, versionNav: newVersionNav(a.Valid(), v)}
+	if d.Removed {
+		d.RemovedNote = advertisedRemoved[a.Key]
+	}
 	for _, resp := range []bool{false, true} {
 		dd, err := direction(a, v, resp)
 		if err != nil {
@@ -296,6 +302,12 @@ func (b *builder) versionPage(a *schema.API, v int16) error {
 		d.Dirs = append(d.Dirs, dd)
 	}
 	return b.render("version", VersionPath(a, v), page{Title: a.Name + " v" + itoa(int(v)), Nav: "index", Body: d})
+}
+
+// advertisedRemoved notes the APIs whose versions Kafka 4.0 removed but
+// its brokers still advertise in ApiVersions.
+var advertisedRemoved = map[int16]string{
+	schema.KeyProduce: "(but 4.x brokers still advertise Produce from v0 in ApiVersions, because librdkafka took a minimum of 3 to mean a broker without idempotence, KAFKA-18659; they refuse v0-2 when sent)",
 }
 
 // ExampleFrame is the example frame a version page draws, decoded as the

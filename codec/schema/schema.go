@@ -146,7 +146,7 @@ type Message struct {
 	APIKey   int16  // -1 for headers and data messages
 	Valid    Range
 	Versions []Version // ordered by version, disjoint, covering Valid
-	Unstable Range     // versions marked unstable upstream
+	Unstable Range     // versions marked unstable upstream that no release serves (kafka/released.tsv)
 	// HeaderVersions gives the request or response header version used at
 	// each version (indexed by version), for requests and responses.
 	HeaderVersions []int8

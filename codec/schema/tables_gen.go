@@ -3965,14 +3965,14 @@ var m92 = Message{Name: "UpdateRaftVoterRequest", Kind: "request", APIKey: 82, V
 	HeaderVersions: []int8{2},
 }
 
-var m93 = Message{Name: "InitializeShareGroupStateRequest", Kind: "request", APIKey: 83, Valid: Range{0, 0}, Unstable: Range{0, 0},
+var m93 = Message{Name: "InitializeShareGroupStateRequest", Kind: "request", APIKey: 83, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l215, Source: "current"},
 	},
 	HeaderVersions: []int8{2},
 }
 
-var m94 = Message{Name: "ReadShareGroupStateRequest", Kind: "request", APIKey: 84, Valid: Range{0, 0}, Unstable: Range{0, 0},
+var m94 = Message{Name: "ReadShareGroupStateRequest", Kind: "request", APIKey: 84, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l218, Source: "current"},
 	},
@@ -3986,7 +3986,7 @@ var m95 = Message{Name: "WriteShareGroupStateRequest", Kind: "request", APIKey: 
 	HeaderVersions: []int8{2, 2},
 }
 
-var m96 = Message{Name: "DeleteShareGroupStateRequest", Kind: "request", APIKey: 86, Valid: Range{0, 0}, Unstable: Range{0, 0},
+var m96 = Message{Name: "DeleteShareGroupStateRequest", Kind: "request", APIKey: 86, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l225, Source: "current"},
 	},
@@ -4028,7 +4028,7 @@ var m101 = Message{Name: "AlterShareGroupOffsetsRequest", Kind: "request", APIKe
 	HeaderVersions: []int8{2},
 }
 
-var m102 = Message{Name: "DeleteShareGroupOffsetsRequest", Kind: "request", APIKey: 92, Valid: Range{0, 0}, Unstable: Range{0, 0},
+var m102 = Message{Name: "DeleteShareGroupOffsetsRequest", Kind: "request", APIKey: 92, Valid: Range{0, 0}, Unstable: none,
 	Versions: []Version{
 		{Versions: Range{0, 0}, Flexible: Range{0, Open}, Root: &l245, Source: "trunk-2025-extra"},
 	},

@@ -856,3 +856,38 @@ func TestUnknownQueryParameter(t *testing.T) {
 	w := do(t, h, "POST", "/api/decode?direction=request&sizePrefix=auto&format=value&records=decoded&kafka=0&input=auto", "", []byte(apiVersionsV3))
 	require.Equal(t, http.StatusOK, w.Code, w.Body.String())
 }
+
+// /api/schema gives a version's fields as the site's page for it does:
+// ranges cut to the structs enclosing each field, and only the fields the
+// version has.
+func TestSchemaRangesAreThePages(t *testing.T) {
+	h := New(Options{})
+	for _, tc := range []struct {
+		path, dir, field, versions, nullable string
+	}{
+		{"/api/schema/Fetch/12", "response", "responses.partitions.snapshotId.epoch", "12+", ""},
+		{"/api/schema/CreateTopics/1", "response", "topics.errorMessage", "1+", "1+"},
+		{"/api/schema/LeaderAndIsr/2", "request", "topicStates.partitionStates.leader", "2+", ""},
+	} {
+		w := do(t, h, "GET", tc.path, "", nil)
+		require.Equal(t, http.StatusOK, w.Code, tc.path)
+		var d schemaDoc
+		require.NoError(t, json.Unmarshal(w.Body.Bytes(), &d))
+		m := d.Request
+		if tc.dir == "response" {
+			m = d.Response
+		}
+		found := false
+		for _, f := range m.Fields {
+			if f.Path == tc.field {
+				found = true
+				require.Equal(t, tc.versions, f.Versions, tc.path+" "+tc.field)
+				require.Equal(t, tc.nullable, f.Nullable, tc.path+" "+tc.field)
+			}
+		}
+		require.True(t, found, tc.path+" has no "+tc.field)
+	}
+	// Metadata v0 has no topicId (v10+): the table lists no field v0 lacks.
+	w := do(t, h, "GET", "/api/schema/Metadata/0", "", nil)
+	require.NotContains(t, w.Body.String(), `"topicId"`)
+}

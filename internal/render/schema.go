@@ -211,32 +211,45 @@ type FieldRow struct {
 	MapKey     bool
 }
 
-// FieldTable lists every field of m across all the versions the
-// definition used at v covers, nested fields after their parent.
+// FieldTable lists the fields of version v of m, nested fields after
+// their parent, as the site's page for that version shows them: only the
+// fields v has, and each range (versions, nullable and tagged versions)
+// cut to the versions of the structs that enclose it, since a field "0+"
+// inside a struct "12+" occurs only from version 12 (Kafka's schema files
+// leave that to the reader).
 func FieldTable(m *schema.Message, v int16) []FieldRow {
 	d := m.At(v)
 	if d == nil {
 		return nil
 	}
 	var rows []FieldRow
-	var walk func(l *schema.Layout, prefix string, depth int)
-	walk = func(l *schema.Layout, prefix string, depth int) {
+	var walk func(l *schema.Layout, prefix string, depth int, in schema.Range)
+	walk = func(l *schema.Layout, prefix string, depth int, in schema.Range) {
 		for i := range l.Fields {
 			f := &l.Fields[i]
-			r := FieldRow{Path: prefix + f.JSON, Depth: depth, Type: f.Type, Versions: f.Versions.String(),
-				Nullable: f.Nullable.String(), Default: f.Default, EntityType: f.EntityType, MapKey: f.MapKey}
-			if r.Nullable == "none" {
-				r.Nullable = ""
+			if !f.Versions.Contains(v) {
+				continue
+			}
+			occurs := Clip(f.Versions, in)
+			r := FieldRow{Path: prefix + f.JSON, Depth: depth, Type: f.Type, Versions: occurs.String(),
+				Default: f.Default, EntityType: f.EntityType, MapKey: f.MapKey}
+			if n := Clip(f.Nullable, occurs); !n.Empty() {
+				r.Nullable = n.String()
 			}
 			if f.Tag >= 0 {
-				r.Tag = strconv.Itoa(int(f.Tag)) + " (" + f.Tagged.String() + ")"
+				r.Tag = strconv.Itoa(int(f.Tag)) + " (" + Clip(f.Tagged, occurs).String() + ")"
 			}
 			rows = append(rows, r)
 			if f.Struct != nil {
-				walk(f.Struct, r.Path+".", depth+1)
+				walk(f.Struct, r.Path+".", depth+1, occurs)
 			}
 		}
 	}
-	walk(d.Root, "", 0)
+	walk(d.Root, "", 0, schema.Range{Lo: 0, Hi: schema.Open})
 	return rows
+}
+
+// Clip is the versions both a and b hold.
+func Clip(a, b schema.Range) schema.Range {
+	return schema.Range{Lo: max(a.Lo, b.Lo), Hi: min(a.Hi, b.Hi)}
 }

@@ -99,6 +99,7 @@ type source struct {
 	errors   [][]string                        // errors.tsv rows: code, name
 	renamed  [][]string                        // errors-renamed.tsv rows: code, old name, name, Kafka version
 	enums    [][]string                        // enums.tsv rows: enum, value, name
+	released [][]string                        // released.tsv rows: API key, version, release
 	internal *internalSource                   // kafka/internal, when there
 }
 
@@ -121,6 +122,13 @@ func read(dir string) (*source, error) {
 		cols int
 	}{{"errors.tsv", &s.errors, 2}, {"errors-renamed.tsv", &s.renamed, 4}, {"enums.tsv", &s.enums, 3}} {
 		if *t.rows, err = readTSV(filepath.Join(dir, t.name), t.cols); err != nil {
+			return nil, err
+		}
+	}
+	// released.tsv is optional: a folder without one marks every version
+	// its files call unstable so.
+	if _, err := os.Stat(filepath.Join(dir, "released.tsv")); err == nil {
+		if s.released, err = readTSV(filepath.Join(dir, "released.tsv"), 3); err != nil {
 			return nil, err
 		}
 	}

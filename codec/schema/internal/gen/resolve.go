@@ -43,11 +43,33 @@ type resolver struct {
 	src    *source
 	shared map[string]*schema.Layout // identical layouts, by their structure
 	t      *tables
+	// released are the versions released.tsv says a released Kafka
+	// serves, though the folder defining them marks them unstable; how
+	// many messages (its request, and its response where that says so too)
+	// met each.
+	released map[[2]int16]int
+}
+
+// readReleased reads released.tsv's rows into r.released.
+func (r *resolver) readReleased() error {
+	r.released = map[[2]int16]int{}
+	for _, row := range r.src.released {
+		k, err1 := strconv.Atoi(row[0])
+		v, err2 := strconv.Atoi(row[1])
+		if err1 != nil || err2 != nil {
+			return fmt.Errorf("released.tsv: bad row %q", row)
+		}
+		r.released[[2]int16{int16(k), int16(v)}] = 0
+	}
+	return nil
 }
 
 // resolve turns what read gathered into the tables.
 func resolve(s *source) (*tables, error) {
 	r := &resolver{src: s, shared: map[string]*schema.Layout{}, t: &tables{emptyDefault: map[*schema.Field]bool{}}}
+	if err := r.readReleased(); err != nil {
+		return nil, err
+	}
 	apis := map[int16]*schema.API{}
 	for _, k := range s.messageKeys() {
 		m, err := r.message(k)
@@ -87,6 +109,11 @@ func resolve(s *source) (*tables, error) {
 		r.t.apis = append(r.t.apis, a)
 	}
 	sort.Slice(r.t.apis, func(i, j int) bool { return r.t.apis[i].Key < r.t.apis[j].Key })
+	for kv, n := range r.released {
+		if n == 0 {
+			return nil, fmt.Errorf("released.tsv: API %d v%d is not an unstable latest version in the folder that defines it: remove the row", kv[0], kv[1])
+		}
+	}
 	if len(r.t.apis) == 0 || r.t.requestHeader == nil || r.t.responseHeader == nil {
 		return nil, fmt.Errorf("the schemas define no API or no headers")
 	}
@@ -186,7 +213,11 @@ func (r *resolver) message(k string) (*schema.Message, error) {
 			msg.Versions = append(msg.Versions, schema.Version{Versions: schema.Range{Lo: x.v, Hi: x.v}, Flexible: flex, Root: root, Source: m.folder})
 		}
 		if m.LatestVersionUnstable && x.v == m.valid.Hi {
-			msg.Unstable = schema.Range{Lo: x.v, Hi: x.v}
+			if n, ok := r.released[[2]int16{msg.APIKey, x.v}]; ok && msg.APIKey >= 0 {
+				r.released[[2]int16{msg.APIKey, x.v}] = n + 1 // a release serves it: stable
+			} else {
+				msg.Unstable = schema.Range{Lo: x.v, Hi: x.v}
+			}
 		}
 		if hdr[i], err = headerVersion(m, x.v, flex); err != nil {
 			return nil, err
