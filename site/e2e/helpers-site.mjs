@@ -126,3 +126,23 @@ export function leaves(node, out = []) {
 export function apis(bin) {
   return JSON.parse(run(bin, ["apis", "--json"]));
 }
+
+// contrastOf is the WCAG contrast of an element's colour (or its
+// pseudo element's, "::placeholder") on the background behind it; el is
+// a Locator or an ElementHandle.
+export const contrastOf = (el, pseudo) => el.evaluate((e, pseudo) => {
+  const rgb = (s) => s.match(/[\d.]+/g).map(Number);
+  const lum = ([r, g, b]) => {
+    const f = (c) => ((c /= 255) <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  let bg = null;
+  for (let x = e; x && !bg; x = x.parentElement) {
+    const c = rgb(getComputedStyle(x).backgroundColor);
+    if (c.length < 4 || c[3] > 0) bg = c;
+  }
+  const cs = getComputedStyle(e, pseudo), c = rgb(cs.color), a = (c.length > 3 ? c[3] : 1) * Number(cs.opacity);
+  const b = (bg || [255, 255, 255]).slice(0, 3), fg = c.slice(0, 3).map((v, i) => v * a + b[i] * (1 - a));
+  const l1 = lum(fg), l2 = lum(b);
+  return (Math.max(l1, l2) + 0.05) / (Math.min(l1, l2) + 0.05);
+}, pseudo);

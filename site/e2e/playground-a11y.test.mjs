@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { session, root } from './helpers-playground.mjs';
+import { contrastOf } from './helpers-site.mjs';
 
 // ApiVersions v3 request: size [0, 4), apiKey [4, 6), apiVersion [6, 8),
 // correlationId [8, 12), clientId [12, 19) (length [12, 14)), tags 19,
@@ -224,25 +225,6 @@ test('#9: the capture table is one tab stop, its rows named, the arrow keys movi
   await page.close();
 });
 
-// contrast is the WCAG contrast of an element's colour (or its
-// placeholder's) on the background behind it.
-const contrast = (page, sel, pseudo) => page.$eval(sel, (e, pseudo) => {
-  const rgb = (s) => s.match(/[\d.]+/g).map(Number);
-  const lum = ([r, g, b]) => {
-    const f = (c) => ((c /= 255) <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
-    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
-  };
-  let bg = null;
-  for (let x = e; x && !bg; x = x.parentElement) {
-    const c = rgb(getComputedStyle(x).backgroundColor);
-    if (c.length < 4 || c[3] > 0) bg = c;
-  }
-  const cs = getComputedStyle(e, pseudo), c = rgb(cs.color), a = (c.length > 3 ? c[3] : 1) * Number(cs.opacity);
-  const b = (bg || [255, 255, 255]).slice(0, 3), fg = c.slice(0, 3).map((v, i) => v * a + b[i] * (1 - a));
-  const l1 = lum(fg), l2 = lum(b);
-  return (Math.max(l1, l2) + 0.05) / (Math.min(l1, l2) + 0.05);
-}, pseudo);
-
 test('#10 #11 #15: the modes are a tabs pattern (one stop, arrow keys, a mark in forced colours), placeholders readable, the hex dump a group', { timeout: 120_000 }, async () => {
   const page = await open('#hex=' + QUICK);
   await ready(page);
@@ -265,7 +247,7 @@ test('#10 #11 #15: the modes are a tabs pattern (one stop, arrow keys, a mark in
   for (const colorScheme of ['light', 'dark']) {
     await page.emulateMedia({ colorScheme });
     for (const sel of ['#ver', '#input', '#cap-client']) {
-      const r = await contrast(page, sel, '::placeholder');
+      const r = await contrastOf(page.locator(sel), '::placeholder');
       assert.ok(r >= 4.5, `${colorScheme}: ${sel}'s placeholder contrast is ${r.toFixed(2)}`);
     }
   }

@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { tempDir, buildCLI, serve, launch, repo } from "./helpers-site.mjs";
+import { tempDir, buildCLI, serve, launch, repo, contrastOf } from "./helpers-site.mjs";
 
 const axeSource = readFileSync(join(repo, "site", "node_modules", "axe-core", "axe.min.js"), "utf8");
 // target-size (WCAG 2.2's 2.5.8): the trees' rows and internal.html's
@@ -184,25 +184,6 @@ test("the decoded tree is one tab stop whose arrow keys move focus and selection
   await ctx.close();
 });
 
-// contrast is the WCAG contrast of two CSS colours (rgb or rgba, opaque).
-const contrastOf = (page, el, pseudo) => el.evaluate((e, pseudo) => {
-  const rgb = (s) => s.match(/[\d.]+/g).map(Number);
-  const lum = ([r, g, b]) => {
-    const f = (c) => ((c /= 255) <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
-    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
-  };
-  let bg = null;
-  for (let x = e; x && !bg; x = x.parentElement) {
-    const c = rgb(getComputedStyle(x).backgroundColor);
-    if (c.length < 4 || c[3] > 0) bg = c;
-  }
-  const fgc = getComputedStyle(e, pseudo), c = rgb(fgc.color), a = (c.length > 3 ? c[3] : 1) * Number(fgc.opacity);
-  const b = bg || [255, 255, 255];
-  const fg = c.slice(0, 3).map((v, i) => v * a + b[i] * (1 - a));
-  const l1 = lum(fg), l2 = lum(b);
-  return (Math.max(l1, l2) + 0.05) / (Math.min(l1, l2) + 0.05);
-}, pseudo);
-
 // The search box (a11y review #11, #13) and the header's section links
 // (#14): the placeholder readable in both schemes, the number of results
 // said, and aria-current="page" only on a link to the page itself.
@@ -211,7 +192,7 @@ test("search: placeholder contrast, results counted aloud; aria-current only on 
     const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme });
     const page = await ctx.newPage();
     await page.goto(server.url + "api/produce/v9.html");
-    const ratio = await contrastOf(page, page.locator("#q"), "::placeholder");
+    const ratio = await contrastOf(page.locator("#q"), "::placeholder");
     assert.ok(ratio >= 4.5, `${colorScheme}: the search placeholder's contrast is ${ratio.toFixed(2)}`);
     await ctx.close();
   }
