@@ -20,33 +20,38 @@ type pageRow struct {
 	api   *schema.API
 }
 
-// eachPageRow calls fn for every field row of every API version page,
-// request and response, as fieldRows makes them for the page.
-func eachPageRow(fn func(r pageRow)) int {
-	n := 0
+// eachPage calls fn for the request and the response of every API
+// version page, with the field rows the page shows (fieldRows).
+func eachPage(fn func(a *schema.API, m *schema.Message, v int16, root *schema.Layout, rows []fieldRow)) {
 	for _, a := range schema.APIs() {
 		for v := a.Valid().Lo; v <= a.Valid().Hi; v++ {
 			for _, m := range []*schema.Message{a.Request, a.Response} {
-				d := m.At(v)
-				if d == nil {
-					continue
-				}
-				dir := "request"
-				if m == a.Response {
-					dir = "response"
-				}
-				rows := fieldRows(a.Key, m.Name, d.Root, v, m.Flexible(v), "x")
-				fields := map[string]*schema.Field{}
-				for _, x := range flatten(d.Root, v) {
-					fields[x.path] = x.f
-				}
-				for _, r := range rows {
-					n++
-					fn(pageRow{where: a.Name + " v" + itoa(int(v)) + " " + dir + " " + r.Path, row: r, f: fields[r.Path], msg: m, v: v, api: a})
+				if d := m.At(v); d != nil {
+					fn(a, m, v, d.Root, fieldRows(a.Key, m.Name, d.Root, v, m.Flexible(v), "x"))
 				}
 			}
 		}
 	}
+}
+
+// eachPageRow calls fn for every field row of every API version page,
+// request and response, as fieldRows makes them for the page.
+func eachPageRow(fn func(r pageRow)) int {
+	n := 0
+	eachPage(func(a *schema.API, m *schema.Message, v int16, root *schema.Layout, rows []fieldRow) {
+		dir := "request"
+		if m == a.Response {
+			dir = "response"
+		}
+		fields := map[string]*schema.Field{}
+		for _, x := range flatten(root, v) {
+			fields[x.path] = x.f
+		}
+		for _, r := range rows {
+			n++
+			fn(pageRow{where: a.Name + " v" + itoa(int(v)) + " " + dir + " " + r.Path, row: r, f: fields[r.Path], msg: m, v: v, api: a})
+		}
+	})
 	return n
 }
 
@@ -258,29 +263,20 @@ func TestACLMeaningsAreAboutACLs(t *testing.T) {
 // the structs enclosing it (render.FieldTable is the CLI's and the API's).
 func TestPageFieldsMatchTheSchemaTable(t *testing.T) {
 	n := 0
-	for _, a := range schema.APIs() {
-		for v := a.Valid().Lo; v <= a.Valid().Hi; v++ {
-			for _, m := range []*schema.Message{a.Request, a.Response} {
-				d := m.At(v)
-				if d == nil {
-					continue
-				}
-				page := fieldRows(a.Key, m.Name, d.Root, v, m.Flexible(v), "x")
-				table := render.FieldTable(m, v)
-				if len(page) != len(table) {
-					t.Errorf("%s v%d: the page shows %d fields, the schema table %d", m.Name, v, len(page), len(table))
-					continue
-				}
-				for i, p := range page {
-					r := table[i]
-					n++
-					if p.Path != r.Path || p.Versions != r.Versions || p.Nullable != r.Nullable || p.Tag != r.Tag {
-						t.Errorf("%s v%d %s: page %s/%s/%s, schema table %s %s/%s/%s", m.Name, v, p.Path, p.Versions, p.Nullable, p.Tag, r.Path, r.Versions, r.Nullable, r.Tag)
-					}
-				}
+	eachPage(func(_ *schema.API, m *schema.Message, v int16, _ *schema.Layout, page []fieldRow) {
+		table := render.FieldTable(m, v)
+		if len(page) != len(table) {
+			t.Errorf("%s v%d: the page shows %d fields, the schema table %d", m.Name, v, len(page), len(table))
+			return
+		}
+		for i, p := range page {
+			r := table[i]
+			n++
+			if p.Path != r.Path || p.Versions != r.Versions || p.Nullable != r.Nullable || p.Tag != r.Tag {
+				t.Errorf("%s v%d %s: page %s/%s/%s, schema table %s %s/%s/%s", m.Name, v, p.Path, p.Versions, p.Nullable, p.Tag, r.Path, r.Versions, r.Nullable, r.Tag)
 			}
 		}
-	}
+	})
 	if n < 6000 {
 		t.Errorf("only %d rows compared", n)
 	}
