@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/kwire/kwire/internal/near"
 )
@@ -81,17 +82,22 @@ func routeList() string {
 	return b.String()
 }
 
+// routesByPath is Routes by their paths, made once: every POST asks
+// strayParam, which would otherwise build the table each time.
+var routesByPath = sync.OnceValue(func() map[string]Route {
+	m := map[string]Route{}
+	for _, r := range Routes() {
+		m[r.Path] = r
+	}
+	return m
+})
+
 // strayParam is an error for the first query parameter (by name) in q
 // that the route at path does not take, naming the one it was likely
 // meant for; nil when there is none. A misspelt parameter ("verison",
 // "Version") would otherwise be ignored, its default taken silently.
 func strayParam(q url.Values, path string) *Error {
-	var route Route
-	for _, r := range Routes() {
-		if r.Path == path {
-			route = r
-		}
-	}
+	route := routesByPath()[path]
 	var stray []string
 	for k := range q {
 		if !slices.ContainsFunc(route.Params, func(p Param) bool { return p.Name == k }) {
