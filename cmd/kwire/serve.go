@@ -155,13 +155,15 @@ type serveOptions struct {
 
 // serve answers on ln with h until ctx ends, within l, behind the Host and
 // Origin checks of guardHosts: kwire serve and kwire proxy --web both run
-// it. The connection cap closes idle keep-alive connections first (and
-// then connections that sent nothing for a second) to make room for new
-// ones, and the accept loop backs off when descriptors run out.
+// it. The connection cap closes idle keep-alive connections first (then
+// connections that sent nothing for a second, then those sending a body
+// slowly) to make room for new ones, and the accept loop backs off when
+// descriptors run out.
 func serve(ctx context.Context, ln net.Listener, h http.Handler, l serverLimits, o serveOptions) error {
 	cl := newCapListener(ln, l.maxConns, o.log)
 	srv := &http.Server{
-		Handler:           guardHosts(h, ln.Addr(), o.allowHosts),
+		Handler:           cl.watchBodies(guardHosts(h, ln.Addr(), o.allowHosts)),
+		ConnContext:       withCapConn,
 		ReadHeaderTimeout: l.readHeader,
 		ReadTimeout:       l.read,
 		WriteTimeout:      l.write,
@@ -199,10 +201,13 @@ func serve(ctx context.Context, ln net.Listener, h http.Handler, l serverLimits,
 // capListener is a listener that holds at most max connections open.
 // When a connection arrives at the cap, it closes the one that has idled
 // longest between requests (keep-alive), or else the oldest that has sent
-// nothing for a second, to make room; with none such, the new connection
-// waits for one to close. (netutil.LimitListener waits in every case: 128
-// keep-alive connections that had each sent one request held every slot
-// for the idle timeout.) Accept errors from want of descriptors are
+// nothing for a second, or else the one sending its request's body the
+// slowest, under slowBody for a second or more, to make room; with none
+// such, the new connection waits for one to close. (netutil.LimitListener
+// waits in every case: 128 keep-alive connections that had each sent one
+// request held every slot for the idle timeout; and 200 that trickled
+// their bodies a byte a second held new clients for up to 21 s, until the
+// read timeout cut them.) Accept errors from want of descriptors are
 // waited out, 5 ms doubling to 1 s as net/http does, and said at most once
 // a minute, rather than left to net/http, which logs each one.
 type capListener struct {
@@ -213,7 +218,9 @@ type capListener struct {
 	mu      sync.Mutex
 	conns   map[*capConn]struct{}
 	changed chan struct{} // closed and replaced when a connection closes or idles
-	said    time.Time
+	said    time.Time     // when the want of descriptors was last said
+	cut     time.Time     // when closing slow senders was last said
+	cuts    int           // slow senders closed since
 
 	closeOnce sync.Once
 	closed    chan struct{} // closed by Close: an Accept waiting for room returns
@@ -226,14 +233,25 @@ func (l *capListener) Close() error {
 }
 
 // capConn is a connection of a capListener: since when it is in its
-// state, and whether that state is idle or new (evictable).
+// state, and whether that state is idle or new (evictable); and, while its
+// request's body is being read, since when and how much of it has come.
 type capConn struct {
 	net.Conn
 	l     *capListener
 	once  sync.Once
 	state http.ConnState
 	since time.Time
+
+	inBody    bool
+	bodySince time.Time
+	bodyBytes int64
 }
+
+// slowBody is the body rate under which a connection may be closed to
+// make room at the cap: the largest body, 1 MiB, at this rate takes the
+// 15 s the read timeout allows. A body's first second is never judged
+// (a small one arrives whole in far less).
+const slowBody = 64 << 10 // bytes a second
 
 func newCapListener(ln net.Listener, max int, log func(string)) *capListener {
 	if max <= 0 {
@@ -273,9 +291,11 @@ func (l *capListener) Accept() (net.Conn, error) {
 }
 
 // victim is the connection to close to make room (l.mu held): the one
-// idle longest, else the oldest that has sent nothing for a second.
+// idle longest, else the oldest that has sent nothing for a second, else
+// the slowest sender of a body (slowBody).
 func (l *capListener) victim() *capConn {
-	var idle, fresh *capConn
+	var idle, fresh, slow *capConn
+	var slowest float64
 	now := time.Now()
 	for c := range l.conns {
 		switch c.state {
@@ -287,12 +307,84 @@ func (l *capListener) victim() *capConn {
 			if now.Sub(c.since) >= time.Second && (fresh == nil || c.since.Before(fresh.since)) {
 				fresh = c
 			}
+		case http.StateActive:
+			if d := now.Sub(c.bodySince); c.inBody && d >= time.Second {
+				if rate := float64(c.bodyBytes) / d.Seconds(); rate < slowBody && (slow == nil || rate < slowest) {
+					slow, slowest = c, rate
+				}
+			}
 		}
 	}
-	if idle != nil {
+	switch {
+	case idle != nil:
 		return idle
+	case fresh != nil:
+		return fresh
+	case slow != nil:
+		l.saySlow(now)
 	}
-	return fresh
+	return slow
+}
+
+// saySlow says that slow senders are closed to make room, at most once a
+// minute, with how many were (l.mu held).
+func (l *capListener) saySlow(now time.Time) {
+	l.cuts++
+	if l.log == nil || now.Sub(l.cut) < time.Minute {
+		return
+	}
+	l.log("at the cap of connections, " + strconv.Itoa(l.cuts) + " sending a request's body at under 64 KiB/s closed to make room for new clients (said at most once a minute)")
+	l.cut, l.cuts = now, 0
+}
+
+type capConnKey struct{}
+
+// withCapConn is the server's ConnContext: it puts the connection in each
+// request's context, for watchBodies.
+func withCapConn(ctx context.Context, nc net.Conn) context.Context {
+	if c, ok := nc.(*capConn); ok {
+		return context.WithValue(ctx, capConnKey{}, c)
+	}
+	return ctx
+}
+
+// watchBodies counts, for victim, how much of each request's body has
+// come and since when, until the handler has read it or returns.
+func (l *capListener) watchBodies(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, ok := r.Context().Value(capConnKey{}).(*capConn)
+		if !ok || r.Body == nil || r.Body == http.NoBody {
+			h.ServeHTTP(w, r)
+			return
+		}
+		l.mu.Lock()
+		c.inBody, c.bodySince, c.bodyBytes = true, time.Now(), 0
+		l.mu.Unlock()
+		r.Body = &watchedBody{ReadCloser: r.Body, c: c}
+		defer l.bodyRead(c, 0, true)
+		h.ServeHTTP(w, r)
+	})
+}
+
+// bodyRead counts n bytes of c's body, and its end.
+func (l *capListener) bodyRead(c *capConn, n int, end bool) {
+	l.mu.Lock()
+	c.bodyBytes += int64(n)
+	if end {
+		c.inBody = false
+	}
+	l.mu.Unlock()
+}
+
+type watchedBody struct {
+	io.ReadCloser
+	c *capConn
+}
+
+func (b *watchedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.c.l.bodyRead(b.c, n, err != nil)
+	return n, err
 }
 
 // accept accepts from the listener, waiting out want of descriptors.

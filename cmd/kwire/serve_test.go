@@ -879,3 +879,84 @@ func TestServeNotFoundAsTheWorker(t *testing.T) {
 	require.Equal(t, http.StatusMethodNotAllowed, w.Code)
 	require.Equal(t, "GET, HEAD", w.Header().Get("Allow"))
 }
+
+// TestServeEvictsSlowBodies: with every connection slot held by clients
+// that trickle their request bodies (a byte every 200 ms, the slow-loris
+// of bodies), a new client is served long before the read timeout: the
+// slowest sender is closed to make room, and the log says so. It was
+// 200 such connections delaying every other client by up to 21 s.
+func TestServeEvictsSlowBodies(t *testing.T) {
+	l := testLimits
+	l.readHeader, l.read, l.maxConns = 30*time.Second, 30*time.Second, 4
+	var log lockedBuffer
+	addr := startServeOpts(t, siteHandler(serveDir(t), api.NewLimiter(1, 0, 0)), l, serveOptions{allowHosts: []string{"kwire"},
+		log: func(s string) { log.Write([]byte(s + "\n")) }})
+	stop := make(chan struct{})
+	defer close(stop)
+	var held []net.Conn
+	for range l.maxConns {
+		c := dialGuarded(t, addr)
+		_, err := io.WriteString(c, "POST /api/decode HTTP/1.1\r\nHost: kwire\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\n00")
+		require.NoError(t, err)
+		go func() {
+			for {
+				select {
+				case <-stop:
+					return
+				case <-time.After(200 * time.Millisecond):
+				}
+				if _, err := io.WriteString(c, "0"); err != nil {
+					return
+				}
+			}
+		}()
+		held = append(held, c)
+	}
+	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	for i := range 3 {
+		res, err := client.Post("http://"+addr+"/api/decode", "text/plain", strings.NewReader(apiVersionsV3))
+		require.NoError(t, err, "client %d waited for the read timeout", i)
+		res.Body.Close()
+		require.Equal(t, http.StatusOK, res.StatusCode)
+	}
+	cut := 0
+	for _, c := range held {
+		c.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+		if _, err := c.Read(make([]byte, 1)); err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+			cut++
+		}
+	}
+	require.Positive(t, cut, "a slow sender was closed to make room (each client's own connection frees it for the next)")
+	require.Contains(t, log.String(), "sending a request's body at under 64 KiB/s closed to make room for new clients")
+}
+
+// TestCapVictimOrder: to make room, the cap closes an idle keep-alive
+// connection first, then one that sent nothing for a second, then the
+// slowest body sender under 64 KiB/s; never a body arriving faster, nor
+// one in its first second, nor a request being answered.
+func TestCapVictimOrder(t *testing.T) {
+	now := time.Now()
+	l := newCapListener(nil, 8, nil)
+	add := func(s http.ConnState, since time.Duration, inBody bool, bytes int64) *capConn {
+		c := &capConn{l: l, state: s, since: now.Add(-since), inBody: inBody, bodySince: now.Add(-since), bodyBytes: bytes}
+		l.conns[c] = struct{}{}
+		return c
+	}
+	add(http.StateActive, 10*time.Second, false, 1000)       // answering
+	add(http.StateActive, 2*time.Second, true, 1<<20)        // 512 KiB/s
+	add(http.StateActive, 500*time.Millisecond, true, 0)     // in its first second
+	add(http.StateNew, 500*time.Millisecond, false, 0)       // new, under a second
+	slow := add(http.StateActive, 4*time.Second, true, 100)  // 25 B/s
+	slower := add(http.StateActive, 3*time.Second, true, 30) // 10 B/s
+	require.Same(t, slower, l.victim())
+	delete(l.conns, slower)
+	require.Same(t, slow, l.victim())
+	fresh := add(http.StateNew, 2*time.Second, false, 0)
+	require.Same(t, fresh, l.victim())
+	idle := add(http.StateIdle, time.Second, false, 0)
+	require.Same(t, idle, l.victim())
+	delete(l.conns, slow)
+	delete(l.conns, fresh)
+	delete(l.conns, idle)
+	require.Nil(t, l.victim(), "no connection may be closed")
+}
