@@ -40,7 +40,6 @@ import (
 	"errors"
 	"strconv"
 	"syscall/js"
-	"time"
 
 	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
@@ -152,7 +151,7 @@ func summaryJSON(res *capture.Result, findings [][]byte, checkEnd []byte) []byte
 	ms := func(key string, v float64) { // milliseconds, to the microsecond
 		w.Key(key)
 		w.Value()
-		w.B = strconv.AppendFloat(w.B, v/1000, 'f', 3, 64)
+		w.B = strconv.AppendFloat(w.B, v, 'f', 3, 64)
 	}
 	elements := func(key string, els []byte) { // an array of elements written elsewhere
 		w.Key(key)
@@ -206,7 +205,7 @@ func summaryJSON(res *capture.Result, findings [][]byte, checkEnd []byte) []byte
 			if side.fr != nil {
 				w.Key(side.packet)
 				w.Int(int64(side.fr.PacketIndex))
-				ms(side.time, float64(side.fr.Time.UnixMicro()))
+				ms(side.time, float64(side.fr.Time.UnixMicro())/1000)
 				w.Key(side.bytes)
 				w.Int(int64(len(side.fr.Bytes)))
 				if side.fr.Missing > 0 { // held only in part: the bytes not captured
@@ -216,7 +215,7 @@ func summaryJSON(res *capture.Result, findings [][]byte, checkEnd []byte) []byte
 			}
 		}
 		if x.Paired() {
-			ms("latencyMs", float64(x.Latency.Round(time.Microsecond).Microseconds()))
+			ms("latencyMs", capture.Millis(x.Latency))
 		}
 		if x.NoResponseExpected {
 			w.Key("noResponseExpected")
