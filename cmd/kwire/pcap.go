@@ -849,12 +849,6 @@ func frameBytes(f *capture.Frame) []byte {
 	return f.Bytes
 }
 
-// millis is d in milliseconds, rounded to the microsecond: the precision
-// a pcap timestamp has (a pcapng one may have more).
-func millis(d time.Duration) float64 {
-	return float64(d.Round(time.Microsecond).Microseconds()) / 1000
-}
-
 // exchangeHead opens an exchange's line and writes what comes before its
 // frames: where and when it happened, and how an unpaired response was
 // guessed (guess; nil for none).
@@ -916,7 +910,7 @@ func exchangeHead(w *jsontext.Writer, x *capture.Exchange, key, ver int16, guess
 	if x.Paired() {
 		w.Key("latencyMs")
 		w.Value()
-		w.B = strconv.AppendFloat(w.B, millis(x.Latency), 'f', 3, 64)
+		w.B = strconv.AppendFloat(w.B, capture.Millis(x.Latency), 'f', 3, 64)
 	}
 	if guess != nil && len(guess.Candidates) > 0 {
 		w.Key("guessed")
@@ -1032,7 +1026,7 @@ func writeAPITable(w io.Writer, stats map[int16]*apiStats, errCodes map[apiCode]
 			if s.latencies.Count() == 0 {
 				return "-"
 			}
-			return strconv.FormatFloat(millis(d), 'f', 2, 64)
+			return strconv.FormatFloat(capture.Millis(d), 'f', 2, 64)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t\n", s.name, strings.Join(vs, " "), s.count, s.unpaired, s.bytes,
 			ms(s.latencies.Percentile(.5)), ms(s.latencies.Percentile(.9)), ms(s.latencies.Percentile(.99)), ms(s.latencies.Max()))

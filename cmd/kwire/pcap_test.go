@@ -801,8 +801,8 @@ func TestPcapLatencyRounded(t *testing.T) {
 	out, errOut, code := runCLI(t, []string{"pcap", file}, nil)
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, out, `"latencyMs":1.235,`)
-	require.Equal(t, 1.235, millis(1234567*time.Nanosecond))
-	require.Equal(t, 1.234, millis(1234499*time.Nanosecond))
+	require.Equal(t, 1.235, capture.Millis(1234567*time.Nanosecond))
+	require.Equal(t, 1.234, capture.Millis(1234499*time.Nanosecond))
 }
 
 // TestPcapTimesFixedPrecision: a line's times have nine fractional

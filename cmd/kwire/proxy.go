@@ -570,7 +570,7 @@ func exchangeTree(x *proxy.Exchange, d *proxy.Decoded, color bool) string {
 		title += schema.APIName(d.APIKey) + " v" + strconv.Itoa(int(d.APIVersion)) + "  correlation id " + strconv.Itoa(int(x.CorrelationID))
 	}
 	if x.Paired() {
-		title += "  " + strconv.FormatFloat(millis(x.Latency()), 'f', 3, 64) + " ms"
+		title += "  " + strconv.FormatFloat(capture.Millis(x.Latency()), 'f', 3, 64) + " ms"
 	}
 	if x.Rewritten > 0 {
 		title += "  " + strconv.Itoa(x.Rewritten) + " broker addresses rewritten"

@@ -291,6 +291,14 @@ type Exchange struct {
 // Paired reports whether both request and response are present.
 func (x *Exchange) Paired() bool { return x.Request != nil && x.Response != nil }
 
+// Millis is a latency in milliseconds, rounded to the microsecond: the
+// precision a pcap timestamp has (a pcapng one may have more). kwire pcap,
+// kwire proxy and the playground's capture module all say a latency so
+// (1,234,567 ns is 1.235 ms, not 1.234).
+func Millis(d time.Duration) float64 {
+	return float64(d.Round(time.Microsecond).Microseconds()) / 1000
+}
+
 // Note is a non-fatal problem found while reading.
 type Note struct {
 	Packet  int   // 1-based packet index, 0 when not tied to a packet

@@ -157,6 +157,84 @@ test('the capture summary: max beside p99, nearest-rank percentiles, handshake c
   await page.close();
 });
 
+// manyExchanges is a classic pcap of one TCP connection holding n
+// exchanges, exchange i answered in i+1 µs: ApiVersions v0 but for the
+// last `last`, Metadata v1 (empty request and answer).
+function manyExchanges(n, last) {
+  const chunks = [];
+  const hdr = Buffer.alloc(24);
+  hdr.writeUInt32LE(0xa1b2c3d4, 0); hdr.writeUInt16LE(2, 4); hdr.writeUInt16LE(4, 6); hdr.writeUInt32LE(262144, 16); hdr.writeUInt32LE(1, 20);
+  chunks.push(hdr);
+  const seq = [1000, 5000]; // client's, broker's
+  const pkt = (toClient, us, flags, payload) => {
+    const ip = Buffer.alloc(20), tcp = Buffer.alloc(20);
+    ip.writeUInt8(0x45, 0); ip.writeUInt16BE(40 + payload.length, 2); ip.writeUInt8(0x40, 6); ip.writeUInt8(64, 8); ip.writeUInt8(6, 9);
+    const [a, b] = toClient ? [[10, 0, 0, 2], [10, 0, 0, 1]] : [[10, 0, 0, 1], [10, 0, 0, 2]];
+    Buffer.from(a).copy(ip, 12); Buffer.from(b).copy(ip, 16);
+    let sum = 0;
+    for (let i = 0; i < 20; i += 2) sum += ip.readUInt16BE(i);
+    while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
+    ip.writeUInt16BE(~sum & 0xffff, 10);
+    tcp.writeUInt16BE(toClient ? 9092 : 40000, 0); tcp.writeUInt16BE(toClient ? 40000 : 9092, 2);
+    tcp.writeUInt32BE(seq[toClient ? 1 : 0] >>> 0, 4); tcp.writeUInt32BE(seq[toClient ? 0 : 1] >>> 0, 8);
+    tcp.writeUInt8(5 << 4, 12); tcp.writeUInt8(flags, 13); tcp.writeUInt16BE(0xffff, 14);
+    const eth = Buffer.from([0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 1, 8, 0]);
+    const len = 14 + 40 + payload.length, rec = Buffer.alloc(16);
+    rec.writeUInt32LE(1700000000 + Math.floor(us / 1e6), 0); rec.writeUInt32LE(us % 1e6, 4); rec.writeUInt32LE(len, 8); rec.writeUInt32LE(len, 12);
+    chunks.push(rec, eth, ip, tcp, payload);
+    seq[toClient ? 1 : 0] += payload.length + (flags & 0x02 ? 1 : 0);
+  };
+  pkt(false, 0, 0x02, Buffer.alloc(0));
+  pkt(true, 1, 0x12, Buffer.alloc(0));
+  pkt(false, 2, 0x10, Buffer.alloc(0));
+  for (let i = 0; i < n; i++) {
+    const meta = i >= n - last;
+    // size, API key, version, correlation id, no client id (, no topics)
+    const req = Buffer.from(meta ? '0000000e' + '0003' + '0001' + '00000000' + 'ffff' + '00000000' : '0000000a' + '0012' + '0000' + '00000000' + 'ffff', 'hex');
+    req.writeUInt32BE(i, 8);
+    // size, correlation id, then no error and no APIs, or no brokers, no controller and no topics
+    const resp = Buffer.from(meta ? '00000010' + '00000000' + '00000000' + 'ffffffff' + '00000000' : '0000000a' + '00000000' + '0000' + '00000000', 'hex');
+    resp.writeUInt32BE(i, 4);
+    const at = 10 + i * 20000; // 20 ms apart
+    pkt(false, at, 0x18, req);
+    pkt(true, at + i + 1, 0x18, resp);
+  }
+  return Buffer.concat(chunks);
+}
+
+test('a capture past the 10000 listed: the title counts every exchange, the per-API summary covers them all but errors, and says so', { timeout: 180_000 }, async () => {
+  const page = await open();
+  await decoded(page, () => page.setInputFiles('#file', { name: 'many.pcap', mimeType: 'application/vnd.tcpdump.pcap', buffer: manyExchanges(12000, 1000) }));
+  assert.match(await page.textContent('#cap-title'), /^Capture: 24003 packets, 1 Kafka connection, 12000 exchanges \(the first 10000 listed\), \d+ note\(s\)$/);
+  assert.equal(await page.textContent('#cap-count'), '10000 of 10000 listed exchanges (the first 3000 shown)');
+  const summary = () => page.$$eval('#cap-summary tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+  const caption = () => page.textContent('#cap-summary caption');
+  // Every exchange: ApiVersions' 11000 answered in 1..11000 µs, and
+  // Metadata's 1000, none listed, in 11001..12000 µs; percentiles by
+  // nearest rank over all of them (the listed alone: 5.00, 9.90, 10.00).
+  const all = [
+    ['ApiVersions', 'v0×11000', '11000', '0', '0', String(11000 * 28), '5.50', '10.89', '11.00'],
+    ['Metadata', 'v1×1000', '1000', '0', '0', String(1000 * 38), '11.50', '11.99', '12.00'],
+  ];
+  assert.deepEqual(await summary(), all);
+  assert.equal(await caption(), 'Per API, all 12000 exchanges of the capture; errors and expected codes of the first 10000, listed, only');
+  // An API only among those not listed can be picked: no row matches, its figures stay.
+  await page.selectOption('#cap-api', 'Metadata');
+  assert.deepEqual(await summary(), [all[1]]);
+  assert.equal(await page.textContent('#cap-count'), '0 of 10000 listed exchanges');
+  await page.selectOption('#cap-api', '');
+  // Errors only: known for the listed exchanges alone, and said so.
+  await page.check('#cap-errors');
+  assert.deepEqual(await summary(), []);
+  assert.equal(await caption(), 'Per API, the listed exchanges the filters keep: the client ids and errors of the capture\'s other 2000 are unknown');
+  await page.uncheck('#cap-errors');
+  assert.deepEqual(await summary(), all);
+  const notes = await page.$$eval('#cap-notes li', (lis) => lis.map((li) => li.textContent));
+  assert.ok(notes.includes('2000 of the capture\'s 12000 exchanges are not listed or checked (ApiVersions 1000, Metadata 1000): the page lists the first 10000 (by their first packet), their frames at most 128 MiB; the per-API summary counts them all, but for errors and expected codes; kwire pcap and kwire check read them all'), notes.join('\n'));
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test('the capture table at 1400 px and on a phone: nothing clipped, client ids, arrow keys, options hidden, link cleared, request frame links', { timeout: 120_000 }, async () => {
   const page = await open('#hex=' + QUICK);
   await page.waitForFunction(() => /hex=/.test(location.hash) && document.body.dataset.decoded);

@@ -40,7 +40,6 @@ import (
 	"errors"
 	"strconv"
 	"syscall/js"
-	"time"
 
 	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
@@ -117,14 +116,14 @@ func readCapture(this js.Value, args []js.Value) any {
 	var cut []capture.Note
 	if l.unlisted > 0 {
 		cut = append(cut, capture.Note{Message: strconv.Itoa(l.unlisted) + " of the capture's " + strconv.Itoa(l.unlisted+len(res.Exchanges)) +
-			" exchanges are not listed, checked or counted in the per-API summary (" + l.byAPI.String() + "): the page lists the first " + strconv.Itoa(maxListed) +
-			" (by their first packet), their frames at most " + strconv.Itoa(maxListedBytes>>20) + " MiB; kwire pcap and kwire check read them all"})
+			" exchanges are not listed or checked (" + l.byAPI.String() + "): the page lists the first " + strconv.Itoa(maxListed) +
+			" (by their first packet), their frames at most " + strconv.Itoa(maxListedBytes>>20) + " MiB; the per-API summary counts them all, but for errors and expected codes; kwire pcap and kwire check read them all"})
 	}
 	if checkNote != "" {
 		cut = append(cut, capture.Note{Message: checkNote})
 	}
 	res.Notes = append(cut, res.Notes...)
-	out := map[string]any{"summary": string(summaryJSON(res, findings, checkEnd)), "frames": frames}
+	out := map[string]any{"summary": string(summaryJSON(res, findings, checkEnd, &l)), "frames": frames}
 	if dump != nil {
 		out["dump"] = dump
 	}
@@ -146,13 +145,16 @@ func captureMagic(b []byte) bool {
 
 // summaryJSON writes the summary: the connections, the exchanges with
 // their findings (JSON array elements, one run per exchange), those
-// judged at the end, and the reader's notes.
-func summaryJSON(res *capture.Result, findings [][]byte, checkEnd []byte) []byte {
+// judged at the end, and the reader's notes. When l left exchanges
+// unlisted, "apis" is the per-API figures of every exchange
+// (apiStats.appendJSON), whose counts add up to the capture's; l may be
+// nil.
+func summaryJSON(res *capture.Result, findings [][]byte, checkEnd []byte, l *listing) []byte {
 	var w jsontext.Writer
 	ms := func(key string, v float64) { // milliseconds, to the microsecond
 		w.Key(key)
 		w.Value()
-		w.B = strconv.AppendFloat(w.B, v/1000, 'f', 3, 64)
+		w.B = strconv.AppendFloat(w.B, v, 'f', 3, 64)
 	}
 	elements := func(key string, els []byte) { // an array of elements written elsewhere
 		w.Key(key)
@@ -206,7 +208,7 @@ func summaryJSON(res *capture.Result, findings [][]byte, checkEnd []byte) []byte
 			if side.fr != nil {
 				w.Key(side.packet)
 				w.Int(int64(side.fr.PacketIndex))
-				ms(side.time, float64(side.fr.Time.UnixMicro()))
+				ms(side.time, float64(side.fr.Time.UnixMicro())/1000)
 				w.Key(side.bytes)
 				w.Int(int64(len(side.fr.Bytes)))
 				if side.fr.Missing > 0 { // held only in part: the bytes not captured
@@ -216,7 +218,7 @@ func summaryJSON(res *capture.Result, findings [][]byte, checkEnd []byte) []byte
 			}
 		}
 		if x.Paired() {
-			ms("latencyMs", float64(x.Latency.Round(time.Microsecond).Microseconds()))
+			ms("latencyMs", capture.Millis(x.Latency))
 		}
 		if x.NoResponseExpected {
 			w.Key("noResponseExpected")
@@ -228,6 +230,9 @@ func summaryJSON(res *capture.Result, findings [][]byte, checkEnd []byte) []byte
 		w.EndObject()
 	}
 	w.EndArray()
+	if l != nil && l.unlisted > 0 {
+		elements("apis", l.byAPI.appendJSON(nil))
+	}
 	elements("checkEnd", checkEnd)
 	w.Key("notes")
 	w.BeginArray()

@@ -118,6 +118,14 @@ type summary struct {
 	}
 	CheckEnd []finding
 	Notes    []string
+	APIs     []struct { // every exchange's figures, when some are not listed
+		API                 string
+		Count, Bytes        int
+		Versions            [][2]int
+		Latencies           int
+		P50Ms, P99Ms, MaxMs float64
+		Sampled             bool
+	}
 }
 
 // TestDamagedFrameKept: a frame the capture holds only in part (a lost
@@ -316,7 +324,7 @@ func TestSummaryLatencyRounded(t *testing.T) {
 		Request:  &capture.Frame{Time: at, PacketIndex: 1},
 		Response: &capture.Frame{Time: at.Add(1234567), PacketIndex: 2},
 		Latency:  1234567}
-	out := string(summaryJSON(&capture.Result{Conns: []*capture.Conn{c}, Exchanges: []*capture.Exchange{x}}, [][]byte{nil}, nil))
+	out := string(summaryJSON(&capture.Result{Conns: []*capture.Conn{c}, Exchanges: []*capture.Exchange{x}}, [][]byte{nil}, nil, nil))
 	if !strings.Contains(out, `"latencyMs":1.235`) {
 		t.Fatalf("no latencyMs 1.235 in %s", out)
 	}

@@ -1,6 +1,7 @@
 // Package summary holds the rules a capture's per-API summary follows,
 // shared by kwire pcap --summary, kwire proxy --summary and the playground's
-// capture table (through kwire.wasm, so it uses no fmt and no reflection):
+// capture table (through kwire.wasm, and capture.wasm for the figures of
+// exchanges past those it lists, so it uses no fmt and no reflection):
 // latency percentiles by nearest rank over a bounded sample, with the
 // maximum kept exactly, and which error codes are part of a normal exchange
 // rather than a failure.

@@ -123,15 +123,16 @@ export async function openCapture(bytes, gen, notDump) {
   if (gen !== st.gen) return;
   scan.exchanges.forEach((x, i) => scanned(rows[i], x));
   s.notes.push(...scan.notes);
-  const tls = s.conns.filter((c) => c.tls).length;
+  const tls = s.conns.filter((c) => c.tls).length, total = capTotal(s);
   $('cap-title').textContent = 'Capture: ' + s.packets + ' packet' + (s.packets === 1 ? '' : 's') + ', ' + s.conns.length + ' Kafka connection' + (s.conns.length === 1 ? '' : 's') +
     (tls ? ' (' + tls + ' decrypted from TLS)' : '') +
-    ', ' + s.exchanges.length + ' exchange' + (s.exchanges.length === 1 ? '' : 's') + (s.notes.length ? ', ' + s.notes.length + ' note(s)' : '') +
+    ', ' + total + ' exchange' + (total === 1 ? '' : 's') + (total > s.exchanges.length ? ' (the first ' + s.exchanges.length + ' listed)' : '') +
+    (s.notes.length ? ', ' + s.notes.length + ' note(s)' : '') +
     (r.dump ? ' — read from ' + r.dump.name : '');
   const apiSel = $('cap-api');
   apiSel.replaceChildren(el('option', '', 'all'));
   apiSel.firstChild.value = '';
-  for (const a of [...new Set(rows.map((x) => x.apiText))].sort()) { const o = el('option', '', a); o.value = a; apiSel.appendChild(o); }
+  for (const a of [...new Set([...rows.map((x) => x.apiText), ...(s.apis || []).map((x) => x.api)])].sort()) { const o = el('option', '', a); o.value = a; apiSel.appendChild(o); }
   $('cap-client').value = ''; $('cap-errors').checked = false;
   const notes = $('cap-notes');
   const checked = [...s.exchanges.flatMap((x) => (x.findings || []).filter((f) => f.severity === 'skipped')), ...(s.checkEnd || [])]
@@ -147,6 +148,11 @@ export async function openCapture(bytes, gen, notDump) {
   if (first) await pickExchange(first.i, gen);
   else status(dumpNote(r.dump) + 'The capture holds no Kafka frames.');
 }
+
+// capTotal is how many exchanges the capture holds: those listed, or,
+// when capture.wasm listed only the first, the sum of its per-API
+// counts of every exchange ("apis").
+const capTotal = (s) => (s.apis ? s.apis.reduce((n, a) => n + a.count, 0) : s.exchanges.length);
 
 function capFiltered() {
   const c = st.capture, api = $('cap-api').value, client = $('cap-client').value.trim().toLowerCase(), errs = $('cap-errors').checked;
@@ -226,7 +232,7 @@ export function drawCapRows() {
     body.appendChild(el('tr')).appendChild(td);
   }
   rovingStop(body);
-  $('cap-count').textContent = rows.length + ' of ' + c.rows.length + ' exchanges' + (rows.length > CAP_SHOWN ? ' (the first ' + CAP_SHOWN + ' shown)' : '');
+  $('cap-count').textContent = rows.length + ' of ' + c.rows.length + (c.summary.apis ? ' listed' : '') + ' exchanges' + (rows.length > CAP_SHOWN ? ' (the first ' + CAP_SHOWN + ' shown)' : '');
 }
 
 // percentile is the p-th quantile of xs (sorted ascending) by nearest
@@ -239,7 +245,17 @@ export function percentile(xs, p) {
 // drawCapSummary is the CLI's pcap --summary table: per API, the versions
 // seen, counts, errors, bytes and latency percentiles, of the exchanges
 // the filters keep (as kwire pcap --summary --api ... counts them).
+//
+// A capture of more exchanges than capture.wasm lists comes with its
+// per-API figures of every exchange ("apis": counts, versions, bytes,
+// latencies, the percentiles from a uniform sample past 16,384 an API);
+// the table shows those, filtered by API, but for errors and expected
+// codes, which the page learns by decoding the listed frames alone, and
+// its caption says so. A client id or errors only filter is known for the
+// listed exchanges alone, so with one the table covers those, and says so.
 export function drawCapSummary() {
+  const c = st.capture, all = c.summary.apis, listed = c.summary.exchanges.length;
+  const whole = all && !$('cap-client').value.trim() && !$('cap-errors').checked;
   const by = new Map();
   for (const x of capFiltered()) {
     const s = by.get(x.apiText) || { versions: new Map(), n: 0, errors: 0, expected: 0, bytes: 0, lat: [] };
@@ -251,14 +267,32 @@ export function drawCapSummary() {
     s.bytes += (x.requestBytes || 0) + (x.responseBytes || 0);
     if (x.latencyMs !== undefined) s.lat.push(x.latencyMs);
   }
+  for (const s of by.values()) {
+    s.lat.sort((a, b) => a - b);
+    [s.p50, s.p99, s.max] = [percentile(s.lat, 0.5), percentile(s.lat, 0.99), s.lat[s.lat.length - 1]];
+  }
+  let sampled = false;
+  if (whole) {
+    const api = $('cap-api').value;
+    for (const a of all) {
+      if (api && a.api !== api) continue;
+      const s = by.get(a.api) || { errors: 0, expected: 0 };
+      by.set(a.api, { ...s, n: a.count, versions: new Map(a.versions), bytes: a.bytes, p50: a.p50Ms, p99: a.p99Ms, max: a.maxMs });
+      sampled ||= !!a.sampled;
+    }
+  }
+  const cap = $('cap-summary').caption;
+  cap.textContent = !all ? 'Per API'
+    : whole ? 'Per API, all ' + capTotal(c.summary) + ' exchanges of the capture; errors and expected codes of the first ' + listed + ', listed, only' +
+      (sampled ? '; percentiles from a uniform sample of each API\'s latencies, max exact' : '')
+      : 'Per API, the listed exchanges the filters keep: the client ids and errors of the capture\'s other ' + (capTotal(c.summary) - listed) + ' are unknown';
   const body = $('cap-summary').tBodies[0];
   body.replaceChildren();
   const fmt = (v) => (v === undefined ? '' : v.toFixed(2));
   for (const [api, s] of [...by.entries()].sort((a, b) => b[1].n - a[1].n)) {
-    s.lat.sort((a, b) => a - b);
     const tr = el('tr');
     const vs = [...s.versions.entries()].sort((a, b) => a[0] - b[0]).map(([v, n]) => (v >= 0 ? 'v' + v : 'unknown') + '×' + n).join(' ');
-    const cells = [api, vs, s.n, s.errors, s.expected, s.bytes, fmt(percentile(s.lat, 0.5)), fmt(percentile(s.lat, 0.99)), fmt(s.lat[s.lat.length - 1])];
+    const cells = [api, vs, s.n, s.errors, s.expected, s.bytes, fmt(s.p50), fmt(s.p99), fmt(s.max)];
     for (const v of cells) tr.appendChild(el('td', '', String(v)));
     body.appendChild(tr);
   }
