@@ -63,7 +63,7 @@ type connState struct {
 	// first, then the server's (conn.sasl-exchange).
 	clientNonce, serverNonce string
 	unsupp                   map[[2]int16]bool
-	gaps                     int // the connection's Exchange.Gaps when last seen
+	gaps                     int // the most of the connection's Exchange.StreamGaps seen
 }
 
 type brokerState struct {
@@ -85,9 +85,9 @@ func (c *Checker) Add(an *Analysis) []Finding {
 		}
 	}
 	cs := c.conn(a.x.Conn)
-	if a.x.Gaps > cs.gaps {
-		c.lost += a.x.Gaps - cs.gaps
-		cs.gaps = a.x.Gaps
+	if a.x.StreamGaps > cs.gaps {
+		c.lost += a.x.StreamGaps - cs.gaps
+		cs.gaps = a.x.StreamGaps
 	}
 	if a.x.SASLToken {
 		// Raw SASL tokens: no Kafka frames, but a step of the SASL

@@ -7,11 +7,12 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// withGaps sets the connection's lost-bytes count on exchanges, as
-// kwire check hands it from the capture (Conn.Gaps so far).
+// withGaps sets the connection's lost-bytes count on exchanges whose
+// frames came after that many gaps, as kwire check hands it from the
+// capture (Conn.Gaps so far, and the frames' own Gaps).
 func withGaps(xs []Exchange, gaps int) []Exchange {
 	for i := range xs {
-		xs[i].Gaps = gaps
+		xs[i].Gaps, xs[i].StreamGaps = gaps, gaps
 	}
 	return xs
 }

@@ -66,6 +66,15 @@ type Exchange struct {
 	// SASL order unjudgeable; exchanges skipped on any connection are
 	// told with Checker.Missed).
 	Gaps int
+	// StreamGaps counts the gaps of the connection's streams before this
+	// exchange's frames, in stream order: before its request in the
+	// client's, before its response in the broker's. The conversation
+	// rules, which judge a producer's batch or a consumer's fetch against
+	// the ones before it, take loss from it: an exchange whose frames
+	// came before a gap, but that ended after the capture found it, lost
+	// nothing between it and those before (it was 72 false conv.sequence
+	// errors in a capture that lost a client's bytes).
+	StreamGaps int
 }
 
 // decodeFailure is why a frame did not decode: where, what was expected

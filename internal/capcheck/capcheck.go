@@ -52,6 +52,11 @@ func (v *Conv) Exchange(x *capture.Exchange) check.Exchange {
 	cx := check.Exchange{Conn: v.conn(x.Conn), NoResponseExpected: x.NoResponseExpected, Evicted: x.Evicted, ConnClosed: x.ConnClosed,
 		Overtook: x.Overtook, Overtaken: x.Overtaken, OvertakenBy: x.OvertakenBy, ReusedCorrelation: x.ReusedCorrelation, Gaps: x.Conn.Gaps,
 		SASLToken: x.SASLToken}
+	for _, f := range [...]*capture.Frame{x.Request, x.Response} {
+		if f != nil {
+			cx.StreamGaps += f.Gaps
+		}
+	}
 	cut := false
 	if f := x.Request; f != nil {
 		if f.Missing > 0 {

@@ -234,6 +234,11 @@ type Frame struct {
 	// each other after a SaslHandshake v0: a size and the token, no
 	// Kafka header (codec.Options{Data: "sasl"} reads it).
 	SASLToken bool
+	// Gaps counts the gaps of the frame's direction before its end (one
+	// inside it too): where in its stream bytes were lost. Conn.Gaps
+	// counts both directions' as the capture finds them, so an exchange
+	// handed over after a gap counts it, though its frames came before.
+	Gaps int
 
 	dir      int // index of the sending endpoint in Conn.ep
 	firstPkt int // packet index of the first byte

@@ -19,6 +19,9 @@ type half struct {
 	c   *Conn
 	idx int
 
+	// gaps counts this direction's gaps so far (Frame.Gaps).
+	gaps int
+
 	// reassembly
 	started  bool
 	anchored bool // SYN seen: stream offset 0 is a frame boundary
@@ -193,6 +196,7 @@ func (h *half) deliverSeg(s seg) {
 	}
 	if m := int64(s.missing) - over; m > 0 {
 		h.c.Gaps++
+		h.gaps++
 		h.e.res.Gaps++
 		h.e.note(h.c, "%d bytes not captured (snap length) at stream offset %d", m, h.off)
 		h.next += uint32(m)
@@ -215,6 +219,7 @@ func (h *half) forceGap(why string) {
 	}
 	n := int64(uint32(h.segs.first().seq - h.next))
 	h.c.Gaps++
+	h.gaps++
 	h.e.res.Gaps++
 	h.e.note(h.c, "gap: %d bytes missing at stream offset %d (%s)", n, h.off, why)
 	h.next = h.segs.first().seq
@@ -338,6 +343,7 @@ func (h *half) checkAckGap() {
 		return
 	}
 	h.c.Gaps++
+	h.gaps++
 	h.e.res.Gaps++
 	h.e.note(h.c, "gap: %d bytes missing at stream offset %d (acknowledged by peer but not captured)", d, h.off)
 	h.next = end
@@ -560,6 +566,7 @@ func (h *half) cut() {
 	e.cuts++
 	e.cutBytes += int64(n)
 	h.c.Gaps++
+	h.gaps++
 	e.res.Gaps++
 	h.clean = false
 	h.skip(int64(n))
@@ -1340,7 +1347,7 @@ func (h *half) own(n int) []byte {
 
 // emitOwn is emit of a frame whose bytes b are its own already.
 func (h *half) emitOwn(b []byte, off int64, missing int64, token bool) {
-	f := &Frame{Conn: h.c, StreamOffset: off, Bytes: b, Missing: missing, SASLToken: token, dir: h.idx}
+	f := &Frame{Conn: h.c, StreamOffset: off, Bytes: b, Missing: missing, SASLToken: token, Gaps: h.gaps, dir: h.idx}
 	if !token && len(b) >= 8 && h.role() != roleBroker && binary.BigEndian.Uint32(b[4:]) == uint32(schema.KeySaslHandshake)<<16 {
 		// After a SaslHandshake v0 come raw SASL tokens, size-prefixed
 		// but no Kafka frames: a boundary is no longer known to be a
