@@ -21,19 +21,24 @@ type engine struct {
 	// by session id and ticket, for the sessions that resume them.
 	resumable map[string][]byte
 	ports     []uint16
-	res       *Result
-	stream    func(*Exchange) // nil: collect into res.Exchanges
-	conns     map[connKey]*Conn
-	all       []*Conn // connections not yet retired, in order of first appearance
-	retired   int     // retired connections still in all
-	closed    []*Conn // finished connections not yet retired, oldest first
-	nextID    int
-	pkt       int // 1-based index of the current packet
-	now       time.Time
-	xseq      int
-	dropped   int // notes not kept
-	badLink   map[uint32]bool
-	tp        tcpPacket
+	// brokers are the endpoints connections were surely made to (by the
+	// SYN, or a request's correlation id echoed by the other side), at
+	// most maxBrokerEndpoints: a connection whose broker side is not sure
+	// takes the side a broker was seen at (decide).
+	brokers map[Endpoint]bool
+	res     *Result
+	stream  func(*Exchange) // nil: collect into res.Exchanges
+	conns   map[connKey]*Conn
+	all     []*Conn // connections not yet retired, in order of first appearance
+	retired int     // retired connections still in all
+	closed  []*Conn // finished connections not yet retired, oldest first
+	nextID  int
+	pkt     int // 1-based index of the current packet
+	now     time.Time
+	xseq    int
+	dropped int // notes not kept
+	badLink map[uint32]bool
+	tp      tcpPacket
 
 	// The window of requests awaiting a response, over all connections,
 	// oldest first; entries no longer waiting are skipped and compacted
@@ -616,6 +621,19 @@ func textClientID(b []byte, min int) bool {
 	return true
 }
 
+// maxBrokerEndpoints bounds engine.brokers: a cluster has a few dozen.
+const maxBrokerEndpoints = 4096
+
+// knowBroker notes that ep is surely a broker's.
+func (e *engine) knowBroker(ep Endpoint) {
+	if e.brokers == nil {
+		e.brokers = make(map[Endpoint]bool)
+	}
+	if len(e.brokers) < maxBrokerEndpoints {
+		e.brokers[ep] = true
+	}
+}
+
 // decide infers the broker side of a connection whose ports are not in
 // Options.BrokerPorts from its first frames.
 func (e *engine) decide(c *Conn, final bool) {
@@ -639,6 +657,14 @@ func (e *engine) decide(c *Conn, final bool) {
 		if client >= 0 {
 			break
 		}
+	}
+	if client >= 0 || c.bySYN {
+		// Sure of the broker side: the correlation id, or the handshake.
+		who := client
+		if who < 0 {
+			who = c.clientIdx
+		}
+		e.knowBroker(c.ep[1-who])
 	}
 	if client < 0 && (final || len(c.pending) >= 32 || c.pendingBytes >= 4<<20) {
 		var score, named [2]int
@@ -674,8 +700,11 @@ func (e *engine) decide(c *Conn, final bool) {
 			}
 			return
 		// Then, in order: requests with a client id from one side only;
-		// the handshake; one port ephemeral, the other not (a broker
-		// listens on a port below the ephemeral range); the scores.
+		// the handshake; one side a broker's endpoint, as other
+		// connections showed surely (a capture begun in the middle of a
+		// cluster's traffic on ports past 32768 read responses as
+		// requests); one port ephemeral, the other not (a broker listens
+		// on a port below the ephemeral range); the scores.
 		case (named[0] > 0) != (named[1] > 0):
 			client = 0
 			if named[1] > 0 {
@@ -683,6 +712,11 @@ func (e *engine) decide(c *Conn, final bool) {
 			}
 		case c.bySYN:
 			client = c.clientIdx
+		case e.brokers[c.ep[0]] != e.brokers[c.ep[1]]:
+			client = 0
+			if e.brokers[c.ep[0]] {
+				client = 1
+			}
 		case eph[0] != eph[1]:
 			client = 0
 			if eph[1] {

@@ -323,3 +323,36 @@ func TestRolesWhenFirstFrameIsAResponse(t *testing.T) {
 	require.NotNil(t, x.Response)
 	assert.Equal(t, int32(1), x.CorrelationID)
 }
+
+// TestRolesFromOtherConnections: a broker listening on a port in the
+// ephemeral range (39092, as a test cluster's), in a capture begun in the
+// middle of its connections: one whose only frames are responses that
+// also read as requests (InitProducerId answers read as Produce v1 with
+// an empty client id) takes the broker side another connection showed
+// surely (a request's correlation id echoed). It was turned round, its
+// responses decoded as requests: kwire check said acks 74 and Produce v1
+// outside what the broker advertised, 4 false errors in a probe's capture.
+func TestRolesFromOtherConnections(t *testing.T) {
+	b := newTB(t, layers.LinkTypeEthernet)
+	sure := b.conv("127.0.0.1:45000", "127.0.0.1:39092")
+	sure.req(apiVersionsReq(5))
+	sure.resp(apiVersionsResp(5))
+	v := b.conv("127.0.0.1:45732", "127.0.0.1:39092") // no handshake seen
+	for corr := int32(1); corr <= 3; corr++ {
+		v.resp(kresp(corr, []byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0}))
+	}
+	v.fin()
+	sure.fin()
+	r := b.read(Options{})
+	dump(t, r)
+	require.Len(t, r.Conns, 2)
+	for _, c := range r.Conns {
+		assert.Equal(t, "127.0.0.1:39092", c.Broker.String(), "conn %d", c.ID)
+	}
+	for _, x := range r.Exchanges {
+		if x.Conn.Client.Port == 45732 {
+			assert.Nil(t, x.Request, "a response read as a request")
+			assert.NotNil(t, x.Response)
+		}
+	}
+}
