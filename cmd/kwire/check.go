@@ -82,8 +82,9 @@ func runCheck(e *env, args []string) int {
 
 // checkFinding is a finding with the file it was found in.
 type checkFinding struct {
-	file string
-	f    check.Finding
+	file  string
+	f     check.Finding
+	spans []frameSpan // where the frames of a frames file are in it (SARIF's regions); nil for a capture
 }
 
 // checkOut writes findings as they come, and keeps what the summary, the
@@ -109,6 +110,9 @@ type checkOut struct {
 	live bool
 	// inputs are the files not read, or not read whole (SARIF's notes)
 	inputs []inputProblem
+	// spans are where the frames of the frames file being checked are
+	// in it, for SARIF's regions (nil for a capture)
+	spans []frameSpan
 }
 
 func (o *checkOut) put(file string, f *check.Finding) {
@@ -118,7 +122,7 @@ func (o *checkOut) put(file string, f *check.Finding) {
 		o.counts[f.Severity]++
 	}
 	if o.cfg.format == "json" || o.cfg.format == "sarif" || o.cfg.sarif != "" {
-		o.kept = append(o.kept, checkFinding{file, *f})
+		o.kept = append(o.kept, checkFinding{file, *f, o.spans})
 	}
 	switch o.cfg.format {
 	case "text":
@@ -329,7 +333,7 @@ func (c *checkConfig) checkFile(e *env, o *checkOut, file string) (*capture.Note
 			return c.checkCapture(o, file, bytes.NewReader(pcapng))
 		}
 	}
-	data, _, err := input.Parse(raw, input.Auto)
+	data, form, err := input.Parse(raw, input.Auto)
 	if err != nil {
 		if !errors.Is(perr, input.ErrNoPackets) {
 			return nil, perr // a dump of packets, malformed: where, and why
@@ -339,6 +343,10 @@ func (c *checkConfig) checkFile(e *env, o *checkOut, file string) (*capture.Note
 	frames, rest := input.SplitFrames(data, 0)
 	if len(rest) > 0 {
 		frames = append(frames, rest) // its size prefix disagrees: frame.size says so
+	}
+	if o.cfg.format == "sarif" || o.cfg.sarif != "" {
+		o.spans = frameSpans(raw, data, form, frames)
+		defer func() { o.spans = nil }()
 	}
 	for _, f := range check.Check(check.FromFrames(frames)) {
 		o.put(file, &f)

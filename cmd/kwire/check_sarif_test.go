@@ -1,9 +1,13 @@
 package main
 
 import (
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -130,4 +134,139 @@ func TestCheckSARIFArtifactURI(t *testing.T) {
 		require.NotContains(t, a, "uri")
 		require.Equal(t, "standard input", a["description"].(map[string]any)["text"])
 	}
+}
+
+// sarifLocations are the first location of each result of a run, and of
+// each notification that has one.
+func sarifLocations(run map[string]any) []map[string]any {
+	var locs []map[string]any
+	for _, r := range run["results"].([]any) {
+		locs = append(locs, r.(map[string]any)["locations"].([]any)[0].(map[string]any))
+	}
+	for _, i := range run["invocations"].([]any) {
+		ns, _ := i.(map[string]any)["toolExecutionNotifications"].([]any)
+		for _, n := range ns {
+			if ls, ok := n.(map[string]any)["locations"].([]any); ok {
+				locs = append(locs, ls[0].(map[string]any))
+			}
+		}
+	}
+	return locs
+}
+
+// TestCheckSARIFRegions: a result's physicalLocation had no region. In a
+// file of binary frames it is now the frame's bytes, or, for a finding at
+// a byte of it, an insertion point before that byte with the frame as
+// its contextRegion; in a file of hex lines, the frame's line; where the
+// file's bytes are not known (a dump whose frames do not end with a line,
+// a capture) there is none, and the location's properties say where in
+// the conversation it is, a capture's packet included.
+func TestCheckSARIFRegions(t *testing.T) {
+	text, err := os.ReadFile(example(t, "conv.sequence.bad.hex"))
+	require.NoError(t, err)
+	var bin []byte
+	var lines []string // each frame's line of hex
+	for _, l := range strings.Split(strings.TrimSpace(string(text)), "\n") {
+		b, err := hex.DecodeString(strings.TrimSpace(l))
+		require.NoError(t, err)
+		bin = append(bin, b...)
+		lines = append(lines, l)
+	}
+	// Where each frame starts, by its size prefix.
+	var starts []int
+	for off := 0; off < len(bin); off += 4 + int(binary.BigEndian.Uint32(bin[off:])) {
+		starts = append(starts, off)
+	}
+	require.Len(t, starts, len(lines), "one frame a line")
+	dir := t.TempDir()
+	binFile := filepath.Join(dir, "sequence.bin")
+	require.NoError(t, os.WriteFile(binFile, bin, 0o644))
+
+	out, _, _ := runCLI(t, []string{"check", "--format", "sarif", "--fail-on", "none", binFile}, nil)
+	locs := sarifLocations(sarifRun0(t, out))
+	require.NotEmpty(t, locs)
+	var atByte int
+	for _, loc := range locs {
+		require.Contains(t, loc, "properties", "where in the conversation")
+		require.Contains(t, loc["physicalLocation"], "region", "the frame's bytes")
+		props := loc["properties"].(map[string]any)
+		frame := int(props["frame"].(float64))
+		start, end := starts[frame-1], len(bin)
+		if frame < len(starts) {
+			end = starts[frame]
+		}
+		phys := loc["physicalLocation"].(map[string]any)
+		region := phys["region"].(map[string]any)
+		if off, ok := props["offset"]; ok {
+			atByte++
+			require.Equal(t, map[string]any{"byteOffset": float64(start) + off.(float64)}, region, "an insertion point before the byte")
+			require.Equal(t, map[string]any{"byteOffset": float64(start), "byteLength": float64(end - start)}, phys["contextRegion"])
+			continue
+		}
+		require.Equal(t, map[string]any{"byteOffset": float64(start), "byteLength": float64(end - start)}, region)
+		require.NotContains(t, phys, "contextRegion")
+	}
+	require.Positive(t, atByte, "conv.sequence's finding is at the baseSequence's byte")
+	// The finding at a byte: the baseSequence of frame 5's record batch.
+	r := sarifRun0(t, out)["results"].([]any)[0].(map[string]any)
+	require.Equal(t, "conv.sequence", r["ruleId"])
+	props := r["locations"].([]any)[0].(map[string]any)["properties"].(map[string]any)
+	require.Equal(t, map[string]any{"frame": float64(5), "correlationId": float64(3), "side": "request",
+		"offset": float64(94), "path": "body.topicData[0].partitionData[0].records[0].baseSequence"}, props)
+	region := r["locations"].([]any)[0].(map[string]any)["physicalLocation"].(map[string]any)["region"].(map[string]any)
+	require.Equal(t, float64(starts[4]+94), region["byteOffset"])
+
+	// Hex lines: the frame's line, nothing said of bytes.
+	out, _, _ = runCLI(t, []string{"check", "--format", "sarif", "--fail-on", "none", example(t, "conv.sequence.bad.hex")}, nil)
+	locs = sarifLocations(sarifRun0(t, out))
+	require.NotEmpty(t, locs)
+	for _, loc := range locs {
+		frame := loc["properties"].(map[string]any)["frame"].(float64)
+		phys := loc["physicalLocation"].(map[string]any)
+		require.Equal(t, map[string]any{"startLine": frame, "endLine": frame}, phys["region"])
+		require.NotContains(t, phys, "contextRegion")
+	}
+
+	// An xxd dump, 16 bytes a line: frames start and end inside lines,
+	// and a byte of the frames is no byte of the text. No region.
+	var dump strings.Builder // as xxd prints it
+	for off := 0; off < len(bin); off += 16 {
+		row := bin[off:min(off+16, len(bin))]
+		hexes := ""
+		for i := 0; i < len(row); i += 2 {
+			hexes += hex.EncodeToString(row[i:min(i+2, len(row))]) + " "
+		}
+		ascii := []byte(string(row))
+		for i, c := range ascii {
+			if c < 0x20 || c > 0x7e {
+				ascii[i] = '.'
+			}
+		}
+		fmt.Fprintf(&dump, "%08x: %-40s %s\n", off, hexes, ascii)
+	}
+	dumpFile := filepath.Join(dir, "sequence.xxd")
+	require.NoError(t, os.WriteFile(dumpFile, []byte(dump.String()), 0o644))
+	out, errOut, _ := runCLI(t, []string{"check", "--format", "sarif", "--fail-on", "none", dumpFile}, nil)
+	run := sarifRun0(t, out)
+	require.Len(t, run["results"], 1, "the dump reads as the frames: %s", errOut)
+	for _, loc := range sarifLocations(run) {
+		require.NotContains(t, loc["physicalLocation"], "region")
+		require.Contains(t, loc["properties"], "frame")
+	}
+
+	// A capture: no file offsets; the packet in the properties, beside the
+	// logical location.
+	capFile, err := filepath.Abs(filepath.Join(sharedTestdata, "check", "conv.sequence.bad.pcapng"))
+	require.NoError(t, err)
+	out, _, _ = runCLI(t, []string{"check", "--format", "sarif", "--fail-on", "none", capFile}, nil)
+	run = sarifRun0(t, out)
+	require.Len(t, run["results"], 1)
+	loc := run["results"].([]any)[0].(map[string]any)["locations"].([]any)[0].(map[string]any)
+	require.NotContains(t, loc["physicalLocation"], "region")
+	props = loc["properties"].(map[string]any)
+	require.Equal(t, float64(16), props["packet"])
+	require.Equal(t, "request", props["side"])
+	require.Equal(t, "body.topicData[0].partitionData[0].records[0].baseSequence", props["path"])
+	require.Contains(t, props, "conn")
+	require.Contains(t, loc["logicalLocations"].([]any)[0].(map[string]any)["fullyQualifiedName"], "(packet 16)")
 }

@@ -282,6 +282,10 @@ func validateSARIF(t *testing.T, b []byte) map[string]any {
 				loc := l.(map[string]any)
 				if p, ok := loc["physicalLocation"].(map[string]any); ok {
 					require.Contains(t, p, "artifactLocation", "physicalLocation needs address or artifactLocation")
+					validateSARIFRegion(t, p)
+				}
+				if props, ok := loc["properties"]; ok {
+					require.IsType(t, map[string]any{}, props, "a propertyBag is an object")
 				}
 				// A place in a Kafka conversation is no XML element (the
 				// kind it was given) nor any kind SARIF names.
@@ -308,6 +312,69 @@ func validateSARIF(t *testing.T, b []byte) map[string]any {
 		}
 	}
 	return log
+}
+
+// validateSARIFRegion checks a physicalLocation's region and
+// contextRegion as SARIF 2.1.0 has them (schema and §3.30): only the
+// properties kwire writes (startLine, endLine, byteOffset, byteLength),
+// integers, at least one of startLine or byteOffset (the schema's anyOf,
+// charOffset aside), startLine and endLine from 1 with endLine not before
+// startLine, byteOffset from 0 (the schema's -1 means unknown, which
+// kwire says by leaving the region out), byteLength from 0; a region is
+// a text region or a binary one, not both; a contextRegion comes with a
+// region and encloses it.
+func validateSARIFRegion(t *testing.T, p map[string]any) {
+	t.Helper()
+	num := func(r map[string]any, k string, least float64) (float64, bool) {
+		v, ok := r[k]
+		if !ok {
+			return 0, false
+		}
+		n, isNum := v.(float64)
+		require.True(t, isNum && n == float64(int64(n)), "region.%s is an integer: %v", k, v)
+		require.GreaterOrEqual(t, n, least, "region.%s", k)
+		return n, true
+	}
+	type span struct {
+		text       bool
+		start, end float64 // lines, or bytes [start, end)
+	}
+	check := func(what string, x any) span {
+		r, ok := x.(map[string]any)
+		require.True(t, ok, "%s is an object", what)
+		for k := range r {
+			require.Contains(t, []string{"startLine", "endLine", "byteOffset", "byteLength"}, k, "%s.%s", what, k)
+		}
+		line, hasLine := num(r, "startLine", 1)
+		off, hasOff := num(r, "byteOffset", 0)
+		require.True(t, hasLine || hasOff, "%s needs startLine, charOffset or byteOffset", what)
+		require.False(t, hasLine && hasOff, "%s is a text region or a binary one", what)
+		if hasLine {
+			end, ok := num(r, "endLine", 1)
+			if !ok {
+				end = line
+			}
+			require.GreaterOrEqual(t, end, line, "%s.endLine", what)
+			_, hasLen := r["byteLength"]
+			require.False(t, hasLen, "%s: byteLength without byteOffset", what)
+			return span{true, line, end}
+		}
+		_, hasEnd := r["endLine"]
+		require.False(t, hasEnd, "%s: endLine without startLine", what)
+		n, _ := num(r, "byteLength", 0)
+		return span{false, off, off + n}
+	}
+	rx, ok := p["region"]
+	if !ok {
+		require.NotContains(t, p, "contextRegion", "a contextRegion encloses a region")
+		return
+	}
+	region := check("region", rx)
+	if cx, ok := p["contextRegion"]; ok {
+		context := check("contextRegion", cx)
+		require.Equal(t, region.text, context.text, "region and contextRegion are of one kind")
+		require.True(t, context.start <= region.start && region.end <= context.end, "contextRegion %v encloses region %v", context, region)
+	}
 }
 
 // TestProxyCheck: kwire proxy --check applies the rules live: a producer

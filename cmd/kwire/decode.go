@@ -401,7 +401,12 @@ func describeWarning(w codec.Warning) string {
 }
 
 func runDecode(e *env, args []string) int {
-	fs := newFlags(e, "decode", "[flags] [HEX | FILE ...]\n\n"+strings.ReplaceAll(argsRule, "DATA", "HEX"),
+	fs := newFlags(e, "decode", "[flags] [HEX | FILE ...]\n\n"+strings.ReplaceAll(argsRule, "DATA", "HEX")+`
+
+Every frame's output goes to standard output, a failing frame's as far
+as it decoded. Standard error says why a frame failed (its input, frame
+number, byte and field) for the first `+strconv.Itoa(maxFailedFrames)+` failing frames, then
+counts the rest in one line; the exit status is 1 when any failed.`,
 		"kwire decode 0000001b001200030000000700056b7769726500066b7769726504312e3000",
 		"kwire decode --format tree apiversions.xxd",
 		"kwire decode --response --api ApiVersions --version 0 0000000a00000007000000000000",
@@ -492,8 +497,15 @@ func runDecode(e *env, args []string) int {
 	// Progress counts input bytes, what a user compares with the file's
 	// size (as batch and pcap do): each frame its share of its input's.
 	prog := startProgress(e.stderr, showProgress, inBytes, "frames")
+	stderr := prog.Writer(e.stderr)
+	// Each frame's lines for standard error are gathered first, so that
+	// those of a failing frame past the first maxFailedFrames are left
+	// out, counted, rather than written: a file of 50,000 bad frames
+	// would flood the terminal (its JSON still goes to standard output).
+	var frameErr bytes.Buffer
 	pe := *e
-	pe.stderr = prog.Writer(e.stderr)
+	pe.stderr = &frameErr
+	failed, notShown, firstNotShown := 0, 0, ""
 	i := 0
 	for _, in := range all {
 		var frameBytes, seen, counted int64
@@ -511,8 +523,22 @@ func runDecode(e *env, args []string) int {
 			if in.name != "" && len(ins) > 1 {
 				prefix = in.name + ": " + prefix
 			}
-			if !c.decodeFrame(&pe, &dec, fr, in.sized, prefix) {
+			frameErr.Reset()
+			ok := c.decodeFrame(&pe, &dec, fr, in.sized, prefix)
+			if !ok {
 				status = 1
+				failed++
+			}
+			if ok || failed <= maxFailedFrames {
+				stderr.Write(frameErr.Bytes())
+			} else {
+				if notShown == 0 {
+					firstNotShown = "frame " + strconv.Itoa(i+1)
+					if in.name != "" && len(ins) > 1 {
+						firstNotShown += " of " + in.name
+					}
+				}
+				notShown++
 			}
 			if e.outFailed() != nil {
 				prog.finish()
@@ -529,8 +555,15 @@ func runDecode(e *env, args []string) int {
 		}
 	}
 	prog.finish()
+	if notShown > 0 {
+		fail(e, "%s not shown (the first: %s); %d of %s failed", pluralOf(notShown, "more failing frame", "more failing frames"), firstNotShown, failed, plural(nFrames, "frame"))
+	}
 	return status
 }
+
+// maxFailedFrames is how many failing frames kwire decode says why of on
+// standard error; the rest are counted in one line at the end.
+const maxFailedFrames = 10
 
 // inputsSize is the size of what readInputs reads when it is known: the
 // files named, or standard input when it is a file; else -1.

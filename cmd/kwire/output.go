@@ -12,6 +12,7 @@ import (
 	"github.com/alecthomas/chroma/v2/formatters"
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/jsontext"
+	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
 	"github.com/kwire/kwire/internal/highlight"
 	"github.com/kwire/kwire/internal/render"
@@ -106,6 +107,12 @@ const (
 // writeTree writes the tree indented, each line with its byte range and
 // the bytes it covers, to w as it goes.
 func writeTree(w io.Writer, f *codec.Frame, color bool) error {
+	return writeTreeNames(w, f, color, nil)
+}
+
+// writeTreeNames is writeTree with the topic ids names knows (nil: none)
+// followed by their name in parentheses.
+func writeTreeNames(w io.Writer, f *codec.Frame, color bool, names func([16]byte) string) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	b := bw
 	paint := func(code, s string) string {
@@ -128,6 +135,12 @@ func writeTree(w io.Writer, f *codec.Frame, color bool) error {
 		if len(n.Children) == 0 || n.Kind == 0 {
 			if v := render.ShortValue(n, f.APIKey); v != "" && n.Role != tree.RoleFrame {
 				line += " = " + v
+				if names != nil && n.Kind == schema.UUID && n.Field != nil && n.Field.JSON == "topicId" && len(n.Raw) == 16 {
+					if name := names([16]byte(n.Raw)); name != "" {
+						q := strconv.Quote(name) // a name from the network: escaped for the terminal
+						line += " (" + q[1:len(q)-1] + ")"
+					}
+				}
 			}
 		}
 		pad := 60 - len([]rune(stripANSI(line)))
@@ -201,8 +214,13 @@ func gridText(f *codec.Frame) string {
 
 // treeText is writeTree's text as a string.
 func treeText(f *codec.Frame, color bool) string {
+	return treeTextNames(f, color, nil)
+}
+
+// treeTextNames is treeText naming the topic ids names knows.
+func treeTextNames(f *codec.Frame, color bool, names func([16]byte) string) string {
 	var b strings.Builder
-	writeTree(&b, f, color)
+	writeTreeNames(&b, f, color, names)
 	return b.String()
 }
 

@@ -2,9 +2,11 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/base64"
 	"errors"
 	"flag"
 	"fmt"
@@ -23,6 +25,7 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/check"
+	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/internal/capture"
 	"github.com/kwire/kwire/internal/proxy"
@@ -443,7 +446,7 @@ func (r *proxyRun) exchange(x *proxy.Exchange) {
 	}
 	r.count(x, key, ex.ver, ex.codes)
 	if c.format == "ndjson" && !c.summary || r.feed != nil {
-		r.line = appendProxyLine(r.line[:0], x, &ex)
+		r.line = appendProxyLine(r.line[:0], x, &ex, c.pf.ids)
 	}
 	if r.feed != nil && r.feed.Subscribers() > 0 {
 		r.ev = r.feed.AppendEvent(r.ev[:0], r.line, x.Request, x.Response)
@@ -459,7 +462,7 @@ func (r *proxyRun) exchange(x *proxy.Exchange) {
 		return
 	}
 	if c.format == "tree" {
-		r.w.WriteString(exchangeTree(x, &d, c.color))
+		r.w.WriteString(exchangeTree(x, &d, c.color, c.pf.ids))
 	} else {
 		r.w.Write(r.line)
 		r.w.WriteByte('\n')
@@ -535,7 +538,7 @@ func (r *proxyRun) fromTrees(x *proxy.Exchange, d *proxy.Decoded) proxyExchange 
 // it, then what the proxy adds: "unanswered" (given up on, as later
 // requests of its connection were answered), "rewritten" (broker endpoints rewritten in the response the client
 // got); "redacted" (the paths of the secrets zeroed) is pcap's too.
-func appendProxyLine(out []byte, x *proxy.Exchange, ex *proxyExchange) []byte {
+func appendProxyLine(out []byte, x *proxy.Exchange, ex *proxyExchange, ids *topicids.Names) []byte {
 	conn := &capture.Conn{ID: int(x.ConnID),
 		Client: capture.Endpoint{IP: x.Client.Addr(), Port: x.Client.Port()},
 		Broker: capture.Endpoint{IP: x.Broker.Addr(), Port: x.Broker.Port()}}
@@ -556,12 +559,70 @@ func appendProxyLine(out []byte, x *proxy.Exchange, ex *proxyExchange) []byte {
 		out = append(out, `,"rewritten":`...)
 		out = strconv.AppendInt(out, int64(x.Rewritten), 10)
 	}
+	out = appendTopicNames(out, ids, ex.req.json, ex.rsp.json)
 	return append(out, '}')
+}
+
+// topicIDKey is how a topic id starts in value JSON (Kafka's form too):
+// 22 characters of unpadded URL-safe base64 follow.
+const topicIDKey = `"topicId":"`
+
+// appendTopicNames appends "topicNames", the names of the topic ids the
+// exchange's value JSON holds (Fetch 13+, Produce 13+ and the like name
+// topics by id alone), as far as the session has learnt them from the
+// responses that passed (ids: Metadata, CreateTopics,
+// DescribeTopicPartitions; bounded at topicids.MaxNames), each id as the
+// JSON has it: {"<id>":"orders"}. Nothing when no id of the exchange is
+// named: an id alone stays as it is. The frames' JSON is left as it is,
+// so that kwire encode reads it back.
+func appendTopicNames(out []byte, ids *topicids.Names, sides ...[]byte) []byte {
+	if ids == nil || ids.Len() == 0 {
+		return out
+	}
+	w := jsontext.Writer{B: out}
+	opened := false
+	var seen map[string]bool
+	for _, js := range sides {
+		for {
+			i := bytes.Index(js, []byte(topicIDKey))
+			if i < 0 {
+				break
+			}
+			js = js[i+len(topicIDKey):]
+			if len(js) < 23 || js[22] != '"' {
+				continue
+			}
+			text := js[:22]
+			var id [16]byte
+			if n, err := base64.RawURLEncoding.Decode(id[:], text); err != nil || n != 16 {
+				continue
+			}
+			name := ids.Name(id)
+			if name == "" || seen[string(text)] {
+				continue
+			}
+			if seen == nil {
+				seen = map[string]bool{}
+			}
+			seen[string(text)] = true
+			if !opened {
+				w.B = append(w.B, `,"topicNames":`...)
+				w.BeginObject()
+				opened = true
+			}
+			w.Key(string(text))
+			w.String([]byte(name))
+		}
+	}
+	if opened {
+		w.EndObject()
+	}
+	return w.B
 }
 
 // exchangeTree draws one exchange for a terminal: a title line, then the
 // request's and the response's trees.
-func exchangeTree(x *proxy.Exchange, d *proxy.Decoded, color bool) string {
+func exchangeTree(x *proxy.Exchange, d *proxy.Decoded, color bool, ids *topicids.Names) string {
 	var b strings.Builder
 	title := "conn " + strconv.FormatUint(x.ConnID, 10) + " " + x.Client.String() + "->" + x.Broker.String() + "  "
 	if x.SASLToken {
@@ -583,7 +644,7 @@ func exchangeTree(x *proxy.Exchange, d *proxy.Decoded, color bool) string {
 		switch {
 		case f != nil:
 			b.WriteString(name + ":\n")
-			b.WriteString(treeText(f, color))
+			b.WriteString(treeTextNames(f, color, ids.Name))
 		case size == 0 && name == "response" && x.NoResponseExpected:
 			b.WriteString("response: none expected (acks=0)\n")
 		case size == 0:

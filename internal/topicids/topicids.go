@@ -78,8 +78,11 @@ func (n *Names) Len() int {
 }
 
 // Learns reports whether responses of API key apiKey name topic ids
-// (Metadata, CreateTopics): the ones Learn reads.
-func Learns(apiKey int16) bool { return apiKey == 3 || apiKey == 19 }
+// beside their names in their topics (Metadata, CreateTopics,
+// DescribeTopicPartitions): the ones Learn reads.
+func Learns(apiKey int16) bool {
+	return apiKey == schema.KeyMetadata || apiKey == schema.KeyCreateTopics || apiKey == schema.KeyDescribeTopicPartitions
+}
 
 // Learn keeps the ids a decoded Metadata or CreateTopics response names
 // (f's tree: a frame decoded by codec.Decode). Other frames are ignored.
@@ -118,7 +121,8 @@ func (n *Names) LearnFrom(b []byte, apiKey, version int16) {
 }
 
 // namesIDs reports whether the response of apiKey at version has topics
-// with a topicId (Metadata v10+, CreateTopics v7+), as Kafka's schemas say.
+// with a topicId (Metadata v10+, CreateTopics v7+, DescribeTopicPartitions
+// v0+), as Kafka's schemas say.
 func namesIDs(apiKey, version int16) bool {
 	a := schema.ByKey(apiKey)
 	if a == nil || a.Response == nil {
