@@ -350,7 +350,7 @@ func direction(a *schema.API, v int16, resp bool) (*dirData, error) {
 		d.HeaderBNF = bnf(d.HeaderTitle, hd.Root, d.HeaderVersion, hdr.Flexible(d.HeaderVersion), h+itoa(int(d.HeaderVersion)))
 	}
 	d.BNF = bnf(d.Title+" (Version: "+itoa(int(v))+")", def.Root, v, d.Flexible, "#"+d.Prefix)
-	d.Fields = fieldRows(a.Key, m.Name, def.Root, v, d.Flexible, d.Prefix)
+	d.Fields = fieldRows(a.Key, m, def.Root, v, d.Flexible, d.Prefix)
 	d.Changes = changes(m, v, d.Prefix)
 	d.First = v == m.Valid.Lo
 
