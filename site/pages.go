@@ -156,6 +156,7 @@ type apiVersionRow struct {
 	Flexible   bool
 	Removed    bool
 	Unstable   bool
+	BrokerSent bool   // brokers send it, clients do not (schema.API.BrokerSent)
 	Since      string // the first Kafka release whose broker speaks it
 	Changes    int
 	Summary    []change
@@ -180,7 +181,7 @@ func (b *builder) apiPage(a *schema.API) error {
 		r := apiVersionRow{V: v, Href: "v" + itoa(int(v)) + ".html", ReqHeader: a.Request.HeaderVersion(v),
 			RespHeader: a.Response.HeaderVersion(v), Flexible: a.Request.Flexible(v),
 			Removed: a.Removed40.Contains(v), Unstable: a.Request.Unstable.Contains(v), Since: since[v],
-			KIPs: kips[v].KIPs, Note: kips[v].Note}
+			BrokerSent: a.BrokerSent().Contains(v), KIPs: kips[v].KIPs, Note: kips[v].Note}
 		rc := changes(a.Request, v, "req")
 		sc := changes(a.Response, v, "resp")
 		for i := range rc {
@@ -238,7 +239,12 @@ type versionData struct {
 	Guide       string // the API's section of Kafka's protocol guide
 	KIPs        []kip  // the KIPs that introduced this version, when known
 	Note        string // what the version brought
-	Dirs        []*dirData
+	// BrokerSent says that brokers send this version and clients do not
+	// (schema.API.BrokerSent); ClientVersions are the versions clients
+	// send then.
+	BrokerSent     bool
+	ClientVersions string
+	Dirs           []*dirData
 }
 
 type gridData struct {
@@ -293,6 +299,12 @@ func (b *builder) versionPage(a *schema.API, v int16) error {
 		Guide: guideURL(a), KIPs: vn.KIPs, Note: vn.Note, versionNav: newVersionNav(a.Valid(), v)}
 	if d.Removed {
 		d.RemovedNote = advertisedRemoved[a.Key]
+	}
+	if bs := a.BrokerSent(); bs.Contains(v) {
+		d.BrokerSent = true
+		if bs.Lo > a.Valid().Lo {
+			d.ClientVersions = schema.Range{Lo: a.Valid().Lo, Hi: bs.Lo - 1}.String()
+		}
 	}
 	for _, resp := range []bool{false, true} {
 		dd, err := direction(a, v, resp)
