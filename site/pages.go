@@ -36,8 +36,8 @@ type indexAPI struct {
 	Unstable   string
 	Flexible   string // first flexible version, "" when never
 	Playground string // the highest version's request example, relative to the root
-	Releases   string // "4.2:13 4.1:13 ...": each release's highest version, newest first
-	Latest     string // the newest release's highest version, "" when it lacks the API
+	Releases   string // "4.2:13 4.1:13 ...": each release's highest version, newest first; ":c" after one only the controller speaks
+	Latest     string // the newest release's highest version (releaseVersion), "" when it lacks the API
 }
 
 // indexData is the index page: the categories and the releases a column
@@ -66,9 +66,13 @@ func indexData(apis []*schema.API) indexPage {
 		var parts []string
 		for j, r := range rs {
 			if v, ok := r.Max[a.Key]; ok {
-				parts = append(parts, r.Name+":"+itoa(int(v)))
+				kv := r.Name + ":" + itoa(int(v))
+				if r.Controller[a.Key] {
+					kv += ":c"
+				}
+				parts = append(parts, kv)
 				if j == 0 {
-					x.Latest = "v" + itoa(int(v))
+					x.Latest = releaseVersion(r, a.Key)
 				}
 			}
 		}
