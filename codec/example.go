@@ -114,7 +114,7 @@ func Example(api *schema.API, version int16, response bool) map[string]any {
 // only brokers send (schema.API.BrokerSent) the client id Kafka's broker
 // gives the client that sends them (node 1, as in exampleValues).
 func exampleClientID(api *schema.API, version int16) string {
-	if api.BrokerSent().Contains(version) {
+	if api.BrokerSent.Contains(version) {
 		switch api.Key {
 		case schema.KeyAddPartitionsToTxn:
 			// The broker's AddPartitionsToTxnManager: its NetworkClient,

@@ -22,7 +22,7 @@ func TestExampleClientIDIsTheSenders(t *testing.T) {
 		}
 	}
 	for _, a := range schema.APIs() {
-		bs := a.BrokerSent()
+		bs := a.BrokerSent
 		if !bs.Empty() && (bs.Lo < a.Valid().Lo || bs.Hi != a.Valid().Hi) {
 			t.Errorf("%s: BrokerSent %s is not a run of versions ending at the newest, %s", a.Name, bs, a.Valid())
 		}

@@ -185,7 +185,7 @@ func (b *builder) apiPage(a *schema.API) error {
 		r := apiVersionRow{V: v, Href: "v" + itoa(int(v)) + ".html", ReqHeader: a.Request.HeaderVersion(v),
 			RespHeader: a.Response.HeaderVersion(v), Flexible: a.Request.Flexible(v),
 			Removed: a.Removed40.Contains(v), Unstable: a.Request.Unstable.Contains(v), Since: since[v],
-			BrokerSent: a.BrokerSent().Contains(v), KIPs: kips[v].KIPs, Note: kips[v].Note}
+			BrokerSent: a.BrokerSent.Contains(v), KIPs: kips[v].KIPs, Note: kips[v].Note}
 		rc := changes(a.Request, v, "req")
 		sc := changes(a.Response, v, "resp")
 		for i := range rc {
@@ -304,7 +304,7 @@ func (b *builder) versionPage(a *schema.API, v int16) error {
 	if d.Removed {
 		d.RemovedNote = advertisedRemoved[a.Key]
 	}
-	if bs := a.BrokerSent(); bs.Contains(v) {
+	if bs := a.BrokerSent; bs.Contains(v) {
 		d.BrokerSent = true
 		if bs.Lo > a.Valid().Lo {
 			d.ClientVersions = schema.Range{Lo: a.Valid().Lo, Hi: bs.Lo - 1}.String()
