@@ -93,7 +93,7 @@ func Example(api *schema.API, version int16, response bool) map[string]any {
 	}
 	hdr := map[string]any{"correlationId": json.Number("7")}
 	if !response && m.HeaderVersion(version) >= 1 {
-		hdr["clientId"] = exampleClientID(api)
+		hdr["clientId"] = exampleClientID(api, version)
 	}
 	env := map[string]any{
 		"direction":  dir,
@@ -110,8 +110,20 @@ func Example(api *schema.API, version int16, response bool) map[string]any {
 }
 
 // exampleClientID is the client id a request carries: the Java client's
-// default for the kind of client that sends the API.
-func exampleClientID(api *schema.API) string {
+// default for the kind of client that sends the API, or for the versions
+// only brokers send (schema.API.BrokerSent) the client id Kafka's broker
+// gives the client that sends them (node 1, as in exampleValues).
+func exampleClientID(api *schema.API, version int16) string {
+	if api.BrokerSent.Contains(version) {
+		switch api.Key {
+		case schema.KeyAddPartitionsToTxn:
+			// The broker's AddPartitionsToTxnManager: its NetworkClient,
+			// built by NetworkUtils.buildNetworkClient("AddPartitionsManager"),
+			// names itself prefix + "-client-" + node id.
+			return "AddPartitionsManager-client-1"
+		}
+		return "broker-1"
+	}
 	switch api.Key {
 	case schema.KeyProduce, schema.KeyInitProducerId, schema.KeyAddPartitionsToTxn, schema.KeyAddOffsetsToTxn,
 		schema.KeyEndTxn, schema.KeyTxnOffsetCommit:

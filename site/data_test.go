@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -64,12 +65,12 @@ func TestReleasesMatchKversion(t *testing.T) {
 		n := 0
 		vs.EachMaxKeyVersion(func(k, v int16) {
 			n++
-			if got, ok := r.Max[k]; !ok || got != v {
-				t.Errorf("Kafka %s, key %d: releases.tsv %d (%v), kversion %d", r.Name, k, got, ok, v)
+			if got, ok := r.Max[k]; !ok || got != v || r.Controller[k] {
+				t.Errorf("Kafka %s, key %d: releases.tsv %d (%v, controller %v), kversion %d", r.Name, k, got, ok, r.Controller[k], v)
 			}
 		})
-		if n != len(r.Max) {
-			t.Errorf("Kafka %s: %d APIs in releases.tsv, %d in kversion", r.Name, len(r.Max), n)
+		if n != len(r.Max)-len(r.Controller) {
+			t.Errorf("Kafka %s: %d APIs in releases.tsv, %d in kversion", r.Name, len(r.Max)-len(r.Controller), n)
 		}
 	}
 	var r40 release
@@ -254,4 +255,108 @@ func TestReleasedVersionsAreNotUnstable(t *testing.T) {
 			t.Errorf("released.tsv: %s v%d since %s, releases.tsv says %q", a.Name, v, f[2], got)
 		}
 	}
+}
+
+// The APIs only KRaft controllers serve (Vote, BeginQuorumEpoch,
+// BrokerRegistration, ...) are in every release since KRaft, at the
+// versions its controllers speak: the index's release column, the API
+// pages' release table and "Since" show them, where they were blank as
+// if the release lacked them. controller-releases.tsv is kversion's
+// controller tables: its 4.2 row is what kversion.Stable() (4.2's broker,
+// then its controller, then 3.9's ZooKeeper broker, merged in that order)
+// adds to 4.2's broker table, but for the ZooKeeper-era APIs 4.0 dropped;
+// its 4.0 row agrees with the schema files of Kafka's 4.0 branch, whose
+// listeners name the controller.
+func TestControllerOnlyAPIsAreInTheirReleases(t *testing.T) {
+	rs := releases()
+	ctl := 0
+	for _, r := range rs {
+		ctl += len(r.Controller)
+	}
+	if ctl < 100 {
+		t.Fatalf("%d controller versions in all releases", ctl)
+	}
+	r42 := rs[0]
+	if r42.Name != "4.2" {
+		t.Fatalf("newest release %s", r42.Name)
+	}
+	broker := kversion.V4_2_0()
+	kversion.Stable().EachMaxKeyVersion(func(k, v int16) {
+		if broker.HasKey(k) {
+			return
+		}
+		if a := schema.ByKey(k); a != nil && a.Removed40 == a.Valid() {
+			return // ZooKeeper's, from 3.9's table
+		}
+		if got, ok := r42.Max[k]; !ok || got != v || !r42.Controller[k] {
+			t.Errorf("Kafka 4.2, key %d: %d (%v, controller %v), kversion's controller %d", k, got, ok, r42.Controller[k], v)
+		}
+	})
+	for k := range r42.Controller {
+		if v, ok := kversion.Stable().LookupMaxKeyVersion(k); !ok || v != r42.Max[k] {
+			t.Errorf("Kafka 4.2, key %d: controller v%d, kversion v%d (%v)", k, r42.Max[k], v, ok)
+		}
+	}
+	var r40 release
+	for _, r := range rs {
+		if r.Name == "4.0" {
+			r40 = r
+		}
+	}
+	files, _ := filepath.Glob("../codec/schema/kafka/kafka-4.0/*Request.json")
+	checked := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m struct {
+			APIKey        *int16   `json:"apiKey"`
+			ValidVersions string   `json:"validVersions"`
+			Listeners     []string `json:"listeners"`
+		}
+		if json.Unmarshal(b, &m) != nil || m.APIKey == nil || !r40.Controller[*m.APIKey] {
+			continue
+		}
+		checked++
+		hi, _ := strconv.Atoi(m.ValidVersions[strings.LastIndexAny(m.ValidVersions, "-")+1:])
+		if int(r40.Max[*m.APIKey]) != hi || !slices.Contains(m.Listeners, "controller") {
+			t.Errorf("key %d: Kafka 4.0's controller v%d, the 4.0 branch's file v%d, listeners %v", *m.APIKey, r40.Max[*m.APIKey], hi, m.Listeners)
+		}
+	}
+	if checked != len(r40.Controller) || checked < 10 {
+		t.Errorf("%d of Kafka 4.0's %d controller APIs checked against the 4.0 files", checked, len(r40.Controller))
+	}
+	// What the pages show: the index's cell, the API page's releases.
+	vote := schema.ByName("Vote")
+	if got := releaseVersion(r42, vote.Key); got != "v2 (controller)" {
+		t.Errorf("Vote in Kafka 4.2: %q", got)
+	}
+	if got := indexAPIByKey(indexData(schema.APIs()), vote.Key); got.Latest != "v2 (controller)" || !strings.HasPrefix(got.Releases, "4.2:2:c ") {
+		t.Errorf("Vote's index row: Latest %q, Releases %q", got.Latest, got.Releases)
+	}
+	if got := indexAPIByKey(indexData(schema.APIs()), schema.KeyProduce); got.Latest != "v13" || strings.Contains(got.Releases, ":c") {
+		t.Errorf("Produce's index row: Latest %q, Releases %q", got.Latest, got.Releases)
+	}
+	sp := releaseSpans(vote, rs)
+	if len(sp) == 0 || sp[len(sp)-1].To != "4.2" || sp[len(sp)-1].V != 2 || !sp[len(sp)-1].Controller {
+		t.Errorf("Vote's releases %+v", sp)
+	}
+	if s := sinceRelease(vote, rs); s[2] != "4.0" || s[0] != "2.8" {
+		t.Errorf("Vote since %v", s)
+	}
+	if got := releaseVersion(r42, schema.KeyLeaderAndIsr); got != "" {
+		t.Errorf("LeaderAndIsr in Kafka 4.2: %q", got)
+	}
+}
+
+func indexAPIByKey(p indexPage, key int16) indexAPI {
+	for _, c := range p.Cats {
+		for _, a := range c.APIs {
+			if a.Key == key {
+				return a
+			}
+		}
+	}
+	return indexAPI{}
 }

@@ -180,7 +180,7 @@ func internalPart(id, title string, m *schema.Message, v int16, b []byte, n *tre
 	def := m.At(min(v, m.Valid.Hi))
 	flex := m.Flexible(v)
 	p.BNF = bnf(m.Name+" (Version: "+itoa(int(v))+")", def.Root, v, flex, "#"+id)
-	p.Fields = fieldRows(-1, m.Name, def.Root, v, flex, id)
+	p.Fields = fieldRows(-1, m, def.Root, v, flex, id)
 	if js := schemaJSON(m, v); js != nil {
 		if h, err := highlightJSON(js); err == nil {
 			p.Schema = template.HTML(h)

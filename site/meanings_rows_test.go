@@ -27,7 +27,7 @@ func eachPage(fn func(a *schema.API, m *schema.Message, v int16, root *schema.La
 		for v := a.Valid().Lo; v <= a.Valid().Hi; v++ {
 			for _, m := range []*schema.Message{a.Request, a.Response} {
 				if d := m.At(v); d != nil {
-					fn(a, m, v, d.Root, fieldRows(a.Key, m.Name, d.Root, v, m.Flexible(v), "x"))
+					fn(a, m, v, d.Root, fieldRows(a.Key, m, d.Root, v, m.Flexible(v), "x"))
 				}
 			}
 		}

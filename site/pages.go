@@ -36,8 +36,8 @@ type indexAPI struct {
 	Unstable   string
 	Flexible   string // first flexible version, "" when never
 	Playground string // the highest version's request example, relative to the root
-	Releases   string // "4.2:13 4.1:13 ...": each release's highest version, newest first
-	Latest     string // the newest release's highest version, "" when it lacks the API
+	Releases   string // "4.2:13 4.1:13 ...": each release's highest version, newest first; ":c" after one only the controller speaks
+	Latest     string // the newest release's highest version (releaseVersion), "" when it lacks the API
 }
 
 // indexData is the index page: the categories and the releases a column
@@ -66,9 +66,13 @@ func indexData(apis []*schema.API) indexPage {
 		var parts []string
 		for j, r := range rs {
 			if v, ok := r.Max[a.Key]; ok {
-				parts = append(parts, r.Name+":"+itoa(int(v)))
+				kv := r.Name + ":" + itoa(int(v))
+				if r.Controller[a.Key] {
+					kv += ":c"
+				}
+				parts = append(parts, kv)
 				if j == 0 {
-					x.Latest = "v" + itoa(int(v))
+					x.Latest = releaseVersion(r, a.Key)
 				}
 			}
 		}
@@ -156,6 +160,7 @@ type apiVersionRow struct {
 	Flexible   bool
 	Removed    bool
 	Unstable   bool
+	BrokerSent bool   // brokers send it, clients do not (schema.API.BrokerSent)
 	Since      string // the first Kafka release whose broker speaks it
 	Changes    int
 	Summary    []change
@@ -180,7 +185,7 @@ func (b *builder) apiPage(a *schema.API) error {
 		r := apiVersionRow{V: v, Href: "v" + itoa(int(v)) + ".html", ReqHeader: a.Request.HeaderVersion(v),
 			RespHeader: a.Response.HeaderVersion(v), Flexible: a.Request.Flexible(v),
 			Removed: a.Removed40.Contains(v), Unstable: a.Request.Unstable.Contains(v), Since: since[v],
-			KIPs: kips[v].KIPs, Note: kips[v].Note}
+			BrokerSent: a.BrokerSent.Contains(v), KIPs: kips[v].KIPs, Note: kips[v].Note}
 		rc := changes(a.Request, v, "req")
 		sc := changes(a.Response, v, "resp")
 		for i := range rc {
@@ -238,7 +243,12 @@ type versionData struct {
 	Guide       string // the API's section of Kafka's protocol guide
 	KIPs        []kip  // the KIPs that introduced this version, when known
 	Note        string // what the version brought
-	Dirs        []*dirData
+	// BrokerSent says that brokers send this version and clients do not
+	// (schema.API.BrokerSent); ClientVersions are the versions clients
+	// send then.
+	BrokerSent     bool
+	ClientVersions string
+	Dirs           []*dirData
 }
 
 type gridData struct {
@@ -293,6 +303,12 @@ func (b *builder) versionPage(a *schema.API, v int16) error {
 		Guide: guideURL(a), KIPs: vn.KIPs, Note: vn.Note, versionNav: newVersionNav(a.Valid(), v)}
 	if d.Removed {
 		d.RemovedNote = advertisedRemoved[a.Key]
+	}
+	if bs := a.BrokerSent; bs.Contains(v) {
+		d.BrokerSent = true
+		if bs.Lo > a.Valid().Lo {
+			d.ClientVersions = schema.Range{Lo: a.Valid().Lo, Hi: bs.Lo - 1}.String()
+		}
 	}
 	for _, resp := range []bool{false, true} {
 		dd, err := direction(a, v, resp)
@@ -350,7 +366,7 @@ func direction(a *schema.API, v int16, resp bool) (*dirData, error) {
 		d.HeaderBNF = bnf(d.HeaderTitle, hd.Root, d.HeaderVersion, hdr.Flexible(d.HeaderVersion), h+itoa(int(d.HeaderVersion)))
 	}
 	d.BNF = bnf(d.Title+" (Version: "+itoa(int(v))+")", def.Root, v, d.Flexible, "#"+d.Prefix)
-	d.Fields = fieldRows(a.Key, m.Name, def.Root, v, d.Flexible, d.Prefix)
+	d.Fields = fieldRows(a.Key, m, def.Root, v, d.Flexible, d.Prefix)
 	d.Changes = changes(m, v, d.Prefix)
 	d.First = v == m.Valid.Lo
 

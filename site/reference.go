@@ -234,7 +234,7 @@ func headerVersions(m *schema.Message, name, prefix string) []headerVersion {
 		title := name + " (Version: " + strconv.Itoa(int(v)) + ")"
 		p := prefix + strconv.Itoa(int(v))
 		out = append(out, headerVersion{ID: p, Title: title, V: v,
-			BNF: bnf(title, d.Root, v, m.Flexible(v), "#"+p), Fields: fieldRows(-1, m.Name, d.Root, v, m.Flexible(v), p)})
+			BNF: bnf(title, d.Root, v, m.Flexible(v), "#"+p), Fields: fieldRows(-1, m, d.Root, v, m.Flexible(v), p)})
 	}
 	return out
 }

@@ -68,14 +68,18 @@ type fieldRow struct {
 	Meaning    string // what the field is, from field-meanings.tsv
 }
 
-// fieldRows is the field table of a message version: msg is the
-// message's name, which keys the field meanings.
-func fieldRows(apiKey int16, msg string, l *schema.Layout, v int16, flex bool, prefix string) []fieldRow {
+// fieldRows is the field table of version v of m, laid out by l (m's
+// name keys the field meanings).
+func fieldRows(apiKey int16, m *schema.Message, l *schema.Layout, v int16, flex bool, prefix string) []fieldRow {
 	mt := fieldMeanings()
+	msg := m.Name
+	spans := render.FieldSpans(m)
 	var rows []fieldRow
 	// A nested field occurs only where every struct enclosing it does: its
 	// ranges are shown cut to theirs (in), as Kafka's schema files do not
-	// (a field "0+" inside a struct "3+" occurs from v3).
+	// (a field "0+" inside a struct "3+" occurs from v3); and a field's
+	// versions are those of every definition of m, as render.FieldTable
+	// shows them (render.FieldSpans).
 	var walk func(l *schema.Layout, depth int, path string, in schema.Range)
 	walk = func(l *schema.Layout, depth int, path string, in schema.Range) {
 		for i := range l.Fields {
@@ -84,7 +88,7 @@ func fieldRows(apiKey int16, msg string, l *schema.Layout, v int16, flex bool, p
 				continue
 			}
 			p := joinField(path, f.JSON)
-			occurs := intersect(f.Versions, in)
+			occurs := spans.At(p, v, intersect(f.Versions, in))
 			r := fieldRow{Depth: depth, Anchor: prefix + "-f-" + p, Path: p, JSON: f.JSON, Name: f.Name, Type: f.Type,
 				Wire: render.WireType(f, f.Kind, v, flex), Versions: occurs.String(), EntityType: f.EntityType,
 				MapKey: f.MapKey, Ignorable: f.Ignorable, Tagged: flex && f.IsTagged(v)}

@@ -572,7 +572,7 @@ func TestFieldRowsCutNestedRangesToTheirStruct(t *testing.T) {
 	m := schema.ByName("Fetch").Response
 	v := m.Valid.Hi
 	rows := map[string]fieldRow{}
-	for _, r := range fieldRows(1, m.Name, m.At(v).Root, v, true, "resp") {
+	for _, r := range fieldRows(1, m, m.At(v).Root, v, true, "resp") {
 		rows[r.Path] = r
 	}
 	snap, end := rows["responses.partitions.snapshotId"], rows["responses.partitions.snapshotId.endOffset"]

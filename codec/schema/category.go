@@ -25,6 +25,32 @@ func category(key int16) string {
 	return ""
 }
 
+// brokerSent is API.BrokerSent: the versions of an API's request that
+// brokers send and clients do not, empty where clients send every version
+// (or, as for WriteTxnMarkers or the KRaft APIs, no client sends any: this
+// table is about the APIs a client sends too). The schemas cannot say it:
+// their listeners name who receives a request, not who sends it, and the
+// note in Kafka's AddPartitionsToTxnRequest.json that gives it is a
+// comment, which the copies here drop. Kept by hand, as category is:
+//
+//   - AddPartitionsToTxn v4 and later (KIP-890): a partition leader asks
+//     the transaction coordinator whether a producer's partitions are in
+//     its transaction (or, with transactions version 2, adds them), many
+//     transactions batched in one request; producers send v0-3.
+func brokerSent(a *API) Range {
+	switch a.Key {
+	case KeyAddPartitionsToTxn:
+		return Range{Lo: 4, Hi: a.Request.Valid.Hi}
+	}
+	return none
+}
+
+func init() {
+	for _, a := range apis {
+		a.BrokerSent = brokerSent(a)
+	}
+}
+
 // enumFields maps field names to the enumeration their integer values come
 // from (enums.tsv says which fields carry them).
 var enumFields = map[string]string{

@@ -202,6 +202,10 @@ type API struct {
 	// Removed40 holds the versions Kafka 4.0 no longer serves (all of them
 	// for the APIs 4.0 dropped); empty when 4.0 kept every version.
 	Removed40 Range
+	// BrokerSent holds the versions of the request that brokers send and
+	// clients do not (AddPartitionsToTxn v4 and later, KIP-890); empty
+	// for the other APIs.
+	BrokerSent Range
 }
 
 // Valid is the version range of the API's request, the versions marked

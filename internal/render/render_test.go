@@ -160,3 +160,32 @@ func TestBNFText(t *testing.T) {
 	got = BNF(schema.ByName("DescribeConfigs").Request, 0, "t")
 	require.Contains(t, got, "\n    configuration_keys => STRING (array nullable)\n")
 }
+
+// A field's versions are where it occurs over every file that lays out
+// the message: Produce v0-2 come from a file older than v13, whose "0+"
+// for a topic's name ended at v12 in the newer file; kwire schema
+// printed 0+ for v0-2 and 0-12 for v3-12.
+func TestFieldTableVersionsOverEveryDefinition(t *testing.T) {
+	for _, c := range []struct {
+		api, path string
+		vs        []int16
+		want      string
+	}{
+		{"Produce", "topicData.name", []int16{0, 2, 3, 12}, "0-12"},
+		{"OffsetCommit", "topics.name", []int16{0, 1, 2, 9}, "0-9"},
+		{"Produce", "acks", []int16{0, 13}, "0+"},
+		{"Produce", "transactionalId", []int16{3, 13}, "3+"},
+	} {
+		for _, v := range c.vs {
+			got := ""
+			for _, r := range FieldTable(schema.ByName(c.api).Request, v) {
+				if r.Path == c.path {
+					got = r.Versions
+				}
+			}
+			if got != c.want {
+				t.Errorf("%s v%d %s: versions %q, want %q", c.api, v, c.path, got, c.want)
+			}
+		}
+	}
+}

@@ -213,15 +213,16 @@ type FieldRow struct {
 
 // FieldTable lists the fields of version v of m, nested fields after
 // their parent, as the site's page for that version shows them: only the
-// fields v has, and each range (versions, nullable and tagged versions)
-// cut to the versions of the structs that enclose it, since a field "0+"
-// inside a struct "12+" occurs only from version 12 (Kafka's schema files
-// leave that to the reader).
+// fields v has, each with the versions it occurs in (FieldSpans) and its
+// nullable and tagged versions cut to those, since a field "0+" inside a
+// struct "12+" occurs only from version 12 (Kafka's schema files leave
+// that to the reader).
 func FieldTable(m *schema.Message, v int16) []FieldRow {
 	d := m.At(v)
 	if d == nil {
 		return nil
 	}
+	spans := FieldSpans(m)
 	var rows []FieldRow
 	var walk func(l *schema.Layout, prefix string, depth int, in schema.Range)
 	walk = func(l *schema.Layout, prefix string, depth int, in schema.Range) {
@@ -230,7 +231,7 @@ func FieldTable(m *schema.Message, v int16) []FieldRow {
 			if !f.Versions.Contains(v) {
 				continue
 			}
-			occurs := Clip(f.Versions, in)
+			occurs := spans.At(prefix+f.JSON, v, Clip(f.Versions, in))
 			r := FieldRow{Path: prefix + f.JSON, Depth: depth, Type: f.Type, Versions: occurs.String(),
 				Default: f.Default, EntityType: f.EntityType, MapKey: f.MapKey}
 			if n := Clip(f.Nullable, occurs); !n.Empty() {
@@ -252,4 +253,67 @@ func FieldTable(m *schema.Message, v int16) []FieldRow {
 // Clip is the versions both a and b hold.
 func Clip(a, b schema.Range) schema.Range {
 	return schema.Range{Lo: max(a.Lo, b.Lo), Hi: min(a.Hi, b.Hi)}
+}
+
+// FieldSpans says, for each field of m (by its path, "topics.partitions"),
+// the versions it occurs in, over every definition of m. A definition
+// lays out only some of m's versions (Produce v0-2 come from a file
+// older than v13, v3-13 from a newer one), and an older file's "0+"
+// means "every version that file knew": a field's range is cut to the
+// versions its definition lays out, except where no definition follows
+// (the newest one's "0+" stays open) or none comes before, then the runs
+// that meet are joined. So Produce's topicData.name reads 0-12 on every
+// page from v0 to v12, not 0+ on the pages v0-2 whose file predates v13.
+func FieldSpans(m *schema.Message) Spans {
+	s := Spans{}
+	for i := range m.Versions {
+		d := &m.Versions[i]
+		in := d.Versions
+		if i == 0 {
+			in.Lo = 0
+		}
+		if i == len(m.Versions)-1 {
+			in.Hi = schema.Open
+		}
+		var walk func(l *schema.Layout, prefix string, in schema.Range)
+		walk = func(l *schema.Layout, prefix string, in schema.Range) {
+			for j := range l.Fields {
+				f := &l.Fields[j]
+				r := Clip(f.Versions, in)
+				if r.Empty() {
+					continue
+				}
+				p := prefix + f.JSON
+				s.add(p, r)
+				if f.Struct != nil {
+					walk(f.Struct, p+".", r)
+				}
+			}
+		}
+		walk(d.Root, "", in)
+	}
+	return s
+}
+
+// Spans are FieldSpans: each path's runs of versions, in order.
+type Spans map[string][]schema.Range
+
+func (s Spans) add(path string, r schema.Range) {
+	runs := s[path]
+	if n := len(runs); n > 0 && int(r.Lo) <= int(runs[n-1].Hi)+1 {
+		runs[n-1].Hi = max(runs[n-1].Hi, r.Hi)
+		return
+	}
+	s[path] = append(runs, r)
+}
+
+// At is the run of path's versions that holds v, or else (a path or a
+// version the definitions do not lay out) the range given.
+func (s Spans) At(path string, v int16, otherwise schema.Range) schema.Range {
+	for _, r := range s[path] {
+		if r.Contains(v) {
+			return r
+		}
+	}
+	return otherwise
 }

@@ -407,8 +407,10 @@
         rows.forEach(function (r) {
           var v = "";
           r.getAttribute("data-rel").split(" ").forEach(function (kv) {
+            // "4.2:2", or "4.2:2:c" where only the release's KRaft
+            // controller speaks the API (as the page's own cells say).
             var p = kv.split(":");
-            if (p[0] === want) v = "v" + p[1];
+            if (p[0] === want) v = "v" + p[1] + (p[2] === "c" ? " (controller)" : "");
           });
           var td = r.querySelector("td.rel");
           td.textContent = v;
