@@ -17,12 +17,14 @@ build:
 generate:
 	cd codec/schema && go run -tags schema_bootstrap ./internal/gen $(if $(KAFKA),-import $(abspath $(KAFKA)) -as $(KAFKA_AS)) -out tables_gen.go -consts constants_gen.go -internal internal_gen.go
 
-# Regenerates into temporary files and fails when the committed ones differ.
+# Regenerates into a temporary folder of its own (mktemp: two checkouts
+# checked at once do not share it) and fails when the committed files differ.
 check-generated:
-	cd codec/schema && go run -tags schema_bootstrap ./internal/gen -out /tmp/kwire_tables_gen.go -consts /tmp/kwire_constants_gen.go -internal /tmp/kwire_internal_gen.go && \
-		diff -q tables_gen.go /tmp/kwire_tables_gen.go >/dev/null && \
-		diff -q constants_gen.go /tmp/kwire_constants_gen.go >/dev/null && \
-		diff -q internal_gen.go /tmp/kwire_internal_gen.go >/dev/null || \
+	tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && cd codec/schema && \
+		go run -tags schema_bootstrap ./internal/gen -out "$$tmp/tables_gen.go" -consts "$$tmp/constants_gen.go" -internal "$$tmp/internal_gen.go" && \
+		diff -q tables_gen.go "$$tmp/tables_gen.go" >/dev/null && \
+		diff -q constants_gen.go "$$tmp/constants_gen.go" >/dev/null && \
+		diff -q internal_gen.go "$$tmp/internal_gen.go" >/dev/null || \
 		{ echo "codec/schema/tables_gen.go, constants_gen.go or internal_gen.go is stale: run make generate"; exit 1; }
 
 # Every test: short fuzzing runs, the Go tests (the CLI binary, captures of
@@ -76,12 +78,14 @@ FUZZ_TARGETS = ./codec:FuzzDecode ./codec:FuzzFastPath ./codec:FuzzSASLToken ./c
 	./codec/check:FuzzCheck ./codec/check:FuzzCheckSASLTokens ./codec/internal/sasl:FuzzParse ./codec/internal/sasl:FuzzAppend \
 	./codec/payload:FuzzCheckCompact ./internal/api:FuzzHandler
 
+# Each run's output goes to a log of its own (mktemp), shown when it fails.
 fuzz-ci:
-	@for t in $(FUZZ_TARGETS); do \
+	@log=$$(mktemp) && trap 'rm -f "$$log"' EXIT && \
+	for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; fn=$${t#*:}; budget=$(FUZZTIME); \
 		case $$fn in *:*) budget=$${fn#*:}; fn=$${fn%%:*};; esac; \
 		echo "fuzz $$pkg $$fn ($$budget)"; \
-		go test -run='^$$' -fuzz="^$$fn$$" -fuzztime=$$budget -fuzzminimizetime=5s $$pkg >/tmp/kwire-fuzz.log 2>&1 || { cat /tmp/kwire-fuzz.log; exit 1; }; \
+		go test -run='^$$' -fuzz="^$$fn$$" -fuzztime=$$budget -fuzzminimizetime=5s $$pkg >"$$log" 2>&1 || { cat "$$log"; exit 1; }; \
 	done
 
 # Longer local fuzzing: make fuzz FUZZTIME=5m (every target, captures included)

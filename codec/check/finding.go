@@ -16,6 +16,8 @@ const (
 	Response
 )
 
+// String names the side as findings write it: "request", "response",
+// or "" for NoSide.
 func (s Side) String() string {
 	switch s {
 	case Request:
@@ -96,6 +98,7 @@ func (w Where) AppendText(b []byte) []byte {
 	return b
 }
 
+// String is the place as a finding's line writes it (AppendText).
 func (w Where) String() string { return string(w.AppendText(nil)) }
 
 // Finding is one rule broken at one place, or (Skipped) a rule that could
@@ -138,6 +141,7 @@ func (f *Finding) AppendText(b []byte) []byte {
 	return b
 }
 
+// String is the finding's line, as AppendText writes it.
 func (f *Finding) String() string { return string(f.AppendText(nil)) }
 
 // AppendJSON appends the finding as one JSON object: rule, severity

@@ -13,6 +13,8 @@ const (
 	Error
 )
 
+// String names the severity as findings and ParseSeverity spell it:
+// "note", "warning", "error", or "none" for 0.
 func (s Severity) String() string {
 	switch s {
 	case Note:
@@ -52,6 +54,8 @@ const (
 	LevelConversation
 )
 
+// String names the level: "frame", "records", "connection" or
+// "conversation" ("" for 0).
 func (l Level) String() string {
 	switch l {
 	case LevelFrame:

@@ -23,6 +23,7 @@ type SyntaxError struct {
 	text bool
 }
 
+// Error says where the JSON is invalid and why: "invalid JSON at byte N: ...".
 func (e *SyntaxError) Error() string {
 	return "invalid JSON at byte " + strconv.Itoa(e.Offset) + ": " + e.Msg
 }

@@ -7,21 +7,22 @@ import (
 	"unicode/utf8"
 )
 
-// AppendTextOrBase64 writes bytes in the form kwire gives a record's key,
-// value or header value that is not null: {"text":...} when printable
-// (tab, CR and LF included), else {"base64":...}. One pass: the text is
-// written as it is checked, and taken back when a byte is not printable.
-// Text at most doubles (each byte escaped), so room for that is made
-// first and bytes are written in place.
-//
-// The text goes 8 bytes a step. A word of printable ASCII is stored whole
-// when it has nothing to escape (keys, ids, hex, prose), else each half
-// is spread by a table (escapeShifts), with no branch on the bytes (JSON
-// values: a quote every few bytes). A word with other bytes (control
-// bytes, UTF-8) goes a byte at a time, as do the last 1 to 7 bytes. A
-// word's step stores at most 20 bytes from j, and j <= at+9+2*i: while 8
-// bytes of raw are left, the room (at+15+2*len(raw)) holds them.
+// AppendTextOrBase64 appends raw to dst in the form kwire gives a record's
+// key, value or header value that is not null: {"text":"..."} when raw is
+// printable UTF-8 text (tab, CR and LF included), else {"base64":"..."}.
 func AppendTextOrBase64(dst []byte, raw []byte) []byte {
+	// One pass: the text is written as it is checked, and taken back when
+	// a byte is not printable. Text at most doubles (each byte escaped), so
+	// room for that is made first and bytes are written in place.
+	//
+	// The text goes 8 bytes a step. A word of printable ASCII is stored
+	// whole when it has nothing to escape (keys, ids, hex, prose), else each
+	// half is spread by a table (escapeShifts), with no branch on the bytes
+	// (JSON values: a quote every few bytes). A word with other bytes
+	// (control bytes, UTF-8) goes a byte at a time, as do the last 1 to 7
+	// bytes. A word's step stores at most 20 bytes from j, and
+	// j <= at+9+2*i: while 8 bytes of raw are left, the room
+	// (at+15+2*len(raw)) holds them.
 	at := len(dst)
 	if n := len(`{"text":""}`) + 2*len(raw) + 4; cap(dst)-at < n {
 		dst = slices.Grow(dst, n)

@@ -53,8 +53,12 @@ func (w *Writer) flush() {
 	w.B = w.B[:0]
 }
 
-// Hold keeps Flush from writing until the matching Release.
-func (w *Writer) Hold()    { w.hold++ }
+// Hold keeps Flush from writing until the matching Release, so that what
+// is written meanwhile can still be rolled back. Holds nest.
+func (w *Writer) Hold() { w.hold++ }
+
+// Release ends one Hold; once every Hold is released, the next Flush
+// writes again (Release itself writes nothing).
 func (w *Writer) Release() { w.hold-- }
 
 // Mark is a place Rollback can return to.
@@ -109,13 +113,20 @@ func (w *Writer) Key(k string) {
 	w.comma, w.afterKey = true, true
 }
 
-// BeginObject opens an object; EndObject closes it.
+// BeginObject opens an object where a value goes (at the top, as an array
+// element, or after a Key); its members follow as Key and value pairs, and
+// EndObject closes it.
 func (w *Writer) BeginObject() { w.open('{') }
-func (w *Writer) EndObject()   { w.close('}') }
 
-// BeginArray opens an array; EndArray closes it.
+// EndObject closes the object the last BeginObject opened.
+func (w *Writer) EndObject() { w.close('}') }
+
+// BeginArray opens an array where a value goes (at the top, as an array
+// element, or after a Key); its elements follow, and EndArray closes it.
 func (w *Writer) BeginArray() { w.open('[') }
-func (w *Writer) EndArray()   { w.close(']') }
+
+// EndArray closes the array the last BeginArray opened.
+func (w *Writer) EndArray() { w.close(']') }
 
 func (w *Writer) open(c byte) {
 	comma := w.comma

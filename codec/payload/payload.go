@@ -49,6 +49,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/internal/budget"
 	"github.com/kwire/kwire/codec/internal/rec"
 	"github.com/kwire/kwire/codec/internal/slab"
@@ -165,8 +166,9 @@ type In = rec.PayloadIn
 
 // DecodeBytes decodes p alone, outside any frame, as a record value (a
 // key when key) of topic: its JSON members, its nodes (offsets in p) and
-// its warnings, within the limits the codec gives a frame of 1 MiB.
-func (d *Decoder) DecodeBytes(p []byte, key bool, topic string) ([]byte, []*tree.Node, []budget.Warning) {
+// its warnings (codec.Warning, offsets in p), within the limits the codec
+// gives a frame of 1 MiB.
+func (d *Decoder) DecodeBytes(p []byte, key bool, topic string) ([]byte, []*tree.Node, []codec.Warning) {
 	var s slab.Slab
 	var ws budget.Warnings
 	b := budget.Budget{MaxNodes: 1 << 20, NestedNodes: 1 << 20, MaxWork: 1 << 30}

@@ -186,7 +186,7 @@ func (w *walker) finish(root *tree.Node, mark int) {
 	}
 	w.out = w.out[:mark]
 	// Charged whether or not bytes are left for it, past NestedNodes if
-	// need be (one node, within wire.NestedSlack), so both paths spend
+	// need be (one node, within budget.NestedSlack), so both paths spend
 	// alike and every byte keeps a node.
 	w.b.Nodes++
 	if w.s == nil {

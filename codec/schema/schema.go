@@ -3,11 +3,12 @@
 // structure (names, types, version ranges, nullability, tags, defaults,
 // entity types, map keys) of Kafka's JSON schema files and none of their prose.
 //
-// The tables themselves are generated from those files (tables_gen.go, made
-// by the generator in internal/gen), as are constants for every API key (KeyMetadata) and error
-// code (CodeNotLeaderOrFollower) in constants_gen.go; this file holds the
-// types and lookups over them: ByKey, ByName, APIName, ErrorName,
-// ErrorCodeByName.
+// The tables are generated from those files by the generator in
+// internal/gen (make generate), as are a constant for every API key
+// (KeyMetadata) and error code (CodeNotLeaderOrFollower). The package's
+// types (API, Message, Layout, Field, Range) describe them, and lookups
+// find an API or a message in them: ByKey, ByName, DataMessage, APIName,
+// ErrorName, ErrorCodeByName.
 package schema
 
 import "strings"

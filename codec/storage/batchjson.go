@@ -51,8 +51,9 @@ func (s *Segment) internalTopic() *schema.InternalTopic {
 //
 //	"position":P,"size":N,"batch":{...}
 //
-// where batch is the records JSON of the entry (what codec/records writes
-// for one batch or legacy message, and records.Encode reads back), then,
+// where batch is the records JSON of the entry (the object the codec
+// writes in a records field's list for that one batch or legacy message,
+// which EncodeLine reads back), then,
 // for an internal topic's records, "internal":[{"offset":O,...}], one
 // decoded key and value per record (TopicRecord.AppendJSON), and
 // "warnings":[{"offset","buf","path","message"}] (offsets in the segment

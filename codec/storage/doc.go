@@ -11,8 +11,8 @@
 //   - Segments (.log; LogSegment, FileRecords): record batches of every
 //     magic one after another. Segment streams them one entry at a time
 //     with their positions and CRCs (CRC-32C for batches, CRC-32 for
-//     legacy messages); WriteJSON writes an entry's records as package
-//     records does, and Decode gives its tree. A torn or corrupt tail
+//     legacy messages); WriteJSON writes an entry's records in the records
+//     JSON the codec writes for a records field, and Decode gives its tree. A torn or corrupt tail
 //     (a crash, a file being written) is a *TailError with its position,
 //     its size and how many entries came before; zeros to the end
 //     (preallocated space) are one with Zero set. An entry longer than
@@ -53,6 +53,7 @@
 //
 // KindOf recognises a file by its name, PartitionDir a partition
 // directory's. EncodeLine turns kwire log's JSON lines back into the bytes
-// they were read from. Every call into packages codec and codec/records is
-// in one file (codec.go).
+// they were read from. The calls into the codec's walk and its records
+// reader are gathered in codec.go (but for WriteJSON's streaming records
+// writer, in batchjson.go).
 package storage

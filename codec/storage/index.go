@@ -25,14 +25,18 @@ import (
 // IndexKind says which index a file is.
 type IndexKind uint8
 
+// The index kinds: each file is a run of fixed-size entries (8, 12 and 34
+// bytes).
 const (
-	OffsetIndex IndexKind = iota + 1
-	TimeIndex
-	TxnIndex
+	OffsetIndex IndexKind = iota + 1 // .index: offset to a batch's position in the segment
+	TimeIndex                        // .timeindex: timestamp to offset
+	TxnIndex                         // .txnindex: the segment's aborted transactions
 )
 
 func (k IndexKind) size() int { return [...]int{0, 8, 12, 34}[k] }
 
+// String is the index's file extension without its dot: "index",
+// "timeindex" or "txnindex".
 func (k IndexKind) String() string { return [...]string{"", "index", "timeindex", "txnindex"}[k] }
 
 // IndexEntry is one entry of an index.
@@ -81,6 +85,8 @@ type IndexTailError struct {
 // Position is where the partial entry starts in the file.
 func (e *IndexTailError) Position() int64 { return int64(e.Entry) * int64(e.Kind.size()) }
 
+// Error says which index ends in a partial entry, where and after which
+// entry.
 func (e *IndexTailError) Error() string {
 	return "storage: " + e.Kind.String() + " ends in " + strconv.Itoa(e.Size) + " bytes at byte " + strconv.FormatInt(e.Position(), 10) +
 		", after entry " + strconv.Itoa(e.Entry-1) + ": less than an entry (" + strconv.Itoa(e.Kind.size()) + ")"

@@ -11,7 +11,9 @@ import (
 // FileKind is which of Kafka's files a file is, by its name.
 type FileKind uint8
 
+// The kinds of file KindOf tells apart, by name.
 const (
+	// UnknownFile is a name that is none of Kafka's files below.
 	UnknownFile           FileKind = iota
 	SegmentFile                    // 00000000000000000000.log
 	OffsetIndexFile                // .index
@@ -29,6 +31,9 @@ const (
 var fileKindNames = [...]string{"unknown", "segment", "index", "timeindex", "txnindex", "producer-snapshot", "kraft-snapshot",
 	"leader-epoch-checkpoint", "offset-checkpoint", "partition-metadata", "meta-properties", "quorum-state"}
 
+// String names the kind in a word or two ("segment", "index",
+// "producer-snapshot", ...): "unknown" for UnknownFile or a value past
+// the last kind.
 func (k FileKind) String() string {
 	if int(k) < len(fileKindNames) {
 		return fileKindNames[k]

@@ -124,6 +124,8 @@ type TailError struct {
 	Batches  int64  // entries read before it
 }
 
+// Error says what the tail is (torn, corrupt or zero-filled), where it
+// starts, its size, how many entries came before it, and what was found.
 func (e *TailError) Error() string {
 	kind := "corrupt"
 	if e.Torn {

@@ -223,7 +223,8 @@ func TestIndexCheckFindsWrongEntries(t *testing.T) {
 }
 
 // The JSON of a batch is one object per entry, with the records JSON that
-// codec/records reads back: encoding it gives the entry's bytes.
+// the records encoder (codec/internal/rec) reads back: encoding it gives
+// the entry's bytes.
 func TestSegmentJSONRoundTrips(t *testing.T) {
 	log, _, _ := testSegment(7, 3)
 	s := NewSegment(bytes.NewReader(log), SegmentOptions{})

@@ -55,6 +55,7 @@ type TextError struct {
 	Msg  string
 }
 
+// Error says at which line the file is not what its kind says, and why.
 func (e *TextError) Error() string { return "storage: line " + strconv.Itoa(e.Line) + ": " + e.Msg }
 
 // CheckpointReader reads a checkpoint's entries one at a time.

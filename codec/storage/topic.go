@@ -63,6 +63,7 @@ type RecordError struct {
 	Err    error // the codec's *codec.DecodeError, when it is one
 }
 
+// Error says which part failed, at which offset and path, and why.
 func (e *RecordError) Error() string {
 	s := "storage: " + e.Part + " at offset " + strconv.Itoa(e.Offset)
 	if e.Path != "" {
@@ -71,6 +72,8 @@ func (e *RecordError) Error() string {
 	return s + ": " + e.Msg
 }
 
+// Unwrap gives the codec's error underneath (a *codec.DecodeError), or
+// nil, so errors.As finds it.
 func (e *RecordError) Unwrap() error { return e.Err }
 
 // DecodeTopicRecord decodes a record of the internal topic named topic

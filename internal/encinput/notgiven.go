@@ -136,8 +136,8 @@ func intOf(v any) (int, bool) {
 	return int(n), true
 }
 
-// NotGivenNote says what NotGiven found, as kwire encode, the playground
-// and the API say it: at most six paths, then how many more.
+// NotGivenNote says what NotGiven found, as kwire encode and the
+// playground say it: at most six paths, then how many more.
 func NotGivenNote(paths []string) string {
 	shown := paths[:min(len(paths), 6)]
 	s := "not given, written as their defaults (Kafka's JSON reader requires them): " + strings.Join(shown, ", ")

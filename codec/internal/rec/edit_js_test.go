@@ -18,7 +18,7 @@ import (
 // reuses its bytes, and an edit inside it is refused with an error naming
 // the path, never written with the old bytes.
 //
-//	GOOS=js GOARCH=wasm go test -exec="$(go env GOROOT)/lib/wasm/go_js_wasm_exec" -run Browser ./codec/records
+//	GOOS=js GOARCH=wasm go test -exec="$(go env GOROOT)/lib/wasm/go_js_wasm_exec" -run Browser ./codec/internal/rec
 func TestBrowserRefusesEditInsideCompressed(t *testing.T) {
 	inner := append(withOffset(msgV1, 0), withOffset(msgV1, 1)...)
 	for _, p := range [][]byte{
