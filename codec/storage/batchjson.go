@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"github.com/kwire/kwire/codec"
 	"io"
 	"strconv"
 	"strings"
@@ -319,7 +320,7 @@ func appendWarnings(out []byte, ws []budget.Warning, pos int64) []byte {
 
 // Warnings are the warnings of the entry decoded last (WriteJSON or
 // Decode), offsets within the entry or its decompressed buffers.
-func (s *Segment) Warnings() []budget.Warning { return s.dec.warnings.List }
+func (s *Segment) Warnings() []codec.Warning { return s.dec.warnings.List }
 
 // Warned reports whether the entry decoded last had warnings: its
 // reading's (Warnings), or, for an internal topic, a record that did not
