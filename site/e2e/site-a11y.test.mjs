@@ -87,6 +87,34 @@ test("at 390 px the index's links and the hex dumps' summaries are 24 px targets
   await ctx.close();
 });
 
+// At 320 px (WCAG 1.4.10, Reflow) the byte grid's field labels wrap in
+// their cells, the rows growing: an ellipsis cut a third of them
+// ("transacti…", "partition…"), their text only in a title and, once
+// tapped, the selection line.
+test("at 320 px no label in a version page's byte grid is cut", async () => {
+  const ctx = await browser.newContext({ viewport: { width: 320, height: 640 } });
+  const page = await ctx.newPage();
+  const cut = [];
+  for (const path of ["api/produce/v9.html", "api/metadata/v12.html", "api/apiversions/v3.html"]) {
+    await page.goto(server.url + path);
+    const r = await page.evaluate(() => {
+      const labels = [...document.querySelectorAll(".kw-grid .kw-label")];
+      return {
+        n: labels.length,
+        long: labels.filter((l) => l.textContent.length >= 20).length,
+        cut: labels.filter((l) => {
+          const c = l.closest(".kw-cell"), lr = l.getBoundingClientRect(), cr = c.getBoundingClientRect();
+          return l.scrollWidth > l.clientWidth + 1 || lr.bottom > cr.bottom + 0.5 || c.scrollHeight > c.clientHeight + 1;
+        }).map((l) => l.textContent),
+      };
+    });
+    assert.ok(r.n > 10 && r.long > 0, path + ": labels measured " + JSON.stringify(r));
+    for (const t of r.cut) cut.push(path + ": " + t);
+  }
+  assert.deepEqual(cut, []);
+  await ctx.close();
+});
+
 test("a field table that scrolls can be scrolled from the keyboard", async () => {
   const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await ctx.newPage();
