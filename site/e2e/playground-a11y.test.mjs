@@ -139,6 +139,54 @@ test('#3 #4: at 320 px the page does not scroll sideways, and a tree row too lon
   await ctx.close();
 });
 
+// At 320 px (WCAG 1.4.10, Reflow) a byte grid cell's label wraps, the
+// grid's rows growing to hold the tallest: an ellipsis cut "transacti…",
+// "partition…" and others, their text only in the selection bar once
+// chosen. Every row of the grid is looked at, scrolled into view.
+test('at 320 px no label in the byte grid is cut', { timeout: 120_000 }, async () => {
+  const { ctx, page } = await phone();
+  const box = page.locator('#grids .kw-grid').first();
+  const rows = +(await box.getAttribute('aria-rowcount'));
+  assert.ok(rows > 20, 'rows: ' + rows);
+  const cutNow = () => box.evaluate((g) => {
+    const gr = g.getBoundingClientRect();
+    const cells = [...g.querySelectorAll('.kw-row .kw-cell')].filter((c) => { const r = c.getBoundingClientRect(); return r.bottom > gr.top && r.top < gr.bottom; });
+    return {
+      labels: cells.map((c) => c.querySelector('.kw-label')?.textContent).filter(Boolean),
+      cut: cells.filter((c) => {
+        const l = c.querySelector('.kw-label');
+        return c.scrollHeight > c.clientHeight + 1 || (l && (l.scrollWidth > l.clientWidth + 1 || l.getBoundingClientRect().bottom > c.getBoundingClientRect().bottom + 0.5));
+      }).map((c) => c.textContent),
+    };
+  });
+  const seen = new Set(), cut = new Set();
+  for (let y = 0, last = -1; ; y += 150) {
+    await box.evaluate((g, y) => { g.scrollTop = y; }, y);
+    const top = await box.evaluate((g) => g.scrollTop);
+    // The rows in view drawn (and grown to fit, which may redraw them).
+    await page.waitForFunction((g) => {
+      const gr = g.getBoundingClientRect(), rs = [...g.querySelectorAll('.kw-row')].map((r) => r.getBoundingClientRect());
+      return rs.some((r) => r.top <= gr.top + 20 && r.bottom > gr.top + 20) && rs.some((r) => r.top < gr.bottom - 4 && r.bottom >= Math.min(gr.bottom - 4, gr.top + g.scrollHeight - g.scrollTop - 4));
+    }, await box.elementHandle(), { timeout: 10_000 });
+    await page.waitForFunction((g) => [...g.querySelectorAll('.kw-cell')].every((c) => c.scrollHeight <= c.clientHeight + 1), await box.elementHandle(), { timeout: 2_000 }).catch(() => {});
+    const r = await cutNow();
+    r.labels.forEach((l) => seen.add(l));
+    r.cut.forEach((c) => cut.add(c));
+    if (top === last) break;
+    last = top;
+  }
+  assert.ok(seen.has('transactionalId length') && seen.has('partitionLeaderEpoch'), 'labels seen: ' + [...seen].join(', '));
+  assert.deepEqual([...cut], []);
+  // Rows do not overlap: each starts where the one above ends.
+  const overlap = await box.evaluate((g) => {
+    const rs = [...g.querySelectorAll('.kw-row')].map((r) => [+r.dataset.row, r.getBoundingClientRect()]).sort((a, b) => a[0] - b[0]);
+    return rs.slice(1).filter(([i, r], k) => i === rs[k][0] + 1 && r.top < rs[k][1].bottom - 0.5).map(([i]) => i);
+  });
+  assert.deepEqual(overlap, []);
+  assert.deepEqual(page.errors, []);
+  await ctx.close();
+});
+
 // tied says whether field is marked invalid and described by the error box.
 const tied = (page, field) => page.$eval(field, (f) => {
   const d = f.getAttribute('aria-describedby'), box = d && document.getElementById(d);
