@@ -248,6 +248,38 @@ test('#6: an encode error\'s place is a button named for where it goes, working 
   await page.close();
 });
 
+// An encode error is said once (WCAG 4.1.3): it was said by the alert,
+// then "Not encoded: the error is above." by the status after it, and
+// both again at every keystroke that left the error as it was. Every
+// change to a live region's text is counted, each key's encode waited for.
+test('an encode error is said once, by one live region, not again while it stays', { timeout: 120_000 }, async () => {
+  const page = await open('#mode=encode&api=18&v=3&dir=request');
+  await page.waitForFunction(() => /decoded back below/.test(document.getElementById('enc-status').textContent), null, { timeout: 30_000 });
+  await page.evaluate(() => {
+    window.said = [];
+    const live = () => [...document.querySelectorAll('[role=alert], [role=status], [aria-live]')].filter((e) => e.getAttribute('aria-live') !== 'off');
+    new MutationObserver((ms) => {
+      const changed = new Set();
+      for (const m of ms) for (const r of live()) if (r.contains(m.target) || m.target.contains(r)) changed.add(r);
+      for (const r of changed) if (r.checkVisibility() && r.textContent.trim()) window.said.push([r.id || r.className, r.textContent.trim()]);
+    }).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['hidden'] });
+  });
+  await page.focus('#enc-json');
+  await page.keyboard.press('Control+End');
+  // Each key makes the same error: a second value after the JSON's end.
+  for (const key of ['x', 'y', 'z']) {
+    const gen = await page.evaluate(() => document.body.dataset.encError || '');
+    await page.keyboard.press(key);
+    await page.waitForFunction((g) => (document.body.dataset.encError || '') !== g, gen, { timeout: 10_000 });
+  }
+  const said = await page.evaluate(() => window.said);
+  assert.equal(said.length, 1, 'said: ' + JSON.stringify(said, null, 1));
+  assert.equal(said[0][0], 'enc-error');
+  assert.match(said[0][1], /does not parse at line \d+, column \d+/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 async function decoded(page, act) {
   const before = await page.evaluate(() => document.body.dataset.decoded || '');
   await act();
