@@ -115,18 +115,6 @@ export function overlaps(buf, start, end, s) {
 export const confidence = (c) => (c >= 0.9 ? 'very likely' : c >= 0.6 ? 'likely' : c >= 0.3 ? 'possible' : 'unlikely') + ' (' + Math.round(c * 100) + '%)';
 export const docsHref = (name, v, dir) => '../api/' + encodeURIComponent(name.toLowerCase()) + '/v' + v + '.html#' + dir;
 
-// gridLabel is a grid cell's label, a break allowed inside its camelCase
-// names (transactional<wbr>Id): where the window is narrow a label wraps
-// rather than being cut (style.css), at a word's joint before anywhere.
-function gridLabel(text) {
-  const e = el('span', 'kw-label');
-  text.split(/(?<=[a-z0-9])(?=[A-Z])/).forEach((w, i) => {
-    if (i) e.appendChild(document.createElement('wbr'));
-    e.appendChild(document.createTextNode(shown(w)));
-  });
-  return e;
-}
-
 export function drawGridRow(panel, buf, r) {
   const row = el('div', 'kw-row');
   row.setAttribute('role', 'row');
@@ -163,7 +151,7 @@ export function drawGridRow(panel, buf, r) {
     e.dataset.node = c.node; e.dataset.start = c.start; e.dataset.end = c.end; e.dataset.buf = buf; e.dataset.cell = c.index;
     const date = c.value !== undefined && isTime(c.label, c.value) ? utcDate(c.value) : '';
     e.title = shown((c.path || c.label) + ' (' + c.type + ') [' + c.start + ', ' + c.end + ')' + (c.value !== undefined ? ' = ' + c.value : '') + (date ? ' (' + date + ')' : ''));
-    e.appendChild(gridLabel(c.label));
+    e.appendChild(el('span', 'kw-label', c.label));
     if (c.bits && s.first && s.last) e.appendChild(drawBits(c));
     else if (c.value !== undefined && s.first) e.appendChild(el('span', 'kw-val', c.value));
     if (date && s.first) e.appendChild(el('span', 'kw-val kw-date', date));
