@@ -139,6 +139,54 @@ test('#3 #4: at 320 px the page does not scroll sideways, and a tree row too lon
   await ctx.close();
 });
 
+// At 320 px (WCAG 1.4.10, Reflow) a byte grid cell's label wraps, the
+// grid's rows growing to hold the tallest: an ellipsis cut "transacti…",
+// "partition…" and others, their text only in the selection bar once
+// chosen. Every row of the grid is looked at, scrolled into view.
+test('at 320 px no label in the byte grid is cut', { timeout: 120_000 }, async () => {
+  const { ctx, page } = await phone();
+  const box = page.locator('#grids .kw-grid').first();
+  const rows = +(await box.getAttribute('aria-rowcount'));
+  assert.ok(rows > 20, 'rows: ' + rows);
+  const cutNow = () => box.evaluate((g) => {
+    const gr = g.getBoundingClientRect();
+    const cells = [...g.querySelectorAll('.kw-row .kw-cell')].filter((c) => { const r = c.getBoundingClientRect(); return r.bottom > gr.top && r.top < gr.bottom; });
+    return {
+      labels: cells.map((c) => c.querySelector('.kw-label')?.textContent).filter(Boolean),
+      cut: cells.filter((c) => {
+        const l = c.querySelector('.kw-label');
+        return c.scrollHeight > c.clientHeight + 1 || (l && (l.scrollWidth > l.clientWidth + 1 || l.getBoundingClientRect().bottom > c.getBoundingClientRect().bottom + 0.5));
+      }).map((c) => c.textContent),
+    };
+  });
+  const seen = new Set(), cut = new Set();
+  for (let y = 0, last = -1; ; y += 150) {
+    await box.evaluate((g, y) => { g.scrollTop = y; }, y);
+    const top = await box.evaluate((g) => g.scrollTop);
+    // The rows in view drawn (and grown to fit, which may redraw them).
+    await page.waitForFunction((g) => {
+      const gr = g.getBoundingClientRect(), rs = [...g.querySelectorAll('.kw-row')].map((r) => r.getBoundingClientRect());
+      return rs.some((r) => r.top <= gr.top + 20 && r.bottom > gr.top + 20) && rs.some((r) => r.top < gr.bottom - 4 && r.bottom >= Math.min(gr.bottom - 4, gr.top + g.scrollHeight - g.scrollTop - 4));
+    }, await box.elementHandle(), { timeout: 10_000 });
+    await page.waitForFunction((g) => [...g.querySelectorAll('.kw-cell')].every((c) => c.scrollHeight <= c.clientHeight + 1), await box.elementHandle(), { timeout: 2_000 }).catch(() => {});
+    const r = await cutNow();
+    r.labels.forEach((l) => seen.add(l));
+    r.cut.forEach((c) => cut.add(c));
+    if (top === last) break;
+    last = top;
+  }
+  assert.ok(seen.has('transactionalId length') && seen.has('partitionLeaderEpoch'), 'labels seen: ' + [...seen].join(', '));
+  assert.deepEqual([...cut], []);
+  // Rows do not overlap: each starts where the one above ends.
+  const overlap = await box.evaluate((g) => {
+    const rs = [...g.querySelectorAll('.kw-row')].map((r) => [+r.dataset.row, r.getBoundingClientRect()]).sort((a, b) => a[0] - b[0]);
+    return rs.slice(1).filter(([i, r], k) => i === rs[k][0] + 1 && r.top < rs[k][1].bottom - 0.5).map(([i]) => i);
+  });
+  assert.deepEqual(overlap, []);
+  assert.deepEqual(page.errors, []);
+  await ctx.close();
+});
+
 // tied says whether field is marked invalid and described by the error box.
 const tied = (page, field) => page.$eval(field, (f) => {
   const d = f.getAttribute('aria-describedby'), box = d && document.getElementById(d);
@@ -196,6 +244,38 @@ test('#6: an encode error\'s place is a button named for where it goes, working 
   await page.fill('#enc-json', good);
   await page.waitForFunction(() => /decoded back below/.test(document.getElementById('enc-status').textContent));
   assert.equal(await go.isVisible(), false);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+// An encode error is said once (WCAG 4.1.3): it was said by the alert,
+// then "Not encoded: the error is above." by the status after it, and
+// both again at every keystroke that left the error as it was. Every
+// change to a live region's text is counted, each key's encode waited for.
+test('an encode error is said once, by one live region, not again while it stays', { timeout: 120_000 }, async () => {
+  const page = await open('#mode=encode&api=18&v=3&dir=request');
+  await page.waitForFunction(() => /decoded back below/.test(document.getElementById('enc-status').textContent), null, { timeout: 30_000 });
+  await page.evaluate(() => {
+    window.said = [];
+    const live = () => [...document.querySelectorAll('[role=alert], [role=status], [aria-live]')].filter((e) => e.getAttribute('aria-live') !== 'off');
+    new MutationObserver((ms) => {
+      const changed = new Set();
+      for (const m of ms) for (const r of live()) if (r.contains(m.target) || m.target.contains(r)) changed.add(r);
+      for (const r of changed) if (r.checkVisibility() && r.textContent.trim()) window.said.push([r.id || r.className, r.textContent.trim()]);
+    }).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['hidden'] });
+  });
+  await page.focus('#enc-json');
+  await page.keyboard.press('Control+End');
+  // Each key makes the same error: a second value after the JSON's end.
+  for (const key of ['x', 'y', 'z']) {
+    const gen = await page.evaluate(() => document.body.dataset.encError || '');
+    await page.keyboard.press(key);
+    await page.waitForFunction((g) => (document.body.dataset.encError || '') !== g, gen, { timeout: 10_000 });
+  }
+  const said = await page.evaluate(() => window.said);
+  assert.equal(said.length, 1, 'said: ' + JSON.stringify(said, null, 1));
+  assert.equal(said[0][0], 'enc-error');
+  assert.match(said[0][1], /does not parse at line \d+, column \d+/);
   assert.deepEqual(page.errors, []);
   await page.close();
 });

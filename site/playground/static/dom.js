@@ -79,6 +79,10 @@ export function showError(box, text, field = box.dataset.for ? $(box.dataset.for
     field.setAttribute('aria-describedby', box.id);
     box.dataset.tied = field.id;
   }
+  // The box is a live region (an alert): an error that stays as it was
+  // (the next keystroke's encode finding it again) is left alone, not
+  // said again.
+  const t = text ? shown(text) : '';
+  if (box.textContent !== t) box.textContent = t;
   box.hidden = !text;
-  box.textContent = text ? shown(text) : '';
 }

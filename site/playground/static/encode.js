@@ -274,7 +274,10 @@ async function encodeNow() {
     // The way there is a button named for where it goes.
     $('enc-error-go').textContent = at ? 'Go to ' + lineCol(text, at[0]) + ' in the JSON' : '';
     $('enc-error-jump').hidden = !at;
-    $('enc-status').textContent = 'Not encoded: the error is above.';
+    // The alert above says the error, once: the status says nothing more
+    // (it said "Not encoded: the error is above." after it, again at
+    // every keystroke).
+    $('enc-status').textContent = '';
     document.body.dataset.encError = String(gen);
     $('enc-hex').textContent = '';
     st.encoded = null; st.encEnv = null;
@@ -297,7 +300,7 @@ async function encodeNow() {
   const resp = env.direction === 'response';
   const sum = await ep.decode(r.bytes, { response: resp, api: env.apiKey, version: env.apiVersion, size: $('enc-nosize').checked ? 'no' : 'yes' }, 'Encoded');
   if (gen !== st.encGen) return;
-  $('enc-status').textContent = shown(r.bytes.length + ' bytes' + (sum.error ? '; they do not decode back: ' + sum.error.message : '; decoded back below') +
+  $('enc-status').textContent = shown(r.bytes.length + ' bytes' + (sum.error ? '; they do not decode back (the error is below)' : '; decoded back below') +
     (r.notGiven ? '. N' + r.notGiven.slice(1) : '')); // "Not given, written as its default ...: body.acks"
   document.body.dataset.encoded = String(gen);
 }

@@ -21,6 +21,45 @@ export function showSelection(p) {
   if (!p) $('sel-live').textContent = '';
 }
 
+// Where the window is narrow (a phone's, 320 px at 400% zoom), a grid
+// cell's label wraps rather than ends in an ellipsis (style.css, WCAG
+// 1.4.10): a grid's rows, all of one height (virtual.js), grow to hold
+// the tallest cell drawn yet. They never shrink while the window stays
+// narrow, so rows in view do not jump back and forth; wide again, the
+// labels are one line and the rows their own height.
+const narrow = matchMedia('(max-width: 640px)');
+function fitRows(v) {
+  if (!narrow.matches) return;
+  let over = 0;
+  for (const c of v.box.querySelectorAll('.kw-cell')) over = Math.max(over, c.scrollHeight - c.clientHeight);
+  if (over <= 0) return;
+  setRowHeight(v, v.rowH + over);
+}
+// setRowHeight draws v's rows h high, the row at the top of the box kept there.
+function setRowHeight(v, h) {
+  const y = v.box.scrollTop, at = y <= v.top ? y : v.top + (y - v.top) / v.rowH * h;
+  v.rowH = h;
+  if (h === GRID_ROW) v.box.style.removeProperty('--kw-rowh'); else v.box.style.setProperty('--kw-rowh', h + 'px');
+  v.setCount(v.count);
+  v.update(true, at);
+}
+// A window made narrower, or wide again: the grids drawn anew (fitted).
+let refit = 0;
+const refitGrids = () => {
+  cancelAnimationFrame(refit);
+  refit = requestAnimationFrame(() => {
+    for (const p of st.panels) {
+      if (!p) continue;
+      for (const [k, v] of Object.entries(p.views)) {
+        if (!k.startsWith('grid') || !v.count) continue;
+        if (narrow.matches) v.update(true); else if (v.rowH !== GRID_ROW) setRowHeight(v, GRID_ROW);
+      }
+    }
+  });
+};
+narrow.addEventListener('change', refitGrids);
+addEventListener('resize', () => { if (narrow.matches) refitGrids(); });
+
 // The bar is fixed at the bottom of the window: the page keeps its height
 // clear when it scrolls what takes the focus into view (scroll-padding),
 // so a link or box tabbed to is never hidden under it (at 320 px wide the
@@ -179,7 +218,7 @@ export class Panel {
       box.appendChild(el('div', 'pg-spacer'));
       wrap.appendChild(box);
       grids.appendChild(wrap);
-      const v = new Virtual(box, GRID_ROW, (from, n) => this.rpc('gridRows', b.buf, from, n), (r) => drawGridRow(this, b.buf, r), () => this.paint(), 18);
+      const v = new Virtual(box, GRID_ROW, (from, n) => this.rpc('gridRows', b.buf, from, n), (r) => drawGridRow(this, b.buf, r), () => { this.paint(); fitRows(v); }, 18);
       v.setCount(b.rows);
       this.views['grid' + b.buf] = v;
       this.wire(box, 'grid');
