@@ -73,32 +73,13 @@ func TestReleasesMatchKversion(t *testing.T) {
 			t.Errorf("Kafka %s: %d APIs in releases.tsv, %d in kversion", r.Name, len(r.Max)-len(r.Controller), n)
 		}
 	}
-	var r40 release
-	for _, r := range rs {
-		if r.Name == "4.0" {
-			r40 = r
-		}
-	}
-	files, _ := filepath.Glob("../codec/schema/kafka/kafka-4.0/*Request.json")
+	r40 := releaseNamed(rs, "4.0")
 	checked := 0
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var m struct {
-			APIKey        *int16 `json:"apiKey"`
-			ValidVersions string `json:"validVersions"`
-		}
-		if json.Unmarshal(b, &m) != nil || m.APIKey == nil {
-			continue
-		}
-		hi := m.ValidVersions[strings.LastIndexAny(m.ValidVersions, "-")+1:]
-		want, _ := strconv.Atoi(hi)
-		if got, ok := r40.Max[*m.APIKey]; ok {
+	for _, m := range requests40(t) {
+		if got, ok := r40.Max[m.key]; ok {
 			checked++
-			if int(got) != want {
-				t.Errorf("key %d: kversion says Kafka 4.0 speaks v%d, the 4.0 branch's file v%d", *m.APIKey, got, want)
+			if int(got) != m.hi {
+				t.Errorf("key %d: kversion says Kafka 4.0 speaks v%d, the 4.0 branch's file v%d", m.key, got, m.hi)
 			}
 		}
 	}
@@ -297,31 +278,15 @@ func TestControllerOnlyAPIsAreInTheirReleases(t *testing.T) {
 			t.Errorf("Kafka 4.2, key %d: controller v%d, kversion v%d (%v)", k, r42.Max[k], v, ok)
 		}
 	}
-	var r40 release
-	for _, r := range rs {
-		if r.Name == "4.0" {
-			r40 = r
-		}
-	}
-	files, _ := filepath.Glob("../codec/schema/kafka/kafka-4.0/*Request.json")
+	r40 := releaseNamed(rs, "4.0")
 	checked := 0
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var m struct {
-			APIKey        *int16   `json:"apiKey"`
-			ValidVersions string   `json:"validVersions"`
-			Listeners     []string `json:"listeners"`
-		}
-		if json.Unmarshal(b, &m) != nil || m.APIKey == nil || !r40.Controller[*m.APIKey] {
+	for _, m := range requests40(t) {
+		if !r40.Controller[m.key] {
 			continue
 		}
 		checked++
-		hi, _ := strconv.Atoi(m.ValidVersions[strings.LastIndexAny(m.ValidVersions, "-")+1:])
-		if int(r40.Max[*m.APIKey]) != hi || !slices.Contains(m.Listeners, "controller") {
-			t.Errorf("key %d: Kafka 4.0's controller v%d, the 4.0 branch's file v%d, listeners %v", *m.APIKey, r40.Max[*m.APIKey], hi, m.Listeners)
+		if int(r40.Max[m.key]) != m.hi || !slices.Contains(m.listeners, "controller") {
+			t.Errorf("key %d: Kafka 4.0's controller v%d, the 4.0 branch's file v%d, listeners %v", m.key, r40.Max[m.key], m.hi, m.listeners)
 		}
 	}
 	if checked != len(r40.Controller) || checked < 10 {
@@ -359,4 +324,44 @@ func indexAPIByKey(p indexPage, key int16) indexAPI {
 		}
 	}
 	return indexAPI{}
+}
+
+// releaseNamed is the release of that name in rs.
+func releaseNamed(rs []release, name string) release {
+	for _, r := range rs {
+		if r.Name == name {
+			return r
+		}
+	}
+	return release{}
+}
+
+// request40 is what a test reads of a request schema from Kafka's 4.0
+// branch: its API key, highest version and listeners.
+type request40 struct {
+	key       int16
+	hi        int
+	listeners []string
+}
+
+func requests40(t *testing.T) []request40 {
+	files, _ := filepath.Glob("../codec/schema/kafka/kafka-4.0/*Request.json")
+	var out []request40
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m struct {
+			APIKey        *int16   `json:"apiKey"`
+			ValidVersions string   `json:"validVersions"`
+			Listeners     []string `json:"listeners"`
+		}
+		if json.Unmarshal(b, &m) != nil || m.APIKey == nil {
+			continue
+		}
+		hi, _ := strconv.Atoi(m.ValidVersions[strings.LastIndexAny(m.ValidVersions, "-")+1:])
+		out = append(out, request40{*m.APIKey, hi, m.Listeners})
+	}
+	return out
 }
