@@ -214,6 +214,10 @@ type IndexCheck struct {
 	waiting IndexEntry
 	wait    bool
 	waitAt  int64
+	// zeros entries from zeroFrom, out of order before entry zeroBefore,
+	// read while an entry waited: decided after it (settle), so that
+	// entries are reported in order.
+	zerosHeld, zeroFrom, zeroBefore int
 	// pushed is an entry read ahead of the next (ahead) and given back,
 	// with the error its read met.
 	pushed    bool
@@ -303,12 +307,30 @@ func (c *IndexCheck) ahead() (e IndexEntry, ok bool) {
 // it are: with an entry after them they are not preallocated space, and
 // each is out of order.
 func (c *IndexCheck) release(e IndexEntry) {
-	for i := 0; i < c.zeros; i++ {
-		c.decide(IndexEntry{N: c.zeroAt + i, Zero: true, Offset: c.x.base}, "a zero entry before entry "+strconv.Itoa(e.N)+", not preallocated space at the end")
+	if c.wait {
+		c.zerosHeld, c.zeroFrom, c.zeroBefore = c.zeros, c.zeroAt, e.N
+	} else {
+		c.zeroEntries(c.zeroAt, c.zeros, e.N)
 	}
 	c.zeros = 0
 	c.cur = e
 	c.next = &c.cur
+}
+
+// zeroEntries decides n zero entries from the one numbered from, out of
+// order before entry before.
+func (c *IndexCheck) zeroEntries(from, n, before int) {
+	for i := 0; i < n; i++ {
+		c.decide(IndexEntry{N: from + i, Zero: true, Offset: c.x.base}, "a zero entry before entry "+strconv.Itoa(before)+", not preallocated space at the end")
+	}
+}
+
+// settle decides the waiting entry, and the zero entries read after it.
+func (c *IndexCheck) settle(problem string) {
+	c.wait = false
+	c.decide(c.waiting, problem)
+	c.zeroEntries(c.zeroFrom, c.zerosHeld, c.zeroBefore)
+	c.zerosHeld = 0
 }
 
 // decide reports entry e and its problem.
@@ -357,8 +379,7 @@ func (c *IndexCheck) order(e *IndexEntry) string {
 // Batch checks the entries that segment entry b settles.
 func (c *IndexCheck) Batch(b *Batch) {
 	if c.wait && b.LastOffset >= c.waiting.Offset {
-		c.wait = false
-		c.decide(c.waiting, "")
+		c.settle("")
 	}
 	for e := c.peek(); e != nil; e = c.peek() {
 		if c.wait {
@@ -367,10 +388,9 @@ func (c *IndexCheck) Batch(b *Batch) {
 			}
 			// The batches from the waiting entry's position up to this
 			// entry's did not reach its offset.
-			c.wait = false
-			c.decide(c.waiting, "offset "+strconv.FormatInt(c.waiting.Offset, 10)+" is in no batch from its position "+strconv.FormatInt(c.waitAt, 10)+
-				" to entry "+strconv.Itoa(e.N)+"'s position "+strconv.Itoa(int(e.Position))+" (the batch at "+strconv.FormatInt(b.Position, 10)+
-				" ends at offset "+strconv.FormatInt(b.LastOffset, 10)+")")
+			c.settle("offset " + strconv.FormatInt(c.waiting.Offset, 10) + " is in no batch from its position " + strconv.FormatInt(c.waitAt, 10) +
+				" to entry " + strconv.Itoa(e.N) + "'s position " + strconv.Itoa(int(e.Position)) + " (the batch at " + strconv.FormatInt(b.Position, 10) +
+				" ends at offset " + strconv.FormatInt(b.LastOffset, 10) + ")")
 		}
 		if p := c.order(e); p != "" {
 			c.take(p)
@@ -469,15 +489,14 @@ func (c *IndexCheck) End(end, last int64, stop error) {
 	damaged := stop != nil && !errors.Is(stop, io.EOF) && !(errors.As(stop, &te) && te.Zero)
 	if c.wait {
 		// An entry whose offset no batch after its position reached.
-		c.wait = false
 		switch {
 		case damaged:
 			c.waiting.Unchecked = true
 			c.Unchecked++
-			c.decide(c.waiting, "")
+			c.settle("")
 		default:
-			c.decide(c.waiting, "offset "+strconv.FormatInt(c.waiting.Offset, 10)+" is past the segment's last offset ("+strconv.FormatInt(last, 10)+
-				"): in no batch from its position "+strconv.FormatInt(c.waitAt, 10)+" on")
+			c.settle("offset " + strconv.FormatInt(c.waiting.Offset, 10) + " is past the segment's last offset (" + strconv.FormatInt(last, 10) +
+				"): in no batch from its position " + strconv.FormatInt(c.waitAt, 10) + " on")
 		}
 	}
 	c.end(func() string {
