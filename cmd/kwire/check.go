@@ -34,6 +34,7 @@ type checkConfig struct {
 	sarif  string
 	failOn check.Severity
 	jobs   int
+	it     *interrupt // Ctrl-C: stops the reading as at the input's end
 }
 
 func runCheck(e *env, args []string) int {
@@ -77,6 +78,8 @@ func runCheck(e *env, args []string) int {
 	if !cfg.keys.load(e, slices.Contains(cfg.files, "-")) {
 		return 2
 	}
+	cfg.it = catchInterrupt()
+	defer cfg.it.release()
 	return cfg.run(e)
 }
 
@@ -113,6 +116,10 @@ type checkOut struct {
 	// spans are where the frames of the frames file being checked are
 	// in it, for SARIF's regions (nil for a capture)
 	spans []frameSpan
+	// stopped is set when a signal stopped the reading of the capture
+	// (interrupt.go), stoppedAt the packets read
+	stopped   bool
+	stoppedAt int
 }
 
 func (o *checkOut) put(file string, f *check.Finding) {
@@ -156,6 +163,23 @@ func (c *checkConfig) run(e *env) int {
 	status, unread, cut, empty := 0, 0, 0, 0
 	for _, file := range c.files {
 		truncation, err := c.checkFile(e, o, file)
+		if c.it.interrupted() {
+			// Said once the findings so far are out; what the file's
+			// reading says past the signal is no fault of the file.
+			o.w.Flush()
+			for _, n := range o.unchecked {
+				fail(e, "%s: %s, not checked", file, n.String())
+			}
+			o.unchecked = o.unchecked[:0]
+			if o.stopped {
+				fail(e, "%s: interrupted (%s): not judged past packet %d; the rest of the capture was not read", file, c.it.name(), o.stoppedAt)
+			} else {
+				fail(e, "%s: interrupted (%s): not judged, the file not read whole", file, c.it.name())
+			}
+			o.inputs = append(o.inputs, inputProblem{file, "interrupted: not read whole", false})
+			status = c.it.status()
+			break
+		}
 		if len(o.unchecked) > 0 {
 			o.w.Flush()
 			for _, n := range o.unchecked {
@@ -220,7 +244,7 @@ func (c *checkConfig) run(e *env) int {
 	}
 	fail(e, "check: %d errors, %d warnings, %d notes; %d rules not judged (said in their lines)%s",
 		o.counts[check.Error], o.counts[check.Warning], o.counts[check.Note], o.skips, notRead)
-	if failOnReached(&o.counts, c.failOn) {
+	if failOnReached(&o.counts, c.failOn) && status == 0 {
 		status = 1
 	}
 	return status
@@ -288,6 +312,7 @@ func (c *checkConfig) checkFile(e *env, o *checkOut, file string) (*capture.Note
 		defer f.Close()
 		in = f
 	}
+	in = c.it.reader(in)
 	br := bufio.NewReaderSize(in, 64<<10)
 	head, _ := br.Peek(4)
 	if isCapture(head) {
@@ -451,6 +476,9 @@ func (c *checkConfig) checkCapture(o *checkOut, file string, in io.Reader) (*cap
 	}, func() {})
 	if readErr != nil {
 		return nil, readErr
+	}
+	if res.Stopped {
+		o.stopped, o.stoppedAt = true, res.Packets
 	}
 	for _, f := range conv.End(ck, res) {
 		o.put(file, &f)

@@ -149,6 +149,8 @@ func runPcap(e *env, args []string) int {
 		return code
 	}
 	defer done()
+	it := catchInterrupt()
+	defer it.release()
 	w := bufio.NewWriterSize(e.stdout, 1<<20)
 	run := pcapRun{cfg: cfg, w: w, out: e.stdout, stats: map[int16]*apiStats{}, errCodes: map[apiCode]int{}, prog: prog}
 	run.stderr = run.prog.Writer(e.stderr)
@@ -164,8 +166,13 @@ func runPcap(e *env, args []string) int {
 		fail(e, "%s: %v", cfg.file, err)
 		return 1
 	}
-	res, err := run.decode(in)
-	run.prog.finish()
+	// Ctrl-C ends the reading as the capture's end would (interrupt.go).
+	res, err := run.decode(it.reader(in))
+	run.prog.finishAt(it.interrupted())
+	if it.interrupted() && errors.Is(err, capture.ErrStopped) {
+		fail(e, "%s: interrupted (%s) before the capture's first packet", cfg.file, it.name())
+		return it.status()
+	}
 	if e.outFailed() != nil {
 		return 1 // run says why; the reading was cut short for it, not by the capture
 	}
@@ -196,6 +203,9 @@ func runPcap(e *env, args []string) int {
 		run.printSummary(res)
 	}
 	w.Flush()
+	if res.Stopped {
+		defer fail(e, "%s: %s", cfg.file, interruptedAfter(it, res, run.exchanges, "exchange"))
+	}
 	if run.redacted > 0 {
 		fail(e, "%s: secrets hidden in %s, each line's \"redacted\" naming them; --show-secrets shows them", cfg.file, plural(run.redacted, "exchange"))
 	}
@@ -231,7 +241,18 @@ func runPcap(e *env, args []string) int {
 		fail(e, "%s: %d TLS connections left encrypted, not decoded (--strict)", cfg.file, res.TLS)
 		status = 1
 	}
+	if res.Stopped {
+		return it.status()
+	}
 	return status
+}
+
+// interruptedAfter says that a signal stopped the reading of a capture,
+// and how far it went: "interrupted (SIGINT): read up to packet 1234,
+// 567 exchanges so far; the rest of the capture was not read".
+func interruptedAfter(it *interrupt, res *capture.Result, n int, unit string) string {
+	return "interrupted (" + it.name() + "): read up to packet " + strconv.Itoa(res.Packets) + ", " +
+		pluralOf(n, unit, unit+"s") + " so far; the rest of the capture was not read"
 }
 
 func parsePcapFlags(e *env, args []string) (*pcapConfig, int) {
