@@ -369,6 +369,11 @@ type Result struct {
 	// by the snap length; and frames skipped past Options.MaxBuffered) over
 	// all connections.
 	Gaps int
+	// LostBytes counts the stream bytes the gaps lacked (lost, or cut by
+	// the snap length: SnapBytes of them), frames skipped past
+	// Options.MaxBuffered aside (their bytes were captured).
+	LostBytes int64
+	SnapBytes int64
 	// Frames counts Kafka frames found; SkippedBytes the stream bytes
 	// discarded while resynchronising (all connections).
 	Frames       int

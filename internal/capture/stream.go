@@ -198,6 +198,8 @@ func (h *half) deliverSeg(s seg) {
 		h.c.Gaps++
 		h.gaps++
 		h.e.res.Gaps++
+		h.e.res.LostBytes += m
+		h.e.res.SnapBytes += m
 		h.e.note(h.c, "%d bytes not captured (snap length) at stream offset %d", m, h.off)
 		h.next += uint32(m)
 		h.gap(m)
@@ -221,6 +223,7 @@ func (h *half) forceGap(why string) {
 	h.c.Gaps++
 	h.gaps++
 	h.e.res.Gaps++
+	h.e.res.LostBytes += n
 	h.e.note(h.c, "gap: %d bytes missing at stream offset %d (%s)", n, h.off, why)
 	h.next = h.segs.first().seq
 	h.gap(n)
@@ -345,6 +348,7 @@ func (h *half) checkAckGap() {
 	h.c.Gaps++
 	h.gaps++
 	h.e.res.Gaps++
+	h.e.res.LostBytes += int64(d)
 	h.e.note(h.c, "gap: %d bytes missing at stream offset %d (acknowledged by peer but not captured)", d, h.off)
 	h.next = end
 	h.gap(int64(d))
