@@ -13,7 +13,7 @@ import (
 )
 
 // Progress on standard error, for the commands that can take long (batch,
-// pcap, decode of files): bytes done of the input's size, frames (lines,
+// pcap, check, decode of files): bytes done of the input's size, frames (lines,
 // exchanges) done, the rate and the time left, redrawn in place a few
 // times a second. It is shown only when it can be right and cannot get in
 // anyone's way: --progress auto (the default) draws it when standard error
