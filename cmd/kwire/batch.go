@@ -52,13 +52,20 @@ func runBatch(e *env, args []string) int {
 		return code
 	}
 	defer done()
+	it := catchInterrupt()
+	defer it.release()
 	b := batchRun{cfg: cfg, prog: prog, file: file, idle: make(chan struct{}, 1)}
 	// Each chunk's output is one buffer of about half a megabyte, written
-	// as it is: a buffered writer would only copy it again.
-	readErr := b.run(in, e.stdout, b.prog.Writer(e.stderr))
-	b.prog.finish()
+	// as it is: a buffered writer would only copy it again. Ctrl-C ends
+	// the reading (interrupt.go): the lines read whole are decoded.
+	readErr := b.run(it.reader(in), e.stdout, b.prog.Writer(e.stderr))
+	b.prog.finishAt(it.interrupted())
 	if e.outFailed() != nil {
 		return 1 // run says why; the counts would say lines nobody got
+	}
+	if errors.Is(readErr, errInterrupted) {
+		fail(e, "interrupted (%s): %s decoded, %d of them failed; the rest of the input was not read", it.name(), plural(b.lines, "line"), b.failed)
+		return it.status()
 	}
 	if readErr != nil {
 		fail(e, "%v", readErr)
@@ -330,6 +337,10 @@ func (b *batchRun) readChunks(in io.Reader, send func(batchChunk), pool *sync.Po
 			if end == 0 || end < cap(*buf)/2 && n > 0 {
 				continue // fill the buffer before handing it over
 			}
+		} else if errors.Is(err, errInterrupted) {
+			// Ctrl-C: the whole lines read go, the line cut by the
+			// signal does not.
+			end = bytes.LastIndexByte(*buf, '\n') + 1
 		} else if err != io.EOF {
 			return err
 		}
@@ -342,6 +353,8 @@ func (b *batchRun) readChunks(in io.Reader, send func(batchChunk), pool *sync.Po
 		buf = next
 		if err == io.EOF {
 			return nil
+		} else if err != nil {
+			return err // interrupted
 		}
 	}
 	return nil

@@ -34,6 +34,11 @@ type checkConfig struct {
 	sarif  string
 	failOn check.Severity
 	jobs   int
+	it     *interrupt // Ctrl-C: stops the reading as at the input's end
+	// progress is --progress, as kwire pcap's: bytes read of all the
+	// files, exchanges checked, rate, time left (progress.go)
+	progress string
+	prog     *progress // nil when not shown
 }
 
 func runCheck(e *env, args []string) int {
@@ -48,6 +53,7 @@ func runCheck(e *env, args []string) int {
 	fs.StringVar(&cfg.sarif, "sarif", "", "also write a SARIF 2.1.0 report to `FILE`, for code-scanning tools")
 	failOn := fs.String("fail-on", "error", "exit 1 when a finding is at least this severe: error, warning, note or none")
 	fs.IntVar(&cfg.jobs, "jobs", runtime.NumCPU(), "exchanges analysed at once")
+	fs.StringVar(&cfg.progress, "progress", "auto", progressFlagUsage)
 	cfg.keys.register(fs)
 	args, code := parseFlags(e, fs, args)
 	if code >= 0 {
@@ -77,6 +83,17 @@ func runCheck(e *env, args []string) int {
 	if !cfg.keys.load(e, slices.Contains(cfg.files, "-")) {
 		return 2
 	}
+	// Progress as kwire pcap draws it, over all the files; the findings
+	// written as they come (text, ndjson) are output that scrolls.
+	total := checkInputsSize(e, cfg.files)
+	on, err := progressOn(cfg.progress, total, e, cfg.format == "text" || cfg.format == "ndjson")
+	if err != nil {
+		fail(e, "%v", err)
+		return 2
+	}
+	cfg.prog = startProgress(e.stderr, on, total, "exchanges")
+	cfg.it = catchInterrupt()
+	defer cfg.it.release()
 	return cfg.run(e)
 }
 
@@ -113,6 +130,10 @@ type checkOut struct {
 	// spans are where the frames of the frames file being checked are
 	// in it, for SARIF's regions (nil for a capture)
 	spans []frameSpan
+	// stopped is set when a signal stopped the reading of the capture
+	// (interrupt.go), stoppedAt the packets read
+	stopped   bool
+	stoppedAt int
 }
 
 func (o *checkOut) put(file string, f *check.Finding) {
@@ -151,11 +172,56 @@ func appendFindingJSON(b []byte, file string, f *check.Finding) []byte {
 	return append(b, '}')
 }
 
+// checkInputsSize is the bytes of the files kwire check reads, -1 when
+// one is of unknown size (standard input a pipe).
+func checkInputsSize(e *env, files []string) int64 {
+	var total int64
+	for _, file := range files {
+		var n int64 = -1
+		if file == "-" {
+			n = inputSize(e.stdin)
+		} else if st, err := os.Stat(file); err == nil && st.Mode().IsRegular() {
+			n = st.Size()
+		}
+		if n < 0 {
+			return -1
+		}
+		total += n
+	}
+	return total
+}
+
 func (c *checkConfig) run(e *env) int {
-	o := &checkOut{cfg: c, w: bufio.NewWriterSize(e.stdout, 1<<20), multi: len(c.files) > 1}
+	// While the bar is drawn, what goes to standard error clears it
+	// first, and so does a finding on standard output when that is the
+	// same terminal.
+	stderr, stdout := e.stderr, e.stdout
+	defer func() { e.stderr = stderr }()
+	e.stderr = c.prog.Writer(stderr)
+	if e.stdoutIsTTY && e.stderrIsTTY {
+		stdout = c.prog.Writer(stdout)
+	}
+	o := &checkOut{cfg: c, w: bufio.NewWriterSize(stdout, 1<<20), multi: len(c.files) > 1}
 	status, unread, cut, empty := 0, 0, 0, 0
 	for _, file := range c.files {
 		truncation, err := c.checkFile(e, o, file)
+		if c.it.interrupted() {
+			// Said once the findings so far are out; what the file's
+			// reading says past the signal is no fault of the file.
+			o.w.Flush()
+			for _, n := range o.unchecked {
+				fail(e, "%s: %s, not checked", file, n.String())
+			}
+			o.unchecked = o.unchecked[:0]
+			if o.stopped {
+				fail(e, "%s: interrupted (%s): not judged past packet %d; the rest of the capture was not read", file, c.it.name(), o.stoppedAt)
+			} else {
+				fail(e, "%s: interrupted (%s): not judged, the file not read whole", file, c.it.name())
+			}
+			o.inputs = append(o.inputs, inputProblem{file, "interrupted: not read whole", false})
+			status = c.it.status()
+			break
+		}
 		if len(o.unchecked) > 0 {
 			o.w.Flush()
 			for _, n := range o.unchecked {
@@ -181,6 +247,7 @@ func (c *checkConfig) run(e *env) int {
 			o.inputs = append(o.inputs, inputProblem{file, truncation.String() + " (checked up to there)", false})
 		}
 	}
+	c.prog.finishAt(c.it.interrupted())
 	switch c.format {
 	case "json":
 		o.w.Write(appendCheckJSON(nil, o))
@@ -220,7 +287,7 @@ func (c *checkConfig) run(e *env) int {
 	}
 	fail(e, "check: %d errors, %d warnings, %d notes; %d rules not judged (said in their lines)%s",
 		o.counts[check.Error], o.counts[check.Warning], o.counts[check.Note], o.skips, notRead)
-	if failOnReached(&o.counts, c.failOn) {
+	if failOnReached(&o.counts, c.failOn) && status == 0 {
 		status = 1
 	}
 	return status
@@ -288,6 +355,11 @@ func (c *checkConfig) checkFile(e *env, o *checkOut, file string) (*capture.Note
 		defer f.Close()
 		in = f
 	}
+	if c.prog != nil {
+		// The bytes of the files before this one counted already.
+		in = &countingReader{r: in, n: c.prog.bytes.Load(), p: c.prog}
+	}
+	in = c.it.reader(in)
 	br := bufio.NewReaderSize(in, 64<<10)
 	head, _ := br.Peek(4)
 	if isCapture(head) {
@@ -445,12 +517,16 @@ func (c *checkConfig) checkCapture(o *checkOut, file string, in io.Reader) (*cap
 		for _, f := range ck.Add(d.an) {
 			o.put(file, &f)
 		}
+		c.prog.add(0, 1)
 		// Checked: what the findings say is written, what the checker
 		// keeps is its own, and the frames' buffers go back.
 		frames.putExchange(d.cap)
 	}, func() {})
 	if readErr != nil {
 		return nil, readErr
+	}
+	if res.Stopped {
+		o.stopped, o.stoppedAt = true, res.Packets
 	}
 	for _, f := range conv.End(ck, res) {
 		o.put(file, &f)

@@ -149,6 +149,8 @@ func runPcap(e *env, args []string) int {
 		return code
 	}
 	defer done()
+	it := catchInterrupt()
+	defer it.release()
 	w := bufio.NewWriterSize(e.stdout, 1<<20)
 	run := pcapRun{cfg: cfg, w: w, out: e.stdout, stats: map[int16]*apiStats{}, errCodes: map[apiCode]int{}, prog: prog}
 	run.stderr = run.prog.Writer(e.stderr)
@@ -164,8 +166,13 @@ func runPcap(e *env, args []string) int {
 		fail(e, "%s: %v", cfg.file, err)
 		return 1
 	}
-	res, err := run.decode(in)
-	run.prog.finish()
+	// Ctrl-C ends the reading as the capture's end would (interrupt.go).
+	res, err := run.decode(it.reader(in))
+	run.prog.finishAt(it.interrupted())
+	if it.interrupted() && errors.Is(err, capture.ErrStopped) {
+		fail(e, "%s: interrupted (%s) before the capture's first packet", cfg.file, it.name())
+		return it.status()
+	}
 	if e.outFailed() != nil {
 		return 1 // run says why; the reading was cut short for it, not by the capture
 	}
@@ -196,6 +203,12 @@ func runPcap(e *env, args []string) int {
 		run.printSummary(res)
 	}
 	w.Flush()
+	if res.Stopped {
+		defer fail(e, "%s: %s", cfg.file, interruptedAfter(it, res, run.exchanges, "exchange"))
+	}
+	if more := run.guesses - maxGuessLines; more > 0 {
+		fail(e, "%s: %d more unpaired responses read by a guessed API, not said above (each line's \"guessed\" says it)", cfg.file, more)
+	}
 	if run.redacted > 0 {
 		fail(e, "%s: secrets hidden in %s, each line's \"redacted\" naming them; --show-secrets shows them", cfg.file, plural(run.redacted, "exchange"))
 	}
@@ -231,7 +244,18 @@ func runPcap(e *env, args []string) int {
 		fail(e, "%s: %d TLS connections left encrypted, not decoded (--strict)", cfg.file, res.TLS)
 		status = 1
 	}
+	if res.Stopped {
+		return it.status()
+	}
 	return status
+}
+
+// interruptedAfter says that a signal stopped the reading of a capture,
+// and how far it went: "interrupted (SIGINT): read up to packet 1234,
+// 567 exchanges so far; the rest of the capture was not read".
+func interruptedAfter(it *interrupt, res *capture.Result, n int, unit string) string {
+	return "interrupted (" + it.name() + "): read up to packet " + strconv.Itoa(res.Packets) + ", " +
+		pluralOf(n, unit, unit+"s") + " so far; the rest of the capture was not read"
 }
 
 func parsePcapFlags(e *env, args []string) (*pcapConfig, int) {
@@ -244,7 +268,7 @@ func parsePcapFlags(e *env, args []string) (*pcapConfig, int) {
 	cfg := &pcapConfig{}
 	fs.Var(&cfg.ports, "port", "broker port (repeatable, or comma-separated; default 9092, else inferred from who sends requests)")
 	cfg.exchangeFilter.register(fs)
-	fs.BoolVar(&cfg.summary, "summary", false, "print a table per API: counts, versions, bytes, error codes, latency percentiles")
+	fs.BoolVar(&cfg.summary, "summary", false, "print a table per API: counts, versions (those of responses whose request the capture lacks guessed, marked ?: v13×11?), bytes, error codes, latency percentiles; and what the capture lost (gaps, frames held only in part, bytes skipped)")
 	fs.BoolVar(&cfg.strict, "strict", false, "exit 1 when any exchange shown has a warning (a lenient reading or a limit hit), the capture lost bytes (gaps, a snap length), is truncated or corrupt, or holds TLS connections left encrypted")
 	fs.IntVar(&cfg.jobs, "jobs", runtime.NumCPU(), "decoders working at once")
 	fs.StringVar(&cfg.progress, "progress", "auto", progressFlagUsage)
@@ -290,7 +314,15 @@ type pcapRun struct {
 	failures  []string // the first maxFailures failed exchanges, named
 	warned    int      // exchanges shown with warnings
 	redacted  int      // exchanges shown with secrets hidden (zeroed, or masked)
+	guesses   int      // unpaired responses read by a guessed API (the first maxGuessLines said)
+	partial   int      // frames the capture holds only in part (Frame.Missing), filtered out or not
 }
+
+// maxGuessLines is how many unpaired responses kwire pcap says on
+// standard error it read by a guessed API; the rest are counted at the
+// end (each line's "guessed" says it), as the capture's notes are past
+// their cap.
+const maxGuessLines = 5
 
 // pcapJob is a run of exchanges for a worker, in completion order: a
 // run's lines are decoded into one buffer and written together (in pieces,
@@ -318,7 +350,8 @@ type pcapOut struct {
 // out), and what the summary needs.
 type runLine struct {
 	end     int
-	diag    []byte // lines for standard error: guessed readings, warnings
+	guessed []byte // the line for standard error saying how an unpaired response was guessed
+	diag    []byte // lines for standard error: warnings
 	keep    bool
 	failed  bool
 	failure string // for a failed one, which frame, and its error
@@ -334,6 +367,7 @@ type exchangeStat struct {
 	latency    time.Duration
 	paired     bool
 	noResponse bool
+	guessed    bool // an unpaired response: its API and version guessed from its bytes
 	codes      []int16
 }
 
@@ -387,6 +421,9 @@ func (p *pcapRun) decode(in io.Reader) (*capture.Result, error) {
 			for _, f := range []*capture.Frame{x.Request, x.Response} {
 				if f != nil {
 					size += len(f.Bytes)
+					if f.Missing > 0 {
+						p.partial++
+					}
 				}
 			}
 			if p.cfg.live() || len(run) == runExchanges || size >= runBytes {
@@ -471,10 +508,17 @@ func (p *pcapRun) put(o pcapOut, bufs *sync.Pool) {
 			continue
 		}
 		p.add(l)
-		if len(l.diag) > 0 {
+		var guessed []byte
+		if len(l.guessed) > 0 {
+			if p.guesses++; p.guesses <= maxGuessLines {
+				guessed = l.guessed
+			}
+		}
+		if len(guessed) > 0 || len(l.diag) > 0 {
 			p.w.Write(buf[from:l.end])
 			from = l.end
 			p.w.Flush() // the lines before it first
+			p.stderr.Write(guessed)
 			p.stderr.Write(l.diag)
 		}
 	}
@@ -523,11 +567,15 @@ func (p *pcapRun) add(o *runLine) {
 func countStat(stats map[int16]*apiStats, errCodes map[apiCode]int, s *exchangeStat) {
 	st := stats[s.key]
 	if st == nil {
-		st = &apiStats{name: statsName(s.key), key: s.key, versions: map[int16]int{}}
+		st = &apiStats{name: statsName(s.key), key: s.key, versions: map[int16]int{}, guessed: map[int16]int{}}
 		stats[s.key] = st
 	}
 	st.count++
-	if s.key != saslTokens { // raw tokens have no version
+	switch {
+	case s.key < 0: // raw tokens, and responses of no API known, have no version
+	case s.guessed:
+		st.guessed[s.ver]++
+	default:
 		st.versions[s.ver]++
 	}
 	st.bytes += s.bytes
@@ -548,7 +596,8 @@ type pcapWorker struct {
 	cfg          *pcapConfig
 	req, rsp     codec.Decoder
 	reqJS, rspJS []byte
-	diag         []byte
+	diag         []byte        // the exchange's warnings for standard error
+	guessed      []byte        // its line saying how an unpaired response was guessed
 	redacted     []string      // the value-JSON paths of the secrets hidden in the exchange
 	zero         codec.Decoder // the secrets' (proxy.ZeroSecrets): req's and rsp's frames stay theirs
 }
@@ -588,6 +637,7 @@ func (wk *pcapWorker) exchange(x *capture.Exchange, line []byte) ([]byte, runLin
 		jo = jsonForm{records: codec.RecordsSize} // only the error codes are wanted
 	}
 	wk.diag = wk.diag[:0]
+	wk.guessed = wk.guessed[:0]
 	wk.redacted = wk.redacted[:0]
 	zero := !cfg.summary && !cfg.showSecrets
 	start := len(line)
@@ -673,6 +723,9 @@ func (wk *pcapWorker) exchange(x *capture.Exchange, line []byte) ([]byte, runLin
 	if len(wk.diag) > 0 {
 		out.diag = append([]byte(nil), wk.diag...)
 	}
+	if len(wk.guessed) > 0 {
+		out.guessed = append([]byte(nil), wk.guessed...)
+	}
 	switch {
 	case direct != nil: // line is direct.B
 		writeRedacted(direct, wk.redacted)
@@ -688,12 +741,15 @@ func (wk *pcapWorker) exchange(x *capture.Exchange, line []byte) ([]byte, runLin
 const saslTokens = -2
 
 // statsName is the name of the summary's row for key: its API's, "SASL
-// tokens", or the number.
+// tokens", "(unknown)" for responses that fit no API (-1: their request
+// was not captured), or the number.
 func statsName(key int16) string {
 	if a := schema.ByKey(key); a != nil {
 		return a.Name
 	} else if key == saslTokens {
 		return "SASL tokens"
+	} else if key == -1 {
+		return "(unknown)"
 	}
 	return strconv.Itoa(int(key))
 }
@@ -714,6 +770,7 @@ func (wk *pcapWorker) token(x *capture.Exchange, line []byte) ([]byte, runLine) 
 		return line, out
 	}
 	wk.diag = wk.diag[:0]
+	wk.guessed = wk.guessed[:0]
 	wk.redacted = wk.redacted[:0]
 	if !cfg.showSecrets {
 		wk.redacted = proxy.ZeroTokens(&wk.zero, codec.Options{}, frameBytes(x.Request), frameBytes(x.Response))
@@ -766,12 +823,15 @@ func decodeSide(dec *codec.Decoder, scratch *[]byte, b []byte, o codec.Options, 
 }
 
 // diagnose adds the standard-error lines of one side of x: a guessed
-// reading, warnings. It reports whether there were warnings.
+// reading (apart: the run says the first few), warnings. It reports
+// whether there were warnings.
 func (wk *pcapWorker) diagnose(x *capture.Exchange, side string, info *codec.Frame) bool {
 	if info.Guess == nil && len(info.Warnings) == 0 {
 		return false
 	}
-	wk.diag = appendDiagnostics(wk.diag, exchangePrefix(x.Conn.ID, x.CorrelationID, side), info.Guess, info.Warnings)
+	prefix := exchangePrefix(x.Conn.ID, x.CorrelationID, side)
+	wk.guessed = appendDiagnostics(wk.guessed, prefix, info.Guess, nil)
+	wk.diag = appendDiagnostics(wk.diag, prefix, nil, info.Warnings)
 	return len(info.Warnings) > 0
 }
 
@@ -798,7 +858,8 @@ func exchangePrefix(conn int, correlation int32, side string) string {
 }
 
 func statOf(x *capture.Exchange, key, ver int16, codes []int16) exchangeStat {
-	s := exchangeStat{key: key, ver: ver, paired: x.Paired(), latency: x.Latency, noResponse: x.NoResponseExpected, codes: codes}
+	s := exchangeStat{key: key, ver: ver, paired: x.Paired(), latency: x.Latency, noResponse: x.NoResponseExpected, codes: codes,
+		guessed: x.Request == nil && x.Response != nil && !x.SASLToken}
 	if x.Request != nil {
 		s.bytes += int64(len(x.Request.Bytes))
 	}
@@ -972,7 +1033,8 @@ func appendEndpoint(out []byte, ep capture.Endpoint) []byte {
 type apiStats struct {
 	name      string
 	key       int16
-	versions  map[int16]int
+	versions  map[int16]int // of the requests (and of their answers)
+	guessed   map[int16]int // of unpaired responses: guessed from their bytes
 	count     int
 	bytes     int64
 	latencies summary.Latencies
@@ -991,6 +1053,55 @@ func (p *pcapRun) printSummary(res *capture.Result) {
 	}
 	fmt.Fprint(w, "\n\n")
 	writeAPITable(w, p.stats, p.errCodes)
+	// What the capture lacks, said here too: the notes that say it go
+	// to standard error, and a summary saved alone looked clean.
+	if s := lossFooter(res, p.partial); s != "" {
+		fmt.Fprintf(w, "\n%s\n", s)
+	}
+}
+
+// lossFooter says in one line what a capture lost, for its summary: gaps
+// and the bytes they lacked (those cut by the snap length among them),
+// frames held only in part (partial), bytes skipped unread as frames
+// (resynchronising, the rest of a frame a gap cut into),
+// requests given up on, the file cut short, the reading interrupted; ""
+// when none.
+func lossFooter(res *capture.Result, partial int) string {
+	var parts []string
+	if res.Gaps > 0 {
+		s := pluralOf(res.Gaps, "gap", "gaps")
+		if res.LostBytes > 0 {
+			s += " (" + groupDigits(res.LostBytes) + " bytes missing"
+			if res.SnapBytes > 0 {
+				s += ", " + groupDigits(res.SnapBytes) + " of them cut by the snap length"
+			}
+			s += ")"
+		}
+		parts = append(parts, s)
+	}
+	if partial > 0 {
+		frames := " frames"
+		if partial == 1 {
+			frames = " frame"
+		}
+		parts = append(parts, groupDigits(int64(partial))+frames+" held only in part")
+	}
+	if res.SkippedBytes > 0 {
+		parts = append(parts, groupDigits(res.SkippedBytes)+" bytes not read as frames (skipped to resynchronise)")
+	}
+	if res.Evicted > 0 {
+		parts = append(parts, pluralOf(res.Evicted, "request", "requests")+" given up on, too many waiting for their response")
+	}
+	if res.Truncation != nil {
+		parts = append(parts, "the file truncated or corrupt after packet "+strconv.Itoa(res.Packets))
+	}
+	if res.Stopped {
+		parts = append(parts, "interrupted after packet "+strconv.Itoa(res.Packets)+": the rest of the capture not read")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "capture incomplete: " + strings.Join(parts, ", ") + " (the notes on standard error say where)"
 }
 
 // apiCode is an error code seen in a response of an API.
@@ -1007,20 +1118,14 @@ func writeAPITable(w io.Writer, stats map[int16]*apiStats, errCodes map[apiCode]
 	}
 	sort.Ints(keys)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	sampled := false
+	sampled, guessed := false, false
 	fmt.Fprintln(tw, "API\tVERSIONS\tCOUNT\tUNPAIRED\tBYTES\tP50 ms\tP90 ms\tP99 ms\tMAX ms\t")
 	for _, k := range keys {
 		s := stats[int16(k)]
 		sampled = sampled || s.latencies.Sampled()
-		var vs []string
-		var vk []int
-		for v := range s.versions {
-			vk = append(vk, int(v))
-		}
-		sort.Ints(vk)
-		for _, v := range vk {
-			vs = append(vs, "v"+strconv.Itoa(v)+"×"+strconv.Itoa(s.versions[int16(v)]))
-		}
+		guessed = guessed || len(s.guessed) > 0
+		vs := appendVersions(nil, s.versions, "")
+		vs = appendVersions(vs, s.guessed, "?")
 		// No paired exchange, no latency: "-", not a latency of 0.
 		ms := func(d time.Duration) string {
 			if s.latencies.Count() == 0 {
@@ -1032,6 +1137,9 @@ func writeAPITable(w io.Writer, stats map[int16]*apiStats, errCodes map[apiCode]
 			ms(s.latencies.Percentile(.5)), ms(s.latencies.Percentile(.9)), ms(s.latencies.Percentile(.99)), ms(s.latencies.Max()))
 	}
 	tw.Flush()
+	if guessed {
+		fmt.Fprintln(w, "(v3×5?: 5 responses whose request the capture lacks, read as v3 by a guess from their bytes)")
+	}
 	if sampled {
 		fmt.Fprintf(w, "(percentiles from a uniform sample of %d latencies per API; MAX exact)\n", summary.MaxLatencies)
 	}
@@ -1058,6 +1166,20 @@ func writeAPITable(w io.Writer, stats map[int16]*apiStats, errCodes map[apiCode]
 			fmt.Fprintf(w, "  %d %s ×%d%s\n", c, schema.ErrorName(int16(c)), total[int16(c)], note)
 		}
 	}
+}
+
+// appendVersions appends "v3×5" for each version of counts, in order, each
+// with mark after it.
+func appendVersions(dst []string, counts map[int16]int, mark string) []string {
+	vk := make([]int, 0, len(counts))
+	for v := range counts {
+		vk = append(vk, int(v))
+	}
+	sort.Ints(vk)
+	for _, v := range vk {
+		dst = append(dst, "v"+strconv.Itoa(v)+"×"+strconv.Itoa(counts[int16(v)])+mark)
+	}
+	return dst
 }
 
 // appendCodes appends the error codes a frame the JSON writers read

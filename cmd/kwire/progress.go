@@ -13,7 +13,7 @@ import (
 )
 
 // Progress on standard error, for the commands that can take long (batch,
-// pcap, decode of files): bytes done of the input's size, frames (lines,
+// pcap, check, decode of files): bytes done of the input's size, frames (lines,
 // exchanges) done, the rate and the time left, redrawn in place a few
 // times a second. It is shown only when it can be right and cannot get in
 // anyone's way: --progress auto (the default) draws it when standard error
@@ -106,6 +106,7 @@ type progress struct {
 
 	mu    sync.Mutex
 	drawn bool // the line holds a bar now
+	early bool // the work ended before the input's end (finishAt)
 	stop  chan struct{}
 	done  chan struct{}
 }
@@ -150,10 +151,15 @@ func (p *progress) setBytes(n int64) {
 }
 
 // finish draws the final line and ends it.
-func (p *progress) finish() {
+func (p *progress) finish() { p.finishAt(false) }
+
+// finishAt is finish, for work that ended before its input's end when
+// early (interrupted): the line says how far it got, not 100%.
+func (p *progress) finishAt(early bool) {
 	if p == nil {
 		return
 	}
+	p.early = early
 	close(p.stop)
 	<-p.done
 	p.draw(true)
@@ -175,7 +181,7 @@ func (p *progress) draw(final bool) {
 // exchanges  85.3 MB/s  0:21 left".
 func (p *progress) line(final bool, took time.Duration) string {
 	done := p.bytes.Load()
-	if final && p.total >= 0 {
+	if final && p.total >= 0 && !p.early {
 		done = p.total
 	}
 	var b strings.Builder

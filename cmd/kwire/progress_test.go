@@ -126,17 +126,23 @@ func TestProgressAlwaysOnAPipe(t *testing.T) {
 		{[]string{"batch", "--progress", "always"}, hexLines, "6 lines"},
 		{[]string{"batch", "--progress", "always", "-"}, hexLines, "6 lines"},
 		{[]string{"pcap", "--progress", "always", "-"}, capture, " exchanges"},
+		{[]string{"check", "--progress", "always", "--fail-on", "none", "-"}, capture, " exchanges"},
 	} {
 		out, errOut, code := runCLI(t, c.args, c.in)
 		require.Equal(t, 0, code, "%v: %s", c.args, errOut)
-		require.NotEmpty(t, out)
+		require.True(t, out != "" || c.args[0] == "check", c.args) // check: findings, if any
 		m := countRE.FindString(errOut)
 		require.NotEmpty(t, m, "%v: no count on stderr: %q", c.args, errOut)
 		require.Contains(t, m, c.want, c.args)
 		require.NotContains(t, errOut, "%", c.args)
 	}
+	// check draws pcap's bar over all its files, of a size known.
+	_, errOut, code := runCLI(t, []string{"check", "--progress", "always", "--fail-on", "none", "kfake-clients.pcapng", "kafka.pcap"}, nil)
+	require.Equal(t, 0, code, errOut)
+	require.Regexp(t, barRE, errOut)
+	require.Contains(t, barRE.FindString(errOut), " exchanges ")
 	// decode reads its input whole first: its size is then known.
-	_, errOut, code := runCLI(t, []string{"decode", "--progress", "always", "--format", "ndjson"}, []byte(apiVersionsV3+"\n"))
+	_, errOut, code = runCLI(t, []string{"decode", "--progress", "always", "--format", "ndjson"}, []byte(apiVersionsV3+"\n"))
 	require.Equal(t, 0, code, errOut)
 	require.Regexp(t, barRE, errOut)
 }

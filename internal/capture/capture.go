@@ -369,6 +369,11 @@ type Result struct {
 	// by the snap length; and frames skipped past Options.MaxBuffered) over
 	// all connections.
 	Gaps int
+	// LostBytes counts the stream bytes the gaps lacked (lost, or cut by
+	// the snap length: SnapBytes of them), frames skipped past
+	// Options.MaxBuffered aside (their bytes were captured).
+	LostBytes int64
+	SnapBytes int64
 	// Frames counts Kafka frames found; SkippedBytes the stream bytes
 	// discarded while resynchronising (all connections).
 	Frames       int
@@ -382,6 +387,32 @@ type Result struct {
 	// whatever their cap), for a reader that reports the file's state apart
 	// from its other notes.
 	Truncation *Note
+	// Stopped is set when the reader stopped the reading with ErrStopped
+	// before the input's end: Packets says how far it went.
+	Stopped bool
+}
+
+// ErrStopped is the error a reader given to Read or ReadFunc returns
+// (wrapped, or as it is) to stop the reading before the input's end: the
+// packet being read is dropped, the capture ends there as at the file's
+// end (frames and exchanges in flight handed out as then), and
+// Result.Stopped is set. Returned by Read and ReadFunc only when it came
+// before the file's header was read.
+var ErrStopped = errors.New("capture: reading stopped")
+
+// stopReader notes a read that returned ErrStopped, which the file
+// formats' readers may say as a packet cut short.
+type stopReader struct {
+	r       io.Reader
+	stopped bool
+}
+
+func (s *stopReader) Read(b []byte) (int, error) {
+	n, err := s.r.Read(b)
+	if err != nil && errors.Is(err, ErrStopped) {
+		s.stopped = true
+	}
+	return n, err
 }
 
 // Truncated reports whether the file ended in the middle of a packet or
@@ -453,7 +484,11 @@ func (x *Exchange) sortKey() int {
 const maxPacket = 1 << 20
 
 func (e *engine) run(r io.Reader) error {
-	src, err := openFile(bufio.NewReaderSize(r, 64<<10))
+	sr := &stopReader{r: r}
+	src, err := openFile(bufio.NewReaderSize(sr, 64<<10))
+	if sr.stopped {
+		return ErrStopped
+	}
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrFormat, err)
 	}
@@ -463,7 +498,12 @@ func (e *engine) run(r io.Reader) error {
 	for {
 		data, ts, link, rerr := src.next()
 		if rerr != nil {
-			if rerr != io.EOF {
+			if sr.stopped {
+				// Stopped by the reader's caller (kwire's Ctrl-C): the
+				// capture ends here, as at the file's end, with what was
+				// read; not a file cut short.
+				e.res.Stopped = true
+			} else if rerr != io.EOF {
 				// Past the cap too: that the file is not whole is worth
 				// more than any note about a connection.
 				n := Note{Packet: e.pkt, Message: fmt.Sprintf("file truncated or corrupt after packet %d: %v", e.res.Packets, rerr)}

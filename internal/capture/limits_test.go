@@ -229,7 +229,7 @@ func TestHoldExpiresInsideFrames(t *testing.T) {
 			assert.Equal(t, []int64{0, 38}, missing)
 		} else {
 			assert.Equal(t, []int32{1}, resps)
-			assert.True(t, hasNote(res, "lost frame sync in broker stream at offset 376"), "fb2 is dropped with the gap after its first 20 bytes")
+			assert.True(t, hasNote(res, "lost frame sync in the broker stream at offset 376"), "fb2 is dropped with the gap after its first 20 bytes")
 		}
 		assert.Equal(t, 2, res.Gaps, "r1, and the broker's bytes from fb2's 21st on")
 	}

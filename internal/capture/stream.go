@@ -198,6 +198,8 @@ func (h *half) deliverSeg(s seg) {
 		h.c.Gaps++
 		h.gaps++
 		h.e.res.Gaps++
+		h.e.res.LostBytes += m
+		h.e.res.SnapBytes += m
 		h.e.note(h.c, "%d bytes not captured (snap length) at stream offset %d", m, h.off)
 		h.next += uint32(m)
 		h.gap(m)
@@ -221,6 +223,7 @@ func (h *half) forceGap(why string) {
 	h.c.Gaps++
 	h.gaps++
 	h.e.res.Gaps++
+	h.e.res.LostBytes += n
 	h.e.note(h.c, "gap: %d bytes missing at stream offset %d (%s)", n, h.off, why)
 	h.next = h.segs.first().seq
 	h.gap(n)
@@ -345,6 +348,7 @@ func (h *half) checkAckGap() {
 	h.c.Gaps++
 	h.gaps++
 	h.e.res.Gaps++
+	h.e.res.LostBytes += int64(d)
 	h.e.note(h.c, "gap: %d bytes missing at stream offset %d (acknowledged by peer but not captured)", d, h.off)
 	h.next = end
 	h.gap(int64(d))
@@ -365,7 +369,7 @@ func (h *half) flush() {
 	case x.hunt > 0:
 		h.tlsFailLost(x.hunt, "no record found in the %d bytes after %d lost", len(x.rec), x.hunt)
 	case len(x.rec) > 0:
-		h.e.note(h.c, "TLS: the %s stream ends inside a record (%d bytes of it captured)", h.name(), len(x.rec))
+		h.e.note(h.c, "TLS: %s ends inside a record (%d bytes of it captured)", h.stream(), len(x.rec))
 	}
 	if h.released {
 		return
@@ -420,19 +424,34 @@ func (h *half) skip(n int64) {
 // endSkip reports bytes skipped while out of sync.
 func (h *half) endSkip() {
 	if h.skipped > 0 {
-		h.e.note(h.c, "skipped %d bytes of %s stream to resynchronise at offset %d", h.skipped, h.name(), h.bufOff)
+		h.e.note(h.c, "skipped %d bytes of %s to resynchronise at offset %d", h.skipped, h.stream(), h.bufOff)
 		h.skipped = 0
 	}
 }
 
+// name is who sends the half's bytes: "the client", "the broker", or
+// while the sides are not known yet, its endpoint ("127.0.0.1:39092").
 func (h *half) name() string {
 	if !h.c.decided {
 		return h.c.ep[h.idx].String()
 	}
 	if h.idx == h.c.clientIdx {
-		return "client"
+		return "the client"
 	}
-	return "broker"
+	return "the broker"
+}
+
+// stream names the half's stream in notes, one way wherever it is said:
+// "the client stream", "the broker stream", or while the sides are not
+// known yet "the stream from 127.0.0.1:39092".
+func (h *half) stream() string {
+	if !h.c.decided {
+		return "the stream from " + h.c.ep[h.idx].String()
+	}
+	if h.idx == h.c.clientIdx {
+		return "the client stream"
+	}
+	return "the broker stream"
 }
 
 func (h *half) deliver(data []byte, t time.Time, pkt int) {
@@ -561,7 +580,7 @@ func (h *half) cut() {
 	}
 	e := h.e
 	if e.cuts == 0 {
-		e.cutNote = Note{Packet: e.pkt, Conn: h.c, Message: fmt.Sprintf("stream offset %d of the %s stream", h.bufOff, h.name())}
+		e.cutNote = Note{Packet: e.pkt, Conn: h.c, Message: fmt.Sprintf("stream offset %d of %s", h.bufOff, h.stream())}
 	}
 	e.cuts++
 	e.cutBytes += int64(n)
@@ -799,7 +818,7 @@ func (h *half) damaged(fend int64) bool {
 func (h *half) loseSync(at int64) {
 	h.clean = false
 	if h.synced {
-		h.e.note(h.c, "lost frame sync in %s stream at offset %d", h.name(), at)
+		h.e.note(h.c, "lost frame sync in %s at offset %d", h.stream(), at)
 	}
 	h.skip(int64(h.held()))
 	h.clearBuf()
@@ -1238,7 +1257,7 @@ func (h *half) scan(buf []byte) int {
 			}
 			h.synced, h.tentative = true, true
 			if h.skipped > 0 {
-				h.e.note(h.c, "skipped %d bytes of %s stream to resynchronise at offset %d", h.skipped, h.name(), h.bufOff+int64(p))
+				h.e.note(h.c, "skipped %d bytes of %s to resynchronise at offset %d", h.skipped, h.stream(), h.bufOff+int64(p))
 				h.skipped = 0
 			}
 			continue
@@ -1267,7 +1286,7 @@ func (h *half) scan(buf []byte) int {
 			}
 			if v == vNo {
 				n := len(h.e.res.Notes)
-				h.e.note(h.c, "implausible frame header % x at offset %d of %s stream", rest[:min(len(rest), 12)], h.bufOff+int64(p), h.name())
+				h.e.note(h.c, "implausible frame header % x at offset %d of %s", rest[:min(len(rest), 12)], h.bufOff+int64(p), h.stream())
 				if h.clean && len(h.e.res.Notes) > n {
 					// The capture holds these bytes whole, from the
 					// connection's start, and cannot read them as frames:
@@ -1285,8 +1304,8 @@ func (h *half) scan(buf []byte) int {
 				h.skipped++
 				continue
 			}
-			h.e.note(h.c, "implausible frame header % x at offset %d of %s stream, framed by its size all the same (the stream is followed from its SYN)",
-				rest[:min(len(rest), 12)], h.bufOff+int64(p), h.name())
+			h.e.note(h.c, "implausible frame header % x at offset %d of %s, framed by its size all the same (the stream is followed from its SYN)",
+				rest[:min(len(rest), 12)], h.bufOff+int64(p), h.stream())
 		}
 		total := 4 + int(binary.BigEndian.Uint32(rest))
 		if len(rest) < total {

@@ -529,7 +529,7 @@ func tlsVersionName(v uint16) string {
 // connection's business).
 func (h *half) tlsAlert(b []byte) {
 	if len(b) >= 2 && b[0] == 2 {
-		h.e.note(h.c, "TLS: the %s sent a fatal alert (description %d)", h.name(), b[1])
+		h.e.note(h.c, "TLS: %s sent a fatal alert (description %d)", h.name(), b[1])
 	}
 }
 
@@ -561,7 +561,7 @@ func (h *half) tlsFail(format string, args ...any) {
 		return
 	}
 	h.tl.dead = true
-	h.e.note(h.c, "TLS: "+format+": the rest of the "+h.name()+" stream is not decrypted", args...)
+	h.e.note(h.c, "TLS: "+format+": the rest of "+h.stream()+" is not decrypted", args...)
 }
 
 // tlsLost is a gap of n bytes in a TLS direction. Once its keys are in
@@ -582,7 +582,7 @@ func (h *half) tlsLost(n int64) {
 		h.tlsFailLost(n, "%d bytes lost at stream offset %d", n, at)
 		return
 	}
-	h.e.note(h.c, "TLS: %d bytes lost at stream offset %d: looking for the %s stream's next record", n, at, h.name())
+	h.e.note(h.c, "TLS: %d bytes lost at stream offset %d: looking for the next record of %s", n, at, h.stream())
 	if x.hunt == 0 {
 		x.lostFrom = at - int64(len(x.rec))
 	}
@@ -657,7 +657,7 @@ func (h *half) tlsHunt(b []byte, t time.Time, pkt int) []byte {
 			h.skip(int64(x.scan))
 			rest := bytes.Clone(r[n:])
 			at := x.off - int64(len(x.rec)-x.scan)
-			h.e.note(h.c, "TLS: the %s stream's records found again at stream offset %d, %d records on", h.name(), at, q-x.seq)
+			h.e.note(h.c, "TLS: records of %s found again at stream offset %d, %d records on", h.stream(), at, q-x.seq)
 			// The records from the one the gap cut into to this one
 			// held this much plaintext.
 			h.frameGap(max(at-x.lostFrom-int64(q-x.seq)*x.overhead(), 0))

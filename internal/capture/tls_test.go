@@ -465,7 +465,7 @@ func TestTLSGap(t *testing.T) {
 				said = append(said, x.Message)
 			}
 			assert.Contains(t, strings.Join(said, "\n"), "1000 bytes lost at stream offset")
-			assert.Contains(t, strings.Join(said, "\n"), "the client stream's records found again at stream offset")
+			assert.Contains(t, strings.Join(said, "\n"), "TLS: records of the client stream found again at stream offset")
 		}
 	}
 }

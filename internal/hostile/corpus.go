@@ -514,7 +514,7 @@ func protocolCorpus() []Entry {
 				return pcapFile(65535, pkts...)
 			}},
 		{Name: "pcap-hold-reentry.pcap", Mode: Pcap, Attacks: "a connection to port 9092 whose peers each acknowledge bytes of the other never captured, then 1,100 tiny responses held for the client's lost bytes: the 1,025th ends that wait, whose loss frames the client's next request, which ends the broker's wait inside the reading of the broker's stream (kwire pcap and check panicked: slice bounds out of range)",
-			Expect: Expect{Survive: true, Says: "lost frame sync in broker stream"},
+			Expect: Expect{Survive: true, Says: "lost frame sync in the broker stream"},
 			gen:    holdReentry},
 		{Name: "pcap-frames-held.pcap.gz", Mode: Pcap, Attacks: "a gzipped pcap (197 KB) of 2 connections to port 9092, each a Produce request declaring 99,000,000 bytes, then 56 MiB of zeros in 60,000-byte segments and no end: frames gathered to the end of the capture, each held at up to 4 times its bytes (307 MB peak RSS; 133 MB since they are held at their size)",
 			Expect: Expect{Survive: true, Says: "incomplete frame at stream offset 0: 58720277 of 99000004 bytes captured"},

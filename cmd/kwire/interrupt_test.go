@@ -1,0 +1,166 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/kwire/kwire/internal/bench/traffic"
+	"github.com/stretchr/testify/require"
+)
+
+// bigCapture is a capture of realistic traffic, several megabytes.
+func bigCapture(t *testing.T, pairs int) []byte {
+	var b bytes.Buffer
+	_, err := traffic.WritePcap(&b, traffic.PcapOptions{Pairs: pairs, Conns: 4})
+	require.NoError(t, err)
+	return b.Bytes()
+}
+
+// interrupted runs kwire with args on a capture fed through a pipe on
+// standard input, a piece at a time and never closed, and sends sig once
+// the first line of standard output arrived (unless waitForStdout, once
+// the first half of the input was written): it returns what the
+// command wrote and its exit status. Bounded: the command is killed after
+// a minute.
+func interrupted(t *testing.T, args []string, capture []byte, sig syscall.Signal, waitForStdout bool) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(kwireBin, args...)
+	cmd.Dir = workDir
+	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	stdin, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	var errb lockedBuffer
+	cmd.Stderr = &errb
+	require.NoError(t, cmd.Start())
+	kill := time.AfterFunc(time.Minute, func() { cmd.Process.Kill() })
+	defer kill.Stop()
+	defer stdin.Close() // only once the command ended: the pipe stays open
+
+	half := make(chan struct{})
+	var once sync.Once
+	go func() {
+		// The first half in pieces, then the rest slowly: the command
+		// is still reading when the signal comes, waiting on the pipe.
+		const piece = 32 << 10
+		for off := 0; off < len(capture); off += piece {
+			if off >= len(capture)/2 {
+				once.Do(func() { close(half) })
+				time.Sleep(50 * time.Millisecond)
+			}
+			if _, err := stdin.Write(capture[off:min(off+piece, len(capture))]); err != nil {
+				return
+			}
+		}
+	}()
+	// Standard output is read as it comes, or the command would wait
+	// to write it and read no more.
+	var out lockedBuffer
+	first, copied := make(chan struct{}), make(chan error, 1)
+	go func() {
+		br := bufio.NewReaderSize(stdout, 1<<20)
+		line, err := br.ReadBytes('\n')
+		out.Write(line)
+		close(first)
+		if err == nil {
+			_, err = io.Copy(&out, br)
+		}
+		copied <- err
+	}()
+	if waitForStdout {
+		select {
+		case <-first:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("no line before the signal; stderr: %s", errb.String())
+		}
+	} else {
+		select {
+		case <-half:
+		case <-time.After(30 * time.Second):
+			t.Fatal("the input's first half was not read")
+		}
+	}
+	time.Sleep(100 * time.Millisecond) // more lines under way
+	require.NoError(t, cmd.Process.Signal(sig))
+	if err := <-copied; err != io.EOF {
+		require.NoError(t, err)
+	}
+	err = cmd.Wait()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+		require.True(t, ee.Exited(), "ended by the signal, not by kwire: %v; stderr: %s", err, errb.String())
+	} else {
+		require.NoError(t, err)
+	}
+	return out.String(), errb.String(), code
+}
+
+// requireWholeLines checks that every line of out is a JSON value and
+// that out ends at a line's end.
+func requireWholeLines(t *testing.T, out string) int {
+	t.Helper()
+	require.NotEmpty(t, out)
+	require.True(t, strings.HasSuffix(out, "\n"), "the output ends inside a line: %q", out[max(0, len(out)-200):])
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	for i, l := range lines {
+		require.True(t, json.Valid([]byte(l)), "line %d of %d is no JSON: %.200q", i+1, len(lines), l)
+	}
+	return len(lines)
+}
+
+// Ctrl-C during kwire pcap on a long capture stops the reading: the
+// lines written are whole JSON, the last included, stderr says it was
+// interrupted and how far it read, and the exit status is 130 (143 for
+// SIGTERM); with --summary, the summary of what was read is printed.
+// Killed by the signal, as before, its last line was cut in the middle.
+func TestPcapInterrupted(t *testing.T) {
+	capture := bigCapture(t, 6000)
+	out, errOut, code := interrupted(t, []string{"pcap", "-"}, capture, syscall.SIGINT, true)
+	require.Equal(t, 130, code, errOut)
+	n := requireWholeLines(t, out)
+	require.Less(t, n, 6000, "the whole capture was read before the signal")
+	require.Regexp(t, `-: interrupted \(SIGINT\): read up to packet [0-9]+, [0-9]+ exchanges so far; the rest of the capture was not read`, errOut)
+
+	out, errOut, code = interrupted(t, []string{"pcap", "--summary", "-"}, capture, syscall.SIGTERM, false)
+	require.Equal(t, 143, code, errOut)
+	require.Regexp(t, `^[0-9]+ packets, [0-9]+ connections, [0-9]+ exchanges`, out)
+	require.Contains(t, out, "Fetch")
+	require.Contains(t, errOut, "interrupted (SIGTERM)")
+}
+
+// Ctrl-C during kwire check prints the findings so far, in the order
+// they come, and says where the judging stopped; exit status 130.
+func TestCheckInterrupted(t *testing.T) {
+	capture := bigCapture(t, 6000)
+	out, errOut, code := interrupted(t, []string{"check", "--format", "ndjson", "--fail-on", "none", "-"}, capture, syscall.SIGINT, false)
+	require.Equal(t, 130, code, errOut)
+	if out != "" {
+		requireWholeLines(t, out)
+	}
+	require.Regexp(t, `-: interrupted \(SIGINT\): not judged past packet [0-9]+`, errOut)
+	require.Contains(t, errOut, "check: ")
+}
+
+// Ctrl-C during kwire batch on a pipe: the lines decoded are whole; exit
+// status 130.
+func TestBatchInterrupted(t *testing.T) {
+	hexLines, err := os.ReadFile(filepath.Join("testdata", "frames.hex"))
+	require.NoError(t, err)
+	in := bytes.Repeat(hexLines, (8<<20)/len(hexLines))
+	out, errOut, code := interrupted(t, []string{"batch", "-"}, in, syscall.SIGINT, true)
+	require.Equal(t, 130, code, errOut)
+	requireWholeLines(t, out)
+	require.Contains(t, errOut, "interrupted (SIGINT)")
+}
