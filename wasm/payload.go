@@ -136,7 +136,7 @@ func schemas(this js.Value, args []js.Value) any {
 			most = 10 * first
 		}
 		reg.SetRetry(first, most, nil)
-		src = append(src, reg)
+		src = append(src, notAsked{reg, where})
 	}
 	registryState.requests, registryState.failed, registryState.last, registryState.unreachable = 0, 0, "", false
 	registryState.reg = reg
@@ -154,6 +154,28 @@ func schemas(this js.Value, args []js.Value) any {
 		b = append(b, ']')
 	}
 	return string(append(b, '}'))
+}
+
+// notAsked is the registry as the page's lookups ask it. While it is
+// held down (a request got no answer), a lookup fails without asking; its
+// error was the failed request's, which named that request's URL (another
+// schema id's) and the whole advice about CORS, in every payload's
+// warning. Such a lookup now says, in a line, that the registry was not
+// asked, pointing to the failure the page shows under Record payloads.
+type notAsked struct {
+	*resolve.Registry
+	where string
+}
+
+func (r notAsked) SchemaByID(id int) (*payload.Schema, error) {
+	n := registryState.requests
+	s, err := r.Registry.SchemaByID(id)
+	var u *resolve.Unreachable
+	if err != nil && registryState.requests == n && errors.As(err, &u) {
+		return nil, &resolve.Unreachable{Err: errors.New("the schema registry at " + r.where +
+			" was not asked: a request before could not be read from this page (see Record payloads)")}
+	}
+	return s, err
 }
 
 func registryStatus(this js.Value, args []js.Value) any {

@@ -294,7 +294,17 @@ test('a registry that does not allow the page, or is not there: said plainly, th
   assert.match(err, /could not be read from this page/);
   assert.match(err, /Access-Control-Allow-Origin/);
   assert.match(await page.textContent('#warnings'), /Access-Control-Allow-Origin/);
-  const recs = recordsOf(await decodedJSON(page));
+  const decoded = await decodedJSON(page);
+  // Every payload says it was not decoded: the first with its request's
+  // error, the others (the registry is not asked while held down) in a
+  // line pointing to that failure, not the first request's error again.
+  const ws = (decoded.warnings || []).map((w) => w.message).filter((m) => /^schema \d+ not read/.test(m));
+  assert.equal(ws.length, 3, ws.join('\n'));
+  assert.match(ws[0], new RegExp('^schema ' + ids.avro + ' not read: .*Access-Control-Allow-Origin'));
+  for (const [i, id] of [[1, ids.proto], [2, ids.json]]) {
+    assert.equal(ws[i], 'schema ' + id + ' not read: the schema registry at ' + plain.url + ' was not asked: a request before could not be read from this page (see Record payloads)');
+  }
+  const recs = recordsOf(decoded);
   assert.equal(recs[0].value.schemaId, ids.avro, 'the framing still shows');
   assert.equal(recs[0].value.decoded, undefined);
   assert.equal(recs[0].key.text, 'order-1', 'the rest of the frame decodes');
