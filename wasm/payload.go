@@ -8,7 +8,7 @@
 // op through it. Its global object is kwirePayload: kwire's functions,
 // and
 //
-//	kwirePayload.schemas(names, texts, registryURL, retryMs?) -> JSON {"files": n, "registry": URL|""} | {"error"}
+//	kwirePayload.schemas(names, texts, registryURL, retryMs?) -> JSON {"files": n, "registry": URL|"", "problems"?: [{"name", "problem"}]} | {"error"}
 //	kwirePayload.registryStatus() -> JSON {"requests", "failed", "error"?, "retryIn"?}
 //
 // schemas replaces the schema sources with the files given (names as in
@@ -17,6 +17,9 @@
 // the browser by GET /schemas/ids/ID (synchronous XMLHttpRequest: the
 // worker's decode is synchronous), so the registry must allow the page's
 // origin (CORS). Frames decoded after it read their payloads with them.
+// files counts the files a lookup can use; problems says, by name, why
+// each other cannot be (a name no lookup reads, a schema that does not
+// parse, with where).
 // A registry that gave no answer is asked again by the first lookup after
 // a backoff, as kwire proxy's is: 30 s, doubling up to 5 minutes
 // (retryMs, when given, is the first wait instead, the most ten times it:
@@ -29,6 +32,7 @@ import (
 	"errors"
 	"io/fs"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall/js"
@@ -85,7 +89,30 @@ func schemas(this js.Value, args []js.Value) any {
 		}
 	}
 	var src resolve.Chain
+	// Each file a lookup can never use says why (its name, or where it
+	// does not parse), and is not counted.
+	var problems []byte
+	usable := len(files)
 	if len(files) > 0 {
+		fsrc := resolve.NewFiles("the schemas given", files)
+		names := make([]string, 0, len(files))
+		for name := range files {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		for _, name := range names {
+			if err := fsrc.Check(name); err != nil {
+				usable--
+				if problems != nil {
+					problems = append(problems, ',')
+				}
+				problems = append(problems, `{"name":`...)
+				problems = jsontext.AppendString(problems, []byte(name))
+				problems = append(problems, `,"problem":`...)
+				problems = jsontext.AppendString(problems, []byte(err.Error()))
+				problems = append(problems, '}')
+			}
+		}
 		src = append(src, resolve.NewFiles("the schemas given", files))
 	}
 	where := ""
@@ -109,7 +136,7 @@ func schemas(this js.Value, args []js.Value) any {
 			most = 10 * first
 		}
 		reg.SetRetry(first, most, nil)
-		src = append(src, reg)
+		src = append(src, notAsked{reg, where})
 	}
 	registryState.requests, registryState.failed, registryState.last, registryState.unreachable = 0, 0, "", false
 	registryState.reg = reg
@@ -118,10 +145,37 @@ func schemas(this js.Value, args []js.Value) any {
 		s = src
 	}
 	module.payload = payload.NewDecoder(s, payload.Config{}).Decode
-	b := append([]byte(`{"files":`), strconv.Itoa(len(files))...)
+	b := append([]byte(`{"files":`), strconv.Itoa(usable)...)
 	b = append(b, `,"registry":`...)
 	b = jsontext.AppendString(b, []byte(where))
+	if problems != nil {
+		b = append(b, `,"problems":[`...)
+		b = append(b, problems...)
+		b = append(b, ']')
+	}
 	return string(append(b, '}'))
+}
+
+// notAsked is the registry as the page's lookups ask it. While it is
+// held down (a request got no answer), a lookup fails without asking; its
+// error was the failed request's, which named that request's URL (another
+// schema id's) and the whole advice about CORS, in every payload's
+// warning. Such a lookup now says, in a line, that the registry was not
+// asked, pointing to the failure the page shows under Record payloads.
+type notAsked struct {
+	*resolve.Registry
+	where string
+}
+
+func (r notAsked) SchemaByID(id int) (*payload.Schema, error) {
+	n := registryState.requests
+	s, err := r.Registry.SchemaByID(id)
+	var u *resolve.Unreachable
+	if err != nil && registryState.requests == n && errors.As(err, &u) {
+		return nil, &resolve.Unreachable{Err: errors.New("the schema registry at " + r.where +
+			" was not asked: a request before could not be read from this page (see Record payloads)")}
+	}
+	return s, err
 }
 
 func registryStatus(this js.Value, args []js.Value) any {

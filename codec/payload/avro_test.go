@@ -159,3 +159,16 @@ func TestAvroDuplicateMapKeysSummarized(t *testing.T) {
 		t.Fatalf("decoded %.40s", m["decoded"])
 	}
 }
+
+// TestAvroNegativeZero: -0.0 keeps its sign in the JSON (as -0, the way
+// 1.0 is 1), in a double and a float alike.
+func TestAvroNegativeZero(t *testing.T) {
+	const avsc = `{"type":"record","name":"R","fields":[{"name":"d","type":"double"},{"name":"f","type":"float"}]}`
+	d := NewDecoder(mapSource{ids: map[int]*Schema{1: {Text: avsc}}}, Config{})
+	data := binary.LittleEndian.AppendUint64(nil, 1<<63)
+	data = binary.LittleEndian.AppendUint32(data, 1<<31)
+	r := decodeBoth(t, d, framed(1, data), false, "t", bigBudget())
+	if got := string(membersOf(t, r.json)["decoded"]); got != `{"d":-0,"f":-0}` {
+		t.Fatalf("decoded %s", got)
+	}
+}

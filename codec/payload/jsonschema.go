@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -25,6 +27,14 @@ type jsonSchema struct {
 	rs  *jsonschema.Resolved // nil: not validated
 	why string               // why not, when validation was asked for
 	l   *loops               // its schemas placed, to bound validating (jsonschemacost.go)
+
+	// The references' loader, and each of the root's properties'
+	// subschemas resolved alone when a payload first needs it (nil: it
+	// could not be), to name every property that breaks its rules, in
+	// order (validate).
+	load  func(*url.URL) (*jsonschema.Schema, error)
+	mu    sync.Mutex
+	props map[string]*jsonschema.Resolved
 }
 
 // baseURL is where the schema and its references are placed, so that
@@ -50,23 +60,103 @@ func compileJSONSchema(s *Schema, validate bool) (*jsonSchema, error) {
 	if !validate {
 		return &jsonSchema{}, nil
 	}
-	rs, l, err := resolveJSONSchema(s)
+	rs, l, load, err := resolveJSONSchema(s)
 	if err != nil {
 		return &jsonSchema{why: bounded(err.Error())}, nil
 	}
-	return &jsonSchema{rs: rs, l: l}, nil
+	return &jsonSchema{rs: rs, l: l, load: load}, nil
+}
+
+// validate checks inst: nil, or every violation said in an order of its
+// own. The validator stops at the first violation it meets, and meets
+// properties in Go's map order: an object breaking two properties' rules
+// was said by either from run to run. So, when the root schema lists
+// properties, each of inst's that breaks its subschema is said, by name
+// in order; when none does, what the whole value breaks is. Checking
+// the properties again costs no more than checking the whole value
+// would, which the steps counted first bound (jsonschemacost.go).
+func (js *jsonSchema) validate(inst any) error {
+	err := js.rs.Validate(inst)
+	obj, ok := inst.(map[string]any)
+	if err == nil || !ok {
+		return err
+	}
+	root := js.rs.Schema()
+	names := make([]string, 0, len(obj))
+	for name := range obj {
+		if root.Properties[name] != nil {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	var said []string
+	for _, name := range names {
+		prs := js.property(name)
+		if prs == nil {
+			return err
+		}
+		if e := prs.Validate(obj[name]); e != nil {
+			// As the validator says a property's violation.
+			at := "validating /properties/" + pointerToken(name) + ": "
+			said = append(said, at+strings.TrimPrefix(strings.TrimPrefix(e.Error(), "validating root: "), at))
+		}
+	}
+	if len(said) == 0 {
+		return err
+	}
+	return errors.New(strings.Join(said, "; "))
+}
+
+// pointerToken is name as a JSON Pointer's reference token.
+func pointerToken(name string) string {
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(name)
+}
+
+// property is the root's subschema for the property name, resolved as a
+// document of its own that refers to it (so that its $refs resolve as in
+// the schema); nil when it cannot be.
+func (js *jsonSchema) property(name string) *jsonschema.Resolved {
+	js.mu.Lock()
+	defer js.mu.Unlock()
+	if prs, ok := js.props[name]; ok {
+		return prs
+	}
+	if js.props == nil {
+		js.props = map[string]*jsonschema.Resolved{}
+	}
+	js.props[name] = nil
+	root := js.rs.Schema()
+	u, _ := url.Parse(mainURL)
+	u.Fragment = "/properties/" + pointerToken(name)
+	w := &jsonschema.Schema{Schema: root.Schema, Ref: u.String()}
+	func() {
+		defer func() { _ = recover() }()
+		prs, err := w.Resolve(&jsonschema.ResolveOptions{
+			BaseURI: baseURL + "property.json",
+			Loader: func(u *url.URL) (*jsonschema.Schema, error) {
+				if u.String() == mainURL {
+					return root, nil
+				}
+				return js.load(u)
+			},
+		})
+		if err == nil {
+			js.props[name] = prs
+		}
+	}()
+	return js.props[name]
 }
 
 // resolveJSONSchema makes the validator for s and its references.
-func resolveJSONSchema(s *Schema) (rs *jsonschema.Resolved, l *loops, err error) {
+func resolveJSONSchema(s *Schema) (rs *jsonschema.Resolved, l *loops, load func(*url.URL) (*jsonschema.Schema, error), err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			rs, l, err = nil, nil, errors.New("the validator failed on the schema: "+panicText(r))
+			rs, l, load, err = nil, nil, nil, errors.New("the validator failed on the schema: "+panicText(r))
 		}
 	}()
 	root, err := parseJSONSchema(s.Text, "")
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	// The references by the URLs a $ref may name them by: their names
 	// resolved against where the schema is placed, and against the
@@ -100,33 +190,39 @@ func resolveJSONSchema(s *Schema) (rs *jsonschema.Resolved, l *loops, err error)
 		return true, nil
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
+	}
+	load = func(u *url.URL) (*jsonschema.Schema, error) {
+		r := refs[u.String()]
+		if r == nil {
+			return nil, errors.New("no reference of the schema is " + strconv.Quote(u.String()) + " (kwire loads no URL)")
+		}
+		// A reference without $schema is of the schema's draft.
+		d, err := parseJSONSchema(r.Text, root.Schema)
+		if err != nil {
+			return nil, errors.New("reference " + strconv.Quote(u.String()) + ": " + err.Error())
+		}
+		return d, nil
 	}
 	docs := map[string]*jsonschema.Schema{mainURL: root}
 	rs, err = root.Resolve(&jsonschema.ResolveOptions{
 		BaseURI: mainURL,
 		Loader: func(u *url.URL) (*jsonschema.Schema, error) {
-			r := refs[u.String()]
-			if r == nil {
-				return nil, errors.New("no reference of the schema is " + strconv.Quote(u.String()) + " (kwire loads no URL)")
+			d, err := load(u)
+			if err == nil {
+				docs[u.String()] = d
 			}
-			// A reference without $schema is of the schema's draft.
-			d, err := parseJSONSchema(r.Text, root.Schema)
-			if err != nil {
-				return nil, errors.New("reference " + strconv.Quote(u.String()) + ": " + err.Error())
-			}
-			docs[u.String()] = d
-			return d, nil
+			return d, err
 		},
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if err := checkLoops(docs); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	l, err = newLoops(docs)
-	return rs, l, err
+	return rs, l, load, err
 }
 
 // parseJSONSchema reads a schema document, with its $schema spelt as the

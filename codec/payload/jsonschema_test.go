@@ -157,3 +157,25 @@ func TestJSONSchemaLoops(t *testing.T) {
 		})
 	}
 }
+
+// TestJSONSchemaEveryViolation: a value that breaks two properties' rules
+// is said the same way every time, naming both in order (the validator
+// stops at the first it meets, in Go's map order), a $ref'd subschema
+// included; a value whose properties all pass says what the whole breaks.
+func TestJSONSchemaEveryViolation(t *testing.T) {
+	s := `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","definitions":{"count":{"type":"integer"}},
+"properties":{"kind":{"type":"string","enum":["click","view"]},"a/b":{"type":"string"},"n":{"$ref":"#/definitions/count"},"ok":{"type":"boolean"}},"required":["kind","n"]}`
+	want := `validating /properties/a~1b: type: 1 has type "integer", want "string"; ` +
+		`validating /properties/kind: enum: nope does not equal any of: [click view]; ` +
+		`validating /properties/n: `
+	for i := 0; i < 20; i++ {
+		r := jsonCase(t, &Schema{Text: s}, `{"n":"x","ok":true,"kind":"nope","a/b":1}`, true)
+		if len(r.warnings) != 1 || !strings.Contains(r.warnings[0].Message, "does not match the schema: "+want) || !strings.Contains(r.warnings[0].Message, `x has type "string", want "integer"`) {
+			t.Fatalf("run %d: %+v", i, r.warnings)
+		}
+	}
+	r := jsonCase(t, &Schema{Text: s}, `{"kind":"view"}`, true)
+	if len(r.warnings) != 1 || !strings.Contains(r.warnings[0].Message, `required: missing properties: ["n"]`) {
+		t.Fatalf("%+v", r.warnings)
+	}
+}

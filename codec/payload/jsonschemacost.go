@@ -58,18 +58,18 @@ func (w *walker) validateWithin(js *jsonSchema, data []byte) (mismatch error, fa
 			" steps: a schema's subschemas applying to one value, again at each level of the data)"
 	}
 	f.stepsSpent += c.steps
-	return validateValue(js.rs, inst)
+	return validateValue(js, inst)
 }
 
 // validateValue checks inst against rs: the mismatch, or why it could
 // not check.
-func validateValue(rs *jsonschema.Resolved, inst any) (mismatch error, failed, limit string) {
+func validateValue(js *jsonSchema, inst any) (mismatch error, failed, limit string) {
 	defer func() {
 		if r := recover(); r != nil {
 			mismatch, failed = nil, "the validator failed: "+panicText(r)
 		}
 	}()
-	return rs.Validate(inst), "", ""
+	return js.validate(inst), "", ""
 }
 
 // costWalk counts the validator's steps: each application of a schema to

@@ -47,6 +47,7 @@ package payload
 import (
 	"errors"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/kwire/kwire/codec"
@@ -481,4 +482,17 @@ func (d *Decoder) decodeWith(w *walker, c *compiled, p int) {
 		w.member(`"format":"jsonschema"`)
 		w.jsonSchemaPayload(c.js, p, d.cfg.Validate)
 	}
+}
+
+// Check reads s (and its references) as a Decoder reads a schema it is
+// given: nil, or why the schema cannot be used, a position in s's text
+// said in the file name (the Protobuf compiler's). JSON Schema is checked
+// as JSON only, as a Decoder that does not validate reads it.
+func Check(s *Schema, name string) error {
+	var c compiled
+	new(Decoder).compile(&c, s)
+	if c.err != "" {
+		return errors.New(strings.ReplaceAll(c.err, mainFile+":", name+":"))
+	}
+	return nil
 }

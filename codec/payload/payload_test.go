@@ -157,6 +157,10 @@ func TestProtobufIndexes(t *testing.T) {
 		{"second", framed(3, []byte{2, 2, 8, 42}), "[1]", "shop.Refund", `{"orderId":"42"}`, 0},
 		{"nested", framed(3, []byte{4, 0, 0, 10, 1, 'A'}), "[0,0]", "shop.Order.Item", `{"sku":"A"}`, 0},
 		{"index-less", framed(3, []byte{8, 42, 0x12, 3, 0x0a, 1, 'A'}), "", "shop.Order", `{"id":"42","item":{"sku":"A"}}`, 1},
+		// confluent-kafka-python 1.7's unsigned [1]: the count 01 reads
+		// as zig-zag -1.
+		{"unsigned odd count", framed(3, []byte{1, 1, 8, 42}), "[1]", "shop.Refund", `{"orderId":"42"}`, 1},
+		{"unsigned nested", framed(3, []byte{2, 0, 0, 10, 1, 'A'}), "[0,0]", "shop.Order.Item", `{"sku":"A"}`, 1},
 		{"empty", framed(3), "", "shop.Order", `{}`, 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -267,10 +267,12 @@ func (w *walker) protoPayload(ps *protoSchema, p int, framed bool) {
 		switch {
 		case zz.ok:
 			md, idxEnd = zz.m, zz.end
+			w.protoEntriesWarning(ps, p, zz.idx, md)
 			w.protoIndexes(b, p, zz.idx, true)
 		case uv.ok:
 			md, idxEnd = uv.m, uv.end
 			w.warnAt(p, "protobuf: the message indexes are unsigned varints, not zig-zag ones (as confluent-kafka-python 1.7 writes them)", false)
+			w.protoEntriesWarning(ps, p, uv.idx, md)
 			w.protoIndexes(b, p, uv.idx, false)
 		case protoWireOK(b[p:], 0, w.maxDepth):
 			// The npm @kafkajs/confluent-schema-registry package (every
@@ -281,6 +283,7 @@ func (w *walker) protoPayload(ps *protoSchema, p int, framed bool) {
 			// The list names a message, whose data is broken: read it,
 			// to say where.
 			md, idxEnd = zz.m, zz.end
+			w.protoEntriesWarning(ps, p, zz.idx, md)
 			w.protoIndexes(b, p, zz.idx, true)
 		case zz.idx != nil:
 			w.fail(p, "protobuf: message indexes "+intsString(zz.idx)+" name no message of the schema")
@@ -341,7 +344,7 @@ func indexReading(b []byte, p int, ps *protoSchema, zz bool, maxDepth int) index
 		return indexRead{}
 	}
 	r := indexRead{idx: idx, end: end}
-	r.m = messageAt(ps.file, idx)
+	r.m = messageAt(ps.file, idx, false)
 	r.ok = r.m != nil && protoWireOK(b[end:], 0, maxDepth)
 	return r
 }
@@ -384,21 +387,76 @@ func varint(b []byte, zz bool) (int64, int) {
 }
 
 // messageAt follows message indexes: the first among the file's
-// messages, each next among the nested messages of the one before.
-func messageAt(f protoreflect.FileDescriptor, idx []int) protoreflect.MessageDescriptor {
+// messages, each next among the nested messages of the one before. The
+// synthetic entry types of map fields are not counted, as Confluent's
+// Java serializer (from the .proto text) and protobufjs do not: no
+// producer writes a map entry as the record's type. With entries true it
+// counts them, as clients that index protoc's descriptors (Python's,
+// Go's) may.
+func messageAt(f protoreflect.FileDescriptor, idx []int, entries bool) protoreflect.MessageDescriptor {
 	if len(idx) == 0 {
 		return nil
 	}
 	ms := f.Messages()
 	var m protoreflect.MessageDescriptor
 	for _, i := range idx {
-		if i >= ms.Len() {
+		m = nil
+		for j, k := 0, 0; j < ms.Len(); j++ {
+			c := ms.Get(j)
+			if !entries && c.IsMapEntry() {
+				continue
+			}
+			if k == i {
+				m = c
+				break
+			}
+			k++
+		}
+		if m == nil {
 			return nil
 		}
-		m = ms.Get(i)
 		ms = m.Messages()
 	}
 	return m
+}
+
+// mapEntryBefore reports whether a map field's entry type precedes m, or
+// one of the messages m is nested in, among its siblings: then m's
+// indexes differ between the conventions that skip map entries and those
+// that count them.
+func mapEntryBefore(m protoreflect.MessageDescriptor) bool {
+	for m != nil {
+		var ms protoreflect.MessageDescriptors
+		switch p := m.Parent().(type) {
+		case protoreflect.MessageDescriptor:
+			ms = p.Messages()
+		case protoreflect.FileDescriptor:
+			ms = p.Messages()
+		default:
+			return false
+		}
+		for j := 0; j < m.Index(); j++ {
+			if ms.Get(j).IsMapEntry() {
+				return true
+			}
+		}
+		m, _ = m.Parent().(protoreflect.MessageDescriptor)
+	}
+	return false
+}
+
+// protoEntriesWarning says, when idx would name another message were map
+// fields' entry types counted, which message was read and what the other
+// convention names.
+func (w *walker) protoEntriesWarning(ps *protoSchema, p int, idx []int, m protoreflect.MessageDescriptor) {
+	if !mapEntryBefore(m) {
+		return
+	}
+	other := "no message"
+	if o := messageAt(ps.file, idx, true); o != nil {
+		other = string(o.FullName())
+	}
+	w.warnAt(p, "protobuf: message indexes "+intsString(idx)+" read as "+string(m.FullName())+", map fields' entry types not counted (as Confluent's Java and JavaScript serializers index); counting them, as clients indexing protoc's descriptors may, they name "+other, false)
 }
 
 func intsString(v []int) string {

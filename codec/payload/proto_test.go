@@ -249,3 +249,52 @@ func TestProtobufSchemaMismatchSaid(t *testing.T) {
 		}
 	}
 }
+
+// TestProtobufIndexesSkipMapEntries: a map field's synthetic entry type
+// (Order.AttrsEntry for attrs) is no message a producer writes as the
+// record's type, and Confluent's Java serializer (from the .proto text)
+// and protobufjs do not count it: [0,0] is Order.Address. Where counting
+// it would name another message, a warning says which was read and what
+// the other convention names.
+func TestProtobufIndexesSkipMapEntries(t *testing.T) {
+	const text = `syntax = "proto3"; package acme;
+message Order {
+  map<string, int32> attrs = 4;
+  Address address = 8;
+  message Address { string street = 1; int32 zip = 2; }
+  map<string, string> labels = 9;
+  message Note { string text = 1; }
+}
+message Card { string number = 1; int32 exp = 2; }`
+	d := NewDecoder(mapSource{ids: map[int]*Schema{3: {Type: TypeProtobuf, Text: text}}}, Config{})
+	for _, c := range []struct {
+		name, indexes, message, decoded, other string
+		p                                      []byte
+	}{
+		{"zig-zag [0,0]", "[0,0]", "acme.Order.Address", `{"street":"Nested","zip":7}`, "acme.Order.AttrsEntry",
+			framed(3, []byte{4, 0, 0, 0x0a, 6, 'N', 'e', 's', 't', 'e', 'd', 0x10, 7})},
+		{"zig-zag [0,1]", "[0,1]", "acme.Order.Note", `{"text":"x"}`, "acme.Order.Address",
+			framed(3, []byte{4, 0, 2, 0x0a, 1, 'x'})},
+		{"unsigned [0,0]", "[0,0]", "acme.Order.Address", `{"zip":7}`, "acme.Order.AttrsEntry",
+			framed(3, []byte{2, 0, 0, 0x10, 7})},
+		{"top level", "[1]", "acme.Card", `{"exp":7}`, "",
+			framed(3, []byte{2, 2, 0x10, 7})},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := decodeBoth(t, d, c.p, false, "t", bigBudget())
+			m := membersOf(t, r.json)
+			if string(m["messageIndexes"]) != c.indexes || string(m["message"]) != `"`+c.message+`"` || string(m["decoded"]) != c.decoded {
+				t.Fatalf("%s", r.json)
+			}
+			said := false
+			for _, w := range r.warnings {
+				if strings.Contains(w.Message, "entry types") {
+					said = w.Offset == 5 && strings.Contains(w.Message, "read as "+c.message) && strings.HasSuffix(w.Message, "name "+c.other)
+				}
+			}
+			if said != (c.other != "") {
+				t.Fatalf("warnings %+v, want one naming %q: %v", r.warnings, c.other, said)
+			}
+		})
+	}
+}

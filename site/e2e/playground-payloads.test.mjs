@@ -260,6 +260,30 @@ test('schema files opened and pasted: the same fields without a registry', { tim
   await page.close();
 });
 
+test('schema files that can never be used: each says why, and they are not counted', { timeout: 240_000 }, async () => {
+  const page = await open();
+  await page.click('#pay summary');
+  const file = (name, text) => ({ name, mimeType: 'text/plain', buffer: Buffer.from(text) });
+  await applied(page, 1, () => page.setInputFiles('#pay-files', [
+    file(ids.avro + '.avsc', JSON.stringify(avroSchema)),
+    file('foo.txt', '{}'),
+    file('900.json', '{bad'),
+    file('901.avsc', '{"type":"record","name":"R","fields":[{"name":"a","type":"Nope"}]}'),
+    file('902.proto', 'syntax = "proto3";\nmessage O { int32 a = 1 }'),
+  ]));
+  assert.equal(await page.textContent('#pay-status'), 'Record payloads are decoded with 1 schema file. 4 files given cannot be used: the list says why.');
+  const items = await page.$$eval('#pay-list li', (lis) => lis.map((li) => li.firstChild.textContent + '|' + (li.querySelector('.pg-pay-problem') || {}).textContent));
+  assert.equal(items[0], ids.avro + '.avsc|undefined');
+  assert.match(items[1], /^foo\.txt\| \(not used: not a schema file's name: ID\.avsc, ID\.proto or ID\.json/);
+  assert.match(items[2], /^900\.json\| \(not used: the JSON schema does not parse: not JSON at line 1, column 2: /);
+  assert.match(items[3], /^901\.avsc\| \(not used: the AVRO schema does not parse: /);
+  assert.match(items[4], /^902\.proto\| \(not used: the PROTOBUF schema does not parse: 902\.proto:2:25: syntax error/);
+  // The usable one decodes.
+  assert.equal(recordsOf(await decodedJSON(page))[0].value.decoded.customer, evil);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test('a registry that does not allow the page, or is not there: said plainly, the frame still decodes', { timeout: 240_000 }, async () => {
   const page = await open();
   await page.click('#pay summary');
@@ -270,7 +294,17 @@ test('a registry that does not allow the page, or is not there: said plainly, th
   assert.match(err, /could not be read from this page/);
   assert.match(err, /Access-Control-Allow-Origin/);
   assert.match(await page.textContent('#warnings'), /Access-Control-Allow-Origin/);
-  const recs = recordsOf(await decodedJSON(page));
+  const decoded = await decodedJSON(page);
+  // Every payload says it was not decoded: the first with its request's
+  // error, the others (the registry is not asked while held down) in a
+  // line pointing to that failure, not the first request's error again.
+  const ws = (decoded.warnings || []).map((w) => w.message).filter((m) => /^schema \d+ not read/.test(m));
+  assert.equal(ws.length, 3, ws.join('\n'));
+  assert.match(ws[0], new RegExp('^schema ' + ids.avro + ' not read: .*Access-Control-Allow-Origin'));
+  for (const [i, id] of [[1, ids.proto], [2, ids.json]]) {
+    assert.equal(ws[i], 'schema ' + id + ' not read: the schema registry at ' + plain.url + ' was not asked: a request before could not be read from this page (see Record payloads)');
+  }
+  const recs = recordsOf(decoded);
   assert.equal(recs[0].value.schemaId, ids.avro, 'the framing still shows');
   assert.equal(recs[0].value.decoded, undefined);
   assert.equal(recs[0].key.text, 'order-1', 'the rest of the frame decodes');

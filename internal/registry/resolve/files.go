@@ -187,3 +187,35 @@ func (d *Files) protoImports(s *payload.Schema, seen map[string]*payload.Schema,
 	}
 	return nil
 }
+
+// ErrNotSchemaName is Check's error for a file whose name no lookup reads.
+var ErrNotSchemaName = errors.New("not a schema file's name: ID.avsc, ID.proto or ID.json (schema id ID), TOPIC-value or TOPIC-key with one of those extensions (a topic's schema), or another .avsc, .proto or .json file they refer to")
+
+// Check reports whether the file name can be used: nil, or why not (a
+// name no lookup reads, ErrNotSchemaName; a file that cannot be read; a
+// schema that does not parse with the files it may refer to, saying
+// where when the parser does).
+func (d *Files) Check(name string) error {
+	ext := path.Ext(name)
+	typ := ""
+	for _, x := range Exts {
+		if x.Ext == ext {
+			typ = x.Type
+		}
+	}
+	if typ == "" || ext == name || strings.HasSuffix(name, "/"+ext) {
+		return ErrNotSchemaName
+	}
+	if strings.Contains(name, "/") && typ != payload.TypeProtobuf {
+		return errors.New("only .proto files (imports, by their path) are read from folders; schemas by id or topic, Avro named types and JSON Schema documents are read from the top folder")
+	}
+	text, err := d.read(name)
+	if err != nil {
+		return err
+	}
+	s := &payload.Schema{Type: typ, Text: text}
+	if err := d.references(s, name); err != nil {
+		return err
+	}
+	return payload.Check(s, name)
+}

@@ -282,3 +282,40 @@ func TestRegistryDownUntil(t *testing.T) {
 		t.Fatalf("without SetRetry: %v %v", until, err)
 	}
 }
+
+// TestFilesCheck: each file given says whether a lookup can use it, and
+// why not: a name no lookup reads, a folder's file that is not an
+// import, a schema that does not parse (where, when the parser says).
+func TestFilesCheck(t *testing.T) {
+	fsys := fstest.MapFS{
+		"1.avsc":                {Data: []byte(`{"type":"record","name":"R","fields":[{"name":"a","type":"com.acme.Address"}]}`)},
+		"com.acme.Address.avsc": {Data: []byte(`{"type":"record","name":"Address","namespace":"com.acme","fields":[{"name":"s","type":"string"}]}`)},
+		"2.avsc":                {Data: []byte(`{"type":"record","name":"R","fields":[{"name":"a","type":"Nope"}]}`)},
+		"3.proto":               {Data: []byte("syntax = \"proto3\";\nimport \"acme/money.proto\";\nmessage O { acme.Money m = 1; }")},
+		"acme/money.proto":      {Data: []byte(`syntax = "proto3"; package acme; message Money { int64 units = 1; }`)},
+		"4.proto":               {Data: []byte("syntax = \"proto3\";\nmessage O { int32 a = 1 }")},
+		"5.json":                {Data: []byte(`{bad`)},
+		"orders-value.json":     {Data: []byte(`{"type":"object"}`)},
+		"foo.txt":               {Data: []byte(`{}`)},
+		".avsc":                 {Data: []byte(`"int"`)},
+		"acme/x.avsc":           {Data: []byte(`"int"`)},
+	}
+	f := NewFiles("the schemas given", fsys)
+	for name, want := range map[string]string{
+		"1.avsc": "", "com.acme.Address.avsc": "", "3.proto": "", "acme/money.proto": "", "orders-value.json": "",
+		"2.avsc":      "the AVRO schema does not parse",
+		"4.proto":     "4.proto:2:25: syntax error",
+		"5.json":      "not JSON at line 1, column 2",
+		"foo.txt":     "not a schema file's name",
+		".avsc":       "not a schema file's name",
+		"acme/x.avsc": "only .proto files",
+	} {
+		err := f.Check(name)
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("%s: %v", name, err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+			t.Errorf("%s: %v, want %q", name, err, want)
+		}
+	}
+}

@@ -51,6 +51,8 @@ export async function apply() {
     showError($('pay-error'), r.error);
     return;
   }
+  problems = new Map((r.problems || []).map((p) => [p.name, p.problem]));
+  drawList();
   $('pay-status').textContent = shown(describe(r));
   document.body.dataset.schemas = String((+document.body.dataset.schemas || 0) + 1);
   await again();
@@ -59,8 +61,14 @@ export async function apply() {
 function describe(r) {
   const parts = [r.files + ' schema file' + (r.files === 1 ? '' : 's')];
   if (r.registry) parts.push('the registry at ' + r.registry);
-  return 'Record payloads are decoded with ' + parts.join(' and ') + '.';
+  const bad = problems.size;
+  return 'Record payloads are decoded with ' + parts.join(' and ') + '.' +
+    (bad ? ' ' + bad + ' file' + (bad === 1 ? '' : 's') + ' given cannot be used: the list says why.' : '');
 }
+
+// problems: why each schema file given cannot be used, by name (from the
+// worker's last answer).
+let problems = new Map();
 
 // again decodes the frame shown (decode mode's, or a capture's exchange)
 // again, now through payload.wasm.
@@ -94,6 +102,10 @@ function drawList() {
   ul.replaceChildren();
   for (const name of st.schemas.files.keys()) {
     const li = el('li', '', name);
+    if (problems.has(name)) {
+      li.classList.add('pg-pay-bad');
+      li.appendChild(el('span', 'pg-pay-problem', ' (not used: ' + problems.get(name) + ')'));
+    }
     const b = el('button', '', 'Remove');
     b.type = 'button';
     b.setAttribute('aria-label', 'Remove ' + name);
