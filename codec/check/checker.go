@@ -161,6 +161,8 @@ const (
 	errCoordinatorUnavailable = 15
 	errNotCoordinator         = 16
 	errUnsupportedVersion     = 35
+	errFencedLeaderEpoch      = 74
+	errUnknownLeaderEpoch     = 76
 )
 
 func (c *Checker) connRules(a *analysis, cs *connState) {

@@ -83,10 +83,35 @@ type fetchState struct {
 	lost     int   // Checker.lost at the last fetch
 	pos      int   // reqPos of the last fetch
 	seen     bool
+	// truncs are the end offsets the consumer's position may go back to
+	// (KIP-320: OffsetForLeaderEpoch answers, Fetch responses'
+	// divergingEpoch) with where they were answered: a fetch sent after
+	// one may start there (-1: anywhere, the end offset undefined, the
+	// consumer resets). The last maxResetOffsets are kept.
+	truncs []truncation
+	// epoch is the last fetch's currentLeaderEpoch (-1: none); validate
+	// says the consumer validates its position (KIP-320): a fetch was
+	// answered FENCED_LEADER_EPOCH or UNKNOWN_LEADER_EPOCH, or a fetch
+	// came with a newer leader epoch. Its OffsetForLeaderEpoch answer may
+	// have come from a broker the capture does not see.
+	epoch    int32
+	validate bool
 	// whole: nothing was lost before the first fetch seen nor between the
 	// fetches since (an earlier fetch, or a reset, may be in what was).
 	whole bool
 }
+
+// truncation is an end offset a consumer's position may go back to, and
+// the position (packet or frame) of the response that gave it.
+type truncation struct {
+	off int64
+	at  int
+}
+
+// before reports whether the end offset was answered before a fetch sent
+// at pos: exchanges without positions (frames, not a capture) come in
+// order.
+func (t truncation) before(pos int) bool { return pos == 0 || t.at < pos }
 
 // wrapSequence adds n to a sequence as Kafka does: past the int32 maximum
 // it wraps to 0 (DefaultRecordBatch.incrementSequence).
@@ -166,6 +191,8 @@ func (c *Checker) conversation(a *analysis, cs *connState) {
 	case schema.KeyListOffsets, schema.KeyOffsetFetch:
 		c.resets[who]++
 		c.resetOffsets(a, who)
+	case schema.KeyOffsetForLeaderEpoch:
+		c.truncations(a, who)
 	case schema.KeyOffsetCommit:
 		c.commit(a, who)
 	}
@@ -356,7 +383,7 @@ func (c *Checker) fetch(a *analysis, who string, conn int) {
 		k := partKey{who, c.topicName(p.Topic), p.Partition}
 		f := c.fetchers[k]
 		if f == nil {
-			f = &fetchState{first: p.Offset, returned: -1, whole: c.lost == 0}
+			f = &fetchState{first: p.Offset, returned: -1, whole: c.lost == 0, epoch: -1}
 			c.fetchers[k] = f
 		}
 		pos := reqPos(&a.x)
@@ -369,12 +396,18 @@ func (c *Checker) fetch(a *analysis, who string, conn int) {
 				"a fetch whose exchange ended after later fetches' (its response was not captured) is not judged")
 			continue
 		case f.resets != resets || f.conn != conn:
+		case p.Offset < f.last && f.truncatedTo(p.Offset, pos):
+			// KIP-320: the consumer truncated its position to the end
+			// offset OffsetForLeaderEpoch or a divergingEpoch answered.
+		case p.Offset < f.last && !f.answered(pos) && (f.validate || p.LeaderEpoch > f.epoch && f.epoch >= 0):
+			c.skip(ConvFetchOffset, a.atPath(Request, p.loc.path()+".fetchOffset"),
+				"a fetch offset after the consumer validated its position (KIP-320: a new leader epoch, or FENCED_LEADER_EPOCH) is not judged: the OffsetForLeaderEpoch answer it truncates to is not in the capture")
 		case p.Offset < f.last && f.lost != c.lost:
 			c.skip(ConvFetchOffset, a.atPath(Request, p.loc.path()+".fetchOffset"),
 				"a fetch offset "+c.afterLoss()+" is not judged (a reset may be in them)")
 		case p.Offset < f.last:
 			c.add(ConvFetchOffset, a.atPath(Request, p.loc.path()+".fetchOffset"),
-				"the fetch offset for "+k.topic+"-"+itoa(int(p.Partition))+" went back without a reset (ListOffsets, OffsetFetch or OFFSET_OUT_OF_RANGE)",
+				"the fetch offset for "+k.topic+"-"+itoa(int(p.Partition))+" went back without a reset (ListOffsets, OffsetFetch or OFFSET_OUT_OF_RANGE) or a truncation (OffsetForLeaderEpoch, divergingEpoch)",
 				"at least "+i64(f.last), i64(p.Offset))
 		}
 		if f.seen && f.lost != c.lost {
@@ -385,6 +418,8 @@ func (c *Checker) fetch(a *analysis, who string, conn int) {
 		// commits are judged from it.
 		f.first = min(f.first, p.Offset)
 		f.seen, f.last, f.resets, f.conn, f.lost, f.pos = true, p.Offset, resets, conn, c.lost, pos
+		f.truncs = slices.DeleteFunc(f.truncs, func(t truncation) bool { return t.before(pos) })
+		f.epoch, f.validate = p.LeaderEpoch, false
 		delete(c.resetTo, k)
 	}
 	if !rsp.Present || rsp.Err != nil {
@@ -401,6 +436,12 @@ func (c *Checker) fetch(a *analysis, who string, conn int) {
 			c.resets[who]++
 			continue
 		}
+		if p.ErrorCode == errFencedLeaderEpoch || p.ErrorCode == errUnknownLeaderEpoch {
+			f.validate = true
+		}
+		if p.HasTruncate {
+			f.addTruncation(p.Truncate, respPos(&a.x))
+		}
 		for j := range p.Batches {
 			b := &p.Batches[j]
 			if !b.Partial && b.Magic == 2 {
@@ -408,6 +449,66 @@ func (c *Checker) fetch(a *analysis, who string, conn int) {
 			}
 		}
 	}
+}
+
+// truncations keeps the end offsets an OffsetForLeaderEpoch answer gave
+// the consumer who, for the partitions it fetches: KIP-320, its position
+// goes back to them (Consumer's SubscriptionState.maybeCompleteValidation;
+// an undefined one, -1, resets it). They are also positions it may
+// commit before it fetches again.
+func (c *Checker) truncations(a *analysis, who string) {
+	rsp := &a.rsp
+	if !rsp.Present || rsp.Err != nil || rsp.Guessed {
+		return
+	}
+	for i := range rsp.Parts {
+		p := &rsp.Parts[i]
+		if p.ErrorCode != 0 || !p.HasTruncate {
+			continue
+		}
+		k := partKey{who, c.topicName(p.Topic), p.Partition}
+		if f := c.fetchers[k]; f != nil && f.seen {
+			f.addTruncation(p.Truncate, respPos(&a.x))
+		}
+		if p.Truncate >= 0 {
+			offs := c.resetTo[k]
+			if len(offs) == maxResetOffsets {
+				offs = append(offs[:0], offs[1:]...)
+			}
+			c.resetTo[k] = append(offs, p.Truncate)
+		}
+	}
+}
+
+func (f *fetchState) addTruncation(off int64, at int) {
+	if len(f.truncs) == maxResetOffsets {
+		f.truncs = append(f.truncs[:0], f.truncs[1:]...)
+	}
+	f.truncs = append(f.truncs, truncation{off, at})
+}
+
+// answered reports whether an end offset was answered for a fetch sent
+// at pos.
+func (f *fetchState) answered(pos int) bool {
+	for _, t := range f.truncs {
+		if t.before(pos) {
+			return true
+		}
+	}
+	return false
+}
+
+// truncatedTo reports whether a fetch at offset, sent at pos, starts
+// where an end offset answered before it put the position: that offset,
+// or anywhere after an undefined one (-1: the consumer resets, or fetches
+// at -1 to be answered OFFSET_OUT_OF_RANGE, as kgo does).
+func (f *fetchState) truncatedTo(offset int64, pos int) bool {
+	for _, t := range f.truncs {
+		if t.before(pos) && (t.off == offset || t.off < 0) {
+			return true
+		}
+	}
+	return false
 }
 
 // maxResetOffsets is how many offsets a consumer's resets gave one
