@@ -66,6 +66,50 @@ type txnState struct {
 	endCommit bool
 }
 
+// pidEpoch is a producer id at one epoch: one producer (a fenced
+// producer's old epoch is its own, the new one another's).
+type pidEpoch struct {
+	pid   int64
+	epoch int16
+}
+
+// maxFenced bounds Checker.fenced: past it, the oldest answers are
+// forgotten (and their producers' batches not held to them).
+const maxFenced = 1024
+
+// fence notes that producer id pid at epoch was refused as fenced, by
+// the response of exchange a.
+func (c *Checker) fence(a *analysis, pid int64, epoch int16) {
+	k := pidEpoch{pid, epoch}
+	if _, ok := c.fenced[k]; ok {
+		return
+	}
+	if len(c.fenced) >= maxFenced {
+		clear(c.fenced)
+	}
+	c.fenced[k] = respPos(&a.x)
+}
+
+// toldFenced reports whether producer id pid at epoch was told, before
+// the request of exchange a, that it is fenced.
+func (c *Checker) toldFenced(a *analysis, pid int64, epoch int16) bool {
+	at, ok := c.fenced[pidEpoch{pid, epoch}]
+	pos := reqPos(&a.x)
+	return ok && (pos == 0 || at < pos)
+}
+
+// refused reports whether a's response was captured and refused the
+// request with an error code.
+func refused(a *analysis) bool {
+	rsp := &a.rsp
+	return rsp.Present && rsp.Err == nil && !rsp.Guessed && rsp.ErrorCode != 0
+}
+
+// fencedAnswer reports whether a's response says the producer is fenced.
+func fencedAnswer(a *analysis) bool {
+	return refused(a) && (a.rsp.ErrorCode == errInvalidProducerEpoch || a.rsp.ErrorCode == errProducerFenced)
+}
+
 // partKey names a partition of a client (identity) or of a producer.
 type partKey struct {
 	who   string
@@ -142,6 +186,15 @@ func (c *Checker) conversation(a *analysis, cs *connState) {
 		}
 	case schema.KeyProduce:
 		c.produce(a, req, cn)
+		if fencedAnswer(a) {
+			for i := range req.Parts {
+				for _, b := range req.Parts[i].Batches {
+					if b.ProducerID >= 0 {
+						c.fence(a, b.ProducerID, b.ProducerEpoch)
+					}
+				}
+			}
+		}
 	case schema.KeyAddPartitionsToTxn:
 		for _, tx := range req.Txns {
 			if tx.VerifyOnly {
@@ -169,6 +222,17 @@ func (c *Checker) conversation(a *analysis, cs *connState) {
 	case schema.KeyEndTxn:
 		t := c.txn(req.ProducerID)
 		t.conns[cn.ID] = true
+		if fencedAnswer(a) {
+			c.fence(a, req.ProducerID, req.ProducerEpoch)
+		}
+		if refused(a) || t.known && req.ProducerEpoch < t.epoch {
+			// A refused EndTxn ends nothing; one at an older epoch than
+			// the producer id's current one is a fenced producer's (a
+			// zombie's), which Kafka refuses (PRODUCER_FENCED): the
+			// current epoch's transaction goes on.
+			c.coordinatorMoved(a, req.ProducerID)
+			break
+		}
 		switch {
 		case !t.known || t.open || len(t.added) > 0:
 		case t.ended && t.endEpoch == req.ProducerEpoch && t.endCommit == req.Commit:
@@ -181,6 +245,7 @@ func (c *Checker) conversation(a *analysis, cs *connState) {
 		}
 		t.known, t.open, t.lost, t.moved = true, false, c.lost, false
 		t.ended, t.endEpoch, t.endCommit = true, req.ProducerEpoch, req.Commit
+		t.epoch = max(t.epoch, req.ProducerEpoch)
 		clear(t.added)
 		clear(t.wrote)
 		c.coordinatorMoved(a, req.ProducerID)
@@ -259,6 +324,13 @@ func (c *Checker) produce(a *analysis, req *frameFacts, cn *Conn) {
 				continue
 			}
 			t := c.txn(b.ProducerID)
+			if t.known && b.ProducerEpoch < t.epoch {
+				// A fenced producer's (a zombie's) batch: Kafka refuses
+				// it (INVALID_PRODUCER_EPOCH), it is no part of the
+				// current epoch's transaction.
+				continue
+			}
+			t.epoch = max(t.epoch, b.ProducerEpoch)
 			t.conns[cn.ID] = true
 			t.wrote[pk] = true
 			if !t.open {
@@ -308,10 +380,23 @@ func (c *Checker) sequence(a *analysis, b *batchFacts, k seqKey) {
 		c.skip(ConvSequence, seq(), "a batch whose exchange ended after later batches' (its response was not captured) is not judged")
 		return
 	case b.ProducerEpoch < s.epoch:
-		// Refused (InvalidProducerEpochException): the state stays.
-		c.add(ConvSequence, a.batchAt(Request, b, batchProducerEpoch, "producerEpoch"),
-			"producer id "+i64(k.pid)+" went back to an older epoch for "+where+" (a fenced producer, or a zombie, sends its old epoch)",
-			"epoch "+itoa(int(s.epoch))+" or later", "epoch "+itoa(int(b.ProducerEpoch)))
+		// Refused (InvalidProducerEpochException): the state stays. A
+		// fenced producer (a zombie: another connection than the one
+		// the newer epoch came over) sends its old epoch until Kafka
+		// tells it so: fencing at work, not its fault. Going on after
+		// being told (INVALID_PRODUCER_EPOCH or PRODUCER_FENCED), or
+		// going back over the connection that carried the newer
+		// epoch, is.
+		told := c.toldFenced(a, k.pid, b.ProducerEpoch)
+		if told || connID(a.x.Conn) == s.conn {
+			what := "went back to an older epoch for " + where + " over the connection that carried the newer one"
+			if told {
+				what = "sent epoch " + itoa(int(b.ProducerEpoch)) + " to " + where + " after being told it is fenced (INVALID_PRODUCER_EPOCH or PRODUCER_FENCED)"
+			}
+			c.add(ConvSequence, a.batchAt(Request, b, batchProducerEpoch, "producerEpoch"),
+				"producer id "+i64(k.pid)+" "+what,
+				"epoch "+itoa(int(s.epoch))+" or later", "epoch "+itoa(int(b.ProducerEpoch)))
+		}
 		return
 	case b.ProducerEpoch > s.epoch:
 		switch {
