@@ -261,3 +261,34 @@ func TestFetchOffsetTruncatedToTheEndOffsetAnswered(t *testing.T) {
 	require.NotContains(t, skippedIDs(fs), "conv.fetch-offset", findingLines(fs))
 	require.Equal(t, []string{"conv.fetch-offset"}, ruleIDs(div(230)))
 }
+
+// A capture holding both legs of kwire proxy (client to proxy, proxy to
+// broker) has each fetch twice, over two connections of one host and
+// client id, alternating. The rule follows a partition over one
+// connection and takes a fetch over another as a new start, so it judged
+// none of them and said nothing: "0 rules not judged" (kgo against kfake
+// through kwire proxy, found by a probe). It now says once that it does
+// not judge them; a single move to another connection (a new leader)
+// is still followed silently.
+func TestAlternatingFetchConnectionsSaySo(t *testing.T) {
+	at := func(off int64) []byte { x := plain(); x.base = off; return x.bytes() }
+	client := &Conn{ID: 1, Client: "127.0.0.1:40001", Broker: "127.0.0.1:9192", FromStart: true}
+	proxy := &Conn{ID: 2, Client: "127.0.0.1:40002", Broker: "127.0.0.1:9092", FromStart: true}
+	var xs []Exchange
+	for i, off := range []int64{10, 12, 14} {
+		corr := int32(i + 1)
+		xs = append(xs, exchangesOn(proxy, fetchReq(11, corr, off), fetchRsp(11, corr, 20, at(off)))...)
+		xs = append(xs, exchangesOn(client, fetchReq(11, corr, off), fetchRsp(11, corr, 20, at(off)))...)
+	}
+	fs := Check(xs)
+	require.Empty(t, ruleIDs(fs), findingLines(fs))
+	require.Contains(t, skippedIDs(fs), "conv.fetch-offset", findingLines(fs))
+	require.Contains(t, findingLines(fs), "alternate between connections")
+
+	// A new leader: one move, followed from there.
+	xs = exchangesOn(client, fetchReq(11, 1, 10), fetchRsp(11, 1, 20, at(10)))
+	xs = append(xs, exchangesOn(proxy, fetchReq(11, 1, 12), fetchRsp(11, 1, 20, at(12)), fetchReq(11, 2, 14), fetchRsp(11, 2, 20))...)
+	fs = Check(xs)
+	require.Empty(t, ruleIDs(fs), findingLines(fs))
+	require.NotContains(t, skippedIDs(fs), "conv.fetch-offset", findingLines(fs))
+}

@@ -124,9 +124,15 @@ type fetchState struct {
 	returned int64 // one past the last offset a fetch response returned
 	resets   int   // the identity's reset count when last fetched
 	conn     int   // the connection of the last fetch
-	lost     int   // Checker.lost at the last fetch
-	pos      int   // reqPos of the last fetch
-	seen     bool
+	// prev is the connection the partition was fetched over before the
+	// last switch to conn (-1: none): a fetch over it again means the
+	// fetches alternate between two connections (two consumers with
+	// the same host and client id, or both legs of a proxy in one
+	// capture), which the rule cannot follow.
+	prev int
+	lost int // Checker.lost at the last fetch
+	pos  int // reqPos of the last fetch
+	seen bool
 	// truncs are the end offsets the consumer's position may go back to
 	// (KIP-320: OffsetForLeaderEpoch answers, Fetch responses'
 	// divergingEpoch) with where they were answered: a fetch sent after
@@ -468,7 +474,7 @@ func (c *Checker) fetch(a *analysis, who string, conn int) {
 		k := partKey{who, c.topicName(p.Topic), p.Partition}
 		f := c.fetchers[k]
 		if f == nil {
-			f = &fetchState{first: p.Offset, returned: -1, whole: c.lost == 0, epoch: -1}
+			f = &fetchState{first: p.Offset, returned: -1, whole: c.lost == 0, epoch: -1, prev: -1}
 			c.fetchers[k] = f
 		}
 		pos := reqPos(&a.x)
@@ -480,6 +486,9 @@ func (c *Checker) fetch(a *analysis, who string, conn int) {
 			c.skip(ConvFetchOffset, a.atPath(Request, p.loc.path()+".fetchOffset"),
 				"a fetch whose exchange ended after later fetches' (its response was not captured) is not judged")
 			continue
+		case f.conn != conn && conn == f.prev:
+			c.skip(ConvFetchOffset, a.atPath(Request, p.loc.path()+".fetchOffset"),
+				"the fetches of "+k.topic+"-"+itoa(int(p.Partition))+" by one host and client id alternate between connections (two consumers with the same client id, or both legs of kwire proxy in one capture): the rule cannot tell whose position each fetch is, and does not judge them")
 		case f.resets != resets || f.conn != conn:
 		case p.Offset < f.last && f.truncatedTo(p.Offset, pos):
 			// KIP-320: the consumer truncated its position to the end
@@ -502,6 +511,9 @@ func (c *Checker) fetch(a *analysis, who string, conn int) {
 		// a seek already said), the consumer fetches from there: the
 		// commits are judged from it.
 		f.first = min(f.first, p.Offset)
+		if f.seen && f.conn != conn {
+			f.prev = f.conn
+		}
 		f.seen, f.last, f.resets, f.conn, f.lost, f.pos = true, p.Offset, resets, conn, c.lost, pos
 		f.truncs = slices.DeleteFunc(f.truncs, func(t truncation) bool { return t.before(pos) })
 		f.epoch, f.validate = p.LeaderEpoch, false
