@@ -167,7 +167,7 @@ func (r *reader) needsTree(key, ver int16, response bool) bool {
 	case schema.KeySaslAuthenticate:
 		return true
 	case schema.KeyOffsetFetch:
-		return response
+		return true // the request for its client id: the consumer it resets
 	case schema.KeyMetadata:
 		if response {
 			return true // topic ids, from v10

@@ -292,3 +292,38 @@ func TestAlternatingFetchConnectionsSaySo(t *testing.T) {
 	require.Empty(t, ruleIDs(fs), findingLines(fs))
 	require.NotContains(t, skippedIDs(fs), "conv.fetch-offset", findingLines(fs))
 }
+
+// offsetFetch is an OffsetFetch (v5) exchange answering committed offset
+// off for orders-0.
+func offsetFetch(corr int32, off int64) (request, response []byte) {
+	r := kmsg.NewPtrOffsetFetchRequest()
+	r.Group = "billing"
+	rt := kmsg.NewOffsetFetchRequestTopic()
+	rt.Topic, rt.Partitions = "orders", []int32{0}
+	r.Topics = append(r.Topics, rt)
+	a := kmsg.NewPtrOffsetFetchResponse()
+	t := kmsg.NewOffsetFetchResponseTopic()
+	t.Topic = "orders"
+	p := kmsg.NewOffsetFetchResponseTopicPartition()
+	p.Offset, p.LeaderEpoch = off, -1
+	t.Partitions = append(t.Partitions, p)
+	a.Topics = append(a.Topics, t)
+	return req(r, 5, corr), rsp(a, 5, corr)
+}
+
+// A consumer that rejoins its group reads its committed offset
+// (OffsetFetch, over its coordinator's connection) and fetches from it,
+// back from where it was. The OffsetFetch request was read without its
+// client id, so the reset counted for another consumer and the fetch was
+// a conv.fetch-offset warning.
+func TestOffsetFetchResetsTheConsumer(t *testing.T) {
+	at := func(off int64) []byte { x := plain(); x.base = off; return x.bytes() }
+	leader := &Conn{ID: 1, Client: "10.0.0.1:40001", Broker: "10.0.0.9:9092", FromStart: true}
+	coord := &Conn{ID: 2, Client: "10.0.0.1:40002", Broker: "10.0.0.8:9092", FromStart: true}
+	xs := exchangesOn(leader, fetchReq(11, 1, 100), fetchRsp(11, 1, 120, at(100)))
+	q, a := offsetFetch(1, 50)
+	xs = append(xs, exchangesOn(coord, q, a)...)
+	xs = append(xs, exchangesOn(leader, fetchReq(11, 2, 50), fetchRsp(11, 2, 120, at(50)))...)
+	fs := Check(xs)
+	require.Empty(t, ruleIDs(fs), findingLines(fs))
+}
