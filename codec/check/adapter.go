@@ -160,14 +160,14 @@ func (r *reader) readValueless(b []byte, o codec.Options, ff *frameFacts) bool {
 func (r *reader) needsTree(key, ver int16, response bool) bool {
 	switch key {
 	case schema.KeyProduce, schema.KeyFetch, schema.KeyListOffsets, schema.KeyApiVersions, schema.KeyAddPartitionsToTxn,
-		schema.KeyInitProducerId, schema.KeyEndTxn, schema.KeyAddOffsetsToTxn:
+		schema.KeyInitProducerId, schema.KeyEndTxn, schema.KeyAddOffsetsToTxn, schema.KeyOffsetForLeaderEpoch:
 		return !response || key != schema.KeyProduce && key != schema.KeyAddPartitionsToTxn && key != schema.KeyEndTxn && key != schema.KeyAddOffsetsToTxn
 	case schema.KeyOffsetCommit, schema.KeyTxnOffsetCommit, schema.KeySaslHandshake:
 		return !response
 	case schema.KeySaslAuthenticate:
 		return true
 	case schema.KeyOffsetFetch:
-		return response
+		return true // the request for its client id: the consumer it resets
 	case schema.KeyMetadata:
 		if response {
 			return true // topic ids, from v10
@@ -383,6 +383,12 @@ func (r *reader) body(f *codec.Frame, ff *frameFacts) {
 			r.eachPart(b, "responses", "partitions", "partitionIndex", func(p *partFacts, n *tree.Node) {
 				p.ErrorCode = int16(intOf(n.Get("errorCode")))
 				p.HighWatermark = intOf(n.Get("highWatermark"))
+				if d := n.Get("divergingEpoch"); d != nil {
+					// Absent, or epoch -1: no divergence.
+					if e := d.Get("epoch"); e != nil && e.Int >= 0 {
+						p.Truncate, p.HasTruncate = intOf(d.Get("endOffset")), true
+					}
+				}
 				r.records(f, n.Get("records"), p)
 			}, ff)
 			return
@@ -395,7 +401,18 @@ func (r *reader) body(f *codec.Frame, ff *frameFacts) {
 		}
 		r.eachPart(b, "topics", "partitions", "partition", func(p *partFacts, n *tree.Node) {
 			p.Offset = intOf(n.Get("fetchOffset"))
+			p.LeaderEpoch = -1
+			if e := n.Get("currentLeaderEpoch"); e != nil {
+				p.LeaderEpoch = int32(e.Int)
+			}
 		}, ff)
+	case schema.KeyOffsetForLeaderEpoch:
+		if f.Response {
+			r.eachPart(b, "topics", "partitions", "partition", func(p *partFacts, n *tree.Node) {
+				p.ErrorCode = int16(intOf(n.Get("errorCode")))
+				p.Truncate, p.HasTruncate = intOf(n.Get("endOffset")), true
+			}, ff)
+		}
 	case schema.KeyListOffsets:
 		field := "timestamp"
 		if f.Response {

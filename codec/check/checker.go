@@ -23,7 +23,12 @@ type Checker struct {
 	// resetTo holds, per consumer partition, the offsets its resets
 	// (ListOffsets and OffsetFetch answers) gave since it last fetched
 	// it, the last maxResetOffsets: positions it may commit.
-	resetTo   map[partKey][]int64
+	resetTo map[partKey][]int64
+	// fenced holds the producer ids and epochs a Produce or EndTxn was
+	// refused at with INVALID_PRODUCER_EPOCH or PRODUCER_FENCED, and
+	// where that answer was: the producer of that epoch was told it is
+	// fenced.
+	fenced    map[pidEpoch]int
 	topicByID map[string]string
 	skipped   map[*Rule]bool
 	out       []Finding
@@ -42,7 +47,7 @@ type Checker struct {
 func NewChecker() *Checker {
 	return &Checker{
 		conns: map[int]*connState{}, brokers: map[string]*brokerState{}, producers: map[seqKey]*seqState{},
-		txns: map[int64]*txnState{}, fetchers: map[partKey]*fetchState{}, resets: map[string]int{}, resetTo: map[partKey][]int64{},
+		txns: map[int64]*txnState{}, fetchers: map[partKey]*fetchState{}, resets: map[string]int{}, resetTo: map[partKey][]int64{}, fenced: map[pidEpoch]int{},
 		topicByID: map[string]string{}, skipped: map[*Rule]bool{},
 	}
 }
@@ -161,6 +166,10 @@ const (
 	errCoordinatorUnavailable = 15
 	errNotCoordinator         = 16
 	errUnsupportedVersion     = 35
+	errInvalidProducerEpoch   = 47
+	errProducerFenced         = 90
+	errFencedLeaderEpoch      = 74
+	errUnknownLeaderEpoch     = 76
 )
 
 func (c *Checker) connRules(a *analysis, cs *connState) {

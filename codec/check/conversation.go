@@ -66,6 +66,50 @@ type txnState struct {
 	endCommit bool
 }
 
+// pidEpoch is a producer id at one epoch: one producer (a fenced
+// producer's old epoch is its own, the new one another's).
+type pidEpoch struct {
+	pid   int64
+	epoch int16
+}
+
+// maxFenced bounds Checker.fenced: past it, the oldest answers are
+// forgotten (and their producers' batches not held to them).
+const maxFenced = 1024
+
+// fence notes that producer id pid at epoch was refused as fenced, by
+// the response of exchange a.
+func (c *Checker) fence(a *analysis, pid int64, epoch int16) {
+	k := pidEpoch{pid, epoch}
+	if _, ok := c.fenced[k]; ok {
+		return
+	}
+	if len(c.fenced) >= maxFenced {
+		clear(c.fenced)
+	}
+	c.fenced[k] = respPos(&a.x)
+}
+
+// toldFenced reports whether producer id pid at epoch was told, before
+// the request of exchange a, that it is fenced.
+func (c *Checker) toldFenced(a *analysis, pid int64, epoch int16) bool {
+	at, ok := c.fenced[pidEpoch{pid, epoch}]
+	pos := reqPos(&a.x)
+	return ok && (pos == 0 || at < pos)
+}
+
+// refused reports whether a's response was captured and refused the
+// request with an error code.
+func refused(a *analysis) bool {
+	rsp := &a.rsp
+	return rsp.Present && rsp.Err == nil && !rsp.Guessed && rsp.ErrorCode != 0
+}
+
+// fencedAnswer reports whether a's response says the producer is fenced.
+func fencedAnswer(a *analysis) bool {
+	return refused(a) && (a.rsp.ErrorCode == errInvalidProducerEpoch || a.rsp.ErrorCode == errProducerFenced)
+}
+
 // partKey names a partition of a client (identity) or of a producer.
 type partKey struct {
 	who   string
@@ -80,13 +124,44 @@ type fetchState struct {
 	returned int64 // one past the last offset a fetch response returned
 	resets   int   // the identity's reset count when last fetched
 	conn     int   // the connection of the last fetch
-	lost     int   // Checker.lost at the last fetch
-	pos      int   // reqPos of the last fetch
-	seen     bool
+	// prev is the connection the partition was fetched over before the
+	// last switch to conn (-1: none): a fetch over it again means the
+	// fetches alternate between two connections (two consumers with
+	// the same host and client id, or both legs of a proxy in one
+	// capture), which the rule cannot follow.
+	prev int
+	lost int // Checker.lost at the last fetch
+	pos  int // reqPos of the last fetch
+	seen bool
+	// truncs are the end offsets the consumer's position may go back to
+	// (KIP-320: OffsetForLeaderEpoch answers, Fetch responses'
+	// divergingEpoch) with where they were answered: a fetch sent after
+	// one may start there (-1: anywhere, the end offset undefined, the
+	// consumer resets). The last maxResetOffsets are kept.
+	truncs []truncation
+	// epoch is the last fetch's currentLeaderEpoch (-1: none); validate
+	// says the consumer validates its position (KIP-320): a fetch was
+	// answered FENCED_LEADER_EPOCH or UNKNOWN_LEADER_EPOCH, or a fetch
+	// came with a newer leader epoch. Its OffsetForLeaderEpoch answer may
+	// have come from a broker the capture does not see.
+	epoch    int32
+	validate bool
 	// whole: nothing was lost before the first fetch seen nor between the
 	// fetches since (an earlier fetch, or a reset, may be in what was).
 	whole bool
 }
+
+// truncation is an end offset a consumer's position may go back to, and
+// the position (packet or frame) of the response that gave it.
+type truncation struct {
+	off int64
+	at  int
+}
+
+// before reports whether the end offset was answered before a fetch sent
+// at pos: exchanges without positions (frames, not a capture) come in
+// order.
+func (t truncation) before(pos int) bool { return pos == 0 || t.at < pos }
 
 // wrapSequence adds n to a sequence as Kafka does: past the int32 maximum
 // it wraps to 0 (DefaultRecordBatch.incrementSequence).
@@ -117,6 +192,15 @@ func (c *Checker) conversation(a *analysis, cs *connState) {
 		}
 	case schema.KeyProduce:
 		c.produce(a, req, cn)
+		if fencedAnswer(a) {
+			for i := range req.Parts {
+				for _, b := range req.Parts[i].Batches {
+					if b.ProducerID >= 0 {
+						c.fence(a, b.ProducerID, b.ProducerEpoch)
+					}
+				}
+			}
+		}
 	case schema.KeyAddPartitionsToTxn:
 		for _, tx := range req.Txns {
 			if tx.VerifyOnly {
@@ -144,6 +228,17 @@ func (c *Checker) conversation(a *analysis, cs *connState) {
 	case schema.KeyEndTxn:
 		t := c.txn(req.ProducerID)
 		t.conns[cn.ID] = true
+		if fencedAnswer(a) {
+			c.fence(a, req.ProducerID, req.ProducerEpoch)
+		}
+		if refused(a) || t.known && req.ProducerEpoch < t.epoch {
+			// A refused EndTxn ends nothing; one at an older epoch than
+			// the producer id's current one is a fenced producer's (a
+			// zombie's), which Kafka refuses (PRODUCER_FENCED): the
+			// current epoch's transaction goes on.
+			c.coordinatorMoved(a, req.ProducerID)
+			break
+		}
 		switch {
 		case !t.known || t.open || len(t.added) > 0:
 		case t.ended && t.endEpoch == req.ProducerEpoch && t.endCommit == req.Commit:
@@ -156,6 +251,7 @@ func (c *Checker) conversation(a *analysis, cs *connState) {
 		}
 		t.known, t.open, t.lost, t.moved = true, false, c.lost, false
 		t.ended, t.endEpoch, t.endCommit = true, req.ProducerEpoch, req.Commit
+		t.epoch = max(t.epoch, req.ProducerEpoch)
 		clear(t.added)
 		clear(t.wrote)
 		c.coordinatorMoved(a, req.ProducerID)
@@ -166,6 +262,8 @@ func (c *Checker) conversation(a *analysis, cs *connState) {
 	case schema.KeyListOffsets, schema.KeyOffsetFetch:
 		c.resets[who]++
 		c.resetOffsets(a, who)
+	case schema.KeyOffsetForLeaderEpoch:
+		c.truncations(a, who)
 	case schema.KeyOffsetCommit:
 		c.commit(a, who)
 	}
@@ -232,6 +330,13 @@ func (c *Checker) produce(a *analysis, req *frameFacts, cn *Conn) {
 				continue
 			}
 			t := c.txn(b.ProducerID)
+			if t.known && b.ProducerEpoch < t.epoch {
+				// A fenced producer's (a zombie's) batch: Kafka refuses
+				// it (INVALID_PRODUCER_EPOCH), it is no part of the
+				// current epoch's transaction.
+				continue
+			}
+			t.epoch = max(t.epoch, b.ProducerEpoch)
 			t.conns[cn.ID] = true
 			t.wrote[pk] = true
 			if !t.open {
@@ -281,10 +386,23 @@ func (c *Checker) sequence(a *analysis, b *batchFacts, k seqKey) {
 		c.skip(ConvSequence, seq(), "a batch whose exchange ended after later batches' (its response was not captured) is not judged")
 		return
 	case b.ProducerEpoch < s.epoch:
-		// Refused (InvalidProducerEpochException): the state stays.
-		c.add(ConvSequence, a.batchAt(Request, b, batchProducerEpoch, "producerEpoch"),
-			"producer id "+i64(k.pid)+" went back to an older epoch for "+where+" (a fenced producer, or a zombie, sends its old epoch)",
-			"epoch "+itoa(int(s.epoch))+" or later", "epoch "+itoa(int(b.ProducerEpoch)))
+		// Refused (InvalidProducerEpochException): the state stays. A
+		// fenced producer (a zombie: another connection than the one
+		// the newer epoch came over) sends its old epoch until Kafka
+		// tells it so: fencing at work, not its fault. Going on after
+		// being told (INVALID_PRODUCER_EPOCH or PRODUCER_FENCED), or
+		// going back over the connection that carried the newer
+		// epoch, is.
+		told := c.toldFenced(a, k.pid, b.ProducerEpoch)
+		if told || connID(a.x.Conn) == s.conn {
+			what := "went back to an older epoch for " + where + " over the connection that carried the newer one"
+			if told {
+				what = "sent epoch " + itoa(int(b.ProducerEpoch)) + " to " + where + " after being told it is fenced (INVALID_PRODUCER_EPOCH or PRODUCER_FENCED)"
+			}
+			c.add(ConvSequence, a.batchAt(Request, b, batchProducerEpoch, "producerEpoch"),
+				"producer id "+i64(k.pid)+" "+what,
+				"epoch "+itoa(int(s.epoch))+" or later", "epoch "+itoa(int(b.ProducerEpoch)))
+		}
 		return
 	case b.ProducerEpoch > s.epoch:
 		switch {
@@ -356,7 +474,7 @@ func (c *Checker) fetch(a *analysis, who string, conn int) {
 		k := partKey{who, c.topicName(p.Topic), p.Partition}
 		f := c.fetchers[k]
 		if f == nil {
-			f = &fetchState{first: p.Offset, returned: -1, whole: c.lost == 0}
+			f = &fetchState{first: p.Offset, returned: -1, whole: c.lost == 0, epoch: -1, prev: -1}
 			c.fetchers[k] = f
 		}
 		pos := reqPos(&a.x)
@@ -368,13 +486,22 @@ func (c *Checker) fetch(a *analysis, who string, conn int) {
 			c.skip(ConvFetchOffset, a.atPath(Request, p.loc.path()+".fetchOffset"),
 				"a fetch whose exchange ended after later fetches' (its response was not captured) is not judged")
 			continue
+		case f.conn != conn && conn == f.prev:
+			c.skip(ConvFetchOffset, a.atPath(Request, p.loc.path()+".fetchOffset"),
+				"the fetches of "+k.topic+"-"+itoa(int(p.Partition))+" by one host and client id alternate between connections (two consumers with the same client id, or both legs of kwire proxy in one capture): the rule cannot tell whose position each fetch is, and does not judge them")
 		case f.resets != resets || f.conn != conn:
+		case p.Offset < f.last && f.truncatedTo(p.Offset, pos):
+			// KIP-320: the consumer truncated its position to the end
+			// offset OffsetForLeaderEpoch or a divergingEpoch answered.
+		case p.Offset < f.last && !f.answered(pos) && (f.validate || p.LeaderEpoch > f.epoch && f.epoch >= 0):
+			c.skip(ConvFetchOffset, a.atPath(Request, p.loc.path()+".fetchOffset"),
+				"a fetch offset after the consumer validated its position (KIP-320: a new leader epoch, or FENCED_LEADER_EPOCH) is not judged: the OffsetForLeaderEpoch answer it truncates to is not in the capture")
 		case p.Offset < f.last && f.lost != c.lost:
 			c.skip(ConvFetchOffset, a.atPath(Request, p.loc.path()+".fetchOffset"),
 				"a fetch offset "+c.afterLoss()+" is not judged (a reset may be in them)")
 		case p.Offset < f.last:
 			c.add(ConvFetchOffset, a.atPath(Request, p.loc.path()+".fetchOffset"),
-				"the fetch offset for "+k.topic+"-"+itoa(int(p.Partition))+" went back without a reset (ListOffsets, OffsetFetch or OFFSET_OUT_OF_RANGE)",
+				"the fetch offset for "+k.topic+"-"+itoa(int(p.Partition))+" went back without a reset (ListOffsets, OffsetFetch or OFFSET_OUT_OF_RANGE) or a truncation (OffsetForLeaderEpoch, divergingEpoch)",
 				"at least "+i64(f.last), i64(p.Offset))
 		}
 		if f.seen && f.lost != c.lost {
@@ -384,7 +511,12 @@ func (c *Checker) fetch(a *analysis, who string, conn int) {
 		// a seek already said), the consumer fetches from there: the
 		// commits are judged from it.
 		f.first = min(f.first, p.Offset)
+		if f.seen && f.conn != conn {
+			f.prev = f.conn
+		}
 		f.seen, f.last, f.resets, f.conn, f.lost, f.pos = true, p.Offset, resets, conn, c.lost, pos
+		f.truncs = slices.DeleteFunc(f.truncs, func(t truncation) bool { return t.before(pos) })
+		f.epoch, f.validate = p.LeaderEpoch, false
 		delete(c.resetTo, k)
 	}
 	if !rsp.Present || rsp.Err != nil {
@@ -401,6 +533,12 @@ func (c *Checker) fetch(a *analysis, who string, conn int) {
 			c.resets[who]++
 			continue
 		}
+		if p.ErrorCode == errFencedLeaderEpoch || p.ErrorCode == errUnknownLeaderEpoch {
+			f.validate = true
+		}
+		if p.HasTruncate {
+			f.addTruncation(p.Truncate, respPos(&a.x))
+		}
 		for j := range p.Batches {
 			b := &p.Batches[j]
 			if !b.Partial && b.Magic == 2 {
@@ -408,6 +546,66 @@ func (c *Checker) fetch(a *analysis, who string, conn int) {
 			}
 		}
 	}
+}
+
+// truncations keeps the end offsets an OffsetForLeaderEpoch answer gave
+// the consumer who, for the partitions it fetches: KIP-320, its position
+// goes back to them (Consumer's SubscriptionState.maybeCompleteValidation;
+// an undefined one, -1, resets it). They are also positions it may
+// commit before it fetches again.
+func (c *Checker) truncations(a *analysis, who string) {
+	rsp := &a.rsp
+	if !rsp.Present || rsp.Err != nil || rsp.Guessed {
+		return
+	}
+	for i := range rsp.Parts {
+		p := &rsp.Parts[i]
+		if p.ErrorCode != 0 || !p.HasTruncate {
+			continue
+		}
+		k := partKey{who, c.topicName(p.Topic), p.Partition}
+		if f := c.fetchers[k]; f != nil && f.seen {
+			f.addTruncation(p.Truncate, respPos(&a.x))
+		}
+		if p.Truncate >= 0 {
+			offs := c.resetTo[k]
+			if len(offs) == maxResetOffsets {
+				offs = append(offs[:0], offs[1:]...)
+			}
+			c.resetTo[k] = append(offs, p.Truncate)
+		}
+	}
+}
+
+func (f *fetchState) addTruncation(off int64, at int) {
+	if len(f.truncs) == maxResetOffsets {
+		f.truncs = append(f.truncs[:0], f.truncs[1:]...)
+	}
+	f.truncs = append(f.truncs, truncation{off, at})
+}
+
+// answered reports whether an end offset was answered for a fetch sent
+// at pos.
+func (f *fetchState) answered(pos int) bool {
+	for _, t := range f.truncs {
+		if t.before(pos) {
+			return true
+		}
+	}
+	return false
+}
+
+// truncatedTo reports whether a fetch at offset, sent at pos, starts
+// where an end offset answered before it put the position: that offset,
+// or anywhere after an undefined one (-1: the consumer resets, or fetches
+// at -1 to be answered OFFSET_OUT_OF_RANGE, as kgo does).
+func (f *fetchState) truncatedTo(offset int64, pos int) bool {
+	for _, t := range f.truncs {
+		if t.before(pos) && (t.off == offset || t.off < 0) {
+			return true
+		}
+	}
+	return false
 }
 
 // maxResetOffsets is how many offsets a consumer's resets gave one

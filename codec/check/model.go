@@ -208,8 +208,17 @@ type partFacts struct {
 	// response) or the timestamp asked for (ListOffsets request).
 	Offset        int64
 	HighWatermark int64 // Fetch response
-	HasRecords    bool
-	Batches       []batchFacts
+	// Truncate is the end offset a consumer's position may go back to
+	// (KIP-320): an OffsetForLeaderEpoch answer's endOffset, or a Fetch
+	// response's divergingEpoch.endOffset (v12+); -1 is undefined (the
+	// consumer resets). HasTruncate says one was answered.
+	Truncate    int64
+	HasTruncate bool
+	// LeaderEpoch is a Fetch request's currentLeaderEpoch (v9+; -1 if
+	// none).
+	LeaderEpoch int32
+	HasRecords  bool
+	Batches     []batchFacts
 }
 
 // txnFacts is one transaction of AddPartitionsToTxn (v4+ batches them).

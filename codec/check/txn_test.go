@@ -139,3 +139,77 @@ func TestTxnThroughAProxyIsNotEndedTwice(t *testing.T) {
 		endTxnReq(3, 4, "tx-1", 8), endTxnRsp(3, 4), req(abort, 3, 5), endTxnRsp(3, 5)))
 	require.Equal(t, []string{"conv.txn-end"}, ruleIDs(fs), findingLines(fs))
 }
+
+// Three producers with one transactional id are given epochs 0, 1 and 2
+// of one producer id (kgo against kfake, found by a probe). The first two
+// are fenced: their produces are refused (INVALID_PRODUCER_EPOCH) and
+// their aborting EndTxns too (PRODUCER_FENCED). conv.txn-end warned that
+// the epoch-1 EndTxn "ends a transaction that holds nothing" (the
+// epoch-0 one had ended the current transaction, wiping it), and
+// conv.sequence called both old-epoch produces errors. A refused EndTxn
+// ends nothing, an older epoch's is not the current transaction's end,
+// and a zombie sending its old epoch before it is told is fencing at
+// work. Told, sending that epoch again is an error.
+func TestFencedProducersEndNothing(t *testing.T) {
+	txn := kmsg.StringPtr("tx-1")
+	const pid = 8
+	cn := func(id int) *Conn {
+		return &Conn{ID: id, Client: "10.0.0.1:4000" + itoa(id), Broker: "10.0.0.9:9092", FromStart: true}
+	}
+	initAt := func(epoch int16) []byte {
+		r := kmsg.NewPtrInitProducerIDResponse()
+		r.ProducerID, r.ProducerEpoch = pid, epoch
+		return rsp(r, 4, 1)
+	}
+	batch := func(epoch int16, seq int32) []byte {
+		x := plain()
+		x.pid, x.epoch, x.seq, x.attrs = pid, epoch, seq, 0x10
+		return x.bytes()
+	}
+	refusedProduce := func(corr int32, code int16) []byte {
+		r := kmsg.NewPtrProduceResponse()
+		tp := kmsg.NewProduceResponseTopic()
+		tp.Topic = "orders"
+		p := kmsg.NewProduceResponseTopicPartition()
+		p.ErrorCode, p.BaseOffset = code, -1
+		tp.Partitions = append(tp.Partitions, p)
+		r.Topics = append(r.Topics, tp)
+		return rsp(r, 12, corr)
+	}
+	endAt := func(corr int32, epoch int16, commit bool) []byte {
+		r := kmsg.NewPtrEndTxnRequest()
+		r.TransactionalID, r.ProducerID, r.ProducerEpoch, r.Commit = "tx-1", pid, epoch, commit
+		return req(r, 3, corr)
+	}
+	endRsp := func(corr int32, code int16) []byte {
+		r := kmsg.NewPtrEndTxnResponse()
+		r.ErrorCode = code
+		return rsp(r, 3, corr)
+	}
+	var xs []Exchange
+	for i := range 3 {
+		xs = append(xs, exchangesOn(cn(1+i), initPIDReq(4, 1, txn), initAt(int16(i)))...)
+	}
+	xs = append(xs, exchangesOn(cn(5), produce(12, 1, txn, batch(2, 0)), produceOK(12, 1, 0))...)
+	xs = append(xs, exchangesOn(cn(6), produce(12, 1, txn, batch(1, 0)), refusedProduce(1, 47))...)
+	xs = append(xs, exchangesOn(cn(4), produce(12, 1, txn, batch(0, 0)), refusedProduce(1, 47))...)
+	xs = append(xs, exchangesOn(cn(1), endAt(2, 0, false), endRsp(2, 90))...)
+	xs = append(xs, exchangesOn(cn(2), endAt(2, 1, false), endRsp(2, 90))...)
+	xs = append(xs, exchangesOn(cn(5), produce(12, 2, txn, batch(2, 2)), produceOK(12, 2, 2))...)
+	// Another refusal (CONCURRENT_TRANSACTIONS, retried) ends nothing
+	// either: the retry ends the transaction.
+	xs = append(xs, exchangesOn(cn(3), endAt(2, 2, true), endRsp(2, 51), endAt(3, 2, true), endRsp(3, 0))...)
+	fs := Check(xs)
+	require.Empty(t, ruleIDs(fs), findingLines(fs))
+
+	// A fenced producer told so (INVALID_PRODUCER_EPOCH) that sends its
+	// old epoch again is an error.
+	told := append(xs[:len(xs):len(xs)], exchangesOn(cn(6), produce(12, 2, txn, batch(1, 1)), refusedProduce(2, 47))...)
+	fs = Check(told)
+	require.Equal(t, []string{"conv.sequence"}, ruleIDs(fs), findingLines(fs))
+	require.Contains(t, findingLines(fs), "after being told it is fenced")
+
+	// The current epoch's EndTxn of an empty transaction still is one.
+	empty := append(xs[:len(xs):len(xs)], exchangesOn(cn(3), endAt(4, 2, false), endRsp(4, 0))...)
+	require.Equal(t, []string{"conv.txn-end"}, ruleIDs(Check(empty)))
+}
