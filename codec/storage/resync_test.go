@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -153,4 +154,41 @@ func TestSegmentResyncAcrossMegabytes(t *testing.T) {
 	require.Equal(t, int64(len(junk)), damage[0].Size)
 	require.True(t, strings.HasPrefix(damage[0].Error(), "storage: bytes "))
 	require.False(t, errors.Is(damage[0], io.EOF))
+}
+
+// A candidate whose header is not a batch's (a negative record count
+// here) is not read ahead by its length: a damaged region holding
+// "magic 2, length 60 MB" costs nothing like 60 MB.
+func TestSegmentResyncReadsNoImplausibleLength(t *testing.T) {
+	log, _, _ := testSegment(0, 3)
+	at := starts(log)
+	junk := make([]byte, 200)
+	binary.BigEndian.PutUint64(junk[20:], 99)
+	binary.BigEndian.PutUint32(junk[28:], 60<<20)
+	junk[20+16] = 2
+	binary.BigEndian.PutUint32(junk[20+57:], 0xffffffff) // -1 records
+	junk = append(junk, bytes.Repeat([]byte("not a batch "), 8<<20/12)...)
+	b := append(append(append([]byte(nil), log[:at[1]]...), junk...), log[at[1]:]...)
+	var m0, m1 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&m0)
+	s := NewSegment(bytes.NewReader(b), SegmentOptions{})
+	n, damaged := 0, 0
+	for {
+		_, err := s.Next()
+		var de *DamageError
+		if errors.As(err, &de) {
+			damaged++
+			continue
+		}
+		if err != nil {
+			require.ErrorIs(t, err, io.EOF)
+			break
+		}
+		n++
+	}
+	runtime.ReadMemStats(&m1)
+	require.Equal(t, 3, n)
+	require.Equal(t, 1, damaged)
+	require.Less(t, m1.TotalAlloc-m0.TotalAlloc, uint64(4<<20), "for %d bytes", len(b))
 }

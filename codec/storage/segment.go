@@ -306,6 +306,18 @@ func (s *Segment) Next() (*Batch, error) {
 	return b, nil
 }
 
+// plausibleHeader says whether the 61-byte batch header p could be a
+// batch's after one whose last offset was goodLast: its base offset past
+// it, its last offset delta, record count and partition leader epoch not
+// negative (-1 for the epoch), a known compression codec, a max timestamp
+// of -1 or more.
+func plausibleHeader(p []byte, goodLast int64) bool {
+	base := int64(binary.BigEndian.Uint64(p))
+	return base > goodLast && int32(binary.BigEndian.Uint32(p[12:])) >= -1 && binary.BigEndian.Uint16(p[21:])&7 <= 4 &&
+		int32(binary.BigEndian.Uint32(p[23:])) >= 0 && int64(binary.BigEndian.Uint64(p[35:])) >= -1 &&
+		int32(binary.BigEndian.Uint32(p[57:])) >= 0
+}
+
 // damage reports the bytes from start to at as no batch, read on from at.
 func (s *Segment) damage(start, at int64, msg string) error {
 	return &DamageError{Position: start, Size: at - start, Msg: msg, Batches: s.batches}
@@ -371,6 +383,19 @@ func (s *Segment) scan(start int64, limit int) (at int64, capped string, err err
 		if length < minBatch || length > int64(s.o.MaxBatch) {
 			continue
 		}
+		// The header first (61 bytes), so that a length is only read
+		// ahead for a header that is plausible all through.
+		if len(s.buf) < i+entryHead+minBatch {
+			if _, err := s.fill(i + entryHead + minBatch); err != nil {
+				if !errors.Is(err, io.EOF) {
+					return -1, "", err
+				}
+				continue // it does not fit in the bytes there
+			}
+		}
+		if !plausibleHeader(s.buf[i:i+entryHead+minBatch], s.goodLast) {
+			continue
+		}
 		if len(s.buf) < i+entryHead+int(length) {
 			if _, err := s.fill(i + entryHead + int(length)); err != nil {
 				if !errors.Is(err, io.EOF) {
@@ -380,9 +405,6 @@ func (s *Segment) scan(start int64, limit int) (at int64, capped string, err err
 			}
 		}
 		p = s.buf[i : i+entryHead+int(length)]
-		if base := int64(binary.BigEndian.Uint64(p)); base <= s.goodLast || int32(binary.BigEndian.Uint32(p[23:])) < 0 {
-			continue
-		}
 		cost := length - 9
 		if cost > s.budget {
 			return -1, "the search for a batch after it stopped at " + strconv.FormatInt(s.bufAt+int64(i), 10) + ", where a candidate's CRC would pass the work allowed (" +
