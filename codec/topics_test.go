@@ -245,7 +245,7 @@ func TestInternalTopicsBroken(t *testing.T) {
 		{"metadata frame version", "__cluster_metadata", nil, []byte{2, 2, 0, 7, 'o', 'r', 'd', 'e', 'r', 's'}, "expected frame version 1, found 2"},
 		{"metadata type unknown", "__cluster_metadata", nil, []byte{1, 0x7f, 0, 0}, "a record type (apiKey) of __cluster_metadata, found 127"},
 		{"metadata varint", "__cluster_metadata", nil, []byte{1, 0xff, 0xff, 0xff}, "an unsigned varint below 32768"},
-		{"metadata key", "__cluster_metadata", []byte("k"), nil, "has a null key"},
+		{"metadata key", "__cluster_metadata", []byte("k"), nil, "has a key, where its records' keys are null"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := fetchOf(12, tc.topic, [16]byte{}, topicBatch(t, "none", tc.key, tc.value, ok.AppendTo(nil), full))

@@ -286,7 +286,7 @@ func (w *walker) topicPart(tp *topicWalk, p *topicPart, recordKey []byte) {
 		}
 		w.coordinatorValue(tp, p, r)
 	case key:
-		w.topicUndecoded(p, p.start, "a record of "+tp.t.Name+" has a null key; this one's bytes are kept as they are", false)
+		w.topicUndecoded(p, p.start, "a record of "+tp.t.Name+" has a key, where its records' keys are null; this one's bytes are kept as they are", false)
 		p.fail.set = false // said, but nothing failed to read
 	default:
 		p.names = frameValueNames

@@ -545,6 +545,7 @@ type segmentSummary struct {
 	offsets                       *storage.OffsetCheck
 	offsetList                    []storage.OffsetProblem // the first maxListed offset problems
 	tail                          *storage.TailError
+	damaged                       int64 // damaged regions read past (storage.DamageError)
 	skipped                       int
 	index, timeindex              *storage.IndexCheck
 	indexProblems, timeProblems   int
@@ -585,6 +586,9 @@ func (s *segmentSummary) appendMembers(b []byte) []byte {
 			b = append(b, '}')
 		}
 		b = append(b, ']')
+	}
+	if s.damaged > 0 {
+		b = appendInt(b, "damagedRegions", s.damaged)
 	}
 	if s.tail != nil {
 		b = append(b, `,"tail":`...)
@@ -737,6 +741,22 @@ func (c *logCmd) readSegmentFrom(r io.Reader, p string, named storage.Named, top
 	var stop error // what ended the segment's reading
 	for {
 		b, err := seg.Next()
+		var de *storage.DamageError
+		if errors.As(err, &de) {
+			// Bytes inside the segment that are no batch, with batches
+			// after them: read on.
+			ss.damaged++
+			c.problem()
+			if print {
+				c.emit(c.damageJSON(name, de))
+			}
+			for _, ic := range []*storage.IndexCheck{ss.index, ss.timeindex} {
+				if ic != nil {
+					ic.Damage(de)
+				}
+			}
+			continue
+		}
 		if err != nil {
 			stop = err
 			var te *storage.TailError
@@ -895,6 +915,28 @@ func (c *logCmd) tailJSON(file string, te *storage.TailError) []byte {
 		if tail, err := readAt(file, te.Position, te.Size); err == nil {
 			b = append(b, `,"bytes":"`...)
 			b = base64.StdEncoding.AppendEncode(b, tail)
+			b = append(b, '"')
+		}
+	}
+	return append(b, '}')
+}
+
+// damageJSON is the line of a damaged region inside a segment: where it
+// starts, its size, where reading resumed, and its bytes (at most
+// maxTailBytes of them), so that kwire encode gives the file back.
+func (c *logCmd) damageJSON(file string, de *storage.DamageError) []byte {
+	b := c.head(file, "damage")
+	b = append(b, `"position":`...)
+	b = strconv.AppendInt(b, de.Position, 10)
+	b = appendInt(b, "size", de.Size)
+	b = appendInt(b, "resume", de.Resume())
+	b = appendInt(b, "batchesBefore", de.Batches)
+	b = append(b, `,"message":`...)
+	b = jsontext.AppendString(b, []byte(de.Text()))
+	if de.Size <= maxTailBytes && !c.streaming {
+		if p, err := readAt(file, de.Position, de.Size); err == nil {
+			b = append(b, `,"bytes":"`...)
+			b = base64.StdEncoding.AppendEncode(b, p)
 			b = append(b, '"')
 		}
 	}

@@ -63,6 +63,14 @@ func FuzzSegment(f *testing.F) {
 				var last int64 = -1
 				for {
 					bt, err := s.Next()
+					var de *DamageError
+					if errors.As(err, &de) {
+						if de.Position <= last || de.Size <= 0 || de.Resume() > int64(len(b)) {
+							t.Fatalf("damage at %d, size %d, after a batch at %d, of %d bytes", de.Position, de.Size, last, len(b))
+						}
+						last = de.Position
+						continue
+					}
 					if err != nil {
 						var te *TailError
 						if errors.As(err, &te) && (te.Position < 0 || te.Position+te.Size != int64(len(b))) {

@@ -223,6 +223,8 @@ type IndexCheck struct {
 	pushed    bool
 	pushedE   IndexEntry
 	pushedErr error
+	// gap is set after a damaged region (Damage) until the next batch.
+	gap bool
 }
 
 // NewIndexCheck checks the index x reads against its segment.
@@ -376,10 +378,49 @@ func (c *IndexCheck) order(e *IndexEntry) string {
 	return ""
 }
 
+// Damage notes a damaged region of the segment (a *DamageError Next
+// returned before reading on): the entries that point into it cannot be
+// checked, and are counted Unchecked, not as problems of the index. An
+// .index entry says its position; a .timeindex entry's offset is taken
+// for the damage's when it is below the next batch's base offset.
+func (c *IndexCheck) Damage(d *DamageError) {
+	if c.wait {
+		// Its offset may well have been in the damage.
+		c.waiting.Unchecked = true
+		c.Unchecked++
+		c.settle("")
+	}
+	if c.x.kind != OffsetIndex {
+		c.gap = true
+		return
+	}
+	for e := c.peek(); e != nil && int64(e.Position) < d.Resume(); e = c.peek() {
+		c.unchecked(e)
+	}
+}
+
+// unchecked decides the entry peek returned, e, as unchecked, unless it
+// is out of order.
+func (c *IndexCheck) unchecked(e *IndexEntry) {
+	if p := c.order(e); p != "" {
+		c.take(p)
+		return
+	}
+	e.Unchecked = true
+	c.Unchecked++
+	c.take("")
+}
+
 // Batch checks the entries that segment entry b settles.
 func (c *IndexCheck) Batch(b *Batch) {
 	if c.wait && b.LastOffset >= c.waiting.Offset {
 		c.settle("")
+	}
+	if c.gap {
+		c.gap = false
+		for e := c.peek(); e != nil && e.Offset < b.BaseOffset; e = c.peek() {
+			c.unchecked(e)
+		}
 	}
 	for e := c.peek(); e != nil; e = c.peek() {
 		if c.wait {

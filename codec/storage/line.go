@@ -14,6 +14,8 @@ import (
 //     decoded keys and values ("internal", by offset) are encoded and take
 //     the place of the records' key and value where they differ, so an
 //     edit made to either form is kept;
+//   - "damage": the bytes of a damaged region inside a segment, when the
+//     line has them;
 //   - "tail": the bytes of a torn or corrupt tail, when the line has them;
 //     for a tail of zeros ("zero":true, TailError.Zero), "size" zeros (at
 //     most MaxUnused) when it has none;
@@ -55,6 +57,11 @@ func EncodeLine(kind string, v map[string]any) ([]byte, error) {
 		}
 		if _, ok := v["bytes"]; !ok {
 			return nil, errorf("bytes", "the tail was too large to carry its bytes")
+		}
+		return rawPart(v, "bytes")
+	case "damage":
+		if _, ok := v["bytes"]; !ok {
+			return nil, errorf("bytes", "the damaged region was too large to carry its bytes")
 		}
 		return rawPart(v, "bytes")
 	case "index", "timeindex", "txnindex":

@@ -137,6 +137,35 @@ func (e *TailError) Error() string {
 		" bytes, after " + strconv.FormatInt(e.Batches, 10) + " entries): " + e.Msg
 }
 
+// DamageError is a damaged region inside a segment: bytes from Position
+// that are no entry (a corrupt length or magic byte, a batch whose length
+// runs past the bytes that follow it or whose CRC fails because of it),
+// with whole batches after them. Next reports it, then reads on from
+// Resume, the next position where a batch header is plausible and its
+// CRC-32C holds. Unlike a TailError it does not end the segment: a torn
+// write can only be at the end of a file.
+type DamageError struct {
+	Position int64  // where the damage starts
+	Size     int64  // its bytes, up to Resume
+	Msg      string // what was found at Position
+	Batches  int64  // entries read before it
+}
+
+// Resume is where reading resumed: the batch after the damage.
+func (e *DamageError) Resume() int64 { return e.Position + e.Size }
+
+// Error says which bytes are no batch, why, and where reading resumed.
+func (e *DamageError) Error() string {
+	return "storage: " + e.Text()
+}
+
+// Text is Error without its "storage: " prefix.
+func (e *DamageError) Text() string {
+	return "bytes " + strconv.FormatInt(e.Position, 10) + "-" + strconv.FormatInt(e.Resume()-1, 10) + " (" + strconv.FormatInt(e.Size, 10) +
+		" bytes, after " + strconv.FormatInt(e.Batches, 10) + " entries) are no batch: " + e.Msg + "; read resumed at " +
+		strconv.FormatInt(e.Resume(), 10) + ", the next batch whose CRC holds"
+}
+
 // Segment reads a segment's entries one at a time.
 type Segment struct {
 	r        io.Reader
@@ -146,7 +175,21 @@ type Segment struct {
 	batches  int64
 	prevLast int64
 	done     bool
-	dec      decoding
+	// back holds bytes read from r and given back by a resync: read
+	// before r.
+	back []byte
+	// goodLast is the last offset of the last batch whose CRC held: a
+	// resync takes no batch below it.
+	goodLast int64
+	// budget is the CRC bytes a resync may still compute: MaxBatch to
+	// start with, and resyncCRCPerByte more for every position scanned,
+	// so that a file of candidate headers costs linear work.
+	budget int64
+	// resyncCRC counts the CRC bytes resyncs computed.
+	resyncCRC int64
+	bufAt     int64 // where s.buf starts during a scan
+	zero      bool  // every byte a scan dropped was zero
+	dec       decoding
 	// inflated is the memory describe decompresses a legacy wrapper's
 	// messages (or a batch's first record) into, reused.
 	inflated []byte
@@ -160,7 +203,35 @@ func NewSegment(r io.Reader, o SegmentOptions) *Segment {
 	if o.MaxDecompressed <= 0 {
 		o.MaxDecompressed = DefaultMaxDecompressed
 	}
-	return &Segment{r: r, o: o, prevLast: -1}
+	return &Segment{r: r, o: o, prevLast: -1, goodLast: -1, budget: int64(o.MaxBatch)}
+}
+
+// resyncCRCPerByte is how many CRC bytes a resync may compute per byte it
+// scans, beyond the MaxBatch it starts with.
+const resyncCRCPerByte = 8
+
+// src reads what a resync gave back, then the segment's reader.
+type src struct{ s *Segment }
+
+func (r src) Read(p []byte) (int, error) {
+	if len(r.s.back) > 0 {
+		n := copy(p, r.s.back)
+		r.s.back = r.s.back[n:]
+		return n, nil
+	}
+	return r.s.r.Read(p)
+}
+
+// giveBack returns s.buf[from:] to be read again.
+func (s *Segment) giveBack(from int) {
+	rest := s.buf[from:]
+	if len(rest) == 0 {
+		return
+	}
+	back := make([]byte, 0, len(rest)+len(s.back))
+	s.back = append(append(back, rest...), s.back...)
+	s.pos -= int64(len(rest))
+	s.buf = s.buf[:from]
 }
 
 // Position is how far the segment has been read.
@@ -188,17 +259,17 @@ func (s *Segment) Next() (*Batch, error) {
 	}
 	length := int64(int32(binary.BigEndian.Uint32(s.buf[8:12])))
 	if length < minMessageV0 {
-		return nil, s.tail(start, false, "length "+strconv.FormatInt(length, 10)+", less than the smallest entry ("+strconv.Itoa(minMessageV0)+")")
+		return nil, s.resync(start, false, "length "+strconv.FormatInt(length, 10)+", less than the smallest entry ("+strconv.Itoa(minMessageV0)+")")
 	}
 	if n < entryHead+5 {
 		return nil, s.tail(start, true, "the entry declares "+strconv.FormatInt(length, 10)+" bytes after its length; "+strconv.Itoa(n-entryHead)+" are there")
 	}
 	magic := int8(s.buf[magicAt])
 	if magic < 0 || magic > 2 {
-		return nil, s.tail(start, false, "magic byte "+strconv.Itoa(int(magic))+", not 0, 1 or 2")
+		return nil, s.resync(start, false, "magic byte "+strconv.Itoa(int(magic))+", not 0, 1 or 2")
 	}
 	if least := [...]int64{minMessageV0, minMessageV1, minBatch}[magic]; length < least {
-		return nil, s.tail(start, false, "length "+strconv.FormatInt(length, 10)+", less than the smallest magic "+strconv.Itoa(int(magic))+" entry ("+strconv.FormatInt(least, 10)+")")
+		return nil, s.resync(start, false, "length "+strconv.FormatInt(length, 10)+", less than the smallest magic "+strconv.Itoa(int(magic))+" entry ("+strconv.FormatInt(least, 10)+")")
 	}
 	b := &Batch{Position: start, Magic: magic}
 	if length > int64(s.o.MaxBatch) {
@@ -208,13 +279,144 @@ func (s *Segment) Next() (*Batch, error) {
 		if !errors.Is(err, io.EOF) {
 			return nil, err
 		}
-		return nil, s.tail(start, true, "the entry declares "+strconv.FormatInt(length, 10)+" bytes after its length; "+strconv.Itoa(n-entryHead)+" are there")
+		return nil, s.resync(start, true, "the entry declares "+strconv.FormatInt(length, 10)+" bytes after its length; "+strconv.Itoa(n-entryHead)+" are there")
+	}
+	b.CRCValid = entryCRC(b.Magic, s.buf[crcFrom(b.Magic):], 0) == storedCRC(b.Magic, s.buf)
+	if !b.CRCValid && magic == 2 {
+		// A corrupt length that stays inside the file: the batch swallows
+		// the batches after it. One whose CRC holds starting inside it
+		// says so; otherwise it is a batch with a wrong CRC.
+		size := len(s.buf)
+		if at, _, err := s.scan(start, size); err != nil {
+			return nil, err
+		} else if at >= 0 {
+			stored, computed := storedCRC(2, s.buf), entryCRC(2, s.buf[crcFrom(2):size], 0)
+			s.giveBack(int(at - start))
+			return nil, s.damage(start, at, "the batch at "+strconv.FormatInt(start, 10)+" declares "+strconv.FormatInt(length, 10)+
+				" bytes after its length and its CRC does not match them (stored "+hex32(stored)+", computed "+hex32(computed)+")")
+		}
+		s.giveBack(size)
 	}
 	b.Bytes = s.buf
-	b.CRCValid = entryCRC(b.Magic, b.Bytes[crcFrom(b.Magic):], 0) == storedCRC(b.Magic, b.Bytes)
 	s.describe(b)
+	if b.CRCValid && magic == 2 {
+		s.goodLast = b.LastOffset
+	}
 	s.batches++
 	return b, nil
+}
+
+// plausibleHeader says whether the 61-byte batch header p could be a
+// batch's after one whose last offset was goodLast: its base offset past
+// it, its last offset delta, record count and partition leader epoch not
+// negative (-1 for the epoch), a known compression codec, a max timestamp
+// of -1 or more.
+func plausibleHeader(p []byte, goodLast int64) bool {
+	base := int64(binary.BigEndian.Uint64(p))
+	return base > goodLast && int32(binary.BigEndian.Uint32(p[12:])) >= -1 && binary.BigEndian.Uint16(p[21:])&7 <= 4 &&
+		int32(binary.BigEndian.Uint32(p[23:])) >= 0 && int64(binary.BigEndian.Uint64(p[35:])) >= -1 &&
+		int32(binary.BigEndian.Uint32(p[57:])) >= 0
+}
+
+// damage reports the bytes from start to at as no batch, read on from at.
+func (s *Segment) damage(start, at int64, msg string) error {
+	return &DamageError{Position: start, Size: at - start, Msg: msg, Batches: s.batches}
+}
+
+// resync looks past the entry at start, whose damage msg says, for the
+// next batch (scan): found, the bytes before it are a damaged region and
+// reading resumes there; not found, they are the segment's tail, torn or
+// corrupt as the damage says (or zeros).
+func (s *Segment) resync(start int64, torn bool, msg string) error {
+	at, capped, err := s.scan(start, -1)
+	if err != nil {
+		return err
+	}
+	if at >= 0 {
+		s.giveBack(int(at - s.bufAt))
+		what := msg
+		if torn {
+			what = "a batch that runs past the bytes there: " + msg
+		}
+		return s.damage(start, at, "at "+strconv.FormatInt(start, 10)+", "+what)
+	}
+	if capped != "" {
+		msg += "; " + capped
+	}
+	return s.tail(start, torn, msg)
+}
+
+// scan looks for the first batch after start whose header is plausible
+// (magic 2, a length from the smallest batch's to MaxBatch that fits in
+// the bytes there, a base offset past the last good batch's, a last
+// offset delta not negative) and whose CRC-32C holds, reading on from
+// s.buf, which holds the bytes from start. With limit >= 0 only batches
+// starting fewer than limit bytes after start are looked for, and s.buf
+// keeps every byte; otherwise bytes behind the scan are dropped (s.bufAt
+// is then where s.buf starts, s.zero whether every byte dropped was
+// zero), so that memory stays that of the largest candidate. It returns
+// the batch's position, or -1 (and, when the CRC budget stopped it, why).
+func (s *Segment) scan(start int64, limit int) (at int64, capped string, err error) {
+	s.bufAt, s.zero = start, true
+	for i := 1; limit < 0 || i < limit; i++ {
+		s.budget += resyncCRCPerByte
+		if limit < 0 && i >= 64<<10 && i >= len(s.buf)/2 {
+			s.zero = s.zero && allZero(s.buf[:i])
+			n := copy(s.buf, s.buf[i:])
+			s.buf = s.buf[:n]
+			s.bufAt += int64(i)
+			i = 0
+		}
+		if len(s.buf) < i+entryHead+5 {
+			if _, err := s.fill(max(i+entryHead+5, len(s.buf)+64<<10)); err != nil && len(s.buf) < i+entryHead+5 {
+				if !errors.Is(err, io.EOF) {
+					return -1, "", err
+				}
+				return -1, "", nil
+			}
+		}
+		p := s.buf[i:]
+		if p[magicAt] != 2 {
+			continue
+		}
+		length := int64(int32(binary.BigEndian.Uint32(p[8:12])))
+		if length < minBatch || length > int64(s.o.MaxBatch) {
+			continue
+		}
+		// The header first (61 bytes), so that a length is only read
+		// ahead for a header that is plausible all through.
+		if len(s.buf) < i+entryHead+minBatch {
+			if _, err := s.fill(i + entryHead + minBatch); err != nil {
+				if !errors.Is(err, io.EOF) {
+					return -1, "", err
+				}
+				continue // it does not fit in the bytes there
+			}
+		}
+		if !plausibleHeader(s.buf[i:i+entryHead+minBatch], s.goodLast) {
+			continue
+		}
+		if len(s.buf) < i+entryHead+int(length) {
+			if _, err := s.fill(i + entryHead + int(length)); err != nil {
+				if !errors.Is(err, io.EOF) {
+					return -1, "", err
+				}
+				continue // it does not fit in the bytes there
+			}
+		}
+		p = s.buf[i : i+entryHead+int(length)]
+		cost := length - 9
+		if cost > s.budget {
+			return -1, "the search for a batch after it stopped at " + strconv.FormatInt(s.bufAt+int64(i), 10) + ", where a candidate's CRC would pass the work allowed (" +
+				strconv.FormatInt(int64(s.o.MaxBatch), 10) + " CRC bytes and " + strconv.Itoa(resyncCRCPerByte) + " per byte scanned)", nil
+		}
+		s.budget -= cost
+		s.resyncCRC += cost
+		if entryCRC(2, p[crcFrom(2):], 0) == storedCRC(2, p) {
+			return s.bufAt + int64(i), "", nil
+		}
+	}
+	return -1, "", nil
 }
 
 // skippedHead is how much of an entry passed over for its size is held: a
@@ -242,7 +444,7 @@ func (s *Segment) skip(b *Batch, length int64) (*Batch, error) {
 		return nil, torn()
 	}
 	h := crcHash{magic: b.Magic, sum: entryCRC(b.Magic, s.buf[crcFrom(b.Magic):], 0)}
-	skipped, err := io.CopyN(&h, s.r, entryHead+length-keep)
+	skipped, err := io.CopyN(&h, src{s}, entryHead+length-keep)
 	s.pos += skipped
 	if err != nil {
 		if !errors.Is(err, io.EOF) {
@@ -320,7 +522,7 @@ func (s *Segment) fill(want int) (int, error) {
 			copy(grown, s.buf)
 			s.buf = grown
 		}
-		n, err := io.ReadFull(s.r, s.buf[at:at+chunk])
+		n, err := io.ReadFull(src{s}, s.buf[at:at+chunk])
 		s.buf = s.buf[:at+n]
 		s.pos += int64(n)
 		if err != nil {
@@ -336,8 +538,9 @@ func (s *Segment) fill(want int) (int, error) {
 // tail ends the segment at start with what was found there; the rest of
 // the input is counted, not held, and looked at for bytes other than zero.
 func (s *Segment) tail(start int64, torn bool, msg string) error {
-	z := zeroCheck{zero: s.pos-start == int64(len(s.buf)) && allZero(s.buf)}
-	rest, err := io.Copy(&z, s.r)
+	whole := s.pos-start == int64(len(s.buf)) || s.bufAt > start && s.zero && s.pos-s.bufAt == int64(len(s.buf))
+	z := zeroCheck{zero: whole && allZero(s.buf)}
+	rest, err := io.Copy(&z, src{s})
 	s.pos += rest
 	s.done = true
 	if err != nil {

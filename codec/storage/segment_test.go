@@ -36,19 +36,36 @@ func testSegment(base int64, n int) (log, index, timeindex []byte) {
 // readAll reads a segment to its end, feeding the checks.
 func readAll(t *testing.T, log []byte, checks ...*IndexCheck) ([]*Batch, error) {
 	t.Helper()
+	out, _, err := readAllDamage(t, log, checks...)
+	return out, err
+}
+
+// readAllDamage is readAll, reading on past damaged regions, which it
+// returns too.
+func readAllDamage(t *testing.T, log []byte, checks ...*IndexCheck) ([]*Batch, []*DamageError, error) {
+	t.Helper()
 	s := NewSegment(bytes.NewReader(log), SegmentOptions{})
 	var out []*Batch
+	var damage []*DamageError
 	var end, last int64 = 0, -1
 	for {
 		b, err := s.Next()
+		var de *DamageError
+		if errors.As(err, &de) {
+			damage = append(damage, de)
+			for _, c := range checks {
+				c.Damage(de)
+			}
+			continue
+		}
 		if err != nil {
 			for _, c := range checks {
 				c.End(end, last, err)
 			}
 			if errors.Is(err, io.EOF) {
-				return out, nil
+				return out, damage, nil
 			}
-			return out, err
+			return out, damage, err
 		}
 		cp := *b
 		cp.Bytes = append([]byte(nil), b.Bytes...)
@@ -108,10 +125,11 @@ func TestSegmentTornTail(t *testing.T) {
 	}
 }
 
-// Bytes no entry has: a length below the smallest entry, a magic byte
-// past 2. Corrupt, not torn; nothing after them is read as batches.
+// Bytes no entry has at the end: a length below the smallest entry, a
+// magic byte past 2. Corrupt, not torn. (In the middle they are a damaged
+// region: resync_test.go.)
 func TestSegmentCorruptTail(t *testing.T) {
-	log, _, _ := testSegment(0, 3)
+	log, _, _ := testSegment(0, 2)
 	second := int64(binary.BigEndian.Uint32(log[8:12])) + 12
 	for name, edit := range map[string]func(b []byte){
 		"tiny length":   func(b []byte) { binary.BigEndian.PutUint32(b[second+8:], 3) },
@@ -139,7 +157,11 @@ func TestIndexEntriesPastADamagedTailAreUnchecked(t *testing.T) {
 	log, index, timeindex := testSegment(0, 10)
 	second := int64(binary.BigEndian.Uint32(log[8:12])) + 12
 	b := append([]byte(nil), log...)
-	b[second+16] = 7 // the second batch's magic: corrupt from there on
+	// Every batch's magic from the second on: corrupt from there to the
+	// end, no batch to resume at.
+	for at := second; at < int64(len(b)); at += 12 + int64(binary.BigEndian.Uint32(b[at+8:])) {
+		b[at+16] = 7
+	}
 	oc := NewIndexCheck(NewIndexReader(bytes.NewReader(index), OffsetIndex, 0))
 	tc := NewIndexCheck(NewIndexReader(bytes.NewReader(timeindex), TimeIndex, 0))
 	var unchecked []int

@@ -580,6 +580,16 @@ func (s *session) segment(w *jsontext.Writer, total *int, i int, checks []*index
 	var stop error // what ended the segment's reading
 	for {
 		b, err := seg.Next()
+		var de *storage.DamageError
+		if errors.As(err, &de) {
+			// Bytes inside the segment that are no batch, with batches
+			// after them (as kwire log's "damage" line): read on.
+			problems = append(problems, de.Text())
+			for _, x := range checks {
+				x.c.Damage(de)
+			}
+			continue
+		}
 		if err != nil {
 			var te *storage.TailError
 			if stop = err; errors.As(err, &te) && te.Zero {

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kwire/kwire/internal/storagedata"
+)
+
+// TestLogDamageInTheMiddle: a corrupt length in the middle of a segment
+// (running past its end) is a "damage" line, not a torn tail: the batches
+// after it are read, the summary counts the region, --strict fails, and
+// kwire encode gives the file back from the lines.
+func TestLogDamageInTheMiddle(t *testing.T) {
+	var batches [][]byte
+	for i := 0; i < 6; i++ {
+		batches = append(batches, storagedata.Batch([]storagedata.Record{{Key: []byte("k"), Value: []byte("v")}},
+			storagedata.BatchOptions{FirstTimestamp: 1700000000000 + int64(i), ProducerID: -1}))
+	}
+	log, _, _ := storagedata.Segment(0, 0, batches, 1<<20)
+	second := 12 + int(binary.BigEndian.Uint32(log[8:]))
+	binary.BigEndian.PutUint32(log[second+8:], 4096)
+	p := filepath.Join(t.TempDir(), "00000000000000000000.log")
+	require.NoError(t, os.WriteFile(p, log, 0o644))
+
+	out, _, code := runCLI(t, []string{"log", p}, nil)
+	require.Equal(t, 0, code)
+	var damage, summary map[string]any
+	n := 0
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var o map[string]any
+		require.NoError(t, json.Unmarshal([]byte(l), &o), l)
+		switch o["kind"] {
+		case "batch":
+			n++
+		case "damage":
+			damage = o
+		case "tail":
+			t.Fatalf("a tail: %s", l)
+		case "segment-summary":
+			summary = o
+		}
+	}
+	require.Equal(t, 5, n, out)
+	require.NotNil(t, damage, out)
+	require.EqualValues(t, second, damage["position"])
+	require.EqualValues(t, second+len(batches[1]), damage["resume"])
+	require.EqualValues(t, 1, damage["batchesBefore"])
+	require.Contains(t, damage["message"], "read resumed at")
+	require.NotNil(t, summary, out)
+	require.EqualValues(t, 1, summary["damagedRegions"])
+	_, _, code = runCLI(t, []string{"log", "--strict", p}, nil)
+	require.Equal(t, 1, code)
+
+	back, stderr, code := runCLI(t, []string{"encode", "--as", "binary", "-"}, []byte(out))
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, string(log), back, "kwire encode gives the file back")
+}
