@@ -757,6 +757,11 @@ func (s *segmentSummary) appendMembers(b []byte) []byte {
 		if s.txn.Unchecked > 0 {
 			b = appendInt(b, "unchecked", int64(s.txn.Unchecked))
 		}
+		if s.txn.Truncated {
+			b = append(b, `,"notChecked":"the entries past the first `...)
+			b = strconv.AppendInt(b, storage.MaxTxnEntries, 10)
+			b = append(b, `"`...)
+		}
 		if len(s.txnList) > 0 {
 			b = append(b, `,"problemList":[`...)
 			for i, pr := range s.txnList[:min(len(s.txnList), maxListed)] {

@@ -66,8 +66,10 @@ type AbortMarker struct {
 }
 
 // MaxTxnEntries is the most .txnindex entries a TxnCheck holds (34 bytes
-// each): far past a segment's aborted transactions.
-const MaxTxnEntries = 1 << 20
+// each in the file, about 100 held): far past a segment's aborted
+// transactions. Past it the entries are not checked (Truncated), nor is
+// every marker said to need one.
+const MaxTxnEntries = 1 << 18
 
 // TxnCheck checks a segment's .txnindex against the segment. Kafka
 // appends an entry (producer id, first offset, last offset, last stable
@@ -90,6 +92,9 @@ type TxnCheck struct {
 	// Unchecked counts the entries past where a damaged segment could be
 	// read.
 	Unchecked int
+	// Truncated is set when the index holds more than MaxTxnEntries
+	// entries: the rest were not read.
+	Truncated bool
 
 	byLast []int    // entries' numbers by last offset
 	held   []string // what holds each entry's last offset, "" when nothing (yet)
@@ -101,12 +106,16 @@ type TxnCheck struct {
 // none) to check them against the segment's batches.
 func NewTxnCheck(x *IndexReader) *TxnCheck {
 	t := &TxnCheck{}
-	for x != nil && len(t.Entries) < MaxTxnEntries {
+	for x != nil {
 		e, err := x.Next()
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
 				t.Err = err
 			}
+			break
+		}
+		if len(t.Entries) == MaxTxnEntries {
+			t.Truncated = true
 			break
 		}
 		t.Entries = append(t.Entries, e)
@@ -126,7 +135,9 @@ func (t *TxnCheck) Batch(b *Batch) {
 	abort := ControlType(b) == ControlAbort
 	if abort {
 		t.Aborts++
-		t.aborts = append(t.aborts, AbortMarker{b.ProducerID, b.BaseOffset})
+		if !t.Truncated {
+			t.aborts = append(t.aborts, AbortMarker{b.ProducerID, b.BaseOffset})
+		}
 	}
 	i := sort.Search(len(t.byLast), func(i int) bool { return t.Entries[t.byLast[i]].LastOffset >= b.BaseOffset })
 	for ; i < len(t.byLast); i++ {
@@ -194,7 +205,7 @@ func (t *TxnCheck) End(base, last int64, damaged bool) {
 		}
 	}
 	for _, a := range t.aborts {
-		if !named[a] {
+		if !named[a] && !t.Truncated {
 			t.Missing = append(t.Missing, a)
 		}
 	}

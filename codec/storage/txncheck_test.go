@@ -175,3 +175,17 @@ func TestCheckLeaderEpochs(t *testing.T) {
 		})
 	}
 }
+
+// TestTxnCheckPastItsLimit: a .txnindex of more entries than a TxnCheck
+// holds is checked as far as held, and no marker is said to lack an
+// entry the rest may hold.
+func TestTxnCheckPastItsLimit(t *testing.T) {
+	var txn []byte
+	for i := 0; i <= MaxTxnEntries; i++ {
+		txn = append(txn, storagedata.AbortedTxn(0, 9, 0, 200+int64(i), 0)...)
+	}
+	c := checkTxn(t, 100, txnSegment(100), txn)
+	if !c.Truncated || len(c.Entries) != MaxTxnEntries || len(c.Missing) != 0 {
+		t.Errorf("truncated %v, %d entries, missing %v", c.Truncated, len(c.Entries), c.Missing)
+	}
+}
