@@ -39,7 +39,8 @@ func runLog(e *env, args []string) int {
 		"and 8 MiB decompressed, a warning saying where it was cut)")
 	fs.BoolVar(&c.summary, "summary", false, "print only the summaries, one per file read (a checkpoint's, a metadata file's too) and one per partition directory, with the problems counted "+
 		"(without --summary each problem is a line of its own); the batches' records are not read, but for --strict, which reads them so that a warning fails as without --summary")
-	fs.BoolVar(&c.strict, "strict", false, "exit 1 on any problem found, not only index mismatches: a CRC mismatch, a torn or corrupt tail, offsets out of order, a warning, a checkpoint out of order")
+	fs.BoolVar(&c.strict, "strict", false, "exit 1 on any problem found, not only index mismatches (an .index or .timeindex that disagrees with its segment): "+
+		"a .txnindex that disagrees with its segment or a segment with ABORT markers and no .txnindex (the log cleaner moves a compacted topic's entries, which a check per segment cannot follow), a CRC mismatch, a torn or corrupt tail, offsets out of order, a warning, a checkpoint out of order or disagreeing with the batches' leader epochs or the log end")
 	fs.BoolVar(&c.kafka, "kafka", false, "Kafka's own form: the keys and values of internal topics stay bytes")
 	fs.StringVar(&c.topic, "topic", "", "the topic the files belong to (default: from the partition directory's name); an internal topic's keys and values are decoded")
 	fs.IntVar(&c.maxBatch, "max-batch", storage.DefaultMaxBatch, "the largest batch read, in bytes: a longer one is passed over by its length and said to be")
@@ -113,6 +114,16 @@ type logCmd struct {
 	// deep is the first folder left unread for being more than maxDepth
 	// below the directory named, "" when none.
 	deep string
+	// counted counts the problems of small files and lone indexes read
+	// (fileProblem), for the partition summary's count.
+	counted int
+	// epochs and logEnd are the batches' leader epochs and the log end
+	// offset (-1: not known) of the partition whose other files are
+	// being read, its leader-epoch-checkpoint checked against them;
+	// epochs is nil outside a partition.
+	epochs []storage.EpochRun
+	logEnd int64
+	inPart bool
 }
 
 // maxDepth is how many levels of folders below a directory named are
@@ -146,6 +157,7 @@ func (c *logCmd) entry() {
 // --strict, counted and said in its summary.
 func (c *logCmd) fileProblem(msg string) {
 	c.problem()
+	c.counted++
 	if c.sum != nil {
 		c.sum.problems++
 		if len(c.sum.list) < maxListed {
@@ -300,7 +312,7 @@ func (c *logCmd) dir(p string, depth int) {
 		}
 		c.seen[real] = true
 	}
-	var files, dirs []string
+	var files, dirs, others []string
 	segments, partitionDirs := 0, 0
 	for _, d := range ents {
 		isDir := d.IsDir()
@@ -322,6 +334,8 @@ func (c *logCmd) dir(p string, depth int) {
 		if n.Kind != storage.UnknownFile {
 			files = append(files, d.Name())
 			c.found++
+		} else {
+			others = append(others, d.Name())
 		}
 		if n.Kind == storage.SegmentFile {
 			segments++
@@ -334,7 +348,7 @@ func (c *logCmd) dir(p string, depth int) {
 			// The directory named holding no Kafka file is said to
 			// (path), not summarised as a partition of nothing; one
 			// found in a walk is summarised, empty as it is.
-			c.partition(p, files)
+			c.partition(p, files, others)
 		}
 	} else {
 		sort.Strings(files)
@@ -359,6 +373,11 @@ type partitionSummary struct {
 	segments []segmentSummary
 	logSpan
 	tails, problems int
+	// fileProblems counts the problems of its other files (checkpoints,
+	// .txnindex files, snapshots, lone indexes); others are the files
+	// not read, listed with what they are.
+	fileProblems int
+	others       []string
 }
 
 // logSpan is what a segment's batches, or a partition's segments, hold:
@@ -411,7 +430,7 @@ func (s *logSpan) appendJSON(b []byte) []byte {
 
 // partition reads a partition directory: its segments in offset order
 // with their indexes, then its other files, then a summary.
-func (c *logCmd) partition(p string, files []string) {
+func (c *logCmd) partition(p string, files, others []string) {
 	topic := c.topic
 	if topic == "" {
 		topic, _, _ = storage.PartitionDir(filepath.Base(p))
@@ -443,6 +462,28 @@ func (c *logCmd) partition(p string, files []string) {
 		}
 		sum.add(ss)
 	}
+	// The leader-epoch-checkpoint is checked against the batches' epochs
+	// and the log end offset: the next offset, or the last segment's base
+	// when it is empty; not known when a segment could not be read whole.
+	c.inPart, c.epochs, c.logEnd = true, []storage.EpochRun{}, -1
+	damaged := len(sum.segments) < len(segs)
+	for i := range sum.segments {
+		ss := &sum.segments[i]
+		if ss.tail != nil && !ss.tail.Zero || ss.skipped > 0 {
+			damaged = true
+		}
+		for _, r := range ss.epochs {
+			if n := len(c.epochs); n > 0 && c.epochs[n-1].Epoch == r.Epoch {
+				c.epochs[n-1].LastOffset = r.LastOffset
+			} else {
+				c.epochs = append(c.epochs, r)
+			}
+		}
+	}
+	if !damaged && len(segs) > 0 {
+		c.logEnd = max(sum.last+1, segs[len(segs)-1].Offset)
+	}
+	counted := c.counted
 	sort.Strings(files)
 	for _, f := range files {
 		n := storage.KindOf(f)
@@ -458,7 +499,40 @@ func (c *logCmd) partition(p string, files []string) {
 		}
 		c.file(filepath.Join(p, f), topic, false)
 	}
+	c.inPart, c.epochs = false, nil
+	sum.fileProblems = c.counted - counted
+	for _, f := range files {
+		if storage.KindOf(f).Suffix != "" {
+			others = append(others, f) // read above, and said what it is
+		}
+	}
+	sort.Strings(others)
+	sum.others = others
 	c.emit(c.partitionJSON(p, topic, sum))
+}
+
+// otherNote says what a file in a partition directory that kwire log
+// does not read is.
+func otherNote(name string) string {
+	n := storage.KindOf(name)
+	switch n.Suffix {
+	case ".swap":
+		return "an interrupted log-cleaner swap (a segment replacement not finished): Kafka finishes it when it next loads the log"
+	case ".deleted":
+		return "awaiting asynchronous deletion (file.delete.delay.ms)"
+	case ".cleaned":
+		return "log-cleaner output not yet swapped in: Kafka deletes it when it next loads the log"
+	case ".part":
+		return "a snapshot being written"
+	}
+	stem, ext, _ := strings.Cut(name, ".")
+	switch ext {
+	case "log", "index", "timeindex", "txnindex", "snapshot":
+		return "not named as Kafka names its ." + ext + " files (a 20-digit base offset, not " + strconv.Quote(stem) + "): Kafka does not read it, nor does kwire log in a directory (name the file to read it)"
+	case "checkpoint":
+		return "not named as Kafka names a KRaft snapshot (<20-digit end offset>-<10-digit epoch>.checkpoint): not read"
+	}
+	return "not a file Kafka writes in a partition directory: not read"
 }
 
 // add counts segment ss, the next in offset order: a gap between it and
@@ -484,7 +558,7 @@ func (s *partitionSummary) add(ss *segmentSummary) {
 	if ss.tail != nil && !ss.tail.Zero {
 		s.tails++
 	}
-	s.problems += ss.indexProblems + ss.timeProblems
+	s.problems += ss.indexProblems + ss.timeProblems + ss.txnProblems
 }
 
 func (c *logCmd) partitionJSON(p, topic string, s *partitionSummary) []byte {
@@ -495,6 +569,25 @@ func (c *logCmd) partitionJSON(p, topic string, s *partitionSummary) []byte {
 	b = s.logSpan.appendJSON(b)
 	b = appendInt(b, "tornOrCorruptTails", int64(s.tails))
 	b = appendInt(b, "indexProblems", int64(s.problems))
+	all := s.fileProblems
+	for i := range s.segments {
+		all += s.segments[i].problems()
+	}
+	b = appendInt(b, "problems", int64(all))
+	if len(s.others) > 0 {
+		b = append(b, `,"otherFiles":[`...)
+		for i, f := range s.others {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"file":`...)
+			b = jsontext.AppendString(b, []byte(f))
+			b = append(b, `,"note":`...)
+			b = jsontext.AppendString(b, []byte(otherNote(f)))
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
 	b = append(b, `,"segmentFiles":[`...)
 	for i, ss := range s.segments {
 		if i > 0 {
@@ -551,6 +644,58 @@ type segmentSummary struct {
 	indexProblems, timeProblems   int
 	hasIndex, hasTimeIndex, kraft bool
 	snapshotProblems              []string
+	// txn checks the .txnindex (none: hasTxnIndex false) against the
+	// batches; txnProblems counts its problems, a missing file that
+	// should be there one.
+	txn                  *storage.TxnCheck
+	hasTxnIndex, noIndex bool
+	txnProblems          int
+	epochs               []storage.EpochRun // the batches' leader epochs, run by run
+	warnings             int                // batches whose records warned (when read)
+	txnList              []txnProblem
+}
+
+// txnProblem is a problem of a .txnindex with its segment: an entry's
+// (entry >= 0), or an ABORT marker's that has none, or the file's.
+type txnProblem struct {
+	entry int
+	msg   string
+}
+
+// txnProblemList lists what ss's TxnCheck found, in the order printed.
+func txnProblemList(ss *segmentSummary) []txnProblem {
+	t := ss.txn
+	if !ss.hasTxnIndex {
+		if t.Aborts == 0 {
+			return nil
+		}
+		return []txnProblem{{-1, "no .txnindex beside the segment, which holds " + strconv.Itoa(t.Aborts) +
+			" ABORT marker(s): Kafka writes an entry for each aborted transaction whose marker is in the segment (read_committed consumers rely on them to skip its records)"}}
+	}
+	var out []txnProblem
+	for _, pr := range t.Problems {
+		out = append(out, txnProblem{pr.Entry, pr.Msg})
+	}
+	for _, m := range t.Missing {
+		out = append(out, txnProblem{-1, "the ABORT marker of producer " + strconv.FormatInt(m.ProducerID, 10) + " at offset " + strconv.FormatInt(m.Offset, 10) + " has no entry"})
+	}
+	return out
+}
+
+// txnProblems prints each problem of the .txnindex p with its segment on
+// a line of its own.
+func (c *logCmd) txnProblems(p string, ss *segmentSummary) {
+	for _, pr := range ss.txnList {
+		b := c.head(p, "txnindex-problem")
+		if pr.entry >= 0 {
+			b = append(b, `"entry":`...)
+			b = strconv.AppendInt(b, int64(pr.entry), 10)
+			b = append(b, ',')
+		}
+		b = append(b, `"problem":`...)
+		b = jsontext.AppendString(b, []byte(pr.msg))
+		c.emit(append(b, '}'))
+	}
 }
 
 func (s *segmentSummary) appendJSON(b []byte) []byte {
@@ -607,10 +752,66 @@ func (s *segmentSummary) appendMembers(b []byte) []byte {
 		b = append(b, `":`...)
 		b = appendCheck(b, x.c)
 	}
+	if s.txn != nil && (s.hasTxnIndex || s.txn.Aborts > 0) {
+		b = append(b, `,"txnindex":{"present":`...)
+		b = strconv.AppendBool(b, s.hasTxnIndex)
+		b = appendInt(b, "entries", int64(len(s.txn.Entries)))
+		b = appendInt(b, "abortMarkers", int64(s.txn.Aborts))
+		b = appendInt(b, "problems", int64(s.txnProblems))
+		if s.txn.Unchecked > 0 {
+			b = appendInt(b, "unchecked", int64(s.txn.Unchecked))
+		}
+		if s.txn.Truncated {
+			b = append(b, `,"notChecked":"the entries past the first `...)
+			b = strconv.AppendInt(b, storage.MaxTxnEntries, 10)
+			b = append(b, `"`...)
+		}
+		if len(s.txnList) > 0 {
+			b = append(b, `,"problemList":[`...)
+			for i, pr := range s.txnList[:min(len(s.txnList), maxListed)] {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = append(b, '{')
+				if pr.entry >= 0 {
+					b = append(b, `"entry":`...)
+					b = strconv.AppendInt(b, int64(pr.entry), 10)
+					b = append(b, ',')
+				}
+				b = append(b, `"problem":`...)
+				b = jsontext.AppendString(b, []byte(pr.msg))
+				b = append(b, '}')
+			}
+			b = append(b, ']')
+		}
+		b = append(b, '}')
+	}
+	if s.noIndex {
+		b = append(b, `,"indexNote":"no .index beside the segment: Kafka rebuilds it when it next loads the log"`...)
+	}
+	if s.warnings > 0 {
+		b = appendInt(b, "batchesWithWarnings", int64(s.warnings))
+	}
 	if s.kraft {
 		b = appendStrings(b, "snapshotProblems", s.snapshotProblems)
 	}
 	return b
+}
+
+// problems counts every problem reading the segment found: each is a line
+// of its own without --summary (a warning, only when the records are read).
+func (s *segmentSummary) problems() int {
+	n := s.offsetProblems + s.crcErrors + s.skipped + s.indexProblems + s.timeProblems + s.txnProblems + s.warnings + len(s.snapshotProblems)
+	if s.tail != nil && !s.tail.Zero {
+		n++
+	}
+	if s.index != nil && s.index.Err != nil {
+		n++
+	}
+	if s.timeindex != nil && s.timeindex.Err != nil {
+		n++
+	}
+	return n
 }
 
 func appendTail(b []byte, t *storage.TailError) []byte {
@@ -720,6 +921,23 @@ func (c *logCmd) readSegmentFrom(r io.Reader, p string, named storage.Named, top
 	ss.index = check(".index", storage.OffsetIndex, onIndex)
 	ss.timeindex = check(".timeindex", storage.TimeIndex, onTime)
 	ss.hasIndex, ss.hasTimeIndex = ss.index != nil, ss.timeindex != nil
+	if base >= 0 && !listing && named.Kind == storage.SegmentFile && named.Suffix == "" {
+		// The .txnindex is read whole (34 bytes an entry), then checked
+		// against the batches: nil when there is none (Kafka creates it
+		// for a segment's first aborted transaction).
+		var x *storage.IndexReader
+		if f, err := os.Open(beside(p, named, ".txnindex")); err == nil {
+			closers = append(closers, f)
+			x = storage.NewIndexReader(bufio.NewReaderSize(f, 64<<10), storage.TxnIndex, base)
+			ss.hasTxnIndex = true
+		}
+		ss.txn = storage.NewTxnCheck(x)
+	}
+	if base >= 0 && named.Kind == storage.SegmentFile && named.Suffix == "" && !listing {
+		if _, err := os.Stat(beside(p, named, ".index")); err != nil && !c.streaming {
+			ss.noIndex = true
+		}
+	}
 	o := storage.SegmentOptions{Topic: topic, Kafka: c.kafka, MaxBatch: c.maxBatch, Payload: c.payload}
 	if c.format == "tree" && print {
 		// A tree is drawn for people, and each of its nodes costs far
@@ -801,14 +1019,27 @@ func (c *logCmd) readSegmentFrom(r io.Reader, p string, named storage.Named, top
 		if snap != nil {
 			snap.Batch(b)
 		}
+		if ss.txn != nil {
+			ss.txn.Batch(b)
+		}
+		if ep, ok := storage.BatchLeaderEpoch(b); ok && b.CRCValid && ep >= 0 {
+			if n := len(ss.epochs); n > 0 && ss.epochs[n-1].Epoch == ep {
+				ss.epochs[n-1].LastOffset = b.BaseOffset
+			} else {
+				ss.epochs = append(ss.epochs, storage.EpochRun{Epoch: ep, Offset: b.BaseOffset, LastOffset: b.BaseOffset})
+			}
+		}
 		if print {
-			c.batch(seg, name, topic, b)
+			if c.batch(seg, name, topic, b) {
+				ss.warnings++
+			}
 		} else if c.strict && c.summary && onIndex == nil && onTime == nil && !b.Skipped {
 			// Summaries come from the batches' headers; under --strict
 			// the records are read too, so that a warning fails here as
 			// it does when the batches are printed.
 			if err := seg.WriteJSON(io.Discard, nil, b); err != nil || seg.Warned() {
 				c.problem()
+				ss.warnings++
 			}
 		}
 	}
@@ -836,6 +1067,27 @@ func (c *logCmd) readSegmentFrom(r io.Reader, p string, named storage.Named, top
 		if ss.timeindex.Err != nil {
 			c.problem()
 		}
+	}
+	if t := ss.txn; t != nil {
+		t.End(base, ss.last, stop != nil && !errors.Is(stop, io.EOF))
+		ss.txnList = txnProblemList(ss)
+		ss.txnProblems = len(ss.txnList)
+		if ss.txnProblems > 0 {
+			// --strict's only: the log cleaner moves a compacted topic's
+			// .txnindex entries to the segment of a transaction's first
+			// offset and removes markers, which a check per segment
+			// cannot follow (__consumer_offsets with transactional
+			// offset commits is such a topic).
+			c.problem()
+		}
+		if print {
+			c.txnProblems(beside(p, named, ".txnindex"), ss)
+		}
+	}
+	if ss.noIndex && print {
+		b := c.head(beside(p, named, ".index"), "index-note")
+		b = append(b, `"note":"no .index beside the segment: Kafka rebuilds it when it next loads the log"}`...)
+		c.emit(b)
 	}
 	if ss.indexProblems+ss.timeProblems > 0 {
 		c.mismatch()
@@ -959,10 +1211,9 @@ func readAt(file string, pos, n int64) ([]byte, error) {
 }
 
 // batch prints one entry of a segment.
-func (c *logCmd) batch(seg *storage.Segment, file, topic string, b *storage.Batch) {
+func (c *logCmd) batch(seg *storage.Segment, file, topic string, b *storage.Batch) (warned bool) {
 	if c.format == "tree" {
-		c.batchTree(seg, file, b)
-		return
+		return c.batchTree(seg, file, b)
 	}
 	head := c.head(file, "batch")
 	if topic != "" {
@@ -983,12 +1234,14 @@ func (c *logCmd) batch(seg *storage.Segment, file, topic string, b *storage.Batc
 	c.out.WriteByte('\n')
 	if seg.Warned() {
 		c.problem()
+		return true
 	}
+	return false
 }
 
 // batchTree draws one entry for people: its records, each byte range a
 // position in the file, an internal topic's keys and values decoded.
-func (c *logCmd) batchTree(seg *storage.Segment, file string, b *storage.Batch) {
+func (c *logCmd) batchTree(seg *storage.Segment, file string, b *storage.Batch) (warned bool) {
 	paint := func(code, s string) string {
 		if !c.color {
 			return s
@@ -1023,7 +1276,7 @@ func (c *logCmd) batchTree(seg *storage.Segment, file string, b *storage.Batch) 
 	if b.Skipped {
 		w.WriteString(" " + paint(ansiRed, "too large: passed over"))
 		w.WriteByte('\n')
-		return
+		return false
 	}
 	w.WriteByte('\n')
 	res, recs, err := seg.Decode(b)
@@ -1039,12 +1292,14 @@ func (c *logCmd) batchTree(seg *storage.Segment, file string, b *storage.Batch) 
 	for _, x := range seg.Warnings() {
 		w.WriteString("  " + paint(ansiRed, "warning") + " " + x.Path + ": " + x.Message + "\n")
 	}
-	if err != nil || seg.Warned() {
-		c.problem()
-	}
 	if err != nil {
 		w.WriteString("  " + paint(ansiRed, "error") + " " + err.Error() + "\n")
 	}
+	if err != nil || seg.Warned() {
+		c.problem()
+		return true
+	}
+	return false
 }
 
 func (c *logCmd) recordTree(res *storage.Entry, b *storage.Batch, ri storage.RecordInfo, tr *storage.TopicRecord, paint func(string, string) string) {
@@ -1255,6 +1510,9 @@ func (c *logCmd) segmentFile(p, topic string, n storage.Named, alone bool, r io.
 	} else {
 		ss = c.readSegment(p, topic, !c.summary, nil, nil)
 	}
+	if ss != nil && c.inPart {
+		c.counted += ss.problems() // a leftover's, a KRaft snapshot's: in its partition's count
+	}
 	if ss != nil && (alone || c.summary || n.Kind == storage.KRaftSnapshotFile) {
 		b := c.head(p, "segment-summary")
 		b = ss.appendMembers(b[:len(b)-1]) // head ends with a comma; the members start with one
@@ -1401,6 +1659,12 @@ func (c *logCmd) index(p string, n storage.Named) {
 	if ic == nil {
 		return
 	}
+	if c.inPart {
+		c.counted += ic.Count
+		if ic.Err != nil {
+			c.counted++
+		}
+	}
 	if ic.Unused > 0 && !c.summary {
 		b := c.head(p, kind.String()+"-unused")
 		b = append(b, `"entry":`...)
@@ -1439,12 +1703,48 @@ func indexTailJSON(b []byte, te *storage.IndexTailError) []byte {
 }
 
 func (c *logCmd) txnIndex(p string, n storage.Named) {
+	// Named alone, it is checked against the segment beside it (read
+	// without printing it; its own problems do not count here): in a
+	// partition directory, the segment's reading said its problems.
+	var ss *segmentSummary
+	if logPath := beside(p, n, ".log"); !c.inPart && n.Suffix == "" {
+		if _, err := os.Stat(logPath); err == nil {
+			status, unread, quiet := c.status, c.unread, c.quiet
+			c.quiet = true
+			ss = c.readSegment(logPath, c.topicOf(logPath), false, nil, nil)
+			c.quiet = quiet
+			if c.unread == unread {
+				c.status = status
+			}
+			if ss != nil && (ss.txn == nil || !ss.hasTxnIndex) {
+				ss = nil
+			}
+		}
+	}
 	f, err := os.Open(p)
 	if err != nil {
 		c.failed(p, err)
 		return
 	}
 	defer f.Close()
+	if ss != nil {
+		defer func() {
+			for _, pr := range ss.txnList {
+				if pr.entry < 0 {
+					c.fileProblem(pr.msg)
+					if !c.summary {
+						b := c.head(p, "txnindex-problem")
+						b = append(b, `"problem":`...)
+						b = jsontext.AppendString(b, []byte(pr.msg))
+						c.emit(append(b, '}'))
+					}
+				}
+			}
+			if ss.txnProblems > 0 {
+				c.problem() // --strict's only, as in a partition
+			}
+		}()
+	}
 	x := storage.NewIndexReader(bufio.NewReaderSize(f, 64<<10), storage.TxnIndex, n.Offset)
 	for {
 		e, err := x.Next()
@@ -1462,6 +1762,13 @@ func (c *logCmd) txnIndex(p string, n storage.Named) {
 		}
 		c.entry()
 		pr := storage.TxnProblem(e)
+		if ss != nil {
+			if x := ss.txn.EntryProblems(e.N); x != "" && pr != "" {
+				pr += "; " + x
+			} else if x != "" {
+				pr = x
+			}
+		}
 		if pr != "" {
 			c.fileProblem("entry " + strconv.Itoa(e.N) + ": " + pr)
 		}
@@ -1537,9 +1844,14 @@ func (c *logCmd) checkpoint(p string, n storage.Named) {
 		kind, name = storage.LeaderEpochCheckpoint, "leader-epoch"
 	}
 	r := storage.NewCheckpointReader(bufio.NewReader(f), kind)
+	var entries []storage.CheckpointEntry
+	ordered := true
 	for {
 		e, err := r.Next()
 		if err != nil {
+			if errors.Is(err, io.EOF) && kind == storage.LeaderEpochCheckpoint && c.inPart && n.Suffix == "" {
+				c.epochCheck(p, entries, ordered)
+			}
 			if !errors.Is(err, io.EOF) {
 				c.fileProblem(err.Error())
 				b := c.head(p, name+"-error")
@@ -1550,7 +1862,9 @@ func (c *logCmd) checkpoint(p string, n storage.Named) {
 			return
 		}
 		c.entry()
+		entries = append(entries, e)
 		if e.Problem != "" {
+			ordered = false
 			c.fileProblem("line " + strconv.Itoa(e.Line) + ": " + e.Problem)
 		}
 		if c.summary {
@@ -1559,6 +1873,24 @@ func (c *logCmd) checkpoint(p string, n storage.Named) {
 		b := c.head(p, name)
 		je := e.AppendJSON(nil, kind)
 		c.emit(append(b, je[1:]...))
+	}
+}
+
+// epochCheck checks the partition's leader-epoch-checkpoint p against
+// its batches' epochs and its log end offset (storage.CheckLeaderEpochs):
+// each problem a line, counted in its summary. Out of order, only its
+// start offsets are checked against the log end.
+func (c *logCmd) epochCheck(p string, entries []storage.CheckpointEntry, ordered bool) {
+	runs := c.epochs
+	if !ordered {
+		runs = nil
+	}
+	for _, msg := range storage.CheckLeaderEpochs(entries, runs, c.logEnd) {
+		c.fileProblem(msg)
+		b := c.head(p, "leader-epoch-problem")
+		b = append(b, `"problem":`...)
+		b = jsontext.AppendString(b, []byte(msg))
+		c.emit(append(b, '}'))
 	}
 }
 

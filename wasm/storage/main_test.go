@@ -138,7 +138,7 @@ func TestStorageSuperseded(t *testing.T) {
 	if got := await(t, first); !strings.Contains(got, "superseded") {
 		t.Errorf("the first open answered %.200s", got)
 	}
-	if got := await(t, second); !strings.HasSuffix(got, `"recordCount":39}`) {
+	if got := await(t, second); !strings.HasSuffix(got, `"recordCount":42}`) {
 		t.Errorf("the second open answered %.200s", got)
 	}
 	if got := await(t, record(js.Undefined(), []js.Value{js.ValueOf(38)})); !strings.HasPrefix(got, `{"parts":[{"name":"key"`) {
