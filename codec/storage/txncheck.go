@@ -28,36 +28,11 @@ const (
 // marker; -1 for a batch that is not a control batch or whose record
 // cannot be read (control batches are never compressed).
 func ControlType(b *Batch) int {
-	if !b.Control || b.Magic < 2 || b.Compression != 0 || b.Skipped || len(b.Bytes) <= batchHeadLen {
-		return -1
+	if t := ControlTypes(b, 1); len(t) == 1 && !b.Skipped {
+		return int(t[0])
 	}
-	p := b.Bytes[batchHeadLen:]
-	// length, attributes (int8), timestampDelta, offsetDelta, keyLength
-	for i := 0; i < 5; i++ {
-		if i == 1 {
-			if len(p) < 1 {
-				return -1
-			}
-			p = p[1:]
-			continue
-		}
-		v, n := binary.Varint(p)
-		if n <= 0 {
-			return -1
-		}
-		p = p[n:]
-		if i == 4 && v < 4 {
-			return -1
-		}
-	}
-	if len(p) < 4 {
-		return -1
-	}
-	return int(int16(binary.BigEndian.Uint16(p[2:4])))
+	return -1
 }
-
-// batchHeadLen is a magic 2 batch's header before its records.
-const batchHeadLen = 61
 
 // AbortMarker is a transaction's ABORT control batch: its producer and
 // offset.
