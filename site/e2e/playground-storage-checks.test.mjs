@@ -74,3 +74,36 @@ test('zeros to the end are a note, not a problem', { timeout: 180_000 }, async (
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+// Records of an internal topic that do not read as its records showed
+// their undecoded part as "null": the table now shows its bytes (text or
+// base64) flagged as not decoded, and the record why, as kwire log's
+// "error" says it. Two batches of one record each (storagedata.Batch):
+// key "k0", value "v" (no record type of __consumer_offsets: the key
+// fails, the value is not read); key 00 01 00 03 67, an OffsetCommitKey
+// whose group's length runs past the key, value 00 09 01 02 03.
+const badOffsets = Buffer.from('00000000000000000000003b00000000026e4ac6680000000000000000018bcfe568000000018bcfe56800ffffffffffffff' +
+  'ffffffffffffff0000000112000000046b3002760000000000000000010000004200000000028ffad7080000000000000000018bcfe568000000018bcfe5680' +
+  '0ffffffffffffffffffffffffffff00000001200000000a00010003670a000901020300', 'hex');
+
+test('an internal record that does not decode shows its bytes and why, not null', { timeout: 180_000 }, async () => {
+  const page = await open();
+  await openFiles(page, { [seg0]: badOffsets });
+  await page.selectOption('#st-topic', '__consumer_offsets');
+  await page.waitForFunction(() => /topic __consumer_offsets/.test(document.getElementById('st-title').textContent) &&
+    document.querySelectorAll('#st-record section').length > 0 && !/^Reading/.test(document.getElementById('status').textContent), null, { timeout: 120_000 });
+  const rows = await page.$$eval('#st-table tbody tr', (trs) => trs.map((tr) => ({ cells: [...tr.cells].map((c) => c.textContent), bad: tr.classList.contains('pg-st-bad'), title: tr.title })));
+  assert.equal(rows.length, 2);
+  assert.deepEqual(rows[0].cells.slice(2, 4), ['⚠ not decoded: k0', '⚠ not decoded: v']);
+  assert.deepEqual(rows[1].cells.slice(2, 4), ['⚠ not decoded: base64:AAEAA2c=', '⚠ not decoded: base64:AAkBAgM=']);
+  assert.ok(rows.every((r) => r.bad), 'both flagged');
+  assert.match(rows[0].title, /^Not decoded: its key, at byte 66 \(type\): not decoded as a record of __consumer_offsets: expected a record type of __consumer_offsets, found 27440$/);
+  assert.match(rows[1].title, /its key, at byte 139 \(key\.group\): not decoded as OffsetCommitKey/);
+  // The record drawn says why above its parts.
+  assert.match(await page.textContent('#st-record p.pg-error'), /^Not decoded: its key, at byte 66 \(type\)/);
+  await page.click('#st-table tbody tr:nth-child(2)');
+  await page.waitForFunction(() => /byte 139/.test(document.querySelector('#st-record p.pg-error')?.textContent || ''));
+  assert.match(await page.textContent('#st-record pre'), /"valueBytes": "AAkBAgM="/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});

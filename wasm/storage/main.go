@@ -35,7 +35,8 @@
 // answers an error).
 //
 // record gives one record's key and value as grid rows (render's row JSON)
-// and tree nodes, and its decoded JSON, reading only its batch again.
+// and tree nodes, and its decoded JSON (with internalError, why it did not
+// decode, as open's listing says it), reading only its batch again.
 package main
 
 import (
@@ -1004,6 +1005,10 @@ func (s *session) record(id int) string {
 	w.EndArray()
 	if tr != nil {
 		str(&w, "json", string(jsontext.Indent(nil, tr.AppendJSON(nil))))
+		if tr.Err != nil {
+			// Said above the parts, as the listing's internalError.
+			str(&w, "internalError", recordError(tr, loc.batch))
+		}
 	}
 	w.EndObject()
 	return string(w.B)

@@ -205,11 +205,21 @@ function appendRecords(recs) {
     const tr = el('tr');
     tr.dataset.record = r.id;
     tr.tabIndex = -1; // one row is the table's tab stop (rowKeys)
-    tr.setAttribute('aria-label', 'Record at offset ' + r.offset + (r.marker ? ', ' + r.marker : ''));
-    if (r.internalError) tr.classList.add('pg-st-bad');
+    tr.setAttribute('aria-label', 'Record at offset ' + r.offset + (r.marker ? ', ' + r.marker : '') +
+      (r.internalError ? ', not decoded: ' + r.internalError : ''));
+    if (r.internalError) { tr.classList.add('pg-st-bad'); tr.title = 'Not decoded: ' + r.internalError; }
     const internal = r.internal ? parseExact(r.internal) : null;
-    const key = internal && internal.key ? JSON.stringify(internal.key) : r.key;
-    const value = internal ? (internal.value === null ? 'null (tombstone)' : JSON.stringify(internal.value)) : r.value;
+    let key = r.key, value = r.value;
+    if (internal) {
+      // A part read by its schema shows decoded; one that was not (its
+      // reading failed, or the other part's did first: "keyBytes",
+      // "valueBytes" or no member at all) shows its bytes, text or
+      // base64, flagged, as kwire log writes them beside its "error".
+      if ('key' in internal) key = JSON.stringify(internal.key);
+      else if (r.key !== null && internal.error && internal.error.part === 'key') key = '⚠ not decoded: ' + r.key;
+      if ('value' in internal) value = internal.value === null ? 'null (tombstone)' : JSON.stringify(internal.value);
+      else if (r.value !== null) value = '⚠ not decoded: ' + r.value;
+    }
     const ts = isTime('timestamp', r.timestamp) ? r.timestamp + ' (' + utcDate(r.timestamp) + ')' : String(r.timestamp);
     const cells = [r.offset, ts, key ?? 'null', value ?? 'null',
       r.headers.map((h) => (h[0] ?? 'null') + '=' + (h[1] ?? 'null')).join(', '),
@@ -241,6 +251,9 @@ export async function pickRecord(id) {
   const box = $('st-record');
   box.replaceChildren();
   if (r.error) { box.appendChild(el('p', 'pg-error', r.error)); return; }
+  // What failed and why, as kwire log's "error" says it: the part's bytes
+  // are in its grid below, what was read of it in its tree.
+  if (r.internalError) box.appendChild(el('p', 'pg-error', 'Not decoded: ' + r.internalError));
   for (const p of r.parts) {
     const sec = el('section', 'pg-st-part');
     sec.appendChild(el('h3', '', p.name + (p.null ? ': null' : '')));
