@@ -107,3 +107,24 @@ test('an internal record that does not decode shows its bytes and why, not null'
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+// A partition's files opened together are checked as kwire log checks
+// its directory: the .txnindex against its segment (an entry whose last
+// offset, 30, holds a data batch, and the ABORT marker at 41 with no
+// entry) and the leader-epoch-checkpoint against the batches' epochs
+// (the batches from 24 are epoch 1; this checkpoint starts it at 30).
+test('a .txnindex and a leader-epoch-checkpoint are checked against the segments', { timeout: 180_000 }, async () => {
+  const txn = Buffer.from(await readFile(join(orders, '00000000000000000024.txnindex')));
+  txn.writeBigInt64BE(30n, 18); // the entry's last offset
+  const files = { [seg0]: await readFile(join(orders, seg0)), '00000000000000000024.txnindex': txn, 'leader-epoch-checkpoint': Buffer.from('0\n2\n0 0\n1 30\n') };
+  for (const f of ['00000000000000000024.log', '00000000000000000024.index']) files[f] = await readFile(join(orders, f));
+  const page = await open();
+  await openFiles(page, files);
+  const bad = (await flagged(page)).join('\n');
+  assert.match(bad, /00000000000000000024\.txnindex.*entry 0: first offset 39 is above the last \(30\); no ABORT marker of producer 7 at its last offset 30: a batch \(offsets 30-33\) holds it/s);
+  assert.match(bad, /the ABORT marker of producer 7 at offset 41 has no entry/);
+  assert.match(bad, /leader-epoch-checkpoint.*checked against the segments' leader epochs.*batch at offset 24 has leader epoch 1, which the checkpoint starts at offset 30; the checkpoint gives offset 24 epoch 0 \(from offset 0\)/s);
+  assert.match(await page.textContent('#status'), /^3 problems found/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});

@@ -276,3 +276,47 @@ func TestStorageTableKeysAsTheJSONHasThem(t *testing.T) {
 		t.Errorf("keys: %+v", a.Records)
 	}
 }
+
+// The checks kwire log runs on a partition's files that storage.wasm did
+// not: a .txnindex against its segment (storage.TxnCheck) and the
+// leader-epoch-checkpoint against the batches' epochs and the log end
+// (storage.CheckLeaderEpochs). A segment of a plain batch (offset 0),
+// producer 7's aborted transaction (1-2) and its ABORT marker (3), all of
+// leader epoch 0.
+func TestStorageTxnIndexAndLeaderEpochChecked(t *testing.T) {
+	plain := storagedata.Batch([]storagedata.Record{{Key: []byte("k"), Value: []byte("v")}}, storagedata.BatchOptions{FirstTimestamp: 1700000000000, ProducerID: -1})
+	log, index, _ := storagedata.Segment(0, 0, append([][]byte{plain}, storagedata.AbortedTransaction(7, 0, 1700000001000)...), 100)
+	const seg, idx, txn = "00000000000000000000.log", "00000000000000000000.index", "00000000000000000000.txnindex"
+	// Right: one entry naming the marker at 3.
+	a := openAnswer(t, seg, log, idx, index, txn, storagedata.AbortedTxn(0, 7, 1, 3, 4))
+	if ps := problems(a); len(ps) != 0 {
+		t.Errorf("a right .txnindex: %q", ps)
+	}
+	// An entry whose last offset holds the plain batch, and so none for
+	// the marker: both the index file's problems.
+	a = openAnswer(t, seg, log, idx, index, txn, storagedata.AbortedTxn(0, 7, 0, 0, 4))
+	if len(a.Files) != 3 || len(a.Files[0].Problems)+len(a.Files[1].Problems) != 0 ||
+		matching(a.Files[2].Problems, "entry 0: no ABORT marker of producer 7 at its last offset 0: a batch (offsets 0-0) holds it") != 1 ||
+		matching(a.Files[2].Problems, "the ABORT marker of producer 7 at offset 3 has no entry") != 1 {
+		t.Errorf("a wrong .txnindex: %+v", a.Files)
+	}
+	// The partition's files without a .txnindex: the marker needs one.
+	// A segment given alone says nothing of it.
+	if ps := problems(openAnswer(t, seg, log, idx, index)); len(ps) != 1 || !strings.HasPrefix(ps[0], "no .txnindex beside the segment, which holds 1 ABORT marker(s)") {
+		t.Errorf("no .txnindex: %q", ps)
+	}
+	if ps := problems(openAnswer(t, seg, log)); len(ps) != 0 {
+		t.Errorf("a segment alone: %q", ps)
+	}
+	// The checkpoint: right, then an epoch the batches do not have and one
+	// past the log end (4).
+	if ps := problems(openAnswer(t, seg, log, "leader-epoch-checkpoint", []byte("0\n1\n0 0\n"))); len(ps) != 0 {
+		t.Errorf("a right checkpoint: %q", ps)
+	}
+	a = openAnswer(t, seg, log, "leader-epoch-checkpoint", []byte("0\n2\n3 0\n5 9\n"))
+	if ps := a.Files[1].Problems; len(ps) != 2 || len(a.Files[0].Problems) != 0 ||
+		!strings.Contains(ps[0], "line 4: epoch 5 starts at offset 9, past the log end offset 4") ||
+		!strings.Contains(ps[1], "batch at offset 0 has leader epoch 0, which the checkpoint does not have; the checkpoint gives offset 0 epoch 3 (from offset 0)") {
+		t.Errorf("a wrong checkpoint: %q", ps)
+	}
+}

@@ -20,6 +20,11 @@
 // first records that carry a topic's framing): an internal topic's keys
 // and values are decoded. Its answer lists each file (kind, what it holds, its problems,
 // what kwire log reports: index entries that disagree with their segment,
+// a .txnindex that disagrees with its segment (storage.TxnCheck; a segment
+// whose ABORT markers have no .txnindex when its .index or .timeindex was
+// given, the partition's files and not a segment alone), a
+// leader-epoch-checkpoint that disagrees with the segments' leader epochs
+// or their log end (storage.CheckLeaderEpochs, when segments are given),
 // offsets out of order (storage.OffsetCheck, the next segment being the
 // one among the files with the least base offset above), CRC mismatches,
 // a torn tail, a batch's warnings, checkpoints out of order; its notes,
@@ -44,6 +49,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"io"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -135,6 +141,15 @@ type session struct {
 	// maxNodes, or once maxRecords are listed, batches are checked but
 	// their records not read (segment says so).
 	nodes int
+
+	// What the segments' pass found for the files read after it, as kwire
+	// log checks a partition directory: each segment's leader-epoch runs
+	// (by file), its last offset, whether one could not be read whole; and
+	// each .txnindex's check against its segment (by the index's file).
+	epochs  map[int][]storage.EpochRun
+	lasts   map[int]int64
+	damaged bool
+	txns    map[int]*storage.TxnCheck
 }
 
 var (
@@ -272,7 +287,7 @@ func errorJSON(msg string) string {
 // open reads the files given and answers (a Promise of) what they hold.
 func open(this js.Value, args []js.Value) any {
 	names, files := glue.Arg(args, 0), glue.Arg(args, 1)
-	s := &session{progress: glue.Arg(args, 3)}
+	s := &session{progress: glue.Arg(args, 3), epochs: map[int][]storage.EpochRun{}, lasts: map[int]int64{}, txns: map[int]*storage.TxnCheck{}}
 	n := 0
 	if names.Type() == js.TypeObject && files.Type() == js.TypeObject {
 		n = min(names.Get("length").Int(), files.Get("length").Int())
@@ -451,6 +466,9 @@ func (s *session) describe(w *jsontext.Writer, total *int, i int, checks []*inde
 		if x == nil {
 			x = s.newIndex(f)
 		}
+		if f.kind.Kind == storage.TxnIndexFile {
+			x.txn = s.txns[i]
+		}
 		problems = s.index(w, x)
 	case storage.ProducerSnapshotFile:
 		b, err := s.whole(f)
@@ -472,15 +490,26 @@ func (s *session) describe(w *jsontext.Writer, total *int, i int, checks []*inde
 		var list jsontext.Writer
 		list.BeginArray()
 		n := 0
+		var entries []storage.CheckpointEntry // a leader-epoch-checkpoint's, to check against the segments
+		ordered := true
 		for ; ; n++ {
 			e, err := r.Next()
 			if err != nil {
 				if !errors.Is(err, io.EOF) {
 					problems = append(problems, err.Error())
+				} else if kind == storage.LeaderEpochCheckpoint && f.kind.Suffix == "" {
+					ps, checked := s.epochProblems(entries, ordered)
+					problems = append(problems, ps...)
+					w.Key("checkedAgainstSegments")
+					w.Bool(checked)
 				}
 				break
 			}
+			if kind == storage.LeaderEpochCheckpoint {
+				entries = append(entries, e)
+			}
 			if e.Problem != "" {
+				ordered = false
 				problems = append(problems, "line "+strconv.Itoa(e.Line)+": "+e.Problem)
 			}
 			if n < maxEntries {
@@ -572,6 +601,22 @@ func (s *session) segment(w *jsontext.Writer, total *int, i int, checks []*index
 	}
 	offsets := storage.NewOffsetCheck(base)
 	var ops []storage.OffsetProblem
+	// The .txnindex beside the segment is checked against its batches
+	// (storage.TxnCheck), as kwire log checks it: its problems are the
+	// index file's own. With none among the files, ABORT markers that
+	// need one are said when the segment's other indexes were given (the
+	// partition's files, not a segment picked alone).
+	var txn *storage.TxnCheck
+	txnAt := -1
+	partOf := f.kind.Kind == storage.SegmentFile && f.kind.Offset >= 0 && f.kind.Suffix == ""
+	if partOf {
+		if txnAt = s.beside(i, storage.TxnIndexFile); txnAt >= 0 {
+			txn = storage.NewTxnCheck(storage.NewIndexReader(s.reader(&s.files[txnAt], false), storage.TxnIndex, f.kind.Offset))
+		} else if s.beside(i, storage.OffsetIndexFile) >= 0 || s.beside(i, storage.TimeIndexFile) >= 0 {
+			txn = storage.NewTxnCheck(nil)
+		}
+	}
+	var runs []storage.EpochRun // the batches' leader epochs, for the leader-epoch-checkpoint
 	offsetProblem := func(op *storage.OffsetProblem) {
 		problems = append(problems, "offsets "+strconv.FormatInt(op.BaseOffset, 10)+"-"+strconv.FormatInt(op.LastOffset, 10)+
 			" of the batch at "+strconv.FormatInt(op.Position, 10)+": "+op.Msg)
@@ -597,6 +642,7 @@ func (s *session) segment(w *jsontext.Writer, total *int, i int, checks []*index
 				notes = append(notes, err.Error())
 			} else if !errors.Is(err, io.EOF) {
 				problems = append(problems, err.Error()) // a damaged tail, or the file could not be read
+				s.damaged = true
 			}
 			break
 		}
@@ -612,7 +658,18 @@ func (s *session) segment(w *jsontext.Writer, total *int, i int, checks []*index
 		if snap != nil {
 			snap.Batch(b)
 		}
+		if txn != nil {
+			txn.Batch(b)
+		}
+		if ep, ok := storage.BatchLeaderEpoch(b); ok && b.CRCValid && ep >= 0 {
+			if n := len(runs); n > 0 && runs[n-1].Epoch == ep {
+				runs[n-1].LastOffset = b.BaseOffset
+			} else {
+				runs = append(runs, storage.EpochRun{Epoch: ep, Offset: b.BaseOffset, LastOffset: b.BaseOffset})
+			}
+		}
 		if b.Skipped {
+			s.damaged = true
 			problems = append(problems, "the batch at "+strconv.FormatInt(b.Position, 10)+" is too large to read")
 			continue
 		}
@@ -690,6 +747,18 @@ func (s *session) segment(w *jsontext.Writer, total *int, i int, checks []*index
 		snap.End()
 		problems = append(problems, snap.Problems...)
 	}
+	if txn != nil {
+		txn.End(f.kind.Offset, last, stop != nil && !errors.Is(stop, io.EOF))
+		if txnAt >= 0 {
+			s.txns[txnAt] = txn
+		} else if txn.Aborts > 0 {
+			problems = append(problems, "no .txnindex beside the segment, which holds "+strconv.Itoa(txn.Aborts)+
+				" ABORT marker(s): Kafka writes an entry for each aborted transaction whose marker is in the segment (read_committed consumers rely on them to skip its records)")
+		}
+	}
+	if partOf {
+		s.epochs[i], s.lasts[i] = runs, last
+	}
 	if unread > 0 {
 		why := "the first " + strconv.Itoa(maxRecords) + " records are listed"
 		if s.nodes >= maxNodes {
@@ -721,6 +790,58 @@ func (s *session) nextSegment(i int) (next int64, ok bool) {
 		}
 	}
 	return next, ok
+}
+
+// beside is the file among the files of kind k that belongs to segment
+// file i (its base offset and suffix), or -1.
+func (s *session) beside(i int, k storage.FileKind) int {
+	f := &s.files[i]
+	for j := range s.files {
+		if g := &s.files[j]; g.kind.Kind == k && g.kind.Offset == f.kind.Offset && g.kind.Suffix == f.kind.Suffix {
+			return j
+		}
+	}
+	return -1
+}
+
+// epochProblems checks a leader-epoch-checkpoint's entries against the
+// leader epochs of the segments among the files, in offset order, and
+// their log end offset (not known when a segment could not be read
+// whole), as kwire log checks a partition directory's
+// (storage.CheckLeaderEpochs); checked is false when no segment was
+// given. Out of order, only the start offsets are checked against the
+// log end.
+func (s *session) epochProblems(entries []storage.CheckpointEntry, ordered bool) (problems []string, checked bool) {
+	var segs []int
+	for i := range s.files {
+		if _, ok := s.epochs[i]; ok {
+			segs = append(segs, i)
+		}
+	}
+	if len(segs) == 0 {
+		return nil, false
+	}
+	sort.Slice(segs, func(a, b int) bool { return s.files[segs[a]].kind.Offset < s.files[segs[b]].kind.Offset })
+	runs := []storage.EpochRun{}
+	last := int64(-1)
+	for _, i := range segs {
+		last = max(last, s.lasts[i])
+		for _, r := range s.epochs[i] {
+			if n := len(runs); n > 0 && runs[n-1].Epoch == r.Epoch {
+				runs[n-1].LastOffset = r.LastOffset
+			} else {
+				runs = append(runs, r)
+			}
+		}
+	}
+	logEnd := int64(-1)
+	if !s.damaged {
+		logEnd = max(last+1, s.files[segs[len(segs)-1]].kind.Offset)
+	}
+	if !ordered {
+		runs = nil
+	}
+	return storage.CheckLeaderEpochs(entries, runs, logEnd), true
 }
 
 // recordError says where and why an internal topic's record did not
@@ -831,6 +952,7 @@ type indexFile struct {
 	x        *storage.IndexReader
 	c        *storage.IndexCheck // nil for a transaction index
 	checked  bool                // c was run in its segment's pass
+	txn      *storage.TxnCheck   // a transaction index's check, run in its segment's pass (nil: no segment)
 	entries  jsontext.Writer     // listed after their count
 	n        int
 	problems []string
@@ -878,7 +1000,23 @@ func (s *session) index(w *jsontext.Writer, x *indexFile) []string {
 				}
 				break
 			}
-			x.on(e, storage.TxnProblem(e))
+			p := storage.TxnProblem(e)
+			if x.txn != nil {
+				if more := x.txn.EntryProblems(e.N); more != "" && p != "" {
+					p += "; " + more
+				} else if more != "" {
+					p = more
+				}
+			}
+			x.on(e, p)
+		}
+		if x.txn == nil {
+			w.Key("unchecked")
+			w.Bool(true)
+		} else {
+			for _, m := range x.txn.Missing {
+				x.problems = append(x.problems, "the ABORT marker of producer "+strconv.FormatInt(m.ProducerID, 10)+" at offset "+strconv.FormatInt(m.Offset, 10)+" has no entry")
+			}
 		}
 	} else {
 		if !x.checked {

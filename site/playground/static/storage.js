@@ -2,8 +2,9 @@
 // wasm/storage): dropped or opened together, read by storage.wasm in the
 // worker. A table of the segments' records (offset, timestamp, key, value,
 // headers, producer, control markers), each file's problems flagged (an
-// index entry that disagrees with its segment, a CRC mismatch, a torn
-// tail), and a record's key and value drawn as a byte grid and a tree, an
+// index or .txnindex entry that disagrees with its segment, a
+// leader-epoch-checkpoint that disagrees with the batches, a CRC mismatch,
+// a torn tail), and a record's key and value drawn as a byte grid and a tree, an
 // internal topic's decoded through Kafka's schemas for it.
 import { $, el, status, showError, mb } from './dom.js';
 import { rpc, rpcProgress } from './rpc.js';
@@ -139,6 +140,10 @@ function drawFiles(files) {
     if (f.batches !== undefined) what.push(f.batches + ' batches');
     if (f.wrappers) what.push(f.wrappers + ' compressed wrapper' + (f.wrappers === 1 ? '' : 's') + ' (magic 0/1: its messages are the records)');
     if (f.entries !== undefined) what.push(f.entries.toLocaleString('en') + (f.entries === 1 ? ' entry' : ' entries') + (f.unused ? ', ' + f.unused + ' unused (preallocated)' : '') + (f.unchecked ? ', no segment beside it to check against' : ''));
+    // A leader-epoch-checkpoint is checked against the segments given with
+    // it, as kwire log checks a partition directory's; a .txnindex against
+    // its segment (unchecked, above, when that is not among the files).
+    if (f.checkedAgainstSegments !== undefined) what.push(f.checkedAgainstSegments ? "checked against the segments' leader epochs" : 'no segment among the files to check it against');
     li.appendChild(el('span', 'pg-muted', ' ' + what.join(' · ')));
     if (f.problems.length) {
       li.appendChild(el('span', 'pg-st-flag', ' ⚠ ' + f.problems.length + ' problem' + (f.problems.length === 1 ? '' : 's')));
