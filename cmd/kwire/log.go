@@ -40,7 +40,7 @@ func runLog(e *env, args []string) int {
 	fs.BoolVar(&c.summary, "summary", false, "print only the summaries, one per file read (a checkpoint's, a metadata file's too) and one per partition directory, with the problems counted "+
 		"(without --summary each problem is a line of its own); the batches' records are not read, but for --strict, which reads them so that a warning fails as without --summary")
 	fs.BoolVar(&c.strict, "strict", false, "exit 1 on any problem found, not only index mismatches (an .index or .timeindex that disagrees with its segment): "+
-		"a .txnindex that disagrees with its segment or a segment with ABORT markers and no .txnindex (the log cleaner moves a compacted topic's entries, which a check per segment cannot follow), a CRC mismatch, a torn or corrupt tail, offsets out of order, a warning, a checkpoint out of order or disagreeing with the batches' leader epochs or the log end")
+		"a .txnindex that disagrees with its segment or a segment with ABORT markers and no .txnindex (the log cleaner moves a compacted topic's entries, which a check per segment cannot follow), a CRC mismatch, a torn or corrupt tail, offsets out of order, a warning, a checkpoint out of order or disagreeing with the batches' leader epochs or the log end (a leader-epoch-checkpoint named alone is checked against the segments beside it)")
 	fs.BoolVar(&c.kafka, "kafka", false, "Kafka's own form: the keys and values of internal topics stay bytes")
 	fs.StringVar(&c.topic, "topic", "", "the topic the files belong to (default: from the partition directory's name); an internal topic's keys and values are decoded")
 	fs.IntVar(&c.maxBatch, "max-batch", storage.DefaultMaxBatch, "the largest batch read, in bytes: a longer one is passed over by its length and said to be")
@@ -465,24 +465,8 @@ func (c *logCmd) partition(p string, files, others []string) {
 	// The leader-epoch-checkpoint is checked against the batches' epochs
 	// and the log end offset: the next offset, or the last segment's base
 	// when it is empty; not known when a segment could not be read whole.
-	c.inPart, c.epochs, c.logEnd = true, []storage.EpochRun{}, -1
-	damaged := len(sum.segments) < len(segs)
-	for i := range sum.segments {
-		ss := &sum.segments[i]
-		if ss.tail != nil && !ss.tail.Zero || ss.skipped > 0 {
-			damaged = true
-		}
-		for _, r := range ss.epochs {
-			if n := len(c.epochs); n > 0 && c.epochs[n-1].Epoch == r.Epoch {
-				c.epochs[n-1].LastOffset = r.LastOffset
-			} else {
-				c.epochs = append(c.epochs, r)
-			}
-		}
-	}
-	if !damaged && len(segs) > 0 {
-		c.logEnd = max(sum.last+1, segs[len(segs)-1].Offset)
-	}
+	c.inPart = true
+	c.partitionEpochs(sum.segments, segs)
 	counted := c.counted
 	sort.Strings(files)
 	for _, f := range files {
@@ -509,6 +493,73 @@ func (c *logCmd) partition(p string, files, others []string) {
 	sort.Strings(others)
 	sum.others = others
 	c.emit(c.partitionJSON(p, topic, sum))
+}
+
+// partitionEpochs sets c.epochs and c.logEnd, what a partition's
+// leader-epoch-checkpoint is checked against, from its segments segs (in
+// offset order) and the summaries of those read (in the same order): the
+// batches' leader epochs, run by run, and the log end offset, the next
+// offset or the last segment's base when it is empty, not known (-1) when
+// a segment could not be read whole.
+func (c *logCmd) partitionEpochs(read []segmentSummary, segs []storage.Named) {
+	c.epochs, c.logEnd = []storage.EpochRun{}, -1
+	damaged := len(read) < len(segs)
+	last := int64(-1)
+	for i := range read {
+		ss := &read[i]
+		if ss.tail != nil && !ss.tail.Zero || ss.skipped > 0 {
+			damaged = true
+		}
+		last = max(last, ss.last)
+		for _, r := range ss.epochs {
+			if n := len(c.epochs); n > 0 && c.epochs[n-1].Epoch == r.Epoch {
+				c.epochs[n-1].LastOffset = r.LastOffset
+			} else {
+				c.epochs = append(c.epochs, r)
+			}
+		}
+	}
+	if !damaged && len(segs) > 0 {
+		c.logEnd = max(last+1, segs[len(segs)-1].Offset)
+	}
+}
+
+// segmentsBeside reads, without printing them, the segments in the
+// directory of p, a leader-epoch-checkpoint named alone, for
+// partitionEpochs, as a directory run reads them (their own problems do
+// not count here: the checkpoint's do); false when there is none.
+func (c *logCmd) segmentsBeside(p string) bool {
+	dir := filepath.Dir(p)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	var segs []storage.Named
+	for _, e := range ents {
+		if n := storage.KindOf(e.Name()); n.Kind == storage.SegmentFile && n.Suffix == "" && e.Type().IsRegular() {
+			segs = append(segs, n)
+		}
+	}
+	if len(segs) == 0 {
+		return false
+	}
+	sort.Slice(segs, func(i, j int) bool { return segs[i].Offset < segs[j].Offset })
+	status, unread, quiet := c.status, c.unread, c.quiet
+	c.quiet = true
+	var read []segmentSummary
+	for _, sg := range segs {
+		base := strconv.FormatInt(sg.Offset, 10)
+		file := filepath.Join(dir, strings.Repeat("0", 20-len(base))+base+".log")
+		if ss := c.readSegment(file, c.topicOf(file), false, nil, nil); ss != nil {
+			read = append(read, *ss)
+		}
+	}
+	c.quiet = quiet
+	if c.unread == unread {
+		c.status = status
+	}
+	c.partitionEpochs(read, segs)
+	return true
 }
 
 // otherNote says what a file in a partition directory that kwire log
@@ -1849,8 +1900,16 @@ func (c *logCmd) checkpoint(p string, n storage.Named) {
 	for {
 		e, err := r.Next()
 		if err != nil {
-			if errors.Is(err, io.EOF) && kind == storage.LeaderEpochCheckpoint && c.inPart && n.Suffix == "" {
-				c.epochCheck(p, entries, ordered)
+			if errors.Is(err, io.EOF) && kind == storage.LeaderEpochCheckpoint && n.Suffix == "" {
+				// In a partition directory, against what its segments'
+				// reading found; named alone, against the segments beside
+				// it, read for it.
+				if c.inPart {
+					c.epochCheck(p, entries, ordered)
+				} else if c.segmentsBeside(p) {
+					c.epochCheck(p, entries, ordered)
+					c.epochs, c.logEnd = nil, -1
+				}
 			}
 			if !errors.Is(err, io.EOF) {
 				c.fileProblem(err.Error())

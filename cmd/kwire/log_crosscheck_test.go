@@ -126,6 +126,42 @@ func TestLogLeaderEpochCheckpointAgainstTheBatches(t *testing.T) {
 	require.Contains(t, out, `"kind":"leader-epoch-summary","entries":2,"problems":2`)
 }
 
+// TestLogLeaderEpochCheckpointNamedAlone: a leader-epoch-checkpoint named
+// on its own is checked against the segments beside it, as a directory
+// run checks it (it was listed with no check): its problems printed,
+// counted in its summary, exit 1 under --strict; the segments' own
+// problems (here a broken .txnindex) are not the checkpoint's. With no
+// segment beside it, only its lines.
+func TestLogLeaderEpochCheckpointNamedAlone(t *testing.T) {
+	dir := epochPartition(t, "0\n2\n0 0\n5 500\n")
+	writeFile(t, dir, "00000000000000000000.txnindex", storagedata.AbortedTxn(0, 4242, 3, 5, 3))
+	cp := filepath.Join(dir, "leader-epoch-checkpoint")
+	out, errOut, code := runCLI(t, []string{"log", cp}, nil)
+	require.Equal(t, 0, code, "%s%s", errOut, out)
+	ls := logLines(t, out)
+	probs := ofKind(ls, "leader-epoch-problem")
+	require.Len(t, probs, 2, out)
+	require.Equal(t, "line 4: epoch 5 starts at offset 500, past the log end offset 15", probs[0]["problem"])
+	require.Contains(t, probs[1]["problem"], "batch at offset 9 has leader epoch 1, which the checkpoint does not have")
+	require.Len(t, ls, 4, "the checkpoint's lines only: %s", out)
+	_, _, code = runCLI(t, []string{"log", "--strict", cp}, nil)
+	require.Equal(t, 1, code)
+	out, _, _ = runCLI(t, []string{"log", "--summary", cp}, nil)
+	require.Contains(t, out, `"kind":"leader-epoch-summary","entries":2,"problems":2`)
+
+	good := epochPartition(t, "0\n2\n0 0\n1 9\n")
+	writeFile(t, good, "00000000000000000000.txnindex", storagedata.AbortedTxn(0, 4242, 3, 5, 3))
+	out, errOut, code = runCLI(t, []string{"log", "--strict", filepath.Join(good, "leader-epoch-checkpoint")}, nil)
+	require.Equal(t, 0, code, "the segments' problems are not the checkpoint's: %s%s", errOut, out)
+	require.NotContains(t, out, "problem")
+
+	lone := filepath.Join(t.TempDir(), "t-0")
+	writeFile(t, lone, "leader-epoch-checkpoint", []byte("0\n1\n5 500\n"))
+	out, errOut, code = runCLI(t, []string{"log", "--strict", filepath.Join(lone, "leader-epoch-checkpoint")}, nil)
+	require.Equal(t, 0, code, "%s%s", errOut, out)
+	require.Len(t, logLines(t, out), 1, out)
+}
+
 // TestLogSummaryCountsEveryProblem: the partition summary's problems
 // count what the full output lists: a batch whose records fail to decode
 // (a __cluster_metadata record that is not one), a KRaft snapshot's.
