@@ -2,6 +2,11 @@ package main
 
 import (
 	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"strconv"
 	"strings"
 	"time"
 
@@ -72,7 +77,8 @@ func (p *payloadFlags) registerPayloads(fs interface {
 	}
 	fs.StringVar(&p.mode, "payloads", mode, help)
 	fs.StringVar(&p.registry, "schema-registry", "", "read schemas by id from the Confluent-compatible registry at `URL` (credentials from "+registry.EnvUser+" and "+registry.EnvPassword+", or "+registry.EnvToken+")")
-	fs.StringVar(&p.dir, "schemas", "", "read schemas from the files in `DIR`: ID.avsc, ID.proto, ID.json by schema id; TOPIC-value.avsc (-key, .proto, .json) for payloads without the registry's framing")
+	fs.StringVar(&p.dir, "schemas", "", "read schemas from the files in `DIR`: ID.avsc, ID.proto, ID.json by schema id; TOPIC-value.avsc (-key, .proto, .json) for payloads without the registry's framing; "+
+		"every .avsc, .proto and .json file is checked first, and one that cannot be used (it does not parse, with the files it refers to) is an error (exit 2) naming each such file and why")
 	fs.BoolVar(&p.validate, "validate", false, "check JSON Schema payloads against their schema (a warning when one does not match)")
 	fs.DurationVar(&p.timeout, "schema-registry-timeout", registry.DefaultTimeout, "give up on a schema registry request after this long")
 }
@@ -186,6 +192,9 @@ func (p *payloadFlags) hook() (payloadHook, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := checkSchemaDir(p.dir); err != nil {
+			return nil, err
+		}
 		srcs = append(srcs, d)
 	}
 	if p.registry != "" {
@@ -204,6 +213,69 @@ func (p *payloadFlags) hook() (payloadHook, error) {
 		src = srcs
 	}
 	return payloadHookOf(payload.NewDecoder(src, payload.Config{Validate: p.validate})), nil
+}
+
+// maxSchemaFiles bounds the files checkSchemaDir checks: far past a
+// registry's export; past it the rest are left to their lookups.
+const maxSchemaFiles = 10000
+
+// checkSchemaDir checks every schema file of --schemas DIR before
+// anything is decoded (resolve.Files.Check): the .avsc, .proto and .json
+// files of the top folder, and the .proto files below it (imports by
+// their path; maxDepth levels down). A file that cannot be used (it does
+// not read, or does not parse with the files it may refer to, or is a
+// schema of a kind only the top folder's are read of) is an error naming
+// every such file and why, as a missing DIR is: it was found only when a
+// record's lookup reached it, each record then failing on its own, with
+// the rest decoded as if nothing were wrong. Files of other extensions
+// (a README) are not schemas and are left alone.
+func checkSchemaDir(dir string) error {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return fmt.Errorf("--schemas: %v", err)
+	}
+	defer root.Close()
+	fsys := root.FS()
+	files := resolve.NewFiles(dir, fsys)
+	var bad []string
+	n := 0
+	walkErr := fs.WalkDir(fsys, ".", func(name string, e fs.DirEntry, err error) error {
+		if err != nil {
+			bad = append(bad, name+": "+err.Error())
+			if e != nil && e.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if e.IsDir() {
+			if strings.Count(name, "/") >= maxDepth {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		ext := path.Ext(name)
+		if ext != ".proto" && (strings.Contains(name, "/") || ext != ".avsc" && ext != ".json") {
+			return nil
+		}
+		if n++; n > maxSchemaFiles {
+			return fs.SkipAll
+		}
+		if err := files.Check(name); err != nil {
+			bad = append(bad, name+": "+err.Error())
+		}
+		return nil
+	})
+	if walkErr != nil {
+		bad = append(bad, walkErr.Error())
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	what := "a schema file"
+	if len(bad) > 1 {
+		what = strconv.Itoa(len(bad)) + " schema files"
+	}
+	return errors.New("--schemas " + dir + ": " + what + " cannot be used (fix, or move out of the folder):\n  " + strings.Join(bad, "\n  "))
 }
 
 // validateNeedsSource refuses --validate without --schemas or

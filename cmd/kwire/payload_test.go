@@ -354,3 +354,42 @@ func TestEncodeTakesBackJSONPayloadsAsRead(t *testing.T) {
 		require.Equal(t, frame, strings.TrimSpace(enc))
 	}
 }
+
+// TestSchemasDirCheckedFirst: every schema file of --schemas DIR is
+// checked before anything is decoded (resolve.Files.Check), and one that
+// cannot be used is a usage error (exit 2) naming each such file and why:
+// it was found only when a record's lookup reached it, the rest decoded
+// as if nothing were wrong. A README is no schema, nor a .json below the
+// top folder (only .proto imports are read there), and they are left
+// alone; a good folder decodes as before.
+func TestSchemasDirCheckedFirst(t *testing.T) {
+	frame := hex.EncodeToString(payloadFetch(t, 1))
+	dir := t.TempDir()
+	write := func(name, text string) {
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
+	}
+	write("clicks-value.avsc", clickAvsc)
+	write("README.md", "the schemas of the clicks topic")
+	base := []string{"decode", "--response", "--api", "Fetch", "--version", "11", "--format", "ndjson", "--schemas", dir, frame}
+	_, stderr, code := runCLI(t, base, nil)
+	require.Equal(t, 0, code, stderr)
+
+	write("7.avsc", `{"type":"record","name":"Broken","fields":[{"name":"x","type":"nosuchtype"}]}`)
+	write("8.proto", "syntax = \"proto3\";\nimport \"missing/money.proto\";\nmessage M { int32 a = 1; }\n")
+	write("sub/9.json", `not JSON`)
+	out, stderr, code := runCLI(t, base, nil)
+	require.Equal(t, 2, code, "%s%s", stderr, out)
+	require.Empty(t, out, "nothing decoded")
+	require.Contains(t, stderr, "--schemas "+dir+": 2 schema files cannot be used (fix, or move out of the folder):\n")
+	require.Regexp(t, `\n  7\.avsc: .*nosuchtype`, stderr)
+	require.Regexp(t, `\n  8\.proto: .*missing/money\.proto`, stderr)
+	require.NotContains(t, stderr, "README")
+	require.NotContains(t, stderr, "9.json")
+	require.NotContains(t, stderr, "clicks-value")
+
+	// kwire log takes --schemas too, checked alike.
+	_, stderr, code = runCLI(t, []string{"log", "--schemas", dir, filepath.Join(t.TempDir(), "00000000000000000000.log")}, nil)
+	require.Equal(t, 2, code, stderr)
+	require.Contains(t, stderr, "2 schema files cannot be used")
+}
