@@ -1443,7 +1443,7 @@ func (c *logCmd) nodeTree(n *tree.Node, depth int, pos int64, paint func(string,
 	}
 	if len(n.Children) == 0 || n.Kind == 0 {
 		if v := render.ShortValue(n, -1); v != "" {
-			line += " = " + v
+			line += " = " + v + internalValueName(n)
 		}
 	}
 	c.out.WriteString(line + " " + paint(ansiDim, spanText(n, pos)) + "\n")
@@ -1453,6 +1453,19 @@ func (c *logCmd) nodeTree(n *tree.Node, depth int, pos int64, paint func(string,
 	for _, k := range n.Children {
 		c.nodeTree(k, depth+1, pos, paint)
 	}
+}
+
+// internalValueName is " " and the name of an internal topic's value
+// that Kafka names and its schema does not (a __transaction_state
+// value's transactionStatus: "1 Ongoing"), or "": a read integer's.
+func internalValueName(n *tree.Node) string {
+	if n.Field == nil || n.Null || n.Flags&tree.Broken != 0 || n.Kind != schema.Int8 && n.Kind != schema.Int16 && n.Kind != schema.Int32 {
+		return ""
+	}
+	if name := storage.ValueName(n.Field.Name, n.Int); name != "" {
+		return " " + name
+	}
+	return ""
 }
 
 func spanText(n *tree.Node, pos int64) string {

@@ -147,3 +147,27 @@ func TestLogRoundTripsThroughEncode(t *testing.T) {
 	}))
 	require.GreaterOrEqual(t, n, 20)
 }
+
+// TestLogTreeNamesTransactionStatus: a __transaction_state value's
+// transactionStatus (Kafka's TransactionState, an int8) showed as a bare
+// number in the tree drawn for people; it is named beside the number, as
+// error codes are, while the value JSON keeps the number, which kwire
+// encode reads back (TestLogRoundTripsThroughEncode encodes the segment back).
+func TestLogTreeNamesTransactionStatus(t *testing.T) {
+	seg, err := filepath.Abs(filepath.Join(storageTestdata, "logdir", "__transaction_state-0", "00000000000000000000.log"))
+	require.NoError(t, err)
+	out, errOut, code := runCLI(t, []string{"log", "--format", "tree", seg}, nil)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "transactionStatus int8 = 1 Ongoing [99,100)\n")
+	require.Contains(t, out, "transactionStatus int8 = 4 CompleteCommit [175,176)\n")
+	out, errOut, code = runCLI(t, []string{"log", seg}, nil)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, `"transactionStatus":1,`)
+	require.Contains(t, out, `"transactionStatus":4,`)
+	require.NotContains(t, out, "Ongoing")
+	for v, name := range []string{"Empty", "Ongoing", "PrepareCommit", "PrepareAbort", "CompleteCommit", "CompleteAbort", "Dead", "PrepareEpochFence"} {
+		require.Equal(t, name, storage.TransactionStateName(int64(v)))
+	}
+	require.Empty(t, storage.TransactionStateName(8))
+	require.Empty(t, storage.TransactionStateName(-1))
+}

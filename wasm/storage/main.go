@@ -1126,7 +1126,16 @@ func (s *session) record(id int) string {
 			num(&w, "start", int64(n.Start))
 			num(&w, "end", int64(n.End))
 			if len(n.Children) == 0 || n.Kind == 0 {
-				str(&w, "value", render.ShortValue(n, -1))
+				v := render.ShortValue(n, -1)
+				// A value Kafka names and the schema does not (a
+				// __transaction_state value's transactionStatus), as
+				// kwire log's tree names it.
+				if n.Field != nil && !n.Null && n.Flags&tree.Broken == 0 && n.Kind == schema.Int8 {
+					if name := storage.ValueName(n.Field.Name, n.Int); name != "" {
+						v += " " + name
+					}
+				}
+				str(&w, "value", v)
 			}
 			if len(n.Warnings) > 0 {
 				str(&w, "warning", n.Warnings[0])
