@@ -432,7 +432,8 @@ func (w *walker) avroBlocks(t *avroType, n *tree.Node, p int) int {
 		if w.stopped {
 			return p
 		}
-		if c < 0 {
+		sized := c < 0
+		if sized {
 			if c == math.MinInt64 {
 				w.fail(p, "avro: block count "+strconv.FormatInt(c, 10)+" is out of range")
 				return p
@@ -446,7 +447,22 @@ func (w *walker) avroBlocks(t *avroType, n *tree.Node, p int) int {
 		if n != nil && first {
 			n.PrefixEnd = q
 		}
-		firstBlock := first
+		if !first && c != 0 {
+			// A later block's count (and size): a node of its own
+			// between the items, as the closing zero count is, not the
+			// next item's prefix, which the views call its length.
+			if !w.takeAt(hdr, 1) {
+				return hdr
+			}
+			typ := "avro block count"
+			if sized {
+				typ = "avro block count and byte size"
+			}
+			e := w.node("count", typ, schema.Int64, hdr, q)
+			e.Flags |= tree.Varint
+			e.Int = c
+			w.add(n, e)
+		}
 		first = false
 		p = q
 		if c == 0 {
@@ -461,7 +477,7 @@ func (w *walker) avroBlocks(t *avroType, n *tree.Node, p int) int {
 			}
 			break
 		}
-		for itemInBlock := 0; c > 0; c-- {
+		for ; c > 0; c-- {
 			if p >= w.in.End && !zeroSized(t.items) {
 				w.fail(p, "avro: the payload ends inside a "+t.name+" ("+strconv.FormatInt(c, 10)+" items declared are missing)")
 				return p
@@ -522,12 +538,6 @@ func (w *walker) avroBlocks(t *avroType, n *tree.Node, p int) int {
 				p = w.avroValue(t.items, e, p)
 			}
 			w.pop()
-			if itemInBlock == 0 && !firstBlock {
-				// A later block's count is its first item's prefix.
-				e.PrefixEnd = max(e.PrefixEnd, e.Start)
-				e.Start = hdr
-			}
-			itemInBlock++
 			w.add(n, e)
 			idx++
 			if w.stopped {

@@ -8,6 +8,9 @@ import (
 	"testing"
 
 	"github.com/linkedin/goavro/v2"
+
+	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/codec/tree"
 )
 
 const orderAvsc = `{"type":"record","name":"Order","namespace":"com.acme","fields":[
@@ -170,5 +173,45 @@ func TestAvroNegativeZero(t *testing.T) {
 	r := decodeBoth(t, d, framed(1, data), false, "t", bigBudget())
 	if got := string(membersOf(t, r.json)["decoded"]); got != `{"d":-0,"f":-0}` {
 		t.Fatalf("decoded %s", got)
+	}
+}
+
+// TestAvroLaterBlockCountIsItsOwnNode: an array written in two blocks
+// (a count of 1, then a count of -1 with its block's size, then the
+// closing 0) shows each later block's count as a node of its own, typed
+// as the block count it is, beside the items; it was folded into the next
+// item's prefix, which the views label as that item's length (a string's
+// prefix then covered the count, the size and its length as one).
+func TestAvroLaterBlockCountIsItsOwnNode(t *testing.T) {
+	d := NewDecoder(mapSource{ids: map[int]*Schema{1: {Text: `{"type":"array","items":"string"}`}}}, Config{})
+	data := []byte{2, 2, 'a', 1, 4, 2, 'b', 0}
+	r := decodeBoth(t, d, framed(1, data), false, "t", bigBudget())
+	if got := string(membersOf(t, r.json)["decoded"]); got != `["a","b"]` {
+		t.Fatalf("decoded %s", got)
+	}
+	var arr *tree.Node
+	for _, n := range r.nodes {
+		tree.Walk(n, func(x *tree.Node) bool {
+			if x.Kind == schema.Array {
+				arr = x
+			}
+			return true
+		})
+	}
+	if arr == nil {
+		t.Fatal("no array node")
+	}
+	var got []string
+	for _, k := range arr.Children {
+		got = append(got, fmt.Sprintf("%s %q [%d,%d,%d) %d", k.Name, k.Type, k.Start-5, k.PrefixEnd-5, k.End-5, k.Int))
+	}
+	want := []string{
+		`array "avro string" [1,2,3) 0`,
+		`count "avro block count and byte size" [3,3,5) 1`,
+		`array "avro string" [5,6,7) 0`,
+		`end "avro block count 0" [7,7,8) 0`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("the array's children:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
