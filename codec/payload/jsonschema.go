@@ -28,8 +28,8 @@ type jsonSchema struct {
 	why string               // why not, when validation was asked for
 	l   *loops               // its schemas placed, to bound validating (jsonschemacost.go)
 
-	// The references' loader, and each of the root's properties'
-	// subschemas resolved alone when a payload first needs it (nil: it
+	// The references' loader, and the properties' subschemas resolved
+	// alone, by where they are, when a payload first needs one (nil: it
 	// could not be), to name every property that breaks its rules, in
 	// order (validate).
 	load  func(*url.URL) (*jsonschema.Schema, error)
@@ -70,41 +70,102 @@ func compileJSONSchema(s *Schema, validate bool) (*jsonSchema, error) {
 // validate checks inst: nil, or every violation said in an order of its
 // own. The validator stops at the first violation it meets, and meets
 // properties in Go's map order: an object breaking two properties' rules
-// was said by either from run to run. So, when the root schema lists
-// properties, each of inst's that breaks its subschema is said, by name
-// in order; when none does, what the whole value breaks is. Checking
-// the properties again costs no more than checking the whole value
-// would, which the steps counted first bound (jsonschemacost.go).
+// was said by either from run to run (and by the tree's path and the
+// JSON's differently). So, when the root schema lists properties, each
+// of inst's that breaks its subschema is said, by name in order, and so
+// on down (properties), through the properties of an object whose
+// subschema lists them in turn (or a $ref to one), maxNested levels
+// below the root's; where no property of an object breaks its rules,
+// what the object breaks is said. Checking each level's properties again
+// costs no more than checking the whole value did, which the steps
+// counted first bound (jsonschemacost.go): all of it at most
+// maxNested+2 times.
 func (js *jsonSchema) validate(inst any) error {
 	err := js.rs.Validate(inst)
-	obj, ok := inst.(map[string]any)
-	if err == nil || !ok {
+	if err == nil {
+		return nil
+	}
+	said, ok := js.properties(mainURL+"#", "", js.rs.Schema(), inst, 0)
+	if !ok || len(said) == 0 {
 		return err
 	}
-	root := js.rs.Schema()
+	return errors.New(strings.Join(said, "; "))
+}
+
+// maxNested is how many levels below the root's properties validate says
+// each property's violations on its own.
+const maxNested = 4
+
+// properties says what inst breaks of the properties of s, the subschema
+// at loc (a URL whose fragment is a JSON Pointer; path is its properties'
+// path from the root, "/properties/a/properties/b", as the violations are
+// said): each property of inst that breaks its subschema, by name in
+// order, its own properties' violations said in turn when they can be.
+// ok is false when they cannot be said one by one (inst is no object, s
+// lists no properties of its own or through a $ref the walk can follow,
+// a subschema cannot be resolved alone): the caller says what the
+// validator said.
+func (js *jsonSchema) properties(loc, path string, s *jsonschema.Schema, inst any, depth int) (said []string, ok bool) {
+	obj, isObj := inst.(map[string]any)
+	if !isObj || s == nil {
+		return nil, false
+	}
+	for hops := 0; s.Ref != "" && len(s.Properties) == 0; hops++ {
+		// A $ref to the schema that lists them: its place, as the
+		// validator resolves it.
+		if hops == 8 || js.l == nil {
+			return nil, false
+		}
+		r, err := url.Parse(s.Ref)
+		base := js.l.baseURI[js.l.base[s]]
+		if err != nil || base == nil {
+			return nil, false
+		}
+		t, err := js.l.follow(s, s.Ref)
+		u := base.ResolveReference(r)
+		if err != nil || t == nil || u.Fragment != "" && !strings.HasPrefix(u.Fragment, "/") {
+			return nil, false // an anchor names no pointer to go on from
+		}
+		frag := u.Fragment
+		u.Fragment = ""
+		loc, s = u.String()+"#"+frag, t
+	}
+	if len(s.Properties) == 0 {
+		return nil, false
+	}
 	names := make([]string, 0, len(obj))
 	for name := range obj {
-		if root.Properties[name] != nil {
+		if s.Properties[name] != nil {
 			names = append(names, name)
 		}
 	}
 	slices.Sort(names)
-	var said []string
 	for _, name := range names {
-		prs := js.property(name)
+		tok := pointerToken(name)
+		child, at := loc+"/properties/"+tok, path+"/properties/"+tok
+		prs := js.resolved(child)
 		if prs == nil {
-			return err
+			return nil, false
 		}
-		if e := prs.Validate(obj[name]); e != nil {
-			// As the validator says a property's violation.
-			at := "validating /properties/" + pointerToken(name) + ": "
-			said = append(said, at+strings.TrimPrefix(strings.TrimPrefix(e.Error(), "validating root: "), at))
+		e := prs.Validate(obj[name])
+		if e == nil {
+			continue
 		}
+		if depth < maxNested {
+			if below, ok := js.properties(child, at, s.Properties[name], obj[name], depth+1); ok && len(below) > 0 {
+				said = append(said, below...)
+				continue
+			}
+		}
+		// As the validator says a property's violation, the place it
+		// names first (where the subschema is) said once, as the path.
+		msg := strings.TrimPrefix(e.Error(), "validating root: ")
+		if i := strings.IndexByte(child, '#'); i >= 0 {
+			msg = strings.TrimPrefix(msg, "validating "+child[i+1:]+": ")
+		}
+		said = append(said, "validating "+at+": "+msg)
 	}
-	if len(said) == 0 {
-		return err
-	}
-	return errors.New(strings.Join(said, "; "))
+	return said, true
 }
 
 // pointerToken is name as a JSON Pointer's reference token.
@@ -112,23 +173,22 @@ func pointerToken(name string) string {
 	return strings.NewReplacer("~", "~0", "/", "~1").Replace(name)
 }
 
-// property is the root's subschema for the property name, resolved as a
-// document of its own that refers to it (so that its $refs resolve as in
-// the schema); nil when it cannot be.
-func (js *jsonSchema) property(name string) *jsonschema.Resolved {
+// resolved is the subschema at loc (a URL with a JSON Pointer fragment
+// in the schema or one of its references) resolved as a document of its
+// own that refers to it (so that its $refs resolve as in the schema);
+// nil when it cannot be.
+func (js *jsonSchema) resolved(loc string) *jsonschema.Resolved {
 	js.mu.Lock()
 	defer js.mu.Unlock()
-	if prs, ok := js.props[name]; ok {
+	if prs, ok := js.props[loc]; ok {
 		return prs
 	}
 	if js.props == nil {
 		js.props = map[string]*jsonschema.Resolved{}
 	}
-	js.props[name] = nil
+	js.props[loc] = nil
 	root := js.rs.Schema()
-	u, _ := url.Parse(mainURL)
-	u.Fragment = "/properties/" + pointerToken(name)
-	w := &jsonschema.Schema{Schema: root.Schema, Ref: u.String()}
+	w := &jsonschema.Schema{Schema: root.Schema, Ref: loc}
 	func() {
 		defer func() { _ = recover() }()
 		prs, err := w.Resolve(&jsonschema.ResolveOptions{
@@ -141,10 +201,10 @@ func (js *jsonSchema) property(name string) *jsonschema.Resolved {
 			},
 		})
 		if err == nil {
-			js.props[name] = prs
+			js.props[loc] = prs
 		}
 	}()
-	return js.props[name]
+	return js.props[loc]
 }
 
 // resolveJSONSchema makes the validator for s and its references.

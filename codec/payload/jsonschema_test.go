@@ -179,3 +179,28 @@ func TestJSONSchemaEveryViolation(t *testing.T) {
 		t.Fatalf("%+v", r.warnings)
 	}
 }
+
+// TestJSONSchemaEveryViolationBelowTheRoot: below the root's properties
+// the validator said only the first violation it met, in Go's map order
+// (so the tree's path and the JSON's could say different ones); each
+// property that breaks its rules is said, by name in order, down through
+// objects whose subschema lists properties, a $ref'd one included, and
+// an object whose properties all pass says what it breaks itself.
+func TestJSONSchemaEveryViolationBelowTheRoot(t *testing.T) {
+	s := `{"type":"object","$defs":{"city":{"type":"object","properties":{"name":{"type":"string"},"pop":{"type":"integer"}}}},
+"properties":{"addr":{"type":"object","required":["zip"],"properties":{"zip":{"type":"string"},"city":{"$ref":"#/$defs/city"}}},"n":{"type":"integer"}}}`
+	want := `validating /properties/addr/properties/city/properties/name: type: 2 has type "integer", want "string"; ` +
+		`validating /properties/addr/properties/city/properties/pop: type: p has type "string", want "integer"; ` +
+		`validating /properties/addr/properties/zip: type: 1 has type "integer", want "string"; ` +
+		`validating /properties/n: type: x has type "string", want "integer"`
+	for i := 0; i < 20; i++ {
+		r := jsonCase(t, &Schema{Text: s}, `{"n":"x","addr":{"zip":1,"city":{"name":2,"pop":"p"}}}`, true)
+		if len(r.warnings) != 1 || !strings.HasSuffix(r.warnings[0].Message, "does not match the schema: "+want) {
+			t.Fatalf("run %d: %+v", i, r.warnings)
+		}
+	}
+	r := jsonCase(t, &Schema{Text: s}, `{"addr":{"city":{"name":"Oslo"}}}`, true)
+	if len(r.warnings) != 1 || !strings.Contains(r.warnings[0].Message, `validating /properties/addr: required: missing properties: ["zip"]`) {
+		t.Fatalf("%+v", r.warnings)
+	}
+}
