@@ -1366,7 +1366,7 @@ func (c *logCmd) recordTree(res *storage.Entry, b *storage.Batch, ri storage.Rec
 			}
 		}
 		if tr.Err != nil {
-			w.WriteString("    " + paint(ansiRed, "error") + " " + tr.Err.Error() + "\n")
+			w.WriteString("    " + paint(ansiRed, "error") + " " + topicRecordError(tr, b.Position) + "\n")
 		}
 		return
 	}
@@ -1409,6 +1409,25 @@ func (c *logCmd) recordTree(res *storage.Entry, b *storage.Batch, ri storage.Rec
 			w.WriteString(line + "\n")
 		}
 	}
+}
+
+// topicRecordError says why an internal topic's record did not decode,
+// where the ndjson's "error" says it: a position in the segment (the
+// entry starting at pos) when it is in the entry's own bytes, else an
+// offset in a decompressed buffer, named as the tree's spans name it.
+func topicRecordError(tr *storage.TopicRecord, pos int64) string {
+	re, off, buf := tr.ErrorAt(pos)
+	if re == nil {
+		return tr.Err.Error()
+	}
+	at := re.Part + " at byte " + strconv.FormatInt(off, 10)
+	if buf != 0 {
+		at += " of buf" + strconv.Itoa(buf)
+	}
+	if re.Path != "" {
+		at += " (" + re.Path + ")"
+	}
+	return at + ": " + re.Msg
 }
 
 // compressionName is the name Kafka's CompressionType enum gives codec c

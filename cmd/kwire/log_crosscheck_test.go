@@ -216,3 +216,23 @@ func TestLogMissingIndexAndOtherFilesAreSaid(t *testing.T) {
 	require.Contains(t, others["00000000000000000000.index.cleaned"], "not yet swapped in")
 	require.True(t, strings.Contains(out, `"indexNote"`), out)
 }
+
+// TestLogTreeSaysAnInternalRecordErrorWhereTheNDJSONDoes: the tree's
+// "error" line of an internal topic's record that does not decode gave
+// its offset in the batch (68), where the ndjson's "error" and the
+// tree's own spans give positions in the segment (139).
+func TestLogTreeSaysAnInternalRecordErrorWhereTheNDJSONDoes(t *testing.T) {
+	var seg []byte
+	for i, r := range [][2][]byte{{[]byte("k0"), []byte("v")}, {{0, 1, 0, 3, 'g'}, {0, 9, 1, 2, 3}}} {
+		b := storagedata.Batch([]storagedata.Record{{Key: r[0], Value: r[1]}}, storagedata.BatchOptions{FirstTimestamp: 1700000000000, ProducerID: -1})
+		storagedata.Place(b, int64(i), 0)
+		seg = append(seg, b...)
+	}
+	dir := filepath.Join(t.TempDir(), "__consumer_offsets-3")
+	writeFile(t, dir, "00000000000000000000.log", seg)
+	out, errOut, _ := runCLI(t, []string{"log", "--format", "tree", filepath.Join(dir, "00000000000000000000.log")}, nil)
+	require.Contains(t, out, "    error key at byte 66 (type): not decoded as a record of __consumer_offsets", errOut)
+	require.Contains(t, out, "    error key at byte 139 (key.group): not decoded as OffsetCommitKey", errOut)
+	out, _, _ = runCLI(t, []string{"log", filepath.Join(dir, "00000000000000000000.log")}, nil)
+	require.Contains(t, out, `"error":{"part":"key","offset":139,"path":"key.group"`)
+}
