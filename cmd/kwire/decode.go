@@ -436,10 +436,21 @@ counts the rest in one line; the exit status is 1 when any failed.`,
 		fail(e, "%v", err)
 		return 2
 	}
-	ins, err := readInputs(e, args, func(b []byte) bool {
+	// Ctrl-C (interrupt.go) while standard input is read ends the reading,
+	// and nothing is decoded; while frames are decoded, the frame under
+	// way is finished, and the rest are not decoded.
+	it := catchInterrupt()
+	defer it.release()
+	re := *e
+	re.stdin = it.reader(e.stdin)
+	ins, err := readInputs(&re, args, func(b []byte) bool {
 		_, _, err := input.Parse(b, c.mode)
 		return err == nil
 	})
+	if it.interrupted() {
+		fail(e, "interrupted (%s) while reading the input: nothing decoded", it.name())
+		return it.status()
+	}
 	if err != nil {
 		fail(e, "%v", err)
 		return 1
@@ -507,12 +518,16 @@ counts the rest in one line; the exit status is 1 when any failed.`,
 	pe.stderr = &frameErr
 	failed, notShown, firstNotShown := 0, 0, ""
 	i := 0
+inputs:
 	for _, in := range all {
 		var frameBytes, seen, counted int64
 		for _, fr := range in.frames {
 			frameBytes += int64(len(fr))
 		}
 		for _, fr := range in.frames {
+			if it.interrupted() {
+				break inputs
+			}
 			// Frames are numbered from 1 in output order, across the
 			// inputs, as kwire check numbers them; a file's name goes
 			// first when there are several inputs.
@@ -554,7 +569,14 @@ counts the rest in one line; the exit status is 1 when any failed.`,
 			i++
 		}
 	}
-	prog.finish()
+	prog.finishAt(i < nFrames)
+	if i < nFrames { // interrupted
+		if notShown > 0 {
+			fail(e, "%s not shown (the first: %s)", pluralOf(notShown, "more failing frame", "more failing frames"), firstNotShown)
+		}
+		fail(e, "interrupted (%s): %d of %s decoded, %d of them failed; frames %d to %d not decoded", it.name(), i, plural(nFrames, "frame"), failed, i+1, nFrames)
+		return it.status()
+	}
 	if notShown > 0 {
 		fail(e, "%s not shown (the first: %s); %d of %s failed", pluralOf(notShown, "more failing frame", "more failing frames"), firstNotShown, failed, plural(nFrames, "frame"))
 	}

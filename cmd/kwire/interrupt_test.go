@@ -3,7 +3,9 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -163,4 +165,60 @@ func TestBatchInterrupted(t *testing.T) {
 	require.Equal(t, 130, code, errOut)
 	requireWholeLines(t, out)
 	require.Contains(t, errOut, "interrupted (SIGINT)")
+}
+
+// Ctrl-C during kwire decode of many frames finishes the frame under
+// way and no more: standard output ends at a whole line, one per frame
+// decoded, standard error says how many were decoded and which were not,
+// and the exit status is 130 (143 for SIGTERM). Killed by the signal, as
+// before, its output stopped anywhere, in the middle of a frame's JSON.
+func TestDecodeInterrupted(t *testing.T) {
+	frame, err := hex.DecodeString("0000001b001200030000000700056b7769726500066b7769726504312e3000")
+	require.NoError(t, err)
+	const n = 100000
+	path := filepath.Join(t.TempDir(), "many.bin")
+	require.NoError(t, os.WriteFile(path, bytes.Repeat(frame, n), 0o644))
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		cmd := exec.Command(kwireBin, "decode", "--format", "ndjson", path)
+		cmd.Dir = workDir
+		cmd.Env = append(os.Environ(), "NO_COLOR=1")
+		stdout, err := cmd.StdoutPipe()
+		require.NoError(t, err)
+		var errb lockedBuffer
+		cmd.Stderr = &errb
+		require.NoError(t, cmd.Start())
+		kill := time.AfterFunc(time.Minute, func() { cmd.Process.Kill() })
+		// Standard output is left unread past its first bytes until the
+		// signal came: kwire waits on the full pipe with most frames not
+		// decoded, however fast it decodes.
+		first := make([]byte, 4096)
+		_, err = io.ReadFull(stdout, first)
+		require.NoError(t, err)
+		require.NoError(t, cmd.Process.Signal(sig))
+		time.Sleep(200 * time.Millisecond)
+		rest, err := io.ReadAll(stdout)
+		require.NoError(t, err)
+		err = cmd.Wait()
+		kill.Stop()
+		ee, ok := err.(*exec.ExitError)
+		require.True(t, ok, "exit status 0 after the signal: %v; stderr: %s", err, errb.String())
+		require.True(t, ee.Exited(), "ended by the signal, not by kwire: %v; stderr: %s", err, errb.String())
+		require.Equal(t, 128+int(sig), ee.ExitCode(), errb.String())
+		lines := requireWholeLines(t, string(first)+string(rest))
+		require.Less(t, lines, n, "every frame was decoded")
+		name := map[syscall.Signal]string{syscall.SIGINT: "SIGINT", syscall.SIGTERM: "SIGTERM"}[sig]
+		require.Equal(t, fmt.Sprintf("kwire: interrupted (%s): %d of %d frames decoded, 0 of them failed; frames %d to %d not decoded\n", name, lines, n, lines+1, n), errb.String())
+	}
+}
+
+// Ctrl-C while kwire decode reads standard input (a pipe, never closed)
+// stops the reading: nothing is decoded, standard error says so, and the
+// exit status is 130.
+func TestDecodeInterruptedReading(t *testing.T) {
+	frame, err := hex.DecodeString("0000001b001200030000000700056b7769726500066b7769726504312e3000")
+	require.NoError(t, err)
+	out, errOut, code := interrupted(t, []string{"decode", "--format", "ndjson"}, bytes.Repeat(frame, 100000), syscall.SIGINT, false)
+	require.Equal(t, 130, code, errOut)
+	require.Empty(t, out)
+	require.Equal(t, "kwire: interrupted (SIGINT) while reading the input: nothing decoded\n", errOut)
 }
