@@ -405,7 +405,7 @@ func runDecode(e *env, args []string) int {
 
 Every frame's output goes to standard output, a failing frame's as far
 as it decoded. Standard error says why a frame failed (its input, frame
-number, byte and field) for the first `+strconv.Itoa(maxFailedFrames)+` failing frames, then
+number, byte and field) for the first `+strconv.Itoa(maxFailuresShown)+` failing frames, then
 counts the rest in one line; the exit status is 1 when any failed.`,
 		"kwire decode 0000001b001200030000000700056b7769726500066b7769726504312e3000",
 		"kwire decode --format tree apiversions.xxd",
@@ -510,7 +510,7 @@ counts the rest in one line; the exit status is 1 when any failed.`,
 	prog := startProgress(e.stderr, showProgress, inBytes, "frames")
 	stderr := prog.Writer(e.stderr)
 	// Each frame's lines for standard error are gathered first, so that
-	// those of a failing frame past the first maxFailedFrames are left
+	// those of a failing frame past the first maxFailuresShown are left
 	// out, counted, rather than written: a file of 50,000 bad frames
 	// would flood the terminal (its JSON still goes to standard output).
 	var frameErr bytes.Buffer
@@ -544,7 +544,7 @@ inputs:
 				status = 1
 				failed++
 			}
-			if ok || failed <= maxFailedFrames {
+			if ok || failed <= maxFailuresShown {
 				stderr.Write(frameErr.Bytes())
 			} else {
 				if notShown == 0 {
@@ -578,14 +578,24 @@ inputs:
 		return it.status()
 	}
 	if notShown > 0 {
-		fail(e, "%s not shown (the first: %s); %d of %s failed", pluralOf(notShown, "more failing frame", "more failing frames"), firstNotShown, failed, plural(nFrames, "frame"))
+		fail(e, "%s", notShownLine(notShown, "frame", firstNotShown, failed, nFrames))
 	}
 	return status
 }
 
-// maxFailedFrames is how many failing frames kwire decode says why of on
-// standard error; the rest are counted in one line at the end.
-const maxFailedFrames = 10
+// maxFailuresShown is how many failures kwire decode (failing frames) and
+// kwire pcap (exchanges whose frames failed) say why of on standard
+// error, one line each; the rest are counted in one line at the end,
+// notShownLine's.
+const maxFailuresShown = 10
+
+// notShownLine counts the failures past the first maxFailuresShown, n of
+// them, the first of them where: "40 more failing frames not shown (the
+// first: frame 12); 50 of 51 frames failed".
+func notShownLine(n int, unit, where string, failed, total int) string {
+	return pluralOf(n, "more failing "+unit, "more failing "+unit+"s") + " not shown (the first: " + where + "); " +
+		strconv.Itoa(failed) + " of " + plural(total, unit) + " failed"
+}
 
 // inputsSize is the size of what readInputs reads when it is known: the
 // files named, or standard input when it is a file; else -1.
