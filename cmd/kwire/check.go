@@ -285,6 +285,12 @@ func (c *checkConfig) run(e *env) int {
 	if empty > 0 {
 		notRead += fmt.Sprintf("; %d of %d files with no Kafka exchange (said above)", empty, len(c.files))
 	}
+	if c.it.interrupted() {
+		// The rules that judge a capture's end (a request never
+		// answered, a transaction never ended) would judge where the
+		// signal cut it: their lines say they were not judged.
+		notRead += fmt.Sprintf("; interrupted (%s): the capture's end not judged (requests never answered, transactions never ended)", c.it.name())
+	}
 	fail(e, "check: %d errors, %d warnings, %d notes; %d rules not judged (said in their lines)%s",
 		o.counts[check.Error], o.counts[check.Warning], o.counts[check.Note], o.skips, notRead)
 	if failOnReached(&o.counts, c.failOn) && status == 0 {
@@ -496,7 +502,8 @@ func (c *checkConfig) checkCapture(o *checkOut, file string, in io.Reader) (*cap
 	}
 	// The capture's exchanges as the check reads them (a frame held
 	// only in part is left out, and said once at the end).
-	var conv capcheck.Conv
+	// Requests in flight at Ctrl-C are not judged as never answered.
+	conv := capcheck.Conv{Stopped: c.it.interrupted}
 	var frames framePool
 	var res *capture.Result
 	var readErr error

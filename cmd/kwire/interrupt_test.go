@@ -222,3 +222,40 @@ func TestDecodeInterruptedReading(t *testing.T) {
 	require.Empty(t, out)
 	require.Equal(t, "kwire: interrupted (SIGINT) while reading the input: nothing decoded\n", errOut)
 }
+
+// Ctrl-C during kwire check leaves unjudged what the capture's end would
+// judge: a request still waiting for its answer when the reading stopped,
+// after a later request of its connection was answered, may be answered
+// after the cut, so it is not said never answered (a conn.order error,
+// before); its line says it was not judged, and so does the summary.
+func TestCheckInterruptedEndNotJudged(t *testing.T) {
+	a := exampleFrame(t, "Metadata", 9, false, 1)
+	b := exampleFrame(t, "Metadata", 9, false, 2)
+	bAnswer := exampleFrame(t, "Metadata", 9, true, 2)
+	file := connPcap(t, true, nil, segment{true, 0, a}, segment{true, time.Millisecond, b}, segment{false, 2 * time.Millisecond, bAnswer})
+	capture, err := os.ReadFile(file)
+	require.NoError(t, err)
+	// The capture whole, through a pipe left open; the signal once the
+	// answered exchange's first line came.
+	out, errOut, code := interrupted(t, []string{"check", "-"}, capture, syscall.SIGINT, true)
+	require.Equal(t, 130, code, errOut)
+	require.NotContains(t, out, "never answered")
+	require.Regexp(t, `(?m)^conn\.order skipped conn 1 correlation 1 request \(packet 4\): a request in flight when the reading was interrupted, after later requests were answered, is not judged for its answer \(it may have come after the cut\)$`, out)
+	require.Contains(t, errOut, "; interrupted (SIGINT): the capture's end not judged (requests never answered, transactions never ended)\n")
+
+	// Read to its end, the same capture says it.
+	out, errOut, code = runCLI(t, []string{"check", file}, nil)
+	require.Equal(t, 1, code, errOut)
+	require.Regexp(t, `(?m)^conn\.order error conn 1 correlation 1 request \(packet 4\): the request was never answered, though later requests were`, out)
+
+	// A transaction open where the signal cut the capture (its producer
+	// closed its connection, there, without EndTxn: a conv.txn-end
+	// warning at the capture's end) is not judged either.
+	capture, err = os.ReadFile(filepath.Join(checkCaptures, "conv.txn-end.bad.pcapng"))
+	require.NoError(t, err)
+	out, errOut, code = interrupted(t, []string{"check", "-"}, capture, syscall.SIGINT, true)
+	require.Equal(t, 130, code, errOut)
+	require.NotContains(t, out, "conv.txn-end warning")
+	require.Regexp(t, `(?m)^conv\.txn-end skipped conn 2 correlation 3 request \(packet 16\) at byte 66 \(body\.topicData\[0\]\.partitionData\[0\]\.records\[0\]\): not judged at the capture's end: the reading was interrupted, and what it was cut in \(.*\) is not where the capture ends$`, out)
+	require.Contains(t, errOut, "interrupted (SIGINT): the capture's end not judged")
+}
