@@ -83,10 +83,9 @@ func runCheck(e *env, args []string) int {
 	if !cfg.keys.load(e, slices.Contains(cfg.files, "-")) {
 		return 2
 	}
-	// Progress as kwire pcap draws it, over all the files; the findings
-	// written as they come (text, ndjson) are output that scrolls.
+	// Progress as kwire pcap draws it, over all the files.
 	total := checkInputsSize(e, cfg.files)
-	on, err := progressOn(cfg.progress, total, e, cfg.format == "text" || cfg.format == "ndjson")
+	on, err := checkShowsProgress(cfg.progress, total, e)
 	if err != nil {
 		fail(e, "%v", err)
 		return 2
@@ -95,6 +94,17 @@ func runCheck(e *env, args []string) int {
 	cfg.it = catchInterrupt()
 	defer cfg.it.release()
 	return cfg.run(e)
+}
+
+// checkShowsProgress is kwire check's --progress decision: progressOn's,
+// with the findings on standard output not taken for output that scrolls
+// past the bar. They are few beside the exchanges read, and when standard
+// output is the terminal standard error is, a finding's line clears the
+// bar before it is written (run), as a line on standard error does: auto
+// draws the bar whenever standard error is a terminal (and the input of
+// known size, 1 MiB or more).
+func checkShowsProgress(mode string, total int64, e *env) (bool, error) {
+	return progressOn(mode, total, e, false)
 }
 
 // checkFinding is a finding with the file it was found in.
@@ -284,6 +294,12 @@ func (c *checkConfig) run(e *env) int {
 	}
 	if empty > 0 {
 		notRead += fmt.Sprintf("; %d of %d files with no Kafka exchange (said above)", empty, len(c.files))
+	}
+	if c.it.interrupted() {
+		// The rules that judge a capture's end (a request never
+		// answered, a transaction never ended) would judge where the
+		// signal cut it: their lines say they were not judged.
+		notRead += fmt.Sprintf("; interrupted (%s): the capture's end not judged (requests never answered, transactions never ended)", c.it.name())
 	}
 	fail(e, "check: %d errors, %d warnings, %d notes; %d rules not judged (said in their lines)%s",
 		o.counts[check.Error], o.counts[check.Warning], o.counts[check.Note], o.skips, notRead)
@@ -496,7 +512,8 @@ func (c *checkConfig) checkCapture(o *checkOut, file string, in io.Reader) (*cap
 	}
 	// The capture's exchanges as the check reads them (a frame held
 	// only in part is left out, and said once at the end).
-	var conv capcheck.Conv
+	// Requests in flight at Ctrl-C are not judged as never answered.
+	conv := capcheck.Conv{Stopped: c.it.interrupted}
 	var frames framePool
 	var res *capture.Result
 	var readErr error

@@ -405,7 +405,7 @@ func runDecode(e *env, args []string) int {
 
 Every frame's output goes to standard output, a failing frame's as far
 as it decoded. Standard error says why a frame failed (its input, frame
-number, byte and field) for the first `+strconv.Itoa(maxFailedFrames)+` failing frames, then
+number, byte and field) for the first `+strconv.Itoa(maxFailuresShown)+` failing frames, then
 counts the rest in one line; the exit status is 1 when any failed.`,
 		"kwire decode 0000001b001200030000000700056b7769726500066b7769726504312e3000",
 		"kwire decode --format tree apiversions.xxd",
@@ -436,10 +436,21 @@ counts the rest in one line; the exit status is 1 when any failed.`,
 		fail(e, "%v", err)
 		return 2
 	}
-	ins, err := readInputs(e, args, func(b []byte) bool {
+	// Ctrl-C (interrupt.go) while standard input is read ends the reading,
+	// and nothing is decoded; while frames are decoded, the frame under
+	// way is finished, and the rest are not decoded.
+	it := catchInterrupt()
+	defer it.release()
+	re := *e
+	re.stdin = it.reader(e.stdin)
+	ins, err := readInputs(&re, args, func(b []byte) bool {
 		_, _, err := input.Parse(b, c.mode)
 		return err == nil
 	})
+	if it.interrupted() {
+		fail(e, "interrupted (%s) while reading the input: nothing decoded", it.name())
+		return it.status()
+	}
 	if err != nil {
 		fail(e, "%v", err)
 		return 1
@@ -499,7 +510,7 @@ counts the rest in one line; the exit status is 1 when any failed.`,
 	prog := startProgress(e.stderr, showProgress, inBytes, "frames")
 	stderr := prog.Writer(e.stderr)
 	// Each frame's lines for standard error are gathered first, so that
-	// those of a failing frame past the first maxFailedFrames are left
+	// those of a failing frame past the first maxFailuresShown are left
 	// out, counted, rather than written: a file of 50,000 bad frames
 	// would flood the terminal (its JSON still goes to standard output).
 	var frameErr bytes.Buffer
@@ -507,12 +518,16 @@ counts the rest in one line; the exit status is 1 when any failed.`,
 	pe.stderr = &frameErr
 	failed, notShown, firstNotShown := 0, 0, ""
 	i := 0
+inputs:
 	for _, in := range all {
 		var frameBytes, seen, counted int64
 		for _, fr := range in.frames {
 			frameBytes += int64(len(fr))
 		}
 		for _, fr := range in.frames {
+			if it.interrupted() {
+				break inputs
+			}
 			// Frames are numbered from 1 in output order, across the
 			// inputs, as kwire check numbers them; a file's name goes
 			// first when there are several inputs.
@@ -529,7 +544,7 @@ counts the rest in one line; the exit status is 1 when any failed.`,
 				status = 1
 				failed++
 			}
-			if ok || failed <= maxFailedFrames {
+			if ok || failed <= maxFailuresShown {
 				stderr.Write(frameErr.Bytes())
 			} else {
 				if notShown == 0 {
@@ -554,16 +569,33 @@ counts the rest in one line; the exit status is 1 when any failed.`,
 			i++
 		}
 	}
-	prog.finish()
+	prog.finishAt(i < nFrames)
+	if i < nFrames { // interrupted
+		if notShown > 0 {
+			fail(e, "%s not shown (the first: %s)", pluralOf(notShown, "more failing frame", "more failing frames"), firstNotShown)
+		}
+		fail(e, "interrupted (%s): %d of %s decoded, %d of them failed; frames %d to %d not decoded", it.name(), i, plural(nFrames, "frame"), failed, i+1, nFrames)
+		return it.status()
+	}
 	if notShown > 0 {
-		fail(e, "%s not shown (the first: %s); %d of %s failed", pluralOf(notShown, "more failing frame", "more failing frames"), firstNotShown, failed, plural(nFrames, "frame"))
+		fail(e, "%s", notShownLine(notShown, "frame", firstNotShown, failed, nFrames))
 	}
 	return status
 }
 
-// maxFailedFrames is how many failing frames kwire decode says why of on
-// standard error; the rest are counted in one line at the end.
-const maxFailedFrames = 10
+// maxFailuresShown is how many failures kwire decode (failing frames) and
+// kwire pcap (exchanges whose frames failed) say why of on standard
+// error, one line each; the rest are counted in one line at the end,
+// notShownLine's.
+const maxFailuresShown = 10
+
+// notShownLine counts the failures past the first maxFailuresShown, n of
+// them, the first of them where: "40 more failing frames not shown (the
+// first: frame 12); 50 of 51 frames failed".
+func notShownLine(n int, unit, where string, failed, total int) string {
+	return pluralOf(n, "more failing "+unit, "more failing "+unit+"s") + " not shown (the first: " + where + "); " +
+		strconv.Itoa(failed) + " of " + plural(total, unit) + " failed"
+}
 
 // inputsSize is the size of what readInputs reads when it is known: the
 // files named, or standard input when it is a file; else -1.

@@ -16,7 +16,7 @@ import (
 const cutHeaderFrame = "00000006" + "ffff0003" + "0000"
 
 // TestDecodeFailuresSummarised: a file of many bad frames says why for
-// the first maxFailedFrames, in full, and counts the rest in one line,
+// the first maxFailuresShown, in full, and counts the rest in one line,
 // rather than a line for each; standard output still has every frame's
 // JSON, and the exit status still says failure.
 func TestDecodeFailuresSummarised(t *testing.T) {
@@ -82,4 +82,16 @@ func TestDecodeFailuresSummarisedInputs(t *testing.T) {
 	require.Equal(t, 1, code)
 	require.Equal(t, 10, strings.Count(errOut, "\n"), errOut)
 	require.NotContains(t, errOut, "not shown")
+}
+
+// The README states the number of failures decode and pcap say one by
+// one; it is maxFailuresShown, the one cap both use (pcap's was 5).
+func TestReadmeFailuresShown(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	require.NoError(t, err)
+	readme := strings.Join(strings.Fields(string(b)), " ")
+	n := strconv.Itoa(maxFailuresShown)
+	for _, want := range []string{"`kwire decode` says why for the first " + n + " failing frames", "standard error names the first " + n + " such exchanges"} {
+		require.True(t, strings.Contains(readme, want), "README.md does not say %q", want)
+	}
 }

@@ -20,6 +20,9 @@ import (
 // shell reports a command a signal ended. Killed by the signal instead,
 // their output stopped anywhere, in the middle of a line. A second
 // signal ends the process at once, as without kwire's handling.
+// kwire decode, which reads its input whole first, stops so too: while
+// reading, with nothing decoded; while decoding, after the frame under
+// way, saying which frames were not decoded.
 
 // errInterrupted is the error an interruptible reader returns once a
 // signal came; the capture reader takes it for the capture's end.

@@ -3,7 +3,9 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -163,4 +165,97 @@ func TestBatchInterrupted(t *testing.T) {
 	require.Equal(t, 130, code, errOut)
 	requireWholeLines(t, out)
 	require.Contains(t, errOut, "interrupted (SIGINT)")
+}
+
+// Ctrl-C during kwire decode of many frames finishes the frame under
+// way and no more: standard output ends at a whole line, one per frame
+// decoded, standard error says how many were decoded and which were not,
+// and the exit status is 130 (143 for SIGTERM). Killed by the signal, as
+// before, its output stopped anywhere, in the middle of a frame's JSON.
+func TestDecodeInterrupted(t *testing.T) {
+	frame, err := hex.DecodeString("0000001b001200030000000700056b7769726500066b7769726504312e3000")
+	require.NoError(t, err)
+	const n = 100000
+	path := filepath.Join(t.TempDir(), "many.bin")
+	require.NoError(t, os.WriteFile(path, bytes.Repeat(frame, n), 0o644))
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		cmd := exec.Command(kwireBin, "decode", "--format", "ndjson", path)
+		cmd.Dir = workDir
+		cmd.Env = append(os.Environ(), "NO_COLOR=1")
+		stdout, err := cmd.StdoutPipe()
+		require.NoError(t, err)
+		var errb lockedBuffer
+		cmd.Stderr = &errb
+		require.NoError(t, cmd.Start())
+		kill := time.AfterFunc(time.Minute, func() { cmd.Process.Kill() })
+		// Standard output is left unread past its first bytes until the
+		// signal came: kwire waits on the full pipe with most frames not
+		// decoded, however fast it decodes.
+		first := make([]byte, 4096)
+		_, err = io.ReadFull(stdout, first)
+		require.NoError(t, err)
+		require.NoError(t, cmd.Process.Signal(sig))
+		time.Sleep(200 * time.Millisecond)
+		rest, err := io.ReadAll(stdout)
+		require.NoError(t, err)
+		err = cmd.Wait()
+		kill.Stop()
+		ee, ok := err.(*exec.ExitError)
+		require.True(t, ok, "exit status 0 after the signal: %v; stderr: %s", err, errb.String())
+		require.True(t, ee.Exited(), "ended by the signal, not by kwire: %v; stderr: %s", err, errb.String())
+		require.Equal(t, 128+int(sig), ee.ExitCode(), errb.String())
+		lines := requireWholeLines(t, string(first)+string(rest))
+		require.Less(t, lines, n, "every frame was decoded")
+		name := map[syscall.Signal]string{syscall.SIGINT: "SIGINT", syscall.SIGTERM: "SIGTERM"}[sig]
+		require.Equal(t, fmt.Sprintf("kwire: interrupted (%s): %d of %d frames decoded, 0 of them failed; frames %d to %d not decoded\n", name, lines, n, lines+1, n), errb.String())
+	}
+}
+
+// Ctrl-C while kwire decode reads standard input (a pipe, never closed)
+// stops the reading: nothing is decoded, standard error says so, and the
+// exit status is 130.
+func TestDecodeInterruptedReading(t *testing.T) {
+	frame, err := hex.DecodeString("0000001b001200030000000700056b7769726500066b7769726504312e3000")
+	require.NoError(t, err)
+	out, errOut, code := interrupted(t, []string{"decode", "--format", "ndjson"}, bytes.Repeat(frame, 100000), syscall.SIGINT, false)
+	require.Equal(t, 130, code, errOut)
+	require.Empty(t, out)
+	require.Equal(t, "kwire: interrupted (SIGINT) while reading the input: nothing decoded\n", errOut)
+}
+
+// Ctrl-C during kwire check leaves unjudged what the capture's end would
+// judge: a request still waiting for its answer when the reading stopped,
+// after a later request of its connection was answered, may be answered
+// after the cut, so it is not said never answered (a conn.order error,
+// before); its line says it was not judged, and so does the summary.
+func TestCheckInterruptedEndNotJudged(t *testing.T) {
+	a := exampleFrame(t, "Metadata", 9, false, 1)
+	b := exampleFrame(t, "Metadata", 9, false, 2)
+	bAnswer := exampleFrame(t, "Metadata", 9, true, 2)
+	file := connPcap(t, true, nil, segment{true, 0, a}, segment{true, time.Millisecond, b}, segment{false, 2 * time.Millisecond, bAnswer})
+	capture, err := os.ReadFile(file)
+	require.NoError(t, err)
+	// The capture whole, through a pipe left open; the signal once the
+	// answered exchange's first line came.
+	out, errOut, code := interrupted(t, []string{"check", "-"}, capture, syscall.SIGINT, true)
+	require.Equal(t, 130, code, errOut)
+	require.NotContains(t, out, "never answered")
+	require.Regexp(t, `(?m)^conn\.order skipped conn 1 correlation 1 request \(packet 4\): a request in flight when the reading was interrupted, after later requests were answered, is not judged for its answer \(it may have come after the cut\)$`, out)
+	require.Contains(t, errOut, "; interrupted (SIGINT): the capture's end not judged (requests never answered, transactions never ended)\n")
+
+	// Read to its end, the same capture says it.
+	out, errOut, code = runCLI(t, []string{"check", file}, nil)
+	require.Equal(t, 1, code, errOut)
+	require.Regexp(t, `(?m)^conn\.order error conn 1 correlation 1 request \(packet 4\): the request was never answered, though later requests were`, out)
+
+	// A transaction open where the signal cut the capture (its producer
+	// closed its connection, there, without EndTxn: a conv.txn-end
+	// warning at the capture's end) is not judged either.
+	capture, err = os.ReadFile(filepath.Join(checkCaptures, "conv.txn-end.bad.pcapng"))
+	require.NoError(t, err)
+	out, errOut, code = interrupted(t, []string{"check", "-"}, capture, syscall.SIGINT, true)
+	require.Equal(t, 130, code, errOut)
+	require.NotContains(t, out, "conv.txn-end warning")
+	require.Regexp(t, `(?m)^conv\.txn-end skipped conn 2 correlation 3 request \(packet 16\) at byte 66 \(body\.topicData\[0\]\.partitionData\[0\]\.records\[0\]\): not judged at the capture's end: the reading was interrupted, and what it was cut in \(.*\) is not where the capture ends$`, out)
+	require.Contains(t, errOut, "interrupted (SIGINT): the capture's end not judged")
 }

@@ -214,14 +214,15 @@ func runPcap(e *env, args []string) int {
 	}
 	status := 0
 	if run.failed > 0 {
-		// Which, and where: the first few, by their packets.
-		more := ""
-		if run.failed > len(run.failures) {
-			more = "; the first " + strconv.Itoa(len(run.failures)) + " (each has a requestError or responseError in its line)"
-		}
-		fail(e, "%d exchanges had frames that failed to decode%s:", run.failed, more)
+		// Which, and where: the first maxFailuresShown, by their
+		// packets, the rest counted in one line, as kwire decode says
+		// its failing frames.
+		fail(e, "%s frames that failed to decode (each has a requestError or responseError in its line):", pluralOf(run.failed, "exchange had", "exchanges had"))
 		for _, f := range run.failures {
 			fail(e, "%s", f)
+		}
+		if n := run.failed - len(run.failures); n > 0 {
+			fail(e, "%s", notShownLine(n, "exchange", run.firstNotShown, run.failed, run.kept))
 		}
 		status = 1
 	}
@@ -310,12 +311,15 @@ type pcapRun struct {
 	stats     map[int16]*apiStats
 	errCodes  map[apiCode]int
 	exchanges int // exchanges in the capture, filtered out or not
+	kept      int // exchanges shown (through the filters)
 	failed    int
-	failures  []string // the first maxFailures failed exchanges, named
-	warned    int      // exchanges shown with warnings
-	redacted  int      // exchanges shown with secrets hidden (zeroed, or masked)
-	guesses   int      // unpaired responses read by a guessed API (the first maxGuessLines said)
-	partial   int      // frames the capture holds only in part (Frame.Missing), filtered out or not
+	failures  []string // the first maxFailuresShown failed exchanges, named, with their errors
+	// firstNotShown names the first failed exchange past them.
+	firstNotShown string
+	warned        int // exchanges shown with warnings
+	redacted      int // exchanges shown with secrets hidden (zeroed, or masked)
+	guesses       int // unpaired responses read by a guessed API (the first maxGuessLines said)
+	partial       int // frames the capture holds only in part (Frame.Missing), filtered out or not
 }
 
 // maxGuessLines is how many unpaired responses kwire pcap says on
@@ -349,15 +353,16 @@ type pcapOut struct {
 // buffer (it starts where the one before it ended; empty when filtered
 // out), and what the summary needs.
 type runLine struct {
-	end     int
-	guessed []byte // the line for standard error saying how an unpaired response was guessed
-	diag    []byte // lines for standard error: warnings
-	keep    bool
-	failed  bool
-	failure string // for a failed one, which frame, and its error
-	warned  bool
-	zeroed  bool // secrets hidden in its frames (its "redacted")
-	stat    exchangeStat
+	end       int
+	guessed   []byte // the line for standard error saying how an unpaired response was guessed
+	diag      []byte // lines for standard error: warnings
+	keep      bool
+	failed    bool
+	failure   string // for a failed one, which frame, and its error
+	failureAt string // which frame alone
+	warned    bool
+	zeroed    bool // secrets hidden in its frames (its "redacted")
+	stat      exchangeStat
 }
 
 // exchangeStat is what one exchange adds to the summary.
@@ -546,10 +551,13 @@ func (p *pcapRun) write(b []byte) {
 
 // add counts an exchange that was kept.
 func (p *pcapRun) add(o *runLine) {
+	p.kept++
 	if o.failed {
 		p.failed++
-		if len(p.failures) < maxFailures {
+		if len(p.failures) < maxFailuresShown {
 			p.failures = append(p.failures, o.failure)
+		} else if p.firstNotShown == "" {
+			p.firstNotShown = o.failureAt
 		}
 	}
 	if o.warned {
@@ -713,9 +721,9 @@ func (wk *pcapWorker) exchange(x *capture.Exchange, line []byte) ([]byte, runLin
 	out.failed = reqFailed || rspFailed
 	switch {
 	case reqFailed:
-		out.failure = failedSide(x, x.Request, "request", req.err)
+		out.failureAt, out.failure = failedSide(x, x.Request, "request", req.err)
 	case rspFailed:
-		out.failure = failedSide(x, x.Response, "response", rsp.err)
+		out.failureAt, out.failure = failedSide(x, x.Response, "response", rsp.err)
 	}
 	out.warned = warned
 	out.zeroed = len(wk.redacted) > 0
@@ -793,7 +801,8 @@ func (wk *pcapWorker) token(x *capture.Exchange, line []byte) ([]byte, runLine) 
 			out.warned = true
 		}
 		if d.err != nil && side.f.Missing == 0 && !out.failed {
-			out.failed, out.failure = true, failedSide(x, side.f, side.name, d.err)
+			out.failed = true
+			out.failureAt, out.failure = failedSide(x, side.f, side.name, d.err)
 		}
 	}
 	if len(wk.diag) > 0 {
@@ -835,20 +844,24 @@ func (wk *pcapWorker) diagnose(x *capture.Exchange, side string, info *codec.Fra
 	return len(info.Warnings) > 0
 }
 
-// maxFailures is how many failed exchanges kwire pcap names on standard
-// error.
-const maxFailures = 5
-
 // failedSide names the side of x whose frame f failed with err, for
-// standard error: "packet 20: conn 2 correlation 8 response: at byte
+// standard error: where, "packet 20, conn 2 correlation 8 response", and
+// the line saying it, "packet 20: conn 2 correlation 8 response: at byte
 // 21: ...", the packet (numbered as Wireshark numbers them) that
 // completed the frame first, as its line's requestFrame or responseFrame.
-func failedSide(x *capture.Exchange, f *capture.Frame, side string, err error) string {
+func failedSide(x *capture.Exchange, f *capture.Frame, side string, err error) (where, line string) {
 	s := ""
 	if f != nil && f.PacketIndex > 0 {
-		s = "packet " + strconv.Itoa(f.PacketIndex) + ": "
+		s = "packet " + strconv.Itoa(f.PacketIndex)
 	}
-	return s + exchangePrefix(x.Conn.ID, x.CorrelationID, side) + err.Error()
+	prefix := exchangePrefix(x.Conn.ID, x.CorrelationID, side)
+	where = strings.TrimSuffix(prefix, ": ")
+	if s != "" {
+		where, line = s+", "+where, s+": "+prefix+err.Error()
+	} else {
+		line = prefix + err.Error()
+	}
+	return where, line
 }
 
 // exchangePrefix names one side of an exchange on standard error as its

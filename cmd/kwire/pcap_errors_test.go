@@ -2,9 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -45,21 +47,55 @@ func TestPcapFailedFrameErrorObject(t *testing.T) {
 		require.Contains(t, errOut, "kwire: packet "+strconv.Itoa(l.ResponseFrame)+": conn 2 correlation ")
 	}
 	require.Equal(t, 2, failed)
-	require.Contains(t, errOut, "kwire: 2 exchanges had frames that failed to decode:\n"+
+	require.Contains(t, errOut, "kwire: 2 exchanges had frames that failed to decode (each has a requestError or responseError in its line):\n"+
 		"kwire: packet 20: conn 2 correlation 8 response: at byte 21: expected the end of the message, found 17 more bytes inside the frame\n"+
 		"kwire: packet 22: conn 2 correlation 9 response: at byte 21: expected the end of the message, found 17 more bytes inside the frame\n")
 }
 
-// The failed exchanges named are the first maxFailures; the count says
-// how many there were in all.
+// The failed exchanges named are the first maxFailuresShown; the count
+// says how many there were in all, and which was the first not named.
 func TestPcapFailuresNamedBounded(t *testing.T) {
 	run := pcapRun{stats: map[int16]*apiStats{}, errCodes: map[apiCode]int{}}
-	for i := range 2 * maxFailures {
-		run.add(&runLine{keep: true, failed: true, failure: "packet " + strconv.Itoa(i+1)})
+	for i := range 2 * maxFailuresShown {
+		run.add(&runLine{keep: true, failed: true, failure: "packet " + strconv.Itoa(i+1) + ": why", failureAt: "packet " + strconv.Itoa(i+1)})
 	}
-	require.Equal(t, 2*maxFailures, run.failed)
-	require.Len(t, run.failures, maxFailures)
-	require.Equal(t, "packet 1", run.failures[0])
+	require.Equal(t, 2*maxFailuresShown, run.failed)
+	require.Len(t, run.failures, maxFailuresShown)
+	require.Equal(t, "packet 1: why", run.failures[0])
+	require.Equal(t, "packet "+strconv.Itoa(maxFailuresShown+1), run.firstNotShown)
+}
+
+// kwire pcap names as many failed exchanges as kwire decode names failing
+// frames, and counts the rest in one line worded as decode's: a capture
+// of 15 exchanges whose responses fail names the first 10 (it named 5,
+// saying "the first 5" in its heading, where decode says "N more failing
+// frames not shown (the first: frame 11); 15 of 15 frames failed").
+func TestPcapFailuresShownAsDecodes(t *testing.T) {
+	var segs []segment
+	for i := range 15 {
+		corr := int32(i + 1)
+		bad := exampleFrame(t, "Produce", 9, true, corr)
+		bad = append(bad[:len(bad)-6:len(bad)-6], 0xff, 0xff, 0xff, 0xff, 0xff, 0xff) // its last fields as impossible lengths
+		at := time.Duration(i) * time.Millisecond
+		segs = append(segs, segment{true, at, exampleFrame(t, "Produce", 9, false, corr)}, segment{false, at + time.Microsecond, bad})
+	}
+	_, errOut, code := runCLI(t, []string{"pcap", connPcap(t, true, nil, segs...)}, nil)
+	require.Equal(t, 1, code, errOut)
+	require.Contains(t, errOut, "kwire: 15 exchanges had frames that failed to decode (each has a requestError or responseError in its line):\n")
+	require.Equal(t, maxFailuresShown, len(regexp.MustCompile(`(?m)^kwire: packet \d+: conn 1 correlation \d+ response: `).FindAllString(errOut, -1)), errOut)
+	require.Regexp(t, `(?m)^kwire: packet \d+: conn 1 correlation 10 response: `, errOut)
+	require.Regexp(t, `(?m)^kwire: 5 more failing exchanges not shown \(the first: packet \d+, conn 1 correlation 11 response\); 15 of 15 exchanges failed$`, errOut)
+
+	// Decode's line is worded so.
+	var frames []byte
+	for range 15 {
+		frames = append(frames, cutHeaderFrame...)
+		frames = append(frames, '\n')
+	}
+	_, errOut, code = runCLI(t, []string{"decode", "--request", "--format", "ndjson"}, frames)
+	require.Equal(t, 1, code, errOut)
+	require.Equal(t, maxFailuresShown+1, strings.Count(errOut, "\n"), errOut)
+	require.Contains(t, errOut, "kwire: 5 more failing frames not shown (the first: frame 11); 15 of 15 frames failed\n")
 }
 
 // TestPcapDirectory: a directory given to kwire pcap is said to be one, in

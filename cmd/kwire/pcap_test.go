@@ -962,7 +962,7 @@ func TestPcapFailureNamesTheFrameThatFailed(t *testing.T) {
 	out, errOut, code := runCLI(t, []string{"pcap", file}, nil)
 	require.Equal(t, 1, code, errOut)
 	require.Contains(t, out, `"correlationId":2,"paired":true`)
-	require.Contains(t, errOut, "kwire: 1 exchanges had frames that failed to decode:\n")
+	require.Contains(t, errOut, "kwire: 1 exchange had frames that failed to decode (each has a requestError or responseError in its line):\n")
 	require.Regexp(t, `(?m)^kwire: packet \d+: conn 1 correlation 2 response: `, errOut)
 	require.NotRegexp(t, `(?m)^kwire: packet \d+: conn 1 correlation 2 request: `, errOut)
 }

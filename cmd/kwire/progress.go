@@ -19,7 +19,8 @@ import (
 // anyone's way: --progress auto (the default) draws it when standard error
 // is a terminal and the input's size is known and at least progressMin,
 // unless the output scrolls on the same screen (standard output a terminal
-// too, and the command writing there as it goes: pcap --summary does not);
+// too, and the command writing there as it goes: pcap --summary does not;
+// check's findings, which clear the bar first, do not count);
 // always draws it whatever the input: of unknown size (a pipe), a count
 // of the bytes read and the frames (lines, exchanges) done, with the rate;
 // never, never. Output to a pipe or a file never carries it.

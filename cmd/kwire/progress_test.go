@@ -160,3 +160,40 @@ func TestDecodeProgressCountsInputBytes(t *testing.T) {
 	size := humanBytes(st.Size())
 	require.Contains(t, m, "  "+size+" of "+size+"  ", m)
 }
+
+// kwire check draws its bar whenever standard error is a terminal and the
+// input is large enough, standard output the same terminal or not: its
+// findings clear the bar before they are written. It drew none when both
+// were terminals, the default way to run it.
+func TestCheckProgressDecision(t *testing.T) {
+	for _, c := range []struct {
+		stdout, stderr bool
+		total          int64
+		want           bool
+	}{
+		{true, true, 2 << 20, true},
+		{false, true, 2 << 20, true},
+		{true, false, 2 << 20, false},
+		{false, false, 2 << 20, false},
+		{true, true, 1000, false},
+		{true, true, -1, false},
+	} {
+		e := &env{stdoutIsTTY: c.stdout, stderrIsTTY: c.stderr}
+		on, err := checkShowsProgress("auto", c.total, e)
+		require.NoError(t, err)
+		require.Equal(t, c.want, on, "stdout a terminal %v, stderr %v, %d bytes", c.stdout, c.stderr, c.total)
+		on, err = checkShowsProgress("never", c.total, e)
+		require.NoError(t, err)
+		require.False(t, on)
+	}
+}
+
+// On a terminal, findings and all, kwire check of a large capture draws
+// its bar to 100%, its findings whole around it.
+func TestCheckProgressOnATerminal(t *testing.T) {
+	pcap, _, _ := bigInputs(t)
+	tty := onATerminal(t, "kwire check --fail-on none "+pcap)
+	require.Regexp(t, barRE, tty)
+	require.Contains(t, tty, "conn.version skipped conn 1 correlation 1 request")
+	require.Contains(t, tty, "kwire: check: ")
+}

@@ -162,10 +162,10 @@ func (r *reader) needsTree(key, ver int16, response bool) bool {
 	case schema.KeyProduce, schema.KeyFetch, schema.KeyListOffsets, schema.KeyApiVersions, schema.KeyAddPartitionsToTxn,
 		schema.KeyInitProducerId, schema.KeyEndTxn, schema.KeyAddOffsetsToTxn, schema.KeyOffsetForLeaderEpoch:
 		return !response || key != schema.KeyProduce && key != schema.KeyAddPartitionsToTxn && key != schema.KeyEndTxn && key != schema.KeyAddOffsetsToTxn
-	case schema.KeyOffsetCommit, schema.KeyTxnOffsetCommit, schema.KeySaslHandshake:
+	case schema.KeyOffsetCommit, schema.KeyTxnOffsetCommit:
 		return !response
-	case schema.KeySaslAuthenticate:
-		return true
+	case schema.KeySaslAuthenticate, schema.KeySaslHandshake:
+		return true // SaslHandshake's answer for its mechanisms (conn.sasl-handshake)
 	case schema.KeyOffsetFetch:
 		return true // the request for its client id: the consumer it resets
 	case schema.KeyMetadata:
@@ -499,6 +499,16 @@ func (r *reader) body(f *codec.Frame, ff *frameFacts) {
 			}
 		}
 	case schema.KeySaslHandshake:
+		if f.Response {
+			if ms := b.Get("mechanisms"); ms != nil {
+				ff.MechanismsAt = ms.Start
+				for _, m := range elems(ms) {
+					s, _ := strOf(m)
+					ff.Mechanisms = append(ff.Mechanisms, s)
+				}
+			}
+			return
+		}
 		ff.Mechanism, _ = strOf(b.Get("mechanism"))
 	case schema.KeySaslAuthenticate:
 		ab := b.Get("authBytes")

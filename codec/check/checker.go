@@ -162,14 +162,15 @@ func respPos(x *Exchange) int { return max(x.ResponsePacket, x.ResponseFrame) }
 
 // Error codes the rules read.
 const (
-	errOffsetOutOfRange       = 1
-	errCoordinatorUnavailable = 15
-	errNotCoordinator         = 16
-	errUnsupportedVersion     = 35
-	errInvalidProducerEpoch   = 47
-	errProducerFenced         = 90
-	errFencedLeaderEpoch      = 74
-	errUnknownLeaderEpoch     = 76
+	errOffsetOutOfRange         = 1
+	errCoordinatorUnavailable   = 15
+	errNotCoordinator           = 16
+	errUnsupportedVersion       = 35
+	errUnsupportedSaslMechanism = 33
+	errInvalidProducerEpoch     = 47
+	errProducerFenced           = 90
+	errFencedLeaderEpoch        = 74
+	errUnknownLeaderEpoch       = 76
 )
 
 func (c *Checker) connRules(a *analysis, cs *connState) {
@@ -248,6 +249,9 @@ func (c *Checker) connRules(a *analysis, cs *connState) {
 	if key == schema.KeySaslAuthenticate {
 		c.saslExchange(a, cs)
 	}
+	if key == schema.KeySaslHandshake {
+		c.saslHandshake(a)
+	}
 	// conn.retry-version
 	if cs.unsupp[[2]int16{key, ver}] {
 		c.add(ConnRetryVersion, a.where(Request), "the broker answered UNSUPPORTED_VERSION to "+apiName(key)+" v"+itoa(int(ver))+" on this connection, and it is sent again",
@@ -324,6 +328,39 @@ func (c *Checker) saslExchange(a *analysis, cs *connState) {
 				"a nonce starting "+strconv.Quote(cs.clientNonce), strconv.Quote(n))
 		}
 		cs.serverNonce = n
+	}
+}
+
+// saslHandshake applies conn.sasl-handshake to a SaslHandshake answered:
+// Kafka's broker lists every mechanism it enables, whether it accepts the
+// one asked for (then among them) or refuses it with
+// UNSUPPORTED_SASL_MECHANISM (then not; a SASL listener enables at least
+// one), which the Java client's error names to its user.
+func (c *Checker) saslHandshake(a *analysis) {
+	q, r := &a.req, &a.rsp
+	if !r.Present || r.Err != nil || r.Guessed || q.Err != nil {
+		return
+	}
+	at := a.at(Response, r.MechanismsAt, 0, "body.mechanisms")
+	listed := "[" + strings.Join(r.Mechanisms, ", ") + "]"
+	mech := q.Mechanism
+	has := false
+	for _, m := range r.Mechanisms {
+		has = has || m == mech
+	}
+	switch {
+	case r.ErrorCode == 0 && len(r.Mechanisms) == 0:
+		c.add(ConnSASLHandshake, at, "SaslHandshake accepted "+mech+" (error code 0) but lists no enabled mechanism: Kafka's broker lists every mechanism it enables, the one accepted among them",
+			"the enabled mechanisms, "+mech+" among them", listed)
+	case r.ErrorCode == 0 && !has:
+		c.add(ConnSASLHandshake, at, "SaslHandshake accepted "+mech+" (error code 0) but does not list it among the enabled mechanisms",
+			"the enabled mechanisms, "+mech+" among them", listed)
+	case r.ErrorCode == errUnsupportedSaslMechanism && len(r.Mechanisms) == 0:
+		c.add(ConnSASLHandshake, at, "SaslHandshake refused "+mech+" (UNSUPPORTED_SASL_MECHANISM) but lists no enabled mechanism: the client cannot say which to use",
+			"the enabled mechanisms", listed)
+	case r.ErrorCode == errUnsupportedSaslMechanism && has:
+		c.add(ConnSASLHandshake, at, "SaslHandshake refused "+mech+" (UNSUPPORTED_SASL_MECHANISM) but lists it among the enabled mechanisms",
+			"the enabled mechanisms, "+mech+" not among them", listed)
 	}
 }
 

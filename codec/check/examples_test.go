@@ -405,6 +405,8 @@ func ruleExamples() map[string]example {
 		return fr(scramHS, scramHSOK, first, serverFirst, final, serverFinal)
 	}
 	ex["conn.sasl-exchange"] = example{scram("3rfcNHYJY1ZVvWVs7j"), scram("fyko+d2lbbFgONRv9qkxdawL3rfcNHYJY1ZVvWVs7j")}
+	hsNone := rsp(&kmsg.SASLHandshakeResponse{}, 1, 1) // as franz-go's kfake answers
+	ex["conn.sasl-handshake"] = example{fr(hs, hsNone, auth, authOK), fr(hs, hsOK, auth, authOK)}
 	dc := func(corr int32, code int16) [][]byte {
 		return fr(req(kmsg.NewPtrDescribeClusterRequest(), 1, corr), rsp(&kmsg.DescribeClusterResponse{ErrorCode: code}, 1, corr))
 	}

@@ -140,7 +140,9 @@ type frameFacts struct {
 	ProducerEpoch int16
 	Commit        bool      // EndTxn
 	Group         string    // group id (OffsetCommit, OffsetFetch, AddOffsetsToTxn)
-	Mechanism     string    // SaslHandshake
+	Mechanism     string    // SaslHandshake's request
+	Mechanisms    []string  // SaslHandshake's answer: the mechanisms it lists
+	MechanismsAt  int       // their array's offset in the frame
 	SASL          saslFacts // SaslAuthenticate's authBytes
 	ReplicaID     int32     // Fetch request (-1 for consumers)
 	MemberEpoch   int32

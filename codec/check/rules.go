@@ -150,6 +150,8 @@ var (
 		"On a SASL listener, SaslHandshake and SaslAuthenticate come before any API but ApiVersions."}
 	ConnSASLExchange = &Rule{"conn.sasl-exchange", LevelConnection, Error,
 		"SaslAuthenticate (or a raw token after SaslHandshake v0) speaks the mechanism SaslHandshake chose, and SCRAM's nonces chain from message to message."}
+	ConnSASLHandshake = &Rule{"conn.sasl-handshake", LevelConnection, Warning,
+		"A SaslHandshake answer lists the mechanisms the broker enables: the one asked for among them when it accepts it, at least one and not that one when it refuses it (UNSUPPORTED_SASL_MECHANISM)."}
 	ConnRetryVersion = &Rule{"conn.retry-version", LevelConnection, Error,
 		"After UNSUPPORTED_VERSION, a client does not send the same API at the same version again."}
 
@@ -172,7 +174,7 @@ var rules = []*Rule{
 	FrameTags, FrameTagSize, FrameUnknownTag, FrameTagDefault, FrameVarint, FrameLenient,
 	RecordsCRC, RecordsCount, RecordsOffsetDelta, RecordsMaxTimestamp, RecordsFirstTimestamp,
 	RecordsCodec, RecordsMagic, RecordsControl, RecordsMarker, RecordsProducer, RecordsRecord, RecordsTruncated, RecordsLenient,
-	ConnVersion, ConnCorrelation, ConnOrder, ConnSASL, ConnSASLExchange, ConnRetryVersion,
+	ConnVersion, ConnCorrelation, ConnOrder, ConnSASL, ConnSASLExchange, ConnSASLHandshake, ConnRetryVersion,
 	ConvSequence, ConvTxnAdd, ConvTxnWrite, ConvTxnEnd, ConvFetchOffset, ConvCommitOffset,
 }
 

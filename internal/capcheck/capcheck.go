@@ -19,9 +19,20 @@ import (
 // safe for concurrent use; End may be called once the last Exchange has
 // returned, from another goroutine that learnt so.
 type Conv struct {
+	// Stopped, when set, says whether the capture's reading was stopped
+	// before its end (kwire check's Ctrl-C: capture.ErrStopped). A
+	// request handed to Exchange unanswered once it was is one the cut
+	// left in flight: its answer may have come after, so it is not
+	// judged as never answered (End says so once).
+	Stopped func() bool
+
 	conns   map[*capture.Conn]*check.Conn
 	damaged int         // frames left out by Exchange: the capture holds them only in part
 	first   check.Where // where the first of them was
+	// inFlight counts the requests left in flight by a stop, firstCut
+	// where the first was.
+	inFlight int
+	firstCut check.Where
 }
 
 // conn is the check's connection for c, made once.
@@ -55,6 +66,15 @@ func (v *Conv) Exchange(x *capture.Exchange) check.Exchange {
 	for _, f := range [...]*capture.Frame{x.Request, x.Response} {
 		if f != nil {
 			cx.StreamGaps += f.Gaps
+		}
+	}
+	if x.Response == nil && x.Request != nil && x.Overtaken > 0 && !x.Evicted && !x.ConnClosed && v.Stopped != nil && v.Stopped() {
+		// Later requests were answered, and its own answer may have
+		// come after the cut: "never answered" is not known.
+		cx.Overtaken, cx.OvertakenBy = 0, 0
+		v.inFlight++
+		if v.inFlight == 1 {
+			v.firstCut = check.Where{Conn: x.Conn.ID, Side: check.Request, Packet: x.Request.PacketIndex, Correlation: x.CorrelationID, HasCorr: true}
 		}
 	}
 	cut := false
@@ -94,11 +114,25 @@ func (v *Conv) Damaged() int { return v.damaged }
 // come ck's findings at the end, the one finding that says frames held
 // only in part were not judged (at the first of them), and one for each
 // run of bytes res marks unframed (Note.Unframed), in its notes' order.
+// A capture whose reading was stopped (res.Stopped) did not end where it
+// was cut: ck's findings at the end (a transaction never ended) judge
+// the state it was cut in, and are said not judged instead, one for each
+// rule, as are the requests the cut left in flight (Stopped).
 func (v *Conv) End(ck *check.Checker, res *capture.Result) []check.Finding {
 	for c, cc := range v.conns {
 		cc.Closed = c.Closed
 	}
 	fs := slices.Clip(ck.End())
+	if res.Stopped {
+		fs = stoppedEnd(fs)
+		if v.inFlight > 0 {
+			what := "a request in flight when the reading was interrupted, after later requests were answered, is not judged for its answer (it may have come after the cut)"
+			if v.inFlight > 1 {
+				what = strconv.Itoa(v.inFlight) + " requests in flight when the reading was interrupted, after later requests were answered, are not judged for their answers (they may have come after the cut), the first here"
+			}
+			fs = append(fs, check.Finding{Rule: check.ConnOrder, Where: v.firstCut, Skipped: true, What: what})
+		}
+	}
 	if v.damaged > 0 {
 		fs = append(fs, v.damagedFinding())
 	}
@@ -111,6 +145,20 @@ func (v *Conv) End(ck *check.Checker, res *capture.Result) []check.Finding {
 		}
 	}
 	return fs
+}
+
+// stoppedEnd is the checker's findings at a capture's end, fs, when its
+// reading was stopped: each rule's said not judged, once, at its first.
+func stoppedEnd(fs []check.Finding) []check.Finding {
+	out := fs[:0]
+	for _, f := range fs {
+		if slices.ContainsFunc(out, func(g check.Finding) bool { return g.Rule == f.Rule }) {
+			continue
+		}
+		out = append(out, check.Finding{Rule: f.Rule, Where: f.Where, Skipped: true,
+			What: "not judged at the capture's end: the reading was interrupted, and what it was cut in (" + f.What + ") is not where the capture ends"})
+	}
+	return out
 }
 
 // damagedFinding says that the frames held only in part were not judged,
