@@ -34,10 +34,9 @@ type sink interface {
 	// bytes before it) is b, read with o; it returns how many derived
 	// buffers the records numbered and the records' error.
 	records(n *tree.Node, b []byte, o rec.Options) (int, error)
-	// attach hands over h, the section's node of a tagged value read
-	// early (at its declared place) into early, now that the walk has
-	// reached it in its tag section.
-	attach(h, early *tree.Node)
+	// keepPlaces says that the struct just opened declares a tagged field
+	// before an untagged one (taggedFirst).
+	keepPlaces()
 	// mark, commit and rollback bracket a reading that may be dropped:
 	// rollback forgets what the sink was handed since mark.
 	mark() sinkMark
@@ -50,10 +49,10 @@ type sink interface {
 
 // sinkMark is a sink's place to roll back to.
 type sinkMark struct {
-	depth, kids, pool int
-	found, unknown    int
-	frames            int
-	out               jsontext.Mark
+	depth, kids, pool       int
+	found, unknown, members int
+	frames                  int
+	out                     jsontext.Mark
 }
 
 // treeSink builds the tree: nodes from a slab, each level's children
@@ -64,13 +63,10 @@ type treeSink struct {
 	levels []treeLevel
 }
 
+// treeLevel is an open node and the children handed to it so far.
 type treeLevel struct {
 	n    *tree.Node
 	kids []*tree.Node
-	// early holds the struct's tagged values read at their declared
-	// place until the walk reaches its section; what is left when the
-	// struct closes (the walk failed first) stays as its children.
-	early []*tree.Node
 }
 
 func (s *treeSink) node() *tree.Node { return s.slab.New() }
@@ -81,10 +77,6 @@ func (s *treeSink) add(n *tree.Node) {
 		return
 	}
 	lv := &s.levels[k-1]
-	if n.Flags&tree.Tagged != 0 && lv.n.Role != tree.RoleTags {
-		lv.early = append(lv.early, n) // attached at its section
-		return
-	}
 	lv.kids = append(lv.kids, n)
 }
 
@@ -96,22 +88,13 @@ func (s *treeSink) begin(n *tree.Node, _ *schema.Layout, hint int) {
 func (s *treeSink) end(n *tree.Node) {
 	k := len(s.levels) - 1
 	lv := &s.levels[k]
-	n.Children = append(lv.kids, lv.early...)
+	n.Children = lv.kids
 	s.levels = s.levels[:k]
 }
 
 func (s *treeSink) leaf(n *tree.Node) { s.add(n) }
 
-func (s *treeSink) attach(h, early *tree.Node) {
-	if len(h.Warnings) > 0 {
-		early.Warnings = append(h.Warnings, early.Warnings...)
-	}
-	s.add(early)                     // to the open section
-	st := &s.levels[len(s.levels)-2] // the section's struct
-	if i := slices.Index(st.early, early); i >= 0 {
-		st.early = slices.Delete(st.early, i, i+1)
-	}
-}
+func (s *treeSink) keepPlaces() {} // tagged values are the section's children
 
 func (s *treeSink) numbers(n *tree.Node, k schema.Kind, b []byte, count int) {
 	s.add(n)
@@ -149,7 +132,7 @@ func (s *treeSink) records(n *tree.Node, b []byte, o rec.Options) (int, error) {
 func (s *treeSink) mark() sinkMark {
 	m := sinkMark{depth: len(s.levels)}
 	if m.depth > 0 {
-		m.kids, m.found = len(s.levels[m.depth-1].kids), len(s.levels[m.depth-1].early)
+		m.kids = len(s.levels[m.depth-1].kids)
 	}
 	return m
 }
@@ -160,7 +143,7 @@ func (s *treeSink) rollback(m sinkMark) {
 	s.levels = s.levels[:m.depth]
 	if m.depth > 0 {
 		lv := &s.levels[m.depth-1]
-		lv.kids, lv.early = lv.kids[:m.kids], lv.early[:m.found]
+		lv.kids = lv.kids[:m.kids]
 	}
 }
 
@@ -191,21 +174,3 @@ func (p *scratch) give(n *tree.Node) {
 		p.n = i
 	}
 }
-
-// nullSink keeps nothing: the walk reading ahead (prescan) uses it.
-type nullSink struct{ scratch }
-
-func (s *nullSink) node() *tree.Node                                     { return s.take() }
-func (s *nullSink) begin(*tree.Node, *schema.Layout, int)                {}
-func (s *nullSink) end(n *tree.Node)                                     { s.give(n) }
-func (s *nullSink) leaf(n *tree.Node)                                    { s.give(n) }
-func (s *nullSink) numbers(n *tree.Node, _ schema.Kind, _ []byte, _ int) { s.give(n) }
-func (s *nullSink) records(n *tree.Node, _ []byte, _ rec.Options) (int, error) {
-	s.give(n)
-	return 0, nil
-}
-func (s *nullSink) attach(h, _ *tree.Node) { s.give(h) }
-func (s *nullSink) mark() sinkMark         { return sinkMark{pool: s.n} }
-func (s *nullSink) commit(sinkMark)        {}
-func (s *nullSink) rollback(m sinkMark)    { s.n = m.pool }
-func (s *nullSink) dataSink() sink         { return s }

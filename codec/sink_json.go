@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"bytes"
 	"slices"
 
 	"github.com/kwire/kwire/codec/internal/read"
@@ -12,11 +13,10 @@ import (
 )
 
 // jsonSink writes value JSON as the walk goes, keeping no tree: each node
-// is scratch, reused once handed back. Tagged values read in their
-// section are kept (they are small: never records) until their struct
-// ends, then written in declared order; those read early are written
-// where they stand. Output is flushed between array elements and records,
-// so a big frame streams.
+// is scratch, reused once handed back. Tagged values are kept until their
+// struct ends, then written in declared order (taggedFirst layouts: moved
+// before the members declared after them). Output is flushed between
+// array elements and records, so a big frame streams.
 type jsonSink struct {
 	scratch
 	w       *walker
@@ -30,6 +30,7 @@ type jsonSink struct {
 	levels  []jsonLevel
 	frames  []*tagFrame // tag frames, reused
 	nframe  int
+	members []member // the members of open taggedFirst levels
 	rs      rec.Scratch
 	kraft   slab.Slab // KRaft values are small trees, one at a time
 	flush   func()    // flushes out, for the records writer
@@ -44,27 +45,37 @@ type jsonLevel struct {
 	l     *schema.Layout   // a struct's layout
 	kids  int32            // children handed to it
 	start int32            // a tagged value's start in its tag frame
+	first int32            // levelTaggedFirst: its first member in members
 	kind  uint8
 }
 
 const (
 	levelRoot = iota
 	levelObject
+	levelTaggedFirst // a struct whose layout declares a tagged field before an untagged one; its writer is held
 	levelArray
 	levelSection
 )
+
+// member is where a member of a levelTaggedFirst struct starts, so that
+// the tagged values declared before it can be moved there.
+type member struct {
+	f  *schema.Field
+	at int           // in its writer's B
+	m  jsontext.Mark // before its key
+}
 
 // tagFrame holds one struct's tagged values while its section is read.
 type tagFrame struct {
 	w       jsontext.Writer // the values read in the section
 	found   []foundTag
 	unknown []unknownTag
+	tail    []byte // the members moved after tagged values (tagged)
 }
 
 type foundTag struct {
 	f          *schema.Field
-	start, end int  // in w; early: written where it stands
-	early      bool // read at its declared place
+	start, end int // in w
 }
 
 type unknownTag struct {
@@ -75,7 +86,7 @@ type unknownTag struct {
 func (s *jsonSink) reset(w *walker, out *jsontext.Writer, o *Options) {
 	s.w, s.out, s.bare, s.head = w, out, false, false
 	s.kafka, s.size, s.data, s.quote = o.Kafka, o.Records == RecordsSize && !o.Kafka, o.Data, o.Int64Strings
-	s.levels, s.nframe, s.n = s.levels[:0], 0, 0
+	s.levels, s.nframe, s.n, s.members = s.levels[:0], 0, 0, s.members[:0]
 }
 
 // resetBare readies s to write one value alone, in the default form, with
@@ -123,6 +134,9 @@ func (s *jsonSink) place(n *tree.Node) *jsontext.Writer {
 		if !s.bare {
 			p.out.Key(n.Name)
 		}
+	case p.kind == levelTaggedFirst && n.Field != nil:
+		s.members = append(s.members, member{n.Field, len(p.out.B), p.out.Mark()})
+		p.out.Key(n.Field.JSON)
 	case n.Field != nil:
 		p.out.Key(n.Field.JSON)
 	default:
@@ -163,6 +177,14 @@ func (s *jsonSink) begin(n *tree.Node, l *schema.Layout, _ int) {
 	s.levels = append(s.levels, lv)
 }
 
+// keepPlaces makes the struct just opened a levelTaggedFirst: its
+// members' places are kept and its writer held, as they may yet move.
+func (s *jsonSink) keepPlaces() {
+	lv := s.top()
+	lv.kind, lv.first = levelTaggedFirst, int32(len(s.members))
+	lv.out.Hold()
+}
+
 func (s *jsonSink) top() *jsonLevel { return &s.levels[len(s.levels)-1] }
 
 func (s *jsonSink) end(n *tree.Node) {
@@ -184,6 +206,11 @@ func (s *jsonSink) close(n *tree.Node) {
 	case levelArray:
 		lv.out.EndArray()
 	default:
+		var ms []member // its members, for tagged (nothing is appended meanwhile)
+		if lv.kind == levelTaggedFirst {
+			lv.out.Release()
+			ms, s.members = s.members[lv.first:], s.members[:lv.first]
+		}
 		if n.Flags&tree.Broken != 0 && lv.kids == 0 && (n.Role == tree.RoleField || n.Role == tree.RoleElement) && n.Kind == schema.Struct {
 			// A struct that could not be read at all is left out, key and all.
 			lv.out.Rollback(lv.mark)
@@ -191,7 +218,7 @@ func (s *jsonSink) close(n *tree.Node) {
 			return
 		}
 		if lv.tf != nil {
-			s.tagged(lv)
+			s.tagged(lv, ms)
 		}
 		lv.out.EndObject()
 	}
@@ -199,23 +226,15 @@ func (s *jsonSink) close(n *tree.Node) {
 }
 
 // written ends n's value, written to out from start inside the open
-// level. A tagged value is noted in its struct's tag frame: written in
-// place (early), or in the frame, unless the section held the field
-// already (only the first occurrence counts). Output may flush after an
-// array element.
+// level. A tagged value, written in its struct's tag frame, is noted
+// there, unless the section held the field already (only the first
+// occurrence counts). Output may flush after an array element.
 func (s *jsonSink) written(n *tree.Node, out *jsontext.Writer, start int) {
-	if n.Flags&tree.Tagged != 0 && len(s.levels) > 0 {
-		st := s.top()
-		if st.kind == levelSection {
-			st = &s.levels[len(s.levels)-2]
-		}
-		tf := s.tagFrame(st)
-		switch {
-		case out != &tf.w:
-			tf.found = append(tf.found, foundTag{f: n.Field, early: true})
-		case slices.ContainsFunc(tf.found, func(t foundTag) bool { return t.f == n.Field }):
+	if n.Flags&tree.Tagged != 0 {
+		tf := s.tagFrame(&s.levels[len(s.levels)-2]) // the section's struct
+		if slices.ContainsFunc(tf.found, func(t foundTag) bool { return t.f == n.Field }) {
 			tf.w.B = tf.w.B[:start]
-		default:
+		} else {
 			tf.found = append(tf.found, foundTag{f: n.Field, start: start, end: len(tf.w.B)})
 		}
 	}
@@ -232,20 +251,41 @@ func (s *jsonSink) dropFrame(lv *jsonLevel) {
 }
 
 // tagged writes a struct's tagged values read in its section, in declared
-// order, then its unknown tags; and gives its tag frame back.
-func (s *jsonSink) tagged(lv *jsonLevel) {
+// order, then its unknown tags; and gives its tag frame back. The members
+// ms of a levelTaggedFirst struct declared after the first of them are
+// cut out and written again after it, each after the tagged values
+// declared before it.
+func (s *jsonSink) tagged(lv *jsonLevel, ms []member) {
 	tf := lv.tf
 	defer s.dropFrame(lv)
 	w := lv.out
-	if lv.l != nil {
-		for i := range lv.l.Fields {
-			f := &lv.l.Fields[i]
-			for _, t := range tf.found {
-				if t.f == f && !t.early {
-					w.Key(f.JSON)
-					w.Raw(tf.w.B[t.start:t.end])
-					break
+	j, moved := 0, false // the next member; whether ms[j:] are in tail
+	for i := 0; lv.l != nil && i < len(lv.l.Fields); i++ {
+		f := &lv.l.Fields[i]
+		if j < len(ms) && ms[j].f == f {
+			if moved {
+				end := len(tf.tail)
+				if j+1 < len(ms) {
+					end = ms[j+1].at - ms[0].at
 				}
+				if m := tf.tail[ms[j].at-ms[0].at : end]; len(m) > 0 {
+					w.Raw(bytes.TrimPrefix(m, []byte(","))) // "key":value
+				}
+			}
+			j++
+			continue
+		}
+		for _, t := range tf.found {
+			if t.f == f {
+				if !moved && j < len(ms) {
+					ms, moved = ms[j:], true
+					j = 0
+					tf.tail = append(tf.tail[:0], w.B[ms[0].at:]...)
+					w.Rollback(ms[0].m)
+				}
+				w.Key(f.JSON)
+				w.Raw(tf.w.B[t.start:t.end])
+				break
 			}
 		}
 	}
@@ -398,11 +438,9 @@ func (s *jsonSink) records(n *tree.Node, b []byte, o rec.Options) (int, error) {
 	return rec.WriteJSON(&out.B, b, o, flush)
 }
 
-func (s *jsonSink) attach(h, _ *tree.Node) { s.give(h) }
-
 func (s *jsonSink) mark() sinkMark {
 	lv := s.top()
-	m := sinkMark{depth: len(s.levels), kids: int(lv.kids), pool: s.n, frames: s.nframe, out: lv.out.Mark()}
+	m := sinkMark{depth: len(s.levels), kids: int(lv.kids), pool: s.n, frames: s.nframe, members: len(s.members), out: lv.out.Mark()}
 	m.found = -1 // no tag frame yet
 	if lv.tf != nil {
 		m.found, m.unknown = len(lv.tf.found), len(lv.tf.unknown)
@@ -414,7 +452,12 @@ func (s *jsonSink) mark() sinkMark {
 func (s *jsonSink) commit(sinkMark) { s.top().out.Release() }
 
 func (s *jsonSink) rollback(m sinkMark) {
-	s.levels = s.levels[:m.depth]
+	for _, lv := range s.levels[m.depth:] {
+		if lv.kind == levelTaggedFirst {
+			lv.out.Release()
+		}
+	}
+	s.levels, s.members = s.levels[:m.depth], s.members[:m.members]
 	lv := s.top()
 	lv.out.Release()
 	lv.out.Rollback(m.out)
