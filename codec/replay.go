@@ -55,8 +55,8 @@ func (f *Frame) replay(s *jsonSink, n *tree.Node, l *schema.Layout) {
 			// The commonest step, written out: an untagged field's value.
 			p := &s.levels[k]
 			p.kids++
-			p.out.Key(c.Field.JSON)
-			s.value(p.out, c)
+			s.out.Key(c.Field.JSON)
+			s.value(s.out, c)
 		case c.Role == tree.RoleTags:
 			if len(c.Children) > 0 { // an empty section writes nothing
 				f.replay(s, c, nil)

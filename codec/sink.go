@@ -34,7 +34,7 @@ type sink interface {
 	// bytes before it) is b, read with o; it returns how many derived
 	// buffers the records numbered and the records' error.
 	records(n *tree.Node, b []byte, o rec.Options) (int, error)
-	// keepPlaces says that the struct just opened declares a tagged field
+	// keepPlaces says that the struct opened last declares a tagged field
 	// before an untagged one (taggedFirst).
 	keepPlaces()
 	// mark, commit and rollback bracket a reading that may be dropped:
@@ -49,10 +49,8 @@ type sink interface {
 
 // sinkMark is a sink's place to roll back to.
 type sinkMark struct {
-	depth, kids, pool       int
-	found, unknown, members int
-	frames                  int
-	out                     jsontext.Mark
+	depth, kids, pool, members, unknown int
+	out                                 jsontext.Mark
 }
 
 // treeSink builds the tree: nodes from a slab, each level's children
