@@ -165,7 +165,8 @@ type Frame struct {
 	// (unreadVersion) until the walk reads them: the envelope leaves out
 	// what the bytes never held rather than show a zero.
 	unread uint8
-	// plain: the walk read no nested payload and met no error, so the tree holds all its JSON says (replay.go).
+	// plain: the walk read no nested payload, nothing early, and no
+	// error, so the tree holds all its JSON says (replay.go).
 	plain bool
 	// replaying is what AppendJSON replays with, kept between calls (a
 	// Decoder's frames keep it too); taken while in use, so calls at once

@@ -7,7 +7,8 @@ import (
 )
 
 // A plain frame's tree holds every node its walk handed the sink, in the
-// order it handed them (Frame.plain: no nested payload, no error). Its value JSON is then those nodes handed to the JSON
+// order it handed them (Frame.plain: no nested payload, nothing read
+// early, no error). Its value JSON is then those nodes handed to the JSON
 // sink again, from the tree, rather than the bytes read again: the same
 // writer, so the same text, for a fraction of the walk's cost.
 
@@ -44,9 +45,6 @@ func (f *Frame) replay(s *jsonSink, n *tree.Node, l *schema.Layout) {
 		return
 	}
 	s.begin(n, l, 0)
-	if l != nil && n.Role != tree.RoleHeader && taggedFirst(l, f.LayoutVersion) {
-		s.keepPlaces()
-	}
 	k := len(s.levels) - 1 // n's level
 	obj := s.levels[k].kind == levelObject
 	for _, c := range n.Children {
@@ -55,8 +53,8 @@ func (f *Frame) replay(s *jsonSink, n *tree.Node, l *schema.Layout) {
 			// The commonest step, written out: an untagged field's value.
 			p := &s.levels[k]
 			p.kids++
-			s.out.Key(c.Field.JSON)
-			s.value(s.out, c)
+			p.out.Key(c.Field.JSON)
+			s.value(p.out, c)
 		case c.Role == tree.RoleTags:
 			if len(c.Children) > 0 { // an empty section writes nothing
 				f.replay(s, c, nil)

@@ -34,9 +34,10 @@ type sink interface {
 	// bytes before it) is b, read with o; it returns how many derived
 	// buffers the records numbered and the records' error.
 	records(n *tree.Node, b []byte, o rec.Options) (int, error)
-	// keepPlaces says that the struct opened last declares a tagged field
-	// before an untagged one (taggedFirst).
-	keepPlaces()
+	// attach hands over h, the section's node of a tagged value read
+	// early (at its declared place) into early, now that the walk has
+	// reached it in its tag section.
+	attach(h, early *tree.Node)
 	// mark, commit and rollback bracket a reading that may be dropped:
 	// rollback forgets what the sink was handed since mark.
 	mark() sinkMark
@@ -49,8 +50,10 @@ type sink interface {
 
 // sinkMark is a sink's place to roll back to.
 type sinkMark struct {
-	depth, kids, pool, members, unknown int
-	out                                 jsontext.Mark
+	depth, kids, pool int
+	found, unknown    int
+	frames            int
+	out               jsontext.Mark
 }
 
 // treeSink builds the tree: nodes from a slab, each level's children
@@ -61,10 +64,13 @@ type treeSink struct {
 	levels []treeLevel
 }
 
-// treeLevel is an open node and the children handed to it so far.
 type treeLevel struct {
 	n    *tree.Node
 	kids []*tree.Node
+	// early holds the struct's tagged values read at their declared
+	// place until the walk reaches its section; what is left when the
+	// struct closes (the walk failed first) stays as its children.
+	early []*tree.Node
 }
 
 func (s *treeSink) node() *tree.Node { return s.slab.New() }
@@ -75,6 +81,10 @@ func (s *treeSink) add(n *tree.Node) {
 		return
 	}
 	lv := &s.levels[k-1]
+	if n.Flags&tree.Tagged != 0 && lv.n.Role != tree.RoleTags {
+		lv.early = append(lv.early, n) // attached at its section
+		return
+	}
 	lv.kids = append(lv.kids, n)
 }
 
@@ -86,13 +96,22 @@ func (s *treeSink) begin(n *tree.Node, _ *schema.Layout, hint int) {
 func (s *treeSink) end(n *tree.Node) {
 	k := len(s.levels) - 1
 	lv := &s.levels[k]
-	n.Children = lv.kids
+	n.Children = append(lv.kids, lv.early...)
 	s.levels = s.levels[:k]
 }
 
 func (s *treeSink) leaf(n *tree.Node) { s.add(n) }
 
-func (s *treeSink) keepPlaces() {} // tagged values are the section's children
+func (s *treeSink) attach(h, early *tree.Node) {
+	if len(h.Warnings) > 0 {
+		early.Warnings = append(h.Warnings, early.Warnings...)
+	}
+	s.add(early)                     // to the open section
+	st := &s.levels[len(s.levels)-2] // the section's struct
+	if i := slices.Index(st.early, early); i >= 0 {
+		st.early = slices.Delete(st.early, i, i+1)
+	}
+}
 
 func (s *treeSink) numbers(n *tree.Node, k schema.Kind, b []byte, count int) {
 	s.add(n)
@@ -130,7 +149,7 @@ func (s *treeSink) records(n *tree.Node, b []byte, o rec.Options) (int, error) {
 func (s *treeSink) mark() sinkMark {
 	m := sinkMark{depth: len(s.levels)}
 	if m.depth > 0 {
-		m.kids = len(s.levels[m.depth-1].kids)
+		m.kids, m.found = len(s.levels[m.depth-1].kids), len(s.levels[m.depth-1].early)
 	}
 	return m
 }
@@ -141,7 +160,7 @@ func (s *treeSink) rollback(m sinkMark) {
 	s.levels = s.levels[:m.depth]
 	if m.depth > 0 {
 		lv := &s.levels[m.depth-1]
-		lv.kids = lv.kids[:m.kids]
+		lv.kids, lv.early = lv.kids[:m.kids], lv.early[:m.found]
 	}
 }
 
@@ -172,3 +191,21 @@ func (p *scratch) give(n *tree.Node) {
 		p.n = i
 	}
 }
+
+// nullSink keeps nothing: the walk reading ahead (prescan) uses it.
+type nullSink struct{ scratch }
+
+func (s *nullSink) node() *tree.Node                                     { return s.take() }
+func (s *nullSink) begin(*tree.Node, *schema.Layout, int)                {}
+func (s *nullSink) end(n *tree.Node)                                     { s.give(n) }
+func (s *nullSink) leaf(n *tree.Node)                                    { s.give(n) }
+func (s *nullSink) numbers(n *tree.Node, _ schema.Kind, _ []byte, _ int) { s.give(n) }
+func (s *nullSink) records(n *tree.Node, _ []byte, _ rec.Options) (int, error) {
+	s.give(n)
+	return 0, nil
+}
+func (s *nullSink) attach(h, _ *tree.Node) { s.give(h) }
+func (s *nullSink) mark() sinkMark         { return sinkMark{pool: s.n} }
+func (s *nullSink) commit(sinkMark)        {}
+func (s *nullSink) rollback(m sinkMark)    { s.n = m.pool }
+func (s *nullSink) dataSink() sink         { return s }

@@ -1,7 +1,6 @@
 package codec
 
 import (
-	"bytes"
 	"slices"
 
 	"github.com/kwire/kwire/codec/internal/read"
@@ -13,10 +12,11 @@ import (
 )
 
 // jsonSink writes value JSON as the walk goes, keeping no tree: each node
-// is scratch, reused once handed back. A struct's members are written in
-// the order the walk hands them, and put in declared order when it ends
-// if they are not (levelPlaces). Output is flushed between array elements
-// and records, so a big frame streams.
+// is scratch, reused once handed back. Tagged values read in their
+// section are kept (they are small: never records) until their struct
+// ends, then written in declared order; those read early are written
+// where they stand. Output is flushed between array elements and records,
+// so a big frame streams.
 type jsonSink struct {
 	scratch
 	w       *walker
@@ -28,42 +28,43 @@ type jsonSink struct {
 	bare    bool   // header and body alone, no envelope (guessing's hash)
 	head    bool   // the envelope's head is written
 	levels  []jsonLevel
-	members []member     // the members of open levelPlaces structs
-	unknown []unknownTag // their unknown tags
-	tail    []byte       // members cut out, to be written again in order
+	frames  []*tagFrame // tag frames, reused
+	nframe  int
 	rs      rec.Scratch
 	kraft   slab.Slab // KRaft values are small trees, one at a time
 	flush   func()    // flushes out, for the records writer
 	flushOf *jsonSink // the sink flush was made for
 }
 
-// A jsonLevel is an open node.
+// A jsonLevel is an open node: what it writes and where.
 type jsonLevel struct {
-	mark    jsontext.Mark  // before its key, to drop it whole
-	l       *schema.Layout // a struct's layout
-	kids    int32          // children handed to it
-	first   int32          // levelPlaces: its first member in members
-	unknown int32          // levelPlaces: its first unknown tag in unknown
-	kind    uint8
+	out   *jsontext.Writer // where its children go
+	mark  jsontext.Mark    // before its key, to drop it whole
+	tf    *tagFrame        // a struct's tagged values, when it has any
+	l     *schema.Layout   // a struct's layout
+	kids  int32            // children handed to it
+	start int32            // a tagged value's start in its tag frame
+	kind  uint8
 }
 
 const (
 	levelRoot = iota
 	levelObject
-	// levelPlaces is a struct whose members may come out of declared
-	// order: its layout declares a tagged field before an untagged one
-	// (keepPlaces), or its tag section has begun. Its members' places are
-	// kept, and its writer held so that they stay in the buffer.
-	levelPlaces
 	levelArray
 	levelSection
 )
 
-// member is where a member of a levelPlaces struct starts in its writer.
-type member struct {
-	f  *schema.Field
-	at int           // in the writer's B
-	m  jsontext.Mark // before its key
+// tagFrame holds one struct's tagged values while its section is read.
+type tagFrame struct {
+	w       jsontext.Writer // the values read in the section
+	found   []foundTag
+	unknown []unknownTag
+}
+
+type foundTag struct {
+	f          *schema.Field
+	start, end int  // in w; early: written where it stands
+	early      bool // read at its declared place
 }
 
 type unknownTag struct {
@@ -74,7 +75,7 @@ type unknownTag struct {
 func (s *jsonSink) reset(w *walker, out *jsontext.Writer, o *Options) {
 	s.w, s.out, s.bare, s.head = w, out, false, false
 	s.kafka, s.size, s.data, s.quote = o.Kafka, o.Records == RecordsSize && !o.Kafka, o.Data, o.Int64Strings
-	s.levels, s.members, s.unknown, s.n = s.levels[:0], s.members[:0], s.unknown[:0], 0
+	s.levels, s.nframe, s.n = s.levels[:0], 0, 0
 }
 
 // resetBare readies s to write one value alone, in the default form, with
@@ -84,53 +85,75 @@ func (s *jsonSink) reset(w *walker, out *jsontext.Writer, o *Options) {
 func (s *jsonSink) resetBare(w *walker, out *jsontext.Writer, kind uint8) {
 	s.reset(w, out, &Options{})
 	s.bare, s.head = true, true
-	s.levels = append(s.levels, jsonLevel{kind: kind})
+	s.levels = append(s.levels, jsonLevel{kind: kind, out: out})
 }
 
 func (s *jsonSink) node() *tree.Node { return s.take() }
 
-// place writes n's key inside the open level (none in an array), readying
-// s.out for its value.
-func (s *jsonSink) place(n *tree.Node) {
+// tagFrame returns the tag frame of struct level lv, emptied when new.
+func (s *jsonSink) tagFrame(lv *jsonLevel) *tagFrame {
+	if lv.tf == nil {
+		if s.nframe == len(s.frames) {
+			s.frames = append(s.frames, new(tagFrame))
+		}
+		tf := s.frames[s.nframe]
+		s.nframe++
+		tf.w.Reset(nil)
+		tf.found, tf.unknown = tf.found[:0], tf.unknown[:0]
+		lv.tf = tf
+	}
+	return lv.tf
+}
+
+// place readies the writer for n's value inside the open level, and
+// returns it: its key, or its place in its struct's tag frame.
+func (s *jsonSink) place(n *tree.Node) *jsontext.Writer {
 	p := &s.levels[len(s.levels)-1]
 	p.kids++
 	switch {
+	case p.kind == levelSection:
+		st := &s.levels[len(s.levels)-2]
+		tf := s.tagFrame(st)
+		tf.w.Fresh()
+		return &tf.w
 	case p.kind == levelArray:
+		return p.out
 	case p.kind == levelRoot: // the header, the body, a data message's or records field's value
 		s.envelopeHead()
 		if !s.bare {
-			s.out.Key(n.Name)
+			p.out.Key(n.Name)
 		}
-	case n.Field == nil:
-		s.out.Key(n.Name)
-	case p.kind == levelObject:
-		s.out.Key(n.Field.JSON)
-	default: // levelPlaces, or its section
-		s.members = append(s.members, member{n.Field, len(s.out.B), s.out.Mark()})
-		s.out.Key(n.Field.JSON)
+	case n.Field != nil:
+		p.out.Key(n.Field.JSON)
+	default:
+		p.out.Key(n.Name)
 	}
+	return p.out
 }
 
 func (s *jsonSink) begin(n *tree.Node, l *schema.Layout, _ int) {
 	switch n.Role {
 	case tree.RoleFrame:
-		s.levels = append(s.levels, jsonLevel{kind: levelRoot})
+		s.levels = append(s.levels, jsonLevel{kind: levelRoot, out: s.out})
 		return
-	case tree.RoleTags: // its values are its struct's last members
-		if s.top().kind != levelPlaces {
-			s.keepPlaces()
-		}
-		s.levels = append(s.levels, jsonLevel{kind: levelSection})
+	case tree.RoleTags:
+		s.levels = append(s.levels, jsonLevel{kind: levelSection, out: s.top().out})
 		return
 	}
-	p, out := s.top(), s.out
-	mark := out.Mark() // before the key, to drop it whole
-	if p.kind == levelArray {
-		p.kids++ // an element: no key
-	} else {
-		s.place(n)
+	p := s.top()
+	out, mark := p.out, p.out.Mark() // before the key, to drop it whole
+	switch p.kind {
+	case levelArray: // an element: no key, never tagged
+		p.kids++
+	case levelSection:
+		out = s.place(n)
+		mark = out.Mark() // in the tag frame's writer
+	default:
+		out = s.place(n)
 	}
-	lv := jsonLevel{kind: levelObject, mark: mark, l: l}
+	// The level knows its struct by position: start is where its value
+	// starts in whichever writer holds it.
+	lv := jsonLevel{kind: levelObject, out: out, mark: mark, l: l, start: int32(len(out.B))}
 	if n.Kind == schema.Array {
 		lv.kind = levelArray
 		out.BeginArray()
@@ -138,13 +161,6 @@ func (s *jsonSink) begin(n *tree.Node, l *schema.Layout, _ int) {
 		out.BeginObject()
 	}
 	s.levels = append(s.levels, lv)
-}
-
-// keepPlaces makes the struct open last a levelPlaces.
-func (s *jsonSink) keepPlaces() {
-	lv := s.top()
-	lv.kind, lv.first, lv.unknown = levelPlaces, int32(len(s.members)), int32(len(s.unknown))
-	s.out.Hold()
 }
 
 func (s *jsonSink) top() *jsonLevel { return &s.levels[len(s.levels)-1] }
@@ -166,76 +182,87 @@ func (s *jsonSink) close(n *tree.Node) {
 	case levelSection:
 		return
 	case levelArray:
-		s.out.EndArray()
+		lv.out.EndArray()
 	default:
-		// A struct that could not be read at all is left out, key and all.
-		drop := n.Flags&tree.Broken != 0 && lv.kids == 0 && (n.Role == tree.RoleField || n.Role == tree.RoleElement) && n.Kind == schema.Struct
-		if lv.kind == levelPlaces {
-			s.out.Release()
-			if !drop {
-				s.inOrder(lv)
-			}
-			s.members, s.unknown = s.members[:lv.first], s.unknown[:lv.unknown]
-		}
-		if drop {
-			s.out.Rollback(lv.mark)
+		if n.Flags&tree.Broken != 0 && lv.kids == 0 && (n.Role == tree.RoleField || n.Role == tree.RoleElement) && n.Kind == schema.Struct {
+			// A struct that could not be read at all is left out, key and all.
+			lv.out.Rollback(lv.mark)
+			s.dropFrame(lv)
 			return
 		}
-		s.out.EndObject()
+		if lv.tf != nil {
+			s.tagged(lv)
+		}
+		lv.out.EndObject()
 	}
-	s.written(n)
+	s.written(n, lv.out, int(lv.start))
 }
 
-// written ends n's value: output may flush after an array element.
-func (s *jsonSink) written(n *tree.Node) {
+// written ends n's value, written to out from start inside the open
+// level. A tagged value is noted in its struct's tag frame: written in
+// place (early), or in the frame, unless the section held the field
+// already (only the first occurrence counts). Output may flush after an
+// array element.
+func (s *jsonSink) written(n *tree.Node, out *jsontext.Writer, start int) {
+	if n.Flags&tree.Tagged != 0 && len(s.levels) > 0 {
+		st := s.top()
+		if st.kind == levelSection {
+			st = &s.levels[len(s.levels)-2]
+		}
+		tf := s.tagFrame(st)
+		switch {
+		case out != &tf.w:
+			tf.found = append(tf.found, foundTag{f: n.Field, early: true})
+		case slices.ContainsFunc(tf.found, func(t foundTag) bool { return t.f == n.Field }):
+			tf.w.B = tf.w.B[:start]
+		default:
+			tf.found = append(tf.found, foundTag{f: n.Field, start: start, end: len(tf.w.B)})
+		}
+	}
 	if n.Role == tree.RoleElement {
 		s.out.Flush(false)
 	}
 }
 
-// inOrder puts the members of levelPlaces struct lv in declared order,
-// each field's first (the section, last in the bytes, may repeat a tag):
-// when they are not, they are cut out and written again. Its unknown
-// tags follow.
-func (s *jsonSink) inOrder(lv *jsonLevel) {
-	w, ms, fields := s.out, s.members[lv.first:], lv.l.Fields
-	j := 0
-	for i := range fields {
-		if j < len(ms) && ms[j].f == &fields[i] {
-			j++
-		}
+// dropFrame gives back the tag frame of a level that is dropped.
+func (s *jsonSink) dropFrame(lv *jsonLevel) {
+	if lv.tf != nil && s.nframe > 0 && s.frames[s.nframe-1] == lv.tf {
+		s.nframe--
 	}
-	if j < len(ms) {
-		base := ms[0].at
-		s.tail = append(s.tail[:0], w.B[base:]...)
-		w.Rollback(ms[0].m)
-		for i := range fields {
-			k := slices.IndexFunc(ms, func(m member) bool { return m.f == &fields[i] })
-			if k < 0 {
-				continue
-			}
-			end := len(s.tail)
-			if k+1 < len(ms) {
-				end = ms[k+1].at - base
-			}
-			if m := s.tail[ms[k].at-base : end]; len(m) > 0 { // empty: a struct left out
-				w.Raw(bytes.TrimPrefix(m, []byte(","))) // "key":value
+}
+
+// tagged writes a struct's tagged values read in its section, in declared
+// order, then its unknown tags; and gives its tag frame back.
+func (s *jsonSink) tagged(lv *jsonLevel) {
+	tf := lv.tf
+	defer s.dropFrame(lv)
+	w := lv.out
+	if lv.l != nil {
+		for i := range lv.l.Fields {
+			f := &lv.l.Fields[i]
+			for _, t := range tf.found {
+				if t.f == f && !t.early {
+					w.Key(f.JSON)
+					w.Raw(tf.w.B[t.start:t.end])
+					break
+				}
 			}
 		}
 	}
-	if u := s.unknown[lv.unknown:]; len(u) > 0 && !s.kafka { // Kafka's form has no place for them
-		w.Key("_unknownTaggedFields")
-		w.BeginArray()
-		for _, t := range u {
-			w.BeginObject()
-			w.Key("tag")
-			w.Int(t.tag)
-			w.Key("data")
-			w.Base64(t.raw)
-			w.EndObject()
-		}
-		w.EndArray()
+	if len(tf.unknown) == 0 || s.kafka {
+		return // Kafka's form has no place for unknown tags
 	}
+	w.Key("_unknownTaggedFields")
+	w.BeginArray()
+	for _, u := range tf.unknown {
+		w.BeginObject()
+		w.Key("tag")
+		w.Int(u.tag)
+		w.Key("data")
+		w.Base64(u.raw)
+		w.EndObject()
+	}
+	w.EndArray()
 }
 
 func (s *jsonSink) leaf(n *tree.Node) {
@@ -246,12 +273,12 @@ func (s *jsonSink) leaf(n *tree.Node) {
 	case p.kind == levelObject && n.Role == tree.RoleField && n.Field != nil:
 		// The commonest steps, written out: an untagged field's value,
 		p.kids++
-		s.out.Key(n.Field.JSON)
-		s.value(s.out, n)
+		p.out.Key(n.Field.JSON)
+		s.value(p.out, n)
 	case p.kind == levelArray && n.Role == tree.RoleElement:
 		// and an element's.
 		p.kids++
-		s.value(s.out, n)
+		s.value(p.out, n)
 		s.out.Flush(false)
 	default:
 		s.write(n)
@@ -270,7 +297,7 @@ func (s *jsonSink) flatElement(n *tree.Node) bool {
 	}
 	p := s.top()
 	p.kids++
-	out := s.out
+	out := p.out
 	out.BeginObject()
 	for _, c := range n.Children {
 		if c.Role == tree.RoleField {
@@ -290,7 +317,8 @@ func (s *jsonSink) write(n *tree.Node) {
 	case n.Role == tree.RoleSize || n.Role == tree.RoleRaw || n.Role == tree.RoleTrailing || n.Role == tree.RoleTags:
 		return
 	case n.Role == tree.RoleUnknownTag:
-		s.unknown = append(s.unknown, unknownTag{tag: n.Int, raw: n.Raw})
+		tf := s.tagFrame(&s.levels[len(s.levels)-2])
+		tf.unknown = append(tf.unknown, unknownTag{tag: n.Int, raw: n.Raw})
 		return
 	case p.kind == levelSection && n.Flags&tree.Tagged == 0:
 		return // a tag whose header could not be read
@@ -298,9 +326,10 @@ func (s *jsonSink) write(n *tree.Node) {
 		p.kids++
 		return
 	}
-	s.place(n)
-	s.value(s.out, n)
-	s.written(n)
+	out := s.place(n)
+	start := len(out.B)
+	s.value(out, n)
+	s.written(n, out, start)
 }
 
 // value writes the value of leaf n: the one formatter of each kind.
@@ -337,8 +366,8 @@ func (s *jsonSink) value(w *jsontext.Writer, n *tree.Node) {
 }
 
 func (s *jsonSink) numbers(n *tree.Node, k schema.Kind, b []byte, count int) {
-	s.place(n)
-	w := s.out
+	w := s.place(n)
+	start := len(w.B)
 	w.BeginArray()
 	size := k.FixedSize()
 	for i := 0; i < count; i++ {
@@ -349,42 +378,53 @@ func (s *jsonSink) numbers(n *tree.Node, k schema.Kind, b []byte, count int) {
 		}
 	}
 	w.EndArray()
-	s.written(n)
+	s.written(n, w, start)
 	s.give(n)
 }
 
 func (s *jsonSink) records(n *tree.Node, b []byte, o rec.Options) (int, error) {
 	defer s.give(n)
-	s.place(n)
-	out := s.out
+	out := s.place(n)
 	out.Value()
 	o.Scratch = &s.rs
-	if s.flushOf != s {
-		// Made once (a closure allocates), again if s was copied.
-		s.flush, s.flushOf = func() { s.out.Flush(false) }, s
+	var flush func()
+	if out == s.out {
+		if s.flushOf != s {
+			// Made once (a closure allocates), again if s was copied.
+			s.flush, s.flushOf = func() { s.out.Flush(false) }, s
+		}
+		flush = s.flush
 	}
-	return rec.WriteJSON(&out.B, b, o, s.flush)
+	return rec.WriteJSON(&out.B, b, o, flush)
 }
+
+func (s *jsonSink) attach(h, _ *tree.Node) { s.give(h) }
 
 func (s *jsonSink) mark() sinkMark {
 	lv := s.top()
-	s.out.Hold()
-	return sinkMark{depth: len(s.levels), kids: int(lv.kids), pool: s.n, members: len(s.members), unknown: len(s.unknown), out: s.out.Mark()}
+	m := sinkMark{depth: len(s.levels), kids: int(lv.kids), pool: s.n, frames: s.nframe, out: lv.out.Mark()}
+	m.found = -1 // no tag frame yet
+	if lv.tf != nil {
+		m.found, m.unknown = len(lv.tf.found), len(lv.tf.unknown)
+	}
+	lv.out.Hold()
+	return m
 }
 
-func (s *jsonSink) commit(sinkMark) { s.out.Release() }
+func (s *jsonSink) commit(sinkMark) { s.top().out.Release() }
 
 func (s *jsonSink) rollback(m sinkMark) {
-	for _, lv := range s.levels[m.depth:] {
-		if lv.kind == levelPlaces {
-			s.out.Release()
-		}
-	}
-	s.levels, s.members, s.unknown, s.n = s.levels[:m.depth], s.members[:m.members], s.unknown[:m.unknown], m.pool
+	s.levels = s.levels[:m.depth]
 	lv := s.top()
-	s.out.Release()
-	s.out.Rollback(m.out)
+	lv.out.Release()
+	lv.out.Rollback(m.out)
 	lv.kids = int32(m.kids)
+	s.n, s.nframe = m.pool, m.frames
+	if m.found < 0 {
+		lv.tf = nil // made since the mark: given back with the frames
+	} else {
+		lv.tf.found, lv.tf.unknown = lv.tf.found[:m.found], lv.tf.unknown[:m.unknown]
+	}
 }
 
 func (s *jsonSink) dataSink() sink {

@@ -173,18 +173,27 @@ type jsonWriter struct {
 
 func (w *jsonWriter) structJSON(dst []byte, n *tree.Node, l *schema.Layout) []byte {
 	dst = append(dst, '{')
-	// The struct's untagged values in order, and its tag section.
-	var kids []*tree.Node
+	// The struct's untagged values in order, its tag section, and the
+	// tagged values read early whose section the walk did not finish.
+	var kids, early []*tree.Node
 	var tags *tree.Node
 	for _, c := range n.Children {
-		if c.Role == tree.RoleTags {
+		switch {
+		case c.Role == tree.RoleTags:
 			tags = c
-		} else {
+		case c.Flags&tree.Tagged != 0:
+			early = append(early, c)
+		default:
 			kids = append(kids, c)
 		}
 	}
 	ki := 0
 	first := true
+	// late holds a tagged value that failed in its section with no early
+	// reading of it (an early reading that fails is dropped): the JSON
+	// writer has written the untagged fields by then, so it comes after
+	// them, as a section's values do.
+	var late []*tree.Node
 	for i := range l.Fields {
 		f := &l.Fields[i]
 		if !f.Versions.Contains(w.v) {
@@ -199,6 +208,22 @@ func (w *jsonWriter) structJSON(dst []byte, n *tree.Node, l *schema.Layout) []by
 						c = t
 						break
 					}
+				}
+			}
+			if c == nil || c.Flags&tree.Broken != 0 {
+				// Not read in its section (not reached, or failed there):
+				// a value read early, at its declared place, stays (after
+				// the struct's other children).
+				section := c
+				for _, t := range early {
+					if t.Field == f {
+						c = t
+						break
+					}
+				}
+				if c == section && c != nil && len(c.Children) > 0 {
+					late = append(late, c)
+					continue
 				}
 			}
 			if c == nil || c.Flags&tree.Broken != 0 && len(c.Children) == 0 {
@@ -220,6 +245,14 @@ func (w *jsonWriter) structJSON(dst []byte, n *tree.Node, l *schema.Layout) []by
 		first = false
 		dst = appendKey(dst, f.JSON)
 		dst = w.value(dst, c, f)
+	}
+	for _, c := range late {
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+		dst = appendKey(dst, c.Field.JSON)
+		dst = w.value(dst, c, c.Field)
 	}
 	if tags != nil && !w.kafka {
 		unknown := false

@@ -76,10 +76,15 @@ type walker struct {
 	lazy     func() string // the path of a lazyPath segment
 	// topicsRaw is Options.InternalTopicsAsBytes.
 	topicsRaw bool
+	// dry is set while the walk reads ahead to find a tag section
+	// (prescan): nothing nested is decoded and nothing read early.
+	dry bool
 	// inTagged counts the tagged values being read: their default-ness
 	// is then wanted (lastDef).
 	inTagged int
 	lastDef  bool
+	pre      []*preFrame // the prescanned tag sections, by depth
+	null     nullSink    // what the walk reading ahead writes to
 	// quiet walks keep no warnings (only their cost): the walk again of a
 	// frame whose warnings are known (Frame.AppendJSON).
 	quiet bool
@@ -103,16 +108,16 @@ type walker struct {
 	spare []byte
 	// int64s: records write int64 values as strings (Options.Int64Strings).
 	int64s bool
-	// deep is set once the walk reads a nested payload: then a tree's
-	// JSON is its walk again, not its replay.
+	// deep is set once the walk reads a nested payload or a tagged value
+	// early: then a tree's JSON is its walk again, not its replay.
 	deep bool
-	// tfL and tfV are the layout and version taggedFirst answered tfNeed
-	// for last: an array's elements ask it again and again.
-	tfL    *schema.Layout
-	tfV    int16
-	tfNeed bool
-	types  [8]msgType // the display types of messages read last
-	names  [8]string  // the topic names read last (topicName)
+	// preL and preV are the layout and version needsPrescan answered
+	// preNeed for last: an array's elements ask it again and again.
+	preL    *schema.Layout
+	preV    int16
+	preNeed bool
+	types   [8]msgType // the display types of messages read last
+	names   [8]string  // the topic names read last (topicName)
 	// recPath is how much of path is the records field's being read.
 	recPath int
 	// bound is the walk's hooks for the records reader, made once: a
@@ -146,7 +151,7 @@ func (w *walker) init(f *Frame, s sink, o *Options, n int, b *budget.Budget) {
 		b = &w.own
 	}
 	*w = walker{f: f, s: s, lim: lim, b: b, nest: o.nest(), skipRecords: o.skipRecords, sizeFirst: o.sizeFirst,
-		path: w.path[:0], own: w.own, pathText: budget.PathText{Buf: w.pathText.Buf[:0]}, spare: w.spare, codes: w.codes[:0], payload: o.Payload,
+		path: w.path[:0], own: w.own, pathText: budget.PathText{Buf: w.pathText.Buf[:0]}, spare: w.spare, pre: w.pre, codes: w.codes[:0], null: w.null, payload: o.Payload,
 		int64s: o.Int64Strings, guessing: o.raw, topics: w.topics.reset(o.TopicNames), topicsRaw: o.InternalTopicsAsBytes, bound: w.bound, types: w.types, names: w.names}
 	if b != &w.own {
 		w.own = budget.Budget{}
@@ -599,7 +604,8 @@ func (w *walker) part(role tree.Role, typ string, l *schema.Layout, v int16, fle
 }
 
 // structBody reads the fields of layout l into n, whose sink level is
-// open: its untagged fields in order, then its tag section.
+// open: its untagged fields in order (with tagged ones declared among
+// them read early, when the layout needs it), then its tag section.
 func (w *walker) structBody(n *tree.Node, l *schema.Layout) {
 	w.depth++
 	defer w.leave()
@@ -607,12 +613,14 @@ func (w *walker) structBody(n *tree.Node, l *schema.Layout) {
 		w.failWith(w.r.Off, "nesting of at most "+decimal(w.lim.MaxDepth)+" (the MaxDepth limit)", "deeper", budget.ErrLimit)
 		return
 	}
-	if w.flex {
-		if l != w.tfL || w.v != w.tfV {
-			w.tfL, w.tfV, w.tfNeed = l, w.v, taggedFirst(l, w.v)
+	var pre *preFrame
+	if w.flex && !w.dry {
+		if l != w.preL || w.v != w.preV {
+			w.preL, w.preV, w.preNeed = l, w.v, needsPrescan(l, w.v)
 		}
-		if w.tfNeed {
-			w.s.keepPlaces()
+		if w.preNeed {
+			pre = w.prescan(l)
+			w.deep = true
 		}
 	}
 	allDef := true
@@ -622,6 +630,9 @@ func (w *walker) structBody(n *tree.Node, l *schema.Layout) {
 			continue
 		}
 		if w.flex && f.IsTagged(w.v) {
+			if pre != nil && !w.earlyTag(f, pre) {
+				allDef = false
+			}
 			continue
 		}
 		c := w.node()
@@ -641,7 +652,7 @@ func (w *walker) structBody(n *tree.Node, l *schema.Layout) {
 			w.noteField(c, f) // what it can keep, and nothing else, costs no call
 		}
 	}
-	if w.flex && !w.tags(l) {
+	if w.flex && !w.tags(l, pre) {
 		allDef = false
 	}
 	w.lastDef = allDef
@@ -889,7 +900,7 @@ func (w *walker) lengthPrefixed(n *tree.Node, f *schema.Field, k schema.Kind, nu
 	}
 	n.End = r.Off
 	switch {
-	case !w.nest:
+	case !w.nest || w.dry:
 	case k == schema.Records && !w.skipRecords:
 		w.records(n)
 		return

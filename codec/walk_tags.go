@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/kwire/kwire/codec/schema"
@@ -8,18 +9,45 @@ import (
 )
 
 // Tagged fields travel in a section at the end of their struct but stand
-// at their declared place in value JSON. The walk reads the section where
-// it lies, so the budget and the warnings' document order are those of
-// the bytes; a sink that writes in declared order keeps the section's
-// values until the struct ends. Six layouts declare a tagged field before
-// an untagged one (FetchRequest and Fetch partitions at v12+,
-// UpdateMetadata v8, CreateTopics results v5, FetchSnapshot): there the
-// JSON sink keeps the members' places too, and moves the tagged values
-// before the members declared after them (taggedFirst, jsonSink.tagged).
+// at their declared place in value JSON. Most layouts declare every
+// tagged field after every untagged one, so the section is read where it
+// lies and a sink that writes in declared order keeps its values until
+// the struct ends. Six layouts declare a tagged field before an untagged
+// one (FetchRequest and Fetch partitions at v12+, UpdateMetadata v8,
+// CreateTopics results v5, FetchSnapshot): there the walk first reads
+// ahead to the section (prescan: the walk itself, dry, with nothing
+// nested decoded and everything it spent given back), then reads each
+// such tagged value at its declared place (early). What an early value
+// costs (its nodes, its warnings) is set aside and spent when the walk
+// reaches the section, where it lies, so the budget and the warnings'
+// document order are those of the bytes; a value that would pass
+// MaxNodes there is read again there, to fail where it lies. A value
+// that fails early is dropped: the section meets the failure.
 
-// taggedFirst reports whether l declares, at version v, a tagged field
+// preFrame is one prescanned tag section: its tags, first occurrences.
+type preFrame struct {
+	tags []preTag
+}
+
+// preTag is a tag the prescan found: where its header and value are, and
+// what its early reading left for the section.
+type preTag struct {
+	tag                         uint32
+	start, tagEnd, sizeEnd, end int
+	done                        bool       // read early, at its declared place
+	node                        *tree.Node // what it was read into
+	warnings                    []Warning  // its value's, for the section's place
+	nodes                       int        // what its value spent, for the section's place
+}
+
+// find is the index of tag in pf's tags, or -1.
+func (pf *preFrame) find(tag uint32) int {
+	return slices.IndexFunc(pf.tags, func(t preTag) bool { return t.tag == tag })
+}
+
+// needsPrescan reports whether l declares, at version v, a tagged field
 // before an untagged one.
-func taggedFirst(l *schema.Layout, v int16) bool {
+func needsPrescan(l *schema.Layout, v int16) bool {
 	tagged := false
 	for i := range l.Fields {
 		f := &l.Fields[i]
@@ -35,10 +63,122 @@ func taggedFirst(l *schema.Layout, v int16) bool {
 	return false
 }
 
-// tags reads a tag section, the struct's last part, whose layout is l, and
-// its tagged fields; false when it holds an unknown tag or a value that is
-// not its field's default.
-func (w *walker) tags(l *schema.Layout) bool {
+// prescan reads ahead over the struct at the reader (its untagged
+// fields, with nothing nested decoded) to its tag section and lists the
+// tags there, first occurrences only. Everything the reading ahead spent
+// or said is given back. nil when the struct does not read that far: its
+// tagged fields are then read where they lie (the walk meets the failure
+// itself).
+func (w *walker) prescan(l *schema.Layout) *preFrame {
+	for len(w.pre) <= w.depth {
+		w.pre = append(w.pre, new(preFrame))
+	}
+	pf := w.pre[w.depth]
+	pf.tags = pf.tags[:0]
+	saved := *w
+	budget := *w.b
+	mark := w.w.Mark()
+	w.dry, w.s = true, &w.null
+	ok := true
+	for i := range l.Fields {
+		f := &l.Fields[i]
+		if !f.Versions.Contains(w.v) || f.IsTagged(w.v) {
+			continue
+		}
+		c := w.node()
+		c.Field = f
+		w.start(c)
+		w.value(c, f, f.Kind)
+		if w.err != nil {
+			ok = false
+			break
+		}
+	}
+	if ok {
+		ok = w.scanSection(pf)
+	}
+	w.w.Truncate(mark)
+	*w.b = budget
+	path, pathText := w.path, w.pathText
+	*w = saved
+	w.path, w.pathText = path[:len(saved.path)], pathText
+	if !ok {
+		return nil
+	}
+	return pf
+}
+
+// scanSection lists the tags of the section at the reader in pf.
+func (w *walker) scanSection(pf *preFrame) bool {
+	r := &w.r
+	count := r.Uvarint()
+	if r.Err != nil || int(count) > r.Remaining()/2 || count > 1<<20 {
+		return false
+	}
+	for i := 0; i < int(count); i++ {
+		p := preTag{start: r.Off}
+		p.tag = r.Uvarint()
+		p.tagEnd = r.Off
+		size := r.Uvarint()
+		p.sizeEnd = r.Off
+		if r.Err != nil || int(size) > r.Remaining() || size > 1<<30 {
+			return false
+		}
+		p.end = r.Off + int(size)
+		r.Off = p.end
+		if pf.find(p.tag) < 0 {
+			pf.tags = append(pf.tags, p)
+		}
+	}
+	return true
+}
+
+// earlyTag reads tagged field f at its declared place when the
+// prescanned section holds it; false when it was read and does not hold
+// its default. Nothing is spent here: what the value costs is measured,
+// given back and kept for the section's place. A value that fails is
+// dropped (the section, read in order, meets the failure where it lies).
+// (The tagged fields these layouts declare early hold no records or
+// consumer-protocol bytes, whose own limits would see the early count:
+// TestOutOfOrderTaggedNothingNested.)
+func (w *walker) earlyTag(f *schema.Field, pf *preFrame) bool {
+	i := pf.find(uint32(f.Tag))
+	if i < 0 || w.err != nil {
+		return true
+	}
+	p := &pf.tags[i]
+	r := &w.r
+	m := w.s.mark()
+	mark, codes := w.w.Mark(), len(w.codes)
+	spent := *w.b
+	c := w.s.node() // the section charges the tag's node
+	c.Buf = w.buf
+	c.Start, c.TagEnd, c.SizeEnd, c.PrefixEnd = p.start, p.tagEnd, p.sizeEnd, p.sizeEnd
+	c.Tag = int32(p.tag)
+	off, full := r.Off, r.B
+	r.Off = p.sizeEnd
+	def := w.taggedValue(c, f, p.end)
+	r.Off, r.B = off, full
+	p.nodes = w.b.Nodes - spent.Nodes
+	*w.b = spent
+	if w.err != nil {
+		w.err, r.Err, w.limitHit = nil, nil, false
+		w.w.Truncate(mark)
+		w.codes = w.codes[:codes]
+		w.s.rollback(m)
+		return true
+	}
+	w.s.commit(m)
+	p.warnings = append(p.warnings[:0], w.w.List[mark:]...)
+	w.w.Truncate(mark)
+	p.node, p.done = c, true
+	return def
+}
+
+// tags reads a tag section, the struct's last part, whose layout is l and
+// prescanned section pf (or nil), and its tagged fields; false when it
+// holds an unknown tag or a value that is not its field's default.
+func (w *walker) tags(l *schema.Layout, pf *preFrame) bool {
 	r := &w.r
 	if _, ok := w.s.(*jsonSink); ok && r.Off < len(r.B) && r.B[r.Off] == 0 && w.err == nil {
 		// An empty section, the commonest: nothing for JSON to write, its
@@ -59,13 +199,38 @@ func (w *walker) tags(l *schema.Layout) bool {
 	w.s.begin(t, l, 0)
 	allDef := true
 	last := int64(-1)
+	pi := 0 // the next prescanned tag
 	for i := 0; i < count && w.err == nil; i++ {
+		var p *preTag // the tag as prescanned, when it was read early
+		if pf != nil && pi < len(pf.tags) && pf.tags[pi].start == r.Off {
+			if pf.tags[pi].done {
+				p = &pf.tags[pi]
+			}
+			pi++
+		}
 		c := w.node()
 		c.Start = r.Off
 		f, size, ok := w.tagHeader(c, l, &last)
 		switch {
 		case !ok: // the walk's error ends the section
 			w.s.leaf(c)
+		case p != nil && w.b.Nodes+p.nodes <= w.nodeLimit():
+			// Read early: its tag's node and header are read here, where
+			// they lie, and what its value cost is spent here too, in one
+			// step (each check is then passed: the count only grows).
+			w.b.Nodes += p.nodes
+			for _, x := range p.warnings {
+				w.w.Add(x)
+			}
+			r.Off = p.end
+			w.s.attach(c, p.node)
+		case p != nil:
+			// Else it is read again here, to meet the limit where it
+			// lies (a sink writing in declared order keeps the first
+			// reading).
+			codes := len(w.codes)
+			w.taggedValue(c, f, r.Off+size)
+			w.codes = w.codes[:codes] // noted at the declared place
 		case f == nil:
 			c.Name, c.Role, c.Kind, c.Type = "_unknown", tree.RoleUnknownTag, schema.Bytes, "unknown tag"
 			c.Int = int64(uint32(c.Tag))

@@ -12,15 +12,14 @@ import (
 )
 
 // outOfOrder reports whether layout l, or a struct under it, declares at
-// version v a tagged field before an untagged one: the JSON sink then
-// moves those tagged values, read in their section, to their declared
-// place.
+// version v a tagged field before an untagged one: the tree-less path then
+// decodes those tagged values at their declared place, before the section.
 func outOfOrder(l *schema.Layout, v int16, seen map[*schema.Layout]bool) bool {
 	if seen[l] {
 		return false
 	}
 	seen[l] = true
-	if taggedFirst(l, v) {
+	if needsPrescan(l, v) {
 		return true
 	}
 	for i := range l.Fields {
@@ -61,14 +60,15 @@ func outOfOrderExamples(t *testing.T) []oooExample {
 	return out
 }
 
-// Issue 12's contract under limits: the tree-less path writes the tagged
+// Issue 12's contract under limits: the tree-less path decodes the tagged
 // values a layout declares before untagged ones at their declared place,
-// but charges them where the tree does (in the tag section), so at every
-// MaxNodes, MaxWork and MaxDepth both paths give the same JSON, warnings
-// and budget spent, or fail at the same offset and path with the same
-// message (bothPaths). (Once, the Fetch v12 response example at MaxNodes
-// 20 failed at body.responses[0].partitions[0] in the tree-less walk and
-// at body.responses[0].partitions[0].abortedTransactions in the tree.)
+// but must charge them where the tree does (in the tag section), so at
+// every MaxNodes, MaxWork and MaxDepth both paths give the same JSON,
+// warnings and budget spent, or fail at the same offset and path with the
+// same message (bothPaths). Before, the Fetch v12
+// response example at MaxNodes 20 failed at
+// body.responses[0].partitions[0] in the tree-less walk and at
+// body.responses[0].partitions[0].abortedTransactions in the tree.
 func TestOutOfOrderTaggedLimits(t *testing.T) {
 	exs := outOfOrderExamples(t)
 	names := map[string]bool{}
@@ -146,6 +146,67 @@ func outOfOrderWarned(t *testing.T) []oooExample {
 	return out
 }
 
+// The tagged fields that layouts declare before untagged ones are decoded
+// early by the tree-less path, their cost measured and spent later at the
+// tag section. A records or consumer-protocol bytes field among them would
+// see the early count in its own limits (its nested budget is set from the
+// nodes spent so far) and could be cut elsewhere than in the tree: none is.
+func TestOutOfOrderTaggedNothingNested(t *testing.T) {
+	var nested func(l *schema.Layout, v int16, seen map[*schema.Layout]bool) string
+	nested = func(l *schema.Layout, v int16, seen map[*schema.Layout]bool) string {
+		if seen[l] {
+			return ""
+		}
+		seen[l] = true
+		for i := range l.Fields {
+			f := &l.Fields[i]
+			if !f.Versions.Contains(v) {
+				continue
+			}
+			if f.Kind == schema.Records || f.Kind == schema.Bytes {
+				return f.Name
+			}
+			if f.Struct != nil {
+				if n := nested(f.Struct, v, seen); n != "" {
+					return n
+				}
+			}
+		}
+		return ""
+	}
+	var check func(l *schema.Layout, v int16, where string, seen map[*schema.Layout]bool)
+	check = func(l *schema.Layout, v int16, where string, seen map[*schema.Layout]bool) {
+		if seen[l] {
+			return
+		}
+		seen[l] = true
+		for i := range l.Fields {
+			f := &l.Fields[i]
+			if !f.Versions.Contains(v) {
+				continue
+			}
+			if needsPrescan(l, v) && f.IsTagged(v) {
+				require.Contains(t, []schema.Kind{schema.Int8, schema.Int16, schema.String, schema.Struct}, f.Kind, "%s %s", where, f.Name)
+				if f.Struct != nil {
+					require.Empty(t, nested(f.Struct, v, map[*schema.Layout]bool{}), "%s %s", where, f.Name)
+				}
+			}
+			if f.Struct != nil {
+				check(f.Struct, v, where+"."+f.JSON, seen)
+			}
+		}
+	}
+	for _, api := range schema.APIs() {
+		for _, m := range []*schema.Message{api.Request, api.Response} {
+			for v := m.Valid.Lo; v <= m.Valid.Hi; v++ {
+				if m.Flexible(v) {
+					check(m.At(v).Root, v, api.Name+" v"+decimal(int(v)), map[*schema.Layout]bool{})
+				}
+			}
+		}
+	}
+}
+
 // flushes counts the writes a streamed decode makes.
 type flushes struct {
 	bytes.Buffer
@@ -158,10 +219,9 @@ func (f *flushes) Write(b []byte) (int, error) {
 }
 
 // A Fetch v13 response's partitions declare their tagged fields before
-// their records: the JSON sink holds a partition's output until its
-// currentLeader, read after the records, is moved to its declared place;
-// a response of big partitions still streams, a partition at a time, and
-// writes the JSON the tree's does.
+// their records: the tree-less walk reads currentLeader early, at its
+// declared place, so a response of big partitions still streams as its
+// records are read, and writes the JSON the tree's does.
 func TestOutOfOrderStreams(t *testing.T) {
 	const count = 12000 // some 1.7 MB of JSON a partition, past jsontext.FlushAt
 	batch := base64.StdEncoding.EncodeToString(recordBatch(0, count, bytes.Repeat(tinyRecord, count)))
@@ -180,7 +240,7 @@ func TestOutOfOrderStreams(t *testing.T) {
 	f, err := Decode(b, o)
 	require.NoError(t, err)
 	require.Equal(t, string(treeJSON(f)), out.String())
-	require.GreaterOrEqual(t, out.n, 3, "the partitions are written away as they end")
+	require.GreaterOrEqual(t, out.n, 3, "the partitions are written away as they are read")
 	require.Contains(t, out.String(), `"logStartOffset":0,"currentLeader":{"leaderId":2,"leaderEpoch":7},"abortedTransactions":null,`)
 	bothPaths(t, b, o)
 }
