@@ -95,7 +95,7 @@ func (w *walker) prescan(l *schema.Layout) *preFrame {
 		}
 	}
 	if ok {
-		ok = w.scanSection(pf)
+		ok = w.scanSection(l, pf)
 	}
 	w.w.Truncate(mark)
 	*w.b = budget
@@ -108,29 +108,22 @@ func (w *walker) prescan(l *schema.Layout) *preFrame {
 	return pf
 }
 
-// scanSection lists the tags of the section at the reader in pf.
-func (w *walker) scanSection(pf *preFrame) bool {
-	r := &w.r
-	count := r.Uvarint()
-	if r.Err != nil || int(count) > r.Remaining()/2 || count > 1<<20 {
-		return false
-	}
-	for i := 0; i < int(count); i++ {
-		p := preTag{start: r.Off}
-		p.tag = r.Uvarint()
-		p.tagEnd = r.Off
-		size := r.Uvarint()
-		p.sizeEnd = r.Off
-		if r.Err != nil || int(size) > r.Remaining() || size > 1<<30 {
-			return false
+// scanSection lists in pf the tags of the section at the reader, first
+// occurrences only, read as the walk reads a section (tagCount,
+// tagHeader) into a scratch node that counts nothing.
+func (w *walker) scanSection(l *schema.Layout, pf *preFrame) bool {
+	c := w.null.take()
+	count, ok := w.tagCount(c)
+	last := int64(-1)
+	for i := 0; ok && i < count; i++ {
+		c.Start = w.r.Off
+		var size int
+		if _, size, ok = w.tagHeader(c, l, &last); ok && pf.find(uint32(c.Tag)) < 0 {
+			pf.tags = append(pf.tags, preTag{tag: uint32(c.Tag), start: c.Start, tagEnd: c.TagEnd, sizeEnd: c.SizeEnd, end: w.r.Off + size})
 		}
-		p.end = r.Off + int(size)
-		r.Off = p.end
-		if pf.find(p.tag) < 0 {
-			pf.tags = append(pf.tags, p)
-		}
+		w.r.Off += size
 	}
-	return true
+	return ok
 }
 
 // earlyTag reads tagged field f at its declared place when the
