@@ -335,15 +335,15 @@ func (d *decoder) recordList(b []byte, bi, p, end int, ctx *batchCtx, owner *tre
 			d.s.raw(b, bi, p, end, true)
 			break
 		}
-		cost, after := d.recordParts(b, bi, r, ctx, nil)
-		if !d.b.Fits(cost) {
+		v := &d.rv
+		*v = recView{r: r, idx: idx, warns: v.warns[:0]}
+		if !d.b.Fits(d.recordParts(r, ctx, v)) {
 			ctx.cut = true
 			d.cut(b, bi, p, end, idx, "records")
 			break
 		}
 		d.push("", idx)
-		d.dataAfter = after
-		d.record(b, bi, r, ctx, idx)
+		d.record(b, bi, v, ctx)
 		d.pop()
 		ctx.parsed++
 		p = r.rend
@@ -417,18 +417,25 @@ type recView struct {
 	offset, timestamp int64
 	control           bool // a control record whose key reads
 	ctype             int
+	readValue         bool // a control value to read (controlValue)
 	cv                controlVal
 	data              *tree.Node // a KRaft control value's data message, when it read
 	hook              hooked     // what Options.Payload reads
-	warns             []recWarning
+	// The nodes the record makes up to its value and after it (its
+	// headers, the bytes left), its warnings, those of its headers from
+	// warns[split] on.
+	nodes, after int
+	warns        []recWarning
+	split        int
 }
 
-// recWarning is a warning of a record and the part it is on: the record
-// (part -1), the part read at stage part (the record node's child of
-// that index), or in header hdr (>= 0) its key (part 0) or value (1).
+// recWarning is a warning of a record at byte at and the part it is on:
+// the record (part -1), the part read at stage part (the record node's
+// child of that index), or in header hdr (>= 0) its key (part 0) or
+// value (1).
 type recWarning struct {
-	part, hdr int
-	msg       string
+	part, hdr, at int
+	field, msg    string
 }
 
 // The part of a record a warning is on, when it is not a stage's.
@@ -448,14 +455,21 @@ type controlVal struct {
 	raw              []byte // the data message's bytes
 }
 
-// record reads the record r (index idx of its list), parsed whole: the
-// nodes it makes are charged and its warnings said here, in the order of
-// its parts, then the sink takes it.
-func (d *decoder) record(b []byte, bi int, r *recParse, ctx *batchCtx, idx int) {
-	v := &d.rv
-	*v = recView{r: r, idx: idx, warns: v.warns[:0]}
+// record takes the record v: its warnings said and its nodes charged in
+// the order of its parts, the control value read in the value's place,
+// then the sink takes it.
+func (d *decoder) record(b []byte, bi int, v *recView, ctx *batchCtx) {
+	r := v.r
 	v.offset, v.timestamp = recordTime(r, ctx)
-	d.recordParts(b, bi, r, ctx, v)
+	d.say(bi, v.warns[:v.split])
+	d.b.Nodes += v.nodes
+	hdrEnd := len(v.warns)
+	if v.readValue {
+		// Its data message's warnings come in the value's place.
+		d.controlValue(b, bi, v)
+	}
+	d.say(bi, v.warns[v.split:hdrEnd])
+	d.b.Nodes += v.after
 	if d.opts.Payload != nil && !ctx.control {
 		if r.stage >= stKey {
 			v.hook.key = &r.key
@@ -467,96 +481,94 @@ func (d *decoder) record(b []byte, bi int, r *recParse, ctx *batchCtx, idx int) 
 	d.s.record(b, bi, v)
 }
 
-// recordParts goes through the parts of the parsed record r in order,
-// the one place that knows what a record costs. Reading (v set), it says
-// each part's warnings, reads a control value and charges the nodes.
-// Counting (v nil), it charges nothing and returns what reading would
-// cost at most: nodes, and warnings at budget.WarningNodes each; after
-// is the part charged after a KRaft control value's data message (its
-// headers, the bytes left, the value's data leaf or its warning), which
-// that data message must leave room for. The data message's own nodes
-// are not counted: it stops at the budget's limit by itself.
-func (d *decoder) recordParts(b []byte, bi int, r *recParse, ctx *batchCtx, v *recView) (total, after int) {
-	nodes := 2 + min(r.stage, stValue) // record, length, and the parts read up to the value
-	if r.fail != "" {
-		d.recWarn(v, &nodes, partRecord, -1, bi, r.p, "", r.fail, false)
-	}
-	d.minimal(v, &nodes, stLength, -1, bi, &r.length, "length")
-	if r.stage >= stTimestamp {
-		d.minimal(v, &nodes, stTimestamp, -1, bi, &r.tsd, "timestampDelta")
-	}
-	if r.stage >= stOffset {
-		d.minimal(v, &nodes, stOffset, -1, bi, &r.od, "offsetDelta")
-		if msg := deltaProblem(r.od.v, ctx.lastDelta); msg != "" {
-			d.recWarn(v, &nodes, stOffset, -1, bi, r.od.at, "offsetDelta", msg, false)
+// say says the warnings ws of the record being read.
+func (d *decoder) say(bi int, ws []recWarning) {
+	for _, w := range ws {
+		if w.hdr >= 0 {
+			d.push("headers", -1)
+			d.push("", w.hdr)
+		}
+		d.note(nil, nil, bi, w.at, w.field, w.msg)
+		if w.hdr >= 0 {
+			d.pop()
+			d.pop()
 		}
 	}
-	ctype, readValue := -1, false
+}
+
+// recordParts goes through the parts of the parsed record r in order,
+// the one place that knows what a record costs: it puts into v its
+// control key, its warnings (unsaid) and the nodes it makes, and returns
+// what taking it costs at most, warnings at budget.WarningNodes each.
+// d.dataAfter is the part charged after a KRaft control value's data
+// message (its headers, the bytes left, the value's data leaf or its
+// warning), which that data message must leave room for; the data
+// message's own nodes are not counted: it stops at the budget's limit by
+// itself.
+func (d *decoder) recordParts(r *recParse, ctx *batchCtx, v *recView) int {
+	v.nodes = 2 + min(r.stage, stValue) // record, length, and the parts read up to the value
+	bound, data := 0, 0                 // what a control value may cost beyond: nodes, and after its data message
+	if r.fail != "" {
+		v.warn(partRecord, -1, r.p, "", r.fail)
+	}
+	v.minimal(stLength, -1, &r.length, "length")
+	if r.stage >= stTimestamp {
+		v.minimal(stTimestamp, -1, &r.tsd, "timestampDelta")
+	}
+	if r.stage >= stOffset {
+		v.minimal(stOffset, -1, &r.od, "offsetDelta")
+		if msg := deltaProblem(r.od.v, ctx.lastDelta); msg != "" {
+			v.warn(stOffset, -1, r.od.at, "offsetDelta", msg)
+		}
+	}
 	if r.stage >= stKey {
-		d.minimal(v, &nodes, stKey, -1, bi, &r.key, "key")
+		v.minimal(stKey, -1, &r.key, "key")
 		switch {
 		case !ctx.control || r.stage < stHeaders || r.hdrFail:
 		case r.key.null || len(r.key.raw) < 4:
-			d.recWarn(v, &nodes, stKey, -1, bi, r.key.at, "key", "a control record key needs version int16 and type int16", false)
+			v.warn(stKey, -1, r.key.at, "key", "a control record key needs version int16 and type int16")
 		default:
-			ctype = int(be16(r.key.raw[2:]))
-			if v != nil {
-				v.control, v.ctype = true, ctype
-			}
-			nodes += 2 + min(len(r.key.raw)-4, 1) // version, type, the bytes after them
-			if ctype < 0 || ctype >= len(controlData) {
-				d.recWarn(v, &nodes, stKey, -1, bi, r.key.at, "key", "unknown control record type "+itoa(ctype), false)
+			v.control, v.ctype = true, int(be16(r.key.raw[2:]))
+			v.nodes += 2 + min(len(r.key.raw)-4, 1) // version, type, the bytes after them
+			if v.ctype < 0 || v.ctype >= len(controlData) {
+				v.warn(stKey, -1, r.key.at, "key", "unknown control record type "+itoa(v.ctype))
 			} else {
-				readValue = !r.val.null && len(r.val.raw) >= 2
+				v.readValue = !r.val.null && len(r.val.raw) >= 2
 			}
 		}
 	}
 	if r.stage >= stValue {
-		d.minimal(v, &nodes, stValue, -1, bi, &r.val, "value")
+		v.minimal(stValue, -1, &r.val, "value")
 		switch {
-		case !readValue:
-		case v != nil:
-			// The control value is read in the value's place: its data
-			// message's warnings come there.
-			d.b.Nodes += nodes
-			nodes = 0
-			d.controlValue(b, bi, v)
-		case ctype <= 1:
-			nodes += 3 // version, coordinatorEpoch, rest
+		case !v.readValue:
+		case v.ctype <= 1:
+			bound = 3 // version, coordinatorEpoch, rest
 		default:
-			nodes++                          // version
-			after += 1 + budget.WarningNodes // the data leaf when it did not decode, and why
+			bound, data = 1, 1+budget.WarningNodes // version; the data leaf when it did not decode, and why
 		}
 	}
+	v.split = len(v.warns)
 	if r.stage >= stHeaders {
-		after++
-		d.minimal(v, &after, stHeaders, -1, bi, &r.hc, "headers")
-		if len(r.hdrs) > 0 {
-			d.push("headers", -1)
-			for i := range r.hdrs {
-				h := &r.hdrs[i]
-				after += 2 // header, key
-				d.push("", i)
-				d.minimal(v, &after, hdrKey, i, bi, &h.key, "key")
-				if h.key.null {
-					d.recWarn(v, &after, hdrKey, i, bi, h.key.at, "key", nullHeaderKey, false)
-				}
-				if h.hasVal {
-					after++
-					d.minimal(v, &after, hdrValue, i, bi, &h.val, "value")
-				}
-				d.pop()
+		v.after++
+		v.minimal(stHeaders, -1, &r.hc, "headers")
+		for i := range r.hdrs {
+			h := &r.hdrs[i]
+			v.after += 2 // header, key
+			v.minimal(hdrKey, i, &h.key, "key")
+			if h.key.null {
+				v.warn(hdrKey, i, h.key.at, "key", nullHeaderKey)
 			}
-			d.pop()
+			if h.hasVal {
+				v.after++
+				v.minimal(hdrValue, i, &h.val, "value")
+			}
 		}
 	}
 	if r.fail != "" && r.q < r.rend {
-		after++ // the bytes left
+		v.after++ // the bytes left
 	}
-	if v != nil {
-		d.b.Nodes += nodes + after
-	}
-	return nodes + after, after
+	d.dataAfter = v.after + (len(v.warns)-v.split)*budget.WarningNodes + data
+	return v.nodes + bound + d.dataAfter + v.split*budget.WarningNodes
 }
 
 // deltaProblem says what is wrong with a record's offsetDelta od in a
@@ -580,24 +592,16 @@ func deltaProblem(od, last int64) string {
 // one, so the frame comes back through its entry's _raw.
 const nullHeaderKey = "header key is null (Kafka writes none; encoding refuses it)"
 
-// minimal says the warning of a part whose varint f is not minimal, as
-// recWarn does.
-func (d *decoder) minimal(v *recView, n *int, part, hdr, bi int, f *varField, field string) {
-	if !f.canon {
-		d.recWarn(v, n, part, hdr, bi, f.at, field, nonMinimal, false)
-	}
+// warn keeps a warning of v's part, said when v is taken.
+func (v *recView) warn(part, hdr, at int, field, msg string) {
+	v.warns = append(v.warns, recWarning{part, hdr, at, field, msg})
 }
 
-// recWarn says a warning of record v's part (a limit hit when limit), and
-// keeps it for the part's node; counting (v nil), it adds what the
-// warning would cost to *n.
-func (d *decoder) recWarn(v *recView, n *int, part, hdr, bi, at int, field, msg string, limit bool) {
-	if v == nil {
-		*n += budget.WarningNodes
-		return
+// minimal keeps the warning of a part whose varint f is not minimal.
+func (v *recView) minimal(part, hdr int, f *varField, field string) {
+	if !f.canon {
+		v.warn(part, hdr, f.at, field, nonMinimal)
 	}
-	d.warnAt(nil, nil, bi, at, field, msg, limit)
-	v.warns = append(v.warns, recWarning{part, hdr, msg})
 }
 
 // controlValue reads the value of a control record whose key reads, of a
@@ -648,11 +652,12 @@ func (d *decoder) controlValue(b []byte, bi int, v *recView) {
 	}
 	if err != nil {
 		v.data = nil
+		msg, limit := "cannot decode "+controlData[t]+": "+err.Error(), false
 		if l, ok := err.(interface{ LimitHit() bool }); ok && l.LimitHit() {
-			d.recWarn(v, nil, stValue, -1, bi, val.at, "value", "not decoded as "+controlData[t]+": "+err.Error(), true)
-		} else {
-			d.recWarn(v, nil, stValue, -1, bi, val.at, "value", "cannot decode "+controlData[t]+": "+err.Error(), false)
+			msg, limit = "not decoded as "+controlData[t]+": "+err.Error(), true
 		}
+		d.warnAt(nil, nil, bi, val.at, "value", msg, limit)
+		v.warn(stValue, -1, val.at, "value", msg)
 	}
 	if v.data == nil {
 		d.b.Nodes++ // the data leaf
