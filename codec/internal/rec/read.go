@@ -1,6 +1,7 @@
 package rec
 
 import (
+	"cmp"
 	"hash/crc32"
 	"strconv"
 
@@ -246,10 +247,8 @@ func (d *decoder) inflate(n *tree.Node, bi, at int, field string, codec int, mag
 		d.s.keep(depth, out, false) // the buffer serves the next one
 		if err == decompress.ErrLimit {
 			d.leftCompressed(n, bi, at, field, "not decompressed: it holds more than the "+itoa(limit)+" bytes left of the "+which+" limit")
-		} else if name := CodecName(codec); name != "" {
-			d.note(nil, n, bi, at, field, "cannot decompress "+name+": "+err.Error())
 		} else {
-			d.note(nil, n, bi, at, field, "cannot decompress codec "+itoa(codec)+": "+err.Error())
+			d.note(nil, n, bi, at, field, "cannot decompress "+cmp.Or(CodecName(codec), "codec "+itoa(codec))+": "+err.Error())
 		}
 		d.s.noRecords()
 		return nil, nil, 0, false
@@ -268,44 +267,63 @@ func (d *decoder) inflate(n *tree.Node, bi, at int, field string, codec int, mag
 // leftCompressed says that node n's compressed records (a batch's, or a
 // legacy wrapper's value: field "value"), at bi, at, stay compressed, a
 // limit on decompression or work being reached. The frame's first such
-// warning tells every one after it (budget's Fold), as cut does: a Fetch
-// response of 50 MB of snappy batches through kwire proxy passed the 32
-// MiB MaxDecompressed limit in some thirty batches, a warning each.
+// warning tells every one after it, as cut does: a Fetch response of 50
+// MB of snappy batches through kwire proxy passed the 32 MiB
+// MaxDecompressed limit in some thirty batches, a warning each.
 func (d *decoder) leftCompressed(n *tree.Node, bi, at int, field, msg string) {
-	d.chargeWarning(true)
 	kind := "batches"
 	if field != "" {
 		kind = "messages"
 	}
+	d.fold(n, bi, at, field, msg, "not decompressed", kind, tellCompressed)
+}
+
+// fold says the limit warning msg of node n at bi, at (field below the
+// path), told in the frame's first of key when there is one (budget's
+// Fold) as one more place of kind.
+func (d *decoder) fold(n *tree.Node, bi, at int, field, msg, key, kind string, tell func(first budget.Warning, more map[string]int, last budget.Warning) string) {
+	d.chargeWarning(true)
 	var ws *[]string
 	if n != nil {
 		ws = &n.Warnings
 	}
-	x := budget.Warning{Offset: at, Buf: bi, Path: d.pathString(field), Limit: true, Message: msg}
-	d.w.Fold("not decompressed", ws, x, kind, tellCompressed)
+	d.w.Fold(key, ws, budget.Warning{Offset: at, Buf: bi, Path: d.pathString(field), Limit: true, Message: msg}, kind, tell)
 }
 
-// tellCompressed is the message of the first batch or wrapper a limit left
-// compressed with those after it told in it: "not decompressed: it holds
-// more than the 1048576 bytes left of the MaxDecompressed limit; 29 more
-// batches after it were not decompressed either, the last at byte
-// 48234112".
+// tellCompressed and tellCuts write the message of a folded warning:
+// the first's, then the places after it by kind and the last of them,
+// as in "...; 29 more batches after it were not decompressed either, the
+// last at byte 48234112" and "...; so were the entries of 2470 more
+// records fields after it, the last from byte 1076266".
 func tellCompressed(first budget.Warning, more map[string]int, last budget.Warning) string {
-	s := first.Message + ";"
-	if n := more["batches"]; n > 0 {
-		s += " " + count(n, "more batch", "more batches")
-		if more["messages"] > 0 {
-			s += " and"
-		}
+	b, m := more["batches"], more["messages"]
+	return first.Message + ";" + both(b, count(b, "more batch", "more batches"), m, count(m, "more compressed wrapper message", "more compressed wrapper messages")) +
+		" after it were not decompressed either, the last at byte " + place(last)
+}
+
+func tellCuts(first budget.Warning, more map[string]int, last budget.Warning) string {
+	e, r := more["entries"], more["records"]
+	return first.Message + "; so were" + both(e, "the entries of "+itoa(e)+" more records fields", r, "the records of "+itoa(r)+" more batches") +
+		" after it, the last from byte " + place(last)
+}
+
+// both is " a and b", or the one of them whose count (n, m) is not 0.
+func both(n int, a string, m int, b string) string {
+	switch {
+	case n > 0 && m > 0:
+		return " " + a + " and " + b
+	case n > 0:
+		return " " + a
 	}
-	if n := more["messages"]; n > 0 {
-		s += " " + count(n, "more compressed wrapper message", "more compressed wrapper messages")
+	return " " + b
+}
+
+// place is where warning w is: its offset, and its buffer when derived.
+func place(w budget.Warning) string {
+	if w.Buf != 0 {
+		return itoa(w.Offset) + " of buffer " + itoa(w.Buf)
 	}
-	s += " after it were not decompressed either, the last at byte " + itoa(last.Offset)
-	if last.Buf != 0 {
-		s += " of buffer " + itoa(last.Buf)
-	}
-	return s
+	return itoa(w.Offset)
 }
 
 // count is n and what it counts, in the singular for 1.
@@ -356,7 +374,7 @@ func (d *decoder) recordList(b []byte, bi, p, end int, ctx *batchCtx, owner *tre
 
 // cut ends a list of entries or records (what) the MaxNodes limit cut at
 // p, item idx: the bytes left as one raw node, with a limit warning. The
-// frame's first cut is the warning of every cut after it (budget's Fold):
+// frame's first cut is the warning of every cut after it (fold):
 // once the limit is reached, every records field after it may be cut (a
 // Fetch response of 5,000 partitions, at the browser's limit, was 2,471
 // warnings alike), and one warning says how many and where they end.
@@ -364,7 +382,6 @@ func (d *decoder) cut(b []byte, bi, p, end, idx int, what string) {
 	d.b.Nodes++
 	raw := d.s.raw(b, bi, p, end, what == "records")
 	d.push("", idx)
-	d.chargeWarning(true)
 	msg := what + " from byte " + itoa(p) + " not decoded: the MaxNodes limit (" + itoa(d.b.MaxNodes) + " nodes) is reached"
 	if d.b.NestedNodes < d.b.MaxNodes {
 		// The frame's walk keeps a share of the limit for its own fields
@@ -378,35 +395,8 @@ func (d *decoder) cut(b []byte, bi, p, end, idx int, what string) {
 			msg += " for records: it leaves them no room after what is kept for the frame's own fields after them and a margin (" + itoa(d.b.MaxNodes-d.b.NestedNodes) + " nodes)"
 		}
 	}
-	x := budget.Warning{Offset: p, Buf: bi, Path: d.pathString(""), Limit: true, Message: msg}
-	var ws *[]string
-	if raw != nil {
-		ws = &raw.Warnings
-	}
-	d.w.Fold("records cut", ws, x, what, tellCuts)
+	d.fold(raw, bi, p, "", msg, "records cut", what, tellCuts)
 	d.pop()
-}
-
-// tellCuts is the message of the first cut with the cuts after it told in
-// it: "entries from byte 582266 not decoded: the MaxNodes limit (262144
-// nodes) is reached for records (...); so were the entries of 2470 more
-// records fields after it, the last from byte 1076266".
-func tellCuts(first budget.Warning, more map[string]int, last budget.Warning) string {
-	s := first.Message + "; so were"
-	if n := more["entries"]; n > 0 {
-		s += " the entries of " + itoa(n) + " more records fields"
-		if more["records"] > 0 {
-			s += " and"
-		}
-	}
-	if n := more["records"]; n > 0 {
-		s += " the records of " + itoa(n) + " more batches"
-	}
-	s += " after it, the last from byte " + itoa(last.Offset)
-	if last.Buf != 0 {
-		s += " of buffer " + itoa(last.Buf)
-	}
-	return s
 }
 
 // recView is a record read whole, with what it implies and what it said:
@@ -721,7 +711,7 @@ func (d *decoder) wrapped(val *tree.Node, bi int, m *msgParse, depth int) {
 		d.note(nil, val, bi, m.val.at, "value", "a compressed wrapper message has a null value")
 		return
 	case depth+1 > d.maxDepth:
-		d.limit(val, bi, m.val.at, "value", "not decompressed: wrappers nest deeper than the MaxRecordNesting limit ("+itoa(d.maxDepth)+")")
+		d.warnAt(nil, val, bi, m.val.at, "value", "not decompressed: wrappers nest deeper than the MaxRecordNesting limit ("+itoa(d.maxDepth)+")", true)
 		d.s.noRecords()
 		return
 	}
