@@ -32,8 +32,9 @@ type sink interface {
 	// raw hands over b[p:end], bytes left undecoded in a list, of a
 	// batch's records when records (whose JSON lists records alone).
 	raw(b []byte, bi, p, end int, records bool) *tree.Node
-	// truncated hands over an entry cut short by the end of the input.
-	truncated(b []byte, bi, off, end int, magic int8) *tree.Node
+	// truncated hands over an entry cut short by the end of the input,
+	// of which the first fixed header fields are there.
+	truncated(b []byte, bi, off, end int, magic int8, fixed int) *tree.Node
 	// batch opens the batch in b[off:end], whose header is read; its
 	// records follow (records, inflated, or noRecords), then endEntry.
 	// Its node's children are batchFields, then the records.
@@ -146,20 +147,17 @@ func (d *decoder) entries(b []byte, bi, start, end, depth int, w *msgParse) ([]*
 }
 
 // truncated reads an entry cut short by the end of the input: its offset
-// and length when there, the rest as bytes.
+// and length when there (fixed of them: 8 and 4 bytes), the rest as bytes.
 func (d *decoder) truncated(b []byte, bi, off, end int, magic int8) {
-	n, p := 1, off
-	if end-off >= 8 {
-		n, p = n+1, p+8
-		if end-off >= 12 {
-			n, p = n+1, p+4
+	fixed, p := 0, off
+	for _, size := range [...]int{8, 4} {
+		if end-p < size {
+			break
 		}
+		fixed, p = fixed+1, p+size
 	}
-	if p < end {
-		n++
-	}
-	d.b.Nodes += n
-	u := d.s.truncated(b, bi, off, end, magic)
+	d.b.Nodes += 1 + fixed + min(end-p, 1) // the entry, its fixed fields, the rest
+	u := d.s.truncated(b, bi, off, end, magic, fixed)
 	d.note(nil, u, bi, off, "", "the input ends inside this entry ("+itoa(end-off)+" bytes present)")
 }
 
