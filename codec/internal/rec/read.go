@@ -19,7 +19,7 @@ import (
 // tree builder (treeSink) or the JSON writer (jsonSink). A unit is read
 // into a small struct first (recParse, msgParse, batchCtx), so both sinks
 // see the same values, and a record is taken only when all it costs
-// (recordParts, counting) fits the budget.
+// (recordParts) fits the budget.
 
 // sink is what the reader hands its units to. Methods that make a unit
 // return its node, or nil when the sink keeps no tree; the reader hangs
@@ -213,11 +213,10 @@ func (d *decoder) batch(b []byte, bi, off, end, depth int) {
 	d.s.endEntry(b[off:end], zipped, ctx, d.warned > warned)
 }
 
-// inflate decompresses src (the value of node n, at field below the
-// current path; at bi, at; compressed by an entry of magic) into a
-// derived buffer and hands it to the sink: the node that holds it, its
-// bytes and number; or false after a warning, the sink told there is
-// nothing (noRecords).
+// inflate decompresses src (node n's value, at field below the path, at
+// bi, at; compressed by an entry of magic) into a derived buffer handed
+// to the sink: the node holding it, its bytes and number; or false after
+// a warning, the sink told noRecords.
 func (d *decoder) inflate(n *tree.Node, bi, at int, field string, codec int, magic int8, src []byte, depth int) (*tree.Node, []byte, int, bool) {
 	limit, which := d.b.MaxDecompressed-d.b.Decompressed, "MaxDecompressed"
 	if w := d.b.MaxWork - d.b.Work; w < limit {
@@ -409,9 +408,8 @@ type recView struct {
 	cv                controlVal
 	data              *tree.Node // a KRaft control value's data message, when it read
 	hook              hooked     // what Options.Payload reads
-	// The nodes the record makes up to its value and after it (its
-	// headers, the bytes left), its warnings, those of its headers from
-	// warns[split] on.
+	// The nodes up to the value and after it, the warnings (the headers'
+	// from split on).
 	nodes, after int
 	warns        []recWarning
 	split        int
@@ -486,13 +484,10 @@ func (d *decoder) say(bi int, ws []recWarning) {
 
 // recordParts goes through the parts of the parsed record r in order,
 // the one place that knows what a record costs: it puts into v its
-// control key, its warnings (unsaid) and the nodes it makes, and returns
-// what taking it costs at most, warnings at budget.WarningNodes each.
-// d.dataAfter is the part charged after a KRaft control value's data
-// message (its headers, the bytes left, the value's data leaf or its
-// warning), which that data message must leave room for; the data
-// message's own nodes are not counted: it stops at the budget's limit by
-// itself.
+// control key, its warnings (unsaid) and its nodes, and returns what
+// taking it costs at most. d.dataAfter is what is charged after a KRaft
+// control value's data message, which that message must leave room for;
+// its own nodes are not counted: it stops at the budget's limit itself.
 func (d *decoder) recordParts(r *recParse, ctx *batchCtx, v *recView) int {
 	v.nodes = 2 + min(r.stage, stValue) // record, length, and the parts read up to the value
 	bound, data := 0, 0                 // what a control value may cost beyond: nodes, and after its data message
