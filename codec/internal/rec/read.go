@@ -447,15 +447,19 @@ type controlVal struct {
 func (d *decoder) record(b []byte, bi int, v *recView, ctx *batchCtx) {
 	r := v.r
 	v.offset, v.timestamp = recordTime(r, ctx)
-	d.say(bi, v.warns[:v.split])
-	d.b.Nodes += v.nodes
-	hdrEnd := len(v.warns)
-	if v.readValue {
-		// Its data message's warnings come in the value's place.
-		d.controlValue(b, bi, v)
+	if len(v.warns) == 0 && !v.readValue { // most records
+		d.b.Nodes += v.nodes + v.after
+	} else {
+		d.say(bi, v.warns[:v.split])
+		d.b.Nodes += v.nodes
+		hdrEnd := len(v.warns)
+		if v.readValue {
+			// Its data message's warnings come in the value's place.
+			d.controlValue(b, bi, v)
+		}
+		d.say(bi, v.warns[v.split:hdrEnd])
+		d.b.Nodes += v.after
 	}
-	d.say(bi, v.warns[v.split:hdrEnd])
-	d.b.Nodes += v.after
 	if d.opts.Payload != nil && !ctx.control {
 		if r.stage >= stKey {
 			v.hook.key = &r.key
