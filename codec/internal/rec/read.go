@@ -1,6 +1,7 @@
 package rec
 
 import (
+	"cmp"
 	"hash/crc32"
 	"strconv"
 
@@ -18,7 +19,7 @@ import (
 // tree builder (treeSink) or the JSON writer (jsonSink). A unit is read
 // into a small struct first (recParse, msgParse, batchCtx), so both sinks
 // see the same values, and a record is taken only when all it costs
-// (recordParts, counting) fits the budget.
+// (recordParts) fits the budget.
 
 // sink is what the reader hands its units to. Methods that make a unit
 // return its node, or nil when the sink keeps no tree; the reader hangs
@@ -31,8 +32,9 @@ type sink interface {
 	// raw hands over b[p:end], bytes left undecoded in a list, of a
 	// batch's records when records (whose JSON lists records alone).
 	raw(b []byte, bi, p, end int, records bool) *tree.Node
-	// truncated hands over an entry cut short by the end of the input.
-	truncated(b []byte, bi, off, end int, magic int8) *tree.Node
+	// truncated hands over an entry cut short by the end of the input,
+	// of which the first fixed header fields are there.
+	truncated(b []byte, bi, off, end int, magic int8, fixed int) *tree.Node
 	// batch opens the batch in b[off:end], whose header is read; its
 	// records follow (records, inflated, or noRecords), then endEntry.
 	// Its node's children are batchFields, then the records.
@@ -145,20 +147,17 @@ func (d *decoder) entries(b []byte, bi, start, end, depth int, w *msgParse) ([]*
 }
 
 // truncated reads an entry cut short by the end of the input: its offset
-// and length when there, the rest as bytes.
+// and length when there (fixed of them: 8 and 4 bytes), the rest as bytes.
 func (d *decoder) truncated(b []byte, bi, off, end int, magic int8) {
-	n, p := 1, off
-	if end-off >= 8 {
-		n, p = n+1, p+8
-		if end-off >= 12 {
-			n, p = n+1, p+4
+	fixed, p := 0, off
+	for _, size := range [...]int{8, 4} {
+		if end-p < size {
+			break
 		}
+		fixed, p = fixed+1, p+size
 	}
-	if p < end {
-		n++
-	}
-	d.b.Nodes += n
-	u := d.s.truncated(b, bi, off, end, magic)
+	d.b.Nodes += 1 + fixed + min(end-p, 1) // the entry, its fixed fields, the rest
+	u := d.s.truncated(b, bi, off, end, magic, fixed)
 	d.note(nil, u, bi, off, "", "the input ends inside this entry ("+itoa(end-off)+" bytes present)")
 }
 
@@ -214,11 +213,10 @@ func (d *decoder) batch(b []byte, bi, off, end, depth int) {
 	d.s.endEntry(b[off:end], zipped, ctx, d.warned > warned)
 }
 
-// inflate decompresses src (the value of node n, at field below the
-// current path; at bi, at; compressed by an entry of magic) into a
-// derived buffer and hands it to the sink: the node that holds it, its
-// bytes and number; or false after a warning, the sink told there is
-// nothing (noRecords).
+// inflate decompresses src (node n's value, at field below the path, at
+// bi, at; compressed by an entry of magic) into a derived buffer handed
+// to the sink: the node holding it, its bytes and number; or false after
+// a warning, the sink told noRecords.
 func (d *decoder) inflate(n *tree.Node, bi, at int, field string, codec int, magic int8, src []byte, depth int) (*tree.Node, []byte, int, bool) {
 	limit, which := d.b.MaxDecompressed-d.b.Decompressed, "MaxDecompressed"
 	if w := d.b.MaxWork - d.b.Work; w < limit {
@@ -246,10 +244,8 @@ func (d *decoder) inflate(n *tree.Node, bi, at int, field string, codec int, mag
 		d.s.keep(depth, out, false) // the buffer serves the next one
 		if err == decompress.ErrLimit {
 			d.leftCompressed(n, bi, at, field, "not decompressed: it holds more than the "+itoa(limit)+" bytes left of the "+which+" limit")
-		} else if name := CodecName(codec); name != "" {
-			d.note(nil, n, bi, at, field, "cannot decompress "+name+": "+err.Error())
 		} else {
-			d.note(nil, n, bi, at, field, "cannot decompress codec "+itoa(codec)+": "+err.Error())
+			d.note(nil, n, bi, at, field, "cannot decompress "+cmp.Or(CodecName(codec), "codec "+itoa(codec))+": "+err.Error())
 		}
 		d.s.noRecords()
 		return nil, nil, 0, false
@@ -268,44 +264,63 @@ func (d *decoder) inflate(n *tree.Node, bi, at int, field string, codec int, mag
 // leftCompressed says that node n's compressed records (a batch's, or a
 // legacy wrapper's value: field "value"), at bi, at, stay compressed, a
 // limit on decompression or work being reached. The frame's first such
-// warning tells every one after it (budget's Fold), as cut does: a Fetch
-// response of 50 MB of snappy batches through kwire proxy passed the 32
-// MiB MaxDecompressed limit in some thirty batches, a warning each.
+// warning tells every one after it, as cut does: a Fetch response of 50
+// MB of snappy batches through kwire proxy passed the 32 MiB
+// MaxDecompressed limit in some thirty batches, a warning each.
 func (d *decoder) leftCompressed(n *tree.Node, bi, at int, field, msg string) {
-	d.chargeWarning(true)
 	kind := "batches"
 	if field != "" {
 		kind = "messages"
 	}
+	d.fold(n, bi, at, field, msg, "not decompressed", kind, tellCompressed)
+}
+
+// fold says the limit warning msg of node n at bi, at (field below the
+// path), told in the frame's first of key when there is one (budget's
+// Fold) as one more place of kind.
+func (d *decoder) fold(n *tree.Node, bi, at int, field, msg, key, kind string, tell func(first budget.Warning, more map[string]int, last budget.Warning) string) {
+	d.chargeWarning(true)
 	var ws *[]string
 	if n != nil {
 		ws = &n.Warnings
 	}
-	x := budget.Warning{Offset: at, Buf: bi, Path: d.pathString(field), Limit: true, Message: msg}
-	d.w.Fold("not decompressed", ws, x, kind, tellCompressed)
+	d.w.Fold(key, ws, budget.Warning{Offset: at, Buf: bi, Path: d.pathString(field), Limit: true, Message: msg}, kind, tell)
 }
 
-// tellCompressed is the message of the first batch or wrapper a limit left
-// compressed with those after it told in it: "not decompressed: it holds
-// more than the 1048576 bytes left of the MaxDecompressed limit; 29 more
-// batches after it were not decompressed either, the last at byte
-// 48234112".
+// tellCompressed and tellCuts write the message of a folded warning:
+// the first's, then the places after it by kind and the last of them,
+// as in "...; 29 more batches after it were not decompressed either, the
+// last at byte 48234112" and "...; so were the entries of 2470 more
+// records fields after it, the last from byte 1076266".
 func tellCompressed(first budget.Warning, more map[string]int, last budget.Warning) string {
-	s := first.Message + ";"
-	if n := more["batches"]; n > 0 {
-		s += " " + count(n, "more batch", "more batches")
-		if more["messages"] > 0 {
-			s += " and"
-		}
+	b, m := more["batches"], more["messages"]
+	return first.Message + ";" + both(b, count(b, "more batch", "more batches"), m, count(m, "more compressed wrapper message", "more compressed wrapper messages")) +
+		" after it were not decompressed either, the last at byte " + place(last)
+}
+
+func tellCuts(first budget.Warning, more map[string]int, last budget.Warning) string {
+	e, r := more["entries"], more["records"]
+	return first.Message + "; so were" + both(e, "the entries of "+itoa(e)+" more records fields", r, "the records of "+itoa(r)+" more batches") +
+		" after it, the last from byte " + place(last)
+}
+
+// both is " a and b", or the one of them whose count (n, m) is not 0.
+func both(n int, a string, m int, b string) string {
+	switch {
+	case n > 0 && m > 0:
+		return " " + a + " and " + b
+	case n > 0:
+		return " " + a
 	}
-	if n := more["messages"]; n > 0 {
-		s += " " + count(n, "more compressed wrapper message", "more compressed wrapper messages")
+	return " " + b
+}
+
+// place is where warning w is: its offset, and its buffer when derived.
+func place(w budget.Warning) string {
+	if w.Buf != 0 {
+		return itoa(w.Offset) + " of buffer " + itoa(w.Buf)
 	}
-	s += " after it were not decompressed either, the last at byte " + itoa(last.Offset)
-	if last.Buf != 0 {
-		s += " of buffer " + itoa(last.Buf)
-	}
-	return s
+	return itoa(w.Offset)
 }
 
 // count is n and what it counts, in the singular for 1.
@@ -335,15 +350,15 @@ func (d *decoder) recordList(b []byte, bi, p, end int, ctx *batchCtx, owner *tre
 			d.s.raw(b, bi, p, end, true)
 			break
 		}
-		cost, after := d.recordParts(b, bi, r, ctx, nil)
-		if !d.b.Fits(cost) {
+		v := &d.rv
+		*v = recView{r: r, idx: idx, warns: v.warns[:0]}
+		if !d.b.Fits(d.recordParts(r, ctx, v)) {
 			ctx.cut = true
 			d.cut(b, bi, p, end, idx, "records")
 			break
 		}
 		d.push("", idx)
-		d.dataAfter = after
-		d.record(b, bi, r, ctx, idx)
+		d.record(b, bi, v, ctx)
 		d.pop()
 		ctx.parsed++
 		p = r.rend
@@ -356,7 +371,7 @@ func (d *decoder) recordList(b []byte, bi, p, end int, ctx *batchCtx, owner *tre
 
 // cut ends a list of entries or records (what) the MaxNodes limit cut at
 // p, item idx: the bytes left as one raw node, with a limit warning. The
-// frame's first cut is the warning of every cut after it (budget's Fold):
+// frame's first cut is the warning of every cut after it (fold):
 // once the limit is reached, every records field after it may be cut (a
 // Fetch response of 5,000 partitions, at the browser's limit, was 2,471
 // warnings alike), and one warning says how many and where they end.
@@ -364,7 +379,6 @@ func (d *decoder) cut(b []byte, bi, p, end, idx int, what string) {
 	d.b.Nodes++
 	raw := d.s.raw(b, bi, p, end, what == "records")
 	d.push("", idx)
-	d.chargeWarning(true)
 	msg := what + " from byte " + itoa(p) + " not decoded: the MaxNodes limit (" + itoa(d.b.MaxNodes) + " nodes) is reached"
 	if d.b.NestedNodes < d.b.MaxNodes {
 		// The frame's walk keeps a share of the limit for its own fields
@@ -378,35 +392,8 @@ func (d *decoder) cut(b []byte, bi, p, end, idx int, what string) {
 			msg += " for records: it leaves them no room after what is kept for the frame's own fields after them and a margin (" + itoa(d.b.MaxNodes-d.b.NestedNodes) + " nodes)"
 		}
 	}
-	x := budget.Warning{Offset: p, Buf: bi, Path: d.pathString(""), Limit: true, Message: msg}
-	var ws *[]string
-	if raw != nil {
-		ws = &raw.Warnings
-	}
-	d.w.Fold("records cut", ws, x, what, tellCuts)
+	d.fold(raw, bi, p, "", msg, "records cut", what, tellCuts)
 	d.pop()
-}
-
-// tellCuts is the message of the first cut with the cuts after it told in
-// it: "entries from byte 582266 not decoded: the MaxNodes limit (262144
-// nodes) is reached for records (...); so were the entries of 2470 more
-// records fields after it, the last from byte 1076266".
-func tellCuts(first budget.Warning, more map[string]int, last budget.Warning) string {
-	s := first.Message + "; so were"
-	if n := more["entries"]; n > 0 {
-		s += " the entries of " + itoa(n) + " more records fields"
-		if more["records"] > 0 {
-			s += " and"
-		}
-	}
-	if n := more["records"]; n > 0 {
-		s += " the records of " + itoa(n) + " more batches"
-	}
-	s += " after it, the last from byte " + itoa(last.Offset)
-	if last.Buf != 0 {
-		s += " of buffer " + itoa(last.Buf)
-	}
-	return s
 }
 
 // recView is a record read whole, with what it implies and what it said:
@@ -417,18 +404,24 @@ type recView struct {
 	offset, timestamp int64
 	control           bool // a control record whose key reads
 	ctype             int
+	readValue         bool // a control value to read (controlValue)
 	cv                controlVal
 	data              *tree.Node // a KRaft control value's data message, when it read
 	hook              hooked     // what Options.Payload reads
-	warns             []recWarning
+	// The nodes up to the value and after it, the warnings (the headers'
+	// from split on).
+	nodes, after int
+	warns        []recWarning
+	split        int
 }
 
-// recWarning is a warning of a record and the part it is on: the record
-// (part -1), the part read at stage part (the record node's child of
-// that index), or in header hdr (>= 0) its key (part 0) or value (1).
+// recWarning is a warning of a record at byte at and the part it is on:
+// the record (part -1), the part read at stage part (the record node's
+// child of that index), or in header hdr (>= 0) its key (part 0) or
+// value (1).
 type recWarning struct {
-	part, hdr int
-	msg       string
+	part, hdr, at int
+	field, msg    string
 }
 
 // The part of a record a warning is on, when it is not a stage's.
@@ -448,14 +441,25 @@ type controlVal struct {
 	raw              []byte // the data message's bytes
 }
 
-// record reads the record r (index idx of its list), parsed whole: the
-// nodes it makes are charged and its warnings said here, in the order of
-// its parts, then the sink takes it.
-func (d *decoder) record(b []byte, bi int, r *recParse, ctx *batchCtx, idx int) {
-	v := &d.rv
-	*v = recView{r: r, idx: idx, warns: v.warns[:0]}
+// record takes the record v: its warnings said and its nodes charged in
+// the order of its parts, the control value read in the value's place,
+// then the sink takes it.
+func (d *decoder) record(b []byte, bi int, v *recView, ctx *batchCtx) {
+	r := v.r
 	v.offset, v.timestamp = recordTime(r, ctx)
-	d.recordParts(b, bi, r, ctx, v)
+	if len(v.warns) == 0 && !v.readValue { // most records
+		d.b.Nodes += v.nodes + v.after
+	} else {
+		d.say(bi, v.warns[:v.split])
+		d.b.Nodes += v.nodes
+		hdrEnd := len(v.warns)
+		if v.readValue {
+			// Its data message's warnings come in the value's place.
+			d.controlValue(b, bi, v)
+		}
+		d.say(bi, v.warns[v.split:hdrEnd])
+		d.b.Nodes += v.after
+	}
 	if d.opts.Payload != nil && !ctx.control {
 		if r.stage >= stKey {
 			v.hook.key = &r.key
@@ -467,96 +471,91 @@ func (d *decoder) record(b []byte, bi int, r *recParse, ctx *batchCtx, idx int) 
 	d.s.record(b, bi, v)
 }
 
-// recordParts goes through the parts of the parsed record r in order,
-// the one place that knows what a record costs. Reading (v set), it says
-// each part's warnings, reads a control value and charges the nodes.
-// Counting (v nil), it charges nothing and returns what reading would
-// cost at most: nodes, and warnings at budget.WarningNodes each; after
-// is the part charged after a KRaft control value's data message (its
-// headers, the bytes left, the value's data leaf or its warning), which
-// that data message must leave room for. The data message's own nodes
-// are not counted: it stops at the budget's limit by itself.
-func (d *decoder) recordParts(b []byte, bi int, r *recParse, ctx *batchCtx, v *recView) (total, after int) {
-	nodes := 2 + min(r.stage, stValue) // record, length, and the parts read up to the value
-	if r.fail != "" {
-		d.recWarn(v, &nodes, partRecord, -1, bi, r.p, "", r.fail, false)
-	}
-	d.minimal(v, &nodes, stLength, -1, bi, &r.length, "length")
-	if r.stage >= stTimestamp {
-		d.minimal(v, &nodes, stTimestamp, -1, bi, &r.tsd, "timestampDelta")
-	}
-	if r.stage >= stOffset {
-		d.minimal(v, &nodes, stOffset, -1, bi, &r.od, "offsetDelta")
-		if msg := deltaProblem(r.od.v, ctx.lastDelta); msg != "" {
-			d.recWarn(v, &nodes, stOffset, -1, bi, r.od.at, "offsetDelta", msg, false)
+// say says the warnings ws of the record being read.
+func (d *decoder) say(bi int, ws []recWarning) {
+	for _, w := range ws {
+		if w.hdr >= 0 {
+			d.push("headers", -1)
+			d.push("", w.hdr)
+		}
+		d.note(nil, nil, bi, w.at, w.field, w.msg)
+		if w.hdr >= 0 {
+			d.pop()
+			d.pop()
 		}
 	}
-	ctype, readValue := -1, false
+}
+
+// recordParts goes through the parts of the parsed record r in order,
+// the one place that knows what a record costs: it puts into v its
+// control key, its warnings (unsaid) and its nodes, and returns what
+// taking it costs at most. d.dataAfter is what is charged after a KRaft
+// control value's data message, which that message must leave room for;
+// its own nodes are not counted: it stops at the budget's limit itself.
+func (d *decoder) recordParts(r *recParse, ctx *batchCtx, v *recView) int {
+	v.nodes = 2 + min(r.stage, stValue) // record, length, and the parts read up to the value
+	bound, data := 0, 0                 // what a control value may cost beyond: nodes, and after its data message
+	if r.fail != "" {
+		v.warn(partRecord, -1, r.p, "", r.fail)
+	}
+	v.minimal(stLength, -1, &r.length, "length")
+	if r.stage >= stTimestamp {
+		v.minimal(stTimestamp, -1, &r.tsd, "timestampDelta")
+	}
+	if r.stage >= stOffset {
+		v.minimal(stOffset, -1, &r.od, "offsetDelta")
+		if msg := deltaProblem(r.od.v, ctx.lastDelta); msg != "" {
+			v.warn(stOffset, -1, r.od.at, "offsetDelta", msg)
+		}
+	}
 	if r.stage >= stKey {
-		d.minimal(v, &nodes, stKey, -1, bi, &r.key, "key")
+		v.minimal(stKey, -1, &r.key, "key")
 		switch {
 		case !ctx.control || r.stage < stHeaders || r.hdrFail:
 		case r.key.null || len(r.key.raw) < 4:
-			d.recWarn(v, &nodes, stKey, -1, bi, r.key.at, "key", "a control record key needs version int16 and type int16", false)
+			v.warn(stKey, -1, r.key.at, "key", "a control record key needs version int16 and type int16")
 		default:
-			ctype = int(be16(r.key.raw[2:]))
-			if v != nil {
-				v.control, v.ctype = true, ctype
-			}
-			nodes += 2 + min(len(r.key.raw)-4, 1) // version, type, the bytes after them
-			if ctype < 0 || ctype >= len(controlData) {
-				d.recWarn(v, &nodes, stKey, -1, bi, r.key.at, "key", "unknown control record type "+itoa(ctype), false)
+			v.control, v.ctype = true, int(be16(r.key.raw[2:]))
+			v.nodes += 2 + min(len(r.key.raw)-4, 1) // version, type, the bytes after them
+			if v.ctype < 0 || v.ctype >= len(controlData) {
+				v.warn(stKey, -1, r.key.at, "key", "unknown control record type "+itoa(v.ctype))
 			} else {
-				readValue = !r.val.null && len(r.val.raw) >= 2
+				v.readValue = !r.val.null && len(r.val.raw) >= 2
 			}
 		}
 	}
 	if r.stage >= stValue {
-		d.minimal(v, &nodes, stValue, -1, bi, &r.val, "value")
+		v.minimal(stValue, -1, &r.val, "value")
 		switch {
-		case !readValue:
-		case v != nil:
-			// The control value is read in the value's place: its data
-			// message's warnings come there.
-			d.b.Nodes += nodes
-			nodes = 0
-			d.controlValue(b, bi, v)
-		case ctype <= 1:
-			nodes += 3 // version, coordinatorEpoch, rest
+		case !v.readValue:
+		case v.ctype <= 1:
+			bound = 3 // version, coordinatorEpoch, rest
 		default:
-			nodes++                          // version
-			after += 1 + budget.WarningNodes // the data leaf when it did not decode, and why
+			bound, data = 1, 1+budget.WarningNodes // version; the data leaf when it did not decode, and why
 		}
 	}
+	v.split = len(v.warns)
 	if r.stage >= stHeaders {
-		after++
-		d.minimal(v, &after, stHeaders, -1, bi, &r.hc, "headers")
-		if len(r.hdrs) > 0 {
-			d.push("headers", -1)
-			for i := range r.hdrs {
-				h := &r.hdrs[i]
-				after += 2 // header, key
-				d.push("", i)
-				d.minimal(v, &after, hdrKey, i, bi, &h.key, "key")
-				if h.key.null {
-					d.recWarn(v, &after, hdrKey, i, bi, h.key.at, "key", nullHeaderKey, false)
-				}
-				if h.hasVal {
-					after++
-					d.minimal(v, &after, hdrValue, i, bi, &h.val, "value")
-				}
-				d.pop()
+		v.after++
+		v.minimal(stHeaders, -1, &r.hc, "headers")
+		for i := range r.hdrs {
+			h := &r.hdrs[i]
+			v.after += 2 // header, key
+			v.minimal(hdrKey, i, &h.key, "key")
+			if h.key.null {
+				v.warn(hdrKey, i, h.key.at, "key", nullHeaderKey)
 			}
-			d.pop()
+			if h.hasVal {
+				v.after++
+				v.minimal(hdrValue, i, &h.val, "value")
+			}
 		}
 	}
 	if r.fail != "" && r.q < r.rend {
-		after++ // the bytes left
+		v.after++ // the bytes left
 	}
-	if v != nil {
-		d.b.Nodes += nodes + after
-	}
-	return nodes + after, after
+	d.dataAfter = v.after + (len(v.warns)-v.split)*budget.WarningNodes + data
+	return v.nodes + bound + d.dataAfter + v.split*budget.WarningNodes
 }
 
 // deltaProblem says what is wrong with a record's offsetDelta od in a
@@ -580,24 +579,16 @@ func deltaProblem(od, last int64) string {
 // one, so the frame comes back through its entry's _raw.
 const nullHeaderKey = "header key is null (Kafka writes none; encoding refuses it)"
 
-// minimal says the warning of a part whose varint f is not minimal, as
-// recWarn does.
-func (d *decoder) minimal(v *recView, n *int, part, hdr, bi int, f *varField, field string) {
-	if !f.canon {
-		d.recWarn(v, n, part, hdr, bi, f.at, field, nonMinimal, false)
-	}
+// warn keeps a warning of v's part, said when v is taken.
+func (v *recView) warn(part, hdr, at int, field, msg string) {
+	v.warns = append(v.warns, recWarning{part, hdr, at, field, msg})
 }
 
-// recWarn says a warning of record v's part (a limit hit when limit), and
-// keeps it for the part's node; counting (v nil), it adds what the
-// warning would cost to *n.
-func (d *decoder) recWarn(v *recView, n *int, part, hdr, bi, at int, field, msg string, limit bool) {
-	if v == nil {
-		*n += budget.WarningNodes
-		return
+// minimal keeps the warning of a part whose varint f is not minimal.
+func (v *recView) minimal(part, hdr int, f *varField, field string) {
+	if !f.canon {
+		v.warn(part, hdr, f.at, field, nonMinimal)
 	}
-	d.warnAt(nil, nil, bi, at, field, msg, limit)
-	v.warns = append(v.warns, recWarning{part, hdr, msg})
 }
 
 // controlValue reads the value of a control record whose key reads, of a
@@ -648,11 +639,12 @@ func (d *decoder) controlValue(b []byte, bi int, v *recView) {
 	}
 	if err != nil {
 		v.data = nil
+		msg, limit := "cannot decode "+controlData[t]+": "+err.Error(), false
 		if l, ok := err.(interface{ LimitHit() bool }); ok && l.LimitHit() {
-			d.recWarn(v, nil, stValue, -1, bi, val.at, "value", "not decoded as "+controlData[t]+": "+err.Error(), true)
-		} else {
-			d.recWarn(v, nil, stValue, -1, bi, val.at, "value", "cannot decode "+controlData[t]+": "+err.Error(), false)
+			msg, limit = "not decoded as "+controlData[t]+": "+err.Error(), true
 		}
+		d.warnAt(nil, nil, bi, val.at, "value", msg, limit)
+		v.warn(stValue, -1, val.at, "value", msg)
 	}
 	if v.data == nil {
 		d.b.Nodes++ // the data leaf
@@ -716,7 +708,7 @@ func (d *decoder) wrapped(val *tree.Node, bi int, m *msgParse, depth int) {
 		d.note(nil, val, bi, m.val.at, "value", "a compressed wrapper message has a null value")
 		return
 	case depth+1 > d.maxDepth:
-		d.limit(val, bi, m.val.at, "value", "not decompressed: wrappers nest deeper than the MaxRecordNesting limit ("+itoa(d.maxDepth)+")")
+		d.warnAt(nil, val, bi, m.val.at, "value", "not decompressed: wrappers nest deeper than the MaxRecordNesting limit ("+itoa(d.maxDepth)+")", true)
 		d.s.noRecords()
 		return
 	}

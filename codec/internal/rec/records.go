@@ -379,11 +379,6 @@ func (d *decoder) note(mark *int, n *tree.Node, bi, at int, field, msg string) {
 	d.warnAt(mark, n, bi, at, field, msg, false)
 }
 
-// limit is note for a limit that cut decoding short.
-func (d *decoder) limit(n *tree.Node, bi, at int, field, msg string) {
-	d.warnAt(nil, n, bi, at, field, msg, true)
-}
-
 func (d *decoder) warnAt(mark *int, n *tree.Node, bi, at int, field, msg string, limit bool) {
 	if n != nil {
 		n.Warnings = append(n.Warnings, msg)

@@ -81,7 +81,7 @@ func (j *jsonSink) raw(b []byte, _, p, end int, records bool) *tree.Node {
 	return nil
 }
 
-func (j *jsonSink) truncated(b []byte, _, off, end int, _ int8) *tree.Node {
+func (j *jsonSink) truncated(b []byte, _, off, end int, _ int8, _ int) *tree.Node {
 	j.bytesEntry(`{"_truncated":`, b[off:end])
 	return nil
 }

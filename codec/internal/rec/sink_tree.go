@@ -68,7 +68,7 @@ func (t *treeSink) header(kids *[]*tree.Node, fields []hdrField, b []byte, bi in
 	}
 }
 
-func (t *treeSink) truncated(b []byte, bi, off, end int, magic int8) *tree.Node {
+func (t *treeSink) truncated(b []byte, bi, off, end int, magic int8, fixed int) *tree.Node {
 	n := t.leaf("batch", schema.Struct, "RecordBatch", bi, off, end)
 	fields := batchFields[:]
 	if magic == 0 || magic == 1 {
@@ -80,12 +80,7 @@ func (t *treeSink) truncated(b []byte, bi, off, end int, magic int8) *tree.Node 
 	n.Int = int64(magic)
 	kids := t.s.Kids(3)
 	p := off
-	switch { // the offset and the length, when there
-	case end-off >= 12:
-		t.header(&kids, fields[:2], b, bi, &p)
-	case end-off >= 8:
-		t.header(&kids, fields[:1], b, bi, &p)
-	}
+	t.header(&kids, fields[:fixed], b, bi, &p)
 	if p < end {
 		rest := t.bytesNode("partial", "bytes", b, bi, p, end)
 		rest.Flags |= tree.Truncated
