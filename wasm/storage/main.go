@@ -882,29 +882,6 @@ func (s *session) epochProblems(entries []storage.CheckpointEntry, ordered bool)
 	return storage.CheckLeaderEpochs(entries, runs, logEnd), why, true
 }
 
-// topicJSON is an internal topic's record as kwire log writes it: its
-// "error"'s offset a position in the segment (its entry starting at pos)
-// when it lies in the entry's own bytes, as the listing's internalError
-// and the tree's error line say it. AppendJSON counts it from the entry's
-// start; the error member is the last object written after the parts
-// (only strings, whose quotes are escaped, follow it), so its last
-// occurrence is the one.
-func topicJSON(tr *storage.TopicRecord, pos int64) []byte {
-	b := tr.AppendJSON(nil)
-	re, off, buf := tr.ErrorAt(pos)
-	if re == nil || buf != 0 || pos == 0 {
-		return b
-	}
-	head := append(append([]byte(`,"error":{"part":`), jsontext.AppendString(nil, []byte(re.Part))...), `,"offset":`...)
-	was := strconv.AppendInt(append([]byte(nil), head...), int64(re.Offset), 10)
-	i := bytes.LastIndex(b, was)
-	if i < 0 || len(b) > i+len(was) && b[i+len(was)] >= '0' && b[i+len(was)] <= '9' {
-		return b // (never: AppendJSON writes it so)
-	}
-	out := append(append([]byte(nil), b[:i]...), strconv.AppendInt(head, off, 10)...)
-	return append(out, b[i+len(was):]...)
-}
-
 // recordError says where and why an internal topic's record did not
 // decode, its position in the segment (whose entry starts at pos) when it
 // is in the entry's own bytes, else its offset in the decompressed
@@ -972,7 +949,7 @@ func recordJSON(w *jsontext.Writer, id, fi int, b *storage.Batch, ri storage.Rec
 	}
 	w.EndArray()
 	if tr != nil {
-		str(w, "internal", string(topicJSON(tr, b.Position)))
+		str(w, "internal", string(tr.AppendJSONAt(nil, b.Position)))
 		if tr.Err != nil {
 			str(w, "internalError", recordError(tr, b.Position))
 		}
@@ -1212,7 +1189,7 @@ func (s *session) record(id int) string {
 	}
 	w.EndArray()
 	if tr != nil {
-		str(&w, "json", string(jsontext.Indent(nil, topicJSON(tr, loc.batch))))
+		str(&w, "json", string(jsontext.Indent(nil, tr.AppendJSONAt(nil, loc.batch))))
 		if tr.Err != nil {
 			// Said above the parts, as the listing's internalError.
 			str(&w, "internalError", recordError(tr, loc.batch))
