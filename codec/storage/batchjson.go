@@ -187,7 +187,7 @@ func (s *Segment) internalJSON(out []byte, b *Batch) ([]byte, error) {
 			out = append(out, `{"offset":`...)
 			out = jsontext.AppendInt(out, info.Offset)
 			out = append(out, ',')
-			rec := r.rec.appendJSON(nil, b.Position)
+			rec := r.rec.AppendJSONAt(nil, b.Position)
 			out = append(out, rec[1:]...)
 		}
 		out = append(out, ']')

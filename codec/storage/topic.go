@@ -183,7 +183,7 @@ func (r *TopicRecord) Warnings() []string {
 // {"part","offset","path","message"}; "warnings" lists the lenient
 // readings. Consumer-protocol bytes in a classic group's members are
 // written decoded, {"version":N,...}.
-func (r *TopicRecord) AppendJSON(dst []byte) []byte { return r.appendJSON(dst, 0) }
+func (r *TopicRecord) AppendJSON(dst []byte) []byte { return r.AppendJSONAt(dst, 0) }
 
 // ErrorAt is where the record's failure (nil when it is none a
 // *RecordError) lies, for an entry whose bytes start at pos in its
@@ -205,11 +205,12 @@ func (r *TopicRecord) ErrorAt(pos int64) (re *RecordError, off int64, buf int) {
 	return re, off, buf
 }
 
-// appendJSON is AppendJSON with the error's offset made a position in a
-// segment whose entry starts at pos, when it is in buffer 0 (the entry's
-// bytes); in a decompressed buffer it stays an offset there, and "buf"
-// says which, as a batch's warnings say theirs.
-func (r *TopicRecord) appendJSON(dst []byte, pos int64) []byte {
+// AppendJSONAt is AppendJSON for a record of an entry that starts at pos
+// in its segment: the error's offset is a position in the segment when it
+// is in buffer 0 (the entry's bytes), as kwire log says it; in a
+// decompressed buffer it stays an offset there, and "buf" says which, as
+// a batch's warnings say theirs.
+func (r *TopicRecord) AppendJSONAt(dst []byte, pos int64) []byte {
 	at := len(dst)
 	coordinator := r.Topic.Framing == schema.CoordinatorFraming
 	if r.Type == -1 {

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"hash/crc32"
 	"os"
@@ -36,12 +37,19 @@ type answer struct {
 // does, the topic guessed.
 func openAnswer(t *testing.T, files ...any) answer {
 	t.Helper()
+	return openAs(t, false, files...)
+}
+
+// openAs is openAnswer for files picked (folder false) or a partition
+// folder's (true).
+func openAs(t *testing.T, folder bool, files ...any) answer {
+	t.Helper()
 	names, blobs := js.Global().Get("Array").New(), js.Global().Get("Array").New()
 	for i := 0; i < len(files); i += 2 {
 		names.Call("push", files[i].(string))
 		blobs.Call("push", js.Global().Get("Blob").New([]any{glue.Uint8Array(files[i+1].([]byte))}))
 	}
-	got := await(t, open(js.Undefined(), []js.Value{names, blobs, js.Undefined()}))
+	got := await(t, open(js.Undefined(), []js.Value{names, blobs, js.Undefined(), js.Undefined(), js.ValueOf(folder)}))
 	var a answer
 	if err := json.Unmarshal([]byte(got), &a); err != nil {
 		t.Fatalf("%v: %.300s", err, got)
@@ -313,10 +321,77 @@ func TestStorageTxnIndexAndLeaderEpochChecked(t *testing.T) {
 	if ps := problems(openAnswer(t, seg, log, "leader-epoch-checkpoint", []byte("0\n1\n0 0\n"))); len(ps) != 0 {
 		t.Errorf("a right checkpoint: %q", ps)
 	}
-	a = openAnswer(t, seg, log, "leader-epoch-checkpoint", []byte("0\n2\n3 0\n5 9\n"))
+	a = openAs(t, true, seg, log, "leader-epoch-checkpoint", []byte("0\n2\n3 0\n5 9\n"))
 	if ps := a.Files[1].Problems; len(ps) != 2 || len(a.Files[0].Problems) != 0 ||
 		!strings.Contains(ps[0], "line 4: epoch 5 starts at offset 9, past the log end offset 4") ||
 		!strings.Contains(ps[1], "batch at offset 0 has leader epoch 0, which the checkpoint does not have; the checkpoint gives offset 0 epoch 3 (from offset 0)") {
 		t.Errorf("a wrong checkpoint: %q", ps)
+	}
+}
+
+// The log end is the newest segment's: an epoch the checkpoint starts
+// past the segments given is no problem when a newer segment may have
+// been left out, and a note says why it was not checked. A segment of
+// offsets 0-3 (log end 4) and a checkpoint starting epoch 1 at 9.
+func TestStorageLogEndOnlyWhenKnown(t *testing.T) {
+	b := storagedata.Batch([]storagedata.Record{{Key: []byte("k"), Value: []byte("v")}, {}, {}, {}}, storagedata.BatchOptions{FirstTimestamp: 1700000000000, ProducerID: -1})
+	log, index, _ := storagedata.Segment(0, 0, [][]byte{b}, 100)
+	const seg, cp = "00000000000000000000.log", "leader-epoch-checkpoint"
+	check := []byte("0\n2\n0 0\n1 9\n")
+	past := "line 4: epoch 1 starts at offset 9, past the log end offset 4"
+	// A folder's files: the newest segment is among them, its end judged.
+	a := openAs(t, true, seg, log, cp, check)
+	if ps := a.Files[1].Problems; len(ps) != 1 || !strings.Contains(ps[0], past) || len(a.Files[1].Notes) != 0 {
+		t.Errorf("a folder's: %q, notes %q", ps, a.Files[1].Notes)
+	}
+	// A folder whose newest segment, 9, is named by its .index alone.
+	a = openAs(t, true, seg, log, "00000000000000000009.index", []byte{}, cp, check)
+	if ps := problems(a); len(ps) != 0 || len(a.Files[2].Notes) != 1 ||
+		a.Files[2].Notes[0] != "the log end is not checked: the newest segment, 00000000000000000009.log (00000000000000000009.index is its), is not among the segments read" {
+		t.Errorf("the newest segment left out: %q, notes %q", ps, a.Files[2].Notes)
+	}
+	// Files picked: a newer segment may have been left out.
+	a = openAs(t, false, seg, log, "00000000000000000000.index", index, cp, check)
+	if ps := problems(a); len(ps) != 0 || len(a.Files[2].Notes) != 1 || !strings.HasPrefix(a.Files[2].Notes[0], "the log end is not checked: these files were picked") {
+		t.Errorf("picked: %q, notes %q", ps, a.Files[2].Notes)
+	}
+}
+
+// A record that does not decode as its internal topic's: the "error"
+// offset of its JSON (the listing's "internal" and record's "json") is
+// its position in the segment, as kwire log writes it and the
+// internalError says it, not counted from its batch's start. Two batches
+// of one record each (storagedata.Batch): key "k0" (no record type of
+// __consumer_offsets: 66, the first batch at 0) and key 00 01 00 03 67,
+// an OffsetCommitKey whose group's length runs past the key (139, the
+// second batch at 71: kwire log --topic __consumer_offsets says 139).
+func TestStorageErrorOffsetInSegment(t *testing.T) {
+	seg, _ := hex.DecodeString("00000000000000000000003b00000000026e4ac6680000000000000000018bcfe568000000018bcfe56800ffffffffffffff" +
+		"ffffffffffffff0000000112000000046b3002760000000000000000010000004200000000028ffad7080000000000000000018bcfe568000000018bcfe5680" +
+		"0ffffffffffffffffffffffffffff00000001200000000a00010003670a000901020300")
+	names, blobs := js.Global().Get("Array").New(), js.Global().Get("Array").New()
+	names.Call("push", "00000000000000000000.log")
+	blobs.Call("push", js.Global().Get("Blob").New([]any{glue.Uint8Array(seg)}))
+	var a struct {
+		Records []struct{ Internal, InternalError string }
+	}
+	if err := json.Unmarshal([]byte(await(t, open(js.Undefined(), []js.Value{names, blobs, js.ValueOf("__consumer_offsets")}))), &a); err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Records) != 2 {
+		t.Fatalf("%d records", len(a.Records))
+	}
+	for i, at := range []string{"66", "139"} {
+		r := a.Records[i]
+		if !strings.Contains(r.Internal, `"error":{"part":"key","offset":`+at+`,`) || !strings.Contains(r.InternalError, "at byte "+at+" ") {
+			t.Errorf("record %d's listing: %s; %s", i, r.Internal, r.InternalError)
+		}
+		var rec struct{ JSON string }
+		if err := json.Unmarshal([]byte(await(t, record(js.Undefined(), []js.Value{js.ValueOf(i)}))), &rec); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(rec.JSON, `"offset": `+at+`,`) {
+			t.Errorf("record %d's JSON: %s", i, rec.JSON)
+		}
 	}
 }

@@ -7,7 +7,7 @@
 // (they wait for the files' bytes, which the browser reads
 // asynchronously: see glue.Promise):
 //
-//	kwireStorage.open(names, files, topic, progress) -> Promise of JSON text
+//	kwireStorage.open(names, files, topic, progress, folder) -> Promise of JSON text
 //	kwireStorage.record(id) -> Promise of JSON text
 //
 // open reads the files (names [string], files [Blob or File], read
@@ -24,7 +24,10 @@
 // whose ABORT markers have no .txnindex when its .index or .timeindex was
 // given, the partition's files and not a segment alone), a
 // leader-epoch-checkpoint that disagrees with the segments' leader epochs
-// or their log end (storage.CheckLeaderEpochs, when segments are given),
+// or their log end (storage.CheckLeaderEpochs, when segments are given;
+// the log end only when folder is true, the files being all of a
+// partition folder's, and the newest segment their names give is among
+// them: else a note says why not),
 // offsets out of order (storage.OffsetCheck, the next segment being the
 // one among the files with the least base offset above), CRC mismatches,
 // a torn tail, a batch's warnings, checkpoints out of order; its notes,
@@ -150,6 +153,11 @@ type session struct {
 	lasts   map[int]int64
 	damaged bool
 	txns    map[int]*storage.TxnCheck
+
+	// folder: the files are all of a partition folder's (open's fifth
+	// argument), so the newest segment among them is the partition's and
+	// its end the log end.
+	folder bool
 }
 
 var (
@@ -306,6 +314,7 @@ func open(this js.Value, args []js.Value) any {
 	if topic.Type() == js.TypeString {
 		s.topic = topic.String()
 	}
+	s.folder = glue.Arg(args, 4).Type() == js.TypeBoolean && glue.Arg(args, 4).Bool()
 	curMu.Lock()
 	cur = s
 	curMu.Unlock()
@@ -498,8 +507,11 @@ func (s *session) describe(w *jsontext.Writer, total *int, i int, checks []*inde
 				if !errors.Is(err, io.EOF) {
 					problems = append(problems, err.Error())
 				} else if kind == storage.LeaderEpochCheckpoint && f.kind.Suffix == "" {
-					ps, checked := s.epochProblems(entries, ordered)
+					ps, why, checked := s.epochProblems(entries, ordered)
 					problems = append(problems, ps...)
+					if why != "" {
+						notes = append(notes, why)
+					}
 					w.Key("checkedAgainstSegments")
 					w.Bool(checked)
 				}
@@ -806,12 +818,19 @@ func (s *session) beside(i int, k storage.FileKind) int {
 
 // epochProblems checks a leader-epoch-checkpoint's entries against the
 // leader epochs of the segments among the files, in offset order, and
-// their log end offset (not known when a segment could not be read
-// whole), as kwire log checks a partition directory's
+// their log end offset, as kwire log checks a partition directory's
 // (storage.CheckLeaderEpochs); checked is false when no segment was
 // given. Out of order, only the start offsets are checked against the
 // log end.
-func (s *session) epochProblems(entries []storage.CheckpointEntry, ordered bool) (problems []string, checked bool) {
+//
+// The log end is the newest segment's, which the files given may not
+// hold: it is judged only when they are a partition folder's (s.folder),
+// the newest segment that their names give (a segment's .index,
+// .timeindex, .txnindex are named by its base offset) is among them and
+// every segment read whole. Otherwise why says why it was not (a note,
+// not a problem): an entry past the given segments' end is no problem
+// when a newer segment was left out.
+func (s *session) epochProblems(entries []storage.CheckpointEntry, ordered bool) (problems []string, why string, checked bool) {
 	var segs []int
 	for i := range s.files {
 		if _, ok := s.epochs[i]; ok {
@@ -819,7 +838,7 @@ func (s *session) epochProblems(entries []storage.CheckpointEntry, ordered bool)
 		}
 	}
 	if len(segs) == 0 {
-		return nil, false
+		return nil, "", false
 	}
 	sort.Slice(segs, func(a, b int) bool { return s.files[segs[a]].kind.Offset < s.files[segs[b]].kind.Offset })
 	runs := []storage.EpochRun{}
@@ -834,14 +853,33 @@ func (s *session) epochProblems(entries []storage.CheckpointEntry, ordered bool)
 			}
 		}
 	}
+	newest := s.files[segs[len(segs)-1]].kind.Offset
 	logEnd := int64(-1)
-	if !s.damaged {
-		logEnd = max(last+1, s.files[segs[len(segs)-1]].kind.Offset)
+	named := -1 // the file naming a newer segment than any given
+	for i := range s.files {
+		switch g := &s.files[i]; g.kind.Kind {
+		case storage.SegmentFile, storage.OffsetIndexFile, storage.TimeIndexFile, storage.TxnIndexFile:
+			if g.kind.Suffix == "" && g.kind.Offset > newest && (named < 0 || g.kind.Offset > s.files[named].kind.Offset) {
+				named = i
+			}
+		}
+	}
+	switch {
+	case named >= 0:
+		n := s.files[named].name
+		why = "the log end is not checked: the newest segment, " + n[:20] + ".log (" + n + " is its), is not among the segments read"
+	case s.damaged:
+		why = "the log end is not checked: a segment could not be read whole"
+	case !s.folder:
+		why = "the log end is not checked: these files were picked, not opened as the partition's folder, and a segment newer than " +
+			s.files[segs[len(segs)-1]].name + " may have been left out (open the folder to check it)"
+	default:
+		logEnd = max(last+1, newest)
 	}
 	if !ordered {
 		runs = nil
 	}
-	return storage.CheckLeaderEpochs(entries, runs, logEnd), true
+	return storage.CheckLeaderEpochs(entries, runs, logEnd), why, true
 }
 
 // recordError says where and why an internal topic's record did not
@@ -911,7 +949,7 @@ func recordJSON(w *jsontext.Writer, id, fi int, b *storage.Batch, ri storage.Rec
 	}
 	w.EndArray()
 	if tr != nil {
-		str(w, "internal", string(tr.AppendJSON(nil)))
+		str(w, "internal", string(tr.AppendJSONAt(nil, b.Position)))
 		if tr.Err != nil {
 			str(w, "internalError", recordError(tr, b.Position))
 		}
@@ -1151,7 +1189,7 @@ func (s *session) record(id int) string {
 	}
 	w.EndArray()
 	if tr != nil {
-		str(&w, "json", string(jsontext.Indent(nil, tr.AppendJSON(nil))))
+		str(&w, "json", string(jsontext.Indent(nil, tr.AppendJSONAt(nil, loc.batch))))
 		if tr.Err != nil {
 			// Said above the parts, as the listing's internalError.
 			str(&w, "internalError", recordError(tr, loc.batch))

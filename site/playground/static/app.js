@@ -28,6 +28,7 @@ import { Panel } from './panel.js';
 import { looksLikeCapture, run, redo, redoSoon, decodeInput } from './decode.js';
 import { drawCapRows, drawCapSummary } from './capture.js';
 import { isStorageName, looksLikeSegment, openStorage, closeStorage } from './storage.js';
+import { filesOfEntries, filesOfInput, partitions, firstShown, leftOut, topicOf } from './folder.js';
 import { setJSONForm, readLink, drawExamples } from './link.js';
 import { setMode, enterEncode, loadExample, runEncode, jumpToError, typed, replaceJSON, encodeText, undo, newLink } from './encode.js';
 import { editAnyway, saveJSON, drawLines, nextWindow, prevWindow } from './encbox.js';
@@ -83,7 +84,14 @@ $('mode').addEventListener('change', () => { st.modeByPage = false; run(); });
 $('kafka-form').addEventListener('change', setJSONForm);
 $('ver').addEventListener('input', redoSoon);
 $('file').addEventListener('change', () => { const fs = [...$('file').files]; $('file').value = ''; openFiles(fs); });
-$('st-topic').addEventListener('change', () => { if (st.storage) openStorage(st.storage.files, $('st-topic').value, ++st.gen); });
+$('folder').addEventListener('change', () => {
+  const fs = $('folder').files;
+  const read = filesOfInput(fs);
+  $('folder').value = '';
+  openFolder(read);
+});
+$('st-topic').addEventListener('change', () => { if (st.storage) openStorage(st.storage.files, $('st-topic').value, ++st.gen, st.storage.where); });
+$('st-part').addEventListener('change', () => { if (folder) showPartition(+$('st-part').value); });
 $('mode-decode').addEventListener('click', () => { if ($('decode-pane').hidden) newLink(); setMode('decode'); });
 $('mode-encode').addEventListener('click', () => { if (!$('decode-pane').hidden) newLink(); enterEncode(); });
 // The mode tabs' keys (ARIA's tabs pattern): the arrows, Home and End
@@ -161,8 +169,59 @@ document.addEventListener('dragleave', () => { if (--depth <= 0) { depth = 0; $(
 document.addEventListener('dragover', (e) => e.preventDefault());
 document.addEventListener('drop', (e) => {
   e.preventDefault(); depth = 0; $('drop').hidden = true;
+  // A folder dropped is read through its entries (dataTransfer.files
+  // lists it as a file of no bytes): taken now, while the drop lasts.
+  const items = e.dataTransfer && e.dataTransfer.items ? [...e.dataTransfer.items] : [];
+  const entries = items.filter((i) => i.kind === 'file' && i.webkitGetAsEntry).map((i) => i.webkitGetAsEntry()).filter(Boolean);
+  if (entries.some((x) => x.isDirectory)) {
+    status('Reading the folder…');
+    filesOfEntries(entries).then(openFolder, (err) => status('The folder could not be read: ' + err.message));
+    return;
+  }
   openFiles(e.dataTransfer ? [...e.dataTransfer.files] : []);
 });
+
+// folder is the folder opened last ({groups, note, whole}; see
+// folder.js), whose partitions the Partition select picks from.
+let folder = null;
+
+// openFolder opens a folder's files (read by filesOfEntries or
+// filesOfInput), a partition's together as kwire log reads its directory;
+// of a log.dirs folder's partitions the first is shown, the others
+// listed to pick from.
+function openFolder({ files, left }) {
+  const { groups, others } = partitions(files);
+  const out = leftOut(left, others);
+  if (!groups.length) {
+    status((files.length ? 'No file in the folder is named as Kafka names its files' : 'The folder holds no file') + ' (a partition\'s folder holds segments, 00000000000000000000.log, and their indexes). ' + out);
+    return;
+  }
+  newLink(); // a folder is a new place: Back returns from it
+  const top = new Set(groups.map((g) => g.dir.split('/')[0]));
+  folder = { groups, out, whole: !left.overflow, top: [...top].join(', ') };
+  $('st-part').replaceChildren(...groups.map((g, i) => {
+    const o = el('option', '', (g.dir || 'the files dropped beside the folder') + ' (' + g.files.length + ' file' + (g.files.length === 1 ? '' : 's') + ')');
+    o.value = String(i);
+    return o;
+  }));
+  showPartition(firstShown(groups));
+}
+
+// showPartition opens the folder's group i: a partition's files, checked
+// together (the log end too when the folder was read whole).
+function showPartition(i) {
+  const g = folder.groups[i];
+  $('st-part').value = String(i);
+  st.file = null; st.pasted = null;
+  $('input').value = '';
+  $('input').placeholder = (g.dir || 'the files dropped') + ' (a folder of Kafka storage files, read below); type or paste here to replace it';
+  const n = folder.groups.length;
+  const note = (n > 1 ? 'The folder ' + folder.top + ' holds ' + n + ' folders of Kafka files, each checked on its own, as kwire log checks each partition directory: ' + (g.dir || 'the files dropped') +
+    ' is shown; pick another with Partition above. ' : '') + folder.out;
+  const topic = topicOf(g.dir);
+  $('st-topic').value = topic;
+  openStorage(g.files, topic, ++st.gen, { dir: g.dir, whole: folder.whole && g.dir !== '', choices: n, note: note.trim() });
+}
 
 // openFiles opens what was picked or dropped: Kafka's storage files (by
 // their names) together, else the first file as a frame or capture.
@@ -211,6 +270,7 @@ async function openFiles(fs) {
     return;
   }
   st.file = null; st.pasted = null;
+  folder = null;
   $('input').value = '';
   $('input').placeholder = stored.map((f) => f.name).join(', ') + ' (Kafka storage files, read below); type or paste here to replace them';
   // The files themselves go to the worker, which reads them in slices: a

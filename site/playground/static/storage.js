@@ -61,6 +61,16 @@ export async function looksLikeSegment(f) {
 export function closeStorage() {
   st.storage = null;
   $('storage').hidden = true;
+  drawWhere(null);
+}
+
+// drawWhere shows, for a folder's files (where: {dir, choices, note}),
+// the folder they are and what else the folder held: the partition
+// picker when it held several, and what was left out of it.
+function drawWhere(where) {
+  $('st-part-label').hidden = !where || where.choices < 2;
+  $('st-folder').hidden = !where || !where.note;
+  $('st-folder').textContent = where ? where.note : '';
 }
 
 // STREAM_ROWS is how many records show while the files are read: each
@@ -71,12 +81,16 @@ const STREAM_ROWS = 1000;
 
 // openStorage reads the files ([{name, file}], file a File) together;
 // topic is the partition's topic ('' to let the module guess among the
-// internal ones). The worker reads the files in slices: the first records
+// internal ones). where, for a folder's files, is {dir: the folder's
+// path, whole: the files are all of its (so its newest segment is among
+// them and the leader-epoch-checkpoint is checked against the log end),
+// choices: how many partitions the folder opened held, note: what to say
+// of it}; null for files picked. The worker reads the files in slices: the first records
 // show as they are listed, the status says how far the reading got, and
 // the files' descriptions (their problems, index checks) and the rest of
 // the records come at the end.
-export async function openStorage(files, topic, gen) {
-  const what = files.length + ' storage file' + (files.length === 1 ? '' : 's');
+export async function openStorage(files, topic, gen, where = null) {
+  const what = (where && where.dir ? where.dir + ': ' : '') + files.length + ' storage file' + (files.length === 1 ? '' : 's');
   status('Reading ' + what + '…');
   setLink(null);
   closeCapture();
@@ -84,8 +98,9 @@ export async function openStorage(files, topic, gen) {
   clearViews();
   // What was shown goes at once: its rows name records of the files read
   // before, which the worker no longer keeps.
-  const s = { files, result: null, current: -1, drawn: 0 };
+  const s = { files, where, result: null, current: -1, drawn: 0 };
   st.storage = s;
+  drawWhere(where);
   $('st-title').textContent = what + ', reading…';
   $('st-files').replaceChildren();
   $('st-record').replaceChildren();
@@ -108,7 +123,7 @@ export async function openStorage(files, topic, gen) {
     status('Reading ' + what + ': ' + mb(p.read) + ' of ' + mb(p.total) +
       (listed ? ', ' + listed.toLocaleString('en') + ' record' + (listed === 1 ? '' : 's') + ' listed so far' : '') + '…');
   };
-  const r = await rpcProgress('storage', progress, files.map((f) => f.name), files.map((f) => f.file), topic);
+  const r = await rpcProgress('storage', progress, files.map((f) => f.name), files.map((f) => f.file), topic, !!(where && where.whole));
   if (gen !== st.gen) return;
   if (r.error) { closeStorage(); showError($('input-error'), 'These files could not be read: ' + r.error); return; }
   s.result = r;
@@ -179,7 +194,14 @@ function drawFiles(files) {
       d.appendChild(t);
       li.appendChild(d);
     }
-    if (f.json) { const pre = el('pre', 'pg-st-text', f.json); li.appendChild(pre); }
+    if (f.json) {
+      // A box that scrolls takes the focus, so the keys can scroll it.
+      const pre = el('pre', 'pg-st-text', f.json);
+      pre.tabIndex = 0;
+      pre.setAttribute('role', 'region');
+      pre.setAttribute('aria-label', f.name + ' as text');
+      li.appendChild(pre);
+    }
     box.appendChild(li);
   }
 }

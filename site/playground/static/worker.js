@@ -365,8 +365,9 @@ self.onmessage = async (e) => {
     else if (op === 'storage') {
       // The files (File objects) are read in slices by the module, which
       // reports how far it got and the records listed so far.
-      const [names, files, topic] = args;
-      result = JX(await (await storageModule()).open(names, files, topic, (p) => self.postMessage({ id, progress: JX(p) })));
+      // folder: the files are all of a partition folder's.
+      const [names, files, topic, folder] = args;
+      result = JX(await (await storageModule()).open(names, files, topic, (p) => self.postMessage({ id, progress: JX(p) }), !!folder));
     } else if (op === 'storageRecord') result = JX(await (await storageModule()).record(...args));
     else if (op === 'schemas') result = await schemas(...args);
     else if (op === 'registryStatus') result = payloadReady ? J(self.kwirePayload.registryStatus()) : null;
