@@ -114,11 +114,7 @@ func TestLogLeaderEpochCheckpointAgainstTheBatches(t *testing.T) {
 	dir := epochPartition(t, "0\n2\n0 0\n5 500\n")
 	out, errOut, code := runCLI(t, []string{"log", dir}, nil)
 	require.Equal(t, 0, code, "%s%s", errOut, out)
-	ls := logLines(t, out)
-	probs := ofKind(ls, "leader-epoch-problem")
-	require.Len(t, probs, 2, out)
-	require.Equal(t, "line 4: epoch 5 starts at offset 500, past the log end offset 15", probs[0]["problem"])
-	require.Contains(t, probs[1]["problem"], "batch at offset 9 has leader epoch 1, which the checkpoint does not have")
+	ls := epochProblems(t, out)
 	require.EqualValues(t, 2, ofKind(ls, "partition-summary")[0]["problems"], out)
 	_, _, code = runCLI(t, []string{"log", "--strict", dir}, nil)
 	require.Equal(t, 1, code)
@@ -138,11 +134,7 @@ func TestLogLeaderEpochCheckpointNamedAlone(t *testing.T) {
 	cp := filepath.Join(dir, "leader-epoch-checkpoint")
 	out, errOut, code := runCLI(t, []string{"log", cp}, nil)
 	require.Equal(t, 0, code, "%s%s", errOut, out)
-	ls := logLines(t, out)
-	probs := ofKind(ls, "leader-epoch-problem")
-	require.Len(t, probs, 2, out)
-	require.Equal(t, "line 4: epoch 5 starts at offset 500, past the log end offset 15", probs[0]["problem"])
-	require.Contains(t, probs[1]["problem"], "batch at offset 9 has leader epoch 1, which the checkpoint does not have")
+	ls := epochProblems(t, out)
 	require.Len(t, ls, 4, "the checkpoint's lines only: %s", out)
 	_, _, code = runCLI(t, []string{"log", "--strict", cp}, nil)
 	require.Equal(t, 1, code)
@@ -235,4 +227,17 @@ func TestLogTreeSaysAnInternalRecordErrorWhereTheNDJSONDoes(t *testing.T) {
 	require.Contains(t, out, "    error key at byte 139 (key.group): not decoded as OffsetCommitKey", errOut)
 	out, _, _ = runCLI(t, []string{"log", filepath.Join(dir, "00000000000000000000.log")}, nil)
 	require.Contains(t, out, `"error":{"part":"key","offset":139,"path":"key.group"`)
+}
+
+// epochProblems reads kwire log's lines in out and requires the two
+// problems epochPartition's checkpoint "0\n2\n0 0\n5 500\n" has: an
+// epoch past the log end, and a batch's epoch the checkpoint lacks.
+func epochProblems(t *testing.T, out string) []map[string]any {
+	t.Helper()
+	ls := logLines(t, out)
+	probs := ofKind(ls, "leader-epoch-problem")
+	require.Len(t, probs, 2, out)
+	require.Equal(t, "line 4: epoch 5 starts at offset 500, past the log end offset 15", probs[0]["problem"])
+	require.Contains(t, probs[1]["problem"], "batch at offset 9 has leader epoch 1, which the checkpoint does not have")
+	return ls
 }
