@@ -3,14 +3,18 @@ package wire
 import (
 	"encoding/binary"
 	"io"
+	"slices"
 )
 
 // ReadFrame reads one size-prefixed frame from r into buf (grown as needed)
-// and returns it, size prefix included. A size above max is refused before
-// anything is allocated for it; a size that is negative or above max is an
-// *Error at offset 0. At a clean end of stream (before a frame's first
-// byte) it returns io.EOF; a stream that ends inside a frame or its size
-// prefix, io.ErrUnexpectedEOF; any other error of r, as r gave it.
+// and returns it, size prefix included. A size that is negative or above
+// max is refused, as an *Error at offset 0, before anything is allocated
+// for it; below max, buf grows with the bytes that arrive (readChunk at
+// first, then at most doubling), not with the size a peer declares, so a
+// peer that sends a large size and then nothing costs a few KiB, not max.
+// At a clean end of stream (before a frame's first byte) it returns
+// io.EOF; a stream that ends inside a frame or its size prefix,
+// io.ErrUnexpectedEOF; any other error of r, as r gave it.
 func ReadFrame(r io.Reader, buf []byte, max int) ([]byte, error) {
 	var hdr [4]byte
 	if _, err := io.ReadFull(r, hdr[:]); err != nil {
@@ -21,19 +25,33 @@ func ReadFrame(r io.Reader, buf []byte, max int) ([]byte, error) {
 		return nil, &Error{Expected: "a frame size from 0 to " + itoa(max), Found: itoa(int(size))}
 	}
 	n := 4 + int(size)
-	if cap(buf) < n {
-		buf = make([]byte, n)
-	}
-	buf = buf[:n]
-	copy(buf, hdr[:])
-	if _, err := io.ReadFull(r, buf[4:]); err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
+	buf = append(buf[:0], hdr[:]...)
+	for len(buf) < n {
+		// Room for what is known to come: a buffer that holds the
+		// frame already is used whole; else it grows by readChunk, or
+		// by what it holds, whichever is more.
+		if cap(buf) == len(buf) {
+			more := readChunk
+			if len(buf) > more {
+				more = len(buf)
+			}
+			buf = slices.Grow(buf, min(n-len(buf), more))
 		}
-		return nil, err
+		end := min(n, cap(buf))
+		got, err := io.ReadFull(r, buf[len(buf):end])
+		buf = buf[:len(buf)+got]
+		if err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
 	}
 	return buf, nil
 }
+
+// readChunk is how much ReadFrame grows a buffer by at first.
+const readChunk = 64 << 10
 
 // SizePrefix reads the 4-byte big-endian size prefix at the start of b:
 // the number of bytes of the frame that follow it. ok is false when b is

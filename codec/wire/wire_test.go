@@ -5,7 +5,9 @@ import (
 	"errors"
 	"io"
 	"math"
+	"runtime"
 	"testing"
+	"testing/iotest"
 
 	"github.com/stretchr/testify/require"
 )
@@ -132,4 +134,44 @@ func TestSplitFrame(t *testing.T) {
 	size, ok := SizePrefix([]byte{0x80, 0, 0, 0})
 	require.True(t, ok)
 	require.Equal(t, int32(math.MinInt32), size)
+}
+
+// A peer that declares a large frame and sends little of it costs what it
+// sent, not what it declared: ReadFrame grows its buffer with the bytes
+// that arrive. A frame sent whole, in pieces, still reads whole.
+func TestReadFrameGrowsWithBytesRead(t *testing.T) {
+	allocated := func(fn func()) uint64 {
+		var a, b runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&a)
+		fn()
+		runtime.ReadMemStats(&b)
+		return b.TotalAlloc - a.TotalAlloc
+	}
+	const max = 64 << 20
+	for _, sent := range []int{0, 1000, 100 << 10} {
+		in := append([]byte{0x03, 0xff, 0xff, 0xff}, make([]byte, sent)...) // declares 64 MiB - 1
+		var err error
+		got := allocated(func() { _, err = ReadFrame(bytes.NewReader(in), nil, max) })
+		require.ErrorIs(t, err, io.ErrUnexpectedEOF)
+		require.Less(t, got, uint64(3*sent+256<<10), "declared 64 MiB, sent %d bytes", sent)
+	}
+
+	payload := make([]byte, 3<<20+17)
+	for i := range payload {
+		payload[i] = byte(i * 7)
+	}
+	var conn bytes.Buffer
+	require.NoError(t, WriteFrame(&conn, payload))
+	require.NoError(t, WriteFrame(&conn, []byte("next")))
+	r := iotest.HalfReader(&conn)
+	f, err := ReadFrame(r, nil, max)
+	require.NoError(t, err)
+	require.Equal(t, len(payload)+4, len(f))
+	require.Equal(t, payload, f[4:])
+	reused := f
+	f, err = ReadFrame(r, reused, max)
+	require.NoError(t, err)
+	require.Equal(t, []byte("\x00\x00\x00\x04next"), f)
+	require.Same(t, &reused[0], &f[0], "a buffer that holds the frame is reused")
 }
