@@ -17,8 +17,10 @@
 //     its size and how many entries came before; zeros to the end
 //     (preallocated space) are one with Zero set. An entry longer than
 //     the limit is streamed past, described by its header, its CRC
-//     computed on the way (one that does not match is a corrupt tail
-//     there). A legacy compressed wrapper's messages are counted from
+//     computed on the way; one that does not match, or inside which a
+//     batch whose CRC holds starts, has a corrupt length: a damaged
+//     region (DamageError) read past to that batch, or the next after
+//     it; torn only when the input ends inside it with no batch after. A legacy compressed wrapper's messages are counted from
 //     its decompressed set, and a batch's first timestamp is its first
 //     record's (under a delete horizon or log-append time too).
 //   - Indexes (.index, .timeindex: OffsetIndex, TimeIndex; .txnindex:

@@ -101,8 +101,9 @@ type Batch struct {
 	// passed over by its length, and Bytes holds only its first bytes
 	// (a batch's 61-byte header and a little more, a legacy message's
 	// header), which the fields above describe. Its CRC was computed as
-	// it streamed past and matched (one that did not ends the segment in
-	// a TailError).
+	// it streamed past and matched (one that did not, or inside which a
+	// batch whose CRC holds starts, is a corrupt length: a DamageError,
+	// or a TailError when no batch follows; see skip).
 	Skipped bool
 }
 
@@ -193,6 +194,9 @@ type Segment struct {
 	// inflated is the memory describe decompresses a legacy wrapper's
 	// messages (or a batch's first record) into, reused.
 	inflated []byte
+	// head holds the first bytes of an entry passed over for its size
+	// (skip): Batch.Bytes.
+	head []byte
 }
 
 // NewSegment reads the segment r. Reads are the caller's to buffer.
@@ -358,9 +362,24 @@ func (s *Segment) resync(start int64, torn bool, msg string) error {
 // the batch's position, or -1 (and, when the CRC budget stopped it, why).
 func (s *Segment) scan(start int64, limit int) (at int64, capped string, err error) {
 	s.bufAt, s.zero = start, true
-	for i := 1; limit < 0 || i < limit; i++ {
+	return s.scanFrom(1, limit, nil)
+}
+
+// scanFrom is scan from s.buf[i] on, s.bufAt being where s.buf starts.
+// With over set (an entry longer than MaxBatch being passed over), the
+// bytes dropped are first added to its CRC, and the scan stops, returning
+// -1, at the entry's end: what follows it is looked at only once the
+// entry is known to be no entry.
+func (s *Segment) scanFrom(i, limit int, over *passing) (at int64, capped string, err error) {
+	for ; limit < 0 || i < limit; i++ {
+		if over != nil && s.bufAt+int64(i) >= over.end {
+			return -1, "", nil
+		}
 		s.budget += resyncCRCPerByte
 		if limit < 0 && i >= 64<<10 && i >= len(s.buf)/2 {
+			if over != nil {
+				over.feed(s, s.bufAt+int64(i))
+			}
 			s.zero = s.zero && allZero(s.buf[:i])
 			n := copy(s.buf, s.buf[i:])
 			s.buf = s.buf[:n]
@@ -419,6 +438,23 @@ func (s *Segment) scan(start int64, limit int) (at int64, capped string, err err
 	return -1, "", nil
 }
 
+// passing is an entry longer than MaxBatch being passed over: where it
+// ends, and its CRC so far, computed up to fed.
+type passing struct {
+	end, fed int64
+	h        crcHash
+}
+
+// feed adds the bytes of s.buf up to the position upto (the entry's end
+// at most) to the entry's CRC.
+func (p *passing) feed(s *Segment, upto int64) {
+	upto = min(upto, p.end, s.bufAt+int64(len(s.buf)))
+	if upto > p.fed {
+		p.h.Write(s.buf[p.fed-s.bufAt : upto-s.bufAt])
+		p.fed = upto
+	}
+}
+
 // skippedHead is how much of an entry passed over for its size is held: a
 // batch's header (61 bytes) and the start of its first record, a legacy
 // message's header up to its key (26 bytes for magic 0, 34 for magic 1).
@@ -426,37 +462,110 @@ var skippedHead = [...]int64{26, 34, 61 + 32}
 
 // skip passes over the entry b starts, longer than MaxBatch, without
 // holding it: its header is read and described, its CRC computed over the
-// bytes as they stream past. One whose CRC does not match them is taken
-// for no entry at all: a length past the limit with a wrong CRC is a
-// corrupt length far more likely than a corrupt batch that big, and
-// nothing after it can be trusted to start an entry, so the segment ends
-// there in a corrupt tail (where Kafka's recovery truncates it).
+// bytes as they stream past. On the way it looks for a batch starting
+// inside it (scanFrom), as a resync does, holding only the bytes around
+// the candidate in view, so that a corrupt length (a high bit flipped
+// makes any entry longer than the limit) is told from a long entry:
+//
+//   - a batch whose CRC holds starts inside it: unless the entry ends
+//     within MaxBatch of that batch, is whole there and its CRC matches
+//     (a long entry that holds a batch's bytes), the entry's length is
+//     corrupt, and the bytes up to that batch are a damaged region
+//     (DamageError), read on from the batch;
+//   - none does, and the input ends inside it: a torn tail (the broker
+//     stopped while writing it);
+//   - none does, and its CRC does not match the bytes it spans: a
+//     corrupt length, the damage reaching to the next batch after its
+//     end, or the end of the input (a corrupt tail);
+//   - otherwise it is passed over (Skipped).
 func (s *Segment) skip(b *Batch, length int64) (*Batch, error) {
 	start := b.Position
-	torn := func() error {
-		return s.tail(start, true, "the entry declares "+strconv.FormatInt(length, 10)+" bytes after its length; "+strconv.FormatInt(s.pos-start-entryHead, 10)+" are there")
-	}
 	keep := min(entryHead+length, skippedHead[b.Magic])
-	if _, err := s.fill(int(keep)); err != nil {
+	if n, err := s.fill(int(keep)); err != nil {
 		if !errors.Is(err, io.EOF) {
 			return nil, err
 		}
-		return nil, torn()
+		return nil, s.resync(start, true, "the entry declares "+strconv.FormatInt(length, 10)+" bytes after its length; "+strconv.Itoa(n-entryHead)+" are there")
 	}
-	h := crcHash{magic: b.Magic, sum: entryCRC(b.Magic, s.buf[crcFrom(b.Magic):], 0)}
-	skipped, err := io.CopyN(&h, src{s}, entryHead+length-keep)
-	s.pos += skipped
+	s.head = append(s.head[:0], s.buf[:keep]...)
+	stored := storedCRC(b.Magic, s.head)
+	over := &passing{end: start + entryHead + length, fed: start + keep, h: crcHash{magic: b.Magic, sum: entryCRC(b.Magic, s.head[crcFrom(b.Magic):], 0)}}
+	long := "the entry declares " + strconv.FormatInt(length, 10) + " bytes after its length, more than the limit (" + strconv.Itoa(s.o.MaxBatch) + ")"
+	crcWrong := func() string {
+		return ", and its CRC does not match them (stored " + hex32(stored) + ", computed " + hex32(over.h.sum) + "): a corrupt length"
+	}
+	s.bufAt, s.zero = start, false
+	at, capped, err := s.scanFrom(1, -1, over)
 	if err != nil {
-		if !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	if at >= 0 {
+		// A batch whose CRC holds starts inside the entry: unless the
+		// entry is whole within MaxBatch of it and its CRC matches, its
+		// length is corrupt.
+		over.feed(s, at)
+		n := copy(s.buf, s.buf[at-s.bufAt:])
+		s.buf, s.bufAt = s.buf[:n], at
+		why := ", and a batch whose CRC holds starts inside it, " + strconv.FormatInt(over.end-at, 10) + " bytes before its end: a corrupt length"
+		if over.end-at <= int64(s.o.MaxBatch) {
+			if _, err := s.fill(int(over.end - at)); err != nil && !errors.Is(err, io.EOF) {
+				return nil, err
+			}
+			if held := s.bufAt + int64(len(s.buf)); held < over.end {
+				why = ", and the input ends " + strconv.FormatInt(held-start-entryHead, 10) + " bytes after its length: a corrupt length"
+			} else if over.feed(s, over.end); over.h.sum == stored {
+				return s.skipped(b, over.end)
+			} else {
+				why = crcWrong()
+			}
+		}
+		s.giveBack(0)
+		return nil, s.damage(start, at, "at "+strconv.FormatInt(start, 10)+", "+long+why)
+	}
+	// No batch starts inside it (or the search stopped).
+	over.feed(s, over.end)
+	if capped != "" && over.fed < over.end {
+		n, err := io.CopyN(&over.h, src{s}, over.end-over.fed)
+		s.pos += n
+		over.fed += n
+		if err != nil && !errors.Is(err, io.EOF) {
 			return nil, err
 		}
-		return nil, torn()
 	}
-	if stored := storedCRC(b.Magic, s.buf); h.sum != stored {
-		return nil, s.tail(start, false, "the entry declares "+strconv.FormatInt(length, 10)+" bytes after its length, more than the limit ("+
-			strconv.Itoa(s.o.MaxBatch)+"), and its CRC does not match them (stored "+hex32(stored)+", computed "+hex32(h.sum)+"): a corrupt length")
+	if over.fed < over.end {
+		msg := "the entry declares " + strconv.FormatInt(length, 10) + " bytes after its length; " + strconv.FormatInt(over.fed-start-entryHead, 10) + " are there"
+		if capped != "" {
+			msg += "; " + capped
+		}
+		return nil, s.tail(start, true, msg)
 	}
-	b.Bytes, b.Skipped, b.CRCValid = s.buf, true, true
+	if over.h.sum == stored {
+		return s.skipped(b, over.end)
+	}
+	msg := long + crcWrong()
+	if capped == "" {
+		// Read on past its end for the next batch.
+		if at, capped, err = s.scanFrom(int(over.end-s.bufAt), -1, nil); err != nil {
+			return nil, err
+		} else if at >= 0 {
+			s.giveBack(int(at - s.bufAt))
+			return nil, s.damage(start, at, "at "+strconv.FormatInt(start, 10)+", "+msg)
+		}
+	}
+	if capped != "" {
+		msg += "; " + capped
+	}
+	return nil, s.tail(start, false, msg)
+}
+
+// skipped gives the entry b, passed over to end and its CRC found to
+// match, back: described by its header, the bytes read past its end
+// given back.
+func (s *Segment) skipped(b *Batch, end int64) (*Batch, error) {
+	if s.bufAt+int64(len(s.buf)) > end {
+		s.giveBack(int(end - s.bufAt))
+	}
+	b.Bytes, b.Skipped, b.CRCValid = s.head, true, true
 	s.describe(b)
 	s.batches++
 	return b, nil
