@@ -142,9 +142,12 @@ func (e *TailError) Error() string {
 // that are no entry (a corrupt length or magic byte, a batch whose length
 // runs past the bytes that follow it or whose CRC fails because of it),
 // with whole batches after them. Next reports it, then reads on from
-// Resume, the next position where a batch header is plausible and its
-// CRC-32C holds. Unlike a TailError it does not end the segment: a torn
-// write can only be at the end of a file.
+// Resume, the next position where an entry's header is plausible and its
+// CRC holds: a record batch, or a legacy message of magic 0 or 1 (a
+// broker before 0.11 wrote them), so that damage in a segment of an old
+// broker resumes at the next message, not at the first batch. Unlike a
+// TailError it does not end the segment: a torn write can only be at the
+// end of a file.
 type DamageError struct {
 	Position int64  // where the damage starts
 	Size     int64  // its bytes, up to Resume
@@ -179,8 +182,8 @@ type Segment struct {
 	// back holds bytes read from r and given back by a resync: read
 	// before r.
 	back []byte
-	// goodLast is the last offset of the last batch whose CRC held: a
-	// resync takes no batch below it.
+	// goodLast is the last offset of the last entry whose CRC held: a
+	// resync takes no entry below it.
 	goodLast int64
 	// budget is the CRC bytes a resync may still compute: MaxBatch to
 	// start with, and resyncCRCPerByte more for every position scanned,
@@ -286,40 +289,75 @@ func (s *Segment) Next() (*Batch, error) {
 		return nil, s.resync(start, true, "the entry declares "+strconv.FormatInt(length, 10)+" bytes after its length; "+strconv.Itoa(n-entryHead)+" are there")
 	}
 	b.CRCValid = entryCRC(b.Magic, s.buf[crcFrom(b.Magic):], 0) == storedCRC(b.Magic, s.buf)
-	if !b.CRCValid && magic == 2 {
-		// A corrupt length that stays inside the file: the batch swallows
-		// the batches after it. One whose CRC holds starting inside it
-		// says so; otherwise it is a batch with a wrong CRC.
+	if !b.CRCValid {
+		// A corrupt length that stays inside the file: the entry swallows
+		// the entries after it. One whose CRC holds starting inside it
+		// says so; otherwise it is an entry with a wrong CRC.
 		size := len(s.buf)
 		if at, _, err := s.scan(start, size); err != nil {
 			return nil, err
 		} else if at >= 0 {
-			stored, computed := storedCRC(2, s.buf), entryCRC(2, s.buf[crcFrom(2):size], 0)
+			stored, computed := storedCRC(magic, s.buf), entryCRC(magic, s.buf[crcFrom(magic):size], 0)
 			s.giveBack(int(at - start))
-			return nil, s.damage(start, at, "the batch at "+strconv.FormatInt(start, 10)+" declares "+strconv.FormatInt(length, 10)+
+			return nil, s.damage(start, at, "the "+[...]string{"message", "message", "batch"}[magic]+" at "+strconv.FormatInt(start, 10)+" declares "+strconv.FormatInt(length, 10)+
 				" bytes after its length and its CRC does not match them (stored "+hex32(stored)+", computed "+hex32(computed)+")")
 		}
 		s.giveBack(size)
 	}
 	b.Bytes = s.buf
 	s.describe(b)
-	if b.CRCValid && magic == 2 {
+	if b.CRCValid {
 		s.goodLast = b.LastOffset
 	}
 	s.batches++
 	return b, nil
 }
 
-// plausibleHeader says whether the 61-byte batch header p could be a
-// batch's after one whose last offset was goodLast: its base offset past
-// it, its last offset delta, record count and partition leader epoch not
-// negative (-1 for the epoch), a known compression codec, a max timestamp
-// of -1 or more.
-func plausibleHeader(p []byte, goodLast int64) bool {
+// candidateHead is how much of a candidate entry scan judges before
+// reading ahead by its length: a legacy message up to its key's length
+// (22 bytes for magic 0, 30 for magic 1), a batch's 61-byte header.
+var candidateHead = [...]int{entryHead + 10, entryHead + 18, entryHead + minBatch}
+
+// plausibleHeader says whether p, the first candidateHead[magic] bytes of
+// an entry declaring length bytes after its length, could be an entry's
+// after one whose last offset was goodLast. A batch: its base offset past
+// goodLast, its last offset delta, record count and partition leader
+// epoch not negative (-1 for the epoch), a known compression codec, a max
+// timestamp of -1 or more. A legacy message (magic 0 or 1, as a broker
+// before 0.11 wrote them): its offset past goodLast, a codec legacy
+// messages have (none, gzip, snappy, lz4), a timestamp of -1 or more
+// (magic 1), a key length of -1 or more that fits in the length.
+func plausibleHeader(magic int8, p []byte, length, goodLast int64) bool {
+	if magic < 2 {
+		at := candidateHead[magic] - 4
+		key := int64(int32(binary.BigEndian.Uint32(p[at:])))
+		return int64(binary.BigEndian.Uint64(p)) > goodLast && p[17]&7 <= 3 && (magic == 0 || int64(binary.BigEndian.Uint64(p[18:])) >= -1) &&
+			key >= -1 && int64(at)+4+max(key, 0)+4 <= entryHead+length
+	}
 	base := int64(binary.BigEndian.Uint64(p))
 	return base > goodLast && int32(binary.BigEndian.Uint32(p[12:])) >= -1 && binary.BigEndian.Uint16(p[21:])&7 <= 4 &&
 		int32(binary.BigEndian.Uint32(p[23:])) >= 0 && int64(binary.BigEndian.Uint64(p[35:])) >= -1 &&
 		int32(binary.BigEndian.Uint32(p[57:])) >= 0
+}
+
+// maxResyncKey is the longest key of a legacy message scan finds: a key's
+// length is judged only by reading the key, and in a batch's bytes a
+// header that passes for a legacy message's is common enough (its magic
+// byte a zero) that reading ahead by what its key's length says, up to
+// MaxBatch, cost megabytes. Legacy keys are short (a compressed
+// wrapper's is null).
+const maxResyncKey = 64 << 10
+
+// legacyFills says whether the legacy message p declaring length bytes
+// after its length (its header plausible, p holding it to its value's
+// length) is its key and value exactly: its value's length, -1 or more,
+// ends it.
+func legacyFills(p []byte, length int64) bool {
+	at := candidateHead[p[magicAt]] - 4
+	key := int64(int32(binary.BigEndian.Uint32(p[at:])))
+	v := at + 4 + int(max(key, 0))
+	value := int64(int32(binary.BigEndian.Uint32(p[v:])))
+	return value >= -1 && int64(v)+4+max(value, 0) == entryHead+length
 }
 
 // damage reports the bytes from start to at as no batch, read on from at.
@@ -350,10 +388,11 @@ func (s *Segment) resync(start int64, torn bool, msg string) error {
 	return s.tail(start, torn, msg)
 }
 
-// scan looks for the first batch after start whose header is plausible
-// (magic 2, a length from the smallest batch's to MaxBatch that fits in
-// the bytes there, a base offset past the last good batch's, a last
-// offset delta not negative) and whose CRC-32C holds, reading on from
+// scan looks for the first entry after start whose header is plausible
+// (plausibleHeader: a batch, or a legacy message of a broker before 0.11
+// whose key and value fill it; a length from the smallest entry's to
+// MaxBatch that fits in the bytes there, an offset past the last good
+// entry's) and whose CRC holds (CRC-32C, CRC-32), reading on from
 // s.buf, which holds the bytes from start. With limit >= 0 only batches
 // starting fewer than limit bytes after start are looked for, and s.buf
 // keeps every byte; otherwise bytes behind the scan are dropped (s.bufAt
@@ -395,25 +434,47 @@ func (s *Segment) scanFrom(i, limit int, over *passing) (at int64, capped string
 			}
 		}
 		p := s.buf[i:]
-		if p[magicAt] != 2 {
+		magic := int8(p[magicAt])
+		if magic < 0 || magic > 2 {
 			continue
 		}
 		length := int64(int32(binary.BigEndian.Uint32(p[8:12])))
-		if length < minBatch || length > int64(s.o.MaxBatch) {
+		if length < [...]int64{minMessageV0, minMessageV1, minBatch}[magic] || length > int64(s.o.MaxBatch) {
 			continue
 		}
-		// The header first (61 bytes), so that a length is only read
-		// ahead for a header that is plausible all through.
-		if len(s.buf) < i+entryHead+minBatch {
-			if _, err := s.fill(i + entryHead + minBatch); err != nil {
+		// The header first, so that a length is only read ahead for a
+		// header that is plausible all through.
+		head := candidateHead[magic]
+		if len(s.buf) < i+head {
+			if _, err := s.fill(i + head); err != nil {
 				if !errors.Is(err, io.EOF) {
 					return -1, "", err
 				}
 				continue // it does not fit in the bytes there
 			}
 		}
-		if !plausibleHeader(s.buf[i:i+entryHead+minBatch], s.goodLast) {
+		if !plausibleHeader(magic, s.buf[i:i+head], length, s.goodLast) {
 			continue
+		}
+		if magic < 2 {
+			// Then its key, so that only a message whose value's length
+			// ends it exactly is read ahead by its length; a key longer
+			// than maxResyncKey is not read ahead for.
+			key := int(int32(binary.BigEndian.Uint32(s.buf[i+head-4:])))
+			if key > maxResyncKey {
+				continue
+			}
+			if len(s.buf) < i+head+max(key, 0)+4 {
+				if _, err := s.fill(i + head + max(key, 0) + 4); err != nil {
+					if !errors.Is(err, io.EOF) {
+						return -1, "", err
+					}
+					continue
+				}
+			}
+			if !legacyFills(s.buf[i:], length) {
+				continue
+			}
 		}
 		if len(s.buf) < i+entryHead+int(length) {
 			if _, err := s.fill(i + entryHead + int(length)); err != nil {
@@ -424,14 +485,14 @@ func (s *Segment) scanFrom(i, limit int, over *passing) (at int64, capped string
 			}
 		}
 		p = s.buf[i : i+entryHead+int(length)]
-		cost := length - 9
+		cost := int64(len(p) - crcFrom(magic))
 		if cost > s.budget {
 			return -1, "the search for a batch after it stopped at " + strconv.FormatInt(s.bufAt+int64(i), 10) + ", where a candidate's CRC would pass the work allowed (" +
 				strconv.FormatInt(int64(s.o.MaxBatch), 10) + " CRC bytes and " + strconv.Itoa(resyncCRCPerByte) + " per byte scanned)", nil
 		}
 		s.budget -= cost
 		s.resyncCRC += cost
-		if entryCRC(2, p[crcFrom(2):], 0) == storedCRC(2, p) {
+		if entryCRC(magic, p[crcFrom(magic):], 0) == storedCRC(magic, p) {
 			return s.bufAt + int64(i), "", nil
 		}
 	}
