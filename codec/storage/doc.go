@@ -30,7 +30,8 @@
 //     holding its offset, each time entry's offset in the segment and its
 //     timestamp that batch's max timestamp (as kafka-dump-log.sh checks),
 //     entries rising, preallocated zero entries counted apart (entry 0
-//     included: an index of zeros has no entries).
+//     included: an index of zeros has no entries), a run of them in bulk
+//     (IndexReader.SkipZeros).
 //   - Producer-state snapshots (<offset>.snapshot; ProducerStateManager):
 //     the ProducerSnapshot schema, CRC-32C checked (ReadProducerSnapshot).
 //   - KRaft snapshots (<endOffset>-<epoch>.checkpoint, bootstrap.checkpoint;
