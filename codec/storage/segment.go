@@ -189,11 +189,12 @@ type Segment struct {
 	// start with, and resyncCRCPerByte more for every position scanned,
 	// so that a file of candidate headers costs linear work.
 	budget int64
-	// resyncCRC counts the CRC bytes resyncs computed.
-	resyncCRC int64
-	bufAt     int64 // where s.buf starts during a scan
-	zero      bool  // every byte a scan dropped was zero
-	dec       decoding
+	// resyncCRC counts the CRC bytes resyncs computed, looked the
+	// positions a scan judged one at a time.
+	resyncCRC, looked int64
+	bufAt             int64 // where s.buf starts during a scan
+	zero              bool  // every byte a scan dropped was zero
+	dec               decoding
 	// inflated is the memory describe decompresses a legacy wrapper's
 	// messages (or a batch's first record) into, reused.
 	inflated []byte
@@ -434,6 +435,17 @@ func (s *Segment) scanFrom(i, limit int, over *passing) (at int64, capped string
 			}
 		}
 		p := s.buf[i:]
+		if binary.BigEndian.Uint32(p[8:12]) == 0 {
+			// No entry is that short, nor is one whose length's bytes
+			// are in the zeros that follow: past them at once (a
+			// preallocated segment's tail is gigabytes of zeros).
+			if z := zeroPrefix(p[12:]); z > 0 {
+				s.budget += resyncCRCPerByte * int64(z)
+				i += z
+			}
+			continue
+		}
+		s.looked++
 		magic := int8(p[magicAt])
 		if magic < 0 || magic > 2 {
 			continue

@@ -283,3 +283,21 @@ func TestZeroFilledTailIsPreallocatedSpace(t *testing.T) {
 	require.False(t, te.Torn)
 	require.Contains(t, te.Msg, "length 0")
 }
+
+// A preallocated segment's zeros to the end are passed over a block at a
+// time, not judged as a possible entry a byte at a time: a 1 GiB
+// preallocated segment took seconds of a resync's scan to be found zeros.
+func TestZeroTailIsScannedInBulk(t *testing.T) {
+	log, _, _ := testSegment(0, 2)
+	const tail = 64 << 20
+	s := NewSegment(io.MultiReader(bytes.NewReader(log), &zeros{tail}), SegmentOptions{})
+	var err error
+	for n := 0; err == nil; n++ {
+		_, err = s.Next()
+	}
+	var te *TailError
+	require.ErrorAs(t, err, &te)
+	require.True(t, te.Zero)
+	require.Equal(t, int64(tail), te.Size)
+	require.Less(t, s.looked, int64(tail/256), "positions judged one at a time")
+}
