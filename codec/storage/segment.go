@@ -323,21 +323,28 @@ var candidateHead = [...]int{entryHead + 10, entryHead + 18, entryHead + minBatc
 // an entry declaring length bytes after its length, could be an entry's
 // after one whose last offset was goodLast. A batch: its base offset past
 // goodLast, its last offset delta, record count and partition leader
-// epoch not negative (-1 for the epoch), a known compression codec, a max
-// timestamp of -1 or more. A legacy message (magic 0 or 1, as a broker
-// before 0.11 wrote them): its offset past goodLast, a codec legacy
-// messages have (none, gzip, snappy, lz4), a timestamp of -1 or more
-// (magic 1), a key length of -1 or more that fits in the length.
+// epoch not negative (-1 for the epoch), a known compression codec and no
+// attribute bit Kafka does not define (7 to 15), timestamps, producer id,
+// epoch and base sequence of -1 or more. A legacy message (magic 0 or 1,
+// as a broker before 0.11 wrote them): its offset past goodLast, a codec
+// legacy messages have (none, gzip, snappy, lz4) and no attribute bit
+// past the timestamp type's, a timestamp of -1 or more (magic 1), a key
+// length of -1 or more that fits in the length. A candidate in a batch's
+// bytes (the records of one passed over for its length) passes for a
+// header about once in 10^9 positions, and only then is read ahead by
+// its length.
 func plausibleHeader(magic int8, p []byte, length, goodLast int64) bool {
 	if magic < 2 {
 		at := candidateHead[magic] - 4
 		key := int64(int32(binary.BigEndian.Uint32(p[at:])))
-		return int64(binary.BigEndian.Uint64(p)) > goodLast && p[17]&7 <= 3 && (magic == 0 || int64(binary.BigEndian.Uint64(p[18:])) >= -1) &&
+		return int64(binary.BigEndian.Uint64(p)) > goodLast && p[17]&7 <= 3 && p[17]&0xf0 == 0 && (magic == 0 || int64(binary.BigEndian.Uint64(p[18:])) >= -1) &&
 			key >= -1 && int64(at)+4+max(key, 0)+4 <= entryHead+length
 	}
 	base := int64(binary.BigEndian.Uint64(p))
-	return base > goodLast && int32(binary.BigEndian.Uint32(p[12:])) >= -1 && binary.BigEndian.Uint16(p[21:])&7 <= 4 &&
-		int32(binary.BigEndian.Uint32(p[23:])) >= 0 && int64(binary.BigEndian.Uint64(p[35:])) >= -1 &&
+	attrs := binary.BigEndian.Uint16(p[21:])
+	return base > goodLast && int32(binary.BigEndian.Uint32(p[12:])) >= -1 && attrs&7 <= 4 && attrs>>7 == 0 &&
+		int32(binary.BigEndian.Uint32(p[23:])) >= 0 && int64(binary.BigEndian.Uint64(p[27:])) >= -1 && int64(binary.BigEndian.Uint64(p[35:])) >= -1 &&
+		int64(binary.BigEndian.Uint64(p[43:])) >= -1 && int16(binary.BigEndian.Uint16(p[51:])) >= -1 && int32(binary.BigEndian.Uint32(p[53:])) >= -1 &&
 		int32(binary.BigEndian.Uint32(p[57:])) >= 0
 }
 
