@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/binary"
 	"hash/crc32"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -176,6 +177,7 @@ func TestResyncFindsLegacyMessages(t *testing.T) {
 			require.Equal(t, c.at, damage[0].Position)
 			require.Equal(t, c.resume, damage[0].Resume(), damage[0].Error())
 			require.Contains(t, damage[0].Msg, c.msg)
+			require.Contains(t, damage[0].Error(), "read resumed at "+strconv.FormatInt(c.resume, 10)+", the next entry whose CRC holds")
 			var got []int
 			for _, e := range bs {
 				for i := range at {

@@ -167,7 +167,7 @@ func (e *DamageError) Error() string {
 func (e *DamageError) Text() string {
 	return "bytes " + strconv.FormatInt(e.Position, 10) + "-" + strconv.FormatInt(e.Resume()-1, 10) + " (" + strconv.FormatInt(e.Size, 10) +
 		" bytes, after " + strconv.FormatInt(e.Batches, 10) + " entries) are no batch: " + e.Msg + "; read resumed at " +
-		strconv.FormatInt(e.Resume(), 10) + ", the next batch whose CRC holds"
+		strconv.FormatInt(e.Resume(), 10) + ", the next entry whose CRC holds"
 }
 
 // Segment reads a segment's entries one at a time.
@@ -331,8 +331,8 @@ var candidateHead = [...]int{entryHead + 10, entryHead + 18, entryHead + minBatc
 // past the timestamp type's, a timestamp of -1 or more (magic 1), a key
 // length of -1 or more that fits in the length. A candidate in a batch's
 // bytes (the records of one passed over for its length) passes for a
-// header about once in 10^9 positions, and only then is read ahead by
-// its length.
+// header at fewer than one random position in 10^9, and only then is
+// read ahead by its length.
 func plausibleHeader(magic int8, p []byte, length, goodLast int64) bool {
 	if magic < 2 {
 		at := candidateHead[magic] - 4
